@@ -1,0 +1,85 @@
+# coax: build, test, bench. `make help` lists the targets.
+#
+# Every engine/*.c goes into libcoax except the command (cli*.c) and the Lua
+# module (lcoax*.c); adding a file to engine/ needs no change here. C tests
+# are spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
+
+CC      ?= cc
+PKGS    := lua5.4 libpcre2-8 libcurl
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
+DEFS    := -D_POSIX_C_SOURCE=200809L
+INC     := -Iengine/include -Iengine $(shell pkg-config --cflags $(PKGS))
+LIBS    := $(shell pkg-config --libs $(PKGS)) -lm
+ALL_CFLAGS = $(WARN) $(DEFS) $(INC) $(CFLAGS) -fPIC
+
+B       ?= build
+ENGINE  := $(wildcard engine/*.c)
+CLI_SRC := $(filter engine/cli%.c,$(ENGINE))
+LUA_SRC := $(filter engine/lcoax%.c,$(ENGINE))
+LIB_SRC := $(filter-out $(CLI_SRC) $(LUA_SRC),$(ENGINE))
+LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
+LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
+TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
+HEADERS := $(wildcard engine/*.h engine/include/*.h spec/c/*.h)
+
+.PHONY: all test deps asan valgrind bench conformance clean help
+
+all: $(B)/libcoax.a $(B)/libcoax.so $(B)/coax $(B)/coax.so
+
+$(B)/obj/%.o: engine/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libcoax.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libcoax.so: $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(LIBS)
+
+$(B)/coax: $(CLI_OBJ) $(B)/libcoax.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcoax.a $(LIBS)
+
+# The Lua module takes Lua's symbols from the interpreter that loads it.
+$(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $(LUA_OBJ) $(B)/libcoax.a \
+	  $(shell pkg-config --libs libpcre2-8 libcurl) -lm
+
+$(B)/test_%: spec/c/test_%.c $(B)/libcoax.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
+
+test: all $(TESTS)
+	@B=$(B) spec/run
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in
+# a build folder of its own. The busted specs load the instrumented module
+# into the stock lua5.4, so the ASan runtime is preloaded; leaks are checked
+# in the C tests and CLI runs, where every allocation is coax's.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+asan:
+	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all $(patsubst $(B)/%,build/asan/%,$(TESTS))
+	B=build/asan ASAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 spec/run
+
+valgrind: all $(TESTS)
+	@B=$(B) VALGRIND=1 spec/run
+
+deps:
+	@sh .ci/deps
+
+bench: all
+	@$(MAKE) --no-print-directory -C bench
+
+clean:
+	rm -rf build
+
+help:
+	@echo "make          build build/libcoax.a, libcoax.so, coax, coax.so"
+	@echo "make test     C tests and busted specs; ends with 'N passed, N failed'"
+	@echo "make asan     the same under ASan + UBSan"
+	@echo "make valgrind C tests and CLI runs under memcheck"
+	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
+	@echo "make deps     install the Debian packages coax needs"

@@ -1,0 +1,44 @@
+/*
+** cli.c: main() of the coax command and the subcommand table.
+*/
+#include "cli.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    /* {"repair", cli_repair, ...} joins with engine/repair*.c */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: coax COMMAND [OPTIONS] [FILE|-]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'coax COMMAND --help' describes a command. Exit status: 0 success, 1 the\n"
+               "answer is no, 2 usage, 3 agent error, 4 a limit, 5 script error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("coax %s\n", COAX_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "coax: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,44 @@
+/*
+** cli.h: the coax command. One file a subcommand (cli_<name>.c), each an
+** int cli_<name>(int argc, char **argv) returning the exit status, with
+** argv[0] the subcommand's name. Shared helpers live in cli_util.c.
+*/
+#ifndef COAX_CLI_H
+#define COAX_CLI_H
+
+#include "core.h"
+
+#include <stdio.h>
+
+/* int cli_repair(int argc, char **argv); */
+
+/* Reads FILE ("-" or NULL: standard input) whole. More than 'max' bytes is
+** COAX_ESIZE; the caller frees *data with free(). Fills err on failure. */
+coax_code cli_read(const char *path, size_t max, char **data, size_t *len,
+                   coax_error *err);
+
+/* Option matching: if argv[*i] is "--name" (with the value in the next
+** argument) or "--name=value", sets *value, advances *i past what it used and
+** returns 1; returns -1 (and prints the usage error) when the value is
+** missing; 0 when argv[*i] is not this option. */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Parses a positive size ("512", "64k", "256M", "1G"). */
+int cli_size(const char *s, size_t *out);
+
+/* Parses the limit options every command shares (--max-depth, --max-input,
+** --max-string) at argv[*i]: 1 matched, 0 not a limit option, -1 bad value. */
+int cli_limit_opt(const char *cmd, int argc, char **argv, int *i, coax_limits *lim);
+
+/* Prints "coax CMD: MESSAGE" to stderr and returns exit status 2. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints an error unit for 'code' to stderr ("coax CMD: message (line L,
+** column C)") and returns the code's exit status. */
+int cli_fail(const char *cmd, coax_code code, const coax_error *err);
+
+/* Writes a buffer to stdout; returns 0, or 2 after a message if the write
+** failed (a full disk or a closed pipe must not pass silently). */
+int cli_flush(const char *cmd, coax_buf *out);
+
+#endif

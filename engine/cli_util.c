@@ -1,0 +1,138 @@
+/*
+** cli_util.c: what every subcommand shares: reading input, options, limits,
+** error reports and exit statuses (design.md, "Contracts every command
+** shares").
+*/
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+coax_code cli_read(const char *path, size_t max, char **data, size_t *len, coax_error *err)
+{
+    bool from_stdin = !path || !strcmp(path, "-");
+    FILE *f = from_stdin ? stdin : fopen(path, "rb");
+    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open %s: %s", path, strerror(errno));
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    coax_code rc = COAX_OK;
+    for (;;) {
+        if (!coax_buf_reserve(&b, 1 << 16)) {
+            rc = coax_fail(err, COAX_ENOMEM, 0, "out of memory reading input");
+            break;
+        }
+        size_t n = fread(b.data + b.len, 1, b.cap - b.len - 1, f);
+        b.len += n;
+        if (b.len > max) {
+            rc = coax_fail(err, COAX_ESIZE, 0, "input larger than the limit of %zu bytes", max);
+            break;
+        }
+        if (n == 0) {
+            if (ferror(f))
+                rc = coax_fail(err, COAX_EIO, 0, "cannot read %s: %s",
+                               from_stdin ? "standard input" : path, strerror(errno));
+            break;
+        }
+    }
+    if (!from_stdin) fclose(f);
+    if (rc) {
+        coax_buf_free(&b);
+        return rc;
+    }
+    if (!b.data && !coax_buf_reserve(&b, 0)) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    b.data[b.len] = '\0';
+    *data = b.data;
+    *len = b.len;
+    return COAX_OK;
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, "--", 2) || strncmp(a + 2, name, n)) return 0;
+    if (a[2 + n] == '=') {
+        *value = a + 3 + n;
+        return 1;
+    }
+    if (a[2 + n] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        cli_usage(argv[0], "option --%s needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-') return 0;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (SIZE_MAX >> shift)) return 0;
+    *out = (size_t)v << shift;
+    return 1;
+}
+
+int cli_limit_opt(const char *cmd, int argc, char **argv, int *i, coax_limits *lim)
+{
+    static const char *const names[] = {"max-depth", "max-input", "max-string"};
+    size_t *fields[] = {&lim->max_depth, &lim->max_input, &lim->max_string};
+    for (int k = 0; k < 3; k++) {
+        const char *v;
+        int r = cli_opt(argc, argv, i, names[k], &v);
+        if (r < 0) return -1;
+        if (r == 0) continue;
+        if (!cli_size(v, fields[k])) {
+            cli_usage(cmd, "--%s wants a positive size, not '%s'", names[k], v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "coax %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return 2;
+}
+
+int cli_fail(const char *cmd, coax_code code, const coax_error *err)
+{
+    const char *msg = err && err->msg[0] ? err->msg : coax_strerror(code);
+    if (err && err->line)
+        fprintf(stderr, "coax %s: %s (line %u, column %u)\n", cmd, msg, err->line, err->column);
+    else
+        fprintf(stderr, "coax %s: %s\n", cmd, msg);
+    return coax_exit_status(code);
+}
+
+int cli_flush(const char *cmd, coax_buf *out)
+{
+    if (out->oom) {
+        fprintf(stderr, "coax %s: out of memory writing output\n", cmd);
+        return coax_exit_status(COAX_ENOMEM);
+    }
+    if ((out->len && fwrite(out->data, 1, out->len, stdout) != out->len) || fflush(stdout)) {
+        fprintf(stderr, "coax %s: cannot write output: %s\n", cmd, strerror(errno));
+        return 2;
+    }
+    out->len = 0;
+    return 0;
+}

@@ -1,0 +1,121 @@
+/*
+** core.h: internals shared by the engine's files (not installed).
+** Allocation helpers, the arena, a growable byte buffer and the JSON value
+** layout. Hosts use coax.h only.
+*/
+#ifndef COAX_CORE_H
+#define COAX_CORE_H
+
+#include "coax.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* The concrete value layout behind the opaque coax_value. Arrays hold their
+** items and objects their members contiguously, so a value is 24 bytes and
+** walking a container touches one block. */
+typedef struct coax_member coax_member;
+
+struct coax_value {
+    uint8_t type;   /* coax_type */
+    uint8_t flags;  /* COAX_VF_* */
+    size_t len;     /* bytes of text, or items/members of a container */
+    union {
+        const char *text;     /* COAX_NUMBER, COAX_STRING (NUL-terminated) */
+        coax_value *items;    /* COAX_ARRAY */
+        coax_member *members; /* COAX_OBJECT */
+        int boolean;          /* COAX_BOOL */
+    } u;
+};
+
+struct coax_member {
+    const char *key; /* NUL-terminated, valid UTF-8 */
+    size_t klen;
+    coax_value value;
+};
+
+#define COAX_VF_INT_TEXT 1u /* number text has no fraction or exponent */
+
+/* Allocation through a possibly-NULL allocator. */
+void *coax_alloc_raw(const coax_allocator *a, size_t size);
+void *coax_realloc_raw(const coax_allocator *a, void *p, size_t old_size,
+                       size_t size);
+void coax_free_raw(const coax_allocator *a, void *p, size_t size);
+
+/* The arena. Memory comes in chunks; coax_arena_alloc never fails silently:
+** it returns NULL, and callers return COAX_ENOMEM. */
+const coax_allocator *coax_arena_allocator(const coax_arena *arena);
+void *coax_arena_alloc(coax_arena *arena, size_t size); /* 8-byte aligned */
+char *coax_arena_strdup(coax_arena *arena, const char *s, size_t len);
+
+/* A growable byte buffer. On allocation failure it sets 'oom' and keeps
+** what it has; check 'oom' once after a series of appends. */
+typedef struct coax_buf {
+    char *data;
+    size_t len, cap;
+    bool oom;
+    const coax_allocator *alloc;
+} coax_buf;
+
+void coax_buf_init(coax_buf *b, const coax_allocator *alloc);
+void coax_buf_free(coax_buf *b);
+bool coax_buf_reserve(coax_buf *b, size_t extra);
+void coax_buf_put(coax_buf *b, const void *data, size_t len);
+void coax_buf_putc(coax_buf *b, char c);
+void coax_buf_puts(coax_buf *b, const char *s);
+void coax_buf_printf(coax_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends a JSON string literal (quotes and escapes) of s[0..len). */
+void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len);
+/* Hands the buffer's bytes (NUL-terminated) to the caller. */
+char *coax_buf_take(coax_buf *b, size_t *len);
+
+/* Fills 'err' (which may be NULL) and returns 'code'. */
+coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Computes err->line and err->column from err->offset within text. */
+void coax_error_locate(coax_error *err, const char *text, size_t len);
+/* Line and code-point column (both 1-based) of 'offset' in text. */
+void coax_locate(const char *text, size_t len, size_t offset, uint32_t *line,
+                 uint32_t *column);
+
+/* Resolves a possibly-NULL limits pointer and zero fields to defaults. */
+coax_limits coax_limits_resolve(const coax_limits *limits);
+
+/* UTF-8. coax_utf8_valid checks RFC 3629 (no overlongs, no surrogates).
+** coax_utf8_decode reads one code point at s (n bytes available) and returns
+** its length, or 0 if the sequence is invalid. */
+bool coax_utf8_valid(const char *s, size_t len);
+size_t coax_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+size_t coax_utf8_encode(uint32_t cp, char out[4]);
+
+/* Value builders: they copy and check their input. */
+coax_value *coax_new_value(coax_arena *arena, coax_type type);
+coax_code coax_set_string(coax_arena *arena, coax_value *v, const char *s,
+                          size_t len); /* validates UTF-8 */
+coax_code coax_set_number(coax_arena *arena, coax_value *v, const char *s,
+                          size_t len); /* validates JSON number grammar */
+/* Exact comparison of two JSON number texts: <0, 0 or >0. */
+int coax_number_compare_text(const char *a, size_t alen, const char *b,
+                             size_t blen);
+/* Length of the longest JSON number at s[0..n), or 0 if none starts there. */
+size_t coax_number_span(const char *s, size_t n, bool *is_int);
+
+/* Appends 'v' as JSON text to 'b' (COAX_WRITE_* flags). */
+coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags);
+
+/* Duplicate keys: last one wins, at the first one's position. Compacts
+** m[0..n) in place and returns the new count, or SIZE_MAX when out of
+** memory. 'on_dup' (may be NULL) hears the index (in the original order) of
+** every member whose key repeats an earlier one. */
+size_t coax_members_dedupe(coax_member *m, size_t n, const coax_allocator *a,
+                           void (*on_dup)(void *ud, size_t index), void *ud);
+
+/* coax_parse, with a hook for duplicate keys (offset of the later key). */
+coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
+                        const coax_limits *limits, coax_value **out,
+                        coax_error *err,
+                        void (*on_dup)(void *ud, size_t offset), void *ud);
+
+#endif

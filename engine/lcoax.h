@@ -1,0 +1,41 @@
+/*
+** lcoax.h: shared pieces of the Lua module (build/coax.so).
+*/
+#ifndef COAX_LCOAX_H
+#define COAX_LCOAX_H
+
+#include "core.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+
+/* Registry names of the metatables that mark JSON shapes on the Lua side. */
+#define LCOAX_ARRAY "coax.array"   /* a table that is a JSON array */
+#define LCOAX_OBJECT "coax.object" /* a table that is a JSON object */
+#define LCOAX_NUMBER "coax.number" /* {text = "..."}: a number kept as text */
+#define LCOAX_ORDER "coax.order"   /* weak table: object -> key list */
+
+/* Pushes a new arena owned by a userdata (freed by __gc or __close, so a
+** Lua error never leaks it) and returns it. Allocates through Lua's own
+** allocator, so a memory cap on the state covers coax's memory too. */
+coax_arena *lcoax_arena(lua_State *L);
+
+/* Pushes 'v' as a Lua value (see the README, "JSON on the Lua side").
+** Raises a Lua error for nesting deeper than 'max_depth'. */
+void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth);
+
+/* Converts the Lua value at 'idx' to a coax value in 'arena'. Raises a Lua
+** error (with the path of the offending value) for what JSON cannot hold. */
+coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena,
+                           size_t max_depth);
+
+/* Reads an optional limits table {max_depth=, max_input=, max_string=}. */
+coax_limits lcoax_limits(lua_State *L, int idx);
+
+/* Raises a Lua error for a coax_code with its message. */
+int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
+
+/* Each part of the module adds its functions to the table on top. */
+void lcoax_open_json(lua_State *L);
+
+#endif
