@@ -11,12 +11,13 @@ static const struct {
     const char *summary;
 } commands[] = {
     /* {"repair", cli_repair, ...} joins with engine/repair*.c */
+    {NULL, NULL, NULL},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: coax COMMAND [OPTIONS] [FILE|-]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    for (size_t i = 0; commands[i].name; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'coax COMMAND --help' describes a command. Exit status: 0 success, 1 the\n"
                "answer is no, 2 usage, 3 agent error, 4 a limit, 5 script error.\n");
@@ -36,7 +37,7 @@ int main(int argc, char **argv)
         printf("coax %s\n", COAX_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    for (size_t i = 0; commands[i].name; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "coax: unknown command '%s'\n", argv[1]);
     usage(stderr);
