@@ -1,0 +1,62 @@
+--- Shared by every spec: loads the module from the build folder under test
+-- (COAX_BUILD, set by spec/run: build, build/asan) and runs the coax command.
+local build = os.getenv("COAX_BUILD") or "build"
+package.cpath = build .. "/?.so;" .. package.cpath
+package.path = "lua/?.lua;lua/?/init.lua;spec/?.lua;" .. package.path
+
+local H = {}
+H.build = build
+
+local function shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+H.quote = shell_quote
+
+--- Writes text to a fresh temporary file and returns its path.
+function H.tmpfile(text)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "wb"))
+  f:write(text or "")
+  f:close()
+  return path
+end
+
+local function slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return "" end
+  local s = f:read("a")
+  f:close()
+  os.remove(path)
+  return s
+end
+
+--- Runs `coax ARGS...` with optional stdin text.
+-- @treturn string stdout
+-- @treturn string stderr
+-- @treturn integer exit status
+function H.coax(args, stdin)
+  local parts = {}
+  local wrap = os.getenv("COAX_WRAP")
+  if wrap and wrap ~= "" then parts[#parts + 1] = wrap end
+  parts[#parts + 1] = shell_quote(build .. "/coax")
+  for _, a in ipairs(args) do parts[#parts + 1] = shell_quote(a) end
+  local inpath = H.tmpfile(stdin or "")
+  local out, err = os.tmpname(), os.tmpname()
+  -- The ASan runtime preloaded into busted's interpreter is not for children.
+  local cmd = "env -u LD_PRELOAD " .. table.concat(parts, " ") .. " <" .. shell_quote(inpath)
+    .. " >" .. shell_quote(out) .. " 2>" .. shell_quote(err)
+  local ok, how, code = os.execute(cmd)
+  os.remove(inpath)
+  if how == "signal" then code = 128 + code end
+  return slurp(out), slurp(err), (ok and 0 or code)
+end
+
+--- Reads a file of the project.
+function H.read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+return H
