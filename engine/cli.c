@@ -10,7 +10,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    /* {"repair", cli_repair, ...} joins with engine/repair*.c */
+    {"repair", cli_repair, "recover a JSON value from a raw model reply"},
     {NULL, NULL, NULL},
 };
 

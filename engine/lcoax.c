@@ -47,6 +47,7 @@ int luaopen_coax(lua_State *L)
     lua_pushcfunction(L, l_strerror);
     lua_setfield(L, -2, "strerror");
     lcoax_open_json(L);
+    lcoax_open_repair(L);
 
     return 1;
 }

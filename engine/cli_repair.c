@@ -1,0 +1,142 @@
+/*
+** cli_repair.c: coax repair [--log] [--pretty] [--jsonl] [limits] [FILE|-]
+*/
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: coax repair [--log] [--pretty] [--jsonl] [--max-depth N] [--max-input N]\n"
+    "                   [--max-string N] [FILE|-]\n"
+    "Prints the JSON value recovered from a raw model reply (compact, or --pretty).\n"
+    "  --log    the repair log on stderr, one JSON object a line\n"
+    "  --jsonl  each input line is a JSON string holding one reply; each output\n"
+    "           line is {\"value\": V, \"repairs\": N} or {\"error\": \"reason\"}\n"
+    "Exit: 0 recovered, 1 no JSON recoverable, 2 usage, 4 a limit.\n";
+
+static void put_log_line(coax_buf *b, const coax_repair_entry *e)
+{
+    coax_buf_puts(b, "{\"kind\":");
+    coax_buf_put_json_string(b, e->kind, strlen(e->kind));
+    coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u,\"detail\":", e->offset, e->line,
+                    e->column);
+    coax_buf_put_json_string(b, e->detail, strlen(e->detail));
+    coax_buf_puts(b, "}\n");
+}
+
+static int write_log(const coax_repair_result *r)
+{
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    for (size_t i = 0; i < r->nlog; i++) put_log_line(&b, &r->log[i]);
+    if (b.len) fwrite(b.data, 1, b.len, stderr);
+    coax_buf_free(&b);
+    return 0;
+}
+
+/* One reply: prints the value, returns the exit status. */
+static int repair_one(const char *text, size_t len, const coax_limits *lim, bool pretty, bool log)
+{
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) return cli_fail("repair", COAX_ENOMEM, NULL);
+    coax_repair_result r;
+    coax_error err;
+    coax_code rc = coax_repair(arena, text, len, lim, &r, &err);
+    int status;
+    if (rc) {
+        status = cli_fail("repair", rc, &err);
+    } else {
+        if (log) write_log(&r);
+        coax_buf out;
+        coax_buf_init(&out, NULL);
+        coax_write_buf(&out, r.value, pretty ? COAX_WRITE_PRETTY : 0);
+        coax_buf_putc(&out, '\n');
+        status = cli_flush("repair", &out);
+        coax_buf_free(&out);
+    }
+    coax_arena_free(arena);
+    return status;
+}
+
+/* --jsonl: one output line per input line, in order. Lines that are not a
+** JSON string, or replies with nothing recoverable, give {"error": ...};
+** a limit on one line is that line's error too, so a batch loses nothing. */
+static int repair_lines(char *data, size_t len, const coax_limits *lim, bool log)
+{
+    coax_buf out;
+    coax_buf_init(&out, NULL);
+    int status = 0;
+    size_t start = 0;
+    while (start < len && status == 0) {
+        char *nl = memchr(data + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - data) : len;
+        coax_arena *arena = coax_arena_new(NULL);
+        if (!arena) {
+            status = cli_fail("repair", COAX_ENOMEM, NULL);
+            break;
+        }
+        coax_value *line;
+        coax_error err;
+        coax_code rc = coax_parse(arena, data + start, end - start, lim, &line, &err);
+        if (rc == COAX_OK && line->type != COAX_STRING) {
+            rc = COAX_EINVAL;
+            snprintf(err.msg, sizeof err.msg, "input line is not a JSON string");
+        }
+        coax_repair_result r;
+        if (rc == COAX_OK) rc = coax_repair(arena, line->u.text, line->len, lim, &r, &err);
+        if (rc == COAX_OK) {
+            if (log) write_log(&r);
+            coax_buf_puts(&out, "{\"value\":");
+            coax_write_buf(&out, r.value, 0);
+            coax_buf_printf(&out, ",\"repairs\":%zu}\n", r.nlog);
+        } else {
+            const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
+            coax_buf_puts(&out, "{\"error\":");
+            coax_buf_put_json_string(&out, msg, strlen(msg));
+            coax_buf_puts(&out, "}\n");
+        }
+        coax_arena_free(arena);
+        if (out.len > (1 << 16) || out.oom) status = cli_flush("repair", &out);
+        start = end + 1;
+    }
+    if (status == 0) status = cli_flush("repair", &out);
+    coax_buf_free(&out);
+    return status;
+}
+
+int cli_repair(int argc, char **argv)
+{
+    bool log = false, pretty = false, jsonl = false;
+    const char *path = NULL;
+    coax_limits lim;
+    coax_limits_default(&lim);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = cli_limit_opt("repair", argc, argv, &i, &lim);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if (!strcmp(a, "--log")) log = true;
+        else if (!strcmp(a, "--pretty")) pretty = true;
+        else if (!strcmp(a, "--jsonl")) jsonl = true;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage("repair", "unknown option '%s' (try --help)", a);
+        } else if (path) {
+            return cli_usage("repair", "one input file at a time ('%s' and '%s')", path, a);
+        } else {
+            path = a;
+        }
+    }
+    char *data;
+    size_t len;
+    coax_error err;
+    /* --jsonl input is a stream of replies: only each reply is limited. */
+    coax_code rc = cli_read(path, jsonl ? SIZE_MAX - 1 : lim.max_input, &data, &len, &err);
+    if (rc) return cli_fail("repair", rc, &err);
+    int status = jsonl ? repair_lines(data, len, &lim, log) : repair_one(data, len, &lim, pretty, log);
+    free(data);
+    return status;
+}

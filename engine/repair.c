@@ -1,0 +1,308 @@
+/*
+** repair.c: coax_repair. Valid JSON takes the strict parser's fast path;
+** anything else is scanned for candidates (repair_scan.c), each parsed
+** leniently (repair_parse.c), and one is chosen:
+**
+**   1. the last fenced or tagged block (complete ones before truncated);
+**   2. else the whole text, when it is nothing but values (the last one);
+**   3. else the last complete object in prose, else the last complete
+**      array, else a truncated span;
+**   4. else whatever the whole text gave.
+**
+** Every candidate is kept, with its own log, for schema-aware scoring.
+*/
+#include "repair.h"
+
+#include <stdlib.h>
+
+/* A candidate under construction: its value and two slices of the log. */
+typedef struct pending {
+    coax_value *value;
+    coax_source source;
+    size_t start, end;
+    bool complete, sequence;
+    size_t pre_from, pre_to; /* span-level entries (block, reasoning) */
+    size_t from, to;         /* the value's own entries */
+    bool whole_clean;        /* from the whole text with nothing left over */
+    bool double_encoded;     /* the value was JSON inside a string */
+} pending;
+
+typedef struct job {
+    coax_arena *arena;
+    const coax_allocator *alloc;
+    const char *text;
+    size_t len;
+    coax_limits lim;
+    coax_error *err;
+    rlog log;
+    pending *c;
+    size_t n, cap;
+} job;
+
+static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
+
+static bool add_pending(job *j, pending p)
+{
+    if (j->n == j->cap) {
+        size_t cap = j->cap ? j->cap * 2 : 8;
+        void *q = coax_realloc_raw(j->alloc, j->c, j->cap * sizeof *j->c, cap * sizeof *j->c);
+        if (!q) return false;
+        j->c = q;
+        j->cap = cap;
+    }
+    j->c[j->n++] = p;
+    return true;
+}
+
+/* "{\"a\":1}" as a whole reply is JSON inside a string: decode it. */
+static void undo_double_encoding(job *j, pending *p)
+{
+    coax_value *v = p->value, *inner;
+    if (v->type != COAX_STRING) return;
+    size_t i = 0;
+    while (i < v->len && strchr(" \t\r\n", v->u.text[i])) i++;
+    if (i >= v->len || (v->u.text[i] != '{' && v->u.text[i] != '[')) return;
+    if (coax_parse(j->arena, v->u.text, v->len, &j->lim, &inner, NULL)) return;
+    p->value = inner;
+    p->double_encoded = true;
+}
+
+static void on_dup(void *ud, size_t offset) { rlog_add(ud, RK_DUPLICATE_KEY, offset); }
+
+/* JSON written with escaped quotes ({\"a\":1}): returns an unescaped copy
+** of t[s..e) (one level: \" and \\), or NULL when the span is not that. */
+static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
+{
+    const char *t = j->text;
+    size_t i = s;
+    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    if (i >= e || (t[i] != '{' && t[i] != '[')) return NULL;
+    i++;
+    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    if (e - i < 2 || t[i] != '\\' || t[i + 1] != '"') return NULL;
+    char *copy = coax_arena_alloc(j->arena, e - s + 1);
+    if (!copy) return NULL;
+    size_t k = 0;
+    for (i = s; i < e; i++) {
+        if (t[i] == '\\' && i + 1 < e && (t[i + 1] == '"' || t[i + 1] == '\\')) i++;
+        copy[k++] = t[i];
+    }
+    *n = k;
+    return copy;
+}
+
+static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
+{
+    static const rkind block_kind[] = {
+        [COAX_SOURCE_FENCED] = RK_FENCED_BLOCK,
+        [COAX_SOURCE_TAGGED] = RK_TAGGED_BLOCK,
+        [COAX_SOURCE_PROSE] = RK_PROSE_SPAN,
+    };
+    size_t pre_from = j->log.n;
+    if (reasoning_end && sp->start >= reasoning_end) rlog_add(&j->log, RK_REASONING_SKIPPED, 0);
+    if (sp->source != COAX_SOURCE_WHOLE) rlog_add(&j->log, block_kind[sp->source], sp->mark);
+    size_t n = 0;
+    char *shift = unescape_span(j, sp->start, sp->end, &n);
+    if (shift) rlog_add(&j->log, RK_ESCAPED_JSON, sp->start);
+    size_t pre_to = j->log.n;
+    rvalues vals = {0};
+    vals.alloc = j->alloc;
+    coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
+                                shift, &j->log, &vals, j->err);
+    bool all_complete = true;
+    for (size_t i = 0; !rc && i < vals.n; i++) {
+        rvalue *v = &vals.v[i];
+        pending p = {v->value, sp->source, v->start, v->end, sp->complete && v->complete, false,
+                     pre_from, pre_to, v->log_from, v->log_to,
+                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false};
+        all_complete = all_complete && p.complete;
+        if (!add_pending(j, p)) rc = nomem(j);
+        else undo_double_encoding(j, &j->c[j->n - 1]);
+    }
+    if (!rc && vals.n > 1) { /* concatenated values or NDJSON, as one array */
+        coax_value *arr = coax_new_value(j->arena, COAX_ARRAY);
+        coax_value *items = coax_arena_alloc(j->arena, vals.n * sizeof *items);
+        if (!arr || !items) rc = nomem(j);
+        for (size_t i = 0; !rc && i < vals.n; i++) items[i] = *vals.v[i].value;
+        if (!rc) {
+            arr->len = vals.n;
+            arr->u.items = items;
+            pending p = {arr, COAX_SOURCE_SEQUENCE, vals.v[0].start, vals.v[vals.n - 1].end, all_complete,
+                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false};
+            if (!add_pending(j, p)) rc = nomem(j);
+        }
+    }
+    coax_free_raw(j->alloc, vals.v, vals.cap * sizeof *vals.v);
+    return rc;
+}
+
+/* The rule in the header comment. Returns an index into j->c, or SIZE_MAX. */
+static size_t choose(const job *j)
+{
+    size_t block = SIZE_MAX, block_complete = SIZE_MAX, whole = SIZE_MAX, whole_any = SIZE_MAX;
+    size_t object = SIZE_MAX, array = SIZE_MAX, truncated = SIZE_MAX;
+    for (size_t i = 0; i < j->n; i++) {
+        const pending *p = &j->c[i];
+        if (p->sequence) continue;
+        switch (p->source) {
+        case COAX_SOURCE_FENCED:
+        case COAX_SOURCE_TAGGED:
+            block = i;
+            if (p->complete) block_complete = i;
+            break;
+        case COAX_SOURCE_WHOLE:
+            whole_any = i;
+            if (p->whole_clean) whole = i;
+            break;
+        default:
+            if (!p->complete) truncated = i;
+            else if (p->value->type == COAX_OBJECT) object = i;
+            else array = i;
+            break;
+        }
+    }
+    if (block_complete != SIZE_MAX) return block_complete;
+    if (block != SIZE_MAX) return block;
+    if (whole != SIZE_MAX) return whole;
+    if (object != SIZE_MAX) return object;
+    if (array != SIZE_MAX) return array;
+    if (truncated != SIZE_MAX) return truncated;
+    return whole_any;
+}
+
+/* Line and column of every log entry, in one forward sweep when entries
+** come in text order; going back restarts from the nearest line start. */
+static void locate_all(job *j)
+{
+    size_t pos = 0;
+    uint32_t line = 1, col = 1;
+    size_t line_start = 0;
+    for (size_t k = 0; k < j->log.n; k++) {
+        coax_repair_entry *e = &j->log.e[k];
+        size_t target = e->offset > j->len ? j->len : e->offset;
+        if (target < pos) {
+            /* Back to the start of target's line (a backwards scan is
+            ** bounded by how far back the entry is). */
+            if (target >= line_start) {
+                pos = line_start;
+                col = 1;
+            } else {
+                pos = 0;
+                line = col = 1;
+                line_start = 0;
+            }
+        }
+        for (; pos < target; pos++) {
+            unsigned char c = (unsigned char)j->text[pos];
+            if (c == '\n') {
+                line++;
+                col = 1;
+                line_start = pos + 1;
+            } else if ((c & 0xC0) != 0x80) {
+                col++;
+            }
+        }
+        e->line = line;
+        e->column = col;
+    }
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const coax_repair_entry *x = a, *y = b;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return strcmp(x->kind, y->kind);
+}
+
+/* Copies a candidate's two log slices into the arena, in text order. */
+static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
+{
+    size_t n = (p->pre_to - p->pre_from) + (p->to - p->from) + p->double_encoded;
+    coax_repair_entry *e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
+    if (!e) return nomem(j);
+    size_t k = 0;
+    for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
+    if (p->double_encoded) {
+        e[k] = (coax_repair_entry){rkind_name(RK_DOUBLE_ENCODED), rkind_detail(RK_DOUBLE_ENCODED),
+                                   p->start, 0, 0};
+        coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
+        k++;
+    }
+    for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++) sorted = entry_cmp(&e[i - 1], &e[i]) <= 0;
+    if (!sorted) qsort(e, n, sizeof *e, entry_cmp);
+    *c = (coax_candidate){p->value, p->source, p->start, p->end, p->complete, e, n};
+    return COAX_OK;
+}
+
+static coax_code run(job *j, coax_repair_result *out)
+{
+    coax_value *v;
+    coax_error perr;
+    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+    if (rc == COAX_OK) {
+        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false};
+        if (!add_pending(j, p)) return nomem(j);
+        undo_double_encoding(j, &j->c[0]);
+    } else if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
+        if (j->err) *j->err = perr;
+        return rc;
+    } else {
+        j->log.n = 0;
+        rspans spans = {0};
+        spans.alloc = j->alloc;
+        size_t reasoning_end;
+        rc = repair_scan(j->text, j->len, &spans, &reasoning_end);
+        if (rc) rc = nomem(j);
+        for (size_t i = 0; !rc && i < spans.n; i++) rc = parse_span(j, &spans.s[i], reasoning_end);
+        coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
+        if (rc) return rc;
+    }
+    if (j->log.oom) return nomem(j);
+    size_t best = choose(j);
+    if (best == SIZE_MAX)
+        return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
+    locate_all(j);
+    coax_candidate *cands = coax_arena_alloc(j->arena, j->n * sizeof *cands);
+    if (!cands) return nomem(j);
+    for (size_t i = 0; i < j->n; i++)
+        if ((rc = finish_candidate(j, &j->c[i], &cands[i]))) return rc;
+    out->candidates = cands;
+    out->ncandidates = j->n;
+    out->chosen = best;
+    out->value = cands[best].value;
+    out->log = cands[best].log;
+    out->nlog = cands[best].nlog;
+    return COAX_OK;
+}
+
+coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                      coax_repair_result *out, coax_error *err)
+{
+    if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
+    memset(out, 0, sizeof *out);
+    job j;
+    memset(&j, 0, sizeof j);
+    j.arena = arena;
+    j.alloc = coax_arena_allocator(arena);
+    j.text = text ? text : "";
+    j.len = len;
+    j.lim = coax_limits_resolve(limits);
+    j.err = err;
+    j.log.alloc = j.alloc;
+    if (len > j.lim.max_input)
+        return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
+                         j.lim.max_input);
+    coax_code rc = run(&j, out);
+    if (rc && err && err->offset) coax_error_locate(err, j.text, len);
+    rlog_free(&j.log);
+    coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
+    return rc;
+}
+
+const char *coax_source_name(coax_source s)
+{
+    static const char *const names[] = {"whole", "fenced", "tagged", "prose", "sequence"};
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}

@@ -1,0 +1,958 @@
+/*
+** repair_parse.c: the lenient parser.
+**
+** A state machine over an explicit stack (nesting is input-controlled), in
+** the shape of the strict parser, that accepts what language models write
+** instead of JSON and logs every fix: comments, trailing/missing commas and
+** colons, unquoted keys and strings, other quote styles, unescaped inner
+** quotes, raw control characters, Python and JavaScript literals, numbers in
+** other notations, ellipses, JSONP wrappers, truncation (open strings,
+** arrays and objects are closed; a dangling key is dropped), mismatched
+** brackets and invalid UTF-8. Each byte is looked at a bounded number of
+** times, so time is linear in the input.
+*/
+#include "repair.h"
+
+enum { ST_VALUE, ST_AFTER, ST_KEY, ST_COLON };
+enum { CTX_OTHER, CTX_OBJVAL, CTX_KEY };
+
+typedef struct lslot {
+    coax_member m;
+    size_t koff;
+} lslot;
+
+typedef struct lopen {
+    size_t base;   /* first child in the slot array */
+    bool object;
+    unsigned paren; /* function-call wrappers opened at this level */
+} lopen;
+
+typedef struct lp {
+    coax_arena *arena;
+    const coax_allocator *alloc;
+    const char *b, *p, *e; /* the bytes parsed */
+    size_t base;           /* offset in the text of b[0] */
+    bool exact;            /* false: every log offset is 'base' */
+    coax_limits lim;
+    rlog *log;
+    coax_error *err;
+    lslot *slots;
+    size_t nslots, cslots;
+    lopen *opens;
+    size_t nopens, copens;
+    unsigned top_paren;
+    coax_buf sb;     /* string being decoded */
+    bool truncated;  /* something was cut off by the end of input */
+    int st;
+    const char *comma; /* the comma just read, for trailing-comma reports */
+} lp;
+
+static size_t off(const lp *ps, const char *at)
+{
+    return ps->exact ? ps->base + (size_t)(at - ps->b) : ps->base;
+}
+
+static void note(lp *ps, rkind k, const char *at) { rlog_add(ps->log, k, off(ps, at)); }
+
+static coax_code nomem(lp *ps)
+{
+    return coax_fail(ps->err, COAX_ENOMEM, off(ps, ps->p), "out of memory");
+}
+
+static const uint8_t ws_tab[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1};
+
+static bool is_ident(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+
+/* A Unicode space outside strings: returns its byte length, or 0. */
+static size_t unicode_space(const char *p, const char *e, bool *bom)
+{
+    uint32_t cp;
+    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
+    if (!n) return 0;
+    *bom = cp == 0xFEFF;
+    if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
+        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
+        return n;
+    return 0;
+}
+
+/* Skips whitespace, comments and Unicode spaces, logging what is not JSON. */
+static void skip_space(lp *ps)
+{
+    const char *p = ps->p, *e = ps->e;
+    for (;;) {
+        while (p < e && ws_tab[(unsigned char)*p]) p++;
+        if (p >= e) break;
+        if (*p == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
+            note(ps, RK_COMMENT, p);
+            if (p[1] == '/') {
+                while (p < e && *p != '\n') p++;
+            } else {
+                const char *q = p + 2;
+                while (q + 1 < e && !(q[0] == '*' && q[1] == '/')) q++;
+                p = q + 1 < e ? q + 2 : e;
+            }
+            continue;
+        }
+        if (*p == '#') {
+            note(ps, RK_COMMENT, p);
+            while (p < e && *p != '\n') p++;
+            continue;
+        }
+        if ((unsigned char)*p >= 0x80) {
+            bool bom;
+            size_t n = unicode_space(p, e, &bom);
+            if (n) {
+                note(ps, bom ? RK_BYTE_ORDER_MARK : RK_UNICODE_WHITESPACE, p);
+                p += n;
+                continue;
+            }
+        }
+        break;
+    }
+    ps->p = p;
+}
+
+/* ---- quotes ------------------------------------------------------------ */
+
+/* Recognises a quote character at p: returns its length (0 if none) and
+** its code point. */
+static size_t quote_at(const char *p, const char *e, uint32_t *q)
+{
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\'' || c == '`') {
+        *q = c;
+        return 1;
+    }
+    if (c == 0xE2 && e - p >= 3 && (unsigned char)p[1] == 0x80) {
+        unsigned char d = (unsigned char)p[2];
+        if (d == 0x98 || d == 0x99 || d == 0x9C || d == 0x9D) {
+            *q = (uint32_t)0x2000 | (uint32_t)(d - 0x80); /* U+2018 2019 201C 201D */
+            return 3;
+        }
+    }
+    return 0;
+}
+
+/* Whether quote 'c' closes a string opened with 'open'. */
+static bool closes(uint32_t open, uint32_t c)
+{
+    switch (open) {
+    case '"': return c == '"';
+    case '\'': return c == '\'';
+    case '`': return c == '`';
+    case 0x201C: case 0x201D: return c == 0x201D || c == '"' || c == 0x201C;
+    default: return c == 0x2019 || c == '\'' || c == 0x2018; /* U+2018, U+2019 */
+    }
+}
+
+/* After a candidate closing quote (p just past it): does the string end?
+** It does when what follows is structure, another string or a comment. */
+static bool ends_string(const char *p, const char *e)
+{
+    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    if (p >= e) return true;
+    uint32_t q;
+    switch (*p) {
+    case ',': case ':': case '}': case ']': case ')': case '+': case ';':
+        return true;
+    case '/':
+        return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    default:
+        return quote_at(p, e, &q) > 0;
+    }
+}
+
+/* Whether a quoted key and a colon start at p (after spaces): the sign
+** that the string before it lost its closing quote. */
+static bool key_ahead(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    if (p >= e || *p != '"') return false;
+    p++;
+    for (int n = 0; p < e && *p != '"' && *p != '\n'; p++)
+        if (++n > 256) return false;
+    if (p >= e || *p != '"') return false;
+    p++;
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p < e && *p == ':';
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool hex4(const char *s, const char *e, uint32_t *out)
+{
+    if (e - s < 4) return false;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[i]);
+        if (h < 0) return false;
+        v = (v << 4) | (uint32_t)h;
+    }
+    *out = v;
+    return true;
+}
+
+static void put_cp(lp *ps, uint32_t cp)
+{
+    char u[4];
+    coax_buf_put(&ps->sb, u, coax_utf8_encode(cp, u));
+}
+
+enum { S_CLOSED, S_BOUND, S_CUT };
+
+/* Decodes one escape at p (on the backslash), below 'bound'. */
+static const char *decode_escape(lp *ps, const char *p, const char *bound)
+{
+    if (p + 1 >= bound) return bound; /* a lone backslash at the end */
+    char c = p[1];
+    static const char simple_from[] = "\"\\/bfnrt";
+    static const char simple_to[] = "\"\\/\b\f\n\r\t";
+    const char *k = c ? strchr(simple_from, c) : NULL;
+    if (k) {
+        coax_buf_putc(&ps->sb, simple_to[k - simple_from]);
+        return p + 2;
+    }
+    if (c == 'u') {
+        uint32_t cp, lo;
+        if (!hex4(p + 2, bound, &cp)) {
+            note(ps, RK_INVALID_ESCAPE, p);
+            return p + 1; /* keep the 'u' and what follows as text */
+        }
+        p += 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF && bound - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+            hex4(p + 2, bound, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+            put_cp(ps, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+            return p + 6;
+        }
+        if (cp >= 0xD800 && cp <= 0xDFFF) {
+            note(ps, RK_LONE_SURROGATE, p - 6);
+            cp = 0xFFFD;
+        }
+        put_cp(ps, cp);
+        return p;
+    }
+    note(ps, RK_INVALID_ESCAPE, p);
+    if (c == '\n') return p + 2; /* a line continuation */
+    return p + 1;                /* drop the backslash, keep the character */
+}
+
+/* Decodes a string body from ps->p up to its closing quote (consumed:
+** S_CLOSED) or to 'bound' (S_BOUND). S_CUT: the closing quote is missing
+** and the string should end at *cut (decode again with that bound). */
+static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const char **cut)
+{
+    const char *p = ps->p, *body = ps->p;
+    while (p < bound) {
+        const char *run = p;
+        while (p < bound && (unsigned char)*p >= 0x20 && *p != '\\' && *p != '"' && *p != '\'' &&
+               *p != '`' && (unsigned char)*p < 0x80)
+            p++;
+        coax_buf_put(&ps->sb, run, (size_t)(p - run));
+        if (p >= bound) break;
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\') {
+            p = decode_escape(ps, p, bound);
+            continue;
+        }
+        if (c < 0x20) {
+            if (c == '\n' && ctx == CTX_OBJVAL && key_ahead(p + 1, ps->e)) {
+                *cut = p;
+                return S_CUT;
+            }
+            note(ps, RK_CONTROL_CHARACTER, p);
+            coax_buf_putc(&ps->sb, (char)c);
+            p++;
+            continue;
+        }
+        uint32_t q;
+        size_t qn = quote_at(p, bound, &q);
+        if (qn && closes(open, q)) {
+            if (ends_string(p + qn, ps->e)) {
+                ps->p = p + qn;
+                return S_CLOSED;
+            }
+            if (ctx == CTX_OBJVAL) { /* "a,"b": ... lost the quote before the comma */
+                const char *back = p;
+                while (back > body && (back[-1] == ' ' || back[-1] == '\t')) back--;
+                if (back > body && back[-1] == ',' && key_ahead(p, ps->e)) {
+                    *cut = back - 1;
+                    return S_CUT;
+                }
+            }
+            note(ps, RK_UNESCAPED_QUOTE, p);
+            coax_buf_put(&ps->sb, p, qn);
+            p += qn;
+            continue;
+        }
+        if (qn) {
+            coax_buf_put(&ps->sb, p, qn);
+            p += qn;
+            continue;
+        }
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(bound - p), &cp);
+        if (!n) {
+            note(ps, RK_INVALID_UTF8, p);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+            p++;
+        } else {
+            coax_buf_put(&ps->sb, p, n);
+            p += n;
+        }
+    }
+    ps->p = bound;
+    return S_BOUND;
+}
+
+/* Where a string cut off by the end of input really ends: before trailing
+** closing brackets that match the open containers (`{"a": "b}`). */
+static const char *unterminated_end(lp *ps, const char *body)
+{
+    const char *x = ps->e;
+    size_t k = ps->nopens;
+    for (;;) {
+        while (x > body && ws_tab[(unsigned char)x[-1]]) x--;
+        if (x > body && k > 0 && x[-1] == (ps->opens[k - 1].object ? '}' : ']')) {
+            x--;
+            k--;
+            continue;
+        }
+        break;
+    }
+    return x == ps->e || k == ps->nopens ? ps->e : x;
+}
+
+/* Parses a string at ps->p (on its opening quote) into 'out'. */
+static coax_code parse_string(lp *ps, int ctx, coax_value *out)
+{
+    uint32_t open;
+    size_t qn = quote_at(ps->p, ps->e, &open);
+    const char *at = ps->p;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
+    else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
+    else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
+    const char *body = ps->p + qn, *cut = NULL;
+    size_t mark = ps->log->n;
+    ps->sb.len = 0;
+    ps->p = body;
+    int r = decode_body(ps, open, ctx, ps->e, &cut);
+    if (r == S_BOUND) {
+        const char *x = unterminated_end(ps, body);
+        if (x == ps->e) ps->truncated = true;
+        else cut = x;
+    }
+    if (cut) { /* decode again, up to where the string really ends */
+        ps->log->n = mark;
+        ps->sb.len = 0;
+        ps->p = body;
+        decode_body(ps, open, ctx, cut, &cut);
+        while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
+    }
+    if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
+    if (ps->sb.oom) return nomem(ps);
+    if (ps->sb.len > ps->lim.max_string)
+        return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
+                         ps->lim.max_string);
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = ps->sb.len;
+    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    return out->u.text ? COAX_OK : nomem(ps);
+}
+
+/* ---- numbers, literals and bare words ---------------------------------- */
+
+/* Whether the token ending at p is followed by a delimiter. */
+static bool delimited(const char *p, const char *e, int ctx)
+{
+    if (p >= e || ws_tab[(unsigned char)*p]) return true;
+    switch (*p) {
+    case ',': case '}': case ']': case ')': case '#': case ';':
+        return true;
+    case ':':
+        return ctx == CTX_KEY;
+    case '/':
+        return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    default:
+        return false;
+    }
+}
+
+/* Tries a number at ps->p in the notations models use (+1, .5, 5., 1e).
+** Returns true and fills 'out' if there is one. */
+static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    bool plus = false, fixed = false;
+    *ok = false;
+    if (*p == '+' || *p == '-') {
+        plus = *p == '+';
+        p++;
+    }
+    const char *digits = p;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+    size_t nint = (size_t)(p - digits);
+    if (nint > 1 && *digits == '0') return COAX_OK; /* 007: not a number */
+    bool frac = p < e && *p == '.';
+    const char *fd = frac ? p + 1 : p, *fe = fd;
+    while (frac && fe < e && *fe >= '0' && *fe <= '9') fe++;
+    if (nint == 0 && (!frac || fe == fd)) return COAX_OK;
+    if (frac) p = fe;
+    const char *ex = p, *exd = p;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        exd = p + 1;
+        if (exd < e && (*exd == '+' || *exd == '-')) exd++;
+        const char *x = exd;
+        while (x < e && *x >= '0' && *x <= '9') x++;
+        if (x == exd) fixed = true; /* "1e": drop the dangling exponent */
+        else exd = x;
+        p = x;
+    }
+    if (!delimited(p, e, ctx)) return COAX_OK;
+    /* Build the normalised text: it is at most the token plus two bytes. */
+    coax_buf *b = &ps->sb;
+    b->len = 0;
+    if (!plus && *s == '-') coax_buf_putc(b, '-');
+    if (nint) coax_buf_put(b, digits, nint);
+    else {
+        coax_buf_putc(b, '0');
+        fixed = true;
+    }
+    if (frac) {
+        coax_buf_putc(b, '.');
+        if (fe == fd) {
+            coax_buf_putc(b, '0');
+            fixed = true;
+        } else {
+            coax_buf_put(b, fd, (size_t)(fe - fd));
+        }
+    }
+    if (ex < p && exd > ex + 1 && !(exd == ex + 2 && (ex[1] == '+' || ex[1] == '-'))) {
+        coax_buf_put(b, ex, (size_t)(exd - ex));
+    }
+    if (b->oom) return nomem(ps);
+    if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
+    coax_code rc = coax_set_number(ps->arena, out, b->data, b->len);
+    if (rc == COAX_ENOMEM) return nomem(ps);
+    if (rc) return COAX_OK; /* not a number after all: a bare word */
+    ps->p = p;
+    *ok = true;
+    return COAX_OK;
+}
+
+static bool word_is(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+enum { W_VALUE, W_NONE, W_CALL, W_STOP };
+
+/* A bare word at ps->p: a literal, a function-call wrapper, an unquoted
+** key or string. At the top level only literals and calls are values. */
+static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    memset(out, 0, sizeof *out);
+    *what = W_VALUE;
+    bool neg = *p == '-';
+    if (neg) p++;
+    const char *id = p;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - id);
+    if (n && delimited(p, e, ctx) && ctx != CTX_KEY) {
+        if (!neg && (word_is(id, n, "true") || word_is(id, n, "false") || word_is(id, n, "null") ||
+                     word_is(id, n, "True") || word_is(id, n, "False") || word_is(id, n, "None"))) {
+            if (*id == 'T' || *id == 'F' || *id == 'N') note(ps, RK_PYTHON_LITERAL, s);
+            out->type = *id == 't' || *id == 'T' ? COAX_BOOL : *id == 'f' || *id == 'F' ? COAX_BOOL : COAX_NULL;
+            out->u.boolean = *id == 't' || *id == 'T';
+            ps->p = p;
+            return COAX_OK;
+        }
+        if (word_is(id, n, "NaN") || word_is(id, n, "Infinity") || (!neg && word_is(id, n, "undefined"))) {
+            note(ps, RK_NON_JSON_NUMBER, s);
+            out->type = COAX_NULL;
+            ps->p = p;
+            return COAX_OK;
+        }
+    }
+    if (n && !neg && ctx != CTX_KEY) {
+        const char *q = p;
+        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        if (q < e && *q == '(') {
+            note(ps, RK_FUNCTION_CALL, s);
+            ps->p = q + 1;
+            *what = W_CALL;
+            return COAX_OK;
+        }
+    }
+    if (ps->nopens == 0) {
+        *what = W_STOP;
+        return COAX_OK;
+    }
+    /* An unquoted key runs to the colon, an unquoted string to the end of
+    ** its line or the next comma or bracket. */
+    p = s;
+    if (ctx == CTX_KEY) {
+        while (p < e && !strchr(":,{}[]\n\r", *p)) p++;
+    } else {
+        while (p < e && !strchr(",}]\n\r", *p)) p++;
+    }
+    const char *t = p;
+    uint32_t q;
+    while (t > s && (ws_tab[(unsigned char)t[-1]] || (ctx != CTX_KEY && quote_at(t - 1, e, &q))))
+        t--;
+    if (t == s) { /* nothing usable: skip one character */
+        uint32_t cp;
+        size_t k = coax_utf8_decode((const unsigned char *)s, (size_t)(e - s), &cp);
+        note(ps, RK_SKIPPED_CHARACTER, s);
+        ps->p = s + (k ? k : 1);
+        *what = W_NONE;
+        return COAX_OK;
+    }
+    note(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, s);
+    ps->sb.len = 0;
+    for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
+        uint32_t cp;
+        size_t k = coax_utf8_decode((const unsigned char *)c, (size_t)(t - c), &cp);
+        if (k) coax_buf_put(&ps->sb, c, k);
+        else {
+            note(ps, RK_INVALID_UTF8, c);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+        }
+        c += k ? k : 1;
+    }
+    if (ps->sb.oom) return nomem(ps);
+    if (ps->sb.len > ps->lim.max_string)
+        return coax_fail(ps->err, COAX_ESTRING, off(ps, s), "string longer than %zu bytes",
+                         ps->lim.max_string);
+    out->type = COAX_STRING;
+    out->len = ps->sb.len;
+    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data, ps->sb.len);
+    ps->p = p;
+    return out->u.text ? COAX_OK : nomem(ps);
+}
+
+/* An ellipsis ("..." or U+2026) at p: its length, or 0. */
+static size_t ellipsis_at(const char *p, const char *e)
+{
+    if (e - p >= 3 && p[0] == '.' && p[1] == '.' && p[2] == '.') {
+        size_t n = 3;
+        while (p + n < e && p[n] == '.') n++;
+        return n;
+    }
+    if (e - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+        (unsigned char)p[2] == 0xA6)
+        return 3;
+    return 0;
+}
+
+/* ---- containers -------------------------------------------------------- */
+
+static bool grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    while (ncap < need) ncap *= 2;
+    void *p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+static void report_dup(void *ud, size_t index)
+{
+    lp *ps = ud;
+    note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
+}
+
+static coax_code push_open(lp *ps, bool object)
+{
+    if (ps->nopens >= ps->lim.max_depth)
+        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
+                         ps->lim.max_depth);
+    if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen))) return nomem(ps);
+    ps->opens[ps->nopens++] = (lopen){ps->nslots, object, 0};
+    return COAX_OK;
+}
+
+static coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+{
+    if (!grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(lslot))) return nomem(ps);
+    lslot *s = &ps->slots[ps->nslots++];
+    memset(s, 0, sizeof *s);
+    if (key) {
+        s->m.key = key->u.text;
+        s->m.klen = key->len;
+    }
+    s->koff = koff;
+    return COAX_OK;
+}
+
+/* Closes the innermost container into 'v'. A key still waiting for its
+** value gets null ('at_eof': the key is dropped, the value was cut off). */
+static coax_code close_top(lp *ps, coax_value *v, bool at_eof)
+{
+    lopen *o = &ps->opens[ps->nopens - 1];
+    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nslots > o->base) {
+        if (at_eof) {
+            note(ps, RK_DANGLING_KEY, ps->p);
+            ps->nslots--;
+        } else {
+            note(ps, RK_MISSING_VALUE, ps->p);
+            ps->slots[ps->nslots - 1].m.value.type = COAX_NULL;
+        }
+    }
+    size_t n = ps->nslots - o->base;
+    lslot *kids = ps->slots + o->base;
+    memset(v, 0, sizeof *v);
+    if (o->object) {
+        coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m + 1);
+        if (!m) return nomem(ps);
+        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
+        size_t k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
+        if (k == SIZE_MAX) return nomem(ps);
+        v->type = COAX_OBJECT;
+        v->len = k;
+        v->u.members = m;
+    } else {
+        coax_value *items = coax_arena_alloc(ps->arena, n * sizeof *items + 1);
+        if (!items) return nomem(ps);
+        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
+        v->type = COAX_ARRAY;
+        v->len = n;
+        v->u.items = items;
+    }
+    ps->nslots = o->base;
+    ps->nopens--;
+    ps->st = ST_AFTER;
+    return COAX_OK;
+}
+
+/* Skips the ')' of function-call wrappers around a finished value. */
+static void close_parens(lp *ps, unsigned *paren)
+{
+    while (*paren) {
+        skip_space(ps);
+        if (ps->p < ps->e && *ps->p == ')') ps->p++;
+        (*paren)--;
+    }
+    skip_space(ps);
+    if (ps->nopens == 0 && ps->p < ps->e && *ps->p == ';') ps->p++;
+}
+
+/* A closing bracket 'c' while containers are open: closes the innermost,
+** or, when 'c' matches one further out, closes everything up to it. */
+static coax_code handle_close(lp *ps, char c, coax_value *v)
+{
+    bool want_object = c == '}';
+    const char *at = ps->p;
+    ps->p++;
+    if (ps->opens[ps->nopens - 1].object != want_object) {
+        size_t k = ps->nopens - 1;
+        while (k > 0 && ps->opens[k - 1].object != want_object) k--;
+        if (k == 0) {
+            note(ps, RK_MISMATCHED_BRACKET, at);
+        } else {
+            /* opens[k-1] matches: close everything inside it first. */
+            while (ps->nopens > k) {
+                note(ps, RK_MISSING_BRACKET, at);
+                coax_value inner;
+                coax_code rc = close_top(ps, &inner, false);
+                if (rc) return rc;
+                lopen *o = &ps->opens[ps->nopens - 1];
+                if (!o->object) {
+                    if ((rc = push_slot(ps, NULL, 0))) return rc;
+                }
+                ps->slots[ps->nslots - 1].m.value = inner;
+            }
+        }
+    }
+    return close_top(ps, v, false);
+}
+
+/* Parses one top-level value from ps->p. '*got' is false when no value
+** starts there. */
+static coax_code parse_one(lp *ps, coax_value *root, bool *got)
+{
+    coax_value v;
+    coax_code rc;
+    *got = false;
+    ps->st = ST_VALUE;
+    ps->comma = NULL;
+    for (;;) {
+        skip_space(ps);
+        const char *p = ps->p, *e = ps->e;
+        if (p >= e) {
+            if (ps->nopens == 0) return COAX_OK;
+            ps->truncated = true;
+            while (ps->nopens) {
+                note(ps, RK_CLOSED_BRACKET, p);
+                if ((rc = close_top(ps, &v, true))) return rc;
+                if (ps->nopens) {
+                    if (!ps->opens[ps->nopens - 1].object && (rc = push_slot(ps, NULL, 0))) return rc;
+                    ps->slots[ps->nslots - 1].m.value = v;
+                }
+            }
+            *root = v;
+            *got = true;
+            return COAX_OK;
+        }
+        char c = *p;
+        size_t ell = ellipsis_at(p, e);
+        if (ell && ps->nopens && ps->st != ST_COLON) {
+            note(ps, RK_ELLIPSIS, p);
+            ps->p += ell;
+            continue;
+        }
+        lopen *top = ps->nopens ? &ps->opens[ps->nopens - 1] : NULL;
+        uint32_t q;
+        switch (ps->st) {
+        case ST_KEY:
+            if (c == '}' || c == ']') {
+                if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
+                if ((rc = handle_close(ps, c, &v))) return rc;
+                goto have_value;
+            }
+            if (c == ',') {
+                note(ps, RK_EXTRA_COMMA, p);
+                ps->p++;
+                continue;
+            }
+            {
+                coax_value key;
+                size_t koff = off(ps, p);
+                if (quote_at(p, e, &q)) {
+                    if ((rc = parse_string(ps, CTX_KEY, &key))) return rc;
+                } else {
+                    int what;
+                    if ((rc = parse_word(ps, CTX_KEY, &key, &what))) return rc;
+                    if (what != W_VALUE) continue;
+                }
+                if ((rc = push_slot(ps, &key, koff))) return rc;
+                ps->st = ST_COLON;
+                ps->comma = NULL;
+            }
+            continue;
+        case ST_COLON:
+            if (c == ':' || c == '=') {
+                if (c == '=') note(ps, RK_MISSING_COLON, p);
+                ps->p++;
+                ps->st = ST_VALUE;
+                continue;
+            }
+            if (c == ',' || c == '}' || c == ']') {
+                note(ps, RK_MISSING_VALUE, p);
+                ps->slots[ps->nslots - 1].m.value.type = COAX_NULL;
+                ps->st = ST_AFTER;
+                continue;
+            }
+            note(ps, RK_MISSING_COLON, p);
+            ps->st = ST_VALUE;
+            continue;
+        case ST_AFTER:
+            if (c == ',') {
+                ps->comma = p;
+                ps->p++;
+                ps->st = top->object ? ST_KEY : ST_VALUE;
+                continue;
+            }
+            if (c == '}' || c == ']') {
+                if ((rc = handle_close(ps, c, &v))) return rc;
+                goto have_value;
+            }
+            if (c == ':' || c == ';' || c == '=' || c == ')' || c == '+') {
+                note(ps, RK_SKIPPED_CHARACTER, p);
+                ps->p++;
+                continue;
+            }
+            note(ps, RK_MISSING_COMMA, p);
+            ps->st = top->object ? ST_KEY : ST_VALUE;
+            ps->comma = NULL;
+            continue;
+        default: /* ST_VALUE */
+            break;
+        }
+        /* ST_VALUE */
+        if (c == '{' || c == '[') {
+            if ((rc = push_open(ps, c == '{'))) return rc;
+            ps->p++;
+            ps->st = c == '{' ? ST_KEY : ST_VALUE;
+            ps->comma = NULL;
+            continue;
+        }
+        if (c == '}' || c == ']') {
+            if (!top) {
+                note(ps, RK_SKIPPED_CHARACTER, p);
+                ps->p++;
+                continue;
+            }
+            if (!top->object && ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
+            if ((rc = handle_close(ps, c, &v))) return rc;
+            goto have_value;
+        }
+        if (c == ',') {
+            if (top && top->object) { /* "a": , -> null */
+                note(ps, RK_MISSING_VALUE, p);
+                ps->slots[ps->nslots - 1].m.value.type = COAX_NULL;
+                ps->st = ST_AFTER;
+                continue;
+            }
+            note(ps, top ? RK_EXTRA_COMMA : RK_SKIPPED_CHARACTER, p);
+            ps->p++;
+            continue;
+        }
+        int ctx = top && top->object ? CTX_OBJVAL : CTX_OTHER;
+        if (quote_at(p, e, &q)) {
+            if ((rc = parse_string(ps, ctx, &v))) return rc;
+            /* "a" + "b": JavaScript string concatenation */
+            for (;;) {
+                const char *save = ps->p;
+                skip_space(ps);
+                if (ps->p < e && *ps->p == '+') {
+                    ps->p++;
+                    skip_space(ps);
+                    if (ps->p < e && quote_at(ps->p, e, &q)) {
+                        coax_value more;
+                        note(ps, RK_STRING_CONCATENATION, save);
+                        const char *first = v.u.text;
+                        size_t flen = v.len;
+                        if ((rc = parse_string(ps, ctx, &more))) return rc;
+                        char *joined = coax_arena_alloc(ps->arena, flen + more.len + 1);
+                        if (!joined) return nomem(ps);
+                        memcpy(joined, first, flen);
+                        memcpy(joined + flen, more.u.text, more.len + 1);
+                        v.u.text = joined;
+                        v.len = flen + more.len;
+                        continue;
+                    }
+                }
+                ps->p = save;
+                break;
+            }
+            goto have_value;
+        }
+        if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+            bool ok;
+            if ((rc = try_number(ps, ctx, &v, &ok))) return rc;
+            if (ok) goto have_value;
+        }
+        {
+            int what;
+            if ((rc = parse_word(ps, ctx, &v, &what))) return rc;
+            if (what == W_STOP) return COAX_OK;
+            if (what == W_CALL) {
+                if (top) top->paren++;
+                else ps->top_paren++;
+            }
+            if (what != W_VALUE) continue;
+        }
+    have_value:
+        if (ps->nopens == 0) {
+            close_parens(ps, &ps->top_paren);
+            *root = v;
+            *got = true;
+            return COAX_OK;
+        }
+        top = &ps->opens[ps->nopens - 1];
+        if (!top->object && (rc = push_slot(ps, NULL, 0))) return rc;
+        ps->slots[ps->nslots - 1].m.value = v;
+        ps->st = ST_AFTER;
+        ps->comma = NULL;
+        if (top->paren) close_parens(ps, &top->paren);
+    }
+}
+
+bool repair_value_starts(const char *p, const char *end)
+{
+    if (p >= end) return false;
+    unsigned char c = (unsigned char)*p;
+    uint32_t q;
+    if (c == '{' || c == '[' || quote_at(p, end, &q)) return true;
+    if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+        const char *d = p + (c == '-' || c == '+');
+        if (d < end && *d == '.') d++;
+        return (d < end && *d >= '0' && *d <= '9') || (c == '-' && end - d >= 8 && !memcmp(d, "Infinity", 8));
+    }
+    const char *s = p;
+    while (p < end && is_ident((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - s);
+    if (!n) return false;
+    if (delimited(p, end, CTX_OTHER))
+        return word_is(s, n, "true") || word_is(s, n, "false") || word_is(s, n, "null") ||
+               word_is(s, n, "True") || word_is(s, n, "False") || word_is(s, n, "None") ||
+               word_is(s, n, "NaN") || word_is(s, n, "Infinity") || word_is(s, n, "undefined");
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    return p < end && *p == '(' && p + 1 < end && repair_value_starts(p + 1, end);
+}
+
+coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text, size_t start,
+                       size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
+{
+    lp ps;
+    memset(&ps, 0, sizeof ps);
+    ps.arena = arena;
+    ps.alloc = coax_arena_allocator(arena);
+    ps.b = shift ? shift : text + start;
+    ps.p = ps.b;
+    ps.e = ps.b + (end - start);
+    ps.base = start;
+    ps.exact = !shift;
+    ps.lim = *lim;
+    ps.log = log;
+    ps.err = err;
+    coax_buf_init(&ps.sb, ps.alloc);
+    coax_code rc = COAX_OK;
+    bool first = true;
+    for (;;) {
+        size_t from = log->n; /* leading comments belong to the value */
+        skip_space(&ps);
+        while (!first && ps.p < ps.e && *ps.p == ',') { /* a, b or NDJSON */
+            ps.p++;
+            skip_space(&ps);
+        }
+        if (ps.p >= ps.e) break;
+        if (!first && !repair_value_starts(ps.p, ps.e)) {
+            log->n = from;
+            note(&ps, RK_TRAILING_TEXT, ps.p);
+            out->trailing = true;
+            break;
+        }
+        const char *vstart = ps.p;
+        coax_value v;
+        bool got;
+        ps.truncated = false;
+        if ((rc = parse_one(&ps, &v, &got))) break;
+        if (!got) {
+            if (ps.p < ps.e) {
+                note(&ps, RK_TRAILING_TEXT, ps.p);
+                out->trailing = true;
+            }
+            break;
+        }
+        coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
+        if (!heap || !grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue))) {
+            rc = nomem(&ps);
+            break;
+        }
+        *heap = v;
+        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, from, log->n};
+        first = false;
+    }
+    if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);
+    coax_buf_free(&ps.sb);
+    coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(lslot));
+    coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
+    return rc;
+}

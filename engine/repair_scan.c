@@ -1,0 +1,248 @@
+/*
+** repair_scan.c: where JSON may be in a model's reply.
+**
+** One pass over the text finds reasoning blocks (<think>...</think>, skipped),
+** fenced code blocks (``` or ~~~, JSON-like languages only), tagged blocks
+** (<json>{...}</json>, any tag whose content starts with { or [), and the
+** maximal balanced {...} / [...] spans of the remaining prose (a bracket
+** inside a "string" does not count). An unclosed span is kept as one
+** truncated candidate when it looks like JSON; a stray "[" in prose does not
+** hide a complete object inside it. When the text itself begins with a value
+** (after any reasoning) and holds no blocks, the whole text is a candidate
+** too: it sees concatenated values and NDJSON.
+*/
+#include "repair.h"
+
+#include <strings.h>
+
+static bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
+{
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 8;
+        void *p = coax_realloc_raw(out->alloc, out->s, out->cap * sizeof *out->s, cap * sizeof *out->s);
+        if (!p) return false;
+        out->s = p;
+        out->cap = cap;
+    }
+    out->s[out->n++] = (rspan){src, start, end, complete, mark};
+    return true;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static size_t skip_spaces(const char *t, size_t i, size_t len)
+{
+    while (i < len && is_space(t[i])) i++;
+    return i;
+}
+
+/* Finds 'needle' in t[from..len); returns its offset or len. */
+static size_t find(const char *t, size_t from, size_t len, const char *needle, size_t n)
+{
+    while (from + n <= len) {
+        const char *hit = memchr(t + from, needle[0], len - from - n + 1);
+        if (!hit) return len;
+        size_t at = (size_t)(hit - t);
+        if (memcmp(hit, needle, n) == 0) return at;
+        from = at + 1;
+    }
+    return len;
+}
+
+static bool is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+}
+
+static bool is_reasoning(const char *name, size_t n)
+{
+    static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0) return true;
+    return false;
+}
+
+static bool json_language(const char *lang, size_t n)
+{
+    static const char *const langs[] = {"json", "jsonc", "json5", "jsonl", "ndjson", "javascript", "js"};
+    if (n == 0) return true;
+    for (size_t i = 0; i < sizeof langs / sizeof *langs; i++)
+        if (strlen(langs[i]) == n && strncasecmp(lang, langs[i], n) == 0) return true;
+    return false;
+}
+
+/* The prose bracket tracker. */
+typedef struct prose {
+    size_t *open; /* offsets of open brackets */
+    size_t n, cap;
+    bool in_string;
+    rspans done; /* maximal complete spans, in text order */
+} prose;
+
+static bool prose_push(prose *pr, size_t at, const coax_allocator *a)
+{
+    if (pr->n == pr->cap) {
+        size_t cap = pr->cap ? pr->cap * 2 : 16;
+        void *p = coax_realloc_raw(a, pr->open, pr->cap * sizeof *pr->open, cap * sizeof *pr->open);
+        if (!p) return false;
+        pr->open = p;
+        pr->cap = cap;
+    }
+    pr->open[pr->n++] = at;
+    return true;
+}
+
+/* A span closed: it replaces the spans it contains. */
+static bool prose_close(prose *pr, size_t start, size_t end)
+{
+    while (pr->done.n && pr->done.s[pr->done.n - 1].start > start) pr->done.n--;
+    return add(&pr->done, COAX_SOURCE_PROSE, start, end, true, start);
+}
+
+/* Moves the prose spans found so far to 'out'; an open span becomes a
+** truncated candidate when it looks like JSON (an object, or an array of
+** containers or strings), replacing the spans inside it. */
+static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
+{
+    bool ok = true;
+    if (pr->n) {
+        size_t at = pr->open[0];
+        size_t next = skip_spaces(t, at + 1, end);
+        bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"'));
+        if (jsonish) {
+            while (pr->done.n && pr->done.s[pr->done.n - 1].start > at) pr->done.n--;
+            ok = add(&pr->done, COAX_SOURCE_PROSE, at, end, false, at);
+        }
+    }
+    for (size_t i = 0; ok && i < pr->done.n; i++) ok = add(out, COAX_SOURCE_PROSE, pr->done.s[i].start,
+                                                          pr->done.s[i].end, pr->done.s[i].complete,
+                                                          pr->done.s[i].mark);
+    pr->done.n = 0;
+    pr->n = 0;
+    pr->in_string = false;
+    return ok;
+}
+
+/* A fence of three or more backticks or tildes at t[i]: its length. */
+static size_t fence_at(const char *t, size_t i, size_t len)
+{
+    char c = t[i];
+    if (c != '`' && c != '~') return 0;
+    size_t n = 0;
+    while (i + n < len && t[i + n] == c) n++;
+    return n >= 3 ? n : 0;
+}
+
+coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_end)
+{
+    const coax_allocator *a = out->alloc;
+    prose pr;
+    memset(&pr, 0, sizeof pr);
+    pr.done.alloc = a;
+    bool ok = true;
+    size_t blocks = 0; /* fenced and tagged candidates found */
+    *reasoning_end = 0;
+    size_t i = 0;
+    while (ok && i < len) {
+        char c = t[i];
+        if (pr.in_string) {
+            if (c == '\\') i += 2;
+            else {
+                if (c == '"') pr.in_string = false;
+                i++;
+            }
+            continue;
+        }
+        switch (c) {
+        case '{': case '[':
+            ok = prose_push(&pr, i, a);
+            i++;
+            continue;
+        case '}': case ']':
+            if (pr.n) {
+                size_t start = pr.open[--pr.n];
+                if (t[start] == (c == '}' ? '{' : '[')) ok = prose_close(&pr, start, i + 1);
+            }
+            i++;
+            continue;
+        case '"':
+            if (pr.n) pr.in_string = true;
+            i++;
+            continue;
+        case '`': case '~': {
+            size_t fn = fence_at(t, i, len);
+            if (!fn) break;
+            ok = prose_flush(&pr, t, i, out);
+            size_t lang = i + fn, le = lang;
+            while (le < len && (is_name_char(t[le]) || t[le] == '+')) le++;
+            size_t body = le;
+            size_t eol = body;
+            while (eol < len && (t[eol] == ' ' || t[eol] == '\t' || t[eol] == '\r')) eol++;
+            if (eol < len && t[eol] == '\n') body = eol + 1;
+            char marker[3] = {t[i], t[i], t[i]};
+            size_t close = find(t, body, len, marker, 3);
+            if (ok && json_language(t + lang, le - lang)) {
+                ok = add(out, COAX_SOURCE_FENCED, body, close, close < len, i);
+                blocks++;
+            }
+            i = close < len ? close + fence_at(t, close, len) : len;
+            continue;
+        }
+        case '<': {
+            size_t n = i + 1;
+            while (n < len && is_name_char(t[n])) n++;
+            size_t nlen = n - i - 1;
+            if (nlen == 0 || n >= len || t[n] != '>' || nlen > 32) break;
+            char closing[40];
+            closing[0] = '<';
+            closing[1] = '/';
+            memcpy(closing + 2, t + i + 1, nlen);
+            closing[nlen + 2] = '>';
+            size_t body = n + 1, end = find(t, body, len, closing, nlen + 3);
+            if (is_reasoning(t + i + 1, nlen)) {
+                ok = prose_flush(&pr, t, i, out);
+                *reasoning_end = end < len ? end + nlen + 3 : len;
+                i = *reasoning_end;
+                continue;
+            }
+            size_t first = skip_spaces(t, body, end);
+            if (first < end && (t[first] == '{' || t[first] == '[')) {
+                ok = prose_flush(&pr, t, i, out) &&
+                     add(out, COAX_SOURCE_TAGGED, body, end, end < len, i);
+                blocks++;
+                i = end < len ? end + nlen + 3 : len;
+                continue;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        i++;
+    }
+    if (ok) ok = prose_flush(&pr, t, len, out);
+    coax_free_raw(a, pr.open, pr.cap * sizeof *pr.open);
+    coax_free_raw(a, pr.done.s, pr.done.cap * sizeof *pr.done.s);
+    if (!ok) return COAX_ENOMEM;
+    /* The whole text, when it begins with a value and holds no blocks. It
+    ** comes first; a prose span that is the same text is dropped. */
+    if (blocks == 0) {
+        size_t s = *reasoning_end;
+        for (;;) { /* spaces, a byte order mark */
+            s = skip_spaces(t, s, len);
+            if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
+            else break;
+        }
+        if (repair_value_starts(t + s, t + len)) {
+            if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
+                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s};
+            } else {
+                if (!add(out, COAX_SOURCE_WHOLE, 0, 0, true, 0)) return COAX_ENOMEM;
+                memmove(out->s + 1, out->s, (out->n - 1) * sizeof *out->s);
+                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s};
+            }
+        }
+    }
+    return COAX_OK;
+}
