@@ -164,11 +164,9 @@ static void decimal_of(const char *s, size_t n, decimal *d)
         d->neg = true;
         i++;
     }
-    long long intdigits = 0;
+    long long intdigits = 0, int_lead_zeros = 0, frac_zeros = 0;
     size_t first = SIZE_MAX, last = 0;
-    long long lead = 0; /* position (in digits before the point) of first */
-    bool seen_point = false;
-    long long frac_zeros = 0;
+    bool seen_point = false, first_in_frac = false;
     for (; i < n && (is_digit(s[i]) || s[i] == '.'); i++) {
         if (s[i] == '.') {
             seen_point = true;
@@ -178,11 +176,12 @@ static void decimal_of(const char *s, size_t n, decimal *d)
         if (s[i] != '0') {
             if (first == SIZE_MAX) {
                 first = i;
-                lead = seen_point ? -frac_zeros : intdigits - 1;
+                first_in_frac = seen_point;
             }
             last = i;
-        } else if (seen_point && first == SIZE_MAX) {
-            frac_zeros++;
+        } else if (first == SIZE_MAX) {
+            if (seen_point) frac_zeros++;
+            else int_lead_zeros++;
         }
     }
     long long exp = 0;
@@ -199,9 +198,9 @@ static void decimal_of(const char *s, size_t n, decimal *d)
         d->neg = false;
         return;
     }
-    /* The first significant digit stands at 10^(lead+exp): point is one
-    ** more, for the 0.DIGITS form. */
-    d->point = (seen_point || intdigits ? lead : 0) + exp + 1;
+    /* 0.DIGITS * 10^point: the first significant digit is the point-th
+    ** digit before the decimal point (or -point zeros after it). */
+    d->point = (first_in_frac ? -frac_zeros : intdigits - int_lead_zeros) + exp;
     d->first = first;
     d->last = last;
 }

@@ -5,6 +5,7 @@
 **
 **   1. the last fenced or tagged block (complete ones before truncated);
 **   2. else the whole text, when it is nothing but values (the last one);
+**      in both, an object or array wins over a bare scalar beside it;
 **   3. else the last complete object in prose, else the last complete
 **      array, else a truncated span;
 **   4. else whatever the whole text gave.
@@ -13,7 +14,6 @@
 */
 #include "repair.h"
 
-#include <stdlib.h>
 
 /* A candidate under construction: its value and two slices of the log. */
 typedef struct pending {
@@ -139,20 +139,26 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 /* The rule in the header comment. Returns an index into j->c, or SIZE_MAX. */
 static size_t choose(const job *j)
 {
-    size_t block = SIZE_MAX, block_complete = SIZE_MAX, whole = SIZE_MAX, whole_any = SIZE_MAX;
+    /* Per group, the best so far by rank: complete container 3, complete
+    ** scalar 2, truncated container 1, truncated scalar 0. */
+    enum { BLOCK, WHOLE, WHOLE_ANY, NGROUPS };
+    size_t best[NGROUPS] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    int rank[NGROUPS] = {-1, -1, -1};
     size_t object = SIZE_MAX, array = SIZE_MAX, truncated = SIZE_MAX;
     for (size_t i = 0; i < j->n; i++) {
         const pending *p = &j->c[i];
         if (p->sequence) continue;
+        bool container = p->value->type == COAX_OBJECT || p->value->type == COAX_ARRAY;
+        int r = (p->complete ? 2 : 0) + container;
+        int groups[2] = {-1, -1};
         switch (p->source) {
         case COAX_SOURCE_FENCED:
         case COAX_SOURCE_TAGGED:
-            block = i;
-            if (p->complete) block_complete = i;
+            groups[0] = BLOCK;
             break;
         case COAX_SOURCE_WHOLE:
-            whole_any = i;
-            if (p->whole_clean) whole = i;
+            groups[0] = WHOLE_ANY;
+            if (p->whole_clean) groups[1] = WHOLE;
             break;
         default:
             if (!p->complete) truncated = i;
@@ -160,14 +166,18 @@ static size_t choose(const job *j)
             else array = i;
             break;
         }
+        for (int g = 0; g < 2; g++)
+            if (groups[g] >= 0 && r >= rank[groups[g]]) {
+                rank[groups[g]] = r;
+                best[groups[g]] = i;
+            }
     }
-    if (block_complete != SIZE_MAX) return block_complete;
-    if (block != SIZE_MAX) return block;
-    if (whole != SIZE_MAX) return whole;
+    if (best[BLOCK] != SIZE_MAX) return best[BLOCK];
+    if (best[WHOLE] != SIZE_MAX) return best[WHOLE];
     if (object != SIZE_MAX) return object;
     if (array != SIZE_MAX) return array;
     if (truncated != SIZE_MAX) return truncated;
-    return whole_any;
+    return best[WHOLE_ANY];
 }
 
 /* Line and column of every log entry, in one forward sweep when entries
@@ -207,11 +217,26 @@ static void locate_all(job *j)
     }
 }
 
-static int entry_cmp(const void *a, const void *b)
+/* Sorts entries by offset, keeping the parser's order among equal offsets
+** (a stable merge sort; logs come out nearly sorted, so this is cheap). */
+static bool sort_entries(job *j, coax_repair_entry *e, size_t n)
 {
-    const coax_repair_entry *x = a, *y = b;
-    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
-    return strcmp(x->kind, y->kind);
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++) sorted = e[i - 1].offset <= e[i].offset;
+    if (sorted) return true;
+    coax_repair_entry *tmp = coax_arena_alloc(j->arena, n * sizeof *tmp);
+    if (!tmp) return false;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) tmp[k++] = e[b].offset < e[a].offset ? e[b++] : e[a++];
+            while (a < mid) tmp[k++] = e[a++];
+            while (b < hi) tmp[k++] = e[b++];
+        }
+        memcpy(e, tmp, n * sizeof *e);
+    }
+    return true;
 }
 
 /* Copies a candidate's two log slices into the arena, in text order. */
@@ -229,9 +254,7 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
         k++;
     }
     for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; i++) sorted = entry_cmp(&e[i - 1], &e[i]) <= 0;
-    if (!sorted) qsort(e, n, sizeof *e, entry_cmp);
+    if (!sort_entries(j, e, n)) return nomem(j);
     *c = (coax_candidate){p->value, p->source, p->start, p->end, p->complete, e, n};
     return COAX_OK;
 }
@@ -255,7 +278,11 @@ static coax_code run(job *j, coax_repair_result *out)
         size_t reasoning_end;
         rc = repair_scan(j->text, j->len, &spans, &reasoning_end);
         if (rc) rc = nomem(j);
-        for (size_t i = 0; !rc && i < spans.n; i++) rc = parse_span(j, &spans.s[i], reasoning_end);
+        for (size_t i = 0; !rc && i < spans.n; i++) {
+            rc = parse_span(j, &spans.s[i], reasoning_end);
+            /* A whole text that is nothing but values covers every span. */
+            if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) break;
+        }
         coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
         if (rc) return rc;
     }

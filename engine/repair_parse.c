@@ -74,7 +74,7 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
     size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
     if (!n) return 0;
     *bom = cp == 0xFEFF;
-    if (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
+    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
         return n;
     return 0;
@@ -151,25 +151,60 @@ static bool closes(uint32_t open, uint32_t c)
 }
 
 /* After a candidate closing quote (p just past it): does the string end?
-** It does when what follows is structure, another string or a comment. */
-static bool ends_string(const char *p, const char *e)
+** It does when structure that can apply here follows, or another value
+** (a missing comma), or a line break; otherwise the quote is taken as an
+** unescaped quote inside the string ("He said "hi" to me"). */
+static bool ends_string(const lp *ps, const char *p, int ctx)
 {
-    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    const char *e = ps->e, *q0 = p;
+    bool open = ps->nopens > 0;
+    bool call = ps->top_paren || (open && ps->opens[ps->nopens - 1].paren);
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
+        return p >= e || !is_ident((unsigned char)*p);
+    bool newline = false;
+    while (p < e && ws_tab[(unsigned char)*p]) newline |= *p++ == '\n';
     if (p >= e) return true;
     uint32_t q;
     switch (*p) {
-    case ',': case ':': case '}': case ']': case ')': case '+': case ';':
+    case ',': case ':':
         return true;
+    case '}': case ']':
+        return open;
+    case ')':
+        return call;
+    case ';':
+        return !open;
+    case '+': {
+        const char *r = p + 1;
+        while (r < e && ws_tab[(unsigned char)*r]) r++;
+        return r < e && quote_at(r, e, &q);
+    }
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    case '{': case '[':
+        return open;
     default:
-        return quote_at(p, e, &q) > 0;
+        break;
     }
+    if (newline && open) return true;
+    if (*p >= '0' && *p <= '9') return open && p > q0; /* "a" 2 */
+    if (quote_at(p, e, &q)) {
+        /* "72"" at the end: the first quote is inside the string. */
+        if (p == q0) {
+            const char *r = p + 1;
+            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            if (r >= e || *r == ',' || *r == '}' || *r == ']') return false;
+        }
+        return true;
+    }
+    return false;
 }
 
-/* Whether a quoted key and a colon start at p (after spaces): the sign
-** that the string before it lost its closing quote. */
-static bool key_ahead(const char *p, const char *e)
+/* Whether a quoted string that ends the way 'ctx' expects starts at p
+** (after spaces): a key and its colon in an object, an item and its comma
+** or bracket in an array. It tells that the string before lost its
+** closing quote. */
+static bool item_ahead(const char *p, const char *e, int ctx)
 {
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
     if (p >= e || *p != '"') return false;
@@ -179,7 +214,8 @@ static bool key_ahead(const char *p, const char *e)
     if (p >= e || *p != '"') return false;
     p++;
     while (p < e && (*p == ' ' || *p == '\t')) p++;
-    return p < e && *p == ':';
+    if (p >= e) return ctx != CTX_OBJVAL;
+    return ctx == CTX_OBJVAL ? *p == ':' : (*p == ',' || *p == ']' || *p == '\n' || *p == '\r');
 }
 
 static int hexval(char c)
@@ -227,7 +263,10 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
         uint32_t cp, lo;
         if (!hex4(p + 2, bound, &cp)) {
             note(ps, RK_INVALID_ESCAPE, p);
-            return p + 1; /* keep the 'u' and what follows as text */
+            const char *h = p + 2;
+            while (h < bound && h < p + 6 && hexval(*h) >= 0) h++;
+            if (h == bound) return bound; /* cut off by the end: drop it */
+            return p + 1;                 /* keep the 'u' and what follows as text */
         }
         p += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF && bound - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
@@ -266,8 +305,10 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             continue;
         }
         if (c < 0x20) {
-            if (c == '\n' && ctx == CTX_OBJVAL && key_ahead(p + 1, ps->e)) {
-                *cut = p;
+            if (c == '\n' && ctx != CTX_KEY && ps->nopens && item_ahead(p + 1, ps->e, ctx)) {
+                const char *back = p; /* "abc,\n"def": the comma separated them */
+                while (back > body && ws_tab[(unsigned char)back[-1]]) back--;
+                *cut = back > body && back[-1] == ',' ? back - 1 : p;
                 return S_CUT;
             }
             note(ps, RK_CONTROL_CHARACTER, p);
@@ -278,14 +319,14 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
         uint32_t q;
         size_t qn = quote_at(p, bound, &q);
         if (qn && closes(open, q)) {
-            if (ends_string(p + qn, ps->e)) {
+            if (ends_string(ps, p + qn, ctx)) {
                 ps->p = p + qn;
                 return S_CLOSED;
             }
-            if (ctx == CTX_OBJVAL) { /* "a,"b": ... lost the quote before the comma */
+            if (ctx != CTX_KEY && ps->nopens) { /* "a,"b": ... lost the quote before the comma */
                 const char *back = p;
                 while (back > body && (back[-1] == ' ' || back[-1] == '\t')) back--;
-                if (back > body && back[-1] == ',' && key_ahead(p, ps->e)) {
+                if (back > body && back[-1] == ',' && item_ahead(p, ps->e, ctx)) {
                     *cut = back - 1;
                     return S_CUT;
                 }
@@ -315,22 +356,24 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     return S_BOUND;
 }
 
-/* Where a string cut off by the end of input really ends: before trailing
-** closing brackets that match the open containers (`{"a": "b}`). */
+/* Where a string cut off by the end of input really ends: before a run of
+** closing brackets at the end whose first closes the innermost open
+** container (`{"a": ["b]}`). Returns ps->e when there is none. */
 static const char *unterminated_end(lp *ps, const char *body)
 {
-    const char *x = ps->e;
-    size_t k = ps->nopens;
+    const char *x = ps->e, *run = ps->e;
+    size_t m = 0;
     for (;;) {
         while (x > body && ws_tab[(unsigned char)x[-1]]) x--;
-        if (x > body && k > 0 && x[-1] == (ps->opens[k - 1].object ? '}' : ']')) {
-            x--;
-            k--;
+        if (x > body && (x[-1] == '}' || x[-1] == ']') && m < ps->nopens) {
+            run = --x;
+            m++;
             continue;
         }
         break;
     }
-    return x == ps->e || k == ps->nopens ? ps->e : x;
+    if (m == 0 || *run != (ps->opens[ps->nopens - 1].object ? '}' : ']')) return ps->e;
+    return run;
 }
 
 /* Parses a string at ps->p (on its opening quote) into 'out'. */
@@ -377,15 +420,16 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
 static bool delimited(const char *p, const char *e, int ctx)
 {
     if (p >= e || ws_tab[(unsigned char)*p]) return true;
+    uint32_t q;
     switch (*p) {
-    case ',': case '}': case ']': case ')': case '#': case ';':
+    case ',': case '}': case ']': case ')': case '#': case ';': case '{': case '[':
         return true;
     case ':':
         return ctx == CTX_KEY;
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
     default:
-        return false;
+        return quote_at(p, e, &q) > 0;
     }
 }
 
@@ -510,7 +554,7 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
     }
     const char *t = p;
     uint32_t q;
-    while (t > s && (ws_tab[(unsigned char)t[-1]] || (ctx != CTX_KEY && quote_at(t - 1, e, &q))))
+    while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
         t--;
     if (t == s) { /* nothing usable: skip one character */
         uint32_t cp;
@@ -662,7 +706,12 @@ static coax_code handle_close(lp *ps, char c, coax_value *v)
     if (ps->opens[ps->nopens - 1].object != want_object) {
         size_t k = ps->nopens - 1;
         while (k > 0 && ps->opens[k - 1].object != want_object) k--;
-        if (k == 0) {
+        /* ["a", "b"}, "next": ...: a typo for ']' when the object goes on. */
+        const char *r = ps->p;
+        while (r < ps->e && ws_tab[(unsigned char)*r]) r++;
+        bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
+                              item_ahead(r + 1, ps->e, CTX_OBJVAL);
+        if (k == 0 || object_goes_on) {
             note(ps, RK_MISMATCHED_BRACKET, at);
         } else {
             /* opens[k-1] matches: close everything inside it first. */
@@ -698,8 +747,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
             while (ps->nopens) {
-                note(ps, RK_CLOSED_BRACKET, p);
                 if ((rc = close_top(ps, &v, true))) return rc;
+                note(ps, RK_CLOSED_BRACKET, p);
                 if (ps->nopens) {
                     if (!ps->opens[ps->nopens - 1].object && (rc = push_slot(ps, NULL, 0))) return rc;
                     ps->slots[ps->nslots - 1].m.value = v;
@@ -729,6 +778,13 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 note(ps, RK_EXTRA_COMMA, p);
                 ps->p++;
                 continue;
+            }
+            if (c == '{' && ps->nopens > 1 && !ps->opens[ps->nopens - 2].object) {
+                /* [{"i":1,{"i":2}]: the first object's '}' is missing */
+                if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
+                note(ps, RK_MISSING_BRACKET, p);
+                if ((rc = close_top(ps, &v, false))) return rc;
+                goto have_value;
             }
             {
                 coax_value key;
@@ -770,6 +826,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             }
             if (c == '}' || c == ']') {
                 if ((rc = handle_close(ps, c, &v))) return rc;
+                goto have_value;
+            }
+            if (c == '{' && top->object && ps->nopens > 1 && !ps->opens[ps->nopens - 2].object) {
+                note(ps, RK_MISSING_BRACKET, p); /* [{"i":1{"i":2}] */
+                if ((rc = close_top(ps, &v, false))) return rc;
                 goto have_value;
             }
             if (c == ':' || c == ';' || c == '=' || c == ')' || c == '+') {

@@ -182,7 +182,10 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             if (eol < len && t[eol] == '\n') body = eol + 1;
             char marker[3] = {t[i], t[i], t[i]};
             size_t close = find(t, body, len, marker, 3);
-            if (ok && json_language(t + lang, le - lang)) {
+            size_t first = skip_spaces(t, body, close);
+            /* Other languages count when the block holds a literal. */
+            if (ok && (json_language(t + lang, le - lang) ||
+                       (first < close && (t[first] == '{' || t[first] == '[')))) {
                 ok = add(out, COAX_SOURCE_FENCED, body, close, close < len, i);
                 blocks++;
             }
@@ -234,7 +237,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
             else break;
         }
-        if (repair_value_starts(t + s, t + len)) {
+        if (repair_value_starts(t + s, t + len) && !fence_at(t, s, len)) {
             if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
                 out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s};
             } else {

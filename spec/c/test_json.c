@@ -1,0 +1,243 @@
+/* The JSON value model through the public API: strict parsing, writing,
+** equality, JSON Pointer, and allocation failure at every step. */
+#include "coax.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+/* An allocator that counts live bytes and fails the N-th allocation. */
+typedef struct counting {
+    long live, allocs, fail_at;
+} counting;
+
+static void *c_malloc(void *ctx, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    c->live += (long)n;
+    return malloc(n);
+}
+static void *c_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    void *q = realloc(p, n);
+    if (q) c->live += (long)n - (long)o;
+    return q;
+}
+static void c_free(void *ctx, void *p, size_t n)
+{
+    counting *c = ctx;
+    c->live -= (long)n;
+    free(p);
+}
+
+static char *roundtrip(const char *text, unsigned flags)
+{
+    static char out[4096];
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    coax_error err;
+    out[0] = '\0';
+    if (coax_parse(a, text, strlen(text), NULL, &v, &err) == COAX_OK) {
+        char *s;
+        size_t n;
+        if (coax_write(v, flags, NULL, &s, &n) == COAX_OK) {
+            snprintf(out, sizeof out, "%s", s);
+            coax_free(NULL, s, n + 1);
+        }
+    } else {
+        snprintf(out, sizeof out, "ERR %s %u:%u %s", coax_code_name(err.code), err.line, err.column, err.msg);
+    }
+    coax_arena_free(a);
+    return out;
+}
+
+static void test_numbers_keep_their_text(void)
+{
+    CHECK_STR(roundtrip("[12345678901234567890, 1.10, -0, 1E+2, 0.000001]", 0),
+              "[12345678901234567890,1.10,-0,1E+2,0.000001]");
+}
+
+static void test_strings_are_decoded_and_escaped_minimally(void)
+{
+    CHECK_STR(roundtrip("\"a\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\u0001\"", 0), "\"aé😀\\n\\t\\\"\\\\/\\u0001\"");
+}
+
+static void test_objects_keep_order_and_last_duplicate_wins(void)
+{
+    CHECK_STR(roundtrip("{\"b\":1,\"a\":2,\"b\":3}", 0), "{\"b\":3,\"a\":2}");
+    /* more than 16 members: the hashed path */
+    CHECK_STR(roundtrip("{\"k0\":0,\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,"
+                        "\"k9\":9,\"k10\":10,\"k11\":11,\"k12\":12,\"k13\":13,\"k14\":14,\"k15\":15,"
+                        "\"k16\":16,\"k0\":17}", 0),
+              "{\"k0\":17,\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,"
+              "\"k9\":9,\"k10\":10,\"k11\":11,\"k12\":12,\"k13\":13,\"k14\":14,\"k15\":15,\"k16\":16}");
+}
+
+static void test_pretty_output(void)
+{
+    CHECK_STR(roundtrip("{\"a\":[1,{}],\"b\":[]}", COAX_WRITE_PRETTY),
+              "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
+}
+
+static void test_strict_errors_have_positions(void)
+{
+    CHECK_STR(roundtrip("{\"a\":1,}", 0), "ERR COAX_ESYNTAX 1:8 expected a string key");
+    CHECK_STR(roundtrip("[1,\n 2 3]", 0), "ERR COAX_ESYNTAX 2:4 expected ',' or ']'");
+    CHECK_STR(roundtrip("\"\xff\"", 0), "ERR COAX_EUTF8 1:2 invalid UTF-8 in string");
+    CHECK_STR(roundtrip("\"\\ud800\"", 0), "ERR COAX_EUTF8 1:2 unpaired UTF-16 surrogate in \\u escape");
+    CHECK_STR(roundtrip("01", 0), "ERR COAX_ESYNTAX 1:1 expected a JSON value");
+    CHECK_STR(roundtrip("", 0), "ERR COAX_ESYNTAX 1:1 unexpected end of input, expected a JSON value");
+    CHECK_STR(roundtrip("[1] x", 0), "ERR COAX_ESYNTAX 1:5 expected end of input after the value");
+}
+
+static void test_depth_limit_is_clean(void)
+{
+    size_t n = 1000000;
+    char *deep = malloc(n);
+    memset(deep, '[', n);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    coax_error err;
+    CHECK_INT(coax_parse(a, deep, n, NULL, &v, &err), COAX_EDEPTH);
+    CHECK_INT(err.offset, 512);
+    coax_limits lim = {.max_depth = 3};
+    CHECK_INT(coax_parse(a, "[[[1]]]", 7, &lim, &v, &err), COAX_OK);
+    CHECK_INT(coax_parse(a, "[[[[1]]]]", 9, &lim, &v, &err), COAX_EDEPTH);
+    coax_arena_free(a);
+    free(deep);
+}
+
+static void test_equality_is_by_value(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *x, *y;
+    const char *pairs[][3] = {
+        {"1", "1.0", "1"},           {"100", "1e2", "1"},     {"0.1", "1e-1", "1"},
+        {"-0", "0", "1"},            {"12345678901234567890", "12345678901234567891", "0"},
+        {"{\"a\":1,\"b\":[1,2]}", "{\"b\":[1,2.0],\"a\":1}", "1"},
+        {"[1,2]", "[2,1]", "0"},     {"{\"a\":1}", "{\"a\":1,\"b\":2}", "0"},
+        {"\"a\"", "\"a\"", "1"},     {"null", "false", "0"},
+        /* regression: the point was placed before all integer digits were seen */
+        {"0.01", "1e-2", "1"},       {"-1.5", "-15e-1", "1"},  {"2", "10", "0"},
+        {"1200", "12e2", "1"},       {"12.50", "1.25e1", "1"}, {"9.99", "10", "0"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        bool ok = coax_parse(a, pairs[i][0], strlen(pairs[i][0]), NULL, &x, NULL) == COAX_OK &&
+                  coax_parse(a, pairs[i][1], strlen(pairs[i][1]), NULL, &y, NULL) == COAX_OK;
+        CHECK(ok);
+        if (ok) CHECK_INT(coax_value_equal(x, y, NULL), pairs[i][2][0] - '0');
+    }
+    /* 100 levels: deeper than equality's on-stack frames */
+    char deep1[256], deep2[256];
+    memset(deep1, '[', 100);
+    memset(deep2, '[', 100);
+    memcpy(deep1 + 100, "1", 1);
+    memcpy(deep2 + 100, "1.0", 3);
+    memset(deep1 + 101, ']', 100);
+    memset(deep2 + 103, ']', 100);
+    CHECK_INT(coax_parse(a, deep1, 201, NULL, &x, NULL), COAX_OK);
+    CHECK_INT(coax_parse(a, deep2, 203, NULL, &y, NULL), COAX_OK);
+    CHECK_INT(coax_value_equal(x, y, NULL), 1);
+    coax_arena_free(a);
+}
+
+static void test_json_pointer(void)
+{
+    const char *doc = "{\"a/b\":{\"m~n\":[10,20]},\"\":5}";
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    const coax_value *out;
+    CHECK_INT(coax_parse(a, doc, strlen(doc), NULL, &v, NULL), COAX_OK);
+    CHECK_INT(coax_pointer_get(v, "/a~1b/m~0n/1", 12, &out), COAX_OK);
+    CHECK_STR(coax_value_text(out, NULL), "20");
+    CHECK_INT(coax_pointer_get(v, "/", 1, &out), COAX_OK);
+    CHECK_STR(coax_value_text(out, NULL), "5");
+    CHECK_INT(coax_pointer_get(v, "", 0, &out), COAX_OK);
+    CHECK(out == v);
+    CHECK_INT(coax_pointer_get(v, "/a~1b/m~0n/01", 13, &out), COAX_ENOTFOUND);
+    CHECK_INT(coax_pointer_get(v, "/a~1b/m~0n/2", 12, &out), COAX_ENOTFOUND);
+    CHECK_INT(coax_pointer_get(v, "/a~1b/m~0n/-", 12, &out), COAX_ENOTFOUND);
+    CHECK_INT(coax_pointer_get(v, "a", 1, &out), COAX_EINVAL);
+    CHECK_INT(coax_pointer_get(v, "/a~2", 4, &out), COAX_EINVAL);
+    coax_arena_free(a);
+}
+
+static void test_every_allocation_goes_through_the_allocator(void)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+    const char *doc = "{\"a\":[1,2,{\"b\":\"c\"}],\"d\":\"\\u00e9\"}";
+    coax_arena *a = coax_arena_new(&al);
+    coax_value *v;
+    CHECK_INT(coax_parse(a, doc, strlen(doc), NULL, &v, NULL), COAX_OK);
+    char *s;
+    size_t n;
+    CHECK_INT(coax_write(v, 0, &al, &s, &n), COAX_OK);
+    coax_free(&al, s, n + 1);
+    CHECK(coax_arena_size(a) > 0);
+    coax_arena_free(a);
+    CHECK_INT(c.live, 0);
+}
+
+/* curl's torture idea: fail the N-th allocation for every N. */
+static void test_allocation_failure_at_every_step(void)
+{
+    const char *reply = "Here:\n```json\n{'a': [1, 2,], b: \"x\", \"a\": True, \"s\": \"\\ud800\"}\n```";
+    for (long n = 1;; n++) {
+        counting c = {0, 0, n};
+        coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+        coax_arena *a = coax_arena_new(&al);
+        coax_code rc = COAX_ENOMEM;
+        if (a) {
+            coax_repair_result r;
+            coax_error err;
+            rc = coax_repair(a, reply, strlen(reply), NULL, &r, &err);
+            if (rc == COAX_OK) {
+                char *s;
+                size_t len;
+                rc = coax_write(r.value, 0, &al, &s, &len);
+                if (rc == COAX_OK) {
+                    CHECK_STR(s, "{\"a\":true,\"b\":\"x\",\"s\":\"\xef\xbf\xbd\"}");
+                    coax_free(&al, s, len + 1);
+                }
+            }
+            coax_arena_free(a);
+        }
+        CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+        CHECK_INT(c.live, 0);
+        if (rc == COAX_OK && c.allocs < n) break; /* no allocation left to fail */
+        if (n > 10000) {
+            CHECK(!"torture did not converge");
+            break;
+        }
+    }
+}
+
+static void test_strerror_names_every_code(void)
+{
+    for (int c = 0; c < COAX_CODE_COUNT; c++) {
+        CHECK(strcmp(coax_strerror((coax_code)c), "unknown error code") != 0);
+        CHECK(strncmp(coax_code_name((coax_code)c), "COAX_", 5) == 0);
+    }
+    CHECK_STR(coax_strerror((coax_code)999), "unknown error code");
+    CHECK_INT(coax_exit_status(COAX_EDEPTH), 4);
+    CHECK_INT(coax_exit_status(COAX_ENOJSON), 1);
+}
+
+#define TESTS                                              \
+    X(test_numbers_keep_their_text)                        \
+    X(test_strings_are_decoded_and_escaped_minimally)      \
+    X(test_objects_keep_order_and_last_duplicate_wins)     \
+    X(test_pretty_output)                                  \
+    X(test_strict_errors_have_positions)                   \
+    X(test_depth_limit_is_clean)                           \
+    X(test_equality_is_by_value)                           \
+    X(test_json_pointer)                                   \
+    X(test_every_allocation_goes_through_the_allocator)    \
+    X(test_allocation_failure_at_every_step)               \
+    X(test_strerror_names_every_code)
+#include "test.h"

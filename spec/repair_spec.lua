@@ -1,0 +1,223 @@
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+
+-- The repaired value as compact JSON, and the kinds of its log.
+local function fix(text)
+  local v, log, info = coax.repair(text)
+  if v == nil then return nil, log end
+  local kinds = {}
+  for i, e in ipairs(log) do kinds[i] = e.kind end
+  return json.encode(v), kinds, info, log
+end
+
+local function expect(text, want, kinds)
+  local got, k = fix(text)
+  assert.are.equal(want, got, "input: " .. text)
+  if kinds then assert.are.same(kinds, k, "input: " .. text) end
+end
+
+describe("coax.repair", function()
+  describe("valid JSON", function()
+    it("takes the fast path: same value, empty log", function()
+      local text = '{"n": 12345678901234567890, "f": 1.5, "s": "caf\\u00e9", "a": [true, null]}'
+      local got, kinds, info = fix(text)
+      assert.are.equal('{"n":12345678901234567890,"f":1.5,"s":"café","a":[true,null]}', got)
+      assert.are.same({}, kinds)
+      assert.are.equal("whole", info.source)
+      assert.is_true(info.complete)
+    end)
+
+    it("logs duplicate keys (last one wins, at the first one's place)", function()
+      local got, kinds, _, log = fix('{"a": 1, "b": 2, "a": 3}')
+      assert.are.equal('{"a":3,"b":2}', got)
+      assert.are.same({ "duplicate_key" }, kinds)
+      assert.are.same({ 17, 1, 18 }, { log[1].offset, log[1].line, log[1].column })
+    end)
+
+    it("decodes double-encoded JSON", function()
+      expect('"{\\"a\\":1}"', '{"a":1}', { "double_encoded" })
+    end)
+  end)
+
+  describe("finding the value in a reply", function()
+    it("takes a fenced block over the prose around it", function()
+      expect('Sure! Here it is:\n```json\n{"a": 1}\n```\nAnything else?', '{"a":1}', { "fenced_block" })
+      expect('~~~\n[1, 2]\n~~~', '[1,2]', { "fenced_block" })
+    end)
+
+    it("prefers the last fenced block", function()
+      expect('```json\n{"draft": 1}\n```\nfixed:\n```json\n{"final": 2}\n```', '{"final":2}')
+    end)
+
+    it("takes a tagged block and skips reasoning blocks", function()
+      expect('<json>{"a": 1}</json>', '{"a":1}', { "tagged_block" })
+      expect('<think>maybe {"x": 0}?</think>\n{"y": 1}', '{"y":1}')
+    end)
+
+    it("does not let a stray [ in prose win over the real object", function()
+      expect('I checked [the docs and {"ok": true} is the answer', '{"ok":true}', { "prose_span" })
+      expect('Result: {"a": 1} (see [1])', '{"a":1}', { "prose_span" })
+    end)
+
+    it("prints the last complete value when a reply holds several", function()
+      expect('First try {"v": 1} then the corrected {"v": 2}.', '{"v":2}')
+      expect('{"v": 1}\n{"v": 2}\n', '{"v":2}')
+    end)
+
+    it("offers concatenated values and NDJSON as an array candidate", function()
+      local v, _, info = coax.repair('{"v": 1}\n{"v": 2}\n{"v": 3}')
+      assert.are.equal('{"v":3}', json.encode(v))
+      assert.are.equal(4, info.candidates) -- three values and the sequence
+    end)
+
+    it("closes a truncated object in prose", function()
+      expect('Here you go: {"name": "Ada", "tags": ["x", "y', '{"name":"Ada","tags":["x","y"]}')
+    end)
+
+    it("reports no JSON for prose and for nothing", function()
+      for _, text in ipairs { "", "   ", "I cannot help with that.", "hello world", "```\n```" } do
+        local v, msg, code = coax.repair(text)
+        assert.is_nil(v, text)
+        assert.are.equal("COAX_ENOJSON", code)
+        assert.matches("no JSON value found", msg)
+      end
+    end)
+  end)
+
+  describe("syntax repairs", function()
+    local cases = {
+      { "trailing commas", '{"a": [1, 2,], }', '{"a":[1,2]}', { "trailing_comma", "trailing_comma" } },
+      { "missing commas", '{"a": 1 "b": 2}', '{"a":1,"b":2}', { "missing_comma" } },
+      { "missing commas in arrays", '["a" "b" 3]', '["a","b",3]', { "missing_comma", "missing_comma" } },
+      { "missing colons", '{"a" 1}', '{"a":1}', { "missing_colon" } },
+      { "unquoted keys", '{name: "x", age_2: 3}', '{"name":"x","age_2":3}', { "unquoted_key", "unquoted_key" } },
+      { "single quotes", "{'a': 'it\'s'}", '{"a":"it\'s"}', { "single_quotes", "single_quotes", "unescaped_quote" } },
+      { "backtick quotes", "{`a`: `b`}", '{"a":"b"}', { "backtick_quotes", "backtick_quotes" } },
+      { "typographic quotes", '{“a”: ‘b’}', '{"a":"b"}', { "typographic_quotes", "typographic_quotes" } },
+      { "line comments", '{"a": 1 // one\n}', '{"a":1}', { "comment" } },
+      { "block comments", '{/* c */"a": 1}', '{"a":1}', { "comment" } },
+      { "hash comments", '{"a": 1 # one\n}', '{"a":1}', { "comment" } },
+      { "Python literals", '[True, False, None]', '[true,false,null]', { "python_literal", "python_literal", "python_literal" } },
+      { "NaN, Infinity, undefined", '[NaN, -Infinity, undefined]', '[null,null,null]',
+        { "non_json_number", "non_json_number", "non_json_number" } },
+      { "raw newlines in strings", '{"a": "x\ny"}', '{"a":"x\\ny"}', { "control_character" } },
+      { "raw tabs in strings", '["a\tb"]', '["a\\tb"]', { "control_character" } },
+      { "unescaped inner quotes", '{"q": "He said "hi" to me"}', '{"q":"He said \\"hi\\" to me"}',
+        { "unescaped_quote", "unescaped_quote" } },
+      { "a lost closing quote before the next key", '{"url": "https://x.org/, "id": 2}', '{"url":"https://x.org/","id":2}',
+        { "unterminated_string" } },
+      { "ellipsis in arrays", '[1, 2, ...]', '[1,2]', { "trailing_comma", "ellipsis" } },
+      { "JSONP", 'callback({"a": 1});', '{"a":1}', { "function_call" } },
+      { "escaped JSON", '{\\"a\\": 1}', '{"a":1}', { "escaped_json" } },
+      { "a leading +", '[+1]', '[1]', { "number_format" } },
+      { ".5 and 5.", '[.5, 5., -.5]', '[0.5,5.0,-0.5]', { "number_format", "number_format", "number_format" } },
+      { "a byte order mark", '\239\187\191{"a": 1}', '{"a":1}', { "byte_order_mark" } },
+      { "invalid UTF-8", '["a\255b"]', '["a\239\191\189b"]', { "invalid_utf8" } },
+      { "lone surrogates", '["\\ud800x"]', '["\239\191\189x"]', { "lone_surrogate" } },
+      { "mismatched brackets", '{"a": ["x", "y"}, "b": 1}', '{"a":["x","y"],"b":1}', { "mismatched_bracket" } },
+      { "missing inner brackets", '{"a": [1, 2}', '{"a":[1,2]}', { "missing_bracket" } },
+      { "string concatenation", '["ab" + "cd"]', '["abcd"]', { "string_concatenation" } },
+      { "unquoted strings", '{"a": hello world}', '{"a":"hello world"}', { "unquoted_string" } },
+      { "missing values", '{"a": , "b": 1}', '{"a":null,"b":1}', { "missing_value" } },
+      { "Unicode spaces", '{"a":\194\160 1}', '{"a":1}', { "unicode_whitespace" } },
+    }
+    for _, c in ipairs(cases) do
+      it("repairs " .. c[1], function() expect(c[2], c[3], c[4]) end)
+    end
+  end)
+
+  describe("truncated output", function()
+    it("closes open strings, arrays and objects", function()
+      expect('{"a": "hel', '{"a":"hel"}', { "unterminated_string", "closed_bracket" })
+      expect('[1, [2, {"b": 3', '[1,[2,{"b":3}]]', { "closed_bracket", "closed_bracket", "closed_bracket" })
+    end)
+
+    it("drops a dangling key", function()
+      expect('{"a": 1, "b"', '{"a":1}', { "dangling_key", "closed_bracket" })
+      expect('{"a": 1, "b":', '{"a":1}', { "dangling_key", "closed_bracket" })
+    end)
+
+    it("closes a string cut before its closing brackets", function()
+      expect('{"key": ["value]}', '{"key":["value"]}', { "unterminated_string" })
+    end)
+
+    it("marks the value incomplete", function()
+      local _, _, info = fix('{"a": [1, 2')
+      assert.is_false(info.complete)
+    end)
+  end)
+
+  describe("the repair log", function()
+    it("gives kind, byte offset, line and column (code points) of each fix", function()
+      local _, _, _, log = fix('{\n  "é": 1,\n  b: 2,\n}')
+      assert.are.same({ kind = "unquoted_key", offset = 15, line = 3, column = 3,
+        detail = "quoted an unquoted key" }, log[1])
+      assert.are.same({ "trailing_comma", 19, 3, 7 }, { log[2].kind, log[2].offset, log[2].line, log[2].column })
+    end)
+  end)
+
+  describe("bad input", function()
+    it("gives a clean depth error for 1,000,000 [", function()
+      local v, msg, code = coax.repair(string.rep("[", 1000000))
+      assert.is_nil(v)
+      assert.are.equal("COAX_EDEPTH", code)
+      assert.are.equal("nesting deeper than 512", msg)
+    end)
+
+    it("gives a clean depth error for deep nesting the lenient parser sees", function()
+      local v, _, code = coax.repair("Here: " .. string.rep("{'a':", 600))
+      assert.is_nil(v)
+      assert.are.equal("COAX_EDEPTH", code)
+    end)
+
+    it("honours the caller's limits", function()
+      assert.are.equal("COAX_EDEPTH", select(3, coax.repair("[[[1]]]", { max_depth = 2 })))
+      assert.are.equal("COAX_ESIZE", select(3, coax.repair("[1, 2]", { max_input = 4 })))
+      assert.are.equal("COAX_ESTRING", select(3, coax.repair('["abcdef"]', { max_string = 3 })))
+      assert.are.equal("COAX_ESTRING", select(3, coax.repair("{'abcdef'", { max_string = 3 })))
+    end)
+
+    it("survives every single byte and every truncation of a reply", function()
+      for b = 0, 255 do coax.repair(string.char(b)) end
+      local reply = 'Sure:\n```json\n{"a": [1, "two", {"b": null}], c: \'d\' /* e */}\n```\n'
+      for i = 0, #reply do
+        local v = coax.repair(reply:sub(1, i))
+        if v ~= nil then assert.is_string(json.encode(v)) end
+      end
+    end)
+
+    it("survives random garbage and always returns valid JSON", function()
+      local seed = 12345
+      local function rnd(n)
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        return seed % n
+      end
+      local alphabet = '{}[]",:\'`0123456789.-+eE truefalsnulNaI\\/\n\t#*<>think' .. "\226\128\156\255"
+      for _ = 1, 2000 do
+        local t = {}
+        for i = 1, rnd(60) do
+          local k = rnd(#alphabet) + 1
+          t[i] = alphabet:sub(k, k)
+        end
+        local v = coax.repair(table.concat(t))
+        if v ~= nil then
+          local text = json.encode(v)
+          assert.are.equal(text, json.encode(json.decode(text)))
+        end
+      end
+    end)
+
+    it("handles megabytes of brackets and quotes in linear time", function()
+      local v = coax.repair(string.rep('"', 1000000))
+      assert.is_not_nil(v)
+      assert.is_nil((coax.repair(string.rep("x[", 500000))))
+      local obj, _, info = coax.repair(string.rep("{", 1000000))
+      assert.are.equal("{}", json.encode(obj)) -- a '{' where a key belongs is skipped
+      assert.is_false(info.complete)
+      assert.are.equal("COAX_EDEPTH", select(3, coax.repair(string.rep('{"a":', 1000000))))
+    end)
+  end)
+
+  assert(H)
+end)
