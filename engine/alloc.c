@@ -40,15 +40,25 @@ void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 
 typedef struct chunk {
     struct chunk *next;
-    size_t size; /* bytes allocated for this chunk, header included */
-    size_t used; /* bytes used after the header */
+    size_t size;   /* bytes allocated for this chunk, header included */
+    size_t used;   /* bytes used after the header */
+    size_t serial; /* creation order, for coax_arena_rewind */
 } chunk;
+
+/* A block allocated elsewhere that the arena frees with itself. */
+typedef struct adopted {
+    struct adopted *next;
+    void *block;
+    size_t size;
+} adopted;
 
 struct coax_arena {
     coax_allocator alloc;
     bool has_alloc;
     chunk *head;
+    adopted *adopted;
     size_t total;
+    size_t serial;
 };
 
 #define ARENA_CHUNK ((size_t)32 << 10)
@@ -75,6 +85,7 @@ void coax_arena_free(coax_arena *a)
 {
     if (!a) return;
     const coax_allocator *al = arena_alloc_of(a);
+    for (adopted *r = a->adopted; r; r = r->next) coax_free_raw(al, r->block, r->size);
     chunk *c = a->head;
     while (c) {
         chunk *next = c->next;
@@ -109,6 +120,7 @@ void *coax_arena_alloc(coax_arena *a, size_t size)
     if (!n) return NULL;
     n->size = csize;
     n->used = size;
+    n->serial = ++a->serial;
     a->total += csize;
     if (big && c) { /* keep the current chunk in front: it still has room */
         n->next = c->next;
@@ -118,6 +130,42 @@ void *coax_arena_alloc(coax_arena *a, size_t size)
         a->head = n;
     }
     return (char *)n + ARENA_HDR;
+}
+
+coax_arena_mark coax_arena_get_mark(const coax_arena *a)
+{
+    return (coax_arena_mark){a->serial, a->head ? a->head->used : 0, a->head};
+}
+
+void coax_arena_rewind(coax_arena *a, coax_arena_mark m)
+{
+    const coax_allocator *al = arena_alloc_of(a);
+    chunk **link = &a->head;
+    while (*link) {
+        chunk *c = *link;
+        if (c->serial > m.serial) {
+            *link = c->next;
+            a->total -= c->size;
+            coax_free_raw(al, c, c->size);
+        } else {
+            link = &c->next;
+        }
+    }
+    if (a->head && a->head == m.head) a->head->used = m.used;
+}
+
+bool coax_arena_adopt(coax_arena *a, void *block, size_t size)
+{
+    /* The block becomes a full chunk: its header is a small chunk of its own
+    ** that points at it and frees it with the arena. */
+    adopted *r = coax_arena_alloc(a, sizeof *r);
+    if (!r) return false;
+    r->block = block;
+    r->size = size;
+    r->next = a->adopted;
+    a->adopted = r;
+    a->total += size;
+    return true;
 }
 
 char *coax_arena_strdup(coax_arena *a, const char *s, size_t len)

@@ -13,14 +13,15 @@
 #include <string.h>
 
 /* The concrete value layout behind the opaque coax_value. Arrays hold their
-** items and objects their members contiguously, so a value is 24 bytes and
-** walking a container touches one block. */
+** items and objects their members contiguously, so a value is 16 bytes, a
+** member 32, and walking a container touches one block. Lengths are 32-bit:
+** coax_limits_resolve keeps max_input below 4 GiB, which bounds them all. */
 typedef struct coax_member coax_member;
 
 struct coax_value {
     uint8_t type;   /* coax_type */
     uint8_t flags;  /* COAX_VF_* */
-    size_t len;     /* bytes of text, or items/members of a container */
+    uint32_t len;   /* bytes of text, or items/members of a container */
     union {
         const char *text;     /* COAX_NUMBER, COAX_STRING (NUL-terminated) */
         coax_value *items;    /* COAX_ARRAY */
@@ -31,7 +32,7 @@ struct coax_value {
 
 struct coax_member {
     const char *key; /* NUL-terminated, valid UTF-8 */
-    size_t klen;
+    uint32_t klen;
     coax_value value;
 };
 
@@ -48,6 +49,21 @@ void coax_free_raw(const coax_allocator *a, void *p, size_t size);
 const coax_allocator *coax_arena_allocator(const coax_arena *arena);
 void *coax_arena_alloc(coax_arena *arena, size_t size); /* 8-byte aligned */
 char *coax_arena_strdup(coax_arena *arena, const char *s, size_t len);
+
+/* Arena marks: everything allocated after a mark is freed by rewinding to
+** it (a failed attempt gives its memory back). Blocks adopted after the
+** mark are not covered: adopt only what the result keeps. */
+typedef struct coax_arena_mark {
+    size_t serial, used;
+    const void *head;
+} coax_arena_mark;
+coax_arena_mark coax_arena_get_mark(const coax_arena *arena);
+void coax_arena_rewind(coax_arena *arena, coax_arena_mark mark);
+
+/* Hands 'block' (from the arena's allocator, 'size' bytes) to the arena,
+** which frees it with everything else. Returns false when out of memory
+** (the caller still owns the block). */
+bool coax_arena_adopt(coax_arena *arena, void *block, size_t size);
 
 /* A growable byte buffer. On allocation failure it sets 'oom' and keeps
 ** what it has; check 'oom' once after a series of appends. */

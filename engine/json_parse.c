@@ -4,7 +4,9 @@
 ** Iterative with an explicit stack, so input-controlled nesting can never
 ** overflow the C stack. Pending children of open containers sit in one
 ** growable array; closing a container copies its children into the arena
-** as one contiguous block.
+** as one contiguous block. The input is copied into the arena once and
+** strings are decoded in place there (decoding never grows a string; its
+** closing quote becomes its NUL), so a string costs no allocation.
 */
 #include "core.h"
 
@@ -21,7 +23,7 @@ typedef struct open {
 typedef struct parser {
     coax_arena *arena;
     const coax_allocator *alloc;
-    const char *start, *p, *end;
+    char *start, *p, *end; /* the arena's copy of the input */
     coax_limits lim;
     coax_error *err;
     slot *slots;
@@ -74,12 +76,11 @@ static bool hex4(const char *s, uint32_t *out)
     return true;
 }
 
-/* Decodes the escapes of a string body known to be well-formed up to its
-** escapes; writes into dst (large enough: decoding never grows). */
-static coax_code decode_escapes(parser *ps, const char *s, const char *e,
-                                char *dst, size_t *outlen)
+/* Decodes the escapes of a string body in place (s..e, known to be free of
+** raw control characters and invalid UTF-8); returns the decoded length. */
+static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outlen)
 {
-    char *d = dst;
+    char *d = s, *const first = s;
     while (s < e) {
         if (*s != '\\') {
             *d++ = *s++;
@@ -116,20 +117,25 @@ static coax_code decode_escapes(parser *ps, const char *s, const char *e,
             return fail(ps, COAX_ESYNTAX, at, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)");
         }
     }
-    *outlen = (size_t)(d - dst);
+    *outlen = (size_t)(d - first);
     return COAX_OK;
 }
 
-/* Parses a string at ps->p (on the opening quote). */
-static coax_code parse_string(parser *ps, const char **out, size_t *outlen)
+/* Parses a string at ps->p (on the opening quote), in place. */
+static coax_code parse_string(parser *ps, const char **out, uint32_t *outlen)
 {
-    const char *s = ++ps->p, *p = s, *end = ps->end;
+    char *s = ++ps->p, *p = s;
+    const char *end = ps->end;
     bool escaped = false;
     for (;;) {
-        while (end - p >= 4 && !string_class[(unsigned char)p[0]] &&
-               !string_class[(unsigned char)p[1]] && !string_class[(unsigned char)p[2]] &&
-               !string_class[(unsigned char)p[3]])
-            p += 4;
+        while (end - p >= 8) {
+            if (string_class[(unsigned char)p[0]] | string_class[(unsigned char)p[1]] |
+                string_class[(unsigned char)p[2]] | string_class[(unsigned char)p[3]] |
+                string_class[(unsigned char)p[4]] | string_class[(unsigned char)p[5]] |
+                string_class[(unsigned char)p[6]] | string_class[(unsigned char)p[7]])
+                break;
+            p += 8;
+        }
         while (p < end && !string_class[(unsigned char)*p]) p++;
         if (p >= end) return fail(ps, COAX_ESYNTAX, p, "'\"' to close the string");
         switch (string_class[(unsigned char)*p]) {
@@ -152,23 +158,16 @@ static coax_code parse_string(parser *ps, const char **out, size_t *outlen)
     }
 done:
     ps->p = p + 1;
-    size_t raw = (size_t)(p - s);
-    if (raw > ps->lim.max_string && !escaped)
-        return fail(ps, COAX_ESTRING, s, "string longer than the string limit");
-    char *dst = coax_arena_alloc(ps->arena, raw + 1);
-    if (!dst) return fail(ps, COAX_ENOMEM, s, "out of memory");
-    size_t n = raw;
+    size_t n = (size_t)(p - s);
     if (escaped) {
-        coax_code rc = decode_escapes(ps, s, p, dst, &n);
+        coax_code rc = decode_escapes(ps, s, p, &n);
         if (rc) return rc;
-        if (n > ps->lim.max_string)
-            return fail(ps, COAX_ESTRING, s, "string longer than the string limit");
-    } else {
-        memcpy(dst, s, raw);
     }
-    dst[n] = '\0';
-    *out = dst;
-    *outlen = n;
+    if (n > ps->lim.max_string)
+        return fail(ps, COAX_ESTRING, s, "string longer than the string limit");
+    s[n] = '\0'; /* over the closing quote, or inside the shrunk escapes */
+    *out = s;
+    *outlen = (uint32_t)n;
     return COAX_OK;
 }
 
@@ -353,15 +352,19 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     parser ps = {0};
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);
-    ps.start = ps.p = text ? text : "";
-    ps.end = ps.start + len;
     ps.lim = coax_limits_resolve(limits);
-    ps.err = err;
-    ps.on_dup = on_dup;
-    ps.ud = ud;
     if (len > ps.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          ps.lim.max_input);
+    char *copy = coax_arena_alloc(arena, len + 1);
+    if (!copy) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    if (len) memcpy(copy, text, len);
+    copy[len] = '\0';
+    ps.start = ps.p = copy;
+    ps.end = copy + len;
+    ps.err = err;
+    ps.on_dup = on_dup;
+    ps.ud = ud;
     /* A UTF-8 byte order mark is not JSON; strict parsing rejects it. */
     coax_value root;
     coax_code rc = run(&ps, &root);
@@ -379,7 +382,7 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     }
     coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(slot));
     coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(open));
-    if (rc) coax_error_locate(err, ps.start, len);
+    if (rc) coax_error_locate(err, text ? text : "", len); /* the copy has changed */
     return rc;
 }
 

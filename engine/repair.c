@@ -180,38 +180,61 @@ static size_t choose(const job *j)
     return best[WHOLE_ANY];
 }
 
+/* Advances (pos, line, col) to 'target' over text: eight bytes at a time
+** where no line break is among them (columns count code points, so
+** UTF-8 continuation bytes are not counted). */
+static void advance(const char *text, size_t target, size_t *pos, uint32_t *line, uint32_t *col,
+                    size_t *line_start)
+{
+    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
+    size_t p = *pos;
+    while (p < target) {
+        if (target - p >= 8) {
+            uint64_t w;
+            memcpy(&w, text + p, 8);
+            uint64_t nl = w ^ (ones * '\n');
+            uint64_t nl_zero = ~(((nl & low7) + low7) | nl | low7);
+            if (!nl_zero) {
+                uint64_t cont = (w & (ones * 0xC0)) ^ (ones * 0x80); /* 0 where continuation */
+                uint64_t zero = ~(((cont & low7) + low7) | cont | low7);
+                /* 'zero' has 0x80 in each continuation byte: count them. */
+                *col += 8 - (uint32_t)(((zero >> 7) * ones) >> 56);
+                p += 8;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)text[p++];
+        if (c == '\n') {
+            (*line)++;
+            *col = 1;
+            *line_start = p;
+        } else if ((c & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+    *pos = p;
+}
+
 /* Line and column of every log entry, in one forward sweep when entries
-** come in text order; going back restarts from the nearest line start. */
+** come in text order; going back restarts from the line start (or the
+** text start when the entry is on an earlier line). */
 static void locate_all(job *j)
 {
-    size_t pos = 0;
+    size_t pos = 0, line_start = 0;
     uint32_t line = 1, col = 1;
-    size_t line_start = 0;
     for (size_t k = 0; k < j->log.n; k++) {
         coax_repair_entry *e = &j->log.e[k];
         size_t target = e->offset > j->len ? j->len : e->offset;
         if (target < pos) {
-            /* Back to the start of target's line (a backwards scan is
-            ** bounded by how far back the entry is). */
             if (target >= line_start) {
                 pos = line_start;
                 col = 1;
             } else {
-                pos = 0;
+                pos = line_start = 0;
                 line = col = 1;
-                line_start = 0;
             }
         }
-        for (; pos < target; pos++) {
-            unsigned char c = (unsigned char)j->text[pos];
-            if (c == '\n') {
-                line++;
-                col = 1;
-                line_start = pos + 1;
-            } else if ((c & 0xC0) != 0x80) {
-                col++;
-            }
-        }
+        advance(j->text, target, &pos, &line, &col, &line_start);
         e->line = line;
         e->column = col;
     }
@@ -239,23 +262,32 @@ static bool sort_entries(job *j, coax_repair_entry *e, size_t n)
     return true;
 }
 
-/* Copies a candidate's two log slices into the arena, in text order. */
+/* A candidate's log: its slice of the (adopted) log when its entries are
+** contiguous there, else a copy; sorted by offset either way. */
 static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
 {
-    size_t n = (p->pre_to - p->pre_from) + (p->to - p->from) + p->double_encoded;
-    coax_repair_entry *e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
-    if (!e) return nomem(j);
-    size_t k = 0;
-    for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
-    if (p->double_encoded) {
-        e[k] = (coax_repair_entry){rkind_name(RK_DOUBLE_ENCODED), rkind_detail(RK_DOUBLE_ENCODED),
-                                   p->start, 0, 0};
-        coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
-        k++;
+    size_t npre = p->pre_to - p->pre_from, nval = p->to - p->from;
+    size_t n = npre + nval + p->double_encoded;
+    coax_repair_entry *e;
+    if (!p->double_encoded && (npre == 0 || p->pre_to == p->from)) {
+        e = j->log.e + (npre ? p->pre_from : p->from);
+    } else {
+        e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
+        if (!e) return nomem(j);
+        size_t k = 0;
+        for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
+        if (p->double_encoded) {
+            e[k] = (coax_repair_entry){rkind_name(RK_DOUBLE_ENCODED), rkind_detail(RK_DOUBLE_ENCODED),
+                                       p->start, 0, 0};
+            coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
+            k++;
+        }
+        for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
     }
-    for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
+    /* Sorting a slice in place is safe: value candidates come before the
+    ** sequence that spans them, and sorted slices concatenate sorted. */
     if (!sort_entries(j, e, n)) return nomem(j);
-    *c = (coax_candidate){p->value, p->source, p->start, p->end, p->complete, e, n};
+    *c = (coax_candidate){p->value, p->source, p->start, p->end, p->complete, n ? e : NULL, n};
     return COAX_OK;
 }
 
@@ -263,7 +295,9 @@ static coax_code run(job *j, coax_repair_result *out)
 {
     coax_value *v;
     coax_error perr;
+    coax_arena_mark mark = coax_arena_get_mark(j->arena);
     coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+    if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false};
         if (!add_pending(j, p)) return nomem(j);
@@ -291,6 +325,10 @@ static coax_code run(job *j, coax_repair_result *out)
     if (best == SIZE_MAX)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
     locate_all(j);
+    if (j->log.e) { /* the arena owns the log from here on */
+        if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);
+        j->log.cap = 0;
+    }
     coax_candidate *cands = coax_arena_alloc(j->arena, j->n * sizeof *cands);
     if (!cands) return nomem(j);
     for (size_t i = 0; i < j->n; i++)
@@ -323,7 +361,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
                          j.lim.max_input);
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.text, len);
-    rlog_free(&j.log);
+    if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
     coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
     return rc;
 }

@@ -80,8 +80,21 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
     return 0;
 }
 
+/* Bytes that may begin whitespace or a comment outside strings. */
+static const uint8_t space_start[256] = {
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1, ['/'] = 1, ['#'] = 1,
+    [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
+};
+
 /* Skips whitespace, comments and Unicode spaces, logging what is not JSON. */
-static void skip_space(lp *ps)
+static void skip_space_slow(lp *ps);
+static inline void skip_space(lp *ps)
+{
+    if (ps->p < ps->e && !space_start[(unsigned char)*ps->p]) return;
+    skip_space_slow(ps);
+}
+
+static void skip_space_slow(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
     for (;;) {
@@ -247,6 +260,17 @@ static void put_cp(lp *ps, uint32_t cp)
 
 enum { S_CLOSED, S_BOUND, S_CUT };
 
+/* Bytes a string body cannot copy as they are: controls, backslash, quote
+** characters and the start of any multi-byte sequence. */
+static const uint8_t plain_not[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\''] = 1, ['`'] = 1, ['\\'] = 1,
+    [0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 /* Decodes one escape at p (on the backslash), below 'bound'. */
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
@@ -294,9 +318,10 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     const char *p = ps->p, *body = ps->p;
     while (p < bound) {
         const char *run = p;
-        while (p < bound && (unsigned char)*p >= 0x20 && *p != '\\' && *p != '"' && *p != '\'' &&
-               *p != '`' && (unsigned char)*p < 0x80)
-            p++;
+        while (bound - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
+                                   plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
+            p += 4;
+        while (p < bound && !plain_not[(unsigned char)*p]) p++;
         coax_buf_put(&ps->sb, run, (size_t)(p - run));
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;

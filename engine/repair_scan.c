@@ -134,6 +134,22 @@ static size_t fence_at(const char *t, size_t i, size_t len)
     return n >= 3 ? n : 0;
 }
 
+/* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
+static const uint8_t stops[256] = {
+    ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['`'] = 1, ['~'] = 1, ['<'] = 1,
+    ['"'] = 3, ['\\'] = 2,
+};
+
+/* The next byte at or after i that matters ('mask': 1 prose, 2 string). */
+static size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask)
+{
+    while (len - i >= 4 && !((stops[(unsigned char)t[i]] | stops[(unsigned char)t[i + 1]] |
+                              stops[(unsigned char)t[i + 2]] | stops[(unsigned char)t[i + 3]]) & mask))
+        i += 4;
+    while (i < len && !(stops[(unsigned char)t[i]] & mask)) i++;
+    return i;
+}
+
 coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_end)
 {
     const coax_allocator *a = out->alloc;
@@ -145,6 +161,8 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     *reasoning_end = 0;
     size_t i = 0;
     while (ok && i < len) {
+        i = next_stop(t, i, len, pr.in_string ? 2 : 1);
+        if (i >= len) break;
         char c = t[i];
         if (pr.in_string) {
             if (c == '\\') i += 2;

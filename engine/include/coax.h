@@ -103,6 +103,9 @@ typedef struct coax_limits {
 #define COAX_DEFAULT_MAX_DEPTH 512
 #define COAX_DEFAULT_MAX_INPUT ((size_t)256 << 20)
 #define COAX_DEFAULT_MAX_STRING ((size_t)64 << 20)
+/* max_input and max_string larger than this (4 GiB - 1) are lowered to it:
+** values store lengths in 32 bits. */
+#define COAX_MAX_INPUT_CAP ((size_t)0xFFFFFFFFu)
 
 /* Fills 'limits' with the defaults. 'limits' must not be NULL. */
 void coax_limits_default(coax_limits *limits);
