@@ -20,6 +20,8 @@ static const struct {
     [COAX_EIO] = {"COAX_EIO", "input/output error", 2},
     [COAX_ENOTFOUND] = {"COAX_ENOTFOUND", "no value at that JSON Pointer", 1},
     [COAX_EUTF8] = {"COAX_EUTF8", "invalid UTF-8", 1},
+    [COAX_ESCHEMA] = {"COAX_ESCHEMA", "invalid JSON Schema", 2},
+    [COAX_ELIMIT] = {"COAX_ELIMIT", "a validation limit was reached", 4},
 };
 
 static int known(coax_code code)

@@ -51,6 +51,8 @@ typedef enum coax_code {
     COAX_EIO,       /* reading or writing a file or stream failed */
     COAX_ENOTFOUND, /* a JSON Pointer names no value */
     COAX_EUTF8,     /* strict parsing or building: invalid UTF-8 */
+    COAX_ESCHEMA,   /* an invalid JSON Schema (or an unresolvable reference) */
+    COAX_ELIMIT,    /* a limit of validation (regex steps, reference cycle) */
     COAX_CODE_COUNT /* not a code: the number of codes */
 } coax_code;
 
@@ -287,6 +289,149 @@ typedef struct coax_repair_result {
 coax_code coax_repair(coax_arena *arena, const char *text, size_t len,
                       const coax_limits *limits, coax_repair_result *out,
                       coax_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* JSON Schema: compile once, validate many times                           */
+/* ------------------------------------------------------------------------ */
+
+/* A compiled schema: immutable once compiled, so one compiled schema may be
+** used by any number of validations at once, from several threads, as long
+** as its allocator is thread-safe (matching regular expressions allocates
+** through it). */
+typedef struct coax_schema coax_schema;
+
+/* The drafts coax implements. A schema's "$schema" chooses; without one the
+** host's choice applies (coax_schema_options.draft), else 2020-12. */
+typedef enum coax_draft {
+    COAX_DRAFT_AUTO = 0,
+    COAX_DRAFT_4 = 4,
+    COAX_DRAFT_6 = 6,
+    COAX_DRAFT_7 = 7,
+    COAX_DRAFT_2019_09 = 2019,
+    COAX_DRAFT_2020_12 = 2020
+} coax_draft;
+
+/* "2020-12", "2019-09", "7", "6", "4" (also "draft7", "draft-07",
+** "draft2020-12"); COAX_DRAFT_AUTO for anything else. 'name' may be NULL. */
+coax_draft coax_draft_parse(const char *name);
+
+/* "2020-12", "2019-09", "7", "6", "4"; "auto" for COAX_DRAFT_AUTO. */
+const char *coax_draft_name(coax_draft draft);
+
+/* A host-supplied resolver for references to documents coax does not hold
+** (coax never touches the network). Called during coax_schema_compile with
+** an absolute URI without fragment. On success it builds the document in
+** 'arena' (coax_parse is the usual way), sets '*out' and returns COAX_OK;
+** COAX_ENOTFOUND when it has no such document (the reference is then
+** unresolvable: COAX_ESCHEMA); any other code stops compilation with it. */
+typedef coax_code (*coax_schema_resolver)(void *ud, const char *uri,
+                                          coax_arena *arena, coax_value **out,
+                                          coax_error *err);
+
+#define COAX_DEFAULT_MAX_SCHEMA_DEPTH 1024
+#define COAX_DEFAULT_MAX_REGEX_STEPS 1000000u
+
+#define COAX_SCHEMA_NO_META 1u /* skip checking the schema against its meta-schema */
+
+/* Options of coax_schema_compile; NULL means all defaults, and a zero field
+** its default. */
+typedef struct coax_schema_options {
+    coax_draft draft;               /* for schemas without "$schema"; AUTO: 2020-12 */
+    coax_schema_resolver resolve;   /* NULL: only embedded meta-schemas and remote_dir */
+    void *resolve_ud;
+    /* A folder that holds the documents under a URI prefix: with
+    ** remote_base "http://localhost:1234/", the URI
+    ** http://localhost:1234/a/b.json is the file remote_dir/a/b.json. Tried
+    ** after 'resolve'. Paths with ".." segments are refused. */
+    const char *remote_dir;
+    const char *remote_base;
+    /* Nesting of subschema evaluation (each applicator or reference entered
+    ** is one level): deeper is COAX_EDEPTH. Default 1024. It also bounds the
+    ** nesting of schema documents at compile time. */
+    size_t max_depth;
+    uint32_t max_regex_steps;       /* steps of one regex match; default 1000000 */
+    unsigned flags;                 /* COAX_SCHEMA_* */
+} coax_schema_options;
+
+/* Compiles 'schema' (any JSON value; a boolean is a schema too). The schema
+** is copied: 'schema' may be freed after the call. Every reference is
+** resolved now, in this order: the schema's own resources, the embedded
+** official meta-schemas (drafts 4, 6, 7, 2019-09, 2020-12), the resolver,
+** remote_dir. The schema is checked against its meta-schema (unless
+** COAX_SCHEMA_NO_META).
+**
+** Returns COAX_OK and sets '*out' (free it with coax_schema_free);
+** COAX_ESCHEMA for an invalid schema, an unknown "$schema" or an
+** unresolvable reference, with 'err->msg' naming the location in the
+** schema; COAX_EDEPTH, COAX_ENOMEM, or a code from the resolver. On failure
+** nothing is left allocated. 'alloc' NULL: the C library; the allocator
+** struct is copied. 'schema' and 'out' must not be NULL. */
+coax_code coax_schema_compile(const coax_value *schema,
+                              const coax_schema_options *options,
+                              const coax_allocator *alloc, coax_schema **out,
+                              coax_error *err);
+
+/* Frees a compiled schema. NULL is a no-op. */
+void coax_schema_free(coax_schema *schema);
+
+/* The draft of the schema's root resource. */
+coax_draft coax_schema_draft(const coax_schema *schema);
+
+/* One validation error, in the JSON Schema output format's words. */
+typedef struct coax_schema_error {
+    const char *instance_location;          /* JSON Pointer into the instance */
+    const char *keyword_location;           /* evaluation path, through references */
+    const char *absolute_keyword_location;  /* NULL unless a reference was crossed */
+    const char *message;                    /* "expected integer, got string \"12\"" */
+    /* The subschemas the error is nested in, outermost first: for each,
+    ** the lengths of keyword_location and instance_location where it
+    ** begins (2 * nnesting values; the detailed output groups by them). */
+    const uint32_t *nesting;
+    size_t nnesting;
+} coax_schema_error;
+
+/* The result of coax_validate; everything lives in the arena passed in. */
+typedef struct coax_validation {
+    int valid;
+    coax_schema_error *errors; /* every error, in evaluation order */
+    size_t nerrors;
+} coax_validation;
+
+#define COAX_VALIDATE_FIRST 1u /* stop at the first error (the "flag" output) */
+
+/* Validates 'instance' against 'schema', collecting every error (or only
+** whether it is valid, with COAX_VALIDATE_FIRST). Errors inside subschemas
+** whose failure does not matter (a failing anyOf branch when another
+** matches, "if", "not") are not reported.
+**
+** Returns COAX_OK and fills '*out' (strings in 'arena'): the answer is in
+** out->valid. Fails with COAX_EDEPTH when evaluation nests deeper than
+** max_depth, COAX_ELIMIT when a regular expression exceeds its steps or a
+** reference cycle never consumes the instance ({"$ref": "#"}), COAX_ENOMEM.
+** Thread-safe for one schema and different arenas. No argument may be
+** NULL except 'err'. */
+coax_code coax_validate(const coax_schema *schema, const coax_value *instance,
+                        coax_arena *arena, unsigned flags, coax_validation *out,
+                        coax_error *err);
+
+/* The output formats of the specification. */
+typedef enum coax_output {
+    COAX_OUTPUT_FLAG = 0, /* {"valid": false} */
+    COAX_OUTPUT_BASIC,    /* {"valid": false, "errors": [unit, ...]}: a flat list */
+    COAX_OUTPUT_DETAILED  /* units nested as the schema nests them */
+} coax_output;
+
+/* "flag", "basic", "detailed"; -1 for anything else (or NULL). */
+int coax_output_parse(const char *name);
+
+/* Writes 'result' as one line of compact JSON (no newline) into a buffer
+** from 'alloc' (NULL: the C library); free '*out' with coax_free(alloc,
+** *out, *len + 1). A unit is {"instanceLocation", "keywordLocation",
+** "absoluteKeywordLocation" (only when set), "error"}. */
+coax_code coax_validation_write(const coax_validation *result,
+                                coax_output format,
+                                const coax_allocator *alloc, char **out,
+                                size_t *len);
 
 #ifdef __cplusplus
 }
