@@ -3,9 +3,11 @@
 -- (fences and prose, trailing commas, single quotes, unquoted keys,
 -- comments, Python literals, unescaped quotes, raw newlines, truncation,
 -- reasoning blocks). Deterministic: same arguments, same file.
---   lua5.4 gen.lua OUT.jsonl COUNT [SEED]
+--   lua5.4 gen.lua OUT.jsonl COUNT [SEED] [valid]
+-- With "valid", the same records are written as valid JSON, bare.
 local cjson = require "cjson"
 local out_path, count, seed = arg[1], tonumber(arg[2] or 3000), tonumber(arg[3] or 42)
+local valid_only = arg[4] == "valid"
 
 local state = seed
 local function rnd(n) -- 1..n
@@ -93,10 +95,19 @@ for _ = 1, count do
     python = chance(0.15), comment = chance(0.15), inner_quote = chance(0.1), raw_newline = chance(0.1),
     missing_comma = chance(0.1),
   }
+  if valid_only then how = { pretty = how.pretty } end
   local out = {}
   write(record(), how, 0, out)
   local j = table.concat(out)
-  if chance(0.15) then j = j:sub(1, rnd(#j)) end -- truncated output
-  f:write(cjson.encode(pick(wrappers)(j)), "\n")
+  if valid_only then
+    f:write(cjson.encode(j), "\n")
+  else
+    if chance(0.15) then -- truncated output, cut at a character boundary
+      local cut = rnd(#j)
+      while cut > 1 and j:byte(cut + 1) and j:byte(cut + 1) >= 0x80 and j:byte(cut + 1) < 0xC0 do cut = cut - 1 end
+      j = j:sub(1, cut)
+    end
+    f:write(cjson.encode(pick(wrappers)(j)), "\n")
+  end
 end
 f:close()
