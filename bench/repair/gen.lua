@@ -83,7 +83,9 @@ end
 local wrappers = {
   function(j) return j end,
   function(j) return "```json\n" .. j .. "\n```" end,
-  function(j) return "Sure! Here is the extracted data:\n\n```json\n" .. j .. "\n```\n\nLet me know if you need anything else." end,
+  function(j)
+    return "Sure! Here is the extracted data:\n\n```json\n" .. j .. "\n```\n\nLet me know if you need anything else."
+  end,
   function(j) return "<think>The user wants the product as JSON. I will list the items.</think>\n" .. j end,
   function(j) return "Here is the JSON you asked for: " .. j .. " I hope this helps!" end,
 }
