@@ -121,6 +121,18 @@ size_t coax_number_span(const char *s, size_t n, bool *is_int);
 /* Appends 'v' as JSON text to 'b' (COAX_WRITE_* flags). */
 coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags);
 
+/* Edits by path copying (json_edit.c): each returns a new root that shares
+** all it can with 'root', or NULL when 'pointer' does not resolve (or names
+** the wrong type) or memory ran out. 'root' is not changed. */
+coax_value *coax_value_replace(coax_arena *a, const coax_value *root, const char *pointer, size_t len,
+                               const coax_value *with);
+coax_value *coax_value_remove_member(coax_arena *a, const coax_value *root, const char *pointer,
+                                     size_t len, const char *key, size_t klen);
+coax_value *coax_value_add_member(coax_arena *a, const coax_value *root, const char *pointer,
+                                  size_t len, const char *key, size_t klen, const coax_value *value);
+/* A deep copy of 'v' into 'a'. */
+coax_value *coax_value_copy(coax_arena *a, const coax_value *v);
+
 /* Duplicate keys: last one wins, at the first one's position. Compacts
 ** m[0..n) in place and returns the new count, or SIZE_MAX when out of
 ** memory. 'on_dup' (may be NULL) hears the index (in the original order) of

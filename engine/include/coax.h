@@ -433,6 +433,58 @@ coax_code coax_validation_write(const coax_validation *result,
                                 const coax_allocator *alloc, char **out,
                                 size_t *len);
 
+/* ------------------------------------------------------------------------ */
+/* Extract: schema-aligned recovery without another model call              */
+/* ------------------------------------------------------------------------ */
+
+/* One coercion: a value that was right in substance and wrong in form.
+** 'kind' is a stable name ("string_to_integer", "string_to_number",
+** "string_to_boolean", "number_to_string", "float_to_integer",
+** "wrap_in_array", "unwrap_array", "enum_match", "const_match",
+** "default_filled", "property_dropped", "envelope_unwrapped"), 'pointer'
+** the JSON Pointer of the place changed (in the result value), 'detail' a
+** sentence. 'kind' and 'detail' are static; 'pointer' lives in the arena. */
+typedef struct coax_coercion {
+    const char *kind;
+    const char *pointer;
+    const char *detail;
+} coax_coercion;
+
+#define COAX_EXTRACT_STRICT 1u /* no coercion: repair, validate, choose */
+
+/* The result of coax_extract; everything lives in the arena passed in. */
+typedef struct coax_extract_result {
+    int valid;                    /* 'value' validates against the schema */
+    const coax_value *value;      /* the best candidate, coerced */
+    size_t candidate;             /* its index in repair.candidates */
+    coax_repair_result repair;    /* all candidates; repair.log is the best one's */
+    coax_coercion *coercions;     /* the best candidate's coercions, in order */
+    size_t ncoercions;
+    coax_validation validation;   /* of 'value': the errors when !valid */
+} coax_extract_result;
+
+/* Recovers from 'text' the value that best fits 'schema'.
+**
+** Every candidate coax_repair finds (fences, tags, prose spans, the whole
+** text, concatenated values as an array) is validated and, unless
+** COAX_EXTRACT_STRICT, coerced: a coercion is applied only where the schema
+** rejects the value and the change makes that location pass without new
+** errors. A single-key envelope ({"result": {...}}) is unwrapped when only
+** the inner value fits. Candidates are scored: valid first, then fewer
+** errors, complete before truncated, fewer coercions, and the last one on
+** a tie. 'schema_doc' is the document 'schema' was compiled from; keywords
+** are looked up in it (local "$ref"s are followed); NULL turns coercion
+** off, as COAX_EXTRACT_STRICT does.
+**
+** Returns COAX_OK with out->valid saying whether the value validates (the
+** errors are in out->validation); COAX_ENOJSON when the text holds no JSON;
+** a limit (COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ELIMIT) or
+** COAX_ENOMEM. 'limits' may be NULL. */
+coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
+                       const coax_value *schema_doc, const char *text,
+                       size_t len, const coax_limits *limits, unsigned flags,
+                       coax_extract_result *out, coax_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,118 @@
+/*
+** extract.c: coax_extract. Repair finds the candidates; each is validated
+** and coerced (coerce.c); the best one wins by score (see coax.h).
+*/
+#include "coerce.h"
+
+/* At most this many candidates are scored: the repair's own choice and the
+** last ones (a reply holding thousands of NDJSON lines also has the whole
+** sequence as one candidate, which is scored). */
+#define MAX_SCORED 64
+
+typedef struct scored {
+    bool valid, complete;
+    size_t nerrors, ncoercions, index;
+    const coax_value *value;
+    coax_validation validation;
+    coax_coercion *coercions;
+} scored;
+
+/* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
+static bool better(const scored *a, const scored *b)
+{
+    if (b->index == SIZE_MAX) return true;
+    if (a->valid != b->valid) return a->valid;
+    if (a->nerrors != b->nerrors) return a->nerrors < b->nerrors;
+    if (a->complete != b->complete) return a->complete;
+    if (a->ncoercions != b->ncoercions) return a->ncoercions < b->ncoercions;
+    return a->index > b->index;
+}
+
+/* {"result": {...}} when only the inner value fits. */
+static coax_code try_envelope(coerce_ctx *c, scored *s)
+{
+    const coax_value *v = s->value;
+    if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
+    coax_arena_mark mark = coax_arena_get_mark(c->arena);
+    size_t before = c->n;
+    const coax_value *inner;
+    coax_validation val;
+    coax_code rc = coerce_candidate(c, &v->u.members[0].value, &inner, &val);
+    if (rc) return rc;
+    if (!val.valid) {
+        c->n = before;
+        coax_arena_rewind(c->arena, mark);
+        return COAX_OK;
+    }
+    /* The earlier coercions were of the envelope: only the inner ones stay,
+    ** and the unwrapping goes first. */
+    size_t inner_n = c->n - before;
+    coax_coercion *log = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *log);
+    if (!log) return COAX_ENOMEM;
+    log[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope"};
+    memcpy(log + 1, c->log + before, inner_n * sizeof *log);
+    c->log = log;
+    c->n = c->cap = inner_n + 1;
+    s->value = inner;
+    s->valid = true;
+    s->nerrors = 0;
+    s->validation = val;
+    return COAX_OK;
+}
+
+static coax_code score(coerce_ctx *c, const coax_candidate *cand, size_t index, bool strict, scored *s)
+{
+    c->log = NULL;
+    c->n = c->cap = 0;
+    coax_code rc;
+    if (strict) {
+        s->value = cand->value;
+        rc = coax_validate(c->schema, cand->value, c->arena, 0, &s->validation, c->err);
+    } else {
+        rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
+    }
+    if (rc) return rc;
+    s->valid = s->validation.valid;
+    s->nerrors = s->validation.nerrors;
+    s->complete = cand->complete;
+    s->index = index;
+    if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
+    s->coercions = c->log;
+    s->ncoercions = c->n;
+    return COAX_OK;
+}
+
+coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_value *schema_doc,
+                       const char *text, size_t len, const coax_limits *limits, unsigned flags,
+                       coax_extract_result *out, coax_error *err)
+{
+    if (!arena || !schema || !out || (!text && len))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
+    memset(out, 0, sizeof *out);
+    coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
+    if (rc) return rc;
+    const coax_repair_result *r = &out->repair;
+    bool strict = (flags & COAX_EXTRACT_STRICT) || !schema_doc;
+    coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
+    scored best = {.index = SIZE_MAX};
+    size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        if (i < first && i != r->chosen && r->candidates[i].source != COAX_SOURCE_SEQUENCE) continue;
+        coax_arena_mark mark = coax_arena_get_mark(arena);
+        scored s;
+        if ((rc = score(&c, &r->candidates[i], i, strict, &s))) return rc;
+        if (better(&s, &best)) best = s;
+        else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
+    }
+    out->valid = best.valid;
+    out->value = best.value;
+    out->candidate = best.index;
+    out->coercions = best.coercions;
+    out->ncoercions = best.ncoercions;
+    out->validation = best.validation;
+    out->repair.chosen = best.index;
+    out->repair.value = r->candidates[best.index].value;
+    out->repair.log = r->candidates[best.index].log;
+    out->repair.nlog = r->candidates[best.index].nlog;
+    return COAX_OK;
+}
