@@ -1,0 +1,1042 @@
+/*
+** validate.c: runs a compiled schema on an instance and collects every
+** error with its instance location, its keyword location (the evaluation
+** path, through references) and, once a reference was crossed, its absolute
+** keyword location.
+**
+** Annotations for unevaluatedProperties/unevaluatedItems are bit sets over
+** the instance's members or items, kept only where such a keyword can see
+** them: a node that has one evaluates into a set of its own; in-place
+** applicators whose failure fails their parent (allOf, $ref, then/else,
+** dependentSchemas) write into their parent's set, and those whose failure
+** does not (anyOf, oneOf, if, not) get a fresh set each, merged only when
+** valid.
+*/
+#include "schema_cc.h"
+#include "schema_num.h"
+
+#include <stdio.h>
+
+typedef struct seg {
+    const char *s; /* a key, or NULL for an index */
+    size_t len;    /* key length, or the index */
+} seg;
+
+typedef struct segs {
+    seg *v;
+    size_t n, cap;
+} segs;
+
+typedef struct eset {
+    uint64_t *bits;
+    size_t n;
+} eset;
+
+typedef struct verr {
+    size_t iloc, kloc, aloc, msg, nest; /* offsets in strs (nest: in nests) */
+    size_t nnest;
+} verr;
+
+typedef struct active_ref {
+    const snode *target;
+    const coax_value *inst;
+} active_ref;
+
+typedef struct vctx {
+    const coax_schema *s;
+    const coax_allocator *alloc;
+    coax_error *err;
+    coax_code rc;
+    int quiet;          /* > 0: errors are not recorded, failures stop early */
+    size_t depth;
+    segs ipath, kpath;
+    const sres **scope; /* the dynamic scope: resources entered, outermost first */
+    size_t nscope, cscope;
+    active_ref *refs;   /* references being evaluated, for cycle detection */
+    size_t nrefs, crefs;
+    size_t crossed;     /* references crossed on the current path */
+    const snode *node;  /* the node being evaluated */
+    size_t node_k;      /* kpath length at its entry */
+    uint32_t *nest;     /* (kpath, ipath) lengths at each node entry */
+    size_t nnest, cnest;
+    coax_buf strs;      /* the strings of the errors so far */
+    coax_buf nests;     /* their nesting, as uint32 pairs */
+    coax_buf msg;       /* the message being built */
+    verr *errs;
+    size_t nerrs, cerrs;
+} vctx;
+
+static bool fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool fatal(vctx *c, coax_code code, const char *fmt, ...)
+{
+    if (c->rc) return false;
+    c->rc = code;
+    if (c->err) {
+        c->err->code = code;
+        c->err->offset = 0;
+        c->err->line = c->err->column = 0;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static bool oom(vctx *c) { return fatal(c, COAX_ENOMEM, "out of memory during validation"); }
+
+/* ---- growable stacks ---------------------------------------------------- */
+
+static bool grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 32;
+    void *q = coax_realloc_raw(c->alloc, *p, *cap * size, nc * size);
+    if (!q) return oom(c);
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+static bool push(vctx *c, segs *s, const char *k, size_t len)
+{
+    if (!grow(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
+    s->v[s->n++] = (seg){k, len};
+    return true;
+}
+
+static bool push_kw(vctx *c, const char *k) { return push(c, &c->kpath, k, strlen(k)); }
+
+/* ---- evaluated sets ---------------------------------------------------- */
+
+static bool eset_init(vctx *c, eset *e, size_t n)
+{
+    e->n = n;
+    e->bits = coax_alloc_raw(c->alloc, ((n + 63) / 64) * sizeof *e->bits);
+    if (!e->bits) return oom(c);
+    memset(e->bits, 0, ((n + 63) / 64) * sizeof *e->bits);
+    return true;
+}
+
+static void eset_free(vctx *c, eset *e)
+{
+    if (e->bits) coax_free_raw(c->alloc, e->bits, ((e->n + 63) / 64) * sizeof *e->bits);
+    e->bits = NULL;
+}
+
+static void mark(eset *e, size_t i)
+{
+    if (e && i < e->n) e->bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static bool marked(const eset *e, size_t i) { return (e->bits[i / 64] >> (i % 64)) & 1; }
+
+static void merge(eset *into, const eset *from)
+{
+    if (!into || !from->bits) return;
+    for (size_t i = 0; i < (from->n + 63) / 64; i++) into->bits[i] |= from->bits[i];
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, uint32_t *cut_len,
+                    size_t ncuts)
+{
+    size_t ci = 0;
+    for (size_t i = from; i < s->n; i++) {
+        while (ci < ncuts && cuts_at[ci] == i) cut_len[ci++] = (uint32_t)b->len;
+        coax_buf_putc(b, '/');
+        if (!s->v[i].s) {
+            coax_buf_printf(b, "%zu", s->v[i].len);
+            continue;
+        }
+        for (size_t k = 0; k < s->v[i].len; k++) {
+            char ch = s->v[i].s[k];
+            if (ch == '~') coax_buf_puts(b, "~0");
+            else if (ch == '/') coax_buf_puts(b, "~1");
+            else coax_buf_putc(b, ch);
+        }
+    }
+    while (ci < ncuts) cut_len[ci++] = (uint32_t)b->len;
+}
+
+typedef struct emark {
+    size_t nerrs, strs, nests;
+} emark;
+
+static emark err_mark(const vctx *c) { return (emark){c->nerrs, c->strs.len, c->nests.len}; }
+
+static void err_rewind(vctx *c, emark m)
+{
+    c->nerrs = m.nerrs;
+    c->strs.len = m.strs;
+    c->nests.len = m.nests;
+}
+
+/* Records an error at the current locations with the message in c->msg. */
+static void record(vctx *c)
+{
+    if (c->quiet || c->rc) return;
+    if (c->msg.oom || !grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
+        oom(c);
+        return;
+    }
+    verr *e = &c->errs[c->nerrs];
+    size_t npairs = c->nnest / 2;
+    uint32_t lens[2 * 64];
+    size_t atk[64], ati[64];
+    size_t ncut = npairs < 64 ? npairs : 64;
+    for (size_t i = 0; i < ncut; i++) {
+        atk[i] = c->nest[2 * i];
+        ati[i] = c->nest[2 * i + 1];
+    }
+    uint32_t klen[64], ilen[64];
+    e->iloc = c->strs.len;
+    put_ptr(&c->strs, &c->ipath, 0, ati, ilen, ncut);
+    coax_buf_putc(&c->strs, '\0');
+    e->kloc = c->strs.len;
+    put_ptr(&c->strs, &c->kpath, 0, atk, klen, ncut);
+    coax_buf_putc(&c->strs, '\0');
+    for (size_t i = 0; i < ncut; i++) {
+        lens[2 * i] = klen[i] - (uint32_t)e->kloc;
+        lens[2 * i + 1] = ilen[i] - (uint32_t)e->iloc;
+    }
+    e->aloc = SIZE_MAX;
+    if (c->crossed && c->node) {
+        e->aloc = c->strs.len;
+        coax_buf_puts(&c->strs, c->node->abs);
+        put_ptr(&c->strs, &c->kpath, c->node_k, NULL, NULL, 0);
+        coax_buf_putc(&c->strs, '\0');
+    }
+    e->msg = c->strs.len;
+    coax_buf_put(&c->strs, c->msg.data ? c->msg.data : "", c->msg.len);
+    coax_buf_putc(&c->strs, '\0');
+    e->nest = c->nests.len;
+    e->nnest = ncut;
+    coax_buf_put(&c->nests, lens, ncut * 2 * sizeof *lens);
+    if (c->strs.oom || c->nests.oom) {
+        oom(c);
+        return;
+    }
+    c->nerrs++;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* Appends s[0..n) as a JSON string, cut at 'max' bytes on a character
+** boundary, with "..." inside the quotes when cut. */
+static void put_str(coax_buf *b, const char *s, size_t n, size_t max)
+{
+    if (n <= max) {
+        coax_buf_put_json_string(b, s, n);
+        return;
+    }
+    size_t k = max;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+    size_t at = b->len;
+    coax_buf_put_json_string(b, s, k);
+    if (!b->oom && b->len > at) {
+        b->len--; /* the closing quote */
+        coax_buf_puts(b, "...\"");
+    }
+}
+
+/* A short JSON rendering of a value: scalars whole (long strings cut),
+** containers cut at about 'max' bytes. */
+static void put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max)
+{
+    if (v->type == COAX_STRING) {
+        put_str(b, v->u.text, v->len, max);
+        return;
+    }
+    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) {
+        coax_write_buf(b, v, 0);
+        return;
+    }
+    coax_buf t;
+    coax_buf_init(&t, c->alloc);
+    coax_write_buf(&t, v, 0);
+    if (t.oom) {
+        coax_buf_puts(b, v->type == COAX_ARRAY ? "[...]" : "{...}");
+    } else if (t.len <= max) {
+        coax_buf_put(b, t.data, t.len);
+    } else {
+        size_t k = max;
+        while (k > 0 && ((unsigned char)t.data[k] & 0xC0) == 0x80) k--;
+        coax_buf_put(b, t.data, k);
+        coax_buf_puts(b, "...");
+    }
+    coax_buf_free(&t);
+}
+
+/* "string \"12\"", "number 3.5", "boolean true", "null", "object", "array" */
+static void put_got(vctx *c, const coax_value *v)
+{
+    coax_buf *b = &c->msg;
+    switch (v->type) {
+    case COAX_NULL: coax_buf_puts(b, "null"); break;
+    case COAX_BOOL: coax_buf_puts(b, v->u.boolean ? "boolean true" : "boolean false"); break;
+    case COAX_NUMBER:
+        coax_buf_puts(b, "number ");
+        if (v->len <= 40) coax_buf_put(b, v->u.text, v->len);
+        else coax_buf_printf(b, "%.40s...", v->u.text);
+        break;
+    case COAX_STRING:
+        coax_buf_puts(b, "string ");
+        put_str(b, v->u.text, v->len, 40);
+        break;
+    case COAX_ARRAY: coax_buf_printf(b, "array of %zu item%s", (size_t)v->len, v->len == 1 ? "" : "s"); break;
+    default: coax_buf_puts(b, "object"); break;
+    }
+}
+
+static void msg_start(vctx *c) { c->msg.len = 0; c->msg.oom = false; }
+
+#define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
+
+static void error_at_kw(vctx *c, const char *kw)
+{
+    if (push_kw(c, kw)) {
+        record(c);
+        c->kpath.n--;
+    }
+}
+
+/* ---- the evaluator ------------------------------------------------------- */
+
+static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev);
+
+/* Applies 'sub' to 'inst' with extra keyword segments and an optional
+** instance segment already pushed by the caller. */
+static bool apply(vctx *c, const snode *sub, const coax_value *inst, eset *ev)
+{
+    return validate(c, sub, inst, ev);
+}
+
+static size_t utf8_count(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+static unsigned type_bits(const coax_value *v)
+{
+    switch (v->type) {
+    case COAX_NULL: return T_NULL;
+    case COAX_BOOL: return T_BOOLEAN;
+    case COAX_OBJECT: return T_OBJECT;
+    case COAX_ARRAY: return T_ARRAY;
+    case COAX_STRING: return T_STRING;
+    default:
+        return T_NUMBER | (((v->flags & COAX_VF_INT_TEXT) || coax_num_is_integral(v->u.text, v->len))
+                               ? T_INTEGER
+                               : 0);
+    }
+}
+
+static void put_types(vctx *c, unsigned types)
+{
+    static const char *const names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
+    size_t total = 0, k = 0;
+    for (int i = 0; i < 7; i++) total += (types >> i) & 1;
+    for (int i = 0; i < 7; i++) {
+        if (!((types >> i) & 1)) continue;
+        if (k) MSG("%s", k + 1 == total ? " or " : ", ");
+        MSG("%s", names[i]);
+        k++;
+    }
+}
+
+static int equal(vctx *c, const coax_value *a, const coax_value *b)
+{
+    int r = coax_value_equal(a, b, c->alloc);
+    if (r < 0) oom(c);
+    return r > 0;
+}
+
+static bool regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
+{
+    int r = coax_regex_match(c->s->re_env, re, s, n);
+    if (r == -1) return fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit");
+    if (r == -2) return oom(c);
+    *ok = r == 1;
+    return true;
+}
+
+static bool cmp_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_NUMBER) return true;
+    int r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    bool ok;
+    const char *what;
+    switch (k->op) {
+    case OP_MAXIMUM: ok = r <= 0, what = "at most"; break;
+    case OP_EXMAXIMUM: ok = r < 0, what = "less than"; break;
+    case OP_MINIMUM: ok = r >= 0, what = "at least"; break;
+    default: ok = r > 0, what = "greater than"; break;
+    }
+    if (ok) return true;
+    msg_start(c);
+    MSG("expected a number %s %s, got %s", what, k->v->u.text, inst->u.text);
+    error_at_kw(c, k->name);
+    return false;
+}
+
+static bool count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
+                     bool max)
+{
+    if (max ? have <= k->n : have >= k->n) return true;
+    msg_start(c);
+    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
+        have);
+    error_at_kw(c, k->name);
+    return false;
+}
+
+/* A false subschema reached through keyword 'kw' for the item or member
+** just pushed on the instance path. */
+static void not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
+                        size_t klen, size_t index)
+{
+    msg_start(c);
+    if (key) {
+        MSG("property ");
+        put_str(&c->msg, key, klen, 60);
+        MSG(" is not allowed%s", what);
+    } else {
+        MSG("item %zu is not allowed%s", index, what);
+    }
+    (void)v;
+    error_at_kw(c, kw);
+}
+
+static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
+{
+    const snode *t = k->sub;
+    if (k->op == OP_DYNREF && k->anchor) {
+        for (size_t i = 0; i < c->nscope; i++) {
+            const sres *r = c->scope[i];
+            for (size_t j = 0; j < r->nanchors; j++) {
+                if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) {
+                    t = r->anchors[j].node;
+                    goto found;
+                }
+            }
+        }
+    } else if (k->op == OP_RECREF && t->res->recursive_anchor && t == t->res->root_node) {
+        for (size_t i = c->nscope; i-- > 0;) {
+            if (!c->scope[i]->recursive_anchor || !c->scope[i]->root_node) break;
+            t = c->scope[i]->root_node;
+        }
+    }
+found:
+    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst;)
+        if (c->refs[i].target == t)
+            return fatal(c, COAX_ELIMIT,
+                         "reference cycle: %s/%s comes back to %s without consuming the instance",
+                         n->abs, k->name, t->abs);
+    if (!grow(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
+    c->refs[c->nrefs++] = (active_ref){t, inst};
+    c->crossed++;
+    bool ok = push_kw(c, k->name) && apply(c, t, inst, ev);
+    c->kpath.n--;
+    c->crossed--;
+    c->nrefs--;
+    return ok;
+}
+
+static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
+{
+    if (inst->type != COAX_ARRAY) return true;
+    bool ok = true;
+    for (size_t i = 0; i < inst->len && !c->rc; i++) {
+        const snode *sub;
+        const char *kw;
+        bool indexed = i < k->nsubs;
+        if (indexed) sub = k->subs[i], kw = k->name;
+        else if (k->sub) sub = k->sub, kw = k->name2;
+        else break;
+        bool r = false;
+        if (sub->kind == N_FALSE && !indexed) {
+            msg_start(c);
+            MSG("expected at most %zu item%s, got %zu", k->nsubs, k->nsubs == 1 ? "" : "s",
+                (size_t)inst->len);
+            error_at_kw(c, kw);
+            return false; /* one error says it for every extra item */
+        }
+        if (!push(c, &c->ipath, NULL, i)) return false;
+        if (sub->kind == N_FALSE) {
+            if (push_kw(c, kw) && push(c, &c->kpath, NULL, i)) {
+                msg_start(c);
+                MSG("item %zu is not allowed", i);
+                record(c);
+                c->kpath.n -= 2;
+            }
+        } else {
+            r = push_kw(c, kw) && (!indexed || push(c, &c->kpath, NULL, i)) &&
+                apply(c, sub, &inst->u.items[i], NULL);
+            c->kpath.n -= indexed ? 2 : 1;
+        }
+        c->ipath.n--;
+        mark(ev, i);
+        if (!r) {
+            ok = false;
+            if (c->quiet) break;
+        }
+    }
+    return ok;
+}
+
+static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
+{
+    if (inst->type != COAX_ARRAY) return true;
+    size_t count = 0;
+    bool annotate = ev && n->res->draft >= 2020;
+    c->quiet++;
+    for (size_t i = 0; i < inst->len && !c->rc; i++) {
+        if (apply(c, k->sub, &inst->u.items[i], NULL)) {
+            count++;
+            if (annotate) mark(ev, i);
+            else if (!k->has_m && count >= k->n) break;
+        }
+    }
+    c->quiet--;
+    if (c->rc) return false;
+    if (count >= k->n && (!k->has_m || count <= k->m)) return true;
+    msg_start(c);
+    if (count < k->n)
+        MSG("expected at least %zu item%s matching \"contains\", got %zu", k->n, k->n == 1 ? "" : "s", count);
+    else
+        MSG("expected at most %zu item%s matching \"contains\", got %zu", k->m, k->m == 1 ? "" : "s", count);
+    error_at_kw(c, "contains");
+    return false;
+}
+
+static bool unique_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_ARRAY) return true;
+    for (size_t i = 1; i < inst->len; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (!equal(c, &inst->u.items[j], &inst->u.items[i])) continue;
+            msg_start(c);
+            MSG("expected unique items, items %zu and %zu are equal", j, i);
+            error_at_kw(c, k->name);
+            return false;
+        }
+        if (c->rc) return false;
+    }
+    return true;
+}
+
+static bool required_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_OBJECT) return true;
+    bool ok = true;
+    for (size_t i = 0; i < k->v->len; i++) {
+        const coax_value *name = &k->v->u.items[i];
+        if (coax_object_get(inst, name->u.text, name->len)) continue;
+        ok = false;
+        msg_start(c);
+        MSG("missing required property ");
+        put_str(&c->msg, name->u.text, name->len, 60);
+        error_at_kw(c, k->name);
+        if (c->quiet) break;
+    }
+    return ok;
+}
+
+static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
+{
+    if (inst->type != COAX_OBJECT) return true;
+    const coax_value *props = k->v;
+    bool ok = true;
+    for (size_t i = 0; i < inst->len && !c->rc; i++) {
+        const coax_member *m = &inst->u.members[i];
+        bool matched = false, r = true;
+        if (!push(c, &c->ipath, m->key, m->klen)) return false;
+        if (props) {
+            for (size_t j = 0; j < props->len; j++) {
+                const coax_member *p = &props->u.members[j];
+                if (p->klen != m->klen || memcmp(p->key, m->key, m->klen)) continue;
+                matched = true;
+                if (k->subs[j]->kind == N_FALSE) {
+                    r = false;
+                    if (push_kw(c, "properties")) {
+                        not_allowed(c, p->key, &m->value, "", m->key, m->klen, 0);
+                        c->kpath.n--;
+                    }
+                } else {
+                    r = push_kw(c, "properties") && push(c, &c->kpath, p->key, p->klen) &&
+                        apply(c, k->subs[j], &m->value, NULL);
+                    c->kpath.n -= 2;
+                }
+                break;
+            }
+        }
+        for (size_t j = 0; j < k->npat && (r || !c->quiet) && !c->rc; j++) {
+            bool hit;
+            if (!regex_match(c, k->res[j], m->key, m->klen, &hit)) break;
+            if (!hit) continue;
+            matched = true;
+            const coax_member *p = &k->pat->u.members[j];
+            bool rr;
+            if (k->patsubs[j]->kind == N_FALSE) {
+                rr = false;
+                if (push_kw(c, "patternProperties")) {
+                    msg_start(c);
+                    MSG("property ");
+                    put_str(&c->msg, m->key, m->klen, 60);
+                    MSG(" is not allowed (it matches \"%s\")", p->key);
+                    if (push(c, &c->kpath, p->key, p->klen)) {
+                        record(c);
+                        c->kpath.n--;
+                    }
+                    c->kpath.n--;
+                }
+            } else {
+                rr = push_kw(c, "patternProperties") && push(c, &c->kpath, p->key, p->klen) &&
+                     apply(c, k->patsubs[j], &m->value, NULL);
+                c->kpath.n -= 2;
+            }
+            r = r && rr;
+        }
+        if (!matched && k->add && !c->rc) {
+            matched = true;
+            if (k->add->kind == N_FALSE) {
+                r = false;
+                not_allowed(c, "additionalProperties", &m->value, "", m->key, m->klen, 0);
+            } else {
+                r = push_kw(c, "additionalProperties") && apply(c, k->add, &m->value, NULL);
+                c->kpath.n--;
+            }
+        }
+        c->ipath.n--;
+        if (matched) mark(ev, i);
+        if (!r) {
+            ok = false;
+            if (c->quiet) break;
+        }
+    }
+    return ok;
+}
+
+static bool deps_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+{
+    if (inst->type != COAX_OBJECT) return true;
+    bool ok = true;
+    for (size_t j = 0; j < k->nsubs && !c->rc; j++) {
+        const coax_member *d = &k->v->u.members[j];
+        if (!coax_object_get(inst, d->key, d->klen)) continue;
+        bool r = true;
+        if (!push_kw(c, k->name) || !push(c, &c->kpath, d->key, d->klen)) return false;
+        if (!k->subs[j]) {
+            for (size_t i = 0; i < d->value.len; i++) {
+                const coax_value *need = &d->value.u.items[i];
+                if (coax_object_get(inst, need->u.text, need->len)) continue;
+                r = false;
+                msg_start(c);
+                MSG("property ");
+                put_str(&c->msg, d->key, d->klen, 60);
+                MSG(" requires property ");
+                put_str(&c->msg, need->u.text, need->len, 60);
+                MSG(", which is missing");
+                record(c);
+                if (c->quiet) break;
+            }
+        } else {
+            r = apply(c, k->subs[j], inst, ev);
+        }
+        c->kpath.n -= 2;
+        if (!r) {
+            ok = false;
+            if (c->quiet) break;
+        }
+    }
+    return ok;
+}
+
+static bool propnames_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_OBJECT) return true;
+    bool ok = true;
+    for (size_t i = 0; i < inst->len && !c->rc; i++) {
+        const coax_member *m = &inst->u.members[i];
+        coax_value name;
+        memset(&name, 0, sizeof name);
+        name.type = COAX_STRING;
+        name.len = m->klen;
+        name.u.text = m->key;
+        if (!push(c, &c->ipath, m->key, m->klen)) return false;
+        bool r;
+        if (k->sub->kind == N_FALSE) {
+            r = false;
+            not_allowed(c, "propertyNames", &name, "", m->key, m->klen, 0);
+        } else {
+            r = push_kw(c, "propertyNames") && apply(c, k->sub, &name, NULL);
+            c->kpath.n--;
+        }
+        c->ipath.n--;
+        if (!r) {
+            ok = false;
+            if (c->quiet) break;
+        }
+    }
+    return ok;
+}
+
+/* anyOf and oneOf. */
+static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+{
+    emark em = err_mark(c);
+    size_t valid = 0, first = 0, second = 0;
+    bool one = k->op == OP_ONEOF;
+    bool track = ev != NULL;
+    eset chosen = {0};
+    if (!push_kw(c, k->name)) return false;
+    for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
+        eset b = {0};
+        if (track && !eset_init(c, &b, ev->n)) break;
+        bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, track ? &b : NULL);
+        c->kpath.n--;
+        if (r) {
+            if (valid == 0) first = i;
+            else if (valid == 1) second = i;
+            valid++;
+            if (!one) merge(ev, &b);
+            else if (valid == 1) {
+                chosen = b;
+                b.bits = NULL;
+            }
+        }
+        eset_free(c, &b);
+        if (!track && ((!one && valid) || (one && valid > 1))) break;
+        if (one && valid > 1 && c->quiet) break;
+    }
+    c->kpath.n--;
+    if (c->rc) {
+        eset_free(c, &chosen);
+        return false;
+    }
+    bool ok = one ? valid == 1 : valid > 0;
+    if (ok) {
+        err_rewind(c, em);
+        if (one) merge(ev, &chosen);
+        eset_free(c, &chosen);
+        return true;
+    }
+    eset_free(c, &chosen);
+    msg_start(c);
+    if (!one) {
+        MSG("expected the value to match at least one schema of \"anyOf\", it matches none");
+    } else if (valid == 0) {
+        MSG("expected the value to match exactly one schema of \"oneOf\", it matches none");
+    } else {
+        err_rewind(c, em);
+        MSG("expected the value to match exactly one schema of \"oneOf\", it matches %zu and %zu%s",
+            first, second, valid > 2 ? " (and more)" : "");
+    }
+    error_at_kw(c, k->name);
+    return false;
+}
+
+static bool if_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+{
+    eset b = {0};
+    if (ev && !eset_init(c, &b, ev->n)) return false;
+    c->quiet++;
+    bool cond = push_kw(c, "if") && apply(c, k->sub, inst, ev ? &b : NULL);
+    c->kpath.n--;
+    c->quiet--;
+    if (cond) merge(ev, &b);
+    eset_free(c, &b);
+    if (c->rc) return false;
+    const snode *next = k->subs[cond ? 0 : 1];
+    if (!next) return true;
+    bool r = push_kw(c, cond ? "then" : "else") && apply(c, next, inst, ev);
+    c->kpath.n--;
+    return r;
+}
+
+static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+{
+    bool items = k->op == OP_UNEVAL_ITEMS;
+    if (inst->type != (items ? COAX_ARRAY : COAX_OBJECT) || !ev) return true;
+    bool ok = true;
+    for (size_t i = 0; i < inst->len && !c->rc; i++) {
+        if (marked(ev, i)) continue;
+        const coax_member *m = items ? NULL : &inst->u.members[i];
+        const coax_value *v = items ? &inst->u.items[i] : &m->value;
+        if (!(items ? push(c, &c->ipath, NULL, i) : push(c, &c->ipath, m->key, m->klen))) return false;
+        bool r;
+        if (k->sub->kind == N_FALSE) {
+            r = false;
+            not_allowed(c, k->name, v, " (no keyword of the schema evaluates it)", m ? m->key : NULL,
+                        m ? m->klen : 0, i);
+        } else {
+            r = push_kw(c, k->name) && apply(c, k->sub, v, NULL);
+            c->kpath.n--;
+        }
+        c->ipath.n--;
+        if (r) mark(ev, i);
+        else {
+            ok = false;
+            if (c->quiet) break;
+        }
+    }
+    return ok;
+}
+
+static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
+{
+    switch (k->op) {
+    case OP_REF:
+    case OP_DYNREF:
+    case OP_RECREF:
+        return ref_kw(c, n, k, inst, ev);
+    case OP_TYPE:
+        if (type_bits(inst) & k->types) return true;
+        msg_start(c);
+        MSG("expected ");
+        put_types(c, k->types);
+        MSG(", got ");
+        put_got(c, inst);
+        error_at_kw(c, "type");
+        return false;
+    case OP_ENUM:
+        for (size_t i = 0; i < k->v->len; i++)
+            if (equal(c, &k->v->u.items[i], inst)) return true;
+        if (c->rc) return false;
+        msg_start(c);
+        if (k->v->len == 1) {
+            MSG("expected ");
+            put_json(c, &c->msg, &k->v->u.items[0], 60);
+        } else {
+            MSG("expected one of ");
+            put_json(c, &c->msg, k->v, 100);
+        }
+        MSG(", got ");
+        put_got(c, inst);
+        error_at_kw(c, "enum");
+        return false;
+    case OP_CONST:
+        if (equal(c, k->v, inst)) return true;
+        if (c->rc) return false;
+        msg_start(c);
+        MSG("expected ");
+        put_json(c, &c->msg, k->v, 60);
+        MSG(", got ");
+        put_got(c, inst);
+        error_at_kw(c, "const");
+        return false;
+    case OP_MULTIPLEOF:
+        if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
+            return true;
+        msg_start(c);
+        MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
+        error_at_kw(c, "multipleOf");
+        return false;
+    case OP_MAXIMUM:
+    case OP_EXMAXIMUM:
+    case OP_MINIMUM:
+    case OP_EXMINIMUM:
+        return cmp_kw(c, k, inst);
+    case OP_MAXLENGTH:
+    case OP_MINLENGTH:
+        if (inst->type != COAX_STRING) return true;
+        return count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
+    case OP_PATTERN: {
+        if (inst->type != COAX_STRING) return true;
+        bool hit;
+        if (!regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
+        if (hit) return true;
+        msg_start(c);
+        MSG("expected a string matching ");
+        put_str(&c->msg, k->v->u.text, k->v->len, 60);
+        MSG(", got ");
+        put_str(&c->msg, inst->u.text, inst->len, 40);
+        error_at_kw(c, "pattern");
+        return false;
+    }
+    case OP_FORMAT:
+        return true;
+    case OP_ITEMS:
+        return items_kw(c, n, k, inst, ev);
+    case OP_CONTAINS:
+        return contains_kw(c, n, k, inst, ev);
+    case OP_MAXITEMS:
+    case OP_MINITEMS:
+        if (inst->type != COAX_ARRAY) return true;
+        return count_kw(c, k, inst->len, "item", "items", k->op == OP_MAXITEMS);
+    case OP_UNIQUE:
+        return unique_kw(c, k, inst);
+    case OP_MAXPROPS:
+    case OP_MINPROPS:
+        if (inst->type != COAX_OBJECT) return true;
+        return count_kw(c, k, inst->len, "property", "properties", k->op == OP_MAXPROPS);
+    case OP_REQUIRED:
+        return required_kw(c, k, inst);
+    case OP_PROPS:
+        return props_kw(c, n, k, inst, ev);
+    case OP_DEPENDENCIES:
+        return deps_kw(c, k, inst, ev);
+    case OP_PROPNAMES:
+        return propnames_kw(c, k, inst);
+    case OP_ALLOF: {
+        bool ok = true;
+        if (!push_kw(c, "allOf")) return false;
+        for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
+            bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, ev);
+            c->kpath.n--;
+            if (!r) {
+                ok = false;
+                if (c->quiet) break;
+            }
+        }
+        c->kpath.n--;
+        return ok;
+    }
+    case OP_ANYOF:
+    case OP_ONEOF:
+        return some_of(c, k, inst, ev);
+    case OP_NOT: {
+        c->quiet++;
+        bool r = push_kw(c, "not") && apply(c, k->sub, inst, NULL);
+        c->kpath.n--;
+        c->quiet--;
+        if (c->rc) return false;
+        if (!r) return true;
+        msg_start(c);
+        MSG("expected the value not to match the schema of \"not\", got ");
+        put_got(c, inst);
+        error_at_kw(c, "not");
+        return false;
+    }
+    case OP_IF:
+        return if_kw(c, k, inst, ev);
+    case OP_UNEVAL_ITEMS:
+    case OP_UNEVAL_PROPS:
+        return uneval_kw(c, k, inst, ev);
+    default:
+        return true;
+    }
+}
+
+static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+{
+    if (c->rc) return false;
+    if (n->kind == N_TRUE) return true;
+    if (n->kind == N_FALSE) {
+        msg_start(c);
+        MSG("no value is allowed here (the schema is false), got ");
+        put_got(c, inst);
+        const snode *save = c->node;
+        size_t save_k = c->node_k;
+        c->node = n;
+        c->node_k = c->kpath.n;
+        record(c);
+        c->node = save;
+        c->node_k = save_k;
+        return false;
+    }
+    if (c->depth >= c->s->max_depth)
+        return fatal(c, COAX_EDEPTH, "schema evaluation nested deeper than the limit of %zu",
+                     c->s->max_depth);
+    bool pushed = !c->nscope || c->scope[c->nscope - 1] != n->res;
+    if (pushed) {
+        if (!grow(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
+        c->scope[c->nscope++] = n->res;
+    }
+    if (!grow(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
+    c->nest[c->nnest++] = (uint32_t)c->kpath.n;
+    c->nest[c->nnest++] = (uint32_t)c->ipath.n;
+    const snode *save = c->node;
+    size_t save_k = c->node_k;
+    c->node = n;
+    c->node_k = c->kpath.n;
+    c->depth++;
+
+    eset local = {0}, *my = ev;
+    if (n->uneval && (inst->type == COAX_ARRAY || inst->type == COAX_OBJECT)) {
+        if (!eset_init(c, &local, inst->len)) return false;
+        my = &local;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < n->nkw && !c->rc; i++) {
+        if (!run_kw(c, n, &n->kw[i], inst, my)) {
+            ok = false;
+            if (c->quiet) break;
+        }
+    }
+    if (my == &local) {
+        if (ok && ev) merge(ev, &local);
+        eset_free(c, &local);
+    }
+    c->depth--;
+    c->node = save;
+    c->node_k = save_k;
+    c->nnest -= 2;
+    if (pushed) c->nscope--;
+    return ok && !c->rc;
+}
+
+coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_value *inst,
+                          coax_arena *arena, unsigned flags, coax_validation *out, coax_error *err)
+{
+    vctx c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.alloc = coax_arena_allocator(arena);
+    c.err = err;
+    c.quiet = (flags & COAX_VALIDATE_FIRST) ? 1 : 0;
+    coax_buf_init(&c.strs, c.alloc);
+    coax_buf_init(&c.nests, c.alloc);
+    coax_buf_init(&c.msg, c.alloc);
+    bool valid = validate(&c, root, inst, NULL);
+    memset(out, 0, sizeof *out);
+    if (!c.rc) {
+        out->valid = valid;
+        if (!valid && c.nerrs) {
+            coax_schema_error *e = coax_arena_alloc(arena, c.nerrs * sizeof *e);
+            char *strs = coax_arena_alloc(arena, c.strs.len ? c.strs.len : 1);
+            uint32_t *nests = coax_arena_alloc(arena, c.nests.len ? c.nests.len : 1);
+            if (!e || !strs || !nests) {
+                oom(&c);
+            } else {
+                if (c.strs.len) memcpy(strs, c.strs.data, c.strs.len);
+                if (c.nests.len) memcpy(nests, c.nests.data, c.nests.len);
+                for (size_t i = 0; i < c.nerrs; i++) {
+                    const verr *v = &c.errs[i];
+                    e[i].instance_location = strs + v->iloc;
+                    e[i].keyword_location = strs + v->kloc;
+                    e[i].absolute_keyword_location = v->aloc == SIZE_MAX ? NULL : strs + v->aloc;
+                    e[i].message = strs + v->msg;
+                    e[i].nesting = nests + v->nest / sizeof *nests;
+                    e[i].nnesting = v->nnest;
+                }
+                out->errors = e;
+                out->nerrors = c.nerrs;
+            }
+        }
+    }
+    coax_buf_free(&c.strs);
+    coax_buf_free(&c.nests);
+    coax_buf_free(&c.msg);
+    coax_free_raw(c.alloc, c.errs, c.cerrs * sizeof *c.errs);
+    coax_free_raw(c.alloc, c.ipath.v, c.ipath.cap * sizeof *c.ipath.v);
+    coax_free_raw(c.alloc, c.kpath.v, c.kpath.cap * sizeof *c.kpath.v);
+    coax_free_raw(c.alloc, c.scope, c.cscope * sizeof *c.scope);
+    coax_free_raw(c.alloc, c.refs, c.crefs * sizeof *c.refs);
+    coax_free_raw(c.alloc, c.nest, c.cnest * sizeof *c.nest);
+    if (c.rc) memset(out, 0, sizeof *out);
+    return c.rc;
+}
+
+coax_code coax_validate(const coax_schema *s, const coax_value *instance, coax_arena *arena,
+                        unsigned flags, coax_validation *out, coax_error *err)
+{
+    if (!s || !instance || !arena || !out)
+        return coax_fail(err, COAX_EINVAL, 0, "schema, instance, arena and out must not be NULL");
+    return coax_schema_run(s, s->root, instance, arena, flags, out, err);
+}
