@@ -25,7 +25,7 @@ LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
 TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
 HEADERS := $(wildcard engine/*.h engine/include/*.h spec/c/*.h)
 
-.PHONY: all test deps asan valgrind bench conformance clean help
+.PHONY: all test deps asan valgrind bench conformance meta clean help
 
 all: $(B)/libcoax.a $(B)/libcoax.so $(B)/coax $(B)/coax.so
 
@@ -67,6 +67,17 @@ asan:
 valgrind: all $(TESTS)
 	@B=$(B) VALGRIND=1 spec/run
 
+# JSON Schema conformance (issue 3). `make conformance` prints passed/total
+# for every draft of spec/json-schema-test-suite, required and optional,
+# and never fails; drafts that pass completely also run in `make test`
+# (the COMPLETE list in spec/c/test_schema_suite.c). `make meta` regenerates
+# engine/schema_meta.c, the embedded meta-schemas, from schemas/meta/.
+conformance: $(B)/test_schema_suite
+	@$(B)/test_schema_suite --report
+
+meta:
+	lua5.4 schemas/meta/embed.lua > engine/schema_meta.c
+
 deps:
 	@sh .ci/deps
 
@@ -83,3 +94,4 @@ help:
 	@echo "make valgrind C tests and CLI runs under memcheck"
 	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
 	@echo "make deps     install the Debian packages coax needs"
+	@echo "make conformance  JSON-Schema-Test-Suite counts per draft (never fails)"

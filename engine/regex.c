@@ -72,13 +72,85 @@ void coax_regex_env_free(coax_regex_env *e)
     coax_free_raw(e->alloc, e, sizeof *e);
 }
 
+/* ECMA-262 names General_Category values in full (\p{Letter}); PCRE2
+** 10.42 knows only the short names. Scripts pass through by name. */
+static const char *short_gc(const char *n, size_t len)
+{
+    static const char *const map[][2] = {
+        {"Letter", "L"}, {"Cased_Letter", "L&"}, {"Uppercase_Letter", "Lu"},
+        {"Lowercase_Letter", "Ll"}, {"Titlecase_Letter", "Lt"}, {"Modifier_Letter", "Lm"},
+        {"Other_Letter", "Lo"}, {"Mark", "M"}, {"Combining_Mark", "M"},
+        {"Nonspacing_Mark", "Mn"}, {"Spacing_Mark", "Mc"}, {"Enclosing_Mark", "Me"},
+        {"Number", "N"}, {"Decimal_Number", "Nd"}, {"digit", "Nd"}, {"Letter_Number", "Nl"},
+        {"Other_Number", "No"}, {"Punctuation", "P"}, {"punct", "P"},
+        {"Connector_Punctuation", "Pc"}, {"Dash_Punctuation", "Pd"}, {"Open_Punctuation", "Ps"},
+        {"Close_Punctuation", "Pe"}, {"Initial_Punctuation", "Pi"}, {"Final_Punctuation", "Pf"},
+        {"Other_Punctuation", "Po"}, {"Symbol", "S"}, {"Math_Symbol", "Sm"},
+        {"Currency_Symbol", "Sc"}, {"Modifier_Symbol", "Sk"}, {"Other_Symbol", "So"},
+        {"Separator", "Z"}, {"Space_Separator", "Zs"}, {"Line_Separator", "Zl"},
+        {"Paragraph_Separator", "Zp"}, {"Other", "C"}, {"Control", "Cc"}, {"cntrl", "Cc"},
+        {"Format", "Cf"}, {"Surrogate", "Cs"}, {"Private_Use", "Co"}, {"Unassigned", "Cn"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strlen(map[i][0]) == len && !memcmp(map[i][0], n, len)) return map[i][1];
+    return NULL;
+}
+
+/* Rewrites \p{Long_Name} and \p{gc=...}/\p{sc=...} into PCRE2 spelling. */
+static void translate(coax_buf *b, const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] != '\\' || i + 1 >= len) {
+            coax_buf_putc(b, p[i]);
+            continue;
+        }
+        char k = p[i + 1];
+        const char *close = (k == 'p' || k == 'P') && i + 2 < len && p[i + 2] == '{'
+                                ? memchr(p + i + 3, '}', len - i - 3)
+                                : NULL;
+        if (!close) {
+            coax_buf_put(b, p + i, 2);
+            i++;
+            continue;
+        }
+        const char *n = p + i + 3;
+        size_t nl = (size_t)(close - n);
+        const char *eq = memchr(n, '=', nl);
+        if (eq) {
+            size_t pl = (size_t)(eq - n);
+            bool gc = (pl == 16 && !memcmp(n, "General_Category", 16)) || (pl == 2 && !memcmp(n, "gc", 2));
+            bool sc = (pl == 6 && !memcmp(n, "Script", 6)) || (pl == 2 && !memcmp(n, "sc", 2));
+            if (gc || sc) {
+                nl -= pl + 1;
+                n = eq + 1;
+            }
+        }
+        const char *s = short_gc(n, nl);
+        coax_buf_putc(b, '\\');
+        coax_buf_putc(b, k);
+        coax_buf_putc(b, '{');
+        if (s) coax_buf_puts(b, s);
+        else coax_buf_put(b, n, nl);
+        coax_buf_putc(b, '}');
+        i = (size_t)(close - p);
+    }
+}
+
 coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_regex **out,
                              coax_error *err)
 {
     int code;
     PCRE2_SIZE off;
-    pcre2_code *c = pcre2_compile((PCRE2_SPTR)p, len, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &code,
-                                  &off, e->cc);
+    coax_buf t;
+    coax_buf_init(&t, e->alloc);
+    translate(&t, p, len);
+    if (t.oom) {
+        coax_buf_free(&t);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)(t.data ? t.data : ""), t.len,
+                                  PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &code, &off, e->cc);
+    coax_buf_free(&t);
     if (!c) {
         if (code == PCRE2_ERROR_NOMEMORY) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
         PCRE2_UCHAR msg[120];

@@ -22,7 +22,7 @@
 
 /* Drafts that pass completely: they run in `make test` and must stay
 ** at 100%. A draft joins here only when --report shows it complete. */
-static const char *const COMPLETE[] = {NULL};
+static const char *const COMPLETE[] = {"draft2020-12", "draft2019-09", "draft7", "draft6", "draft4", NULL};
 
 typedef struct tally {
     long passed, failed;
