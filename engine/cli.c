@@ -11,6 +11,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"repair", cli_repair, "recover a JSON value from a raw model reply"},
+    {"validate", cli_validate, "validate a JSON instance against a JSON Schema"},
     {NULL, NULL, NULL},
 };
 

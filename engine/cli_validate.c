@@ -1,0 +1,206 @@
+/*
+** cli_validate.c: coax validate [options] SCHEMA [INSTANCE|-]
+*/
+#include "cli.h"
+#include "schema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: coax validate [--output flag|basic|detailed] [--draft D] [--jsonl]\n"
+    "                     [--remote-dir DIR --remote-base URL] [--max-depth N]\n"
+    "                     [--max-input N] [--max-string N] SCHEMA [INSTANCE|-]\n"
+    "Validates a JSON instance against a JSON Schema and prints the result in the\n"
+    "specification's output format (basic by default): every error with its\n"
+    "instanceLocation, keywordLocation and, past a $ref, absoluteKeywordLocation.\n"
+    "  --draft D       2020-12 (default), 2019-09, 7, 6 or 4, for schemas without $schema\n"
+    "  --jsonl         one instance per input line, one result per output line\n"
+    "  --remote-dir DIR --remote-base URL\n"
+    "                  resolve references under URL from files in DIR (no network)\n"
+    "Exit: 0 valid, 1 invalid (or not JSON), 2 usage or invalid schema, 4 a limit.\n";
+
+typedef struct opts {
+    coax_output format;
+    bool jsonl;
+    coax_limits lim;
+    coax_schema_options so;
+} opts;
+
+/* A one-unit result for input that is not JSON. */
+static void put_not_json(coax_buf *out, const coax_error *err, coax_output format)
+{
+    if (format == COAX_OUTPUT_FLAG) {
+        coax_buf_puts(out, "{\"valid\":false}");
+        return;
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "not valid JSON: %s (line %u, column %u)", err->msg, err->line,
+             err->column);
+    coax_buf_puts(out, "{\"valid\":false,\"errors\":[{\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"error\":");
+    coax_buf_put_json_string(out, msg, strlen(msg));
+    coax_buf_puts(out, "}]}");
+}
+
+static bool is_limit(coax_code rc) { return coax_exit_status(rc) == 4; }
+
+/* Validates one instance text and appends its result line. Returns 0, 1
+** or 4 (a limit, reported in the line in --jsonl mode, on stderr otherwise). */
+static int check_one(const coax_schema *s, const char *text, size_t len, const opts *o,
+                     coax_buf *out)
+{
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) return cli_fail("validate", COAX_ENOMEM, NULL);
+    coax_value *v;
+    coax_error err;
+    memset(&err, 0, sizeof err);
+    int status = 0;
+    coax_code rc = coax_parse(arena, text, len, &o->lim, &v, &err);
+    if (rc == COAX_OK) {
+        coax_validation r;
+        rc = coax_validate(s, v, arena, o->format == COAX_OUTPUT_FLAG ? COAX_VALIDATE_FIRST : 0, &r, &err);
+        if (rc == COAX_OK) {
+            if (coax_validation_write_buf(out, &r, o->format)) rc = COAX_ENOMEM;
+            status = r.valid ? 0 : 1;
+        }
+    } else if (!is_limit(rc)) {
+        put_not_json(out, &err, o->format);
+        rc = COAX_OK;
+        status = 1;
+    }
+    if (rc) {
+        if (!o->jsonl) {
+            status = cli_fail("validate", rc, &err);
+        } else {
+            const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
+            coax_buf_puts(out, "{\"valid\":false,\"errors\":[{\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"error\":");
+            coax_buf_put_json_string(out, msg, strlen(msg));
+            coax_buf_puts(out, "}]}");
+            status = 4;
+        }
+    } else {
+        coax_buf_putc(out, '\n');
+    }
+    if (rc && o->jsonl) coax_buf_putc(out, '\n');
+    coax_arena_free(arena);
+    return status;
+}
+
+static int check_lines(const coax_schema *s, const char *data, size_t len, const opts *o)
+{
+    coax_buf out;
+    coax_buf_init(&out, NULL);
+    int worst = 0, status = 0;
+    size_t start = 0;
+    while (start < len && status == 0) {
+        const char *nl = memchr(data + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - data) : len;
+        size_t e = end;
+        if (e > start && data[e - 1] == '\r') e--;
+        int r = check_one(s, data + start, e - start, o, &out);
+        if (r > worst) worst = r;
+        if (out.len > (1 << 16) || out.oom) status = cli_flush("validate", &out);
+        start = end + 1;
+    }
+    if (status == 0) status = cli_flush("validate", &out);
+    coax_buf_free(&out);
+    return status ? status : worst;
+}
+
+static coax_code load_schema(const char *path, const opts *o, coax_schema **out)
+{
+    char *data;
+    size_t len;
+    coax_error err;
+    coax_code rc = cli_read(path, o->lim.max_input, &data, &len, &err);
+    if (rc) return cli_fail("validate", rc, &err), rc;
+    coax_arena *a = coax_arena_new(NULL);
+    if (!a) {
+        free(data);
+        return cli_fail("validate", COAX_ENOMEM, NULL), COAX_ENOMEM;
+    }
+    coax_value *v;
+    rc = coax_parse(a, data, len, &o->lim, &v, &err);
+    free(data);
+    if (rc) {
+        fprintf(stderr, "coax validate: schema %s is not valid JSON: %s (line %u, column %u)\n", path,
+                err.msg, err.line, err.column);
+    } else {
+        rc = coax_schema_compile(v, &o->so, NULL, out, &err);
+        if (rc) fprintf(stderr, "coax validate: %s: %s\n", path, err.msg[0] ? err.msg : coax_strerror(rc));
+    }
+    coax_arena_free(a);
+    return rc;
+}
+
+int cli_validate(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    o.format = COAX_OUTPUT_BASIC;
+    coax_limits_default(&o.lim);
+    const char *files[2] = {NULL, NULL};
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int r = cli_limit_opt("validate", argc, argv, &i, &o.lim);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if ((r = cli_opt(argc, argv, &i, "output", &v))) {
+            if (r < 0) return 2;
+            int f = coax_output_parse(v);
+            if (f < 0) return cli_usage("validate", "--output wants flag, basic or detailed, not '%s'", v);
+            o.format = (coax_output)f;
+        } else if ((r = cli_opt(argc, argv, &i, "draft", &v))) {
+            if (r < 0) return 2;
+            if (!(o.so.draft = coax_draft_parse(v)))
+                return cli_usage("validate", "--draft wants 2020-12, 2019-09, 7, 6 or 4, not '%s'", v);
+        } else if ((r = cli_opt(argc, argv, &i, "remote-dir", &v))) {
+            if (r < 0) return 2;
+            o.so.remote_dir = v;
+        } else if ((r = cli_opt(argc, argv, &i, "remote-base", &v))) {
+            if (r < 0) return 2;
+            o.so.remote_base = v;
+        } else if (!strcmp(a, "--jsonl")) {
+            o.jsonl = true;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage("validate", "unknown option '%s' (try --help)", a);
+        } else if (nfiles == 2) {
+            return cli_usage("validate", "one schema and one input at a time (try --help)");
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (!nfiles) return cli_usage("validate", "missing SCHEMA (try --help)");
+    if (!o.so.remote_dir != !o.so.remote_base)
+        return cli_usage("validate", "--remote-dir and --remote-base go together");
+    o.so.max_depth = 0;
+    coax_schema *s;
+    coax_code rc = load_schema(files[0], &o, &s);
+    if (rc) return coax_exit_status(rc) == 4 ? 4 : 2;
+    char *data;
+    size_t len;
+    coax_error err;
+    rc = cli_read(files[1], o.jsonl ? SIZE_MAX - 1 : o.lim.max_input, &data, &len, &err);
+    int status;
+    if (rc) {
+        status = cli_fail("validate", rc, &err);
+    } else {
+        if (o.jsonl) {
+            status = check_lines(s, data, len, &o);
+        } else {
+            coax_buf out;
+            coax_buf_init(&out, NULL);
+            status = check_one(s, data, len, &o, &out);
+            int w = cli_flush("validate", &out);
+            if (w) status = w;
+            coax_buf_free(&out);
+        }
+        free(data);
+    }
+    coax_schema_free(s);
+    return status;
+}
