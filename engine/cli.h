@@ -38,6 +38,9 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 ** column C)") and returns the code's exit status. */
 int cli_fail(const char *cmd, coax_code code, const coax_error *err);
 
+/* Appends one repair-log entry as a JSON line (the --log format). */
+void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e);
+
 /* Writes a buffer to stdout; returns 0, or 2 after a message if the write
 ** failed (a full disk or a closed pipe must not pass silently). */
 int cli_flush(const char *cmd, coax_buf *out);

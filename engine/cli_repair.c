@@ -15,21 +15,11 @@ static const char usage_text[] =
     "           line is {\"value\": V, \"repairs\": N} or {\"error\": \"reason\"}\n"
     "Exit: 0 recovered, 1 no JSON recoverable, 2 usage, 4 a limit.\n";
 
-static void put_log_line(coax_buf *b, const coax_repair_entry *e)
-{
-    coax_buf_puts(b, "{\"kind\":");
-    coax_buf_put_json_string(b, e->kind, strlen(e->kind));
-    coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u,\"detail\":", e->offset, e->line,
-                    e->column);
-    coax_buf_put_json_string(b, e->detail, strlen(e->detail));
-    coax_buf_puts(b, "}\n");
-}
-
 static int write_log(const coax_repair_result *r)
 {
     coax_buf b;
     coax_buf_init(&b, NULL);
-    for (size_t i = 0; i < r->nlog; i++) put_log_line(&b, &r->log[i]);
+    for (size_t i = 0; i < r->nlog; i++) cli_put_repair_entry(&b, &r->log[i]);
     if (b.len) fwrite(b.data, 1, b.len, stderr);
     coax_buf_free(&b);
     return 0;

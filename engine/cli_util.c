@@ -136,3 +136,13 @@ int cli_flush(const char *cmd, coax_buf *out)
     out->len = 0;
     return 0;
 }
+
+void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e)
+{
+    coax_buf_puts(b, "{\"kind\":");
+    coax_buf_put_json_string(b, e->kind, strlen(e->kind));
+    coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u,\"detail\":", e->offset, e->line,
+                    e->column);
+    coax_buf_put_json_string(b, e->detail, strlen(e->detail));
+    coax_buf_puts(b, "}\n");
+}

@@ -152,7 +152,9 @@ static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
 
 typedef struct trial {
     const char *kind, *detail;
-    coax_value *root; /* the candidate with the change made */
+    coax_value *root;      /* the candidate with the change made */
+    const char **pointers; /* the places changed (NULL: the error's location) */
+    size_t npointers;
 } trial;
 
 typedef struct trials {
@@ -162,7 +164,38 @@ typedef struct trials {
 
 static void add_trial(trials *ts, const char *kind, const char *detail, coax_value *root)
 {
-    if (root && ts->n < MAX_TRIALS) ts->t[ts->n++] = (trial){kind, detail, root};
+    if (root && ts->n < MAX_TRIALS) ts->t[ts->n++] = (trial){kind, detail, root, NULL, 0};
+}
+
+/* The pointer of member 'key' of the object at 'loc' (loc[0..llen)). */
+static const char *member_pointer(coax_arena *a, const char *loc, size_t llen, const char *key, size_t klen)
+{
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_put(&b, loc, llen);
+    coax_buf_putc(&b, '/');
+    for (size_t i = 0; i < klen; i++) {
+        if (key[i] == '~') coax_buf_put(&b, "~0", 2);
+        else if (key[i] == '/') coax_buf_put(&b, "~1", 2);
+        else coax_buf_putc(&b, key[i]);
+    }
+    char *p = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    return p;
+}
+
+/* Adds a trial that changed the members named in 'keys' of the object at
+** 'loc': each is logged at its own pointer. */
+static void add_member_trial(coax_arena *a, trials *ts, const char *kind, const char *detail,
+                             coax_value *root, const char *loc, size_t llen, const coax_member *keys,
+                             size_t n)
+{
+    if (!root || ts->n >= MAX_TRIALS || n == 0) return;
+    const char **ptrs = coax_arena_alloc(a, n * sizeof *ptrs);
+    if (!ptrs) return;
+    for (size_t i = 0; i < n; i++)
+        if (!(ptrs[i] = member_pointer(a, loc, llen, keys[i].key, keys[i].klen))) return;
+    ts->t[ts->n++] = (trial){kind, detail, root, ptrs, n};
 }
 
 /* A new scalar value. */
@@ -312,8 +345,9 @@ static void make_trials(coerce_ctx *c, const coax_value *root, const coax_schema
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
         const coax_value *props = member(parent, "properties");
         coax_value *cur = (coax_value *)root;
-        bool any = false;
-        for (size_t i = 0; i < kv->len && cur; i++) {
+        coax_member *filled = coax_arena_alloc(a, kv->len * sizeof *filled + 1);
+        size_t nfilled = 0;
+        for (size_t i = 0; filled && i < kv->len && cur; i++) {
             const coax_value *name = &kv->u.items[i];
             if (name->type != COAX_STRING || coax_object_get(x, name->u.text, name->len)) continue;
             const coax_value *ps = deref(c->doc, props ? coax_object_get(props, name->u.text, name->len) : NULL);
@@ -321,9 +355,10 @@ static void make_trials(coerce_ctx *c, const coax_value *root, const coax_schema
             if (!def) continue; /* no default: nothing to fill without inventing */
             coax_value *copy = coax_value_copy(a, def);
             cur = copy ? coax_value_add_member(a, cur, loc, llen, name->u.text, name->len, copy) : NULL;
-            any = true;
+            filled[nfilled++] = (coax_member){name->u.text, name->len, {0}};
         }
-        if (any) add_trial(ts, "default_filled", "filled a missing required property from its schema default", cur);
+        add_member_trial(a, ts, "default_filled", "filled a missing required property from its schema default",
+                         cur, loc, llen, filled, nfilled);
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
                !member(parent, "patternProperties")) {
         /* The error is at the object or at the property, as validators
@@ -340,12 +375,16 @@ static void make_trials(coerce_ctx *c, const coax_value *root, const coax_schema
         }
         const coax_value *props = member(parent, "properties");
         coax_value *cur = (coax_value *)root;
-        for (size_t i = 0; i < obj->len && cur; i++) {
+        coax_member *dropped = coax_arena_alloc(a, obj->len * sizeof *dropped + 1);
+        size_t ndropped = 0;
+        for (size_t i = 0; dropped && i < obj->len && cur; i++) {
             const coax_member *m = &obj->u.members[i];
             if (props && coax_object_get(props, m->key, m->klen)) continue;
             cur = coax_value_remove_member(a, cur, oloc, olen, m->key, m->klen);
+            dropped[ndropped++] = *m;
         }
-        if (cur != root) add_trial(ts, "property_dropped", "dropped properties the schema forbids", cur);
+        add_member_trial(a, ts, "property_dropped", "dropped a property the schema forbids", cur, oloc, olen,
+                         dropped, ndropped);
     }
 }
 
@@ -393,7 +432,10 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
                 rc = coax_validate(c->schema, ts.t[k].root, c->arena, 0, &tv, c->err);
                 if (rc) return rc;
                 if (improves(val, &tv, e->instance_location)) {
-                    if ((rc = log_coercion(c, ts.t[k].kind, ts.t[k].detail, e->instance_location))) return rc;
+                    const trial *t = &ts.t[k];
+                    for (size_t p = 0; p < (t->pointers ? t->npointers : 1); p++)
+                        if ((rc = log_coercion(c, t->kind, t->detail, t->pointers ? t->pointers[p] : e->instance_location)))
+                            return rc;
                     v = ts.t[k].root;
                     *val = tv;
                     accepted = true;

@@ -60,6 +60,21 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     return COAX_OK;
 }
 
+/* A value closed at the end of a cut-off reply may not be what the model
+** meant ("tags": ["a", "b" may have had more; "bo" may have been "bob"), so
+** it never counts as valid: the session asks again instead. */
+static coax_code add_truncation_error(coax_arena *a, coax_validation *v)
+{
+    coax_schema_error *e = coax_arena_alloc(a, (v->nerrors + 1) * sizeof *e);
+    if (!e) return COAX_ENOMEM;
+    e[0] = (coax_schema_error){"", "", NULL, "the reply was cut off: the JSON is incomplete", NULL, 0};
+    if (v->nerrors) memcpy(e + 1, v->errors, v->nerrors * sizeof *e);
+    v->errors = e;
+    v->nerrors++;
+    v->valid = 0;
+    return COAX_OK;
+}
+
 static coax_code score(coerce_ctx *c, const coax_candidate *cand, size_t index, bool strict, scored *s)
 {
     c->log = NULL;
@@ -72,9 +87,10 @@ static coax_code score(coerce_ctx *c, const coax_candidate *cand, size_t index, 
         rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
     }
     if (rc) return rc;
+    s->complete = cand->complete;
+    if (!s->complete && (rc = add_truncation_error(c->arena, &s->validation))) return rc;
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
-    s->complete = cand->complete;
     s->index = index;
     if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
     s->coercions = c->log;

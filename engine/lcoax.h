@@ -32,6 +32,9 @@ coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena,
 /* Reads an optional limits table {max_depth=, max_input=, max_string=}. */
 coax_limits lcoax_limits(lua_State *L, int idx);
 
+/* Pushes a repair log as a list of {kind, detail, offset, line, column}. */
+void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n);
+
 /* Raises a Lua error for a coax_code with its message. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 

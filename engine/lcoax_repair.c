@@ -3,7 +3,7 @@
 */
 #include "lcoax.h"
 
-static void push_log(lua_State *L, const coax_repair_entry *log, size_t n)
+void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
 {
     lua_createtable(L, (int)(n > 1u << 20 ? 0 : n), 0);
     for (size_t i = 0; i < n; i++) {
@@ -44,7 +44,7 @@ static int l_repair(lua_State *L)
         return 3;
     }
     lcoax_push_value(L, r.value, lim.max_depth);
-    push_log(L, r.log, r.nlog);
+    lcoax_push_repair_log(L, r.log, r.nlog);
     const coax_candidate *c = &r.candidates[r.chosen];
     lua_createtable(L, 0, 5);
     lua_pushstring(L, coax_source_name(c->source));

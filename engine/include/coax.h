@@ -472,7 +472,8 @@ typedef struct coax_extract_result {
 ** errors. A single-key envelope ({"result": {...}}) is unwrapped when only
 ** the inner value fits. Candidates are scored: valid first, then fewer
 ** errors, complete before truncated, fewer coercions, and the last one on
-** a tie. 'schema_doc' is the document 'schema' was compiled from; keywords
+** a tie. A truncated candidate (closed at the end of a cut-off reply) is
+** never valid: its first error says the reply was cut off. 'schema_doc' is the document 'schema' was compiled from; keywords
 ** are looked up in it (local "$ref"s are followed); NULL turns coercion
 ** off, as COAX_EXTRACT_STRICT does.
 **
