@@ -64,6 +64,7 @@ enum { N_TRUE, N_FALSE, N_OBJECT };
 
 struct snode {
     uint8_t kind;
+    uint32_t id;           /* index in compilation order */
     bool uneval;           /* has unevaluatedProperties/Items: tracks annotations */
     const sres *res;
     const coax_value *src;

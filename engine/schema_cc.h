@@ -27,6 +27,8 @@ typedef struct cc {
     smap infos;     /* coax_value * -> sinfo */
     snode **work;   /* compiled nodes whose keywords are still to compile */
     size_t nwork, cwork;
+    snode **all;    /* every node, by id */
+    size_t nall, call;
     coax_error *err;
     coax_code rc;   /* the first failure; compilation stops at it */
 } cc;

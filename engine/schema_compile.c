@@ -15,9 +15,13 @@ static const coax_value *member(const coax_value *o, const char *k)
     return o->type == COAX_OBJECT ? coax_object_get(o, k, strlen(k)) : NULL;
 }
 
+/* Where a node is, for messages: a JSON Pointer in the schema itself, or
+** an absolute URI in another document. */
+static const char *where(const snode *n) { return n->res->uri[0] ? n->abs : n->abs + 1; }
+
 static coax_code bad(cc *c, const snode *n, const char *kw, const char *what)
 {
-    return cc_fail(c, COAX_ESCHEMA, "invalid schema at %s/%s: %s", n->abs, kw, what);
+    return cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s/%s\": %s", where(n), kw, what);
 }
 
 /* A subschema of 'n' found by the scan. */
@@ -360,6 +364,71 @@ static coax_code finish(cc *c)
     }
 }
 
+/* The in-place edges of a node (subschemas applied to the same instance,
+** unconditionally): references, allOf, anyOf, oneOf, not, if. Returns the
+** target after position (*k, *j) and advances it; NULL at the end. */
+static const snode *next_edge(const snode *n, uint32_t *k, uint32_t *j)
+{
+    for (; *k < n->nkw; (*k)++, *j = 0) {
+        const skw *w = &n->kw[*k];
+        switch (w->op) {
+        case OP_REF: case OP_DYNREF: case OP_RECREF: case OP_NOT: case OP_IF:
+            if (*j == 0) {
+                (*j)++;
+                return w->sub;
+            }
+            break;
+        case OP_ALLOF: case OP_ANYOF: case OP_ONEOF:
+            if (*j < w->nsubs) return w->subs[(*j)++];
+            break;
+        default:
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* A cycle of in-place edges evaluates forever on any instance that reaches
+** it ({"$ref": "#"}): an invalid schema. Iterative depth-first search. */
+static coax_code check_cycles(cc *c)
+{
+    typedef struct frame {
+        uint32_t node, k, j;
+    } frame;
+    size_t n = c->nall;
+    uint8_t *color = coax_alloc_raw(c->s->alloc, n ? n : 1);
+    frame *st = coax_alloc_raw(c->s->alloc, (n ? n : 1) * sizeof *st);
+    if (!color || !st) {
+        cc_fail(c, COAX_ENOMEM, "out of memory");
+    } else {
+        memset(color, 0, n);
+        for (size_t r = 0; r < n && !c->rc; r++) {
+            if (color[r]) continue;
+            size_t top = 0;
+            st[top++] = (frame){(uint32_t)r, 0, 0};
+            color[r] = 1;
+            while (top && !c->rc) {
+                frame *f = &st[top - 1];
+                const snode *t = next_edge(c->all[f->node], &f->k, &f->j);
+                if (!t) {
+                    color[f->node] = 2;
+                    top--;
+                } else if (color[t->id] == 1) {
+                    cc_fail(c, COAX_ESCHEMA,
+                            "invalid schema: reference cycle through \"%s\" that never consumes the instance",
+                            where(t));
+                } else if (!color[t->id]) {
+                    color[t->id] = 1;
+                    st[top++] = (frame){t->id, 0, 0};
+                }
+            }
+        }
+    }
+    coax_free_raw(c->s->alloc, color, n ? n : 1);
+    coax_free_raw(c->s->alloc, st, (n ? n : 1) * sizeof *st);
+    return c->rc;
+}
+
 static const char *meta_uri(int draft)
 {
     switch (draft) {
@@ -454,9 +523,10 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
-        if ((s->root = cc_node(&c, ri))) finish(&c);
+        if ((s->root = cc_node(&c, ri)) && !finish(&c)) check_cycles(&c);
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
+    coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);
     if (c.rc) {
         coax_schema_free(s);
         return c.rc;

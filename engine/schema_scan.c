@@ -568,5 +568,14 @@ snode *cc_node(cc *c, sinfo *i)
         c->cwork = cap;
     }
     c->work[c->nwork++] = n;
+    if (c->nall == c->call) {
+        size_t cap = c->call ? c->call * 2 : 64;
+        snode **w = coax_realloc_raw(c->s->alloc, c->all, c->call * sizeof *w, cap * sizeof *w);
+        if (!w) return oom(c), NULL;
+        c->all = w;
+        c->call = cap;
+    }
+    n->id = (uint32_t)c->nall;
+    c->all[c->nall++] = n;
     return n;
 }
