@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
     {"repair", cli_repair, "recover a JSON value from a raw model reply"},
     {"validate", cli_validate, "validate a JSON instance against a JSON Schema"},
+    {"extract", cli_extract, "the value in a reply that fits a schema, coerced"},
     {NULL, NULL, NULL},
 };
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 int cli_repair(int argc, char **argv);
+int cli_extract(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 
 /* Reads FILE ("-" or NULL: standard input) whole. More than 'max' bytes is

@@ -48,6 +48,7 @@ int luaopen_coax(lua_State *L)
     lua_setfield(L, -2, "strerror");
     lcoax_open_json(L);
     lcoax_open_repair(L);
+    lcoax_open_extract(L);
     lcoax_open_schema(L);
 
     return 1;

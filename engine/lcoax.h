@@ -41,6 +41,7 @@ int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 /* Each part of the module adds its functions to the table on top. */
 void lcoax_open_json(lua_State *L);
 void lcoax_open_repair(lua_State *L);
+void lcoax_open_extract(lua_State *L);
 void lcoax_open_schema(lua_State *L);
 
 #endif

@@ -1,0 +1,227 @@
+/*
+** cli_extract.c: coax extract --schema SCHEMA [--strict] [--output basic]
+**                [--log] [--jsonl] [--draft D] [limits] [FILE|-]
+*/
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: coax extract --schema SCHEMA [--strict] [--output basic] [--log] [--jsonl]\n"
+    "                    [--draft 2020-12|2019-09|7|6|4] [--max-depth N] [--max-input N]\n"
+    "                    [--max-string N] [FILE|-]\n"
+    "Prints the value recovered from a raw model reply that validates against SCHEMA,\n"
+    "coercing what is right in substance and wrong in form (not with --strict).\n"
+    "  --output basic  on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
+    "  --log           the repair and coercion log on stderr, one JSON object a line\n"
+    "  --jsonl         each input line is a JSON string holding one reply; each output\n"
+    "                  line is {\"value\": V} or {\"valid\": false, \"errors\": [...]}\n"
+    "Exit: 0 extracted, 1 no valid value (or no JSON), 2 usage or invalid schema, 4 a limit.\n";
+
+typedef struct opts {
+    const coax_schema *schema;
+    const coax_value *doc;
+    coax_limits lim;
+    unsigned flags;
+    bool log, basic;
+} opts;
+
+static void put_log(const coax_extract_result *r)
+{
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    for (size_t i = 0; i < r->repair.nlog; i++) cli_put_repair_entry(&b, &r->repair.log[i]);
+    for (size_t i = 0; i < r->ncoercions; i++) {
+        const coax_coercion *c = &r->coercions[i];
+        coax_buf_puts(&b, "{\"kind\":");
+        coax_buf_put_json_string(&b, c->kind, strlen(c->kind));
+        coax_buf_puts(&b, ",\"pointer\":");
+        coax_buf_put_json_string(&b, c->pointer, strlen(c->pointer));
+        coax_buf_puts(&b, ",\"detail\":");
+        coax_buf_put_json_string(&b, c->detail, strlen(c->detail));
+        coax_buf_puts(&b, "}\n");
+    }
+    if (b.len) fwrite(b.data, 1, b.len, stderr);
+    coax_buf_free(&b);
+}
+
+/* {"valid":false,"errors":[...]} for a result, or for "no JSON" (one unit
+** at the instance root saying so). */
+static void put_failure(coax_buf *out, const coax_extract_result *r, const char *nojson)
+{
+    if (nojson) {
+        coax_buf_puts(out, "{\"valid\":false,\"errors\":[{\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"error\":");
+        coax_buf_put_json_string(out, nojson, strlen(nojson));
+        coax_buf_puts(out, "}]}");
+        return;
+    }
+    char *text;
+    size_t len;
+    if (coax_validation_write(&r->validation, COAX_OUTPUT_BASIC, NULL, &text, &len) == COAX_OK) {
+        coax_buf_put(out, text, len);
+        coax_free(NULL, text, len + 1);
+    } else {
+        out->oom = true;
+    }
+}
+
+/* One reply. Returns 0, 1 or a limit's status; 'line' mode writes a JSONL
+** result line instead of the plain contract. */
+static int extract_one(const opts *o, const char *text, size_t len, coax_buf *out, bool line)
+{
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) return cli_fail("extract", COAX_ENOMEM, NULL);
+    coax_extract_result r;
+    coax_error err = {0};
+    coax_code rc = coax_extract(arena, o->schema, o->doc, text, len, &o->lim, o->flags, &r, &err);
+    int status = 0;
+    if (rc == COAX_OK && o->log) put_log(&r);
+    if (rc == COAX_OK && r.valid) {
+        if (line) coax_buf_puts(out, "{\"value\":");
+        coax_write_buf(out, r.value, 0);
+        coax_buf_puts(out, line ? "}\n" : "\n");
+    } else if (rc == COAX_OK || rc == COAX_ENOJSON) {
+        const char *nojson = rc == COAX_ENOJSON ? err.msg : NULL;
+        if (line || o->basic) {
+            put_failure(out, &r, nojson);
+            coax_buf_putc(out, '\n');
+        }
+        if (!line) {
+            if (nojson) fprintf(stderr, "coax extract: %s\n", nojson);
+            else fprintf(stderr, "coax extract: no valid value: at '%s': %s (%zu error%s)\n",
+                         r.validation.errors[0].instance_location, r.validation.errors[0].message,
+                         r.validation.nerrors, r.validation.nerrors == 1 ? "" : "s");
+        }
+        status = 1;
+    } else if (line) { /* a limit on one line is that line's error */
+        put_failure(out, &r, err.msg[0] ? err.msg : coax_strerror(rc));
+        coax_buf_putc(out, '\n');
+    } else {
+        status = cli_fail("extract", rc, &err);
+    }
+    coax_arena_free(arena);
+    return status;
+}
+
+static int extract_lines(const opts *o, char *data, size_t len)
+{
+    coax_buf out;
+    coax_buf_init(&out, NULL);
+    int status = 0;
+    for (size_t start = 0; start < len && status < 2;) {
+        char *nl = memchr(data + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - data) : len;
+        coax_arena *arena = coax_arena_new(NULL);
+        coax_value *v;
+        coax_error err;
+        if (!arena) {
+            status = cli_fail("extract", COAX_ENOMEM, NULL);
+            break;
+        }
+        coax_code rc = coax_parse(arena, data + start, end - start, &o->lim, &v, &err);
+        if (rc || v->type != COAX_STRING) {
+            put_failure(&out, NULL, rc ? err.msg : "input line is not a JSON string");
+            coax_buf_putc(&out, '\n');
+        } else {
+            size_t tlen;
+            const char *t = coax_value_text(v, &tlen);
+            int s = extract_one(o, t, tlen, &out, true);
+            if (s > 1) status = s;
+        }
+        coax_arena_free(arena);
+        if (out.len > (1 << 16) || out.oom) status = status ? status : cli_flush("extract", &out);
+        start = end + 1;
+    }
+    int s = cli_flush("extract", &out);
+    coax_buf_free(&out);
+    return status ? status : s;
+}
+
+/* Reads and compiles SCHEMA; 0, or the exit status after a message. */
+static int load_schema(const char *path, const char *draft, coax_arena *arena, coax_value **doc,
+                       coax_schema **schema)
+{
+    char *text;
+    size_t len;
+    coax_error err;
+    coax_code rc = cli_read(path, COAX_DEFAULT_MAX_INPUT, &text, &len, &err);
+    if (rc) return cli_fail("extract", rc, &err);
+    rc = coax_parse(arena, text, len, NULL, doc, &err);
+    free(text);
+    if (rc) {
+        fprintf(stderr, "coax extract: schema %s: %s (line %u, column %u)\n", path, err.msg, err.line, err.column);
+        return 2;
+    }
+    coax_schema_options so = {0};
+    if (draft && !(so.draft = coax_draft_parse(draft)))
+        return cli_usage("extract", "--draft takes 2020-12, 2019-09, 7, 6 or 4, not '%s'", draft);
+    rc = coax_schema_compile(*doc, &so, NULL, schema, &err);
+    if (rc) {
+        fprintf(stderr, "coax extract: schema %s: %s\n", path, err.msg);
+        return rc == COAX_ESCHEMA ? 2 : coax_exit_status(rc);
+    }
+    return 0;
+}
+
+int cli_extract(int argc, char **argv)
+{
+    const char *path = NULL, *schema_path = NULL, *draft = NULL, *output = NULL;
+    opts o = {0};
+    bool jsonl = false;
+    coax_limits_default(&o.lim);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = cli_limit_opt("extract", argc, argv, &i, &o.lim);
+        if (r == 0) r = cli_opt(argc, argv, &i, "schema", &schema_path);
+        if (r == 0) r = cli_opt(argc, argv, &i, "draft", &draft);
+        if (r == 0) r = cli_opt(argc, argv, &i, "output", &output);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if (!strcmp(a, "--strict")) o.flags |= COAX_EXTRACT_STRICT;
+        else if (!strcmp(a, "--log")) o.log = true;
+        else if (!strcmp(a, "--jsonl")) jsonl = true;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage("extract", "unknown option '%s' (try --help)", a);
+        } else if (path) {
+            return cli_usage("extract", "one input file at a time ('%s' and '%s')", path, a);
+        } else {
+            path = a;
+        }
+    }
+    if (!schema_path) return cli_usage("extract", "--schema SCHEMA is required (try --help)");
+    if (output && strcmp(output, "basic")) return cli_usage("extract", "--output takes 'basic', not '%s'", output);
+    o.basic = output != NULL;
+    coax_arena *keep = coax_arena_new(NULL);
+    coax_schema *schema = NULL;
+    coax_value *doc = NULL;
+    int status = keep ? load_schema(schema_path, draft, keep, &doc, &schema) : 4;
+    char *data = NULL;
+    size_t len = 0;
+    if (status == 0) {
+        coax_error err;
+        coax_code rc = cli_read(path, jsonl ? SIZE_MAX - 1 : o.lim.max_input, &data, &len, &err);
+        if (rc) status = cli_fail("extract", rc, &err);
+    }
+    if (status == 0) {
+        o.schema = schema;
+        o.doc = doc;
+        if (jsonl) {
+            status = extract_lines(&o, data, len);
+        } else {
+            coax_buf out;
+            coax_buf_init(&out, NULL);
+            status = extract_one(&o, data, len, &out, false);
+            int s = cli_flush("extract", &out);
+            if (!status) status = s;
+            coax_buf_free(&out);
+        }
+    }
+    free(data);
+    coax_schema_free(schema);
+    coax_arena_free(keep);
+    return status;
+}

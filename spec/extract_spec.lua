@@ -1,0 +1,156 @@
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+local fixture = dofile("spec/fixtures/extract_cases.lua")
+
+describe("coax.extract", function()
+  describe("on realistic replies, scored by exact value", function()
+    for _, c in ipairs(fixture.cases) do
+      local name, schema, reply, want = c[1], fixture.schemas[c[2]], c[3], c[4]
+      it(name, function()
+        local r, msg, code = coax.extract(reply, schema)
+        if c.fail then
+          -- No value may come back: no JSON at all, or the best candidate is invalid.
+          if r == nil then
+            assert.are.equal("COAX_ENOJSON", code, msg)
+          else
+            assert.is_false(r.valid, "returned " .. json.encode(r.value))
+            assert.is_true(#r.errors > 0)
+          end
+        else
+          assert(r, msg)
+          assert.is_true(r.valid, r.errors[1] and (r.errors[1].instanceLocation .. ": " .. r.errors[1].error))
+          assert.are.equal(want, json.encode(r.value))
+        end
+      end)
+    end
+  end)
+
+  it("logs every coercion with its JSON Pointer, beside the repairs", function()
+    local r = coax.extract(
+      "{invoice_id: 'INV-7', total: '1250', currency: 'usd', tags: 'x', note: 1}",
+      fixture.schemas.invoice)
+    assert.is_true(r.valid)
+    local got = {}
+    for i, c in ipairs(r.coercions) do got[i] = c.kind .. " " .. c.pointer end
+    assert.are.same({ "string_to_integer /total", "enum_match /currency", "wrap_in_array /tags",
+      "property_dropped /note", "default_filled /status" }, got)
+    assert.are.equal("unquoted_key", r.log[1].kind)
+    assert.are.equal('{"invoice_id":"INV-7","total":1250,"currency":"USD","tags":["x"],"status":"open"}',
+      json.encode(r.value))
+  end)
+
+  it("coerces nothing in strict mode", function()
+    local r = coax.extract('{"invoice_id":"INV-7","total":"1250","currency":"USD","status":"open"}',
+      fixture.schemas.invoice, { strict = true })
+    assert.is_false(r.valid)
+    assert.are.same({}, r.coercions)
+    assert.are.equal("/total", r.errors[1].instanceLocation)
+  end)
+
+  it("says the reply was cut off when it was", function()
+    local r = coax.extract('{"invoice_id":"INV-7","total":1250,"currency":"USD","status":"op', fixture.schemas.invoice)
+    assert.is_false(r.valid)
+    assert.are.equal("the reply was cut off: the JSON is incomplete", r.errors[1].error)
+    assert.are.equal("", r.errors[1].instanceLocation)
+  end)
+
+  it("rejects an invalid schema with a clear error", function()
+    assert.has_error(function() coax.extract("{}", '{"type": 12}') end)
+    assert.has_error(function() coax.extract("{}", "{not json") end)
+  end)
+
+  it("survives garbage, truncation and deep nesting", function()
+    local schema = fixture.schemas.people
+    for b = 0, 255 do coax.extract(string.char(b), schema) end
+    local reply = '[{"name":"Ada","score":"9.5"},{"name":"Bob","score":7}]'
+    for i = 0, #reply do coax.extract(reply:sub(1, i), schema) end
+    local r, _, code = coax.extract(string.rep("[", 100000), schema)
+    assert.is_nil(r)
+    assert.are.equal("COAX_EDEPTH", code)
+  end)
+
+  assert(H)
+end)
+
+describe("coax extract (command)", function()
+  local schema_path
+
+  setup(function() schema_path = H.tmpfile(fixture.schemas.invoice) end)
+  teardown(function() os.remove(schema_path) end)
+
+  it("prints the value, exit 0", function()
+    local out, err, code = H.coax({ "extract", "--schema", schema_path },
+      'Sure:\n```json\n{"invoice_id":"INV-7","total":"1250","currency":"usd"}\n```')
+    assert.are.equal('{"invoice_id":"INV-7","total":1250,"currency":"USD","status":"open"}\n', out)
+    assert.are.equal("", err)
+    assert.are.equal(0, code)
+  end)
+
+  it("exits 1 with a one-line reason, and basic output on request", function()
+    local reply = '{"invoice_id":"INV-7","total":"twelve","currency":"USD","status":"open"}'
+    local out, err, code = H.coax({ "extract", "--schema", schema_path }, reply)
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.matches("^coax extract: no valid value: at '/total': .+ %(1 error%)\n$", err)
+    out, _, code = H.coax({ "extract", "--schema", schema_path, "--output", "basic" }, reply)
+    assert.are.equal(1, code)
+    local v = json.decode(out)
+    assert.is_false(v.valid)
+    assert.are.equal("/total", v.errors[1].instanceLocation)
+    assert.are.equal("/properties/total/type", v.errors[1].keywordLocation)
+  end)
+
+  it("reports no JSON as one error at the root", function()
+    local out, err, code = H.coax({ "extract", "--schema", schema_path, "--output", "basic" }, "Sorry, no.")
+    assert.are.equal(1, code)
+    assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"",'
+      .. '"error":"no JSON value found in 10 bytes of text"}]}\n', out)
+    assert.are.equal("coax extract: no JSON value found in 10 bytes of text\n", err)
+  end)
+
+  it("writes repairs and coercions to stderr with --log", function()
+    local _, err = H.coax({ "extract", "--schema", schema_path, "--log" },
+      '{invoice_id: "INV-7", "total": "1250", "currency": "USD"}')
+    assert.are.equal(table.concat({
+      '{"kind":"unquoted_key","offset":1,"line":1,"column":2,"detail":"quoted an unquoted key"}',
+      '{"kind":"string_to_integer","pointer":"/total","detail":"converted the value to the type the schema asks for"}',
+      '{"kind":"default_filled","pointer":"/status","detail":"filled a missing required property from its schema default"}',
+    }, "\n") .. "\n", err)
+  end)
+
+  it("keeps coercion off with --strict", function()
+    local _, _, code = H.coax({ "extract", "--schema", schema_path, "--strict" },
+      '{"invoice_id":"INV-7","total":"1250","currency":"USD","status":"open"}')
+    assert.are.equal(1, code)
+  end)
+
+  it("writes one line per input line with --jsonl", function()
+    local input = table.concat({
+      json.encode('{"invoice_id":"A","total":"5","currency":"EUR"}'),
+      json.encode("nothing here"),
+      json.encode('{"invoice_id":"B","total":"lots","currency":"EUR","status":"open"}'),
+    }, "\n") .. "\n"
+    local out, _, code = H.coax({ "extract", "--schema", schema_path, "--jsonl" }, input)
+    assert.are.equal(0, code)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal(3, #lines)
+    assert.are.equal('{"value":{"invoice_id":"A","total":5,"currency":"EUR","status":"open"}}', lines[1])
+    assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"",'
+      .. '"error":"no JSON value found in 12 bytes of text"}]}', lines[2])
+    assert.are.equal("/total", json.decode(lines[3]).errors[1].instanceLocation)
+  end)
+
+  it("exits 2 for usage errors and invalid schemas", function()
+    local _, err, code = H.coax({ "extract" }, "{}")
+    assert.are.equal(2, code)
+    assert.are.equal("coax extract: --schema SCHEMA is required (try --help)\n", err)
+    local bad = H.tmpfile('{"type": 12}')
+    _, _, code = H.coax({ "extract", "--schema", bad }, "{}")
+    assert.are.equal(2, code)
+    os.remove(bad)
+    _, _, code = H.coax({ "extract", "--schema", "/nonexistent.json" }, "{}")
+    assert.are.equal(2, code)
+  end)
+end)
