@@ -152,7 +152,8 @@ coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_
                                   PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &code, &off, e->cc);
     coax_buf_free(&t);
     if (!c) {
-        if (code == PCRE2_ERROR_NOMEMORY) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+        if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
+            return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
         PCRE2_UCHAR msg[120];
         pcre2_get_error_message(code, msg, sizeof msg);
         return coax_fail(err, COAX_EINVAL, off, "invalid regular expression: %s at offset %zu",

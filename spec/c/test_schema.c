@@ -1,0 +1,460 @@
+/* JSON Schema through the public API: error units (locations, messages,
+** counts), output formats, drafts, references and meta-schemas, invalid
+** and hostile schemas, limits, and allocation failure at every step. */
+#include "coax.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+typedef struct counting {
+    long live, allocs, fail_at;
+} counting;
+
+static void *c_malloc(void *ctx, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    c->live += (long)n;
+    return malloc(n);
+}
+static void *c_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    void *q = realloc(p, n);
+    if (q) c->live += (long)n - (long)o;
+    return q;
+}
+static void c_free(void *ctx, void *p, size_t n)
+{
+    counting *c = ctx;
+    c->live -= (long)n;
+    free(p);
+}
+
+static coax_value *parse(coax_arena *a, const char *text)
+{
+    coax_value *v = NULL;
+    coax_error err;
+    if (coax_parse(a, text, strlen(text), NULL, &v, &err)) {
+        printf("  bad test JSON: %s: %s\n", text, err.msg);
+        return NULL;
+    }
+    return v;
+}
+
+/* Compiles 'schema' and validates 'inst'; returns the output in 'format'
+** ("ERR CODE message" when compiling or validating fails). */
+static char out[65536];
+
+static const char *run_opt(const char *schema, const char *inst, coax_output format,
+                           const coax_schema_options *opt)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_schema *s = NULL;
+    coax_error err;
+    out[0] = '\0';
+    coax_value *sv = parse(a, schema), *iv = parse(a, inst);
+    coax_code rc = sv && iv ? coax_schema_compile(sv, opt, NULL, &s, &err) : COAX_EINVAL;
+    if (rc) {
+        snprintf(out, sizeof out, "ERR %s %s", coax_code_name(rc), err.msg);
+    } else {
+        coax_validation r;
+        rc = coax_validate(s, iv, a, format == COAX_OUTPUT_FLAG ? COAX_VALIDATE_FIRST : 0, &r, &err);
+        if (rc) {
+            snprintf(out, sizeof out, "ERR %s %s", coax_code_name(rc), err.msg);
+        } else {
+            char *text;
+            size_t len;
+            if (coax_validation_write(&r, format, NULL, &text, &len) == COAX_OK) {
+                snprintf(out, sizeof out, "%s", text);
+                coax_free(NULL, text, len + 1);
+            }
+        }
+    }
+    coax_schema_free(s);
+    coax_arena_free(a);
+    return out;
+}
+
+static const char *run(const char *schema, const char *inst)
+{
+    return run_opt(schema, inst, COAX_OUTPUT_BASIC, NULL);
+}
+
+#define U(i, k, e) "{\"instanceLocation\":\"" i "\",\"keywordLocation\":\"" k "\",\"error\":\"" e "\"}"
+#define UA(i, k, a, e)                                                                        \
+    "{\"instanceLocation\":\"" i "\",\"keywordLocation\":\"" k "\",\"absoluteKeywordLocation\":\"" a \
+    "\",\"error\":\"" e "\"}"
+#define INVALID(...) "{\"valid\":false,\"errors\":[" __VA_ARGS__ "]}"
+
+static void test_every_error_is_reported_with_its_locations(void)
+{
+    CHECK_STR(run("{\"type\":\"object\",\"required\":[\"currency_code\",\"amount\"],"
+                  "\"properties\":{\"amount\":{\"type\":\"integer\"},"
+                  "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"maxLength\":3}}}}",
+                  "{\"amount\":\"12\",\"tags\":[\"abcd\",3]}"),
+              INVALID(U("", "/required", "missing required property \\\"currency_code\\\"") ","
+                      U("/amount", "/properties/amount/type", "expected integer, got string \\\"12\\\"") ","
+                      U("/tags/0", "/properties/tags/items/maxLength", "expected at most 3 characters, got 4") ","
+                      U("/tags/1", "/properties/tags/items/type", "expected string, got number 3")));
+}
+
+static void test_valid_instances_give_valid_true(void)
+{
+    CHECK_STR(run("{\"type\":\"integer\"}", "1.0"), "{\"valid\":true}");
+    CHECK_STR(run("true", "{\"a\":[1,2]}"), "{\"valid\":true}");
+    CHECK_STR(run("{}", "null"), "{\"valid\":true}");
+}
+
+static void test_messages_name_expected_and_actual(void)
+{
+    CHECK_STR(run("{\"type\":[\"string\",\"null\"]}", "5"), INVALID(U("", "/type", "expected null or string, got number 5")));
+    CHECK_STR(run("{\"enum\":[\"a\",\"b\"]}", "\"c\""), INVALID(U("", "/enum", "expected one of [\\\"a\\\",\\\"b\\\"], got string \\\"c\\\"")));
+    CHECK_STR(run("{\"const\":{\"a\":1}}", "{\"a\":2}"), INVALID(U("", "/const", "expected {\\\"a\\\":1}, got object")));
+    CHECK_STR(run("{\"minimum\":10}", "9.5"), INVALID(U("", "/minimum", "expected a number at least 10, got 9.5")));
+    CHECK_STR(run("{\"exclusiveMaximum\":10}", "10"), INVALID(U("", "/exclusiveMaximum", "expected a number less than 10, got 10")));
+    CHECK_STR(run("{\"multipleOf\":0.01}", "0.075"), INVALID(U("", "/multipleOf", "expected a multiple of 0.01, got 0.075")));
+    CHECK_STR(run("{\"minItems\":2}", "[1]"), INVALID(U("", "/minItems", "expected at least 2 items, got 1")));
+    CHECK_STR(run("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}"), INVALID(U("", "/maxProperties", "expected at most 1 property, got 2")));
+    CHECK_STR(run("{\"uniqueItems\":true}", "[1,2,1.0]"), INVALID(U("", "/uniqueItems", "expected unique items, items 0 and 2 are equal")));
+    CHECK_STR(run("{\"pattern\":\"^[a-z]+$\"}", "\"ab1\""), INVALID(U("", "/pattern", "expected a string matching \\\"^[a-z]+$\\\", got \\\"ab1\\\"")));
+    CHECK_STR(run("{\"additionalProperties\":false,\"properties\":{\"a\":{}}}", "{\"a\":1,\"b\":2}"),
+              INVALID(U("/b", "/additionalProperties", "property \\\"b\\\" is not allowed")));
+    CHECK_STR(run("{\"dependentRequired\":{\"a\":[\"b\"]}}", "{\"a\":1}"),
+              INVALID(U("", "/dependentRequired/a", "property \\\"a\\\" requires property \\\"b\\\", which is missing")));
+    CHECK_STR(run("{\"contains\":{\"type\":\"string\"},\"minContains\":2}", "[\"a\",1]"),
+              INVALID(U("", "/contains", "expected at least 2 items matching \\\"contains\\\", got 1")));
+    CHECK_STR(run("{\"prefixItems\":[{}],\"items\":false}", "[1,2,3]"),
+              INVALID(U("", "/items", "expected at most 1 item, got 3")));
+    CHECK_STR(run("{\"not\":{\"type\":\"string\"}}", "\"x\""),
+              INVALID(U("", "/not", "expected the value not to match the schema of \\\"not\\\", got string \\\"x\\\"")));
+    CHECK_STR(run("{\"unevaluatedProperties\":false,\"allOf\":[{\"properties\":{\"a\":{}}}]}", "{\"a\":1,\"b\":2}"),
+              INVALID(U("/b", "/unevaluatedProperties", "property \\\"b\\\" is not allowed (no keyword of the schema evaluates it)")));
+}
+
+static void test_long_values_are_cut_in_messages(void)
+{
+    CHECK_STR(run("{\"type\":\"integer\"}", "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\""),
+              INVALID(U("", "/type", "expected integer, got string \\\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\\\"")));
+}
+
+static void test_anyof_keeps_branch_errors_only_when_all_fail(void)
+{
+    CHECK_STR(run("{\"anyOf\":[{\"type\":\"string\"},{\"minimum\":2}]}", "1"),
+              INVALID(U("", "/anyOf/0/type", "expected string, got number 1") ","
+                      U("", "/anyOf/1/minimum", "expected a number at least 2, got 1") ","
+                      U("", "/anyOf", "expected the value to match at least one schema of \\\"anyOf\\\", it matches none")));
+    CHECK_STR(run("{\"anyOf\":[{\"type\":\"string\"},{\"minimum\":2}]}", "3"), "{\"valid\":true}");
+    CHECK_STR(run("{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":2}]}", "3"),
+              INVALID(U("", "/oneOf", "expected the value to match exactly one schema of \\\"oneOf\\\", it matches 0 and 1")));
+}
+
+static void test_references_add_absolute_locations(void)
+{
+    CHECK_STR(run("{\"$id\":\"https://example.com/order\",\"properties\":{\"total\":{\"$ref\":\"#/$defs/money\"}},"
+                  "\"$defs\":{\"money\":{\"type\":\"number\",\"minimum\":0}}}",
+                  "{\"total\":-1}"),
+              INVALID(UA("/total", "/properties/total/$ref/minimum", "https://example.com/order#/$defs/money/minimum",
+                         "expected a number at least 0, got -1")));
+    /* without $id the absolute location is relative to the document */
+    CHECK_STR(run("{\"items\":{\"$ref\":\"#/$defs/s\"},\"$defs\":{\"s\":{\"type\":\"string\"}}}", "[1]"),
+              INVALID(UA("/0", "/items/$ref/type", "#/$defs/s/type", "expected string, got number 1")));
+}
+
+static void test_flag_and_detailed_outputs(void)
+{
+    const char *schema = "{\"properties\":{\"a\":{\"type\":\"string\",\"minLength\":2},\"b\":{\"type\":\"integer\"}}}";
+    CHECK_STR(run_opt(schema, "{\"a\":1,\"b\":\"x\"}", COAX_OUTPUT_FLAG, NULL), "{\"valid\":false}");
+    CHECK_STR(run_opt(schema, "{\"a\":\"xy\"}", COAX_OUTPUT_FLAG, NULL), "{\"valid\":true}");
+    CHECK_STR(run_opt("{\"properties\":{\"a\":{\"type\":\"string\",\"minLength\":2}}}", "{\"a\":5}", COAX_OUTPUT_DETAILED, NULL),
+              "{\"valid\":false,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"errors\":["
+              U("/a", "/properties/a/type", "expected string, got number 5") "]}");
+    CHECK_STR(run_opt("{\"properties\":{\"a\":{\"type\":\"string\",\"pattern\":\"^x\"},\"b\":{\"type\":\"integer\"}}}",
+                      "{\"a\":\"yy\",\"b\":true}", COAX_OUTPUT_DETAILED, NULL),
+              "{\"valid\":false,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"errors\":["
+              U("/a", "/properties/a/pattern", "expected a string matching \\\"^x\\\", got \\\"yy\\\"") ","
+              U("/b", "/properties/b/type", "expected integer, got boolean true") "]}");
+    CHECK_STR(run_opt("{\"properties\":{\"a\":{\"allOf\":[{\"type\":\"string\"},{\"minimum\":3}]}}}",
+                      "{\"a\":1}", COAX_OUTPUT_DETAILED, NULL),
+              "{\"valid\":false,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"errors\":["
+              "{\"valid\":false,\"instanceLocation\":\"/a\",\"keywordLocation\":\"/properties/a\",\"errors\":["
+              U("/a", "/properties/a/allOf/0/type", "expected string, got number 1") ","
+              U("/a", "/properties/a/allOf/1/minimum", "expected a number at least 3, got 1") "]}]}");
+}
+
+static void test_drafts_by_schema_and_by_host(void)
+{
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    /* draft 4: exclusiveMaximum is a boolean beside maximum */
+    o.draft = COAX_DRAFT_4;
+    CHECK_STR(run_opt("{\"maximum\":3,\"exclusiveMaximum\":true}", "3", COAX_OUTPUT_BASIC, &o),
+              INVALID(U("", "/maximum", "expected a number less than 3, got 3")));
+    /* draft 7 ignores the siblings of $ref; 2020-12 does not */
+    o.draft = COAX_DRAFT_7;
+    CHECK_STR(run_opt("{\"$ref\":\"#/definitions/a\",\"type\":\"string\",\"definitions\":{\"a\":{}}}", "1", COAX_OUTPUT_BASIC, &o),
+              "{\"valid\":true}");
+    CHECK_STR(run("{\"$ref\":\"#/$defs/a\",\"type\":\"string\",\"$defs\":{\"a\":{}}}", "1"),
+              INVALID(U("", "/type", "expected string, got number 1")));
+    /* $schema wins over the host's choice */
+    CHECK_STR(run_opt("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"prefixItems\":[{\"type\":\"string\"}]}",
+                      "[1]", COAX_OUTPUT_BASIC, &o),
+              INVALID(U("/0", "/prefixItems/0/type", "expected string, got number 1")));
+    CHECK_INT(coax_draft_parse("2019-09"), COAX_DRAFT_2019_09);
+    CHECK_INT(coax_draft_parse("draft7"), COAX_DRAFT_7);
+    CHECK_INT(coax_draft_parse("5"), COAX_DRAFT_AUTO);
+    CHECK_STR(coax_draft_name(COAX_DRAFT_2020_12), "2020-12");
+}
+
+static void test_invalid_schemas_say_where(void)
+{
+    CHECK_STR(run("{\"type\":\"strin\"}", "1"),
+              "ERR COAX_ESCHEMA invalid schema at \"/type\": expected one of [\"array\",\"boolean\",\"integer\",\"null\",\"number\",\"object\",\"string\"], got string \"strin\" (3 errors)");
+    CHECK_STR(run("{\"properties\":{\"a\":{\"minLength\":-1}}}", "1"),
+              "ERR COAX_ESCHEMA invalid schema at \"/properties/a/minLength\": expected a number at least 0, got -1 (1 error)");
+    CHECK_STR(run("{\"pattern\":\"((\"}", "1"),
+              "ERR COAX_ESCHEMA invalid schema at \"/pattern\": invalid regular expression: missing closing parenthesis at offset 2");
+    CHECK_STR(run("{\"$ref\":\"#/$defs/missing\"}", "1"), "ERR COAX_ESCHEMA unresolvable reference \"#/$defs/missing\"");
+    CHECK_STR(run("{\"$ref\":\"https://example.com/not-here.json\"}", "1"),
+              "ERR COAX_ESCHEMA unresolvable reference \"https://example.com/not-here.json\"");
+    CHECK_STR(run("{\"$schema\":\"https://example.com/meta\"}", "1"), "ERR COAX_ESCHEMA unknown meta-schema \"https://example.com/meta\"");
+    CHECK_STR(run("{\"$schema\":\"http://json-schema.org/draft-03/schema#\"}", "1"),
+              "ERR COAX_ESCHEMA unsupported draft: http://json-schema.org/draft-03/schema# (coax implements 4, 6, 7, 2019-09, 2020-12)");
+    CHECK_STR(run("42", "1"), "ERR COAX_ESCHEMA invalid schema: a schema must be an object or a boolean");
+    CHECK_STR(run("[{}]", "1"), "ERR COAX_ESCHEMA invalid schema: a schema must be an object or a boolean");
+    CHECK_INT(coax_exit_status(COAX_ESCHEMA), 2);
+    CHECK_INT(coax_exit_status(COAX_ELIMIT), 4);
+}
+
+static void test_reference_cycles_are_invalid_schemas(void)
+{
+    CHECK_STR(run("{\"$ref\":\"#\"}", "1"),
+              "ERR COAX_ESCHEMA invalid schema: reference cycle through \"\" that never consumes the instance");
+    CHECK_STR(run("{\"$defs\":{\"a\":{\"allOf\":[{\"$ref\":\"#/$defs/b\"}]},\"b\":{\"not\":{\"$ref\":\"#/$defs/a\"}}},\"$ref\":\"#/$defs/a\"}", "1"),
+              "ERR COAX_ESCHEMA invalid schema: reference cycle through \"/$defs/a\" that never consumes the instance");
+    /* recursion that consumes the instance is fine */
+    CHECK_STR(run("{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"}", "[[[[]]],[1]]"),
+              INVALID(UA("/1/0", "/items/$ref/items/$ref/type", "#/type", "expected array, got number 1")));
+}
+
+static void test_depth_limits(void)
+{
+    /* evaluation depth: a recursive schema on a deep instance */
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    o.max_depth = 20;
+    char deep[256];
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    deep[200] = '\0';
+    const char *r = run_opt("{\"items\":{\"$ref\":\"#\"}}", deep, COAX_OUTPUT_BASIC, &o);
+    CHECK_STR(r, "ERR COAX_EDEPTH schema evaluation nested deeper than the limit of 20");
+    CHECK_STR(run("{\"items\":{\"$ref\":\"#\"}}", deep), "{\"valid\":true}");
+    /* schema nesting deeper than max_depth fails compilation */
+    char sch[2048];
+    size_t n = 0;
+    for (int i = 0; i < 30; i++) n += (size_t)snprintf(sch + n, sizeof sch - n, "{\"not\":");
+    n += (size_t)snprintf(sch + n, sizeof sch - n, "{}");
+    for (int i = 0; i < 30; i++) sch[n++] = '}';
+    sch[n] = '\0';
+    CHECK_STR(run_opt(sch, "1", COAX_OUTPUT_BASIC, &o), "ERR COAX_EDEPTH copying the schema: nesting deeper than 20");
+    CHECK_STR(run(sch, "1"), "{\"valid\":true}");
+}
+
+static void test_big_numbers_are_exact(void)
+{
+    CHECK_STR(run("{\"maximum\":18446744073709551615}", "18446744073709551616"),
+              INVALID(U("", "/maximum", "expected a number at most 18446744073709551615, got 18446744073709551616")));
+    CHECK_STR(run("{\"multipleOf\":0.123456789}", "1e308"),
+              INVALID(U("", "/multipleOf", "expected a multiple of 0.123456789, got 1e308")));
+    CHECK_STR(run("{\"multipleOf\":1e-8}", "12391239123"), "{\"valid\":true}");
+    CHECK_STR(run("{\"type\":\"integer\"}", "1e400"), "{\"valid\":true}");
+    CHECK_STR(run("{\"maxItems\":1e400}", "[1,2]"), "{\"valid\":true}");
+}
+
+static coax_code test_resolver(void *ud, const char *uri, coax_arena *a, coax_value **out, coax_error *err)
+{
+    int *calls = ud;
+    ++*calls;
+    if (strcmp(uri, "urn:example:money")) return COAX_ENOTFOUND;
+    const char *t = "{\"type\":\"number\",\"minimum\":0}";
+    return coax_parse(a, t, strlen(t), NULL, out, err);
+}
+
+static void test_host_resolver_and_remote_dir(void)
+{
+    int calls = 0;
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    o.resolve = test_resolver;
+    o.resolve_ud = &calls;
+    CHECK_STR(run_opt("{\"items\":{\"$ref\":\"urn:example:money\"}}", "[1,-1]", COAX_OUTPUT_BASIC, &o),
+              INVALID(UA("/1", "/items/$ref/minimum", "urn:example:money#/minimum", "expected a number at least 0, got -1")));
+    CHECK_INT(calls, 1);
+    memset(&o, 0, sizeof o);
+    o.remote_dir = "spec/json-schema-test-suite/remotes";
+    o.remote_base = "http://localhost:1234/";
+    CHECK_STR(run_opt("{\"$ref\":\"http://localhost:1234/integer.json\"}", "\"x\"", COAX_OUTPUT_BASIC, &o),
+              INVALID(UA("", "/$ref/type", "http://localhost:1234/integer.json#/type", "expected integer, got string \\\"x\\\"")));
+    CHECK_STR(run_opt("{\"$ref\":\"http://localhost:1234/../etc/passwd\"}", "1", COAX_OUTPUT_BASIC, &o),
+              "ERR COAX_ESCHEMA unresolvable reference \"http://localhost:1234/../etc/passwd\"");
+}
+
+static void test_meta_schema_references_resolve_offline(void)
+{
+    /* the 2020-12 meta-schema validates schemas, as a schema */
+    CHECK_STR(run("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}", "{\"type\":\"object\"}"), "{\"valid\":true}");
+    CHECK_STR(run("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}", "{\"minLength\":\"x\"}"),
+              INVALID(UA("/minLength", "/$ref/allOf/3/$ref/properties/minLength/$ref/$ref/type",
+                         "https://json-schema.org/draft/2020-12/meta/validation#/$defs/nonNegativeInteger/type",
+                         "expected integer, got string \\\"x\\\"")));
+    CHECK_STR(run("{\"$ref\":\"http://json-schema.org/draft-07/schema#\"}", "{\"type\":12}"),
+              INVALID(UA("/type", "/$ref/properties/type/anyOf/0/$ref/enum", "http://json-schema.org/draft-07/schema#/definitions/simpleTypes/enum",
+                         "expected one of [\\\"array\\\",\\\"boolean\\\",\\\"integer\\\",\\\"null\\\",\\\"number\\\",\\\"object\\\",\\\"string\\\"], got number 12") ","
+                         UA("/type", "/$ref/properties/type/anyOf/1/type", "http://json-schema.org/draft-07/schema#/properties/type/anyOf/1/type",
+                         "expected array, got number 12") ","
+                         UA("/type", "/$ref/properties/type/anyOf", "http://json-schema.org/draft-07/schema#/properties/type/anyOf",
+                         "expected the value to match at least one schema of \\\"anyOf\\\", it matches none")));
+}
+
+static void test_one_schema_validates_many_times(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_schema *s;
+    coax_error err;
+    CHECK(coax_schema_compile(parse(a, "{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}"), NULL, NULL, &s, &err) == COAX_OK);
+    coax_arena_free(a); /* the compiled schema keeps its own copy */
+    int invalid = 0;
+    for (int i = 0; i < 100; i++) {
+        coax_arena *va = coax_arena_new(NULL);
+        char text[64];
+        snprintf(text, sizeof text, "[1, %s]", i % 2 ? "2" : "\"x\"");
+        coax_validation r;
+        CHECK(coax_validate(s, parse(va, text), va, 0, &r, &err) == COAX_OK);
+        invalid += !r.valid;
+        coax_arena_free(va);
+    }
+    CHECK_INT(invalid, 50);
+    CHECK_INT(coax_schema_draft(s), COAX_DRAFT_2020_12);
+    coax_schema_free(s);
+    coax_schema_free(NULL);
+    CHECK(coax_schema_compile(NULL, NULL, NULL, &s, &err) == COAX_EINVAL);
+}
+
+/* Every byte of every embedded meta-schema, replaced in turn, must compile
+** or fail cleanly, and validate itself without crashing. */
+static void test_mutated_schemas_never_crash(void)
+{
+    static const char *const docs[] = {
+        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$id\":\"https://e.com/a\","
+        "\"$defs\":{\"n\":{\"$dynamicAnchor\":\"x\",\"type\":[\"string\",\"null\"]}},"
+        "\"properties\":{\"a\":{\"$dynamicRef\":\"#x\"},\"b\":{\"$ref\":\"#/$defs/n\"}},"
+        "\"patternProperties\":{\"^p\":{\"minimum\":1}},\"unevaluatedProperties\":false,"
+        "\"if\":{\"required\":[\"a\"]},\"then\":{\"maxProperties\":3},\"else\":{\"minProperties\":1}}",
+        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"a\":{\"$id\":\"#foo\","
+        "\"items\":[{\"type\":\"integer\"}],\"additionalItems\":false}},\"dependencies\":{\"a\":[\"b\"],"
+        "\"c\":{\"$ref\":\"#foo\"}},\"propertyNames\":{\"maxLength\":3},\"contains\":{\"const\":1}}",
+    };
+    const char *inst = "{\"a\":[1,2],\"b\":null,\"p1\":0,\"c\":[1],\"zzzz\":{}}";
+    const char repl[] = {'"', '{', '}', '[', ']', ',', ':', '#', '/', 'x', '0', '1', ' '};
+    long compiled = 0;
+    for (size_t d = 0; d < sizeof docs / sizeof *docs; d++) {
+        size_t len = strlen(docs[d]);
+        char *buf = malloc(len + 1);
+        for (size_t i = 0; i < len; i++) {
+            for (size_t k = 0; k < sizeof repl; k++) {
+                memcpy(buf, docs[d], len + 1);
+                buf[i] = repl[k];
+                coax_arena *a = coax_arena_new(NULL);
+                coax_value *sv, *iv;
+                coax_error err;
+                if (coax_parse(a, buf, len, NULL, &sv, &err) == COAX_OK &&
+                    coax_parse(a, inst, strlen(inst), NULL, &iv, &err) == COAX_OK) {
+                    coax_schema_options o;
+                    memset(&o, 0, sizeof o);
+                    o.flags = (i + k) % 2 ? COAX_SCHEMA_NO_META : 0; /* unchecked schemas too */
+                    coax_schema *s;
+                    if (coax_schema_compile(sv, &o, NULL, &s, &err) == COAX_OK) {
+                        coax_validation r;
+                        coax_code rc = coax_validate(s, iv, a, 0, &r, &err);
+                        CHECK(rc == COAX_OK || rc == COAX_ELIMIT);
+                        rc = coax_validate(s, sv, a, 0, &r, &err);
+                        CHECK(rc == COAX_OK || rc == COAX_ELIMIT);
+                        coax_schema_free(s);
+                        compiled++;
+                    }
+                }
+                coax_arena_free(a);
+            }
+        }
+        free(buf);
+    }
+    CHECK(compiled > 1000);
+}
+
+/* Compilation and validation fail cleanly, leaking nothing, whichever
+** allocation fails. */
+static void test_allocation_failure_at_every_step(void)
+{
+    const char *schema = "{\"$id\":\"https://e.com/s\",\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"#/$defs/a\"}},"
+                         "\"patternProperties\":{\"^x\":{\"type\":\"string\"}},\"required\":[\"b\"],"
+                         "\"unevaluatedProperties\":false,\"$defs\":{\"a\":{\"anyOf\":[{\"type\":\"integer\"},{\"minLength\":3}]}}}";
+    const char *inst = "{\"a\":\"x\",\"xy\":1,\"z\":[1,2,3]}";
+    int ok_at = 0;
+    for (long n = 1; n < 100000; n++) {
+        counting c = {0, 0, n};
+        coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+        coax_arena *a = coax_arena_new(&al);
+        coax_code rc = COAX_ENOMEM;
+        coax_value *sv, *iv;
+        coax_error err;
+        coax_schema *s = NULL;
+        if (a && coax_parse(a, schema, strlen(schema), NULL, &sv, &err) == COAX_OK &&
+            coax_parse(a, inst, strlen(inst), NULL, &iv, &err) == COAX_OK) {
+            rc = coax_schema_compile(sv, NULL, &al, &s, &err);
+            if (rc != COAX_OK && rc != COAX_ENOMEM) printf("  at %ld: %s %s\n", n, coax_code_name(rc), err.msg);
+            CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+            if (rc == COAX_OK) {
+                coax_validation r;
+                rc = coax_validate(s, iv, a, 0, &r, &err);
+                CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+                if (rc == COAX_OK) {
+                    CHECK(!r.valid);
+                    CHECK_INT(r.nerrors, 6);
+                }
+                coax_schema_free(s);
+            }
+        }
+        coax_arena_free(a);
+        CHECK_INT(c.live, 0);
+        if (rc == COAX_OK) {
+            ok_at = (int)n;
+            break;
+        }
+    }
+    CHECK(ok_at > 50);
+}
+
+#define TESTS                                                 \
+    X(test_every_error_is_reported_with_its_locations)        \
+    X(test_valid_instances_give_valid_true)                   \
+    X(test_messages_name_expected_and_actual)                 \
+    X(test_long_values_are_cut_in_messages)                   \
+    X(test_anyof_keeps_branch_errors_only_when_all_fail)      \
+    X(test_references_add_absolute_locations)                 \
+    X(test_flag_and_detailed_outputs)                         \
+    X(test_drafts_by_schema_and_by_host)                      \
+    X(test_invalid_schemas_say_where)                         \
+    X(test_reference_cycles_are_invalid_schemas)              \
+    X(test_depth_limits)                                      \
+    X(test_big_numbers_are_exact)                             \
+    X(test_host_resolver_and_remote_dir)                      \
+    X(test_meta_schema_references_resolve_offline)            \
+    X(test_one_schema_validates_many_times)                   \
+    X(test_mutated_schemas_never_crash)                       \
+    X(test_allocation_failure_at_every_step)
+#include "test.h"
