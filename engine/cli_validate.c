@@ -123,8 +123,8 @@ static coax_code load_schema(const char *path, const opts *o, coax_schema **out)
     rc = coax_parse(a, data, len, &o->lim, &v, &err);
     free(data);
     if (rc) {
-        fprintf(stderr, "coax validate: schema %s is not valid JSON: %s (line %u, column %u)\n", path,
-                err.msg, err.line, err.column);
+        fprintf(stderr, "coax validate: schema %s %s: %s (line %u, column %u)\n", path,
+                is_limit(rc) ? "is too large" : "is not valid JSON", err.msg, err.line, err.column);
     } else {
         rc = coax_schema_compile(v, &o->so, NULL, out, &err);
         if (rc) fprintf(stderr, "coax validate: %s: %s\n", path, err.msg[0] ? err.msg : coax_strerror(rc));
