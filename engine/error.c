@@ -22,6 +22,7 @@ static const struct {
     [COAX_EUTF8] = {"COAX_EUTF8", "invalid UTF-8", 1},
     [COAX_ESCHEMA] = {"COAX_ESCHEMA", "invalid JSON Schema", 2},
     [COAX_ELIMIT] = {"COAX_ELIMIT", "a validation limit was reached", 4},
+    [COAX_ESCRIPT] = {"COAX_ESCRIPT", "a Lua script failed", 5},
 };
 
 static int known(coax_code code)

@@ -53,6 +53,7 @@ typedef enum coax_code {
     COAX_EUTF8,     /* strict parsing or building: invalid UTF-8 */
     COAX_ESCHEMA,   /* an invalid JSON Schema (or an unresolvable reference) */
     COAX_ELIMIT,    /* a limit of validation (regex steps, reference cycle) */
+    COAX_ESCRIPT,   /* a Lua script failed to load or raised an error */
     COAX_CODE_COUNT /* not a code: the number of codes */
 } coax_code;
 
@@ -485,6 +486,109 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
                        const coax_value *schema_doc, const char *text,
                        size_t len, const coax_limits *limits, unsigned flags,
                        coax_extract_result *out, coax_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Engines and sessions: the retry loop                                     */
+/* ------------------------------------------------------------------------ */
+
+/* An engine owns one Lua state (sandboxed: design.md, "Sandboxing
+** scripts"), its scheduler and its sessions. It never starts a thread and
+** never blocks longer than a poll's timeout. One engine is used from one
+** thread at a time; two engines never interfere. */
+typedef struct coax_engine coax_engine;
+
+/* One extraction: a bounded series of attempts. It belongs to its engine. */
+typedef struct coax_session coax_session;
+
+#define COAX_DEFAULT_LUA_MEMORY ((size_t)64 << 20)  /* bytes, the whole Lua state */
+#define COAX_DEFAULT_LUA_INSTRUCTIONS 10000000u    /* per call into a script */
+#define COAX_DEFAULT_MAX_ATTEMPTS 3
+
+typedef struct coax_engine_options {
+    const coax_allocator *alloc; /* NULL: the C library; the struct is copied */
+    /* The folder holding the coax scripts (coax/runtime.lua, ...). NULL: $COAX_LUA_PATH, else "lua" when
+    ** it holds coax/runtime.lua (a build tree), else the installed
+    ** share folder (COAX_SHARE_DIR, /usr/local/share/coax/lua). Copied. */
+    const char *script_dir;
+    size_t lua_memory;         /* 0: COAX_DEFAULT_LUA_MEMORY */
+    uint32_t lua_instructions; /* 0: COAX_DEFAULT_LUA_INSTRUCTIONS */
+    coax_limits limits;        /* zero fields: defaults */
+} coax_engine_options;
+
+/* Creates an engine: a Lua state with the sandbox and the runtime scripts
+** loaded. 'options' may be NULL. Returns COAX_OK and sets '*out'; COAX_EIO
+** when the scripts are not found; COAX_ESCRIPT when they fail to load (the
+** message holds the Lua error); COAX_ENOMEM. Free with coax_engine_free. */
+coax_code coax_engine_new(const coax_engine_options *options, coax_engine **out, coax_error *err);
+
+/* Frees the engine, its sessions and its Lua state. NULL is a no-op. */
+void coax_engine_free(coax_engine *engine);
+
+/* Advances every session of the engine as far as it can go without
+** waiting, then waits for timers (agents' coax.sleep) at most 'timeout_ms'
+** (0: never waits). Returns the number of sessions still running. */
+size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
+
+/* How a session ended. */
+typedef enum coax_outcome {
+    COAX_RUNNING = 0,     /* not ended yet */
+    COAX_OUTCOME_OK,      /* a value was accepted */
+    COAX_EXHAUSTED,       /* attempts used up, whatever the last failure was */
+    COAX_AGENT_ERROR,     /* transport or provider, after the agent's own retries */
+    COAX_LIMIT,           /* tokens, deadline, Lua memory or instructions, a limit, out of memory */
+    COAX_SCRIPT_ERROR,    /* a recipe, template, strategy or agent raised an error */
+    COAX_INVALID          /* invalid schema or recipe, before any model call */
+} coax_outcome;
+
+/* "running", "ok", "exhausted", "agent_error", "limit", "script_error",
+** "invalid". */
+const char *coax_outcome_name(coax_outcome outcome);
+
+/* The exit status of the coax command for an outcome: 0 ok, 1 exhausted,
+** 2 invalid, 3 agent_error, 4 limit, 5 script_error. */
+int coax_outcome_exit_status(coax_outcome outcome);
+
+/* Options of a session; zero fields are defaults. Strings are copied. */
+typedef struct coax_session_options {
+    const char *input;      /* the input the prompt is made from */
+    size_t input_len;
+    int max_attempts;       /* 0: the recipe's, else COAX_DEFAULT_MAX_ATTEMPTS */
+    /* The agent's options as a JSON object, merged over the recipe's agent
+    ** table ({"name": "replay", "replies": [...]}). NULL: none. */
+    const char *agent_json;
+} coax_session_options;
+
+/* Starts a session from a recipe file (a Lua file returning a table; a
+** relative "schema" path is relative to the recipe). Nothing runs until
+** the engine is polled. Recipe or schema problems do not fail the call: the
+** session ends at once with outcome COAX_INVALID and says why in its
+** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable
+** file, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
+** with coax_session_free or with its engine. */
+coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
+                                 coax_session **out, coax_error *err);
+
+/* The same from recipe text; 'name' names it in messages ("=recipe"). */
+coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
+                                 const coax_session_options *options, coax_session **out, coax_error *err);
+
+/* Polls the session's engine until the session ends; returns its outcome. */
+coax_outcome coax_session_run(coax_session *session);
+
+/* The outcome so far (COAX_RUNNING until it ends). */
+coax_outcome coax_session_outcome(const coax_session *session);
+
+/* The accepted value as compact JSON (NUL-terminated), or NULL unless the
+** outcome is COAX_OUTCOME_OK. Owned by the session. */
+const char *coax_session_value(const coax_session *session, size_t *len);
+
+/* The session report as JSON (README, "The report"): outcome, value,
+** error, metrics and every attempt. Built when the session ends; NULL
+** before, or if memory ran out building it. Owned by the session. */
+const char *coax_session_report(const coax_session *session, size_t *len);
+
+/* Frees a session (an engine frees its sessions itself). NULL: no-op. */
+void coax_session_free(coax_session *session);
 
 #ifdef __cplusplus
 }
