@@ -488,6 +488,63 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
                        coax_extract_result *out, coax_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Example instances                                                        */
+/* ------------------------------------------------------------------------ */
+
+#define COAX_EXAMPLE_MINIMAL 1u /* required properties only, minItems items */
+
+/* Options of coax_example; NULL means all defaults, a zero field its
+** default. */
+typedef struct coax_example_options {
+    size_t max_depth; /* nesting of the instance; default 32 */
+    size_t max_steps; /* subschemas visited, a bound on time; default 20000 */
+    unsigned flags;   /* COAX_EXAMPLE_* */
+} coax_example_options;
+
+/* The result of coax_example; everything lives in the arena passed in. */
+typedef struct coax_example_result {
+    int valid;                  /* 'value' validates against the schema */
+    const coax_value *value;    /* the example; when !valid the closest
+                                ** attempt (NULL when nothing was built) */
+    coax_validation validation; /* when !valid and value: its errors */
+    size_t checks;              /* candidates validated along the way */
+} coax_example_result;
+
+/* Builds an instance that validates against 'schema': what a model is shown
+** when it asks for an example, and what a recipe author reads to see what a
+** schema wants.
+**
+** The compiled schema is walked with every reference resolved as the
+** validator resolves it (local, $defs/definitions, $id, anchors, remote).
+** For each subschema coax tries, in order: allOf merged with reference
+** targets; anyOf and oneOf branches and if/then/else, first to last; the
+** schema's "examples", "default", "const" and "enum" values; then each
+** allowed type built from the keywords: numbers inside minimum/maximum
+** (exclusive or not) on a multipleOf, strings of the right length from a
+** "format" (a real date, date-time, time, email, hostname, ipv4, ipv6, uri,
+** uuid, duration, ...) or a "pattern", arrays with minItems items (at
+** least one), prefixItems, contains and distinct items under uniqueItems,
+** objects with every declared property (required ones at least),
+** dependentRequired, dependentSchemas, minProperties and propertyNames.
+** Every candidate is validated before it is kept and the whole instance
+** once more at the end, so a valid result is never wrong; the same schema
+** always gives the same example. Recursive schemas end: once a subschema
+** recurs within itself the rest is minimal (required properties only,
+** branches that do not recur first), nesting is bounded by
+** options->max_depth and work by options->max_steps.
+**
+** Returns COAX_OK and fills '*out': out->valid says whether an instance was
+** found. When not (a schema nothing satisfies, like false, or one beyond
+** what the generator can build), out->value is the closest attempt and
+** out->validation its errors. COAX_ELIMIT or COAX_EDEPTH when validating
+** every candidate hit a validation limit ({"$ref": "#"}); COAX_ENOMEM;
+** COAX_EINVAL for a NULL argument. On failure '*out' is zeroed. Thread-safe
+** for one schema and different arenas. 'options' and 'err' may be NULL. */
+coax_code coax_example(const coax_schema *schema,
+                       const coax_example_options *options, coax_arena *arena,
+                       coax_example_result *out, coax_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Engines and sessions: the retry loop                                     */
 /* ------------------------------------------------------------------------ */
 
