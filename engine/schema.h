@@ -140,6 +140,12 @@ const coax_meta_doc *coax_meta_find(const char *uri, size_t len);
 /* Draft of a standard meta-schema URI, or 0. */
 int coax_draft_of_uri(const char *uri, size_t len);
 
+/* Runs the compiled node 'root' (not necessarily the schema's root) on an
+** instance: coax_validate for any subschema (validate.c). */
+coax_code coax_schema_run(const coax_schema *s, const snode *root,
+                          const coax_value *instance, coax_arena *arena,
+                          unsigned flags, coax_validation *out, coax_error *err);
+
 /* Validation internals shared with the writers. */
 coax_code coax_validation_write_buf(coax_buf *b, const coax_validation *r,
                                     coax_output format);

@@ -59,9 +59,4 @@ snode *cc_node(cc *c, sinfo *info);
 /* Compiles the keywords of one node (schema_compile.c). */
 coax_code cc_compile_node(cc *c, snode *n);
 
-/* Validation entry used for the meta-schema check (validate.c). */
-coax_code coax_schema_run(const coax_schema *s, const snode *root,
-                          const coax_value *instance, coax_arena *arena,
-                          unsigned flags, coax_validation *out, coax_error *err);
-
 #endif

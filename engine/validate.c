@@ -16,6 +16,7 @@
 #include "schema_num.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 typedef struct seg {
     const char *s; /* a key, or NULL for an index */
@@ -514,20 +515,97 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     return false;
 }
 
+/* A structural hash consistent with coax_value_equal: numbers by value,
+** objects regardless of member order. Deep values hash their top only. */
+static uint64_t vhash(const coax_value *v, int depth)
+{
+    uint64_t h;
+    switch (v->type) {
+    case COAX_NULL: return 0x1234567ull;
+    case COAX_BOOL: return v->u.boolean ? 0x2345678ull : 0x3456789ull;
+    case COAX_NUMBER: return coax_num_hash(v->u.text, v->len);
+    case COAX_STRING:
+        h = 1469598103934665603ull;
+        for (size_t i = 0; i < v->len; i++) h = (h ^ (unsigned char)v->u.text[i]) * 1099511628211ull;
+        return h;
+    case COAX_ARRAY:
+        h = 0xa5a5a5a5ull + v->len;
+        if (depth < 32)
+            for (size_t i = 0; i < v->len; i++) h = (h ^ vhash(&v->u.items[i], depth + 1)) * 1099511628211ull;
+        return h;
+    default:
+        h = 0x5a5a5a5aull + v->len;
+        if (depth < 32) {
+            for (size_t i = 0; i < v->len; i++) {
+                const coax_member *m = &v->u.members[i];
+                uint64_t k = 1469598103934665603ull;
+                for (size_t j = 0; j < m->klen; j++) k = (k ^ (unsigned char)m->key[j]) * 1099511628211ull;
+                uint64_t x = (k ^ vhash(&m->value, depth + 1)) * 0xff51afd7ed558ccdull;
+                h += x ^ (x >> 29);
+            }
+        }
+        return h;
+    }
+}
+
+typedef struct hidx {
+    uint64_t h;
+    size_t i;
+} hidx;
+
+static int hidx_cmp(const void *a, const void *b)
+{
+    const hidx *x = a, *y = b;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The duplicate pair (j < i) with the smallest i, then j; false if none.
+** Small arrays compare every pair; large ones only items of equal hash. */
+static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
+{
+    size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (equal(c, &a->u.items[j], &a->u.items[i])) {
+                    *dj = j, *di = i;
+                    return true;
+                }
+        return false;
+    }
+    hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
+    if (!x) return oom(c);
+    for (size_t i = 0; i < n; i++) x[i] = (hidx){vhash(&a->u.items[i], 0), i};
+    qsort(x, n, sizeof *x, hidx_cmp);
+    for (size_t s = 0; s < n && !c->rc;) {
+        size_t e = s + 1;
+        while (e < n && x[e].h == x[s].h) e++;
+        for (size_t p = s + 1; p < e && !c->rc; p++)
+            for (size_t q = s; q < p; q++) {
+                if (x[p].i > best_i || (x[p].i == best_i && x[q].i > best_j)) break;
+                if (equal(c, &a->u.items[x[q].i], &a->u.items[x[p].i])) {
+                    best_i = x[p].i, best_j = x[q].i;
+                    break;
+                }
+            }
+        s = e;
+    }
+    coax_free_raw(c->alloc, x, n * sizeof *x);
+    if (best_i == SIZE_MAX) return false;
+    *dj = best_j, *di = best_i;
+    return true;
+}
+
 static bool unique_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_ARRAY) return true;
-    for (size_t i = 1; i < inst->len; i++) {
-        for (size_t j = 0; j < i; j++) {
-            if (!equal(c, &inst->u.items[j], &inst->u.items[i])) continue;
-            msg_start(c);
-            MSG("expected unique items, items %zu and %zu are equal", j, i);
-            error_at_kw(c, k->name);
-            return false;
-        }
-        if (c->rc) return false;
-    }
-    return true;
+    size_t j = 0, i = 0;
+    if (!find_duplicate(c, inst, &j, &i)) return !c->rc;
+    msg_start(c);
+    MSG("expected unique items, items %zu and %zu are equal", j, i);
+    error_at_kw(c, k->name);
+    return false;
 }
 
 static bool required_kw(vctx *c, const skw *k, const coax_value *inst)

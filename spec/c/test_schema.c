@@ -396,6 +396,22 @@ static void test_mutated_schemas_never_crash(void)
     CHECK(compiled > 1000);
 }
 
+static void test_unique_items_on_large_arrays(void)
+{
+    static char big[200000];
+    size_t n = 0;
+    big[n++] = '[';
+    for (int i = 0; i < 20000; i++) n += (size_t)snprintf(big + n, sizeof big - n, "%d,", i);
+    n += (size_t)snprintf(big + n, sizeof big - n, "{\"a\":1,\"b\":[2]},{\"b\":[2.0],\"a\":1e0},7.0]");
+    CHECK_STR(run("{\"uniqueItems\":true}", big),
+              INVALID(U("", "/uniqueItems", "expected unique items, items 20000 and 20001 are equal")));
+    big[n - 5] = ']'; /* drop the trailing 7.0 */
+    big[n - 4] = '\0';
+    CHECK_STR(run("{\"uniqueItems\":true}", big),
+              INVALID(U("", "/uniqueItems", "expected unique items, items 20000 and 20001 are equal")));
+    CHECK_STR(run("{\"uniqueItems\":true}", "[[1,2],[2,1],{\"a\":[]},{\"a\":{}},\"1\",1,true,null,0,false]"), "{\"valid\":true}");
+}
+
 /* Compilation and validation fail cleanly, leaking nothing, whichever
 ** allocation fails. */
 static void test_allocation_failure_at_every_step(void)
@@ -455,6 +471,7 @@ static void test_allocation_failure_at_every_step(void)
     X(test_host_resolver_and_remote_dir)                      \
     X(test_meta_schema_references_resolve_offline)            \
     X(test_one_schema_validates_many_times)                   \
+    X(test_unique_items_on_large_arrays)                      \
     X(test_mutated_schemas_never_crash)                       \
     X(test_allocation_failure_at_every_step)
 #include "test.h"
