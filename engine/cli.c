@@ -13,6 +13,7 @@ static const struct {
     {"repair", cli_repair, "recover a JSON value from a raw model reply"},
     {"validate", cli_validate, "validate a JSON instance against a JSON Schema"},
     {"extract", cli_extract, "the value in a reply that fits a schema, coerced"},
+    {"example", cli_example, "an instance that validates against a JSON Schema"},
     {NULL, NULL, NULL},
 };
 

@@ -185,6 +185,18 @@ static ex_conj *with_branch(ex_ctx *c, const ex_conj *L, const skw *w, size_t op
     return M;
 }
 
+/* Does branch 'opt' of choice 'w' (with what it references) lead back
+** into an enclosing subschema? */
+static bool branch_recurs(ex_ctx *c, const skw *w, size_t opt)
+{
+    const snode *nodes[2] = {NULL, NULL};
+    if (w->op != OP_IF) nodes[0] = w->subs[opt];
+    else if (opt == 0) nodes[0] = w->sub, nodes[1] = w->subs[0];
+    else nodes[0] = w->subs[1];
+    ex_conj *B = conj_of(c, nodes, 2);
+    return B && conj_recurs(c, B);
+}
+
 /* Tries each branch of choice 'w'. In minimal mode branches that lead back
 ** into an enclosing subschema go last, so recursion ends early. */
 static coax_value *choose(ex_ctx *c, const ex_conj *L, const skw *w, size_t depth, size_t variant,
@@ -194,10 +206,11 @@ static coax_value *choose(ex_ctx *c, const ex_conj *L, const skw *w, size_t dept
     coax_value *best = NULL;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t o = 0; o < nopt && !c->rc; o++) {
+            bool recurs = minimal && branch_recurs(c, w, o);
+            if (c->rc) return NULL;
+            if (minimal ? (pass == 0) == recurs : pass == 1) continue;
             ex_conj *M = with_branch(c, L, w, o);
             if (!M) return NULL;
-            bool recurs = minimal && conj_recurs(c, M);
-            if (minimal ? (pass == 0) == recurs : pass == 1) continue;
             bool sub_ok = false;
             coax_value *v = gen(c, M, depth, variant, minimal, &sub_ok);
             if (v && sub_ok && (w->op == OP_ANYOF || check(c, L, v))) {

@@ -1,0 +1,138 @@
+/*
+** cli_example.c: coax example [options] [SCHEMA|-]
+*/
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: coax example [--pretty] [--minimal] [--draft D] [--remote-dir DIR --remote-base URL]\n"
+    "                    [--max-depth N] [--max-input N] [--max-string N] [SCHEMA|-]\n"
+    "Prints an instance that validates against the JSON Schema (compact, or --pretty),\n"
+    "built from its examples, defaults, const, enum, formats, bounds, lengths, patterns,\n"
+    "required properties, references and combinators, and checked by the validator.\n"
+    "  --minimal       required properties only, minItems items\n"
+    "  --draft D       2020-12 (default), 2019-09, 7, 6 or 4, for schemas without $schema\n"
+    "  --remote-dir DIR --remote-base URL\n"
+    "                  resolve references under URL from files in DIR (no network)\n"
+    "Exit: 0 an instance, 1 no valid instance found (why on stderr), 2 usage or\n"
+    "invalid schema, 4 a limit.\n";
+
+/* Reads and compiles the schema; returns the exit status (0 on success). */
+static int load(const char *path, const coax_limits *lim, const coax_schema_options *so,
+                coax_schema **out)
+{
+    char *data;
+    size_t len;
+    coax_error err;
+    coax_code rc = cli_read(path, lim->max_input, &data, &len, &err);
+    if (rc) return cli_fail("example", rc, &err);
+    coax_arena *a = coax_arena_new(NULL);
+    if (!a) {
+        free(data);
+        return cli_fail("example", COAX_ENOMEM, NULL);
+    }
+    coax_value *doc;
+    int status = 0;
+    rc = coax_parse(a, data, len, lim, &doc, &err);
+    if (rc == COAX_ESYNTAX || rc == COAX_EUTF8) {
+        fprintf(stderr, "coax example: the schema is not valid JSON: %s (line %u, column %u)\n",
+                err.msg, err.line, err.column);
+        status = 2;
+    } else if (rc) {
+        status = cli_fail("example", rc, &err);
+    } else if ((rc = coax_schema_compile(doc, so, NULL, out, &err))) {
+        status = cli_fail("example", rc, &err);
+    }
+    coax_arena_free(a);
+    free(data);
+    return status;
+}
+
+/* Says why no instance was found: the closest attempt's first errors. */
+static void explain(const coax_example_result *r)
+{
+    fprintf(stderr, "coax example: no valid instance found for this schema");
+    if (!r->value || !r->validation.nerrors) {
+        fprintf(stderr, "\n");
+        return;
+    }
+    fprintf(stderr, "; the closest attempt fails:\n");
+    for (size_t i = 0; i < r->validation.nerrors && i < 5; i++) {
+        const coax_schema_error *e = &r->validation.errors[i];
+        fprintf(stderr, "  at \"%s\" (%s): %s\n", e->instance_location, e->keyword_location, e->message);
+    }
+}
+
+int cli_example(int argc, char **argv)
+{
+    bool pretty = false;
+    const char *path = NULL;
+    coax_limits lim;
+    coax_limits_default(&lim);
+    coax_schema_options so;
+    memset(&so, 0, sizeof so);
+    coax_example_options eo;
+    memset(&eo, 0, sizeof eo);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int r = cli_limit_opt("example", argc, argv, &i, &lim);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if ((r = cli_opt(argc, argv, &i, "draft", &v))) {
+            if (r < 0) return 2;
+            if (!(so.draft = coax_draft_parse(v)))
+                return cli_usage("example", "--draft wants 2020-12, 2019-09, 7, 6 or 4, not '%s'", v);
+        } else if ((r = cli_opt(argc, argv, &i, "remote-dir", &v))) {
+            if (r < 0) return 2;
+            so.remote_dir = v;
+        } else if ((r = cli_opt(argc, argv, &i, "remote-base", &v))) {
+            if (r < 0) return 2;
+            so.remote_base = v;
+        } else if (!strcmp(a, "--pretty")) {
+            pretty = true;
+        } else if (!strcmp(a, "--minimal")) {
+            eo.flags |= COAX_EXAMPLE_MINIMAL;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage("example", "unknown option '%s' (try --help)", a);
+        } else if (path) {
+            return cli_usage("example", "one schema at a time ('%s' and '%s')", path, a);
+        } else {
+            path = a;
+        }
+    }
+    if (!so.remote_dir != !so.remote_base)
+        return cli_usage("example", "--remote-dir and --remote-base go together");
+    coax_schema *s = NULL;
+    int status = load(path, &lim, &so, &s);
+    if (status) return status == 4 ? 4 : 2;
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) {
+        coax_schema_free(s);
+        return cli_fail("example", COAX_ENOMEM, NULL);
+    }
+    coax_example_result r;
+    coax_error err;
+    memset(&err, 0, sizeof err);
+    coax_code rc = coax_example(s, &eo, arena, &r, &err);
+    if (rc) {
+        status = cli_fail("example", rc, &err);
+    } else if (!r.valid) {
+        explain(&r);
+        status = 1;
+    } else {
+        coax_buf out;
+        coax_buf_init(&out, NULL);
+        coax_write_buf(&out, r.value, pretty ? COAX_WRITE_PRETTY : 0);
+        coax_buf_putc(&out, '\n');
+        status = cli_flush("example", &out);
+        coax_buf_free(&out);
+    }
+    coax_arena_free(arena);
+    coax_schema_free(s);
+    return status;
+}
