@@ -306,10 +306,16 @@ coax_code cc_compile_node(cc *c, snode *n)
             }
             if (add && !(k->add = child(c, n, add, "additionalProperties"))) return c->rc;
         }
-        if ((x = member(o, draft >= 2019 ? "dependentSchemas" : "dependencies"))) {
-            const char *name = draft >= 2019 ? "dependentSchemas" : "dependencies";
-            skw *k = NEW(OP_DEPENDENCIES, name, x);
-            if (!subs_map(c, n, name, x, &k->subs, draft < 2019, true)) return c->rc;
+        if (draft >= 2019 && (x = member(o, "dependentSchemas"))) {
+            skw *k = NEW(OP_DEPENDENCIES, "dependentSchemas", x);
+            if (!subs_map(c, n, "dependentSchemas", x, &k->subs, false, true)) return c->rc;
+            k->nsubs = x->len;
+        }
+        /* "dependencies" is draft 4-7; later drafts keep it for compatibility
+        ** (their meta-schemas still describe it) */
+        if ((x = member(o, "dependencies"))) {
+            skw *k = NEW(OP_DEPENDENCIES, "dependencies", x);
+            if (!subs_map(c, n, "dependencies", x, &k->subs, true, true)) return c->rc;
             k->nsubs = x->len;
         }
         if (draft >= 6 && (x = member(o, "propertyNames"))) {

@@ -223,7 +223,7 @@ static const struct {
     {"then", K_ONE, 7, 2020},               {"else", K_ONE, 7, 2020},
     {"properties", K_MAP, 4, 2020},         {"patternProperties", K_MAP, 4, 2020},
     {"definitions", K_MAP, 4, 2020},        {"$defs", K_MAP, 2019, 2020},
-    {"dependencies", K_DEPS, 4, 7},         {"dependentSchemas", K_MAP, 2019, 2020},
+    {"dependencies", K_DEPS, 4, 2020},         {"dependentSchemas", K_MAP, 2019, 2020},
     {"unevaluatedItems", K_ONE, 2019, 2020}, {"unevaluatedProperties", K_ONE, 2019, 2020},
     {"contentSchema", K_ONE, 2019, 2020},
 };
