@@ -75,6 +75,16 @@ valgrind: all $(TESTS)
 conformance: $(B)/test_schema_suite
 	@$(B)/test_schema_suite --report
 
+# Example conformance (issue 5). `make example-conformance` prints, per
+# draft, how many JSON-Schema-Test-Suite schemas with at least one valid
+# test get a generated example (coax_example) that validates; never fails.
+.PHONY: example-conformance
+example-conformance: $(B)/example_conformance
+	@$(B)/example_conformance
+
+$(B)/example_conformance: bench/example/conformance.c $(B)/libcoax.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
+
 meta:
 	lua5.4 schemas/meta/embed.lua > engine/schema_meta.c
 
@@ -95,3 +105,4 @@ help:
 	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
 	@echo "make deps     install the Debian packages coax needs"
 	@echo "make conformance  JSON-Schema-Test-Suite counts per draft (never fails)"
+	@echo "make example-conformance  generated examples that validate, per draft (never fails)"

@@ -7,6 +7,7 @@
 **
 **   example_conformance            the table
 **   example_conformance -v [DRAFT] the table and every schema that failed
+**   example_conformance -e [DRAFT] the table and every example made
 */
 #include "coax.h"
 
@@ -21,7 +22,7 @@ typedef struct tally {
     long passed, total;
 } tally;
 
-static int verbose;
+static int verbose, show;
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -92,6 +93,15 @@ static void run_file(const char *path, coax_draft draft, tally *t)
                 snprintf(why, sizeof why, "example does not validate: %s", rc ? err.msg : v.errors[0].message);
             } else {
                 t->passed++;
+                if (show) {
+                    char *json;
+                    size_t n;
+                    if (!coax_write(r.value, 0, NULL, &json, &n)) {
+                        printf("  %s | %s | %.300s\n", path + sizeof SUITE "/tests/" - 1,
+                               coax_value_text(get(grp, "description"), NULL), json);
+                        coax_free(NULL, json, n + 1);
+                    }
+                }
             }
             if (why[0] && verbose && r.value) {
                 char *json;
@@ -160,6 +170,7 @@ int main(int argc, char **argv)
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) verbose = 1;
+        else if (!strcmp(argv[i], "-e")) show = 1;
         else only = argv[i];
     }
     printf("Example conformance: schemas of the JSON-Schema-Test-Suite with a valid test,\n"
