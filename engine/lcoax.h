@@ -43,5 +43,6 @@ void lcoax_open_json(lua_State *L);
 void lcoax_open_repair(lua_State *L);
 void lcoax_open_extract(lua_State *L);
 void lcoax_open_schema(lua_State *L);
+void lcoax_open_example(lua_State *L);
 
 #endif
