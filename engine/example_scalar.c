@@ -3,7 +3,7 @@
 **
 ** Numbers are multiples of a step (the least common multiple of every
 ** multipleOf, as exact decimals, or 1) inside the tightest bounds; the
-** preferred value is the lower bound, else 1. Strings come from a format
+** preferred value is 1 (its first multiple), moved inside the bounds. Strings come from a format
 ** (a real date, email, uuid...), else a pattern, else the word "string",
 ** padded or cut to the length bounds. Each function hands out its
 ** candidates one by one ('attempt'); the caller validates them.
@@ -233,10 +233,9 @@ coax_value *ex_number(ex_ctx *c, const ex_conj *L, bool integer, size_t variant,
     char buf[64];
     if (attempt < 2) {
         if (!(kmin >= -9e15 && kmax <= 9e15 && kmin <= kmax)) return NULL;
-        double k;
-        if (b.has_lo) k = kmin;
-        else if (b.has_hi && b.hi < 1) k = kmax;
-        else k = ceil(1 / sv) < kmax ? ceil(1 / sv) : kmax;
+        double k = ceil(1 / sv); /* the first multiple from 1 up, inside the bounds */
+        if (k < kmin) k = kmin;
+        if (k > kmax) k = kmax;
         k += (double)(variant + attempt);
         if (k > kmax) k = kmax - (double)(variant + attempt);
         if (k < kmin || k > kmax) return NULL;
