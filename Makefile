@@ -1,8 +1,10 @@
 # coax: build, test, bench. `make help` lists the targets.
 #
-# Every engine/*.c goes into libcoax except the command (cli*.c) and the Lua
-# module (lcoax*.c); adding a file to engine/ needs no change here. C tests
-# are spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
+# Every engine/*.c goes into libcoax except the command (cli*.c); adding a
+# file to engine/ needs no change here. The Lua bindings (lcoax*.c) are in
+# libcoax too, because the engine gives its sandboxed scripts the same coax
+# module; build/coax.so links them for the stock interpreter. C tests are
+# spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
 
 CC      ?= cc
 PKGS    := lua5.4 libpcre2-8 libcurl
@@ -18,7 +20,7 @@ B       ?= build
 ENGINE  := $(wildcard engine/*.c)
 CLI_SRC := $(filter engine/cli%.c,$(ENGINE))
 LUA_SRC := $(filter engine/lcoax%.c,$(ENGINE))
-LIB_SRC := $(filter-out $(CLI_SRC) $(LUA_SRC),$(ENGINE))
+LIB_SRC := $(filter-out $(CLI_SRC),$(ENGINE))
 LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
 LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)

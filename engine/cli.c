@@ -14,6 +14,7 @@ static const struct {
     {"validate", cli_validate, "validate a JSON instance against a JSON Schema"},
     {"extract", cli_extract, "the value in a reply that fits a schema, coerced"},
     {"example", cli_example, "an instance that validates against a JSON Schema"},
+    {"run", cli_run, "run a recipe: prompt, recover, validate, retry"},
     {NULL, NULL, NULL},
 };
 

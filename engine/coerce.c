@@ -5,9 +5,10 @@
 ** Each validation error names a keyword (its keywordLocation, resolved in
 ** the schema document; local "$ref"s are followed, anything else is not
 ** guessed at). For the keyword, a few trial values are built (path copies:
-** the original is untouched); a trial is accepted only when the location
-** it changes then passes, with no error left at or under it, and the
-** total number of errors falls. Then the candidate is validated again and
+** the original is untouched); a trial is accepted only when the total
+** number of errors falls and the place it changes then passes: no error
+** left at or under a replaced value, or, for a property filled or dropped,
+** none left from the same keyword on that object. Then the candidate is validated again and
 ** the next error gets its turn.
 **
 ** Coercions: numeric strings to number/integer, "true"/"false" to boolean,
@@ -155,6 +156,7 @@ typedef struct trial {
     coax_value *root;      /* the candidate with the change made */
     const char **pointers; /* the places changed (NULL: the error's location) */
     size_t npointers;
+    bool subtree;          /* the value at the location was replaced: all of it must pass */
 } trial;
 
 typedef struct trials {
@@ -164,7 +166,7 @@ typedef struct trials {
 
 static void add_trial(trials *ts, const char *kind, const char *detail, coax_value *root)
 {
-    if (root && ts->n < MAX_TRIALS) ts->t[ts->n++] = (trial){kind, detail, root, NULL, 0};
+    if (root && ts->n < MAX_TRIALS) ts->t[ts->n++] = (trial){kind, detail, root, NULL, 0, true};
 }
 
 /* The pointer of member 'key' of the object at 'loc' (loc[0..llen)). */
@@ -195,7 +197,7 @@ static void add_member_trial(coax_arena *a, trials *ts, const char *kind, const 
     if (!ptrs) return;
     for (size_t i = 0; i < n; i++)
         if (!(ptrs[i] = member_pointer(a, loc, llen, keys[i].key, keys[i].klen))) return;
-    ts->t[ts->n++] = (trial){kind, detail, root, ptrs, n};
+    ts->t[ts->n++] = (trial){kind, detail, root, ptrs, n, false};
 }
 
 /* A new scalar value. */
@@ -388,14 +390,24 @@ static void make_trials(coerce_ctx *c, const coax_value *root, const coax_schema
     }
 }
 
-/* Whether 'after' fixes 'loc': fewer errors, none at or under 'loc'. */
-static bool improves(const coax_validation *before, const coax_validation *after, const char *loc)
+/* Whether 'after' fixes error 'e': fewer errors in all, and none left at or
+** under its location ('subtree': a value was replaced there) or, for a fix
+** of the object itself (a property filled or dropped), none left from the
+** same keyword at the same place. */
+static bool improves(const coax_validation *before, const coax_validation *after, const coax_schema_error *e,
+                     bool subtree)
 {
     if (after->nerrors >= before->nerrors) return false;
+    const char *loc = e->instance_location;
     size_t n = strlen(loc);
     for (size_t i = 0; i < after->nerrors; i++) {
-        const char *l = after->errors[i].instance_location;
-        if (!strncmp(l, loc, n) && (l[n] == '\0' || l[n] == '/')) return false;
+        const coax_schema_error *x = &after->errors[i];
+        const char *l = x->instance_location;
+        if (subtree) {
+            if (!strncmp(l, loc, n) && (l[n] == '\0' || l[n] == '/')) return false;
+        } else if (!strcmp(l, loc) && !strcmp(x->keyword_location, e->keyword_location)) {
+            return false;
+        }
     }
     return true;
 }
@@ -431,7 +443,7 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
                 coax_validation tv;
                 rc = coax_validate(c->schema, ts.t[k].root, c->arena, 0, &tv, c->err);
                 if (rc) return rc;
-                if (improves(val, &tv, e->instance_location)) {
+                if (improves(val, &tv, e, ts.t[k].subtree)) {
                     const trial *t = &ts.t[k];
                     for (size_t p = 0; p < (t->pointers ? t->npointers : 1); p++)
                         if ((rc = log_coercion(c, t->kind, t->detail, t->pointers ? t->pointers[p] : e->instance_location)))

@@ -465,8 +465,20 @@ static int set_mark(lua_State *L, const char *mt)
 /** coax.json.array([t]) -> t marked as a JSON array */
 static int l_array(lua_State *L) { return set_mark(L, LCOAX_ARRAY); }
 
-/** coax.json.object([t]) -> t marked as a JSON object */
-static int l_object(lua_State *L) { return set_mark(L, LCOAX_OBJECT); }
+/** coax.json.object([t [, keys]]) -> t marked as a JSON object; 'keys', a
+** list, is the order its keys are written in (others follow, sorted) */
+static int l_object(lua_State *L)
+{
+    if (lua_istable(L, 2)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+    }
+    return set_mark(L, LCOAX_OBJECT);
+}
 
 /** coax.json.number(text) -> a number kept exactly as text */
 static int l_number(lua_State *L)

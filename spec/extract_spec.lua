@@ -33,8 +33,8 @@ describe("coax.extract", function()
     assert.is_true(r.valid)
     local got = {}
     for i, c in ipairs(r.coercions) do got[i] = c.kind .. " " .. c.pointer end
-    assert.are.same({ "string_to_integer /total", "enum_match /currency", "wrap_in_array /tags",
-      "property_dropped /note", "default_filled /status" }, got)
+    assert.are.same({ "default_filled /status", "string_to_integer /total", "enum_match /currency",
+      "wrap_in_array /tags", "property_dropped /note" }, got)
     assert.are.equal("unquoted_key", r.log[1].kind)
     assert.are.equal('{"invoice_id":"INV-7","total":1250,"currency":"USD","tags":["x"],"status":"open"}',
       json.encode(r.value))
@@ -114,8 +114,8 @@ describe("coax extract (command)", function()
       '{invoice_id: "INV-7", "total": "1250", "currency": "USD"}')
     assert.are.equal(table.concat({
       '{"kind":"unquoted_key","offset":1,"line":1,"column":2,"detail":"quoted an unquoted key"}',
-      '{"kind":"string_to_integer","pointer":"/total","detail":"converted the value to the type the schema asks for"}',
       '{"kind":"default_filled","pointer":"/status","detail":"filled a missing required property from its schema default"}',
+      '{"kind":"string_to_integer","pointer":"/total","detail":"converted the value to the type the schema asks for"}',
     }, "\n") .. "\n", err)
   end)
 

@@ -1,0 +1,62 @@
+/*
+** engine.h: internals shared by engine.c (the engine, its poll loop and
+** timers) and session.c (one extraction's state machine and report).
+*/
+#ifndef COAX_ENGINE_H
+#define COAX_ENGINE_H
+
+#include "script.h"
+
+typedef enum sstate {
+    SS_FIRST,   /* the first prompt is to be made */
+    SS_CALL,    /* the agent is to be called */
+    SS_WAIT,    /* the agent's coroutine is suspended (sleeping) */
+    SS_DONE
+} sstate;
+
+struct coax_session {
+    coax_engine *engine;
+    coax_session *prev, *next;
+    sstate state;
+    coax_outcome outcome;
+    int S_ref;           /* the Lua session table (coax.runtime) */
+    int co_ref;          /* the agent's coroutine while it runs */
+    lua_State *co;
+    double wake_at;      /* when sleeping: the time to resume */
+    bool sleeping;
+    coax_arena *arena;   /* the schema document and session strings */
+    coax_schema *schema;
+    const coax_value *schema_doc;
+    int attempt, max_attempts;
+    uint64_t budget_tokens; /* 0: none */
+    double deadline_ms;     /* 0: none */
+    /* metrics */
+    double t_start, t_end, t_call, agent_ms;
+    uint64_t in_est, out_est, in_prov, out_prov;
+    bool have_in_prov, have_out_prov;
+    size_t repairs, coercions;
+    double t_attempt;
+    coax_buf messages;   /* the JSON of the messages sent this attempt */
+    coax_buf attempts;   /* the report's attempts, comma separated */
+    coax_buf value;      /* the accepted value */
+    coax_buf error_code, error_msg;
+    coax_buf report;
+};
+
+struct coax_engine {
+    coax_allocator alloc_copy;
+    const coax_allocator *alloc;
+    coax_vm vm;
+    coax_limits limits;
+    coax_session *sessions;
+};
+
+double coax_now_ms(void);
+
+/* Advances 's' as far as it goes without waiting. */
+void session_step(coax_session *s);
+
+/* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
+void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+** script.c: the engine's Lua VM.
+**
+** Memory: every byte Lua allocates goes through the engine's allocator and
+** counts against a cap; past the cap, allocations fail and the script
+** stops with a memory error. Instructions: a count hook charges every 1000
+** instructions against a budget that each call or resume starts afresh;
+** past it, and at every later tick until control is back in C, the hook
+** raises an error. The sandbox's pcall, xpcall and coroutine.resume pass
+** these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
+*/
+#include "script.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define HOOK_STEP 1000
+
+static coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
+
+static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    coax_vm *vm = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        if (ptr) {
+            coax_free_raw(vm->alloc, ptr, osize);
+            vm->mem_used -= osize;
+        }
+        return NULL;
+    }
+    if (nsize > old && vm->mem_used + (nsize - old) > vm->mem_cap) {
+        vm->limit = LIMIT_MEMORY;
+        return NULL;
+    }
+    void *p = ptr ? coax_realloc_raw(vm->alloc, ptr, osize, nsize) : coax_alloc_raw(vm->alloc, nsize);
+    if (!p) {
+        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
+        vm->limit = LIMIT_MEMORY;
+        return NULL;
+    }
+    vm->mem_used = vm->mem_used - old + nsize;
+    return p;
+}
+
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    coax_vm *vm = vm_of(L);
+    vm->instr_left -= HOOK_STEP;
+    if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
+    if (vm->limit == LIMIT_INSTRUCTIONS)
+        luaL_error(L, "script stopped: Lua instruction limit (%ld) reached", vm->instr_budget);
+}
+
+/* For sandbox.lua: whether the engine is stopping the running script. */
+static int l_limit_hit(lua_State *L)
+{
+    lua_pushboolean(L, vm_of(L)->limit != LIMIT_NONE);
+    return 1;
+}
+
+/* The privileged loader behind the sandbox's require: "coax.a.b" is
+** DIR/coax/a/b.lua, loaded as text with the given environment. */
+static int l_loader(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, vm->dir);
+    luaL_addchar(&b, '/');
+    for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
+    luaL_addstring(&b, ".lua");
+    luaL_pushresult(&b);
+    const char *path = lua_tostring(L, -1);
+    if (luaL_loadfilex(L, path, "t") != LUA_OK) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot load module '%s': %s", name, lua_tostring(L, -2));
+        return 2;
+    }
+    lua_pushvalue(L, 2);
+    lua_setupvalue(L, -2, 1); /* _ENV */
+    return 1;
+}
+
+/* coax.sleep(ms): yields the agent's coroutine until the time has passed. */
+static int l_sleep(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    lua_Number ms = luaL_checknumber(L, 1);
+    luaL_argcheck(L, ms >= 0, 1, "must not be negative");
+    if (!lua_isyieldable(L) || !vm->current || !vm->sleep || !vm->sleep(vm->current, ms))
+        return luaL_error(L, "coax.sleep: only an agent's call can sleep");
+    return lua_yield(L, 0);
+}
+
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) msg = luaL_tolstring(L, 1, NULL);
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static void set_message(coax_vm *vm, const char *msg)
+{
+    vm->msg.len = 0;
+    coax_buf_puts(&vm->msg, msg ? msg : "(no message)");
+    coax_buf_reserve(&vm->msg, 0);
+    if (vm->msg.data) vm->msg.data[vm->msg.len] = '\0';
+}
+
+const char *vm_message(const coax_vm *vm) { return vm->msg.data && !vm->msg.oom ? vm->msg.data : ""; }
+
+static void arm(coax_vm *vm)
+{
+    vm->limit = LIMIT_NONE;
+    vm->instr_left = vm->instr_budget;
+}
+
+int vm_call(coax_vm *vm, int nargs, int nresults)
+{
+    lua_State *L = vm->L;
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    arm(vm);
+    int rc = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    int limit = vm->limit;
+    vm->limit = LIMIT_NONE;
+    if (rc == LUA_OK) return VM_OK;
+    set_message(vm, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+}
+
+int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
+{
+    arm(vm);
+    int rc = lua_resume(co, vm->L, nargs, nres);
+    int limit = vm->limit;
+    vm->limit = LIMIT_NONE;
+    if (rc == LUA_OK) return VM_OK;
+    if (rc == LUA_YIELD) return VM_YIELD;
+    const char *msg = lua_tostring(co, -1);
+    luaL_traceback(vm->L, co, msg ? msg : "(error object is not a string)", 0);
+    set_message(vm, lua_tostring(vm->L, -1));
+    lua_pop(vm->L, 1);
+    return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+}
+
+int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *name)
+{
+    lua_State *L = vm->L;
+    arm(vm);
+    if (luaL_loadbufferx(L, text, len, name, "t") != LUA_OK) {
+        set_message(vm, lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return VM_ERROR;
+    }
+    lua_newtable(L); /* the chunk's own globals */
+    lua_newtable(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_setupvalue(L, -2, 1);
+    return VM_OK;
+}
+
+void vm_runtime(coax_vm *vm, const char *name)
+{
+    lua_rawgeti(vm->L, LUA_REGISTRYINDEX, vm->runtime_ref);
+    lua_getfield(vm->L, -1, name);
+    lua_remove(vm->L, -2);
+}
+
+/* Runs in the full environment, before anything untrusted: builds the
+** sandbox and loads coax.runtime in it. */
+static int setup(lua_State *L)
+{
+    coax_vm *vm = lua_touserdata(L, 1);
+    luaL_openlibs(L);
+    luaL_requiref(L, "coax", luaopen_coax, 0); /* the scripts' coax module */
+    lua_pushcfunction(L, l_sleep);
+    lua_setfield(L, -2, "sleep");
+    int coax_idx = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, vm->dir);
+    luaL_addstring(&b, "/coax/sandbox.lua");
+    luaL_pushresult(&b);
+    if (luaL_loadfilex(L, lua_tostring(L, -1), "t") != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    lua_pushcfunction(L, l_loader);
+    lua_pushvalue(L, coax_idx);
+    lua_pushcfunction(L, l_limit_hit);
+    lua_call(L, 3, 1); /* the sandbox env */
+    lua_pushvalue(L, -1);
+    vm->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, -1, "require");
+    lua_pushliteral(L, "coax.runtime");
+    lua_call(L, 1, 1);
+    vm->runtime_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
+                  uint32_t instructions, coax_error *err)
+{
+    memset(vm, 0, sizeof *vm);
+    vm->alloc = alloc;
+    vm->mem_cap = mem_cap;
+    vm->instr_budget = instructions;
+    coax_buf_init(&vm->msg, alloc);
+    vm->env_ref = vm->runtime_ref = LUA_NOREF;
+    size_t n = strlen(dir);
+    vm->dir = coax_alloc_raw(alloc, n + 1);
+    if (!vm->dir) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    memcpy(vm->dir, dir, n + 1);
+    vm->L = lua_newstate(l_alloc, vm);
+    if (!vm->L) {
+        vm_close(vm);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory creating the Lua state");
+    }
+    *(coax_vm **)lua_getextraspace(vm->L) = vm;
+    lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_STEP);
+    lua_pushcfunction(vm->L, setup);
+    lua_pushlightuserdata(vm->L, vm);
+    int rc = vm_call(vm, 1, 0);
+    if (rc != VM_OK) {
+        coax_code code = rc == VM_LIMIT ? COAX_ENOMEM : COAX_ESCRIPT;
+        coax_fail(err, code, 0, "loading the coax scripts from %s: %.120s", dir, vm_message(vm));
+        vm_close(vm);
+        return code;
+    }
+    return COAX_OK;
+}
+
+void vm_close(coax_vm *vm)
+{
+    if (vm->L) lua_close(vm->L);
+    vm->L = NULL;
+    coax_free_raw(vm->alloc, vm->dir, vm->dir ? strlen(vm->dir) + 1 : 0);
+    vm->dir = NULL;
+    coax_buf_free(&vm->msg);
+}

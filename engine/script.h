@@ -1,0 +1,60 @@
+/*
+** script.h: the engine's Lua VM (script.c): a sandboxed lua_State whose
+** memory and instructions are capped, the loader for the scripts folder,
+** and protected calls and resumes that tell a script error from a limit.
+*/
+#ifndef COAX_SCRIPT_H
+#define COAX_SCRIPT_H
+
+#include "core.h"
+
+#include <lua.h>
+
+enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
+enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS };
+
+typedef struct coax_vm {
+    lua_State *L;
+    const coax_allocator *alloc;
+    size_t mem_used, mem_cap;
+    long instr_budget, instr_left;
+    int limit;         /* LIMIT_*: why the running script was stopped */
+    char *dir;         /* the scripts folder (owned) */
+    int env_ref;       /* the sandbox environment */
+    int runtime_ref;   /* coax.runtime */
+    void *current;     /* the task being resumed (for coax.sleep) */
+    /* Called by coax.sleep(ms) in a coroutine: returns false when sleeping
+    ** is not possible there. */
+    bool (*sleep)(void *task, double ms);
+    coax_buf msg;      /* the last error message (with traceback) */
+} coax_vm;
+
+/* Opens the VM: the state, the sandbox, coax.runtime. 'dir' is copied. */
+coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
+                  uint32_t instructions, coax_error *err);
+void vm_close(coax_vm *vm);
+
+/* Calls the function below 'nargs' arguments on the stack, like lua_pcall,
+** with a fresh instruction budget; VM_OK, VM_ERROR or VM_LIMIT. On failure
+** the stack holds nothing from the call and vm->msg says why. */
+int vm_call(coax_vm *vm, int nargs, int nresults);
+
+/* Resumes coroutine 'co' with 'nargs' arguments: VM_OK (finished; its
+** results are on co's stack, '*nres' of them), VM_YIELD, VM_ERROR, VM_LIMIT. */
+int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres);
+
+/* Loads Lua text as a chunk whose _ENV is a new table that reads through to
+** the sandbox (a recipe's globals stay its own). Pushes the chunk; returns
+** VM_OK, or VM_ERROR with the syntax error in vm->msg. */
+int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *name);
+
+/* Pushes coax.runtime's function 'name'. */
+void vm_runtime(coax_vm *vm, const char *name);
+
+/* The message of the last failure (NUL-terminated, never NULL). */
+const char *vm_message(const coax_vm *vm);
+
+/* luaopen_coax, for the scripts' own "coax" module. */
+int luaopen_coax(lua_State *L);
+
+#endif

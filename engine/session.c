@@ -1,0 +1,747 @@
+/*
+** session.c: one extraction as a bounded series of attempts.
+**
+**   FIRST  coax.runtime.first(S)                 -> the first messages
+**   CALL   budgets checked; coax.runtime.call(S) in a coroutine
+**   WAIT   the coroutine sleeps (coax.sleep); the engine's poll resumes it
+**   reply  coax_extract (repair, coerce, validate), then on_submit
+**          accepted: ok. Attempts used up: exhausted. Otherwise
+**          coax.runtime.next(S, ctx) -> the next messages, and CALL again.
+**
+** Parse failures, schema failures and rejections share the attempt budget;
+** retries are immediate. Agent errors, script errors and limits end the
+** session at once. Every path records metrics; every attempt its record.
+*/
+#include "engine.h"
+#include "lcoax.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t estimate_tokens(const char *s, size_t n)
+{
+    /* The design's named baseline: ceil(code points / 4). */
+    size_t cps = 0;
+    for (size_t i = 0; i < n; i++) cps += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return (cps + 3) / 4;
+}
+
+static int l_estimate(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    lua_pushinteger(L, (lua_Integer)estimate_tokens(s, n));
+    return 1;
+}
+
+static void put_str(coax_buf *b, const char *s) { coax_buf_put_json_string(b, s, strlen(s)); }
+
+/* Appends the JSON of the Lua value at the top of the stack (popped). Runs
+** protected: a value JSON cannot hold is a script error, not a crash. */
+static int to_json(lua_State *L)
+{
+    coax_buf *b = lua_touserdata(L, 2);
+    coax_value *v = lcoax_to_value(L, 1, lcoax_arena(L), COAX_DEFAULT_MAX_DEPTH);
+    if (coax_write_buf(b, v, 0)) return luaL_error(L, "out of memory");
+    return 0;
+}
+
+static int append_json(coax_session *s, coax_buf *b)
+{
+    lua_State *L = s->engine->vm.L;
+    lua_pushcfunction(L, to_json);
+    lua_insert(L, -2);
+    lua_pushlightuserdata(L, b);
+    return vm_call(&s->engine->vm, 2, 0);
+}
+
+void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg)
+{
+    if (s->state == SS_DONE) return;
+    s->state = SS_DONE;
+    s->outcome = outcome;
+    s->t_end = coax_now_ms();
+    if (code) {
+        coax_buf_puts(&s->error_code, code);
+        coax_buf_puts(&s->error_msg, msg ? msg : "");
+    }
+    lua_State *L = s->engine->vm.L;
+    if (s->co_ref != LUA_NOREF) {
+        luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
+        s->co_ref = LUA_NOREF;
+        s->co = NULL;
+    }
+    s->sleeping = false;
+}
+
+/* A failed call into Lua ends the session: a limit, or a script error. */
+static void script_failed(coax_session *s, int rc, const char *what)
+{
+    char head[128];
+    snprintf(head, sizeof head, "%s: ", what);
+    coax_buf msg;
+    coax_buf_init(&msg, s->engine->alloc);
+    coax_buf_puts(&msg, head);
+    coax_buf_puts(&msg, vm_message(&s->engine->vm));
+    coax_buf_putc(&msg, '\0');
+    session_end(s, rc == VM_LIMIT ? COAX_LIMIT : COAX_SCRIPT_ERROR, rc == VM_LIMIT ? "limit" : "script_error",
+                msg.oom ? what : msg.data);
+    coax_buf_free(&msg);
+}
+
+/* Calls coax.runtime[fn](S, ...) with 'nargs' more arguments pushed. */
+static int runtime_call(coax_session *s, const char *fn, int nargs, int nresults)
+{
+    lua_State *L = s->engine->vm.L;
+    vm_runtime(&s->engine->vm, fn);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    if (nargs) {
+        lua_rotate(L, -(nargs + 2), 2);
+    }
+    return vm_call(&s->engine->vm, nargs + 1, nresults);
+}
+
+static void event(coax_session *s, const char *name)
+{
+    lua_State *L = s->engine->vm.L;
+    lua_pushstring(L, name);
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, s->attempt);
+    lua_setfield(L, -2, "attempt");
+    int rc = runtime_call(s, "event", 2, 0);
+    if (rc != VM_OK) script_failed(s, rc, "on_event");
+}
+
+/* ---- attempts ------------------------------------------------------------ */
+
+/* The context table of a failure or a submission, pushed. */
+static void push_info(coax_session *s, const char *kind)
+{
+    lua_State *L = s->engine->vm.L;
+    lua_createtable(L, 0, 10);
+    lua_pushinteger(L, s->attempt);
+    lua_setfield(L, -2, "attempt");
+    lua_pushinteger(L, s->max_attempts);
+    lua_setfield(L, -2, "max_attempts");
+    lua_pushboolean(L, s->attempt >= s->max_attempts);
+    lua_setfield(L, -2, "last_attempt");
+    if (kind) {
+        lua_pushstring(L, kind);
+        lua_setfield(L, -2, "kind");
+    }
+}
+
+static void record_messages(coax_session *s)
+{
+    lua_State *L = s->engine->vm.L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    lua_getfield(L, -1, "messages");
+    lua_remove(L, -2);
+    s->messages.len = 0;
+    int rc = append_json(s, &s->messages);
+    if (rc != VM_OK) script_failed(s, rc, "messages");
+}
+
+/* Appends this attempt's record to the report. */
+static void record_attempt(coax_session *s, const char *outcome, const char *reply, size_t rlen,
+                           const coax_extract_result *r, bool have_r, const char *usage_json)
+{
+    coax_buf *b = &s->attempts;
+    if (b->len) coax_buf_putc(b, ',');
+    coax_buf_printf(b, "{\"n\":%d,\"outcome\":", s->attempt);
+    put_str(b, outcome);
+    coax_buf_puts(b, ",\"messages\":");
+    coax_buf_put(b, s->messages.data ? s->messages.data : "[]", s->messages.data ? s->messages.len : 2);
+    coax_buf_puts(b, ",\"reply\":");
+    if (reply) coax_buf_put_json_string(b, reply, rlen);
+    else coax_buf_puts(b, "null");
+    coax_buf_puts(b, ",\"value\":");
+    if (have_r && r->value) coax_write_buf(b, r->value, 0);
+    else coax_buf_puts(b, "null");
+    coax_buf_puts(b, ",\"errors\":[");
+    for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
+        const coax_schema_error *e = &r->validation.errors[i];
+        coax_buf_puts(b, i ? ",{\"instanceLocation\":" : "{\"instanceLocation\":");
+        put_str(b, e->instance_location);
+        coax_buf_puts(b, ",\"keywordLocation\":");
+        put_str(b, e->keyword_location);
+        if (e->absolute_keyword_location) {
+            coax_buf_puts(b, ",\"absoluteKeywordLocation\":");
+            put_str(b, e->absolute_keyword_location);
+        }
+        coax_buf_puts(b, ",\"error\":");
+        put_str(b, e->message);
+        coax_buf_putc(b, '}');
+    }
+    coax_buf_puts(b, "],\"log\":[");
+    size_t k = 0;
+    for (size_t i = 0; have_r && i < r->repair.nlog; i++, k++) {
+        const coax_repair_entry *e = &r->repair.log[i];
+        coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
+        put_str(b, e->kind);
+        coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u}", e->offset, e->line, e->column);
+    }
+    for (size_t i = 0; have_r && i < r->ncoercions; i++, k++) {
+        coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
+        put_str(b, r->coercions[i].kind);
+        coax_buf_puts(b, ",\"pointer\":");
+        put_str(b, r->coercions[i].pointer);
+        coax_buf_putc(b, '}');
+    }
+    coax_buf_printf(b, "],\"usage\":%s,\"elapsed_ms\":%.3f}", usage_json ? usage_json : "null",
+                    coax_now_ms() - s->t_attempt);
+}
+
+/* Reads provider usage from the reply table on top of the stack. */
+static void take_usage(coax_session *s, char *json, size_t cap)
+{
+    lua_State *L = s->engine->vm.L;
+    json[0] = '\0';
+    if (lua_getfield(L, -1, "usage") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_Integer in = -1, out = -1;
+    if (lua_getfield(L, -1, "input_tokens") == LUA_TNUMBER) in = lua_tointeger(L, -1);
+    if (lua_getfield(L, -2, "output_tokens") == LUA_TNUMBER) out = lua_tointeger(L, -1);
+    lua_pop(L, 3);
+    if (in >= 0) {
+        s->in_prov += (uint64_t)in;
+        s->have_in_prov = true;
+    }
+    if (out >= 0) {
+        s->out_prov += (uint64_t)out;
+        s->have_out_prov = true;
+    }
+    snprintf(json, cap, "{\"input_tokens\":%lld,\"output_tokens\":%lld}", (long long)in, (long long)out);
+    if (in < 0 || out < 0) { /* write null for what the provider did not say */
+        char tmp[96];
+        snprintf(tmp, sizeof tmp, "{\"input_tokens\":%s,\"output_tokens\":%s}", in < 0 ? "null" : "",
+                 out < 0 ? "null" : "");
+        if (in >= 0) snprintf(tmp, sizeof tmp, "{\"input_tokens\":%lld,\"output_tokens\":null}", (long long)in);
+        if (out >= 0) snprintf(tmp, sizeof tmp, "{\"input_tokens\":null,\"output_tokens\":%lld}", (long long)out);
+        snprintf(json, cap, "%s", tmp);
+    }
+}
+
+/* Decides after a failed attempt: exhausted, or the next messages. */
+static void retry(coax_session *s, const char *kind, coax_extract_result *r, bool have_r, const char *detail,
+                  const char *reply, size_t rlen)
+{
+    lua_State *L = s->engine->vm.L;
+    if (s->attempt >= s->max_attempts) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%d attempt%s used up; the last failed: %s", s->max_attempts,
+                 s->max_attempts == 1 ? "" : "s", detail);
+        session_end(s, COAX_EXHAUSTED, "exhausted", msg);
+        return;
+    }
+    push_info(s, kind);
+    if (have_r && r->value) {
+        lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+        lua_setfield(L, -2, "value");
+    }
+    lua_createtable(L, have_r ? (int)r->validation.nerrors : 0, 0);
+    for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, r->validation.errors[i].instance_location);
+        lua_setfield(L, -2, "instanceLocation");
+        lua_pushstring(L, r->validation.errors[i].keyword_location);
+        lua_setfield(L, -2, "keywordLocation");
+        lua_pushstring(L, r->validation.errors[i].message);
+        lua_setfield(L, -2, "error");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "errors");
+    lua_pushlstring(L, reply, rlen);
+    lua_setfield(L, -2, "reply");
+    lua_pushstring(L, detail);
+    lua_setfield(L, -2, !strcmp(kind, "parse") ? "parse_error" : !strcmp(kind, "rejection") ? "reason" : "summary");
+    int rc = runtime_call(s, "next", 1, 0);
+    if (rc != VM_OK) {
+        script_failed(s, rc, "strategy");
+        return;
+    }
+    s->attempt++;
+    s->state = SS_CALL;
+}
+
+/* The agent's reply (its table on top of the main stack, popped) through
+** extraction and on_submit. */
+static void handle_reply(coax_session *s)
+{
+    coax_engine *e = s->engine;
+    lua_State *L = e->vm.L;
+    int base = lua_gettop(L) - 1; /* below the reply table */
+    char usage[128];
+    take_usage(s, usage, sizeof usage);
+    lua_getfield(L, -1, "text");
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (!text || lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 2);
+        session_end(s, COAX_AGENT_ERROR, "agent_error", "the agent's reply has no text");
+        return;
+    }
+    s->out_est += estimate_tokens(text, len);
+    coax_arena *arena = coax_arena_new(e->alloc);
+    if (!arena) {
+        lua_pop(L, 2);
+        session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+        return;
+    }
+    coax_extract_result r;
+    coax_error err = {0};
+    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, 0, &r, &err);
+    event(s, "reply");
+    if (rc == COAX_ENOJSON) {
+        record_attempt(s, "no_json", text, len, &r, false, usage[0] ? usage : NULL);
+        event(s, "parse_error");
+        if (s->state != SS_DONE) retry(s, "parse", &r, false, err.msg, text, len);
+    } else if (rc) {
+        record_attempt(s, "limit", text, len, &r, false, usage[0] ? usage : NULL);
+        session_end(s, COAX_LIMIT, coax_code_name(rc), err.msg[0] ? err.msg : coax_strerror(rc));
+    } else {
+        s->repairs += r.repair.nlog;
+        s->coercions += r.ncoercions;
+        if (!r.valid) {
+            record_attempt(s, "invalid", text, len, &r, true, usage[0] ? usage : NULL);
+            event(s, "validation_error");
+            char detail[256];
+            snprintf(detail, sizeof detail, "%zu validation error%s, the first at '%s': %s", r.validation.nerrors,
+                     r.validation.nerrors == 1 ? "" : "s", r.validation.errors[0].instance_location,
+                     r.validation.errors[0].message);
+            if (s->state != SS_DONE) retry(s, "validation", &r, true, detail, text, len);
+        } else {
+            lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
+            push_info(s, NULL);
+            int vr = runtime_call(s, "submit", 2, 2);
+            if (vr != VM_OK) {
+                record_attempt(s, "script_error", text, len, &r, true, usage[0] ? usage : NULL);
+                script_failed(s, vr, "on_submit");
+            } else if (lua_toboolean(L, -2)) {
+                lua_pop(L, 2);
+                record_attempt(s, "ok", text, len, &r, true, usage[0] ? usage : NULL);
+                event(s, "success");
+                coax_write_buf(&s->value, r.value, 0);
+                session_end(s, COAX_OUTCOME_OK, NULL, NULL);
+            } else {
+                char reason[256];
+                snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
+                lua_pop(L, 2);
+                record_attempt(s, "rejected", text, len, &r, true, usage[0] ? usage : NULL);
+                event(s, "rejection");
+                if (s->state != SS_DONE) retry(s, "rejection", &r, true, reason, text, len);
+            }
+        }
+    }
+    coax_arena_free(arena);
+    lua_settop(L, base); /* the reply and its text stayed anchored until here */
+}
+
+/* Starts the agent's coroutine for this attempt, or resumes it. */
+static void run_agent(coax_session *s, bool start)
+{
+    coax_vm *vm = &s->engine->vm;
+    lua_State *L = vm->L;
+    int nargs = 0;
+    if (start) {
+        s->co = lua_newthread(L);
+        s->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        vm_runtime(vm, "call");
+        lua_xmove(L, s->co, 1);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+        lua_xmove(L, s->co, 1);
+        nargs = 1;
+        s->t_call = coax_now_ms();
+    }
+    s->sleeping = false;
+    vm->current = s;
+    int nres = 0;
+    int rc = vm_resume(vm, s->co, nargs, &nres);
+    vm->current = NULL;
+    if (rc == VM_YIELD) {
+        if (!s->sleeping) { /* yielded for something the engine does not know */
+            session_end(s, COAX_SCRIPT_ERROR, "script_error", "the agent yielded outside coax.sleep");
+            return;
+        }
+        s->state = SS_WAIT;
+        return;
+    }
+    s->agent_ms += coax_now_ms() - s->t_call;
+    if (rc != VM_OK) {
+        record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", NULL, 0, NULL, false, NULL);
+        script_failed(s, rc, "agent");
+        return;
+    }
+    lua_State *co = s->co;
+    if (nres >= 1 && lua_istable(co, -nres)) {
+        lua_settop(co, lua_gettop(co) - nres + 1);
+        lua_xmove(co, L, 1);
+        luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
+        s->co_ref = LUA_NOREF;
+        s->co = NULL;
+        handle_reply(s);
+        return;
+    }
+    char msg[512];
+    const char *m = nres >= 2 ? lua_tostring(co, -nres + 1) : NULL;
+    snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
+    record_attempt(s, "agent_error", NULL, 0, NULL, false, NULL);
+    session_end(s, COAX_AGENT_ERROR, "agent_error", msg);
+}
+
+/* Budgets before a call: the deadline, and the tokens the call would use. */
+static bool within_budget(coax_session *s)
+{
+    if (s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
+        session_end(s, COAX_LIMIT, "deadline", "the session's deadline passed");
+        return false;
+    }
+    uint64_t in = 0;
+    lua_State *L = s->engine->vm.L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    lua_getfield(L, -1, "messages");
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "content");
+        size_t len;
+        const char *c = lua_tolstring(L, -1, &len);
+        if (c) in += estimate_tokens(c, len) + 4; /* and a few per message */
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+    uint64_t used = (s->have_in_prov ? s->in_prov : s->in_est) + (s->have_out_prov ? s->out_prov : s->out_est);
+    if (s->budget_tokens && used + in > s->budget_tokens) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "token budget of %llu would be passed (%llu used, %llu more for this call)",
+                 (unsigned long long)s->budget_tokens, (unsigned long long)used, (unsigned long long)in);
+        session_end(s, COAX_LIMIT, "tokens", msg);
+        return false;
+    }
+    s->in_est += in;
+    return true;
+}
+
+void session_step(coax_session *s)
+{
+    while (s->state != SS_DONE) {
+        if (s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
+            session_end(s, COAX_LIMIT, "deadline", "the session's deadline passed");
+            return;
+        }
+        switch (s->state) {
+        case SS_FIRST: {
+            s->t_start = coax_now_ms();
+            s->attempt = 1;
+            int rc = runtime_call(s, "first", 0, 0);
+            if (rc != VM_OK) {
+                script_failed(s, rc, "strategy");
+                return;
+            }
+            s->state = SS_CALL;
+            break;
+        }
+        case SS_CALL:
+            if (!within_budget(s)) return;
+            record_messages(s);
+            if (s->state == SS_DONE) return;
+            s->t_attempt = coax_now_ms();
+            event(s, "attempt_start");
+            if (s->state == SS_DONE) return;
+            run_agent(s, true);
+            if (s->state == SS_WAIT) return;
+            break;
+        case SS_WAIT:
+            if (s->sleeping && s->wake_at > coax_now_ms()) return;
+            run_agent(s, false);
+            if (s->state == SS_WAIT) return;
+            break;
+        default:
+            return;
+        }
+    }
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+static void build_report(coax_session *s)
+{
+    coax_buf *b = &s->report;
+    double wall = (s->t_end ? s->t_end : coax_now_ms()) - (s->t_start ? s->t_start : s->t_end);
+    if (wall < 0) wall = 0;
+    coax_buf_puts(b, "{\"outcome\":");
+    put_str(b, coax_outcome_name(s->outcome));
+    coax_buf_puts(b, ",\"value\":");
+    if (s->value.len) coax_buf_put(b, s->value.data, s->value.len);
+    else coax_buf_puts(b, "null");
+    coax_buf_puts(b, ",\"error\":");
+    if (s->error_code.len) {
+        coax_buf_puts(b, "{\"code\":");
+        coax_buf_put_json_string(b, s->error_code.data, s->error_code.len);
+        coax_buf_puts(b, ",\"message\":");
+        coax_buf_put_json_string(b, s->error_msg.data ? s->error_msg.data : "", s->error_msg.len);
+        coax_buf_putc(b, '}');
+    } else {
+        coax_buf_puts(b, "null");
+    }
+    char in_prov[32] = "null", out_prov[32] = "null";
+    if (s->have_in_prov) snprintf(in_prov, sizeof in_prov, "%llu", (unsigned long long)s->in_prov);
+    if (s->have_out_prov) snprintf(out_prov, sizeof out_prov, "%llu", (unsigned long long)s->out_prov);
+    int attempts = s->attempts.len ? s->attempt : 0;
+    coax_buf_printf(b,
+                    ",\"metrics\":{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
+                    "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
+                    "\"output_tokens\":%s,\"repairs\":%zu,\"coercions\":%zu}",
+                    attempts, wall, wall - s->agent_ms > 0 ? wall - s->agent_ms : 0, s->agent_ms,
+                    (unsigned long long)s->in_est, (unsigned long long)s->out_est, in_prov, out_prov, s->repairs,
+                    s->coercions);
+    coax_buf_puts(b, ",\"attempts\":[");
+    if (s->attempts.len) coax_buf_put(b, s->attempts.data, s->attempts.len);
+    coax_buf_puts(b, "]}");
+    coax_buf_reserve(b, 0);
+    if (!b->oom) b->data[b->len] = '\0';
+}
+
+const char *coax_session_report(const coax_session *s, size_t *len)
+{
+    if (!s || s->state != SS_DONE) return NULL;
+    if (!s->report.len) build_report((coax_session *)s);
+    if (s->report.oom) return NULL;
+    if (len) *len = s->report.len;
+    return s->report.data;
+}
+
+const char *coax_session_value(const coax_session *s, size_t *len)
+{
+    if (!s || s->outcome != COAX_OUTCOME_OK || s->value.oom) return NULL;
+    coax_buf *v = (coax_buf *)&s->value;
+    coax_buf_reserve(v, 0);
+    if (v->oom) return NULL;
+    v->data[v->len] = '\0';
+    if (len) *len = v->len;
+    return v->data;
+}
+
+coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_INVALID; }
+
+/* ---- creating and freeing sessions ----------------------------------------- */
+
+static coax_session *session_alloc(coax_engine *e)
+{
+    coax_session *s = coax_alloc_raw(e->alloc, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->engine = e;
+    s->S_ref = s->co_ref = LUA_NOREF;
+    coax_buf *bufs[] = {&s->messages, &s->attempts, &s->value, &s->error_code, &s->error_msg, &s->report};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
+    s->arena = coax_arena_new(e->alloc);
+    if (!s->arena) {
+        coax_free_raw(e->alloc, s, sizeof *s);
+        return NULL;
+    }
+    s->next = e->sessions;
+    if (e->sessions) e->sessions->prev = s;
+    e->sessions = s;
+    return s;
+}
+
+void coax_session_free(coax_session *s)
+{
+    if (!s) return;
+    coax_engine *e = s->engine;
+    lua_State *L = e->vm.L;
+    if (s->S_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->S_ref);
+    if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
+    if (s->prev) s->prev->next = s->next;
+    else e->sessions = s->next;
+    if (s->next) s->next->prev = s->prev;
+    coax_schema_free(s->schema);
+    coax_arena_free(s->arena);
+    coax_buf *bufs[] = {&s->messages, &s->attempts, &s->value, &s->error_code, &s->error_msg, &s->report};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
+    coax_free_raw(e->alloc, s, sizeof *s);
+}
+
+/* Loads the schema: a path (relative to the recipe's folder) or a table
+** (at the top of the stack; popped). Returns a message, or NULL. */
+static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap)
+{
+    lua_State *L = s->engine->vm.L;
+    coax_value *doc = NULL;
+    coax_error err = {0};
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        const char *rel = lua_tostring(L, -1);
+        char path[4096];
+        snprintf(path, sizeof path, "%s%s%s", rel[0] == '/' || !dir ? "" : dir, rel[0] == '/' || !dir ? "" : "/",
+                 rel);
+        lua_pop(L, 1);
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            snprintf(msg, cap, "cannot open schema %.300s", path);
+            return msg;
+        }
+        coax_buf b;
+        coax_buf_init(&b, s->engine->alloc);
+        char chunk[8192];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&b, chunk, n);
+        fclose(f);
+        coax_code rc = b.oom ? COAX_ENOMEM : coax_parse(s->arena, b.data ? b.data : "", b.len, NULL, &doc, &err);
+        coax_buf_free(&b);
+        if (rc) {
+            snprintf(msg, cap, "schema %.200s: %s (line %u, column %u)", path, err.msg, err.line, err.column);
+            return msg;
+        }
+    } else {
+        lua_pushcfunction(L, to_json); /* validate the table converts: protected */
+        lua_insert(L, -2);
+        coax_buf tmp;
+        coax_buf_init(&tmp, s->engine->alloc);
+        lua_pushlightuserdata(L, &tmp);
+        int rc = vm_call(&s->engine->vm, 2, 0);
+        coax_code pc = rc == VM_OK && !tmp.oom ? coax_parse(s->arena, tmp.data, tmp.len, NULL, &doc, &err) : COAX_EINVAL;
+        coax_buf_free(&tmp);
+        if (pc) {
+            snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? err.msg : vm_message(&s->engine->vm));
+            return msg;
+        }
+    }
+    coax_code rc = coax_schema_compile(doc, NULL, s->engine->alloc, &s->schema, &err);
+    if (rc) {
+        snprintf(msg, cap, "invalid schema: %s", err.msg);
+        return msg;
+    }
+    s->schema_doc = doc;
+    return NULL;
+}
+
+/* Builds the Lua session from the recipe chunk on top of the stack. */
+static void prepare(coax_session *s, const char *dir, const coax_session_options *o)
+{
+    coax_vm *vm = &s->engine->vm;
+    lua_State *L = vm->L;
+    char msg[512];
+    int rc = vm_call(vm, 0, 1); /* run the recipe file */
+    if (rc != VM_OK) {
+        if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
+        else session_end(s, COAX_INVALID, "invalid_recipe", vm_message(vm));
+        return;
+    }
+    int recipe = lua_gettop(L);
+    /* host options: {max_attempts, agent = {...}} */
+    lua_createtable(L, 0, 2);
+    if (o && o->max_attempts > 0) {
+        lua_pushinteger(L, o->max_attempts);
+        lua_setfield(L, -2, "max_attempts");
+    }
+    if (o && o->agent_json) {
+        coax_arena *a = coax_arena_new(s->engine->alloc);
+        coax_value *v;
+        coax_error err;
+        coax_code pc = a ? coax_parse(a, o->agent_json, strlen(o->agent_json), NULL, &v, &err) : COAX_ENOMEM;
+        if (pc || v->type != COAX_OBJECT) {
+            coax_arena_free(a);
+            lua_settop(L, recipe - 1);
+            session_end(s, COAX_INVALID, "invalid_agent_options", "agent options must be a JSON object");
+            return;
+        }
+        lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+        coax_arena_free(a);
+        lua_setfield(L, -2, "agent");
+    }
+    lua_pushvalue(L, recipe);
+    lua_pushlstring(L, o && o->input ? o->input : "", o && o->input ? o->input_len : 0);
+    lua_rotate(L, -3, 2); /* recipe, input, host */
+    vm_runtime(vm, "new_session");
+    lua_insert(L, -4);
+    rc = vm_call(vm, 3, 1);
+    if (rc != VM_OK) {
+        lua_settop(L, recipe - 1);
+        if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
+        else session_end(s, COAX_INVALID, "invalid_recipe", vm_message(vm));
+        return;
+    }
+    int S = lua_gettop(L);
+    lua_getfield(L, recipe, "schema");
+    const char *problem = load_schema(s, dir, msg, sizeof msg);
+    if (problem) {
+        lua_settop(L, recipe - 1);
+        session_end(s, COAX_INVALID, "invalid_schema", problem);
+        return;
+    }
+    lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);
+    lua_setfield(L, S, "schema");
+    char *pretty;
+    size_t plen;
+    if (coax_write(s->schema_doc, COAX_WRITE_PRETTY, s->engine->alloc, &pretty, &plen) == COAX_OK) {
+        lua_pushlstring(L, pretty, plen);
+        coax_free(s->engine->alloc, pretty, plen + 1);
+        lua_setfield(L, S, "schema_text");
+    }
+    lua_pushcfunction(L, l_estimate);
+    lua_setfield(L, S, "estimate");
+    lua_getfield(L, S, "max_attempts");
+    s->max_attempts = (int)lua_tointeger(L, -1);
+    lua_getfield(L, S, "budget");
+    if (lua_getfield(L, -1, "tokens") == LUA_TNUMBER) s->budget_tokens = (uint64_t)lua_tointeger(L, -1);
+    if (lua_getfield(L, -2, "deadline_ms") == LUA_TNUMBER) s->deadline_ms = (double)lua_tointeger(L, -1);
+    lua_pushvalue(L, S);
+    s->S_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, recipe - 1);
+    s->state = SS_FIRST;
+}
+
+static coax_code start(coax_engine *e, const char *text, size_t len, const char *name, const char *dir,
+                       const coax_session_options *o, coax_session **out, coax_error *err)
+{
+    coax_session *s = session_alloc(e);
+    if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    int top = lua_gettop(e->vm.L);
+    if (vm_load_sandboxed(&e->vm, text, len, name) != VM_OK)
+        session_end(s, COAX_INVALID, "invalid_recipe", vm_message(&e->vm));
+    else
+        prepare(s, dir, o);
+    lua_settop(e->vm.L, top);
+    *out = s;
+    return COAX_OK;
+}
+
+coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, const char *name,
+                                 const coax_session_options *o, coax_session **out, coax_error *err)
+{
+    if (!e || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_text: NULL argument");
+    return start(e, text ? text : "", len, name ? name : "=recipe", NULL, o, out, err);
+}
+
+coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_session_options *o,
+                                 coax_session **out, coax_error *err)
+{
+    if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s", path);
+    coax_buf b;
+    coax_buf_init(&b, e->alloc);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&b, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad || b.oom) {
+        coax_buf_free(&b);
+        return coax_fail(err, bad ? COAX_EIO : COAX_ENOMEM, 0, "cannot read recipe %s", path);
+    }
+    char name[512], dir[4096];
+    snprintf(name, sizeof name, "@%s", path);
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    coax_code rc = start(e, b.data ? b.data : "", b.len, name, dir, o, out, err);
+    coax_buf_free(&b);
+    return rc;
+}

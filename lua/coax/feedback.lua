@@ -1,0 +1,100 @@
+--- The text a model sees when an attempt fails. Read top to bottom, this file
+-- is the feedback: each template below is what the model gets, with
+-- {{placeholders}} filled from the attempt's context.
+-- A recipe overrides any template with `feedback = { validation = "..." }`.
+-- @module coax.feedback
+local json = require("coax").json
+
+local M = {}
+
+local concat, format = table.concat, string.format
+
+M.templates = {
+  -- The first prompt: the task, then the schema (unless the agent sends the
+  -- schema in the provider's structured-output field instead).
+  first = [[
+{{prompt}}
+
+Reply with JSON that matches this JSON Schema:
+{{schema}}]],
+
+  -- The JSON was read but does not match the schema.
+  validation = [[
+Attempt {{attempt}}/{{max_attempts}}: your JSON does not match the schema.
+
+Errors:
+{{errors}}
+
+Your submission:
+{{submission}}
+{{schema_block}}
+Fix all of the errors above and reply with the corrected JSON only.]],
+
+  -- No JSON could be recovered from the reply.
+  parse = [[
+Attempt {{attempt}}/{{max_attempts}}: no JSON could be read from your reply: {{parse_error}}.
+
+Your reply began with:
+{{reply_head}}
+{{schema_block}}
+Reply with the JSON only.]],
+
+  -- The JSON matched the schema but the recipe's on_submit rejected it.
+  rejection = [[
+Attempt {{attempt}}/{{max_attempts}}: your JSON matches the schema but was rejected: {{reason}}
+
+Your submission:
+{{submission}}
+
+Fix this and reply with the corrected JSON only.]],
+
+  -- Added to feedback only when the conversation does not already hold the
+  -- schema (a fresh prompt).
+  schema_block = [[
+
+Expected schema:
+{{schema}}
+]],
+}
+
+--- One error as the model reads it.
+local function error_line(e)
+  local path = e.instanceLocation == "" and "(root)" or e.instanceLocation
+  return format("  - At path '%s': %s", path, e.error)
+end
+
+--- Fills {{name}} placeholders from `vars`; unknown names are left empty.
+-- @tparam string template
+-- @tparam table vars
+-- @treturn string
+function M.fill(template, vars)
+  return (template:gsub("{{([%w_]+)}}", function(name)
+    local v = vars[name]
+    if v == nil then return "" end
+    return tostring(v)
+  end))
+end
+
+--- Renders the feedback of `kind` ("validation", "parse", "rejection") or the
+-- "first" prompt for the attempt described by `ctx`.
+-- @tparam string kind
+-- @tparam table ctx the attempt context (see coax.strategy)
+-- @tparam[opt] table overrides templates from the recipe
+-- @treturn string
+function M.render(kind, ctx, overrides)
+  local templates = overrides and setmetatable(overrides, { __index = M.templates }) or M.templates
+  local template = templates[kind]
+  if type(template) ~= "string" then error("feedback: no template '" .. tostring(kind) .. "'", 2) end
+  local lines = {}
+  for i, e in ipairs(ctx.errors or {}) do lines[i] = error_line(e) end
+  local vars = {
+    attempt = ctx.attempt, max_attempts = ctx.max_attempts, prompt = ctx.prompt, schema = ctx.schema_text,
+    errors = concat(lines, "\n"), reason = ctx.reason, parse_error = ctx.parse_error,
+    submission = ctx.value ~= nil and json.encode(ctx.value, { pretty = true }) or "",
+    reply_head = (ctx.reply or ""):sub(1, 500),
+  }
+  vars.schema_block = ctx.include_schema and M.fill(templates.schema_block, vars) or ""
+  return M.fill(template, vars)
+end
+
+return M

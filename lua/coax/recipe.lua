@@ -1,0 +1,63 @@
+--- Checking a recipe: the table a recipe file returns.
+-- @module coax.recipe
+local M = {}
+
+local fields = {
+  name = "string", description = "string", schema = { "string", "table" }, system = "string",
+  prompt = { "string", "function" }, max_attempts = "number", agent = { "string", "table" },
+  on_submit = "function", strategy = { "string", "function" }, feedback = "table",
+  budget = "table", on_event = "function", context_budget = "number",
+}
+
+local function allowed(kind, want)
+  if type(want) == "string" then return kind == want end
+  for _, w in ipairs(want) do if kind == w then return true end end
+  return false
+end
+
+local function expected(want)
+  return type(want) == "string" and want or table.concat(want, " or ")
+end
+
+--- Checks `r` and returns it, or nil and a message naming the bad field.
+-- @tparam table r
+-- @treturn[1] table r
+-- @treturn[2] nil
+-- @treturn[2] string
+function M.check(r)
+  if type(r) ~= "table" then return nil, "a recipe must return a table, not a " .. type(r) end
+  for k, v in pairs(r) do
+    local want = fields[k]
+    if not want then return nil, "unknown recipe field '" .. tostring(k) .. "'" end
+    if not allowed(type(v), want) then
+      return nil, ("recipe field '%s' must be a %s, not a %s"):format(k, expected(want), type(v))
+    end
+  end
+  if r.schema == nil then return nil, "recipe field 'schema' is required" end
+  if r.prompt == nil then return nil, "recipe field 'prompt' is required" end
+  if r.max_attempts and (r.max_attempts < 1 or r.max_attempts ~= math.floor(r.max_attempts)) then
+    return nil, "recipe field 'max_attempts' must be a positive integer"
+  end
+  if r.budget then
+    for k, v in pairs(r.budget) do
+      if k ~= "tokens" and k ~= "deadline_ms" then return nil, "unknown budget field '" .. tostring(k) .. "'" end
+      if math.type(v) ~= "integer" or v <= 0 then return nil, "budget." .. k .. " must be a positive integer" end
+    end
+  end
+  return r
+end
+
+--- The prompt for `input`: `{{input}}` replaced, or the prompt function called.
+-- @tparam table r
+-- @tparam string input
+-- @treturn string
+function M.prompt(r, input)
+  if type(r.prompt) == "function" then
+    local p = r.prompt(input)
+    if type(p) ~= "string" then error("recipe prompt function must return a string", 2) end
+    return p
+  end
+  return (r.prompt:gsub("{{input}}", function() return input end))
+end
+
+return M

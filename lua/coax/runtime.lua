@@ -1,0 +1,99 @@
+--- The policy side of a session, called by the engine's state machine
+-- (engine/session.c). Each function is one step the C side asks for; the
+-- session table `S` keeps what Lua needs between steps.
+-- @module coax.runtime
+local recipe_mod = require "coax.recipe"
+local strategy = require "coax.strategy"
+local feedback = require "coax.feedback"
+
+local M = {}
+
+local function agent_spec(recipe, host)
+  local spec = {}
+  if type(recipe.agent) == "table" then
+    for k, v in pairs(recipe.agent) do spec[k] = v end
+  elseif type(recipe.agent) == "string" then
+    spec.name = recipe.agent
+  end
+  for k, v in pairs(host or {}) do spec[k] = v end -- the host's options win
+  spec.name = spec.name or "replay"
+  return spec
+end
+
+--- Checks the recipe and prepares a session.
+-- @tparam table recipe what the recipe file returned
+-- @tparam string input
+-- @tparam table host {agent = {...}, max_attempts = n}
+-- @treturn table S, or raises with a message naming the problem
+function M.new_session(recipe, input, host)
+  local r, err = recipe_mod.check(recipe)
+  if not r then error(err, 0) end
+  local spec = agent_spec(r, host.agent)
+  if not spec.name:match("^[%w_]+$") then error("invalid agent name '" .. spec.name .. "'", 0) end
+  local ok, agent = pcall(require, "coax.agents." .. spec.name)
+  if not ok then error("unknown agent '" .. spec.name .. "'", 0) end
+  local S = {
+    recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input,
+    prompt = recipe_mod.prompt(r, input), system = r.system,
+    max_attempts = host.max_attempts or r.max_attempts or 3,
+    context_budget = r.context_budget, budget = r.budget or {},
+  }
+  return S
+end
+
+-- The context strategies and templates see.
+local function context(S, info)
+  local ctx = info or {}
+  ctx.prompt, ctx.system, ctx.input = S.prompt, S.system, S.input
+  ctx.schema_text, ctx.schema_in_request = S.schema_text, S.agent.schema_in_request
+  ctx.max_attempts, ctx.messages = S.max_attempts, S.messages
+  ctx.context_budget, ctx.templates = S.context_budget, S.recipe.feedback
+  ctx.estimate = S.estimate
+  return ctx
+end
+
+--- The messages of the first attempt.
+function M.first(S)
+  S.messages = strategy.first_prompt(context(S, { attempt = 1 }))
+  return S.messages
+end
+
+--- Calls the agent (inside a coroutine: agents may yield on coax.sleep and,
+-- later, on HTTP). Returns {text, usage?, finish?} or nil, message.
+function M.call(S)
+  local request = { messages = S.messages, schema = S.schema, options = S.agent_spec }
+  return S.agent.call(request, S.agent_state)
+end
+
+--- The recipe's verdict on a valid value: true, or false and a reason.
+function M.submit(S, value, info)
+  local on_submit = S.recipe.on_submit
+  if not on_submit then return true end
+  local ctx = context(S, info)
+  local ok, reason = on_submit(value, ctx)
+  if ok then return true end
+  return false, reason ~= nil and tostring(reason) or "rejected by on_submit"
+end
+
+--- The messages of the next attempt after a failure.
+-- @treturn table messages
+-- @treturn string the mode ("continue", "fresh", "last", "custom")
+function M.next(S, info)
+  local messages, mode = strategy.next_prompt(context(S, info), S.recipe.strategy)
+  if type(messages) ~= "table" or #messages == 0 then error("strategy returned no messages", 0) end
+  S.messages = messages
+  return messages, mode
+end
+
+--- Renders one feedback template (for hosts and the tools mode).
+function M.render(S, kind, info)
+  return feedback.render(kind, context(S, info), S.recipe.feedback)
+end
+
+--- Calls the recipe's on_event, if any.
+function M.event(S, name, data)
+  local f = S.recipe.on_event
+  if f then f(name, data) end
+end
+
+return M

@@ -1,0 +1,76 @@
+--- Builds the environment recipes, templates, strategies and agents run in
+-- (design.md, "Sandboxing scripts"). Trusted: the engine runs this file once,
+-- in the full Lua environment, before any other script; nothing else ever sees
+-- that environment.
+--
+-- Scripts get: the safe base functions, string, table, math, utf8, coroutine,
+-- os.time/clock/date/difftime, text-only `load`, and `require` limited to
+-- "coax", "cjson" and the coax.* scripts of the engine's script folder. They
+-- do not get io, os.execute/getenv/remove, dofile, loadfile, debug, package,
+-- binary chunks or the real global table. When the engine stops a script (its
+-- instruction budget or memory cap), pcall, xpcall and coroutine.resume
+-- cannot catch it: they pass the error on.
+return function(loader, coax_module, limit_hit)
+  local real_pcall, real_xpcall, resume = pcall, xpcall, coroutine.resume
+  local select, error, type = select, error, type
+
+  local function pass_on(ok, ...)
+    if not ok and limit_hit() then error((...), 0) end
+    return ok, ...
+  end
+
+  local function copy(t, names)
+    local out = {}
+    for _, k in ipairs(names) do out[k] = t[k] end
+    return out
+  end
+
+  local env = {
+    assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, rawequal = rawequal,
+    rawget = rawget, rawlen = rawlen, rawset = rawset, select = select, setmetatable = setmetatable,
+    getmetatable = getmetatable, tonumber = tonumber, tostring = tostring, type = type,
+    _VERSION = _VERSION,
+    string = copy(string, { "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match",
+      "rep", "reverse", "sub", "upper", "pack", "packsize", "unpack" }),
+    table = copy(table, { "concat", "insert", "move", "pack", "remove", "sort", "unpack" }),
+    math = copy(math, { "abs", "ceil", "cos", "deg", "exp", "floor", "fmod", "huge", "log", "max",
+      "maxinteger", "min", "mininteger", "modf", "pi", "rad", "random", "sin", "sqrt", "tan",
+      "tointeger", "type", "ult" }),
+    utf8 = copy(utf8, { "char", "charpattern", "codepoint", "codes", "len", "offset" }),
+    os = copy(os, { "clock", "date", "difftime", "time" }),
+  }
+  env.coroutine = copy(coroutine, { "close", "create", "isyieldable", "running", "status", "wrap", "yield" })
+  env.coroutine.resume = function(co, ...) return pass_on(resume(co, ...)) end
+  env.pcall = function(f, ...) return pass_on(real_pcall(f, ...)) end
+  env.xpcall = function(f, handler, ...) return pass_on(real_xpcall(f, handler, ...)) end
+  env.collectgarbage = function(opt)
+    if opt == nil or opt == "count" then return collectgarbage("count") end
+    error("collectgarbage: only 'count' is available to scripts", 2)
+  end
+  env.print = function() end -- scripts log through on_event, not stdout
+  env.load = function(chunk, name, mode, chunk_env)
+    if mode ~= nil and mode ~= "t" then return nil, "load: only text chunks are allowed" end
+    return load(chunk, name, "t", chunk_env or env)
+  end
+  env._G = env
+
+  local loaded = { coax = coax_module, cjson = require("cjson") }
+  env.require = function(name)
+    if type(name) ~= "string" then error("require: module name must be a string", 2) end
+    local m = loaded[name]
+    if m ~= nil then return m end
+    if not name:match("^coax%.[%w_%.]+$") then
+      error("require: module '" .. name .. "' is not available to scripts", 2)
+    end
+    local chunk, err = loader(name, env)
+    if not chunk then error(err, 2) end
+    m = chunk(name)
+    if m == nil then m = true end
+    loaded[name] = m
+    return m
+  end
+
+  -- Scripts share the string metatable; lock it so they cannot change it.
+  getmetatable("").__metatable = "string"
+  return env
+end
