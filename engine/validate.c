@@ -873,8 +873,12 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_DYNREF:
     case OP_RECREF:
         return ref_kw(c, n, k, inst, ev);
-    case OP_TYPE:
-        if (type_bits(inst) & k->types) return true;
+    case OP_TYPE: {
+        unsigned t = type_bits(inst);
+        /* draft 4 counts 1.0 as a number only */
+        if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
+            t &= ~(unsigned)T_INTEGER;
+        if (t & k->types) return true;
         msg_start(c);
         MSG("expected ");
         put_types(c, k->types);
@@ -882,6 +886,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         put_got(c, inst);
         error_at_kw(c, "type");
         return false;
+    }
     case OP_ENUM:
         for (size_t i = 0; i < k->v->len; i++)
             if (equal(c, &k->v->u.items[i], inst)) return true;

@@ -144,6 +144,13 @@ describe("coax validate (command)", function()
       assert.are.equal(0, code)
     end)
 
+    it("exits 4 when a regular expression runs past its step limit", function()
+      local out, err, code = with_schema('{"pattern":"^(a+)+$"}', nil, '"' .. string.rep("a", 40) .. 'b"')
+      assert.are.equal("", out)
+      assert.are.equal("coax validate: a regular expression exceeded its step limit\n", err)
+      assert.are.equal(4, code)
+    end)
+
     it("exits 4 for schemas nested past the depth limit", function()
       local deep = string.rep('{"not":', 600) .. "{}" .. string.rep("}", 600)
       local out, err, code = with_schema(deep)

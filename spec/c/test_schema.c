@@ -265,6 +265,22 @@ static void test_depth_limits(void)
     CHECK_STR(run(sch, "1"), "{\"valid\":true}");
 }
 
+static void test_regex_steps_are_a_limit(void)
+{
+    CHECK_STR(run("{\"pattern\":\"^(a+)+$\"}", "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\""),
+              "ERR COAX_ELIMIT a regular expression exceeded its step limit");
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    o.max_regex_steps = 100000000u;
+    CHECK_STR(run_opt("{\"pattern\":\"^(a+)+$\"}", "\"aaaaaaaaaaaab\"", COAX_OUTPUT_BASIC, &o),
+              INVALID(U("", "/pattern", "expected a string matching \\\"^(a+)+$\\\", got \\\"aaaaaaaaaaaab\\\"")));
+    /* draft 4 alone counts 1.0 as a number, not an integer */
+    o.draft = COAX_DRAFT_4;
+    CHECK_STR(run_opt("{\"type\":\"integer\"}", "1.0", COAX_OUTPUT_BASIC, &o),
+              INVALID(U("", "/type", "expected integer, got number 1.0")));
+    CHECK_STR(run("{\"type\":\"integer\"}", "1.0"), "{\"valid\":true}");
+}
+
 static void test_big_numbers_are_exact(void)
 {
     CHECK_STR(run("{\"maximum\":18446744073709551615}", "18446744073709551616"),
@@ -467,6 +483,7 @@ static void test_allocation_failure_at_every_step(void)
     X(test_invalid_schemas_say_where)                         \
     X(test_reference_cycles_are_invalid_schemas)              \
     X(test_depth_limits)                                      \
+    X(test_regex_steps_are_a_limit)                           \
     X(test_big_numbers_are_exact)                             \
     X(test_host_resolver_and_remote_dir)                      \
     X(test_meta_schema_references_resolve_offline)            \

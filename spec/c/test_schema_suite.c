@@ -50,10 +50,10 @@ static char *slurp(const char *path, size_t *len)
 
 static coax_draft draft_of_dir(const char *d)
 {
-    if (!strcmp(d, "draft4")) return COAX_DRAFT_4;
-    if (!strcmp(d, "draft6")) return COAX_DRAFT_6;
-    if (!strcmp(d, "draft7")) return COAX_DRAFT_7;
-    if (!strcmp(d, "draft2019-09")) return COAX_DRAFT_2019_09;
+    if (!strncmp(d, "draft4", 6)) return COAX_DRAFT_4;
+    if (!strncmp(d, "draft6", 6)) return COAX_DRAFT_6;
+    if (!strncmp(d, "draft7", 6)) return COAX_DRAFT_7;
+    if (!strncmp(d, "draft2019-09", 12)) return COAX_DRAFT_2019_09;
     return COAX_DRAFT_2020_12;
 }
 
