@@ -7,12 +7,15 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax example [--pretty] [--minimal] [--draft D] [--remote-dir DIR --remote-base URL]\n"
-    "                    [--max-depth N] [--max-input N] [--max-string N] [SCHEMA|-]\n"
+    "usage: coax example [--pretty] [--minimal] [--depth N] [--steps N] [--draft D]\n"
+    "                    [--remote-dir DIR --remote-base URL] [--max-depth N]\n"
+    "                    [--max-input N] [--max-string N] [SCHEMA|-]\n"
     "Prints an instance that validates against the JSON Schema (compact, or --pretty),\n"
     "built from its examples, defaults, const, enum, formats, bounds, lengths, patterns,\n"
     "required properties, references and combinators, and checked by the validator.\n"
     "  --minimal       required properties only, minItems items\n"
+    "  --depth N       nesting of the instance (default 32)\n"
+    "  --steps N       subschemas visited before giving up (default 20000)\n"
     "  --draft D       2020-12 (default), 2019-09, 7, 6 or 4, for schemas without $schema\n"
     "  --remote-dir DIR --remote-base URL\n"
     "                  resolve references under URL from files in DIR (no network)\n"
@@ -54,6 +57,10 @@ static int load(const char *path, const coax_limits *lim, const coax_schema_opti
 static void explain(const coax_example_result *r)
 {
     fprintf(stderr, "coax example: no valid instance found for this schema");
+    if (r->limited & COAX_EXAMPLE_HIT_DEPTH)
+        fprintf(stderr, " within the depth limit (--depth N raises it)");
+    else if (r->limited & COAX_EXAMPLE_HIT_STEPS)
+        fprintf(stderr, " within the step limit (--steps N raises it)");
     if (!r->value || !r->validation.nerrors) {
         fprintf(stderr, "\n");
         return;
@@ -90,6 +97,12 @@ int cli_example(int argc, char **argv)
         } else if ((r = cli_opt(argc, argv, &i, "remote-base", &v))) {
             if (r < 0) return 2;
             so.remote_base = v;
+        } else if ((r = cli_opt(argc, argv, &i, "depth", &v)) ||
+                   (r = cli_opt(argc, argv, &i, "steps", &v))) {
+            if (r < 0) return 2;
+            bool depth = !strncmp(a, "--depth", 7);
+            if (!cli_size(v, depth ? &eo.max_depth : &eo.max_steps))
+                return cli_usage("example", "--%s wants a positive number, not '%s'", depth ? "depth" : "steps", v);
         } else if (!strcmp(a, "--pretty")) {
             pretty = true;
         } else if (!strcmp(a, "--minimal")) {

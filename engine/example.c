@@ -114,16 +114,16 @@ static bool conj_recurs(const ex_ctx *c, const ex_conj *L)
     return false;
 }
 
+/* The path is outside the work arena, which failed attempts rewind. */
 static bool path_push(ex_ctx *c, const ex_conj *L)
 {
     if (c->npath + L->len > c->cpath) {
         size_t cap = (c->cpath ? c->cpath * 2 : 64) + L->len;
-        const snode **p = coax_arena_alloc(c->work, cap * sizeof *p);
+        const snode **p = coax_realloc_raw(c->alloc, (void *)c->path, c->cpath * sizeof *p, cap * sizeof *p);
         if (!p) {
             c->rc = COAX_ENOMEM;
             return false;
         }
-        if (c->npath) memcpy(p, c->path, c->npath * sizeof *p);
         c->path = p, c->cpath = cap;
     }
     for (size_t i = 0; i < L->len; i++) c->path[c->npath++] = L->n[i];
@@ -206,6 +206,7 @@ static coax_value *choose(ex_ctx *c, const ex_conj *L, const skw *w, size_t dept
     coax_value *best = NULL;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t o = 0; o < nopt && !c->rc; o++) {
+            coax_arena_mark mark = coax_arena_get_mark(c->work);
             bool recurs = minimal && branch_recurs(c, w, o);
             if (c->rc) return NULL;
             if (minimal ? (pass == 0) == recurs : pass == 1) continue;
@@ -217,7 +218,8 @@ static coax_value *choose(ex_ctx *c, const ex_conj *L, const skw *w, size_t dept
                 *ok = true;
                 return v;
             }
-            if (!best) best = v;
+            if (!best && v) best = v;
+            else coax_arena_rewind(c->work, mark); /* a failed branch's memory */
         }
     }
     *ok = false;
@@ -552,7 +554,10 @@ static void add_extra_names(ex_ctx *c, const ex_conj *L, const ex_conj *P, names
 static coax_value *make_object(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant,
                                bool minimal)
 {
-    if (depth >= c->max_depth) return NULL;
+    if (depth >= c->max_depth) {
+        c->limited |= COAX_EXAMPLE_HIT_DEPTH;
+        return NULL;
+    }
     names ns = {NULL, 0, 0};
     size_t minp, maxp;
     for (int round = 0; round < 4; round++) {
@@ -641,7 +646,10 @@ static ex_conj *item_conj(ex_ctx *c, const ex_conj *L, size_t i, const snode *ex
 static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant,
                               bool minimal)
 {
-    if (depth >= c->max_depth) return NULL;
+    if (depth >= c->max_depth) {
+        c->limited |= COAX_EXAMPLE_HIT_DEPTH;
+        return NULL;
+    }
     size_t mini = 0, maxi = SIZE_MAX, prefix = 0, need = 0;
     bool unique = false;
     const skw *contains[8];
@@ -790,8 +798,15 @@ static coax_value *gen(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant
                        bool *ok)
 {
     *ok = false;
-    if (c->rc || L->bottom || depth > c->max_depth) return NULL;
-    if (c->steps == 0) return NULL;
+    if (c->rc || L->bottom) return NULL;
+    if (depth > c->max_depth) {
+        c->limited |= COAX_EXAMPLE_HIT_DEPTH;
+        return NULL;
+    }
+    if (c->steps == 0) {
+        c->limited |= COAX_EXAMPLE_HIT_STEPS;
+        return NULL;
+    }
     c->steps--;
     if (!minimal && conj_recurs(c, L)) minimal = true;
     const skw *w = next_choice(L);
@@ -805,17 +820,24 @@ static coax_value *gen(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant
     bool integer;
     size_t ntypes = type_order(L, order, &integer);
     for (size_t t = 0; t < ntypes && !c->rc; t++) {
-        for (size_t a = 0; a < 8 && !c->rc; a++) {
-            coax_value *v = synth(c, L, order[t], integer, depth, variant, minimal, a);
-            if (!v) {
-                if (order[t] == S_NUM || order[t] == S_STRING) continue;
-                break;
+        /* scalars: a few variants too, for "not", uniqueness and the like */
+        bool scalar = order[t] == S_NUM || order[t] == S_STRING;
+        for (size_t var = variant; var < variant + (scalar ? 4 : 1) && !c->rc; var++) {
+            for (size_t a = 0; a < 8 && !c->rc; a++) {
+                coax_arena_mark mark = coax_arena_get_mark(c->work);
+                coax_value *v = synth(c, L, order[t], integer, depth, var, minimal, a);
+                if (!v) {
+                    coax_arena_rewind(c->work, mark);
+                    if (scalar) continue;
+                    break;
+                }
+                if (check(c, L, v)) {
+                    *ok = true;
+                    return v;
+                }
+                if (!best) best = v;
+                else coax_arena_rewind(c->work, mark);
             }
-            if (check(c, L, v)) {
-                *ok = true;
-                return v;
-            }
-            if (!best) best = v;
         }
     }
     return best;
@@ -867,6 +889,7 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
     ex_ctx c;
     memset(&c, 0, sizeof c);
     c.s = schema;
+    c.alloc = coax_arena_allocator(arena);
     c.max_depth = options && options->max_depth ? options->max_depth : EX_DEFAULT_DEPTH;
     c.steps = options && options->max_steps ? options->max_steps : EX_DEFAULT_STEPS;
     bool minimal = options && (options->flags & COAX_EXAMPLE_MINIMAL);
@@ -910,6 +933,7 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
     }
     if (!rc) rc = c.rc;
     out->checks = c.checks;
+    out->limited = found ? 0 : c.limited;
     if (!rc && found) {
         coax_value *v;
         if (!(rc = copy_out(arena, found, &v, err))) {
@@ -928,6 +952,7 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
     }
     if (rc == COAX_ENOMEM) coax_fail(err, rc, 0, "out of memory");
     if (rc) memset(out, 0, sizeof *out);
+    coax_free_raw(c.alloc, (void *)c.path, c.cpath * sizeof *c.path);
     coax_arena_free(c.work);
     coax_arena_free(c.scratch);
     return rc;

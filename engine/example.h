@@ -16,12 +16,14 @@
 
 typedef struct ex_ctx {
     const coax_schema *s;
+    const coax_allocator *alloc; /* the caller's arena's */
     coax_arena *work;    /* candidate values */
     coax_arena *scratch; /* validation results, rewound after each check */
     size_t max_depth;    /* nesting of the instance */
     size_t steps;        /* generation steps left (the budget) */
     size_t checks;       /* validations run */
     coax_code rc;        /* the first hard failure (out of memory) */
+    unsigned limited;    /* COAX_EXAMPLE_HIT_*: a bound cut generation short */
     const snode **path;  /* subschemas of the enclosing instances */
     size_t npath, cpath;
 } ex_ctx;

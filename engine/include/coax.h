@@ -508,7 +508,12 @@ typedef struct coax_example_result {
                                 ** attempt (NULL when nothing was built) */
     coax_validation validation; /* when !valid and value: its errors */
     size_t checks;              /* candidates validated along the way */
+    unsigned limited;           /* when !valid: COAX_EXAMPLE_HIT_* bits, the
+                                ** bounds that cut generation short */
 } coax_example_result;
+
+#define COAX_EXAMPLE_HIT_DEPTH 1u /* options->max_depth was reached */
+#define COAX_EXAMPLE_HIT_STEPS 2u /* options->max_steps was used up */
 
 /* Builds an instance that validates against 'schema': what a model is shown
 ** when it asks for an example, and what a recipe author reads to see what a
