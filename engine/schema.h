@@ -129,7 +129,6 @@ struct coax_schema {
     snode *root;
     int draft;
     size_t max_depth;
-    bool has_uneval;
     sres *resources;
 };
 
