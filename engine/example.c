@@ -504,8 +504,10 @@ static bool key_ok(ex_ctx *c, const ex_conj *P, const char *k, size_t kl)
 {
     if (!P->len && !P->bottom) return true;
     coax_value *s = new_value(c, COAX_STRING);
-    if (!s || coax_set_string(c->work, s, k, kl)) return false;
-    return check(c, P, s);
+    if (!s) return false;
+    coax_code rc = coax_set_string(c->work, s, k, kl);
+    if (rc == COAX_ENOMEM) c->rc = rc;
+    return !rc && check(c, P, s);
 }
 
 /* Adds names beyond the declared ones until 'want' are included: from

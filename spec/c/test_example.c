@@ -1,0 +1,233 @@
+/* coax_example through the C API: exact examples, results and options,
+** instances that always validate, bad arguments, and allocation failure
+** at every step (curl's torture idea): each gives COAX_ENOMEM or the same
+** example, with nothing leaked. */
+#include "coax.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+/* An allocator that counts live bytes and fails the N-th allocation. */
+typedef struct counting {
+    long live, allocs, fail_at;
+} counting;
+
+static void *c_malloc(void *ctx, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    c->live += (long)n;
+    return malloc(n);
+}
+static void *c_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    void *q = realloc(p, n);
+    if (q) c->live += (long)n - (long)o;
+    return q;
+}
+static void c_free(void *ctx, void *p, size_t n)
+{
+    counting *c = ctx;
+    if (p) c->live -= (long)n;
+    free(p);
+}
+
+static coax_schema *compile(const char *text)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v = NULL;
+    coax_schema *s = NULL;
+    if (coax_parse(a, text, strlen(text), NULL, &v, NULL) == COAX_OK) coax_schema_compile(v, NULL, NULL, &s, NULL);
+    coax_arena_free(a);
+    return s;
+}
+
+/* The example of 'schema' as compact JSON in buf ("" when none). */
+static coax_code example_text(const char *schema, const coax_example_options *o, char *buf, size_t cap,
+                              coax_example_result *res)
+{
+    buf[0] = '\0';
+    coax_schema *s = compile(schema);
+    if (!s) return COAX_ESCHEMA;
+    coax_arena *a = coax_arena_new(NULL);
+    coax_example_result r;
+    coax_error err;
+    coax_code rc = coax_example(s, o, a, &r, &err);
+    if (!rc && r.value) {
+        char *json;
+        size_t n;
+        if (!coax_write(r.value, 0, NULL, &json, &n)) {
+            snprintf(buf, cap, "%s", json);
+            coax_free(NULL, json, n + 1);
+        }
+    }
+    if (res) *res = r;
+    coax_arena_free(a);
+    coax_schema_free(s);
+    return rc;
+}
+
+static const char INVOICE[] =
+    "{\"$defs\":{\"Item\":{\"type\":\"object\",\"properties\":{\"sku\":{\"type\":\"string\",\"pattern\":"
+    "\"^[A-Z]{2}-[0-9]{3}$\"},\"qty\":{\"type\":\"integer\",\"exclusiveMinimum\":0},\"price\":{\"type\":"
+    "\"number\",\"minimum\":0,\"multipleOf\":0.01}},\"required\":[\"sku\",\"qty\"]}},\"type\":\"object\","
+    "\"properties\":{\"number\":{\"type\":\"string\",\"examples\":[\"INV-7\"]},\"date\":{\"type\":\"string\","
+    "\"format\":\"date\"},\"currency\":{\"enum\":[\"EUR\",\"USD\"]},\"items\":{\"type\":\"array\",\"items\":"
+    "{\"$ref\":\"#/$defs/Item\"},\"minItems\":2,\"uniqueItems\":true},\"notes\":{\"anyOf\":[{\"type\":"
+    "\"string\",\"maxLength\":4},{\"type\":\"null\"}]}},\"required\":[\"number\",\"items\"]}";
+
+static const char INVOICE_EXAMPLE[] =
+    "{\"number\":\"INV-7\",\"date\":\"2024-01-15\",\"currency\":\"EUR\",\"items\":[{\"sku\":\"AA-000\","
+    "\"qty\":1,\"price\":1},{\"sku\":\"BB-111\",\"qty\":2,\"price\":1.01}],\"notes\":\"aaaa\"}";
+
+static void test_exact_example(void)
+{
+    char buf[1024];
+    coax_example_result r;
+    CHECK_INT(example_text(INVOICE, NULL, buf, sizeof buf, &r), COAX_OK);
+    CHECK_STR(buf, INVOICE_EXAMPLE);
+    CHECK_INT(r.valid, 1);
+    CHECK(r.checks > 0);
+    CHECK_INT(r.limited, 0);
+    CHECK_INT(r.validation.nerrors, 0);
+}
+
+static void test_minimal(void)
+{
+    char buf[1024];
+    coax_example_options o = {0, 0, COAX_EXAMPLE_MINIMAL};
+    CHECK_INT(example_text(INVOICE, &o, buf, sizeof buf, NULL), COAX_OK);
+    CHECK_STR(buf, "{\"number\":\"INV-7\",\"items\":[{\"sku\":\"AA-000\",\"qty\":1},{\"sku\":\"BB-111\",\"qty\":2}]}");
+}
+
+static void test_same_schema_same_example(void)
+{
+    char a[1024], b[1024];
+    example_text(INVOICE, NULL, a, sizeof a, NULL);
+    example_text(INVOICE, NULL, b, sizeof b, NULL);
+    CHECK_STR(a, b);
+}
+
+static void test_no_instance(void)
+{
+    char buf[256];
+    coax_example_result r;
+    CHECK_INT(example_text("false", NULL, buf, sizeof buf, &r), COAX_OK);
+    CHECK_INT(r.valid, 0);
+    CHECK_STR(buf, "null"); /* the closest attempt */
+    CHECK_INT(r.validation.nerrors, 1);
+    CHECK_INT(r.limited, 0);
+}
+
+static void test_depth_and_steps_limits(void)
+{
+    const char *chain = "{\"$defs\":{\"a\":{\"type\":\"object\",\"required\":[\"b\"],\"properties\":{\"b\":"
+                        "{\"$ref\":\"#/$defs/a\"}}}},\"$ref\":\"#/$defs/a\"}";
+    char buf[256];
+    coax_example_result r;
+    CHECK_INT(example_text(chain, NULL, buf, sizeof buf, &r), COAX_OK);
+    CHECK_INT(r.valid, 0);
+    CHECK(r.limited & COAX_EXAMPLE_HIT_DEPTH);
+    coax_example_options o = {0, 3, 0};
+    CHECK_INT(example_text(INVOICE, &o, buf, sizeof buf, &r), COAX_OK);
+    CHECK_INT(r.valid, 0);
+    CHECK(r.limited & COAX_EXAMPLE_HIT_STEPS);
+    const char *nest = "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"array\","
+                       "\"minItems\":1}}}";
+    o = (coax_example_options){2, 0, 0};
+    CHECK_INT(example_text(nest, &o, buf, sizeof buf, &r), COAX_OK);
+    CHECK_STR(buf, "[]"); /* a third level does not fit in depth 2: the minimal array, empty */
+    CHECK_INT(r.valid, 1);
+}
+
+static void test_bad_arguments(void)
+{
+    coax_schema *s = compile("{}");
+    coax_arena *a = coax_arena_new(NULL);
+    coax_example_result r;
+    coax_error err;
+    CHECK_INT(coax_example(NULL, NULL, a, &r, &err), COAX_EINVAL);
+    CHECK_INT(coax_example(s, NULL, NULL, &r, &err), COAX_EINVAL);
+    CHECK_INT(coax_example(s, NULL, a, NULL, NULL), COAX_EINVAL);
+    CHECK(strstr(err.msg, "must not be NULL") != NULL);
+    CHECK_INT(coax_example(s, NULL, a, &r, NULL), COAX_OK);
+    CHECK_INT(r.valid, 1);
+    coax_arena_free(a);
+    coax_schema_free(s);
+}
+
+static void test_validation_limit_is_a_code(void)
+{
+    /* every candidate hits the regex step limit: a limit, not "no instance" */
+    coax_arena *pa = coax_arena_new(NULL);
+    const char *text = "{\"type\":\"string\",\"pattern\":\"^(a+)+$\",\"minLength\":40}";
+    coax_value *v;
+    coax_parse(pa, text, strlen(text), NULL, &v, NULL);
+    coax_schema_options so;
+    memset(&so, 0, sizeof so);
+    so.max_regex_steps = 1;
+    coax_schema *s = NULL;
+    CHECK_INT(coax_schema_compile(v, &so, NULL, &s, NULL), COAX_OK);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_example_result r;
+    coax_error err;
+    coax_code rc = coax_example(s, NULL, a, &r, &err);
+    CHECK_INT(rc, COAX_ELIMIT);
+    CHECK(r.value == NULL && r.valid == 0);
+    coax_arena_free(a);
+    coax_arena_free(pa);
+    coax_schema_free(s);
+}
+
+/* Fails each allocation in turn: COAX_ENOMEM (nothing leaked, out zeroed)
+** or the very same example. */
+static void test_allocation_failures(void)
+{
+    coax_schema *s = compile(INVOICE);
+    CHECK(s != NULL);
+    int failures = 0, successes = 0;
+    for (long n = 1; n < 100000; n++) {
+        counting c = {0, 0, n};
+        coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+        coax_arena *a = coax_arena_new(&al);
+        coax_code rc = COAX_ENOMEM;
+        coax_example_result r;
+        memset(&r, 0x5a, sizeof r);
+        if (a) rc = coax_example(s, NULL, a, &r, NULL);
+        if (rc == COAX_OK) {
+            char *json;
+            size_t len;
+            CHECK_INT(r.valid, 1);
+            CHECK_INT(coax_write(r.value, 0, NULL, &json, &len), COAX_OK);
+            CHECK_STR(json, INVOICE_EXAMPLE);
+            coax_free(NULL, json, len + 1);
+            successes++;
+        } else {
+            CHECK_INT(rc, COAX_ENOMEM);
+            if (a) CHECK(r.value == NULL && r.valid == 0 && r.checks == 0);
+            failures++;
+        }
+        coax_arena_free(a);
+        CHECK_INT(c.live, 0);
+        if (rc == COAX_OK && c.allocs < n) break; /* no allocation left to fail */
+    }
+    CHECK(failures > 10);
+    CHECK_INT(successes, 1);
+    coax_schema_free(s);
+}
+
+#define TESTS                                \
+    X(test_exact_example)                    \
+    X(test_minimal)                          \
+    X(test_same_schema_same_example)         \
+    X(test_no_instance)                      \
+    X(test_depth_and_steps_limits)           \
+    X(test_bad_arguments)                    \
+    X(test_validation_limit_is_a_code)       \
+    X(test_allocation_failures)
+#include "test.h"
