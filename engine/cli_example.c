@@ -14,7 +14,7 @@ static const char usage_text[] =
     "built from its examples, defaults, const, enum, formats, bounds, lengths, patterns,\n"
     "required properties, references and combinators, and checked by the validator.\n"
     "  --minimal       required properties only, minItems items\n"
-    "  --depth N       nesting of the instance (default 32)\n"
+    "  --depth N       nesting of the instance (default 32, at most 256)\n"
     "  --steps N       subschemas visited before giving up (default 20000)\n"
     "  --draft D       2020-12 (default), 2019-09, 7, 6 or 4, for schemas without $schema\n"
     "  --remote-dir DIR --remote-base URL\n"

@@ -24,7 +24,11 @@
 #include "schema_cc.h" /* coax_schema_run: validation from a subschema */
 
 #define EX_DEFAULT_DEPTH 32
+#define EX_MAX_DEPTH 256 /* max_depth is capped here */
 #define EX_DEFAULT_STEPS 20000
+/* Nested generation calls (instance levels and choices within them): the
+** bound on the C stack, whatever the options say. */
+#define EX_MAX_NEST 2000
 #define EX_MAX_NAMES 1024
 
 /* ---- conjunctions ----------------------------------------------------- */
@@ -796,10 +800,26 @@ static coax_value *synth(ex_ctx *c, const ex_conj *L, int slot, bool integer, si
     }
 }
 
+static coax_value *gen_conj(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant, bool minimal,
+                            bool *ok);
+
 static coax_value *gen(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant, bool minimal,
                        bool *ok)
 {
     *ok = false;
+    if (c->nest >= EX_MAX_NEST) {
+        c->limited |= COAX_EXAMPLE_HIT_DEPTH;
+        return NULL;
+    }
+    c->nest++;
+    coax_value *v = gen_conj(c, L, depth, variant, minimal, ok);
+    c->nest--;
+    return v;
+}
+
+static coax_value *gen_conj(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant, bool minimal,
+                            bool *ok)
+{
     if (c->rc || L->bottom) return NULL;
     if (depth > c->max_depth) {
         c->limited |= COAX_EXAMPLE_HIT_DEPTH;
@@ -893,6 +913,7 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
     c.s = schema;
     c.alloc = coax_arena_allocator(arena);
     c.max_depth = options && options->max_depth ? options->max_depth : EX_DEFAULT_DEPTH;
+    if (c.max_depth > EX_MAX_DEPTH) c.max_depth = EX_MAX_DEPTH;
     c.steps = options && options->max_steps ? options->max_steps : EX_DEFAULT_STEPS;
     bool minimal = options && (options->flags & COAX_EXAMPLE_MINIMAL);
     const coax_allocator *alloc = coax_arena_allocator(arena);

@@ -22,6 +22,7 @@ typedef struct ex_ctx {
     size_t max_depth;    /* nesting of the instance */
     size_t steps;        /* generation steps left (the budget) */
     size_t checks;       /* validations run */
+    size_t nest;         /* generation calls in progress (C stack depth) */
     coax_code rc;        /* the first hard failure (out of memory) */
     unsigned limited;    /* COAX_EXAMPLE_HIT_*: a bound cut generation short */
     const snode **path;  /* subschemas of the enclosing instances */

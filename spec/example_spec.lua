@@ -231,6 +231,11 @@ describe("coax example (command)", function()
       assert.truthy(err:find("no valid instance found for this schema within the depth limit", 1, true))
       assert.are.equal(1, code)
       assert.truthy(os.clock() - t0 < 5)
+      -- a huge --depth is capped: the C stack is never at the schema's mercy
+      out, err, code = example(s, "--depth", "1000000", "--steps", "1000000")
+      assert.are.equal("", out)
+      assert.truthy(err:find("depth limit", 1, true))
+      assert.are.equal(1, code)
     end)
 
     it("gives up on branches that all recur, within the depth limit", function()

@@ -496,7 +496,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
 /* Options of coax_example; NULL means all defaults, a zero field its
 ** default. */
 typedef struct coax_example_options {
-    size_t max_depth; /* nesting of the instance; default 32 */
+    size_t max_depth; /* nesting of the instance; default 32, at most 256 */
     size_t max_steps; /* subschemas visited, a bound on time; default 20000 */
     unsigned flags;   /* COAX_EXAMPLE_* */
 } coax_example_options;
