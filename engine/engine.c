@@ -97,10 +97,12 @@ static size_t pass(coax_engine *e, double *next)
     *next = 0;
     for (coax_session *s = e->sessions; s; s = s->next) {
         if (s->state == SS_DONE) continue;
-        if (!s->sleeping || s->wake_at <= now) session_step(s);
+        double due = session_next_event(s);
+        if (due <= now) session_step(s);
         if (s->state == SS_DONE) continue;
         running++;
-        if (s->sleeping && (*next == 0 || s->wake_at < *next)) *next = s->wake_at;
+        due = session_next_event(s);
+        if (due > 0 && (*next == 0 || due < *next)) *next = due;
     }
     return running;
 }

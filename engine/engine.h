@@ -53,6 +53,9 @@ struct coax_engine {
 
 double coax_now_ms(void);
 
+/* When 's' next needs attention (its timer or deadline), 0 if now. */
+double session_next_event(const coax_session *s);
+
 /* Advances 's' as far as it goes without waiting. */
 void session_step(coax_session *s);
 

@@ -50,7 +50,7 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     coax_coercion *log = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *log);
     if (!log) return COAX_ENOMEM;
     log[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope"};
-    memcpy(log + 1, c->log + before, inner_n * sizeof *log);
+    if (inner_n) memcpy(log + 1, c->log + before, inner_n * sizeof *log);
     c->log = log;
     c->n = c->cap = inner_n + 1;
     s->value = inner;

@@ -49,6 +49,7 @@ int luaopen_coax(lua_State *L)
     lcoax_open_json(L);
     lcoax_open_repair(L);
     lcoax_open_extract(L);
+    lcoax_open_run(L);
     lcoax_open_schema(L);
     lcoax_open_example(L);
 

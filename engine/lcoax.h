@@ -42,6 +42,7 @@ int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 void lcoax_open_json(lua_State *L);
 void lcoax_open_repair(lua_State *L);
 void lcoax_open_extract(lua_State *L);
+void lcoax_open_run(lua_State *L);
 void lcoax_open_schema(lua_State *L);
 void lcoax_open_example(lua_State *L);
 

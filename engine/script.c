@@ -52,7 +52,7 @@ static void hook(lua_State *L, lua_Debug *ar)
     vm->instr_left -= HOOK_STEP;
     if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
     if (vm->limit == LIMIT_INSTRUCTIONS)
-        luaL_error(L, "script stopped: Lua instruction limit (%ld) reached", vm->instr_budget);
+        luaL_error(L, "script stopped: Lua instruction limit (%I) reached", (lua_Integer)vm->instr_budget);
 }
 
 /* For sandbox.lua: whether the engine is stopping the running script. */
@@ -102,12 +102,14 @@ static int traceback(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
     if (!msg) msg = luaL_tolstring(L, 1, NULL);
+    vm_of(L)->head = strlen(msg);
     luaL_traceback(L, L, msg, 1);
     return 1;
 }
 
 static void set_message(coax_vm *vm, const char *msg)
 {
+    if (!msg || vm->head > strlen(msg)) vm->head = msg ? strlen(msg) : 0;
     vm->msg.len = 0;
     coax_buf_puts(&vm->msg, msg ? msg : "(no message)");
     coax_buf_reserve(&vm->msg, 0);
@@ -115,6 +117,13 @@ static void set_message(coax_vm *vm, const char *msg)
 }
 
 const char *vm_message(const coax_vm *vm) { return vm->msg.data && !vm->msg.oom ? vm->msg.data : ""; }
+
+const char *vm_error(coax_vm *vm)
+{
+    if (!vm->msg.data || vm->msg.oom) return "";
+    if (vm->head < vm->msg.len) vm->msg.data[vm->head] = '\0'; /* the traceback is dropped */
+    return vm->msg.data;
+}
 
 static void arm(coax_vm *vm)
 {
@@ -129,6 +138,7 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     lua_pushcfunction(L, traceback);
     lua_insert(L, base);
     arm(vm);
+    vm->head = SIZE_MAX;
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);
     int limit = vm->limit;
@@ -148,7 +158,9 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
     if (rc == LUA_OK) return VM_OK;
     if (rc == LUA_YIELD) return VM_YIELD;
     const char *msg = lua_tostring(co, -1);
-    luaL_traceback(vm->L, co, msg ? msg : "(error object is not a string)", 0);
+    if (!msg) msg = "(error object is not a string)";
+    vm->head = strlen(msg);
+    luaL_traceback(vm->L, co, msg, 0);
     set_message(vm, lua_tostring(vm->L, -1));
     lua_pop(vm->L, 1);
     return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;

@@ -27,6 +27,7 @@ typedef struct coax_vm {
     ** is not possible there. */
     bool (*sleep)(void *task, double ms);
     coax_buf msg;      /* the last error message (with traceback) */
+    size_t head;       /* the length of the message before its traceback */
 } coax_vm;
 
 /* Opens the VM: the state, the sandbox, coax.runtime. 'dir' is copied. */
@@ -51,8 +52,10 @@ int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *nam
 /* Pushes coax.runtime's function 'name'. */
 void vm_runtime(coax_vm *vm, const char *name);
 
-/* The message of the last failure (NUL-terminated, never NULL). */
+/* The message of the last failure (NUL-terminated, never NULL), with its
+** traceback; vm_error: without it (the message is cut, once asked). */
 const char *vm_message(const coax_vm *vm);
+const char *vm_error(coax_vm *vm);
 
 /* luaopen_coax, for the scripts' own "coax" module. */
 int luaopen_coax(lua_State *L);

@@ -431,7 +431,11 @@ static bool within_budget(coax_session *s)
 void session_step(coax_session *s)
 {
     while (s->state != SS_DONE) {
-        if (s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
+        if (s->t_start > 0 && s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
+            if (s->state == SS_WAIT) { /* the call in flight is this attempt's end */
+                s->agent_ms += coax_now_ms() - s->t_call;
+                record_attempt(s, "limit", NULL, 0, NULL, false, NULL);
+            }
             session_end(s, COAX_LIMIT, "deadline", "the session's deadline passed");
             return;
         }
@@ -466,6 +470,16 @@ void session_step(coax_session *s)
             return;
         }
     }
+}
+
+/* When the session next needs the engine: its timer or its deadline
+** (0: it can move now, or it has ended). */
+double session_next_event(const coax_session *s)
+{
+    if (s->state == SS_DONE || !s->sleeping) return 0;
+    double t = s->wake_at;
+    if (s->deadline_ms > 0 && s->t_start + s->deadline_ms < t) t = s->t_start + s->deadline_ms;
+    return t;
 }
 
 /* ---- the report ------------------------------------------------------------ */
@@ -631,7 +645,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     int rc = vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
-        else session_end(s, COAX_INVALID, "invalid_recipe", vm_message(vm));
+        else session_end(s, COAX_INVALID, "invalid_recipe", vm_error(vm));
         return;
     }
     int recipe = lua_gettop(L);
@@ -665,7 +679,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     if (rc != VM_OK) {
         lua_settop(L, recipe - 1);
         if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
-        else session_end(s, COAX_INVALID, "invalid_recipe", vm_message(vm));
+        else session_end(s, COAX_INVALID, "invalid_recipe", vm_error(vm));
         return;
     }
     int S = lua_gettop(L);
@@ -705,7 +719,7 @@ static coax_code start(coax_engine *e, const char *text, size_t len, const char 
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     int top = lua_gettop(e->vm.L);
     if (vm_load_sandboxed(&e->vm, text, len, name) != VM_OK)
-        session_end(s, COAX_INVALID, "invalid_recipe", vm_message(&e->vm));
+        session_end(s, COAX_INVALID, "invalid_recipe", vm_error(&e->vm));
     else
         prepare(s, dir, o);
     lua_settop(e->vm.L, top);

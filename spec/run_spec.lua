@@ -1,0 +1,352 @@
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+
+local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
+  .. '"required":["name","age"],"additionalProperties":false}'
+local GOOD = '{"name":"Ada","age":36}'
+
+local dir, schema_path
+
+-- Writes a recipe (text) beside the test schema and runs it.
+local function run(recipe, replies, opts)
+  local path = dir .. "/recipe.lua"
+  local f = assert(io.open(path, "w"))
+  f:write(recipe)
+  f:close()
+  opts = opts or {}
+  opts.replies = replies
+  return coax.run(path, opts.input or "Ada is 36.", opts)
+end
+
+local function recipe(extra)
+  return 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}"' .. (extra or "") .. " }"
+end
+
+setup(function()
+  dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  schema_path = dir .. "/schema.json"
+  local f = assert(io.open(schema_path, "w"))
+  f:write(SCHEMA)
+  f:close()
+end)
+
+teardown(function() os.execute("rm -rf " .. H.quote(dir)) end)
+
+describe("coax.run", function()
+  it("accepts the first reply that validates", function()
+    local r = run(recipe(), { "Here you go:\n```json\n" .. GOOD .. "\n```" })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(GOOD, json.encode(r.value))
+    assert.are.equal(json.null, r.error)
+    assert.are.equal(1, r.metrics.attempts)
+    assert.are.equal(1, r.metrics.repairs) -- the fenced block
+    assert.are.equal("ok", r.attempts[1].outcome)
+  end)
+
+  it("feeds every validation error back with its JSON Pointer and asks again", function()
+    local r = run(recipe(), { '{"name": true, "age": "thirty"}', GOOD })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(2, r.metrics.attempts)
+    local first, second = r.attempts[1], r.attempts[2]
+    assert.are.equal("invalid", first.outcome)
+    assert.are.same({ "/name", "/age" }, { first.errors[1].instanceLocation, first.errors[2].instanceLocation })
+    local m = second.messages
+    assert.are.equal(3, #m)
+    assert.are.same({ "user", "assistant", "user" }, { m[1].role, m[2].role, m[3].role })
+    assert.are.equal('{"name": true, "age": "thirty"}', m[2].content)
+    assert.are.equal(table.concat({
+      "Attempt 1/3: your JSON does not match the schema.",
+      "",
+      "Errors:",
+      "  - At path '/name': " .. first.errors[1].error,
+      "  - At path '/age': " .. first.errors[2].error,
+      "",
+      "Your submission:",
+      '{\n  "name": true,\n  "age": "thirty"\n}',
+      "",
+      "Fix all of the errors above and reply with the corrected JSON only.",
+    }, "\n"), m[3].content)
+    assert.matches("Reply with JSON that matches this JSON Schema:\n{\n  \"type\": \"object\"", m[1].content)
+  end)
+
+  it("coerces what it can without asking again", function()
+    local r = run(recipe(), { '{"name": "Ada", "age": "36"}' })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(GOOD, json.encode(r.value))
+    assert.are.equal(1, r.metrics.coercions)
+    assert.are.same({ kind = "string_to_integer", pointer = "/age" }, r.attempts[1].log[1])
+  end)
+
+  it("tells the model when no JSON could be read, with the start of its reply", function()
+    local r = run(recipe(), { "I think the person is Ada.", GOOD })
+    assert.are.equal("no_json", r.attempts[1].outcome)
+    assert.are.equal(table.concat({
+      "Attempt 1/3: no JSON could be read from your reply: no JSON value found in 26 bytes of text.",
+      "",
+      "Your reply began with:",
+      "I think the person is Ada.",
+      "",
+      "Reply with the JSON only.",
+    }, "\n"), r.attempts[2].messages[3].content)
+  end)
+
+  it("passes a valid value to on_submit with the attempt's context, and feeds its reason back", function()
+    local r = run(recipe([[, on_submit = function(v, ctx)
+        if ctx.last_attempt then return true end
+        return false, ("age %d checked at %d/%d"):format(v.age, ctx.attempt, ctx.max_attempts)
+      end, max_attempts = 2]]), { GOOD, GOOD })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal("rejected", r.attempts[1].outcome)
+    assert.matches("^Attempt 1/2: your JSON matches the schema but was rejected: age 36 checked at 1/2\n",
+      r.attempts[2].messages[3].content)
+  end)
+
+  it("counts parse failures, schema failures and rejections against one budget", function()
+    local r = run(recipe([[, on_submit = function() return false, "no" end]]),
+      { "nothing", '{"name": true}', GOOD })
+    assert.are.equal("exhausted", r.outcome)
+    assert.are.same({ "no_json", "invalid", "rejected" },
+      { r.attempts[1].outcome, r.attempts[2].outcome, r.attempts[3].outcome })
+    assert.are.equal("exhausted", r.error.code)
+    assert.are.equal("3 attempts used up; the last failed: no", r.error.message)
+    assert.are.equal(json.null, r.value)
+  end)
+
+  it("lets the host cap the attempts", function()
+    local r = run(recipe(), { "x", "y", "z" }, { max_attempts = 1 })
+    assert.are.equal("exhausted", r.outcome)
+    assert.are.equal(1, r.metrics.attempts)
+  end)
+
+  describe("strategies", function()
+    local replies = { '{"name": true, "age": 2}', '{"name": "Ada"}', GOOD }
+
+    it("continue: the conversation grows by replies and feedback, without the schema again", function()
+      local r = run(recipe(), replies)
+      local m = r.attempts[3].messages
+      assert.are.same({ "user", "assistant", "user", "assistant", "user" },
+        { m[1].role, m[2].role, m[3].role, m[4].role, m[5].role })
+      assert.is_nil(m[5].content:find("Expected schema", 1, true))
+    end)
+
+    it("fresh: the original prompt, the schema and only the latest errors", function()
+      local r = run(recipe(', strategy = "fresh"'), replies)
+      local m = r.attempts[3].messages
+      assert.are.equal(2, #m)
+      assert.matches("^Attempt 2/3: your JSON does not match the schema%.", m[2].content)
+      assert.truthy(m[2].content:find("Expected schema:\n{", 1, true))
+    end)
+
+    it("last: the original prompt, the last failed reply and its feedback", function()
+      local r = run(recipe(', strategy = "last"'), replies)
+      local m = r.attempts[3].messages
+      assert.are.equal(3, #m)
+      assert.are.equal('{"name": "Ada"}', m[2].content)
+    end)
+
+    it("continue starts fresh once the conversation passes the context budget", function()
+      local r = run(recipe(", context_budget = 50"), replies)
+      assert.are.equal(2, #r.attempts[2].messages)
+    end)
+
+    it("takes a function", function()
+      local r = run(recipe([[, strategy = function(ctx)
+          return { { role = "user", content = "retry " .. ctx.kind .. " " .. #ctx.errors } }
+        end]]), replies)
+      assert.are.equal("retry validation 1", r.attempts[2].messages[1].content)
+    end)
+  end)
+
+  it("renders feedback from the recipe's templates", function()
+    local r = run(recipe([[, feedback = { validation = "Wrong ({{attempt}}/{{max_attempts}}):\n{{errors}}" }]]),
+      { '{"name": "Ada"}', GOOD })
+    assert.are.equal("Wrong (1/3):\n  - At path '(root)': " .. r.attempts[1].errors[1].error,
+      r.attempts[2].messages[3].content)
+  end)
+
+  it("tells on_event what happens", function()
+    local r = run(recipe([[, on_event = function(name) events[#events + 1] = name end,
+      on_submit = function() return false, table.concat(events, ",") end, max_attempts = 1]]):gsub("^", "events = {} "),
+      { GOOD })
+    assert.are.equal("1 attempt used up; the last failed: attempt_start,reply", r.error.message)
+  end)
+
+  describe("ends with", function()
+    it("agent_error when the agent fails", function()
+      local r = run(recipe(), { "nothing" })
+      assert.are.equal("agent_error", r.outcome)
+      assert.are.equal("replay agent: no reply left (1 given)", r.error.message)
+      assert.are.equal(2, r.metrics.attempts)
+    end)
+
+    it("invalid for an unknown recipe field, a bad schema or a syntax error, before any call", function()
+      local r = run(recipe(", colour = 'red'"), { GOOD })
+      assert.are.equal("invalid", r.outcome)
+      assert.are.equal("unknown recipe field 'colour'", r.error.message)
+      assert.are.equal(0, r.metrics.attempts)
+      r = run('return { schema = { type = 12 }, prompt = "x" }', { GOOD })
+      assert.are.equal("invalid", r.outcome)
+      assert.are.equal("invalid_schema", r.error.code)
+      r = run('return { schema = "missing.json", prompt = "x" }', { GOOD })
+      assert.are.equal("invalid", r.outcome)
+      assert.matches("cannot open schema .*missing.json", r.error.message)
+      r = run("return {", { GOOD })
+      assert.are.equal("invalid_recipe", r.error.code)
+    end)
+
+    it("script_error with a traceback when a callback raises", function()
+      local r = run(recipe([[, on_submit = function() error("boom") end]]), { GOOD })
+      assert.are.equal("script_error", r.outcome)
+      assert.matches("on_submit: .*boom\nstack traceback:", r.error.message)
+    end)
+
+    it("limit when the token budget would be passed", function()
+      local r = run(recipe(", budget = { tokens = 20 }"), { GOOD })
+      assert.are.equal("limit", r.outcome)
+      assert.are.equal("tokens", r.error.code)
+      assert.are.equal(0, r.metrics.attempts)
+    end)
+
+    it("limit when the deadline passes while the agent waits", function()
+      local r = run(recipe(", budget = { deadline_ms = 20 }"), { "x", "y", GOOD },
+        { agent_options = { delay_ms = 30 } })
+      assert.are.equal("limit", r.outcome)
+      assert.are.equal("deadline", r.error.code)
+      assert.is_true(r.metrics.wall_ms >= 20)
+      assert.are.equal(1, r.metrics.attempts)
+      assert.are.equal("limit", r.attempts[1].outcome) -- the deadline, not the agent, ended it
+    end)
+  end)
+
+  describe("stops runaway scripts", function()
+    local function limited(extra)
+      return run(recipe(extra), { GOOD }, { lua_instructions = 200000 })
+    end
+
+    it("in a recipe's top level", function()
+      local r = run("while true do end", { GOOD }, { lua_instructions = 200000 })
+      assert.are.equal("limit", r.outcome)
+      assert.matches("Lua instruction limit", r.error.message)
+    end)
+
+    it("in on_submit, even inside pcall", function()
+      local r = limited([[, on_submit = function()
+          local ok = pcall(function() while true do end end)
+          return true
+        end]])
+      assert.are.equal("limit", r.outcome)
+    end)
+
+    it("in a strategy, even inside coroutine.resume", function()
+      local r = run(recipe([[, strategy = function()
+          coroutine.resume(coroutine.create(function() while true do end end))
+          return { { role = "user", content = "x" } }
+        end]]), { "x", GOOD }, { lua_instructions = 200000 })
+      assert.are.equal("limit", r.outcome)
+    end)
+
+    it("that allocate too much", function()
+      local r = run(recipe([[, on_submit = function()
+          local ok = pcall(string.rep, "x", 1 << 30)
+          return true
+        end]]), { GOOD }, { lua_memory = 32 << 20 })
+      assert.are.equal("limit", r.outcome)
+    end)
+  end)
+
+  describe("keeps scripts in the sandbox", function()
+    local cases = {
+      { "io", "return io.open('/etc/passwd')" },
+      { "os.execute", "return os.execute('true')" },
+      { "os.getenv", "return os.getenv('HOME')" },
+      { "debug", "return debug.getinfo(1)" },
+      { "package.loadlib", "return package.loadlib('libc.so.6', 'system')" },
+      { "require of other modules", "return require('os')" },
+      { "require of io", "return require('io')" },
+      { "dofile", "return dofile('/etc/passwd')" },
+      { "loadfile", "return loadfile('/etc/passwd')" },
+      { "binary chunks", "return assert(load('\\27Lua', 'x', 'b'))" },
+      { "the string metatable", "getmetatable('').__index = {}" },
+      { "collectgarbage", "collectgarbage('stop')" },
+    }
+    for _, c in ipairs(cases) do
+      it("no " .. c[1], function()
+        local r = run(c[2], { GOOD })
+        assert.are.equal("invalid", r.outcome, c[2])
+        assert.are.equal("invalid_recipe", r.error.code)
+      end)
+    end
+
+    it("a recipe's globals stay its own", function()
+      local r = run("x_global = 1; return { schema = 'schema.json', prompt = tostring(x_global) }", { GOOD })
+      assert.are.equal("ok", r.outcome)
+      assert.are.equal("1", r.attempts[1].messages[1].content:sub(1, 1))
+    end)
+  end)
+
+  it("waits on coax.sleep without blocking other work", function()
+    local r = run(recipe(), { GOOD }, { agent_options = { delay_ms = 20 } })
+    assert.are.equal("ok", r.outcome)
+    assert.is_true(r.metrics.agent_ms >= 20)
+    assert.is_true(r.metrics.wall_ms >= r.metrics.agent_ms)
+  end)
+
+  it("writes reports that validate against schemas/report.schema.json", function()
+    local validator = coax.schema(H.read("schemas/report.schema.json"))
+    local reports = {
+      run(recipe(), { '{"name": true}', "nothing", GOOD }),
+      run(recipe(), { "nothing" }),
+      run(recipe(", colour = 1"), {}),
+      run(recipe([[, on_submit = function() error("x") end]]), { GOOD }),
+    }
+    for _, r in ipairs(reports) do
+      local ok, errors = validator:validate(r)
+      assert(ok, errors and json.encode(errors))
+    end
+  end)
+end)
+
+describe("coax run (command)", function()
+  it("runs the shipped recipes on their sample inputs", function()
+    for _, name in ipairs { "invoice", "contact" } do
+      local report = os.tmpname()
+      local out, err, code = H.coax({ "run", "lua/recipes/" .. name .. ".lua", "--input", "lua/recipes/" .. name
+        .. ".input.txt", "--replay", "lua/recipes/" .. name .. ".replies.jsonl", "--report", report })
+      assert.are.equal(0, code, err)
+      assert.are.equal("", err)
+      local r = json.decode(H.read(report))
+      os.remove(report)
+      assert.are.equal("ok", r.outcome)
+      assert.are.equal(2, r.metrics.attempts)
+      assert.are.equal(json.encode(r.value) .. "\n", out)
+    end
+  end)
+
+  it("exits by outcome with the reason on stderr", function()
+    local replies = H.tmpfile('"nothing"\n"still nothing"\n"no"\n')
+    local out, err, code = H.coax({ "run", "lua/recipes/contact.lua", "--replay", replies })
+    assert.are.equal("", out)
+    assert.are.equal(1, code)
+    assert.matches("^coax run: exhausted: 2 attempts used up", err)
+    out, err, code = H.coax({ "run", "lua/recipes/contact.lua", "--replay", replies, "--max-attempts", "5" })
+    assert.are.equal(3, code)
+    assert.are.equal("coax run: agent_error: replay agent: no reply left (3 given)\n", err)
+    os.remove(replies)
+  end)
+
+  it("exits 2 for usage errors and unreadable recipes", function()
+    local _, err, code = H.coax({ "run" })
+    assert.are.equal(2, code)
+    assert.are.equal("coax run: a RECIPE is required (try --help)\n", err)
+    _, err, code = H.coax({ "run", "/nonexistent/recipe.lua" })
+    assert.are.equal(2, code)
+    assert.are.equal("coax run: cannot open recipe /nonexistent/recipe.lua\n", err)
+    local bad = H.tmpfile("not a JSON string\n")
+    _, _, code = H.coax({ "run", "lua/recipes/contact.lua", "--replay", bad })
+    assert.are.equal(2, code)
+    os.remove(bad)
+  end)
+end)
