@@ -233,17 +233,6 @@ static coax_value *choose(ex_ctx *c, const ex_conj *L, const skw *w, size_t dept
 /* Type slots, in the order tried when nothing else decides. */
 enum { S_NULL, S_BOOL, S_NUM, S_STRING, S_ARRAY, S_OBJECT, S_COUNT };
 
-static int slot_of_bits(unsigned t)
-{
-    if (t & T_NULL) return S_NULL;
-    if (t & T_BOOLEAN) return S_BOOL;
-    if (t & (T_NUMBER | T_INTEGER)) return S_NUM;
-    if (t & T_STRING) return S_STRING;
-    if (t & T_ARRAY) return S_ARRAY;
-    if (t & T_OBJECT) return S_OBJECT;
-    return -1;
-}
-
 static int slot_of_name(const coax_value *v)
 {
     static const struct {
@@ -314,7 +303,6 @@ static size_t type_order(const ex_conj *L, int *order, bool *integer)
     }
     for (int s = 0; s < S_COUNT; s++)
         if (ok[s] && !used[s]) used[s] = true, order[n++] = s;
-    (void)slot_of_bits;
     return n;
 }
 
