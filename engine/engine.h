@@ -41,6 +41,8 @@ struct coax_session {
     coax_buf value;      /* the accepted value */
     coax_buf error_code, error_msg;
     coax_buf report;
+    coax_event_fn on_event;
+    void *event_ud;
 };
 
 struct coax_engine {

@@ -47,7 +47,9 @@ static int l_run(lua_State *L)
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     bool opts = lua_istable(L, 3);
     coax_engine_options eo = {0};
-    coax_session_options so = {input, ilen, 0, NULL};
+    coax_session_options so = {0};
+    so.input = input;
+    so.input_len = ilen;
     bool source = false;
     if (opts) {
         eo.script_dir = opt_string(L, 3, "lua_path");

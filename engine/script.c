@@ -37,7 +37,9 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     void *p = ptr ? coax_realloc_raw(vm->alloc, ptr, osize, nsize) : coax_alloc_raw(vm->alloc, nsize);
     if (!p) {
-        if (nsize <= old) return ptr; /* Lua assumes shrinking never fails */
+        /* Lua 5.4 copes with any failure, shrinking included; returning the
+        ** old block instead would leave Lua and the host disagreeing on its
+        ** size when it is freed. */
         vm->limit = LIMIT_MEMORY;
         return NULL;
     }

@@ -59,9 +59,19 @@ static int append_json(coax_session *s, coax_buf *b)
     return vm_call(&s->engine->vm, 2, 0);
 }
 
+static const char *field(char *buf, size_t cap, const char *key, const char *text);
+
 void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg)
 {
     if (s->state == SS_DONE) return;
+    if (outcome != COAX_OUTCOME_OK && s->on_event && s->S_ref != LUA_NOREF) {
+        /* The host hears every failure; the recipe's on_event is not called
+        ** again here, since its own failure may be what ends the session. */
+        char f[320], g[400];
+        snprintf(g, sizeof g, "{\"attempt\":%d,\"outcome\":\"%s\",%s}", s->attempt, coax_outcome_name(outcome),
+                 field(f, sizeof f, "message", msg ? msg : ""));
+        s->on_event(s->event_ud, s, "failure", g);
+    }
     s->state = SS_DONE;
     s->outcome = outcome;
     s->t_end = coax_now_ms();
@@ -105,15 +115,45 @@ static int runtime_call(coax_session *s, const char *fn, int nargs, int nresults
     return vm_call(&s->engine->vm, nargs + 1, nresults);
 }
 
-static void event(coax_session *s, const char *name)
+/* Tells the host's callback and the recipe's on_event: 'name' with data
+** {"attempt": n, ...}; 'fields' adds members (JSON text after a comma). */
+static void event(coax_session *s, const char *name, const char *fields)
 {
+    coax_buf data;
+    coax_buf_init(&data, s->engine->alloc);
+    coax_buf_printf(&data, "{\"attempt\":%d%s%s}", s->attempt, fields ? "," : "", fields ? fields : "");
+    coax_buf_putc(&data, '\0');
+    if (data.oom) {
+        coax_buf_free(&data);
+        session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+        return;
+    }
+    if (s->on_event) s->on_event(s->event_ud, s, name, data.data);
     lua_State *L = s->engine->vm.L;
-    lua_pushstring(L, name);
-    lua_createtable(L, 0, 2);
-    lua_pushinteger(L, s->attempt);
-    lua_setfield(L, -2, "attempt");
-    int rc = runtime_call(s, "event", 2, 0);
-    if (rc != VM_OK) script_failed(s, rc, "on_event");
+    coax_arena *a = coax_arena_new(s->engine->alloc);
+    coax_value *v;
+    if (a && coax_parse(a, data.data, data.len - 1, NULL, &v, NULL) == COAX_OK) {
+        lua_pushstring(L, name);
+        lcoax_push_value(L, v, 8);
+        int rc = runtime_call(s, "event", 2, 0);
+        if (rc != VM_OK) script_failed(s, rc, "on_event");
+    }
+    coax_arena_free(a);
+    coax_buf_free(&data);
+}
+
+/* A JSON fragment "key":"text" for event data (text escaped, cut at 200). */
+static const char *field(char *buf, size_t cap, const char *key, const char *text)
+{
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    coax_buf_printf(&b, "\"%s\":", key);
+    size_t n = strlen(text);
+    while (n > 200 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
+    coax_buf_put_json_string(&b, text, n > 200 ? 200 : n);
+    snprintf(buf, cap, "%.*s", b.oom ? 0 : (int)b.len, b.data ? b.data : "");
+    coax_buf_free(&b);
+    return buf;
 }
 
 /* ---- attempts ------------------------------------------------------------ */
@@ -297,10 +337,12 @@ static void handle_reply(coax_session *s)
     coax_extract_result r;
     coax_error err = {0};
     coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, 0, &r, &err);
-    event(s, "reply");
+    char f[320];
+    snprintf(f, sizeof f, "\"bytes\":%zu", len);
+    event(s, "reply", f);
     if (rc == COAX_ENOJSON) {
         record_attempt(s, "no_json", text, len, &r, false, usage[0] ? usage : NULL);
-        event(s, "parse_error");
+        event(s, "parse_error", field(f, sizeof f, "error", err.msg));
         if (s->state != SS_DONE) retry(s, "parse", &r, false, err.msg, text, len);
     } else if (rc) {
         record_attempt(s, "limit", text, len, &r, false, usage[0] ? usage : NULL);
@@ -310,7 +352,8 @@ static void handle_reply(coax_session *s)
         s->coercions += r.ncoercions;
         if (!r.valid) {
             record_attempt(s, "invalid", text, len, &r, true, usage[0] ? usage : NULL);
-            event(s, "validation_error");
+            snprintf(f, sizeof f, "\"errors\":%zu", r.validation.nerrors);
+            event(s, "validation_error", f);
             char detail[256];
             snprintf(detail, sizeof detail, "%zu validation error%s, the first at '%s': %s", r.validation.nerrors,
                      r.validation.nerrors == 1 ? "" : "s", r.validation.errors[0].instance_location,
@@ -326,7 +369,7 @@ static void handle_reply(coax_session *s)
             } else if (lua_toboolean(L, -2)) {
                 lua_pop(L, 2);
                 record_attempt(s, "ok", text, len, &r, true, usage[0] ? usage : NULL);
-                event(s, "success");
+                event(s, "success", NULL);
                 coax_write_buf(&s->value, r.value, 0);
                 session_end(s, COAX_OUTCOME_OK, NULL, NULL);
             } else {
@@ -334,7 +377,7 @@ static void handle_reply(coax_session *s)
                 snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
                 lua_pop(L, 2);
                 record_attempt(s, "rejected", text, len, &r, true, usage[0] ? usage : NULL);
-                event(s, "rejection");
+                event(s, "rejection", field(f, sizeof f, "reason", reason));
                 if (s->state != SS_DONE) retry(s, "rejection", &r, true, reason, text, len);
             }
         }
@@ -456,7 +499,7 @@ void session_step(coax_session *s)
             record_messages(s);
             if (s->state == SS_DONE) return;
             s->t_attempt = coax_now_ms();
-            event(s, "attempt_start");
+            event(s, "attempt_start", NULL);
             if (s->state == SS_DONE) return;
             run_agent(s, true);
             if (s->state == SS_WAIT) return;
@@ -640,6 +683,10 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
 static void prepare(coax_session *s, const char *dir, const coax_session_options *o)
 {
     coax_vm *vm = &s->engine->vm;
+    if (o) {
+        s->on_event = o->on_event;
+        s->event_ud = o->event_ud;
+    }
     lua_State *L = vm->L;
     char msg[512];
     int rc = vm_call(vm, 0, 1); /* run the recipe file */

@@ -174,6 +174,18 @@ describe("coax.run", function()
     assert.are.equal("1 attempt used up; the last failed: attempt_start,reply", r.error.message)
   end)
 
+  it("gives on_event the attempt and what happened", function()
+    local r = run(recipe([[, on_event = function(name, data)
+        local extra = data.errors or data.bytes or data.reason or data.error or ""
+        log[#log + 1] = name .. ":" .. data.attempt .. ":" .. tostring(extra)
+      end, on_submit = function() return false, table.concat(log, " ") end]]):gsub("^", "log = {} "),
+      { "nothing", '{"name": true}', GOOD })
+    assert.are.equal("exhausted", r.outcome)
+    assert.are.equal("3 attempts used up; the last failed: attempt_start:1: reply:1:7 "
+      .. "parse_error:1:no JSON value found in 7 bytes of text attempt_start:2: reply:2:14 "
+      .. "validation_error:2:2 attempt_start:3: reply:3:23", r.error.message)
+  end)
+
   describe("ends with", function()
     it("agent_error when the agent fails", function()
       local r = run(recipe(), { "nothing" })

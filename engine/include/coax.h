@@ -610,6 +610,12 @@ const char *coax_outcome_name(coax_outcome outcome);
 ** 2 invalid, 3 agent_error, 4 limit, 5 script_error. */
 int coax_outcome_exit_status(coax_outcome outcome);
 
+/* An event of a session: "attempt_start", "reply", "parse_error",
+** "validation_error", "rejection", "success" and, for the host only,
+** "failure". 'data' is a JSON object ({"attempt": n, ...}) valid during the
+** call. Called from inside coax_engine_poll; it must not free the session. */
+typedef void (*coax_event_fn)(void *ud, coax_session *session, const char *name, const char *data);
+
 /* Options of a session; zero fields are defaults. Strings are copied. */
 typedef struct coax_session_options {
     const char *input;      /* the input the prompt is made from */
@@ -618,6 +624,8 @@ typedef struct coax_session_options {
     /* The agent's options as a JSON object, merged over the recipe's agent
     ** table ({"name": "replay", "replies": [...]}). NULL: none. */
     const char *agent_json;
+    coax_event_fn on_event; /* NULL: none */
+    void *event_ud;
 } coax_session_options;
 
 /* Starts a session from a recipe file (a Lua file returning a table; a

@@ -1,0 +1,208 @@
+/* The session engine through the public C API: blocking and polled runs,
+** the host's event callback, outcomes, reports, and allocation failure. */
+#include "coax.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+static const char *RECIPE =
+    "return { schema = { type = 'object', properties = { n = { type = 'integer' } },"
+    " required = { 'n' } }, prompt = 'Give n for {{input}}' }";
+
+typedef struct events {
+    char log[1024];
+} events;
+
+static void on_event(void *ud, coax_session *s, const char *name, const char *data)
+{
+    (void)s;
+    events *e = ud;
+    size_t n = strlen(e->log);
+    snprintf(e->log + n, sizeof e->log - n, "%s%s", name, data);
+}
+
+static coax_session *start(coax_engine *e, const char *replies, events *ev)
+{
+    coax_session_options o = {0};
+    o.input = "x";
+    o.input_len = 1;
+    o.agent_json = replies;
+    o.on_event = ev ? on_event : NULL;
+    o.event_ud = ev;
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    return s;
+}
+
+static void test_blocking_run_with_events(void)
+{
+    coax_engine *e;
+    coax_error err;
+    CHECK_INT(coax_engine_new(NULL, &e, &err), COAX_OK);
+    events ev = {{0}};
+    coax_session *s = start(e, "{\"name\":\"replay\",\"replies\":[\"no\",\"{\\\"n\\\": \\\"7\\\"}\"]}", &ev);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_OK);
+    size_t len;
+    CHECK_STR(coax_session_value(s, &len), "{\"n\":7}");
+    CHECK_INT(len, 7);
+    CHECK_STR(ev.log, "attempt_start{\"attempt\":1}reply{\"attempt\":1,\"bytes\":2}"
+                      "parse_error{\"attempt\":1,\"error\":\"no JSON value found in 2 bytes of text\"}"
+                      "attempt_start{\"attempt\":2}reply{\"attempt\":2,\"bytes\":10}success{\"attempt\":2}");
+    const char *report = coax_session_report(s, &len);
+    CHECK(report && strncmp(report, "{\"outcome\":\"ok\",\"value\":{\"n\":7},\"error\":null,", 45) == 0);
+    coax_engine_free(e);
+}
+
+static void test_polling_never_blocks(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session *s = start(e, "{\"name\":\"replay\",\"delay_ms\":30,\"replies\":[\"{\\\"n\\\": 1}\"]}", NULL);
+    /* The agent sleeps 30 ms: a poll with timeout 0 returns at once, still running. */
+    CHECK_INT(coax_engine_poll(e, 0), 1);
+    CHECK_INT(coax_session_outcome(s), COAX_RUNNING);
+    CHECK(coax_session_report(s, NULL) == NULL);
+    int polls = 0;
+    while (coax_engine_poll(e, 5) > 0 && polls < 1000) polls++;
+    CHECK(polls >= 1);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_OK);
+    coax_engine_free(e);
+}
+
+static void test_failures_reach_the_host(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    events ev = {{0}};
+    coax_session *s = start(e, "{\"name\":\"replay\",\"replies\":[]}", &ev);
+    CHECK_INT(coax_session_run(s), COAX_AGENT_ERROR);
+    CHECK(strstr(ev.log, "failure{\"attempt\":1,\"outcome\":\"agent_error\",\"message\":\"replay agent: no reply left (0 given)\"}"));
+    CHECK(coax_session_value(s, NULL) == NULL);
+    CHECK_INT(coax_outcome_exit_status(coax_session_outcome(s)), 3);
+    coax_session_free(s); /* freeing one session early is fine */
+    coax_engine_free(e);
+}
+
+static void test_invalid_recipe_ends_at_once(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session *s;
+    CHECK_INT(coax_session_from_text(e, "return 42", 9, "=bad", NULL, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_outcome(s), COAX_INVALID);
+    const char *r = coax_session_report(s, NULL);
+    CHECK(r && strstr(r, "\"message\":\"a recipe must return a table, not a number\""));
+    CHECK_INT(coax_engine_poll(e, 0), 0);
+    coax_engine_free(e);
+}
+
+static void test_missing_scripts_are_a_clear_error(void)
+{
+    coax_engine_options o = {0};
+    o.script_dir = "/nonexistent";
+    coax_engine *e;
+    coax_error err;
+    CHECK_INT(coax_engine_new(&o, &e, &err), COAX_EIO);
+    CHECK_STR(err.msg, "coax scripts not found in /nonexistent (set COAX_LUA_PATH)");
+}
+
+/* A counting allocator that fails the N-th allocation. */
+typedef struct counting {
+    long live, allocs, fail_at;
+} counting;
+static void *c_malloc(void *ctx, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    c->live += (long)n;
+    return malloc(n);
+}
+static void *c_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    counting *c = ctx;
+    if (++c->allocs == c->fail_at) return NULL;
+    void *q = realloc(p, n);
+    if (q) c->live += (long)n - (long)o;
+    return q;
+}
+static void c_free(void *ctx, void *p, size_t n)
+{
+    counting *c = ctx;
+    c->live -= (long)n;
+    free(p);
+}
+
+static void test_every_byte_through_the_host_allocator(void)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+    coax_engine_options o = {0};
+    o.alloc = &al;
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(&o, &e, NULL), COAX_OK);
+    coax_session *s = start(e, "{\"name\":\"replay\",\"replies\":[\"{\\\"n\\\": 1}\"]}", NULL);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_OK);
+    CHECK(c.live > 0);
+    coax_engine_free(e);
+    CHECK_INT(c.live, 0);
+}
+
+/* curl's torture idea across a whole extraction: fail the N-th allocation
+** for every N. Each run ends cleanly (engine creation fails with
+** COAX_ENOMEM or a script-loading error, or the session ends ok or with
+** a limit) and nothing leaks. */
+static void test_allocation_failure_at_every_step(void)
+{
+    long n;
+    for (n = 1;; n++) {
+        counting c = {0, 0, n};
+        coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+        coax_engine_options o = {0};
+        o.alloc = &al;
+        coax_engine *e = NULL;
+        coax_code rc = coax_engine_new(&o, &e, NULL);
+        CHECK(rc == COAX_OK || rc == COAX_ENOMEM || rc == COAX_ESCRIPT);
+        coax_outcome out = COAX_OUTCOME_OK;
+        if (rc == COAX_OK) {
+            coax_session_options so = {0};
+            so.input = "x";
+            so.input_len = 1;
+            so.agent_json = "{\"name\":\"replay\",\"replies\":[\"{n: '1'}\"]}";
+            coax_session *s = NULL;
+            rc = coax_session_from_text(e, RECIPE, strlen(RECIPE), "=t", &so, &s, NULL);
+            CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+            if (rc == COAX_OK) {
+                out = coax_session_run(s);
+                CHECK(out == COAX_OUTCOME_OK || out == COAX_LIMIT || out == COAX_INVALID ||
+                      out == COAX_SCRIPT_ERROR);
+                if (out != COAX_OUTCOME_OK) {
+                    /* a memory failure inside a script may surface as its error */
+                    const char *r = coax_session_report(s, NULL);
+                    (void)r;
+                }
+            }
+            coax_engine_free(e);
+        }
+        if (c.live) printf("  leak of %ld bytes when allocation %ld fails (engine: %s)\n", c.live, n, coax_code_name(rc));
+        CHECK_INT(c.live, 0);
+        if (c.live) break;
+        if (rc == COAX_OK && out == COAX_OUTCOME_OK && c.allocs < n) break; /* nothing left to fail */
+        if (n > 200000) {
+            CHECK(!"torture did not converge");
+            break;
+        }
+    }
+    CHECK(n > 100);
+}
+
+#define TESTS                                          \
+    X(test_allocation_failure_at_every_step)           \
+    X(test_blocking_run_with_events)                   \
+    X(test_polling_never_blocks)                       \
+    X(test_failures_reach_the_host)                    \
+    X(test_invalid_recipe_ends_at_once)                \
+    X(test_missing_scripts_are_a_clear_error)          \
+    X(test_every_byte_through_the_host_allocator)
+#include "test.h"
