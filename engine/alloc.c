@@ -35,7 +35,9 @@ void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 
 /* ---- arena ---------------------------------------------------------------
 ** A list of chunks. Small requests are bumped out of the current chunk;
-** a request larger than a quarter chunk gets a chunk of its own, linked
+** chunks start small (most arenas hold one small reply or schema) and
+** double up to a cap, so a big document needs few of them. A request
+** larger than a quarter of the next chunk gets a chunk of its own, linked
 ** behind the current one so the current chunk's free space is not wasted. */
 
 typedef struct chunk {
@@ -59,9 +61,11 @@ struct coax_arena {
     adopted *adopted;
     size_t total;
     size_t serial;
+    size_t next_chunk; /* the size of the next ordinary chunk */
 };
 
-#define ARENA_CHUNK ((size_t)32 << 10)
+#define ARENA_FIRST_CHUNK ((size_t)1 << 10)
+#define ARENA_MAX_CHUNK ((size_t)64 << 10)
 #define ARENA_HDR ((sizeof(chunk) + 15) & ~(size_t)15)
 
 static const coax_allocator *arena_alloc_of(const coax_arena *a)
@@ -113,15 +117,18 @@ void *coax_arena_alloc(coax_arena *a, size_t size)
         c->used += size;
         return p;
     }
-    if (size > SIZE_MAX - ARENA_HDR - ARENA_CHUNK) return NULL;
-    bool big = size > ARENA_CHUNK / 4;
-    size_t csize = ARENA_HDR + (big ? size : ARENA_CHUNK);
+    size_t chunk_size = a->next_chunk ? a->next_chunk : ARENA_FIRST_CHUNK;
+    if (size > SIZE_MAX - ARENA_HDR - chunk_size) return NULL;
+    bool big = size > chunk_size / 4;
+    size_t csize = ARENA_HDR + (big ? size : chunk_size);
     chunk *n = coax_alloc_raw(arena_alloc_of(a), csize);
     if (!n) return NULL;
     n->size = csize;
     n->used = size;
     n->serial = ++a->serial;
     a->total += csize;
+    if (!big && chunk_size < ARENA_MAX_CHUNK) a->next_chunk = chunk_size * 2;
+    else if (!big) a->next_chunk = chunk_size;
     if (big && c) { /* keep the current chunk in front: it still has room */
         n->next = c->next;
         c->next = n;

@@ -670,7 +670,17 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
             return msg;
         }
     }
+    /* The meta-schema check keeps its working memory in the compiled schema
+    ** (about 100 KB): check with a compile that is freed at once, then keep
+    ** one without the check, so a waiting session stays small. */
     coax_code rc = coax_schema_compile(doc, NULL, s->engine->alloc, &s->schema, &err);
+    if (rc == COAX_OK) {
+        coax_schema_options lean = {0};
+        lean.flags = COAX_SCHEMA_NO_META;
+        coax_schema_free(s->schema);
+        s->schema = NULL;
+        rc = coax_schema_compile(doc, &lean, s->engine->alloc, &s->schema, &err);
+    }
     if (rc) {
         snprintf(msg, cap, "invalid schema: %s", err.msg);
         return msg;
