@@ -11,7 +11,7 @@ PKGS    := lua5.4 libpcre2-8 libcurl
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
-DEFS    := -D_POSIX_C_SOURCE=200809L
+DEFS    := -D_POSIX_C_SOURCE=200809L $(EXTRA_DEFS)
 INC     := -Iengine/include -Iengine $(shell pkg-config --cflags $(PKGS))
 LIBS    := $(shell pkg-config --libs $(PKGS)) -lm
 ALL_CFLAGS = $(WARN) $(DEFS) $(INC) $(CFLAGS) -fPIC
@@ -25,6 +25,7 @@ LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
 LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
 TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
+EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 HEADERS := $(wildcard engine/*.h engine/include/*.h spec/c/*.h)
 
 .PHONY: all test deps asan valgrind bench conformance meta clean help
@@ -53,7 +54,13 @@ $(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
 $(B)/test_%: spec/c/test_%.c $(B)/libcoax.a $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
 
-test: all $(TESTS)
+# The examples are built like a host builds them (the public header only)
+# and run by spec/examples_spec.lua.
+$(B)/examples/%: examples/%.c $(B)/libcoax.a engine/include/coax.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) -Iengine/include $(CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
+
+test: all $(TESTS) $(EXAMPLES)
 	@B=$(B) spec/run
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in
@@ -62,11 +69,11 @@ test: all $(TESTS)
 # in the C tests and CLI runs, where every allocation is coax's.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all $(patsubst $(B)/%,build/asan/%,$(TESTS))
+	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all $(patsubst $(B)/%,build/asan/%,$(TESTS) $(EXAMPLES))
 	B=build/asan ASAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 spec/run
 
-valgrind: all $(TESTS)
+valgrind: all $(TESTS) $(EXAMPLES)
 	@B=$(B) VALGRIND=1 spec/run
 
 # JSON Schema conformance (issue 3). `make conformance` prints passed/total
@@ -95,6 +102,33 @@ deps:
 bench: all
 	@$(MAKE) --no-print-directory -C bench
 
+# ---- install ----------------------------------------------------------------
+# `make install PREFIX=/opt/coax` builds a tree for that prefix (the engine
+# finds its scripts in PREFIX/share/coax/lua by default) and installs the
+# command, the libraries with a pkg-config file, the header, the Lua module
+# and the scripts. DESTDIR is honoured, for packagers.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^#define COAX_VERSION "\(.*\)"/\1/p' engine/include/coax.h)
+LUA_CMOD ?= $(PREFIX)/lib/lua/5.4
+LUA_LMOD ?= $(PREFIX)/share/coax/lua
+IB       := build/prefix$(subst /,_,$(PREFIX))
+install:
+	$(MAKE) --no-print-directory B=$(IB) EXTRA_DEFS='-DCOAX_SHARE_DIR=\"$(PREFIX)/share/coax/lua\"' all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(IB)/coax $(DESTDIR)$(PREFIX)/bin/coax
+	install -m 644 $(IB)/libcoax.a $(DESTDIR)$(PREFIX)/lib/libcoax.a
+	install -m 755 $(IB)/libcoax.so $(DESTDIR)$(PREFIX)/lib/libcoax.so
+	install -m 644 engine/include/coax.h $(DESTDIR)$(PREFIX)/include/coax.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' coax.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/coax.pc
+	$(MAKE) --no-print-directory B=$(IB) install-lua
+
+# The Lua module and the runtime scripts (also LuaRocks' install target).
+install-lua:
+	install -d $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LUA_LMOD)/coax/agents
+	install -m 755 $(B)/coax.so $(DESTDIR)$(LUA_CMOD)/coax.so
+	install -m 644 lua/coax/*.lua $(DESTDIR)$(LUA_LMOD)/coax/
+	install -m 644 lua/coax/agents/*.lua $(DESTDIR)$(LUA_LMOD)/coax/agents/
+
 clean:
 	rm -rf build
 
@@ -105,5 +139,6 @@ help:
 	@echo "make valgrind C tests and CLI runs under memcheck"
 	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
 	@echo "make deps     install the Debian packages coax needs"
+	@echo "make install  PREFIX=/usr/local: command, libraries, pkg-config, header, Lua module, scripts"
 	@echo "make conformance  JSON-Schema-Test-Suite counts per draft (never fails)"
 	@echo "make example-conformance  generated examples that validate, per draft (never fails)"

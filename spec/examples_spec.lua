@@ -1,0 +1,50 @@
+-- The C programs in examples/ are built by `make test` against the public
+-- header only; here they run and must print what the README says.
+local H = require "helper"
+
+local function run(name)
+  local out = os.tmpname()
+  local wrap = os.getenv("COAX_WRAP") or ""
+  local ok = os.execute("env -u LD_PRELOAD " .. wrap .. " " .. H.quote(H.build .. "/examples/" .. name)
+    .. " > " .. H.quote(out) .. " 2>&1")
+  local text = H.read(out)
+  os.remove(out)
+  return ok, text
+end
+
+describe("examples/", function()
+  it("blocking.c: the minimal blocking extraction coerces and prints the value", function()
+    local ok, out = run("blocking")
+    assert.is_true(ok, out)
+    assert.are.equal('{"total":1250}\n', out)
+  end)
+end)
+
+describe("make install", function()
+  it("installs what a host needs: the example builds and runs against the installed files only", function()
+    if os.getenv("COAX_WRAP") and os.getenv("COAX_WRAP") ~= "" then return end -- not under valgrind
+    local prefix = os.getenv("PWD") .. "/build/install-spec"
+    local log = os.tmpname()
+    local ok = os.execute("env -u LD_PRELOAD make --no-print-directory install PREFIX=" .. H.quote(prefix) .. " > " .. H.quote(log)
+      .. " 2>&1")
+    assert(ok, H.read(log))
+    for _, f in ipairs { "bin/coax", "lib/libcoax.a", "lib/libcoax.so", "lib/pkgconfig/coax.pc",
+      "include/coax.h", "lib/lua/5.4/coax.so", "share/coax/lua/coax/runtime.lua",
+      "share/coax/lua/coax/agents/replay.lua" } do
+      assert.is_not_nil(io.open(prefix .. "/" .. f), f)
+    end
+    -- Built from a folder without lua/, with pkg-config, against the installed library.
+    local exe = prefix .. "/blocking"
+    local cmd = "cd /tmp && env -u LD_PRELOAD PKG_CONFIG_PATH=" .. H.quote(prefix .. "/lib/pkgconfig")
+      .. " sh -c 'cc -o " .. exe .. " " .. os.getenv("PWD") .. "/examples/blocking.c $(pkg-config --cflags --libs coax)"
+      .. " -Wl,-rpath," .. prefix .. "/lib' > " .. H.quote(log) .. " 2>&1"
+    assert(os.execute(cmd), H.read(log))
+    local out = os.tmpname()
+    assert(os.execute("cd /tmp && env -u LD_PRELOAD -u COAX_LUA_PATH " .. H.quote(exe) .. " > " .. H.quote(out)))
+    assert.are.equal('{"total":1250}\n', H.read(out))
+    assert(os.execute("cd /tmp && env -u LD_PRELOAD LUA_CPATH=" .. H.quote(prefix .. "/lib/lua/5.4/?.so")
+      .. " lua5.4 -e 'assert(require(\"coax\").repair(\"{a:1}\").a == 1)'"))
+    os.remove(out)
+    os.remove(log)
+  end)
+end)
