@@ -32,6 +32,14 @@ coax_limits lcoax_limits(lua_State *L, int idx)
     return l;
 }
 
+const char *lcoax_opt_string(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+    lua_pop(L, 1); /* the options table keeps the string alive */
+    return s;
+}
+
 static int l_strerror(lua_State *L)
 {
     lua_Integer code = luaL_checkinteger(L, 1);

@@ -35,6 +35,14 @@ coax_limits lcoax_limits(lua_State *L, int idx);
 /* Pushes a repair log as a list of {kind, detail, offset, line, column}. */
 void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n);
 
+/* Pushes validation errors as a list of {instanceLocation, keywordLocation,
+** absoluteKeywordLocation (past a reference), error}. */
+void lcoax_push_errors(lua_State *L, const coax_validation *v);
+
+/* The string option 'k' of the options table at 't', or NULL; raises for a
+** value that is not a string. The table keeps the string alive. */
+const char *lcoax_opt_string(lua_State *L, int t, const char *k);
+
 /* Raises a Lua error for a coax_code with its message. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 

@@ -48,26 +48,6 @@ static const coax_value *compile_arg(lua_State *L, int idx, coax_arena *arena, c
     return doc;
 }
 
-static void push_errors(lua_State *L, const coax_validation *v)
-{
-    lua_createtable(L, (int)v->nerrors, 0);
-    for (size_t i = 0; i < v->nerrors; i++) {
-        const coax_schema_error *e = &v->errors[i];
-        lua_createtable(L, 0, 4);
-        lua_pushstring(L, e->instance_location);
-        lua_setfield(L, -2, "instanceLocation");
-        lua_pushstring(L, e->keyword_location);
-        lua_setfield(L, -2, "keywordLocation");
-        if (e->absolute_keyword_location) {
-            lua_pushstring(L, e->absolute_keyword_location);
-            lua_setfield(L, -2, "absoluteKeywordLocation");
-        }
-        lua_pushstring(L, e->message);
-        lua_setfield(L, -2, "error");
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-}
-
 /** coax.extract(text, schema [, opts]) -> result | nil, message, code
 ** 'schema' is JSON text or a table (coax.json shapes); opts: strict, draft,
 ** and the limits. The result: {valid, value, errors, coercions, log,
@@ -109,7 +89,7 @@ static int l_extract(lua_State *L)
     lua_setfield(L, -2, "valid");
     lcoax_push_value(L, r.value, lim.max_depth);
     lua_setfield(L, -2, "value");
-    push_errors(L, &r.validation);
+    lcoax_push_errors(L, &r.validation);
     lua_setfield(L, -2, "errors");
     lua_createtable(L, (int)r.ncoercions, 0);
     for (size_t i = 0; i < r.ncoercions; i++) {

@@ -17,14 +17,6 @@ static int engine_box_gc(lua_State *L)
     return 0;
 }
 
-static const char *opt_string(lua_State *L, int t, const char *k)
-{
-    lua_getfield(L, t, k);
-    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
-    lua_pop(L, 1); /* still anchored by the table */
-    return s;
-}
-
 static lua_Integer opt_integer(lua_State *L, int t, const char *k)
 {
     lua_getfield(L, t, k);
@@ -52,7 +44,7 @@ static int l_run(lua_State *L)
     so.input_len = ilen;
     bool source = false;
     if (opts) {
-        eo.script_dir = opt_string(L, 3, "lua_path");
+        eo.script_dir = lcoax_opt_string(L, 3, "lua_path");
         eo.lua_memory = (size_t)opt_integer(L, 3, "lua_memory");
         eo.lua_instructions = (uint32_t)opt_integer(L, 3, "lua_instructions");
         so.max_attempts = (int)opt_integer(L, 3, "max_attempts");
@@ -65,7 +57,7 @@ static int l_run(lua_State *L)
             lua_pop(L, 1);
             lua_newtable(L);
         }
-        const char *name = opt_string(L, 3, "agent");
+        const char *name = lcoax_opt_string(L, 3, "agent");
         if (name) {
             lua_pushstring(L, name);
             lua_setfield(L, -2, "name");

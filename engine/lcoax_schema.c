@@ -96,14 +96,6 @@ static coax_code lua_resolve(void *ud, const char *uri, coax_arena *arena, coax_
 
 /* ---- coax.schema -------------------------------------------------------- */
 
-static const char *opt_string(lua_State *L, int t, const char *k)
-{
-    lua_getfield(L, t, k);
-    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
-    lua_pop(L, 1); /* the options table keeps the string alive */
-    return s;
-}
-
 /** coax.schema(schema [, options]) -> compiled schema | nil, message, code
 ** 'schema' is a Lua value (coax.json shapes) or JSON text. options:
 ** draft ("2020-12", "2019-09", "7", "6", "4": for schemas without $schema),
@@ -119,11 +111,11 @@ static int l_schema(lua_State *L)
     lresolver res = {L, 0, COAX_DEFAULT_MAX_DEPTH};
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        const char *d = opt_string(L, 2, "draft");
+        const char *d = lcoax_opt_string(L, 2, "draft");
         if (d && !(o.draft = coax_draft_parse(d)))
             return luaL_argerror(L, 2, "draft must be \"2020-12\", \"2019-09\", \"7\", \"6\" or \"4\"");
-        o.remote_dir = opt_string(L, 2, "remote_dir");
-        o.remote_base = opt_string(L, 2, "remote_base");
+        o.remote_dir = lcoax_opt_string(L, 2, "remote_dir");
+        o.remote_base = lcoax_opt_string(L, 2, "remote_base");
         lua_getfield(L, 2, "max_depth");
         if (!lua_isnil(L, -1)) {
             lua_Integer n = luaL_checkinteger(L, -1);
@@ -178,7 +170,7 @@ static int l_schema(lua_State *L)
     return 1;
 }
 
-static void push_errors(lua_State *L, const coax_validation *r)
+void lcoax_push_errors(lua_State *L, const coax_validation *r)
 {
     lua_createtable(L, (int)(r->nerrors > 1u << 20 ? 0 : r->nerrors), 0);
     for (size_t i = 0; i < r->nerrors; i++) {
@@ -245,7 +237,7 @@ static int l_validate(lua_State *L)
         return 1;
     }
     lua_pushboolean(L, 0);
-    push_errors(L, &r);
+    lcoax_push_errors(L, &r);
     return 2;
 }
 

@@ -7,33 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "counting.h"
 #include "test.h"
 
-typedef struct counting {
-    long live, allocs, fail_at;
-} counting;
-
-static void *c_malloc(void *ctx, size_t n)
-{
-    counting *c = ctx;
-    if (++c->allocs == c->fail_at) return NULL;
-    c->live += (long)n;
-    return malloc(n);
-}
-static void *c_realloc(void *ctx, void *p, size_t o, size_t n)
-{
-    counting *c = ctx;
-    if (++c->allocs == c->fail_at) return NULL;
-    void *q = realloc(p, n);
-    if (q) c->live += (long)n - (long)o;
-    return q;
-}
-static void c_free(void *ctx, void *p, size_t n)
-{
-    counting *c = ctx;
-    c->live -= (long)n;
-    free(p);
-}
 
 static coax_value *parse(coax_arena *a, const char *text)
 {

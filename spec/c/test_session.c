@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "counting.h"
 #include "test.h"
 
 static const char *RECIPE =
@@ -108,31 +109,6 @@ static void test_missing_scripts_are_a_clear_error(void)
     CHECK_STR(err.msg, "coax scripts not found in /nonexistent (set COAX_LUA_PATH)");
 }
 
-/* A counting allocator that fails the N-th allocation. */
-typedef struct counting {
-    long live, allocs, fail_at;
-} counting;
-static void *c_malloc(void *ctx, size_t n)
-{
-    counting *c = ctx;
-    if (++c->allocs == c->fail_at) return NULL;
-    c->live += (long)n;
-    return malloc(n);
-}
-static void *c_realloc(void *ctx, void *p, size_t o, size_t n)
-{
-    counting *c = ctx;
-    if (++c->allocs == c->fail_at) return NULL;
-    void *q = realloc(p, n);
-    if (q) c->live += (long)n - (long)o;
-    return q;
-}
-static void c_free(void *ctx, void *p, size_t n)
-{
-    counting *c = ctx;
-    c->live -= (long)n;
-    free(p);
-}
 
 static void test_every_byte_through_the_host_allocator(void)
 {
