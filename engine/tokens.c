@@ -344,15 +344,21 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
             } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
                 bool lead = s[i] == ' ';
                 size_t k = lead ? i + 1 : i, w3;
-                unsigned script = TOK_S_ASCII, cnt = 0;
+                unsigned script = TOK_S_ASCII, cnt = 0, nrep = 0;
+                size_t prev = k, prev_w = 0;
                 bool brk = false;
                 while (k < n) {
                     unsigned b3 = char_at(s, n, k, &w3);
                     if (!is_punct(CLS(b3))) break;
                     if (script == TOK_S_ASCII) script = SCRIPT(b3);
+                    /* Runs of one character (rules, underlines) merge well. */
+                    if (w3 == prev_w && !memcmp(s + prev, s + k, w3)) nrep++;
+                    prev = k;
+                    prev_w = w3;
                     cnt++;
                     k += w3;
                 }
+                bool rep = cnt >= 3 && nrep * 2 >= cnt;
                 while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
                     brk = brk || s[k] != '/';
                     cnt++;
@@ -360,7 +366,7 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
                 }
                 end = k;
                 kind = TOK_K_PUNCT;
-                row = TOK_ROW_PUNCT + (script * 2 + lead) * 2 + brk;
+                row = TOK_ROW_PUNCT + ((script * 2 + lead) * 2 + brk) * 2 + rep;
                 nchars = cnt;
                 hashable = true;
             } else {

@@ -68,7 +68,7 @@ enum {
 ** code points (1..TOK_MAXLEN); longer pieces add a per-row slope. */
 #define TOK_MAXLEN 24
 #define TOK_ROWS_WORD (TOK_NSCRIPT * TOK_NCASE * TOK_NPRE)
-#define TOK_ROWS_PUNCT (TOK_NSCRIPT * 2 * 2) /* script, leading space, line break */
+#define TOK_ROWS_PUNCT (TOK_NSCRIPT * 8) /* script, leading space, break, repeats */
 #define TOK_ROWS_NUM TOK_NSCRIPT
 #define TOK_ROWS_SPACE 3   /* spaces only, tabs, other */
 #define TOK_ROWS_NEWLINE 3 /* breaks only, with spaces, other */

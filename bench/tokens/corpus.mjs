@@ -69,6 +69,9 @@ function readMo(p, originals) {
   const le = b.readUInt32LE(0) === 0x950412de;
   const u32 = (o) => (le ? b.readUInt32LE(o) : b.readUInt32BE(o));
   const n = u32(8), table = u32(originals ? 12 : 16);
+  // Only UTF-8 catalogues (a few old ones are EUC-JP or ISO-8859).
+  const t = u32(16), hlen = u32(t), hoff = u32(t + 4);
+  if (n && !/charset=UTF-8/i.test(b.subarray(hoff, hoff + hlen).toString('latin1'))) return '';
   const parts = [];
   for (let i = 0; i < n; i++) {
     const len = u32(table + 8 * i), off = u32(table + 8 * i + 4);
@@ -227,7 +230,7 @@ function docsFrom(list, loader, limit) {
   const docs = [];
   for (let i = 0; i < list.length && docs.length < limit; i += step) {
     const text = loader(list[i]);
-    if (text && text.length >= MIN_LEN) docs.push({ src: list[i], text });
+    if (text && text.length >= MIN_LEN && !text.includes('\uFFFD')) docs.push({ src: list[i], text });
   }
   return docs;
 }
@@ -279,7 +282,7 @@ function samplesFrom(docs, cat, split, rng) {
   const out = [];
   if (!pool.length) return out;
   for (let i = 0; out.length < PER_CAT[split] && i < PER_CAT[split] * 4; i++) {
-    const d = pool[i % pool.length];
+    const d = pool[Math.floor(rng() * pool.length)];
     const text = cut(rng, d.text, logUniform(rng, MIN_LEN, MAX_LEN)).replace(/\u0000/g, '');
     if (text.trim().length >= MIN_LEN / 2) out.push({ cat, src: d.src, text });
   }

@@ -21,11 +21,11 @@ import { exactCount, SPLIT } from './exact.mjs';
 
 // ---- keep in step with engine/tokens.h ------------------------------------------
 const NSCRIPT = 21, NCASE = 4, NPRE = 4, MAXLEN = 24, SCALE = 256;
-const ROWS_WORD = NSCRIPT * NCASE * NPRE, ROWS_PUNCT = NSCRIPT * 4, ROWS_NUM = NSCRIPT;
+const ROWS_WORD = NSCRIPT * NCASE * NPRE, ROWS_PUNCT = NSCRIPT * 8, ROWS_NUM = NSCRIPT;
 const ROW_WORD = 0, ROW_PUNCT = ROW_WORD + ROWS_WORD, ROW_NUM = ROW_PUNCT + ROWS_PUNCT;
 const ROW_SPACE = ROW_NUM + ROWS_NUM, ROW_NEWLINE = ROW_SPACE + 3, ROW_CONTR = ROW_NEWLINE + 3;
 const NROWS = ROW_CONTR + 1, NKEYS = NROWS * MAXLEN;
-const SLOTS = 8192, COMMON_MAX = 5600, SHRINK = 5;
+const SLOTS = +(process.env.SLOTS || 8192), COMMON_MAX = +(process.env.COMMON_MAX || 5600), SHRINK = 5;
 
 const [PIECES, DIR, OUTC] = process.argv.slice(2);
 if (!OUTC) { console.error('usage: node fit.mjs PIECES CORPUS_DIR OUT.c'); process.exit(2); }
@@ -39,7 +39,10 @@ function chainOf(row) {
     const r = row - ROW_WORD, cs = Math.floor(r / NPRE) % NCASE, sc = Math.floor(r / (NPRE * NCASE));
     return [`r${row}`, `w${sc}:${cs}`, `w${sc}`, 'w'];
   }
-  if (row < ROW_NUM) { const r = row - ROW_PUNCT, lead = (r >> 1) & 1, sc = r >> 2; return [`r${row}`, `p${sc}:${lead}`, `p${sc}`, 'p']; }
+  if (row < ROW_NUM) {
+    const r = row - ROW_PUNCT, rep = r & 1, lead = (r >> 2) & 1, sc = r >> 3;
+    return [`r${row}`, `p${sc}:${rep}:${lead}`, `p${sc}:${rep}`, `p:${rep}`, 'p'];
+  }
   if (row < ROW_SPACE) return [`r${row}`, 'n'];
   if (row < ROW_NEWLINE) return [`r${row}`, 's'];
   if (row < ROW_CONTR) return [`r${row}`, 'nl'];
@@ -206,7 +209,9 @@ function report(label, samples, lists, model, table) {
   for (let i = 0; i < samples.length; i++) {
     const exact = lists[i].reduce((a, p) => a + p.t, 0);
     if (Array.from(samples[i].text).length < 200 || exact === 0) continue;
-    const e = Math.abs(estimate(model, table, lists[i]) - exact) / exact;
+    const est = estimate(model, table, lists[i]);
+    const e = Math.abs(est - exact) / exact;
+    if (process.env.SHOW && samples[i].cat === process.env.SHOW && e > 0.05) console.error(`      ${samples[i].src} ${Array.from(samples[i].text).length} chars exact ${exact} est ${est} ${(100 * (est - exact) / exact).toFixed(1)}%`);
     (byCat.get(samples[i].cat) || byCat.set(samples[i].cat, []).get(samples[i].cat)).push(e);
   }
   const all = [];
