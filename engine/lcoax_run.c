@@ -25,6 +25,47 @@ static lua_Integer opt_integer(lua_State *L, int t, const char *k)
     return n;
 }
 
+/* The agent options of opts table 't' as JSON text pushed on the stack (and
+** returned; NULL when there are none): {name?, replies?, ...agent_options}. */
+static const char *agent_json(lua_State *L, int t)
+{
+    lua_getfield(L, t, "agent_options");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    const char *name = lcoax_opt_string(L, t, "agent");
+    if (name) {
+        lua_pushstring(L, name);
+        lua_setfield(L, -2, "name");
+    }
+    lua_getfield(L, t, "replies");
+    if (!lua_isnil(L, -1)) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        luaL_setmetatable(L, LCOAX_ARRAY);
+        lua_setfield(L, -2, "replies");
+        if (!name) {
+            lua_pushliteral(L, "replay");
+            lua_setfield(L, -2, "name");
+        }
+    } else {
+        lua_pop(L, 1);
+    }
+    coax_arena *a = lcoax_arena(L);
+    coax_value *v = lcoax_to_value(L, -2, a, COAX_DEFAULT_MAX_DEPTH);
+    lua_remove(L, -2); /* the options table; the arena box stays until the end */
+    if (v->type != COAX_OBJECT || v->len == 0) return NULL;
+    char *json;
+    size_t jlen;
+    if (coax_write(v, 0, coax_arena_allocator(a), &json, &jlen)) {
+        lcoax_error(L, COAX_ENOMEM, NULL);
+        return NULL;
+    }
+    lua_pushlstring(L, json, jlen);
+    coax_free(coax_arena_allocator(a), json, jlen + 1);
+    return lua_tostring(L, -1);
+}
+
 /** coax.run(recipe, input [, opts]) -> result
 ** 'recipe' is a recipe file's path (or, with opts.source = true, its text).
 ** opts: agent (a name), replies (a list: the replay agent's replies),
@@ -51,39 +92,7 @@ static int l_run(lua_State *L)
         lua_getfield(L, 3, "source");
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        /* agent options as JSON: {name?, replies?, ...agent_options} */
-        lua_getfield(L, 3, "agent_options");
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            lua_newtable(L);
-        }
-        const char *name = lcoax_opt_string(L, 3, "agent");
-        if (name) {
-            lua_pushstring(L, name);
-            lua_setfield(L, -2, "name");
-        }
-        lua_getfield(L, 3, "replies");
-        if (!lua_isnil(L, -1)) {
-            luaL_checktype(L, -1, LUA_TTABLE);
-            luaL_setmetatable(L, LCOAX_ARRAY);
-            lua_setfield(L, -2, "replies");
-            if (!name) {
-                lua_pushliteral(L, "replay");
-                lua_setfield(L, -2, "name");
-            }
-        } else {
-            lua_pop(L, 1);
-        }
-        coax_arena *a = lcoax_arena(L);
-        coax_value *v = lcoax_to_value(L, -2, a, COAX_DEFAULT_MAX_DEPTH);
-        char *json;
-        size_t jlen;
-        if (v->type == COAX_OBJECT && v->len > 0) {
-            if (coax_write(v, 0, coax_arena_allocator(a), &json, &jlen)) return lcoax_error(L, COAX_ENOMEM, NULL);
-            lua_pushlstring(L, json, jlen);
-            coax_free(coax_arena_allocator(a), json, jlen + 1);
-            so.agent_json = lua_tostring(L, -1); /* anchored on the stack */
-        }
+        so.agent_json = agent_json(L, 3);
     }
     engine_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->engine = NULL;
@@ -112,8 +121,240 @@ static int l_run(lua_State *L)
     return 1;
 }
 
+/* ---- coax.engine: the C API's engines and sessions, for Lua hosts ------- */
+
+#define LENGINE "coax.engine.object"
+#define LSESSION "coax.session"
+
+typedef struct lengine {
+    coax_engine *engine;
+    lua_State *L;    /* the state polling now (events call back into it) */
+    int error_ref;   /* an error raised by an event handler during a poll */
+} lengine;
+
+typedef struct lsession {
+    coax_session *session;
+    lengine *owner;  /* kept alive by the session's user value */
+    int on_event;    /* registry ref of the handler, or LUA_NOREF */
+} lsession;
+
+static lengine *check_engine(lua_State *L, int i)
+{
+    lengine *e = luaL_checkudata(L, i, LENGINE);
+    luaL_argcheck(L, e->engine != NULL, i, "the engine is closed");
+    return e;
+}
+
+static lsession *check_session(lua_State *L, int i)
+{
+    lsession *s = luaL_checkudata(L, i, LSESSION);
+    luaL_argcheck(L, s->session && s->owner->engine, i, "the session is closed");
+    return s;
+}
+
+/* Events reach the Lua handler protected: an error must not unwind through
+** the engine's C frames. The first one is raised when the poll returns. */
+static void lua_event(void *ud, coax_session *cs, const char *name, const char *data)
+{
+    (void)cs;
+    lsession *s = ud;
+    lengine *e = s->owner;
+    lua_State *L = e->L;
+    if (!L || s->on_event == LUA_NOREF || e->error_ref != LUA_NOREF) return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->on_event);
+    lua_pushstring(L, name);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    if (a && coax_parse(a, data, strlen(data), NULL, &v, NULL) == COAX_OK) lcoax_push_value(L, v, 16);
+    else lua_pushnil(L);
+    coax_arena_free(a);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) e->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static void raise_pending(lua_State *L, lengine *e)
+{
+    e->L = NULL;
+    if (e->error_ref == LUA_NOREF) return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->error_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, e->error_ref);
+    e->error_ref = LUA_NOREF;
+    lua_error(L);
+}
+
+static int engine_gc(lua_State *L)
+{
+    lengine *e = luaL_checkudata(L, 1, LENGINE);
+    coax_engine_free(e->engine); /* frees its sessions too */
+    e->engine = NULL;
+    return 0;
+}
+
+/** coax.engine([opts]) -> engine
+** opts: lua_path, lua_memory, lua_instructions. The engine owns a sandboxed
+** Lua state and its sessions; e:close() (or collection) frees them all. */
+static int l_engine(lua_State *L)
+{
+    coax_engine_options eo = {0};
+    if (!lua_isnoneornil(L, 1)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        eo.script_dir = lcoax_opt_string(L, 1, "lua_path");
+        lua_getfield(L, 1, "lua_memory");
+        eo.lua_memory = (size_t)luaL_optinteger(L, -1, 0);
+        lua_getfield(L, 1, "lua_instructions");
+        eo.lua_instructions = (uint32_t)luaL_optinteger(L, -1, 0);
+        lua_pop(L, 2);
+    }
+    lengine *e = lua_newuserdatauv(L, sizeof *e, 0);
+    e->engine = NULL;
+    e->L = NULL;
+    e->error_ref = LUA_NOREF;
+    luaL_setmetatable(L, LENGINE);
+    coax_error err = {0};
+    coax_code rc = coax_engine_new(&eo, &e->engine, &err);
+    if (rc) return lcoax_error(L, rc, &err);
+    return 1;
+}
+
+/** e:poll([timeout_ms = 0]) -> the number of sessions still running
+** Never waits longer than the timeout; event handlers run inside. */
+static int e_poll(lua_State *L)
+{
+    lengine *e = check_engine(L, 1);
+    lua_Integer t = luaL_optinteger(L, 2, 0);
+    luaL_argcheck(L, t >= 0 && t <= 3600000, 2, "timeout out of range");
+    e->L = L;
+    size_t n = coax_engine_poll(e->engine, (int)t);
+    raise_pending(L, e);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+static int e_close(lua_State *L) { return engine_gc(L); }
+
+static int session_gc(lua_State *L)
+{
+    lsession *s = luaL_checkudata(L, 1, LSESSION);
+    if (s->session && s->owner->engine) coax_session_free(s->session);
+    s->session = NULL;
+    if (s->on_event != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->on_event);
+    s->on_event = LUA_NOREF;
+    return 0;
+}
+
+/** e:session(recipe, input [, opts]) -> session
+** As coax.run (recipe path, or text with opts.source), plus opts.on_event =
+** function(name, data). Nothing runs until the engine is polled. */
+static int e_session(lua_State *L)
+{
+    lengine *e = check_engine(L, 1);
+    size_t rlen, ilen = 0;
+    const char *recipe = luaL_checklstring(L, 2, &rlen);
+    const char *input = luaL_optlstring(L, 3, "", &ilen);
+    if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
+    coax_session_options so = {0};
+    so.input = input;
+    so.input_len = ilen;
+    bool source = false;
+    int handler = LUA_NOREF;
+    if (lua_istable(L, 4)) {
+        lua_getfield(L, 4, "max_attempts");
+        so.max_attempts = (int)luaL_optinteger(L, -1, 0);
+        lua_getfield(L, 4, "source");
+        source = lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        so.agent_json = agent_json(L, 4);
+        lua_getfield(L, 4, "on_event");
+        if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
+        else lua_pop(L, 1);
+    }
+    lsession *s = lua_newuserdatauv(L, sizeof *s, 1);
+    s->session = NULL;
+    s->owner = e;
+    s->on_event = handler;
+    luaL_setmetatable(L, LSESSION);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1); /* the engine outlives its sessions' objects */
+    so.on_event = lua_event;
+    so.event_ud = s;
+    coax_error err = {0};
+    coax_code rc = source ? coax_session_from_text(e->engine, recipe, rlen, "=recipe", &so, &s->session, &err)
+                          : coax_session_from_file(e->engine, recipe, &so, &s->session, &err);
+    if (rc) return lcoax_error(L, rc, &err);
+    return 1;
+}
+
+/** s:run() -> outcome name: polls the engine until this session ends. */
+static int s_run(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    lengine *e = s->owner;
+    e->L = L;
+    coax_outcome o = coax_session_run(s->session);
+    raise_pending(L, e);
+    lua_pushstring(L, coax_outcome_name(o));
+    return 1;
+}
+
+/** s:outcome() -> "running", "ok", "exhausted", ... */
+static int s_outcome(lua_State *L)
+{
+    lua_pushstring(L, coax_outcome_name(coax_session_outcome(check_session(L, 1)->session)));
+    return 1;
+}
+
+static int push_json(lua_State *L, const char *text, size_t len)
+{
+    if (!text) {
+        lua_pushnil(L);
+        return 1;
+    }
+    coax_arena *a = lcoax_arena(L);
+    coax_value *v;
+    coax_error err;
+    if (coax_parse(a, text, len, NULL, &v, &err)) return lcoax_error(L, err.code, &err);
+    lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    return 1;
+}
+
+/** s:value() -> the accepted value, or nil */
+static int s_value(lua_State *L)
+{
+    size_t len = 0;
+    const char *v = coax_session_value(check_session(L, 1)->session, &len);
+    return push_json(L, v, len);
+}
+
+/** s:report() -> the report as a table (nil while running) */
+static int s_report(lua_State *L)
+{
+    size_t len = 0;
+    const char *r = coax_session_report(check_session(L, 1)->session, &len);
+    return push_json(L, r, len);
+}
+
 void lcoax_open_run(lua_State *L)
 {
+    static const luaL_Reg engine_methods[] = {
+        {"poll", e_poll}, {"session", e_session}, {"close", e_close}, {NULL, NULL}};
+    static const luaL_Reg session_methods[] = {
+        {"run", s_run}, {"outcome", s_outcome}, {"value", s_value}, {"report", s_report},
+        {"close", session_gc}, {NULL, NULL}};
+    if (luaL_newmetatable(L, LENGINE)) {
+        luaL_newlib(L, engine_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, engine_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, LSESSION)) {
+        luaL_newlib(L, session_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, session_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
     lua_pushcfunction(L, l_run);
     lua_setfield(L, -2, "run");
+    lua_pushcfunction(L, l_engine);
+    lua_setfield(L, -2, "engine");
 }
