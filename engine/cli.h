@@ -15,6 +15,7 @@ int cli_extract(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_example(int argc, char **argv);
+int cli_tokens(int argc, char **argv);
 
 /* Reads FILE ("-" or NULL: standard input) whole. More than 'max' bytes is
 ** COAX_ESIZE; the caller frees *data with free(). Fills err on failure. */

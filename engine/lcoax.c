@@ -60,6 +60,7 @@ int luaopen_coax(lua_State *L)
     lcoax_open_run(L);
     lcoax_open_schema(L);
     lcoax_open_example(L);
+    lcoax_open_tokens(L);
 
     return 1;
 }

@@ -393,3 +393,86 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
     }
     return total;
 }
+
+/* ---- the public functions ------------------------------------------------- */
+
+static const char *const encoding_names[COAX_ENC_COUNT] = {"o200k", "cl100k", "llama3", "claude",
+                                                           "chars4"};
+
+const char *coax_encoding_name(coax_encoding enc)
+{
+    return (int)enc >= 0 && enc < COAX_ENC_COUNT ? encoding_names[enc] : "unknown";
+}
+
+coax_code coax_encoding_parse(const char *name, size_t len, coax_encoding *out)
+{
+    if (!name || !out) return COAX_EINVAL;
+    for (int e = 0; e < COAX_ENC_COUNT; e++)
+        if (strlen(encoding_names[e]) == len && !memcmp(encoding_names[e], name, len)) {
+            *out = (coax_encoding)e;
+            return COAX_OK;
+        }
+    return COAX_EINVAL;
+}
+
+/* ceil(code points / 4); an invalid byte is one code point. */
+static size_t chars4(const unsigned char *s, size_t n)
+{
+    size_t cps = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] < 0x80) {
+            i++;
+        } else {
+            size_t w;
+            char_at(s, n, i, &w);
+            i += w;
+        }
+        cps++;
+    }
+    return cps / 4 + (cps % 4 != 0);
+}
+
+size_t coax_tokens(coax_encoding enc, const char *text, size_t len)
+{
+    if (!text || !len) return 0;
+    if (enc == COAX_ENC_CHARS4) return chars4((const unsigned char *)text, len);
+    bool cl = enc == COAX_ENC_CL100K || enc == COAX_ENC_LLAMA3;
+    uint64_t sum = coax_tok_scan(cl ? TOK_SPLIT_CL100K : TOK_SPLIT_O200K,
+                                 cl ? &coax_tok_model_cl100k : &coax_tok_model_o200k, text, len,
+                                 NULL, NULL);
+    if (enc == COAX_ENC_CLAUDE) sum = sum / 5 * 6 + (sum % 5) * 6 / 5; /* x 1.2 */
+    uint64_t n = enc == COAX_ENC_CLAUDE ? (sum + TOK_SCALE - 1) / TOK_SCALE
+                                        : (sum + TOK_SCALE / 2) / TOK_SCALE;
+    if (n < 1) n = 1;
+    return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
+/* Framing per encoding: tokens a message, a name, and for the reply. */
+static const struct {
+    unsigned message, name, reply;
+} framing[COAX_ENC_COUNT] = {
+    [COAX_ENC_O200K] = {3, 1, 3},
+    [COAX_ENC_CL100K] = {3, 1, 3},
+    [COAX_ENC_LLAMA3] = {4, 1, 5},
+    [COAX_ENC_CLAUDE] = {3, 1, 3},
+    [COAX_ENC_CHARS4] = {0, 0, 0},
+};
+
+static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+size_t coax_tokens_chat(coax_encoding enc, const coax_message *msgs, size_t n)
+{
+    if ((int)enc < 0 || enc >= COAX_ENC_COUNT) enc = COAX_ENC_O200K;
+    size_t total = framing[enc].reply;
+    for (size_t i = 0; msgs && i < n; i++) {
+        const coax_message *m = &msgs[i];
+        total = add_sat(total, framing[enc].message);
+        total = add_sat(total, coax_tokens(enc, m->role, m->role ? m->role_len : 0));
+        total = add_sat(total, coax_tokens(enc, m->content, m->content ? m->content_len : 0));
+        if (m->name) {
+            total = add_sat(total, framing[enc].name);
+            total = add_sat(total, coax_tokens(enc, m->name, m->name_len));
+        }
+    }
+    return total;
+}

@@ -660,6 +660,64 @@ const char *coax_session_report(const coax_session *session, size_t *len);
 /* Frees a session (an engine frees its sessions itself). NULL: no-op. */
 void coax_session_free(coax_session *session);
 
+/* ------------------------------------------------------------------------ */
+/* Token estimation                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Which tokenizer an estimate is for. The calibrated encodings split text
+** exactly as the real pre-tokenizer does and add, per piece, its exact count
+** when the piece is one of the frequent pieces of the calibration corpus and
+** a fitted expected count otherwise (README, "Token estimation", has the
+** measured accuracy). No vocabulary is loaded: the tables are compiled in. */
+typedef enum coax_encoding {
+    COAX_ENC_O200K = 0, /* GPT-4o, GPT-4.1, o-series and later: calibrated */
+    COAX_ENC_CL100K,    /* GPT-4, GPT-3.5: calibrated */
+    COAX_ENC_LLAMA3,    /* Llama 3: the cl100k estimate (its vocabulary is
+                        ** cl100k's plus 28k mostly non-English tokens, with
+                        ** the same pre-tokenizer), so non-English text is
+                        ** overestimated by up to the o200k/cl100k gap */
+    COAX_ENC_CLAUDE,    /* Claude: the o200k estimate x 1.2, rounded up.
+                        ** Anthropic's tokenizer is not public; third-party
+                        ** comparisons report 15-30% more tokens than o200k.
+                        ** Not calibrated: prefer the provider's usage */
+    COAX_ENC_CHARS4,    /* ceil(code points / 4): the classic rule */
+    COAX_ENC_COUNT      /* not an encoding: the number of encodings */
+} coax_encoding;
+
+/* The name of an encoding ("o200k", "cl100k", "llama3", "claude",
+** "chars4"); "unknown" outside the enum. A static string. */
+const char *coax_encoding_name(coax_encoding enc);
+
+/* The encoding called 'name' (len bytes; the names above). Returns COAX_OK
+** and sets '*out', or COAX_EINVAL for an unknown name (or NULL arguments). */
+coax_code coax_encoding_parse(const char *name, size_t len, coax_encoding *out);
+
+/* The estimated number of tokens of text[0..len) under 'enc'. A pure
+** function: no allocation, no state, thread-safe. Any bytes are accepted
+** (an invalid UTF-8 byte counts as one character); NULL 'text' or 'len' 0
+** gives 0, and a non-empty text at least 1. An 'enc' outside the enum is
+** treated as COAX_ENC_O200K. */
+size_t coax_tokens(coax_encoding enc, const char *text, size_t len);
+
+/* One chat message for coax_tokens_chat. 'name' may be NULL (no name);
+** NULL 'role' or 'content' counts as empty. */
+typedef struct coax_message {
+    const char *role;
+    size_t role_len;
+    const char *content;
+    size_t content_len;
+    const char *name;
+    size_t name_len;
+} coax_message;
+
+/* The estimated prompt tokens of a chat request: every message's role,
+** content and name, plus the framing tokens each message costs and the
+** tokens that prime the reply (o200k, cl100k, claude: 3 a message, 1 a
+** name, 3 for the reply, as OpenAI documents; llama3: 4 a message and 5 for
+** <|begin_of_text|> and the reply header; chars4: none). NULL 'msgs' with
+** 'n' 0 gives the reply priming alone. Pure and thread-safe. */
+size_t coax_tokens_chat(coax_encoding enc, const coax_message *msgs, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
