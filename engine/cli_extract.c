@@ -17,7 +17,8 @@ static const char usage_text[] =
     "  --log           the repair and coercion log on stderr, one JSON object a line\n"
     "  --jsonl         each input line is a JSON string holding one reply; each output\n"
     "                  line is {\"value\": V} or {\"valid\": false, \"errors\": [...]}\n"
-    "Exit: 0 extracted, 1 no valid value (or no JSON), 2 usage or invalid schema, 4 a limit.\n";
+    "Exit: 0 extracted, 1 no valid value (or no JSON), 2 usage or invalid schema, 4 a limit.\n"
+    "Example: coax extract --schema schemas/invoice.schema.json --log reply.txt\n";
 
 typedef struct opts {
     const coax_schema *schema;

@@ -13,7 +13,8 @@ static const char usage_text[] =
     "  --log    the repair log on stderr, one JSON object a line\n"
     "  --jsonl  each input line is a JSON string holding one reply; each output\n"
     "           line is {\"value\": V, \"repairs\": N} or {\"error\": \"reason\"}\n"
-    "Exit: 0 recovered, 1 no JSON recoverable, 2 usage, 4 a limit.\n";
+    "Exit: 0 recovered, 1 no JSON recoverable, 2 usage, 4 a limit.\n"
+    "Example: echo \"Sure! {name: 'Ada', tags: ['x',],}\" | coax repair --log\n";
 
 static int write_log(const coax_repair_result *r)
 {
