@@ -411,6 +411,25 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
     else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
     else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
     const char *body = ps->p + qn, *cut = NULL;
+    if (open == '"') { /* the common case: plain bytes up to a closing quote that ends it */
+        const char *q = body;
+        while (ps->e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
+                                   plain_not[(unsigned char)q[2]] | plain_not[(unsigned char)q[3]]))
+            q += 4;
+        while (q < ps->e && !plain_not[(unsigned char)*q]) q++;
+        if (q < ps->e && *q == '"' && ends_string(ps, q + 1, ctx)) {
+            size_t n = (size_t)(q - body);
+            if (n > ps->lim.max_string)
+                return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
+                                 ps->lim.max_string);
+            memset(out, 0, sizeof *out);
+            out->type = COAX_STRING;
+            out->len = (uint32_t)n;
+            out->u.text = coax_arena_strdup(ps->arena, body, n);
+            ps->p = q + 1;
+            return out->u.text ? COAX_OK : nomem(ps);
+        }
+    }
     size_t mark = ps->log->n;
     ps->sb.len = 0;
     ps->p = body;
@@ -520,10 +539,13 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     return COAX_OK;
 }
 
-static bool word_is(const char *s, size_t n, const char *w)
-{
-    return strlen(w) == n && memcmp(s, w, n) == 0;
-}
+#define word_is(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
+
+/* Where unquoted text stops: 1 for a key, 2 for a value (a table, not a
+** strchr a byte). */
+static const uint8_t word_stop[256] = {
+    [':'] = 1, [','] = 3, ['{'] = 1, ['}'] = 3, ['['] = 1, [']'] = 3, ['\n'] = 3, ['\r'] = 3,
+};
 
 enum { W_VALUE, W_NONE, W_CALL, W_STOP };
 
@@ -572,11 +594,8 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
     /* An unquoted key runs to the colon, an unquoted string to the end of
     ** its line or the next comma or bracket. */
     p = s;
-    if (ctx == CTX_KEY) {
-        while (p < e && !strchr(":,{}[]\n\r", *p)) p++;
-    } else {
-        while (p < e && !strchr(",}]\n\r", *p)) p++;
-    }
+    uint8_t stop = ctx == CTX_KEY ? 1 : 2;
+    while (p < e && !(word_stop[(unsigned char)*p] & stop)) p++;
     const char *t = p;
     uint32_t q;
     while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
