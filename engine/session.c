@@ -22,12 +22,11 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
+/* Tokens of text not yet sent: the calibrated o200k estimate (README,
+** "Token estimation"); providers' reported usage replaces it when given. */
 static uint64_t estimate_tokens(const char *s, size_t n)
 {
-    /* The design's named baseline: ceil(code points / 4). */
-    size_t cps = 0;
-    for (size_t i = 0; i < n; i++) cps += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return (cps + 3) / 4;
+    return coax_tokens(COAX_ENC_O200K, s, n);
 }
 
 static int l_estimate(lua_State *L)
