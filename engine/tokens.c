@@ -30,16 +30,12 @@ static inline unsigned table_byte(uint32_t cp)
 
 static inline bool cont(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-/* The table byte of the character at s[i] (i < n), its length in *w. An
-** invalid or truncated sequence is one byte of class P (as JavaScript would
-** see U+FFFD). */
-static inline unsigned char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
+/* The table byte of the non-ASCII character at s[i] (i < n), its length
+** in *w. An invalid or truncated sequence is one byte of class P (as
+** JavaScript would see U+FFFD). */
+static unsigned char_slow(const unsigned char *s, size_t n, size_t i, size_t *w)
 {
     unsigned c = s[i];
-    if (c < 0x80) {
-        *w = 1;
-        return coax_tok_stage2[c]; /* block 0 is the first block */
-    }
     uint32_t cp;
     if (c >= 0xC2 && c <= 0xDF) {
         if (n - i < 2 || !cont(s[i + 1])) goto bad;
@@ -63,6 +59,18 @@ static inline unsigned char_at(const unsigned char *s, size_t n, size_t i, size_
 bad:
     *w = 1;
     return TOK_INVALID;
+}
+
+/* The table byte of the character at s[i] (i < n) and its length in *w.
+** ASCII stays on the fast path. */
+static inline __attribute__((always_inline)) unsigned char_at(const unsigned char *s, size_t n,
+                                                               size_t i, size_t *w)
+{
+    if (s[i] < 0x80) {
+        *w = 1;
+        return coax_tok_stage2[s[i]]; /* block 0 is the first block */
+    }
+    return char_slow(s, n, i, w);
 }
 
 #define CLS(b) ((b) & 7u)
@@ -92,28 +100,51 @@ static size_t contraction(const unsigned char *s, size_t n, size_t i)
 
 /* ---- the fingerprint table ------------------------------------------------ */
 
-uint32_t coax_tok_hash(const unsigned char *s, size_t n)
+/* A 64-bit multiply-xorshift hash over little-endian words: the same value
+** on every platform, since the tables are generated from it. */
+static inline uint64_t load_le(const unsigned char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 16777619u;
-    }
-    h ^= h >> 15;
-    h *= 0x2c1b3c6du;
-    h ^= h >> 12;
-    return h;
+    uint64_t w = 0;
+    for (size_t k = 0; k < n; k++) w |= (uint64_t)s[k] << (8 * k);
+    return w;
 }
 
-unsigned coax_tok_common_lookup(const uint16_t *table, uint32_t hash)
+uint32_t coax_tok_hash(const unsigned char *s, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u ^ n;
+    while (n >= 8) {
+        h = (h ^ load_le(s, 8)) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
+    }
+    if (n) {
+        h = (h ^ load_le(s, n)) * 0xc4ceb9fe1a85ec53u;
+        h ^= h >> 29;
+    }
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+/* Linear probing over at most TOK_PROBES slots (the generator places every
+** entry within them), so a miss costs one cache line. */
+static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
 {
     unsigned fp = (hash >> 18) & 0x3FFF;
     if (!fp) fp = 1;
-    for (uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);; slot = (slot + 1) & (TOK_COMMON_SLOTS - 1)) {
+    uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
+    for (int p = 0; p < TOK_PROBES; p++, slot = (slot + 1) & (TOK_COMMON_SLOTS - 1)) {
         unsigned e = table[slot];
         if (!e) return 0;
         if ((e >> 2) == fp) return (e & 3) + 1;
     }
+    return 0;
+}
+
+unsigned coax_tok_common_lookup(const uint16_t *table, uint32_t hash)
+{
+    return common_lookup(table, hash);
 }
 
 /* ---- pieces --------------------------------------------------------------- */
@@ -125,8 +156,49 @@ typedef struct word_info {
     unsigned script, casep, nchars;
 } word_info;
 
+/* The common case: ASCII letters up to an ASCII non-letter. Returns false
+** (and the caller takes the general path) when a non-ASCII character is met
+** where it could continue the word. */
+static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                   word_info *wi)
+{
+    size_t k = j;
+    unsigned nup = 0, nlow = 0;
+    if (o200k) {
+        while (k < n && (unsigned)(s[k] - 'A') < 26u) k++;
+        nup = (unsigned)(k - j);
+        if (k < n && (unsigned)(s[k] - 'a') < 26u) {
+            size_t l = k;
+            while (k < n && (unsigned)(s[k] - 'a') < 26u) k++;
+            nlow = (unsigned)(k - l);
+        }
+        if (k < n && s[k] >= 0x80) return false;
+        if (k == j) return false;
+        size_t cl = contraction(s, n, k);
+        wi->nchars = nup + nlow + (unsigned)cl;
+        k += cl;
+    } else {
+        for (; k < n; k++) {
+            unsigned c = s[k];
+            if ((unsigned)(c - 'a') < 26u) nlow++;
+            else if ((unsigned)(c - 'A') < 26u) nup++;
+            else break;
+        }
+        if ((k < n && s[k] >= 0x80) || k == j) return false;
+        wi->nchars = (unsigned)(k - j);
+    }
+    wi->end = k;
+    wi->script = TOK_S_ASCII;
+    if (nup == 0) wi->casep = TOK_CASE_LOWER;
+    else if (nup == 1 && (unsigned)(s[j] - 'A') < 26u) wi->casep = TOK_CASE_CAP;
+    else if (nlow == 0) wi->casep = TOK_CASE_UPPER;
+    else wi->casep = TOK_CASE_MIXED;
+    return true;
+}
+
 static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
 {
+    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER;
     bool first = true, nonascii_latin = false, hira = false, kata = false;
     size_t k = j, w;
@@ -352,7 +424,8 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
                     if (!is_punct(CLS(b3))) break;
                     if (script == TOK_S_ASCII) script = SCRIPT(b3);
                     /* Runs of one character (rules, underlines) merge well. */
-                    if (w3 == prev_w && !memcmp(s + prev, s + k, w3)) nrep++;
+                    if (w3 == prev_w && s[prev] == s[k] && (w3 == 1 || !memcmp(s + prev, s + k, w3)))
+                        nrep++;
                     prev = k;
                     prev_w = w3;
                     cnt++;
@@ -379,7 +452,7 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
         bool hashed = hashable && end - i <= TOK_HASH_MAX;
         if (hashed) {
             hash = coax_tok_hash(s + i, end - i);
-            common = coax_tok_common_lookup(m->common, hash);
+            common = common_lookup(m->common, hash);
         }
         weight = common ? (uint64_t)common * TOK_SCALE : row_weight(m, row, nchars);
         total += weight;

@@ -85,9 +85,11 @@ enum {
 #define TOK_SCALE 256
 
 /* Frequent pieces: an open-addressed table of TOK_COMMON_SLOTS entries,
-** each (fingerprint << 2 | (tokens - 1)), 0 for an empty slot. Pieces of at
-** most TOK_HASH_MAX bytes are looked up. */
+** each (fingerprint << 2 | (tokens - 1)), 0 for an empty slot, every entry
+** within TOK_PROBES slots of its hash. Pieces of at most TOK_HASH_MAX bytes
+** are looked up. */
 #define TOK_COMMON_SLOTS 8192
+#define TOK_PROBES 4
 #define TOK_HASH_MAX 24
 
 /* A calibrated model: the fitted data of one encoding. */

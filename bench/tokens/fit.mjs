@@ -25,7 +25,7 @@ const ROWS_WORD = NSCRIPT * NCASE * NPRE, ROWS_PUNCT = NSCRIPT * 8, ROWS_NUM = N
 const ROW_WORD = 0, ROW_PUNCT = ROW_WORD + ROWS_WORD, ROW_NUM = ROW_PUNCT + ROWS_PUNCT;
 const ROW_SPACE = ROW_NUM + ROWS_NUM, ROW_NEWLINE = ROW_SPACE + 3, ROW_CONTR = ROW_NEWLINE + 3;
 const NROWS = ROW_CONTR + 1, NKEYS = NROWS * MAXLEN;
-const SLOTS = +(process.env.SLOTS || 8192), COMMON_MAX = +(process.env.COMMON_MAX || 5600), SHRINK = 5;
+const SLOTS = +(process.env.SLOTS || 8192), COMMON_MAX = +(process.env.COMMON_MAX || 7000), PROBES = 4, SHRINK = 5;
 
 const [PIECES, DIR, OUTC] = process.argv.slice(2);
 if (!OUTC) { console.error('usage: node fit.mjs PIECES CORPUS_DIR OUT.c'); process.exit(2); }
@@ -175,23 +175,30 @@ function chooseCommon(samplesPieces, model) {
   return new Map(ranked.slice(0, COMMON_MAX).map(([h, b]) => [h, b.t]));
 }
 
+// Entries go in by decreasing benefit; one that finds no free slot within
+// PROBES of its hash is left out (and its piece keeps its key's weight).
 function buildTable(common) {
   const table = new Uint16Array(SLOTS);
+  const kept = new Map();
   for (const [h, t] of common) {
     let fp = (h >>> 18) & 0x3fff; if (!fp) fp = 1;
-    let slot = h & (SLOTS - 1);
-    while (table[slot]) slot = (slot + 1) & (SLOTS - 1);
+    let slot = h & (SLOTS - 1), p = 0;
+    while (p < PROBES && table[slot]) { slot = (slot + 1) & (SLOTS - 1); p++; }
+    if (p === PROBES) continue;
     table[slot] = (fp << 2) | (t - 1);
+    kept.set(h, t);
   }
-  return table;
+  return { table, kept };
 }
 function lookup(table, h) {
   let fp = (h >>> 18) & 0x3fff; if (!fp) fp = 1;
-  for (let slot = h & (SLOTS - 1); ; slot = (slot + 1) & (SLOTS - 1)) {
+  let slot = h & (SLOTS - 1);
+  for (let p = 0; p < PROBES; p++, slot = (slot + 1) & (SLOTS - 1)) {
     const e = table[slot];
     if (!e) return 0;
     if (e >> 2 === fp) return (e & 3) + 1;
   }
+  return 0;
 }
 
 function estimate(model, table, list) {
@@ -240,13 +247,13 @@ for (const enc of ['o200k', 'cl100k']) {
   const c = piecesOf(enc, path.join(DIR, 'calib.jsonl'), calib);
   const e = piecesOf(enc, path.join(DIR, 'eval.jsonl'), evalSet);
   console.error(`${enc}: pieces agreeing with the real pre-tokenizer: ${(100 * c.agree / c.total).toFixed(3)}% of ${c.total}`);
-  let common = new Map();
+  let common = new Map(), table;
   let model = fit(c.samples, common);
   for (let round = 0; round < 2; round++) {
-    common = chooseCommon(c.samples, model);
+    ({ table, kept: common } = buildTable(chooseCommon(c.samples, model)));
     model = fit(c.samples, common);
   }
-  const table = buildTable(common);
+  console.error(`  common pieces: ${common.size} in ${SLOTS} slots`);
   report('calibration', calib, c.samples, model, table);
   report('evaluation ', evalSet, e.samples, model, table);
   parts.push(cArray('uint16_t', `${enc}_weight`, model.weight, 24));
@@ -265,7 +272,7 @@ const header = `/*
 #include "tokens.h"
 
 _Static_assert(TOK_NKEYS == ${NKEYS} && TOK_NROWS == ${NROWS} && TOK_SCALE == ${SCALE} &&
-               TOK_COMMON_SLOTS == ${SLOTS}, "tokens.h and bench/tokens/fit.mjs disagree");
+               TOK_COMMON_SLOTS == ${SLOTS} && TOK_PROBES == ${PROBES}, "tokens.h and bench/tokens/fit.mjs disagree");
 `;
 fs.writeFileSync(OUTC, header + '\n' + parts.join('\n\n') + '\n');
 console.error(`wrote ${OUTC}`);
