@@ -455,6 +455,8 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
             common = common_lookup(m->common, hash);
         }
         weight = common ? (uint64_t)common * TOK_SCALE : row_weight(m, row, nchars);
+        /* Byte-level BPE never makes more tokens than bytes. */
+        if (weight > (uint64_t)(end - i) * TOK_SCALE) weight = (uint64_t)(end - i) * TOK_SCALE;
         total += weight;
         if (visit) {
             tok_piece p = {i, end, kind, row, nchars, row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
@@ -517,7 +519,8 @@ size_t coax_tokens(coax_encoding enc, const char *text, size_t len)
     uint64_t n = enc == COAX_ENC_CLAUDE ? (sum + TOK_SCALE - 1) / TOK_SCALE
                                         : (sum + TOK_SCALE / 2) / TOK_SCALE;
     if (n < 1) n = 1;
-    return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    if (n > len) n = len; /* never more tokens than bytes */
+    return (size_t)n;
 }
 
 /* Framing per encoding: tokens a message, a name, and for the reply. */

@@ -67,7 +67,7 @@ function piecesOf(enc, file, samples) {
       const piece = buf.subarray(start, end).toString('utf8');
       let t = memo.get(piece);
       if (t === undefined) { t = exactCount(enc, piece); memo.set(piece, t); }
-      list.push({ key, row: Math.floor(key / MAXLEN), len, hash, hashed, t });
+      list.push({ key, row: Math.floor(key / MAXLEN), len, hash, hashed, t, bytes: end - start });
       ours.add(start * 65536 * 4 + end);
     }
     // How often coax's pieces are the real pre-tokenizer's pieces.
@@ -201,14 +201,16 @@ function lookup(table, h) {
   return 0;
 }
 
+// As coax_tokens computes it (tokens.c), clamps to the byte count included.
 function estimate(model, table, list) {
-  let sum = 0;
+  let sum = 0, bytes = 0;
   for (const p of list) {
     const c = p.hashed ? lookup(table, p.hash) : 0;
-    sum += c ? c * SCALE : pieceWeight(model, p);
+    sum += Math.min(c ? c * SCALE : pieceWeight(model, p), p.bytes * SCALE);
+    bytes += p.bytes;
   }
   const n = Math.floor((sum + SCALE / 2) / SCALE);
-  return list.length && n < 1 ? 1 : n;
+  return Math.min(bytes, list.length && n < 1 ? 1 : n);
 }
 
 function report(label, samples, lists, model, table) {

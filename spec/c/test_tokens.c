@@ -1,0 +1,266 @@
+/* Token estimation: the pre-tokenizer's pieces, exact estimates for fixed
+** strings (they change only when the fitted weights do), the chars/4
+** baseline, chat framing, hostile input, and accuracy on a held-out sample
+** with exact counts (spec/fixtures/tokens/heldout.jsonl, from gpt-tokenizer). */
+#include "coax.h"
+#include "tokens.h"
+
+#include <stdlib.h>
+
+#include "test.h"
+
+/* Regression bounds on the held-out sample, a little above what the fitted
+** weights measure (o200k mean 4.6%, p95 17.5%; cl100k 5.1%, 15.0%): a refit
+** that does worse fails here. */
+#define HELD_MEAN_O200K 0.050
+#define HELD_MEAN_CL100K 0.055
+#define HELD_P95_O200K 0.19
+#define HELD_P95_CL100K 0.16
+
+/* ---- pieces ------------------------------------------------------------- */
+
+typedef struct joined {
+    char buf[512];
+    size_t len;
+    const char *text;
+} joined;
+
+static void join_piece(void *ud, const tok_piece *p)
+{
+    joined *j = ud;
+    if (j->len && j->len < sizeof j->buf - 1) j->buf[j->len++] = '|';
+    for (size_t i = p->start; i < p->end && j->len < sizeof j->buf - 1; i++) j->buf[j->len++] = j->text[i];
+    j->buf[j->len] = '\0';
+}
+
+static const char *pieces(int split, const char *text)
+{
+    static joined j;
+    j.len = 0;
+    j.buf[0] = '\0';
+    j.text = text;
+    coax_tok_scan(split, split == TOK_SPLIT_O200K ? &coax_tok_model_o200k : &coax_tok_model_cl100k, text,
+                  strlen(text), join_piece, &j);
+    return j.buf;
+}
+
+/* Expected splits are the real pre-tokenizer regular expressions' (run in
+** Node on the same strings). */
+static void test_pieces_follow_the_o200k_pre_tokenizer(void)
+{
+    int o = TOK_SPLIT_O200K;
+    CHECK_STR(pieces(o, "Hello world's JSONParser getElementById"),
+              "Hello| world's| JSONParser| get|Element|By|Id");
+    CHECK_STR(pieces(o, "  indented\n\n\tcode();\r\n  "), " | indented|\n\n|\tcode|();\r\n|  ");
+    CHECK_STR(pieces(o, "日本語のテキストです。"), "日本語のテキストです|。");
+    CHECK_STR(pieces(o, "don't 'sound' I'LL"), "don't| '|sound|'| I'LL");
+    CHECK_STR(pieces(o, "😀👍🏽 ❤️ done"), "😀👍🏽| ❤️| done");
+    CHECK_STR(pieces(o, "x=1234567;//ok\n"), "x|=|123|456|7|;//|ok|\n");
+    CHECK_STR(pieces(o, "HTTPServer ABCdef aBC नमस्ते"), "HTTPServer| ABCdef| a|BC| नमस्ते");
+}
+
+static void test_pieces_follow_the_cl100k_pre_tokenizer(void)
+{
+    int c = TOK_SPLIT_CL100K;
+    CHECK_STR(pieces(c, "Hello world's JSONParser getElementById"),
+              "Hello| world|'s| JSONParser| getElementById");
+    CHECK_STR(pieces(c, "  indented\n\n\tcode();\r\n  "), " | indented|\n\n|\tcode|();\r\n|  ");
+    CHECK_STR(pieces(c, "don't 'sound' I'LL"), "don|'t| '|sound|'| I|'LL");
+    CHECK_STR(pieces(c, "x=1234567;//ok\n"), "x|=|123|456|7|;//|ok|\n");
+    CHECK_STR(pieces(c, "HTTPServer ABCdef aBC नमस्ते"), "HTTPServer| ABCdef| aBC| नमस|्त|े");
+}
+
+/* ---- estimates ------------------------------------------------------------ */
+
+static size_t est(coax_encoding e, const char *s) { return coax_tokens(e, s, strlen(s)); }
+
+static void test_fixed_strings_have_fixed_estimates(void)
+{
+    /* exact o200k/cl100k counts in comments */
+    CHECK_INT(est(COAX_ENC_O200K, "Hello, world!"), 4);                               /* 4 */
+    CHECK_INT(est(COAX_ENC_CL100K, "Hello, world!"), 4);                              /* 4 */
+    CHECK_INT(est(COAX_ENC_O200K, "The quick brown fox jumps over the lazy dog."), 11); /* 10 */
+    CHECK_INT(est(COAX_ENC_O200K, "{\"name\": \"Ada\", \"age\": 36}"), 12);            /* 12 */
+    CHECK_INT(est(COAX_ENC_CL100K, "{\"name\": \"Ada\", \"age\": 36}"), 12);           /* 12 */
+    CHECK_INT(est(COAX_ENC_O200K, "def f(x):\n    return x * 2\n"), 11);             /* 11 */
+    CHECK_INT(est(COAX_ENC_O200K, "日本語のテキストです。"), 9);  /* 8 */
+    CHECK_INT(est(COAX_ENC_CL100K, "日本語のテキストです。"), 11); /* 10 */
+    CHECK_INT(est(COAX_ENC_O200K, "Привет, как дела?"), 7);       /* 6 */
+    CHECK_INT(est(COAX_ENC_CL100K, "Привет, как дела?"), 10);     /* 8 */
+    /* llama3 is cl100k's estimate; claude is o200k's x 1.2, rounded up */
+    CHECK_INT(est(COAX_ENC_LLAMA3, "Привет, как дела?"), 10);
+    CHECK_INT(est(COAX_ENC_CLAUDE, "The quick brown fox jumps over the lazy dog."), 14);
+}
+
+static void test_chars4_counts_code_points_not_bytes(void)
+{
+    CHECK_INT(est(COAX_ENC_CHARS4, ""), 0);
+    CHECK_INT(est(COAX_ENC_CHARS4, "abcd"), 1);
+    CHECK_INT(est(COAX_ENC_CHARS4, "abcde"), 2);
+    CHECK_INT(est(COAX_ENC_CHARS4, "日本語"), 1);         /* 9 bytes, 3 code points */
+    CHECK_INT(est(COAX_ENC_CHARS4, "日本語のテ"), 2);     /* 5 code points */
+    CHECK_INT(est(COAX_ENC_CHARS4, "😀😀😀😀😀"), 2);     /* 20 bytes, 5 code points */
+    CHECK_INT(coax_tokens(COAX_ENC_CHARS4, "\xff\xfe\xfd\xfc\xfb", 5), 2); /* invalid: a byte each */
+}
+
+static void test_empty_and_null_give_zero_nonempty_at_least_one(void)
+{
+    for (int e = 0; e < COAX_ENC_COUNT; e++) {
+        CHECK_INT(coax_tokens((coax_encoding)e, NULL, 0), 0);
+        CHECK_INT(coax_tokens((coax_encoding)e, NULL, 10), 0);
+        CHECK_INT(coax_tokens((coax_encoding)e, "", 0), 0);
+        CHECK(coax_tokens((coax_encoding)e, " ", 1) >= 1);
+        CHECK(coax_tokens((coax_encoding)e, "\n", 1) >= 1);
+    }
+    /* an encoding outside the enum is o200k */
+    CHECK_INT(coax_tokens((coax_encoding)99, "Hello, world!", 13), est(COAX_ENC_O200K, "Hello, world!"));
+}
+
+static void test_any_bytes_are_estimated_without_crashing(void)
+{
+    unsigned char all[256 * 3];
+    for (int i = 0; i < 256; i++) all[3 * i] = (unsigned char)i, all[3 * i + 1] = 0x80, all[3 * i + 2] = (unsigned char)(255 - i);
+    for (int e = 0; e < COAX_ENC_COUNT; e++) {
+        size_t n = coax_tokens((coax_encoding)e, (const char *)all, sizeof all);
+        CHECK(n >= 1 && n <= sizeof all);
+        /* every truncation of a multi-byte sequence */
+        const char *s = "a\xf0\x9f\x98\x80" "b\xe6\x97\xa5" "c\xd0\x9f";
+        for (size_t k = 0; k <= strlen(s); k++) CHECK(coax_tokens((coax_encoding)e, s, k) <= k);
+    }
+    /* surrogates and overlongs are invalid bytes, not code points */
+    CHECK_INT(coax_tokens(COAX_ENC_CHARS4, "\xed\xa0\x80\xc0\xaf", 5), 2);
+}
+
+static void test_large_inputs_are_linear_and_exact_for_repeats(void)
+{
+    size_t n = 8u << 20;
+    char *big = malloc(n);
+    CHECK(big != NULL);
+    if (!big) return;
+    memset(big, ' ', n); /* one whitespace run of 8 MiB */
+    CHECK(coax_tokens(COAX_ENC_O200K, big, n) >= 1);
+    memset(big, 'a', n); /* one letter piece of 8 MiB */
+    CHECK(coax_tokens(COAX_ENC_CL100K, big, n) > 1000);
+    for (size_t i = 0; i < n; i++) big[i] = "0123456789"[i % 10];
+    /* digits go three to a token in both encodings */
+    CHECK_INT(coax_tokens(COAX_ENC_O200K, big, n), (n + 2) / 3);
+    CHECK_INT(coax_tokens(COAX_ENC_CL100K, big, n), (n + 2) / 3);
+    free(big);
+}
+
+static void test_encoding_names_round_trip(void)
+{
+    static const char *const names[] = {"o200k", "cl100k", "llama3", "claude", "chars4"};
+    for (int e = 0; e < COAX_ENC_COUNT; e++) {
+        coax_encoding got;
+        CHECK_STR(coax_encoding_name((coax_encoding)e), names[e]);
+        CHECK_INT(coax_encoding_parse(names[e], strlen(names[e]), &got), COAX_OK);
+        CHECK_INT(got, e);
+    }
+    coax_encoding got = COAX_ENC_CL100K;
+    CHECK_INT(coax_encoding_parse("gpt2", 4, &got), COAX_EINVAL);
+    CHECK_INT(coax_encoding_parse("o200", 4, &got), COAX_EINVAL);
+    CHECK_INT(coax_encoding_parse(NULL, 0, &got), COAX_EINVAL);
+    CHECK_INT(got, COAX_ENC_CL100K);
+    CHECK_STR(coax_encoding_name((coax_encoding)-1), "unknown");
+}
+
+/* ---- chat --------------------------------------------------------------- */
+
+static void test_chat_adds_openai_framing(void)
+{
+    /* gpt-tokenizer's encodeChat gives 8 for this request (gpt-4o and gpt-4):
+    ** 3 framing + "user" + "Hello" + 3 priming the reply. */
+    coax_message one = {"user", 4, "Hello", 5, NULL, 0};
+    CHECK_INT(coax_tokens_chat(COAX_ENC_O200K, &one, 1), 8);
+    CHECK_INT(coax_tokens_chat(COAX_ENC_CL100K, &one, 1), 8);
+    CHECK_INT(coax_tokens_chat(COAX_ENC_O200K, NULL, 0), 3);
+    /* a name costs its tokens and one more */
+    coax_message named = {"user", 4, "Hello", 5, "bob", 3};
+    CHECK_INT(coax_tokens_chat(COAX_ENC_O200K, &named, 1), 10);
+    /* llama3: 4 a message, 5 for the start and the reply header */
+    CHECK_INT(coax_tokens_chat(COAX_ENC_LLAMA3, &one, 1), 11);
+    /* chars4 has no framing */
+    CHECK_INT(coax_tokens_chat(COAX_ENC_CHARS4, &one, 1), 1 + 2);
+    /* NULL role and content count as empty */
+    coax_message empty = {NULL, 7, NULL, 9, NULL, 0};
+    CHECK_INT(coax_tokens_chat(COAX_ENC_O200K, &empty, 1), 6);
+}
+
+/* ---- accuracy on the held-out sample ------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_held_out_sample_accuracy(void)
+{
+    FILE *f = fopen("spec/fixtures/tokens/heldout.jsonl", "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    double err[2][64];
+    size_t n = 0;
+    double worst_cat[2] = {0, 0};
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    char cat[32] = "";
+    double cat_sum[2] = {0, 0};
+    int cat_n = 0;
+    while ((len = getline(&line, &cap, f)) > 0 && n < 64) {
+        coax_arena *a = coax_arena_new(NULL);
+        coax_value *v;
+        CHECK_INT(coax_parse(a, line, (size_t)len, NULL, &v, NULL), COAX_OK);
+        size_t tl, cl;
+        const char *text = coax_value_text(coax_object_get(v, "text", 4), &tl);
+        const char *c = coax_value_text(coax_object_get(v, "cat", 3), &cl);
+        if (strcmp(c, cat)) {
+            for (int e = 0; e < 2 && cat_n; e++)
+                if (cat_sum[e] / cat_n > worst_cat[e]) worst_cat[e] = cat_sum[e] / cat_n;
+            snprintf(cat, sizeof cat, "%s", c);
+            cat_sum[0] = cat_sum[1] = 0;
+            cat_n = 0;
+        }
+        static const char *const keys[2] = {"o200k", "cl100k"};
+        for (int e = 0; e < 2; e++) {
+            double exact = coax_value_double(coax_object_get(v, keys[e], strlen(keys[e])));
+            double got = (double)coax_tokens(e ? COAX_ENC_CL100K : COAX_ENC_O200K, text, tl);
+            err[e][n] = (got > exact ? got - exact : exact - got) / exact;
+            cat_sum[e] += err[e][n];
+        }
+        cat_n++;
+        n++;
+        coax_arena_free(a);
+    }
+    for (int e = 0; e < 2 && cat_n; e++)
+        if (cat_sum[e] / cat_n > worst_cat[e]) worst_cat[e] = cat_sum[e] / cat_n;
+    free(line);
+    fclose(f);
+    CHECK_INT(n, 60); /* 20 categories, 3 texts of 200-2000 characters each */
+    for (int e = 0; e < 2; e++) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) sum += err[e][i];
+        qsort(err[e], n, sizeof err[e][0], cmp_double);
+        double mean = sum / (double)n, p95 = err[e][(n * 95 + 99) / 100 - 1];
+        printf("  held-out %s: mean %.2f%%, p95 %.2f%%, worst category mean %.2f%%\n",
+               e ? "cl100k" : "o200k", 100 * mean, 100 * p95, 100 * worst_cat[e]);
+        /* chars/4 is off by 30-35% on this sample and tokenx by 17-23% */
+        CHECK(mean < (e ? HELD_MEAN_CL100K : HELD_MEAN_O200K));
+        CHECK(p95 < (e ? HELD_P95_CL100K : HELD_P95_O200K));
+    }
+}
+
+#define TESTS                                              \
+    X(test_pieces_follow_the_o200k_pre_tokenizer)          \
+    X(test_pieces_follow_the_cl100k_pre_tokenizer)         \
+    X(test_fixed_strings_have_fixed_estimates)             \
+    X(test_chars4_counts_code_points_not_bytes)            \
+    X(test_empty_and_null_give_zero_nonempty_at_least_one) \
+    X(test_any_bytes_are_estimated_without_crashing)       \
+    X(test_large_inputs_are_linear_and_exact_for_repeats)  \
+    X(test_encoding_names_round_trip)                      \
+    X(test_chat_adds_openai_framing)                       \
+    X(test_held_out_sample_accuracy)
+#include "test.h"
