@@ -156,6 +156,21 @@ typedef struct word_info {
     unsigned script, casep, nchars;
 } word_info;
 
+/* 1 when the CJK character at s[k] (its table byte b) is not a token of its
+** own in the encoding, so it costs about one more. */
+static inline unsigned cjk_extra(const unsigned char *s, size_t k, unsigned b, bool o200k)
+{
+    unsigned sc = SCRIPT(b);
+    if (sc < TOK_S_HAN || sc > TOK_S_HANGUL || (s[k] & 0xF0) != 0xE0) return 0;
+    uint32_t cp = (uint32_t)(s[k] & 0x0F) << 12 | (uint32_t)(s[k + 1] & 0x3F) << 6 | (s[k + 2] & 0x3F);
+    uint32_t i;
+    if (cp >= 0x3000 && cp < 0xA000) i = cp - 0x3000;
+    else if (cp >= 0xAC00 && cp < 0xD7B0) i = cp - 0xAC00 + 0x7000;
+    else return 0;
+    const uint8_t *bits = o200k ? coax_tok_cjk_single_o200k : coax_tok_cjk_single_cl100k;
+    return !(bits[i >> 3] >> (i & 7) & 1);
+}
+
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
@@ -199,14 +214,14 @@ static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, b
 static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
 {
     if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, wi)) return;
-    unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER;
+    unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER, extra = 0;
     bool first = true, nonascii_latin = false, hira = false, kata = false;
     size_t k = j, w;
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, remembering the last caseless letter or mark
         ** (where [LO]+ can start when backtracking). */
         size_t last_lo_end = 0;
-        unsigned cnt_at_last_lo = 0, up_at_last_lo = 0;
+        unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
         while (k < n) {
             unsigned b = char_at(s, n, k, &w), c = CLS(b);
             if (c != TOK_C_LU && c != TOK_C_LO && c != TOK_C_MK) break;
@@ -218,6 +233,7 @@ static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, wo
             if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
             else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
             else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
+            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
             nchars++;
             if (c == TOK_C_LU) nup++;
             k += w;
@@ -225,6 +241,7 @@ static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, wo
                 last_lo_end = k;
                 cnt_at_last_lo = nchars;
                 up_at_last_lo = nup;
+                extra_at_last_lo = extra;
             }
         }
         unsigned b = k < n ? char_at(s, n, k, &w) : TOK_C_P;
@@ -242,6 +259,7 @@ static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, wo
                 if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
                 else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
                 else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
                 nchars++;
                 if (c == TOK_C_LL) nlow++;
                 k += w;
@@ -251,6 +269,7 @@ static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, wo
             k = last_lo_end;
             nchars = cnt_at_last_lo;
             nup = up_at_last_lo;
+            extra = extra_at_last_lo;
         }
         /* else the second alternative: [UP]+ then [LO]* (nothing follows). */
         size_t cl = contraction(s, n, k);
@@ -270,6 +289,7 @@ static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, wo
             if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
             else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
             else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
+            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
             nchars++;
             if (c == TOK_C_LU) nup++;
             else if (c == TOK_C_LL) nlow++;
@@ -286,7 +306,9 @@ static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, wo
     wi->end = k;
     wi->script = script;
     wi->casep = casep;
-    wi->nchars = nchars ? nchars : 1;
+    /* the length the weights are keyed on: multi-token CJK characters count
+    ** twice */
+    wi->nchars = nchars ? nchars + extra : 1;
 }
 
 /* The whitespace piece starting at i (class WS or NL). */

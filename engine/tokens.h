@@ -41,6 +41,12 @@ extern const uint8_t coax_tok_stage1[512];
 extern const uint8_t coax_tok_stage2[];
 extern const uint32_t coax_tok_runs[];
 extern const size_t coax_tok_nruns;
+/* CJK characters that are one token alone (a bit per code point of
+** U+3000-U+9FFF, then U+AC00-U+D7AF); the others count double in a piece's
+** length. */
+#define TOK_CJK_BITS (0x7000 + (0xD7B0 - 0xAC00))
+extern const uint8_t coax_tok_cjk_single_o200k[TOK_CJK_BITS / 8];
+extern const uint8_t coax_tok_cjk_single_cl100k[TOK_CJK_BITS / 8];
 
 /* Piece kinds. */
 enum {

@@ -11,6 +11,8 @@
 // (start << 8 | byte), searched by bisection: they hold emoji, rare scripts
 // and Han extensions, where a few more cycles a character do not matter.
 
+import { exactCount } from './exact.mjs';
+
 const CLASS = { P: 0, WS: 1, NL: 2, N: 3, LU: 4, LL: 5, LO: 6, MK: 7 };
 
 // Script groups (5 bits). Keep in step with engine/tokens.h (TOK_S_*).
@@ -104,5 +106,21 @@ out.push(`const uint32_t coax_tok_runs[${runs.length}] = {`);
 for (let i = 0; i < runs.length; i += 8) out.push('    ' + runs.slice(i, i + 8).map((r) => '0x' + r.toString(16) + 'u').join(', ') + ',');
 out.push('};');
 out.push(`const size_t coax_tok_nruns = ${runs.length};`);
+// CJK characters that are one token on their own, per encoding: a bit per
+// code point of U+3000-U+9FFF and U+AC00-U+D7AF (Hangul syllables). The
+// others cost two or three byte tokens, which the estimator counts as
+// longer pieces.
+const CJK_BITS = 0x7000 + (0xd7b0 - 0xac00);
+for (const enc of ['o200k', 'cl100k']) {
+  const bits = new Uint8Array(CJK_BITS / 8);
+  for (let i = 0; i < CJK_BITS; i++) {
+    const cp = i < 0x7000 ? 0x3000 + i : 0xac00 + (i - 0x7000);
+    if (exactCount(enc, String.fromCodePoint(cp)) === 1) bits[i >> 3] |= 1 << (i & 7);
+  }
+  out.push('');
+  out.push(`const uint8_t coax_tok_cjk_single_${enc}[${bits.length}] = {`);
+  for (let i = 0; i < bits.length; i += 16) out.push('    ' + Array.from(bits.subarray(i, i + 16)).join(', ') + ',');
+  out.push('};');
+}
 process.stdout.write(out.join('\n') + '\n');
 process.stderr.write(`tokens_unicode.c: ${order.length} blocks, ${stage1.length * (wide ? 2 : 1) + order.length * BLOCK + runs.length * 4} bytes\n`);

@@ -10,11 +10,11 @@
 #include "test.h"
 
 /* Regression bounds on the held-out sample, a little above what the fitted
-** weights measure (o200k mean 4.6%, p95 17.5%; cl100k 5.1%, 15.0%): a refit
+** weights measure (o200k mean 4.4%, p95 16.2%; cl100k 4.7%, 15.0%): a refit
 ** that does worse fails here. */
-#define HELD_MEAN_O200K 0.050
-#define HELD_MEAN_CL100K 0.055
-#define HELD_P95_O200K 0.19
+#define HELD_MEAN_O200K 0.048
+#define HELD_MEAN_CL100K 0.050
+#define HELD_P95_O200K 0.175
 #define HELD_P95_CL100K 0.16
 
 /* ---- pieces ------------------------------------------------------------- */
