@@ -7,7 +7,7 @@
 # spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
 
 CC      ?= cc
-PKGS    := lua5.4 libpcre2-8 libcurl
+PKGS    := lua5.4 libpcre2-8 libcurl libidn2
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
@@ -49,7 +49,7 @@ $(B)/coax: $(CLI_OBJ) $(B)/libcoax.a
 # The Lua module takes Lua's symbols from the interpreter that loads it.
 $(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $(LUA_OBJ) $(B)/libcoax.a \
-	  $(shell pkg-config --libs libpcre2-8 libcurl) -lm
+	  $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
 
 $(B)/test_%: spec/c/test_%.c $(B)/libcoax.a $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)

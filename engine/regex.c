@@ -1,14 +1,18 @@
 /*
-** regex.c: PCRE2 with coax's allocator and a step limit. For now a pattern
-** goes to PCRE2 as written (UTF mode, '$' only at the very end as in
-** ECMA-262); issue 4 translates ECMA-262 syntax first.
+** regex.c: ECMA-262 patterns on PCRE2, with coax's allocator and limits on
+** every match (steps, backtracking depth, heap), so a catastrophic pattern
+** on a hostile string ends with an error instead of running for hours.
+** ecma.c translates the pattern; PCRE2 compiles the translation.
 */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "regex.h"
+#include "ecma.h"
 
 #include <pcre2.h>
 
 #define DEFAULT_MATCH_LIMIT 1000000u
+#define DEPTH_LIMIT 10000u    /* nested backtracking points of one match */
+#define HEAP_LIMIT_KB 16384u  /* backtracking memory of one match: 16 MiB */
 
 struct coax_regex_env {
     const coax_allocator *alloc;
@@ -59,7 +63,8 @@ coax_regex_env *coax_regex_env_new(const coax_allocator *alloc, uint32_t match_l
         return NULL;
     }
     pcre2_set_match_limit(e->mc, match_limit ? match_limit : DEFAULT_MATCH_LIMIT);
-    pcre2_set_depth_limit(e->mc, 10000);
+    pcre2_set_depth_limit(e->mc, DEPTH_LIMIT);
+    pcre2_set_heap_limit(e->mc, HEAP_LIMIT_KB);
     return e;
 }
 
@@ -72,70 +77,6 @@ void coax_regex_env_free(coax_regex_env *e)
     coax_free_raw(e->alloc, e, sizeof *e);
 }
 
-/* ECMA-262 names General_Category values in full (\p{Letter}); PCRE2
-** 10.42 knows only the short names. Scripts pass through by name. */
-static const char *short_gc(const char *n, size_t len)
-{
-    static const char *const map[][2] = {
-        {"Letter", "L"}, {"Cased_Letter", "L&"}, {"Uppercase_Letter", "Lu"},
-        {"Lowercase_Letter", "Ll"}, {"Titlecase_Letter", "Lt"}, {"Modifier_Letter", "Lm"},
-        {"Other_Letter", "Lo"}, {"Mark", "M"}, {"Combining_Mark", "M"},
-        {"Nonspacing_Mark", "Mn"}, {"Spacing_Mark", "Mc"}, {"Enclosing_Mark", "Me"},
-        {"Number", "N"}, {"Decimal_Number", "Nd"}, {"digit", "Nd"}, {"Letter_Number", "Nl"},
-        {"Other_Number", "No"}, {"Punctuation", "P"}, {"punct", "P"},
-        {"Connector_Punctuation", "Pc"}, {"Dash_Punctuation", "Pd"}, {"Open_Punctuation", "Ps"},
-        {"Close_Punctuation", "Pe"}, {"Initial_Punctuation", "Pi"}, {"Final_Punctuation", "Pf"},
-        {"Other_Punctuation", "Po"}, {"Symbol", "S"}, {"Math_Symbol", "Sm"},
-        {"Currency_Symbol", "Sc"}, {"Modifier_Symbol", "Sk"}, {"Other_Symbol", "So"},
-        {"Separator", "Z"}, {"Space_Separator", "Zs"}, {"Line_Separator", "Zl"},
-        {"Paragraph_Separator", "Zp"}, {"Other", "C"}, {"Control", "Cc"}, {"cntrl", "Cc"},
-        {"Format", "Cf"}, {"Surrogate", "Cs"}, {"Private_Use", "Co"}, {"Unassigned", "Cn"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strlen(map[i][0]) == len && !memcmp(map[i][0], n, len)) return map[i][1];
-    return NULL;
-}
-
-/* Rewrites \p{Long_Name} and \p{gc=...}/\p{sc=...} into PCRE2 spelling. */
-static void translate(coax_buf *b, const char *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] != '\\' || i + 1 >= len) {
-            coax_buf_putc(b, p[i]);
-            continue;
-        }
-        char k = p[i + 1];
-        const char *close = (k == 'p' || k == 'P') && i + 2 < len && p[i + 2] == '{'
-                                ? memchr(p + i + 3, '}', len - i - 3)
-                                : NULL;
-        if (!close) {
-            coax_buf_put(b, p + i, 2);
-            i++;
-            continue;
-        }
-        const char *n = p + i + 3;
-        size_t nl = (size_t)(close - n);
-        const char *eq = memchr(n, '=', nl);
-        if (eq) {
-            size_t pl = (size_t)(eq - n);
-            bool gc = (pl == 16 && !memcmp(n, "General_Category", 16)) || (pl == 2 && !memcmp(n, "gc", 2));
-            bool sc = (pl == 6 && !memcmp(n, "Script", 6)) || (pl == 2 && !memcmp(n, "sc", 2));
-            if (gc || sc) {
-                nl -= pl + 1;
-                n = eq + 1;
-            }
-        }
-        const char *s = short_gc(n, nl);
-        coax_buf_putc(b, '\\');
-        coax_buf_putc(b, k);
-        coax_buf_putc(b, '{');
-        if (s) coax_buf_puts(b, s);
-        else coax_buf_put(b, n, nl);
-        coax_buf_putc(b, '}');
-        i = (size_t)(close - p);
-    }
-}
-
 coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_regex **out,
                              coax_error *err)
 {
@@ -143,21 +84,23 @@ coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_
     PCRE2_SIZE off;
     coax_buf t;
     coax_buf_init(&t, e->alloc);
-    translate(&t, p, len);
-    if (t.oom) {
+    coax_code rc = coax_ecma_translate(p, len, &t, e->alloc, err);
+    if (rc) {
         coax_buf_free(&t);
-        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+        return rc;
     }
     pcre2_code *c = pcre2_compile((PCRE2_SPTR)(t.data ? t.data : ""), t.len,
-                                  PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &code, &off, e->cc);
+                                  PCRE2_UTF | PCRE2_MATCH_UNSET_BACKREF | PCRE2_NEVER_BACKSLASH_C,
+                                  &code, &off, e->cc);
     coax_buf_free(&t);
     if (!c) {
         if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
             return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
         PCRE2_UCHAR msg[120];
         pcre2_get_error_message(code, msg, sizeof msg);
-        return coax_fail(err, COAX_EINVAL, off, "invalid regular expression: %s at offset %zu",
-                         (const char *)msg, (size_t)off);
+        return coax_fail(err, COAX_EINVAL, 0,
+                         "unsupported pattern: valid ECMA-262, but PCRE2 cannot run it (%s)",
+                         (const char *)msg);
     }
     coax_regex *re = coax_alloc_raw(e->alloc, sizeof *re);
     if (!re) {
@@ -176,14 +119,30 @@ void coax_regex_free(coax_regex_env *e, coax_regex *re)
     coax_free_raw(e->alloc, re, sizeof *re);
 }
 
+coax_regex_scratch *coax_regex_scratch_new(const coax_regex_env *e)
+{
+    return (coax_regex_scratch *)pcre2_match_data_create(1, e->gen);
+}
+
+void coax_regex_scratch_free(coax_regex_scratch *s)
+{
+    pcre2_match_data_free((pcre2_match_data *)s);
+}
+
 int coax_regex_match(const coax_regex_env *e, const coax_regex *re, const char *s, size_t len)
 {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, e->gen);
-    if (!md) return -2;
+    return coax_regex_match_in(e, re, s, len, NULL);
+}
+
+int coax_regex_match_in(const coax_regex_env *e, const coax_regex *re, const char *s, size_t len,
+                        coax_regex_scratch *scratch)
+{
+    pcre2_match_data *md = (pcre2_match_data *)scratch;
+    if (!md && !(md = pcre2_match_data_create(1, e->gen))) return -2;
     int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_UTF_CHECK, md, e->mc);
-    pcre2_match_data_free(md);
+    if (!scratch) pcre2_match_data_free(md);
     if (rc >= 0) return 1;
     if (rc == PCRE2_ERROR_NOMATCH) return 0;
-    if (rc == PCRE2_ERROR_NOMEMORY || rc == PCRE2_ERROR_HEAPLIMIT) return rc == PCRE2_ERROR_NOMEMORY ? -2 : -1;
-    return -1;
+    if (rc == PCRE2_ERROR_NOMEMORY) return -2;
+    return -1; /* match, depth or heap limit */
 }

@@ -86,8 +86,11 @@ enum {
     OP_DEPENDENCIES, /* dependencies, dependentRequired, dependentSchemas */
     OP_PROPNAMES,
     OP_ALLOF, OP_ANYOF, OP_ONEOF, OP_NOT, OP_IF,
-    OP_UNEVAL_ITEMS, OP_UNEVAL_PROPS
+    OP_UNEVAL_ITEMS, OP_UNEVAL_PROPS,
+    OP_CONTENT     /* draft 7: contentEncoding base64, contentMediaType JSON (n: CONTENT_*) */
 };
+
+enum { CONTENT_BASE64 = 1, CONTENT_JSON = 2 };
 
 /* Types, as bits, for "type". */
 enum {

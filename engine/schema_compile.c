@@ -5,6 +5,7 @@
 ** recursion) drives it, so reference chains of any length compile in
 ** bounded stack.
 */
+#include "format.h"
 #include "schema_cc.h"
 #include "schema_num.h"
 
@@ -223,6 +224,30 @@ coax_code cc_compile_node(cc *c, snode *n)
             skw *k = NEW(OP_DEPENDENCIES, "dependentRequired", x);
             if (!subs_map(c, n, "dependentRequired", x, &k->subs, true, false)) return c->rc;
             k->nsubs = x->len;
+        }
+    }
+
+    /* "format" asserts in drafts 4 to 7 and under the format-assertion
+    ** vocabulary; elsewhere it annotates, unless the host says otherwise */
+    if ((x = member(o, "format")) && x->type == COAX_STRING) {
+        unsigned fl = c->opt ? c->opt->flags : 0;
+        bool assert = (voc & VOC_FORMAT_ASSERT) || (fl & COAX_SCHEMA_ASSERT_FORMAT) ||
+                      (draft <= 7 && !(fl & COAX_SCHEMA_ANNOTATE_FORMAT));
+        coax_format f = coax_format_find(x->u.text, x->len);
+        if (f == FMT_HOSTNAME && draft <= 6) f = FMT_HOSTNAME_RFC1123;
+        if (assert && f != FMT_UNKNOWN) NEW(OP_FORMAT, "format", x)->n = (size_t)f;
+    }
+    /* draft 7's content keywords assert with its formats (later drafts make
+    ** them annotations only) */
+    if (draft == 7 && !(c->opt && (c->opt->flags & COAX_SCHEMA_ANNOTATE_FORMAT))) {
+        x = member(o, "contentEncoding");
+        y = member(o, "contentMediaType");
+        unsigned what = 0;
+        if (x && x->type == COAX_STRING && !strcmp(x->u.text, "base64")) what |= CONTENT_BASE64;
+        if (y && y->type == COAX_STRING && !strcmp(y->u.text, "application/json")) what |= CONTENT_JSON;
+        if (what) {
+            skw *k = NEW(OP_CONTENT, what & CONTENT_BASE64 ? "contentEncoding" : "contentMediaType", y);
+            k->n = what;
         }
     }
 

@@ -12,6 +12,7 @@
 ** does not (anyOf, oneOf, if, not) get a fresh set each, merged only when
 ** valid.
 */
+#include "format.h"
 #include "schema_cc.h"
 #include "schema_num.h"
 
@@ -866,6 +867,71 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
     return ok;
 }
 
+/* Standard base64 (RFC 4648 section 4) with padding; the decoded bytes go
+** to out (at least len * 3 / 4 bytes). False when not base64. */
+static bool base64_decode(const char *s, size_t len, unsigned char *out, size_t *olen)
+{
+    if (len % 4) return false;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (int j = 0; j < 4; j++) {
+            int ch = (unsigned char)s[i + j], d;
+            if (ch >= 'A' && ch <= 'Z') d = ch - 'A';
+            else if (ch >= 'a' && ch <= 'z') d = ch - 'a' + 26;
+            else if (ch >= '0' && ch <= '9') d = ch - '0' + 52;
+            else if (ch == '+') d = 62;
+            else if (ch == '/') d = 63;
+            else if (ch == '=' && i + 4 == len && j >= 2 && (j == 3 || s[i + 3] == '=')) d = 0, pad++;
+            else return false;
+            if (pad && ch != '=') return false;
+            v = v << 6 | (uint32_t)d;
+        }
+        out[o++] = (unsigned char)(v >> 16);
+        if (pad < 2) out[o++] = (unsigned char)(v >> 8);
+        if (pad < 1) out[o++] = (unsigned char)v;
+    }
+    *olen = o;
+    return true;
+}
+
+static bool content_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_STRING) return true;
+    const char *text = inst->u.text;
+    size_t len = inst->len, blen = len / 4 * 3 + 3;
+    unsigned char *buf = NULL;
+    bool ok = true;
+    if (k->n & CONTENT_BASE64) {
+        if (!(buf = coax_alloc_raw(c->alloc, blen))) return oom(c);
+        if (!base64_decode(inst->u.text, inst->len, buf, &len)) {
+            msg_start(c);
+            MSG("expected base64-encoded text (contentEncoding \"base64\"), got ");
+            put_str(&c->msg, inst->u.text, inst->len, 40);
+            error_at_kw(c, "contentEncoding");
+            ok = false;
+        }
+        text = (const char *)buf;
+    }
+    if (ok && (k->n & CONTENT_JSON)) {
+        coax_arena *a = coax_arena_new(c->alloc);
+        coax_value *v;
+        coax_error e;
+        if (!a) {
+            ok = oom(c);
+        } else if (coax_parse(a, text, len, NULL, &v, &e) != COAX_OK) {
+            msg_start(c);
+            MSG("expected a JSON document (contentMediaType \"application/json\"): %s", e.msg);
+            error_at_kw(c, "contentMediaType");
+            ok = false;
+        }
+        coax_arena_free(a);
+    }
+    if (buf) coax_free_raw(c->alloc, buf, blen);
+    return ok;
+}
+
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
     switch (k->op) {
@@ -942,8 +1008,17 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         error_at_kw(c, "pattern");
         return false;
     }
-    case OP_FORMAT:
-        return true;
+    case OP_FORMAT: {
+        if (inst->type != COAX_STRING) return true;
+        int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);
+        if (r < 0) return oom(c);
+        if (r) return true;
+        msg_start(c);
+        MSG("expected %s (format \"%s\"), got ", coax_format_describe((coax_format)k->n), k->v->u.text);
+        put_str(&c->msg, inst->u.text, inst->len, 40);
+        error_at_kw(c, "format");
+        return false;
+    }
     case OP_ITEMS:
         return items_kw(c, n, k, inst, ev);
     case OP_CONTAINS:
@@ -1001,6 +1076,8 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_UNEVAL_ITEMS:
     case OP_UNEVAL_PROPS:
         return uneval_kw(c, k, inst, ev);
+    case OP_CONTENT:
+        return content_kw(c, k, inst);
     default:
         return true;
     }

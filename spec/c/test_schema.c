@@ -193,7 +193,7 @@ static void test_invalid_schemas_say_where(void)
     CHECK_STR(run("{\"properties\":{\"a\":{\"minLength\":-1}}}", "1"),
               "ERR COAX_ESCHEMA invalid schema at \"/properties/a/minLength\": expected a number at least 0, got -1 (1 error)");
     CHECK_STR(run("{\"pattern\":\"((\"}", "1"),
-              "ERR COAX_ESCHEMA invalid schema at \"/pattern\": invalid regular expression: missing closing parenthesis at offset 2");
+              "ERR COAX_ESCHEMA invalid schema at \"/pattern\": not an ECMA-262 regular expression: missing ')' at offset 2");
     CHECK_STR(run("{\"$ref\":\"#/$defs/missing\"}", "1"), "ERR COAX_ESCHEMA unresolvable reference \"#/$defs/missing\"");
     CHECK_STR(run("{\"$ref\":\"https://example.com/not-here.json\"}", "1"),
               "ERR COAX_ESCHEMA unresolvable reference \"https://example.com/not-here.json\"");
