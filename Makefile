@@ -96,6 +96,47 @@ example-conformance: $(B)/test_example_suite
 meta:
 	lua5.4 schemas/meta/embed.lua > engine/schema_meta.c
 
+# ---- fuzzing (issue 12) -----------------------------------------------------
+# `make fuzz` builds the libFuzzer harnesses (spec/fuzz/fuzz_*.c, one a file)
+# and the library with clang, -fsanitize=fuzzer,address,undefined, into
+# build/fuzz; writes seed corpora from the specs' fixtures into
+# build/fuzz/seeds (spec/fuzz/seeds.lua) beside the committed hand-picked
+# seeds (spec/fuzz/seeds/NAME); then runs each harness for FUZZ_SECONDS
+# (default 60; `make fuzz FUZZ_SECONDS=600`), one after the other. New
+# corpus entries stay in build/fuzz/corpus/NAME across runs. A crash stops
+# the run and leaves its input in build/fuzz/crash-NAME-*: add it to
+# spec/fixtures/fuzz/ with a test in the ordinary suite, then fix it.
+# FUZZ_ONLY=repair runs one harness. Not part of `make test` or .ci/run.
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_MAXLEN  ?= 16384
+FUZZ_ONLY    ?=
+FZ           := build/fuzz
+FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES   := $(patsubst spec/fuzz/fuzz_%.c,%,$(wildcard spec/fuzz/fuzz_*.c))
+FUZZ_RUN     := $(if $(FUZZ_ONLY),$(FUZZ_ONLY),$(FUZZ_NAMES))
+
+.PHONY: fuzz fuzz-build
+fuzz-build:
+	$(MAKE) --no-print-directory B=$(FZ) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link" $(FZ)/libcoax.a
+	$(MAKE) --no-print-directory $(FUZZ_NAMES:%=$(FZ)/fuzz_%)
+
+$(FZ)/fuzz_%: spec/fuzz/fuzz_%.c spec/fuzz/fuzz.h $(FZ)/libcoax.a
+	$(FUZZ_CC) $(WARN) $(DEFS) $(INC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FZ)/libcoax.a $(LIBS)
+
+fuzz: all fuzz-build
+	@lua5.4 spec/fuzz/seeds.lua $(FZ)/seeds $(B)
+	@for n in $(FUZZ_RUN); do \
+	  mkdir -p $(FZ)/corpus/$$n spec/fuzz/seeds/$$n; \
+	  echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(FZ)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=$(FUZZ_MAXLEN) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -dict=spec/fuzz/json.dict -artifact_prefix=$(FZ)/crash-$$n- \
+	    $(FZ)/corpus/$$n $(FZ)/seeds/$$n spec/fuzz/seeds/$$n > $(FZ)/$$n.log 2>&1 \
+	    || { tail -n 60 $(FZ)/$$n.log; echo "fuzz $$n: FAILED (log: $(FZ)/$$n.log)"; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^Done' $(FZ)/$$n.log | tr '\n' ' '; echo; \
+	done
+
 deps:
 	@sh .ci/deps
 
@@ -137,6 +178,7 @@ help:
 	@echo "make test     C tests and busted specs; ends with 'N passed, N failed'"
 	@echo "make asan     the same under ASan + UBSan"
 	@echo "make valgrind C tests and CLI runs under memcheck"
+	@echo "make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each; FUZZ_ONLY=NAME for one"
 	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
 	@echo "make deps     install the Debian packages coax needs"
 	@echo "make install  PREFIX=/usr/local: command, libraries, pkg-config, header, Lua module, scripts"

@@ -195,7 +195,7 @@ static coax_code close_container(parser *ps, coax_value *v)
 {
     open *o = &ps->opens[ps->nopens - 1];
     size_t n = ps->nslots - o->base;
-    slot *kids = ps->slots + o->base;
+    slot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
     memset(v, 0, sizeof *v);
     if (o->object) {
         /* Dedupe needs members contiguous: compact slots to members first. */

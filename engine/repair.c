@@ -270,7 +270,7 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
     size_t n = npre + nval + p->double_encoded;
     coax_repair_entry *e;
     if (!p->double_encoded && (npre == 0 || p->pre_to == p->from)) {
-        e = j->log.e + (npre ? p->pre_from : p->from);
+        e = j->log.e ? j->log.e + (npre ? p->pre_from : p->from) : NULL; /* NULL: no entries */
     } else {
         e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
         if (!e) return nomem(j);

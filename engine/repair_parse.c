@@ -703,7 +703,7 @@ static coax_code close_top(lp *ps, coax_value *v, bool at_eof)
         }
     }
     size_t n = ps->nslots - o->base;
-    lslot *kids = ps->slots + o->base;
+    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
     memset(v, 0, sizeof *v);
     if (o->object) {
         coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m + 1);

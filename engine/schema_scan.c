@@ -285,7 +285,7 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
             char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
             if (!u || !(res = new_res(c, u, v, draft, vocab))) return false;
         }
-        return record(c, v, res, w->ptr.data + pstart, w->ptr.len - pstart);
+        return record(c, v, res, w->ptr.data ? w->ptr.data + pstart : NULL, w->ptr.len - pstart);
     }
     if (smap_getp(&c->infos, v)) return true; /* already scanned */
 
@@ -350,7 +350,7 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
                 res->recursive_anchor = true;
         }
     }
-    if (!record(c, v, res, w->ptr.data + pstart, w->ptr.len - pstart)) return false;
+    if (!record(c, v, res, w->ptr.data ? w->ptr.data + pstart : NULL, w->ptr.len - pstart)) return false;
 
     for (size_t k = 0; k < sizeof subkw / sizeof subkw[0]; k++) {
         if (draft < subkw[k].from || draft > subkw[k].to) continue;

@@ -1,0 +1,46 @@
+/* Patterns through the regex layer: the input is a pattern, a NUL byte and
+** a subject. Compiling either succeeds or fails with a clean error; a
+** compiled pattern matches a valid UTF-8 subject (1 or 0, or -1 at the
+** step limit); the example generator's string for the pattern is valid
+** UTF-8, and matching it never fails for a reason other than the limit. */
+#include "fuzz.h"
+#include "core.h"
+#include "example.h"
+#include "regex.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *p = (const char *)data;
+    const char *nul = size ? memchr(p, '\0', size) : NULL;
+    size_t plen = nul ? (size_t)(nul - p) : size;
+    const char *subject = nul ? nul + 1 : "";
+    size_t slen = nul ? size - plen - 1 : 0;
+
+    coax_regex_env *env = coax_regex_env_new(NULL, 20000);
+    FUZZ_CHECK(env != NULL);
+    coax_regex *re = NULL;
+    coax_error err;
+    coax_code rc = coax_regex_compile(env, p, plen, &re, &err);
+    FUZZ_CHECK(rc == COAX_OK || rc == COAX_EINVAL);
+    if (rc == COAX_OK) {
+        if (coax_utf8_valid(subject, slen)) {
+            int m = coax_regex_match(env, re, subject, slen);
+            FUZZ_CHECK(m == 1 || m == 0 || m == -1);
+        }
+        for (size_t extra = 0; extra < 3; extra++) {
+            coax_buf b;
+            coax_buf_init(&b, NULL);
+            bool made = ex_regex_string(&b, p, plen, extra, extra);
+            FUZZ_CHECK(!b.oom);
+            if (made) {
+                FUZZ_CHECK(coax_utf8_valid(b.data ? b.data : "", b.len));
+                int m = coax_regex_match(env, re, b.data ? b.data : "", b.len);
+                FUZZ_CHECK(m == 1 || m == 0 || m == -1);
+            }
+            coax_buf_free(&b);
+        }
+        coax_regex_free(env, re);
+    }
+    coax_regex_env_free(env);
+    return 0;
+}
