@@ -1,8 +1,10 @@
-/* Patterns through the regex layer: the input is a pattern, a NUL byte and
-** a subject. Compiling either succeeds or fails with a clean error; a
-** compiled pattern matches a valid UTF-8 subject (1 or 0, or -1 at the
-** step limit); the example generator's string for the pattern is valid
-** UTF-8, and matching it never fails for a reason other than the limit. */
+/* Patterns through the regex layer (ECMA-262 checked and translated by
+** ecma.c, compiled and run by PCRE2): the input is a pattern, a NUL byte
+** and a subject. Compiling either succeeds or fails with a clean error at
+** a position inside the pattern; a compiled pattern matches a valid UTF-8
+** subject (1 or 0, or -1 at a limit), the same with and without reused
+** scratch memory; the example generator's string for the pattern is valid
+** UTF-8, and matching it never fails for a reason other than a limit. */
 #include "fuzz.h"
 #include "core.h"
 #include "example.h"
@@ -22,10 +24,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     coax_error err;
     coax_code rc = coax_regex_compile(env, p, plen, &re, &err);
     FUZZ_CHECK(rc == COAX_OK || rc == COAX_EINVAL);
+    if (rc == COAX_EINVAL) FUZZ_CHECK(err.offset <= plen && err.msg[0]);
     if (rc == COAX_OK) {
         if (coax_utf8_valid(subject, slen)) {
             int m = coax_regex_match(env, re, subject, slen);
             FUZZ_CHECK(m == 1 || m == 0 || m == -1);
+            coax_regex_scratch *scratch = coax_regex_scratch_new(env);
+            FUZZ_CHECK(scratch != NULL);
+            FUZZ_CHECK(coax_regex_match_in(env, re, subject, slen, scratch) == m);
+            FUZZ_CHECK(coax_regex_match_in(env, re, subject, slen, scratch) == m);
+            coax_regex_scratch_free(scratch);
         }
         for (size_t extra = 0; extra < 3; extra++) {
             coax_buf b;
