@@ -9,6 +9,7 @@
 
 static const char usage_text[] =
     "usage: coax validate [--output flag|basic|detailed] [--draft D] [--jsonl]\n"
+    "                     [--assert-format|--annotate-format] [--max-regex-steps N]\n"
     "                     [--remote-dir DIR --remote-base URL] [--max-depth N]\n"
     "                     [--max-input N] [--max-string N] SCHEMA [INSTANCE|-]\n"
     "Validates a JSON instance against a JSON Schema and prints the result in the\n"
@@ -16,6 +17,10 @@ static const char usage_text[] =
     "instanceLocation, keywordLocation and, past a $ref, absoluteKeywordLocation.\n"
     "  --draft D       2020-12 (default), 2019-09, 7, 6 or 4, for schemas without $schema\n"
     "  --jsonl         one instance per input line, one result per output line\n"
+    "  --assert-format \"format\" fails invalid values in every draft (by default it\n"
+    "                  does in drafts 4, 6 and 7 and only annotates in 2019-09, 2020-12)\n"
+    "  --annotate-format  \"format\" never fails a value\n"
+    "  --max-regex-steps N  steps of one pattern match (default 1000000); more: exit 4\n"
     "  --remote-dir DIR --remote-base URL\n"
     "                  resolve references under URL from files in DIR (no network)\n"
     "Exit: 0 valid, 1 invalid (or not JSON), 2 usage or invalid schema, 4 a limit.\n";
@@ -161,6 +166,17 @@ int cli_validate(int argc, char **argv)
         } else if ((r = cli_opt(argc, argv, &i, "remote-base", &v))) {
             if (r < 0) return 2;
             o.so.remote_base = v;
+        } else if ((r = cli_opt(argc, argv, &i, "max-regex-steps", &v))) {
+            if (r < 0) return 2;
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*end || !n || n > 0xFFFFFFFFul || v[0] == '-')
+                return cli_usage("validate", "--max-regex-steps wants a positive integer, not '%s'", v);
+            o.so.max_regex_steps = (uint32_t)n;
+        } else if (!strcmp(a, "--assert-format")) {
+            o.so.flags = (o.so.flags & ~COAX_SCHEMA_ANNOTATE_FORMAT) | COAX_SCHEMA_ASSERT_FORMAT;
+        } else if (!strcmp(a, "--annotate-format")) {
+            o.so.flags = (o.so.flags & ~COAX_SCHEMA_ASSERT_FORMAT) | COAX_SCHEMA_ANNOTATE_FORMAT;
         } else if (!strcmp(a, "--jsonl")) {
             o.jsonl = true;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

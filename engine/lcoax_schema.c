@@ -101,7 +101,10 @@ static coax_code lua_resolve(void *ud, const char *uri, coax_arena *arena, coax_
 ** draft ("2020-12", "2019-09", "7", "6", "4": for schemas without $schema),
 ** resolver (function(uri) -> schema table, JSON text or nil), remote_dir
 ** and remote_base (files for URIs under remote_base), max_depth, meta
-** (false: skip the meta-schema check). An invalid schema returns nil, the
+** (false: skip the meta-schema check), assert_format (true: "format"
+** asserts in every draft; false: it only annotates; nil: the draft's
+** default, assert in 4, 6, 7), max_regex_steps (steps of one pattern
+** match, default 1000000). An invalid schema returns nil, the
 ** message (with its location in the schema) and "COAX_ESCHEMA". */
 static int l_schema(lua_State *L)
 {
@@ -125,6 +128,19 @@ static int l_schema(lua_State *L)
         lua_pop(L, 1);
         lua_getfield(L, 2, "meta");
         if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) o.flags |= COAX_SCHEMA_NO_META;
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "assert_format");
+        if (!lua_isnil(L, -1)) {
+            luaL_argcheck(L, lua_type(L, -1) == LUA_TBOOLEAN, 2, "assert_format must be a boolean");
+            o.flags |= lua_toboolean(L, -1) ? COAX_SCHEMA_ASSERT_FORMAT : COAX_SCHEMA_ANNOTATE_FORMAT;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "max_regex_steps");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer n = luaL_checkinteger(L, -1);
+            luaL_argcheck(L, n > 0 && n <= 0xFFFFFFFF, 2, "max_regex_steps must be a positive integer");
+            o.max_regex_steps = (uint32_t)n;
+        }
         lua_pop(L, 1);
         lua_getfield(L, 2, "resolver");
         if (!lua_isnil(L, -1)) {

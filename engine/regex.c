@@ -21,9 +21,131 @@ struct coax_regex_env {
     pcre2_match_context *mc;
 };
 
+/* Most schema patterns are anchored runs of ASCII classes ("^[A-Z]{3}$",
+** "^[a-z0-9-]+$", "^\\d{4}-\\d{2}$"). Those also compile to a list of
+** (class, min, max) elements matched by a small backtracking loop with a
+** step budget; PCRE2 answers when the budget runs out. */
+#define FAST_MAX 24
+#define FAST_BUDGET 4096
+
+typedef struct relem {
+    uint64_t set[2]; /* ASCII members */
+    uint32_t min, max;
+} relem;
+
 struct coax_regex {
     pcre2_code *code;
+    relem el[FAST_MAX];
+    uint8_t nel;
+    bool fast, to_end; /* to_end: the pattern ends with $ */
 };
+
+static void set_add(relem *e, unsigned lo, unsigned hi)
+{
+    for (unsigned c = lo; c <= hi && c < 128; c++) e->set[c >> 6] |= (uint64_t)1 << (c & 63);
+}
+
+static bool in_set(const relem *e, unsigned char c) { return c < 128 && ((e->set[c >> 6] >> (c & 63)) & 1); }
+
+/* A class escape (\d \w) or an escaped syntax character at p[1]; false for
+** anything else (those patterns go to PCRE2 alone). */
+static bool fast_escape(relem *e, char c, bool in_class)
+{
+    if (c == 'd') set_add(e, '0', '9');
+    else if (c == 'w') set_add(e, '0', '9'), set_add(e, 'A', 'Z'), set_add(e, 'a', 'z'), set_add(e, '_', '_');
+    else if (c && strchr("^$\\.*+?()[]{}|/", c)) set_add(e, (unsigned char)c, (unsigned char)c);
+    else if (c == '-' && in_class) set_add(e, '-', '-');
+    else return false;
+    return true;
+}
+
+/* Reads an ECMA pattern (already checked by ecma.c) as fast elements. */
+static bool fast_compile(coax_regex *re, const char *p, size_t len)
+{
+    if (len < 1 || p[0] != '^') return false;
+    size_t i = 1, end = len;
+    re->to_end = false;
+    if (end >= 2 && p[end - 1] == '$' && p[end - 2] != '\\') {
+        re->to_end = true;
+        end--;
+    }
+    while (i < end) {
+        if (re->nel == FAST_MAX) return false;
+        relem *e = &re->el[re->nel++];
+        memset(e, 0, sizeof *e);
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 0x80 || strchr(".()|^$*+?{}]", c)) return false;
+        if (c == '\\') {
+            if (i + 1 >= end || !fast_escape(e, p[i + 1], false)) return false;
+            i += 2;
+        } else if (c == '[') {
+            i++;
+            if (i < end && p[i] == '^') return false;
+            while (i < end && p[i] != ']') {
+                unsigned char a = (unsigned char)p[i];
+                if (a >= 0x80) return false;
+                if (a == '\\') {
+                    if (i + 1 >= end || !fast_escape(e, p[i + 1], true)) return false;
+                    if (i + 2 < end && p[i + 2] == '-' && i + 3 < end && p[i + 3] != ']') return false;
+                    i += 2;
+                    continue;
+                }
+                if (i + 2 < end && p[i + 1] == '-' && p[i + 2] != ']') {
+                    unsigned char b = (unsigned char)p[i + 2];
+                    if (b >= 0x80 || b == '\\' || b < a) return false;
+                    set_add(e, a, b);
+                    i += 3;
+                } else {
+                    set_add(e, a, a);
+                    i++;
+                }
+            }
+            if (i >= end) return false;
+            i++;
+        } else {
+            set_add(e, c, c);
+            i++;
+        }
+        e->min = e->max = 1;
+        if (i < end && (p[i] == '?' || p[i] == '*' || p[i] == '+')) {
+            e->min = p[i] == '+';
+            e->max = p[i] == '?' ? 1 : UINT32_MAX;
+            i++;
+        } else if (i < end && p[i] == '{') {
+            unsigned long lo = 0, hi;
+            i++;
+            while (i < end && p[i] >= '0' && p[i] <= '9' && lo < 100000) lo = lo * 10 + (unsigned long)(p[i++] - '0');
+            hi = lo;
+            if (i < end && p[i] == ',') {
+                i++;
+                if (i < end && p[i] == '}') hi = UINT32_MAX;
+                else for (hi = 0; i < end && p[i] >= '0' && p[i] <= '9' && hi < 100000;) hi = hi * 10 + (unsigned long)(p[i++] - '0');
+            }
+            if (i >= end || p[i] != '}' || lo >= 100000 || (hi >= 100000 && hi != UINT32_MAX)) return false;
+            i++;
+            e->min = (uint32_t)lo;
+            e->max = (uint32_t)hi;
+        }
+        if (i < end && p[i] == '?' && e->min != e->max) i++; /* lazy: the same answer for a whole match */
+    }
+    return true;
+}
+
+/* 1 match, 0 no match, -1 budget spent. Recursion depth is at most FAST_MAX. */
+static int fast_match(const coax_regex *re, unsigned k, const unsigned char *s, size_t n, size_t pos, int *budget)
+{
+    if (k == re->nel) return !re->to_end || pos == n;
+    const relem *e = &re->el[k];
+    size_t run = 0;
+    while (run < e->max && pos + run < n && in_set(e, s[pos + run])) run++;
+    if (run < e->min) return 0;
+    for (size_t j = run;; j--) {
+        if (--*budget < 0) return -1;
+        int r = fast_match(re, k + 1, s, n, pos + j, budget);
+        if (r) return r;
+        if (j == e->min) return 0;
+    }
+}
 
 /* PCRE2's free does not pass the size, coax's allocator wants it: keep it
 ** in a header in front of the block. */
@@ -107,7 +229,9 @@ coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_
         pcre2_code_free(c);
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     }
+    memset(re, 0, sizeof *re);
     re->code = c;
+    re->fast = fast_compile(re, p, len);
     *out = re;
     return COAX_OK;
 }
@@ -137,6 +261,11 @@ int coax_regex_match(const coax_regex_env *e, const coax_regex *re, const char *
 int coax_regex_match_in(const coax_regex_env *e, const coax_regex *re, const char *s, size_t len,
                         coax_regex_scratch *scratch)
 {
+    if (re->fast) {
+        int budget = FAST_BUDGET;
+        int r = fast_match(re, 0, (const unsigned char *)s, len, 0, &budget);
+        if (r >= 0) return r;
+    }
     pcre2_match_data *md = (pcre2_match_data *)scratch;
     if (!md && !(md = pcre2_match_data_create(1, e->gen))) return -2;
     int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_UTF_CHECK, md, e->mc);

@@ -120,7 +120,42 @@ struct skw {
     size_t npat;
     snode *add;
     coax_regex *re;         /* pattern */
+    /* OP_PROPS: the names of "properties" hashed (open addressing, slots
+    ** hold an index or -1); OP_REQUIRED: the index of each name in the
+    ** node's "properties" (-1: not there), and that table */
+    const struct sptab *ptab;
+    int32_t *ridx;
 };
+
+typedef struct sptab {
+    uint32_t mask;   /* slots - 1 */
+    int32_t *slot;
+    uint32_t *hash;  /* per property */
+} sptab;
+
+/* A property name's hash for sptab: its length and three of its bytes,
+** mixed (O(1); equal hashes are confirmed by comparing the names). */
+static inline uint32_t coax_name_hash(const char *s, size_t n)
+{
+    if (!n) return 0x9E3779B1u;
+    uint32_t h = (uint32_t)n * 0x9E3779B1u ^ ((uint32_t)(unsigned char)s[0] << 16) ^
+                 ((uint32_t)(unsigned char)s[n / 2] << 8) ^ (unsigned char)s[n - 1];
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    return h ^ (h >> 12);
+}
+
+/* The index in 'props' (an object) of name s[0..n), or -1. */
+static inline int32_t coax_ptab_find(const sptab *t, const coax_value *props, const char *s, size_t n)
+{
+    uint32_t h = coax_name_hash(s, n);
+    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        int32_t k = t->slot[i];
+        if (k < 0) return -1;
+        const coax_member *m = &props->u.members[k];
+        if (t->hash[k] == h && m->klen == n && !memcmp(m->key, s, n)) return k;
+    }
+}
 
 struct coax_schema {
     coax_arena *arena;

@@ -129,6 +129,51 @@ static bool ref_kw(cc *c, snode *n, const char *name, int op, const coax_value *
     return true;
 }
 
+/* The hash table of a "properties" object. */
+static sptab *make_ptab(cc *c, const coax_value *props)
+{
+    uint32_t size = 8;
+    while (size < 2 * props->len) size *= 2;
+    sptab *t = coax_arena_alloc(c->a, sizeof *t);
+    int32_t *slot = coax_arena_alloc(c->a, size * sizeof *slot);
+    uint32_t *hash = coax_arena_alloc(c->a, (props->len ? props->len : 1) * sizeof *hash);
+    if (!t || !slot || !hash) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+    t->mask = size - 1;
+    t->slot = slot;
+    t->hash = hash;
+    for (uint32_t i = 0; i < size; i++) slot[i] = -1;
+    for (uint32_t k = 0; k < props->len; k++) {
+        const coax_member *m = &props->u.members[k];
+        uint32_t h = hash[k] = coax_name_hash(m->key, m->klen);
+        if (coax_ptab_find(t, props, m->key, m->klen) >= 0) continue; /* a duplicate name */
+        uint32_t i = h & t->mask;
+        while (slot[i] >= 0) i = (i + 1) & t->mask;
+        slot[i] = (int32_t)k;
+    }
+    return t;
+}
+
+/* Points "required" at the node's "properties" table, so that a name
+** there is found by one probe per member of the instance. */
+static bool link_required(cc *c, skw *ks, size_t nk)
+{
+    skw *req = NULL, *props = NULL;
+    for (size_t i = 0; i < nk; i++) {
+        if (ks[i].op == OP_REQUIRED) req = &ks[i];
+        if (ks[i].op == OP_PROPS && ks[i].ptab && ks[i].v->len <= 64) props = &ks[i];
+    }
+    if (!req || !props) return true;
+    req->ridx = coax_arena_alloc(c->a, req->v->len * sizeof *req->ridx);
+    if (!req->ridx) return cc_fail(c, COAX_ENOMEM, "out of memory"), false;
+    for (size_t i = 0; i < req->v->len; i++) {
+        const coax_value *name = &req->v->u.items[i];
+        req->ridx[i] = coax_ptab_find(props->ptab, props->v, name->u.text, name->len);
+    }
+    req->ptab = props->ptab;
+    req->v2 = props->v;
+    return true;
+}
+
 #define MAXKW 48
 
 coax_code cc_compile_node(cc *c, snode *n)
@@ -317,6 +362,7 @@ coax_code cc_compile_node(cc *c, snode *n)
             if (props) {
                 if (!subs_map(c, n, "properties", props, &k->subs, false, true)) return c->rc;
                 k->nsubs = props->len;
+                if (!(k->ptab = make_ptab(c, props))) return c->rc;
             }
             if (pat) {
                 if (!subs_map(c, n, "patternProperties", pat, &k->patsubs, false, true)) return c->rc;
@@ -363,6 +409,7 @@ coax_code cc_compile_node(cc *c, snode *n)
     }
 #undef NEW
 done:
+    if (!link_required(c, ks, nk)) return c->rc;
     if (nk) {
         n->kw = coax_arena_alloc(c->a, nk * sizeof *n->kw);
         if (!n->kw) return cc_fail(c, COAX_ENOMEM, "out of memory");

@@ -66,6 +66,7 @@ typedef struct vctx {
     coax_buf msg;       /* the message being built */
     verr *errs;
     size_t nerrs, cerrs;
+    coax_regex_scratch *scratch; /* match memory, made on the first match */
 } vctx;
 
 static bool fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -101,9 +102,9 @@ static bool grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
     return true;
 }
 
-static bool push(vctx *c, segs *s, const char *k, size_t len)
+static inline bool push(vctx *c, segs *s, const char *k, size_t len)
 {
-    if (!grow(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
+    if (s->n >= s->cap && !grow(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
     s->v[s->n++] = (seg){k, len};
     return true;
 }
@@ -360,17 +361,58 @@ static int equal(vctx *c, const coax_value *a, const coax_value *b)
 
 static bool regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
 {
-    int r = coax_regex_match(c->s->re_env, re, s, n);
-    if (r == -1) return fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit");
+    if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
+    int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch);
+    if (r == -1)
+        return fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
     if (r == -2) return oom(c);
     *ok = r == 1;
+    return true;
+}
+
+/* Compares two JSON number texts without an exponent and not both zero
+** in magnitude (the common case) by their digits; false when it cannot
+** tell (the exact comparison in json_value.c answers then). */
+static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *out)
+{
+    bool na = a[0] == '-', nb = b[0] == '-';
+    a += na, al -= na, b += nb, bl -= nb;
+    size_t ai = 0, bi = 0;
+    while (ai < al && a[ai] != '.') {
+        if (a[ai] == 'e' || a[ai] == 'E') return false;
+        ai++;
+    }
+    while (bi < bl && b[bi] != '.') {
+        if (b[bi] == 'e' || b[bi] == 'E') return false;
+        bi++;
+    }
+    for (size_t i = ai; i < al; i++)
+        if (a[i] == 'e' || a[i] == 'E') return false;
+    for (size_t i = bi; i < bl; i++)
+        if (b[i] == 'e' || b[i] == 'E') return false;
+    if ((ai == 1 && a[0] == '0') || (bi == 1 && b[0] == '0')) return false; /* |x| < 1: rare, exact path */
+    int mag; /* |a| against |b|: integer parts have no leading zeros */
+    if (ai != bi) {
+        mag = ai < bi ? -1 : 1;
+    } else {
+        int r = memcmp(a, b, ai);
+        mag = r < 0 ? -1 : r > 0;
+        for (size_t i = 1; !mag && (ai + i < al || bi + i < bl); i++) {
+            char x = ai + i < al ? a[ai + i] : '0', y = bi + i < bl ? b[bi + i] : '0';
+            mag = x < y ? -1 : x > y;
+        }
+    }
+    if (na != nb) *out = na ? -1 : 1;
+    else *out = na ? -mag : mag;
     return true;
 }
 
 static bool cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_NUMBER) return true;
-    int r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    int r;
+    if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
+        r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
     bool ok;
     const char *what;
     switch (k->op) {
@@ -612,10 +654,22 @@ static bool unique_kw(vctx *c, const skw *k, const coax_value *inst)
 static bool required_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_OBJECT) return true;
+    uint64_t seen = 0; /* the node's "properties" present in the instance */
+    if (k->ptab) {
+        for (size_t i = 0; i < inst->len; i++) {
+            const coax_member *m = &inst->u.members[i];
+            int32_t j = coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
+            if (j >= 0) seen |= (uint64_t)1 << j;
+        }
+    }
     bool ok = true;
     for (size_t i = 0; i < k->v->len; i++) {
         const coax_value *name = &k->v->u.items[i];
-        if (coax_object_get(inst, name->u.text, name->len)) continue;
+        if (k->ptab && k->ridx[i] >= 0) {
+            if ((seen >> k->ridx[i]) & 1) continue;
+        } else if (coax_object_get(inst, name->u.text, name->len)) {
+            continue;
+        }
         ok = false;
         msg_start(c);
         MSG("missing required property ");
@@ -636,9 +690,9 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         bool matched = false, r = true;
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
         if (props) {
-            for (size_t j = 0; j < props->len; j++) {
+            int32_t jj = coax_ptab_find(k->ptab, props, m->key, m->klen);
+            for (size_t j = jj < 0 ? props->len : (size_t)jj; j < props->len; j = props->len) {
                 const coax_member *p = &props->u.members[j];
-                if (p->klen != m->klen || memcmp(p->key, m->key, m->klen)) continue;
                 matched = true;
                 if (k->subs[j]->kind == N_FALSE) {
                     r = false;
@@ -954,8 +1008,16 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         return false;
     }
     case OP_ENUM:
-        for (size_t i = 0; i < k->v->len; i++)
-            if (equal(c, &k->v->u.items[i], inst)) return true;
+        if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
+            for (size_t i = 0; i < k->v->len; i++) {
+                const coax_value *e = &k->v->u.items[i];
+                if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))
+                    return true;
+            }
+        } else {
+            for (size_t i = 0; i < k->v->len; i++)
+                if (equal(c, &k->v->u.items[i], inst)) return true;
+        }
         if (c->rc) return false;
         msg_start(c);
         if (k->v->len == 1) {
@@ -1189,6 +1251,7 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     coax_free_raw(c.alloc, c.scope, c.cscope * sizeof *c.scope);
     coax_free_raw(c.alloc, c.refs, c.crefs * sizeof *c.refs);
     coax_free_raw(c.alloc, c.nest, c.cnest * sizeof *c.nest);
+    coax_regex_scratch_free(c.scratch);
     if (c.rc) memset(out, 0, sizeof *out);
     return c.rc;
 }
