@@ -98,4 +98,27 @@ describe("coax.schema (Lua)", function()
     assert.is_true(meta:validate(json.decode(H.read("schemas/meta/json-schema.org/draft/2020-12/schema.json"))))
     assert.is_false(meta:validate(json.decode('{"type":42}')))
   end)
+
+  it("asserts formats with assert_format = true, annotates them with false", function()
+    local doc = '{"format":"ipv4"}'
+    assert.is_true(assert(coax.schema(doc)):validate('"999.1.1.1"', "json"))
+    local ok, errs = assert(coax.schema(doc, { assert_format = true })):validate('"999.1.1.1"', "json")
+    assert.is_false(ok)
+    assert.are.same({ { instanceLocation = "", keywordLocation = "/format",
+      error = 'expected an IPv4 address (format "ipv4"), got "999.1.1.1"' } }, errs)
+    assert.is_true(assert(coax.schema(doc, { draft = "7", assert_format = false })):validate('"999.1.1.1"', "json"))
+    assert.is_false(assert(coax.schema(doc, { draft = "7" })):validate('"999.1.1.1"', "json"))
+    assert.has_error(function() coax.schema(doc, { assert_format = "yes" }) end)
+  end)
+
+  it("uses ECMA-262 patterns and stops hostile ones at max_regex_steps", function()
+    local s = assert(coax.schema('{"pattern":"^\\\\s$"}'))
+    assert.is_true(s:validate('"\\u00a0"', "json"))
+    local slow = assert(coax.schema('{"pattern":"^(a+)+$"}', { max_regex_steps = 1000 }))
+    local ok, msg, code = slow:validate('"' .. string.rep("a", 30) .. 'b"', "json")
+    assert.are.same({ nil, "a regular expression exceeded its step limit", "COAX_ELIMIT" }, { ok, msg, code })
+    local bad, why, name = coax.schema('{"pattern":"a++"}')
+    assert.are.same({ nil, 'invalid schema at "/pattern": not an ECMA-262 regular expression: nothing to repeat at offset 2',
+      "COAX_ESCHEMA" }, { bad, why, name })
+  end)
 end)

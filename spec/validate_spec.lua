@@ -151,6 +151,52 @@ describe("coax validate (command)", function()
       assert.are.equal(4, code)
     end)
 
+    it("ends a catastrophic pattern on a long hostile string with exit 4, never a hang", function()
+      local out, err, code = with_schema('{"pattern":"^(a+)+$"}', nil, '"' .. string.rep("a", 100000) .. 'b"')
+      assert.are.equal("", out)
+      assert.are.equal("coax validate: a regular expression exceeded its step limit\n", err)
+      assert.are.equal(4, code)
+      out, err, code = with_schema('{"pattern":"^(a+)+$"}', { "--max-regex-steps", "100" }, '"aaaaaaaaab"')
+      assert.are.equal(4, code)
+    end)
+
+    it("exits 2 for a pattern ECMA-262 rejects and for one PCRE2 cannot run", function()
+      local out, err, code = with_schema('{"pattern":"(?i)abc"}')
+      assert.are.equal("", out)
+      assert.are.equal('coax validate: S: invalid schema at "/pattern": not an ECMA-262 regular expression: '
+        .. "invalid group: (? must be followed by :, =, !, <=, <! or <name> at offset 2\n", err)
+      assert.are.equal(2, code)
+      out, err, code = with_schema('{"pattern":"(?<=a+)b"}')
+      assert.are.equal('coax validate: S: invalid schema at "/pattern": unsupported pattern: valid ECMA-262, '
+        .. "but PCRE2 cannot run it (lookbehind assertion is not fixed length)\n", err)
+      assert.are.equal(2, code)
+    end)
+
+    it("asserts formats with --assert-format and annotates them by default in 2020-12", function()
+      local s = '{"properties":{"when":{"format":"date-time"},"mail":{"format":"email"}}}'
+      local bad = '{"when":"2024-13-01T00:00:00Z","mail":"nobody"}'
+      local out, _, code = with_schema(s, nil, bad)
+      assert.are.equal('{"valid":true}\n', out)
+      assert.are.equal(0, code)
+      out, _, code = with_schema(s, { "--assert-format" }, bad)
+      assert.are.equal('{"valid":false,"errors":['
+        .. '{"instanceLocation":"/when","keywordLocation":"/properties/when/format",'
+        .. '"error":"expected an RFC 3339 date-time (format \\"date-time\\"), got \\"2024-13-01T00:00:00Z\\""},'
+        .. '{"instanceLocation":"/mail","keywordLocation":"/properties/mail/format",'
+        .. '"error":"expected an e-mail address (format \\"email\\"), got \\"nobody\\""}]}\n', out)
+      assert.are.equal(1, code)
+      out, _, code = with_schema(s, { "--draft", "7" }, bad)
+      assert.are.equal(1, code)
+      out, _, code = with_schema(s, { "--draft", "7", "--annotate-format" }, bad)
+      assert.are.equal(0, code)
+    end)
+
+    it("refuses a bad --max-regex-steps", function()
+      local _, err, code = with_schema("{}", { "--max-regex-steps", "0" })
+      assert.are.equal("coax validate: --max-regex-steps wants a positive integer, not '0'\n", err)
+      assert.are.equal(2, code)
+    end)
+
     it("exits 4 for schemas nested past the depth limit", function()
       local deep = string.rep('{"not":', 600) .. "{}" .. string.rep("}", 600)
       local out, err, code = with_schema(deep)
