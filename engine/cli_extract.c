@@ -98,6 +98,7 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
     } else if (line) { /* a limit on one line is that line's error */
         put_failure(out, &r, err.msg[0] ? err.msg : coax_strerror(rc));
         coax_buf_putc(out, '\n');
+        status = 1;
     } else {
         status = cli_fail("extract", rc, &err);
     }
@@ -110,6 +111,7 @@ static int extract_lines(const opts *o, char *data, size_t len)
     coax_buf out;
     coax_buf_init(&out, NULL);
     int status = 0;
+    bool failed = false;
     for (size_t start = 0; start < len && status < 2;) {
         char *nl = memchr(data + start, '\n', len - start);
         size_t end = nl ? (size_t)(nl - data) : len;
@@ -124,11 +126,13 @@ static int extract_lines(const opts *o, char *data, size_t len)
         if (rc || v->type != COAX_STRING) {
             put_failure(&out, NULL, rc ? err.msg : "input line is not a JSON string");
             coax_buf_putc(&out, '\n');
+            failed = true;
         } else {
             size_t tlen;
             const char *t = coax_value_text(v, &tlen);
             int s = extract_one(o, t, tlen, &out, true);
             if (s > 1) status = s;
+            if (s == 1) failed = true;
         }
         coax_arena_free(arena);
         if (out.len > (1 << 16) || out.oom) status = status ? status : cli_flush("extract", &out);
@@ -136,7 +140,7 @@ static int extract_lines(const opts *o, char *data, size_t len)
     }
     int s = cli_flush("extract", &out);
     coax_buf_free(&out);
-    return status ? status : s;
+    return status ? status : s ? s : failed; /* exit 1 when some line failed */
 }
 
 /* Reads and compiles SCHEMA; 0, or the exit status after a message. */

@@ -58,6 +58,7 @@ static int repair_lines(char *data, size_t len, const coax_limits *lim, bool log
     coax_buf out;
     coax_buf_init(&out, NULL);
     int status = 0;
+    bool failed = false;
     size_t start = 0;
     while (start < len && status == 0) {
         char *nl = memchr(data + start, '\n', len - start);
@@ -82,6 +83,7 @@ static int repair_lines(char *data, size_t len, const coax_limits *lim, bool log
             coax_write_buf(&out, r.value, 0);
             coax_buf_printf(&out, ",\"repairs\":%zu}\n", r.nlog);
         } else {
+            failed = true;
             const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
             coax_buf_puts(&out, "{\"error\":");
             coax_buf_put_json_string(&out, msg, strlen(msg));
@@ -93,7 +95,7 @@ static int repair_lines(char *data, size_t len, const coax_limits *lim, bool log
     }
     if (status == 0) status = cli_flush("repair", &out);
     coax_buf_free(&out);
-    return status;
+    return status ? status : failed; /* every line answered; exit 1 when some failed */
 }
 
 int cli_repair(int argc, char **argv)

@@ -24,7 +24,11 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#define MAX_ROUNDS 256
+/* Each trial validates the whole candidate again: a budget of trial
+** validations per candidate keeps hostile replies (thousands of errors
+** nothing fixes) bounded, while one accepted coercion per round still
+** allows thousands of fixes. */
+#define MAX_VALIDATIONS 1024
 #define MAX_TRIALS 8
 
 /* ---- the schema side ---------------------------------------------------- */
@@ -81,6 +85,9 @@ static bool keyword_at(const coax_value *doc, const char *loc, const coax_value 
         }
         if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
         holder = cur;
+        /* Inside an embedded resource "#/..." refers to that resource, not
+        ** to the document: do not look keywords up there. */
+        if (cur != doc && member(cur, "$id")) return false;
         if (cur->type == COAX_OBJECT) {
             cur = coax_object_get(cur, kw, n);
         } else if (cur->type == COAX_ARRAY) {
@@ -352,6 +359,10 @@ static void make_trials(coerce_ctx *c, const coax_value *root, const coax_schema
         for (size_t i = 0; filled && i < kv->len && cur; i++) {
             const coax_value *name = &kv->u.items[i];
             if (name->type != COAX_STRING || coax_object_get(x, name->u.text, name->len)) continue;
+            bool again = false; /* listed twice in "required" */
+            for (size_t k = 0; k < nfilled && !again; k++)
+                again = filled[k].klen == name->len && !memcmp(filled[k].key, name->u.text, name->len);
+            if (again) continue;
             const coax_value *ps = deref(c->doc, props ? coax_object_get(props, name->u.text, name->len) : NULL);
             const coax_value *def = member(ps, "default");
             if (!def) continue; /* no default: nothing to fill without inventing */
@@ -432,14 +443,15 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
 {
     coax_code rc = coax_validate(c->schema, v, c->arena, 0, val, c->err);
     if (rc) return rc;
-    for (int round = 0; round < MAX_ROUNDS && !val->valid && c->doc; round++) {
+    int budget = MAX_VALIDATIONS;
+    while (!val->valid && c->doc && budget > 0) {
         bool accepted = false;
         for (size_t i = 0; i < val->nerrors && !accepted; i++) {
             trials ts;
             const coax_schema_error *e = &val->errors[i];
             coax_arena_mark mark = coax_arena_get_mark(c->arena);
             make_trials(c, v, e, &ts);
-            for (size_t k = 0; k < ts.n && !accepted; k++) {
+            for (size_t k = 0; k < ts.n && !accepted && budget > 0; k++, budget--) {
                 coax_validation tv;
                 rc = coax_validate(c->schema, ts.t[k].root, c->arena, 0, &tv, c->err);
                 if (rc) return rc;

@@ -96,9 +96,9 @@ coax_limits coax_limits_resolve(const coax_limits *limits)
     if (limits) {
         if (limits->max_depth) l.max_depth = limits->max_depth;
         if (limits->max_input) l.max_input = limits->max_input;
+        if (limits->max_string) l.max_string = limits->max_string;
         if (l.max_input > COAX_MAX_INPUT_CAP) l.max_input = COAX_MAX_INPUT_CAP;
         if (l.max_string > COAX_MAX_INPUT_CAP) l.max_string = COAX_MAX_INPUT_CAP;
-        if (limits->max_string) l.max_string = limits->max_string;
     }
     return l;
 }

@@ -34,24 +34,27 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     const coax_value *v = s->value;
     if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
-    size_t before = c->n;
+    size_t before = c->n, cap = c->cap;
+    coax_coercion *log = c->log; /* the log may move into memory the rewind frees */
     const coax_value *inner;
     coax_validation val;
     coax_code rc = coerce_candidate(c, &v->u.members[0].value, &inner, &val);
     if (rc) return rc;
     if (!val.valid) {
+        c->log = log;
         c->n = before;
+        c->cap = cap;
         coax_arena_rewind(c->arena, mark);
         return COAX_OK;
     }
     /* The earlier coercions were of the envelope: only the inner ones stay,
     ** and the unwrapping goes first. */
     size_t inner_n = c->n - before;
-    coax_coercion *log = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *log);
-    if (!log) return COAX_ENOMEM;
-    log[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope"};
-    if (inner_n) memcpy(log + 1, c->log + before, inner_n * sizeof *log);
-    c->log = log;
+    coax_coercion *unwrapped = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *unwrapped);
+    if (!unwrapped) return COAX_ENOMEM;
+    unwrapped[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope"};
+    if (inner_n) memcpy(unwrapped + 1, c->log + before, inner_n * sizeof *unwrapped);
+    c->log = unwrapped;
     c->n = c->cap = inner_n + 1;
     s->value = inner;
     s->valid = true;

@@ -35,7 +35,13 @@ coax_limits lcoax_limits(lua_State *L, int idx)
 const char *lcoax_opt_string(lua_State *L, int t, const char *k)
 {
     lua_getfield(L, t, k);
-    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+    const char *s = NULL;
+    if (!lua_isnil(L, -1)) {
+        /* A string only: a number would be converted into a new string that
+        ** nothing keeps alive once popped. */
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option '%s' must be a string", k);
+        s = lua_tostring(L, -1);
+    }
     lua_pop(L, 1); /* the options table keeps the string alive */
     return s;
 }

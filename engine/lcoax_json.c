@@ -135,9 +135,13 @@ static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max
     luaL_setmetatable(L, LCOAX_OBJECT);
 }
 
+/* The converters recurse (a Lua table is built inside its parent): depth is
+** capped here whatever limit the caller set, so the C stack cannot run out. */
+#define LUA_DEPTH_CAP 4096
+
 void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth)
 {
-    push_rec(L, v, 0, max_depth);
+    push_rec(L, v, 0, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP);
 }
 
 /* ---- Lua -> coax value ------------------------------------------------- */
@@ -400,7 +404,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
 
 coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena, size_t max_depth)
 {
-    conv c = {L, arena, max_depth};
+    conv c = {L, arena, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP};
     coax_value *v = conv_alloc(&c, sizeof *v);
     conv_rec(&c, lua_absindex(L, idx), v, 0);
     return v;

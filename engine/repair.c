@@ -215,24 +215,52 @@ static void advance(const char *text, size_t target, size_t *pos, uint32_t *line
     *pos = p;
 }
 
-/* Line and column of every log entry, in one forward sweep when entries
-** come in text order; going back restarts from the line start (or the
-** text start when the entry is on an earlier line). */
+/* Line and column of 'target' without moving the sweep: the line from a
+** sorted index of line starts (built once, on the first backward entry),
+** the column counted from that line's start. */
+static void locate_back(job *j, size_t **starts, size_t *nstarts, size_t target, uint32_t *line,
+                        uint32_t *col)
+{
+    if (!*starts) {
+        size_t n = 1;
+        for (const char *p = j->text, *e = j->text + j->len; (p = memchr(p, '\n', (size_t)(e - p))); p++) n++;
+        *starts = coax_arena_alloc(j->arena, n * sizeof **starts);
+        if (!*starts) { /* no memory for the index: count from the text's start */
+            coax_locate(j->text, j->len, target, line, col);
+            return;
+        }
+        size_t k = 0;
+        (*starts)[k++] = 0;
+        for (size_t i = 0; i < j->len; i++)
+            if (j->text[i] == '\n') (*starts)[k++] = i + 1;
+        *nstarts = k;
+    }
+    size_t lo = 0, hi = *nstarts; /* the last start <= target */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((*starts)[mid] <= target) lo = mid;
+        else hi = mid;
+    }
+    size_t pos = (*starts)[lo], ls = pos;
+    uint32_t l = (uint32_t)lo + 1, c = 1;
+    advance(j->text, target, &pos, &l, &c, &ls);
+    *line = l;
+    *col = c;
+}
+
+/* Line and column of every log entry: one forward sweep for entries in
+** text order; an entry behind the sweep is answered from the line index,
+** so entries that alternate between far places stay linear. */
 static void locate_all(job *j)
 {
-    size_t pos = 0, line_start = 0;
+    size_t pos = 0, line_start = 0, *starts = NULL, nstarts = 0;
     uint32_t line = 1, col = 1;
     for (size_t k = 0; k < j->log.n; k++) {
         coax_repair_entry *e = &j->log.e[k];
         size_t target = e->offset > j->len ? j->len : e->offset;
         if (target < pos) {
-            if (target >= line_start) {
-                pos = line_start;
-                col = 1;
-            } else {
-                pos = line_start = 0;
-                line = col = 1;
-            }
+            locate_back(j, &starts, &nstarts, target, &e->line, &e->column);
+            continue;
         }
         advance(j->text, target, &pos, &line, &col, &line_start);
         e->line = line;

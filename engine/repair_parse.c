@@ -219,7 +219,10 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
 ** closing quote. */
 static bool item_ahead(const char *p, const char *e, int ctx)
 {
-    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    /* Bounded: called at every line break inside a string, it must not
+    ** rescan a long run of blank text each time. */
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
     if (p >= e || *p != '"') return false;
     p++;
     for (int n = 0; p < e && *p != '"' && *p != '\n'; p++)
@@ -921,7 +924,12 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         int ctx = top && top->object ? CTX_OBJVAL : CTX_OTHER;
         if (quote_at(p, e, &q)) {
             if ((rc = parse_string(ps, ctx, &v))) return rc;
-            /* "a" + "b": JavaScript string concatenation */
+            /* "a" + "b": JavaScript string concatenation, joined in one
+            ** buffer (copying the growing string each time would be
+            ** quadratic). */
+            coax_buf joined;
+            coax_buf_init(&joined, ps->alloc);
+            bool concatenated = false;
             for (;;) {
                 const char *save = ps->p;
                 skip_space(ps);
@@ -931,20 +939,30 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                     if (ps->p < e && quote_at(ps->p, e, &q)) {
                         coax_value more;
                         note(ps, RK_STRING_CONCATENATION, save);
-                        const char *first = v.u.text;
-                        size_t flen = v.len;
-                        if ((rc = parse_string(ps, ctx, &more))) return rc;
-                        char *joined = coax_arena_alloc(ps->arena, flen + more.len + 1);
-                        if (!joined) return nomem(ps);
-                        memcpy(joined, first, flen);
-                        memcpy(joined + flen, more.u.text, more.len + 1);
-                        v.u.text = joined;
-                        v.len = flen + more.len;
+                        if (!concatenated) coax_buf_put(&joined, v.u.text, v.len);
+                        concatenated = true;
+                        if ((rc = parse_string(ps, ctx, &more))) {
+                            coax_buf_free(&joined);
+                            return rc;
+                        }
+                        coax_buf_put(&joined, more.u.text, more.len);
+                        if (joined.len > ps->lim.max_string) {
+                            coax_buf_free(&joined);
+                            return coax_fail(ps->err, COAX_ESTRING, off(ps, save), "string longer than %zu bytes",
+                                             ps->lim.max_string);
+                        }
                         continue;
                     }
                 }
                 ps->p = save;
                 break;
+            }
+            if (concatenated) {
+                char *t = joined.oom ? NULL : coax_arena_strdup(ps->arena, joined.data, joined.len);
+                v.len = (uint32_t)joined.len;
+                coax_buf_free(&joined);
+                if (!t) return nomem(ps);
+                v.u.text = t;
             }
             goto have_value;
         }
@@ -981,6 +999,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
 
 bool repair_value_starts(const char *p, const char *end)
 {
+again:
     if (p >= end) return false;
     unsigned char c = (unsigned char)*p;
     uint32_t q;
@@ -999,7 +1018,9 @@ bool repair_value_starts(const char *p, const char *end)
                word_is(s, n, "True") || word_is(s, n, "False") || word_is(s, n, "None") ||
                word_is(s, n, "NaN") || word_is(s, n, "Infinity") || word_is(s, n, "undefined");
     while (p < end && (*p == ' ' || *p == '\t')) p++;
-    return p < end && *p == '(' && p + 1 < end && repair_value_starts(p + 1, end);
+    if (p + 1 >= end || *p != '(') return false;
+    p++; /* callback(...): what is inside the call */
+    goto again;
 }
 
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text, size_t start,

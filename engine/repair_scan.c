@@ -137,7 +137,7 @@ static size_t fence_at(const char *t, size_t i, size_t len)
 /* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
 static const uint8_t stops[256] = {
     ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['`'] = 1, ['~'] = 1, ['<'] = 1,
-    ['"'] = 3, ['\\'] = 2,
+    ['"'] = 3, ['\\'] = 2, ['\n'] = 2,
 };
 
 /* The next byte at or after i that matters ('mask': 1 prose, 2 string). */
@@ -165,6 +165,17 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
         if (i >= len) break;
         char c = t[i];
         if (pr.in_string) {
+            if (c == '\n') { /* a fence at a line start ends a stray string */
+                size_t k = i + 1;
+                while (k < len && (t[k] == ' ' || t[k] == '\t')) k++;
+                if (fence_at(t, k, len)) {
+                    ok = prose_flush(&pr, t, i, out);
+                    i = k;
+                    continue;
+                }
+                i++;
+                continue;
+            }
             if (c == '\\') i += 2;
             else {
                 if (c == '"') pr.in_string = false;
@@ -220,15 +231,21 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             closing[1] = '/';
             memcpy(closing + 2, t + i + 1, nlen);
             closing[nlen + 2] = '>';
-            size_t body = n + 1, end = find(t, body, len, closing, nlen + 3);
-            if (is_reasoning(t + i + 1, nlen)) {
+            size_t body = n + 1;
+            bool reasoning = is_reasoning(t + i + 1, nlen);
+            /* Look for the closing tag only for a tag that matters: a
+            ** reasoning block, or content that starts like JSON (a search
+            ** per ordinary tag would be quadratic in tag soup). */
+            size_t first = skip_spaces(t, body, len);
+            if (!reasoning && !(first < len && (t[first] == '{' || t[first] == '['))) break;
+            size_t end = find(t, body, len, closing, nlen + 3);
+            if (reasoning) {
                 ok = prose_flush(&pr, t, i, out);
                 *reasoning_end = end < len ? end + nlen + 3 : len;
                 i = *reasoning_end;
                 continue;
             }
-            size_t first = skip_spaces(t, body, end);
-            if (first < end && (t[first] == '{' || t[first] == '[')) {
+            if (first < end) {
                 ok = prose_flush(&pr, t, i, out) &&
                      add(out, COAX_SOURCE_TAGGED, body, end, end < len, i);
                 blocks++;

@@ -145,6 +145,11 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     lua_remove(L, base);
     int limit = vm->limit;
     vm->limit = LIMIT_NONE;
+    if (rc == LUA_OK && limit) { /* stopped, but the script caught it somehow */
+        lua_pop(L, nresults == LUA_MULTRET ? 0 : nresults);
+        set_message(vm, "script stopped: a Lua limit was reached");
+        return VM_LIMIT;
+    }
     if (rc == LUA_OK) return VM_OK;
     set_message(vm, lua_tostring(L, -1));
     lua_pop(L, 1);
@@ -157,6 +162,10 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
     int rc = lua_resume(co, vm->L, nargs, nres);
     int limit = vm->limit;
     vm->limit = LIMIT_NONE;
+    if ((rc == LUA_OK || rc == LUA_YIELD) && limit) {
+        set_message(vm, "script stopped: a Lua limit was reached");
+        return VM_LIMIT;
+    }
     if (rc == LUA_OK) return VM_OK;
     if (rc == LUA_YIELD) return VM_YIELD;
     const char *msg = lua_tostring(co, -1);

@@ -446,14 +446,24 @@ static bool within_budget(coax_session *s)
     }
     uint64_t in = 0;
     lua_State *L = s->engine->vm.L;
+    /* Raw reads with type checks: the messages come from a script, and
+    ** nothing here may run its metamethods or raise outside a pcall. */
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
-    lua_getfield(L, -1, "messages");
-    lua_Integer n = luaL_len(L, -1);
+    lua_pushliteral(L, "messages");
+    lua_rawget(L, -2);
+    lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
-        lua_getfield(L, -1, "content");
-        size_t len;
-        const char *c = lua_tolstring(L, -1, &len);
+        if (!lua_istable(L, -1)) {
+            lua_pop(L, 3);
+            session_end(s, COAX_SCRIPT_ERROR, "script_error",
+                        "strategy: messages must be a list of {role = ..., content = ...} tables");
+            return false;
+        }
+        lua_pushliteral(L, "content");
+        lua_rawget(L, -2);
+        size_t len = 0;
+        const char *c = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         if (c) in += estimate_tokens(c, len) + 4; /* and a few per message */
         lua_pop(L, 2);
     }

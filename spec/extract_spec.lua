@@ -132,7 +132,7 @@ describe("coax extract (command)", function()
       json.encode('{"invoice_id":"B","total":"lots","currency":"EUR","status":"open"}'),
     }, "\n") .. "\n"
     local out, _, code = H.coax({ "extract", "--schema", schema_path, "--jsonl" }, input)
-    assert.are.equal(0, code)
+    assert.are.equal(1, code) -- some lines failed; every line has its answer
     local lines = {}
     for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
     assert.are.equal(3, #lines)

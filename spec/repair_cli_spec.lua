@@ -69,7 +69,7 @@ describe("coax repair (command)", function()
   end)
 
   describe("--jsonl", function()
-    it("writes one line per input line, in order", function()
+    it("writes one line per input line, in order, and exits 1 when some failed", function()
       local input = table.concat({
         json.encode("{'a': 1}"),
         json.encode("no json here"),
@@ -78,7 +78,7 @@ describe("coax repair (command)", function()
         json.encode(string.rep("[", 600)),
       }, "\n") .. "\n"
       local out, err, code = H.coax({ "repair", "--jsonl" }, input)
-      assert.are.equal(0, code)
+      assert.are.equal(1, code)
       assert.are.equal("", err)
       assert.are.equal(table.concat({
         '{"value":{"a":1},"repairs":1}',

@@ -41,6 +41,8 @@ return function(loader, coax_module, limit_hit)
   }
   env.coroutine = copy(coroutine, { "close", "create", "isyieldable", "running", "status", "wrap", "yield" })
   env.coroutine.resume = function(co, ...) return pass_on(resume(co, ...)) end
+  local close = coroutine.close
+  env.coroutine.close = function(co) return pass_on(close(co)) end
   env.pcall = function(f, ...) return pass_on(real_pcall(f, ...)) end
   env.xpcall = function(f, handler, ...) -- a stop keeps its message, whatever the handler does
     return pass_on(real_xpcall(f, function(m) if limit_hit() then return m end return handler(m) end, ...))
