@@ -15,6 +15,7 @@ static const struct {
     {"extract", cli_extract, "the value in a reply that fits a schema, coerced"},
     {"example", cli_example, "an instance that validates against a JSON Schema"},
     {"run", cli_run, "run a recipe: prompt, recover, validate, retry"},
+    {"batch", cli_batch, "run a recipe over JSON lines, N in flight, resumable"},
     {"tokens", cli_tokens, "estimate the tokens of a text (o200k, cl100k, ...)"},
     {NULL, NULL, NULL},
 };

@@ -13,6 +13,7 @@
 int cli_repair(int argc, char **argv);
 int cli_extract(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_batch(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_example(int argc, char **argv);
 int cli_tokens(int argc, char **argv);

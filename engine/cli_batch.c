@@ -1,0 +1,766 @@
+/*
+** cli_batch.c: coax batch RECIPE [--input IN.jsonl|-] [--output OUT.jsonl|-]
+**              [--concurrency N] [--rpm N] [--resume] [agent options] ...
+**
+** One output line per input line, written whole as each extraction ends, with
+** up to N sessions in flight on this one thread: the loop starts sessions for
+** the lines it can read without waiting, polls the engine in short slices,
+** and writes what ended. Input is read as it comes, never ahead of a free
+** slot, so `-` makes the command a streaming filter.
+*/
+#include "cli_batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: coax batch RECIPE [--input IN.jsonl|-] [--output OUT.jsonl|-] [--concurrency N]\n"
+    "                  [--rpm N] [--resume] [--agent NAME] [--model M] [--base-url URL]\n"
+    "                  [--agent-options JSON] [--replay FILE] [--replies-field F]\n"
+    "                  [--id-field F] [--input-field F] [--max-attempts N]\n"
+    "                  [--max-agent-errors N] [--allow-failed] [--quiet] [--lua-path DIR]\n"
+    "Runs the recipe once for every input line {\"id\": ..., \"input\": \"...\"} and writes one line\n"
+    "{\"id\", \"outcome\", \"value\"?, \"error\"?, \"errors\"?, \"metrics\"} for each, as each ends.\n"
+    "  --input FILE         JSON lines to read (default and -: standard input, as they come)\n"
+    "  --output FILE        where output lines go (default and -: standard output)\n"
+    "  --concurrency N      extractions in flight at once (default 8)\n"
+    "  --rpm N              at most N model requests a minute, evenly spaced\n"
+    "  --resume             skip the ids already in OUT (a torn last line is cut away)\n"
+    "  --agent NAME         the agent instead of the recipe's; --model, --base-url set its\n"
+    "                       options, --agent-options '{\"k\": v}' any others\n"
+    "  --replay FILE        the replay agent, with these replies (one JSON string a line)\n"
+    "                       for every line\n"
+    "  --replies-field F    the replay agent, with each line's own replies (an array of\n"
+    "                       strings in field F)\n"
+    "  --id-field F, --input-field F   field names (default id, input)\n"
+    "  --max-agent-errors N stop when N lines in a row end in agent_error (default 10;\n"
+    "                       0: never); exit 3, and --resume continues later\n"
+    "  --allow-failed       exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
+    "  --quiet              no progress and no summary on stderr\n"
+    "Example: coax batch invoice.lua --input in.jsonl --output out.jsonl --concurrency 16\n"
+    "Exit: 0 every line ok, 1 some failed (each has its line), 2 usage or an invalid\n"
+    "recipe or schema (before any call), 3 the agent failed for good, 4 out of memory.\n";
+
+#define DEFAULT_CONCURRENCY 8
+#define MAX_CONCURRENCY 100000
+#define DEFAULT_MAX_AGENT_ERRORS 10
+#define POLL_SLICE_MS 10    /* how long one engine poll may wait for timers */
+#define TTY_REDRAW_MS 250   /* progress redraw on a terminal */
+#define PLAIN_EVERY_MS 5000 /* progress lines otherwise */
+#define HIST 16             /* attempts histogram: 0..HIST-1, then "more" */
+#define N_OUTCOMES (COAX_INVALID + 1)
+
+static const char zero_metrics[] =
+    "{\"attempts\":0,\"wall_ms\":0,\"engine_ms\":0,\"agent_ms\":0,\"input_tokens_est\":0,"
+    "\"output_tokens_est\":0,\"input_tokens\":null,\"output_tokens\":null,\"repairs\":0,\"coercions\":0}";
+
+typedef struct batch_opts {
+    const char *recipe, *input, *output, *agent, *model, *base_url, *agent_options, *replay;
+    const char *id_field, *input_field, *replies_field, *lua_path;
+    size_t concurrency;
+    double rpm;
+    int max_attempts;
+    unsigned long max_agent_errors;
+    bool resume, quiet, allow_failed;
+    coax_limits limits;
+} batch_opts;
+
+/* A session in flight, with the compact JSON of its line's id. */
+typedef struct slot {
+    coax_session *s;
+    char *id;
+    size_t id_len;
+} slot;
+
+typedef struct batch_stats {
+    uint64_t lines, skipped, ok;
+    uint64_t outcome[N_OUTCOMES];
+    uint64_t attempts[HIST + 1];
+    uint64_t in_est, out_est, in_prov, out_prov;
+    bool provider;
+} batch_stats;
+
+typedef struct batch {
+    const batch_opts *o;
+    coax_engine *engine;
+    coax_buf agent; /* the agent options' members, without the braces */
+    slot *slots;
+    size_t inflight;
+    batch_reader in;
+    int in_fd, out_fd;
+    bool in_done;
+    batch_ids done; /* --resume: ids OUT already has */
+    batch_stats st;
+    double t0, next_request, interval, last_progress;
+    bool tty, drawn;
+    uint64_t total; /* lines of the input file, 0 unknown */
+    unsigned long agent_errors_in_a_row;
+    bool stop;
+    char stop_msg[200];
+    coax_buf line, text;
+    int fatal; /* the exit status of a fatal error; 0: none */
+} batch;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static int parse_count(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi)
+        return cli_usage("batch", "--%s wants an integer from %ld to %ld, not '%s'", opt, lo, hi, v);
+    *out = n;
+    return 0;
+}
+
+/* Returns 0, -1 for --help, or the exit status of a usage error. */
+static int parse_args(int argc, char **argv, batch_opts *o)
+{
+    const char *conc = NULL, *rpm = NULL, *attempts = NULL, *agent_errors = NULL;
+    struct {
+        const char *name;
+        const char **value;
+    } const opts[] = {
+        {"input", &o->input},       {"output", &o->output},         {"concurrency", &conc},
+        {"rpm", &rpm},              {"agent", &o->agent},           {"model", &o->model},
+        {"base-url", &o->base_url}, {"agent-options", &o->agent_options}, {"replay", &o->replay},
+        {"id-field", &o->id_field}, {"input-field", &o->input_field}, {"replies-field", &o->replies_field},
+        {"max-attempts", &attempts}, {"max-agent-errors", &agent_errors}, {"lua-path", &o->lua_path},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = 0;
+        for (size_t k = 0; k < sizeof opts / sizeof *opts && r == 0; k++) r = cli_opt(argc, argv, &i, opts[k].name, opts[k].value);
+        if (r == 0) r = cli_limit_opt("batch", argc, argv, &i, &o->limits);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return -1;
+        if (!strcmp(a, "--resume")) o->resume = true;
+        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
+        else if (!strcmp(a, "--allow-failed")) o->allow_failed = true;
+        else if (a[0] == '-' && a[1] != '\0') return cli_usage("batch", "unknown option '%s' (try --help)", a);
+        else if (o->recipe) return cli_usage("batch", "one recipe at a time ('%s' and '%s')", o->recipe, a);
+        else o->recipe = a;
+    }
+    if (!o->recipe) return cli_usage("batch", "a RECIPE is required (try --help)");
+    long n;
+    o->concurrency = DEFAULT_CONCURRENCY;
+    if (conc) {
+        if (parse_count("concurrency", conc, 1, MAX_CONCURRENCY, &n)) return 2;
+        o->concurrency = (size_t)n;
+    }
+    if (attempts) {
+        if (parse_count("max-attempts", attempts, 1, 1000000, &n)) return 2;
+        o->max_attempts = (int)n;
+    }
+    o->max_agent_errors = DEFAULT_MAX_AGENT_ERRORS;
+    if (agent_errors) {
+        if (parse_count("max-agent-errors", agent_errors, 0, 1000000000, &n)) return 2;
+        o->max_agent_errors = (unsigned long)n;
+    }
+    if (rpm) {
+        char *end;
+        errno = 0;
+        o->rpm = strtod(rpm, &end);
+        if (errno || end == rpm || *end || !(o->rpm > 0) || o->rpm > 1e9)
+            return cli_usage("batch", "--rpm wants a positive number of requests a minute, not '%s'", rpm);
+    }
+    if (!o->input) o->input = "-";
+    if (!o->output) o->output = "-";
+    if (o->resume && !strcmp(o->output, "-"))
+        return cli_usage("batch", "--resume needs --output FILE (it reads back what the file holds)");
+    if (o->replay && o->replies_field)
+        return cli_usage("batch", "--replay and --replies-field both give the replies: choose one");
+    if ((o->id_field && !*o->id_field) || (o->input_field && !*o->input_field) ||
+        (o->replies_field && !*o->replies_field))
+        return cli_usage("batch", "a field name must not be empty");
+    if (!o->id_field) o->id_field = "id";
+    if (!o->input_field) o->input_field = "input";
+    return 0;
+}
+
+/* The members of the agent options every line shares: the name, model and
+** base URL, the replies of --replay, then --agent-options' members (JSON
+** objects keep the last of a repeated key, so those win). */
+static int agent_members(const batch_opts *o, coax_buf *m)
+{
+    const char *name = o->agent ? o->agent : o->replay || o->replies_field ? "replay" : NULL;
+    const char *keys[] = {"name", "model", "base_url"}, *vals[] = {name, o->model, o->base_url};
+    for (int k = 0; k < 3; k++) {
+        if (!vals[k]) continue;
+        if (m->len) coax_buf_putc(m, ',');
+        coax_buf_printf(m, "\"%s\":", keys[k]);
+        coax_buf_put_json_string(m, vals[k], strlen(vals[k]));
+    }
+    int status = 0;
+    coax_arena *a = coax_arena_new(NULL);
+    if (!a) return cli_fail("batch", COAX_ENOMEM, NULL);
+    coax_error err = {0};
+    if (o->replay) {
+        char *data;
+        size_t len;
+        coax_code rc = cli_read(o->replay, COAX_DEFAULT_MAX_INPUT, &data, &len, &err);
+        if (rc) {
+            coax_arena_free(a);
+            return cli_fail("batch", rc, &err);
+        }
+        if (m->len) coax_buf_putc(m, ',');
+        coax_buf_puts(m, "\"replies\":[");
+        size_t n = 0, line = 0;
+        for (size_t start = 0; start < len && status == 0;) {
+            char *nl = memchr(data + start, '\n', len - start);
+            size_t end = nl ? (size_t)(nl - data) : len;
+            line++;
+            coax_value *v;
+            if (end > start) {
+                if (coax_parse(a, data + start, end - start, NULL, &v, &err) || coax_value_type(v) != COAX_STRING) {
+                    status = cli_usage("batch", "%s line %zu: each line must be a JSON string", o->replay, line);
+                } else {
+                    if (n++) coax_buf_putc(m, ',');
+                    coax_write_buf(m, v, 0);
+                }
+            }
+            start = end + 1;
+        }
+        coax_buf_putc(m, ']');
+        free(data);
+    }
+    if (status == 0 && o->agent_options) {
+        coax_value *v;
+        if (coax_parse(a, o->agent_options, strlen(o->agent_options), NULL, &v, &err) || coax_value_type(v) != COAX_OBJECT) {
+            status = cli_usage("batch", "--agent-options wants a JSON object, as in '{\"delay_ms\": 200}'");
+        } else {
+            for (size_t i = 0; i < coax_value_len(v); i++) {
+                size_t klen;
+                const char *k = coax_object_key(v, i, &klen);
+                if (m->len) coax_buf_putc(m, ',');
+                coax_buf_put_json_string(m, k, klen);
+                coax_buf_putc(m, ':');
+                coax_write_buf(m, coax_object_value(v, i), 0);
+            }
+        }
+    }
+    coax_arena_free(a);
+    if (status == 0 && m->oom) status = cli_fail("batch", COAX_ENOMEM, NULL);
+    return status;
+}
+
+/* ---- output lines ----------------------------------------------------------- */
+
+static void write_line(batch *b)
+{
+    if (b->fatal) return;
+    if (b->line.oom) {
+        b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
+        return;
+    }
+    int e = batch_write_all(b->out_fd, b->line.data, b->line.len);
+    if (e) {
+        fprintf(stderr, "coax batch: cannot write to %s: %s\n", strcmp(b->o->output, "-") ? b->o->output : "standard output",
+                strerror(e));
+        b->fatal = 2;
+    }
+    b->line.len = 0;
+}
+
+/* A line that never became a session: outcome invalid, with the reason. */
+static void emit_invalid(batch *b, const char *id, size_t id_len, uint64_t line_no, const char *reason)
+{
+    coax_buf *L = &b->line;
+    L->len = 0;
+    coax_buf_puts(L, "{\"id\":");
+    if (id) coax_buf_put(L, id, id_len);
+    else coax_buf_printf(L, "null,\"line\":%llu", (unsigned long long)line_no);
+    coax_buf_puts(L, ",\"outcome\":\"invalid\",\"error\":{\"code\":\"invalid_input\",\"message\":");
+    coax_buf_put_json_string(L, reason, strlen(reason));
+    coax_buf_printf(L, "},\"metrics\":%s}\n", zero_metrics);
+    write_line(b);
+    b->st.lines++;
+    b->st.outcome[COAX_INVALID]++;
+    b->st.attempts[0]++;
+}
+
+static uint64_t metric(const coax_value *metrics, const char *name, bool *present)
+{
+    const coax_value *v = metrics ? coax_object_get(metrics, name, strlen(name)) : NULL;
+    if (!v || coax_value_type(v) != COAX_NUMBER) return 0;
+    if (present) *present = true;
+    double d = coax_value_double(v);
+    return d > 0 && d < 1e18 ? (uint64_t)d : 0;
+}
+
+/* The output line of a session that ended, from its report. */
+static void emit_result(batch *b, slot *sl)
+{
+    coax_outcome oc = coax_session_outcome(sl->s);
+    size_t rlen = 0;
+    const char *rep = coax_session_report(sl->s, &rlen);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *r = NULL;
+    if (!a || !rep || coax_parse(a, rep, rlen, NULL, &r, NULL) != COAX_OK || coax_value_type(r) != COAX_OBJECT) r = NULL;
+    const coax_value *error = r ? coax_object_get(r, "error", 5) : NULL;
+    const coax_value *metrics = r ? coax_object_get(r, "metrics", 7) : NULL;
+    const coax_value *attempts = r ? coax_object_get(r, "attempts", 8) : NULL;
+    const coax_value *last = attempts ? coax_array_get(attempts, coax_value_len(attempts) - 1) : NULL;
+    const coax_value *errors = last ? coax_object_get(last, "errors", 6) : NULL;
+
+    coax_buf *L = &b->line;
+    L->len = 0;
+    coax_buf_puts(L, "{\"id\":");
+    coax_buf_put(L, sl->id, sl->id_len);
+    coax_buf_printf(L, ",\"outcome\":\"%s\"", coax_outcome_name(oc));
+    size_t vlen;
+    const char *value = coax_session_value(sl->s, &vlen);
+    if (value) {
+        coax_buf_puts(L, ",\"value\":");
+        coax_buf_put(L, value, vlen);
+    }
+    if (error && coax_value_type(error) == COAX_OBJECT) {
+        coax_buf_puts(L, ",\"error\":");
+        coax_write_buf(L, error, 0);
+    } else if (oc != COAX_OUTCOME_OK) {
+        coax_buf_puts(L, ",\"error\":{\"code\":\"no_report\",\"message\":\"out of memory building the report\"}");
+    }
+    if (oc != COAX_OUTCOME_OK && errors && coax_value_type(errors) == COAX_ARRAY && coax_value_len(errors)) {
+        coax_buf_puts(L, ",\"errors\":");
+        coax_write_buf(L, errors, 0);
+    }
+    coax_buf_puts(L, ",\"metrics\":");
+    if (metrics && coax_value_type(metrics) == COAX_OBJECT) coax_write_buf(L, metrics, 0);
+    else coax_buf_puts(L, zero_metrics);
+    coax_buf_puts(L, "}\n");
+    write_line(b);
+
+    batch_stats *st = &b->st;
+    st->lines++;
+    st->outcome[(unsigned)oc < N_OUTCOMES ? oc : COAX_INVALID]++;
+    uint64_t n = metric(metrics, "attempts", NULL);
+    st->attempts[n < HIST ? n : HIST]++;
+    st->in_est += metric(metrics, "input_tokens_est", NULL);
+    st->out_est += metric(metrics, "output_tokens_est", NULL);
+    st->in_prov += metric(metrics, "input_tokens", &st->provider);
+    st->out_prov += metric(metrics, "output_tokens", &st->provider);
+
+    /* The agent failed for good when line after line ends in agent_error. */
+    if (oc == COAX_AGENT_ERROR) {
+        b->agent_errors_in_a_row++;
+        const coax_value *msg = error ? coax_object_get(error, "message", 7) : NULL;
+        if (b->o->max_agent_errors && b->agent_errors_in_a_row >= b->o->max_agent_errors && !b->stop) {
+            b->stop = true;
+            snprintf(b->stop_msg, sizeof b->stop_msg, "%s",
+                     msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
+        }
+    } else {
+        b->agent_errors_in_a_row = 0;
+    }
+    coax_arena_free(a);
+}
+
+/* Writes and frees every session that ended. */
+static void harvest(batch *b)
+{
+    for (size_t i = 0; i < b->o->concurrency && b->inflight; i++) {
+        slot *sl = &b->slots[i];
+        if (!sl->s || coax_session_outcome(sl->s) == COAX_RUNNING) continue;
+        emit_result(b, sl);
+        coax_session_free(sl->s);
+        free(sl->id);
+        memset(sl, 0, sizeof *sl);
+        b->inflight--;
+    }
+}
+
+/* ---- starting sessions ------------------------------------------------------- */
+
+/* Every retry is a request too: it pushes the next free request slot. */
+static void on_event(void *ud, coax_session *s, const char *name, const char *data)
+{
+    batch *b = ud;
+    (void)s;
+    if (b->interval <= 0 || strcmp(name, "attempt_start")) return;
+    const char *at = strstr(data, "\"attempt\":");
+    if (!at || strtol(at + 10, NULL, 10) <= 1) return; /* the first was counted at the start */
+    double now = now_ms();
+    b->next_request = (b->next_request > now ? b->next_request : now) + b->interval;
+}
+
+static coax_code new_session(batch *b, const char *input, size_t input_len, const coax_value *replies, coax_session **out,
+                             coax_error *err)
+{
+    coax_session_options so = {0};
+    so.input = input;
+    so.input_len = input_len;
+    so.max_attempts = b->o->max_attempts;
+    so.on_event = on_event;
+    so.event_ud = b;
+    coax_buf aj;
+    coax_buf_init(&aj, NULL);
+    if (b->agent.len || replies) {
+        coax_buf_putc(&aj, '{');
+        coax_buf_put(&aj, b->agent.data, b->agent.len);
+        if (replies) {
+            coax_buf_puts(&aj, b->agent.len ? ",\"replies\":" : "\"replies\":");
+            coax_write_buf(&aj, replies, 0);
+        }
+        coax_buf_putc(&aj, '}');
+        coax_buf_putc(&aj, '\0');
+        so.agent_json = aj.data;
+    }
+    coax_code rc = aj.oom ? coax_fail(err, COAX_ENOMEM, 0, "out of memory") : coax_session_from_file(b->engine, b->o->recipe, &so, out, err);
+    coax_buf_free(&aj);
+    return rc;
+}
+
+static void start(batch *b, const char *id, size_t id_len, const char *input, size_t input_len, const coax_value *replies)
+{
+    slot *sl = NULL;
+    for (size_t i = 0; i < b->o->concurrency && !sl; i++)
+        if (!b->slots[i].s) sl = &b->slots[i];
+    coax_error err = {0};
+    char *idc = malloc(id_len);
+    coax_session *s = NULL;
+    coax_code rc = idc ? new_session(b, input, input_len, replies, &s, &err) : coax_fail(&err, COAX_ENOMEM, 0, "out of memory");
+    if (rc) {
+        free(idc);
+        b->fatal = cli_fail("batch", rc, &err);
+        return;
+    }
+    memcpy(idc, id, id_len);
+    *sl = (slot){s, idc, id_len};
+    b->inflight++;
+    if (b->interval > 0) {
+        double now = now_ms();
+        b->next_request = (b->next_request > now ? b->next_request : now) + b->interval;
+    }
+}
+
+/* One input line: an output line at once when it is malformed or done
+** already (--resume), else a session. */
+static void take_line(batch *b, const char *line, size_t len)
+{
+    const batch_opts *o = b->o;
+    uint64_t no = b->in.line_no;
+    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) len--;
+    size_t lead = 0;
+    while (lead < len && (line[lead] == ' ' || line[lead] == '\t')) lead++;
+    if (lead == len) return; /* blank lines are not records */
+    coax_arena *a = coax_arena_new(NULL);
+    if (!a) {
+        b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
+        return;
+    }
+    coax_value *v = NULL;
+    coax_error err = {0};
+    char reason[300];
+    reason[0] = '\0';
+    const coax_value *id = NULL, *input = NULL, *replies = NULL;
+    coax_code rc = coax_parse(a, line, len, &o->limits, &v, &err);
+    if (rc == COAX_ENOMEM) {
+        coax_arena_free(a);
+        b->fatal = cli_fail("batch", rc, &err);
+        return;
+    }
+    if (rc) {
+        snprintf(reason, sizeof reason, "not JSON: %s (column %u)", err.msg, err.column);
+    } else if (coax_value_type(v) != COAX_OBJECT) {
+        snprintf(reason, sizeof reason, "not a JSON object but %s %s", coax_value_type(v) == COAX_ARRAY ? "an" : "a",
+                 coax_type_name(coax_value_type(v)));
+    } else {
+        id = coax_object_get(v, o->id_field, strlen(o->id_field));
+        input = coax_object_get(v, o->input_field, strlen(o->input_field));
+        replies = o->replies_field ? coax_object_get(v, o->replies_field, strlen(o->replies_field)) : NULL;
+        coax_type it = id ? coax_value_type(id) : COAX_NULL;
+        if (it != COAX_STRING && it != COAX_NUMBER) {
+            if (id && it != COAX_NULL)
+                snprintf(reason, sizeof reason, "\"%.100s\" must be a string or a number, not %s %s", o->id_field,
+                         it == COAX_ARRAY || it == COAX_OBJECT ? "an" : "a", coax_type_name(it));
+            else snprintf(reason, sizeof reason, "no \"%.100s\" (a string or a number)", o->id_field);
+            id = NULL;
+        } else if (!input || coax_value_type(input) == COAX_NULL) {
+            snprintf(reason, sizeof reason, "no \"%.100s\"", o->input_field);
+        } else if (replies) {
+            bool strings = coax_value_type(replies) == COAX_ARRAY;
+            for (size_t i = 0; strings && i < coax_value_len(replies); i++)
+                strings = coax_value_type(coax_array_get(replies, i)) == COAX_STRING;
+            if (!strings) snprintf(reason, sizeof reason, "\"%.100s\" must be an array of strings", o->replies_field);
+        }
+    }
+    coax_buf *key = &b->text;
+    key->len = 0;
+    batch_key(key, id, no);
+    if (key->oom) {
+        b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
+    } else if (o->resume && ids_take(&b->done, key->data, key->len)) {
+        b->st.skipped++;
+    } else if (reason[0]) {
+        emit_invalid(b, id ? key->data : NULL, key->len, no, reason);
+    } else {
+        size_t id_end = key->len, ilen;
+        const char *text;
+        if (coax_value_type(input) == COAX_STRING) {
+            text = coax_value_text(input, &ilen);
+        } else { /* objects, arrays, numbers: their JSON text */
+            coax_write_buf(key, input, 0);
+            text = key->data + id_end;
+            ilen = key->len - id_end;
+        }
+        if (key->oom) b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
+        else start(b, key->data, id_end, text, ilen, replies);
+    }
+    coax_arena_free(a);
+}
+
+/* ---- progress and summary ---------------------------------------------------- */
+
+static void human(char *out, size_t cap, double n)
+{
+    if (n >= 1e9) snprintf(out, cap, "%.1fG", n / 1e9);
+    else if (n >= 1e6) snprintf(out, cap, "%.1fM", n / 1e6);
+    else if (n >= 1e4) snprintf(out, cap, "%.1fk", n / 1e3);
+    else snprintf(out, cap, "%.0f", n);
+}
+
+static void duration(char *out, size_t cap, double s)
+{
+    if (s >= 3600) snprintf(out, cap, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+    else if (s >= 60) snprintf(out, cap, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else snprintf(out, cap, "%.1fs", s);
+}
+
+static void progress(batch *b, bool final)
+{
+    if (b->o->quiet) return;
+    double now = now_ms();
+    if (final) {
+        if (b->drawn) fputs("\r\033[K", stderr);
+        return;
+    }
+    if (now - b->last_progress < (b->tty ? TTY_REDRAW_MS : PLAIN_EVERY_MS)) return;
+    b->last_progress = now;
+    const batch_stats *st = &b->st;
+    double secs = (now - b->t0) / 1e3, rate = secs > 0 ? (double)st->lines / secs : 0;
+    uint64_t done = st->lines + st->skipped;
+    char msg[300], in[16], out[16], eta[32] = "";
+    size_t n = 0;
+    if (b->total) n += (size_t)snprintf(msg, sizeof msg, "%llu/%llu lines (%.0f%%)", (unsigned long long)done,
+                                        (unsigned long long)b->total, 100.0 * (double)done / (double)b->total);
+    else n += (size_t)snprintf(msg, sizeof msg, "%llu lines", (unsigned long long)done);
+    if (b->total && rate > 0 && b->total > done) duration(eta, sizeof eta, (double)(b->total - done) / rate);
+    human(in, sizeof in, (double)(st->provider ? st->in_prov : st->in_est));
+    human(out, sizeof out, (double)(st->provider ? st->out_prov : st->out_est));
+    snprintf(msg + n, sizeof msg - n, ", %.1f/s%s%s, ok %.1f%%, tokens %s in %s out, %zu in flight", rate,
+             eta[0] ? ", ETA " : "", eta, st->lines ? 100.0 * (double)st->outcome[COAX_OUTCOME_OK] / (double)st->lines : 100.0,
+             in, out, b->inflight);
+    if (b->tty) {
+        fprintf(stderr, "\r\033[K%s", msg);
+        b->drawn = true;
+    } else {
+        fprintf(stderr, "coax batch: %s\n", msg);
+    }
+    fflush(stderr);
+}
+
+static void summary(const batch *b)
+{
+    if (b->o->quiet) return;
+    const batch_stats *st = &b->st;
+    double secs = (now_ms() - b->t0) / 1e3;
+    fprintf(stderr, "coax batch: %llu lines in %.2f s (%.1f lines/s)", (unsigned long long)st->lines, secs,
+            secs > 0 ? (double)st->lines / secs : 0.0);
+    if (st->skipped) fprintf(stderr, ", %llu skipped as done (--resume)", (unsigned long long)st->skipped);
+    fputs("\n  outcomes:", stderr);
+    const char *sep = " ";
+    for (int k = COAX_OUTCOME_OK; k < N_OUTCOMES; k++) {
+        if (!st->outcome[k]) continue;
+        fprintf(stderr, "%s%s %llu", sep, coax_outcome_name((coax_outcome)k), (unsigned long long)st->outcome[k]);
+        sep = ", ";
+    }
+    if (!st->lines) fputs(" none", stderr);
+    fputs("\n  attempts:", stderr);
+    sep = " ";
+    for (int k = 0; k <= HIST; k++) {
+        if (!st->attempts[k]) continue;
+        fprintf(stderr, "%s%s%d: %llu", sep, k == HIST ? ">=" : "", k, (unsigned long long)st->attempts[k]);
+        sep = ", ";
+    }
+    if (!st->lines) fputs(" none", stderr);
+    fprintf(stderr, "\n  tokens: %llu in, %llu out (estimated)", (unsigned long long)st->in_est,
+            (unsigned long long)st->out_est);
+    if (st->provider)
+        fprintf(stderr, "; %llu in, %llu out (provider)", (unsigned long long)st->in_prov,
+                (unsigned long long)st->out_prov);
+    fputc('\n', stderr);
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+/* Reads and starts lines while a slot is free and the request rate allows,
+** waiting for input only when nothing is in flight. */
+static void fill(batch *b)
+{
+    while (!b->in_done && !b->stop && !b->fatal && b->inflight < b->o->concurrency) {
+        if (b->interval > 0 && now_ms() < b->next_request) return;
+        const char *line;
+        size_t len;
+        int wait = b->inflight ? 0 : b->o->quiet ? 1000 : TTY_REDRAW_MS;
+        switch (br_next(&b->in, wait, &line, &len)) {
+        case BR_LINE: take_line(b, line, len); break;
+        case BR_NONE: return;
+        case BR_EOF: b->in_done = true; return;
+        case BR_TOOLONG: {
+            char reason[96];
+            snprintf(reason, sizeof reason, "longer than --max-input (%zu bytes)", b->in.max_line);
+            coax_buf *key = &b->text;
+            key->len = 0;
+            batch_key(key, NULL, b->in.line_no);
+            if (b->o->resume && ids_take(&b->done, key->data, key->len)) b->st.skipped++;
+            else emit_invalid(b, NULL, 0, b->in.line_no, reason);
+            break;
+        }
+        case BR_ERROR:
+            fprintf(stderr, "coax batch: cannot read %s: %s\n", strcmp(b->o->input, "-") ? b->o->input : "standard input",
+                    strerror(b->in.err));
+            b->fatal = 2;
+            return;
+        }
+    }
+}
+
+static void run(batch *b)
+{
+    for (;;) {
+        harvest(b);
+        fill(b);
+        if (b->fatal) return;
+        if (b->inflight == 0 && (b->in_done || b->stop)) return;
+        double wait = POLL_SLICE_MS;
+        if (b->interval > 0 && !b->in_done && !b->stop && b->inflight < b->o->concurrency) {
+            double until = b->next_request - now_ms();
+            if (until < wait) wait = until > 0 ? until : 0;
+        }
+        if (b->inflight) coax_engine_poll(b->engine, (int)(wait + 0.999));
+        else if (wait > 0) poll(NULL, 0, (int)(wait + 0.999)); /* the rate limit, nothing in flight */
+        progress(b, false);
+    }
+}
+
+/* Checks the recipe, its schema and the agent options once, before any
+** line and any model call: a session that is never polled calls nothing. */
+static int probe(batch *b)
+{
+    coax_session *s;
+    coax_error err = {0};
+    coax_code rc = new_session(b, "", 0, NULL, &s, &err);
+    if (rc) return cli_fail("batch", rc, &err);
+    int status = 0;
+    if (coax_session_outcome(s) == COAX_INVALID) {
+        size_t rlen;
+        const char *rep = coax_session_report(s, &rlen);
+        coax_arena *a = coax_arena_new(NULL);
+        coax_value *r;
+        const coax_value *msg = NULL;
+        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &msg);
+        status = cli_usage("batch", "%s: %s", b->o->recipe,
+                           msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "invalid recipe");
+        coax_arena_free(a);
+    }
+    coax_session_free(s);
+    return status;
+}
+
+static int open_files(batch *b)
+{
+    const batch_opts *o = b->o;
+    if (o->resume) {
+        uint64_t lines;
+        size_t torn;
+        int status = batch_resume_scan(o->output, &b->done, &lines, &torn);
+        if (status) return status;
+        if (torn && !o->quiet)
+            fprintf(stderr, "coax batch: cut a torn last line (%zu bytes) from %s\n", torn, o->output);
+    }
+    b->in_fd = strcmp(o->input, "-") ? open(o->input, O_RDONLY) : STDIN_FILENO;
+    if (b->in_fd < 0) return cli_usage("batch", "cannot open %s: %s", o->input, strerror(errno));
+    if (strcmp(o->output, "-")) {
+        b->out_fd = open(o->output, O_WRONLY | O_CREAT | O_APPEND | (o->resume ? 0 : O_TRUNC), 0644);
+        if (b->out_fd < 0) return cli_usage("batch", "cannot open %s: %s", o->output, strerror(errno));
+    } else {
+        b->out_fd = STDOUT_FILENO;
+    }
+    coax_limits lim = coax_limits_resolve(&o->limits);
+    br_init(&b->in, b->in_fd, lim.max_input);
+    return 0;
+}
+
+int cli_batch(int argc, char **argv)
+{
+    batch_opts o = {0};
+    int status = parse_args(argc, argv, &o);
+    if (status < 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (status) return status;
+    batch b = {0};
+    b.o = &o;
+    b.in_fd = b.out_fd = -1;
+    b.tty = isatty(STDERR_FILENO);
+    b.interval = o.rpm > 0 ? 60000.0 / o.rpm : 0;
+    coax_buf_init(&b.agent, NULL);
+    coax_buf_init(&b.line, NULL);
+    coax_buf_init(&b.text, NULL);
+    status = agent_members(&o, &b.agent);
+    if (status == 0) {
+        coax_engine_options eo = {0};
+        eo.script_dir = o.lua_path;
+        eo.limits = o.limits;
+        coax_error err = {0};
+        coax_code rc = coax_engine_new(&eo, &b.engine, &err);
+        if (rc) status = cli_fail("batch", rc, &err);
+    }
+    if (status == 0) status = probe(&b);
+    if (status == 0) status = open_files(&b);
+    if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
+    if (status == 0) {
+        if (!o.quiet && strcmp(o.input, "-")) b.total = batch_count_lines(o.input);
+        b.t0 = now_ms();
+        b.last_progress = b.t0;
+        run(&b);
+        progress(&b, true);
+        status = b.fatal;
+        if (!status) {
+            summary(&b);
+            if (b.stop) {
+                fprintf(stderr, "coax batch: stopped: %lu lines in a row ended in agent_error (the last: %s); "
+                        "the rest is unread: rerun with --resume\n", b.agent_errors_in_a_row, b.stop_msg);
+                status = 3;
+            } else if (b.st.outcome[COAX_OUTCOME_OK] < b.st.lines && !o.allow_failed) {
+                status = 1;
+            }
+        }
+    }
+    for (size_t i = 0; b.slots && i < o.concurrency; i++) free(b.slots[i].id);
+    free(b.slots);
+    coax_engine_free(b.engine); /* frees the sessions still in flight after a fatal error */
+    ids_free(&b.done);
+    br_free(&b.in);
+    if (b.in_fd > STDIN_FILENO) close(b.in_fd);
+    if (b.out_fd > STDOUT_FILENO) close(b.out_fd);
+    coax_buf_free(&b.agent);
+    coax_buf_free(&b.line);
+    coax_buf_free(&b.text);
+    return status;
+}
