@@ -127,6 +127,7 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
 /* A fence of three or more backticks or tildes at t[i]: its length. */
 static size_t fence_at(const char *t, size_t i, size_t len)
 {
+    if (i >= len) return 0; /* a line break or its indentation ends the text */
     char c = t[i];
     if (c != '`' && c != '~') return 0;
     size_t n = 0;
