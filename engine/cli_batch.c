@@ -489,8 +489,10 @@ static void take_line(batch *b, const char *line, size_t len)
                          it == COAX_ARRAY || it == COAX_OBJECT ? "an" : "a", coax_type_name(it));
             else snprintf(reason, sizeof reason, "no \"%.100s\" (a string or a number)", o->id_field);
             id = NULL;
-        } else if (!input || coax_value_type(input) == COAX_NULL) {
+        } else if (!input) {
             snprintf(reason, sizeof reason, "no \"%.100s\"", o->input_field);
+        } else if (coax_value_type(input) == COAX_NULL) {
+            snprintf(reason, sizeof reason, "\"%.100s\" is null", o->input_field);
         } else if (replies) {
             bool strings = coax_value_type(replies) == COAX_ARRAY;
             for (size_t i = 0; strings && i < coax_value_len(replies); i++)
@@ -578,7 +580,7 @@ static void summary(const batch *b)
     if (b->o->quiet) return;
     const batch_stats *st = &b->st;
     double secs = (now_ms() - b->t0) / 1e3;
-    fprintf(stderr, "coax batch: %llu lines in %.2f s (%.1f lines/s)", (unsigned long long)st->lines, secs,
+    fprintf(stderr, "coax batch: %llu lines in %.3f s (%.1f lines/s)", (unsigned long long)st->lines, secs,
             secs > 0 ? (double)st->lines / secs : 0.0);
     if (st->skipped) fprintf(stderr, ", %llu skipped as done (--resume)", (unsigned long long)st->skipped);
     fputs("\n  outcomes:", stderr);
