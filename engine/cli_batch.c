@@ -447,80 +447,101 @@ static void start(batch *b, const char *id, size_t id_len, const char *input, si
     }
 }
 
+/* One input line, parsed: what a session needs, or why there is none. */
+typedef struct record {
+    bool blank;
+    const coax_value *id, *input, *replies; /* id NULL unless a string or a number */
+    char reason[300];                       /* empty when the line is good */
+} record;
+
+/* Reads 'line' into 'rec', its values in 'a'. False when out of memory. */
+static bool read_record(const batch_opts *o, coax_arena *a, const char *line, size_t len, record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) len--;
+    size_t lead = 0;
+    while (lead < len && (line[lead] == ' ' || line[lead] == '\t')) lead++;
+    if (lead == len) return (rec->blank = true);
+    coax_value *v = NULL;
+    coax_error err = {0};
+    coax_code rc = coax_parse(a, line, len, &o->limits, &v, &err);
+    if (rc == COAX_ENOMEM) return false;
+    if (rc) {
+        snprintf(rec->reason, sizeof rec->reason, "not JSON: %s (column %u)", err.msg, err.column);
+        return true;
+    }
+    coax_type t = coax_value_type(v);
+    if (t != COAX_OBJECT) {
+        snprintf(rec->reason, sizeof rec->reason, "not a JSON object but %s %s", t == COAX_ARRAY ? "an" : "a",
+                 coax_type_name(t));
+        return true;
+    }
+    const coax_value *id = coax_object_get(v, o->id_field, strlen(o->id_field));
+    rec->input = coax_object_get(v, o->input_field, strlen(o->input_field));
+    rec->replies = o->replies_field ? coax_object_get(v, o->replies_field, strlen(o->replies_field)) : NULL;
+    t = id ? coax_value_type(id) : COAX_NULL;
+    if (t == COAX_STRING || t == COAX_NUMBER) rec->id = id;
+    if (id && !rec->id && t != COAX_NULL) {
+        snprintf(rec->reason, sizeof rec->reason, "\"%.100s\" must be a string or a number, not %s %s", o->id_field,
+                 t == COAX_ARRAY || t == COAX_OBJECT ? "an" : "a", coax_type_name(t));
+    } else if (!rec->id) {
+        snprintf(rec->reason, sizeof rec->reason, "no \"%.100s\" (a string or a number)", o->id_field);
+    } else if (!rec->input) {
+        snprintf(rec->reason, sizeof rec->reason, "no \"%.100s\"", o->input_field);
+    } else if (coax_value_type(rec->input) == COAX_NULL) {
+        snprintf(rec->reason, sizeof rec->reason, "\"%.100s\" is null", o->input_field);
+    } else if (rec->replies) {
+        bool strings = coax_value_type(rec->replies) == COAX_ARRAY;
+        for (size_t i = 0; strings && i < coax_value_len(rec->replies); i++)
+            strings = coax_value_type(coax_array_get(rec->replies, i)) == COAX_STRING;
+        if (!strings) snprintf(rec->reason, sizeof rec->reason, "\"%.100s\" must be an array of strings", o->replies_field);
+    }
+    return true;
+}
+
+/* The text a session gets: a string as it is; objects, arrays and numbers
+** as their JSON text, appended to 'b' (check b->oom). */
+static void record_input(const record *rec, coax_buf *b, const char **text, size_t *len)
+{
+    if (coax_value_type(rec->input) == COAX_STRING) {
+        *text = coax_value_text(rec->input, len);
+        return;
+    }
+    size_t from = b->len;
+    coax_write_buf(b, rec->input, 0);
+    *text = b->data ? b->data + from : "";
+    *len = b->len - from;
+}
+
 /* One input line: an output line at once when it is malformed or done
 ** already (--resume), else a session. */
 static void take_line(batch *b, const char *line, size_t len)
 {
-    const batch_opts *o = b->o;
     uint64_t no = b->in.line_no;
-    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) len--;
-    size_t lead = 0;
-    while (lead < len && (line[lead] == ' ' || line[lead] == '\t')) lead++;
-    if (lead == len) return; /* blank lines are not records */
     coax_arena *a = coax_arena_new(NULL);
-    if (!a) {
+    record rec;
+    if (!a || !read_record(b->o, a, line, len, &rec)) {
+        coax_arena_free(a);
         b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
         return;
-    }
-    coax_value *v = NULL;
-    coax_error err = {0};
-    char reason[300];
-    reason[0] = '\0';
-    const coax_value *id = NULL, *input = NULL, *replies = NULL;
-    coax_code rc = coax_parse(a, line, len, &o->limits, &v, &err);
-    if (rc == COAX_ENOMEM) {
-        coax_arena_free(a);
-        b->fatal = cli_fail("batch", rc, &err);
-        return;
-    }
-    if (rc) {
-        snprintf(reason, sizeof reason, "not JSON: %s (column %u)", err.msg, err.column);
-    } else if (coax_value_type(v) != COAX_OBJECT) {
-        snprintf(reason, sizeof reason, "not a JSON object but %s %s", coax_value_type(v) == COAX_ARRAY ? "an" : "a",
-                 coax_type_name(coax_value_type(v)));
-    } else {
-        id = coax_object_get(v, o->id_field, strlen(o->id_field));
-        input = coax_object_get(v, o->input_field, strlen(o->input_field));
-        replies = o->replies_field ? coax_object_get(v, o->replies_field, strlen(o->replies_field)) : NULL;
-        coax_type it = id ? coax_value_type(id) : COAX_NULL;
-        if (it != COAX_STRING && it != COAX_NUMBER) {
-            if (id && it != COAX_NULL)
-                snprintf(reason, sizeof reason, "\"%.100s\" must be a string or a number, not %s %s", o->id_field,
-                         it == COAX_ARRAY || it == COAX_OBJECT ? "an" : "a", coax_type_name(it));
-            else snprintf(reason, sizeof reason, "no \"%.100s\" (a string or a number)", o->id_field);
-            id = NULL;
-        } else if (!input) {
-            snprintf(reason, sizeof reason, "no \"%.100s\"", o->input_field);
-        } else if (coax_value_type(input) == COAX_NULL) {
-            snprintf(reason, sizeof reason, "\"%.100s\" is null", o->input_field);
-        } else if (replies) {
-            bool strings = coax_value_type(replies) == COAX_ARRAY;
-            for (size_t i = 0; strings && i < coax_value_len(replies); i++)
-                strings = coax_value_type(coax_array_get(replies, i)) == COAX_STRING;
-            if (!strings) snprintf(reason, sizeof reason, "\"%.100s\" must be an array of strings", o->replies_field);
-        }
     }
     coax_buf *key = &b->text;
     key->len = 0;
-    batch_key(key, id, no);
-    if (key->oom) {
+    if (!rec.blank) batch_key(key, rec.id, no);
+    if (rec.blank) {
+        /* blank lines are not records */
+    } else if (key->oom) {
         b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
-    } else if (o->resume && ids_take(&b->done, key->data, key->len)) {
+    } else if (b->o->resume && ids_take(&b->done, key->data, key->len)) {
         b->st.skipped++;
-    } else if (reason[0]) {
-        emit_invalid(b, id ? key->data : NULL, key->len, no, reason);
+    } else if (rec.reason[0]) {
+        emit_invalid(b, rec.id ? key->data : NULL, key->len, no, rec.reason);
     } else {
         size_t id_end = key->len, ilen;
         const char *text;
-        if (coax_value_type(input) == COAX_STRING) {
-            text = coax_value_text(input, &ilen);
-        } else { /* objects, arrays, numbers: their JSON text */
-            coax_write_buf(key, input, 0);
-            text = key->data + id_end;
-            ilen = key->len - id_end;
-        }
+        record_input(&rec, key, &text, &ilen);
         if (key->oom) b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
-        else start(b, key->data, id_end, text, ilen, replies);
+        else start(b, key->data, id_end, text, ilen, rec.replies);
     }
     coax_arena_free(a);
 }
@@ -659,13 +680,14 @@ static void run(batch *b)
     }
 }
 
-/* Checks the recipe, its schema and the agent options once, before any
-** line and any model call: a session that is never polled calls nothing. */
-static int probe(batch *b)
+/* A session that is never polled calls nothing: 0 when it starts, 2 (with
+** the reason in 'msg') when the recipe, its schema or the agent options are
+** invalid, another exit status when it cannot be created. */
+static int probe_with(batch *b, const char *input, size_t len, const coax_value *replies, char *msg, size_t cap)
 {
     coax_session *s;
     coax_error err = {0};
-    coax_code rc = new_session(b, "", 0, NULL, &s, &err);
+    coax_code rc = new_session(b, input, len, replies, &s, &err);
     if (rc) return cli_fail("batch", rc, &err);
     int status = 0;
     if (coax_session_outcome(s) == COAX_INVALID) {
@@ -673,17 +695,60 @@ static int probe(batch *b)
         const char *rep = coax_session_report(s, &rlen);
         coax_arena *a = coax_arena_new(NULL);
         coax_value *r;
-        const coax_value *msg = NULL;
-        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &msg);
-        status = cli_usage("batch", "%s: %s", b->o->recipe,
-                           msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "invalid recipe");
+        const coax_value *m = NULL;
+        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &m);
+        snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
         coax_arena_free(a);
+        status = 2;
     }
     coax_session_free(s);
     return status;
 }
 
-static int open_files(batch *b)
+/* Checks the recipe, its schema and the agent options before any output
+** and any model call. A recipe's prompt function runs when a session is
+** made, and may fail on an empty input only (it may decode JSON, say): then
+** the first line's input decides, and the line is put back to be read again. */
+static int check_recipe(batch *b)
+{
+    char msg[400];
+    int status = probe_with(b, "", 0, NULL, msg, sizeof msg);
+    if (status != 2) return status;
+    const char *line;
+    size_t len;
+    record rec = {.blank = true};
+    coax_arena *a = coax_arena_new(NULL);
+    while (a && rec.blank && br_next(&b->in, -1, &line, &len) == BR_LINE) {
+        coax_arena_free(a);
+        a = coax_arena_new(NULL);
+        if (a && !read_record(b->o, a, line, len, &rec)) break;
+    }
+    if (a && !rec.blank && !rec.reason[0]) {
+        coax_buf text;
+        coax_buf_init(&text, NULL);
+        const char *in;
+        size_t ilen;
+        record_input(&rec, &text, &in, &ilen);
+        if (!text.oom) status = probe_with(b, in, ilen, rec.replies, msg, sizeof msg);
+        coax_buf_free(&text);
+    }
+    coax_arena_free(a);
+    if (status == 0) br_unread(&b->in);
+    else if (status == 2) cli_usage("batch", "%s: %s", b->o->recipe, msg);
+    return status;
+}
+
+static int open_input(batch *b)
+{
+    const batch_opts *o = b->o;
+    b->in_fd = strcmp(o->input, "-") ? open(o->input, O_RDONLY) : STDIN_FILENO;
+    if (b->in_fd < 0) return cli_usage("batch", "cannot open %s: %s", o->input, strerror(errno));
+    coax_limits lim = coax_limits_resolve(&o->limits);
+    br_init(&b->in, b->in_fd, lim.max_input);
+    return 0;
+}
+
+static int open_output(batch *b)
 {
     const batch_opts *o = b->o;
     if (o->resume) {
@@ -694,16 +759,12 @@ static int open_files(batch *b)
         if (torn && !o->quiet)
             fprintf(stderr, "coax batch: cut a torn last line (%zu bytes) from %s\n", torn, o->output);
     }
-    b->in_fd = strcmp(o->input, "-") ? open(o->input, O_RDONLY) : STDIN_FILENO;
-    if (b->in_fd < 0) return cli_usage("batch", "cannot open %s: %s", o->input, strerror(errno));
     if (strcmp(o->output, "-")) {
         b->out_fd = open(o->output, O_WRONLY | O_CREAT | O_APPEND | (o->resume ? 0 : O_TRUNC), 0644);
         if (b->out_fd < 0) return cli_usage("batch", "cannot open %s: %s", o->output, strerror(errno));
     } else {
         b->out_fd = STDOUT_FILENO;
     }
-    coax_limits lim = coax_limits_resolve(&o->limits);
-    br_init(&b->in, b->in_fd, lim.max_input);
     return 0;
 }
 
@@ -733,8 +794,9 @@ int cli_batch(int argc, char **argv)
         coax_code rc = coax_engine_new(&eo, &b.engine, &err);
         if (rc) status = cli_fail("batch", rc, &err);
     }
-    if (status == 0) status = probe(&b);
-    if (status == 0) status = open_files(&b);
+    if (status == 0) status = open_input(&b);
+    if (status == 0) status = check_recipe(&b);
+    if (status == 0) status = open_output(&b);
     if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
     if (status == 0) {
         if (!o.quiet && strcmp(o.input, "-")) b.total = batch_count_lines(o.input);

@@ -20,6 +20,7 @@ typedef struct batch_reader {
     int fd;
     char *buf;
     size_t start, len, cap;
+    size_t last;      /* where the line last returned starts */
     size_t max_line;
     uint64_t line_no; /* the number of the line last returned (1-based) */
     bool newline;     /* the line last returned ended with '\n' */
@@ -40,6 +41,9 @@ void br_free(batch_reader *r);
 /* The next line: waits for input at most 'timeout_ms' (0: never; -1: until
 ** a line or the end comes). */
 batch_read br_next(batch_reader *r, int timeout_ms, const char **line, size_t *len);
+/* Puts the line br_next just returned (BR_LINE) back: the next call returns
+** it again. Only right after that call. */
+void br_unread(batch_reader *r);
 
 /* ---- lines out -----------------------------------------------------------
 ** Writes all of p[0..n) with as few write(2) calls as the kernel allows (one

@@ -79,6 +79,7 @@ batch_read br_next(batch_reader *r, int timeout_ms, const char **line, size_t *l
                 continue;
             }
         } else if (nl) {
+            r->last = r->start;
             r->start += (size_t)(nl - from) + 1;
             r->line_no++;
             r->newline = true;
@@ -92,6 +93,7 @@ batch_read br_next(batch_reader *r, int timeout_ms, const char **line, size_t *l
             r->start = r->len;
             return BR_TOOLONG;
         } else if (r->eof && have) {
+            r->last = r->start;
             r->start = r->len;
             r->line_no++;
             r->newline = false;
@@ -104,6 +106,12 @@ batch_read br_next(batch_reader *r, int timeout_ms, const char **line, size_t *l
         if (got < 0) return BR_ERROR;
         if (got == 0) return BR_NONE;
     }
+}
+
+void br_unread(batch_reader *r)
+{
+    r->start = r->last;
+    r->line_no--;
 }
 
 /* ---- output --------------------------------------------------------------- */

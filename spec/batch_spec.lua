@@ -393,6 +393,22 @@ describe("coax batch", function()
       assert.is_nil(io.open(out_path))
     end)
 
+    it("lets the first line decide when the recipe's prompt cannot take an empty input", function()
+      local recipe = F .. "person_json.lua"
+      local good = '{"id": 1, "input": {"text": "Ada is 36."}, "r": ["{\\"name\\": \\"Ada\\", \\"age\\": 36}"]}\n'
+      local out, _, code = H.coax({ "batch", recipe, "--replies-field", "r", "--quiet" },
+        "\n" .. good .. '{"id": 2, "input": "not an object"}\n')
+      local got = lines(out)
+      assert.are.same({ 1, "ok" }, { json.decode(got[1]).id, json.decode(got[1]).outcome })
+      local second = json.decode(got[2])
+      assert.are.same({ 2, "invalid", "invalid_recipe" }, { second.id, second.outcome, second.error.code })
+      assert.are.equal(1, code)
+      local err
+      out, err, code = H.coax({ "batch", recipe, "--replies-field", "r" }, '{"id": 2, "input": "not an object"}\n')
+      assert.are.same({ "", 2 }, { out, code })
+      assert.matches("^coax batch: " .. recipe:gsub("%p", "%%%0") .. ": .*person_json%.lua:7: Expected value", err)
+    end)
+
     it("is 2 for bad options, with a one-line message", function()
       local cases = {
         { { "batch" }, "coax batch: a RECIPE is required (try --help)\n" },
