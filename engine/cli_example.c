@@ -20,7 +20,8 @@ static const char usage_text[] =
     "  --remote-dir DIR --remote-base URL\n"
     "                  resolve references under URL from files in DIR (no network)\n"
     "Exit: 0 an instance, 1 no valid instance found (why on stderr), 2 usage or\n"
-    "invalid schema, 4 a limit.\n";
+    "invalid schema, 4 a limit.\n"
+    "Example: coax example --pretty schemas/contact.schema.json\n";
 
 /* Reads and compiles the schema; returns the exit status (0 on success). */
 static int load(const char *path, const coax_limits *lim, const coax_schema_options *so,

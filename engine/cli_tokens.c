@@ -15,7 +15,8 @@ static const char usage_text[] =
     "           a JSON string)\n"
     "  --chat   the input is a JSON array of messages {\"role\", \"content\"[, \"name\"]};\n"
     "           prints the prompt tokens of the request, framing included\n"
-    "Exit: 0 done, 1 a --jsonl line was not a JSON string, 2 usage, 4 a limit.\n";
+    "Exit: 0 done, 1 a --jsonl line was not a JSON string, 2 usage, 4 a limit.\n"
+    "Example: coax tokens --encoding cl100k README.md\n";
 
 /* --jsonl: one output line per input line, in order. */
 static int tokens_lines(const char *data, size_t len, coax_encoding enc, const coax_limits *lim)

@@ -23,7 +23,8 @@ static const char usage_text[] =
     "  --max-regex-steps N  steps of one pattern match (default 1000000); more: exit 4\n"
     "  --remote-dir DIR --remote-base URL\n"
     "                  resolve references under URL from files in DIR (no network)\n"
-    "Exit: 0 valid, 1 invalid (or not JSON), 2 usage or invalid schema, 4 a limit.\n";
+    "Exit: 0 valid, 1 invalid (or not JSON), 2 usage or invalid schema, 4 a limit.\n"
+    "Example: coax validate --output detailed schemas/invoice.schema.json invoice.json\n";
 
 typedef struct opts {
     coax_output format;
