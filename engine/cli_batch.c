@@ -42,6 +42,8 @@ static const char usage_text[] =
     "                       0: never); exit 3, and --resume continues later\n"
     "  --allow-failed       exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
     "  --quiet              no progress and no summary on stderr\n"
+    "  --max-attempts N, --max-input N, --lua-path DIR   as in coax run; a line longer\n"
+    "                       than --max-input is an invalid line\n"
     "Example: coax batch invoice.lua --input in.jsonl --output out.jsonl --concurrency 16\n"
     "Exit: 0 every line ok, 1 some failed (each has its line), 2 usage or an invalid\n"
     "recipe or schema (before any call), 3 the agent failed for good, 4 out of memory.\n";
