@@ -1,7 +1,9 @@
 /*
-** engine.c: the engine, its sessions' list and the poll loop. Timers are
-** the only thing a session waits for in this issue (coax.sleep); the HTTP
-** transport will add its sockets to the same wait.
+** engine.c: the engine, its sessions' list and the poll loop. A session
+** waits for a timer (coax.sleep) or for its HTTP request (coax.http); the
+** loop drives curl without waiting, steps every session that can move, and
+** then waits on curl's sockets (or sleeps, with nothing in flight), never
+** past the poll's timeout.
 */
 #include "engine.h"
 
@@ -69,12 +71,19 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     }
     size_t mem = o && o->lua_memory ? o->lua_memory : COAX_DEFAULT_LUA_MEMORY;
     uint32_t instr = o && o->lua_instructions ? o->lua_instructions : COAX_DEFAULT_LUA_INSTRUCTIONS;
+    e->http = http_new(e->alloc, o);
+    if (!e->http) {
+        coax_free_raw(e->alloc, e, sizeof *e);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
     coax_code rc = vm_open(&e->vm, e->alloc, dir, mem, instr, err);
     if (rc) {
+        http_free(e->http);
         coax_free_raw(e->alloc, e, sizeof *e);
         return rc;
     }
     e->vm.sleep = sleep_task;
+    e->vm.host = e;
     *out = e;
     return COAX_OK;
 }
@@ -84,6 +93,7 @@ void coax_engine_free(coax_engine *e)
     if (!e) return;
     while (e->sessions) coax_session_free(e->sessions);
     vm_close(&e->vm);
+    http_free(e->http);
     coax_allocator copy = e->alloc_copy;
     coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
 }
@@ -107,22 +117,32 @@ static size_t pass(coax_engine *e, double *next)
     return running;
 }
 
+/* Waits 'ms' (> 0) for curl's sockets, or sleeps with nothing in flight. */
+static void wait_for(coax_engine *e, double ms)
+{
+    if (http_active(e->http)) {
+        http_wait(e->http, (int)ms); /* whole milliseconds: never past the timeout */
+        return;
+    }
+    struct timespec ts = {(time_t)(ms / 1e3), (long)((ms - (double)(time_t)(ms / 1e3) * 1e3) * 1e6)};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
 size_t coax_engine_poll(coax_engine *e, int timeout_ms)
 {
     if (!e) return 0;
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     for (;;) {
         double next;
+        http_perform(e->http);
         size_t running = pass(e, &next);
         if (running == 0) return 0;
         double now = coax_now_ms();
         if (next == 0) continue;          /* someone can move at once */
         if (next <= now) continue;
         if (now >= deadline) return running;
-        double wait = (next < deadline ? next : deadline) - now;
-        struct timespec ts = {(time_t)(wait / 1e3), (long)((wait - (double)(time_t)(wait / 1e3) * 1e3) * 1e6)};
-        while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
-        }
+        wait_for(e, (next < deadline ? next : deadline) - now);
     }
 }
 

@@ -5,12 +5,13 @@
 #ifndef COAX_ENGINE_H
 #define COAX_ENGINE_H
 
+#include "http.h"
 #include "script.h"
 
 typedef enum sstate {
     SS_FIRST,   /* the first prompt is to be made */
     SS_CALL,    /* the agent is to be called */
-    SS_WAIT,    /* the agent's coroutine is suspended (sleeping) */
+    SS_WAIT,    /* the agent's coroutine is suspended (sleeping, or on HTTP) */
     SS_DONE
 } sstate;
 
@@ -24,6 +25,9 @@ struct coax_session {
     lua_State *co;
     double wake_at;      /* when sleeping: the time to resume */
     bool sleeping;
+    http_req *http;      /* the agent's request in flight, or NULL */
+    char finish[24];     /* the reply's finish reason this attempt, or "" */
+    int retries;         /* the agent's transport retries this attempt, or -1 */
     coax_arena *arena;   /* the schema document and session strings */
     coax_schema *schema;
     const coax_value *schema_doc;
@@ -49,6 +53,7 @@ struct coax_engine {
     coax_allocator alloc_copy;
     const coax_allocator *alloc;
     coax_vm vm;
+    coax_http *http;
     coax_limits limits;
     coax_session *sessions;
 };

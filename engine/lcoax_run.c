@@ -3,6 +3,7 @@
 */
 #include "lcoax.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct engine_box {
@@ -23,6 +24,68 @@ static lua_Integer opt_integer(lua_State *L, int t, const char *k)
     lua_Integer n = lua_isnil(L, -1) ? 0 : luaL_checkinteger(L, -1);
     lua_pop(L, 1);
     return n;
+}
+
+/* opts.secrets = {NAME = "value"}: what coax.secret finds, instead of the
+** environment. The names and values point into a table the userdata keeps. */
+typedef struct secrets {
+    size_t n;
+    const char *kv[]; /* name, value, name, value, ... */
+} secrets;
+
+static const char *find_secret(void *ud, const char *name)
+{
+    const secrets *s = ud;
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->kv[2 * i], name)) return s->kv[2 * i + 1];
+    return NULL;
+}
+
+static void log_stderr(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "coax: %s\n", line);
+}
+
+/* Reads the engine options of table 't' into 'eo'. Pushes one value that
+** must outlive the engine (the secrets, or nil). */
+static void engine_options(lua_State *L, int t, coax_engine_options *eo)
+{
+    eo->script_dir = lcoax_opt_string(L, t, "lua_path");
+    eo->lua_memory = (size_t)opt_integer(L, t, "lua_memory");
+    eo->lua_instructions = (uint32_t)opt_integer(L, t, "lua_instructions");
+    eo->http_connect_timeout_ms = (long)opt_integer(L, t, "http_connect_timeout_ms");
+    eo->http_timeout_ms = (long)opt_integer(L, t, "http_timeout_ms");
+    eo->http_max_response = (size_t)opt_integer(L, t, "http_max_response");
+    eo->proxy = lcoax_opt_string(L, t, "proxy");
+    eo->ca_file = lcoax_opt_string(L, t, "ca_file");
+    lua_getfield(L, t, "verbose");
+    if (lua_toboolean(L, -1)) eo->log = log_stderr;
+    lua_pop(L, 1);
+    if (lua_getfield(L, t, "secrets") == LUA_TNIL) return; /* nil stays pushed */
+    luaL_argcheck(L, lua_istable(L, -1), t, "secrets must be a table of strings");
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        luaL_argcheck(L, lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING, t,
+                      "secrets must be a table of strings");
+        lua_pop(L, 1);
+        n++;
+    }
+    secrets *s = lua_newuserdatauv(L, sizeof *s + 2 * n * sizeof(char *), 1);
+    s->n = 0;
+    lua_pushvalue(L, -2);
+    lua_setiuservalue(L, -2, 1);
+    lua_pushnil(L);
+    while (lua_next(L, -3)) {
+        s->kv[2 * s->n] = lua_tostring(L, -2);
+        s->kv[2 * s->n + 1] = lua_tostring(L, -1);
+        s->n++;
+        lua_pop(L, 1);
+    }
+    lua_remove(L, -2);
+    eo->secret = find_secret;
+    eo->secret_ud = s;
 }
 
 /* The agent options of opts table 't' as JSON text pushed on the stack (and
@@ -70,7 +133,10 @@ static const char *agent_json(lua_State *L, int t)
 ** 'recipe' is a recipe file's path (or, with opts.source = true, its text).
 ** opts: agent (a name), replies (a list: the replay agent's replies),
 ** agent_options (a table merged into the agent's), max_attempts,
-** lua_path, lua_memory, lua_instructions. The result is the session report
+** lua_path, lua_memory, lua_instructions, and for HTTP agents
+** http_connect_timeout_ms, http_timeout_ms, http_max_response, proxy,
+** ca_file, verbose (log requests to stderr), secrets ({NAME = "value"}:
+** what coax.secret finds instead of the environment). The result is the session report
 ** as a table: {outcome, value, error, metrics, attempts}. */
 static int l_run(lua_State *L)
 {
@@ -85,9 +151,7 @@ static int l_run(lua_State *L)
     so.input_len = ilen;
     bool source = false;
     if (opts) {
-        eo.script_dir = lcoax_opt_string(L, 3, "lua_path");
-        eo.lua_memory = (size_t)opt_integer(L, 3, "lua_memory");
-        eo.lua_instructions = (uint32_t)opt_integer(L, 3, "lua_instructions");
+        engine_options(L, 3, &eo); /* the secrets stay on the stack */
         so.max_attempts = (int)opt_integer(L, 3, "max_attempts");
         lua_getfield(L, 3, "source");
         source = lua_toboolean(L, -1);
@@ -190,25 +254,26 @@ static int engine_gc(lua_State *L)
 }
 
 /** coax.engine([opts]) -> engine
-** opts: lua_path, lua_memory, lua_instructions. The engine owns a sandboxed
-** Lua state and its sessions; e:close() (or collection) frees them all. */
+** opts: as coax.run's engine options (lua_path, lua_memory,
+** lua_instructions, http_*, proxy, ca_file, verbose, secrets). The engine
+** owns a sandboxed Lua state and its sessions; e:close() (or collection)
+** frees them all. */
 static int l_engine(lua_State *L)
 {
     coax_engine_options eo = {0};
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
-        eo.script_dir = lcoax_opt_string(L, 1, "lua_path");
-        lua_getfield(L, 1, "lua_memory");
-        eo.lua_memory = (size_t)luaL_optinteger(L, -1, 0);
-        lua_getfield(L, 1, "lua_instructions");
-        eo.lua_instructions = (uint32_t)luaL_optinteger(L, -1, 0);
-        lua_pop(L, 2);
+        engine_options(L, 1, &eo);
+    } else {
+        lua_pushnil(L);
     }
-    lengine *e = lua_newuserdatauv(L, sizeof *e, 0);
+    lengine *e = lua_newuserdatauv(L, sizeof *e, 1);
     e->engine = NULL;
     e->L = NULL;
     e->error_ref = LUA_NOREF;
     luaL_setmetatable(L, LENGINE);
+    lua_rotate(L, -2, 1);
+    lua_setiuservalue(L, -2, 1); /* the secrets live as long as the engine */
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &e->engine, &err);
     if (rc) return lcoax_error(L, rc, &err);

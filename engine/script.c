@@ -10,6 +10,7 @@
 ** these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
 */
 #include "script.h"
+#include "http.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -18,7 +19,7 @@
 
 #define HOOK_STEP 1000
 
-static coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
+coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 
 static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -222,7 +223,8 @@ static int setup(lua_State *L)
     lua_pushcfunction(L, l_loader);
     lua_pushvalue(L, coax_idx);
     lua_pushcfunction(L, l_limit_hit);
-    lua_call(L, 3, 1); /* the sandbox env */
+    http_push_lua(L);
+    lua_call(L, 4, 1); /* the sandbox env */
     lua_pushvalue(L, -1);
     vm->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_getfield(L, -1, "require");

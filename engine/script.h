@@ -11,7 +11,8 @@
 #include <lua.h>
 
 enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
-enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS };
+/* LIMIT_RESPONSE: an HTTP response passed its size cap (http.c). */
+enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS, LIMIT_RESPONSE };
 
 typedef struct coax_vm {
     lua_State *L;
@@ -22,7 +23,8 @@ typedef struct coax_vm {
     char *dir;         /* the scripts folder (owned) */
     int env_ref;       /* the sandbox environment */
     int runtime_ref;   /* coax.runtime */
-    void *current;     /* the task being resumed (for coax.sleep) */
+    void *current;     /* the task being resumed (for coax.sleep, coax.http) */
+    void *host;        /* the engine (for coax.http) */
     /* Called by coax.sleep(ms) in a coroutine: returns false when sleeping
     ** is not possible there. */
     bool (*sleep)(void *task, double ms);
@@ -59,5 +61,8 @@ const char *vm_error(coax_vm *vm);
 
 /* luaopen_coax, for the scripts' own "coax" module. */
 int luaopen_coax(lua_State *L);
+
+/* The VM a state (or any of its threads) belongs to. */
+coax_vm *vm_of(lua_State *L);
 
 #endif

@@ -3,7 +3,8 @@
 **
 **   FIRST  coax.runtime.first(S)                 -> the first messages
 **   CALL   budgets checked; coax.runtime.call(S) in a coroutine
-**   WAIT   the coroutine sleeps (coax.sleep); the engine's poll resumes it
+**   WAIT   the coroutine sleeps (coax.sleep) or waits on its HTTP request
+**          (coax.http); the engine's poll resumes it
 **   reply  coax_extract (repair, coerce, validate), then on_submit
 **          accepted: ok. Attempts used up: exhausted. Otherwise
 **          coax.runtime.next(S, ctx) -> the next messages, and CALL again.
@@ -85,6 +86,7 @@ void session_end(coax_session *s, coax_outcome outcome, const char *code, const 
         s->co = NULL;
     }
     s->sleeping = false;
+    http_cancel(s->http);
 }
 
 /* A failed call into Lua ends the session: a limit, or a script error. */
@@ -231,8 +233,11 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
         put_str(b, r->coercions[i].pointer);
         coax_buf_putc(b, '}');
     }
-    coax_buf_printf(b, "],\"usage\":%s,\"elapsed_ms\":%.3f}", usage_json ? usage_json : "null",
-                    coax_now_ms() - s->t_attempt);
+    coax_buf_printf(b, "],\"usage\":%s,\"finish\":", usage_json ? usage_json : "null");
+    if (s->finish[0]) put_str(b, s->finish);
+    else coax_buf_puts(b, "null");
+    if (s->retries >= 0) coax_buf_printf(b, ",\"retries\":%d", s->retries);
+    coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
 }
 
 /* Reads provider usage from the reply table on top of the stack. */
@@ -265,6 +270,17 @@ static void take_usage(coax_session *s, char *json, size_t cap)
         if (out >= 0) snprintf(tmp, sizeof tmp, "{\"input_tokens\":null,\"output_tokens\":%lld}", (long long)out);
         snprintf(json, cap, "%s", tmp);
     }
+}
+
+/* Reads what the agent says about its call from the table at 'idx' of
+** 'L': the finish reason ("stop", "length", ...) and its transport retries. */
+static void take_meta(coax_session *s, lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_getfield(L, idx, "finish") == LUA_TSTRING) snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
+    if (lua_getfield(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
+        s->retries = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
 }
 
 /* Decides after a failed attempt: exhausted, or the next messages. */
@@ -318,6 +334,19 @@ static void handle_reply(coax_session *s)
     int base = lua_gettop(L) - 1; /* below the reply table */
     char usage[128];
     take_usage(s, usage, sizeof usage);
+    take_meta(s, L, -1);
+    if (lua_getfield(L, -1, "refusal") == LUA_TSTRING) {
+        /* The model declined: the agent's policy made this the end. */
+        size_t rl;
+        const char *refusal = lua_tolstring(L, -1, &rl);
+        record_attempt(s, "refused", refusal, rl, NULL, false, usage[0] ? usage : NULL);
+        char msg[400];
+        snprintf(msg, sizeof msg, "the model refused: %s", refusal);
+        lua_settop(L, base);
+        session_end(s, COAX_AGENT_ERROR, "refusal", msg);
+        return;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, -1, "text");
     size_t len;
     const char *text = lua_tolstring(L, -1, &len);
@@ -407,13 +436,14 @@ static void run_agent(coax_session *s, bool start)
     int rc = vm_resume(vm, s->co, nargs, &nres);
     vm->current = NULL;
     if (rc == VM_YIELD) {
-        if (!s->sleeping) { /* yielded for something the engine does not know */
-            session_end(s, COAX_SCRIPT_ERROR, "script_error", "the agent yielded outside coax.sleep");
+        if (!s->sleeping && !s->http) { /* yielded for something the engine does not know */
+            session_end(s, COAX_SCRIPT_ERROR, "script_error", "the agent yielded outside coax.sleep and coax.http");
             return;
         }
         s->state = SS_WAIT;
         return;
     }
+    http_cancel(s->http); /* a request the agent returned without waiting for */
     s->agent_ms += coax_now_ms() - s->t_call;
     if (rc != VM_OK) {
         record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", NULL, 0, NULL, false, NULL);
@@ -432,6 +462,7 @@ static void run_agent(coax_session *s, bool start)
     }
     char msg[512];
     const char *m = nres >= 2 ? lua_tostring(co, -nres + 1) : NULL;
+    if (nres >= 3 && lua_istable(co, -nres + 2)) take_meta(s, co, -nres + 2);
     snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
     record_attempt(s, "agent_error", NULL, 0, NULL, false, NULL);
     session_end(s, COAX_AGENT_ERROR, "agent_error", msg);
@@ -508,6 +539,8 @@ void session_step(coax_session *s)
             record_messages(s);
             if (s->state == SS_DONE) return;
             s->t_attempt = coax_now_ms();
+            s->finish[0] = '\0';
+            s->retries = -1;
             event(s, "attempt_start", NULL);
             if (s->state == SS_DONE) return;
             run_agent(s, true);
@@ -515,6 +548,7 @@ void session_step(coax_session *s)
             break;
         case SS_WAIT:
             if (s->sleeping && s->wake_at > coax_now_ms()) return;
+            if (!s->sleeping && s->http && !http_ready(s->http)) return;
             run_agent(s, false);
             if (s->state == SS_WAIT) return;
             break;
@@ -528,8 +562,11 @@ void session_step(coax_session *s)
 ** (0: it can move now, or it has ended). */
 double session_next_event(const coax_session *s)
 {
-    if (s->state == SS_DONE || !s->sleeping) return 0;
-    double t = s->wake_at;
+    if (s->state == SS_DONE) return 0;
+    double t;
+    if (s->sleeping) t = s->wake_at;
+    else if (s->http && !http_ready(s->http)) t = HUGE_VAL; /* whenever curl says */
+    else return 0;
     if (s->deadline_ms > 0 && s->t_start + s->deadline_ms < t) t = s->t_start + s->deadline_ms;
     return t;
 }
@@ -605,6 +642,7 @@ static coax_session *session_alloc(coax_engine *e)
     memset(s, 0, sizeof *s);
     s->engine = e;
     s->S_ref = s->co_ref = LUA_NOREF;
+    s->retries = -1;
     coax_buf *bufs[] = {&s->messages, &s->attempts, &s->value, &s->error_code, &s->error_msg, &s->report};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
     s->arena = coax_arena_new(e->alloc);
@@ -623,6 +661,7 @@ void coax_session_free(coax_session *s)
     if (!s) return;
     coax_engine *e = s->engine;
     lua_State *L = e->vm.L;
+    http_cancel(s->http);
     if (s->S_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->S_ref);
     if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
     if (s->prev) s->prev->next = s->next;

@@ -574,6 +574,23 @@ typedef struct coax_session coax_session;
 #define COAX_DEFAULT_LUA_MEMORY ((size_t)64 << 20)  /* bytes, the whole Lua state */
 #define COAX_DEFAULT_LUA_INSTRUCTIONS 10000000u    /* per call into a script */
 #define COAX_DEFAULT_MAX_ATTEMPTS 3
+#define COAX_DEFAULT_HTTP_CONNECT_TIMEOUT_MS 10000L
+#define COAX_DEFAULT_HTTP_TIMEOUT_MS 600000L
+#define COAX_DEFAULT_HTTP_MAX_RESPONSE ((size_t)32 << 20)
+
+/* One line of the engine's log: a line per HTTP request and per response
+** (method, URL, status, time, sizes). Authorization headers are never
+** logged and key-like URL parts are redacted. Called from inside
+** coax_engine_poll; 'line' is valid during the call. */
+typedef void (*coax_log_fn)(void *ud, const char *line);
+
+/* The value of the secret 'name' (an API key a script asked for with
+** coax.secret), or NULL when there is none or scripts may not have it.
+** Scripts never see the value: it goes into a request's header when the
+** request is made, and is redacted from what the response hands back.
+** Called from inside coax_engine_poll; the value must stay valid until the
+** engine is polled again. */
+typedef const char *(*coax_secret_fn)(void *ud, const char *name);
 
 typedef struct coax_engine_options {
     const coax_allocator *alloc; /* NULL: the C library; the struct is copied */
@@ -584,6 +601,24 @@ typedef struct coax_engine_options {
     size_t lua_memory;         /* 0: COAX_DEFAULT_LUA_MEMORY */
     uint32_t lua_instructions; /* 0: COAX_DEFAULT_LUA_INSTRUCTIONS */
     coax_limits limits;        /* zero fields: defaults */
+    /* HTTP (coax.http, the transport of agents; README, "Talking to
+    ** models"). TLS peers are always verified; redirects are not followed;
+    ** only http and https URLs are allowed. */
+    long http_connect_timeout_ms; /* 0: COAX_DEFAULT_HTTP_CONNECT_TIMEOUT_MS */
+    long http_timeout_ms;         /* a request's whole time when it sets none
+                                  ** itself; 0: COAX_DEFAULT_HTTP_TIMEOUT_MS */
+    size_t http_max_response;     /* headers and body of one response; past
+                                  ** it the session ends with COAX_LIMIT.
+                                  ** 0: COAX_DEFAULT_HTTP_MAX_RESPONSE */
+    /* NULL: the proxy the environment names (http_proxy, https_proxy,
+    ** all_proxy, no_proxy, as curl reads them); "": none; else a proxy URL.
+    ** Copied. */
+    const char *proxy;
+    const char *ca_file;          /* NULL: the system's CA certificates. Copied */
+    coax_log_fn log;              /* NULL: no log */
+    void *log_ud;
+    coax_secret_fn secret;        /* NULL: environment variables named *_API_KEY */
+    void *secret_ud;
 } coax_engine_options;
 
 /* Creates an engine: a Lua state with the sandbox and the runtime scripts
@@ -596,8 +631,10 @@ coax_code coax_engine_new(const coax_engine_options *options, coax_engine **out,
 void coax_engine_free(coax_engine *engine);
 
 /* Advances every session of the engine as far as it can go without
-** waiting, then waits for timers (agents' coax.sleep) at most 'timeout_ms'
-** (0: never waits). Returns the number of sessions still running. */
+** waiting, then waits for timers (agents' coax.sleep) and HTTP responses
+** (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight
+** keep moving whenever the engine is polled, with 0 too. Returns the number
+** of sessions still running. */
 size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */

@@ -29,9 +29,15 @@ function M.new_session(recipe, input, host)
   local r, err = recipe_mod.check(recipe)
   if not r then error(err, 0) end
   local spec = agent_spec(r, host.agent)
-  if not spec.name:match("^[%w_]+$") then error("invalid agent name '" .. spec.name .. "'", 0) end
-  local ok, agent = pcall(require, "coax.agents." .. spec.name)
-  if not ok then error("unknown agent '" .. spec.name .. "'", 0) end
+  local agent
+  if type(spec.call) == "function" then -- a recipe's own agent: agent = {call = function(request, state) ... end}
+    agent = { call = spec.call, schema_in_request = spec.schema_in_request }
+  else
+    if not spec.name:match("^[%w_]+$") then error("invalid agent name '" .. spec.name .. "'", 0) end
+    local ok, mod = pcall(require, "coax.agents." .. spec.name)
+    if not ok then error("unknown agent '" .. spec.name .. "'", 0) end
+    agent = mod
+  end
   local S = {
     recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input,
     prompt = recipe_mod.prompt(r, input), system = r.system,
@@ -45,7 +51,9 @@ end
 local function context(S, info)
   local ctx = info or {}
   ctx.prompt, ctx.system, ctx.input = S.prompt, S.system, S.input
-  ctx.schema_text, ctx.schema_in_request = S.schema_text, S.agent.schema_in_request
+  local in_request = S.agent.schema_in_request
+  if type(in_request) == "function" then in_request = in_request(S.agent_spec) end
+  ctx.schema_text, ctx.schema_in_request = S.schema_text, in_request
   ctx.max_attempts, ctx.messages = S.max_attempts, S.messages
   ctx.context_budget, ctx.templates = S.context_budget, S.recipe.feedback
   ctx.estimate = S.estimate

@@ -10,9 +10,41 @@
 -- binary chunks or the real global table. When the engine stops a script (its
 -- instruction budget or memory cap), pcall, xpcall and coroutine.resume
 -- cannot catch it: they pass the error on.
-return function(loader, coax_module, limit_hit)
+--
+-- The network: coax.http.request (below, on the engine's transport in
+-- engine/http.c) and coax.secret, the only way to an API key; scripts never
+-- see a key's value.
+return function(loader, coax_module, limit_hit, http)
   local real_pcall, real_xpcall, resume = pcall, xpcall, coroutine.resume
   local select, error, type = select, error, type
+
+  --- Makes an HTTP request and waits for it (the agent's coroutine yields;
+  -- other sessions go on). Only an agent's call can use it.
+  -- @tparam table opts {method?, url, headers?, body?, timeout_ms?, on_line?}:
+  --   headers a map (sent sorted by name) or a list of {name, value}; a value
+  --   may hold a secret ("Bearer " .. coax.secret "OPENAI_API_KEY");
+  --   on_line(line) gets a streamed body line by line, as it arrives.
+  -- @treturn[1] table {status, headers (names lower-cased), body, elapsed_ms}
+  -- @treturn[2] nil
+  -- @treturn[2] string what went wrong
+  -- @treturn[2] string its kind: "timeout", "connect", "connection", "tls", "url"
+  local http_start, http_wait = http.start, http.wait
+  local function request(opts)
+    if type(opts) ~= "table" then error("coax.http.request: wants a table of options", 2) end
+    local on_line = opts.on_line
+    if on_line ~= nil and type(on_line) ~= "function" then error("coax.http.request: on_line must be a function", 2) end
+    http_start(opts)
+    while true do
+      local kind, a, b, c = http_wait()
+      if kind == "lines" then
+        for i = 1, #a do on_line(a[i]) end
+      else
+        return a, b, c
+      end
+    end
+  end
+  coax_module.http = { request = request }
+  coax_module.secret = http.secret
 
   local function pass_on(ok, ...)
     if not ok and limit_hit() then error((...), 0) end

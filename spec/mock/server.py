@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""The mock model server the agent specs talk to: real HTTP on 127.0.0.1.
+
+    python3 spec/mock/server.py DIR
+
+binds an ephemeral port, prints "PORT PID" on one line and serves until it
+is killed (or its parent goes away). Python's standard library only.
+
+Scenarios. A request for /s/NAME/... plays the scenario DIR/NAME.json, a JSON
+list of steps, one step a request, in order ("times": n repeats a step).
+Every request is appended to DIR/NAME.log as one JSON line:
+{"method", "target", "path", "headers" (names lower-cased), "body", "t" (ms)}.
+A request past the last step gets 418 and {"error": {"message": "mock: ..."}}.
+
+A step (all fields optional):
+  delay_ms        wait before answering
+  status          the HTTP status (default 200)
+  headers         extra response headers {name: value}
+  body            the raw body (a string), or
+  json            a value sent as JSON, or
+  reply           an OpenAI chat completion whose message content is this text
+    finish        its finish_reason (default "stop")
+    usage         [prompt_tokens, completion_tokens] (default [11, 7]; null: none)
+  refusal         a chat completion whose message refuses with this text
+  error           {status, message, type, code}: an OpenAI error body
+  stream          a list of content pieces sent as server-sent events
+    chunk_delay_ms  between events; finish and usage as for reply
+  drip_ms         send the body one byte at a time, this far apart
+  reset_after     send this many body bytes, then reset the connection
+  stall           true: read the request and never answer
+  header_bytes    add a header "x-filler" of this many bytes
+  many_headers    add this many headers "x-filler-N: 0123456789"
+  close           close the connection after the answer
+"""
+import http.server
+import json
+import os
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+DIR = sys.argv[1]
+LOCK = threading.Lock()
+STATE = {}  # scenario name -> number of requests seen
+
+
+def steps_of(name):
+    try:
+        with open(os.path.join(DIR, name + ".json"), "rb") as f:
+            script = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return []
+    out = []
+    for step in script:
+        out.extend([step] * int(step.get("times", 1)))
+    return out
+
+
+def completion(step, model):
+    msg = {"role": "assistant", "content": step.get("reply"), "refusal": step.get("refusal")}
+    body = {
+        "id": "chatcmpl-mock",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": [{"index": 0, "message": msg, "logprobs": None,
+                     "finish_reason": step.get("finish", "stop")}],
+    }
+    usage = step.get("usage", [11, 7])
+    if usage is not None:
+        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                         "total_tokens": usage[0] + usage[1]}
+    return body
+
+
+def sse(step, model):
+    events = []
+    base = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
+    first = dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])
+    events.append(first)
+    for piece in step["stream"]:
+        events.append(dict(base, choices=[{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
+    events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": step.get("finish", "stop")}]))
+    usage = step.get("usage", [11, 7])
+    if usage is not None:
+        events.append(dict(base, choices=[], usage={"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                                                    "total_tokens": usage[0] + usage[1]}))
+    chunks = [("data: " + json.dumps(e) + "\n\n").encode() for e in events]
+    chunks.append(b"data: [DONE]\n\n")
+    return chunks
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.answer()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_GET
+
+    def answer(self):
+        n = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(n) if n else b""
+        target = self.path
+        path = urllib.parse.urlsplit(target).path if "://" in target else target.split("?")[0]
+        parts = path.split("/")
+        name = parts[2] if len(parts) > 2 and parts[1] == "s" else "default"
+        entry = {
+            "method": self.command, "target": target, "path": path,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "body": body.decode("utf-8", "replace"), "t": time.time() * 1000,
+        }
+        with LOCK:
+            with open(os.path.join(DIR, name + ".log"), "a") as f:
+                f.write(json.dumps(entry) + "\n")
+            i = STATE.get(name, 0)
+            STATE[name] = i + 1
+        steps = steps_of(name)
+        if i >= len(steps):
+            step = {"status": 418, "json": {"error": {"message": "mock: no step left in scenario %s" % name}}}
+        else:
+            step = steps[i]
+        try:
+            model = json.loads(body).get("model", "mock")
+        except (ValueError, AttributeError):
+            model = "mock"
+        self.play(step, model)
+
+    def play(self, step, model):
+        if step.get("delay_ms"):
+            time.sleep(step["delay_ms"] / 1000)
+        if step.get("stall"):
+            return self.stall()
+        status = int(step.get("status", 200))
+        headers = dict(step.get("headers", {}))
+        chunks = None
+        if "stream" in step:
+            chunks = sse(step, model)
+            headers.setdefault("content-type", "text/event-stream")
+        elif "error" in step:
+            err = step["error"]
+            status = int(err.get("status", status))
+            payload = {"error": {"message": err.get("message", "error"), "type": err.get("type", "server_error"),
+                                 "param": None, "code": err.get("code")}}
+            data = json.dumps(payload).encode()
+        elif "reply" in step or "refusal" in step:
+            data = json.dumps(completion(step, model)).encode()
+        elif "json" in step:
+            data = json.dumps(step["json"]).encode()
+        else:
+            data = step.get("body", "").encode()
+        if chunks is None:
+            headers.setdefault("content-type", "application/json")
+        if step.get("header_bytes"):
+            headers["x-filler"] = "x" * int(step["header_bytes"])
+        lines = ["HTTP/1.1 %d %s" % (status, self.responses.get(status, ("Status",))[0])]
+        for k, v in headers.items():
+            lines.append("%s: %s" % (k, v))
+        for k in range(int(step.get("many_headers", 0))):
+            lines.append("x-filler-%d: 0123456789" % k)
+        if chunks is not None:
+            lines.append("connection: close")
+            self.close_connection = True
+        else:
+            lines.append("content-length: %d" % len(data))
+            if step.get("close"):
+                lines.append("connection: close")
+                self.close_connection = True
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+        try:
+            self.wfile.write(head)
+            self.wfile.flush()
+            if chunks is not None:
+                for c in chunks:
+                    self.wfile.write(c)
+                    self.wfile.flush()
+                    if step.get("chunk_delay_ms"):
+                        time.sleep(step["chunk_delay_ms"] / 1000)
+            elif step.get("reset_after") is not None:
+                self.wfile.write(data[: int(step["reset_after"])])
+                self.wfile.flush()
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
+            elif step.get("drip_ms"):
+                for b in data:
+                    self.wfile.write(bytes([b]))
+                    self.wfile.flush()
+                    time.sleep(step["drip_ms"] / 1000)
+            else:
+                self.wfile.write(data)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def stall(self):
+        """Never answers; returns when the client goes away (or after 120 s)."""
+        self.close_connection = True
+        conn = self.connection
+        conn.settimeout(0.05)
+        end = time.time() + 120
+        while time.time() < end:
+            try:
+                if conn.recv(1, socket.MSG_PEEK) == b"":
+                    return
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            time.sleep(0.05)
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+    allow_reuse_address = True
+
+
+def watch_parent(ppid):
+    while os.getppid() == ppid:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    sys.stdout.write("%d %d\n" % (server.server_address[1], os.getpid()))
+    sys.stdout.flush()
+    server.serve_forever(poll_interval=0.2)
+
+
+if __name__ == "__main__":
+    main()
