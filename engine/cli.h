@@ -46,6 +46,26 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err);
 /* Appends one repair-log entry as a JSON line (the --log format). */
 void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e);
 
+/* The agent options `run` and `batch` share (cli_agent.c). */
+typedef struct cli_agent {
+    const char *name, *model, *base_url, *mode; /* --agent, --model, --base-url, --mode */
+    const char *options;                        /* --agent-options '{...}' */
+    const char *replay;                         /* --replay FILE */
+    bool verbose;                               /* --verbose, -v */
+} cli_agent;
+
+/* Matches one agent option at argv[*i], as cli_opt does: 1, 0 or -1. */
+int cli_agent_opt(int argc, char **argv, int *i, cli_agent *a);
+
+/* Appends the agent options' members, without braces, to 'm': name (the
+** --agent, else "replay" with --replay, else 'default_name' when not NULL),
+** model, base_url, mode, the replies of --replay, then --agent-options'
+** members. Returns 0 or an exit status after a message. */
+int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_name, coax_buf *m);
+
+/* --verbose: the engine logs each HTTP request and response to stderr. */
+void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
+
 /* Writes a buffer to stdout; returns 0, or 2 after a message if the write
 ** failed (a full disk or a closed pipe must not pass silently). */
 int cli_flush(const char *cmd, coax_buf *out);

@@ -21,7 +21,7 @@
 static const char usage_text[] =
     "usage: coax batch RECIPE [--input IN.jsonl|-] [--output OUT.jsonl|-] [--concurrency N]\n"
     "                  [--rpm N] [--resume] [--agent NAME] [--model M] [--base-url URL]\n"
-    "                  [--agent-options JSON] [--replay FILE] [--replies-field F]\n"
+    "                  [--mode M] [--agent-options JSON] [--replay FILE] [--replies-field F]\n"
     "                  [--id-field F] [--input-field F] [--max-attempts N]\n"
     "                  [--max-agent-errors N] [--allow-failed] [--quiet] [--lua-path DIR]\n"
     "Runs the recipe once for every input line {\"id\": ..., \"input\": \"...\"} and writes one line\n"
@@ -31,8 +31,10 @@ static const char usage_text[] =
     "  --concurrency N      extractions in flight at once (default 8)\n"
     "  --rpm N              at most N model requests a minute, evenly spaced\n"
     "  --resume             skip the ids already in OUT (a torn last line is cut away)\n"
-    "  --agent NAME         the agent instead of the recipe's; --model, --base-url set its\n"
-    "                       options, --agent-options '{\"k\": v}' any others\n"
+    "  --agent NAME         the agent instead of the recipe's (openai, replay); --model,\n"
+    "                       --base-url and --mode (json_schema, json_object, prompt) set\n"
+    "                       its options, --agent-options '{\"k\": v}' any others\n"
+    "  --verbose            log each HTTP request and response on stderr (keys redacted)\n"
     "  --replay FILE        the replay agent, with these replies (one JSON string a line)\n"
     "                       for every line\n"
     "  --replies-field F    the replay agent, with each line's own replies (an array of\n"
@@ -62,7 +64,8 @@ static const char zero_metrics[] =
     "\"output_tokens_est\":0,\"input_tokens\":null,\"output_tokens\":null,\"repairs\":0,\"coercions\":0}";
 
 typedef struct batch_opts {
-    const char *recipe, *input, *output, *agent, *model, *base_url, *agent_options, *replay;
+    const char *recipe, *input, *output;
+    cli_agent agent;
     const char *id_field, *input_field, *replies_field, *lua_path;
     size_t concurrency;
     double rpm;
@@ -137,8 +140,7 @@ static int parse_args(int argc, char **argv, batch_opts *o)
         const char **value;
     } const opts[] = {
         {"input", &o->input},       {"output", &o->output},         {"concurrency", &conc},
-        {"rpm", &rpm},              {"agent", &o->agent},           {"model", &o->model},
-        {"base-url", &o->base_url}, {"agent-options", &o->agent_options}, {"replay", &o->replay},
+        {"rpm", &rpm},
         {"id-field", &o->id_field}, {"input-field", &o->input_field}, {"replies-field", &o->replies_field},
         {"max-attempts", &attempts}, {"max-agent-errors", &agent_errors}, {"lua-path", &o->lua_path},
     };
@@ -146,6 +148,7 @@ static int parse_args(int argc, char **argv, batch_opts *o)
         const char *a = argv[i];
         int r = 0;
         for (size_t k = 0; k < sizeof opts / sizeof *opts && r == 0; k++) r = cli_opt(argc, argv, &i, opts[k].name, opts[k].value);
+        if (r == 0) r = cli_agent_opt(argc, argv, &i, &o->agent);
         if (r == 0) r = cli_limit_opt("batch", argc, argv, &i, &o->limits);
         if (r < 0) return 2;
         if (r > 0) continue;
@@ -184,7 +187,7 @@ static int parse_args(int argc, char **argv, batch_opts *o)
     if (!o->output) o->output = "-";
     if (o->resume && !strcmp(o->output, "-"))
         return cli_usage("batch", "--resume needs --output FILE (it reads back what the file holds)");
-    if (o->replay && o->replies_field)
+    if (o->agent.replay && o->replies_field)
         return cli_usage("batch", "--replay and --replies-field both give the replies: choose one");
     if ((o->id_field && !*o->id_field) || (o->input_field && !*o->input_field) ||
         (o->replies_field && !*o->replies_field))
@@ -194,71 +197,6 @@ static int parse_args(int argc, char **argv, batch_opts *o)
     return 0;
 }
 
-/* The members of the agent options every line shares: the name, model and
-** base URL, the replies of --replay, then --agent-options' members (JSON
-** objects keep the last of a repeated key, so those win). */
-static int agent_members(const batch_opts *o, coax_buf *m)
-{
-    const char *name = o->agent ? o->agent : o->replay || o->replies_field ? "replay" : NULL;
-    const char *keys[] = {"name", "model", "base_url"}, *vals[] = {name, o->model, o->base_url};
-    for (int k = 0; k < 3; k++) {
-        if (!vals[k]) continue;
-        if (m->len) coax_buf_putc(m, ',');
-        coax_buf_printf(m, "\"%s\":", keys[k]);
-        coax_buf_put_json_string(m, vals[k], strlen(vals[k]));
-    }
-    int status = 0;
-    coax_arena *a = coax_arena_new(NULL);
-    if (!a) return cli_fail("batch", COAX_ENOMEM, NULL);
-    coax_error err = {0};
-    if (o->replay) {
-        char *data;
-        size_t len;
-        coax_code rc = cli_read(o->replay, COAX_DEFAULT_MAX_INPUT, &data, &len, &err);
-        if (rc) {
-            coax_arena_free(a);
-            return cli_fail("batch", rc, &err);
-        }
-        if (m->len) coax_buf_putc(m, ',');
-        coax_buf_puts(m, "\"replies\":[");
-        size_t n = 0, line = 0;
-        for (size_t start = 0; start < len && status == 0;) {
-            char *nl = memchr(data + start, '\n', len - start);
-            size_t end = nl ? (size_t)(nl - data) : len;
-            line++;
-            coax_value *v;
-            if (end > start) {
-                if (coax_parse(a, data + start, end - start, NULL, &v, &err) || coax_value_type(v) != COAX_STRING) {
-                    status = cli_usage("batch", "%s line %zu: each line must be a JSON string", o->replay, line);
-                } else {
-                    if (n++) coax_buf_putc(m, ',');
-                    coax_write_buf(m, v, 0);
-                }
-            }
-            start = end + 1;
-        }
-        coax_buf_putc(m, ']');
-        free(data);
-    }
-    if (status == 0 && o->agent_options) {
-        coax_value *v;
-        if (coax_parse(a, o->agent_options, strlen(o->agent_options), NULL, &v, &err) || coax_value_type(v) != COAX_OBJECT) {
-            status = cli_usage("batch", "--agent-options wants a JSON object, as in '{\"delay_ms\": 200}'");
-        } else {
-            for (size_t i = 0; i < coax_value_len(v); i++) {
-                size_t klen;
-                const char *k = coax_object_key(v, i, &klen);
-                if (m->len) coax_buf_putc(m, ',');
-                coax_buf_put_json_string(m, k, klen);
-                coax_buf_putc(m, ':');
-                coax_write_buf(m, coax_object_value(v, i), 0);
-            }
-        }
-    }
-    coax_arena_free(a);
-    if (status == 0 && m->oom) status = cli_fail("batch", COAX_ENOMEM, NULL);
-    return status;
-}
 
 /* ---- output lines ----------------------------------------------------------- */
 
@@ -787,11 +725,12 @@ int cli_batch(int argc, char **argv)
     coax_buf_init(&b.agent, NULL);
     coax_buf_init(&b.line, NULL);
     coax_buf_init(&b.text, NULL);
-    status = agent_members(&o, &b.agent);
+    status = cli_agent_members("batch", &o.agent, o.replies_field ? "replay" : NULL, &b.agent);
     if (status == 0) {
         coax_engine_options eo = {0};
         eo.script_dir = o.lua_path;
         eo.limits = o.limits;
+        cli_agent_engine("batch", &o.agent, &eo);
         coax_error err = {0};
         coax_code rc = coax_engine_new(&eo, &b.engine, &err);
         if (rc) status = cli_fail("batch", rc, &err);

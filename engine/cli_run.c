@@ -1,6 +1,6 @@
 /*
-** cli_run.c: coax run RECIPE [--input FILE|-] [--agent NAME] [--replay FILE]
-**            [--max-attempts N] [--report FILE] [--lua-path DIR]
+** cli_run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
+**            [--report FILE] [--lua-path DIR]
 */
 #include "cli.h"
 
@@ -8,62 +8,34 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax run RECIPE [--input FILE|-] [--agent NAME] [--replay FILE] [--max-attempts N]\n"
-    "                [--report FILE] [--lua-path DIR]\n"
+    "usage: coax run RECIPE [--input FILE|-] [--agent NAME] [--model M] [--base-url URL]\n"
+    "                [--mode M] [--agent-options JSON] [--replay FILE] [--verbose]\n"
+    "                [--max-attempts N] [--report FILE] [--lua-path DIR]\n"
     "Runs one extraction: prompts the recipe's agent, recovers and validates each reply,\n"
     "feeds errors back and asks again, within the attempt budget.\n"
-    "  --input FILE   the input the prompt is made from (default: none; - is stdin)\n"
-    "  --replay FILE  replies for the replay agent, one JSON string a line\n"
-    "  --report FILE  write the session report (outcome, metrics, every attempt)\n"
+    "  --input FILE          the input the prompt is made from (default: none; - is stdin)\n"
+    "  --agent NAME          the agent instead of the recipe's: openai (any Chat Completions\n"
+    "                        server; key from OPENAI_API_KEY) or replay\n"
+    "  --model M             the model (openai default: gpt-4o-mini)\n"
+    "  --base-url URL        the server (openai default: https://api.openai.com/v1)\n"
+    "  --mode M              json_schema (default), json_object or prompt\n"
+    "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
+    "  --replay FILE         replies for the replay agent, one JSON string a line\n"
+    "  --verbose             log each HTTP request and response on stderr (keys redacted)\n"
+    "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
+    "  --report FILE         write the session report (outcome, metrics, every attempt)\n"
+    "Example: coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n"
     "Exit: 0 ok, 1 exhausted, 2 invalid recipe or schema, 3 agent error, 4 limit,\n"
     "5 script error.\n";
 
-/* The replay file as the agent options {"name":"replay","replies":[...]}:
-** each line must be a JSON string. */
-static int replay_options(const char *path, const char *agent, coax_buf *json)
-{
-    char *data;
-    size_t len;
-    coax_error err;
-    coax_code rc = cli_read(path, COAX_DEFAULT_MAX_INPUT, &data, &len, &err);
-    if (rc) return cli_fail("run", rc, &err);
-    coax_arena *a = coax_arena_new(NULL);
-    coax_buf_puts(json, "{\"name\":");
-    coax_buf_put_json_string(json, agent ? agent : "replay", strlen(agent ? agent : "replay"));
-    coax_buf_puts(json, ",\"replies\":[");
-    int status = a ? 0 : 4;
-    size_t n = 0, line = 0;
-    for (size_t start = 0; start < len && status == 0;) {
-        char *nl = memchr(data + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        line++;
-        if (end > start) {
-            coax_value *v;
-            if (coax_parse(a, data + start, end - start, NULL, &v, &err) || coax_value_type(v) != COAX_STRING) {
-                status = cli_usage("run", "%s line %zu: each line must be a JSON string", path, line);
-            } else {
-                if (n++) coax_buf_putc(json, ',');
-                coax_buf_put(json, data + start, end - start);
-            }
-        }
-        start = end + 1;
-    }
-    coax_buf_puts(json, "]}");
-    coax_buf_putc(json, '\0');
-    coax_arena_free(a);
-    free(data);
-    return json->oom ? 4 : status;
-}
-
 int cli_run(int argc, char **argv)
 {
-    const char *recipe = NULL, *input_path = NULL, *agent = NULL, *replay = NULL, *report = NULL, *attempts = NULL,
-               *lua_path = NULL;
+    const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL, *lua_path = NULL;
+    cli_agent agent = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = cli_opt(argc, argv, &i, "input", &input_path);
-        if (r == 0) r = cli_opt(argc, argv, &i, "agent", &agent);
-        if (r == 0) r = cli_opt(argc, argv, &i, "replay", &replay);
+        if (r == 0) r = cli_agent_opt(argc, argv, &i, &agent);
         if (r == 0) r = cli_opt(argc, argv, &i, "report", &report);
         if (r == 0) r = cli_opt(argc, argv, &i, "max-attempts", &attempts);
         if (r == 0) r = cli_opt(argc, argv, &i, "lua-path", &lua_path);
@@ -97,22 +69,24 @@ int cli_run(int argc, char **argv)
         so.input = input;
         so.input_len = input_len;
     }
-    coax_buf agent_json;
+    coax_buf members, agent_json;
+    coax_buf_init(&members, NULL);
     coax_buf_init(&agent_json, NULL);
-    int status = 0;
-    if (replay) {
-        status = replay_options(replay, agent, &agent_json);
-    } else if (agent) {
-        coax_buf_puts(&agent_json, "{\"name\":");
-        coax_buf_put_json_string(&agent_json, agent, strlen(agent));
+    int status = cli_agent_members("run", &agent, NULL, &members);
+    if (status == 0 && members.len) {
+        coax_buf_putc(&agent_json, '{');
+        coax_buf_put(&agent_json, members.data, members.len);
         coax_buf_puts(&agent_json, "}");
         coax_buf_putc(&agent_json, '\0');
+        if (agent_json.oom) status = cli_fail("run", COAX_ENOMEM, NULL);
+        so.agent_json = agent_json.data;
     }
-    so.agent_json = agent_json.len ? agent_json.data : NULL;
+    coax_buf_free(&members);
     coax_engine *engine = NULL;
     if (status == 0) {
         coax_engine_options eo = {0};
         eo.script_dir = lua_path;
+        cli_agent_engine("run", &agent, &eo);
         coax_code rc = coax_engine_new(&eo, &engine, &err);
         if (rc) status = cli_fail("run", rc, &err);
     }

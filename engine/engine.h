@@ -28,6 +28,7 @@ struct coax_session {
     http_req *http;      /* the agent's request in flight, or NULL */
     char finish[24];     /* the reply's finish reason this attempt, or "" */
     int retries;         /* the agent's transport retries this attempt, or -1 */
+    int http_status;     /* the HTTP status an agent error reports, or 0 */
     coax_arena *arena;   /* the schema document and session strings */
     coax_schema *schema;
     const coax_value *schema_doc;

@@ -237,6 +237,7 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
     if (s->finish[0]) put_str(b, s->finish);
     else coax_buf_puts(b, "null");
     if (s->retries >= 0) coax_buf_printf(b, ",\"retries\":%d", s->retries);
+    if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
     coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
 }
 
@@ -273,14 +274,17 @@ static void take_usage(coax_session *s, char *json, size_t cap)
 }
 
 /* Reads what the agent says about its call from the table at 'idx' of
-** 'L': the finish reason ("stop", "length", ...) and its transport retries. */
+** 'L': the finish reason ("stop", "length", ...), its transport retries
+** and, when it failed, the HTTP status of the last response. */
 static void take_meta(coax_session *s, lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
     if (lua_getfield(L, idx, "finish") == LUA_TSTRING) snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
     if (lua_getfield(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
         s->retries = (int)lua_tointeger(L, -1);
-    lua_pop(L, 2);
+    if (lua_getfield(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
+        s->http_status = (int)lua_tointeger(L, -1);
+    lua_pop(L, 3);
 }
 
 /* Decides after a failed attempt: exhausted, or the next messages. */
@@ -541,6 +545,7 @@ void session_step(coax_session *s)
             s->t_attempt = coax_now_ms();
             s->finish[0] = '\0';
             s->retries = -1;
+            s->http_status = 0;
             event(s, "attempt_start", NULL);
             if (s->state == SS_DONE) return;
             run_agent(s, true);
@@ -589,6 +594,7 @@ static void build_report(coax_session *s)
         coax_buf_put_json_string(b, s->error_code.data, s->error_code.len);
         coax_buf_puts(b, ",\"message\":");
         coax_buf_put_json_string(b, s->error_msg.data ? s->error_msg.data : "", s->error_msg.len);
+        if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
         coax_buf_putc(b, '}');
     } else {
         coax_buf_puts(b, "null");

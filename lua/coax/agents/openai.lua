@@ -1,0 +1,280 @@
+--- The OpenAI-compatible agent: Chat Completions (`POST {base_url}/chat/completions`),
+-- the API that OpenAI, vLLM, llama.cpp's server, LM Studio, OpenRouter and
+-- Ollama's `/v1` all speak.
+--
+-- Options (a recipe's `agent` table, `coax run --agent openai --model M
+-- --base-url URL --mode M`, or the C and Lua APIs' agent options):
+--
+--   model          the model (default "gpt-4o-mini")
+--   base_url       default "https://api.openai.com/v1"
+--   mode           "json_schema" (default): response_format carries the schema,
+--                  with `strict` when the schema meets OpenAI's strict rules;
+--                  "json_object": JSON mode, the schema in the prompt;
+--                  "prompt": the schema in the prompt, the reply is text
+--   strict         true / false to force strict json_schema either way
+--   api_key_env    the environment variable holding the key (default
+--                  OPENAI_API_KEY; the name must end in _API_KEY). No key:
+--                  no Authorization header (local servers need none). The
+--                  key never passes through Lua (coax.secret).
+--   temperature, max_tokens, seed   passed on when given
+--   stream         true: server-sent events, read line by line as they come
+--   headers        extra request headers, e.g. OpenRouter's {["HTTP-Referer"] = ...}
+--   timeout_ms     one request's whole time (default: the engine's)
+--   max_retries    transport retries (default 2), with retry_base_ms (500)
+--                  and retry_max_ms (8000) for the backoff
+--   on_refusal     "error" (default): a refusal ends the session as an
+--                  agent error; "retry": it counts as a failed attempt and
+--                  the model gets feedback
+--
+-- A reply cut off (`finish_reason: "length"`) is returned as it is, marked
+-- `finish = "length"`, so the engine repairs what arrived instead of asking
+-- the same question again.
+-- @module coax.agents.openai
+local coax = require "coax"
+local cjson = require "cjson"
+local transport = require "coax.transport"
+
+local json = coax.json
+local concat = table.concat
+
+local M = {}
+
+M.DEFAULT_MODEL = "gpt-4o-mini"
+M.DEFAULT_BASE_URL = "https://api.openai.com/v1"
+M.MODES = { json_schema = true, json_object = true, prompt = true }
+
+--- Whether the schema travels in the request (json_schema mode) rather than
+-- in the prompt.
+-- @tparam table options the agent options
+-- @treturn boolean
+function M.schema_in_request(options)
+  return (options.mode or "json_schema") == "json_schema"
+end
+
+-- ---- OpenAI's strict mode --------------------------------------------------
+
+-- Keywords strict Structured Outputs accepts (OpenAI's "Supported schemas").
+local STRICT_KEYWORDS = {
+  type = true, properties = true, required = true, additionalProperties = true, items = true,
+  enum = true, const = true, anyOf = true, ["$ref"] = true, ["$defs"] = true, definitions = true,
+  description = true, title = true, pattern = true, format = true, minimum = true, maximum = true,
+  exclusiveMinimum = true, exclusiveMaximum = true, multipleOf = true, minItems = true, maxItems = true,
+}
+local STRICT_MAX_DEPTH, STRICT_MAX_PROPERTIES, STRICT_MAX_ENUM = 10, 5000, 1000
+
+--- Whether `schema` meets OpenAI's strict rules: an object at the root, only
+-- supported keywords, every object closed (`additionalProperties: false`)
+-- with every property required, at most 10 levels of nesting, 5000
+-- properties and 1000 enum values.
+-- @tparam table schema a schema as the engine hands it to agents
+-- @treturn boolean
+-- @treturn string|nil why not
+function M.strict_ok(schema)
+  if type(schema) ~= "table" or schema.type ~= "object" then return false, "the root is not an object" end
+  local props, enums = 0, 0
+  local function walk(s, depth)
+    if type(s) ~= "table" then return false, "a subschema is not an object" end
+    if depth > STRICT_MAX_DEPTH then return false, "nested more than 10 levels" end
+    for k in pairs(s) do
+      if not STRICT_KEYWORDS[k] then return false, "unsupported keyword '" .. tostring(k) .. "'" end
+    end
+    if s.properties ~= nil or s.type == "object" then
+      if s.additionalProperties ~= false then return false, "an object without additionalProperties: false" end
+      local required = {}
+      for _, name in ipairs(s.required or {}) do required[name] = true end
+      for name, sub in pairs(s.properties or {}) do
+        props = props + 1
+        if not required[name] then return false, "property '" .. tostring(name) .. "' is not required" end
+        local ok, why = walk(sub, depth + 1)
+        if not ok then return false, why end
+      end
+    end
+    if s.enum then enums = enums + #s.enum end
+    if s.items ~= nil then
+      local ok, why = walk(s.items, depth + 1)
+      if not ok then return false, why end
+    end
+    for _, group in ipairs({ "anyOf" }) do
+      for _, sub in ipairs(s[group] or {}) do
+        local ok, why = walk(sub, depth + 1)
+        if not ok then return false, why end
+      end
+    end
+    for _, defs in ipairs({ "$defs", "definitions" }) do
+      for _, sub in pairs(s[defs] or {}) do
+        local ok, why = walk(sub, depth + 1)
+        if not ok then return false, why end
+      end
+    end
+    return true
+  end
+  local ok, why = walk(schema, 1)
+  if not ok then return false, why end
+  if props > STRICT_MAX_PROPERTIES then return false, "more than 5000 properties" end
+  if enums > STRICT_MAX_ENUM then return false, "more than 1000 enum values" end
+  return true
+end
+
+-- ---- the request -----------------------------------------------------------
+
+local BODY_ORDER = { "model", "messages", "response_format", "temperature", "max_tokens", "seed", "stream",
+  "stream_options" }
+
+local function schema_name(o)
+  local n = o.schema_name or "extraction"
+  if type(n) ~= "string" or not n:match("^[%w_%-]+$") or #n > 64 then
+    error("openai agent: schema_name must be 1 to 64 letters, digits, _ or -", 0)
+  end
+  return n
+end
+
+local function response_format(mode, schema, o)
+  if mode == "json_object" then return json.object({ type = "json_object" }) end
+  if mode ~= "json_schema" then return nil end
+  local strict = o.strict
+  if strict == nil then strict = M.strict_ok(schema) end
+  local spec = json.object({ name = schema_name(o), schema = schema, strict = strict == true },
+    { "name", "schema", "strict" })
+  return json.object({ type = "json_schema", json_schema = spec }, { "type", "json_schema" })
+end
+
+--- The request body, as JSON text.
+-- @tparam table request {messages, schema, options}
+-- @treturn string
+function M.body(request)
+  local o = request.options
+  local mode = o.mode or "json_schema"
+  if not M.MODES[mode] then
+    error(("openai agent: unknown mode '%s' (json_schema, json_object, prompt)"):format(tostring(mode)), 0)
+  end
+  local body = {
+    model = o.model or M.DEFAULT_MODEL,
+    messages = json.array(request.messages),
+    response_format = response_format(mode, request.schema, o),
+    temperature = o.temperature, max_tokens = o.max_tokens, seed = o.seed,
+  }
+  if o.stream then
+    body.stream = true
+    body.stream_options = json.object({ include_usage = true })
+  end
+  return json.encode(json.object(body, BODY_ORDER))
+end
+
+local function headers_of(o)
+  local h = {}
+  if type(o.headers) == "table" then
+    for k, v in pairs(o.headers) do h[#h + 1] = { k, v } end
+    table.sort(h, function(a, b) return a[1] < b[1] end)
+  end
+  h[#h + 1] = { "Content-Type", "application/json" }
+  h[#h + 1] = { "Accept", o.stream and "text/event-stream" or "application/json" }
+  local key = coax.secret(o.api_key_env or "OPENAI_API_KEY")
+  if key then h[#h + 1] = { "Authorization", "Bearer " .. key } end
+  return h
+end
+
+local function url_of(o)
+  local base = o.base_url or M.DEFAULT_BASE_URL
+  if type(base) ~= "string" then error("openai agent: base_url must be a string", 0) end
+  return (base:gsub("/+$", "")) .. "/chat/completions"
+end
+
+-- ---- the response ----------------------------------------------------------
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return nil
+end
+
+local function usage_of(u)
+  if type(u) ~= "table" then return nil end
+  local i, o = u.prompt_tokens, u.completion_tokens
+  return { input_tokens = type(i) == "number" and i or nil, output_tokens = type(o) == "number" and o or nil }
+end
+
+-- The reply from a whole (non-streamed) completion body.
+local function parse_completion(body)
+  local ok, doc = pcall(cjson.decode, body)
+  if not ok or type(doc) ~= "table" then return nil, "openai agent: the response body is not JSON" end
+  local choice = type(doc.choices) == "table" and doc.choices[1]
+  local msg = type(choice) == "table" and choice.message
+  if type(msg) ~= "table" then return nil, "openai agent: the response has no choices[1].message" end
+  return {
+    text = str(msg.content), refusal = str(msg.refusal), finish = str(choice.finish_reason),
+    usage = usage_of(doc.usage),
+  }
+end
+
+-- A reader for a streamed completion: feed(line) per line, then result().
+local function stream_reader()
+  local parts, r, bad = {}, { usage = nil }, nil
+  local refusal = {}
+  local function feed(line)
+    local data = line:match("^data:%s?(.*)$")
+    if not data or data == "[DONE]" then return end
+    local ok, ev = pcall(cjson.decode, data)
+    if not ok or type(ev) ~= "table" then
+      bad = "openai agent: a streamed event is not JSON"
+      return
+    end
+    if type(ev.error) == "table" then bad = "openai agent: " .. tostring(str(ev.error.message) or "stream error") end
+    if type(ev.usage) == "table" then r.usage = usage_of(ev.usage) end
+    local choice = type(ev.choices) == "table" and ev.choices[1]
+    if type(choice) ~= "table" then return end
+    local delta = type(choice.delta) == "table" and choice.delta or {}
+    if str(delta.content) then parts[#parts + 1] = delta.content end
+    if str(delta.refusal) then refusal[#refusal + 1] = delta.refusal end
+    if str(choice.finish_reason) then r.finish = choice.finish_reason end
+  end
+  local function result()
+    if bad then return nil, bad end
+    r.text = concat(parts)
+    if #refusal > 0 then r.refusal = concat(refusal) end
+    return r
+  end
+  return feed, result
+end
+
+--- Sends the conversation and returns the model's reply.
+-- @tparam table request {messages, schema, options}
+-- @tparam table state per-session state (unused)
+-- @treturn[1] table {text, finish, usage, retries} or {refusal, ...}
+-- @treturn[2] nil
+-- @treturn[2] string the error, with the HTTP status and the provider's message
+-- @treturn[2] table {status?, retries}
+function M.call(request, state)
+  local o = request.options
+  local feed, result -- the stream's reader, made anew for each try
+  local req = {
+    method = "POST", url = url_of(o), headers = headers_of(o), body = M.body(request), timeout_ms = o.timeout_ms,
+  }
+  if o.stream then
+    req.on_line = function(line)
+      if not feed then feed, result = stream_reader() end
+      feed(line)
+    end
+  end
+  local policy = {
+    name = "openai agent", max_retries = o.max_retries, base_ms = o.retry_base_ms, max_ms = o.retry_max_ms,
+    before_retry = function() feed, result = nil, nil end,
+  }
+  local resp, retries, info = transport.send(req, policy)
+  if not resp then return nil, retries, info end
+  local reply, err
+  if o.stream then
+    if result then reply, err = result() else err = "openai agent: the stream carried no events" end
+  else
+    reply, err = parse_completion(resp.body)
+  end
+  local meta = { status = resp.status, retries = retries }
+  if not reply then return nil, err, meta end
+  reply.retries = retries
+  if reply.refusal and o.on_refusal == "retry" then
+    reply.text, reply.refusal, reply.finish = reply.refusal, nil, "refusal"
+  elseif reply.refusal == nil and reply.text == nil then
+    return nil, "openai agent: the reply has no content", meta
+  end
+  return reply
+end
+
+return M

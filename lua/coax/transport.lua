@@ -1,0 +1,149 @@
+--- Transport retries for HTTP agents: one request, sent again after a
+-- transient failure, with exponential backoff and jitter, under a budget of
+-- its own. These retries never consume the session's attempts (design.md:
+-- parse, schema and rejection failures share the attempt budget; transport
+-- failures are the agent's business).
+--
+-- Retried: connection errors and timeouts, 408, 409, 429 and 5xx (529
+-- "overloaded" included). Never retried: any other 4xx, and a 429 whose
+-- error code is `insufficient_quota` (more waiting will not buy credit).
+-- The server may decide: `x-should-retry: true|false` wins over the status,
+-- and `retry-after-ms`, then `retry-after` (seconds or an HTTP date) set the
+-- wait when they are sensible (0 to 60 s).
+-- @module coax.transport
+local coax = require "coax"
+local cjson = require "cjson"
+
+local M = {}
+
+local floor, random, min = math.floor, math.random, math.min
+
+M.MAX_RETRIES = 2
+M.BASE_MS = 500
+M.MAX_MS = 8000
+local MAX_SERVER_WAIT_MS = 60000
+
+local MONTHS = { Jan = 1, Feb = 2, Mar = 3, Apr = 4, May = 5, Jun = 6, Jul = 7, Aug = 8, Sep = 9, Oct = 10,
+  Nov = 11, Dec = 12 }
+
+-- Days since 1970-01-01 of a civil date (proleptic Gregorian).
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mp = (m + 9) % 12
+  local doy = floor((153 * mp + 2) / 5) + d - 1
+  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+end
+
+--- Seconds since the epoch of an HTTP date ("Wed, 21 Oct 2015 07:28:00 GMT"),
+-- or nil.
+-- @tparam string s
+-- @treturn number|nil
+function M.http_date(s)
+  local d, mon, y, hh, mm, ss = s:match("^%a+, (%d%d?) (%a%a%a) (%d%d%d%d) (%d%d):(%d%d):(%d%d) GMT$")
+  if not d or not MONTHS[mon] then return nil end
+  return days_from_civil(tonumber(y), MONTHS[mon], tonumber(d)) * 86400 + tonumber(hh) * 3600 + tonumber(mm) * 60
+    + tonumber(ss)
+end
+
+--- How long the server asks us to wait, in ms, or nil.
+-- @tparam table headers the response's headers (names lower-cased)
+-- @tparam[opt] number now seconds since the epoch (default os.time())
+-- @treturn number|nil
+function M.server_wait_ms(headers, now)
+  local ms = tonumber(headers["retry-after-ms"] or "")
+  if not ms then
+    local after = headers["retry-after"]
+    if after then
+      local secs = tonumber(after)
+      if not secs then
+        local at = M.http_date(after)
+        if at then secs = at - (now or os.time()) end
+      end
+      if secs then ms = secs * 1000 end
+    end
+  end
+  if ms and ms >= 0 and ms <= MAX_SERVER_WAIT_MS then return ms end
+  return nil
+end
+
+--- The backoff before retry number `n` (1, 2, ...): base * 2^(n-1), capped,
+-- less up to a quarter at random so that many clients do not retry in step.
+function M.backoff_ms(n, base, cap)
+  local ms = min((base or M.BASE_MS) * 2 ^ (n - 1), cap or M.MAX_MS)
+  return ms * (1 - 0.25 * random())
+end
+
+-- The provider's error code and message from an error body, if any.
+local function provider_error(body)
+  local ok, doc = pcall(cjson.decode, body or "")
+  if not ok or type(doc) ~= "table" then return nil, nil end
+  local e = doc.error
+  if type(e) == "table" then
+    local code = e.code ~= cjson.null and e.code or e.type
+    return code ~= cjson.null and code or nil, type(e.message) == "string" and e.message or nil
+  end
+  if type(e) == "string" then return nil, e end
+  if type(doc.message) == "string" then return nil, doc.message end
+  return nil, nil
+end
+M.provider_error = provider_error
+
+--- Whether a response (or a failure to get one) is worth another try.
+-- @tparam table|nil resp the response, or nil when the request failed
+-- @treturn boolean
+function M.retryable(resp)
+  if not resp then return true end -- connection errors and timeouts
+  local should = resp.headers["x-should-retry"]
+  if should == "true" then return true end
+  if should == "false" then return false end
+  local status = resp.status
+  if status == 429 then
+    local code = provider_error(resp.body)
+    return code ~= "insufficient_quota"
+  end
+  return status == 408 or status == 409 or status >= 500
+end
+
+-- What went wrong, in one line: "HTTP 429 (rate_limit_exceeded): Slow down".
+local function describe(resp, err, kind)
+  if not resp then return ("%s (%s)"):format(err or "request failed", kind or "connection") end
+  local code, message = provider_error(resp.body)
+  local text = message or (resp.body or ""):sub(1, 200)
+  return ("HTTP %d%s: %s"):format(resp.status, code and (" (" .. tostring(code) .. ")") or "", text)
+end
+
+--- Sends `req` (coax.http.request options) until a response that is not a
+-- transient failure, or the retries run out.
+-- @tparam table req
+-- @tparam table policy {max_retries?, base_ms?, max_ms?, name?, before_retry?}
+--   (before_retry() is called before each new try, to reset a stream's reader)
+-- @treturn[1] table the response (2xx)
+-- @treturn[1] number retries used
+-- @treturn[2] nil
+-- @treturn[2] string the error: "NAME: HTTP 500: ... (after 2 retries)"
+-- @treturn[2] table {status?, retries, kind?, response?}
+function M.send(req, policy)
+  policy = policy or {}
+  local max_retries = policy.max_retries or M.MAX_RETRIES
+  local name = policy.name or "http"
+  local retries = 0
+  while true do
+    local resp, err, kind = coax.http.request(req)
+    if resp and resp.status >= 200 and resp.status < 300 then return resp, retries end
+    local again = M.retryable(resp)
+    if not again or retries >= max_retries then
+      local msg = ("%s: %s"):format(name, describe(resp, err, kind))
+      if retries > 0 then msg = msg .. (" (after %d %s)"):format(retries, retries == 1 and "retry" or "retries") end
+      return nil, msg, { status = resp and resp.status, retries = retries, kind = kind, response = resp }
+    end
+    retries = retries + 1
+    local wait = resp and M.server_wait_ms(resp.headers)
+    coax.sleep(wait or M.backoff_ms(retries, policy.base_ms, policy.max_ms))
+    if policy.before_retry then policy.before_retry() end
+  end
+end
+
+return M
