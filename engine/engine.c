@@ -94,6 +94,7 @@ void coax_engine_free(coax_engine *e)
     while (e->sessions) coax_session_free(e->sessions);
     vm_close(&e->vm);
     http_free(e->http);
+    for (size_t i = 0; i < sizeof e->checked / sizeof *e->checked; i++) coax_buf_free(&e->checked[i]);
     coax_allocator copy = e->alloc_copy;
     coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
 }

@@ -57,6 +57,11 @@ struct coax_engine {
     coax_http *http;
     coax_limits limits;
     coax_session *sessions;
+    /* Schema texts that passed the meta-schema check, so sessions of the
+    ** same recipe (a batch) skip it: the check costs more than the rest of
+    ** a session's start. A ring of exact copies, not hashes. */
+    coax_buf checked[8];
+    unsigned checked_next;
 };
 
 double coax_now_ms(void);

@@ -682,6 +682,42 @@ void coax_session_free(coax_session *s)
 
 /* Loads the schema: a path (relative to the recipe's folder) or a table
 ** (at the top of the stack; popped). Returns a message, or NULL. */
+/* Whether the engine has seen 'text' pass the meta-schema check. */
+static bool schema_checked(const coax_engine *e, const char *text, size_t len)
+{
+    for (size_t i = 0; i < sizeof e->checked / sizeof *e->checked; i++)
+        if (e->checked[i].len == len && e->checked[i].data && !memcmp(e->checked[i].data, text, len)) return true;
+    return false;
+}
+
+static void remember_checked(coax_engine *e, const char *text, size_t len)
+{
+    coax_buf *slot = &e->checked[e->checked_next++ % (sizeof e->checked / sizeof *e->checked)];
+    if (!slot->data) coax_buf_init(slot, e->alloc);
+    slot->len = 0;
+    coax_buf_put(slot, text, len);
+    if (slot->oom) coax_buf_free(slot); /* only a missed shortcut */
+}
+
+/* Compiles the schema 'doc' (whose text is 'text') into s->schema. */
+static coax_code compile_schema(coax_session *s, const coax_value *doc, const char *text, size_t len, coax_error *err)
+{
+    coax_engine *e = s->engine;
+    coax_schema_options lean = {0};
+    lean.flags = COAX_SCHEMA_NO_META;
+    if (schema_checked(e, text, len)) return coax_schema_compile(doc, &lean, e->alloc, &s->schema, err);
+    /* The meta-schema check keeps its working memory in the compiled schema
+    ** (about 100 KB): check with a compile that is freed at once, then keep
+    ** one without the check, so a waiting session stays small. */
+    coax_code rc = coax_schema_compile(doc, NULL, e->alloc, &s->schema, err);
+    if (rc) return rc;
+    coax_schema_free(s->schema);
+    s->schema = NULL;
+    rc = coax_schema_compile(doc, &lean, e->alloc, &s->schema, err);
+    if (rc == COAX_OK) remember_checked(e, text, len);
+    return rc;
+}
+
 static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap)
 {
     lua_State *L = s->engine->vm.L;
@@ -705,9 +741,15 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
         while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&b, chunk, n);
         fclose(f);
         coax_code rc = b.oom ? COAX_ENOMEM : coax_parse(s->arena, b.data ? b.data : "", b.len, NULL, &doc, &err);
+        if (rc) {
+            coax_buf_free(&b);
+            snprintf(msg, cap, "schema %.200s: %s (line %u, column %u)", path, err.msg, err.line, err.column);
+            return msg;
+        }
+        rc = compile_schema(s, doc, b.data ? b.data : "", b.len, &err);
         coax_buf_free(&b);
         if (rc) {
-            snprintf(msg, cap, "schema %.200s: %s (line %u, column %u)", path, err.msg, err.line, err.column);
+            snprintf(msg, cap, "invalid schema: %s", err.msg);
             return msg;
         }
     } else {
@@ -718,26 +760,17 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
         lua_pushlightuserdata(L, &tmp);
         int rc = vm_call(&s->engine->vm, 2, 0);
         coax_code pc = rc == VM_OK && !tmp.oom ? coax_parse(s->arena, tmp.data, tmp.len, NULL, &doc, &err) : COAX_EINVAL;
-        coax_buf_free(&tmp);
         if (pc) {
+            coax_buf_free(&tmp);
             snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? err.msg : vm_message(&s->engine->vm));
             return msg;
         }
-    }
-    /* The meta-schema check keeps its working memory in the compiled schema
-    ** (about 100 KB): check with a compile that is freed at once, then keep
-    ** one without the check, so a waiting session stays small. */
-    coax_code rc = coax_schema_compile(doc, NULL, s->engine->alloc, &s->schema, &err);
-    if (rc == COAX_OK) {
-        coax_schema_options lean = {0};
-        lean.flags = COAX_SCHEMA_NO_META;
-        coax_schema_free(s->schema);
-        s->schema = NULL;
-        rc = coax_schema_compile(doc, &lean, s->engine->alloc, &s->schema, &err);
-    }
-    if (rc) {
-        snprintf(msg, cap, "invalid schema: %s", err.msg);
-        return msg;
+        pc = compile_schema(s, doc, tmp.data, tmp.len, &err);
+        coax_buf_free(&tmp);
+        if (pc) {
+            snprintf(msg, cap, "invalid schema: %s", err.msg);
+            return msg;
+        }
     }
     s->schema_doc = doc;
     return NULL;

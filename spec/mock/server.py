@@ -19,6 +19,9 @@ A step (all fields optional):
   body            the raw body (a string), or
   json            a value sent as JSON, or
   reply           an OpenAI chat completion whose message content is this text
+  by_turn         a list of texts: the reply is the one at the number of assistant
+                  messages in the request (first attempt 0, its retry 1, ...), so
+                  concurrent conversations each get their own turn
     finish        its finish_reason (default "stop")
     usage         [prompt_tokens, completion_tokens] (default [11, 7]; null: none)
   refusal         a chat completion whose message refuses with this text
@@ -36,7 +39,6 @@ import http.server
 import json
 import os
 import socket
-import socketserver
 import struct
 import sys
 import threading
@@ -48,15 +50,24 @@ LOCK = threading.Lock()
 STATE = {}  # scenario name -> number of requests seen
 
 
+STEPS = {}  # scenario name -> (mtime, steps), so a request does not reparse its file
+
+
 def steps_of(name):
+    path = os.path.join(DIR, name + ".json")
     try:
-        with open(os.path.join(DIR, name + ".json"), "rb") as f:
+        mtime = os.stat(path).st_mtime_ns
+        cached = STEPS.get(name)
+        if cached and cached[0] == mtime:
+            return cached[1]
+        with open(path, "rb") as f:
             script = json.loads(f.read().decode("utf-8"))
     except (OSError, ValueError):
         return []
     out = []
     for step in script:
         out.extend([step] * int(step.get("times", 1)))
+    STEPS[name] = (mtime, out)
     return out
 
 
@@ -100,6 +111,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def setup(self):
+        super().setup()
+        # Small writes go out at once: without this, Nagle's algorithm and the
+        # client's delayed ACK add up to 40 ms to a response sent in parts.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def do_GET(self):
         self.answer()
 
@@ -128,9 +145,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             step = steps[i]
         try:
-            model = json.loads(body).get("model", "mock")
+            doc = json.loads(body)
+            model = doc.get("model", "mock")
         except (ValueError, AttributeError):
-            model = "mock"
+            doc, model = {}, "mock"
+        if "by_turn" in step:
+            turns = step["by_turn"]
+            msgs = doc.get("messages") if isinstance(doc, dict) else None
+            k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant") if isinstance(msgs, list) else 0
+            step = dict(step, reply=turns[min(k, len(turns) - 1)])
         self.play(step, model)
 
     def play(self, step, model):
@@ -217,10 +240,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(0.05)
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
+class Server(http.server.HTTPServer):
     allow_reuse_address = True
+    request_queue_size = 512
+
+
+WORKERS = 256
+
+
+def worker(server):
+    """Accepts connections and serves each until it closes. Threads waiting in
+    accept() cost nothing, and unlike a thread per connection (ThreadingMixIn)
+    a burst of 50 connections does not queue behind 50 thread starts."""
+    while True:
+        try:
+            conn, addr = server.socket.accept()
+        except OSError:
+            continue
+        try:
+            server.finish_request(conn, addr)
+        except Exception:
+            pass
+        finally:
+            server.shutdown_request(conn)
 
 
 def watch_parent(ppid):
@@ -234,7 +276,9 @@ def main():
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     sys.stdout.write("%d %d\n" % (server.server_address[1], os.getpid()))
     sys.stdout.flush()
-    server.serve_forever(poll_interval=0.2)
+    for _ in range(WORKERS):
+        threading.Thread(target=worker, args=(server,), daemon=True).start()
+    threading.Event().wait()
 
 
 if __name__ == "__main__":
