@@ -60,11 +60,11 @@ static int put_replies(const char *cmd, const char *path, coax_arena *ar, coax_b
 
 int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_name, coax_buf *m)
 {
-    static const char *const modes[] = {"json_schema", "json_object", "prompt", "tools"};
+    static const char *const modes[] = {"json_schema", "json_object", "prompt"};
     if (a->mode) {
         bool known = false;
         for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) known |= !strcmp(a->mode, modes[k]);
-        if (!known) return cli_usage(cmd, "--mode wants json_schema, json_object, prompt or tools, not '%s'", a->mode);
+        if (!known) return cli_usage(cmd, "--mode wants json_schema, json_object or prompt, not '%s'", a->mode);
     }
     if (a->base_url && strncmp(a->base_url, "http://", 7) && strncmp(a->base_url, "https://", 8))
         return cli_usage(cmd, "--base-url wants an http:// or https:// URL, not '%s'", a->base_url);

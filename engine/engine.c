@@ -83,6 +83,8 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
         return rc;
     }
     e->vm.sleep = sleep_task;
+    e->vm.host_ask = session_host_ask;
+    e->vm.host_answer = session_host_answer;
     e->vm.host = e;
     *out = e;
     return COAX_OK;
@@ -149,7 +151,10 @@ size_t coax_engine_poll(coax_engine *e, int timeout_ms)
 
 coax_outcome coax_session_run(coax_session *s)
 {
-    while (s && s->state != SS_DONE) coax_engine_poll(s->engine, 1000);
+    while (s && s->state != SS_DONE) {
+        coax_engine_poll(s->engine, s->host == HOST_ASKED ? 0 : 1000);
+        if (s->state != SS_DONE && s->host == HOST_ASKED) return COAX_RUNNING; /* only the host can move it */
+    }
     return s ? s->outcome : COAX_INVALID;
 }
 

@@ -29,6 +29,16 @@ struct coax_session {
     char finish[24];     /* the reply's finish reason this attempt, or "" */
     int retries;         /* the agent's transport retries this attempt, or -1 */
     int http_status;     /* the HTTP status an agent error reports, or 0 */
+    /* The host agent: the request the host is asked (JSON, NUL-terminated)
+    ** and its answer, a reply or a failure message. */
+    enum { HOST_IDLE, HOST_ASKED, HOST_ANSWERED } host;
+    coax_buf host_request, host_answer;
+    bool host_failed;
+    long long host_in, host_out; /* provider usage the host reported, or -1 */
+    /* The secret values the agent's requests carried, each NUL-terminated:
+    ** http.c redacts them line by line, and the session redacts the reply
+    ** as a whole, where a stream may have joined a key split across lines. */
+    coax_buf secrets;
     coax_arena *arena;   /* the schema document and session strings */
     coax_schema *schema;
     const coax_value *schema_doc;
@@ -71,6 +81,10 @@ double session_next_event(const coax_session *s);
 
 /* Advances 's' as far as it goes without waiting. */
 void session_step(coax_session *s);
+
+/* coax.host_request's hooks (vm->host_ask, vm->host_answer). */
+bool session_host_ask(void *task, const char *request, size_t len);
+int session_host_answer(void *task, lua_State *L);
 
 /* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
 void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);

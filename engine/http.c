@@ -609,6 +609,13 @@ static int l_start(lua_State *L)
     if (r->url.oom || r->body.oom) return luaL_error(L, "out of memory");
     read_headers(L, r);
     if (r->secrets.oom) return luaL_error(L, "out of memory");
+    for (const char *v = r->secrets.data; v && v < r->secrets.data + r->secrets.len; v += strlen(v) + 1) {
+        bool known = false;
+        for (const char *k = s->secrets.data; k && k < s->secrets.data + s->secrets.len; k += strlen(k) + 1)
+            known |= !strcmp(k, v);
+        if (!known) coax_buf_put(&s->secrets, v, strlen(v) + 1);
+    }
+    if (s->secrets.oom) return luaL_error(L, "out of memory");
 
     if (!h->global) {
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return luaL_error(L, "coax.http: curl failed to start");

@@ -397,12 +397,62 @@ static int s_report(lua_State *L)
     return push_json(L, r, len);
 }
 
+/** s:host_request() -> the request a host agent waits on, as a table
+** {messages, schema, options}, or nil when it waits for none */
+static int s_host_request(lua_State *L)
+{
+    size_t len = 0;
+    const char *r = coax_session_host_request(check_session(L, 1)->session, &len);
+    return push_json(L, r, len);
+}
+
+/** s:host_reply(text [, usage]) -> true, or nil, message when the session
+** waits for no reply. usage: {input_tokens, output_tokens}, as the provider
+** reported them. The next e:poll goes on from there. */
+static int s_host_reply(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    size_t len;
+    const char *text = luaL_checklstring(L, 2, &len);
+    long long in = -1, out = -1;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        if (lua_getfield(L, 3, "input_tokens") != LUA_TNIL) in = luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 3, "output_tokens") != LUA_TNIL) out = luaL_checkinteger(L, -1);
+        lua_pop(L, 2);
+    }
+    coax_error err = {0};
+    if (coax_session_host_reply(s->session, text, len, in, out, &err)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/** s:host_fail(message) -> true, or nil, message: the session ends with
+** outcome agent_error. */
+static int s_host_fail(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    coax_error err = {0};
+    if (coax_session_host_fail(s->session, luaL_checkstring(L, 2), &err)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 void lcoax_open_run(lua_State *L)
 {
     static const luaL_Reg engine_methods[] = {
         {"poll", e_poll}, {"session", e_session}, {"close", e_close}, {NULL, NULL}};
     static const luaL_Reg session_methods[] = {
         {"run", s_run}, {"outcome", s_outcome}, {"value", s_value}, {"report", s_report},
+        {"host_request", s_host_request}, {"host_reply", s_host_reply}, {"host_fail", s_host_fail},
         {"close", session_gc}, {NULL, NULL}};
     if (luaL_newmetatable(L, LENGINE)) {
         luaL_newlib(L, engine_methods);

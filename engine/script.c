@@ -101,6 +101,27 @@ static int l_sleep(lua_State *L)
     return lua_yield(L, 0);
 }
 
+static int host_k(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    (void)ctx;
+    coax_vm *vm = vm_of(L);
+    return vm->host_answer(vm->current, L);
+}
+
+/* coax.host_request(json): the host agent's question to the host; yields
+** until the host answers (coax_session_host_reply / _host_fail). */
+static int l_host_request(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    size_t len;
+    const char *req = luaL_checklstring(L, 1, &len);
+    if (!lua_isyieldable(L) || !vm->current || !vm->host_ask || !vm->host_answer)
+        return luaL_error(L, "coax.host_request: only an agent's call can ask the host");
+    if (!vm->host_ask(vm->current, req, len)) return luaL_error(L, "out of memory");
+    return lua_yieldk(L, 0, 0, host_k);
+}
+
 static int traceback(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
@@ -212,6 +233,8 @@ static int setup(lua_State *L)
     luaL_requiref(L, "coax", luaopen_coax, 0); /* the scripts' coax module */
     lua_pushcfunction(L, l_sleep);
     lua_setfield(L, -2, "sleep");
+    lua_pushcfunction(L, l_host_request);
+    lua_setfield(L, -2, "host_request");
     int coax_idx = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);

@@ -28,6 +28,12 @@ typedef struct coax_vm {
     /* Called by coax.sleep(ms) in a coroutine: returns false when sleeping
     ** is not possible there. */
     bool (*sleep)(void *task, double ms);
+    /* Called by coax.host_request(json) in a coroutine: hands the request
+    ** to the host and returns false when that is not possible there; once
+    ** the host has answered, host_answer pushes the agent's results and
+    ** returns how many. */
+    bool (*host_ask)(void *task, const char *request, size_t len);
+    int (*host_answer)(void *task, lua_State *L);
     coax_buf msg;      /* the last error message (with traceback) */
     size_t head;       /* the length of the message before its traceback */
 } coax_vm;

@@ -331,6 +331,43 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
 
 /* The agent's reply (its table on top of the main stack, popped) through
 ** extraction and on_submit. */
+/* Replaces, in the string field 'key' of the table at 'idx', every secret
+** value the session's requests carried by "[redacted]". */
+static void redact_field(coax_session *s, lua_State *L, int idx, const char *key)
+{
+    if (!s->secrets.len) return;
+    if (lua_getfield(L, idx, key) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        return;
+    }
+    size_t n;
+    const char *t = lua_tolstring(L, -1, &n);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    bool hit = false;
+    for (size_t i = 0; i < n;) {
+        size_t vl = 0;
+        for (const char *v = s->secrets.data; v < s->secrets.data + s->secrets.len; v += strlen(v) + 1) {
+            size_t l = strlen(v);
+            if (l >= 4 && l <= n - i && !memcmp(t + i, v, l)) {
+                vl = l;
+                break;
+            }
+        }
+        if (vl) {
+            luaL_addstring(&b, "[redacted]");
+            i += vl;
+            hit = true;
+        } else {
+            luaL_addchar(&b, t[i++]);
+        }
+    }
+    luaL_pushresult(&b);
+    if (hit) lua_setfield(L, idx, key);
+    else lua_pop(L, 1);
+    lua_pop(L, 1);
+}
+
 static void handle_reply(coax_session *s)
 {
     coax_engine *e = s->engine;
@@ -339,6 +376,8 @@ static void handle_reply(coax_session *s)
     char usage[128];
     take_usage(s, usage, sizeof usage);
     take_meta(s, L, -1);
+    redact_field(s, L, lua_gettop(L), "text");
+    redact_field(s, L, lua_gettop(L), "refusal");
     if (lua_getfield(L, -1, "refusal") == LUA_TSTRING) {
         /* The model declined: the agent's policy made this the end. */
         size_t rl;
@@ -440,11 +479,21 @@ static void run_agent(coax_session *s, bool start)
     int rc = vm_resume(vm, s->co, nargs, &nres);
     vm->current = NULL;
     if (rc == VM_YIELD) {
-        if (!s->sleeping && !s->http) { /* yielded for something the engine does not know */
-            session_end(s, COAX_SCRIPT_ERROR, "script_error", "the agent yielded outside coax.sleep and coax.http");
+        if (!s->sleeping && !s->http && s->host != HOST_ASKED) { /* yielded for something the engine does not know */
+            session_end(s, COAX_SCRIPT_ERROR, "script_error",
+                        "the agent yielded outside coax.sleep, coax.http and coax.host_request");
             return;
         }
         s->state = SS_WAIT;
+        if (s->host == HOST_ASKED) { /* the host hears the request now; it may answer at once */
+            coax_buf f;
+            coax_buf_init(&f, s->engine->alloc);
+            coax_buf_puts(&f, "\"request\":");
+            coax_buf_put(&f, s->host_request.data, s->host_request.len);
+            coax_buf_putc(&f, '\0');
+            event(s, "host_request", f.oom ? "\"request\":null" : f.data);
+            coax_buf_free(&f);
+        }
         return;
     }
     http_cancel(s->http); /* a request the agent returned without waiting for */
@@ -515,6 +564,87 @@ static bool within_budget(coax_session *s)
     return true;
 }
 
+/* ---- the host agent ---------------------------------------------------------- */
+
+bool session_host_ask(void *task, const char *request, size_t len)
+{
+    coax_session *s = task;
+    s->host_request.len = 0;
+    coax_buf_put(&s->host_request, request, len);
+    coax_buf_putc(&s->host_request, '\0');
+    if (s->host_request.oom) return false;
+    s->host_request.len--; /* the NUL stays, outside the length */
+    s->host_answer.len = 0;
+    s->host_failed = false;
+    s->host_in = s->host_out = -1;
+    s->host = HOST_ASKED;
+    return true;
+}
+
+int session_host_answer(void *task, lua_State *L)
+{
+    coax_session *s = task;
+    s->host = HOST_IDLE;
+    const char *a = s->host_answer.data ? s->host_answer.data : "";
+    if (s->host_failed) {
+        lua_pushnil(L);
+        lua_pushlstring(L, a, s->host_answer.len);
+        return 2;
+    }
+    lua_createtable(L, 0, 3);
+    lua_pushlstring(L, a, s->host_answer.len);
+    lua_setfield(L, -2, "text");
+    lua_pushliteral(L, "stop");
+    lua_setfield(L, -2, "finish");
+    if (s->host_in >= 0 || s->host_out >= 0) {
+        lua_createtable(L, 0, 2);
+        if (s->host_in >= 0) lua_pushinteger(L, (lua_Integer)s->host_in), lua_setfield(L, -2, "input_tokens");
+        if (s->host_out >= 0) lua_pushinteger(L, (lua_Integer)s->host_out), lua_setfield(L, -2, "output_tokens");
+        lua_setfield(L, -2, "usage");
+    }
+    return 1;
+}
+
+const char *coax_session_host_request(const coax_session *s, size_t *len)
+{
+    if (!s || s->state == SS_DONE || s->host != HOST_ASKED) return NULL;
+    if (len) *len = s->host_request.len;
+    return s->host_request.data;
+}
+
+static coax_code host_answer(coax_session *s, bool failed, const char *text, size_t len, coax_error *err)
+{
+    if (!s || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_host_reply: NULL argument");
+    if (s->state == SS_DONE || s->host != HOST_ASKED)
+        return coax_fail(err, COAX_EINVAL, 0, "the session is not waiting for its host");
+    s->host_answer.len = 0;
+    coax_buf_put(&s->host_answer, text ? text : "", len);
+    if (s->host_answer.oom) {
+        s->host_answer.oom = false; /* the host may try again */
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
+    s->host_failed = failed;
+    s->host = HOST_ANSWERED;
+    return COAX_OK;
+}
+
+coax_code coax_session_host_reply(coax_session *s, const char *text, size_t len, long long input_tokens,
+                                  long long output_tokens, coax_error *err)
+{
+    coax_code rc = host_answer(s, false, text, len, err);
+    if (rc == COAX_OK) {
+        s->host_in = input_tokens;
+        s->host_out = output_tokens;
+    }
+    return rc;
+}
+
+coax_code coax_session_host_fail(coax_session *s, const char *message, coax_error *err)
+{
+    if (!message) message = "the host failed";
+    return host_answer(s, true, message, strlen(message), err);
+}
+
 void session_step(coax_session *s)
 {
     while (s->state != SS_DONE) {
@@ -554,6 +684,7 @@ void session_step(coax_session *s)
         case SS_WAIT:
             if (s->sleeping && s->wake_at > coax_now_ms()) return;
             if (!s->sleeping && s->http && !http_ready(s->http)) return;
+            if (s->host == HOST_ASKED) return;
             run_agent(s, false);
             if (s->state == SS_WAIT) return;
             break;
@@ -571,6 +702,7 @@ double session_next_event(const coax_session *s)
     double t;
     if (s->sleeping) t = s->wake_at;
     else if (s->http && !http_ready(s->http)) t = HUGE_VAL; /* whenever curl says */
+    else if (s->host == HOST_ASKED) t = HUGE_VAL;            /* whenever the host answers */
     else return 0;
     if (s->deadline_ms > 0 && s->t_start + s->deadline_ms < t) t = s->t_start + s->deadline_ms;
     return t;
@@ -649,7 +781,8 @@ static coax_session *session_alloc(coax_engine *e)
     s->engine = e;
     s->S_ref = s->co_ref = LUA_NOREF;
     s->retries = -1;
-    coax_buf *bufs[] = {&s->messages, &s->attempts, &s->value, &s->error_code, &s->error_msg, &s->report};
+    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_code, &s->error_msg,
+                        &s->report,   &s->host_request, &s->host_answer, &s->secrets};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
     s->arena = coax_arena_new(e->alloc);
     if (!s->arena) {
@@ -675,7 +808,9 @@ void coax_session_free(coax_session *s)
     if (s->next) s->next->prev = s->prev;
     coax_schema_free(s->schema);
     coax_arena_free(s->arena);
-    coax_buf *bufs[] = {&s->messages, &s->attempts, &s->value, &s->error_code, &s->error_msg, &s->report};
+    if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
+    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_code, &s->error_msg,
+                        &s->report,   &s->host_request, &s->host_answer, &s->secrets};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
 }

@@ -68,3 +68,50 @@ describe("coax.engine (the C API from Lua)", function()
   end)
   assert(H)
 end)
+
+describe("the host agent from Lua", function()
+  local HOST_RECIPE = "return { schema = { type = 'object', properties = { n = { type = 'integer' } },"
+    .. " required = { 'n' } }, prompt = 'n of {{input}}', agent = { name = 'host', schema_in_request = true } }"
+
+  it("surfaces each request and takes the reply frames later", function()
+    local e = coax.engine()
+    local asked = {}
+    local s = e:session(HOST_RECIPE, "x", { source = true,
+      on_event = function(name, data) if name == "host_request" then asked[#asked + 1] = data.request end end })
+    assert.is_nil(s:host_request())
+    local ok, err = s:host_reply("{}")
+    assert.is_nil(ok)
+    assert.are.equal("the session is not waiting for its host", err)
+    e:poll(0)
+    local req = s:host_request()
+    assert.are.same({ { role = "user", content = "n of x" } }, req.messages)
+    assert.are.equal('{"properties":{"n":{"type":"integer"}},"required":["n"],"type":"object"}',
+      json.encode(req.schema))
+    assert.are.same({ schema_in_request = true }, req.options)
+    assert.are.equal(1, #asked)
+    for _ = 1, 3 do assert.are.equal(1, e:poll(0)) end -- frames pass; it waits
+    assert.is_true(s:host_reply('{"n": "seven"}', { input_tokens = 4, output_tokens = 2 }))
+    e:poll(0)
+    assert.are.equal(2, #asked)
+    assert.are.equal(3, #s:host_request().messages) -- the reply and the feedback
+    assert.matches("/n", s:host_request().messages[3].content, 1, true)
+    assert.is_true(s:host_reply('{"n": 7}'))
+    assert.are.equal(0, e:poll(0))
+    assert.are.equal("ok", s:outcome())
+    assert.are.same({ n = 7 }, s:value())
+    local r = s:report()
+    assert.are.equal(4, r.attempts[1].usage.input_tokens)
+    assert.are.equal(coax.null, r.attempts[2].usage)
+  end)
+
+  it("ends the session as agent_error when the host fails", function()
+    local e = coax.engine()
+    local s = e:session(HOST_RECIPE, "x", { source = true })
+    e:poll(0)
+    assert.is_true(s:host_fail("no network"))
+    e:poll(0)
+    assert.are.equal("agent_error", s:outcome())
+    assert.are.equal("no network", s:report().error.message)
+    assert.is_nil(s:host_fail("again"))
+  end)
+end)

@@ -20,6 +20,21 @@ describe("examples/", function()
   end)
 end)
 
+describe("examples/ (frame loop)", function()
+  it("frame_loop.c: polls each frame with timeout 0 while the host answers frames later, one retry", function()
+    local ok, out = run("frame_loop")
+    assert.is_true(ok, out)
+    assert.are.equal(table.concat({
+      "frame 1: the model is asked (request 1)",
+      'frame 4: the host answers {"name": "Grue", "hp": "lots"}',
+      "frame 5: the reply did not validate; coax asks again",
+      "frame 5: the model is asked (request 2)",
+      'frame 8: the host answers {"name": "Grue", "hp": 40}',
+      'ran 9 frames: ok {"name":"Grue","hp":40}',
+    }, "\n") .. "\n", out)
+  end)
+end)
+
 describe("make install", function()
   it("installs what a host needs: the example builds and runs against the installed files only", function()
     if os.getenv("COAX_WRAP") and os.getenv("COAX_WRAP") ~= "" then return end -- not under valgrind

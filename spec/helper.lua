@@ -30,12 +30,20 @@ local function slurp(path)
   return s
 end
 
---- Runs `coax ARGS...` with optional stdin text.
+--- Runs `coax ARGS...` with optional stdin text and environment variables
+-- (`env`: {NAME = "value"}, set for this command only).
 -- @treturn string stdout
 -- @treturn string stderr
 -- @treturn integer exit status
-function H.coax(args, stdin)
+function H.coax(args, stdin, env)
   local parts = {}
+  local names = {}
+  for name in pairs(env or {}) do
+    assert(name:match("^[%a_][%w_]*$"), "not a variable name: " .. name)
+    names[#names + 1] = name
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do parts[#parts + 1] = name .. "=" .. shell_quote(env[name]) end
   local wrap = os.getenv("COAX_WRAP")
   if wrap and wrap ~= "" then parts[#parts + 1] = wrap end
   parts[#parts + 1] = shell_quote(build .. "/coax")

@@ -703,6 +703,37 @@ const char *coax_session_value(const coax_session *session, size_t *len);
 ** before, or if memory ran out building it. Owned by the session. */
 const char *coax_session_report(const coax_session *session, size_t *len);
 
+/* ---- The host agent --------------------------------------------------------
+** A session whose agent is "host" ({"name": "host"} in agent_json, or
+** agent = "host" in the recipe) asks the host for each reply instead of a
+** provider: this is how an engine with its own networking, or its own local
+** model, uses coax. When the session needs a reply it waits and raises the
+** event "host_request" whose data holds {"attempt": n, "request": R}; R is
+** also available from coax_session_host_request until the host answers:
+** {"messages": [{"role", "content"}, ...], "schema": {...}, "options":
+** {...the agent options...}}. The host answers later, from any frame (or
+** at once, inside the event callback), with coax_session_host_reply or
+** coax_session_host_fail; the next coax_engine_poll goes on from there.
+** coax_session_run on such a session returns COAX_RUNNING when the session
+** waits for a host that has not answered, instead of waiting forever. */
+
+/* The request the session waits on its host for (JSON, NUL-terminated,
+** owned by the session, valid until it is answered), or NULL when it waits
+** for none. */
+const char *coax_session_host_request(const coax_session *session, size_t *len);
+
+/* Answers the session's host request with the model's reply text
+** ('len' bytes, copied) and the provider's usage (-1 where unknown).
+** COAX_EINVAL when 'session' is NULL or waits for no reply (asked for none,
+** already answered, or ended); COAX_ENOMEM (the host may try again). */
+coax_code coax_session_host_reply(coax_session *session, const char *text, size_t len, long long input_tokens,
+                                  long long output_tokens, coax_error *err);
+
+/* Answers the host request with a failure: the session ends with outcome
+** COAX_AGENT_ERROR and 'message' (copied; NULL: "the host failed"). Errors
+** as coax_session_host_reply. */
+coax_code coax_session_host_fail(coax_session *session, const char *message, coax_error *err);
+
 /* Frees a session (an engine frees its sessions itself). NULL: no-op. */
 void coax_session_free(coax_session *session);
 

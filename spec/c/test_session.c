@@ -173,6 +173,93 @@ static void test_allocation_failure_at_every_step(void)
     CHECK(n > 100);
 }
 
+
+/* ---- the host agent ---- */
+
+static const char *HOST = "{\"name\":\"host\",\"temperature\":0}";
+
+static void test_host_agent_answers_later(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    events ev = {{0}};
+    coax_session *s = start(e, HOST, &ev);
+    coax_error err = {0};
+    /* Asked for nothing yet: answering is misuse, and changes nothing. */
+    CHECK_INT(coax_session_host_reply(s, "{}", 2, -1, -1, &err), COAX_EINVAL);
+    CHECK_STR(err.msg, "the session is not waiting for its host");
+    CHECK(coax_session_host_request(s, NULL) == NULL);
+    CHECK_INT(coax_engine_poll(e, 0), 1);
+    size_t len;
+    const char *req = coax_session_host_request(s, &len);
+    /* The schema is in the prompt (the host did not say it sends it itself) and beside it. */
+    CHECK_STR(req, "{\"messages\":[{\"role\":\"user\",\"content\":\"Give n for x\\n\\nReply with JSON that matches "
+                   "this JSON Schema:\\n{\\n  \\\"properties\\\": {\\n    \\\"n\\\": {\\n      \\\"type\\\": "
+                   "\\\"integer\\\"\\n    }\\n  },\\n  \\\"required\\\": [\\n    \\\"n\\\"\\n  ],\\n  \\\"type\\\": "
+                   "\\\"object\\\"\\n}\"}],\"schema\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":"
+                   "[\"n\"],\"type\":\"object\"},\"options\":{\"temperature\":0}}");
+    CHECK(req && strlen(req) == len);
+    CHECK(strstr(ev.log, "host_request{\"attempt\":1,\"request\":{\"messages\":") != NULL);
+    /* Frames go by: the session waits without blocking. */
+    for (int i = 0; i < 5; i++) CHECK_INT(coax_engine_poll(e, 0), 1);
+    CHECK_INT(coax_session_run(s), COAX_RUNNING); /* only the host can move it */
+    CHECK_INT(coax_session_host_reply(s, "{\"n\": \"x\"}", 10, 5, 3, &err), COAX_OK);
+    CHECK_INT(coax_session_host_reply(s, "{\"n\": 2}", 8, 5, 3, &err), COAX_EINVAL); /* answered already */
+    CHECK_INT(coax_engine_poll(e, 0), 1); /* a validation error: asked again */
+    req = coax_session_host_request(s, NULL);
+    CHECK(req && strstr(req, "{\"role\":\"assistant\",\"content\":\"{\\\"n\\\": \\\"x\\\"}\"}") != NULL);
+    CHECK_INT(coax_session_host_reply(s, "{\"n\": 2}", 8, 6, 4, &err), COAX_OK);
+    CHECK_INT(coax_engine_poll(e, 0), 0);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_OK);
+    CHECK_STR(coax_session_value(s, NULL), "{\"n\":2}");
+    const char *rep = coax_session_report(s, NULL);
+    CHECK(rep && strstr(rep, "\"input_tokens\":11,\"output_tokens\":7") != NULL);
+    CHECK_INT(coax_session_host_reply(s, "{}", 2, -1, -1, &err), COAX_EINVAL); /* ended */
+    CHECK_INT(coax_session_host_reply(NULL, "{}", 2, -1, -1, &err), COAX_EINVAL);
+    CHECK_INT(coax_session_host_fail(NULL, "x", &err), COAX_EINVAL);
+    coax_engine_free(e);
+}
+
+static void answer_at_once(void *ud, coax_session *s, const char *name, const char *data)
+{
+    (void)ud;
+    (void)data;
+    if (!strcmp(name, "host_request")) CHECK_INT(coax_session_host_reply(s, "{\"n\": 9}", 8, -1, -1, NULL), COAX_OK);
+}
+
+static void test_host_agent_answers_inside_the_event(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session_options o = {0};
+    o.agent_json = HOST;
+    o.on_event = answer_at_once;
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_OK); /* the blocking call works when the host answers at once */
+    CHECK_STR(coax_session_value(s, NULL), "{\"n\":9}");
+    coax_engine_free(e);
+}
+
+static void test_host_agent_failure_is_an_agent_error(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session *s = start(e, HOST, NULL);
+    coax_engine_poll(e, 0);
+    CHECK_INT(coax_session_host_fail(s, "network down", NULL), COAX_OK);
+    CHECK_INT(coax_engine_poll(e, 0), 0);
+    CHECK_INT(coax_session_outcome(s), COAX_AGENT_ERROR);
+    const char *rep = coax_session_report(s, NULL);
+    CHECK(rep && strstr(rep, "\"error\":{\"code\":\"agent_error\",\"message\":\"network down\"}") != NULL);
+    /* Freeing a session that waits on its host, then the engine: nothing leaks (valgrind, ASan). */
+    coax_session *t = start(e, HOST, NULL);
+    coax_engine_poll(e, 0);
+    CHECK(coax_session_host_request(t, NULL) != NULL);
+    coax_session_free(t);
+    coax_engine_free(e);
+}
+
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
     X(test_blocking_run_with_events)                   \
@@ -180,5 +267,8 @@ static void test_allocation_failure_at_every_step(void)
     X(test_failures_reach_the_host)                    \
     X(test_invalid_recipe_ends_at_once)                \
     X(test_missing_scripts_are_a_clear_error)          \
-    X(test_every_byte_through_the_host_allocator)
+    X(test_every_byte_through_the_host_allocator)      \
+    X(test_host_agent_answers_later)                   \
+    X(test_host_agent_answers_inside_the_event)        \
+    X(test_host_agent_failure_is_an_agent_error)
 #include "test.h"

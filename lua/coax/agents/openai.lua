@@ -27,8 +27,9 @@
 --                  the model gets feedback
 --
 -- A reply cut off (`finish_reason: "length"`) is returned as it is, marked
--- `finish = "length"`, so the engine repairs what arrived instead of asking
--- the same question again.
+-- `finish = "length"`, and goes through repair like any reply: complete JSON
+-- followed by cut-off prose is accepted; JSON cut off inside is repaired
+-- for the feedback but never accepted (the engine's rule for truncation).
 -- @module coax.agents.openai
 local coax = require "coax"
 local cjson = require "cjson"
@@ -205,13 +206,17 @@ local function parse_completion(body)
   }
 end
 
--- A reader for a streamed completion: feed(line) per line, then result().
+-- A reader for a streamed completion: feed(line) per line, then result()
+-- (nothing at all when no line was an event: the body was not a stream).
 local function stream_reader()
   local parts, r, bad = {}, { usage = nil }, nil
   local refusal = {}
+  local events = 0
   local function feed(line)
     local data = line:match("^data:%s?(.*)$")
-    if not data or data == "[DONE]" then return end
+    if not data then return end
+    events = events + 1
+    if data == "[DONE]" then return end
     local ok, ev = pcall(cjson.decode, data)
     if not ok or type(ev) ~= "table" then
       bad = "openai agent: a streamed event is not JSON"
@@ -227,6 +232,7 @@ local function stream_reader()
     if str(choice.finish_reason) then r.finish = choice.finish_reason end
   end
   local function result()
+    if events == 0 then return nil end
     if bad then return nil, bad end
     r.text = concat(parts)
     if #refusal > 0 then r.refusal = concat(refusal) end
@@ -237,12 +243,11 @@ end
 
 --- Sends the conversation and returns the model's reply.
 -- @tparam table request {messages, schema, options}
--- @tparam table state per-session state (unused)
 -- @treturn[1] table {text, finish, usage, retries} or {refusal, ...}
 -- @treturn[2] nil
 -- @treturn[2] string the error, with the HTTP status and the provider's message
 -- @treturn[2] table {status?, retries}
-function M.call(request, state)
+function M.call(request)
   local o = request.options
   local feed, result -- the stream's reader, made anew for each try
   local req = {
@@ -261,10 +266,15 @@ function M.call(request, state)
   local resp, retries, info = transport.send(req, policy)
   if not resp then return nil, retries, info end
   local reply, err
-  if o.stream then
-    if result then reply, err = result() else err = "openai agent: the stream carried no events" end
-  else
-    reply, err = parse_completion(resp.body)
+  if o.stream and result then reply, err = result() end
+  if not reply and not err then
+    -- Not streamed, or a server that ignored `stream` and answered with one
+    -- whole completion: read as such rather than as an empty reply.
+    if o.stream and resp.body == "" then
+      err = "openai agent: the stream carried no events"
+    else
+      reply, err = parse_completion(resp.body)
+    end
   end
   local meta = { status = resp.status, retries = retries }
   if not reply then return nil, err, meta end
