@@ -58,6 +58,9 @@ struct coax_session {
     coax_buf report;
     coax_event_fn on_event;
     void *event_ud;
+    coax_submit_fn on_submit;
+    void *submit_ud;
+    char reject_reason[256]; /* the host's reason for its last rejection */
 };
 
 struct coax_engine {

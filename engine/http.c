@@ -675,10 +675,9 @@ static int l_start(lua_State *L)
 
 /* ---- coax.http.request: wait ------------------------------------------------ */
 
-/* Pushes s[0..n) with every secret value used by the request replaced. */
-static void push_clean(lua_State *L, const http_req *r, const char *s, size_t n)
+void http_push_redacted(lua_State *L, const coax_buf *secrets, const char *s, size_t n)
 {
-    if (!r->secrets.len) {
+    if (!secrets->len) {
         lua_pushlstring(L, s, n);
         return;
     }
@@ -687,7 +686,7 @@ static void push_clean(lua_State *L, const http_req *r, const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         size_t hit = 0;
-        for (const char *v = r->secrets.data; v < r->secrets.data + r->secrets.len; v += strlen(v) + 1) {
+        for (const char *v = secrets->data; v < secrets->data + secrets->len; v += strlen(v) + 1) {
             size_t vl = strlen(v);
             if (vl >= 4 && vl <= n - i && !memcmp(s + i, v, vl)) {
                 hit = vl;
@@ -702,6 +701,12 @@ static void push_clean(lua_State *L, const http_req *r, const char *s, size_t n)
         }
     }
     luaL_pushresult(&b);
+}
+
+/* Pushes s[0..n) with every secret value used by the request replaced. */
+static void push_clean(lua_State *L, const http_req *r, const char *s, size_t n)
+{
+    http_push_redacted(L, &r->secrets, s, n);
 }
 
 static void push_lines(lua_State *L, http_req *r, size_t end)

@@ -37,6 +37,11 @@ bool http_ready(const http_req *r);
 /* Removes the request from the multi and frees it. NULL: no-op. */
 void http_cancel(http_req *r);
 
+/* Pushes s[0..n) with every value in 'secrets' (NUL-terminated values one
+** after the other; those under 4 bytes are ignored) replaced by
+** "[redacted]". */
+void http_push_redacted(lua_State *L, const coax_buf *secrets, const char *s, size_t n);
+
 /* The functions sandbox.lua wraps: a table {start, wait, secret}, pushed. */
 void http_push_lua(lua_State *L);
 

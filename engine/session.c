@@ -342,30 +342,32 @@ static void redact_field(coax_session *s, lua_State *L, int idx, const char *key
     }
     size_t n;
     const char *t = lua_tolstring(L, -1, &n);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    bool hit = false;
-    for (size_t i = 0; i < n;) {
-        size_t vl = 0;
-        for (const char *v = s->secrets.data; v < s->secrets.data + s->secrets.len; v += strlen(v) + 1) {
-            size_t l = strlen(v);
-            if (l >= 4 && l <= n - i && !memcmp(t + i, v, l)) {
-                vl = l;
-                break;
-            }
-        }
-        if (vl) {
-            luaL_addstring(&b, "[redacted]");
-            i += vl;
-            hit = true;
-        } else {
-            luaL_addchar(&b, t[i++]);
-        }
-    }
-    luaL_pushresult(&b);
-    if (hit) lua_setfield(L, idx, key);
-    else lua_pop(L, 1);
+    http_push_redacted(L, &s->secrets, t, n);
+    lua_setfield(L, idx, key);
     lua_pop(L, 1);
+}
+
+/* The host's C on_submit, after the recipe's accepted 'value': true to
+** accept; false with s->reject_reason set, or with the session ended when
+** memory ran out. */
+static bool host_accepts(coax_session *s, const coax_value *value)
+{
+    s->reject_reason[0] = '\0';
+    if (!s->on_submit) return true;
+    coax_buf b;
+    coax_buf_init(&b, s->engine->alloc);
+    coax_write_buf(&b, value, 0);
+    coax_buf_putc(&b, '\0');
+    if (b.oom) {
+        coax_buf_free(&b);
+        session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+        return false;
+    }
+    bool ok = s->on_submit(s->submit_ud, s, b.data, b.len - 1, s->reject_reason, sizeof s->reject_reason);
+    coax_buf_free(&b);
+    s->reject_reason[sizeof s->reject_reason - 1] = '\0';
+    if (!ok && !s->reject_reason[0]) snprintf(s->reject_reason, sizeof s->reject_reason, "rejected by the host");
+    return ok;
 }
 
 static void handle_reply(coax_session *s)
@@ -437,15 +439,16 @@ static void handle_reply(coax_session *s)
             if (vr != VM_OK) {
                 record_attempt(s, "script_error", text, len, &r, true, usage[0] ? usage : NULL);
                 script_failed(s, vr, "on_submit");
-            } else if (lua_toboolean(L, -2)) {
+            } else if (lua_toboolean(L, -2) && host_accepts(s, r.value)) {
                 lua_pop(L, 2);
                 record_attempt(s, "ok", text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "success", NULL);
                 coax_write_buf(&s->value, r.value, 0);
                 session_end(s, COAX_OUTCOME_OK, NULL, NULL);
-            } else {
+            } else if (s->state != SS_DONE) {
                 char reason[256];
-                snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
+                if (s->reject_reason[0]) snprintf(reason, sizeof reason, "%s", s->reject_reason);
+                else snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
                 lua_pop(L, 2);
                 record_attempt(s, "rejected", text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "rejection", field(f, sizeof f, "reason", reason));
@@ -918,6 +921,8 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     if (o) {
         s->on_event = o->on_event;
         s->event_ud = o->event_ud;
+        s->on_submit = o->on_submit;
+        s->submit_ud = o->submit_ud;
     }
     lua_State *L = vm->L;
     char msg[512];

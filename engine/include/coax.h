@@ -26,6 +26,7 @@
 #define COAX_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -662,6 +663,15 @@ int coax_outcome_exit_status(coax_outcome outcome);
 ** call. Called from inside coax_engine_poll; it must not free the session. */
 typedef void (*coax_event_fn)(void *ud, coax_session *session, const char *name, const char *data);
 
+/* The host's business rules on a value that validated, after the recipe's
+** own on_submit accepted it: return true to accept it, or false to reject
+** it with a reason (written to 'reason', at most 'cap' bytes with the NUL),
+** which the model gets as feedback, as for a rejection in Lua. 'value' is
+** compact JSON, valid during the call. Called from inside the engine's
+** poll; it must not free the session. */
+typedef bool (*coax_submit_fn)(void *ud, coax_session *session, const char *value, size_t len, char *reason,
+                               size_t cap);
+
 /* Options of a session; zero fields are defaults. Strings are copied. */
 typedef struct coax_session_options {
     const char *input;      /* the input the prompt is made from */
@@ -672,6 +682,8 @@ typedef struct coax_session_options {
     const char *agent_json;
     coax_event_fn on_event; /* NULL: none */
     void *event_ud;
+    coax_submit_fn on_submit; /* NULL: none */
+    void *submit_ud;
 } coax_session_options;
 
 /* Starts a session from a recipe file (a Lua file returning a table; a

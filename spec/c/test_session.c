@@ -260,6 +260,37 @@ static void test_host_agent_failure_is_an_agent_error(void)
     coax_engine_free(e);
 }
 
+static bool even_only(void *ud, coax_session *s, const char *value, size_t len, char *reason, size_t cap)
+{
+    (void)s;
+    int *calls = ud;
+    (*calls)++;
+    CHECK_INT(strlen(value), len);
+    if (strstr(value, "\"n\":2") || strstr(value, "\"n\":4")) return true;
+    snprintf(reason, cap, "n must be even, not %s", value);
+    return false;
+}
+
+static void test_c_on_submit_rejects_and_feeds_back(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    int calls = 0;
+    coax_session_options o = {0};
+    o.agent_json = "{\"name\":\"replay\",\"replies\":[\"{\\\"n\\\": 3}\",\"{\\\"n\\\": 4}\"]}";
+    o.on_submit = even_only;
+    o.submit_ud = &calls;
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_OK);
+    CHECK_INT(calls, 2);
+    CHECK_STR(coax_session_value(s, NULL), "{\"n\":4}");
+    const char *rep = coax_session_report(s, NULL);
+    CHECK(rep && strstr(rep, "\"outcome\":\"rejected\"") != NULL);
+    CHECK(rep && strstr(rep, "n must be even, not {\\\"n\\\":3}") != NULL); /* the feedback the model got */
+    coax_engine_free(e);
+}
+
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
     X(test_blocking_run_with_events)                   \
@@ -270,5 +301,6 @@ static void test_host_agent_failure_is_an_agent_error(void)
     X(test_every_byte_through_the_host_allocator)      \
     X(test_host_agent_answers_later)                   \
     X(test_host_agent_answers_inside_the_event)        \
-    X(test_host_agent_failure_is_an_agent_error)
+    X(test_host_agent_failure_is_an_agent_error)       \
+    X(test_c_on_submit_rejects_and_feeds_back)
 #include "test.h"
