@@ -1018,6 +1018,53 @@ coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, c
     return start(e, text ? text : "", len, name ? name : "=recipe", NULL, o, out, err);
 }
 
+/* Appends 'text' as a Lua long string whose brackets it cannot close. */
+static void put_long_string(coax_buf *b, const char *text, size_t len)
+{
+    int level = 0;
+    for (;; level++) { /* the first level whose "]==]" is not in the text */
+        bool found = false;
+        for (size_t i = 0; i + (size_t)level + 1 < len && !found; i++) {
+            if (text[i] != ']') continue;
+            size_t k = 1;
+            while (k <= (size_t)level && text[i + k] == '=') k++;
+            found = k == (size_t)level + 1 && text[i + k] == ']';
+        }
+        if (!found) break;
+    }
+    coax_buf_putc(b, '[');
+    for (int i = 0; i < level; i++) coax_buf_putc(b, '=');
+    coax_buf_puts(b, "[\n"); /* a first newline is dropped by Lua: the text keeps its own */
+    coax_buf_put(b, text, len);
+    coax_buf_putc(b, ']');
+    for (int i = 0; i < level; i++) coax_buf_putc(b, '=');
+    coax_buf_putc(b, ']');
+}
+
+coax_code coax_session_from_schema(coax_engine *e, const char *schema, size_t schema_len, const char *prompt,
+                                   const coax_session_options *o, coax_session **out, coax_error *err)
+{
+    if (!e || !out || !prompt || (!schema && schema_len))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_schema: NULL argument");
+    /* A recipe of two fields; the schema's JSON is decoded by coax itself,
+    ** so key order, integers and [] vs {} survive. */
+    coax_buf b;
+    coax_buf_init(&b, e->alloc);
+    coax_buf_puts(&b, "local json = require('coax').json\nlocal schema, err = json.decode(");
+    put_long_string(&b, schema ? schema : "", schema_len);
+    coax_buf_puts(&b, ")\nif schema == nil then error('the schema is not JSON: ' .. err, 0) end\n"
+                      "return { schema = schema, prompt = ");
+    put_long_string(&b, prompt, strlen(prompt));
+    coax_buf_puts(&b, " }\n");
+    if (b.oom) {
+        coax_buf_free(&b);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
+    coax_code rc = start(e, b.data, b.len, "=schema", NULL, o, out, err);
+    coax_buf_free(&b);
+    return rc;
+}
+
 coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_session_options *o,
                                  coax_session **out, coax_error *err)
 {

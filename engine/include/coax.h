@@ -700,6 +700,15 @@ coax_code coax_session_from_file(coax_engine *engine, const char *path, const co
 coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
                                  const coax_session_options *options, coax_session **out, coax_error *err);
 
+/* The same from C alone, without a recipe: 'schema' is JSON text
+** ('schema_len' bytes), 'prompt' the prompt (NUL-terminated; "{{input}}"
+** in it is replaced by options->input). The agent comes from
+** options->agent_json (default: replay). A schema that is not JSON or not
+** a valid schema ends the session at once with outcome COAX_INVALID, as for
+** a recipe. Errors as coax_session_from_file. */
+coax_code coax_session_from_schema(coax_engine *engine, const char *schema, size_t schema_len, const char *prompt,
+                                   const coax_session_options *options, coax_session **out, coax_error *err);
+
 /* Polls the session's engine until the session ends; returns its outcome. */
 coax_outcome coax_session_run(coax_session *session);
 

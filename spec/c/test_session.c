@@ -291,6 +291,38 @@ static void test_c_on_submit_rejects_and_feeds_back(void)
     coax_engine_free(e);
 }
 
+static void test_session_from_schema_and_prompt(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    /* Key order, big integers and [] survive; "]]" and "]=]" in the texts cannot end Lua's strings. */
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"z\":{\"type\":\"integer\"},\"a\":{\"enum\":[[],\"]]\",\"]=]\"]}},"
+                         "\"required\":[\"z\",\"a\"]}";
+    coax_session_options o = {0};
+    o.input = "]==] ok";
+    o.input_len = strlen(o.input);
+    o.agent_json = "{\"name\":\"host\"}";
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_schema(e, schema, strlen(schema), "Find z in: {{input}} ]]", &o, &s, NULL), COAX_OK);
+    coax_engine_poll(e, 0);
+    const char *req = coax_session_host_request(s, NULL);
+    CHECK(req && strstr(req, "\"content\":\"Find z in: ]==] ok ]]\\n\\nReply with JSON") != NULL);
+    CHECK(req && strstr(req, "\"schema\":{\"type\":\"object\",\"properties\":{\"z\":{\"type\":\"integer\"},"
+                             "\"a\":{\"enum\":[[],\"]]\",\"]=]\"]}},\"required\":[\"z\",\"a\"]}") != NULL);
+    CHECK_INT(coax_session_host_reply(s, "{\"z\": 12345678901234567890, \"a\": []}", 37, -1, -1, NULL), COAX_OK);
+    coax_engine_poll(e, 0);
+    CHECK_STR(coax_session_value(s, NULL), "{\"z\":12345678901234567890,\"a\":[]}");
+    /* Not JSON, or not a schema: invalid at once, with the reason. */
+    CHECK_INT(coax_session_from_schema(e, "{nope", 5, "p", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_outcome(s), COAX_INVALID);
+    CHECK(strstr(coax_session_report(s, NULL), "the schema is not JSON") != NULL);
+    CHECK_INT(coax_session_from_schema(e, "{\"type\":5}", 10, "p", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_outcome(s), COAX_INVALID);
+    CHECK_INT(coax_session_from_schema(e, NULL, 3, "p", &o, &s, NULL), COAX_EINVAL);
+    CHECK_INT(coax_session_from_schema(e, "{}", 2, NULL, &o, &s, NULL), COAX_EINVAL);
+    coax_engine_free(e);
+}
+
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
     X(test_blocking_run_with_events)                   \
@@ -302,5 +334,6 @@ static void test_c_on_submit_rejects_and_feeds_back(void)
     X(test_host_agent_answers_later)                   \
     X(test_host_agent_answers_inside_the_event)        \
     X(test_host_agent_failure_is_an_agent_error)       \
-    X(test_c_on_submit_rejects_and_feeds_back)
+    X(test_c_on_submit_rejects_and_feeds_back)         \
+    X(test_session_from_schema_and_prompt)
 #include "test.h"
