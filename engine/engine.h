@@ -11,7 +11,7 @@
 typedef enum sstate {
     SS_FIRST,   /* the first prompt is to be made */
     SS_CALL,    /* the agent is to be called */
-    SS_WAIT,    /* the agent's coroutine is suspended (sleeping, or on HTTP) */
+    SS_WAIT,    /* the agent's coroutine is suspended (sleeping, on HTTP, on its host) */
     SS_DONE
 } sstate;
 
@@ -60,7 +60,6 @@ struct coax_session {
     void *event_ud;
     coax_submit_fn on_submit;
     void *submit_ud;
-    char reject_reason[256]; /* the host's reason for its last rejection */
 };
 
 struct coax_engine {

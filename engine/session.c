@@ -329,8 +329,6 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
     s->state = SS_CALL;
 }
 
-/* The agent's reply (its table on top of the main stack, popped) through
-** extraction and on_submit. */
 /* Replaces, in the string field 'key' of the table at 'idx', every secret
 ** value the session's requests carried by "[redacted]". */
 static void redact_field(coax_session *s, lua_State *L, int idx, const char *key)
@@ -348,11 +346,10 @@ static void redact_field(coax_session *s, lua_State *L, int idx, const char *key
 }
 
 /* The host's C on_submit, after the recipe's accepted 'value': true to
-** accept; false with s->reject_reason set, or with the session ended when
-** memory ran out. */
-static bool host_accepts(coax_session *s, const coax_value *value)
+** accept; false with its reason in 'reason', or with the session ended
+** when memory ran out. */
+static bool host_accepts(coax_session *s, const coax_value *value, char *reason, size_t cap)
 {
-    s->reject_reason[0] = '\0';
     if (!s->on_submit) return true;
     coax_buf b;
     coax_buf_init(&b, s->engine->alloc);
@@ -363,13 +360,16 @@ static bool host_accepts(coax_session *s, const coax_value *value)
         session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
         return false;
     }
-    bool ok = s->on_submit(s->submit_ud, s, b.data, b.len - 1, s->reject_reason, sizeof s->reject_reason);
+    reason[0] = '\0';
+    bool ok = s->on_submit(s->submit_ud, s, b.data, b.len - 1, reason, cap);
     coax_buf_free(&b);
-    s->reject_reason[sizeof s->reject_reason - 1] = '\0';
-    if (!ok && !s->reject_reason[0]) snprintf(s->reject_reason, sizeof s->reject_reason, "rejected by the host");
+    reason[cap - 1] = '\0';
+    if (!ok && !reason[0]) snprintf(reason, cap, "rejected by the host");
     return ok;
 }
 
+/* The agent's reply (its table on top of the main stack, popped) through
+** extraction and on_submit. */
 static void handle_reply(coax_session *s)
 {
     coax_engine *e = s->engine;
@@ -435,20 +435,20 @@ static void handle_reply(coax_session *s)
         } else {
             lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
             push_info(s, NULL);
+            char reason[256]; /* why the recipe or the host rejected the value */
             int vr = runtime_call(s, "submit", 2, 2);
             if (vr != VM_OK) {
                 record_attempt(s, "script_error", text, len, &r, true, usage[0] ? usage : NULL);
                 script_failed(s, vr, "on_submit");
-            } else if (lua_toboolean(L, -2) && host_accepts(s, r.value)) {
+            } else if (lua_toboolean(L, -2) && host_accepts(s, r.value, reason, sizeof reason)) {
                 lua_pop(L, 2);
                 record_attempt(s, "ok", text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "success", NULL);
                 coax_write_buf(&s->value, r.value, 0);
                 session_end(s, COAX_OUTCOME_OK, NULL, NULL);
             } else if (s->state != SS_DONE) {
-                char reason[256];
-                if (s->reject_reason[0]) snprintf(reason, sizeof reason, "%s", s->reject_reason);
-                else snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
+                if (!lua_toboolean(L, -2)) /* the recipe rejected; else the host did, and wrote its reason */
+                    snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
                 lua_pop(L, 2);
                 record_attempt(s, "rejected", text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "rejection", field(f, sizeof f, "reason", reason));
@@ -818,8 +818,6 @@ void coax_session_free(coax_session *s)
     coax_free_raw(e->alloc, s, sizeof *s);
 }
 
-/* Loads the schema: a path (relative to the recipe's folder) or a table
-** (at the top of the stack; popped). Returns a message, or NULL. */
 /* Whether the engine has seen 'text' pass the meta-schema check. */
 static bool schema_checked(const coax_engine *e, const char *text, size_t len)
 {
@@ -856,11 +854,15 @@ static coax_code compile_schema(coax_session *s, const coax_value *doc, const ch
     return rc;
 }
 
+/* Loads the schema: a path (relative to the recipe's folder) or a table
+** (at the top of the stack; popped). Returns a message, or NULL. */
 static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap)
 {
     lua_State *L = s->engine->vm.L;
     coax_value *doc = NULL;
     coax_error err = {0};
+    coax_buf text; /* the schema's JSON text, which compile_schema remembers */
+    coax_buf_init(&text, s->engine->alloc);
     if (lua_type(L, -1) == LUA_TSTRING) {
         const char *rel = lua_tostring(L, -1);
         char path[4096];
@@ -872,43 +874,33 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
             snprintf(msg, cap, "cannot open schema %.300s", path);
             return msg;
         }
-        coax_buf b;
-        coax_buf_init(&b, s->engine->alloc);
         char chunk[8192];
         size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&b, chunk, n);
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&text, chunk, n);
         fclose(f);
-        coax_code rc = b.oom ? COAX_ENOMEM : coax_parse(s->arena, b.data ? b.data : "", b.len, NULL, &doc, &err);
+        coax_code rc = text.oom ? COAX_ENOMEM : coax_parse(s->arena, text.data ? text.data : "", text.len, NULL, &doc, &err);
         if (rc) {
-            coax_buf_free(&b);
+            coax_buf_free(&text);
             snprintf(msg, cap, "schema %.200s: %s (line %u, column %u)", path, err.msg, err.line, err.column);
-            return msg;
-        }
-        rc = compile_schema(s, doc, b.data ? b.data : "", b.len, &err);
-        coax_buf_free(&b);
-        if (rc) {
-            snprintf(msg, cap, "invalid schema: %s", err.msg);
             return msg;
         }
     } else {
         lua_pushcfunction(L, to_json); /* validate the table converts: protected */
         lua_insert(L, -2);
-        coax_buf tmp;
-        coax_buf_init(&tmp, s->engine->alloc);
-        lua_pushlightuserdata(L, &tmp);
+        lua_pushlightuserdata(L, &text);
         int rc = vm_call(&s->engine->vm, 2, 0);
-        coax_code pc = rc == VM_OK && !tmp.oom ? coax_parse(s->arena, tmp.data, tmp.len, NULL, &doc, &err) : COAX_EINVAL;
+        coax_code pc = rc == VM_OK && !text.oom ? coax_parse(s->arena, text.data, text.len, NULL, &doc, &err) : COAX_EINVAL;
         if (pc) {
-            coax_buf_free(&tmp);
+            coax_buf_free(&text);
             snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? err.msg : vm_message(&s->engine->vm));
             return msg;
         }
-        pc = compile_schema(s, doc, tmp.data, tmp.len, &err);
-        coax_buf_free(&tmp);
-        if (pc) {
-            snprintf(msg, cap, "invalid schema: %s", err.msg);
-            return msg;
-        }
+    }
+    coax_code rc = compile_schema(s, doc, text.data ? text.data : "", text.len, &err);
+    coax_buf_free(&text);
+    if (rc) {
+        snprintf(msg, cap, "invalid schema: %s", err.msg);
+        return msg;
     }
     s->schema_doc = doc;
     return NULL;

@@ -79,6 +79,7 @@ function M.strict_ok(schema)
     for k in pairs(s) do
       if not STRICT_KEYWORDS[k] then return false, "unsupported keyword '" .. tostring(k) .. "'" end
     end
+    local children = {}
     if s.properties ~= nil or s.type == "object" then
       if s.additionalProperties ~= false then return false, "an object without additionalProperties: false" end
       local required = {}
@@ -86,26 +87,18 @@ function M.strict_ok(schema)
       for name, sub in pairs(s.properties or {}) do
         props = props + 1
         if not required[name] then return false, "property '" .. tostring(name) .. "' is not required" end
-        local ok, why = walk(sub, depth + 1)
-        if not ok then return false, why end
+        children[#children + 1] = sub
       end
     end
     if s.enum then enums = enums + #s.enum end
-    if s.items ~= nil then
-      local ok, why = walk(s.items, depth + 1)
-      if not ok then return false, why end
-    end
-    for _, group in ipairs({ "anyOf" }) do
-      for _, sub in ipairs(s[group] or {}) do
-        local ok, why = walk(sub, depth + 1)
-        if not ok then return false, why end
-      end
-    end
+    if s.items ~= nil then children[#children + 1] = s.items end
+    for _, sub in ipairs(s.anyOf or {}) do children[#children + 1] = sub end
     for _, defs in ipairs({ "$defs", "definitions" }) do
-      for _, sub in pairs(s[defs] or {}) do
-        local ok, why = walk(sub, depth + 1)
-        if not ok then return false, why end
-      end
+      for _, sub in pairs(s[defs] or {}) do children[#children + 1] = sub end
+    end
+    for _, sub in ipairs(children) do
+      local ok, why = walk(sub, depth + 1)
+      if not ok then return false, why end
     end
     return true
   end
@@ -209,7 +202,7 @@ end
 -- A reader for a streamed completion: feed(line) per line, then result()
 -- (nothing at all when no line was an event: the body was not a stream).
 local function stream_reader()
-  local parts, r, bad = {}, { usage = nil }, nil
+  local parts, r, bad = {}, {}, nil
   local refusal = {}
   local events = 0
   local function feed(line)
