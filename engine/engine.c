@@ -85,6 +85,7 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     e->vm.sleep = sleep_task;
     e->vm.host_ask = session_host_ask;
     e->vm.host_answer = session_host_answer;
+    e->vm.check = session_check;
     e->vm.host = e;
     *out = e;
     return COAX_OK;

@@ -52,6 +52,7 @@ struct coax_session {
     size_t repairs, coercions;
     double t_attempt;
     coax_buf messages;   /* the JSON of the messages sent this attempt */
+    coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
     coax_buf attempts;   /* the report's attempts, comma separated */
     coax_buf value;      /* the accepted value */
     coax_buf error_code, error_msg;
@@ -87,6 +88,11 @@ void session_step(coax_session *s);
 /* coax.host_request's hooks (vm->host_ask, vm->host_answer). */
 bool session_host_ask(void *task, const char *request, size_t len);
 int session_host_answer(void *task, lua_State *L);
+
+/* coax.check_reply's hook (vm->check): checks the text at index 1 of 'L'
+** against the session's schema as a reply would be, and pushes
+** {valid = true, value} or the failure's context with valid = false. */
+int session_check(void *task, lua_State *L);
 
 /* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
 void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);

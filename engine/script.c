@@ -122,6 +122,18 @@ static int l_host_request(lua_State *L)
     return lua_yieldk(L, 0, 0, host_k);
 }
 
+/* coax.check_reply(text): for tools mode, the session's verdict on a text
+** as if it were the reply (repair, coercion, validation), without ending
+** the attempt. */
+static int l_check_reply(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    luaL_checkstring(L, 1);
+    if (!vm->current || !vm->check) return luaL_error(L, "coax.check_reply: only an agent's call can check a reply");
+    lua_settop(L, 1);
+    return vm->check(vm->current, L);
+}
+
 static int traceback(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
@@ -235,6 +247,8 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "sleep");
     lua_pushcfunction(L, l_host_request);
     lua_setfield(L, -2, "host_request");
+    lua_pushcfunction(L, l_check_reply);
+    lua_setfield(L, -2, "check_reply");
     int coax_idx = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);

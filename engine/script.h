@@ -34,6 +34,9 @@ typedef struct coax_vm {
     ** returns how many. */
     bool (*host_ask)(void *task, const char *request, size_t len);
     int (*host_answer)(void *task, lua_State *L);
+    /* Called by coax.check_reply(text) in an agent's call: pushes what the
+    ** session makes of the text as a reply; returns how many results. */
+    int (*check)(void *task, lua_State *L);
     coax_buf msg;      /* the last error message (with traceback) */
     size_t head;       /* the length of the message before its traceback */
 } coax_vm;

@@ -159,10 +159,9 @@ static const char *field(char *buf, size_t cap, const char *key, const char *tex
 
 /* ---- attempts ------------------------------------------------------------ */
 
-/* The context table of a failure or a submission, pushed. */
-static void push_info(coax_session *s, const char *kind)
+/* The context table of a failure or a submission, pushed on 'L'. */
+static void push_info(coax_session *s, lua_State *L, const char *kind)
 {
-    lua_State *L = s->engine->vm.L;
     lua_createtable(L, 0, 10);
     lua_pushinteger(L, s->attempt);
     lua_setfield(L, -2, "attempt");
@@ -174,6 +173,42 @@ static void push_info(coax_session *s, const char *kind)
         lua_pushstring(L, kind);
         lua_setfield(L, -2, "kind");
     }
+}
+
+/* What templates and strategies read about a failed reply, pushed on 'L':
+** the info table with the value read, the errors, the reply and 'detail'
+** (the parse error, the rejection's reason or the errors' summary). */
+static void push_failure(coax_session *s, lua_State *L, const char *kind, const coax_extract_result *r, bool have_r,
+                         const char *detail, const char *reply, size_t rlen)
+{
+    push_info(s, L, kind);
+    if (have_r && r->value) {
+        lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+        lua_setfield(L, -2, "value");
+    }
+    lua_createtable(L, have_r ? (int)r->validation.nerrors : 0, 0);
+    for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, r->validation.errors[i].instance_location);
+        lua_setfield(L, -2, "instanceLocation");
+        lua_pushstring(L, r->validation.errors[i].keyword_location);
+        lua_setfield(L, -2, "keywordLocation");
+        lua_pushstring(L, r->validation.errors[i].message);
+        lua_setfield(L, -2, "error");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "errors");
+    lua_pushlstring(L, reply, rlen);
+    lua_setfield(L, -2, "reply");
+    lua_pushstring(L, detail);
+    lua_setfield(L, -2, !strcmp(kind, "parse") ? "parse_error" : !strcmp(kind, "rejection") ? "reason" : "summary");
+}
+
+/* The one-line summary of an invalid value's errors. */
+static void summarize(char *buf, size_t cap, const coax_validation *v)
+{
+    snprintf(buf, cap, "%zu validation error%s, the first at '%s': %s", v->nerrors, v->nerrors == 1 ? "" : "s",
+             v->errors[0].instance_location, v->errors[0].message);
 }
 
 static void record_messages(coax_session *s)
@@ -238,6 +273,10 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
     else coax_buf_puts(b, "null");
     if (s->retries >= 0) coax_buf_printf(b, ",\"retries\":%d", s->retries);
     if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
+    if (s->tool_rounds.len) {
+        coax_buf_puts(b, ",\"tool_rounds\":");
+        coax_buf_put(b, s->tool_rounds.data, s->tool_rounds.len);
+    }
     coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
 }
 
@@ -287,6 +326,32 @@ static void take_meta(coax_session *s, lua_State *L, int idx)
     lua_pop(L, 3);
 }
 
+/* Reads the tool rounds of an attempt in tools mode (the list at field
+** "tool_rounds" of the table at 'idx' of 'L') into s->tool_rounds as JSON,
+** with the request's secrets redacted. */
+static void take_tool_rounds(coax_session *s, lua_State *L, int idx)
+{
+    lua_State *ML = s->engine->vm.L;
+    s->tool_rounds.len = 0;
+    if (lua_getfield(L, idx, "tool_rounds") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (L != ML) lua_xmove(L, ML, 1);
+    if (append_json(s, &s->tool_rounds) != VM_OK || s->tool_rounds.oom) {
+        s->tool_rounds.len = 0; /* the history goes without them rather than fail the session */
+        s->tool_rounds.oom = false;
+        return;
+    }
+    if (!s->secrets.len) return;
+    http_push_redacted(ML, &s->secrets, s->tool_rounds.data, s->tool_rounds.len);
+    size_t n;
+    const char *t = lua_tolstring(ML, -1, &n);
+    s->tool_rounds.len = 0;
+    coax_buf_put(&s->tool_rounds, t, n);
+    lua_pop(ML, 1);
+}
+
 /* Decides after a failed attempt: exhausted, or the next messages. */
 static void retry(coax_session *s, const char *kind, coax_extract_result *r, bool have_r, const char *detail,
                   const char *reply, size_t rlen)
@@ -299,27 +364,7 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
         session_end(s, COAX_EXHAUSTED, "exhausted", msg);
         return;
     }
-    push_info(s, kind);
-    if (have_r && r->value) {
-        lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
-        lua_setfield(L, -2, "value");
-    }
-    lua_createtable(L, have_r ? (int)r->validation.nerrors : 0, 0);
-    for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
-        lua_createtable(L, 0, 3);
-        lua_pushstring(L, r->validation.errors[i].instance_location);
-        lua_setfield(L, -2, "instanceLocation");
-        lua_pushstring(L, r->validation.errors[i].keyword_location);
-        lua_setfield(L, -2, "keywordLocation");
-        lua_pushstring(L, r->validation.errors[i].message);
-        lua_setfield(L, -2, "error");
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "errors");
-    lua_pushlstring(L, reply, rlen);
-    lua_setfield(L, -2, "reply");
-    lua_pushstring(L, detail);
-    lua_setfield(L, -2, !strcmp(kind, "parse") ? "parse_error" : !strcmp(kind, "rejection") ? "reason" : "summary");
+    push_failure(s, L, kind, r, have_r, detail, reply, rlen);
     int rc = runtime_call(s, "next", 1, 0);
     if (rc != VM_OK) {
         script_failed(s, rc, "strategy");
@@ -378,6 +423,7 @@ static void handle_reply(coax_session *s)
     char usage[128];
     take_usage(s, usage, sizeof usage);
     take_meta(s, L, -1);
+    take_tool_rounds(s, L, lua_gettop(L));
     redact_field(s, L, lua_gettop(L), "text");
     redact_field(s, L, lua_gettop(L), "refusal");
     if (lua_getfield(L, -1, "refusal") == LUA_TSTRING) {
@@ -428,13 +474,11 @@ static void handle_reply(coax_session *s)
             snprintf(f, sizeof f, "\"errors\":%zu", r.validation.nerrors);
             event(s, "validation_error", f);
             char detail[256];
-            snprintf(detail, sizeof detail, "%zu validation error%s, the first at '%s': %s", r.validation.nerrors,
-                     r.validation.nerrors == 1 ? "" : "s", r.validation.errors[0].instance_location,
-                     r.validation.errors[0].message);
+            summarize(detail, sizeof detail, &r.validation);
             if (s->state != SS_DONE) retry(s, "validation", &r, true, detail, text, len);
         } else {
             lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
-            push_info(s, NULL);
+            push_info(s, L, NULL);
             char reason[256]; /* why the recipe or the host rejected the value */
             int vr = runtime_call(s, "submit", 2, 2);
             if (vr != VM_OK) {
@@ -516,12 +560,20 @@ static void run_agent(coax_session *s, bool start)
         handle_reply(s);
         return;
     }
-    char msg[512];
+    char msg[512], limit[32] = "";
     const char *m = nres >= 2 ? lua_tostring(co, -nres + 1) : NULL;
-    if (nres >= 3 && lua_istable(co, -nres + 2)) take_meta(s, co, -nres + 2);
     snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
-    record_attempt(s, "agent_error", NULL, 0, NULL, false, NULL);
-    session_end(s, COAX_AGENT_ERROR, "agent_error", msg);
+    if (nres >= 3 && lua_istable(co, -nres + 2)) {
+        int meta = lua_gettop(co) - nres + 3;
+        take_meta(s, co, meta);
+        take_tool_rounds(s, co, meta);
+        /* An agent that stopped at a limit of its own (tools mode's rounds)
+        ** says so: the outcome is a limit, not an agent error. */
+        if (lua_getfield(co, meta, "limit") == LUA_TSTRING) snprintf(limit, sizeof limit, "%s", lua_tostring(co, -1));
+        lua_pop(co, 1);
+    }
+    record_attempt(s, limit[0] ? "limit" : "agent_error", NULL, 0, NULL, false, NULL);
+    session_end(s, limit[0] ? COAX_LIMIT : COAX_AGENT_ERROR, limit[0] ? limit : "agent_error", msg);
 }
 
 /* Budgets before a call: the deadline, and the tokens the call would use. */
@@ -608,6 +660,32 @@ int session_host_answer(void *task, lua_State *L)
     return 1;
 }
 
+int session_check(void *task, lua_State *L)
+{
+    coax_session *s = task;
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    coax_arena *arena = lcoax_arena(L); /* owned by a userdata: a Lua error below cannot leak it */
+    coax_extract_result r;
+    coax_error err = {0};
+    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &s->engine->limits, 0, &r, &err);
+    if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
+    if (rc == COAX_OK && r.valid) {
+        lua_createtable(L, 0, 2);
+        lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
+        lua_setfield(L, -2, "value");
+    } else if (rc == COAX_OK) {
+        char detail[256];
+        summarize(detail, sizeof detail, &r.validation);
+        push_failure(s, L, "validation", &r, true, detail, text, len);
+    } else { /* no JSON, or past a limit: the model hears why, as for a parse failure */
+        push_failure(s, L, "parse", &r, false, err.msg[0] ? err.msg : coax_strerror(rc), text, len);
+    }
+    lua_pushboolean(L, rc == COAX_OK && r.valid);
+    lua_setfield(L, -2, "valid");
+    return 1;
+}
+
 const char *coax_session_host_request(const coax_session *s, size_t *len)
 {
     if (!s || s->state == SS_DONE || s->host != HOST_ASKED) return NULL;
@@ -679,6 +757,7 @@ void session_step(coax_session *s)
             s->finish[0] = '\0';
             s->retries = -1;
             s->http_status = 0;
+            s->tool_rounds.len = 0;
             event(s, "attempt_start", NULL);
             if (s->state == SS_DONE) return;
             run_agent(s, true);
@@ -785,7 +864,7 @@ static coax_session *session_alloc(coax_engine *e)
     s->S_ref = s->co_ref = LUA_NOREF;
     s->retries = -1;
     coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_code, &s->error_msg,
-                        &s->report,   &s->host_request, &s->host_answer, &s->secrets};
+                        &s->report,   &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
     s->arena = coax_arena_new(e->alloc);
     if (!s->arena) {
@@ -813,7 +892,7 @@ void coax_session_free(coax_session *s)
     coax_arena_free(s->arena);
     if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
     coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_code, &s->error_msg,
-                        &s->report,   &s->host_request, &s->host_answer, &s->secrets};
+                        &s->report,   &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
 }

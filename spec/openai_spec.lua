@@ -518,7 +518,7 @@ describe("the openai agent against a mock server", function()
         "Your reply began with:",
         REFUSAL,
         "",
-        "Reply with the JSON only.",
+        "Fix this and reply with the corrected JSON only.",
       }, "\n")
       check_request(sc, log[2])
       assert.are.same(schema_body({ user(PROMPT), assistant(REFUSAL), user(feedback) }), log[2].json)

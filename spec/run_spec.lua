@@ -89,7 +89,7 @@ describe("coax.run", function()
       "Your reply began with:",
       "I think the person is Ada.",
       "",
-      "Reply with the JSON only.",
+      "Fix this and reply with the corrected JSON only.",
     }, "\n"), r.attempts[2].messages[3].content)
   end)
 

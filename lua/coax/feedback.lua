@@ -15,7 +15,7 @@ M.templates = {
   first = [[
 {{prompt}}
 
-Reply with JSON that matches this JSON Schema:
+{{first_step}} that matches this JSON Schema:
 {{schema}}]],
 
   -- The JSON was read but does not match the schema.
@@ -28,7 +28,7 @@ Errors:
 Your submission:
 {{submission}}
 {{schema_block}}
-Fix all of the errors above and reply with the corrected JSON only.]],
+Fix all of the errors above and {{next_step}}.]],
 
   -- No JSON could be recovered from the reply.
   parse = [[
@@ -37,7 +37,7 @@ Attempt {{attempt}}/{{max_attempts}}: no JSON could be read from your reply: {{p
 Your reply began with:
 {{reply_head}}
 {{schema_block}}
-Reply with the JSON only.]],
+Fix this and {{next_step}}.]],
 
   -- The JSON matched the schema but the recipe's on_submit rejected it.
   rejection = [[
@@ -46,7 +46,7 @@ Attempt {{attempt}}/{{max_attempts}}: your JSON matches the schema but was rejec
 Your submission:
 {{submission}}
 
-Fix this and reply with the corrected JSON only.]],
+Fix this and {{next_step}}.]],
 
   -- Added to feedback only when the conversation does not already hold the
   -- schema (a fresh prompt).
@@ -92,6 +92,9 @@ function M.render(kind, ctx, overrides)
     errors = concat(lines, "\n"), reason = ctx.reason, parse_error = ctx.parse_error,
     submission = ctx.value ~= nil and json.encode(ctx.value, { pretty = true }) or "",
     reply_head = (ctx.reply or ""):sub(1, 500),
+    first_step = ctx.tools and "Call validate_json, then submit, with JSON" or "Reply with JSON",
+    next_step = ctx.tools and "call validate_json with the corrected JSON, then submit it"
+      or "reply with the corrected JSON only",
   }
   vars.schema_block = ctx.include_schema and M.fill(templates.schema_block, vars) or ""
   return M.fill(template, vars)

@@ -38,6 +38,9 @@ function M.new_session(recipe, input, host)
     if not ok then error("unknown agent '" .. spec.name .. "'", 0) end
     agent = mod
   end
+  if spec.mode == "tools" and not agent.TOOLS then
+    error(("the %s agent has no tools mode"):format(spec.name or "recipe's"), 0)
+  end
   local S = {
     recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input,
     prompt = recipe_mod.prompt(r, input), system = r.system,
@@ -57,6 +60,7 @@ local function context(S, info)
   ctx.max_attempts, ctx.messages = S.max_attempts, S.messages
   ctx.context_budget, ctx.templates = S.context_budget, S.recipe.feedback
   ctx.estimate = S.estimate
+  ctx.tools = S.agent_spec.mode == "tools"
   return ctx
 end
 
@@ -70,6 +74,9 @@ end
 -- later, on HTTP). Returns {text, usage?, finish?} or nil, message.
 function M.call(S)
   local request = { messages = S.messages, schema = S.schema, options = S.agent_spec }
+  if S.agent_spec.mode == "tools" then
+    request.tools = { render = function(kind, info) return M.render(S, kind, info) end }
+  end
   return S.agent.call(request, S.agent_state)
 end
 

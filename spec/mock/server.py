@@ -25,6 +25,9 @@ A step (all fields optional):
     finish        its finish_reason (default "stop")
     usage         [prompt_tokens, completion_tokens] (default [11, 7]; null: none)
   refusal         a chat completion whose message refuses with this text
+  tool_calls      [{name, arguments (text or a value), id?}]: the message calls
+                  these tools (finish "tool_calls"; streamed: two argument
+                  fragments per call, after the content pieces)
   error           {status, message, type, code}: an OpenAI error body
   stream          a list of content pieces sent as server-sent events
     chunk_delay_ms  between events; finish and usage as for reply
@@ -71,15 +74,27 @@ def steps_of(name):
     return out
 
 
+def openai_tool_calls(step):
+    """The step's tool_calls ([{name, arguments (text or a value), id?}]) in OpenAI's shape."""
+    out = []
+    for i, c in enumerate(step["tool_calls"]):
+        args = c.get("arguments", {})
+        out.append({"id": c.get("id", "call_%d" % (i + 1)), "type": "function",
+                    "function": {"name": c["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}})
+    return out
+
+
 def completion(step, model):
     msg = {"role": "assistant", "content": step.get("reply"), "refusal": step.get("refusal")}
+    if "tool_calls" in step:
+        msg["tool_calls"] = openai_tool_calls(step)
     body = {
         "id": "chatcmpl-mock",
         "object": "chat.completion",
         "created": 1700000000,
         "model": model,
         "choices": [{"index": 0, "message": msg, "logprobs": None,
-                     "finish_reason": step.get("finish", "stop")}],
+                     "finish_reason": step.get("finish", "tool_calls" if "tool_calls" in step else "stop")}],
     }
     usage = step.get("usage", [11, 7])
     if usage is not None:
@@ -95,6 +110,12 @@ def sse(step, model):
     events.append(first)
     for piece in step["stream"]:
         events.append(dict(base, choices=[{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
+    for i, c in enumerate(openai_tool_calls(step) if "tool_calls" in step else []):
+        args = c["function"]["arguments"]  # streamed in two fragments, as providers do
+        head = {"index": i, "id": c["id"], "type": "function", "function": {"name": c["function"]["name"], "arguments": args[:5]}}
+        events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}]))
+        tail = {"index": i, "function": {"arguments": args[5:]}}
+        events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [tail]}, "finish_reason": None}]))
     events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": step.get("finish", "stop")}]))
     usage = step.get("usage", [11, 7])
     if usage is not None:

@@ -10,7 +10,10 @@
 --   mode           "json_schema" (default): response_format carries the schema,
 --                  with `strict` when the schema meets OpenAI's strict rules;
 --                  "json_object": JSON mode, the schema in the prompt;
---                  "prompt": the schema in the prompt, the reply is text
+--                  "prompt": the schema in the prompt, the reply is text;
+--                  "tools": the three-tool mode (coax.tools): the model calls
+--                  validate_json, json_example and submit (tool_choice
+--                  "required"); max_tool_rounds bounds the rounds (default 8)
 --   strict         true / false to force strict json_schema either way
 --   api_key_env    the environment variable holding the key (default
 --                  OPENAI_API_KEY; the name must end in _API_KEY). No key:
@@ -34,6 +37,7 @@
 local coax = require "coax"
 local cjson = require "cjson"
 local transport = require "coax.transport"
+local tools = require "coax.tools"
 
 local json = coax.json
 local concat = table.concat
@@ -42,7 +46,8 @@ local M = {}
 
 M.DEFAULT_MODEL = "gpt-4o-mini"
 M.DEFAULT_BASE_URL = "https://api.openai.com/v1"
-M.MODES = { json_schema = true, json_object = true, prompt = true }
+M.MODES = { json_schema = true, json_object = true, prompt = true, tools = true }
+M.TOOLS = true -- speaks the three-tool mode
 
 --- Whether the schema travels in the request (json_schema mode) rather than
 -- in the prompt.
@@ -111,8 +116,8 @@ end
 
 -- ---- the request -----------------------------------------------------------
 
-local BODY_ORDER = { "model", "messages", "response_format", "temperature", "max_tokens", "seed", "stream",
-  "stream_options" }
+local BODY_ORDER = { "model", "messages", "response_format", "tools", "tool_choice", "temperature", "max_tokens",
+  "seed", "stream", "stream_options" }
 
 local function schema_name(o)
   local n = o.schema_name or "extraction"
@@ -132,21 +137,37 @@ local function response_format(mode, schema, o)
   return json.object({ type = "json_schema", json_schema = spec }, { "type", "json_schema" })
 end
 
+-- The three tools as OpenAI function tools.
+local function tool_definitions()
+  local list = {}
+  for i, t in ipairs(tools.TOOLS) do
+    list[i] = json.object({
+      type = "function",
+      ["function"] = json.object({ name = t.name, description = t.description, parameters = t.parameters },
+        { "name", "description", "parameters" }),
+    }, { "type", "function" })
+  end
+  return json.array(list)
+end
+
 --- The request body, as JSON text.
 -- @tparam table request {messages, schema, options}
+-- @tparam[opt] table messages the messages to send instead of
+--   request.messages (tools mode's own conversation)
 -- @treturn string
-function M.body(request)
+function M.body(request, messages)
   local o = request.options
   local mode = o.mode or "json_schema"
   if not M.MODES[mode] then
-    error(("openai agent: unknown mode '%s' (json_schema, json_object, prompt)"):format(tostring(mode)), 0)
+    error(("openai agent: unknown mode '%s' (json_schema, json_object, prompt, tools)"):format(tostring(mode)), 0)
   end
   local body = {
     model = o.model or M.DEFAULT_MODEL,
-    messages = json.array(request.messages),
+    messages = json.array(messages or request.messages),
     response_format = response_format(mode, request.schema, o),
     temperature = o.temperature, max_tokens = o.max_tokens, seed = o.seed,
   }
+  if mode == "tools" then body.tools, body.tool_choice = tool_definitions(), "required" end
   if o.stream then
     body.stream = true
     body.stream_options = json.object({ include_usage = true })
@@ -193,9 +214,17 @@ local function parse_completion(body)
   local choice = type(doc.choices) == "table" and doc.choices[1]
   local msg = type(choice) == "table" and choice.message
   if type(msg) ~= "table" then return nil, "openai agent: the response has no choices[1].message" end
+  local calls
+  if type(msg.tool_calls) == "table" then
+    calls = {}
+    for _, c in ipairs(msg.tool_calls) do
+      local f = type(c) == "table" and type(c["function"]) == "table" and c["function"] or {}
+      calls[#calls + 1] = { id = str(c.id) or "", name = str(f.name) or "", args = str(f.arguments) or "" }
+    end
+  end
   return {
     text = str(msg.content), refusal = str(msg.refusal), finish = str(choice.finish_reason),
-    usage = usage_of(doc.usage),
+    usage = usage_of(doc.usage), tool_calls = calls,
   }
 end
 
@@ -204,6 +233,7 @@ end
 local function stream_reader()
   local parts, r, bad = {}, {}, nil
   local refusal = {}
+  local calls = {} -- streamed tool calls, by index: {id, name, args parts}
   local events = 0
   local function feed(line)
     local data = line:match("^data:%s?(.*)$")
@@ -222,6 +252,15 @@ local function stream_reader()
     local delta = type(choice.delta) == "table" and choice.delta or {}
     if str(delta.content) then parts[#parts + 1] = delta.content end
     if str(delta.refusal) then refusal[#refusal + 1] = delta.refusal end
+    for _, d in ipairs(type(delta.tool_calls) == "table" and delta.tool_calls or {}) do
+      local i = math.type(d.index) == "integer" and d.index + 1 or #calls + 1
+      local c = calls[i] or { id = "", name = "", parts = {} }
+      calls[i] = c
+      local f = type(d["function"]) == "table" and d["function"] or {}
+      if str(d.id) then c.id = d.id end
+      if str(f.name) then c.name = c.name .. f.name end
+      if str(f.arguments) then c.parts[#c.parts + 1] = f.arguments end
+    end
     if str(choice.finish_reason) then r.finish = choice.finish_reason end
   end
   local function result()
@@ -229,23 +268,20 @@ local function stream_reader()
     if bad then return nil, bad end
     r.text = concat(parts)
     if #refusal > 0 then r.refusal = concat(refusal) end
+    if #calls > 0 then
+      r.tool_calls = {}
+      for i, c in ipairs(calls) do r.tool_calls[i] = { id = c.id, name = c.name, args = concat(c.parts) } end
+    end
     return r
   end
   return feed, result
 end
 
---- Sends the conversation and returns the model's reply.
--- @tparam table request {messages, schema, options}
--- @treturn[1] table {text, finish, usage, retries} or {refusal, ...}
--- @treturn[2] nil
--- @treturn[2] string the error, with the HTTP status and the provider's message
--- @treturn[2] table {status?, retries}
-function M.call(request)
-  local o = request.options
+-- One request and its reply: {text, refusal, finish, usage, tool_calls,
+-- retries}, or nil, the error and {status, retries}.
+local function exchange(o, body)
   local feed, result -- the stream's reader, made anew for each try
-  local req = {
-    method = "POST", url = url_of(o), headers = headers_of(o), body = M.body(request), timeout_ms = o.timeout_ms,
-  }
+  local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
   if o.stream then
     req.on_line = function(line)
       if not feed then feed, result = stream_reader() end
@@ -269,15 +305,101 @@ function M.call(request)
       reply, err = parse_completion(resp.body)
     end
   end
-  local meta = { status = resp.status, retries = retries }
-  if not reply then return nil, err, meta end
+  if not reply then return nil, err, { status = resp.status, retries = retries } end
   reply.retries = retries
+  return reply
+end
+
+-- A reply as the session takes it: the refusal policy applied, text checked.
+local function settle(reply, o)
   if reply.refusal and o.on_refusal == "retry" then
     reply.text, reply.refusal, reply.finish = reply.refusal, nil, "refusal"
   elseif reply.refusal == nil and reply.text == nil then
-    return nil, "openai agent: the reply has no content", meta
+    return nil, "openai agent: the reply has no content", { retries = reply.retries }
   end
+  reply.tool_calls = nil
   return reply
+end
+
+local ASSISTANT_ORDER = { "role", "content", "tool_calls" }
+local CALL_ORDER = { "id", "type", "function" }
+
+local function assistant_message(reply)
+  local calls = {}
+  for i, c in ipairs(reply.tool_calls) do
+    calls[i] = json.object({
+      id = c.id, type = "function",
+      ["function"] = json.object({ name = c.name, arguments = c.args }, { "name", "arguments" }),
+    }, CALL_ORDER)
+  end
+  return json.object({ role = "assistant", content = reply.text or coax.null, tool_calls = json.array(calls) },
+    ASSISTANT_ORDER)
+end
+
+local function tool_message(id, content)
+  return json.object({ role = "tool", tool_call_id = id, content = content }, { "role", "tool_call_id", "content" })
+end
+
+-- Usage and transport retries summed over a tools-mode attempt's requests.
+local function add_usage(total, usage)
+  for _, k in ipairs({ "input_tokens", "output_tokens" }) do
+    if usage and usage[k] then total[k] = (total[k] or 0) + usage[k] end
+  end
+end
+
+-- Tools mode: rounds of tool calls until a submit, a plain reply, or the
+-- rounds run out.
+local function call_tools(request, state)
+  local o = request.options
+  local run = tools.new(request)
+  local native, submit_id, fb = tools.continued(request, state)
+  if native then
+    native = { table.unpack(native) }
+    native[#native + 1] = tool_message(submit_id, fb) -- the submitted value's feedback
+  else
+    native = { table.unpack(request.messages) }
+  end
+  local usage, retries = {}, 0
+  local function finish(reply)
+    reply.usage, reply.retries = usage, retries
+    if #run.rounds > 0 then reply.tool_rounds = json.array(run.rounds) end
+    return reply
+  end
+  for _ = 1, run.max_rounds do
+    local reply, err, meta = exchange(o, M.body(request, native))
+    if not reply then
+      meta.retries = retries + (meta.retries or 0)
+      if #run.rounds > 0 then meta.tool_rounds = json.array(run.rounds) end
+      return nil, err, meta
+    end
+    add_usage(usage, reply.usage)
+    retries = retries + reply.retries
+    if not reply.tool_calls or #reply.tool_calls == 0 then return settle(finish(reply), o) end
+    native[#native + 1] = assistant_message(reply)
+    local results, submitted = run:round(reply.tool_calls)
+    for _, r in ipairs(results) do native[#native + 1] = tool_message(r.id, r.content) end
+    if submitted then
+      run:remember(state, native, submitted.id)
+      return finish({ text = submitted.text, finish = "submit" })
+    end
+  end
+  return run:out_of_rounds({ retries = retries })
+end
+
+--- Sends the conversation and returns the model's reply.
+-- @tparam table request {messages, schema, options}
+-- @tparam table state the session's agent state (tools mode keeps its
+--   conversation there between attempts)
+-- @treturn[1] table {text, finish, usage, retries, tool_rounds?} or {refusal, ...}
+-- @treturn[2] nil
+-- @treturn[2] string the error, with the HTTP status and the provider's message
+-- @treturn[2] table {status?, retries, limit?, tool_rounds?}
+function M.call(request, state)
+  local o = request.options
+  if o.mode == "tools" then return call_tools(request, state) end
+  local reply, err, meta = exchange(o, M.body(request))
+  if not reply then return nil, err, meta end
+  return settle(reply, o)
 end
 
 return M

@@ -1,0 +1,183 @@
+--- The three-tool mode (`mode = "tools"`): instead of replying with JSON, the
+-- model works with three tools inside one attempt:
+--
+--   validate_json {json}  coax checks the value as it would check a reply
+--                         (repair, coercion, validation) and answers with the
+--                         feedback a failed attempt would get, or "valid".
+--   json_example {}       an example instance of the schema (`coax example`).
+--   submit {json}         ends the attempt; the value is the attempt's reply.
+--
+-- Tool rounds do not consume attempts; `max_tool_rounds` (default 8) bounds
+-- them, and reaching it ends the session with outcome `limit`. A submitted
+-- value that fails is a failed attempt like any other; its feedback goes
+-- back to the model as the submit call's (error) result when the strategy
+-- continues the conversation.
+--
+-- This module is the provider-neutral half; each agent (openai, anthropic)
+-- speaks its own wire format and asks this module what to answer.
+-- @module coax.tools
+local coax = require "coax"
+
+local json = coax.json
+
+local M = {}
+
+M.DEFAULT_MAX_ROUNDS = 8
+
+local SCHEMA_ORDER = { "type", "properties", "required" }
+
+local function value_parameters(what)
+  return json.object({
+    type = "object",
+    properties = json.object({ json = json.object({ description = what }) }),
+    required = json.array({ "json" }),
+  }, SCHEMA_ORDER)
+end
+
+--- The tools, provider-neutral: {name, description, parameters (a schema)}.
+M.TOOLS = {
+  {
+    name = "validate_json",
+    description = "Check a JSON value against the schema. Answers 'valid' or lists every error with its path. "
+      .. "Call it before submit.",
+    parameters = value_parameters("The JSON value to check (the value itself, not text)."),
+  },
+  {
+    name = "json_example",
+    description = "Get an example JSON value that matches the schema.",
+    parameters = json.object({ type = "object", properties = json.object({}) }, SCHEMA_ORDER),
+  },
+  {
+    name = "submit",
+    description = "Submit the final JSON value. This ends your turn; validate it first.",
+    parameters = value_parameters("The final JSON value (the value itself, not text)."),
+  },
+}
+
+M.VALID = "valid: the JSON matches the schema; you may submit it"
+
+--- The JSON text of the value a validate_json or submit call carries.
+-- `args` is the arguments as JSON text (OpenAI, possibly broken: it is
+-- repaired) or as a decoded value (Anthropic). The value is `args.json`
+-- when that is the only argument; a model that passes the value itself is
+-- understood too. A string that holds JSON (models often send text) is
+-- taken as that JSON.
+-- @param args string|table
+-- @treturn string
+function M.value_text(args)
+  if type(args) == "string" then
+    local v = coax.repair(args)
+    if v == nil then return args end -- the check reports why it is not JSON
+    args = v
+  end
+  if json.type(args) == "object" then
+    local keys = json.keys(args)
+    if #keys == 1 and keys[1] == "json" then
+      local v = args.json
+      if type(v) == "string" and v:match("^%s*[%[{`]") then return v end
+      return json.encode(v)
+    end
+  end
+  return json.encode(args)
+end
+
+local Run = {}
+Run.__index = Run
+
+--- A tools-mode attempt: answers tool calls and records each round.
+-- @tparam table request the agent's request; `request.tools` is what the
+--   runtime gives tools mode: {render = function(kind, info) -> feedback}
+-- @treturn table with :round(calls), .rounds, .max_rounds
+function M.new(request)
+  local max = request.options.max_tool_rounds or M.DEFAULT_MAX_ROUNDS
+  if math.type(max) ~= "integer" or max < 1 then error("tools mode: max_tool_rounds must be a positive integer", 0) end
+  return setmetatable({ request = request, rounds = {}, max_rounds = max }, Run)
+end
+
+function Run:validate(text)
+  local info = coax.check_reply(text)
+  if info.valid then return M.VALID, false end
+  return self.request.tools.render(info.kind, info), true
+end
+
+function Run:example()
+  local v, err = coax.example(self.request.schema)
+  if v == nil then return "no example could be built: " .. tostring(err), true end
+  return json.encode(v, { pretty = true }), false
+end
+
+local ROUND_ORDER = { "round", "calls" }
+local CALL_ORDER = { "name", "arguments", "result", "is_error" }
+
+--- Answers one round of tool calls, in order.
+-- @tparam table calls {{id, name, args}, ...} (args: text or a decoded value)
+-- @treturn table results {{id, content, is_error}, ...}, one per call except
+--   the submit that ended the attempt
+-- @treturn[opt] table {id, text}: the submit call and its value's text
+function Run:round(calls)
+  local results, recorded, submitted = {}, {}, nil
+  for _, call in ipairs(calls) do
+    local content, is_error, args_text
+    local ends = call.name == "submit" and not submitted
+    if ends then
+      args_text = M.value_text(call.args)
+      submitted = { id = call.id, text = args_text }
+      content = "submitted"
+    elseif submitted then
+      content, is_error = "ignored: submit ended the turn", true
+    elseif call.name == "validate_json" then
+      args_text = M.value_text(call.args)
+      content, is_error = self:validate(args_text)
+    elseif call.name == "json_example" then
+      content, is_error = self:example()
+    else
+      content, is_error = ("unknown tool '%s'; the tools are validate_json, json_example and submit")
+        :format(tostring(call.name)), true
+    end
+    -- The submit call is answered by the next attempt's feedback, if any.
+    if not ends then results[#results + 1] = { id = call.id, content = content, is_error = is_error or false } end
+    recorded[#recorded + 1] = json.object({
+      name = tostring(call.name), arguments = args_text or json.object({}), result = content,
+      is_error = is_error or false,
+    }, CALL_ORDER)
+  end
+  self.rounds[#self.rounds + 1] = json.object({ round = #self.rounds + 1, calls = json.array(recorded) }, ROUND_ORDER)
+  return results, submitted
+end
+
+--- The error an agent returns when the rounds run out (outcome `limit`).
+function Run:out_of_rounds(meta)
+  meta = meta or {}
+  meta.limit, meta.tool_rounds = "tool_rounds", json.array(self.rounds)
+  return nil, ("tools mode: %d tool round%s without a submit (max_tool_rounds)"):format(self.max_rounds,
+    self.max_rounds == 1 and "" or "s"), meta
+end
+
+--- Keeps what the next attempt needs to continue this one natively: the
+-- provider's own messages up to the submit call, and the messages the
+-- strategy had given (to recognise a continued conversation).
+function Run:remember(state, native, submit_id)
+  local given = {}
+  for i, m in ipairs(self.request.messages) do given[i] = { role = m.role, content = m.content } end
+  state.tools_prev = { given = given, native = native, submit_id = submit_id }
+end
+
+--- When the strategy continued the last attempt's conversation (its
+-- messages, then the submitted reply and the feedback), the provider's own
+-- messages of that attempt, the submit call's id and the feedback; the
+-- agent answers the submit call with the feedback as an error result. Nil
+-- otherwise (a fresh prompt, a custom strategy): the agent sends the
+-- messages as they are.
+function M.continued(request, state)
+  local prev = state.tools_prev
+  state.tools_prev = nil
+  if not prev then return nil end
+  local m, n = request.messages, #prev.given
+  if #m ~= n + 2 or m[n + 1].role ~= "assistant" or m[n + 2].role ~= "user" then return nil end
+  for i = 1, n do
+    if m[i].role ~= prev.given[i].role or m[i].content ~= prev.given[i].content then return nil end
+  end
+  return prev.native, prev.submit_id, m[n + 2].content
+end
+
+return M
