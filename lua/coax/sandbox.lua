@@ -13,7 +13,9 @@
 --
 -- The network: coax.http.request (below, on the engine's transport in
 -- engine/http.c) and coax.secret, the only way to an API key; scripts never
--- see a key's value.
+-- see a key's value. The environment: coax.getenv reads only the variables
+-- named in ENV_READABLE (OLLAMA_HOST, where the ollama agent finds its
+-- server); any other name is an error.
 return function(loader, coax_module, limit_hit, http)
   local real_pcall, real_xpcall, resume = pcall, xpcall, coroutine.resume
   local select, error, type = select, error, type
@@ -45,6 +47,17 @@ return function(loader, coax_module, limit_hit, http)
   end
   coax_module.http = { request = request }
   coax_module.secret = http.secret
+
+  local ENV_READABLE = { OLLAMA_HOST = true }
+  local getenv = os.getenv
+  --- The value of an environment variable scripts may read, or nil.
+  -- @tparam string name one of ENV_READABLE
+  coax_module.getenv = function(name)
+    if not ENV_READABLE[name] then
+      error("coax.getenv: '" .. tostring(name) .. "' is not readable by scripts (only OLLAMA_HOST)", 2)
+    end
+    return getenv(name)
+  end
 
   local function pass_on(ok, ...)
     if not ok and limit_hit() then error((...), 0) end

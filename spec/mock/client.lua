@@ -3,7 +3,9 @@
 --   local mock = require "mock.client"
 --   local server = mock.start()            -- in setup()
 --   local sc = server:scenario({ { reply = '{"a": 1}' } })
---   ... base URL sc.base_url (http://127.0.0.1:PORT/s/NAME/v1) ...
+--   ... base URL sc.base_url (http://127.0.0.1:PORT/s/NAME/v1: OpenAI's
+--   .../chat/completions, Anthropic's .../messages), sc.host (the same without
+--   /v1: Ollama's .../api/chat) ...
 --   sc:log()                               -- the requests it received
 --   server:stop()                          -- in teardown()
 local cjson = require "cjson"
@@ -59,6 +61,7 @@ function Server:scenario(steps, name)
   return setmetatable({
     name = name, server = self,
     base_url = self:url() .. "/s/" .. name .. "/v1",
+    host = self:url() .. "/s/" .. name,
   }, Scenario)
 end
 

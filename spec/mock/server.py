@@ -8,6 +8,10 @@ is killed (or its parent goes away). Python's standard library only.
 
 Scenarios. A request for /s/NAME/... plays the scenario DIR/NAME.json, a JSON
 list of steps, one step a request, in order ("times": n repeats a step).
+The path picks the wire format reply, refusal, error and stream are sent in:
+.../v1/messages is Anthropic's Messages API, .../api/chat is Ollama's chat
+(NDJSON unless the request says "stream": false), anything else OpenAI's
+Chat Completions.
 Every request is appended to DIR/NAME.log as one JSON line:
 {"method", "target", "path", "headers" (names lower-cased), "body", "t" (ms)}.
 A request past the last step gets 418 and {"error": {"message": "mock: ..."}}.
@@ -31,6 +35,17 @@ A step (all fields optional):
   error           {status, message, type, code}: an OpenAI error body
   stream          a list of content pieces sent as server-sent events
     chunk_delay_ms  between events; finish and usage as for reply
+    stream_error  {message, type}: after the pieces, an error instead of the end
+                  (OpenAI: an event {"error": ...}; Anthropic: event "error";
+                  Ollama: a line {"error": message})
+  blocks          Anthropic: the message's content blocks as they are
+Anthropic: finish "stop" is stop_reason "end_turn", "length" "max_tokens",
+others as they are; refusal is stop_reason "refusal" with this text; error is
+{"type": "error", "error": {type, message}} (type from the status by default:
+429 rate_limit_error, 529 overloaded_error, ...); usage is input_tokens and
+output_tokens. Ollama: reply is message.content (one chunk and the last
+object when streamed), finish is done_reason, usage prompt_eval_count and
+eval_count; error is {"error": message}.
   drip_ms         send the body one byte at a time, this far apart
   reset_after     send this many body bytes, then reset the connection
   stall           true: read the request and never answer
@@ -110,6 +125,10 @@ def sse(step, model):
     events.append(first)
     for piece in step["stream"]:
         events.append(dict(base, choices=[{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
+    if "stream_error" in step:
+        err = step["stream_error"]
+        events.append({"error": {"message": err.get("message", "error"), "type": err.get("type", "server_error")}})
+        return [("data: " + json.dumps(e) + "\n\n").encode() for e in events]
     for i, c in enumerate(openai_tool_calls(step) if "tool_calls" in step else []):
         args = c["function"]["arguments"]  # streamed in two fragments, as providers do
         head = {"index": i, "id": c["id"], "type": "function", "function": {"name": c["function"]["name"], "arguments": args[:5]}}
@@ -124,6 +143,118 @@ def sse(step, model):
     chunks = [("data: " + json.dumps(e) + "\n\n").encode() for e in events]
     chunks.append(b"data: [DONE]\n\n")
     return chunks
+
+
+def api_of(path):
+    if path.endswith("/v1/messages"):
+        return "anthropic"
+    if path.endswith("/api/chat"):
+        return "ollama"
+    return "openai"
+
+
+def usage_of(step):
+    usage = step.get("usage", [11, 7])
+    return (usage[0], usage[1]) if usage is not None else None
+
+
+ANTHROPIC_ERRORS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                    404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
+                    500: "api_error", 529: "overloaded_error"}
+ANTHROPIC_STOP = {"stop": "end_turn", "length": "max_tokens"}
+
+
+def anthropic_error(err, status):
+    return {"type": "error", "error": {"type": err.get("type") or ANTHROPIC_ERRORS.get(status, "api_error"),
+                                       "message": err.get("message", "error")}}
+
+
+def anthropic_message(step, model, text):
+    if "blocks" in step:
+        content = step["blocks"]
+    else:
+        content = [{"type": "text", "text": text}] if text is not None else []
+    stop = "refusal" if "refusal" in step else ANTHROPIC_STOP.get(step.get("finish", "stop"), step.get("finish"))
+    body = {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": content,
+            "stop_reason": stop, "stop_sequence": None}
+    usage = usage_of(step)
+    if usage is not None:
+        body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+    return body
+
+
+def anthropic_sse(step, model):
+    def ev(kind, data):
+        data = dict(data, type=kind)
+        return ("event: %s\ndata: %s\n\n" % (kind, json.dumps(data))).encode()
+    usage = usage_of(step)
+    start = anthropic_message(dict(step, usage=None), model, None)
+    start.update(content=[], stop_reason=None)
+    if usage is not None:
+        start["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
+    chunks = [ev("message_start", {"message": start}),
+              ev("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+              ev("ping", {})]
+    for piece in step["stream"]:
+        chunks.append(ev("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": piece}}))
+    if "stream_error" in step:
+        err = step["stream_error"]
+        chunks.append(ev("error", anthropic_error(err, 529)))
+        return chunks
+    chunks.append(ev("content_block_stop", {"index": 0}))
+    stop = ANTHROPIC_STOP.get(step.get("finish", "stop"), step.get("finish"))
+    delta = {"delta": {"stop_reason": stop, "stop_sequence": None}}
+    if usage is not None:
+        delta["usage"] = {"output_tokens": usage[1]}
+    chunks.append(ev("message_delta", delta))
+    chunks.append(ev("message_stop", {}))
+    return chunks
+
+
+def ollama_object(step, model, content, done):
+    obj = {"model": model, "created_at": "2024-01-01T00:00:00Z",
+           "message": {"role": "assistant", "content": content}, "done": done}
+    if done:
+        obj["done_reason"] = step.get("finish", "stop")
+        obj.update(total_duration=1000, load_duration=10, prompt_eval_duration=100, eval_duration=500)
+        usage = usage_of(step)
+        if usage is not None:
+            obj.update(prompt_eval_count=usage[0], eval_count=usage[1])
+    return obj
+
+
+def ollama_lines(step, model, pieces):
+    lines = [ollama_object(step, model, p, False) for p in pieces]
+    if "stream_error" in step:
+        lines.append({"error": step["stream_error"].get("message", "error")})
+    else:
+        lines.append(ollama_object(step, model, "", True))
+    return [(json.dumps(x) + "\n").encode() for x in lines]
+
+
+def provider_answer(api, step, model, doc, status):
+    """The answer in Anthropic's or Ollama's format: (status, data, chunks,
+    content type), or None when the step is not a reply, refusal, error or
+    stream (or the format is OpenAI's)."""
+    if api == "openai":
+        return None
+    if "error" in step:
+        err = step["error"]
+        status = int(err.get("status", status))
+        payload = anthropic_error(err, status) if api == "anthropic" else {"error": err.get("message", "error")}
+        return status, json.dumps(payload).encode(), None, "application/json"
+    if "stream" in step:
+        if api == "anthropic":
+            return status, None, anthropic_sse(step, model), "text/event-stream"
+        return status, None, ollama_lines(step, model, step["stream"]), "application/x-ndjson"
+    if not any(k in step for k in ("reply", "refusal", "blocks")):
+        return None
+    text = step.get("refusal", step.get("reply"))
+    if api == "anthropic":
+        return status, json.dumps(anthropic_message(step, model, text)).encode(), None, "application/json"
+    if isinstance(doc, dict) and doc.get("stream") is False:
+        return status, json.dumps(ollama_object(step, model, text, True)).encode(), None, "application/json"
+    return status, None, ollama_lines(step, model, [text]), "application/x-ndjson"
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -175,9 +306,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             msgs = doc.get("messages") if isinstance(doc, dict) else None
             k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant") if isinstance(msgs, list) else 0
             step = dict(step, reply=turns[min(k, len(turns) - 1)])
-        self.play(step, model)
+        self.play(step, model, api_of(path), doc)
 
-    def play(self, step, model):
+    def play(self, step, model, api="openai", doc=None):
         if step.get("delay_ms"):
             time.sleep(step["delay_ms"] / 1000)
         if step.get("stall"):
@@ -185,7 +316,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         status = int(step.get("status", 200))
         headers = dict(step.get("headers", {}))
         chunks = None
-        if "stream" in step:
+        special = provider_answer(api, step, model, doc, status)
+        if special is not None:
+            status, data, chunks = special[0], special[1], special[2]
+            headers.setdefault("content-type", special[3])
+        elif "stream" in step:
             chunks = sse(step, model)
             headers.setdefault("content-type", "text/event-stream")
         elif "error" in step:

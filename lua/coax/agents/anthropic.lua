@@ -1,0 +1,362 @@
+--- The Anthropic agent: the Messages API (`POST {base_url}/messages`).
+--
+-- Options (a recipe's `agent` table, `coax run --agent anthropic --model M
+-- --base-url URL --mode M`, or the C and Lua APIs' agent options):
+--
+--   model          the model (default "claude-sonnet-4-5", the alias of the
+--                  current Claude Sonnet 4.5 snapshot)
+--   base_url       default "https://api.anthropic.com/v1"
+--   mode           "prompt" (default, and the only one so far): the schema
+--                  in the prompt, the reply is text
+--   max_tokens     the reply's cap, which the API requires (default 4096)
+--   api_key_env    the environment variable holding the key, sent as
+--                  `x-api-key` (default ANTHROPIC_API_KEY; the name must end
+--                  in _API_KEY). No key: no x-api-key header (a proxy that
+--                  adds it). The key never passes through Lua (coax.secret).
+--   temperature    passed on when given
+--   stream         true: server-sent events, read line by line as they come
+--   headers        extra request headers, e.g. {["anthropic-beta"] = "..."};
+--                  one named like a default (anthropic-version, ...) replaces it
+--   timeout_ms     one request's whole time (default: the engine's)
+--   max_retries    transport retries (default 2), with retry_base_ms (500)
+--                  and retry_max_ms (8000) for the backoff; 429, 529
+--                  (overloaded_error) and other 5xx are retried
+--   on_refusal     "error" (default): a refusal (`stop_reason: "refusal"`)
+--                  ends the session as an agent error; "retry": it counts as
+--                  a failed attempt and the model gets feedback
+--
+-- Messages: Anthropic has no system role, so the conversation's system
+-- messages become the `system` field (joined by a blank line); the others
+-- keep their order, an empty message is left out (the API refuses empty
+-- content) and consecutive messages of one role are merged, so that roles
+-- alternate as the API wants.
+--
+-- The reply: the text blocks of `content`, joined; `stop_reason` becomes the
+-- attempt's finish ("end_turn" -> "stop", "max_tokens" -> "length", others as
+-- they are). A reply cut off at max_tokens goes through repair like any
+-- reply: complete JSON followed by cut-off prose is accepted; JSON cut off
+-- inside is repaired for the feedback but never accepted. Usage: input tokens
+-- (with cache reads and writes counted in) and output tokens. The reply also
+-- carries `content`, the whole list of content blocks (text and tool_use).
+-- @module coax.agents.anthropic
+local coax = require "coax"
+local transport = require "coax.transport"
+
+local json = coax.json
+local concat = table.concat
+
+local M = {}
+
+M.DEFAULT_MODEL = "claude-sonnet-4-5"
+M.DEFAULT_BASE_URL = "https://api.anthropic.com/v1"
+M.DEFAULT_MAX_TOKENS = 4096
+M.API_VERSION = "2023-06-01"
+M.DEFAULT_MODE = "prompt"
+
+--- The modes: each says whether the schema travels in the request, and
+-- `fields(request)` gives the body's extra fields (tools, tool_choice, ...)
+-- or nil.
+M.MODES = {
+  prompt = { schema_in_request = false, fields = function() return nil end },
+}
+
+local function mode_of(o)
+  local mode = o.mode or M.DEFAULT_MODE
+  if not M.MODES[mode] then
+    local names = {}
+    for k in pairs(M.MODES) do names[#names + 1] = k end
+    table.sort(names)
+    error(("anthropic agent: unknown mode '%s' (%s)"):format(tostring(mode), concat(names, ", ")), 0)
+  end
+  return mode
+end
+
+--- Whether the schema travels in the request rather than in the prompt.
+-- @tparam table options the agent options
+-- @treturn boolean
+function M.schema_in_request(options)
+  return M.MODES[mode_of(options)].schema_in_request
+end
+
+-- ---- the request -----------------------------------------------------------
+
+local BODY_ORDER = { "model", "max_tokens", "system", "messages", "tools", "tool_choice", "temperature", "stream" }
+local ROLE_CONTENT = { "role", "content" }
+
+-- A message's content as a list of content blocks.
+local function blocks_of(content)
+  if type(content) == "table" then return content end
+  return { json.object({ type = "text", text = content }, { "type", "text" }) }
+end
+
+local function empty(content)
+  return content == nil or content == "" or (type(content) == "table" and #content == 0)
+end
+
+--- The conversation in Anthropic's shape: the system text (or nil) and the
+-- user and assistant messages, alternating. A content is a string or a
+-- list of content blocks; two strings merge into one, otherwise the blocks
+-- are listed one after the other.
+-- @tparam table messages {role, content} in the engine's order
+-- @treturn string|nil system
+-- @treturn table messages
+function M.messages(messages)
+  local system, out = {}, {}
+  for _, m in ipairs(messages) do
+    local role, content = m.role, m.content
+    if role == "system" then
+      if type(content) == "string" and content ~= "" then system[#system + 1] = content end
+    elseif not empty(content) then
+      if role ~= "assistant" then role = "user" end
+      local last = out[#out]
+      if last and last.role == role then
+        if type(last.content) == "string" and type(content) == "string" then
+          last.content = last.content .. "\n\n" .. content
+        else
+          local merged = json.array({})
+          for _, b in ipairs(blocks_of(last.content)) do merged[#merged + 1] = b end
+          for _, b in ipairs(blocks_of(content)) do merged[#merged + 1] = b end
+          last.content = merged
+        end
+      else
+        out[#out + 1] = json.object({ role = role, content = content }, ROLE_CONTENT)
+      end
+    end
+  end
+  return #system > 0 and concat(system, "\n\n") or nil, json.array(out)
+end
+
+--- The request body as a table that encodes in a fixed key order.
+-- @tparam table request {messages, schema, options}
+-- @tparam[opt] table extra more fields (tools, tool_choice, ...), set over the
+--   ones built here
+-- @treturn table
+function M.body_table(request, extra)
+  local o = request.options
+  local max_tokens = math.tointeger(o.max_tokens or M.DEFAULT_MAX_TOKENS)
+  if not max_tokens or max_tokens < 1 then
+    error("anthropic agent: max_tokens must be a positive integer", 0)
+  end
+  local system, messages = M.messages(request.messages)
+  local body = {
+    model = o.model or M.DEFAULT_MODEL, max_tokens = max_tokens, system = system, messages = messages,
+    temperature = o.temperature, stream = o.stream and true or nil,
+  }
+  for k, v in pairs(extra or {}) do body[k] = v end
+  local order = { table.unpack(BODY_ORDER) }
+  local known = {}
+  for _, k in ipairs(order) do known[k] = true end
+  local more = {}
+  for k in pairs(body) do
+    if not known[k] then more[#more + 1] = k end
+  end
+  table.sort(more)
+  for _, k in ipairs(more) do order[#order + 1] = k end
+  return json.object(body, order)
+end
+
+--- The request body, as JSON text.
+-- @tparam table request {messages, schema, options}
+-- @treturn string
+function M.body(request)
+  local mode = mode_of(request.options)
+  return json.encode(M.body_table(request, M.MODES[mode].fields(request)))
+end
+
+local function headers_of(o)
+  local h, given = {}, {}
+  if type(o.headers) == "table" then
+    for k, v in pairs(o.headers) do
+      h[#h + 1] = { k, v }
+      given[tostring(k):lower()] = true
+    end
+    table.sort(h, function(a, b) return a[1] < b[1] end)
+  end
+  local function add(name, value)
+    if value ~= nil and not given[name] then h[#h + 1] = { name, value } end
+  end
+  add("content-type", "application/json")
+  add("accept", o.stream and "text/event-stream" or "application/json")
+  add("anthropic-version", M.API_VERSION)
+  add("x-api-key", coax.secret(o.api_key_env or "ANTHROPIC_API_KEY"))
+  return h
+end
+
+local function url_of(o)
+  local base = o.base_url or M.DEFAULT_BASE_URL
+  if type(base) ~= "string" then error("anthropic agent: base_url must be a string", 0) end
+  return (base:gsub("/+$", "")) .. "/messages"
+end
+
+-- ---- the response ----------------------------------------------------------
+
+local FINISH = { end_turn = "stop", max_tokens = "length" }
+
+local function str(v)
+  if type(v) == "string" then return v end
+  return nil
+end
+
+local function int(v)
+  if math.type(v) == "integer" then return v end
+  return nil
+end
+
+-- Input tokens count the prompt's cache reads and writes too: the API
+-- reports them apart from `input_tokens`.
+local function input_tokens(u)
+  local n = int(u.input_tokens)
+  if not n then return nil end
+  return n + (int(u.cache_creation_input_tokens) or 0) + (int(u.cache_read_input_tokens) or 0)
+end
+
+-- The reply from the content blocks and the stop reason.
+local function reply_of(blocks, stop_reason, usage)
+  local parts = {}
+  for _, b in ipairs(blocks) do
+    if type(b) == "table" and b.type == "text" and str(b.text) then parts[#parts + 1] = b.text end
+  end
+  local text = concat(parts)
+  local r = { text = text, content = blocks, stop_reason = stop_reason, usage = usage }
+  r.finish = stop_reason and (FINISH[stop_reason] or stop_reason) or nil
+  if stop_reason == "refusal" then
+    r.refusal = text ~= "" and text or "(no text; stop_reason refusal)"
+  end
+  return r
+end
+
+--- The reply from a whole (non-streamed) message body.
+-- @tparam string body
+-- @treturn[1] table {text, content, finish, stop_reason, refusal?, usage?}
+-- @treturn[2] nil
+-- @treturn[2] string the error
+function M.parse_message(body)
+  local doc = json.decode(body or "")
+  if type(doc) ~= "table" then return nil, "anthropic agent: the response body is not JSON" end
+  if doc.type == "error" and type(doc.error) == "table" then
+    return nil, ("anthropic agent: %s: %s"):format(tostring(str(doc.error.type) or "error"),
+      tostring(str(doc.error.message) or ""))
+  end
+  if type(doc.content) ~= "table" then return nil, "anthropic agent: the response has no content list" end
+  local usage
+  if type(doc.usage) == "table" then
+    usage = { input_tokens = input_tokens(doc.usage), output_tokens = int(doc.usage.output_tokens) }
+  end
+  return reply_of(doc.content, str(doc.stop_reason), usage)
+end
+
+-- A reader for a streamed message: feed(line) per line, then result()
+-- (nothing at all when no line was an event: the body was not a stream).
+local function stream_reader()
+  local blocks, partial, usage = json.array({}), {}, {}
+  local stop_reason, bad
+  local events = 0
+  local function feed(line)
+    local data = line:match("^data:%s?(.*)$")
+    if not data or bad then return end
+    events = events + 1
+    local ev = json.decode(data)
+    if type(ev) ~= "table" then
+      bad = "anthropic agent: a streamed event is not JSON"
+      return
+    end
+    local kind = ev.type
+    if kind == "message_start" then
+      local u = type(ev.message) == "table" and ev.message.usage
+      if type(u) == "table" then
+        usage.input_tokens = input_tokens(u)
+        usage.output_tokens = int(u.output_tokens)
+      end
+    elseif kind == "content_block_start" and int(ev.index) and type(ev.content_block) == "table" then
+      blocks[ev.index + 1] = ev.content_block
+    elseif kind == "content_block_delta" and int(ev.index) and type(ev.delta) == "table" then
+      local b, d = blocks[ev.index + 1], ev.delta
+      if type(b) ~= "table" then return end
+      if d.type == "text_delta" and str(d.text) then
+        b.text = (str(b.text) or "") .. d.text
+      elseif d.type == "input_json_delta" and str(d.partial_json) then
+        local p = partial[ev.index + 1] or {}
+        p[#p + 1] = d.partial_json
+        partial[ev.index + 1] = p
+      end
+    elseif kind == "content_block_stop" and int(ev.index) then
+      local b, p = blocks[ev.index + 1], partial[ev.index + 1]
+      if type(b) == "table" and p then
+        local text = concat(p)
+        local input = text == "" and json.object({}) or json.decode(text)
+        if input == nil then
+          bad = "anthropic agent: a streamed tool input is not JSON"
+          return
+        end
+        b.input = input
+        partial[ev.index + 1] = nil
+      end
+    elseif kind == "message_delta" then
+      if type(ev.delta) == "table" and str(ev.delta.stop_reason) then stop_reason = ev.delta.stop_reason end
+      local u = ev.usage
+      if type(u) == "table" then
+        if int(u.output_tokens) then usage.output_tokens = u.output_tokens end
+        if int(u.input_tokens) then usage.input_tokens = input_tokens(u) end
+      end
+    elseif kind == "error" then
+      local e = type(ev.error) == "table" and ev.error or {}
+      bad = ("anthropic agent: stream error (%s): %s"):format(tostring(str(e.type) or "error"),
+        tostring(str(e.message) or ""))
+    end
+  end
+  local function result()
+    if events == 0 then return nil end
+    if bad then return nil, bad end
+    local list = json.array({})
+    for i = 1, #blocks do list[i] = blocks[i] end
+    local u = (usage.input_tokens or usage.output_tokens) and usage or nil
+    return reply_of(list, stop_reason, u)
+  end
+  return feed, result
+end
+
+--- Sends the conversation and returns the model's reply.
+-- @tparam table request {messages, schema, options}
+-- @treturn[1] table {text, content, finish, usage, retries} or {refusal, ...}
+-- @treturn[2] nil
+-- @treturn[2] string the error, with the HTTP status and the provider's message
+-- @treturn[2] table {status?, retries}
+function M.call(request)
+  local o = request.options
+  local feed, result -- the stream's reader, made anew for each try
+  local req = {
+    method = "POST", url = url_of(o), headers = headers_of(o), body = M.body(request), timeout_ms = o.timeout_ms,
+  }
+  if o.stream then
+    req.on_line = function(line)
+      if not feed then feed, result = stream_reader() end
+      feed(line)
+    end
+  end
+  local policy = {
+    name = "anthropic agent", max_retries = o.max_retries, base_ms = o.retry_base_ms, max_ms = o.retry_max_ms,
+    before_retry = function() feed, result = nil, nil end,
+  }
+  local resp, retries, info = transport.send(req, policy)
+  if not resp then return nil, retries, info end
+  local reply, err
+  if o.stream and result then reply, err = result() end
+  if not reply and not err then
+    -- Not streamed, or a server that ignored `stream` and answered with one
+    -- whole message: read as such rather than as an empty reply.
+    if o.stream and resp.body == "" then
+      err = "anthropic agent: the stream carried no events"
+    else
+      reply, err = M.parse_message(resp.body)
+    end
+  end
+  local meta = { status = resp.status, retries = retries }
+  if not reply then return nil, err, meta end
+  reply.retries = retries
+  if reply.refusal and o.on_refusal == "retry" then
+    reply.refusal = nil
+  end
+  return reply
+end
+
+return M
