@@ -39,6 +39,8 @@ A step (all fields optional):
                   (OpenAI: an event {"error": ...}; Anthropic: event "error";
                   Ollama: a line {"error": message})
   blocks          Anthropic: the message's content blocks as they are
+  tool_calls      Anthropic: tool_use blocks after the text (stop_reason
+                  "tool_use"; streamed: input_json_delta in two fragments)
 Anthropic: finish "stop" is stop_reason "end_turn", "length" "max_tokens",
 others as they are; refusal is stop_reason "refusal" with this text; error is
 {"type": "error", "error": {type, message}} (type from the status by default:
@@ -169,12 +171,30 @@ def anthropic_error(err, status):
                                        "message": err.get("message", "error")}}
 
 
+def anthropic_tool_uses(step):
+    """The step's tool_calls ([{name, arguments (text or a value), id?}]) as tool_use blocks."""
+    out = []
+    for i, c in enumerate(step.get("tool_calls", [])):
+        args = c.get("arguments", {})
+        out.append({"type": "tool_use", "id": c.get("id", "toolu_%d" % (i + 1)), "name": c["name"],
+                    "input": json.loads(args) if isinstance(args, str) else args})
+    return out
+
+
+def anthropic_stop(step):
+    if "refusal" in step:
+        return "refusal"
+    finish = step.get("finish", "tool_use" if "tool_calls" in step else "stop")
+    return ANTHROPIC_STOP.get(finish, finish)
+
+
 def anthropic_message(step, model, text):
     if "blocks" in step:
         content = step["blocks"]
     else:
         content = [{"type": "text", "text": text}] if text is not None else []
-    stop = "refusal" if "refusal" in step else ANTHROPIC_STOP.get(step.get("finish", "stop"), step.get("finish"))
+        content += anthropic_tool_uses(step)
+    stop = anthropic_stop(step)
     body = {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop, "stop_sequence": None}
     usage = usage_of(step)
@@ -202,7 +222,14 @@ def anthropic_sse(step, model):
         chunks.append(ev("error", anthropic_error(err, 529)))
         return chunks
     chunks.append(ev("content_block_stop", {"index": 0}))
-    stop = ANTHROPIC_STOP.get(step.get("finish", "stop"), step.get("finish"))
+    for i, b in enumerate(anthropic_tool_uses(step), 1):
+        args = json.dumps(b["input"])  # in two fragments, as the API sends them
+        chunks.append(ev("content_block_start", {"index": i, "content_block": dict(b, input={})}))
+        for part in (args[:5], args[5:]):
+            chunks.append(ev("content_block_delta", {"index": i,
+                                                     "delta": {"type": "input_json_delta", "partial_json": part}}))
+        chunks.append(ev("content_block_stop", {"index": i}))
+    stop = anthropic_stop(step)
     delta = {"delta": {"stop_reason": stop, "stop_sequence": None}}
     if usage is not None:
         delta["usage"] = {"output_tokens": usage[1]}
@@ -247,11 +274,12 @@ def provider_answer(api, step, model, doc, status):
         if api == "anthropic":
             return status, None, anthropic_sse(step, model), "text/event-stream"
         return status, None, ollama_lines(step, model, step["stream"]), "application/x-ndjson"
-    if not any(k in step for k in ("reply", "refusal", "blocks")):
+    if not any(k in step for k in ("reply", "refusal", "blocks", "tool_calls")):
         return None
     text = step.get("refusal", step.get("reply"))
     if api == "anthropic":
         return status, json.dumps(anthropic_message(step, model, text)).encode(), None, "application/json"
+    text = text or ""
     if isinstance(doc, dict) and doc.get("stream") is False:
         return status, json.dumps(ollama_object(step, model, text, True)).encode(), None, "application/json"
     return status, None, ollama_lines(step, model, [text]), "application/x-ndjson"
