@@ -253,7 +253,7 @@ local function stream_reader()
     if str(delta.content) then parts[#parts + 1] = delta.content end
     if str(delta.refusal) then refusal[#refusal + 1] = delta.refusal end
     for _, d in ipairs(type(delta.tool_calls) == "table" and delta.tool_calls or {}) do
-      local i = math.type(d.index) == "integer" and d.index + 1 or #calls + 1
+      local i = type(d.index) == "number" and d.index >= 0 and math.floor(d.index) + 1 or #calls + 1 -- cjson: floats
       local c = calls[i] or { id = "", name = "", parts = {} }
       calls[i] = c
       local f = type(d["function"]) == "table" and d["function"] or {}

@@ -1,0 +1,280 @@
+--- The three-tool mode (lua/coax/tools.lua, coax.check_reply in
+-- engine/session.c) through the openai agent against the mock server: the
+-- exact tool definitions, the answers each tool call gets, the
+-- conversation carried from round to round and from attempt to attempt,
+-- the rounds' history in the report, and the rounds limit.
+local H = require "helper"
+local coax = require "coax"
+local cjson = require "cjson"
+local mock = require "mock.client"
+
+local KEY = "sk-test-SENTINEL-TOOLS"
+local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
+  .. '"required":["name","age"],"additionalProperties":false}'
+local INPUT = "Ada is 36."
+local PROMPT = "Extract the person from: Ada is 36."
+local SCHEMA_PRETTY = coax.json.encode(coax.json.decode(SCHEMA), { pretty = true })
+local FIRST = PROMPT .. "\n\nCall validate_json, then submit, with JSON that matches this JSON Schema:\n"
+  .. SCHEMA_PRETTY
+
+local server, dir
+
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+setup(function()
+  server = mock.start()
+  dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  write(dir .. "/schema.json", SCHEMA)
+  write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
+  write(dir .. "/fresh.lua",
+    'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", strategy = "fresh" }')
+end)
+
+teardown(function()
+  if server then server:stop() end
+  if dir then os.execute("rm -rf " .. H.quote(dir)) end
+end)
+
+-- One extraction in tools mode against a new scenario of `steps`.
+local function run(steps, agent_options, recipe)
+  local sc = server:scenario(steps)
+  local ao = { base_url = sc.base_url, model = "m1", mode = "tools", retry_base_ms = 5, timeout_ms = 2000 }
+  for k, v in pairs(agent_options or {}) do ao[k] = v end
+  local report = coax.run(dir .. "/" .. (recipe or "recipe.lua"), INPUT,
+    { agent = "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY } })
+  return report, sc:log()
+end
+
+local function call(name, args, id) return { name = name, arguments = args, id = id } end
+
+-- The wire shape of an assistant message with tool calls, as the agent
+-- sends it back.
+local function assistant_calls(calls)
+  local out = {}
+  for i, c in ipairs(calls) do
+    out[i] = {
+      id = c.id, type = "function",
+      ["function"] = { name = c.name, arguments = c.arguments },
+    }
+  end
+  return { role = "assistant", content = cjson.null, tool_calls = out }
+end
+
+local function tool_result(id, content) return { role = "tool", tool_call_id = id, content = content } end
+
+-- The feedback validate_json gives for {"name":"Ada","age":"unknown"} on attempt `n` of 3.
+local function age_feedback(n)
+  return ("Attempt %d/3: your JSON does not match the schema.\n\nErrors:\n"
+    .. "  - At path '/age': expected integer, got string \"unknown\"\n\nYour submission:\n"
+    .. '{\n  "name": "Ada",\n  "age": "unknown"\n}\n\n'
+    .. "Fix all of the errors above and call validate_json with the corrected JSON, then submit it."):format(n)
+end
+
+local GOOD = { name = "Ada", age = 36 }
+-- Tool-call arguments as the model sends them: JSON text.
+local GOOD_ARGS = '{"json":{"name":"Ada","age":36}}'
+local BAD_ARGS = '{"json":{"name":"Ada","age":"unknown"}}'
+
+describe("tools mode (openai)", function()
+  it("sends the three tools with tool_choice required and the tools' first prompt", function()
+    local r, log = run({ { tool_calls = { call("submit", GOOD_ARGS, "c1") } } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+    assert.are.equal(1, #log)
+    local body = log[1].json
+    assert.are.same({ { role = "user", content = FIRST } }, body.messages)
+    assert.are.equal("required", body.tool_choice)
+    assert.is_nil(body.response_format)
+    local names = {}
+    for i, t in ipairs(body.tools) do
+      assert.are.equal("function", t.type)
+      names[i] = t["function"].name
+    end
+    assert.are.same({ "validate_json", "json_example", "submit" }, names)
+    assert.are.same({ type = "object", properties = { json = { description =
+      "The final JSON value (the value itself, not text)." } }, required = { "json" } },
+      body.tools[3]["function"].parameters)
+    -- json_example takes no arguments: its properties are an object, not a list.
+    assert.truthy(log[1].body:find('"parameters":{"type":"object","properties":{}}', 1, true))
+  end)
+
+  it("answers validate_json with the attempt's feedback, then 'valid', then accepts the submit", function()
+    local steps = {
+      { tool_calls = { call("validate_json", BAD_ARGS, "c1") } },
+      { tool_calls = { call("validate_json", GOOD_ARGS, "c2") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "c3") } },
+    }
+    local r, log = run(steps)
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+    assert.are.equal(3, #log)
+    local first = { role = "user", content = FIRST }
+    local a1 = assistant_calls({ steps[1].tool_calls[1] })
+    local a2 = assistant_calls({ steps[2].tool_calls[1] })
+    assert.are.same({ first, a1, tool_result("c1", age_feedback(1)) }, log[2].json.messages)
+    assert.are.same({ first, a1, tool_result("c1", age_feedback(1)), a2,
+      tool_result("c2", "valid: the JSON matches the schema; you may submit it") }, log[3].json.messages)
+    -- One attempt; three rounds in its history; usage summed over the rounds.
+    assert.are.equal(1, #r.attempts)
+    local a = r.attempts[1]
+    assert.are.equal("submit", a.finish)
+    assert.are.same({ input_tokens = 33, output_tokens = 21 }, a.usage)
+    assert.are.same({
+      { round = 1, calls = { { name = "validate_json", arguments = '{"name":"Ada","age":"unknown"}',
+        result = age_feedback(1), is_error = true } } },
+      { round = 2, calls = { { name = "validate_json", arguments = '{"name":"Ada","age":36}',
+        result = "valid: the JSON matches the schema; you may submit it", is_error = false } } },
+      { round = 3, calls = { { name = "submit", arguments = '{"name":"Ada","age":36}', result = "submitted",
+        is_error = false } } },
+    }, a.tool_rounds)
+    assert.are.equal('{"name":"Ada","age":36}', a.reply)
+  end)
+
+  it("answers json_example with an instance of the schema (coax example)", function()
+    local r, log = run({
+      { tool_calls = { call("json_example", "{}", "c1") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "c2") } },
+    })
+    assert.are.equal("ok", r.outcome)
+    local example = coax.json.encode(coax.example(SCHEMA), { pretty = true })
+    assert.are.same(tool_result("c1", example), log[2].json.messages[3])
+    assert.are.equal(example, r.attempts[1].tool_rounds[1].calls[1].result)
+    assert.is_true(coax.schema(SCHEMA):validate(coax.json.decode(example)))
+  end)
+
+  it("a failed submit is a failed attempt; its feedback answers the submit call when the conversation continues",
+    function()
+      local steps = {
+        { tool_calls = { call("submit", BAD_ARGS, "s1") } },
+        { tool_calls = { call("submit", GOOD_ARGS, "s2") } },
+      }
+      local r, log = run(steps)
+      assert.are.equal("ok", r.outcome)
+      assert.are.equal(2, #r.attempts)
+      assert.are.equal("invalid", r.attempts[1].outcome)
+      assert.are.equal("ok", r.attempts[2].outcome)
+      assert.are.same({ { role = "user", content = FIRST }, assistant_calls({ steps[1].tool_calls[1] }),
+        tool_result("s1", age_feedback(1)) }, log[2].json.messages)
+    end)
+
+  it("with the fresh strategy a failed submit's next attempt is a plain fresh prompt", function()
+    local r, log = run({
+      { tool_calls = { call("submit", BAD_ARGS, "s1") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "s2") } },
+    }, nil, "fresh.lua")
+    assert.are.equal("ok", r.outcome)
+    local m = log[2].json.messages
+    assert.are.equal(2, #m)
+    assert.are.same({ role = "user", content = FIRST }, m[1])
+    assert.are.equal("user", m[2].role)
+    assert.truthy(m[2].content:find("At path '/age': expected integer, got string \"unknown\"", 1, true))
+    assert.truthy(m[2].content:find("Expected schema:", 1, true))
+  end)
+
+  it("stops at max_tool_rounds with outcome limit, the rounds in the history, no attempt used", function()
+    local v = call("validate_json", BAD_ARGS, "c1")
+    local r, log = run({ { tool_calls = { v } }, { tool_calls = { v } }, { tool_calls = { v } } },
+      { max_tool_rounds = 2 })
+    assert.are.equal("limit", r.outcome)
+    assert.are.equal("tool_rounds", r.error.code)
+    assert.are.equal("tools mode: 2 tool rounds without a submit (max_tool_rounds)", r.error.message)
+    assert.are.equal(2, #log)
+    assert.are.equal(1, #r.attempts)
+    assert.are.equal("limit", r.attempts[1].outcome)
+    assert.are.equal(2, #r.attempts[1].tool_rounds)
+  end)
+
+  it("an unknown tool gets an error result naming the tools; the round goes on", function()
+    local r, log = run({
+      { tool_calls = { call("lookup", '{"q":"x"}', "c1") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "c2") } },
+    })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(tool_result("c1", "unknown tool 'lookup'; the tools are validate_json, json_example and submit"),
+      log[2].json.messages[3])
+    assert.is_true(r.attempts[1].tool_rounds[1].calls[1].is_error)
+  end)
+
+  it("several calls in one message: each answered in order; calls after submit are ignored", function()
+    local r, log = run({
+      { tool_calls = { call("validate_json", GOOD_ARGS, "c1"), call("submit", GOOD_ARGS, "c2"),
+        call("validate_json", BAD_ARGS, "c3") } },
+    })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(1, #log)
+    local calls = r.attempts[1].tool_rounds[1].calls
+    assert.are.same({ "validate_json", "submit", "validate_json" }, { calls[1].name, calls[2].name, calls[3].name })
+    assert.are.equal("ignored: submit ended the turn", calls[3].result)
+  end)
+
+  it("repairs broken argument text and understands a value passed without the json wrapper", function()
+    local r = run({ { tool_calls = { call("submit", "{json: {name: 'Ada', age: 36,}", "c1") } } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+    r = run({ { tool_calls = { call("submit", '{"name":"Ada","age":36}', "c1") } } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+    -- JSON sent as a string inside the wrapper is read as that JSON.
+    r = run({ { tool_calls = { call("submit", cjson.encode({ json = '```json\n{"name":"Ada","age":36}\n```' }), "c1") } } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+  end)
+
+  it("validate_json on text with no JSON answers with the parse feedback", function()
+    local r, log = run({
+      { tool_calls = { call("validate_json", "", "c1") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "c2") } },
+    })
+    assert.are.equal("ok", r.outcome)
+    local content = log[2].json.messages[3].content
+    assert.truthy(content:find("^Attempt 1/3: no JSON could be read from your reply: "))
+    assert.truthy(content:find("Fix this and call validate_json with the corrected JSON, then submit it.", 1, true))
+  end)
+
+  it("a plain reply without tool calls is read as the attempt's reply", function()
+    local r = run({ { reply = '```json\n{"name":"Ada","age":36}\n```' } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+    assert.is_nil(r.attempts[1].tool_rounds)
+  end)
+
+  it("streams tool calls whose arguments arrive in fragments", function()
+    local r, log = run({
+      { stream = {}, finish = "tool_calls", tool_calls = { call("validate_json", BAD_ARGS, "c1") } },
+      { stream = {}, finish = "tool_calls", tool_calls = { call("submit", GOOD_ARGS, "c2") } },
+    }, { stream = true })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(tool_result("c1", age_feedback(1)), log[2].json.messages[3])
+    -- The arguments' fragments joined again.
+    assert.are.same(BAD_ARGS, log[2].json.messages[2].tool_calls[1]["function"].arguments)
+  end)
+
+  it("a transport failure in a later round ends the session as an agent error with the rounds so far", function()
+    local r = run({
+      { tool_calls = { call("validate_json", BAD_ARGS, "c1") } },
+      { error = { status = 400, message = "bad tool message", type = "invalid_request_error" } },
+    })
+    assert.are.equal("agent_error", r.outcome)
+    assert.are.equal(400, r.error.http_status)
+    assert.are.equal(1, #r.attempts[1].tool_rounds)
+  end)
+
+  it("an agent without a tools mode is refused before any call", function()
+    local r = coax.run(dir .. "/recipe.lua", INPUT, { agent = "replay", agent_options = { mode = "tools",
+      replies = { "{}" } } })
+    assert.are.equal("invalid", r.outcome)
+    assert.are.equal("the replay agent has no tools mode", r.error.message)
+  end)
+
+  it("max_tool_rounds must be a positive integer", function()
+    local r = run({}, { max_tool_rounds = 0 })
+    assert.are.equal("script_error", r.outcome)
+    assert.truthy(r.error.message:find("max_tool_rounds must be a positive integer", 1, true))
+  end)
+end)
