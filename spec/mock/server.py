@@ -357,7 +357,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             payload = {"error": {"message": err.get("message", "error"), "type": err.get("type", "server_error"),
                                  "param": None, "code": err.get("code")}}
             data = json.dumps(payload).encode()
-        elif "reply" in step or "refusal" in step:
+        elif "reply" in step or "refusal" in step or "tool_calls" in step:
             data = json.dumps(completion(step, model)).encode()
         elif "json" in step:
             data = json.dumps(step["json"]).encode()
