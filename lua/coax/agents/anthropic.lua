@@ -71,11 +71,13 @@ local function mode_of(o)
   return mode
 end
 
---- Whether the schema travels in the request rather than in the prompt.
+--- Whether the schema travels in the request rather than in the prompt (an
+-- unknown mode is the call's error, not this one's).
 -- @tparam table options the agent options
 -- @treturn boolean
 function M.schema_in_request(options)
-  return M.MODES[mode_of(options)].schema_in_request
+  local m = M.MODES[options.mode or M.DEFAULT_MODE]
+  return m ~= nil and m.schema_in_request
 end
 
 -- ---- the request -----------------------------------------------------------

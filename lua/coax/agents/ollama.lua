@@ -61,7 +61,7 @@ end
 -- @tparam table options the agent options
 -- @treturn boolean
 function M.schema_in_request(options)
-  return mode_of(options) == "format"
+  return (options.mode or M.DEFAULT_MODE) == "format"
 end
 
 -- ---- the request -----------------------------------------------------------
