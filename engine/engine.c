@@ -111,6 +111,7 @@ static size_t pass(coax_engine *e, double *next)
     *next = 0;
     for (coax_session *s = e->sessions; s; s = s->next) {
         if (s->state == SS_DONE) continue;
+        if (s->proc) proc_pump(s->proc);
         double due = session_next_event(s);
         if (due <= now) session_step(s);
         if (s->state == SS_DONE) continue;
@@ -121,11 +122,26 @@ static size_t pass(coax_engine *e, double *next)
     return running;
 }
 
-/* Waits 'ms' (> 0) for curl's sockets, or sleeps with nothing in flight. */
+/* Waits 'ms' (> 0) for curl's sockets and the commands' pipes, or sleeps
+** with nothing in flight. */
 static void wait_for(coax_engine *e, double ms)
 {
+    struct pollfd fds[64];
+    unsigned n = 0;
+    bool more = false; /* descriptors past the array: poll again soon */
+    for (coax_session *s = e->sessions; s; s = s->next) {
+        if (!s->proc || s->state == SS_DONE) continue;
+        if (n + 3 > sizeof fds / sizeof *fds) more = true;
+        else proc_fds(s->proc, fds, sizeof fds / sizeof *fds, &n);
+    }
+    if (more && ms > 5) ms = 5;
     if (http_active(e->http)) {
-        http_wait(e->http, (int)ms); /* whole milliseconds: never past the timeout */
+        http_wait(e->http, fds, n, (int)ms); /* whole milliseconds: never past the timeout */
+        return;
+    }
+    if (n) {
+        while (poll(fds, n, (int)ms) < 0 && errno == EINTR) {
+        }
         return;
     }
     struct timespec ts = {(time_t)(ms / 1e3), (long)((ms - (double)(time_t)(ms / 1e3) * 1e3) * 1e6)};

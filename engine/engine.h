@@ -6,6 +6,7 @@
 #define COAX_ENGINE_H
 
 #include "http.h"
+#include "process.h"
 #include "script.h"
 
 typedef enum sstate {
@@ -26,6 +27,8 @@ struct coax_session {
     double wake_at;      /* when sleeping: the time to resume */
     bool sleeping;
     http_req *http;      /* the agent's request in flight, or NULL */
+    proc_req *proc;      /* the command agent's process, or NULL */
+    const char *command; /* the host's command line (in the arena), or NULL */
     char finish[24];     /* the reply's finish reason this attempt, or "" */
     int retries;         /* the agent's transport retries this attempt, or -1 */
     int http_status;     /* the HTTP status an agent error reports, or 0 */

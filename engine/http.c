@@ -323,10 +323,18 @@ void http_perform(coax_http *h)
     }
 }
 
-void http_wait(coax_http *h, int ms)
+void http_wait(coax_http *h, const struct pollfd *fds, unsigned n, int ms)
 {
     if (!h || !h->multi) return;
-    curl_multi_poll(h->multi, NULL, 0, ms < 0 ? 0 : ms, NULL);
+    struct curl_waitfd extra[64];
+    if (n > sizeof extra / sizeof *extra) n = sizeof extra / sizeof *extra;
+    for (unsigned i = 0; i < n; i++) {
+        extra[i].fd = fds[i].fd;
+        extra[i].events = (short)((fds[i].events & POLLIN ? CURL_WAIT_POLLIN : 0) |
+                                  (fds[i].events & POLLOUT ? CURL_WAIT_POLLOUT : 0));
+        extra[i].revents = 0;
+    }
+    curl_multi_poll(h->multi, extra, n, ms < 0 ? 0 : ms, NULL);
 }
 
 /* ---- secrets ------------------------------------------------------------------ */

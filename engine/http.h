@@ -14,6 +14,8 @@
 
 #include "script.h"
 
+#include <poll.h>
+
 typedef struct coax_http coax_http;
 typedef struct http_req http_req;
 
@@ -28,8 +30,9 @@ void http_perform(coax_http *h);
 /* Whether any transfer is in flight. */
 bool http_active(const coax_http *h);
 
-/* Waits at most 'ms' for activity on curl's sockets or its timers. */
-void http_wait(coax_http *h, int ms);
+/* Waits at most 'ms' for activity on curl's sockets or its timers, or on
+** the 'n' extra descriptors 'fds' (the commands' pipes). */
+void http_wait(coax_http *h, const struct pollfd *fds, unsigned n, int ms);
 
 /* Whether the script waiting on 'r' can be resumed: lines or the end. */
 bool http_ready(const http_req *r);

@@ -157,6 +157,7 @@ static int l_run(lua_State *L)
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
         so.agent_json = agent_json(L, 3);
+        so.command = lcoax_opt_string(L, 3, "command");
     }
     engine_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->engine = NULL;
@@ -328,6 +329,7 @@ static int e_session(lua_State *L)
         source = lua_toboolean(L, -1);
         lua_pop(L, 2);
         so.agent_json = agent_json(L, 4);
+        so.command = lcoax_opt_string(L, 4, "command");
         lua_getfield(L, 4, "on_event");
         if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
         else lua_pop(L, 1);

@@ -11,6 +11,7 @@
 */
 #include "script.h"
 #include "http.h"
+#include "process.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -249,6 +250,8 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "host_request");
     lua_pushcfunction(L, l_check_reply);
     lua_setfield(L, -2, "check_reply");
+    proc_push_lua(L);
+    lua_setfield(L, -2, "command");
     int coax_idx = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);

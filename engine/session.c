@@ -87,6 +87,9 @@ void session_end(coax_session *s, coax_outcome outcome, const char *code, const 
     }
     s->sleeping = false;
     http_cancel(s->http);
+    proc_cancel(s->proc);
+    s->http = NULL;
+    s->proc = NULL;
 }
 
 /* A failed call into Lua ends the session: a limit, or a script error. */
@@ -97,7 +100,9 @@ static void script_failed(coax_session *s, int rc, const char *what)
     coax_buf msg;
     coax_buf_init(&msg, s->engine->alloc);
     coax_buf_puts(&msg, head);
-    coax_buf_puts(&msg, vm_message(&s->engine->vm));
+    /* A script error keeps its traceback (the recipe's author needs it); a
+    ** limit says which, and that is all. */
+    coax_buf_puts(&msg, rc == VM_LIMIT ? vm_error(&s->engine->vm) : vm_message(&s->engine->vm));
     coax_buf_putc(&msg, '\0');
     session_end(s, rc == VM_LIMIT ? COAX_LIMIT : COAX_SCRIPT_ERROR, rc == VM_LIMIT ? "limit" : "script_error",
                 msg.oom ? what : msg.data);
@@ -526,9 +531,9 @@ static void run_agent(coax_session *s, bool start)
     int rc = vm_resume(vm, s->co, nargs, &nres);
     vm->current = NULL;
     if (rc == VM_YIELD) {
-        if (!s->sleeping && !s->http && s->host != HOST_ASKED) { /* yielded for something the engine does not know */
+        if (!s->sleeping && !s->http && !s->proc && s->host != HOST_ASKED) { /* yielded for something unknown */
             session_end(s, COAX_SCRIPT_ERROR, "script_error",
-                        "the agent yielded outside coax.sleep, coax.http and coax.host_request");
+                        "the agent yielded outside coax.sleep, coax.http, coax.command and coax.host_request");
             return;
         }
         s->state = SS_WAIT;
@@ -544,6 +549,8 @@ static void run_agent(coax_session *s, bool start)
         return;
     }
     http_cancel(s->http); /* a request the agent returned without waiting for */
+    proc_cancel(s->proc);
+    s->proc = NULL;
     s->agent_ms += coax_now_ms() - s->t_call;
     if (rc != VM_OK) {
         record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", NULL, 0, NULL, false, NULL);
@@ -766,6 +773,7 @@ void session_step(coax_session *s)
         case SS_WAIT:
             if (s->sleeping && s->wake_at > coax_now_ms()) return;
             if (!s->sleeping && s->http && !http_ready(s->http)) return;
+            if (!s->sleeping && s->proc && !proc_ready(s->proc)) return;
             if (s->host == HOST_ASKED) return;
             run_agent(s, false);
             if (s->state == SS_WAIT) return;
@@ -784,6 +792,7 @@ double session_next_event(const coax_session *s)
     double t;
     if (s->sleeping) t = s->wake_at;
     else if (s->http && !http_ready(s->http)) t = HUGE_VAL; /* whenever curl says */
+    else if (s->proc && !proc_ready(s->proc)) t = proc_deadline(s->proc); /* or its output, its exit */
     else if (s->host == HOST_ASKED) t = HUGE_VAL;            /* whenever the host answers */
     else return 0;
     if (s->deadline_ms > 0 && s->t_start + s->deadline_ms < t) t = s->t_start + s->deadline_ms;
@@ -883,6 +892,7 @@ void coax_session_free(coax_session *s)
     coax_engine *e = s->engine;
     lua_State *L = e->vm.L;
     http_cancel(s->http);
+    proc_cancel(s->proc);
     if (s->S_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->S_ref);
     if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
     if (s->prev) s->prev->next = s->next;
@@ -1024,6 +1034,14 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
         coax_arena_free(a);
         lua_setfield(L, -2, "agent");
+    }
+    if (o && o->command) {
+        s->command = coax_arena_strdup(s->arena, o->command, strlen(o->command));
+        if (!s->command) {
+            lua_settop(L, recipe - 1);
+            session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+            return;
+        }
     }
     lua_pushvalue(L, recipe);
     lua_pushlstring(L, o && o->input ? o->input : "", o && o->input ? o->input_len : 0);

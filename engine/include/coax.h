@@ -684,6 +684,10 @@ typedef struct coax_session_options {
     void *event_ud;
     coax_submit_fn on_submit; /* NULL: none */
     void *submit_ud;
+    /* The command the "command" agent runs (`/bin/sh -c COMMAND`, the
+    ** prompt on stdin, the reply from stdout). Only the host can name it:
+    ** a recipe cannot. NULL: none (the command agent then fails). */
+    const char *command;
 } coax_session_options;
 
 /* Starts a session from a recipe file (a Lua file returning a table; a
