@@ -63,6 +63,25 @@ int cli_agent_opt(int argc, char **argv, int *i, cli_agent *a);
 ** members. Returns 0 or an exit status after a message. */
 int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_name, coax_buf *m);
 
+/* The agent chosen for a recipe by cli_agent_choose. */
+typedef struct cli_agent_choice {
+    bool demo;         /* the recipe's recorded transcript plays */
+    char notice[600];  /* which agent and why, for stderr; "" when named */
+} cli_agent_choice;
+
+/* The agent options of a session of RECIPE, as cli_agent_members appends
+** them, and when no agent is named on the command line (no --agent, no
+** --replay, 'default_name' NULL) the default agent as "fallback", which the
+** runtime uses only when the recipe names none either: the provider of the
+** first of OPENAI_API_KEY, ANTHROPIC_API_KEY and OLLAMA_HOST set (openai,
+** anthropic, ollama), else the demo: the replay agent with the recipe's
+** recorded transcript, RECIPE.replies.jsonl beside it (RECIPE without .lua).
+** The engine runs the recipe once to see whether it names an agent. Fills
+** 'c' with the line to print once the recipe is known good. No transcript:
+** exit 2 after a message. Returns 0 or an exit status after a message. */
+int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_name, coax_engine *e,
+                     const char *recipe, coax_buf *m, cli_agent_choice *c);
+
 /* --verbose: the engine logs each HTTP request and response to stderr. */
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
 

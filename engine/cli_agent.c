@@ -1,12 +1,14 @@
 /*
 ** cli_agent.c: the agent options `coax run` and `coax batch` share
 ** (--agent, --model, --base-url, --mode, --agent-options, --replay,
-** --verbose), turned into the session's agent options and the engine's log.
+** --verbose), turned into the session's agent options and the engine's log,
+** and the default agent when none is named.
 */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_agent_opt(int argc, char **argv, int *i, cli_agent *a)
 {
@@ -113,6 +115,107 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
     }
     coax_arena_free(ar);
     if (status == 0 && m->oom) status = cli_fail(cmd, COAX_ENOMEM, NULL);
+    return status;
+}
+
+/* The environment variables that choose a provider when no agent is named,
+** in the order they are checked (README, "The default agent"). */
+static const struct {
+    const char *var, *agent;
+} providers[] = {
+    {"OPENAI_API_KEY", "openai"},
+    {"ANTHROPIC_API_KEY", "anthropic"},
+    {"OLLAMA_HOST", "ollama"},
+};
+
+/* What the probe's fallback says: runtime.lua raises it only when neither
+** the recipe nor the host names an agent. */
+#define NAMES_NONE "coax: the recipe names no agent"
+
+/* 1 when RECIPE names no agent; 0 when it names one, or when that cannot be
+** told (an unreadable or invalid recipe, which the session itself reports).
+** runtime.lua picks the agent before it makes the prompt, so a prompt
+** function is not run. */
+static int names_none(coax_engine *e, const char *recipe)
+{
+    coax_session_options so = {0};
+    so.agent_json = "{\"fallback\":\"" NAMES_NONE "\"}";
+    coax_session *s;
+    coax_error err = {0};
+    if (coax_session_from_file(e, recipe, &so, &s, &err)) return 0;
+    int none = 0;
+    size_t len;
+    const char *rep = coax_session_outcome(s) == COAX_INVALID ? coax_session_report(s, &len) : NULL;
+    coax_arena *a = rep ? coax_arena_new(NULL) : NULL;
+    coax_value *r;
+    const coax_value *msg = NULL;
+    if (a && coax_parse(a, rep, len, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &msg);
+    if (msg && coax_value_type(msg) == COAX_STRING) none = !strcmp(coax_value_text(msg, NULL), NAMES_NONE);
+    coax_arena_free(a);
+    coax_session_free(s);
+    return none;
+}
+
+/* True when --agent-options names the agent itself ({"name": ...}). */
+static bool options_name_agent(const char *options)
+{
+    if (!options) return false;
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    bool named = a && coax_parse(a, options, strlen(options), NULL, &v, NULL) == COAX_OK &&
+                 (coax_object_get(v, "name", 4) || coax_object_get(v, "call", 4));
+    coax_arena_free(a);
+    return named;
+}
+
+int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_name, coax_engine *e,
+                     const char *recipe, coax_buf *m, cli_agent_choice *c)
+{
+    memset(c, 0, sizeof *c);
+    int status = cli_agent_members(cmd, a, default_name, m);
+    if (status || a->name || a->replay || default_name || options_name_agent(a->options) || !names_none(e, recipe))
+        return status;
+    const char *var = NULL, *agent = NULL;
+    for (size_t k = 0; k < sizeof providers / sizeof *providers && !agent; k++) {
+        const char *v = getenv(providers[k].var);
+        if (v && *v) var = providers[k].var, agent = providers[k].agent;
+    }
+    if (m->len) coax_buf_putc(m, ',');
+    if (agent) {
+        coax_buf_printf(m, "\"fallback\":{\"name\":\"%s\"}", agent);
+        snprintf(c->notice, sizeof c->notice, "no agent named; using %s, since %s is set (--agent chooses another)",
+                 agent, var);
+        return m->oom ? cli_fail(cmd, COAX_ENOMEM, NULL) : 0;
+    }
+    /* The demo: RECIPE.replies.jsonl beside the recipe. */
+    size_t n = strlen(recipe);
+    if (n > 4 && !strcmp(recipe + n - 4, ".lua")) n -= 4;
+    coax_buf path;
+    coax_buf_init(&path, NULL);
+    coax_buf_put(&path, recipe, n);
+    coax_buf_puts(&path, ".replies.jsonl");
+    coax_buf_putc(&path, '\0');
+    coax_arena *ar = coax_arena_new(NULL);
+    if (path.oom || !ar) {
+        status = cli_fail(cmd, COAX_ENOMEM, NULL);
+    } else if (access(path.data, F_OK) != 0) {
+        status = cli_usage(cmd,
+                           "%s names no agent and has no recorded transcript %s: pass --agent (openai, anthropic, "
+                           "ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST",
+                           recipe, path.data);
+    } else {
+        coax_buf_puts(m, "\"fallback\":{\"name\":\"replay\"");
+        status = put_replies(cmd, path.data, ar, m);
+        coax_buf_putc(m, '}');
+        c->demo = true;
+        snprintf(c->notice, sizeof c->notice,
+                 "no agent named; replaying the recorded transcript %s (set OPENAI_API_KEY, ANTHROPIC_API_KEY or "
+                 "OLLAMA_HOST, or pass --agent, to use a model)",
+                 path.data);
+        if (status == 0 && m->oom) status = cli_fail(cmd, COAX_ENOMEM, NULL);
+    }
+    coax_arena_free(ar);
+    coax_buf_free(&path);
     return status;
 }
 

@@ -725,18 +725,20 @@ int cli_batch(int argc, char **argv)
     coax_buf_init(&b.agent, NULL);
     coax_buf_init(&b.line, NULL);
     coax_buf_init(&b.text, NULL);
-    status = cli_agent_members("batch", &o.agent, o.replies_field ? "replay" : NULL, &b.agent);
-    if (status == 0) {
-        coax_engine_options eo = {0};
-        eo.script_dir = o.lua_path;
-        eo.limits = o.limits;
-        cli_agent_engine("batch", &o.agent, &eo);
-        coax_error err = {0};
-        coax_code rc = coax_engine_new(&eo, &b.engine, &err);
-        if (rc) status = cli_fail("batch", rc, &err);
-    }
+    coax_engine_options eo = {0};
+    eo.script_dir = o.lua_path;
+    eo.limits = o.limits;
+    cli_agent_engine("batch", &o.agent, &eo);
+    coax_error err = {0};
+    coax_code rc = coax_engine_new(&eo, &b.engine, &err);
+    if (rc) status = cli_fail("batch", rc, &err);
     if (status == 0) status = open_input(&b);
+    cli_agent_choice choice = {0};
+    if (status == 0)
+        status = cli_agent_choose("batch", &o.agent, o.replies_field ? "replay" : NULL, b.engine, o.recipe, &b.agent,
+                                  &choice);
     if (status == 0) status = check_recipe(&b);
+    if (status == 0 && choice.notice[0]) fprintf(stderr, "coax batch: %s\n", choice.notice);
     if (status == 0) status = open_output(&b);
     if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
     if (status == 0) {

@@ -30,6 +30,108 @@ static const char usage_text[] =
     "Exit: 0 ok, 1 exhausted, 2 invalid recipe or schema, 3 agent error, 4 limit,\n"
     "5 script error.\n";
 
+/* The demo's events: the reasons the report does not keep (a rejection's,
+** a parse failure's), one JSON object a line. */
+static void keep_reasons(void *ud, coax_session *s, const char *name, const char *data)
+{
+    (void)s;
+    if (strcmp(name, "rejection") && strcmp(name, "parse_error")) return;
+    coax_buf_puts(ud, data);
+    coax_buf_putc(ud, '\n');
+}
+
+/* The string member 'key' of 'v', or NULL. */
+static const char *text_of(const coax_value *v, const char *key)
+{
+    const coax_value *m = coax_object_get(v, key, strlen(key));
+    return m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : NULL;
+}
+
+/* The reason an event line of attempt n gave, or "". */
+static const char *reason_of(coax_arena *a, const coax_buf *events, int64_t n)
+{
+    for (size_t at = 0; at < events->len;) {
+        const char *nl = memchr(events->data + at, '\n', events->len - at);
+        size_t end = nl ? (size_t)(nl - events->data) : events->len;
+        coax_value *v;
+        if (coax_parse(a, events->data + at, end - at, NULL, &v, NULL) == COAX_OK) {
+            const coax_value *k = coax_object_get(v, "attempt", 7);
+            const char *r = text_of(v, "reason") ? text_of(v, "reason") : text_of(v, "error");
+            if (k && coax_value_double(k) == (double)n && r) return r;
+        }
+        at = end + 1;
+    }
+    return "";
+}
+
+/* The demo tells what became of each reply, one line an attempt: what was
+** repaired and coerced, what was wrong, and that it was fed back. */
+static void narrate(const char *rep, size_t len, const coax_buf *events)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *r;
+    const coax_value *attempts = NULL;
+    if (!a || coax_parse(a, rep, len, NULL, &r, NULL) || !(attempts = coax_object_get(r, "attempts", 8))) {
+        coax_arena_free(a);
+        return;
+    }
+    size_t n = coax_value_len(attempts);
+    coax_buf line;
+    coax_buf_init(&line, NULL);
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *at = coax_array_get(attempts, i);
+        const coax_value *log = coax_object_get(at, "log", 3), *errors = coax_object_get(at, "errors", 6);
+        const char *outcome = text_of(at, "outcome");
+        line.len = 0;
+        coax_buf_printf(&line, "coax run: attempt %zu: ", i + 1);
+        const char *sep = "repaired (";
+        for (size_t k = 0; k < coax_value_len(log); k++) { /* each kind once, in order */
+            const coax_value *e = coax_array_get(log, k);
+            const char *kind = text_of(e, "kind");
+            bool seen = text_of(e, "pointer") != NULL;
+            for (size_t j = 0; j < k && !seen; j++) {
+                const char *other = text_of(coax_array_get(log, j), "kind");
+                seen = other && kind && !strcmp(other, kind);
+            }
+            if (seen || !kind) continue;
+            coax_buf_printf(&line, "%s%s", sep, kind);
+            sep = ", ";
+        }
+        if (sep[0] == ',') coax_buf_puts(&line, "); ");
+        sep = "coerced (";
+        for (size_t k = 0; k < coax_value_len(log); k++) {
+            const coax_value *e = coax_array_get(log, k);
+            const char *kind = text_of(e, "kind"), *ptr = text_of(e, "pointer");
+            if (!kind || !ptr) continue;
+            coax_buf_printf(&line, "%s%s at %s", sep, kind, ptr[0] ? ptr : "(root)");
+            sep = ", ";
+        }
+        if (sep[0] == ',') coax_buf_puts(&line, "); ");
+        if (!outcome) outcome = "?";
+        if (!strcmp(outcome, "ok")) {
+            coax_buf_puts(&line, "valid, accepted");
+        } else if (!strcmp(outcome, "invalid") && coax_value_len(errors)) {
+            const coax_value *e = coax_array_get(errors, 0);
+            const char *where = text_of(e, "instanceLocation"), *what = text_of(e, "error");
+            size_t ne = coax_value_len(errors);
+            coax_buf_printf(&line, "%zu schema error%s, at %s: %s", ne, ne == 1 ? "" : "s",
+                            where && where[0] ? where : "(root)", what ? what : "");
+            if (ne > 1) coax_buf_printf(&line, " (and %zu more)", ne - 1);
+        } else if (!strcmp(outcome, "rejected")) {
+            coax_buf_printf(&line, "rejected by the recipe: %s", reason_of(a, events, (int64_t)(i + 1)));
+        } else if (!strcmp(outcome, "no_json")) {
+            coax_buf_printf(&line, "no JSON: %s", reason_of(a, events, (int64_t)(i + 1)));
+        } else {
+            coax_buf_puts(&line, outcome);
+        }
+        if (i + 1 < n) coax_buf_puts(&line, "; fed back, asking again");
+        coax_buf_putc(&line, '\n');
+        if (!line.oom) fwrite(line.data, 1, line.len, stderr);
+    }
+    coax_buf_free(&line);
+    coax_arena_free(a);
+}
+
 int cli_run(int argc, char **argv)
 {
     const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL, *lua_path = NULL;
@@ -71,10 +173,21 @@ int cli_run(int argc, char **argv)
         so.input = input;
         so.input_len = input_len;
     }
-    coax_buf members, agent_json;
+    coax_engine *engine = NULL;
+    coax_engine_options eo = {0};
+    eo.script_dir = lua_path;
+    cli_agent_engine("run", &agent, &eo);
+    coax_code rc = coax_engine_new(&eo, &engine, &err);
+    if (rc) {
+        free(input);
+        return cli_fail("run", rc, &err);
+    }
+    coax_buf members, agent_json, events;
     coax_buf_init(&members, NULL);
     coax_buf_init(&agent_json, NULL);
-    int status = cli_agent_members("run", &agent, NULL, &members);
+    coax_buf_init(&events, NULL);
+    cli_agent_choice choice;
+    int status = cli_agent_choose("run", &agent, NULL, engine, recipe, &members, &choice);
     if (status == 0 && members.len) {
         coax_buf_putc(&agent_json, '{');
         coax_buf_put(&agent_json, members.data, members.len);
@@ -84,18 +197,16 @@ int cli_run(int argc, char **argv)
         so.agent_json = agent_json.data;
     }
     coax_buf_free(&members);
-    coax_engine *engine = NULL;
-    if (status == 0) {
-        coax_engine_options eo = {0};
-        eo.script_dir = lua_path;
-        cli_agent_engine("run", &agent, &eo);
-        coax_code rc = coax_engine_new(&eo, &engine, &err);
-        if (rc) status = cli_fail("run", rc, &err);
+    if (choice.demo) {
+        so.on_event = keep_reasons;
+        so.event_ud = &events;
     }
     coax_session *s = NULL;
     if (status == 0) {
-        coax_code rc = coax_session_from_file(engine, recipe, &so, &s, &err);
+        rc = coax_session_from_file(engine, recipe, &so, &s, &err);
         if (rc) status = cli_fail("run", rc, &err);
+        else if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID)
+            fprintf(stderr, "coax run: %s\n", choice.notice);
     }
     if (status == 0) {
         coax_outcome outcome = coax_session_run(s);
@@ -108,6 +219,7 @@ int cli_run(int argc, char **argv)
                 if (f) fclose(f);
             }
         }
+        if (choice.demo && rep) narrate(rep, rlen, &events);
         size_t vlen;
         const char *value = coax_session_value(s, &vlen);
         if (value) {
@@ -128,6 +240,7 @@ int cli_run(int argc, char **argv)
     }
     coax_engine_free(engine);
     coax_buf_free(&agent_json);
+    coax_buf_free(&events);
     free(input);
     return status;
 }

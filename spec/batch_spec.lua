@@ -311,7 +311,8 @@ describe("coax batch", function()
 
     it("refuses an OUT that holds something else, and --resume to standard output", function()
       local out_path = H.tmpfile('{"id":1,"outcome":"ok"}\nhello\n')
-      local _, err, code = H.coax({ "batch", RECIPE, "--output", out_path, "--resume" }, "")
+      local _, err, code = H.coax({ "batch", RECIPE, "--output", out_path, "--replies-field", "replies",
+        "--resume" }, "")
       assert.are.equal(2, code)
       assert.are.equal("coax batch: --resume: " .. out_path .. " line 2 is not an output line of coax batch "
         .. '(a JSON object with an "id")\n', err)

@@ -31,7 +31,8 @@ local function slurp(path)
 end
 
 --- Runs `coax ARGS...` with optional stdin text and environment variables
--- (`env`: {NAME = "value"}, set for this command only).
+-- (`env`: {NAME = "value"}, set for this command only; OPENAI_API_KEY,
+-- ANTHROPIC_API_KEY and OLLAMA_HOST are unset unless given here).
 -- @treturn string stdout
 -- @treturn string stderr
 -- @treturn integer exit status
@@ -50,9 +51,11 @@ function H.coax(args, stdin, env)
   for _, a in ipairs(args) do parts[#parts + 1] = shell_quote(a) end
   local inpath = H.tmpfile(stdin or "")
   local out, err = os.tmpname(), os.tmpname()
-  -- The ASan runtime preloaded into busted's interpreter is not for children.
-  local cmd = "env -u LD_PRELOAD " .. table.concat(parts, " ") .. " <" .. shell_quote(inpath)
-    .. " >" .. shell_quote(out) .. " 2>" .. shell_quote(err)
+  -- The ASan runtime preloaded into busted's interpreter is not for children;
+  -- the variables that choose a provider when no agent is named are cleared
+  -- unless `env` sets them, so a developer's real keys never reach a spec.
+  local cmd = "env -u LD_PRELOAD -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u OLLAMA_HOST "
+    .. table.concat(parts, " ") .. " <" .. shell_quote(inpath) .. " >" .. shell_quote(out) .. " 2>" .. shell_quote(err)
   local ok, how, code = os.execute(cmd)
   os.remove(inpath)
   if how == "signal" then code = 128 + code end

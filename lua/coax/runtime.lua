@@ -8,14 +8,27 @@ local feedback = require "coax.feedback"
 
 local M = {}
 
+-- The agent's options: the recipe's, then the host's over them. The host's
+-- `fallback` is the agent when neither names one (no `name`, no `call`): a
+-- table of options merged under the rest, or a string, the message the
+-- session is invalid with (the CLI's default agent, README "The default
+-- agent"). With neither, the replay agent.
 local function agent_spec(recipe, host)
-  local spec = {}
+  local spec, fallback = {}, nil
   if type(recipe.agent) == "table" then
     for k, v in pairs(recipe.agent) do spec[k] = v end
   elseif type(recipe.agent) == "string" then
     spec.name = recipe.agent
   end
-  for k, v in pairs(host or {}) do spec[k] = v end -- the host's options win
+  for k, v in pairs(host or {}) do -- the host's options win
+    if k == "fallback" then fallback = v else spec[k] = v end
+  end
+  if spec.name == nil and spec.call == nil and fallback ~= nil then
+    if type(fallback) ~= "table" then error(tostring(fallback), 0) end
+    for k, v in pairs(fallback) do
+      if spec[k] == nil then spec[k] = v end
+    end
+  end
   spec.name = spec.name or "replay"
   return spec
 end

@@ -1,8 +1,11 @@
 -- Extracts an invoice from its text (an email, an OCR'd PDF). The schema is
 -- the one Pydantic emits for the model in schemas/invoice.schema.json.
 -- Business rule: the total must equal the items' sum, with tax.
---   coax run lua/recipes/invoice.lua --input lua/recipes/invoice.input.txt \
---     --replay lua/recipes/invoice.replies.jsonl
+--   coax run lua/recipes/invoice.lua --input lua/recipes/invoice.input.txt
+-- With no agent named (and no provider's key set) the recorded transcript
+-- invoice.replies.jsonl plays: a fenced reply with broken syntax and a
+-- wrong total (on_submit rejects it), then the total as a string "$231.00", then
+-- the invoice.
 return {
   name = "invoice",
   description = "An invoice: number, dates, vendor, billing address, line items, total.",
