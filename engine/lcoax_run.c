@@ -52,6 +52,7 @@ static void log_stderr(void *ud, const char *line)
 static void engine_options(lua_State *L, int t, coax_engine_options *eo)
 {
     eo->script_dir = lcoax_opt_string(L, t, "lua_path");
+    eo->limits = lcoax_limits(L, t); /* max_depth, max_input, max_string */
     eo->lua_memory = (size_t)opt_integer(L, t, "lua_memory");
     eo->lua_instructions = (uint32_t)opt_integer(L, t, "lua_instructions");
     eo->http_connect_timeout_ms = (long)opt_integer(L, t, "http_connect_timeout_ms");
@@ -133,7 +134,8 @@ static const char *agent_json(lua_State *L, int t)
 ** 'recipe' is a recipe file's path (or, with opts.source = true, its text).
 ** opts: agent (a name), replies (a list: the replay agent's replies),
 ** agent_options (a table merged into the agent's), max_attempts,
-** lua_path, lua_memory, lua_instructions, and for HTTP agents
+** lua_path, lua_memory, lua_instructions, the limits (max_depth, max_input,
+** max_string), command (what the command agent runs), and for HTTP agents
 ** http_connect_timeout_ms, http_timeout_ms, http_max_response, proxy,
 ** ca_file, verbose (log requests to stderr), secrets ({NAME = "value"}:
 ** what coax.secret finds instead of the environment). The result is the session report

@@ -81,7 +81,17 @@ void proc_cancel(proc_req *p)
 
 bool proc_ready(const proc_req *p) { return p->pid == 0 && p->out < 0 && p->err < 0; }
 
-double proc_deadline(const proc_req *p) { return p->deadline; }
+double proc_deadline(const proc_req *p)
+{
+    /* Its output has ended but it has not exited yet (or it closed its
+    ** output and goes on): nothing to wait on but the clock, so look again
+    ** soon rather than at the deadline. */
+    if (p->out < 0 && p->err < 0 && p->pid) {
+        double soon = coax_now_ms() + 2;
+        return soon < p->deadline ? soon : p->deadline;
+    }
+    return p->deadline;
+}
 
 /* Reads what 'fd' has into 'b', closing it at its end. Past 'keep' bytes
 ** the rest is dropped, or, when 'capped', reading stops: returns false. */

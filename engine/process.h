@@ -25,7 +25,8 @@ void proc_pump(proc_req *p);
 /* Whether the process has ended (or could not start, or was stopped). */
 bool proc_ready(const proc_req *p);
 
-/* When the process is stopped for its timeout (coax_now_ms time). */
+/* When the engine must look at the process again without news on its
+** descriptors: its timeout, or soon when only its exit is awaited. */
 double proc_deadline(const proc_req *p);
 
 /* Adds the descriptors to wait on to 'fds' (at most 'cap' in all, from
