@@ -51,6 +51,7 @@ typedef struct cli_agent {
     const char *name, *model, *base_url, *mode; /* --agent, --model, --base-url, --mode */
     const char *options;                        /* --agent-options '{...}' */
     const char *replay;                         /* --replay FILE */
+    const char *command;                        /* --command CMD: what the command agent runs */
     bool verbose;                               /* --verbose, -v */
 } cli_agent;
 

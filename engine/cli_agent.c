@@ -22,6 +22,7 @@ int cli_agent_opt(int argc, char **argv, int *i, cli_agent *a)
     } const opts[] = {
         {"agent", &a->name}, {"model", &a->model}, {"base-url", &a->base_url},
         {"mode", &a->mode},  {"agent-options", &a->options}, {"replay", &a->replay},
+        {"command", &a->command},
     };
     int r = 0;
     for (size_t k = 0; k < sizeof opts / sizeof *opts && r == 0; k++) r = cli_opt(argc, argv, i, opts[k].name, opts[k].value);
@@ -68,7 +69,7 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
     static const struct {
         const char *agent, *modes[4], *list;
     } agent_modes[] = {
-        {"openai", {"json_schema", "json_object", "prompt"}, "json_schema, json_object or prompt"},
+        {"openai", {"json_schema", "json_object", "prompt", "tools"}, "json_schema, json_object, prompt or tools"},
         {"anthropic", {"prompt"}, "prompt"},
         {"ollama", {"format", "json", "prompt"}, "format, json or prompt"},
     };
@@ -81,12 +82,12 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
             known |= has;
         }
         if (!a->name && !known)
-            return cli_usage(cmd, "--mode wants a mode of openai (json_schema, json_object, prompt), anthropic "
+            return cli_usage(cmd, "--mode wants a mode of openai (json_schema, json_object, prompt, tools), anthropic "
                                   "(prompt) or ollama (format, json, prompt), not '%s'", a->mode);
     }
     if (a->base_url && strncmp(a->base_url, "http://", 7) && strncmp(a->base_url, "https://", 8))
         return cli_usage(cmd, "--base-url wants an http:// or https:// URL, not '%s'", a->base_url);
-    const char *name = a->name ? a->name : a->replay ? "replay" : default_name;
+    const char *name = a->name ? a->name : a->replay ? "replay" : a->command ? "command" : default_name;
     const char *keys[] = {"name", "model", "base_url", "mode"}, *vals[] = {name, a->model, a->base_url, a->mode};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         if (!vals[k]) continue;
@@ -173,7 +174,8 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 {
     memset(c, 0, sizeof *c);
     int status = cli_agent_members(cmd, a, default_name, m);
-    if (status || a->name || a->replay || default_name || options_name_agent(a->options) || !names_none(e, recipe))
+    if (status || a->name || a->replay || a->command || default_name || options_name_agent(a->options) ||
+        !names_none(e, recipe))
         return status;
     const char *var = NULL, *agent = NULL;
     for (size_t k = 0; k < sizeof providers / sizeof *providers && !agent; k++) {

@@ -19,36 +19,42 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: coax batch RECIPE [--input IN.jsonl|-] [--output OUT.jsonl|-] [--concurrency N]\n"
-    "                  [--rpm N] [--resume] [--agent NAME] [--model M] [--base-url URL]\n"
-    "                  [--mode M] [--agent-options JSON] [--replay FILE] [--replies-field F]\n"
-    "                  [--id-field F] [--input-field F] [--max-attempts N]\n"
-    "                  [--max-agent-errors N] [--allow-failed] [--quiet] [--lua-path DIR]\n"
-    "Runs the recipe once for every input line {\"id\": ..., \"input\": \"...\"} and writes one line\n"
-    "{\"id\", \"outcome\", \"value\"?, \"error\"?, \"errors\"?, \"metrics\"} for each, as each ends.\n"
-    "  --input FILE         JSON lines to read (default and -: standard input, as they come)\n"
-    "  --output FILE        where output lines go (default and -: standard output)\n"
-    "  --concurrency N      extractions in flight at once (default 8)\n"
-    "  --rpm N              at most N model requests a minute, evenly spaced\n"
-    "  --resume             skip the ids already in OUT (a torn last line is cut away)\n"
-    "  --agent NAME         the agent instead of the recipe's (openai, anthropic, ollama,\n"
-    "                       replay); --model, --base-url and --mode (as in coax run) set\n"
-    "                       its options, --agent-options '{\"k\": v}' any others\n"
-    "  --verbose            log each HTTP request and response on stderr (keys redacted)\n"
-    "  --replay FILE        the replay agent, with these replies (one JSON string a line)\n"
-    "                       for every line\n"
-    "  --replies-field F    the replay agent, with each line's own replies (an array of\n"
-    "                       strings in field F)\n"
-    "  --id-field F, --input-field F   field names (default id, input)\n"
-    "  --max-agent-errors N stop when N lines in a row end in agent_error (default 10;\n"
-    "                       0: never); exit 3, and --resume continues later\n"
-    "  --allow-failed       exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
-    "  --quiet              no progress and no summary on stderr\n"
-    "  --max-attempts N, --max-input N, --lua-path DIR   as in coax run; a line longer\n"
-    "                       than --max-input is an invalid line\n"
-    "Example: coax batch invoice.lua --input in.jsonl --output out.jsonl --concurrency 16\n"
-    "Exit: 0 every line ok, 1 some failed (each has its line), 2 usage or an invalid\n"
-    "recipe or schema (before any call), 3 the agent failed for good, 4 out of memory.\n";
+    "usage: coax batch RECIPE [OPTIONS]\n"
+    "Runs the recipe once for every input line {\"id\": ..., \"input\": \"...\"}, many at once, and\n"
+    "writes one line {\"id\", \"outcome\", \"value\"?, \"error\"?, \"errors\"?, \"metrics\"} for each as\n"
+    "it ends. The agent is chosen as in coax run.\n"
+    "Options:\n"
+    "  --input FILE          JSON lines to read (default and -: standard input, as they come)\n"
+    "  --output FILE         where output lines go (default and -: standard output)\n"
+    "  --concurrency N       extractions in flight at once (default 8)\n"
+    "  --rpm N               at most N model requests a minute, evenly spaced\n"
+    "  --resume              skip the ids already in OUT (a torn last line is cut away)\n"
+    "  --agent NAME          openai (key from OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),\n"
+    "                        ollama (OLLAMA_HOST) or replay; wins over the recipe's agent\n"
+    "  --model M             the model (openai default: gpt-4o-mini)\n"
+    "  --base-url URL        the server (openai default: https://api.openai.com/v1)\n"
+    "  --mode M              openai: json_schema (default), json_object or prompt;\n"
+    "                        anthropic: prompt; ollama: format (default), json or prompt\n"
+    "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
+    "  --replay FILE         the replay agent, with these replies for every line\n"
+    "  --replies-field F     the replay agent, with each line's replies (strings in field F)\n"
+    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
+    "  --id-field F          the field of the id (default id)\n"
+    "  --input-field F       the field of the input (default input)\n"
+    "  --max-attempts N      attempts before a line gives up (default: the recipe's, else 3)\n"
+    "  --max-agent-errors N  stop after N agent_errors in a row (default 10; 0: never)\n"
+    "  --allow-failed        exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
+    "  --quiet, -q           no progress and no summary on stderr\n"
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of one input line (default 256M; longer: an invalid line)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
+    "  --help, -h            this help\n"
+    "Exit: 0 every line ok, 1 some failed (each has its line), 2 usage or an invalid recipe\n"
+    "or schema (before any call), 3 the agent failed for good, 4 out of memory.\n"
+    "Examples:\n"
+    "  coax batch lua/recipes/contact.lua --input in.jsonl --output out.jsonl\n"
+    "  coax batch invoice.lua --agent openai --concurrency 16 < in.jsonl > out.jsonl\n";
 
 #define DEFAULT_CONCURRENCY 8
 #define MAX_CONCURRENCY 100000
@@ -346,6 +352,7 @@ static coax_code new_session(batch *b, const char *input, size_t input_len, cons
     so.max_attempts = b->o->max_attempts;
     so.on_event = on_event;
     so.event_ud = b;
+    so.command = b->o->agent.command;
     coax_buf aj;
     coax_buf_init(&aj, NULL);
     if (b->agent.len || replies) {

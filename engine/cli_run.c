@@ -8,27 +8,32 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax run RECIPE [--input FILE|-] [--agent NAME] [--model M] [--base-url URL]\n"
-    "                [--mode M] [--agent-options JSON] [--replay FILE] [--verbose]\n"
-    "                [--max-attempts N] [--report FILE] [--lua-path DIR]\n"
-    "Runs one extraction: prompts the recipe's agent, recovers and validates each reply,\n"
-    "feeds errors back and asks again, within the attempt budget.\n"
+    "usage: coax run RECIPE [OPTIONS]\n"
+    "Runs one extraction: prompts the agent, recovers and validates each reply, feeds the\n"
+    "errors back and asks again, within the attempt budget. The value goes to stdout.\n"
+    "With no agent named here or in the recipe: the provider of the first of OPENAI_API_KEY,\n"
+    "ANTHROPIC_API_KEY and OLLAMA_HOST set, else the recipe's recorded transcript\n"
+    "(RECIPE.replies.jsonl beside it) replayed offline; stderr says which.\n"
+    "Options:\n"
     "  --input FILE          the input the prompt is made from (default: none; - is stdin)\n"
-    "  --agent NAME          the agent instead of the recipe's: openai (any Chat Completions\n"
-    "                        server; key from OPENAI_API_KEY), anthropic (key from\n"
-    "                        ANTHROPIC_API_KEY), ollama (server from OLLAMA_HOST) or replay\n"
+    "  --agent NAME          openai (key from OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),\n"
+    "                        ollama (OLLAMA_HOST) or replay; wins over the recipe's agent\n"
     "  --model M             the model (openai default: gpt-4o-mini)\n"
     "  --base-url URL        the server (openai default: https://api.openai.com/v1)\n"
     "  --mode M              openai: json_schema (default), json_object or prompt;\n"
     "                        anthropic: prompt; ollama: format (default), json or prompt\n"
     "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
-    "  --replay FILE         replies for the replay agent, one JSON string a line\n"
-    "  --verbose             log each HTTP request and response on stderr (keys redacted)\n"
+    "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
+    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
     "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
     "  --report FILE         write the session report (outcome, metrics, every attempt)\n"
-    "Example: coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n"
-    "Exit: 0 ok, 1 exhausted, 2 invalid recipe or schema, 3 agent error, 4 limit,\n"
-    "5 script error.\n";
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
+    "  --help, -h            this help\n"
+    "Exit: 0 ok, 1 exhausted, 2 usage or an invalid recipe or schema, 3 agent error,\n"
+    "4 a limit, 5 script error.\n"
+    "Examples:\n"
+    "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
+    "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
 
 /* The demo's events: the reasons the report does not keep (a rejection's,
 ** a parse failure's), one JSON object a line. */
@@ -195,6 +200,7 @@ int cli_run(int argc, char **argv)
         coax_buf_putc(&agent_json, '\0');
         if (agent_json.oom) status = cli_fail("run", COAX_ENOMEM, NULL);
         so.agent_json = agent_json.data;
+        so.command = agent.command;
     }
     coax_buf_free(&members);
     if (choice.demo) {

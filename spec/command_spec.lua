@@ -33,6 +33,7 @@ setup(function()
   os.remove(dir)
   assert(os.execute("mkdir -p " .. H.quote(dir)))
   write(dir .. "/recipe.lua", RECIPE)
+  write(dir .. "/plain.lua", (RECIPE:gsub('\n  agent = "command",', "")))
   write(dir .. "/json.lua", RECIPE:gsub('agent = "command"', 'agent = { name = "command", input = "json" }'))
   write(dir .. "/sneaky.lua", RECIPE:gsub('agent = "command"',
     'agent = { name = "command", command = "touch ' .. dir .. '/pwned" }'))
@@ -211,5 +212,39 @@ describe("only the host names the command", function()
     local r = run("echo '{\"age\": 1}'", "outside.lua")
     assert.are.equal("script_error", r.outcome)
     assert.truthy(r.error.message:find("coax.command: only an agent's call can run the command", 1, true))
+  end)
+end)
+
+describe("coax run / batch --command", function()
+  local ECHO = "cat >/dev/null; echo '{\"age\": 4}'"
+
+  it("run --command uses the command agent with that command (the recipe names no agent)", function()
+    local out, err, code = H.coax({ "run", dir .. "/plain.lua", "--command", ECHO })
+    assert.are.equal(0, code, err)
+    assert.are.equal('{"age":4}\n', out)
+  end)
+
+  it("batch --command runs it for every line", function()
+    local input = H.tmpfile('{"id":1,"input":"a"}\n{"id":2,"input":"b"}\n')
+    local out, err, code = H.coax({ "batch", dir .. "/plain.lua", "--input", input, "--command", ECHO, "--quiet" })
+    os.remove(input)
+    assert.are.equal(0, code, err)
+    local ids = {}
+    for line in out:gmatch("[^\n]+") do
+      local v = coax.json.decode(line)
+      assert.are.equal("ok", v.outcome)
+      assert.are.same({ age = 4 }, v.value)
+      ids[#ids + 1] = v.id
+    end
+    table.sort(ids)
+    assert.are.same({ 1, 2 }, ids)
+  end)
+
+  it("--command with an agent that is not the command agent is ignored by that agent", function()
+    local replies = H.tmpfile('"{\\"age\\": 9}"\n')
+    local out, err, code = H.coax({ "run", dir .. "/recipe.lua", "--replay", replies, "--command", "exit 1" })
+    os.remove(replies)
+    assert.are.equal(0, code, err)
+    assert.are.equal('{"age":9}\n', out)
   end)
 end)
