@@ -180,4 +180,55 @@ function M.continued(request, state)
   return prev.native, prev.submit_id, m[n + 2].content
 end
 
+local function add_usage(total, usage)
+  for _, k in ipairs({ "input_tokens", "output_tokens" }) do
+    if usage and usage[k] then total[k] = (total[k] or 0) + usage[k] end
+  end
+end
+
+--- One tools-mode attempt over a provider's wire: rounds of tool calls
+-- until a submit, a reply without tool calls, or the rounds run out.
+-- `wire` speaks the provider's format:
+--   exchange(native) -> reply {text?, tool_calls? {{id, name, args}},
+--     usage?, retries} | nil, error, meta: one request with these messages
+--   assistant(reply) -> the provider's message of the model's tool calls
+--   results({{id, content, is_error}}) -> the provider's messages answering them
+--   settle(reply) -> the reply as the session takes it (a reply without
+--     tool calls: refusals, missing text)
+-- @treturn[1] table the reply: {text, finish = "submit", usage, retries,
+--   tool_rounds} or the settled plain reply
+-- @treturn[2] nil, error, meta {retries, status?, limit?, tool_rounds?}
+function M.attempt(request, state, wire)
+  local run = M.new(request)
+  local prev, submit_id, fb = M.continued(request, state)
+  local native = { table.unpack(prev or request.messages) }
+  if prev then -- the submitted value's feedback answers the submit call
+    for _, m in ipairs(wire.results({ { id = submit_id, content = fb, is_error = true } })) do
+      native[#native + 1] = m
+    end
+  end
+  local usage, retries = {}, 0
+  local function rounds() return #run.rounds > 0 and json.array(run.rounds) or nil end
+  for _ = 1, run.max_rounds do
+    local reply, err, meta = wire.exchange(native)
+    if not reply then
+      meta = meta or {}
+      meta.retries, meta.tool_rounds = retries + (meta.retries or 0), rounds()
+      return nil, err, meta
+    end
+    add_usage(usage, reply.usage)
+    retries = retries + (reply.retries or 0)
+    reply.usage, reply.retries, reply.tool_rounds = usage, retries, rounds()
+    if not reply.tool_calls or #reply.tool_calls == 0 then return wire.settle(reply) end
+    native[#native + 1] = wire.assistant(reply)
+    local results, submitted = run:round(reply.tool_calls)
+    for _, m in ipairs(wire.results(results)) do native[#native + 1] = m end
+    if submitted then
+      run:remember(state, native, submitted.id)
+      return { text = submitted.text, finish = "submit", usage = usage, retries = retries, tool_rounds = rounds() }
+    end
+  end
+  return run:out_of_rounds({ retries = retries })
+end
+
 return M

@@ -336,54 +336,13 @@ local function assistant_message(reply)
     ASSISTANT_ORDER)
 end
 
-local function tool_message(id, content)
-  return json.object({ role = "tool", tool_call_id = id, content = content }, { "role", "tool_call_id", "content" })
-end
-
--- Usage and transport retries summed over a tools-mode attempt's requests.
-local function add_usage(total, usage)
-  for _, k in ipairs({ "input_tokens", "output_tokens" }) do
-    if usage and usage[k] then total[k] = (total[k] or 0) + usage[k] end
+local function tool_messages(results)
+  local out = {}
+  for i, r in ipairs(results) do
+    out[i] = json.object({ role = "tool", tool_call_id = r.id, content = r.content },
+      { "role", "tool_call_id", "content" })
   end
-end
-
--- Tools mode: rounds of tool calls until a submit, a plain reply, or the
--- rounds run out.
-local function call_tools(request, state)
-  local o = request.options
-  local run = tools.new(request)
-  local native, submit_id, fb = tools.continued(request, state)
-  if native then
-    native = { table.unpack(native) }
-    native[#native + 1] = tool_message(submit_id, fb) -- the submitted value's feedback
-  else
-    native = { table.unpack(request.messages) }
-  end
-  local usage, retries = {}, 0
-  local function finish(reply)
-    reply.usage, reply.retries = usage, retries
-    if #run.rounds > 0 then reply.tool_rounds = json.array(run.rounds) end
-    return reply
-  end
-  for _ = 1, run.max_rounds do
-    local reply, err, meta = exchange(o, M.body(request, native))
-    if not reply then
-      meta.retries = retries + (meta.retries or 0)
-      if #run.rounds > 0 then meta.tool_rounds = json.array(run.rounds) end
-      return nil, err, meta
-    end
-    add_usage(usage, reply.usage)
-    retries = retries + reply.retries
-    if not reply.tool_calls or #reply.tool_calls == 0 then return settle(finish(reply), o) end
-    native[#native + 1] = assistant_message(reply)
-    local results, submitted = run:round(reply.tool_calls)
-    for _, r in ipairs(results) do native[#native + 1] = tool_message(r.id, r.content) end
-    if submitted then
-      run:remember(state, native, submitted.id)
-      return finish({ text = submitted.text, finish = "submit" })
-    end
-  end
-  return run:out_of_rounds({ retries = retries })
+  return out
 end
 
 --- Sends the conversation and returns the model's reply.
@@ -396,7 +355,13 @@ end
 -- @treturn[2] table {status?, retries, limit?, tool_rounds?}
 function M.call(request, state)
   local o = request.options
-  if o.mode == "tools" then return call_tools(request, state) end
+  if o.mode == "tools" then
+    return tools.attempt(request, state, {
+      exchange = function(native) return exchange(o, M.body(request, native)) end,
+      assistant = assistant_message, results = tool_messages,
+      settle = function(reply) return settle(reply, o) end,
+    })
+  end
   local reply, err, meta = exchange(o, M.body(request))
   if not reply then return nil, err, meta end
   return settle(reply, o)
