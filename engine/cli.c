@@ -22,30 +22,61 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: coax COMMAND [OPTIONS] [FILE|-]\n\ncommands:\n");
+    fprintf(f, "usage: coax COMMAND [OPTIONS] [FILE|-]\n"
+               "coax gets JSON that conforms to a JSON Schema out of language-model replies.\n"
+               "\nCommands:\n");
     for (size_t i = 0; commands[i].name; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'coax COMMAND --help' describes a command. Exit status: 0 success, 1 the\n"
-               "answer is no, 2 usage, 3 agent error, 4 a limit, 5 script error.\n");
+    fprintf(f, "\nOptions:\n"
+               "  --help, -h   this help; 'coax COMMAND --help' (or 'coax help COMMAND')\n"
+               "               lists a command's options\n"
+               "  --version    the version\n"
+               "Exit: 0 success, 1 the answer is no, 2 usage, 3 agent error, 4 a limit,\n"
+               "5 script error.\n"
+               "Examples:\n"
+               "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
+               "  echo \"Sure! {name: 'Ada', tags: ['x',],}\" | coax repair\n"
+               "  coax validate schemas/contact.schema.json card.json\n");
+}
+
+static int command(const char *name)
+{
+    for (int i = 0; commands[i].name; i++)
+        if (!strcmp(name, commands[i].name)) return i;
+    return -1;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        fprintf(stderr, "coax: a COMMAND is required:");
+        for (size_t i = 0; commands[i].name; i++) fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+        fprintf(stderr, " (try coax --help)\n");
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    const char *a = argv[1];
+    if (!strcmp(a, "help") && argc > 2) {
+        int k = command(argv[2]);
+        if (k < 0) {
+            fprintf(stderr, "coax: unknown command '%s' (try coax --help)\n", argv[2]);
+            return 2;
+        }
+        char *help[] = {argv[2], "--help", NULL};
+        return commands[k].run(2, help);
+    }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help")) {
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "--version")) {
+    if (!strcmp(a, "--version")) {
         printf("coax %s\n", COAX_VERSION);
         return 0;
     }
-    for (size_t i = 0; commands[i].name; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "coax: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    int k = command(a);
+    if (k >= 0) return commands[k].run(argc - 1, argv + 1);
+    if (a[0] == '-')
+        fprintf(stderr, "coax: unknown option '%s' (try coax --help)\n", a);
+    else
+        fprintf(stderr, "coax: unknown command '%s' (try coax --help)\n", a);
     return 2;
 }

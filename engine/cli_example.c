@@ -7,20 +7,23 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax example [--pretty] [--minimal] [--depth N] [--steps N] [--draft D]\n"
-    "                    [--remote-dir DIR --remote-base URL] [--max-depth N]\n"
-    "                    [--max-input N] [--max-string N] [SCHEMA|-]\n"
-    "Prints an instance that validates against the JSON Schema (compact, or --pretty),\n"
-    "built from its examples, defaults, const, enum, formats, bounds, lengths, patterns,\n"
-    "required properties, references and combinators, and checked by the validator.\n"
-    "  --minimal       required properties only, minItems items\n"
-    "  --depth N       nesting of the instance (default 32, at most 256)\n"
-    "  --steps N       subschemas visited before giving up (default 20000)\n"
-    "  --draft D       2020-12 (default), 2019-09, 7, 6 or 4, for schemas without $schema\n"
-    "  --remote-dir DIR --remote-base URL\n"
-    "                  resolve references under URL from files in DIR (no network)\n"
-    "Exit: 0 an instance, 1 no valid instance found (why on stderr), 2 usage or\n"
-    "invalid schema, 4 a limit.\n"
+    "usage: coax example [OPTIONS] [SCHEMA|-]\n"
+    "Prints an instance that validates against the JSON Schema, built from its examples,\n"
+    "defaults, const, enum, formats, bounds, patterns, references and combinators, and\n"
+    "checked by the validator.\n"
+    "Options:\n"
+    "  --pretty              print the instance indented (default: compact)\n"
+    "  --minimal             required properties only, minItems items\n"
+    "  --depth N             nesting of the instance (default 32, at most 256)\n"
+    "  --steps N             subschemas visited before giving up (default 20000)\n"
+    "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
+    "  --remote-dir DIR      with --remote-base URL: references under URL are read from files\n"
+    "  --remote-base URL     in DIR (coax never touches the network)\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of input (default 256M; k, M and G suffixes)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
+    "  --help, -h            this help\n"
+    "Exit: 0 an instance, 1 none found (why on stderr), 2 usage or invalid schema, 4 a limit.\n"
     "Example: coax example --pretty schemas/contact.schema.json\n";
 
 /* Reads and compiles the schema; returns the exit status (0 on success). */

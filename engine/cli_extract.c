@@ -8,15 +8,20 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax extract --schema SCHEMA [--strict] [--output basic] [--log] [--jsonl]\n"
-    "                    [--draft 2020-12|2019-09|7|6|4] [--max-depth N] [--max-input N]\n"
-    "                    [--max-string N] [FILE|-]\n"
+    "usage: coax extract --schema SCHEMA [OPTIONS] [FILE|-]\n"
     "Prints the value recovered from a raw model reply that validates against SCHEMA,\n"
-    "coercing what is right in substance and wrong in form (not with --strict).\n"
-    "  --output basic  on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
-    "  --log           the repair and coercion log on stderr, one JSON object a line\n"
-    "  --jsonl         each input line is a JSON string holding one reply; each output\n"
-    "                  line is {\"value\": V} or {\"valid\": false, \"errors\": [...]}\n"
+    "coercing what is right in substance and wrong in form.\n"
+    "Options:\n"
+    "  --schema SCHEMA       the JSON Schema (required)\n"
+    "  --strict              no coercion: the value as the reply has it\n"
+    "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
+    "  --output basic        on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
+    "  --log                 the repair and coercion log on stderr, one JSON object a line\n"
+    "  --jsonl               a JSON string (one reply) a line in; {\"value\"} or the errors out\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of input (default 256M; k, M and G suffixes)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
+    "  --help, -h            this help\n"
     "Exit: 0 extracted, 1 no valid value (or no JSON), 2 usage or invalid schema, 4 a limit.\n"
     "Example: coax extract --schema schemas/invoice.schema.json --log reply.txt\n";
 

@@ -7,12 +7,18 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax repair [--log] [--pretty] [--jsonl] [--max-depth N] [--max-input N]\n"
-    "                   [--max-string N] [FILE|-]\n"
-    "Prints the JSON value recovered from a raw model reply (compact, or --pretty).\n"
-    "  --log    the repair log on stderr, one JSON object a line\n"
-    "  --jsonl  each input line is a JSON string holding one reply; each output\n"
-    "           line is {\"value\": V, \"repairs\": N} or {\"error\": \"reason\"}\n"
+    "usage: coax repair [OPTIONS] [FILE|-]\n"
+    "Prints the JSON value recovered from a raw model reply (FILE, or standard input):\n"
+    "fences, prose and broken syntax are dealt with; valid JSON comes back as it is.\n"
+    "Options:\n"
+    "  --pretty              print the value indented (default: compact)\n"
+    "  --log                 the repair log on stderr, one JSON object a line\n"
+    "  --jsonl               a JSON string (one reply) a line in; {\"value\", \"repairs\"} or\n"
+    "                        {\"error\"} a line out\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of input (default 256M; k, M and G suffixes)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
+    "  --help, -h            this help\n"
     "Exit: 0 recovered, 1 no JSON recoverable, 2 usage, 4 a limit.\n"
     "Example: echo \"Sure! {name: 'Ada', tags: ['x',],}\" | coax repair --log\n";
 

@@ -4,6 +4,7 @@
 */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +18,12 @@ static const char usage_text[] =
     "Options:\n"
     "  --input FILE          the input the prompt is made from (default: none; - is stdin)\n"
     "  --agent NAME          openai (key from OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),\n"
-    "                        ollama (OLLAMA_HOST) or replay; wins over the recipe's agent\n"
+    "                        ollama (OLLAMA_HOST), replay or command; wins over the recipe's\n"
+    "  --command CMD         the command agent: CMD (sh -c) gets the conversation on stdin\n"
+    "                        and prints the reply, once an attempt\n"
     "  --model M             the model (openai default: gpt-4o-mini)\n"
     "  --base-url URL        the server (openai default: https://api.openai.com/v1)\n"
-    "  --mode M              openai: json_schema (default), json_object or prompt;\n"
+    "  --mode M              openai: json_schema (default), json_object, prompt or tools;\n"
     "                        anthropic: prompt; ollama: format (default), json or prompt\n"
     "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
@@ -166,7 +169,8 @@ int cli_run(int argc, char **argv)
     if (attempts) {
         char *end;
         long n = strtol(attempts, &end, 10);
-        if (*end || n < 1 || n > 1000000) return cli_usage("run", "--max-attempts wants a positive integer");
+        if (end == attempts || *end || n < 1 || n > 1000000)
+            return cli_usage("run", "--max-attempts wants an integer from 1 to 1000000, not '%s'", attempts);
         so.max_attempts = (int)n;
     }
     char *input = NULL;
@@ -211,19 +215,20 @@ int cli_run(int argc, char **argv)
     if (status == 0) {
         rc = coax_session_from_file(engine, recipe, &so, &s, &err);
         if (rc) status = cli_fail("run", rc, &err);
-        else if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID)
-            fprintf(stderr, "coax run: %s\n", choice.notice);
     }
+    /* Opened before any model call, so a path that cannot be written costs none. */
+    FILE *rf = NULL;
+    if (status == 0 && report && !(rf = fopen(report, "wb")))
+        status = cli_usage("run", "cannot write the report to %s: %s", report, strerror(errno));
     if (status == 0) {
+        if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
         coax_outcome outcome = coax_session_run(s);
         size_t rlen;
         const char *rep = coax_session_report(s, &rlen);
-        if (report && rep) {
-            FILE *f = fopen(report, "wb");
-            if (!f || fwrite(rep, 1, rlen, f) != rlen || fputc('\n', f) == EOF || fclose(f)) {
-                fprintf(stderr, "coax run: cannot write the report to %s\n", report);
-                if (f) fclose(f);
-            }
+        if (rf) {
+            bool ok = rep && fwrite(rep, 1, rlen, rf) == rlen && fputc('\n', rf) != EOF;
+            if (fclose(rf) || !ok) fprintf(stderr, "coax run: cannot write the report to %s\n", report);
+            rf = NULL;
         }
         if (choice.demo && rep) narrate(rep, rlen, &events);
         size_t vlen;
@@ -244,6 +249,7 @@ int cli_run(int argc, char **argv)
         }
         status = coax_outcome_exit_status(outcome);
     }
+    if (rf) fclose(rf);
     coax_engine_free(engine);
     coax_buf_free(&agent_json);
     coax_buf_free(&events);

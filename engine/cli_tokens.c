@@ -7,14 +7,18 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: coax tokens [--encoding o200k|cl100k|llama3|claude|chars4] [--jsonl | --chat]\n"
-    "                   [--max-input N] [FILE|-]\n"
-    "Prints the estimated number of tokens of the input (default encoding o200k).\n"
-    "  --jsonl  each input line is a JSON string; each output line the estimate for\n"
-    "           that string, a bare integer (null, and exit 1, for a line that is not\n"
-    "           a JSON string)\n"
-    "  --chat   the input is a JSON array of messages {\"role\", \"content\"[, \"name\"]};\n"
-    "           prints the prompt tokens of the request, framing included\n"
+    "usage: coax tokens [OPTIONS] [FILE|-]\n"
+    "Prints the estimated number of tokens of the input.\n"
+    "Options:\n"
+    "  --encoding E          o200k (default), cl100k, llama3, claude or chars4\n"
+    "  --jsonl               a JSON string a line in; its estimate a line out (null, and exit\n"
+    "                        1, for a line that is not a JSON string)\n"
+    "  --chat                the input is a JSON array of chat messages {\"role\", \"content\"};\n"
+    "                        prints the prompt tokens of the request, framing included\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of input (default 256M; k, M and G suffixes)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
+    "  --help, -h            this help\n"
     "Exit: 0 done, 1 a --jsonl line was not a JSON string, 2 usage, 4 a limit.\n"
     "Example: coax tokens --encoding cl100k README.md\n";
 
