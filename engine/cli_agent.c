@@ -67,23 +67,23 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
     ** modes; no --agent (the recipe's agent): a mode of any of them; another
     ** agent (replay, a module of --lua-path): the agent decides. */
     static const struct {
-        const char *agent, *modes[4], *list;
+        const char *agent, *modes[5], *list;
     } agent_modes[] = {
         {"openai", {"json_schema", "json_object", "prompt", "tools"}, "json_schema, json_object, prompt or tools"},
-        {"anthropic", {"prompt"}, "prompt"},
+        {"anthropic", {"prompt", "tools"}, "prompt or tools"},
         {"ollama", {"format", "json", "prompt"}, "format, json or prompt"},
     };
     if (a->mode) {
         bool known = false;
         for (size_t g = 0; g < sizeof agent_modes / sizeof *agent_modes; g++) {
             bool is = a->name && !strcmp(a->name, agent_modes[g].agent), has = false;
-            for (size_t k = 0; k < 4 && agent_modes[g].modes[k]; k++) has |= !strcmp(a->mode, agent_modes[g].modes[k]);
+            for (size_t k = 0; k < 5 && agent_modes[g].modes[k]; k++) has |= !strcmp(a->mode, agent_modes[g].modes[k]);
             if (is && !has) return cli_usage(cmd, "--mode wants %s, not '%s'", agent_modes[g].list, a->mode);
             known |= has;
         }
         if (!a->name && !known)
             return cli_usage(cmd, "--mode wants a mode of openai (json_schema, json_object, prompt, tools), anthropic "
-                                  "(prompt) or ollama (format, json, prompt), not '%s'", a->mode);
+                                  "(prompt, tools) or ollama (format, json, prompt), not '%s'", a->mode);
     }
     if (a->base_url && strncmp(a->base_url, "http://", 7) && strncmp(a->base_url, "https://", 8))
         return cli_usage(cmd, "--base-url wants an http:// or https:// URL, not '%s'", a->base_url);

@@ -201,7 +201,7 @@ describe("the anthropic agent against a mock server", function()
       local r, log = run({ { reply = GOOD } }, { mode = "json_schema" })
       assert.are.equal("script_error", r.outcome)
       assert.are.equal(0, #log)
-      assert.are.equal("agent: anthropic agent: unknown mode 'json_schema' (prompt)",
+      assert.are.equal("agent: anthropic agent: unknown mode 'json_schema' (prompt, tools)",
         r.error.message:match("^[^\n]*"))
     end)
 
@@ -617,7 +617,7 @@ describe("coax run --agent anthropic", function()
     local out, err, code = H.coax(args(sc, "--mode", "json_schema"), nil, { ANTHROPIC_API_KEY = KEY })
     assert.are.equal(2, code)
     assert.are.equal("", out)
-    assert.are.equal("coax run: --mode wants prompt, not 'json_schema'\n", err)
+    assert.are.equal("coax run: --mode wants prompt or tools, not 'json_schema'\n", err)
     assert.are.equal(0, #sc:log())
   end)
 

@@ -42,12 +42,12 @@ teardown(function()
 end)
 
 -- One extraction in tools mode against a new scenario of `steps`.
-local function run(steps, agent_options, recipe)
+local function run(steps, agent_options, recipe, agent)
   local sc = server:scenario(steps)
   local ao = { base_url = sc.base_url, model = "m1", mode = "tools", retry_base_ms = 5, timeout_ms = 2000 }
   for k, v in pairs(agent_options or {}) do ao[k] = v end
   local report = coax.run(dir .. "/" .. (recipe or "recipe.lua"), INPUT,
-    { agent = "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY } })
+    { agent = agent or "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY } })
   return report, sc:log()
 end
 
@@ -277,5 +277,79 @@ describe("tools mode (openai)", function()
     local r = run({}, { max_tool_rounds = 0 })
     assert.are.equal("script_error", r.outcome)
     assert.truthy(r.error.message:find("max_tool_rounds must be a positive integer", 1, true))
+  end)
+end)
+
+describe("tools mode (anthropic)", function()
+  local function run_a(steps, agent_options, recipe) return run(steps, agent_options, recipe, "anthropic") end
+
+  -- The model's turn as the agent sends it back: its content blocks.
+  local function tool_use(id, name, input)
+    return { role = "assistant", content = { { type = "tool_use", id = id, name = name, input = input } } }
+  end
+  local function results(...)
+    return { role = "user", content = { ... } }
+  end
+  local function result(id, content, is_error)
+    return { type = "tool_result", tool_use_id = id, content = content, is_error = is_error }
+  end
+
+  it("sends the three tools with input_schema and tool_choice any", function()
+    local r, log = run_a({ { tool_calls = { call("submit", GOOD_ARGS, "t1") } } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+    local body = log[1].json
+    assert.are.equal("/s/" .. log[1].path:match("^/s/([^/]+)") .. "/v1/messages", log[1].path)
+    assert.are.same({ type = "any" }, body.tool_choice)
+    assert.are.same({ "validate_json", "json_example", "submit" },
+      { body.tools[1].name, body.tools[2].name, body.tools[3].name })
+    assert.are.same({ type = "object", properties = { json = { description =
+      "The JSON value to check (the value itself, not text)." } }, required = { "json" } }, body.tools[1].input_schema)
+    assert.are.same({ { role = "user", content = FIRST } }, body.messages)
+  end)
+
+  it("answers each round with tool_result blocks; errors marked is_error", function()
+    local r, log = run_a({
+      { tool_calls = { call("validate_json", BAD_ARGS, "t1") } },
+      { tool_calls = { call("json_example", "{}", "t2") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "t3") } },
+    })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(3, #log)
+    local bad = coax.json.decode(BAD_ARGS)
+    assert.are.same({ { role = "user", content = FIRST }, tool_use("t1", "validate_json", bad),
+      results(result("t1", age_feedback(1), true)) }, log[2].json.messages)
+    local example = coax.json.encode(coax.example(SCHEMA), { pretty = true })
+    assert.are.same(results(result("t2", example)), log[3].json.messages[5])
+    assert.are.same({ input_tokens = 33, output_tokens = 21 }, r.attempts[1].usage)
+    assert.are.equal(3, #r.attempts[1].tool_rounds)
+  end)
+
+  it("a failed submit's feedback goes back as the submit's tool_result with is_error", function()
+    local r, log = run_a({
+      { tool_calls = { call("submit", BAD_ARGS, "t1") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "t2") } },
+    })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(2, #r.attempts)
+    assert.are.same({ { role = "user", content = FIRST }, tool_use("t1", "submit", coax.json.decode(BAD_ARGS)),
+      results(result("t1", age_feedback(1), true)) }, log[2].json.messages)
+  end)
+
+  it("streams tool_use input in fragments", function()
+    local r, log = run_a({
+      { stream = {}, tool_calls = { call("validate_json", BAD_ARGS, "t1") } },
+      { stream = {}, tool_calls = { call("submit", GOOD_ARGS, "t2") } },
+    }, { stream = true })
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(results(result("t1", age_feedback(1), true)), log[2].json.messages[3])
+  end)
+
+  it("stops at max_tool_rounds with outcome limit", function()
+    local v = call("json_example", "{}", "t1")
+    local r = run_a({ { tool_calls = { v } }, { tool_calls = { v } } }, { max_tool_rounds = 1 })
+    assert.are.equal("limit", r.outcome)
+    assert.are.equal("tool_rounds", r.error.code)
+    assert.are.equal("tools mode: 1 tool round without a submit (max_tool_rounds)", r.error.message)
   end)
 end)

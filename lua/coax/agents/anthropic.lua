@@ -6,8 +6,12 @@
 --   model          the model (default "claude-sonnet-4-5", the alias of the
 --                  current Claude Sonnet 4.5 snapshot)
 --   base_url       default "https://api.anthropic.com/v1"
---   mode           "prompt" (default, and the only one so far): the schema
---                  in the prompt, the reply is text
+--   mode           "prompt" (default): the schema in the prompt, the reply
+--                  is text; "tools": the three-tool mode (coax.tools): the
+--                  model calls validate_json, json_example and submit
+--                  (tool_choice "any"); max_tool_rounds bounds the rounds
+--                  (default 8); the feedback on a submitted value goes back
+--                  as the submit call's tool_result with is_error: true
 --   max_tokens     the reply's cap, which the API requires (default 4096)
 --   api_key_env    the environment variable holding the key, sent as
 --                  `x-api-key` (default ANTHROPIC_API_KEY; the name must end
@@ -41,6 +45,7 @@
 -- @module coax.agents.anthropic
 local coax = require "coax"
 local transport = require "coax.transport"
+local tools = require "coax.tools"
 
 local json = coax.json
 local concat = table.concat
@@ -56,9 +61,24 @@ M.DEFAULT_MODE = "prompt"
 --- The modes: each says whether the schema travels in the request, and
 -- `fields(request)` gives the body's extra fields (tools, tool_choice, ...)
 -- or nil.
+-- The three tools as Anthropic tools.
+local function tool_definitions()
+  local list = {}
+  for i, t in ipairs(tools.TOOLS) do
+    list[i] = json.object({ name = t.name, description = t.description, input_schema = t.parameters },
+      { "name", "description", "input_schema" })
+  end
+  return json.array(list)
+end
+
 M.MODES = {
   prompt = { schema_in_request = false, fields = function() return nil end },
+  tools = {
+    schema_in_request = false,
+    fields = function() return { tools = tool_definitions(), tool_choice = json.object({ type = "any" }) } end,
+  },
 }
+M.TOOLS = true -- speaks the three-tool mode
 
 local function mode_of(o)
   local mode = o.mode or M.DEFAULT_MODE
@@ -159,9 +179,12 @@ end
 
 --- The request body, as JSON text.
 -- @tparam table request {messages, schema, options}
+-- @tparam[opt] table messages the messages to send instead of
+--   request.messages (tools mode's own conversation)
 -- @treturn string
-function M.body(request)
+function M.body(request, messages)
   local mode = mode_of(request.options)
+  if messages then request = { messages = messages, schema = request.schema, options = request.options } end
   return json.encode(M.body_table(request, M.MODES[mode].fields(request)))
 end
 
@@ -219,7 +242,14 @@ local function reply_of(blocks, stop_reason, usage)
     if type(b) == "table" and b.type == "text" and str(b.text) then parts[#parts + 1] = b.text end
   end
   local text = concat(parts)
-  local r = { text = text, content = blocks, stop_reason = stop_reason, usage = usage }
+  local calls
+  for _, b in ipairs(blocks) do
+    if type(b) == "table" and b.type == "tool_use" then
+      calls = calls or {}
+      calls[#calls + 1] = { id = str(b.id) or "", name = str(b.name) or "", args = b.input }
+    end
+  end
+  local r = { text = text, content = blocks, stop_reason = stop_reason, usage = usage, tool_calls = calls }
   r.finish = stop_reason and (FINISH[stop_reason] or stop_reason) or nil
   if stop_reason == "refusal" then
     r.refusal = text ~= "" and text or "(no text; stop_reason refusal)"
@@ -317,18 +347,10 @@ local function stream_reader()
   return feed, result
 end
 
---- Sends the conversation and returns the model's reply.
--- @tparam table request {messages, schema, options}
--- @treturn[1] table {text, content, finish, usage, retries} or {refusal, ...}
--- @treturn[2] nil
--- @treturn[2] string the error, with the HTTP status and the provider's message
--- @treturn[2] table {status?, retries}
-function M.call(request)
-  local o = request.options
+-- One request and its reply, or nil, the error and {status, retries}.
+local function exchange(o, body)
   local feed, result -- the stream's reader, made anew for each try
-  local req = {
-    method = "POST", url = url_of(o), headers = headers_of(o), body = M.body(request), timeout_ms = o.timeout_ms,
-  }
+  local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
   if o.stream then
     req.on_line = function(line)
       if not feed then feed, result = stream_reader() end
@@ -352,13 +374,56 @@ function M.call(request)
       reply, err = M.parse_message(resp.body)
     end
   end
-  local meta = { status = resp.status, retries = retries }
-  if not reply then return nil, err, meta end
+  if not reply then return nil, err, { status = resp.status, retries = retries } end
   reply.retries = retries
-  if reply.refusal and o.on_refusal == "retry" then
-    reply.refusal = nil
-  end
   return reply
+end
+
+-- A reply as the session takes it: the refusal policy applied.
+local function settle(reply, o)
+  if reply.refusal and o.on_refusal == "retry" then reply.refusal = nil end
+  reply.tool_calls = nil
+  return reply
+end
+
+-- Tools mode's messages: the model's turn as it came, and the answers as
+-- tool_result blocks of one user message.
+local function assistant_message(reply)
+  return json.object({ role = "assistant", content = reply.content }, ROLE_CONTENT)
+end
+
+local RESULT_ORDER = { "type", "tool_use_id", "content", "is_error" }
+
+local function tool_results(results)
+  if #results == 0 then return {} end
+  local blocks = json.array({})
+  for i, r in ipairs(results) do
+    blocks[i] = json.object({ type = "tool_result", tool_use_id = r.id, content = r.content,
+      is_error = r.is_error or nil }, RESULT_ORDER)
+  end
+  return { json.object({ role = "user", content = blocks }, ROLE_CONTENT) }
+end
+
+--- Sends the conversation and returns the model's reply.
+-- @tparam table request {messages, schema, options}
+-- @tparam table state the session's agent state (tools mode keeps its
+--   conversation there between attempts)
+-- @treturn[1] table {text, content, finish, usage, retries, tool_rounds?} or {refusal, ...}
+-- @treturn[2] nil
+-- @treturn[2] string the error, with the HTTP status and the provider's message
+-- @treturn[2] table {status?, retries, limit?, tool_rounds?}
+function M.call(request, state)
+  local o = request.options
+  if mode_of(o) == "tools" then
+    return tools.attempt(request, state, {
+      exchange = function(native) return exchange(o, M.body(request, native)) end,
+      assistant = assistant_message, results = tool_results,
+      settle = function(reply) return settle(reply, o) end,
+    })
+  end
+  local reply, err, meta = exchange(o, M.body(request))
+  if not reply then return nil, err, meta end
+  return settle(reply, o)
 end
 
 return M
