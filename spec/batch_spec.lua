@@ -105,7 +105,7 @@ describe("coax batch", function()
         .. '"agent_ms":T,"input_tokens_est":253,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
       '{"id":4,"outcome":"ok","value":{"name":"Di","age":29},"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
-        .. '"agent_ms":T,"input_tokens_est":237,"output_tokens_est":16,"input_tokens":null,"output_tokens":null,'
+        .. '"agent_ms":T,"input_tokens_est":241,"output_tokens_est":16,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
       '{"id":5,"outcome":"agent_error","error":{"code":"agent_error","message":"replay agent: no reply left (0 given)"},'
         .. '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,"agent_ms":T,"input_tokens_est":88,'
