@@ -115,7 +115,7 @@ describe("coax batch", function()
     assert.matches("^coax batch: 5 lines in [%d.]+ s %([%d.]+ lines/s%)\n"
       .. "  outcomes: ok 3, exhausted 1, agent_error 1\n"
       .. "  attempts: 1: 3, 2: 2\n"
-      .. "  tokens: 760 in, 64 out %(estimated%)\n$", err)
+      .. "  tokens: 764 in, 64 out %(estimated%)\n$", err)
   end)
 
   it("uses the same field names in its metrics as the session report", function()
