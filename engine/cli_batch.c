@@ -36,7 +36,8 @@ static const char usage_text[] =
     "  --model M             the model (openai default: gpt-4o-mini)\n"
     "  --base-url URL        the server (openai default: https://api.openai.com/v1)\n"
     "  --mode M              openai: json_schema (default), json_object, prompt or tools;\n"
-    "                        anthropic: prompt; ollama: format (default), json or prompt\n"
+    "                        anthropic: prompt (default) or tools; ollama: format (default),\n"
+    "                        json or prompt\n"
     "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
     "  --replay FILE         the replay agent, with these replies for every line\n"
     "  --replies-field F     the replay agent, with each line's replies (strings in field F)\n"
@@ -631,11 +632,13 @@ static void run(batch *b)
 
 /* A session that is never polled calls nothing: 0 when it starts, 2 (with
 ** the reason in 'msg') when the recipe, its schema or the agent options are
-** invalid, another exit status when it cannot be created. */
+** invalid, another exit status (or 2 with 'msg' empty: an unreadable recipe)
+** after a message when it cannot be created. */
 static int probe_with(batch *b, const char *input, size_t len, const coax_value *replies, char *msg, size_t cap)
 {
     coax_session *s;
     coax_error err = {0};
+    msg[0] = '\0';
     coax_code rc = new_session(b, input, len, replies, &s, &err);
     if (rc) return cli_fail("batch", rc, &err);
     int status = 0;
@@ -662,7 +665,7 @@ static int check_recipe(batch *b)
 {
     char msg[400];
     int status = probe_with(b, "", 0, NULL, msg, sizeof msg);
-    if (status != 2) return status;
+    if (status != 2 || !msg[0]) return status;
     const char *line;
     size_t len;
     record rec = {.blank = true};
@@ -683,7 +686,7 @@ static int check_recipe(batch *b)
     }
     coax_arena_free(a);
     if (status == 0) br_unread(&b->in);
-    else if (status == 2) cli_usage("batch", "%s: %s", b->o->recipe, msg);
+    else if (status == 2 && msg[0]) cli_usage("batch", "%s: %s", b->o->recipe, msg);
     return status;
 }
 
@@ -747,8 +750,8 @@ int cli_batch(int argc, char **argv)
         status = cli_agent_choose("batch", &o.agent, o.replies_field ? "replay" : NULL, b.engine, o.recipe, &b.agent,
                                   &choice);
     if (status == 0) status = check_recipe(&b);
-    if (status == 0 && choice.notice[0]) fprintf(stderr, "coax batch: %s\n", choice.notice);
     if (status == 0) status = open_output(&b);
+    if (status == 0 && choice.notice[0]) fprintf(stderr, "coax batch: %s\n", choice.notice);
     if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
     if (status == 0) {
         if (!o.quiet && strcmp(o.input, "-")) b.total = batch_count_lines(o.input);
