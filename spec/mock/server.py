@@ -21,6 +21,7 @@ A step (all fields optional):
   status          the HTTP status (default 200)
   headers         extra response headers {name: value}
   body            the raw body (a string), or
+  body_hex        the raw body as hex digits (any bytes: invalid UTF-8...), or
   json            a value sent as JSON, or
   reply           an OpenAI chat completion whose message content is this text
   by_turn         a list of texts: the reply is the one at the number of assistant
@@ -361,6 +362,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = json.dumps(completion(step, model)).encode()
         elif "json" in step:
             data = json.dumps(step["json"]).encode()
+        elif "body_hex" in step:
+            data = bytes.fromhex(step["body_hex"])
         else:
             data = step.get("body", "").encode()
         if chunks is None:
