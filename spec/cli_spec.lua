@@ -401,3 +401,22 @@ describe("the host's fallback agent (runtime.lua)", function()
     assert.are.equal(0, r.metrics.attempts)
   end)
 end)
+
+describe("README.md", function()
+  local readme = H.read("README.md")
+
+  it("opens with the two set-up commands, then what the demo prints, exactly", function()
+    local first = readme:match("```sh\n(.-)```")
+    assert.are.equal("make deps && make && build/coax run lua/recipes/contact.lua --input "
+      .. "lua/recipes/contact.input.txt\nmake test      # every test: ends \"N passed, N failed\"\n", first)
+    local shown = readme:match("```sh\n.-```.-```\n(.-)```")
+    local out, err, code = H.coax({ "run", RECIPE, "--input", "lua/recipes/contact.input.txt" })
+    assert.are.equal(0, code)
+    assert.are.equal(err .. out, shown)
+  end)
+
+  it("embeds from C with examples/blocking.c, which make test builds and runs", function()
+    local c = readme:match("\n## Embedding from C\n.-```c\n(.-)```")
+    assert.are.equal(H.read("examples/blocking.c"), c)
+  end)
+end)
