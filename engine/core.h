@@ -105,6 +105,9 @@ coax_limits coax_limits_resolve(const coax_limits *limits);
 bool coax_utf8_valid(const char *s, size_t len);
 size_t coax_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 size_t coax_utf8_encode(uint32_t cp, char out[4]);
+/* Copies 'len' bytes to 'out' (room for 3 * len) with every byte that does
+** not begin a valid sequence replaced by U+FFFD; returns the length written. */
+size_t coax_utf8_replace(const char *s, size_t len, char *out);
 
 /* Value builders: they copy and check their input. */
 coax_value *coax_new_value(coax_arena *arena, coax_type type);

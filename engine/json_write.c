@@ -14,13 +14,29 @@ static const char escape_of[256] = {
     ['"'] = '"', ['\\'] = '\\',
 };
 
+/* Always valid JSON, whatever the bytes: a byte that does not begin a valid
+** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
+** written as U+FFFD, one for each such byte, as repair logs invalid_utf8. */
 void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
 {
     if (!coax_buf_reserve(b, len + 2)) return;
     b->data[b->len++] = '"';
     size_t run = 0;
     for (size_t i = 0; i < len; i++) {
-        char e = escape_of[(unsigned char)s[i]];
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t n = coax_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+            if (n) {
+                i += n - 1;
+                continue;
+            }
+            coax_buf_put(b, s + run, i - run);
+            run = i + 1;
+            coax_buf_put(b, "\xef\xbf\xbd", 3);
+            continue;
+        }
+        char e = escape_of[c];
         if (!e) continue;
         coax_buf_put(b, s + run, i - run);
         run = i + 1;

@@ -359,7 +359,11 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
         coax_code rc = coax_set_string(c->arena, out, s, len);
-        if (rc == COAX_EUTF8) luaL_error(L, "cannot encode a string that is not valid UTF-8");
+        if (rc == COAX_EUTF8) { /* a model's reply, or text cut mid-character: U+FFFD, as Go's encoder does */
+            if (len > SIZE_MAX / 3) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+            char *fixed = conv_alloc(c, len * 3);
+            rc = coax_set_string(c->arena, out, fixed, coax_utf8_replace(s, len, fixed));
+        }
         if (rc) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
         return;
     }

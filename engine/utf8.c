@@ -56,6 +56,26 @@ bool coax_utf8_valid(const char *str, size_t len)
     return true;
 }
 
+size_t coax_utf8_replace(const char *str, size_t len, char *out)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = s[i] < 0x80 ? 1 : coax_utf8_decode(s + i, len - i, &cp);
+        if (n) {
+            memcpy(out + o, s + i, n);
+            o += n;
+            i += n;
+        } else {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    return o;
+}
+
 size_t coax_utf8_encode(uint32_t cp, char out[4])
 {
     if (cp < 0x80) {
