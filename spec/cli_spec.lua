@@ -415,6 +415,12 @@ describe("README.md", function()
     assert.are.equal(err .. out, shown)
   end)
 
+  it("shows lua/recipes/contact.lua as it is", function()
+    local recipe = readme:match("\n## Writing a recipe\n.-```lua\n(.-)```")
+    local file = H.read(RECIPE)
+    assert.are.equal(file:sub((file:find("return {", 1, true))), recipe)
+  end)
+
   it("embeds from C with examples/blocking.c, which make test builds and runs", function()
     local c = readme:match("\n## Embedding from C\n.-```c\n(.-)```")
     assert.are.equal(H.read("examples/blocking.c"), c)
