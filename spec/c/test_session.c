@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "counting.h"
 #include "test.h"
@@ -323,6 +324,36 @@ static void test_session_from_schema_and_prompt(void)
     coax_engine_free(e);
 }
 
+/* The command agent from C: the host names the program; the engine polls
+** it without blocking; freeing the engine mid-run kills and reaps it. */
+static void test_command_agent_from_c(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session_options o = {0};
+    o.input = "n is 7";
+    o.input_len = strlen(o.input);
+    o.agent_json = "{\"name\":\"command\"}";
+    o.command = "cat >/dev/null; sleep 0.2; echo '{\"n\": 7}'";
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    int frames = 0;
+    while (coax_engine_poll(e, 0) > 0) {
+        frames++;
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(frames > 5); /* the poll came back while the program ran */
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_OK);
+    CHECK_STR(coax_session_value(s, NULL), "{\"n\":7}");
+    /* Freed while its program runs: killed and reaped, nothing leaks. */
+    o.command = "sleep 30";
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    coax_engine_poll(e, 0);
+    CHECK_INT(coax_session_outcome(s), COAX_RUNNING);
+    coax_engine_free(e);
+}
+
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
     X(test_blocking_run_with_events)                   \
@@ -335,5 +366,6 @@ static void test_session_from_schema_and_prompt(void)
     X(test_host_agent_answers_inside_the_event)        \
     X(test_host_agent_failure_is_an_agent_error)       \
     X(test_c_on_submit_rejects_and_feeds_back)         \
-    X(test_session_from_schema_and_prompt)
+    X(test_session_from_schema_and_prompt)             \
+    X(test_command_agent_from_c)
 #include "test.h"
