@@ -211,6 +211,20 @@ static const char *error_text(const http_req *r)
     return r->errbuf[0] ? r->errbuf : curl_easy_strerror(r->rc);
 }
 
+/* Whether libcurl gave up on headers too large for it, before the size cap
+** could count them: a header line past 100 KB is CURLE_OUT_OF_MEMORY in
+** libcurl 7.x, all headers past 300 KB "Too large response headers" (since
+** 8.6 both are CURLE_TOO_LARGE). Like the cap, a limit: sending again would
+** get the same headers. */
+static bool headers_too_large(const http_req *r)
+{
+#if LIBCURL_VERSION_NUM >= 0x080600
+    if (r->rc == CURLE_TOO_LARGE) return true;
+#endif
+    return r->rc == CURLE_OUT_OF_MEMORY ||
+           (r->rc == CURLE_RECV_ERROR && !strncmp(r->errbuf, "Too large response headers", 26));
+}
+
 /* ---- curl's callbacks -------------------------------------------------------- */
 
 static bool over_cap(http_req *r, size_t len)
@@ -783,13 +797,17 @@ static int push_news(lua_State *L, coax_session *s)
         push_lines(L, r, r->resp.len);
         return 2;
     }
-    if (r->too_large || r->oom || r->rc == CURLE_FILESIZE_EXCEEDED) {
-        char msg[160];
+    if (r->too_large || r->oom || r->rc == CURLE_FILESIZE_EXCEEDED || headers_too_large(r)) {
+        char msg[160 + CURL_ERROR_SIZE];
         if (r->oom) snprintf(msg, sizeof msg, "coax.http: out of memory reading the response");
+        else if (!r->too_large && r->rc != CURLE_FILESIZE_EXCEEDED)
+            snprintf(msg, sizeof msg, "coax.http: the response headers are larger than libcurl accepts (%s)",
+                     error_text(r));
         else snprintf(msg, sizeof msg, "coax.http: the response is larger than the limit of %zu bytes", r->h->max_response);
         req_free(r);
         vm_of(L)->limit = LIMIT_RESPONSE;
-        return luaL_error(L, "%s", msg);
+        lua_pushstring(L, msg); /* no position: the message is the same from any agent */
+        return lua_error(L);
     }
     lua_pushliteral(L, "done");
     if (r->rc != CURLE_OK) {
