@@ -146,4 +146,40 @@ function M.send(req, policy)
   end
 end
 
+--- One model request through `send`, its reply read by the agent's own
+-- readers: a stream line by line as it arrives (`read.stream`: a new
+-- `read.reader()` -> feed(line), result() for each try), else the whole
+-- body (`read.parse(body)`). A server that ignored `stream` and answered
+-- with one whole body is read as such; an empty stream is an error.
+-- @tparam table req coax.http.request options (on_line is set here)
+-- @tparam table policy as for `send` (its name prefixes the messages)
+-- @tparam table read {stream, reader, parse, empty?}: `empty` is the error
+--   for a stream with nothing in it (default "the stream carried no events")
+-- @treturn[1] table the reply, with `retries`
+-- @treturn[2] nil, the error, {status?, retries, ...}
+function M.exchange(req, policy, read)
+  local feed, result -- the stream's reader, made anew for each try
+  if read.stream then
+    req.on_line = function(line)
+      if not feed then feed, result = read.reader() end
+      feed(line)
+    end
+  end
+  policy.before_retry = function() feed, result = nil, nil end
+  local resp, retries, info = M.send(req, policy)
+  if not resp then return nil, retries, info end
+  local reply, err
+  if read.stream and result then reply, err = result() end
+  if not reply and not err then
+    if read.stream and resp.body == "" then
+      err = ("%s: %s"):format(policy.name, read.empty or "the stream carried no events")
+    else
+      reply, err = read.parse(resp.body)
+    end
+  end
+  if not reply then return nil, err, { status = resp.status, retries = retries } end
+  reply.retries = retries
+  return reply
+end
+
 return M

@@ -349,34 +349,10 @@ end
 
 -- One request and its reply, or nil, the error and {status, retries}.
 local function exchange(o, body)
-  local feed, result -- the stream's reader, made anew for each try
   local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
-  if o.stream then
-    req.on_line = function(line)
-      if not feed then feed, result = stream_reader() end
-      feed(line)
-    end
-  end
-  local policy = {
-    name = "anthropic agent", max_retries = o.max_retries, base_ms = o.retry_base_ms, max_ms = o.retry_max_ms,
-    before_retry = function() feed, result = nil, nil end,
-  }
-  local resp, retries, info = transport.send(req, policy)
-  if not resp then return nil, retries, info end
-  local reply, err
-  if o.stream and result then reply, err = result() end
-  if not reply and not err then
-    -- Not streamed, or a server that ignored `stream` and answered with one
-    -- whole message: read as such rather than as an empty reply.
-    if o.stream and resp.body == "" then
-      err = "anthropic agent: the stream carried no events"
-    else
-      reply, err = M.parse_message(resp.body)
-    end
-  end
-  if not reply then return nil, err, { status = resp.status, retries = retries } end
-  reply.retries = retries
-  return reply
+  local policy = { name = "anthropic agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
+    max_ms = o.retry_max_ms }
+  return transport.exchange(req, policy, { stream = o.stream, reader = stream_reader, parse = M.parse_message })
 end
 
 -- A reply as the session takes it: the refusal policy applied.

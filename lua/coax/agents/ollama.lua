@@ -242,34 +242,14 @@ end
 -- @treturn[2] table {status?, retries}
 function M.call(request)
   local o = request.options
-  local feed, result -- the stream's reader, made anew for each try
   local req = {
     method = "POST", url = url_of(o), headers = headers_of(o), body = M.body(request), timeout_ms = o.timeout_ms,
   }
-  if o.stream ~= false then
-    req.on_line = function(line)
-      if not feed then feed, result = stream_reader() end
-      feed(line)
-    end
-  end
-  local policy = {
-    name = "ollama agent", max_retries = o.max_retries, base_ms = o.retry_base_ms, max_ms = o.retry_max_ms,
-    before_retry = function() feed, result = nil, nil end,
-  }
-  local resp, retries, info = transport.send(req, policy)
-  if not resp then return nil, retries, info end
-  local reply, err
-  if result then
-    reply, err = result()
-  elseif o.stream ~= false then
-    err = "ollama agent: the response body is empty"
-  else
-    reply, err = M.parse_reply(resp.body)
-  end
-  local meta = { status = resp.status, retries = retries }
-  if not reply then return nil, err, meta end
-  reply.retries = retries
-  return reply
+  local policy = { name = "ollama agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
+    max_ms = o.retry_max_ms }
+  return transport.exchange(req, policy, {
+    stream = o.stream ~= false, reader = stream_reader, parse = M.parse_reply, empty = "the response body is empty",
+  })
 end
 
 return M
