@@ -36,17 +36,11 @@ local SYSTEM = "You extract people. Reply with JSON only."
 
 local server, dir, recipe_path, system_path
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local write = H.write
 
 setup(function()
   server = mock.start()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  dir = H.tmpdir()
   write(dir .. "/schema.json", SCHEMA)
   recipe_path = dir .. "/recipe.lua"
   system_path = dir .. "/system.lua"
@@ -57,7 +51,7 @@ end)
 
 teardown(function()
   if server then server:stop() end
-  if dir then os.execute("rm -rf " .. H.quote(dir)) end
+  H.rmtree(dir)
 end)
 
 -- Runs one extraction through the anthropic agent against scenario `sc`:

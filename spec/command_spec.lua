@@ -8,11 +8,7 @@ local coax = require "coax"
 
 local dir
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local write = H.write
 
 local function read(path)
   local f = io.open(path, "r")
@@ -29,9 +25,7 @@ local RECIPE = [[return {
 }]]
 
 setup(function()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  dir = H.tmpdir()
   write(dir .. "/recipe.lua", RECIPE)
   write(dir .. "/plain.lua", (RECIPE:gsub('\n  agent = "command",', "")))
   write(dir .. "/json.lua", RECIPE:gsub('agent = "command"', 'agent = { name = "command", input = "json" }'))
@@ -47,7 +41,7 @@ setup(function()
 end)
 
 teardown(function()
-  if dir then os.execute("rm -rf " .. H.quote(dir)) end
+  H.rmtree(dir)
 end)
 
 local function run(command, recipe, opts)

@@ -62,6 +62,25 @@ function H.coax(args, stdin, env)
   return slurp(out), slurp(err), (ok and 0 or code)
 end
 
+--- Writes `text` to `path` (whole, replacing it).
+function H.write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+--- A new empty folder; H.rmtree(path) removes it.
+function H.tmpdir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. shell_quote(dir)))
+  return dir
+end
+
+function H.rmtree(dir)
+  if dir then os.execute("rm -rf " .. shell_quote(dir)) end
+end
+
 --- Reads a file of the project.
 function H.read(path)
   local f = assert(io.open(path, "rb"))

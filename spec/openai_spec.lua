@@ -38,17 +38,11 @@ local PROMPT_WITH_SCHEMA = PROMPT .. "\n\nReply with JSON that matches this JSON
 
 local server, dir, recipe_path, optional_path
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local write = H.write
 
 setup(function()
   server = mock.start()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  dir = H.tmpdir()
   write(dir .. "/schema.json", SCHEMA)
   write(dir .. "/optional.json", OPTIONAL)
   recipe_path = dir .. "/recipe.lua"
@@ -59,7 +53,7 @@ end)
 
 teardown(function()
   if server then server:stop() end
-  if dir then os.execute("rm -rf " .. H.quote(dir)) end
+  H.rmtree(dir)
 end)
 
 -- Runs one extraction through the openai agent against scenario `sc`:

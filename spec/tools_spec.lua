@@ -19,17 +19,11 @@ local FIRST = PROMPT .. "\n\nCall validate_json, then submit, with JSON that mat
 
 local server, dir
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local write = H.write
 
 setup(function()
   server = mock.start()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  dir = H.tmpdir()
   write(dir .. "/schema.json", SCHEMA)
   write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
   write(dir .. "/fresh.lua",
@@ -38,7 +32,7 @@ end)
 
 teardown(function()
   if server then server:stop() end
-  if dir then os.execute("rm -rf " .. H.quote(dir)) end
+  H.rmtree(dir)
 end)
 
 -- One extraction in tools mode against a new scenario of `steps`.
