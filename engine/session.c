@@ -567,7 +567,7 @@ static void run_agent(coax_session *s, bool start)
         handle_reply(s);
         return;
     }
-    char msg[512], limit[32] = "";
+    char msg[512], limit[32] = "", usage[128] = "";
     const char *m = nres >= 2 ? lua_tostring(co, -nres + 1) : NULL;
     snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
     if (nres >= 3 && lua_istable(co, -nres + 2)) {
@@ -578,8 +578,13 @@ static void run_agent(coax_session *s, bool start)
         ** says so: the outcome is a limit, not an agent error. */
         if (lua_getfield(co, meta, "limit") == LUA_TSTRING) snprintf(limit, sizeof limit, "%s", lua_tostring(co, -1));
         lua_pop(co, 1);
+        /* What the requests before the failure cost (tools mode's rounds). */
+        lua_pushvalue(co, meta);
+        lua_xmove(co, s->engine->vm.L, 1);
+        take_usage(s, usage, sizeof usage);
+        lua_pop(s->engine->vm.L, 1);
     }
-    record_attempt(s, limit[0] ? "limit" : "agent_error", NULL, 0, NULL, false, NULL);
+    record_attempt(s, limit[0] ? "limit" : "agent_error", NULL, 0, NULL, false, usage[0] ? usage : NULL);
     session_end(s, limit[0] ? COAX_LIMIT : COAX_AGENT_ERROR, limit[0] ? limit : "agent_error", msg);
 }
 

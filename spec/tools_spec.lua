@@ -182,6 +182,9 @@ describe("tools mode (openai)", function()
     assert.are.equal(1, #r.attempts)
     assert.are.equal("limit", r.attempts[1].outcome)
     assert.are.equal(2, #r.attempts[1].tool_rounds)
+    -- The rounds' requests are counted though no reply came of them.
+    assert.are.same({ input_tokens = 22, output_tokens = 14 }, r.attempts[1].usage)
+    assert.are.equal(22, r.metrics.input_tokens)
   end)
 
   it("an unknown tool gets an error result naming the tools; the round goes on", function()
@@ -258,6 +261,7 @@ describe("tools mode (openai)", function()
     assert.are.equal("agent_error", r.outcome)
     assert.are.equal(400, r.error.http_status)
     assert.are.equal(1, #r.attempts[1].tool_rounds)
+    assert.are.same({ input_tokens = 11, output_tokens = 7 }, r.attempts[1].usage)
   end)
 
   it("an agent without a tools mode is refused before any call", function()

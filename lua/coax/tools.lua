@@ -197,7 +197,7 @@ end
 --     tool calls: refusals, missing text)
 -- @treturn[1] table the reply: {text, finish = "submit", usage, retries,
 --   tool_rounds} or the settled plain reply
--- @treturn[2] nil, error, meta {retries, status?, limit?, tool_rounds?}
+-- @treturn[2] nil, error, meta {retries, status?, limit?, tool_rounds?, usage?}
 function M.attempt(request, state, wire)
   local run = M.new(request)
   local prev, submit_id, fb = M.continued(request, state)
@@ -214,6 +214,7 @@ function M.attempt(request, state, wire)
     if not reply then
       meta = meta or {}
       meta.retries, meta.tool_rounds = retries + (meta.retries or 0), rounds()
+      if next(usage) then meta.usage = usage end
       return nil, err, meta
     end
     add_usage(usage, reply.usage)
@@ -228,7 +229,7 @@ function M.attempt(request, state, wire)
       return { text = submitted.text, finish = "submit", usage = usage, retries = retries, tool_rounds = rounds() }
     end
   end
-  return run:out_of_rounds({ retries = retries })
+  return run:out_of_rounds({ retries = retries, usage = usage })
 end
 
 return M
