@@ -86,8 +86,14 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 /* --verbose: the engine logs each HTTP request and response to stderr. */
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
 
-/* Writes a buffer to stdout; returns 0, or 2 after a message if the write
-** failed (a full disk or a closed pipe must not pass silently). */
+/* Writes a buffer to stdout; returns 0, or the status of cli_write_status
+** after a message if the write failed (a full disk or a closed pipe must
+** not pass silently). */
 int cli_flush(const char *cmd, coax_buf *out);
+
+/* The exit status of a failed write with errno 'e': 4 when the device is out
+** of space (ENOSPC, EDQUOT, EFBIG: a limit of the machine; free space and run
+** again, batch with --resume), 2 for any other error. */
+int cli_write_status(int e);
 
 #endif

@@ -13,8 +13,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,7 +56,9 @@ static const char usage_text[] =
     "  --max-string N        bytes of one decoded string (default 64M)\n"
     "  --help, -h            this help\n"
     "Exit: 0 every line ok, 1 some failed (each has its line), 2 usage or an invalid recipe\n"
-    "or schema (before any call), 3 the agent failed for good, 4 out of memory.\n"
+    "or schema (before any call), 3 the agent failed for good, 4 out of memory, or no room\n"
+    "to write OUT (disk full, file size limit: the lines written are whole; --resume\n"
+    "finishes).\n"
     "Examples:\n"
     "  coax batch lua/recipes/contact.lua --input in.jsonl --output out.jsonl\n"
     "  coax batch invoice.lua --agent openai --concurrency 16 < in.jsonl > out.jsonl\n";
@@ -216,11 +220,21 @@ static void write_line(batch *b)
         b->fatal = cli_fail("batch", COAX_ENOMEM, NULL);
         return;
     }
-    int e = batch_write_all(b->out_fd, b->line.data, b->line.len);
+    /* OUT's size before the line, to cut a part written before a failure
+    ** (a full disk, a file size limit): what OUT holds stays whole lines. */
+    bool own = strcmp(b->o->output, "-") != 0;
+    struct stat st;
+    bool cut = own && fstat(b->out_fd, &st) == 0 && S_ISREG(st.st_mode);
+    size_t written;
+    int e = batch_write_all(b->out_fd, b->line.data, b->line.len, &written);
     if (e) {
-        fprintf(stderr, "coax batch: cannot write to %s: %s\n", strcmp(b->o->output, "-") ? b->o->output : "standard output",
-                strerror(e));
-        b->fatal = 2;
+        const char *after = "";
+        if (own) after = !written || (cut && ftruncate(b->out_fd, st.st_size) == 0)
+                             ? "; the lines before are whole: rerun with --resume to finish"
+                             : "; rerun with --resume to finish (it cuts the torn last line)";
+        fprintf(stderr, "coax batch: cannot write to %s: %s%s\n", own ? b->o->output : "standard output",
+                strerror(e), after);
+        b->fatal = cli_write_status(e);
     }
     b->line.len = 0;
 }
@@ -729,6 +743,9 @@ int cli_batch(int argc, char **argv)
         return 0;
     }
     if (status) return status;
+    /* Past a file size limit (ulimit -f) a write fails with EFBIG, reported
+    ** like a full disk, instead of the signal killing the batch mid-line. */
+    signal(SIGXFSZ, SIG_IGN);
     batch b = {0};
     b.o = &o;
     b.in_fd = b.out_fd = -1;

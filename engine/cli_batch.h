@@ -48,7 +48,7 @@ void br_unread(batch_reader *r);
 /* ---- lines out -----------------------------------------------------------
 ** Writes all of p[0..n) with as few write(2) calls as the kernel allows (one
 ** for a regular file), retrying on EINTR. Returns 0 or the errno. */
-int batch_write_all(int fd, const char *p, size_t n);
+int batch_write_all(int fd, const char *p, size_t n, size_t *written);
 
 /* ---- ids done --------------------------------------------------------------
 ** A multiset of keys: the compact JSON text of an id, or "#N" for a line N

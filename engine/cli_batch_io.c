@@ -116,8 +116,9 @@ void br_unread(batch_reader *r)
 
 /* ---- output --------------------------------------------------------------- */
 
-int batch_write_all(int fd, const char *p, size_t n)
+int batch_write_all(int fd, const char *p, size_t n, size_t *written)
 {
+    *written = 0;
     while (n) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
@@ -131,6 +132,7 @@ int batch_write_all(int fd, const char *p, size_t n)
         }
         p += w;
         n -= (size_t)w;
+        *written += (size_t)w;
     }
     return 0;
 }

@@ -34,7 +34,7 @@ static const char usage_text[] =
     "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
     "  --help, -h            this help\n"
     "Exit: 0 ok, 1 exhausted, 2 usage or an invalid recipe or schema, 3 agent error,\n"
-    "4 a limit, 5 script error.\n"
+    "4 a limit (or no room to write the value or the report), 5 script error.\n"
     "Examples:\n"
     "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
     "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
@@ -226,9 +226,19 @@ int cli_run(int argc, char **argv)
         coax_outcome outcome = coax_session_run(s);
         size_t rlen;
         const char *rep = coax_session_report(s, &rlen);
+        int write_status = 0;
         if (rf) {
+            errno = 0;
             bool ok = rep && fwrite(rep, 1, rlen, rf) == rlen && fputc('\n', rf) != EOF;
-            if (fclose(rf) || !ok) fprintf(stderr, "coax run: cannot write the report to %s\n", report);
+            int e = errno;
+            if (fclose(rf)) {
+                if (ok) e = errno;
+                ok = false;
+            }
+            if (!ok) { /* no report (out of memory), or a full disk: not a silent success */
+                fprintf(stderr, "coax run: cannot write the report to %s: %s\n", report, e ? strerror(e) : "out of memory");
+                write_status = e ? cli_write_status(e) : 4;
+            }
             rf = NULL;
         }
         if (choice.demo && rep) narrate(rep, rlen, &events);
@@ -237,6 +247,11 @@ int cli_run(int argc, char **argv)
         if (value) {
             fwrite(value, 1, vlen, stdout);
             fputc('\n', stdout);
+            if (fflush(stdout) || ferror(stdout)) {
+                int e = errno;
+                fprintf(stderr, "coax run: cannot write output: %s\n", strerror(e));
+                if (!write_status) write_status = cli_write_status(e);
+            }
         } else {
             /* The reason, from the report's error (traceback included). */
             coax_arena *a = coax_arena_new(NULL);
@@ -248,7 +263,7 @@ int cli_run(int argc, char **argv)
                     msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
             coax_arena_free(a);
         }
-        status = coax_outcome_exit_status(outcome);
+        status = write_status ? write_status : coax_outcome_exit_status(outcome);
     }
     if (rf) fclose(rf);
     coax_engine_free(engine);

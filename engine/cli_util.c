@@ -123,6 +123,14 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err)
     return coax_exit_status(code);
 }
 
+int cli_write_status(int e)
+{
+#ifdef EDQUOT
+    if (e == EDQUOT) return 4;
+#endif
+    return e == ENOSPC || e == EFBIG ? 4 : 2;
+}
+
 int cli_flush(const char *cmd, coax_buf *out)
 {
     if (out->oom) {
@@ -130,8 +138,9 @@ int cli_flush(const char *cmd, coax_buf *out)
         return coax_exit_status(COAX_ENOMEM);
     }
     if ((out->len && fwrite(out->data, 1, out->len, stdout) != out->len) || fflush(stdout)) {
-        fprintf(stderr, "coax %s: cannot write output: %s\n", cmd, strerror(errno));
-        return 2;
+        int e = errno;
+        fprintf(stderr, "coax %s: cannot write output: %s\n", cmd, strerror(e));
+        return cli_write_status(e);
     }
     out->len = 0;
     return 0;

@@ -3,8 +3,8 @@
 -- and `coax batch`. Each case asserts the exit status, the exact line on
 -- stderr, the report's outcome, error, http_status and retries, the requests
 -- the server saw, and that the command ended (every run is under
--- `timeout`, and a run it had to stop fails the case). Disk-full faults of
--- batch are in batch_spec.
+-- `timeout`, and a run it had to stop fails the case). Then batch with no
+-- room for its output: a full disk, a file size limit mid-line.
 local H = require "helper"
 local coax = require "coax"
 local mock = require "mock.client"
@@ -340,5 +340,99 @@ describe("faults: a storm of 429s", function()
     assert.are.equal(8, n)
     for i = 1, 8 do assert.are.equal(1, seen[i], "id " .. i) end
     assert.are.equal(8 - #done, #calm:log())
+  end)
+end)
+
+describe("faults: no room for batch's output", function()
+  local PERSON = "spec/fixtures/batch/person.lua"
+
+  -- n input lines for the person recipe, each with the reply that succeeds.
+  local function people(n)
+    local t = {}
+    for i = 1, n do
+      t[i] = json.encode({ id = i, input = "P" .. i .. " is " .. i .. ".",
+        replies = { ('{"name": "P%d", "age": %d}'):format(i, i) } })
+    end
+    return table.concat(t, "\n") .. "\n"
+  end
+
+  -- Runs a shell script (the command is $COAX, unquoted) under the guard:
+  -- stderr and the exit status.
+  local function shell(script, stdin)
+    local wrap = os.getenv("COAX_WRAP") or ""
+    local path = H.tmpfile(script)
+    local inpath = H.tmpfile(stdin or "")
+    local errpath = os.tmpname()
+    local done, how, status = os.execute(("timeout -k 5 %d env -u LD_PRELOAD COAX=%s sh %s <%s 2>%s"):format(GUARD_S,
+      H.quote(wrap .. " " .. H.build .. "/coax"), H.quote(path), H.quote(inpath), H.quote(errpath)))
+    os.remove(path)
+    os.remove(inpath)
+    if how == "signal" then status = 128 + status end
+    status = done and 0 or status
+    assert(status ~= 124 and status ~= 137, "the command did not end within " .. GUARD_S .. " s")
+    return slurp(errpath), status
+  end
+
+  -- Every line of the file whole, each id once: the ids.
+  local function whole_lines(path)
+    local text = H.read(path)
+    assert.are.equal("\n", text:sub(-1), "the last line is torn")
+    local seen, n = {}, 0
+    for line in text:gmatch("([^\n]*)\n") do
+      local v = strict(line, "an output line")
+      assert.are.equal("ok", v.outcome)
+      assert.is_nil(seen[v.id], "id " .. tostring(v.id) .. " twice")
+      seen[v.id] = true
+      n = n + 1
+    end
+    return seen, n
+  end
+
+  it("--output /dev/full: exit 4, one line naming the file", function()
+    local out, err, code = coax_cmd({ "batch", PERSON, "--output", "/dev/full", "--replies-field", "replies",
+      "--quiet" }, people(3))
+    assert.are.same({ "", "coax batch: cannot write to /dev/full: No space left on device; the lines before are "
+      .. "whole: rerun with --resume to finish\n", 4 }, { out, err, code })
+  end)
+
+  it("standard output on /dev/full: exit 4, one line", function()
+    local err, code = shell('$COAX batch spec/fixtures/batch/person.lua --replies-field replies --quiet >/dev/full\n',
+      people(3))
+    assert.are.same({ "coax batch: cannot write to standard output: No space left on device\n", 4 }, { err, code })
+  end)
+
+  it("coax run: a value or a report that cannot be written is exit 4 and a line, not a silent success", function()
+    local replies = H.tmpfile('"{\\"name\\": \\"Ada\\", \\"age\\": 36}"\n')
+    local err, code = shell(("$COAX run %s --replay %s >/dev/full\n"):format(PERSON, H.quote(replies)))
+    assert.are.same({ "coax run: cannot write output: No space left on device\n", 4 }, { err, code })
+    local out
+    out, err, code = coax_cmd({ "run", PERSON, "--replay", replies, "--report", "/dev/full" })
+    assert.are.same({ '{"name":"Ada","age":36}\n',
+      "coax run: cannot write the report to /dev/full: No space left on device\n", 4 }, { out, err, code })
+    os.remove(replies)
+  end)
+
+  it("a file size limit mid-line (ulimit -f): exit 4, no torn line, and --resume finishes every id once", function()
+    local out_path = dir .. "/fsize.out.jsonl"
+    local input = people(40)
+    -- 2 blocks of 512 bytes: about four lines of ~240 bytes fit, the fifth is cut by the limit.
+    local err, code = shell(("ulimit -f 2\nexec $COAX batch %s --output %s --replies-field replies --quiet\n")
+      :format(PERSON, H.quote(out_path)), input)
+    assert.are.same({ "coax batch: cannot write to " .. out_path .. ": File too large; the lines before are whole: "
+      .. "rerun with --resume to finish\n", 4 }, { err, code })
+    local size = #H.read(out_path)
+    assert.is_true(size > 0 and size <= 1024, "size " .. size)
+    local _, before = whole_lines(out_path)
+    assert.is_true(before >= 1 and before < 40, before .. " lines")
+    local out
+    out, err, code = coax_cmd({ "batch", PERSON, "--output", out_path, "--replies-field", "replies", "--resume" },
+      input)
+    assert.are.equal("", out)
+    assert.are.equal(0, code, err)
+    assert.matches(("^coax batch: %d lines in [%%d.]+ s %%([%%d.]+ lines/s%%), %d skipped as done %%(%%-%%-resume%%)\n")
+      :format(40 - before, before), err)
+    local seen, n = whole_lines(out_path)
+    assert.are.equal(40, n)
+    for i = 1, 40 do assert.is_true(seen[i], "id " .. i) end
   end)
 end)
