@@ -27,8 +27,8 @@ local AGENTS = {
   { name = "anthropic", env = "ANTHROPIC_API_KEY", header = "x-api-key", sent = KEY },
   { name = "ollama", env = "OLLAMA_PROXY_API_KEY", header = "authorization", sent = "Bearer " .. KEY,
     base = function(url) return (url:gsub("/v1$", "")) end,
-    agent = '{ name = "ollama", headers = { Authorization = "Bearer " .. require("coax").secret("OLLAMA_PROXY_API_KEY") '
-      .. "} }" },
+    agent = '{ name = "ollama", headers = { Authorization = "Bearer " .. '
+      .. 'require("coax").secret("OLLAMA_PROXY_API_KEY") } }' },
 }
 
 local server, dir
