@@ -6,8 +6,15 @@
 ** timeout kills what the shell started too), with stdin on a socket pair
 ** (written with MSG_NOSIGNAL: a child that exits without reading cannot
 ** raise SIGPIPE in the host) and stdout and stderr on pipes. Every
-** descriptor the engine keeps is non-blocking and close-on-exec.
+** descriptor the engine keeps is non-blocking and close-on-exec, made so
+** atomically (another thread's child must not inherit our pipe ends: it
+** would hold the output open), and the child gets none of the host's other
+** descriptors, and default signal dispositions.
+**
+** When the shell exits, what it left behind in its group is killed before
+** the shell is reaped (the zombie keeps the group's id from being reused).
 */
+#define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #include "process.h"
 #include "engine.h"
 
@@ -33,7 +40,8 @@ struct proc_req {
     coax_buf input, output, errors;
     size_t written, cap;
     double t0, deadline;
-    int status;              /* the exit status, or -1 */
+    int timeout_ms;
+    int status;              /* the exit status; -1: unknown (the host reaped it) */
     int signal;              /* the signal that ended it, or 0 */
     enum { PROC_OK, PROC_TIMEOUT, PROC_TOO_LARGE, PROC_OOM } fail;
 };
@@ -44,18 +52,26 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
+/* Reaps the shell once it has exited ('wait': waits for that), after
+** killing what it left running in its group. */
 static void reap(proc_req *p, bool wait)
 {
     if (!p->pid) return;
-    int st;
-    pid_t r;
-    do r = waitpid(p->pid, &st, wait ? 0 : WNOHANG);
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    int r;
+    do r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT | (wait ? 0 : WNOHANG));
     while (r < 0 && errno == EINTR);
-    if (r == 0) return;
+    if (r == 0 && si.si_pid == 0) return; /* still running */
+    pid_t pid = p->pid;
     p->pid = 0;
-    if (r < 0) return; /* reaped elsewhere (a host's SIGCHLD handler) */
-    if (WIFEXITED(st)) p->status = WEXITSTATUS(st);
-    else if (WIFSIGNALED(st)) p->signal = WTERMSIG(st);
+    if (r < 0) return; /* reaped elsewhere (a host that ignores SIGCHLD): the status is unknown */
+    kill(-pid, SIGKILL); /* background children of the shell; the zombie still holds the group id */
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (si.si_code == CLD_EXITED) p->status = si.si_status;
+    else p->signal = si.si_status;
 }
 
 /* Kills the whole group and waits for the shell: SIGKILL cannot be
@@ -155,23 +171,20 @@ void proc_fds(const proc_req *p, struct pollfd *fds, unsigned cap, unsigned *n)
     }
 }
 
-static bool nonblocking(int fd)
-{
-    int fl = fcntl(fd, F_GETFL);
-    return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) == 0;
-}
-
 /* Starts COMMAND; returns an errno value on failure. */
 static int spawn(proc_req *p, const char *command)
 {
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
     int rc = 0;
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, in) || pipe(out) || pipe(err)) rc = errno;
-    /* Ours non-blocking; every end close-on-exec, so that no other child
-    ** inherits them (dup2 onto 0, 1 and 2 clears the flag in this one). */
-    int mine[3] = {in[0], out[0], err[0]}, theirs[3] = {in[1], out[1], err[1]};
-    for (int i = 0; !rc && i < 3; i++)
-        if (!nonblocking(mine[i]) || fcntl(theirs[i], F_SETFD, FD_CLOEXEC)) rc = errno ? errno : EIO;
+    /* Every end close-on-exec from the start (dup2 onto 0, 1 and 2 clears
+    ** the flag in this child); ours non-blocking. */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+        rc = errno;
+    int mine[3] = {in[0], out[0], err[0]};
+    for (int i = 0; !rc && i < 3; i++) {
+        int fl = fcntl(mine[i], F_GETFL);
+        if (fl < 0 || fcntl(mine[i], F_SETFL, fl | O_NONBLOCK)) rc = errno ? errno : EIO;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     bool fa_ok = false, attr_ok = false;
@@ -180,11 +193,20 @@ static int spawn(proc_req *p, const char *command)
     if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, in[1], 0);
     if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    /* Not the host's files, sockets or pipes (a report being written, an
+    ** embedder's connections). */
+    if (!rc) rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
     if (!rc) rc = posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t none;
+    /* No signal blocked, and every one at its default: a host that ignores
+    ** SIGPIPE or SIGXFSZ must not hand that on. */
+    sigset_t none, all;
     sigemptyset(&none);
+    sigfillset(&all);
     if (!rc) rc = posix_spawnattr_setsigmask(&attr, &none);
-    if (!rc) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    if (!rc) rc = posix_spawnattr_setsigdefault(&attr, &all);
+    if (!rc) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     if (!rc) {
         char *argv[] = {"sh", "-c", (char *)command, NULL};
         rc = posix_spawn(&p->pid, "/bin/sh", &fa, &attr, argv, environ);
@@ -220,19 +242,19 @@ static int command_k(lua_State *L, int status, lua_KContext ctx);
 static int finish(lua_State *L, coax_session *s)
 {
     proc_req *p = s->proc;
-    s->proc = NULL;
-    char msg[200];
-    int n = 3;
     if (p->fail == PROC_TOO_LARGE || p->fail == PROC_OOM) {
+        char msg[200];
         if (p->fail == PROC_OOM) snprintf(msg, sizeof msg, "coax.command: out of memory reading the output");
         else snprintf(msg, sizeof msg, "coax.command: the output is larger than the limit of %zu bytes", p->cap);
-        proc_cancel(p);
         vm_of(L)->limit = LIMIT_RESPONSE;
-        return luaL_error(L, "%s", msg);
+        return luaL_error(L, "%s", msg); /* the session ends; it frees p */
     }
+    /* Built while the session still owns p: a memory error on the way
+    ** ends the session, which frees it. */
+    int n = 3;
     if (p->fail == PROC_TIMEOUT) {
         lua_pushnil(L);
-        lua_pushfstring(L, "the command timed out after %d ms", (int)(p->deadline - p->t0));
+        lua_pushfstring(L, "the command timed out after %d ms", (int)(p->timeout_ms));
         lua_pushliteral(L, "timeout");
     } else if (p->signal) {
         lua_pushnil(L);
@@ -240,8 +262,10 @@ static int finish(lua_State *L, coax_session *s)
         lua_pushliteral(L, "signal");
     } else {
         lua_createtable(L, 0, 4);
-        lua_pushinteger(L, p->status);
-        lua_setfield(L, -2, "status");
+        if (p->status >= 0) { /* unknown when the host reaped it: no status, rather than a made-up one */
+            lua_pushinteger(L, p->status);
+            lua_setfield(L, -2, "status");
+        }
         lua_pushlstring(L, p->output.data ? p->output.data : "", p->output.len);
         lua_setfield(L, -2, "stdout");
         lua_pushlstring(L, p->errors.data ? p->errors.data : "", p->errors.len);
@@ -250,6 +274,7 @@ static int finish(lua_State *L, coax_session *s)
         lua_setfield(L, -2, "elapsed_ms");
         n = 1;
     }
+    s->proc = NULL;
     proc_cancel(p);
     return n;
 }
@@ -269,10 +294,12 @@ static int l_command(lua_State *L)
         lua_pushliteral(L, "config");
         return 3;
     }
-    lua_Integer timeout = 60000;
+    if (L != s->co) return luaL_error(L, "coax.command: only the agent's own call can run the command, not a coroutine of its own");
+    lua_Number timeout = 60000;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "timeout_ms") != LUA_TNIL) {
-        timeout = lua_tointeger(L, -1);
-        if (!lua_isinteger(L, -1) || timeout <= 0) return luaL_error(L, "coax.command: timeout_ms must be a positive integer");
+        timeout = lua_tonumber(L, -1);
+        if (!lua_isnumber(L, -1) || !(timeout >= 1 && timeout <= 86400000))
+            return luaL_error(L, "coax.command: timeout_ms must be a number of milliseconds from 1 to 86400000");
     }
     proc_cancel(s->proc); /* an earlier one the script gave up on */
     s->proc = NULL;
@@ -290,14 +317,16 @@ static int l_command(lua_State *L)
     p->alloc = a;
     p->in = p->out = p->err = -1;
     p->status = -1;
-    p->cap = s->engine->limits.max_input;
+    /* Output Lua could not hold anyway is not read either. */
+    p->cap = s->engine->limits.max_input < vm->mem_cap ? s->engine->limits.max_input : vm->mem_cap;
     coax_buf_init(&p->input, a);
     coax_buf_init(&p->output, a);
     coax_buf_init(&p->errors, a);
     coax_buf_put(&p->input, input, len);
     if (p->input.oom) return luaL_error(L, "out of memory");
     p->t0 = coax_now_ms();
-    p->deadline = p->t0 + (double)timeout;
+    p->timeout_ms = (int)timeout;
+    p->deadline = p->t0 + (double)p->timeout_ms;
     int rc = spawn(p, s->command);
     if (rc) {
         lua_pushnil(L);
@@ -316,7 +345,7 @@ static int command_k(lua_State *L, int status, lua_KContext ctx)
     (void)status;
     (void)ctx;
     coax_session *s = vm_of(L)->current;
-    if (!s || !s->proc) return luaL_error(L, "coax.command: no command in flight");
+    if (!s || !s->proc || L != s->co) return luaL_error(L, "coax.command: no command in flight");
     if (!proc_ready(s->proc)) return lua_yieldk(L, 0, 0, command_k);
     return finish(L, s);
 }

@@ -18,6 +18,17 @@ local function read(path)
   return s
 end
 
+-- Whether process `pid` has ended: no longer there, or a zombie waiting
+-- for init to reap it (killed: what matters here).
+local function gone(pid)
+  for _ = 1, 100 do
+    local stat = read("/proc/" .. pid .. "/stat")
+    if not stat or stat:match("^%d+ %b() (%a)") == "Z" then return true end
+    os.execute("sleep 0.02")
+  end
+  return false
+end
+
 local RECIPE = [[return {
   schema = { type = "object", properties = { age = { type = "integer" } }, required = { "age" } },
   prompt = "Extract the age from: {{input}}",
@@ -104,14 +115,58 @@ describe("the command agent", function()
     assert.are.equal("agent_error", r.outcome)
     assert.are.equal("command agent: the command timed out after 300 ms", r.error.message)
     local pid = read(pidfile):match("%d+")
-    -- The grandchild is gone (killed with its process group, then reaped by init).
-    local alive = true
-    for _ = 1, 50 do
-      alive = os.execute("kill -0 " .. pid .. " 2>/dev/null") == true
-      if not alive then break end
-      os.execute("sleep 0.02")
-    end
-    assert.is_false(alive)
+    -- The grandchild is gone (killed with its process group).
+    assert.is_true(gone(pid))
+  end)
+
+  it("what the command left running in the background is killed when it exits", function()
+    local pidfile = dir .. "/background"
+    local r = run("sleep 30 >/dev/null 2>&1 & echo $! > " .. H.quote(pidfile) .. "; echo '{\"age\": 3}'")
+    assert.are.equal("ok", r.outcome)
+    local pid = read(pidfile):match("%d+")
+    assert.is_true(gone(pid))
+  end)
+
+  it("the command gets no descriptor of the host's but 0, 1 and 2, and default signal dispositions", function()
+    -- A host that ignores SIGPIPE and SIGXFSZ (as batch does) and holds files open.
+    local script, out = dir .. "/fds_host.lua", dir .. "/fds"
+    write(script, ([[package.cpath = "build/?.so;" .. package.cpath
+      local coax = require "coax"
+      local held = io.open(%q, "r")
+      local r = coax.run(%q, "x", { command = "ls /proc/self/fd > %s; grep SigIgn /proc/self/status >> %s; echo '{}'" })
+      io.write(r.outcome)
+      held:close()]]):format(script, dir .. "/recipe.lua", out, out))
+    local p = io.popen("trap '' PIPE XFSZ; env -u LD_PRELOAD lua5.4 " .. H.quote(script))
+    assert.are.equal("exhausted", p:read("a")) -- {} has no age: what matters is what the command saw
+    p:close()
+    local text = read(out)
+    local fds = {}
+    for fd in text:match("^(.-)SigIgn"):gmatch("(%d+)\n") do fds[#fds + 1] = tonumber(fd) end
+    table.sort(fds)
+    assert.are.same({ 0, 1, 2, 3 }, fds) -- 3: the folder ls itself reads
+    local ignored = tonumber(text:match("SigIgn:%s*(%x+)"), 16)
+    assert.are.equal(0, ignored & (1 << 12), "SIGPIPE ignored in the command")
+    assert.are.equal(0, ignored & (1 << 24), "SIGXFSZ ignored in the command")
+  end)
+
+  it("a host that ignores SIGCHLD loses the exit status, not the reply", function()
+    local script = dir .. "/host.lua"
+    write(script, ([[package.cpath = "build/?.so;" .. package.cpath
+      local coax = require "coax"
+      local r = coax.run(%q, "x", { command = "echo '{\"age\": 8}'" })
+      io.write(r.outcome, " ", coax.json.encode(r.value))]]):format(dir .. "/recipe.lua"))
+    local p = io.popen("trap '' CHLD; env -u LD_PRELOAD lua5.4 " .. H.quote(script))
+    local got = p:read("a")
+    p:close()
+    assert.are.equal('ok {"age":8}', got)
+  end)
+
+  it("timeout_ms may be any number of milliseconds; nonsense is a clear error", function()
+    local r = run("sleep 5", nil, { agent_options = { timeout_ms = 150.0 } })
+    assert.are.equal("command agent: the command timed out after 150 ms", r.error.message)
+    r = run("echo '{}'", nil, { agent_options = { timeout_ms = -1 } })
+    assert.are.equal("script_error", r.outcome)
+    assert.truthy(r.error.message:find("timeout_ms must be a number of milliseconds from 1 to 86400000", 1, true))
   end)
 
   it("output past the engine's max_input ends the session with outcome limit", function()

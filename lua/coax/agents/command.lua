@@ -17,7 +17,8 @@
 --                program and what it started are killed: an agent error
 --
 -- A non-zero exit status is an agent error naming the status and the first
--- line of stderr. The output is capped at the engine's max_input: past it,
+-- line of stderr. (A host that ignores SIGCHLD loses the status: the
+-- output is then taken as the reply.) The output is capped at the engine's max_input: past it,
 -- the outcome is `limit`.
 -- @module coax.agents.command
 local coax = require "coax"
@@ -59,7 +60,9 @@ function M.call(request)
   end
   local res, err = coax.command(input_of(request), { timeout_ms = o.timeout_ms })
   if not res then return nil, "command agent: " .. err end
-  if res.status ~= 0 then
+  -- No status: the host reaped the program itself (it ignores SIGCHLD); the
+  -- output is all there is to go by.
+  if res.status and res.status ~= 0 then
     local why = res.stderr:match("^%s*([^\n]*)") or ""
     return nil, ("command agent: the command exited with status %d%s"):format(res.status,
       why ~= "" and (": " .. why:sub(1, 200)) or "")
