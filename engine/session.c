@@ -40,6 +40,15 @@ static int l_estimate(lua_State *L)
 
 static void put_str(coax_buf *b, const char *s) { coax_buf_put_json_string(b, s, strlen(s)); }
 
+/* Pushes t[k] of the table at 'idx', raw: tables an agent returns are read
+** outside any protected call, so no metamethod of theirs may run. */
+static int rawfield(lua_State *L, int idx, const char *k)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, k);
+    return lua_rawget(L, idx);
+}
+
 /* Appends the JSON of the Lua value at the top of the stack (popped). Runs
 ** protected: a value JSON cannot hold is a script error, not a crash. */
 static int to_json(lua_State *L)
@@ -220,7 +229,7 @@ static void record_messages(coax_session *s)
 {
     lua_State *L = s->engine->vm.L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
-    lua_getfield(L, -1, "messages");
+    rawfield(L, -1, "messages");
     lua_remove(L, -2);
     s->messages.len = 0;
     int rc = append_json(s, &s->messages);
@@ -290,13 +299,13 @@ static void take_usage(coax_session *s, char *json, size_t cap)
 {
     lua_State *L = s->engine->vm.L;
     json[0] = '\0';
-    if (lua_getfield(L, -1, "usage") != LUA_TTABLE) {
+    if (rawfield(L, -1, "usage") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
     lua_Integer in = -1, out = -1;
-    if (lua_getfield(L, -1, "input_tokens") == LUA_TNUMBER) in = lua_tointeger(L, -1);
-    if (lua_getfield(L, -2, "output_tokens") == LUA_TNUMBER) out = lua_tointeger(L, -1);
+    if (rawfield(L, -1, "input_tokens") == LUA_TNUMBER) in = lua_tointeger(L, -1);
+    if (rawfield(L, -2, "output_tokens") == LUA_TNUMBER) out = lua_tointeger(L, -1);
     lua_pop(L, 3);
     if (in >= 0) {
         s->in_prov += (uint64_t)in;
@@ -323,10 +332,10 @@ static void take_usage(coax_session *s, char *json, size_t cap)
 static void take_meta(coax_session *s, lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
-    if (lua_getfield(L, idx, "finish") == LUA_TSTRING) snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
-    if (lua_getfield(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
+    if (rawfield(L, idx, "finish") == LUA_TSTRING) snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
+    if (rawfield(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
         s->retries = (int)lua_tointeger(L, -1);
-    if (lua_getfield(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
+    if (rawfield(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
         s->http_status = (int)lua_tointeger(L, -1);
     lua_pop(L, 3);
 }
@@ -338,7 +347,7 @@ static void take_tool_rounds(coax_session *s, lua_State *L, int idx)
 {
     lua_State *ML = s->engine->vm.L;
     s->tool_rounds.len = 0;
-    if (lua_getfield(L, idx, "tool_rounds") != LUA_TTABLE) {
+    if (rawfield(L, idx, "tool_rounds") != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
@@ -384,7 +393,7 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
 static void redact_field(coax_session *s, lua_State *L, int idx, const char *key)
 {
     if (!s->secrets.len) return;
-    if (lua_getfield(L, idx, key) != LUA_TSTRING) {
+    if (rawfield(L, idx, key) != LUA_TSTRING) {
         lua_pop(L, 1);
         return;
     }
@@ -431,7 +440,7 @@ static void handle_reply(coax_session *s)
     take_tool_rounds(s, L, lua_gettop(L));
     redact_field(s, L, lua_gettop(L), "text");
     redact_field(s, L, lua_gettop(L), "refusal");
-    if (lua_getfield(L, -1, "refusal") == LUA_TSTRING) {
+    if (rawfield(L, -1, "refusal") == LUA_TSTRING) {
         /* The model declined: the agent's policy made this the end. */
         size_t rl;
         const char *refusal = lua_tolstring(L, -1, &rl);
@@ -443,7 +452,7 @@ static void handle_reply(coax_session *s)
         return;
     }
     lua_pop(L, 1);
-    lua_getfield(L, -1, "text");
+    rawfield(L, -1, "text");
     size_t len;
     const char *text = lua_tolstring(L, -1, &len);
     if (!text || lua_type(L, -1) != LUA_TSTRING) {
@@ -574,9 +583,10 @@ static void run_agent(coax_session *s, bool start)
         int meta = lua_gettop(co) - nres + 3;
         take_meta(s, co, meta);
         take_tool_rounds(s, co, meta);
-        /* An agent that stopped at a limit of its own (tools mode's rounds)
-        ** says so: the outcome is a limit, not an agent error. */
-        if (lua_getfield(co, meta, "limit") == LUA_TSTRING) snprintf(limit, sizeof limit, "%s", lua_tostring(co, -1));
+        /* An agent that stopped at tools mode's rounds says so: the outcome
+        ** is a limit, not an agent error (the only limit an agent has). */
+        if (rawfield(co, meta, "limit") == LUA_TSTRING && !strcmp(lua_tostring(co, -1), "tool_rounds"))
+            snprintf(limit, sizeof limit, "tool_rounds");
         lua_pop(co, 1);
         /* What the requests before the failure cost (tools mode's rounds). */
         lua_pushvalue(co, meta);
@@ -1061,7 +1071,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         return;
     }
     int S = lua_gettop(L);
-    lua_getfield(L, recipe, "schema");
+    rawfield(L, recipe, "schema");
     const char *problem = load_schema(s, dir, msg, sizeof msg);
     if (problem) {
         lua_settop(L, recipe - 1);
@@ -1079,11 +1089,11 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     }
     lua_pushcfunction(L, l_estimate);
     lua_setfield(L, S, "estimate");
-    lua_getfield(L, S, "max_attempts");
+    rawfield(L, S, "max_attempts");
     s->max_attempts = (int)lua_tointeger(L, -1);
-    lua_getfield(L, S, "budget");
-    if (lua_getfield(L, -1, "tokens") == LUA_TNUMBER) s->budget_tokens = (uint64_t)lua_tointeger(L, -1);
-    if (lua_getfield(L, -2, "deadline_ms") == LUA_TNUMBER) s->deadline_ms = (double)lua_tointeger(L, -1);
+    rawfield(L, S, "budget");
+    if (rawfield(L, -1, "tokens") == LUA_TNUMBER) s->budget_tokens = (uint64_t)lua_tointeger(L, -1);
+    if (rawfield(L, -2, "deadline_ms") == LUA_TNUMBER) s->deadline_ms = (double)lua_tointeger(L, -1);
     lua_pushvalue(L, S);
     s->S_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, recipe - 1);

@@ -115,3 +115,35 @@ describe("the host agent from Lua", function()
     assert.is_nil(s:host_fail("again"))
   end)
 end)
+
+-- Regression (review): the session read an agent's returned tables with
+-- lua_getfield outside any protected call, so a throwing __index aborted
+-- the host process.
+describe("tables an agent returns are read raw", function()
+  local function run(agent_body)
+    local recipe = 'return { schema = { type = "object" }, prompt = "x", agent = { call = function() '
+      .. agent_body .. " end } }"
+    return coax.run(recipe, "in", { source = true })
+  end
+
+  it("a failure's meta table with a throwing __index", function()
+    local r = run('return nil, "x", setmetatable({}, { __index = function() error("boom") end })')
+    assert.are.equal("agent_error", r.outcome)
+    assert.are.equal("x", r.error.message)
+  end)
+
+  it("a reply whose text exists only through __index has no text", function()
+    local r = run('return setmetatable({}, { __index = function(_, k) if k == "text" then return "{}" end '
+      .. 'error("boom") end })')
+    assert.are.equal("agent_error", r.outcome)
+    assert.are.equal("the agent's reply has no text", r.error.message)
+  end)
+
+  it("an agent cannot name a limit of its own (only tools mode's rounds)", function()
+    local r = run('return nil, "stop", { limit = "deadline" }')
+    assert.are.equal("agent_error", r.outcome)
+    r = run('return nil, "stop", { limit = "tool_rounds" }')
+    assert.are.equal("limit", r.outcome)
+    assert.are.equal("tool_rounds", r.error.code)
+  end)
+end)
