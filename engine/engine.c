@@ -140,8 +140,7 @@ static void wait_for(coax_engine *e, double ms)
         return;
     }
     if (n) {
-        while (poll(fds, n, (int)ms) < 0 && errno == EINTR) {
-        }
+        poll(fds, n, (int)ms); /* a signal ends the wait early: the caller's loop looks at the clock again */
         return;
     }
     struct timespec ts = {(time_t)(ms / 1e3), (long)((ms - (double)(time_t)(ms / 1e3) * 1e3) * 1e6)};

@@ -26,6 +26,9 @@ setup(function()
   dir = H.tmpdir()
   write(dir .. "/schema.json", SCHEMA)
   write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
+  write(dir .. "/custom.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", '
+    .. 'strategy = function(ctx) local m = { ctx.messages[1], { role = "assistant", content = "something else" } } '
+    .. 'm[3] = { role = "user", content = "again" } return m end }')
   write(dir .. "/fresh.lua",
     'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", strategy = "fresh" }')
 end)
@@ -341,6 +344,8 @@ describe("tools mode (anthropic)", function()
     }, { stream = true })
     assert.are.equal("ok", r.outcome)
     assert.are.same(results(result("t1", age_feedback(1), true)), log[2].json.messages[3])
+    -- The stream's empty text block is not sent back (the API refuses empty text blocks).
+    assert.are.same(tool_use("t1", "validate_json", coax.json.decode(BAD_ARGS)), log[2].json.messages[2])
   end)
 
   it("stops at max_tool_rounds with outcome limit", function()
@@ -349,5 +354,50 @@ describe("tools mode (anthropic)", function()
     assert.are.equal("limit", r.outcome)
     assert.are.equal("tool_rounds", r.error.code)
     assert.are.equal("tools mode: 1 tool round without a submit (max_tool_rounds)", r.error.message)
+  end)
+end)
+
+describe("tools mode edge cases (review)", function()
+  it("tool_calls elements that are not objects are no calls", function()
+    local r = run({ { json = { choices = { { index = 0, finish_reason = "tool_calls", message = {
+      role = "assistant", content = GOOD_ARGS:match('"json":(.*)}$'), tool_calls = { 1, cjson.null, "x" } } } },
+      usage = { prompt_tokens = 1, completion_tokens = 1 } } } })
+    -- No call left: the content is the reply.
+    assert.are.equal("ok", r.outcome)
+    assert.are.same(GOOD, r.value)
+  end)
+
+  it("a final reply without content keeps the attempt's rounds and usage", function()
+    local r = run({
+      { tool_calls = { call("json_example", "{}", "c1") } },
+      { json = { choices = { { index = 0, finish_reason = "stop", message = { role = "assistant" } } },
+        usage = { prompt_tokens = 5, completion_tokens = 1 } } },
+    })
+    assert.are.equal("agent_error", r.outcome)
+    assert.are.equal("openai agent: the reply has no content", r.error.message)
+    assert.are.equal(1, #r.attempts[1].tool_rounds)
+    assert.are.same({ input_tokens = 16, output_tokens = 8 }, r.attempts[1].usage)
+  end)
+
+  it("answers at most 16 calls of one message; the rest are told they were ignored", function()
+    local calls = {}
+    for i = 1, 20 do calls[i] = call("json_example", "{}", "c" .. i) end
+    local r, log = run({ { tool_calls = calls }, { tool_calls = { call("submit", GOOD_ARGS, "s") } } })
+    assert.are.equal("ok", r.outcome)
+    local answers = log[2].json.messages
+    assert.are.equal(2 + 20, #answers)
+    assert.are.equal("ignored: at most 16 tool calls are answered at a time", answers[2 + 17].content)
+    assert.are_not.equal(answers[2 + 16].content, answers[2 + 17].content)
+  end)
+
+  it("a custom strategy's continuation about another reply is sent as plain messages", function()
+    local r, log = run({
+      { tool_calls = { call("submit", BAD_ARGS, "s1") } },
+      { tool_calls = { call("submit", GOOD_ARGS, "s2") } },
+    }, nil, "custom.lua")
+    assert.are.equal("ok", r.outcome)
+    local m = log[2].json.messages
+    assert.are.same({ role = "assistant", content = "something else" }, m[2])
+    assert.are.equal("user", m[3].role)
   end)
 end)

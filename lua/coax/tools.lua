@@ -23,6 +23,7 @@ local json = coax.json
 local M = {}
 
 M.DEFAULT_MAX_ROUNDS = 8
+M.MAX_CALLS = 16 -- answered per round; the rest are told they were ignored
 
 local SCHEMA_ORDER = { "type", "properties", "required" }
 
@@ -125,6 +126,8 @@ function Run:round(calls)
       content = "submitted"
     elseif submitted then
       content, is_error = "ignored: submit ended the turn", true
+    elseif #recorded >= M.MAX_CALLS then
+      content, is_error = ("ignored: at most %d tool calls are answered at a time"):format(M.MAX_CALLS), true
     elseif call.name == "validate_json" then
       args_text = M.value_text(call.args)
       content, is_error = self:validate(args_text)
@@ -156,10 +159,10 @@ end
 --- Keeps what the next attempt needs to continue this one natively: the
 -- provider's own messages up to the submit call, and the messages the
 -- strategy had given (to recognise a continued conversation).
-function Run:remember(state, native, submit_id)
+function Run:remember(state, native, submitted)
   local given = {}
   for i, m in ipairs(self.request.messages) do given[i] = { role = m.role, content = m.content } end
-  state.tools_prev = { given = given, native = native, submit_id = submit_id }
+  state.tools_prev = { given = given, native = native, submit_id = submitted.id, text = submitted.text }
 end
 
 --- When the strategy continued the last attempt's conversation (its
@@ -173,7 +176,9 @@ function M.continued(request, state)
   state.tools_prev = nil
   if not prev then return nil end
   local m, n = request.messages, #prev.given
-  if #m ~= n + 2 or m[n + 1].role ~= "assistant" or m[n + 2].role ~= "user" then return nil end
+  if #m ~= n + 2 or m[n + 1].role ~= "assistant" or m[n + 1].content ~= prev.text or m[n + 2].role ~= "user" then
+    return nil
+  end
   for i = 1, n do
     if m[i].role ~= prev.given[i].role or m[i].content ~= prev.given[i].content then return nil end
   end
@@ -220,12 +225,18 @@ function M.attempt(request, state, wire)
     add_usage(usage, reply.usage)
     retries = retries + (reply.retries or 0)
     reply.usage, reply.retries, reply.tool_rounds = usage, retries, rounds()
-    if not reply.tool_calls or #reply.tool_calls == 0 then return wire.settle(reply) end
+    if not reply.tool_calls or #reply.tool_calls == 0 then
+      local settled, why, info = wire.settle(reply)
+      if settled then return settled end
+      info = info or {}
+      info.tool_rounds, info.usage = rounds(), next(usage) and usage or nil
+      return nil, why, info
+    end
     native[#native + 1] = wire.assistant(reply)
     local results, submitted = run:round(reply.tool_calls)
     for _, m in ipairs(wire.results(results)) do native[#native + 1] = m end
     if submitted then
-      run:remember(state, native, submitted.id)
+      run:remember(state, native, submitted)
       return { text = submitted.text, finish = "submit", usage = usage, retries = retries, tool_rounds = rounds() }
     end
   end

@@ -365,7 +365,11 @@ end
 -- Tools mode's messages: the model's turn as it came, and the answers as
 -- tool_result blocks of one user message.
 local function assistant_message(reply)
-  return json.object({ role = "assistant", content = reply.content }, ROLE_CONTENT)
+  local blocks = json.array({})
+  for _, b in ipairs(reply.content) do -- the API refuses empty text blocks, which streams can leave
+    if not (type(b) == "table" and b.type == "text" and (b.text or "") == "") then blocks[#blocks + 1] = b end
+  end
+  return json.object({ role = "assistant", content = blocks }, ROLE_CONTENT)
 end
 
 local RESULT_ORDER = { "type", "tool_use_id", "content", "is_error" }

@@ -218,8 +218,10 @@ local function parse_completion(body)
   if type(msg.tool_calls) == "table" then
     calls = {}
     for _, c in ipairs(msg.tool_calls) do
-      local f = type(c) == "table" and type(c["function"]) == "table" and c["function"] or {}
-      calls[#calls + 1] = { id = str(c.id) or "", name = str(f.name) or "", args = str(f.arguments) or "" }
+      if type(c) == "table" then -- anything else is no call at all
+        local f = type(c["function"]) == "table" and c["function"] or {}
+        calls[#calls + 1] = { id = str(c.id) or "", name = str(f.name) or "", args = str(f.arguments) or "" }
+      end
     end
   end
   return {
@@ -253,6 +255,7 @@ local function stream_reader()
     if str(delta.content) then parts[#parts + 1] = delta.content end
     if str(delta.refusal) then refusal[#refusal + 1] = delta.refusal end
     for _, d in ipairs(type(delta.tool_calls) == "table" and delta.tool_calls or {}) do
+      if type(d) ~= "table" then goto next_call end
       local i = type(d.index) == "number" and d.index >= 0 and math.floor(d.index) + 1 or #calls + 1 -- cjson: floats
       local c = calls[i] or { id = "", name = "", parts = {} }
       calls[i] = c
@@ -260,6 +263,7 @@ local function stream_reader()
       if str(d.id) then c.id = d.id end
       if str(f.name) then c.name = c.name .. f.name end
       if str(f.arguments) then c.parts[#c.parts + 1] = f.arguments end
+      ::next_call::
     end
     if str(choice.finish_reason) then r.finish = choice.finish_reason end
   end
