@@ -7,9 +7,20 @@
 -- os.time/clock/date/difftime, text-only `load`, and `require` limited to
 -- "coax", "cjson" and the coax.* scripts of the engine's script folder. They
 -- do not get io, os.execute/getenv/remove, dofile, loadfile, debug, package,
--- binary chunks or the real global table. When the engine stops a script (its
--- instruction budget or memory cap), pcall, xpcall and coroutine.resume
--- cannot catch it: they pass the error on.
+-- binary chunks (string.dump, even through a string's methods), the real
+-- global table, coax.run and coax.engine (they read any file as a recipe and
+-- block the host), or files through remote_dir. When the engine stops a
+-- script (its instruction budget or memory cap), pcall, xpcall and
+-- coroutine.resume cannot catch it: they pass the error on.
+--
+-- One Lua state runs every session of an engine, so nothing scripts share
+-- may change: the globals, string, table, math, utf8, os, coroutine, the
+-- coax module and its tables are read-only (assignment, rawset and
+-- setmetatable fail with an error); the engine's metatables (JSON arrays and
+-- objects, schemas, the string metatable) show only their name to
+-- getmetatable; `require` of cjson or a coax.* script gives the caller its
+-- own copy (the engine's scripts keep theirs, so a recipe cannot change what
+-- the runtime or an agent does), and coax.sandbox is not available.
 --
 -- The network: coax.http.request (below, on the engine's transport in
 -- engine/http.c) and coax.secret, the only way to an API key; scripts never
@@ -59,6 +70,27 @@ return function(loader, coax_module, limit_hit, http)
     return getenv(name)
   end
 
+  -- No files and no nested engines from scripts: coax.run and coax.engine
+  -- take a recipe's path (any file, its first token shown in the error) and
+  -- a script folder, and block the host while they run; remote_dir lets a
+  -- schema read files.
+  coax_module.run, coax_module.engine = nil, nil
+  local function no_remote(name, f)
+    return function(schema, opts, ...)
+      if type(opts) == "table" then
+        local plain = {} -- what C reads is what was checked
+        for k, v in pairs(opts) do plain[k] = v end
+        if plain.remote_dir ~= nil or plain.remote_base ~= nil then
+          error(name .. ": remote_dir is not available to scripts", 2)
+        end
+        opts = plain
+      end
+      return f(schema, opts, ...)
+    end
+  end
+  coax_module.schema = no_remote("coax.schema", coax_module.schema)
+  coax_module.example = no_remote("coax.example", coax_module.example)
+
   local function pass_on(ok, ...)
     if not ok and limit_hit() then error((...), 0) end
     return ok, ...
@@ -99,27 +131,109 @@ return function(loader, coax_module, limit_hit, http)
   env.print = function() end -- scripts log through on_event, not stdout
   env.load = function(chunk, name, mode, chunk_env)
     if mode ~= nil and mode ~= "t" then return nil, "load: only text chunks are allowed" end
-    return load(chunk, name, "t", chunk_env or env)
+    return load(chunk, name, "t", chunk_env or setmetatable({}, { __index = env })) -- its own globals
   end
   env._G = env
 
-  local loaded = { coax = coax_module, cjson = require("cjson") }
-  env.require = function(name)
-    if type(name) ~= "string" then error("require: module name must be a string", 2) end
-    local m = loaded[name]
-    if m ~= nil then return m end
-    if not name:match("^coax%.[%w_%.]+$") then
-      error("require: module '" .. name .. "' is not available to scripts", 2)
+  -- ---- read-only shared tables ---------------------------------------------
+  -- freeze(t) moves t's fields to a hidden table and leaves t empty, reading
+  -- through __index: assignment, rawset and setmetatable fail; reads, pairs,
+  -- ipairs, #, rawget, rawlen and next see the fields.
+  local READ_ONLY = "attempt to change a read-only table (every script shares it)"
+  local fields_of = setmetatable({}, { __mode = "k" })
+  local function refuse() error(READ_ONLY, 2) end
+  local function freeze(t)
+    local fields = {}
+    for k, v in next, t do fields[k] = v end
+    for k in next, fields do t[k] = nil end
+    fields_of[t] = fields
+    return setmetatable(t, { __index = fields, __newindex = refuse, __len = function() return #fields end,
+      __pairs = function() return next, fields, nil end, __metatable = "read-only" })
+  end
+  -- t and the plain tables (no metatable) under it.
+  local function freeze_all(t, seen)
+    seen = seen or {}
+    if seen[t] then return end
+    seen[t] = true
+    for _, v in next, t do
+      if type(v) == "table" and getmetatable(v) == nil then freeze_all(v, seen) end
     end
-    local chunk, err = loader(name, env)
-    if not chunk then error(err, 2) end
-    m = chunk(name)
+    freeze(t)
+  end
+  env.rawset = function(t, k, v)
+    if fields_of[t] then error("rawset: " .. READ_ONLY, 2) end
+    return rawset(t, k, v)
+  end
+  env.rawget = function(t, k) return rawget(fields_of[t] or t, k) end
+  env.rawlen = function(t) return rawlen(fields_of[t] or t) end
+  env.next = function(t, k) return next(fields_of[t] or t, k) end
+  -- The engine's metatables (JSON arrays, objects and numbers, schemas:
+  -- luaL_newmetatable names them "coax....") show their name, not the table.
+  env.getmetatable = function(v)
+    local mt = getmetatable(v)
+    if type(mt) == "table" then
+      local name = rawget(mt, "__name")
+      if type(name) == "string" and name:sub(1, 5) == "coax." then return name end
+    end
+    return mt
+  end
+
+  -- Strings' methods: the safe string functions, not the real library
+  -- (string.dump), in a table no script can reach; the metatable is locked.
+  local string_mt = getmetatable("")
+  string_mt.__index = copy(string, { "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match",
+    "rep", "reverse", "sub", "upper", "pack", "packsize", "unpack" })
+  string_mt.__metatable = "string"
+
+  -- ---- require ----------------------------------------------------------------
+  local cjson = require("cjson")
+  local trusted_env = {}
+  local loaded = { coax = coax_module, cjson = cjson } -- the engine's scripts' instances
+
+  local function available(name)
+    if name:sub(1, 5) ~= "coax." or name == "coax.sandbox" then return false end
+    for part in (name:sub(6) .. "."):gmatch("(.-)%.") do
+      if not part:match("^[%w_]+$") then return false end
+    end
+    return true
+  end
+
+  local function load_module(name)
+    if not available(name) then error("require: module '" .. name .. "' is not available to scripts", 3) end
+    local chunk, err = loader(name, trusted_env)
+    if not chunk then error(err, 3) end
+    local m = chunk(name)
     if m == nil then m = true end
-    loaded[name] = m
     return m
   end
 
-  -- Scripts share the string metatable; lock it so they cannot change it.
-  getmetatable("").__metatable = "string"
+  -- The engine's own scripts (the runtime, its policies, the agents it picks
+  -- by name): one instance of each, which scripts never see.
+  local function trusted_require(name)
+    if type(name) ~= "string" then error("require: module name must be a string", 2) end
+    local m = loaded[name]
+    if m == nil then
+      m = load_module(name)
+      loaded[name] = m
+    end
+    return m
+  end
+
+  -- Recipes, templates, strategies and their agents: the shared coax module
+  -- (read-only), and their own copy of cjson or of a coax.* script.
+  env.require = function(name)
+    if type(name) ~= "string" then error("require: module name must be a string", 2) end
+    if name == "coax" then return coax_module end
+    if name == "cjson" then return cjson.new() end
+    local m = load_module(name) -- not a tail call: errors name the requiring line
+    return m
+  end
+
+  for k, v in next, env do trusted_env[k] = v end
+  trusted_env.require = trusted_require
+  trusted_env._G = trusted_env
+  freeze_all(coax_module)
+  freeze_all(env)
+  freeze_all(trusted_env)
   return env
 end

@@ -1,0 +1,254 @@
+--- Escape attempts from the sandbox (lua/coax/sandbox.lua), from each place
+-- a script runs: a recipe's top level, a template (the prompt function), a
+-- strategy and a recipe's own agent. Each attempt runs inside pcall and its
+-- exact result is read back from what the session did with it (the prompt,
+-- the next attempt's message, the agent's error). Then the attacks on what
+-- sessions share: one session of an engine tampers with everything it can
+-- reach, and a second session of the same engine runs exactly as on a fresh
+-- engine. Feedback templates are text: placeholders fill in values, never
+-- code. Instruction and memory limits in scripts are in limits_spec.
+local coax = require "coax"
+local json = coax.json
+
+local SCHEMA = "{ type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } }"
+
+-- A recipe running `body` (one line, so errors say "recipe:2:") in `where`.
+local function recipe(where, body)
+  local head = "local function probe()\n" .. body .. "\nend\n"
+    .. "local function result()\n  local ok, r = pcall(probe)\n"
+    .. "  return (ok and 'ok: ' or 'error: ') .. tostring(r)\nend\n"
+  if where == "recipe" then
+    return head .. "local R = result()\nreturn { schema = " .. SCHEMA .. ", prompt = R }"
+  elseif where == "template" then
+    return head .. "return { schema = " .. SCHEMA .. ", prompt = function() return result() end }"
+  elseif where == "strategy" then
+    return head .. "return { schema = " .. SCHEMA .. ", prompt = 'x', "
+      .. "strategy = function() return { { role = 'user', content = result() } } end }"
+  end
+  return head .. "return { schema = " .. SCHEMA .. ", prompt = 'x', "
+    .. "agent = { call = function() return nil, result() end } }"
+end
+
+-- What `body` gave in `where`: "ok: VALUE" or "error: MESSAGE".
+local function probe(where, body)
+  local r = coax.run(recipe(where, body), "x", { source = true, replies = { "no JSON", '{"n": 1}' } })
+  local text
+  if where == "recipe" or where == "template" then
+    text = r.attempts[1] and r.attempts[1].messages[1].content
+  elseif where == "strategy" then
+    text = r.attempts[2] and r.attempts[2].messages[1].content
+  else
+    text = r.outcome == "agent_error" and r.error.message
+  end
+  assert(text, "the probe did not run: " .. json.encode(r))
+  return (text:match("^[^\n]*"))
+end
+
+local RO = "attempt to change a read-only table (every script shares it)"
+local function unavailable(name)
+  return "error: recipe:2: require: module '" .. name .. "' is not available to scripts"
+end
+
+local ATTEMPTS = {
+  -- the standard library beyond the safe parts
+  { "io is absent", "return type(io)", "ok: nil" },
+  { "io.open", "local f = io.open('/etc/passwd') return f",
+    "error: recipe:2: attempt to index a nil value (global 'io')" },
+  { "os.execute", "local r = os.execute('true') return r",
+    "error: recipe:2: attempt to call a nil value (field 'execute')" },
+  { "os.getenv", "local r = os.getenv('HOME') return r",
+    "error: recipe:2: attempt to call a nil value (field 'getenv')" },
+  { "the rest of os", "return tostring(os.remove) .. tostring(os.rename) .. tostring(os.exit) .. tostring(os.tmpname)"
+    .. " .. tostring(os.setlocale)", "ok: nilnilnilnilnil" },
+  { "coax.getenv of a key", "local r = require('coax').getenv('OPENAI_API_KEY') return r",
+    "error: recipe:2: coax.getenv: 'OPENAI_API_KEY' is not readable by scripts (only OLLAMA_HOST)" },
+  { "coax.getenv of HOME", "local r = require('coax').getenv('HOME') return r",
+    "error: recipe:2: coax.getenv: 'HOME' is not readable by scripts (only OLLAMA_HOST)" },
+  { "debug", "local r = debug.getinfo(1) return r", "error: recipe:2: attempt to index a nil value (global 'debug')" },
+  { "package.loadlib", "local r = package.loadlib('libc.so.6', 'system') return r",
+    "error: recipe:2: attempt to index a nil value (global 'package')" },
+  { "dofile", "local r = dofile('/etc/passwd') return r",
+    "error: recipe:2: attempt to call a nil value (global 'dofile')" },
+  { "loadfile", "local r = loadfile('/etc/passwd') return r",
+    "error: recipe:2: attempt to call a nil value (global 'loadfile')" },
+  { "collectgarbage('stop')", "local r = collectgarbage('stop') return r",
+    "error: recipe:2: collectgarbage: only 'count' is available to scripts" },
+  { "collectgarbage('count') only", "return math.type(collectgarbage('count')) or type(collectgarbage('count'))",
+    "ok: float" },
+  -- require
+  { "require 'os'", "local m = require('os') return m", unavailable("os") },
+  { "require 'io'", "local m = require('io') return m", unavailable("io") },
+  { "require 'debug'", "local m = require('debug') return m", unavailable("debug") },
+  { "require 'package'", "local m = require('package') return m", unavailable("package") },
+  { "require 'ffi'", "local m = require('ffi') return m", unavailable("ffi") },
+  { "require 'coax.sandbox' (it would rebuild coax.http)", "local m = require('coax.sandbox') return m",
+    unavailable("coax.sandbox") },
+  { "require 'coax...sandbox' (empty parts)", "local m = require('coax...sandbox') return m",
+    unavailable("coax...sandbox") },
+  { "require a path with ../", "local m = require('coax/../../../etc/passwd') return m",
+    unavailable("coax/../../../etc/passwd") },
+  { "require 'coax.agents..openai'", "local m = require('coax.agents..openai') return m",
+    unavailable("coax.agents..openai") },
+  { "require 'coax.'", "local m = require('coax.') return m", unavailable("coax.") },
+  { "require of a table name", "local m = require({}) return m",
+    "error: recipe:2: require: module name must be a string" },
+  -- binary chunks
+  { "string.dump", "local b = string.dump(function() return 1 end) return b",
+    "error: recipe:2: attempt to call a nil value (field 'dump')" },
+  { "string.dump through a string's methods", "local b = ('').dump(function() return 1 end) return b",
+    "error: recipe:2: attempt to call a nil value (field 'dump')" },
+  { "load, mode 'b'", "local f, e = load('\\27LuaT', 'c', 'b') return tostring(f) .. ' ' .. e",
+    "ok: nil load: only text chunks are allowed" },
+  { "load, mode 'bt'", "local f, e = load('\\27LuaT', 'c', 'bt') return tostring(f) .. ' ' .. e",
+    "ok: nil load: only text chunks are allowed" },
+  { "load of a binary chunk", "local f, e = load('\\27LuaT\\0\\25\\147') return tostring(f) .. ' ' .. e",
+    "ok: nil attempt to load a binary chunk (mode is 't')" },
+  { "load of a binary chunk from a reader", "local n = 0 local f, e = load(function() n = n + 1 "
+    .. "if n == 1 then return '\\27Lua' end end) return tostring(f) .. ' ' .. e",
+    "ok: nil attempt to load a binary chunk (mode is 't')" },
+  { "a loaded chunk's globals are its own", "load('y_global = 1')() return tostring(y_global) .. tostring(_G.y_global)",
+    "ok: nilnil" },
+  -- the string metatable and the string library
+  { "getmetatable('')", "return getmetatable('')", "ok: string" },
+  { "getmetatable('').__index = {}", "getmetatable('').__index = {} return 'changed'",
+    "error: recipe:2: attempt to index a string value" },
+  { "setmetatable on a string", "setmetatable('', {}) return 'changed'",
+    "error: recipe:2: bad argument #1 to 'setmetatable' (table expected, got string)" },
+  { "string.upper = ...", "string.upper = function() return 'pwned' end return 'changed'", "error: recipe:2: " .. RO },
+  { "rawset(string, ...)", "rawset(string, 'upper', nil) return 'changed'", "error: recipe:2: rawset: " .. RO },
+  { "setmetatable(string, ...)", "setmetatable(string, {}) return 'changed'",
+    "error: recipe:2: cannot change a protected metatable" },
+  { "table.concat = ...", "table.concat = nil return 'changed'", "error: recipe:2: " .. RO },
+  -- the shared environment
+  { "_G.pcall = ...", "_G.pcall = nil return 'changed'", "error: recipe:2: " .. RO },
+  { "rawset(_G, ...)", "rawset(_G, 'pcall', nil) return 'changed'", "error: recipe:2: rawset: " .. RO },
+  { "rawset on the environment behind _ENV", "rawset(getmetatable(_ENV).__index, 'pcall', nil) return 'changed'",
+    "error: recipe:2: rawset: " .. RO },
+  { "setmetatable(_G, ...)", "setmetatable(_G, nil) return 'changed'",
+    "error: recipe:2: cannot change a protected metatable" },
+  { "a script's own globals stay writable", "own_global = 5 rawset(_ENV, 'own_raw', 6) return own_global + own_raw",
+    "ok: 11" },
+  { "the shared tables still read as tables", "local n = 0 for _ in pairs(string) do n = n + 1 end "
+    .. "return n .. ' ' .. tostring(rawget(math, 'pi')) .. ' ' .. tostring(next(table) ~= nil)",
+    "ok: 16 3.1415926535898 true" },
+  -- the coax module
+  { "coax.json.encode = ...", "require('coax').json.encode = nil return 'changed'", "error: recipe:2: " .. RO },
+  { "coax.http.request = ...", "require('coax').http.request = print return 'changed'", "error: recipe:2: " .. RO },
+  { "setmetatable(coax, ...)", "setmetatable(require('coax'), {}) return 'changed'",
+    "error: recipe:2: cannot change a protected metatable" },
+  { "coax.run (reads any file as a recipe)", "local r = require('coax').run('/etc/shadow', 'x') return r",
+    "error: recipe:2: attempt to call a nil value (field 'run')" },
+  { "coax.engine", "local e = require('coax').engine() return e",
+    "error: recipe:2: attempt to call a nil value (field 'engine')" },
+  { "coax.schema with remote_dir", "local s = require('coax').schema('{}', { remote_dir = '/', "
+    .. "remote_base = 'http://x/' }) return s",
+    "error: recipe:2: coax.schema: remote_dir is not available to scripts" },
+  { "coax.schema with remote_dir behind __index (C reads what was checked)",
+    "local s, e = require('coax').schema({ ['$ref'] = 'http://x/etc/passwd' }, setmetatable({}, { __index = "
+    .. "function(_, k) return ({ remote_dir = '/', remote_base = 'http://x/' })[k] end })) "
+    .. "return tostring(s) .. ' ' .. tostring(e)", 'ok: nil unresolvable reference "http://x/etc/passwd"' },
+  { "coax.example with remote_dir", "local s = require('coax').example('{}', { remote_dir = '/', "
+    .. "remote_base = 'http://x/' }) return s",
+    "error: recipe:2: coax.example: remote_dir is not available to scripts" },
+  -- the engine's metatables
+  { "a JSON array's metatable", "return getmetatable(require('coax').json.decode('[]'))", "ok: coax.array" },
+  { "a JSON object's metatable", "return getmetatable(require('coax').json.decode('{}'))", "ok: coax.object" },
+  { "a schema's metatable", "return getmetatable(require('coax').schema('{}'))", "ok: coax.schema" },
+  -- modules: the caller's own copies
+  { "cjson's settings are the caller's own", "require('cjson').decode_max_depth(1) "
+    .. "return tostring(pcall(require('cjson').decode, '[[1]]'))", "ok: true" },
+  { "a coax.* script is the caller's own copy", "require('coax.transport').MAX_RETRIES = 99 "
+    .. "return tostring(require('coax.transport').MAX_RETRIES)", "ok: 2" },
+}
+
+for _, where in ipairs({ "recipe", "template", "strategy", "agent" }) do
+  describe("from a " .. where .. ", the sandbox refuses", function()
+    for _, a in ipairs(ATTEMPTS) do
+      it(a[1], function()
+        assert.are.equal(a[3], probe(where, a[2]))
+      end)
+    end
+  end)
+end
+
+describe("what sessions share", function()
+  -- Everything a script could reach to change the next session's behaviour
+  -- (each of these changed it before the sandbox froze them).
+  local TAMPER = {
+    "_G.pcall = function() return false, 'pwned' end",
+    "_G.require = function() return {} end",
+    "rawset(getmetatable(_ENV).__index, 'tostring', function() return 'pwned' end)",
+    "string.format = function() return 'pwned' end",
+    "table.concat = function() return 'pwned' end",
+    "getmetatable('').__index.rep = nil",
+    "require('coax').json.encode = function() return 'pwned' end",
+    "require('coax').http.request = function() return nil, 'pwned' end",
+    "require('cjson').decode_max_depth(1)",
+    "require('coax.feedback').templates.parse = 'pwned'",
+    "require('coax.transport').MAX_RETRIES = 0",
+    "getmetatable(require('coax').json.decode('[]')).__index = function() return 'pwned' end",
+    "getmetatable(require('coax').schema('{}')).__index.validate = function() return false end",
+    "require('coax.sandbox')(function() end, require('coax'), function() return false end, {})",
+  }
+
+  -- The victim: uses what was tampered with, then fails once so feedback
+  -- and a strategy run.
+  local VICTIM = [=[
+local coax = require("coax")
+local cjson = require("cjson")
+local function check()
+  local arr = coax.json.decode("[1]")
+  local s = coax.schema({ type = "integer" })
+  return table.concat({ string.format("%d", 7), tostring(1), coax.json.encode({ 1 }), tostring(arr[2]),
+    tostring(s:validate(1)), tostring(cjson.decode("[[1]]")[1][1]), ("ab"):rep(2), tostring(pcall(error)) }, " ")
+end
+return { schema = { type = "object", properties = { n = { type = "integer" } }, required = { "n" } },
+  prompt = function(input) return check() .. " " .. input end }]=]
+
+  local function run_victim(e)
+    local s = e:session(VICTIM, "x", { source = true, replies = { "no JSON", '{"n": 1}' } })
+    while e:poll(10) > 0 do end
+    local r = s:report()
+    local out = {}
+    for i, a in ipairs(r.attempts) do out[i] = a.messages end
+    return r.outcome, out
+  end
+
+  it("one session tampers with all it can reach; the next session of that engine runs as on a fresh one", function()
+    local lines = { "local changed = {}" }
+    for _, line in ipairs(TAMPER) do
+      lines[#lines + 1] = ("if pcall(function() %s end) then changed[#changed + 1] = %q end"):format(line, line)
+    end
+    local attacker = table.concat(lines, "\n") .. "\n"
+      .. "return { schema = { type = 'integer' }, prompt = 'changed: ' .. #changed .. ' ' "
+      .. ".. table.concat(changed, '; ') }"
+    local e = coax.engine()
+    local s = e:session(attacker, "x", { source = true, replies = { "1" } })
+    while e:poll(10) > 0 do end
+    local r = s:report()
+    assert.are.equal("ok", r.outcome)
+    -- Three tamperings work and change only the attacker's own copies
+    -- (cjson's settings, feedback and transport scripts of its own).
+    assert.are.equal("changed: 3 require('cjson').decode_max_depth(1); require('coax.feedback').templates.parse = "
+      .. "'pwned'; require('coax.transport').MAX_RETRIES = 0",
+      r.attempts[1].messages[1].content:match("^[^\n]*"))
+
+    local outcome, messages = run_victim(e)
+    local fresh_outcome, fresh_messages = run_victim(coax.engine())
+    assert.are.equal("ok", outcome)
+    assert.are.equal(fresh_outcome, outcome)
+    assert.are.same(fresh_messages, messages)
+    assert.are.equal("7 1 [1] nil true 1.0 abab false x", messages[1][1].content:match("^[^\n]*"))
+    assert.matches("^Attempt 1/3: no JSON could be read from your reply", messages[2][3].content)
+  end)
+end)
+
+describe("feedback templates", function()
+  it("are text: placeholders fill in the attempt's values and nothing else", function()
+    local r = coax.run("return { schema = { type = 'object' }, prompt = 'x', feedback = { parse = "
+      .. "'{{io}}{{os}}{{_G}}{{require}}{{debug}}{{string}}{{load}}{{__index}}|{{attempt}}|{{reply_head}}' } }",
+      "x", { source = true, replies = { "no JSON here", "{}" } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal("|1|no JSON here", r.attempts[2].messages[3].content)
+  end)
+end)
