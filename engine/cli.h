@@ -86,6 +86,16 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 /* --verbose: the engine logs each HTTP request and response to stderr. */
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
 
+/* Ctrl-C, SIGTERM and SIGHUP end run and batch between polls, so that the
+** engine is freed (it kills the commands the command agent started, which
+** run in process groups of their own and would outlive the CLI) before the
+** CLI dies of the signal. cli_trap_signals installs the handlers;
+** cli_signalled returns the signal caught, or 0; cli_die_of frees nothing
+** and dies of 'sig' as if never caught. */
+void cli_trap_signals(void);
+int cli_signalled(void);
+void cli_die_of(int sig);
+
 /* Writes a buffer to stdout; returns 0, or the status of cli_write_status
 ** after a message if the write failed (a full disk or a closed pipe must
 ** not pass silently). */

@@ -629,6 +629,10 @@ static void fill(batch *b)
 static void run(batch *b)
 {
     for (;;) {
+        if (cli_signalled()) { /* lines written so far are whole; --resume does the rest */
+            coax_engine_free(b->engine); /* kills the commands still running */
+            cli_die_of(cli_signalled());
+        }
         harvest(b);
         fill(b);
         if (b->fatal) return;
@@ -746,6 +750,7 @@ int cli_batch(int argc, char **argv)
     /* Past a file size limit (ulimit -f) a write fails with EFBIG, reported
     ** like a full disk, instead of the signal killing the batch mid-line. */
     signal(SIGXFSZ, SIG_IGN);
+    cli_trap_signals();
     batch b = {0};
     b.o = &o;
     b.in_fd = b.out_fd = -1;

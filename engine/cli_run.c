@@ -223,47 +223,60 @@ int cli_run(int argc, char **argv)
         status = cli_usage("run", "cannot write the report to %s: %s", report, strerror(errno));
     if (status == 0) {
         if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
-        coax_outcome outcome = coax_session_run(s);
-        size_t rlen;
-        const char *rep = coax_session_report(s, &rlen);
-        int write_status = 0;
-        if (rf) {
-            errno = 0;
-            bool ok = rep && fwrite(rep, 1, rlen, rf) == rlen && fputc('\n', rf) != EOF;
-            int e = errno;
-            if (fclose(rf)) {
-                if (ok) e = errno;
-                ok = false;
-            }
-            if (!ok) { /* no report (out of memory), or a full disk: not a silent success */
-                fprintf(stderr, "coax run: cannot write the report to %s: %s\n", report, e ? strerror(e) : "out of memory");
-                write_status = e ? cli_write_status(e) : 4;
-            }
-            rf = NULL;
+        cli_trap_signals();
+        /* As coax_session_run, but a signal ends it; a host agent has no host here: it stops too. */
+        while (coax_session_outcome(s) == COAX_RUNNING && !cli_signalled() && !coax_session_host_request(s, NULL))
+            coax_engine_poll(engine, 1000);
+        if (cli_signalled()) {
+            coax_engine_free(engine); /* kills the commands still running */
+            cli_die_of(cli_signalled());
         }
-        if (choice.demo && rep) narrate(rep, rlen, &events);
-        size_t vlen;
-        const char *value = coax_session_value(s, &vlen);
-        if (value) {
-            fwrite(value, 1, vlen, stdout);
-            fputc('\n', stdout);
-            if (fflush(stdout) || ferror(stdout)) {
-                int e = errno;
-                fprintf(stderr, "coax run: cannot write output: %s\n", strerror(e));
-                if (!write_status) write_status = cli_write_status(e);
-            }
+        if (coax_session_host_request(s, NULL)) {
+            status = cli_usage("run", "the host agent is answered by a program that embeds coax (its C or Lua API), "
+                                      "not by the command line: name another agent");
         } else {
-            /* The reason, from the report's error (traceback included). */
-            coax_arena *a = coax_arena_new(NULL);
-            coax_value *r;
-            const coax_value *msg = NULL;
-            if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK)
-                coax_pointer_get(r, "/error/message", 14, &msg);
-            fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome),
-                    msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
-            coax_arena_free(a);
+            coax_outcome outcome = coax_session_outcome(s);
+            size_t rlen;
+            const char *rep = coax_session_report(s, &rlen);
+            int write_status = 0;
+            if (rf) {
+                errno = 0;
+                bool ok = rep && fwrite(rep, 1, rlen, rf) == rlen && fputc('\n', rf) != EOF;
+                int e = errno;
+                if (fclose(rf)) {
+                    if (ok) e = errno;
+                    ok = false;
+                }
+                if (!ok) { /* no report (out of memory), or a full disk: not a silent success */
+                    fprintf(stderr, "coax run: cannot write the report to %s: %s\n", report, e ? strerror(e) : "out of memory");
+                    write_status = e ? cli_write_status(e) : 4;
+                }
+                rf = NULL;
+            }
+            if (choice.demo && rep) narrate(rep, rlen, &events);
+            size_t vlen;
+            const char *value = coax_session_value(s, &vlen);
+            if (value) {
+                fwrite(value, 1, vlen, stdout);
+                fputc('\n', stdout);
+                if (fflush(stdout) || ferror(stdout)) {
+                    int e = errno;
+                    fprintf(stderr, "coax run: cannot write output: %s\n", strerror(e));
+                    if (!write_status) write_status = cli_write_status(e);
+                }
+            } else {
+                /* The reason, from the report's error (traceback included). */
+                coax_arena *a = coax_arena_new(NULL);
+                coax_value *r;
+                const coax_value *msg = NULL;
+                if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK)
+                    coax_pointer_get(r, "/error/message", 14, &msg);
+                fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome),
+                        msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
+                coax_arena_free(a);
+            }
+            status = write_status ? write_status : coax_outcome_exit_status(outcome);
         }
-        status = write_status ? write_status : coax_outcome_exit_status(outcome);
     }
     if (rf) fclose(rf);
     coax_engine_free(engine);

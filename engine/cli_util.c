@@ -6,9 +6,11 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 coax_code cli_read(const char *path, size_t max, char **data, size_t *len, coax_error *err)
 {
@@ -121,6 +123,33 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err)
     else
         fprintf(stderr, "coax %s: %s\n", cmd, msg);
     return coax_exit_status(code);
+}
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig) { caught = sig; }
+
+void cli_trap_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: a wait ends at once */
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        /* A signal the caller ignores (nohup, a job in the background) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int cli_signalled(void) { return caught; }
+
+void cli_die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+    _exit(128 + sig); /* raise returned: the signal is blocked */
 }
 
 int cli_write_status(int e)

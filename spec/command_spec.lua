@@ -297,3 +297,39 @@ describe("coax run / batch --command", function()
     assert.are.equal('{"age":9}\n', out)
   end)
 end)
+
+describe("a signal to the command line", function()
+  -- Starts coax ARGS in the background, waits until the command has
+  -- written its pid, sends SIG, and returns coax's exit status and that pid.
+  local function signal_during(args, sig, pidfile)
+    local sh = ("env -u LD_PRELOAD build/coax %s >/dev/null 2>&1 & c=$!; n=0; "
+      .. "while [ ! -s %s ] && [ $n -lt 500 ]; do sleep 0.01; n=$((n+1)); done; kill -%s $c; wait $c; echo $?")
+      :format(args, H.quote(pidfile), sig)
+    local p = io.popen(sh)
+    local status = tonumber(p:read("a"))
+    p:close()
+    return status, read(pidfile):match("%d+")
+  end
+
+  it("coax run dies of SIGTERM and takes the running command with it", function()
+    local pidfile = dir .. "/run.pid"
+    local cmd = "echo $$ > " .. pidfile .. "; exec sleep 30"
+    local status, pid = signal_during("run " .. H.quote(dir .. "/plain.lua") .. " --command " .. H.quote(cmd), "TERM",
+      pidfile)
+    assert.are.equal(128 + 15, status)
+    assert.is_true(gone(pid))
+  end)
+
+  -- (SIGINT cannot be tried here: a shell starts background jobs with it ignored, and
+  -- coax leaves ignored signals ignored.)
+  it("coax batch dies of SIGHUP and takes every running command with it", function()
+    local pidfile = dir .. "/batch.pid"
+    local input = H.tmpfile('{"id":1,"input":"a"}\n{"id":2,"input":"b"}\n')
+    local cmd = "echo $$ >> " .. pidfile .. "; exec sleep 30"
+    local status = signal_during("batch " .. H.quote(dir .. "/plain.lua") .. " --quiet --input " .. H.quote(input)
+      .. " --command " .. H.quote(cmd), "HUP", pidfile)
+    os.remove(input)
+    assert.are.equal(128 + 1, status)
+    for pid in read(pidfile):gmatch("%d+") do assert.is_true(gone(pid)) end
+  end)
+end)
