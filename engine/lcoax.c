@@ -67,6 +67,7 @@ int luaopen_coax(lua_State *L)
     lcoax_open_schema(L);
     lcoax_open_example(L);
     lcoax_open_tokens(L);
+    lcoax_open_pattern(L);
 
     return 1;
 }

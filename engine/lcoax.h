@@ -54,5 +54,6 @@ void lcoax_open_run(lua_State *L);
 void lcoax_open_schema(lua_State *L);
 void lcoax_open_example(lua_State *L);
 void lcoax_open_tokens(lua_State *L);
+void lcoax_open_pattern(lua_State *L);
 
 #endif

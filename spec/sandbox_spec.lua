@@ -252,3 +252,85 @@ describe("feedback templates", function()
     assert.are.equal("|1|no JSON here", r.attempts[2].messages[3].content)
   end)
 end)
+
+describe("Lua patterns", function()
+  -- Backtracking that would run for hours in the stock string.find: the
+  -- engine's pattern functions charge their steps to the instruction budget.
+  local HOURS = "local ok = pcall(string.find, ('a'):rep(2000), '.-.-.-b')"
+  local cases = {
+    { "recipe", HOURS .. "\nreturn { schema = {}, prompt = 'x' }", "recipe" },
+    { "template", "return { schema = {}, prompt = function() " .. HOURS .. " return 'x' end }", "recipe" },
+    { "strategy", "return { schema = { type = 'integer' }, prompt = 'x', strategy = function() " .. HOURS
+      .. " return { { role = 'user', content = 'x' } } end }", "strategy" },
+    { "agent, through a string's method", "return { schema = {}, prompt = 'x', agent = { call = function() "
+      .. "local ok = pcall(function() return ('a'):rep(2000):find('.-.-.-b') end) return { text = '{}' } end } }",
+      "agent" },
+    { "gmatch", "for _ in string.gmatch(('a'):rep(5000), 'a*a*a*a*b') do end return { schema = {}, prompt = 'x' }",
+      "recipe" },
+    { "gsub", "local s = string.gsub(('a'):rep(3000), '.-.-.-b', '') return { schema = {}, prompt = 'x' }", "recipe" },
+  }
+  for _, c in ipairs(cases) do
+    it("that would backtrack for hours stop at the instruction limit: " .. c[1], function()
+      local r = coax.run(c[2], "x", { source = true, replies = { "no JSON", "1", "1" } })
+      assert.are.same({ "limit", "limit", c[3] .. ": script stopped: Lua instruction limit (10000000) reached" },
+        { r.outcome, r.error.code, (r.error.message:gsub("\n.*", "")) })
+    end)
+  end
+
+  it("do what Lua's own do: 5 functions on 4,000 random patterns and subjects, results and errors", function()
+    local P = coax.patterns()
+    local atoms = { "a", "b", ".", "%a", "%d", "%s", "%w", "%A", "%p", "%z", "[ab]", "[^a]", "[a-c]", "[%d_]", "[]]",
+      "[^]]", "%%", "%.", "x", "(", ")", "()", "%1", "%2", "%bab", "%b()", "%f[%w]", "%f[%W]", "^", "$", "-", "*",
+      "+", "?", "[", "%", "[%a-]", "[a-]", "[-a]", "\0" }
+    local quants = { "", "", "", "*", "+", "-", "?" }
+    local letters = "ab()[]%.-x \0^$1"
+    local function outcome(ok, ...)
+      local t = { ok and "ok" or "error" }
+      if not ok then return tostring((...)):gsub("^.-:%d+: ", "") end
+      for i = 1, select("#", ...) do t[#t + 1] = tostring((select(i, ...))) end
+      return table.concat(t, "|")
+    end
+    local function gather(gmatch, s, p, init)
+      local t = {}
+      for a, b in gmatch(s, p, init) do
+        t[#t + 1] = tostring(a) .. "/" .. tostring(b)
+        if #t > 40 then break end
+      end
+      return table.concat(t, ",")
+    end
+    local rng = 12345
+    local function random(n) -- deterministic, whatever math.random's seed
+      rng = (rng * 1103515245 + 12345) % 2147483648
+      return rng % n + 1
+    end
+    local differ = {}
+    for _ = 1, 4000 do
+      local parts = {}
+      for i = 1, random(6) do parts[i] = atoms[random(#atoms)] .. quants[random(#quants)] end
+      local p = table.concat(parts)
+      local chars = {}
+      for i = 1, random(13) - 1 do
+        local j = random(#letters)
+        chars[i] = letters:sub(j, j)
+      end
+      local s = table.concat(chars)
+      local init = ({ nil, 1, 2, -1, -3, 0, 10, -100 })[random(8)]
+      local repl = ({ "<%0>", "%1", "x", "%%", "%2", function(a, b) return b or a end, { a = "A", b = false, ab = 1 },
+        7, "%" })[random(9)]
+      local calls = {
+        { "find", string.find, P.find, s, p, init },
+        { "find plain", string.find, P.find, s, p, init, true },
+        { "match", string.match, P.match, s, p, init },
+        { "gsub", string.gsub, P.gsub, s, p, repl, ({ nil, 0, 1, 2 })[random(4)] },
+        { "gmatch", function(...) return gather(string.gmatch, ...) end, function(...) return gather(P.gmatch, ...) end,
+          s, p, init },
+      }
+      for _, c in ipairs(calls) do
+        local want = outcome(pcall(c[2], table.unpack(c, 4, 7)))
+        local got = outcome(pcall(c[3], table.unpack(c, 4, 7)))
+        if want ~= got then differ[#differ + 1] = ("%s(%q, %q): %s, not %s"):format(c[1], s, p, got, want) end
+      end
+    end
+    assert.are.same({}, differ)
+  end)
+end)

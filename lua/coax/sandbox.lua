@@ -102,13 +102,27 @@ return function(loader, coax_module, limit_hit, http)
     return out
   end
 
+  -- Lua's pattern functions run in C, where the instruction count never
+  -- looks (("a"):rep(2000):find(".-.-.-b") would run for hours): these
+  -- behave the same (engine/lcoax_pattern.c) and every 1024 steps of
+  -- matching run tick, about 260 instructions, so matching is charged to
+  -- the script's budget and stops with it.
+  local function tick() for _ = 1, 256 do end end
+  local patterns = coax_module.patterns(tick)
+  coax_module.patterns = nil
+  local function string_functions()
+    local t = copy(string, { "byte", "char", "format", "len", "lower", "rep", "reverse", "sub", "upper", "pack",
+      "packsize", "unpack" })
+    t.find, t.match, t.gmatch, t.gsub = patterns.find, patterns.match, patterns.gmatch, patterns.gsub
+    return t
+  end
+
   local env = {
     assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, rawequal = rawequal,
     rawget = rawget, rawlen = rawlen, rawset = rawset, select = select, setmetatable = setmetatable,
     getmetatable = getmetatable, tonumber = tonumber, tostring = tostring, type = type,
     _VERSION = _VERSION,
-    string = copy(string, { "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match",
-      "rep", "reverse", "sub", "upper", "pack", "packsize", "unpack" }),
+    string = string_functions(),
     table = copy(table, { "concat", "insert", "move", "pack", "remove", "sort", "unpack" }),
     math = copy(math, { "abs", "ceil", "cos", "deg", "exp", "floor", "fmod", "huge", "log", "max",
       "maxinteger", "min", "mininteger", "modf", "pi", "rad", "random", "sin", "sqrt", "tan",
@@ -181,8 +195,7 @@ return function(loader, coax_module, limit_hit, http)
   -- Strings' methods: the safe string functions, not the real library
   -- (string.dump), in a table no script can reach; the metatable is locked.
   local string_mt = getmetatable("")
-  string_mt.__index = copy(string, { "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match",
-    "rep", "reverse", "sub", "upper", "pack", "packsize", "unpack" })
+  string_mt.__index = string_functions()
   string_mt.__metatable = "string"
 
   -- ---- require ----------------------------------------------------------------
