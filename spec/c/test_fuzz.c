@@ -39,6 +39,9 @@ static const char *replaying = "";
 #define LLVMFuzzerTestOneInput fuzz_regex
 #include "../fuzz/fuzz_regex.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_pattern
+#include "../fuzz/fuzz_pattern.c"
+#undef LLVMFuzzerTestOneInput
 
 /* Feeds every file of folder 'dir' to 'fn'; returns how many. */
 static int replay_dir(const char *dir, int (*fn)(const uint8_t *, size_t))
@@ -99,6 +102,7 @@ static void test_extract_findings(void) { CHECK_INT(replay("extract", fuzz_extra
 static void test_schema_findings(void) { CHECK_INT(replay("schema", fuzz_schema), 2); }
 static void test_tokens_findings(void) { CHECK_INT(replay("tokens", fuzz_tokens), 1); }
 static void test_regex_findings(void) { CHECK_INT(replay("regex", fuzz_regex), 3); }
+static void test_pattern_findings(void) { CHECK_INT(replay("pattern", fuzz_pattern), 8); }
 
 #define TESTS                        \
     X(test_repair_findings)          \
@@ -106,5 +110,6 @@ static void test_regex_findings(void) { CHECK_INT(replay("regex", fuzz_regex), 3
     X(test_extract_findings)         \
     X(test_schema_findings)          \
     X(test_tokens_findings)          \
-    X(test_regex_findings)
+    X(test_regex_findings)           \
+    X(test_pattern_findings)
 #include "test.h"
