@@ -277,6 +277,22 @@ describe("Lua patterns", function()
     end)
   end
 
+  -- Not only patterns: one instruction may do a millisecond of work in C
+  -- (`s .. "y"` or s:upper() on a megabyte); time between two counts is
+  -- charged too (engine/script.c), so such loops stop with the budget.
+  for _, c in ipairs({
+    { "s:upper() on a megabyte, a million times", "n = n + #s:upper()" },
+    { "s .. 'y' on a megabyte, a million times", "local t = s .. 'y' n = n + #t" },
+  }) do
+    it("that are cheap in instructions but not in C stop at the limit too: " .. c[1], function()
+      local r = coax.run("local s = ('x'):rep(1 << 20) local n = 0 for i = 1, 1e6 do " .. c[2] .. " end "
+        .. "return { schema = {}, prompt = tostring(n) }", "x", { source = true, replies = { "{}" },
+        lua_instructions = 1000000 })
+      assert.are.same({ "limit", "recipe: script stopped: Lua instruction limit (1000000) reached" },
+        { r.outcome, (r.error.message:gsub("\n.*", "")) })
+    end)
+  end
+
   it("do what Lua's own do: 5 functions on 4,000 random patterns and subjects, results and errors", function()
     local P = coax.patterns()
     local atoms = { "a", "b", ".", "%a", "%d", "%s", "%w", "%A", "%p", "%z", "[ab]", "[^a]", "[a-c]", "[%d_]", "[]]",
