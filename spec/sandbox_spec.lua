@@ -243,6 +243,29 @@ return { schema = { type = "object", properties = { n = { type = "integer" } }, 
   end)
 end)
 
+describe("the engine's own scripts", function()
+  it("stay out of reach behind what they hand a recipe (feedback's templates behind its feedback table)", function()
+    -- Rendering the first prompt gives the recipe's feedback table a
+    -- metatable whose __index is the feedback script's template table.
+    local e = coax.engine()
+    local attacker = e:session([[
+local FB = {}
+return { schema = { type = 'integer' }, prompt = 'x', feedback = FB,
+  strategy = function()
+    local ok, err = pcall(function() getmetatable(FB).__index.parse = 'pwned' end)
+    return { { role = 'user', content = tostring(ok) .. ' ' .. tostring(err) } }
+  end }]], "x", { source = true, replies = { "no", "1" } })
+    while e:poll(10) > 0 do end
+    assert.are.equal("false recipe:4: attempt to change a read-only table (every script shares it)",
+      attacker:report().attempts[2].messages[1].content)
+    local victim = e:session("return { schema = { type = 'integer' }, prompt = 'x' }", "x",
+      { source = true, replies = { "no", "1" } })
+    while e:poll(10) > 0 do end
+    local m = victim:report().attempts[2].messages
+    assert.matches("^Attempt 1/3: no JSON could be read from your reply", m[#m].content)
+  end)
+end)
+
 describe("feedback templates", function()
   it("are text: placeholders fill in the attempt's values and nothing else", function()
     local r = coax.run("return { schema = { type = 'object' }, prompt = 'x', feedback = { parse = "

@@ -227,6 +227,9 @@ return function(loader, coax_module, limit_hit, http)
     local m = loaded[name]
     if m == nil then
       m = load_module(name)
+      -- read-only too: a script may reach into them through what they hand
+      -- out (feedback's templates behind a recipe's feedback table)
+      if type(m) == "table" and getmetatable(m) == nil then freeze_all(m) end
       loaded[name] = m
     end
     return m
