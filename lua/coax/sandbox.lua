@@ -19,8 +19,9 @@
 -- setmetatable fail with an error); the engine's metatables (JSON arrays and
 -- objects, schemas, the string metatable) show only their name to
 -- getmetatable; `require` of cjson or a coax.* script gives the caller its
--- own copy (the engine's scripts keep theirs, so a recipe cannot change what
--- the runtime or an agent does), and coax.sandbox is not available.
+-- own copy, and the engine's own instances (the runtime, its policies, the
+-- agents it picks) are read-only as well, so a recipe cannot change what
+-- they do for others; coax.sandbox is not available.
 --
 -- The network: coax.http.request (below, on the engine's transport in
 -- engine/http.c) and coax.secret, the only way to an API key; scripts never
