@@ -131,7 +131,7 @@ static void wait_for(coax_engine *e, double ms)
     bool more = false; /* descriptors past the array: poll again soon */
     for (coax_session *s = e->sessions; s; s = s->next) {
         if (!s->proc || s->state == SS_DONE) continue;
-        if (n + 3 > sizeof fds / sizeof *fds) more = true;
+        if (n + 4 > sizeof fds / sizeof *fds) more = true;
         else proc_fds(s->proc, fds, sizeof fds / sizeof *fds, &n);
     }
     if (more && ms > 5) ms = 5;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct proc_req {
     const coax_allocator *alloc;
     pid_t pid;               /* 0 once reaped */
     int in, out, err;        /* the engine's ends, -1 once closed */
+    int pidfd;               /* readable when the shell exits (Linux 5.3+), or -1 */
     coax_buf input, output, errors;
     size_t written, cap;
     double t0, deadline;
@@ -83,6 +85,7 @@ static void stop(proc_req *p)
     close_fd(&p->out);
     close_fd(&p->err);
     reap(p, true);
+    close_fd(&p->pidfd);
 }
 
 void proc_cancel(proc_req *p)
@@ -100,9 +103,9 @@ bool proc_ready(const proc_req *p) { return p->pid == 0 && p->out < 0 && p->err 
 double proc_deadline(const proc_req *p)
 {
     /* Its output has ended but it has not exited yet (or it closed its
-    ** output and goes on): nothing to wait on but the clock, so look again
-    ** soon rather than at the deadline. */
-    if (p->out < 0 && p->err < 0 && p->pid) {
+    ** output and goes on): without a pidfd to wait on, look again soon
+    ** rather than at the deadline. */
+    if (p->out < 0 && p->err < 0 && p->pid && p->pidfd < 0) {
         double soon = coax_now_ms() + 2;
         return soon < p->deadline ? soon : p->deadline;
     }
@@ -161,8 +164,8 @@ void proc_pump(proc_req *p)
 
 void proc_fds(const proc_req *p, struct pollfd *fds, unsigned cap, unsigned *n)
 {
-    int want[3][2] = {{p->in, POLLOUT}, {p->out, POLLIN}, {p->err, POLLIN}};
-    for (int i = 0; i < 3 && *n < cap; i++) {
+    int want[4][2] = {{p->in, POLLOUT}, {p->out, POLLIN}, {p->err, POLLIN}, {p->pid ? p->pidfd : -1, POLLIN}};
+    for (int i = 0; i < 4 && *n < cap; i++) {
         if (want[i][0] < 0) continue;
         fds[*n].fd = want[i][0];
         fds[*n].events = (short)want[i][1];
@@ -212,6 +215,9 @@ static int spawn(proc_req *p, const char *command)
         rc = posix_spawn(&p->pid, "/bin/sh", &fa, &attr, argv, environ);
         if (rc) p->pid = 0;
     }
+#ifdef SYS_pidfd_open
+    if (!rc) p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0); /* -1 on older kernels: the clock it is */
+#endif
     if (fa_ok) posix_spawn_file_actions_destroy(&fa);
     if (attr_ok) posix_spawnattr_destroy(&attr);
     close_fd(&in[1]);
@@ -315,7 +321,7 @@ static int l_command(lua_State *L)
     memset(p, 0, sizeof *p);
     *box = p;
     p->alloc = a;
-    p->in = p->out = p->err = -1;
+    p->in = p->out = p->err = p->pidfd = -1;
     p->status = -1;
     /* Output Lua could not hold anyway is not read either. */
     p->cap = s->engine->limits.max_input < vm->mem_cap ? s->engine->limits.max_input : vm->mem_cap;
