@@ -333,13 +333,3 @@ describe("a signal to the command line", function()
     for pid in read(pidfile):gmatch("%d+") do assert.is_true(gone(pid)) end
   end)
 end)
-
-describe("a command that closes its output and goes on", function()
-  it("is waited for on its pidfd, not polled: next to no CPU while it runs", function()
-    local t = os.clock()
-    local r = run("exec >/dev/null 2>&1; sleep 0.3")
-    assert.are.equal("exhausted", r.outcome) -- no output: no JSON, three times
-    -- Polling every 2 ms for 0.9 s would cost far more than this much CPU.
-    assert.is_true(os.clock() - t < 0.2)
-  end)
-end)
