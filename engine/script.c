@@ -71,7 +71,7 @@ static void hook(lua_State *L, lua_Debug *ar)
     uint64_t t = now_ns();
     uint64_t spent = (t - vm->tick_ns) / NS_PER_INSTRUCTION;
     vm->tick_ns = t;
-    long charge = spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
+    long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
     vm->instr_left -= charge > HOOK_STEP ? charge : HOOK_STEP;
     if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
     if (vm->limit == LIMIT_INSTRUCTIONS)
@@ -316,7 +316,8 @@ coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, siz
     lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_STEP);
     lua_pushcfunction(vm->L, setup);
     lua_pushlightuserdata(vm->L, vm);
-    int rc = vm_call(vm, 1, 0);
+    int rc = vm_call(vm, 1, 0); /* trusted and bounded: its time (valgrind's, too) is not charged */
+    vm->timed = true;
     if (rc != VM_OK) {
         coax_code code = rc == VM_LIMIT ? COAX_ENOMEM : COAX_ESCRIPT;
         coax_fail(err, code, 0, "loading the coax scripts from %s: %.120s", dir, vm_message(vm));

@@ -20,6 +20,7 @@ typedef struct coax_vm {
     size_t mem_used, mem_cap;
     long instr_budget, instr_left;
     uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
+    bool timed;        /* time is charged (not while the engine's setup runs) */
     int limit;         /* LIMIT_*: why the running script was stopped */
     char *dir;         /* the scripts folder (owned) */
     int env_ref;       /* the sandbox environment */

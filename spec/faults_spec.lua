@@ -91,7 +91,8 @@ local function run_at(url, options, input)
   local out, err, code = coax_cmd({ "run", recipe, "--agent", "openai", "--base-url", url, "--model", "m1",
     "--input", "-", "--report", report, "--agent-options", agent_options(options) }, input or "Ada is here.")
   local text = slurp(report) or ""
-  return { out = out, err = err, code = code, report = strict(text, "the report"), report_text = text }
+  return { out = out, err = err, code = code, report_text = text,
+    report = strict(text, ("the report (exit %d, stderr %q)"):format(code, err)) }
 end
 
 --- A new scenario of `steps`, and run_at it.
