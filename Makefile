@@ -130,7 +130,7 @@ $(FZ)/fuzz_%: spec/fuzz/fuzz_%.c spec/fuzz/fuzz.h $(FZ)/libcoax.a
 fuzz: all fuzz-build
 	@lua5.4 spec/fuzz/seeds.lua $(FZ)/seeds $(B)
 	@for n in $(FUZZ_RUN); do \
-	  mkdir -p $(FZ)/corpus/$$n spec/fuzz/seeds/$$n; \
+	  mkdir -p $(FZ)/corpus/$$n $(FZ)/seeds/$$n spec/fuzz/seeds/$$n; \
 	  echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=allocator_release_to_os_interval_ms=-1 \
 	  $(FZ)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) \
