@@ -102,7 +102,7 @@ static void test_extract_findings(void) { CHECK_INT(replay("extract", fuzz_extra
 static void test_schema_findings(void) { CHECK_INT(replay("schema", fuzz_schema), 2); }
 static void test_tokens_findings(void) { CHECK_INT(replay("tokens", fuzz_tokens), 1); }
 static void test_regex_findings(void) { CHECK_INT(replay("regex", fuzz_regex), 3); }
-static void test_pattern_findings(void) { CHECK_INT(replay("pattern", fuzz_pattern), 8); }
+static void test_pattern_findings(void) { CHECK_INT(replay("pattern", fuzz_pattern), 9); }
 
 #define TESTS                        \
     X(test_repair_findings)          \
