@@ -243,4 +243,14 @@ function M.attempt(request, state, wire)
   return run:out_of_rounds({ retries = retries, usage = usage })
 end
 
+--- An agent's whole call over its wire: tools mode's rounds, or else one
+-- request (`wire.exchange(nil)`: the request's own messages) and its reply
+-- settled. The agents that speak tools mode are this call and a wire.
+function M.call(request, state, wire)
+  if request.options.mode == "tools" then return M.attempt(request, state, wire) end
+  local reply, err, meta = wire.exchange(nil)
+  if not reply then return nil, err, meta end
+  return wire.settle(reply)
+end
+
 return M

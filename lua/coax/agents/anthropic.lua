@@ -394,16 +394,11 @@ end
 -- @treturn[2] table {status?, retries, limit?, tool_rounds?}
 function M.call(request, state)
   local o = request.options
-  if mode_of(o) == "tools" then
-    return tools.attempt(request, state, {
-      exchange = function(native) return exchange(o, M.body(request, native)) end,
-      assistant = assistant_message, results = tool_results,
-      settle = function(reply) return settle(reply, o) end,
-    })
-  end
-  local reply, err, meta = exchange(o, M.body(request))
-  if not reply then return nil, err, meta end
-  return settle(reply, o)
+  return tools.call(request, state, {
+    exchange = function(native) return exchange(o, M.body(request, native)) end,
+    assistant = assistant_message, results = tool_results,
+    settle = function(reply) return settle(reply, o) end,
+  })
 end
 
 return M
