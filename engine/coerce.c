@@ -435,7 +435,7 @@ static coax_code log_coercion(coerce_ctx *c, const char *kind, const char *detai
     }
     char *p = coax_arena_strdup(c->arena, loc, strlen(loc));
     if (!p) return COAX_ENOMEM;
-    c->log[c->n++] = (coax_coercion){kind, p, detail};
+    c->log[c->n++] = (coax_coercion){kind, p, detail, COAX_CLASS_INFERRED}; /* classes per kind: issue 18 */
     return COAX_OK;
 }
 

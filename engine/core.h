@@ -37,6 +37,11 @@ struct coax_member {
 };
 
 #define COAX_VF_INT_TEXT 1u /* number text has no fraction or exponent */
+/* The value, or the key of the member holding it, exists only because a
+** repair of class COAX_CLASS_INVENTED guessed it: no coercion may drop,
+** rename or fill it, and a candidate holding one is not accepted unless
+** the caller allows invented repairs. */
+#define COAX_VF_INVENTED 2u
 
 /* Allocation through a possibly-NULL allocator. */
 void *coax_alloc_raw(const coax_allocator *a, size_t size);

@@ -52,7 +52,7 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     size_t inner_n = c->n - before;
     coax_coercion *unwrapped = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *unwrapped);
     if (!unwrapped) return COAX_ENOMEM;
-    unwrapped[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope"};
+    unwrapped[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope", COAX_CLASS_INFERRED};
     if (inner_n) memcpy(unwrapped + 1, c->log + before, inner_n * sizeof *unwrapped);
     c->log = unwrapped;
     c->n = c->cap = inner_n + 1;

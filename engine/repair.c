@@ -306,7 +306,7 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
         for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
         if (p->double_encoded) {
             e[k] = (coax_repair_entry){rkind_name(RK_DOUBLE_ENCODED), rkind_detail(RK_DOUBLE_ENCODED),
-                                       p->start, 0, 0};
+                                       p->start, 0, 0, COAX_CLASS_LOSSLESS};
             coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
             k++;
         }
@@ -398,4 +398,14 @@ const char *coax_source_name(coax_source s)
 {
     static const char *const names[] = {"whole", "fenced", "tagged", "prose", "sequence"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+const char *coax_class_name(coax_class cls)
+{
+    switch (cls) {
+    case COAX_CLASS_LOSSLESS: return "lossless";
+    case COAX_CLASS_INFERRED: return "inferred";
+    case COAX_CLASS_INVENTED: return "invented";
+    }
+    return "invented";
 }

@@ -64,7 +64,7 @@ void rlog_add(rlog *log, rkind kind, size_t offset)
         log->e = p;
         log->cap = cap;
     }
-    log->e[log->n++] = (coax_repair_entry){kinds[kind].name, kinds[kind].detail, offset, 0, 0};
+    log->e[log->n++] = (coax_repair_entry){kinds[kind].name, kinds[kind].detail, offset, 0, 0, COAX_CLASS_INFERRED};
 }
 
 void rlog_free(rlog *log)

@@ -231,15 +231,28 @@ void coax_free(const coax_allocator *alloc, void *ptr, size_t size);
 /* Repair: recover a JSON value from a raw model reply                      */
 /* ------------------------------------------------------------------------ */
 
+/* How sure coax is that a repair or coercion kept the model's meaning.
+** Ordered: a higher class is less certain. */
+typedef enum coax_class {
+    COAX_CLASS_LOSSLESS = 0, /* the meaning is certain (fences, trailing commas, quote styles) */
+    COAX_CLASS_INFERRED = 1, /* one obvious reading (a missing comma between complete members) */
+    COAX_CLASS_INVENTED = 2  /* structure or content was guessed (text turned into a key) */
+} coax_class;
+
+/* The name of a class: "lossless", "inferred", "invented". */
+const char *coax_class_name(coax_class cls);
+
 /* One fix the repair made, at a position in the original input. 'kind' is a
 ** stable identifier ("trailing_comma", "unquoted_key", ...; the README lists
-** them all) and 'detail' a short human sentence. Both are static strings. */
+** them all) and 'detail' a short human sentence. Both are static strings.
+** 'cls' is the fix's confidence class. */
 typedef struct coax_repair_entry {
     const char *kind;
     const char *detail;
     size_t offset;
     uint32_t line;
     uint32_t column;
+    coax_class cls;
 } coax_repair_entry;
 
 /* Where a candidate was found in the text. */
@@ -459,6 +472,7 @@ typedef struct coax_coercion {
     const char *kind;
     const char *pointer;
     const char *detail;
+    coax_class cls; /* the coercion's confidence class */
 } coax_coercion;
 
 #define COAX_EXTRACT_STRICT 1u /* no coercion: repair, validate, choose */
