@@ -14,6 +14,8 @@ static const char usage_text[] =
     "Options:\n"
     "  --schema SCHEMA       the JSON Schema (required)\n"
     "  --strict              no coercion: the value as the reply has it\n"
+    "  --max-class C         the least certain repair accepted: lossless, inferred\n"
+    "                        (default) or invented (guessed keys, strings ended at a guess)\n"
     "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
     "  --output basic        on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
     "  --log                 the repair and coercion log on stderr, one JSON object a line\n"
@@ -29,7 +31,7 @@ typedef struct opts {
     const coax_schema *schema;
     const coax_value *doc;
     coax_limits lim;
-    unsigned flags;
+    coax_extract_options xo;
     bool log, basic;
 } opts;
 
@@ -46,7 +48,7 @@ static void put_log(const coax_extract_result *r)
         coax_buf_put_json_string(&b, c->pointer, strlen(c->pointer));
         coax_buf_puts(&b, ",\"detail\":");
         coax_buf_put_json_string(&b, c->detail, strlen(c->detail));
-        coax_buf_puts(&b, "}\n");
+        coax_buf_printf(&b, ",\"class\":\"%s\"}\n", coax_class_name(c->cls));
     }
     if (b.len) fwrite(b.data, 1, b.len, stderr);
     coax_buf_free(&b);
@@ -80,7 +82,7 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
     if (!arena) return cli_fail("extract", COAX_ENOMEM, NULL);
     coax_extract_result r;
     coax_error err = {0};
-    coax_code rc = coax_extract(arena, o->schema, o->doc, text, len, &o->lim, o->flags, &r, &err);
+    coax_code rc = coax_extract(arena, o->schema, o->doc, text, len, &o->lim, &o->xo, &r, &err);
     int status = 0;
     if (rc == COAX_OK && o->log) put_log(&r);
     if (rc == COAX_OK && r.valid) {
@@ -176,19 +178,21 @@ static int load_schema(const char *path, const char *draft, coax_arena *arena, c
 
 int cli_extract(int argc, char **argv)
 {
-    const char *path = NULL, *schema_path = NULL, *draft = NULL, *output = NULL;
+    const char *path = NULL, *schema_path = NULL, *draft = NULL, *output = NULL, *max_class = NULL;
     opts o = {0};
     bool jsonl = false;
     coax_limits_default(&o.lim);
+    coax_extract_options_default(&o.xo);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = cli_limit_opt("extract", argc, argv, &i, &o.lim);
         if (r == 0) r = cli_opt(argc, argv, &i, "schema", &schema_path);
         if (r == 0) r = cli_opt(argc, argv, &i, "draft", &draft);
         if (r == 0) r = cli_opt(argc, argv, &i, "output", &output);
+        if (r == 0) r = cli_opt(argc, argv, &i, "max-class", &max_class);
         if (r < 0) return 2;
         if (r > 0) continue;
-        if (!strcmp(a, "--strict")) o.flags |= COAX_EXTRACT_STRICT;
+        if (!strcmp(a, "--strict")) o.xo.flags |= COAX_EXTRACT_STRICT;
         else if (!strcmp(a, "--log")) o.log = true;
         else if (!strcmp(a, "--jsonl")) jsonl = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -205,6 +209,8 @@ int cli_extract(int argc, char **argv)
     if (!schema_path) return cli_usage("extract", "--schema SCHEMA is required (try --help)");
     if (output && strcmp(output, "basic")) return cli_usage("extract", "--output takes 'basic', not '%s'", output);
     o.basic = output != NULL;
+    if (max_class && !coax_class_parse(max_class, &o.xo.max_class))
+        return cli_usage("extract", "--max-class takes lossless, inferred or invented, not '%s'", max_class);
     coax_arena *keep = coax_arena_new(NULL);
     coax_schema *schema = NULL;
     coax_value *doc = NULL;

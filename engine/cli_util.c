@@ -182,5 +182,5 @@ void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e)
     coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u,\"detail\":", e->offset, e->line,
                     e->column);
     coax_buf_put_json_string(b, e->detail, strlen(e->detail));
-    coax_buf_puts(b, "}\n");
+    coax_buf_printf(b, ",\"class\":\"%s\"}\n", coax_class_name(e->cls));
 }

@@ -46,6 +46,7 @@ struct coax_session {
     coax_schema *schema;
     const coax_value *schema_doc;
     int attempt, max_attempts;
+    coax_class max_class; /* the recipe's: the least certain repair a value may depend on */
     uint64_t budget_tokens; /* 0: none */
     double deadline_ms;     /* 0: none */
     /* metrics */

@@ -11,19 +11,31 @@
 
 typedef struct scored {
     bool valid, complete;
+    size_t ninvented, ninferred; /* repairs of each class in the candidate's log */
     size_t nerrors, ncoercions, index;
     const coax_value *value;
     coax_validation validation;
     coax_coercion *coercions;
 } scored;
 
+/* What every candidate is scored with. */
+typedef struct extract_job {
+    const coax_repair_result *repair;
+    const char *text;
+    size_t len;
+    bool strict, cut_off;
+    coax_class max_class;
+} extract_job;
+
 /* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
 static bool better(const scored *a, const scored *b)
 {
     if (b->index == SIZE_MAX) return true;
     if (a->valid != b->valid) return a->valid;
+    if (a->ninvented != b->ninvented) return a->ninvented < b->ninvented;
     if (a->nerrors != b->nerrors) return a->nerrors < b->nerrors;
     if (a->complete != b->complete) return a->complete;
+    if (a->ninferred != b->ninferred) return a->ninferred < b->ninferred;
     if (a->ncoercions != b->ncoercions) return a->ncoercions < b->ncoercions;
     return a->index > b->index;
 }
@@ -63,14 +75,12 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     return COAX_OK;
 }
 
-/* A value closed at the end of a cut-off reply may not be what the model
-** meant ("tags": ["a", "b" may have had more; "bo" may have been "bob"), so
-** it never counts as valid: the session asks again instead. */
-static coax_code add_truncation_error(coax_arena *a, coax_validation *v)
+/* Makes 'v' invalid with 'message' as its first error, at the root. */
+static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *message)
 {
     coax_schema_error *e = coax_arena_alloc(a, (v->nerrors + 1) * sizeof *e);
     if (!e) return COAX_ENOMEM;
-    e[0] = (coax_schema_error){"", "", NULL, "the reply was cut off: the JSON is incomplete", NULL, 0};
+    e[0] = (coax_schema_error){"", "", NULL, message, NULL, 0};
     if (v->nerrors) memcpy(e + 1, v->errors, v->nerrors * sizeof *e);
     v->errors = e;
     v->nerrors++;
@@ -78,8 +88,59 @@ static coax_code add_truncation_error(coax_arena *a, coax_validation *v)
     return COAX_OK;
 }
 
-static coax_code score(coerce_ctx *c, const coax_candidate *cand, size_t index, bool strict, scored *s)
+/* The text a repair was made at, for its error: up to the next delimiter
+** on its line, at most 32 bytes, cut at a character boundary. */
+static size_t snippet(const char *text, size_t len, size_t at, const char **out)
 {
+    size_t n = 0;
+    if (at > len) at = len;
+    while (at + n < len && n < 32 && text[at + n] != '\n' && text[at + n] != '\r' &&
+           !(n && strchr(",:{}[]\"", text[at + n])))
+        n++;
+    while (n && at + n < len && ((unsigned char)text[at + n] & 0xC0) == 0x80) n--;
+    *out = text + at;
+    return n;
+}
+
+/* "unreadable text at line 1, column 40 (a key was guessed from text not
+** written as one: '000.00'); send valid JSON" for the repair 'e'. */
+static const char *repair_error(coax_arena *a, const char *text, size_t len, const coax_repair_entry *e)
+{
+    const char *s;
+    size_t n = snippet(text, len, e->offset, &s);
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_printf(&b, "%s at line %u, column %u (%s: '%.*s'); send valid JSON",
+                    e->cls == COAX_CLASS_INVENTED ? "unreadable text" : "text that is not strict JSON", e->line,
+                    e->column, e->detail, (int)n, s);
+    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    return msg;
+}
+
+/* What the candidate's repairs allow: counts by class, the first repair
+** less certain than 'max' (NULL: none), and whether something was closed
+** at the end while it was still being written (an invented closure). */
+static const coax_repair_entry *classify(const coax_candidate *cand, coax_class max, scored *s,
+                                         bool *closed_invented)
+{
+    const coax_repair_entry *gate = NULL;
+    s->ninvented = s->ninferred = 0;
+    *closed_invented = false;
+    for (size_t i = 0; i < cand->nlog; i++) {
+        const coax_repair_entry *e = &cand->log[i];
+        s->ninvented += e->cls == COAX_CLASS_INVENTED;
+        s->ninferred += e->cls == COAX_CLASS_INFERRED;
+        if (e->cls > max && !gate) gate = e;
+        if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) *closed_invented = true;
+    }
+    return gate;
+}
+
+static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
+{
+    const coax_candidate *cand = &x->repair->candidates[index];
+    bool strict = x->strict;
     c->log = NULL;
     c->n = c->cap = 0;
     coax_code rc;
@@ -90,8 +151,19 @@ static coax_code score(coerce_ctx *c, const coax_candidate *cand, size_t index, 
         rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
     }
     if (rc) return rc;
-    s->complete = cand->complete;
-    if (!s->complete && (rc = add_truncation_error(c->arena, &s->validation))) return rc;
+    bool closed_invented;
+    const coax_repair_entry *gate = classify(cand, x->max_class, s, &closed_invented);
+    /* A value closed at the end of a cut-off reply may not be what the
+    ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
+    ** "bob"), so it never counts as valid: the session asks again. */
+    s->complete = cand->complete || !(x->cut_off || closed_invented);
+    if (gate && !(gate->offset >= cand->end && !s->complete)) {
+        const char *msg = repair_error(c->arena, x->text, x->len, gate);
+        if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
+    }
+    if (!s->complete &&
+        (rc = prepend_error(c->arena, &s->validation, "the reply was cut off: the JSON is incomplete")))
+        return rc;
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->index = index;
@@ -101,9 +173,15 @@ static coax_code score(coerce_ctx *c, const coax_candidate *cand, size_t index, 
     return COAX_OK;
 }
 
+void coax_extract_options_default(coax_extract_options *o)
+{
+    o->flags = 0;
+    o->max_class = COAX_CLASS_INFERRED;
+}
+
 coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_value *schema_doc,
-                       const char *text, size_t len, const coax_limits *limits, unsigned flags,
-                       coax_extract_result *out, coax_error *err)
+                       const char *text, size_t len, const coax_limits *limits,
+                       const coax_extract_options *options, coax_extract_result *out, coax_error *err)
 {
     if (!arena || !schema || !out || (!text && len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
@@ -111,7 +189,11 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
     if (rc) return rc;
     const coax_repair_result *r = &out->repair;
-    bool strict = (flags & COAX_EXTRACT_STRICT) || !schema_doc;
+    coax_extract_options o;
+    if (options) o = *options;
+    else coax_extract_options_default(&o);
+    extract_job x = {r, text, len, (o.flags & COAX_EXTRACT_STRICT) || !schema_doc,
+                     (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class};
     coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
@@ -119,7 +201,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
         if (i < first && i != r->chosen && r->candidates[i].source != COAX_SOURCE_SEQUENCE) continue;
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
-        if ((rc = score(&c, &r->candidates[i], i, strict, &s))) return rc;
+        if ((rc = score(&c, &x, i, &s))) return rc;
         if (better(&s, &best)) best = s;
         else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }

@@ -50,7 +50,9 @@ static const coax_value *compile_arg(lua_State *L, int idx, coax_arena *arena, c
 
 /** coax.extract(text, schema [, opts]) -> result | nil, message, code
 ** 'schema' is JSON text or a table (coax.json shapes); opts: strict, draft,
-** and the limits. The result: {valid, value, errors, coercions, log,
+** max_class ("lossless", "inferred": the default, "invented"), finish (the
+** provider's finish reason: "length" means the reply was cut off) and the
+** limits. The result: {valid, value, errors, coercions, log,
 ** candidate}; 'value' is the best candidate even when it is invalid. No JSON
 ** in the text: nil, message, "COAX_ENOJSON". */
 static int l_extract(lua_State *L)
@@ -59,24 +61,32 @@ static int l_extract(lua_State *L)
     const char *text = luaL_checklstring(L, 1, &len);
     luaL_checkany(L, 2);
     coax_limits lim = lcoax_limits(L, 3);
-    unsigned flags = 0;
+    coax_extract_options xo;
+    coax_extract_options_default(&xo);
     coax_draft draft = COAX_DRAFT_AUTO;
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "strict");
-        if (lua_toboolean(L, -1)) flags |= COAX_EXTRACT_STRICT;
+        if (lua_toboolean(L, -1)) xo.flags |= COAX_EXTRACT_STRICT;
         lua_getfield(L, 3, "draft");
         if (!lua_isnil(L, -1)) {
             draft = coax_draft_parse(lua_tostring(L, -1));
             luaL_argcheck(L, draft != COAX_DRAFT_AUTO, 3, "unknown draft");
         }
-        lua_pop(L, 2);
+        lua_getfield(L, 3, "max_class");
+        if (!lua_isnil(L, -1))
+            luaL_argcheck(L, coax_class_parse(lua_tostring(L, -1), &xo.max_class), 3,
+                          "max_class is lossless, inferred or invented");
+        lua_getfield(L, 3, "finish"); /* the provider's finish reason: "length" is a cut */
+        if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "length"))
+            xo.flags |= COAX_EXTRACT_CUT_OFF;
+        lua_pop(L, 4);
     }
     coax_arena *arena = lcoax_arena(L);
     coax_schema *schema;
     const coax_value *doc = compile_arg(L, 2, arena, draft, &schema);
     coax_extract_result r;
     coax_error err = {0};
-    coax_code rc = coax_extract(arena, schema, doc, text, len, &lim, flags, &r, &err);
+    coax_code rc = coax_extract(arena, schema, doc, text, len, &lim, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
         lua_pushnil(L);
@@ -93,13 +103,15 @@ static int l_extract(lua_State *L)
     lua_setfield(L, -2, "errors");
     lua_createtable(L, (int)r.ncoercions, 0);
     for (size_t i = 0; i < r.ncoercions; i++) {
-        lua_createtable(L, 0, 3);
+        lua_createtable(L, 0, 4);
         lua_pushstring(L, r.coercions[i].kind);
         lua_setfield(L, -2, "kind");
         lua_pushstring(L, r.coercions[i].pointer);
         lua_setfield(L, -2, "pointer");
         lua_pushstring(L, r.coercions[i].detail);
         lua_setfield(L, -2, "detail");
+        lua_pushstring(L, coax_class_name(r.coercions[i].cls));
+        lua_setfield(L, -2, "class");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "coercions");

@@ -7,7 +7,7 @@ void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
 {
     lua_createtable(L, (int)(n > 1u << 20 ? 0 : n), 0);
     for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 5);
+        lua_createtable(L, 0, 6);
         lua_pushstring(L, log[i].kind);
         lua_setfield(L, -2, "kind");
         lua_pushstring(L, log[i].detail);
@@ -18,12 +18,14 @@ void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
         lua_setfield(L, -2, "line");
         lua_pushinteger(L, log[i].column);
         lua_setfield(L, -2, "column");
+        lua_pushstring(L, coax_class_name(log[i].cls));
+        lua_setfield(L, -2, "class");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }
 
 /** coax.repair(text [, limits]) -> value, log, info | nil, message, code
-** 'log' lists every fix ({kind, detail, offset, line, column}); 'info' says
+** 'log' lists every fix ({kind, detail, offset, line, column, class}); 'info' says
 ** where the value came from: {source, start, stop, complete, candidates}.
 ** Offsets are 0-based bytes, as in the C API. Limits raise no error: they
 ** return nil, message and the code (COAX_EDEPTH, ...), like "no JSON". */

@@ -409,3 +409,13 @@ const char *coax_class_name(coax_class cls)
     }
     return "invented";
 }
+
+int coax_class_parse(const char *name, coax_class *out)
+{
+    for (int c = COAX_CLASS_LOSSLESS; name && c <= COAX_CLASS_INVENTED; c++)
+        if (!strcmp(name, coax_class_name((coax_class)c))) {
+            *out = (coax_class)c;
+            return 1;
+        }
+    return 0;
+}

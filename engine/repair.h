@@ -21,11 +21,16 @@ typedef enum rkind {
     RK_ELLIPSIS, RK_FUNCTION_CALL, RK_ESCAPED_JSON, RK_DOUBLE_ENCODED,
     RK_STRING_CONCATENATION, RK_CLOSED_BRACKET, RK_MISMATCHED_BRACKET,
     RK_MISSING_BRACKET, RK_SKIPPED_CHARACTER, RK_TRAILING_TEXT,
-    RK_DUPLICATE_KEY, RK_UNICODE_WHITESPACE, RK_COUNT
+    RK_DUPLICATE_KEY, RK_UNICODE_WHITESPACE, RK_TRIPLE_QUOTED_STRING,
+    RK_FENCED_STRING, RK_THOUSANDS_SEPARATOR, RK_EARLY_CLOSE, RK_COUNT
 } rkind;
 
 const char *rkind_name(rkind k);
 const char *rkind_detail(rkind k);
+/* The class a kind has where its context does not say otherwise (some
+** kinds are inferred in one context and invented in another: the parser
+** passes the class it found with rlog_add_class). */
+coax_class rkind_class(rkind k);
 
 /* A growable log (scratch memory from the allocator). */
 typedef struct rlog {
@@ -36,6 +41,7 @@ typedef struct rlog {
 } rlog;
 
 void rlog_add(rlog *log, rkind kind, size_t offset);
+void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset);
 void rlog_free(rlog *log);
 
 /* A span of the text to parse, found by the scanner. */
@@ -82,6 +88,18 @@ typedef struct rvalues {
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text,
                        size_t start, size_t end, const char *shift, rlog *log,
                        rvalues *out, coax_error *err);
+
+/* A fenced code block written as a string value ("code": ```...```) at
+** t[i]: returns the offset just past its closing fence, or 0 when there is
+** none. The content is t[*cs..*ce): between the fences on one line, else
+** the lines after the opening line (whose info string is dropped) up to a
+** line that starts with a fence as long. '*none_from' (start at SIZE_MAX) caches
+** where no line-start fence follows, so repeated searches stay linear. */
+size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from);
+
+/* Whether the fence at t[i] stands where a value does: after a colon (and
+** spaces) on its line. */
+bool repair_value_fence(const char *t, size_t i);
 
 /* Whether a JSON value can start at p (for the whole-text candidate and
 ** for further values after a top-level one). */

@@ -19,11 +19,13 @@ enum { CTX_OTHER, CTX_OBJVAL, CTX_KEY };
 typedef struct lslot {
     coax_member m;
     size_t koff;
+    bool invented; /* the key was guessed: its value is flagged */
 } lslot;
 
 typedef struct lopen {
     size_t base;   /* first child in the slot array */
     bool object;
+    bool invented;  /* opened under an invented repair: all inside is flagged */
     unsigned paren; /* function-call wrappers opened at this level */
 } lopen;
 
@@ -45,6 +47,10 @@ typedef struct lp {
     bool truncated;  /* something was cut off by the end of input */
     int st;
     const char *comma; /* the comma just read, for trailing-comma reports */
+    bool inv;          /* an invented repair since the last value: it flags the next */
+    bool inv_any;      /* an invented repair in this top-level value */
+    size_t inv_opens;  /* open containers with 'invented' set */
+    size_t none_from;  /* repair_fenced_string's cache */
 } lp;
 
 static size_t off(const lp *ps, const char *at)
@@ -52,7 +58,16 @@ static size_t off(const lp *ps, const char *at)
     return ps->exact ? ps->base + (size_t)(at - ps->b) : ps->base;
 }
 
-static void note(lp *ps, rkind k, const char *at) { rlog_add(ps->log, k, off(ps, at)); }
+/* Logs a fix of class 'cls'; an invented one flags the value it belongs to. */
+static void note_as(lp *ps, rkind k, coax_class cls, const char *at)
+{
+    rlog_add_class(ps->log, k, cls, off(ps, at));
+    if (cls == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
+}
+
+static void note(lp *ps, rkind k, const char *at) { note_as(ps, k, rkind_class(k), at); }
+
+static coax_class class_if(bool invented) { return invented ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED; }
 
 static coax_code nomem(lp *ps)
 {
@@ -211,6 +226,14 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
         return true;
     }
     return false;
+}
+
+/* Whether only spaces lie between p and a closing bracket. */
+static bool ws_ahead_closes(const char *p, const char *e)
+{
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    return p < e && (*p == '}' || *p == ']');
 }
 
 /* Whether a quoted string that ends the way 'ctx' expects starts at p
@@ -461,6 +484,105 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
+/* ---- block strings: Python triple quotes, fenced code ---------------- */
+
+/* Puts the text of a block b..e into ps->sb as its lines say: text on
+** the opening line alone ('lines' false, no line break) as it is; lines
+** without its blank first and last lines,
+** with blank lines emptied and the indentation all lines share removed
+** (Python's textwrap.dedent: the layout is the reply's, not the text's). */
+static void put_block(lp *ps, const char *b, const char *e, bool lines)
+{
+    ps->sb.len = 0;
+    if (!lines && !memchr(b, '\n', (size_t)(e - b))) {
+        coax_buf_put(&ps->sb, b, (size_t)(e - b));
+        return;
+    }
+    const char *margin = NULL; /* the shared indentation, from its first line */
+    size_t mlen = 0;
+    for (const char *l = b; l < e;) {
+        const char *nl = memchr(l, '\n', (size_t)(e - l)), *end = nl ? nl : e, *x = l;
+        while (x < end && (*x == ' ' || *x == '\t')) x++;
+        if (x < end && *x != '\r') {
+            if (!margin) {
+                margin = l;
+                mlen = (size_t)(x - l);
+            } else {
+                size_t k = 0;
+                while (k < mlen && l + k < x && l[k] == margin[k]) k++;
+                mlen = k;
+            }
+        }
+        l = nl ? nl + 1 : e;
+    }
+    size_t blank_run = 0; /* blank lines held back until text follows */
+    bool started = false;
+    for (const char *l = b; l < e;) {
+        const char *nl = memchr(l, '\n', (size_t)(e - l)), *end = nl ? nl : e, *x = l;
+        if (end > l && end[-1] == '\r') end--;
+        while (x < end && (*x == ' ' || *x == '\t')) x++;
+        if (x == end) {
+            blank_run += started;
+        } else {
+            if (started) coax_buf_putc(&ps->sb, '\n');
+            for (; blank_run; blank_run--) coax_buf_putc(&ps->sb, '\n');
+            coax_buf_put(&ps->sb, l + mlen, (size_t)(end - l - mlen));
+            started = true;
+        }
+        l = nl ? nl + 1 : e;
+    }
+}
+
+/* A block string's value from ps->sb, after a check of its length. */
+static coax_code block_value(lp *ps, const char *at, coax_value *out)
+{
+    if (ps->sb.oom) return nomem(ps);
+    if (ps->sb.len > ps->lim.max_string)
+        return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes", ps->lim.max_string);
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = ps->sb.len;
+    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    return out->u.text ? COAX_OK : nomem(ps);
+}
+
+/* A Python triple-quoted string at ps->p ('*ok' false when it is never
+** closed). The first run of three or more quotes closes it; quotes before
+** its last three belong to the text. Escapes are read in Python's way only
+** by Python: a block holding a backslash is a guess. */
+static coax_code parse_triple(lp *ps, coax_value *out, bool *ok)
+{
+    const char *s = ps->p, *body = s + 3, *e = ps->e, *r = body, *close = NULL;
+    char q = *s;
+    while (!close && (r = memchr(r, q, (size_t)(e - r)))) {
+        size_t n = 0;
+        while (r + n < e && r[n] == q) n++;
+        if (n >= 3) close = r + n - 3;
+        r += n;
+    }
+    *ok = close != NULL;
+    if (!close) return COAX_OK;
+    bool escapes = memchr(body, '\\', (size_t)(close - body)) != NULL;
+    note_as(ps, RK_TRIPLE_QUOTED_STRING, escapes ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, s);
+    put_block(ps, body, close, false);
+    ps->p = close + 3;
+    return block_value(ps, s, out);
+}
+
+/* A fenced code block written as a string value ("code": ```...```). */
+static coax_code parse_fenced(lp *ps, coax_value *out, bool *ok)
+{
+    size_t cs, ce, end = repair_fenced_string(ps->b, (size_t)(ps->p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce,
+                                              &ps->none_from);
+    *ok = end != 0;
+    if (!end) return COAX_OK;
+    const char *at = ps->p;
+    note(ps, RK_FENCED_STRING, at);
+    put_block(ps, ps->b + cs, ps->b + ce, memchr(at, '\n', (size_t)(ps->b + cs - at)) != NULL);
+    ps->p = ps->b + end;
+    return block_value(ps, at, out);
+}
+
 /* ---- numbers, literals and bare words ---------------------------------- */
 
 /* Whether the token ending at p is followed by a delimiter. */
@@ -542,6 +664,73 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     return COAX_OK;
 }
 
+/* Whether s..t is one identifier (a letter, '_' or '$', then those and
+** digits): the only unquoted key whose reading is obvious. */
+static bool is_identifier(const char *s, const char *t)
+{
+    if (t <= s || (*s >= '0' && *s <= '9')) return false;
+    for (const char *c = s; c < t; c++)
+        if (!is_ident((unsigned char)*c)) return false;
+    return true;
+}
+
+/* Whether a key and its colon start at p (after spaces): a quoted string
+** on one line, or an identifier. */
+static bool key_ahead(const char *p, const char *e)
+{
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    uint32_t q, c;
+    size_t qn = p < e ? quote_at(p, e, &q) : 0;
+    if (qn) {
+        const char *r = p + qn;
+        for (int n = 0;; n++) {
+            if (r >= e || *r == '\n' || n > 256) return false;
+            size_t cn = quote_at(r, e, &c);
+            if (cn && closes(q, c)) {
+                p = r + cn;
+                break;
+            }
+            r++;
+        }
+    } else {
+        const char *s = p;
+        while (p < e && is_ident((unsigned char)*p)) p++;
+        if (!is_identifier(s, p)) return false;
+    }
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p < e && *p == ':';
+}
+
+/* Whether what starts at p makes a missing comma before it the one
+** reading: a key and its colon in an object, a value in an array. */
+static bool member_starts(const char *p, const char *e, bool object)
+{
+    return object ? key_ahead(p, e) : repair_value_starts(p, e);
+}
+
+/* Whether an unquoted value s..t (stopped at p) has an obvious end: a
+** closing bracket, or a comma or line break followed by a key (in an
+** array: a comma after a single word). A value that lost its quotes, or
+** one cut at a comma or line break before text that is no member, is a
+** guess: the rest would become members. */
+static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
+{
+    const char *e = ps->e;
+    for (const char *c = t; c < p; c++)
+        if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    if (memchr(s, '"', (size_t)(t - s))) return false;
+    if (p >= e) return false;
+    if (*p == '}' || *p == ']') return true;
+    if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
+    if (*p == ',') {
+        for (const char *c = s; c < t; c++)
+            if (ws_tab[(unsigned char)*c]) return false;
+        return true;
+    }
+    return ws_ahead_closes(p, e);
+}
+
 #define word_is(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
 
 /* Where unquoted text stops: 1 for a key, 2 for a value (a table, not a
@@ -611,7 +800,8 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    note(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, s);
+    bool guessed = ctx == CTX_KEY ? !is_identifier(s, t) : !word_ends_clearly(ps, s, t, p, ctx);
+    note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     ps->sb.len = 0;
     for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
         uint32_t cp;
@@ -630,6 +820,7 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
     out->type = COAX_STRING;
     out->len = ps->sb.len;
     out->u.text = coax_arena_strdup(ps->arena, ps->sb.data, ps->sb.len);
+    if (guessed && ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
     ps->p = p;
     return out->u.text ? COAX_OK : nomem(ps);
 }
@@ -668,13 +859,31 @@ static void report_dup(void *ud, size_t index)
     note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
 }
 
+/* Whether the value about to start belongs to a member whose key was guessed. */
+static bool under_invented_key(const lp *ps)
+{
+    if (!ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
+    return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
+}
+
+/* A value just completed: flagged when an invented repair made it, or it
+** lies inside an invented container or under an invented key. */
+static void flag_value(lp *ps, coax_value *v)
+{
+    if (ps->inv || ps->inv_opens || under_invented_key(ps)) v->flags |= COAX_VF_INVENTED;
+    ps->inv = false;
+}
+
 static coax_code push_open(lp *ps, bool object)
 {
     if (ps->nopens >= ps->lim.max_depth)
         return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
                          ps->lim.max_depth);
     if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen))) return nomem(ps);
-    ps->opens[ps->nopens++] = (lopen){ps->nslots, object, 0};
+    bool invented = ps->inv || ps->inv_opens || under_invented_key(ps);
+    ps->opens[ps->nopens++] = (lopen){ps->nslots, object, invented, 0};
+    ps->inv = false;
+    ps->inv_opens += invented;
     return COAX_OK;
 }
 
@@ -686,9 +895,20 @@ static coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
     if (key) {
         s->m.key = key->u.text;
         s->m.klen = key->len;
+        s->invented = key->flags & COAX_VF_INVENTED;
     }
     s->koff = koff;
     return COAX_OK;
+}
+
+/* null for a member whose value is missing: invented, so flagged. */
+static void fill_null(lp *ps)
+{
+    coax_value *v = &ps->slots[ps->nslots - 1].m.value;
+    memset(v, 0, sizeof *v);
+    v->type = COAX_NULL;
+    v->flags = COAX_VF_INVENTED;
+    ps->inv = false;
 }
 
 /* Closes the innermost container into 'v'. A key still waiting for its
@@ -702,7 +922,7 @@ static coax_code close_top(lp *ps, coax_value *v, bool at_eof)
             ps->nslots--;
         } else {
             note(ps, RK_MISSING_VALUE, ps->p);
-            ps->slots[ps->nslots - 1].m.value.type = COAX_NULL;
+            fill_null(ps);
         }
     }
     size_t n = ps->nslots - o->base;
@@ -724,6 +944,10 @@ static coax_code close_top(lp *ps, coax_value *v, bool at_eof)
         v->type = COAX_ARRAY;
         v->len = n;
         v->u.items = items;
+    }
+    if (o->invented) {
+        v->flags |= COAX_VF_INVENTED;
+        ps->inv_opens--;
     }
     ps->nslots = o->base;
     ps->nopens--;
@@ -793,9 +1017,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         if (p >= e) {
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
+            /* Brackets missing at the very end after a complete member or
+            ** item have one reading; after a key, a comma or a string cut
+            ** off, what is closed was still being written. */
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any);
             while (ps->nopens) {
                 if ((rc = close_top(ps, &v, true))) return rc;
-                note(ps, RK_CLOSED_BRACKET, p);
+                note_as(ps, RK_CLOSED_BRACKET, cls, p);
+                if (cls == COAX_CLASS_INVENTED) v.flags |= COAX_VF_INVENTED;
                 if (ps->nopens) {
                     if (!ps->opens[ps->nopens - 1].object && (rc = push_slot(ps, NULL, 0))) return rc;
                     ps->slots[ps->nslots - 1].m.value = v;
@@ -850,14 +1079,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             continue;
         case ST_COLON:
             if (c == ':' || c == '=') {
-                if (c == '=') note(ps, RK_MISSING_COLON, p);
+                if (c == '=') note_as(ps, RK_MISSING_COLON, COAX_CLASS_INFERRED, p);
                 ps->p++;
                 ps->st = ST_VALUE;
                 continue;
             }
             if (c == ',' || c == '}' || c == ']') {
                 note(ps, RK_MISSING_VALUE, p);
-                ps->slots[ps->nslots - 1].m.value.type = COAX_NULL;
+                fill_null(ps);
                 ps->st = ST_AFTER;
                 continue;
             }
@@ -885,7 +1114,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            note(ps, RK_MISSING_COMMA, p);
+            note_as(ps, RK_MISSING_COMMA, class_if(!member_starts(p, e, top->object)), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;
@@ -913,7 +1142,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         if (c == ',') {
             if (top && top->object) { /* "a": , -> null */
                 note(ps, RK_MISSING_VALUE, p);
-                ps->slots[ps->nslots - 1].m.value.type = COAX_NULL;
+                fill_null(ps);
                 ps->st = ST_AFTER;
                 continue;
             }
@@ -922,6 +1151,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             continue;
         }
         int ctx = top && top->object ? CTX_OBJVAL : CTX_OTHER;
+        if (top && (c == '"' || c == '\'' || c == '`') && e - p >= 3 && p[1] == c && p[2] == c) {
+            bool ok;
+            if ((rc = c == '`' ? parse_fenced(ps, &v, &ok) : parse_triple(ps, &v, &ok))) return rc;
+            if (ok) goto have_value;
+        }
         if (quote_at(p, e, &q)) {
             if ((rc = parse_string(ps, ctx, &v))) return rc;
             /* "a" + "b": JavaScript string concatenation, joined in one
@@ -982,6 +1216,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             if (what != W_VALUE) continue;
         }
     have_value:
+        flag_value(ps, &v);
         if (ps->nopens == 0) {
             close_parens(ps, &ps->top_paren);
             *root = v;
@@ -1035,6 +1270,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.e = ps.b + (end - start);
     ps.base = start;
     ps.exact = !shift;
+    ps.none_from = SIZE_MAX;
     ps.lim = *lim;
     ps.log = log;
     ps.err = err;

@@ -135,6 +135,63 @@ static size_t fence_at(const char *t, size_t i, size_t len)
     return n >= 3 ? n : 0;
 }
 
+bool repair_value_fence(const char *t, size_t i)
+{
+    while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;
+    return i > 0 && t[i - 1] == ':';
+}
+
+size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from)
+{
+    size_t n = fence_at(t, i, len);
+    if (!n || t[i] != '`') return 0;
+    size_t body = i + n, eol = body;
+    while (eol < len && t[eol] != '\n') eol++;
+    for (size_t k = body; k + n <= eol; k++) { /* ```print(1)``` on one line */
+        if (t[k] != '`') continue;
+        size_t run = fence_at(t, k, eol);
+        if (run == n) {
+            *cs = body;
+            *ce = k;
+            return k + n;
+        }
+        if (run) k += run - 1;
+    }
+    if (eol >= len) return 0;
+    for (size_t k = eol; k < len && k < *none_from;) { /* k is on a line break */
+        size_t s = k + 1;
+        while (s < len && (t[s] == ' ' || t[s] == '\t')) s++;
+        size_t run = s < len && t[s] == '`' ? fence_at(t, s, len) : 0;
+        if (run >= n) {
+            *cs = eol + 1;
+            *ce = k > eol && t[k - 1] == '\r' ? k - 1 : k;
+            if (*ce < *cs) *ce = *cs;
+            return s + run;
+        }
+        const char *nl = memchr(t + s, '\n', len - s);
+        if (!nl) break;
+        k = (size_t)(nl - t);
+    }
+    if (n == 3 && eol < *none_from) *none_from = eol; /* no line-start fence after eol */
+    return 0;
+}
+
+/* The closing fence of a block whose content starts at 'body': the next
+** fence of 'c', passing over fenced strings inside ("code": ```...```). */
+static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t *none_from)
+{
+    char marker[3] = {c, c, c};
+    for (size_t from = body;;) {
+        size_t k = find(t, from, len, marker, 3);
+        size_t cs, ce, end;
+        if (k < len && c == '`' && repair_value_fence(t, k) &&
+            (end = repair_fenced_string(t, k, len, &cs, &ce, none_from)))
+            from = end;
+        else
+            return k;
+    }
+}
+
 /* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
 static const uint8_t stops[256] = {
     ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['`'] = 1, ['~'] = 1, ['<'] = 1,
@@ -159,6 +216,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     pr.done.alloc = a;
     bool ok = true;
     size_t blocks = 0; /* fenced and tagged candidates found */
+    size_t none_from = SIZE_MAX; /* repair_fenced_string's cache */
     *reasoning_end = 0;
     size_t i = 0;
     while (ok && i < len) {
@@ -203,6 +261,11 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
         case '`': case '~': {
             size_t fn = fence_at(t, i, len);
             if (!fn) break;
+            if (pr.n && repair_value_fence(t, i)) { /* "code": ```...```: a string, not a block */
+                size_t cs, ce, end = repair_fenced_string(t, i, len, &cs, &ce, &none_from);
+                i = end ? end : i + fn;
+                continue;
+            }
             ok = prose_flush(&pr, t, i, out);
             size_t lang = i + fn, le = lang;
             while (le < len && (is_name_char(t[le]) || t[le] == '+')) le++;
@@ -210,8 +273,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             size_t eol = body;
             while (eol < len && (t[eol] == ' ' || t[eol] == '\t' || t[eol] == '\r')) eol++;
             if (eol < len && t[eol] == '\n') body = eol + 1;
-            char marker[3] = {t[i], t[i], t[i]};
-            size_t close = find(t, body, len, marker, 3);
+            size_t close = fence_close(t, body, len, t[i], &none_from);
             size_t first = skip_spaces(t, body, close);
             /* Other languages count when the block holds a literal. */
             if (ok && (json_language(t + lang, le - lang) ||

@@ -469,7 +469,8 @@ static void handle_reply(coax_session *s)
     }
     coax_extract_result r;
     coax_error err = {0};
-    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, 0, &r, &err);
+    coax_extract_options xo = {strcmp(s->finish, "length") ? 0 : COAX_EXTRACT_CUT_OFF, s->max_class};
+    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, &xo, &r, &err);
     char f[320];
     snprintf(f, sizeof f, "\"bytes\":%zu", len);
     event(s, "reply", f);
@@ -690,7 +691,8 @@ int session_check(void *task, lua_State *L)
     coax_arena *arena = lcoax_arena(L); /* owned by a userdata: a Lua error below cannot leak it */
     coax_extract_result r;
     coax_error err = {0};
-    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &s->engine->limits, 0, &r, &err);
+    coax_extract_options xo = {0, s->max_class};
+    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &s->engine->limits, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
     if (rc == COAX_OK && r.valid) {
         lua_createtable(L, 0, 2);
@@ -1091,6 +1093,9 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     lua_setfield(L, S, "estimate");
     rawfield(L, S, "max_attempts");
     s->max_attempts = (int)lua_tointeger(L, -1);
+    s->max_class = COAX_CLASS_INFERRED; /* recipe.lua checked the name */
+    if (rawfield(L, S, "max_class") == LUA_TSTRING) coax_class_parse(lua_tostring(L, -1), &s->max_class);
+    lua_pop(L, 1);
     rawfield(L, S, "budget");
     if (rawfield(L, -1, "tokens") == LUA_TNUMBER) s->budget_tokens = (uint64_t)lua_tointeger(L, -1);
     if (rawfield(L, -2, "deadline_ms") == LUA_TNUMBER) s->deadline_ms = (double)lua_tointeger(L, -1);

@@ -34,7 +34,7 @@ describe("coax repair (command)", function()
     for line in err:gmatch("[^\n]+") do lines[#lines + 1] = json.decode(line) end
     assert.are.equal(1, #lines)
     assert.are.same({ kind = "trailing_comma", offset = 7, line = 1, column = 8,
-      detail = "removed a trailing comma" }, lines[1])
+      detail = "removed a trailing comma", class = "lossless" }, lines[1])
   end)
 
   it("exits 1 with a one-line reason when no JSON is recoverable", function()

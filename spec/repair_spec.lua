@@ -154,7 +154,7 @@ describe("coax.repair", function()
     it("gives kind, byte offset, line and column (code points) of each fix", function()
       local _, _, _, log = fix('{\n  "é": 1,\n  b: 2,\n}')
       assert.are.same({ kind = "unquoted_key", offset = 15, line = 3, column = 3,
-        detail = "quoted an unquoted key" }, log[1])
+        detail = "quoted an unquoted key", class = "inferred" }, log[1])
       assert.are.same({ "trailing_comma", 19, 3, 7 }, { log[2].kind, log[2].offset, log[2].line, log[2].column })
     end)
   end)

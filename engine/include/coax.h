@@ -242,6 +242,10 @@ typedef enum coax_class {
 /* The name of a class: "lossless", "inferred", "invented". */
 const char *coax_class_name(coax_class cls);
 
+/* The class named 'name' ("lossless", "inferred", "invented") into '*out':
+** returns 1, or 0 (and leaves '*out') for any other name or NULL. */
+int coax_class_parse(const char *name, coax_class *out);
+
 /* One fix the repair made, at a position in the original input. 'kind' is a
 ** stable identifier ("trailing_comma", "unquoted_key", ...; the README lists
 ** them all) and 'detail' a short human sentence. Both are static strings.
@@ -475,7 +479,22 @@ typedef struct coax_coercion {
     coax_class cls; /* the coercion's confidence class */
 } coax_coercion;
 
-#define COAX_EXTRACT_STRICT 1u /* no coercion: repair, validate, choose */
+#define COAX_EXTRACT_STRICT 1u  /* no coercion: repair, validate, choose */
+/* The provider said the reply was cut off (finish reason "length"): a value
+** that needed closing brackets is never complete. */
+#define COAX_EXTRACT_CUT_OFF 2u
+
+/* Options of coax_extract. NULL means the defaults: no flags and
+** 'max_class' COAX_CLASS_INFERRED. Unlike coax_limits, a zero 'max_class'
+** is a choice (COAX_CLASS_LOSSLESS, the strictest), never a default:
+** start from coax_extract_options_default. */
+typedef struct coax_extract_options {
+    unsigned flags;        /* COAX_EXTRACT_* */
+    coax_class max_class;  /* the least certain repair a value may depend on */
+} coax_extract_options;
+
+/* Fills 'options' with the defaults. 'options' must not be NULL. */
+void coax_extract_options_default(coax_extract_options *options);
 
 /* The result of coax_extract; everything lives in the arena passed in. */
 typedef struct coax_extract_result {
@@ -491,24 +510,36 @@ typedef struct coax_extract_result {
 /* Recovers from 'text' the value that best fits 'schema'.
 **
 ** Every candidate coax_repair finds (fences, tags, prose spans, the whole
-** text, concatenated values as an array) is validated and, unless
-** COAX_EXTRACT_STRICT, coerced: a coercion is applied only where the schema
+** text, concatenated values as an array) is checked against the options'
+** 'max_class': a candidate whose repair log holds a repair of a less
+** certain class is never valid, and its first error names that repair and
+** where it is ("unreadable text at line 1, column 40 (a key was guessed
+** from text not written as one: '000.00'); send valid JSON"). Each is
+** validated and, unless COAX_EXTRACT_STRICT, coerced: a coercion is applied only where the schema
 ** rejects the value and the change makes that location pass without new
 ** errors. A single-key envelope ({"result": {...}}) is unwrapped when only
 ** the inner value fits. Candidates are scored: valid first, then fewer
-** errors, complete before truncated, fewer coercions, and the last one on
-** a tie. A truncated candidate (closed at the end of a cut-off reply) is
-** never valid: its first error says the reply was cut off. 'schema_doc' is the document 'schema' was compiled from; keywords
+** invented repairs, fewer errors, complete before truncated, fewer
+** inferred repairs, fewer coercions, and the last one on a tie. A
+** truncated candidate is never valid: its first error says the reply was
+** cut off. Truncated means: closed at the end where something was still
+** being written (a string, a key, a comma), or closed at all when
+** COAX_EXTRACT_CUT_OFF says the provider cut the reply; brackets missing at
+** the very end after a complete member are otherwise an inferred repair
+** (closed_bracket). 'schema_doc' is the document 'schema' was compiled from; keywords
 ** are looked up in it (local "$ref"s are followed); NULL turns coercion
 ** off, as COAX_EXTRACT_STRICT does.
 **
 ** Returns COAX_OK with out->valid saying whether the value validates (the
 ** errors are in out->validation); COAX_ENOJSON when the text holds no JSON;
 ** a limit (COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ELIMIT) or
-** COAX_ENOMEM. 'limits' may be NULL. */
+** COAX_ENOMEM. 'limits' and 'options' may be NULL.
+** (Before issue 18 the seventh argument was 'unsigned flags'; a literal 0
+** still compiles and means the defaults.) */
 coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
                        const coax_value *schema_doc, const char *text,
-                       size_t len, const coax_limits *limits, unsigned flags,
+                       size_t len, const coax_limits *limits,
+                       const coax_extract_options *options,
                        coax_extract_result *out, coax_error *err);
 
 /* ------------------------------------------------------------------------ */

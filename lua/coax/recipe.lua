@@ -6,8 +6,10 @@ local fields = {
   name = "string", description = "string", schema = { "string", "table" }, system = "string",
   prompt = { "string", "function" }, max_attempts = "number", agent = { "string", "table" },
   on_submit = "function", strategy = { "string", "function" }, feedback = "table",
-  budget = "table", on_event = "function", context_budget = "number",
+  budget = "table", on_event = "function", context_budget = "number", max_class = "string",
 }
+
+local classes = { lossless = true, inferred = true, invented = true }
 
 local function allowed(kind, want)
   if type(want) == "string" then return kind == want end
@@ -37,6 +39,9 @@ function M.check(r)
   if r.prompt == nil then return nil, "recipe field 'prompt' is required" end
   if r.max_attempts and (r.max_attempts < 1 or r.max_attempts ~= math.floor(r.max_attempts)) then
     return nil, "recipe field 'max_attempts' must be a positive integer"
+  end
+  if r.max_class and not classes[r.max_class] then
+    return nil, "recipe field 'max_class' must be lossless, inferred or invented, not '" .. r.max_class .. "'"
   end
   if r.budget then
     for k, v in pairs(r.budget) do

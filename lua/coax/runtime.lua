@@ -58,6 +58,7 @@ function M.new_session(recipe, input, host)
     recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input,
     prompt = recipe_mod.prompt(r, input), system = r.system,
     max_attempts = host.max_attempts or r.max_attempts or 3,
+    max_class = r.max_class,
     context_budget = r.context_budget, budget = r.budget or {},
   }
   return S

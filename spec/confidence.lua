@@ -1,0 +1,33 @@
+--- The confidence corpus (spec/fixtures/confidence/*.jsonl): replies with the
+-- one right value, or "refuse" where no value may come back. Shared by
+-- spec/confidence_spec.lua and spec/confidence_score.lua.
+local coax = require "coax"
+local json = coax.json
+
+local M = {}
+
+M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nesting", "closed_bracket",
+  "spans" }
+
+--- Every case of one file: {name, input, schema, expect, finish}.
+function M.cases(file)
+  local out = {}
+  for line in io.lines("spec/fixtures/confidence/" .. file .. ".jsonl") do
+    out[#out + 1] = json.decode(line)
+  end
+  return out
+end
+
+--- Runs one case: "right", "refused" (a value was expected, none came) or
+-- "wrong" (a value came that is not the expected one, or any value where a
+-- refusal was due), and what came back.
+function M.run(c)
+  local r, msg = coax.extract(c.input, json.encode(c.schema), { finish = c.finish })
+  local got = r and r.valid and json.encode(r.value)
+  local detail = got or (r and r.errors[1] and r.errors[1].error) or msg
+  if c.expect == "refuse" then return got and "wrong" or "right", detail end
+  if not got then return "refused", detail end
+  return got == json.encode(c.expect) and "right" or "wrong", detail
+end
+
+return M
