@@ -151,6 +151,12 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
     }
     if (rc) return rc;
+    s->valid = s->validation.valid;
+    s->nerrors = s->validation.nerrors;
+    s->index = index;
+    if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
+    /* After every coercion and the envelope: nothing may make valid what
+    ** the repairs do not allow. */
     bool closed_invented;
     const coax_repair_entry *gate = classify(cand, x->max_class, s, &closed_invented);
     /* A value closed at the end of a cut-off reply may not be what the
@@ -166,8 +172,6 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         return rc;
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
-    s->index = index;
-    if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
     s->coercions = c->log;
     s->ncoercions = c->n;
     return COAX_OK;

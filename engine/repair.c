@@ -10,6 +10,10 @@
 **      array, else a truncated span;
 **   4. else whatever the whole text gave.
 **
+** Candidates that needed an invented repair (a guessed key, a string ended
+** at a guess) take part only when no other candidate exists: LaTeX in
+** prose (\frac{1}{2}) does not beat the value before it.
+**
 ** Every candidate is kept, with its own log, for schema-aware scoring.
 */
 #include "repair.h"
@@ -25,6 +29,7 @@ typedef struct pending {
     size_t from, to;         /* the value's own entries */
     bool whole_clean;        /* from the whole text with nothing left over */
     bool double_encoded;     /* the value was JSON inside a string */
+    bool invented;           /* some entry of its log is of class invented (set by choose) */
 } pending;
 
 typedef struct job {
@@ -109,12 +114,19 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     vals.alloc = j->alloc;
     coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
                                 shift, &j->log, &vals, j->err);
+    /* A balanced span in prose followed by members is a fragment. */
+    if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
+        repair_members_follow(j->text + sp->end, j->text + j->len)) {
+        rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
+        vals.v[vals.n - 1].log_to = j->log.n;
+        vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
+    }
     bool all_complete = true;
     for (size_t i = 0; !rc && i < vals.n; i++) {
         rvalue *v = &vals.v[i];
         pending p = {v->value, sp->source, v->start, v->end, sp->complete && v->complete, false,
                      pre_from, pre_to, v->log_from, v->log_to,
-                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false};
+                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, false};
         all_complete = all_complete && p.complete;
         if (!add_pending(j, p)) rc = nomem(j);
         else undo_double_encoding(j, &j->c[j->n - 1]);
@@ -128,7 +140,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             arr->len = vals.n;
             arr->u.items = items;
             pending p = {arr, COAX_SOURCE_SEQUENCE, vals.v[0].start, vals.v[vals.n - 1].end, all_complete,
-                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false};
+                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, false};
             if (!add_pending(j, p)) rc = nomem(j);
         }
     }
@@ -136,8 +148,19 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     return rc;
 }
 
-/* The rule in the header comment. Returns an index into j->c, or SIZE_MAX. */
-static size_t choose(const job *j)
+/* Whether candidate 'p' has an invented repair in its log. */
+static bool has_invented(const job *j, const pending *p)
+{
+    for (size_t i = p->pre_from; i < p->pre_to; i++)
+        if (j->log.e[i].cls == COAX_CLASS_INVENTED) return true;
+    for (size_t i = p->from; i < p->to; i++)
+        if (j->log.e[i].cls == COAX_CLASS_INVENTED) return true;
+    return false;
+}
+
+/* The rule in the header comment, among candidates with or without
+** invented repairs. Returns an index into j->c, or SIZE_MAX. */
+static size_t choose_among(const job *j, bool with_invented)
 {
     /* Per group, the best so far by rank: complete container 3, complete
     ** scalar 2, truncated container 1, truncated scalar 0. */
@@ -147,7 +170,7 @@ static size_t choose(const job *j)
     size_t object = SIZE_MAX, array = SIZE_MAX, truncated = SIZE_MAX;
     for (size_t i = 0; i < j->n; i++) {
         const pending *p = &j->c[i];
-        if (p->sequence) continue;
+        if (p->sequence || (p->invented && !with_invented)) continue;
         bool container = p->value->type == COAX_OBJECT || p->value->type == COAX_ARRAY;
         int r = (p->complete ? 2 : 0) + container;
         int groups[2] = {-1, -1};
@@ -178,6 +201,13 @@ static size_t choose(const job *j)
     if (array != SIZE_MAX) return array;
     if (truncated != SIZE_MAX) return truncated;
     return best[WHOLE_ANY];
+}
+
+static size_t choose(job *j)
+{
+    for (size_t i = 0; i < j->n; i++) j->c[i].invented = has_invented(j, &j->c[i]);
+    size_t best = choose_among(j, false);
+    return best != SIZE_MAX ? best : choose_among(j, true);
 }
 
 /* Advances (pos, line, col) to 'target' over text: eight bytes at a time
@@ -327,13 +357,17 @@ static coax_code run(job *j, coax_repair_result *out)
     coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
     if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
     if (rc == COAX_OK) {
-        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false};
+        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false};
         if (!add_pending(j, p)) return nomem(j);
         undo_double_encoding(j, &j->c[0]);
-    } else if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
+    } else if (rc == COAX_ENOMEM) {
         if (j->err) *j->err = perr;
         return rc;
     } else {
+        /* A span over a limit (depth, string length) is a rejected
+        ** candidate: the limit is the answer only when nothing else is. */
+        coax_code limit = rc == COAX_EDEPTH || rc == COAX_ESTRING ? rc : COAX_OK;
+        coax_error limit_err = perr;
         j->log.n = 0;
         rspans spans = {0};
         spans.alloc = j->alloc;
@@ -342,11 +376,23 @@ static coax_code run(job *j, coax_repair_result *out)
         if (rc) rc = nomem(j);
         for (size_t i = 0; !rc && i < spans.n; i++) {
             rc = parse_span(j, &spans.s[i], reasoning_end);
+            if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
+                if (!limit) {
+                    limit = rc;
+                    if (j->err) limit_err = *j->err;
+                }
+                rc = COAX_OK;
+                continue;
+            }
             /* A whole text that is nothing but values covers every span. */
             if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) break;
         }
         coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
         if (rc) return rc;
+        if (limit && j->n == 0) {
+            if (j->err) *j->err = limit_err;
+            return limit;
+        }
     }
     if (j->log.oom) return nomem(j);
     size_t best = choose(j);

@@ -101,6 +101,10 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
 ** spaces) on its line. */
 bool repair_value_fence(const char *t, size_t i);
 
+/* Whether members follow at p (after spaces): ", key:" or ":". After a
+** complete value they say it was closed too early. */
+bool repair_members_follow(const char *p, const char *end);
+
 /* Whether a JSON value can start at p (for the whole-text candidate and
 ** for further values after a top-level one). */
 bool repair_value_starts(const char *p, const char *end);

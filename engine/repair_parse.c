@@ -602,6 +602,8 @@ static bool delimited(const char *p, const char *e, int ctx)
     }
 }
 
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 /* Tries a number at ps->p in the notations models use (+1, .5, 5., 1e).
 ** Returns true and fills 'out' if there is one. */
 static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
@@ -617,6 +619,15 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     while (p < e && *p >= '0' && *p <= '9') p++;
     size_t nint = (size_t)(p - digits);
     if (nint > 1 && *digits == '0') return COAX_OK; /* 007: not a number */
+    /* "n": 12,111, "m": digits cannot start a key, so the comma groups
+    ** thousands, when every group after the first has three digits. In an
+    ** array a comma separates items ([12,111] is two numbers). */
+    const char *groups = p;
+    if (ctx == CTX_OBJVAL && nint >= 1 && nint <= 3 && *digits != '0')
+        while (e - p >= 4 && p[0] == ',' && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[3]) &&
+               (e - p == 4 || !is_digit(p[4])))
+            p += 4;
+    const char *groups_end = p;
     bool frac = p < e && *p == '.';
     const char *fd = frac ? p + 1 : p, *fe = fd;
     while (frac && fe < e && *fe >= '0' && *fe <= '9') fe++;
@@ -642,6 +653,7 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         coax_buf_putc(b, '0');
         fixed = true;
     }
+    for (const char *g = groups; g < groups_end; g += 4) coax_buf_put(b, g + 1, 3);
     if (frac) {
         coax_buf_putc(b, '.');
         if (fe == fd) {
@@ -656,6 +668,7 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     }
     if (b->oom) return nomem(ps);
     if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
+    if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     coax_code rc = coax_set_number(ps->arena, out, b->data, b->len);
     if (rc == COAX_ENOMEM) return nomem(ps);
     if (rc) return COAX_OK; /* not a number after all: a bare word */
@@ -1232,6 +1245,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     }
 }
 
+bool repair_members_follow(const char *p, const char *e)
+{
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    if (p >= e) return false;
+    return *p == ':' || (*p == ',' && key_ahead(p + 1, e));
+}
+
 bool repair_value_starts(const char *p, const char *end)
 {
 again:
@@ -1296,6 +1317,10 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         bool got;
         ps.truncated = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
+        if (got && repair_members_follow(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
+            note(&ps, RK_EARLY_CLOSE, ps.p);
+            v.flags |= COAX_VF_INVENTED;
+        }
         if (!got) {
             if (ps.p < ps.e) {
                 note(&ps, RK_TRAILING_TEXT, ps.p);

@@ -273,14 +273,15 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
         const coax_repair_entry *e = &r->repair.log[i];
         coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
         put_str(b, e->kind);
-        coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u}", e->offset, e->line, e->column);
+        coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u,\"class\":\"%s\"}", e->offset, e->line,
+                        e->column, coax_class_name(e->cls));
     }
     for (size_t i = 0; have_r && i < r->ncoercions; i++, k++) {
         coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
         put_str(b, r->coercions[i].kind);
         coax_buf_puts(b, ",\"pointer\":");
         put_str(b, r->coercions[i].pointer);
-        coax_buf_putc(b, '}');
+        coax_buf_printf(b, ",\"class\":\"%s\"}", coax_class_name(r->coercions[i].cls));
     }
     coax_buf_printf(b, "],\"usage\":%s,\"finish\":", usage_json ? usage_json : "null");
     if (s->finish[0]) put_str(b, s->finish);

@@ -298,12 +298,19 @@ typedef struct coax_repair_result {
 ** Valid JSON takes a fast path: the same value and an empty log (except for
 ** duplicate keys, which are logged). Otherwise coax finds candidates (fenced
 ** blocks, tags, balanced spans in prose, the whole text, concatenated values
-** as an array), repairs each with a lenient parser, and chooses: the last
-** tagged or fenced candidate if any, else the last complete prose span that
-** needed no repair, else the longest prose span, else the whole text.
+** as an array), repairs each with a lenient parser, and chooses (the rule
+** of the README's "coax repair"): the last fenced or tagged block, complete
+** ones before truncated ones; else the whole text, when it is nothing but
+** values; in both, an object or array before a bare scalar beside it; else
+** the last complete object in prose, else the last complete array, else a
+** truncated span; else whatever the whole text gave. A candidate that
+** needed an invented repair (entry class COAX_CLASS_INVENTED) is chosen only
+** when no other exists. A span over a limit (depth, string length) is a
+** rejected candidate; the limit is returned only when no candidate is left.
 **
 ** Returns COAX_OK and fills 'out'; COAX_ENOJSON when nothing is recoverable;
-** COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING or COAX_ENOMEM for limits. Never
+** COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING or COAX_ENOMEM for limits (depth and
+** string length only when every candidate was over them). Never
 ** reads outside text[0..len). 'limits' may be NULL (defaults). */
 coax_code coax_repair(coax_arena *arena, const char *text, size_t len,
                       const coax_limits *limits, coax_repair_result *out,

@@ -1,0 +1,110 @@
+local H = require "helper"
+local coax = require "coax"
+local corpus = require "confidence"
+
+-- Every case of spec/fixtures/confidence/*.jsonl: the one right value, or a
+-- refusal where any value would be a guess. A wrong value fails the spec.
+describe("the confidence corpus", function()
+  for _, file in ipairs(corpus.files) do
+    describe(file, function()
+      for _, c in ipairs(corpus.cases(file)) do
+        it(c.name, function()
+          local outcome, detail = corpus.run(c)
+          assert.are.equal("right", outcome, detail)
+        end)
+      end
+    end)
+  end
+end)
+
+describe("confidence classes", function()
+  local schema = [[{"type": "object", "properties": {"name": {"type": "string"},
+    "transaction_amount": {"type": "number"}}, "required": ["name", "transaction_amount"],
+    "additionalProperties": false}]]
+  local guessed = '{"name": "x", "transaction_amount": -2,00.00}'
+
+  it("gives every log entry its class", function()
+    local _, log = coax.repair("{a: 1, 'b': [1,], c d: 2}")
+    local got = {}
+    for i, e in ipairs(log) do got[i] = e.kind .. " " .. e.class end
+    assert.are.same({ "unquoted_key inferred", "single_quotes lossless", "trailing_comma lossless",
+      "unquoted_key invented" }, got)
+    assert.are.equal("a key was guessed from text not written as one", log[4].detail)
+  end)
+
+  it("refuses a value that depends on an invented repair, naming the repair and its place", function()
+    local r = coax.extract(guessed, schema)
+    assert.is_false(r.valid)
+    assert.are.same({ instanceLocation = "", keywordLocation = "",
+      error = "unreadable text at line 1, column 40 (a key was guessed from text not written as one: '00.00'); "
+        .. "send valid JSON" }, r.errors[1])
+  end)
+
+  it("takes today's liberty with max_class = invented, and nothing less certain than lossless with lossless", function()
+    local r = coax.extract('{"name": "x", "transaction_amount": 2, "note": a b, c}',
+      schema, { max_class = "invented" })
+    assert.is_true(r.valid)
+    assert.are.equal('{"name":"x","transaction_amount":2}', coax.json.encode(r.value))
+    r = coax.extract('{name: "x", "transaction_amount": 2}', schema, { max_class = "lossless" })
+    assert.is_false(r.valid)
+    assert.are.equal("text that is not strict JSON at line 1, column 2 (quoted an unquoted key: 'name'); "
+      .. "send valid JSON", r.errors[1].error)
+    r = coax.extract('{"name": \'x\', "transaction_amount": 2,}', schema, { max_class = "lossless" })
+    assert.is_true(r.valid)
+    assert.has_error(function() coax.extract("{}", schema, { max_class = "guessed" }) end)
+  end)
+
+  it("closes brackets missing at the very end unless the provider cut the reply", function()
+    local reply = '{"name": "x", "transaction_amount": 2'
+    local r = coax.extract(reply, schema)
+    assert.is_true(r.valid)
+    assert.are.same({ "closed_bracket", "inferred" }, { r.log[1].kind, r.log[1].class })
+    r = coax.extract(reply, schema, { finish = "length" })
+    assert.is_false(r.valid)
+    assert.are.equal("the reply was cut off: the JSON is incomplete", r.errors[1].error)
+  end)
+
+  it("prefers a candidate without invented repairs whatever the order", function()
+    local r = coax.extract('{"name": "y", "transaction_amount": 1}\nor {"name": "z", transaction amount: 1}',
+      schema, { max_class = "invented" })
+    assert.are.equal('{"name":"y","transaction_amount":1}', coax.json.encode(r.value))
+  end)
+
+  it("chooses by the README's rule without a schema, and LaTeX in prose does not win", function()
+    local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
+    assert.are.equal('{"a":1}', coax.json.encode(v))
+    assert.are.equal("prose", info.source)
+  end)
+
+  assert(H)
+end)
+
+describe("coax extract --max-class (command)", function()
+  local schema_path
+  setup(function()
+    schema_path = H.tmpfile('{"type": "object", "properties": {"n": {"type": "number"}}, '
+      .. '"required": ["n"], "additionalProperties": false}')
+  end)
+  teardown(function() os.remove(schema_path) end)
+
+  it("fails on invented repairs by default, with the log's class and the error unit", function()
+    local out, err, code = H.coax({ "extract", "--schema", schema_path, "--log", "--output", "basic" },
+      '{"n": 12,34}')
+    assert.are.equal(1, code)
+    assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"","error":'
+      .. '"unreadable text at line 1, column 10 (a key was guessed from text not written as one: \'34\'); '
+      .. 'send valid JSON"}]}\n', out:gsub(',{"instanceLocation":"","keywordLocation":"/additionalProperties".*', "]}\n"))
+    assert.truthy(err:find('"kind":"unquoted_key","offset":9,"line":1,"column":10,'
+      .. '"detail":"a key was guessed from text not written as one","class":"invented"}', 1, true))
+  end)
+
+  it("reads grouped thousands and accepts invented repairs only when asked", function()
+    local out, _, code = H.coax({ "extract", "--schema", schema_path }, '{"n": -2,000.00}')
+    assert.are.same({ '{"n":-2000.00}\n', 0 }, { out, code })
+    out, _, code = H.coax({ "extract", "--schema", schema_path, "--max-class", "invented" }, '{"n": 7, x y}')
+    assert.are.same({ '{"n":7}\n', 0 }, { out, code })
+    local _, err2, code2 = H.coax({ "extract", "--schema", schema_path, "--max-class", "sure" }, '{"n": 1}')
+    assert.are.equal(2, code2)
+    assert.are.equal("coax extract: --max-class takes lossless, inferred or invented, not 'sure'\n", err2)
+  end)
+end)
