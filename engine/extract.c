@@ -119,21 +119,26 @@ static const char *repair_error(coax_arena *a, const char *text, size_t len, con
 }
 
 /* What the candidate's repairs allow: counts by class, the first repair
-** less certain than 'max' (NULL: none), and whether something was closed
-** at the end while it was still being written (an invented closure). */
+** less certain than 'max' (NULL: none), and whether its being incomplete
+** is excused: brackets closed at the end after a complete member (inferred
+** closed_bracket), and nothing closed while it was still being written. An
+** unclosed fence or tag around a complete value is not excused: the reply
+** stopped before its end. */
 static const coax_repair_entry *classify(const coax_candidate *cand, coax_class max, scored *s,
-                                         bool *closed_invented)
+                                         bool *excused)
 {
     const coax_repair_entry *gate = NULL;
     s->ninvented = s->ninferred = 0;
-    *closed_invented = false;
+    bool closed = false, closed_invented = false;
     for (size_t i = 0; i < cand->nlog; i++) {
         const coax_repair_entry *e = &cand->log[i];
         s->ninvented += e->cls == COAX_CLASS_INVENTED;
         s->ninferred += e->cls == COAX_CLASS_INFERRED;
         if (e->cls > max && !gate) gate = e;
-        if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) *closed_invented = true;
+        if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) closed_invented = true;
+        if (e->cls == COAX_CLASS_INFERRED && !strcmp(e->kind, "closed_bracket")) closed = true;
     }
+    *excused = closed && !closed_invented;
     return gate;
 }
 
@@ -157,12 +162,12 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
-    bool closed_invented;
-    const coax_repair_entry *gate = classify(cand, x->max_class, s, &closed_invented);
+    bool excused;
+    const coax_repair_entry *gate = classify(cand, x->max_class, s, &excused);
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
     ** "bob"), so it never counts as valid: the session asks again. */
-    s->complete = cand->complete || !(x->cut_off || closed_invented);
+    s->complete = cand->complete || (excused && !x->cut_off);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;

@@ -529,11 +529,11 @@ typedef struct coax_extract_result {
 ** invented repairs, fewer errors, complete before truncated, fewer
 ** inferred repairs, fewer coercions, and the last one on a tie. A
 ** truncated candidate is never valid: its first error says the reply was
-** cut off. Truncated means: closed at the end where something was still
-** being written (a string, a key, a comma), or closed at all when
-** COAX_EXTRACT_CUT_OFF says the provider cut the reply; brackets missing at
-** the very end after a complete member are otherwise an inferred repair
-** (closed_bracket). 'schema_doc' is the document 'schema' was compiled from; keywords
+** cut off. A candidate that is not complete is truncated unless its only
+** closing was brackets missing at the very end after a complete member (an
+** inferred closed_bracket) and COAX_EXTRACT_CUT_OFF is not set: a string,
+** key or comma cut off, an unclosed fence or tag, or a provider's cut all
+** make it truncated. 'schema_doc' is the document 'schema' was compiled from; keywords
 ** are looked up in it (local "$ref"s are followed); NULL turns coercion
 ** off, as COAX_EXTRACT_STRICT does.
 **
