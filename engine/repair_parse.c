@@ -933,8 +933,9 @@ static coax_code close_top(lp *ps, coax_value *v, bool at_eof)
         if (at_eof) {
             note(ps, RK_DANGLING_KEY, ps->p);
             ps->nslots--;
-        } else {
-            note(ps, RK_MISSING_VALUE, ps->p);
+        } else { /* at the closing bracket just read, if it was read */
+            bool read = ps->p > ps->b && (ps->p[-1] == '}' || ps->p[-1] == ']');
+            note(ps, RK_MISSING_VALUE, ps->p - read);
             fill_null(ps);
         }
     }

@@ -93,7 +93,8 @@ describe("coax extract --max-class (command)", function()
     assert.are.equal(1, code)
     assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"","error":'
       .. '"unreadable text at line 1, column 10 (a key was guessed from text not written as one: \'34\'); '
-      .. 'send valid JSON"}]}\n', out:gsub(',{"instanceLocation":"","keywordLocation":"/additionalProperties".*', "]}\n"))
+      .. 'send valid JSON"}]}\n',
+      (out:gsub(',{"instanceLocation":"","keywordLocation":"/additionalProperties".*', "]}\n")))
     assert.truthy(err:find('"kind":"unquoted_key","offset":9,"line":1,"column":10,'
       .. '"detail":"a key was guessed from text not written as one","class":"invented"}', 1, true))
   end)
@@ -106,5 +107,67 @@ describe("coax extract --max-class (command)", function()
     local _, err2, code2 = H.coax({ "extract", "--schema", schema_path, "--max-class", "sure" }, '{"n": 1}')
     assert.are.equal(2, code2)
     assert.are.equal("coax extract: --max-class takes lossless, inferred or invented, not 'sure'\n", err2)
+  end)
+end)
+
+describe("confidence classes in a session", function()
+  local dir
+  local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
+    .. '"required":["name","age"],"additionalProperties":false}'
+
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. H.quote(dir)))
+    local f = assert(io.open(dir .. "/schema.json", "w"))
+    f:write(SCHEMA)
+    f:close()
+  end)
+  teardown(function() os.execute("rm -rf " .. H.quote(dir)) end)
+
+  local function run(extra, replies)
+    local path = dir .. "/recipe.lua"
+    local f = assert(io.open(path, "w"))
+    f:write('return { schema = "schema.json", prompt = "Extract: {{input}}"' .. (extra or "") .. " }")
+    f:close()
+    return coax.run(path, "Ada is 36.", { replies = replies })
+  end
+
+  it("feeds an invented repair back to the model, naming it, and asks again", function()
+    local r = run(nil, { '{"name": "Ada", "age": 36, years old}', '{"name": "Ada", "age": 36}' })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(2, r.metrics.attempts)
+    local e = r.attempts[1].errors[1]
+    assert.are.equal("unreadable text at line 1, column 28 (a key was guessed from text not written as one: "
+      .. "'years old'); send valid JSON", e.error)
+    local feedback = r.attempts[2].messages[3].content
+    assert.truthy(feedback:find("At path '(root)': unreadable text at line 1, column 28", 1, true))
+    local log = r.attempts[1].log
+    assert.are.same({ "unquoted_key invented", "missing_value invented" },
+      { log[1].kind .. " " .. log[1].class, log[2].kind .. " " .. log[2].class })
+  end)
+
+  it("accepts what a recipe's max_class allows", function()
+    local guessed = '{"name": """Ada\\n""", "age": 36}' -- a backslash in a triple-quoted string
+    local r = run(nil, { guessed })
+    assert.are.same({ "agent_error", "invalid" }, { r.outcome, r.attempts[1].outcome })
+    r = run(', max_class = "invented"', { guessed })
+    assert.are.same({ "ok", '{"name":"Ada\\\\n","age":36}' }, { r.outcome, coax.json.encode(r.value) })
+    r = run(', max_class = "lossless"', { "{name: 'Ada', age: 36}", "{name: 'Ada', age: 36}",
+      "{name: 'Ada', age: 36}" })
+    assert.are.equal("exhausted", r.outcome)
+    assert.are.equal("text that is not strict JSON at line 1, column 2 (quoted an unquoted key: 'name'); "
+      .. "send valid JSON", r.attempts[1].errors[1].error)
+    assert.are.equal("invalid", run(', max_class = "sure"', {}).outcome)
+  end)
+
+  it("closes brackets missing at the end when the provider stopped, and asks again when it cut", function()
+    local r = run(nil, { { text = '{"name": "Ada", "age": 36', finish = "stop" } })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(1, r.metrics.attempts)
+    r = run(nil, { { text = '{"name": "Ada", "age": 36', finish = "length" }, '{"name": "Ada", "age": 36}' })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(2, r.metrics.attempts)
+    assert.are.equal("the reply was cut off: the JSON is incomplete", r.attempts[1].errors[1].error)
   end)
 end)

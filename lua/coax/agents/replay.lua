@@ -6,6 +6,7 @@ local M = {}
 
 --- Returns the next reply.
 -- @tparam table request {messages, schema, options}; options.replies is the list
+-- (a reply is its text, or {text, finish} to replay a provider's finish reason)
 -- @tparam table state per-session state, kept between calls
 -- @treturn[1] table {text, usage?, finish?}
 -- @treturn[2] nil
@@ -17,6 +18,7 @@ function M.call(request, state)
   local text = replies[state.i]
   if text == nil then return nil, ("replay agent: no reply left (%d given)"):format(#replies) end
   if request.options.delay_ms then require("coax").sleep(request.options.delay_ms) end
+  if type(text) == "table" then return { text = text.text, finish = text.finish or "stop" } end
   return { text = text, finish = "stop" }
 end
 

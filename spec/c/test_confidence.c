@@ -1,0 +1,94 @@
+/* Confidence classes through the C API: the class of each repair, the
+** COAX_VF_INVENTED flag on every value an invented repair made (the
+** coercion step refuses to drop, rename or fill those), and
+** coax_extract_options. */
+#include "core.h"
+
+#include "test.h"
+
+/* The member 'key' of object 'v', or NULL. */
+static const coax_value *member(const coax_value *v, const char *key)
+{
+    for (uint32_t i = 0; v->type == COAX_OBJECT && i < v->len; i++)
+        if (!strcmp(v->u.members[i].key, key)) return &v->u.members[i].value;
+    return NULL;
+}
+
+static bool invented(const coax_value *v) { return v && (v->flags & COAX_VF_INVENTED); }
+
+static void test_classes_in_the_log(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_repair_result r;
+    const char *t = "{a: 1, 'b': 2, c d: 3,}";
+    CHECK_INT(coax_repair(a, t, strlen(t), NULL, &r, NULL), COAX_OK);
+    CHECK_INT(r.nlog, 4);
+    const char *want[][2] = {{"unquoted_key", "inferred"}, {"single_quotes", "lossless"},
+                             {"unquoted_key", "invented"}, {"trailing_comma", "lossless"}};
+    for (size_t i = 0; i < 4 && i < r.nlog; i++) {
+        CHECK_STR(r.log[i].kind, want[i][0]);
+        CHECK_STR(coax_class_name(r.log[i].cls), want[i][1]);
+    }
+    coax_arena_free(a);
+}
+
+static void test_invented_values_are_flagged(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_repair_result r;
+    /* a guessed key, a missing value, a container under a guessed key */
+    const char *t = "{\"name\": \"x\", \"amount\": -2,00.00, \"ok\": [1], more text: {\"k\": [2]}, \"z\": }";
+    CHECK_INT(coax_repair(a, t, strlen(t), NULL, &r, NULL), COAX_OK);
+    const coax_value *v = r.value;
+    CHECK(!invented(v));
+    CHECK(!invented(member(v, "name")));
+    CHECK(!invented(member(v, "amount")));
+    CHECK(invented(member(v, "00.00")));
+    CHECK(!invented(member(v, "ok")));
+    const coax_value *more = member(v, "more text");
+    CHECK(invented(more));
+    CHECK(more && invented(member(more, "k")));
+    CHECK(more && member(more, "k") && invented(&member(more, "k")->u.items[0]));
+    CHECK(invented(member(v, "z")));
+    coax_arena_free(a);
+}
+
+static void test_extract_options(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}";
+    coax_value *doc;
+    coax_schema *s = NULL;
+    CHECK_INT(coax_parse(a, schema, strlen(schema), NULL, &doc, NULL), COAX_OK);
+    CHECK_INT(coax_schema_compile(doc, NULL, NULL, &s, NULL), COAX_OK);
+    coax_extract_result x;
+    const char *guess = "{\"n\": 1, more: }";
+    CHECK_INT(coax_extract(a, s, doc, guess, strlen(guess), NULL, NULL, &x, NULL), COAX_OK);
+    CHECK(!x.valid);
+    CHECK_STR(x.validation.errors[0].message,
+              "unreadable text at line 1, column 16 (used null for a missing value: '}'); send valid JSON");
+    coax_extract_options o;
+    coax_extract_options_default(&o);
+    CHECK_INT(o.max_class, COAX_CLASS_INFERRED);
+    o.max_class = COAX_CLASS_INVENTED;
+    CHECK_INT(coax_extract(a, s, doc, guess, strlen(guess), NULL, &o, &x, NULL), COAX_OK);
+    CHECK(x.valid);
+    const char *open = "{\"n\": 1";
+    CHECK_INT(coax_extract(a, s, doc, open, strlen(open), NULL, NULL, &x, NULL), COAX_OK);
+    CHECK(x.valid);
+    o = (coax_extract_options){COAX_EXTRACT_CUT_OFF, COAX_CLASS_INFERRED};
+    CHECK_INT(coax_extract(a, s, doc, open, strlen(open), NULL, &o, &x, NULL), COAX_OK);
+    CHECK(!x.valid);
+    o = (coax_extract_options){0}; /* zero is lossless, the strictest */
+    CHECK_INT(coax_extract(a, s, doc, open, strlen(open), NULL, &o, &x, NULL), COAX_OK);
+    CHECK(!x.valid);
+    coax_class c = COAX_CLASS_LOSSLESS;
+    CHECK(coax_class_parse("invented", &c) && c == COAX_CLASS_INVENTED);
+    CHECK(!coax_class_parse("sure", &c) && c == COAX_CLASS_INVENTED);
+    CHECK(!coax_class_parse(NULL, &c));
+    coax_schema_free(s);
+    coax_arena_free(a);
+}
+
+#define TESTS X(test_classes_in_the_log) X(test_invented_values_are_flagged) X(test_extract_options)
+#include "test.h"
