@@ -46,7 +46,9 @@ static void put_log(const coax_extract_result *r)
         coax_buf_put_json_string(&b, c->pointer, strlen(c->pointer));
         coax_buf_puts(&b, ",\"detail\":");
         coax_buf_put_json_string(&b, c->detail, strlen(c->detail));
-        coax_buf_puts(&b, "}\n");
+        coax_buf_puts(&b, ",\"class\":\"");
+        coax_buf_puts(&b, coax_class_name(c->cls));
+        coax_buf_puts(&b, "\"}\n");
     }
     if (b.len) fwrite(b.data, 1, b.len, stderr);
     coax_buf_free(&b);

@@ -135,6 +135,7 @@ typedef struct job {
     hmap index;        /* members block -> hash index, for large objects */
     hmap tried;        /* (instanceLocation, keywordLocation) -> trials used */
     coax_buf tok;      /* a pointer token, unescaped */
+    bool oom;          /* a lookup ran out of memory (not "not found") */
     provisional *prov;
     size_t nprov, cprov;
 } job;
@@ -160,7 +161,10 @@ static coax_member *find_member(job *j, const coax_value *obj, const char *key, 
     } else {
         const void **k = coax_arena_alloc(j->a, sizeof *k);
         slots = coax_arena_alloc(j->a, cap * sizeof *slots);
-        if (!k || !slots) return NULL;
+        if (!k || !slots) {
+            j->oom = true;
+            return NULL;
+        }
         memset(slots, 0, cap * sizeof *slots);
         for (uint32_t i = 0; i < obj->len; i++) {
             const coax_member *m = &obj->u.members[i];
@@ -169,7 +173,10 @@ static coax_member *find_member(job *j, const coax_value *obj, const char *key, 
             slots[s] = i + 1;
         }
         *k = blk;
-        if (!(x = hmap_put(&j->index, (const char *)k, sizeof *k, NULL, 0, bh))) return NULL;
+        if (!(x = hmap_put(&j->index, (const char *)k, sizeof *k, NULL, 0, bh))) {
+            j->oom = true;
+            return NULL;
+        }
         x->val = (size_t)(uintptr_t)slots;
     }
     for (size_t s = (size_t)fnv(FNV0, key, n) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1)) {
@@ -197,7 +204,10 @@ static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slo
             if (ch == '~' && i + 1 < len) ch = loc[++i] == '1' ? '/' : '~';
             coax_buf_putc(&j->tok, ch);
         }
-        if (j->tok.oom) return false;
+        if (j->tok.oom) {
+            j->oom = true;
+            return false;
+        }
         const char *t = j->tok.data ? j->tok.data : "";
         size_t tn = j->tok.len;
         bool arr = cur->type == COAX_ARRAY;
@@ -206,7 +216,10 @@ static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slo
             void *blk = arr ? (void *)cur->u.items : (void *)cur->u.members;
             size_t size = cur->len * (arr ? sizeof(coax_value) : sizeof(coax_member));
             void *copy = coax_arena_alloc(j->a, size);
-            if (!copy) return false;
+            if (!copy) {
+                j->oom = true;
+                return false;
+            }
             memcpy(copy, blk, size);
             if (arr) cur->u.items = copy;
             else cur->u.members = copy;
@@ -342,6 +355,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         coax_value *x, *up;
         bool invented;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
+            if (j->oom) return COAX_ENOMEM;
             used->val = COERCE_MAX_TRIALS;
             continue;
         }

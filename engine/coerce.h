@@ -77,8 +77,33 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** Unicode NFC normalisation; NULL when none or several match. */
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n);
 
+/* Whether the schema document's root asks for one scalar a bare-text reply
+** can name (an enum, a const, or only integer/number/boolean/null). */
+bool coerce_scalar_root(const coax_value *doc);
+
+/* Whether a single-key envelope's 'key' names the whole answer ("result",
+** "data", "output", "answer", "response", "value", "json", ..., or the
+** schema's title; any label of an object or array that is not a declared
+** property) rather than being content ({"greeting": "hello"}). 'inner' is
+** the envelope's value. */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner);
+
 /* The class of coercion 'kind' (every kind is lossless or inferred: a
 ** coercion never guesses). */
 coax_class coerce_class(const char *kind);
+
+/* ---- bare replies (extract_bare.c) ---------------------------------------- */
+
+/* Whether candidate 'cand' of text[0..len) may stand for the reply: any
+** container; a scalar only when it is the whole reply, or the whole of its
+** fenced block or tag, give or take spaces, a final period and surrounding
+** quotes, backticks or "**" ("2 or 3" does not give 2). */
+bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *cand);
+
+/* The whole reply read as one scalar ("TWO", "**Two**", "\"two\".",
+** "`42`"): a JSON scalar when the trimmed text is one, else the text as a
+** string when it is one line. NULL when nothing is left, the text is a
+** container, or out of memory. */
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len);
 
 #endif

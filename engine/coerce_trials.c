@@ -462,3 +462,90 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         forbidden_trials(c, x, parent, ts);
     }
 }
+
+/* Whether the schema's root asks for one scalar that bare text can name:
+** an enum or const, or only integer, number, boolean or null (a plain
+** string root is not one: any prose is a string). */
+bool coerce_scalar_root(const coax_value *doc)
+{
+    const coax_value *s = deref(doc, doc);
+    if (!s || s->type != COAX_OBJECT) return false;
+    if (member(s, "enum") || member(s, "const")) return true;
+    const coax_value *t = member(s, "type");
+    size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
+        if (x->type != COAX_STRING) return false;
+        if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
+            strcmp(x->u.text, "null"))
+            return false;
+    }
+    return n > 0;
+}
+
+/* Whether any "properties" in the schema document declares 'key' (an
+** explicit stack: the document's depth is input). True when out of memory. */
+static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+{
+    coax_arena_mark mark = coax_arena_get_mark(a);
+    size_t cap = 64, n = 0;
+    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    bool found = !stack;
+    if (stack) stack[n++] = doc;
+    while (n && !found) {
+        const coax_value *v = stack[--n];
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        const coax_value *props = v->type == COAX_OBJECT ? member(v, "properties") : NULL;
+        if (props && props->type == COAX_OBJECT && has_key(props, key, klen)) found = true;
+        if (n + v->len > cap) {
+            while (n + v->len > cap) cap *= 2;
+            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
+            if (!s) {
+                found = true;
+                break;
+            }
+            memcpy(s, stack, n * sizeof *s);
+            stack = s;
+        }
+        for (size_t i = 0; i < v->len; i++)
+            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    }
+    coax_arena_rewind(a, mark);
+    return found;
+}
+
+/* Whether 'key' names the whole answer rather than being content: a
+** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
+** or, for an object or array inside, any key the root schema does not
+** declare as a property ({"invoice": {...}}: a scalar's key says what the
+** scalar is, {"greeting": "hello"}, but a whole structure's key only
+** labels it). */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+{
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
+        return true;
+    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
+                                        "json", "reply", "payload", "return", "returnvalue"};
+    char norm[32], title[32];
+    size_t n = 0;
+    for (size_t i = 0; i < klen; i++) {
+        char ch = key[i];
+        if (ch == ' ' || ch == '_' || ch == '-') continue;
+        if (n + 1 >= sizeof norm) return false;
+        norm[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    norm[n] = '\0';
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(norm, words[i])) return true;
+    const coax_value *t = member(deref(doc, doc), "title");
+    if (!t || t->type != COAX_STRING) return false;
+    size_t m = 0;
+    for (size_t i = 0; i < t->len && m + 1 < sizeof title; i++) {
+        char ch = t->u.text[i];
+        if (ch == ' ' || ch == '_' || ch == '-') continue;
+        title[m++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    title[m] = '\0';
+    if (m && m == n && !strcmp(norm, title)) return true;
+    return m && loose_equal(a, key, klen, t->u.text, t->len);
+}

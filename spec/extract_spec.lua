@@ -114,8 +114,8 @@ describe("coax extract (command)", function()
       '{invoice_id: "INV-7", "total": "1250", "currency": "USD"}')
     assert.are.equal(table.concat({
       '{"kind":"unquoted_key","offset":1,"line":1,"column":2,"detail":"quoted an unquoted key"}',
-      '{"kind":"default_filled","pointer":"/status","detail":"filled a missing required property from its schema default"}',
-      '{"kind":"string_to_integer","pointer":"/total","detail":"converted the value to the type the schema asks for"}',
+      '{"kind":"default_filled","pointer":"/status","detail":"filled a missing required property from its schema default","class":"inferred"}',
+      '{"kind":"string_to_integer","pointer":"/total","detail":"converted the value to the type the schema asks for","class":"inferred"}',
     }, "\n") .. "\n", err)
   end)
 
