@@ -1,187 +1,323 @@
 /*
 ** coerce.c: recover values that are right in substance and wrong in form,
-** without guessing.
+** in work linear in the candidate whatever its number of errors.
 **
-** Each validation error names a keyword (its keywordLocation, resolved in
-** the schema document; local "$ref"s are followed, anything else is not
-** guessed at). For the keyword, a few trial values are built (path copies:
-** the original is untouched); a trial is accepted only when the total
-** number of errors falls and the place it changes then passes: no error
-** left at or under a replaced value, or, for a property filled or dropped,
-** none left from the same keyword on that object. Then the candidate is validated again and
-** the next error gets its turn.
+** A round validates the candidate once, asks coerce_trials.c what could fix
+** each error, and applies the next untried trial of every error at once
+** (copy-on-write: only the containers on a changed path are copied, each
+** once). One more validation judges them all. A change is kept when no
+** error is left at or under the place it replaced (a member edit: its own
+** error is gone and nothing new appeared in the object), and no new error
+** appeared at a place above it (a parent's oneOf, uniqueItems, contains,
+** ... that the change broke: every change under that place is undone).
+** Changes that fail are undone and try their next trial in the next round.
 **
-** Coercions: numeric strings to number/integer, "true"/"false" to boolean,
-** numbers to strings, integral floats to integers (draft 4), a value to a
-** one-element array and back, enum/const matching that ignores ASCII case
-** and surrounding whitespace when exactly one allowed value matches, a
-** missing required property from its schema's "default", properties
-** forbidden by "additionalProperties": false dropped. Never: words to
-** numbers, rounding, clamping, invented values.
+** Changes never nest within a round: a change at or above a planned place
+** waits for the next round. A replacement whose own error is gone but
+** leaves errors deeper inside it ({"hi": "a"} wrapped into [{"hi": "a"}]
+** where "hi" must be an array) is kept provisionally: the next rounds may
+** fix what is inside, and if anything is still wrong inside it at the end
+** it is undone with everything done under it. So coercions compose.
+**
+** Cost: at most MAX_ROUNDS rounds of two validations, and per round work
+** linear in the errors times their pointers' length. No coercion is made at
+** or inside a value a repair invented (COAX_VF_INVENTED).
 */
 #include "coerce.h"
 
 #include <stdlib.h>
-#include <strings.h>
 
-/* Each trial validates the whole candidate again: a budget of trial
-** validations per candidate keeps hostile replies (thousands of errors
-** nothing fixes) bounded, while one accepted coercion per round still
-** allows thousands of fixes. */
-#define MAX_VALIDATIONS 1024
-#define MAX_TRIALS 8
+#define MAX_ROUNDS 24
+/* Objects with more members than this get a hash index for lookups. */
+#define INDEX_MIN 16
 
-/* ---- the schema side ---------------------------------------------------- */
+/* ---- a string-keyed map (one or two parts) in the arena ------------------ */
 
-static const coax_value *member(const coax_value *obj, const char *key)
+typedef struct hent {
+    const char *a, *b;
+    uint32_t al, bl;
+    uint32_t h, round; /* round: when the key was last seen (the tried map) */
+    size_t val;
+} hent;
+
+typedef struct hmap {
+    coax_arena *arena;
+    hent *e;
+    size_t cap, n;
+} hmap;
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
 {
-    return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, strlen(key)) : NULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+#define FNV0 0xcbf29ce484222325ull
+
+static uint32_t hash2(const char *a, size_t al, const char *b, size_t bl)
+{
+    uint64_t h = fnv(FNV0, a, al);
+    if (b) h = fnv(h ^ 0x9e3779b97f4a7c15ull, b, bl);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Follows a local "$ref" ("#" or "#/json/pointer"); NULL for any other. */
-static const coax_value *local_ref(const coax_value *doc, const coax_value *ref)
+static bool hmap_init(hmap *m, coax_arena *a, size_t expect)
 {
-    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
-    if (memchr(ref->u.text, '%', ref->len)) return NULL;
-    const coax_value *out;
-    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
-    return out;
+    m->arena = a;
+    m->n = 0;
+    for (m->cap = 16; m->cap * 2 < expect * 3; m->cap *= 2) {}
+    m->e = coax_arena_alloc(a, m->cap * sizeof *m->e);
+    if (m->e) memset(m->e, 0, m->cap * sizeof *m->e);
+    return m->e != NULL;
 }
 
-/* A subschema with its own "$ref" followed (for "properties/x": {"$ref"}). */
-static const coax_value *deref(const coax_value *doc, const coax_value *s)
+static hent *hmap_slot(hent *e, size_t cap, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
 {
-    for (int hops = 0; s && hops < 16; hops++) {
-        const coax_value *ref = member(s, "$ref");
-        if (!ref) return s;
-        s = local_ref(doc, ref);
+    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        hent *x = &e[i];
+        if (!x->a) return x;
+        if (x->h == h && x->al == al && x->bl == bl && !memcmp(x->a, a, al) && (!bl || !memcmp(x->b, b, bl)))
+            return x;
+    }
+}
+
+static hent *hmap_find(const hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
+{
+    hent *x = hmap_slot(m->e, m->cap, a, al, b, bl, h);
+    return x->a ? x : NULL;
+}
+
+/* The entry for the key, added (val 0) when absent; NULL when out of memory. */
+static hent *hmap_put(hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
+{
+    if ((m->n + 1) * 3 > m->cap * 2) { /* load at most 2/3 */
+        size_t cap = m->cap * 2;
+        hent *e = coax_arena_alloc(m->arena, cap * sizeof *e);
+        if (!e) return NULL;
+        memset(e, 0, cap * sizeof *e);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].a) *hmap_slot(e, cap, m->e[i].a, m->e[i].al, m->e[i].b, m->e[i].bl, m->e[i].h) = m->e[i];
+        m->e = e;
+        m->cap = cap;
+    }
+    hent *x = hmap_slot(m->e, m->cap, a, al, b, bl, h);
+    if (!x->a) {
+        *x = (hent){a, b, (uint32_t)al, (uint32_t)bl, h, 0, 0};
+        m->n++;
+    }
+    return x;
+}
+
+/* ---- the candidate being coerced --------------------------------------- */
+
+enum { PLANNED, GOOD, BAD, PROVISIONAL };
+
+typedef struct change {
+    const coax_schema_error *e; /* the error it answers */
+    char *at;                   /* where: the value replaced, or the object edited */
+    size_t atlen;
+    coerce_trial t;
+    coax_value saved;           /* the value at 'at' before */
+    int verdict;
+} change;
+
+typedef struct provisional {
+    char *at;
+    size_t atlen;
+    coax_value saved;
+    size_t logpos; /* its coercions and everything after it in the log */
+    bool failed;
+} provisional;
+
+typedef struct job {
+    coerce_ctx *c;
+    coax_arena *a;
+    coax_value *root;  /* our copy of the candidate's root */
+    hmap index;        /* members block -> hash index, for large objects */
+    hmap tried;        /* (instanceLocation, keywordLocation) -> trials used */
+    coax_buf tok;      /* a pointer token, unescaped */
+    bool oom;          /* a lookup ran out of memory (not "not found") */
+    provisional *prov;
+    size_t nprov, cprov;
+} job;
+
+/* The member of 'obj' named key[0..n): a hash index for large objects
+** (built once per members block), so resolving many pointers into one
+** object stays linear. */
+static coax_member *find_member(job *j, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= INDEX_MIN) {
+        for (size_t i = 0; i < obj->len; i++)
+            if (obj->u.members[i].klen == n && !memcmp(obj->u.members[i].key, key, n)) return &obj->u.members[i];
+        return NULL;
+    }
+    const void *blk = obj->u.members;
+    uint32_t bh = hash2((const char *)&blk, sizeof blk, NULL, 0);
+    hent *x = hmap_find(&j->index, (const char *)&blk, sizeof blk, NULL, 0, bh);
+    size_t cap = 16;
+    while (cap < (size_t)obj->len * 2) cap *= 2;
+    uint32_t *slots;
+    if (x) {
+        slots = (uint32_t *)(uintptr_t)x->val;
+    } else {
+        const void **k = coax_arena_alloc(j->a, sizeof *k);
+        slots = coax_arena_alloc(j->a, cap * sizeof *slots);
+        if (!k || !slots) {
+            j->oom = true;
+            return NULL;
+        }
+        memset(slots, 0, cap * sizeof *slots);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t s = (size_t)fnv(FNV0, m->key, m->klen) & (cap - 1);
+            while (slots[s]) s = (s + 1) & (cap - 1);
+            slots[s] = i + 1;
+        }
+        *k = blk;
+        if (!(x = hmap_put(&j->index, (const char *)k, sizeof *k, NULL, 0, bh))) {
+            j->oom = true;
+            return NULL;
+        }
+        x->val = (size_t)(uintptr_t)slots;
+    }
+    for (size_t s = (size_t)fnv(FNV0, key, n) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1)) {
+        coax_member *m = &obj->u.members[slots[s] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return m; /* the first of duplicates is not kept: keys are unique */
     }
     return NULL;
 }
 
-/* Walks an evaluation path through the schema document. On success sets the
-** subschema holding the failing keyword, and the keyword's name and value. */
-static bool keyword_at(const coax_value *doc, const char *loc, const coax_value **parent,
-                       char *kw, size_t kwcap, const coax_value **value)
+/* Resolves 'loc' in the job's root. With 'own', every container block on
+** the way that the job did not copy yet is copied first, so '*slot' may be
+** written. Sets '*up' to the container holding the value (NULL at the
+** root) and '*invented' when a value on the way carries COAX_VF_INVENTED.
+** Returns false when the pointer does not resolve or memory ran out. */
+static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slot, coax_value **up, bool *invented)
 {
-    const coax_value *cur = doc, *holder = NULL;
-    const char *p = loc;
-    if (*p == '\0') return false;
-    while (*p == '/') {
-        const char *s = ++p;
-        while (*p && *p != '/') p++;
-        size_t n = 0;
-        for (const char *c = s; c < p; c++) { /* unescape the token */
-            char ch = *c;
-            if (ch == '~' && c + 1 < p) ch = *++c == '1' ? '/' : '~';
-            if (n + 1 >= kwcap) return false;
-            kw[n++] = ch;
+    coax_value *cur = j->root, *parent = NULL;
+    bool inv = cur->flags & COAX_VF_INVENTED;
+    size_t i = 0;
+    while (i < len) {
+        if (loc[i] != '/') return false;
+        j->tok.len = 0;
+        for (i++; i < len && loc[i] != '/'; i++) {
+            char ch = loc[i];
+            if (ch == '~' && i + 1 < len) ch = loc[++i] == '1' ? '/' : '~';
+            coax_buf_putc(&j->tok, ch);
         }
-        kw[n] = '\0';
-        if (!strcmp(kw, "$ref")) {
-            cur = local_ref(doc, member(cur, "$ref"));
-            if (!cur) return false;
-            continue;
+        if (j->tok.oom) {
+            j->oom = true;
+            return false;
         }
-        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
-        holder = cur;
-        /* Inside an embedded resource "#/..." refers to that resource, not
-        ** to the document: do not look keywords up there. */
-        if (cur != doc && member(cur, "$id")) return false;
-        if (cur->type == COAX_OBJECT) {
-            cur = coax_object_get(cur, kw, n);
-        } else if (cur->type == COAX_ARRAY) {
-            char *end;
-            unsigned long i = strtoul(kw, &end, 10);
-            cur = *end ? NULL : coax_array_get(cur, i);
+        const char *t = j->tok.data ? j->tok.data : "";
+        size_t tn = j->tok.len;
+        bool arr = cur->type == COAX_ARRAY;
+        if (!arr && cur->type != COAX_OBJECT) return false;
+        if (own && cur->len && !(cur->flags & COAX_VF_COERCE_OWNED)) {
+            void *blk = arr ? (void *)cur->u.items : (void *)cur->u.members;
+            size_t size = cur->len * (arr ? sizeof(coax_value) : sizeof(coax_member));
+            void *copy = coax_arena_alloc(j->a, size);
+            if (!copy) {
+                j->oom = true;
+                return false;
+            }
+            memcpy(copy, blk, size);
+            if (arr) cur->u.items = copy;
+            else cur->u.members = copy;
+            cur->flags |= COAX_VF_COERCE_OWNED;
+        }
+        coax_value *next;
+        if (arr) {
+            size_t v = 0;
+            bool ok = tn > 0 && (tn == 1 || t[0] != '0');
+            for (size_t k = 0; ok && k < tn; k++) {
+                ok = t[k] >= '0' && t[k] <= '9' && v < SIZE_MAX / 16;
+                v = v * 10 + (size_t)(t[k] - '0');
+            }
+            if (!ok || v >= cur->len) return false;
+            next = &cur->u.items[v];
         } else {
-            cur = NULL;
+            coax_member *m = find_member(j, cur, t, tn);
+            if (!m) return false;
+            next = &m->value;
         }
-        if (!cur) return false;
+        parent = cur;
+        cur = next;
+        inv = inv || (cur->flags & COAX_VF_INVENTED);
     }
-    *parent = holder;
-    *value = cur;
-    return holder != NULL;
-}
-
-/* ---- the instance side --------------------------------------------------- */
-
-static void trim(const char **s, size_t *n)
-{
-    while (*n && strchr(" \t\r\n", (*s)[0])) {
-        (*s)++;
-        (*n)--;
-    }
-    while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
-}
-
-/* The integer text of an integral number text ("2.0" -> "2", "1e3" ->
-** "1000"), in 'buf'; false when not integral or too long to spell. */
-static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
-{
-    size_t i = 0, k = 0;
-    bool neg = i < n && s[i] == '-';
-    if (neg) i++;
-    char digits[64];
-    size_t nd = 0;
-    long point = -1; /* digits before the decimal point */
-    for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
-        if (s[i] == '.') {
-            point = (long)nd;
-            continue;
-        }
-        if (nd == 0 && s[i] == '0' && point < 0) continue; /* leading zeros */
-        if (nd >= sizeof digits) return false;
-        digits[nd++] = s[i];
-    }
-    if (point < 0) point = (long)nd;
-    long exp = 0;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        char *end;
-        exp = strtol(s + i + 1, &end, 10);
-        if (exp > 40 || exp < -400) return false;
-    }
-    long intlen = point + exp;
-    /* Everything at and after position intlen must be zero. */
-    for (long d = intlen < 0 ? 0 : intlen; d < (long)nd; d++)
-        if (digits[d] != '0') return false;
-    if (intlen <= 0) {
-        if (cap < 2) return false;
-        buf[0] = '0';
-        buf[1] = '\0';
-        return true;
-    }
-    if ((size_t)intlen + 2 > cap) return false;
-    if (neg) buf[k++] = '-';
-    for (long d = 0; d < intlen; d++) buf[k++] = d < (long)nd ? digits[d] : '0';
-    buf[k] = '\0';
+    *slot = cur;
+    *up = parent;
+    *invented = inv;
     return true;
 }
 
-typedef struct trial {
-    const char *kind, *detail;
-    coax_value *root;      /* the candidate with the change made */
-    const char **pointers; /* the places changed (NULL: the error's location) */
-    size_t npointers;
-    bool subtree;          /* the value at the location was replaced: all of it must pass */
-} trial;
-
-typedef struct trials {
-    trial t[MAX_TRIALS];
-    size_t n;
-} trials;
-
-static void add_trial(trials *ts, const char *kind, const char *detail, coax_value *root)
+/* Applies member edits to the object in 'slot': a new members block. */
+static bool apply_edits(job *j, coax_value *slot, const coerce_trial *t)
 {
-    if (root && ts->n < MAX_TRIALS) ts->t[ts->n++] = (trial){kind, detail, root, NULL, 0, true};
+    size_t adds = 0;
+    for (size_t i = 0; i < t->nedits; i++) adds += t->edits[i].op == MEDIT_ADD;
+    coax_member *m = coax_arena_alloc(j->a, (slot->len + adds) * sizeof *m + 1);
+    if (!m) return false;
+    size_t n = 0;
+    for (size_t i = 0; i < slot->len; i++) {
+        coax_member x = slot->u.members[i];
+        bool drop = false;
+        for (size_t k = 0; k < t->nedits; k++) {
+            const medit *d = &t->edits[k];
+            if (d->op == MEDIT_ADD || d->klen != x.klen || memcmp(d->key, x.key, x.klen)) continue;
+            if (d->op == MEDIT_DROP) drop = true;
+            else if (!(x.key = coax_arena_strdup(j->a, d->to, d->tolen))) return false;
+            else x.klen = (uint32_t)d->tolen;
+        }
+        if (!drop) m[n++] = x;
+    }
+    for (size_t k = 0; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        if (d->op != MEDIT_ADD) continue;
+        char *key = coax_arena_strdup(j->a, d->key, d->klen);
+        if (!key) return false;
+        m[n++] = (coax_member){key, (uint32_t)d->klen, *d->value};
+    }
+    slot->u.members = m;
+    slot->len = (uint32_t)n;
+    slot->flags |= COAX_VF_COERCE_OWNED;
+    return true;
 }
 
-/* The pointer of member 'key' of the object at 'loc' (loc[0..llen)). */
-static const char *member_pointer(coax_arena *a, const char *loc, size_t llen, const char *key, size_t klen)
+/* ---- one round ------------------------------------------------------------ */
+
+typedef struct round {
+    change *ch;
+    size_t n;
+    hmap where;  /* change places (and member places an edit wrote) -> index + 1 (| TOUCHED) */
+    hmap above;  /* every proper prefix of a change place */
+    hmap *tried; /* the job's: entries seen this round are the errors before it */
+    uint32_t id; /* the round's number, from 1 */
+    change **sorted; /* the changes by place */
+} round;
+
+#define TOUCHED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* The deepest prefix of loc[0..len) (itself included) in 'm', or NULL. */
+static hent *deepest_prefix(const hmap *m, const char *loc, size_t len)
+{
+    hent *best = NULL;
+    uint64_t h = FNV0;
+    for (size_t i = 0;; i++) {
+        if (i == len || loc[i] == '/') {
+            hent *x = hmap_find(m, loc, i, NULL, 0, (uint32_t)(h ^ (h >> 32)));
+            if (x) best = x;
+        }
+        if (i == len) return best;
+        h = fnv(h, loc + i, 1);
+    }
+}
+
+static const char *member_place(coax_arena *a, const char *at, size_t atlen, const char *key, size_t klen,
+                                size_t *len)
 {
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(a));
-    coax_buf_put(&b, loc, llen);
+    coax_buf_put(&b, at, atlen);
     coax_buf_putc(&b, '/');
     for (size_t i = 0; i < klen; i++) {
         if (key[i] == '~') coax_buf_put(&b, "~0", 2);
@@ -189,241 +325,285 @@ static const char *member_pointer(coax_arena *a, const char *loc, size_t llen, c
         else coax_buf_putc(&b, key[i]);
     }
     char *p = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    *len = b.len;
     coax_buf_free(&b);
     return p;
 }
 
-/* Adds a trial that changed the members named in 'keys' of the object at
-** 'loc': each is logged at its own pointer. */
-static void add_member_trial(coax_arena *a, trials *ts, const char *kind, const char *detail,
-                             coax_value *root, const char *loc, size_t llen, const coax_member *keys,
-                             size_t n)
+static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
 {
-    if (!root || ts->n >= MAX_TRIALS || n == 0) return;
-    const char **ptrs = coax_arena_alloc(a, n * sizeof *ptrs);
-    if (!ptrs) return;
-    for (size_t i = 0; i < n; i++)
-        if (!(ptrs[i] = member_pointer(a, loc, llen, keys[i].key, keys[i].klen))) return;
-    ts->t[ts->n++] = (trial){kind, detail, root, ptrs, n, false};
+    return len >= atlen && !memcmp(loc, at, atlen) && (len == atlen || loc[atlen] == '/');
 }
 
-/* A new scalar value. */
-static coax_value *scalar(coax_arena *a, coax_type type, const char *text, size_t len, int b)
+/* Plans one change per error that has a trial left and does not nest with
+** another planned change. */
+static coax_code plan(job *j, const coax_validation *val, round *r)
 {
-    coax_value *v = coax_new_value(a, type);
-    if (!v) return NULL;
-    if (type == COAX_BOOL) v->u.boolean = b;
-    else if (type == COAX_STRING && coax_set_string(a, v, text, len)) return NULL;
-    else if (type == COAX_NUMBER && coax_set_number(a, v, text, len)) return NULL;
-    return v;
+    coax_arena *a = j->a;
+    r->n = 0;
+    r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
+    if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
+        return COAX_ENOMEM;
+    for (size_t i = 0; i < val->nerrors; i++) {
+        const coax_schema_error *e = &val->errors[i];
+        size_t ll = strlen(e->instance_location), kl = strlen(e->keyword_location);
+        uint32_t h = hash2(e->instance_location, ll, e->keyword_location, kl);
+        hent *used = hmap_put(&j->tried, e->instance_location, ll, e->keyword_location, kl, h);
+        if (!used) return COAX_ENOMEM;
+        used->round = r->id;
+        if (used->val >= COERCE_MAX_TRIALS) continue;
+        coax_value *x, *up;
+        bool invented;
+        if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
+            if (j->oom) return COAX_ENOMEM;
+            used->val = COERCE_MAX_TRIALS;
+            continue;
+        }
+        coerce_trials ts;
+        coerce_make_trials(j->c, x, up, e, &ts);
+        if (used->val >= ts.n) {
+            used->val = COERCE_MAX_TRIALS;
+            continue;
+        }
+        if (deepest_prefix(&r->where, ts.at, ts.atlen) ||
+            hmap_find(&r->above, ts.at, ts.atlen, NULL, 0, hash2(ts.at, ts.atlen, NULL, 0)))
+            continue; /* nests with a planned change: next round */
+        change *c = &r->ch[r->n];
+        *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
+        if (!c->at) return COAX_ENOMEM;
+        used->val++;
+        hent *w = hmap_put(&r->where, c->at, c->atlen, NULL, 0, hash2(c->at, c->atlen, NULL, 0));
+        if (!w) return COAX_ENOMEM;
+        w->val = ++r->n;
+        for (size_t k = 0; k < c->t.nedits; k++) { /* the places an edit writes */
+            const medit *d = &c->t.edits[k];
+            if (d->op == MEDIT_DROP) continue;
+            size_t pl;
+            const char *p = member_place(a, c->at, c->atlen, d->op == MEDIT_RENAME ? d->to : d->key,
+                                         d->op == MEDIT_RENAME ? d->tolen : d->klen, &pl);
+            if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash2(p, pl, NULL, 0)))) return COAX_ENOMEM;
+            w->val = r->n | TOUCHED;
+        }
+        for (size_t k = 0; k < c->atlen; k++) { /* its proper prefixes */
+            if (c->at[k] != '/') continue;
+            if (!hmap_put(&r->above, c->at, k, NULL, 0, hash2(c->at, k, NULL, 0))) return COAX_ENOMEM;
+        }
+        if (c->atlen && !hmap_put(&r->above, "", 0, NULL, 0, hash2("", 0, NULL, 0))) return COAX_ENOMEM;
+    }
+    return COAX_OK;
 }
 
-/* 'x' converted to JSON type 't' ("integer", ...), or NULL when that would
-** be a guess. 'kind' names the coercion. */
-static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, const char **kind)
+static int by_place(const void *x, const void *y)
 {
-    coax_arena *a = c->arena;
-    bool want_int = !strcmp(t, "integer"), want_num = want_int || !strcmp(t, "number");
-    if (x->type == COAX_STRING && want_num) {
-        const char *s = x->u.text;
-        size_t n = x->len;
-        trim(&s, &n);
-        bool is_int;
-        if (n == 0 || coax_number_span(s, n, &is_int) != n) return NULL;
-        char buf[48];
-        if (want_int) {
-            if (!integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
-            s = buf;
-            n = strlen(buf);
-        }
-        *kind = want_int ? "string_to_integer" : "string_to_number";
-        return scalar(a, COAX_NUMBER, s, n, 0);
-    }
-    if (x->type == COAX_STRING && !strcmp(t, "boolean")) {
-        const char *s = x->u.text;
-        size_t n = x->len;
-        trim(&s, &n);
-        int b = n == 4 && !strncasecmp(s, "true", 4) ? 1 : n == 5 && !strncasecmp(s, "false", 5) ? 0 : -1;
-        if (b < 0) return NULL;
-        *kind = "string_to_boolean";
-        return scalar(a, COAX_BOOL, NULL, 0, b);
-    }
-    if (x->type == COAX_NUMBER && !strcmp(t, "string")) {
-        *kind = "number_to_string";
-        return scalar(a, COAX_STRING, x->u.text, x->len, 0);
-    }
-    if (x->type == COAX_NUMBER && want_int && !(x->flags & COAX_VF_INT_TEXT)) {
-        char buf[48];
-        if (!integral_text(x->u.text, x->len, buf, sizeof buf)) return NULL;
-        *kind = "float_to_integer";
-        return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
-    }
-    if (!strcmp(t, "array") && x->type != COAX_ARRAY) {
-        coax_value *arr = coax_new_value(a, COAX_ARRAY);
-        coax_value *item = coax_arena_alloc(a, sizeof *item);
-        if (!arr || !item) return NULL;
-        *item = *x;
-        arr->len = 1;
-        arr->u.items = item;
-        *kind = "wrap_in_array";
-        return arr;
-    }
-    if (x->type == COAX_ARRAY && x->len == 1 && strcmp(t, "array")) {
-        const coax_value *inner = &x->u.items[0];
-        const char *k2;
-        coax_value *conv = NULL;
-        if (!strcmp(coax_type_name((coax_type)inner->type), t) ||
-            (want_num && inner->type == COAX_NUMBER)) {
-            conv = coax_new_value(a, COAX_NULL);
-            if (conv) *conv = *inner;
-        } else {
-            conv = convert(c, inner, t, &k2);
-        }
-        *kind = "unwrap_array";
-        return conv;
-    }
-    return NULL;
+    const change *a = *(const change *const *)x, *b = *(const change *const *)y;
+    size_t n = a->atlen < b->atlen ? a->atlen : b->atlen;
+    int c = memcmp(a->at, b->at, n);
+    return c ? c : (a->atlen > b->atlen) - (a->atlen < b->atlen);
 }
 
-/* Equal ignoring ASCII case and surrounding whitespace. */
-static bool loose_equal(const char *a, size_t an, const char *b, size_t bn)
+/* Marks BAD every change at or under loc[0..len). */
+static void blame(round *r, const char *loc, size_t len)
 {
-    trim(&a, &an);
-    trim(&b, &bn);
-    return an == bn && !strncasecmp(a, b, an);
-}
-
-/* The one allowed value 'x' matches loosely, or NULL (none, or several). */
-static const coax_value *loose_match(const coax_value *x, const coax_value *allowed, size_t n)
-{
-    const coax_value *hit = NULL;
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        const coax_value *y = &allowed[i];
-        bool m = false;
-        if (x->type == COAX_STRING && y->type == COAX_STRING) {
-            m = loose_equal(x->u.text, x->len, y->u.text, y->len);
-        } else if (x->type == COAX_STRING && y->type == COAX_NUMBER) {
-            const char *s = x->u.text;
-            size_t sn = x->len;
-            trim(&s, &sn);
-            m = sn && coax_number_span(s, sn, NULL) == sn &&
-                coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
-        } else if (x->type == COAX_NUMBER && y->type == COAX_STRING) {
-            m = loose_equal(x->u.text, x->len, y->u.text, y->len);
-        }
-        if (m) {
-            hit = y;
-            hits++;
-        }
+    size_t lo = 0, hi = r->n; /* the first place >= loc */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const change *c = r->sorted[mid];
+        size_t n = c->atlen < len ? c->atlen : len;
+        int cmp = memcmp(c->at, loc, n);
+        if (cmp < 0 || (cmp == 0 && c->atlen < len)) lo = mid + 1;
+        else hi = mid;
     }
-    return hits == 1 ? hit : NULL;
-}
-
-/* Builds the trial values for one error. */
-static void make_trials(coerce_ctx *c, const coax_value *root, const coax_schema_error *e, trials *ts)
-{
-    const coax_value *parent, *kv, *x;
-    char kw[128];
-    ts->n = 0;
-    if (!keyword_at(c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
-    const char *loc = e->instance_location;
-    size_t llen = strlen(loc);
-    if (coax_pointer_get(root, loc, llen, &x)) return;
-    coax_arena *a = c->arena;
-
-    if (!strcmp(kw, "type")) {
-        size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
-        for (size_t i = 0; i < n; i++) {
-            const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
-            const char *kind = NULL;
-            if (t->type != COAX_STRING) continue;
-            coax_value *conv = convert(c, x, t->u.text, &kind);
-            if (conv) add_trial(ts, kind, "converted the value to the type the schema asks for",
-                                coax_value_replace(a, root, loc, llen, conv));
-        }
-    } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
-        const coax_value *hit = kv->type == COAX_ARRAY && strcmp(kw, "const") ? loose_match(x, kv->u.items, kv->len)
-                                                                              : loose_match(x, kv, 1);
-        if (hit) {
-            coax_value *copy = coax_value_copy(a, hit);
-            add_trial(ts, !strcmp(kw, "const") ? "const_match" : "enum_match",
-                      "matched the allowed value ignoring case and surrounding spaces",
-                      copy ? coax_value_replace(a, root, loc, llen, copy) : NULL);
-        }
-    } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
-        const coax_value *props = member(parent, "properties");
-        coax_value *cur = (coax_value *)root;
-        coax_member *filled = coax_arena_alloc(a, kv->len * sizeof *filled + 1);
-        size_t nfilled = 0;
-        for (size_t i = 0; filled && i < kv->len && cur; i++) {
-            const coax_value *name = &kv->u.items[i];
-            if (name->type != COAX_STRING || coax_object_get(x, name->u.text, name->len)) continue;
-            bool again = false; /* listed twice in "required" */
-            for (size_t k = 0; k < nfilled && !again; k++)
-                again = filled[k].klen == name->len && !memcmp(filled[k].key, name->u.text, name->len);
-            if (again) continue;
-            const coax_value *ps = deref(c->doc, props ? coax_object_get(props, name->u.text, name->len) : NULL);
-            const coax_value *def = member(ps, "default");
-            if (!def) continue; /* no default: nothing to fill without inventing */
-            coax_value *copy = coax_value_copy(a, def);
-            cur = copy ? coax_value_add_member(a, cur, loc, llen, name->u.text, name->len, copy) : NULL;
-            filled[nfilled++] = (coax_member){name->u.text, name->len, {0}};
-        }
-        add_member_trial(a, ts, "default_filled", "filled a missing required property from its schema default",
-                         cur, loc, llen, filled, nfilled);
-    } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
-               !member(parent, "patternProperties")) {
-        /* The error is at the object or at the property, as validators
-        ** differ: drop every property the schema does not list. */
-        const coax_value *obj = x;
-        const char *oloc = loc;
-        size_t olen = llen;
-        if (obj->type != COAX_OBJECT) {
-            const char *slash = strrchr(loc, '/');
-            if (!slash) return;
-            olen = (size_t)(slash - loc);
-            if (coax_pointer_get(root, loc, olen, &obj) || obj->type != COAX_OBJECT) return;
-            oloc = loc;
-        }
-        const coax_value *props = member(parent, "properties");
-        coax_value *cur = (coax_value *)root;
-        coax_member *dropped = coax_arena_alloc(a, obj->len * sizeof *dropped + 1);
-        size_t ndropped = 0;
-        for (size_t i = 0; dropped && i < obj->len && cur; i++) {
-            const coax_member *m = &obj->u.members[i];
-            if (props && coax_object_get(props, m->key, m->klen)) continue;
-            cur = coax_value_remove_member(a, cur, oloc, olen, m->key, m->klen);
-            dropped[ndropped++] = *m;
-        }
-        add_member_trial(a, ts, "property_dropped", "dropped a property the schema forbids", cur, oloc, olen,
-                         dropped, ndropped);
+    for (size_t i = lo; i < r->n; i++) {
+        change *c = r->sorted[i];
+        if (c->atlen < len || memcmp(c->at, loc, len)) break;
+        if (is_under(c->at, c->atlen, loc, len)) c->verdict = BAD;
     }
 }
 
-/* Whether 'after' fixes error 'e': fewer errors in all, and none left at or
-** under its location ('subtree': a value was replaced there) or, for a fix
-** of the object itself (a property filled or dropped), none left from the
-** same keyword at the same place. */
-static bool improves(const coax_validation *before, const coax_validation *after, const coax_schema_error *e,
-                     bool subtree)
+/* Judges every planned change by the validation of the candidate with
+** all of them applied. */
+static void judge(round *r, const coax_validation *after)
 {
-    if (after->nerrors >= before->nerrors) return false;
-    const char *loc = e->instance_location;
-    size_t n = strlen(loc);
     for (size_t i = 0; i < after->nerrors; i++) {
-        const coax_schema_error *x = &after->errors[i];
-        const char *l = x->instance_location;
-        if (subtree) {
-            if (!strncmp(l, loc, n) && (l[n] == '\0' || l[n] == '/')) return false;
-        } else if (!strcmp(l, loc) && !strcmp(x->keyword_location, e->keyword_location)) {
-            return false;
+        const coax_schema_error *f = &after->errors[i];
+        size_t ll = strlen(f->instance_location), kl = strlen(f->keyword_location);
+        hent *seen = hmap_find(r->tried, f->instance_location, ll, f->keyword_location, kl,
+                               hash2(f->instance_location, ll, f->keyword_location, kl));
+        bool fresh = !seen || seen->round != r->id;
+        hent *w = deepest_prefix(&r->where, f->instance_location, ll);
+        if (!w) {
+            if (fresh) blame(r, f->instance_location, ll);
+            continue;
+        }
+        change *c = &r->ch[(w->val & ~TOUCHED) - 1];
+        if (c->verdict == BAD) continue;
+        bool at_place = ll == c->atlen;
+        if (c->t.value) { /* a replacement: errors deeper inside may be fixed later */
+            c->verdict = at_place ? BAD : PROVISIONAL;
+        } else if (!strcmp(f->instance_location, c->e->instance_location) &&
+                   !strcmp(f->keyword_location, c->e->keyword_location)) {
+            c->verdict = BAD; /* the member edit did not fix its error */
+        } else if (fresh) {
+            c->verdict = (w->val & TOUCHED) && !at_place ? PROVISIONAL : BAD;
         }
     }
-    return true;
 }
 
-static coax_code log_coercion(coerce_ctx *c, const char *kind, const char *detail, const char *loc)
+static coax_code log_change(job *j, const change *c)
+{
+    coerce_ctx *cc = j->c;
+    if (c->t.value) return coerce_log(cc, c->t.kind, c->t.detail, c->at, c->atlen);
+    for (size_t k = 0; k < c->t.nedits; k++) {
+        const medit *d = &c->t.edits[k];
+        size_t pl;
+        const char *p = member_place(j->a, c->at, c->atlen, d->op == MEDIT_RENAME ? d->to : d->key,
+                                     d->op == MEDIT_RENAME ? d->tolen : d->klen, &pl);
+        coax_code rc = p ? coerce_log(cc, d->kind, d->detail, p, pl) : COAX_ENOMEM;
+        if (rc) return rc;
+    }
+    return COAX_OK;
+}
+
+static coax_code keep_provisional(job *j, const change *c)
+{
+    if (j->nprov == j->cprov) {
+        size_t cap = j->cprov ? j->cprov * 2 : 8;
+        provisional *p = coax_arena_alloc(j->a, cap * sizeof *p);
+        if (!p) return COAX_ENOMEM;
+        if (j->nprov) memcpy(p, j->prov, j->nprov * sizeof *p);
+        j->prov = p;
+        j->cprov = cap;
+    }
+    j->prov[j->nprov++] = (provisional){c->at, c->atlen, c->saved, j->c->n, false};
+    return COAX_OK;
+}
+
+static coax_code undo(job *j, const char *at, size_t atlen, const coax_value *saved)
+{
+    coax_value *slot, *up;
+    bool inv;
+    if (!walk(j, at, atlen, true, &slot, &up, &inv)) return COAX_ENOMEM;
+    *slot = *saved;
+    return COAX_OK;
+}
+
+/* One round. Clears '*progress' when nothing was left to try. */
+static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *progress)
+{
+    coerce_ctx *c = j->c;
+    round r = {.tried = &j->tried, .id = id};
+    coax_code rc = plan(j, val, &r);
+    *progress = r.n > 0;
+    if (rc || r.n == 0) return rc;
+    r.sorted = coax_arena_alloc(j->a, r.n * sizeof *r.sorted);
+    if (!r.sorted) return COAX_ENOMEM;
+    for (size_t i = 0; i < r.n; i++) {
+        change *ch = &r.ch[i];
+        coax_value *slot, *up;
+        bool inv;
+        if (!walk(j, ch->at, ch->atlen, true, &slot, &up, &inv)) return COAX_ENOMEM;
+        ch->saved = *slot;
+        if (ch->t.value) *slot = *ch->t.value;
+        else if (!apply_edits(j, slot, &ch->t)) return COAX_ENOMEM;
+        r.sorted[i] = ch;
+    }
+    qsort(r.sorted, r.n, sizeof *r.sorted, by_place);
+    coax_arena_mark mark = coax_arena_get_mark(j->a);
+    coax_validation after;
+    if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
+    judge(&r, &after);
+    bool bad = false;
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.ch[i].verdict == PLANNED) r.ch[i].verdict = GOOD;
+        bad = bad || r.ch[i].verdict == BAD;
+    }
+    if (bad) {
+        coax_arena_rewind(j->a, mark);
+        for (size_t i = r.n; i-- > 0;)
+            if (r.ch[i].verdict == BAD && (rc = undo(j, r.ch[i].at, r.ch[i].atlen, &r.ch[i].saved))) return rc;
+        if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        const change *ch = &r.ch[i];
+        if (ch->verdict == BAD) continue;
+        if (ch->verdict == PROVISIONAL && (rc = keep_provisional(j, ch))) return rc;
+        if ((rc = log_change(j, ch))) return rc;
+    }
+    *val = after;
+    return COAX_OK;
+}
+
+/* Undoes every provisional change that still has an error at or under its
+** place, with the coercions logged under it since. */
+static coax_code settle(job *j, coax_validation *val)
+{
+    if (!j->nprov) return COAX_OK;
+    hmap places;
+    if (!hmap_init(&places, j->a, j->nprov)) return COAX_ENOMEM;
+    for (size_t i = 0; i < j->nprov; i++) {
+        hent *x = hmap_put(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0, hash2(j->prov[i].at, j->prov[i].atlen, NULL, 0));
+        if (!x) return COAX_ENOMEM;
+        x->val = i + 1;
+    }
+    bool any = false;
+    for (size_t i = 0; i < val->nerrors; i++) { /* every provisional place above an error fails */
+        const char *loc = val->errors[i].instance_location;
+        size_t len = strlen(loc);
+        uint64_t h = FNV0;
+        for (size_t k = 0;; k++) {
+            if (k == len || loc[k] == '/') {
+                hent *x = hmap_find(&places, loc, k, NULL, 0, (uint32_t)(h ^ (h >> 32)));
+                if (x) any = j->prov[x->val - 1].failed = true;
+            }
+            if (k == len) break;
+            h = fnv(h, loc + k, 1);
+        }
+    }
+    if (!any) return COAX_OK;
+    coerce_ctx *c = j->c;
+    for (size_t i = j->nprov; i-- > 0;) {
+        provisional *p = &j->prov[i];
+        if (!p->failed) continue;
+        coax_code rc = undo(j, p->at, p->atlen, &p->saved);
+        if (rc) return rc;
+        size_t k = p->logpos;
+        for (size_t s = p->logpos; s < c->n; s++)
+            if (!is_under(c->log[s].pointer, strlen(c->log[s].pointer), p->at, p->atlen)) c->log[k++] = c->log[s];
+        c->n = k;
+    }
+    return coax_validate(c->schema, j->root, j->a, 0, val, c->err);
+}
+
+/* Clears COAX_VF_COERCE_OWNED in the result: a later coercion of a part of
+** it (an envelope's inner value) must copy before it writes. Visits only
+** the containers this coercion copied. */
+static coax_code disown(coax_arena *a, coax_value *root)
+{
+    size_t cap = 64, n = 0;
+    coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    if (!stack) return COAX_ENOMEM;
+    stack[n++] = root;
+    while (n) {
+        coax_value *v = stack[--n];
+        if (!(v->flags & COAX_VF_COERCE_OWNED)) continue;
+        v->flags &= (uint8_t)~COAX_VF_COERCE_OWNED;
+        for (size_t i = 0; i < v->len; i++) {
+            coax_value *kid = v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
+            if (!(kid->flags & COAX_VF_COERCE_OWNED)) continue;
+            if (n == cap) {
+                coax_value **s = coax_arena_alloc(a, cap * 2 * sizeof *s);
+                if (!s) return COAX_ENOMEM;
+                memcpy(s, stack, n * sizeof *s);
+                stack = s;
+                cap *= 2;
+            }
+            stack[n++] = kid;
+        }
+    }
+    return COAX_OK;
+}
+
+coax_code coerce_log(coerce_ctx *c, const char *kind, const char *detail, const char *pointer, size_t plen)
 {
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 8;
@@ -433,42 +613,33 @@ static coax_code log_coercion(coerce_ctx *c, const char *kind, const char *detai
         c->log = l;
         c->cap = cap;
     }
-    char *p = coax_arena_strdup(c->arena, loc, strlen(loc));
+    char *p = coax_arena_strdup(c->arena, pointer, plen);
     if (!p) return COAX_ENOMEM;
-    c->log[c->n++] = (coax_coercion){kind, p, detail, COAX_CLASS_INFERRED}; /* classes per kind: issue 18 */
+    c->log[c->n++] = (coax_coercion){kind, p, detail, coerce_class(kind)};
     return COAX_OK;
 }
 
 coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value **out, coax_validation *val)
 {
     coax_code rc = coax_validate(c->schema, v, c->arena, 0, val, c->err);
-    if (rc) return rc;
-    int budget = MAX_VALIDATIONS;
-    while (!val->valid && c->doc && budget > 0) {
-        bool accepted = false;
-        for (size_t i = 0; i < val->nerrors && !accepted; i++) {
-            trials ts;
-            const coax_schema_error *e = &val->errors[i];
-            coax_arena_mark mark = coax_arena_get_mark(c->arena);
-            make_trials(c, v, e, &ts);
-            for (size_t k = 0; k < ts.n && !accepted && budget > 0; k++, budget--) {
-                coax_validation tv;
-                rc = coax_validate(c->schema, ts.t[k].root, c->arena, 0, &tv, c->err);
-                if (rc) return rc;
-                if (improves(val, &tv, e, ts.t[k].subtree)) {
-                    const trial *t = &ts.t[k];
-                    for (size_t p = 0; p < (t->pointers ? t->npointers : 1); p++)
-                        if ((rc = log_coercion(c, t->kind, t->detail, t->pointers ? t->pointers[p] : e->instance_location)))
-                            return rc;
-                    v = ts.t[k].root;
-                    *val = tv;
-                    accepted = true;
-                }
-            }
-            if (!accepted) coax_arena_rewind(c->arena, mark);
-        }
-        if (!accepted) break;
-    }
     *out = v;
-    return COAX_OK;
+    if (rc || val->valid || !c->doc) return rc;
+    job j = {.c = c, .a = c->arena};
+    coax_buf_init(&j.tok, coax_arena_allocator(c->arena));
+    j.root = coax_new_value(c->arena, COAX_NULL);
+    if (!j.root || !hmap_init(&j.index, c->arena, 16) ||
+        !hmap_init(&j.tried, c->arena, val->nerrors))
+        rc = COAX_ENOMEM;
+    else *j.root = *v;
+    size_t logged = c->n;
+    for (uint32_t round = 1; !rc && round <= MAX_ROUNDS && !val->valid; round++) {
+        bool progress;
+        rc = run_round(&j, val, round, &progress);
+        if (!progress) break;
+    }
+    if (!rc) rc = settle(&j, val);
+    coax_buf_free(&j.tok);
+    if (!rc) rc = disown(c->arena, j.root);
+    if (!rc && c->n > logged) *out = j.root;
+    return rc;
 }

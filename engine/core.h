@@ -42,6 +42,10 @@ struct coax_member {
 ** rename or fill it, and a candidate holding one is not accepted unless
 ** the caller allows invented repairs. */
 #define COAX_VF_INVENTED 2u
+/* Private to one coercion (coerce.c): this container's items or members
+** block was copied by it and may be written in place. Cleared before the
+** coercion returns. */
+#define COAX_VF_COERCE_OWNED 0x80u
 
 /* Allocation through a possibly-NULL allocator. */
 void *coax_alloc_raw(const coax_allocator *a, size_t size);

@@ -40,11 +40,15 @@ static bool better(const scored *a, const scored *b)
     return a->index > b->index;
 }
 
-/* {"result": {...}} when only the inner value fits. */
+/* {"result": {...}} when only the inner value fits, and the key names the
+** whole answer: {"greeting": "hello"} is content, not an envelope. */
 static coax_code try_envelope(coerce_ctx *c, scored *s)
 {
     const coax_value *v = s->value;
     if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
+    const coax_member *m = &v->u.members[0];
+    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, m->key, m->klen, &m->value))
+        return COAX_OK;
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
     size_t before = c->n, cap = c->cap;
     coax_coercion *log = c->log; /* the log may move into memory the rewind frees */
@@ -64,7 +68,8 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     size_t inner_n = c->n - before;
     coax_coercion *unwrapped = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *unwrapped);
     if (!unwrapped) return COAX_ENOMEM;
-    unwrapped[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope", COAX_CLASS_INFERRED};
+    unwrapped[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope",
+                                   coerce_class("envelope_unwrapped")};
     if (inner_n) memcpy(unwrapped + 1, c->log + before, inner_n * sizeof *unwrapped);
     c->log = unwrapped;
     c->n = c->cap = inner_n + 1;
@@ -175,10 +180,45 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!s->complete &&
         (rc = prepend_error(c->arena, &s->validation, "the reply was cut off: the JSON is incomplete")))
         return rc;
+    if (!extract_scalar_alone(x->text, x->len, cand) &&
+        (rc = prepend_error(c->arena, &s->validation,
+                            "a value was taken out of prose (\"2 or 3\"): send the value alone")))
+        return rc;
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->coercions = c->log;
     s->ncoercions = c->n;
+    return COAX_OK;
+}
+
+/* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
+** scalar, tried when no candidate is valid: kept only when valid, as one
+** more candidate (the whole text). */
+static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, coax_repair_result *r, scored *best)
+{
+    coax_arena_mark mark = coax_arena_get_mark(c->arena);
+    coax_value *v = extract_bare_scalar(c->arena, text, len);
+    if (!v) return COAX_OK;
+    c->log = NULL;
+    c->n = c->cap = 0;
+    scored s = {.complete = true, .index = r->ncandidates};
+    coax_code rc = coerce_log(c, "bare_scalar", "read the whole reply as one value", "", 0);
+    if (!rc) rc = coerce_candidate(c, v, &s.value, &s.validation);
+    if (rc) return rc;
+    if (!s.validation.valid) {
+        coax_arena_rewind(c->arena, mark);
+        return COAX_OK;
+    }
+    coax_candidate *cands = coax_arena_alloc(c->arena, (r->ncandidates + 1) * sizeof *cands);
+    if (!cands) return COAX_ENOMEM;
+    if (r->ncandidates) memcpy(cands, r->candidates, r->ncandidates * sizeof *cands);
+    cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, 0, len, 1, NULL, 0};
+    r->candidates = cands;
+    r->ncandidates++;
+    s.valid = true;
+    s.coercions = c->log;
+    s.ncoercions = c->n;
+    *best = s;
     return COAX_OK;
 }
 
@@ -195,14 +235,16 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     if (!arena || !schema || !out || (!text && len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
     memset(out, 0, sizeof *out);
-    coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
-    if (rc) return rc;
-    const coax_repair_result *r = &out->repair;
     coax_extract_options o;
     if (options) o = *options;
     else coax_extract_options_default(&o);
-    extract_job x = {r, text, len, (o.flags & COAX_EXTRACT_STRICT) || !schema_doc,
-                     (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class};
+    bool strict = (o.flags & COAX_EXTRACT_STRICT) || !schema_doc;
+    bool bare = !strict && coerce_scalar_root(schema_doc);
+    coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
+    if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
+    else if (rc) return rc;
+    coax_repair_result *r = &out->repair;
+    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class};
     coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
@@ -214,6 +256,8 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
         if (better(&s, &best)) best = s;
         else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
+    if (!best.valid && bare && (rc = try_bare(&c, text, len, r, &best))) return rc;
+    if (best.index == SIZE_MAX) return COAX_ENOJSON;
     out->valid = best.valid;
     out->value = best.value;
     out->candidate = best.index;

@@ -1,0 +1,92 @@
+/*
+** extract_bare.c: replies that are one scalar, and scalars that are not.
+**
+** A schema that asks for one scalar (an enum, a const, an integer, a
+** boolean) may get it as bare text: TWO, **Two**, "two". or `42`. That is
+** the model's whole answer, so it is read as one value. But a scalar found
+** inside prose ("2 or 3", "1 cup of flour") is a guess at which word was
+** meant: a scalar counts only when it is the whole reply, or the whole of
+** its fenced block or tag, after trimming spaces, a final period and
+** surrounding quotes, backticks or "**".
+*/
+#include "coerce.h"
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+static bool is_decoration(char c) { return is_space(c) || c == '"' || c == '\'' || c == '`' || c == '*'; }
+
+/* Whether text[from..) up to a line break is a fence opener (``` or ~~~
+** and an optional language word). */
+static bool fence_line_before(const char *text, size_t at)
+{
+    /* 'at' is just after a '\n': find the start of the line before it. */
+    if (at == 0) return false;
+    size_t end = at - 1, s = end;
+    while (s > 0 && text[s - 1] != '\n') s--;
+    while (s < end && is_space(text[s])) s++;
+    return end - s >= 3 && (!memcmp(text + s, "```", 3) || !memcmp(text + s, "~~~", 3));
+}
+
+bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *cand)
+{
+    const coax_value *v = cand->value;
+    if (v->type == COAX_OBJECT || v->type == COAX_ARRAY || cand->start > cand->end || cand->end > len) return true;
+    bool block = cand->source == COAX_SOURCE_FENCED || cand->source == COAX_SOURCE_TAGGED;
+    size_t s = cand->start;
+    while (s > 0 && is_decoration(text[s - 1]) && !(block && text[s - 1] == '\n')) s--;
+    bool left = s == 0 || (block && (text[s - 1] == '>' || (text[s - 1] == '\n' && fence_line_before(text, s))));
+    size_t e = cand->end;
+    bool period = false;
+    for (; e < len; e++) {
+        if (is_decoration(text[e])) continue;
+        if (text[e] == '.' && !period) {
+            period = true;
+            continue;
+        }
+        break;
+    }
+    bool right = e == len || (block && (text[e] == '<' || (len - e >= 3 && (!memcmp(text + e, "```", 3) ||
+                                                                            !memcmp(text + e, "~~~", 3)))));
+    return left && right;
+}
+
+/* Takes one pair of surrounding decorations off t[0..*n). */
+static bool strip_pair(const char **t, size_t *n)
+{
+    static const char *const pairs[] = {"**", "`", "\"", "'", "*"};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        size_t k = strlen(pairs[i]);
+        if (*n >= 2 * k + 1 && !memcmp(*t, pairs[i], k) && !memcmp(*t + *n - k, pairs[i], k)) {
+            *t += k;
+            *n -= 2 * k;
+            return true;
+        }
+    }
+    return false;
+}
+
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len)
+{
+    const char *t = text;
+    size_t n = len;
+    bool period = false;
+    for (int round = 0; round < 8; round++) {
+        while (n && is_space(t[0])) t++, n--;
+        while (n && is_space(t[n - 1])) n--;
+        if (!period && n > 1 && t[n - 1] == '.') {
+            period = true;
+            n--;
+            continue;
+        }
+        coax_value *v;
+        coax_arena_mark mark = coax_arena_get_mark(a);
+        if (n && !coax_parse(a, t, n, NULL, &v, NULL)) {
+            if (v->type == COAX_OBJECT || v->type == COAX_ARRAY) return NULL;
+            return v;
+        }
+        coax_arena_rewind(a, mark);
+        if (!strip_pair(&t, &n)) break;
+    }
+    if (n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
+    coax_value *v = coax_new_value(a, COAX_STRING);
+    return v && !coax_set_string(a, v, t, n) ? v : NULL;
+}

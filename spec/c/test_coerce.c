@@ -1,0 +1,168 @@
+/* Coercion against values a repair invented (COAX_VF_INVENTED, flagged here
+** by hand: the repair side sets it), NFC comparison, and the rounds'
+** linearity counted in validations rather than time. */
+#include "coerce.h"
+#include "unicode_nfc.h"
+
+#include <stdlib.h>
+
+#include "test.h"
+
+typedef struct fixture {
+    coax_arena *a;
+    coax_schema *schema;
+    coax_value *doc, *value;
+} fixture;
+
+static bool setup(fixture *f, const char *schema, const char *value)
+{
+    f->a = coax_arena_new(NULL);
+    f->schema = NULL;
+    if (coax_parse(f->a, schema, strlen(schema), NULL, &f->doc, NULL) ||
+        coax_schema_compile(f->doc, NULL, NULL, &f->schema, NULL) ||
+        coax_parse(f->a, value, strlen(value), NULL, &f->value, NULL))
+        return false;
+    return true;
+}
+
+static void teardown(fixture *f)
+{
+    coax_schema_free(f->schema);
+    coax_arena_free(f->a);
+}
+
+/* Coerces f->value; writes the result into 'out' and returns the number of
+** coercions (-1 on failure). */
+static int coerce(fixture *f, char *out, size_t cap, int *valid, coerce_ctx *cc)
+{
+    *cc = (coerce_ctx){f->a, f->schema, f->doc, 0, NULL, NULL, 0, 0};
+    const coax_value *res;
+    coax_validation val;
+    if (coerce_candidate(cc, f->value, &res, &val)) return -1;
+    char *s;
+    size_t n;
+    if (coax_write(res, 0, NULL, &s, &n)) return -1;
+    snprintf(out, cap, "%s", s);
+    coax_free(NULL, s, n + 1);
+    *valid = val.valid;
+    return (int)cc->n;
+}
+
+static coax_value *member_value(coax_value *obj, const char *key)
+{
+    return (coax_value *)coax_object_get(obj, key, strlen(key));
+}
+
+static void test_an_invented_key_is_never_dropped(void)
+{
+    fixture f;
+    CHECK(setup(&f, "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"n\":{\"type\":\"number\"}}}",
+                "{\"n\": -2, \"000.00\": 1}"));
+    member_value(f.value, "000.00")->flags |= COAX_VF_INVENTED;
+    char out[256];
+    int valid;
+    coerce_ctx cc;
+    CHECK_INT(coerce(&f, out, sizeof out, &valid, &cc), 0);
+    CHECK_INT(valid, 0);
+    CHECK_STR(out, "{\"n\":-2,\"000.00\":1}");
+    teardown(&f);
+}
+
+static void test_a_written_key_beside_it_is_dropped(void)
+{
+    fixture f; /* the twin: the same member, not invented */
+    CHECK(setup(&f, "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"n\":{\"type\":\"number\"}}}",
+                "{\"n\": -2, \"000.00\": 1}"));
+    char out[256];
+    int valid;
+    coerce_ctx cc;
+    CHECK_INT(coerce(&f, out, sizeof out, &valid, &cc), 1);
+    CHECK_INT(valid, 1);
+    CHECK_STR(out, "{\"n\":-2}");
+    CHECK_STR(cc.log[0].kind, "property_dropped");
+    CHECK_INT(cc.log[0].cls, COAX_CLASS_INFERRED);
+    teardown(&f);
+}
+
+static void test_an_invented_value_is_not_converted_or_renamed(void)
+{
+    fixture f;
+    CHECK(setup(&f, "{\"type\":\"object\",\"required\":[\"answer\"],\"properties\":{\"answer\":{\"type\":\"integer\"},"
+                    "\"n\":{\"type\":\"integer\"},\"tags\":{\"type\":\"array\"}}}",
+                "{\"Answer\": 1, \"n\": \"5\", \"tags\": {\"x\": \"7\"}}"));
+    member_value(f.value, "Answer")->flags |= COAX_VF_INVENTED;
+    member_value(f.value, "n")->flags |= COAX_VF_INVENTED;
+    member_value(f.value, "tags")->flags |= COAX_VF_INVENTED;
+    char out[256];
+    int valid;
+    coerce_ctx cc;
+    CHECK_INT(coerce(&f, out, sizeof out, &valid, &cc), 0);
+    CHECK_INT(valid, 0);
+    CHECK_STR(out, "{\"Answer\":1,\"n\":\"5\",\"tags\":{\"x\":\"7\"}}");
+    teardown(&f);
+}
+
+static void test_nothing_inside_an_invented_member_is_filled(void)
+{
+    fixture f;
+    CHECK(setup(&f, "{\"type\":\"object\",\"properties\":{\"o\":{\"type\":\"object\",\"required\":[\"k\"],"
+                    "\"properties\":{\"k\":{\"default\":3},\"m\":{\"type\":\"integer\"}}}}}",
+                "{\"o\": {\"m\": \"4\"}}"));
+    member_value(f.value, "o")->flags |= COAX_VF_INVENTED;
+    char out[256];
+    int valid;
+    coerce_ctx cc;
+    CHECK_INT(coerce(&f, out, sizeof out, &valid, &cc), 0);
+    CHECK_STR(out, "{\"o\":{\"m\":\"4\"}}");
+    teardown(&f);
+    /* Not invented: both are fixed. */
+    CHECK(setup(&f, "{\"type\":\"object\",\"properties\":{\"o\":{\"type\":\"object\",\"required\":[\"k\"],"
+                    "\"properties\":{\"k\":{\"default\":3},\"m\":{\"type\":\"integer\"}}}}}",
+                "{\"o\": {\"m\": \"4\"}}"));
+    CHECK_INT(coerce(&f, out, sizeof out, &valid, &cc), 2);
+    CHECK_INT(valid, 1);
+    CHECK_STR(out, "{\"o\":{\"m\":4,\"k\":3}}");
+    teardown(&f);
+}
+
+static void test_the_input_value_is_left_unchanged(void)
+{
+    fixture f;
+    CHECK(setup(&f, "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}}",
+                "[{\"a\": \"1\"}, {\"a\": 2}, {\"a\": \"3\"}]"));
+    char out[256], *s;
+    size_t n;
+    int valid;
+    coerce_ctx cc;
+    CHECK_INT(coerce(&f, out, sizeof out, &valid, &cc), 2);
+    CHECK_STR(out, "[{\"a\":1},{\"a\":2},{\"a\":3}]");
+    CHECK_INT(coax_write(f.value, 0, NULL, &s, &n), COAX_OK);
+    CHECK_STR(s, "[{\"a\":\"1\"},{\"a\":2},{\"a\":\"3\"}]");
+    coax_free(NULL, s, n + 1);
+    teardown(&f);
+}
+
+static void test_nfc_composes_and_folds(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    size_t n;
+    const char *s = coax_nfc(a, "Sa\xcc\x83o", 5, &n); /* a + combining tilde */
+    CHECK_STR(s, "S\xc3\xa3o");
+    s = coax_nfc(a, "\xe1\x84\x80\xe1\x85\xa1", 6, &n); /* Hangul L + V */
+    CHECK_STR(s, "\xea\xb0\x80");
+    s = coax_nfc(a, "q\xcc\x87\xcc\xa3", 5, &n); /* marks put in canonical order */
+    CHECK_STR(s, "q\xcc\xa3\xcc\x87");
+    CHECK(coax_nfc_fold_equal(a, "\xc3\x89T\xc3\x89", 5, "e\xcc\x81t\xc3\xa9", 6)); /* ÉTÉ, été */
+    CHECK(!coax_nfc_fold_equal(a, "ete", 3, "\xc3\xa9t\xc3\xa9", 5));
+    CHECK_INT(coax_fold_case(0x0394), 0x03B4); /* Greek Delta */
+    coax_arena_free(a);
+}
+
+#define TESTS                                          \
+    X(test_an_invented_key_is_never_dropped)           \
+    X(test_a_written_key_beside_it_is_dropped)         \
+    X(test_an_invented_value_is_not_converted_or_renamed) \
+    X(test_nothing_inside_an_invented_member_is_filled) \
+    X(test_the_input_value_is_left_unchanged)          \
+    X(test_nfc_composes_and_folds)
+#include "test.h"

@@ -1,0 +1,99 @@
+-- Coercion (issue 18, issue 17 item 8): the cases file, classes, and the
+-- rounds' linearity.
+local H = require "helper"
+local coax = require "coax"
+local cases = require "coerce_cases"
+
+describe("coercion", function()
+  describe("on spec/fixtures/coerce_cases.jsonl", function()
+    local all = cases.load()
+    for i, c in ipairs(all) do
+      local name = ("%s %d: %q -> %s"):format(c.item, i, c.reply, c.refuse and "refused" or c.want)
+      it(name, function()
+        local verdict, got = cases.run(c)
+        assert.are.equal("right", verdict, "got " .. tostring(got))
+      end)
+    end
+
+    it("has at least five cases per item, and as many must-refuse twins", function()
+      local n, refuse = {}, {}
+      for _, c in ipairs(all) do
+        n[c.item] = (n[c.item] or 0) + 1
+        if c.refuse then refuse[c.item] = (refuse[c.item] or 0) + 1 end
+      end
+      for _, item in ipairs { "prose-scalar", "envelope", "bare-scalar", "key-renamed", "compose" } do
+        assert.is_true(n[item] >= 10, item)
+        assert.is_true(refuse[item] >= 5, item)
+      end
+    end)
+  end)
+
+  it("logs every step of a composed coercion, with its class", function()
+    local schema = '{"type":"array","items":{"type":"object","additionalProperties":false,'
+      .. '"required":["name","role"],"properties":{"name":{"type":"string"},"role":{"enum":["Admin","User"]}}}}'
+    local r = coax.extract('{"name": "x", "ROLE": "admin"}', schema)
+    assert.is_true(r.valid)
+    local got = {}
+    for i, c in ipairs(r.coercions) do got[i] = c.kind .. " " .. c.pointer end
+    assert.are.same({ "wrap_in_array ", "key_renamed /0/role", "enum_match /0/role" }, got)
+  end)
+
+  it("writes each coercion's class in the --log lines", function()
+    local schema = H.tmpfile('{"type":"object","properties":{"n":{"type":"integer"},"m":{"type":"integer"}}}')
+    local _, err, code = H.coax({ "extract", "--log", "--draft", "4", "--schema", schema }, '{"n": "5", "m": 2.0}')
+    os.remove(schema)
+    assert.are.equal(0, code)
+    assert.are.equal('{"kind":"string_to_integer","pointer":"/n","detail":"converted the value to the type the '
+      .. 'schema asks for","class":"inferred"}\n{"kind":"float_to_integer","pointer":"/m","detail":"converted the '
+      .. 'value to the type the schema asks for","class":"lossless"}\n', err)
+  end)
+
+  describe("with many errors", function()
+    local int_array = '{"type":"array","items":{"type":"integer"}}'
+    local function numeric_strings(n)
+      local t = {}
+      for i = 1, n do t[i] = '"' .. i .. '"' end
+      return "[" .. table.concat(t, ",") .. "]"
+    end
+
+    for _, n in ipairs { 1024, 1025, 10000 } do
+      it("coerces all of " .. n .. " numeric strings (no count cliff)", function()
+        local r = coax.extract(numeric_strings(n), int_array)
+        assert.is_true(r.valid)
+        assert.are.equal(n, #r.coercions)
+        assert.are.equal(n, r.value[n])
+        assert.are.equal("/" .. (n - 1), r.coercions[n].pointer)
+      end)
+    end
+
+    -- Records of which about 30% are mistyped (bench/extract/mistyped.lua).
+    local mistyped = require "bench.extract.mistyped"
+
+    local function best_time(f)
+      local best = math.huge
+      for _ = 1, 3 do
+        local t0 = os.clock()
+        f()
+        best = math.min(best, os.clock() - t0)
+      end
+      return best
+    end
+
+    it("takes time linear in the document, whatever its error count", function()
+      local small, big = mistyped.document(20000), mistyped.document(40000)
+      local r = coax.extract(big, mistyped.schema)
+      assert.is_true(r.valid)
+      assert.is_true(#r.coercions > 10000)
+      local ratio = best_time(function() coax.extract(big, mistyped.schema) end)
+        / best_time(function() coax.extract(small, mistyped.schema) end)
+      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+    end)
+
+    it("stays within 4x of reading and validating the same document", function()
+      local doc = mistyped.document(40000)
+      local strict = best_time(function() coax.extract(doc, mistyped.schema, { strict = true }) end)
+      local extract = best_time(function() coax.extract(doc, mistyped.schema) end)
+      assert.is_true(extract < 4 * strict, ("extract %.3f s, strict %.3f s"):format(extract, strict))
+    end)
+  end)
+end)
