@@ -1,7 +1,9 @@
 /*
 ** validate_output.c: validation results in the specification's output
 ** formats: flag, basic (a flat list of units) and detailed (units nested as
-** the schema nests them, a group kept only where errors branch).
+** the schema nests them, a group kept only where errors branch). A valid
+** result lists its annotations, when it has any, flat in basic and
+** detailed alike.
 */
 #include "schema.h"
 
@@ -28,6 +30,38 @@ static void put_unit(coax_buf *b, const coax_schema_error *e)
     coax_buf_puts(b, ",\"error\":");
     coax_buf_put_json_string(b, e->message, strlen(e->message));
     coax_buf_putc(b, '}');
+}
+
+static void put_annotation(coax_buf *b, const coax_schema_annotation *a)
+{
+    coax_buf_puts(b, "{\"instanceLocation\":");
+    coax_buf_put_json_string(b, a->instance_location, strlen(a->instance_location));
+    coax_buf_puts(b, ",\"keywordLocation\":");
+    coax_buf_put_json_string(b, a->keyword_location, strlen(a->keyword_location));
+    if (a->absolute_keyword_location) {
+        coax_buf_puts(b, ",\"absoluteKeywordLocation\":");
+        coax_buf_put_json_string(b, a->absolute_keyword_location,
+                                 strlen(a->absolute_keyword_location));
+    }
+    coax_buf_puts(b, ",\"annotation\":");
+    coax_write_buf(b, a->value, 0);
+    coax_buf_putc(b, '}');
+}
+
+static void put_valid(coax_buf *b, const coax_validation *r, coax_output format)
+{
+    if (format == COAX_OUTPUT_FLAG || !r->nannotations) {
+        coax_buf_puts(b, "{\"valid\":true}");
+        return;
+    }
+    coax_buf_puts(b, format == COAX_OUTPUT_DETAILED
+                         ? "{\"valid\":true,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"annotations\":["
+                         : "{\"valid\":true,\"annotations\":[");
+    for (size_t i = 0; i < r->nannotations; i++) {
+        if (i) coax_buf_putc(b, ',');
+        put_annotation(b, &r->annotations[i]);
+    }
+    coax_buf_puts(b, "]}");
 }
 
 /* Errors a and b are in the same subschema at nesting level 'l'. */
@@ -84,8 +118,10 @@ static void put_partition(coax_buf *b, const coax_schema_error *e, size_t n, siz
 
 coax_code coax_validation_write_buf(coax_buf *b, const coax_validation *r, coax_output format)
 {
-    if (r->valid || format == COAX_OUTPUT_FLAG || !r->nerrors) {
-        coax_buf_puts(b, r->valid ? "{\"valid\":true}" : "{\"valid\":false}");
+    if (r->valid) {
+        put_valid(b, r, format);
+    } else if (format == COAX_OUTPUT_FLAG || !r->nerrors) {
+        coax_buf_puts(b, "{\"valid\":false}");
     } else if (format == COAX_OUTPUT_BASIC) {
         coax_buf_puts(b, "{\"valid\":false,\"errors\":[");
         for (size_t i = 0; i < r->nerrors; i++) {
