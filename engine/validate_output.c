@@ -16,17 +16,23 @@ int coax_output_parse(const char *name)
     return -1;
 }
 
-static void put_unit(coax_buf *b, const coax_schema_error *e)
+/* '{"instanceLocation":...,"keywordLocation":...[,"absoluteKeywordLocation":...]',
+** the start of a unit. */
+static void put_locations(coax_buf *b, const char *iloc, const char *kloc, const char *aloc)
 {
     coax_buf_puts(b, "{\"instanceLocation\":");
-    coax_buf_put_json_string(b, e->instance_location, strlen(e->instance_location));
+    coax_buf_put_json_string(b, iloc, strlen(iloc));
     coax_buf_puts(b, ",\"keywordLocation\":");
-    coax_buf_put_json_string(b, e->keyword_location, strlen(e->keyword_location));
-    if (e->absolute_keyword_location) {
+    coax_buf_put_json_string(b, kloc, strlen(kloc));
+    if (aloc) {
         coax_buf_puts(b, ",\"absoluteKeywordLocation\":");
-        coax_buf_put_json_string(b, e->absolute_keyword_location,
-                                 strlen(e->absolute_keyword_location));
+        coax_buf_put_json_string(b, aloc, strlen(aloc));
     }
+}
+
+static void put_unit(coax_buf *b, const coax_schema_error *e)
+{
+    put_locations(b, e->instance_location, e->keyword_location, e->absolute_keyword_location);
     coax_buf_puts(b, ",\"error\":");
     coax_buf_put_json_string(b, e->message, strlen(e->message));
     coax_buf_putc(b, '}');
@@ -34,15 +40,7 @@ static void put_unit(coax_buf *b, const coax_schema_error *e)
 
 static void put_annotation(coax_buf *b, const coax_schema_annotation *a)
 {
-    coax_buf_puts(b, "{\"instanceLocation\":");
-    coax_buf_put_json_string(b, a->instance_location, strlen(a->instance_location));
-    coax_buf_puts(b, ",\"keywordLocation\":");
-    coax_buf_put_json_string(b, a->keyword_location, strlen(a->keyword_location));
-    if (a->absolute_keyword_location) {
-        coax_buf_puts(b, ",\"absoluteKeywordLocation\":");
-        coax_buf_put_json_string(b, a->absolute_keyword_location,
-                                 strlen(a->absolute_keyword_location));
-    }
+    put_locations(b, a->instance_location, a->keyword_location, a->absolute_keyword_location);
     coax_buf_puts(b, ",\"annotation\":");
     coax_write_buf(b, a->value, 0);
     coax_buf_putc(b, '}');
