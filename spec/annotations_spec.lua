@@ -67,7 +67,8 @@ describe("coax validate --annotations", function()
 
   it("follows the draft: readOnly is no keyword of draft 4", function()
     local out = validate('{"$schema":"http://json-schema.org/draft-04/schema#","readOnly":true,"title":"t"}', '1')
-    assert.are.equal('{"valid":true,"annotations":[{"instanceLocation":"","keywordLocation":"/title","annotation":"t"}]}\n', out)
+    assert.are.equal('{"valid":true,"annotations":['
+      .. '{"instanceLocation":"","keywordLocation":"/title","annotation":"t"}]}\n', out)
   end)
 
   it("prints only the verdict without --annotations", function()
