@@ -78,6 +78,7 @@ valgrind: all $(TESTS) $(EXAMPLES)
 
 # JSON Schema conformance (issue 3). `make conformance` prints passed/total
 # for every draft of spec/json-schema-test-suite, required and optional,
+# and the output tests (output-tests/, flag/basic/detailed text, issue 24),
 # and never fails; drafts that pass completely also run in `make test`
 # (the COMPLETE list in spec/c/test_schema_suite.c). `make meta` regenerates
 # engine/schema_meta.c, the embedded meta-schemas, from schemas/meta/.

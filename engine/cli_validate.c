@@ -14,6 +14,8 @@ static const char usage_text[] =
     "and, past a $ref, absoluteKeywordLocation.\n"
     "Options:\n"
     "  --output F            flag, basic (default) or detailed\n"
+    "  --annotations         a valid instance's basic or detailed result also lists the\n"
+    "                        annotations (title, default, readOnly, format, ...) that apply\n"
     "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
     "  --jsonl               one instance per input line, one result per output line\n"
     "  --assert-format       \"format\" fails invalid values in every draft (by default only in\n"
@@ -32,6 +34,7 @@ static const char usage_text[] =
 typedef struct opts {
     coax_output format;
     bool jsonl;
+    bool annotations;
     coax_limits lim;
     coax_schema_options so;
 } opts;
@@ -67,7 +70,10 @@ static int check_one(const coax_schema *s, const char *text, size_t len, const o
     coax_code rc = coax_parse(arena, text, len, &o->lim, &v, &err);
     if (rc == COAX_OK) {
         coax_validation r;
-        rc = coax_validate(s, v, arena, o->format == COAX_OUTPUT_FLAG ? COAX_VALIDATE_FIRST : 0, &r, &err);
+        unsigned flags = o->format == COAX_OUTPUT_FLAG ? COAX_VALIDATE_FIRST
+                         : o->annotations            ? COAX_VALIDATE_ANNOTATIONS
+                                                     : 0;
+        rc = coax_validate(s, v, arena, flags, &r, &err);
         if (rc == COAX_OK) {
             if (coax_validation_write_buf(out, &r, o->format)) rc = COAX_ENOMEM;
             status = r.valid ? 0 : 1;
@@ -183,6 +189,8 @@ int cli_validate(int argc, char **argv)
             o.so.flags = (o.so.flags & ~COAX_SCHEMA_ASSERT_FORMAT) | COAX_SCHEMA_ANNOTATE_FORMAT;
         } else if (!strcmp(a, "--jsonl")) {
             o.jsonl = true;
+        } else if (!strcmp(a, "--annotations")) {
+            o.annotations = true;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
             return 0;

@@ -87,7 +87,8 @@ enum {
     OP_PROPNAMES,
     OP_ALLOF, OP_ANYOF, OP_ONEOF, OP_NOT, OP_IF,
     OP_UNEVAL_ITEMS, OP_UNEVAL_PROPS,
-    OP_CONTENT     /* draft 7: contentEncoding base64, contentMediaType JSON (n: CONTENT_*) */
+    OP_CONTENT,    /* draft 7: contentEncoding base64, contentMediaType JSON (n: CONTENT_*) */
+    OP_ANNOTATE    /* an annotation keyword: its value, reported when annotations are asked for */
 };
 
 enum { CONTENT_BASE64 = 1, CONTENT_JSON = 2 };

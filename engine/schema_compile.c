@@ -174,7 +174,7 @@ static bool link_required(cc *c, skw *ks, size_t nk)
     return true;
 }
 
-#define MAXKW 48
+#define MAXKW 64
 
 coax_code cc_compile_node(cc *c, snode *n)
 {
@@ -295,6 +295,21 @@ coax_code cc_compile_node(cc *c, snode *n)
             k->n = what;
         }
     }
+
+    /* annotation keywords, in the draft that introduced each */
+    static const struct {
+        const char *name;
+        int draft;
+        unsigned voc;
+    } notes[] = {{"title", 4, VOC_METADATA},           {"description", 4, VOC_METADATA},
+                 {"default", 4, VOC_METADATA},         {"examples", 6, VOC_METADATA},
+                 {"readOnly", 7, VOC_METADATA},        {"writeOnly", 7, VOC_METADATA},
+                 {"deprecated", 2019, VOC_METADATA},   {"format", 4, VOC_FORMAT},
+                 {"contentEncoding", 7, VOC_CONTENT},  {"contentMediaType", 7, VOC_CONTENT},
+                 {"contentSchema", 2019, VOC_CONTENT}};
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (draft >= notes[i].draft && (voc & notes[i].voc) && (x = member(o, notes[i].name)))
+            NEW(OP_ANNOTATE, notes[i].name, x);
 
     if (voc & VOC_APPLICATOR) {
         static const struct {

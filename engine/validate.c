@@ -11,6 +11,11 @@
 ** dependentSchemas) write into their parent's set, and those whose failure
 ** does not (anyOf, oneOf, if, not) get a fresh set each, merged only when
 ** valid.
+**
+** Annotations (COAX_VALIDATE_ANNOTATIONS) are the values of the annotation
+** keywords (OP_ANNOTATE) of every subschema that passes: a node that fails
+** drops the annotations collected since it was entered, so a failing
+** branch, a failing "contains" item or a failed validation keeps none.
 */
 #include "format.h"
 #include "schema_cc.h"
@@ -38,6 +43,11 @@ typedef struct verr {
     size_t iloc, kloc, aloc, msg, nest; /* offsets in strs (nest: in nests) */
     size_t nnest;
 } verr;
+
+typedef struct vann {
+    size_t iloc, kloc, aloc; /* offsets in astrs */
+    const coax_value *value;
+} vann;
 
 typedef struct active_ref {
     const snode *target;
@@ -67,6 +77,10 @@ typedef struct vctx {
     verr *errs;
     size_t nerrs, cerrs;
     coax_regex_scratch *scratch; /* match memory, made on the first match */
+    bool annotate;      /* collect annotations */
+    coax_buf astrs;     /* the strings of the annotations */
+    vann *anns;
+    size_t nanns, canns;
 } vctx;
 
 static bool fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -177,6 +191,40 @@ static void err_rewind(vctx *c, emark m)
     c->nests.len = m.nests;
 }
 
+/* The absolute keyword location, once a reference was crossed, as a
+** string in 'b': its offset, or SIZE_MAX when there is none. */
+static size_t put_abs(vctx *c, coax_buf *b)
+{
+    if (!c->crossed || !c->node) return SIZE_MAX;
+    size_t at = b->len;
+    coax_buf_puts(b, c->node->abs);
+    put_ptr(b, &c->kpath, c->node_k, NULL, NULL, 0);
+    coax_buf_putc(b, '\0');
+    return at;
+}
+
+/* Records the annotation of keyword 'k' at the current locations. */
+static void annotate(vctx *c, const skw *k)
+{
+    if (!c->annotate || c->rc) return;
+    if (!grow(c, (void **)&c->anns, &c->canns, c->nanns, sizeof *c->anns) || !push_kw(c, k->name)) return;
+    vann *a = &c->anns[c->nanns];
+    a->iloc = c->astrs.len;
+    put_ptr(&c->astrs, &c->ipath, 0, NULL, NULL, 0);
+    coax_buf_putc(&c->astrs, '\0');
+    a->kloc = c->astrs.len;
+    put_ptr(&c->astrs, &c->kpath, 0, NULL, NULL, 0);
+    coax_buf_putc(&c->astrs, '\0');
+    a->aloc = put_abs(c, &c->astrs);
+    a->value = k->v;
+    c->kpath.n--;
+    if (c->astrs.oom) {
+        oom(c);
+        return;
+    }
+    c->nanns++;
+}
+
 /* Records an error at the current locations with the message in c->msg. */
 static void record(vctx *c)
 {
@@ -205,13 +253,7 @@ static void record(vctx *c)
         lens[2 * i] = klen[i] - (uint32_t)e->kloc;
         lens[2 * i + 1] = ilen[i] - (uint32_t)e->iloc;
     }
-    e->aloc = SIZE_MAX;
-    if (c->crossed && c->node) {
-        e->aloc = c->strs.len;
-        coax_buf_puts(&c->strs, c->node->abs);
-        put_ptr(&c->strs, &c->kpath, c->node_k, NULL, NULL, 0);
-        coax_buf_putc(&c->strs, '\0');
-    }
+    e->aloc = put_abs(c, &c->strs);
     e->msg = c->strs.len;
     coax_buf_put(&c->strs, c->msg.data ? c->msg.data : "", c->msg.len);
     coax_buf_putc(&c->strs, '\0');
@@ -539,13 +581,18 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     size_t count = 0;
     bool annotate = ev && n->res->draft >= 2020;
     c->quiet++;
+    if (!push_kw(c, "contains")) return false;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
-        if (apply(c, k->sub, &inst->u.items[i], NULL)) {
+        if (!push(c, &c->ipath, NULL, i)) break;
+        bool r = apply(c, k->sub, &inst->u.items[i], NULL);
+        c->ipath.n--;
+        if (r) {
             count++;
             if (annotate) mark(ev, i);
-            else if (!k->has_m && count >= k->n) break;
+            else if (!k->has_m && count >= k->n && !c->annotate) break;
         }
     }
+    c->kpath.n--;
     c->quiet--;
     if (c->rc) return false;
     if (count >= k->n && (!k->has_m || count <= k->m)) return true;
@@ -844,7 +891,7 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
             }
         }
         eset_free(c, &b);
-        if (!track && ((!one && valid) || (one && valid > 1))) break;
+        if (!track && !c->annotate && ((!one && valid) || (one && valid > 1))) break;
         if (one && valid > 1 && c->quiet) break;
     }
     c->kpath.n--;
@@ -1140,6 +1187,9 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         return uneval_kw(c, k, inst, ev);
     case OP_CONTENT:
         return content_kw(c, k, inst);
+    case OP_ANNOTATE:
+        annotate(c, k);
+        return true;
     default:
         return true;
     }
@@ -1184,12 +1234,17 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
         if (!eset_init(c, &local, inst->len)) return false;
         my = &local;
     }
+    size_t anns_at = c->nanns, astrs_at = c->astrs.len;
     bool ok = true;
     for (size_t i = 0; i < n->nkw && !c->rc; i++) {
         if (!run_kw(c, n, &n->kw[i], inst, my)) {
             ok = false;
             if (c->quiet) break;
         }
+    }
+    if (!ok) { /* a failing schema keeps no annotations, nor do its subschemas */
+        c->nanns = anns_at;
+        c->astrs.len = astrs_at;
     }
     if (my == &local) {
         if (ok && ev) merge(ev, &local);
@@ -1203,6 +1258,27 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     return ok && !c->rc;
 }
 
+/* Moves the annotations collected into 'out', in 'arena'. */
+static void take_annotations(vctx *c, coax_arena *arena, coax_validation *out)
+{
+    coax_schema_annotation *a = coax_arena_alloc(arena, c->nanns * sizeof *a);
+    char *strs = coax_arena_alloc(arena, c->astrs.len);
+    if (!a || !strs) {
+        oom(c);
+        return;
+    }
+    memcpy(strs, c->astrs.data, c->astrs.len);
+    for (size_t i = 0; i < c->nanns; i++) {
+        const vann *v = &c->anns[i];
+        a[i].instance_location = strs + v->iloc;
+        a[i].keyword_location = strs + v->kloc;
+        a[i].absolute_keyword_location = v->aloc == SIZE_MAX ? NULL : strs + v->aloc;
+        a[i].value = v->value;
+    }
+    out->annotations = a;
+    out->nannotations = c->nanns;
+}
+
 coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_value *inst,
                           coax_arena *arena, unsigned flags, coax_validation *out, coax_error *err)
 {
@@ -1212,6 +1288,8 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     c.alloc = coax_arena_allocator(arena);
     c.err = err;
     c.quiet = (flags & COAX_VALIDATE_FIRST) ? 1 : 0;
+    c.annotate = (flags & COAX_VALIDATE_ANNOTATIONS) != 0;
+    coax_buf_init(&c.astrs, c.alloc);
     coax_buf_init(&c.strs, c.alloc);
     coax_buf_init(&c.nests, c.alloc);
     coax_buf_init(&c.msg, c.alloc);
@@ -1241,7 +1319,10 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
                 out->nerrors = c.nerrs;
             }
         }
+        if (valid && c.nanns) take_annotations(&c, arena, out);
     }
+    coax_buf_free(&c.astrs);
+    coax_free_raw(c.alloc, c.anns, c.canns * sizeof *c.anns);
     coax_buf_free(&c.strs);
     coax_buf_free(&c.nests);
     coax_buf_free(&c.msg);

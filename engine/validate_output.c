@@ -1,7 +1,9 @@
 /*
 ** validate_output.c: validation results in the specification's output
 ** formats: flag, basic (a flat list of units) and detailed (units nested as
-** the schema nests them, a group kept only where errors branch).
+** the schema nests them, a group kept only where errors branch). A valid
+** result lists its annotations, when it has any, flat in basic and
+** detailed alike.
 */
 #include "schema.h"
 
@@ -14,20 +16,50 @@ int coax_output_parse(const char *name)
     return -1;
 }
 
-static void put_unit(coax_buf *b, const coax_schema_error *e)
+/* '{"instanceLocation":...,"keywordLocation":...[,"absoluteKeywordLocation":...]',
+** the start of a unit. */
+static void put_locations(coax_buf *b, const char *iloc, const char *kloc, const char *aloc)
 {
     coax_buf_puts(b, "{\"instanceLocation\":");
-    coax_buf_put_json_string(b, e->instance_location, strlen(e->instance_location));
+    coax_buf_put_json_string(b, iloc, strlen(iloc));
     coax_buf_puts(b, ",\"keywordLocation\":");
-    coax_buf_put_json_string(b, e->keyword_location, strlen(e->keyword_location));
-    if (e->absolute_keyword_location) {
+    coax_buf_put_json_string(b, kloc, strlen(kloc));
+    if (aloc) {
         coax_buf_puts(b, ",\"absoluteKeywordLocation\":");
-        coax_buf_put_json_string(b, e->absolute_keyword_location,
-                                 strlen(e->absolute_keyword_location));
+        coax_buf_put_json_string(b, aloc, strlen(aloc));
     }
+}
+
+static void put_unit(coax_buf *b, const coax_schema_error *e)
+{
+    put_locations(b, e->instance_location, e->keyword_location, e->absolute_keyword_location);
     coax_buf_puts(b, ",\"error\":");
     coax_buf_put_json_string(b, e->message, strlen(e->message));
     coax_buf_putc(b, '}');
+}
+
+static void put_annotation(coax_buf *b, const coax_schema_annotation *a)
+{
+    put_locations(b, a->instance_location, a->keyword_location, a->absolute_keyword_location);
+    coax_buf_puts(b, ",\"annotation\":");
+    coax_write_buf(b, a->value, 0);
+    coax_buf_putc(b, '}');
+}
+
+static void put_valid(coax_buf *b, const coax_validation *r, coax_output format)
+{
+    if (format == COAX_OUTPUT_FLAG || !r->nannotations) {
+        coax_buf_puts(b, "{\"valid\":true}");
+        return;
+    }
+    coax_buf_puts(b, format == COAX_OUTPUT_DETAILED
+                         ? "{\"valid\":true,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"annotations\":["
+                         : "{\"valid\":true,\"annotations\":[");
+    for (size_t i = 0; i < r->nannotations; i++) {
+        if (i) coax_buf_putc(b, ',');
+        put_annotation(b, &r->annotations[i]);
+    }
+    coax_buf_puts(b, "]}");
 }
 
 /* Errors a and b are in the same subschema at nesting level 'l'. */
@@ -84,8 +116,10 @@ static void put_partition(coax_buf *b, const coax_schema_error *e, size_t n, siz
 
 coax_code coax_validation_write_buf(coax_buf *b, const coax_validation *r, coax_output format)
 {
-    if (r->valid || format == COAX_OUTPUT_FLAG || !r->nerrors) {
-        coax_buf_puts(b, r->valid ? "{\"valid\":true}" : "{\"valid\":false}");
+    if (r->valid) {
+        put_valid(b, r, format);
+    } else if (format == COAX_OUTPUT_FLAG || !r->nerrors) {
+        coax_buf_puts(b, "{\"valid\":false}");
     } else if (format == COAX_OUTPUT_BASIC) {
         coax_buf_puts(b, "{\"valid\":false,\"errors\":[");
         for (size_t i = 0; i < r->nerrors; i++) {

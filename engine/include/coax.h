@@ -425,14 +425,32 @@ typedef struct coax_schema_error {
     size_t nnesting;
 } coax_schema_error;
 
-/* The result of coax_validate; everything lives in the arena passed in. */
+/* One annotation: the value of an annotation keyword ("title",
+** "description", "default", "examples", "readOnly", "writeOnly",
+** "deprecated", "format", "contentEncoding", "contentMediaType",
+** "contentSchema") of a subschema that passed. */
+typedef struct coax_schema_annotation {
+    const char *instance_location;          /* JSON Pointer into the instance */
+    const char *keyword_location;           /* evaluation path, through references */
+    const char *absolute_keyword_location;  /* NULL unless a reference was crossed */
+    const coax_value *value;                /* the keyword's value, in the compiled schema */
+} coax_schema_annotation;
+
+/* The result of coax_validate; everything lives in the arena passed in
+** (annotation values in the compiled schema: valid while it lives). */
 typedef struct coax_validation {
     int valid;
     coax_schema_error *errors; /* every error, in evaluation order */
     size_t nerrors;
+    /* With COAX_VALIDATE_ANNOTATIONS and a valid instance: the annotations
+    ** of every subschema that passed, in evaluation order (a failing
+    ** subschema, and a failed validation, keep none). */
+    coax_schema_annotation *annotations;
+    size_t nannotations;
 } coax_validation;
 
-#define COAX_VALIDATE_FIRST 1u /* stop at the first error (the "flag" output) */
+#define COAX_VALIDATE_FIRST 1u       /* stop at the first error (the "flag" output) */
+#define COAX_VALIDATE_ANNOTATIONS 2u /* collect annotations (coax_validation.annotations) */
 
 /* Validates 'instance' against 'schema', collecting every error (or only
 ** whether it is valid, with COAX_VALIDATE_FIRST). Errors inside subschemas
@@ -462,7 +480,11 @@ int coax_output_parse(const char *name);
 /* Writes 'result' as one line of compact JSON (no newline) into a buffer
 ** from 'alloc' (NULL: the C library); free '*out' with coax_free(alloc,
 ** *out, *len + 1). A unit is {"instanceLocation", "keywordLocation",
-** "absoluteKeywordLocation" (only when set), "error"}. */
+** "absoluteKeywordLocation" (only when set), "error"}; an annotation unit
+** has "annotation" (the keyword's value) instead of "error". A valid result
+** with annotations is {"valid": true, "annotations": [unit, ...]} in basic,
+** with the root's "instanceLocation" and "keywordLocation" in detailed;
+** flag never lists them. */
 coax_code coax_validation_write(const coax_validation *result,
                                 coax_output format,
                                 const coax_allocator *alloc, char **out,

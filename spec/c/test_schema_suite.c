@@ -14,7 +14,14 @@
 ** for validators that assert formats.
 **
 ** Remote references (http://localhost:1234/...) resolve from the suite's
-** remotes/ folder through coax_schema_options.remote_dir. */
+** remotes/ folder through coax_schema_options.remote_dir.
+**
+** The output tests (output-tests/DRAFT/content/, group "output/DRAFT")
+** check the output formats: each test's data is validated, written in
+** every format its "output" names (coax_validation_write, what `coax
+** validate --output F --annotations` prints), and that text must validate
+** against the test's schema for the format, which refers to the draft's
+** output-schema.json. */
 #include "coax.h"
 
 #include <dirent.h>
@@ -34,6 +41,7 @@ static const char *const COMPLETE[] = {
     "draft7",       "draft7/optional",       "draft7/optional/format",
     "draft6",       "draft6/optional",       "draft6/optional/format",
     "draft4",       "draft4/optional",       "draft4/optional/format",
+    "output/draft2020-12", "output/draft2019-09",
     NULL};
 
 typedef struct tally {
@@ -72,6 +80,155 @@ static coax_draft draft_of_dir(const char *d)
 static const coax_value *get(const coax_value *o, const char *k)
 {
     return coax_object_get(o, k, strlen(k));
+}
+
+/* ---- output tests --------------------------------------------------- */
+
+/* The draft's output-schema.json, for the references the tests make to it
+** (https://json-schema.org/draft/DRAFT/output/schema). */
+typedef struct output_schema {
+    const char *uri;
+    const char *path;
+} output_schema;
+
+static coax_code resolve_output_schema(void *ud, const char *uri, coax_arena *arena,
+                                       coax_value **out, coax_error *err)
+{
+    const output_schema *os = ud;
+    if (strcmp(uri, os->uri)) return COAX_ENOTFOUND;
+    size_t len;
+    char *text = slurp(os->path, &len);
+    if (!text) return COAX_ENOTFOUND;
+    coax_code rc = coax_parse(arena, text, len, NULL, out, err);
+    free(text);
+    return rc;
+}
+
+/* Whether 'output' (JSON text) validates against 'schema'. */
+static int output_conforms(const coax_value *schema, const output_schema *os, const char *output,
+                           size_t len, char *why, size_t whylen)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_schema_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.resolve = resolve_output_schema;
+    opt.resolve_ud = (void *)os;
+    coax_schema *s = NULL;
+    coax_value *v;
+    coax_validation r;
+    coax_error err;
+    int ok = 0;
+    if (coax_parse(a, output, len, NULL, &v, &err)) {
+        snprintf(why, whylen, "output is not JSON: %s", err.msg);
+    } else if (coax_schema_compile(schema, &opt, NULL, &s, &err)) {
+        snprintf(why, whylen, "output schema: %s", err.msg);
+    } else if (coax_validate(s, v, a, 0, &r, &err)) {
+        snprintf(why, whylen, "validating the output: %s", err.msg);
+    } else if (!r.valid) {
+        snprintf(why, whylen, "%s: at %s: %s", output, r.errors[0].keyword_location, r.errors[0].message);
+    } else {
+        ok = 1;
+    }
+    coax_schema_free(s);
+    coax_arena_free(a);
+    return ok;
+}
+
+/* One test: the data's result in every format the test names. */
+static void run_output_test(const coax_schema *s, const coax_value *tc, const output_schema *os,
+                            const char *where, tally *t)
+{
+    const coax_value *formats = get(tc, "output");
+    for (size_t f = 0; f < coax_value_len(formats); f++) {
+        const char *name = coax_object_key(formats, f, NULL);
+        int format = coax_output_parse(name);
+        char why[600] = "unknown output format";
+        int ok = 0;
+        if (format >= 0) {
+            coax_arena *va = coax_arena_new(NULL);
+            coax_validation r;
+            coax_error err;
+            unsigned flags = format == COAX_OUTPUT_FLAG ? COAX_VALIDATE_FIRST : COAX_VALIDATE_ANNOTATIONS;
+            char *text = NULL;
+            size_t len = 0;
+            if (coax_validate(s, get(tc, "data"), va, flags, &r, &err)) {
+                snprintf(why, sizeof why, "validate: %s", err.msg);
+            } else if (coax_validation_write(&r, (coax_output)format, NULL, &text, &len)) {
+                snprintf(why, sizeof why, "writing the output failed");
+            } else {
+                ok = output_conforms(coax_object_value(formats, f), os, text, len, why,
+                                     sizeof why);
+                coax_free(NULL, text, len + 1);
+            }
+            coax_arena_free(va);
+        }
+        if (ok) {
+            t->passed++;
+        } else {
+            t->failed++;
+            if (verbose)
+                printf("  FAIL %s | %s | %s: %s\n", where, coax_value_text(get(tc, "description"), NULL),
+                       name, why);
+        }
+    }
+}
+
+static void run_output_file(const char *path, coax_draft draft, const output_schema *os, tally *t)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *groups;
+    coax_error err;
+    if (!text || coax_parse(a, text, len, NULL, &groups, &err)) {
+        printf("  cannot read %s\n", path);
+        t->failed++;
+        goto out;
+    }
+    coax_schema_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.draft = draft;
+    for (size_t g = 0; g < coax_value_len(groups); g++) {
+        const coax_value *grp = coax_array_get(groups, g);
+        const coax_value *tests = get(grp, "tests");
+        coax_schema *s = NULL;
+        if (coax_schema_compile(get(grp, "schema"), &opt, NULL, &s, &err)) {
+            printf("  FAIL %s: compile: %s\n", path, err.msg);
+            t->failed += (long)coax_value_len(tests);
+            continue;
+        }
+        for (size_t i = 0; i < coax_value_len(tests); i++)
+            run_output_test(s, coax_array_get(tests, i), os, path, t);
+        coax_schema_free(s);
+    }
+out:
+    coax_arena_free(a);
+    free(text);
+}
+
+static size_t list_dir(const char *dir, char **names, size_t max);
+
+/* "output/draft2020-12": the draft's output tests. */
+static void run_output_group(const char *group, tally *t)
+{
+    const char *draft = group + strlen("output/");
+    char dir[512], schema_path[512], uri[200];
+    snprintf(dir, sizeof dir, SUITE "/output-tests/%s/content", draft);
+    snprintf(schema_path, sizeof schema_path, SUITE "/output-tests/%s/output-schema.json", draft);
+    snprintf(uri, sizeof uri, "https://json-schema.org/draft/%s/output/schema", draft + strlen("draft"));
+    output_schema os = {uri, schema_path};
+    char *names[64];
+    size_t n = list_dir(dir, names, 64);
+    if (!n) {
+        printf("  cannot open %s\n", dir);
+        t->failed++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char f[700];
+        snprintf(f, sizeof f, "%s/%s", dir, names[i]);
+        run_output_file(f, draft_of_dir(draft), &os, t);
+        free(names[i]);
+    }
 }
 
 static void run_file(const char *path, coax_draft draft, unsigned flags, tally *t)
@@ -180,6 +337,10 @@ static unsigned flags_of(const char *path)
 ** named from the suite's tests/ folder ("draft7/optional/format"). */
 static void run_group(const char *group, tally *t)
 {
+    if (!strncmp(group, "output/", 7)) {
+        run_output_group(group, t);
+        return;
+    }
     char path[1024];
     snprintf(path, sizeof path, SUITE "/tests/%s", group);
     size_t l = strlen(path);
@@ -244,6 +405,14 @@ int main(int argc, char **argv)
                    sum[i][0].passed + sum[i][0].failed, sum[i][0].failed ? "" : "  complete");
             report_dir(DRAFTS[i], "optional", &sum[i][1]);
             report_dir(DRAFTS[i], "optional/format", &sum[i][2]);
+        }
+        for (size_t i = 0; i < 2; i++) { /* the output tests: 2020-12 and 2019-09 */
+            char g[64];
+            tally t = {0, 0};
+            snprintf(g, sizeof g, "output/%s", DRAFTS[i]);
+            run_group(g, &t);
+            printf("%-14s %-40s %6ld %6ld%s\n", DRAFTS[i], "output", t.passed, t.passed + t.failed,
+                   t.failed ? "" : "  complete");
         }
         printf("\n%-14s %-18s %-18s %-18s\n", "draft", "required", "optional", "optional/format");
         for (size_t i = 0; i < sizeof DRAFTS / sizeof *DRAFTS; i++) {
