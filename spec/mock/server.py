@@ -29,6 +29,9 @@ A step (all fields optional):
                   concurrent conversations each get their own turn
     finish        its finish_reason (default "stop")
     usage         [prompt_tokens, completion_tokens] (default [11, 7]; null: none)
+    usage_raw     the provider's whole usage object, sent as it is instead
+                  (OpenAI, Anthropic: "usage"; Gemini: "usageMetadata";
+                  Ollama: its fields merged into the last object)
   refusal         a chat completion whose message refuses with this text
   tool_calls      [{name, arguments (text or a value), id?}]: the message calls
                   these tools (finish "tool_calls"; streamed: two argument
@@ -43,12 +46,16 @@ A step (all fields optional):
   tool_calls      Anthropic: tool_use blocks after the text (stop_reason
                   "tool_use"; streamed: input_json_delta in two fragments)
 Anthropic: finish "stop" is stop_reason "end_turn", "length" "max_tokens",
-others as they are; refusal is stop_reason "refusal" with this text; error is
+others as they are; refusal is stop_reason "refusal" with this text (and
+stop_details, when the step has it, as it is: plain in the message, streamed
+in message_delta's delta); error is
 {"type": "error", "error": {type, message}} (type from the status by default:
 429 rate_limit_error, 529 overloaded_error, ...); usage is input_tokens and
 output_tokens. Ollama: reply is message.content (one chunk and the last
 object when streamed), finish is done_reason, usage prompt_eval_count and
 eval_count; error is {"error": message}.
+  sse_data        OpenAI: a list of values, each sent as a server-sent event's
+                  data as it is, then "data: [DONE]" (a recorded stream)
   drip_ms         send the body one byte at a time, this far apart
   reset_after     send this many body bytes, then reset the connection
   stall           true: read the request and never answer
@@ -114,11 +121,19 @@ def completion(step, model):
         "choices": [{"index": 0, "message": msg, "logprobs": None,
                      "finish_reason": step.get("finish", "tool_calls" if "tool_calls" in step else "stop")}],
     }
-    usage = step.get("usage", [11, 7])
+    usage = openai_usage(step)
     if usage is not None:
-        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                         "total_tokens": usage[0] + usage[1]}
+        body["usage"] = usage
     return body
+
+
+def openai_usage(step):
+    if "usage_raw" in step:
+        return step["usage_raw"]
+    usage = step.get("usage", [11, 7])
+    if usage is None:
+        return None
+    return {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": usage[0] + usage[1]}
 
 
 def sse(step, model):
@@ -139,10 +154,9 @@ def sse(step, model):
         tail = {"index": i, "function": {"arguments": args[5:]}}
         events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [tail]}, "finish_reason": None}]))
     events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": step.get("finish", "stop")}]))
-    usage = step.get("usage", [11, 7])
+    usage = openai_usage(step)
     if usage is not None:
-        events.append(dict(base, choices=[], usage={"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                                                    "total_tokens": usage[0] + usage[1]}))
+        events.append(dict(base, choices=[], usage=usage))
     chunks = [("data: " + json.dumps(e) + "\n\n").encode() for e in events]
     chunks.append(b"data: [DONE]\n\n")
     return chunks
@@ -198,9 +212,14 @@ def anthropic_message(step, model, text):
     stop = anthropic_stop(step)
     body = {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop, "stop_sequence": None}
-    usage = usage_of(step)
-    if usage is not None:
-        body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+    if "stop_details" in step:
+        body["stop_details"] = step["stop_details"]
+    if "usage_raw" in step:
+        body["usage"] = step["usage_raw"]
+    else:
+        usage = usage_of(step)
+        if usage is not None:
+            body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
     return body
 
 
@@ -211,7 +230,12 @@ def anthropic_sse(step, model):
     usage = usage_of(step)
     start = anthropic_message(dict(step, usage=None), model, None)
     start.update(content=[], stop_reason=None)
-    if usage is not None:
+    start.pop("stop_details", None)
+    start.pop("usage", None)
+    if "usage_raw" in step:
+        start["usage"] = dict(step["usage_raw"], output_tokens=1)
+        usage = (None, step["usage_raw"].get("output_tokens"))
+    elif usage is not None:
         start["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
     chunks = [ev("message_start", {"message": start}),
               ev("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
@@ -232,6 +256,8 @@ def anthropic_sse(step, model):
         chunks.append(ev("content_block_stop", {"index": i}))
     stop = anthropic_stop(step)
     delta = {"delta": {"stop_reason": stop, "stop_sequence": None}}
+    if "stop_details" in step:
+        delta["delta"]["stop_details"] = step["stop_details"]
     if usage is not None:
         delta["usage"] = {"output_tokens": usage[1]}
     chunks.append(ev("message_delta", delta))
@@ -246,7 +272,9 @@ def ollama_object(step, model, content, done):
         obj["done_reason"] = step.get("finish", "stop")
         obj.update(total_duration=1000, load_duration=10, prompt_eval_duration=100, eval_duration=500)
         usage = usage_of(step)
-        if usage is not None:
+        if "usage_raw" in step:
+            obj.update(step["usage_raw"])
+        elif usage is not None:
             obj.update(prompt_eval_count=usage[0], eval_count=usage[1])
     return obj
 
@@ -351,6 +379,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             headers.setdefault("content-type", special[3])
         elif "stream" in step:
             chunks = sse(step, model)
+            headers.setdefault("content-type", "text/event-stream")
+        elif "sse_data" in step:
+            chunks = [("data: " + json.dumps(e) + "\n\n").encode() for e in step["sse_data"]]
+            chunks.append(b"data: [DONE]\n\n")
             headers.setdefault("content-type", "text/event-stream")
         elif "error" in step:
             err = step["error"]

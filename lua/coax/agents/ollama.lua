@@ -31,9 +31,9 @@
 -- The reply: `message.content` (the chunks joined when streamed); the last
 -- object (`done: true`) gives `done_reason` ("stop", "length", ...) as the
 -- attempt's finish and `prompt_eval_count` and `eval_count` as input and
--- output tokens. A reply cut off ("length") goes through repair like any
--- reply. `{"error": "..."}`, as a body or as a line of a stream, is an agent
--- error with that message.
+-- output tokens. A reply cut off ("length") is never accepted by the engine.
+-- `{"error": "..."}`, as a body or as a line of a stream, is an agent error
+-- with that message.
 -- @module coax.agents.ollama
 local coax = require "coax"
 local transport = require "coax.transport"
