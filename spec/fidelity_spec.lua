@@ -54,7 +54,7 @@ local function run(agent, steps, options, recipe)
   return report_check.valid(r), sc:log()
 end
 
-local HTTP_AGENTS = { "openai", "anthropic", "ollama" }
+local HTTP_AGENTS = { "openai", "anthropic", "gemini", "ollama" }
 
 describe("reports validate against the strict report schema", function()
   it("an agent error's http_status, on the error and on the attempt", function()

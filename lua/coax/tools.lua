@@ -13,7 +13,7 @@
 -- back to the model as the submit call's (error) result when the strategy
 -- continues the conversation.
 --
--- This module is the provider-neutral half; each agent (openai, anthropic)
+-- This module is the provider-neutral half; each agent (openai, anthropic, gemini)
 -- speaks its own wire format and asks this module what to answer.
 -- @module coax.tools
 local coax = require "coax"
@@ -201,7 +201,7 @@ local CALL_ORDER = { "name", "arguments", "result", "is_error" }
 
 --- Answers one round of tool calls, in order.
 -- @tparam table calls {{id, name, args}, ...} (args: text or a decoded value)
--- @treturn table results {{id, content, is_error}, ...}, one per call except
+-- @treturn table results {{id, name, content, is_error}, ...}, one per call except
 --   the submit that ended the attempt
 -- @treturn[opt] table {id, text}: the submit call and its value's text
 function Run:round(calls)
@@ -227,7 +227,9 @@ function Run:round(calls)
         :format(tostring(call.name)), true
     end
     -- The submit call is answered by the next attempt's feedback, if any.
-    if not ends then results[#results + 1] = { id = call.id, content = content, is_error = is_error or false } end
+    if not ends then
+      results[#results + 1] = { id = call.id, name = call.name, content = content, is_error = is_error or false }
+    end
     -- Every call as it was sent: its name and its arguments untouched.
     recorded[#recorded + 1] = json.object({
       name = tostring(call.name), arguments = M.arguments_as_sent(call.args), result = content,
@@ -291,7 +293,7 @@ end
 --   exchange(native) -> reply {text?, tool_calls? {{id, name, args}},
 --     usage?, retries} | nil, error, meta: one request with these messages
 --   assistant(reply) -> the provider's message of the model's tool calls
---   results({{id, content, is_error}}) -> the provider's messages answering them
+--   results({{id, name, content, is_error}}) -> the provider's messages answering them
 --   settle(reply) -> the reply as the session takes it (a reply without
 --     tool calls: refusals, missing text)
 -- @treturn[1] table the reply: {text, finish = "submit", usage, retries,
@@ -302,7 +304,7 @@ function M.attempt(request, state, wire)
   local prev, submit_id, fb = M.continued(request, state)
   local native = { table.unpack(prev or request.messages) }
   if prev then -- the submitted value's feedback answers the submit call
-    for _, m in ipairs(wire.results({ { id = submit_id, content = fb, is_error = true } })) do
+    for _, m in ipairs(wire.results({ { id = submit_id, name = "submit", content = fb, is_error = true } })) do
       native[#native + 1] = m
     end
   end

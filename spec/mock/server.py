@@ -10,8 +10,9 @@ Scenarios. A request for /s/NAME/... plays the scenario DIR/NAME.json, a JSON
 list of steps, one step a request, in order ("times": n repeats a step).
 The path picks the wire format reply, refusal, error and stream are sent in:
 .../v1/messages is Anthropic's Messages API, .../api/chat is Ollama's chat
-(NDJSON unless the request says "stream": false), anything else OpenAI's
-Chat Completions.
+(NDJSON unless the request says "stream": false), .../models/M:generateContent
+Gemini's (and :streamGenerateContent its server-sent events), .../responses
+OpenAI's Responses API, anything else OpenAI's Chat Completions.
 Every request is appended to DIR/NAME.log as one JSON line:
 {"method", "target", "path", "headers" (names lower-cased), "body", "t" (ms)}.
 A request past the last step gets 418 and {"error": {"message": "mock: ..."}}.
@@ -45,6 +46,15 @@ A step (all fields optional):
   blocks          Anthropic: the message's content blocks as they are
   tool_calls      Anthropic: tool_use blocks after the text (stop_reason
                   "tool_use"; streamed: input_json_delta in two fragments)
+Gemini: finish "stop" is finishReason STOP, "length" MAX_TOKENS, others as
+they are; refusal is finishReason SAFETY (or the step's finish) with this text
+as a part when not empty, finish_message as finishMessage, blocked_category a
+safety rating blocked; blocked {reason, message} is a prompt blocked
+(promptFeedback, no candidate); tool_calls are functionCall parts (an id only
+when the call has one); parts are the candidate's parts as they are; error is
+{"error": {code, message, status (from the status by default: 429
+RESOURCE_EXHAUSTED, 503 UNAVAILABLE, ...), details}}, with retry_delay ("2s")
+as a RetryInfo; usage is promptTokenCount and candidatesTokenCount.
 Anthropic: finish "stop" is stop_reason "end_turn", "length" "max_tokens",
 others as they are; refusal is stop_reason "refusal" with this text (and
 stop_details, when the step has it, as it is: plain in the message, streamed
@@ -165,6 +175,8 @@ def sse(step, model):
 def api_of(path):
     if path.endswith("/v1/messages"):
         return "anthropic"
+    if ":generateContent" in path or ":streamGenerateContent" in path:
+        return "gemini"
     if path.endswith("/api/chat"):
         return "ollama"
     return "openai"
@@ -288,12 +300,99 @@ def ollama_lines(step, model, pieces):
     return [(json.dumps(x) + "\n").encode() for x in lines]
 
 
-def provider_answer(api, step, model, doc, status):
+GEMINI_STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
+                 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+GEMINI_FINISH = {"stop": "STOP", "length": "MAX_TOKENS"}
+
+
+def gemini_error(err, status):
+    body = {"code": status, "message": err.get("message", "error"),
+            "status": err.get("type") or GEMINI_STATUS.get(status, "UNKNOWN")}
+    if "retry_delay" in err:
+        body["details"] = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": err["retry_delay"]}]
+    return {"error": body}
+
+
+def gemini_usage(step):
+    if "usage_raw" in step:
+        return step["usage_raw"]
+    usage = usage_of(step)
+    if usage is None:
+        return None
+    return {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1], "totalTokenCount": usage[0] + usage[1]}
+
+
+def gemini_parts(step, text):
+    if "parts" in step:
+        return step["parts"]
+    parts = [{"text": text}] if text else []
+    for c in step.get("tool_calls", []):
+        args = c.get("arguments", {})
+        call = {"name": c["name"], "args": json.loads(args) if isinstance(args, str) else args}
+        if "id" in c:
+            call["id"] = c["id"]
+        parts.append({"functionCall": call})
+    return parts
+
+
+def gemini_candidate(step, parts, final):
+    cand = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    if final:
+        finish = step.get("finish", "SAFETY" if "refusal" in step else "stop")
+        cand["finishReason"] = GEMINI_FINISH.get(finish, finish)
+        if "finish_message" in step:
+            cand["finishMessage"] = step["finish_message"]
+        if "blocked_category" in step:
+            cand["safetyRatings"] = [{"category": step["blocked_category"], "probability": "HIGH", "blocked": True}]
+    return cand
+
+
+def gemini_response(step, model, parts, final):
+    if "blocked" in step:
+        b = step["blocked"]
+        fb = {"blockReason": b.get("reason", "SAFETY")}
+        if "message" in b:
+            fb["blockReasonMessage"] = b["message"]
+        body = {"promptFeedback": fb}
+    else:
+        body = {"candidates": [gemini_candidate(step, parts, final)]}
+    usage = gemini_usage(step)
+    if usage is not None and final:
+        body["usageMetadata"] = usage
+    body["modelVersion"] = model
+    body["responseId"] = "mock-response"
+    return body
+
+
+def gemini_answer(step, model, stream, status):
+    if "error" in step:
+        err = step["error"]
+        status = int(err.get("status", status))
+        return status, json.dumps(gemini_error(err, status)).encode(), None, "application/json"
+    text = step.get("refusal", step.get("reply"))
+    if not stream:
+        body = gemini_response(step, model, gemini_parts(step, text), True)
+        return status, json.dumps(body).encode(), None, "application/json"
+    pieces = step.get("stream", [text] if text else [])
+    events = [gemini_response(step, model, [{"text": p}], False) for p in pieces]
+    if "stream_error" in step:
+        events.append(gemini_error(step["stream_error"], 500))
+    else:
+        events.append(gemini_response(step, model, gemini_parts(dict(step, reply=None, refusal=None), None), True))
+    return status, None, [("data: " + json.dumps(e) + "\r\n\r\n").encode() for e in events], "text/event-stream"
+
+
+def provider_answer(api, step, model, doc, status, path=""):
     """The answer in Anthropic's or Ollama's format: (status, data, chunks,
     content type), or None when the step is not a reply, refusal, error or
     stream (or the format is OpenAI's)."""
     if api == "openai":
         return None
+    if api == "gemini":
+        if not any(k in step for k in ("reply", "refusal", "parts", "tool_calls", "error", "stream", "blocked")):
+            return None
+        return gemini_answer(step, path.rsplit("/models/", 1)[-1].split(":")[0], ":streamGenerateContent" in path,
+                             status)
     if "error" in step:
         err = step["error"]
         status = int(err.get("status", status))
@@ -363,9 +462,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             msgs = doc.get("messages") if isinstance(doc, dict) else None
             k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant") if isinstance(msgs, list) else 0
             step = dict(step, reply=turns[min(k, len(turns) - 1)])
-        self.play(step, model, api_of(path), doc)
+        self.play(step, model, api_of(path), doc, path)
 
-    def play(self, step, model, api="openai", doc=None):
+    def play(self, step, model, api="openai", doc=None, path=""):
         if step.get("delay_ms"):
             time.sleep(step["delay_ms"] / 1000)
         if step.get("stall"):
@@ -373,7 +472,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         status = int(step.get("status", 200))
         headers = dict(step.get("headers", {}))
         chunks = None
-        special = provider_answer(api, step, model, doc, status)
+        special = provider_answer(api, step, model, doc, status, path)
         if special is not None:
             status, data, chunks = special[0], special[1], special[2]
             headers.setdefault("content-type", special[3])

@@ -362,10 +362,8 @@ end
 
 -- One request and its reply, or nil, the error and {status, retries}.
 local function exchange(o, body)
-  local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
-  local policy = { name = "anthropic agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
-    max_ms = o.retry_max_ms }
-  return transport.exchange(req, policy, { stream = o.stream, reader = stream_reader, parse = M.parse_message })
+  return transport.post(o, "anthropic agent", { url = url_of(o), headers = headers_of(o), body = body },
+    { stream = o.stream, reader = stream_reader, parse = M.parse_message })
 end
 
 -- A reply as the session takes it: the refusal policy applied.

@@ -175,16 +175,12 @@ function M.body(request, messages)
 end
 
 local function headers_of(o)
-  local h = {}
-  if type(o.headers) == "table" then
-    for k, v in pairs(o.headers) do h[#h + 1] = { k, v } end
-    table.sort(h, function(a, b) return a[1] < b[1] end)
-  end
-  h[#h + 1] = { "Content-Type", "application/json" }
-  h[#h + 1] = { "Accept", o.stream and "text/event-stream" or "application/json" }
   local key = coax.secret(o.api_key_env or "OPENAI_API_KEY")
-  if key then h[#h + 1] = { "Authorization", "Bearer " .. key } end
-  return h
+  return transport.headers(o, {
+    { "Content-Type", "application/json" },
+    { "Accept", o.stream and "text/event-stream" or "application/json" },
+    { "Authorization", key and "Bearer " .. key },
+  })
 end
 
 local function url_of(o)
@@ -307,10 +303,8 @@ end
 -- One request and its reply: {text, refusal, finish, usage, tool_calls,
 -- retries}, or nil, the error and {status, retries}.
 local function exchange(o, body)
-  local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
-  local policy = { name = "openai agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
-    max_ms = o.retry_max_ms }
-  return transport.exchange(req, policy, { stream = o.stream, reader = stream_reader, parse = parse_completion })
+  return transport.post(o, "openai agent", { url = url_of(o), headers = headers_of(o), body = body },
+    { stream = o.stream, reader = stream_reader, parse = parse_completion })
 end
 
 -- A reply as the session takes it: the refusal policy applied, text checked.
