@@ -71,6 +71,7 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
     } agent_modes[] = {
         {"openai", {"json_schema", "json_object", "prompt", "tools"}, "json_schema, json_object, prompt or tools"},
         {"anthropic", {"prompt", "tools"}, "prompt or tools"},
+        {"gemini", {"json_schema", "json", "prompt", "tools"}, "json_schema, json, prompt or tools"},
         {"ollama", {"format", "json", "prompt"}, "format, json or prompt"},
     };
     if (a->mode) {
@@ -83,7 +84,8 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
         }
         if (!a->name && !known)
             return cli_usage(cmd, "--mode wants a mode of openai (json_schema, json_object, prompt, tools), anthropic "
-                                  "(prompt, tools) or ollama (format, json, prompt), not '%s'", a->mode);
+                                  "(prompt, tools), gemini (json_schema, json, prompt, tools) or ollama (format, json, "
+                                  "prompt), not '%s'", a->mode);
     }
     if (a->base_url && strncmp(a->base_url, "http://", 7) && strncmp(a->base_url, "https://", 8))
         return cli_usage(cmd, "--base-url wants an http:// or https:// URL, not '%s'", a->base_url);
@@ -126,6 +128,7 @@ static const struct {
 } providers[] = {
     {"OPENAI_API_KEY", "openai"},
     {"ANTHROPIC_API_KEY", "anthropic"},
+    {"GEMINI_API_KEY", "gemini"},
     {"OLLAMA_HOST", "ollama"},
 };
 
@@ -203,7 +206,7 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
     } else if (access(path.data, F_OK) != 0) {
         status = cli_usage(cmd,
                            "%s names no agent and has no recorded transcript %s: pass --agent (openai, anthropic, "
-                           "ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST",
+                           "gemini, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST",
                            recipe, path.data);
     } else {
         coax_buf_puts(m, "\"fallback\":{\"name\":\"replay\"");
@@ -211,8 +214,8 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
         coax_buf_putc(m, '}');
         c->demo = true;
         snprintf(c->notice, sizeof c->notice,
-                 "no agent named; replaying the recorded transcript %s (set OPENAI_API_KEY, ANTHROPIC_API_KEY or "
-                 "OLLAMA_HOST, or pass --agent, to use a model)",
+                 "no agent named; replaying the recorded transcript %s (set OPENAI_API_KEY, ANTHROPIC_API_KEY, "
+                 "GEMINI_API_KEY or OLLAMA_HOST, or pass --agent, to use a model)",
                  path.data);
         if (status == 0 && m->oom) status = cli_fail(cmd, COAX_ENOMEM, NULL);
     }

@@ -53,6 +53,10 @@ struct coax_session {
     double t_start, t_end, t_call, agent_ms;
     uint64_t in_est, out_est, in_prov, out_prov;
     bool have_in_prov, have_out_prov;
+    /* The provider's counts beside the totals (session.c's USAGE_DETAILS:
+    ** cached input, cache writes, reasoning), summed, and whether any was said. */
+    uint64_t detail_prov[3];
+    bool have_detail_prov[3];
     size_t repairs, coercions;
     double t_attempt;
     coax_buf messages;   /* the JSON of the messages sent this attempt */

@@ -295,7 +295,35 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
     coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
 }
 
-/* Reads provider usage from the reply table on top of the stack. */
+/* The counts a provider may report beside the two totals, each under its own
+** name (README "Usage"): input read from the prompt cache, input written to
+** it, and reasoning tokens inside the output. They are parts of the totals,
+** never added to them; cost depends on them. */
+static const char *const USAGE_DETAILS[] = {"cached_input_tokens", "cache_creation_input_tokens",
+                                            "reasoning_tokens"};
+#define N_USAGE_DETAILS (sizeof USAGE_DETAILS / sizeof *USAGE_DETAILS)
+#define USAGE_JSON_CAP 256
+
+/* A count the usage table at the top of the stack holds under 'name': a
+** non-negative integer, or -1. */
+static lua_Integer usage_count(lua_State *L, const char *name)
+{
+    int exact = 0; /* a float with an integral value counts (lua-cjson decodes numbers as floats) */
+    lua_Integer n = rawfield(L, -1, name) == LUA_TNUMBER ? lua_tointegerx(L, -1, &exact) : -1;
+    lua_pop(L, 1);
+    return exact && n >= 0 ? n : -1;
+}
+
+static void put_count(char *json, size_t cap, const char *name, lua_Integer n, bool first)
+{
+    size_t len = strlen(json);
+    if (n >= 0) snprintf(json + len, cap - len, "%s\"%s\":%lld", first ? "" : ",", name, (long long)n);
+    else snprintf(json + len, cap - len, "%s\"%s\":null", first ? "" : ",", name);
+}
+
+/* Reads provider usage from the reply table on top of the stack into the
+** session's sums and 'json', the attempt's usage object: the totals (null
+** when not said) and each detail the provider gave. */
 static void take_usage(coax_session *s, char *json, size_t cap)
 {
     lua_State *L = s->engine->vm.L;
@@ -304,10 +332,7 @@ static void take_usage(coax_session *s, char *json, size_t cap)
         lua_pop(L, 1);
         return;
     }
-    lua_Integer in = -1, out = -1;
-    if (rawfield(L, -1, "input_tokens") == LUA_TNUMBER) in = lua_tointeger(L, -1);
-    if (rawfield(L, -2, "output_tokens") == LUA_TNUMBER) out = lua_tointeger(L, -1);
-    lua_pop(L, 3);
+    lua_Integer in = usage_count(L, "input_tokens"), out = usage_count(L, "output_tokens");
     if (in >= 0) {
         s->in_prov += (uint64_t)in;
         s->have_in_prov = true;
@@ -316,15 +341,19 @@ static void take_usage(coax_session *s, char *json, size_t cap)
         s->out_prov += (uint64_t)out;
         s->have_out_prov = true;
     }
-    snprintf(json, cap, "{\"input_tokens\":%lld,\"output_tokens\":%lld}", (long long)in, (long long)out);
-    if (in < 0 || out < 0) { /* write null for what the provider did not say */
-        char tmp[96];
-        snprintf(tmp, sizeof tmp, "{\"input_tokens\":%s,\"output_tokens\":%s}", in < 0 ? "null" : "",
-                 out < 0 ? "null" : "");
-        if (in >= 0) snprintf(tmp, sizeof tmp, "{\"input_tokens\":%lld,\"output_tokens\":null}", (long long)in);
-        if (out >= 0) snprintf(tmp, sizeof tmp, "{\"input_tokens\":null,\"output_tokens\":%lld}", (long long)out);
-        snprintf(json, cap, "%s", tmp);
+    snprintf(json, cap, "{");
+    put_count(json, cap, "input_tokens", in, true);
+    put_count(json, cap, "output_tokens", out, false);
+    for (size_t i = 0; i < N_USAGE_DETAILS; i++) {
+        lua_Integer n = usage_count(L, USAGE_DETAILS[i]);
+        if (n < 0) continue;
+        s->detail_prov[i] += (uint64_t)n;
+        s->have_detail_prov[i] = true;
+        put_count(json, cap, USAGE_DETAILS[i], n, false);
     }
+    size_t len = strlen(json);
+    snprintf(json + len, cap - len, "}");
+    lua_pop(L, 1);
 }
 
 /* Reads what the agent says about its call from the table at 'idx' of
@@ -428,6 +457,30 @@ static bool host_accepts(coax_session *s, const coax_value *value, char *reason,
     return ok;
 }
 
+/* A reply the provider says it cut off (finish "length": the token limit)
+** is never accepted as complete, whatever its shape: a bare 12 may have been
+** 1234, and complete-looking JSON may have lost what was to follow. Unless
+** the extraction already found the value incomplete, an error at the root
+** says so, and the attempt fails like any invalid one. */
+static coax_code refuse_cut_off(coax_session *s, coax_arena *a, coax_extract_result *r)
+{
+    if (strcmp(s->finish, "length") != 0) return COAX_OK;
+    if (r->candidate < r->repair.ncandidates && !r->repair.candidates[r->candidate].complete) return COAX_OK;
+    coax_validation *v = &r->validation;
+    coax_schema_error *e = coax_arena_alloc(a, (v->nerrors + 1) * sizeof *e);
+    if (!e) return COAX_ENOMEM;
+    e[0] = (coax_schema_error){"", "", NULL,
+                               "the provider cut the reply off at its token limit (finish: length): "
+                               "the value may be incomplete",
+                               NULL, 0};
+    if (v->nerrors) memcpy(e + 1, v->errors, v->nerrors * sizeof *e);
+    v->errors = e;
+    v->nerrors++;
+    v->valid = 0;
+    r->valid = 0;
+    return COAX_OK;
+}
+
 /* The agent's reply (its table on top of the main stack, popped) through
 ** extraction and on_submit. */
 static void handle_reply(coax_session *s)
@@ -435,7 +488,7 @@ static void handle_reply(coax_session *s)
     coax_engine *e = s->engine;
     lua_State *L = e->vm.L;
     int base = lua_gettop(L) - 1; /* below the reply table */
-    char usage[128];
+    char usage[USAGE_JSON_CAP];
     take_usage(s, usage, sizeof usage);
     take_meta(s, L, -1);
     take_tool_rounds(s, L, lua_gettop(L));
@@ -446,10 +499,15 @@ static void handle_reply(coax_session *s)
         size_t rl;
         const char *refusal = lua_tolstring(L, -1, &rl);
         record_attempt(s, "refused", refusal, rl, NULL, false, usage[0] ? usage : NULL);
-        char msg[400];
-        snprintf(msg, sizeof msg, "the model refused: %s", refusal);
+        /* The provider's words, whole: its explanation is the reason. */
+        coax_buf msg;
+        coax_buf_init(&msg, e->alloc);
+        coax_buf_puts(&msg, "the model refused: ");
+        coax_buf_put(&msg, refusal, rl);
+        coax_buf_putc(&msg, '\0');
         lua_settop(L, base);
-        session_end(s, COAX_AGENT_ERROR, "refusal", msg);
+        session_end(s, COAX_AGENT_ERROR, "refusal", msg.oom ? "the model refused" : msg.data);
+        coax_buf_free(&msg);
         return;
     }
     lua_pop(L, 1);
@@ -472,6 +530,7 @@ static void handle_reply(coax_session *s)
     coax_error err = {0};
     coax_extract_options xo = {strcmp(s->finish, "length") ? 0 : COAX_EXTRACT_CUT_OFF, s->max_class};
     coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, &xo, &r, &err);
+    if (rc == COAX_OK) rc = refuse_cut_off(s, arena, &r);
     char f[320];
     snprintf(f, sizeof f, "\"bytes\":%zu", len);
     event(s, "reply", f);
@@ -578,7 +637,7 @@ static void run_agent(coax_session *s, bool start)
         handle_reply(s);
         return;
     }
-    char msg[512], limit[32] = "", usage[128] = "";
+    char msg[512], limit[32] = "", usage[USAGE_JSON_CAP] = "";
     const char *m = nres >= 2 ? lua_tostring(co, -nres + 1) : NULL;
     snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
     if (nres >= 3 && lua_istable(co, -nres + 2)) {
@@ -847,10 +906,13 @@ static void build_report(coax_session *s)
     coax_buf_printf(b,
                     ",\"metrics\":{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
                     "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
-                    "\"output_tokens\":%s,\"repairs\":%zu,\"coercions\":%zu}",
+                    "\"output_tokens\":%s",
                     attempts, wall, wall - s->agent_ms > 0 ? wall - s->agent_ms : 0, s->agent_ms,
-                    (unsigned long long)s->in_est, (unsigned long long)s->out_est, in_prov, out_prov, s->repairs,
-                    s->coercions);
+                    (unsigned long long)s->in_est, (unsigned long long)s->out_est, in_prov, out_prov);
+    for (size_t i = 0; i < N_USAGE_DETAILS; i++) /* only what some provider said */
+        if (s->have_detail_prov[i])
+            coax_buf_printf(b, ",\"%s\":%llu", USAGE_DETAILS[i], (unsigned long long)s->detail_prov[i]);
+    coax_buf_printf(b, ",\"repairs\":%zu,\"coercions\":%zu}", s->repairs, s->coercions);
     coax_buf_puts(b, ",\"attempts\":[");
     if (s->attempts.len) coax_buf_put(b, s->attempts.data, s->attempts.len);
     coax_buf_puts(b, "]}");

@@ -4,6 +4,7 @@
 local H = require "helper"
 local coax = require "coax"
 local mock = require "mock.client"
+local report_check = require "report_check"
 local json = coax.json
 
 local KEY = "sk-ant-test-SENTINEL-0077"
@@ -28,6 +29,8 @@ local SCHEMA_PRETTY = table.concat({
   '  "additionalProperties": false',
   "}",
 }, "\n")
+-- The error of a reply the provider cut off at its token limit.
+local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36.\n\nReply with JSON that matches this JSON Schema:\n"
@@ -61,7 +64,7 @@ local function run_on(sc, agent_options, opts, recipe)
   for k, v in pairs(agent_options or {}) do ao[k] = v end
   local o = { agent = "anthropic", agent_options = ao, secrets = { ANTHROPIC_API_KEY = KEY } }
   for k, v in pairs(opts or {}) do o[k] = v end
-  local report = coax.run(recipe or recipe_path, INPUT, o)
+  local report = report_check.valid(coax.run(recipe or recipe_path, INPUT, o))
   return report, sc:log()
 end
 
@@ -152,10 +155,10 @@ describe("the anthropic agent against a mock server", function()
 
     it("max_tokens and temperature as given; the default model when none is named", function()
       local sc = server:scenario({ { reply = GOOD } })
-      local r = coax.run(recipe_path, INPUT, {
+      local r = report_check.valid(coax.run(recipe_path, INPUT, {
         agent = "anthropic", secrets = { ANTHROPIC_API_KEY = KEY },
         agent_options = { base_url = sc.base_url, max_tokens = 512, temperature = 0 },
-      })
+      }))
       assert.are.equal("ok", r.outcome)
       local log = sc:log()
       assert.are.equal(1, #log)
@@ -271,7 +274,7 @@ describe("the anthropic agent against a mock server", function()
       assert.are.equal(10, r.metrics.output_tokens)
     end)
 
-    it("cache reads and writes count as input tokens", function()
+    it("cache reads and writes count as input tokens, and each is kept under its own name", function()
       local r = run({ { json = {
         type = "message", role = "assistant", content = { { type = "text", text = GOOD } },
         stop_reason = "end_turn",
@@ -279,7 +282,11 @@ describe("the anthropic agent against a mock server", function()
           output_tokens = 9 },
       } } })
       assert.are.equal("ok", r.outcome)
-      assert.are.same({ input_tokens = 1110, output_tokens = 9 }, r.attempts[1].usage)
+      assert.are.same({ input_tokens = 1110, output_tokens = 9, cached_input_tokens = 1000,
+        cache_creation_input_tokens = 100 }, r.attempts[1].usage)
+      assert.are.equal(1000, r.metrics.cached_input_tokens)
+      assert.are.equal(100, r.metrics.cache_creation_input_tokens)
+      assert.is_nil(r.metrics.reasoning_tokens)
     end)
 
     it("several text blocks are joined; other blocks are not text", function()
@@ -299,15 +306,15 @@ describe("the anthropic agent against a mock server", function()
       assert.are.equal("", r.attempts[1].reply)
     end)
 
-    it("cut off (max_tokens) after the JSON: finish length, repaired from what arrived", function()
+    it("cut off (max_tokens) after complete JSON: finish length, never accepted, asked again", function()
       local reply = '{"name": "Ada", "age": 36}\n\nNote: the age was taken fr'
-      local r, log = run({ { reply = reply, finish = "length" } })
+      local r, log = run({ { reply = reply, finish = "length" }, { reply = GOOD } })
       assert.are.equal("ok", r.outcome)
-      assert.are.equal(GOOD, json.encode(r.value))
-      assert.are.equal(1, #log)
+      assert.are.equal(2, #log)
       assert.are.equal("length", r.attempts[1].finish)
+      assert.are.equal("invalid", r.attempts[1].outcome)
       assert.are.equal(reply, r.attempts[1].reply)
-      assert.are.equal(1, r.metrics.repairs)
+      assert.are.equal(CUT, r.attempts[1].errors[1].error)
     end)
 
     it("cut off (max_tokens) inside the JSON: repaired, never valid, so asked again", function()
@@ -349,10 +356,13 @@ describe("the anthropic agent against a mock server", function()
         .. json.encode(PROMPT) .. '}],"stream":true}', log[1].body)
     end)
 
-    it("streams: cut off at max_tokens is finish length", function()
-      local r = run({ { stream = { '{"name": "Ada", "age": 36}', " and so" }, finish = "length" } }, { stream = true })
+    it("streams: cut off at max_tokens is finish length, and never accepted", function()
+      local r = run({ { stream = { '{"name": "Ada", "age": 36}', " and so" }, finish = "length" }, { reply = GOOD } },
+        { stream = true })
       assert.are.equal("ok", r.outcome)
       assert.are.equal("length", r.attempts[1].finish)
+      assert.are.equal("invalid", r.attempts[1].outcome)
+      assert.are.equal(2, #r.attempts)
     end)
 
     it("streams: an error event is an agent error with its type and message", function()
@@ -582,7 +592,7 @@ describe("coax run --agent anthropic", function()
     assert.are.equal(GOOD .. "\n", out)
     assert.is_nil(err:find(KEY, 1, true), err)
     assert.is_nil(err:find("SENTINEL", 1, true), err)
-    local text = H.read(report)
+    local text = report_check.valid(H.read(report))
     assert.is_nil(text:find(KEY, 1, true), text)
     assert.is_nil(text:find("SENTINEL", 1, true), text)
     local r = json.decode(text)

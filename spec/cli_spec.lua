@@ -12,7 +12,7 @@ local RECIPE = "lua/recipes/contact.lua"
 local CARD = '{"full_name":"Grace Hopper","email":"grace.hopper@navy.example","phones":[{"kind":"mobile",'
   .. '"number":"+15550102030"}],"company":"Navy Research Lab","job_title":"Rear Admiral, Computing"}'
 local DEMO_NOTICE = "no agent named; replaying the recorded transcript lua/recipes/contact.replies.jsonl (set "
-  .. "OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST, or pass --agent, to use a model)"
+  .. "OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or pass --agent, to use a model)"
 
 local function lines(text)
   local t = {}
@@ -262,7 +262,7 @@ describe("the default agent", function()
     assert.are.equal(231, json.decode(out).total)
     assert.are.same({
       "coax run: no agent named; replaying the recorded transcript lua/recipes/invoice.replies.jsonl (set "
-        .. "OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST, or pass --agent, to use a model)",
+        .. "OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST, or pass --agent, to use a model)",
       "coax run: attempt 1: repaired (fenced_block, trailing_comma, comment); rejected by the recipe: total 219.00 "
         .. "does not equal the sum of the items with tax, 231.00; fed back, asking again",
       "coax run: attempt 2: repaired (fenced_block); 1 schema error, at /total: expected number, got string "
@@ -307,7 +307,8 @@ describe("the default agent", function()
   it("is an error naming the transcript when the recipe has none: exit 2 before any call", function()
     local recipe = dir .. "/person.lua"
     local msg = recipe .. " names no agent and has no recorded transcript " .. dir .. "/person.replies.jsonl: "
-      .. "pass --agent (openai, anthropic, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST\n"
+      .. "pass --agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY, "
+      .. "GEMINI_API_KEY or OLLAMA_HOST\n"
     assert.are.same({ "", "coax run: " .. msg, 2 }, { H.coax({ "run", recipe }) })
     local out_path = dir .. "/out.jsonl"
     assert.are.same({ "", "coax batch: " .. msg, 2 },
@@ -315,13 +316,14 @@ describe("the default agent", function()
     assert.is_nil(io.open(out_path)) -- OUT is never opened
   end)
 
-  it("is the provider of the first of OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_HOST set, and says so", function()
+  it("is the provider of the first of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OLLAMA_HOST set", function()
     -- Nothing listens on port 1: the agent's own error shows which one ran.
     local fast = { "--max-attempts", "1", "--agent-options", '{"max_retries": 0}' }
     local cases = {
       { { OPENAI_API_KEY = "k1", ANTHROPIC_API_KEY = "k2", OLLAMA_HOST = "127.0.0.1:1" }, "openai", "OPENAI_API_KEY" },
-      { { OPENAI_API_KEY = "", ANTHROPIC_API_KEY = "k2", OLLAMA_HOST = "127.0.0.1:1" }, "anthropic",
-        "ANTHROPIC_API_KEY" },
+      { { OPENAI_API_KEY = "", ANTHROPIC_API_KEY = "k2", GEMINI_API_KEY = "k3", OLLAMA_HOST = "127.0.0.1:1" },
+        "anthropic", "ANTHROPIC_API_KEY" },
+      { { ANTHROPIC_API_KEY = "", GEMINI_API_KEY = "k3", OLLAMA_HOST = "127.0.0.1:1" }, "gemini", "GEMINI_API_KEY" },
       { { OLLAMA_HOST = "http://127.0.0.1:1" }, "ollama", "OLLAMA_HOST" },
     }
     for _, c in ipairs(cases) do

@@ -32,7 +32,7 @@ end
 
 --- Runs `coax ARGS...` with optional stdin text and environment variables
 -- (`env`: {NAME = "value"}, set for this command only; OPENAI_API_KEY,
--- ANTHROPIC_API_KEY and OLLAMA_HOST are unset unless given here).
+-- ANTHROPIC_API_KEY, GEMINI_API_KEY and OLLAMA_HOST are unset unless given here).
 -- @treturn string stdout
 -- @treturn string stderr
 -- @treturn integer exit status
@@ -54,7 +54,7 @@ function H.coax(args, stdin, env)
   -- The ASan runtime preloaded into busted's interpreter is not for children;
   -- the variables that choose a provider when no agent is named are cleared
   -- unless `env` sets them, so a developer's real keys never reach a spec.
-  local cmd = "env -u LD_PRELOAD -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u OLLAMA_HOST "
+  local cmd = "env -u LD_PRELOAD -u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u GEMINI_API_KEY -u OLLAMA_HOST "
     .. table.concat(parts, " ") .. " <" .. shell_quote(inpath) .. " >" .. shell_quote(out) .. " 2>" .. shell_quote(err)
   local ok, how, code = os.execute(cmd)
   os.remove(inpath)

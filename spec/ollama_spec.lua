@@ -5,6 +5,7 @@ local H = require "helper"
 local coax = require "coax"
 local cjson = require "cjson"
 local mock = require "mock.client"
+local report_check = require "report_check"
 local json = coax.json
 
 local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
@@ -27,6 +28,8 @@ local SCHEMA_PRETTY = table.concat({
   '  "additionalProperties": false',
   "}",
 }, "\n")
+-- The error of a reply the provider cut off at its token limit.
+local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36."
@@ -59,7 +62,7 @@ local function run_on(sc, agent_options, opts, recipe)
   for k, v in pairs(agent_options or {}) do ao[k] = v end
   local o = { agent = "ollama", agent_options = ao }
   for k, v in pairs(opts or {}) do o[k] = v end
-  local report = coax.run(recipe or recipe_path, INPUT, o)
+  local report = report_check.valid(coax.run(recipe or recipe_path, INPUT, o))
   return report, sc:log()
 end
 
@@ -165,7 +168,8 @@ describe("the ollama agent against a mock server", function()
 
     it("the default model when none is named; a base_url with a trailing slash", function()
       local sc = server:scenario({ { reply = GOOD } })
-      local r = coax.run(recipe_path, INPUT, { agent = "ollama", agent_options = { base_url = sc.host .. "/" } })
+      local r = report_check.valid(coax.run(recipe_path, INPUT,
+        { agent = "ollama", agent_options = { base_url = sc.host .. "/" } }))
       assert.are.equal("ok", r.outcome)
       local log = sc:log()
       assert.are.equal(1, #log)
@@ -246,13 +250,15 @@ describe("the ollama agent against a mock server", function()
       assert.are.equal(json.null, r.attempts[1].usage)
     end)
 
-    it("cut off (done_reason length) after the JSON: repaired from what arrived", function()
+    it("cut off (done_reason length) after complete JSON: never accepted, asked again", function()
       local reply = '{"name": "Ada", "age": 36}\n\nNote: the age'
-      local r, log = run({ { reply = reply, finish = "length" } })
+      local r, log = run({ { reply = reply, finish = "length" }, { reply = GOOD } })
       assert.are.equal("ok", r.outcome)
-      assert.are.equal(1, #log)
+      assert.are.equal(2, #log)
       assert.are.equal("length", r.attempts[1].finish)
+      assert.are.equal("invalid", r.attempts[1].outcome)
       assert.are.equal(reply, r.attempts[1].reply)
+      assert.are.equal(CUT, r.attempts[1].errors[1].error)
     end)
 
     it("cut off (done_reason length) inside the JSON: repaired, never valid, so asked again", function()

@@ -5,6 +5,7 @@ local H = require "helper"
 local coax = require "coax"
 local cjson = require "cjson"
 local mock = require "mock.client"
+local report_check = require "report_check"
 local json = coax.json
 
 local KEY = "sk-test-SENTINEL-0042"
@@ -31,6 +32,8 @@ local SCHEMA_PRETTY = table.concat({
   '  "additionalProperties": false',
   "}",
 }, "\n")
+-- The error of a reply the provider cut off at its token limit.
+local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36."
@@ -65,7 +68,7 @@ local function run_on(sc, agent_options, opts, recipe)
   for k, v in pairs(agent_options or {}) do ao[k] = v end
   local o = { agent = "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY } }
   for k, v in pairs(opts or {}) do o[k] = v end
-  local report = coax.run(recipe or recipe_path, INPUT, o)
+  local report = report_check.valid(coax.run(recipe or recipe_path, INPUT, o))
   return report, sc:log()
 end
 
@@ -271,16 +274,23 @@ describe("the openai agent against a mock server", function()
       assert.are.equal(14, r.metrics.output_tokens)
     end)
 
-    it("cut off (finish length) after the JSON: repaired from what arrived, no second request", function()
+    it("cut off (finish length) after complete JSON: never accepted, the model is asked again", function()
+      -- design.md: a reply the provider says was cut off is never accepted
+      -- as complete, whatever its shape.
       local reply = '{"name": "Ada", "age": 36}\n\nNote: the age was taken fr'
-      local r, log = run({ { reply = reply, finish = "length" } })
+      local r, log = run({ { reply = reply, finish = "length" }, { reply = GOOD } })
       assert.are.equal("ok", r.outcome)
-      assert.are.equal(GOOD, json.encode(r.value))
-      assert.are.equal(1, #log)
-      assert.are.equal(1, r.metrics.attempts)
-      assert.are.equal("length", r.attempts[1].finish)
-      assert.are.equal(reply, r.attempts[1].reply)
-      assert.are.equal(1, r.metrics.repairs)
+      assert.are.equal(2, #log)
+      assert.are.equal(2, r.metrics.attempts)
+      local first = r.attempts[1]
+      assert.are.equal("length", first.finish)
+      assert.are.equal("invalid", first.outcome)
+      assert.are.equal(reply, first.reply)
+      assert.are.same({ name = "Ada", age = 36 }, first.value)
+      assert.are.same({ { instanceLocation = "", keywordLocation = "", error = CUT } }, first.errors)
+      assert.are.equal(reply, log[2].json.messages[2].content)
+      assert.matches("  - At path '(root)': " .. CUT, log[2].json.messages[3].content, 1, true)
+      assert.are.equal("stop", r.attempts[2].finish)
     end)
 
     it("cut off (finish length) inside the JSON: repaired, but never valid, so asked again", function()

@@ -7,6 +7,7 @@ local H = require "helper"
 local coax = require "coax"
 local cjson = require "cjson"
 local mock = require "mock.client"
+local report_check = require "report_check"
 
 local KEY = "sk-test-SENTINEL-TOOLS"
 local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
@@ -43,8 +44,8 @@ local function run(steps, agent_options, recipe, agent)
   local sc = server:scenario(steps)
   local ao = { base_url = sc.base_url, model = "m1", mode = "tools", retry_base_ms = 5, timeout_ms = 2000 }
   for k, v in pairs(agent_options or {}) do ao[k] = v end
-  local report = coax.run(dir .. "/" .. (recipe or "recipe.lua"), INPUT,
-    { agent = agent or "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY } })
+  local report = report_check.valid(coax.run(dir .. "/" .. (recipe or "recipe.lua"), INPUT,
+    { agent = agent or "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY } }))
   return report, sc:log()
 end
 
@@ -123,11 +124,11 @@ describe("tools mode (openai)", function()
     assert.are.equal("submit", a.finish)
     assert.are.same({ input_tokens = 33, output_tokens = 21 }, a.usage)
     assert.are.same({
-      { round = 1, calls = { { name = "validate_json", arguments = '{"name":"Ada","age":"unknown"}',
+      { round = 1, calls = { { name = "validate_json", arguments = BAD_ARGS,
         result = age_feedback(1), is_error = true } } },
-      { round = 2, calls = { { name = "validate_json", arguments = '{"name":"Ada","age":36}',
+      { round = 2, calls = { { name = "validate_json", arguments = GOOD_ARGS,
         result = "valid: the JSON matches the schema; you may submit it", is_error = false } } },
-      { round = 3, calls = { { name = "submit", arguments = '{"name":"Ada","age":36}', result = "submitted",
+      { round = 3, calls = { { name = "submit", arguments = GOOD_ARGS, result = "submitted",
         is_error = false } } },
     }, a.tool_rounds)
     assert.are.equal('{"name":"Ada","age":36}', a.reply)
@@ -268,8 +269,8 @@ describe("tools mode (openai)", function()
   end)
 
   it("an agent without a tools mode is refused before any call", function()
-    local r = coax.run(dir .. "/recipe.lua", INPUT, { agent = "replay", agent_options = { mode = "tools",
-      replies = { "{}" } } })
+    local r = report_check.valid(coax.run(dir .. "/recipe.lua", INPUT,
+      { agent = "replay", agent_options = { mode = "tools", replies = { "{}" } } }))
     assert.are.equal("invalid", r.outcome)
     assert.are.equal("the replay agent has no tools mode", r.error.message)
   end)

@@ -69,7 +69,8 @@ local function context(S, info)
   local ctx = info or {}
   ctx.prompt, ctx.system, ctx.input = S.prompt, S.system, S.input
   local in_request = S.agent.schema_in_request
-  if type(in_request) == "function" then in_request = in_request(S.agent_spec) end
+  -- some agents send only the schemas their provider takes
+  if type(in_request) == "function" then in_request = in_request(S.agent_spec, S.schema) end
   ctx.schema_text, ctx.schema_in_request = S.schema_text, in_request
   ctx.max_attempts, ctx.messages = S.max_attempts, S.messages
   ctx.context_budget, ctx.templates = S.context_budget, S.recipe.feedback

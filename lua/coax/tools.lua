@@ -13,7 +13,7 @@
 -- back to the model as the submit call's (error) result when the strategy
 -- continues the conversation.
 --
--- This module is the provider-neutral half; each agent (openai, anthropic)
+-- This module is the provider-neutral half; each agent (openai, anthropic, gemini)
 -- speaks its own wire format and asks this module what to answer.
 -- @module coax.tools
 local coax = require "coax"
@@ -57,25 +57,107 @@ M.TOOLS = {
 
 M.VALID = "valid: the JSON matches the schema; you may submit it"
 
---- The JSON text of the value a validate_json or submit call carries.
--- `args` is the arguments as JSON text (OpenAI, possibly broken: it is
--- repaired) or as a decoded value (Anthropic). The value is `args.json`
--- when that is the only argument; a model that passes the value itself is
--- understood too. A string that holds JSON (models often send text) is
--- taken as that JSON.
+-- ---- the value a call carries, as the provider sent it ---------------------
+
+local function skip_space(s, i) return s:find("[^ \t\r\n]", i) or #s + 1 end
+
+-- The index of the quote that closes the string opened at `i` (by `q`), or nil.
+local function string_end(s, i, q)
+  local stop, j = q == '"' and '["\\]' or "['\\]", i + 1
+  while true do
+    local k = s:find(stop, j)
+    if not k then return nil end
+    if s:byte(k) == 92 then j = k + 2 else return k end -- 92: a backslash escapes the next byte
+  end
+end
+
+-- The index of the last byte of the value that starts at `i`: a string, a
+-- balanced object or array (strings skipped), or a scalar up to the next
+-- `,`, `}` or `]`. A value cut off runs to the end of the text.
+local function value_end(s, i)
+  local c = s:sub(i, i)
+  if c == '"' or c == "'" then return string_end(s, i, c) or #s end
+  if c ~= "{" and c ~= "[" then
+    local k = s:find("[,}%]]", i)
+    local e = k and k - 1 or #s
+    while e > i and s:find("^%s", e) do e = e - 1 end
+    return e
+  end
+  local depth, j = 0, i
+  while true do
+    local k = s:find("[%[%]{}\"']", j)
+    if not k then return #s end
+    local ch = s:sub(k, k)
+    if ch == '"' or ch == "'" then
+      j = (string_end(s, k, ch) or #s) + 1
+    elseif ch == "{" or ch == "[" then
+      depth, j = depth + 1, k + 1
+    else
+      depth, j = depth - 1, k + 1
+      if depth == 0 then return k end
+    end
+  end
+end
+
+-- The bytes of the `json` member's value when the text is an object with that
+-- one member (`{"json": V}`, possibly broken: the key unquoted or in single
+-- quotes, a trailing comma, the closing brace missing), else nil.
+local function envelope_value(s)
+  local i = skip_space(s, 1)
+  if s:sub(i, i) ~= "{" then return nil end
+  i = skip_space(s, i + 1)
+  local c = s:sub(i, i)
+  local key, after
+  if c == '"' or c == "'" then
+    local e = string_end(s, i, c)
+    if not e then return nil end
+    key, after = s:sub(i + 1, e - 1), e + 1
+  else
+    local a, b = s:find("^[%a_][%w_]*", i)
+    if not a then return nil end
+    key, after = s:sub(a, b), b + 1
+  end
+  if key ~= "json" then return nil end
+  i = skip_space(s, after)
+  if s:sub(i, i) ~= ":" then return nil end
+  i = skip_space(s, i + 1)
+  if i > #s then return nil end
+  local e = value_end(s, i)
+  if not s:sub(e + 1):match("^%s*,?%s*}?%s*$") then return nil end -- more members: not an envelope
+  return s:sub(i, e)
+end
+
+-- A string that holds JSON: models often send the value as text.
+local function json_text(v)
+  return type(v) == "string" and v:match("^%s*[%[{`]") ~= nil
+end
+
+--- The text of the value a validate_json or submit call carries, for the
+-- session's extraction (which repairs, coerces and logs it like any reply).
+-- `args` is what the provider sent: JSON text (OpenAI's `arguments`,
+-- possibly broken) or a decoded object (Anthropic's `input`, Gemini's
+-- `args`). The value is the `json` member when that is the only one, else
+-- the arguments themselves (a model that passes the value itself). From text,
+-- the value's own bytes are taken, never re-encoded: what needed repair is
+-- repaired, and logged, by the extraction. A string that holds JSON is taken
+-- as that JSON.
 -- @param args string|table
 -- @treturn string
 function M.value_text(args)
   if type(args) == "string" then
-    local v = coax.repair(args)
-    if v == nil then return args end -- the check reports why it is not JSON
-    args = v
+    local v = envelope_value(args)
+    if v == nil then return args end
+    if v:sub(1, 1) == '"' then
+      local decoded = json.decode(v)
+      if json_text(decoded) then return decoded end
+    end
+    return v
   end
   if json.type(args) == "object" then
     local keys = json.keys(args)
     if #keys == 1 and keys[1] == "json" then
       local v = args.json
-      if type(v) == "string" and v:match("^%s*[%[{`]") then return v end
+      if json_text(v) then return v end
       return json.encode(v)
     end
   end
@@ -107,12 +189,19 @@ function Run:example()
   return json.encode(v, { pretty = true }), false
 end
 
+--- A call's arguments for the report: the provider's text, or its object
+-- (an empty object when it sent none).
+function M.arguments_as_sent(args)
+  if type(args) == "string" or type(args) == "table" then return args end
+  return json.object({})
+end
+
 local ROUND_ORDER = { "round", "calls" }
 local CALL_ORDER = { "name", "arguments", "result", "is_error" }
 
 --- Answers one round of tool calls, in order.
 -- @tparam table calls {{id, name, args}, ...} (args: text or a decoded value)
--- @treturn table results {{id, content, is_error}, ...}, one per call except
+-- @treturn table results {{id, name, content, is_error}, ...}, one per call except
 --   the submit that ended the attempt
 -- @treturn[opt] table {id, text}: the submit call and its value's text
 function Run:round(calls)
@@ -138,9 +227,12 @@ function Run:round(calls)
         :format(tostring(call.name)), true
     end
     -- The submit call is answered by the next attempt's feedback, if any.
-    if not ends then results[#results + 1] = { id = call.id, content = content, is_error = is_error or false } end
+    if not ends then
+      results[#results + 1] = { id = call.id, name = call.name, content = content, is_error = is_error or false }
+    end
+    -- Every call as it was sent: its name and its arguments untouched.
     recorded[#recorded + 1] = json.object({
-      name = tostring(call.name), arguments = args_text or json.object({}), result = content,
+      name = tostring(call.name), arguments = M.arguments_as_sent(call.args), result = content,
       is_error = is_error or false,
     }, CALL_ORDER)
   end
@@ -185,8 +277,12 @@ function M.continued(request, state)
   return prev.native, prev.submit_id, m[n + 2].content
 end
 
+-- The usage counts agents report (README "Usage"), summed over the rounds.
+M.USAGE_COUNTS = { "input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_input_tokens",
+  "reasoning_tokens" }
+
 local function add_usage(total, usage)
-  for _, k in ipairs({ "input_tokens", "output_tokens" }) do
+  for _, k in ipairs(M.USAGE_COUNTS) do
     if usage and usage[k] then total[k] = (total[k] or 0) + usage[k] end
   end
 end
@@ -197,7 +293,7 @@ end
 --   exchange(native) -> reply {text?, tool_calls? {{id, name, args}},
 --     usage?, retries} | nil, error, meta: one request with these messages
 --   assistant(reply) -> the provider's message of the model's tool calls
---   results({{id, content, is_error}}) -> the provider's messages answering them
+--   results({{id, name, content, is_error}}) -> the provider's messages answering them
 --   settle(reply) -> the reply as the session takes it (a reply without
 --     tool calls: refusals, missing text)
 -- @treturn[1] table the reply: {text, finish = "submit", usage, retries,
@@ -208,7 +304,7 @@ function M.attempt(request, state, wire)
   local prev, submit_id, fb = M.continued(request, state)
   local native = { table.unpack(prev or request.messages) }
   if prev then -- the submitted value's feedback answers the submit call
-    for _, m in ipairs(wire.results({ { id = submit_id, content = fb, is_error = true } })) do
+    for _, m in ipairs(wire.results({ { id = submit_id, name = "submit", content = fb, is_error = true } })) do
       native[#native + 1] = m
     end
   end
@@ -237,7 +333,9 @@ function M.attempt(request, state, wire)
     for _, m in ipairs(wire.results(results)) do native[#native + 1] = m end
     if submitted then
       run:remember(state, native, submitted)
-      return { text = submitted.text, finish = "submit", usage = usage, retries = retries, tool_rounds = rounds() }
+      -- A reply the provider cut off may have cut the submitted value too.
+      local finish = reply.finish == "length" and "length" or "submit"
+      return { text = submitted.text, finish = finish, usage = usage, retries = retries, tool_rounds = rounds() }
     end
   end
   return run:out_of_rounds({ retries = retries, usage = usage })

@@ -8,8 +8,9 @@
 -- "overloaded" included). Never retried: any other 4xx, and a 429 whose
 -- error code is `insufficient_quota` (more waiting will not buy credit).
 -- The server may decide: `x-should-retry: true|false` wins over the status,
--- and `retry-after-ms`, then `retry-after` (seconds or an HTTP date) set the
--- wait when they are sensible (0 to 60 s).
+-- and `retry-after-ms`, then `retry-after` (seconds or an HTTP date), then a
+-- Google error's `RetryInfo.retryDelay` ("37s") set the wait when they are
+-- sensible (0 to 60 s).
 -- @module coax.transport
 local coax = require "coax"
 local cjson = require "cjson"
@@ -69,6 +70,23 @@ function M.server_wait_ms(headers, now)
   return nil
 end
 
+--- How long a Google API error body asks us to wait (its details'
+-- `google.rpc.RetryInfo` `retryDelay`, a duration such as "37s" or
+-- "1.500s"), in ms, or nil.
+-- @tparam string body
+-- @treturn number|nil
+function M.retry_info_ms(body)
+  local ok, doc = pcall(cjson.decode, body or "")
+  local e = ok and type(doc) == "table" and doc.error
+  if type(e) ~= "table" or type(e.details) ~= "table" then return nil end
+  for _, d in ipairs(e.details) do
+    local delay = type(d) == "table" and d["@type"] == "type.googleapis.com/google.rpc.RetryInfo" and d.retryDelay
+    local secs = type(delay) == "string" and tonumber(delay:match("^(%d+%.?%d*)s$") or "")
+    if secs and secs * 1000 <= MAX_SERVER_WAIT_MS then return secs * 1000 end
+  end
+  return nil
+end
+
 --- The backoff before retry number `n` (1, 2, ...): base * 2^(n-1), capped,
 -- less up to a quarter at random so that many clients do not retry in step.
 function M.backoff_ms(n, base, cap)
@@ -82,7 +100,8 @@ local function provider_error(body)
   if not ok or type(doc) ~= "table" then return nil, nil end
   local e = doc.error
   if type(e) == "table" then
-    local code = e.code ~= cjson.null and e.code or e.type
+    -- Google's errors: a numeric code (the HTTP status) and the canonical name in status
+    local code = type(e.status) == "string" and e.status or e.code ~= cjson.null and e.code or e.type
     return code ~= cjson.null and code or nil, type(e.message) == "string" and e.message or nil
   end
   if type(e) == "string" then return nil, e end
@@ -140,7 +159,7 @@ function M.send(req, policy)
       return nil, msg, { status = resp and resp.status, retries = retries, kind = kind, response = resp }
     end
     retries = retries + 1
-    local wait = resp and M.server_wait_ms(resp.headers)
+    local wait = resp and (M.server_wait_ms(resp.headers) or M.retry_info_ms(resp.body))
     coax.sleep(wait or M.backoff_ms(retries, policy.base_ms, policy.max_ms))
     if policy.before_retry then policy.before_retry() end
   end
@@ -180,6 +199,37 @@ function M.exchange(req, policy, read)
   if not reply then return nil, err, { status = resp.status, retries = retries } end
   reply.retries = retries
   return reply
+end
+
+--- An agent's request headers: its `headers` option's (sorted by name, so
+-- requests are the same from run to run), then `more` ({{name, value}, ...};
+-- a nil value, such as a missing key's secret, is left out).
+-- @tparam table o the agent options
+-- @tparam table more
+-- @treturn table {{name, value}, ...}
+function M.headers(o, more)
+  local h = {}
+  if type(o.headers) == "table" then
+    for k, v in pairs(o.headers) do h[#h + 1] = { k, v } end
+    table.sort(h, function(a, b) return a[1] < b[1] end)
+  end
+  for _, kv in ipairs(more) do
+    if kv[2] ~= nil then h[#h + 1] = kv end
+  end
+  return h
+end
+
+--- An agent's one model request: POST `body` to `url` with the agent
+-- options' timeout and retry budget (timeout_ms, max_retries,
+-- retry_base_ms, retry_max_ms), through `exchange`.
+-- @tparam table o the agent options
+-- @tparam string name the agent's name, for messages ("gemini agent")
+-- @tparam table req {url, headers, body}
+-- @tparam table read as for `exchange`
+function M.post(o, name, req, read)
+  req.method, req.timeout_ms = "POST", o.timeout_ms
+  local policy = { name = name, max_retries = o.max_retries, base_ms = o.retry_base_ms, max_ms = o.retry_max_ms }
+  return M.exchange(req, policy, read)
 end
 
 return M

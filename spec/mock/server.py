@@ -10,8 +10,9 @@ Scenarios. A request for /s/NAME/... plays the scenario DIR/NAME.json, a JSON
 list of steps, one step a request, in order ("times": n repeats a step).
 The path picks the wire format reply, refusal, error and stream are sent in:
 .../v1/messages is Anthropic's Messages API, .../api/chat is Ollama's chat
-(NDJSON unless the request says "stream": false), anything else OpenAI's
-Chat Completions.
+(NDJSON unless the request says "stream": false), .../models/M:generateContent
+Gemini's (and :streamGenerateContent its server-sent events), .../responses
+OpenAI's Responses API, anything else OpenAI's Chat Completions.
 Every request is appended to DIR/NAME.log as one JSON line:
 {"method", "target", "path", "headers" (names lower-cased), "body", "t" (ms)}.
 A request past the last step gets 418 and {"error": {"message": "mock: ..."}}.
@@ -29,6 +30,9 @@ A step (all fields optional):
                   concurrent conversations each get their own turn
     finish        its finish_reason (default "stop")
     usage         [prompt_tokens, completion_tokens] (default [11, 7]; null: none)
+    usage_raw     the provider's whole usage object, sent as it is instead
+                  (OpenAI, Anthropic: "usage"; Gemini: "usageMetadata";
+                  Ollama: its fields merged into the last object)
   refusal         a chat completion whose message refuses with this text
   tool_calls      [{name, arguments (text or a value), id?}]: the message calls
                   these tools (finish "tool_calls"; streamed: two argument
@@ -42,13 +46,26 @@ A step (all fields optional):
   blocks          Anthropic: the message's content blocks as they are
   tool_calls      Anthropic: tool_use blocks after the text (stop_reason
                   "tool_use"; streamed: input_json_delta in two fragments)
+Gemini: finish "stop" is finishReason STOP, "length" MAX_TOKENS, others as
+they are; refusal is finishReason SAFETY (or the step's finish) with this text
+as a part when not empty, finish_message as finishMessage, blocked_category a
+safety rating blocked; blocked {reason, message} is a prompt blocked
+(promptFeedback, no candidate); tool_calls are functionCall parts (an id only
+when the call has one); parts are the candidate's parts as they are; error is
+{"error": {code, message, status (from the status by default: 429
+RESOURCE_EXHAUSTED, 503 UNAVAILABLE, ...), details}}, with retry_delay ("2s")
+as a RetryInfo; usage is promptTokenCount and candidatesTokenCount.
 Anthropic: finish "stop" is stop_reason "end_turn", "length" "max_tokens",
-others as they are; refusal is stop_reason "refusal" with this text; error is
+others as they are; refusal is stop_reason "refusal" with this text (and
+stop_details, when the step has it, as it is: plain in the message, streamed
+in message_delta's delta); error is
 {"type": "error", "error": {type, message}} (type from the status by default:
 429 rate_limit_error, 529 overloaded_error, ...); usage is input_tokens and
 output_tokens. Ollama: reply is message.content (one chunk and the last
 object when streamed), finish is done_reason, usage prompt_eval_count and
 eval_count; error is {"error": message}.
+  sse_data        OpenAI: a list of values, each sent as a server-sent event's
+                  data as it is, then "data: [DONE]" (a recorded stream)
   drip_ms         send the body one byte at a time, this far apart
   reset_after     send this many body bytes, then reset the connection
   stall           true: read the request and never answer
@@ -114,11 +131,19 @@ def completion(step, model):
         "choices": [{"index": 0, "message": msg, "logprobs": None,
                      "finish_reason": step.get("finish", "tool_calls" if "tool_calls" in step else "stop")}],
     }
-    usage = step.get("usage", [11, 7])
+    usage = openai_usage(step)
     if usage is not None:
-        body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                         "total_tokens": usage[0] + usage[1]}
+        body["usage"] = usage
     return body
+
+
+def openai_usage(step):
+    if "usage_raw" in step:
+        return step["usage_raw"]
+    usage = step.get("usage", [11, 7])
+    if usage is None:
+        return None
+    return {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": usage[0] + usage[1]}
 
 
 def sse(step, model):
@@ -139,10 +164,9 @@ def sse(step, model):
         tail = {"index": i, "function": {"arguments": args[5:]}}
         events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [tail]}, "finish_reason": None}]))
     events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": step.get("finish", "stop")}]))
-    usage = step.get("usage", [11, 7])
+    usage = openai_usage(step)
     if usage is not None:
-        events.append(dict(base, choices=[], usage={"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                                                    "total_tokens": usage[0] + usage[1]}))
+        events.append(dict(base, choices=[], usage=usage))
     chunks = [("data: " + json.dumps(e) + "\n\n").encode() for e in events]
     chunks.append(b"data: [DONE]\n\n")
     return chunks
@@ -151,6 +175,8 @@ def sse(step, model):
 def api_of(path):
     if path.endswith("/v1/messages"):
         return "anthropic"
+    if ":generateContent" in path or ":streamGenerateContent" in path:
+        return "gemini"
     if path.endswith("/api/chat"):
         return "ollama"
     return "openai"
@@ -198,9 +224,14 @@ def anthropic_message(step, model, text):
     stop = anthropic_stop(step)
     body = {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop, "stop_sequence": None}
-    usage = usage_of(step)
-    if usage is not None:
-        body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+    if "stop_details" in step:
+        body["stop_details"] = step["stop_details"]
+    if "usage_raw" in step:
+        body["usage"] = step["usage_raw"]
+    else:
+        usage = usage_of(step)
+        if usage is not None:
+            body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
     return body
 
 
@@ -211,7 +242,12 @@ def anthropic_sse(step, model):
     usage = usage_of(step)
     start = anthropic_message(dict(step, usage=None), model, None)
     start.update(content=[], stop_reason=None)
-    if usage is not None:
+    start.pop("stop_details", None)
+    start.pop("usage", None)
+    if "usage_raw" in step:
+        start["usage"] = dict(step["usage_raw"], output_tokens=1)
+        usage = (None, step["usage_raw"].get("output_tokens"))
+    elif usage is not None:
         start["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
     chunks = [ev("message_start", {"message": start}),
               ev("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
@@ -232,6 +268,8 @@ def anthropic_sse(step, model):
         chunks.append(ev("content_block_stop", {"index": i}))
     stop = anthropic_stop(step)
     delta = {"delta": {"stop_reason": stop, "stop_sequence": None}}
+    if "stop_details" in step:
+        delta["delta"]["stop_details"] = step["stop_details"]
     if usage is not None:
         delta["usage"] = {"output_tokens": usage[1]}
     chunks.append(ev("message_delta", delta))
@@ -246,7 +284,9 @@ def ollama_object(step, model, content, done):
         obj["done_reason"] = step.get("finish", "stop")
         obj.update(total_duration=1000, load_duration=10, prompt_eval_duration=100, eval_duration=500)
         usage = usage_of(step)
-        if usage is not None:
+        if "usage_raw" in step:
+            obj.update(step["usage_raw"])
+        elif usage is not None:
             obj.update(prompt_eval_count=usage[0], eval_count=usage[1])
     return obj
 
@@ -260,12 +300,99 @@ def ollama_lines(step, model, pieces):
     return [(json.dumps(x) + "\n").encode() for x in lines]
 
 
-def provider_answer(api, step, model, doc, status):
+GEMINI_STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
+                 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+GEMINI_FINISH = {"stop": "STOP", "length": "MAX_TOKENS"}
+
+
+def gemini_error(err, status):
+    body = {"code": status, "message": err.get("message", "error"),
+            "status": err.get("type") or GEMINI_STATUS.get(status, "UNKNOWN")}
+    if "retry_delay" in err:
+        body["details"] = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": err["retry_delay"]}]
+    return {"error": body}
+
+
+def gemini_usage(step):
+    if "usage_raw" in step:
+        return step["usage_raw"]
+    usage = usage_of(step)
+    if usage is None:
+        return None
+    return {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1], "totalTokenCount": usage[0] + usage[1]}
+
+
+def gemini_parts(step, text):
+    if "parts" in step:
+        return step["parts"]
+    parts = [{"text": text}] if text else []
+    for c in step.get("tool_calls", []):
+        args = c.get("arguments", {})
+        call = {"name": c["name"], "args": json.loads(args) if isinstance(args, str) else args}
+        if "id" in c:
+            call["id"] = c["id"]
+        parts.append({"functionCall": call})
+    return parts
+
+
+def gemini_candidate(step, parts, final):
+    cand = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    if final:
+        finish = step.get("finish", "SAFETY" if "refusal" in step else "stop")
+        cand["finishReason"] = GEMINI_FINISH.get(finish, finish)
+        if "finish_message" in step:
+            cand["finishMessage"] = step["finish_message"]
+        if "blocked_category" in step:
+            cand["safetyRatings"] = [{"category": step["blocked_category"], "probability": "HIGH", "blocked": True}]
+    return cand
+
+
+def gemini_response(step, model, parts, final):
+    if "blocked" in step:
+        b = step["blocked"]
+        fb = {"blockReason": b.get("reason", "SAFETY")}
+        if "message" in b:
+            fb["blockReasonMessage"] = b["message"]
+        body = {"promptFeedback": fb}
+    else:
+        body = {"candidates": [gemini_candidate(step, parts, final)]}
+    usage = gemini_usage(step)
+    if usage is not None and final:
+        body["usageMetadata"] = usage
+    body["modelVersion"] = model
+    body["responseId"] = "mock-response"
+    return body
+
+
+def gemini_answer(step, model, stream, status):
+    if "error" in step:
+        err = step["error"]
+        status = int(err.get("status", status))
+        return status, json.dumps(gemini_error(err, status)).encode(), None, "application/json"
+    text = step.get("refusal", step.get("reply"))
+    if not stream:
+        body = gemini_response(step, model, gemini_parts(step, text), True)
+        return status, json.dumps(body).encode(), None, "application/json"
+    pieces = step.get("stream", [text] if text else [])
+    events = [gemini_response(step, model, [{"text": p}], False) for p in pieces]
+    if "stream_error" in step:
+        events.append(gemini_error(step["stream_error"], 500))
+    else:
+        events.append(gemini_response(step, model, gemini_parts(dict(step, reply=None, refusal=None), None), True))
+    return status, None, [("data: " + json.dumps(e) + "\r\n\r\n").encode() for e in events], "text/event-stream"
+
+
+def provider_answer(api, step, model, doc, status, path=""):
     """The answer in Anthropic's or Ollama's format: (status, data, chunks,
     content type), or None when the step is not a reply, refusal, error or
     stream (or the format is OpenAI's)."""
     if api == "openai":
         return None
+    if api == "gemini":
+        if not any(k in step for k in ("reply", "refusal", "parts", "tool_calls", "error", "stream", "blocked")):
+            return None
+        return gemini_answer(step, path.rsplit("/models/", 1)[-1].split(":")[0], ":streamGenerateContent" in path,
+                             status)
     if "error" in step:
         err = step["error"]
         status = int(err.get("status", status))
@@ -335,9 +462,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             msgs = doc.get("messages") if isinstance(doc, dict) else None
             k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant") if isinstance(msgs, list) else 0
             step = dict(step, reply=turns[min(k, len(turns) - 1)])
-        self.play(step, model, api_of(path), doc)
+        self.play(step, model, api_of(path), doc, path)
 
-    def play(self, step, model, api="openai", doc=None):
+    def play(self, step, model, api="openai", doc=None, path=""):
         if step.get("delay_ms"):
             time.sleep(step["delay_ms"] / 1000)
         if step.get("stall"):
@@ -345,12 +472,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         status = int(step.get("status", 200))
         headers = dict(step.get("headers", {}))
         chunks = None
-        special = provider_answer(api, step, model, doc, status)
+        special = provider_answer(api, step, model, doc, status, path)
         if special is not None:
             status, data, chunks = special[0], special[1], special[2]
             headers.setdefault("content-type", special[3])
         elif "stream" in step:
             chunks = sse(step, model)
+            headers.setdefault("content-type", "text/event-stream")
+        elif "sse_data" in step:
+            chunks = [("data: " + json.dumps(e) + "\n\n").encode() for e in step["sse_data"]]
+            chunks.append(b"data: [DONE]\n\n")
             headers.setdefault("content-type", "text/event-stream")
         elif "error" in step:
             err = step["error"]

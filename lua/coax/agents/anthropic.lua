@@ -37,10 +37,12 @@
 --
 -- The reply: the text blocks of `content`, joined; `stop_reason` becomes the
 -- attempt's finish ("end_turn" -> "stop", "max_tokens" -> "length", others as
--- they are). A reply cut off at max_tokens goes through repair like any
--- reply: complete JSON followed by cut-off prose is accepted; JSON cut off
--- inside is repaired for the feedback but never accepted. Usage: input tokens
--- (with cache reads and writes counted in) and output tokens. The reply also
+-- they are). A reply cut off at max_tokens ("length") is never accepted by
+-- the engine; the model is asked again. Usage: input tokens
+-- (with cache reads and writes counted in) and output tokens, and the cache
+-- reads (`cached_input_tokens`) and writes (`cache_creation_input_tokens`)
+-- under their own names. A refusal keeps the text and the API's
+-- `stop_details` (category: explanation). The reply also
 -- carries `content`, the whole list of content blocks (text and tool_use).
 -- @module coax.agents.anthropic
 local coax = require "coax"
@@ -227,16 +229,31 @@ local function int(v)
   return nil
 end
 
--- Input tokens count the prompt's cache reads and writes too: the API
--- reports them apart from `input_tokens`.
-local function input_tokens(u)
+-- Usage from the API's: input tokens count the prompt's cache reads and
+-- writes too (the API reports them apart from `input_tokens`), and each is
+-- also kept under its own name. A stream's later usage (message_delta)
+-- updates what it says.
+local function usage_into(usage, u)
   local n = int(u.input_tokens)
-  if not n then return nil end
-  return n + (int(u.cache_creation_input_tokens) or 0) + (int(u.cache_read_input_tokens) or 0)
+  local read, write = int(u.cache_read_input_tokens), int(u.cache_creation_input_tokens)
+  if read then usage.cached_input_tokens = read end
+  if write then usage.cache_creation_input_tokens = write end
+  if n then usage.input_tokens = n + (usage.cache_creation_input_tokens or 0) + (usage.cached_input_tokens or 0) end
+  if int(u.output_tokens) then usage.output_tokens = u.output_tokens end
+  return usage
+end
+
+-- The provider's own explanation of a refusal (`stop_details`: its category
+-- and explanation), or nil.
+local function refusal_details(d)
+  if type(d) ~= "table" then return nil end
+  local category, explanation = str(d.category), str(d.explanation)
+  if category and explanation then return category .. ": " .. explanation end
+  return explanation or category
 end
 
 -- The reply from the content blocks and the stop reason.
-local function reply_of(blocks, stop_reason, usage)
+local function reply_of(blocks, stop_reason, usage, stop_details)
   local parts = {}
   for _, b in ipairs(blocks) do
     if type(b) == "table" and b.type == "text" and str(b.text) then parts[#parts + 1] = b.text end
@@ -251,8 +268,11 @@ local function reply_of(blocks, stop_reason, usage)
   end
   local r = { text = text, content = blocks, stop_reason = stop_reason, usage = usage, tool_calls = calls }
   r.finish = stop_reason and (FINISH[stop_reason] or stop_reason) or nil
-  if stop_reason == "refusal" then
-    r.refusal = text ~= "" and text or "(no text; stop_reason refusal)"
+  if stop_reason == "refusal" then -- the model's words, then the API's reason
+    local words = {}
+    if text ~= "" then words[#words + 1] = text end
+    words[#words + 1] = refusal_details(stop_details)
+    r.refusal = #words > 0 and concat(words, "\n") or "(no text; stop_reason refusal)"
   end
   return r
 end
@@ -270,18 +290,15 @@ function M.parse_message(body)
       tostring(str(doc.error.message) or ""))
   end
   if type(doc.content) ~= "table" then return nil, "anthropic agent: the response has no content list" end
-  local usage
-  if type(doc.usage) == "table" then
-    usage = { input_tokens = input_tokens(doc.usage), output_tokens = int(doc.usage.output_tokens) }
-  end
-  return reply_of(doc.content, str(doc.stop_reason), usage)
+  local usage = type(doc.usage) == "table" and usage_into({}, doc.usage) or nil
+  return reply_of(doc.content, str(doc.stop_reason), usage, doc.stop_details)
 end
 
 -- A reader for a streamed message: feed(line) per line, then result()
 -- (nothing at all when no line was an event: the body was not a stream).
 local function stream_reader()
   local blocks, partial, usage = json.array({}), {}, {}
-  local stop_reason, bad
+  local stop_reason, stop_details, bad
   local events = 0
   local function feed(line)
     local data = line:match("^data:%s?(.*)$")
@@ -295,10 +312,7 @@ local function stream_reader()
     local kind = ev.type
     if kind == "message_start" then
       local u = type(ev.message) == "table" and ev.message.usage
-      if type(u) == "table" then
-        usage.input_tokens = input_tokens(u)
-        usage.output_tokens = int(u.output_tokens)
-      end
+      if type(u) == "table" then usage_into(usage, u) end
     elseif kind == "content_block_start" and int(ev.index) and type(ev.content_block) == "table" then
       blocks[ev.index + 1] = ev.content_block
     elseif kind == "content_block_delta" and int(ev.index) and type(ev.delta) == "table" then
@@ -324,12 +338,11 @@ local function stream_reader()
         partial[ev.index + 1] = nil
       end
     elseif kind == "message_delta" then
-      if type(ev.delta) == "table" and str(ev.delta.stop_reason) then stop_reason = ev.delta.stop_reason end
-      local u = ev.usage
-      if type(u) == "table" then
-        if int(u.output_tokens) then usage.output_tokens = u.output_tokens end
-        if int(u.input_tokens) then usage.input_tokens = input_tokens(u) end
+      if type(ev.delta) == "table" then
+        if str(ev.delta.stop_reason) then stop_reason = ev.delta.stop_reason end
+        if type(ev.delta.stop_details) == "table" then stop_details = ev.delta.stop_details end
       end
+      if type(ev.usage) == "table" then usage_into(usage, ev.usage) end
     elseif kind == "error" then
       local e = type(ev.error) == "table" and ev.error or {}
       bad = ("anthropic agent: stream error (%s): %s"):format(tostring(str(e.type) or "error"),
@@ -342,17 +355,15 @@ local function stream_reader()
     local list = json.array({})
     for i = 1, #blocks do list[i] = blocks[i] end
     local u = (usage.input_tokens or usage.output_tokens) and usage or nil
-    return reply_of(list, stop_reason, u)
+    return reply_of(list, stop_reason, u, stop_details)
   end
   return feed, result
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.
 local function exchange(o, body)
-  local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
-  local policy = { name = "anthropic agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
-    max_ms = o.retry_max_ms }
-  return transport.exchange(req, policy, { stream = o.stream, reader = stream_reader, parse = M.parse_message })
+  return transport.post(o, "anthropic agent", { url = url_of(o), headers = headers_of(o), body = body },
+    { stream = o.stream, reader = stream_reader, parse = M.parse_message })
 end
 
 -- A reply as the session takes it: the refusal policy applied.

@@ -31,9 +31,9 @@
 -- The reply: `message.content` (the chunks joined when streamed); the last
 -- object (`done: true`) gives `done_reason` ("stop", "length", ...) as the
 -- attempt's finish and `prompt_eval_count` and `eval_count` as input and
--- output tokens. A reply cut off ("length") goes through repair like any
--- reply. `{"error": "..."}`, as a body or as a line of a stream, is an agent
--- error with that message.
+-- output tokens. A reply cut off ("length") is never accepted by the engine.
+-- `{"error": "..."}`, as a body or as a line of a stream, is an agent error
+-- with that message.
 -- @module coax.agents.ollama
 local coax = require "coax"
 local transport = require "coax.transport"
@@ -143,14 +143,10 @@ function M.body(request)
 end
 
 local function headers_of(o)
-  local h = {}
-  if type(o.headers) == "table" then
-    for k, v in pairs(o.headers) do h[#h + 1] = { k, v } end
-    table.sort(h, function(a, b) return a[1] < b[1] end)
-  end
-  h[#h + 1] = { "Content-Type", "application/json" }
-  h[#h + 1] = { "Accept", o.stream == false and "application/json" or "application/x-ndjson" }
-  return h
+  return transport.headers(o, {
+    { "Content-Type", "application/json" },
+    { "Accept", o.stream == false and "application/json" or "application/x-ndjson" },
+  })
 end
 
 -- ---- the response ----------------------------------------------------------
@@ -242,12 +238,7 @@ end
 -- @treturn[2] table {status?, retries}
 function M.call(request)
   local o = request.options
-  local req = {
-    method = "POST", url = url_of(o), headers = headers_of(o), body = M.body(request), timeout_ms = o.timeout_ms,
-  }
-  local policy = { name = "ollama agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
-    max_ms = o.retry_max_ms }
-  return transport.exchange(req, policy, {
+  return transport.post(o, "ollama agent", { url = url_of(o), headers = headers_of(o), body = M.body(request) }, {
     stream = o.stream ~= false, reader = stream_reader, parse = M.parse_reply, empty = "the response body is empty",
   })
 end

@@ -30,9 +30,8 @@
 --                  the model gets feedback
 --
 -- A reply cut off (`finish_reason: "length"`) is returned as it is, marked
--- `finish = "length"`, and goes through repair like any reply: complete JSON
--- followed by cut-off prose is accepted; JSON cut off inside is repaired
--- for the feedback but never accepted (the engine's rule for truncation).
+-- `finish = "length"`; the engine never accepts it (README "A reply the
+-- provider says was cut off"). A refusal keeps `message.refusal` whole.
 -- @module coax.agents.openai
 local coax = require "coax"
 local cjson = require "cjson"
@@ -176,16 +175,12 @@ function M.body(request, messages)
 end
 
 local function headers_of(o)
-  local h = {}
-  if type(o.headers) == "table" then
-    for k, v in pairs(o.headers) do h[#h + 1] = { k, v } end
-    table.sort(h, function(a, b) return a[1] < b[1] end)
-  end
-  h[#h + 1] = { "Content-Type", "application/json" }
-  h[#h + 1] = { "Accept", o.stream and "text/event-stream" or "application/json" }
   local key = coax.secret(o.api_key_env or "OPENAI_API_KEY")
-  if key then h[#h + 1] = { "Authorization", "Bearer " .. key } end
-  return h
+  return transport.headers(o, {
+    { "Content-Type", "application/json" },
+    { "Accept", o.stream and "text/event-stream" or "application/json" },
+    { "Authorization", key and "Bearer " .. key },
+  })
 end
 
 local function url_of(o)
@@ -201,11 +196,35 @@ local function str(v)
   return nil
 end
 
-local function usage_of(u)
-  if type(u) ~= "table" then return nil end
-  local i, o = u.prompt_tokens, u.completion_tokens
-  return { input_tokens = type(i) == "number" and i or nil, output_tokens = type(o) == "number" and o or nil }
+local function count(v)
+  if type(v) == "number" and v >= 0 and v == math.floor(v) then return math.tointeger(v) end
+  return nil
 end
+
+local function detail(t, k)
+  return type(t) == "table" and count(t[k]) or nil
+end
+
+--- Usage as the session records it from Chat Completions' (`prompt_tokens`,
+-- `completion_tokens`, with `prompt_tokens_details.cached_tokens` and
+-- `completion_tokens_details.reasoning_tokens` parts of them) or the
+-- Responses API's (`input_tokens`, `output_tokens`, `input_tokens_details`,
+-- `output_tokens_details`).
+-- @tparam table u the provider's usage object
+-- @treturn table|nil {input_tokens, output_tokens, cached_input_tokens?, reasoning_tokens?}
+function M.usage_of(u)
+  if type(u) ~= "table" then return nil end
+  local responses = u.prompt_tokens == nil and u.completion_tokens == nil
+  local input_details = responses and u.input_tokens_details or u.prompt_tokens_details
+  local output_details = responses and u.output_tokens_details or u.completion_tokens_details
+  return {
+    input_tokens = count(responses and u.input_tokens or u.prompt_tokens),
+    output_tokens = count(responses and u.output_tokens or u.completion_tokens),
+    cached_input_tokens = detail(input_details, "cached_tokens"),
+    reasoning_tokens = detail(output_details, "reasoning_tokens"),
+  }
+end
+local usage_of = M.usage_of
 
 -- The reply from a whole (non-streamed) completion body.
 local function parse_completion(body)
@@ -284,10 +303,8 @@ end
 -- One request and its reply: {text, refusal, finish, usage, tool_calls,
 -- retries}, or nil, the error and {status, retries}.
 local function exchange(o, body)
-  local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
-  local policy = { name = "openai agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
-    max_ms = o.retry_max_ms }
-  return transport.exchange(req, policy, { stream = o.stream, reader = stream_reader, parse = parse_completion })
+  return transport.post(o, "openai agent", { url = url_of(o), headers = headers_of(o), body = body },
+    { stream = o.stream, reader = stream_reader, parse = parse_completion })
 end
 
 -- A reply as the session takes it: the refusal policy applied, text checked.
