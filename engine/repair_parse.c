@@ -18,8 +18,8 @@ enum { CTX_OTHER, CTX_OBJVAL, CTX_KEY };
 
 typedef struct lslot {
     coax_member m;
-    size_t koff;
-    bool invented; /* the key was guessed: its value is flagged */
+    uint32_t koff;  /* offsets fit: max_input is below 4 GiB */
+    bool invented;  /* the key was guessed: its value is flagged */
 } lslot;
 
 typedef struct lopen {
@@ -65,7 +65,11 @@ static void note_as(lp *ps, rkind k, coax_class cls, const char *at)
     if (cls == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
 }
 
-static void note(lp *ps, rkind k, const char *at) { note_as(ps, k, rkind_class(k), at); }
+/* Logs a fix of its kind's usual class. */
+static void note(lp *ps, rkind k, const char *at)
+{
+    if (rlog_add(ps->log, k, off(ps, at)) == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
+}
 
 static coax_class class_if(bool invented) { return invented ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED; }
 
@@ -695,7 +699,12 @@ static bool key_ahead(const char *p, const char *e)
     while (p < limit && ws_tab[(unsigned char)*p]) p++;
     uint32_t q, c;
     size_t qn = p < e ? quote_at(p, e, &q) : 0;
-    if (qn) {
+    if (qn && q == '"') { /* the common case, a byte at a time */
+        const char *r = p + 1, *stop = e - r > 257 ? r + 257 : e;
+        while (r < stop && *r != '"' && *r != '\n') r++;
+        if (r >= stop || *r != '"') return false;
+        p = r + 1;
+    } else if (qn) {
         const char *r = p + qn;
         for (int n = 0;; n++) {
             if (r >= e || *r == '\n' || n > 256) return false;
@@ -813,7 +822,10 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    bool guessed = ctx == CTX_KEY ? !is_identifier(s, t) : !word_ends_clearly(ps, s, t, p, ctx);
+    /* A key is one identifier when the run of identifier bytes read above
+    ** is all of it and does not start with a digit. */
+    bool ident = !neg && n && t == id + n && !is_digit(*id);
+    bool guessed = ctx == CTX_KEY ? !ident : !word_ends_clearly(ps, s, t, p, ctx);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     ps->sb.len = 0;
     for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
@@ -872,17 +884,20 @@ static void report_dup(void *ud, size_t index)
     note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
 }
 
-/* Whether the value about to start belongs to a member whose key was guessed. */
-static bool under_invented_key(const lp *ps)
+/* Whether the value about to start belongs to a member whose key was
+** guessed (only after an invented repair in this value: the common case
+** costs one test). */
+static inline bool under_invented_key(const lp *ps)
 {
-    if (!ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
+    if (!ps->inv_any || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
     return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
 }
 
 /* A value just completed: flagged when an invented repair made it, or it
 ** lies inside an invented container or under an invented key. */
-static void flag_value(lp *ps, coax_value *v)
+static inline void flag_value(lp *ps, coax_value *v)
 {
+    if (!ps->inv_any) return; /* no invented repair in this value yet */
     if (ps->inv || ps->inv_opens || under_invented_key(ps)) v->flags |= COAX_VF_INVENTED;
     ps->inv = false;
 }
@@ -893,10 +908,12 @@ static coax_code push_open(lp *ps, bool object)
         return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
                          ps->lim.max_depth);
     if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen))) return nomem(ps);
-    bool invented = ps->inv || ps->inv_opens || under_invented_key(ps);
+    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
     ps->opens[ps->nopens++] = (lopen){ps->nslots, object, invented, 0};
-    ps->inv = false;
-    ps->inv_opens += invented;
+    if (invented) {
+        ps->inv = false;
+        ps->inv_opens++;
+    }
     return COAX_OK;
 }
 
@@ -908,9 +925,9 @@ static coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
     if (key) {
         s->m.key = key->u.text;
         s->m.klen = key->len;
-        s->invented = key->flags & COAX_VF_INVENTED;
+        if (key->flags & COAX_VF_INVENTED) s->invented = true;
     }
-    s->koff = koff;
+    s->koff = (uint32_t)koff;
     return COAX_OK;
 }
 
@@ -1165,12 +1182,12 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             continue;
         }
         int ctx = top && top->object ? CTX_OBJVAL : CTX_OTHER;
-        if (top && (c == '"' || c == '\'' || c == '`') && e - p >= 3 && p[1] == c && p[2] == c) {
-            bool ok;
-            if ((rc = c == '`' ? parse_fenced(ps, &v, &ok) : parse_triple(ps, &v, &ok))) return rc;
-            if (ok) goto have_value;
-        }
         if (quote_at(p, e, &q)) {
+            if (e - p >= 3 && p[1] == c && p[2] == c && top) { /* """...""", '''...''', ```...``` */
+                bool ok;
+                if ((rc = c == '`' ? parse_fenced(ps, &v, &ok) : parse_triple(ps, &v, &ok))) return rc;
+                if (ok) goto have_value;
+            }
             if ((rc = parse_string(ps, ctx, &v))) return rc;
             /* "a" + "b": JavaScript string concatenation, joined in one
             ** buffer (copying the growing string each time would be
@@ -1317,6 +1334,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         coax_value v;
         bool got;
         ps.truncated = false;
+        ps.inv_any = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_members_follow(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);
@@ -1335,7 +1353,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         *heap = v;
-        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, from, log->n};
+        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, ps.inv_any, from, log->n};
         first = false;
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);
