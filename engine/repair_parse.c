@@ -51,6 +51,7 @@ typedef struct lp {
     bool inv_any;      /* an invented repair in this top-level value */
     size_t inv_opens;  /* open containers with 'invented' set */
     size_t none_from;  /* repair_fenced_string's cache */
+    bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
 } lp;
 
 static size_t off(const lp *ps, const char *at)
@@ -1013,12 +1014,15 @@ static coax_code handle_close(lp *ps, char c, coax_value *v)
         while (r < ps->e && ws_tab[(unsigned char)*r]) r++;
         bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
                               item_ahead(r + 1, ps->e, CTX_OBJVAL);
+        ps->bracket_fixed = true;
         if (k == 0 || object_goes_on) {
             note(ps, RK_MISMATCHED_BRACKET, at);
         } else {
-            /* opens[k-1] matches: close everything inside it first. */
+            /* opens[k-1] matches: close everything inside it first. One
+            ** level has one reading; several leave open where each ended. */
+            coax_class cls = class_if(ps->nopens - k > 1);
             while (ps->nopens > k) {
-                note(ps, RK_MISSING_BRACKET, at);
+                note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
                 coax_code rc = close_top(ps, &inner, false);
                 if (rc) return rc;
@@ -1051,7 +1055,9 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             /* Brackets missing at the very end after a complete member or
             ** item have one reading; after a key, a comma or a string cut
             ** off, what is closed was still being written. */
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any);
+            /* After a bracket was replaced or inserted, the one missing at
+            ** the end could have been missing elsewhere. */
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed);
             while (ps->nopens) {
                 if ((rc = close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -1334,7 +1340,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         coax_value v;
         bool got;
         ps.truncated = false;
-        ps.inv_any = false;
+        ps.inv_any = ps.bracket_fixed = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_members_follow(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);
