@@ -141,7 +141,9 @@ describe("confidence classes in a session", function()
     assert.are.equal("unreadable text at line 1, column 28 (a key was guessed from text not written as one: "
       .. "'years old'); send valid JSON", e.error)
     local feedback = r.attempts[2].messages[3].content
-    assert.truthy(feedback:find("At path '(root)': unreadable text at line 1, column 28", 1, true))
+    assert.are.equal("Attempt 1/3: no JSON could be read from your reply: " .. e.error .. ".",
+      feedback:match("^[^\n]*"))
+    assert.truthy(feedback:find('{"name": "Ada", "age": 36, years old}', 1, true)) -- the reply, not a guess
     local log = r.attempts[1].log
     assert.are.same({ "unquoted_key invented", "missing_value invented" },
       { log[1].kind .. " " .. log[1].class, log[2].kind .. " " .. log[2].class })
