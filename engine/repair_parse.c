@@ -512,11 +512,11 @@ static void put_utf8(lp *ps, const char *b, const char *e)
     }
 }
 
-/* Puts the text of a block b..e into ps->sb as its lines say: text on
-** the opening line alone ('lines' false, no line break) as it is; lines
-** without its blank first and last lines,
-** with blank lines emptied and the indentation all lines share removed
-** (Python's textwrap.dedent: the layout is the reply's, not the text's). */
+/* Puts the text of a block b..e into ps->sb. Text on one line with its
+** opening quotes ('lines' false, no line break) stays as it is. Lines lose
+** the indentation all of them share (Python's textwrap.dedent), blank lines
+** are emptied and the blank first and last ones dropped: that layout is
+** the reply's, not the text's. */
 static void put_block(lp *ps, const char *b, const char *e, bool lines)
 {
     ps->sb.len = 0;
