@@ -70,6 +70,21 @@ describe("confidence classes", function()
     assert.are.equal('{"name":"y","transaction_amount":1}', coax.json.encode(r.value))
   end)
 
+  it("names the repair a value was refused for", function()
+    local r = coax.extract(guessed, schema)
+    assert.are.same({ kind = "unquoted_key", class = "invented", offset = 39, line = 1, column = 40,
+      detail = "a key was guessed from text not written as one" }, r.refused)
+    assert.is_nil(coax.extract('{"name": "x", "transaction_amount": 1}', schema).refused)
+  end)
+
+  it("rejects a span deeper than the limit as one candidate, not the whole reply", function()
+    local v, _, info = coax.repair('```json\n{"a": 1}\n```\n' .. string.rep("x{", 600))
+    assert.are.same({ '{"a":1}', "fenced" }, { coax.json.encode(v), info.source })
+    local none, msg, code = coax.repair("See " .. string.rep("x{", 600))
+    assert.are.same({ nil, "COAX_EDEPTH" }, { none, code })
+    assert.truthy(msg:find("nesting deeper than 512", 1, true))
+  end)
+
   it("chooses by the README's rule without a schema, and LaTeX in prose does not win", function()
     local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
     assert.are.equal('{"a":1}', coax.json.encode(v))
