@@ -635,7 +635,7 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
 {
     const char *s = ps->p, *p = s, *e = ps->e;
-    bool plus = false, fixed = false;
+    bool plus = false, fixed = false, dangling = false;
     *ok = false;
     if (*p == '+' || *p == '-') {
         plus = *p == '+';
@@ -665,7 +665,7 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         if (exd < e && (*exd == '+' || *exd == '-')) exd++;
         const char *x = exd;
         while (x < e && *x >= '0' && *x <= '9') x++;
-        if (x == exd) fixed = true; /* "1e": drop the dangling exponent */
+        if (x == exd) dangling = true; /* "1e": drop the dangling exponent (1e5 cut?) */
         else exd = x;
         p = x;
     }
@@ -693,7 +693,8 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         coax_buf_put(b, ex, (size_t)(exd - ex));
     }
     if (b->oom) return nomem(ps);
-    if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
+    if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
+    else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     coax_code rc = coax_set_number(ps->arena, out, b->data, b->len);
     if (rc == COAX_ENOMEM) return nomem(ps);
