@@ -1,6 +1,6 @@
 /*
-** cli_extract.c: coax extract --schema SCHEMA [--strict] [--output basic]
-**                [--log] [--jsonl] [--draft D] [limits] [FILE|-]
+** cli_extract.c: coax extract --schema SCHEMA [--strict] [--max-class C]
+**                [--output basic] [--log] [--jsonl] [--draft D] [limits] [FILE|-]
 */
 #include "cli.h"
 

@@ -16,6 +16,7 @@ typedef struct scored {
     const coax_value *value;
     coax_validation validation;
     coax_coercion *coercions;
+    const coax_repair_entry *refused; /* the repair its first error names, or NULL */
 } scored;
 
 /* What every candidate is scored with. */
@@ -173,7 +174,9 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
     ** "bob"), so it never counts as valid: the session asks again. */
     s->complete = cand->complete || (excused && !x->cut_off);
+    s->refused = NULL;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
+        s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
     }
@@ -264,6 +267,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     out->coercions = best.coercions;
     out->ncoercions = best.ncoercions;
     out->validation = best.validation;
+    out->refused = best.refused;
     out->repair.chosen = best.index;
     out->repair.value = r->candidates[best.index].value;
     out->repair.log = r->candidates[best.index].log;

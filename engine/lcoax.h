@@ -33,6 +33,8 @@ coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena,
 coax_limits lcoax_limits(lua_State *L, int idx);
 
 /* Pushes a repair log as a list of {kind, detail, offset, line, column}. */
+/* One repair log entry as a table: {kind, detail, offset, line, column, class}. */
+void lcoax_push_repair_entry(lua_State *L, const coax_repair_entry *e);
 void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n);
 
 /* Pushes validation errors as a list of {instanceLocation, keywordLocation,

@@ -52,9 +52,10 @@ static const coax_value *compile_arg(lua_State *L, int idx, coax_arena *arena, c
 ** 'schema' is JSON text or a table (coax.json shapes); opts: strict, draft,
 ** max_class ("lossless", "inferred": the default, "invented"), finish (the
 ** provider's finish reason: "length" means the reply was cut off) and the
-** limits. The result: {valid, value, errors, coercions, log,
-** candidate}; 'value' is the best candidate even when it is invalid. No JSON
-** in the text: nil, message, "COAX_ENOJSON". */
+** limits. The result: {valid, value, errors, coercions, log, candidate,
+** refused (the log entry the value was refused for, if any)}; 'value' is
+** the best candidate even when it is invalid. No JSON in the text: nil,
+** message, "COAX_ENOJSON". */
 static int l_extract(lua_State *L)
 {
     size_t len;
@@ -117,6 +118,10 @@ static int l_extract(lua_State *L)
     lua_setfield(L, -2, "coercions");
     lcoax_push_repair_log(L, r.repair.log, r.repair.nlog);
     lua_setfield(L, -2, "log");
+    if (r.refused) {
+        lcoax_push_repair_entry(L, r.refused);
+        lua_setfield(L, -2, "refused");
+    }
     lua_pushinteger(L, (lua_Integer)r.candidate + 1);
     lua_setfield(L, -2, "candidate");
     return 1;

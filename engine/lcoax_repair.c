@@ -3,23 +3,28 @@
 */
 #include "lcoax.h"
 
+void lcoax_push_repair_entry(lua_State *L, const coax_repair_entry *e)
+{
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, e->kind);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, e->detail);
+    lua_setfield(L, -2, "detail");
+    lua_pushinteger(L, (lua_Integer)e->offset);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, e->line);
+    lua_setfield(L, -2, "line");
+    lua_pushinteger(L, e->column);
+    lua_setfield(L, -2, "column");
+    lua_pushstring(L, coax_class_name(e->cls));
+    lua_setfield(L, -2, "class");
+}
+
 void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
 {
     lua_createtable(L, (int)(n > 1u << 20 ? 0 : n), 0);
     for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 6);
-        lua_pushstring(L, log[i].kind);
-        lua_setfield(L, -2, "kind");
-        lua_pushstring(L, log[i].detail);
-        lua_setfield(L, -2, "detail");
-        lua_pushinteger(L, (lua_Integer)log[i].offset);
-        lua_setfield(L, -2, "offset");
-        lua_pushinteger(L, log[i].line);
-        lua_setfield(L, -2, "line");
-        lua_pushinteger(L, log[i].column);
-        lua_setfield(L, -2, "column");
-        lua_pushstring(L, coax_class_name(log[i].cls));
-        lua_setfield(L, -2, "class");
+        lcoax_push_repair_entry(L, &log[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }

@@ -29,7 +29,7 @@ typedef struct pending {
     size_t from, to;         /* the value's own entries */
     bool whole_clean;        /* from the whole text with nothing left over */
     bool double_encoded;     /* the value was JSON inside a string */
-    bool invented;           /* some entry of its log is of class invented (set by choose) */
+    bool invented;           /* some entry of its log is of class invented */
 } pending;
 
 typedef struct job {
@@ -119,15 +119,17 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         repair_members_follow(j->text + sp->end, j->text + j->len)) {
         rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
         vals.v[vals.n - 1].log_to = j->log.n;
+        vals.v[vals.n - 1].invented = true;
         vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
     }
-    bool all_complete = true;
+    bool all_complete = true, any_invented = false;
     for (size_t i = 0; !rc && i < vals.n; i++) {
         rvalue *v = &vals.v[i];
         pending p = {v->value, sp->source, v->start, v->end, sp->complete && v->complete, false,
                      pre_from, pre_to, v->log_from, v->log_to,
-                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, false};
+                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, v->invented};
         all_complete = all_complete && p.complete;
+        any_invented = any_invented || v->invented;
         if (!add_pending(j, p)) rc = nomem(j);
         else undo_double_encoding(j, &j->c[j->n - 1]);
     }
@@ -140,22 +142,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             arr->len = vals.n;
             arr->u.items = items;
             pending p = {arr, COAX_SOURCE_SEQUENCE, vals.v[0].start, vals.v[vals.n - 1].end, all_complete,
-                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, false};
+                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, any_invented};
             if (!add_pending(j, p)) rc = nomem(j);
         }
     }
     coax_free_raw(j->alloc, vals.v, vals.cap * sizeof *vals.v);
     return rc;
-}
-
-/* Whether candidate 'p' has an invented repair in its log. */
-static bool has_invented(const job *j, const pending *p)
-{
-    for (size_t i = p->pre_from; i < p->pre_to; i++)
-        if (j->log.e[i].cls == COAX_CLASS_INVENTED) return true;
-    for (size_t i = p->from; i < p->to; i++)
-        if (j->log.e[i].cls == COAX_CLASS_INVENTED) return true;
-    return false;
 }
 
 /* The rule in the header comment, among candidates with or without
@@ -203,9 +195,8 @@ static size_t choose_among(const job *j, bool with_invented)
     return best[WHOLE_ANY];
 }
 
-static size_t choose(job *j)
+static size_t choose(const job *j)
 {
-    for (size_t i = 0; i < j->n; i++) j->c[i].invented = has_invented(j, &j->c[i]);
     size_t best = choose_among(j, false);
     return best != SIZE_MAX ? best : choose_among(j, true);
 }

@@ -40,7 +40,8 @@ typedef struct rlog {
     bool oom;
 } rlog;
 
-void rlog_add(rlog *log, rkind kind, size_t offset);
+/* Logs a fix of its kind's usual class, and returns that class. */
+coax_class rlog_add(rlog *log, rkind kind, size_t offset);
 void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset);
 void rlog_free(rlog *log);
 
@@ -69,6 +70,7 @@ typedef struct rvalue {
     coax_value *value;
     size_t start, end;
     bool complete;   /* nothing truncated was closed */
+    bool invented;   /* an invented repair is among its entries */
     size_t log_from; /* its entries in the parser's log: [log_from, log_to) */
     size_t log_to;
 } rvalue;

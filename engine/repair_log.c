@@ -58,9 +58,7 @@ const char *rkind_name(rkind k) { return k < RK_COUNT ? kinds[k].name : "unknown
 const char *rkind_detail(rkind k) { return k < RK_COUNT ? kinds[k].detail : ""; }
 coax_class rkind_class(rkind k) { return k < RK_COUNT ? kinds[k].cls : COAX_CLASS_INVENTED; }
 
-void rlog_add(rlog *log, rkind kind, size_t offset) { rlog_add_class(log, kind, kinds[kind].cls, offset); }
-
-void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
+static inline void append(rlog *log, rkind kind, const char *detail, coax_class cls, size_t offset)
 {
     if (log->oom) return;
     if (log->n == log->cap) {
@@ -73,8 +71,19 @@ void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
         log->e = p;
         log->cap = cap;
     }
-    const char *detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
     log->e[log->n++] = (coax_repair_entry){kinds[kind].name, detail, offset, 0, 0, cls};
+}
+
+coax_class rlog_add(rlog *log, rkind kind, size_t offset)
+{
+    append(log, kind, kinds[kind].detail, kinds[kind].cls, offset);
+    return kinds[kind].cls;
+}
+
+void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
+{
+    const char *detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
+    append(log, kind, detail, cls, offset);
 }
 
 void rlog_free(rlog *log)

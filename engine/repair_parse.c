@@ -18,8 +18,8 @@ enum { CTX_OTHER, CTX_OBJVAL, CTX_KEY };
 
 typedef struct lslot {
     coax_member m;
-    size_t koff;
-    bool invented; /* the key was guessed: its value is flagged */
+    uint32_t koff;  /* offsets fit: max_input is below 4 GiB */
+    bool invented;  /* the key was guessed: its value is flagged */
 } lslot;
 
 typedef struct lopen {
@@ -51,6 +51,7 @@ typedef struct lp {
     bool inv_any;      /* an invented repair in this top-level value */
     size_t inv_opens;  /* open containers with 'invented' set */
     size_t none_from;  /* repair_fenced_string's cache */
+    bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
 } lp;
 
 static size_t off(const lp *ps, const char *at)
@@ -65,7 +66,11 @@ static void note_as(lp *ps, rkind k, coax_class cls, const char *at)
     if (cls == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
 }
 
-static void note(lp *ps, rkind k, const char *at) { note_as(ps, k, rkind_class(k), at); }
+/* Logs a fix of its kind's usual class. */
+static void note(lp *ps, rkind k, const char *at)
+{
+    if (rlog_add(ps->log, k, off(ps, at)) == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
+}
 
 static coax_class class_if(bool invented) { return invented ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED; }
 
@@ -486,16 +491,37 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
 
 /* ---- block strings: Python triple quotes, fenced code ---------------- */
 
-/* Puts the text of a block b..e into ps->sb as its lines say: text on
-** the opening line alone ('lines' false, no line break) as it is; lines
-** without its blank first and last lines,
-** with blank lines emptied and the indentation all lines share removed
-** (Python's textwrap.dedent: the layout is the reply's, not the text's). */
+/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+static void put_utf8(lp *ps, const char *b, const char *e)
+{
+    while (b < e) {
+        const char *run = b;
+        while (b < e && (unsigned char)*b < 0x80) b++;
+        coax_buf_put(&ps->sb, run, (size_t)(b - run));
+        if (b >= e) break;
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)b, (size_t)(e - b), &cp);
+        if (n) {
+            coax_buf_put(&ps->sb, b, n);
+            b += n;
+        } else {
+            note(ps, RK_INVALID_UTF8, b);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+            b++;
+        }
+    }
+}
+
+/* Puts the text of a block b..e into ps->sb. Text on one line with its
+** opening quotes ('lines' false, no line break) stays as it is. Lines lose
+** the indentation all of them share (Python's textwrap.dedent), blank lines
+** are emptied and the blank first and last ones dropped: that layout is
+** the reply's, not the text's. */
 static void put_block(lp *ps, const char *b, const char *e, bool lines)
 {
     ps->sb.len = 0;
     if (!lines && !memchr(b, '\n', (size_t)(e - b))) {
-        coax_buf_put(&ps->sb, b, (size_t)(e - b));
+        put_utf8(ps, b, e);
         return;
     }
     const char *margin = NULL; /* the shared indentation, from its first line */
@@ -526,7 +552,7 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
         } else {
             if (started) coax_buf_putc(&ps->sb, '\n');
             for (; blank_run; blank_run--) coax_buf_putc(&ps->sb, '\n');
-            coax_buf_put(&ps->sb, l + mlen, (size_t)(end - l - mlen));
+            put_utf8(ps, l + mlen, end);
             started = true;
         }
         l = nl ? nl + 1 : e;
@@ -609,7 +635,7 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
 {
     const char *s = ps->p, *p = s, *e = ps->e;
-    bool plus = false, fixed = false;
+    bool plus = false, fixed = false, dangling = false;
     *ok = false;
     if (*p == '+' || *p == '-') {
         plus = *p == '+';
@@ -639,7 +665,7 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         if (exd < e && (*exd == '+' || *exd == '-')) exd++;
         const char *x = exd;
         while (x < e && *x >= '0' && *x <= '9') x++;
-        if (x == exd) fixed = true; /* "1e": drop the dangling exponent */
+        if (x == exd) dangling = true; /* "1e": drop the dangling exponent (1e5 cut?) */
         else exd = x;
         p = x;
     }
@@ -667,7 +693,8 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         coax_buf_put(b, ex, (size_t)(exd - ex));
     }
     if (b->oom) return nomem(ps);
-    if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
+    if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
+    else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     coax_code rc = coax_set_number(ps->arena, out, b->data, b->len);
     if (rc == COAX_ENOMEM) return nomem(ps);
@@ -695,7 +722,12 @@ static bool key_ahead(const char *p, const char *e)
     while (p < limit && ws_tab[(unsigned char)*p]) p++;
     uint32_t q, c;
     size_t qn = p < e ? quote_at(p, e, &q) : 0;
-    if (qn) {
+    if (qn && q == '"') { /* the common case, a byte at a time */
+        const char *r = p + 1, *stop = e - r > 257 ? r + 257 : e;
+        while (r < stop && *r != '"' && *r != '\n') r++;
+        if (r >= stop || *r != '"') return false;
+        p = r + 1;
+    } else if (qn) {
         const char *r = p + qn;
         for (int n = 0;; n++) {
             if (r >= e || *r == '\n' || n > 256) return false;
@@ -813,7 +845,10 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    bool guessed = ctx == CTX_KEY ? !is_identifier(s, t) : !word_ends_clearly(ps, s, t, p, ctx);
+    /* A key is one identifier when the run of identifier bytes read above
+    ** is all of it and does not start with a digit. */
+    bool ident = !neg && n && t == id + n && !is_digit(*id);
+    bool guessed = ctx == CTX_KEY ? !ident : !word_ends_clearly(ps, s, t, p, ctx);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     ps->sb.len = 0;
     for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
@@ -872,17 +907,20 @@ static void report_dup(void *ud, size_t index)
     note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
 }
 
-/* Whether the value about to start belongs to a member whose key was guessed. */
-static bool under_invented_key(const lp *ps)
+/* Whether the value about to start belongs to a member whose key was
+** guessed (only after an invented repair in this value: the common case
+** costs one test). */
+static inline bool under_invented_key(const lp *ps)
 {
-    if (!ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
+    if (!ps->inv_any || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
     return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
 }
 
 /* A value just completed: flagged when an invented repair made it, or it
 ** lies inside an invented container or under an invented key. */
-static void flag_value(lp *ps, coax_value *v)
+static inline void flag_value(lp *ps, coax_value *v)
 {
+    if (!ps->inv_any) return; /* no invented repair in this value yet */
     if (ps->inv || ps->inv_opens || under_invented_key(ps)) v->flags |= COAX_VF_INVENTED;
     ps->inv = false;
 }
@@ -893,10 +931,12 @@ static coax_code push_open(lp *ps, bool object)
         return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
                          ps->lim.max_depth);
     if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen))) return nomem(ps);
-    bool invented = ps->inv || ps->inv_opens || under_invented_key(ps);
+    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
     ps->opens[ps->nopens++] = (lopen){ps->nslots, object, invented, 0};
-    ps->inv = false;
-    ps->inv_opens += invented;
+    if (invented) {
+        ps->inv = false;
+        ps->inv_opens++;
+    }
     return COAX_OK;
 }
 
@@ -908,9 +948,9 @@ static coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
     if (key) {
         s->m.key = key->u.text;
         s->m.klen = key->len;
-        s->invented = key->flags & COAX_VF_INVENTED;
+        if (key->flags & COAX_VF_INVENTED) s->invented = true;
     }
-    s->koff = koff;
+    s->koff = (uint32_t)koff;
     return COAX_OK;
 }
 
@@ -996,12 +1036,15 @@ static coax_code handle_close(lp *ps, char c, coax_value *v)
         while (r < ps->e && ws_tab[(unsigned char)*r]) r++;
         bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
                               item_ahead(r + 1, ps->e, CTX_OBJVAL);
+        ps->bracket_fixed = true;
         if (k == 0 || object_goes_on) {
             note(ps, RK_MISMATCHED_BRACKET, at);
         } else {
-            /* opens[k-1] matches: close everything inside it first. */
+            /* opens[k-1] matches: close everything inside it first. One
+            ** level has one reading; several leave open where each ended. */
+            coax_class cls = class_if(ps->nopens - k > 1);
             while (ps->nopens > k) {
-                note(ps, RK_MISSING_BRACKET, at);
+                note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
                 coax_code rc = close_top(ps, &inner, false);
                 if (rc) return rc;
@@ -1034,7 +1077,9 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             /* Brackets missing at the very end after a complete member or
             ** item have one reading; after a key, a comma or a string cut
             ** off, what is closed was still being written. */
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any);
+            /* After a bracket was replaced or inserted, the one missing at
+            ** the end could have been missing elsewhere. */
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed);
             while (ps->nopens) {
                 if ((rc = close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -1165,12 +1210,12 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             continue;
         }
         int ctx = top && top->object ? CTX_OBJVAL : CTX_OTHER;
-        if (top && (c == '"' || c == '\'' || c == '`') && e - p >= 3 && p[1] == c && p[2] == c) {
-            bool ok;
-            if ((rc = c == '`' ? parse_fenced(ps, &v, &ok) : parse_triple(ps, &v, &ok))) return rc;
-            if (ok) goto have_value;
-        }
         if (quote_at(p, e, &q)) {
+            if (e - p >= 3 && p[1] == c && p[2] == c && top) { /* """...""", '''...''', ```...``` */
+                bool ok;
+                if ((rc = c == '`' ? parse_fenced(ps, &v, &ok) : parse_triple(ps, &v, &ok))) return rc;
+                if (ok) goto have_value;
+            }
             if ((rc = parse_string(ps, ctx, &v))) return rc;
             /* "a" + "b": JavaScript string concatenation, joined in one
             ** buffer (copying the growing string each time would be
@@ -1317,6 +1362,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         coax_value v;
         bool got;
         ps.truncated = false;
+        ps.inv_any = ps.bracket_fixed = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_members_follow(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);
@@ -1335,7 +1381,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         *heap = v;
-        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, from, log->n};
+        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, ps.inv_any, from, log->n};
         first = false;
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);

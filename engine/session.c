@@ -550,7 +550,10 @@ static void handle_reply(coax_session *s)
             event(s, "validation_error", f);
             char detail[256];
             summarize(detail, sizeof detail, &r.validation);
-            if (s->state != SS_DONE) retry(s, "validation", &r, true, detail, text, len);
+            /* A value that rests on a guessed repair: the reply is what to fix. */
+            if (s->state != SS_DONE && r.refused)
+                retry(s, "parse", &r, true, r.validation.errors[0].message, text, len);
+            else if (s->state != SS_DONE) retry(s, "validation", &r, true, detail, text, len);
         } else {
             lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
             push_info(s, L, NULL);

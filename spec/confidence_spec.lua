@@ -76,6 +76,21 @@ describe("confidence classes", function()
     assert.are.equal('{"name":"y","transaction_amount":1}', coax.json.encode(r.value))
   end)
 
+  it("names the repair a value was refused for", function()
+    local r = coax.extract(guessed, schema)
+    assert.are.same({ kind = "unquoted_key", class = "invented", offset = 39, line = 1, column = 40,
+      detail = "a key was guessed from text not written as one" }, r.refused)
+    assert.is_nil(coax.extract('{"name": "x", "transaction_amount": 1}', schema).refused)
+  end)
+
+  it("rejects a span deeper than the limit as one candidate, not the whole reply", function()
+    local v, _, info = coax.repair('```json\n{"a": 1}\n```\n' .. string.rep("x{", 600))
+    assert.are.same({ '{"a":1}', "fenced" }, { coax.json.encode(v), info.source })
+    local none, msg, code = coax.repair("See " .. string.rep("x{", 600))
+    assert.are.same({ nil, "COAX_EDEPTH" }, { none, code })
+    assert.truthy(msg:find("nesting deeper than 512", 1, true))
+  end)
+
   it("chooses by the README's rule without a schema, and LaTeX in prose does not win", function()
     local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
     assert.are.equal('{"a":1}', coax.json.encode(v))
@@ -154,7 +169,9 @@ describe("confidence classes in a session", function()
     assert.are.equal("unreadable text at line 1, column 28 (a key was guessed from text not written as one: "
       .. "'years old'); send valid JSON", e.error)
     local feedback = r.attempts[2].messages[3].content
-    assert.truthy(feedback:find("At path '(root)': unreadable text at line 1, column 28", 1, true))
+    assert.are.equal("Attempt 1/3: no JSON could be read from your reply: " .. e.error .. ".",
+      feedback:match("^[^\n]*"))
+    assert.truthy(feedback:find('{"name": "Ada", "age": 36, years old}', 1, true)) -- the reply, not a guess
     local log = r.attempts[1].log
     assert.are.same({ "unquoted_key invented", "missing_value invented" },
       { log[1].kind .. " " .. log[1].class, log[2].kind .. " " .. log[2].class })

@@ -534,6 +534,10 @@ typedef struct coax_extract_result {
     coax_coercion *coercions;     /* the best candidate's coercions, in order */
     size_t ncoercions;
     coax_validation validation;   /* of 'value': the errors when !valid */
+    /* The repair 'value' was refused for (its class is less certain than
+    ** the options' max_class; the first error names it), or NULL. An entry
+    ** of repair.log. */
+    const coax_repair_entry *refused;
 } coax_extract_result;
 
 /* Recovers from 'text' the value that best fits 'schema'.

@@ -67,12 +67,13 @@ static void test_extract_options(void)
     CHECK(!x.valid);
     CHECK_STR(x.validation.errors[0].message,
               "unreadable text at line 1, column 16 (used null for a missing value: '}'); send valid JSON");
+    CHECK(x.refused && !strcmp(x.refused->kind, "missing_value") && x.refused->cls == COAX_CLASS_INVENTED);
     coax_extract_options o;
     coax_extract_options_default(&o);
     CHECK_INT(o.max_class, COAX_CLASS_INFERRED);
     o.max_class = COAX_CLASS_INVENTED;
     CHECK_INT(coax_extract(a, s, doc, guess, strlen(guess), NULL, &o, &x, NULL), COAX_OK);
-    CHECK(x.valid);
+    CHECK(x.valid && !x.refused);
     const char *open = "{\"n\": 1";
     CHECK_INT(coax_extract(a, s, doc, open, strlen(open), NULL, NULL, &x, NULL), COAX_OK);
     CHECK(x.valid);

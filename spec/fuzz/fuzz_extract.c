@@ -64,8 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         coax_validation v;
         coax_code vr = coax_validate(s, r.value, a, 0, &v, &err);
         FUZZ_CHECK(vr == COAX_OK || vr == COAX_ELIMIT);
-        /* A truncated candidate is never valid, whatever its value. */
-        if (vr == COAX_OK && r.repair.candidates[r.candidate].complete) FUZZ_CHECK(v.valid == r.valid);
+        /* A truncated candidate is never valid, whatever its value, nor is
+        ** one that rests on a repair less certain than max_class. */
+        if (vr == COAX_OK && r.repair.candidates[r.candidate].complete && !r.refused) FUZZ_CHECK(v.valid == r.valid);
+        if (r.refused) FUZZ_CHECK(!r.valid && r.refused->cls > xo.max_class);
         if (r.valid) FUZZ_CHECK(vr == COAX_OK && v.valid);
     }
     coax_schema_free(s);
