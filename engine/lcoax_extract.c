@@ -93,13 +93,15 @@ static int l_extract(lua_State *L)
     lua_setfield(L, -2, "errors");
     lua_createtable(L, (int)r.ncoercions, 0);
     for (size_t i = 0; i < r.ncoercions; i++) {
-        lua_createtable(L, 0, 3);
+        lua_createtable(L, 0, 4);
         lua_pushstring(L, r.coercions[i].kind);
         lua_setfield(L, -2, "kind");
         lua_pushstring(L, r.coercions[i].pointer);
         lua_setfield(L, -2, "pointer");
         lua_pushstring(L, r.coercions[i].detail);
         lua_setfield(L, -2, "detail");
+        lua_pushstring(L, coax_class_name(r.coercions[i].cls));
+        lua_setfield(L, -2, "class");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "coercions");

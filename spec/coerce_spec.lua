@@ -34,8 +34,8 @@ describe("coercion", function()
     local r = coax.extract('{"name": "x", "ROLE": "admin"}', schema)
     assert.is_true(r.valid)
     local got = {}
-    for i, c in ipairs(r.coercions) do got[i] = c.kind .. " " .. c.pointer end
-    assert.are.same({ "wrap_in_array ", "key_renamed /0/role", "enum_match /0/role" }, got)
+    for i, c in ipairs(r.coercions) do got[i] = c.kind .. " " .. c.pointer .. " " .. c.class end
+    assert.are.same({ "wrap_in_array  inferred", "key_renamed /0/role inferred", "enum_match /0/role inferred" }, got)
   end)
 
   it("writes each coercion's class in the --log lines", function()
