@@ -102,7 +102,7 @@ static coax_code score(coerce_ctx *c, const char *text, size_t len, const coax_c
         return rc;
     if (!extract_scalar_alone(text, len, cand) &&
         (rc = add_root_error(c->arena, &s->validation,
-                             "a value was taken out of prose (\"2 or 3\"): send the value alone")))
+                             "the value is one part of a sentence: send the value alone")))
         return rc;
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
