@@ -80,7 +80,7 @@ static bool strip_fence(const char **t, size_t *n)
     return true;
 }
 
-coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len)
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only)
 {
     const char *t = text;
     size_t n = len;
@@ -102,7 +102,7 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len)
         coax_arena_rewind(a, mark);
         if (!strip_fence(&t, &n) && !strip_pair(&t, &n)) break;
     }
-    if (n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
+    if (literal_only || n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
     coax_value *v = coax_new_value(a, COAX_STRING);
     return v && !coax_set_string(a, v, t, n) ? v : NULL;
 }

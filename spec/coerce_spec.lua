@@ -89,6 +89,24 @@ describe("coercion", function()
       assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
     end)
 
+    it("stays linear when every record needs a key renamed, a key dropped and a member converted", function()
+      local schema = '{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],'
+        .. '"properties":{"name":{"type":"string"},"a":{"type":"object","properties":{"b":{"type":"integer"}}}}}}'
+      local function doc(n)
+        local t = {}
+        for i = 1, n do t[i] = ('{"NAME":"n%d","a":{"b":"%d"},"Extra":1}'):format(i, i) end
+        return "[" .. table.concat(t, ",") .. "]"
+      end
+      local small, big = doc(20000), doc(40000)
+      local r = coax.extract(big, schema)
+      assert.is_true(r.valid)
+      assert.are.equal(120000, #r.coercions)
+      assert.are.equal("n40000", r.value[40000].name)
+      local ratio = best_time(function() coax.extract(big, schema) end)
+        / best_time(function() coax.extract(small, schema) end)
+      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+    end)
+
     it("stays within 4x of reading and validating the same document", function()
       local doc = mistyped.document(40000)
       local strict = best_time(function() coax.extract(doc, mistyped.schema, { strict = true }) end)
