@@ -131,6 +131,7 @@ typedef struct provisional {
 typedef struct job {
     coerce_ctx *c;
     coax_arena *a;
+    coax_arena *scratch; /* what one round plans with, emptied after it */
     coax_value *root;  /* our copy of the candidate's root */
     hmap index;        /* members block -> hash index, for large objects */
     hmap tried;        /* (instanceLocation, keywordLocation) -> trials used */
@@ -339,7 +340,7 @@ static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
 ** another planned change. */
 static coax_code plan(job *j, const coax_validation *val, round *r)
 {
-    coax_arena *a = j->a;
+    coax_arena *a = j->scratch;
     r->n = 0;
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
@@ -474,7 +475,9 @@ static coax_code keep_provisional(job *j, const change *c)
         j->prov = p;
         j->cprov = cap;
     }
-    j->prov[j->nprov++] = (provisional){c->at, c->atlen, c->saved, j->c->n, false};
+    char *at = coax_arena_strdup(j->a, c->at, c->atlen); /* the round's own memory goes */
+    if (!at) return COAX_ENOMEM;
+    j->prov[j->nprov++] = (provisional){at, c->atlen, c->saved, j->c->n, false};
     return COAX_OK;
 }
 
@@ -495,7 +498,7 @@ static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *prog
     coax_code rc = plan(j, val, &r);
     *progress = r.n > 0;
     if (rc || r.n == 0) return rc;
-    r.sorted = coax_arena_alloc(j->a, r.n * sizeof *r.sorted);
+    r.sorted = coax_arena_alloc(j->scratch, r.n * sizeof *r.sorted);
     if (!r.sorted) return COAX_ENOMEM;
     for (size_t i = 0; i < r.n; i++) {
         change *ch = &r.ch[i];
@@ -632,11 +635,16 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
         rc = COAX_ENOMEM;
     else *j.root = *v;
     size_t logged = c->n;
+    j.scratch = rc ? NULL : coax_arena_new(coax_arena_allocator(c->arena));
+    if (!rc && !j.scratch) rc = COAX_ENOMEM;
+    coax_arena_mark empty = j.scratch ? coax_arena_get_mark(j.scratch) : (coax_arena_mark){0};
     for (uint32_t round = 1; !rc && round <= MAX_ROUNDS && !val->valid; round++) {
         bool progress;
         rc = run_round(&j, val, round, &progress);
+        coax_arena_rewind(j.scratch, empty);
         if (!progress) break;
     }
+    coax_arena_free(j.scratch);
     if (!rc) rc = settle(&j, val);
     coax_buf_free(&j.tok);
     if (!rc) rc = disown(c->arena, j.root);

@@ -77,9 +77,12 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** Unicode NFC normalisation; NULL when none or several match. */
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n);
 
-/* Whether the schema document's root asks for one scalar a bare-text reply
-** can name (an enum, a const, or only integer/number/boolean/null). */
-bool coerce_scalar_root(const coax_value *doc);
+/* What a bare-text reply can be for the schema document's root: any
+** scalar (an enum, a const, or only integer/number/boolean/null), only a
+** quoted JSON string or other JSON scalar (a root that takes strings: any
+** prose is a string, so unquoted text is not read), or nothing. */
+typedef enum { ROOT_OTHER, ROOT_SCALAR, ROOT_STRING } coerce_root;
+coerce_root coerce_scalar_root(const coax_value *doc);
 
 /* Whether a single-key envelope's 'key' names the whole answer ("result",
 ** "data", "output", "answer", "response", "value", "json", ..., or the
@@ -101,9 +104,9 @@ coax_class coerce_class(const char *kind);
 bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *cand);
 
 /* The whole reply read as one scalar ("TWO", "**Two**", "\"two\".",
-** "`42`"): a JSON scalar when the trimmed text is one, else the text as a
-** string when it is one line. NULL when nothing is left, the text is a
-** container, or out of memory. */
-coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len);
+** "`42`"): a JSON scalar when the trimmed text is one, else (unless
+** 'literal_only') the text as a string when it is one line. NULL when
+** nothing is left, the text is a container, or out of memory. */
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only);
 
 #endif

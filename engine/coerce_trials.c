@@ -226,12 +226,14 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
     return NULL;
 }
 
-/* Equal ignoring case and surrounding whitespace, after NFC. */
+/* Equal ignoring case and surrounding whitespace, after NFC. Out of
+** memory reads as "not equal": no coercion, never a wrong one. */
 static bool loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
 {
+    bool oom;
     trim(&x, &xn);
     trim(&y, &yn);
-    return coax_nfc_fold_equal(a, x, xn, y, yn);
+    return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
 }
 
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n)
@@ -463,24 +465,23 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     }
 }
 
-/* Whether the schema's root asks for one scalar that bare text can name:
-** an enum or const, or only integer, number, boolean or null (a plain
-** string root is not one: any prose is a string). */
-bool coerce_scalar_root(const coax_value *doc)
+coerce_root coerce_scalar_root(const coax_value *doc)
 {
     const coax_value *s = deref(doc, doc);
-    if (!s || s->type != COAX_OBJECT) return false;
-    if (member(s, "enum") || member(s, "const")) return true;
+    if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
+    if (member(s, "enum") || member(s, "const")) return ROOT_SCALAR;
     const coax_value *t = member(s, "type");
     size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
+    bool string = false;
     for (size_t i = 0; i < n; i++) {
         const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
-        if (x->type != COAX_STRING) return false;
-        if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
-            strcmp(x->u.text, "null"))
-            return false;
+        if (x->type != COAX_STRING) return ROOT_OTHER;
+        if (!strcmp(x->u.text, "string")) string = true;
+        else if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
+                 strcmp(x->u.text, "null"))
+            return ROOT_OTHER;
     }
-    return n > 0;
+    return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
 }
 
 /* Whether any "properties" in the schema document declares 'key' (an

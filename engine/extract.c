@@ -185,7 +185,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         return rc;
     if (!extract_scalar_alone(x->text, x->len, cand) &&
         (rc = prepend_error(c->arena, &s->validation,
-                            "a value was taken out of prose (\"2 or 3\"): send the value alone")))
+                            "the value is one part of a sentence: send the value alone")))
         return rc;
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
@@ -197,10 +197,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
 /* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
 ** scalar, tried when no candidate is valid: kept only when valid, as one
 ** more candidate (the whole text). */
-static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, coax_repair_result *r, scored *best)
+static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool literal_only, coax_repair_result *r,
+                          scored *best)
 {
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
-    coax_value *v = extract_bare_scalar(c->arena, text, len);
+    coax_value *v = extract_bare_scalar(c->arena, text, len, literal_only);
     if (!v) return COAX_OK;
     c->log = NULL;
     c->n = c->cap = 0;
@@ -242,7 +243,8 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     if (options) o = *options;
     else coax_extract_options_default(&o);
     bool strict = (o.flags & COAX_EXTRACT_STRICT) || !schema_doc;
-    bool bare = !strict && coerce_scalar_root(schema_doc);
+    coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema_doc);
+    bool bare = root != ROOT_OTHER;
     coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
@@ -259,7 +261,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
         if (better(&s, &best)) best = s;
         else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
-    if (!best.valid && bare && (rc = try_bare(&c, text, len, r, &best))) return rc;
+    if (!best.valid && bare && (rc = try_bare(&c, text, len, root == ROOT_STRING, r, &best))) return rc;
     if (best.index == SIZE_MAX) return COAX_ENOJSON;
     out->valid = best.valid;
     out->value = best.value;

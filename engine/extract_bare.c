@@ -64,7 +64,23 @@ static bool strip_pair(const char **t, size_t *n)
     return false;
 }
 
-coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len)
+/* The inside of a fenced block that is the whole of t[0..*n) (```lang
+** ... ```), or false. */
+static bool strip_fence(const char **t, size_t *n)
+{
+    const char *s = *t;
+    size_t k = *n;
+    if (k < 7 || (memcmp(s, "```", 3) && memcmp(s, "~~~", 3)) || memcmp(s + k - 3, s, 3)) return false;
+    const char *nl = memchr(s, '\n', k - 3);
+    if (!nl) return false;
+    for (const char *p = s + 3; p < nl; p++)
+        if (is_space(*p) && *p != '\r' && p + 1 < nl) return false; /* an info string is one word */
+    *t = nl + 1;
+    *n = (size_t)(s + k - 3 - *t);
+    return true;
+}
+
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only)
 {
     const char *t = text;
     size_t n = len;
@@ -84,9 +100,9 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len)
             return v;
         }
         coax_arena_rewind(a, mark);
-        if (!strip_pair(&t, &n)) break;
+        if (!strip_fence(&t, &n) && !strip_pair(&t, &n)) break;
     }
-    if (n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
+    if (literal_only || n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
     coax_value *v = coax_new_value(a, COAX_STRING);
     return v && !coax_set_string(a, v, t, n) ? v : NULL;
 }

@@ -84,23 +84,15 @@ static void decompose(uint32_t cp, uint32_t *out, size_t *n)
     if (d[2]) decompose(d[2], out, n);
 }
 
-char *coax_nfc(coax_arena *a, const char *s, size_t n, size_t *out_len)
+/* The NFC code points of s[0..n) (valid UTF-8) in cps[0..*count): cps has
+** room for 4 * n + 4 (a code point decomposes into at most 4 per byte it
+** takes). */
+static void nfc_points(const char *s, size_t n, uint32_t *cps, size_t *count)
 {
-    size_t i = 0;
-    while (i < n && !((unsigned char)s[i] & 0x80)) i++;
-    if (i == n || !coax_utf8_valid(s, n)) { /* ASCII is NFC; invalid text stays as it is */
-        *out_len = n;
-        return coax_arena_strdup(a, s, n);
-    }
-    /* A code point decomposes into at most 4 (18 for a few, bounded by n
-    ** bytes times 4 since each takes at least one byte and 4 output). */
-    uint32_t *cps = coax_arena_alloc(a, (n * 4 + 4) * sizeof *cps);
-    if (!cps) return NULL;
     size_t k = 0;
-    for (i = 0; i < n;) {
+    for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = coax_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-        i += len;
+        i += coax_utf8_decode((const unsigned char *)s + i, n - i, &cp);
         decompose(cp, cps, &k);
     }
     /* Canonical order: a stable insertion sort of each run of marks. */
@@ -128,36 +120,57 @@ char *coax_nfc(coax_arena *a, const char *s, size_t n, size_t *out_len)
         last = cx;
         cps[w++] = cp;
     }
-    char *out = coax_arena_alloc(a, w * 4 + 1);
+    *count = w;
+}
+
+static bool is_ascii(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] & 0x80) return false;
+    return true;
+}
+
+char *coax_nfc(coax_arena *a, const char *s, size_t n, size_t *out_len)
+{
+    if (is_ascii(s, n) || !coax_utf8_valid(s, n)) { /* ASCII is NFC; invalid text stays as it is */
+        *out_len = n;
+        return coax_arena_strdup(a, s, n);
+    }
+    uint32_t *cps = coax_arena_alloc(a, (n * 4 + 4) * sizeof *cps);
+    char *out = cps ? coax_arena_alloc(a, n * 16 + 1) : NULL;
     if (!out) return NULL;
-    size_t o = 0;
+    size_t w, o = 0;
+    nfc_points(s, n, cps, &w);
     for (size_t x = 0; x < w; x++) o += coax_utf8_encode(cps[x], out + o);
     out[o] = '\0';
     *out_len = o;
     return out;
 }
 
-static bool fold_equal(const char *x, size_t xn, const char *y, size_t yn)
+static bool ascii_fold_equal(const char *x, const char *y, size_t n)
 {
-    size_t i = 0, k = 0;
-    while (i < xn && k < yn) {
-        uint32_t a, b;
-        size_t la = coax_utf8_decode((const unsigned char *)x + i, xn - i, &a);
-        size_t lb = coax_utf8_decode((const unsigned char *)y + k, yn - k, &b);
-        if (!la || !lb) return false;
-        if (coax_fold_case(a) != coax_fold_case(b)) return false;
-        i += la;
-        k += lb;
-    }
-    return i == xn && k == yn;
+    for (size_t i = 0; i < n; i++)
+        if (coax_fold_case((unsigned char)x[i]) != coax_fold_case((unsigned char)y[i])) return false;
+    return true;
 }
 
-bool coax_nfc_fold_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
+bool coax_nfc_fold_equal(const coax_allocator *al, const char *x, size_t xn, const char *y, size_t yn, bool *oom)
 {
-    coax_arena_mark mark = coax_arena_get_mark(a);
-    size_t an, bn;
-    const char *p = coax_nfc(a, x, xn, &an), *q = p ? coax_nfc(a, y, yn, &bn) : NULL;
-    bool eq = p && q && fold_equal(p, an, q, bn);
-    coax_arena_rewind(a, mark);
+    *oom = false;
+    if (is_ascii(x, xn) && is_ascii(y, yn)) return xn == yn && ascii_fold_equal(x, y, xn);
+    if (!coax_utf8_valid(x, xn) || !coax_utf8_valid(y, yn)) return xn == yn && !memcmp(x, y, xn);
+    size_t size = (xn + yn) * 4 + 8;
+    uint32_t *p = coax_alloc_raw(al, size * sizeof *p);
+    if (!p) {
+        *oom = true;
+        return false;
+    }
+    uint32_t *q = p + xn * 4 + 4;
+    size_t pn, qn;
+    nfc_points(x, xn, p, &pn);
+    nfc_points(y, yn, q, &qn);
+    bool eq = pn == qn;
+    for (size_t i = 0; eq && i < pn; i++) eq = coax_fold_case(p[i]) == coax_fold_case(q[i]);
+    coax_free_raw(al, p, size * sizeof *p);
     return eq;
 }

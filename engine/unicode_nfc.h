@@ -17,8 +17,9 @@ char *coax_nfc(coax_arena *a, const char *s, size_t n, size_t *out_len);
 /* The simple lowercase of a code point (itself when it has none). */
 uint32_t coax_fold_case(uint32_t cp);
 
-/* Whether x and y are equal after NFC and simple case folding. Uses arena
-** memory only for non-ASCII text (rewound before returning). */
-bool coax_nfc_fold_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn);
+/* Whether x and y are equal after NFC and simple case folding. Non-ASCII
+** text takes a block from 'al' (may be NULL: the C library), freed before
+** returning; when that fails, '*oom' is set and the answer is false. */
+bool coax_nfc_fold_equal(const coax_allocator *al, const char *x, size_t xn, const char *y, size_t yn, bool *oom);
 
 #endif

@@ -495,12 +495,18 @@ coax_code coax_validation_write(const coax_validation *result,
 /* ------------------------------------------------------------------------ */
 
 /* One coercion: a value that was right in substance and wrong in form.
-** 'kind' is a stable name ("string_to_integer", "string_to_number",
-** "string_to_boolean", "number_to_string", "float_to_integer",
-** "wrap_in_array", "unwrap_array", "enum_match", "const_match",
-** "default_filled", "property_dropped", "envelope_unwrapped"), 'pointer'
-** the JSON Pointer of the place changed (in the result value), 'detail' a
-** sentence. 'kind' and 'detail' are static; 'pointer' lives in the arena. */
+** 'kind' is a stable name, with its class:
+**   lossless: "float_to_integer" (2.0 -> 2);
+**   inferred: "string_to_integer", "string_to_number", "string_to_boolean",
+**   "number_to_string", "wrap_in_array", "unwrap_array", "enum_match",
+**   "const_match" (ignoring case, after Unicode NFC), "default_filled",
+**   "key_renamed" (" Answer " -> "answer"), "property_dropped",
+**   "envelope_unwrapped" (only for a key that names the whole answer),
+**   "bare_scalar" (a reply that is one scalar: TWO, **42**).
+** No coercion is invented, and none drops, renames or fills a value a
+** repair invented. 'pointer' is the JSON Pointer of the place changed (in
+** the result value), 'detail' a sentence. 'kind' and 'detail' are static;
+** 'pointer' lives in the arena. */
 typedef struct coax_coercion {
     const char *kind;
     const char *pointer;
@@ -550,9 +556,16 @@ typedef struct coax_extract_result {
 ** from text not written as one: '000.00'); send valid JSON"). Each is
 ** validated and, unless COAX_EXTRACT_STRICT, coerced: a coercion is applied only where the schema
 ** rejects the value and the change makes that location pass without new
-** errors. A single-key envelope ({"result": {...}}) is unwrapped when only
-** the inner value fits. Candidates are scored: valid first, then fewer
-** invented repairs, fewer errors, complete before truncated, fewer
+** errors; the work is a bounded number of validations of the candidate,
+** whatever its number of errors. A single-key envelope ({"result": {...}})
+** is unwrapped when only the inner value fits and its key names the whole
+** answer. A scalar candidate counts only when it is the whole reply (or
+** the whole of its block), give or take spaces, a final period and
+** surrounding quotes, backticks or "**" ("2 or 3" is not 2); for a schema
+** asking for one scalar, a bare reply ("TWO", "**42**") is read as that
+** scalar when no candidate is valid, and then it joins out->repair's
+** candidates as the whole text. Candidates are scored: valid first, then
+** fewer invented repairs, fewer errors, complete before truncated, fewer
 ** inferred repairs, fewer coercions, and the last one on a tie. A
 ** truncated candidate is never valid: its first error says the reply was
 ** cut off. A candidate that is not complete is truncated unless its only
@@ -564,7 +577,8 @@ typedef struct coax_extract_result {
 ** off, as COAX_EXTRACT_STRICT does.
 **
 ** Returns COAX_OK with out->valid saying whether the value validates (the
-** errors are in out->validation); COAX_ENOJSON when the text holds no JSON;
+** errors are in out->validation); COAX_ENOJSON when the text holds no JSON
+** (nor a bare scalar the schema accepts);
 ** a limit (COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ELIMIT) or
 ** COAX_ENOMEM. 'limits' and 'options' may be NULL.
 ** (Before issue 18 the seventh argument was 'unsigned flags'; a literal 0
