@@ -59,7 +59,8 @@ struct coax_session {
     bool have_detail_prov[3];
     size_t repairs, coercions;
     double t_attempt;
-    coax_buf messages;   /* the JSON of the messages sent this attempt */
+    coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */
+    int messages_kept;   /* how many of the previous attempt's messages it kept before them */
     coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
     coax_buf attempts;   /* the report's attempts, comma separated */
     coax_buf value;      /* the accepted value */

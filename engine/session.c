@@ -196,10 +196,24 @@ static void push_failure(coax_session *s, lua_State *L, const char *kind, const 
                          const char *detail, const char *reply, size_t rlen)
 {
     push_info(s, L, kind);
-    if (have_r && r->value) {
-        lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+    if (have_r && r->value) { /* what the model sent, and what coax made of it */
+        lcoax_push_value(L, r->repair.value ? r->repair.value : r->value, COAX_DEFAULT_MAX_DEPTH);
         lua_setfield(L, -2, "value");
+        lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+        lua_setfield(L, -2, "coerced_value");
     }
+    lua_createtable(L, have_r ? (int)r->ncoercions : 0, 0);
+    for (size_t i = 0; have_r && i < r->ncoercions; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, r->coercions[i].kind);
+        lua_setfield(L, -2, "kind");
+        lua_pushstring(L, r->coercions[i].pointer);
+        lua_setfield(L, -2, "pointer");
+        lua_pushstring(L, r->coercions[i].detail);
+        lua_setfield(L, -2, "detail");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "coercions");
     lua_createtable(L, have_r ? (int)r->validation.nerrors : 0, 0);
     for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
         lua_createtable(L, 0, 3);
@@ -225,26 +239,45 @@ static void summarize(char *buf, size_t cap, const coax_validation *v)
              v->errors[0].instance_location, v->errors[0].message);
 }
 
+/* The messages this attempt added (S.added) and how many it kept (S.kept):
+** the report holds each message once. */
 static void record_messages(coax_session *s)
 {
     lua_State *L = s->engine->vm.L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
-    rawfield(L, -1, "messages");
+    rawfield(L, -1, "kept");
+    s->messages_kept = lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0 ? (int)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    rawfield(L, -1, "added");
     lua_remove(L, -2);
     s->messages.len = 0;
     int rc = append_json(s, &s->messages);
     if (rc != VM_OK) script_failed(s, rc, "messages");
 }
 
-/* Appends this attempt's record to the report. */
-static void record_attempt(coax_session *s, const char *outcome, const char *reply, size_t rlen,
+/* The message the session ended with (NUL-terminated), or "". */
+static const char *ended_reason(coax_session *s)
+{
+    coax_buf *m = &s->error_msg;
+    coax_buf_reserve(m, 1);
+    if (m->oom || !m->data) return "";
+    m->data[m->len] = '\0';
+    return m->data;
+}
+
+/* Appends this attempt's record to the report; 'reason' says why it failed
+** (NULL for an attempt that succeeded). */
+static void record_attempt(coax_session *s, const char *outcome, const char *reason, const char *reply, size_t rlen,
                            const coax_extract_result *r, bool have_r, const char *usage_json)
 {
     coax_buf *b = &s->attempts;
     if (b->len) coax_buf_putc(b, ',');
     coax_buf_printf(b, "{\"n\":%d,\"outcome\":", s->attempt);
     put_str(b, outcome);
-    coax_buf_puts(b, ",\"messages\":");
+    coax_buf_puts(b, ",\"reason\":");
+    if (reason) put_str(b, reason);
+    else coax_buf_puts(b, "null");
+    coax_buf_printf(b, ",\"messages_kept\":%d,\"messages\":", s->messages_kept);
     coax_buf_put(b, s->messages.data ? s->messages.data : "[]", s->messages.data ? s->messages.len : 2);
     coax_buf_puts(b, ",\"reply\":");
     if (reply) coax_buf_put_json_string(b, reply, rlen);
@@ -273,15 +306,22 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
         const coax_repair_entry *e = &r->repair.log[i];
         coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
         put_str(b, e->kind);
-        coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u,\"class\":\"%s\"}", e->offset, e->line,
-                        e->column, coax_class_name(e->cls));
+        coax_buf_puts(b, ",\"class\":");
+        put_str(b, coax_class_name(e->cls));
+        coax_buf_puts(b, ",\"detail\":");
+        put_str(b, e->detail);
+        coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u}", e->offset, e->line, e->column);
     }
     for (size_t i = 0; have_r && i < r->ncoercions; i++, k++) {
         coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
         put_str(b, r->coercions[i].kind);
+        coax_buf_puts(b, ",\"class\":");
+        put_str(b, coax_class_name(r->coercions[i].cls));
+        coax_buf_puts(b, ",\"detail\":");
+        put_str(b, r->coercions[i].detail);
         coax_buf_puts(b, ",\"pointer\":");
         put_str(b, r->coercions[i].pointer);
-        coax_buf_printf(b, ",\"class\":\"%s\"}", coax_class_name(r->coercions[i].cls));
+        coax_buf_putc(b, '}');
     }
     coax_buf_printf(b, "],\"usage\":%s,\"finish\":", usage_json ? usage_json : "null");
     if (s->finish[0]) put_str(b, s->finish);
@@ -396,6 +436,18 @@ static void take_tool_rounds(coax_session *s, lua_State *L, int idx)
     lua_pop(ML, 1);
 }
 
+/* Adds to the record of the attempt just recorded (the last in
+** s->attempts, closed by its '}') the feedback sent after it. */
+static void record_feedback(coax_session *s, const char *text, size_t len)
+{
+    coax_buf *b = &s->attempts;
+    if (b->oom || !b->len || b->data[b->len - 1] != '}') return;
+    b->len--;
+    coax_buf_puts(b, ",\"feedback\":");
+    coax_buf_put_json_string(b, text, len);
+    coax_buf_putc(b, '}');
+}
+
 /* Decides after a failed attempt: exhausted, or the next messages. */
 static void retry(coax_session *s, const char *kind, coax_extract_result *r, bool have_r, const char *detail,
                   const char *reply, size_t rlen)
@@ -409,11 +461,15 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
         return;
     }
     push_failure(s, L, kind, r, have_r, detail, reply, rlen);
-    int rc = runtime_call(s, "next", 1, 0);
+    int rc = runtime_call(s, "next", 1, 3);
     if (rc != VM_OK) {
         script_failed(s, rc, "strategy");
         return;
     }
+    size_t flen;
+    const char *feedback = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &flen) : NULL;
+    if (feedback) record_feedback(s, feedback, flen);
+    lua_pop(L, 3);
     s->attempt++;
     s->state = SS_CALL;
 }
@@ -498,13 +554,14 @@ static void handle_reply(coax_session *s)
         /* The model declined: the agent's policy made this the end. */
         size_t rl;
         const char *refusal = lua_tolstring(L, -1, &rl);
-        record_attempt(s, "refused", refusal, rl, NULL, false, usage[0] ? usage : NULL);
         /* The provider's words, whole: its explanation is the reason. */
         coax_buf msg;
         coax_buf_init(&msg, e->alloc);
         coax_buf_puts(&msg, "the model refused: ");
         coax_buf_put(&msg, refusal, rl);
         coax_buf_putc(&msg, '\0');
+        record_attempt(s, "refused", msg.oom ? "the model refused" : msg.data, refusal, rl, NULL, false,
+                       usage[0] ? usage : NULL);
         lua_settop(L, base);
         session_end(s, COAX_AGENT_ERROR, "refusal", msg.oom ? "the model refused" : msg.data);
         coax_buf_free(&msg);
@@ -535,21 +592,22 @@ static void handle_reply(coax_session *s)
     snprintf(f, sizeof f, "\"bytes\":%zu", len);
     event(s, "reply", f);
     if (rc == COAX_ENOJSON) {
-        record_attempt(s, "no_json", text, len, &r, false, usage[0] ? usage : NULL);
+        record_attempt(s, "no_json", err.msg, text, len, &r, false, usage[0] ? usage : NULL);
         event(s, "parse_error", field(f, sizeof f, "error", err.msg));
         if (s->state != SS_DONE) retry(s, "parse", &r, false, err.msg, text, len);
     } else if (rc) {
-        record_attempt(s, "limit", text, len, &r, false, usage[0] ? usage : NULL);
-        session_end(s, COAX_LIMIT, coax_code_name(rc), err.msg[0] ? err.msg : coax_strerror(rc));
+        const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
+        record_attempt(s, "limit", why, text, len, &r, false, usage[0] ? usage : NULL);
+        session_end(s, COAX_LIMIT, coax_code_name(rc), why);
     } else {
         s->repairs += r.repair.nlog;
         s->coercions += r.ncoercions;
         if (!r.valid) {
-            record_attempt(s, "invalid", text, len, &r, true, usage[0] ? usage : NULL);
-            snprintf(f, sizeof f, "\"errors\":%zu", r.validation.nerrors);
-            event(s, "validation_error", f);
             char detail[256];
             summarize(detail, sizeof detail, &r.validation);
+            record_attempt(s, "invalid", detail, text, len, &r, true, usage[0] ? usage : NULL);
+            snprintf(f, sizeof f, "\"errors\":%zu", r.validation.nerrors);
+            event(s, "validation_error", f);
             /* A value that rests on a guessed repair: the reply is what to fix. */
             if (s->state != SS_DONE && r.refused)
                 retry(s, "parse", &r, true, r.validation.errors[0].message, text, len);
@@ -560,11 +618,12 @@ static void handle_reply(coax_session *s)
             char reason[256]; /* why the recipe or the host rejected the value */
             int vr = runtime_call(s, "submit", 2, 2);
             if (vr != VM_OK) {
-                record_attempt(s, "script_error", text, len, &r, true, usage[0] ? usage : NULL);
                 script_failed(s, vr, "on_submit");
+                record_attempt(s, vr == VM_LIMIT ? "limit" : "script_error", ended_reason(s), text, len, &r, true,
+                               usage[0] ? usage : NULL);
             } else if (lua_toboolean(L, -2) && host_accepts(s, r.value, reason, sizeof reason)) {
                 lua_pop(L, 2);
-                record_attempt(s, "ok", text, len, &r, true, usage[0] ? usage : NULL);
+                record_attempt(s, "ok", NULL, text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "success", NULL);
                 coax_write_buf(&s->value, r.value, 0);
                 session_end(s, COAX_OUTCOME_OK, NULL, NULL);
@@ -572,7 +631,7 @@ static void handle_reply(coax_session *s)
                 if (!lua_toboolean(L, -2)) /* the recipe rejected; else the host did, and wrote its reason */
                     snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
                 lua_pop(L, 2);
-                record_attempt(s, "rejected", text, len, &r, true, usage[0] ? usage : NULL);
+                record_attempt(s, "rejected", reason, text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "rejection", field(f, sizeof f, "reason", reason));
                 if (s->state != SS_DONE) retry(s, "rejection", &r, true, reason, text, len);
             }
@@ -626,8 +685,8 @@ static void run_agent(coax_session *s, bool start)
     s->proc = NULL;
     s->agent_ms += coax_now_ms() - s->t_call;
     if (rc != VM_OK) {
-        record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", NULL, 0, NULL, false, NULL);
         script_failed(s, rc, "agent");
+        record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", ended_reason(s), NULL, 0, NULL, false, NULL);
         return;
     }
     lua_State *co = s->co;
@@ -658,7 +717,7 @@ static void run_agent(coax_session *s, bool start)
         take_usage(s, usage, sizeof usage);
         lua_pop(s->engine->vm.L, 1);
     }
-    record_attempt(s, limit[0] ? "limit" : "agent_error", NULL, 0, NULL, false, usage[0] ? usage : NULL);
+    record_attempt(s, limit[0] ? "limit" : "agent_error", msg, NULL, 0, NULL, false, usage[0] ? usage : NULL);
     session_end(s, limit[0] ? COAX_LIMIT : COAX_AGENT_ERROR, limit[0] ? limit : "agent_error", msg);
 }
 
@@ -819,7 +878,7 @@ void session_step(coax_session *s)
         if (s->t_start > 0 && s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
             if (s->state == SS_WAIT) { /* the call in flight is this attempt's end */
                 s->agent_ms += coax_now_ms() - s->t_call;
-                record_attempt(s, "limit", NULL, 0, NULL, false, NULL);
+                record_attempt(s, "limit", "the session's deadline passed", NULL, 0, NULL, false, NULL);
             }
             session_end(s, COAX_LIMIT, "deadline", "the session's deadline passed");
             return;

@@ -277,7 +277,7 @@ describe("the default agent", function()
       local _, err, code = H.coax({ "run", "lua/recipes/" .. name .. ".lua", "--input",
         "lua/recipes/" .. name .. ".input.txt", "--report", report })
       assert.are.equal(0, code, err)
-      local r = json.decode(H.read(report))
+      local r = json.decode(H.assert_report(H.read(report)))
       os.remove(report)
       local a = r.attempts
       assert.are.equal(3, #a)
@@ -289,7 +289,8 @@ describe("the default agent", function()
         { a[1].outcome, a[2].outcome, a[3].outcome })
       assert.are.equal(1, #a[2].errors)
       assert.matches("/type$", a[2].errors[1].keywordLocation)
-      local feedback = a[3].messages[#a[3].messages].content -- the type error, fed back
+      local feedback = a[2].feedback -- the type error, fed back
+      assert.are.equal(feedback, a[3].messages[#a[3].messages].content)
       assert.truthy(feedback:find(a[2].errors[1].error, 1, true), feedback)
     end
   end)

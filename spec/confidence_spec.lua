@@ -168,7 +168,7 @@ describe("confidence classes in a session", function()
     local e = r.attempts[1].errors[1]
     assert.are.equal("unreadable text at line 1, column 28 (a key was guessed from text not written as one: "
       .. "'years old'); send valid JSON", e.error)
-    local feedback = r.attempts[2].messages[3].content
+    local feedback = r.attempts[1].feedback
     assert.are.equal("Attempt 1/3: no JSON could be read from your reply: " .. e.error .. ".",
       feedback:match("^[^\n]*"))
     assert.truthy(feedback:find('{"name": "Ada", "age": 36, years old}', 1, true)) -- the reply, not a guess

@@ -91,6 +91,7 @@ local function run_at(url, options, input)
   local out, err, code = coax_cmd({ "run", recipe, "--agent", "openai", "--base-url", url, "--model", "m1",
     "--input", "-", "--report", report, "--agent-options", agent_options(options) }, input or "Ada is here.")
   local text = slurp(report) or ""
+  if text ~= "" then H.assert_report(text) end
   return { out = out, err = err, code = code, report_text = text,
     report = strict(text, ("the report (exit %d, stderr %q)"):format(code, err)) }
 end

@@ -89,4 +89,39 @@ function H.read(path)
   return s
 end
 
+--- The messages attempt `n` of a session report sent, rebuilt as the
+-- report's schema says: the first `messages_kept` of the previous
+-- attempt's request, then the attempt's own `messages`.
+function H.conversation(report, n)
+  local request = {}
+  for k = 1, n do
+    local a = report.attempts[k]
+    local kept = {}
+    for i = 1, a.messages_kept do kept[i] = request[i] end
+    for _, m in ipairs(a.messages) do kept[#kept + 1] = m end
+    request = kept
+  end
+  return request
+end
+
+--- Every report coax.run gives a spec is checked against the schema on
+-- its way back (H.assert_report).
+do
+  local coax = require "coax"
+  local run = coax.run
+  if debug.getinfo(run, "S").what == "C" then -- not yet wrapped (busted may load this file again)
+    coax.run = function(...) return H.assert_report(run(...)) end
+  end
+end
+
+--- Asserts that a session report (JSON text, or the table coax.run gives)
+-- conforms to schemas/report.schema.json, as `coax validate` says.
+function H.assert_report(report)
+  local text = type(report) == "string" and report or require("coax").json.encode(report)
+  local out, err, code = H.coax({ "validate", "schemas/report.schema.json" }, text)
+  H.reports_checked = (H.reports_checked or 0) + 1
+  assert(code == 0, "the report does not conform to schemas/report.schema.json:\n" .. out .. err .. "\n" .. text)
+  return report
+end
+
 return H

@@ -226,7 +226,7 @@ describe("the ollama agent against a mock server", function()
       for i, messages in ipairs({ { user(PROMPT) }, { user(PROMPT), assistant(bad), user(feedback) } }) do
         check_request(sc, log[i])
         assert.are.same(format_body(messages), log[i].json)
-        assert.are.same(messages, plain(r.attempts[i].messages))
+        assert.are.same(messages, plain(H.conversation(r, i)))
       end
       assert.are.same({ input_tokens = 11, output_tokens = 7 }, r.attempts[1].usage)
       assert.are.same({ input_tokens = 5, output_tokens = 3 }, r.attempts[2].usage)

@@ -242,7 +242,7 @@ describe("the openai agent against a mock server", function()
       for i, messages in ipairs({ { user(PROMPT) }, second }) do
         check_request(sc, log[i])
         assert.are.same(schema_body(messages), log[i].json)
-        assert.are.same(messages, plain(r.attempts[i].messages))
+        assert.are.same(messages, plain(H.conversation(r, i)))
       end
       -- the provider's usage, per attempt and summed (the mock's default is [11, 7])
       assert.are.same({ input_tokens = 11, output_tokens = 7 }, r.attempts[1].usage)

@@ -53,7 +53,8 @@ describe("coax.run", function()
     local first, second = r.attempts[1], r.attempts[2]
     assert.are.equal("invalid", first.outcome)
     assert.are.same({ "/name", "/age" }, { first.errors[1].instanceLocation, first.errors[2].instanceLocation })
-    local m = second.messages
+    local m = H.conversation(r, 2)
+    assert.are.equal(1, second.messages_kept) -- the prompt; the reply and the feedback are new
     assert.are.equal(3, #m)
     assert.are.same({ "user", "assistant", "user" }, { m[1].role, m[2].role, m[3].role })
     assert.are.equal('{"name": true, "age": "thirty"}', m[2].content)
@@ -69,6 +70,8 @@ describe("coax.run", function()
       "",
       "Fix all of the errors above and reply with the corrected JSON only.",
     }, "\n"), m[3].content)
+    assert.are.equal(m[3].content, first.feedback)
+    assert.are.equal("2 validation errors, the first at '/name': " .. first.errors[1].error, first.reason)
     assert.matches("Reply with JSON that matches this JSON Schema:\n{\n  \"type\": \"object\"", m[1].content)
   end)
 
@@ -77,14 +80,14 @@ describe("coax.run", function()
     assert.are.equal("ok", r.outcome)
     assert.are.equal(GOOD, json.encode(r.value))
     assert.are.equal(1, r.metrics.coercions)
-    local c = r.attempts[1].log[1]
-    assert.are.same({ "string_to_integer", "/age" }, { c.kind, c.pointer })
-    assert.truthy(({ lossless = true, inferred = true })[c.class], c.class)
+    assert.are.same({ kind = "string_to_integer", class = "inferred", pointer = "/age",
+      detail = "converted the value to the type the schema asks for" }, r.attempts[1].log[1])
   end)
 
   it("tells the model when no JSON could be read, with the start of its reply", function()
     local r = run(recipe(), { "I think the person is Ada.", GOOD })
     assert.are.equal("no_json", r.attempts[1].outcome)
+    assert.are.equal("no JSON value found in 26 bytes of text", r.attempts[1].reason)
     assert.are.equal(table.concat({
       "Attempt 1/3: no JSON could be read from your reply: no JSON value found in 26 bytes of text.",
       "",
@@ -92,7 +95,8 @@ describe("coax.run", function()
       "I think the person is Ada.",
       "",
       "Fix this and reply with the corrected JSON only.",
-    }, "\n"), r.attempts[2].messages[3].content)
+    }, "\n"), r.attempts[1].feedback)
+    assert.are.equal(r.attempts[1].feedback, H.conversation(r, 2)[3].content)
   end)
 
   it("passes a valid value to on_submit with the attempt's context, and feeds its reason back", function()
@@ -102,8 +106,9 @@ describe("coax.run", function()
       end, max_attempts = 2]]), { GOOD, GOOD })
     assert.are.equal("ok", r.outcome)
     assert.are.equal("rejected", r.attempts[1].outcome)
+    assert.are.equal("age 36 checked at 1/2", r.attempts[1].reason)
     assert.matches("^Attempt 1/2: your JSON matches the schema but was rejected: age 36 checked at 1/2\n",
-      r.attempts[2].messages[3].content)
+      r.attempts[1].feedback)
   end)
 
   it("counts parse failures, schema failures and rejections against one budget", function()
@@ -128,7 +133,9 @@ describe("coax.run", function()
 
     it("continue: the conversation grows by replies and feedback, without the schema again", function()
       local r = run(recipe(), replies)
-      local m = r.attempts[3].messages
+      local m = H.conversation(r, 3)
+      assert.are.same({ 0, 1, 3 }, { r.attempts[1].messages_kept, r.attempts[2].messages_kept,
+        r.attempts[3].messages_kept })
       assert.are.same({ "user", "assistant", "user", "assistant", "user" },
         { m[1].role, m[2].role, m[3].role, m[4].role, m[5].role })
       assert.is_nil(m[5].content:find("Expected schema", 1, true))
@@ -136,22 +143,24 @@ describe("coax.run", function()
 
     it("fresh: the original prompt, the schema and only the latest errors", function()
       local r = run(recipe(', strategy = "fresh"'), replies)
-      local m = r.attempts[3].messages
+      local m = H.conversation(r, 3)
       assert.are.equal(2, #m)
+      assert.are.same({ 1, 1 }, { r.attempts[3].messages_kept, #r.attempts[3].messages }) -- the prompt stays
       assert.matches("^Attempt 2/3: your JSON does not match the schema%.", m[2].content)
       assert.truthy(m[2].content:find("Expected schema:\n{", 1, true))
     end)
 
     it("last: the original prompt, the last failed reply and its feedback", function()
       local r = run(recipe(', strategy = "last"'), replies)
-      local m = r.attempts[3].messages
+      local m = H.conversation(r, 3)
       assert.are.equal(3, #m)
+      assert.are.equal(1, r.attempts[3].messages_kept)
       assert.are.equal('{"name": "Ada"}', m[2].content)
     end)
 
     it("continue starts fresh once the conversation passes the context budget", function()
       local r = run(recipe(", context_budget = 50"), replies)
-      assert.are.equal(2, #r.attempts[2].messages)
+      assert.are.equal(2, #H.conversation(r, 2))
     end)
 
     it("takes a function", function()
@@ -159,6 +168,8 @@ describe("coax.run", function()
           return { { role = "user", content = "retry " .. ctx.kind .. " " .. #ctx.errors } }
         end]]), replies)
       assert.are.equal("retry validation 1", r.attempts[2].messages[1].content)
+      assert.are.equal(0, r.attempts[2].messages_kept)
+      assert.are.equal("retry validation 1", r.attempts[1].feedback) -- the strategy's last user message
     end)
   end)
 
@@ -166,7 +177,7 @@ describe("coax.run", function()
     local r = run(recipe([[, feedback = { validation = "Wrong ({{attempt}}/{{max_attempts}}):\n{{errors}}" }]]),
       { '{"name": "Ada"}', GOOD })
     assert.are.equal("Wrong (1/3):\n  - At path '(root)': " .. r.attempts[1].errors[1].error,
-      r.attempts[2].messages[3].content)
+      H.conversation(r, 2)[3].content)
   end)
 
   it("tells on_event what happens", function()
@@ -331,7 +342,7 @@ describe("coax run (command)", function()
         .. ".input.txt", "--replay", "lua/recipes/" .. name .. ".replies.jsonl", "--report", report })
       assert.are.equal(0, code, err)
       assert.are.equal("", err)
-      local r = json.decode(H.read(report))
+      local r = json.decode(H.assert_report(H.read(report)))
       os.remove(report)
       assert.are.equal("ok", r.outcome)
       assert.are.equal(3, r.metrics.attempts) -- the transcripts: repair and an error, a type error, then right

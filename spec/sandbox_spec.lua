@@ -7,6 +7,7 @@
 -- reach, and a second session of the same engine runs exactly as on a fresh
 -- engine. Feedback templates are text: placeholders fill in values, never
 -- code. Instruction and memory limits in scripts are in limits_spec.
+local H = require "helper"
 local coax = require "coax"
 local json = coax.json
 
@@ -210,7 +211,7 @@ return { schema = { type = "object", properties = { n = { type = "integer" } }, 
     while e:poll(10) > 0 do end
     local r = s:report()
     local out = {}
-    for i, a in ipairs(r.attempts) do out[i] = a.messages end
+    for i in ipairs(r.attempts) do out[i] = H.conversation(r, i) end
     return r.outcome, out
   end
 
@@ -261,7 +262,7 @@ return { schema = { type = 'integer' }, prompt = 'x', feedback = FB,
     local victim = e:session("return { schema = { type = 'integer' }, prompt = 'x' }", "x",
       { source = true, replies = { "no", "1" } })
     while e:poll(10) > 0 do end
-    local m = victim:report().attempts[2].messages
+    local m = H.conversation(victim:report(), 2)
     assert.matches("^Attempt 1/3: no JSON could be read from your reply", m[#m].content)
   end)
 end)
@@ -272,7 +273,7 @@ describe("feedback templates", function()
       .. "'{{io}}{{os}}{{_G}}{{require}}{{debug}}{{string}}{{load}}{{__index}}|{{attempt}}|{{reply_head}}' } }",
       "x", { source = true, replies = { "no JSON here", "{}" } })
     assert.are.equal("ok", r.outcome)
-    assert.are.equal("|1|no JSON here", r.attempts[2].messages[3].content)
+    assert.are.equal("|1|no JSON here", H.conversation(r, 2)[3].content)
   end)
 end)
 

@@ -27,7 +27,7 @@ Errors:
 
 Your submission:
 {{submission}}
-{{schema_block}}
+{{coerced_block}}{{schema_block}}
 Fix all of the errors above and {{next_step}}.]],
 
   -- No JSON could be recovered from the reply.
@@ -45,8 +45,16 @@ Attempt {{attempt}}/{{max_attempts}}: your JSON matches the schema but was rejec
 
 Your submission:
 {{submission}}
-
+{{coerced_block}}
 Fix this and {{next_step}}.]],
+
+  -- Added after the submission when coax changed the form of some of its
+  -- values before checking it (the submission above is as the model sent it).
+  coerced_block = [[
+
+Before checking, coax changed:
+{{coercions}}
+]],
 
   -- Added to feedback only when the conversation does not already hold the
   -- schema (a fresh prompt).
@@ -61,6 +69,32 @@ Expected schema:
 local function error_line(e)
   local path = e.instanceLocation == "" and "(root)" or e.instanceLocation
   return format("  - At path '%s': %s", path, e.error)
+end
+
+-- The value at JSON Pointer `pointer` in `v`, or nil.
+local function at(v, pointer)
+  for token in pointer:gmatch("/([^/]*)") do
+    if type(v) ~= "table" then return nil end
+    token = token:gsub("~1", "/"):gsub("~0", "~")
+    local i = math.tointeger(tonumber(token))
+    if getmetatable(v) == getmetatable(json.array({})) then
+      v = i and v[i + 1]
+    else
+      v = v[token]
+    end
+  end
+  return v
+end
+
+--- One coercion as the model reads it: where, what became what, and why.
+local function coercion_line(c, sent, coerced)
+  local path = c.pointer == "" and "(root)" or c.pointer
+  local before, after = at(sent, c.pointer), at(coerced, c.pointer)
+  local change = ""
+  if before ~= nil and after ~= nil and type(before) ~= "table" and type(after) ~= "table" then
+    change = format("%s became %s: ", json.encode(before), json.encode(after))
+  end
+  return format("  - At path '%s': %s%s (%s)", path, change, c.detail, c.kind)
 end
 
 --- Fills {{name}} placeholders from `vars`; unknown names are left empty.
@@ -96,6 +130,10 @@ function M.render(kind, ctx, overrides)
     next_step = ctx.tools and "call validate_json with the corrected JSON, then submit it"
       or "reply with the corrected JSON only",
   }
+  local changed = {}
+  for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
+  vars.coercions = concat(changed, "\n")
+  vars.coerced_block = #changed > 0 and M.fill(templates.coerced_block, vars) or ""
   vars.schema_block = ctx.include_schema and M.fill(templates.schema_block, vars) or ""
   return M.fill(template, vars)
 end

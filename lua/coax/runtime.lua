@@ -5,6 +5,7 @@
 local recipe_mod = require "coax.recipe"
 local strategy = require "coax.strategy"
 local feedback = require "coax.feedback"
+local json = require("coax").json
 
 local M = {}
 
@@ -79,9 +80,28 @@ local function context(S, info)
   return ctx
 end
 
+-- How many messages at the start of `new` are those at the start of `old`
+-- (equal as JSON): the part of the conversation an attempt kept.
+local function kept(old, new)
+  local n = 0
+  while old[n + 1] ~= nil and new[n + 1] ~= nil and json.encode(old[n + 1]) == json.encode(new[n + 1]) do
+    n = n + 1
+  end
+  return n
+end
+
+-- Sets the messages of the next call and what the report records of them:
+-- S.kept, how many it keeps from the start of the previous call's, and
+-- S.added, the rest.
+local function set_messages(S, messages)
+  S.kept = S.messages and kept(S.messages, messages) or 0
+  S.added = json.array(table.move(messages, S.kept + 1, #messages, 1, {}))
+  S.messages = messages
+end
+
 --- The messages of the first attempt.
 function M.first(S)
-  S.messages = strategy.first_prompt(context(S, { attempt = 1 }))
+  set_messages(S, strategy.first_prompt(context(S, { attempt = 1 })))
   return S.messages
 end
 
@@ -108,11 +128,18 @@ end
 --- The messages of the next attempt after a failure.
 -- @treturn table messages
 -- @treturn string the mode ("continue", "fresh", "last", "custom")
+-- @treturn string the feedback on the failure: the text the strategy
+-- rendered, or (a strategy of the recipe's own) the last message's when it
+-- is the user's
 function M.next(S, info)
-  local messages, mode = strategy.next_prompt(context(S, info), S.recipe.strategy)
+  local ctx = context(S, info)
+  local messages, mode = strategy.next_prompt(ctx, S.recipe.strategy)
   if type(messages) ~= "table" or #messages == 0 then error("strategy returned no messages", 0) end
-  S.messages = messages
-  return messages, mode
+  set_messages(S, messages)
+  local said = ctx.feedback
+  local last = messages[#messages]
+  if said == nil and type(last) == "table" and last.role == "user" then said = last.content end
+  return messages, mode, type(said) == "string" and said or nil
 end
 
 --- Renders one feedback template (for hosts and the tools mode).

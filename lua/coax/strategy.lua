@@ -28,6 +28,13 @@ local function copy(messages)
   return out
 end
 
+-- The feedback on the failure in `ctx`, kept in ctx.feedback: the report
+-- records it as the text sent after the failed attempt.
+local function say(ctx)
+  ctx.feedback = feedback.render(ctx.kind, ctx, ctx.templates)
+  return ctx.feedback
+end
+
 local function opening(ctx)
   local messages = {}
   if ctx.system and ctx.system ~= "" then messages[1] = message("system", ctx.system) end
@@ -52,7 +59,7 @@ end
 local function fresh(ctx)
   local messages = opening(ctx)
   ctx.include_schema = not ctx.schema_in_request
-  messages[#messages + 1] = message("user", feedback.render(ctx.kind, ctx, ctx.templates))
+  messages[#messages + 1] = message("user", say(ctx))
   return messages, "fresh"
 end
 
@@ -62,7 +69,7 @@ function strategies.continue(ctx)
   local messages = copy(ctx.messages)
   messages[#messages + 1] = message("assistant", ctx.reply or "")
   ctx.include_schema = false
-  messages[#messages + 1] = message("user", feedback.render(ctx.kind, ctx, ctx.templates))
+  messages[#messages + 1] = message("user", say(ctx))
   if ctx.context_budget and estimate(messages, ctx) > ctx.context_budget then return fresh(ctx) end
   return messages, "continue"
 end
@@ -75,7 +82,7 @@ function strategies.last(ctx)
   local messages = opening(ctx)
   messages[#messages + 1] = message("assistant", ctx.reply or "")
   ctx.include_schema = false
-  messages[#messages + 1] = message("user", feedback.render(ctx.kind, ctx, ctx.templates))
+  messages[#messages + 1] = message("user", say(ctx))
   return messages, "last"
 end
 
