@@ -316,6 +316,20 @@ describe("a reply the provider says was cut off is never accepted", function()
     end)
   end
 
+  it("openai: finish_reason content_filter (something left out) is never accepted either", function()
+    local r = run("openai", { { reply = "12", finish = "content_filter" }, { reply = "12" } }, nil, "integer")
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal("invalid", r.attempts[1].outcome)
+    assert.are.equal("the provider's content filter cut the reply off (finish: content_filter): the value may be "
+      .. "incomplete", r.attempts[1].errors[1].error)
+  end)
+
+  it("another finish (stop_sequence, tool_calls) is no cut: accepted", function()
+    local r = run("anthropic", { { reply = "12", finish = "stop_sequence" } }, nil, "integer")
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(1, #r.attempts)
+  end)
+
   it("every attempt cut off: exhausted, never ok", function()
     local r = run("openai", { { reply = "12", finish = "length", times = 3 } }, nil, "integer")
     assert.are.equal("exhausted", r.outcome)

@@ -298,17 +298,8 @@ end
 -- (nothing at all when no line was an event: the body was not a stream).
 local function stream_reader()
   local blocks, partial, usage = json.array({}), {}, {}
-  local stop_reason, stop_details, bad
-  local events = 0
-  local function feed(line)
-    local data = line:match("^data:%s?(.*)$")
-    if not data or bad then return end
-    events = events + 1
-    local ev = json.decode(data)
-    if type(ev) ~= "table" then
-      bad = "anthropic agent: a streamed event is not JSON"
-      return
-    end
+  local stop_reason, stop_details
+  local function handle(ev)
     local kind = ev.type
     if kind == "message_start" then
       local u = type(ev.message) == "table" and ev.message.usage
@@ -330,10 +321,7 @@ local function stream_reader()
       if type(b) == "table" and p then
         local text = concat(p)
         local input = text == "" and json.object({}) or json.decode(text)
-        if input == nil then
-          bad = "anthropic agent: a streamed tool input is not JSON"
-          return
-        end
+        if input == nil then return "anthropic agent: a streamed tool input is not JSON" end
         b.input = input
         partial[ev.index + 1] = nil
       end
@@ -345,19 +333,17 @@ local function stream_reader()
       if type(ev.usage) == "table" then usage_into(usage, ev.usage) end
     elseif kind == "error" then
       local e = type(ev.error) == "table" and ev.error or {}
-      bad = ("anthropic agent: stream error (%s): %s"):format(tostring(str(e.type) or "error"),
+      return ("anthropic agent: stream error (%s): %s"):format(tostring(str(e.type) or "error"),
         tostring(str(e.message) or ""))
     end
   end
-  local function result()
-    if events == 0 then return nil end
-    if bad then return nil, bad end
+  local function finish()
     local list = json.array({})
     for i = 1, #blocks do list[i] = blocks[i] end
     local u = (usage.input_tokens or usage.output_tokens) and usage or nil
     return reply_of(list, stop_reason, u, stop_details)
   end
-  return feed, result
+  return transport.json_events("anthropic agent", handle, finish)
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.

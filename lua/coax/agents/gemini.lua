@@ -348,19 +348,10 @@ end
 -- no line was an event: the body was not a stream).
 local function stream_reader()
   local parts, pieces = json.array({}), {}
-  local finish_reason, finish_message, ratings, feedback, usage, bad
-  local events = 0
-  local function feed(line)
-    local data = line:match("^data:%s?(.*)$")
-    if not data or bad then return end
-    events = events + 1
-    local doc = json.decode(data)
-    if type(doc) ~= "table" then
-      bad = "gemini agent: a streamed event is not JSON"
-      return
-    end
-    bad = error_of(doc)
-    if bad then return end
+  local finish_reason, finish_message, ratings, feedback, usage
+  local function handle(doc)
+    local e = error_of(doc)
+    if e then return e end
     if type(doc.promptFeedback) == "table" then feedback = doc.promptFeedback end
     if type(doc.usageMetadata) == "table" then usage = M.usage_of(doc.usageMetadata) end -- cumulative: the last wins
     local c = candidate_of(doc)
@@ -379,13 +370,11 @@ local function stream_reader()
     if str(c.finishMessage) then finish_message = c.finishMessage end
     if type(c.safetyRatings) == "table" then ratings = c.safetyRatings end
   end
-  local function result()
-    if events == 0 then return nil end
-    if bad then return nil, bad end
+  local function finish()
     for i, p in pairs(pieces) do parts[i].text = concat(p) end
     return reply_of(parts, finish_reason, finish_message, ratings, feedback, usage)
   end
-  return feed, result
+  return transport.json_events("gemini agent", handle, finish)
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.
