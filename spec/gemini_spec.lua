@@ -267,6 +267,26 @@ describe("the gemini agent's errors", function()
     assert.are.equal(400, r.attempts[1].http_status)
   end)
 
+  it("a key the server echoes is redacted in the report", function()
+    local r = run({ { error = { status = 400, message = "API key not valid: " .. KEY } } })
+    assert.are.equal("gemini agent: HTTP 400 (INVALID_ARGUMENT): API key not valid: [redacted]", r.error.message)
+  end)
+
+  it("RetryInfo's retryDelay read as a duration, within 60 s, of the right type only", function()
+    local transport = require "coax.transport"
+    local function body(t, delay)
+      return cjson.encode({ error = { code = 429, status = "RESOURCE_EXHAUSTED",
+        details = { { ["@type"] = t, retryDelay = delay } } } })
+    end
+    local RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+    assert.are.equal(1500, transport.retry_info_ms(body(RETRY_INFO, "1.5s")))
+    assert.are.equal(37000, transport.retry_info_ms(body(RETRY_INFO, "37s")))
+    assert.is_nil(transport.retry_info_ms(body(RETRY_INFO, "61s")))
+    assert.is_nil(transport.retry_info_ms(body(RETRY_INFO, "soon")))
+    assert.is_nil(transport.retry_info_ms(body("type.googleapis.com/google.rpc.QuotaFailure", "5s")))
+    assert.is_nil(transport.retry_info_ms("not json"))
+  end)
+
   it("a body without candidates or feedback is an agent error", function()
     local r = run({ { json = { modelVersion = "g1" } } })
     assert.are.equal("gemini agent: the response has no candidates", r.error.message)
