@@ -10,6 +10,7 @@ local coax = require "coax"
 local mock = require "mock.client"
 local report_check = require "report_check"
 local json = coax.json
+local cjson_encode = require("cjson").encode
 
 local KEY = "sk-test-SENTINEL-FIDELITY"
 local PERSON = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
@@ -266,6 +267,20 @@ describe("tools mode keeps what the model sent", function()
     assert.are.equal('{"age":36,"name":"Ada","big":12345678901234567890}', a.reply)
     assert.are.equal('{"json":{"age":36,"name":"Ada","big":12345678901234567890}}',
       json.encode(a.tool_rounds[1].calls[1].arguments))
+  end)
+
+  it("anthropic: JSON sent as text inside the input is that text, repaired and logged by the extraction", function()
+    local input = cjson_encode({ json = "{'name': 'Ada', 'age': 36,}" })
+    local r = run("anthropic", { { tool_calls = { { name = "submit", arguments = input } } } }, { mode = "tools" })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal("{'name': 'Ada', 'age': 36,}", r.attempts[1].reply)
+    assert.are.same({ "single_quotes", "single_quotes", "single_quotes", "trailing_comma" }, (function()
+      local kinds = {}
+      for i, e in ipairs(r.attempts[1].log) do kinds[i] = e.kind end
+      table.sort(kinds)
+      return kinds
+    end)())
+    assert.are.equal(4, r.metrics.repairs) -- three strings in single quotes, a trailing comma
   end)
 
   it("anthropic: an unknown tool's input is logged, not {}", function()

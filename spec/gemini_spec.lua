@@ -334,6 +334,26 @@ describe("the gemini agent's tools mode", function()
     assert.are.equal("submit", r.attempts[1].finish)
   end)
 
+  it("streamed: the functionCall parts, thought signatures sent back as they came", function()
+    local signed = { functionCall = { name = "validate_json", args = { json = { name = "Ada", age = 36 } } },
+      thoughtSignature = "c2lnbmF0dXJl" }
+    local steps = {
+      { stream = { "Let me check." }, parts = { signed } },
+      { stream = {}, tool_calls = { { name = "submit", arguments = GOOD_ARGS } } },
+    }
+    local r, log = run(steps, { mode = "tools", stream = true })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(2, #log)
+    assert.are.equal("/s/" .. log[1].path:match("^/s/([^/]+)") .. "/v1/models/g1:streamGenerateContent",
+      log[1].path)
+    local model = log[2].json.contents[2]
+    assert.are.equal("model", model.role)
+    assert.are.same({ { text = "Let me check." }, signed }, model.parts)
+    assert.are.equal("valid: the JSON matches the schema; you may submit it",
+      log[2].json.contents[3].parts[1].functionResponse.response.result)
+    assert.are.equal('{"name":"Ada","age":36}', r.attempts[1].reply)
+  end)
+
   it("a failed submit's feedback answers the submit call on the next attempt", function()
     local steps = {
       { tool_calls = { { name = "submit", arguments = { json = { name = "Ada" } } } } },
