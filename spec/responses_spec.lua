@@ -254,6 +254,9 @@ describe("the responses api's tools mode", function()
       assert.are.equal("required", body.tool_choice)
       assert.are.same({ "function", "validate_json" }, { body.tools[1].type, body.tools[1].name })
       assert.are.same({ "json" }, body.tools[1].parameters.required)
+      assert.is_false(body.tools[1].strict) -- the API's default is true, which an untyped `json` fails
+      assert.truthy(log[1].body:find('"name":"json_example","description":"Get an example JSON value that matches '
+        .. 'the schema.","parameters":{"type":"object","properties":{}},"strict":false}', 1, true))
       assert.is_nil(body.tools[1]["function"])
       local input = log[2].json.input
       assert.are.equal(4, #input)

@@ -7,8 +7,8 @@
 -- `text.format` (mode json_schema: {type: "json_schema", name, schema,
 -- strict} with strict as for Chat Completions; json_object: {type:
 -- "json_object"}), `max_tokens` as `max_output_tokens`, temperature, stream;
--- tools mode's three tools as function tools with `tool_choice:
--- "required"`. (The Responses API has no seed.)
+-- tools mode's three tools as function tools (`strict: false`) with
+-- `tool_choice: "required"`. (The Responses API has no seed.)
 --
 -- The response: the `output_text` parts of the `message` items joined; a
 -- `refusal` part is a refusal; `function_call` items are tool calls (their
@@ -76,12 +76,14 @@ local function text_format(mode, request)
   return json.object({ format = format })
 end
 
--- The three tools as the Responses API's function tools.
+-- The three tools as the Responses API's function tools. Its `strict`
+-- defaults to true, and a strict schema may not leave a property untyped
+-- as `json` (any value) is: so strict is off, said in so many words.
 local function tool_definitions()
   local list = {}
   for i, t in ipairs(tools.TOOLS) do
-    list[i] = json.object({ type = "function", name = t.name, description = t.description, parameters = t.parameters },
-      { "type", "name", "description", "parameters" })
+    list[i] = json.object({ type = "function", name = t.name, description = t.description, parameters = t.parameters,
+      strict = false }, { "type", "name", "description", "parameters", "strict" })
   end
   return json.array(list)
 end
