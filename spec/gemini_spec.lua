@@ -17,6 +17,13 @@ local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"
 -- A schema Gemini's responseJsonSchema does not take (pattern).
 local PATTERNED = '{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Z]"},'
   .. '"age":{"type":"integer"}},"required":["name","age"]}'
+-- Annotations (never constraints) are left out of the schema sent; a
+-- property named like one is a property.
+local ANNOTATED = '{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"P","type":"object",'
+  .. '"properties":{"default":{"type":"string","examples":["x"]},"n":{"anyOf":[{"type":"integer","default":1},'
+  .. '{"type":"null"}]}},"$defs":{"d":{"type":"string","$comment":"c"}},"required":["default"]}'
+local ANNOTATED_SENT = '{"title":"P","type":"object","properties":{"default":{"type":"string"},"n":{"anyOf":'
+  .. '[{"type":"integer"},{"type":"null"}]}},"$defs":{"d":{"type":"string"}},"required":["default"]}'
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36."
@@ -33,6 +40,9 @@ setup(function()
   H.write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
   H.write(dir .. "/system.lua", 'return { schema = "schema.json", system = "' .. SYSTEM .. '", '
     .. 'prompt = "Extract the person from: {{input}}" }')
+  H.write(dir .. "/annotated.json", ANNOTATED)
+  H.write(dir .. "/annotated.lua",
+    'return { schema = "annotated.json", prompt = "Extract the person from: {{input}}" }')
   H.write(dir .. "/patterned.lua",
     'return { schema = "patterned.json", prompt = "Extract the person from: {{input}}" }')
 end)
@@ -89,6 +99,14 @@ describe("the gemini agent's requests", function()
     local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_pretty(PATTERNED)
     assert.are.same({ contents = { turn("user", prompt) },
       generationConfig = { responseMimeType = "application/json" } }, log[1].json)
+  end)
+
+  it("annotations are left out of responseJsonSchema, the rest sent in its order", function()
+    local r, log = run({ { reply = '{"default":"x","n":1}' } }, nil, "annotated")
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal('{"contents":[{"role":"user","parts":[{"text":"' .. PROMPT .. '"}]}],'
+      .. '"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":' .. ANNOTATED_SENT .. '}}',
+      log[1].body)
   end)
 
   it("json mode: JSON asked, the schema in the prompt; prompt mode: no generationConfig", function()
