@@ -301,6 +301,7 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rep
 static const char *const USAGE_DETAILS[] = {"cached_input_tokens", "cache_creation_input_tokens",
                                             "reasoning_tokens"};
 #define N_USAGE_DETAILS (sizeof USAGE_DETAILS / sizeof *USAGE_DETAILS)
+_Static_assert(N_USAGE_DETAILS == SESSION_USAGE_DETAILS, "one sum per usage detail");
 #define USAGE_JSON_CAP 256
 
 /* A count the usage table at the top of the stack holds under 'name': a
