@@ -292,6 +292,26 @@ describe("tools mode keeps what the model sent", function()
     assert.are.same({ who = "Ada" }, r.attempts[1].tool_rounds[1].calls[1].arguments)
   end)
 
+  it("anthropic streamed: a tool input cut off at max_tokens is the text that came, never accepted", function()
+    local cut = '{"json": {"name": "Ada", "age": 3'
+    local r, log = run("anthropic", {
+      { stream = {}, tool_calls = { { name = "submit", arguments = cut, id = "toolu_1" } }, finish = "length" },
+      { stream = {}, tool_calls = { { name = "submit", arguments = '{"json": {"name": "Ada", "age": 36}}' } } },
+    }, { mode = "tools", stream = true })
+    assert.are.equal("ok", r.outcome)
+    local first = r.attempts[1]
+    assert.are.equal("invalid", first.outcome)
+    assert.are.equal("length", first.finish)
+    assert.are.equal('{"name": "Ada", "age": 3', first.reply)
+    assert.are.equal(cut, first.tool_rounds[1].calls[1].arguments)
+    assert.are.equal("the reply was cut off: the JSON is incomplete", first.errors[1].error)
+    -- the turn goes back with an object as the API wants, the feedback as the call's error result
+    local m = log[2].json.messages
+    assert.are.same({ type = "tool_use", id = "toolu_1", name = "submit", input = {} }, m[2].content[1])
+    assert.are.equal("toolu_1", m[3].content[1].tool_use_id)
+    assert.is_true(m[3].content[1].is_error)
+  end)
+
   it("a submit in a reply cut off at the token limit is not accepted", function()
     local r = run("openai", {
       { tool_calls = { { name = "submit", arguments = '{"json": 12}' } }, finish = "length" },

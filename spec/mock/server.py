@@ -209,13 +209,18 @@ def anthropic_error(err, status):
                                        "message": err.get("message", "error")}}
 
 
-def anthropic_tool_uses(step):
-    """The step's tool_calls ([{name, arguments (text or a value), id?}]) as tool_use blocks."""
+def anthropic_tool_uses(step, raw=False):
+    """The step's tool_calls ([{name, arguments (text or a value), id?}]) as tool_use blocks; with raw,
+    each with the input's text as it is streamed (arguments text that is not JSON: a cut-off input)."""
     out = []
     for i, c in enumerate(step.get("tool_calls", [])):
         args = c.get("arguments", {})
-        out.append({"type": "tool_use", "id": c.get("id", "toolu_%d" % (i + 1)), "name": c["name"],
-                    "input": json.loads(args) if isinstance(args, str) else args})
+        try:
+            value = json.loads(args) if isinstance(args, str) else args
+        except ValueError:
+            value = {}
+        block = {"type": "tool_use", "id": c.get("id", "toolu_%d" % (i + 1)), "name": c["name"], "input": value}
+        out.append((block, args if isinstance(args, str) else json.dumps(args)) if raw else block)
     return out
 
 
@@ -270,8 +275,8 @@ def anthropic_sse(step, model):
         chunks.append(ev("error", anthropic_error(err, 529)))
         return chunks
     chunks.append(ev("content_block_stop", {"index": 0}))
-    for i, b in enumerate(anthropic_tool_uses(step), 1):
-        args = json.dumps(b["input"])  # in two fragments, as the API sends them
+    for i, (b, args) in enumerate(anthropic_tool_uses(step, raw=True), 1):
+        # in two fragments, as the API sends them
         chunks.append(ev("content_block_start", {"index": i, "content_block": dict(b, input={})}))
         for part in (args[:5], args[5:]):
             chunks.append(ev("content_block_delta", {"index": i,
