@@ -16,6 +16,8 @@ typedef enum sstate {
     SS_DONE
 } sstate;
 
+#define SESSION_USAGE_DETAILS 3 /* the usage counts kept beside the totals */
+
 struct coax_session {
     coax_engine *engine;
     coax_session *prev, *next;
@@ -55,8 +57,8 @@ struct coax_session {
     bool have_in_prov, have_out_prov;
     /* The provider's counts beside the totals (session.c's USAGE_DETAILS:
     ** cached input, cache writes, reasoning), summed, and whether any was said. */
-    uint64_t detail_prov[3];
-    bool have_detail_prov[3];
+    uint64_t detail_prov[SESSION_USAGE_DETAILS];
+    bool have_detail_prov[SESSION_USAGE_DETAILS];
     size_t repairs, coercions;
     double t_attempt;
     coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */

@@ -342,6 +342,7 @@ static void record_attempt(coax_session *s, const char *outcome, const char *rea
 static const char *const USAGE_DETAILS[] = {"cached_input_tokens", "cache_creation_input_tokens",
                                             "reasoning_tokens"};
 #define N_USAGE_DETAILS (sizeof USAGE_DETAILS / sizeof *USAGE_DETAILS)
+_Static_assert(N_USAGE_DETAILS == SESSION_USAGE_DETAILS, "one sum per usage detail");
 #define USAGE_JSON_CAP 256
 
 /* A count the usage table at the top of the stack holds under 'name': a
@@ -513,22 +514,26 @@ static bool host_accepts(coax_session *s, const coax_value *value, char *reason,
     return ok;
 }
 
-/* A reply the provider says it cut off (finish "length": the token limit)
-** is never accepted as complete, whatever its shape: a bare 12 may have been
-** 1234, and complete-looking JSON may have lost what was to follow. Unless
-** the extraction already found the value incomplete, an error at the root
-** says so, and the attempt fails like any invalid one. */
+/* A reply the provider says it cut off is never accepted as complete,
+** whatever its shape: at its token limit (finish "length": a bare 12 may
+** have been 1234, complete-looking JSON may have lost what was to follow),
+** or by its content filter ("content_filter": something was left out).
+** Unless the extraction already found the value incomplete, an error at the
+** root says so, and the attempt fails like any invalid one. */
 static coax_code refuse_cut_off(coax_session *s, coax_arena *a, coax_extract_result *r)
 {
-    if (strcmp(s->finish, "length") != 0) return COAX_OK;
+    const char *why;
+    if (!strcmp(s->finish, "length"))
+        why = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete";
+    else if (!strcmp(s->finish, "content_filter"))
+        why = "the provider's content filter cut the reply off (finish: content_filter): the value may be incomplete";
+    else
+        return COAX_OK;
     if (r->candidate < r->repair.ncandidates && !r->repair.candidates[r->candidate].complete) return COAX_OK;
     coax_validation *v = &r->validation;
     coax_schema_error *e = coax_arena_alloc(a, (v->nerrors + 1) * sizeof *e);
     if (!e) return COAX_ENOMEM;
-    e[0] = (coax_schema_error){"", "", NULL,
-                               "the provider cut the reply off at its token limit (finish: length): "
-                               "the value may be incomplete",
-                               NULL, 0};
+    e[0] = (coax_schema_error){"", "", NULL, why, NULL, 0};
     if (v->nerrors) memcpy(e + 1, v->errors, v->nerrors * sizeof *e);
     v->errors = e;
     v->nerrors++;

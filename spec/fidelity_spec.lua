@@ -10,6 +10,7 @@ local coax = require "coax"
 local mock = require "mock.client"
 local report_check = require "report_check"
 local json = coax.json
+local cjson_encode = require("cjson").encode
 
 local KEY = "sk-test-SENTINEL-FIDELITY"
 local PERSON = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
@@ -268,6 +269,20 @@ describe("tools mode keeps what the model sent", function()
       json.encode(a.tool_rounds[1].calls[1].arguments))
   end)
 
+  it("anthropic: JSON sent as text inside the input is that text, repaired and logged by the extraction", function()
+    local input = cjson_encode({ json = "{'name': 'Ada', 'age': 36,}" })
+    local r = run("anthropic", { { tool_calls = { { name = "submit", arguments = input } } } }, { mode = "tools" })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal("{'name': 'Ada', 'age': 36,}", r.attempts[1].reply)
+    assert.are.same({ "single_quotes", "single_quotes", "single_quotes", "trailing_comma" }, (function()
+      local kinds = {}
+      for i, e in ipairs(r.attempts[1].log) do kinds[i] = e.kind end
+      table.sort(kinds)
+      return kinds
+    end)())
+    assert.are.equal(4, r.metrics.repairs) -- three strings in single quotes, a trailing comma
+  end)
+
   it("anthropic: an unknown tool's input is logged, not {}", function()
     local r = run("anthropic", {
       { tool_calls = { { name = "lookup", arguments = { who = "Ada" } } } },
@@ -275,6 +290,26 @@ describe("tools mode keeps what the model sent", function()
     }, { mode = "tools" })
     assert.are.equal("ok", r.outcome)
     assert.are.same({ who = "Ada" }, r.attempts[1].tool_rounds[1].calls[1].arguments)
+  end)
+
+  it("anthropic streamed: a tool input cut off at max_tokens is the text that came, never accepted", function()
+    local cut = '{"json": {"name": "Ada", "age": 3'
+    local r, log = run("anthropic", {
+      { stream = {}, tool_calls = { { name = "submit", arguments = cut, id = "toolu_1" } }, finish = "length" },
+      { stream = {}, tool_calls = { { name = "submit", arguments = '{"json": {"name": "Ada", "age": 36}}' } } },
+    }, { mode = "tools", stream = true })
+    assert.are.equal("ok", r.outcome)
+    local first = r.attempts[1]
+    assert.are.equal("invalid", first.outcome)
+    assert.are.equal("length", first.finish)
+    assert.are.equal('{"name": "Ada", "age": 3', first.reply)
+    assert.are.equal(cut, first.tool_rounds[1].calls[1].arguments)
+    assert.are.equal("the reply was cut off: the JSON is incomplete", first.errors[1].error)
+    -- the turn goes back with an object as the API wants, the feedback as the call's error result
+    local m = log[2].json.messages
+    assert.are.same({ type = "tool_use", id = "toolu_1", name = "submit", input = {} }, m[2].content[1])
+    assert.are.equal("toolu_1", m[3].content[1].tool_use_id)
+    assert.is_true(m[3].content[1].is_error)
   end)
 
   it("a submit in a reply cut off at the token limit is not accepted", function()
@@ -315,6 +350,20 @@ describe("a reply the provider says was cut off is never accepted", function()
       assert.are.equal(12, r.value)
     end)
   end
+
+  it("openai: finish_reason content_filter (something left out) is never accepted either", function()
+    local r = run("openai", { { reply = "12", finish = "content_filter" }, { reply = "12" } }, nil, "integer")
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal("invalid", r.attempts[1].outcome)
+    assert.are.equal("the provider's content filter cut the reply off (finish: content_filter): the value may be "
+      .. "incomplete", r.attempts[1].errors[1].error)
+  end)
+
+  it("another finish (stop_sequence, tool_calls) is no cut: accepted", function()
+    local r = run("anthropic", { { reply = "12", finish = "stop_sequence" } }, nil, "integer")
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(1, #r.attempts)
+  end)
 
   it("every attempt cut off: exhausted, never ok", function()
     local r = run("openai", { { reply = "12", finish = "length", times = 3 } }, nil, "integer")

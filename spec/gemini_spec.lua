@@ -17,6 +17,13 @@ local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"
 -- A schema Gemini's responseJsonSchema does not take (pattern).
 local PATTERNED = '{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Z]"},'
   .. '"age":{"type":"integer"}},"required":["name","age"]}'
+-- Annotations (never constraints) are left out of the schema sent; a
+-- property named like one is a property.
+local ANNOTATED = '{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"P","type":"object",'
+  .. '"properties":{"default":{"type":"string","examples":["x"]},"n":{"anyOf":[{"type":"integer","default":1},'
+  .. '{"type":"null"}]}},"$defs":{"d":{"type":"string","$comment":"c"}},"required":["default"]}'
+local ANNOTATED_SENT = '{"title":"P","type":"object","properties":{"default":{"type":"string"},"n":{"anyOf":'
+  .. '[{"type":"integer"},{"type":"null"}]}},"$defs":{"d":{"type":"string"}},"required":["default"]}'
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36."
@@ -33,6 +40,9 @@ setup(function()
   H.write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
   H.write(dir .. "/system.lua", 'return { schema = "schema.json", system = "' .. SYSTEM .. '", '
     .. 'prompt = "Extract the person from: {{input}}" }')
+  H.write(dir .. "/annotated.json", ANNOTATED)
+  H.write(dir .. "/annotated.lua",
+    'return { schema = "annotated.json", prompt = "Extract the person from: {{input}}" }')
   H.write(dir .. "/patterned.lua",
     'return { schema = "patterned.json", prompt = "Extract the person from: {{input}}" }')
 end)
@@ -89,6 +99,14 @@ describe("the gemini agent's requests", function()
     local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_pretty(PATTERNED)
     assert.are.same({ contents = { turn("user", prompt) },
       generationConfig = { responseMimeType = "application/json" } }, log[1].json)
+  end)
+
+  it("annotations are left out of responseJsonSchema, the rest sent in its order", function()
+    local r, log = run({ { reply = '{"default":"x","n":1}' } }, nil, "annotated")
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal('{"contents":[{"role":"user","parts":[{"text":"' .. PROMPT .. '"}]}],'
+      .. '"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":' .. ANNOTATED_SENT .. '}}',
+      log[1].body)
   end)
 
   it("json mode: JSON asked, the schema in the prompt; prompt mode: no generationConfig", function()
@@ -267,6 +285,26 @@ describe("the gemini agent's errors", function()
     assert.are.equal(400, r.attempts[1].http_status)
   end)
 
+  it("a key the server echoes is redacted in the report", function()
+    local r = run({ { error = { status = 400, message = "API key not valid: " .. KEY } } })
+    assert.are.equal("gemini agent: HTTP 400 (INVALID_ARGUMENT): API key not valid: [redacted]", r.error.message)
+  end)
+
+  it("RetryInfo's retryDelay read as a duration, within 60 s, of the right type only", function()
+    local transport = require "coax.transport"
+    local function body(t, delay)
+      return cjson.encode({ error = { code = 429, status = "RESOURCE_EXHAUSTED",
+        details = { { ["@type"] = t, retryDelay = delay } } } })
+    end
+    local RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+    assert.are.equal(1500, transport.retry_info_ms(body(RETRY_INFO, "1.5s")))
+    assert.are.equal(37000, transport.retry_info_ms(body(RETRY_INFO, "37s")))
+    assert.is_nil(transport.retry_info_ms(body(RETRY_INFO, "61s")))
+    assert.is_nil(transport.retry_info_ms(body(RETRY_INFO, "soon")))
+    assert.is_nil(transport.retry_info_ms(body("type.googleapis.com/google.rpc.QuotaFailure", "5s")))
+    assert.is_nil(transport.retry_info_ms("not json"))
+  end)
+
   it("a body without candidates or feedback is an agent error", function()
     local r = run({ { json = { modelVersion = "g1" } } })
     assert.are.equal("gemini agent: the response has no candidates", r.error.message)
@@ -312,6 +350,26 @@ describe("the gemini agent's tools mode", function()
     assert.are.same({ json = { name = "Ada", age = "old" } }, rounds[1].calls[1].arguments)
     assert.are.equal('{"name":"Ada","age":36}', r.attempts[1].reply)
     assert.are.equal("submit", r.attempts[1].finish)
+  end)
+
+  it("streamed: the functionCall parts, thought signatures sent back as they came", function()
+    local signed = { functionCall = { name = "validate_json", args = { json = { name = "Ada", age = 36 } } },
+      thoughtSignature = "c2lnbmF0dXJl" }
+    local steps = {
+      { stream = { "Let me check." }, parts = { signed } },
+      { stream = {}, tool_calls = { { name = "submit", arguments = GOOD_ARGS } } },
+    }
+    local r, log = run(steps, { mode = "tools", stream = true })
+    assert.are.equal("ok", r.outcome)
+    assert.are.equal(2, #log)
+    assert.are.equal("/s/" .. log[1].path:match("^/s/([^/]+)") .. "/v1/models/g1:streamGenerateContent",
+      log[1].path)
+    local model = log[2].json.contents[2]
+    assert.are.equal("model", model.role)
+    assert.are.same({ { text = "Let me check." }, signed }, model.parts)
+    assert.are.equal("valid: the JSON matches the schema; you may submit it",
+      log[2].json.contents[3].parts[1].functionResponse.response.result)
+    assert.are.equal('{"name":"Ada","age":36}', r.attempts[1].reply)
   end)
 
   it("a failed submit's feedback answers the submit call on the next attempt", function()

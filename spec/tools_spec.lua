@@ -402,3 +402,59 @@ describe("tools mode edge cases (review)", function()
     assert.are.equal("user", m[3].role)
   end)
 end)
+
+describe("tools.value_text: the value a call carries, as the provider sent it", function()
+  local tools = require "coax.tools"
+  local json = coax.json
+
+  it("cuts the json member's own bytes from the arguments' text", function()
+    local cases = {
+      { '{"json": {"a": 1,  "b": [1, 2]}}', '{"a": 1,  "b": [1, 2]}' },
+      { '  {"json":12}', "12" },
+      { '{"json": 1.50e0 }', "1.50e0" },
+      { '{"json": "Ada"}', '"Ada"' },
+      { '{"json": {"s": "a } ] \\" {"}}', '{"s": "a } ] \\" {"}' }, -- brackets and a quote inside strings
+      { "{json: {'a': 1,}}", "{'a': 1,}" },                       -- an unquoted key, single quotes
+      { "{'json': [1, 2,]", "[1, 2,]" },                          -- no closing brace
+      { '{"json": {"a": 1, "b": [2', '{"a": 1, "b": [2' },        -- cut off: up to the end
+      { '{"json": {"a": 1},}', '{"a": 1}' },                      -- a trailing comma
+    }
+    for _, c in ipairs(cases) do assert.are.equal(c[2], tools.value_text(c[1]), c[1]) end
+  end)
+
+  it("JSON sent as text in a string is that text; a string that is not JSON stays a string", function()
+    assert.are.equal('{"a": 1}', tools.value_text('{"json": "{\\"a\\": 1}"}'))
+    assert.are.equal('"hello"', tools.value_text('{"json": "hello"}'))
+  end)
+
+  it("anything else is the arguments themselves: the value without the wrapper, more members, not JSON", function()
+    for _, args in ipairs({ '{"a": 1}', '{"json": 1, "note": "x"}', "[1, 2]", "not json", "" }) do
+      assert.are.equal(args, tools.value_text(args))
+    end
+  end)
+
+  it("a decoded object (Anthropic, Gemini): the json member encoded exactly, or its text", function()
+    assert.are.equal('{"b":1,"a":12345678901234567890}',
+      tools.value_text(json.decode('{"json":{"b":1,"a":12345678901234567890}}')))
+    assert.are.equal("[1, 2]", tools.value_text(json.decode('{"json":"[1, 2]"}')))
+    assert.are.equal('{"a":1}', tools.value_text(json.decode('{"a":1}')))
+  end)
+
+  it("takes time linear in the arguments (2n within 3x of n)", function()
+    local function args(n) return '{"json": {"items": [' .. ('{"s": "x\\"]}", "n": [1, 2]},'):rep(n) .. '1]}}' end
+    local function time(text)
+      local best = math.huge
+      for _ = 1, 3 do
+        local t = os.clock()
+        tools.value_text(text)
+        best = math.min(best, os.clock() - t)
+      end
+      return best
+    end
+    local small, big = args(20000), args(40000)
+    time(small)
+    local ratio = time(big) / time(small)
+    assert.is_true(ratio < 3, "2n took " .. ratio .. " times n")
+    assert.are.equal(#big - #'{"json": }', #tools.value_text(big))
+  end)
+end)

@@ -201,6 +201,38 @@ function M.exchange(req, policy, read)
   return reply
 end
 
+--- A reader of a stream of server-sent events whose data are JSON objects
+-- (coax.json: order and numbers kept), for `exchange`'s `read.reader`:
+-- handle(event) per event (it returns an error message to stop at), then
+-- finish() -> the reply, unless an event was not JSON or failed. Lines that
+-- are not `data:` (event names, comments, blanks) are skipped.
+-- @tparam string name the agent's name, for messages
+-- @tparam function handle
+-- @tparam function finish
+-- @treturn function feed(line)
+-- @treturn function result() -> nothing when no line was an event, else
+--   the reply or nil, the error
+function M.json_events(name, handle, finish)
+  local events, bad = 0, nil
+  local function feed(line)
+    local data = line:match("^data:%s?(.*)$")
+    if not data or bad then return end
+    events = events + 1
+    local ev = coax.json.decode(data)
+    if type(ev) ~= "table" then
+      bad = name .. ": a streamed event is not JSON"
+      return
+    end
+    bad = handle(ev)
+  end
+  local function result()
+    if events == 0 then return nil end
+    if bad then return nil, bad end
+    return finish()
+  end
+  return feed, result
+end
+
 --- An agent's request headers: its `headers` option's (sorted by name, so
 -- requests are the same from run to run), then `more` ({{name, value}, ...};
 -- a nil value, such as a missing key's secret, is left out).

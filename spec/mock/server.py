@@ -46,6 +46,15 @@ A step (all fields optional):
   blocks          Anthropic: the message's content blocks as they are
   tool_calls      Anthropic: tool_use blocks after the text (stop_reason
                   "tool_use"; streamed: input_json_delta in two fragments)
+Responses API: reply is a message item's output_text, refusal its refusal
+part, tool_calls function_call items (arguments as text), reasoning: true
+puts a reasoning item first; finish "length" is status incomplete with
+incomplete_details.reason max_output_tokens, another finish that reason;
+usage is input_tokens and output_tokens (with zero details); error is an
+OpenAI error body; stream sends the typed events (response.created, ...,
+response.output_text.delta per piece, ..., response.completed or
+response.incomplete), stream_error an "error" event after the pieces,
+failed {code, message} a response.failed at the end.
 Gemini: finish "stop" is finishReason STOP, "length" MAX_TOKENS, others as
 they are; refusal is finishReason SAFETY (or the step's finish) with this text
 as a part when not empty, finish_message as finishMessage, blocked_category a
@@ -177,6 +186,8 @@ def api_of(path):
         return "anthropic"
     if ":generateContent" in path or ":streamGenerateContent" in path:
         return "gemini"
+    if path.endswith("/responses"):
+        return "responses"
     if path.endswith("/api/chat"):
         return "ollama"
     return "openai"
@@ -198,13 +209,18 @@ def anthropic_error(err, status):
                                        "message": err.get("message", "error")}}
 
 
-def anthropic_tool_uses(step):
-    """The step's tool_calls ([{name, arguments (text or a value), id?}]) as tool_use blocks."""
+def anthropic_tool_uses(step, raw=False):
+    """The step's tool_calls ([{name, arguments (text or a value), id?}]) as tool_use blocks; with raw,
+    each with the input's text as it is streamed (arguments text that is not JSON: a cut-off input)."""
     out = []
     for i, c in enumerate(step.get("tool_calls", [])):
         args = c.get("arguments", {})
-        out.append({"type": "tool_use", "id": c.get("id", "toolu_%d" % (i + 1)), "name": c["name"],
-                    "input": json.loads(args) if isinstance(args, str) else args})
+        try:
+            value = json.loads(args) if isinstance(args, str) else args
+        except ValueError:
+            value = {}
+        block = {"type": "tool_use", "id": c.get("id", "toolu_%d" % (i + 1)), "name": c["name"], "input": value}
+        out.append((block, args if isinstance(args, str) else json.dumps(args)) if raw else block)
     return out
 
 
@@ -259,8 +275,8 @@ def anthropic_sse(step, model):
         chunks.append(ev("error", anthropic_error(err, 529)))
         return chunks
     chunks.append(ev("content_block_stop", {"index": 0}))
-    for i, b in enumerate(anthropic_tool_uses(step), 1):
-        args = json.dumps(b["input"])  # in two fragments, as the API sends them
+    for i, (b, args) in enumerate(anthropic_tool_uses(step, raw=True), 1):
+        # in two fragments, as the API sends them
         chunks.append(ev("content_block_start", {"index": i, "content_block": dict(b, input={})}))
         for part in (args[:5], args[5:]):
             chunks.append(ev("content_block_delta", {"index": i,
@@ -382,12 +398,116 @@ def gemini_answer(step, model, stream, status):
     return status, None, [("data: " + json.dumps(e) + "\r\n\r\n").encode() for e in events], "text/event-stream"
 
 
+def responses_usage(step):
+    if "usage_raw" in step:
+        return step["usage_raw"]
+    usage = usage_of(step)
+    if usage is None:
+        return None
+    return {"input_tokens": usage[0], "input_tokens_details": {"cached_tokens": 0}, "output_tokens": usage[1],
+            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": usage[0] + usage[1]}
+
+
+def responses_items(step, text):
+    items = [{"type": "reasoning", "id": "rs_1", "summary": []}] if step.get("reasoning") else []
+    if "refusal" in step:
+        items.append({"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                      "content": [{"type": "refusal", "refusal": step["refusal"]}]})
+    elif text is not None:
+        items.append({"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                      "content": [{"type": "output_text", "text": text, "annotations": []}]})
+    for i, c in enumerate(step.get("tool_calls", [])):
+        args = c.get("arguments", {})
+        items.append({"type": "function_call", "id": "fc_%d" % (i + 1), "call_id": c.get("id", "call_%d" % (i + 1)),
+                      "name": c["name"], "arguments": args if isinstance(args, str) else json.dumps(args),
+                      "status": "completed"})
+    return items
+
+
+def responses_object(step, model, output, final):
+    body = {"id": "resp_mock", "object": "response", "created_at": 1700000000, "model": model,
+            "status": "in_progress", "error": None, "incomplete_details": None, "output": output}
+    if final:
+        finish = step.get("finish", "stop")
+        if "failed" in step:
+            body["status"] = "failed"
+            body["error"] = step["failed"]
+        elif finish == "stop":
+            body["status"] = "completed"
+        else:
+            body["status"] = "incomplete"
+            body["incomplete_details"] = {"reason": "max_output_tokens" if finish == "length" else finish}
+        usage = responses_usage(step)
+        if usage is not None:
+            body["usage"] = usage
+    return body
+
+
+def responses_events(step, model):
+    events, n = [], [0]
+
+    def ev(kind, **data):
+        data = dict(data, type=kind, sequence_number=n[0])
+        n[0] += 1
+        events.append(("event: %s\ndata: %s\n\n" % (kind, json.dumps(data))).encode())
+    ev("response.created", response=responses_object(step, model, [], False))
+    ev("response.in_progress", response=responses_object(step, model, [], False))
+    pieces = step.get("stream", [])
+    items = responses_items(step, "".join(pieces) if pieces else None)
+    for i, item in enumerate(items):
+        if item["type"] == "message":
+            ev("response.output_item.added", output_index=i, item=dict(item, status="in_progress", content=[]))
+            part = item["content"][0]
+            ev("response.content_part.added", item_id=item["id"], output_index=i, content_index=0,
+               part=dict(part, **({"text": ""} if part["type"] == "output_text" else {"refusal": ""})))
+            if part["type"] == "refusal":
+                ev("response.refusal.delta", item_id=item["id"], output_index=i, content_index=0,
+                   delta=part["refusal"])
+                ev("response.refusal.done", item_id=item["id"], output_index=i, content_index=0,
+                   refusal=part["refusal"])
+            else:
+                for p in pieces:
+                    ev("response.output_text.delta", item_id=item["id"], output_index=i, content_index=0, delta=p)
+                if "stream_error" in step:
+                    err = step["stream_error"]
+                    ev("error", code=err.get("type", "server_error"), message=err.get("message", "error"), param=None)
+                    return events
+                ev("response.output_text.done", item_id=item["id"], output_index=i, content_index=0,
+                   text=part["text"])
+            ev("response.content_part.done", item_id=item["id"], output_index=i, content_index=0, part=part)
+        elif item["type"] == "function_call":
+            ev("response.output_item.added", output_index=i, item=dict(item, arguments="", status="in_progress"))
+            args = item["arguments"]
+            for frag in (args[:5], args[5:]):
+                ev("response.function_call_arguments.delta", item_id=item["id"], output_index=i, delta=frag)
+            ev("response.function_call_arguments.done", item_id=item["id"], output_index=i, arguments=args)
+        else:
+            ev("response.output_item.added", output_index=i, item=item)
+        ev("response.output_item.done", output_index=i, item=item)
+    final = responses_object(step, model, items, True)
+    ev({"completed": "response.completed", "incomplete": "response.incomplete",
+        "failed": "response.failed"}[final["status"]], response=final)
+    return events
+
+
+def responses_answer(step, model, status):
+    if "stream" in step:
+        return status, None, responses_events(step, model), "text/event-stream"
+    text = step.get("reply")
+    body = responses_object(step, model, responses_items(step, text), True)
+    return status, json.dumps(body).encode(), None, "application/json"
+
+
 def provider_answer(api, step, model, doc, status, path=""):
     """The answer in Anthropic's or Ollama's format: (status, data, chunks,
     content type), or None when the step is not a reply, refusal, error or
     stream (or the format is OpenAI's)."""
     if api == "openai":
         return None
+    if api == "responses":
+        if "error" in step or not any(k in step for k in ("reply", "refusal", "tool_calls", "stream", "failed")):
+            return None  # OpenAI's error bodies, and the generic steps
+        return responses_answer(step, model, status)
     if api == "gemini":
         if not any(k in step for k in ("reply", "refusal", "parts", "tool_calls", "error", "stream", "blocked")):
             return None

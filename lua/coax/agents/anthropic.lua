@@ -252,8 +252,10 @@ local function refusal_details(d)
   return explanation or category
 end
 
--- The reply from the content blocks and the stop reason.
-local function reply_of(blocks, stop_reason, usage, stop_details)
+-- The reply from the content blocks and the stop reason. `raw` maps a
+-- streamed tool_use block whose input did not arrive as JSON (cut off, or
+-- broken) to that text: the call's arguments, for the extraction to judge.
+local function reply_of(blocks, stop_reason, usage, stop_details, raw)
   local parts = {}
   for _, b in ipairs(blocks) do
     if type(b) == "table" and b.type == "text" and str(b.text) then parts[#parts + 1] = b.text end
@@ -263,7 +265,7 @@ local function reply_of(blocks, stop_reason, usage, stop_details)
   for _, b in ipairs(blocks) do
     if type(b) == "table" and b.type == "tool_use" then
       calls = calls or {}
-      calls[#calls + 1] = { id = str(b.id) or "", name = str(b.name) or "", args = b.input }
+      calls[#calls + 1] = { id = str(b.id) or "", name = str(b.name) or "", args = raw and raw[b] or b.input }
     end
   end
   local r = { text = text, content = blocks, stop_reason = stop_reason, usage = usage, tool_calls = calls }
@@ -296,19 +298,19 @@ end
 
 -- A reader for a streamed message: feed(line) per line, then result()
 -- (nothing at all when no line was an event: the body was not a stream).
+-- A streamed tool_use block's input from its pieces of JSON text. Text that
+-- is not JSON stays the call's arguments (in `raw`), and the block, which
+-- goes back to the API in tools mode, gets an empty object.
+local function take_input(b, text, raw)
+  local input = text == "" and json.object({}) or json.decode(text)
+  if input == nil then input, raw[b] = json.object({}), text end
+  b.input = input
+end
+
 local function stream_reader()
-  local blocks, partial, usage = json.array({}), {}, {}
-  local stop_reason, stop_details, bad
-  local events = 0
-  local function feed(line)
-    local data = line:match("^data:%s?(.*)$")
-    if not data or bad then return end
-    events = events + 1
-    local ev = json.decode(data)
-    if type(ev) ~= "table" then
-      bad = "anthropic agent: a streamed event is not JSON"
-      return
-    end
+  local blocks, partial, usage, raw = json.array({}), {}, {}, {}
+  local stop_reason, stop_details
+  local function handle(ev)
     local kind = ev.type
     if kind == "message_start" then
       local u = type(ev.message) == "table" and ev.message.usage
@@ -328,13 +330,7 @@ local function stream_reader()
     elseif kind == "content_block_stop" and int(ev.index) then
       local b, p = blocks[ev.index + 1], partial[ev.index + 1]
       if type(b) == "table" and p then
-        local text = concat(p)
-        local input = text == "" and json.object({}) or json.decode(text)
-        if input == nil then
-          bad = "anthropic agent: a streamed tool input is not JSON"
-          return
-        end
-        b.input = input
+        take_input(b, concat(p), raw)
         partial[ev.index + 1] = nil
       end
     elseif kind == "message_delta" then
@@ -345,19 +341,20 @@ local function stream_reader()
       if type(ev.usage) == "table" then usage_into(usage, ev.usage) end
     elseif kind == "error" then
       local e = type(ev.error) == "table" and ev.error or {}
-      bad = ("anthropic agent: stream error (%s): %s"):format(tostring(str(e.type) or "error"),
+      return ("anthropic agent: stream error (%s): %s"):format(tostring(str(e.type) or "error"),
         tostring(str(e.message) or ""))
     end
   end
-  local function result()
-    if events == 0 then return nil end
-    if bad then return nil, bad end
+  local function finish()
+    for i, p in pairs(partial) do -- blocks the stream never closed
+      if type(blocks[i]) == "table" then take_input(blocks[i], concat(p), raw) end
+    end
     local list = json.array({})
     for i = 1, #blocks do list[i] = blocks[i] end
     local u = (usage.input_tokens or usage.output_tokens) and usage or nil
-    return reply_of(list, stop_reason, u, stop_details)
+    return reply_of(list, stop_reason, u, stop_details, raw)
   end
-  return feed, result
+  return transport.json_events("anthropic agent", handle, finish)
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.

@@ -10,8 +10,9 @@
 --   mode           "json_schema" (default): generationConfig asks for JSON
 --                  (`responseMimeType: "application/json"`) and carries the
 --                  schema as `responseJsonSchema` when it uses only what
---                  Gemini takes (M.schema_ok); otherwise the schema goes in
---                  the prompt and the reply is still asked as JSON;
+--                  Gemini takes (M.request_schema: annotations such as
+--                  $schema and examples left out); otherwise the schema
+--                  goes in the prompt and the reply is still asked as JSON;
 --                  "json": JSON asked, the schema in the prompt;
 --                  "prompt": the schema in the prompt, the reply is text;
 --                  "tools": the three-tool mode (coax.tools) as function
@@ -72,44 +73,68 @@ end
 -- ---- what responseJsonSchema takes ------------------------------------------
 
 -- The JSON Schema keywords Gemini's structured output takes (its
--- documentation's "JSON Schema support"); a schema with any other goes in
--- the prompt instead, never silently weakened.
+-- documentation's "JSON Schema support"); a schema with any other constraint
+-- goes in the prompt instead, never silently weakened.
 local KEYWORDS = {
   type = true, title = true, description = true, enum = true, format = true, properties = true,
   required = true, additionalProperties = true, items = true, prefixItems = true, minItems = true,
   maxItems = true, minimum = true, maximum = true, anyOf = true, ["$ref"] = true, ["$defs"] = true,
   propertyOrdering = true,
 }
+-- Annotations, which constrain nothing: left out of the schema sent.
+local ANNOTATIONS = { ["$schema"] = true, ["$comment"] = true, examples = true, default = true, deprecated = true,
+  readOnly = true, writeOnly = true }
 local MAP_KEYWORDS = { properties = true, ["$defs"] = true } -- name -> subschema
 local LIST_KEYWORDS = { anyOf = true, prefixItems = true }  -- lists of subschemas
 local SUB_KEYWORDS = { items = true, additionalProperties = true }
 
---- Whether `schema` uses only what Gemini's `responseJsonSchema` takes.
+--- The schema as Gemini's `responseJsonSchema` takes it: the same, key
+-- order kept, without annotations; or nil when it uses a constraint Gemini
+-- does not take.
 -- @tparam table schema a schema as the engine hands it to agents
+-- @treturn table|boolean|nil
+-- @treturn string|nil why not
+function M.request_schema(schema)
+  local copy
+  local function sub_of(k, v)
+    if SUB_KEYWORDS[k] then return copy(v) end
+    if MAP_KEYWORDS[k] or LIST_KEYWORDS[k] then
+      if type(v) ~= "table" then return nil, "'" .. k .. "' is not a " .. (MAP_KEYWORDS[k] and "map" or "list") end
+      local names = MAP_KEYWORDS[k] and json.keys(v) or nil
+      local out = names and {} or json.array({})
+      for i, name in ipairs(names or v) do
+        local c, why = copy(names and v[name] or name)
+        if c == nil then return nil, why end
+        out[names and name or i] = c
+      end
+      return names and json.object(out, names) or out
+    end
+    return v
+  end
+  copy = function(s)
+    if type(s) == "boolean" then return s end
+    if json.type(s) ~= "object" then return nil, "a subschema is not an object" end
+    local out, order = {}, {}
+    for _, k in ipairs(json.keys(s)) do
+      if not ANNOTATIONS[k] then
+        if not KEYWORDS[k] then return nil, "unsupported keyword '" .. tostring(k) .. "'" end
+        local v, why = sub_of(k, s[k])
+        if v == nil then return nil, why end
+        out[k], order[#order + 1] = v, k
+      end
+    end
+    return json.object(out, order)
+  end
+  return copy(schema)
+end
+
+--- Whether `schema` uses only what Gemini's `responseJsonSchema` takes.
+-- @tparam table schema
 -- @treturn boolean
 -- @treturn string|nil why not
 function M.schema_ok(schema)
-  local function walk(s)
-    if type(s) == "boolean" then return true end
-    if type(s) ~= "table" then return false, "a subschema is not an object" end
-    for k, v in pairs(s) do
-      if not KEYWORDS[k] then return false, "unsupported keyword '" .. tostring(k) .. "'" end
-      local subs = {}
-      if MAP_KEYWORDS[k] and type(v) == "table" then
-        for _, sub in pairs(v) do subs[#subs + 1] = sub end
-      elseif LIST_KEYWORDS[k] and type(v) == "table" then
-        subs = v
-      elseif SUB_KEYWORDS[k] then
-        subs = { v }
-      end
-      for _, sub in ipairs(subs) do
-        local ok, why = walk(sub)
-        if not ok then return false, why end
-      end
-    end
-    return true
-  end
-  return walk(schema)
+  local s, why = M.request_schema(schema)
+  return s ~= nil, why
 end
 
 --- Whether the schema travels in the request rather than in the prompt.
@@ -178,7 +203,7 @@ local function generation_config(mode, request)
   end
   if mode == "json_schema" or mode == "json" then
     c.responseMimeType = "application/json"
-    if mode == "json_schema" and M.schema_ok(request.schema) then c.responseJsonSchema = request.schema end
+    if mode == "json_schema" then c.responseJsonSchema = M.request_schema(request.schema) end
   end
   if next(c) == nil then return nil end
   return json.object(c, CONFIG_ORDER)
@@ -348,19 +373,10 @@ end
 -- no line was an event: the body was not a stream).
 local function stream_reader()
   local parts, pieces = json.array({}), {}
-  local finish_reason, finish_message, ratings, feedback, usage, bad
-  local events = 0
-  local function feed(line)
-    local data = line:match("^data:%s?(.*)$")
-    if not data or bad then return end
-    events = events + 1
-    local doc = json.decode(data)
-    if type(doc) ~= "table" then
-      bad = "gemini agent: a streamed event is not JSON"
-      return
-    end
-    bad = error_of(doc)
-    if bad then return end
+  local finish_reason, finish_message, ratings, feedback, usage
+  local function handle(doc)
+    local e = error_of(doc)
+    if e then return e end
     if type(doc.promptFeedback) == "table" then feedback = doc.promptFeedback end
     if type(doc.usageMetadata) == "table" then usage = M.usage_of(doc.usageMetadata) end -- cumulative: the last wins
     local c = candidate_of(doc)
@@ -379,13 +395,11 @@ local function stream_reader()
     if str(c.finishMessage) then finish_message = c.finishMessage end
     if type(c.safetyRatings) == "table" then ratings = c.safetyRatings end
   end
-  local function result()
-    if events == 0 then return nil end
-    if bad then return nil, bad end
+  local function finish()
     for i, p in pairs(pieces) do parts[i].text = concat(p) end
     return reply_of(parts, finish_reason, finish_message, ratings, feedback, usage)
   end
-  return feed, result
+  return transport.json_events("gemini agent", handle, finish)
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.

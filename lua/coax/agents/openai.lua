@@ -1,10 +1,12 @@
 --- The OpenAI-compatible agent: Chat Completions (`POST {base_url}/chat/completions`),
 -- the API that OpenAI, vLLM, llama.cpp's server, LM Studio, OpenRouter and
--- Ollama's `/v1` all speak.
+-- Ollama's `/v1` all speak; or, with `api = "responses"`, OpenAI's Responses
+-- API (`POST {base_url}/responses`, coax.agents.openai_responses).
 --
 -- Options (a recipe's `agent` table, `coax run --agent openai --model M
 -- --base-url URL --mode M`, or the C and Lua APIs' agent options):
 --
+--   api            "chat_completions" (default) or "responses"
 --   model          the model (default "gpt-4o-mini")
 --   base_url       default "https://api.openai.com/v1"
 --   mode           "json_schema" (default): response_format carries the schema,
@@ -19,7 +21,8 @@
 --                  OPENAI_API_KEY; the name must end in _API_KEY). No key:
 --                  no Authorization header (local servers need none). The
 --                  key never passes through Lua (coax.secret).
---   temperature, max_tokens, seed   passed on when given
+--   temperature, max_tokens, seed   passed on when given (Responses:
+--                  max_tokens is max_output_tokens; it has no seed)
 --   stream         true: server-sent events, read line by line as they come
 --   headers        extra request headers, e.g. OpenRouter's {["HTTP-Referer"] = ...}
 --   timeout_ms     one request's whole time (default: the engine's)
@@ -118,13 +121,15 @@ end
 local BODY_ORDER = { "model", "messages", "response_format", "tools", "tool_choice", "temperature", "max_tokens",
   "seed", "stream", "stream_options" }
 
-local function schema_name(o)
+--- The structured output's name: the `schema_name` option, else "extraction".
+function M.schema_name(o)
   local n = o.schema_name or "extraction"
   if type(n) ~= "string" or not n:match("^[%w_%-]+$") or #n > 64 then
     error("openai agent: schema_name must be 1 to 64 letters, digits, _ or -", 0)
   end
   return n
 end
+local schema_name = M.schema_name
 
 local function response_format(mode, schema, o)
   if mode == "json_object" then return json.object({ type = "json_object" }) end
@@ -149,6 +154,15 @@ local function tool_definitions()
   return json.array(list)
 end
 
+--- The mode the options name (json_schema by default), or an error naming the modes.
+function M.mode_of(o)
+  local mode = o.mode or "json_schema"
+  if not M.MODES[mode] then
+    error(("openai agent: unknown mode '%s' (json_schema, json_object, prompt, tools)"):format(tostring(mode)), 0)
+  end
+  return mode
+end
+
 --- The request body, as JSON text.
 -- @tparam table request {messages, schema, options}
 -- @tparam[opt] table messages the messages to send instead of
@@ -156,10 +170,7 @@ end
 -- @treturn string
 function M.body(request, messages)
   local o = request.options
-  local mode = o.mode or "json_schema"
-  if not M.MODES[mode] then
-    error(("openai agent: unknown mode '%s' (json_schema, json_object, prompt, tools)"):format(tostring(mode)), 0)
-  end
+  local mode = M.mode_of(o)
   local body = {
     model = o.model or M.DEFAULT_MODEL,
     messages = json.array(messages or request.messages),
@@ -174,7 +185,8 @@ function M.body(request, messages)
   return json.encode(json.object(body, BODY_ORDER))
 end
 
-local function headers_of(o)
+--- The request headers (the key as a Bearer token, when there is one).
+function M.headers_of(o)
   local key = coax.secret(o.api_key_env or "OPENAI_API_KEY")
   return transport.headers(o, {
     { "Content-Type", "application/json" },
@@ -183,10 +195,17 @@ local function headers_of(o)
   })
 end
 
-local function url_of(o)
+local headers_of = M.headers_of
+
+--- The base URL without trailing slashes.
+function M.base_of(o)
   local base = o.base_url or M.DEFAULT_BASE_URL
   if type(base) ~= "string" then error("openai agent: base_url must be a string", 0) end
-  return (base:gsub("/+$", "")) .. "/chat/completions"
+  return (base:gsub("/+$", ""))
+end
+
+local function url_of(o)
+  return M.base_of(o) .. "/chat/completions"
 end
 
 -- ---- the response ----------------------------------------------------------
@@ -307,8 +326,8 @@ local function exchange(o, body)
     { stream = o.stream, reader = stream_reader, parse = parse_completion })
 end
 
--- A reply as the session takes it: the refusal policy applied, text checked.
-local function settle(reply, o)
+--- A reply as the session takes it: the refusal policy applied, text checked.
+function M.settle(reply, o)
   if reply.refusal and o.on_refusal == "retry" then
     reply.text, reply.refusal, reply.finish = reply.refusal, nil, "refusal"
   elseif reply.refusal == nil and reply.text == nil then
@@ -352,10 +371,15 @@ end
 -- @treturn[2] table {status?, retries, limit?, tool_rounds?}
 function M.call(request, state)
   local o = request.options
+  local api = o.api or "chat_completions"
+  if api == "responses" then return require("coax.agents.openai_responses").call(request, state) end
+  if api ~= "chat_completions" then
+    error(("openai agent: unknown api '%s' (chat_completions, responses)"):format(tostring(api)), 0)
+  end
   return tools.call(request, state, {
     exchange = function(native) return exchange(o, M.body(request, native)) end,
     assistant = assistant_message, results = tool_messages,
-    settle = function(reply) return settle(reply, o) end,
+    settle = function(reply) return M.settle(reply, o) end,
   })
 end
 
