@@ -141,10 +141,11 @@ static sptab *make_ptab(cc *c, const coax_value *props)
     t->mask = size - 1;
     t->slot = slot;
     t->hash = hash;
+    t->seed = coax_hash_seed(t);
     for (uint32_t i = 0; i < size; i++) slot[i] = -1;
     for (uint32_t k = 0; k < props->len; k++) {
         const coax_member *m = &props->u.members[k];
-        uint32_t h = hash[k] = coax_name_hash(m->key, m->klen);
+        uint32_t h = hash[k] = coax_name_hash(t, m->key, m->klen);
         if (coax_ptab_find(t, props, m->key, m->klen) >= 0) continue; /* a duplicate name */
         uint32_t i = h & t->mask;
         while (slot[i] >= 0) i = (i + 1) & t->mask;

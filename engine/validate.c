@@ -558,39 +558,6 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     return false;
 }
 
-/* A structural hash consistent with coax_value_equal: numbers by value,
-** objects regardless of member order. Deep values hash their top only. */
-static uint64_t vhash(const coax_value *v, int depth)
-{
-    uint64_t h;
-    switch (v->type) {
-    case COAX_NULL: return 0x1234567ull;
-    case COAX_BOOL: return v->u.boolean ? 0x2345678ull : 0x3456789ull;
-    case COAX_NUMBER: return coax_num_hash(v->u.text, v->len);
-    case COAX_STRING:
-        h = 1469598103934665603ull;
-        for (size_t i = 0; i < v->len; i++) h = (h ^ (unsigned char)v->u.text[i]) * 1099511628211ull;
-        return h;
-    case COAX_ARRAY:
-        h = 0xa5a5a5a5ull + v->len;
-        if (depth < 32)
-            for (size_t i = 0; i < v->len; i++) h = (h ^ vhash(&v->u.items[i], depth + 1)) * 1099511628211ull;
-        return h;
-    default:
-        h = 0x5a5a5a5aull + v->len;
-        if (depth < 32) {
-            for (size_t i = 0; i < v->len; i++) {
-                const coax_member *m = &v->u.members[i];
-                uint64_t k = 1469598103934665603ull;
-                for (size_t j = 0; j < m->klen; j++) k = (k ^ (unsigned char)m->key[j]) * 1099511628211ull;
-                uint64_t x = (k ^ vhash(&m->value, depth + 1)) * 0xff51afd7ed558ccdull;
-                h += x ^ (x >> 29);
-            }
-        }
-        return h;
-    }
-}
-
 typedef struct hidx {
     uint64_t h;
     size_t i;
@@ -604,7 +571,9 @@ static int hidx_cmp(const void *a, const void *b)
 }
 
 /* The duplicate pair (j < i) with the smallest i, then j; false if none.
-** Small arrays compare every pair; large ones only items of equal hash. */
+** Small arrays compare every pair; large ones only items of equal hash
+** (a keyed hash of the whole item, however deep), so the work is linear in
+** the items' size plus n log n. */
 static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
 {
     size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
@@ -619,7 +588,14 @@ static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
     }
     hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
     if (!x) return oom(c);
-    for (size_t i = 0; i < n; i++) x[i] = (hidx){vhash(&a->u.items[i], 0), i};
+    uint64_t seed = coax_hash_seed(x);
+    for (size_t i = 0; i < n; i++) {
+        if (coax_value_hash(&a->u.items[i], seed, c->alloc, &x[i].h, NULL)) {
+            coax_free_raw(c->alloc, x, n * sizeof *x);
+            return oom(c);
+        }
+        x[i].i = i;
+    }
     qsort(x, n, sizeof *x, hidx_cmp);
     for (size_t s = 0; s < n && !c->rc;) {
         size_t e = s + 1;
