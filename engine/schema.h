@@ -126,6 +126,7 @@ struct skw {
     ** node's "properties" (-1: not there), and that table */
     const struct sptab *ptab;
     int32_t *ridx;
+    uint64_t cost;          /* steps charged per application, beyond the instance's share */
 };
 
 typedef struct sptab {
@@ -164,6 +165,9 @@ struct coax_schema {
     snode *root;
     int draft;
     size_t max_depth;
+    uint64_t max_steps;          /* of one validation; 0: by the sizes (validate.c) */
+    uint64_t max_regex_total;    /* regex steps of one validation; 0: by the instance */
+    uint64_t weight;             /* subschemas and keyword costs: the schema's size */
     sres *resources;
 };
 
@@ -174,11 +178,22 @@ const coax_meta_doc *coax_meta_find(const char *uri, size_t len);
 /* Draft of a standard meta-schema URI, or 0. */
 int coax_draft_of_uri(const char *uri, size_t len);
 
+/* Work shared by several validations (coax_example's candidates): each
+** run takes what it uses from it, and fails with COAX_ELIMIT, naming
+** 'what', when it runs dry. */
+typedef struct coax_vpool {
+    uint64_t steps, regex; /* left */
+    uint64_t size;         /* of each, at the start */
+    const char *what;      /* where the size comes from: "the example's max_steps x 500" */
+} coax_vpool;
+
 /* Runs the compiled node 'root' (not necessarily the schema's root) on an
-** instance: coax_validate for any subschema (validate.c). */
+** instance: coax_validate for any subschema (validate.c). 'pool' may be
+** NULL: the schema's budgets alone. */
 coax_code coax_schema_run(const coax_schema *s, const snode *root,
                           const coax_value *instance, coax_arena *arena,
-                          unsigned flags, coax_validation *out, coax_error *err);
+                          unsigned flags, coax_vpool *pool, coax_validation *out,
+                          coax_error *err);
 
 /* Validation internals shared with the writers. */
 coax_code coax_validation_write_buf(coax_buf *b, const coax_validation *r,
