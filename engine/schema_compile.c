@@ -601,8 +601,6 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
         s->alloc = &s->alloc_copy;
     }
     s->max_depth = opt && opt->max_depth ? opt->max_depth : COAX_DEFAULT_MAX_SCHEMA_DEPTH;
-    s->max_steps = opt ? opt->max_steps : 0;
-    s->max_regex_total = opt ? opt->max_regex_total : 0;
     s->arena = coax_arena_new(s->alloc);
     s->re_env = coax_regex_env_new(s->alloc, opt ? opt->max_regex_steps : 0);
     cc c;
@@ -647,6 +645,10 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
     coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);
+    /* the host's budgets are for its instances; the meta-schema check
+    ** above ran with the defaults, by the size of the schema */
+    s->max_steps = opt ? opt->max_steps : 0;
+    s->max_regex_total = opt ? opt->max_regex_total : 0;
     if (c.rc) {
         coax_schema_free(s);
         return c.rc;
