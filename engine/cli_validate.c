@@ -22,6 +22,11 @@ static const char usage_text[] =
     "                        drafts 4, 6 and 7)\n"
     "  --annotate-format     \"format\" never fails a value\n"
     "  --max-regex-steps N   steps of one pattern match (default 1000000); more: exit 4\n"
+    "  --max-regex-total N   regex steps of one validation, every match summed (default: 64 a\n"
+    "                        value and string byte of the instance, at least 10M); more: exit 4\n"
+    "  --max-steps N         steps of one validation: subschemas applied, keywords run, values\n"
+    "                        visited (default: 2 x schema size x instance size, at least 1M);\n"
+    "                        more: exit 4\n"
     "  --remote-dir DIR      with --remote-base URL: references under URL are read from files\n"
     "  --remote-base URL     in DIR (coax never touches the network)\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
@@ -183,6 +188,15 @@ int cli_validate(int argc, char **argv)
             if (*end || !n || n > 0xFFFFFFFFul || v[0] == '-')
                 return cli_usage("validate", "--max-regex-steps wants a positive integer, not '%s'", v);
             o.so.max_regex_steps = (uint32_t)n;
+        } else if ((r = cli_opt(argc, argv, &i, "max-steps", &v)) ||
+                   (r = cli_opt(argc, argv, &i, "max-regex-total", &v))) {
+            if (r < 0) return 2;
+            bool steps = !strncmp(a, "--max-steps", 11);
+            size_t n;
+            if (!cli_size(v, &n))
+                return cli_usage("validate", "--%s wants a positive number, not '%s'",
+                                 steps ? "max-steps" : "max-regex-total", v);
+            *(steps ? &o.so.max_steps : &o.so.max_regex_total) = n;
         } else if (!strcmp(a, "--assert-format")) {
             o.so.flags = (o.so.flags & ~COAX_SCHEMA_ANNOTATE_FORMAT) | COAX_SCHEMA_ASSERT_FORMAT;
         } else if (!strcmp(a, "--annotate-format")) {

@@ -145,6 +145,14 @@ coax_value *coax_value_add_member(coax_arena *a, const coax_value *root, const c
 /* A deep copy of 'v' into 'a'. */
 coax_value *coax_value_copy(coax_arena *a, const coax_value *v);
 
+/* A structural hash under 'seed', consistent with coax_value_equal (equal
+** values hash alike: numbers by value, objects in any member order) and
+** covering every level. 0 and '*out', with the number of values visited in
+** '*nodes' (may be NULL); -1 when out of memory (deep values need a stack
+** from 'alloc'). */
+int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *alloc,
+                    uint64_t *out, size_t *nodes);
+
 /* Duplicate keys: last one wins, at the first one's position. Compacts
 ** m[0..n) in place and returns the new count, or SIZE_MAX when out of
 ** memory. 'on_dup' (may be NULL) hears the index (in the original order) of

@@ -26,6 +26,8 @@
 #define EX_DEFAULT_DEPTH 32
 #define EX_MAX_DEPTH 256 /* max_depth is capped here */
 #define EX_DEFAULT_STEPS 20000
+#define EX_CHECK_STEPS 500 /* validation steps (and regex steps) per generation step */
+#define EX_CHECK_STEPS_TEXT "500"
 /* Nested generation calls (instance levels and choices within them): the
 ** bound on the C stack, whatever the options say. */
 #define EX_MAX_NEST 2000
@@ -93,7 +95,7 @@ static bool check(ex_ctx *c, const ex_conj *L, const coax_value *v)
         coax_arena_mark m = coax_arena_get_mark(c->scratch);
         coax_validation r;
         coax_error e;
-        coax_code rc = coax_schema_run(c->s, L->n[i], v, c->scratch, COAX_VALIDATE_FIRST, &r, &e);
+        coax_code rc = coax_schema_run(c->s, L->n[i], v, c->scratch, COAX_VALIDATE_FIRST, &c->pool, &r, &e);
         coax_arena_rewind(c->scratch, m);
         c->checks++;
         if (rc == COAX_ENOMEM) c->rc = rc;
@@ -879,7 +881,7 @@ static coax_code final_check(ex_ctx *c, const coax_value *v, bool *valid, coax_e
 {
     coax_arena_mark m = coax_arena_get_mark(c->scratch);
     coax_validation r;
-    coax_code rc = coax_validate(c->s, v, c->scratch, COAX_VALIDATE_FIRST, &r, err);
+    coax_code rc = coax_schema_run(c->s, c->s->root, v, c->scratch, COAX_VALIDATE_FIRST, &c->pool, &r, err);
     coax_arena_rewind(c->scratch, m);
     c->checks++;
     *valid = !rc && r.valid;
@@ -903,6 +905,11 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
     c.max_depth = options && options->max_depth ? options->max_depth : EX_DEFAULT_DEPTH;
     if (c.max_depth > EX_MAX_DEPTH) c.max_depth = EX_MAX_DEPTH;
     c.steps = options && options->max_steps ? options->max_steps : EX_DEFAULT_STEPS;
+    /* the validations of candidates draw on one pool, sized by max_steps:
+    ** a schema that fans out cannot make them take longer than that */
+    c.pool.size = c.steps > UINT64_MAX / EX_CHECK_STEPS ? UINT64_MAX : c.steps * EX_CHECK_STEPS;
+    c.pool.steps = c.pool.regex = c.pool.size;
+    c.pool.what = "the example's max_steps x " EX_CHECK_STEPS_TEXT;
     bool minimal = options && (options->flags & COAX_EXAMPLE_MINIMAL);
     const coax_allocator *alloc = coax_arena_allocator(arena);
     c.work = coax_arena_new(alloc);

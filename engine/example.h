@@ -21,6 +21,7 @@ typedef struct ex_ctx {
     coax_arena *scratch; /* validation results, rewound after each check */
     size_t max_depth;    /* nesting of the instance */
     size_t steps;        /* generation steps left (the budget) */
+    coax_vpool pool;     /* validation work left for checking candidates */
     size_t checks;       /* validations run */
     size_t nest;         /* generation calls in progress (C stack depth) */
     coax_code rc;        /* the first hard failure (out of memory) */

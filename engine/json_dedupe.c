@@ -3,21 +3,7 @@
 ** Small objects compare pairwise; larger ones use a temporary hash table.
 */
 #include "core.h"
-
-/* FNV-1a through a 64-bit finaliser, seeded per call by an address (it
-** varies with ASLR and with every object), so colliding keys cannot be
-** prepared in advance to make an object quadratic to read. */
-static uint64_t key_hash(const char *s, size_t n, uint64_t seed)
-{
-    uint64_t h = 1469598103934665603ull ^ seed;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
+#include "hash.h"
 
 static bool same_key(const coax_member *a, const coax_member *b)
 {
@@ -46,8 +32,11 @@ size_t coax_members_dedupe(coax_member *m, size_t n, const coax_allocator *a,
         size_t *slots = coax_alloc_raw(a, size * sizeof *slots);
         if (!slots) return SIZE_MAX;
         memset(slots, 0xff, size * sizeof *slots); /* SIZE_MAX: empty */
+        /* keyed per call, so colliding keys cannot be prepared in advance
+        ** to make an object quadratic to read */
+        uint64_t seed = coax_hash_seed(slots);
         for (size_t j = 0; j < n; j++) {
-            size_t h = (size_t)key_hash(m[j].key, m[j].klen, (uint64_t)(uintptr_t)slots) & (size - 1);
+            size_t h = (size_t)coax_hash_bytes(m[j].key, m[j].klen, seed) & (size - 1);
             while (slots[h] != SIZE_MAX && !same_key(&m[slots[h]], &m[j]))
                 h = (h + 1) & (size - 1);
             if (slots[h] == SIZE_MAX) {

@@ -2,6 +2,7 @@
 ** json_value.c: reading and building values, exact equality, JSON Pointer.
 */
 #include "core.h"
+#include "hash.h"
 
 #include <stdlib.h>
 
@@ -237,22 +238,61 @@ int coax_number_compare_text(const char *a, size_t alen, const char *b,
 
 /* ---- equality ----------------------------------------------------------
 ** Iterative, with one frame per nesting level (depth is input-controlled):
-** 32 frames on the C stack, more from the allocator. */
+** 32 frames on the C stack, more from the allocator. Members of two objects
+** in the same key order pair up by position; otherwise both member lists
+** are sorted by key and paired in that order, so equality costs n log n in
+** the members whatever their order (a lookup per key was quadratic). */
 
 typedef struct frame {
     const coax_value *x, *y;
     size_t i;
+    const coax_member **sx, **sy; /* members sorted by key, or NULL: by position */
 } frame;
 
-static const coax_value *member_find(const coax_value *obj, size_t hint,
-                                     const coax_member *m)
+static bool same_key(const coax_member *a, const coax_member *b)
 {
-    if (hint < obj->len) {
-        const coax_member *h = &obj->u.members[hint];
-        if (h->klen == m->klen && memcmp(h->key, m->key, m->klen) == 0)
-            return &h->value;
-    }
-    return coax_object_get(obj, m->key, m->klen);
+    return a->klen == b->klen && memcmp(a->key, b->key, a->klen) == 0;
+}
+
+static int key_order(const void *pa, const void *pb)
+{
+    const coax_member *a = *(const coax_member *const *)pa, *b = *(const coax_member *const *)pb;
+    size_t n = a->klen < b->klen ? a->klen : b->klen;
+    int r = memcmp(a->key, b->key, n);
+    if (r) return r;
+    return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+static const coax_member **sorted_members(const coax_value *obj, const coax_allocator *a)
+{
+    const coax_member **s = coax_alloc_raw(a, obj->len * sizeof *s);
+    if (!s) return NULL;
+    for (size_t i = 0; i < obj->len; i++) s[i] = &obj->u.members[i];
+    qsort(s, obj->len, sizeof *s, key_order);
+    return s;
+}
+
+static void frame_free(frame *f, const coax_allocator *a)
+{
+    if (f->sx) coax_free_raw(a, f->sx, f->x->len * sizeof *f->sx);
+    if (f->sy) coax_free_raw(a, f->sy, f->y->len * sizeof *f->sy);
+    f->sx = f->sy = NULL;
+}
+
+/* Prepares the pairing of two objects of equal length: 1 when their keys
+** are the same set, 0 when not, -1 when out of memory. */
+static int pair_members(frame *f, const coax_allocator *a)
+{
+    const coax_value *x = f->x, *y = f->y;
+    size_t n = x->len, i = 0;
+    while (i < n && same_key(&x->u.members[i], &y->u.members[i])) i++;
+    if (i == n) return 1;
+    f->sx = sorted_members(x, a);
+    f->sy = f->sx ? sorted_members(y, a) : NULL;
+    if (!f->sy) return -1;
+    for (i = 0; i < n; i++)
+        if (!same_key(f->sx[i], f->sy[i])) return 0;
+    return 1;
 }
 
 /* Compares scalars; for containers compares only type and length. */
@@ -281,43 +321,148 @@ int coax_value_equal(const coax_value *a, const coax_value *b,
     size_t n = 0, cap = 32;
     int result = 1;
     if (!shallow_equal(a, b)) return 0;
-    if (a->type == COAX_ARRAY || a->type == COAX_OBJECT) st[n++] = (frame){a, b, 0};
-    while (n) {
+    const coax_value *cx = a, *cy = b;
+    while (result == 1) {
+        if (cx && (cx->type == COAX_ARRAY || cx->type == COAX_OBJECT)) {
+            if (n == cap) {
+                frame *ns = st == small ? coax_alloc_raw(alloc, 2 * cap * sizeof *ns)
+                                        : coax_realloc_raw(alloc, st, cap * sizeof *ns,
+                                                           2 * cap * sizeof *ns);
+                if (!ns) {
+                    result = -1;
+                    break;
+                }
+                if (st == small) memcpy(ns, small, sizeof small);
+                st = ns;
+                cap *= 2;
+            }
+            st[n++] = (frame){cx, cy, 0, NULL, NULL};
+            if (cx->type == COAX_OBJECT && (result = pair_members(&st[n - 1], alloc)) != 1) break;
+        }
+        cx = NULL;
+        if (!n) break;
         frame *f = &st[n - 1];
         if (f->i >= f->x->len) {
+            frame_free(f, alloc);
             n--;
             continue;
         }
-        const coax_value *cx, *cy;
         size_t i = f->i++;
         if (f->x->type == COAX_ARRAY) {
             cx = &f->x->u.items[i];
             cy = &f->y->u.items[i];
+        } else if (f->sx) {
+            cx = &f->sx[i]->value;
+            cy = &f->sy[i]->value;
         } else {
             cx = &f->x->u.members[i].value;
-            cy = member_find(f->y, i, &f->x->u.members[i]);
+            cy = &f->y->u.members[i].value;
         }
-        if (!cy || !shallow_equal(cx, cy)) {
-            result = 0;
-            break;
-        }
-        if (cx->type != COAX_ARRAY && cx->type != COAX_OBJECT) continue;
-        if (n == cap) {
-            frame *ns = st == small ? coax_alloc_raw(alloc, 2 * cap * sizeof *ns)
-                                    : coax_realloc_raw(alloc, st, cap * sizeof *ns,
-                                                       2 * cap * sizeof *ns);
-            if (!ns) {
-                result = -1;
-                break;
-            }
-            if (st == small) memcpy(ns, small, sizeof small);
-            st = ns;
-            cap *= 2;
-        }
-        st[n++] = (frame){cx, cy, 0};
+        if (!shallow_equal(cx, cy)) result = 0;
     }
+    while (n) frame_free(&st[--n], alloc);
     if (st != small) coax_free_raw(alloc, st, cap * sizeof *st);
     return result;
+}
+
+/* ---- structural hash -------------------------------------------------------
+** Consistent with coax_value_equal: numbers hash by value (1, 1.0 and
+** 10e-1 alike), objects whatever their member order (the members' hashes
+** are summed), and every level counts, however deep. Keyed by 'seed', so
+** values cannot be made to collide in advance. Iterative, like equality. */
+
+static uint64_t number_hash(const char *t, size_t n, uint64_t seed)
+{
+    decimal d;
+    decimal_of(t, n, &d);
+    if (d.zero) return coax_hash_mix(0x5a45524f, seed);
+    char chunk[64];
+    size_t k = 0;
+    uint64_t h = coax_hash_mix((uint64_t)d.point ^ ((uint64_t)d.neg << 63), seed);
+    for (size_t i = d.first; i <= d.last; i++) {
+        if (t[i] == '.') continue;
+        chunk[k++] = t[i];
+        if (k == sizeof chunk || i == d.last) {
+            h = coax_hash_mix(h ^ coax_hash_bytes(chunk, k, seed), seed);
+            k = 0;
+        }
+    }
+    if (k) h = coax_hash_mix(h ^ coax_hash_bytes(chunk, k, seed), seed);
+    return h;
+}
+
+static uint64_t leaf_hash(const coax_value *v, uint64_t seed)
+{
+    switch (v->type) {
+    case COAX_NULL: return coax_hash_mix(1, seed);
+    case COAX_BOOL: return coax_hash_mix(v->u.boolean ? 2 : 3, seed);
+    case COAX_NUMBER: return number_hash(v->u.text, v->len, seed);
+    default: return coax_hash_bytes(v->u.text, v->len, seed ^ 0x5354524e47ull);
+    }
+}
+
+typedef struct hframe {
+    const coax_value *v;
+    size_t i;
+    uint64_t acc;
+} hframe;
+
+int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *alloc,
+                    uint64_t *out, size_t *nodes)
+{
+    hframe small[32], *st = small;
+    size_t n = 0, cap = 32, count = 1;
+    uint64_t h = 0;
+    const coax_value *next = v;
+    for (;;) {
+        if (next) {
+            if (next->type != COAX_ARRAY && next->type != COAX_OBJECT) {
+                h = leaf_hash(next, seed);
+            } else {
+                if (n == cap) {
+                    hframe *ns = st == small ? coax_alloc_raw(alloc, 2 * cap * sizeof *ns)
+                                             : coax_realloc_raw(alloc, st, cap * sizeof *ns,
+                                                                2 * cap * sizeof *ns);
+                    if (!ns) {
+                        if (st != small) coax_free_raw(alloc, st, cap * sizeof *st);
+                        return -1;
+                    }
+                    if (st == small) memcpy(ns, small, sizeof small);
+                    st = ns;
+                    cap *= 2;
+                }
+                st[n++] = (hframe){next, 0, 0};
+                next = NULL;
+                goto descend;
+            }
+            next = NULL;
+        }
+        /* 'h' is the hash of a finished value: fold it into its parent */
+        if (!n) break;
+        {
+            hframe *f = &st[n - 1];
+            if (f->v->type == COAX_ARRAY) {
+                f->acc = coax_hash_mix(f->acc ^ h, seed);
+            } else {
+                const coax_member *m = &f->v->u.members[f->i - 1];
+                f->acc += coax_hash_mix(coax_hash_bytes(m->key, m->klen, seed) ^ (h * 0x9E3779B97F4A7C15ull), seed);
+            }
+        }
+    descend:;
+        hframe *f = &st[n - 1];
+        if (f->i < f->v->len) {
+            next = f->v->type == COAX_ARRAY ? &f->v->u.items[f->i] : &f->v->u.members[f->i].value;
+            f->i++;
+            count++;
+            continue;
+        }
+        h = coax_hash_mix(f->acc ^ ((uint64_t)f->v->len << 4 | f->v->type), seed);
+        n--;
+    }
+    if (st != small) coax_free_raw(alloc, st, cap * sizeof *st);
+    *out = h;
+    if (nodes) *nodes = count;
+    return 0;
 }
 
 /* ---- JSON Pointer (RFC 6901) ------------------------------------------- */

@@ -3,6 +3,14 @@
 ** every match (steps, backtracking depth, heap), so a catastrophic pattern
 ** on a hostile string ends with an error instead of running for hours.
 ** ecma.c translates the pattern; PCRE2 compiles the translation.
+**
+** Beyond one match, a caller may charge every match to a budget of its
+** own (a whole validation's). PCRE2's match limit cannot measure that: it
+** restarts at every start position and does not see the characters a
+** repeat or a back-reference runs over. So patterns are compiled with an
+** automatic callout before every item, and a budgeted match counts the
+** callouts and the distance the subject position moved between them; the
+** callouts cost nothing when no budget is given.
 */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "regex.h"
@@ -212,7 +220,8 @@ coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_
         return rc;
     }
     pcre2_code *c = pcre2_compile((PCRE2_SPTR)(t.data ? t.data : ""), t.len,
-                                  PCRE2_UTF | PCRE2_MATCH_UNSET_BACKREF | PCRE2_NEVER_BACKSLASH_C,
+                                  PCRE2_UTF | PCRE2_MATCH_UNSET_BACKREF | PCRE2_NEVER_BACKSLASH_C |
+                                      PCRE2_AUTO_CALLOUT,
                                   &code, &off, e->cc);
     coax_buf_free(&t);
     if (!c) {
@@ -243,33 +252,90 @@ void coax_regex_free(coax_regex_env *e, coax_regex *re)
     coax_free_raw(e->alloc, re, sizeof *re);
 }
 
-coax_regex_scratch *coax_regex_scratch_new(const coax_regex_env *e)
+/* The scratch: match data, and a match context of its own whose callout
+** counts steps against the budget of the match in progress. */
+struct coax_regex_scratch {
+    pcre2_match_data *md;
+    pcre2_match_context *mc;
+    uint64_t *budget;  /* steps left, during a budgeted match */
+    PCRE2_SIZE at;     /* the subject position at the last callout */
+    bool spent;        /* the budget ran out */
+};
+
+static int count_step(pcre2_callout_block *b, void *ud)
 {
-    return (coax_regex_scratch *)pcre2_match_data_create(1, e->gen);
+    coax_regex_scratch *r = ud;
+    PCRE2_SIZE pos = b->current_position;
+    uint64_t cost = 1 + (pos > r->at ? pos - r->at : r->at - pos) / 16;
+    r->at = pos;
+    if (*r->budget < cost) {
+        *r->budget = 0;
+        r->spent = true;
+        return PCRE2_ERROR_CALLOUT;
+    }
+    *r->budget -= cost;
+    return 0;
 }
 
-void coax_regex_scratch_free(coax_regex_scratch *s)
+coax_regex_scratch *coax_regex_scratch_new(const coax_regex_env *e)
 {
-    pcre2_match_data_free((pcre2_match_data *)s);
+    coax_regex_scratch *r = coax_alloc_raw(e->alloc, sizeof *r);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->md = pcre2_match_data_create(1, e->gen);
+    r->mc = pcre2_match_context_copy(e->mc);
+    if (!r->md || !r->mc) {
+        pcre2_match_data_free(r->md);
+        pcre2_match_context_free(r->mc);
+        coax_free_raw(e->alloc, r, sizeof *r);
+        return NULL;
+    }
+    pcre2_set_callout(r->mc, count_step, r);
+    return r;
+}
+
+void coax_regex_scratch_free(const coax_regex_env *e, coax_regex_scratch *r)
+{
+    if (!r) return;
+    pcre2_match_data_free(r->md);
+    pcre2_match_context_free(r->mc);
+    coax_free_raw(e->alloc, r, sizeof *r);
 }
 
 int coax_regex_match(const coax_regex_env *e, const coax_regex *re, const char *s, size_t len)
 {
-    return coax_regex_match_in(e, re, s, len, NULL);
+    return coax_regex_match_in(e, re, s, len, NULL, NULL);
 }
 
 int coax_regex_match_in(const coax_regex_env *e, const coax_regex *re, const char *s, size_t len,
-                        coax_regex_scratch *scratch)
+                        coax_regex_scratch *scratch, uint64_t *budget)
 {
+    if (budget && !scratch) return -2;
     if (re->fast) {
-        int budget = FAST_BUDGET;
-        int r = fast_match(re, 0, (const unsigned char *)s, len, 0, &budget);
+        int left = FAST_BUDGET;
+        int r = fast_match(re, 0, (const unsigned char *)s, len, 0, &left);
+        if (budget) {
+            uint64_t cost = (uint64_t)(FAST_BUDGET - (left > 0 ? left : 0)) + 1 + len / 16;
+            if (*budget < cost) {
+                *budget = 0;
+                return -3;
+            }
+            *budget -= cost;
+        }
         if (r >= 0) return r;
     }
-    pcre2_match_data *md = (pcre2_match_data *)scratch;
-    if (!md && !(md = pcre2_match_data_create(1, e->gen))) return -2;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_UTF_CHECK, md, e->mc);
+    pcre2_match_data *md = scratch ? scratch->md : pcre2_match_data_create(1, e->gen);
+    if (!md) return -2;
+    pcre2_match_context *mc = e->mc;
+    if (budget) {
+        scratch->budget = budget;
+        scratch->at = 0;
+        scratch->spent = false;
+        mc = scratch->mc;
+    }
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_UTF_CHECK, md, mc);
     if (!scratch) pcre2_match_data_free(md);
+    if (budget && scratch->spent) return -3;
     if (rc >= 0) return 1;
     if (rc == PCRE2_ERROR_NOMATCH) return 0;
     if (rc == PCRE2_ERROR_NOMEMORY) return -2;

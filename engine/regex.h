@@ -31,14 +31,18 @@ void coax_regex_free(coax_regex_env *env, coax_regex *re);
 ** thread. NULL: no memory. */
 typedef struct coax_regex_scratch coax_regex_scratch;
 coax_regex_scratch *coax_regex_scratch_new(const coax_regex_env *env);
-void coax_regex_scratch_free(coax_regex_scratch *scratch);
+void coax_regex_scratch_free(const coax_regex_env *env, coax_regex_scratch *scratch);
 
 /* 1 when 're' matches somewhere in s[0..len) (valid UTF-8), 0 when not;
-** -1 when a limit was reached (steps, depth or heap), -2 when out of
-** memory. coax_regex_match_in reuses 'scratch' (which may be NULL). */
+** -1 when a limit of the match was reached (steps, depth or heap), -2 when
+** out of memory. coax_regex_match_in reuses 'scratch' (which may be NULL
+** when 'budget' is) and, when 'budget' is not NULL, takes the match's
+** steps from '*budget' (a step: an item of the pattern tried, or 16
+** characters of the subject run over): -3 when it runs out. */
 int coax_regex_match(const coax_regex_env *env, const coax_regex *re,
                      const char *s, size_t len);
 int coax_regex_match_in(const coax_regex_env *env, const coax_regex *re,
-                        const char *s, size_t len, coax_regex_scratch *scratch);
+                        const char *s, size_t len, coax_regex_scratch *scratch,
+                        uint64_t *budget);
 
 #endif

@@ -141,16 +141,54 @@ static sptab *make_ptab(cc *c, const coax_value *props)
     t->mask = size - 1;
     t->slot = slot;
     t->hash = hash;
+    t->seed = coax_hash_seed(t);
     for (uint32_t i = 0; i < size; i++) slot[i] = -1;
     for (uint32_t k = 0; k < props->len; k++) {
         const coax_member *m = &props->u.members[k];
-        uint32_t h = hash[k] = coax_name_hash(m->key, m->klen);
+        uint32_t h = hash[k] = coax_name_hash(t, m->key, m->klen);
         if (coax_ptab_find(t, props, m->key, m->klen) >= 0) continue; /* a duplicate name */
         uint32_t i = h & t->mask;
         while (slot[i] >= 0) i = (i + 1) & t->mask;
         slot[i] = (int32_t)k;
     }
     return t;
+}
+
+/* The size of a value in steps: its values and members, and its string
+** bytes by 64. Schema documents are parsed with a depth limit, which
+** bounds the recursion. */
+static uint64_t value_cost(const coax_value *v)
+{
+    uint64_t k = 1;
+    if (v->type == COAX_STRING) return k + v->len / 64;
+    if (v->type == COAX_ARRAY)
+        for (size_t i = 0; i < v->len; i++) k += value_cost(&v->u.items[i]);
+    if (v->type == COAX_OBJECT)
+        for (size_t i = 0; i < v->len; i++) k += 1 + v->u.members[i].klen / 64 + value_cost(&v->u.members[i].value);
+    return k;
+}
+
+/* The steps one application of a keyword costs besides the instance's
+** share: comparing with "enum" and "const" values, looking up the names
+** of "required" and of dependencies. */
+static uint64_t kw_cost(const skw *k)
+{
+    switch (k->op) {
+    case OP_ENUM:
+    case OP_CONST:
+    case OP_REQUIRED:
+        return value_cost(k->v);
+    case OP_DEPENDENCIES: {
+        uint64_t n = 1;
+        for (size_t i = 0; i < k->v->len; i++) {
+            const coax_value *d = &k->v->u.members[i].value;
+            n += 1 + (d->type == COAX_ARRAY ? d->len : 0);
+        }
+        return n;
+    }
+    default:
+        return 1;
+    }
 }
 
 /* Points "required" at the node's "properties" table, so that a name
@@ -425,6 +463,8 @@ coax_code cc_compile_node(cc *c, snode *n)
 #undef NEW
 done:
     if (!link_required(c, ks, nk)) return c->rc;
+    c->s->weight += 1;
+    for (size_t i = 0; i < nk; i++) c->s->weight += ks[i].cost = kw_cost(&ks[i]);
     if (nk) {
         n->kw = coax_arena_alloc(c->a, nk * sizeof *n->kw);
         if (!n->kw) return cc_fail(c, COAX_ENOMEM, "out of memory");
@@ -548,7 +588,7 @@ static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
     if (!tmp) return cc_fail(c, COAX_ENOMEM, "out of memory");
     coax_validation r;
     coax_error e;
-    coax_code rc = coax_schema_run(c->s, mn, doc, tmp, 0, &r, &e);
+    coax_code rc = coax_schema_run(c->s, mn, doc, tmp, 0, NULL, &r, &e);
     if (rc) {
         cc_fail(c, rc == COAX_ELIMIT ? COAX_ESCHEMA : rc, "checking the schema against its meta-schema: %s", e.msg);
     } else if (!r.valid) {
@@ -620,6 +660,10 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
     coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);
+    /* the host's budgets are for its instances; the meta-schema check
+    ** above ran with the defaults, by the size of the schema */
+    s->max_steps = opt ? opt->max_steps : 0;
+    s->max_regex_total = opt ? opt->max_regex_total : 0;
     if (c.rc) {
         coax_schema_free(s);
         return c.rc;

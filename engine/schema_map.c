@@ -2,14 +2,16 @@
 ** schema_map.c: open-addressing hash maps with string or pointer keys.
 */
 #include "schema_map.h"
+#include "hash.h"
 
 #include <stdint.h>
 
-static uint64_t hash_str(const char *s, size_t n)
+/* Keys are URIs and anchor names from the schema: keyed per map, so names
+** made to collide cannot make compilation quadratic. 0 marks a free slot. */
+static uint64_t hash_str(smap *m, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h | 1;
+    if (!m->seed) m->seed = coax_hash_seed(m) | 1;
+    return coax_hash_bytes(s, n, m->seed) | 1;
 }
 
 static uint64_t hash_ptr(const void *p)
@@ -68,12 +70,13 @@ static bool put(smap *m, coax_arena *a, uint64_t h, const char *key, size_t klen
 
 void *smap_get(const smap *m, const char *key, size_t klen)
 {
-    return get(m, hash_str(key, klen), key, klen);
+    if (!m->cap) return NULL;
+    return get(m, coax_hash_bytes(key, klen, m->seed) | 1, key, klen);
 }
 
 bool smap_put(smap *m, coax_arena *a, const char *key, size_t klen, void *val)
 {
-    return put(m, a, hash_str(key, klen), key, klen, val);
+    return put(m, a, hash_str(m, key, klen), key, klen, val);
 }
 
 void *smap_getp(const smap *m, const void *p)

@@ -18,6 +18,7 @@ typedef struct smap_entry {
 typedef struct smap {
     smap_entry *e;
     size_t n, cap;
+    uint64_t seed; /* of string keys: drawn on the first put */
 } smap;
 
 /* String keys (the map keeps the pointer: it must live in the arena). */

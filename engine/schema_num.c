@@ -145,14 +145,3 @@ int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
     r = mulmod(r, powmod10((unsigned long long)(a.e - b.e), m), m);
     return r == 0;
 }
-
-uint64_t coax_num_hash(const char *t, size_t n)
-{
-    dnum d;
-    dnum_of(t, n, &d);
-    if (d.zero) return 0x9e3779b97f4a7c15ull;
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)d.neg;
-    for (size_t k = d.first; k <= d.last; k++)
-        if (t[k] != '.') h = (h ^ (unsigned char)t[k]) * 1099511628211ull;
-    return (h ^ (uint64_t)d.e) * 1099511628211ull;
-}

@@ -19,7 +19,4 @@ bool coax_num_to_size(const char *t, size_t n, size_t *out);
 ** more than 18 significant digits (then in double precision). */
 int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn);
 
-/* A hash equal for equal numbers (1, 1.0 and 10e-1 alike). */
-uint64_t coax_num_hash(const char *t, size_t n);
-
 #endif

@@ -16,7 +16,13 @@
 ** keywords (OP_ANNOTATE) of every subschema that passes: a node that fails
 ** drops the annotations collected since it was entered, so a failing
 ** branch, a failing "contains" item or a failed validation keeps none.
+** Work is charged: every subschema applied, keyword run, item or member
+** visited and 64 string bytes read take steps from the run's budget, and
+** every regex step from its regex budget, so no schema shape (fan-out
+** through allOf, anyOf, references, dependentSchemas, if, contains,
+** unevaluated*) can make one validation take more than its budgets allow.
 */
+#include "hash.h"
 #include "format.h"
 #include "schema_cc.h"
 #include "schema_num.h"
@@ -81,6 +87,9 @@ typedef struct vctx {
     coax_buf astrs;     /* the strings of the annotations */
     vann *anns;
     size_t nanns, canns;
+    uint64_t steps, regex;        /* left of the run's budgets */
+    uint64_t steps_max, regex_max; /* the budgets, for messages */
+    const char *steps_what, *regex_what; /* the budget that binds */
 } vctx;
 
 static bool fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -102,6 +111,18 @@ static bool fatal(vctx *c, coax_code code, const char *fmt, ...)
 }
 
 static bool oom(vctx *c) { return fatal(c, COAX_ENOMEM, "out of memory during validation"); }
+
+/* Takes 'n' steps from the budget; false (COAX_ELIMIT) when it runs out. */
+static bool charge(vctx *c, uint64_t n)
+{
+    if (c->steps >= n) {
+        c->steps -= n;
+        return true;
+    }
+    c->steps = 0;
+    return fatal(c, COAX_ELIMIT, "validation used up its step budget of %llu steps (%s)",
+                 (unsigned long long)c->steps_max, c->steps_what);
+}
 
 /* ---- growable stacks ---------------------------------------------------- */
 
@@ -130,6 +151,8 @@ static bool push_kw(vctx *c, const char *k) { return push(c, &c->kpath, k, strle
 static bool eset_init(vctx *c, eset *e, size_t n)
 {
     e->n = n;
+    e->bits = NULL;
+    if (!charge(c, n / 64)) return false;
     e->bits = coax_alloc_raw(c->alloc, ((n + 63) / 64) * sizeof *e->bits);
     if (!e->bits) return oom(c);
     memset(e->bits, 0, ((n + 63) / 64) * sizeof *e->bits);
@@ -228,7 +251,7 @@ static void annotate(vctx *c, const skw *k)
 /* Records an error at the current locations with the message in c->msg. */
 static void record(vctx *c)
 {
-    if (c->quiet || c->rc) return;
+    if (c->quiet || c->rc || !charge(c, 1 + (c->ipath.n + c->kpath.n) / 8)) return;
     if (c->msg.oom || !grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
         oom(c);
         return;
@@ -401,13 +424,20 @@ static int equal(vctx *c, const coax_value *a, const coax_value *b)
     return r > 0;
 }
 
+static bool regex_spent(vctx *c)
+{
+    return fatal(c, COAX_ELIMIT, "validation used up its regex budget of %llu steps (%s)",
+                 (unsigned long long)c->regex_max, c->regex_what);
+}
+
 static bool regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
 {
     if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
-    int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch);
+    int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
     if (r == -1)
         return fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
     if (r == -2) return oom(c);
+    if (r == -3) return regex_spent(c);
     *ok = r == 1;
     return true;
 }
@@ -502,6 +532,7 @@ static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
 {
     const snode *t = k->sub;
     if (k->op == OP_DYNREF && k->anchor) {
+        if (!charge(c, c->nscope)) return false;
         for (size_t i = 0; i < c->nscope; i++) {
             const sres *r = c->scope[i];
             for (size_t j = 0; j < r->nanchors; j++) {
@@ -518,7 +549,7 @@ static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         }
     }
 found:
-    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst;)
+    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst && charge(c, 1);)
         if (c->refs[i].target == t)
             return fatal(c, COAX_ELIMIT,
                          "reference cycle: %s/%s comes back to %s without consuming the instance",
@@ -605,39 +636,6 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     return false;
 }
 
-/* A structural hash consistent with coax_value_equal: numbers by value,
-** objects regardless of member order. Deep values hash their top only. */
-static uint64_t vhash(const coax_value *v, int depth)
-{
-    uint64_t h;
-    switch (v->type) {
-    case COAX_NULL: return 0x1234567ull;
-    case COAX_BOOL: return v->u.boolean ? 0x2345678ull : 0x3456789ull;
-    case COAX_NUMBER: return coax_num_hash(v->u.text, v->len);
-    case COAX_STRING:
-        h = 1469598103934665603ull;
-        for (size_t i = 0; i < v->len; i++) h = (h ^ (unsigned char)v->u.text[i]) * 1099511628211ull;
-        return h;
-    case COAX_ARRAY:
-        h = 0xa5a5a5a5ull + v->len;
-        if (depth < 32)
-            for (size_t i = 0; i < v->len; i++) h = (h ^ vhash(&v->u.items[i], depth + 1)) * 1099511628211ull;
-        return h;
-    default:
-        h = 0x5a5a5a5aull + v->len;
-        if (depth < 32) {
-            for (size_t i = 0; i < v->len; i++) {
-                const coax_member *m = &v->u.members[i];
-                uint64_t k = 1469598103934665603ull;
-                for (size_t j = 0; j < m->klen; j++) k = (k ^ (unsigned char)m->key[j]) * 1099511628211ull;
-                uint64_t x = (k ^ vhash(&m->value, depth + 1)) * 0xff51afd7ed558ccdull;
-                h += x ^ (x >> 29);
-            }
-        }
-        return h;
-    }
-}
-
 typedef struct hidx {
     uint64_t h;
     size_t i;
@@ -651,22 +649,28 @@ static int hidx_cmp(const void *a, const void *b)
 }
 
 /* The duplicate pair (j < i) with the smallest i, then j; false if none.
-** Small arrays compare every pair; large ones only items of equal hash. */
+** Only items of equal hash are compared (a keyed hash of the whole item,
+** however deep, charged by its size), so the work is linear in the items'
+** size plus n log n. */
 static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
 {
     size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
-    if (n <= 16) {
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = 0; j < i; j++)
-                if (equal(c, &a->u.items[j], &a->u.items[i])) {
-                    *dj = j, *di = i;
-                    return true;
-                }
-        return false;
-    }
+    if (n < 2) return false;
     hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
     if (!x) return oom(c);
-    for (size_t i = 0; i < n; i++) x[i] = (hidx){vhash(&a->u.items[i], 0), i};
+    uint64_t seed = coax_hash_seed(x);
+    for (size_t i = 0; i < n; i++) {
+        size_t work;
+        if (coax_value_hash(&a->u.items[i], seed, c->alloc, &x[i].h, &work)) {
+            coax_free_raw(c->alloc, x, n * sizeof *x);
+            return oom(c);
+        }
+        x[i].i = i;
+        if (!charge(c, work)) {
+            coax_free_raw(c->alloc, x, n * sizeof *x);
+            return false;
+        }
+    }
     qsort(x, n, sizeof *x, hidx_cmp);
     for (size_t s = 0; s < n && !c->rc;) {
         size_t e = s + 1;
@@ -701,6 +705,8 @@ static bool unique_kw(vctx *c, const skw *k, const coax_value *inst)
 static bool required_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_OBJECT) return true;
+    /* a probe per member, or a scan of the members per name */
+    if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len * (1 + inst->len / 16))) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
     if (k->ptab) {
         for (size_t i = 0; i < inst->len; i++) {
@@ -729,7 +735,7 @@ static bool required_kw(vctx *c, const skw *k, const coax_value *inst)
 
 static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
-    if (inst->type != COAX_OBJECT) return true;
+    if (inst->type != COAX_OBJECT || !charge(c, inst->len)) return !c->rc;
     const coax_value *props = k->v;
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
@@ -804,7 +810,8 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
 
 static bool deps_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 {
-    if (inst->type != COAX_OBJECT) return true;
+    /* every name is looked up by a scan of the members */
+    if (inst->type != COAX_OBJECT || !charge(c, k->cost * (inst->len / 16))) return !c->rc;
     bool ok = true;
     for (size_t j = 0; j < k->nsubs && !c->rc; j++) {
         const coax_member *d = &k->v->u.members[j];
@@ -943,6 +950,7 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 {
     bool items = k->op == OP_UNEVAL_ITEMS;
     if (inst->type != (items ? COAX_ARRAY : COAX_OBJECT) || !ev) return true;
+    if (!charge(c, inst->len / 16)) return false;
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         if (marked(ev, i)) continue;
@@ -1035,6 +1043,12 @@ static bool content_kw(vctx *c, const skw *k, const coax_value *inst)
 
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
+    if (!charge(c, k->cost)) return false;
+    if (inst->type == COAX_STRING &&
+        (k->op == OP_MAXLENGTH || k->op == OP_MINLENGTH || k->op == OP_PATTERN || k->op == OP_FORMAT ||
+         k->op == OP_CONTENT) &&
+        !charge(c, inst->len / 64))
+        return false;
     switch (k->op) {
     case OP_REF:
     case OP_DYNREF:
@@ -1119,6 +1133,11 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     }
     case OP_FORMAT: {
         if (inst->type != COAX_STRING) return true;
+        if (k->n == FMT_REGEX) { /* a pattern read: charged like a match */
+            uint64_t cost = 1 + inst->len / 16;
+            if (c->regex < cost) return regex_spent(c);
+            c->regex -= cost;
+        }
         int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);
         if (r < 0) return oom(c);
         if (r) return true;
@@ -1197,7 +1216,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
 
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
-    if (c->rc) return false;
+    if (c->rc || !charge(c, 1)) return false;
     if (n->kind == N_TRUE) return true;
     if (n->kind == N_FALSE) {
         msg_start(c);
@@ -1279,8 +1298,64 @@ static void take_annotations(vctx *c, coax_arena *arena, coax_validation *out)
     out->nannotations = c->nanns;
 }
 
+/* The instance's size: its values and members, and the bytes of its
+** strings and keys. Walked with a stack from the allocator (any depth). */
+static bool instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes)
+{
+    segs st = {0}; /* (container, next index) pairs, in seg's two fields */
+    *values = 1, *bytes = v->type == COAX_STRING ? v->len : 0;
+    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && !push(c, &st, (const char *)v, 0)) return false;
+    while (st.n) {
+        seg *top = &st.v[st.n - 1];
+        const coax_value *p = (const coax_value *)top->s;
+        if (top->len >= p->len) {
+            st.n--;
+            continue;
+        }
+        size_t i = top->len++;
+        const coax_value *ch = p->type == COAX_ARRAY ? &p->u.items[i] : &p->u.members[i].value;
+        if (p->type == COAX_OBJECT) *values += 1, *bytes += p->u.members[i].klen;
+        *values += 1;
+        if (ch->type == COAX_STRING) *bytes += ch->len;
+        if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
+            !push(c, &st, (const char *)ch, 0))
+            break;
+    }
+    coax_free_raw(c->alloc, st.v, st.cap * sizeof *st.v);
+    return !c->rc;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* The run's budgets: the schema's (or the defaults, by the sizes of the
+** schema and the instance), cut to what the pool has left. */
+static bool budgets(vctx *c, const coax_value *inst, const coax_vpool *pool)
+{
+    uint64_t values, bytes;
+    c->steps = c->s->max_steps, c->regex = c->s->max_regex_total;
+    c->steps_what = "max_steps";
+    c->regex_what = "max_regex_total";
+    if (!c->steps || !c->regex) {
+        if (!instance_size(c, inst, &values, &bytes)) return false;
+        if (!c->steps) {
+            c->steps = sat_mul(2 * c->s->weight, values + bytes / 64);
+            if (c->steps < COAX_DEFAULT_MIN_STEPS) c->steps = COAX_DEFAULT_MIN_STEPS;
+        }
+        if (!c->regex) {
+            c->regex = sat_mul(64, values + bytes);
+            if (c->regex < COAX_DEFAULT_MIN_REGEX_TOTAL) c->regex = COAX_DEFAULT_MIN_REGEX_TOTAL;
+        }
+    }
+    if (pool && pool->steps < c->steps) c->steps = pool->steps, c->steps_what = pool->what;
+    if (pool && pool->regex < c->regex) c->regex = pool->regex, c->regex_what = pool->what;
+    c->steps_max = pool && c->steps_what == pool->what ? pool->size : c->steps;
+    c->regex_max = pool && c->regex_what == pool->what ? pool->size : c->regex;
+    return true;
+}
+
 coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_value *inst,
-                          coax_arena *arena, unsigned flags, coax_validation *out, coax_error *err)
+                          coax_arena *arena, unsigned flags, coax_vpool *pool, coax_validation *out,
+                          coax_error *err)
 {
     vctx c;
     memset(&c, 0, sizeof c);
@@ -1293,7 +1368,15 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     coax_buf_init(&c.strs, c.alloc);
     coax_buf_init(&c.nests, c.alloc);
     coax_buf_init(&c.msg, c.alloc);
-    bool valid = validate(&c, root, inst, NULL);
+    bool valid = false;
+    if (budgets(&c, inst, pool)) {
+        uint64_t steps = c.steps, regex = c.regex;
+        valid = validate(&c, root, inst, NULL);
+        if (pool) {
+            pool->steps -= steps - c.steps;
+            pool->regex -= regex - c.regex;
+        }
+    }
     memset(out, 0, sizeof *out);
     if (!c.rc) {
         out->valid = valid;
@@ -1332,7 +1415,7 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     coax_free_raw(c.alloc, c.scope, c.cscope * sizeof *c.scope);
     coax_free_raw(c.alloc, c.refs, c.crefs * sizeof *c.refs);
     coax_free_raw(c.alloc, c.nest, c.cnest * sizeof *c.nest);
-    coax_regex_scratch_free(c.scratch);
+    coax_regex_scratch_free(s->re_env, c.scratch);
     if (c.rc) memset(out, 0, sizeof *out);
     return c.rc;
 }
@@ -1342,5 +1425,5 @@ coax_code coax_validate(const coax_schema *s, const coax_value *instance, coax_a
 {
     if (!s || !instance || !arena || !out)
         return coax_fail(err, COAX_EINVAL, 0, "schema, instance, arena and out must not be NULL");
-    return coax_schema_run(s, s->root, instance, arena, flags, out, err);
+    return coax_schema_run(s, s->root, instance, arena, flags, NULL, out, err);
 }

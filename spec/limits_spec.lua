@@ -185,3 +185,239 @@ describe("limits of scripts and sessions", function()
     assert.are.same({ "", "coax run: limit: the session's deadline passed\n", 4 }, { out, err, code })
   end)
 end)
+
+-- Issue 17 (items 6, 7, 9, 10): every validation's work is bounded or
+-- near-linear. Self-contained: its own folder and helpers.
+describe("validation work: budgets and near-linear equality and hashing", function()
+  local wdir
+  local function put(name, text)
+    local path = wdir .. "/" .. name
+    local f = assert(io.open(path, "wb"))
+    f:write(text)
+    f:close()
+    return path
+  end
+
+  setup(function()
+    wdir = os.tmpname()
+    os.remove(wdir)
+    assert(os.execute("mkdir -p " .. H.quote(wdir)))
+  end)
+  teardown(function() os.execute("rm -rf " .. H.quote(wdir)) end)
+
+  -- n $defs, each applying the next twice through 'shape' (a format with
+  -- two %s for the next definition's name); the last is 'leaf'.
+  local function fanout(n, shape, leaf)
+    local defs = {}
+    for i = 0, n - 1 do
+      local next_ref = string.format('{"$ref":"#/$defs/d%d"}', i + 1)
+      defs[#defs + 1] = string.format('"d%d":', i) .. shape:gsub("%%s", function() return next_ref end)
+    end
+    defs[#defs + 1] = string.format('"d%d":%s', n, leaf or '{"type":"integer"}')
+    return '{"$defs":{' .. table.concat(defs, ",") .. '},"$ref":"#/$defs/d0"}'
+  end
+
+  local STEPS = "validation used up its step budget of 1000000 steps (max_steps)"
+
+  -- Every applicator that can apply two subschemas to one value (or to
+  -- one item, a level down) multiplies work; each is charged.
+  local shapes = {
+    { "allOf", '{"allOf":[%s,%s]}', "1" },
+    { "anyOf, every branch failing", '{"anyOf":[%s,%s]}', "1", '{"type":"string"}' },
+    { "oneOf, every branch passing", '{"oneOf":[%s,%s]}', "1" },
+    { "if/then", '{"if":%s,"then":%s}', "1" },
+    { "if/else", '{"if":%s,"else":%s}', "1", '{"type":"string"}' },
+    { "dependentSchemas", '{"dependentSchemas":{"a":%s,"b":%s}}', '{"a":1,"b":2}', "true" },
+    { "contains and items, one item a level", '{"contains":%s,"items":%s}', string.rep("[", 40) .. "1" .. string.rep("]", 40) },
+    { "properties and patternProperties on one member", '{"properties":{"a":%s},"patternProperties":{"^a$":%s}}',
+      string.rep('{"a":', 40) .. "1" .. string.rep("}", 40) },
+    { "not beside unevaluatedProperties", '{"not":{"not":%s},"unevaluatedProperties":%s}',
+      string.rep('{"a":', 40) .. "1" .. string.rep("}", 40), "true" },
+  }
+  for _, c in ipairs(shapes) do
+    it("fan-out through " .. c[1] .. ", 40 levels: exit 4 naming the step budget", function()
+      local path = put("fan.json", fanout(40, c[2], c[4]))
+      local out, err, code = H.coax({ "validate", path }, c[3])
+      assert.are.same({ "", "coax validate: " .. STEPS .. "\n", 4 }, { out, err, code })
+    end)
+  end
+
+  it("the same schema 12 levels deep (4,096 applications) validates", function()
+    local out, _, code = H.coax({ "validate", put("fan12.json", fanout(12, '{"allOf":[%s,%s]}')) }, "1")
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+    out, _, code = H.coax({ "validate", "--output", "flag", put("fan12.json", fanout(12, '{"anyOf":[%s,%s]}',
+      '{"type":"string"}')) }, "1")
+    assert.are.same({ '{"valid":false}\n', 1 }, { out, code })
+  end)
+
+  it("extract and example surface the limit instead of running 2^40 steps", function()
+    local path = put("fan.json", fanout(40, '{"allOf":[%s,%s]}'))
+    local out, err, code = H.coax({ "extract", "--schema", path }, "1")
+    assert.are.same({ "", "coax extract: " .. STEPS .. "\n", 4 }, { out, err, code })
+    out, err, code = H.coax({ "example", path })
+    assert.are.same({ "", "coax example: validation used up its step budget of 10000000 steps "
+      .. "(the example's max_steps x 500)\n", 4 }, { out, err, code })
+    out, err, code = H.coax({ "example", "--steps", "100", path })
+    assert.are.same({ "", "coax example: validation used up its step budget of 50000 steps "
+      .. "(the example's max_steps x 500)\n", 4 }, { out, err, code })
+    out, _, code = H.coax({ "example", put("fan8.json", fanout(8, '{"allOf":[%s,%s]}')) })
+    assert.are.same({ "1\n", 0 }, { out, code })
+  end)
+
+  it("--max-steps sets the budget: lower trips a plain schema, higher lets 2^20 pass", function()
+    local plain = put("plain.json", '{"type":"array","items":{"type":"integer","minimum":0}}')
+    local _, err, code = H.coax({ "validate", "--max-steps", "50", plain }, "[" .. string.rep("1,", 99) .. "1]")
+    assert.are.same({ "coax validate: validation used up its step budget of 50 steps (max_steps)\n", 4 }, { err, code })
+    local out
+    out, _, code = H.coax({ "validate", "--max-steps", "50", plain }, "[1,2,3]")
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+    local deep = put("fan20.json", fanout(20, '{"allOf":[%s,%s]}'))
+    _, err, code = H.coax({ "validate", deep }, "1")
+    assert.are.same({ "coax validate: " .. STEPS .. "\n", 4 }, { err, code })
+    out, _, code = H.coax({ "validate", "--max-steps", "100M", deep }, "1")
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+  end)
+
+  it("the default grows with the instance: 20,000 items through a 40-branch anyOf validate", function()
+    local branches = {}
+    for i = 1, 40 do branches[i] = string.format('{"type":"object","required":["k%d"]}', i) end
+    local path = put("wide.json", '{"items":{"anyOf":[' .. table.concat(branches, ",") .. ']}}')
+    local out, _, code = H.coax({ "validate", path }, "[" .. string.rep('{"k40":1},', 19999) .. '{"k40":1}]')
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+  end)
+
+  -- Regex budget: one per validation, summed over every match.
+  local function hostile(n) -- each string just under the one-match limit of ^(a+)+$
+    local t = {}
+    for i = 1, n do t[i] = '"' .. string.rep("a", 18) .. "b" .. '"' end
+    return t
+  end
+  local REGEX = "validation used up its regex budget of 10000000 steps (max_regex_total)"
+
+  it("4,000 strings under pattern, each just under the match limit: exit 4 naming the regex budget", function()
+    local _, err, code = H.coax({ "validate", put("p.json", '{"items":{"pattern":"^(a+)+$"}}') },
+      "[" .. table.concat(hostile(4000), ",") .. "]")
+    assert.are.same({ "coax validate: " .. REGEX .. "\n", 4 }, { err, code })
+  end)
+
+  it("the same through patternProperties and propertyNames (4,000 keys)", function()
+    local keys = {}
+    for i, k in ipairs(hostile(4000)) do keys[i] = k:sub(1, -2) .. i .. '":1' end
+    local obj = "{" .. table.concat(keys, ",") .. "}"
+    local _, err, code = H.coax({ "validate", put("pp.json", '{"patternProperties":{"^(a+)+$":true}}') }, obj)
+    assert.are.same({ "coax validate: " .. REGEX .. "\n", 4 }, { err, code })
+    _, err, code = H.coax({ "validate", put("pn.json", '{"propertyNames":{"pattern":"^(a+)+$"}}') }, obj)
+    assert.are.same({ "coax validate: " .. REGEX .. "\n", 4 }, { err, code })
+  end)
+
+  it("an unanchored pattern is counted at every start position", function()
+    -- about 10^5 steps at each of 400 starts, each under the match limit
+    local _, err, code = H.coax({ "validate", put("u.json", '{"pattern":"(a|aa){1,15}[bc]"}') },
+      '"' .. string.rep("a", 400) .. '"')
+    assert.are.same({ "coax validate: " .. REGEX .. "\n", 4 }, { err, code })
+  end)
+
+  it("format regex strings draw on the regex budget; --max-regex-total sets it", function()
+    local fr = put("fr.json", '{"$schema":"http://json-schema.org/draft-07/schema#","items":{"format":"regex"}}')
+    local ten = "[" .. string.rep('"^[a-z]+$",', 9) .. '"^[a-z]+$"]'
+    local _, err, code = H.coax({ "validate", "--max-regex-total", "5", fr }, ten)
+    assert.are.same({ "coax validate: validation used up its regex budget of 5 steps (max_regex_total)\n", 4 },
+      { err, code })
+    local out
+    out, _, code = H.coax({ "validate", "--max-regex-total", "10", fr }, ten)
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+  end)
+
+  it("4,000 benign strings under the same pattern validate", function()
+    local t = {}
+    for i = 1, 4000 do t[i] = '"' .. string.rep("a", 18) .. '"' end
+    local out, _, code = H.coax({ "validate", put("p.json", '{"items":{"pattern":"^(a+)+$"}}') },
+      "[" .. table.concat(t, ",") .. "]")
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+  end)
+
+  -- Scaling: time at 2n over time at n (the best of three each); near-linear
+  -- work gives about 2, quadratic work 4.
+  local function best(f)
+    local t = math.huge
+    for _ = 1, 3 do
+      local t0 = os.clock()
+      f()
+      t = math.min(t, os.clock() - t0)
+    end
+    return t
+  end
+  local function ratio(run, n) return best(function() run(2 * n) end) / best(function() run(n) end) end
+
+  it("uniqueItems on items nested 40 deep is near-linear, and finds the duplicate", function()
+    local s = assert(coax.schema('{"uniqueItems":true}'))
+    local function items(n, dup)
+      local t = {}
+      for i = 1, n do t[i] = string.rep("[", 40) .. i .. string.rep("]", 40) end
+      if dup then t[n] = t[n // 2] end
+      return "[" .. table.concat(t, ",") .. "]"
+    end
+    local text = { [3000] = items(3000), [6000] = items(6000) }
+    local r = ratio(function(n) assert.is_true(s:validate(text[n], "json")) end, 3000)
+    assert.is_true(r < 3, ("time(6000) / time(3000) = %.2f"):format(r))
+    local ok, errs = s:validate(items(6000, true), "json")
+    assert.is_false(ok)
+    assert.are.equal("expected unique items, items 2999 and 5999 are equal", errs[1].error)
+  end)
+
+  it("equality of objects with reordered keys is near-linear (const and uniqueItems)", function()
+    local function obj(n, reverse, last)
+      local t = {}
+      for i = 1, n do
+        local k = reverse and n + 1 - i or i
+        t[i] = string.format('"k%d":%d', k, (k == n and last) or k)
+      end
+      return "{" .. table.concat(t, ",") .. "}"
+    end
+    local n = 20000
+    local schemas = { [n] = assert(coax.schema('{"const":' .. obj(n, true) .. "}")),
+      [2 * n] = assert(coax.schema('{"const":' .. obj(2 * n, true) .. "}")) }
+    local inst = { [n] = obj(n), [2 * n] = obj(2 * n) }
+    local r = ratio(function(m) assert.is_true(schemas[m]:validate(inst[m], "json")) end, n)
+    assert.is_true(r < 3, ("const: time(2n) / time(n) = %.2f"):format(r))
+    assert.is_false(schemas[n]:validate(obj(n, false, -1), "json")) -- the twin: one value differs
+    local u = assert(coax.schema('{"uniqueItems":true}'))
+    local pairs_of = { [n] = "[" .. obj(n) .. "," .. obj(n, true) .. "]", [2 * n] = "[" .. obj(2 * n) .. "," .. obj(2 * n, true) .. "]" }
+    r = ratio(function(m) assert.is_false(u:validate(pairs_of[m], "json")) end, n)
+    assert.is_true(r < 3, ("uniqueItems: time(2n) / time(n) = %.2f"):format(r))
+    assert.is_true(u:validate("[" .. obj(n) .. "," .. obj(n, true, -1) .. "]", "json"))
+  end)
+
+  it("property names made to collide under the old hash compile and validate in near-linear time", function()
+    -- the old hash: the length, the first, middle and last byte
+    local letters = "bcdefghijklmnopqrstuvwxy"
+    local function names(n)
+      local t = {}
+      for i = 0, n - 1 do
+        local x, s = i, {}
+        for j = 1, 6 do
+          local d = x % #letters
+          x = x // #letters
+          s[j] = letters:sub(d + 1, d + 1)
+        end
+        t[#t + 1] = string.format('"a%s%s%sm%s%s%sz"', s[1], s[2], s[3], s[4], s[5], s[6])
+      end
+      return t
+    end
+    local docs, insts = {}, {}
+    for _, n in ipairs({ 8000, 16000 }) do
+      local props, members = {}, {}
+      for i, name in ipairs(names(n)) do
+        props[i] = name .. ':{"type":"integer"}'
+        members[i] = name .. ":" .. i
+      end
+      docs[n] = '{"properties":{' .. table.concat(props, ",") .. '},"additionalProperties":false}'
+      insts[n] = "{" .. table.concat(members, ",") .. "}"
+    end
+    local r = ratio(function(n)
+      local s = assert(coax.schema(docs[n]))
+      assert.is_true(s:validate(insts[n], "json"))
+    end, 8000)
+    assert.is_true(r < 3, ("time(16000) / time(8000) = %.2f"):format(r))
+  end)
+end)

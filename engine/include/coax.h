@@ -386,7 +386,26 @@ typedef struct coax_schema_options {
     size_t max_depth;
     uint32_t max_regex_steps;       /* steps of one regex match; default 1000000 */
     unsigned flags;                 /* COAX_SCHEMA_* */
+    /* The work of one validation, in steps: a subschema applied to a
+    ** value, a keyword run, an item or member visited, a value of "enum"
+    ** or "const" compared, 64 bytes of a string read. A schema whose
+    ** subschemas fan out (each of 40 $defs referencing the next twice is
+    ** 2^40 applications) ends with COAX_ELIMIT instead of running for
+    ** days. 0: the default, twice the schema's size (subschemas and
+    ** keywords) times the instance's (values, members, string bytes / 64),
+    ** at least COAX_DEFAULT_MIN_STEPS: every keyword applied to every
+    ** value, twice over, fits. */
+    uint64_t max_steps;
+    /* Regular-expression steps of one validation, summed over every match
+    ** ("pattern", "patternProperties", patterns under "propertyNames",
+    ** "format": "regex"), where max_regex_steps bounds one match: more is
+    ** COAX_ELIMIT. 0: the default, 64 per value, member and string byte of
+    ** the instance, at least COAX_DEFAULT_MIN_REGEX_TOTAL. */
+    uint64_t max_regex_total;
 } coax_schema_options;
+
+#define COAX_DEFAULT_MIN_STEPS 1000000u
+#define COAX_DEFAULT_MIN_REGEX_TOTAL 10000000u
 
 /* Compiles 'schema' (any JSON value; a boolean is a schema too). The schema
 ** is copied: 'schema' may be freed after the call. Every reference is
@@ -459,8 +478,10 @@ typedef struct coax_validation {
 **
 ** Returns COAX_OK and fills '*out' (strings in 'arena'): the answer is in
 ** out->valid. Fails with COAX_EDEPTH when evaluation nests deeper than
-** max_depth, COAX_ELIMIT when a regular expression exceeds its steps or a
-** reference cycle never consumes the instance ({"$ref": "#"}), COAX_ENOMEM.
+** max_depth, COAX_ELIMIT when a regular expression exceeds its steps, the
+** validation its step budget (max_steps) or its regex budget
+** (max_regex_total), or a reference cycle never consumes the instance
+** ({"$ref": "#"}), COAX_ENOMEM.
 ** Thread-safe for one schema and different arenas. No argument may be
 ** NULL except 'err'. */
 coax_code coax_validate(const coax_schema *schema, const coax_value *instance,

@@ -447,6 +447,74 @@ static void test_allocation_failure_at_every_step(void)
     CHECK(ok_at > 50);
 }
 
+/* 'n' $defs, each applying the next twice through allOf. */
+static char *fanout(int n)
+{
+    char *t = malloc((size_t)n * 80 + 100);
+    size_t k = (size_t)sprintf(t, "{\"$defs\":{");
+    for (int i = 0; i < n; i++)
+        k += (size_t)sprintf(t + k, "\"d%d\":{\"allOf\":[{\"$ref\":\"#/$defs/d%d\"},{\"$ref\":\"#/$defs/d%d\"}]},", i,
+                             i + 1, i + 1);
+    sprintf(t + k, "\"d%d\":{\"type\":\"integer\"}},\"$ref\":\"#/$defs/d0\"}", n);
+    return t;
+}
+
+/* Every application is charged: {"type":"integer"} on 1 is two steps (the
+** subschema, its keyword). In the 10-level fan-out, d_i costs its node and
+** allOf (2), then per branch its node and $ref (2) and the reference-cycle
+** check over the i + 1 references active on the value: 26622 in all. */
+static void test_validation_steps_are_counted_and_bounded(void)
+{
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    o.max_steps = 2;
+    CHECK_STR(run_opt("{\"type\":\"integer\"}", "1", COAX_OUTPUT_BASIC, &o), "{\"valid\":true}");
+    o.max_steps = 1;
+    CHECK_STR(run_opt("{\"type\":\"integer\"}", "1", COAX_OUTPUT_BASIC, &o),
+              "ERR COAX_ELIMIT validation used up its step budget of 1 steps (max_steps)");
+    char *ten = fanout(10), *forty = fanout(40);
+    o.max_steps = 26622;
+    CHECK_STR(run_opt(ten, "1", COAX_OUTPUT_BASIC, &o), "{\"valid\":true}");
+    o.max_steps = 26621;
+    CHECK_STR(run_opt(ten, "1", COAX_OUTPUT_BASIC, &o),
+              "ERR COAX_ELIMIT validation used up its step budget of 26621 steps (max_steps)");
+    CHECK_STR(run(forty, "1"), "ERR COAX_ELIMIT validation used up its step budget of 1000000 steps (max_steps)");
+    /* the example's checks draw on max_steps x 500 */
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *sv = parse(a, forty);
+    coax_schema *s = NULL;
+    coax_error err;
+    CHECK_INT(coax_schema_compile(sv, NULL, NULL, &s, &err), COAX_OK);
+    coax_example_options eo = {0, 10, 0};
+    coax_example_result r;
+    CHECK_INT(coax_example(s, &eo, a, &r, &err), COAX_ELIMIT);
+    CHECK_STR(err.msg, "validation used up its step budget of 5000 steps (the example's max_steps x 500)");
+    coax_schema_free(s);
+    coax_arena_free(a);
+    free(ten), free(forty);
+}
+
+/* Every match of one validation draws on one regex budget. */
+static void test_regex_budget_of_a_validation(void)
+{
+    static char inst[120000];
+    size_t n = 0;
+    inst[n++] = '[';
+    for (int i = 0; i < 4000; i++) n += (size_t)sprintf(inst + n, "%s\"aaaaaaaaaaaaaaaaaab\"", i ? "," : "");
+    inst[n++] = ']';
+    inst[n] = '\0';
+    CHECK_STR(run("{\"items\":{\"pattern\":\"^(a+)+$\"}}", inst),
+              "ERR COAX_ELIMIT validation used up its regex budget of 10000000 steps (max_regex_total)");
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    o.max_regex_total = 50;
+    CHECK_STR(run_opt("{\"items\":{\"pattern\":\"^(a+)+$\"}}", "[\"aaaaaaaab\"]", COAX_OUTPUT_BASIC, &o),
+              "ERR COAX_ELIMIT validation used up its regex budget of 50 steps (max_regex_total)");
+    o.max_regex_total = 100000;
+    CHECK_STR(run_opt("{\"items\":{\"pattern\":\"^(a+)+$\"}}", "[\"aaaaaaaa\"]", COAX_OUTPUT_BASIC, &o),
+              "{\"valid\":true}");
+}
+
 #define TESTS                                                 \
     X(test_every_error_is_reported_with_its_locations)        \
     X(test_valid_instances_give_valid_true)                   \
@@ -460,6 +528,8 @@ static void test_allocation_failure_at_every_step(void)
     X(test_reference_cycles_are_invalid_schemas)              \
     X(test_depth_limits)                                      \
     X(test_regex_steps_are_a_limit)                           \
+    X(test_validation_steps_are_counted_and_bounded)          \
+    X(test_regex_budget_of_a_validation)                      \
     X(test_big_numbers_are_exact)                             \
     X(test_host_resolver_and_remote_dir)                      \
     X(test_meta_schema_references_resolve_offline)            \
