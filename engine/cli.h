@@ -86,6 +86,26 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 /* --verbose: the engine logs each HTTP request and response to stderr. */
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
 
+/* The engine options `run` and `batch` share (cli_engine.c). */
+#define CLI_MAX_ALLOW 32
+typedef struct cli_engine {
+    const char *lua_path;                     /* --lua-path DIR */
+    const char *allow[CLI_MAX_ALLOW + 1];     /* --allow-dir DIR, repeated; NULL-terminated */
+    int n_allow;
+    char found[4096];                         /* the scripts found beside the executable */
+} cli_engine;
+
+/* Matches --lua-path or --allow-dir at argv[*i], as cli_opt does: 1, 0 or -1. */
+int cli_engine_opt(int argc, char **argv, int *i, cli_engine *c);
+
+/* Sets eo->script_dir (--lua-path; else, without $COAX_LUA_PATH, the
+** scripts beside the executable when there are any) and eo->allow_dirs. */
+void cli_engine_options(cli_engine *c, coax_engine_options *eo);
+
+/* As cli_fail for coax_engine_new's failure; when the scripts were not
+** found, the message names the search order and --lua-path. */
+int cli_engine_fail(const char *cmd, coax_code code, const coax_error *err);
+
 /* Ctrl-C, SIGTERM and SIGHUP end run and batch between polls, so that the
 ** engine is freed (it kills the commands the command agent started, which
 ** run in process groups of their own and would outlive the CLI) before the

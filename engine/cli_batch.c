@@ -50,7 +50,10 @@ static const char usage_text[] =
     "  --max-agent-errors N  stop after N agent_errors in a row (default 10; 0: never)\n"
     "  --allow-failed        exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
     "  --quiet, -q           no progress and no summary on stderr\n"
-    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, else lua/ beside the\n"
+    "                        coax executable or its installed share/coax/lua, ./lua)\n"
+    "  --allow-dir DIR       a folder the recipe may name files in (its schema), besides its\n"
+    "                        own and the project's schemas/; repeatable\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of one input line (default 256M; longer: an invalid line)\n"
     "  --max-string N        bytes of one decoded string (default 64M)\n"
@@ -79,7 +82,8 @@ static const char zero_metrics[] =
 typedef struct batch_opts {
     const char *recipe, *input, *output;
     cli_agent agent;
-    const char *id_field, *input_field, *replies_field, *lua_path;
+    const char *id_field, *input_field, *replies_field;
+    cli_engine engine; /* --lua-path, --allow-dir */
     size_t concurrency;
     double rpm;
     int max_attempts;
@@ -155,13 +159,14 @@ static int parse_args(int argc, char **argv, batch_opts *o)
         {"input", &o->input},       {"output", &o->output},         {"concurrency", &conc},
         {"rpm", &rpm},
         {"id-field", &o->id_field}, {"input-field", &o->input_field}, {"replies-field", &o->replies_field},
-        {"max-attempts", &attempts}, {"max-agent-errors", &agent_errors}, {"lua-path", &o->lua_path},
+        {"max-attempts", &attempts}, {"max-agent-errors", &agent_errors},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = 0;
         for (size_t k = 0; k < sizeof opts / sizeof *opts && r == 0; k++) r = cli_opt(argc, argv, &i, opts[k].name, opts[k].value);
         if (r == 0) r = cli_agent_opt(argc, argv, &i, &o->agent);
+        if (r == 0) r = cli_engine_opt(argc, argv, &i, &o->engine);
         if (r == 0) r = cli_limit_opt("batch", argc, argv, &i, &o->limits);
         if (r < 0) return 2;
         if (r > 0) continue;
@@ -760,12 +765,12 @@ int cli_batch(int argc, char **argv)
     coax_buf_init(&b.line, NULL);
     coax_buf_init(&b.text, NULL);
     coax_engine_options eo = {0};
-    eo.script_dir = o.lua_path;
+    cli_engine_options(&o.engine, &eo);
     eo.limits = o.limits;
     cli_agent_engine("batch", &o.agent, &eo);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &b.engine, &err);
-    if (rc) status = cli_fail("batch", rc, &err);
+    if (rc) status = cli_engine_fail("batch", rc, &err);
     if (status == 0) status = open_input(&b);
     cli_agent_choice choice = {0};
     if (status == 0)

@@ -1,6 +1,6 @@
 /*
 ** cli_run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
-**            [--report FILE] [--lua-path DIR]
+**            [--report FILE] [--lua-path DIR] [--allow-dir DIR]
 */
 #include "cli.h"
 
@@ -31,7 +31,10 @@ static const char usage_text[] =
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
     "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
     "  --report FILE         write the session report (outcome, metrics, every attempt)\n"
-    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, else lua/ beside the\n"
+    "                        coax executable or its installed share/coax/lua, ./lua)\n"
+    "  --allow-dir DIR       a folder the recipe may name files in (its schema), besides its\n"
+    "                        own and the project's schemas/; repeatable\n"
     "  --help, -h            this help\n"
     "Exit: 0 ok, 1 exhausted, 2 usage or an invalid recipe or schema, 3 agent error,\n"
     "4 a limit (or no room to write the value or the report), 5 script error.\n"
@@ -143,15 +146,16 @@ static void narrate(const char *rep, size_t len, const coax_buf *events)
 
 int cli_run(int argc, char **argv)
 {
-    const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL, *lua_path = NULL;
+    const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL;
     cli_agent agent = {0};
+    cli_engine engine_opts = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = cli_opt(argc, argv, &i, "input", &input_path);
         if (r == 0) r = cli_agent_opt(argc, argv, &i, &agent);
         if (r == 0) r = cli_opt(argc, argv, &i, "report", &report);
         if (r == 0) r = cli_opt(argc, argv, &i, "max-attempts", &attempts);
-        if (r == 0) r = cli_opt(argc, argv, &i, "lua-path", &lua_path);
+        if (r == 0) r = cli_engine_opt(argc, argv, &i, &engine_opts);
         if (r < 0) return 2;
         if (r > 0) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -185,12 +189,12 @@ int cli_run(int argc, char **argv)
     }
     coax_engine *engine = NULL;
     coax_engine_options eo = {0};
-    eo.script_dir = lua_path;
+    cli_engine_options(&engine_opts, &eo);
     cli_agent_engine("run", &agent, &eo);
     coax_code rc = coax_engine_new(&eo, &engine, &err);
     if (rc) {
         free(input);
-        return cli_fail("run", rc, &err);
+        return cli_engine_fail("run", rc, &err);
     }
     coax_buf members, agent_json, events;
     coax_buf_init(&members, NULL);

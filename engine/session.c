@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "lcoax.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -968,14 +969,14 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     coax_buf text; /* the schema's JSON text, which compile_schema remembers */
     coax_buf_init(&text, s->engine->alloc);
     if (lua_type(L, -1) == LUA_TSTRING) {
-        const char *rel = lua_tostring(L, -1);
         char path[4096];
-        snprintf(path, sizeof path, "%s%s%s", rel[0] == '/' || !dir ? "" : dir, rel[0] == '/' || !dir ? "" : "/",
-                 rel);
+        const char *refused = roots_confine(&s->engine->roots, dir, lua_tostring(L, -1), "schema", path, sizeof path,
+                                            msg, cap);
         lua_pop(L, 1);
+        if (refused) return refused;
         FILE *f = fopen(path, "rb");
         if (!f) {
-            snprintf(msg, cap, "cannot open schema %.300s", path);
+            snprintf(msg, cap, "cannot open schema %.300s: %s", path, strerror(errno));
             return msg;
         }
         char chunk[8192];
@@ -1021,7 +1022,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         s->submit_ud = o->submit_ud;
     }
     lua_State *L = vm->L;
-    char msg[512];
+    char msg[1024];
     int rc = vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
