@@ -309,6 +309,78 @@ describe("coax batch", function()
       assert.matches("0 lines in [%d.]+ s %(0.0 lines/s%), 4 skipped as done", err2)
     end)
 
+    -- FNV-1a's low 18 bits (a table of 2^18 slots holds 2^17 ids) depend
+    -- only on the low 18 bits of its state, so two 4-letter blocks that meet
+    -- there stay met whatever follows: a block pair per position spells 2^k
+    -- ids whose keys share those bits.
+    local function colliding_ids(bits)
+      local P, MASK = 1099511628211, (1 << 18) - 1
+      local function step(h, s)
+        for i = 1, #s do h = ((h ~ s:byte(i)) * P) & MASK end
+        return h
+      end
+      local abc = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+      local h, blocks = step(1469598103934665603 & MASK, '"'), {}
+      for pos = 1, bits do
+        local seen = {}
+        for a = 1, 62 do
+          for b = 1, 62 do
+            for c = 1, 62 do
+              for d = 1, 62 do
+                local blk = abc:sub(a, a) .. abc:sub(b, b) .. abc:sub(c, c) .. abc:sub(d, d)
+                local v = step(h, blk)
+                if seen[v] then
+                  blocks[pos] = { seen[v], blk }
+                  goto found
+                end
+                seen[v] = blk
+              end
+            end
+          end
+        end
+        ::found::
+        h = step(h, blocks[pos][1])
+      end
+      local function id(i)
+        local t = {}
+        for pos = 1, bits do t[pos] = blocks[pos][((i >> (pos - 1)) & 1) + 1] end
+        return table.concat(t)
+      end
+      -- the attack is real: two different keys, the same low bits
+      assert.are_not.equal(id(0), id(3))
+      assert.are.equal(step(1469598103934665603 & MASK, '"' .. id(0) .. '"'),
+        step(1469598103934665603 & MASK, '"' .. id(3) .. '"'))
+      return id
+    end
+
+    it("keeps its ids in a seeded hash: crafted colliding ids take linear time", function()
+      local id = colliding_ids(17)
+      local function wall(n)
+        local out_path, in_path = tmp .. "/collide.out.jsonl", tmp .. "/collide.in.jsonl"
+        local o, i = assert(io.open(out_path, "wb")), assert(io.open(in_path, "wb"))
+        for k = 0, n - 1 do
+          o:write('{"id":"', id(k), '","outcome":"ok","value":1}\n')
+          i:write('{"id":"', id(k), '","input":"x"}\n')
+        end
+        o:close()
+        i:close()
+        local clock = io.popen("date +%s%N")
+        local t0 = tonumber(clock:read("l"))
+        clock:close()
+        local _, err, code = H.coax({ "batch", RECIPE, "--input", in_path, "--output", out_path, "--resume",
+          "--replies-field", "replies" })
+        clock = io.popen("date +%s%N")
+        local t1 = tonumber(clock:read("l"))
+        clock:close()
+        assert.are.equal(0, code, err)
+        assert.matches(n .. " skipped as done", err)
+        return (t1 - t0) / 1e9
+      end
+      wall(1 << 14) -- warm the caches
+      local t1, t2 = wall(1 << 16), wall(1 << 17)
+      assert.is_true(t2 / t1 < 3, ("2n ids / n ids = %.2f (%.2f s / %.2f s)"):format(t2 / t1, t2, t1))
+    end)
+
     it("refuses an OUT that holds something else, and --resume to standard output", function()
       local out_path = H.tmpfile('{"id":1,"outcome":"ok"}\nhello\n')
       local _, err, code = H.coax({ "batch", RECIPE, "--output", out_path, "--replies-field", "replies",
