@@ -665,16 +665,25 @@ static int probe_with(batch *b, const char *input, size_t len, const coax_value 
     coax_code rc = new_session(b, input, len, replies, &s, &err);
     if (rc) return cli_fail("batch", rc, &err);
     int status = 0;
-    if (coax_session_outcome(s) == COAX_INVALID) {
+    coax_outcome o = coax_session_outcome(s);
+    if (o == COAX_INVALID || o == COAX_LIMIT) {
         size_t rlen;
         const char *rep = coax_session_report(s, &rlen);
         coax_arena *a = coax_arena_new(NULL);
         coax_value *r;
-        const coax_value *m = NULL;
-        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &m);
-        snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
+        const coax_value *m = NULL, *code = NULL;
+        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) {
+            coax_pointer_get(r, "/error/message", 14, &m);
+            coax_pointer_get(r, "/error/code", 11, &code);
+        }
+        /* A schema over a limit ends every line alike: stop before any (exit 4). */
+        bool schema_limit = code && coax_value_type(code) == COAX_STRING &&
+                            !strcmp(coax_value_text(code, NULL), "schema_limit");
+        if (o == COAX_INVALID || schema_limit) {
+            snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
+            status = o == COAX_INVALID ? 2 : 4;
+        }
         coax_arena_free(a);
-        status = 2;
     }
     coax_session_free(s);
     return status;
@@ -688,6 +697,7 @@ static int check_recipe(batch *b)
 {
     char msg[400];
     int status = probe_with(b, "", 0, NULL, msg, sizeof msg);
+    if (status == 4 && msg[0]) fprintf(stderr, "coax batch: %s: %s\n", b->o->recipe, msg);
     if (status != 2 || !msg[0]) return status;
     const char *line;
     size_t len;

@@ -1,6 +1,7 @@
 /*
 ** cli_run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
 **            [--report FILE] [--lua-path DIR] [--allow-dir DIR]
+**            [--max-depth N] [--max-input N] [--max-string N]
 */
 #include "cli.h"
 
@@ -30,6 +31,9 @@ static const char usage_text[] =
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
     "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of the input and of one reply (default 256M; k, M, G)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
     "  --report FILE         write the session report (outcome, metrics, every attempt)\n"
     "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, else lua/ beside the\n"
     "                        coax executable or its installed share/coax/lua, ./lua)\n"
@@ -149,6 +153,8 @@ int cli_run(int argc, char **argv)
     const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL;
     cli_agent agent = {0};
     cli_engine engine_opts = {0};
+    coax_limits lim;
+    coax_limits_default(&lim);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = cli_opt(argc, argv, &i, "input", &input_path);
@@ -156,6 +162,7 @@ int cli_run(int argc, char **argv)
         if (r == 0) r = cli_opt(argc, argv, &i, "report", &report);
         if (r == 0) r = cli_opt(argc, argv, &i, "max-attempts", &attempts);
         if (r == 0) r = cli_engine_opt(argc, argv, &i, &engine_opts);
+        if (r == 0) r = cli_limit_opt("run", argc, argv, &i, &lim);
         if (r < 0) return 2;
         if (r > 0) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -182,7 +189,7 @@ int cli_run(int argc, char **argv)
     size_t input_len = 0;
     coax_error err = {0};
     if (input_path) {
-        coax_code rc = cli_read(input_path, COAX_DEFAULT_MAX_INPUT, &input, &input_len, &err);
+        coax_code rc = cli_read(input_path, lim.max_input, &input, &input_len, &err);
         if (rc) return cli_fail("run", rc, &err);
         so.input = input;
         so.input_len = input_len;
@@ -190,6 +197,7 @@ int cli_run(int argc, char **argv)
     coax_engine *engine = NULL;
     coax_engine_options eo = {0};
     cli_engine_options(&engine_opts, &eo);
+    eo.limits = lim;
     cli_agent_engine("run", &agent, &eo);
     coax_code rc = coax_engine_new(&eo, &engine, &err);
     if (rc) {

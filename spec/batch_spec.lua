@@ -462,7 +462,7 @@ describe("coax batch", function()
       assert.is_nil(io.open(out_path))
       _, err, code = H.coax({ "batch", dir .. "/schema.lua", "--output", out_path }, people(2))
       assert.are.equal(2, code)
-      assert.matches("^coax batch: " .. dir:gsub("%p", "%%%0") .. "/schema.lua: invalid schema: ", err)
+      assert.matches("^coax batch: " .. dir:gsub("%p", "%%%0") .. "/schema.lua: recipe schema: invalid schema at \"/type\": ", err)
       assert.is_nil(io.open(out_path))
     end)
 
