@@ -5,8 +5,9 @@
 **
 ** The scripts are looked for, in order: --lua-path, $COAX_LUA_PATH, lua/
 ** beside the executable's folder (a build tree: build/coax and lua/), the
-** installed share/coax/lua beside it (PREFIX/bin/coax), ./lua, and the
-** share folder the build was configured for. So a built or installed coax
+** installed share/coax/lua beside it (PREFIX/bin/coax), the same one or two
+** folders further up, ./lua, and the share folder the build was configured
+** for. So a built or installed coax
 ** runs recipes from any folder.
 */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -45,20 +46,24 @@ static bool has_runtime(const char *dir)
     return stat(path, &st) == 0;
 }
 
-/* The scripts beside the running executable, or NULL. */
+/* The scripts beside the running executable, or NULL: lua/ or
+** share/coax/lua in the executable's parent folder, or one or two above it
+** (build/coax, build/asan/coax, PREFIX/bin/coax). */
 static const char *beside_executable(char *out, size_t cap)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
     if (n <= 0) return NULL;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash) return NULL;
-    *slash = '\0'; /* the executable's folder */
-    static const char *const relative[] = {"../lua", "../share/coax/lua"};
-    for (size_t k = 0; k < sizeof relative / sizeof *relative; k++) {
-        if (snprintf(out, cap, "%.*s/%s", PATH_MAX - 32, exe, relative[k]) < (int)cap && has_runtime(out))
-            return out;
+    dir[n] = '\0';
+    for (int up = 0; up < 3; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) return NULL;
+        *slash = '\0'; /* the executable's folder, then its parents */
+        if (up == 0) continue;
+        static const char *const relative[] = {"lua", "share/coax/lua"};
+        for (size_t k = 0; k < sizeof relative / sizeof *relative; k++)
+            if (snprintf(out, cap, "%.*s/%s", PATH_MAX - 32, dir, relative[k]) < (int)cap && has_runtime(out))
+                return out;
     }
     return NULL;
 }
