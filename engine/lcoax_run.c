@@ -75,6 +75,40 @@ static const char *const *allow_dirs(lua_State *L, int t)
     return dirs;
 }
 
+/* Where the scripts are when neither opts.lua_path nor $COAX_LUA_PATH says:
+** the folder of coax/runtime.lua on the host's package.path, which is
+** where `luarocks make` (and `make install-lua`) put them beside the
+** module, so an installed rock runs recipes wherever its tree is. NULL:
+** not there either (the engine then tries ./lua and its share folder). */
+static const char *scripts_on_package_path(lua_State *L, char *buf, size_t cap)
+{
+    const char *env = getenv("COAX_LUA_PATH");
+    if (env && *env) return NULL;
+    lua_getglobal(L, "package");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_getfield(L, -1, "path");
+    const char *path = lua_tostring(L, -1), *found = NULL;
+    for (const char *t = path; t && *t && !found; t += strcspn(t, ";"), t += *t == ';') {
+        size_t n = strcspn(t, ";");
+        const char *q = memchr(t, '?', n);
+        /* "DIR/?.lua": the scripts are DIR when DIR/coax/runtime.lua exists */
+        if (!q || n - (size_t)(q - t) != 5 || memcmp(q, "?.lua", 5) || (size_t)(q - t) + 20 >= cap) continue;
+        snprintf(buf, cap, "%.*scoax/runtime.lua", (int)(q - t), t);
+        FILE *f = fopen(buf, "rb");
+        if (!f) continue;
+        fclose(f);
+        size_t dir = (size_t)(q - t);
+        while (dir > 1 && t[dir - 1] == '/') dir--; /* "DIR/" -> "DIR" */
+        snprintf(buf, cap, "%.*s", dir ? (int)dir : 1, dir ? t : ".");
+        found = buf;
+    }
+    lua_pop(L, 2);
+    return found;
+}
+
 /* Reads the engine options of table 't' into 'eo'. Pushes two values: the
 ** allowed folders (or nil), which must live until the engine is made, and
 ** on top the secrets (or nil), which must outlive the engine. */
@@ -200,6 +234,8 @@ static int l_run(lua_State *L)
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
+    char scripts[4096];
+    if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &b->engine, &err);
     if (rc) return lcoax_error(L, rc, &err);
@@ -309,6 +345,8 @@ static int l_engine(lua_State *L)
     luaL_setmetatable(L, LENGINE);
     lua_rotate(L, -2, 1);
     lua_setiuservalue(L, -2, 1); /* the secrets live as long as the engine */
+    char scripts[4096];
+    if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &e->engine, &err);
     if (rc) return lcoax_error(L, rc, &err);
