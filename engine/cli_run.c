@@ -29,7 +29,8 @@ static const char usage_text[] =
     "                        json or prompt\n"
     "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
-    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
+    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
+    "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
     "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of the input and of one reply (default 256M; k, M, G)\n"
@@ -46,8 +47,8 @@ static const char usage_text[] =
     "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
     "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
 
-/* The demo's events: the reasons the report does not keep (a rejection's,
-** a parse failure's), one JSON object a line. */
+/* The events told with the demo and --verbose: the reasons the report does
+** not keep (a rejection's, a parse failure's), one JSON object a line. */
 static void keep_reasons(void *ud, coax_session *s, const char *name, const char *data)
 {
     (void)s;
@@ -80,8 +81,9 @@ static const char *reason_of(coax_arena *a, const coax_buf *events, int64_t n)
     return "";
 }
 
-/* The demo tells what became of each reply, one line an attempt: what was
-** repaired and coerced, what was wrong, and that it was fed back. */
+/* The demo and --verbose tell what became of each reply, one line an
+** attempt: what was repaired and coerced, what was wrong, and that it was
+** fed back. */
 static void narrate(const char *rep, size_t len, const coax_buf *events)
 {
     coax_arena *a = coax_arena_new(NULL);
@@ -220,7 +222,8 @@ int cli_run(int argc, char **argv)
         so.command = agent.command;
     }
     coax_buf_free(&members);
-    if (choice.demo) {
+    bool tell = choice.demo || agent.verbose; /* each attempt told on stderr */
+    if (tell) {
         so.on_event = keep_reasons;
         so.event_ud = &events;
     }
@@ -265,7 +268,7 @@ int cli_run(int argc, char **argv)
                 }
                 rf = NULL;
             }
-            if (choice.demo && rep) narrate(rep, rlen, &events);
+            if (tell && rep) narrate(rep, rlen, &events);
             size_t vlen;
             const char *value = coax_session_value(s, &vlen);
             if (value) {

@@ -56,3 +56,25 @@ describe("the built coax, from any folder", function()
     assert.matches("^coax batch: coax scripts not found", err)
   end)
 end)
+
+describe("coax run --verbose", function()
+  it("tells what became of each attempt for every agent, as the demo does", function()
+    local state = dir .. "/called"
+    os.remove(state)
+    -- the command agent: a wrong reply first, then one that needs coercing
+    local cmd = ("cat >/dev/null; if [ -e %s ]; then printf '{\"n\": \"7\"}'; else touch %s; printf 'Sure: {n: \"x\",}'; fi")
+      :format(H.quote(state), H.quote(state))
+    local out, err, code = H.coax({ "run", dir .. "/job.lua", "--command", cmd, "--verbose" })
+    assert.are.same({ '{"n":7}\n', 0 }, { out, code }, err)
+    assert.matches("^coax run: attempt 1: repaired %([^)]*unquoted_key, trailing_comma%); 1 schema error, at /n: expected "
+      .. 'integer, got string "x"; fed back, asking again\ncoax run: attempt 2: coerced %(string_to_integer at /n%); '
+      .. "valid, accepted\n$", err)
+    -- without --verbose, a named agent is quiet
+    os.remove(state)
+    out, err = H.coax({ "run", dir .. "/job.lua", "--command", cmd })
+    assert.are.same({ '{"n":7}\n', "" }, { out, err })
+    -- the replay agent named on the command line, too
+    _, err = H.coax({ "run", dir .. "/job.lua", "--replay", dir .. "/job.replies.jsonl", "-v" })
+    assert.are.equal("coax run: attempt 1: valid, accepted\n", err)
+  end)
+end)
