@@ -287,7 +287,15 @@ local function exchange(o, body)
   local req = { method = "POST", url = url_of(o), headers = headers_of(o), body = body, timeout_ms = o.timeout_ms }
   local policy = { name = "openai agent", max_retries = o.max_retries, base_ms = o.retry_base_ms,
     max_ms = o.retry_max_ms }
-  return transport.exchange(req, policy, { stream = o.stream, reader = stream_reader, parse = parse_completion })
+  local reply, err, info = transport.exchange(req, policy,
+    { stream = o.stream, reader = stream_reader, parse = parse_completion })
+  -- OpenAI-compatible servers serve under /v1; a base URL without it is the
+  -- usual cause of a 404.
+  local base = transport.shown_url(o.base_url or M.DEFAULT_BASE_URL):gsub("/+$", "")
+  if not reply and info and info.status == 404 and not base:find("/v%d+$") then
+    err = ("%s; OpenAI-compatible servers serve under /v1: try base_url %s/v1"):format(err, base)
+  end
+  return reply, err, info
 end
 
 -- A reply as the session takes it: the refusal policy applied, text checked.
