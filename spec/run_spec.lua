@@ -136,9 +136,33 @@ describe("coax.run", function()
       local r = run(recipe(', strategy = "fresh"'), replies)
       local m = r.attempts[3].messages
       assert.are.equal(2, #m)
+      assert.truthy(m[1].content:find("JSON Schema:\n{", 1, true))
       assert.matches("^Attempt 2/3: your JSON does not match the schema%.", m[2].content)
-      assert.truthy(m[2].content:find("Expected schema:\n{", 1, true))
+      assert.is_nil(m[2].content:find("Expected schema", 1, true)) -- the prompt has it
     end)
+
+    -- Each request carries the schema once, whatever the strategy, and also
+    -- when a recipe's first prompt leaves it out (then the feedback has it).
+    for _, case in ipairs({
+      { "continue", "" }, { "fresh", ', strategy = "fresh"' }, { "last", ', strategy = "last"' },
+      { "continue past its budget", ", context_budget = 50" },
+      { "fresh, first prompt without it", ', strategy = "fresh", feedback = { first = "{{prompt}}" }' },
+      { "last, first prompt without it", ', strategy = "last", feedback = { first = "{{prompt}}" }' },
+      { "continue, first prompt without it", ', feedback = { first = "{{prompt}}" }' },
+    }) do
+      it("sends the schema once in every request: " .. case[1], function()
+        local r = run(recipe(case[2]), replies)
+        assert.are.equal(3, #r.attempts)
+        for i, a in ipairs(r.attempts) do
+          local n = 0
+          for _, m in ipairs(a.messages) do
+            for _ in m.content:gmatch('"additionalProperties": false') do n = n + 1 end
+          end
+          local want = (i == 1 and case[1]:find("without it")) and 0 or 1
+          assert.are.equal(want, n, ("attempt %d: %s"):format(i, json.encode(a.messages)))
+        end
+      end)
+    end
 
     it("last: the original prompt, the last failed reply and its feedback", function()
       local r = run(recipe(', strategy = "last"'), replies)

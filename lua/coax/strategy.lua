@@ -7,6 +7,9 @@
 --     `ctx.context_budget` tokens, start fresh instead.
 --   "fresh": every retry is the original prompt, the schema and the latest
 --     errors, nothing else.
+-- Whatever the strategy, a request carries the schema once: in the first
+-- prompt, or in the feedback when the messages do not hold it already (or
+-- not at all when the agent sends it in the request's own field).
 --   "last": the original prompt, the last failed reply and its feedback.
 -- @module coax.strategy
 local feedback = require "coax.feedback"
@@ -43,6 +46,17 @@ function M.first_prompt(ctx)
   return opening(ctx)
 end
 
+-- Whether the schema's text is in 'messages' already (the first prompt
+-- holds it, unless a recipe's template left it out): feedback adds it only
+-- when not, so each request carries it once, whatever the strategy.
+local function needs_schema(messages, ctx)
+  if ctx.schema_in_request or not ctx.schema_text then return false end
+  for _, m in ipairs(messages) do
+    if type(m.content) == "string" and m.content:find(ctx.schema_text, 1, true) then return false end
+  end
+  return true
+end
+
 local function estimate(messages, ctx)
   local n = 0
   for _, m in ipairs(messages) do n = n + ctx.estimate(m.content) end
@@ -51,7 +65,7 @@ end
 
 local function fresh(ctx)
   local messages = opening(ctx)
-  ctx.include_schema = not ctx.schema_in_request
+  ctx.include_schema = needs_schema(messages, ctx)
   messages[#messages + 1] = message("user", feedback.render(ctx.kind, ctx, ctx.templates))
   return messages, "fresh"
 end
@@ -61,7 +75,7 @@ local strategies = {}
 function strategies.continue(ctx)
   local messages = copy(ctx.messages)
   messages[#messages + 1] = message("assistant", ctx.reply or "")
-  ctx.include_schema = false
+  ctx.include_schema = needs_schema(messages, ctx)
   messages[#messages + 1] = message("user", feedback.render(ctx.kind, ctx, ctx.templates))
   if ctx.context_budget and estimate(messages, ctx) > ctx.context_budget then return fresh(ctx) end
   return messages, "continue"
@@ -74,7 +88,7 @@ end
 function strategies.last(ctx)
   local messages = opening(ctx)
   messages[#messages + 1] = message("assistant", ctx.reply or "")
-  ctx.include_schema = false
+  ctx.include_schema = needs_schema(messages, ctx)
   messages[#messages + 1] = message("user", feedback.render(ctx.kind, ctx, ctx.templates))
   return messages, "last"
 end
