@@ -690,9 +690,10 @@ static int probe_with(batch *b, const char *input, size_t len, const coax_value 
 }
 
 /* Checks the recipe, its schema and the agent options before any output
-** and any model call. A recipe's prompt function runs when a session is
-** made, and may fail on an empty input only (it may decode JSON, say): then
-** the first line's input decides, and the line is put back to be read again. */
+** and any model call. A recipe that is invalid for an empty input only is
+** tried with the first line's input, and the line is put back to be read
+** again. (A prompt function runs when a session runs: its errors are the
+** line's script errors.) */
 static int check_recipe(batch *b)
 {
     char msg[400];

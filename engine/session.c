@@ -764,9 +764,9 @@ void session_step(coax_session *s)
         case SS_FIRST: {
             s->t_start = coax_now_ms();
             s->attempt = 1;
-            int rc = runtime_call(s, "first", 0, 0);
+            int rc = runtime_call(s, "first", 0, 0); /* the recipe's prompt, then the first messages */
             if (rc != VM_OK) {
-                script_failed(s, rc, "strategy");
+                script_failed(s, rc, "prompt");
                 return;
             }
             s->state = SS_CALL;

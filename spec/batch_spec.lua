@@ -355,8 +355,10 @@ describe("coax batch", function()
 
     it("keeps its ids in a seeded hash: crafted colliding ids take linear time", function()
       local id = colliding_ids(17)
-      local function wall(n)
-        local out_path, in_path = tmp .. "/collide.out.jsonl", tmp .. "/collide.in.jsonl"
+      -- OUT holds n done ids and the input the same ids: --resume skips them
+      -- all (and writes nothing, so the files serve every run)
+      local function files(n)
+        local out_path, in_path = ("%s/collide%d.out.jsonl"):format(tmp, n), ("%s/collide%d.in.jsonl"):format(tmp, n)
         local o, i = assert(io.open(out_path, "wb")), assert(io.open(in_path, "wb"))
         for k = 0, n - 1 do
           o:write('{"id":"', id(k), '","outcome":"ok","value":1}\n')
@@ -364,20 +366,28 @@ describe("coax batch", function()
         end
         o:close()
         i:close()
+        return { out_path, in_path, n }
+      end
+      local function wall(f)
         local clock = io.popen("date +%s%N")
         local t0 = tonumber(clock:read("l"))
         clock:close()
-        local _, err, code = H.coax({ "batch", RECIPE, "--input", in_path, "--output", out_path, "--resume",
+        local _, err, code = H.coax({ "batch", RECIPE, "--input", f[2], "--output", f[1], "--resume",
           "--replies-field", "replies" })
         clock = io.popen("date +%s%N")
         local t1 = tonumber(clock:read("l"))
         clock:close()
         assert.are.equal(0, code, err)
-        assert.matches(n .. " skipped as done", err)
+        assert.matches(f[3] .. " skipped as done", err)
         return (t1 - t0) / 1e9
       end
-      wall(1 << 14) -- warm the caches
-      local t1, t2 = wall(1 << 16), wall(1 << 17)
+      local n, n2 = files(1 << 16), files(1 << 17)
+      wall(n) -- warm the caches
+      -- the least of three runs each: the machine is shared, the other runs are noise
+      local t1, t2 = math.huge, math.huge
+      for _ = 1, 3 do
+        t1, t2 = math.min(t1, wall(n)), math.min(t2, wall(n2))
+      end
       assert.is_true(t2 / t1 < 3, ("2n ids / n ids = %.2f (%.2f s / %.2f s)"):format(t2 / t1, t2, t1))
     end)
 
@@ -466,7 +476,7 @@ describe("coax batch", function()
       assert.is_nil(io.open(out_path))
     end)
 
-    it("lets the first line decide when the recipe's prompt cannot take an empty input", function()
+    it("runs a recipe whose prompt fails on some inputs: those lines are script errors, with the traceback", function()
       local recipe = F .. "person_json.lua"
       local good = '{"id": 1, "input": {"text": "Ada is 36."}, "r": ["{\\"name\\": \\"Ada\\", \\"age\\": 36}"]}\n'
       local out, _, code = H.coax({ "batch", recipe, "--replies-field", "r", "--quiet" },
@@ -474,12 +484,10 @@ describe("coax batch", function()
       local got = lines(out)
       assert.are.same({ 1, "ok" }, { json.decode(got[1]).id, json.decode(got[1]).outcome })
       local second = json.decode(got[2])
-      assert.are.same({ 2, "invalid", "invalid_recipe" }, { second.id, second.outcome, second.error.code })
+      assert.are.same({ 2, "script_error", "script_error" }, { second.id, second.outcome, second.error.code })
+      assert.matches("^prompt: .*person_json%.lua:7: Expected value.*\nstack traceback:\n", second.error.message)
+      assert.are.equal(0, second.metrics.attempts)
       assert.are.equal(1, code)
-      local err
-      out, err, code = H.coax({ "batch", recipe, "--replies-field", "r" }, '{"id": 2, "input": "not an object"}\n')
-      assert.are.same({ "", 2 }, { out, code })
-      assert.matches("^coax batch: " .. recipe:gsub("%p", "%%%0") .. ": .*person_json%.lua:7: Expected value", err)
     end)
 
     it("is 2 for bad options, with a one-line message", function()

@@ -233,6 +233,34 @@ describe("coax.run", function()
       assert.are.equal("invalid_recipe", r.error.code)
     end)
 
+    -- A recipe's code failing while it runs is a script error, whatever
+    -- function of the recipe it is; only what is wrong with the recipe
+    -- itself is invalid.
+    for _, case in ipairs({
+      { "a prompt function that raises", [[, prompt = function(input) error("boom") end]], "^prompt: .*boom\nstack traceback:" },
+      { "a prompt function that indexes nil", [[, prompt = function(input) local t; return t.x end]],
+        "^prompt: .*attempt to index a nil value.*\nstack traceback:" },
+      { "a prompt function that returns no string", [[, prompt = function(input) return 12 end]],
+        "^prompt: the recipe's prompt function must return a string, not a number\nstack traceback:" },
+      { "on_submit", [[, on_submit = function() error("boom") end]], "^on_submit: .*boom\nstack traceback:" },
+      { "a strategy", [[, strategy = function() error("boom") end]], "^strategy: .*boom\nstack traceback:" },
+    }) do
+      it("script_error (exit 5) with the traceback for " .. case[1], function()
+        local text = recipe(case[2])
+        if case[2]:find("prompt =", 1, true) then -- the case's prompt replaces the recipe's
+          text = text:gsub('prompt = "Extract the person from: {{input}}"', "prompt = nil")
+        end
+        local r = run(text, { '{"name": true}', GOOD })
+        assert.are.equal("script_error", r.outcome)
+        assert.are.equal("script_error", r.error.code)
+        assert.matches(case[3], r.error.message)
+        local path = dir .. "/recipe.lua"
+        local _, err, code = H.coax({ "run", path, "--replay", H.tmpfile('"{\\"name\\": true}"\n"' .. GOOD:gsub('"', '\\"') .. '"\n') })
+        assert.are.equal(5, code, err)
+        assert.matches("^coax run: script_error: " .. case[3]:sub(2), err)
+      end)
+    end
+
     it("script_error with a traceback when a callback raises", function()
       local r = run(recipe([[, on_submit = function() error("boom") end]]), { GOOD })
       assert.are.equal("script_error", r.outcome)
