@@ -40,8 +40,17 @@ $(B)/libcoax.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/libcoax.so: $(LIB_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(LIBS)
+# The shared library has a SONAME (libcoax.so.MAJOR; 0 while the version is
+# 0.x) and a versioned file name, with the two links a loader and a linker
+# look for.
+VERSION := $(shell sed -n 's/^\#define COAX_VERSION "\(.*\)"/\1/p' engine/include/coax.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+$(B)/libcoax.so: $(B)/libcoax.so.$(VERSION)
+	ln -sf libcoax.so.$(VERSION) $(B)/libcoax.so.$(SOMAJOR)
+	ln -sf libcoax.so.$(SOMAJOR) $@
+
+$(B)/libcoax.so.$(VERSION): $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcoax.so.$(SOMAJOR) -o $@ $^ $(LIBS)
 
 $(B)/coax: $(CLI_OBJ) $(B)/libcoax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcoax.a $(LIBS)
@@ -152,9 +161,10 @@ bench: all
 # `make install PREFIX=/opt/coax` builds a tree for that prefix (the engine
 # finds its scripts in PREFIX/share/coax/lua by default) and installs the
 # command, the libraries with a pkg-config file, the header, the Lua module
-# and the scripts. DESTDIR is honoured, for packagers.
+# and the scripts, the schemas (PREFIX/share/coax/schemas) and the example
+# recipes beside the scripts (share/coax/lua/recipes: their ../../schemas is
+# the installed schemas). DESTDIR is honoured, for packagers.
 PREFIX  ?= /usr/local
-VERSION := $(shell sed -n 's/^#define COAX_VERSION "\(.*\)"/\1/p' engine/include/coax.h)
 LUA_CMOD ?= $(PREFIX)/lib/lua/5.4
 LUA_LMOD ?= $(PREFIX)/share/coax/lua
 IB       := build/prefix$(subst /,_,$(PREFIX))
@@ -163,10 +173,15 @@ install:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(IB)/coax $(DESTDIR)$(PREFIX)/bin/coax
 	install -m 644 $(IB)/libcoax.a $(DESTDIR)$(PREFIX)/lib/libcoax.a
-	install -m 755 $(IB)/libcoax.so $(DESTDIR)$(PREFIX)/lib/libcoax.so
+	install -m 755 $(IB)/libcoax.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcoax.so.$(VERSION)
+	ln -sf libcoax.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcoax.so.$(SOMAJOR)
+	ln -sf libcoax.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libcoax.so
 	install -m 644 engine/include/coax.h $(DESTDIR)$(PREFIX)/include/coax.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' coax.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/coax.pc
 	$(MAKE) --no-print-directory B=$(IB) install-lua
+	install -d $(DESTDIR)$(PREFIX)/share/coax/schemas $(DESTDIR)$(LUA_LMOD)/recipes
+	install -m 644 schemas/*.json $(DESTDIR)$(PREFIX)/share/coax/schemas/
+	install -m 644 lua/recipes/*.* $(DESTDIR)$(LUA_LMOD)/recipes/
 
 # The Lua module and the runtime scripts (also LuaRocks' install target).
 install-lua:

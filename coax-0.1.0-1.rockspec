@@ -1,8 +1,18 @@
--- The Lua module as LuaRocks users expect it: `luarocks make` builds
--- coax.so from the C sources and installs the runtime scripts beside it.
+-- The Lua module as LuaRocks users expect it: `luarocks --lua-version=5.4
+-- make` builds coax.so from the C sources and installs the runtime scripts
+-- beside it, where the module finds them (package.path). On Debian:
+--   apt-get install luarocks liblua5.4-dev lua-cjson libcurl4-openssl-dev libpcre2-dev libidn2-dev pkgconf
+--   luarocks --lua-version=5.4 make --tree ~/.luarocks      (README, "Using it from Lua")
+-- The headers are found by pkg-config (curl's is in a multiarch folder
+-- LuaRocks does not search), so only the libraries are checked here.
+-- lua-cjson is the system's (Debian's lua-cjson), not a rock: the scripts
+-- require it in the engine's own Lua 5.4.
+rockspec_format = "3.0"
 package = "coax"
 version = "0.1.0-1"
-source = { url = "git+https://example.invalid/coax.git", tag = "v0.1.0" }
+-- Built from the checkout this file is in (`luarocks make`); no archive is
+-- published, so the source is this folder.
+source = { url = "file://." }
 description = {
   summary = "Schema-conforming JSON out of language-model replies",
   detailed = [[
@@ -11,15 +21,16 @@ description = {
   ]],
   license = "MIT",
 }
-dependencies = { "lua >= 5.4, < 5.5", "lua-cjson" }
+dependencies = { "lua >= 5.4, < 5.5" }
 external_dependencies = {
-  PCRE2 = { header = "pcre2.h", library = "pcre2-8" },
-  CURL = { header = "curl/curl.h", library = "curl" },
+  PCRE2 = { library = "pcre2-8" },
+  CURL = { library = "curl" },
+  IDN2 = { library = "idn2" },
 }
 build = {
   type = "make",
   build_target = "build/coax.so",
   install_target = "install-lua",
-  build_variables = { CFLAGS = "$(CFLAGS)", LUA_INCDIR = "$(LUA_INCDIR)" },
-  install_variables = { LUA_CMOD = "$(LIBDIR)", LUA_LMOD = "$(LUADIR)", PREFIX = "$(PREFIX)" },
+  build_variables = { CFLAGS = "$(CFLAGS)" },
+  install_variables = { LUA_CMOD = "$(LIBDIR)", LUA_LMOD = "$(LUADIR)" },
 }

@@ -23,6 +23,33 @@ int cli_tokens(int argc, char **argv);
 coax_code cli_read(const char *path, size_t max, char **data, size_t *len,
                    coax_error *err);
 
+/* Reads SCHEMA (FILE, "-" or NULL: standard input) within 'lim' (NULL: the
+** default limits; the limit options bound a command's input, which is the
+** schema only for `example`), parses
+** it into 'arena' (*doc) and compiles it with 'so' (*out, freed by the
+** caller). Returns 0, or the exit status after one message that names the
+** file: 2 when it cannot be opened (with the reason), is not JSON or is not
+** a valid schema; 4 when it is over a limit (size, depth) or memory ran out. Every
+** command that reads a schema reads it here, so they agree. */
+int cli_load_schema(const char *cmd, const char *path, const coax_limits *lim, const coax_schema_options *so,
+                    coax_arena *arena, coax_value **doc, coax_schema **out);
+
+/* What a --jsonl command does with one input line: 'text' is the line
+** without its '\n' (or "\r\n"), or NULL when the line was longer than the
+** limit and was skipped unread. Appends one answer line to 'out'; returns 0,
+** 1 (this line's answer is no, or its error) or an exit status >= 2 after a
+** message, which stops the reading. */
+typedef int (*cli_line_fn)(void *ud, const char *text, size_t len, coax_buf *out);
+
+/* Reads FILE ("-" or NULL: standard input) a line at a time, each of at
+** most 'max' bytes, calls 'each' on every line in order and writes what it
+** appends to stdout as it goes (cli_lines.c). Returns the highest status
+** 'each' returned, or the exit status of a failure to open, read or write. */
+int cli_each_line(const char *cmd, const char *path, size_t max, cli_line_fn each, void *ud);
+
+/* The error of a line cli_each_line skipped as too long. */
+void cli_line_too_long(char *msg, size_t cap, size_t max);
+
 /* Option matching: if argv[*i] is "--name" (with the value in the next
 ** argument) or "--name=value", sets *value, advances *i past what it used and
 ** returns 1; returns -1 (and prints the usage error) when the value is
@@ -85,6 +112,26 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 
 /* --verbose: the engine logs each HTTP request and response to stderr. */
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
+
+/* The engine options `run` and `batch` share (cli_engine.c). */
+#define CLI_MAX_ALLOW 32
+typedef struct cli_engine {
+    const char *lua_path;                     /* --lua-path DIR */
+    const char *allow[CLI_MAX_ALLOW + 1];     /* --allow-dir DIR, repeated; NULL-terminated */
+    int n_allow;
+    char found[4096];                         /* the scripts found beside the executable */
+} cli_engine;
+
+/* Matches --lua-path or --allow-dir at argv[*i], as cli_opt does: 1, 0 or -1. */
+int cli_engine_opt(int argc, char **argv, int *i, cli_engine *c);
+
+/* Sets eo->script_dir (--lua-path; else, without $COAX_LUA_PATH, the
+** scripts beside the executable when there are any) and eo->allow_dirs. */
+void cli_engine_options(cli_engine *c, coax_engine_options *eo);
+
+/* As cli_fail for coax_engine_new's failure; when the scripts were not
+** found, the message names the search order and --lua-path. */
+int cli_engine_fail(const char *cmd, coax_code code, const coax_error *err);
 
 /* Ctrl-C, SIGTERM and SIGHUP end run and batch between polls, so that the
 ** engine is freed (it kills the commands the command agent started, which

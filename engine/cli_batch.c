@@ -52,7 +52,10 @@ static const char usage_text[] =
     "  --max-agent-errors N  stop after N agent_errors in a row (default 10; 0: never)\n"
     "  --allow-failed        exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
     "  --quiet, -q           no progress and no summary on stderr\n"
-    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, else lua/ beside the\n"
+    "                        coax executable or its installed share/coax/lua, ./lua)\n"
+    "  --allow-dir DIR       a folder the recipe may name files in (its schema), besides its\n"
+    "                        own and the project's schemas/; repeatable\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of one input line (default 256M; longer: an invalid line)\n"
     "  --max-string N        bytes of one decoded string (default 64M)\n"
@@ -81,7 +84,8 @@ static const char zero_metrics[] =
 typedef struct batch_opts {
     const char *recipe, *input, *output;
     cli_agent agent;
-    const char *id_field, *input_field, *replies_field, *lua_path;
+    const char *id_field, *input_field, *replies_field;
+    cli_engine engine; /* --lua-path, --allow-dir */
     size_t concurrency;
     double rpm;
     int max_attempts;
@@ -157,13 +161,14 @@ static int parse_args(int argc, char **argv, batch_opts *o)
         {"input", &o->input},       {"output", &o->output},         {"concurrency", &conc},
         {"rpm", &rpm},
         {"id-field", &o->id_field}, {"input-field", &o->input_field}, {"replies-field", &o->replies_field},
-        {"max-attempts", &attempts}, {"max-agent-errors", &agent_errors}, {"lua-path", &o->lua_path},
+        {"max-attempts", &attempts}, {"max-agent-errors", &agent_errors},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = 0;
         for (size_t k = 0; k < sizeof opts / sizeof *opts && r == 0; k++) r = cli_opt(argc, argv, &i, opts[k].name, opts[k].value);
         if (r == 0) r = cli_agent_opt(argc, argv, &i, &o->agent);
+        if (r == 0) r = cli_engine_opt(argc, argv, &i, &o->engine);
         if (r == 0) r = cli_limit_opt("batch", argc, argv, &i, &o->limits);
         if (r < 0) return 2;
         if (r > 0) continue;
@@ -662,29 +667,40 @@ static int probe_with(batch *b, const char *input, size_t len, const coax_value 
     coax_code rc = new_session(b, input, len, replies, &s, &err);
     if (rc) return cli_fail("batch", rc, &err);
     int status = 0;
-    if (coax_session_outcome(s) == COAX_INVALID) {
+    coax_outcome o = coax_session_outcome(s);
+    if (o == COAX_INVALID || o == COAX_LIMIT) {
         size_t rlen;
         const char *rep = coax_session_report(s, &rlen);
         coax_arena *a = coax_arena_new(NULL);
         coax_value *r;
-        const coax_value *m = NULL;
-        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &m);
-        snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
+        const coax_value *m = NULL, *code = NULL;
+        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) {
+            coax_pointer_get(r, "/error/message", 14, &m);
+            coax_pointer_get(r, "/error/code", 11, &code);
+        }
+        /* A schema over a limit ends every line alike: stop before any (exit 4). */
+        bool schema_limit = code && coax_value_type(code) == COAX_STRING &&
+                            !strcmp(coax_value_text(code, NULL), "schema_limit");
+        if (o == COAX_INVALID || schema_limit) {
+            snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
+            status = o == COAX_INVALID ? 2 : 4;
+        }
         coax_arena_free(a);
-        status = 2;
     }
     coax_session_free(s);
     return status;
 }
 
 /* Checks the recipe, its schema and the agent options before any output
-** and any model call. A recipe's prompt function runs when a session is
-** made, and may fail on an empty input only (it may decode JSON, say): then
-** the first line's input decides, and the line is put back to be read again. */
+** and any model call. A recipe that is invalid for an empty input only is
+** tried with the first line's input, and the line is put back to be read
+** again. (A prompt function runs when a session runs: its errors are the
+** line's script errors.) */
 static int check_recipe(batch *b)
 {
     char msg[400];
     int status = probe_with(b, "", 0, NULL, msg, sizeof msg);
+    if (status == 4 && msg[0]) fprintf(stderr, "coax batch: %s: %s\n", b->o->recipe, msg);
     if (status != 2 || !msg[0]) return status;
     const char *line;
     size_t len;
@@ -762,12 +778,12 @@ int cli_batch(int argc, char **argv)
     coax_buf_init(&b.line, NULL);
     coax_buf_init(&b.text, NULL);
     coax_engine_options eo = {0};
-    eo.script_dir = o.lua_path;
+    cli_engine_options(&o.engine, &eo);
     eo.limits = o.limits;
     cli_agent_engine("batch", &o.agent, &eo);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &b.engine, &err);
-    if (rc) status = cli_fail("batch", rc, &err);
+    if (rc) status = cli_engine_fail("batch", rc, &err);
     if (status == 0) status = open_input(&b);
     cli_agent_choice choice = {0};
     if (status == 0)

@@ -7,6 +7,7 @@
 #define COAX_CLI_BATCH_H
 
 #include "cli.h"
+#include "hash.h"
 
 #include <stdint.h>
 
@@ -64,6 +65,7 @@ typedef struct batch_id {
 typedef struct batch_ids {
     batch_id *slots;
     size_t cap, used;
+    uint64_t seed; /* chosen when the table is first made */
 } batch_ids;
 
 void ids_free(batch_ids *s);

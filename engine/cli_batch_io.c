@@ -139,12 +139,10 @@ int batch_write_all(int fd, const char *p, size_t n, size_t *written)
 
 /* ---- the set of ids done --------------------------------------------------- */
 
-static uint64_t hash_key(const char *k, size_t n)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 1099511628211u;
-    return h;
-}
+/* The ids come from the input: a keyed hash of the whole key, seeded per
+** table, so that crafted ids cannot pile up in one chain (FNV-1a's low bits,
+** which the table used, collide on demand). */
+static uint64_t hash_key(const batch_ids *s, const char *k, size_t n) { return coax_hash_bytes(k, n, s->seed); }
 
 static batch_id *ids_find(const batch_ids *s, const char *key, size_t len, uint64_t h)
 {
@@ -161,7 +159,8 @@ static bool ids_grow(batch_ids *s)
     size_t cap = s->cap ? s->cap * 2 : 256;
     batch_id *slots = calloc(cap, sizeof *slots);
     if (!slots) return false;
-    batch_ids bigger = {slots, cap, s->used};
+    if (!s->cap) s->seed = coax_hash_seed(s);
+    batch_ids bigger = {slots, cap, s->used, s->seed};
     for (size_t i = 0; i < s->cap; i++)
         if (s->slots[i].key) *ids_find(&bigger, s->slots[i].key, s->slots[i].len, s->slots[i].hash) = s->slots[i];
     free(s->slots);
@@ -179,7 +178,7 @@ void ids_free(batch_ids *s)
 bool ids_add(batch_ids *s, const char *key, size_t len)
 {
     if ((s->used + 1) * 4 > s->cap * 3 && !ids_grow(s)) return false;
-    uint64_t h = hash_key(key, len);
+    uint64_t h = hash_key(s, key, len);
     batch_id *e = ids_find(s, key, len, h);
     if (!e->key) {
         if (!(e->key = malloc(len ? len : 1))) return false;
@@ -194,7 +193,7 @@ bool ids_add(batch_ids *s, const char *key, size_t len)
 
 bool ids_take(batch_ids *s, const char *key, size_t len)
 {
-    batch_id *e = ids_find(s, key, len, hash_key(key, len));
+    batch_id *e = ids_find(s, key, len, hash_key(s, key, len));
     if (!e || !e->key || !e->count) return false;
     e->count--;
     return true;

@@ -27,37 +27,6 @@ static const char usage_text[] =
     "Exit: 0 an instance, 1 none found (why on stderr), 2 usage or invalid schema, 4 a limit.\n"
     "Example: coax example --pretty schemas/contact.schema.json\n";
 
-/* Reads and compiles the schema; returns the exit status (0 on success). */
-static int load(const char *path, const coax_limits *lim, const coax_schema_options *so,
-                coax_schema **out)
-{
-    char *data;
-    size_t len;
-    coax_error err;
-    coax_code rc = cli_read(path, lim->max_input, &data, &len, &err);
-    if (rc) return cli_fail("example", rc, &err);
-    coax_arena *a = coax_arena_new(NULL);
-    if (!a) {
-        free(data);
-        return cli_fail("example", COAX_ENOMEM, NULL);
-    }
-    coax_value *doc;
-    int status = 0;
-    rc = coax_parse(a, data, len, lim, &doc, &err);
-    if (rc == COAX_ESYNTAX || rc == COAX_EUTF8) {
-        fprintf(stderr, "coax example: the schema is not valid JSON: %s (line %u, column %u)\n",
-                err.msg, err.line, err.column);
-        status = 2;
-    } else if (rc) {
-        status = cli_fail("example", rc, &err);
-    } else if ((rc = coax_schema_compile(doc, so, NULL, out, &err))) {
-        status = cli_fail("example", rc, &err);
-    }
-    coax_arena_free(a);
-    free(data);
-    return status;
-}
-
 /* Says why no instance was found: the closest attempt's first errors. */
 static void explain(const coax_example_result *r)
 {
@@ -126,8 +95,12 @@ int cli_example(int argc, char **argv)
     if (!so.remote_dir != !so.remote_base)
         return cli_usage("example", "--remote-dir and --remote-base go together");
     coax_schema *s = NULL;
-    int status = load(path, &lim, &so, &s);
-    if (status) return status == 4 ? 4 : 2;
+    coax_arena *schema_arena = coax_arena_new(NULL);
+    if (!schema_arena) return cli_fail("example", COAX_ENOMEM, NULL);
+    coax_value *doc;
+    int status = cli_load_schema("example", path, &lim, &so, schema_arena, &doc, &s);
+    coax_arena_free(schema_arena); /* the compiled schema keeps what it needs */
+    if (status) return status;
     coax_arena *arena = coax_arena_new(NULL);
     if (!arena) {
         coax_schema_free(s);

@@ -113,67 +113,43 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
     return status;
 }
 
-static int extract_lines(const opts *o, char *data, size_t len)
+static int extract_line(void *ud, const char *text, size_t len, coax_buf *out)
 {
-    coax_buf out;
-    coax_buf_init(&out, NULL);
-    int status = 0;
-    bool failed = false;
-    for (size_t start = 0; start < len && status < 2;) {
-        char *nl = memchr(data + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        coax_arena *arena = coax_arena_new(NULL);
-        coax_value *v;
-        coax_error err;
-        if (!arena) {
-            status = cli_fail("extract", COAX_ENOMEM, NULL);
-            break;
-        }
-        coax_code rc = coax_parse(arena, data + start, end - start, &o->lim, &v, &err);
-        if (rc || v->type != COAX_STRING) {
-            put_failure(&out, NULL, rc ? err.msg : "input line is not a JSON string");
-            coax_buf_putc(&out, '\n');
-            failed = true;
-        } else {
-            size_t tlen;
-            const char *t = coax_value_text(v, &tlen);
-            int s = extract_one(o, t, tlen, &out, true);
-            if (s > 1) status = s;
-            if (s == 1) failed = true;
-        }
-        coax_arena_free(arena);
-        if (out.len > (1 << 16) || out.oom) status = status ? status : cli_flush("extract", &out);
-        start = end + 1;
+    const opts *o = ud;
+    if (!text) {
+        char msg[96];
+        cli_line_too_long(msg, sizeof msg, o->lim.max_input);
+        put_failure(out, NULL, msg);
+        coax_buf_putc(out, '\n');
+        return 1;
     }
-    int s = cli_flush("extract", &out);
-    coax_buf_free(&out);
-    return status ? status : s ? s : failed; /* exit 1 when some line failed */
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) return cli_fail("extract", COAX_ENOMEM, NULL);
+    coax_value *v;
+    coax_error err;
+    int status;
+    coax_code rc = coax_parse(arena, text, len, &o->lim, &v, &err);
+    if (rc || v->type != COAX_STRING) {
+        put_failure(out, NULL, rc ? err.msg : "input line is not a JSON string");
+        coax_buf_putc(out, '\n');
+        status = 1;
+    } else {
+        size_t tlen;
+        const char *t = coax_value_text(v, &tlen);
+        status = extract_one(o, t, tlen, out, true);
+    }
+    coax_arena_free(arena);
+    return status; /* exit 1 when some line failed */
 }
 
 /* Reads and compiles SCHEMA; 0, or the exit status after a message. */
-static int load_schema(const char *path, const char *draft, coax_arena *arena, coax_value **doc,
-                       coax_schema **schema)
+static int load_schema(const char *path, const char *draft, coax_arena *arena,
+                       coax_value **doc, coax_schema **schema)
 {
-    char *text;
-    size_t len;
-    coax_error err;
-    coax_code rc = cli_read(path, COAX_DEFAULT_MAX_INPUT, &text, &len, &err);
-    if (rc) return cli_fail("extract", rc, &err);
-    rc = coax_parse(arena, text, len, NULL, doc, &err);
-    free(text);
-    if (rc) {
-        fprintf(stderr, "coax extract: schema %s: %s (line %u, column %u)\n", path, err.msg, err.line, err.column);
-        return 2;
-    }
     coax_schema_options so = {0};
     if (draft && !(so.draft = coax_draft_parse(draft)))
         return cli_usage("extract", "--draft takes 2020-12, 2019-09, 7, 6 or 4, not '%s'", draft);
-    rc = coax_schema_compile(*doc, &so, NULL, schema, &err);
-    if (rc) {
-        fprintf(stderr, "coax extract: schema %s: %s\n", path, err.msg);
-        return rc == COAX_ESCHEMA ? 2 : coax_exit_status(rc);
-    }
-    return 0;
+    return cli_load_schema("extract", path, NULL, &so, arena, doc, schema);
 }
 
 int cli_extract(int argc, char **argv)
@@ -217,17 +193,15 @@ int cli_extract(int argc, char **argv)
     int status = keep ? load_schema(schema_path, draft, keep, &doc, &schema) : 4;
     char *data = NULL;
     size_t len = 0;
-    if (status == 0) {
+    o.schema = schema;
+    o.doc = doc;
+    if (status == 0 && jsonl) { /* a stream of replies: each line is limited, as it is read */
+        status = cli_each_line("extract", path, o.lim.max_input, extract_line, &o);
+    } else if (status == 0) {
         coax_error err;
-        coax_code rc = cli_read(path, jsonl ? SIZE_MAX - 1 : o.lim.max_input, &data, &len, &err);
+        coax_code rc = cli_read(path, o.lim.max_input, &data, &len, &err);
         if (rc) status = cli_fail("extract", rc, &err);
-    }
-    if (status == 0) {
-        o.schema = schema;
-        o.doc = doc;
-        if (jsonl) {
-            status = extract_lines(&o, data, len);
-        } else {
+        if (status == 0) {
             coax_buf out;
             coax_buf_init(&out, NULL);
             status = extract_one(&o, data, len, &out, false);

@@ -59,49 +59,40 @@ static int repair_one(const char *text, size_t len, const coax_limits *lim, bool
 /* --jsonl: one output line per input line, in order. Lines that are not a
 ** JSON string, or replies with nothing recoverable, give {"error": ...};
 ** a limit on one line is that line's error too, so a batch loses nothing. */
-static int repair_lines(char *data, size_t len, const coax_limits *lim, bool log)
+typedef struct repair_lines {
+    const coax_limits *lim;
+    bool log;
+} repair_lines;
+
+static int repair_line(void *ud, const char *text, size_t len, coax_buf *out)
 {
-    coax_buf out;
-    coax_buf_init(&out, NULL);
-    int status = 0;
-    bool failed = false;
-    size_t start = 0;
-    while (start < len && status == 0) {
-        char *nl = memchr(data + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        coax_arena *arena = coax_arena_new(NULL);
-        if (!arena) {
-            status = cli_fail("repair", COAX_ENOMEM, NULL);
-            break;
-        }
-        coax_value *line;
-        coax_error err;
-        coax_code rc = coax_parse(arena, data + start, end - start, lim, &line, &err);
-        if (rc == COAX_OK && line->type != COAX_STRING) {
-            rc = COAX_EINVAL;
-            snprintf(err.msg, sizeof err.msg, "input line is not a JSON string");
-        }
-        coax_repair_result r;
-        if (rc == COAX_OK) rc = coax_repair(arena, line->u.text, line->len, lim, &r, &err);
-        if (rc == COAX_OK) {
-            if (log) write_log(&r);
-            coax_buf_puts(&out, "{\"value\":");
-            coax_write_buf(&out, r.value, 0);
-            coax_buf_printf(&out, ",\"repairs\":%zu}\n", r.nlog);
-        } else {
-            failed = true;
-            const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
-            coax_buf_puts(&out, "{\"error\":");
-            coax_buf_put_json_string(&out, msg, strlen(msg));
-            coax_buf_puts(&out, "}\n");
-        }
-        coax_arena_free(arena);
-        if (out.len > (1 << 16) || out.oom) status = cli_flush("repair", &out);
-        start = end + 1;
+    const repair_lines *o = ud;
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) return cli_fail("repair", COAX_ENOMEM, NULL);
+    coax_value *line;
+    coax_error err = {0};
+    coax_code rc = COAX_ESIZE;
+    if (!text) cli_line_too_long(err.msg, sizeof err.msg, o->lim->max_input);
+    else rc = coax_parse(arena, text, len, o->lim, &line, &err);
+    if (rc == COAX_OK && line->type != COAX_STRING) {
+        rc = COAX_EINVAL;
+        snprintf(err.msg, sizeof err.msg, "input line is not a JSON string");
     }
-    if (status == 0) status = cli_flush("repair", &out);
-    coax_buf_free(&out);
-    return status ? status : failed; /* every line answered; exit 1 when some failed */
+    coax_repair_result r;
+    if (rc == COAX_OK) rc = coax_repair(arena, line->u.text, line->len, o->lim, &r, &err);
+    if (rc == COAX_OK) {
+        if (o->log) write_log(&r);
+        coax_buf_puts(out, "{\"value\":");
+        coax_write_buf(out, r.value, 0);
+        coax_buf_printf(out, ",\"repairs\":%zu}\n", r.nlog);
+    } else {
+        const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
+        coax_buf_puts(out, "{\"error\":");
+        coax_buf_put_json_string(out, msg, strlen(msg));
+        coax_buf_puts(out, "}\n");
+    }
+    coax_arena_free(arena);
+    return rc ? 1 : 0; /* every line answered; exit 1 when some failed */
 }
 
 int cli_repair(int argc, char **argv)
@@ -129,13 +120,16 @@ int cli_repair(int argc, char **argv)
             path = a;
         }
     }
+    if (jsonl) { /* a stream of replies: each line is limited, as it is read */
+        repair_lines o = {&lim, log};
+        return cli_each_line("repair", path, lim.max_input, repair_line, &o);
+    }
     char *data;
     size_t len;
     coax_error err;
-    /* --jsonl input is a stream of replies: only each reply is limited. */
-    coax_code rc = cli_read(path, jsonl ? SIZE_MAX - 1 : lim.max_input, &data, &len, &err);
+    coax_code rc = cli_read(path, lim.max_input, &data, &len, &err);
     if (rc) return cli_fail("repair", rc, &err);
-    int status = jsonl ? repair_lines(data, len, &lim, log) : repair_one(data, len, &lim, pretty, log);
+    int status = repair_one(data, len, &lim, pretty, log);
     free(data);
     return status;
 }

@@ -1,6 +1,7 @@
 /*
 ** cli_run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
-**            [--report FILE] [--lua-path DIR]
+**            [--report FILE] [--lua-path DIR] [--allow-dir DIR]
+**            [--max-depth N] [--max-input N] [--max-string N]
 */
 #include "cli.h"
 
@@ -30,10 +31,17 @@ static const char usage_text[] =
     "                        json or prompt\n"
     "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
-    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
+    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
+    "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
     "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of the input and of one reply (default 256M; k, M, G)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
     "  --report FILE         write the session report (outcome, metrics, every attempt)\n"
-    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, ./lua, the installed)\n"
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, else lua/ beside the\n"
+    "                        coax executable or its installed share/coax/lua, ./lua)\n"
+    "  --allow-dir DIR       a folder the recipe may name files in (its schema), besides its\n"
+    "                        own and the project's schemas/; repeatable\n"
     "  --help, -h            this help\n"
     "Exit: 0 ok, 1 exhausted, 2 usage or an invalid recipe or schema, 3 agent error,\n"
     "4 a limit (or no room to write the value or the report), 5 script error.\n"
@@ -41,8 +49,8 @@ static const char usage_text[] =
     "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
     "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
 
-/* The demo's events: the reasons the report does not keep (a rejection's,
-** a parse failure's), one JSON object a line. */
+/* The events told with the demo and --verbose: the reasons the report does
+** not keep (a rejection's, a parse failure's), one JSON object a line. */
 static void keep_reasons(void *ud, coax_session *s, const char *name, const char *data)
 {
     (void)s;
@@ -75,8 +83,9 @@ static const char *reason_of(coax_arena *a, const coax_buf *events, int64_t n)
     return "";
 }
 
-/* The demo tells what became of each reply, one line an attempt: what was
-** repaired and coerced, what was wrong, and that it was fed back. */
+/* The demo and --verbose tell what became of each reply, one line an
+** attempt: what was repaired and coerced, what was wrong, and that it was
+** fed back. */
 static void narrate(const char *rep, size_t len, const coax_buf *events)
 {
     coax_arena *a = coax_arena_new(NULL);
@@ -145,15 +154,19 @@ static void narrate(const char *rep, size_t len, const coax_buf *events)
 
 int cli_run(int argc, char **argv)
 {
-    const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL, *lua_path = NULL;
+    const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL;
     cli_agent agent = {0};
+    cli_engine engine_opts = {0};
+    coax_limits lim;
+    coax_limits_default(&lim);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = cli_opt(argc, argv, &i, "input", &input_path);
         if (r == 0) r = cli_agent_opt(argc, argv, &i, &agent);
         if (r == 0) r = cli_opt(argc, argv, &i, "report", &report);
         if (r == 0) r = cli_opt(argc, argv, &i, "max-attempts", &attempts);
-        if (r == 0) r = cli_opt(argc, argv, &i, "lua-path", &lua_path);
+        if (r == 0) r = cli_engine_opt(argc, argv, &i, &engine_opts);
+        if (r == 0) r = cli_limit_opt("run", argc, argv, &i, &lim);
         if (r < 0) return 2;
         if (r > 0) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -180,19 +193,20 @@ int cli_run(int argc, char **argv)
     size_t input_len = 0;
     coax_error err = {0};
     if (input_path) {
-        coax_code rc = cli_read(input_path, COAX_DEFAULT_MAX_INPUT, &input, &input_len, &err);
+        coax_code rc = cli_read(input_path, lim.max_input, &input, &input_len, &err);
         if (rc) return cli_fail("run", rc, &err);
         so.input = input;
         so.input_len = input_len;
     }
     coax_engine *engine = NULL;
     coax_engine_options eo = {0};
-    eo.script_dir = lua_path;
+    cli_engine_options(&engine_opts, &eo);
+    eo.limits = lim;
     cli_agent_engine("run", &agent, &eo);
     coax_code rc = coax_engine_new(&eo, &engine, &err);
     if (rc) {
         free(input);
-        return cli_fail("run", rc, &err);
+        return cli_engine_fail("run", rc, &err);
     }
     coax_buf members, agent_json, events;
     coax_buf_init(&members, NULL);
@@ -210,7 +224,8 @@ int cli_run(int argc, char **argv)
         so.command = agent.command;
     }
     coax_buf_free(&members);
-    if (choice.demo) {
+    bool tell = choice.demo || agent.verbose; /* each attempt told on stderr */
+    if (tell) {
         so.on_event = keep_reasons;
         so.event_ud = &events;
     }
@@ -255,7 +270,7 @@ int cli_run(int argc, char **argv)
                 }
                 rf = NULL;
             }
-            if (choice.demo && rep) narrate(rep, rlen, &events);
+            if (tell && rep) narrate(rep, rlen, &events);
             size_t vlen;
             const char *value = coax_session_value(s, &vlen);
             if (value) {

@@ -12,7 +12,7 @@ static const char usage_text[] =
     "Options:\n"
     "  --encoding E          o200k (default), cl100k, llama3, claude or chars4\n"
     "  --jsonl               a JSON string a line in; its estimate a line out (null, and exit\n"
-    "                        1, for a line that is not a JSON string)\n"
+    "                        1, for a line that is not a JSON string or is over a limit)\n"
     "  --chat                the input is a JSON array of chat messages {\"role\", \"content\"};\n"
     "                        prints the prompt tokens of the request, framing included\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
@@ -22,47 +22,39 @@ static const char usage_text[] =
     "Exit: 0 done, 1 a --jsonl line was not a JSON string, 2 usage, 4 a limit.\n"
     "Example: coax tokens --encoding cl100k README.md\n";
 
-/* --jsonl: one output line per input line, in order. */
-static int tokens_lines(const char *data, size_t len, coax_encoding enc, const coax_limits *lim)
+/* --jsonl: one output line per input line, in order; null for a line that
+** is not a JSON string or is over a limit. */
+typedef struct tokens_lines {
+    coax_encoding enc;
+    const coax_limits *lim;
+    size_t line_no;
+} tokens_lines;
+
+static int tokens_line(void *ud, const char *text, size_t len, coax_buf *out)
 {
-    coax_buf out;
-    coax_buf_init(&out, NULL);
-    int status = 0, bad = 0;
-    size_t start = 0, lineno = 0;
-    while (start < len && status == 0) {
-        const char *nl = memchr(data + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        lineno++;
-        coax_arena *arena = coax_arena_new(NULL);
-        if (!arena) {
-            status = cli_fail("tokens", COAX_ENOMEM, NULL);
-            break;
-        }
-        coax_value *v;
-        coax_error err;
-        coax_code rc = coax_parse(arena, data + start, end - start, lim, &v, &err);
-        if (rc == COAX_ENOMEM) {
-            coax_arena_free(arena);
-            status = cli_fail("tokens", rc, &err);
-            break;
-        }
-        if (rc == COAX_OK && coax_value_type(v) == COAX_STRING) {
-            size_t n;
-            const char *s = coax_value_text(v, &n);
-            coax_buf_printf(&out, "%zu\n", coax_tokens(enc, s, n));
-        } else {
-            fprintf(stderr, "coax tokens: line %zu: %s\n", lineno,
-                    rc ? err.msg : "not a JSON string");
-            coax_buf_puts(&out, "null\n");
-            bad = 1;
-        }
-        coax_arena_free(arena);
-        if (out.len > (1 << 16) || out.oom) status = cli_flush("tokens", &out);
-        start = end + 1;
+    tokens_lines *t = ud;
+    t->line_no++;
+    coax_arena *arena = coax_arena_new(NULL);
+    if (!arena) return cli_fail("tokens", COAX_ENOMEM, NULL);
+    coax_value *v;
+    coax_error err = {0};
+    coax_code rc = COAX_ESIZE;
+    if (!text) cli_line_too_long(err.msg, sizeof err.msg, t->lim->max_input);
+    else rc = coax_parse(arena, text, len, t->lim, &v, &err);
+    int status = 0;
+    if (rc == COAX_ENOMEM) {
+        status = cli_fail("tokens", rc, &err);
+    } else if (rc == COAX_OK && coax_value_type(v) == COAX_STRING) {
+        size_t n;
+        const char *s = coax_value_text(v, &n);
+        coax_buf_printf(out, "%zu\n", coax_tokens(t->enc, s, n));
+    } else {
+        fprintf(stderr, "coax tokens: line %zu: %s\n", t->line_no, rc ? err.msg : "not a JSON string");
+        coax_buf_puts(out, "null\n");
+        status = 1;
     }
-    if (status == 0) status = cli_flush("tokens", &out);
-    coax_buf_free(&out);
-    return status ? status : bad;
+    coax_arena_free(arena);
+    return status;
 }
 
 /* --chat: a JSON array of {"role", "content", "name"?} objects. */
@@ -149,16 +141,17 @@ int cli_tokens(int argc, char **argv)
         return cli_usage("tokens", "unknown encoding '%s' (o200k, cl100k, llama3, claude, chars4)",
                          name);
     if (jsonl && chat) return cli_usage("tokens", "--jsonl and --chat exclude each other");
+    if (jsonl) { /* a stream of texts: each line is limited, as it is read */
+        tokens_lines t = {enc, &lim, 0};
+        return cli_each_line("tokens", path, lim.max_input, tokens_line, &t);
+    }
     char *data;
     size_t len;
     coax_error err;
-    /* --jsonl input is a stream of texts: only each line is limited. */
-    coax_code rc = cli_read(path, jsonl ? SIZE_MAX - 1 : lim.max_input, &data, &len, &err);
+    coax_code rc = cli_read(path, lim.max_input, &data, &len, &err);
     if (rc) return cli_fail("tokens", rc, &err);
     int status;
-    if (jsonl) {
-        status = tokens_lines(data, len, enc, &lim);
-    } else if (chat) {
+    if (chat) {
         status = tokens_chat(data, len, enc, &lim);
     } else {
         coax_buf out;

@@ -50,6 +50,40 @@ coax_code cli_read(const char *path, size_t max, char **data, size_t *len, coax_
     return COAX_OK;
 }
 
+int cli_load_schema(const char *cmd, const char *path, const coax_limits *lim, const coax_schema_options *so,
+                    coax_arena *arena, coax_value **doc, coax_schema **out)
+{
+    const char *name = !path || !strcmp(path, "-") ? "(standard input)" : path;
+    coax_limits defaults;
+    coax_limits_default(&defaults);
+    if (!lim) lim = &defaults;
+    char *data;
+    size_t len;
+    coax_error err = {0};
+    coax_code rc = cli_read(path, lim->max_input, &data, &len, &err);
+    if (rc == COAX_EIO && path && strcmp(path, "-")) {
+        fprintf(stderr, "coax %s: cannot open schema %s\n", cmd, err.msg + strlen("cannot open "));
+        return 2;
+    }
+    if (rc == COAX_OK) {
+        rc = coax_parse(arena, data, len, lim, doc, &err);
+        free(data);
+        if (rc == COAX_ESYNTAX || rc == COAX_EUTF8) {
+            fprintf(stderr, "coax %s: schema %s is not JSON: %s (line %u, column %u)\n", cmd, name, err.msg, err.line,
+                    err.column);
+            return 2;
+        }
+    }
+    if (rc == COAX_OK) rc = coax_schema_compile(*doc, so, NULL, out, &err);
+    if (rc == COAX_OK) return 0;
+    const char *msg = err.msg[0] ? err.msg : coax_strerror(rc);
+    if (err.line) fprintf(stderr, "coax %s: schema %s: %s (line %u, column %u)\n", cmd, name, msg, err.line, err.column);
+    else fprintf(stderr, "coax %s: schema %s: %s\n", cmd, name, msg);
+    /* A limit reached (depth, size, memory) is 4, as for any input; a
+    ** schema read within the limits that is not valid is 2. */
+    return coax_exit_status(rc) == 4 ? 4 : 2;
+}
+
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
 {
     const char *a = argv[*i];

@@ -52,7 +52,7 @@ static void put_not_json(coax_buf *out, const coax_error *err, coax_output forma
         return;
     }
     char msg[300];
-    snprintf(msg, sizeof msg, "not valid JSON: %s (line %u, column %u)", err->msg, err->line,
+    snprintf(msg, sizeof msg, "not JSON: %s (line %u, column %u)", err->msg, err->line,
              err->column);
     coax_buf_puts(out, "{\"valid\":false,\"errors\":[{\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"error\":");
     coax_buf_put_json_string(out, msg, strlen(msg));
@@ -106,51 +106,30 @@ static int check_one(const coax_schema *s, const char *text, size_t len, const o
     return status;
 }
 
-static int check_lines(const coax_schema *s, const char *data, size_t len, const opts *o)
-{
-    coax_buf out;
-    coax_buf_init(&out, NULL);
-    int worst = 0, status = 0;
-    size_t start = 0;
-    while (start < len && status == 0) {
-        const char *nl = memchr(data + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        size_t e = end;
-        if (e > start && data[e - 1] == '\r') e--;
-        int r = check_one(s, data + start, e - start, o, &out);
-        if (r > worst) worst = r;
-        if (out.len > (1 << 16) || out.oom) status = cli_flush("validate", &out);
-        start = end + 1;
-    }
-    if (status == 0) status = cli_flush("validate", &out);
-    coax_buf_free(&out);
-    return status ? status : worst;
-}
+typedef struct check_lines {
+    const coax_schema *schema;
+    const opts *o;
+} check_lines;
 
-static coax_code load_schema(const char *path, const opts *o, coax_schema **out)
+/* --jsonl: a limit on one line is that line's error, as in every --jsonl
+** mode: the line is answered and the exit is 1. */
+static int check_line(void *ud, const char *text, size_t len, coax_buf *out)
 {
-    char *data;
-    size_t len;
-    coax_error err;
-    coax_code rc = cli_read(path, o->lim.max_input, &data, &len, &err);
-    if (rc) return cli_fail("validate", rc, &err), rc;
-    coax_arena *a = coax_arena_new(NULL);
-    if (!a) {
-        free(data);
-        return cli_fail("validate", COAX_ENOMEM, NULL), COAX_ENOMEM;
+    const check_lines *c = ud;
+    if (text) {
+        int s = check_one(c->schema, text, len, c->o, out);
+        return s == 4 ? 1 : s;
     }
-    coax_value *v;
-    rc = coax_parse(a, data, len, &o->lim, &v, &err);
-    free(data);
-    if (rc) {
-        fprintf(stderr, "coax validate: schema %s %s: %s (line %u, column %u)\n", path,
-                is_limit(rc) ? "is too large" : "is not valid JSON", err.msg, err.line, err.column);
-    } else {
-        rc = coax_schema_compile(v, &o->so, NULL, out, &err);
-        if (rc) fprintf(stderr, "coax validate: %s: %s\n", path, err.msg[0] ? err.msg : coax_strerror(rc));
+    char msg[96];
+    cli_line_too_long(msg, sizeof msg, c->o->lim.max_input);
+    if (c->o->format == COAX_OUTPUT_FLAG) {
+        coax_buf_puts(out, "{\"valid\":false}\n");
+        return 1;
     }
-    coax_arena_free(a);
-    return rc;
+    coax_buf_puts(out, "{\"valid\":false,\"errors\":[{\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"error\":");
+    coax_buf_put_json_string(out, msg, strlen(msg));
+    coax_buf_puts(out, "}]}\n");
+    return 1;
 }
 
 int cli_validate(int argc, char **argv)
@@ -221,26 +200,29 @@ int cli_validate(int argc, char **argv)
         return cli_usage("validate", "--remote-dir and --remote-base go together");
     o.so.max_depth = 0;
     coax_schema *s;
-    coax_code rc = load_schema(files[0], &o, &s);
-    if (rc) return coax_exit_status(rc) == 4 ? 4 : 2;
+    coax_arena *schema_arena = coax_arena_new(NULL);
+    if (!schema_arena) return cli_fail("validate", COAX_ENOMEM, NULL);
+    coax_value *doc;
+    int loaded = cli_load_schema("validate", files[0], NULL, &o.so, schema_arena, &doc, &s);
+    coax_arena_free(schema_arena); /* the compiled schema keeps what it needs */
+    if (loaded) return loaded;
+    coax_code rc;
     char *data;
     size_t len;
     coax_error err;
-    rc = cli_read(files[1], o.jsonl ? SIZE_MAX - 1 : o.lim.max_input, &data, &len, &err);
     int status;
-    if (rc) {
+    if (o.jsonl) { /* a stream of instances: each line is limited, as it is read */
+        check_lines c = {s, &o};
+        status = cli_each_line("validate", files[1], o.lim.max_input, check_line, &c);
+    } else if ((rc = cli_read(files[1], o.lim.max_input, &data, &len, &err))) {
         status = cli_fail("validate", rc, &err);
     } else {
-        if (o.jsonl) {
-            status = check_lines(s, data, len, &o);
-        } else {
-            coax_buf out;
-            coax_buf_init(&out, NULL);
-            status = check_one(s, data, len, &o, &out);
-            int w = cli_flush("validate", &out);
-            if (w) status = w;
-            coax_buf_free(&out);
-        }
+        coax_buf out;
+        coax_buf_init(&out, NULL);
+        status = check_one(s, data, len, &o, &out);
+        int w = cli_flush("validate", &out);
+        if (w) status = w;
+        coax_buf_free(&out);
         free(data);
     }
     coax_schema_free(s);

@@ -67,7 +67,7 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     const char *dir = script_dir(o);
     if (!has_runtime(dir)) {
         coax_free_raw(e->alloc, e, sizeof *e);
-        return coax_fail(err, COAX_EIO, 0, "coax scripts not found in %s (set COAX_LUA_PATH)", dir);
+        return coax_fail(err, COAX_EIO, 0, "coax scripts not found in %s (name their folder with the script_dir option or $COAX_LUA_PATH)", dir);
     }
     size_t mem = o && o->lua_memory ? o->lua_memory : COAX_DEFAULT_LUA_MEMORY;
     uint32_t instr = o && o->lua_instructions ? o->lua_instructions : COAX_DEFAULT_LUA_INSTRUCTIONS;
@@ -78,6 +78,13 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     }
     coax_code rc = vm_open(&e->vm, e->alloc, dir, mem, instr, err);
     if (rc) {
+        http_free(e->http);
+        coax_free_raw(e->alloc, e, sizeof *e);
+        return rc;
+    }
+    rc = roots_init(&e->roots, e->alloc, dir, o ? o->allow_dirs : NULL, err);
+    if (rc) {
+        vm_close(&e->vm);
         http_free(e->http);
         coax_free_raw(e->alloc, e, sizeof *e);
         return rc;
@@ -97,6 +104,7 @@ void coax_engine_free(coax_engine *e)
     while (e->sessions) coax_session_free(e->sessions);
     vm_close(&e->vm);
     http_free(e->http);
+    roots_free(&e->roots);
     for (size_t i = 0; i < sizeof e->checked / sizeof *e->checked; i++) coax_buf_free(&e->checked[i]);
     coax_allocator copy = e->alloc_copy;
     coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);

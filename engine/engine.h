@@ -7,6 +7,7 @@
 
 #include "http.h"
 #include "process.h"
+#include "roots.h"
 #include "script.h"
 
 typedef enum sstate {
@@ -81,6 +82,7 @@ struct coax_engine {
     coax_http *http;
     coax_limits limits;
     coax_session *sessions;
+    coax_roots roots;    /* the folders a recipe may name files in */
     /* Schema texts that passed the meta-schema check, so sessions of the
     ** same recipe (a batch) skip it: the check costs more than the rest of
     ** a session's start. A ring of exact copies, not hashes. */

@@ -212,11 +212,60 @@ static bool ipv6(const char *s, size_t len)
 
 /* ---- host names ------------------------------------------------------------- */
 
+enum { BASE = 36, TMIN = 1, TMAX = 26, SKEW = 38, DAMP = 700, IBIAS = 72, INITIAL_N = 128 };
+
+/* RFC 3492 section 6.1: the bias after a code point is placed. */
+static uint32_t punycode_adapt(uint64_t delta, size_t points, bool first)
+{
+    delta = first ? delta / DAMP : delta / 2;
+    delta += delta / points;
+    uint32_t k = 0;
+    while (delta > ((BASE - TMIN) * TMAX) / 2) {
+        delta /= BASE - TMIN;
+        k += BASE;
+    }
+    return k + (uint32_t)((BASE - TMIN + 1) * delta / (delta + SKEW));
+}
+
+/* The length of the RFC 3492 encoding of 'n' code points (the A-label
+** without "xn--"), or SIZE_MAX past any label's length. */
+static size_t punycode_encoded_len(const uint32_t *cp, size_t n)
+{
+    size_t basic = 0;
+    for (size_t j = 0; j < n; j++) basic += cp[j] < 0x80;
+    size_t len = basic + (basic > 0), h = basic;
+    uint32_t m, nn = INITIAL_N, bias = IBIAS;
+    uint64_t delta = 0;
+    while (h < n) {
+        m = UINT32_MAX;
+        for (size_t j = 0; j < n; j++)
+            if (cp[j] >= nn && cp[j] < m) m = cp[j];
+        delta += (uint64_t)(m - nn) * (h + 1);
+        nn = m;
+        for (size_t j = 0; j < n; j++) {
+            if (cp[j] < nn) delta++;
+            if (cp[j] != nn) continue;
+            for (uint64_t q = delta, t_k = BASE;; t_k += BASE) { /* the digits of delta */
+                uint32_t t = t_k <= bias ? TMIN : t_k >= bias + TMAX ? TMAX : (uint32_t)(t_k - bias);
+                len++;
+                if (q < t) break;
+                q = (q - t) / (BASE - t);
+            }
+            bias = punycode_adapt(delta, h + 1, h == basic);
+            delta = 0;
+            h++;
+        }
+        delta++;
+        nn++;
+        if (len > 255) return SIZE_MAX;
+    }
+    return len;
+}
+
 /* RFC 3492 decoding of an A-label's tail into code points; false when it is
 ** not valid Punycode. */
 static bool punycode_decode(const char *in, size_t n, uint32_t *out, size_t *outlen, size_t cap)
 {
-    enum { BASE = 36, TMIN = 1, TMAX = 26, SKEW = 38, DAMP = 700, IBIAS = 72, INITIAL_N = 128 };
     size_t b = 0;
     for (size_t j = 0; j < n; j++)
         if (in[j] == '-') b = j;
@@ -247,15 +296,7 @@ static bool punycode_decode(const char *in, size_t n, uint32_t *out, size_t *out
             w *= BASE - t;
             if (w > 0x10FFFF * 64ull) return false;
         }
-        /* adapt */
-        uint64_t delta = oldi == 0 ? (i - oldi) / DAMP : (i - oldi) / 2;
-        delta += delta / (k + 1);
-        uint32_t kk = 0;
-        while (delta > ((BASE - TMIN) * TMAX) / 2) {
-            delta /= BASE - TMIN;
-            kk += BASE;
-        }
-        bias = kk + (uint32_t)((BASE - TMIN + 1) * delta / (delta + SKEW));
+        bias = punycode_adapt(i - oldi, k + 1, oldi == 0);
         nn += (uint32_t)(i / (k + 1));
         i %= (k + 1);
         if (nn > 0x10FFFF || (nn >= 0xD800 && nn <= 0xDFFF) || k >= cap) return false;
@@ -415,6 +456,43 @@ static bool atext(int c, bool intl)
     return is_alpha(c) || is_digit(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c)) || (intl && c >= 0x80);
 }
 
+/* An internationalized mail domain (RFC 6531): an ASCII one is a host name,
+** as for "email"; otherwise labels of letters, digits, hyphens and
+** non-ASCII characters (RFC 6531 does not ask for NFC), with the limits of
+** host names on their A-labels: 63 octets a label, 253 in all. */
+static bool mail_domain_intl(const char *d, size_t dl)
+{
+    bool ascii = true;
+    for (size_t j = 0; j < dl; j++) ascii &= (unsigned char)d[j] < 0x80;
+    if (ascii) return hostname(d, dl, false);
+    if (dl == 0) return false;
+    size_t st = 0, total = 0;
+    for (size_t j = 0; j <= dl; j++) {
+        if (j < dl && d[j] != '.') {
+            unsigned char c = (unsigned char)d[j];
+            if (!(c >= 0x80 || is_alpha(c) || is_digit(c) || c == '-')) return false;
+            continue;
+        }
+        if (j == st || d[st] == '-' || d[j - 1] == '-') return false;
+        uint32_t cp[64];
+        size_t n = 0, label;
+        bool wide = false;
+        for (size_t k = st; k < j;) {
+            if (n == 64) return false; /* more code points than any label holds */
+            size_t used = coax_utf8_decode((const unsigned char *)d + k, j - k, &cp[n]);
+            if (!used) return false;
+            wide |= cp[n++] >= 0x80;
+            k += used;
+        }
+        label = wide ? punycode_encoded_len(cp, n) : n;
+        if (label == SIZE_MAX || label + (wide ? 4 : 0) > 63) return false; /* "xn--" and the encoding */
+        label += wide ? 4 : 0;
+        total += label + 1;
+        st = j + 1;
+    }
+    return total - 1 <= 253;
+}
+
 static bool email(const char *s, size_t len, bool intl)
 {
     size_t i = 0;
@@ -444,7 +522,7 @@ static bool email(const char *s, size_t len, bool intl)
         }
         if (!dot_ok) return false;
     }
-    if (i > 64 && !intl) return false;
+    if (i > 64) return false; /* octets of the local part (RFC 5321 4.5.3.1.1, kept by RFC 6531) */
     if (i >= len || s[i] != '@') return false;
     const char *d = s + i + 1;
     size_t dl = len - i - 1;
@@ -452,21 +530,7 @@ static bool email(const char *s, size_t len, bool intl)
         if (dl > 7 && !memcmp(d + 1, "IPv6:", 5)) return ipv6(d + 6, dl - 7);
         return ipv4(d + 1, dl - 2);
     }
-    if (!intl) return hostname(d, dl, false);
-    /* an internationalized domain: labels of letters, digits, hyphens and
-    ** non-ASCII characters (RFC 6531 does not ask for NFC) */
-    if (dl == 0 || dl > 253) return false;
-    size_t st = 0;
-    for (size_t j = 0; j <= dl; j++) {
-        if (j < dl && d[j] != '.') {
-            unsigned char c = (unsigned char)d[j];
-            if (!(c >= 0x80 || is_alpha(c) || is_digit(c) || c == '-')) return false;
-            continue;
-        }
-        if (j == st || d[st] == '-' || d[j - 1] == '-') return false;
-        st = j + 1;
-    }
-    return true;
+    return intl ? mail_domain_intl(d, dl) : hostname(d, dl, false);
 }
 
 /* ---- URIs and IRIs (RFC 3986, RFC 3987) -------------------------------------- */

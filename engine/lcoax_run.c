@@ -47,11 +47,75 @@ static void log_stderr(void *ud, const char *line)
     fprintf(stderr, "coax: %s\n", line);
 }
 
-/* Reads the engine options of table 't' into 'eo'. Pushes one value that
-** must outlive the engine (the secrets, or nil). */
+/* opts.allow_dirs, a folder or a list of folders, as the NULL-terminated
+** list coax_engine_options wants, in a userdata pushed on the stack (which
+** keeps the strings too), or NULL (nil pushed). */
+static const char *const *allow_dirs(lua_State *L, int t)
+{
+    int type = lua_getfield(L, t, "allow_dirs");
+    if (type == LUA_TNIL) return NULL;
+    if (type == LUA_TSTRING) {
+        lua_createtable(L, 1, 0);
+        lua_insert(L, -2);
+        lua_rawseti(L, -2, 1);
+    }
+    luaL_argcheck(L, lua_istable(L, -1), t, "allow_dirs must be a folder or a list of folders");
+    size_t n = lua_rawlen(L, -1);
+    const char **dirs = lua_newuserdatauv(L, (n + 1) * sizeof *dirs, 1);
+    lua_pushvalue(L, -2);
+    lua_setiuservalue(L, -2, 1);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, t, "allow_dirs must be a folder or a list of folders");
+        dirs[i] = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    dirs[n] = NULL;
+    lua_remove(L, -2);
+    return dirs;
+}
+
+/* Where the scripts are when neither opts.lua_path nor $COAX_LUA_PATH says:
+** the folder of coax/runtime.lua on the host's package.path, which is
+** where `luarocks make` (and `make install-lua`) put them beside the
+** module, so an installed rock runs recipes wherever its tree is. NULL:
+** not there either (the engine then tries ./lua and its share folder). */
+static const char *scripts_on_package_path(lua_State *L, char *buf, size_t cap)
+{
+    const char *env = getenv("COAX_LUA_PATH");
+    if (env && *env) return NULL;
+    lua_getglobal(L, "package");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_getfield(L, -1, "path");
+    const char *path = lua_tostring(L, -1), *found = NULL;
+    for (const char *t = path; t && *t && !found; t += strcspn(t, ";"), t += *t == ';') {
+        size_t n = strcspn(t, ";");
+        const char *q = memchr(t, '?', n);
+        /* "DIR/?.lua": the scripts are DIR when DIR/coax/runtime.lua exists */
+        if (!q || n - (size_t)(q - t) != 5 || memcmp(q, "?.lua", 5) || (size_t)(q - t) + 20 >= cap) continue;
+        snprintf(buf, cap, "%.*scoax/runtime.lua", (int)(q - t), t);
+        FILE *f = fopen(buf, "rb");
+        if (!f) continue;
+        fclose(f);
+        size_t dir = (size_t)(q - t);
+        while (dir > 1 && t[dir - 1] == '/') dir--; /* "DIR/" -> "DIR" */
+        snprintf(buf, cap, "%.*s", dir ? (int)dir : 1, dir ? t : ".");
+        found = buf;
+    }
+    lua_pop(L, 2);
+    return found;
+}
+
+/* Reads the engine options of table 't' into 'eo'. Pushes two values: the
+** allowed folders (or nil), which must live until the engine is made, and
+** on top the secrets (or nil), which must outlive the engine. */
 static void engine_options(lua_State *L, int t, coax_engine_options *eo)
 {
     eo->script_dir = lcoax_opt_string(L, t, "lua_path");
+    eo->allow_dirs = allow_dirs(L, t);
     eo->limits = lcoax_limits(L, t); /* max_depth, max_input, max_string */
     eo->lua_memory = (size_t)opt_integer(L, t, "lua_memory");
     eo->lua_instructions = (uint32_t)opt_integer(L, t, "lua_instructions");
@@ -138,7 +202,9 @@ static const char *agent_json(lua_State *L, int t)
 ** max_string), command (what the command agent runs), and for HTTP agents
 ** http_connect_timeout_ms, http_timeout_ms, http_max_response, proxy,
 ** ca_file, verbose (log requests to stderr), secrets ({NAME = "value"}:
-** what coax.secret finds instead of the environment). The result is the session report
+** what coax.secret finds instead of the environment), allow_dirs (a folder
+** or a list: where the recipe may name files besides its own folder and the
+** project's schemas/). The result is the session report
 ** as a table: {outcome, value, error, metrics, attempts}. */
 static int l_run(lua_State *L)
 {
@@ -153,7 +219,7 @@ static int l_run(lua_State *L)
     so.input_len = ilen;
     bool source = false;
     if (opts) {
-        engine_options(L, 3, &eo); /* the secrets stay on the stack */
+        engine_options(L, 3, &eo); /* the folders and secrets stay on the stack */
         so.max_attempts = (int)opt_integer(L, 3, "max_attempts");
         lua_getfield(L, 3, "source");
         source = lua_toboolean(L, -1);
@@ -168,6 +234,8 @@ static int l_run(lua_State *L)
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
+    char scripts[4096];
+    if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &b->engine, &err);
     if (rc) return lcoax_error(L, rc, &err);
@@ -258,7 +326,7 @@ static int engine_gc(lua_State *L)
 
 /** coax.engine([opts]) -> engine
 ** opts: as coax.run's engine options (lua_path, lua_memory,
-** lua_instructions, http_*, proxy, ca_file, verbose, secrets). The engine
+** lua_instructions, http_*, proxy, ca_file, verbose, secrets, allow_dirs). The engine
 ** owns a sandboxed Lua state and its sessions; e:close() (or collection)
 ** frees them all. */
 static int l_engine(lua_State *L)
@@ -277,6 +345,8 @@ static int l_engine(lua_State *L)
     luaL_setmetatable(L, LENGINE);
     lua_rotate(L, -2, 1);
     lua_setiuservalue(L, -2, 1); /* the secrets live as long as the engine */
+    char scripts[4096];
+    if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &e->engine, &err);
     if (rc) return lcoax_error(L, rc, &err);

@@ -596,8 +596,9 @@ static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
         const coax_schema_error *best = &r.errors[0];
         for (size_t i = 1; i < r.nerrors; i++)
             if (strlen(r.errors[i].instance_location) > strlen(best->instance_location)) best = &r.errors[i];
-        cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s\": %s (%zu error%s)", best->instance_location,
-                best->message, r.nerrors, r.nerrors == 1 ? "" : "s");
+        cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s\": %s (%s%zu error%s%s)", best->instance_location,
+                best->message, r.nerrors == 1 ? "" : "1 of ", r.nerrors, r.nerrors == 1 ? "" : "s",
+                r.nerrors == 1 ? "" : " shown");
     }
     coax_arena_free(tmp);
     return c->rc;

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "lcoax.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -892,9 +893,9 @@ void session_step(coax_session *s)
         case SS_FIRST: {
             s->t_start = coax_now_ms();
             s->attempt = 1;
-            int rc = runtime_call(s, "first", 0, 0);
+            int rc = runtime_call(s, "first", 0, 0); /* the recipe's prompt, then the first messages */
             if (rc != VM_OK) {
-                script_failed(s, rc, "strategy");
+                script_failed(s, rc, "prompt");
                 return;
             }
             s->state = SS_CALL;
@@ -1091,23 +1092,26 @@ static coax_code compile_schema(coax_session *s, const coax_value *doc, const ch
 }
 
 /* Loads the schema: a path (relative to the recipe's folder) or a table
-** (at the top of the stack; popped). Returns a message, or NULL. */
-static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap)
+** (at the top of the stack; popped). Returns a message, or NULL; '*limit'
+** says whether a limit (depth, size) was reached rather than the schema
+** being wrong, as every command reports a schema over a limit (exit 4). */
+static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap, bool *limit)
 {
+    *limit = false;
     lua_State *L = s->engine->vm.L;
     coax_value *doc = NULL;
     coax_error err = {0};
     coax_buf text; /* the schema's JSON text, which compile_schema remembers */
     coax_buf_init(&text, s->engine->alloc);
+    char path[4096] = "";
     if (lua_type(L, -1) == LUA_TSTRING) {
-        const char *rel = lua_tostring(L, -1);
-        char path[4096];
-        snprintf(path, sizeof path, "%s%s%s", rel[0] == '/' || !dir ? "" : dir, rel[0] == '/' || !dir ? "" : "/",
-                 rel);
+        const char *refused = roots_confine(&s->engine->roots, dir, lua_tostring(L, -1), "schema", path, sizeof path,
+                                            msg, cap);
         lua_pop(L, 1);
+        if (refused) return refused;
         FILE *f = fopen(path, "rb");
         if (!f) {
-            snprintf(msg, cap, "cannot open schema %.300s", path);
+            snprintf(msg, cap, "cannot open schema %.300s: %s", path, strerror(errno));
             return msg;
         }
         char chunk[8192];
@@ -1117,7 +1121,9 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
         coax_code rc = text.oom ? COAX_ENOMEM : coax_parse(s->arena, text.data ? text.data : "", text.len, NULL, &doc, &err);
         if (rc) {
             coax_buf_free(&text);
-            snprintf(msg, cap, "schema %.200s: %s (line %u, column %u)", path, err.msg, err.line, err.column);
+            *limit = coax_exit_status(rc) == 4;
+            snprintf(msg, cap, "schema %.300s%s: %s (line %u, column %u)", path,
+                     rc == COAX_ESYNTAX || rc == COAX_EUTF8 ? " is not JSON" : "", err.msg, err.line, err.column);
             return msg;
         }
     } else {
@@ -1135,7 +1141,8 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     coax_code rc = compile_schema(s, doc, text.data ? text.data : "", text.len, &err);
     coax_buf_free(&text);
     if (rc) {
-        snprintf(msg, cap, "invalid schema: %s", err.msg);
+        *limit = coax_exit_status(rc) == 4;
+        snprintf(msg, cap, "%s%.300s: %s", path[0] ? "schema " : "recipe schema", path, err.msg);
         return msg;
     }
     s->schema_doc = doc;
@@ -1153,7 +1160,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         s->submit_ud = o->submit_ud;
     }
     lua_State *L = vm->L;
-    char msg[512];
+    char msg[1024];
     int rc = vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
@@ -1204,10 +1211,11 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     }
     int S = lua_gettop(L);
     rawfield(L, recipe, "schema");
-    const char *problem = load_schema(s, dir, msg, sizeof msg);
+    bool limit;
+    const char *problem = load_schema(s, dir, msg, sizeof msg, &limit);
     if (problem) {
         lua_settop(L, recipe - 1);
-        session_end(s, COAX_INVALID, "invalid_schema", problem);
+        session_end(s, limit ? COAX_LIMIT : COAX_INVALID, limit ? "schema_limit" : "invalid_schema", problem);
         return;
     }
     lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);

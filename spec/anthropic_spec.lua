@@ -605,7 +605,10 @@ describe("coax run --agent anthropic", function()
     assert.are.equal(KEY, log[3].headers["x-api-key"])
     local lines = {}
     for line in err:gmatch("[^\n]+") do lines[#lines + 1] = line end
-    assert.are.equal(6, #lines, err)
+    assert.are.equal(8, #lines, err) -- 6 HTTP lines and the 2 attempts told
+    assert.matches("^coax run: attempt 1: 2 schema errors, at /name: expected string, got boolean true %(and 1 more%); "
+      .. "fed back, asking again$", lines[7])
+    assert.are.equal("coax run: attempt 2: valid, accepted", lines[8])
     local url = (sc.base_url .. "/messages"):gsub("%p", "%%%0")
     for i = 1, 3 do
       local n = assert(lines[2 * i - 1]:match("^coax run: http #" .. i .. " > POST " .. url .. " %((%d+) bytes%)$"),

@@ -107,7 +107,7 @@ describe("every command", function()
       "coax repair: cannot open /nonexistent/reply.txt: No such file or directory" } },
     validate = {
       { { "validate", "/nonexistent/schema.json" },
-        "coax validate: cannot open /nonexistent/schema.json: No such file or directory" },
+        "coax validate: cannot open schema /nonexistent/schema.json: No such file or directory" },
       { { "validate", "schemas/contact.schema.json", "/nonexistent/card.json" },
         "coax validate: cannot open /nonexistent/card.json: No such file or directory" },
       { { "validate", "--remote-dir", "/nonexistent", "--remote-base", "https://x.example/",
@@ -116,12 +116,12 @@ describe("every command", function()
     },
     extract = {
       { { "extract", "--schema", "/nonexistent/schema.json" },
-        "coax extract: cannot open /nonexistent/schema.json: No such file or directory" },
+        "coax extract: cannot open schema /nonexistent/schema.json: No such file or directory" },
       { { "extract", "--schema", "schemas/contact.schema.json", "/nonexistent/reply.txt" },
         "coax extract: cannot open /nonexistent/reply.txt: No such file or directory" },
     },
     example = { { { "example", "/nonexistent/schema.json" },
-      "coax example: cannot open /nonexistent/schema.json: No such file or directory" } },
+      "coax example: cannot open schema /nonexistent/schema.json: No such file or directory" } },
     tokens = { { { "tokens", "/nonexistent/text.txt" },
       "coax tokens: cannot open /nonexistent/text.txt: No such file or directory" } },
     run = {

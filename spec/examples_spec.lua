@@ -43,19 +43,46 @@ describe("make install", function()
     local ok = os.execute("env -u LD_PRELOAD make --no-print-directory install PREFIX=" .. H.quote(prefix) .. " > " .. H.quote(log)
       .. " 2>&1")
     assert(ok, H.read(log))
-    for _, f in ipairs { "bin/coax", "lib/libcoax.a", "lib/libcoax.so", "lib/pkgconfig/coax.pc",
-      "include/coax.h", "lib/lua/5.4/coax.so", "share/coax/lua/coax/runtime.lua",
-      "share/coax/lua/coax/agents/replay.lua" } do
+    for _, f in ipairs { "bin/coax", "lib/libcoax.a", "lib/libcoax.so", "lib/libcoax.so.0", "lib/libcoax.so.0.1.0",
+      "lib/pkgconfig/coax.pc", "include/coax.h", "lib/lua/5.4/coax.so", "share/coax/lua/coax/runtime.lua",
+      "share/coax/lua/coax/agents/replay.lua", "share/coax/schemas/contact.schema.json",
+      "share/coax/schemas/report.schema.json", "share/coax/lua/recipes/contact.lua",
+      "share/coax/lua/recipes/contact.replies.jsonl", "share/coax/lua/recipes/invoice.input.txt" } do
       assert.is_not_nil(io.open(prefix .. "/" .. f), f)
     end
+    -- a SONAME, a versioned file and the links to it
+    local f = assert(io.popen("readelf -d " .. H.quote(prefix .. "/lib/libcoax.so.0.1.0")))
+    assert.matches("Library soname: %[libcoax%.so%.0%]", f:read("a"))
+    f:close()
+    f = assert(io.popen("readlink " .. H.quote(prefix .. "/lib/libcoax.so") .. " " .. H.quote(prefix .. "/lib/libcoax.so.0")))
+    assert.are.equal("libcoax.so.0\nlibcoax.so.0.1.0\n", f:read("a"))
+    f:close()
+    -- the installed command runs the installed example recipe from any folder
+    local out = os.tmpname()
+    assert(os.execute("cd / && env -u LD_PRELOAD -u COAX_LUA_PATH " .. H.quote(prefix .. "/bin/coax") .. " run "
+      .. H.quote(prefix .. "/share/coax/lua/recipes/contact.lua") .. " --input "
+      .. H.quote(prefix .. "/share/coax/lua/recipes/contact.input.txt") .. " > " .. H.quote(out) .. " 2>/dev/null"))
+    assert.matches('^{"full_name":"Grace Hopper"', H.read(out))
+    os.remove(out)
     -- Built from a folder without lua/, with pkg-config, against the installed library.
     local exe = prefix .. "/blocking"
     local cmd = "cd /tmp && env -u LD_PRELOAD PKG_CONFIG_PATH=" .. H.quote(prefix .. "/lib/pkgconfig")
       .. " sh -c 'cc -o " .. exe .. " " .. os.getenv("PWD") .. "/examples/blocking.c $(pkg-config --cflags --libs coax)"
       .. " -Wl,-rpath," .. prefix .. "/lib' > " .. H.quote(log) .. " 2>&1"
     assert(os.execute(cmd), H.read(log))
-    local out = os.tmpname()
+    out = os.tmpname()
     assert(os.execute("cd /tmp && env -u LD_PRELOAD -u COAX_LUA_PATH " .. H.quote(exe) .. " > " .. H.quote(out)))
+    assert.are.equal('{"total":1250}\n', H.read(out))
+    -- the program records the SONAME; without rpath LD_LIBRARY_PATH finds it
+    f = assert(io.popen("readelf -d " .. H.quote(exe)))
+    assert.matches("Shared library: %[libcoax%.so%.0%]", f:read("a"))
+    f:close()
+    local bare = prefix .. "/blocking-bare"
+    assert(os.execute("cd /tmp && env -u LD_PRELOAD PKG_CONFIG_PATH=" .. H.quote(prefix .. "/lib/pkgconfig")
+      .. " sh -c 'cc -o " .. bare .. " " .. os.getenv("PWD") .. "/examples/blocking.c $(pkg-config --cflags --libs coax)'"
+      .. " > " .. H.quote(log) .. " 2>&1"), H.read(log))
+    assert(os.execute("cd /tmp && env -u LD_PRELOAD -u COAX_LUA_PATH LD_LIBRARY_PATH=" .. H.quote(prefix .. "/lib")
+      .. " " .. H.quote(bare) .. " > " .. H.quote(out)))
     assert.are.equal('{"total":1250}\n', H.read(out))
     assert(os.execute("cd /tmp && env -u LD_PRELOAD LUA_CPATH=" .. H.quote(prefix .. "/lib/lua/5.4/?.so")
       .. " lua5.4 -e 'assert(require(\"coax\").repair(\"{a:1}\").a == 1)'"))

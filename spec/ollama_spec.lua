@@ -421,7 +421,7 @@ describe("coax run --agent ollama", function()
     assert.are.equal("json", log[1].json.format)
     local url = (sc.host .. "/api/chat"):gsub("%p", "%%%0")
     assert.matches("^coax run: http #1 > POST " .. url .. " %(" .. #log[1].body .. " bytes%)\n"
-      .. "coax run: http #1 < 200 %([%d.]+ ms, %d+ bytes%)\n$", err)
+      .. "coax run: http #1 < 200 %([%d.]+ ms, %d+ bytes%)\ncoax run: attempt 1: valid, accepted\n$", err)
   end)
 
   it("--mode x exits 2 naming ollama's modes and sends nothing", function()

@@ -421,6 +421,22 @@ describe("the openai agent against a mock server", function()
       end)
     end
 
+    it("names the URL posted on a 404 with an empty body, and suggests /v1 when the base URL lacks it", function()
+      local sc = server:scenario({ { status = 404, body = "" }, { status = 404, body = "" }, { status = 405, body = "" } })
+      local bare = sc.base_url:gsub("/v1$", "")
+      local r = run_on(sc, { base_url = bare })
+      assert.are.equal("agent_error", r.outcome)
+      assert.are.equal(("openai agent: HTTP 404: the response has no message (POST %s/chat/completions); "
+        .. "OpenAI-compatible servers serve under /v1: try base_url %s/v1"):format(bare, bare), r.error.message)
+      -- with /v1 already there, no suggestion; the key in a query is never shown
+      r = run_on(sc, { base_url = sc.base_url .. "?key=SECRET" })
+      assert.are.equal(("openai agent: HTTP 404: the response has no message (POST %s)"):format(sc.base_url),
+        r.error.message)
+      r = run_on(sc, {})
+      assert.are.equal(("openai agent: HTTP 405: the response has no message (POST %s/chat/completions)")
+        :format(sc.base_url), r.error.message)
+    end)
+
     it("never retries a 429 for insufficient_quota", function()
       local r, log, sc = run({
         { error = provider_error(429, "You exceeded your current quota", "insufficient_quota", "insufficient_quota") },
@@ -646,7 +662,8 @@ describe("coax run --agent openai", function()
     assert.are.equal(2, #log)
     local lines = {}
     for line in err:gmatch("[^\n]+") do lines[#lines + 1] = line end
-    assert.are.equal(4, #lines, err)
+    assert.are.equal(5, #lines, err) -- and the attempt told (issue 24 item 3)
+    assert.are.equal("coax run: attempt 1: valid, accepted", lines[5])
     local url = (sc.base_url .. "/chat/completions"):gsub("%p", "%%%0")
     for i = 1, 2 do
       local n = assert(lines[2 * i - 1]:match("^coax run: http #" .. i .. " > POST " .. url .. " %((%d+) bytes%)$"),

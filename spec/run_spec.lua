@@ -146,9 +146,33 @@ describe("coax.run", function()
       local m = H.conversation(r, 3)
       assert.are.equal(2, #m)
       assert.are.same({ 1, 1 }, { r.attempts[3].messages_kept, #r.attempts[3].messages }) -- the prompt stays
+      assert.truthy(m[1].content:find("JSON Schema:\n{", 1, true))
       assert.matches("^Attempt 2/3: your JSON does not match the schema%.", m[2].content)
-      assert.truthy(m[2].content:find("Expected schema:\n{", 1, true))
+      assert.is_nil(m[2].content:find("Expected schema", 1, true)) -- the prompt has it
     end)
+
+    -- Each request carries the schema once, whatever the strategy, and also
+    -- when a recipe's first prompt leaves it out (then the feedback has it).
+    for _, case in ipairs({
+      { "continue", "" }, { "fresh", ', strategy = "fresh"' }, { "last", ', strategy = "last"' },
+      { "continue past its budget", ", context_budget = 50" },
+      { "fresh, first prompt without it", ', strategy = "fresh", feedback = { first = "{{prompt}}" }' },
+      { "last, first prompt without it", ', strategy = "last", feedback = { first = "{{prompt}}" }' },
+      { "continue, first prompt without it", ', feedback = { first = "{{prompt}}" }' },
+    }) do
+      it("sends the schema once in every request: " .. case[1], function()
+        local r = run(recipe(case[2]), replies)
+        assert.are.equal(3, #r.attempts)
+        for i in ipairs(r.attempts) do
+          local n = 0
+          for _, m in ipairs(H.conversation(r, i)) do
+            for _ in m.content:gmatch('"additionalProperties": false') do n = n + 1 end
+          end
+          local want = (i == 1 and case[1]:find("without it")) and 0 or 1
+          assert.are.equal(want, n, ("attempt %d: %s"):format(i, json.encode(H.conversation(r, i))))
+        end
+      end)
+    end
 
     it("last: the original prompt, the last failed reply and its feedback", function()
       local r = run(recipe(', strategy = "last"'), replies)
@@ -221,6 +245,34 @@ describe("coax.run", function()
       r = run("return {", { GOOD })
       assert.are.equal("invalid_recipe", r.error.code)
     end)
+
+    -- A recipe's code failing while it runs is a script error, whatever
+    -- function of the recipe it is; only what is wrong with the recipe
+    -- itself is invalid.
+    for _, case in ipairs({
+      { "a prompt function that raises", [[, prompt = function(input) error("boom") end]], "^prompt: .*boom\nstack traceback:" },
+      { "a prompt function that indexes nil", [[, prompt = function(input) local t; return t.x end]],
+        "^prompt: .*attempt to index a nil value.*\nstack traceback:" },
+      { "a prompt function that returns no string", [[, prompt = function(input) return 12 end]],
+        "^prompt: the recipe's prompt function must return a string, not a number\nstack traceback:" },
+      { "on_submit", [[, on_submit = function() error("boom") end]], "^on_submit: .*boom\nstack traceback:" },
+      { "a strategy", [[, strategy = function() error("boom") end]], "^strategy: .*boom\nstack traceback:" },
+    }) do
+      it("script_error (exit 5) with the traceback for " .. case[1], function()
+        local text = recipe(case[2])
+        if case[2]:find("prompt =", 1, true) then -- the case's prompt replaces the recipe's
+          text = text:gsub('prompt = "Extract the person from: {{input}}"', "prompt = nil")
+        end
+        local r = run(text, { '{"name": true}', GOOD })
+        assert.are.equal("script_error", r.outcome)
+        assert.are.equal("script_error", r.error.code)
+        assert.matches(case[3], r.error.message)
+        local path = dir .. "/recipe.lua"
+        local _, err, code = H.coax({ "run", path, "--replay", H.tmpfile('"{\\"name\\": true}"\n"' .. GOOD:gsub('"', '\\"') .. '"\n') })
+        assert.are.equal(5, code, err)
+        assert.matches("^coax run: script_error: " .. case[3]:sub(2), err)
+      end)
+    end
 
     it("script_error with a traceback when a callback raises", function()
       local r = run(recipe([[, on_submit = function() error("boom") end]]), { GOOD })

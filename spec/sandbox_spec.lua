@@ -283,7 +283,7 @@ describe("Lua patterns", function()
   local HOURS = "local ok = pcall(string.find, ('a'):rep(2000), '.-.-.-b')"
   local cases = {
     { "recipe", HOURS .. "\nreturn { schema = {}, prompt = 'x' }", "recipe" },
-    { "template", "return { schema = {}, prompt = function() " .. HOURS .. " return 'x' end }", "recipe" },
+    { "template", "return { schema = {}, prompt = function() " .. HOURS .. " return 'x' end }", "prompt" },
     { "strategy", "return { schema = { type = 'integer' }, prompt = 'x', strategy = function() " .. HOURS
       .. " return { { role = 'user', content = 'x' } } end }", "strategy" },
     { "agent, through a string's method", "return { schema = {}, prompt = 'x', agent = { call = function() "

@@ -152,7 +152,8 @@ for _, a in ipairs(AGENTS) do
       assert.are.same({ '{"name":"Ada"}\n', 0 }, { r.out, r.code })
       local lines = {}
       for line in r.err:gmatch("[^\n]+") do lines[#lines + 1] = line end
-      assert.are.equal(4, #lines, r.err)
+      assert.are.equal(5, #lines, r.err) -- 4 HTTP lines and the attempt told
+      assert.are.equal("coax run: attempt 1: valid, accepted", lines[5])
       assert.matches("^coax run: http #1 > POST ", lines[1])
       assert.matches("^coax run: http #1 < 503 ", lines[2])
       clean(r.err, "stderr")

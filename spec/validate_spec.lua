@@ -65,7 +65,7 @@ describe("coax validate (command)", function()
   it("reports an instance that is not JSON as invalid, exit 1", function()
     local out, _, code = H.coax({ "validate", schema }, '{"currency_code": }')
     assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"",'
-      .. '"error":"not valid JSON: expected a JSON value (line 1, column 19)"}]}\n', out)
+      .. '"error":"not JSON: expected a JSON value (line 1, column 19)"}]}\n', out)
     assert.are.equal(1, code)
   end)
 
@@ -85,7 +85,7 @@ describe("coax validate (command)", function()
     assert.are.equal(1, code)
     local _, err
     _, err, code = H.coax({ "validate", s }, '"x"')
-    assert.are.equal("coax validate: " .. s .. ': unresolvable reference "http://localhost:1234/integer.json"\n', err)
+    assert.are.equal("coax validate: schema " .. s .. ': unresolvable reference "http://localhost:1234/integer.json"\n', err)
     assert.are.equal(2, code)
     os.remove(s)
   end)
@@ -104,8 +104,8 @@ describe("coax validate (command)", function()
     it("exits 2 with the location for a schema the meta-schema rejects", function()
       local out, err, code = with_schema('{"properties":{"a":{"type":"strin"}}}')
       assert.are.equal("", out)
-      assert.are.equal('coax validate: S: invalid schema at "/properties/a/type": expected one of '
-        .. '["array","boolean","integer","null","number","object","string"], got string "strin" (3 errors)\n', err)
+      assert.are.equal('coax validate: schema S: invalid schema at "/properties/a/type": expected one of '
+        .. '["array","boolean","integer","null","number","object","string"], got string "strin" (1 of 3 errors shown)\n', err)
       assert.are.equal(2, code)
     end)
 
@@ -113,20 +113,20 @@ describe("coax validate (command)", function()
       for _, text in ipairs({ "garbage", '{"type":', "" }) do
         local out, err, code = with_schema(text)
         assert.are.equal("", out)
-        assert.truthy(err:find("^coax validate: schema S is not valid JSON: "))
+        assert.truthy(err:find("^coax validate: schema S is not JSON: "))
         assert.are.equal(2, code)
       end
     end)
 
     it("exits 2 for reference cycles and unresolvable references, never loops", function()
       local _, err, code = with_schema('{"$ref":"#"}')
-      assert.are.equal('coax validate: S: invalid schema: reference cycle through "" that never consumes the instance\n', err)
+      assert.are.equal('coax validate: schema S: invalid schema: reference cycle through "" that never consumes the instance\n', err)
       assert.are.equal(2, code)
       _, err, code = with_schema('{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}')
-      assert.are.equal('coax validate: S: invalid schema: reference cycle through "/$defs/a" that never consumes the instance\n', err)
+      assert.are.equal('coax validate: schema S: invalid schema: reference cycle through "/$defs/a" that never consumes the instance\n', err)
       assert.are.equal(2, code)
       _, err, code = with_schema('{"$ref":"#/$defs/nothing"}')
-      assert.are.equal('coax validate: S: unresolvable reference "#/$defs/nothing"\n', err)
+      assert.are.equal('coax validate: schema S: unresolvable reference "#/$defs/nothing"\n', err)
       assert.are.equal(2, code)
     end)
 
@@ -163,11 +163,11 @@ describe("coax validate (command)", function()
     it("exits 2 for a pattern ECMA-262 rejects and for one PCRE2 cannot run", function()
       local out, err, code = with_schema('{"pattern":"(?i)abc"}')
       assert.are.equal("", out)
-      assert.are.equal('coax validate: S: invalid schema at "/pattern": not an ECMA-262 regular expression: '
+      assert.are.equal('coax validate: schema S: invalid schema at "/pattern": not an ECMA-262 regular expression: '
         .. "invalid group: (? must be followed by :, =, !, <=, <! or <name> at offset 2\n", err)
       assert.are.equal(2, code)
       out, err, code = with_schema('{"pattern":"(?<=a+)b"}')
-      assert.are.equal('coax validate: S: invalid schema at "/pattern": unsupported pattern: valid ECMA-262, '
+      assert.are.equal('coax validate: schema S: invalid schema at "/pattern": unsupported pattern: valid ECMA-262, '
         .. "but PCRE2 cannot run it (lookbehind assertion is not fixed length)\n", err)
       assert.are.equal(2, code)
     end)
@@ -197,11 +197,11 @@ describe("coax validate (command)", function()
       assert.are.equal(2, code)
     end)
 
-    it("exits 4 for schemas nested past the depth limit", function()
+    it("exits 4 for schemas nested past the depth limit, as every command does", function()
       local deep = string.rep('{"not":', 600) .. "{}" .. string.rep("}", 600)
       local out, err, code = with_schema(deep)
       assert.are.equal("", out)
-      assert.are.equal("coax validate: schema S is too large: nesting deeper than 512 (line 1, column 3585)\n", err)
+      assert.are.equal("coax validate: schema S: nesting deeper than 512 (line 1, column 3585)\n", err)
       assert.are.equal(4, code)
     end)
 

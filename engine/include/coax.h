@@ -712,6 +712,13 @@ typedef struct coax_engine_options {
     ** it holds coax/runtime.lua (a build tree), else the installed
     ** share folder (COAX_SHARE_DIR, /usr/local/share/coax/lua). Copied. */
     const char *script_dir;
+    /* The folders, besides a recipe's own and the project's schemas/ (beside
+    ** the scripts' folder), that a recipe may name files in (its schema):
+    ** a NULL-terminated list, or NULL for none. A path outside them, after
+    ** symlinks and ".." are resolved, makes the session invalid without the
+    ** file being opened. Copied; a folder that cannot be resolved is
+    ** COAX_EIO from coax_engine_new. */
+    const char *const *allow_dirs;
     size_t lua_memory;         /* 0: COAX_DEFAULT_LUA_MEMORY */
     uint32_t lua_instructions; /* 0: COAX_DEFAULT_LUA_INSTRUCTIONS */
     coax_limits limits;        /* zero fields: defaults */

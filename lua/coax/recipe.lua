@@ -59,7 +59,7 @@ end
 function M.prompt(r, input)
   if type(r.prompt) == "function" then
     local p = r.prompt(input)
-    if type(p) ~= "string" then error("recipe prompt function must return a string", 2) end
+    if type(p) ~= "string" then error("the recipe's prompt function must return a string, not a " .. type(p), 0) end
     return p
   end
   return (r.prompt:gsub("{{input}}", function() return input end))

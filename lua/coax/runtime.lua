@@ -56,8 +56,7 @@ function M.new_session(recipe, input, host)
     error(("the %s agent has no tools mode"):format(spec.name or "recipe's"), 0)
   end
   local S = {
-    recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input,
-    prompt = recipe_mod.prompt(r, input), system = r.system,
+    recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input, system = r.system,
     max_attempts = host.max_attempts or r.max_attempts or 3,
     max_class = r.max_class,
     context_budget = r.context_budget, budget = r.budget or {},
@@ -99,8 +98,11 @@ local function set_messages(S, messages)
   S.messages = messages
 end
 
---- The messages of the first attempt.
+--- The messages of the first attempt. The recipe's prompt is made here, when
+-- the session runs: an error raised by a prompt function is the recipe's
+-- code failing (a script error, with its traceback), not an invalid recipe.
 function M.first(S)
+  S.prompt = recipe_mod.prompt(S.recipe, S.input)
   set_messages(S, strategy.first_prompt(context(S, { attempt = 1 })))
   return S.messages
 end

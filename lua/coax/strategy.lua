@@ -8,6 +8,9 @@
 --   "fresh": every retry is the original prompt, the schema and the latest
 --     errors, nothing else.
 --   "last": the original prompt, the last failed reply and its feedback.
+-- Whatever the strategy, a request carries the schema once: in the first
+-- prompt, or in the feedback when the messages do not hold it already (or
+-- not at all when the agent sends it in the request's own field).
 -- @module coax.strategy
 local feedback = require "coax.feedback"
 local json = require("coax").json
@@ -50,6 +53,17 @@ function M.first_prompt(ctx)
   return opening(ctx)
 end
 
+-- Whether the schema's text is in 'messages' already (the first prompt
+-- holds it, unless a recipe's template left it out): feedback adds it only
+-- when not, so each request carries it once, whatever the strategy.
+local function needs_schema(messages, ctx)
+  if ctx.schema_in_request or not ctx.schema_text then return false end
+  for _, m in ipairs(messages) do
+    if type(m.content) == "string" and m.content:find(ctx.schema_text, 1, true) then return false end
+  end
+  return true
+end
+
 local function estimate(messages, ctx)
   local n = 0
   for _, m in ipairs(messages) do n = n + ctx.estimate(m.content) end
@@ -58,7 +72,7 @@ end
 
 local function fresh(ctx)
   local messages = opening(ctx)
-  ctx.include_schema = not ctx.schema_in_request
+  ctx.include_schema = needs_schema(messages, ctx)
   messages[#messages + 1] = message("user", say(ctx))
   return messages, "fresh"
 end
@@ -68,7 +82,7 @@ local strategies = {}
 function strategies.continue(ctx)
   local messages = copy(ctx.messages)
   messages[#messages + 1] = message("assistant", ctx.reply or "")
-  ctx.include_schema = false
+  ctx.include_schema = needs_schema(messages, ctx)
   messages[#messages + 1] = message("user", say(ctx))
   if ctx.context_budget and estimate(messages, ctx) > ctx.context_budget then return fresh(ctx) end
   return messages, "continue"
@@ -81,7 +95,7 @@ end
 function strategies.last(ctx)
   local messages = opening(ctx)
   messages[#messages + 1] = message("assistant", ctx.reply or "")
-  ctx.include_schema = false
+  ctx.include_schema = needs_schema(messages, ctx)
   messages[#messages + 1] = message("user", say(ctx))
   return messages, "last"
 end

@@ -126,12 +126,28 @@ function M.retryable(resp)
   return status == 408 or status == 409 or status >= 500
 end
 
+--- A URL fit for a message: no user information, no query (keys hide there).
+-- @tparam string url
+-- @treturn string
+function M.shown_url(url)
+  return (tostring(url):gsub("%?.*$", ""):gsub("^(%a[%w+.-]*://)[^/@]*@", "%1"))
+end
+local shown_url = M.shown_url
+
 -- What went wrong, in one line: "HTTP 429 (rate_limit_exceeded): Slow down".
-local function describe(resp, err, kind)
+-- A response that says nothing is named so, and a 404 or 405 with no
+-- provider error (a URL the server does not have: the base URL is the usual
+-- cause) names the URL posted.
+local function describe(req, resp, err, kind)
   if not resp then return ("%s (%s)"):format(err or "request failed", kind or "connection") end
   local code, message = provider_error(resp.body)
   local text = message or (resp.body or ""):sub(1, 200)
-  return ("HTTP %d%s: %s"):format(resp.status, code and (" (" .. tostring(code) .. ")") or "", text)
+  if not text:find("%S") then text = "the response has no message" end
+  local line = ("HTTP %d%s: %s"):format(resp.status, code and (" (" .. tostring(code) .. ")") or "", text)
+  if (resp.status == 404 or resp.status == 405) and not message then
+    line = ("%s (%s %s)"):format(line, req.method or "POST", shown_url(req.url))
+  end
+  return line
 end
 
 --- Sends `req` (coax.http.request options) until a response that is not a
@@ -154,7 +170,7 @@ function M.send(req, policy)
     if resp and resp.status >= 200 and resp.status < 300 then return resp, retries end
     local again = M.retryable(resp)
     if not again or retries >= max_retries then
-      local msg = ("%s: %s"):format(name, describe(resp, err, kind))
+      local msg = ("%s: %s"):format(name, describe(req, resp, err, kind))
       if retries > 0 then msg = msg .. (" (after %d %s)"):format(retries, retries == 1 and "retry" or "retries") end
       return nil, msg, { status = resp and resp.status, retries = retries, kind = kind, response = resp }
     end

@@ -114,6 +114,83 @@ static void test_draft7_content_keywords(void)
     CHECK_STR(run("{\"contentEncoding\":\"base64\"}", "\"%%%%\"", 0), "{\"valid\":true}"); /* 2020-12: annotation */
 }
 
+static char *repeat(char *out, const char *unit, size_t times, const char *tail)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < times; i++) strcat(out, unit);
+    return strcat(out, tail);
+}
+
+/* Each format and its internationalized twin apply the same limits to what
+** they share (issue 17, item 12): the 64 octets of a mail local part, the
+** 63 of a label (on its A-label when not ASCII), the 253 of a domain; and
+** on ASCII text the twins give the same answer. */
+static void test_twin_formats_apply_the_same_limits(void)
+{
+    char buf[1024], buf2[1024];
+    static const char *const mails[] = {"email", "idn-email"};
+    for (int m = 0; m < 2; m++) {
+        const char *f = mails[m];
+        CHECK_INT(fc(f, repeat(buf, "a", 64, "@example.com")), 1);
+        CHECK_INT(fc(f, repeat(buf, "a", 65, "@example.com")), 0);
+        CHECK_INT(fc(f, repeat(buf, "a.", 32, "b@example.com")), 0);     /* 65 octets with dots */
+        CHECK_INT(fc(f, repeat(buf, "a", 62, "\"@example.com")), 0);     /* unbalanced quote */
+        snprintf(buf2, sizeof buf2, "\"%s\"@example.com", repeat(buf, "a", 62, "")); /* 64 with the quotes */
+        CHECK_INT(fc(f, buf2), 1);
+        snprintf(buf2, sizeof buf2, "\"%s\"@example.com", repeat(buf, "a", 63, ""));
+        CHECK_INT(fc(f, buf2), 0);
+        CHECK_INT(fc(f, "@example.com"), 0);
+        snprintf(buf2, sizeof buf2, "a@%s.com", repeat(buf, "x", 63, ""));
+        CHECK_INT(fc(f, buf2), 1);
+        snprintf(buf2, sizeof buf2, "a@%s.com", repeat(buf, "x", 64, ""));
+        CHECK_INT(fc(f, buf2), 0);
+        snprintf(buf2, sizeof buf2, "a@%sx", repeat(buf, "abcdefgh.", 28, "")); /* 253 */
+        CHECK_INT(fc(f, buf2), 1);
+        snprintf(buf2, sizeof buf2, "a@%sxy", repeat(buf, "abcdefgh.", 28, "")); /* 254 */
+        CHECK_INT(fc(f, buf2), 0);
+        CHECK_INT(fc(f, "a@xn--zz.com"), 0); /* not a valid A-label */
+        CHECK_INT(fc(f, "a@xn--exmple-cua.com"), 1);
+        CHECK_INT(fc(f, "a@-x.com"), 0);
+        CHECK_INT(fc(f, "a@x-.com"), 0);
+    }
+    /* non-ASCII: 32 two-octet letters are 64 octets, 33 are 66 */
+    CHECK_INT(fc("idn-email", repeat(buf, "\xC3\xA9", 32, "@example.com")), 1);
+    CHECK_INT(fc("idn-email", repeat(buf, "\xC3\xA9", 33, "@example.com")), 0);
+    CHECK_INT(fc("idn-email", repeat(buf, "a", 63, "\xC3\xA9@example.com")), 0);
+    /* a non-ASCII label whose A-label is 63 octets, and one of 64: "a"*k + "é"
+    ** encodes as "xn--" + k a's + "-" + 3 digits */
+    snprintf(buf2, sizeof buf2, "a@%s.com", repeat(buf, "a", 55, "\xC3\xA9"));
+    CHECK_INT(fc("idn-email", buf2), 1);
+    snprintf(buf2, sizeof buf2, "a@%s.com", repeat(buf, "a", 56, "\xC3\xA9"));
+    CHECK_INT(fc("idn-email", buf2), 0);
+    CHECK_INT(fc("idn-hostname", repeat(buf, "a", 55, "\xC3\xA9.com")), 1);
+    CHECK_INT(fc("idn-hostname", repeat(buf, "a", 56, "\xC3\xA9.com")), 0);
+    /* host names: the same label and domain limits in both */
+    static const char *const hosts[] = {"hostname", "idn-hostname"};
+    for (int h = 0; h < 2; h++) {
+        CHECK_INT(fc(hosts[h], repeat(buf, "x", 63, ".com")), 1);
+        CHECK_INT(fc(hosts[h], repeat(buf, "x", 64, ".com")), 0);
+        CHECK_INT(fc(hosts[h], repeat(buf, "abcdefgh.", 28, "x")), 1);
+        CHECK_INT(fc(hosts[h], repeat(buf, "abcdefgh.", 28, "xy")), 0);
+        CHECK_INT(fc(hosts[h], "xn--zz.com"), 0);
+        CHECK_INT(fc(hosts[h], "-x.com"), 0);
+    }
+    /* ASCII text: each twin answers as the other */
+    static const char *const twins[][2] = {
+        {"email", "idn-email"}, {"hostname", "idn-hostname"}, {"uri", "iri"}, {"uri-reference", "iri-reference"}};
+    static const char *const samples[] = {
+        "a@b.co", "a..b@c.com", "\"q\\\"x\"@e.org", "a@[127.0.0.1]", "a@[IPv6:::1]", "a@[1.2.3]", "x@y",
+        "http://a.b/c?d#e", "http://[::1]:80/", "http://[v1.x]/", "http://a b/", "//host/p", "a:b", "%zz",
+        "http://u@h:8x/", "mailto:a@b", "example.com", "ex..com", "a-.b", "1.2.3.4", "xn--exmple-cua.com",
+        "http://h/%41", "urn:isbn:0451450523", "/a/b", "?q", "#f", ""};
+    for (size_t t = 0; t < sizeof twins / sizeof *twins; t++)
+        for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+            int a = fc(twins[t][0], samples[i]), b = fc(twins[t][1], samples[i]);
+            if (a != b) printf("  %s and %s differ on \"%s\": %d, %d\n", twins[t][0], twins[t][1], samples[i], a, b);
+            CHECK_INT(a, b);
+        }
+}
+
 /* Long, odd and hostile strings: an answer for each, no crash. */
 static void test_odd_strings_get_an_answer(void)
 {
@@ -150,5 +227,6 @@ static void test_odd_strings_get_an_answer(void)
     X(test_each_format_follows_its_rfc)              \
     X(test_formats_assert_where_the_draft_says)      \
     X(test_draft7_content_keywords)                  \
-    X(test_odd_strings_get_an_answer)
+    X(test_odd_strings_get_an_answer)                \
+    X(test_twin_formats_apply_the_same_limits)
 #include "test.h"

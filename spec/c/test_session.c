@@ -107,7 +107,7 @@ static void test_missing_scripts_are_a_clear_error(void)
     coax_engine *e;
     coax_error err;
     CHECK_INT(coax_engine_new(&o, &e, &err), COAX_EIO);
-    CHECK_STR(err.msg, "coax scripts not found in /nonexistent (set COAX_LUA_PATH)");
+    CHECK_STR(err.msg, "coax scripts not found in /nonexistent (name their folder with the script_dir option or $COAX_LUA_PATH)");
 }
 
 

@@ -322,8 +322,15 @@ end
 -- One request and its reply: {text, refusal, finish, usage, tool_calls,
 -- retries}, or nil, the error and {status, retries}.
 local function exchange(o, body)
-  return transport.post(o, "openai agent", { url = url_of(o), headers = headers_of(o), body = body },
+  local reply, err, info = transport.post(o, "openai agent", { url = url_of(o), headers = headers_of(o), body = body },
     { stream = o.stream, reader = stream_reader, parse = parse_completion })
+  -- OpenAI-compatible servers serve under /v1; a base URL without it is the
+  -- usual cause of a 404.
+  local base = transport.shown_url(o.base_url or M.DEFAULT_BASE_URL):gsub("/+$", "")
+  if not reply and info and info.status == 404 and not base:find("/v%d+$") then
+    err = ("%s; OpenAI-compatible servers serve under /v1: try base_url %s/v1"):format(err, base)
+  end
+  return reply, err, info
 end
 
 --- A reply as the session takes it: the refusal policy applied, text checked.

@@ -1,0 +1,38 @@
+/*
+** roots.h: the folders a recipe may name files in. A recipe is a script
+** from wherever its author got it; a file it names (its schema) reaches the
+** recipe's own agent, its errors and the report. So a recipe reads files
+** only within its own folder, the project's schemas/ folder (beside the
+** scripts' lua/ folder, in a build tree and installed alike) and the
+** folders its host names (coax_engine_options.allow_dirs, the CLI's
+** --allow-dir, the Lua module's allow_dirs). Paths are resolved (symlinks
+** and "..") before they are checked; a refused file is never opened.
+*/
+#ifndef COAX_ROOTS_H
+#define COAX_ROOTS_H
+
+#include "core.h"
+
+/* The resolved folders, each NUL-terminated, one after the other; an empty
+** string ends the list. */
+typedef struct coax_roots {
+    coax_buf dirs;
+} coax_roots;
+
+/* Resolves the project's schemas/ folder beside 'script_dir' (when it
+** exists) and each of 'allow' (NULL-terminated, may be NULL) into 'r'.
+** COAX_EIO when a folder of 'allow' cannot be resolved; COAX_ENOMEM. */
+coax_code roots_init(coax_roots *r, const coax_allocator *alloc, const char *script_dir, const char *const *allow,
+                     coax_error *err);
+
+void roots_free(coax_roots *r);
+
+/* Resolves 'path' (relative to 'dir' unless absolute; 'dir' NULL: the
+** working directory, and no recipe folder is allowed) and writes the
+** resolved path to 'out' (cap bytes). Returns NULL when it lies within
+** 'dir' or one of 'r', else a message in 'msg' (mcap bytes) naming 'what'
+** ("schema"), the path and the allowed folders. */
+const char *roots_confine(const coax_roots *r, const char *dir, const char *path, const char *what, char *out,
+                          size_t cap, char *msg, size_t mcap);
+
+#endif

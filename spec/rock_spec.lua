@@ -1,0 +1,49 @@
+-- The rockspec works on Debian as the README says (issue 24 item 2):
+-- `luarocks --lua-version=5.4 make --tree T` offline, with the system's
+-- lua-cjson and curl's header in its multiarch folder, and the installed
+-- module runs a recipe with the scripts the rock installed, from any folder.
+local H = require "helper"
+
+local ROCKSPEC = "coax-0.1.0-1.rockspec"
+
+local function sh(line)
+  local log = os.tmpname()
+  local ok = os.execute("env -u LD_PRELOAD -u COAX_LUA_PATH " .. line .. " >" .. H.quote(log) .. " 2>&1")
+  local text = H.read(log)
+  os.remove(log)
+  return ok, text
+end
+
+describe("the rockspec", function()
+  it("names a license the project holds, a source that exists, and every library the module links", function()
+    local spec = {}
+    assert(load(H.read(ROCKSPEC), ROCKSPEC, "t", spec))()
+    assert.are.equal("MIT", spec.description.license)
+    assert.matches("^MIT License\n", H.read("LICENSE"))
+    assert.are.equal("file://.", spec.source.url)
+    assert.are.same({ "lua >= 5.4, < 5.5" }, spec.dependencies) -- cjson is the system's
+    local libs = {}
+    for _, d in pairs(spec.external_dependencies) do libs[#libs + 1] = d.library end
+    table.sort(libs)
+    assert.are.same({ "curl", "idn2", "pcre2-8" }, libs)
+    local ok, text = sh("luarocks lint " .. ROCKSPEC)
+    assert.is_true(ok, text)
+  end)
+
+  it("installs with luarocks make into a tree, offline, and the module runs a recipe from the tree", function()
+    local tree = H.tmpdir()
+    local ok, text = sh("luarocks --lua-version=5.4 make --tree " .. H.quote(tree) .. " " .. ROCKSPEC)
+    assert.is_true(ok, text)
+    assert.matches("coax 0%.1%.0%-1 is now installed", text)
+    local recipe = tree .. "/job.lua"
+    H.write(recipe, 'return { schema = { type = "object", required = { "n" } }, prompt = "n of {{input}}" }')
+    local script = ("local coax = require 'coax' "
+      .. "local r = coax.run(%q, 'x', { replies = { '{\"n\": 3}' } }) print(r.outcome, r.value.n, "
+      .. "package.searchpath('coax', package.cpath))"):format(recipe)
+    ok, text = sh("sh -c " .. H.quote("cd / && eval \"$(luarocks --lua-version=5.4 --tree " .. tree .. " path)\" && "
+      .. "lua5.4 -e " .. H.quote(script)))
+    assert.is_true(ok, text)
+    assert.are.equal("ok\t3\t" .. tree .. "/lib/lua/5.4/coax.so\n", text)
+    H.rmtree(tree)
+  end)
+end)
