@@ -274,3 +274,17 @@ describe("the responses api's tools mode", function()
     end)
   end
 end)
+
+describe("coax run --agent openai with api responses", function()
+  it("posts to /responses with the key from OPENAI_API_KEY and prints the value", function()
+    local sc = server:scenario({ { reply = GOOD } })
+    local out, err, code = H.coax({ "run", dir .. "/recipe.lua", "--agent", "openai", "--base-url", sc.base_url,
+      "--model", "m1", "--agent-options", '{"api": "responses"}', "--input", "-" }, INPUT, { OPENAI_API_KEY = KEY })
+    assert.are.equal(0, code, err)
+    assert.are.equal("", err)
+    assert.are.equal(GOOD .. "\n", out)
+    local log = sc:log()
+    assert.are.equal(1, #log)
+    check_request(sc, log[1])
+  end)
+end)

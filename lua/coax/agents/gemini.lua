@@ -226,10 +226,13 @@ function M.body(request, messages)
   return json.encode(json.object(body, BODY_ORDER))
 end
 
+-- The model's name, checked: it becomes part of the URL's path.
 local function model_of(o)
-  local model = (o.model or M.DEFAULT_MODEL):gsub("^models/", "")
+  local model = o.model or M.DEFAULT_MODEL
+  model = type(model) == "string" and model:gsub("^models/", "") or ""
   if not model:match("^[%w][%w%._%-]*$") then
-    error("gemini agent: model must be a model name (letters, digits, '.', '_', '-'), not '" .. model .. "'", 0)
+    error("gemini agent: model must be a model name (letters, digits, '.', '_', '-'), not '"
+      .. tostring(o.model) .. "'", 0)
   end
   return model
 end

@@ -185,7 +185,7 @@ local TERMINAL = { ["response.completed"] = true, ["response.incomplete"] = true
 -- The text is what the deltas brought; the last event (completed,
 -- incomplete or failed) gives the status, the usage and the items.
 local function stream_reader()
-  local texts, refusals, items = {}, {}, {}
+  local texts, refusals, items, indices = {}, {}, {}, {}
   local final
   local function handle(ev)
     local kind = ev.type
@@ -194,7 +194,8 @@ local function stream_reader()
     elseif kind == "response.refusal.delta" and str(ev.delta) then
       refusals[#refusals + 1] = ev.delta
     elseif kind == "response.output_item.done" and type(ev.item) == "table" and math.type(ev.output_index) then
-      items[ev.output_index + 1] = ev.item
+      if items[ev.output_index] == nil then indices[#indices + 1] = ev.output_index end
+      items[ev.output_index] = ev.item
     elseif TERMINAL[kind] and type(ev.response) == "table" then
       final = ev.response
     elseif kind == "error" then
@@ -207,7 +208,8 @@ local function stream_reader()
     if final.status == "failed" then return nil, failure_of(final) end
     -- the items as they were done, else as the last event lists them
     local output = json.array({})
-    for i = 1, #items do output[i] = items[i] end
+    table.sort(indices) -- the items in their order, whatever the indices
+    for _, i in ipairs(indices) do output[#output + 1] = items[i] end
     if #output == 0 and type(final.output) == "table" then output = final.output end
     local r = reply_of_output(output)
     if #texts > 0 then r.text = concat(texts) end
