@@ -336,6 +336,15 @@ static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
     return len >= atlen && !memcmp(loc, at, atlen) && (len == atlen || loc[atlen] == '/');
 }
 
+/* Whether a change at loc[0..len) would be at, above or under a planned
+** one: it waits for the next round. (Checked first at the error's place,
+** before any trial is built: a change at the error's object nests exactly
+** when one at the error's place would.) */
+static bool nests(const round *r, const char *loc, size_t len)
+{
+    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash2(loc, len, NULL, 0));
+}
+
 /* Plans one change per error that has a trial left and does not nest with
 ** another planned change. */
 static coax_code plan(job *j, const coax_validation *val, round *r)
@@ -352,7 +361,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         hent *used = hmap_put(&j->tried, e->instance_location, ll, e->keyword_location, kl, h);
         if (!used) return COAX_ENOMEM;
         used->round = r->id;
-        if (used->val >= COERCE_MAX_TRIALS) continue;
+        if (used->val >= COERCE_MAX_TRIALS || nests(r, e->instance_location, ll)) continue;
         coax_value *x, *up;
         bool invented;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
@@ -366,9 +375,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             used->val = COERCE_MAX_TRIALS;
             continue;
         }
-        if (deepest_prefix(&r->where, ts.at, ts.atlen) ||
-            hmap_find(&r->above, ts.at, ts.atlen, NULL, 0, hash2(ts.at, ts.atlen, NULL, 0)))
-            continue; /* nests with a planned change: next round */
+        if (nests(r, ts.at, ts.atlen)) continue;
         change *c = &r->ch[r->n];
         *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
         if (!c->at) return COAX_ENOMEM;
