@@ -507,8 +507,9 @@ typedef struct coax_extract_result {
 ** the whole of its block), give or take spaces, a final period and
 ** surrounding quotes, backticks or "**" ("2 or 3" is not 2); for a schema
 ** asking for one scalar, a bare reply ("TWO", "**42**") is read as that
-** scalar when no candidate is valid, and then it joins out->repair's
-** candidates as the whole text. Candidates are scored: valid first, then fewer
+** scalar when no candidate is valid (or, read as a JSON scalar, `"hi"`,
+** over a whole-text candidate that needed repairs), and then it joins
+** out->repair's candidates as the whole text. Candidates are scored: valid first, then fewer
 ** errors, complete before truncated, fewer coercions, and the last one on
 ** a tie. A truncated candidate (closed at the end of a cut-off reply) is
 ** never valid: its first error says the reply was cut off. 'schema_doc' is the document 'schema' was compiled from; keywords
