@@ -123,6 +123,7 @@ typedef struct change {
 typedef struct provisional {
     char *at;
     size_t atlen;
+    const char *kind;
     coax_value saved;
     size_t logpos; /* its coercions and everything after it in the log */
     bool failed;
@@ -139,6 +140,7 @@ typedef struct job {
     bool oom;          /* a lookup ran out of memory (not "not found") */
     provisional *prov;
     size_t nprov, cprov;
+    hmap provs;        /* provisional places -> index + 1 */
 } job;
 
 /* The member of 'obj' named key[0..n): a hash index for large objects
@@ -336,6 +338,25 @@ static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
     return len >= atlen && !memcmp(loc, at, atlen) && (len == atlen || loc[atlen] == '/');
 }
 
+/* Whether a change at loc[0..len) would be at, above or under a planned
+** one: it waits for the next round. (Checked first at the error's place,
+** before any trial is built: a change at the error's object nests exactly
+** when one at the error's place would.) */
+static bool nests(const round *r, const char *loc, size_t len)
+{
+    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash2(loc, len, NULL, 0));
+}
+
+/* Whether a trial of 'kind' at at[0..len) wraps in an array the value a
+** provisional change just wrapped: composing coercions never nests arrays
+** ("a" is not [["a"]]). */
+static bool rewraps(const job *j, const char *kind, const char *at, size_t len)
+{
+    if (!kind || strcmp(kind, "wrap_in_array") || len < 2 || memcmp(at + len - 2, "/0", 2)) return false;
+    hent *x = hmap_find(&j->provs, at, len - 2, NULL, 0, hash2(at, len - 2, NULL, 0));
+    return x && !strcmp(j->prov[x->val - 1].kind, "wrap_in_array");
+}
+
 /* Plans one change per error that has a trial left and does not nest with
 ** another planned change. */
 static coax_code plan(job *j, const coax_validation *val, round *r)
@@ -352,7 +373,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         hent *used = hmap_put(&j->tried, e->instance_location, ll, e->keyword_location, kl, h);
         if (!used) return COAX_ENOMEM;
         used->round = r->id;
-        if (used->val >= COERCE_MAX_TRIALS) continue;
+        if (used->val >= COERCE_MAX_TRIALS || nests(r, e->instance_location, ll)) continue;
         coax_value *x, *up;
         bool invented;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
@@ -366,9 +387,11 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             used->val = COERCE_MAX_TRIALS;
             continue;
         }
-        if (deepest_prefix(&r->where, ts.at, ts.atlen) ||
-            hmap_find(&r->above, ts.at, ts.atlen, NULL, 0, hash2(ts.at, ts.atlen, NULL, 0)))
-            continue; /* nests with a planned change: next round */
+        if (nests(r, ts.at, ts.atlen)) continue;
+        if (rewraps(j, ts.t[used->val].kind, ts.at, ts.atlen)) {
+            used->val++; /* this trial is not tried: the next one may be */
+            continue;
+        }
         change *c = &r->ch[r->n];
         *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
         if (!c->at) return COAX_ENOMEM;
@@ -477,7 +500,10 @@ static coax_code keep_provisional(job *j, const change *c)
     }
     char *at = coax_arena_strdup(j->a, c->at, c->atlen); /* the round's own memory goes */
     if (!at) return COAX_ENOMEM;
-    j->prov[j->nprov++] = (provisional){at, c->atlen, c->saved, j->c->n, false};
+    j->prov[j->nprov++] = (provisional){at, c->atlen, c->t.kind, c->saved, j->c->n, false};
+    hent *x = hmap_put(&j->provs, at, c->atlen, NULL, 0, hash2(at, c->atlen, NULL, 0));
+    if (!x) return COAX_ENOMEM;
+    x->val = j->nprov;
     return COAX_OK;
 }
 
@@ -630,7 +656,7 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
     job j = {.c = c, .a = c->arena};
     coax_buf_init(&j.tok, coax_arena_allocator(c->arena));
     j.root = coax_new_value(c->arena, COAX_NULL);
-    if (!j.root || !hmap_init(&j.index, c->arena, 16) ||
+    if (!j.root || !hmap_init(&j.index, c->arena, 16) || !hmap_init(&j.provs, c->arena, 16) ||
         !hmap_init(&j.tried, c->arena, val->nerrors))
         rc = COAX_ENOMEM;
     else *j.root = *v;

@@ -261,7 +261,14 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
         if (better(&s, &best)) best = s;
         else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
-    if (!best.valid && bare && (rc = try_bare(&c, text, len, root == ROOT_STRING, r, &best))) return rc;
+    /* A valid whole-text candidate that needed repairs yields to the reply
+    ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
+    ** not a string holding quotes. */
+    bool repaired = best.index != SIZE_MAX && r->candidates[best.index].nlog &&
+                    r->candidates[best.index].source == COAX_SOURCE_WHOLE;
+    if (bare && (!best.valid || repaired) &&
+        (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, r, &best)))
+        return rc;
     if (best.index == SIZE_MAX) return COAX_ENOJSON;
     out->valid = best.valid;
     out->value = best.value;

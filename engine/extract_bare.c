@@ -49,15 +49,17 @@ bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *ca
     return left && right;
 }
 
-/* Takes one pair of surrounding decorations off t[0..*n). */
+/* Takes one pair of surrounding decorations off t[0..*n): emphasis,
+** backticks, straight or typographic quotes. */
 static bool strip_pair(const char **t, size_t *n)
 {
-    static const char *const pairs[] = {"**", "`", "\"", "'", "*"};
+    static const char *const pairs[][2] = {{"**", "**"}, {"`", "`"}, {"\"", "\""}, {"'", "'"}, {"*", "*"},
+                                           {"\u201c", "\u201d"}, {"\u2018", "\u2019"}};
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
-        size_t k = strlen(pairs[i]);
-        if (*n >= 2 * k + 1 && !memcmp(*t, pairs[i], k) && !memcmp(*t + *n - k, pairs[i], k)) {
+        size_t k = strlen(pairs[i][0]), m = strlen(pairs[i][1]);
+        if (*n >= k + m + 1 && !memcmp(*t, pairs[i][0], k) && !memcmp(*t + *n - m, pairs[i][1], m)) {
             *t += k;
-            *n -= 2 * k;
+            *n -= k + m;
             return true;
         }
     }

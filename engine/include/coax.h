@@ -584,16 +584,18 @@ typedef struct coax_extract_result {
 ** the whole of its block), give or take spaces, a final period and
 ** surrounding quotes, backticks or "**" ("2 or 3" is not 2); for a schema
 ** asking for one scalar, a bare reply ("TWO", "**42**") is read as that
-** scalar when no candidate is valid, and then it joins out->repair's
-** candidates as the whole text. Candidates are scored: valid first, then
-** fewer invented repairs, fewer errors, complete before truncated, fewer
-** inferred repairs, fewer coercions, and the last one on a tie. A
-** truncated candidate is never valid: its first error says the reply was
-** cut off. A candidate that is not complete is truncated unless its only
-** closing was brackets missing at the very end after a complete member (an
-** inferred closed_bracket) and COAX_EXTRACT_CUT_OFF is not set: a string,
-** key or comma cut off, an unclosed fence or tag, or a provider's cut all
-** make it truncated. 'schema_doc' is the document 'schema' was compiled from; keywords
+** scalar when no candidate is valid (or, read as a JSON scalar, `"hi"`,
+** over a whole-text candidate that needed repairs), and then it joins
+** out->repair's candidates as the whole text. Candidates are scored: valid
+** first, then fewer invented repairs, fewer errors, complete before
+** truncated, fewer inferred repairs, fewer coercions, and the last one on
+** a tie. A truncated candidate is never valid: its first error says the
+** reply was cut off. A candidate that is not complete is truncated unless
+** its only closing was brackets missing at the very end after a complete
+** member (an inferred closed_bracket) and COAX_EXTRACT_CUT_OFF is not set:
+** a string, key or comma cut off, an unclosed fence or tag, or a
+** provider's cut all make it truncated. 'schema_doc' is the document
+** 'schema' was compiled from; keywords
 ** are looked up in it (local "$ref"s are followed); NULL turns coercion
 ** off, as COAX_EXTRACT_STRICT does.
 **
