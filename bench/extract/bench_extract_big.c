@@ -4,7 +4,7 @@
 ** so each reports its own peak memory:
 **   bench_extract_big validate [MB] [PERCENT]   coax_parse + coax_validate
 **   bench_extract_big extract  [MB] [PERCENT]   coax_extract (repair, validate, coerce)
-** prints "MODE SECONDS PEAK_KB BYTES valid=V coercions=C". The document is
+** prints "MODE SECONDS PEAK_KB BYTES valid=V coercions=C CODE". The document is
 ** an array of records of about MB megabytes (default 16) in which PERCENT
 ** percent (default 30) carry a quantity written as a string ("7" for 7),
 ** which coercion turns back into the integer the schema asks for. Each
@@ -89,7 +89,8 @@ int main(int argc, char **argv)
     }
     double t = measure_now() - t0;
     if (rc) fprintf(stderr, "bench_extract_big: %s: %s\n", argv[1], err.msg);
-    printf("%s %.3f %ld %zu valid=%d coercions=%zu\n", argv[1], t, peak_kb() - base_kb, len, valid, coercions);
+    printf("%s %.3f %ld %zu valid=%d coercions=%zu %s\n", argv[1], t, peak_kb() - base_kb, len, valid, coercions,
+           coax_code_name(rc));
     coax_arena_free(a);
     coax_schema_free(schema);
     coax_arena_free(sa);

@@ -16,9 +16,11 @@ echo "extract on a $MB MB document, $PCT% of its records mistyped, against valid
 echo "(one run each; peak memory above the process's own start)"
 printf '%-22s %10s %12s %14s\n' "" seconds "peak MB" "peak / size"
 echo "$v" | awk '{printf "%-22s %10.2f %12.0f %13.1fx\n", "parse + validate", $2, $3 / 1024, $3 * 1024 / $4}'
-if [ -n "$e" ]; then
+if [ -n "$e" ] && [ "$(echo "$e" | awk '{print $7}')" = COAX_OK ]; then
     echo "$e" | awk '{printf "%-22s %10.2f %12.0f %13.1fx   (%s, %s)\n", "extract", $2, $3 / 1024, $3 * 1024 / $4, $5, $6}'
-    echo "$v $e" | awk '{printf "time ratio extract / validate: %.1fx\n", $8 / $2}'
+    echo "$v $e" | awk '{printf "time ratio extract / validate: %.1fx\n", $9 / $2}'
+elif [ -n "$e" ]; then
+    echo "$e" | awk -v cap="$((CAP_KB / 1024))" '{printf "%-22s %10.2f %12s   failed: %s (memory capped at %s MB)\n", "extract", $2, "-", $7, cap}'
 else
     echo "extract: did not finish within $LIMIT_S s and $((CAP_KB / 1024)) MB (not linear in the document)"
 fi

@@ -17,7 +17,8 @@ for _, c in ipairs(fixture.cases) do
     io.stderr:write("wrong value: ", c[1], "\n")
   end
 end
-local measure = dofile("../common/measure.lua")
+local here = arg[0]:match("(.*/)") or "./"
+local measure = dofile(here .. "../common/measure.lua")
 local rate = measure(function()
   local n = 0
   for _, c in ipairs(fixture.cases) do

@@ -173,9 +173,14 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "replies") && argc > 2) return replies(argv[2]);
     size_t len;
     char *doc;
-    if (!strcmp(mode, "valid")) return one_document("valid", document(16u << 20, 0, &len), len, pass_repair);
-    if (!strcmp(mode, "parse") && argc > 2)
-        return (doc = slurp(argv[2], &len)) ? one_document("parse", doc, len, pass_parse) : 2;
+    if (!strcmp(mode, "valid")) {
+        doc = document(16u << 20, 0, &len);
+        return one_document("valid", doc, len, pass_repair);
+    }
+    if (!strcmp(mode, "parse") && argc > 2) {
+        doc = slurp(argv[2], &len);
+        return doc ? one_document("parse", doc, len, pass_parse) : 2;
+    }
     if (!strcmp(mode, "document") && argc > 2) {
         doc = document((size_t)atol(argv[2]), 0, &len);
         fwrite(doc, 1, len, stdout);
