@@ -280,7 +280,7 @@ static coax_code close_container(parser *ps, coax_value *v)
 
 /* Starts a child slot in the innermost container; for objects, reads the
 ** key and the colon. */
-static coax_code begin_child(parser *ps)
+static inline __attribute__((always_inline)) coax_code begin_child(parser *ps)
 {
     if (ps->nslots == ps->cslots &&
         !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(slot)))
@@ -328,7 +328,7 @@ static inline size_t number_span(const char *s, bool *is_int)
     return (size_t)(p - s);
 }
 
-static coax_code parse_scalar(parser *ps, coax_value *v)
+static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, coax_value *v)
 {
     const char *p = ps->p;
     size_t left = (size_t)(ps->end - p);
