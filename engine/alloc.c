@@ -7,6 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Under AddressSanitizer a cached block is poisoned, so a use after a
+** reset, a rewind or a freed loan is still caught as it was when the block
+** went back to the allocator. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 void *coax_alloc_raw(const coax_allocator *a, size_t size)
 {
     if (size == 0) size = 1;
@@ -118,6 +137,7 @@ static chunk *block_take(coax_arena *a, size_t size, bool any)
         *link = b->next;
         a->ncached--;
         a->cached -= b->size;
+        UNPOISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
         return b;
     }
     b = coax_alloc_raw(host_of(a), size);
@@ -140,6 +160,7 @@ static void block_put(coax_arena *a, chunk *b)
     *link = b;
     a->ncached++;
     a->cached += b->size;
+    POISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
 }
 
 /* ---- loans: the allocator coax_arena_allocator returns ---- */
@@ -210,6 +231,7 @@ void coax_arena_trim(coax_arena *a)
     if (!a) return;
     for (chunk *b = a->cache, *next; b; b = next) {
         next = b->next;
+        UNPOISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
         release(a, b);
     }
     a->cache = NULL;
