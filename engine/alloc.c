@@ -7,6 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Under AddressSanitizer a cached block is poisoned, so a use after a
+** reset, a rewind or a freed loan is still caught as it was when the block
+** went back to the allocator. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 void *coax_alloc_raw(const coax_allocator *a, size_t size)
 {
     if (size == 0) size = 1;
@@ -34,20 +53,32 @@ void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 }
 
 /* ---- arena ---------------------------------------------------------------
-** A list of chunks. Small requests are bumped out of the current chunk;
-** chunks start small (most arenas hold one small reply or schema) and
-** double up to a cap, so a big document needs few of them. A request
-** larger than a quarter of the next chunk gets a chunk of its own, linked
-** behind the current one so the current chunk's free space is not wasted. */
+** Every block the arena takes from its allocator starts with a chunk header.
+** Small requests are bumped out of the current chunk; chunks start small
+** (most arenas hold one small reply or schema) and double up to a cap, so
+** a big document needs few of them. A request larger than a quarter of the
+** next chunk gets a chunk of its own, linked behind the current one so the
+** current chunk's free space is not wasted.
+**
+** The arena also lends blocks that are freed one by one (a parser's
+** growing stack, a buffer): coax_arena_allocator hands out an allocator
+** whose blocks come from the same place. Blocks the arena no longer uses
+** (rewound or reset chunks, freed loans) go to its cache, a list sorted by
+** size, and serve the next request they fit, so an arena that is reset and
+** used again for the same kind of work stops calling its allocator at all.
+** The cache holds at most ARENA_CACHE_BLOCKS blocks; coax_arena_trim and
+** coax_arena_free give them back. Block sizes are rounded to a quarter of a
+** power of two, so a block freed by one call fits the same request of the
+** next. */
 
 typedef struct chunk {
     struct chunk *next;
-    size_t size;   /* bytes allocated for this chunk, header included */
-    size_t used;   /* bytes used after the header */
+    size_t size;   /* bytes taken from the allocator, header included */
+    size_t used;   /* bytes used after the header (chunks only) */
     size_t serial; /* creation order, for coax_arena_rewind */
 } chunk;
 
-/* A block allocated elsewhere that the arena frees with itself. */
+/* A loaned block the arena frees with itself (coax_arena_adopt). */
 typedef struct adopted {
     struct adopted *next;
     void *block;
@@ -55,11 +86,14 @@ typedef struct adopted {
 } adopted;
 
 struct coax_arena {
-    coax_allocator alloc;
-    bool has_alloc;
+    coax_allocator host; /* what the arena allocates through */
+    bool has_host;       /* false: the C library */
+    coax_allocator lend; /* coax_arena_allocator: loans from this arena */
     chunk *head;
     adopted *adopted;
-    size_t total;
+    chunk *cache; /* unused blocks, smallest first */
+    size_t ncached, cached;
+    size_t held; /* bytes taken from the allocator and not given back */
     size_t serial;
     size_t next_chunk; /* the size of the next ordinary chunk */
 };
@@ -67,10 +101,95 @@ struct coax_arena {
 #define ARENA_FIRST_CHUNK ((size_t)1 << 10)
 #define ARENA_MAX_CHUNK ((size_t)64 << 10)
 #define ARENA_HDR ((sizeof(chunk) + 15) & ~(size_t)15)
+#define ARENA_CACHE_BLOCKS 1024
 
-static const coax_allocator *arena_alloc_of(const coax_arena *a)
+static const coax_allocator *host_of(const coax_arena *a)
 {
-    return a->has_alloc ? &a->alloc : NULL;
+    return a->has_host ? &a->host : NULL;
+}
+
+/* The block size for 'n' bytes: the next multiple of a quarter of a power
+** of two (at most 25% more), or 0 on overflow. */
+static size_t block_size(size_t n)
+{
+    if (n <= 64) return 64;
+    if (n > SIZE_MAX / 2) return 0;
+    int k = 63 - __builtin_clzll((unsigned long long)n); /* 2^k <= n */
+    size_t quarter = (size_t)1 << (k - 2);
+    return (n + quarter - 1) & ~(quarter - 1);
+}
+
+static void release(coax_arena *a, chunk *b)
+{
+    a->held -= b->size;
+    coax_free_raw(host_of(a), b, b->size);
+}
+
+/* A block of at least 'size' bytes (a block_size): the smallest cached one
+** that fits, if it is at most twice the size or 'any' is set, else a new
+** one from the allocator. */
+static chunk *block_take(coax_arena *a, size_t size, bool any)
+{
+    chunk **link = &a->cache;
+    while (*link && (*link)->size < size) link = &(*link)->next;
+    chunk *b = *link;
+    if (b && (any || b->size / 2 <= size)) {
+        *link = b->next;
+        a->ncached--;
+        a->cached -= b->size;
+        UNPOISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
+        return b;
+    }
+    b = coax_alloc_raw(host_of(a), size);
+    if (!b) return NULL;
+    b->size = size;
+    a->held += size;
+    return b;
+}
+
+/* Puts an unused block in the cache, or gives it back when the cache is full. */
+static void block_put(coax_arena *a, chunk *b)
+{
+    if (a->ncached >= ARENA_CACHE_BLOCKS) {
+        release(a, b);
+        return;
+    }
+    chunk **link = &a->cache;
+    while (*link && (*link)->size < b->size) link = &(*link)->next;
+    b->next = *link;
+    *link = b;
+    a->ncached++;
+    a->cached += b->size;
+    POISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
+}
+
+/* ---- loans: the allocator coax_arena_allocator returns ---- */
+
+static void *lend_malloc(void *ctx, size_t n)
+{
+    coax_arena *a = ctx;
+    size_t size = n <= SIZE_MAX - ARENA_HDR ? block_size(n + ARENA_HDR) : 0;
+    chunk *b = size ? block_take(a, size, false) : NULL;
+    return b ? (char *)b + ARENA_HDR : NULL;
+}
+
+static chunk *loan_block(void *p) { return (chunk *)((char *)p - ARENA_HDR); }
+
+static void lend_free(void *ctx, void *p, size_t n)
+{
+    (void)n; /* the block knows its size */
+    if (p) block_put(ctx, loan_block(p));
+}
+
+static void *lend_realloc(void *ctx, void *p, size_t old, size_t n)
+{
+    if (!p) return lend_malloc(ctx, n);
+    if (loan_block(p)->size - ARENA_HDR >= n) return p;
+    void *q = lend_malloc(ctx, n);
+    if (!q) return NULL;
+    memcpy(q, p, old < n ? old : n);
+    lend_free(ctx, p, old);
+    return q;
 }
 
 coax_arena *coax_arena_new(const coax_allocator *alloc)
@@ -79,32 +198,60 @@ coax_arena *coax_arena_new(const coax_allocator *alloc)
     if (!a) return NULL;
     memset(a, 0, sizeof *a);
     if (alloc) {
-        a->alloc = *alloc;
-        a->has_alloc = true;
+        a->host = *alloc;
+        a->has_host = true;
     }
+    a->lend = (coax_allocator){lend_malloc, lend_realloc, lend_free, a};
     return a;
+}
+
+/* Frees everything allocated in the arena into its cache. */
+static void arena_clear(coax_arena *a)
+{
+    for (adopted *r = a->adopted, *next; r; r = next) {
+        next = r->next; /* r lives in a chunk, which stays until the loop below */
+        lend_free(a, r->block, r->size);
+    }
+    a->adopted = NULL;
+    for (chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        block_put(a, c);
+    }
+    a->head = NULL;
+    a->next_chunk = 0;
+}
+
+void coax_arena_reset(coax_arena *a)
+{
+    if (a) arena_clear(a);
+}
+
+void coax_arena_trim(coax_arena *a)
+{
+    if (!a) return;
+    for (chunk *b = a->cache, *next; b; b = next) {
+        next = b->next;
+        UNPOISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
+        release(a, b);
+    }
+    a->cache = NULL;
+    a->ncached = a->cached = 0;
 }
 
 void coax_arena_free(coax_arena *a)
 {
     if (!a) return;
-    const coax_allocator *al = arena_alloc_of(a);
-    for (adopted *r = a->adopted; r; r = r->next) coax_free_raw(al, r->block, r->size);
-    chunk *c = a->head;
-    while (c) {
-        chunk *next = c->next;
-        coax_free_raw(al, c, c->size);
-        c = next;
-    }
-    coax_allocator copy = a->alloc;
-    coax_free_raw(a->has_alloc ? &copy : NULL, a, sizeof *a);
+    arena_clear(a);
+    coax_arena_trim(a);
+    coax_allocator copy = a->host;
+    coax_free_raw(a->has_host ? &copy : NULL, a, sizeof *a);
 }
 
-size_t coax_arena_size(const coax_arena *a) { return a ? a->total : 0; }
+size_t coax_arena_size(const coax_arena *a) { return a ? a->held : 0; }
 
 const coax_allocator *coax_arena_allocator(const coax_arena *a)
 {
-    return arena_alloc_of(a);
+    return &a->lend;
 }
 
 void *coax_arena_alloc(coax_arena *a, size_t size)
@@ -118,15 +265,13 @@ void *coax_arena_alloc(coax_arena *a, size_t size)
         return p;
     }
     size_t chunk_size = a->next_chunk ? a->next_chunk : ARENA_FIRST_CHUNK;
-    if (size > SIZE_MAX - ARENA_HDR - chunk_size) return NULL;
+    if (size > SIZE_MAX / 4 - ARENA_HDR) return NULL;
     bool big = size > chunk_size / 4;
-    size_t csize = ARENA_HDR + (big ? size : chunk_size);
-    chunk *n = coax_alloc_raw(arena_alloc_of(a), csize);
+    chunk *n = big ? block_take(a, block_size(ARENA_HDR + size), false)
+                   : block_take(a, chunk_size, true);
     if (!n) return NULL;
-    n->size = csize;
     n->used = size;
     n->serial = ++a->serial;
-    a->total += csize;
     if (!big && chunk_size < ARENA_MAX_CHUNK) a->next_chunk = chunk_size * 2;
     else if (!big) a->next_chunk = chunk_size;
     if (big && c) { /* keep the current chunk in front: it still has room */
@@ -146,14 +291,12 @@ coax_arena_mark coax_arena_get_mark(const coax_arena *a)
 
 void coax_arena_rewind(coax_arena *a, coax_arena_mark m)
 {
-    const coax_allocator *al = arena_alloc_of(a);
     chunk **link = &a->head;
     while (*link) {
         chunk *c = *link;
         if (c->serial > m.serial) {
             *link = c->next;
-            a->total -= c->size;
-            coax_free_raw(al, c, c->size);
+            block_put(a, c);
         } else {
             link = &c->next;
         }
@@ -163,15 +306,12 @@ void coax_arena_rewind(coax_arena *a, coax_arena_mark m)
 
 bool coax_arena_adopt(coax_arena *a, void *block, size_t size)
 {
-    /* The block becomes a full chunk: its header is a small chunk of its own
-    ** that points at it and frees it with the arena. */
     adopted *r = coax_arena_alloc(a, sizeof *r);
     if (!r) return false;
     r->block = block;
     r->size = size;
     r->next = a->adopted;
     a->adopted = r;
-    a->total += size;
     return true;
 }
 

@@ -54,7 +54,12 @@ void *coax_realloc_raw(const coax_allocator *a, void *p, size_t old_size,
 void coax_free_raw(const coax_allocator *a, void *p, size_t size);
 
 /* The arena. Memory comes in chunks; coax_arena_alloc never fails silently:
-** it returns NULL, and callers return COAX_ENOMEM. */
+** it returns NULL, and callers return COAX_ENOMEM.
+** coax_arena_allocator lends blocks freed one by one (scratch arrays,
+** buffers) from the arena's own cache of blocks, so they are reused call
+** after call too. A loan is freed through the same allocator before the
+** arena is freed (or adopted, coax_arena_adopt); a reset leaves loans
+** alone. */
 const coax_allocator *coax_arena_allocator(const coax_arena *arena);
 void *coax_arena_alloc(coax_arena *arena, size_t size); /* 8-byte aligned */
 char *coax_arena_strdup(coax_arena *arena, const char *s, size_t len);

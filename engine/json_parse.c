@@ -10,10 +10,14 @@
 */
 #include "core.h"
 
-typedef struct slot {
-    coax_member m; /* key is NULL for array items */
-    size_t koff;   /* offset of the key, for duplicate-key reports */
-} slot;
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* A pending child: a member (key NULL for array items). Keys are decoded
+** in place right after their opening quote, so a key's offset in the input
+** (for duplicate-key reports) is where its text starts, less one. */
+typedef coax_member slot;
 
 typedef struct open {
     size_t base; /* index of the first child in the slot array */
@@ -51,9 +55,36 @@ static coax_code fail(parser *ps, coax_code code, const char *at, const char *wh
     return coax_fail(ps->err, code, off, "%s", what);
 }
 
+/* The copy of the input ends in a NUL and SCAN_PAD more zero bytes, so the
+** scanners below may read SCAN_PAD bytes at any position up to the end:
+** the NUL stops them (it is neither whitespace nor allowed in a string). */
+#define SCAN_PAD 16
+
+/* Skips whitespace. Most values follow no whitespace or one byte of it;
+** indentation runs are skipped sixteen bytes at a time. */
 static inline void skip_ws(parser *ps)
 {
-    while (ps->p < ps->end && is_ws[(unsigned char)*ps->p]) ps->p++;
+    char *p = ps->p;
+    if (!is_ws[(unsigned char)*p]) return;
+    p++;
+#ifdef __SSE2__
+    for (;;) {
+        __m128i w = _mm_loadu_si128((const __m128i *)p);
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(' ')),
+                                               _mm_cmpeq_epi8(w, _mm_set1_epi8('\n'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\t')),
+                                               _mm_cmpeq_epi8(w, _mm_set1_epi8('\r'))));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
+        if (other) {
+            ps->p = p + __builtin_ctz(other);
+            return;
+        }
+        p += 16;
+    }
+#else
+    while (is_ws[(unsigned char)*p]) p++;
+    ps->p = p;
+#endif
 }
 
 static int hexval(char c)
@@ -121,23 +152,51 @@ static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outl
     return COAX_OK;
 }
 
-/* Parses a string at ps->p (on the opening quote), in place. */
-static coax_code parse_string(parser *ps, const char **out, uint32_t *outlen)
+/* The first byte at or after p that stops the string scanner: '"', '\\',
+** a control character (the NUL after the input among them) or a byte of a
+** multi-byte sequence. */
+static inline char *string_scan(char *p)
+{
+#ifdef __SSE2__
+    for (;;) {
+        __m128i w = _mm_loadu_si128((const __m128i *)p);
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                    _mm_cmplt_epi8(w, _mm_set1_epi8(0x20)));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
+    while (!string_class[(unsigned char)*p]) p++;
+    return p;
+#endif
+}
+
+/* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. Two- and
+** three-byte sequences are checked here; the rest by coax_utf8_decode. */
+static inline size_t utf8_length(const unsigned char *p, const unsigned char *end)
+{
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) return end - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    /* E1-EC and EE-EF: no overlong form, no surrogate to rule out */
+    if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && end - p >= 3 && (p[1] & 0xC0) == 0x80 &&
+        (p[2] & 0xC0) == 0x80)
+        return 3;
+    uint32_t cp;
+    return coax_utf8_decode(p, (size_t)(end - p), &cp);
+}
+
+/* Parses a string at ps->p (on the opening quote), in place. Inlined in
+** its two callers: strings are most of a document's values and keys. */
+static inline __attribute__((always_inline)) coax_code parse_string(parser *ps, const char **out, uint32_t *outlen)
 {
     char *s = ++ps->p, *p = s;
     const char *end = ps->end;
     bool escaped = false;
     for (;;) {
-        while (end - p >= 8) {
-            if (string_class[(unsigned char)p[0]] | string_class[(unsigned char)p[1]] |
-                string_class[(unsigned char)p[2]] | string_class[(unsigned char)p[3]] |
-                string_class[(unsigned char)p[4]] | string_class[(unsigned char)p[5]] |
-                string_class[(unsigned char)p[6]] | string_class[(unsigned char)p[7]])
-                break;
-            p += 8;
-        }
-        while (p < end && !string_class[(unsigned char)*p]) p++;
-        if (p >= end) return fail(ps, COAX_ESYNTAX, p, "'\"' to close the string");
+        p = string_scan(p);
+        if (p >= end) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
         switch (string_class[(unsigned char)*p]) {
         case C_QUOTE:
             goto done;
@@ -149,8 +208,7 @@ static coax_code parse_string(parser *ps, const char **out, uint32_t *outlen)
         case C_CTRL:
             return fail(ps, COAX_ESYNTAX, p, "no raw control character in a string (escape it)");
         default: {
-            uint32_t cp;
-            size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(end - p), &cp);
+            size_t n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
             if (!n) return fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string");
             p += n;
         }
@@ -187,7 +245,7 @@ static void report_dup(void *ud, size_t index)
 {
     parser *ps = ud;
     open *o = &ps->opens[ps->nopens - 1];
-    if (ps->on_dup) ps->on_dup(ps->ud, ps->slots[o->base + index].koff);
+    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->slots[o->base + index].key - 1 - ps->start));
 }
 
 /* Closes the innermost container into 'v'. */
@@ -201,7 +259,7 @@ static coax_code close_container(parser *ps, coax_value *v)
         /* Dedupe needs members contiguous: compact slots to members first. */
         coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m);
         if (!m && n) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
-        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
+        if (n) memcpy(m, kids, n * sizeof *m);
         size_t k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
         if (k == SIZE_MAX) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
         v->type = COAX_OBJECT;
@@ -210,7 +268,7 @@ static coax_code close_container(parser *ps, coax_value *v)
     } else {
         coax_value *items = coax_arena_alloc(ps->arena, n * sizeof *items);
         if (!items && n) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
-        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
+        for (size_t i = 0; i < n; i++) items[i] = kids[i].value;
         v->type = COAX_ARRAY;
         v->len = n;
         v->u.items = items;
@@ -222,17 +280,18 @@ static coax_code close_container(parser *ps, coax_value *v)
 
 /* Starts a child slot in the innermost container; for objects, reads the
 ** key and the colon. */
-static coax_code begin_child(parser *ps)
+static inline __attribute__((always_inline)) coax_code begin_child(parser *ps)
 {
-    if (!grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(slot)))
+    if (ps->nslots == ps->cslots &&
+        !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(slot)))
         return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
     slot *s = &ps->slots[ps->nslots++];
-    memset(s, 0, sizeof *s);
+    s->key = NULL;
+    s->klen = 0;
     if (!ps->opens[ps->nopens - 1].object) return COAX_OK;
     skip_ws(ps);
     if (ps->p >= ps->end || *ps->p != '"') return fail(ps, COAX_ESYNTAX, ps->p, "a string key");
-    s->koff = (size_t)(ps->p - ps->start);
-    coax_code rc = parse_string(ps, &s->m.key, &s->m.klen);
+    coax_code rc = parse_string(ps, &s->key, &s->klen);
     if (rc) return rc;
     skip_ws(ps);
     if (ps->p >= ps->end || *ps->p != ':') return fail(ps, COAX_ESYNTAX, ps->p, "':' after the key");
@@ -240,7 +299,36 @@ static coax_code begin_child(parser *ps)
     return COAX_OK;
 }
 
-static coax_code parse_scalar(parser *ps, coax_value *v)
+static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+
+/* coax_number_span over the padded copy: the NUL after the input stops
+** every loop, so no length is checked. */
+static inline size_t number_span(const char *s, bool *is_int)
+{
+    const char *p = s;
+    *is_int = true;
+    if (*p == '-') p++;
+    if (*p == '0') p++;
+    else if (is_digit(*p)) while (is_digit(*++p)) {}
+    else return 0;
+    if (*p == '.' && is_digit(p[1])) {
+        *is_int = false;
+        p += 2;
+        while (is_digit(*p)) p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        if (*q == '+' || *q == '-') q++;
+        if (is_digit(*q)) {
+            while (is_digit(*++q)) {}
+            p = q;
+            *is_int = false;
+        }
+    }
+    return (size_t)(p - s);
+}
+
+static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, coax_value *v)
 {
     const char *p = ps->p;
     size_t left = (size_t)(ps->end - p);
@@ -273,15 +361,19 @@ static coax_code parse_scalar(parser *ps, coax_value *v)
         break;
     default: {
         bool is_int;
-        size_t n = coax_number_span(p, left, &is_int);
+        size_t n = number_span(p, &is_int);
         if (!n) break;
         /* "01", "1." and "-" are not numbers. */
         if (n < left && (p[n] == '.' || (p[n] >= '0' && p[n] <= '9'))) break;
-        char *t = coax_arena_strdup(ps->arena, p, n);
-        if (!t) return fail(ps, COAX_ENOMEM, p, "out of memory");
+        /* The text moves one byte back, over the byte before it (a consumed
+        ** '[', ',', ':', whitespace, or the spare byte before the input),
+        ** to make room for its NUL: a number costs no allocation. */
+        char *t = ps->p - 1;
+        for (size_t i = 0; i < n; i++) t[i] = t[i + 1];
+        t[n] = '\0';
         v->type = COAX_NUMBER;
         v->flags = is_int ? COAX_VF_INT_TEXT : 0;
-        v->len = n;
+        v->len = (uint32_t)n;
         v->u.text = t;
         ps->p += n;
         return COAX_OK;
@@ -321,7 +413,7 @@ have_value:
         *root = v;
         return COAX_OK;
     }
-    ps->slots[ps->nslots - 1].m.value = v;
+    ps->slots[ps->nslots - 1].value = v;
     skip_ws(ps);
     if (ps->p >= ps->end) return fail(ps, COAX_ESYNTAX, ps->p, "',' or a closing bracket");
     {
@@ -356,10 +448,15 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     if (len > ps.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          ps.lim.max_input);
-    char *copy = coax_arena_alloc(arena, len + 1);
+    /* A spare byte in front, for a number at the very start (parse_scalar),
+    ** and the scanners' padding after the NUL. */
+    if (len > SIZE_MAX - 2 - SCAN_PAD) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    char *copy = coax_arena_alloc(arena, len + 2 + SCAN_PAD);
     if (!copy) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    copy[0] = ' ';
+    copy++;
     if (len) memcpy(copy, text, len);
-    copy[len] = '\0';
+    memset(copy + len, 0, 1 + SCAN_PAD);
     ps.start = ps.p = copy;
     ps.end = copy + len;
     ps.err = err;

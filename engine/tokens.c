@@ -102,30 +102,51 @@ static size_t contraction(const unsigned char *s, size_t n, size_t i)
 
 /* A 64-bit multiply-xorshift hash over little-endian words: the same value
 ** on every platform, since the tables are generated from it. */
-static inline uint64_t load_le(const unsigned char *s, size_t n)
+static inline uint64_t load_le8(const unsigned char *s)
 {
-    uint64_t w = 0;
-    for (size_t k = 0; k < n; k++) w |= (uint64_t)s[k] << (8 * k);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, s, 8);
     return w;
+#else
+    uint64_t w = 0;
+    for (int k = 0; k < 8; k++) w |= (uint64_t)s[k] << (8 * k);
+    return w;
+#endif
 }
 
-uint32_t coax_tok_hash(const unsigned char *s, size_t n)
+static inline uint32_t load_le4(const unsigned char *s)
+{
+    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
+/* The n (1..7) bytes at s as a little-endian word, reading only s[0..n):
+** two overlapping loads whose shared bytes agree. */
+static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
+{
+    if (n >= 4) return (uint64_t)load_le4(s) | (uint64_t)load_le4(s + n - 4) << (8 * (n - 4));
+    return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
+}
+
+static inline uint32_t tok_hash(const unsigned char *s, size_t n)
 {
     uint64_t h = 0x9E3779B97F4A7C15u ^ n;
     while (n >= 8) {
-        h = (h ^ load_le(s, 8)) * 0xff51afd7ed558ccdu;
+        h = (h ^ load_le8(s)) * 0xff51afd7ed558ccdu;
         h ^= h >> 32;
         s += 8;
         n -= 8;
     }
     if (n) {
-        h = (h ^ load_le(s, n)) * 0xc4ceb9fe1a85ec53u;
+        h = (h ^ load_le_tail(s, n)) * 0xc4ceb9fe1a85ec53u;
         h ^= h >> 29;
     }
     h *= 0xff51afd7ed558ccdu;
     h ^= h >> 32;
     return (uint32_t)h;
 }
+
+uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n); }
 
 /* Linear probing over at most TOK_PROBES slots (the generator places every
 ** entry within them), so a miss costs one cache line. */
@@ -211,7 +232,8 @@ static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, b
     return true;
 }
 
-static void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
+static inline __attribute__((always_inline)) void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                                          word_info *wi)
 {
     if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER, extra = 0;
@@ -379,8 +401,12 @@ static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nch
     return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
 }
 
-uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n, tok_visit visit,
-                       void *ud)
+/* The scanner; inlined into coax_tok_scan (with a visitor, for the
+** calibration tool) and into the per-encoding counters below, where the
+** split is a constant and there is no visitor, so neither is tested per
+** piece. */
+static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_model *m, const char *str,
+                                                           size_t n, tok_visit visit, void *ud)
 {
     const unsigned char *s = (const unsigned char *)str;
     const bool o200k = split == TOK_SPLIT_O200K;
@@ -473,7 +499,7 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
         uint32_t hash = 0;
         bool hashed = hashable && end - i <= TOK_HASH_MAX;
         if (hashed) {
-            hash = coax_tok_hash(s + i, end - i);
+            hash = tok_hash(s + i, end - i);
             common = common_lookup(m->common, hash);
         }
         weight = common ? (uint64_t)common * TOK_SCALE : row_weight(m, row, nchars);
@@ -489,6 +515,22 @@ uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n,
         i = end;
     }
     return total;
+}
+
+uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n, tok_visit visit,
+                       void *ud)
+{
+    return scan(split, m, str, n, visit, ud);
+}
+
+static uint64_t scan_o200k(const char *s, size_t n)
+{
+    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL);
+}
+
+static uint64_t scan_cl100k(const char *s, size_t n)
+{
+    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL);
 }
 
 /* ---- the public functions ------------------------------------------------- */
@@ -534,9 +576,7 @@ size_t coax_tokens(coax_encoding enc, const char *text, size_t len)
     if (!text || !len) return 0;
     if (enc == COAX_ENC_CHARS4) return chars4((const unsigned char *)text, len);
     bool cl = enc == COAX_ENC_CL100K || enc == COAX_ENC_LLAMA3;
-    uint64_t sum = coax_tok_scan(cl ? TOK_SPLIT_CL100K : TOK_SPLIT_O200K,
-                                 cl ? &coax_tok_model_cl100k : &coax_tok_model_o200k, text, len,
-                                 NULL, NULL);
+    uint64_t sum = cl ? scan_cl100k(text, len) : scan_o200k(text, len);
     if (enc == COAX_ENC_CLAUDE) sum = sum / 5 * 6 + (sum % 5) * 6 / 5; /* x 1.2 */
     uint64_t n = enc == COAX_ENC_CLAUDE ? (sum + TOK_SCALE - 1) / TOK_SCALE
                                         : (sum + TOK_SCALE / 2) / TOK_SCALE;

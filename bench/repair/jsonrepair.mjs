@@ -1,30 +1,30 @@
-// jsonrepair throughput on the same replies file: MB/s over every reply
-// (each JSON string a line), repeating for at least 0.5 s.
+// jsonrepair throughput on the same inputs as bench_repair, measured the
+// same way (../common/measure.mjs: warm-up until the rate is stable, then
+// the best of 5 rounds), printed in the same shape.
+//   node jsonrepair.mjs replies FILE.jsonl   MB/s over every reply (one JSON string a line)
+//   node jsonrepair.mjs valid                MB/s on a valid 16 MB document
 import { readFileSync } from "node:fs";
 import { jsonrepair } from "jsonrepair";
+import { measureBest } from "../common/measure.mjs";
 
 const [mode, path] = process.argv.slice(2);
 const measure = (texts, bytes) => {
-  let ok = 0, rounds = 0;
-  const t0 = performance.now();
-  let t;
-  do {
-    ok = 0;
+  const { rate, ok, warm } = measureBest(() => {
+    let ok = 0;
     for (const s of texts) {
       try { jsonrepair(s); ok++; } catch { /* not recoverable */ }
     }
-    rounds++;
-    t = (performance.now() - t0) / 1000;
-  } while (t < 0.5);
-  return [bytes * rounds / t / 1e6, ok];
+    return ok;
+  });
+  return [bytes * rate / 1e6, ok, warm];
 };
 const utf8 = (s) => Buffer.byteLength(s, "utf8");
 
 if (mode === "replies") {
   const texts = readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
   const bytes = texts.reduce((n, s) => n + utf8(s), 0);
-  const [mbs, ok] = measure(texts, bytes);
-  console.log(`jsonrepair ${mbs.toFixed(1)} MB/s ${texts.length} replies ${bytes} bytes ${ok} recovered`);
+  const [mbs, ok, warm] = measure(texts, bytes);
+  console.log(`jsonrepair ${mbs.toFixed(1)} MB/s ${texts.length} replies ${bytes} bytes ${ok} recovered (warm-up ${warm.toFixed(1)} s)`);
 } else if (mode === "valid") {
   const parts = [];
   let n = 1;
@@ -34,6 +34,6 @@ if (mode === "replies") {
     n += p.length + 1;
   }
   const doc = "[" + parts.join(",") + "]";
-  const [mbs] = measure([doc], utf8(doc));
-  console.log(`jsonrepair valid ${mbs.toFixed(1)} MB/s ${utf8(doc)} bytes`);
+  const [mbs, , warm] = measure([doc], utf8(doc));
+  console.log(`jsonrepair valid ${mbs.toFixed(1)} MB/s ${utf8(doc)} bytes (warm-up ${warm.toFixed(1)} s)`);
 }

@@ -1,12 +1,16 @@
 #!/bin/sh
-# Runs coax and jsonrepair on the same inputs, one after the other in the
-# same run, and prints them side by side with the ratio.
+# Runs coax and its peers on the same inputs, one after the other in the
+# same run, every one warmed up until its rate is stable and then the best
+# of 5 rounds (bench/common/measure.*), and prints them side by side with
+# the ratio last.
+#   run.sh OUT   (OUT holds the binaries and the generated inputs)
 OUT=$1
 set -e
-row() { # label coax-line jsonrepair-line field
+ratio() { echo "$1 $2" | awk '{printf "%.1fx", $1/$2}'; }
+row() { # label coax-line peer-line field
     c=$(echo "$2" | awk -v f="$4" '{print $f}')
     j=$(echo "$3" | awk -v f="$4" '{print $f}')
-    printf '%-40s %10s %12s %7.1fx\n' "$1" "$c" "$j" "$(echo "$c $j" | awk '{print $1/$2}')"
+    printf '%-40s %10s %12s %8s\n' "$1" "$c" "$j" "$(ratio "$c" "$j")"
 }
 cb=$("$OUT"/bench_repair replies "$OUT"/replies.jsonl)
 jb=$(node repair/jsonrepair.mjs replies "$OUT"/replies.jsonl)
@@ -14,12 +18,33 @@ cv=$("$OUT"/bench_repair replies "$OUT"/valid.jsonl)
 jv=$(node repair/jsonrepair.mjs replies "$OUT"/valid.jsonl)
 cd=$("$OUT"/bench_repair valid)
 jd=$(node repair/jsonrepair.mjs valid)
-echo "repair throughput in MB/s (same run, same inputs)"
+echo "repair throughput in MB/s (same run, same inputs; each warmed up, best of 5 rounds)"
 printf '%-40s %10s %12s %8s\n' "input" "coax" "jsonrepair" "ratio"
 row "$(echo "$cb" | awk '{printf "%d broken replies, %.1f MB", $4, $6/1e6}')" "$cb" "$jb" 2
 row "$(echo "$cv" | awk '{printf "%d valid replies, %.1f MB", $4, $6/1e6}')" "$cv" "$jv" 2
 row "one valid document, 16 MB" "$cd" "$jd" 3
 echo "recovered from the broken replies: coax $(echo "$cb" | awk '{print $8}'), jsonrepair $(echo "$jb" | awk '{print $8}')"
 echo
-echo "scaling (broken JSON; time should grow linearly with size)"
+echo "strict parsing of valid JSON, MB/s (same run, same files), and coax's instructions a byte"
+echo "(callgrind, coax_parse alone, 5 passes)"
+printf '%-40s %10s %12s %8s %10s\n' "document" "coax" "simdjson" "ratio" "instr/B"
+for f in replies records; do
+    cp_=$("$OUT"/bench_repair parse "$OUT"/$f.json)
+    sp=$("$OUT"/parse_simdjson "$OUT"/$f.json)
+    ir=$(valgrind --tool=callgrind --toggle-collect=coax_parse_ex --callgrind-out-file=/dev/null \
+        "$OUT"/bench_repair parse "$OUT"/$f.json 5 2>&1 | awk '/Collected/ {print $4}')
+    bytes=$(echo "$cp_" | awk '{print $5}')
+    label="3000 valid replies as one array"
+    [ $f = records ] && label="1 MB of small records"
+    printf '%-40s %10s %12s %8s %10s\n' "$label, $(echo "$bytes" | awk '{printf "%.1f MB", $1/1e6}')" \
+        "$(echo "$cp_" | awk '{print $3}')" "$(echo "$sp" | awk '{print $3}')" \
+        "$(ratio "$(echo "$cp_" | awk '{print $3}')" "$(echo "$sp" | awk '{print $3}')")" \
+        "$(echo "$ir $bytes" | awk '{printf "%.1f", $1 / 5 / $2}')"
+done
+echo "(yyjson has no Debian package in this release; simdjson's DOM parser stands in for it)"
+echo
+echo "in-process repair of one broken 16 KB reply, call after call (microseconds and page faults a call)"
+"$OUT"/bench_repair inprocess | awk '{printf "  a new arena each call %.1f us, %s faults; one arena reset between calls %.1f us, %s faults (%.1fx)\n", $6, $12, $9, $13, $6 / $9}'
+echo
+echo "scaling (broken JSON; time should grow linearly with size; one 0.5 s window each)"
 "$OUT"/bench_repair scaling | awk '{printf "  %10d bytes  %8.1f MB/s  %10.3f ms\n", $3, $5, $7}'

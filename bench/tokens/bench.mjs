@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { estimateTokenCount } from 'tokenx';
 import { exactCount } from './exact.mjs';
+import { measureBest } from '../common/measure.mjs';
 
 const [COAX, BENCH, DIR] = process.argv.slice(2);
 const samples = fs.readFileSync(path.join(DIR, 'eval.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -69,21 +70,22 @@ for (const enc of ['o200k', 'cl100k']) {
   console.log(`  worst category mean for coax: ${pct(worst[enc])}; error ratio coax/tokenx overall: ${(tot.coax.mean / tot.tokenx.mean).toFixed(2)}`);
 }
 
-// Speed: MB/s of input over the whole evaluation set.
+// Speed: MB/s of input over the whole evaluation set, every estimator
+// measured as ../common/measure.mjs says (warm-up until the rate is stable,
+// then the best of 5 rounds), as bench_tokens measures coax.
 const bytes = texts.reduce((a, t) => a + Buffer.byteLength(t), 0);
 function mbps(fn) {
-  let rounds = 0;
-  const t0 = process.hrtime.bigint();
-  let t1;
-  do { for (const t of texts) fn(t); rounds++; t1 = process.hrtime.bigint(); } while (Number(t1 - t0) < 5e8);
-  return bytes * rounds / (Number(t1 - t0) / 1e9) / 1e6;
+  const { rate } = measureBest(() => { for (const t of texts) fn(t); return 0; });
+  return bytes * rate / 1e6;
 }
-const speed = { tokenx: mbps((t) => estimateTokenCount(t)), 'chars/4 (JS)': mbps(chars4) };
-speed['gpt-tokenizer o200k (exact)'] = mbps((t) => exactCount('o200k', t));
+const speed = {};
 for (const line of execFileSync(BENCH, [path.join(DIR, 'eval.jsonl')]).toString().trim().split('\n')) {
   const [enc, v] = line.split(' ');
   speed[`coax ${enc}`] = Number(v);
 }
-console.log(`\nspeed over ${(bytes / 1e6).toFixed(1)} MB (${texts.length} samples), MB/s:`);
+speed.tokenx = mbps((t) => estimateTokenCount(t));
+speed['chars/4 (JS)'] = mbps(chars4);
+speed['gpt-tokenizer o200k (exact)'] = mbps((t) => exactCount('o200k', t));
+console.log(`\nspeed over ${(bytes / 1e6).toFixed(1)} MB (${texts.length} samples), MB/s, each warmed up, best of 5 rounds:`);
 for (const [k, v] of Object.entries(speed)) console.log(`  ${k.padEnd(30)} ${v.toFixed(1).padStart(8)}`);
-console.log(`  coax o200k / tokenx: ${(speed['coax o200k'] / speed.tokenx).toFixed(1)}x`);
+console.log(`  coax o200k ${speed['coax o200k'].toFixed(1)}, tokenx ${speed.tokenx.toFixed(1)}: ${(speed['coax o200k'] / speed.tokenx).toFixed(1)}x`);

@@ -1,28 +1,39 @@
 /*
 ** bench_tokens.c: the speed of coax_tokens over a corpus file (JSON lines
-** with a "text" member), per encoding, in MB/s of input. Each encoding runs
-** over the whole corpus until at least half a second has passed.
+** with a "text" member), per encoding, in MB/s of input, measured as
+** bench/common/measure.h says (warm-up until the rate is stable, then the
+** best of 5 rounds of the whole corpus).
 **
-**   bench_tokens CORPUS.jsonl   prints "ENCODING MB/s TOKENS" lines
+**   bench_tokens CORPUS.jsonl [N]   prints "ENCODING MB/s TOKENS" lines;
+**                                   N: exactly N passes (for callgrind)
 */
 #include "coax.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
+#include "../common/measure.h"
+
+typedef struct corpus {
+    const char **texts;
+    size_t *lens, n;
+    coax_encoding enc;
+} corpus;
+
+/* One pass over the corpus; returns the tokens counted. */
+static size_t pass(void *ctx)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    corpus *c = ctx;
+    size_t tokens = 0;
+    for (size_t i = 0; i < c->n; i++) tokens += coax_tokens(c->enc, c->texts[i], c->lens[i]);
+    return tokens;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: bench_tokens CORPUS.jsonl\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: bench_tokens CORPUS.jsonl [N]\n");
         return 2;
     }
     FILE *f = fopen(argv[1], "rb");
@@ -53,17 +64,14 @@ int main(int argc, char **argv)
     }
     free(line);
     fclose(f);
+    size_t fixed = argc == 3 ? (size_t)atol(argv[2]) : 0;
     for (int e = 0; e < COAX_ENC_COUNT; e++) {
-        size_t tokens = 0, rounds = 0;
-        double t0 = now(), t1;
-        do {
-            tokens = 0;
-            for (size_t i = 0; i < n; i++) tokens += coax_tokens((coax_encoding)e, texts[i], lens[i]);
-            rounds++;
-            t1 = now();
-        } while (t1 - t0 < 0.5);
-        printf("%s %.1f %zu\n", coax_encoding_name((coax_encoding)e),
-               (double)bytes * rounds / (t1 - t0) / 1e6, tokens);
+        corpus c = {texts, lens, n, (coax_encoding)e};
+        size_t tokens = 0;
+        double warm = 0, rate = 0;
+        if (fixed) measure_fixed(pass, &c, fixed, &tokens);
+        else rate = measure_best(pass, &c, &tokens, &warm);
+        printf("%s %.1f %zu %.1f\n", coax_encoding_name((coax_encoding)e), (double)bytes * rate / 1e6, tokens, warm);
     }
     free(texts);
     free(lens);

@@ -7,21 +7,17 @@
 **   parse    <inst/s> <valid> <n>   coax_parse + coax_validate per line, as
 **                                   `coax validate --jsonl` does
 ** The schema is compiled once with formats asserted (ajv-formats asserts).
-** Each figure is the best of the whole passes run in at least 2 s.
+** One arena serves every instance, reset between them (coax_arena_reset).
+** Each figure is measured as bench/common/measure.h says (warm-up until the
+** rate is stable, then the best of 5 rounds), as ajv.mjs measures ajv.
 */
 #include "coax.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "../common/measure.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -47,47 +43,45 @@ typedef struct line {
     coax_value *value;
 } line;
 
-static size_t pass_validate(const coax_schema *s, line *l, size_t n)
+typedef struct work {
+    const coax_schema *schema;
+    line *l;
+    size_t n;
+    coax_arena *arena;
+} work;
+
+static size_t pass_validate(void *ctx)
 {
+    work *w = ctx;
     size_t ok = 0;
-    for (size_t i = 0; i < n; i++) {
-        coax_arena *a = coax_arena_new(NULL);
+    for (size_t i = 0; i < w->n; i++) {
         coax_validation r;
-        if (coax_validate(s, l[i].value, a, 0, &r, NULL) == COAX_OK && r.valid) ok++;
-        coax_arena_free(a);
+        if (coax_validate(w->schema, w->l[i].value, w->arena, 0, &r, NULL) == COAX_OK && r.valid) ok++;
+        coax_arena_reset(w->arena);
     }
     return ok;
 }
 
-static size_t pass_parse(const coax_schema *s, line *l, size_t n)
+static size_t pass_parse(void *ctx)
 {
+    work *w = ctx;
     size_t ok = 0;
-    for (size_t i = 0; i < n; i++) {
-        coax_arena *a = coax_arena_new(NULL);
+    for (size_t i = 0; i < w->n; i++) {
         coax_value *v;
         coax_validation r;
-        if (coax_parse(a, l[i].text, l[i].len, NULL, &v, NULL) == COAX_OK &&
-            coax_validate(s, v, a, 0, &r, NULL) == COAX_OK && r.valid)
+        if (coax_parse(w->arena, w->l[i].text, w->l[i].len, NULL, &v, NULL) == COAX_OK &&
+            coax_validate(w->schema, v, w->arena, 0, &r, NULL) == COAX_OK && r.valid)
             ok++;
-        coax_arena_free(a);
+        coax_arena_reset(w->arena);
     }
     return ok;
 }
 
-/* The best pass of those run in at least 2 s: the figure least disturbed
-** by whatever else the machine is doing (the peers measure the same way). */
-static void measure(const char *name, size_t (*pass)(const coax_schema *, line *, size_t),
-                    const coax_schema *s, line *l, size_t n)
+static void measure(const char *name, size_t (*pass)(void *), work *w)
 {
-    size_t ok = pass(s, l, n);
-    double t0 = now(), best = 1e30;
-    while (now() - t0 < 2.0) {
-        double p0 = now();
-        ok = pass(s, l, n);
-        double d = now() - p0;
-        if (d < best) best = d;
-    }
-    printf("%s %.0f %zu %zu\n", name, (double)n / best, ok, n);
+    size_t ok;
+    double warm, rate = measure_best(pass, w, &ok, &warm);
+    printf("%s %.0f %zu %zu %.1f\n", name, (double)w->n * rate, ok, w->n, warm);
 }
 
 int main(int argc, char **argv)
@@ -131,8 +125,10 @@ int main(int argc, char **argv)
         }
         p += len + 1;
     }
-    measure("validate", pass_validate, s, l, n);
-    measure("parse", pass_parse, s, l, n);
+    work w = {s, l, n, coax_arena_new(NULL)};
+    measure("validate", pass_validate, &w);
+    measure("parse", pass_parse, &w);
+    coax_arena_free(w.arena);
     coax_schema_free(s);
     coax_arena_free(va);
     coax_arena_free(sa);

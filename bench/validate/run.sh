@@ -17,7 +17,9 @@ get() { echo "$1" | awk -v k="$2" -v f="$3" '$1 == k {print $f}'; }
 n=$(get "$c" validate 4)
 echo "JSON Schema validation, instances per second (same run, same $n instances;"
 echo "schema: validate/schema.json, 2020-12, \$ref, enums, patterns, formats asserted,"
-echo "additionalProperties false; all errors collected by every validator)"
+echo "additionalProperties false; all errors collected by every validator; coax and ajv each"
+echo "warmed up until their rate is stable, then the best of 5 rounds (bench/common/measure.*);"
+echo "python-jsonschema: one warm pass, then the best pass of 2 s)"
 printf '%-26s %12s %12s %8s %14s %8s\n' "" "coax" "ajv 8.17.1" "ratio" "jsonschema" "ratio"
 for k in validate parse; do
     cv=$(get "$c" $k 2); av=$(get "$a" $k 2); pv=$(get "$p" $k 2)

@@ -130,7 +130,20 @@ coax_arena *coax_arena_new(const coax_allocator *alloc);
 ** call every pointer obtained from the arena is invalid. */
 void coax_arena_free(coax_arena *arena);
 
-/* Bytes currently held by the arena from its allocator (for metrics). */
+/* Frees everything allocated in the arena but keeps its memory for what is
+** allocated next: a host that repairs, parses or validates one reply after
+** another in one arena, resetting it between them, reuses the same blocks
+** and stops calling its allocator. Every pointer obtained from the arena
+** is invalid after the call. NULL is a no-op. */
+void coax_arena_reset(coax_arena *arena);
+
+/* Gives the memory the arena keeps for reuse (what coax_arena_reset and
+** failed attempts freed; at most 1024 blocks) back to its allocator.
+** coax_arena_free does this too. NULL is a no-op. */
+void coax_arena_trim(coax_arena *arena);
+
+/* Bytes currently held by the arena from its allocator, the memory kept
+** for reuse included (for metrics). */
 size_t coax_arena_size(const coax_arena *arena);
 
 /* ------------------------------------------------------------------------ */

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Extract on a big document with many schema errors against validating it:
+# a 16 MB array of records, 30% of them with a quantity written as a string.
+# Validation and extraction run as separate processes (each reports its own
+# peak memory); the extraction runs under a memory cap and a time limit, so
+# a non-linear case is reported as such instead of taking the machine.
+#   big.sh OUT [MB] [PERCENT]
+OUT=$1
+MB=${2:-16}
+PCT=${3:-30}
+CAP_KB=${EXTRACT_BIG_CAP_KB:-6291456}
+LIMIT_S=${EXTRACT_BIG_SECONDS:-300}
+v=$("$OUT"/bench_extract_big validate "$MB" "$PCT")
+e=$(ulimit -v "$CAP_KB"; timeout "$LIMIT_S" "$OUT"/bench_extract_big extract "$MB" "$PCT" 2>/dev/null)
+echo "extract on a $MB MB document, $PCT% of its records mistyped, against validating it"
+echo "(one run each; peak memory above the process's own start)"
+printf '%-22s %10s %12s %14s\n' "" seconds "peak MB" "peak / size"
+echo "$v" | awk '{printf "%-22s %10.2f %12.0f %13.1fx\n", "parse + validate", $2, $3 / 1024, $3 * 1024 / $4}'
+if [ -n "$e" ] && [ "$(echo "$e" | awk '{print $7}')" = COAX_OK ]; then
+    echo "$e" | awk '{printf "%-22s %10.2f %12.0f %13.1fx   (%s, %s)\n", "extract", $2, $3 / 1024, $3 * 1024 / $4, $5, $6}'
+    echo "$v $e" | awk '{printf "time ratio extract / validate: %.1fx\n", $9 / $2}'
+elif [ -n "$e" ]; then
+    echo "$e" | awk -v cap="$((CAP_KB / 1024))" '{printf "%-22s %10.2f %12s   failed: %s (memory capped at %s MB)\n", "extract", $2, "-", $7, cap}'
+else
+    echo "extract: did not finish within $LIMIT_S s and $((CAP_KB / 1024)) MB (not linear in the document)"
+fi

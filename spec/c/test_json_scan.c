@@ -1,0 +1,221 @@
+/*
+** test_json_scan.c: the strict parser's word-at-a-time scanners (strings,
+** whitespace, numbers in place) give the same answers as a byte-by-byte
+** reading, at every position of a 16-byte block and across block ends:
+** every kind of stop byte at every offset, every invalid UTF-8 form, raw
+** control bytes, unterminated strings, whitespace runs, numbers at the
+** root and beside every delimiter, duplicate-key offsets.
+*/
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+/* Parses 'json' strictly; returns the code and fills 'v' and 'err'. */
+static coax_code parse(coax_arena *a, const char *json, size_t len, coax_value **v, coax_error *err)
+{
+    memset(err, 0, sizeof *err);
+    return coax_parse(a, json, len, NULL, v, err);
+}
+
+/* Every special character at every position of strings of 0..40 bytes. */
+static void test_every_stop_at_every_position(void)
+{
+    static const struct {
+        const char *json, *text; /* as written in JSON, and decoded */
+    } special[] = {
+        {"\\\"", "\""}, {"\\\\", "\\"}, {"\\n", "\n"}, {"\\u00e9", "\xc3\xa9"}, {"\xc3\xa9", "\xc3\xa9"},
+        {"\xe6\x9d\xb1", "\xe6\x9d\xb1"}, {"\xef\xbf\xbd", "\xef\xbf\xbd"}, {"\xe0\xa4\x85", "\xe0\xa4\x85"},
+        {"\xed\x9f\xbf", "\xed\x9f\xbf"}, {"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"}, {"\\ud83d\\ude00", "\xf0\x9f\x98\x80"},
+    };
+    coax_arena *a = coax_arena_new(NULL);
+    for (size_t k = 0; k < sizeof special / sizeof *special; k++)
+        for (size_t len = 1; len <= 40; len++)
+            for (size_t pos = 0; pos < len; pos++) {
+                char json[128], want[128];
+                size_t n = 0, w = 0;
+                json[n++] = '"';
+                for (size_t i = 0; i < len; i++) {
+                    const char *j = i == pos ? special[k].json : "a", *t = i == pos ? special[k].text : "a";
+                    memcpy(json + n, j, strlen(j));
+                    n += strlen(j);
+                    memcpy(want + w, t, strlen(t));
+                    w += strlen(t);
+                }
+                json[n++] = '"';
+                want[w] = '\0';
+                coax_value *v;
+                coax_error err;
+                CHECK_INT(parse(a, json, n, &v, &err), COAX_OK);
+                size_t got;
+                const char *text = coax_value_text(v, &got);
+                CHECK_INT(got, w);
+                CHECK(text && memcmp(text, want, w) == 0 && text[w] == '\0');
+                coax_arena_reset(a);
+            }
+    coax_arena_free(a);
+}
+
+/* Raw control bytes and invalid UTF-8 at every position: the code and the
+** byte offset of the offending byte. */
+static void test_every_bad_byte_at_every_position(void)
+{
+    static const struct {
+        const char *bytes;
+        coax_code code;
+    } bad[] = {
+        {"\x01", COAX_ESYNTAX}, {"\x1f", COAX_ESYNTAX}, {"\n", COAX_ESYNTAX}, {"\x80", COAX_EUTF8},
+        {"\xc0\xaf", COAX_EUTF8}, {"\xc1\xbf", COAX_EUTF8}, {"\xe0\x80\x80", COAX_EUTF8},
+        {"\xed\xa0\x80", COAX_EUTF8}, {"\xe6\x9d", COAX_EUTF8}, {"\xe6\x41\x41", COAX_EUTF8},
+        {"\xf5\x80\x80\x80", COAX_EUTF8}, {"\xf4\x90\x80\x80", COAX_EUTF8}, {"\xff", COAX_EUTF8},
+        {"\xc3", COAX_EUTF8},
+    };
+    coax_arena *a = coax_arena_new(NULL);
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        for (size_t len = 1; len <= 40; len++)
+            for (size_t pos = 0; pos < len; pos++) {
+                char json[128];
+                size_t n = 0;
+                json[n++] = '[';
+                json[n++] = '"';
+                for (size_t i = 0; i < len; i++) {
+                    const char *j = i == pos ? bad[k].bytes : "b";
+                    memcpy(json + n, j, strlen(j));
+                    n += strlen(j);
+                }
+                json[n++] = '"';
+                json[n++] = ']';
+                coax_value *v;
+                coax_error err;
+                CHECK_INT(parse(a, json, n, &v, &err), bad[k].code);
+                CHECK_INT(err.offset, 2 + pos);
+                coax_arena_reset(a);
+            }
+    coax_arena_free(a);
+}
+
+/* A string that never closes, of every length, also when the last byte is
+** a backslash or the start of a multi-byte sequence. */
+static void test_unterminated_strings(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    static const char *tails[] = {"", "\\", "\\\"", "\xc3\xa9"};
+    for (size_t t = 0; t < 4; t++)
+        for (size_t len = 0; len <= 40; len++) {
+            char json[128];
+            size_t n = 0;
+            json[n++] = '"';
+            for (size_t i = 0; i < len; i++) json[n++] = 'c';
+            memcpy(json + n, tails[t], strlen(tails[t]));
+            n += strlen(tails[t]);
+            coax_value *v;
+            coax_error err;
+            CHECK_INT(parse(a, json, n, &v, &err), COAX_ESYNTAX);
+            CHECK_INT(err.offset, n);
+            coax_arena_reset(a);
+        }
+    coax_arena_free(a);
+}
+
+/* Whitespace runs of every length and mix between every pair of tokens. */
+static void test_whitespace_runs(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    static const char ws[] = " \t\n\r";
+    for (size_t len = 0; len <= 40; len++) {
+        char run[64];
+        for (size_t i = 0; i < len; i++) run[i] = ws[(i * 7 + len) % 4];
+        run[len] = '\0';
+        char json[512];
+        int n = snprintf(json, sizeof json, "%s{%s\"k\"%s:%s[%s1%s,%s\"s\"%s,%strue%s]%s}%s", run, run, run, run, run,
+                         run, run, run, run, run, run, run);
+        coax_value *v;
+        coax_error err;
+        CHECK_INT(parse(a, json, (size_t)n, &v, &err), COAX_OK);
+        char *out;
+        size_t olen;
+        CHECK_INT(coax_write(v, 0, NULL, &out, &olen), COAX_OK);
+        CHECK_STR(out, "{\"k\":[1,\"s\",true]}");
+        free(out);
+        /* a stray byte after a run is reported where it stands */
+        n = snprintf(json, sizeof json, "[1,%sx]", run);
+        CHECK_INT(parse(a, json, (size_t)n, &v, &err), COAX_ESYNTAX);
+        CHECK_INT(err.offset, 3 + len);
+        coax_arena_reset(a);
+    }
+    coax_arena_free(a);
+}
+
+/* Numbers keep their exact text wherever they stand: at the very start, at
+** the end, beside every delimiter; invalid forms are refused where they
+** start. */
+static void test_numbers_in_place(void)
+{
+    static const char *nums[] = {"0", "-0", "7", "-12", "3.25", "1e5", "-2.5E-3", "123456789012345678901234567890"};
+    coax_arena *a = coax_arena_new(NULL);
+    for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
+        char json[256];
+        const char *forms[] = {"%s", " %s ", "[%s]", "[%s,%s]", "{\"a\":%s,\"b\":%s}", "[\"x\",%s]", "[\n%s\n]"};
+        for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+            int n = snprintf(json, sizeof json, forms[f], nums[k], nums[k]);
+            coax_value *v;
+            coax_error err;
+            CHECK_INT(parse(a, json, (size_t)n, &v, &err), COAX_OK);
+            const coax_value *num = v;
+            if (coax_value_type(v) == COAX_ARRAY) num = coax_array_get(v, coax_value_len(v) - 1);
+            if (coax_value_type(v) == COAX_OBJECT) num = coax_object_get(v, "a", 1);
+            size_t len;
+            const char *text = coax_value_text(num, &len);
+            CHECK_STR(text, nums[k]);
+            CHECK_INT(len, strlen(nums[k]));
+            if (coax_value_type(v) == COAX_OBJECT) CHECK_STR(coax_value_text(coax_object_get(v, "b", 1), NULL), nums[k]);
+            coax_arena_reset(a);
+        }
+    }
+    static const struct {
+        const char *json;
+        size_t offset;
+    } bad[] = {{"01", 0}, {"1.", 0}, {"-", 0}, {"[1,-]", 3}, {"[.5]", 1}, {"[1.e3]", 1}, {"{\"a\":+1}", 5}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        coax_value *v;
+        coax_error err;
+        CHECK_INT(parse(a, bad[k].json, strlen(bad[k].json), &v, &err), COAX_ESYNTAX);
+        CHECK_INT(err.offset, bad[k].offset);
+        coax_arena_reset(a);
+    }
+    coax_arena_free(a);
+}
+
+static size_t dups[8], ndups;
+static void on_dup(void *ud, size_t offset)
+{
+    (void)ud;
+    if (ndups < 8) dups[ndups++] = offset;
+}
+
+/* A repeated key is reported at its opening quote, escaped or not. */
+static void test_duplicate_key_offsets(void)
+{
+    const char *json = "{\"a\":1, \"b\":2,\n  \"\\u0061\":3, \"b\" : 4}";
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    ndups = 0;
+    CHECK_INT(coax_parse_ex(a, json, strlen(json), NULL, &v, NULL, on_dup, NULL), COAX_OK);
+    CHECK_INT(ndups, 2);
+    CHECK_INT(dups[0], 17);
+    CHECK_INT(dups[1], 29);
+    CHECK_STR(coax_value_text(coax_object_get(v, "a", 1), NULL), "3");
+    CHECK_STR(coax_value_text(coax_object_get(v, "b", 1), NULL), "4");
+    coax_arena_free(a);
+}
+
+#define TESTS                                  \
+    X(test_every_stop_at_every_position)       \
+    X(test_every_bad_byte_at_every_position)   \
+    X(test_unterminated_strings)               \
+    X(test_whitespace_runs)                    \
+    X(test_numbers_in_place)                   \
+    X(test_duplicate_key_offsets)
+#include "test.h"
