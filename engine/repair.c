@@ -12,7 +12,9 @@
 **
 ** Candidates that needed an invented repair (a guessed key, a string ended
 ** at a guess) take part only when no other candidate exists: LaTeX in
-** prose (\frac{1}{2}) does not beat the value before it.
+** prose (\frac{1}{2}) does not beat the value before it. When the reply
+** has fenced or tagged blocks, spans of the prose around them never take
+** part (they are examples and explanations).
 **
 ** Every candidate is kept, with its own log, for schema-aware scoring.
 */
@@ -114,6 +116,16 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     vals.alloc = j->alloc;
     coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
                                 shift, &j->log, &vals, j->err);
+    /* A block never closed: the reply stopped inside it, so brackets it
+    ** closed at the end were not merely forgotten. */
+    bool open_block = !sp->complete && (sp->source == COAX_SOURCE_FENCED || sp->source == COAX_SOURCE_TAGGED);
+    for (size_t i = 0; !rc && open_block && i < vals.n; i++)
+        for (size_t k = vals.v[i].log_from; k < vals.v[i].log_to; k++)
+            if (j->log.e[k].kind == rkind_name(RK_CLOSED_BRACKET) && j->log.e[k].cls != COAX_CLASS_INVENTED) {
+                rlog_set_class(&j->log, k, RK_CLOSED_BRACKET, COAX_CLASS_INVENTED);
+                vals.v[i].invented = true;
+                vals.v[i].value->flags |= COAX_VF_INVENTED;
+            }
     /* A balanced span in prose followed by members is a fragment. */
     if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
         repair_members_follow(j->text + sp->end, j->text + j->len)) {
@@ -152,7 +164,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 
 /* The rule in the header comment, among candidates with or without
 ** invented repairs. Returns an index into j->c, or SIZE_MAX. */
-static size_t choose_among(const job *j, bool with_invented)
+static size_t choose_among(const job *j, bool with_invented, bool blocks)
 {
     /* Per group, the best so far by rank: complete container 3, complete
     ** scalar 2, truncated container 1, truncated scalar 0. */
@@ -162,7 +174,7 @@ static size_t choose_among(const job *j, bool with_invented)
     size_t object = SIZE_MAX, array = SIZE_MAX, truncated = SIZE_MAX;
     for (size_t i = 0; i < j->n; i++) {
         const pending *p = &j->c[i];
-        if (p->sequence || (p->invented && !with_invented)) continue;
+        if (p->sequence || (p->invented && !with_invented) || (blocks && p->source == COAX_SOURCE_PROSE)) continue;
         bool container = p->value->type == COAX_OBJECT || p->value->type == COAX_ARRAY;
         int r = (p->complete ? 2 : 0) + container;
         int groups[2] = {-1, -1};
@@ -197,8 +209,11 @@ static size_t choose_among(const job *j, bool with_invented)
 
 static size_t choose(const job *j)
 {
-    size_t best = choose_among(j, false);
-    return best != SIZE_MAX ? best : choose_among(j, true);
+    bool blocks = false; /* a reply with blocks holds its answer there, not in the prose around */
+    for (size_t i = 0; i < j->n && !blocks; i++)
+        blocks = j->c[i].source == COAX_SOURCE_FENCED || j->c[i].source == COAX_SOURCE_TAGGED;
+    size_t best = choose_among(j, false, blocks);
+    return best != SIZE_MAX ? best : choose_among(j, true, blocks);
 }
 
 /* Advances (pos, line, col) to 'target' over text: eight bytes at a time

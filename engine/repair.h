@@ -43,6 +43,8 @@ typedef struct rlog {
 /* Logs a fix of its kind's usual class, and returns that class. */
 coax_class rlog_add(rlog *log, rkind kind, size_t offset);
 void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset);
+/* Gives entry i (of kind 'kind') the class 'cls' and the detail that goes with it. */
+void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls);
 void rlog_free(rlog *log);
 
 /* A span of the text to parse, found by the scanner. */

@@ -86,6 +86,13 @@ void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
     append(log, kind, detail, cls, offset);
 }
 
+void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls)
+{
+    coax_repair_entry *e = &log->e[i];
+    e->cls = cls;
+    e->detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
+}
+
 void rlog_free(rlog *log)
 {
     coax_free_raw(log->alloc, log->e, log->cap * sizeof *log->e);
