@@ -387,7 +387,8 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                     return S_CUT;
                 }
             }
-            note(ps, RK_UNESCAPED_QUOTE, p);
+            /* Inside a key a stray quote leaves the key itself in doubt. */
+            note_as(ps, RK_UNESCAPED_QUOTE, ctx == CTX_KEY ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
             coax_buf_put(&ps->sb, p, qn);
             p += qn;
             continue;
@@ -486,6 +487,7 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
     out->type = COAX_STRING;
     out->len = ps->sb.len;
     out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    if (ctx == CTX_KEY && ps->inv) out->flags |= COAX_VF_INVENTED; /* a key read by a guess */
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
@@ -1173,7 +1175,9 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            note_as(ps, RK_MISSING_COMMA, class_if(!member_starts(p, e, top->object)), p);
+            /* "a""b": a doubled quote may be an escape (CSV), not two strings */
+            bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, e, &q);
+            note_as(ps, RK_MISSING_COMMA, class_if(adjacent || !member_starts(p, e, top->object)), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;
