@@ -387,8 +387,12 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                     return S_CUT;
                 }
             }
-            /* Inside a key a stray quote leaves the key itself in doubt. */
-            note_as(ps, RK_UNESCAPED_QUOTE, ctx == CTX_KEY ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
+            /* Inside a key a stray quote leaves the key itself in doubt, and
+            ** one after a comma may open the next item ("a, "b"]): a guess. */
+            const char *before = p;
+            while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] == ',');
+            note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             coax_buf_put(&ps->sb, p, qn);
             p += qn;
             continue;
@@ -766,6 +770,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
     const char *e = ps->e;
     for (const char *c = t; c < p; c++)
         if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (p >= e) return false;
     if (*p == '}' || *p == ']') return true;
@@ -1300,7 +1305,7 @@ bool repair_members_follow(const char *p, const char *e)
     const char *limit = e - p > 64 ? p + 64 : e;
     while (p < limit && ws_tab[(unsigned char)*p]) p++;
     if (p >= e) return false;
-    return *p == ':' || (*p == ',' && key_ahead(p + 1, e));
+    return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || key_ahead(p, e);
 }
 
 bool repair_value_starts(const char *p, const char *end)
@@ -1351,7 +1356,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     for (;;) {
         size_t from = log->n; /* leading comments belong to the value */
         skip_space(&ps);
-        while (!first && ps.p < ps.e && *ps.p == ',') { /* a, b or NDJSON */
+        /* a, b or NDJSON; a stray closer between values ("{...}} {...}")
+        ** does not hide the value after it */
+        while (!first && ps.p < ps.e && (*ps.p == ',' || *ps.p == '}' || *ps.p == ']')) {
             ps.p++;
             skip_space(&ps);
         }
