@@ -101,23 +101,23 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
     return copy;
 }
 
-/* Whether the prose span sp sits in a broken list: after an unmatched '[',
-** right after another value ("} {") or after a ',' that follows one, or
-** before another value or a ',' and one ("[{...}}, {...}": neither object
-** is the answer). */
+/* Whether the prose span sp sits in a broken list: after an unmatched '['
+** or after a ',' that follows a value, or before a ',' and another value
+** ("[{...}}, {...}": neither object is the answer). Values one after the
+** other without a comma are not a list in prose: an echoed schema and
+** then the answer. */
 static bool prose_fragment(const job *j, const rspan *sp)
 {
     const char *t = j->text;
     size_t b = sp->start, a = sp->end;
     while (b > 0 && strchr(" \t\r\n", t[b - 1])) b--;
-    if (b > 0 && (t[b - 1] == '[' || t[b - 1] == '}' || t[b - 1] == ']')) return true;
+    if (b > 0 && t[b - 1] == '[') return true;
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
         while (c > 0 && strchr(" \t\r\n", t[c - 1])) c--;
         if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
-    while (a < j->len && strchr(" \t\r\n}]", t[a])) a++; /* stray closers too: "{...}} {...}" */
-    if (a < j->len && (t[a] == '{' || t[a] == '[')) return true;
+    while (a < j->len && strchr(" \t\r\n", t[a])) a++;
     if (a < j->len && t[a] == ',') {
         a++;
         while (a < j->len && strchr(" \t\r\n", t[a])) a++;

@@ -105,7 +105,7 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
 ** spaces) on its line. */
 bool repair_value_fence(const char *t, size_t i);
 
-/* Whether members follow at p (after spaces): ", key:", "key:" or ":". After a
+/* Whether members follow at p (after spaces): ", key:", "\"key\":" or ":". After a
 ** complete value they say it was closed too early. */
 bool repair_members_follow(const char *p, const char *end);
 

@@ -1305,7 +1305,8 @@ bool repair_members_follow(const char *p, const char *e)
     const char *limit = e - p > 64 ? p + 64 : e;
     while (p < limit && ws_tab[(unsigned char)*p]) p++;
     if (p >= e) return false;
-    return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || key_ahead(p, e);
+    /* A quoted key only: prose after a value ("Note: ...") is not a member. */
+    return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || (*p == '"' && key_ahead(p, e));
 }
 
 bool repair_value_starts(const char *p, const char *end)
