@@ -226,6 +226,13 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     return COAX_OK;
 }
 
+/* Whether candidate i is scored: the repair's own choice, sequences, and
+** the last MAX_SCORED from 'first' on. */
+static bool is_scored(const coax_repair_result *r, size_t i, size_t first)
+{
+    return i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE;
+}
+
 void coax_extract_options_default(coax_extract_options *o)
 {
     o->flags = 0;
@@ -253,8 +260,14 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
+    /* A reply that fences or tags its answer holds it there: spans of the
+    ** prose around are examples and explanations, never the value. */
+    bool blocks = false;
+    for (size_t i = 0; i < r->ncandidates && !blocks; i++)
+        blocks = is_scored(r, i, first) && (r->candidates[i].source == COAX_SOURCE_FENCED ||
+                                            r->candidates[i].source == COAX_SOURCE_TAGGED);
     for (size_t i = 0; i < r->ncandidates; i++) {
-        if (i < first && i != r->chosen && r->candidates[i].source != COAX_SOURCE_SEQUENCE) continue;
+        if (!is_scored(r, i, first) || (blocks && r->candidates[i].source == COAX_SOURCE_PROSE)) continue;
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;

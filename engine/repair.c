@@ -12,7 +12,9 @@
 **
 ** Candidates that needed an invented repair (a guessed key, a string ended
 ** at a guess) take part only when no other candidate exists: LaTeX in
-** prose (\frac{1}{2}) does not beat the value before it.
+** prose (\frac{1}{2}) does not beat the value before it. When the reply
+** has fenced or tagged blocks, spans of the prose around them never take
+** part (they are examples and explanations).
 **
 ** Every candidate is kept, with its own log, for schema-aware scoring.
 */
@@ -30,6 +32,8 @@ typedef struct pending {
     bool whole_clean;        /* from the whole text with nothing left over */
     bool double_encoded;     /* the value was JSON inside a string */
     bool invented;           /* some entry of its log is of class invented */
+    bool fragment;           /* one item of a larger structure (logs RK_FRAGMENT) */
+    uint32_t fline, fcol;    /* where a fragment starts (locate_fragments) */
 } pending;
 
 typedef struct job {
@@ -42,6 +46,7 @@ typedef struct job {
     rlog log;
     pending *c;
     size_t n, cap;
+    size_t *starts, nstarts; /* offsets of line starts, built when first needed */
 } job;
 
 static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
@@ -96,6 +101,31 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
     return copy;
 }
 
+/* Whether the prose span sp sits in a broken list: after an unmatched '['
+** or after a ',' that follows a value, or before a ',' and another value
+** ("[{...}}, {...}": neither object is the answer). Values one after the
+** other without a comma are not a list in prose: an echoed schema and
+** then the answer. */
+static bool prose_fragment(const job *j, const rspan *sp)
+{
+    const char *t = j->text;
+    size_t b = sp->start, a = sp->end;
+    while (b > 0 && strchr(" \t\r\n", t[b - 1])) b--;
+    if (b > 0 && t[b - 1] == '[') return true;
+    if (b > 0 && t[b - 1] == ',') {
+        size_t c = b - 1;
+        while (c > 0 && strchr(" \t\r\n", t[c - 1])) c--;
+        if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
+    }
+    while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+    if (a < j->len && t[a] == ',') {
+        a++;
+        while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+        if (a < j->len && (t[a] == '{' || t[a] == '[' || t[a] == '"')) return true;
+    }
+    return false;
+}
+
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 {
     static const rkind block_kind[] = {
@@ -114,6 +144,16 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     vals.alloc = j->alloc;
     coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
                                 shift, &j->log, &vals, j->err);
+    /* A block never closed: the reply stopped inside it, so brackets it
+    ** closed at the end were not merely forgotten. */
+    bool open_block = !sp->complete && (sp->source == COAX_SOURCE_FENCED || sp->source == COAX_SOURCE_TAGGED);
+    for (size_t i = 0; !rc && open_block && i < vals.n; i++)
+        for (size_t k = vals.v[i].log_from; k < vals.v[i].log_to; k++)
+            if (j->log.e[k].kind == rkind_name(RK_CLOSED_BRACKET) && j->log.e[k].cls != COAX_CLASS_INVENTED) {
+                rlog_set_class(&j->log, k, RK_CLOSED_BRACKET, COAX_CLASS_INVENTED);
+                vals.v[i].invented = true;
+                vals.v[i].value->flags |= COAX_VF_INVENTED;
+            }
     /* A balanced span in prose followed by members is a fragment. */
     if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
         repair_members_follow(j->text + sp->end, j->text + j->len)) {
@@ -127,7 +167,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         rvalue *v = &vals.v[i];
         pending p = {v->value, sp->source, v->start, v->end, sp->complete && v->complete, false,
                      pre_from, pre_to, v->log_from, v->log_to,
-                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, v->invented};
+                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, v->invented, false, 0, 0};
+        /* Several values in one span give the list (NDJSON, "a, b"); each
+        ** alone is a fragment of it (which one was meant?), and so is a span
+        ** of prose that a list or an unclosed bracket holds. */
+        p.fragment = vals.n > 1 || (sp->source == COAX_SOURCE_PROSE && prose_fragment(j, sp));
+        p.invented = p.invented || p.fragment;
         all_complete = all_complete && p.complete;
         any_invented = any_invented || v->invented;
         if (!add_pending(j, p)) rc = nomem(j);
@@ -142,7 +187,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             arr->len = vals.n;
             arr->u.items = items;
             pending p = {arr, COAX_SOURCE_SEQUENCE, vals.v[0].start, vals.v[vals.n - 1].end, all_complete,
-                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, any_invented};
+                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, any_invented, false, 0, 0};
             if (!add_pending(j, p)) rc = nomem(j);
         }
     }
@@ -152,7 +197,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 
 /* The rule in the header comment, among candidates with or without
 ** invented repairs. Returns an index into j->c, or SIZE_MAX. */
-static size_t choose_among(const job *j, bool with_invented)
+static size_t choose_among(const job *j, bool with_invented, bool blocks)
 {
     /* Per group, the best so far by rank: complete container 3, complete
     ** scalar 2, truncated container 1, truncated scalar 0. */
@@ -162,7 +207,7 @@ static size_t choose_among(const job *j, bool with_invented)
     size_t object = SIZE_MAX, array = SIZE_MAX, truncated = SIZE_MAX;
     for (size_t i = 0; i < j->n; i++) {
         const pending *p = &j->c[i];
-        if (p->sequence || (p->invented && !with_invented)) continue;
+        if (p->sequence || (p->invented && !with_invented) || (blocks && p->source == COAX_SOURCE_PROSE)) continue;
         bool container = p->value->type == COAX_OBJECT || p->value->type == COAX_ARRAY;
         int r = (p->complete ? 2 : 0) + container;
         int groups[2] = {-1, -1};
@@ -197,8 +242,11 @@ static size_t choose_among(const job *j, bool with_invented)
 
 static size_t choose(const job *j)
 {
-    size_t best = choose_among(j, false);
-    return best != SIZE_MAX ? best : choose_among(j, true);
+    bool blocks = false; /* a reply with blocks holds its answer there, not in the prose around */
+    for (size_t i = 0; i < j->n && !blocks; i++)
+        blocks = j->c[i].source == COAX_SOURCE_FENCED || j->c[i].source == COAX_SOURCE_TAGGED;
+    size_t best = choose_among(j, false, blocks);
+    return best != SIZE_MAX ? best : choose_among(j, true, blocks);
 }
 
 /* Advances (pos, line, col) to 'target' over text: eight bytes at a time
@@ -239,9 +287,9 @@ static void advance(const char *text, size_t target, size_t *pos, uint32_t *line
 /* Line and column of 'target' without moving the sweep: the line from a
 ** sorted index of line starts (built once, on the first backward entry),
 ** the column counted from that line's start. */
-static void locate_back(job *j, size_t **starts, size_t *nstarts, size_t target, uint32_t *line,
-                        uint32_t *col)
+static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
 {
+    size_t **starts = &j->starts, *nstarts = &j->nstarts;
     if (!*starts) {
         size_t n = 1;
         for (const char *p = j->text, *e = j->text + j->len; (p = memchr(p, '\n', (size_t)(e - p))); p++) n++;
@@ -274,18 +322,37 @@ static void locate_back(job *j, size_t **starts, size_t *nstarts, size_t target,
 ** so entries that alternate between far places stay linear. */
 static void locate_all(job *j)
 {
-    size_t pos = 0, line_start = 0, *starts = NULL, nstarts = 0;
+    size_t pos = 0, line_start = 0;
     uint32_t line = 1, col = 1;
     for (size_t k = 0; k < j->log.n; k++) {
         coax_repair_entry *e = &j->log.e[k];
         size_t target = e->offset > j->len ? j->len : e->offset;
         if (target < pos) {
-            locate_back(j, &starts, &nstarts, target, &e->line, &e->column);
+            locate_back(j, target, &e->line, &e->column);
             continue;
         }
         advance(j->text, target, &pos, &line, &col, &line_start);
         e->line = line;
         e->column = col;
+    }
+}
+
+/* Line and column of every fragment's start: one forward sweep, as the
+** candidates come in text order (NDJSON gives one per line). */
+static void locate_fragments(job *j)
+{
+    size_t pos = 0, line_start = 0;
+    uint32_t line = 1, col = 1;
+    for (size_t i = 0; i < j->n; i++) {
+        pending *p = &j->c[i];
+        if (!p->fragment) continue;
+        if (p->start < pos) {
+            locate_back(j, p->start, &p->fline, &p->fcol);
+            continue;
+        }
+        advance(j->text, p->start, &pos, &line, &col, &line_start);
+        p->fline = line;
+        p->fcol = col;
     }
 }
 
@@ -311,14 +378,20 @@ static bool sort_entries(job *j, coax_repair_entry *e, size_t n)
     return true;
 }
 
+/* An entry a candidate gets beside its slice of the log. */
+static coax_repair_entry extra_entry(rkind kind, size_t offset, uint32_t line, uint32_t col)
+{
+    return (coax_repair_entry){rkind_name(kind), rkind_detail(kind), offset, line, col, rkind_class(kind)};
+}
+
 /* A candidate's log: its slice of the (adopted) log when its entries are
 ** contiguous there, else a copy; sorted by offset either way. */
 static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
 {
     size_t npre = p->pre_to - p->pre_from, nval = p->to - p->from;
-    size_t n = npre + nval + p->double_encoded;
+    size_t n = npre + nval + p->double_encoded + p->fragment;
     coax_repair_entry *e;
-    if (!p->double_encoded && (npre == 0 || p->pre_to == p->from)) {
+    if (!p->double_encoded && !p->fragment && (npre == 0 || p->pre_to == p->from)) {
         e = j->log.e ? j->log.e + (npre ? p->pre_from : p->from) : NULL; /* NULL: no entries */
     } else {
         e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
@@ -326,11 +399,11 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
         size_t k = 0;
         for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
         if (p->double_encoded) {
-            e[k] = (coax_repair_entry){rkind_name(RK_DOUBLE_ENCODED), rkind_detail(RK_DOUBLE_ENCODED),
-                                       p->start, 0, 0, COAX_CLASS_LOSSLESS};
+            e[k] = extra_entry(RK_DOUBLE_ENCODED, p->start, 0, 0);
             coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
             k++;
         }
+        if (p->fragment) e[k++] = extra_entry(RK_FRAGMENT, p->start, p->fline, p->fcol);
         for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
     }
     /* Sorting a slice in place is safe: value candidates come before the
@@ -348,7 +421,7 @@ static coax_code run(job *j, coax_repair_result *out)
     coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
     if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
     if (rc == COAX_OK) {
-        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false};
+        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
         if (!add_pending(j, p)) return nomem(j);
         undo_double_encoding(j, &j->c[0]);
     } else if (rc == COAX_ENOMEM) {
@@ -390,6 +463,7 @@ static coax_code run(job *j, coax_repair_result *out)
     if (best == SIZE_MAX)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
     locate_all(j);
+    locate_fragments(j);
     if (j->log.e) { /* the arena owns the log from here on */
         if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);
         j->log.cap = 0;

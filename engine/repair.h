@@ -22,7 +22,7 @@ typedef enum rkind {
     RK_STRING_CONCATENATION, RK_CLOSED_BRACKET, RK_MISMATCHED_BRACKET,
     RK_MISSING_BRACKET, RK_SKIPPED_CHARACTER, RK_TRAILING_TEXT,
     RK_DUPLICATE_KEY, RK_UNICODE_WHITESPACE, RK_TRIPLE_QUOTED_STRING,
-    RK_FENCED_STRING, RK_THOUSANDS_SEPARATOR, RK_EARLY_CLOSE, RK_COUNT
+    RK_FENCED_STRING, RK_THOUSANDS_SEPARATOR, RK_EARLY_CLOSE, RK_FRAGMENT, RK_COUNT
 } rkind;
 
 const char *rkind_name(rkind k);
@@ -43,6 +43,8 @@ typedef struct rlog {
 /* Logs a fix of its kind's usual class, and returns that class. */
 coax_class rlog_add(rlog *log, rkind kind, size_t offset);
 void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset);
+/* Gives entry i (of kind 'kind') the class 'cls' and the detail that goes with it. */
+void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls);
 void rlog_free(rlog *log);
 
 /* A span of the text to parse, found by the scanner. */
@@ -103,7 +105,7 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
 ** spaces) on its line. */
 bool repair_value_fence(const char *t, size_t i);
 
-/* Whether members follow at p (after spaces): ", key:" or ":". After a
+/* Whether members follow at p (after spaces): ", key:", "\"key\":" or ":". After a
 ** complete value they say it was closed too early. */
 bool repair_members_follow(const char *p, const char *end);
 

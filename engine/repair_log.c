@@ -51,6 +51,7 @@ static const struct {
     [RK_TRIPLE_QUOTED_STRING] = {"triple_quoted_string", "read a triple-quoted string", COAX_CLASS_LOSSLESS, NULL},
     [RK_FENCED_STRING] = {"fenced_string", "read a fenced code block written as a string value", COAX_CLASS_LOSSLESS, NULL},
     [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, NULL},
+    [RK_FRAGMENT] = {"fragment", "took one item of a larger structure as the whole value", COAX_CLASS_INVENTED, NULL},
     [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},
 };
 
@@ -84,6 +85,13 @@ void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
 {
     const char *detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
     append(log, kind, detail, cls, offset);
+}
+
+void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls)
+{
+    coax_repair_entry *e = &log->e[i];
+    e->cls = cls;
+    e->detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
 }
 
 void rlog_free(rlog *log)

@@ -387,7 +387,12 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                     return S_CUT;
                 }
             }
-            note(ps, RK_UNESCAPED_QUOTE, p);
+            /* Inside a key a stray quote leaves the key itself in doubt, and
+            ** one after a comma may open the next item ("a, "b"]): a guess. */
+            const char *before = p;
+            while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] == ',');
+            note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             coax_buf_put(&ps->sb, p, qn);
             p += qn;
             continue;
@@ -486,6 +491,7 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
     out->type = COAX_STRING;
     out->len = ps->sb.len;
     out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    if (ctx == CTX_KEY && ps->inv) out->flags |= COAX_VF_INVENTED; /* a key read by a guess */
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
@@ -764,6 +770,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
     const char *e = ps->e;
     for (const char *c = t; c < p; c++)
         if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (p >= e) return false;
     if (*p == '}' || *p == ']') return true;
@@ -1173,7 +1180,9 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            note_as(ps, RK_MISSING_COMMA, class_if(!member_starts(p, e, top->object)), p);
+            /* "a""b": a doubled quote may be an escape (CSV), not two strings */
+            bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, e, &q);
+            note_as(ps, RK_MISSING_COMMA, class_if(adjacent || !member_starts(p, e, top->object)), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;
@@ -1296,7 +1305,8 @@ bool repair_members_follow(const char *p, const char *e)
     const char *limit = e - p > 64 ? p + 64 : e;
     while (p < limit && ws_tab[(unsigned char)*p]) p++;
     if (p >= e) return false;
-    return *p == ':' || (*p == ',' && key_ahead(p + 1, e));
+    /* A quoted key only: prose after a value ("Note: ...") is not a member. */
+    return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || (*p == '"' && key_ahead(p, e));
 }
 
 bool repair_value_starts(const char *p, const char *end)
@@ -1347,7 +1357,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     for (;;) {
         size_t from = log->n; /* leading comments belong to the value */
         skip_space(&ps);
-        while (!first && ps.p < ps.e && *ps.p == ',') { /* a, b or NDJSON */
+        /* a, b or NDJSON; a stray closer between values ("{...}} {...}")
+        ** does not hide the value after it */
+        while (!first && ps.p < ps.e && (*ps.p == ',' || *ps.p == '}' || *ps.p == ']')) {
             ps.p++;
             skip_space(&ps);
         }

@@ -95,6 +95,10 @@ describe("confidence classes", function()
     local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
     assert.are.equal('{"a":1}', coax.json.encode(v))
     assert.are.equal("prose", info.source)
+    local log
+    v, log, info = coax.repair('Shape: {"name": "Bob"}\n```json\n{"name": "Ada", "age": 3')
+    assert.are.same({ '{"name":"Ada","age":3}', "fenced" }, { coax.json.encode(v), info.source })
+    assert.are.same({ "closed_bracket", "invented" }, { log[2].kind, log[2].class })
   end)
 
   assert(H)
