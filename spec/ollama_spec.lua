@@ -9,28 +9,11 @@ local json = coax.json
 
 local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
   .. '"required":["name","age"],"additionalProperties":false}'
-local SCHEMA_PRETTY = table.concat({
-  "{",
-  '  "type": "object",',
-  '  "properties": {',
-  '    "name": {',
-  '      "type": "string"',
-  "    },",
-  '    "age": {',
-  '      "type": "integer"',
-  "    }",
-  "  },",
-  '  "required": [',
-  '    "name",',
-  '    "age"',
-  "  ],",
-  '  "additionalProperties": false',
-  "}",
-}, "\n")
+local SCHEMA_TEXT = SCHEMA -- compact, as coax writes it: indentation costs tokens
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36."
-local PROMPT_WITH_SCHEMA = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. SCHEMA_PRETTY
+local PROMPT_WITH_SCHEMA = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. SCHEMA_TEXT
 local SYSTEM = "You extract people."
 
 local server, dir, recipe_path, system_path

@@ -195,9 +195,8 @@ static void test_host_agent_answers_later(void)
     const char *req = coax_session_host_request(s, &len);
     /* The schema is in the prompt (the host did not say it sends it itself) and beside it. */
     CHECK_STR(req, "{\"messages\":[{\"role\":\"user\",\"content\":\"Give n for x\\n\\nReply with JSON that matches "
-                   "this JSON Schema:\\n{\\n  \\\"properties\\\": {\\n    \\\"n\\\": {\\n      \\\"type\\\": "
-                   "\\\"integer\\\"\\n    }\\n  },\\n  \\\"required\\\": [\\n    \\\"n\\\"\\n  ],\\n  \\\"type\\\": "
-                   "\\\"object\\\"\\n}\"}],\"schema\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":"
+                   "this JSON Schema:\\n{\\\"properties\\\":{\\\"n\\\":{\\\"type\\\":\\\"integer\\\"}},"
+                   "\\\"required\\\":[\\\"n\\\"],\\\"type\\\":\\\"object\\\"}\"}],\"schema\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":"
                    "[\"n\"],\"type\":\"object\"},\"options\":{\"temperature\":0}}");
     CHECK(req && strlen(req) == len);
     CHECK(strstr(ev.log, "host_request{\"attempt\":1,\"request\":{\"messages\":") != NULL);
