@@ -286,8 +286,10 @@ static void test_c_on_submit_rejects_and_feeds_back(void)
     CHECK_INT(calls, 2);
     CHECK_STR(coax_session_value(s, NULL), "{\"n\":4}");
     const char *rep = coax_session_report(s, NULL);
-    CHECK(rep && strstr(rep, "\"outcome\":\"rejected\"") != NULL);
-    CHECK(rep && strstr(rep, "n must be even, not {\\\"n\\\":3}") != NULL); /* the feedback the model got */
+    /* the attempt keeps the host's reason, and the feedback the model got */
+    CHECK(rep && strstr(rep, "\"outcome\":\"rejected\",\"reason\":\"n must be even, not {\\\"n\\\":3}\"") != NULL);
+    CHECK(rep && strstr(rep, "\"feedback\":\"Attempt 1/3: your JSON matches the schema but was rejected: n must be "
+                             "even, not {\\\"n\\\":3}") != NULL);
     coax_engine_free(e);
 }
 
