@@ -100,11 +100,8 @@ typedef struct cli_agent_choice {
 /* The agent options of a session of RECIPE, as cli_agent_members appends
 ** them, and when no agent is named on the command line (no --agent, no
 ** --replay, 'default_name' NULL) the default agent as "fallback", which the
-** runtime uses only when the recipe names none either: the provider of the
-** first of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY and OLLAMA_HOST
-** set (openai, anthropic, gemini, ollama), else the demo: the replay agent with the recipe's
-** recorded transcript, RECIPE.replies.jsonl beside it (RECIPE without .lua).
-** The engine runs the recipe once to see whether it names an agent. Fills
+** runtime uses only when the recipe names none either (agent_default.c,
+** as for coax.run). The engine runs the recipe once to see whether it names an agent. Fills
 ** 'c' with the line to print once the recipe is known good. No transcript:
 ** exit 2 after a message. Returns 0 or an exit status after a message. */
 int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_name, coax_engine *e,

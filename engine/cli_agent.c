@@ -4,11 +4,11 @@
 ** --verbose), turned into the session's agent options and the engine's log,
 ** and the default agent when none is named.
 */
+#include "agent_default.h"
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int cli_agent_opt(int argc, char **argv, int *i, cli_agent *a)
 {
@@ -30,35 +30,17 @@ int cli_agent_opt(int argc, char **argv, int *i, cli_agent *a)
 }
 
 /* Appends "replies":[...] from FILE, one JSON string a line. */
-static int put_replies(const char *cmd, const char *path, coax_arena *ar, coax_buf *m)
+static int put_replies(const char *cmd, const char *path, coax_buf *m)
 {
     char *data;
     size_t len;
     coax_error err = {0};
     coax_code rc = cli_read(path, COAX_DEFAULT_MAX_INPUT, &data, &len, &err);
     if (rc) return cli_fail(cmd, rc, &err);
-    if (m->len) coax_buf_putc(m, ',');
-    coax_buf_puts(m, "\"replies\":[");
-    int status = 0;
-    size_t n = 0, line = 0;
-    for (size_t start = 0; start < len && status == 0;) {
-        char *nl = memchr(data + start, '\n', len - start);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        line++;
-        coax_value *v;
-        if (end > start) {
-            if (coax_parse(ar, data + start, end - start, NULL, &v, &err) || coax_value_type(v) != COAX_STRING) {
-                status = cli_usage(cmd, "%s line %zu: each line must be a JSON string", path, line);
-            } else {
-                if (n++) coax_buf_putc(m, ',');
-                coax_write_buf(m, v, 0);
-            }
-        }
-        start = end + 1;
-    }
-    coax_buf_putc(m, ']');
+    char msg[400];
+    rc = agent_replies_json(path, data, len, m, msg, sizeof msg);
     free(data);
-    return status;
+    return rc == COAX_EINVAL ? cli_usage(cmd, "%s", msg) : rc ? cli_fail(cmd, rc, NULL) : 0;
 }
 
 int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_name, coax_buf *m)
@@ -99,7 +81,7 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
     }
     coax_arena *ar = coax_arena_new(NULL);
     if (!ar) return cli_fail(cmd, COAX_ENOMEM, NULL);
-    int status = a->replay ? put_replies(cmd, a->replay, ar, m) : 0;
+    int status = a->replay ? put_replies(cmd, a->replay, m) : 0;
     if (status == 0 && a->options) {
         /* JSON objects keep the last of a repeated key, so these win. */
         coax_value *v;
@@ -120,17 +102,6 @@ int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_n
     if (status == 0 && m->oom) status = cli_fail(cmd, COAX_ENOMEM, NULL);
     return status;
 }
-
-/* The environment variables that choose a provider when no agent is named,
-** in the order they are checked (README, "The default agent"). */
-static const struct {
-    const char *var, *agent;
-} providers[] = {
-    {"OPENAI_API_KEY", "openai"},
-    {"ANTHROPIC_API_KEY", "anthropic"},
-    {"GEMINI_API_KEY", "gemini"},
-    {"OLLAMA_HOST", "ollama"},
-};
 
 /* What the probe's fallback says: runtime.lua raises it only when neither
 ** the recipe nor the host names an agent. */
@@ -180,48 +151,14 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
     if (status || a->name || a->replay || a->command || default_name || options_name_agent(a->options) ||
         !names_none(e, recipe))
         return status;
-    const char *var = NULL, *agent = NULL;
-    for (size_t k = 0; k < sizeof providers / sizeof *providers && !agent; k++) {
-        const char *v = getenv(providers[k].var);
-        if (v && *v) var = providers[k].var, agent = providers[k].agent;
-    }
-    if (m->len) coax_buf_putc(m, ',');
-    if (agent) {
-        coax_buf_printf(m, "\"fallback\":{\"name\":\"%s\"}", agent);
-        snprintf(c->notice, sizeof c->notice, "no agent named; using %s, since %s is set (--agent chooses another)",
-                 agent, var);
-        return m->oom ? cli_fail(cmd, COAX_ENOMEM, NULL) : 0;
-    }
-    /* The demo: RECIPE.replies.jsonl beside the recipe. */
-    size_t n = strlen(recipe);
-    if (n > 4 && !strcmp(recipe + n - 4, ".lua")) n -= 4;
-    coax_buf path;
-    coax_buf_init(&path, NULL);
-    coax_buf_put(&path, recipe, n);
-    coax_buf_puts(&path, ".replies.jsonl");
-    coax_buf_putc(&path, '\0');
-    coax_arena *ar = coax_arena_new(NULL);
-    if (path.oom || !ar) {
-        status = cli_fail(cmd, COAX_ENOMEM, NULL);
-    } else if (access(path.data, F_OK) != 0) {
-        status = cli_usage(cmd,
-                           "%s names no agent and has no recorded transcript %s: pass --agent (openai, anthropic, "
-                           "gemini, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST",
-                           recipe, path.data);
-    } else {
-        coax_buf_puts(m, "\"fallback\":{\"name\":\"replay\"");
-        status = put_replies(cmd, path.data, ar, m);
-        coax_buf_putc(m, '}');
-        c->demo = true;
-        snprintf(c->notice, sizeof c->notice,
-                 "no agent named; replaying the recorded transcript %s (set OPENAI_API_KEY, ANTHROPIC_API_KEY, "
-                 "GEMINI_API_KEY or OLLAMA_HOST, or pass --agent, to use a model)",
-                 path.data);
-        if (status == 0 && m->oom) status = cli_fail(cmd, COAX_ENOMEM, NULL);
-    }
-    coax_arena_free(ar);
-    coax_buf_free(&path);
-    return status;
+    char msg[700];
+    agent_default_choice d;
+    coax_code rc = agent_default(recipe, NULL, NULL, "--agent", m, &d, msg, sizeof msg);
+    if (rc == COAX_ENOTFOUND || rc == COAX_EINVAL) return cli_usage(cmd, "%s", msg);
+    if (rc) return cli_fail(cmd, rc, NULL);
+    c->demo = d.demo;
+    snprintf(c->notice, sizeof c->notice, "%s", d.notice);
+    return 0;
 }
 
 static void log_stderr(void *ud, const char *line)

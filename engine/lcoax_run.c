@@ -1,6 +1,7 @@
 /*
 ** lcoax_run.c: coax.run(recipe, input [, opts]) for Lua hosts and specs.
 */
+#include "agent_default.h"
 #include "lcoax.h"
 
 #include <stdio.h>
@@ -109,6 +110,36 @@ static const char *scripts_on_package_path(lua_State *L, char *buf, size_t cap)
     return found;
 }
 
+/* The options each function knows: an unknown one is a mistake (a typo
+** would otherwise be silently ignored), raised as an error. */
+static const char *const ENGINE_OPTS[] = {"lua_path", "lua_memory", "lua_instructions", "max_depth",
+                                          "max_input", "max_string", "http_connect_timeout_ms",
+                                          "http_timeout_ms", "http_max_response", "proxy", "ca_file",
+                                          "verbose", "secrets", "allow_dirs", NULL};
+static const char *const SESSION_OPTS[] = {"agent", "replies", "agent_options", "max_attempts", "source",
+                                           "command", NULL};
+
+static bool known(const char *const *names, const char *k)
+{
+    for (; *names; names++)
+        if (!strcmp(*names, k)) return true;
+    return false;
+}
+
+/* Raises for a key of options table 't' in none of the lists (NULL ends
+** them); 'extra' is one more name, or NULL. */
+static void check_options(lua_State *L, int t, const char *fn, const char *const *a, const char *const *b,
+                          const char *extra)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!k || !((a && known(a, k)) || (b && known(b, k)) || (extra && !strcmp(k, extra))))
+            luaL_error(L, "%s: unknown option '%s' (README, \"The Lua module\")", fn, luaL_tolstring(L, -1, NULL));
+    }
+}
+
 /* Reads the engine options of table 't' into 'eo'. Pushes two values: the
 ** allowed folders (or nil), which must live until the engine is made, and
 ** on top the secrets (or nil), which must outlive the engine. */
@@ -153,45 +184,99 @@ static void engine_options(lua_State *L, int t, coax_engine_options *eo)
     eo->secret_ud = s;
 }
 
-/* The agent options of opts table 't' as JSON text pushed on the stack (and
-** returned; NULL when there are none): {name?, replies?, ...agent_options}. */
-static const char *agent_json(lua_State *L, int t)
+/* Whether opts table 't' names the agent (agent, replies, command, or a
+** name or call in agent_options) or its own default (agent_options.fallback). */
+static bool names_agent(lua_State *L, int t)
 {
-    lua_getfield(L, t, "agent_options");
+    static const char *const direct[] = {"agent", "replies", "command"};
+    for (size_t i = 0; i < 3; i++) {
+        int type = lua_getfield(L, t, direct[i]);
+        lua_pop(L, 1);
+        if (type != LUA_TNIL) return true;
+    }
+    bool named = false;
+    if (lua_getfield(L, t, "agent_options") == LUA_TTABLE) {
+        static const char *const keys[] = {"name", "call", "fallback"}; /* fallback: the host's own default */
+        for (size_t i = 0; i < 3 && !named; i++) {
+            named = lua_getfield(L, -1, keys[i]) != LUA_TNIL;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    return named;
+}
+
+/* The agent options of opts table 't' (nil: none) as JSON text pushed on
+** the stack and returned: {name?, replies?, ...agent_options, fallback?}.
+** When nothing names an agent, "fallback" is the default agent (as for
+** the coax command: agent_default.c) or the message the session fails
+** with if the recipe names none either. 'recipe' is the recipe file (NULL
+** for recipe text); 'secret' finds the provider keys (NULL: environment).
+** A bad transcript is an error: false, with 'msg' set. */
+static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn secret, void *ud, bool verbose,
+                       char *msg, size_t cap)
+{
+    if (t) lua_getfield(L, t, "agent_options");
+    else lua_pushnil(L);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_newtable(L);
     }
-    const char *name = lcoax_opt_string(L, t, "agent");
+    /* the agent: opts.agent, else replay with opts.replies, else command
+    ** with opts.command, as --agent, --replay and --command choose */
+    const char *name = t ? lcoax_opt_string(L, t, "agent") : NULL;
+    if (t && lua_getfield(L, t, "replies") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        luaL_setmetatable(L, LCOAX_ARRAY);
+        lua_setfield(L, -2, "replies");
+        if (!name) name = "replay";
+    } else {
+        lua_pop(L, 1);
+    }
+    if (t && !name) {
+        if (lua_getfield(L, t, "command") != LUA_TNIL) name = "command";
+        lua_pop(L, 1);
+    }
     if (name) {
         lua_pushstring(L, name);
         lua_setfield(L, -2, "name");
     }
-    lua_getfield(L, t, "replies");
-    if (!lua_isnil(L, -1)) {
-        luaL_checktype(L, -1, LUA_TTABLE);
-        luaL_setmetatable(L, LCOAX_ARRAY);
-        lua_setfield(L, -2, "replies");
-        if (!name) {
-            lua_pushliteral(L, "replay");
-            lua_setfield(L, -2, "name");
-        }
-    } else {
-        lua_pop(L, 1);
-    }
     coax_arena *a = lcoax_arena(L);
     coax_value *v = lcoax_to_value(L, -2, a, COAX_DEFAULT_MAX_DEPTH);
     lua_remove(L, -2); /* the options table; the arena box stays until the end */
-    if (v->type != COAX_OBJECT || v->len == 0) return NULL;
-    char *json;
-    size_t jlen;
-    if (coax_write(v, 0, coax_arena_allocator(a), &json, &jlen)) {
-        lcoax_error(L, COAX_ENOMEM, NULL);
-        return NULL;
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    if (v->type == COAX_OBJECT && v->len) coax_write_buf(&b, v, 0);
+    else coax_buf_puts(&b, "{}"); /* an empty table may read as an array */
+    bool ok = true;
+    if (!(t && names_agent(L, t))) {
+        coax_buf fb;
+        coax_buf_init(&fb, coax_arena_allocator(a));
+        agent_default_choice d;
+        coax_code rc = agent_default(recipe, secret, ud, "opts.agent", &fb, &d, msg, cap);
+        if (rc == COAX_ENOTFOUND) { /* the session fails with it only if the recipe names no agent */
+            coax_buf_puts(&fb, "\"fallback\":");
+            coax_buf_put_json_string(&fb, msg, strlen(msg));
+        } else if (rc) {
+            ok = false;
+        } else if (verbose) {
+            fprintf(stderr, "coax: %s\n", d.notice);
+        }
+        if (ok && fb.len && b.len) {
+            b.len--; /* the closing brace */
+            if (b.len > 1) coax_buf_putc(&b, ',');
+            coax_buf_put(&b, fb.data, fb.len);
+            coax_buf_putc(&b, '}');
+        }
+        coax_buf_free(&fb);
     }
-    lua_pushlstring(L, json, jlen);
-    coax_free(coax_arena_allocator(a), json, jlen + 1);
-    return lua_tostring(L, -1);
+    if (b.oom) {
+        coax_buf_free(&b);
+        lcoax_error(L, COAX_ENOMEM, NULL);
+    }
+    lua_pushlstring(L, b.data, b.len);
+    coax_buf_free(&b);
+    return ok;
 }
 
 /** coax.run(recipe, input [, opts]) -> result
@@ -206,27 +291,41 @@ static const char *agent_json(lua_State *L, int t)
 ** or a list: where the recipe may name files besides its own folder and the
 ** project's schemas/). The result is the session report
 ** as a table: {outcome, value, error, metrics, attempts}. */
+/* nil, message, code: a session that could not start (an unreadable
+** recipe, a bad transcript), as the other functions report failures. */
+static int start_failed(lua_State *L, coax_code rc, const char *msg)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, msg && *msg ? msg : coax_strerror(rc));
+    lua_pushstring(L, coax_code_name(rc));
+    return 3;
+}
+
 static int l_run(lua_State *L)
 {
     size_t rlen, ilen = 0;
     const char *recipe = luaL_checklstring(L, 1, &rlen);
     const char *input = luaL_optlstring(L, 2, "", &ilen);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-    bool opts = lua_istable(L, 3);
+    int opts = lua_istable(L, 3) ? 3 : 0;
+    if (opts) check_options(L, opts, "coax.run", ENGINE_OPTS, SESSION_OPTS, NULL);
     coax_engine_options eo = {0};
     coax_session_options so = {0};
     so.input = input;
     so.input_len = ilen;
     bool source = false;
     if (opts) {
-        engine_options(L, 3, &eo); /* the folders and secrets stay on the stack */
-        so.max_attempts = (int)opt_integer(L, 3, "max_attempts");
-        lua_getfield(L, 3, "source");
+        engine_options(L, opts, &eo); /* the folders and secrets stay on the stack */
+        so.max_attempts = (int)opt_integer(L, opts, "max_attempts");
+        lua_getfield(L, opts, "source");
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        so.agent_json = agent_json(L, 3);
-        so.command = lcoax_opt_string(L, 3, "command");
+        so.command = lcoax_opt_string(L, opts, "command");
     }
+    char msg[700];
+    if (!agent_json(L, opts, source ? NULL : recipe, eo.secret, eo.secret_ud, eo.log != NULL, msg, sizeof msg))
+        return start_failed(L, COAX_EINVAL, msg);
+    so.agent_json = lua_tostring(L, -1);
     engine_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->engine = NULL;
     if (luaL_newmetatable(L, "coax.engine")) {
@@ -238,11 +337,11 @@ static int l_run(lua_State *L)
     if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &b->engine, &err);
-    if (rc) return lcoax_error(L, rc, &err);
+    if (rc) return start_failed(L, rc, err.msg);
     coax_session *s;
     rc = source ? coax_session_from_text(b->engine, recipe, rlen, "=recipe", &so, &s, &err)
                 : coax_session_from_file(b->engine, recipe, &so, &s, &err);
-    if (rc) return lcoax_error(L, rc, &err);
+    if (rc) return start_failed(L, rc, err.msg);
     coax_session_run(s);
     size_t len;
     const char *report = coax_session_report(s, &len);
@@ -263,6 +362,8 @@ static int l_run(lua_State *L)
 
 typedef struct lengine {
     coax_engine *engine;
+    coax_secret_fn secret; /* the engine's secrets (opts.secrets), for the default agent */
+    void *secret_ud;
     lua_State *L;    /* the state polling now (events call back into it) */
     int error_ref;   /* an error raised by an event handler during a poll */
 } lengine;
@@ -334,12 +435,15 @@ static int l_engine(lua_State *L)
     coax_engine_options eo = {0};
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
+        check_options(L, 1, "coax.engine", ENGINE_OPTS, NULL, NULL);
         engine_options(L, 1, &eo);
     } else {
         lua_pushnil(L);
     }
     lengine *e = lua_newuserdatauv(L, sizeof *e, 1);
     e->engine = NULL;
+    e->secret = eo.secret;
+    e->secret_ud = eo.secret_ud;
     e->L = NULL;
     e->error_ref = LUA_NOREF;
     luaL_setmetatable(L, LENGINE);
@@ -394,18 +498,25 @@ static int e_session(lua_State *L)
     so.input_len = ilen;
     bool source = false;
     int handler = LUA_NOREF;
-    if (lua_istable(L, 4)) {
+    int opts = lua_istable(L, 4) ? 4 : 0;
+    if (opts) {
+        check_options(L, opts, "e:session", SESSION_OPTS, NULL, "on_event");
         lua_getfield(L, 4, "max_attempts");
         so.max_attempts = (int)luaL_optinteger(L, -1, 0);
         lua_getfield(L, 4, "source");
         source = lua_toboolean(L, -1);
         lua_pop(L, 2);
-        so.agent_json = agent_json(L, 4);
         so.command = lcoax_opt_string(L, 4, "command");
         lua_getfield(L, 4, "on_event");
         if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
         else lua_pop(L, 1);
     }
+    char msg[700];
+    if (!agent_json(L, opts, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg)) {
+        if (handler != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, handler);
+        return start_failed(L, COAX_EINVAL, msg);
+    }
+    so.agent_json = lua_tostring(L, -1);
     lsession *s = lua_newuserdatauv(L, sizeof *s, 1);
     s->session = NULL;
     s->owner = e;
@@ -418,7 +529,7 @@ static int e_session(lua_State *L)
     coax_error err = {0};
     coax_code rc = source ? coax_session_from_text(e->engine, recipe, rlen, "=recipe", &so, &s->session, &err)
                           : coax_session_from_file(e->engine, recipe, &so, &s->session, &err);
-    if (rc) return lcoax_error(L, rc, &err);
+    if (rc) return start_failed(L, rc, err.msg);
     return 1;
 }
 

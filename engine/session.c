@@ -1220,11 +1220,14 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     }
     lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);
     lua_setfield(L, S, "schema");
-    char *pretty;
-    size_t plen;
-    if (coax_write(s->schema_doc, COAX_WRITE_PRETTY, s->engine->alloc, &pretty, &plen) == COAX_OK) {
-        lua_pushlstring(L, pretty, plen);
-        coax_free(s->engine->alloc, pretty, plen + 1);
+    /* The schema as prompts show it: compact, since indentation (one enum
+    ** value a line) costs tokens and tells a model nothing (README, "The
+    ** schema in a prompt"). */
+    char *text;
+    size_t tlen;
+    if (coax_write(s->schema_doc, 0, s->engine->alloc, &text, &tlen) == COAX_OK) {
+        lua_pushlstring(L, text, tlen);
+        coax_free(s->engine->alloc, text, tlen + 1);
         lua_setfield(L, S, "schema_text");
     }
     lua_pushcfunction(L, l_estimate);

@@ -611,8 +611,8 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     if (inst->type != COAX_ARRAY) return true;
     size_t count = 0;
     bool annotate = ev && n->res->draft >= 2020;
-    c->quiet++;
     if (!push_kw(c, "contains")) return false;
+    c->quiet++;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         if (!push(c, &c->ipath, NULL, i)) break;
         bool r = apply(c, k->sub, &inst->u.items[i], NULL);

@@ -57,10 +57,10 @@ describe("coax validate --annotations", function()
     assert.are.equal(1, code)
   end)
 
-  it("puts them under the root unit in detailed, and never in flag", function()
+  it("puts them under the root unit in detailed (each a full unit), and never in flag", function()
     local schema = '{"description":"d"}'
     assert.are.equal('{"valid":true,"instanceLocation":"","keywordLocation":"","annotations":['
-      .. '{"instanceLocation":"","keywordLocation":"/description","annotation":"d"}]}\n',
+      .. '{"valid":true,"instanceLocation":"","keywordLocation":"/description","annotation":"d"}]}\n',
       (validate(schema, "1", "--output", "detailed")))
     assert.are.equal('{"valid":true}\n', (validate(schema, "1", "--output", "flag")))
   end)
@@ -76,5 +76,34 @@ describe("coax validate --annotations", function()
     local out = H.coax({ "validate", path }, "1")
     os.remove(path)
     assert.are.equal('{"valid":true}\n', out)
+  end)
+end)
+
+describe("coax validate --output detailed", function()
+  -- Each unit is a full output unit ("valid" included), and a group below a
+  -- reference says where it is absolutely, as the output schema asks.
+  it("gives every unit its verdict and a group past a $ref its absolute location", function()
+    local path = H.tmpfile('{"$id":"https://e.com/s","properties":{"a":{"$ref":"#/$defs/p"}},'
+      .. '"$defs":{"p":{"properties":{"x":{"allOf":[{"type":"string"},{"minimum":3}]}}}}}')
+    local out, _, code = H.coax({ "validate", "--output", "detailed", path }, '{"a":{"x":1}}')
+    os.remove(path)
+    assert.are.equal(1, code)
+    assert.are.equal('{"valid":false,"instanceLocation":"","keywordLocation":"","errors":['
+      .. '{"valid":false,"instanceLocation":"/a/x","keywordLocation":"/properties/a/$ref/properties/x",'
+      .. '"absoluteKeywordLocation":"https://e.com/s#/$defs/p/properties/x","errors":['
+      .. '{"valid":false,"instanceLocation":"/a/x","keywordLocation":"/properties/a/$ref/properties/x/allOf/0/type",'
+      .. '"absoluteKeywordLocation":"https://e.com/s#/$defs/p/properties/x/allOf/0/type",'
+      .. '"error":"expected string, got number 1"},'
+      .. '{"valid":false,"instanceLocation":"/a/x","keywordLocation":"/properties/a/$ref/properties/x/allOf/1/minimum",'
+      .. '"absoluteKeywordLocation":"https://e.com/s#/$defs/p/properties/x/allOf/1/minimum",'
+      .. '"error":"expected a number at least 3, got 1"}]}]}\n', out)
+  end)
+
+  it("leaves a group's absolute location out when no reference was crossed", function()
+    local path = H.tmpfile('{"properties":{"x":{"allOf":[{"type":"string"},{"minimum":3}]}}}')
+    local out = H.coax({ "validate", "--output", "detailed", path }, '{"x":1}')
+    os.remove(path)
+    assert.is_nil(out:find("absoluteKeywordLocation", 1, true))
+    assert.matches('"valid":false,"instanceLocation":"/x","keywordLocation":"/properties/x","errors":', out, 1, true)
   end)
 end)

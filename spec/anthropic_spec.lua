@@ -11,30 +11,13 @@ local KEY = "sk-ant-test-SENTINEL-0077"
 local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
   .. '"required":["name","age"],"additionalProperties":false}'
 -- The schema as the first prompt shows it (the schema is never in the request).
-local SCHEMA_PRETTY = table.concat({
-  "{",
-  '  "type": "object",',
-  '  "properties": {',
-  '    "name": {',
-  '      "type": "string"',
-  "    },",
-  '    "age": {',
-  '      "type": "integer"',
-  "    }",
-  "  },",
-  '  "required": [',
-  '    "name",',
-  '    "age"',
-  "  ],",
-  '  "additionalProperties": false',
-  "}",
-}, "\n")
+local SCHEMA_TEXT = SCHEMA -- compact, as coax writes it: indentation costs tokens
 -- The error of a reply the provider cut off at its token limit.
 local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
 local GOOD = '{"name":"Ada","age":36}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36.\n\nReply with JSON that matches this JSON Schema:\n"
-  .. SCHEMA_PRETTY
+  .. SCHEMA_TEXT
 local SYSTEM = "You extract people. Reply with JSON only."
 
 local server, dir, recipe_path, system_path

@@ -93,29 +93,29 @@ describe("coax batch", function()
     for i, l in ipairs(got) do got[i] = untimed(l) end
     assert.are.same({
       '{"id":1,"outcome":"ok","value":{"name":"Ada","age":36},"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,'
-        .. '"agent_ms":T,"input_tokens_est":91,"output_tokens_est":12,"input_tokens":null,"output_tokens":null,'
+        .. '"agent_ms":T,"input_tokens_est":58,"output_tokens_est":12,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
       '{"id":"b2","outcome":"ok","value":{"name":"Bob","age":40},"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,'
-        .. '"agent_ms":T,"input_tokens_est":91,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
+        .. '"agent_ms":T,"input_tokens_est":58,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":1,"coercions":1}}',
       '{"id":3,"outcome":"exhausted","error":{"code":"exhausted","message":"2 attempts used up; the last failed: '
         .. '1 validation error, the first at \'/age\': expected integer, got string \\"old\\""},'
         .. '"errors":[{"instanceLocation":"/age","keywordLocation":"/properties/age/type",'
         .. '"error":"expected integer, got string \\"old\\""}],"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
-        .. '"agent_ms":T,"input_tokens_est":253,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
+        .. '"agent_ms":T,"input_tokens_est":187,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
       '{"id":4,"outcome":"ok","value":{"name":"Di","age":29},"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
-        .. '"agent_ms":T,"input_tokens_est":241,"output_tokens_est":16,"input_tokens":null,"output_tokens":null,'
+        .. '"agent_ms":T,"input_tokens_est":175,"output_tokens_est":16,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
       '{"id":5,"outcome":"agent_error","error":{"code":"agent_error","message":"replay agent: no reply left (0 given)"},'
-        .. '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,"agent_ms":T,"input_tokens_est":88,'
+        .. '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,"agent_ms":T,"input_tokens_est":55,'
         .. '"output_tokens_est":0,"input_tokens":null,"output_tokens":null,"repairs":0,"coercions":0}}',
     }, got)
     assert.are.equal(1, code)
     assert.matches("^coax batch: 5 lines in [%d.]+ s %([%d.]+ lines/s%)\n"
       .. "  outcomes: ok 3, exhausted 1, agent_error 1\n"
       .. "  attempts: 1: 3, 2: 2\n"
-      .. "  tokens: 764 in, 64 out %(estimated%)\n$", err)
+      .. "  tokens: 533 in, 64 out %(estimated%)\n$", err)
   end)
 
   it("uses the same field names in its metrics as the session report", function()

@@ -67,8 +67,7 @@ describe("the command agent", function()
     assert.are.equal("ok", r.outcome)
     assert.are.same({ age = 36 }, r.value)
     assert.are.equal("Extract the age from: Ada is 36.\n\nReply with JSON that matches this JSON Schema:\n"
-      .. '{\n  "properties": {\n    "age": {\n      "type": "integer"\n    }\n  },\n  "required": [\n'
-      .. '    "age"\n  ],\n  "type": "object"\n}', read(dir .. "/stdin"))
+      .. '{"properties":{"age":{"type":"integer"}},"required":["age"],"type":"object"}', read(dir .. "/stdin"))
     assert.are.equal("stop", r.attempts[1].finish)
   end)
 

@@ -57,9 +57,10 @@ describe("coax batch on Dask distributed (examples/dask)", function()
   local tmp
   before_each(function() tmp = H.tmpdir() end)
   after_each(function()
-    -- nothing the run started outlives it, whatever the outcome
+    -- nothing the run started outlives it, whatever the outcome: the run is
+    -- a process group of its own (setsid), killed whole
     local pid = exists(tmp .. "/driver.pid") and H.read(tmp .. "/driver.pid"):match("%d+")
-    if pid then os.execute("kill -9 " .. pid .. " 2>/dev/null") end
+    if pid then os.execute("kill -9 -- -" .. pid .. " 2>/dev/null") end
     local pids = exists(tmp .. "/gate/pids") and H.read(tmp .. "/gate/pids") or ""
     for p in pids:gmatch("%d+") do os.execute("kill -9 " .. p .. " 2>/dev/null") end
     H.rmtree(tmp)
@@ -82,8 +83,8 @@ describe("coax batch on Dask distributed (examples/dask)", function()
     local cmd = ("env -u LD_PRELOAD COAX_GATE=%s COAX_REAL=%s %s examples/dask/coax_dask.py --workers 2"
       .. " --blocksize 16kB --coax spec/fixtures/dask/held_coax.sh %s %s %s -- --replies-field replies")
       :format(H.quote(tmp .. "/gate"), H.quote(abs(H.build .. "/coax")), PYTHON, RECIPE, H.quote(input), H.quote(out))
-    os.execute(("(%s > %s 2>&1; echo $? > %s) & echo $! > %s"):format(cmd, H.quote(tmp .. "/log"),
-      H.quote(tmp .. "/rc"), H.quote(tmp .. "/driver.pid")))
+    local script = ("%s > %s 2>&1; echo $? > %s"):format(cmd, H.quote(tmp .. "/log"), H.quote(tmp .. "/rc"))
+    os.execute(("setsid sh -c %s & echo $! > %s"):format(H.quote(script), H.quote(tmp .. "/driver.pid")))
 
     -- a partition is held on a worker: kill that worker process and the held run
     assert.is_true(wait_for(tmp .. "/gate/pids", 60), "no partition started:\n" .. H.read(tmp .. "/log"))

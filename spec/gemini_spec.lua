@@ -79,7 +79,8 @@ end
 
 local function turn(role, text) return { role = role, parts = { { text = text } } } end
 
-local function schema_pretty(schema) return json.encode(json.decode(schema), { pretty = true }) end
+-- The schema as a prompt shows it: compact, as coax writes it (indentation costs tokens).
+local function schema_text(schema) return json.encode(json.decode(schema)) end
 
 describe("the gemini agent's requests", function()
   it("json_schema mode: the exact body, responseJsonSchema the schema as written", function()
@@ -96,7 +97,7 @@ describe("the gemini agent's requests", function()
   it("a schema with what Gemini does not take goes in the prompt; JSON is still asked", function()
     local r, log = run({ { reply = GOOD } }, nil, "patterned")
     assert.are.equal("ok", r.outcome)
-    local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_pretty(PATTERNED)
+    local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_text(PATTERNED)
     assert.are.same({ contents = { turn("user", prompt) },
       generationConfig = { responseMimeType = "application/json" } }, log[1].json)
   end)
@@ -110,7 +111,7 @@ describe("the gemini agent's requests", function()
   end)
 
   it("json mode: JSON asked, the schema in the prompt; prompt mode: no generationConfig", function()
-    local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_pretty(SCHEMA)
+    local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_text(SCHEMA)
     local _, log = run({ { reply = GOOD } }, { mode = "json" })
     assert.are.same({ contents = { turn("user", prompt) },
       generationConfig = { responseMimeType = "application/json" } }, log[1].json)

@@ -110,7 +110,11 @@ do
   local coax = require "coax"
   local run = coax.run
   if debug.getinfo(run, "S").what == "C" then -- not yet wrapped (busted may load this file again)
-    coax.run = function(...) return H.assert_report(run(...)) end
+    coax.run = function(...)
+      local report, message, code = run(...)
+      if report == nil then return nil, message, code end -- the session could not start
+      return H.assert_report(report)
+    end
   end
 end
 

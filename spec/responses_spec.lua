@@ -59,7 +59,7 @@ local function assistant(content) return { role = "assistant", content = content
 
 local function with_schema(prompt)
   return prompt .. "\n\nReply with JSON that matches this JSON Schema:\n"
-    .. json.encode(json.decode(SCHEMA), { pretty = true })
+    .. json.encode(json.decode(SCHEMA))
 end
 
 describe("the responses api's requests", function()

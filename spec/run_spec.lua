@@ -72,7 +72,8 @@ describe("coax.run", function()
     }, "\n"), m[3].content)
     assert.are.equal(m[3].content, first.feedback)
     assert.are.equal("2 validation errors, the first at '/name': " .. first.errors[1].error, first.reason)
-    assert.matches("Reply with JSON that matches this JSON Schema:\n{\n  \"type\": \"object\"", m[1].content)
+    -- the schema once, compact (indentation costs tokens and tells the model nothing)
+    assert.truthy(m[1].content:find("Reply with JSON that matches this JSON Schema:\n" .. SCHEMA, 1, true))
   end)
 
   it("coerces what it can without asking again", function()
@@ -166,7 +167,7 @@ describe("coax.run", function()
         for i in ipairs(r.attempts) do
           local n = 0
           for _, m in ipairs(H.conversation(r, i)) do
-            for _ in m.content:gmatch('"additionalProperties": false') do n = n + 1 end
+            for _ in m.content:gmatch('"additionalProperties": ?false') do n = n + 1 end
           end
           local want = (i == 1 and case[1]:find("without it")) and 0 or 1
           assert.are.equal(want, n, ("attempt %d: %s"):format(i, json.encode(H.conversation(r, i))))

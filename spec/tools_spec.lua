@@ -14,9 +14,9 @@ local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"
   .. '"required":["name","age"],"additionalProperties":false}'
 local INPUT = "Ada is 36."
 local PROMPT = "Extract the person from: Ada is 36."
-local SCHEMA_PRETTY = coax.json.encode(coax.json.decode(SCHEMA), { pretty = true })
+local SCHEMA_TEXT = coax.json.encode(coax.json.decode(SCHEMA)) -- compact, as prompts show it
 local FIRST = PROMPT .. "\n\nCall validate_json, then submit, with JSON that matches this JSON Schema:\n"
-  .. SCHEMA_PRETTY
+  .. SCHEMA_TEXT
 
 local server, dir
 

@@ -39,8 +39,10 @@ describe("coax validate (command)", function()
     os.remove(s)
     assert.are.equal('{"valid":false,"instanceLocation":"","keywordLocation":"","errors":['
       .. '{"valid":false,"instanceLocation":"/a","keywordLocation":"/properties/a","errors":['
-      .. '{"instanceLocation":"/a","keywordLocation":"/properties/a/allOf/0/type","error":"expected string, got number 1"},'
-      .. '{"instanceLocation":"/a","keywordLocation":"/properties/a/allOf/1/minimum","error":"expected a number at least 3, got 1"}]}]}\n', out)
+      .. '{"valid":false,"instanceLocation":"/a","keywordLocation":"/properties/a/allOf/0/type",'
+      .. '"error":"expected string, got number 1"},'
+      .. '{"valid":false,"instanceLocation":"/a","keywordLocation":"/properties/a/allOf/1/minimum",'
+      .. '"error":"expected a number at least 3, got 1"}]}]}\n', out)
     assert.are.equal(1, code)
   end)
 

@@ -515,7 +515,9 @@ int coax_output_parse(const char *name);
 ** from 'alloc' (NULL: the C library); free '*out' with coax_free(alloc,
 ** *out, *len + 1). A unit is {"instanceLocation", "keywordLocation",
 ** "absoluteKeywordLocation" (only when set), "error"}; an annotation unit
-** has "annotation" (the keyword's value) instead of "error". A valid result
+** has "annotation" (the keyword's value) instead of "error". In detailed,
+** every unit also has "valid", and a group below a reference its
+** "absoluteKeywordLocation" when it can be told. A valid result
 ** with annotations is {"valid": true, "annotations": [unit, ...]} in basic,
 ** with the root's "instanceLocation" and "keywordLocation" in detailed;
 ** flag never lists them. */

@@ -65,6 +65,8 @@ static const char *run(const char *schema, const char *inst)
 #define UA(i, k, a, e)                                                                        \
     "{\"instanceLocation\":\"" i "\",\"keywordLocation\":\"" k "\",\"absoluteKeywordLocation\":\"" a \
     "\",\"error\":\"" e "\"}"
+/* A unit of the detailed format: each is a full output unit, with "valid". */
+#define UD(i, k, e) "{\"valid\":false,\"instanceLocation\":\"" i "\",\"keywordLocation\":\"" k "\",\"error\":\"" e "\"}"
 #define INVALID(...) "{\"valid\":false,\"errors\":[" __VA_ARGS__ "]}"
 
 static void test_every_error_is_reported_with_its_locations(void)
@@ -148,18 +150,18 @@ static void test_flag_and_detailed_outputs(void)
     CHECK_STR(run_opt(schema, "{\"a\":\"xy\"}", COAX_OUTPUT_FLAG, NULL), "{\"valid\":true}");
     CHECK_STR(run_opt("{\"properties\":{\"a\":{\"type\":\"string\",\"minLength\":2}}}", "{\"a\":5}", COAX_OUTPUT_DETAILED, NULL),
               "{\"valid\":false,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"errors\":["
-              U("/a", "/properties/a/type", "expected string, got number 5") "]}");
+              UD("/a", "/properties/a/type", "expected string, got number 5") "]}");
     CHECK_STR(run_opt("{\"properties\":{\"a\":{\"type\":\"string\",\"pattern\":\"^x\"},\"b\":{\"type\":\"integer\"}}}",
                       "{\"a\":\"yy\",\"b\":true}", COAX_OUTPUT_DETAILED, NULL),
               "{\"valid\":false,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"errors\":["
-              U("/a", "/properties/a/pattern", "expected a string matching \\\"^x\\\", got \\\"yy\\\"") ","
-              U("/b", "/properties/b/type", "expected integer, got boolean true") "]}");
+              UD("/a", "/properties/a/pattern", "expected a string matching \\\"^x\\\", got \\\"yy\\\"") ","
+              UD("/b", "/properties/b/type", "expected integer, got boolean true") "]}");
     CHECK_STR(run_opt("{\"properties\":{\"a\":{\"allOf\":[{\"type\":\"string\"},{\"minimum\":3}]}}}",
                       "{\"a\":1}", COAX_OUTPUT_DETAILED, NULL),
               "{\"valid\":false,\"instanceLocation\":\"\",\"keywordLocation\":\"\",\"errors\":["
               "{\"valid\":false,\"instanceLocation\":\"/a\",\"keywordLocation\":\"/properties/a\",\"errors\":["
-              U("/a", "/properties/a/allOf/0/type", "expected string, got number 1") ","
-              U("/a", "/properties/a/allOf/1/minimum", "expected a number at least 3, got 1") "]}]}");
+              UD("/a", "/properties/a/allOf/0/type", "expected string, got number 1") ","
+              UD("/a", "/properties/a/allOf/1/minimum", "expected a number at least 3, got 1") "]}]}");
 }
 
 static void test_drafts_by_schema_and_by_host(void)

@@ -16,6 +16,10 @@
 ** Remote references (http://localhost:1234/...) resolve from the suite's
 ** remotes/ folder through coax_schema_options.remote_dir.
 **
+** Every invalid result is also written in the detailed format and checked
+** against the 2020-12 output schema's definition of it: counted apart, by
+** --report (-d lists the misses), until it is complete.
+**
 ** The output tests (output-tests/DRAFT/content/, group "output/DRAFT")
 ** check the output formats: each test's data is validated, written in
 ** every format its "output" names (coax_validation_write, what `coax
@@ -231,6 +235,54 @@ static void run_output_group(const char *group, tally *t)
     }
 }
 
+/* The detailed format's own definition in the 2020-12 output schema, which
+** every invalid result of every test should meet (compiled once, by main).
+** Not complete yet, so counted apart and printed by --report (-d lists the
+** results that miss it): units whose keyword location passes a property
+** named "$ref" (the schema's pattern takes it for a reference), and groups
+** below a second reference, lack the absoluteKeywordLocation it asks for. */
+static coax_schema *detailed_schema;
+static tally detailed_tally;
+static int verbose_detailed;
+
+static void compile_detailed_schema(void)
+{
+    static const output_schema os = {"https://json-schema.org/draft/2020-12/output/schema",
+                                     SUITE "/output-tests/draft2020-12/output-schema.json"};
+    static const char text[] = "{\"$ref\":\"https://json-schema.org/draft/2020-12/output/schema#/$defs/detailed\"}";
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    coax_error err;
+    coax_schema_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.resolve = resolve_output_schema;
+    opt.resolve_ud = (void *)&os;
+    if (coax_parse(a, text, sizeof text - 1, NULL, &v, &err) || coax_schema_compile(v, &opt, NULL, &detailed_schema, &err))
+        printf("  cannot compile the detailed output schema: %s\n", err.msg);
+    coax_arena_free(a);
+}
+
+/* Whether result r, written in the detailed format, meets the output
+** schema; 'why' says where not. */
+static int detailed_conforms(const coax_validation *r, char *why, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (!detailed_schema || coax_validation_write(r, COAX_OUTPUT_DETAILED, NULL, &text, &len)) {
+        snprintf(why, cap, "no detailed output schema, or no output");
+        return 0;
+    }
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    coax_validation c;
+    coax_error err;
+    int ok = !coax_parse(a, text, len, NULL, &v, &err) && !coax_validate(detailed_schema, v, a, 0, &c, &err) && c.valid;
+    if (!ok) snprintf(why, cap, "detailed output %.200s does not meet the output schema", text);
+    coax_arena_free(a);
+    coax_free(NULL, text, len + 1);
+    return ok;
+}
+
 static void run_file(const char *path, coax_draft draft, unsigned flags, tally *t)
 {
     size_t len;
@@ -287,6 +339,13 @@ static void run_file(const char *path, coax_draft draft, unsigned flags, tally *
                 } else if (!full.valid && full.nerrors == 0) {
                     why = "invalid without an error";
                 } else {
+                    if (!full.valid) { /* counted apart: not yet complete (see --report) */
+                        char dwhy[400];
+                        int conforms = detailed_conforms(&full, dwhy, sizeof dwhy);
+                        detailed_tally.passed += conforms;
+                        detailed_tally.failed += !conforms;
+                        if (!conforms && verbose_detailed) printf("  DETAILED %s | %s | %s: %s\n", path, gdesc, tdesc, dwhy);
+                    }
                     ok = 1;
                 }
                 coax_arena_free(va);
@@ -391,10 +450,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--report")) report = 1;
         else if (!strcmp(argv[i], "-v")) verbose = 1;
+        else if (!strcmp(argv[i], "-d")) verbose_detailed = 1;
         else if (!only) only = argv[i];
         else file = argv[i];
     }
     tally all = {0, 0};
+    compile_detailed_schema();
     if (report) {
         tally sum[5][3];
         memset(sum, 0, sizeof sum);
@@ -414,6 +475,9 @@ int main(int argc, char **argv)
             printf("%-14s %-40s %6ld %6ld%s\n", DRAFTS[i], "output", t.passed, t.passed + t.failed,
                    t.failed ? "" : "  complete");
         }
+        printf("%-14s %-40s %6ld %6ld%s\n", "all drafts", "invalid results, detailed meets output schema",
+               detailed_tally.passed, detailed_tally.passed + detailed_tally.failed,
+               detailed_tally.failed ? "" : "  complete");
         printf("\n%-14s %-18s %-18s %-18s\n", "draft", "required", "optional", "optional/format");
         for (size_t i = 0; i < sizeof DRAFTS / sizeof *DRAFTS; i++) {
             printf("%-14s", DRAFTS[i]);
@@ -438,5 +502,6 @@ int main(int argc, char **argv)
         for (size_t i = 0; COMPLETE[i]; i++) run_group(COMPLETE[i], &all);
     }
     printf("%ld passed, %ld failed\n", all.passed, all.failed);
+    coax_schema_free(detailed_schema);
     return all.failed != 0;
 }

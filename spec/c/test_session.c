@@ -195,9 +195,8 @@ static void test_host_agent_answers_later(void)
     const char *req = coax_session_host_request(s, &len);
     /* The schema is in the prompt (the host did not say it sends it itself) and beside it. */
     CHECK_STR(req, "{\"messages\":[{\"role\":\"user\",\"content\":\"Give n for x\\n\\nReply with JSON that matches "
-                   "this JSON Schema:\\n{\\n  \\\"properties\\\": {\\n    \\\"n\\\": {\\n      \\\"type\\\": "
-                   "\\\"integer\\\"\\n    }\\n  },\\n  \\\"required\\\": [\\n    \\\"n\\\"\\n  ],\\n  \\\"type\\\": "
-                   "\\\"object\\\"\\n}\"}],\"schema\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":"
+                   "this JSON Schema:\\n{\\\"properties\\\":{\\\"n\\\":{\\\"type\\\":\\\"integer\\\"}},"
+                   "\\\"required\\\":[\\\"n\\\"],\\\"type\\\":\\\"object\\\"}\"}],\"schema\":{\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":"
                    "[\"n\"],\"type\":\"object\"},\"options\":{\"temperature\":0}}");
     CHECK(req && strlen(req) == len);
     CHECK(strstr(ev.log, "host_request{\"attempt\":1,\"request\":{\"messages\":") != NULL);
@@ -287,8 +286,10 @@ static void test_c_on_submit_rejects_and_feeds_back(void)
     CHECK_INT(calls, 2);
     CHECK_STR(coax_session_value(s, NULL), "{\"n\":4}");
     const char *rep = coax_session_report(s, NULL);
-    CHECK(rep && strstr(rep, "\"outcome\":\"rejected\"") != NULL);
-    CHECK(rep && strstr(rep, "n must be even, not {\\\"n\\\":3}") != NULL); /* the feedback the model got */
+    /* the attempt keeps the host's reason, and the feedback the model got */
+    CHECK(rep && strstr(rep, "\"outcome\":\"rejected\",\"reason\":\"n must be even, not {\\\"n\\\":3}\"") != NULL);
+    CHECK(rep && strstr(rep, "\"feedback\":\"Attempt 1/3: your JSON matches the schema but was rejected: n must be "
+                             "even, not {\\\"n\\\":3}") != NULL);
     coax_engine_free(e);
 }
 

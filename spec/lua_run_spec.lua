@@ -1,0 +1,102 @@
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+
+-- coax.run and e:session behave as `coax run` does: the same default agent,
+-- options checked, and failures to start returned as nil, message, code.
+
+local dir
+setup(function() dir = H.tmpdir() end)
+teardown(function() H.rmtree(dir) end)
+
+-- A recipe file naming no agent, with a transcript beside it when `replies`.
+local function recipe(name, replies)
+  local path = dir .. "/" .. name .. ".lua"
+  H.write(path, 'return { schema = { type = "object", required = { "a" } }, prompt = "x: {{input}}" }')
+  if replies then H.write(dir .. "/" .. name .. ".replies.jsonl", table.concat(replies, "\n") .. "\n") end
+  return path
+end
+
+describe("coax.run without an agent named", function()
+  it("replays the recipe's recorded transcript, as coax run does", function()
+    local path = recipe("demo", { '"{}"', '"{\\"a\\": 1}"' })
+    local r = coax.run(path, "in")
+    assert.are.same({ "ok", 2, '{"a":1}' }, { r.outcome, r.metrics.attempts, json.encode(r.value) })
+    local out, _, code = H.coax({ "run", path, "--input", "-" }, "in")
+    assert.are.same({ '{"a":1}\n', 0 }, { out, code })
+  end)
+
+  it("is invalid, naming opts.agent and the missing transcript, where coax run names --agent", function()
+    local path = recipe("bare")
+    local r = coax.run(path, "in")
+    assert.are.same({ "invalid", "invalid_recipe", 0 }, { r.outcome, r.error.code, r.metrics.attempts })
+    local missing = path .. " names no agent and has no recorded transcript " .. dir .. "/bare.replies.jsonl: pass "
+    assert.are.equal(missing .. "opts.agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY"
+      .. ", GEMINI_API_KEY or OLLAMA_HOST", r.error.message)
+    local _, err, code = H.coax({ "run", path, "--input", "-" }, "in")
+    assert.are.same({ "coax run: " .. missing .. "--agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY,"
+      .. " ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n", 2 }, { err, code })
+  end)
+
+  it("uses the provider whose key opts.secrets holds, as coax run does with the environment", function()
+    local r = coax.run(recipe("keyed"), "in", { secrets = { ANTHROPIC_API_KEY = "k" },
+      agent_options = { base_url = "http://127.0.0.1:9", max_retries = 0 } })
+    assert.are.equal("agent_error", r.outcome)
+    assert.matches("^anthropic agent: ", r.error.message)
+  end)
+
+  it("leaves the recipe's own agent alone", function()
+    local path = dir .. "/own.lua"
+    H.write(path, 'return { schema = { type = "object" }, prompt = "x",'
+      .. ' agent = { name = "replay", replies = { "{}" } } }')
+    assert.are.equal("ok", coax.run(path, "in").outcome)
+  end)
+
+  it("runs the command agent with opts.command, as --command does", function()
+    local r = coax.run(recipe("cmd"), "in", { command = [[printf '{"a": 2}']] })
+    assert.are.same({ "ok", '{"a":2}' }, { r.outcome, json.encode(r.value) })
+  end)
+
+  it("says so in e:session too", function()
+    local e = coax.engine()
+    local s = e:session(recipe("demo2", { '"{\\"a\\": 3}"' }), "in")
+    assert.are.equal("ok", s:run())
+    assert.are.equal('{"a":3}', json.encode(s:value()))
+  end)
+end)
+
+describe("coax.run's options", function()
+  it("raises for one it does not know, naming it", function()
+    local ok, err = pcall(coax.run, recipe("o"), "in", { replys = { "{}" } })
+    assert.is_false(ok)
+    assert.matches("coax.run: unknown option 'replys'", err, 1, true)
+    ok, err = pcall(coax.engine, { lua_memroy = 1 })
+    assert.is_false(ok)
+    assert.matches("coax.engine: unknown option 'lua_memroy'", err, 1, true)
+    ok, err = pcall(coax.engine().session, coax.engine(), recipe("o2"), "in", { max_attempt = 2 })
+    assert.is_false(ok)
+    assert.matches("e:session: unknown option 'max_attempt'", err, 1, true)
+  end)
+
+  it("takes every documented one", function()
+    local r = coax.run(recipe("all"), "in", { replies = { '{"a": 1}' }, max_attempts = 1, lua_path = "lua",
+      lua_memory = 1 << 26, lua_instructions = 1 << 24, max_depth = 64, max_input = 1 << 20, max_string = 1 << 20,
+      http_connect_timeout_ms = 1000, http_timeout_ms = 1000, http_max_response = 1 << 20, verbose = false,
+      secrets = {}, agent_options = {} })
+    assert.are.equal("ok", r.outcome)
+  end)
+end)
+
+describe("coax.run when the session cannot start", function()
+  it("returns nil, the message and the code, as the other functions do", function()
+    assert.are.same({ nil, "cannot open recipe /nonexistent/r.lua", "COAX_EIO" },
+      { coax.run("/nonexistent/r.lua", "x") })
+  end)
+
+  it("returns them for a transcript that is not one JSON string a line", function()
+    local path = recipe("badlines")
+    H.write(dir .. "/badlines.replies.jsonl", '"ok"\nnot json\n')
+    assert.are.same({ nil, dir .. "/badlines.replies.jsonl line 2: each line must be a JSON string", "COAX_EINVAL" },
+      { coax.run(path, "x") })
+  end)
+end)
