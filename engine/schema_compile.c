@@ -635,9 +635,11 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
         coax_buf_free(&b);
     }
     sres *root = c.rc ? NULL : cc_scan_doc(&c, doc, "", c.default_draft, 0);
+    uint64_t meta_weight = 0; /* the meta-schema's nodes are no part of the schema's size */
     if (root) {
         s->draft = root->draft;
         if (!(opt && (opt->flags & COAX_SCHEMA_NO_META))) meta_check(&c, root, doc);
+        meta_weight = s->weight;
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
@@ -649,6 +651,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     ** above ran with the defaults, by the size of the schema */
     s->max_steps = opt ? opt->max_steps : 0;
     s->max_regex_total = opt ? opt->max_regex_total : 0;
+    s->weight -= meta_weight;
     if (c.rc) {
         coax_schema_free(s);
         return c.rc;

@@ -602,14 +602,36 @@ static int hidx_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* True when every item of a small array is a scalar: then comparing every
+** pair is cheaper than hashing, and charged by the pairs and the bytes. */
+static bool small_scalars(vctx *c, const coax_value *a)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < a->len; i++) {
+        const coax_value *v = &a->u.items[i];
+        if (v->type == COAX_ARRAY || v->type == COAX_OBJECT) return false;
+        if (v->type == COAX_STRING || v->type == COAX_NUMBER) bytes += v->len;
+    }
+    return charge(c, (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64));
+}
+
 /* The duplicate pair (j < i) with the smallest i, then j; false if none.
-** Only items of equal hash are compared (a keyed hash of the whole item,
-** however deep, charged by its size), so the work is linear in the items'
-** size plus n log n. */
+** Beyond small arrays of scalars, only items of equal hash are compared (a
+** keyed hash of the whole item, however deep, charged by its size), so the
+** work is linear in the items' size plus n log n. */
 static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
 {
     size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
     if (n < 2) return false;
+    if (n <= 16 && small_scalars(c, a)) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (equal(c, &a->u.items[j], &a->u.items[i])) {
+                    *dj = j, *di = i;
+                    return true;
+                }
+        return false;
+    }
     hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
     if (!x) return oom(c);
     uint64_t seed = coax_hash_seed(x);

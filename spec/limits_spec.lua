@@ -187,23 +187,9 @@ describe("limits of scripts and sessions", function()
 end)
 
 -- Issue 17 (items 6, 7, 9, 10): every validation's work is bounded or
--- near-linear. Self-contained: its own folder and helpers.
+-- near-linear.
 describe("validation work: budgets and near-linear equality and hashing", function()
-  local wdir
-  local function put(name, text)
-    local path = wdir .. "/" .. name
-    local f = assert(io.open(path, "wb"))
-    f:write(text)
-    f:close()
-    return path
-  end
-
-  setup(function()
-    wdir = os.tmpname()
-    os.remove(wdir)
-    assert(os.execute("mkdir -p " .. H.quote(wdir)))
-  end)
-  teardown(function() os.execute("rm -rf " .. H.quote(wdir)) end)
+  local put = write -- the file's folder, made by its setup
 
   -- n $defs, each applying the next twice through 'shape' (a format with
   -- two %s for the next definition's name); the last is 'leaf'.

@@ -193,8 +193,11 @@ const coax_value *coax_object_get(const coax_value *v, const char *key,
 
 /* Structural equality as JSON Schema defines it: numbers compare exactly by
 ** value (1 == 1.0, big integers digit for digit), objects ignore key order.
-** Returns 1 when equal, 0 when not, -1 when out of memory (values nested
-** deeper than 32 levels need a temporary stack from 'alloc', NULL: libc). */
+** n log n in the values' size at worst (objects whose keys are in another
+** order are compared through their members sorted by key). Returns 1 when
+** equal, 0 when not, -1 when out of memory (values nested deeper than 32
+** levels, and reordered objects, need temporary memory from 'alloc', NULL:
+** libc). */
 int coax_value_equal(const coax_value *a, const coax_value *b,
                      const coax_allocator *alloc);
 
