@@ -126,8 +126,20 @@ struct skw {
     ** node's "properties" (-1: not there), and that table */
     const struct sptab *ptab;
     int32_t *ridx;
+    const struct svset *vset; /* OP_ENUM with many values: them hashed */
     uint64_t cost;          /* steps charged per application, beyond the instance's share */
 };
+
+/* The values of a long "enum", hashed (coax_value_hash under 'seed'), so a
+** value is looked up by its own hash, not compared with every one. */
+typedef struct svset {
+    uint32_t mask;   /* slots - 1 */
+    int32_t *slot;   /* an index in the enum, or -1 */
+    uint64_t *hash;  /* per value */
+    uint64_t seed;
+} svset;
+
+#define SVSET_MIN 9 /* enums this long are hashed */
 
 typedef struct sptab {
     uint32_t mask;   /* slots - 1 */

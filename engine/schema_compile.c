@@ -154,6 +154,30 @@ static sptab *make_ptab(cc *c, const coax_value *props)
     return t;
 }
 
+/* The hash set of a long "enum": its values by their structural hash. */
+static svset *make_vset(cc *c, const coax_value *values)
+{
+    uint32_t size = 16;
+    while (size < 2 * values->len) size *= 2;
+    svset *t = coax_arena_alloc(c->a, sizeof *t);
+    int32_t *slot = coax_arena_alloc(c->a, size * sizeof *slot);
+    uint64_t *hash = coax_arena_alloc(c->a, values->len * sizeof *hash);
+    if (!t || !slot || !hash) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+    t->mask = size - 1;
+    t->slot = slot;
+    t->hash = hash;
+    t->seed = coax_hash_seed(t);
+    for (uint32_t i = 0; i < size; i++) slot[i] = -1;
+    for (uint32_t k = 0; k < values->len; k++) {
+        if (coax_value_hash(&values->u.items[k], t->seed, c->s->alloc, &hash[k], NULL))
+            return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+        uint32_t i = (uint32_t)hash[k] & t->mask;
+        while (slot[i] >= 0) i = (i + 1) & t->mask;
+        slot[i] = (int32_t)k;
+    }
+    return t;
+}
+
 /* The size of a value in steps: its values and members, and its string
 ** bytes by 64. Schema documents are parsed with a depth limit, which
 ** bounds the recursion. */
@@ -173,6 +197,7 @@ static uint64_t value_cost(const coax_value *v)
 ** of "required" and of dependencies. */
 static uint64_t kw_cost(const skw *k)
 {
+    if (k->vset) return 1; /* a lookup, charged by the instance's size */
     switch (k->op) {
     case OP_ENUM:
     case OP_CONST:
@@ -250,7 +275,8 @@ coax_code cc_compile_node(cc *c, snode *n)
         }
         if ((x = member(o, "enum"))) {
             if (x->type != COAX_ARRAY) return bad(c, n, "enum", "must be an array");
-            NEW(OP_ENUM, "enum", x);
+            skw *k = NEW(OP_ENUM, "enum", x);
+            if (x->len >= SVSET_MIN && !(k->vset = make_vset(c, x))) return c->rc;
         }
         if (draft >= 6 && (x = member(o, "const"))) NEW(OP_CONST, "const", x);
         if ((x = member(o, "multipleOf"))) {

@@ -438,6 +438,24 @@ static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *o
     return true;
 }
 
+/* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
+** failure (budget, memory). Equal hashes are confirmed by comparing. */
+static int enum_lookup(vctx *c, const skw *k, const coax_value *inst)
+{
+    const svset *t = k->vset;
+    uint64_t h;
+    size_t work;
+    if (coax_value_hash(inst, t->seed, c->alloc, &h, &work)) return oom(c), -1;
+    if (!charge(c, work)) return -1;
+    for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
+        int32_t j = t->slot[i];
+        if (j < 0) return 0;
+        if (!charge(c, 1)) return -1;
+        if (t->hash[j] == h && equal(c, &k->v->u.items[j], inst)) return 1;
+        if (c->rc) return -1;
+    }
+}
+
 static bool cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_NUMBER) return true;
@@ -1045,7 +1063,10 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         return false;
     }
     case OP_ENUM:
-        if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
+        if (k->vset) {
+            int r = enum_lookup(c, k, inst);
+            if (r) return r > 0;
+        } else if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
             for (size_t i = 0; i < k->v->len; i++) {
                 const coax_value *e = &k->v->u.items[i];
                 if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))

@@ -374,6 +374,24 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     assert.is_true(u:validate("[" .. obj(n) .. "," .. obj(n, true, -1) .. "]", "json"))
   end)
 
+  it("a long enum is a hash lookup: n values over n items is near-linear, equal by value", function()
+    local function case(n)
+      local vals, items = {}, {}
+      for i = 1, n do
+        vals[i] = string.format('{"code":"c%d","n":%d}', i, i)
+        items[i] = string.format('{"n":%d.0,"code":"c%d"}', n + 1 - i, n + 1 - i) -- reordered, 1.0 for 1
+      end
+      return assert(coax.schema('{"items":{"enum":[' .. table.concat(vals, ",") .. "]}}")),
+        "[" .. table.concat(items, ",") .. "]"
+    end
+    local cases = { [4000] = { case(4000) }, [8000] = { case(8000) } }
+    local r = ratio(function(n) assert.is_true(cases[n][1]:validate(cases[n][2], "json")) end, 4000)
+    assert.is_true(r < 3, ("time(8000) / time(4000) = %.2f"):format(r))
+    local ok, errs = cases[4000][1]:validate('[{"code":"c1","n":1},{"code":"c1","n":2}]', "json")
+    assert.is_false(ok)
+    assert.are.same({ "/1", "/items/enum" }, { errs[1].instanceLocation, errs[1].keywordLocation })
+  end)
+
   it("property names made to collide under the old hash compile and validate in near-linear time", function()
     -- the old hash: the length, the first, middle and last byte
     local letters = "bcdefghijklmnopqrstuvwxy"
