@@ -509,9 +509,9 @@ static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
 {
     const snode *t = k->sub;
     if (k->op == OP_DYNREF && k->anchor) {
-        if (!charge(c, c->nscope)) return false;
         for (size_t i = 0; i < c->nscope; i++) {
             const sres *r = c->scope[i];
+            if (!charge(c, 1 + r->nanchors)) return false;
             for (size_t j = 0; j < r->nanchors; j++) {
                 if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) {
                     t = r->anchors[j].node;
