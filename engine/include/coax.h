@@ -545,7 +545,10 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
 ** default. */
 typedef struct coax_example_options {
     size_t max_depth; /* nesting of the instance; default 32, at most 256 */
-    size_t max_steps; /* subschemas visited, a bound on time; default 20000 */
+    size_t max_steps; /* subschemas visited, a bound on time; default 20000.
+                      ** Checking the candidates draws on one budget of 500
+                      ** validation steps (and 500 regex steps) per step:
+                      ** when it runs dry the example ends with COAX_ELIMIT */
     unsigned flags;   /* COAX_EXAMPLE_* */
 } coax_example_options;
 
@@ -590,7 +593,9 @@ typedef struct coax_example_result {
 ** found. When not (a schema nothing satisfies, like false, or one beyond
 ** what the generator can build), out->value is the closest attempt and
 ** out->validation its errors. COAX_ELIMIT or COAX_EDEPTH when validating
-** every candidate hit a validation limit ({"$ref": "#"}); COAX_ENOMEM;
+** every candidate hit a validation limit ({"$ref": "#"}) or the checks
+** used up their budget (max_steps x 500: a schema that fans out);
+** COAX_ENOMEM;
 ** COAX_EINVAL for a NULL argument. On failure '*out' is zeroed. Thread-safe
 ** for one schema and different arenas. 'options' and 'err' may be NULL. */
 coax_code coax_example(const coax_schema *schema,
