@@ -1,9 +1,10 @@
 /*
 ** hash.c: a keyed hash in the manner of wyhash (Wang Yi): 16 bytes at a
-** time folded by a 64x64->128-bit multiply whose halves are xored, keyed
-** by the seed at the start and mixed again at the end. Short keys (most
-** property names) take two multiplies. Without the seed, collisions cannot
-** be prepared: every output depends on it through the multiplies.
+** time folded by a 64x64->128-bit multiply whose halves are xored. Both
+** operands of every multiply carry a secret drawn from the seed: were
+** one of them key bytes xored with a public constant, a key could zero
+** it, and the product, and every key sharing that prefix would collide
+** whatever the seed. Short keys (most property names) take two multiplies.
 */
 #include "hash.h"
 
@@ -57,7 +58,7 @@ uint64_t coax_hash_seed(const void *salt)
 uint64_t coax_hash_bytes(const void *key, size_t n, uint64_t seed)
 {
     const unsigned char *p = key;
-    uint64_t s = seed ^ mum(seed ^ P0, P1), a, b;
+    uint64_t s = seed ^ mum(seed ^ P0, P1), k = mum(seed ^ P2, P0) ^ P1, a, b;
     if (n <= 16) {
         if (n >= 4) {
             size_t q = (n >> 3) << 2;
@@ -72,14 +73,14 @@ uint64_t coax_hash_bytes(const void *key, size_t n, uint64_t seed)
     } else {
         size_t i = n;
         while (i > 16) {
-            s = mum(r64(p) ^ P1, r64(p + 8) ^ s);
+            s = mum(r64(p) ^ k, r64(p + 8) ^ s);
             p += 16;
             i -= 16;
         }
         a = r64(p + i - 16);
         b = r64(p + i - 8);
     }
-    return mum(P1 ^ (uint64_t)n, mum(a ^ P1, b ^ s));
+    return mum(k ^ (uint64_t)n, mum(a ^ k, b ^ s));
 }
 
 uint64_t coax_hash_mix(uint64_t h, uint64_t seed)
