@@ -525,12 +525,14 @@ static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
             t = c->scope[i]->root_node;
         }
     }
-found:
-    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst && charge(c, 1);)
+found:;
+    size_t scanned = 0; /* references active on this value: a compare each, 16 a step */
+    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst; scanned++)
         if (c->refs[i].target == t)
             return fatal(c, COAX_ELIMIT,
                          "reference cycle: %s/%s comes back to %s without consuming the instance",
                          n->abs, k->name, t->abs);
+    if (!charge(c, scanned / 16)) return false;
     if (!grow(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
