@@ -179,6 +179,7 @@ struct coax_schema {
     size_t max_depth;
     uint64_t max_steps;          /* of one validation; 0: by the sizes (validate.c) */
     uint64_t max_regex_total;    /* regex steps of one validation; 0: by the instance */
+    size_t max_error_bytes;      /* of one validation's error units */
     uint64_t weight;             /* subschemas and keyword costs: the schema's size */
     sres *resources;
 };

@@ -627,6 +627,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
         s->alloc = &s->alloc_copy;
     }
     s->max_depth = opt && opt->max_depth ? opt->max_depth : COAX_DEFAULT_MAX_SCHEMA_DEPTH;
+    s->max_error_bytes = COAX_DEFAULT_MAX_ERROR_BYTES; /* the meta-schema check's */
     s->arena = coax_arena_new(s->alloc);
     s->re_env = coax_regex_env_new(s->alloc, opt ? opt->max_regex_steps : 0);
     cc c;
@@ -677,6 +678,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     ** above ran with the defaults, by the size of the schema */
     s->max_steps = opt ? opt->max_steps : 0;
     s->max_regex_total = opt ? opt->max_regex_total : 0;
+    s->max_error_bytes = opt && opt->max_error_bytes ? opt->max_error_bytes : COAX_DEFAULT_MAX_ERROR_BYTES;
     s->weight -= meta_weight;
     if (c.rc) {
         coax_schema_free(s);

@@ -204,7 +204,8 @@ static void err_rewind(vctx *c, emark m)
 /* Records an error at the current locations with the message in c->msg. */
 static void record(vctx *c)
 {
-    if (c->quiet || c->rc || !charge(c, 1 + (c->ipath.n + c->kpath.n) / 8)) return;
+    if (c->quiet || c->rc) return;
+    size_t before = c->strs.len + c->nests.len;
     if (c->msg.oom || !grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
         oom(c);
         return;
@@ -247,6 +248,11 @@ static void record(vctx *c)
         return;
     }
     c->nerrs++;
+    /* writing the error is charged by its bytes, and their sum is bounded:
+    ** a schema that fans out over a long path would otherwise fill memory */
+    if (!charge(c, 1 + (c->strs.len + c->nests.len - before) / 16)) return;
+    if (c->strs.len + c->nests.len > c->s->max_error_bytes)
+        fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
 }
 
 /* ---- messages ------------------------------------------------------------ */

@@ -265,6 +265,20 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
   end)
 
+  it("errors are bounded too: fan-out failing on a 100,000-item array stops at 64 MiB of errors", function()
+    -- the step budget grows with the instance, and every failing leaf writes
+    -- an error with a path 120 segments long
+    local t = {}
+    for i = 1, 100000 do t[i] = tostring(i) end
+    local out, err, code = H.coax({ "validate", put("fan.json", fanout(40, '{"allOf":[%s,%s]}')) },
+      "[" .. table.concat(t, ",") .. "]")
+    assert.are.same({ "", "coax validate: validation errors passed 67108864 bytes (max_error_bytes)\n", 4 },
+      { out, err, code })
+    out, _, code = H.coax({ "validate", put("is.json", '{"items":{"type":"string"}}') }, "[" .. table.concat(t, ",") .. "]")
+    assert.are.equal(1, code) -- 100,000 plain errors are reported
+    assert.are.equal(100000, select(2, out:gsub('"instanceLocation"', "")))
+  end)
+
   it("the default grows with the instance: 20,000 items through a 40-branch anyOf validate", function()
     local branches = {}
     for i = 1, 40 do branches[i] = string.format('{"type":"object","required":["k%d"]}', i) end

@@ -394,10 +394,14 @@ typedef struct coax_schema_options {
     ** COAX_ELIMIT. 0: the default, 64 per value, member and string byte of
     ** the instance, at least COAX_DEFAULT_MIN_REGEX_TOTAL. */
     uint64_t max_regex_total;
+    /* Bytes of one validation's error units (locations, messages): more
+    ** is COAX_ELIMIT. Default COAX_DEFAULT_MAX_ERROR_BYTES (64 MiB). */
+    size_t max_error_bytes;
 } coax_schema_options;
 
 #define COAX_DEFAULT_MIN_STEPS 1000000u
 #define COAX_DEFAULT_MIN_REGEX_TOTAL 10000000u
+#define COAX_DEFAULT_MAX_ERROR_BYTES ((size_t)64 << 20)
 
 /* Compiles 'schema' (any JSON value; a boolean is a schema too). The schema
 ** is copied: 'schema' may be freed after the call. Every reference is
