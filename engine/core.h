@@ -152,11 +152,11 @@ coax_value *coax_value_copy(coax_arena *a, const coax_value *v);
 
 /* A structural hash under 'seed', consistent with coax_value_equal (equal
 ** values hash alike: numbers by value, objects in any member order) and
-** covering every level. 0 and '*out', with the number of values visited in
-** '*nodes' (may be NULL); -1 when out of memory (deep values need a stack
-** from 'alloc'). */
+** covering every level. 0 and '*out', with the work done in '*work' (may
+** be NULL): the values visited and the string and key bytes by 64; -1 when
+** out of memory (deep values need a stack from 'alloc'). */
 int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *alloc,
-                    uint64_t *out, size_t *nodes);
+                    uint64_t *out, size_t *work);
 
 /* Duplicate keys: last one wins, at the first one's position. Compacts
 ** m[0..n) in place and returns the new count, or SIZE_MAX when out of

@@ -444,10 +444,18 @@ static ex_conj *apply_dep_schemas(ex_ctx *c, const ex_conj *L, const names *ns)
     return M;
 }
 
-/* Does a regex of patternProperties match the key? */
-static bool pat_match(const ex_ctx *c, const coax_regex *re, const char *k, size_t kl)
+/* Does a regex of patternProperties match the key? The match draws on the
+** pool's regex budget; when that runs dry the key counts as unmatched (the
+** final check then reports the limit). */
+static bool pat_match(ex_ctx *c, const coax_regex *re, const char *k, size_t kl)
 {
-    return coax_regex_match(c->s->re_env, re, k, kl) == 1;
+    if (!c->re_scratch && !(c->re_scratch = coax_regex_scratch_new(c->s->re_env))) {
+        c->rc = COAX_ENOMEM;
+        return false;
+    }
+    int r = coax_regex_match_in(c->s->re_env, re, k, kl, c->re_scratch, &c->pool.regex);
+    if (r == -2) c->rc = COAX_ENOMEM;
+    return r == 1;
 }
 
 /* The subschemas that apply to member 'key' of an object of 'L'. */
@@ -971,6 +979,7 @@ coax_code coax_example(const coax_schema *schema, const coax_example_options *op
     if (rc == COAX_ENOMEM) coax_fail(err, rc, 0, "out of memory");
     if (rc) memset(out, 0, sizeof *out);
     coax_free_raw(c.alloc, (void *)c.path, c.cpath * sizeof *c.path);
+    coax_regex_scratch_free(schema->re_env, c.re_scratch);
     coax_arena_free(c.work);
     coax_arena_free(c.scratch);
     return rc;

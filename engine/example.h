@@ -22,6 +22,7 @@ typedef struct ex_ctx {
     size_t max_depth;    /* nesting of the instance */
     size_t steps;        /* generation steps left (the budget) */
     coax_vpool pool;     /* validation work left for checking candidates */
+    coax_regex_scratch *re_scratch; /* for patternProperties' keys */
     size_t checks;       /* validations run */
     size_t nest;         /* generation calls in progress (C stack depth) */
     coax_code rc;        /* the first hard failure (out of memory) */

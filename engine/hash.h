@@ -3,10 +3,9 @@
 ** members, property names, schema URIs, uniqueItems buckets).
 **
 ** Keys an attacker chooses must not be able to collide on purpose, so the
-** hash covers every byte (SipHash-1-3) and is keyed by a seed drawn per
-** table or per call (coax_hash_seed), never by a process-wide value: the
-** library keeps no globals, and a seed nobody can read cannot be planned
-** against.
+** hash covers every byte and is keyed by a seed drawn per table or per
+** call (coax_hash_seed), never by a process-wide value: the library keeps
+** no globals, and a seed nobody can read cannot be planned against.
 */
 #ifndef COAX_HASH_H
 #define COAX_HASH_H
@@ -18,7 +17,7 @@
 ** local of this call and a clock reading, mixed. Thread-safe, no state. */
 uint64_t coax_hash_seed(const void *salt);
 
-/* SipHash-1-3 of p[0..n) under 'seed'. */
+/* The hash of p[0..n) under 'seed' (hash.c). */
 uint64_t coax_hash_bytes(const void *p, size_t n, uint64_t seed);
 
 /* Mixes a 64-bit word into a seeded hash (for combining hashes). */

@@ -243,6 +243,20 @@ int coax_number_compare_text(const char *a, size_t alen, const char *b,
 ** are sorted by key and paired in that order, so equality costs n log n in
 ** the members whatever their order (a lookup per key was quadratic). */
 
+/* Doubles a stack that starts in 'small' (on the C stack) and moves to
+** memory from 'alloc'; false when out of memory (the stack is unchanged). */
+static bool stack_grow(const coax_allocator *alloc, void **st, const void *small, size_t *cap,
+                       size_t elem)
+{
+    void *ns = *st == small ? coax_alloc_raw(alloc, 2 * *cap * elem)
+                            : coax_realloc_raw(alloc, *st, *cap * elem, 2 * *cap * elem);
+    if (!ns) return false;
+    if (*st == small) memcpy(ns, small, *cap * elem);
+    *st = ns;
+    *cap *= 2;
+    return true;
+}
+
 typedef struct frame {
     const coax_value *x, *y;
     size_t i;
@@ -324,17 +338,9 @@ int coax_value_equal(const coax_value *a, const coax_value *b,
     const coax_value *cx = a, *cy = b;
     while (result == 1) {
         if (cx && (cx->type == COAX_ARRAY || cx->type == COAX_OBJECT)) {
-            if (n == cap) {
-                frame *ns = st == small ? coax_alloc_raw(alloc, 2 * cap * sizeof *ns)
-                                        : coax_realloc_raw(alloc, st, cap * sizeof *ns,
-                                                           2 * cap * sizeof *ns);
-                if (!ns) {
-                    result = -1;
-                    break;
-                }
-                if (st == small) memcpy(ns, small, sizeof small);
-                st = ns;
-                cap *= 2;
+            if (n == cap && !stack_grow(alloc, (void **)&st, small, &cap, sizeof *st)) {
+                result = -1;
+                break;
             }
             st[n++] = (frame){cx, cy, 0, NULL, NULL};
             if (cx->type == COAX_OBJECT && (result = pair_members(&st[n - 1], alloc)) != 1) break;
@@ -408,7 +414,7 @@ typedef struct hframe {
 } hframe;
 
 int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *alloc,
-                    uint64_t *out, size_t *nodes)
+                    uint64_t *out, size_t *work)
 {
     hframe small[32], *st = small;
     size_t n = 0, cap = 32, count = 1;
@@ -418,18 +424,11 @@ int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *al
         if (next) {
             if (next->type != COAX_ARRAY && next->type != COAX_OBJECT) {
                 h = leaf_hash(next, seed);
+                if (next->type == COAX_STRING) count += next->len / 64;
             } else {
-                if (n == cap) {
-                    hframe *ns = st == small ? coax_alloc_raw(alloc, 2 * cap * sizeof *ns)
-                                             : coax_realloc_raw(alloc, st, cap * sizeof *ns,
-                                                                2 * cap * sizeof *ns);
-                    if (!ns) {
-                        if (st != small) coax_free_raw(alloc, st, cap * sizeof *st);
-                        return -1;
-                    }
-                    if (st == small) memcpy(ns, small, sizeof small);
-                    st = ns;
-                    cap *= 2;
+                if (n == cap && !stack_grow(alloc, (void **)&st, small, &cap, sizeof *st)) {
+                    if (st != small) coax_free_raw(alloc, st, cap * sizeof *st);
+                    return -1;
                 }
                 st[n++] = (hframe){next, 0, 0};
                 next = NULL;
@@ -446,6 +445,7 @@ int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *al
             } else {
                 const coax_member *m = &f->v->u.members[f->i - 1];
                 f->acc += coax_hash_mix(coax_hash_bytes(m->key, m->klen, seed) ^ (h * 0x9E3779B97F4A7C15ull), seed);
+                count += m->klen / 64;
             }
         }
     descend:;
@@ -461,7 +461,7 @@ int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *al
     }
     if (st != small) coax_free_raw(alloc, st, cap * sizeof *st);
     *out = h;
-    if (nodes) *nodes = count;
+    if (work) *work = count;
     return 0;
 }
 

@@ -127,8 +127,20 @@ struct skw {
     ** node's "properties" (-1: not there), and that table */
     const struct sptab *ptab;
     int32_t *ridx;
+    const struct svset *vset; /* OP_ENUM with many values: them hashed */
     uint64_t cost;          /* steps charged per application, beyond the instance's share */
 };
+
+/* The values of a long "enum", hashed (coax_value_hash under 'seed'), so a
+** value is looked up by its own hash, not compared with every one. */
+typedef struct svset {
+    uint32_t mask;   /* slots - 1 */
+    int32_t *slot;   /* an index in the enum, or -1 */
+    uint64_t *hash;  /* per value */
+    uint64_t seed;
+} svset;
+
+#define SVSET_MIN 9 /* enums this long are hashed */
 
 typedef struct sptab {
     uint32_t mask;   /* slots - 1 */
@@ -168,6 +180,7 @@ struct coax_schema {
     size_t max_depth;
     uint64_t max_steps;          /* of one validation; 0: by the sizes (validate.c) */
     uint64_t max_regex_total;    /* regex steps of one validation; 0: by the instance */
+    size_t max_error_bytes;      /* of one validation's error units */
     uint64_t weight;             /* subschemas and keyword costs: the schema's size */
     sres *resources;
 };

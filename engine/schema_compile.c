@@ -154,6 +154,30 @@ static sptab *make_ptab(cc *c, const coax_value *props)
     return t;
 }
 
+/* The hash set of a long "enum": its values by their structural hash. */
+static svset *make_vset(cc *c, const coax_value *values)
+{
+    uint32_t size = 16;
+    while (size < 2 * values->len) size *= 2;
+    svset *t = coax_arena_alloc(c->a, sizeof *t);
+    int32_t *slot = coax_arena_alloc(c->a, size * sizeof *slot);
+    uint64_t *hash = coax_arena_alloc(c->a, values->len * sizeof *hash);
+    if (!t || !slot || !hash) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+    t->mask = size - 1;
+    t->slot = slot;
+    t->hash = hash;
+    t->seed = coax_hash_seed(t);
+    for (uint32_t i = 0; i < size; i++) slot[i] = -1;
+    for (uint32_t k = 0; k < values->len; k++) {
+        if (coax_value_hash(&values->u.items[k], t->seed, c->s->alloc, &hash[k], NULL))
+            return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+        uint32_t i = (uint32_t)hash[k] & t->mask;
+        while (slot[i] >= 0) i = (i + 1) & t->mask;
+        slot[i] = (int32_t)k;
+    }
+    return t;
+}
+
 /* The size of a value in steps: its values and members, and its string
 ** bytes by 64. Schema documents are parsed with a depth limit, which
 ** bounds the recursion. */
@@ -173,6 +197,7 @@ static uint64_t value_cost(const coax_value *v)
 ** of "required" and of dependencies. */
 static uint64_t kw_cost(const skw *k)
 {
+    if (k->vset) return 1; /* a lookup, charged by the instance's size */
     switch (k->op) {
     case OP_ENUM:
     case OP_CONST:
@@ -250,7 +275,8 @@ coax_code cc_compile_node(cc *c, snode *n)
         }
         if ((x = member(o, "enum"))) {
             if (x->type != COAX_ARRAY) return bad(c, n, "enum", "must be an array");
-            NEW(OP_ENUM, "enum", x);
+            skw *k = NEW(OP_ENUM, "enum", x);
+            if (x->len >= SVSET_MIN && !(k->vset = make_vset(c, x))) return c->rc;
         }
         if (draft >= 6 && (x = member(o, "const"))) NEW(OP_CONST, "const", x);
         if ((x = member(o, "multipleOf"))) {
@@ -617,6 +643,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
         s->alloc = &s->alloc_copy;
     }
     s->max_depth = opt && opt->max_depth ? opt->max_depth : COAX_DEFAULT_MAX_SCHEMA_DEPTH;
+    s->max_error_bytes = COAX_DEFAULT_MAX_ERROR_BYTES; /* the meta-schema check's */
     s->arena = coax_arena_new(s->alloc);
     s->re_env = coax_regex_env_new(s->alloc, opt ? opt->max_regex_steps : 0);
     cc c;
@@ -651,9 +678,11 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
         coax_buf_free(&b);
     }
     sres *root = c.rc ? NULL : cc_scan_doc(&c, doc, "", c.default_draft, 0);
+    uint64_t meta_weight = 0; /* the meta-schema's nodes are no part of the schema's size */
     if (root) {
         s->draft = root->draft;
         if (!(opt && (opt->flags & COAX_SCHEMA_NO_META))) meta_check(&c, root, doc);
+        meta_weight = s->weight;
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
@@ -665,6 +694,8 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     ** above ran with the defaults, by the size of the schema */
     s->max_steps = opt ? opt->max_steps : 0;
     s->max_regex_total = opt ? opt->max_regex_total : 0;
+    s->max_error_bytes = opt && opt->max_error_bytes ? opt->max_error_bytes : COAX_DEFAULT_MAX_ERROR_BYTES;
+    s->weight -= meta_weight;
     if (c.rc) {
         coax_schema_free(s);
         return c.rc;

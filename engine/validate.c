@@ -251,7 +251,8 @@ static void annotate(vctx *c, const skw *k)
 /* Records an error at the current locations with the message in c->msg. */
 static void record(vctx *c)
 {
-    if (c->quiet || c->rc || !charge(c, 1 + (c->ipath.n + c->kpath.n) / 8)) return;
+    if (c->quiet || c->rc) return;
+    size_t before = c->strs.len + c->nests.len;
     if (c->msg.oom || !grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
         oom(c);
         return;
@@ -288,6 +289,11 @@ static void record(vctx *c)
         return;
     }
     c->nerrs++;
+    /* writing the error is charged by its bytes, and their sum is bounded:
+    ** a schema that fans out over a long path would otherwise fill memory */
+    if (!charge(c, 1 + (c->strs.len + c->nests.len - before) / 16)) return;
+    if (c->strs.len + c->nests.len > c->s->max_error_bytes)
+        fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
 }
 
 /* ---- messages ------------------------------------------------------------ */
@@ -479,6 +485,24 @@ static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *o
     return true;
 }
 
+/* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
+** failure (budget, memory). Equal hashes are confirmed by comparing. */
+static int enum_lookup(vctx *c, const skw *k, const coax_value *inst)
+{
+    const svset *t = k->vset;
+    uint64_t h;
+    size_t work;
+    if (coax_value_hash(inst, t->seed, c->alloc, &h, &work)) return oom(c), -1;
+    if (!charge(c, work)) return -1;
+    for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
+        int32_t j = t->slot[i];
+        if (j < 0) return 0;
+        if (!charge(c, 1)) return -1;
+        if (t->hash[j] == h && equal(c, &k->v->u.items[j], inst)) return 1;
+        if (c->rc) return -1;
+    }
+}
+
 static bool cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_NUMBER) return true;
@@ -532,9 +556,9 @@ static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
 {
     const snode *t = k->sub;
     if (k->op == OP_DYNREF && k->anchor) {
-        if (!charge(c, c->nscope)) return false;
         for (size_t i = 0; i < c->nscope; i++) {
             const sres *r = c->scope[i];
+            if (!charge(c, 1 + r->nanchors)) return false;
             for (size_t j = 0; j < r->nanchors; j++) {
                 if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) {
                     t = r->anchors[j].node;
@@ -548,12 +572,14 @@ static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
             t = c->scope[i]->root_node;
         }
     }
-found:
-    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst && charge(c, 1);)
+found:;
+    size_t scanned = 0; /* references active on this value: a compare each, 16 a step */
+    for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst; scanned++)
         if (c->refs[i].target == t)
             return fatal(c, COAX_ELIMIT,
                          "reference cycle: %s/%s comes back to %s without consuming the instance",
                          n->abs, k->name, t->abs);
+    if (!charge(c, scanned / 16)) return false;
     if (!grow(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
@@ -648,14 +674,36 @@ static int hidx_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* True when every item of a small array is a scalar: then comparing every
+** pair is cheaper than hashing, and charged by the pairs and the bytes. */
+static bool small_scalars(vctx *c, const coax_value *a)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < a->len; i++) {
+        const coax_value *v = &a->u.items[i];
+        if (v->type == COAX_ARRAY || v->type == COAX_OBJECT) return false;
+        if (v->type == COAX_STRING || v->type == COAX_NUMBER) bytes += v->len;
+    }
+    return charge(c, (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64));
+}
+
 /* The duplicate pair (j < i) with the smallest i, then j; false if none.
-** Only items of equal hash are compared (a keyed hash of the whole item,
-** however deep, charged by its size), so the work is linear in the items'
-** size plus n log n. */
+** Beyond small arrays of scalars, only items of equal hash are compared (a
+** keyed hash of the whole item, however deep, charged by its size), so the
+** work is linear in the items' size plus n log n. */
 static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
 {
     size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
     if (n < 2) return false;
+    if (n <= 16 && small_scalars(c, a)) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (equal(c, &a->u.items[j], &a->u.items[i])) {
+                    *dj = j, *di = i;
+                    return true;
+                }
+        return false;
+    }
     hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
     if (!x) return oom(c);
     uint64_t seed = coax_hash_seed(x);
@@ -1069,7 +1117,10 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         return false;
     }
     case OP_ENUM:
-        if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
+        if (k->vset) {
+            int r = enum_lookup(c, k, inst);
+            if (r) return r > 0;
+        } else if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
             for (size_t i = 0; i < k->v->len; i++) {
                 const coax_value *e = &k->v->u.items[i];
                 if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))

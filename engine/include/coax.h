@@ -206,8 +206,11 @@ const coax_value *coax_object_get(const coax_value *v, const char *key,
 
 /* Structural equality as JSON Schema defines it: numbers compare exactly by
 ** value (1 == 1.0, big integers digit for digit), objects ignore key order.
-** Returns 1 when equal, 0 when not, -1 when out of memory (values nested
-** deeper than 32 levels need a temporary stack from 'alloc', NULL: libc). */
+** n log n in the values' size at worst (objects whose keys are in another
+** order are compared through their members sorted by key). Returns 1 when
+** equal, 0 when not, -1 when out of memory (values nested deeper than 32
+** levels, and reordered objects, need temporary memory from 'alloc', NULL:
+** libc). */
 int coax_value_equal(const coax_value *a, const coax_value *b,
                      const coax_allocator *alloc);
 
@@ -415,10 +418,14 @@ typedef struct coax_schema_options {
     ** COAX_ELIMIT. 0: the default, 64 per value, member and string byte of
     ** the instance, at least COAX_DEFAULT_MIN_REGEX_TOTAL. */
     uint64_t max_regex_total;
+    /* Bytes of one validation's error units (locations, messages): more
+    ** is COAX_ELIMIT. Default COAX_DEFAULT_MAX_ERROR_BYTES (64 MiB). */
+    size_t max_error_bytes;
 } coax_schema_options;
 
 #define COAX_DEFAULT_MIN_STEPS 1000000u
 #define COAX_DEFAULT_MIN_REGEX_TOTAL 10000000u
+#define COAX_DEFAULT_MAX_ERROR_BYTES ((size_t)64 << 20)
 
 /* Compiles 'schema' (any JSON value; a boolean is a schema too). The schema
 ** is copied: 'schema' may be freed after the call. Every reference is
@@ -637,7 +644,10 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
 ** default. */
 typedef struct coax_example_options {
     size_t max_depth; /* nesting of the instance; default 32, at most 256 */
-    size_t max_steps; /* subschemas visited, a bound on time; default 20000 */
+    size_t max_steps; /* subschemas visited, a bound on time; default 20000.
+                      ** Checking the candidates draws on one budget of 500
+                      ** validation steps (and 500 regex steps) per step:
+                      ** when it runs dry the example ends with COAX_ELIMIT */
     unsigned flags;   /* COAX_EXAMPLE_* */
 } coax_example_options;
 
@@ -682,7 +692,9 @@ typedef struct coax_example_result {
 ** found. When not (a schema nothing satisfies, like false, or one beyond
 ** what the generator can build), out->value is the closest attempt and
 ** out->validation its errors. COAX_ELIMIT or COAX_EDEPTH when validating
-** every candidate hit a validation limit ({"$ref": "#"}); COAX_ENOMEM;
+** every candidate hit a validation limit ({"$ref": "#"}) or the checks
+** used up their budget (max_steps x 500: a schema that fans out);
+** COAX_ENOMEM;
 ** COAX_EINVAL for a NULL argument. On failure '*out' is zeroed. Thread-safe
 ** for one schema and different arenas. 'options' and 'err' may be NULL. */
 coax_code coax_example(const coax_schema *schema,

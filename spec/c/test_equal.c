@@ -161,10 +161,37 @@ static void test_keyed_byte_hash(void)
     CHECK(coax_hash_seed(&x) != coax_hash_seed(&y));
 }
 
+/* Keys whose bytes cancel a public constant of the hash's multiplies
+** (0xe7037ed1a0b428db, where a key xored with it would reach a multiply
+** alone) must still hash apart: every multiply also carries the seed. */
+static void test_keys_cannot_zero_a_multiply(void)
+{
+    const uint32_t hi = 0xe7037ed1u, lo = 0xa0b428dbu;
+    const uint64_t whole = 0xe7037ed1a0b428dbull;
+    unsigned char k12[12], k40[40];
+    uint64_t h12[64], h40[64];
+    memcpy(k12, &hi, 4), memcpy(k12 + 4, &lo, 4);
+    memcpy(k40, &whole, 8);
+    memset(k40 + 8, 'x', 32);
+    for (int i = 0; i < 64; i++) {
+        uint32_t v = (uint32_t)i * 2654435761u;
+        memcpy(k12 + 8, &v, 4);
+        memcpy(k40 + 8, &v, 4); /* the rest of the first 16-byte block */
+        h12[i] = coax_hash_bytes(k12, 12, 42);
+        h40[i] = coax_hash_bytes(k40, 40, 42);
+    }
+    int same12 = 0, same40 = 0;
+    for (int i = 0; i < 64; i++)
+        for (int j = 0; j < i; j++) same12 += h12[i] == h12[j], same40 += h40[i] == h40[j];
+    CHECK_INT(same12, 0);
+    CHECK_INT(same40, 0);
+}
+
 #define TESTS                              \
     X(test_equal_values_hash_alike)        \
     X(test_the_hash_sees_every_level)      \
     X(test_reordered_objects)              \
     X(test_allocation_failure)             \
-    X(test_keyed_byte_hash)
+    X(test_keyed_byte_hash)                \
+    X(test_keys_cannot_zero_a_multiply)
 #include "test.h"
