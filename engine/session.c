@@ -1182,7 +1182,7 @@ coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_se
 {
     if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
     FILE *f = fopen(path, "rb");
-    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s", path);
+    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s: %s", path, strerror(errno));
     coax_buf b;
     coax_buf_init(&b, e->alloc);
     char chunk[8192];
