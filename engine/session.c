@@ -1010,7 +1010,13 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     coax_buf_free(&text);
     if (rc) {
         *limit = coax_exit_status(rc) == 4;
-        snprintf(msg, cap, "%s%.300s: %s", path[0] ? "schema " : "recipe schema", path, err.msg);
+        /* A file's values are not quoted ("..., got string \"...\""): the
+        ** location and the rule say what to fix, and a file a recipe names
+        ** is not the recipe's to show. */
+        const char *got = path[0] ? strstr(err.msg, ", got ") : NULL;
+        const char *count = got ? strstr(got, " (") : NULL;
+        snprintf(msg, cap, "%s%.300s: %.*s%s", path[0] ? "schema " : "recipe schema", path,
+                 got ? (int)(got - err.msg) : (int)strlen(err.msg), err.msg, count ? count : "");
         return msg;
     }
     s->schema_doc = doc;

@@ -119,6 +119,18 @@ describe("a recipe's schema path", function()
       2 }, { err, code })
   end)
 
+  it("an invalid schema file in the folder is reported by place and rule, its values not quoted", function()
+    H.write(recipes .. "/bad_type.json", '{"type": "SECRET-1"}')
+    H.write(recipes .. "/bad_enum.json", '{"properties": {"a": {"enum": "SECRET-2"}}}')
+    local _, err, code = run_cli("bad_type", "bad_type.json")
+    assert.are.same({ "coax run: invalid: schema " .. recipes .. '/bad_type.json: invalid schema at "/type": expected '
+      .. 'one of ["array","boolean","integer","null","number","object","string"] (1 of 3 errors shown)\n', 2 },
+      { err, code })
+    _, err, code = run_cli("bad_enum", "bad_enum.json")
+    assert.are.same({ "coax run: invalid: schema " .. recipes .. '/bad_enum.json: invalid schema at '
+      .. '"/properties/a/enum": expected array (1 error)\n', 2 }, { err, code })
+  end)
+
   it("is confined in batch as in run", function()
     local path = recipes .. "/batch.lua"
     H.write(path, "return { schema = '../outside/ok.json', prompt = 'n of {{input}}' }")
