@@ -115,11 +115,15 @@ coax_code agent_default(const char *recipe, coax_secret_fn secret, void *ud, con
         rc = COAX_ENOMEM;
         snprintf(msg, cap, "out of memory");
     } else if (!data) {
+        /* The command line has two more ways to answer: recorded replies
+        ** and a local program. */
+        bool cli = !strcmp(how, "--agent");
         snprintf(msg, cap,
-                 "%s names no agent%s%s: pass %s (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY, "
+                 "%s names no agent%s%s: pass %s (openai, anthropic, gemini, ollama)%s or set OPENAI_API_KEY, "
                  "ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST",
                  recipe ? recipe : "the recipe", recipe ? " and has no recorded transcript " : "",
-                 recipe ? path.data : "", how);
+                 recipe ? path.data : "", how,
+                 cli ? ", --replay FILE (replies, one JSON string a line) or --command CMD (a local program)," : "");
         rc = COAX_ENOTFOUND;
     } else {
         if (m->len) coax_buf_putc(m, ',');

@@ -43,8 +43,56 @@ static int put_replies(const char *cmd, const char *path, coax_buf *m)
     return rc == COAX_EINVAL ? cli_usage(cmd, "%s", msg) : rc ? cli_fail(cmd, rc, NULL) : 0;
 }
 
+/* True when --agent-options (a JSON object) has the member 'key'. */
+static bool options_have(const char *options, const char *key)
+{
+    if (!options) return false;
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    bool has = a && coax_parse(a, options, strlen(options), NULL, &v, NULL) == COAX_OK &&
+               coax_value_type(v) == COAX_OBJECT && coax_object_get(v, key, strlen(key));
+    coax_arena_free(a);
+    return has;
+}
+
+/* True when --agent-options names the agent itself ({"name": ...}). */
+static bool options_name_agent(const char *options)
+{
+    return options_have(options, "name") || options_have(options, "call");
+}
+
+/* Agent flags that would be dropped or would silently do something else
+** are usage errors, before anything runs: each flag belongs to an agent, and
+** flags of two agents, or an agent without what it needs, conflict.
+** 'default_name': the agent when none is named ("replay" for batch's
+** --replies-field, which gives the replay agent its replies), or NULL. */
+static int agent_conflict(const char *cmd, const cli_agent *a, const char *default_name)
+{
+    bool replies_given = default_name && !strcmp(default_name, "replay");
+    const char *http = a->model ? "--model" : a->base_url ? "--base-url" : a->mode ? "--mode" : NULL;
+    if (a->replay && a->command) return cli_usage(cmd, "--replay and --command name two agents: pass one");
+    const char *named = a->name;
+    if (named && a->replay && strcmp(named, "replay"))
+        return cli_usage(cmd, "--replay plays recorded replies, which the %s agent would drop: pass --agent replay "
+                              "or leave --replay out", named);
+    if (named && a->command && strcmp(named, "command"))
+        return cli_usage(cmd, "--command runs a program as the agent, which the %s agent would drop: pass --agent "
+                              "command or leave --command out", named);
+    if (named && !strcmp(named, "replay") && !a->replay && !replies_given && !options_have(a->options, "replies"))
+        return cli_usage(cmd, "--agent replay needs --replay FILE (replies, one JSON string a line)");
+    if (named && !strcmp(named, "command") && !a->command)
+        return cli_usage(cmd, "--agent command needs --command CMD (the program that answers)");
+    const char *agent = a->replay ? "replay" : a->command ? "command" : named ? named : default_name;
+    if (http && agent && (!strcmp(agent, "replay") || !strcmp(agent, "command")))
+        return cli_usage(cmd, "%s is an option of the HTTP agents (openai, anthropic, gemini, ollama), not of the %s agent",
+                         http, agent);
+    return 0;
+}
+
 int cli_agent_members(const char *cmd, const cli_agent *a, const char *default_name, coax_buf *m)
 {
+    int conflict = agent_conflict(cmd, a, default_name);
+    if (conflict) return conflict;
     /* The modes of the HTTP agents. --agent naming one of them: one of its
     ** modes; no --agent (the recipe's agent): a mode of any of them; another
     ** agent (replay, a module of --lua-path): the agent decides. */
@@ -131,17 +179,6 @@ static int names_none(coax_engine *e, const char *recipe)
     return none;
 }
 
-/* True when --agent-options names the agent itself ({"name": ...}). */
-static bool options_name_agent(const char *options)
-{
-    if (!options) return false;
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *v;
-    bool named = a && coax_parse(a, options, strlen(options), NULL, &v, NULL) == COAX_OK &&
-                 (coax_object_get(v, "name", 4) || coax_object_get(v, "call", 4));
-    coax_arena_free(a);
-    return named;
-}
 
 int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_name, coax_engine *e,
                      const char *recipe, coax_buf *m, cli_agent_choice *c)
@@ -156,6 +193,13 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
     coax_code rc = agent_default(recipe, NULL, NULL, "--agent", m, &d, msg, sizeof msg);
     if (rc == COAX_ENOTFOUND || rc == COAX_EINVAL) return cli_usage(cmd, "%s", msg);
     if (rc) return cli_fail(cmd, rc, NULL);
+    /* The demo plays the recorded transcript, which would ignore the HTTP
+    ** agents' options. */
+    const char *http = a->model ? "--model" : a->base_url ? "--base-url" : a->mode ? "--mode" : NULL;
+    if (d.demo && http)
+        return cli_usage(cmd, "%s names no agent and none is chosen by the environment, so %s would be ignored "
+                              "(the recorded transcript would play): pass --agent openai, anthropic, gemini or ollama",
+                         recipe, http);
     c->demo = d.demo;
     snprintf(c->notice, sizeof c->notice, "%s", d.notice);
     return 0;

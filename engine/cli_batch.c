@@ -791,7 +791,7 @@ int cli_batch(int argc, char **argv)
                                   &choice);
     if (status == 0) status = check_recipe(&b);
     if (status == 0) status = open_output(&b);
-    if (status == 0 && choice.notice[0]) fprintf(stderr, "coax batch: %s\n", choice.notice);
+    if (status == 0 && choice.notice[0] && !o.quiet) fprintf(stderr, "coax batch: %s\n", choice.notice);
     if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
     if (status == 0) {
         if (!o.quiet && strcmp(o.input, "-")) b.total = batch_count_lines(o.input);

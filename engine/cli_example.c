@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define EXAMPLE_MAX_DEPTH 256 /* coax_example_options.max_depth: "at most 256" (coax.h) */
+
 static const char usage_text[] =
     "usage: coax example [OPTIONS] [SCHEMA|-]\n"
     "Prints an instance that validates against the JSON Schema, built from its examples,\n"
@@ -77,6 +79,8 @@ int cli_example(int argc, char **argv)
             bool depth = !strncmp(a, "--depth", 7);
             if (!cli_size(v, depth ? &eo.max_depth : &eo.max_steps))
                 return cli_usage("example", "--%s wants a positive number, not '%s'", depth ? "depth" : "steps", v);
+            if (depth && eo.max_depth > EXAMPLE_MAX_DEPTH) /* the library caps it; say so rather than cap silently */
+                return cli_usage("example", "--depth wants a number from 1 to %d, not '%s'", EXAMPLE_MAX_DEPTH, v);
         } else if (!strcmp(a, "--pretty")) {
             pretty = true;
         } else if (!strcmp(a, "--minimal")) {

@@ -28,7 +28,8 @@ coax_code cli_read(const char *path, size_t max, char **data, size_t *len, coax_
         size_t n = fread(b.data + b.len, 1, b.cap - b.len - 1, f);
         b.len += n;
         if (b.len > max) {
-            rc = coax_fail(err, COAX_ESIZE, 0, "input larger than the limit of %zu bytes", max);
+            rc = coax_fail(err, COAX_ESIZE, 0, "%s is larger than the limit of %zu bytes (--max-input)",
+                           from_stdin ? "standard input" : path, max);
             break;
         }
         if (n == 0) {

@@ -1142,7 +1142,13 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     coax_buf_free(&text);
     if (rc) {
         *limit = coax_exit_status(rc) == 4;
-        snprintf(msg, cap, "%s%.300s: %s", path[0] ? "schema " : "recipe schema", path, err.msg);
+        /* A file's values are not quoted ("..., got string \"...\""): the
+        ** location and the rule say what to fix, and a file a recipe names
+        ** is not the recipe's to show. */
+        const char *got = path[0] ? strstr(err.msg, ", got ") : NULL;
+        const char *count = got ? strstr(got, " (") : NULL;
+        snprintf(msg, cap, "%s%.300s: %.*s%s", path[0] ? "schema " : "recipe schema", path,
+                 got ? (int)(got - err.msg) : (int)strlen(err.msg), err.msg, count ? count : "");
         return msg;
     }
     s->schema_doc = doc;
@@ -1320,7 +1326,7 @@ coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_se
 {
     if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
     FILE *f = fopen(path, "rb");
-    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s", path);
+    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s: %s", path, strerror(errno));
     coax_buf b;
     coax_buf_init(&b, e->alloc);
     char chunk[8192];

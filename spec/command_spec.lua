@@ -288,12 +288,14 @@ describe("coax run / batch --command", function()
     assert.are.same({ 1, 2 }, ids)
   end)
 
-  it("--command with an agent that is not the command agent is ignored by that agent", function()
+  it("--command with another agent is a usage error, before anything runs (it would be dropped)", function()
     local replies = H.tmpfile('"{\\"age\\": 9}"\n')
-    local out, err, code = H.coax({ "run", dir .. "/recipe.lua", "--replay", replies, "--command", "exit 1" })
+    assert.are.same({ "", "coax run: --replay and --command name two agents: pass one\n", 2 },
+      { H.coax({ "run", dir .. "/recipe.lua", "--replay", replies, "--command", "exit 1" }) })
+    assert.are.same({ "", "coax batch: --command runs a program as the agent, which the openai agent would drop: "
+      .. "pass --agent command or leave --command out\n", 2 },
+      { H.coax({ "batch", dir .. "/recipe.lua", "--agent", "openai", "--command", "exit 1" }, '{"id": 1, "input": "x"}\n') })
     os.remove(replies)
-    assert.are.equal(0, code, err)
-    assert.are.equal('{"age":9}\n', out)
   end)
 end)
 

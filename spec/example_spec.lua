@@ -231,8 +231,11 @@ describe("coax example (command)", function()
       assert.truthy(err:find("no valid instance found for this schema within the depth limit", 1, true))
       assert.are.equal(1, code)
       assert.truthy(os.clock() - t0 < 5)
-      -- a huge --depth is capped: the C stack is never at the schema's mercy
+      -- a huge --depth is refused, as the help says (the library caps it too:
+      -- the C stack is never at the schema's mercy)
       out, err, code = example(s, "--depth", "1000000", "--steps", "100000")
+      assert.are.same({ "", "coax example: --depth wants a number from 1 to 256, not '1000000'\n", 2 }, { out, err, code })
+      out, err, code = example(s, "--depth", "256", "--steps", "100000")
       assert.are.equal("", out)
       assert.truthy(err:find("depth limit", 1, true))
       assert.are.equal(1, code)

@@ -45,9 +45,9 @@ describe("limits of the model-free commands (exit 4)", function()
 
   it("input size: --max-input in extract and validate", function()
     local _, err, code = coax_cmd({ "extract", "--schema", dir .. "/schema.json", "--max-input", "8" }, '{"name": "Ada"}')
-    assert.are.same({ "coax extract: input larger than the limit of 8 bytes\n", 4 }, { err, code })
+    assert.are.same({ "coax extract: standard input is larger than the limit of 8 bytes (--max-input)\n", 4 }, { err, code })
     _, err, code = coax_cmd({ "validate", "--max-input", "8", dir .. "/empty.json" }, '{"name": "Ada"}')
-    assert.are.same({ "coax validate: input larger than the limit of 8 bytes\n", 4 }, { err, code })
+    assert.are.same({ "coax validate: standard input is larger than the limit of 8 bytes (--max-input)\n", 4 }, { err, code })
   end)
 
   it("string length: --max-string in repair, extract and validate", function()

@@ -34,8 +34,8 @@ describe("coax.run without an agent named", function()
     assert.are.equal(missing .. "opts.agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY"
       .. ", GEMINI_API_KEY or OLLAMA_HOST", r.error.message)
     local _, err, code = H.coax({ "run", path, "--input", "-" }, "in")
-    assert.are.same({ "coax run: " .. missing .. "--agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY,"
-      .. " ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n", 2 }, { err, code })
+    assert.are.same({ "coax run: " .. missing .. "--agent (openai, anthropic, gemini, ollama), --replay FILE (replies, one JSON string a line)"
+      .. " or --command CMD (a local program), or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n", 2 }, { err, code })
   end)
 
   it("uses the provider whose key opts.secrets holds, as coax run does with the environment", function()
@@ -89,7 +89,7 @@ end)
 
 describe("coax.run when the session cannot start", function()
   it("returns nil, the message and the code, as the other functions do", function()
-    assert.are.same({ nil, "cannot open recipe /nonexistent/r.lua", "COAX_EIO" },
+    assert.are.same({ nil, "cannot open recipe /nonexistent/r.lua: No such file or directory", "COAX_EIO" },
       { coax.run("/nonexistent/r.lua", "x") })
   end)
 
