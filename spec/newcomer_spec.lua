@@ -109,10 +109,10 @@ describe("agent flags mean what they say", function()
       { { "--replay", replies, "--command", run_cmd }, "%-%-replay and %-%-command name two agents: pass one" },
       { { "--agent", "replay" }, "%-%-agent replay needs %-%-replay FILE" },
       { { "--agent", "command" }, "%-%-agent command needs %-%-command CMD" },
-      { { "--replay", replies, "--model", "m" }, "%-%-model is an option of the HTTP agents %(openai, anthropic, "
+      { { "--replay", replies, "--model", "m" }, "%-%-model is an option of the HTTP agents %(openai, anthropic, gemini, "
         .. "ollama%), not of the replay agent" },
       { { "--command", run_cmd, "--base-url", sc.base_url }, "%-%-base%-url is an option of the HTTP agents "
-        .. "%(openai, anthropic, ollama%), not of the command agent" },
+        .. "%(openai, anthropic, gemini, ollama%), not of the command agent" },
       { { "--agent", "replay", "--replay", replies, "--mode", "prompt" }, "%-%-mode is an option of the HTTP agents" },
     }
     for _, cmd in ipairs({ "run", "batch" }) do
