@@ -3,6 +3,7 @@
 */
 #include "cli.h"
 
+#include <signal.h>
 #include <string.h>
 
 static const struct {
@@ -48,6 +49,10 @@ static int command(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* A reader that went away (coax ... | head -1) is a failed write, EPIPE,
+    ** which every command reports and exits on (4), after ending the
+    ** commands it started; never a death by SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         fprintf(stderr, "coax: a COMMAND is required:");
         for (size_t i = 0; commands[i].name; i++) fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);

@@ -133,10 +133,14 @@ int cli_engine_fail(const char *cmd, coax_code code, const coax_error *err);
 /* Ctrl-C, SIGTERM and SIGHUP end run and batch between polls, so that the
 ** engine is freed (it kills the commands the command agent started, which
 ** run in process groups of their own and would outlive the CLI) before the
-** CLI dies of the signal. cli_trap_signals installs the handlers;
-** cli_signalled returns the signal caught, or 0; cli_die_of frees nothing
-** and dies of 'sig' as if never caught. */
-void cli_trap_signals(void);
+** CLI dies of the signal. cli_trap_signals installs the handlers and, once
+** 'engine' is given (NULL: not yet), a signal also stops the script it is
+** running (coax_engine_interrupt), so a script busy in a loop cannot delay
+** the end; a second signal ends the CLI at once. cli_signalled returns the
+** signal caught, or 0; cli_die_of frees nothing and dies of 'sig' as if
+** never caught. A closed output pipe is not a signal: SIGPIPE is ignored
+** (main), and the write fails with EPIPE. */
+void cli_trap_signals(coax_engine *engine);
 int cli_signalled(void);
 void cli_die_of(int sig);
 
@@ -147,7 +151,8 @@ int cli_flush(const char *cmd, coax_buf *out);
 
 /* The exit status of a failed write with errno 'e': 4 when the device is out
 ** of space (ENOSPC, EDQUOT, EFBIG: a limit of the machine; free space and run
-** again, batch with --resume), 2 for any other error. */
+** again, batch with --resume) or the reader is gone (EPIPE: a closed pipe),
+** 2 for any other error. */
 int cli_write_status(int e);
 
 #endif

@@ -768,7 +768,7 @@ int cli_batch(int argc, char **argv)
     /* Past a file size limit (ulimit -f) a write fails with EFBIG, reported
     ** like a full disk, instead of the signal killing the batch mid-line. */
     signal(SIGXFSZ, SIG_IGN);
-    cli_trap_signals();
+    cli_trap_signals(NULL);
     batch b = {0};
     b.o = &o;
     b.in_fd = b.out_fd = -1;
@@ -784,6 +784,7 @@ int cli_batch(int argc, char **argv)
     coax_error err = {0};
     coax_code rc = coax_engine_new(&eo, &b.engine, &err);
     if (rc) status = cli_engine_fail("batch", rc, &err);
+    else cli_trap_signals(b.engine);
     if (status == 0) status = open_input(&b);
     cli_agent_choice choice = {0};
     if (status == 0)

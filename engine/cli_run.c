@@ -240,7 +240,7 @@ int cli_run(int argc, char **argv)
         status = cli_usage("run", "cannot write the report to %s: %s", report, strerror(errno));
     if (status == 0) {
         if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
-        cli_trap_signals();
+        cli_trap_signals(engine);
         /* As coax_session_run, but a signal ends it; a host agent has no host here: it stops too. */
         while (coax_session_outcome(s) == COAX_RUNNING && !cli_signalled() && !coax_session_host_request(s, NULL))
             coax_engine_poll(engine, 1000);

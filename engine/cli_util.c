@@ -161,11 +161,22 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err)
 }
 
 static volatile sig_atomic_t caught;
+static coax_engine *volatile interruptible;
 
-static void on_signal(int sig) { caught = sig; }
-
-void cli_trap_signals(void)
+static void on_signal(int sig)
 {
+    if (caught) { /* asked twice: at once */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    caught = sig;
+    if (interruptible) coax_engine_interrupt(interruptible);
+}
+
+void cli_trap_signals(coax_engine *engine)
+{
+    interruptible = engine;
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -192,7 +203,7 @@ int cli_write_status(int e)
 #ifdef EDQUOT
     if (e == EDQUOT) return 4;
 #endif
-    return e == ENOSPC || e == EFBIG ? 4 : 2;
+    return e == ENOSPC || e == EFBIG || e == EPIPE ? 4 : 2;
 }
 
 int cli_flush(const char *cmd, coax_buf *out)

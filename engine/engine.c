@@ -110,6 +110,11 @@ void coax_engine_free(coax_engine *e)
     coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
 }
 
+void coax_engine_interrupt(coax_engine *e)
+{
+    if (e) vm_interrupt(&e->vm);
+}
+
 /* One pass: every session that can move, moves. Returns how many still
 ** run; '*next' is the earliest wake-up among the sleeping ones. */
 static size_t pass(coax_engine *e, double *next)

@@ -20,6 +20,11 @@
 ** allocator, so a memory cap on the state covers coax's memory too. */
 coax_arena *lcoax_arena(lua_State *L);
 
+/* Frees the arenas of every such userdata still alive, for a state about
+** to be closed: lua_close cannot call their finalizers when allocation
+** fails (a finalizer's call needs a CallInfo). Allocates nothing. */
+void lcoax_free_arenas(lua_State *L);
+
 /* Pushes 'v' as a Lua value (see the README, "JSON on the Lua side").
 ** Raises a Lua error for nesting deeper than 'max_depth'. */
 void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth);

@@ -47,6 +47,24 @@ static int box_gc(lua_State *L)
     return 0;
 }
 
+/* The registry's key of the boxes alive (weak keys): an allocator that has
+** run dry can keep Lua from calling their finalizers at lua_close. */
+static const char boxes_key = 0;
+
+void lcoax_free_arenas(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &boxes_key) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            arena_box *b = lua_touserdata(L, -1);
+            coax_arena_free(b->arena);
+            b->arena = NULL;
+        }
+    }
+    lua_pop(L, 1);
+}
+
 coax_arena *lcoax_arena(lua_State *L)
 {
     arena_box *b = lua_newuserdatauv(L, sizeof *b, 0);
@@ -58,6 +76,20 @@ coax_arena *lcoax_arena(lua_State *L)
         lua_setfield(L, -2, "__close");
     }
     lua_setmetatable(L, -2);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &boxes_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 4);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &boxes_key);
+    }
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
     b->f = lua_getallocf(L, &b->ud);
     b->alloc = (coax_allocator){box_malloc, box_realloc, box_free, b};
     b->arena = coax_arena_new(&b->alloc);
@@ -273,16 +305,52 @@ static lua_Integer push_keys(conv *c, int t)
     return n;
 }
 
+/* Whether the string key 'k' reads as an integer key would be written. */
+static bool integer_text(const char *k, size_t len)
+{
+    size_t i = len && k[0] == '-';
+    if (i == len || len - i > 20 || (k[i] == '0' && len - i > 1)) return false;
+    for (; i < len; i++)
+        if (k[i] < '0' || k[i] > '9') return false;
+    return true;
+}
+
+static int member_cmp(const void *a, const void *b)
+{
+    const coax_member *x = a, *y = b;
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int r = memcmp(x->key, y->key, n);
+    return r ? r : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+/* The integer key 1 and the string key "1" are both written "1": a JSON
+** object with the key twice, whose readers keep one value or the other.
+** Refused, rather than guessed. */
+static void refuse_twin_keys(conv *c, const coax_member *m, size_t n)
+{
+    coax_member *sorted = conv_alloc(c, n * sizeof *sorted);
+    memcpy(sorted, m, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, member_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (!member_cmp(&sorted[i - 1], &sorted[i]))
+            luaL_error(c->L, "cannot encode a table with both the integer key %s and the string key \"%s\" as JSON "
+                       "(both are written \"%s\")", sorted[i].key, sorted[i].key, sorted[i].key);
+}
+
 static void conv_object(conv *c, int t, size_t depth, coax_value *out)
 {
     lua_State *L = c->L;
     lua_Integer n = push_keys(c, t);
     int list = lua_gettop(L);
     coax_member *m = conv_alloc(c, (size_t)n * sizeof *m);
+    bool integers = false, integer_strings = false;
     for (lua_Integer i = 0; i < n; i++) {
         lua_rawgeti(L, list, i + 1);
         size_t klen;
+        bool is_string = lua_type(L, -1) == LUA_TSTRING;
         const char *k = key_text(c, lua_gettop(L), &klen);
+        if (!is_string) integers = true;
+        else if (integer_text(k, klen)) integer_strings = true;
         if (!coax_utf8_valid(k, klen)) luaL_error(L, "cannot encode a key that is not valid UTF-8");
         m[i].key = coax_arena_strdup(c->arena, k, klen);
         if (!m[i].key) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
@@ -292,6 +360,7 @@ static void conv_object(conv *c, int t, size_t depth, coax_value *out)
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+    if (integers && integer_strings) refuse_twin_keys(c, m, (size_t)n);
     out->type = COAX_OBJECT;
     out->len = (size_t)n;
     out->u.members = m;
@@ -322,6 +391,26 @@ static bool plain_array(lua_State *L, int t, size_t *n)
     }
     *n = len;
     return count == len;
+}
+
+/* The length of a table marked as an array, which holds nothing but its
+** items 1..n: another key would be dropped from the JSON without a word. */
+static size_t marked_array_length(lua_State *L, int t)
+{
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n) {
+            if (lua_type(L, -1) == LUA_TSTRING)
+                luaL_error(L, "cannot encode an array (coax.json.array) with the key \"%s\" as JSON", lua_tostring(L, -1));
+            if (lua_isinteger(L, -1))
+                luaL_error(L, "cannot encode an array (coax.json.array) of length %I with the key %I as JSON", n,
+                           lua_tointeger(L, -1));
+            luaL_error(L, "cannot encode an array (coax.json.array) with a %s key as JSON", luaL_typename(L, -1));
+        }
+    }
+    return (size_t)n;
 }
 
 static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
@@ -383,7 +472,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
         }
         size_t n = 0;
         bool array = is_marked(L, idx, LCOAX_ARRAY);
-        if (array) n = lua_rawlen(L, idx);
+        if (array) n = marked_array_length(L, idx);
         else if (!is_marked(L, idx, LCOAX_OBJECT)) array = plain_array(L, idx, &n);
         if (!array) {
             conv_object(c, idx, depth, out);
@@ -461,31 +550,45 @@ static int l_encode(lua_State *L)
     return 1;
 }
 
-static int set_mark(lua_State *L, const char *mt)
+/* Only a plain table, or one marked already, takes a mark: a metatable of
+** its own may protect it (the read-only tables every script shares), and
+** lua_setmetatable would replace it regardless of __metatable. */
+static void check_markable(lua_State *L, const char *fn)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_getmetatable(L, 1)) return;
+    luaL_getmetatable(L, LCOAX_ARRAY);
+    luaL_getmetatable(L, LCOAX_OBJECT);
+    bool marked = lua_rawequal(L, -3, -2) || lua_rawequal(L, -3, -1);
+    lua_pop(L, 3);
+    if (!marked) luaL_error(L, "%s: the table has a metatable of its own (only a plain table can be marked)", fn);
+}
+
+static int set_mark(lua_State *L, const char *mt, const char *fn)
 {
     if (lua_isnoneornil(L, 1)) lua_newtable(L);
-    luaL_checktype(L, 1, LUA_TTABLE);
+    check_markable(L, fn);
     lua_settop(L, 1);
     luaL_setmetatable(L, mt);
     return 1;
 }
 
 /** coax.json.array([t]) -> t marked as a JSON array */
-static int l_array(lua_State *L) { return set_mark(L, LCOAX_ARRAY); }
+static int l_array(lua_State *L) { return set_mark(L, LCOAX_ARRAY, "coax.json.array"); }
 
 /** coax.json.object([t [, keys]]) -> t marked as a JSON object; 'keys', a
 ** list, is the order its keys are written in (others follow, sorted) */
 static int l_object(lua_State *L)
 {
     if (lua_istable(L, 2)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
+        check_markable(L, "coax.json.object");
         lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
         lua_pushvalue(L, 1);
         lua_pushvalue(L, 2);
         lua_rawset(L, -3);
         lua_pop(L, 1);
     }
-    return set_mark(L, LCOAX_OBJECT);
+    return set_mark(L, LCOAX_OBJECT, "coax.json.object");
 }
 
 /** coax.json.number(text) -> a number kept exactly as text */

@@ -8,9 +8,18 @@
 ** past it, and at every later tick until control is back in C, the hook
 ** raises an error. The sandbox's pcall, xpcall and coroutine.resume pass
 ** these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
+** C functions whose work an argument sets (table.move's range, ...) charge
+** it up front (l_charge), since the hook never sees a C loop.
+**
+** Protection: Lua's panic handler calls abort(), so nothing here touches
+** the state outside a protected call. The engine's C code that pushes
+** values or reads a script's results runs as a C function under lua_pcall
+** (vm_protect); the few calls made outside one (lua_rawgeti, lua_settop,
+** luaL_unref, lua_pcall itself) never allocate.
 */
 #include "script.h"
 #include "http.h"
+#include "lcoax.h"
 #include "process.h"
 
 #include <lauxlib.h>
@@ -37,6 +46,19 @@ static uint64_t now_ns(void)
 
 coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 
+/* A failed allocation stops the script (LIMIT_MEMORY), unless Lua's retry
+** of the same request after its emergency collection succeeds: garbage
+** another session left is not this script's limit. */
+static void *alloc_failed(coax_vm *vm, void *ptr, size_t nsize)
+{
+    if (vm->limit == LIMIT_NONE) {
+        vm->limit = LIMIT_MEMORY;
+        vm->failed_ptr = ptr;
+        vm->failed_size = nsize;
+    }
+    return NULL;
+}
+
 static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     coax_vm *vm = ud;
@@ -48,20 +70,37 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         }
         return NULL;
     }
-    if (nsize > old && vm->mem_used + (nsize - old) > vm->mem_cap) {
-        vm->limit = LIMIT_MEMORY;
-        return NULL;
-    }
+    if (nsize > old && vm->mem_used + (nsize - old) > vm->mem_cap) return alloc_failed(vm, ptr, nsize);
     void *p = ptr ? coax_realloc_raw(vm->alloc, ptr, osize, nsize) : coax_alloc_raw(vm->alloc, nsize);
     if (!p) {
         /* Lua 5.4 copes with any failure, shrinking included; returning the
         ** old block instead would leave Lua and the host disagreeing on its
         ** size when it is freed. */
-        vm->limit = LIMIT_MEMORY;
-        return NULL;
+        return alloc_failed(vm, ptr, nsize);
+    }
+    if (vm->limit == LIMIT_MEMORY && vm->failed_size == nsize && vm->failed_ptr == ptr) {
+        vm->limit = LIMIT_NONE; /* the retry worked */
+        vm->failed_size = 0;
     }
     vm->mem_used = vm->mem_used - old + nsize;
     return p;
+}
+
+/* Raises the stop when the budget is spent or the host interrupted: a
+** message without a position (wherever the count found the script, the
+** traceback says). */
+static void stop_if_due(lua_State *L, coax_vm *vm)
+{
+    if (vm->interrupted && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INTERRUPT;
+    if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
+    if (vm->limit == LIMIT_INTERRUPT) {
+        lua_pushliteral(L, "script stopped: the host interrupted it");
+        lua_error(L);
+    }
+    if (vm->limit == LIMIT_INSTRUCTIONS) {
+        lua_pushfstring(L, "script stopped: Lua instruction limit (%I) reached", (lua_Integer)vm->instr_budget);
+        lua_error(L);
+    }
 }
 
 static void hook(lua_State *L, lua_Debug *ar)
@@ -73,9 +112,41 @@ static void hook(lua_State *L, lua_Debug *ar)
     vm->tick_ns = t;
     long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
     vm->instr_left -= charge > HOOK_STEP ? charge : HOOK_STEP;
-    if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
-    if (vm->limit == LIMIT_INSTRUCTIONS)
-        luaL_error(L, "script stopped: Lua instruction limit (%I) reached", (lua_Integer)vm->instr_budget);
+    stop_if_due(L, vm);
+}
+
+/* For sandbox.lua: charge(n) takes n instructions from the running
+** script's budget (the work of a C loop of n steps), stopping it past. */
+static int l_charge(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    lua_Number n = luaL_checknumber(L, 1);
+    if (n > 0) vm->instr_left = n >= (lua_Number)vm->instr_left + 1 ? -1 : vm->instr_left - (long)n;
+    stop_if_due(L, vm);
+    return 0;
+}
+
+/* Lua 5.4.4 runs the __close handlers of a coroutine being closed with the
+** C-call count it had when it last yielded, so closes nested through those
+** handlers are never counted and a chain of them overflows the C stack
+** (fixed in 5.4.6). The sandbox's coroutine.close counts them itself: each
+** level may use Lua's whole C-call allowance (LUAI_MAXCCALLS, 200). */
+#define MAX_CLOSE_DEPTH 4
+
+static int l_close(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    if (vm->closing >= MAX_CLOSE_DEPTH) { /* like Lua's "C stack overflow": the script's position is in the traceback */
+        lua_pushfstring(L, "coroutine.close: closes nested deeper than %d", MAX_CLOSE_DEPTH);
+        return lua_error(L);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1)); /* Lua's own coroutine.close */
+    lua_insert(L, 1);
+    vm->closing++;
+    int rc = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    vm->closing--;
+    if (rc != LUA_OK) return lua_error(L); /* a bad argument; a stop goes on, too */
+    return lua_gettop(L);
 }
 
 /* For sandbox.lua: whether the engine is stopping the running script. */
@@ -154,10 +225,12 @@ static int l_check_reply(lua_State *L)
     return vm->check(vm->current, L);
 }
 
+/* The message handler: no metamethod of the error object runs (a script's
+** __tostring could loop or fail again while the error is handled). */
 static int traceback(lua_State *L)
 {
-    const char *msg = lua_tostring(L, 1);
-    if (!msg) msg = luaL_tolstring(L, 1, NULL);
+    const char *msg = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : NULL;
+    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     vm_of(L)->head = strlen(msg);
     luaL_traceback(L, L, msg, 1);
     return 1;
@@ -181,9 +254,17 @@ const char *vm_error(coax_vm *vm)
     return vm->msg.data;
 }
 
+/* The error object on top of 'L', as text, without converting it in place
+** (converting a number allocates). */
+static const char *error_text(lua_State *L)
+{
+    return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
+}
+
 static void arm(coax_vm *vm)
 {
     vm->limit = LIMIT_NONE;
+    vm->failed_size = 0;
     vm->instr_left = vm->instr_budget;
     vm->tick_ns = now_ns();
 }
@@ -206,9 +287,21 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
         return VM_LIMIT;
     }
     if (rc == LUA_OK) return VM_OK;
-    set_message(vm, lua_tostring(L, -1));
+    set_message(vm, error_text(L));
     lua_pop(L, 1);
     return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+}
+
+int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults)
+{
+    lua_State *L = vm->L;
+    if (!lua_checkstack(L, 3)) { /* never raises: false when the stack cannot grow */
+        set_message(vm, "not enough memory");
+        return VM_LIMIT;
+    }
+    lua_pushcfunction(L, f);
+    lua_pushlightuserdata(L, ud);
+    return vm_call(vm, 1, nresults);
 }
 
 int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
@@ -223,8 +316,7 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
     }
     if (rc == LUA_OK) return VM_OK;
     if (rc == LUA_YIELD) return VM_YIELD;
-    const char *msg = lua_tostring(co, -1);
-    if (!msg) msg = "(error object is not a string)";
+    const char *msg = error_text(co);
     vm->head = strlen(msg);
     luaL_traceback(vm->L, co, msg, 0);
     set_message(vm, lua_tostring(vm->L, -1));
@@ -236,10 +328,11 @@ int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *nam
 {
     lua_State *L = vm->L;
     arm(vm);
-    if (luaL_loadbufferx(L, text, len, name, "t") != LUA_OK) {
-        set_message(vm, lua_tostring(L, -1));
+    int rc = luaL_loadbufferx(L, text, len, name, "t");
+    if (rc != LUA_OK) {
+        set_message(vm, error_text(L));
         lua_pop(L, 1);
-        return VM_ERROR;
+        return rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
     }
     lua_newtable(L); /* the chunk's own globals */
     lua_newtable(L);
@@ -284,15 +377,32 @@ static int setup(lua_State *L)
     lua_pushvalue(L, coax_idx);
     lua_pushcfunction(L, l_limit_hit);
     http_push_lua(L);
-    lua_call(L, 4, 1); /* the sandbox env */
+    lua_createtable(L, 0, 2); /* the VM's own functions */
+    lua_pushcfunction(L, l_charge);
+    lua_setfield(L, -2, "charge");
+    lua_getglobal(L, "coroutine");
+    lua_getfield(L, -1, "close");
+    lua_pushcclosure(L, l_close, 1);
+    lua_setfield(L, -3, "close");
+    lua_pop(L, 1);
+    lua_call(L, 5, 1); /* the sandbox env */
     lua_pushvalue(L, -1);
     vm->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_getfield(L, -1, "require");
     lua_pushliteral(L, "coax.runtime");
     lua_call(L, 1, 1);
     vm->runtime_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    /* What must exist before anything runs unprotected: the registry's
+    ** free list (the first luaL_unref creates it) and the message Lua
+    ** makes, outside any protection, when a message handler fails. */
+    lua_pushboolean(L, 1);
+    luaL_unref(L, LUA_REGISTRYINDEX, luaL_ref(L, LUA_REGISTRYINDEX));
+    lua_pushliteral(L, "error in error handling");
+    luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
+
+void vm_interrupt(coax_vm *vm) { vm->interrupted = 1; }
 
 coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
                   uint32_t instructions, coax_error *err)
@@ -329,7 +439,10 @@ coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, siz
 
 void vm_close(coax_vm *vm)
 {
-    if (vm->L) lua_close(vm->L);
+    if (vm->L) {
+        lcoax_free_arenas(vm->L);
+        lua_close(vm->L);
+    }
     vm->L = NULL;
     coax_free_raw(vm->alloc, vm->dir, vm->dir ? strlen(vm->dir) + 1 : 0);
     vm->dir = NULL;

@@ -9,10 +9,12 @@
 #include "core.h"
 
 #include <lua.h>
+#include <signal.h>
 
 enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
-/* LIMIT_RESPONSE: an HTTP response passed its size cap (http.c). */
-enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS, LIMIT_RESPONSE };
+/* LIMIT_RESPONSE: an HTTP response passed its size cap (http.c);
+** LIMIT_INTERRUPT: the host asked the engine to stop (vm_interrupt). */
+enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS, LIMIT_RESPONSE, LIMIT_INTERRUPT };
 
 typedef struct coax_vm {
     lua_State *L;
@@ -22,6 +24,10 @@ typedef struct coax_vm {
     uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
     bool timed;        /* time is charged (not while the engine's setup runs) */
     int limit;         /* LIMIT_*: why the running script was stopped */
+    volatile sig_atomic_t interrupted; /* set from a signal handler: stop every script */
+    int closing;       /* coroutine.close calls in progress, nested */
+    void *failed_ptr;  /* the allocation that set LIMIT_MEMORY, which Lua may retry */
+    size_t failed_size;
     char *dir;         /* the scripts folder (owned) */
     int env_ref;       /* the sandbox environment */
     int runtime_ref;   /* coax.runtime */
@@ -53,11 +59,21 @@ void vm_close(coax_vm *vm);
 ** the stack holds nothing from the call and vm->msg says why. */
 int vm_call(coax_vm *vm, int nargs, int nresults);
 
-/* Resumes coroutine 'co' with 'nargs' arguments: VM_OK (finished; its
+/* Runs f(L) with 'ud' as its one argument (a light userdata) under
+** vm_call: the way C code of the engine touches the state, since a value
+** pushed or a result read outside a protected call may fail to allocate
+** and Lua's panic aborts. Out of memory there is VM_LIMIT. */
+int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults);
+
+/* Stops every script of the VM at its next instruction tick, now and from
+** now on (as a limit). Async-signal-safe. */
+void vm_interrupt(coax_vm *vm);
+
+/* Inside vm_protect: resumes coroutine 'co' with 'nargs' arguments: VM_OK (finished; its
 ** results are on co's stack, '*nres' of them), VM_YIELD, VM_ERROR, VM_LIMIT. */
 int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres);
 
-/* Loads Lua text as a chunk whose _ENV is a new table that reads through to
+/* Inside vm_protect: loads Lua text as a chunk whose _ENV is a new table that reads through to
 ** the sandbox (a recipe's globals stay its own). Pushes the chunk; returns
 ** VM_OK, or VM_ERROR with the syntax error in vm->msg. */
 int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *name);

@@ -12,6 +12,13 @@
 ** Parse failures, schema failures and rejections share the attempt budget;
 ** retries are immediate. Agent errors, script errors and limits end the
 ** session at once. Every path records metrics; every attempt its record.
+**
+** The state is touched only under a protected call (script.h, vm_protect):
+** a session's start and each of its steps run as one, so running out of
+** Lua memory anywhere in them ends the session with a limit, never in
+** Lua's panic. Inside them, the C resources held across a push (an
+** attempt's arena, a buffer) are held only around a protected call of
+** their own, so nothing leaks when a push fails.
 */
 #include "engine.h"
 #include "lcoax.h"
@@ -90,11 +97,9 @@ void session_end(coax_session *s, coax_outcome outcome, const char *code, const 
         coax_buf_puts(&s->error_msg, msg ? msg : "");
     }
     lua_State *L = s->engine->vm.L;
-    if (s->co_ref != LUA_NOREF) {
-        luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
-        s->co_ref = LUA_NOREF;
-        s->co = NULL;
-    }
+    if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref); /* never allocates (script.c) */
+    s->co_ref = LUA_NOREF;
+    s->co = NULL;
     s->sleeping = false;
     http_cancel(s->http);
     proc_cancel(s->proc);
@@ -119,16 +124,47 @@ static void script_failed(coax_session *s, int rc, const char *what)
     coax_buf_free(&msg);
 }
 
-/* Calls coax.runtime[fn](S, ...) with 'nargs' more arguments pushed. */
-static int runtime_call(coax_session *s, const char *fn, int nargs, int nresults)
+/* Pushes a runtime function's arguments after S; returns how many. */
+typedef int (*arg_pusher)(lua_State *L, const void *ud);
+
+typedef struct runtime_args {
+    coax_session *s;
+    const char *fn;
+    arg_pusher push;
+    const void *ud;
+    int nresults;
+} runtime_args;
+
+static int runtime_protected(lua_State *L)
 {
-    lua_State *L = s->engine->vm.L;
-    vm_runtime(&s->engine->vm, fn);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
-    if (nargs) {
-        lua_rotate(L, -(nargs + 2), 2);
-    }
-    return vm_call(&s->engine->vm, nargs + 1, nresults);
+    const runtime_args *a = lua_touserdata(L, 1);
+    vm_runtime(&a->s->engine->vm, a->fn);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->S_ref);
+    int n = a->push ? a->push(L, a->ud) : 0;
+    lua_call(L, n + 1, a->nresults);
+    return a->nresults;
+}
+
+/* Calls coax.runtime[fn](S, ...), the arguments pushed by 'push' (or
+** none), with its 'nresults' results left on the stack; protected, the
+** pushing too. */
+static int runtime_call(coax_session *s, const char *fn, arg_pusher push, const void *ud, int nresults)
+{
+    runtime_args a = {s, fn, push, ud, nresults};
+    return vm_protect(&s->engine->vm, runtime_protected, &a, nresults);
+}
+
+typedef struct event_args {
+    const char *name;
+    const coax_value *data;
+} event_args;
+
+static int push_event(lua_State *L, const void *ud)
+{
+    const event_args *a = ud;
+    lua_pushstring(L, a->name);
+    lcoax_push_value(L, a->data, 8);
+    return 2;
 }
 
 /* Tells the host's callback and the recipe's on_event: 'name' with data
@@ -145,13 +181,11 @@ static void event(coax_session *s, const char *name, const char *fields)
         return;
     }
     if (s->on_event) s->on_event(s->event_ud, s, name, data.data);
-    lua_State *L = s->engine->vm.L;
     coax_arena *a = coax_arena_new(s->engine->alloc);
     coax_value *v;
     if (a && coax_parse(a, data.data, data.len - 1, NULL, &v, NULL) == COAX_OK) {
-        lua_pushstring(L, name);
-        lcoax_push_value(L, v, 8);
-        int rc = runtime_call(s, "event", 2, 0);
+        event_args ea = {name, v};
+        int rc = runtime_call(s, "event", push_event, &ea, 0);
         if (rc != VM_OK) script_failed(s, rc, "on_event");
     }
     coax_arena_free(a);
@@ -231,6 +265,35 @@ static void push_failure(coax_session *s, lua_State *L, const char *kind, const 
     lua_setfield(L, -2, "reply");
     lua_pushstring(L, detail);
     lua_setfield(L, -2, !strcmp(kind, "parse") ? "parse_error" : !strcmp(kind, "rejection") ? "reason" : "summary");
+}
+
+typedef struct failure_args {
+    coax_session *s;
+    const char *kind;
+    const coax_extract_result *r;
+    bool have_r;
+    const char *detail, *reply;
+    size_t rlen;
+} failure_args;
+
+static int push_failure_arg(lua_State *L, const void *ud)
+{
+    const failure_args *a = ud;
+    push_failure(a->s, L, a->kind, a->r, a->have_r, a->detail, a->reply, a->rlen);
+    return 1;
+}
+
+typedef struct submit_args {
+    coax_session *s;
+    const coax_value *value;
+} submit_args;
+
+static int push_submission(lua_State *L, const void *ud)
+{
+    const submit_args *a = ud;
+    lcoax_push_value(L, a->value, COAX_DEFAULT_MAX_DEPTH);
+    push_info(a->s, L, NULL);
+    return 2;
 }
 
 /* The one-line summary of an invalid value's errors. */
@@ -454,7 +517,6 @@ static void record_feedback(coax_session *s, const char *text, size_t len)
 static void retry(coax_session *s, const char *kind, coax_extract_result *r, bool have_r, const char *detail,
                   const char *reply, size_t rlen)
 {
-    lua_State *L = s->engine->vm.L;
     if (s->attempt >= s->max_attempts) {
         char msg[256];
         snprintf(msg, sizeof msg, "%d attempt%s used up; the last failed: %s", s->max_attempts,
@@ -462,8 +524,9 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
         session_end(s, COAX_EXHAUSTED, "exhausted", msg);
         return;
     }
-    push_failure(s, L, kind, r, have_r, detail, reply, rlen);
-    int rc = runtime_call(s, "next", 1, 3);
+    lua_State *L = s->engine->vm.L;
+    failure_args fa = {s, kind, r, have_r, detail, reply, rlen};
+    int rc = runtime_call(s, "next", push_failure_arg, &fa, 3);
     if (rc != VM_OK) {
         script_failed(s, rc, "strategy");
         return;
@@ -619,10 +682,9 @@ static void handle_reply(coax_session *s)
                 retry(s, "parse", &r, true, r.validation.errors[0].message, text, len);
             else if (s->state != SS_DONE) retry(s, "validation", &r, true, detail, text, len);
         } else {
-            lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
-            push_info(s, L, NULL);
             char reason[256]; /* why the recipe or the host rejected the value */
-            int vr = runtime_call(s, "submit", 2, 2);
+            submit_args sa = {s, r.value};
+            int vr = runtime_call(s, "submit", push_submission, &sa, 2);
             if (vr != VM_OK) {
                 script_failed(s, vr, "on_submit");
                 record_attempt(s, vr == VM_LIMIT ? "limit" : "script_error", ended_reason(s), text, len, &r, true,
@@ -635,7 +697,8 @@ static void handle_reply(coax_session *s)
                 session_end(s, COAX_OUTCOME_OK, NULL, NULL);
             } else if (s->state != SS_DONE) {
                 if (!lua_toboolean(L, -2)) /* the recipe rejected; else the host did, and wrote its reason */
-                    snprintf(reason, sizeof reason, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "rejected");
+                    snprintf(reason, sizeof reason, "%s",
+                             lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "rejected");
                 lua_pop(L, 2);
                 record_attempt(s, "rejected", reason, text, len, &r, true, usage[0] ? usage : NULL);
                 event(s, "rejection", field(f, sizeof f, "reason", reason));
@@ -696,6 +759,10 @@ static void run_agent(coax_session *s, bool start)
         return;
     }
     lua_State *co = s->co;
+    if (!lua_checkstack(co, 8)) { /* never raises */
+        session_end(s, COAX_LIMIT, "limit", "agent: not enough memory");
+        return;
+    }
     if (nres >= 1 && lua_istable(co, -nres)) {
         lua_settop(co, lua_gettop(co) - nres + 1);
         lua_xmove(co, L, 1);
@@ -706,7 +773,7 @@ static void run_agent(coax_session *s, bool start)
         return;
     }
     char msg[512], limit[32] = "", usage[USAGE_JSON_CAP] = "";
-    const char *m = nres >= 2 ? lua_tostring(co, -nres + 1) : NULL;
+    const char *m = nres >= 2 && lua_type(co, -nres + 1) == LUA_TSTRING ? lua_tostring(co, -nres + 1) : NULL;
     snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
     if (nres >= 3 && lua_istable(co, -nres + 2)) {
         int meta = lua_gettop(co) - nres + 3;
@@ -878,7 +945,7 @@ coax_code coax_session_host_fail(coax_session *s, const char *message, coax_erro
     return host_answer(s, true, message, strlen(message), err);
 }
 
-void session_step(coax_session *s)
+static void step(coax_session *s)
 {
     while (s->state != SS_DONE) {
         if (s->t_start > 0 && s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
@@ -893,7 +960,7 @@ void session_step(coax_session *s)
         case SS_FIRST: {
             s->t_start = coax_now_ms();
             s->attempt = 1;
-            int rc = runtime_call(s, "first", 0, 0); /* the recipe's prompt, then the first messages */
+            int rc = runtime_call(s, "first", NULL, NULL, 0); /* the recipe's prompt, then the first messages */
             if (rc != VM_OK) {
                 script_failed(s, rc, "prompt");
                 return;
@@ -927,6 +994,24 @@ void session_step(coax_session *s)
             return;
         }
     }
+}
+
+static int step_protected(lua_State *L)
+{
+    coax_session *s = lua_touserdata(L, 1);
+    luaL_checkstack(L, 40, "the session's step");
+    step(s);
+    return 0;
+}
+
+void session_step(coax_session *s)
+{
+    coax_vm *vm = &s->engine->vm;
+    int top = lua_gettop(vm->L);
+    int rc = vm_protect(vm, step_protected, s, 0);
+    vm->current = NULL;
+    lua_settop(vm->L, top);
+    if (rc != VM_OK && s->state != SS_DONE) script_failed(s, rc, "session");
 }
 
 /* When the session next needs the engine: its timer or its deadline
@@ -1155,6 +1240,18 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     return NULL;
 }
 
+typedef struct text_args {
+    const char *text;
+    size_t len;
+} text_args;
+
+static int push_text(lua_State *L)
+{
+    const text_args *a = lua_touserdata(L, 1);
+    lua_pushlstring(L, a->text, a->len);
+    return 1;
+}
+
 /* Builds the Lua session from the recipe chunk on top of the stack. */
 static void prepare(coax_session *s, const char *dir, const coax_session_options *o)
 {
@@ -1180,19 +1277,18 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         lua_pushinteger(L, o->max_attempts);
         lua_setfield(L, -2, "max_attempts");
     }
-    if (o && o->agent_json) {
-        coax_arena *a = coax_arena_new(s->engine->alloc);
+    if (o && o->agent_json) { /* parsed into the session's arena: a failed push below leaks nothing */
         coax_value *v;
         coax_error err;
-        coax_code pc = a ? coax_parse(a, o->agent_json, strlen(o->agent_json), NULL, &v, &err) : COAX_ENOMEM;
+        coax_code pc = coax_parse(s->arena, o->agent_json, strlen(o->agent_json), NULL, &v, &err);
         if (pc || v->type != COAX_OBJECT) {
-            coax_arena_free(a);
             lua_settop(L, recipe - 1);
-            session_end(s, COAX_INVALID, "invalid_agent_options", "agent options must be a JSON object");
+            session_end(s, pc == COAX_ENOMEM ? COAX_LIMIT : COAX_INVALID,
+                        pc == COAX_ENOMEM ? "out_of_memory" : "invalid_agent_options",
+                        pc == COAX_ENOMEM ? "out of memory" : "agent options must be a JSON object");
             return;
         }
         lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
-        coax_arena_free(a);
         lua_setfield(L, -2, "agent");
     }
     if (o && o->command) {
@@ -1232,8 +1328,14 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     char *text;
     size_t tlen;
     if (coax_write(s->schema_doc, 0, s->engine->alloc, &text, &tlen) == COAX_OK) {
-        lua_pushlstring(L, text, tlen);
+        text_args ta = {text, tlen}; /* pushed under a protected call of its own, so 'text' is freed */
+        int pr = vm_protect(vm, push_text, &ta, 1);
         coax_free(s->engine->alloc, text, tlen + 1);
+        if (pr != VM_OK) {
+            lua_settop(L, recipe - 1);
+            script_failed(s, pr, "recipe");
+            return;
+        }
         lua_setfield(L, S, "schema_text");
     }
     lua_pushcfunction(L, l_estimate);
@@ -1252,17 +1354,35 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     s->state = SS_FIRST;
 }
 
+typedef struct start_args {
+    coax_session *s;
+    const char *text, *name, *dir;
+    size_t len;
+    const coax_session_options *o;
+} start_args;
+
+static int start_protected(lua_State *L)
+{
+    const start_args *a = lua_touserdata(L, 1);
+    coax_vm *vm = &a->s->engine->vm;
+    luaL_checkstack(L, 40, "the session's start");
+    int rc = vm_load_sandboxed(vm, a->text, a->len, a->name);
+    if (rc == VM_LIMIT) script_failed(a->s, rc, "recipe");
+    else if (rc != VM_OK) session_end(a->s, COAX_INVALID, "invalid_recipe", vm_error(vm));
+    else prepare(a->s, a->dir, a->o);
+    return 0;
+}
+
 static coax_code start(coax_engine *e, const char *text, size_t len, const char *name, const char *dir,
                        const coax_session_options *o, coax_session **out, coax_error *err)
 {
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     int top = lua_gettop(e->vm.L);
-    if (vm_load_sandboxed(&e->vm, text, len, name) != VM_OK)
-        session_end(s, COAX_INVALID, "invalid_recipe", vm_error(&e->vm));
-    else
-        prepare(s, dir, o);
+    start_args a = {s, text, name, dir, len, o};
+    int rc = vm_protect(&e->vm, start_protected, &a, 0);
     lua_settop(e->vm.L, top);
+    if (rc != VM_OK && s->state != SS_DONE) script_failed(s, rc, "recipe");
     *out = s;
     return COAX_OK;
 }

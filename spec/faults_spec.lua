@@ -437,4 +437,53 @@ describe("faults: no room for batch's output", function()
     assert.are.equal(40, n)
     for i = 1, 40 do assert.is_true(seen[i], "id " .. i) end
   end)
+
+  -- A reader that went away (`coax batch | head -1`) killed coax with
+  -- SIGPIPE and left the command agent's children running. Now the write
+  -- fails with EPIPE like any other: the engine is freed (its commands
+  -- ended) and the exit status is 4, never a death by signal.
+  it("standard output closed by its reader: exit 4, one line, the agent's commands ended", function()
+    local marker = "37." .. tostring(os.time() % 1000) -- a sleep no other process runs
+    local lines = {}
+    for i, input in ipairs({ "first", "second", "third" }) do
+      lines[i] = json.encode({ id = i, input = input })
+    end
+    -- line 1 replies at once, line 2 after half a second, line 3 never
+    local command = ("input=$(cat); case \"$input\" in *first*) echo '{\"name\": \"A\"}';; "
+      .. "*second*) sleep 0.5; echo '{\"name\": \"B\"}';; *) sleep %s;; esac"):format(marker)
+    write(dir .. "/pipe.jsonl", table.concat(lines, "\n") .. "\n")
+    local t0 = os.time()
+    local err, code = shell(("{ $COAX batch %s --input %s --agent command --command %s --concurrency 3 --quiet; "
+      .. "echo $? >%s; } | head -1 >/dev/null\n"):format(recipe, H.quote(dir .. "/pipe.jsonl"), H.quote(command),
+      H.quote(dir .. "/pipe.status")))
+    assert.are.equal(0, code)
+    assert.are.equal("4\n", H.read(dir .. "/pipe.status"))
+    assert.are.equal("coax batch: cannot write to standard output: Broken pipe\n", err)
+    assert.is_true(os.time() - t0 < 20)
+    local ps = io.popen("pgrep -f '^sleep " .. marker .. "'")
+    local left = ps:read("a")
+    ps:close()
+    assert.are.equal("", left)
+  end)
+
+  for _, c in ipairs({
+    { "extract", "extract --schema %s/schema.json %s/good.json" },
+    { "repair", "repair %s/good.json", true },
+    { "validate", "validate %s/schema.json %s/good.json" },
+    { "example", "example %s/schema.json" },
+    { "tokens", "tokens %s/good.json", true },
+    { "run", "run %s/recipe.lua --replay %s/replies.jsonl", true },
+  }) do
+    it("coax " .. c[1] .. " with standard output closed: exit 4 and one line, not a death by SIGPIPE", function()
+      write(dir .. "/good.json", GOOD)
+      write(dir .. "/replies.jsonl", json.encode(GOOD) .. "\n")
+      local args = c[2]:gsub("%%s", dir)
+      local err, code = shell(("{ sleep 0.3; $COAX %s; echo $? >%s; } | true\n"):format(args,
+        H.quote(dir .. "/pipe.status")))
+      assert.are.equal(0, code)
+      assert.are.same({ "4\n", "coax " .. c[1] .. ": cannot write output: Broken pipe\n" },
+        { H.read(dir .. "/pipe.status"), err })
+    end)
+  end
 end)
+

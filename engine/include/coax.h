@@ -780,6 +780,13 @@ coax_code coax_engine_new(const coax_engine_options *options, coax_engine **out,
 /* Frees the engine, its sessions and its Lua state. NULL is a no-op. */
 void coax_engine_free(coax_engine *engine);
 
+/* Stops every script the engine runs, now and from then on: the running
+** one within its next 1000 Lua instructions. Sessions then end with the
+** outcome limit ("script stopped: the host interrupted it"). For a host
+** that is shutting down; async-signal-safe (it sets a flag), so a signal
+** handler may call it. */
+void coax_engine_interrupt(coax_engine *engine);
+
 /* Advances every session of the engine as far as it can go without
 ** waiting, then waits for timers (agents' coax.sleep) and HTTP responses
 ** (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight

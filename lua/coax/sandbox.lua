@@ -23,14 +23,23 @@
 -- agents it picks) are read-only as well, so a recipe cannot change what
 -- they do for others; coax.sandbox is not available.
 --
+-- Budgets: the instruction count never sees work done in C, so C functions
+-- whose work an argument sets charge it (table.move's range, the shifting of
+-- table.insert, a sort's comparisons) through vm.charge, or skip it
+-- (string.rep of nothing); readers of load run outside load's own pcall;
+-- __gc finalizers (which Lua runs with hooks off, so nothing stops them)
+-- are refused; coroutine.close counts its nesting (vm.close: Lua 5.4.4's
+-- own does not, and overflows the C stack); cjson keeps its nesting limits.
+--
 -- The network: coax.http.request (below, on the engine's transport in
 -- engine/http.c) and coax.secret, the only way to an API key; scripts never
 -- see a key's value. The environment: coax.getenv reads only the variables
 -- named in ENV_READABLE (OLLAMA_HOST, where the ollama agent finds its
 -- server); any other name is an error.
-return function(loader, coax_module, limit_hit, http)
+return function(loader, coax_module, limit_hit, http, vm)
   local real_pcall, real_xpcall, resume = pcall, xpcall, coroutine.resume
-  local select, error, type = select, error, type
+  local select, error, type, tonumber = select, error, type, tonumber
+  local charge, tointeger, ult = vm.charge, math.tointeger, math.ult
 
   --- Makes an HTTP request and waits for it (the agent's coroutine yields;
   -- other sessions go on). Only an agent's call can use it.
@@ -86,7 +95,14 @@ return function(loader, coax_module, limit_hit, http)
         end
         opts = plain
       end
-      return f(schema, opts, ...)
+      -- a resolver runs inside the schema compiler's own protected call,
+      -- which turns the engine's stop into a failed schema: passed on here
+      local value, err, code = f(schema, opts, ...)
+      if value == nil and limit_hit() then
+        charge(0) -- the stop's own message
+        error(err, 0)
+      end
+      return value, err, code
     end
   end
   coax_module.schema = no_remote("coax.schema", coax_module.schema)
@@ -103,6 +119,100 @@ return function(loader, coax_module, limit_hit, http)
     return out
   end
 
+  -- ---- C loops an argument sets ----------------------------------------------
+  -- v as the integer Lua's C functions read (a number or a numeric string), or nil.
+  local function as_integer(v)
+    if type(v) == "string" then v = tonumber(v) end
+    return type(v) == "number" and tointeger(v) or nil
+  end
+  -- The steps of a C loop from i to j: 0 when they are not integers (the
+  -- function refuses them) or j < i; huge when the count overflows.
+  local function steps(i, j)
+    i, j = as_integer(i), as_integer(j)
+    if not i or not j or j < i then return 0 end
+    local n = j - i + 1
+    return n > 0 and n or math.huge
+  end
+  -- #t once, as the table functions read it.
+  local function length(t)
+    local n = as_integer(#t)
+    if not n then error("object length is not an integer", 3) end
+    return n
+  end
+
+  local real_rep = string.rep
+  local function rep(s, n, sep)
+    -- "" repeated 2^50 times is a loop of 2^50 empty copies in C, which no
+    -- allocation bounds; anything longer is bounded by the memory cap
+    if s == "" and (sep == nil or sep == "") and as_integer(n) then
+      charge(as_integer(n))
+      return ""
+    end
+    return real_rep(s, n, sep)
+  end
+
+  local real_move, real_concat, real_unpack = table.move, table.concat, table.unpack
+  local real_insert, real_remove, real_sort = table.insert, table.remove, table.sort
+  local function move(a1, f, e, t, a2)
+    charge(steps(f, e))
+    return real_move(a1, f, e, t, a2)
+  end
+  local function concat(t, sep, i, j)
+    if i == nil then i = 1 end
+    if j == nil and type(t) == "table" then j = length(t) end
+    charge(steps(i, j))
+    return real_concat(t, sep, i, j)
+  end
+  local function unpack(t, i, j)
+    if i == nil then i = 1 end
+    if j == nil and type(t) == "table" then j = length(t) end
+    charge(steps(i, j))
+    return real_unpack(t, i, j)
+  end
+  -- Lua's insert and remove read #t themselves (a __len may answer
+  -- differently the second time): these read it once and shift with move.
+  local function insert(t, ...)
+    if type(t) ~= "table" or select("#", ...) ~= 2 then return real_insert(t, ...) end -- no loop
+    local e = length(t) + 1
+    local pos, v = ...
+    local p = as_integer(pos)
+    if not p then return real_insert({}, pos, v) end -- Lua's error for the position
+    if not ult(p - 1, e) then error("bad argument #2 to 'insert' (position out of bounds)", 2) end
+    if p < e then move(t, p, e - 1, p + 1) end
+    t[p] = v
+  end
+  local function remove(t, ...)
+    if type(t) ~= "table" then return real_remove(t, ...) end
+    local size = length(t)
+    local pos = ...
+    if pos == nil then pos = size
+    else
+      local p = as_integer(pos)
+      if not p then return real_remove({}, pos) end -- Lua's error for the position
+      pos = p
+    end
+    if pos ~= size and ult(size, pos - 1) then error("bad argument #2 to 'remove' (position out of bounds)", 2) end
+    local v = t[pos]
+    if pos < size then
+      move(t, pos + 1, size, pos)
+      pos = size
+    end
+    t[pos] = nil
+    return v
+  end
+  -- A sort compares about n log2 n times; a table with metamethods is
+  -- sorted as a plain copy, so the length sort reads is the one charged.
+  local function sort(t, comp)
+    if type(t) ~= "table" then return real_sort(t, comp) end
+    local n = length(t)
+    if n > 1 then charge(n * math.log(n, 2)) end
+    if getmetatable(t) == nil then return real_sort(t, comp) end
+    local a = {}
+    for i = 1, n do a[i] = t[i] end
+    real_sort(a, comp)
+    for i = 1, n do t[i] = a[i] end
+  end
+
   -- Lua's pattern functions run in C, where the instruction count never
   -- looks (("a"):rep(2000):find(".-.-.-b") would run for hours): these
   -- behave the same (engine/lcoax_pattern.c) and every 1024 steps of
@@ -112,9 +222,10 @@ return function(loader, coax_module, limit_hit, http)
   local patterns = coax_module.patterns(tick)
   coax_module.patterns = nil
   local function string_functions()
-    local t = copy(string, { "byte", "char", "format", "len", "lower", "rep", "reverse", "sub", "upper", "pack",
+    local t = copy(string, { "byte", "char", "format", "len", "lower", "reverse", "sub", "upper", "pack",
       "packsize", "unpack" })
     t.find, t.match, t.gmatch, t.gsub = patterns.find, patterns.match, patterns.gmatch, patterns.gsub
+    t.rep = rep
     return t
   end
 
@@ -124,7 +235,8 @@ return function(loader, coax_module, limit_hit, http)
     getmetatable = getmetatable, tonumber = tonumber, tostring = tostring, type = type,
     _VERSION = _VERSION,
     string = string_functions(),
-    table = copy(table, { "concat", "insert", "move", "pack", "remove", "sort", "unpack" }),
+    table = { concat = concat, insert = insert, move = move, pack = table.pack, remove = remove, sort = sort,
+      unpack = unpack },
     math = copy(math, { "abs", "ceil", "cos", "deg", "exp", "floor", "fmod", "huge", "log", "max",
       "maxinteger", "min", "mininteger", "modf", "pi", "rad", "random", "sin", "sqrt", "tan",
       "tointeger", "type", "ult" }),
@@ -133,8 +245,16 @@ return function(loader, coax_module, limit_hit, http)
   }
   env.coroutine = copy(coroutine, { "close", "create", "isyieldable", "running", "status", "wrap", "yield" })
   env.coroutine.resume = function(co, ...) return pass_on(resume(co, ...)) end
-  local close = coroutine.close
+  local close = vm.close
   env.coroutine.close = function(co) return pass_on(close(co)) end
+  env.setmetatable = function(t, mt)
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("setmetatable: __gc finalizers are not available to scripts", 2)
+    end
+    local ok, r = real_pcall(setmetatable, t, mt) -- runs no Lua: its errors are the caller's
+    if not ok then error(r, 2) end
+    return r
+  end
   env.pcall = function(f, ...) return pass_on(real_pcall(f, ...)) end
   env.xpcall = function(f, handler, ...) -- a stop keeps its message, whatever the handler does
     return pass_on(real_xpcall(f, function(m) if limit_hit() then return m end return handler(m) end, ...))
@@ -144,9 +264,30 @@ return function(loader, coax_module, limit_hit, http)
     error("collectgarbage: only 'count' is available to scripts", 2)
   end
   env.print = function() end -- scripts log through on_event, not stdout
+  -- A reader runs here, not inside load's own protected call, which would
+  -- swallow the engine's stop.
+  local function read_all(reader)
+    local parts = {}
+    while true do
+      local piece = reader()
+      if piece == nil or piece == "" then return real_concat(parts) end
+      if type(piece) ~= "string" then error("reader function must return a string", 0) end
+      parts[#parts + 1] = piece
+    end
+  end
   env.load = function(chunk, name, mode, chunk_env)
     if mode ~= nil and mode ~= "t" then return nil, "load: only text chunks are allowed" end
-    return load(chunk, name, "t", chunk_env or setmetatable({}, { __index = env })) -- its own globals
+    if type(chunk) == "function" then
+      local ok, text = pass_on(real_pcall(read_all, chunk))
+      if not ok then return nil, text end
+      chunk, name = text, name or "=(load)"
+    end
+    local f, err = load(chunk, name, "t", chunk_env or setmetatable({}, { __index = env })) -- its own globals
+    if not f and limit_hit() then
+      charge(0) -- the stop's own message
+      error(err, 0)
+    end
+    return f, err
   end
   env._G = env
 
@@ -202,6 +343,23 @@ return function(loader, coax_module, limit_hit, http)
   -- ---- require ----------------------------------------------------------------
   local cjson = require("cjson")
   local trusted_env = {}
+  -- A script's own cjson: its settings are its own, but not nesting past
+  -- cjson's default, where its recursion in C would outgrow the C stack.
+  local CJSON_MAX_DEPTH = 1000
+  local function own_cjson()
+    local c = cjson.new()
+    for _, name in ipairs({ "encode_max_depth", "decode_max_depth" }) do
+      local set = c[name]
+      c[name] = function(depth, ...)
+        local d = as_integer(depth)
+        if d and d > CJSON_MAX_DEPTH then
+          error("cjson." .. name .. ": at most " .. CJSON_MAX_DEPTH .. " for scripts", 2)
+        end
+        return set(depth, ...)
+      end
+    end
+    return c
+  end
   local loaded = { coax = coax_module, cjson = cjson } -- the engine's scripts' instances
 
   local function available(name)
@@ -241,7 +399,7 @@ return function(loader, coax_module, limit_hit, http)
   env.require = function(name)
     if type(name) ~= "string" then error("require: module name must be a string", 2) end
     if name == "coax" then return coax_module end
-    if name == "cjson" then return cjson.new() end
+    if name == "cjson" then return own_cjson() end
     local m = load_module(name) -- not a tail call: errors name the requiring line
     return m
   end

@@ -127,14 +127,16 @@ static void test_every_byte_through_the_host_allocator(void)
 }
 
 /* curl's torture idea across a whole extraction: fail the N-th allocation
-** for every N. Each run ends cleanly (engine creation fails with
-** COAX_ENOMEM or a script-loading error, or the session ends ok or with
-** a limit) and nothing leaks. */
-static void test_allocation_failure_at_every_step(void)
+** for every N, once ('persistent' 0) or from then on (1: the host's
+** allocator has run dry, and Lua's retry after a collection fails too).
+** Each run ends cleanly (engine creation fails with COAX_ENOMEM or a
+** script-loading error, or the session ends ok or with a limit; its report
+** is JSON or NULL), never in Lua's panic (abort), and nothing leaks. */
+static void allocation_failure_at_every_step(int persistent)
 {
     long n;
     for (n = 1;; n++) {
-        counting c = {0, 0, n};
+        counting c = {0, 0, persistent ? -n : n};
         coax_allocator al = {c_malloc, c_realloc, c_free, &c};
         coax_engine_options o = {0};
         o.alloc = &al;
@@ -157,7 +159,7 @@ static void test_allocation_failure_at_every_step(void)
                 if (out != COAX_OUTCOME_OK) {
                     /* a memory failure inside a script may surface as its error */
                     const char *r = coax_session_report(s, NULL);
-                    (void)r;
+                    CHECK(r == NULL || r[0] == '{');
                 }
             }
             coax_engine_free(e);
@@ -173,6 +175,9 @@ static void test_allocation_failure_at_every_step(void)
     }
     CHECK(n > 100);
 }
+
+static void test_allocation_failure_at_every_step(void) { allocation_failure_at_every_step(0); }
+static void test_allocation_failure_from_every_step_on(void) { allocation_failure_at_every_step(1); }
 
 
 /* ---- the host agent ---- */
@@ -357,6 +362,7 @@ static void test_command_agent_from_c(void)
 
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
+    X(test_allocation_failure_from_every_step_on)      \
     X(test_blocking_run_with_events)                   \
     X(test_polling_never_blocks)                       \
     X(test_failures_reach_the_host)                    \

@@ -1,0 +1,361 @@
+--- A recipe must never crash, hang or tamper with its host (issue 17): the
+-- C stack (nesting through C functions and metamethods), the instruction
+-- budget (work in C loops, finalizers, code run under protected calls a
+-- script does not see), the tables every session shares (C functions that
+-- set metatables), and memory running out where C pushes values into Lua.
+-- Each case runs in a real session and asserts what the session made of it.
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+
+local SCHEMA = "{ type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } }"
+
+-- What `body` (the body of a function) gives in a recipe's top level:
+-- "ok: VALUE" or "error: MESSAGE" (first line), or the session's outcome
+-- and message when the script was stopped.
+local function probe(body, opts)
+  local text = "local function probe()\n" .. body .. "\nend\n"
+    .. "local ok, r = pcall(probe)\n"
+    .. "return { schema = " .. SCHEMA .. ", prompt = (ok and 'ok: ' or 'error: ') .. tostring(r) }"
+  opts = opts or {}
+  opts.source, opts.replies = true, { '{"n": 1}' }
+  local r = coax.run(text, "x", opts)
+  if r.outcome == "ok" then return (r.attempts[1].messages[1].content:match("^[^\n]*")), r end
+  return r.outcome .. ": " .. (r.error.message:match("^[^\n]*")), r
+end
+
+describe("the C stack", function()
+  -- Lua 5.4.4 (Debian 12) overflowed the C stack on tens of thousands of
+  -- coroutines each closing the previous one from a <close> handler: the
+  -- host died of SIGSEGV. Every other way to nest through C is bounded by
+  -- Lua's C-call limit (200) or coax's own depth limits.
+  local CLOSE_CHAIN = [[
+local co
+for i = 1, %d do
+  local prev = co
+  co = coroutine.create(function()
+    local x <close> = setmetatable({}, { __close = function()
+      if prev then local ok, e = coroutine.close(prev) if not ok then error(e, 0) end end end })
+    coroutine.yield()
+  end)
+  coroutine.resume(co)
+end
+local ok, e = coroutine.close(co)
+return tostring(ok) .. " " .. tostring(e)]]
+  local cases = {
+    { "30,000 coroutines, each closing the previous one from its <close> handler", CLOSE_CHAIN:format(30000),
+      "^ok: false coroutine%.close: closes nested deeper than 4$" },
+    { "the same chain, 4 deep: closed, every handler run", CLOSE_CHAIN:format(4), "^ok: true nil$" },
+    { "the same chain, 5 deep: one close too deep", CLOSE_CHAIN:format(6),
+      "^ok: false coroutine%.close: closes nested deeper than 4$" },
+    { "coroutine.resume nested 100,000 deep",
+      "local function f(n) local ok, e = coroutine.resume(coroutine.create(f), n + 1) "
+      .. "if not ok then error(e, 0) end return e end return f(1)", "^error: C stack overflow$" },
+    { "coroutine.wrap nested", "local function f(n) return coroutine.wrap(f)(n + 1) end return f(1)",
+      "C stack overflow$" },
+    { "pcall nested through C", "local function f(n) local ok, e = pcall(f, n + 1) if not ok then error(e, 0) end "
+      .. "return e end return f(1)", "^error: C stack overflow$" },
+    { "xpcall nested through C", "local function f(n) local ok, e = xpcall(f, function(m) return m end, n + 1) "
+      .. "if not ok then error(e, 0) end return e end return f(1)", "^error: C stack overflow$" },
+    { "string.gsub calling itself from its callback", "local function f(s) return (string.gsub(s, '.', f)) end "
+      .. "return f('ab')", "^error: C stack overflow$" },
+    { "an __index chain", "local t = {} setmetatable(t, { __index = function(_, k) return t[k] end }) return t.x",
+      "C stack overflow$" },
+    { "a __tostring chain", "local t = setmetatable({}, { __tostring = function(x) return tostring(x) end }) "
+      .. "return tostring(t)", "^error: C stack overflow$" },
+    { "table.sort calling itself from its comparator", "local function f(a, b) table.sort({ 3, 2, 1 }, f) "
+      .. "return a < b end table.sort({ 2, 1 }, f) return 'sorted'", "^error: C stack overflow$" },
+    { "an __lt chain", "local t = setmetatable({}, { __lt = function(a, b) return a < b end }) return t < t",
+      "C stack overflow$" },
+    { "a __concat chain", "local t = setmetatable({}, { __concat = function(a, b) return a .. b end }) "
+      .. "return t .. 'x'", "C stack overflow$" },
+    { "a __call chain", "local t = setmetatable({}, { __call = function(self) return self() end }) return t()",
+      "^limit: recipe: script stopped: Lua instruction limit %(10000000%) reached$" },
+    { "coax.json.encode of a table 100,000 deep", "local t = {} local c = t for i = 1, 100000 do c[1] = {} "
+      .. "c = c[1] end return require('coax').json.encode(t)",
+      "^error: recipe:2: COAX_EDEPTH: nesting deeper than 512 %(or a cycle%)$" },
+    { "cjson.encode of a table 100,000 deep", "local t = {} local c = t for i = 1, 100000 do c[1] = {} "
+      .. "c = c[1] end return require('cjson').encode(t)",
+      "^error: recipe:2: Cannot serialise, excessive nesting %(1001%)$" },
+    { "cjson's decode depth raised past its default", "require('cjson').decode_max_depth(1000000)",
+      "^error: recipe:2: cjson.decode_max_depth: at most 1000 for scripts$" },
+    { "cjson's encode depth raised past its default", "require('cjson').encode_max_depth(1001)",
+      "^error: recipe:2: cjson.encode_max_depth: at most 1000 for scripts$" },
+    { "cjson.decode of [ 100,000 deep", "return require('cjson').decode(string.rep('[', 100000))",
+      "^error: recipe:2: Found too many nested data structures %(1001%) at character 1001$" },
+    { "load of 100,000 nested parentheses", "local f, e = load(string.rep('(', 100000) .. '1' .. "
+      .. "string.rep(')', 100000)) return e", "^ok: C stack overflow$" },
+  }
+  for _, c in ipairs(cases) do
+    it("is never overflowed by " .. c[1], function()
+      assert.matches(c[3], (probe(c[2])))
+    end)
+  end
+end)
+
+describe("the instruction budget", function()
+  -- Each of these ran for minutes or forever in C, where the count hook
+  -- never looks, or under a protected call that swallowed the stop.
+  local STOPPED = "^limit: recipe: script stopped: Lua instruction limit %(10000000%) reached$"
+  -- A table whose length is 2^k with k + 1 entries (t[1], t[2], t[4], ...):
+  -- Lua's border search answers the last power of two.
+  -- (from the largest, so that they stay in the hash part).
+  local SPARSE = "local t = {} for k = %d, 0, -1 do t[1 << k] = k end "
+  local cases = {
+    { "string.rep('', 2^50)", "return #string.rep('', 1 << 50)" },
+    { "('').rep('', 2^50, '')", "return #(''):rep(1 << 50, '')" },
+    { "table.move of 2^50 nils", "return table.move({}, 1, 1 << 50, 1, {})" },
+    { "table.unpack of 2^40", "return select('#', table.unpack({}, 1, 1 << 40))" },
+    { "table.concat through a C __index and a huge __len",
+      "local i = setmetatable({}, { __index = table.concat }) "
+      .. "local t = setmetatable({}, { __index = i, __len = function() return 1 << 50 end }) return table.concat(t)" },
+    { "table.insert at 1 into a table of length 2^49", SPARSE:format(49) .. "table.insert(t, 1, 'x') return #t" },
+    { "table.remove at 1 from a table of length 2^49", SPARSE:format(49) .. "return table.remove(t, 1)" },
+    { "table.insert through a __len that answers big the second time",
+      "local n = 0 local t = setmetatable({}, { __len = function() n = n + 1 return n == 1 and 1 or 1 << 50 end, "
+      .. "__newindex = rawequal }) table.insert(t, 1, 'x') table.insert(t, 1, 'x') return n" },
+    { "table.sort of a table of length 2^30", SPARSE:format(30) .. "table.sort(t) return 'sorted'" },
+    { "load with a reader that never ends", "return load(function() while true do end end)" },
+    { "load with a reader that loops inside pcall",
+      "local f = load(function() pcall(function() while true do end end) return nil end) return f" },
+    { "a schema resolver that never ends",
+      "return require('coax').schema({ ['$ref'] = 'http://example.com/s' }, "
+      .. "{ resolver = function() while true do end end })" },
+    { "a schema resolver that loops inside pcall, many times",
+      "local refs = {} for i = 1, 50 do refs[i] = { ['$ref'] = 'http://example.com/' .. i } end "
+      .. "return require('coax').schema({ anyOf = refs }, { resolver = function() "
+      .. "pcall(function() while true do end end) return { type = 'integer' } end })" },
+  }
+  local baseline
+  setup(function()
+    local _, r = probe("while true do end")
+    baseline = r.metrics.wall_ms
+  end)
+  for _, c in ipairs(cases) do
+    it("stops " .. c[1] .. " as a limit, as soon as a loop in Lua would stop", function()
+      local result, r = probe(c[2])
+      assert.matches(STOPPED, result)
+      assert.are.same({ "limit", "limit" }, { r.outcome, r.error.code })
+      -- within a second of the time `while true do end` takes to the same budget
+      assert.is_true(r.metrics.wall_ms < 2 * baseline + 1000, ("%.0f ms, the baseline %.0f ms"):format(
+        r.metrics.wall_ms, baseline))
+    end)
+  end
+
+  -- The twins that must still work: each function, used as intended.
+  local TWINS = {
+    { "string.rep of nothing, 3 times", "return '[' .. string.rep('', 3) .. ']'", "ok: []" },
+    { "table.move", "local t = table.move({ 1, 2, 3 }, 1, 3, 2) return table.concat(t, ',')", "ok: 1,1,2,3" },
+    { "table.insert in the middle, and appended",
+      "local t = { 1, 2, 3 } table.insert(t, 2, 'x') table.insert(t, 'y') return table.concat(t, ',')",
+      "ok: 1,x,2,3,y" },
+    { "table.insert past the end", "table.insert({ 1 }, 3, 'x')",
+      "error: recipe:2: bad argument #2 to 'insert' (position out of bounds)" },
+    { "table.remove from the middle, the end, and an empty table",
+      "local t = { 1, 2, 3, 4 } local a = table.remove(t, 2) local b = table.remove(t) "
+      .. "return a .. b .. table.concat(t, ',') .. tostring(table.remove({}))", "ok: 241,3nil" },
+    { "table.remove past the end", "table.remove({ 1 }, 5)",
+      "error: recipe:2: bad argument #2 to 'remove' (position out of bounds)" },
+    { "table.sort, plain and through metamethods",
+      "local t = { 3, 1, 2 } table.sort(t) local p = setmetatable({}, { __index = { 'c', 'a', 'b' }, "
+      .. "__len = function() return 3 end }) table.sort(p, function(a, b) return a > b end) "
+      .. "return table.concat(t) .. rawget(p, 1) .. rawget(p, 2) .. rawget(p, 3)", "ok: 123cba" },
+    { "table.concat and unpack of a range", "return table.concat({ 'a', 'b', 'c' }, '-', 2, 3) .. "
+      .. "select('#', table.unpack({ 1, 2, 3 }))", "ok: b-c3" },
+    { "load with a reader", "local parts = { 'return ', '4', '2' } local i = 0 "
+      .. "return load(function() i = i + 1 return parts[i] end)()", "ok: 42" },
+    { "load with a reader that fails", "local f, e = load(function() error('no more', 0) end) return e",
+      "ok: no more" },
+    { "a schema resolver", "local s = require('coax').schema({ ['$ref'] = 'http://example.com/s' }, "
+      .. "{ resolver = function() return { type = 'integer' } end }) return tostring(s:validate(1))", "ok: true" },
+  }
+  for _, c in ipairs(TWINS) do
+    it("still runs " .. c[1], function()
+      assert.are.equal(c[3], (probe(c[2])))
+    end)
+  end
+
+  it("refuses __gc finalizers, which Lua runs with the count hook off", function()
+    assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
+      (probe("setmetatable({}, { __gc = function() while true do end end })")))
+  end)
+
+  it("never runs a __gc set after setmetatable, so freeing the engine cannot hang", function()
+    local e = coax.engine()
+    local s = e:session("local mt = {} _ENV.keep = setmetatable({}, mt) mt.__gc = function() while true do end end "
+      .. "return { schema = { type = 'integer' }, prompt = 'x' }", "x",
+      { source = true, replies = { "1" } })
+    while e:poll(10) > 0 do end
+    assert.are.equal("ok", s:report().outcome)
+    local t0 = os.clock()
+    e, s = nil, nil
+    collectgarbage()
+    collectgarbage()
+    assert.is_true(os.clock() - t0 < 5)
+  end)
+end)
+
+describe("the tables every session shares", function()
+  -- Every function a script can reach, called with every shared table in
+  -- each argument position: afterwards every shared table is still
+  -- read-only and holds what it held, and a second session runs as on a
+  -- fresh engine. coax.json.array and coax.json.object replaced the
+  -- metatable of any table (string, _G, coax, coax.http) regardless of
+  -- __metatable, and a recipe then rewrote string.format for everyone.
+  local ATTACK = [=[
+local shared, functions, seen = {}, {}, {}
+local function walk(t, path)
+  if seen[t] then return end
+  seen[t] = true
+  if getmetatable(t) == "read-only" then shared[#shared + 1] = { path, t } end
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do
+    local v = t[k]
+    if type(v) == "table" then walk(v, path .. "." .. tostring(k))
+    elseif type(v) == "function" then functions[#functions + 1] = { path .. "." .. tostring(k), v } end
+  end
+end
+walk(_G, "_G")
+walk(require("coax"), "coax")
+local SKIP = { ["_G.coroutine.yield"] = true, ["_G.coroutine.wrap"] = true }
+local function snapshot()
+  local out = {}
+  for _, s in ipairs(shared) do
+    local keys = {}
+    for k, v in pairs(s[2]) do keys[#keys + 1] = tostring(k) .. "=" .. tostring(v) end
+    table.sort(keys)
+    out[#out + 1] = s[1] .. "{" .. table.concat(keys, ",") .. "}" .. tostring(getmetatable(s[2]))
+  end
+  return table.concat(out, "\n")
+end
+local before = snapshot()
+local calls = 0
+for _, f in ipairs(functions) do
+  if not SKIP[f[1]] then
+    for _, s in ipairs(shared) do
+      for pos = 1, 3 do
+        local args = { "k", "v", 1 }
+        args[pos] = s[2]
+        pcall(f[2], args[1], args[2], args[3])
+        calls = calls + 1
+      end
+      pcall(f[2], s[2], s[2], s[2])
+      calls = calls + 1
+    end
+  end
+end
+local writable = {}
+for _, s in ipairs(shared) do
+  if pcall(function() s[2].pwned = true end) or pcall(rawset, s[2], "pwned", true)
+    or pcall(setmetatable, s[2], nil) then writable[#writable + 1] = s[1] end
+end
+local after = snapshot()
+return { schema = { type = "integer" }, prompt = #functions .. " functions, " .. #shared .. " shared tables, "
+  .. calls .. " calls; writable: " .. table.concat(writable, ",") .. "; changed: " .. tostring(before ~= after) }
+]=]
+
+  local VICTIM = [=[
+local coax = require("coax")
+local function check()
+  local arr = coax.json.decode("[1]")
+  return table.concat({ string.format("%d", 7), tostring(1), coax.json.encode({ 1 }), tostring(arr[2]),
+    coax.json.encode(coax.json.array({})), coax.json.encode(coax.json.object({})), ("ab"):rep(2),
+    tostring(pcall(error)), type(coax.http.request), getmetatable("").__index and "index" or "locked" }, " ")
+end
+return { schema = { type = "object", properties = { n = { type = "integer" } }, required = { "n" } },
+  prompt = function(input) return check() .. " " .. input end }]=]
+
+  local function victim(e)
+    local s = e:session(VICTIM, "secret input", { source = true, replies = { "no JSON", '{"n": 1}' } })
+    while e:poll(10) > 0 do end
+    local r = s:report()
+    return r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*"), r.value
+  end
+
+  it("stay read-only and unchanged whatever function a script hands them to", function()
+    local e = coax.engine()
+    local s = e:session(ATTACK, "x", { source = true, replies = { "1" } })
+    while e:poll(10) > 0 do end
+    local r = s:report()
+    assert.are.equal("ok", r.outcome, json.encode(r.error))
+    local text = r.attempts[1].messages[1].content:match("^[^\n]*")
+    local nf, ns = text:match("^(%d+) functions, (%d+) shared tables")
+    assert.is_true(tonumber(nf) > 100, text)
+    assert.is_true(tonumber(ns) >= 10, text)
+    assert.matches("; writable: ; changed: false$", text)
+
+    local outcome, prompt, value = victim(e)
+    local fresh = { victim(coax.engine()) }
+    assert.are.same(fresh, { outcome, prompt, value })
+    assert.are.equal("7 1 [1] nil [] {} abab false function locked secret input", prompt)
+    assert.are.same({ n = 1 }, value)
+  end)
+
+  for _, c in ipairs({
+    { "string", "string" }, { "_G", "_G" }, { "coax", "require('coax')" }, { "coax.http", "require('coax').http" },
+    { "coax.json", "require('coax').json" }, { "table", "table" },
+  }) do
+    it("refuse to be marked as JSON: " .. c[1], function()
+      assert.are.equal("error: recipe:2: coax.json.array: the table has a metatable of its own "
+        .. "(only a plain table can be marked)", (probe("require('coax').json.array(" .. c[2] .. ")")))
+      assert.are.equal("error: recipe:2: coax.json.object: the table has a metatable of its own "
+        .. "(only a plain table can be marked)", (probe("require('coax').json.object(" .. c[2] .. ")")))
+      assert.are.equal("error: recipe:2: coax.json.object: the table has a metatable of its own "
+        .. "(only a plain table can be marked)", (probe("require('coax').json.object(" .. c[2] .. ", {})")))
+    end)
+  end
+
+  it("a plain table, or a marked one, is still marked", function()
+    assert.are.equal("ok: [] {} {} [] [1]", (probe("local j = require('coax').json "
+      .. "local a, o = j.array({}), j.object({}) return j.encode(a) .. ' ' .. j.encode(o) .. ' ' .. "
+      .. "j.encode(j.object(a)) .. ' ' .. j.encode(j.array(o)) .. ' ' .. j.encode(j.array(j.decode('[1]')))")))
+    assert.are.equal("error: recipe:2: coax.json.array: the table has a metatable of its own "
+      .. "(only a plain table can be marked)", (probe("require('coax').json.array(setmetatable({}, {}))")))
+  end)
+end)
+
+describe("memory running out where C pushes values", function()
+  -- 1.5 million {} in a valid 4.5 MB reply: the value handed to the
+  -- recipe did not fit the Lua memory cap, outside any protected call, and
+  -- Lua's panic aborted the host (and every --resume of the batch).
+  local BIG = "[" .. string.rep("{},", 1500000) .. "{}]"
+
+  it("ends the session with limit, never in abort: 1.5 million {} against {type = 'array'}", function()
+    local r = coax.run("return { schema = { type = 'array' }, prompt = 'x' }", "x",
+      { source = true, replies = { BIG } })
+    assert.are.same({ "limit", "limit", "on_submit: not enough memory" },
+      { r.outcome, r.error.code, r.error.message:match("^[^\n]*") })
+  end)
+
+  it("in feedback too: the same reply against a schema it fails", function()
+    local r = coax.run("return { schema = { type = 'array', maxItems = 1 }, prompt = 'x' }", "x",
+      { source = true, replies = { BIG, "[]" } })
+    assert.are.same({ "limit", "limit", "strategy: not enough memory" },
+      { r.outcome, r.error.code, r.error.message:match("^[^\n]*") })
+  end)
+
+  it("through coax batch: that line ends with limit, the lines around it ok, exit 1", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. H.quote(dir)))
+    local f = assert(io.open(dir .. "/recipe.lua", "wb"))
+    f:write("return { schema = { type = 'array' }, prompt = 'x {{input}}' }")
+    f:close()
+    local lines = {}
+    for i, reply in ipairs({ "[1]", BIG, "[3]" }) do
+      lines[i] = json.encode({ id = tostring(i), input = "x", replies = { reply } })
+    end
+    local out, _, code = H.coax({ "batch", dir .. "/recipe.lua", "--replies-field", "replies", "--quiet" },
+      table.concat(lines, "\n") .. "\n")
+    os.execute("rm -rf " .. H.quote(dir))
+    local outcomes = {}
+    for line in out:gmatch("[^\n]+") do
+      local v = json.decode(line)
+      outcomes[#outcomes + 1] = v.id .. "=" .. v.outcome
+    end
+    assert.are.same({ "1=ok", "2=limit", "3=ok" }, outcomes)
+    assert.are.equal(1, code)
+  end)
+end)
