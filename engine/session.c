@@ -1095,6 +1095,25 @@ const char *coax_session_value(const coax_session *s, size_t *len)
 
 coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_INVALID; }
 
+/* A buffer's text, NUL-terminated, or NULL when empty or out of memory. */
+static const char *buf_text(const coax_buf *cb)
+{
+    coax_buf *b = (coax_buf *)cb;
+    if (!b->len || b->oom) return NULL;
+    coax_buf_reserve(b, 0);
+    if (b->oom) return NULL;
+    b->data[b->len] = '\0';
+    return b->data;
+}
+
+const char *coax_session_error(const coax_session *s, const char **code)
+{
+    const char *msg = s && s->state == SS_DONE ? buf_text(&s->error_msg) : NULL;
+    const char *c = s && s->state == SS_DONE ? buf_text(&s->error_code) : NULL;
+    if (code) *code = c;
+    return c ? (msg ? msg : "") : NULL;
+}
+
 /* ---- creating and freeing sessions ----------------------------------------- */
 
 static coax_session *session_alloc(coax_engine *e)

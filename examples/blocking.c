@@ -20,10 +20,19 @@ int main(void)
     opts.input_len = strlen(opts.input);
     opts.agent_json = "{\"name\": \"replay\", \"replies\": [\"Sure! {\\\"total\\\": \\\"1250\\\"}\"]}";
     coax_session *session;
-    coax_session_from_text(engine, recipe, strlen(recipe), "=example", &opts, &session, &err);
+    if (coax_session_from_text(engine, recipe, strlen(recipe), "=example", &opts, &session, &err) != COAX_OK) {
+        fprintf(stderr, "coax: %s\n", err.msg);
+        coax_engine_free(engine);
+        return 1;
+    }
     coax_outcome outcome = coax_session_run(session);
-    if (outcome == COAX_OUTCOME_OK) printf("%s\n", coax_session_value(session, NULL));
-    else printf("failed: %s\n", coax_outcome_name(outcome));
+    if (outcome == COAX_OUTCOME_OK) {
+        printf("%s\n", coax_session_value(session, NULL));
+    } else {
+        const char *code;
+        const char *why = coax_session_error(session, &code); /* the report's error, without parsing it */
+        fprintf(stderr, "coax: %s (%s): %s\n", coax_outcome_name(outcome), code ? code : "?", why ? why : "");
+    }
     coax_engine_free(engine);
-    return outcome == COAX_OUTCOME_OK ? 0 : 1;
+    return coax_outcome_exit_status(outcome);
 }

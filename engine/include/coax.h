@@ -875,6 +875,13 @@ coax_outcome coax_session_run(coax_session *session);
 /* The outcome so far (COAX_RUNNING until it ends). */
 coax_outcome coax_session_outcome(const coax_session *session);
 
+/* Why the session failed: its error message (NUL-terminated; the same as
+** the report's error.message), with '*code' (when 'code' is not NULL) set
+** to its stable code ("exhausted", "agent_error", "tokens", ...; the
+** report's error.code). NULL (and *code NULL) while the session runs and
+** when it succeeded. Owned by the session. */
+const char *coax_session_error(const coax_session *session, const char **code);
+
 /* The accepted value as compact JSON (NUL-terminated), or NULL unless the
 ** outcome is COAX_OUTCOME_OK. Owned by the session. */
 const char *coax_session_value(const coax_session *session, size_t *len);

@@ -66,10 +66,13 @@ static void test_polling_never_blocks(void)
     CHECK_INT(coax_engine_poll(e, 0), 1);
     CHECK_INT(coax_session_outcome(s), COAX_RUNNING);
     CHECK(coax_session_report(s, NULL) == NULL);
+    const char *code = "unset";
+    CHECK(coax_session_error(s, &code) == NULL && code == NULL); /* running: no error yet */
     int polls = 0;
     while (coax_engine_poll(e, 5) > 0 && polls < 1000) polls++;
     CHECK(polls >= 1);
     CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_OK);
+    CHECK(coax_session_error(s, &code) == NULL && code == NULL); /* succeeded: none */
     coax_engine_free(e);
 }
 
@@ -83,6 +86,11 @@ static void test_failures_reach_the_host(void)
     CHECK(strstr(ev.log, "failure{\"attempt\":1,\"outcome\":\"agent_error\",\"message\":\"replay agent: no reply left (0 given)\"}"));
     CHECK(coax_session_value(s, NULL) == NULL);
     CHECK_INT(coax_outcome_exit_status(coax_session_outcome(s)), 3);
+    const char *code = "unset";
+    CHECK_STR(coax_session_error(s, &code), "replay agent: no reply left (0 given)");
+    CHECK_STR(code, "agent_error");
+    CHECK(strstr(coax_session_report(s, NULL),
+                 "\"error\":{\"code\":\"agent_error\",\"message\":\"replay agent: no reply left (0 given)\"}"));
     coax_session_free(s); /* freeing one session early is fine */
     coax_engine_free(e);
 }
