@@ -42,11 +42,30 @@ for i = 1, %d do
 end
 local ok, e = coroutine.close(co)
 return tostring(ok) .. " " .. tostring(e)]]
+  -- Each level of the chain nesting as deep through C as Lua lets it.
+  local DEEP_CHAIN = [[
+local function deep(n, k) if n == 0 then return k() end local ok, e = pcall(deep, n - 1, k) if not ok then error(e, 0) end return e end
+local co
+for i = 1, 50 do
+  local prev = co
+  co = coroutine.create(function()
+    local x <close> = setmetatable({}, { __close = function()
+      if prev then deep(%d, function() local ok, e = coroutine.close(prev) if not ok then error(e, 0) end end) end end })
+    %s
+  end)
+  coroutine.resume(co)
+end
+local ok, e = coroutine.close(co)
+return tostring(ok) .. " " .. tostring(e)]]
   local cases = {
     { "30,000 coroutines, each closing the previous one from its <close> handler", CLOSE_CHAIN:format(30000),
       "^ok: false coroutine%.close: closes nested deeper than 4$" },
     { "the same chain, 4 deep: closed, every handler run", CLOSE_CHAIN:format(4), "^ok: true nil$" },
     { "the same chain, 5 deep: one close too deep", CLOSE_CHAIN:format(6),
+      "^ok: false coroutine%.close: closes nested deeper than 4$" },
+    { "the chain with each handler 185 pcalls deep before it closes the next", DEEP_CHAIN:format(185, "coroutine.yield()"),
+      "^ok: false coroutine%.close: closes nested deeper than 4$" },
+    { "the chain with coroutines that yielded 150 pcalls deep", DEEP_CHAIN:format(180, "deep(150, coroutine.yield)"),
       "^ok: false coroutine%.close: closes nested deeper than 4$" },
     { "coroutine.resume nested 100,000 deep",
       "local function f(n) local ok, e = coroutine.resume(coroutine.create(f), n + 1) "

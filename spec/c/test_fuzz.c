@@ -42,6 +42,9 @@ static const char *replaying = "";
 #define LLVMFuzzerTestOneInput fuzz_pattern
 #include "../fuzz/fuzz_pattern.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_recipe
+#include "../fuzz/fuzz_recipe.c"
+#undef LLVMFuzzerTestOneInput
 
 /* Feeds every file of folder 'dir' to 'fn'; returns how many. */
 static int replay_dir(const char *dir, int (*fn)(const uint8_t *, size_t))
@@ -103,6 +106,7 @@ static void test_schema_findings(void) { CHECK_INT(replay("schema", fuzz_schema)
 static void test_tokens_findings(void) { CHECK_INT(replay("tokens", fuzz_tokens), 1); }
 static void test_regex_findings(void) { CHECK_INT(replay("regex", fuzz_regex), 3); }
 static void test_pattern_findings(void) { CHECK_INT(replay("pattern", fuzz_pattern), 9); }
+static void test_recipe_findings(void) { CHECK_INT(replay("recipe", fuzz_recipe), 1); }
 
 #define TESTS                        \
     X(test_repair_findings)          \
@@ -111,5 +115,6 @@ static void test_pattern_findings(void) { CHECK_INT(replay("pattern", fuzz_patte
     X(test_schema_findings)          \
     X(test_tokens_findings)          \
     X(test_regex_findings)           \
-    X(test_pattern_findings)
+    X(test_pattern_findings)         \
+    X(test_recipe_findings)
 #include "test.h"
