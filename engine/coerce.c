@@ -253,20 +253,57 @@ static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slo
     return true;
 }
 
-/* Applies member edits to the object in 'slot': a new members block. */
+/* The first edit after 'after' (SIZE_MAX: from the start) that names the
+** member key[0..klen), through the index of edits by key when there is one. */
+static size_t next_edit(const coerce_trial *t, const hmap *index, const size_t *chain, const char *key,
+                        size_t klen, size_t after)
+{
+    size_t k = after == SIZE_MAX ? 0 : after + 1;
+    if (index) {
+        hent *x = hmap_find(index, key, klen, NULL, 0, hash2(key, klen, NULL, 0));
+        for (k = x ? x->val - 1 : SIZE_MAX; k != SIZE_MAX && after != SIZE_MAX && k <= after; k = chain[k]) {}
+        return k;
+    }
+    for (; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        if (d->op != MEDIT_ADD && d->klen == klen && !memcmp(d->key, key, klen)) return k;
+    }
+    return SIZE_MAX;
+}
+
+/* Applies member edits to the object in 'slot': a new members block. Each
+** member takes the edits that name it, in order (a rename's later edits
+** name the new key); many edits are indexed by key, so dropping every
+** member of a large object stays linear. */
 static bool apply_edits(job *j, coax_value *slot, const coerce_trial *t)
 {
     size_t adds = 0;
     for (size_t i = 0; i < t->nedits; i++) adds += t->edits[i].op == MEDIT_ADD;
     coax_member *m = coax_arena_alloc(j->a, (slot->len + adds) * sizeof *m + 1);
     if (!m) return false;
+    hmap index, *ix = NULL;
+    size_t *chain = NULL; /* the next edit with the same key, SIZE_MAX: none */
+    if (t->nedits > INDEX_MIN) {
+        chain = coax_arena_alloc(j->scratch, t->nedits * sizeof *chain);
+        if (!chain || !hmap_init(&index, j->scratch, t->nedits)) return false;
+        ix = &index;
+        for (size_t k = t->nedits; k-- > 0;) { /* backwards: each key's entry ends at its first edit */
+            const medit *d = &t->edits[k];
+            chain[k] = SIZE_MAX;
+            if (d->op == MEDIT_ADD) continue;
+            hent *x = hmap_put(ix, d->key, d->klen, NULL, 0, hash2(d->key, d->klen, NULL, 0));
+            if (!x) return false;
+            chain[k] = x->val ? x->val - 1 : SIZE_MAX;
+            x->val = k + 1;
+        }
+    }
     size_t n = 0;
     for (size_t i = 0; i < slot->len; i++) {
         coax_member x = slot->u.members[i];
         bool drop = false;
-        for (size_t k = 0; k < t->nedits; k++) {
+        for (size_t k = next_edit(t, ix, chain, x.key, x.klen, SIZE_MAX); k != SIZE_MAX;
+             k = next_edit(t, ix, chain, x.key, x.klen, k)) {
             const medit *d = &t->edits[k];
-            if (d->op == MEDIT_ADD || d->klen != x.klen || memcmp(d->key, x.key, x.klen)) continue;
             if (d->op == MEDIT_DROP) drop = true;
             else if (!(x.key = coax_arena_strdup(j->a, d->to, d->tolen))) return false;
             else x.klen = (uint32_t)d->tolen;

@@ -406,19 +406,28 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
 {
     coax_arena *a = c->arena;
     const coax_value *props = member(parent, "properties");
+    size_t np = props && props->type == COAX_OBJECT ? props->len : 0;
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
+    /* Per declared name: 0 not looked at, 1 free, 2 in the object or
+    ** renamed to already; so the object is searched once per name, not
+    ** once per member (many keys written like one name stay linear). */
+    uint8_t *taken = coax_arena_alloc(a, np + 1);
+    if (taken) memset(taken, 0, np + 1);
     size_t n = 0;
-    for (size_t i = 0; edits && i < obj->len; i++) {
+    for (size_t i = 0; edits && taken && i < obj->len; i++) {
         const coax_member *m = &obj->u.members[i];
         if (props && has_key(props, m->key, m->klen)) continue;
         if (m->value.flags & COAX_VF_INVENTED) return;
-        size_t dl;
+        size_t dl, di = 0;
         const char *d = declared_match(a, props, NULL, m->key, m->klen, &dl);
-        bool taken = d && has_key(obj, d, dl);
-        for (size_t k = 0; d && !taken && k < n; k++)
-            taken = edits[k].op == MEDIT_RENAME && edits[k].tolen == dl && !memcmp(edits[k].to, d, dl);
-        if (d && !taken) edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, d, dl, NULL};
-        else edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+        while (d && di < np && props->u.members[di].key != d) di++;
+        if (d && di < np && !taken[di]) taken[di] = has_key(obj, d, dl) ? 2 : 1;
+        if (d && di < np && taken[di] == 1) {
+            taken[di] = 2;
+            edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, d, dl, NULL};
+        } else {
+            edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+        }
     }
     add_edits(ts, edits, n);
 }

@@ -107,6 +107,39 @@ describe("coercion", function()
       assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
     end)
 
+    -- One object with n forbidden members: one trial of n edits, applied
+    -- by key; n keys each written like one declared name ("a" in another
+    -- case with tabs and spaces around): one is renamed, the rest dropped.
+    it("stays linear when one object has n members to drop, or n written like one declared name", function()
+      local schema = '{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}'
+      local function plain(n)
+        local t = {}
+        for i = 1, n do t[i] = ('"k%d":%d'):format(i, i) end
+        return "{" .. table.concat(t, ",") .. ',"a":0}'
+      end
+      local function loose(n)
+        local t = {}
+        for i = 1, n do
+          local pad = {}
+          for b = 0, 15 do pad[#pad + 1] = ((i >> b) & 1 == 1) and " " or "\\t" end
+          t[i] = ('"%sA":%d'):format(table.concat(pad), i)
+        end
+        return "{" .. table.concat(t, ",") .. "}"
+      end
+      for _, doc in ipairs { plain, loose } do
+        local small, big = doc(10000), doc(20000)
+        local r = coax.extract(big, schema)
+        assert.is_true(r.valid)
+        assert.are.equal(20000, #r.coercions)
+        assert.are.equal(doc == plain and 0 or 1, r.value.a)
+        local ratio = best_time(function() coax.extract(big, schema) end)
+          / best_time(function() coax.extract(small, schema) end)
+        assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      end
+      local r = coax.extract('{"A":1," a ":2,"b":3}', schema) -- twin: the first written like "a" is renamed
+      assert.are.same({ 1, "key_renamed", "/a" }, { r.value.a, r.coercions[1].kind, r.coercions[1].pointer })
+    end)
+
     it("stays within 4x of reading and validating the same document", function()
       local doc = mistyped.document(40000)
       local strict = best_time(function() coax.extract(doc, mistyped.schema, { strict = true }) end)
