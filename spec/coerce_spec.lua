@@ -140,6 +140,54 @@ describe("coercion", function()
       assert.are.same({ 1, "key_renamed", "/a" }, { r.value.a, r.coercions[1].kind, r.coercions[1].pointer })
     end)
 
+    -- Keys made to collide in the low 20 bits of unseeded FNV-1a (each
+    -- key picks one of two colliding 3-byte blocks per position): the
+    -- coercion's member index and location maps used to put them in one chain.
+    it("stays linear on member names crafted to collide under unseeded FNV-1a", function()
+      local alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+      local function fnv(h, s)
+        for i = 1, #s do h = (h ~ s:byte(i)) * 0x100000001b3 end
+        return h
+      end
+      local mask, h, pairs_of = (1 << 20) - 1, -3750763034362895579, {} -- 0xcbf29ce484222325
+      for pos = 1, 15 do
+        local seen = {}
+        for a = 1, #alnum do
+          for b = 1, #alnum do
+            for c = 1, #alnum do
+              local blk = alnum:sub(a, a) .. alnum:sub(b, b) .. alnum:sub(c, c)
+              local v = fnv(h, blk) & mask
+              if seen[v] then
+                pairs_of[pos] = { seen[v], blk }
+                h = fnv(h, seen[v])
+                goto next_pos
+              end
+              seen[v] = blk
+            end
+          end
+        end
+        error("no collision")
+        ::next_pos::
+      end
+      local function doc(n)
+        local t = {}
+        for i = 0, n - 1 do
+          local k = {}
+          for pos = 1, 15 do k[pos] = pairs_of[pos][((i >> (pos - 1)) & 1) + 1] end
+          t[#t + 1] = ('"%s":"%d"'):format(table.concat(k), i)
+        end
+        return "{" .. table.concat(t, ",") .. "}"
+      end
+      local schema = '{"type":"object","additionalProperties":{"type":"integer"}}'
+      local small, big = doc(8192), doc(16384)
+      local r = coax.extract(big, schema)
+      assert.is_true(r.valid)
+      assert.are.equal(16384, #r.coercions)
+      local ratio = best_time(function() coax.extract(big, schema) end)
+        / best_time(function() coax.extract(small, schema) end)
+      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+    end)
+
     it("stays within 4x of reading and validating the same document", function()
       local doc = mistyped.document(40000)
       local strict = best_time(function() coax.extract(doc, mistyped.schema, { strict = true }) end)
