@@ -140,6 +140,45 @@ describe("coercion", function()
       assert.are.same({ 1, "key_renamed", "/a" }, { r.value.a, r.coercions[1].kind, r.coercions[1].pointer })
     end)
 
+    -- Schema and object grow together: n declared names against n members
+    -- are matched through an index by loose form, not each against each.
+    it("stays linear when n declared or required names meet n members", function()
+      local function forbidden(n)
+        local props, members = {}, {}
+        for i = 1, n do
+          props[i] = ('"p%d":{}'):format(i)
+          members[i] = ('"x%d":1'):format(i)
+        end
+        return '{"type":"object","properties":{' .. table.concat(props, ",") .. '},"additionalProperties":false}',
+          "{" .. table.concat(members, ",") .. "}", n -- every member dropped
+      end
+      local function recased(n)
+        local names, members = {}, {}
+        for i = 1, n do
+          names[i] = ('"k%d"'):format(i)
+          members[i] = ('" K%d":%d'):format(n + 1 - i, i)
+        end
+        return '{"required":[' .. table.concat(names, ",") .. "]}", "{" .. table.concat(members, ",") .. "}", n
+      end
+      for _, case in ipairs { forbidden, recased } do
+        local s1, d1 = case(4000)
+        local s2, d2, count = case(8000)
+        local r = coax.extract(d2, s2)
+        assert.is_true(r.valid)
+        assert.are.equal(count, #r.coercions)
+        local ratio = best_time(function() coax.extract(d2, s2) end) / best_time(function() coax.extract(d1, s1) end)
+        assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      end
+      -- twins: a name written two ways is not renamed (which one was meant?),
+      -- and a declared " K1" is not taken for "k1"
+      local r = coax.extract('{"K1":1,"k1 ":2}', '{"required":["k1"]}')
+      assert.are.same({ false, 0 }, { r.valid, #r.coercions })
+      r = coax.extract('{" K1":1}', '{"properties":{" K1":{}},"required":["k1"]}')
+      assert.are.same({ false, 0 }, { r.valid, #r.coercions })
+      r = coax.extract('{" K1":1}', '{"required":["k1"]}')
+      assert.are.same({ true, "key_renamed", 1 }, { r.valid, r.coercions[1].kind, r.value.k1 })
+    end)
+
     -- Keys made to collide in the low 20 bits of unseeded FNV-1a (each
     -- key picks one of two colliding 3-byte blocks per position): the
     -- coercion's member index and location maps used to put them in one chain.
