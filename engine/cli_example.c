@@ -118,7 +118,9 @@ int cli_example(int argc, char **argv)
         status = cli_fail("example", rc, &err);
     } else if (!r.valid) {
         explain(&r);
-        status = 1;
+        /* the search stopped at --steps: a limit, not an answer (a depth cut
+        ** is the answer for schemas whose every instance recurs: none) */
+        status = (r.limited & (COAX_EXAMPLE_HIT_DEPTH | COAX_EXAMPLE_HIT_STEPS)) == COAX_EXAMPLE_HIT_STEPS ? 4 : 1;
     } else {
         coax_buf out;
         coax_buf_init(&out, NULL);

@@ -24,6 +24,7 @@
 ** or inside a value a repair invented (COAX_VF_INVENTED).
 */
 #include "coerce.h"
+#include "hash.h"
 
 #include <stdlib.h>
 
@@ -44,6 +45,7 @@ typedef struct hmap {
     coax_arena *arena;
     hent *e;
     size_t cap, n;
+    uint64_t seed; /* hash2's key, drawn per map */
 } hmap;
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
@@ -51,19 +53,30 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
     return h;
 }
-#define FNV0 0xcbf29ce484222325ull
 
-static uint32_t hash2(const char *a, size_t al, const char *b, size_t bl)
+/* Keys are instance locations and member names, which a reply chooses: the
+** FNV-1a state starts from the map's seed and its slot mixes all 64 bits
+** with the seed again (FNV's low bits alone can be made to collide at will,
+** which made n crafted keys cost n^2). FNV stays for its being incremental:
+** every prefix of a location is hashed in one pass (deepest_prefix). */
+static uint32_t hfold(const hmap *m, uint64_t h)
 {
-    uint64_t h = fnv(FNV0, a, al);
-    if (b) h = fnv(h ^ 0x9e3779b97f4a7c15ull, b, bl);
+    h = coax_hash_mix(h, m->seed);
     return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t hash2(const hmap *m, const char *a, size_t al, const char *b, size_t bl)
+{
+    uint64_t h = fnv(m->seed, a, al);
+    if (b) h = fnv(h ^ 0x9e3779b97f4a7c15ull, b, bl);
+    return hfold(m, h);
 }
 
 static bool hmap_init(hmap *m, coax_arena *a, size_t expect)
 {
     m->arena = a;
     m->n = 0;
+    m->seed = coax_hash_seed(m);
     for (m->cap = 16; m->cap * 2 < expect * 3; m->cap *= 2) {}
     m->e = coax_arena_alloc(a, m->cap * sizeof *m->e);
     if (m->e) memset(m->e, 0, m->cap * sizeof *m->e);
@@ -154,7 +167,7 @@ static coax_member *find_member(job *j, const coax_value *obj, const char *key, 
         return NULL;
     }
     const void *blk = obj->u.members;
-    uint32_t bh = hash2((const char *)&blk, sizeof blk, NULL, 0);
+    uint32_t bh = hash2(&j->index, (const char *)&blk, sizeof blk, NULL, 0);
     hent *x = hmap_find(&j->index, (const char *)&blk, sizeof blk, NULL, 0, bh);
     size_t cap = 16;
     while (cap < (size_t)obj->len * 2) cap *= 2;
@@ -171,7 +184,7 @@ static coax_member *find_member(job *j, const coax_value *obj, const char *key, 
         memset(slots, 0, cap * sizeof *slots);
         for (uint32_t i = 0; i < obj->len; i++) {
             const coax_member *m = &obj->u.members[i];
-            size_t s = (size_t)fnv(FNV0, m->key, m->klen) & (cap - 1);
+            size_t s = (size_t)hash2(&j->index, m->key, m->klen, NULL, 0) & (cap - 1);
             while (slots[s]) s = (s + 1) & (cap - 1);
             slots[s] = i + 1;
         }
@@ -182,7 +195,7 @@ static coax_member *find_member(job *j, const coax_value *obj, const char *key, 
         }
         x->val = (size_t)(uintptr_t)slots;
     }
-    for (size_t s = (size_t)fnv(FNV0, key, n) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1)) {
+    for (size_t s = (size_t)hash2(&j->index, key, n, NULL, 0) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1)) {
         coax_member *m = &obj->u.members[slots[s] - 1];
         if (m->klen == n && !memcmp(m->key, key, n)) return m; /* the first of duplicates is not kept: keys are unique */
     }
@@ -253,20 +266,57 @@ static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slo
     return true;
 }
 
-/* Applies member edits to the object in 'slot': a new members block. */
+/* The first edit after 'after' (SIZE_MAX: from the start) that names the
+** member key[0..klen), through the index of edits by key when there is one. */
+static size_t next_edit(const coerce_trial *t, const hmap *index, const size_t *chain, const char *key,
+                        size_t klen, size_t after)
+{
+    size_t k = after == SIZE_MAX ? 0 : after + 1;
+    if (index) {
+        hent *x = hmap_find(index, key, klen, NULL, 0, hash2(index, key, klen, NULL, 0));
+        for (k = x ? x->val - 1 : SIZE_MAX; k != SIZE_MAX && after != SIZE_MAX && k <= after; k = chain[k]) {}
+        return k;
+    }
+    for (; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        if (d->op != MEDIT_ADD && d->klen == klen && !memcmp(d->key, key, klen)) return k;
+    }
+    return SIZE_MAX;
+}
+
+/* Applies member edits to the object in 'slot': a new members block. Each
+** member takes the edits that name it, in order (a rename's later edits
+** name the new key); many edits are indexed by key, so dropping every
+** member of a large object stays linear. */
 static bool apply_edits(job *j, coax_value *slot, const coerce_trial *t)
 {
     size_t adds = 0;
     for (size_t i = 0; i < t->nedits; i++) adds += t->edits[i].op == MEDIT_ADD;
     coax_member *m = coax_arena_alloc(j->a, (slot->len + adds) * sizeof *m + 1);
     if (!m) return false;
+    hmap index, *ix = NULL;
+    size_t *chain = NULL; /* the next edit with the same key, SIZE_MAX: none */
+    if (t->nedits > INDEX_MIN) {
+        chain = coax_arena_alloc(j->scratch, t->nedits * sizeof *chain);
+        if (!chain || !hmap_init(&index, j->scratch, t->nedits)) return false;
+        ix = &index;
+        for (size_t k = t->nedits; k-- > 0;) { /* backwards: each key's entry ends at its first edit */
+            const medit *d = &t->edits[k];
+            chain[k] = SIZE_MAX;
+            if (d->op == MEDIT_ADD) continue;
+            hent *x = hmap_put(ix, d->key, d->klen, NULL, 0, hash2(ix, d->key, d->klen, NULL, 0));
+            if (!x) return false;
+            chain[k] = x->val ? x->val - 1 : SIZE_MAX;
+            x->val = k + 1;
+        }
+    }
     size_t n = 0;
     for (size_t i = 0; i < slot->len; i++) {
         coax_member x = slot->u.members[i];
         bool drop = false;
-        for (size_t k = 0; k < t->nedits; k++) {
+        for (size_t k = next_edit(t, ix, chain, x.key, x.klen, SIZE_MAX); k != SIZE_MAX;
+             k = next_edit(t, ix, chain, x.key, x.klen, k)) {
             const medit *d = &t->edits[k];
-            if (d->op == MEDIT_ADD || d->klen != x.klen || memcmp(d->key, x.key, x.klen)) continue;
             if (d->op == MEDIT_DROP) drop = true;
             else if (!(x.key = coax_arena_strdup(j->a, d->to, d->tolen))) return false;
             else x.klen = (uint32_t)d->tolen;
@@ -304,10 +354,10 @@ typedef struct round {
 static hent *deepest_prefix(const hmap *m, const char *loc, size_t len)
 {
     hent *best = NULL;
-    uint64_t h = FNV0;
+    uint64_t h = m->seed;
     for (size_t i = 0;; i++) {
         if (i == len || loc[i] == '/') {
-            hent *x = hmap_find(m, loc, i, NULL, 0, (uint32_t)(h ^ (h >> 32)));
+            hent *x = hmap_find(m, loc, i, NULL, 0, hfold(m, h));
             if (x) best = x;
         }
         if (i == len) return best;
@@ -344,7 +394,7 @@ static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
 ** when one at the error's place would.) */
 static bool nests(const round *r, const char *loc, size_t len)
 {
-    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash2(loc, len, NULL, 0));
+    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash2(&r->above, loc, len, NULL, 0));
 }
 
 /* Whether a trial of 'kind' at at[0..len) wraps in an array the value a
@@ -353,7 +403,7 @@ static bool nests(const round *r, const char *loc, size_t len)
 static bool rewraps(const job *j, const char *kind, const char *at, size_t len)
 {
     if (!kind || strcmp(kind, "wrap_in_array") || len < 2 || memcmp(at + len - 2, "/0", 2)) return false;
-    hent *x = hmap_find(&j->provs, at, len - 2, NULL, 0, hash2(at, len - 2, NULL, 0));
+    hent *x = hmap_find(&j->provs, at, len - 2, NULL, 0, hash2(&j->provs, at, len - 2, NULL, 0));
     return x && !strcmp(j->prov[x->val - 1].kind, "wrap_in_array");
 }
 
@@ -369,7 +419,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
     for (size_t i = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
         size_t ll = strlen(e->instance_location), kl = strlen(e->keyword_location);
-        uint32_t h = hash2(e->instance_location, ll, e->keyword_location, kl);
+        uint32_t h = hash2(&j->tried, e->instance_location, ll, e->keyword_location, kl);
         hent *used = hmap_put(&j->tried, e->instance_location, ll, e->keyword_location, kl, h);
         if (!used) return COAX_ENOMEM;
         used->round = r->id;
@@ -396,7 +446,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
         if (!c->at) return COAX_ENOMEM;
         used->val++;
-        hent *w = hmap_put(&r->where, c->at, c->atlen, NULL, 0, hash2(c->at, c->atlen, NULL, 0));
+        hent *w = hmap_put(&r->where, c->at, c->atlen, NULL, 0, hash2(&r->where, c->at, c->atlen, NULL, 0));
         if (!w) return COAX_ENOMEM;
         w->val = ++r->n;
         for (size_t k = 0; k < c->t.nedits; k++) { /* the places an edit writes */
@@ -405,14 +455,14 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             size_t pl;
             const char *p = member_place(a, c->at, c->atlen, d->op == MEDIT_RENAME ? d->to : d->key,
                                          d->op == MEDIT_RENAME ? d->tolen : d->klen, &pl);
-            if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash2(p, pl, NULL, 0)))) return COAX_ENOMEM;
+            if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash2(&r->where, p, pl, NULL, 0)))) return COAX_ENOMEM;
             w->val = r->n | TOUCHED;
         }
         for (size_t k = 0; k < c->atlen; k++) { /* its proper prefixes */
             if (c->at[k] != '/') continue;
-            if (!hmap_put(&r->above, c->at, k, NULL, 0, hash2(c->at, k, NULL, 0))) return COAX_ENOMEM;
+            if (!hmap_put(&r->above, c->at, k, NULL, 0, hash2(&r->above, c->at, k, NULL, 0))) return COAX_ENOMEM;
         }
-        if (c->atlen && !hmap_put(&r->above, "", 0, NULL, 0, hash2("", 0, NULL, 0))) return COAX_ENOMEM;
+        if (c->atlen && !hmap_put(&r->above, "", 0, NULL, 0, hash2(&r->above, "", 0, NULL, 0))) return COAX_ENOMEM;
     }
     return COAX_OK;
 }
@@ -452,7 +502,7 @@ static void judge(round *r, const coax_validation *after)
         const coax_schema_error *f = &after->errors[i];
         size_t ll = strlen(f->instance_location), kl = strlen(f->keyword_location);
         hent *seen = hmap_find(r->tried, f->instance_location, ll, f->keyword_location, kl,
-                               hash2(f->instance_location, ll, f->keyword_location, kl));
+                               hash2(r->tried, f->instance_location, ll, f->keyword_location, kl));
         bool fresh = !seen || seen->round != r->id;
         hent *w = deepest_prefix(&r->where, f->instance_location, ll);
         if (!w) {
@@ -501,7 +551,7 @@ static coax_code keep_provisional(job *j, const change *c)
     char *at = coax_arena_strdup(j->a, c->at, c->atlen); /* the round's own memory goes */
     if (!at) return COAX_ENOMEM;
     j->prov[j->nprov++] = (provisional){at, c->atlen, c->t.kind, c->saved, j->c->n, false};
-    hent *x = hmap_put(&j->provs, at, c->atlen, NULL, 0, hash2(at, c->atlen, NULL, 0));
+    hent *x = hmap_put(&j->provs, at, c->atlen, NULL, 0, hash2(&j->provs, at, c->atlen, NULL, 0));
     if (!x) return COAX_ENOMEM;
     x->val = j->nprov;
     return COAX_OK;
@@ -570,7 +620,7 @@ static coax_code settle(job *j, coax_validation *val)
     hmap places;
     if (!hmap_init(&places, j->a, j->nprov)) return COAX_ENOMEM;
     for (size_t i = 0; i < j->nprov; i++) {
-        hent *x = hmap_put(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0, hash2(j->prov[i].at, j->prov[i].atlen, NULL, 0));
+        hent *x = hmap_put(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0, hash2(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0));
         if (!x) return COAX_ENOMEM;
         x->val = i + 1;
     }
@@ -578,10 +628,10 @@ static coax_code settle(job *j, coax_validation *val)
     for (size_t i = 0; i < val->nerrors; i++) { /* every provisional place above an error fails */
         const char *loc = val->errors[i].instance_location;
         size_t len = strlen(loc);
-        uint64_t h = FNV0;
+        uint64_t h = places.seed;
         for (size_t k = 0;; k++) {
             if (k == len || loc[k] == '/') {
-                hent *x = hmap_find(&places, loc, k, NULL, 0, (uint32_t)(h ^ (h >> 32)));
+                hent *x = hmap_find(&places, loc, k, NULL, 0, hfold(&places, h));
                 if (x) any = j->prov[x->val - 1].failed = true;
             }
             if (k == len) break;

@@ -18,6 +18,7 @@
 ** invented.
 */
 #include "coerce.h"
+#include "hash.h"
 #include "unicode_nfc.h"
 
 #include <stdlib.h>
@@ -307,60 +308,151 @@ static void add_edits(coerce_trials *ts, medit *edits, size_t n)
 
 static bool has_key(const coax_value *obj, const char *k, size_t n) { return coax_object_get(obj, k, n) != NULL; }
 
-/* The one property declared in 'props' (or listed in 'names') whose name
-** equals 'key' ignoring case and surrounding spaces, or NULL (none, or
-** several: " Name " matches nothing when both "name" and "Name" exist). */
-static const char *declared_match(coax_arena *a, const coax_value *props, const coax_value *names, const char *key,
-                                  size_t klen, size_t *len)
+/* ---- names compared loosely, through an index ------------------------------ */
+
+/* Names by a hash that is equal for any two loose_equal calls equal: the
+** trimmed text's code points after NFC, case folded (the bytes themselves
+** when they are not UTF-8). A lookup compares only the names of its hash,
+** so matching n names against n declared ones is linear, not n^2. */
+typedef struct lidx {
+    const char **key;
+    size_t *klen;
+    uint64_t *h;
+    uint32_t *head, *next; /* entry + 1; 0 ends a chain */
+    size_t n, mask;
+    uint64_t seed;
+} lidx;
+
+static uint64_t loose_hash(coax_arena *a, const char *s, size_t n, uint64_t seed)
 {
-    const char *hit = NULL;
-    size_t hits = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        const coax_value *set = pass ? names : props;
-        if (!set) continue;
-        size_t n = set->type == COAX_OBJECT || set->type == COAX_ARRAY ? set->len : 0;
-        for (size_t i = 0; i < n; i++) {
-            const char *k;
-            size_t kn;
-            if (set->type == COAX_OBJECT) {
-                k = set->u.members[i].key;
-                kn = set->u.members[i].klen;
-            } else if (set->u.items[i].type == COAX_STRING) {
-                k = set->u.items[i].u.text;
-                kn = set->u.items[i].len;
-                if (props && props->type == COAX_OBJECT && has_key(props, k, kn)) continue; /* counted */
-            } else {
-                continue;
-            }
-            if (loose_equal(a, key, klen, k, kn)) {
-                hit = k;
-                *len = kn;
-                hits++;
-            }
-        }
+    trim(&s, &n);
+    bool ascii = true;
+    for (size_t i = 0; i < n && ascii; i++) ascii = !((unsigned char)s[i] & 0x80);
+    if (!ascii && !coax_utf8_valid(s, n)) return coax_hash_bytes(s, n, seed ^ 1);
+    size_t len = n;
+    const char *t = ascii ? s : coax_nfc(a, s, n, &len);
+    if (!t) return 0; /* out of memory: matches nothing, as loose_equal */
+    uint64_t h = seed;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = (unsigned char)t[i];
+        size_t k = ascii ? 1 : coax_utf8_decode((const unsigned char *)t + i, len - i, &cp);
+        if (!k) break;
+        h = coax_hash_mix(h ^ coax_fold_case(cp), seed);
+        i += k;
     }
-    return hits == 1 ? hit : NULL;
+    return h;
 }
 
-/* A member of 'obj' to rename to the missing 'name': the one whose key
-** differs from it only in case or surrounding spaces, is not declared
-** itself, matches no other declared name, and was not invented. */
-static const coax_member *rename_source(coax_arena *a, const coax_value *obj, const coax_value *props,
-                                        const coax_value *required, const char *name, size_t nlen)
+static bool lidx_init(lidx *ix, coax_arena *a, size_t cap)
 {
-    const coax_member *hit = NULL;
+    size_t slots = 16;
+    while (slots < cap * 2) slots *= 2;
+    memset(ix, 0, sizeof *ix);
+    ix->key = coax_arena_alloc(a, cap * sizeof *ix->key + 1);
+    ix->klen = coax_arena_alloc(a, cap * sizeof *ix->klen + 1);
+    ix->h = coax_arena_alloc(a, cap * sizeof *ix->h + 1);
+    ix->next = coax_arena_alloc(a, cap * sizeof *ix->next + 1);
+    ix->head = coax_arena_alloc(a, slots * sizeof *ix->head);
+    if (!ix->key || !ix->klen || !ix->h || !ix->next || !ix->head) return false;
+    memset(ix->head, 0, slots * sizeof *ix->head);
+    ix->mask = slots - 1;
+    ix->seed = coax_hash_seed(ix);
+    return true;
+}
+
+/* Adds a name (the caller sized the index for it). */
+static void lidx_add(lidx *ix, coax_arena *a, const char *k, size_t kn)
+{
+    uint64_t h = loose_hash(a, k, kn, ix->seed);
+    size_t e = ix->n++;
+    ix->key[e] = k;
+    ix->klen[e] = kn;
+    ix->h[e] = h;
+    ix->next[e] = ix->head[h & ix->mask];
+    ix->head[h & ix->mask] = (uint32_t)e + 1;
+}
+
+/* The entries loosely equal to k[0..kn) (at most 'max' of them into 'out';
+** their count is returned), and in '*exact' the first one equal to it
+** byte for byte, or -1. */
+static size_t lidx_find(const lidx *ix, coax_arena *a, const char *k, size_t kn, size_t *out, size_t max, long *exact)
+{
+    uint64_t h = loose_hash(a, k, kn, ix->seed);
     size_t hits = 0;
-    for (size_t i = 0; i < obj->len; i++) {
-        const coax_member *m = &obj->u.members[i];
-        if (!loose_equal(a, m->key, m->klen, name, nlen)) continue;
+    *exact = -1;
+    for (uint32_t e = ix->head[h & ix->mask]; e; e = ix->next[e - 1]) {
+        size_t i = e - 1;
+        if (ix->h[i] != h || !loose_equal(a, ix->key[i], ix->klen[i], k, kn)) continue;
+        if (hits < max) out[hits] = i;
         hits++;
-        hit = m;
+        if (ix->klen[i] == kn && !memcmp(ix->key[i], k, kn)) *exact = (long)i;
     }
-    if (hits != 1 || (hit->value.flags & COAX_VF_INVENTED)) return NULL;
-    if (props && props->type == COAX_OBJECT && has_key(props, hit->key, hit->klen)) return NULL;
-    size_t dl;
-    const char *d = declared_match(a, props, required, hit->key, hit->klen, &dl);
-    return d && dl == nlen && !memcmp(d, name, nlen) ? hit : NULL;
+    return hits;
+}
+
+/* The declared names of an object's schema: the keys of 'props' (entries
+** 0 .. np-1, in order), then the names of 'names' ("required") that
+** 'props' does not hold. */
+typedef struct declared {
+    lidx ix;
+    size_t np;
+} declared;
+
+static bool declared_init(declared *d, coax_arena *a, const coax_value *props, const coax_value *names)
+{
+    size_t np = props && props->type == COAX_OBJECT ? props->len : 0;
+    size_t nn = names && names->type == COAX_ARRAY ? names->len : 0;
+    if (!lidx_init(&d->ix, a, np + nn)) return false;
+    d->np = np;
+    for (size_t i = 0; i < np; i++) lidx_add(&d->ix, a, props->u.members[i].key, props->u.members[i].klen);
+    for (size_t i = 0; i < nn; i++) {
+        const coax_value *v = &names->u.items[i];
+        size_t hit;
+        long exact;
+        if (v->type != COAX_STRING) continue;
+        /* a name "properties" declares is counted once */
+        lidx_find(&d->ix, a, v->u.text, v->len, &hit, 1, &exact);
+        if (exact < 0 || (size_t)exact >= np) lidx_add(&d->ix, a, v->u.text, v->len);
+    }
+    return true;
+}
+
+/* Whether 'props' (entries 0 .. np-1) declares k[0..kn) exactly. */
+static long declared_exact(const declared *d, coax_arena *a, const char *k, size_t kn)
+{
+    size_t hit;
+    long exact;
+    lidx_find(&d->ix, a, k, kn, &hit, 1, &exact);
+    return exact >= 0 && (size_t)exact < d->np ? exact : -1;
+}
+
+/* The one declared name that equals 'key' ignoring case and surrounding
+** spaces, or NULL (none, or several: " Name " matches nothing when both
+** "name" and "Name" exist). '*index' is its entry. */
+static const char *declared_match(const declared *d, coax_arena *a, const char *key, size_t klen, size_t *len,
+                                  size_t *index)
+{
+    size_t hit;
+    long exact;
+    if (lidx_find(&d->ix, a, key, klen, &hit, 1, &exact) != 1) return NULL;
+    *len = d->ix.klen[hit];
+    *index = hit;
+    return d->ix.key[hit];
+}
+
+/* A member of 'obj' (indexed in 'members') to rename to the missing 'name':
+** the one whose key differs from it only in case or surrounding spaces, is
+** not declared itself, matches no other declared name, and was not invented. */
+static const coax_member *rename_source(coax_arena *a, const coax_value *obj, const lidx *members, const declared *d,
+                                        const char *name, size_t nlen)
+{
+    size_t hit, dl, di;
+    long exact;
+    if (lidx_find(members, a, name, nlen, &hit, 1, &exact) != 1) return NULL;
+    const coax_member *m = &obj->u.members[hit];
+    if ((m->value.flags & COAX_VF_INVENTED) || declared_exact(d, a, m->key, m->klen) >= 0) return NULL;
+    const char *dn = declared_match(d, a, m->key, m->klen, &dl, &di);
+    return dn && dl == nlen && !memcmp(dn, name, nlen) ? m : NULL;
 }
 
 #define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
@@ -373,23 +465,29 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
     coax_arena *a = c->arena;
     const coax_value *props = member(parent, "properties");
     medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
+    declared d;
+    lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
+    if (!edits || !declared_init(&d, a, props, kv) || !lidx_init(&members, a, x->len) || !lidx_init(&done, a, kv->len))
+        return;
+    for (size_t i = 0; i < x->len; i++) lidx_add(&members, a, x->u.members[i].key, x->u.members[i].klen);
     size_t n = 0;
-    for (size_t i = 0; edits && i < kv->len; i++) {
+    for (size_t i = 0; i < kv->len; i++) {
         const coax_value *name = &kv->u.items[i];
-        if (name->type != COAX_STRING || has_key(x, name->u.text, name->len)) continue;
-        bool again = false; /* listed twice in "required" */
-        for (size_t k = 0; k < n && !again; k++) {
-            const char *done = edits[k].op == MEDIT_RENAME ? edits[k].to : edits[k].key;
-            size_t dn = edits[k].op == MEDIT_RENAME ? edits[k].tolen : edits[k].klen;
-            again = dn == name->len && !memcmp(done, name->u.text, dn);
-        }
-        if (again) continue;
-        const coax_member *src = rename_source(a, x, props, kv, name->u.text, name->len);
+        size_t hit;
+        long exact;
+        if (name->type != COAX_STRING) continue;
+        lidx_find(&members, a, name->u.text, name->len, &hit, 1, &exact);
+        if (exact >= 0) continue;
+        lidx_find(&done, a, name->u.text, name->len, &hit, 1, &exact);
+        if (exact >= 0) continue;
+        lidx_add(&done, a, name->u.text, name->len);
+        const coax_member *src = rename_source(a, x, &members, &d, name->u.text, name->len);
         if (src) {
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
         }
-        const coax_value *ps = deref(c->doc, props ? coax_object_get(props, name->u.text, name->len) : NULL);
+        long pi = declared_exact(&d, a, name->u.text, name->len);
+        const coax_value *ps = deref(c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
         const coax_value *def = member(ps, "default");
         if (!def) continue; /* no default: nothing to fill without inventing */
         coax_value *copy = coax_value_copy(a, def);
@@ -407,18 +505,28 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     coax_arena *a = c->arena;
     const coax_value *props = member(parent, "properties");
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
+    declared d;
+    if (!edits || !declared_init(&d, a, props, NULL)) return;
+    /* Per declared name: 0 not looked at, 1 free, 2 in the object or
+    ** renamed to already; so the object is searched once per name, not
+    ** once per member (many keys written like one name stay linear). */
+    uint8_t *taken = coax_arena_alloc(a, d.np + 1);
+    if (!taken) return;
+    memset(taken, 0, d.np + 1);
     size_t n = 0;
-    for (size_t i = 0; edits && i < obj->len; i++) {
+    for (size_t i = 0; i < obj->len; i++) {
         const coax_member *m = &obj->u.members[i];
-        if (props && has_key(props, m->key, m->klen)) continue;
+        if (declared_exact(&d, a, m->key, m->klen) >= 0) continue;
         if (m->value.flags & COAX_VF_INVENTED) return;
-        size_t dl;
-        const char *d = declared_match(a, props, NULL, m->key, m->klen, &dl);
-        bool taken = d && has_key(obj, d, dl);
-        for (size_t k = 0; d && !taken && k < n; k++)
-            taken = edits[k].op == MEDIT_RENAME && edits[k].tolen == dl && !memcmp(edits[k].to, d, dl);
-        if (d && !taken) edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, d, dl, NULL};
-        else edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+        size_t dl, di;
+        const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
+        if (dn && !taken[di]) taken[di] = has_key(obj, dn, dl) ? 2 : 1;
+        if (dn && taken[di] == 1) {
+            taken[di] = 2;
+            edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
+        } else {
+            edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+        }
     }
     add_edits(ts, edits, n);
 }

@@ -171,7 +171,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         /* Several values in one span give the list (NDJSON, "a, b"); each
         ** alone is a fragment of it (which one was meant?), and so is a span
         ** of prose that a list or an unclosed bracket holds. */
-        p.fragment = vals.n > 1 || (sp->source == COAX_SOURCE_PROSE && prose_fragment(j, sp));
+        p.fragment = vals.n > 1 || sp->fallback || (sp->source == COAX_SOURCE_PROSE && prose_fragment(j, sp));
         p.invented = p.invented || p.fragment;
         all_complete = all_complete && p.complete;
         any_invented = any_invented || v->invented;
@@ -438,8 +438,11 @@ static coax_code run(job *j, coax_repair_result *out)
         size_t reasoning_end;
         rc = repair_scan(j->text, j->len, &spans, &reasoning_end);
         if (rc) rc = nomem(j);
+        bool enclosing_over_limit = false; /* the last span that is not a fallback */
         for (size_t i = 0; !rc && i < spans.n; i++) {
+            if (spans.s[i].fallback && !enclosing_over_limit) continue;
             rc = parse_span(j, &spans.s[i], reasoning_end);
+            if (!spans.s[i].fallback) enclosing_over_limit = rc == COAX_EDEPTH || rc == COAX_ESTRING;
             if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
                 if (!limit) {
                     limit = rc;

@@ -53,6 +53,8 @@ typedef struct rspan {
     size_t start, end; /* the content, without fences or tags */
     bool complete;     /* closed fence/tag, or balanced brackets */
     size_t mark;       /* where the fence, tag or span begins (for the log) */
+    bool fallback;     /* inside the truncated span before it: parsed only when that one
+                       ** was over a limit (depth, string length), and a fragment */
 } rspan;
 
 typedef struct rspans {

@@ -24,7 +24,7 @@ static bool add(rspans *out, coax_source src, size_t start, size_t end, bool com
         out->s = p;
         out->cap = cap;
     }
-    out->s[out->n++] = (rspan){src, start, end, complete, mark};
+    out->s[out->n++] = (rspan){src, start, end, complete, mark, false};
     return true;
 }
 
@@ -100,6 +100,23 @@ static bool prose_close(prose *pr, size_t start, size_t end)
     return add(&pr->done, COAX_SOURCE_PROSE, start, end, true, start);
 }
 
+/* An open span at the end of the prose (truncated) replaces the complete
+** spans found inside it, and they stay behind it as its fallbacks: if it is
+** over a limit, it is a rejected candidate and they are tried instead (as
+** fragments of it, so never accepted as certain). */
+static bool prose_truncated(prose *pr, size_t start, size_t end)
+{
+    rspans *d = &pr->done;
+    size_t k = d->n;
+    while (k && d->s[k - 1].start > start) k--;
+    size_t m = d->n - k;
+    if (!add(d, COAX_SOURCE_PROSE, start, end, false, start)) return false;
+    memmove(d->s + k + 1, d->s + k, m * sizeof *d->s);
+    d->s[k] = (rspan){COAX_SOURCE_PROSE, start, end, false, start, false};
+    for (size_t r = k + 1; r <= k + m; r++) d->s[r].fallback = true;
+    return true;
+}
+
 /* Moves the prose spans found so far to 'out'; an open span becomes a
 ** truncated candidate when it looks like JSON (an object, or an array of
 ** containers or strings), replacing the spans inside it. */
@@ -110,14 +127,13 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
         size_t at = pr->open[0];
         size_t next = skip_spaces(t, at + 1, end);
         bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"'));
-        if (jsonish) {
-            while (pr->done.n && pr->done.s[pr->done.n - 1].start > at) pr->done.n--;
-            ok = add(&pr->done, COAX_SOURCE_PROSE, at, end, false, at);
-        }
+        if (jsonish) ok = prose_truncated(pr, at, end);
     }
-    for (size_t i = 0; ok && i < pr->done.n; i++) ok = add(out, COAX_SOURCE_PROSE, pr->done.s[i].start,
-                                                          pr->done.s[i].end, pr->done.s[i].complete,
-                                                          pr->done.s[i].mark);
+    for (size_t i = 0; ok && i < pr->done.n; i++) {
+        ok = add(out, COAX_SOURCE_PROSE, pr->done.s[i].start, pr->done.s[i].end, pr->done.s[i].complete,
+                 pr->done.s[i].mark);
+        if (ok) out->s[out->n - 1].fallback = pr->done.s[i].fallback;
+    }
     pr->done.n = 0;
     pr->n = 0;
     pr->in_string = false;
@@ -337,11 +353,11 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
         }
         if (repair_value_starts(t + s, t + len) && !fence_at(t, s, len)) {
             if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
-                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s};
+                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
             } else {
                 if (!add(out, COAX_SOURCE_WHOLE, 0, 0, true, 0)) return COAX_ENOMEM;
                 memmove(out->s + 1, out->s, (out->n - 1) * sizeof *out->s);
-                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s};
+                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
             }
         }
     }

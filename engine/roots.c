@@ -5,11 +5,13 @@
 #include "roots.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -96,4 +98,38 @@ const char *roots_confine(const coax_roots *r, const char *dir, const char *path
         snprintf(msg + n, mcap - (size_t)n, "%s); the host allows more with --allow-dir or allow_dirs",
                  *sep ? "" : "none");
     return msg;
+}
+
+coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = fd < 0 ? errno : 0;
+        if (fd >= 0) close(fd);
+        snprintf(msg, mcap, "cannot open %s %.300s: %s", what, path, e ? strerror(e) : "not a regular file");
+        return COAX_EIO;
+    }
+    coax_code rc = COAX_OK;
+    if ((uint64_t)st.st_size > max) rc = COAX_ESIZE;
+    char chunk[8192];
+    ssize_t n;
+    while (!rc && (n = read(fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            snprintf(msg, mcap, "cannot read %s %.300s: %s", what, path, strerror(errno));
+            rc = COAX_EIO;
+        } else if ((size_t)n > max - text->len) {
+            rc = COAX_ESIZE; /* it grew since fstat */
+        } else {
+            coax_buf_put(text, chunk, (size_t)n);
+            if (text->oom) rc = COAX_ENOMEM;
+        }
+    }
+    close(fd);
+    if (rc == COAX_ESIZE)
+        snprintf(msg, mcap, "%s %.300s is larger than the limit of %zu bytes (max_input)", what, path, max);
+    else if (rc == COAX_ENOMEM)
+        snprintf(msg, mcap, "out of memory reading %s %.300s", what, path);
+    return rc;
 }

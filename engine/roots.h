@@ -35,4 +35,12 @@ void roots_free(coax_roots *r);
 const char *roots_confine(const coax_roots *r, const char *dir, const char *path, const char *what, char *out,
                           size_t cap, char *msg, size_t mcap);
 
+/* Reads the file at 'path' (as roots_confine resolved it) into 'text', which
+** the caller initialised: a regular file only (a FIFO or a device would block
+** or never end), opened without blocking and without following a link put
+** there since the check, at most 'max' bytes. Returns COAX_OK; COAX_EIO (it
+** cannot be opened or is not a regular file), COAX_ESIZE (over 'max': a
+** limit) or COAX_ENOMEM, with a message naming 'what' in 'msg' (mcap bytes). */
+coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap);
+
 #endif

@@ -1213,16 +1213,13 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
                                             msg, cap);
         lua_pop(L, 1);
         if (refused) return refused;
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            snprintf(msg, cap, "cannot open schema %.300s: %s", path, strerror(errno));
+        coax_code rc = roots_read(path, s->engine->limits.max_input, "schema", &text, msg, cap);
+        if (rc) {
+            coax_buf_free(&text);
+            *limit = coax_exit_status(rc) == 4;
             return msg;
         }
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&text, chunk, n);
-        fclose(f);
-        coax_code rc = text.oom ? COAX_ENOMEM : coax_parse(s->arena, text.data ? text.data : "", text.len, NULL, &doc, &err);
+        rc = coax_parse(s->arena, text.data ? text.data : "", text.len, &s->engine->limits, &doc, &err);
         if (rc) {
             coax_buf_free(&text);
             *limit = coax_exit_status(rc) == 4;

@@ -90,6 +90,12 @@ typedef struct vctx {
     uint64_t steps, regex;        /* left of the run's budgets */
     uint64_t steps_max, regex_max; /* the budgets, for messages */
     const char *steps_what, *regex_what; /* the budget that binds */
+    struct {                 /* the last large object whose names were looked up */
+        const coax_member *members;
+        uint32_t *slot;      /* member index + 1, 0: empty */
+        size_t cap;
+        uint64_t seed;
+    } names;
 } vctx;
 
 static bool fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -750,11 +756,47 @@ static bool unique_kw(vctx *c, const skw *k, const coax_value *inst)
     return false;
 }
 
+/* The member of 'obj' named key[0..n), or NULL. A large object is indexed
+** by its names once (a keyed hash), and the index kept for the next lookup:
+** "required" and "dependentRequired" look up one name after another in
+** the same object, and a scan per name made n names over n members cost
+** n^2. NULL with c->rc set when out of memory. */
+static const coax_value *member_named(vctx *c, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= 16) return coax_object_get(obj, key, n);
+    if (c->names.members != obj->u.members) {
+        size_t cap = 32;
+        while (cap < (size_t)obj->len * 2) cap *= 2;
+        if (cap != c->names.cap) {
+            coax_free_raw(c->alloc, c->names.slot, c->names.cap * sizeof *c->names.slot);
+            c->names.cap = 0;
+            c->names.members = NULL;
+            if (!(c->names.slot = coax_alloc_raw(c->alloc, cap * sizeof *c->names.slot))) return oom(c), NULL;
+            c->names.cap = cap;
+        }
+        if (!c->names.seed) c->names.seed = coax_hash_seed(c) | 1;
+        memset(c->names.slot, 0, cap * sizeof *c->names.slot);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->names.seed) & (cap - 1);
+            while (c->names.slot[at]) at = (at + 1) & (cap - 1);
+            c->names.slot[at] = i + 1;
+        }
+        c->names.members = obj->u.members;
+    }
+    size_t mask = c->names.cap - 1;
+    for (size_t at = (size_t)coax_hash_bytes(key, n, c->names.seed) & mask; c->names.slot[at]; at = (at + 1) & mask) {
+        const coax_member *m = &obj->u.members[c->names.slot[at] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
+    }
+    return NULL;
+}
+
 static bool required_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_OBJECT) return true;
-    /* a probe per member, or a scan of the members per name */
-    if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len * (1 + inst->len / 16))) return false;
+    /* a probe per member, or a lookup per name (an index of the members) */
+    if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
     if (k->ptab) {
         for (size_t i = 0; i < inst->len; i++) {
@@ -768,8 +810,10 @@ static bool required_kw(vctx *c, const skw *k, const coax_value *inst)
         const coax_value *name = &k->v->u.items[i];
         if (k->ptab && k->ridx[i] >= 0) {
             if ((seen >> k->ridx[i]) & 1) continue;
-        } else if (coax_object_get(inst, name->u.text, name->len)) {
+        } else if (member_named(c, inst, name->u.text, name->len)) {
             continue;
+        } else if (c->rc) {
+            return false;
         }
         ok = false;
         msg_start(c);
@@ -858,18 +902,22 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
 
 static bool deps_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 {
-    /* every name is looked up by a scan of the members */
-    if (inst->type != COAX_OBJECT || !charge(c, k->cost * (inst->len / 16))) return !c->rc;
+    /* every name is looked up (an index of the members) */
+    if (inst->type != COAX_OBJECT || !charge(c, k->cost + inst->len)) return !c->rc;
     bool ok = true;
     for (size_t j = 0; j < k->nsubs && !c->rc; j++) {
         const coax_member *d = &k->v->u.members[j];
-        if (!coax_object_get(inst, d->key, d->klen)) continue;
+        if (!member_named(c, inst, d->key, d->klen)) {
+            if (c->rc) return false;
+            continue;
+        }
         bool r = true;
         if (!push_kw(c, k->name) || !push(c, &c->kpath, d->key, d->klen)) return false;
         if (!k->subs[j]) {
             for (size_t i = 0; i < d->value.len; i++) {
                 const coax_value *need = &d->value.u.items[i];
-                if (coax_object_get(inst, need->u.text, need->len)) continue;
+                if (member_named(c, inst, need->u.text, need->len)) continue;
+                if (c->rc) return false;
                 r = false;
                 msg_start(c);
                 MSG("property ");
@@ -1466,6 +1514,7 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     coax_free_raw(c.alloc, c.scope, c.cscope * sizeof *c.scope);
     coax_free_raw(c.alloc, c.refs, c.crefs * sizeof *c.refs);
     coax_free_raw(c.alloc, c.nest, c.cnest * sizeof *c.nest);
+    coax_free_raw(c.alloc, c.names.slot, c.names.cap * sizeof *c.names.slot);
     coax_regex_scratch_free(s->re_env, c.scratch);
     if (c.rc) memset(out, 0, sizeof *out);
     return c.rc;

@@ -107,6 +107,126 @@ describe("coercion", function()
       assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
     end)
 
+    -- One object with n forbidden members: one trial of n edits, applied
+    -- by key; n keys each written like one declared name ("a" in another
+    -- case with tabs and spaces around): one is renamed, the rest dropped.
+    it("stays linear when one object has n members to drop, or n written like one declared name", function()
+      local schema = '{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}'
+      local function plain(n)
+        local t = {}
+        for i = 1, n do t[i] = ('"k%d":%d'):format(i, i) end
+        return "{" .. table.concat(t, ",") .. ',"a":0}'
+      end
+      local function loose(n)
+        local t = {}
+        for i = 1, n do
+          local pad = {}
+          for b = 0, 15 do pad[#pad + 1] = ((i >> b) & 1 == 1) and " " or "\\t" end
+          t[i] = ('"%sA":%d'):format(table.concat(pad), i)
+        end
+        return "{" .. table.concat(t, ",") .. "}"
+      end
+      for _, doc in ipairs { plain, loose } do
+        local small, big = doc(10000), doc(20000)
+        local r = coax.extract(big, schema)
+        assert.is_true(r.valid)
+        assert.are.equal(20000, #r.coercions)
+        assert.are.equal(doc == plain and 0 or 1, r.value.a)
+        local ratio = best_time(function() coax.extract(big, schema) end)
+          / best_time(function() coax.extract(small, schema) end)
+        assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      end
+      local r = coax.extract('{"A":1," a ":2,"b":3}', schema) -- twin: the first written like "a" is renamed
+      assert.are.same({ 1, "key_renamed", "/a" }, { r.value.a, r.coercions[1].kind, r.coercions[1].pointer })
+    end)
+
+    -- Schema and object grow together: n declared names against n members
+    -- are matched through an index by loose form, not each against each.
+    it("stays linear when n declared or required names meet n members", function()
+      local function forbidden(n)
+        local props, members = {}, {}
+        for i = 1, n do
+          props[i] = ('"p%d":{}'):format(i)
+          members[i] = ('"x%d":1'):format(i)
+        end
+        return '{"type":"object","properties":{' .. table.concat(props, ",") .. '},"additionalProperties":false}',
+          "{" .. table.concat(members, ",") .. "}", n -- every member dropped
+      end
+      local function recased(n)
+        local names, members = {}, {}
+        for i = 1, n do
+          names[i] = ('"k%d"'):format(i)
+          members[i] = ('" K%d":%d'):format(n + 1 - i, i)
+        end
+        return '{"required":[' .. table.concat(names, ",") .. "]}", "{" .. table.concat(members, ",") .. "}", n
+      end
+      for _, case in ipairs { forbidden, recased } do
+        local s1, d1 = case(4000)
+        local s2, d2, count = case(8000)
+        local r = coax.extract(d2, s2)
+        assert.is_true(r.valid)
+        assert.are.equal(count, #r.coercions)
+        local ratio = best_time(function() coax.extract(d2, s2) end) / best_time(function() coax.extract(d1, s1) end)
+        assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      end
+      -- twins: a name written two ways is not renamed (which one was meant?),
+      -- and a declared " K1" is not taken for "k1"
+      local r = coax.extract('{"K1":1,"k1 ":2}', '{"required":["k1"]}')
+      assert.are.same({ false, 0 }, { r.valid, #r.coercions })
+      r = coax.extract('{" K1":1}', '{"properties":{" K1":{}},"required":["k1"]}')
+      assert.are.same({ false, 0 }, { r.valid, #r.coercions })
+      r = coax.extract('{" K1":1}', '{"required":["k1"]}')
+      assert.are.same({ true, "key_renamed", 1 }, { r.valid, r.coercions[1].kind, r.value.k1 })
+    end)
+
+    -- Keys made to collide in the low 20 bits of unseeded FNV-1a (each
+    -- key picks one of two colliding 3-byte blocks per position): the
+    -- coercion's member index and location maps used to put them in one chain.
+    it("stays linear on member names crafted to collide under unseeded FNV-1a", function()
+      local alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+      local function fnv(h, s)
+        for i = 1, #s do h = (h ~ s:byte(i)) * 0x100000001b3 end
+        return h
+      end
+      local mask, h, pairs_of = (1 << 20) - 1, -3750763034362895579, {} -- 0xcbf29ce484222325
+      for pos = 1, 15 do
+        local seen = {}
+        for a = 1, #alnum do
+          for b = 1, #alnum do
+            for c = 1, #alnum do
+              local blk = alnum:sub(a, a) .. alnum:sub(b, b) .. alnum:sub(c, c)
+              local v = fnv(h, blk) & mask
+              if seen[v] then
+                pairs_of[pos] = { seen[v], blk }
+                h = fnv(h, seen[v])
+                goto next_pos
+              end
+              seen[v] = blk
+            end
+          end
+        end
+        error("no collision")
+        ::next_pos::
+      end
+      local function doc(n)
+        local t = {}
+        for i = 0, n - 1 do
+          local k = {}
+          for pos = 1, 15 do k[pos] = pairs_of[pos][((i >> (pos - 1)) & 1) + 1] end
+          t[#t + 1] = ('"%s":"%d"'):format(table.concat(k), i)
+        end
+        return "{" .. table.concat(t, ",") .. "}"
+      end
+      local schema = '{"type":"object","additionalProperties":{"type":"integer"}}'
+      local small, big = doc(8192), doc(16384)
+      local r = coax.extract(big, schema)
+      assert.is_true(r.valid)
+      assert.are.equal(16384, #r.coercions)
+      local ratio = best_time(function() coax.extract(big, schema) end)
+        / best_time(function() coax.extract(small, schema) end)
+      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+    end)
+
     it("stays within 4x of reading and validating the same document", function()
       local doc = mistyped.document(40000)
       local strict = best_time(function() coax.extract(doc, mistyped.schema, { strict = true }) end)

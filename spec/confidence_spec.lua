@@ -91,6 +91,24 @@ describe("confidence classes", function()
     assert.truthy(msg:find("nesting deeper than 512", 1, true))
   end)
 
+  it("a value after an unclosed span over the limit is tried, as a fragment of that span", function()
+    -- the scanner sees {"a": 1} inside the 600 open x{; the span over the
+    -- limit is rejected and what it holds is still a candidate, never certain
+    local reply = "See " .. string.rep("x{", 600) .. '\n{"a": 1}'
+    local v, log, info = coax.repair(reply)
+    assert.are.same({ '{"a":1}', "prose", 1 }, { coax.json.encode(v), info.source, info.candidates })
+    assert.are.same({ "prose_span", "fragment", "invented" }, { log[1].kind, log[2].kind, log[2].class })
+    local r = coax.extract(reply, { type = "object" })
+    assert.are.same({ false, "fragment", "invented", 2, 1 },
+      { r.valid, r.refused.kind, r.refused.class, r.refused.line, r.refused.column })
+    r = coax.extract(reply, { type = "object" }, { max_class = "invented" })
+    assert.are.equal('{"a":1}', coax.json.encode(r.value))
+    -- twins: a closed span over the limit keeps its insides (they are
+    -- parts of it), and an unclosed one with nothing complete inside is the limit
+    assert.are.equal("COAX_EDEPTH", select(3, coax.repair("[[[1]]]", { max_depth = 2 })))
+    assert.are.equal("COAX_EDEPTH", select(3, coax.repair("See " .. string.rep("x{", 600) .. "\n")))
+  end)
+
   it("chooses by the README's rule without a schema, and LaTeX in prose does not win", function()
     local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
     assert.are.equal('{"a":1}', coax.json.encode(v))

@@ -241,6 +241,18 @@ describe("coax example (command)", function()
       assert.are.equal(1, code)
     end)
 
+    it("a search cut short by --steps is a limit (exit 4), a depth cut stays an answer (exit 1)", function()
+      -- 1000^3 items: the generator runs out of steps before any instance
+      local s = '{"type":"array","minItems":1000,"items":{"type":"array","minItems":1000,'
+        .. '"items":{"type":"array","minItems":1000}}}'
+      local out, err, code = example(s)
+      assert.are.same({ "", 4 }, { out, code })
+      assert.are.equal("coax example: no valid instance found for this schema within the step limit "
+        .. "(--steps N raises it); the closest attempt fails:\n  at \"\" (/type): expected array, got null\n", err)
+      out, _, code = example('{"type":"array","minItems":3,"items":{"type":"array","minItems":3}}', "--steps", "100")
+      assert.are.same({ "[[null,null,null],[null,null,null],[null,null,null]]", 0 }, { out, code })
+    end)
+
     it("gives up on branches that all recur, within the depth limit", function()
       local s = '{"$defs":{"a":{"anyOf":[{"type":"object","required":["x"],"properties":{"x":{"$ref":"#/$defs/a"}}},'
         .. '{"type":"array","minItems":1,"items":{"$ref":"#/$defs/a"}}]}},"$ref":"#/$defs/a"}'

@@ -409,6 +409,32 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     assert.are.same({ "/1", "/items/enum" }, { errs[1].instanceLocation, errs[1].keywordLocation })
   end)
 
+  it("required and dependentRequired of n names over an object of n members are near-linear", function()
+    local function case(n, kw)
+      local names, members = {}, {}
+      for i = 1, n do
+        names[i] = ('"k%d"'):format(i)
+        members[i] = ('"k%d":%d'):format(n + 1 - i, i) -- reordered
+      end
+      local list = "[" .. table.concat(names, ",") .. "]"
+      local doc = kw == "required" and '{"required":' .. list .. "}"
+        or '{"dependentRequired":{"k1":' .. list .. "}}"
+      return assert(coax.schema(doc)), "{" .. table.concat(members, ",") .. "}"
+    end
+    for _, kw in ipairs({ "required", "dependentRequired" }) do
+      local cases = { [20000] = { case(20000, kw) }, [40000] = { case(40000, kw) } }
+      local r = ratio(function(n) assert.is_true(cases[n][1]:validate(cases[n][2], "json")) end, 20000)
+      assert.is_true(r < 3, ("%s: time(40000) / time(20000) = %.2f"):format(kw, r))
+      -- the twin: the one name missing among 20,000 is found and named
+      local t = {}
+      for i = 1, 19999 do t[i] = ('"k%d":1'):format(i) end
+      local ok, errs = cases[20000][1]:validate("{" .. table.concat(t, ",") .. "}", "json")
+      assert.is_false(ok)
+      assert.are.equal(1, #errs)
+      assert.truthy(errs[1].error:find('"k20000"', 1, true), errs[1].error)
+    end
+  end)
+
   it("property names made to collide under the old hash compile and validate in near-linear time", function()
     -- the old hash: the length, the first, middle and last byte
     local letters = "bcdefghijklmnopqrstuvwxy"

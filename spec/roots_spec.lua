@@ -97,6 +97,26 @@ describe("a recipe's schema path", function()
     assert.is_true(os.time() - t0 < 5)
   end)
 
+  it("inside the folder, is read only when it is a regular file, and only up to --max-input", function()
+    -- a FIFO in the recipe's own folder (a recipe archive may hold one) would block forever
+    os.execute("mkfifo " .. H.quote(recipes .. "/fifo.json"))
+    os.execute("mkdir -p " .. H.quote(recipes .. "/dir.json"))
+    local t0 = os.time()
+    local out, err, code = run_cli("fifo_inside", "fifo.json")
+    assert.are.same({ "", "coax run: invalid: cannot open schema " .. recipes .. "/fifo.json: not a regular file\n", 2 },
+      { out, err, code })
+    assert.is_true(os.time() - t0 < 5)
+    _, err, code = run_cli("dir_inside", "dir.json")
+    assert.are.same({ "coax run: invalid: cannot open schema " .. recipes .. "/dir.json: not a regular file\n", 2 },
+      { err, code })
+    -- a file over the input limit is a limit, read no further than it
+    out, err, code = run_cli("big", "schema.json", { "--max-input", "16" })
+    assert.are.same({ "", "coax run: limit: schema " .. recipes .. "/schema.json is larger than the limit of 16 bytes "
+      .. "(max_input)\n", 4 }, { out, err, code })
+    out, _, code = run_cli("fits", "schema.json", { "--max-input", tostring(#SCHEMA) })
+    assert.are.same({ '{"n":1}\n', 0 }, { out, code })
+  end)
+
   it("reaches a folder the host allows with --allow-dir (repeatable), and only that one", function()
     local out, err, code = run_cli("allowed", "../outside/ok.json", { "--allow-dir", outside })
     assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
