@@ -7,7 +7,7 @@ local json = coax.json
 local M = {}
 
 M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nesting", "closed_bracket",
-  "spans", "mixed" }
+  "spans", "mixed", "peers" }
 
 --- Every case of one file: {name, input, schema, expect, finish}.
 function M.cases(file)
