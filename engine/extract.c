@@ -147,6 +147,26 @@ static const coax_repair_entry *classify(const coax_candidate *cand, coax_class 
     return gate;
 }
 
+/* "a value was taken out of prose at line 1, column 5 ('2 or 3'): send the
+** value alone", for a scalar candidate that is not the whole reply. */
+static const char *prose_error(coax_arena *a, const char *text, size_t len, size_t at)
+{
+    const char *s;
+    size_t n = snippet(text, len, at, &s);
+    unsigned line = 1, column = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') line++, column = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) column++;
+    }
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_printf(&b, "a value was taken out of prose at line %u, column %u ('%.*s'): send the value alone", line,
+                    column, (int)n, s);
+    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    return msg;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
@@ -180,10 +200,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!s->complete &&
         (rc = prepend_error(c->arena, &s->validation, "the reply was cut off: the JSON is incomplete")))
         return rc;
-    if (!extract_scalar_alone(x->text, x->len, cand) &&
-        (rc = prepend_error(c->arena, &s->validation,
-                            "a value was taken out of prose (\"2 or 3\"): send the value alone")))
-        return rc;
+    if (!extract_scalar_alone(x->text, x->len, cand)) {
+        const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
+        if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
+    }
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->coercions = c->log;
