@@ -147,17 +147,24 @@ static const coax_repair_entry *classify(const coax_candidate *cand, coax_class 
     return gate;
 }
 
+/* The line and column (in characters, from 1) of byte 'at'. */
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
+{
+    *line = *column = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') ++*line, *column = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
+    }
+}
+
 /* "a value was taken out of prose at line 1, column 5 ('2 or 3'): send the
 ** value alone", for a scalar candidate that is not the whole reply. */
 static const char *prose_error(coax_arena *a, const char *text, size_t len, size_t at)
 {
     const char *s;
     size_t n = snippet(text, len, at, &s);
-    unsigned line = 1, column = 1;
-    for (size_t i = 0; i < at && i < len; i++) {
-        if (text[i] == '\n') line++, column = 1;
-        else if (((unsigned char)text[i] & 0xC0) != 0x80) column++;
-    }
+    unsigned line, column;
+    line_column(text, len, at, &line, &column);
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(a));
     coax_buf_printf(&b, "a value was taken out of prose at line %u, column %u ('%.*s'): send the value alone", line,
@@ -208,6 +215,59 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->nerrors = s->validation.nerrors;
     s->coercions = c->log;
     s->ncoercions = c->n;
+    return COAX_OK;
+}
+
+/* The valid, complete candidates that needed no invented repair: each is
+** an answer the reply plainly gives. */
+typedef struct plain_set {
+    scored *s;
+    size_t n;
+} plain_set;
+
+static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
+
+/* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
+static bool holds(const coax_candidate *a, const coax_candidate *b)
+{
+    return a->start <= b->start && b->end <= a->end;
+}
+
+/* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
+** leave no way to tell which one the model meant: whether the first (a
+** draft?) or the last (a correction?), picking one is a guess, so the best
+** is refused with an error naming both places. Answers equal after
+** coercion, or one inside the other, are one answer. */
+static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_set *plain, scored *best)
+{
+    if (!is_plain(best)) return COAX_OK;
+    const coax_candidate *b = &x->repair->candidates[best->index];
+    for (size_t i = 0; i < plain->n; i++) {
+        const scored *p = &plain->s[i];
+        const coax_candidate *o = &x->repair->candidates[p->index];
+        if (p->index == best->index || holds(b, o) || holds(o, b)) continue;
+        int eq = coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+        if (eq < 0) return COAX_ENOMEM;
+        if (eq) continue;
+        const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
+        unsigned l1, c1, l2, c2;
+        line_column(x->text, x->len, first->start, &l1, &c1);
+        line_column(x->text, x->len, second->start, &l2, &c2);
+        coax_buf buf;
+        coax_buf_init(&buf, coax_arena_allocator(c->arena));
+        coax_buf_printf(&buf,
+                        "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
+                        "send one value",
+                        l1, c1, l2, c2);
+        char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
+        coax_buf_free(&buf);
+        if (!msg) return COAX_ENOMEM;
+        coax_code rc = prepend_error(c->arena, &best->validation, msg);
+        if (rc) return rc;
+        best->valid = false;
+        best->nerrors = best->validation.nerrors;
+        return COAX_OK;
+    }
     return COAX_OK;
 }
 
@@ -268,14 +328,19 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
+    plain_set plain = {coax_arena_alloc(arena, (r->ncandidates + 1) * sizeof *plain.s), 0};
+    if (!plain.s) return COAX_ENOMEM;
     for (size_t i = 0; i < r->ncandidates; i++) {
         if (i < first && i != r->chosen && r->candidates[i].source != COAX_SOURCE_SEQUENCE) continue;
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
+        bool kept = is_plain(&s);
+        if (kept) plain.s[plain.n++] = s;
         if (better(&s, &best)) best = s;
-        else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
+        else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
+    if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     if (!best.valid && bare && (rc = try_bare(&c, text, len, r, &best))) return rc;
     if (best.index == SIZE_MAX) return COAX_ENOJSON;
     out->valid = best.valid;

@@ -9,6 +9,9 @@ local M = {}
 M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nesting", "closed_bracket",
   "spans", "mixed", "peers" }
 
+--- How many plain cases each file may see refused (none where absent).
+M.refused_allowed = { peers = 4 }
+
 --- Every case of one file: {name, input, schema, expect, finish}.
 function M.cases(file)
   local out = {}
