@@ -466,11 +466,22 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 /* Whether the schema's root asks for one scalar that bare text can name:
 ** an enum or const, or only integer, number, boolean or null (a plain
 ** string root is not one: any prose is a string). */
-bool coerce_scalar_root(const coax_value *doc)
+/* Whether schema 's' of document 'doc' asks for one scalar; 'depth' bounds
+** the branches of anyOf and oneOf looked into. */
+static bool scalar_schema(const coax_value *doc, const coax_value *s, int depth)
 {
-    const coax_value *s = deref(doc, doc);
+    s = deref(doc, s);
     if (!s || s->type != COAX_OBJECT) return false;
     if (member(s, "enum") || member(s, "const")) return true;
+    static const char *const unions[] = {"anyOf", "oneOf"};
+    for (size_t u = 0; u < 2; u++) { /* {"anyOf": [{"const": 2}, {"const": 3}]}: every branch a scalar */
+        const coax_value *b = member(s, unions[u]);
+        if (!b || member(s, "type")) continue;
+        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return false;
+        for (size_t i = 0; i < b->len; i++)
+            if (!scalar_schema(doc, &b->u.items[i], depth + 1)) return false;
+        return true;
+    }
     const coax_value *t = member(s, "type");
     size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
     for (size_t i = 0; i < n; i++) {
@@ -482,6 +493,8 @@ bool coerce_scalar_root(const coax_value *doc)
     }
     return n > 0;
 }
+
+bool coerce_scalar_root(const coax_value *doc) { return scalar_schema(doc, doc, 0); }
 
 /* Whether any "properties" in the schema document declares 'key' (an
 ** explicit stack: the document's depth is input). True when out of memory. */

@@ -677,14 +677,49 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     return COAX_OK;
 }
 
+/* The byte length of one identifier character at p, or 0: an ASCII letter,
+** digit, '_' or '$', or a non-ASCII letter (spécialité, prénom, 名前): any
+** character from U+00C0 on but the signs, punctuation, symbols and
+** emoji, which never make a word. */
+static size_t ident_char(const char *p, const char *e)
+{
+    if (is_ident((unsigned char)*p)) return 1;
+    if (!((unsigned char)*p & 0x80)) return 0;
+    uint32_t cp;
+    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
+    if (!n || cp < 0xC0 || cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x2BFF) ||
+        (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFE00 && cp <= 0xFFFF) || cp >= 0x1F000)
+        return 0;
+    return n;
+}
+
 /* Whether s..t is one identifier (a letter, '_' or '$', then those and
 ** digits): the only unquoted key whose reading is obvious. */
 static bool is_identifier(const char *s, const char *t)
 {
     if (t <= s || (*s >= '0' && *s <= '9')) return false;
-    for (const char *c = s; c < t; c++)
-        if (!is_ident((unsigned char)*c)) return false;
+    for (const char *c = s; c < t;) {
+        size_t n = ident_char(c, t);
+        if (!n) return false;
+        c += n;
+    }
     return true;
+}
+
+/* Whether s..t is a plain number (5, -1, 2.17) written where a key goes:
+** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"}). */
+static bool is_number_key(const char *s, const char *t)
+{
+    const char *c = s + (s < t && *s == '-');
+    const char *d = c;
+    while (c < t && *c >= '0' && *c <= '9') c++;
+    if (c == d || (c - d > 1 && *d == '0')) return false;
+    if (c < t && *c == '.') {
+        const char *f = ++c;
+        while (c < t && *c >= '0' && *c <= '9') c++;
+        if (c == f) return false;
+    }
+    return c == t;
 }
 
 /* Whether a key and its colon start at p (after spaces): a quoted string
@@ -708,7 +743,7 @@ static bool key_ahead(const char *p, const char *e)
         }
     } else {
         const char *s = p;
-        while (p < e && is_ident((unsigned char)*p)) p++;
+        for (size_t n; p < e && (n = ident_char(p, e));) p += n;
         if (!is_identifier(s, p)) return false;
     }
     while (p < e && (*p == ' ' || *p == '\t')) p++;
@@ -813,7 +848,8 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    bool guessed = ctx == CTX_KEY ? !is_identifier(s, t) : !word_ends_clearly(ps, s, t, p, ctx);
+    bool guessed = ctx == CTX_KEY ? !is_identifier(s, t) && !(p < e && *p == ':' && is_number_key(s, t))
+                                  : !word_ends_clearly(ps, s, t, p, ctx);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     ps->sb.len = 0;
     for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
