@@ -757,6 +757,25 @@ static bool member_starts(const char *p, const char *e, bool object)
     return object ? key_ahead(p, e) : repair_value_starts(p, e);
 }
 
+/* Whether the brackets in s..t close in order: "fetch(page: number" was
+** cut inside its parentheses (the comma after it is the text's, not a
+** member's), and "object): Promise" lost its start. */
+static bool brackets_balance(const char *s, const char *t)
+{
+    char open[16];
+    size_t n = 0;
+    for (const char *c = s; c < t; c++) {
+        char want = *c == ')' ? '(' : *c == ']' ? '[' : *c == '}' ? '{' : 0;
+        if (*c == '(' || *c == '[' || *c == '{') {
+            if (n == sizeof open) return false;
+            open[n++] = *c;
+        } else if (want && (n == 0 || open[--n] != want)) {
+            return false;
+        }
+    }
+    return n == 0;
+}
+
 /* Whether an unquoted value s..t (stopped at p) has an obvious end: a
 ** closing bracket, or a comma or line break followed by a key (in an
 ** array: a comma after a single word). A value that lost its quotes, or
@@ -768,6 +787,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
     for (const char *c = t; c < p; c++)
         if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
     if (memchr(s, '"', (size_t)(t - s))) return false;
+    if (!brackets_balance(s, t)) return false;
     if (p >= e) return false;
     if (*p == '}' || *p == ']') return true;
     if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
