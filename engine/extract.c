@@ -25,7 +25,24 @@ typedef struct extract_job {
     size_t len;
     bool strict, cut_off;
     coax_class max_class;
+    const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
 } extract_job;
+
+/* The first invented repair among the values the whole text was read as.
+** Where the text is nothing but values and one of them needed a guess, the
+** places it was cut into values are guesses too: '{"k": "v"}, "k2" "v2"}'
+** is one object closed early, and '[7, 8, 9]' after a broken object is a
+** piece of it, so none of those values stands alone. */
+static const coax_repair_entry *whole_guess(const coax_repair_result *r)
+{
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const coax_candidate *c = &r->candidates[i];
+        if (c->source != COAX_SOURCE_WHOLE && c->source != COAX_SOURCE_SEQUENCE) continue;
+        for (size_t k = 0; k < c->nlog; k++)
+            if (c->log[k].cls == COAX_CLASS_INVENTED) return &c->log[k];
+    }
+    return NULL;
+}
 
 /* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
 static bool better(const scored *a, const scored *b)
@@ -196,6 +213,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the repairs do not allow. */
     bool excused;
     const coax_repair_entry *gate = classify(cand, x->max_class, s, &excused);
+    if (x->whole_guess && !s->ninvented &&
+        (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
+        s->ninvented = 1; /* a piece of a broken reading */
+        if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+    }
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
     ** "bob"), so it never counts as valid: the session asks again. */
@@ -324,7 +346,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
-    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class};
+    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class, whole_guess(r)};
     coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
