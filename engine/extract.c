@@ -255,6 +255,17 @@ static bool holds(const coax_candidate *a, const coax_candidate *b)
     return a->start <= b->start && b->end <= a->end;
 }
 
+/* Whether candidate o (scored p) is a part of candidate h (scored hs), not
+** another answer: inside its span, and, when h is the array made of the
+** values one after the other, fitting the schema only with more coercions
+** than h ({"a": 1}\n{"a": 2} for an array of objects is one list; for any
+** value at all, a list and two objects are three readings). */
+static bool part_of(const coax_candidate *h, const scored *hs, const coax_candidate *o, const scored *p)
+{
+    if (!holds(h, o)) return false;
+    return h->source != COAX_SOURCE_SEQUENCE || p->ncoercions > hs->ncoercions;
+}
+
 /* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
 ** leave no way to tell which one the model meant: whether the first (a
 ** draft?) or the last (a correction?), picking one is a guess, so the best
@@ -267,7 +278,7 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
     for (size_t i = 0; i < plain->n; i++) {
         const scored *p = &plain->s[i];
         const coax_candidate *o = &x->repair->candidates[p->index];
-        if (p->index == best->index || holds(b, o) || holds(o, b)) continue;
+        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
         int eq = coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
