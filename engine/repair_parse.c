@@ -202,9 +202,16 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
         return call;
     case ';':
         return !open;
-    case '+': {
+    case '+': { /* "a" + "b", or with a short block comment after the '+': a concatenation */
         const char *r = p + 1;
-        while (r < e && ws_tab[(unsigned char)*r]) r++;
+        for (int n = 0; n < 4; n++) { /* at most four comments */
+            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            if (e - r < 2 || r[0] != '/' || r[1] != '*') break;
+            const char *end = r + 2, *limit = e - r > 256 ? r + 256 : e; /* bounded: this runs per quote */
+            while (limit - end >= 2 && !(end[0] == '*' && end[1] == '/')) end++;
+            if (limit - end < 2) return false;
+            r = end + 2;
+        }
         return r < e && quote_at(r, e, &q);
     }
     case '/':
