@@ -51,6 +51,8 @@ typedef struct lp {
     bool inv_any;      /* an invented repair in this top-level value */
     size_t inv_opens;  /* open containers with 'invented' set */
     size_t none_from;  /* repair_fenced_string's cache */
+    bool inner_quote;  /* the string being decoded kept an unescaped quote */
+    const char *quoted_end; /* the end of the last string that kept one */
 } lp;
 
 static size_t off(const lp *ps, const char *at)
@@ -390,6 +392,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                 }
             }
             note(ps, RK_UNESCAPED_QUOTE, p);
+            ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
             p += qn;
             continue;
@@ -466,6 +469,7 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
     size_t mark = ps->log->n;
     ps->sb.len = 0;
     ps->p = body;
+    ps->inner_quote = false;
     int r = decode_body(ps, open, ctx, ps->e, &cut);
     if (r == S_BOUND) {
         const char *x = unterminated_end(ps, body);
@@ -476,10 +480,12 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
         ps->log->n = mark;
         ps->sb.len = 0;
         ps->p = body;
+        ps->inner_quote = false;
         decode_body(ps, open, ctx, cut, &cut);
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
+    if (ps->inner_quote) ps->quoted_end = ps->p;
     if (ps->sb.oom) return nomem(ps);
     if (ps->sb.len > ps->lim.max_string)
         return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
@@ -698,6 +704,14 @@ static size_t ident_char(const char *p, const char *e)
         (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFE00 && cp <= 0xFFFF) || cp >= 0x1F000)
         return 0;
     return n;
+}
+
+/* Whether s..t holds nothing but whitespace. */
+static bool only_space(const char *s, const char *t)
+{
+    for (; s < t; s++)
+        if (!ws_tab[(unsigned char)*s]) return false;
+    return true;
 }
 
 /* Whether s..t is one identifier (a letter, '_' or '$', then those and
@@ -1191,7 +1205,10 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            note_as(ps, RK_MISSING_COMMA, class_if(!member_starts(p, e, top->object)), p);
+            /* After a string that kept an unescaped quote, where it ended
+            ** was itself a guess ("a "b" c" "d": which quote closes?). */
+            bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
+            note_as(ps, RK_MISSING_COMMA, class_if(!member_starts(p, e, top->object) || after_quoted), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;
