@@ -192,6 +192,9 @@ static size_t fence_close_first(const char *t, size_t body, size_t len, char c, 
     }
 }
 
+/* The bytes fence_close looks at. */
+static const uint8_t fence_bytes[256] = {['"'] = 1, ['\\'] = 1, ['`'] = 1, ['~'] = 1};
+
 /* Whether the fence at t[k] (of length n) is alone on its line. */
 static bool fence_alone(const char *t, size_t k, size_t n, size_t len)
 {
@@ -211,9 +214,16 @@ static bool fence_alone(const char *t, size_t k, size_t n, size_t len)
 ** do not scan to the end again. */
 static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t *none_from, size_t *loose_from)
 {
-    if (body >= *loose_from) return fence_close_first(t, body, len, c, none_from);
+    size_t first = fence_close_first(t, body, len, c, none_from);
+    /* A first fence alone on its line closes the block in any reading. */
+    if (first >= len || body >= *loose_from || fence_alone(t, first, fence_at(t, first, len), len)) return first;
     bool in_string = false;
     for (size_t k = body; k < len; k++) {
+        while (len - k >= 4 && !(fence_bytes[(unsigned char)t[k]] | fence_bytes[(unsigned char)t[k + 1]] |
+                                 fence_bytes[(unsigned char)t[k + 2]] | fence_bytes[(unsigned char)t[k + 3]]))
+            k += 4; /* only quotes, backslashes and fence characters matter */
+        while (k < len && !fence_bytes[(unsigned char)t[k]]) k++;
+        if (k >= len) break;
         if (in_string && t[k] == '\\') {
             k++;
             continue;
@@ -234,7 +244,7 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t
         k += n - 1;
     }
     *loose_from = body;
-    return fence_close_first(t, body, len, c, none_from);
+    return first;
 }
 
 /* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
