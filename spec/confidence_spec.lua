@@ -104,6 +104,23 @@ describe("confidence classes", function()
     assert.are.equal('{"key":"b"}', coax.json.encode(r.value))
   end)
 
+  it("looks for closing fences outside strings in time linear in the reply", function()
+    local function best_time(text)
+      local best = math.huge
+      for _ = 1, 5 do
+        local t0 = os.clock()
+        coax.repair(text)
+        best = math.min(best, os.clock() - t0)
+      end
+      return best
+    end
+    -- Blocks whose quotes never settle and whose first fence is mid-line:
+    -- each would scan to the end without the cache.
+    local unit = '```json\n{"a": "x ```y\n'
+    local ratio = best_time(unit:rep(100000)) / best_time(unit:rep(50000))
+    assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+  end)
+
   it("chooses by the README's rule without a schema, and LaTeX in prose does not win", function()
     local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
     assert.are.equal('{"a":1}', coax.json.encode(v))
