@@ -573,11 +573,29 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     }
 }
 
-coerce_root coerce_scalar_root(const coax_value *doc)
+/* What schema 's' of document 'doc' asks for, as bare text can name it:
+** one scalar (an enum or const, or only integer, number, boolean or null),
+** a string (any prose is one), or something else. 'depth' bounds the
+** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
+** {"const": 3}]} asks for a scalar when every branch does. */
+static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
 {
-    const coax_value *s = deref(doc, doc);
+    s = deref(doc, s);
     if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
     if (member(s, "enum") || member(s, "const")) return ROOT_SCALAR;
+    static const char *const unions[] = {"anyOf", "oneOf"};
+    for (size_t u = 0; u < 2; u++) {
+        const coax_value *b = member(s, unions[u]);
+        if (!b || member(s, "type")) continue;
+        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
+        coerce_root all = ROOT_SCALAR;
+        for (size_t i = 0; i < b->len; i++) {
+            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1);
+            if (k == ROOT_OTHER) return ROOT_OTHER;
+            if (k == ROOT_STRING) all = ROOT_STRING;
+        }
+        return all;
+    }
     const coax_value *t = member(s, "type");
     size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
     bool string = false;
@@ -591,6 +609,8 @@ coerce_root coerce_scalar_root(const coax_value *doc)
     }
     return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
 }
+
+coerce_root coerce_scalar_root(const coax_value *doc) { return scalar_schema(doc, doc, 0); }
 
 /* Whether any "properties" in the schema document declares 'key' (an
 ** explicit stack: the document's depth is input). True when out of memory. */

@@ -26,7 +26,24 @@ typedef struct extract_job {
     size_t len;
     bool strict, cut_off;
     coax_class max_class;
+    const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
 } extract_job;
+
+/* The first invented repair among the values the whole text was read as.
+** Where the text is nothing but values and one of them needed a guess, the
+** places it was cut into values are guesses too: '{"k": "v"}, "k2" "v2"}'
+** is one object closed early, and '[7, 8, 9]' after a broken object is a
+** piece of it, so none of those values stands alone. */
+static const coax_repair_entry *whole_guess(const coax_repair_result *r)
+{
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const coax_candidate *c = &r->candidates[i];
+        if (c->source != COAX_SOURCE_WHOLE && c->source != COAX_SOURCE_SEQUENCE) continue;
+        for (size_t k = 0; k < c->nlog; k++)
+            if (c->log[k].cls == COAX_CLASS_INVENTED) return &c->log[k];
+    }
+    return NULL;
+}
 
 /* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
 static bool better(const scored *a, const scored *b)
@@ -148,6 +165,33 @@ static const coax_repair_entry *classify(const coax_candidate *cand, coax_class 
     return gate;
 }
 
+/* The line and column (in characters, from 1) of byte 'at'. */
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
+{
+    *line = *column = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') ++*line, *column = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
+    }
+}
+
+/* "a value was taken out of prose at line 1, column 5 ('2 or 3'): send the
+** value alone", for a scalar candidate that is not the whole reply. */
+static const char *prose_error(coax_arena *a, const char *text, size_t len, size_t at)
+{
+    const char *s;
+    size_t n = snippet(text, len, at, &s);
+    unsigned line, column;
+    line_column(text, len, at, &line, &column);
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_printf(&b, "a value was taken out of prose at line %u, column %u ('%.*s'): send the value alone", line,
+                    column, (int)n, s);
+    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    return msg;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
@@ -170,6 +214,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the repairs do not allow. */
     bool excused;
     const coax_repair_entry *gate = classify(cand, x->max_class, s, &excused);
+    if (x->whole_guess && !s->ninvented &&
+        (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
+        s->ninvented = 1; /* a piece of a broken reading */
+        if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+    }
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
     ** "bob"), so it never counts as valid: the session asks again. */
@@ -183,14 +232,78 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!s->complete &&
         (rc = prepend_error(c->arena, &s->validation, "the reply was cut off: the JSON is incomplete")))
         return rc;
-    if (!extract_scalar_alone(x->text, x->len, cand) &&
-        (rc = prepend_error(c->arena, &s->validation,
-                            "the value is one part of a sentence: send the value alone")))
-        return rc;
+    if (!extract_scalar_alone(x->text, x->len, cand)) {
+        const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
+        if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
+    }
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->coercions = c->log;
     s->ncoercions = c->n;
+    return COAX_OK;
+}
+
+/* The valid, complete candidates that needed no invented repair: each is
+** an answer the reply plainly gives. */
+typedef struct plain_set {
+    scored *s;
+    size_t n;
+} plain_set;
+
+static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
+
+/* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
+static bool holds(const coax_candidate *a, const coax_candidate *b)
+{
+    return a->start <= b->start && b->end <= a->end;
+}
+
+/* Whether candidate o (scored p) is a part of candidate h (scored hs), not
+** another answer: inside its span, and, when h is the array made of the
+** values one after the other, fitting the schema only with more coercions
+** than h ({"a": 1}\n{"a": 2} for an array of objects is one list; for any
+** value at all, a list and two objects are three readings). */
+static bool part_of(const coax_candidate *h, const scored *hs, const coax_candidate *o, const scored *p)
+{
+    if (!holds(h, o)) return false;
+    return h->source != COAX_SOURCE_SEQUENCE || p->ncoercions > hs->ncoercions;
+}
+
+/* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
+** leave no way to tell which one the model meant: whether the first (a
+** draft?) or the last (a correction?), picking one is a guess, so the best
+** is refused with an error naming both places. Answers equal after
+** coercion, or one inside the other, are one answer. */
+static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_set *plain, scored *best)
+{
+    if (!is_plain(best)) return COAX_OK;
+    const coax_candidate *b = &x->repair->candidates[best->index];
+    for (size_t i = 0; i < plain->n; i++) {
+        const scored *p = &plain->s[i];
+        const coax_candidate *o = &x->repair->candidates[p->index];
+        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
+        int eq = coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+        if (eq < 0) return COAX_ENOMEM;
+        if (eq) continue;
+        const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
+        unsigned l1, c1, l2, c2;
+        line_column(x->text, x->len, first->start, &l1, &c1);
+        line_column(x->text, x->len, second->start, &l2, &c2);
+        coax_buf buf;
+        coax_buf_init(&buf, coax_arena_allocator(c->arena));
+        coax_buf_printf(&buf,
+                        "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
+                        "send one value",
+                        l1, c1, l2, c2);
+        char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
+        coax_buf_free(&buf);
+        if (!msg) return COAX_ENOMEM;
+        coax_code rc = prepend_error(c->arena, &best->validation, msg);
+        if (rc) return rc;
+        best->valid = false;
+        best->nerrors = best->validation.nerrors;
+        return COAX_OK;
+    }
     return COAX_OK;
 }
 
@@ -256,7 +369,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
-    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class};
+    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class, whole_guess(r)};
     coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
@@ -266,14 +379,19 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     for (size_t i = 0; i < r->ncandidates && !blocks; i++)
         blocks = is_scored(r, i, first) && (r->candidates[i].source == COAX_SOURCE_FENCED ||
                                             r->candidates[i].source == COAX_SOURCE_TAGGED);
+    plain_set plain = {coax_arena_alloc(arena, (r->ncandidates + 1) * sizeof *plain.s), 0};
+    if (!plain.s) return COAX_ENOMEM;
     for (size_t i = 0; i < r->ncandidates; i++) {
         if (!is_scored(r, i, first) || (blocks && r->candidates[i].source == COAX_SOURCE_PROSE)) continue;
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
+        bool kept = is_plain(&s);
+        if (kept) plain.s[plain.n++] = s;
         if (better(&s, &best)) best = s;
-        else coax_arena_rewind(arena, mark); /* a loser's trials and errors */
+        else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
+    if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     /* A valid whole-text candidate that needed repairs yields to the reply
     ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
     ** not a string holding quotes. */

@@ -26,6 +26,11 @@ static bool fence_line_before(const char *text, size_t at)
     return end - s >= 3 && (!memcmp(text + s, "```", 3) || !memcmp(text + s, "~~~", 3));
 }
 
+static bool at_fence(const char *text, size_t len, size_t at)
+{
+    return len - at >= 3 && (!memcmp(text + at, "```", 3) || !memcmp(text + at, "~~~", 3));
+}
+
 bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *cand)
 {
     const coax_value *v = cand->value;
@@ -37,6 +42,7 @@ bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *ca
     size_t e = cand->end;
     bool period = false;
     for (; e < len; e++) {
+        if (block && (text[e] == '\n' || at_fence(text, len, e))) break; /* the block's own end */
         if (is_decoration(text[e])) continue;
         if (text[e] == '.' && !period) {
             period = true;
@@ -44,8 +50,9 @@ bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *ca
         }
         break;
     }
-    bool right = e == len || (block && (text[e] == '<' || (len - e >= 3 && (!memcmp(text + e, "```", 3) ||
-                                                                            !memcmp(text + e, "~~~", 3)))));
+    if (block)
+        while (e < len && is_space(text[e])) e++;
+    bool right = e == len || (block && (text[e] == '<' || at_fence(text, len, e)));
     return left && right;
 }
 
@@ -82,6 +89,39 @@ static bool strip_fence(const char **t, size_t *n)
     return true;
 }
 
+/* A number written with thousands separators ("12,111", "-2,000.00") as
+** the whole reply: the same rule as in a member's value, every group after
+** the first exactly three digits. NULL when t[0..n) is not one. */
+static coax_value *grouped_number(coax_arena *a, const char *t, size_t n)
+{
+    size_t i = n && t[0] == '-', first = i;
+    while (i < n && i - first < 3 && t[i] >= '0' && t[i] <= '9') i++;
+    if (i == first || t[first] == '0' || i >= n || t[i] != ',') return NULL;
+    char buf[64];
+    size_t k = 0;
+    memcpy(buf, t, i);
+    k = i;
+    while (i < n && t[i] == ',') {
+        if (n - i < 4 || k + 3 >= sizeof buf) return NULL;
+        for (size_t d = 1; d <= 3; d++)
+            if (t[i + d] < '0' || t[i + d] > '9') return NULL;
+        memcpy(buf + k, t + i + 1, 3);
+        k += 3;
+        i += 4;
+    }
+    if (i < n && t[i] == '.') {
+        size_t f = i + 1;
+        while (f < n && t[f] >= '0' && t[f] <= '9') f++;
+        if (f == i + 1 || f != n || k + (f - i) >= sizeof buf) return NULL;
+        memcpy(buf + k, t + i, f - i);
+        k += f - i;
+        i = f;
+    }
+    if (i != n) return NULL;
+    coax_value *v = coax_new_value(a, COAX_NUMBER);
+    return v && !coax_set_number(a, v, buf, k) ? v : NULL;
+}
+
 coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only)
 {
     const char *t = text;
@@ -102,6 +142,7 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
             return v;
         }
         coax_arena_rewind(a, mark);
+        if (!literal_only && (v = grouped_number(a, t, n))) return v;
         if (!strip_fence(&t, &n) && !strip_pair(&t, &n)) break;
     }
     if (literal_only || n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */

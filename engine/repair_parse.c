@@ -52,6 +52,8 @@ typedef struct lp {
     size_t inv_opens;  /* open containers with 'invented' set */
     size_t none_from;  /* repair_fenced_string's cache */
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
+    bool inner_quote;  /* the string being decoded kept an unescaped quote */
+    const char *quoted_end; /* the end of the last string that kept one */
 } lp;
 
 static size_t off(const lp *ps, const char *at)
@@ -207,9 +209,16 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
         return call;
     case ';':
         return !open;
-    case '+': {
+    case '+': { /* "a" + "b", or with a short block comment after the '+': a concatenation */
         const char *r = p + 1;
-        while (r < e && ws_tab[(unsigned char)*r]) r++;
+        for (int n = 0; n < 4; n++) { /* at most four comments */
+            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            if (e - r < 2 || r[0] != '/' || r[1] != '*') break;
+            const char *end = r + 2, *limit = e - r > 256 ? r + 256 : e; /* bounded: this runs per quote */
+            while (limit - end >= 2 && !(end[0] == '*' && end[1] == '/')) end++;
+            if (limit - end < 2) return false;
+            r = end + 2;
+        }
         return r < e && quote_at(r, e, &q);
     }
     case '/':
@@ -393,6 +402,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
             bool guess = ctx == CTX_KEY || (before > body && before[-1] == ',');
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
+            ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
             p += qn;
             continue;
@@ -469,6 +479,7 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
     size_t mark = ps->log->n;
     ps->sb.len = 0;
     ps->p = body;
+    ps->inner_quote = false;
     int r = decode_body(ps, open, ctx, ps->e, &cut);
     if (r == S_BOUND) {
         const char *x = unterminated_end(ps, body);
@@ -479,10 +490,12 @@ static coax_code parse_string(lp *ps, int ctx, coax_value *out)
         ps->log->n = mark;
         ps->sb.len = 0;
         ps->p = body;
+        ps->inner_quote = false;
         decode_body(ps, open, ctx, cut, &cut);
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
+    if (ps->inner_quote) ps->quoted_end = ps->p;
     if (ps->sb.oom) return nomem(ps);
     if (ps->sb.len > ps->lim.max_string)
         return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
@@ -710,14 +723,57 @@ static coax_code try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     return COAX_OK;
 }
 
+/* The byte length of one identifier character at p, or 0: an ASCII letter,
+** digit, '_' or '$', or a non-ASCII letter (spécialité, prénom, 名前): any
+** character from U+00C0 on but the signs, punctuation, symbols and
+** emoji, which never make a word. */
+static size_t ident_char(const char *p, const char *e)
+{
+    if (is_ident((unsigned char)*p)) return 1;
+    if (!((unsigned char)*p & 0x80)) return 0;
+    uint32_t cp;
+    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
+    if (!n || cp < 0xC0 || cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x2BFF) ||
+        (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFE00 && cp <= 0xFFFF) || cp >= 0x1F000)
+        return 0;
+    return n;
+}
+
+/* Whether s..t holds nothing but whitespace. */
+static bool only_space(const char *s, const char *t)
+{
+    for (; s < t; s++)
+        if (!ws_tab[(unsigned char)*s]) return false;
+    return true;
+}
+
 /* Whether s..t is one identifier (a letter, '_' or '$', then those and
 ** digits): the only unquoted key whose reading is obvious. */
 static bool is_identifier(const char *s, const char *t)
 {
     if (t <= s || (*s >= '0' && *s <= '9')) return false;
-    for (const char *c = s; c < t; c++)
-        if (!is_ident((unsigned char)*c)) return false;
+    for (const char *c = s; c < t;) {
+        size_t n = ident_char(c, t);
+        if (!n) return false;
+        c += n;
+    }
     return true;
+}
+
+/* Whether s..t is a plain number (5, -1, 2.17) written where a key goes:
+** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"}). */
+static bool is_number_key(const char *s, const char *t)
+{
+    const char *c = s + (s < t && *s == '-');
+    const char *d = c;
+    while (c < t && *c >= '0' && *c <= '9') c++;
+    if (c == d || (c - d > 1 && *d == '0')) return false;
+    if (c < t && *c == '.') {
+        const char *f = ++c;
+        while (c < t && *c >= '0' && *c <= '9') c++;
+        if (c == f) return false;
+    }
+    return c == t;
 }
 
 /* Whether a key and its colon start at p (after spaces): a quoted string
@@ -746,7 +802,7 @@ static bool key_ahead(const char *p, const char *e)
         }
     } else {
         const char *s = p;
-        while (p < e && is_ident((unsigned char)*p)) p++;
+        for (size_t n; p < e && (n = ident_char(p, e));) p += n;
         if (!is_identifier(s, p)) return false;
     }
     while (p < e && (*p == ' ' || *p == '\t')) p++;
@@ -758,6 +814,25 @@ static bool key_ahead(const char *p, const char *e)
 static bool member_starts(const char *p, const char *e, bool object)
 {
     return object ? key_ahead(p, e) : repair_value_starts(p, e);
+}
+
+/* Whether the brackets in s..t close in order: "fetch(page: number" was
+** cut inside its parentheses (the comma after it is the text's, not a
+** member's), and "object): Promise" lost its start. */
+static bool brackets_balance(const char *s, const char *t)
+{
+    char open[16];
+    size_t n = 0;
+    for (const char *c = s; c < t; c++) {
+        char want = *c == ')' ? '(' : *c == ']' ? '[' : *c == '}' ? '{' : 0;
+        if (*c == '(' || *c == '[' || *c == '{') {
+            if (n == sizeof open) return false;
+            open[n++] = *c;
+        } else if (want && (n == 0 || open[--n] != want)) {
+            return false;
+        }
+    }
+    return n == 0;
 }
 
 /* Whether an unquoted value s..t (stopped at p) has an obvious end: a
@@ -772,6 +847,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
         if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
+    if (!brackets_balance(s, t)) return false;
     if (p >= e) return false;
     if (*p == '}' || *p == ']') return true;
     if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
@@ -853,9 +929,11 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
         return COAX_OK;
     }
     /* A key is one identifier when the run of identifier bytes read above
-    ** is all of it and does not start with a digit. */
+    ** is all of it and does not start with a digit; a number before a colon
+    ** is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
-    bool guessed = ctx == CTX_KEY ? !ident : !word_ends_clearly(ps, s, t, p, ctx);
+    bool guessed = ctx == CTX_KEY ? !(ident || (p < e && *p == ':' && is_number_key(s, t)))
+                                  : !word_ends_clearly(ps, s, t, p, ctx);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     ps->sb.len = 0;
     for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
@@ -1180,9 +1258,12 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            /* "a""b": a doubled quote may be an escape (CSV), not two strings */
+            /* "a""b": a doubled quote may be an escape (CSV), not two strings;
+            ** and after a string that kept an unescaped quote, where it ended
+            ** was itself a guess ("a "b" c" "d": which quote closes?). */
             bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, e, &q);
-            note_as(ps, RK_MISSING_COMMA, class_if(adjacent || !member_starts(p, e, top->object)), p);
+            bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
+            note_as(ps, RK_MISSING_COMMA, class_if(adjacent || after_quoted || !member_starts(p, e, top->object)), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;

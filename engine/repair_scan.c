@@ -194,7 +194,7 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
 
 /* The closing fence of a block whose content starts at 'body': the next
 ** fence of 'c', passing over fenced strings inside ("code": ```...```). */
-static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t *none_from)
+static size_t fence_close_first(const char *t, size_t body, size_t len, char c, size_t *none_from)
 {
     char marker[3] = {c, c, c};
     for (size_t from = body;;) {
@@ -206,6 +206,61 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t
         else
             return k;
     }
+}
+
+/* The bytes fence_close looks at. */
+static const uint8_t fence_bytes[256] = {['"'] = 1, ['\\'] = 1, ['`'] = 1, ['~'] = 1};
+
+/* Whether the fence at t[k] (of length n) is alone on its line. */
+static bool fence_alone(const char *t, size_t k, size_t n, size_t len)
+{
+    size_t b = k;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b > 0 && t[b - 1] != '\n') return false;
+    size_t a = k + n;
+    while (a < len && (t[a] == ' ' || t[a] == '\t' || t[a] == '\r')) a++;
+    return a == len || t[a] == '\n';
+}
+
+/* The closing fence, passing over fences inside the block's JSON strings
+** ("code": "```\nx = 1\n```" with raw new lines): a fence in a string
+** closes the block only when it is alone on its line. A block whose
+** strings never settle (an odd quote in prose) falls back to the first
+** fence; '*loose_from' remembers where that happened, so that later blocks
+** do not scan to the end again. */
+static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t *none_from, size_t *loose_from)
+{
+    size_t first = fence_close_first(t, body, len, c, none_from);
+    /* A first fence alone on its line closes the block in any reading. */
+    if (first >= len || body >= *loose_from || fence_alone(t, first, fence_at(t, first, len), len)) return first;
+    bool in_string = false;
+    for (size_t k = body; k < len; k++) {
+        while (len - k >= 4 && !(fence_bytes[(unsigned char)t[k]] | fence_bytes[(unsigned char)t[k + 1]] |
+                                 fence_bytes[(unsigned char)t[k + 2]] | fence_bytes[(unsigned char)t[k + 3]]))
+            k += 4; /* only quotes, backslashes and fence characters matter */
+        while (k < len && !fence_bytes[(unsigned char)t[k]]) k++;
+        if (k >= len) break;
+        if (in_string && t[k] == '\\') {
+            k++;
+            continue;
+        }
+        if (t[k] == '"') {
+            in_string = !in_string;
+            continue;
+        }
+        size_t n = t[k] == c ? fence_at(t, k, len) : 0;
+        if (!n) continue;
+        size_t cs, ce, end;
+        if (!in_string && c == '`' && repair_value_fence(t, k) &&
+            (end = repair_fenced_string(t, k, len, &cs, &ce, none_from))) {
+            k = end - 1;
+            continue;
+        }
+        if (!in_string || fence_alone(t, k, n, len)) return k;
+        k += n - 1;
+    }
+    *loose_from = body;
+    return first;
 }
 
 /* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
@@ -233,6 +288,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     bool ok = true;
     size_t blocks = 0; /* fenced and tagged candidates found */
     size_t none_from = SIZE_MAX; /* repair_fenced_string's cache */
+    size_t loose_from = SIZE_MAX; /* fence_close's cache */
     *reasoning_end = 0;
     size_t i = 0;
     while (ok && i < len) {
@@ -289,7 +345,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             size_t eol = body;
             while (eol < len && (t[eol] == ' ' || t[eol] == '\t' || t[eol] == '\r')) eol++;
             if (eol < len && t[eol] == '\n') body = eol + 1;
-            size_t close = fence_close(t, body, len, t[i], &none_from);
+            size_t close = fence_close(t, body, len, t[i], &none_from, &loose_from);
             size_t first = skip_spaces(t, body, close);
             /* Other languages count when the block holds a literal. */
             if (ok && (json_language(t + lang, le - lang) ||
