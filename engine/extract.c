@@ -17,6 +17,7 @@ typedef struct scored {
     coax_validation validation;
     coax_coercion *coercions;
     const coax_repair_entry *refused; /* the repair its first error names, or NULL */
+    bool fragment_answer; /* valid and complete but for being one value of several */
 } scored;
 
 /* What every candidate is scored with. */
@@ -39,8 +40,10 @@ static const coax_repair_entry *whole_guess(const coax_repair_result *r)
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *c = &r->candidates[i];
         if (c->source != COAX_SOURCE_WHOLE && c->source != COAX_SOURCE_SEQUENCE) continue;
+        /* A fragment (one value of several) says which value was taken,
+        ** not that the reading of the text needed a guess. */
         for (size_t k = 0; k < c->nlog; k++)
-            if (c->log[k].cls == COAX_CLASS_INVENTED) return &c->log[k];
+            if (c->log[k].cls == COAX_CLASS_INVENTED && strcmp(c->log[k].kind, "fragment")) return &c->log[k];
     }
     return NULL;
 }
@@ -224,6 +227,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** "bob"), so it never counts as valid: the session asks again. */
     s->complete = cand->complete || (excused && !x->cut_off);
     s->refused = NULL;
+    /* One value of several, otherwise plain: refused alone, yet another
+    ** reading of the reply, which makes the list of them no sure answer. */
+    s->fragment_answer = s->validation.valid && s->complete && s->ninvented == 1 && gate &&
+                         !strcmp(gate->kind, "fragment");
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -251,6 +258,10 @@ typedef struct plain_set {
 } plain_set;
 
 static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
+
+/* A rival of the best: a plain answer, or one value of several that would
+** be plain alone. */
+static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer; }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
 static bool holds(const coax_candidate *a, const coax_candidate *b)
@@ -386,7 +397,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = is_plain(&s);
+        bool kept = is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (better(&s, &best)) best = s;
         else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */

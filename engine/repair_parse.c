@@ -932,7 +932,7 @@ static coax_code parse_word(lp *ps, int ctx, coax_value *out, int *what)
     ** is all of it and does not start with a digit; a number before a colon
     ** is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
-    bool guessed = ctx == CTX_KEY ? !(ident || (p < e && *p == ':' && is_number_key(s, t)))
+    bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     ps->sb.len = 0;
