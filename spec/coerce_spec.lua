@@ -69,19 +69,7 @@ describe("coercion", function()
     -- Records of which about 30% are mistyped (bench/extract/mistyped.lua).
     local mistyped = require "bench.extract.mistyped"
 
-    -- CPU time, the best of five, each after a full collection: the specs
-    -- share one Lua process, and garbage left by earlier files must not be
-    -- collected inside the run being timed.
-    local function best_time(f)
-      local best = math.huge
-      for _ = 1, 5 do
-        collectgarbage()
-        local t0 = os.clock()
-        f()
-        best = math.min(best, os.clock() - t0)
-      end
-      return best
-    end
+    local best_time = H.best_cpu
 
     it("takes time linear in the document, whatever its error count", function()
       local small, big = mistyped.document(20000), mistyped.document(40000)

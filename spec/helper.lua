@@ -12,6 +12,26 @@ local function shell_quote(s)
 end
 H.quote = shell_quote
 
+--- The least CPU time f() takes over five runs, each after a full
+-- collection: the spec files share one Lua process, and garbage left by
+-- earlier files must not be collected inside the run being timed.
+function H.best_cpu(f)
+  local best = math.huge
+  for _ = 1, 5 do
+    collectgarbage()
+    local t0 = os.clock()
+    f()
+    best = math.min(best, os.clock() - t0)
+  end
+  return best
+end
+
+--- CPU time at 2n over CPU time at n (run(m) does the work for size m):
+-- about 2 for near-linear work, 4 for quadratic.
+function H.scaling_ratio(run, n)
+  return H.best_cpu(function() run(2 * n) end) / H.best_cpu(function() run(n) end)
+end
+
 --- Writes text to a fresh temporary file and returns its path.
 function H.tmpfile(text)
   local path = os.tmpname()

@@ -340,17 +340,7 @@ describe("validation work: budgets and near-linear equality and hashing", functi
   -- Scaling: CPU time at 2n over CPU time at n (the best of five each, n
   -- large enough for tens of milliseconds); near-linear work gives about
   -- 2, quadratic work 4.
-  local function best(f)
-    local t = math.huge
-    for _ = 1, 5 do
-      collectgarbage() -- garbage of earlier spec files is not this run's work
-      local t0 = os.clock()
-      f()
-      t = math.min(t, os.clock() - t0)
-    end
-    return t
-  end
-  local function ratio(run, n) return best(function() run(2 * n) end) / best(function() run(n) end) end
+  local ratio = H.scaling_ratio
 
   it("uniqueItems on items nested 40 deep is near-linear, and finds the duplicate", function()
     local s = assert(coax.schema('{"uniqueItems":true}'))

@@ -442,15 +442,7 @@ describe("tools.value_text: the value a call carries, as the provider sent it", 
 
   it("takes time linear in the arguments (2n within 3x of n)", function()
     local function args(n) return '{"json": {"items": [' .. ('{"s": "x\\"]}", "n": [1, 2]},'):rep(n) .. '1]}}' end
-    local function time(text)
-      local best = math.huge
-      for _ = 1, 3 do
-        local t = os.clock()
-        tools.value_text(text)
-        best = math.min(best, os.clock() - t)
-      end
-      return best
-    end
+    local function time(text) return H.best_cpu(function() tools.value_text(text) end) end
     local small, big = args(20000), args(40000)
     time(small)
     local ratio = time(big) / time(small)
