@@ -54,7 +54,40 @@ static const coax_value *deref(const coax_value *doc, const coax_value *s)
 
 /* Walks an evaluation path through the schema document. On success sets the
 ** subschema holding the failing keyword, and the keyword's name and value. */
-static bool keyword_at(const coax_value *doc, const char *loc, const coax_value **parent,
+/* The member of the schema object 'obj' named key[0..n): a scan for a small
+** object, else through one of the latest indexes (built on first use, in
+** the arena). */
+static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= 16) return coax_object_get(obj, key, n);
+    const size_t count = sizeof c->docidx / sizeof *c->docidx;
+    struct coerce_doc_index *x = NULL;
+    for (size_t i = 0; i < count && !x; i++)
+        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
+    if (!x) {
+        size_t cap = 32;
+        while (cap < (size_t)obj->len * 2) cap *= 2;
+        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
+        if (!slot) return coax_object_get(obj, key, n);
+        memset(slot, 0, cap * sizeof *slot);
+        if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
+            while (slot[at]) at = (at + 1) & (cap - 1);
+            slot[at] = i + 1;
+        }
+        x = &c->docidx[c->docidx_next++ % count];
+        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
+    }
+    for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
+        const coax_member *m = &obj->u.members[x->slot[at] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
+    }
+    return NULL;
+}
+
+static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
                        char *kw, size_t kwcap, const coax_value **value)
 {
     const coax_value *cur = doc, *holder = NULL;
@@ -72,7 +105,7 @@ static bool keyword_at(const coax_value *doc, const char *loc, const coax_value 
         }
         kw[n] = '\0';
         if (!strcmp(kw, "$ref")) {
-            cur = local_ref(doc, member(cur, "$ref"));
+            cur = local_ref(doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
             if (!cur) return false;
             continue;
         }
@@ -80,9 +113,9 @@ static bool keyword_at(const coax_value *doc, const char *loc, const coax_value 
         holder = cur;
         /* Inside an embedded resource "#/..." refers to that resource, not
         ** to the document: do not look keywords up there. */
-        if (cur != doc && member(cur, "$id")) return false;
+        if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
         if (cur->type == COAX_OBJECT) {
-            cur = coax_object_get(cur, kw, n);
+            cur = doc_member(c, cur, kw, n);
         } else if (cur->type == COAX_ARRAY) {
             char *end;
             unsigned long i = strtoul(kw, &end, 10);
@@ -539,7 +572,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     ts->n = 0;
     ts->at = e->instance_location;
     ts->atlen = strlen(ts->at);
-    if (!keyword_at(c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
+    if (!keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
