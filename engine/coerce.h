@@ -28,6 +28,9 @@ typedef struct coerce_ctx {
     } docidx[4];
     unsigned docidx_next;
     uint64_t docidx_seed;
+    /* The last large "enum" matched loosely, and its index (coerce_trials.c). */
+    const coax_value *enum_of;
+    void *enum_index;
 } coerce_ctx;
 
 /* Validates 'v' and, while it is invalid, applies coercions that make a

@@ -564,6 +564,74 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     add_edits(ts, edits, n);
 }
 
+/* A large "enum" for loose matching: its strings (and the words of its
+** booleans and nulls) by loose form, its numbers in a list. A reply's n
+** mistyped values against n allowed ones cost n lookups, not n^2 compares. */
+typedef struct enum_index {
+    lidx words;
+    size_t *item;    /* per entry of 'words': the enum item */
+    size_t *numbers; /* the items that are numbers */
+    size_t nnum;
+} enum_index;
+
+static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
+{
+    if (c->enum_of == kv) return c->enum_index;
+    coax_arena *a = c->arena;
+    enum_index *x = coax_arena_alloc(a, sizeof *x);
+    if (!x || !lidx_init(&x->words, a, kv->len)) return NULL;
+    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1);
+    x->numbers = coax_arena_alloc(a, kv->len * sizeof *x->numbers + 1);
+    if (!x->item || !x->numbers) return NULL;
+    x->nnum = 0;
+    for (size_t i = 0; i < kv->len; i++) {
+        const coax_value *y = &kv->u.items[i];
+        const char *word = y->type == COAX_NULL ? "null" : y->type == COAX_BOOL ? (y->u.boolean ? "true" : "false") : NULL;
+        if (y->type == COAX_NUMBER) x->numbers[x->nnum++] = i;
+        if (y->type != COAX_STRING && !word) continue;
+        x->item[x->words.n] = i;
+        lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
+    }
+    c->enum_of = kv;
+    c->enum_index = x;
+    return x;
+}
+
+/* coerce_loose_match over a large "enum" through its index: the same rules
+** (a string is its loose equal among strings, booleans and nulls, or the
+** number it spells; a number is its loose equal among strings), the same
+** answer (one match, or none). */
+static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, const coax_value *kv)
+{
+    const enum_index *ix = enum_index_of(c, kv);
+    if (!ix) return NULL;
+    if (x->type != COAX_STRING && x->type != COAX_NUMBER) return NULL;
+    coax_arena *a = c->arena;
+    const coax_value *hit = NULL;
+    size_t hits = 0;
+    uint64_t h = loose_hash(a, x->u.text, x->len, ix->words.seed);
+    for (uint32_t e = ix->words.head[h & ix->words.mask]; e; e = ix->words.next[e - 1]) {
+        const coax_value *y = &kv->u.items[ix->item[e - 1]];
+        if (ix->words.h[e - 1] != h || (x->type == COAX_NUMBER && y->type != COAX_STRING)) continue;
+        if (!loose_equal(a, ix->words.key[e - 1], ix->words.klen[e - 1], x->u.text, x->len)) continue;
+        hit = y;
+        hits++;
+    }
+    if (x->type == COAX_STRING) {
+        const char *s = x->u.text;
+        size_t sn = x->len;
+        trim(&s, &sn);
+        bool numeric = sn && coax_number_span(s, sn, NULL) == sn;
+        for (size_t i = 0; numeric && i < ix->nnum; i++) {
+            const coax_value *y = &kv->u.items[ix->numbers[i]];
+            if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
+            hit = y;
+            hits++;
+        }
+    }
+    return hits == 1 ? hit : NULL;
+}
+
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
                         coerce_trials *ts)
 {
@@ -586,7 +654,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         }
     } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
         bool is_const = !strcmp(kw, "const");
-        const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1) : coerce_loose_match(a, x, kv->u.items, kv->len);
+        const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
+                                : kv->len > 16 ? enum_loose_match(c, x, kv)
+                                               : coerce_loose_match(a, x, kv->u.items, kv->len);
         if (hit)
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
