@@ -54,6 +54,14 @@ static const coax_value *deref(const coax_value *doc, const coax_value *s)
 
 /* Walks an evaluation path through the schema document. On success sets the
 ** subschema holding the failing keyword, and the keyword's name and value. */
+/* One seed per coercion (drawn once: a clock read per object would cost
+** more than the lookups it serves). */
+static uint64_t ctx_seed(coerce_ctx *c)
+{
+    if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
+    return c->docidx_seed;
+}
+
 /* The member of the schema object 'obj' named key[0..n): a scan for a small
 ** object, else through one of the latest indexes (built on first use, in
 ** the arena). */
@@ -70,7 +78,7 @@ static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const 
         uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
         if (!slot) return coax_object_get(obj, key, n);
         memset(slot, 0, cap * sizeof *slot);
-        if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
+        ctx_seed(c);
         for (uint32_t i = 0; i < obj->len; i++) {
             const coax_member *m = &obj->u.members[i];
             size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
@@ -376,20 +384,22 @@ static uint64_t loose_hash(coax_arena *a, const char *s, size_t n, uint64_t seed
     return h;
 }
 
-static bool lidx_init(lidx *ix, coax_arena *a, size_t cap)
+static bool lidx_init(lidx *ix, coerce_ctx *c, size_t cap)
 {
-    size_t slots = 16;
+    size_t slots = 4;
     while (slots < cap * 2) slots *= 2;
     memset(ix, 0, sizeof *ix);
-    ix->key = coax_arena_alloc(a, cap * sizeof *ix->key + 1);
-    ix->klen = coax_arena_alloc(a, cap * sizeof *ix->klen + 1);
-    ix->h = coax_arena_alloc(a, cap * sizeof *ix->h + 1);
-    ix->next = coax_arena_alloc(a, cap * sizeof *ix->next + 1);
-    ix->head = coax_arena_alloc(a, slots * sizeof *ix->head);
-    if (!ix->key || !ix->klen || !ix->h || !ix->next || !ix->head) return false;
+    size_t per = sizeof *ix->key + sizeof *ix->klen + sizeof *ix->h + sizeof *ix->next;
+    char *mem = coax_arena_alloc(c->arena, cap * per + slots * sizeof *ix->head + 8);
+    if (!mem) return false;
+    ix->h = (uint64_t *)(void *)mem; /* the widest first: every part stays aligned */
+    ix->key = (const char **)(void *)(ix->h + cap);
+    ix->klen = (size_t *)(void *)(ix->key + cap);
+    ix->next = (uint32_t *)(void *)(ix->klen + cap);
+    ix->head = ix->next + cap;
     memset(ix->head, 0, slots * sizeof *ix->head);
     ix->mask = slots - 1;
-    ix->seed = coax_hash_seed(ix);
+    ix->seed = ctx_seed(c);
     return true;
 }
 
@@ -431,11 +441,12 @@ typedef struct declared {
     size_t np;
 } declared;
 
-static bool declared_init(declared *d, coax_arena *a, const coax_value *props, const coax_value *names)
+static bool declared_init(declared *d, coerce_ctx *c, const coax_value *props, const coax_value *names)
 {
     size_t np = props && props->type == COAX_OBJECT ? props->len : 0;
     size_t nn = names && names->type == COAX_ARRAY ? names->len : 0;
-    if (!lidx_init(&d->ix, a, np + nn)) return false;
+    coax_arena *a = c->arena;
+    if (!lidx_init(&d->ix, c, np + nn)) return false;
     d->np = np;
     for (size_t i = 0; i < np; i++) lidx_add(&d->ix, a, props->u.members[i].key, props->u.members[i].klen);
     for (size_t i = 0; i < nn; i++) {
@@ -500,7 +511,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
     medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
     declared d;
     lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
-    if (!edits || !declared_init(&d, a, props, kv) || !lidx_init(&members, a, x->len) || !lidx_init(&done, a, kv->len))
+    if (!edits || !declared_init(&d, c, props, kv) || !lidx_init(&members, c, x->len) || !lidx_init(&done, c, kv->len))
         return;
     for (size_t i = 0; i < x->len; i++) lidx_add(&members, a, x->u.members[i].key, x->u.members[i].klen);
     size_t n = 0;
@@ -539,7 +550,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     const coax_value *props = member(parent, "properties");
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
     declared d;
-    if (!edits || !declared_init(&d, a, props, NULL)) return;
+    if (!edits || !declared_init(&d, c, props, NULL)) return;
     /* Per declared name: 0 not looked at, 1 free, 2 in the object or
     ** renamed to already; so the object is searched once per name, not
     ** once per member (many keys written like one name stay linear). */
@@ -579,7 +590,7 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
     if (c->enum_of == kv) return c->enum_index;
     coax_arena *a = c->arena;
     enum_index *x = coax_arena_alloc(a, sizeof *x);
-    if (!x || !lidx_init(&x->words, a, kv->len)) return NULL;
+    if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
     x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1);
     x->numbers = coax_arena_alloc(a, kv->len * sizeof *x->numbers + 1);
     if (!x->item || !x->numbers) return NULL;
