@@ -18,6 +18,19 @@ typedef struct coerce_ctx {
     /* The coercions of the candidate being coerced (arena memory). */
     coax_coercion *log;
     size_t n, cap;
+    /* Indexes of the schema's large objects by member name, the latest
+    ** COERCE_DOC_INDEXES (coerce_trials.c): errors under one "properties"
+    ** of n names look their keyword up in constant time, not n each. */
+    struct coerce_doc_index {
+        const coax_member *members;
+        uint32_t *slot; /* member index + 1, 0: empty */
+        size_t mask;
+    } docidx[4];
+    unsigned docidx_next;
+    uint64_t docidx_seed;
+    /* The last large "enum" matched loosely, and its index (coerce_trials.c). */
+    const coax_value *enum_of;
+    void *enum_index;
 } coerce_ctx;
 
 /* Validates 'v' and, while it is invalid, applies coercions that make a

@@ -54,7 +54,48 @@ static const coax_value *deref(const coax_value *doc, const coax_value *s)
 
 /* Walks an evaluation path through the schema document. On success sets the
 ** subschema holding the failing keyword, and the keyword's name and value. */
-static bool keyword_at(const coax_value *doc, const char *loc, const coax_value **parent,
+/* One seed per coercion (drawn once: a clock read per object would cost
+** more than the lookups it serves). */
+static uint64_t ctx_seed(coerce_ctx *c)
+{
+    if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
+    return c->docidx_seed;
+}
+
+/* The member of the schema object 'obj' named key[0..n): a scan for a small
+** object, else through one of the latest indexes (built on first use, in
+** the arena). */
+static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= 16) return coax_object_get(obj, key, n);
+    const size_t count = sizeof c->docidx / sizeof *c->docidx;
+    struct coerce_doc_index *x = NULL;
+    for (size_t i = 0; i < count && !x; i++)
+        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
+    if (!x) {
+        size_t cap = 32;
+        while (cap < (size_t)obj->len * 2) cap *= 2;
+        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
+        if (!slot) return coax_object_get(obj, key, n);
+        memset(slot, 0, cap * sizeof *slot);
+        ctx_seed(c);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
+            while (slot[at]) at = (at + 1) & (cap - 1);
+            slot[at] = i + 1;
+        }
+        x = &c->docidx[c->docidx_next++ % count];
+        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
+    }
+    for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
+        const coax_member *m = &obj->u.members[x->slot[at] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
+    }
+    return NULL;
+}
+
+static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
                        char *kw, size_t kwcap, const coax_value **value)
 {
     const coax_value *cur = doc, *holder = NULL;
@@ -72,7 +113,7 @@ static bool keyword_at(const coax_value *doc, const char *loc, const coax_value 
         }
         kw[n] = '\0';
         if (!strcmp(kw, "$ref")) {
-            cur = local_ref(doc, member(cur, "$ref"));
+            cur = local_ref(doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
             if (!cur) return false;
             continue;
         }
@@ -80,9 +121,9 @@ static bool keyword_at(const coax_value *doc, const char *loc, const coax_value 
         holder = cur;
         /* Inside an embedded resource "#/..." refers to that resource, not
         ** to the document: do not look keywords up there. */
-        if (cur != doc && member(cur, "$id")) return false;
+        if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
         if (cur->type == COAX_OBJECT) {
-            cur = coax_object_get(cur, kw, n);
+            cur = doc_member(c, cur, kw, n);
         } else if (cur->type == COAX_ARRAY) {
             char *end;
             unsigned long i = strtoul(kw, &end, 10);
@@ -343,20 +384,22 @@ static uint64_t loose_hash(coax_arena *a, const char *s, size_t n, uint64_t seed
     return h;
 }
 
-static bool lidx_init(lidx *ix, coax_arena *a, size_t cap)
+static bool lidx_init(lidx *ix, coerce_ctx *c, size_t cap)
 {
-    size_t slots = 16;
+    size_t slots = 4;
     while (slots < cap * 2) slots *= 2;
     memset(ix, 0, sizeof *ix);
-    ix->key = coax_arena_alloc(a, cap * sizeof *ix->key + 1);
-    ix->klen = coax_arena_alloc(a, cap * sizeof *ix->klen + 1);
-    ix->h = coax_arena_alloc(a, cap * sizeof *ix->h + 1);
-    ix->next = coax_arena_alloc(a, cap * sizeof *ix->next + 1);
-    ix->head = coax_arena_alloc(a, slots * sizeof *ix->head);
-    if (!ix->key || !ix->klen || !ix->h || !ix->next || !ix->head) return false;
+    size_t per = sizeof *ix->key + sizeof *ix->klen + sizeof *ix->h + sizeof *ix->next;
+    char *mem = coax_arena_alloc(c->arena, cap * per + slots * sizeof *ix->head + 8);
+    if (!mem) return false;
+    ix->h = (uint64_t *)(void *)mem; /* the widest first: every part stays aligned */
+    ix->key = (const char **)(void *)(ix->h + cap);
+    ix->klen = (size_t *)(void *)(ix->key + cap);
+    ix->next = (uint32_t *)(void *)(ix->klen + cap);
+    ix->head = ix->next + cap;
     memset(ix->head, 0, slots * sizeof *ix->head);
     ix->mask = slots - 1;
-    ix->seed = coax_hash_seed(ix);
+    ix->seed = ctx_seed(c);
     return true;
 }
 
@@ -398,11 +441,12 @@ typedef struct declared {
     size_t np;
 } declared;
 
-static bool declared_init(declared *d, coax_arena *a, const coax_value *props, const coax_value *names)
+static bool declared_init(declared *d, coerce_ctx *c, const coax_value *props, const coax_value *names)
 {
     size_t np = props && props->type == COAX_OBJECT ? props->len : 0;
     size_t nn = names && names->type == COAX_ARRAY ? names->len : 0;
-    if (!lidx_init(&d->ix, a, np + nn)) return false;
+    coax_arena *a = c->arena;
+    if (!lidx_init(&d->ix, c, np + nn)) return false;
     d->np = np;
     for (size_t i = 0; i < np; i++) lidx_add(&d->ix, a, props->u.members[i].key, props->u.members[i].klen);
     for (size_t i = 0; i < nn; i++) {
@@ -467,7 +511,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
     medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
     declared d;
     lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
-    if (!edits || !declared_init(&d, a, props, kv) || !lidx_init(&members, a, x->len) || !lidx_init(&done, a, kv->len))
+    if (!edits || !declared_init(&d, c, props, kv) || !lidx_init(&members, c, x->len) || !lidx_init(&done, c, kv->len))
         return;
     for (size_t i = 0; i < x->len; i++) lidx_add(&members, a, x->u.members[i].key, x->u.members[i].klen);
     size_t n = 0;
@@ -506,7 +550,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     const coax_value *props = member(parent, "properties");
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
     declared d;
-    if (!edits || !declared_init(&d, a, props, NULL)) return;
+    if (!edits || !declared_init(&d, c, props, NULL)) return;
     /* Per declared name: 0 not looked at, 1 free, 2 in the object or
     ** renamed to already; so the object is searched once per name, not
     ** once per member (many keys written like one name stay linear). */
@@ -531,6 +575,74 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     add_edits(ts, edits, n);
 }
 
+/* A large "enum" for loose matching: its strings (and the words of its
+** booleans and nulls) by loose form, its numbers in a list. A reply's n
+** mistyped values against n allowed ones cost n lookups, not n^2 compares. */
+typedef struct enum_index {
+    lidx words;
+    size_t *item;    /* per entry of 'words': the enum item */
+    size_t *numbers; /* the items that are numbers */
+    size_t nnum;
+} enum_index;
+
+static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
+{
+    if (c->enum_of == kv) return c->enum_index;
+    coax_arena *a = c->arena;
+    enum_index *x = coax_arena_alloc(a, sizeof *x);
+    if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
+    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1);
+    x->numbers = coax_arena_alloc(a, kv->len * sizeof *x->numbers + 1);
+    if (!x->item || !x->numbers) return NULL;
+    x->nnum = 0;
+    for (size_t i = 0; i < kv->len; i++) {
+        const coax_value *y = &kv->u.items[i];
+        const char *word = y->type == COAX_NULL ? "null" : y->type == COAX_BOOL ? (y->u.boolean ? "true" : "false") : NULL;
+        if (y->type == COAX_NUMBER) x->numbers[x->nnum++] = i;
+        if (y->type != COAX_STRING && !word) continue;
+        x->item[x->words.n] = i;
+        lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
+    }
+    c->enum_of = kv;
+    c->enum_index = x;
+    return x;
+}
+
+/* coerce_loose_match over a large "enum" through its index: the same rules
+** (a string is its loose equal among strings, booleans and nulls, or the
+** number it spells; a number is its loose equal among strings), the same
+** answer (one match, or none). */
+static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, const coax_value *kv)
+{
+    const enum_index *ix = enum_index_of(c, kv);
+    if (!ix) return NULL;
+    if (x->type != COAX_STRING && x->type != COAX_NUMBER) return NULL;
+    coax_arena *a = c->arena;
+    const coax_value *hit = NULL;
+    size_t hits = 0;
+    uint64_t h = loose_hash(a, x->u.text, x->len, ix->words.seed);
+    for (uint32_t e = ix->words.head[h & ix->words.mask]; e; e = ix->words.next[e - 1]) {
+        const coax_value *y = &kv->u.items[ix->item[e - 1]];
+        if (ix->words.h[e - 1] != h || (x->type == COAX_NUMBER && y->type != COAX_STRING)) continue;
+        if (!loose_equal(a, ix->words.key[e - 1], ix->words.klen[e - 1], x->u.text, x->len)) continue;
+        hit = y;
+        hits++;
+    }
+    if (x->type == COAX_STRING) {
+        const char *s = x->u.text;
+        size_t sn = x->len;
+        trim(&s, &sn);
+        bool numeric = sn && coax_number_span(s, sn, NULL) == sn;
+        for (size_t i = 0; numeric && i < ix->nnum; i++) {
+            const coax_value *y = &kv->u.items[ix->numbers[i]];
+            if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
+            hit = y;
+            hits++;
+        }
+    }
+    return hits == 1 ? hit : NULL;
+}
+
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
                         coerce_trials *ts)
 {
@@ -539,7 +651,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     ts->n = 0;
     ts->at = e->instance_location;
     ts->atlen = strlen(ts->at);
-    if (!keyword_at(c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
+    if (!keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
@@ -553,7 +665,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         }
     } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
         bool is_const = !strcmp(kw, "const");
-        const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1) : coerce_loose_match(a, x, kv->u.items, kv->len);
+        const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
+                                : kv->len > 16 ? enum_loose_match(c, x, kv)
+                                               : coerce_loose_match(a, x, kv->u.items, kv->len);
         if (hit)
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));

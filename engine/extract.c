@@ -381,7 +381,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
     extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class, whole_guess(r)};
-    coerce_ctx c = {arena, schema, schema_doc, coax_schema_draft(schema), err, NULL, 0, 0};
+    coerce_ctx c = {.arena = arena, .schema = schema, .doc = schema_doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
     /* A reply that fences or tags its answer holds it there: spans of the

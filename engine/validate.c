@@ -322,6 +322,46 @@ static void put_str(coax_buf *b, const char *s, size_t n, size_t max)
     }
 }
 
+/* Writes the compact JSON of 'v' to 'b' until 'b' holds more than 'max'
+** bytes: what it writes is the text coax_write_buf would (a longer text is
+** cut anywhere past 'max', even inside a string or a number), so a message
+** quoting a large enum or const costs 'max', not the value's size, per error. */
+static void put_prefix(coax_buf *b, const coax_value *v, size_t max)
+{
+    if (b->len > max || b->oom) return;
+    size_t room = max - b->len + 8; /* bytes enough to pass max, and a character's */
+    switch (v->type) {
+    case COAX_STRING:
+        coax_buf_put_json_string(b, v->u.text, v->len < room ? v->len : room);
+        return;
+    case COAX_NUMBER:
+        coax_buf_put(b, v->u.text, v->len < room ? v->len : room);
+        return;
+    case COAX_ARRAY:
+        coax_buf_putc(b, '[');
+        for (size_t i = 0; i < v->len && b->len <= max; i++) {
+            if (i) coax_buf_putc(b, ',');
+            put_prefix(b, &v->u.items[i], max);
+        }
+        if (b->len <= max) coax_buf_putc(b, ']');
+        return;
+    case COAX_OBJECT:
+        coax_buf_putc(b, '{');
+        for (size_t i = 0; i < v->len && b->len <= max; i++) {
+            const coax_member *m = &v->u.members[i];
+            if (i) coax_buf_putc(b, ',');
+            coax_buf_put_json_string(b, m->key, m->klen < room ? m->klen : room);
+            if (b->len > max) return;
+            coax_buf_putc(b, ':');
+            put_prefix(b, &m->value, max);
+        }
+        if (b->len <= max) coax_buf_putc(b, '}');
+        return;
+    default:
+        coax_write_buf(b, v, 0);
+    }
+}
+
 /* A short JSON rendering of a value: scalars whole (long strings cut),
 ** containers cut at about 'max' bytes. */
 static void put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max)
@@ -336,7 +376,7 @@ static void put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max)
     }
     coax_buf t;
     coax_buf_init(&t, c->alloc);
-    coax_write_buf(&t, v, 0);
+    put_prefix(&t, v, max + 8);
     if (t.oom) {
         coax_buf_puts(b, v->type == COAX_ARRAY ? "[...]" : "{...}");
     } else if (t.len <= max) {

@@ -35,7 +35,7 @@ static void teardown(fixture *f)
 ** coercions (-1 on failure). */
 static int coerce(fixture *f, char *out, size_t cap, int *valid, coerce_ctx *cc)
 {
-    *cc = (coerce_ctx){f->a, f->schema, f->doc, 0, NULL, NULL, 0, 0};
+    *cc = (coerce_ctx){.arena = f->a, .schema = f->schema, .doc = f->doc};
     const coax_value *res;
     coax_validation val;
     if (coerce_candidate(cc, f->value, &res, &val)) return -1;
