@@ -194,6 +194,23 @@ describe("the instruction budget", function()
     end)
   end
 
+  -- A string past Lua's size bound was "resulting string too large", a
+  -- script error (exit 5), though it is a memory bound: now a limit, even
+  -- under a pcall of the script's; a large string within bounds still works.
+  for _, c in ipairs({
+    { "('x'):rep(2^40)", "return #('x'):rep(1 << 40)" },
+    { "a 99-byte string repeated 2^30 times", "return #string.format('%099d', 1):rep(1 << 30)" },
+    { "('ab'):rep(2^31, ',')", "return #('ab'):rep(1 << 31, ',')" },
+  }) do
+    it("ends " .. c[1] .. " as a memory limit, not a script error", function()
+      local result, r = probe(c[2])
+      assert.are.same({ "limit: recipe: not enough memory", "limit" }, { result, r.outcome })
+    end)
+  end
+  it("still repeats a string within bounds", function()
+    assert.are.equal("ok: 3000000", (probe("return #('abc'):rep(1000000)")))
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))

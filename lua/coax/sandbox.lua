@@ -148,6 +148,14 @@ return function(loader, coax_module, limit_hit, http, vm)
       charge(as_integer(n))
       return ""
     end
+    -- A result past Lua's string size (2^31 - 1 bytes) is a memory bound,
+    -- not a script's mistake: ask for the largest string Lua makes, which
+    -- the memory cap refuses, so the script ends as a limit.
+    local count = as_integer(n)
+    if type(s) == "string" and count and count > 0 and (sep == nil or type(sep) == "string")
+        and (#s + #(sep or "")) * count > 0x7fffffff then
+      real_rep("x", 0x7fffffff)
+    end
     return real_rep(s, n, sep)
   end
 
