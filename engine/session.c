@@ -584,15 +584,19 @@ static bool host_accepts(coax_session *s, const coax_value *value, char *reason,
 ** or by its content filter ("content_filter": something was left out).
 ** Unless the extraction already found the value incomplete, an error at the
 ** root says so, and the attempt fails like any invalid one. */
+static const char *cut_off_reason(const coax_session *s)
+{
+    if (!strcmp(s->finish, "length"))
+        return "the provider cut the reply off at its token limit (finish: length): the value may be incomplete";
+    if (!strcmp(s->finish, "content_filter"))
+        return "the provider's content filter cut the reply off (finish: content_filter): the value may be incomplete";
+    return NULL;
+}
+
 static coax_code refuse_cut_off(coax_session *s, coax_arena *a, coax_extract_result *r)
 {
-    const char *why;
-    if (!strcmp(s->finish, "length"))
-        why = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete";
-    else if (!strcmp(s->finish, "content_filter"))
-        why = "the provider's content filter cut the reply off (finish: content_filter): the value may be incomplete";
-    else
-        return COAX_OK;
+    const char *why = cut_off_reason(s);
+    if (!why) return COAX_OK;
     if (r->candidate < r->repair.ncandidates && !r->repair.candidates[r->candidate].complete) return COAX_OK;
     coax_validation *v = &r->validation;
     coax_schema_error *e = coax_arena_alloc(a, (v->nerrors + 1) * sizeof *e);
@@ -654,7 +658,8 @@ static void handle_reply(coax_session *s)
     }
     coax_extract_result r;
     coax_error err = {0};
-    coax_extract_options xo = {strcmp(s->finish, "length") ? 0 : COAX_EXTRACT_CUT_OFF, s->max_class};
+    /* extract closes no brackets of a cut reply; refuse_cut_off then refuses the rest */
+    coax_extract_options xo = {cut_off_reason(s) ? COAX_EXTRACT_CUT_OFF : 0, s->max_class};
     coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, &xo, &r, &err);
     if (rc == COAX_OK) rc = refuse_cut_off(s, arena, &r);
     char f[320];
