@@ -1,10 +1,10 @@
 # coax: build, test, bench. `make help` lists the targets.
 #
-# Every engine/*.c goes into libcoax except the command (cli*.c); adding a
-# file to engine/ needs no change here. The Lua bindings (lcoax*.c) are in
-# libcoax too, because the engine gives its sandboxed scripts the same coax
-# module; build/coax.so links them for the stock interpreter. C tests are
-# spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
+# Every engine/FOLDER/*.c goes into libcoax except the command (engine/cli/);
+# adding a file needs no change here. The README's "Layout" section says what
+# each folder holds and which folders it may include (spec/layout.lua checks).
+# build/coax.so is engine/lua/ over libcoax, for the stock interpreter. C
+# tests are spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
 
 CC      ?= cc
 # Lua 5.4.4 (Debian 12's liblua5.4) overflows the C stack on deeply nested
@@ -22,24 +22,25 @@ LIBS    := $(shell pkg-config --libs $(PKGS)) -lm
 ALL_CFLAGS = $(WARN) $(DEFS) $(INC) $(CFLAGS) -fPIC
 
 B       ?= build
-ENGINE  := $(wildcard engine/*.c)
-CLI_SRC := $(filter engine/cli%.c,$(ENGINE))
-LUA_SRC := $(filter engine/lcoax%.c,$(ENGINE))
-LIB_SRC := $(filter-out $(CLI_SRC),$(ENGINE))
+ENGINE  := $(wildcard engine/*/*.c)
+CLI_SRC := $(wildcard engine/cli/*.c)
+LUA_SRC := $(wildcard engine/lua/*.c)
+LIB_SRC := $(filter-out $(CLI_SRC) $(LUA_SRC),$(ENGINE))
 LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
 LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
 TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
-HEADERS := $(wildcard engine/*.h engine/include/*.h spec/c/*.h)
 
 .PHONY: all test deps asan valgrind bench conformance meta clean help
 
 all: $(B)/libcoax.a $(B)/libcoax.so $(B)/coax $(B)/coax.so
 
-$(B)/obj/%.o: engine/%.c $(HEADERS)
+# Each object depends on the headers it includes (-MMD writes the list).
+$(B)/obj/%.o: engine/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(LUA_OBJ:.o=.d) $(TESTS:=.d)
 
 $(B)/libcoax.a: $(LIB_OBJ)
 	@rm -f $@
@@ -65,8 +66,8 @@ $(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $(LUA_OBJ) $(B)/libcoax.a \
 	  $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
 
-$(B)/test_%: spec/c/test_%.c $(B)/libcoax.a $(HEADERS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
+$(B)/test_%: spec/c/test_%.c $(B)/libcoax.a
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(B)/libcoax.a $(LIBS)
 
 # The examples are built like a host builds them (the public header only)
 # and run by spec/examples_spec.lua.
@@ -95,7 +96,7 @@ valgrind: all $(TESTS) $(EXAMPLES)
 # and the output tests (output-tests/, flag/basic/detailed text, issue 24),
 # and never fails; drafts that pass completely also run in `make test`
 # (the COMPLETE list in spec/c/test_schema_suite.c). `make meta` regenerates
-# engine/schema_meta.c, the embedded meta-schemas, from schemas/meta/.
+# engine/schema/meta.c, the embedded meta-schemas, from schemas/meta/.
 conformance: $(B)/test_schema_suite
 	@$(B)/test_schema_suite --report
 
@@ -109,7 +110,7 @@ example-conformance: $(B)/test_example_suite
 	@$(B)/test_example_suite --report
 
 meta:
-	lua5.4 schemas/meta/embed.lua > engine/schema_meta.c
+	lua5.4 schemas/meta/embed.lua > engine/schema/meta.c
 
 # ---- fuzzing (issue 12) -----------------------------------------------------
 # `make fuzz` builds the libFuzzer harnesses (spec/fuzz/fuzz_*.c, one a file)

@@ -1,5 +1,5 @@
 --- The Anthropic agent (lua/coax/agents/anthropic.lua, coax.transport,
--- engine/http.c) end to end: whole extractions against the mock server
+-- engine/io/http.c) end to end: whole extractions against the mock server
 -- (spec/mock), asserting the exact requests it received and the reports.
 local H = require "helper"
 local coax = require "coax"

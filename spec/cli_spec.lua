@@ -24,7 +24,7 @@ end
 -- names in its option tables, the flags it compares with strcmp, and the
 -- shared limit and agent options when it takes them.
 local function parsed_options(cmd)
-  local src = H.read("engine/cli_" .. cmd .. ".c")
+  local src = H.read("engine/cli/" .. cmd .. ".c")
   local opts, seen = {}, {}
   local function add(o)
     if not seen[o] then
@@ -41,7 +41,7 @@ local function parsed_options(cmd)
   if src:find("cli_limit_opt(", 1, true) then
     for _, o in ipairs { "--max-depth", "--max-input", "--max-string" } do add(o) end
   end
-  if src:find("cli_agent_opt(", 1, true) then scan(H.read("engine/cli_agent.c")) end
+  if src:find("cli_agent_opt(", 1, true) then scan(H.read("engine/cli/agent.c")) end
   table.sort(opts)
   return opts
 end
@@ -63,7 +63,7 @@ describe("coax", function()
     local out, err, code = H.coax({ "--help" })
     assert.are.same({ "", 0 }, { err, code })
     local listed = {}
-    for name in H.read("engine/cli.c"):gmatch('{"(%l+)", cli_%l+, "') do listed[#listed + 1] = name end
+    for name in H.read("engine/cli/cli.c"):gmatch('{"(%l+)", cli_%l+, "') do listed[#listed + 1] = name end
     table.sort(listed)
     local expected = { table.unpack(COMMANDS) }
     table.sort(expected)

@@ -1,5 +1,5 @@
 --- The command agent (lua/coax/agents/command.lua) and coax.command
--- (engine/process.c): the host's program run once per attempt, its reply
+-- (engine/io/process.c): the host's program run once per attempt, its reply
 -- read from stdout, without blocking the engine's poll; failures, timeouts
 -- (the whole process group killed), output caps, big inputs, and the rule
 -- that only the host names the program.

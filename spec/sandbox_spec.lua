@@ -303,7 +303,7 @@ describe("Lua patterns", function()
 
   -- Not only patterns: one instruction may do a millisecond of work in C
   -- (`s .. "y"` or s:upper() on a megabyte); time between two counts is
-  -- charged too (engine/script.c), so such loops stop with the budget.
+  -- charged too (engine/script/vm.c), so such loops stop with the budget.
   for _, c in ipairs({
     { "s:upper() on a megabyte, a million times", "n = n + #s:upper()" },
     { "s .. 'y' on a megabyte, a million times", "local t = s .. 'y' n = n + #t" },

@@ -1,5 +1,5 @@
 --- The three-tool mode (lua/coax/tools.lua, coax.check_reply in
--- engine/session.c) through the openai agent against the mock server: the
+-- engine/session/session.c) through the openai agent against the mock server: the
 -- exact tool definitions, the answers each tool call gets, the
 -- conversation carried from round to round and from attempt to attempt,
 -- the rounds' history in the report, and the rounds limit.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes engine/unicode_nfc_tables.h: the data NFC normalisation and simple
+"""Writes engine/base/unicode_nfc_tables.h: the data NFC normalisation and simple
 case folding need (unicode_nfc.c), from Python's unicodedata.
 
-    python3 bench/extract/gen_unicode_nfc.py > engine/unicode_nfc_tables.h
+    python3 bench/extract/gen_unicode_nfc.py > engine/base/unicode_nfc_tables.h
 
 Tables, each sorted by code point for binary search:
   nfc_decomp  canonical decompositions (one level; Hangul is algorithmic)

@@ -1,4 +1,4 @@
-// Fits the estimator's weights and writes engine/tokens_weights.c.
+// Fits the estimator's weights and writes engine/tokens/weights.c.
 //
 //   node fit.mjs PIECES CORPUS_DIR OUT.c
 //
@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exactCount, SPLIT } from './exact.mjs';
 
-// ---- keep in step with engine/tokens.h ------------------------------------------
+// ---- keep in step with engine/tokens/tokens.h ------------------------------------------
 const NSCRIPT = 21, NCASE = 4, NPRE = 4, MAXLEN = 24, SCALE = 256;
 const ROWS_WORD = NSCRIPT * NCASE * NPRE, ROWS_PUNCT = NSCRIPT * 8, ROWS_NUM = NSCRIPT;
 const ROW_WORD = 0, ROW_PUNCT = ROW_WORD + ROWS_WORD, ROW_NUM = ROW_PUNCT + ROWS_PUNCT;

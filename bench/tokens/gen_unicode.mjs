@@ -1,10 +1,10 @@
-// Generates engine/tokens_unicode.c: one byte per code point, the character
+// Generates engine/tokens/unicode.c: one byte per code point, the character
 // class the o200k/cl100k pre-tokenizers use (JavaScript \s, \p{L} split by
 // case, \p{N}, \p{M}) and a script group the estimator keys its weights on.
 // The classes come from this Node's Unicode tables (the same ones
 // gpt-tokenizer's regular expressions use when the exact counts are made).
 //
-//   node bench/tokens/gen_unicode.mjs > engine/tokens_unicode.c
+//   node bench/tokens/gen_unicode.mjs > engine/tokens/unicode.c
 //
 // Layout: the Basic Multilingual Plane in a two-stage table (code point >> 7
 // picks a block of 128 bytes); the supplementary planes as sorted runs
@@ -15,7 +15,7 @@ import { exactCount } from './exact.mjs';
 
 const CLASS = { P: 0, WS: 1, NL: 2, N: 3, LU: 4, LL: 5, LO: 6, MK: 7 };
 
-// Script groups (5 bits). Keep in step with engine/tokens.h (TOK_S_*).
+// Script groups (5 bits). Keep in step with engine/tokens/tokens.h (TOK_S_*).
 const SCRIPTS = [
   ['ASCII', null],          // 0: ASCII letters, digits, punctuation, space
   ['LATIN', /\p{Script=Latin}/u],

@@ -9,7 +9,7 @@
 **   pieces o200k|cl100k CORPUS.jsonl > pieces.bin
 */
 #include "coax.h"
-#include "tokens.h"
+#include "tokens/tokens.h"
 
 #include <stdio.h>
 #include <stdlib.h>

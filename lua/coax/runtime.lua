@@ -1,5 +1,5 @@
 --- The policy side of a session, called by the engine's state machine
--- (engine/session.c). Each function is one step the C side asks for; the
+-- (engine/session/session.c). Each function is one step the C side asks for; the
 -- session table `S` keeps what Lua needs between steps.
 -- @module coax.runtime
 local recipe_mod = require "coax.recipe"

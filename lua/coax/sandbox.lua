@@ -32,7 +32,7 @@
 -- own does not, and overflows the C stack); cjson keeps its nesting limits.
 --
 -- The network: coax.http.request (below, on the engine's transport in
--- engine/http.c) and coax.secret, the only way to an API key; scripts never
+-- engine/io/http.c) and coax.secret, the only way to an API key; scripts never
 -- see a key's value. The environment: coax.getenv reads only the variables
 -- named in ENV_READABLE (OLLAMA_HOST, where the ollama agent finds its
 -- server); any other name is an error.
@@ -80,11 +80,10 @@ return function(loader, coax_module, limit_hit, http, vm)
     return getenv(name)
   end
 
-  -- No files and no nested engines from scripts: coax.run and coax.engine
-  -- take a recipe's path (any file, its first token shown in the error) and
-  -- a script folder, and block the host while they run; remote_dir lets a
-  -- schema read files.
-  coax_module.run, coax_module.engine = nil, nil
+  -- No files and no nested engines from scripts: their coax module is the
+  -- library without coax.run and coax.engine (engine/script/lib.c), which
+  -- take a recipe's path and block the host while they run; remote_dir lets
+  -- a schema read files.
   local function no_remote(name, f)
     return function(schema, opts, ...)
       if type(opts) == "table" then
@@ -223,7 +222,7 @@ return function(loader, coax_module, limit_hit, http, vm)
 
   -- Lua's pattern functions run in C, where the instruction count never
   -- looks (("a"):rep(2000):find(".-.-.-b") would run for hours): these
-  -- behave the same (engine/lcoax_pattern.c) and every 1024 steps of
+  -- behave the same (engine/script/lib_pattern.c) and every 1024 steps of
   -- matching run tick, about 260 instructions, so matching is charged to
   -- the script's budget and stops with it.
   local function tick() for _ = 1, 256 do end end

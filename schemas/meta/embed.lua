@@ -1,6 +1,6 @@
--- embed.lua: turns the official meta-schemas into engine/schema_meta.c, so an
+-- embed.lua: turns the official meta-schemas into engine/schema/meta.c, so an
 -- installed libcoax resolves meta-schema URIs offline, with no project folder.
---   lua5.4 schemas/meta/embed.lua > engine/schema_meta.c      (make meta)
+--   lua5.4 schemas/meta/embed.lua > engine/schema/meta.c      (make meta)
 -- Drafts 4, 6, 7, 2019-09 and 2020-12 (draft 3 is not supported).
 local files = {
   "draft-04/schema.json", "draft-06/schema.json", "draft-07/schema.json",

@@ -4,7 +4,7 @@
 ** allocator once the arena has seen the work; the memory comes back when
 ** the host trims or frees the arena, and the cache is bounded.
 */
-#include "core.h"
+#include "base/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* Coercion against values a repair invented (COAX_VF_INVENTED, flagged here
 ** by hand: the repair side sets it), NFC comparison, and the rounds'
 ** linearity counted in validations rather than time. */
-#include "coerce.h"
-#include "unicode_nfc.h"
+#include "extract/coerce.h"
+#include "base/unicode_nfc.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
 ** COAX_VF_INVENTED flag on every value an invented repair made (the
 ** coercion step refuses to drop, rename or fill those), and
 ** coax_extract_options. */
-#include "core.h"
+#include "base/core.h"
 
 #include "test.h"
 

@@ -2,8 +2,8 @@
 ** values hash alike under any seed, however deep and in any member order;
 ** objects compare by key set, not by position; allocation failure is
 ** reported, never a wrong answer, and nothing leaks. */
-#include "core.h"
-#include "hash.h"
+#include "base/core.h"
+#include "base/hash.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 ** host's flags) and when they only annotate, the error a model is shown,
 ** draft 7's content keywords, and long or odd strings. */
 #include "coax.h"
-#include "format.h"
+#include "schema/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

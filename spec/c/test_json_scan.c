@@ -6,7 +6,7 @@
 ** control bytes, unterminated strings, whitespace runs, numbers at the
 ** root and beside every delimiter, duplicate-key offsets.
 */
-#include "core.h"
+#include "base/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 ** checks, unsupported patterns, limits on hostile patterns and inputs, and
 ** garbage patterns that must never crash. */
 #include "coax.h"
-#include "ecma.h"
+#include "regex/ecma.h"
 
 #include <stdio.h>
 #include <stdlib.h>

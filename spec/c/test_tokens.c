@@ -3,7 +3,7 @@
 ** baseline, chat framing, hostile input, and accuracy on a held-out sample
 ** with exact counts (spec/fixtures/tokens/heldout.jsonl, from gpt-tokenizer). */
 #include "coax.h"
-#include "tokens.h"
+#include "tokens/tokens.h"
 
 #include <stdlib.h>
 

@@ -1,15 +1,15 @@
-/* The sandbox's Lua pattern functions (engine/lcoax_pattern.c, what scripts
+/* The sandbox's Lua pattern functions (engine/script/lib_pattern.c, what scripts
 ** get as string.find, match, gmatch and gsub) against the stock ones, on
 ** any pattern and subject: the first byte says how much of the rest is the
 ** pattern. Whatever ours return or raise, the stock functions do too; a
 ** match ours give up on (the tick's budget) is not compared, since the
 ** stock ones would take as long. */
 #include "fuzz.h"
+#include "script/lib.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
 
-int luaopen_coax(lua_State *L);
 
 #define MAX_TICKS 16 /* about 16,000 steps of matching */
 
@@ -36,7 +36,7 @@ static lua_State *state(void)
     L = luaL_newstate();
     FUZZ_CHECK(L != NULL);
     luaL_openlibs(L);
-    luaopen_coax(L);
+    lcoax_open_library(L);
     lua_getfield(L, -1, "patterns");
     lua_pushcfunction(L, tick);
     lua_call(L, 1, 1);

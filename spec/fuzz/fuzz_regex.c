@@ -6,9 +6,9 @@
 ** scratch memory; the example generator's string for the pattern is valid
 ** UTF-8, and matching it never fails for a reason other than a limit. */
 #include "fuzz.h"
-#include "core.h"
-#include "example.h"
-#include "regex.h"
+#include "base/core.h"
+#include "example/example.h"
+#include "regex/regex.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

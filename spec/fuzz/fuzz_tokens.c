@@ -3,7 +3,7 @@
 ** pieces cover the text exactly, in order, and add up to the estimate's
 ** sum; a chat's count is its messages' counts plus the framing. */
 #include "fuzz.h"
-#include "tokens.h"
+#include "tokens/tokens.h"
 
 typedef struct cover {
     size_t next;   /* where the next piece must start */

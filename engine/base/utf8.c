@@ -1,0 +1,101 @@
+/*
+** utf8.c: RFC 3629 decoding, validation and encoding.
+*/
+#include "base/core.h"
+
+size_t coax_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    if (n == 0) return 0;
+    unsigned char c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t len;
+    uint32_t v, min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2; v = c & 0x1F; min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3; v = c & 0x0F; min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4; v = c & 0x07; min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return len;
+}
+
+bool coax_utf8_valid(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str, *end = s + len;
+    while (s < end) {
+        /* Skip ASCII eight bytes at a time where possible. */
+        while (end - s >= 8) {
+            uint64_t w;
+            memcpy(&w, s, 8);
+            if (w & 0x8080808080808080ull) break;
+            s += 8;
+        }
+        if (s >= end) break;
+        if (*s < 0x80) {
+            s++;
+            continue;
+        }
+        uint32_t cp;
+        size_t n = coax_utf8_decode(s, (size_t)(end - s), &cp);
+        if (!n) return false;
+        s += n;
+    }
+    return true;
+}
+
+size_t coax_utf8_replace(const char *str, size_t len, char *out)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = s[i] < 0x80 ? 1 : coax_utf8_decode(s + i, len - i, &cp);
+        if (n) {
+            memcpy(out + o, s + i, n);
+            o += n;
+            i += n;
+        } else {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    return o;
+}
+
+size_t coax_utf8_encode(uint32_t cp, char out[4])
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}

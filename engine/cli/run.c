@@ -1,0 +1,304 @@
+/*
+** cli_run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
+**            [--report FILE] [--lua-path DIR] [--allow-dir DIR]
+**            [--max-depth N] [--max-input N] [--max-string N]
+*/
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: coax run RECIPE [OPTIONS]\n"
+    "Runs one extraction: prompts the agent, recovers and validates each reply, feeds the\n"
+    "errors back and asks again, within the attempt budget. The value goes to stdout.\n"
+    "With no agent named here or in the recipe: the provider of the first of OPENAI_API_KEY,\n"
+    "ANTHROPIC_API_KEY, GEMINI_API_KEY and OLLAMA_HOST set, else the recipe's recorded transcript\n"
+    "(RECIPE.replies.jsonl beside it) replayed offline; stderr says which.\n"
+    "Options:\n"
+    "  --input FILE          the input the prompt is made from (default: none; - is stdin)\n"
+    "  --agent NAME          openai (key from OPENAI_API_KEY), anthropic (ANTHROPIC_API_KEY),\n"
+    "                        gemini (GEMINI_API_KEY), ollama (OLLAMA_HOST), replay or command;\n"
+    "                        wins over the recipe's\n"
+    "  --command CMD         the command agent: CMD (sh -c) gets the conversation on stdin\n"
+    "                        and prints the reply, once an attempt\n"
+    "  --model M             the model (openai default: gpt-4o-mini)\n"
+    "  --base-url URL        the server (openai default: https://api.openai.com/v1)\n"
+    "  --mode M              openai: json_schema (default), json_object, prompt or tools;\n"
+    "                        anthropic: prompt (default) or tools; gemini: json_schema\n"
+    "                        (default), json, prompt or tools; ollama: format (default),\n"
+    "                        json or prompt\n"
+    "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
+    "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
+    "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
+    "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
+    "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
+    "  --max-depth N         nesting of arrays and objects (default 512)\n"
+    "  --max-input N         bytes of the input and of one reply (default 256M; k, M, G)\n"
+    "  --max-string N        bytes of one decoded string (default 64M)\n"
+    "  --report FILE         write the session report (outcome, metrics, every attempt)\n"
+    "  --lua-path DIR        the coax scripts (default: $COAX_LUA_PATH, else lua/ beside the\n"
+    "                        coax executable or its installed share/coax/lua, ./lua)\n"
+    "  --allow-dir DIR       a folder the recipe may name files in (its schema), besides its\n"
+    "                        own and the project's schemas/; repeatable\n"
+    "  --help, -h            this help\n"
+    "Exit: 0 ok, 1 exhausted, 2 usage or an invalid recipe or schema, 3 agent error,\n"
+    "4 a limit (or no room to write the value or the report), 5 script error.\n"
+    "Examples:\n"
+    "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
+    "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
+
+/* The events told with the demo and --verbose: the reasons the report does
+** not keep (a rejection's, a parse failure's), one JSON object a line. */
+static void keep_reasons(void *ud, coax_session *s, const char *name, const char *data)
+{
+    (void)s;
+    if (strcmp(name, "rejection") && strcmp(name, "parse_error")) return;
+    coax_buf_puts(ud, data);
+    coax_buf_putc(ud, '\n');
+}
+
+/* The string member 'key' of 'v', or NULL. */
+static const char *text_of(const coax_value *v, const char *key)
+{
+    const coax_value *m = coax_object_get(v, key, strlen(key));
+    return m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : NULL;
+}
+
+/* The reason an event line of attempt n gave, or "". */
+static const char *reason_of(coax_arena *a, const coax_buf *events, int64_t n)
+{
+    for (size_t at = 0; at < events->len;) {
+        const char *nl = memchr(events->data + at, '\n', events->len - at);
+        size_t end = nl ? (size_t)(nl - events->data) : events->len;
+        coax_value *v;
+        if (coax_parse(a, events->data + at, end - at, NULL, &v, NULL) == COAX_OK) {
+            const coax_value *k = coax_object_get(v, "attempt", 7);
+            const char *r = text_of(v, "reason") ? text_of(v, "reason") : text_of(v, "error");
+            if (k && coax_value_double(k) == (double)n && r) return r;
+        }
+        at = end + 1;
+    }
+    return "";
+}
+
+/* The demo and --verbose tell what became of each reply, one line an
+** attempt: what was repaired and coerced, what was wrong, and that it was
+** fed back. */
+static void narrate(const char *rep, size_t len, const coax_buf *events)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *r;
+    const coax_value *attempts = NULL;
+    if (!a || coax_parse(a, rep, len, NULL, &r, NULL) || !(attempts = coax_object_get(r, "attempts", 8))) {
+        coax_arena_free(a);
+        return;
+    }
+    size_t n = coax_value_len(attempts);
+    coax_buf line;
+    coax_buf_init(&line, NULL);
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *at = coax_array_get(attempts, i);
+        const coax_value *log = coax_object_get(at, "log", 3), *errors = coax_object_get(at, "errors", 6);
+        const char *outcome = text_of(at, "outcome");
+        line.len = 0;
+        coax_buf_printf(&line, "coax run: attempt %zu: ", i + 1);
+        const char *sep = "repaired (";
+        for (size_t k = 0; k < coax_value_len(log); k++) { /* each kind once, in order */
+            const coax_value *e = coax_array_get(log, k);
+            const char *kind = text_of(e, "kind");
+            bool seen = text_of(e, "pointer") != NULL;
+            for (size_t j = 0; j < k && !seen; j++) {
+                const char *other = text_of(coax_array_get(log, j), "kind");
+                seen = other && kind && !strcmp(other, kind);
+            }
+            if (seen || !kind) continue;
+            coax_buf_printf(&line, "%s%s", sep, kind);
+            sep = ", ";
+        }
+        if (sep[0] == ',') coax_buf_puts(&line, "); ");
+        sep = "coerced (";
+        for (size_t k = 0; k < coax_value_len(log); k++) {
+            const coax_value *e = coax_array_get(log, k);
+            const char *kind = text_of(e, "kind"), *ptr = text_of(e, "pointer");
+            if (!kind || !ptr) continue;
+            coax_buf_printf(&line, "%s%s at %s", sep, kind, ptr[0] ? ptr : "(root)");
+            sep = ", ";
+        }
+        if (sep[0] == ',') coax_buf_puts(&line, "); ");
+        if (!outcome) outcome = "?";
+        if (!strcmp(outcome, "ok")) {
+            coax_buf_puts(&line, "valid, accepted");
+        } else if (!strcmp(outcome, "invalid") && coax_value_len(errors)) {
+            const coax_value *e = coax_array_get(errors, 0);
+            const char *where = text_of(e, "instanceLocation"), *what = text_of(e, "error");
+            size_t ne = coax_value_len(errors);
+            coax_buf_printf(&line, "%zu schema error%s, at %s: %s", ne, ne == 1 ? "" : "s",
+                            where && where[0] ? where : "(root)", what ? what : "");
+            if (ne > 1) coax_buf_printf(&line, " (and %zu more)", ne - 1);
+        } else if (!strcmp(outcome, "rejected")) {
+            coax_buf_printf(&line, "rejected by the recipe: %s", reason_of(a, events, (int64_t)(i + 1)));
+        } else if (!strcmp(outcome, "no_json")) {
+            coax_buf_printf(&line, "no JSON: %s", reason_of(a, events, (int64_t)(i + 1)));
+        } else {
+            coax_buf_puts(&line, outcome);
+        }
+        if (i + 1 < n) coax_buf_puts(&line, "; fed back, asking again");
+        coax_buf_putc(&line, '\n');
+        if (!line.oom) fwrite(line.data, 1, line.len, stderr);
+    }
+    coax_buf_free(&line);
+    coax_arena_free(a);
+}
+
+int cli_run(int argc, char **argv)
+{
+    const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL;
+    cli_agent agent = {0};
+    cli_engine engine_opts = {0};
+    coax_limits lim;
+    coax_limits_default(&lim);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = cli_opt(argc, argv, &i, "input", &input_path);
+        if (r == 0) r = cli_agent_opt(argc, argv, &i, &agent);
+        if (r == 0) r = cli_opt(argc, argv, &i, "report", &report);
+        if (r == 0) r = cli_opt(argc, argv, &i, "max-attempts", &attempts);
+        if (r == 0) r = cli_engine_opt(argc, argv, &i, &engine_opts);
+        if (r == 0) r = cli_limit_opt("run", argc, argv, &i, &lim);
+        if (r < 0) return 2;
+        if (r > 0) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage("run", "unknown option '%s' (try --help)", a);
+        } else if (recipe) {
+            return cli_usage("run", "one recipe at a time ('%s' and '%s')", recipe, a);
+        } else {
+            recipe = a;
+        }
+    }
+    if (!recipe) return cli_usage("run", "a RECIPE is required (try --help)");
+    coax_session_options so = {0};
+    if (attempts) {
+        char *end;
+        long n = strtol(attempts, &end, 10);
+        if (end == attempts || *end || n < 1 || n > 1000000)
+            return cli_usage("run", "--max-attempts wants an integer from 1 to 1000000, not '%s'", attempts);
+        so.max_attempts = (int)n;
+    }
+    char *input = NULL;
+    size_t input_len = 0;
+    coax_error err = {0};
+    if (input_path) {
+        coax_code rc = cli_read(input_path, lim.max_input, &input, &input_len, &err);
+        if (rc) return cli_fail("run", rc, &err);
+        so.input = input;
+        so.input_len = input_len;
+    }
+    coax_engine *engine = NULL;
+    coax_engine_options eo = {0};
+    cli_engine_options(&engine_opts, &eo);
+    eo.limits = lim;
+    cli_agent_engine("run", &agent, &eo);
+    coax_code rc = coax_engine_new(&eo, &engine, &err);
+    if (rc) {
+        free(input);
+        return cli_engine_fail("run", rc, &err);
+    }
+    coax_buf members, agent_json, events;
+    coax_buf_init(&members, NULL);
+    coax_buf_init(&agent_json, NULL);
+    coax_buf_init(&events, NULL);
+    cli_agent_choice choice;
+    int status = cli_agent_choose("run", &agent, NULL, engine, recipe, &members, &choice);
+    if (status == 0 && members.len) {
+        coax_buf_putc(&agent_json, '{');
+        coax_buf_put(&agent_json, members.data, members.len);
+        coax_buf_puts(&agent_json, "}");
+        coax_buf_putc(&agent_json, '\0');
+        if (agent_json.oom) status = cli_fail("run", COAX_ENOMEM, NULL);
+        so.agent_json = agent_json.data;
+        so.command = agent.command;
+    }
+    coax_buf_free(&members);
+    bool tell = choice.demo || agent.verbose; /* each attempt told on stderr */
+    if (tell) {
+        so.on_event = keep_reasons;
+        so.event_ud = &events;
+    }
+    coax_session *s = NULL;
+    if (status == 0) {
+        rc = coax_session_from_file(engine, recipe, &so, &s, &err);
+        if (rc) status = cli_fail("run", rc, &err);
+    }
+    /* Opened before any model call, so a path that cannot be written costs none. */
+    FILE *rf = NULL;
+    if (status == 0 && report && !(rf = fopen(report, "wb")))
+        status = cli_usage("run", "cannot write the report to %s: %s", report, strerror(errno));
+    if (status == 0) {
+        if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
+        cli_trap_signals(engine);
+        /* As coax_session_run, but a signal ends it; a host agent has no host here: it stops too. */
+        while (coax_session_outcome(s) == COAX_RUNNING && !cli_signalled() && !coax_session_host_request(s, NULL))
+            coax_engine_poll(engine, 1000);
+        if (cli_signalled()) {
+            coax_engine_free(engine); /* kills the commands still running */
+            cli_die_of(cli_signalled());
+        }
+        if (coax_session_host_request(s, NULL)) {
+            status = cli_usage("run", "the host agent is answered by a program that embeds coax (its C or Lua API), "
+                                      "not by the command line: name another agent");
+        } else {
+            coax_outcome outcome = coax_session_outcome(s);
+            size_t rlen;
+            const char *rep = coax_session_report(s, &rlen);
+            int write_status = 0;
+            if (rf) {
+                errno = 0;
+                bool ok = rep && fwrite(rep, 1, rlen, rf) == rlen && fputc('\n', rf) != EOF;
+                int e = errno;
+                if (fclose(rf)) {
+                    if (ok) e = errno;
+                    ok = false;
+                }
+                if (!ok) { /* no report (out of memory), or a full disk: not a silent success */
+                    fprintf(stderr, "coax run: cannot write the report to %s: %s\n", report, e ? strerror(e) : "out of memory");
+                    write_status = e ? cli_write_status(e) : 4;
+                }
+                rf = NULL;
+            }
+            if (tell && rep) narrate(rep, rlen, &events);
+            size_t vlen;
+            const char *value = coax_session_value(s, &vlen);
+            if (value) {
+                fwrite(value, 1, vlen, stdout);
+                fputc('\n', stdout);
+                if (fflush(stdout) || ferror(stdout)) {
+                    int e = errno;
+                    fprintf(stderr, "coax run: cannot write output: %s\n", strerror(e));
+                    if (!write_status) write_status = cli_write_status(e);
+                }
+            } else {
+                /* The reason, from the report's error (traceback included). */
+                coax_arena *a = coax_arena_new(NULL);
+                coax_value *r;
+                const coax_value *msg = NULL;
+                if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK)
+                    coax_pointer_get(r, "/error/message", 14, &msg);
+                fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome),
+                        msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
+                coax_arena_free(a);
+            }
+            status = write_status ? write_status : coax_outcome_exit_status(outcome);
+        }
+    }
+    if (rf) fclose(rf);
+    coax_engine_free(engine);
+    coax_buf_free(&agent_json);
+    coax_buf_free(&events);
+    free(input);
+    return status;
+}

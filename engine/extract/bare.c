@@ -1,0 +1,151 @@
+/*
+** extract_bare.c: replies that are one scalar, and scalars that are not.
+**
+** A schema that asks for one scalar (an enum, a const, an integer, a
+** boolean) may get it as bare text: TWO, **Two**, "two". or `42`. That is
+** the model's whole answer, so it is read as one value. But a scalar found
+** inside prose ("2 or 3", "1 cup of flour") is a guess at which word was
+** meant: a scalar counts only when it is the whole reply, or the whole of
+** its fenced block or tag, after trimming spaces, a final period and
+** surrounding quotes, backticks or "**".
+*/
+#include "extract/coerce.h"
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+static bool is_decoration(char c) { return is_space(c) || c == '"' || c == '\'' || c == '`' || c == '*'; }
+
+/* Whether text[from..) up to a line break is a fence opener (``` or ~~~
+** and an optional language word). */
+static bool fence_line_before(const char *text, size_t at)
+{
+    /* 'at' is just after a '\n': find the start of the line before it. */
+    if (at == 0) return false;
+    size_t end = at - 1, s = end;
+    while (s > 0 && text[s - 1] != '\n') s--;
+    while (s < end && is_space(text[s])) s++;
+    return end - s >= 3 && (!memcmp(text + s, "```", 3) || !memcmp(text + s, "~~~", 3));
+}
+
+static bool at_fence(const char *text, size_t len, size_t at)
+{
+    return len - at >= 3 && (!memcmp(text + at, "```", 3) || !memcmp(text + at, "~~~", 3));
+}
+
+bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *cand)
+{
+    const coax_value *v = cand->value;
+    if (v->type == COAX_OBJECT || v->type == COAX_ARRAY || cand->start > cand->end || cand->end > len) return true;
+    bool block = cand->source == COAX_SOURCE_FENCED || cand->source == COAX_SOURCE_TAGGED;
+    size_t s = cand->start;
+    while (s > 0 && is_decoration(text[s - 1]) && !(block && text[s - 1] == '\n')) s--;
+    bool left = s == 0 || (block && (text[s - 1] == '>' || (text[s - 1] == '\n' && fence_line_before(text, s))));
+    size_t e = cand->end;
+    bool period = false;
+    for (; e < len; e++) {
+        if (block && (text[e] == '\n' || at_fence(text, len, e))) break; /* the block's own end */
+        if (is_decoration(text[e])) continue;
+        if (text[e] == '.' && !period) {
+            period = true;
+            continue;
+        }
+        break;
+    }
+    if (block)
+        while (e < len && is_space(text[e])) e++;
+    bool right = e == len || (block && (text[e] == '<' || at_fence(text, len, e)));
+    return left && right;
+}
+
+/* Takes one pair of surrounding decorations off t[0..*n): emphasis,
+** backticks, straight or typographic quotes. */
+static bool strip_pair(const char **t, size_t *n)
+{
+    static const char *const pairs[][2] = {{"**", "**"}, {"`", "`"}, {"\"", "\""}, {"'", "'"}, {"*", "*"},
+                                           {"\u201c", "\u201d"}, {"\u2018", "\u2019"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        size_t k = strlen(pairs[i][0]), m = strlen(pairs[i][1]);
+        if (*n >= k + m + 1 && !memcmp(*t, pairs[i][0], k) && !memcmp(*t + *n - m, pairs[i][1], m)) {
+            *t += k;
+            *n -= k + m;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The inside of a fenced block that is the whole of t[0..*n) (```lang
+** ... ```), or false. */
+static bool strip_fence(const char **t, size_t *n)
+{
+    const char *s = *t;
+    size_t k = *n;
+    if (k < 7 || (memcmp(s, "```", 3) && memcmp(s, "~~~", 3)) || memcmp(s + k - 3, s, 3)) return false;
+    const char *nl = memchr(s, '\n', k - 3);
+    if (!nl) return false;
+    for (const char *p = s + 3; p < nl; p++)
+        if (is_space(*p) && *p != '\r' && p + 1 < nl) return false; /* an info string is one word */
+    *t = nl + 1;
+    *n = (size_t)(s + k - 3 - *t);
+    return true;
+}
+
+/* A number written with thousands separators ("12,111", "-2,000.00") as
+** the whole reply: the same rule as in a member's value, every group after
+** the first exactly three digits. NULL when t[0..n) is not one. */
+static coax_value *grouped_number(coax_arena *a, const char *t, size_t n)
+{
+    size_t i = n && t[0] == '-', first = i;
+    while (i < n && i - first < 3 && t[i] >= '0' && t[i] <= '9') i++;
+    if (i == first || t[first] == '0' || i >= n || t[i] != ',') return NULL;
+    char buf[64];
+    size_t k = 0;
+    memcpy(buf, t, i);
+    k = i;
+    while (i < n && t[i] == ',') {
+        if (n - i < 4 || k + 3 >= sizeof buf) return NULL;
+        for (size_t d = 1; d <= 3; d++)
+            if (t[i + d] < '0' || t[i + d] > '9') return NULL;
+        memcpy(buf + k, t + i + 1, 3);
+        k += 3;
+        i += 4;
+    }
+    if (i < n && t[i] == '.') {
+        size_t f = i + 1;
+        while (f < n && t[f] >= '0' && t[f] <= '9') f++;
+        if (f == i + 1 || f != n || k + (f - i) >= sizeof buf) return NULL;
+        memcpy(buf + k, t + i, f - i);
+        k += f - i;
+        i = f;
+    }
+    if (i != n) return NULL;
+    coax_value *v = coax_new_value(a, COAX_NUMBER);
+    return v && !coax_set_number(a, v, buf, k) ? v : NULL;
+}
+
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only)
+{
+    const char *t = text;
+    size_t n = len;
+    bool period = false;
+    for (int round = 0; round < 8; round++) {
+        while (n && is_space(t[0])) t++, n--;
+        while (n && is_space(t[n - 1])) n--;
+        if (!period && n > 1 && t[n - 1] == '.') {
+            period = true;
+            n--;
+            continue;
+        }
+        coax_value *v;
+        coax_arena_mark mark = coax_arena_get_mark(a);
+        if (n && !coax_parse(a, t, n, NULL, &v, NULL)) {
+            if (v->type == COAX_OBJECT || v->type == COAX_ARRAY) return NULL;
+            return v;
+        }
+        coax_arena_rewind(a, mark);
+        if (!literal_only && (v = grouped_number(a, t, n))) return v;
+        if (!strip_fence(&t, &n) && !strip_pair(&t, &n)) break;
+    }
+    if (literal_only || n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
+    coax_value *v = coax_new_value(a, COAX_STRING);
+    return v && !coax_set_string(a, v, t, n) ? v : NULL;
+}

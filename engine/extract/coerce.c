@@ -1,0 +1,729 @@
+/*
+** coerce.c: recover values that are right in substance and wrong in form,
+** in work linear in the candidate whatever its number of errors.
+**
+** A round validates the candidate once, asks coerce_trials.c what could fix
+** each error, and applies the next untried trial of every error at once
+** (copy-on-write: only the containers on a changed path are copied, each
+** once). One more validation judges them all. A change is kept when no
+** error is left at or under the place it replaced (a member edit: its own
+** error is gone and nothing new appeared in the object), and no new error
+** appeared at a place above it (a parent's oneOf, uniqueItems, contains,
+** ... that the change broke: every change under that place is undone).
+** Changes that fail are undone and try their next trial in the next round.
+**
+** Changes never nest within a round: a change at or above a planned place
+** waits for the next round. A replacement whose own error is gone but
+** leaves errors deeper inside it ({"hi": "a"} wrapped into [{"hi": "a"}]
+** where "hi" must be an array) is kept provisionally: the next rounds may
+** fix what is inside, and if anything is still wrong inside it at the end
+** it is undone with everything done under it. So coercions compose.
+**
+** Cost: at most MAX_ROUNDS rounds of two validations, and per round work
+** linear in the errors times their pointers' length. No coercion is made at
+** or inside a value a repair invented (COAX_VF_INVENTED).
+*/
+#include "extract/coerce.h"
+#include "base/hash.h"
+
+#include <stdlib.h>
+
+#define MAX_ROUNDS 24
+/* Objects with more members than this get a hash index for lookups. */
+#define INDEX_MIN 16
+
+/* ---- a string-keyed map (one or two parts) in the arena ------------------ */
+
+typedef struct hent {
+    const char *a, *b;
+    uint32_t al, bl;
+    uint32_t h, round; /* round: when the key was last seen (the tried map) */
+    size_t val;
+} hent;
+
+typedef struct hmap {
+    coax_arena *arena;
+    hent *e;
+    size_t cap, n;
+    uint64_t seed; /* hash2's key, drawn per map */
+} hmap;
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Keys are instance locations and member names, which a reply chooses: the
+** FNV-1a state starts from the map's seed and its slot mixes all 64 bits
+** with the seed again (FNV's low bits alone can be made to collide at will,
+** which made n crafted keys cost n^2). FNV stays for its being incremental:
+** every prefix of a location is hashed in one pass (deepest_prefix). */
+static uint32_t hfold(const hmap *m, uint64_t h)
+{
+    h = coax_hash_mix(h, m->seed);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t hash2(const hmap *m, const char *a, size_t al, const char *b, size_t bl)
+{
+    uint64_t h = fnv(m->seed, a, al);
+    if (b) h = fnv(h ^ 0x9e3779b97f4a7c15ull, b, bl);
+    return hfold(m, h);
+}
+
+static bool hmap_init(hmap *m, coax_arena *a, size_t expect)
+{
+    m->arena = a;
+    m->n = 0;
+    m->seed = coax_hash_seed(m);
+    for (m->cap = 16; m->cap * 2 < expect * 3; m->cap *= 2) {}
+    m->e = coax_arena_alloc(a, m->cap * sizeof *m->e);
+    if (m->e) memset(m->e, 0, m->cap * sizeof *m->e);
+    return m->e != NULL;
+}
+
+static hent *hmap_slot(hent *e, size_t cap, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
+{
+    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        hent *x = &e[i];
+        if (!x->a) return x;
+        if (x->h == h && x->al == al && x->bl == bl && !memcmp(x->a, a, al) && (!bl || !memcmp(x->b, b, bl)))
+            return x;
+    }
+}
+
+static hent *hmap_find(const hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
+{
+    hent *x = hmap_slot(m->e, m->cap, a, al, b, bl, h);
+    return x->a ? x : NULL;
+}
+
+/* The entry for the key, added (val 0) when absent; NULL when out of memory. */
+static hent *hmap_put(hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
+{
+    if ((m->n + 1) * 3 > m->cap * 2) { /* load at most 2/3 */
+        size_t cap = m->cap * 2;
+        hent *e = coax_arena_alloc(m->arena, cap * sizeof *e);
+        if (!e) return NULL;
+        memset(e, 0, cap * sizeof *e);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].a) *hmap_slot(e, cap, m->e[i].a, m->e[i].al, m->e[i].b, m->e[i].bl, m->e[i].h) = m->e[i];
+        m->e = e;
+        m->cap = cap;
+    }
+    hent *x = hmap_slot(m->e, m->cap, a, al, b, bl, h);
+    if (!x->a) {
+        *x = (hent){a, b, (uint32_t)al, (uint32_t)bl, h, 0, 0};
+        m->n++;
+    }
+    return x;
+}
+
+/* ---- the candidate being coerced --------------------------------------- */
+
+enum { PLANNED, GOOD, BAD, PROVISIONAL };
+
+typedef struct change {
+    const coax_schema_error *e; /* the error it answers */
+    char *at;                   /* where: the value replaced, or the object edited */
+    size_t atlen;
+    coerce_trial t;
+    coax_value saved;           /* the value at 'at' before */
+    int verdict;
+} change;
+
+typedef struct provisional {
+    char *at;
+    size_t atlen;
+    const char *kind;
+    coax_value saved;
+    size_t logpos; /* its coercions and everything after it in the log */
+    bool failed;
+} provisional;
+
+typedef struct job {
+    coerce_ctx *c;
+    coax_arena *a;
+    coax_arena *scratch; /* what one round plans with, emptied after it */
+    coax_value *root;  /* our copy of the candidate's root */
+    hmap index;        /* members block -> hash index, for large objects */
+    hmap tried;        /* (instanceLocation, keywordLocation) -> trials used */
+    coax_buf tok;      /* a pointer token, unescaped */
+    bool oom;          /* a lookup ran out of memory (not "not found") */
+    provisional *prov;
+    size_t nprov, cprov;
+    hmap provs;        /* provisional places -> index + 1 */
+} job;
+
+/* The member of 'obj' named key[0..n): a hash index for large objects
+** (built once per members block), so resolving many pointers into one
+** object stays linear. */
+static coax_member *find_member(job *j, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= INDEX_MIN) {
+        for (size_t i = 0; i < obj->len; i++)
+            if (obj->u.members[i].klen == n && !memcmp(obj->u.members[i].key, key, n)) return &obj->u.members[i];
+        return NULL;
+    }
+    const void *blk = obj->u.members;
+    uint32_t bh = hash2(&j->index, (const char *)&blk, sizeof blk, NULL, 0);
+    hent *x = hmap_find(&j->index, (const char *)&blk, sizeof blk, NULL, 0, bh);
+    size_t cap = 16;
+    while (cap < (size_t)obj->len * 2) cap *= 2;
+    uint32_t *slots;
+    if (x) {
+        slots = (uint32_t *)(uintptr_t)x->val;
+    } else {
+        const void **k = coax_arena_alloc(j->a, sizeof *k);
+        slots = coax_arena_alloc(j->a, cap * sizeof *slots);
+        if (!k || !slots) {
+            j->oom = true;
+            return NULL;
+        }
+        memset(slots, 0, cap * sizeof *slots);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t s = (size_t)hash2(&j->index, m->key, m->klen, NULL, 0) & (cap - 1);
+            while (slots[s]) s = (s + 1) & (cap - 1);
+            slots[s] = i + 1;
+        }
+        *k = blk;
+        if (!(x = hmap_put(&j->index, (const char *)k, sizeof *k, NULL, 0, bh))) {
+            j->oom = true;
+            return NULL;
+        }
+        x->val = (size_t)(uintptr_t)slots;
+    }
+    for (size_t s = (size_t)hash2(&j->index, key, n, NULL, 0) & (cap - 1); slots[s]; s = (s + 1) & (cap - 1)) {
+        coax_member *m = &obj->u.members[slots[s] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return m; /* the first of duplicates is not kept: keys are unique */
+    }
+    return NULL;
+}
+
+/* Resolves 'loc' in the job's root. With 'own', every container block on
+** the way that the job did not copy yet is copied first, so '*slot' may be
+** written. Sets '*up' to the container holding the value (NULL at the
+** root) and '*invented' when a value on the way carries COAX_VF_INVENTED.
+** Returns false when the pointer does not resolve or memory ran out. */
+static bool walk(job *j, const char *loc, size_t len, bool own, coax_value **slot, coax_value **up, bool *invented)
+{
+    coax_value *cur = j->root, *parent = NULL;
+    bool inv = cur->flags & COAX_VF_INVENTED;
+    size_t i = 0;
+    while (i < len) {
+        if (loc[i] != '/') return false;
+        j->tok.len = 0;
+        for (i++; i < len && loc[i] != '/'; i++) {
+            char ch = loc[i];
+            if (ch == '~' && i + 1 < len) ch = loc[++i] == '1' ? '/' : '~';
+            coax_buf_putc(&j->tok, ch);
+        }
+        if (j->tok.oom) {
+            j->oom = true;
+            return false;
+        }
+        const char *t = j->tok.data ? j->tok.data : "";
+        size_t tn = j->tok.len;
+        bool arr = cur->type == COAX_ARRAY;
+        if (!arr && cur->type != COAX_OBJECT) return false;
+        if (own && cur->len && !(cur->flags & COAX_VF_COERCE_OWNED)) {
+            void *blk = arr ? (void *)cur->u.items : (void *)cur->u.members;
+            size_t size = cur->len * (arr ? sizeof(coax_value) : sizeof(coax_member));
+            void *copy = coax_arena_alloc(j->a, size);
+            if (!copy) {
+                j->oom = true;
+                return false;
+            }
+            memcpy(copy, blk, size);
+            if (arr) cur->u.items = copy;
+            else cur->u.members = copy;
+            cur->flags |= COAX_VF_COERCE_OWNED;
+        }
+        coax_value *next;
+        if (arr) {
+            size_t v = 0;
+            bool ok = tn > 0 && (tn == 1 || t[0] != '0');
+            for (size_t k = 0; ok && k < tn; k++) {
+                ok = t[k] >= '0' && t[k] <= '9' && v < SIZE_MAX / 16;
+                v = v * 10 + (size_t)(t[k] - '0');
+            }
+            if (!ok || v >= cur->len) return false;
+            next = &cur->u.items[v];
+        } else {
+            coax_member *m = find_member(j, cur, t, tn);
+            if (!m) return false;
+            next = &m->value;
+        }
+        parent = cur;
+        cur = next;
+        inv = inv || (cur->flags & COAX_VF_INVENTED);
+    }
+    *slot = cur;
+    *up = parent;
+    *invented = inv;
+    return true;
+}
+
+/* The first edit after 'after' (SIZE_MAX: from the start) that names the
+** member key[0..klen), through the index of edits by key when there is one. */
+static size_t next_edit(const coerce_trial *t, const hmap *index, const size_t *chain, const char *key,
+                        size_t klen, size_t after)
+{
+    size_t k = after == SIZE_MAX ? 0 : after + 1;
+    if (index) {
+        hent *x = hmap_find(index, key, klen, NULL, 0, hash2(index, key, klen, NULL, 0));
+        for (k = x ? x->val - 1 : SIZE_MAX; k != SIZE_MAX && after != SIZE_MAX && k <= after; k = chain[k]) {}
+        return k;
+    }
+    for (; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        if (d->op != MEDIT_ADD && d->klen == klen && !memcmp(d->key, key, klen)) return k;
+    }
+    return SIZE_MAX;
+}
+
+/* Applies member edits to the object in 'slot': a new members block. Each
+** member takes the edits that name it, in order (a rename's later edits
+** name the new key); many edits are indexed by key, so dropping every
+** member of a large object stays linear. */
+static bool apply_edits(job *j, coax_value *slot, const coerce_trial *t)
+{
+    size_t adds = 0;
+    for (size_t i = 0; i < t->nedits; i++) adds += t->edits[i].op == MEDIT_ADD;
+    coax_member *m = coax_arena_alloc(j->a, (slot->len + adds) * sizeof *m + 1);
+    if (!m) return false;
+    hmap index, *ix = NULL;
+    size_t *chain = NULL; /* the next edit with the same key, SIZE_MAX: none */
+    if (t->nedits > INDEX_MIN) {
+        chain = coax_arena_alloc(j->scratch, t->nedits * sizeof *chain);
+        if (!chain || !hmap_init(&index, j->scratch, t->nedits)) return false;
+        ix = &index;
+        for (size_t k = t->nedits; k-- > 0;) { /* backwards: each key's entry ends at its first edit */
+            const medit *d = &t->edits[k];
+            chain[k] = SIZE_MAX;
+            if (d->op == MEDIT_ADD) continue;
+            hent *x = hmap_put(ix, d->key, d->klen, NULL, 0, hash2(ix, d->key, d->klen, NULL, 0));
+            if (!x) return false;
+            chain[k] = x->val ? x->val - 1 : SIZE_MAX;
+            x->val = k + 1;
+        }
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < slot->len; i++) {
+        coax_member x = slot->u.members[i];
+        bool drop = false;
+        for (size_t k = next_edit(t, ix, chain, x.key, x.klen, SIZE_MAX); k != SIZE_MAX;
+             k = next_edit(t, ix, chain, x.key, x.klen, k)) {
+            const medit *d = &t->edits[k];
+            if (d->op == MEDIT_DROP) drop = true;
+            else if (!(x.key = coax_arena_strdup(j->a, d->to, d->tolen))) return false;
+            else x.klen = (uint32_t)d->tolen;
+        }
+        if (!drop) m[n++] = x;
+    }
+    for (size_t k = 0; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        if (d->op != MEDIT_ADD) continue;
+        char *key = coax_arena_strdup(j->a, d->key, d->klen);
+        if (!key) return false;
+        m[n++] = (coax_member){key, (uint32_t)d->klen, *d->value};
+    }
+    slot->u.members = m;
+    slot->len = (uint32_t)n;
+    slot->flags |= COAX_VF_COERCE_OWNED;
+    return true;
+}
+
+/* ---- one round ------------------------------------------------------------ */
+
+typedef struct round {
+    change *ch;
+    size_t n;
+    hmap where;  /* change places (and member places an edit wrote) -> index + 1 (| TOUCHED) */
+    hmap above;  /* every proper prefix of a change place */
+    hmap *tried; /* the job's: entries seen this round are the errors before it */
+    uint32_t id; /* the round's number, from 1 */
+    change **sorted; /* the changes by place */
+} round;
+
+#define TOUCHED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* The deepest prefix of loc[0..len) (itself included) in 'm', or NULL. */
+static hent *deepest_prefix(const hmap *m, const char *loc, size_t len)
+{
+    hent *best = NULL;
+    uint64_t h = m->seed;
+    for (size_t i = 0;; i++) {
+        if (i == len || loc[i] == '/') {
+            hent *x = hmap_find(m, loc, i, NULL, 0, hfold(m, h));
+            if (x) best = x;
+        }
+        if (i == len) return best;
+        h = fnv(h, loc + i, 1);
+    }
+}
+
+static const char *member_place(coax_arena *a, const char *at, size_t atlen, const char *key, size_t klen,
+                                size_t *len)
+{
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_put(&b, at, atlen);
+    coax_buf_putc(&b, '/');
+    for (size_t i = 0; i < klen; i++) {
+        if (key[i] == '~') coax_buf_put(&b, "~0", 2);
+        else if (key[i] == '/') coax_buf_put(&b, "~1", 2);
+        else coax_buf_putc(&b, key[i]);
+    }
+    char *p = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    *len = b.len;
+    coax_buf_free(&b);
+    return p;
+}
+
+static bool is_under(const char *loc, size_t len, const char *at, size_t atlen)
+{
+    return len >= atlen && !memcmp(loc, at, atlen) && (len == atlen || loc[atlen] == '/');
+}
+
+/* Whether a change at loc[0..len) would be at, above or under a planned
+** one: it waits for the next round. (Checked first at the error's place,
+** before any trial is built: a change at the error's object nests exactly
+** when one at the error's place would.) */
+static bool nests(const round *r, const char *loc, size_t len)
+{
+    return deepest_prefix(&r->where, loc, len) || hmap_find(&r->above, loc, len, NULL, 0, hash2(&r->above, loc, len, NULL, 0));
+}
+
+/* Whether a trial of 'kind' at at[0..len) wraps in an array the value a
+** provisional change just wrapped: composing coercions never nests arrays
+** ("a" is not [["a"]]). */
+static bool rewraps(const job *j, const char *kind, const char *at, size_t len)
+{
+    if (!kind || strcmp(kind, "wrap_in_array") || len < 2 || memcmp(at + len - 2, "/0", 2)) return false;
+    hent *x = hmap_find(&j->provs, at, len - 2, NULL, 0, hash2(&j->provs, at, len - 2, NULL, 0));
+    return x && !strcmp(j->prov[x->val - 1].kind, "wrap_in_array");
+}
+
+/* Plans one change per error that has a trial left and does not nest with
+** another planned change. */
+static coax_code plan(job *j, const coax_validation *val, round *r)
+{
+    coax_arena *a = j->scratch;
+    r->n = 0;
+    r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
+    if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
+        return COAX_ENOMEM;
+    for (size_t i = 0; i < val->nerrors; i++) {
+        const coax_schema_error *e = &val->errors[i];
+        size_t ll = strlen(e->instance_location), kl = strlen(e->keyword_location);
+        uint32_t h = hash2(&j->tried, e->instance_location, ll, e->keyword_location, kl);
+        hent *used = hmap_put(&j->tried, e->instance_location, ll, e->keyword_location, kl, h);
+        if (!used) return COAX_ENOMEM;
+        used->round = r->id;
+        if (used->val >= COERCE_MAX_TRIALS || nests(r, e->instance_location, ll)) continue;
+        coax_value *x, *up;
+        bool invented;
+        if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
+            if (j->oom) return COAX_ENOMEM;
+            used->val = COERCE_MAX_TRIALS;
+            continue;
+        }
+        coerce_trials ts;
+        coerce_make_trials(j->c, x, up, e, &ts);
+        if (used->val >= ts.n) {
+            used->val = COERCE_MAX_TRIALS;
+            continue;
+        }
+        if (nests(r, ts.at, ts.atlen)) continue;
+        if (rewraps(j, ts.t[used->val].kind, ts.at, ts.atlen)) {
+            used->val++; /* this trial is not tried: the next one may be */
+            continue;
+        }
+        change *c = &r->ch[r->n];
+        *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
+        if (!c->at) return COAX_ENOMEM;
+        used->val++;
+        hent *w = hmap_put(&r->where, c->at, c->atlen, NULL, 0, hash2(&r->where, c->at, c->atlen, NULL, 0));
+        if (!w) return COAX_ENOMEM;
+        w->val = ++r->n;
+        for (size_t k = 0; k < c->t.nedits; k++) { /* the places an edit writes */
+            const medit *d = &c->t.edits[k];
+            if (d->op == MEDIT_DROP) continue;
+            size_t pl;
+            const char *p = member_place(a, c->at, c->atlen, d->op == MEDIT_RENAME ? d->to : d->key,
+                                         d->op == MEDIT_RENAME ? d->tolen : d->klen, &pl);
+            if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash2(&r->where, p, pl, NULL, 0)))) return COAX_ENOMEM;
+            w->val = r->n | TOUCHED;
+        }
+        for (size_t k = 0; k < c->atlen; k++) { /* its proper prefixes */
+            if (c->at[k] != '/') continue;
+            if (!hmap_put(&r->above, c->at, k, NULL, 0, hash2(&r->above, c->at, k, NULL, 0))) return COAX_ENOMEM;
+        }
+        if (c->atlen && !hmap_put(&r->above, "", 0, NULL, 0, hash2(&r->above, "", 0, NULL, 0))) return COAX_ENOMEM;
+    }
+    return COAX_OK;
+}
+
+static int by_place(const void *x, const void *y)
+{
+    const change *a = *(const change *const *)x, *b = *(const change *const *)y;
+    size_t n = a->atlen < b->atlen ? a->atlen : b->atlen;
+    int c = memcmp(a->at, b->at, n);
+    return c ? c : (a->atlen > b->atlen) - (a->atlen < b->atlen);
+}
+
+/* Marks BAD every change at or under loc[0..len). */
+static void blame(round *r, const char *loc, size_t len)
+{
+    size_t lo = 0, hi = r->n; /* the first place >= loc */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const change *c = r->sorted[mid];
+        size_t n = c->atlen < len ? c->atlen : len;
+        int cmp = memcmp(c->at, loc, n);
+        if (cmp < 0 || (cmp == 0 && c->atlen < len)) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < r->n; i++) {
+        change *c = r->sorted[i];
+        if (c->atlen < len || memcmp(c->at, loc, len)) break;
+        if (is_under(c->at, c->atlen, loc, len)) c->verdict = BAD;
+    }
+}
+
+/* Judges every planned change by the validation of the candidate with
+** all of them applied. */
+static void judge(round *r, const coax_validation *after)
+{
+    for (size_t i = 0; i < after->nerrors; i++) {
+        const coax_schema_error *f = &after->errors[i];
+        size_t ll = strlen(f->instance_location), kl = strlen(f->keyword_location);
+        hent *seen = hmap_find(r->tried, f->instance_location, ll, f->keyword_location, kl,
+                               hash2(r->tried, f->instance_location, ll, f->keyword_location, kl));
+        bool fresh = !seen || seen->round != r->id;
+        hent *w = deepest_prefix(&r->where, f->instance_location, ll);
+        if (!w) {
+            if (fresh) blame(r, f->instance_location, ll);
+            continue;
+        }
+        change *c = &r->ch[(w->val & ~TOUCHED) - 1];
+        if (c->verdict == BAD) continue;
+        bool at_place = ll == c->atlen;
+        if (c->t.value) { /* a replacement: errors deeper inside may be fixed later */
+            c->verdict = at_place ? BAD : PROVISIONAL;
+        } else if (!strcmp(f->instance_location, c->e->instance_location) &&
+                   !strcmp(f->keyword_location, c->e->keyword_location)) {
+            c->verdict = BAD; /* the member edit did not fix its error */
+        } else if (fresh) {
+            c->verdict = (w->val & TOUCHED) && !at_place ? PROVISIONAL : BAD;
+        }
+    }
+}
+
+static coax_code log_change(job *j, const change *c)
+{
+    coerce_ctx *cc = j->c;
+    if (c->t.value) return coerce_log(cc, c->t.kind, c->t.detail, c->at, c->atlen);
+    for (size_t k = 0; k < c->t.nedits; k++) {
+        const medit *d = &c->t.edits[k];
+        size_t pl;
+        const char *p = member_place(j->a, c->at, c->atlen, d->op == MEDIT_RENAME ? d->to : d->key,
+                                     d->op == MEDIT_RENAME ? d->tolen : d->klen, &pl);
+        coax_code rc = p ? coerce_log(cc, d->kind, d->detail, p, pl) : COAX_ENOMEM;
+        if (rc) return rc;
+    }
+    return COAX_OK;
+}
+
+static coax_code keep_provisional(job *j, const change *c)
+{
+    if (j->nprov == j->cprov) {
+        size_t cap = j->cprov ? j->cprov * 2 : 8;
+        provisional *p = coax_arena_alloc(j->a, cap * sizeof *p);
+        if (!p) return COAX_ENOMEM;
+        if (j->nprov) memcpy(p, j->prov, j->nprov * sizeof *p);
+        j->prov = p;
+        j->cprov = cap;
+    }
+    char *at = coax_arena_strdup(j->a, c->at, c->atlen); /* the round's own memory goes */
+    if (!at) return COAX_ENOMEM;
+    j->prov[j->nprov++] = (provisional){at, c->atlen, c->t.kind, c->saved, j->c->n, false};
+    hent *x = hmap_put(&j->provs, at, c->atlen, NULL, 0, hash2(&j->provs, at, c->atlen, NULL, 0));
+    if (!x) return COAX_ENOMEM;
+    x->val = j->nprov;
+    return COAX_OK;
+}
+
+static coax_code undo(job *j, const char *at, size_t atlen, const coax_value *saved)
+{
+    coax_value *slot, *up;
+    bool inv;
+    if (!walk(j, at, atlen, true, &slot, &up, &inv)) return COAX_ENOMEM;
+    *slot = *saved;
+    return COAX_OK;
+}
+
+/* One round. Clears '*progress' when nothing was left to try. */
+static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *progress)
+{
+    coerce_ctx *c = j->c;
+    round r = {.tried = &j->tried, .id = id};
+    coax_code rc = plan(j, val, &r);
+    *progress = r.n > 0;
+    if (rc || r.n == 0) return rc;
+    r.sorted = coax_arena_alloc(j->scratch, r.n * sizeof *r.sorted);
+    if (!r.sorted) return COAX_ENOMEM;
+    for (size_t i = 0; i < r.n; i++) {
+        change *ch = &r.ch[i];
+        coax_value *slot, *up;
+        bool inv;
+        if (!walk(j, ch->at, ch->atlen, true, &slot, &up, &inv)) return COAX_ENOMEM;
+        ch->saved = *slot;
+        if (ch->t.value) *slot = *ch->t.value;
+        else if (!apply_edits(j, slot, &ch->t)) return COAX_ENOMEM;
+        r.sorted[i] = ch;
+    }
+    qsort(r.sorted, r.n, sizeof *r.sorted, by_place);
+    coax_arena_mark mark = coax_arena_get_mark(j->a);
+    coax_validation after;
+    if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
+    judge(&r, &after);
+    bool bad = false;
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.ch[i].verdict == PLANNED) r.ch[i].verdict = GOOD;
+        bad = bad || r.ch[i].verdict == BAD;
+    }
+    if (bad) {
+        coax_arena_rewind(j->a, mark);
+        for (size_t i = r.n; i-- > 0;)
+            if (r.ch[i].verdict == BAD && (rc = undo(j, r.ch[i].at, r.ch[i].atlen, &r.ch[i].saved))) return rc;
+        if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        const change *ch = &r.ch[i];
+        if (ch->verdict == BAD) continue;
+        if (ch->verdict == PROVISIONAL && (rc = keep_provisional(j, ch))) return rc;
+        if ((rc = log_change(j, ch))) return rc;
+    }
+    *val = after;
+    return COAX_OK;
+}
+
+/* Undoes every provisional change that still has an error at or under its
+** place, with the coercions logged under it since. */
+static coax_code settle(job *j, coax_validation *val)
+{
+    if (!j->nprov) return COAX_OK;
+    hmap places;
+    if (!hmap_init(&places, j->a, j->nprov)) return COAX_ENOMEM;
+    for (size_t i = 0; i < j->nprov; i++) {
+        hent *x = hmap_put(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0, hash2(&places, j->prov[i].at, j->prov[i].atlen, NULL, 0));
+        if (!x) return COAX_ENOMEM;
+        x->val = i + 1;
+    }
+    bool any = false;
+    for (size_t i = 0; i < val->nerrors; i++) { /* every provisional place above an error fails */
+        const char *loc = val->errors[i].instance_location;
+        size_t len = strlen(loc);
+        uint64_t h = places.seed;
+        for (size_t k = 0;; k++) {
+            if (k == len || loc[k] == '/') {
+                hent *x = hmap_find(&places, loc, k, NULL, 0, hfold(&places, h));
+                if (x) any = j->prov[x->val - 1].failed = true;
+            }
+            if (k == len) break;
+            h = fnv(h, loc + k, 1);
+        }
+    }
+    if (!any) return COAX_OK;
+    coerce_ctx *c = j->c;
+    for (size_t i = j->nprov; i-- > 0;) {
+        provisional *p = &j->prov[i];
+        if (!p->failed) continue;
+        coax_code rc = undo(j, p->at, p->atlen, &p->saved);
+        if (rc) return rc;
+        size_t k = p->logpos;
+        for (size_t s = p->logpos; s < c->n; s++)
+            if (!is_under(c->log[s].pointer, strlen(c->log[s].pointer), p->at, p->atlen)) c->log[k++] = c->log[s];
+        c->n = k;
+    }
+    return coax_validate(c->schema, j->root, j->a, 0, val, c->err);
+}
+
+/* Clears COAX_VF_COERCE_OWNED in the result: a later coercion of a part of
+** it (an envelope's inner value) must copy before it writes. Visits only
+** the containers this coercion copied. */
+static coax_code disown(coax_arena *a, coax_value *root)
+{
+    size_t cap = 64, n = 0;
+    coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    if (!stack) return COAX_ENOMEM;
+    stack[n++] = root;
+    while (n) {
+        coax_value *v = stack[--n];
+        if (!(v->flags & COAX_VF_COERCE_OWNED)) continue;
+        v->flags &= (uint8_t)~COAX_VF_COERCE_OWNED;
+        for (size_t i = 0; i < v->len; i++) {
+            coax_value *kid = v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
+            if (!(kid->flags & COAX_VF_COERCE_OWNED)) continue;
+            if (n == cap) {
+                coax_value **s = coax_arena_alloc(a, cap * 2 * sizeof *s);
+                if (!s) return COAX_ENOMEM;
+                memcpy(s, stack, n * sizeof *s);
+                stack = s;
+                cap *= 2;
+            }
+            stack[n++] = kid;
+        }
+    }
+    return COAX_OK;
+}
+
+coax_code coerce_log(coerce_ctx *c, const char *kind, const char *detail, const char *pointer, size_t plen)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 8;
+        coax_coercion *l = coax_arena_alloc(c->arena, cap * sizeof *l);
+        if (!l) return COAX_ENOMEM;
+        if (c->n) memcpy(l, c->log, c->n * sizeof *l);
+        c->log = l;
+        c->cap = cap;
+    }
+    char *p = coax_arena_strdup(c->arena, pointer, plen);
+    if (!p) return COAX_ENOMEM;
+    c->log[c->n++] = (coax_coercion){kind, p, detail, coerce_class(kind)};
+    return COAX_OK;
+}
+
+coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value **out, coax_validation *val)
+{
+    coax_code rc = coax_validate(c->schema, v, c->arena, 0, val, c->err);
+    *out = v;
+    if (rc || val->valid || !c->doc) return rc;
+    job j = {.c = c, .a = c->arena};
+    coax_buf_init(&j.tok, coax_arena_allocator(c->arena));
+    j.root = coax_new_value(c->arena, COAX_NULL);
+    if (!j.root || !hmap_init(&j.index, c->arena, 16) || !hmap_init(&j.provs, c->arena, 16) ||
+        !hmap_init(&j.tried, c->arena, val->nerrors))
+        rc = COAX_ENOMEM;
+    else *j.root = *v;
+    size_t logged = c->n;
+    j.scratch = rc ? NULL : coax_arena_new(coax_arena_allocator(c->arena));
+    if (!rc && !j.scratch) rc = COAX_ENOMEM;
+    coax_arena_mark empty = j.scratch ? coax_arena_get_mark(j.scratch) : (coax_arena_mark){0};
+    for (uint32_t round = 1; !rc && round <= MAX_ROUNDS && !val->valid; round++) {
+        bool progress;
+        rc = run_round(&j, val, round, &progress);
+        coax_arena_rewind(j.scratch, empty);
+        if (!progress) break;
+    }
+    coax_arena_free(j.scratch);
+    if (!rc) rc = settle(&j, val);
+    coax_buf_free(&j.tok);
+    if (!rc) rc = disown(c->arena, j.root);
+    if (!rc && c->n > logged) *out = j.root;
+    return rc;
+}

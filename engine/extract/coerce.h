@@ -1,0 +1,125 @@
+/*
+** coerce.h: schema-aligned coercion of one candidate, used by coax_extract
+** (extract.c). coerce.c drives the rounds (validate, try every coercible
+** error's next trial at once, keep what passes); coerce_trials.c reads the
+** failing keyword and builds the trial values.
+*/
+#ifndef COAX_COERCE_H
+#define COAX_COERCE_H
+
+#include "base/core.h"
+
+typedef struct coerce_ctx {
+    coax_arena *arena;
+    const coax_schema *schema;
+    const coax_value *doc; /* the schema document: where keywords are looked up */
+    int draft;
+    coax_error *err;
+    /* The coercions of the candidate being coerced (arena memory). */
+    coax_coercion *log;
+    size_t n, cap;
+    /* Indexes of the schema's large objects by member name, the latest
+    ** COERCE_DOC_INDEXES (coerce_trials.c): errors under one "properties"
+    ** of n names look their keyword up in constant time, not n each. */
+    struct coerce_doc_index {
+        const coax_member *members;
+        uint32_t *slot; /* member index + 1, 0: empty */
+        size_t mask;
+    } docidx[4];
+    unsigned docidx_next;
+    uint64_t docidx_seed;
+    /* The last large "enum" matched loosely, and its index (coerce_trials.c). */
+    const coax_value *enum_of;
+    void *enum_index;
+} coerce_ctx;
+
+/* Validates 'v' and, while it is invalid, applies coercions that make a
+** failing location pass without new errors, until none applies. Sets
+** '*out' to the final value and 'val' to its validation. 'v' is not
+** changed (the result shares what it did not change). Returns COAX_OK or
+** a validation failure (limit, memory). The work is a bounded number of
+** validations of the whole candidate, whatever its number of errors. */
+coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value **out,
+                           coax_validation *val);
+
+/* Appends one coercion to c's log ('pointer' is copied). */
+coax_code coerce_log(coerce_ctx *c, const char *kind, const char *detail, const char *pointer,
+                     size_t plen);
+
+/* ---- trials (coerce_trials.c) ------------------------------------------- */
+
+#define COERCE_MAX_TRIALS 8
+
+/* One change to a member of an object. */
+typedef enum { MEDIT_ADD, MEDIT_DROP, MEDIT_RENAME } medit_op;
+typedef struct medit {
+    medit_op op;
+    const char *kind, *detail; /* the coercion logged for it */
+    const char *key;          /* the member as written (ADD: the key added) */
+    size_t klen;
+    const char *to;           /* RENAME: the new key */
+    size_t tolen;
+    const coax_value *value;  /* ADD: the value added */
+} medit;
+
+/* A candidate change at one place: a replacement value, or edits of the
+** members of the object there. */
+typedef struct coerce_trial {
+    const char *kind, *detail;  /* for a replacement (edits carry their own kind) */
+    const coax_value *value;    /* the replacement, or NULL */
+    medit *edits;
+    size_t nedits;
+} coerce_trial;
+
+typedef struct coerce_trials {
+    coerce_trial t[COERCE_MAX_TRIALS];
+    size_t n;
+    const char *at;  /* where the trials apply: the error's location, or its object's */
+    size_t atlen;
+} coerce_trials;
+
+/* The trials for error 'e' whose instance is 'x' (at e's location; 'up'
+** is the container holding x, or NULL at the root). Nothing is built for a
+** keyword coax cannot read, and no trial drops or renames a member whose
+** value carries COAX_VF_INVENTED. */
+void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up,
+                        const coax_schema_error *e, coerce_trials *ts);
+
+/* The one value of allowed[0..n) that 'x' matches ignoring case (ASCII and
+** the common scripts' simple case pairs) and surrounding whitespace, after
+** Unicode NFC normalisation; NULL when none or several match. */
+const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n);
+
+/* What a bare-text reply can be for the schema document's root: any
+** scalar (an enum, a const, or only integer/number/boolean/null), only a
+** quoted JSON string or other JSON scalar (a root that takes strings: any
+** prose is a string, so unquoted text is not read), or nothing. */
+typedef enum { ROOT_OTHER, ROOT_SCALAR, ROOT_STRING } coerce_root;
+coerce_root coerce_scalar_root(const coax_value *doc);
+
+/* Whether a single-key envelope's 'key' names the whole answer ("result",
+** "data", "output", "answer", "response", "value", "json", ..., or the
+** schema's title; any label of an object or array that is not a declared
+** property) rather than being content ({"greeting": "hello"}). 'inner' is
+** the envelope's value. */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner);
+
+/* The class of coercion 'kind' (every kind is lossless or inferred: a
+** coercion never guesses). */
+coax_class coerce_class(const char *kind);
+
+/* ---- bare replies (extract_bare.c) ---------------------------------------- */
+
+/* Whether candidate 'cand' of text[0..len) may stand for the reply: any
+** container; a scalar only when it is the whole reply, or the whole of its
+** fenced block or tag, give or take spaces, a final period and surrounding
+** quotes, backticks or "**" ("2 or 3" does not give 2). */
+bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *cand);
+
+/* The whole reply read as one scalar ("TWO", "**Two**", "\"two\".",
+** "`42`"): a JSON scalar when the trimmed text is one, else (unless
+** 'literal_only') the text as a string when it is one line. NULL when
+** nothing is left, the text is a container, or out of memory. */
+coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only);
+
+#endif

@@ -1,0 +1,794 @@
+/*
+** coerce_trials.c: what could fix one validation error, without guessing.
+**
+** The error's keywordLocation is resolved in the schema document (local
+** "$ref"s are followed, anything else is not guessed at) and, for the
+** keyword found, a few trial values are built. coerce.c decides which one
+** passes.
+**
+** Coercions (class in coerce_class): numeric strings to number/integer,
+** "true"/"false" to boolean, numbers to strings, integral floats to
+** integers, a value to a one-element array and back, enum/const matching
+** that ignores case and surrounding whitespace when exactly one allowed
+** value matches, a missing required property from its schema's "default",
+** a property name that differs from exactly one declared name only in case
+** or surrounding spaces renamed to it, properties forbidden by
+** "additionalProperties": false dropped. Never: words to numbers,
+** rounding, clamping, invented values, and nothing done to a value a repair
+** invented.
+*/
+#include "extract/coerce.h"
+#include "base/hash.h"
+#include "base/unicode_nfc.h"
+
+#include <stdlib.h>
+#include <strings.h>
+
+/* ---- the schema side ---------------------------------------------------- */
+
+static const coax_value *member(const coax_value *obj, const char *key)
+{
+    return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, strlen(key)) : NULL;
+}
+
+/* Follows a local "$ref" ("#" or "#/json/pointer"); NULL for any other. */
+static const coax_value *local_ref(const coax_value *doc, const coax_value *ref)
+{
+    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
+    if (memchr(ref->u.text, '%', ref->len)) return NULL;
+    const coax_value *out;
+    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
+    return out;
+}
+
+/* A subschema with its own "$ref" followed (for "properties/x": {"$ref"}). */
+static const coax_value *deref(const coax_value *doc, const coax_value *s)
+{
+    for (int hops = 0; s && hops < 16; hops++) {
+        const coax_value *ref = member(s, "$ref");
+        if (!ref) return s;
+        s = local_ref(doc, ref);
+    }
+    return NULL;
+}
+
+/* Walks an evaluation path through the schema document. On success sets the
+** subschema holding the failing keyword, and the keyword's name and value. */
+/* One seed per coercion (drawn once: a clock read per object would cost
+** more than the lookups it serves). */
+static uint64_t ctx_seed(coerce_ctx *c)
+{
+    if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
+    return c->docidx_seed;
+}
+
+/* The member of the schema object 'obj' named key[0..n): a scan for a small
+** object, else through one of the latest indexes (built on first use, in
+** the arena). */
+static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= 16) return coax_object_get(obj, key, n);
+    const size_t count = sizeof c->docidx / sizeof *c->docidx;
+    struct coerce_doc_index *x = NULL;
+    for (size_t i = 0; i < count && !x; i++)
+        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
+    if (!x) {
+        size_t cap = 32;
+        while (cap < (size_t)obj->len * 2) cap *= 2;
+        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
+        if (!slot) return coax_object_get(obj, key, n);
+        memset(slot, 0, cap * sizeof *slot);
+        ctx_seed(c);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
+            while (slot[at]) at = (at + 1) & (cap - 1);
+            slot[at] = i + 1;
+        }
+        x = &c->docidx[c->docidx_next++ % count];
+        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
+    }
+    for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
+        const coax_member *m = &obj->u.members[x->slot[at] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
+    }
+    return NULL;
+}
+
+static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
+                       char *kw, size_t kwcap, const coax_value **value)
+{
+    const coax_value *cur = doc, *holder = NULL;
+    const char *p = loc;
+    if (*p == '\0') return false;
+    while (*p == '/') {
+        const char *s = ++p;
+        while (*p && *p != '/') p++;
+        size_t n = 0;
+        for (const char *c = s; c < p; c++) { /* unescape the token */
+            char ch = *c;
+            if (ch == '~' && c + 1 < p) ch = *++c == '1' ? '/' : '~';
+            if (n + 1 >= kwcap) return false;
+            kw[n++] = ch;
+        }
+        kw[n] = '\0';
+        if (!strcmp(kw, "$ref")) {
+            cur = local_ref(doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
+            if (!cur) return false;
+            continue;
+        }
+        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
+        holder = cur;
+        /* Inside an embedded resource "#/..." refers to that resource, not
+        ** to the document: do not look keywords up there. */
+        if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
+        if (cur->type == COAX_OBJECT) {
+            cur = doc_member(c, cur, kw, n);
+        } else if (cur->type == COAX_ARRAY) {
+            char *end;
+            unsigned long i = strtoul(kw, &end, 10);
+            cur = *end ? NULL : coax_array_get(cur, i);
+        } else {
+            cur = NULL;
+        }
+        if (!cur) return false;
+    }
+    *parent = holder;
+    *value = cur;
+    return holder != NULL;
+}
+
+/* ---- the instance side --------------------------------------------------- */
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && strchr(" \t\r\n", (*s)[0])) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
+}
+
+/* The integer text of an integral number text ("2.0" -> "2", "1e3" ->
+** "1000"), in 'buf'; false when not integral or too long to spell. */
+static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
+{
+    size_t i = 0, k = 0;
+    bool neg = i < n && s[i] == '-';
+    if (neg) i++;
+    char digits[64];
+    size_t nd = 0;
+    long point = -1; /* digits before the decimal point */
+    for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
+        if (s[i] == '.') {
+            point = (long)nd;
+            continue;
+        }
+        if (nd == 0 && s[i] == '0' && point < 0) continue; /* leading zeros */
+        if (nd >= sizeof digits) return false;
+        digits[nd++] = s[i];
+    }
+    if (point < 0) point = (long)nd;
+    long exp = 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        char *end;
+        exp = strtol(s + i + 1, &end, 10);
+        if (exp > 40 || exp < -400) return false;
+    }
+    long intlen = point + exp;
+    /* Everything at and after position intlen must be zero. */
+    for (long d = intlen < 0 ? 0 : intlen; d < (long)nd; d++)
+        if (digits[d] != '0') return false;
+    if (intlen <= 0) {
+        if (cap < 2) return false;
+        buf[0] = '0';
+        buf[1] = '\0';
+        return true;
+    }
+    if ((size_t)intlen + 2 > cap) return false;
+    if (neg) buf[k++] = '-';
+    for (long d = 0; d < intlen; d++) buf[k++] = d < (long)nd ? digits[d] : '0';
+    buf[k] = '\0';
+    return true;
+}
+
+/* A new scalar value. */
+static coax_value *scalar(coax_arena *a, coax_type type, const char *text, size_t len, int b)
+{
+    coax_value *v = coax_new_value(a, type);
+    if (!v) return NULL;
+    if (type == COAX_BOOL) v->u.boolean = b;
+    else if (type == COAX_STRING && coax_set_string(a, v, text, len)) return NULL;
+    else if (type == COAX_NUMBER && coax_set_number(a, v, text, len)) return NULL;
+    return v;
+}
+
+/* 'x' converted to JSON type 't' ("integer", ...), or NULL when that would
+** be a guess. 'kind' names the coercion. */
+static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, const char **kind)
+{
+    bool want_int = !strcmp(t, "integer"), want_num = want_int || !strcmp(t, "number");
+    if (x->type == COAX_STRING && want_num) {
+        const char *s = x->u.text;
+        size_t n = x->len;
+        trim(&s, &n);
+        bool is_int;
+        if (n == 0 || coax_number_span(s, n, &is_int) != n) return NULL;
+        char buf[48];
+        if (want_int) {
+            if (!integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
+            s = buf;
+            n = strlen(buf);
+        }
+        *kind = want_int ? "string_to_integer" : "string_to_number";
+        return scalar(a, COAX_NUMBER, s, n, 0);
+    }
+    if (x->type == COAX_STRING && !strcmp(t, "boolean")) {
+        const char *s = x->u.text;
+        size_t n = x->len;
+        trim(&s, &n);
+        int b = n == 4 && !strncasecmp(s, "true", 4) ? 1 : n == 5 && !strncasecmp(s, "false", 5) ? 0 : -1;
+        if (b < 0) return NULL;
+        *kind = "string_to_boolean";
+        return scalar(a, COAX_BOOL, NULL, 0, b);
+    }
+    if (x->type == COAX_NUMBER && !strcmp(t, "string")) {
+        *kind = "number_to_string";
+        return scalar(a, COAX_STRING, x->u.text, x->len, 0);
+    }
+    if (x->type == COAX_NUMBER && want_int && !(x->flags & COAX_VF_INT_TEXT)) {
+        char buf[48];
+        if (!integral_text(x->u.text, x->len, buf, sizeof buf)) return NULL;
+        *kind = "float_to_integer";
+        return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
+    }
+    if (!strcmp(t, "array") && x->type != COAX_ARRAY) {
+        coax_value *arr = coax_new_value(a, COAX_ARRAY);
+        coax_value *item = coax_arena_alloc(a, sizeof *item);
+        if (!arr || !item) return NULL;
+        *item = *x;
+        arr->len = 1;
+        arr->u.items = item;
+        *kind = "wrap_in_array";
+        return arr;
+    }
+    if (x->type == COAX_ARRAY && x->len == 1 && strcmp(t, "array")) {
+        const coax_value *inner = &x->u.items[0];
+        const char *k2;
+        coax_value *conv = NULL;
+        if (!strcmp(coax_type_name((coax_type)inner->type), t) || (want_num && inner->type == COAX_NUMBER)) {
+            conv = coax_new_value(a, COAX_NULL);
+            if (conv) *conv = *inner;
+        } else {
+            conv = convert(a, inner, t, &k2);
+        }
+        *kind = "unwrap_array";
+        return conv;
+    }
+    return NULL;
+}
+
+/* Equal ignoring case and surrounding whitespace, after NFC. Out of
+** memory reads as "not equal": no coercion, never a wrong one. */
+static bool loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
+{
+    bool oom;
+    trim(&x, &xn);
+    trim(&y, &yn);
+    return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
+}
+
+const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n)
+{
+    const coax_value *hit = NULL;
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *y = &allowed[i];
+        bool m = false;
+        if (x->type == COAX_STRING && y->type == COAX_STRING) {
+            m = loose_equal(a, x->u.text, x->len, y->u.text, y->len);
+        } else if (x->type == COAX_STRING && y->type == COAX_NUMBER) {
+            const char *s = x->u.text;
+            size_t sn = x->len;
+            trim(&s, &sn);
+            m = sn && coax_number_span(s, sn, NULL) == sn && coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
+        } else if (x->type == COAX_NUMBER && y->type == COAX_STRING) {
+            m = loose_equal(a, x->u.text, x->len, y->u.text, y->len);
+        } else if (x->type == COAX_STRING && (y->type == COAX_BOOL || y->type == COAX_NULL)) {
+            const char *word = y->type == COAX_NULL ? "null" : y->u.boolean ? "true" : "false";
+            m = loose_equal(a, x->u.text, x->len, word, strlen(word));
+        }
+        if (m) {
+            hit = y;
+            hits++;
+        }
+    }
+    return hits == 1 ? hit : NULL;
+}
+
+static const struct {
+    const char *kind;
+    coax_class cls;
+} classes[] = {
+    /* The same number or text, only its JSON form changed. */
+    {"float_to_integer", COAX_CLASS_LOSSLESS},
+    /* One obvious reading of what the model wrote. */
+    {"string_to_integer", COAX_CLASS_INFERRED},
+    {"string_to_number", COAX_CLASS_INFERRED},
+    {"string_to_boolean", COAX_CLASS_INFERRED},
+    {"number_to_string", COAX_CLASS_INFERRED},
+    {"wrap_in_array", COAX_CLASS_INFERRED},
+    {"unwrap_array", COAX_CLASS_INFERRED},
+    {"enum_match", COAX_CLASS_INFERRED},
+    {"const_match", COAX_CLASS_INFERRED},
+    {"default_filled", COAX_CLASS_INFERRED},
+    {"property_dropped", COAX_CLASS_INFERRED},
+    {"key_renamed", COAX_CLASS_INFERRED},
+    {"envelope_unwrapped", COAX_CLASS_INFERRED},
+    {"bare_scalar", COAX_CLASS_INFERRED},
+};
+
+coax_class coerce_class(const char *kind)
+{
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+        if (!strcmp(classes[i].kind, kind)) return classes[i].cls;
+    return COAX_CLASS_INFERRED;
+}
+
+/* ---- the trials ----------------------------------------------------------- */
+
+static void add_value(coerce_trials *ts, const char *kind, const char *detail, const coax_value *v)
+{
+    if (v && ts->n < COERCE_MAX_TRIALS) ts->t[ts->n++] = (coerce_trial){kind, detail, v, NULL, 0};
+}
+
+static void add_edits(coerce_trials *ts, medit *edits, size_t n)
+{
+    if (edits && n && ts->n < COERCE_MAX_TRIALS) ts->t[ts->n++] = (coerce_trial){NULL, NULL, NULL, edits, n};
+}
+
+static bool has_key(const coax_value *obj, const char *k, size_t n) { return coax_object_get(obj, k, n) != NULL; }
+
+/* ---- names compared loosely, through an index ------------------------------ */
+
+/* Names by a hash that is equal for any two loose_equal calls equal: the
+** trimmed text's code points after NFC, case folded (the bytes themselves
+** when they are not UTF-8). A lookup compares only the names of its hash,
+** so matching n names against n declared ones is linear, not n^2. */
+typedef struct lidx {
+    const char **key;
+    size_t *klen;
+    uint64_t *h;
+    uint32_t *head, *next; /* entry + 1; 0 ends a chain */
+    size_t n, mask;
+    uint64_t seed;
+} lidx;
+
+static uint64_t loose_hash(coax_arena *a, const char *s, size_t n, uint64_t seed)
+{
+    trim(&s, &n);
+    bool ascii = true;
+    for (size_t i = 0; i < n && ascii; i++) ascii = !((unsigned char)s[i] & 0x80);
+    if (!ascii && !coax_utf8_valid(s, n)) return coax_hash_bytes(s, n, seed ^ 1);
+    size_t len = n;
+    const char *t = ascii ? s : coax_nfc(a, s, n, &len);
+    if (!t) return 0; /* out of memory: matches nothing, as loose_equal */
+    uint64_t h = seed;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = (unsigned char)t[i];
+        size_t k = ascii ? 1 : coax_utf8_decode((const unsigned char *)t + i, len - i, &cp);
+        if (!k) break;
+        h = coax_hash_mix(h ^ coax_fold_case(cp), seed);
+        i += k;
+    }
+    return h;
+}
+
+static bool lidx_init(lidx *ix, coerce_ctx *c, size_t cap)
+{
+    size_t slots = 4;
+    while (slots < cap * 2) slots *= 2;
+    memset(ix, 0, sizeof *ix);
+    size_t per = sizeof *ix->key + sizeof *ix->klen + sizeof *ix->h + sizeof *ix->next;
+    char *mem = coax_arena_alloc(c->arena, cap * per + slots * sizeof *ix->head + 8);
+    if (!mem) return false;
+    ix->h = (uint64_t *)(void *)mem; /* the widest first: every part stays aligned */
+    ix->key = (const char **)(void *)(ix->h + cap);
+    ix->klen = (size_t *)(void *)(ix->key + cap);
+    ix->next = (uint32_t *)(void *)(ix->klen + cap);
+    ix->head = ix->next + cap;
+    memset(ix->head, 0, slots * sizeof *ix->head);
+    ix->mask = slots - 1;
+    ix->seed = ctx_seed(c);
+    return true;
+}
+
+/* Adds a name (the caller sized the index for it). */
+static void lidx_add(lidx *ix, coax_arena *a, const char *k, size_t kn)
+{
+    uint64_t h = loose_hash(a, k, kn, ix->seed);
+    size_t e = ix->n++;
+    ix->key[e] = k;
+    ix->klen[e] = kn;
+    ix->h[e] = h;
+    ix->next[e] = ix->head[h & ix->mask];
+    ix->head[h & ix->mask] = (uint32_t)e + 1;
+}
+
+/* The entries loosely equal to k[0..kn) (at most 'max' of them into 'out';
+** their count is returned), and in '*exact' the first one equal to it
+** byte for byte, or -1. */
+static size_t lidx_find(const lidx *ix, coax_arena *a, const char *k, size_t kn, size_t *out, size_t max, long *exact)
+{
+    uint64_t h = loose_hash(a, k, kn, ix->seed);
+    size_t hits = 0;
+    *exact = -1;
+    for (uint32_t e = ix->head[h & ix->mask]; e; e = ix->next[e - 1]) {
+        size_t i = e - 1;
+        if (ix->h[i] != h || !loose_equal(a, ix->key[i], ix->klen[i], k, kn)) continue;
+        if (hits < max) out[hits] = i;
+        hits++;
+        if (ix->klen[i] == kn && !memcmp(ix->key[i], k, kn)) *exact = (long)i;
+    }
+    return hits;
+}
+
+/* The declared names of an object's schema: the keys of 'props' (entries
+** 0 .. np-1, in order), then the names of 'names' ("required") that
+** 'props' does not hold. */
+typedef struct declared {
+    lidx ix;
+    size_t np;
+} declared;
+
+static bool declared_init(declared *d, coerce_ctx *c, const coax_value *props, const coax_value *names)
+{
+    size_t np = props && props->type == COAX_OBJECT ? props->len : 0;
+    size_t nn = names && names->type == COAX_ARRAY ? names->len : 0;
+    coax_arena *a = c->arena;
+    if (!lidx_init(&d->ix, c, np + nn)) return false;
+    d->np = np;
+    for (size_t i = 0; i < np; i++) lidx_add(&d->ix, a, props->u.members[i].key, props->u.members[i].klen);
+    for (size_t i = 0; i < nn; i++) {
+        const coax_value *v = &names->u.items[i];
+        size_t hit;
+        long exact;
+        if (v->type != COAX_STRING) continue;
+        /* a name "properties" declares is counted once */
+        lidx_find(&d->ix, a, v->u.text, v->len, &hit, 1, &exact);
+        if (exact < 0 || (size_t)exact >= np) lidx_add(&d->ix, a, v->u.text, v->len);
+    }
+    return true;
+}
+
+/* Whether 'props' (entries 0 .. np-1) declares k[0..kn) exactly. */
+static long declared_exact(const declared *d, coax_arena *a, const char *k, size_t kn)
+{
+    size_t hit;
+    long exact;
+    lidx_find(&d->ix, a, k, kn, &hit, 1, &exact);
+    return exact >= 0 && (size_t)exact < d->np ? exact : -1;
+}
+
+/* The one declared name that equals 'key' ignoring case and surrounding
+** spaces, or NULL (none, or several: " Name " matches nothing when both
+** "name" and "Name" exist). '*index' is its entry. */
+static const char *declared_match(const declared *d, coax_arena *a, const char *key, size_t klen, size_t *len,
+                                  size_t *index)
+{
+    size_t hit;
+    long exact;
+    if (lidx_find(&d->ix, a, key, klen, &hit, 1, &exact) != 1) return NULL;
+    *len = d->ix.klen[hit];
+    *index = hit;
+    return d->ix.key[hit];
+}
+
+/* A member of 'obj' (indexed in 'members') to rename to the missing 'name':
+** the one whose key differs from it only in case or surrounding spaces, is
+** not declared itself, matches no other declared name, and was not invented. */
+static const coax_member *rename_source(coax_arena *a, const coax_value *obj, const lidx *members, const declared *d,
+                                        const char *name, size_t nlen)
+{
+    size_t hit, dl, di;
+    long exact;
+    if (lidx_find(members, a, name, nlen, &hit, 1, &exact) != 1) return NULL;
+    const coax_member *m = &obj->u.members[hit];
+    if ((m->value.flags & COAX_VF_INVENTED) || declared_exact(d, a, m->key, m->klen) >= 0) return NULL;
+    const char *dn = declared_match(d, a, m->key, m->klen, &dl, &di);
+    return dn && dl == nlen && !memcmp(dn, name, nlen) ? m : NULL;
+}
+
+#define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
+
+/* "required": rename a member written in another case, else fill the
+** property from its schema's default. */
+static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value *parent, const coax_value *kv,
+                            coerce_trials *ts)
+{
+    coax_arena *a = c->arena;
+    const coax_value *props = member(parent, "properties");
+    medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
+    declared d;
+    lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
+    if (!edits || !declared_init(&d, c, props, kv) || !lidx_init(&members, c, x->len) || !lidx_init(&done, c, kv->len))
+        return;
+    for (size_t i = 0; i < x->len; i++) lidx_add(&members, a, x->u.members[i].key, x->u.members[i].klen);
+    size_t n = 0;
+    for (size_t i = 0; i < kv->len; i++) {
+        const coax_value *name = &kv->u.items[i];
+        size_t hit;
+        long exact;
+        if (name->type != COAX_STRING) continue;
+        lidx_find(&members, a, name->u.text, name->len, &hit, 1, &exact);
+        if (exact >= 0) continue;
+        lidx_find(&done, a, name->u.text, name->len, &hit, 1, &exact);
+        if (exact >= 0) continue;
+        lidx_add(&done, a, name->u.text, name->len);
+        const coax_member *src = rename_source(a, x, &members, &d, name->u.text, name->len);
+        if (src) {
+            edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
+            continue;
+        }
+        long pi = declared_exact(&d, a, name->u.text, name->len);
+        const coax_value *ps = deref(c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
+        const coax_value *def = member(ps, "default");
+        if (!def) continue; /* no default: nothing to fill without inventing */
+        coax_value *copy = coax_value_copy(a, def);
+        if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
+    }
+    add_edits(ts, edits, n);
+}
+
+/* "additionalProperties": false: a forbidden member is renamed to the one
+** declared name it differs from only in case or surrounding spaces (when
+** that one is absent), else dropped. A member a repair invented is neither:
+** the error stays. */
+static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_value *parent, coerce_trials *ts)
+{
+    coax_arena *a = c->arena;
+    const coax_value *props = member(parent, "properties");
+    medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
+    declared d;
+    if (!edits || !declared_init(&d, c, props, NULL)) return;
+    /* Per declared name: 0 not looked at, 1 free, 2 in the object or
+    ** renamed to already; so the object is searched once per name, not
+    ** once per member (many keys written like one name stay linear). */
+    uint8_t *taken = coax_arena_alloc(a, d.np + 1);
+    if (!taken) return;
+    memset(taken, 0, d.np + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < obj->len; i++) {
+        const coax_member *m = &obj->u.members[i];
+        if (declared_exact(&d, a, m->key, m->klen) >= 0) continue;
+        if (m->value.flags & COAX_VF_INVENTED) return;
+        size_t dl, di;
+        const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
+        if (dn && !taken[di]) taken[di] = has_key(obj, dn, dl) ? 2 : 1;
+        if (dn && taken[di] == 1) {
+            taken[di] = 2;
+            edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
+        } else {
+            edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+        }
+    }
+    add_edits(ts, edits, n);
+}
+
+/* A large "enum" for loose matching: its strings (and the words of its
+** booleans and nulls) by loose form, its numbers in a list. A reply's n
+** mistyped values against n allowed ones cost n lookups, not n^2 compares. */
+typedef struct enum_index {
+    lidx words;
+    size_t *item;    /* per entry of 'words': the enum item */
+    size_t *numbers; /* the items that are numbers */
+    size_t nnum;
+} enum_index;
+
+static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
+{
+    if (c->enum_of == kv) return c->enum_index;
+    coax_arena *a = c->arena;
+    enum_index *x = coax_arena_alloc(a, sizeof *x);
+    if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
+    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1);
+    x->numbers = coax_arena_alloc(a, kv->len * sizeof *x->numbers + 1);
+    if (!x->item || !x->numbers) return NULL;
+    x->nnum = 0;
+    for (size_t i = 0; i < kv->len; i++) {
+        const coax_value *y = &kv->u.items[i];
+        const char *word = y->type == COAX_NULL ? "null" : y->type == COAX_BOOL ? (y->u.boolean ? "true" : "false") : NULL;
+        if (y->type == COAX_NUMBER) x->numbers[x->nnum++] = i;
+        if (y->type != COAX_STRING && !word) continue;
+        x->item[x->words.n] = i;
+        lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
+    }
+    c->enum_of = kv;
+    c->enum_index = x;
+    return x;
+}
+
+/* coerce_loose_match over a large "enum" through its index: the same rules
+** (a string is its loose equal among strings, booleans and nulls, or the
+** number it spells; a number is its loose equal among strings), the same
+** answer (one match, or none). */
+static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, const coax_value *kv)
+{
+    const enum_index *ix = enum_index_of(c, kv);
+    if (!ix) return NULL;
+    if (x->type != COAX_STRING && x->type != COAX_NUMBER) return NULL;
+    coax_arena *a = c->arena;
+    const coax_value *hit = NULL;
+    size_t hits = 0;
+    uint64_t h = loose_hash(a, x->u.text, x->len, ix->words.seed);
+    for (uint32_t e = ix->words.head[h & ix->words.mask]; e; e = ix->words.next[e - 1]) {
+        const coax_value *y = &kv->u.items[ix->item[e - 1]];
+        if (ix->words.h[e - 1] != h || (x->type == COAX_NUMBER && y->type != COAX_STRING)) continue;
+        if (!loose_equal(a, ix->words.key[e - 1], ix->words.klen[e - 1], x->u.text, x->len)) continue;
+        hit = y;
+        hits++;
+    }
+    if (x->type == COAX_STRING) {
+        const char *s = x->u.text;
+        size_t sn = x->len;
+        trim(&s, &sn);
+        bool numeric = sn && coax_number_span(s, sn, NULL) == sn;
+        for (size_t i = 0; numeric && i < ix->nnum; i++) {
+            const coax_value *y = &kv->u.items[ix->numbers[i]];
+            if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
+            hit = y;
+            hits++;
+        }
+    }
+    return hits == 1 ? hit : NULL;
+}
+
+void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
+                        coerce_trials *ts)
+{
+    const coax_value *parent, *kv;
+    char kw[128];
+    ts->n = 0;
+    ts->at = e->instance_location;
+    ts->atlen = strlen(ts->at);
+    if (!keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
+    coax_arena *a = c->arena;
+
+    if (!strcmp(kw, "type")) {
+        size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
+        for (size_t i = 0; i < n; i++) {
+            const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
+            const char *kind = NULL;
+            if (t->type != COAX_STRING) continue;
+            coax_value *conv = convert(a, x, t->u.text, &kind);
+            add_value(ts, kind, "converted the value to the type the schema asks for", conv);
+        }
+    } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
+        bool is_const = !strcmp(kw, "const");
+        const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
+                                : kv->len > 16 ? enum_loose_match(c, x, kv)
+                                               : coerce_loose_match(a, x, kv->u.items, kv->len);
+        if (hit)
+            add_value(ts, is_const ? "const_match" : "enum_match",
+                      "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
+    } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
+        required_trials(c, x, parent, kv, ts);
+    } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
+               !member(parent, "patternProperties")) {
+        /* The error is at the object or at the property, as validators
+        ** differ: the trial edits the object. */
+        if (x->type != COAX_OBJECT) {
+            const char *slash = strrchr(ts->at, '/');
+            if (!slash || !up || up->type != COAX_OBJECT) return;
+            ts->atlen = (size_t)(slash - ts->at);
+            x = up;
+        }
+        forbidden_trials(c, x, parent, ts);
+    }
+}
+
+/* What schema 's' of document 'doc' asks for, as bare text can name it:
+** one scalar (an enum or const, or only integer, number, boolean or null),
+** a string (any prose is one), or something else. 'depth' bounds the
+** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
+** {"const": 3}]} asks for a scalar when every branch does. */
+static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
+{
+    s = deref(doc, s);
+    if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
+    if (member(s, "enum") || member(s, "const")) return ROOT_SCALAR;
+    static const char *const unions[] = {"anyOf", "oneOf"};
+    for (size_t u = 0; u < 2; u++) {
+        const coax_value *b = member(s, unions[u]);
+        if (!b || member(s, "type")) continue;
+        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
+        coerce_root all = ROOT_SCALAR;
+        for (size_t i = 0; i < b->len; i++) {
+            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1);
+            if (k == ROOT_OTHER) return ROOT_OTHER;
+            if (k == ROOT_STRING) all = ROOT_STRING;
+        }
+        return all;
+    }
+    const coax_value *t = member(s, "type");
+    size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
+    bool string = false;
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
+        if (x->type != COAX_STRING) return ROOT_OTHER;
+        if (!strcmp(x->u.text, "string")) string = true;
+        else if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
+                 strcmp(x->u.text, "null"))
+            return ROOT_OTHER;
+    }
+    return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
+}
+
+coerce_root coerce_scalar_root(const coax_value *doc) { return scalar_schema(doc, doc, 0); }
+
+/* Whether any "properties" in the schema document declares 'key' (an
+** explicit stack: the document's depth is input). True when out of memory. */
+static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+{
+    coax_arena_mark mark = coax_arena_get_mark(a);
+    size_t cap = 64, n = 0;
+    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    bool found = !stack;
+    if (stack) stack[n++] = doc;
+    while (n && !found) {
+        const coax_value *v = stack[--n];
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        const coax_value *props = v->type == COAX_OBJECT ? member(v, "properties") : NULL;
+        if (props && props->type == COAX_OBJECT && has_key(props, key, klen)) found = true;
+        if (n + v->len > cap) {
+            while (n + v->len > cap) cap *= 2;
+            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
+            if (!s) {
+                found = true;
+                break;
+            }
+            memcpy(s, stack, n * sizeof *s);
+            stack = s;
+        }
+        for (size_t i = 0; i < v->len; i++)
+            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    }
+    coax_arena_rewind(a, mark);
+    return found;
+}
+
+/* Whether 'key' names the whole answer rather than being content: a
+** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
+** or, for an object or array inside, any key the root schema does not
+** declare as a property ({"invoice": {...}}: a scalar's key says what the
+** scalar is, {"greeting": "hello"}, but a whole structure's key only
+** labels it). */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+{
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
+        return true;
+    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
+                                        "json", "reply", "payload", "return", "returnvalue"};
+    char norm[32], title[32];
+    size_t n = 0;
+    for (size_t i = 0; i < klen; i++) {
+        char ch = key[i];
+        if (ch == ' ' || ch == '_' || ch == '-') continue;
+        if (n + 1 >= sizeof norm) return false;
+        norm[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    norm[n] = '\0';
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(norm, words[i])) return true;
+    const coax_value *t = member(deref(doc, doc), "title");
+    if (!t || t->type != COAX_STRING) return false;
+    size_t m = 0;
+    for (size_t i = 0; i < t->len && m + 1 < sizeof title; i++) {
+        char ch = t->u.text[i];
+        if (ch == ' ' || ch == '_' || ch == '-') continue;
+        title[m++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    title[m] = '\0';
+    if (m && m == n && !strcmp(norm, title)) return true;
+    return m && loose_equal(a, key, klen, t->u.text, t->len);
+}

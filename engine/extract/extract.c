@@ -1,0 +1,427 @@
+/*
+** extract.c: coax_extract. Repair finds the candidates; each is validated
+** and coerced (coerce.c); the best one wins by score (see coax.h).
+*/
+#include "extract/coerce.h"
+
+/* At most this many candidates are scored: the repair's own choice and the
+** last ones (a reply holding thousands of NDJSON lines also has the whole
+** sequence as one candidate, which is scored). */
+#define MAX_SCORED 64
+
+typedef struct scored {
+    bool valid, complete;
+    size_t ninvented, ninferred; /* repairs of each class in the candidate's log */
+    size_t nerrors, ncoercions, index;
+    const coax_value *value;
+    coax_validation validation;
+    coax_coercion *coercions;
+    const coax_repair_entry *refused; /* the repair its first error names, or NULL */
+    bool fragment_answer; /* valid and complete but for being one value of several */
+} scored;
+
+/* What every candidate is scored with. */
+typedef struct extract_job {
+    const coax_repair_result *repair;
+    const char *text;
+    size_t len;
+    bool strict, cut_off;
+    coax_class max_class;
+    const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
+} extract_job;
+
+/* The first invented repair among the values the whole text was read as.
+** Where the text is nothing but values and one of them needed a guess, the
+** places it was cut into values are guesses too: '{"k": "v"}, "k2" "v2"}'
+** is one object closed early, and '[7, 8, 9]' after a broken object is a
+** piece of it, so none of those values stands alone. */
+static const coax_repair_entry *whole_guess(const coax_repair_result *r)
+{
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const coax_candidate *c = &r->candidates[i];
+        if (c->source != COAX_SOURCE_WHOLE && c->source != COAX_SOURCE_SEQUENCE) continue;
+        /* A fragment (one value of several) says which value was taken,
+        ** not that the reading of the text needed a guess. */
+        for (size_t k = 0; k < c->nlog; k++)
+            if (c->log[k].cls == COAX_CLASS_INVENTED && strcmp(c->log[k].kind, "fragment")) return &c->log[k];
+    }
+    return NULL;
+}
+
+/* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
+static bool better(const scored *a, const scored *b)
+{
+    if (b->index == SIZE_MAX) return true;
+    if (a->valid != b->valid) return a->valid;
+    if (a->ninvented != b->ninvented) return a->ninvented < b->ninvented;
+    if (a->nerrors != b->nerrors) return a->nerrors < b->nerrors;
+    if (a->complete != b->complete) return a->complete;
+    if (a->ninferred != b->ninferred) return a->ninferred < b->ninferred;
+    if (a->ncoercions != b->ncoercions) return a->ncoercions < b->ncoercions;
+    return a->index > b->index;
+}
+
+/* {"result": {...}} when only the inner value fits, and the key names the
+** whole answer: {"greeting": "hello"} is content, not an envelope. */
+static coax_code try_envelope(coerce_ctx *c, scored *s)
+{
+    const coax_value *v = s->value;
+    if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
+    const coax_member *m = &v->u.members[0];
+    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, m->key, m->klen, &m->value))
+        return COAX_OK;
+    coax_arena_mark mark = coax_arena_get_mark(c->arena);
+    size_t before = c->n, cap = c->cap;
+    coax_coercion *log = c->log; /* the log may move into memory the rewind frees */
+    const coax_value *inner;
+    coax_validation val;
+    coax_code rc = coerce_candidate(c, &v->u.members[0].value, &inner, &val);
+    if (rc) return rc;
+    if (!val.valid) {
+        c->log = log;
+        c->n = before;
+        c->cap = cap;
+        coax_arena_rewind(c->arena, mark);
+        return COAX_OK;
+    }
+    /* The earlier coercions were of the envelope: only the inner ones stay,
+    ** and the unwrapping goes first. */
+    size_t inner_n = c->n - before;
+    coax_coercion *unwrapped = coax_arena_alloc(c->arena, (inner_n + 1) * sizeof *unwrapped);
+    if (!unwrapped) return COAX_ENOMEM;
+    unwrapped[0] = (coax_coercion){"envelope_unwrapped", "", "took the value inside a single-key envelope",
+                                   coerce_class("envelope_unwrapped")};
+    if (inner_n) memcpy(unwrapped + 1, c->log + before, inner_n * sizeof *unwrapped);
+    c->log = unwrapped;
+    c->n = c->cap = inner_n + 1;
+    s->value = inner;
+    s->valid = true;
+    s->nerrors = 0;
+    s->validation = val;
+    return COAX_OK;
+}
+
+/* Makes 'v' invalid with 'message' as its first error, at the root. */
+static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *message)
+{
+    coax_schema_error *e = coax_arena_alloc(a, (v->nerrors + 1) * sizeof *e);
+    if (!e) return COAX_ENOMEM;
+    e[0] = (coax_schema_error){"", "", NULL, message, NULL, 0};
+    if (v->nerrors) memcpy(e + 1, v->errors, v->nerrors * sizeof *e);
+    v->errors = e;
+    v->nerrors++;
+    v->valid = 0;
+    return COAX_OK;
+}
+
+/* The text a repair was made at, for its error: up to the next delimiter
+** on its line, at most 32 bytes, cut at a character boundary. */
+static size_t snippet(const char *text, size_t len, size_t at, const char **out)
+{
+    size_t n = 0;
+    if (at > len) at = len;
+    while (at + n < len && n < 32 && text[at + n] != '\n' && text[at + n] != '\r' &&
+           !(n && strchr(",:{}[]\"", text[at + n])))
+        n++;
+    while (n && at + n < len && ((unsigned char)text[at + n] & 0xC0) == 0x80) n--;
+    *out = text + at;
+    return n;
+}
+
+/* "unreadable text at line 1, column 40 (a key was guessed from text not
+** written as one: '000.00'); send valid JSON" for the repair 'e'. */
+static const char *repair_error(coax_arena *a, const char *text, size_t len, const coax_repair_entry *e)
+{
+    const char *s;
+    size_t n = snippet(text, len, e->offset, &s);
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_printf(&b, "%s at line %u, column %u (%s: '%.*s'); send valid JSON",
+                    e->cls == COAX_CLASS_INVENTED ? "unreadable text" : "text that is not strict JSON", e->line,
+                    e->column, e->detail, (int)n, s);
+    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    return msg;
+}
+
+/* What the candidate's repairs allow: counts by class, the first repair
+** less certain than 'max' (NULL: none), and whether its being incomplete
+** is excused: brackets closed at the end after a complete member (inferred
+** closed_bracket), and nothing closed while it was still being written. An
+** unclosed fence or tag around a complete value is not excused: the reply
+** stopped before its end. */
+static const coax_repair_entry *classify(const coax_candidate *cand, coax_class max, scored *s,
+                                         bool *excused)
+{
+    const coax_repair_entry *gate = NULL;
+    s->ninvented = s->ninferred = 0;
+    bool closed = false, closed_invented = false;
+    for (size_t i = 0; i < cand->nlog; i++) {
+        const coax_repair_entry *e = &cand->log[i];
+        s->ninvented += e->cls == COAX_CLASS_INVENTED;
+        s->ninferred += e->cls == COAX_CLASS_INFERRED;
+        if (e->cls > max && !gate) gate = e;
+        if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) closed_invented = true;
+        if (e->cls == COAX_CLASS_INFERRED && !strcmp(e->kind, "closed_bracket")) closed = true;
+    }
+    *excused = closed && !closed_invented;
+    return gate;
+}
+
+/* The line and column (in characters, from 1) of byte 'at'. */
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
+{
+    *line = *column = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') ++*line, *column = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
+    }
+}
+
+/* "a value was taken out of prose at line 1, column 5 ('2 or 3'): send the
+** value alone", for a scalar candidate that is not the whole reply. */
+static const char *prose_error(coax_arena *a, const char *text, size_t len, size_t at)
+{
+    const char *s;
+    size_t n = snippet(text, len, at, &s);
+    unsigned line, column;
+    line_column(text, len, at, &line, &column);
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_printf(&b, "a value was taken out of prose at line %u, column %u ('%.*s'): send the value alone", line,
+                    column, (int)n, s);
+    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    return msg;
+}
+
+static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
+{
+    const coax_candidate *cand = &x->repair->candidates[index];
+    bool strict = x->strict;
+    c->log = NULL;
+    c->n = c->cap = 0;
+    coax_code rc;
+    if (strict) {
+        s->value = cand->value;
+        rc = coax_validate(c->schema, cand->value, c->arena, 0, &s->validation, c->err);
+    } else {
+        rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
+    }
+    if (rc) return rc;
+    s->valid = s->validation.valid;
+    s->nerrors = s->validation.nerrors;
+    s->index = index;
+    if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
+    /* After every coercion and the envelope: nothing may make valid what
+    ** the repairs do not allow. */
+    bool excused;
+    const coax_repair_entry *gate = classify(cand, x->max_class, s, &excused);
+    if (x->whole_guess && !s->ninvented &&
+        (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
+        s->ninvented = 1; /* a piece of a broken reading */
+        if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+    }
+    /* A value closed at the end of a cut-off reply may not be what the
+    ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
+    ** "bob"), so it never counts as valid: the session asks again. */
+    s->complete = cand->complete || (excused && !x->cut_off);
+    s->refused = NULL;
+    /* One value of several, otherwise plain: refused alone, yet another
+    ** reading of the reply, which makes the list of them no sure answer. */
+    s->fragment_answer = s->validation.valid && s->complete && s->ninvented == 1 && gate &&
+                         !strcmp(gate->kind, "fragment");
+    if (gate && !(gate->offset >= cand->end && !s->complete)) {
+        s->refused = gate;
+        const char *msg = repair_error(c->arena, x->text, x->len, gate);
+        if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
+    }
+    if (!s->complete &&
+        (rc = prepend_error(c->arena, &s->validation, "the reply was cut off: the JSON is incomplete")))
+        return rc;
+    if (!extract_scalar_alone(x->text, x->len, cand)) {
+        const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
+        if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
+    }
+    s->valid = s->validation.valid;
+    s->nerrors = s->validation.nerrors;
+    s->coercions = c->log;
+    s->ncoercions = c->n;
+    return COAX_OK;
+}
+
+/* The valid, complete candidates that needed no invented repair: each is
+** an answer the reply plainly gives. */
+typedef struct plain_set {
+    scored *s;
+    size_t n;
+} plain_set;
+
+static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
+
+/* A rival of the best: a plain answer, or one value of several that would
+** be plain alone. */
+static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer; }
+
+/* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
+static bool holds(const coax_candidate *a, const coax_candidate *b)
+{
+    return a->start <= b->start && b->end <= a->end;
+}
+
+/* Whether candidate o (scored p) is a part of candidate h (scored hs), not
+** another answer: inside its span, and, when h is the array made of the
+** values one after the other, fitting the schema only with more coercions
+** than h ({"a": 1}\n{"a": 2} for an array of objects is one list; for any
+** value at all, a list and two objects are three readings). */
+static bool part_of(const coax_candidate *h, const scored *hs, const coax_candidate *o, const scored *p)
+{
+    if (!holds(h, o)) return false;
+    return h->source != COAX_SOURCE_SEQUENCE || p->ncoercions > hs->ncoercions;
+}
+
+/* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
+** leave no way to tell which one the model meant: whether the first (a
+** draft?) or the last (a correction?), picking one is a guess, so the best
+** is refused with an error naming both places. Answers equal after
+** coercion, or one inside the other, are one answer. */
+static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_set *plain, scored *best)
+{
+    if (!is_plain(best)) return COAX_OK;
+    const coax_candidate *b = &x->repair->candidates[best->index];
+    for (size_t i = 0; i < plain->n; i++) {
+        const scored *p = &plain->s[i];
+        const coax_candidate *o = &x->repair->candidates[p->index];
+        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
+        int eq = coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+        if (eq < 0) return COAX_ENOMEM;
+        if (eq) continue;
+        const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
+        unsigned l1, c1, l2, c2;
+        line_column(x->text, x->len, first->start, &l1, &c1);
+        line_column(x->text, x->len, second->start, &l2, &c2);
+        coax_buf buf;
+        coax_buf_init(&buf, coax_arena_allocator(c->arena));
+        coax_buf_printf(&buf,
+                        "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
+                        "send one value",
+                        l1, c1, l2, c2);
+        char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
+        coax_buf_free(&buf);
+        if (!msg) return COAX_ENOMEM;
+        coax_code rc = prepend_error(c->arena, &best->validation, msg);
+        if (rc) return rc;
+        best->valid = false;
+        best->nerrors = best->validation.nerrors;
+        return COAX_OK;
+    }
+    return COAX_OK;
+}
+
+/* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
+** scalar, tried when no candidate is valid: kept only when valid, as one
+** more candidate (the whole text). */
+static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool literal_only, coax_repair_result *r,
+                          scored *best)
+{
+    coax_arena_mark mark = coax_arena_get_mark(c->arena);
+    coax_value *v = extract_bare_scalar(c->arena, text, len, literal_only);
+    if (!v) return COAX_OK;
+    c->log = NULL;
+    c->n = c->cap = 0;
+    scored s = {.complete = true, .index = r->ncandidates};
+    coax_code rc = coerce_log(c, "bare_scalar", "read the whole reply as one value", "", 0);
+    if (!rc) rc = coerce_candidate(c, v, &s.value, &s.validation);
+    if (rc) return rc;
+    if (!s.validation.valid) {
+        coax_arena_rewind(c->arena, mark);
+        return COAX_OK;
+    }
+    coax_candidate *cands = coax_arena_alloc(c->arena, (r->ncandidates + 1) * sizeof *cands);
+    if (!cands) return COAX_ENOMEM;
+    if (r->ncandidates) memcpy(cands, r->candidates, r->ncandidates * sizeof *cands);
+    cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, 0, len, 1, NULL, 0};
+    r->candidates = cands;
+    r->ncandidates++;
+    s.valid = true;
+    s.coercions = c->log;
+    s.ncoercions = c->n;
+    *best = s;
+    return COAX_OK;
+}
+
+/* Whether candidate i is scored: the repair's own choice, sequences, and
+** the last MAX_SCORED from 'first' on. */
+static bool is_scored(const coax_repair_result *r, size_t i, size_t first)
+{
+    return i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE;
+}
+
+void coax_extract_options_default(coax_extract_options *o)
+{
+    o->flags = 0;
+    o->max_class = COAX_CLASS_INFERRED;
+}
+
+coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_value *schema_doc,
+                       const char *text, size_t len, const coax_limits *limits,
+                       const coax_extract_options *options, coax_extract_result *out, coax_error *err)
+{
+    if (!arena || !schema || !out || (!text && len))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
+    memset(out, 0, sizeof *out);
+    coax_extract_options o;
+    if (options) o = *options;
+    else coax_extract_options_default(&o);
+    bool strict = (o.flags & COAX_EXTRACT_STRICT) || !schema_doc;
+    coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema_doc);
+    bool bare = root != ROOT_OTHER;
+    coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
+    if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
+    else if (rc) return rc;
+    coax_repair_result *r = &out->repair;
+    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class, whole_guess(r)};
+    coerce_ctx c = {.arena = arena, .schema = schema, .doc = schema_doc, .draft = coax_schema_draft(schema), .err = err};
+    scored best = {.index = SIZE_MAX};
+    size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
+    /* A reply that fences or tags its answer holds it there: spans of the
+    ** prose around are examples and explanations, never the value. */
+    bool blocks = false;
+    for (size_t i = 0; i < r->ncandidates && !blocks; i++)
+        blocks = is_scored(r, i, first) && (r->candidates[i].source == COAX_SOURCE_FENCED ||
+                                            r->candidates[i].source == COAX_SOURCE_TAGGED);
+    plain_set plain = {coax_arena_alloc(arena, (r->ncandidates + 1) * sizeof *plain.s), 0};
+    if (!plain.s) return COAX_ENOMEM;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        if (!is_scored(r, i, first) || (blocks && r->candidates[i].source == COAX_SOURCE_PROSE)) continue;
+        coax_arena_mark mark = coax_arena_get_mark(arena);
+        scored s;
+        if ((rc = score(&c, &x, i, &s))) return rc;
+        bool kept = is_rival(&s);
+        if (kept) plain.s[plain.n++] = s;
+        if (better(&s, &best)) best = s;
+        else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
+    }
+    if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
+    /* A valid whole-text candidate that needed repairs yields to the reply
+    ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
+    ** not a string holding quotes. */
+    bool repaired = best.index != SIZE_MAX && r->candidates[best.index].nlog &&
+                    r->candidates[best.index].source == COAX_SOURCE_WHOLE;
+    if (bare && (!best.valid || repaired) &&
+        (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, r, &best)))
+        return rc;
+    if (best.index == SIZE_MAX) return COAX_ENOJSON;
+    out->valid = best.valid;
+    out->value = best.value;
+    out->candidate = best.index;
+    out->coercions = best.coercions;
+    out->ncoercions = best.ncoercions;
+    out->validation = best.validation;
+    out->refused = best.refused;
+    out->repair.chosen = best.index;
+    out->repair.value = r->candidates[best.index].value;
+    out->repair.log = r->candidates[best.index].log;
+    out->repair.nlog = r->candidates[best.index].nlog;
+    return COAX_OK;
+}

@@ -1,0 +1,491 @@
+/*
+** json_parse.c: the strict RFC 8259 parser, coax's fast path.
+**
+** Iterative with an explicit stack, so input-controlled nesting can never
+** overflow the C stack. Pending children of open containers sit in one
+** growable array; closing a container copies its children into the arena
+** as one contiguous block. The input is copied into the arena once and
+** strings are decoded in place there (decoding never grows a string; its
+** closing quote becomes its NUL), so a string costs no allocation.
+*/
+#include "base/core.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* A pending child: a member (key NULL for array items). Keys are decoded
+** in place right after their opening quote, so a key's offset in the input
+** (for duplicate-key reports) is where its text starts, less one. */
+typedef coax_member slot;
+
+typedef struct open {
+    size_t base; /* index of the first child in the slot array */
+    bool object;
+} open;
+
+typedef struct parser {
+    coax_arena *arena;
+    const coax_allocator *alloc;
+    char *start, *p, *end; /* the arena's copy of the input */
+    coax_limits lim;
+    coax_error *err;
+    slot *slots;
+    size_t nslots, cslots;
+    open *opens;
+    size_t nopens, copens;
+    void (*on_dup)(void *, size_t);
+    void *ud;
+} parser;
+
+/* Character classes for the string scanner: 0 is an ordinary byte. */
+enum { C_PLAIN = 0, C_QUOTE, C_ESC, C_CTRL, C_HIGH };
+static const uint8_t string_class[256] = {
+    [0 ... 0x1F] = C_CTRL, ['"'] = C_QUOTE, ['\\'] = C_ESC, [0x80 ... 0xFF] = C_HIGH,
+};
+static const uint8_t is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+static coax_code fail(parser *ps, coax_code code, const char *at, const char *what)
+{
+    size_t off = (size_t)(at - ps->start);
+    if (code == COAX_ESYNTAX && at >= ps->end)
+        return coax_fail(ps->err, code, off, "unexpected end of input, expected %s", what);
+    if (code == COAX_ESYNTAX)
+        return coax_fail(ps->err, code, off, "expected %s", what);
+    return coax_fail(ps->err, code, off, "%s", what);
+}
+
+/* The copy of the input ends in a NUL and SCAN_PAD more zero bytes, so the
+** scanners below may read SCAN_PAD bytes at any position up to the end:
+** the NUL stops them (it is neither whitespace nor allowed in a string). */
+#define SCAN_PAD 16
+
+/* Skips whitespace. Most values follow no whitespace or one byte of it;
+** indentation runs are skipped sixteen bytes at a time. */
+static inline void skip_ws(parser *ps)
+{
+    char *p = ps->p;
+    if (!is_ws[(unsigned char)*p]) return;
+    p++;
+#ifdef __SSE2__
+    for (;;) {
+        __m128i w = _mm_loadu_si128((const __m128i *)p);
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(' ')),
+                                               _mm_cmpeq_epi8(w, _mm_set1_epi8('\n'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\t')),
+                                               _mm_cmpeq_epi8(w, _mm_set1_epi8('\r'))));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
+        if (other) {
+            ps->p = p + __builtin_ctz(other);
+            return;
+        }
+        p += 16;
+    }
+#else
+    while (is_ws[(unsigned char)*p]) p++;
+    ps->p = p;
+#endif
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool hex4(const char *s, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[i]);
+        if (h < 0) return false;
+        v = (v << 4) | (uint32_t)h;
+    }
+    *out = v;
+    return true;
+}
+
+/* Decodes the escapes of a string body in place (s..e, known to be free of
+** raw control characters and invalid UTF-8); returns the decoded length. */
+static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outlen)
+{
+    char *d = s, *const first = s;
+    while (s < e) {
+        if (*s != '\\') {
+            *d++ = *s++;
+            continue;
+        }
+        const char *at = s;
+        s++;
+        switch (*s++) {
+        case '"': *d++ = '"'; break;
+        case '\\': *d++ = '\\'; break;
+        case '/': *d++ = '/'; break;
+        case 'b': *d++ = '\b'; break;
+        case 'f': *d++ = '\f'; break;
+        case 'n': *d++ = '\n'; break;
+        case 'r': *d++ = '\r'; break;
+        case 't': *d++ = '\t'; break;
+        case 'u': {
+            uint32_t cp, lo;
+            if (e - s < 4 || !hex4(s, &cp)) return fail(ps, COAX_ESYNTAX, at, "four hex digits after \\u");
+            s += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                if (e - s < 6 || s[0] != '\\' || s[1] != 'u' || !hex4(s + 2, &lo) ||
+                    lo < 0xDC00 || lo > 0xDFFF)
+                    return fail(ps, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
+                s += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                return fail(ps, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
+            }
+            d += coax_utf8_encode(cp, d);
+            break;
+        }
+        default:
+            return fail(ps, COAX_ESYNTAX, at, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)");
+        }
+    }
+    *outlen = (size_t)(d - first);
+    return COAX_OK;
+}
+
+/* The first byte at or after p that stops the string scanner: '"', '\\',
+** a control character (the NUL after the input among them) or a byte of a
+** multi-byte sequence. */
+static inline char *string_scan(char *p)
+{
+#ifdef __SSE2__
+    for (;;) {
+        __m128i w = _mm_loadu_si128((const __m128i *)p);
+        /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                    _mm_cmplt_epi8(w, _mm_set1_epi8(0x20)));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
+    while (!string_class[(unsigned char)*p]) p++;
+    return p;
+#endif
+}
+
+/* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. Two- and
+** three-byte sequences are checked here; the rest by coax_utf8_decode. */
+static inline size_t utf8_length(const unsigned char *p, const unsigned char *end)
+{
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) return end - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    /* E1-EC and EE-EF: no overlong form, no surrogate to rule out */
+    if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && end - p >= 3 && (p[1] & 0xC0) == 0x80 &&
+        (p[2] & 0xC0) == 0x80)
+        return 3;
+    uint32_t cp;
+    return coax_utf8_decode(p, (size_t)(end - p), &cp);
+}
+
+/* Parses a string at ps->p (on the opening quote), in place. Inlined in
+** its two callers: strings are most of a document's values and keys. */
+static inline __attribute__((always_inline)) coax_code parse_string(parser *ps, const char **out, uint32_t *outlen)
+{
+    char *s = ++ps->p, *p = s;
+    const char *end = ps->end;
+    bool escaped = false;
+    for (;;) {
+        p = string_scan(p);
+        if (p >= end) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
+        switch (string_class[(unsigned char)*p]) {
+        case C_QUOTE:
+            goto done;
+        case C_ESC:
+            escaped = true;
+            if (end - p < 2) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
+            p += 2;
+            break;
+        case C_CTRL:
+            return fail(ps, COAX_ESYNTAX, p, "no raw control character in a string (escape it)");
+        default: {
+            size_t n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
+            if (!n) return fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string");
+            p += n;
+        }
+        }
+    }
+done:
+    ps->p = p + 1;
+    size_t n = (size_t)(p - s);
+    if (escaped) {
+        coax_code rc = decode_escapes(ps, s, p, &n);
+        if (rc) return rc;
+    }
+    if (n > ps->lim.max_string)
+        return fail(ps, COAX_ESTRING, s, "string longer than the string limit");
+    s[n] = '\0'; /* over the closing quote, or inside the shrunk escapes */
+    *out = s;
+    *outlen = (uint32_t)n;
+    return COAX_OK;
+}
+
+static bool grow(parser *ps, void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    void *p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+static void report_dup(void *ud, size_t index)
+{
+    parser *ps = ud;
+    open *o = &ps->opens[ps->nopens - 1];
+    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->slots[o->base + index].key - 1 - ps->start));
+}
+
+/* Closes the innermost container into 'v'. */
+static coax_code close_container(parser *ps, coax_value *v)
+{
+    open *o = &ps->opens[ps->nopens - 1];
+    size_t n = ps->nslots - o->base;
+    slot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    memset(v, 0, sizeof *v);
+    if (o->object) {
+        /* Dedupe needs members contiguous: compact slots to members first. */
+        coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m);
+        if (!m && n) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        if (n) memcpy(m, kids, n * sizeof *m);
+        size_t k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
+        if (k == SIZE_MAX) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        v->type = COAX_OBJECT;
+        v->len = k;
+        v->u.members = m;
+    } else {
+        coax_value *items = coax_arena_alloc(ps->arena, n * sizeof *items);
+        if (!items && n) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        for (size_t i = 0; i < n; i++) items[i] = kids[i].value;
+        v->type = COAX_ARRAY;
+        v->len = n;
+        v->u.items = items;
+    }
+    ps->nslots = o->base;
+    ps->nopens--;
+    return COAX_OK;
+}
+
+/* Starts a child slot in the innermost container; for objects, reads the
+** key and the colon. */
+static inline __attribute__((always_inline)) coax_code begin_child(parser *ps)
+{
+    if (ps->nslots == ps->cslots &&
+        !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(slot)))
+        return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+    slot *s = &ps->slots[ps->nslots++];
+    s->key = NULL;
+    s->klen = 0;
+    if (!ps->opens[ps->nopens - 1].object) return COAX_OK;
+    skip_ws(ps);
+    if (ps->p >= ps->end || *ps->p != '"') return fail(ps, COAX_ESYNTAX, ps->p, "a string key");
+    coax_code rc = parse_string(ps, &s->key, &s->klen);
+    if (rc) return rc;
+    skip_ws(ps);
+    if (ps->p >= ps->end || *ps->p != ':') return fail(ps, COAX_ESYNTAX, ps->p, "':' after the key");
+    ps->p++;
+    return COAX_OK;
+}
+
+static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+
+/* coax_number_span over the padded copy: the NUL after the input stops
+** every loop, so no length is checked. */
+static inline size_t number_span(const char *s, bool *is_int)
+{
+    const char *p = s;
+    *is_int = true;
+    if (*p == '-') p++;
+    if (*p == '0') p++;
+    else if (is_digit(*p)) while (is_digit(*++p)) {}
+    else return 0;
+    if (*p == '.' && is_digit(p[1])) {
+        *is_int = false;
+        p += 2;
+        while (is_digit(*p)) p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1;
+        if (*q == '+' || *q == '-') q++;
+        if (is_digit(*q)) {
+            while (is_digit(*++q)) {}
+            p = q;
+            *is_int = false;
+        }
+    }
+    return (size_t)(p - s);
+}
+
+static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, coax_value *v)
+{
+    const char *p = ps->p;
+    size_t left = (size_t)(ps->end - p);
+    memset(v, 0, sizeof *v);
+    switch (*p) {
+    case '"':
+        v->type = COAX_STRING;
+        return parse_string(ps, &v->u.text, &v->len);
+    case 't':
+        if (left >= 4 && memcmp(p, "true", 4) == 0) {
+            v->type = COAX_BOOL;
+            v->u.boolean = 1;
+            ps->p += 4;
+            return COAX_OK;
+        }
+        break;
+    case 'f':
+        if (left >= 5 && memcmp(p, "false", 5) == 0) {
+            v->type = COAX_BOOL;
+            ps->p += 5;
+            return COAX_OK;
+        }
+        break;
+    case 'n':
+        if (left >= 4 && memcmp(p, "null", 4) == 0) {
+            v->type = COAX_NULL;
+            ps->p += 4;
+            return COAX_OK;
+        }
+        break;
+    default: {
+        bool is_int;
+        size_t n = number_span(p, &is_int);
+        if (!n) break;
+        /* "01", "1." and "-" are not numbers. */
+        if (n < left && (p[n] == '.' || (p[n] >= '0' && p[n] <= '9'))) break;
+        /* The text moves one byte back, over the byte before it (a consumed
+        ** '[', ',', ':', whitespace, or the spare byte before the input),
+        ** to make room for its NUL: a number costs no allocation. */
+        char *t = ps->p - 1;
+        for (size_t i = 0; i < n; i++) t[i] = t[i + 1];
+        t[n] = '\0';
+        v->type = COAX_NUMBER;
+        v->flags = is_int ? COAX_VF_INT_TEXT : 0;
+        v->len = (uint32_t)n;
+        v->u.text = t;
+        ps->p += n;
+        return COAX_OK;
+    }
+    }
+    return fail(ps, COAX_ESYNTAX, p, "a JSON value");
+}
+
+static coax_code run(parser *ps, coax_value *root)
+{
+    coax_value v;
+    coax_code rc;
+value:
+    skip_ws(ps);
+    if (ps->p >= ps->end) return fail(ps, COAX_ESYNTAX, ps->p, "a JSON value");
+    if (*ps->p == '{' || *ps->p == '[') {
+        bool object = *ps->p == '{';
+        if (ps->nopens >= ps->lim.max_depth)
+            return coax_fail(ps->err, COAX_EDEPTH, (size_t)(ps->p - ps->start),
+                             "nesting deeper than %zu", ps->lim.max_depth);
+        if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(open)))
+            return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        ps->opens[ps->nopens++] = (open){ps->nslots, object};
+        ps->p++;
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == (object ? '}' : ']')) {
+            ps->p++;
+            if ((rc = close_container(ps, &v))) return rc;
+            goto have_value;
+        }
+        if ((rc = begin_child(ps))) return rc;
+        goto value;
+    }
+    if ((rc = parse_scalar(ps, &v))) return rc;
+have_value:
+    if (ps->nopens == 0) {
+        *root = v;
+        return COAX_OK;
+    }
+    ps->slots[ps->nslots - 1].value = v;
+    skip_ws(ps);
+    if (ps->p >= ps->end) return fail(ps, COAX_ESYNTAX, ps->p, "',' or a closing bracket");
+    {
+        bool object = ps->opens[ps->nopens - 1].object;
+        char c = *ps->p;
+        if (c == ',') {
+            ps->p++;
+            if ((rc = begin_child(ps))) return rc;
+            goto value;
+        }
+        if (c == (object ? '}' : ']')) {
+            ps->p++;
+            if ((rc = close_container(ps, &v))) return rc;
+            goto have_value;
+        }
+        return fail(ps, COAX_ESYNTAX, ps->p, object ? "',' or '}'" : "',' or ']'");
+    }
+}
+
+coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
+                        const coax_limits *limits, coax_value **out,
+                        coax_error *err, void (*on_dup)(void *, size_t),
+                        void *ud)
+{
+    if (!arena || !out || (!text && len))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_parse: NULL argument");
+    *out = NULL;
+    parser ps = {0};
+    ps.arena = arena;
+    ps.alloc = coax_arena_allocator(arena);
+    ps.lim = coax_limits_resolve(limits);
+    if (len > ps.lim.max_input)
+        return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
+                         ps.lim.max_input);
+    /* A spare byte in front, for a number at the very start (parse_scalar),
+    ** and the scanners' padding after the NUL. */
+    if (len > SIZE_MAX - 2 - SCAN_PAD) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    char *copy = coax_arena_alloc(arena, len + 2 + SCAN_PAD);
+    if (!copy) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    copy[0] = ' ';
+    copy++;
+    if (len) memcpy(copy, text, len);
+    memset(copy + len, 0, 1 + SCAN_PAD);
+    ps.start = ps.p = copy;
+    ps.end = copy + len;
+    ps.err = err;
+    ps.on_dup = on_dup;
+    ps.ud = ud;
+    /* A UTF-8 byte order mark is not JSON; strict parsing rejects it. */
+    coax_value root;
+    coax_code rc = run(&ps, &root);
+    if (!rc) {
+        skip_ws(&ps);
+        if (ps.p < ps.end) rc = fail(&ps, COAX_ESYNTAX, ps.p, "end of input after the value");
+    }
+    if (!rc) {
+        coax_value *v = coax_arena_alloc(arena, sizeof *v);
+        if (!v) rc = fail(&ps, COAX_ENOMEM, ps.p, "out of memory");
+        else {
+            *v = root;
+            *out = v;
+        }
+    }
+    coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(slot));
+    coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(open));
+    if (rc) coax_error_locate(err, text ? text : "", len); /* the copy has changed */
+    return rc;
+}
+
+coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
+                     const coax_limits *limits, coax_value **out,
+                     coax_error *err)
+{
+    return coax_parse_ex(arena, text, len, limits, out, err, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/*
+** json_write.c: compact and pretty JSON text from a value.
+** Iterative (values can be nested as deep as the host allowed) and exact:
+** numbers are written as their text, strings escaped minimally.
+*/
+#include "base/core.h"
+
+static const char hex[] = "0123456789abcdef";
+
+/* 0: copy as is; otherwise the character after the backslash ('u': \u00XX). */
+static const char escape_of[256] = {
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+    ['"'] = '"', ['\\'] = '\\',
+};
+
+/* Always valid JSON, whatever the bytes: a byte that does not begin a valid
+** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
+** written as U+FFFD, one for each such byte, as repair logs invalid_utf8. */
+void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
+{
+    if (!coax_buf_reserve(b, len + 2)) return;
+    b->data[b->len++] = '"';
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t n = coax_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+            if (n) {
+                i += n - 1;
+                continue;
+            }
+            coax_buf_put(b, s + run, i - run);
+            run = i + 1;
+            coax_buf_put(b, "\xef\xbf\xbd", 3);
+            continue;
+        }
+        char e = escape_of[c];
+        if (!e) continue;
+        coax_buf_put(b, s + run, i - run);
+        run = i + 1;
+        if (e == 'u') {
+            char u[6] = {'\\', 'u', '0', '0', hex[(unsigned char)s[i] >> 4],
+                         hex[s[i] & 15]};
+            coax_buf_put(b, u, 6);
+        } else {
+            char two[2] = {'\\', e};
+            coax_buf_put(b, two, 2);
+        }
+    }
+    coax_buf_put(b, s + run, len - run);
+    coax_buf_putc(b, '"');
+}
+
+static void newline(coax_buf *b, unsigned flags, size_t depth)
+{
+    if (!(flags & COAX_WRITE_PRETTY)) return;
+    coax_buf_putc(b, '\n');
+    for (size_t i = 0; i < depth; i++) coax_buf_put(b, "  ", 2);
+}
+
+static void scalar(coax_buf *b, const coax_value *v)
+{
+    switch (v->type) {
+    case COAX_NULL: coax_buf_put(b, "null", 4); break;
+    case COAX_BOOL: v->u.boolean ? coax_buf_put(b, "true", 4) : coax_buf_put(b, "false", 5); break;
+    case COAX_NUMBER: coax_buf_put(b, v->u.text, v->len); break;
+    case COAX_STRING: coax_buf_put_json_string(b, v->u.text, v->len); break;
+    default: break;
+    }
+}
+
+typedef struct wframe {
+    const coax_value *v;
+    size_t i;
+} wframe;
+
+/* Appends 'v' to 'b'. Returns COAX_ENOMEM if 'b' ran out of memory. */
+coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
+{
+    wframe small[32], *st = small;
+    size_t n = 0, cap = 32;
+    const coax_allocator *a = b->alloc;
+    const coax_value *cur = v;
+    for (;;) {
+        if (cur) {
+            bool container = cur->type == COAX_ARRAY || cur->type == COAX_OBJECT;
+            if (!container) {
+                scalar(b, cur);
+            } else if (cur->len == 0) {
+                coax_buf_put(b, cur->type == COAX_ARRAY ? "[]" : "{}", 2);
+            } else {
+                if (n == cap) {
+                    wframe *ns = st == small ? coax_alloc_raw(a, 2 * cap * sizeof *ns)
+                                             : coax_realloc_raw(a, st, cap * sizeof *ns,
+                                                                2 * cap * sizeof *ns);
+                    if (!ns) {
+                        b->oom = true;
+                        break;
+                    }
+                    if (st == small) memcpy(ns, small, sizeof small);
+                    st = ns;
+                    cap *= 2;
+                }
+                coax_buf_putc(b, cur->type == COAX_ARRAY ? '[' : '{');
+                st[n++] = (wframe){cur, 0};
+            }
+            cur = NULL;
+        }
+        if (n == 0 || b->oom) break;
+        wframe *f = &st[n - 1];
+        if (f->i == f->v->len) {
+            n--;
+            newline(b, flags, n);
+            coax_buf_putc(b, f->v->type == COAX_ARRAY ? ']' : '}');
+            continue;
+        }
+        if (f->i) coax_buf_putc(b, ',');
+        newline(b, flags, n);
+        if (f->v->type == COAX_ARRAY) {
+            cur = &f->v->u.items[f->i];
+        } else {
+            const coax_member *m = &f->v->u.members[f->i];
+            coax_buf_put_json_string(b, m->key, m->klen);
+            coax_buf_put(b, ": ", (flags & COAX_WRITE_PRETTY) ? 2 : 1);
+            cur = &m->value;
+        }
+        f->i++;
+    }
+    if (st != small) coax_free_raw(a, st, cap * sizeof *st);
+    return b->oom ? COAX_ENOMEM : COAX_OK;
+}
+
+coax_code coax_write(const coax_value *v, unsigned flags,
+                     const coax_allocator *alloc, char **out, size_t *len)
+{
+    if (!v || !out) return COAX_EINVAL;
+    coax_buf b;
+    coax_buf_init(&b, alloc);
+    coax_code rc = coax_write_buf(&b, v, flags);
+    char *s = rc ? NULL : coax_buf_take(&b, len);
+    if (!s) {
+        coax_buf_free(&b);
+        return COAX_ENOMEM;
+    }
+    *out = s;
+    return COAX_OK;
+}

@@ -1,0 +1,661 @@
+/*
+** lcoax_run.c: coax.run(recipe, input [, opts]) for Lua hosts and specs.
+*/
+#include "session/agent_default.h"
+#include "lua/run.h"
+#include "script/lib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct engine_box {
+    coax_engine *engine;
+} engine_box;
+
+static int engine_box_gc(lua_State *L)
+{
+    engine_box *b = luaL_checkudata(L, 1, "coax.engine");
+    coax_engine_free(b->engine);
+    b->engine = NULL;
+    return 0;
+}
+
+static lua_Integer opt_integer(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    lua_Integer n = lua_isnil(L, -1) ? 0 : luaL_checkinteger(L, -1);
+    lua_pop(L, 1);
+    return n;
+}
+
+/* opts.secrets = {NAME = "value"}: what coax.secret finds, instead of the
+** environment. The names and values point into a table the userdata keeps. */
+typedef struct secrets {
+    size_t n;
+    const char *kv[]; /* name, value, name, value, ... */
+} secrets;
+
+static const char *find_secret(void *ud, const char *name)
+{
+    const secrets *s = ud;
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->kv[2 * i], name)) return s->kv[2 * i + 1];
+    return NULL;
+}
+
+static void log_stderr(void *ud, const char *line)
+{
+    (void)ud;
+    fprintf(stderr, "coax: %s\n", line);
+}
+
+/* opts.allow_dirs, a folder or a list of folders, as the NULL-terminated
+** list coax_engine_options wants, in a userdata pushed on the stack (which
+** keeps the strings too), or NULL (nil pushed). */
+static const char *const *allow_dirs(lua_State *L, int t)
+{
+    int type = lua_getfield(L, t, "allow_dirs");
+    if (type == LUA_TNIL) return NULL;
+    if (type == LUA_TSTRING) {
+        lua_createtable(L, 1, 0);
+        lua_insert(L, -2);
+        lua_rawseti(L, -2, 1);
+    }
+    luaL_argcheck(L, lua_istable(L, -1), t, "allow_dirs must be a folder or a list of folders");
+    size_t n = lua_rawlen(L, -1);
+    const char **dirs = lua_newuserdatauv(L, (n + 1) * sizeof *dirs, 1);
+    lua_pushvalue(L, -2);
+    lua_setiuservalue(L, -2, 1);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, t, "allow_dirs must be a folder or a list of folders");
+        dirs[i] = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    dirs[n] = NULL;
+    lua_remove(L, -2);
+    return dirs;
+}
+
+/* Where the scripts are when neither opts.lua_path nor $COAX_LUA_PATH says:
+** the folder of coax/runtime.lua on the host's package.path, which is
+** where `luarocks make` (and `make install-lua`) put them beside the
+** module, so an installed rock runs recipes wherever its tree is. NULL:
+** not there either (the engine then tries ./lua and its share folder). */
+static const char *scripts_on_package_path(lua_State *L, char *buf, size_t cap)
+{
+    const char *env = getenv("COAX_LUA_PATH");
+    if (env && *env) return NULL;
+    lua_getglobal(L, "package");
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_getfield(L, -1, "path");
+    const char *path = lua_tostring(L, -1), *found = NULL;
+    for (const char *t = path; t && *t && !found; t += strcspn(t, ";"), t += *t == ';') {
+        size_t n = strcspn(t, ";");
+        const char *q = memchr(t, '?', n);
+        /* "DIR/?.lua": the scripts are DIR when DIR/coax/runtime.lua exists */
+        if (!q || n - (size_t)(q - t) != 5 || memcmp(q, "?.lua", 5) || (size_t)(q - t) + 20 >= cap) continue;
+        snprintf(buf, cap, "%.*scoax/runtime.lua", (int)(q - t), t);
+        FILE *f = fopen(buf, "rb");
+        if (!f) continue;
+        fclose(f);
+        size_t dir = (size_t)(q - t);
+        while (dir > 1 && t[dir - 1] == '/') dir--; /* "DIR/" -> "DIR" */
+        snprintf(buf, cap, "%.*s", dir ? (int)dir : 1, dir ? t : ".");
+        found = buf;
+    }
+    lua_pop(L, 2);
+    return found;
+}
+
+/* The options each function knows: an unknown one is a mistake (a typo
+** would otherwise be silently ignored), raised as an error. */
+static const char *const ENGINE_OPTS[] = {"lua_path", "lua_memory", "lua_instructions", "max_depth",
+                                          "max_input", "max_string", "http_connect_timeout_ms",
+                                          "http_timeout_ms", "http_max_response", "proxy", "ca_file",
+                                          "verbose", "secrets", "allow_dirs", NULL};
+static const char *const SESSION_OPTS[] = {"agent", "replies", "agent_options", "max_attempts", "source",
+                                           "command", NULL};
+
+static bool known(const char *const *names, const char *k)
+{
+    for (; *names; names++)
+        if (!strcmp(*names, k)) return true;
+    return false;
+}
+
+/* Raises for a key of options table 't' in none of the lists (NULL ends
+** them); 'extra' is one more name, or NULL. */
+static void check_options(lua_State *L, int t, const char *fn, const char *const *a, const char *const *b,
+                          const char *extra)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (!k || !((a && known(a, k)) || (b && known(b, k)) || (extra && !strcmp(k, extra))))
+            luaL_error(L, "%s: unknown option '%s' (README, \"The Lua module\")", fn, luaL_tolstring(L, -1, NULL));
+    }
+}
+
+/* Reads the engine options of table 't' into 'eo'. Pushes two values: the
+** allowed folders (or nil), which must live until the engine is made, and
+** on top the secrets (or nil), which must outlive the engine. */
+static void engine_options(lua_State *L, int t, coax_engine_options *eo)
+{
+    eo->script_dir = lcoax_opt_string(L, t, "lua_path");
+    eo->allow_dirs = allow_dirs(L, t);
+    eo->limits = lcoax_limits(L, t); /* max_depth, max_input, max_string */
+    eo->lua_memory = (size_t)opt_integer(L, t, "lua_memory");
+    eo->lua_instructions = (uint32_t)opt_integer(L, t, "lua_instructions");
+    eo->http_connect_timeout_ms = (long)opt_integer(L, t, "http_connect_timeout_ms");
+    eo->http_timeout_ms = (long)opt_integer(L, t, "http_timeout_ms");
+    eo->http_max_response = (size_t)opt_integer(L, t, "http_max_response");
+    eo->proxy = lcoax_opt_string(L, t, "proxy");
+    eo->ca_file = lcoax_opt_string(L, t, "ca_file");
+    lua_getfield(L, t, "verbose");
+    if (lua_toboolean(L, -1)) eo->log = log_stderr;
+    lua_pop(L, 1);
+    if (lua_getfield(L, t, "secrets") == LUA_TNIL) return; /* nil stays pushed */
+    luaL_argcheck(L, lua_istable(L, -1), t, "secrets must be a table of strings");
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        luaL_argcheck(L, lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING, t,
+                      "secrets must be a table of strings");
+        lua_pop(L, 1);
+        n++;
+    }
+    secrets *s = lua_newuserdatauv(L, sizeof *s + 2 * n * sizeof(char *), 1);
+    s->n = 0;
+    lua_pushvalue(L, -2);
+    lua_setiuservalue(L, -2, 1);
+    lua_pushnil(L);
+    while (lua_next(L, -3)) {
+        s->kv[2 * s->n] = lua_tostring(L, -2);
+        s->kv[2 * s->n + 1] = lua_tostring(L, -1);
+        s->n++;
+        lua_pop(L, 1);
+    }
+    lua_remove(L, -2);
+    eo->secret = find_secret;
+    eo->secret_ud = s;
+}
+
+/* Whether opts table 't' names the agent (agent, replies, command, or a
+** name or call in agent_options) or its own default (agent_options.fallback). */
+static bool names_agent(lua_State *L, int t)
+{
+    static const char *const direct[] = {"agent", "replies", "command"};
+    for (size_t i = 0; i < 3; i++) {
+        int type = lua_getfield(L, t, direct[i]);
+        lua_pop(L, 1);
+        if (type != LUA_TNIL) return true;
+    }
+    bool named = false;
+    if (lua_getfield(L, t, "agent_options") == LUA_TTABLE) {
+        static const char *const keys[] = {"name", "call", "fallback"}; /* fallback: the host's own default */
+        for (size_t i = 0; i < 3 && !named; i++) {
+            named = lua_getfield(L, -1, keys[i]) != LUA_TNIL;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    return named;
+}
+
+/* The agent options of opts table 't' (nil: none) as JSON text pushed on
+** the stack and returned: {name?, replies?, ...agent_options, fallback?}.
+** When nothing names an agent, "fallback" is the default agent (as for
+** the coax command: agent_default.c) or the message the session fails
+** with if the recipe names none either. 'recipe' is the recipe file (NULL
+** for recipe text); 'secret' finds the provider keys (NULL: environment).
+** A bad transcript is an error: false, with 'msg' set. */
+static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn secret, void *ud, bool verbose,
+                       char *msg, size_t cap)
+{
+    if (t) lua_getfield(L, t, "agent_options");
+    else lua_pushnil(L);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    /* the agent: opts.agent, else replay with opts.replies, else command
+    ** with opts.command, as --agent, --replay and --command choose */
+    const char *name = t ? lcoax_opt_string(L, t, "agent") : NULL;
+    if (t && lua_getfield(L, t, "replies") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        luaL_setmetatable(L, LCOAX_ARRAY);
+        lua_setfield(L, -2, "replies");
+        if (!name) name = "replay";
+    } else {
+        lua_pop(L, 1);
+    }
+    if (t && !name) {
+        if (lua_getfield(L, t, "command") != LUA_TNIL) name = "command";
+        lua_pop(L, 1);
+    }
+    if (name) {
+        lua_pushstring(L, name);
+        lua_setfield(L, -2, "name");
+    }
+    coax_arena *a = lcoax_arena(L);
+    coax_value *v = lcoax_to_value(L, -2, a, COAX_DEFAULT_MAX_DEPTH);
+    lua_remove(L, -2); /* the options table; the arena box stays until the end */
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    if (v->type == COAX_OBJECT && v->len) coax_write_buf(&b, v, 0);
+    else coax_buf_puts(&b, "{}"); /* an empty table may read as an array */
+    bool ok = true;
+    if (!(t && names_agent(L, t))) {
+        coax_buf fb;
+        coax_buf_init(&fb, coax_arena_allocator(a));
+        agent_default_choice d;
+        coax_code rc = agent_default(recipe, secret, ud, "opts.agent", &fb, &d, msg, cap);
+        if (rc == COAX_ENOTFOUND) { /* the session fails with it only if the recipe names no agent */
+            coax_buf_puts(&fb, "\"fallback\":");
+            coax_buf_put_json_string(&fb, msg, strlen(msg));
+        } else if (rc) {
+            ok = false;
+        } else if (verbose) {
+            fprintf(stderr, "coax: %s\n", d.notice);
+        }
+        if (ok && fb.len && b.len) {
+            b.len--; /* the closing brace */
+            if (b.len > 1) coax_buf_putc(&b, ',');
+            coax_buf_put(&b, fb.data, fb.len);
+            coax_buf_putc(&b, '}');
+        }
+        coax_buf_free(&fb);
+    }
+    if (b.oom) {
+        coax_buf_free(&b);
+        lcoax_error(L, COAX_ENOMEM, NULL);
+    }
+    lua_pushlstring(L, b.data, b.len);
+    coax_buf_free(&b);
+    return ok;
+}
+
+/** coax.run(recipe, input [, opts]) -> result
+** 'recipe' is a recipe file's path (or, with opts.source = true, its text).
+** opts: agent (a name), replies (a list: the replay agent's replies),
+** agent_options (a table merged into the agent's), max_attempts,
+** lua_path, lua_memory, lua_instructions, the limits (max_depth, max_input,
+** max_string), command (what the command agent runs), and for HTTP agents
+** http_connect_timeout_ms, http_timeout_ms, http_max_response, proxy,
+** ca_file, verbose (log requests to stderr), secrets ({NAME = "value"}:
+** what coax.secret finds instead of the environment), allow_dirs (a folder
+** or a list: where the recipe may name files besides its own folder and the
+** project's schemas/). The result is the session report
+** as a table: {outcome, value, error, metrics, attempts}. */
+/* nil, message, code: a session that could not start (an unreadable
+** recipe, a bad transcript), as the other functions report failures. */
+static int start_failed(lua_State *L, coax_code rc, const char *msg)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, msg && *msg ? msg : coax_strerror(rc));
+    lua_pushstring(L, coax_code_name(rc));
+    return 3;
+}
+
+static int l_run(lua_State *L)
+{
+    size_t rlen, ilen = 0;
+    const char *recipe = luaL_checklstring(L, 1, &rlen);
+    const char *input = luaL_optlstring(L, 2, "", &ilen);
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    int opts = lua_istable(L, 3) ? 3 : 0;
+    if (opts) check_options(L, opts, "coax.run", ENGINE_OPTS, SESSION_OPTS, NULL);
+    coax_engine_options eo = {0};
+    coax_session_options so = {0};
+    so.input = input;
+    so.input_len = ilen;
+    bool source = false;
+    if (opts) {
+        engine_options(L, opts, &eo); /* the folders and secrets stay on the stack */
+        so.max_attempts = (int)opt_integer(L, opts, "max_attempts");
+        lua_getfield(L, opts, "source");
+        source = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        so.command = lcoax_opt_string(L, opts, "command");
+    }
+    char msg[700];
+    if (!agent_json(L, opts, source ? NULL : recipe, eo.secret, eo.secret_ud, eo.log != NULL, msg, sizeof msg))
+        return start_failed(L, COAX_EINVAL, msg);
+    so.agent_json = lua_tostring(L, -1);
+    engine_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->engine = NULL;
+    if (luaL_newmetatable(L, "coax.engine")) {
+        lua_pushcfunction(L, engine_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    char scripts[4096];
+    if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
+    coax_error err = {0};
+    coax_code rc = coax_engine_new(&eo, &b->engine, &err);
+    if (rc) return start_failed(L, rc, err.msg);
+    coax_session *s;
+    rc = source ? coax_session_from_text(b->engine, recipe, rlen, "=recipe", &so, &s, &err)
+                : coax_session_from_file(b->engine, recipe, &so, &s, &err);
+    if (rc) return start_failed(L, rc, err.msg);
+    coax_session_run(s);
+    size_t len;
+    const char *report = coax_session_report(s, &len);
+    if (!report) return lcoax_error(L, COAX_ENOMEM, NULL);
+    coax_arena *a = lcoax_arena(L);
+    coax_value *v;
+    if (coax_parse(a, report, len, NULL, &v, &err)) return lcoax_error(L, err.code, &err);
+    lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    coax_engine_free(b->engine);
+    b->engine = NULL;
+    return 1;
+}
+
+/* ---- coax.engine: the C API's engines and sessions, for Lua hosts ------- */
+
+#define LENGINE "coax.engine.object"
+#define LSESSION "coax.session"
+
+typedef struct lengine {
+    coax_engine *engine;
+    coax_secret_fn secret; /* the engine's secrets (opts.secrets), for the default agent */
+    void *secret_ud;
+    lua_State *L;    /* the state polling now (events call back into it) */
+    int error_ref;   /* an error raised by an event handler during a poll */
+} lengine;
+
+typedef struct lsession {
+    coax_session *session;
+    lengine *owner;  /* kept alive by the session's user value */
+    int on_event;    /* registry ref of the handler, or LUA_NOREF */
+} lsession;
+
+static lengine *check_engine(lua_State *L, int i)
+{
+    lengine *e = luaL_checkudata(L, i, LENGINE);
+    luaL_argcheck(L, e->engine != NULL, i, "the engine is closed");
+    return e;
+}
+
+static lsession *check_session(lua_State *L, int i)
+{
+    lsession *s = luaL_checkudata(L, i, LSESSION);
+    luaL_argcheck(L, s->session && s->owner->engine, i, "the session is closed");
+    return s;
+}
+
+/* Events reach the Lua handler protected: an error must not unwind through
+** the engine's C frames. The first one is raised when the poll returns. */
+static void lua_event(void *ud, coax_session *cs, const char *name, const char *data)
+{
+    (void)cs;
+    lsession *s = ud;
+    lengine *e = s->owner;
+    lua_State *L = e->L;
+    if (!L || s->on_event == LUA_NOREF || e->error_ref != LUA_NOREF) return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->on_event);
+    lua_pushstring(L, name);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    if (a && coax_parse(a, data, strlen(data), NULL, &v, NULL) == COAX_OK) lcoax_push_value(L, v, 16);
+    else lua_pushnil(L);
+    coax_arena_free(a);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) e->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static void raise_pending(lua_State *L, lengine *e)
+{
+    e->L = NULL;
+    if (e->error_ref == LUA_NOREF) return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->error_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, e->error_ref);
+    e->error_ref = LUA_NOREF;
+    lua_error(L);
+}
+
+static int engine_gc(lua_State *L)
+{
+    lengine *e = luaL_checkudata(L, 1, LENGINE);
+    coax_engine_free(e->engine); /* frees its sessions too */
+    e->engine = NULL;
+    return 0;
+}
+
+/** coax.engine([opts]) -> engine
+** opts: as coax.run's engine options (lua_path, lua_memory,
+** lua_instructions, http_*, proxy, ca_file, verbose, secrets, allow_dirs). The engine
+** owns a sandboxed Lua state and its sessions; e:close() (or collection)
+** frees them all. */
+static int l_engine(lua_State *L)
+{
+    coax_engine_options eo = {0};
+    if (!lua_isnoneornil(L, 1)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        check_options(L, 1, "coax.engine", ENGINE_OPTS, NULL, NULL);
+        engine_options(L, 1, &eo);
+    } else {
+        lua_pushnil(L);
+    }
+    lengine *e = lua_newuserdatauv(L, sizeof *e, 1);
+    e->engine = NULL;
+    e->secret = eo.secret;
+    e->secret_ud = eo.secret_ud;
+    e->L = NULL;
+    e->error_ref = LUA_NOREF;
+    luaL_setmetatable(L, LENGINE);
+    lua_rotate(L, -2, 1);
+    lua_setiuservalue(L, -2, 1); /* the secrets live as long as the engine */
+    char scripts[4096];
+    if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
+    coax_error err = {0};
+    coax_code rc = coax_engine_new(&eo, &e->engine, &err);
+    if (rc) return lcoax_error(L, rc, &err);
+    return 1;
+}
+
+/** e:poll([timeout_ms = 0]) -> the number of sessions still running
+** Never waits longer than the timeout; event handlers run inside. */
+static int e_poll(lua_State *L)
+{
+    lengine *e = check_engine(L, 1);
+    lua_Integer t = luaL_optinteger(L, 2, 0);
+    luaL_argcheck(L, t >= 0 && t <= 3600000, 2, "timeout out of range");
+    e->L = L;
+    size_t n = coax_engine_poll(e->engine, (int)t);
+    raise_pending(L, e);
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+static int e_close(lua_State *L) { return engine_gc(L); }
+
+static int session_gc(lua_State *L)
+{
+    lsession *s = luaL_checkudata(L, 1, LSESSION);
+    if (s->session && s->owner->engine) coax_session_free(s->session);
+    s->session = NULL;
+    if (s->on_event != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->on_event);
+    s->on_event = LUA_NOREF;
+    return 0;
+}
+
+/** e:session(recipe, input [, opts]) -> session
+** As coax.run (recipe path, or text with opts.source), plus opts.on_event =
+** function(name, data). Nothing runs until the engine is polled. */
+static int e_session(lua_State *L)
+{
+    lengine *e = check_engine(L, 1);
+    size_t rlen, ilen = 0;
+    const char *recipe = luaL_checklstring(L, 2, &rlen);
+    const char *input = luaL_optlstring(L, 3, "", &ilen);
+    if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
+    coax_session_options so = {0};
+    so.input = input;
+    so.input_len = ilen;
+    bool source = false;
+    int handler = LUA_NOREF;
+    int opts = lua_istable(L, 4) ? 4 : 0;
+    if (opts) {
+        check_options(L, opts, "e:session", SESSION_OPTS, NULL, "on_event");
+        lua_getfield(L, 4, "max_attempts");
+        so.max_attempts = (int)luaL_optinteger(L, -1, 0);
+        lua_getfield(L, 4, "source");
+        source = lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        so.command = lcoax_opt_string(L, 4, "command");
+        lua_getfield(L, 4, "on_event");
+        if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
+        else lua_pop(L, 1);
+    }
+    char msg[700];
+    if (!agent_json(L, opts, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg)) {
+        if (handler != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, handler);
+        return start_failed(L, COAX_EINVAL, msg);
+    }
+    so.agent_json = lua_tostring(L, -1);
+    lsession *s = lua_newuserdatauv(L, sizeof *s, 1);
+    s->session = NULL;
+    s->owner = e;
+    s->on_event = handler;
+    luaL_setmetatable(L, LSESSION);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1); /* the engine outlives its sessions' objects */
+    so.on_event = lua_event;
+    so.event_ud = s;
+    coax_error err = {0};
+    coax_code rc = source ? coax_session_from_text(e->engine, recipe, rlen, "=recipe", &so, &s->session, &err)
+                          : coax_session_from_file(e->engine, recipe, &so, &s->session, &err);
+    if (rc) return start_failed(L, rc, err.msg);
+    return 1;
+}
+
+/** s:run() -> outcome name: polls the engine until this session ends. */
+static int s_run(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    lengine *e = s->owner;
+    e->L = L;
+    coax_outcome o = coax_session_run(s->session);
+    raise_pending(L, e);
+    lua_pushstring(L, coax_outcome_name(o));
+    return 1;
+}
+
+/** s:outcome() -> "running", "ok", "exhausted", ... */
+static int s_outcome(lua_State *L)
+{
+    lua_pushstring(L, coax_outcome_name(coax_session_outcome(check_session(L, 1)->session)));
+    return 1;
+}
+
+static int push_json(lua_State *L, const char *text, size_t len)
+{
+    if (!text) {
+        lua_pushnil(L);
+        return 1;
+    }
+    coax_arena *a = lcoax_arena(L);
+    coax_value *v;
+    coax_error err;
+    if (coax_parse(a, text, len, NULL, &v, &err)) return lcoax_error(L, err.code, &err);
+    lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    return 1;
+}
+
+/** s:value() -> the accepted value, or nil */
+static int s_value(lua_State *L)
+{
+    size_t len = 0;
+    const char *v = coax_session_value(check_session(L, 1)->session, &len);
+    return push_json(L, v, len);
+}
+
+/** s:report() -> the report as a table (nil while running) */
+static int s_report(lua_State *L)
+{
+    size_t len = 0;
+    const char *r = coax_session_report(check_session(L, 1)->session, &len);
+    return push_json(L, r, len);
+}
+
+/** s:host_request() -> the request a host agent waits on, as a table
+** {messages, schema, options}, or nil when it waits for none */
+static int s_host_request(lua_State *L)
+{
+    size_t len = 0;
+    const char *r = coax_session_host_request(check_session(L, 1)->session, &len);
+    return push_json(L, r, len);
+}
+
+/** s:host_reply(text [, usage]) -> true, or nil, message when the session
+** waits for no reply. usage: {input_tokens, output_tokens}, as the provider
+** reported them. The next e:poll goes on from there. */
+static int s_host_reply(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    size_t len;
+    const char *text = luaL_checklstring(L, 2, &len);
+    long long in = -1, out = -1;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        if (lua_getfield(L, 3, "input_tokens") != LUA_TNIL) in = luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 3, "output_tokens") != LUA_TNIL) out = luaL_checkinteger(L, -1);
+        lua_pop(L, 2);
+    }
+    coax_error err = {0};
+    if (coax_session_host_reply(s->session, text, len, in, out, &err)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/** s:host_fail(message) -> true, or nil, message: the session ends with
+** outcome agent_error. */
+static int s_host_fail(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    coax_error err = {0};
+    if (coax_session_host_fail(s->session, luaL_checkstring(L, 2), &err)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+void lcoax_open_run(lua_State *L)
+{
+    static const luaL_Reg engine_methods[] = {
+        {"poll", e_poll}, {"session", e_session}, {"close", e_close}, {NULL, NULL}};
+    static const luaL_Reg session_methods[] = {
+        {"run", s_run}, {"outcome", s_outcome}, {"value", s_value}, {"report", s_report},
+        {"host_request", s_host_request}, {"host_reply", s_host_reply}, {"host_fail", s_host_fail},
+        {"close", session_gc}, {NULL, NULL}};
+    if (luaL_newmetatable(L, LENGINE)) {
+        luaL_newlib(L, engine_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, engine_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, LSESSION)) {
+        luaL_newlib(L, session_methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, session_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_run);
+    lua_setfield(L, -2, "run");
+    lua_pushcfunction(L, l_engine);
+    lua_setfield(L, -2, "engine");
+}

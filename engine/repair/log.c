@@ -1,0 +1,102 @@
+/*
+** repair_log.c: the names and sentences of every kind of fix, and the
+** growable log the parser writes into. The names are stable: hosts and
+** tests match on them (README, "Repair log").
+*/
+#include "repair/repair.h"
+
+static const struct {
+    const char *name, *detail;
+    coax_class cls;  /* where the context does not say otherwise */
+    const char *guess; /* the detail when the context made it invented (NULL: 'detail') */
+} kinds[RK_COUNT] = {
+    [RK_FENCED_BLOCK] = {"fenced_block", "took the value from a fenced code block", COAX_CLASS_LOSSLESS, NULL},
+    [RK_TAGGED_BLOCK] = {"tagged_block", "took the value from a tagged block", COAX_CLASS_LOSSLESS, NULL},
+    [RK_PROSE_SPAN] = {"prose_span", "took the value from a span inside prose", COAX_CLASS_LOSSLESS, NULL},
+    [RK_REASONING_SKIPPED] = {"reasoning_skipped", "skipped a reasoning block", COAX_CLASS_LOSSLESS, NULL},
+    [RK_BYTE_ORDER_MARK] = {"byte_order_mark", "removed a byte order mark", COAX_CLASS_LOSSLESS, NULL},
+    [RK_TRAILING_COMMA] = {"trailing_comma", "removed a trailing comma", COAX_CLASS_LOSSLESS, NULL},
+    [RK_EXTRA_COMMA] = {"extra_comma", "removed a superfluous comma", COAX_CLASS_INFERRED, NULL},
+    [RK_MISSING_COMMA] = {"missing_comma", "inserted a missing comma", COAX_CLASS_INFERRED, "a comma was guessed before text that does not start a member"},
+    [RK_MISSING_COLON] = {"missing_colon", "inserted a missing colon", COAX_CLASS_INVENTED, "a colon was guessed after text that may not be a key"},
+    [RK_MISSING_VALUE] = {"missing_value", "used null for a missing value", COAX_CLASS_INVENTED, NULL},
+    [RK_DANGLING_KEY] = {"dangling_key", "dropped a key without a value", COAX_CLASS_INVENTED, NULL},
+    [RK_UNQUOTED_KEY] = {"unquoted_key", "quoted an unquoted key", COAX_CLASS_INFERRED, "a key was guessed from text not written as one"},
+    [RK_UNQUOTED_STRING] = {"unquoted_string", "quoted an unquoted string", COAX_CLASS_INFERRED, "a string was guessed from text whose end is unclear"},
+    [RK_SINGLE_QUOTES] = {"single_quotes", "replaced single quotes", COAX_CLASS_LOSSLESS, NULL},
+    [RK_BACKTICK_QUOTES] = {"backtick_quotes", "replaced backtick quotes", COAX_CLASS_LOSSLESS, NULL},
+    [RK_TYPOGRAPHIC_QUOTES] = {"typographic_quotes", "replaced typographic quotes", COAX_CLASS_LOSSLESS, NULL},
+    [RK_UNESCAPED_QUOTE] = {"unescaped_quote", "escaped a quote inside a string", COAX_CLASS_INFERRED, NULL},
+    [RK_UNTERMINATED_STRING] = {"unterminated_string", "closed an unterminated string", COAX_CLASS_INVENTED, NULL},
+    [RK_CONTROL_CHARACTER] = {"control_character", "escaped a raw control character in a string", COAX_CLASS_LOSSLESS, NULL},
+    [RK_INVALID_ESCAPE] = {"invalid_escape", "replaced an invalid escape sequence", COAX_CLASS_LOSSLESS, NULL},
+    [RK_INVALID_UTF8] = {"invalid_utf8", "replaced invalid UTF-8 with U+FFFD", COAX_CLASS_INFERRED, NULL},
+    [RK_LONE_SURROGATE] = {"lone_surrogate", "replaced an unpaired surrogate with U+FFFD", COAX_CLASS_INFERRED, NULL},
+    [RK_COMMENT] = {"comment", "removed a comment", COAX_CLASS_LOSSLESS, NULL},
+    [RK_PYTHON_LITERAL] = {"python_literal", "replaced a Python literal (True, False, None)", COAX_CLASS_LOSSLESS, NULL},
+    [RK_NON_JSON_NUMBER] = {"non_json_number", "replaced NaN, Infinity or undefined with null", COAX_CLASS_INFERRED, NULL},
+    [RK_NUMBER_FORMAT] = {"number_format", "normalised a number (leading +, .5, 5.)", COAX_CLASS_LOSSLESS, NULL},
+    [RK_ELLIPSIS] = {"ellipsis", "removed an ellipsis", COAX_CLASS_INVENTED, NULL},
+    [RK_FUNCTION_CALL] = {"function_call", "removed a function-call wrapper (JSONP)", COAX_CLASS_LOSSLESS, NULL},
+    [RK_ESCAPED_JSON] = {"escaped_json", "unescaped JSON written with escaped quotes", COAX_CLASS_LOSSLESS, NULL},
+    [RK_DOUBLE_ENCODED] = {"double_encoded", "decoded JSON encoded inside a string", COAX_CLASS_LOSSLESS, NULL},
+    [RK_STRING_CONCATENATION] = {"string_concatenation", "joined concatenated strings", COAX_CLASS_LOSSLESS, NULL},
+    [RK_CLOSED_BRACKET] = {"closed_bracket", "closed an array or object left open", COAX_CLASS_INFERRED, "the reply ends inside a value"},
+    [RK_MISMATCHED_BRACKET] = {"mismatched_bracket", "replaced a mismatched closing bracket", COAX_CLASS_INFERRED, NULL},
+    [RK_MISSING_BRACKET] = {"missing_bracket", "inserted a missing closing bracket", COAX_CLASS_INFERRED, "a closing bracket was guessed for several levels"},
+    [RK_SKIPPED_CHARACTER] = {"skipped_character", "skipped an unexpected character", COAX_CLASS_INVENTED, NULL},
+    [RK_TRAILING_TEXT] = {"trailing_text", "ignored text after the value", COAX_CLASS_LOSSLESS, NULL},
+    [RK_DUPLICATE_KEY] = {"duplicate_key", "duplicate key: the last value wins", COAX_CLASS_INFERRED, NULL},
+    [RK_UNICODE_WHITESPACE] = {"unicode_whitespace", "treated a Unicode space as whitespace", COAX_CLASS_LOSSLESS, NULL},
+    [RK_TRIPLE_QUOTED_STRING] = {"triple_quoted_string", "read a triple-quoted string", COAX_CLASS_LOSSLESS, NULL},
+    [RK_FENCED_STRING] = {"fenced_string", "read a fenced code block written as a string value", COAX_CLASS_LOSSLESS, NULL},
+    [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, NULL},
+    [RK_FRAGMENT] = {"fragment", "took one item of a larger structure as the whole value", COAX_CLASS_INVENTED, NULL},
+    [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},
+};
+
+const char *rkind_name(rkind k) { return k < RK_COUNT ? kinds[k].name : "unknown"; }
+const char *rkind_detail(rkind k) { return k < RK_COUNT ? kinds[k].detail : ""; }
+coax_class rkind_class(rkind k) { return k < RK_COUNT ? kinds[k].cls : COAX_CLASS_INVENTED; }
+
+static inline void append(rlog *log, rkind kind, const char *detail, coax_class cls, size_t offset)
+{
+    if (log->oom) return;
+    if (log->n == log->cap) {
+        size_t cap = log->cap ? log->cap * 2 : 16;
+        void *p = coax_realloc_raw(log->alloc, log->e, log->cap * sizeof *log->e, cap * sizeof *log->e);
+        if (!p) {
+            log->oom = true;
+            return;
+        }
+        log->e = p;
+        log->cap = cap;
+    }
+    log->e[log->n++] = (coax_repair_entry){kinds[kind].name, detail, offset, 0, 0, cls};
+}
+
+coax_class rlog_add(rlog *log, rkind kind, size_t offset)
+{
+    append(log, kind, kinds[kind].detail, kinds[kind].cls, offset);
+    return kinds[kind].cls;
+}
+
+void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
+{
+    const char *detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
+    append(log, kind, detail, cls, offset);
+}
+
+void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls)
+{
+    coax_repair_entry *e = &log->e[i];
+    e->cls = cls;
+    e->detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
+}
+
+void rlog_free(rlog *log)
+{
+    coax_free_raw(log->alloc, log->e, log->cap * sizeof *log->e);
+    log->e = NULL;
+    log->n = log->cap = 0;
+}

@@ -1,0 +1,535 @@
+/*
+** repair.c: coax_repair. Valid JSON takes the strict parser's fast path;
+** anything else is scanned for candidates (repair_scan.c), each parsed
+** leniently (repair_parse.c), and one is chosen:
+**
+**   1. the last fenced or tagged block (complete ones before truncated);
+**   2. else the whole text, when it is nothing but values (the last one);
+**      in both, an object or array wins over a bare scalar beside it;
+**   3. else the last complete object in prose, else the last complete
+**      array, else a truncated span;
+**   4. else whatever the whole text gave.
+**
+** Candidates that needed an invented repair (a guessed key, a string ended
+** at a guess) take part only when no other candidate exists: LaTeX in
+** prose (\frac{1}{2}) does not beat the value before it. When the reply
+** has fenced or tagged blocks, spans of the prose around them never take
+** part (they are examples and explanations).
+**
+** Every candidate is kept, with its own log, for schema-aware scoring.
+*/
+#include "repair/repair.h"
+
+
+/* A candidate under construction: its value and two slices of the log. */
+typedef struct pending {
+    coax_value *value;
+    coax_source source;
+    size_t start, end;
+    bool complete, sequence;
+    size_t pre_from, pre_to; /* span-level entries (block, reasoning) */
+    size_t from, to;         /* the value's own entries */
+    bool whole_clean;        /* from the whole text with nothing left over */
+    bool double_encoded;     /* the value was JSON inside a string */
+    bool invented;           /* some entry of its log is of class invented */
+    bool fragment;           /* one item of a larger structure (logs RK_FRAGMENT) */
+    uint32_t fline, fcol;    /* where a fragment starts (locate_fragments) */
+} pending;
+
+typedef struct job {
+    coax_arena *arena;
+    const coax_allocator *alloc;
+    const char *text;
+    size_t len;
+    coax_limits lim;
+    coax_error *err;
+    rlog log;
+    pending *c;
+    size_t n, cap;
+    size_t *starts, nstarts; /* offsets of line starts, built when first needed */
+} job;
+
+static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
+
+static bool add_pending(job *j, pending p)
+{
+    if (j->n == j->cap) {
+        size_t cap = j->cap ? j->cap * 2 : 8;
+        void *q = coax_realloc_raw(j->alloc, j->c, j->cap * sizeof *j->c, cap * sizeof *j->c);
+        if (!q) return false;
+        j->c = q;
+        j->cap = cap;
+    }
+    j->c[j->n++] = p;
+    return true;
+}
+
+/* "{\"a\":1}" as a whole reply is JSON inside a string: decode it. */
+static void undo_double_encoding(job *j, pending *p)
+{
+    coax_value *v = p->value, *inner;
+    if (v->type != COAX_STRING) return;
+    size_t i = 0;
+    while (i < v->len && strchr(" \t\r\n", v->u.text[i])) i++;
+    if (i >= v->len || (v->u.text[i] != '{' && v->u.text[i] != '[')) return;
+    if (coax_parse(j->arena, v->u.text, v->len, &j->lim, &inner, NULL)) return;
+    p->value = inner;
+    p->double_encoded = true;
+}
+
+static void on_dup(void *ud, size_t offset) { rlog_add(ud, RK_DUPLICATE_KEY, offset); }
+
+/* JSON written with escaped quotes ({\"a\":1}): returns an unescaped copy
+** of t[s..e) (one level: \" and \\), or NULL when the span is not that. */
+static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
+{
+    const char *t = j->text;
+    size_t i = s;
+    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    if (i >= e || (t[i] != '{' && t[i] != '[')) return NULL;
+    i++;
+    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    if (e - i < 2 || t[i] != '\\' || t[i + 1] != '"') return NULL;
+    char *copy = coax_arena_alloc(j->arena, e - s + 1);
+    if (!copy) return NULL;
+    size_t k = 0;
+    for (i = s; i < e; i++) {
+        if (t[i] == '\\' && i + 1 < e && (t[i + 1] == '"' || t[i + 1] == '\\')) i++;
+        copy[k++] = t[i];
+    }
+    *n = k;
+    return copy;
+}
+
+/* Whether the prose span sp sits in a broken list: after an unmatched '['
+** or after a ',' that follows a value, or before a ',' and another value
+** ("[{...}}, {...}": neither object is the answer). Values one after the
+** other without a comma are not a list in prose: an echoed schema and
+** then the answer. */
+static bool prose_fragment(const job *j, const rspan *sp)
+{
+    const char *t = j->text;
+    size_t b = sp->start, a = sp->end;
+    while (b > 0 && strchr(" \t\r\n", t[b - 1])) b--;
+    if (b > 0 && t[b - 1] == '[') return true;
+    if (b > 0 && t[b - 1] == ',') {
+        size_t c = b - 1;
+        while (c > 0 && strchr(" \t\r\n", t[c - 1])) c--;
+        if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
+    }
+    while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+    if (a < j->len && t[a] == ',') {
+        a++;
+        while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+        if (a < j->len && (t[a] == '{' || t[a] == '[' || t[a] == '"')) return true;
+    }
+    return false;
+}
+
+static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
+{
+    static const rkind block_kind[] = {
+        [COAX_SOURCE_FENCED] = RK_FENCED_BLOCK,
+        [COAX_SOURCE_TAGGED] = RK_TAGGED_BLOCK,
+        [COAX_SOURCE_PROSE] = RK_PROSE_SPAN,
+    };
+    size_t pre_from = j->log.n;
+    if (reasoning_end && sp->start >= reasoning_end) rlog_add(&j->log, RK_REASONING_SKIPPED, 0);
+    if (sp->source != COAX_SOURCE_WHOLE) rlog_add(&j->log, block_kind[sp->source], sp->mark);
+    size_t n = 0;
+    char *shift = unescape_span(j, sp->start, sp->end, &n);
+    if (shift) rlog_add(&j->log, RK_ESCAPED_JSON, sp->start);
+    size_t pre_to = j->log.n;
+    rvalues vals = {0};
+    vals.alloc = j->alloc;
+    coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
+                                shift, &j->log, &vals, j->err);
+    /* A block never closed: the reply stopped inside it, so brackets it
+    ** closed at the end were not merely forgotten. */
+    bool open_block = !sp->complete && (sp->source == COAX_SOURCE_FENCED || sp->source == COAX_SOURCE_TAGGED);
+    for (size_t i = 0; !rc && open_block && i < vals.n; i++)
+        for (size_t k = vals.v[i].log_from; k < vals.v[i].log_to; k++)
+            if (j->log.e[k].kind == rkind_name(RK_CLOSED_BRACKET) && j->log.e[k].cls != COAX_CLASS_INVENTED) {
+                rlog_set_class(&j->log, k, RK_CLOSED_BRACKET, COAX_CLASS_INVENTED);
+                vals.v[i].invented = true;
+                vals.v[i].value->flags |= COAX_VF_INVENTED;
+            }
+    /* A balanced span in prose followed by members is a fragment. */
+    if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
+        repair_members_follow(j->text + sp->end, j->text + j->len)) {
+        rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
+        vals.v[vals.n - 1].log_to = j->log.n;
+        vals.v[vals.n - 1].invented = true;
+        vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
+    }
+    bool all_complete = true, any_invented = false;
+    for (size_t i = 0; !rc && i < vals.n; i++) {
+        rvalue *v = &vals.v[i];
+        pending p = {v->value, sp->source, v->start, v->end, sp->complete && v->complete, false,
+                     pre_from, pre_to, v->log_from, v->log_to,
+                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, v->invented, false, 0, 0};
+        /* Several values in one span give the list (NDJSON, "a, b"); each
+        ** alone is a fragment of it (which one was meant?), and so is a span
+        ** of prose that a list or an unclosed bracket holds. */
+        p.fragment = vals.n > 1 || sp->fallback || (sp->source == COAX_SOURCE_PROSE && prose_fragment(j, sp));
+        p.invented = p.invented || p.fragment;
+        all_complete = all_complete && p.complete;
+        any_invented = any_invented || v->invented;
+        if (!add_pending(j, p)) rc = nomem(j);
+        else undo_double_encoding(j, &j->c[j->n - 1]);
+    }
+    if (!rc && vals.n > 1) { /* concatenated values or NDJSON, as one array */
+        coax_value *arr = coax_new_value(j->arena, COAX_ARRAY);
+        coax_value *items = coax_arena_alloc(j->arena, vals.n * sizeof *items);
+        if (!arr || !items) rc = nomem(j);
+        for (size_t i = 0; !rc && i < vals.n; i++) items[i] = *vals.v[i].value;
+        if (!rc) {
+            arr->len = vals.n;
+            arr->u.items = items;
+            pending p = {arr, COAX_SOURCE_SEQUENCE, vals.v[0].start, vals.v[vals.n - 1].end, all_complete,
+                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, any_invented, false, 0, 0};
+            if (!add_pending(j, p)) rc = nomem(j);
+        }
+    }
+    coax_free_raw(j->alloc, vals.v, vals.cap * sizeof *vals.v);
+    return rc;
+}
+
+/* The rule in the header comment, among candidates with or without
+** invented repairs. Returns an index into j->c, or SIZE_MAX. */
+static size_t choose_among(const job *j, bool with_invented, bool blocks)
+{
+    /* Per group, the best so far by rank: complete container 3, complete
+    ** scalar 2, truncated container 1, truncated scalar 0. */
+    enum { BLOCK, WHOLE, WHOLE_ANY, NGROUPS };
+    size_t best[NGROUPS] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    int rank[NGROUPS] = {-1, -1, -1};
+    size_t object = SIZE_MAX, array = SIZE_MAX, truncated = SIZE_MAX;
+    for (size_t i = 0; i < j->n; i++) {
+        const pending *p = &j->c[i];
+        if (p->sequence || (p->invented && !with_invented) || (blocks && p->source == COAX_SOURCE_PROSE)) continue;
+        bool container = p->value->type == COAX_OBJECT || p->value->type == COAX_ARRAY;
+        int r = (p->complete ? 2 : 0) + container;
+        int groups[2] = {-1, -1};
+        switch (p->source) {
+        case COAX_SOURCE_FENCED:
+        case COAX_SOURCE_TAGGED:
+            groups[0] = BLOCK;
+            break;
+        case COAX_SOURCE_WHOLE:
+            groups[0] = WHOLE_ANY;
+            if (p->whole_clean) groups[1] = WHOLE;
+            break;
+        default:
+            if (!p->complete) truncated = i;
+            else if (p->value->type == COAX_OBJECT) object = i;
+            else array = i;
+            break;
+        }
+        for (int g = 0; g < 2; g++)
+            if (groups[g] >= 0 && r >= rank[groups[g]]) {
+                rank[groups[g]] = r;
+                best[groups[g]] = i;
+            }
+    }
+    if (best[BLOCK] != SIZE_MAX) return best[BLOCK];
+    if (best[WHOLE] != SIZE_MAX) return best[WHOLE];
+    if (object != SIZE_MAX) return object;
+    if (array != SIZE_MAX) return array;
+    if (truncated != SIZE_MAX) return truncated;
+    return best[WHOLE_ANY];
+}
+
+static size_t choose(const job *j)
+{
+    bool blocks = false; /* a reply with blocks holds its answer there, not in the prose around */
+    for (size_t i = 0; i < j->n && !blocks; i++)
+        blocks = j->c[i].source == COAX_SOURCE_FENCED || j->c[i].source == COAX_SOURCE_TAGGED;
+    size_t best = choose_among(j, false, blocks);
+    return best != SIZE_MAX ? best : choose_among(j, true, blocks);
+}
+
+/* Advances (pos, line, col) to 'target' over text: eight bytes at a time
+** where no line break is among them (columns count code points, so
+** UTF-8 continuation bytes are not counted). */
+static void advance(const char *text, size_t target, size_t *pos, uint32_t *line, uint32_t *col,
+                    size_t *line_start)
+{
+    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
+    size_t p = *pos;
+    while (p < target) {
+        if (target - p >= 8) {
+            uint64_t w;
+            memcpy(&w, text + p, 8);
+            uint64_t nl = w ^ (ones * '\n');
+            uint64_t nl_zero = ~(((nl & low7) + low7) | nl | low7);
+            if (!nl_zero) {
+                uint64_t cont = (w & (ones * 0xC0)) ^ (ones * 0x80); /* 0 where continuation */
+                uint64_t zero = ~(((cont & low7) + low7) | cont | low7);
+                /* 'zero' has 0x80 in each continuation byte: count them. */
+                *col += 8 - (uint32_t)(((zero >> 7) * ones) >> 56);
+                p += 8;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)text[p++];
+        if (c == '\n') {
+            (*line)++;
+            *col = 1;
+            *line_start = p;
+        } else if ((c & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+    *pos = p;
+}
+
+/* Line and column of 'target' without moving the sweep: the line from a
+** sorted index of line starts (built once, on the first backward entry),
+** the column counted from that line's start. */
+static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
+{
+    size_t **starts = &j->starts, *nstarts = &j->nstarts;
+    if (!*starts) {
+        size_t n = 1;
+        for (const char *p = j->text, *e = j->text + j->len; (p = memchr(p, '\n', (size_t)(e - p))); p++) n++;
+        *starts = coax_arena_alloc(j->arena, n * sizeof **starts);
+        if (!*starts) { /* no memory for the index: count from the text's start */
+            coax_locate(j->text, j->len, target, line, col);
+            return;
+        }
+        size_t k = 0;
+        (*starts)[k++] = 0;
+        for (size_t i = 0; i < j->len; i++)
+            if (j->text[i] == '\n') (*starts)[k++] = i + 1;
+        *nstarts = k;
+    }
+    size_t lo = 0, hi = *nstarts; /* the last start <= target */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((*starts)[mid] <= target) lo = mid;
+        else hi = mid;
+    }
+    size_t pos = (*starts)[lo], ls = pos;
+    uint32_t l = (uint32_t)lo + 1, c = 1;
+    advance(j->text, target, &pos, &l, &c, &ls);
+    *line = l;
+    *col = c;
+}
+
+/* Line and column of every log entry: one forward sweep for entries in
+** text order; an entry behind the sweep is answered from the line index,
+** so entries that alternate between far places stay linear. */
+static void locate_all(job *j)
+{
+    size_t pos = 0, line_start = 0;
+    uint32_t line = 1, col = 1;
+    for (size_t k = 0; k < j->log.n; k++) {
+        coax_repair_entry *e = &j->log.e[k];
+        size_t target = e->offset > j->len ? j->len : e->offset;
+        if (target < pos) {
+            locate_back(j, target, &e->line, &e->column);
+            continue;
+        }
+        advance(j->text, target, &pos, &line, &col, &line_start);
+        e->line = line;
+        e->column = col;
+    }
+}
+
+/* Line and column of every fragment's start: one forward sweep, as the
+** candidates come in text order (NDJSON gives one per line). */
+static void locate_fragments(job *j)
+{
+    size_t pos = 0, line_start = 0;
+    uint32_t line = 1, col = 1;
+    for (size_t i = 0; i < j->n; i++) {
+        pending *p = &j->c[i];
+        if (!p->fragment) continue;
+        if (p->start < pos) {
+            locate_back(j, p->start, &p->fline, &p->fcol);
+            continue;
+        }
+        advance(j->text, p->start, &pos, &line, &col, &line_start);
+        p->fline = line;
+        p->fcol = col;
+    }
+}
+
+/* Sorts entries by offset, keeping the parser's order among equal offsets
+** (a stable merge sort; logs come out nearly sorted, so this is cheap). */
+static bool sort_entries(job *j, coax_repair_entry *e, size_t n)
+{
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++) sorted = e[i - 1].offset <= e[i].offset;
+    if (sorted) return true;
+    coax_repair_entry *tmp = coax_arena_alloc(j->arena, n * sizeof *tmp);
+    if (!tmp) return false;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) tmp[k++] = e[b].offset < e[a].offset ? e[b++] : e[a++];
+            while (a < mid) tmp[k++] = e[a++];
+            while (b < hi) tmp[k++] = e[b++];
+        }
+        memcpy(e, tmp, n * sizeof *e);
+    }
+    return true;
+}
+
+/* An entry a candidate gets beside its slice of the log. */
+static coax_repair_entry extra_entry(rkind kind, size_t offset, uint32_t line, uint32_t col)
+{
+    return (coax_repair_entry){rkind_name(kind), rkind_detail(kind), offset, line, col, rkind_class(kind)};
+}
+
+/* A candidate's log: its slice of the (adopted) log when its entries are
+** contiguous there, else a copy; sorted by offset either way. */
+static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
+{
+    size_t npre = p->pre_to - p->pre_from, nval = p->to - p->from;
+    size_t n = npre + nval + p->double_encoded + p->fragment;
+    coax_repair_entry *e;
+    if (!p->double_encoded && !p->fragment && (npre == 0 || p->pre_to == p->from)) {
+        e = j->log.e ? j->log.e + (npre ? p->pre_from : p->from) : NULL; /* NULL: no entries */
+    } else {
+        e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
+        if (!e) return nomem(j);
+        size_t k = 0;
+        for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
+        if (p->double_encoded) {
+            e[k] = extra_entry(RK_DOUBLE_ENCODED, p->start, 0, 0);
+            coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
+            k++;
+        }
+        if (p->fragment) e[k++] = extra_entry(RK_FRAGMENT, p->start, p->fline, p->fcol);
+        for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
+    }
+    /* Sorting a slice in place is safe: value candidates come before the
+    ** sequence that spans them, and sorted slices concatenate sorted. */
+    if (!sort_entries(j, e, n)) return nomem(j);
+    *c = (coax_candidate){p->value, p->source, p->start, p->end, p->complete, n ? e : NULL, n};
+    return COAX_OK;
+}
+
+static coax_code run(job *j, coax_repair_result *out)
+{
+    coax_value *v;
+    coax_error perr;
+    coax_arena_mark mark = coax_arena_get_mark(j->arena);
+    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+    if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
+    if (rc == COAX_OK) {
+        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
+        if (!add_pending(j, p)) return nomem(j);
+        undo_double_encoding(j, &j->c[0]);
+    } else if (rc == COAX_ENOMEM) {
+        if (j->err) *j->err = perr;
+        return rc;
+    } else {
+        /* A span over a limit (depth, string length) is a rejected
+        ** candidate: the limit is the answer only when nothing else is. */
+        coax_code limit = rc == COAX_EDEPTH || rc == COAX_ESTRING ? rc : COAX_OK;
+        coax_error limit_err = perr;
+        j->log.n = 0;
+        rspans spans = {0};
+        spans.alloc = j->alloc;
+        size_t reasoning_end;
+        rc = repair_scan(j->text, j->len, &spans, &reasoning_end);
+        if (rc) rc = nomem(j);
+        bool enclosing_over_limit = false; /* the last span that is not a fallback */
+        for (size_t i = 0; !rc && i < spans.n; i++) {
+            if (spans.s[i].fallback && !enclosing_over_limit) continue;
+            rc = parse_span(j, &spans.s[i], reasoning_end);
+            if (!spans.s[i].fallback) enclosing_over_limit = rc == COAX_EDEPTH || rc == COAX_ESTRING;
+            if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
+                if (!limit) {
+                    limit = rc;
+                    if (j->err) limit_err = *j->err;
+                }
+                rc = COAX_OK;
+                continue;
+            }
+            /* A whole text that is nothing but values covers every span. */
+            if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) break;
+        }
+        coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
+        if (rc) return rc;
+        if (limit && j->n == 0) {
+            if (j->err) *j->err = limit_err;
+            return limit;
+        }
+    }
+    if (j->log.oom) return nomem(j);
+    size_t best = choose(j);
+    if (best == SIZE_MAX)
+        return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
+    locate_all(j);
+    locate_fragments(j);
+    if (j->log.e) { /* the arena owns the log from here on */
+        if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);
+        j->log.cap = 0;
+    }
+    coax_candidate *cands = coax_arena_alloc(j->arena, j->n * sizeof *cands);
+    if (!cands) return nomem(j);
+    for (size_t i = 0; i < j->n; i++)
+        if ((rc = finish_candidate(j, &j->c[i], &cands[i]))) return rc;
+    out->candidates = cands;
+    out->ncandidates = j->n;
+    out->chosen = best;
+    out->value = cands[best].value;
+    out->log = cands[best].log;
+    out->nlog = cands[best].nlog;
+    return COAX_OK;
+}
+
+coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                      coax_repair_result *out, coax_error *err)
+{
+    if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
+    memset(out, 0, sizeof *out);
+    job j;
+    memset(&j, 0, sizeof j);
+    j.arena = arena;
+    j.alloc = coax_arena_allocator(arena);
+    j.text = text ? text : "";
+    j.len = len;
+    j.lim = coax_limits_resolve(limits);
+    j.err = err;
+    j.log.alloc = j.alloc;
+    if (len > j.lim.max_input)
+        return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
+                         j.lim.max_input);
+    coax_code rc = run(&j, out);
+    if (rc && err && err->offset) coax_error_locate(err, j.text, len);
+    if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
+    coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
+    return rc;
+}
+
+const char *coax_source_name(coax_source s)
+{
+    static const char *const names[] = {"whole", "fenced", "tagged", "prose", "sequence"};
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "unknown";
+}
+
+const char *coax_class_name(coax_class cls)
+{
+    switch (cls) {
+    case COAX_CLASS_LOSSLESS: return "lossless";
+    case COAX_CLASS_INFERRED: return "inferred";
+    case COAX_CLASS_INVENTED: return "invented";
+    }
+    return "invented";
+}
+
+int coax_class_parse(const char *name, coax_class *out)
+{
+    for (int c = COAX_CLASS_LOSSLESS; name && c <= COAX_CLASS_INVENTED; c++)
+        if (!strcmp(name, coax_class_name((coax_class)c))) {
+            *out = (coax_class)c;
+            return 1;
+        }
+    return 0;
+}

@@ -1,0 +1,118 @@
+/*
+** repair.h: internals of coax_repair, shared by repair.c (orchestration and
+** choice), repair_scan.c (candidate spans) and repair_parse.c (the lenient
+** parser).
+*/
+#ifndef COAX_REPAIR_H
+#define COAX_REPAIR_H
+
+#include "base/core.h"
+
+/* Every kind of fix, with a stable name (the log's "kind") and a sentence.
+** The order is the table's in repair_log.c. */
+typedef enum rkind {
+    RK_FENCED_BLOCK, RK_TAGGED_BLOCK, RK_PROSE_SPAN, RK_REASONING_SKIPPED,
+    RK_BYTE_ORDER_MARK, RK_TRAILING_COMMA, RK_EXTRA_COMMA, RK_MISSING_COMMA,
+    RK_MISSING_COLON, RK_MISSING_VALUE, RK_DANGLING_KEY, RK_UNQUOTED_KEY,
+    RK_UNQUOTED_STRING, RK_SINGLE_QUOTES, RK_BACKTICK_QUOTES,
+    RK_TYPOGRAPHIC_QUOTES, RK_UNESCAPED_QUOTE, RK_UNTERMINATED_STRING,
+    RK_CONTROL_CHARACTER, RK_INVALID_ESCAPE, RK_INVALID_UTF8, RK_LONE_SURROGATE,
+    RK_COMMENT, RK_PYTHON_LITERAL, RK_NON_JSON_NUMBER, RK_NUMBER_FORMAT,
+    RK_ELLIPSIS, RK_FUNCTION_CALL, RK_ESCAPED_JSON, RK_DOUBLE_ENCODED,
+    RK_STRING_CONCATENATION, RK_CLOSED_BRACKET, RK_MISMATCHED_BRACKET,
+    RK_MISSING_BRACKET, RK_SKIPPED_CHARACTER, RK_TRAILING_TEXT,
+    RK_DUPLICATE_KEY, RK_UNICODE_WHITESPACE, RK_TRIPLE_QUOTED_STRING,
+    RK_FENCED_STRING, RK_THOUSANDS_SEPARATOR, RK_EARLY_CLOSE, RK_FRAGMENT, RK_COUNT
+} rkind;
+
+const char *rkind_name(rkind k);
+const char *rkind_detail(rkind k);
+/* The class a kind has where its context does not say otherwise (some
+** kinds are inferred in one context and invented in another: the parser
+** passes the class it found with rlog_add_class). */
+coax_class rkind_class(rkind k);
+
+/* A growable log (scratch memory from the allocator). */
+typedef struct rlog {
+    coax_repair_entry *e;
+    size_t n, cap;
+    const coax_allocator *alloc;
+    bool oom;
+} rlog;
+
+/* Logs a fix of its kind's usual class, and returns that class. */
+coax_class rlog_add(rlog *log, rkind kind, size_t offset);
+void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset);
+/* Gives entry i (of kind 'kind') the class 'cls' and the detail that goes with it. */
+void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls);
+void rlog_free(rlog *log);
+
+/* A span of the text to parse, found by the scanner. */
+typedef struct rspan {
+    coax_source source;
+    size_t start, end; /* the content, without fences or tags */
+    bool complete;     /* closed fence/tag, or balanced brackets */
+    size_t mark;       /* where the fence, tag or span begins (for the log) */
+    bool fallback;     /* inside the truncated span before it: parsed only when that one
+                       ** was over a limit (depth, string length), and a fragment */
+} rspan;
+
+typedef struct rspans {
+    rspan *s;
+    size_t n, cap;
+    const coax_allocator *alloc;
+} rspans;
+
+/* Finds candidate spans: fenced blocks and tags (outside reasoning blocks),
+** maximal balanced {...}/[...] spans in the remaining prose, and the whole
+** text when it begins with a JSON value. In text order. Returns COAX_OK or
+** COAX_ENOMEM. '*reasoning_end' is the end of the last reasoning block. */
+coax_code repair_scan(const char *text, size_t len, rspans *out, size_t *reasoning_end);
+
+/* One top-level value found by the lenient parser. */
+typedef struct rvalue {
+    coax_value *value;
+    size_t start, end;
+    bool complete;   /* nothing truncated was closed */
+    bool invented;   /* an invented repair is among its entries */
+    size_t log_from; /* its entries in the parser's log: [log_from, log_to) */
+    size_t log_to;
+} rvalue;
+
+typedef struct rvalues {
+    rvalue *v;
+    size_t n, cap;
+    const coax_allocator *alloc;
+    bool trailing; /* text that is not a value followed the values */
+} rvalues;
+
+/* Parses text[start..end) leniently: every top-level value found, in order
+** (concatenated values and NDJSON give several). Log offsets are into
+** 'text'. When 'shift' is not NULL the bytes parsed are shift[0..end-start)
+** (an unescaped copy of the span) and every log offset is 'start'.
+** Returns COAX_OK (possibly with no values), or a limit or COAX_ENOMEM. */
+coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text,
+                       size_t start, size_t end, const char *shift, rlog *log,
+                       rvalues *out, coax_error *err);
+
+/* A fenced code block written as a string value ("code": ```...```) at
+** t[i]: returns the offset just past its closing fence, or 0 when there is
+** none. The content is t[*cs..*ce): between the fences on one line, else
+** the lines after the opening line (whose info string is dropped) up to a
+** line that starts with a fence as long. '*none_from' (start at SIZE_MAX) caches
+** where no line-start fence follows, so repeated searches stay linear. */
+size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from);
+
+/* Whether the fence at t[i] stands where a value does: after a colon (and
+** spaces) on its line. */
+bool repair_value_fence(const char *t, size_t i);
+
+/* Whether members follow at p (after spaces): ", key:", "\"key\":" or ":". After a
+** complete value they say it was closed too early. */
+bool repair_members_follow(const char *p, const char *end);
+
+/* Whether a JSON value can start at p (for the whole-text candidate and
+** for further values after a top-level one). */
+bool repair_value_starts(const char *p, const char *end);
+
+#endif

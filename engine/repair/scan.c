@@ -1,0 +1,421 @@
+/*
+** repair_scan.c: where JSON may be in a model's reply.
+**
+** One pass over the text finds reasoning blocks (<think>...</think>, skipped),
+** fenced code blocks (``` or ~~~, JSON-like languages only), tagged blocks
+** (<json>{...}</json>, any tag whose content starts with { or [), and the
+** maximal balanced {...} / [...] spans of the remaining prose (a bracket
+** inside a "string" does not count). An unclosed span is kept as one
+** truncated candidate when it looks like JSON; a stray "[" in prose does not
+** hide a complete object inside it. When the text itself begins with a value
+** (after any reasoning) and holds no blocks, the whole text is a candidate
+** too: it sees concatenated values and NDJSON.
+*/
+#include "repair/repair.h"
+
+#include <strings.h>
+
+static bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
+{
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 8;
+        void *p = coax_realloc_raw(out->alloc, out->s, out->cap * sizeof *out->s, cap * sizeof *out->s);
+        if (!p) return false;
+        out->s = p;
+        out->cap = cap;
+    }
+    out->s[out->n++] = (rspan){src, start, end, complete, mark, false};
+    return true;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static size_t skip_spaces(const char *t, size_t i, size_t len)
+{
+    while (i < len && is_space(t[i])) i++;
+    return i;
+}
+
+/* Finds 'needle' in t[from..len); returns its offset or len. */
+static size_t find(const char *t, size_t from, size_t len, const char *needle, size_t n)
+{
+    while (from + n <= len) {
+        const char *hit = memchr(t + from, needle[0], len - from - n + 1);
+        if (!hit) return len;
+        size_t at = (size_t)(hit - t);
+        if (memcmp(hit, needle, n) == 0) return at;
+        from = at + 1;
+    }
+    return len;
+}
+
+static bool is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+}
+
+static bool is_reasoning(const char *name, size_t n)
+{
+    static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0) return true;
+    return false;
+}
+
+static bool json_language(const char *lang, size_t n)
+{
+    static const char *const langs[] = {"json", "jsonc", "json5", "jsonl", "ndjson", "javascript", "js"};
+    if (n == 0) return true;
+    for (size_t i = 0; i < sizeof langs / sizeof *langs; i++)
+        if (strlen(langs[i]) == n && strncasecmp(lang, langs[i], n) == 0) return true;
+    return false;
+}
+
+/* The prose bracket tracker. */
+typedef struct prose {
+    size_t *open; /* offsets of open brackets */
+    size_t n, cap;
+    bool in_string;
+    rspans done; /* maximal complete spans, in text order */
+} prose;
+
+static bool prose_push(prose *pr, size_t at, const coax_allocator *a)
+{
+    if (pr->n == pr->cap) {
+        size_t cap = pr->cap ? pr->cap * 2 : 16;
+        void *p = coax_realloc_raw(a, pr->open, pr->cap * sizeof *pr->open, cap * sizeof *pr->open);
+        if (!p) return false;
+        pr->open = p;
+        pr->cap = cap;
+    }
+    pr->open[pr->n++] = at;
+    return true;
+}
+
+/* A span closed: it replaces the spans it contains. */
+static bool prose_close(prose *pr, size_t start, size_t end)
+{
+    while (pr->done.n && pr->done.s[pr->done.n - 1].start > start) pr->done.n--;
+    return add(&pr->done, COAX_SOURCE_PROSE, start, end, true, start);
+}
+
+/* An open span at the end of the prose (truncated) replaces the complete
+** spans found inside it, and they stay behind it as its fallbacks: if it is
+** over a limit, it is a rejected candidate and they are tried instead (as
+** fragments of it, so never accepted as certain). */
+static bool prose_truncated(prose *pr, size_t start, size_t end)
+{
+    rspans *d = &pr->done;
+    size_t k = d->n;
+    while (k && d->s[k - 1].start > start) k--;
+    size_t m = d->n - k;
+    if (!add(d, COAX_SOURCE_PROSE, start, end, false, start)) return false;
+    memmove(d->s + k + 1, d->s + k, m * sizeof *d->s);
+    d->s[k] = (rspan){COAX_SOURCE_PROSE, start, end, false, start, false};
+    for (size_t r = k + 1; r <= k + m; r++) d->s[r].fallback = true;
+    return true;
+}
+
+/* Moves the prose spans found so far to 'out'; an open span becomes a
+** truncated candidate when it looks like JSON (an object, or an array of
+** containers or strings), replacing the spans inside it. */
+static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
+{
+    bool ok = true;
+    if (pr->n) {
+        size_t at = pr->open[0];
+        size_t next = skip_spaces(t, at + 1, end);
+        bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"'));
+        if (jsonish) ok = prose_truncated(pr, at, end);
+    }
+    for (size_t i = 0; ok && i < pr->done.n; i++) {
+        ok = add(out, COAX_SOURCE_PROSE, pr->done.s[i].start, pr->done.s[i].end, pr->done.s[i].complete,
+                 pr->done.s[i].mark);
+        if (ok) out->s[out->n - 1].fallback = pr->done.s[i].fallback;
+    }
+    pr->done.n = 0;
+    pr->n = 0;
+    pr->in_string = false;
+    return ok;
+}
+
+/* A fence of three or more backticks or tildes at t[i]: its length. */
+static size_t fence_at(const char *t, size_t i, size_t len)
+{
+    if (i >= len) return 0; /* a line break or its indentation ends the text */
+    char c = t[i];
+    if (c != '`' && c != '~') return 0;
+    size_t n = 0;
+    while (i + n < len && t[i + n] == c) n++;
+    return n >= 3 ? n : 0;
+}
+
+bool repair_value_fence(const char *t, size_t i)
+{
+    while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;
+    return i > 0 && t[i - 1] == ':';
+}
+
+size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from)
+{
+    size_t n = fence_at(t, i, len);
+    if (!n || t[i] != '`') return 0;
+    size_t body = i + n, eol = body;
+    while (eol < len && t[eol] != '\n') eol++;
+    for (size_t k = body; k + n <= eol; k++) { /* ```print(1)``` on one line */
+        if (t[k] != '`') continue;
+        size_t run = fence_at(t, k, eol);
+        if (run == n) {
+            *cs = body;
+            *ce = k;
+            return k + n;
+        }
+        if (run) k += run - 1;
+    }
+    if (eol >= len) return 0;
+    for (size_t k = eol; k < len && k < *none_from;) { /* k is on a line break */
+        size_t s = k + 1;
+        while (s < len && (t[s] == ' ' || t[s] == '\t')) s++;
+        size_t run = s < len && t[s] == '`' ? fence_at(t, s, len) : 0;
+        if (run >= n) {
+            *cs = eol + 1;
+            *ce = k > eol && t[k - 1] == '\r' ? k - 1 : k;
+            if (*ce < *cs) *ce = *cs;
+            return s + run;
+        }
+        const char *nl = memchr(t + s, '\n', len - s);
+        if (!nl) break;
+        k = (size_t)(nl - t);
+    }
+    if (n == 3 && eol < *none_from) *none_from = eol; /* no line-start fence after eol */
+    return 0;
+}
+
+/* The closing fence of a block whose content starts at 'body': the next
+** fence of 'c', passing over fenced strings inside ("code": ```...```). */
+static size_t fence_close_first(const char *t, size_t body, size_t len, char c, size_t *none_from)
+{
+    char marker[3] = {c, c, c};
+    for (size_t from = body;;) {
+        size_t k = find(t, from, len, marker, 3);
+        size_t cs, ce, end;
+        if (k < len && c == '`' && repair_value_fence(t, k) &&
+            (end = repair_fenced_string(t, k, len, &cs, &ce, none_from)))
+            from = end;
+        else
+            return k;
+    }
+}
+
+/* The bytes fence_close looks at. */
+static const uint8_t fence_bytes[256] = {['"'] = 1, ['\\'] = 1, ['`'] = 1, ['~'] = 1};
+
+/* Whether the fence at t[k] (of length n) is alone on its line. */
+static bool fence_alone(const char *t, size_t k, size_t n, size_t len)
+{
+    size_t b = k;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b > 0 && t[b - 1] != '\n') return false;
+    size_t a = k + n;
+    while (a < len && (t[a] == ' ' || t[a] == '\t' || t[a] == '\r')) a++;
+    return a == len || t[a] == '\n';
+}
+
+/* The closing fence, passing over fences inside the block's JSON strings
+** ("code": "```\nx = 1\n```" with raw new lines): a fence in a string
+** closes the block only when it is alone on its line. A block whose
+** strings never settle (an odd quote in prose) falls back to the first
+** fence; '*loose_from' remembers where that happened, so that later blocks
+** do not scan to the end again. */
+static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t *none_from, size_t *loose_from)
+{
+    size_t first = fence_close_first(t, body, len, c, none_from);
+    /* A first fence alone on its line closes the block in any reading. */
+    if (first >= len || body >= *loose_from || fence_alone(t, first, fence_at(t, first, len), len)) return first;
+    bool in_string = false;
+    for (size_t k = body; k < len; k++) {
+        while (len - k >= 4 && !(fence_bytes[(unsigned char)t[k]] | fence_bytes[(unsigned char)t[k + 1]] |
+                                 fence_bytes[(unsigned char)t[k + 2]] | fence_bytes[(unsigned char)t[k + 3]]))
+            k += 4; /* only quotes, backslashes and fence characters matter */
+        while (k < len && !fence_bytes[(unsigned char)t[k]]) k++;
+        if (k >= len) break;
+        if (in_string && t[k] == '\\') {
+            k++;
+            continue;
+        }
+        if (t[k] == '"') {
+            in_string = !in_string;
+            continue;
+        }
+        size_t n = t[k] == c ? fence_at(t, k, len) : 0;
+        if (!n) continue;
+        size_t cs, ce, end;
+        if (!in_string && c == '`' && repair_value_fence(t, k) &&
+            (end = repair_fenced_string(t, k, len, &cs, &ce, none_from))) {
+            k = end - 1;
+            continue;
+        }
+        if (!in_string || fence_alone(t, k, n, len)) return k;
+        k += n - 1;
+    }
+    *loose_from = body;
+    return first;
+}
+
+/* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
+static const uint8_t stops[256] = {
+    ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['`'] = 1, ['~'] = 1, ['<'] = 1,
+    ['"'] = 3, ['\\'] = 2, ['\n'] = 2,
+};
+
+/* The next byte at or after i that matters ('mask': 1 prose, 2 string). */
+static size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask)
+{
+    while (len - i >= 4 && !((stops[(unsigned char)t[i]] | stops[(unsigned char)t[i + 1]] |
+                              stops[(unsigned char)t[i + 2]] | stops[(unsigned char)t[i + 3]]) & mask))
+        i += 4;
+    while (i < len && !(stops[(unsigned char)t[i]] & mask)) i++;
+    return i;
+}
+
+coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_end)
+{
+    const coax_allocator *a = out->alloc;
+    prose pr;
+    memset(&pr, 0, sizeof pr);
+    pr.done.alloc = a;
+    bool ok = true;
+    size_t blocks = 0; /* fenced and tagged candidates found */
+    size_t none_from = SIZE_MAX; /* repair_fenced_string's cache */
+    size_t loose_from = SIZE_MAX; /* fence_close's cache */
+    *reasoning_end = 0;
+    size_t i = 0;
+    while (ok && i < len) {
+        i = next_stop(t, i, len, pr.in_string ? 2 : 1);
+        if (i >= len) break;
+        char c = t[i];
+        if (pr.in_string) {
+            if (c == '\n') { /* a fence at a line start ends a stray string */
+                size_t k = i + 1;
+                while (k < len && (t[k] == ' ' || t[k] == '\t')) k++;
+                if (fence_at(t, k, len)) {
+                    ok = prose_flush(&pr, t, i, out);
+                    i = k;
+                    continue;
+                }
+                i++;
+                continue;
+            }
+            if (c == '\\') i += 2;
+            else {
+                if (c == '"') pr.in_string = false;
+                i++;
+            }
+            continue;
+        }
+        switch (c) {
+        case '{': case '[':
+            ok = prose_push(&pr, i, a);
+            i++;
+            continue;
+        case '}': case ']':
+            if (pr.n) {
+                size_t start = pr.open[--pr.n];
+                if (t[start] == (c == '}' ? '{' : '[')) ok = prose_close(&pr, start, i + 1);
+            }
+            i++;
+            continue;
+        case '"':
+            if (pr.n) pr.in_string = true;
+            i++;
+            continue;
+        case '`': case '~': {
+            size_t fn = fence_at(t, i, len);
+            if (!fn) break;
+            if (pr.n && repair_value_fence(t, i)) { /* "code": ```...```: a string, not a block */
+                size_t cs, ce, end = repair_fenced_string(t, i, len, &cs, &ce, &none_from);
+                i = end ? end : i + fn;
+                continue;
+            }
+            ok = prose_flush(&pr, t, i, out);
+            size_t lang = i + fn, le = lang;
+            while (le < len && (is_name_char(t[le]) || t[le] == '+')) le++;
+            size_t body = le;
+            size_t eol = body;
+            while (eol < len && (t[eol] == ' ' || t[eol] == '\t' || t[eol] == '\r')) eol++;
+            if (eol < len && t[eol] == '\n') body = eol + 1;
+            size_t close = fence_close(t, body, len, t[i], &none_from, &loose_from);
+            size_t first = skip_spaces(t, body, close);
+            /* Other languages count when the block holds a literal. */
+            if (ok && (json_language(t + lang, le - lang) ||
+                       (first < close && (t[first] == '{' || t[first] == '[')))) {
+                ok = add(out, COAX_SOURCE_FENCED, body, close, close < len, i);
+                blocks++;
+            }
+            i = close < len ? close + fence_at(t, close, len) : len;
+            continue;
+        }
+        case '<': {
+            size_t n = i + 1;
+            while (n < len && is_name_char(t[n])) n++;
+            size_t nlen = n - i - 1;
+            if (nlen == 0 || n >= len || t[n] != '>' || nlen > 32) break;
+            char closing[40];
+            closing[0] = '<';
+            closing[1] = '/';
+            memcpy(closing + 2, t + i + 1, nlen);
+            closing[nlen + 2] = '>';
+            size_t body = n + 1;
+            bool reasoning = is_reasoning(t + i + 1, nlen);
+            /* Look for the closing tag only for a tag that matters: a
+            ** reasoning block, or content that starts like JSON (a search
+            ** per ordinary tag would be quadratic in tag soup). */
+            size_t first = skip_spaces(t, body, len);
+            if (!reasoning && !(first < len && (t[first] == '{' || t[first] == '['))) break;
+            size_t end = find(t, body, len, closing, nlen + 3);
+            if (reasoning) {
+                ok = prose_flush(&pr, t, i, out);
+                *reasoning_end = end < len ? end + nlen + 3 : len;
+                i = *reasoning_end;
+                continue;
+            }
+            if (first < end) {
+                ok = prose_flush(&pr, t, i, out) &&
+                     add(out, COAX_SOURCE_TAGGED, body, end, end < len, i);
+                blocks++;
+                i = end < len ? end + nlen + 3 : len;
+                continue;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        i++;
+    }
+    if (ok) ok = prose_flush(&pr, t, len, out);
+    coax_free_raw(a, pr.open, pr.cap * sizeof *pr.open);
+    coax_free_raw(a, pr.done.s, pr.done.cap * sizeof *pr.done.s);
+    if (!ok) return COAX_ENOMEM;
+    /* The whole text, when it begins with a value and holds no blocks. It
+    ** comes first; a prose span that is the same text is dropped. */
+    if (blocks == 0) {
+        size_t s = *reasoning_end;
+        for (;;) { /* spaces, a byte order mark */
+            s = skip_spaces(t, s, len);
+            if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
+            else break;
+        }
+        if (repair_value_starts(t + s, t + len) && !fence_at(t, s, len)) {
+            if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
+                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
+            } else {
+                if (!add(out, COAX_SOURCE_WHOLE, 0, 0, true, 0)) return COAX_ENOMEM;
+                memmove(out->s + 1, out->s, (out->n - 1) * sizeof *out->s);
+                out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
+            }
+        }
+    }
+    return COAX_OK;
+}

@@ -1,0 +1,147 @@
+/*
+** schema_num.c: exact decimal arithmetic on JSON number texts, for
+** "integer", "multipleOf" and counts. A number is read as M * 10^e with M an
+** integer without trailing zeros, so 1.0 is integral, 0.0075 is a multiple
+** of 0.0001 and 1e308 never turns into infinity.
+*/
+#include "schema/num.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct dnum {
+    bool neg, zero;
+    const char *t;
+    size_t first, last; /* indexes of the first and last significant digits */
+    long long e;        /* power of ten of the last significant digit */
+    size_t ndig;        /* significant digits from first to last */
+} dnum;
+
+#define EXP_CAP 1000000000000000LL
+
+static void dnum_of(const char *t, size_t n, dnum *d)
+{
+    memset(d, 0, sizeof *d);
+    d->t = t;
+    size_t i = 0;
+    if (i < n && t[i] == '-') {
+        d->neg = true;
+        i++;
+    }
+    size_t start = i, point = SIZE_MAX, end;
+    while (i < n && ((t[i] >= '0' && t[i] <= '9') || t[i] == '.')) {
+        if (t[i] == '.') point = i;
+        i++;
+    }
+    end = i;
+    long long exp = 0;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < n && (t[i] == '+' || t[i] == '-')) eneg = t[i++] == '-';
+        for (; i < n && t[i] >= '0' && t[i] <= '9'; i++)
+            if (exp < EXP_CAP) exp = exp * 10 + (t[i] - '0');
+        if (eneg) exp = -exp;
+    }
+    if (point == SIZE_MAX) point = end;
+    size_t first = SIZE_MAX, last = 0;
+    for (size_t k = start; k < end; k++) {
+        if (t[k] == '.' || t[k] == '0') continue;
+        if (first == SIZE_MAX) first = k;
+        last = k;
+    }
+    if (first == SIZE_MAX) {
+        d->zero = true;
+        d->neg = false;
+        return;
+    }
+    d->first = first;
+    d->last = last;
+    /* power of the digit at 'last': digits before the point count down to 0 */
+    long long pw = last < point ? (long long)(point - last - 1) : -(long long)(last - point);
+    d->e = pw + exp;
+    size_t nd = 0;
+    for (size_t k = first; k <= last; k++) nd += t[k] != '.';
+    d->ndig = nd;
+}
+
+bool coax_num_is_integral(const char *t, size_t n)
+{
+    dnum d;
+    dnum_of(t, n, &d);
+    return d.zero || d.e >= 0;
+}
+
+bool coax_num_to_size(const char *t, size_t n, size_t *out)
+{
+    dnum d;
+    dnum_of(t, n, &d);
+    if (d.zero) {
+        *out = 0;
+        return true;
+    }
+    if (d.neg || d.e < 0) return false;
+    if ((long long)d.ndig + d.e > 19) {
+        *out = SIZE_MAX;
+        return true;
+    }
+    unsigned long long v = 0;
+    for (size_t k = d.first; k <= d.last; k++) {
+        if (t[k] == '.') continue;
+        v = v * 10 + (unsigned)(t[k] - '0');
+    }
+    for (long long k = 0; k < d.e; k++) {
+        if (v > ULLONG_MAX / 10) {
+            *out = SIZE_MAX;
+            return true;
+        }
+        v *= 10;
+    }
+    *out = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    return true;
+}
+
+static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t m)
+{
+    uint64_t r = 0;
+    a %= m;
+    while (b) {
+        if (b & 1) r = (r + a) % m;
+        a = (a + a) % m;
+        b >>= 1;
+    }
+    return r;
+}
+
+static uint64_t powmod10(unsigned long long k, uint64_t m)
+{
+    uint64_t r = 1 % m, base = 10 % m;
+    while (k) {
+        if (k & 1) r = mulmod(r, base, m);
+        base = mulmod(base, base, m);
+        k >>= 1;
+    }
+    return r;
+}
+
+int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
+{
+    dnum a, b;
+    dnum_of(x, xn, &a);
+    dnum_of(d, dn, &b);
+    if (a.zero) return 1;
+    if (b.zero) return 0;
+    if (a.e < b.e) return 0; /* M_a has no factor 10, so M_b * 10^k cannot divide it */
+    if (b.ndig > 18) {
+        double q = strtod(x, NULL) / strtod(d, NULL);
+        return isfinite(q) && q == floor(q);
+    }
+    uint64_t m = 0;
+    for (size_t k = b.first; k <= b.last; k++)
+        if (d[k] != '.') m = m * 10 + (uint64_t)(d[k] - '0');
+    uint64_t r = 0;
+    for (size_t k = a.first; k <= a.last; k++)
+        if (x[k] != '.') r = (r * 10 + (uint64_t)(x[k] - '0')) % m;
+    r = mulmod(r, powmod10((unsigned long long)(a.e - b.e), m), m);
+    return r == 0;
+}

@@ -1,0 +1,70 @@
+/*
+** lcoax.h: shared pieces of the Lua module (build/coax.so).
+*/
+#ifndef COAX_LCOAX_H
+#define COAX_LCOAX_H
+
+#include "base/core.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+
+/* Registry names of the metatables that mark JSON shapes on the Lua side. */
+#define LCOAX_ARRAY "coax.array"   /* a table that is a JSON array */
+#define LCOAX_OBJECT "coax.object" /* a table that is a JSON object */
+#define LCOAX_NUMBER "coax.number" /* {text = "..."}: a number kept as text */
+#define LCOAX_ORDER "coax.order"   /* weak table: object -> key list */
+
+/* Pushes a new arena owned by a userdata (freed by __gc or __close, so a
+** Lua error never leaks it) and returns it. Allocates through Lua's own
+** allocator, so a memory cap on the state covers coax's memory too. */
+coax_arena *lcoax_arena(lua_State *L);
+
+/* Frees the arenas of every such userdata still alive, for a state about
+** to be closed: lua_close cannot call their finalizers when allocation
+** fails (a finalizer's call needs a CallInfo). Allocates nothing. */
+void lcoax_free_arenas(lua_State *L);
+
+/* Pushes 'v' as a Lua value (see the README, "JSON on the Lua side").
+** Raises a Lua error for nesting deeper than 'max_depth'. */
+void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth);
+
+/* Converts the Lua value at 'idx' to a coax value in 'arena'. Raises a Lua
+** error (with the path of the offending value) for what JSON cannot hold. */
+coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena,
+                           size_t max_depth);
+
+/* Reads an optional limits table {max_depth=, max_input=, max_string=}. */
+coax_limits lcoax_limits(lua_State *L, int idx);
+
+/* Pushes a repair log as a list of {kind, detail, offset, line, column}. */
+/* One repair log entry as a table: {kind, detail, offset, line, column, class}. */
+void lcoax_push_repair_entry(lua_State *L, const coax_repair_entry *e);
+void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n);
+
+/* Pushes validation errors as a list of {instanceLocation, keywordLocation,
+** absoluteKeywordLocation (past a reference), error}. */
+void lcoax_push_errors(lua_State *L, const coax_validation *v);
+
+/* The string option 'k' of the options table at 't', or NULL; raises for a
+** value that is not a string. The table keeps the string alive. */
+const char *lcoax_opt_string(lua_State *L, int t, const char *k);
+
+/* Raises a Lua error for a coax_code with its message. */
+int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
+
+/* Pushes a new table of every function of the library that touches no
+** file, engine or host: what scripts get as their coax module, and what
+** luaopen_coax (engine/lua/) adds coax.run and coax.engine to. */
+int lcoax_open_library(lua_State *L);
+
+/* Each part of the library adds its functions to the table on top. */
+void lcoax_open_json(lua_State *L);
+void lcoax_open_repair(lua_State *L);
+void lcoax_open_extract(lua_State *L);
+void lcoax_open_schema(lua_State *L);
+void lcoax_open_example(lua_State *L);
+void lcoax_open_tokens(lua_State *L);
+void lcoax_open_pattern(lua_State *L);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+** lcoax_example.c: coax.example(schema [, options]).
+*/
+#include "script/lib.h"
+
+#include <string.h>
+
+#define LCOAX_EXAMPLE_SCHEMA "coax.example.schema"
+
+typedef struct example_box {
+    coax_schema *schema;
+} example_box;
+
+static int box_gc(lua_State *L)
+{
+    example_box *b = luaL_checkudata(L, 1, LCOAX_EXAMPLE_SCHEMA);
+    coax_schema_free(b->schema);
+    b->schema = NULL;
+    return 0;
+}
+
+static size_t opt_size(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    size_t n = 0;
+    if (!lua_isnil(L, -1)) {
+        lua_Integer v = luaL_checkinteger(L, -1);
+        luaL_argcheck(L, v > 0, t, "max_depth and max_steps must be positive integers");
+        n = (size_t)v;
+    }
+    lua_pop(L, 1);
+    return n;
+}
+
+static const char *opt_string(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+    lua_pop(L, 1); /* the options table keeps the string alive */
+    return s;
+}
+
+/** coax.example(schema [, options]) -> value | nil, message [, code]
+** An instance that validates against 'schema' (JSON text, or a table in
+** coax.json shapes), as a Lua value in coax.json shapes. options: draft
+** (for schemas without $schema), remote_dir and remote_base, minimal
+** (required properties only), max_depth (nesting of the instance, default
+** 32), max_steps (default 20000). When no valid instance can be built:
+** nil and a message naming the first error of the closest attempt. An
+** invalid schema or a limit: nil, the message and the code
+** ("COAX_ESCHEMA", "COAX_ELIMIT", ...). */
+static int l_example(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    coax_schema_options so;
+    memset(&so, 0, sizeof so);
+    coax_example_options eo;
+    memset(&eo, 0, sizeof eo);
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        const char *d = opt_string(L, 2, "draft");
+        if (d && !(so.draft = coax_draft_parse(d)))
+            return luaL_argerror(L, 2, "draft must be \"2020-12\", \"2019-09\", \"7\", \"6\" or \"4\"");
+        so.remote_dir = opt_string(L, 2, "remote_dir");
+        so.remote_base = opt_string(L, 2, "remote_base");
+        luaL_argcheck(L, !so.remote_dir == !so.remote_base, 2, "remote_dir and remote_base go together");
+        lua_getfield(L, 2, "minimal");
+        if (lua_toboolean(L, -1)) eo.flags |= COAX_EXAMPLE_MINIMAL;
+        lua_pop(L, 1);
+        eo.max_depth = opt_size(L, 2, "max_depth");
+        eo.max_steps = opt_size(L, 2, "max_steps");
+    }
+    coax_arena *arena = lcoax_arena(L);
+    coax_value *doc;
+    coax_error err;
+    memset(&err, 0, sizeof err);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        size_t len;
+        const char *text = lua_tolstring(L, 1, &len);
+        coax_code rc = coax_parse(arena, text, len, NULL, &doc, &err);
+        if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+        if (rc) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "schema is not valid JSON: %s at line %d, column %d", err.msg,
+                            (int)err.line, (int)err.column);
+            lua_pushstring(L, coax_code_name(COAX_ESCHEMA));
+            return 3;
+        }
+    } else {
+        doc = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
+    }
+    example_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->schema = NULL;
+    if (luaL_newmetatable(L, LCOAX_EXAMPLE_SCHEMA)) {
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    coax_code rc = coax_schema_compile(doc, &so, NULL, &b->schema, &err);
+    coax_example_result r;
+    if (!rc) rc = coax_example(b->schema, &eo, arena, &r, &err);
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
+        lua_pushstring(L, coax_code_name(rc));
+        return 3;
+    }
+    if (!r.valid) {
+        lua_pushnil(L);
+        if (r.value && r.validation.nerrors)
+            lua_pushfstring(L, "no valid instance found: at \"%s\": %s", r.validation.errors[0].instance_location,
+                            r.validation.errors[0].message);
+        else
+            lua_pushliteral(L, "no valid instance found");
+        return 2;
+    }
+    lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
+    return 1;
+}
+
+void lcoax_open_example(lua_State *L)
+{
+    lua_pushcfunction(L, l_example);
+    lua_setfield(L, -2, "example");
+}

@@ -1,0 +1,134 @@
+/*
+** lcoax_extract.c: coax.extract(text, schema [, opts]).
+*/
+#include "script/lib.h"
+
+#include <string.h>
+
+typedef struct schema_box {
+    coax_schema *schema;
+} schema_box;
+
+static int schema_box_gc(lua_State *L)
+{
+    schema_box *b = luaL_checkudata(L, 1, "coax.compiled");
+    coax_schema_free(b->schema);
+    b->schema = NULL;
+    return 0;
+}
+
+/* Compiles the schema at 'idx' (JSON text or a table); pushes its owner
+** (freed by the GC even when an error follows) and returns the document. */
+static const coax_value *compile_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft,
+                                     coax_schema **out)
+{
+    coax_value *doc;
+    coax_error err;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        size_t len;
+        const char *text = lua_tolstring(L, idx, &len);
+        if (coax_parse(arena, text, len, NULL, &doc, &err))
+            luaL_error(L, "%s: schema: %s", coax_code_name(COAX_ESCHEMA), err.msg);
+    } else {
+        luaL_checktype(L, idx, LUA_TTABLE);
+        doc = lcoax_to_value(L, idx, arena, COAX_DEFAULT_MAX_DEPTH);
+    }
+    schema_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->schema = NULL;
+    if (luaL_newmetatable(L, "coax.compiled")) {
+        lua_pushcfunction(L, schema_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    coax_schema_options so = {0};
+    so.draft = draft;
+    coax_code rc = coax_schema_compile(doc, &so, NULL, &b->schema, &err);
+    if (rc) lcoax_error(L, rc, &err);
+    *out = b->schema;
+    return doc;
+}
+
+/** coax.extract(text, schema [, opts]) -> result | nil, message, code
+** 'schema' is JSON text or a table (coax.json shapes); opts: strict, draft,
+** max_class ("lossless", "inferred": the default, "invented"), finish (the
+** provider's finish reason: "length" means the reply was cut off) and the
+** limits. The result: {valid, value, errors, coercions, log, candidate,
+** refused (the log entry the value was refused for, if any)}; 'value' is
+** the best candidate even when it is invalid. No JSON in the text: nil,
+** message, "COAX_ENOJSON". */
+static int l_extract(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    luaL_checkany(L, 2);
+    coax_limits lim = lcoax_limits(L, 3);
+    coax_extract_options xo;
+    coax_extract_options_default(&xo);
+    coax_draft draft = COAX_DRAFT_AUTO;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "strict");
+        if (lua_toboolean(L, -1)) xo.flags |= COAX_EXTRACT_STRICT;
+        lua_getfield(L, 3, "draft");
+        if (!lua_isnil(L, -1)) {
+            draft = coax_draft_parse(lua_tostring(L, -1));
+            luaL_argcheck(L, draft != COAX_DRAFT_AUTO, 3, "unknown draft");
+        }
+        lua_getfield(L, 3, "max_class");
+        if (!lua_isnil(L, -1))
+            luaL_argcheck(L, coax_class_parse(lua_tostring(L, -1), &xo.max_class), 3,
+                          "max_class is lossless, inferred or invented");
+        lua_getfield(L, 3, "finish"); /* the provider's finish reason: "length" is a cut */
+        if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "length"))
+            xo.flags |= COAX_EXTRACT_CUT_OFF;
+        lua_pop(L, 4);
+    }
+    coax_arena *arena = lcoax_arena(L);
+    coax_schema *schema;
+    const coax_value *doc = compile_arg(L, 2, arena, draft, &schema);
+    coax_extract_result r;
+    coax_error err = {0};
+    coax_code rc = coax_extract(arena, schema, doc, text, len, &lim, &xo, &r, &err);
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
+        lua_pushstring(L, coax_code_name(rc));
+        return 3;
+    }
+    lua_createtable(L, 0, 6);
+    lua_pushboolean(L, r.valid);
+    lua_setfield(L, -2, "valid");
+    lcoax_push_value(L, r.value, lim.max_depth);
+    lua_setfield(L, -2, "value");
+    lcoax_push_errors(L, &r.validation);
+    lua_setfield(L, -2, "errors");
+    lua_createtable(L, (int)r.ncoercions, 0);
+    for (size_t i = 0; i < r.ncoercions; i++) {
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, r.coercions[i].kind);
+        lua_setfield(L, -2, "kind");
+        lua_pushstring(L, r.coercions[i].pointer);
+        lua_setfield(L, -2, "pointer");
+        lua_pushstring(L, r.coercions[i].detail);
+        lua_setfield(L, -2, "detail");
+        lua_pushstring(L, coax_class_name(r.coercions[i].cls));
+        lua_setfield(L, -2, "class");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "coercions");
+    lcoax_push_repair_log(L, r.repair.log, r.repair.nlog);
+    lua_setfield(L, -2, "log");
+    if (r.refused) {
+        lcoax_push_repair_entry(L, r.refused);
+        lua_setfield(L, -2, "refused");
+    }
+    lua_pushinteger(L, (lua_Integer)r.candidate + 1);
+    lua_setfield(L, -2, "candidate");
+    return 1;
+}
+
+void lcoax_open_extract(lua_State *L)
+{
+    lua_pushcfunction(L, l_extract);
+    lua_setfield(L, -2, "extract");
+}

@@ -1,0 +1,680 @@
+/*
+** lcoax_json.c: JSON values on the Lua side, and coax.json.
+**
+** lua-cjson loses [] vs {}, integers above 2^53 and key order, so values
+** that must survive exactly cross here: null is coax.null (the same light
+** userdata as cjson.null), arrays and objects carry marker metatables,
+** objects remember their key order, integers stay integers and numbers that
+** fit no Lua number stay text (coax.json.number).
+*/
+#include "script/lib.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- arenas owned by userdata ------------------------------------------ */
+
+typedef struct arena_box {
+    coax_arena *arena;
+    coax_allocator alloc;
+    lua_Alloc f;
+    void *ud;
+} arena_box;
+
+static void *box_malloc(void *ctx, size_t n)
+{
+    arena_box *b = ctx;
+    return b->f(b->ud, NULL, 0, n);
+}
+static void *box_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    arena_box *b = ctx;
+    return b->f(b->ud, p, o, n);
+}
+static void box_free(void *ctx, void *p, size_t o)
+{
+    arena_box *b = ctx;
+    b->f(b->ud, p, o, 0);
+}
+
+static int box_gc(lua_State *L)
+{
+    arena_box *b = luaL_checkudata(L, 1, "coax.arena");
+    coax_arena_free(b->arena);
+    b->arena = NULL;
+    return 0;
+}
+
+/* The registry's key of the boxes alive (weak keys): an allocator that has
+** run dry can keep Lua from calling their finalizers at lua_close. */
+static const char boxes_key = 0;
+
+void lcoax_free_arenas(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &boxes_key) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            arena_box *b = lua_touserdata(L, -1);
+            coax_arena_free(b->arena);
+            b->arena = NULL;
+        }
+    }
+    lua_pop(L, 1);
+}
+
+coax_arena *lcoax_arena(lua_State *L)
+{
+    arena_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    if (luaL_newmetatable(L, "coax.arena")) {
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, box_gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_setmetatable(L, -2);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &boxes_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 4);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &boxes_key);
+    }
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    b->f = lua_getallocf(L, &b->ud);
+    b->alloc = (coax_allocator){box_malloc, box_realloc, box_free, b};
+    b->arena = coax_arena_new(&b->alloc);
+    if (!b->arena) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    return b->arena;
+}
+
+/* ---- coax value -> Lua ------------------------------------------------- */
+
+static void push_big_number(lua_State *L, const char *text, size_t len)
+{
+    lua_createtable(L, 0, 1);
+    lua_pushlstring(L, text, len);
+    lua_setfield(L, -2, "text");
+    luaL_setmetatable(L, LCOAX_NUMBER);
+}
+
+static void push_number(lua_State *L, const coax_value *v)
+{
+    if (v->flags & COAX_VF_INT_TEXT) {
+        errno = 0;
+        char *end;
+        long long n = strtoll(v->u.text, &end, 10);
+        if (errno == 0 && end == v->u.text + v->len) {
+            lua_pushinteger(L, (lua_Integer)n);
+            return;
+        }
+    } else {
+        double d = strtod(v->u.text, NULL);
+        if (isfinite(d)) {
+            lua_pushnumber(L, d);
+            return;
+        }
+    }
+    push_big_number(L, v->u.text, v->len);
+}
+
+static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max)
+{
+    switch (v->type) {
+    case COAX_NULL: lua_pushlightuserdata(L, NULL); return;
+    case COAX_BOOL: lua_pushboolean(L, v->u.boolean); return;
+    case COAX_NUMBER: push_number(L, v); return;
+    case COAX_STRING: lua_pushlstring(L, v->u.text, v->len); return;
+    default: break;
+    }
+    if (depth >= max)
+        luaL_error(L, "%s: nesting deeper than %d", coax_code_name(COAX_EDEPTH), (int)max);
+    luaL_checkstack(L, 6, "JSON nesting");
+    if (v->type == COAX_ARRAY) {
+        lua_createtable(L, (int)(v->len > 1u << 24 ? 0 : v->len), 0);
+        for (size_t i = 0; i < v->len; i++) {
+            push_rec(L, &v->u.items[i], depth + 1, max);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        luaL_setmetatable(L, LCOAX_ARRAY);
+        return;
+    }
+    lua_createtable(L, 0, (int)(v->len > 1u << 24 ? 0 : v->len));
+    lua_createtable(L, (int)(v->len > 1u << 24 ? 0 : v->len), 0); /* key order */
+    for (size_t i = 0; i < v->len; i++) {
+        const coax_member *m = &v->u.members[i];
+        lua_pushlstring(L, m->key, m->klen);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        push_rec(L, &m->value, depth + 1, max);
+        lua_rawset(L, -4);
+    }
+    /* order[obj] = keys */
+    lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
+    lua_pushvalue(L, -3);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 2);
+    luaL_setmetatable(L, LCOAX_OBJECT);
+}
+
+/* The converters recurse (a Lua table is built inside its parent): depth is
+** capped here whatever limit the caller set, so the C stack cannot run out. */
+#define LUA_DEPTH_CAP 4096
+
+void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth)
+{
+    push_rec(L, v, 0, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP);
+}
+
+/* ---- Lua -> coax value ------------------------------------------------- */
+
+typedef struct conv {
+    lua_State *L;
+    coax_arena *arena;
+    size_t max;
+} conv;
+
+static void *conv_alloc(conv *c, size_t n)
+{
+    void *p = coax_arena_alloc(c->arena, n);
+    if (!p) luaL_error(c->L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    return p;
+}
+
+static void format_double(char *buf, size_t size, double d)
+{
+    /* The shortest of %.15g..%.17g that reads back as the same double. */
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d) break;
+    }
+    if (strspn(buf, "-0123456789") == strlen(buf)) strcat(buf, ".0");
+}
+
+static void conv_rec(conv *c, int idx, coax_value *out, size_t depth);
+
+typedef struct keyref {
+    const char *text;
+    size_t len;
+    int pos; /* index of the original key in the key list */
+} keyref;
+
+static int keyref_cmp(const void *a, const void *b)
+{
+    const keyref *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int r = memcmp(x->text, y->text, n);
+    return r ? r : (x->len > y->len) - (x->len < y->len);
+}
+
+/* The key at 'idx' as text: strings as they are, integers in decimal. */
+static const char *key_text(conv *c, int idx, size_t *len)
+{
+    lua_State *L = c->L;
+    if (lua_type(L, idx) == LUA_TSTRING) return lua_tolstring(L, idx, len);
+    if (lua_isinteger(L, idx)) {
+        char buf[32];
+        *len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)lua_tointeger(L, idx));
+        const char *t = coax_arena_strdup(c->arena, buf, *len);
+        if (!t) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        return t;
+    }
+    luaL_error(L, "cannot encode a table with a %s key as JSON", luaL_typename(L, idx));
+    return NULL;
+}
+
+/* Pushes the keys of the table at 't' in the order encode writes them:
+** the remembered order of a decoded object first (keys still present),
+** then every other key sorted by its text. Returns how many. */
+static lua_Integer push_keys(conv *c, int t)
+{
+    lua_State *L = c->L;
+    luaL_checkstack(L, 8, "JSON keys");
+    lua_newtable(L);
+    int list = lua_gettop(L);
+    lua_newtable(L);
+    int placed = list + 1;
+    lua_Integer n = 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
+    lua_pushvalue(L, t);
+    lua_rawget(L, -2);
+    if (lua_istable(L, -1)) {
+        lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= len; i++) {
+            lua_rawgeti(L, -1, i);
+            lua_pushvalue(L, -1);
+            bool present = lua_rawget(L, t) != LUA_TNIL;
+            lua_pop(L, 1);
+            lua_pushvalue(L, -1);
+            bool seen = lua_rawget(L, placed) != LUA_TNIL;
+            lua_pop(L, 1);
+            if (present && !seen) {
+                lua_pushvalue(L, -1);
+                lua_pushboolean(L, 1);
+                lua_rawset(L, placed);
+                lua_rawseti(L, list, ++n);
+            } else {
+                lua_pop(L, 1);
+            }
+        }
+    }
+    lua_pop(L, 2);
+    lua_Integer first = n + 1;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, placed) == LUA_TNIL) {
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, list, ++n);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1); /* placed */
+    lua_Integer m = n - first + 1;
+    if (m > 1) {
+        keyref *refs = conv_alloc(c, (size_t)m * sizeof *refs);
+        for (lua_Integer i = 0; i < m; i++) {
+            lua_rawgeti(L, list, first + i);
+            refs[i].text = key_text(c, lua_gettop(L), &refs[i].len);
+            refs[i].pos = (int)(first + i);
+            lua_pop(L, 1); /* the list anchors string keys */
+        }
+        qsort(refs, (size_t)m, sizeof *refs, keyref_cmp);
+        lua_createtable(L, (int)m, 0);
+        for (lua_Integer i = 0; i < m; i++) {
+            lua_rawgeti(L, list, refs[i].pos);
+            lua_rawseti(L, -2, i + 1);
+        }
+        for (lua_Integer i = 0; i < m; i++) {
+            lua_rawgeti(L, -1, i + 1);
+            lua_rawseti(L, list, first + i);
+        }
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
+/* Whether the string key 'k' reads as an integer key would be written. */
+static bool integer_text(const char *k, size_t len)
+{
+    size_t i = len && k[0] == '-';
+    if (i == len || len - i > 20 || (k[i] == '0' && len - i > 1)) return false;
+    for (; i < len; i++)
+        if (k[i] < '0' || k[i] > '9') return false;
+    return true;
+}
+
+static int member_cmp(const void *a, const void *b)
+{
+    const coax_member *x = a, *y = b;
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int r = memcmp(x->key, y->key, n);
+    return r ? r : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+/* The integer key 1 and the string key "1" are both written "1": a JSON
+** object with the key twice, whose readers keep one value or the other.
+** Refused, rather than guessed. */
+static void refuse_twin_keys(conv *c, const coax_member *m, size_t n)
+{
+    coax_member *sorted = conv_alloc(c, n * sizeof *sorted);
+    memcpy(sorted, m, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, member_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (!member_cmp(&sorted[i - 1], &sorted[i]))
+            luaL_error(c->L, "cannot encode a table with both the integer key %s and the string key \"%s\" as JSON "
+                       "(both are written \"%s\")", sorted[i].key, sorted[i].key, sorted[i].key);
+}
+
+static void conv_object(conv *c, int t, size_t depth, coax_value *out)
+{
+    lua_State *L = c->L;
+    lua_Integer n = push_keys(c, t);
+    int list = lua_gettop(L);
+    coax_member *m = conv_alloc(c, (size_t)n * sizeof *m);
+    bool integers = false, integer_strings = false;
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_rawgeti(L, list, i + 1);
+        size_t klen;
+        bool is_string = lua_type(L, -1) == LUA_TSTRING;
+        const char *k = key_text(c, lua_gettop(L), &klen);
+        if (!is_string) integers = true;
+        else if (integer_text(k, klen)) integer_strings = true;
+        if (!coax_utf8_valid(k, klen)) luaL_error(L, "cannot encode a key that is not valid UTF-8");
+        m[i].key = coax_arena_strdup(c->arena, k, klen);
+        if (!m[i].key) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        m[i].klen = klen;
+        lua_rawget(L, t);
+        conv_rec(c, lua_gettop(L), &m[i].value, depth + 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (integers && integer_strings) refuse_twin_keys(c, m, (size_t)n);
+    out->type = COAX_OBJECT;
+    out->len = (size_t)n;
+    out->u.members = m;
+}
+
+static bool is_marked(lua_State *L, int idx, const char *mt)
+{
+    if (!lua_getmetatable(L, idx)) return false;
+    luaL_getmetatable(L, mt);
+    bool same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+/* A plain table is an array when its keys are exactly 1..n, n > 0. */
+static bool plain_array(lua_State *L, int t, size_t *n)
+{
+    size_t len = lua_rawlen(L, t), count = 0;
+    if (len == 0) return false;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1)) {
+            lua_pop(L, 1);
+            return false;
+        }
+        count++;
+    }
+    *n = len;
+    return count == len;
+}
+
+/* The length of a table marked as an array, which holds nothing but its
+** items 1..n: another key would be dropped from the JSON without a word. */
+static size_t marked_array_length(lua_State *L, int t)
+{
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n) {
+            if (lua_type(L, -1) == LUA_TSTRING)
+                luaL_error(L, "cannot encode an array (coax.json.array) with the key \"%s\" as JSON", lua_tostring(L, -1));
+            if (lua_isinteger(L, -1))
+                luaL_error(L, "cannot encode an array (coax.json.array) of length %I with the key %I as JSON", n,
+                           lua_tointeger(L, -1));
+            luaL_error(L, "cannot encode an array (coax.json.array) with a %s key as JSON", luaL_typename(L, -1));
+        }
+    }
+    return (size_t)n;
+}
+
+static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
+{
+    lua_State *L = c->L;
+    memset(out, 0, sizeof *out);
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+        out->type = COAX_NULL;
+        return;
+    case LUA_TLIGHTUSERDATA:
+        if (lua_touserdata(L, idx) == NULL) {
+            out->type = COAX_NULL;
+            return;
+        }
+        break;
+    case LUA_TBOOLEAN:
+        out->type = COAX_BOOL;
+        out->u.boolean = lua_toboolean(L, idx);
+        return;
+    case LUA_TNUMBER: {
+        char buf[64];
+        if (lua_isinteger(L, idx)) {
+            snprintf(buf, sizeof buf, "%lld", (long long)lua_tointeger(L, idx));
+        } else {
+            double d = lua_tonumber(L, idx);
+            if (!isfinite(d)) luaL_error(L, "cannot encode %s as JSON", isnan(d) ? "NaN" : "infinity");
+            format_double(buf, sizeof buf, d);
+        }
+        if (coax_set_number(c->arena, out, buf, strlen(buf)))
+            luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        return;
+    }
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, idx, &len);
+        coax_code rc = coax_set_string(c->arena, out, s, len);
+        if (rc == COAX_EUTF8) { /* a model's reply, or text cut mid-character: U+FFFD, as Go's encoder does */
+            if (len > SIZE_MAX / 3) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+            char *fixed = conv_alloc(c, len * 3);
+            rc = coax_set_string(c->arena, out, fixed, coax_utf8_replace(s, len, fixed));
+        }
+        if (rc) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        return;
+    }
+    case LUA_TTABLE: {
+        if (depth >= c->max)
+            luaL_error(L, "%s: nesting deeper than %d (or a cycle)", coax_code_name(COAX_EDEPTH),
+                       (int)c->max);
+        luaL_checkstack(L, 8, "JSON nesting");
+        if (is_marked(L, idx, LCOAX_NUMBER)) {
+            lua_getfield(L, idx, "text");
+            size_t len;
+            const char *s = lua_tolstring(L, -1, &len);
+            if (!s || coax_set_number(c->arena, out, s, len))
+                luaL_error(L, "coax.json.number holds no valid JSON number");
+            lua_pop(L, 1);
+            return;
+        }
+        size_t n = 0;
+        bool array = is_marked(L, idx, LCOAX_ARRAY);
+        if (array) n = marked_array_length(L, idx);
+        else if (!is_marked(L, idx, LCOAX_OBJECT)) array = plain_array(L, idx, &n);
+        if (!array) {
+            conv_object(c, idx, depth, out);
+            return;
+        }
+        coax_value *items = conv_alloc(c, n * sizeof *items);
+        for (size_t i = 0; i < n; i++) {
+            lua_rawgeti(L, idx, (lua_Integer)i + 1);
+            conv_rec(c, lua_gettop(L), &items[i], depth + 1);
+            lua_pop(L, 1);
+        }
+        out->type = COAX_ARRAY;
+        out->len = n;
+        out->u.items = items;
+        return;
+    }
+    default:
+        break;
+    }
+    luaL_error(L, "cannot encode a %s as JSON", luaL_typename(L, idx));
+}
+
+coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena, size_t max_depth)
+{
+    conv c = {L, arena, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP};
+    coax_value *v = conv_alloc(&c, sizeof *v);
+    conv_rec(&c, lua_absindex(L, idx), v, 0);
+    return v;
+}
+
+/* ---- coax.json --------------------------------------------------------- */
+
+/** coax.json.decode(text [, limits]) -> value | nil, message, code */
+static int l_decode(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    coax_limits lim = lcoax_limits(L, 2);
+    coax_arena *arena = lcoax_arena(L);
+    coax_value *v;
+    coax_error err;
+    coax_code rc = coax_parse(arena, s, len, &lim, &v, &err);
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s at line %d, column %d", err.msg, (int)err.line, (int)err.column);
+        lua_pushstring(L, coax_code_name(rc));
+        return 3;
+    }
+    lcoax_push_value(L, v, lim.max_depth);
+    return 1;
+}
+
+/** coax.json.encode(value [, {pretty = true}]) -> text */
+static int l_encode(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    unsigned flags = 0;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "pretty");
+        if (lua_toboolean(L, -1)) flags |= COAX_WRITE_PRETTY;
+        lua_pop(L, 1);
+    }
+    coax_arena *arena = lcoax_arena(L);
+    coax_value *v = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(arena));
+    coax_code rc = coax_write_buf(&b, v, flags);
+    if (rc) {
+        coax_buf_free(&b);
+        return lcoax_error(L, rc, NULL);
+    }
+    lua_pushlstring(L, b.data ? b.data : "", b.len);
+    coax_buf_free(&b);
+    return 1;
+}
+
+/* Only a plain table, or one marked already, takes a mark: a metatable of
+** its own may protect it (the read-only tables every script shares), and
+** lua_setmetatable would replace it regardless of __metatable. */
+static void check_markable(lua_State *L, const char *fn)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_getmetatable(L, 1)) return;
+    luaL_getmetatable(L, LCOAX_ARRAY);
+    luaL_getmetatable(L, LCOAX_OBJECT);
+    bool marked = lua_rawequal(L, -3, -2) || lua_rawequal(L, -3, -1);
+    lua_pop(L, 3);
+    if (!marked) luaL_error(L, "%s: the table has a metatable of its own (only a plain table can be marked)", fn);
+}
+
+static int set_mark(lua_State *L, const char *mt, const char *fn)
+{
+    if (lua_isnoneornil(L, 1)) lua_newtable(L);
+    check_markable(L, fn);
+    lua_settop(L, 1);
+    luaL_setmetatable(L, mt);
+    return 1;
+}
+
+/** coax.json.array([t]) -> t marked as a JSON array */
+static int l_array(lua_State *L) { return set_mark(L, LCOAX_ARRAY, "coax.json.array"); }
+
+/** coax.json.object([t [, keys]]) -> t marked as a JSON object; 'keys', a
+** list, is the order its keys are written in (others follow, sorted) */
+static int l_object(lua_State *L)
+{
+    if (lua_istable(L, 2)) {
+        check_markable(L, "coax.json.object");
+        lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
+    }
+    return set_mark(L, LCOAX_OBJECT, "coax.json.object");
+}
+
+/** coax.json.number(text) -> a number kept exactly as text */
+static int l_number(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    luaL_argcheck(L, len && coax_number_span(s, len, NULL) == len, 1, "not a JSON number");
+    push_big_number(L, s, len);
+    return 1;
+}
+
+/** coax.json.type(v) -> "null"|"boolean"|"number"|"string"|"array"|"object"|nil */
+static int l_type(lua_State *L)
+{
+    switch (lua_type(L, 1)) {
+    case LUA_TNIL: lua_pushliteral(L, "null"); return 1;
+    case LUA_TLIGHTUSERDATA:
+        if (lua_touserdata(L, 1)) break;
+        lua_pushliteral(L, "null");
+        return 1;
+    case LUA_TBOOLEAN: lua_pushliteral(L, "boolean"); return 1;
+    case LUA_TNUMBER: lua_pushliteral(L, "number"); return 1;
+    case LUA_TSTRING: lua_pushliteral(L, "string"); return 1;
+    case LUA_TTABLE: {
+        size_t n;
+        if (is_marked(L, 1, LCOAX_NUMBER)) lua_pushliteral(L, "number");
+        else if (is_marked(L, 1, LCOAX_ARRAY)) lua_pushliteral(L, "array");
+        else if (is_marked(L, 1, LCOAX_OBJECT)) lua_pushliteral(L, "object");
+        else if (plain_array(L, 1, &n)) lua_pushliteral(L, "array");
+        else lua_pushliteral(L, "object");
+        return 1;
+    }
+    default: break;
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+/** coax.json.keys(obj) -> its keys in encoding order (decoded order first) */
+static int l_keys(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    conv c = {L, lcoax_arena(L), 1};
+    push_keys(&c, 1);
+    return 1;
+}
+
+static const luaL_Reg json_funcs[] = {
+    {"decode", l_decode}, {"encode", l_encode}, {"array", l_array}, {"object", l_object},
+    {"number", l_number}, {"type", l_type},     {"keys", l_keys},   {NULL, NULL},
+};
+
+static int number_tostring(lua_State *L)
+{
+    lua_getfield(L, 1, "text");
+    return 1;
+}
+
+void lcoax_open_json(lua_State *L)
+{
+    luaL_newmetatable(L, LCOAX_ARRAY);
+    lua_pushliteral(L, "coax.array");
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, LCOAX_OBJECT);
+    lua_pop(L, 1);
+    luaL_newmetatable(L, LCOAX_NUMBER);
+    lua_pushcfunction(L, number_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_newtable(L);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_setfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
+    } else {
+        lua_pop(L, 1);
+    }
+    lua_pushlightuserdata(L, NULL);
+    lua_setfield(L, -2, "null");
+    luaL_newlib(L, json_funcs);
+    lua_pushlightuserdata(L, NULL);
+    lua_setfield(L, -2, "null");
+    lua_setfield(L, -2, "json");
+}

@@ -1,0 +1,551 @@
+/*
+** lcoax_pattern.c: Lua 5.4's pattern functions (string.find, match, gmatch,
+** gsub) with a step count, for the sandbox.
+**
+** The stock functions run in C, where the engine's instruction count never
+** looks: `("a"):rep(2000):find(".-.-.-b")` runs for hours, whatever the
+** script's budget, and blocks the host. These behave as the manual
+** (section 6.4.1) says, and every TICK steps of matching (one step: a
+** subject position tried, a character of a repetition, a character of a
+** balanced match or of a plain search) they call the `tick` function they
+** were made with. The sandbox's tick runs a few hundred Lua instructions, so
+** matching is charged to the script's instruction budget and stops with it.
+**
+**   coax.patterns([tick]) -> {find = f, match = f, gmatch = f, gsub = f}
+*/
+#include "script/lib.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define MAXCAP 32     /* captures in one pattern, as LUA_MAXCAPTURES */
+#define MAXDEPTH 200  /* nested matching calls: "pattern too complex" */
+#define TICK 1024     /* steps between two calls of tick */
+#define CAP_OPEN (-1) /* a capture not closed yet */
+#define CAP_POS (-2)  /* a position capture, () */
+
+typedef struct pm {
+    lua_State *L;
+    const char *s0, *se; /* the subject */
+    const char *pe;      /* the end of the pattern */
+    int tick;            /* the upvalue index of tick, or 0 */
+    int depth, level;
+    long left; /* steps until the next tick */
+    struct {
+        const char *at;
+        ptrdiff_t len; /* or CAP_OPEN, CAP_POS */
+    } cap[MAXCAP];
+} pm;
+
+static void charge(pm *m, long n)
+{
+    if ((m->left -= n) > 0) return;
+    m->left = TICK;
+    if (!m->tick) return;
+    lua_pushvalue(m->L, lua_upvalueindex(m->tick));
+    lua_call(m->L, 0, 0); /* may raise the engine's stop: nothing here needs freeing */
+}
+
+static void step(pm *m) { charge(m, 1); }
+
+static int uc(char c) { return (unsigned char)c; }
+
+/* %a, %d, ... (their upper case: the complement); any other: itself. */
+static int class_has(int c, int cl)
+{
+    int r;
+    switch (tolower(cl)) {
+    case 'a': r = isalpha(c); break;
+    case 'c': r = iscntrl(c); break;
+    case 'd': r = isdigit(c); break;
+    case 'g': r = isgraph(c); break;
+    case 'l': r = islower(c); break;
+    case 'p': r = ispunct(c); break;
+    case 's': r = isspace(c); break;
+    case 'u': r = isupper(c); break;
+    case 'w': r = isalnum(c); break;
+    case 'x': r = isxdigit(c); break;
+    case 'z': r = c == 0; break; /* deprecated in 5.2, still in 5.4 */
+    default: return cl == c;
+    }
+    if (isupper(cl)) r = !r;
+    return r != 0;
+}
+
+/* The end of the single-character class at p. */
+static const char *item_end(pm *m, const char *p)
+{
+    if (*p == '%') {
+        if (p + 1 >= m->pe) luaL_error(m->L, "malformed pattern (ends with '%%')");
+        return p + 2;
+    }
+    if (*p == '[') {
+        const char *q = p + 1;
+        if (q < m->pe && *q == '^') q++;
+        for (;;) { /* the first character is always in the set: "[]]" */
+            if (q >= m->pe) luaL_error(m->L, "malformed pattern (missing ']')");
+            if (*q++ == '%' && q < m->pe) q++;
+            if (q >= m->pe) luaL_error(m->L, "malformed pattern (missing ']')");
+            if (*q == ']') return q + 1;
+        }
+    }
+    return p + 1;
+}
+
+/* Whether c is in the set from '[' at p to its ']' at close. As in stock
+** Lua, a '%' takes the next character as its class even when that is the
+** closing ']' (item_end, which skips escapes from the set's start, can pair
+** them differently: "[v-%%]" is the range v-% and then "%]", the class of
+** ']'; found by spec/fuzz/fuzz_pattern.c). */
+static int set_has(int c, const char *p, const char *close)
+{
+    int in = 1;
+    if (p[1] == '^') {
+        in = 0;
+        p++;
+    }
+    while (++p < close) {
+        if (*p == '%') {
+            p++;
+            if (class_has(c, uc(*p))) return in;
+        } else if (p[1] == '-' && p + 2 < close) {
+            p += 2;
+            if (uc(p[-2]) <= c && c <= uc(*p)) return in;
+        } else if (uc(*p) == c) {
+            return in;
+        }
+    }
+    return !in;
+}
+
+/* Whether the subject character at s is in the class from p to ep. */
+static int one(const pm *m, const char *s, const char *p, const char *ep)
+{
+    if (s >= m->se) return 0;
+    int c = uc(*s);
+    switch (*p) {
+    case '.': return 1;
+    case '%': return class_has(c, uc(p[1]));
+    case '[': return set_has(c, p, ep - 1);
+    default: return uc(*p) == c;
+    }
+}
+
+static const char *do_match(pm *m, const char *s, const char *p);
+
+static const char *max_expand(pm *m, const char *s, const char *p, const char *ep)
+{
+    ptrdiff_t i = 0;
+    while (one(m, s + i, p, ep)) {
+        i++;
+        step(m);
+    }
+    for (; i >= 0; i--) { /* the longest first */
+        const char *r = do_match(m, s + i, ep + 1);
+        if (r) return r;
+        step(m);
+    }
+    return NULL;
+}
+
+static const char *min_expand(pm *m, const char *s, const char *p, const char *ep)
+{
+    for (;;) {
+        const char *r = do_match(m, s, ep + 1);
+        if (r) return r;
+        if (!one(m, s, p, ep)) return NULL;
+        s++;
+        step(m);
+    }
+}
+
+static const char *open_capture(pm *m, const char *s, const char *p, ptrdiff_t what)
+{
+    if (m->level >= MAXCAP) luaL_error(m->L, "too many captures");
+    m->cap[m->level].at = s;
+    m->cap[m->level].len = what;
+    m->level++;
+    const char *r = do_match(m, s, p);
+    if (!r) m->level--;
+    return r;
+}
+
+static const char *close_capture(pm *m, const char *s, const char *p)
+{
+    int l = m->level - 1;
+    while (l >= 0 && m->cap[l].len != CAP_OPEN) l--;
+    if (l < 0) luaL_error(m->L, "invalid pattern capture");
+    m->cap[l].len = s - m->cap[l].at;
+    const char *r = do_match(m, s, p);
+    if (!r) m->cap[l].len = CAP_OPEN;
+    return r;
+}
+
+/* %bxy at p (pointing at x). */
+static const char *balance(pm *m, const char *s, const char *p)
+{
+    if (p + 1 >= m->pe) luaL_error(m->L, "malformed pattern (missing arguments to '%%b')");
+    if (s >= m->se || *s != *p) return NULL;
+    char open = p[0], close = p[1];
+    int depth = 1;
+    while (++s < m->se) {
+        step(m);
+        if (*s == close) {
+            if (--depth == 0) return s + 1;
+        } else if (*s == open) {
+            depth++;
+        }
+    }
+    return NULL;
+}
+
+/* %1..%9: the text of capture 'd' again. */
+static const char *backref(pm *m, const char *s, int d)
+{
+    int l = d - '1';
+    if (l < 0 || l >= m->level || m->cap[l].len == CAP_OPEN) luaL_error(m->L, "invalid capture index %%%d", l + 1);
+    ptrdiff_t len = m->cap[l].len;
+    if (len < 0 || m->se - s < len || memcmp(m->cap[l].at, s, (size_t)len)) return NULL;
+    return s + len;
+}
+
+/* The end of the match of pattern p (to m->pe) at s, or NULL. */
+static const char *do_match(pm *m, const char *s, const char *p)
+{
+    if (++m->depth > MAXDEPTH) luaL_error(m->L, "pattern too complex");
+    step(m);
+    const char *r = NULL;
+    while (p < m->pe) {
+        if (*p == '(') {
+            r = p + 1 < m->pe && p[1] == ')' ? open_capture(m, s, p + 2, CAP_POS) : open_capture(m, s, p + 1, CAP_OPEN);
+            goto done;
+        }
+        if (*p == ')') {
+            r = close_capture(m, s, p + 1);
+            goto done;
+        }
+        if (*p == '$' && p + 1 == m->pe) {
+            r = s == m->se ? s : NULL;
+            goto done;
+        }
+        if (*p == '%' && p + 1 < m->pe) {
+            if (p[1] == 'b') {
+                s = balance(m, s, p + 2);
+                if (!s) goto done;
+                p += 4;
+                continue;
+            }
+            if (p[1] == 'f') {
+                p += 2;
+                if (p >= m->pe || *p != '[') luaL_error(m->L, "missing '[' after '%%f' in pattern");
+                const char *ep = item_end(m, p);
+                int before = s == m->s0 ? 0 : uc(s[-1]);
+                int here = s < m->se ? uc(*s) : 0;
+                if (set_has(before, p, ep - 1) || !set_has(here, p, ep - 1)) goto done;
+                p = ep;
+                continue;
+            }
+            if (isdigit(uc(p[1]))) {
+                s = backref(m, s, uc(p[1]));
+                if (!s) goto done;
+                p += 2;
+                continue;
+            }
+        }
+        const char *ep = item_end(m, p);
+        char q = ep < m->pe ? *ep : '\0';
+        if (!one(m, s, p, ep)) {
+            if (q == '*' || q == '?' || q == '-') { /* zero of them */
+                p = ep + 1;
+                continue;
+            }
+            goto done;
+        }
+        switch (q) {
+        case '?':
+            r = do_match(m, s + 1, ep + 1);
+            if (r) goto done;
+            p = ep + 1;
+            continue;
+        case '+': r = max_expand(m, s + 1, p, ep); goto done;
+        case '*': r = max_expand(m, s, p, ep); goto done;
+        case '-': r = min_expand(m, s, p, ep); goto done;
+        default:
+            s++;
+            p = ep;
+        }
+    }
+    r = s;
+done:
+    m->depth--;
+    return r;
+}
+
+static void prepare(pm *m, lua_State *L, const char *s, size_t ls, const char *p, size_t lp, int tick)
+{
+    m->L = L;
+    m->s0 = s;
+    m->se = s + ls;
+    m->pe = p + lp;
+    m->tick = tick;
+    m->left = TICK;
+}
+
+static void restart(pm *m)
+{
+    m->depth = 0;
+    m->level = 0;
+}
+
+/* Pushes capture i of a match from s to e (the whole match when there are
+** no captures and i is 0). */
+static void push_capture(pm *m, int i, const char *s, const char *e)
+{
+    if (i >= m->level) {
+        if (i != 0) luaL_error(m->L, "invalid capture index %%%d", i + 1);
+        lua_pushlstring(m->L, s, (size_t)(e - s));
+        return;
+    }
+    ptrdiff_t len = m->cap[i].len;
+    if (len == CAP_OPEN) luaL_error(m->L, "unfinished capture");
+    if (len == CAP_POS) lua_pushinteger(m->L, (lua_Integer)(m->cap[i].at - m->s0) + 1);
+    else lua_pushlstring(m->L, m->cap[i].at, (size_t)len);
+}
+
+/* Pushes every capture (or the whole match when s is not NULL and there
+** are none); returns how many. */
+static int push_captures(pm *m, const char *s, const char *e)
+{
+    int n = m->level == 0 && s ? 1 : m->level;
+    luaL_checkstack(m->L, n, "too many captures");
+    for (int i = 0; i < n; i++) push_capture(m, i, s, e);
+    return n;
+}
+
+/* Lua 5.4's rule for a start position: negative counts from the end, 0 and
+** anything before the start is 1. */
+static size_t start_at(lua_Integer pos, size_t len)
+{
+    if (pos > 0) return (size_t)pos;
+    if (pos == 0) return 1;
+    if (pos < -(lua_Integer)len) return 1;
+    return len + (size_t)pos + 1;
+}
+
+static int has_specials(const char *p, size_t lp)
+{
+    for (size_t i = 0; i < lp; i++)
+        if (strchr("^$*+?.([%-", p[i]) && p[i]) return 1;
+    return 0;
+}
+
+static int tick_index(lua_State *L) { return lua_isfunction(L, lua_upvalueindex(1)) ? 1 : 0; }
+
+static int find_aux(lua_State *L, int find)
+{
+    size_t ls, lp;
+    const char *s = luaL_checklstring(L, 1, &ls);
+    const char *p = luaL_checklstring(L, 2, &lp);
+    size_t init = start_at(luaL_optinteger(L, 3, 1), ls) - 1;
+    if (init > ls) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    pm m;
+    prepare(&m, L, s, ls, p, lp, tick_index(L));
+    if (find && (lua_toboolean(L, 4) || !has_specials(p, lp))) { /* a plain search */
+        if (lp == 0) {
+            lua_pushinteger(L, (lua_Integer)init + 1);
+            lua_pushinteger(L, (lua_Integer)init);
+            return 2;
+        }
+        for (const char *at = s + init; lp <= (size_t)(s + ls - at);) {
+            const char *hit = memchr(at, *p, (size_t)(s + ls - at) - lp + 1);
+            if (!hit) break;
+            charge(&m, 1 + (long)(lp / 16));
+            if (!memcmp(hit, p, lp)) {
+                lua_pushinteger(L, (lua_Integer)(hit - s) + 1);
+                lua_pushinteger(L, (lua_Integer)(hit - s) + (lua_Integer)lp);
+                return 2;
+            }
+            at = hit + 1;
+        }
+        luaL_pushfail(L);
+        return 1;
+    }
+    int anchor = lp > 0 && *p == '^';
+    if (anchor) p++;
+    const char *at = s + init;
+    do {
+        restart(&m);
+        const char *e = do_match(&m, at, p);
+        if (e) {
+            if (!find) return push_captures(&m, at, e);
+            lua_pushinteger(L, (lua_Integer)(at - s) + 1);
+            lua_pushinteger(L, (lua_Integer)(e - s));
+            return push_captures(&m, NULL, NULL) + 2;
+        }
+    } while (at++ < m.se && !anchor);
+    luaL_pushfail(L);
+    return 1;
+}
+
+static int p_find(lua_State *L) { return find_aux(L, 1); }
+static int p_match(lua_State *L) { return find_aux(L, 0); }
+
+/* gmatch's iterator: upvalues tick, subject, pattern, {next, last}. */
+static int gmatch_next(lua_State *L)
+{
+    size_t ls, lp;
+    const char *s = lua_tolstring(L, lua_upvalueindex(2), &ls);
+    const char *p = lua_tolstring(L, lua_upvalueindex(3), &lp);
+    lua_Integer *state = lua_touserdata(L, lua_upvalueindex(4));
+    pm m;
+    prepare(&m, L, s, ls, p, lp, tick_index(L));
+    for (const char *at = s + state[0]; at <= m.se; at++) {
+        restart(&m);
+        const char *e = do_match(&m, at, p);
+        if (e && e - s != state[1]) {
+            state[0] = state[1] = e - s;
+            return push_captures(&m, at, e);
+        }
+    }
+    return 0;
+}
+
+static int p_gmatch(lua_State *L)
+{
+    size_t ls;
+    luaL_checklstring(L, 1, &ls);
+    luaL_checkstring(L, 2);
+    size_t init = start_at(luaL_optinteger(L, 3, 1), ls) - 1;
+    lua_settop(L, 2);
+    lua_Integer *state = lua_newuserdatauv(L, 2 * sizeof *state, 0);
+    state[0] = init > ls ? (lua_Integer)ls + 1 : (lua_Integer)init;
+    state[1] = -1; /* the end of the last match: none yet */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_rotate(L, 1, 1); /* tick, s, p, state */
+    lua_pushcclosure(L, gmatch_next, 4);
+    return 1;
+}
+
+/* Adds the replacement string for a match from s to e: %0-%9 and %%. */
+static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
+{
+    lua_State *L = m->L;
+    size_t l;
+    const char *r = lua_tolstring(L, 3, &l);
+    const char *end = r + l;
+    while (r < end) {
+        const char *pc = memchr(r, '%', (size_t)(end - r));
+        if (!pc) {
+            luaL_addlstring(b, r, (size_t)(end - r));
+            return;
+        }
+        luaL_addlstring(b, r, (size_t)(pc - r));
+        pc++;
+        if (pc < end && *pc == '%') {
+            luaL_addchar(b, '%');
+        } else if (pc < end && isdigit(uc(*pc))) {
+            if (*pc == '0') {
+                luaL_addlstring(b, s, (size_t)(e - s));
+            } else {
+                push_capture(m, *pc - '1', s, e);
+                luaL_tolstring(L, -1, NULL);
+                lua_remove(L, -2);
+                luaL_addvalue(b);
+            }
+        } else {
+            luaL_error(L, "invalid use of '%%' in replacement string");
+        }
+        r = pc + 1;
+    }
+}
+
+/* Adds the replacement of a match from s to e; false when the match stays. */
+static void add_value(pm *m, luaL_Buffer *b, const char *s, const char *e, int type)
+{
+    lua_State *L = m->L;
+    if (type == LUA_TFUNCTION) {
+        lua_pushvalue(L, 3);
+        int n = push_captures(m, s, e);
+        lua_call(L, n, 1);
+    } else if (type == LUA_TTABLE) {
+        push_capture(m, 0, s, e);
+        lua_gettable(L, 3);
+    } else {
+        add_string(m, b, s, e);
+        return;
+    }
+    if (!lua_toboolean(L, -1)) { /* nil or false: the original text */
+        lua_pop(L, 1);
+        luaL_addlstring(b, s, (size_t)(e - s));
+    } else if (!lua_isstring(L, -1)) {
+        luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
+    } else {
+        luaL_addvalue(b);
+    }
+}
+
+static int p_gsub(lua_State *L)
+{
+    size_t ls, lp;
+    const char *src = luaL_checklstring(L, 1, &ls);
+    const char *p = luaL_checklstring(L, 2, &lp);
+    int type = lua_type(L, 3);
+    lua_Integer max = luaL_optinteger(L, 4, (lua_Integer)ls + 1);
+    luaL_argexpected(L, type == LUA_TNUMBER || type == LUA_TSTRING || type == LUA_TFUNCTION || type == LUA_TTABLE, 3,
+                     "string/function/table");
+    int anchor = lp > 0 && *p == '^';
+    if (anchor) {
+        p++;
+        lp--;
+    }
+    pm m;
+    prepare(&m, L, src, ls, p, lp, tick_index(L));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    const char *last = NULL;
+    lua_Integer n = 0;
+    while (n < max) {
+        restart(&m);
+        const char *e = do_match(&m, src, p);
+        if (e && e != last) {
+            n++;
+            add_value(&m, &b, src, e, type);
+            src = last = e;
+        } else if (src < m.se) {
+            luaL_addchar(&b, *src++);
+        } else {
+            break;
+        }
+        if (anchor) break;
+    }
+    luaL_addlstring(&b, src, (size_t)(m.se - src));
+    luaL_pushresult(&b);
+    lua_pushinteger(L, n);
+    return 2;
+}
+
+/* coax.patterns([tick]) -> {find, match, gmatch, gsub} calling tick every
+** TICK steps of matching. */
+static int l_patterns(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    static const luaL_Reg fns[] = {
+        {"find", p_find}, {"match", p_match}, {"gmatch", p_gmatch}, {"gsub", p_gsub}, {NULL, NULL}};
+    lua_createtable(L, 0, 4);
+    for (const luaL_Reg *f = fns; f->name; f++) {
+        lua_pushvalue(L, 1);
+        lua_pushcclosure(L, f->func, 1);
+        lua_setfield(L, -2, f->name);
+    }
+    return 1;
+}
+
+void lcoax_open_pattern(lua_State *L)
+{
+    lua_pushcfunction(L, l_patterns);
+    lua_setfield(L, -2, "patterns");
+}

@@ -1,0 +1,74 @@
+/*
+** lcoax_repair.c: coax.repair(text [, limits]).
+*/
+#include "script/lib.h"
+
+void lcoax_push_repair_entry(lua_State *L, const coax_repair_entry *e)
+{
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, e->kind);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, e->detail);
+    lua_setfield(L, -2, "detail");
+    lua_pushinteger(L, (lua_Integer)e->offset);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, e->line);
+    lua_setfield(L, -2, "line");
+    lua_pushinteger(L, e->column);
+    lua_setfield(L, -2, "column");
+    lua_pushstring(L, coax_class_name(e->cls));
+    lua_setfield(L, -2, "class");
+}
+
+void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
+{
+    lua_createtable(L, (int)(n > 1u << 20 ? 0 : n), 0);
+    for (size_t i = 0; i < n; i++) {
+        lcoax_push_repair_entry(L, &log[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/** coax.repair(text [, limits]) -> value, log, info | nil, message, code
+** 'log' lists every fix ({kind, detail, offset, line, column, class}); 'info' says
+** where the value came from: {source, start, stop, complete, candidates}.
+** Offsets are 0-based bytes, as in the C API. Limits raise no error: they
+** return nil, message and the code (COAX_EDEPTH, ...), like "no JSON". */
+static int l_repair(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    coax_limits lim = lcoax_limits(L, 2);
+    coax_arena *arena = lcoax_arena(L);
+    coax_repair_result r;
+    coax_error err;
+    coax_code rc = coax_repair(arena, text, len, &lim, &r, &err);
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        lua_pushstring(L, coax_code_name(rc));
+        return 3;
+    }
+    lcoax_push_value(L, r.value, lim.max_depth);
+    lcoax_push_repair_log(L, r.log, r.nlog);
+    const coax_candidate *c = &r.candidates[r.chosen];
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, coax_source_name(c->source));
+    lua_setfield(L, -2, "source");
+    lua_pushinteger(L, (lua_Integer)c->start);
+    lua_setfield(L, -2, "start");
+    lua_pushinteger(L, (lua_Integer)c->end);
+    lua_setfield(L, -2, "stop");
+    lua_pushboolean(L, c->complete);
+    lua_setfield(L, -2, "complete");
+    lua_pushinteger(L, (lua_Integer)r.ncandidates);
+    lua_setfield(L, -2, "candidates");
+    return 3;
+}
+
+void lcoax_open_repair(lua_State *L)
+{
+    lua_pushcfunction(L, l_repair);
+    lua_setfield(L, -2, "repair");
+}

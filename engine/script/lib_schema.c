@@ -1,0 +1,287 @@
+/*
+** lcoax_schema.c: coax.schema(schema [, options]) -> compiled schema, and
+** its methods s:validate(value [, format]) and s:draft().
+*/
+#include "script/lib.h"
+
+#define LCOAX_SCHEMA "coax.schema"
+
+typedef struct schema_box {
+    coax_schema *s;
+    coax_allocator alloc; /* Lua's allocator: a memory cap on the state covers schemas */
+    lua_Alloc f;
+    void *ud;
+} schema_box;
+
+static void *box_malloc(void *ctx, size_t n)
+{
+    schema_box *b = ctx;
+    return b->f(b->ud, NULL, 0, n);
+}
+static void *box_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    schema_box *b = ctx;
+    return b->f(b->ud, p, o, n);
+}
+static void box_free(void *ctx, void *p, size_t o)
+{
+    schema_box *b = ctx;
+    b->f(b->ud, p, o, 0);
+}
+
+static int schema_gc(lua_State *L)
+{
+    schema_box *b = luaL_checkudata(L, 1, LCOAX_SCHEMA);
+    coax_schema_free(b->s);
+    b->s = NULL;
+    return 0;
+}
+
+/* ---- the resolver: a Lua function uri -> schema (table or JSON text) ---- */
+
+typedef struct lresolver {
+    lua_State *L;
+    int fn; /* stack index of the function */
+    size_t max_depth;
+} lresolver;
+
+typedef struct conv_args {
+    coax_arena *arena;
+    coax_value *out;
+    size_t max_depth;
+} conv_args;
+
+static int conv_protected(lua_State *L)
+{
+    conv_args *a = lua_touserdata(L, 2);
+    a->out = lcoax_to_value(L, 1, a->arena, a->max_depth);
+    return 0;
+}
+
+static coax_code lua_resolve(void *ud, const char *uri, coax_arena *arena, coax_value **out,
+                             coax_error *err)
+{
+    lresolver *r = ud;
+    lua_State *L = r->L;
+    lua_pushvalue(L, r->fn);
+    lua_pushstring(L, uri);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        coax_fail(err, COAX_EINVAL, 0, "resolver: %s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return COAX_EINVAL;
+    }
+    coax_code rc = COAX_OK;
+    if (lua_isnil(L, -1)) {
+        rc = COAX_ENOTFOUND;
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
+        size_t len;
+        const char *text = lua_tolstring(L, -1, &len);
+        rc = coax_parse(arena, text, len, NULL, out, err);
+    } else {
+        conv_args a = {arena, NULL, r->max_depth};
+        lua_pushcfunction(L, conv_protected);
+        lua_pushvalue(L, -2);
+        lua_pushlightuserdata(L, &a);
+        if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+            coax_fail(err, COAX_EINVAL, 0, "resolver result: %s", lua_tostring(L, -1));
+            lua_pop(L, 1);
+            rc = COAX_EINVAL;
+        } else {
+            *out = a.out;
+        }
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
+/* ---- coax.schema -------------------------------------------------------- */
+
+/** coax.schema(schema [, options]) -> compiled schema | nil, message, code
+** 'schema' is a Lua value (coax.json shapes) or JSON text. options:
+** draft ("2020-12", "2019-09", "7", "6", "4": for schemas without $schema),
+** resolver (function(uri) -> schema table, JSON text or nil), remote_dir
+** and remote_base (files for URIs under remote_base), max_depth, meta
+** (false: skip the meta-schema check), assert_format (true: "format"
+** asserts in every draft; false: it only annotates; nil: the draft's
+** default, assert in 4, 6, 7), max_regex_steps (steps of one pattern
+** match, default 1000000). An invalid schema returns nil, the
+** message (with its location in the schema) and "COAX_ESCHEMA". */
+static int l_schema(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    coax_schema_options o;
+    memset(&o, 0, sizeof o);
+    lresolver res = {L, 0, COAX_DEFAULT_MAX_DEPTH};
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        const char *d = lcoax_opt_string(L, 2, "draft");
+        if (d && !(o.draft = coax_draft_parse(d)))
+            return luaL_argerror(L, 2, "draft must be \"2020-12\", \"2019-09\", \"7\", \"6\" or \"4\"");
+        o.remote_dir = lcoax_opt_string(L, 2, "remote_dir");
+        o.remote_base = lcoax_opt_string(L, 2, "remote_base");
+        lua_getfield(L, 2, "max_depth");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer n = luaL_checkinteger(L, -1);
+            luaL_argcheck(L, n > 0, 2, "max_depth must be a positive integer");
+            o.max_depth = (size_t)n;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "meta");
+        if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) o.flags |= COAX_SCHEMA_NO_META;
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "assert_format");
+        if (!lua_isnil(L, -1)) {
+            luaL_argcheck(L, lua_type(L, -1) == LUA_TBOOLEAN, 2, "assert_format must be a boolean");
+            o.flags |= lua_toboolean(L, -1) ? COAX_SCHEMA_ASSERT_FORMAT : COAX_SCHEMA_ANNOTATE_FORMAT;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "max_regex_steps");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer n = luaL_checkinteger(L, -1);
+            luaL_argcheck(L, n > 0 && n <= 0xFFFFFFFF, 2, "max_regex_steps must be a positive integer");
+            o.max_regex_steps = (uint32_t)n;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "resolver");
+        if (!lua_isnil(L, -1)) {
+            luaL_checktype(L, -1, LUA_TFUNCTION);
+            res.fn = lua_gettop(L); /* stays on the stack during compilation */
+            o.resolve = lua_resolve;
+            o.resolve_ud = &res;
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    coax_arena *arena = lcoax_arena(L);
+    coax_value *v;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        size_t len;
+        const char *text = lua_tolstring(L, 1, &len);
+        coax_error err;
+        coax_code rc = coax_parse(arena, text, len, NULL, &v, &err);
+        if (rc) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "schema is not valid JSON: %s at line %d, column %d", err.msg,
+                            (int)err.line, (int)err.column);
+            lua_pushstring(L, coax_code_name(rc));
+            return 3;
+        }
+    } else {
+        v = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
+    }
+    schema_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, LCOAX_SCHEMA);
+    b->f = lua_getallocf(L, &b->ud);
+    b->alloc = (coax_allocator){box_malloc, box_realloc, box_free, b};
+    coax_error err;
+    coax_code rc = coax_schema_compile(v, &o, &b->alloc, &b->s, &err);
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
+        lua_pushstring(L, coax_code_name(rc));
+        return 3;
+    }
+    return 1;
+}
+
+void lcoax_push_errors(lua_State *L, const coax_validation *r)
+{
+    lua_createtable(L, (int)(r->nerrors > 1u << 20 ? 0 : r->nerrors), 0);
+    for (size_t i = 0; i < r->nerrors; i++) {
+        const coax_schema_error *e = &r->errors[i];
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, e->instance_location);
+        lua_setfield(L, -2, "instanceLocation");
+        lua_pushstring(L, e->keyword_location);
+        lua_setfield(L, -2, "keywordLocation");
+        if (e->absolute_keyword_location) {
+            lua_pushstring(L, e->absolute_keyword_location);
+            lua_setfield(L, -2, "absoluteKeywordLocation");
+        }
+        lua_pushstring(L, e->message);
+        lua_setfield(L, -2, "error");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/** s:validate(value [, format]) -> true | false, errors | nil, message, code
+** 'value' is a Lua value (coax.json shapes) or, with format "json", JSON
+** text to parse first. 'errors' lists every error as {instanceLocation,
+** keywordLocation, absoluteKeywordLocation (past a reference), error}.
+** format "flag" stops at the first error and returns false with an empty
+** list. A limit (COAX_EDEPTH, COAX_ELIMIT) or text that is not JSON returns
+** nil, the message and the code. */
+static int l_validate(lua_State *L)
+{
+    schema_box *b = luaL_checkudata(L, 1, LCOAX_SCHEMA);
+    luaL_checkany(L, 2);
+    const char *fmt = luaL_optstring(L, 3, "basic");
+    bool flag = !strcmp(fmt, "flag"), json = !strcmp(fmt, "json");
+    luaL_argcheck(L, flag || json || !strcmp(fmt, "basic"), 3, "format must be \"basic\", \"flag\" or \"json\"");
+    luaL_argcheck(L, b->s != NULL, 1, "schema already freed");
+    coax_arena *arena = lcoax_arena(L);
+    coax_value *v;
+    coax_error err;
+    coax_code rc;
+    if (json) {
+        size_t len;
+        const char *text = luaL_checklstring(L, 2, &len);
+        rc = coax_parse(arena, text, len, NULL, &v, &err);
+        if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+        if (rc) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s at line %d, column %d", err.msg, (int)err.line, (int)err.column);
+            lua_pushstring(L, coax_code_name(rc));
+            return 3;
+        }
+    } else {
+        v = lcoax_to_value(L, 2, arena, COAX_DEFAULT_MAX_DEPTH);
+    }
+    coax_validation r;
+    rc = coax_validate(b->s, v, arena, flag ? COAX_VALIDATE_FIRST : 0, &r, &err);
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        lua_pushstring(L, coax_code_name(rc));
+        return 3;
+    }
+    if (r.valid) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lcoax_push_errors(L, &r);
+    return 2;
+}
+
+/** s:draft() -> "2020-12" | "2019-09" | "7" | "6" | "4" */
+static int l_draft(lua_State *L)
+{
+    schema_box *b = luaL_checkudata(L, 1, LCOAX_SCHEMA);
+    luaL_argcheck(L, b->s != NULL, 1, "schema already freed");
+    lua_pushstring(L, coax_draft_name(coax_schema_draft(b->s)));
+    return 1;
+}
+
+void lcoax_open_schema(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"validate", l_validate},
+        {"draft", l_draft},
+        {NULL, NULL},
+    };
+    if (luaL_newmetatable(L, LCOAX_SCHEMA)) {
+        luaL_newlib(L, methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, schema_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, schema_gc);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_schema);
+    lua_setfield(L, -2, "schema");
+}

@@ -1,0 +1,450 @@
+/*
+** script.c: the engine's Lua VM.
+**
+** Memory: every byte Lua allocates goes through the engine's allocator and
+** counts against a cap; past the cap, allocations fail and the script
+** stops with a memory error. Instructions: a count hook charges every 1000
+** instructions against a budget that each call or resume starts afresh;
+** past it, and at every later tick until control is back in C, the hook
+** raises an error. The sandbox's pcall, xpcall and coroutine.resume pass
+** these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
+** C functions whose work an argument sets (table.move's range, ...) charge
+** it up front (l_charge), since the hook never sees a C loop.
+**
+** Protection: Lua's panic handler calls abort(), so nothing here touches
+** the state outside a protected call. The engine's C code that pushes
+** values or reads a script's results runs as a C function under lua_pcall
+** (vm_protect); the few calls made outside one (lua_rawgeti, lua_settop,
+** luaL_unref, lua_pcall itself) never allocate.
+*/
+#include "script/vm.h"
+#include "io/http.h"
+#include "script/lib.h"
+#include "io/process.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define HOOK_STEP 1000
+/* Time a script spends in C (a loop of `s .. s` or s:upper() on megabyte
+** strings: one instruction each, a millisecond each) is charged too: one
+** instruction per NS_PER_INSTRUCTION of wall time between two counts, when
+** that is more than the count itself. Lua runs 1000 instructions in about
+** 10 us (500 us under valgrind), so only C-heavy stretches pay extra, and
+** the default budget bounds them to about 2.5 s. */
+#define NS_PER_INSTRUCTION 250
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
+
+/* A failed allocation stops the script (LIMIT_MEMORY), unless Lua's retry
+** of the same request after its emergency collection succeeds: garbage
+** another session left is not this script's limit. */
+static void *alloc_failed(coax_vm *vm, void *ptr, size_t nsize)
+{
+    if (vm->limit == LIMIT_NONE) {
+        vm->limit = LIMIT_MEMORY;
+        vm->failed_ptr = ptr;
+        vm->failed_size = nsize;
+    }
+    return NULL;
+}
+
+static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    coax_vm *vm = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        if (ptr) {
+            coax_free_raw(vm->alloc, ptr, osize);
+            vm->mem_used -= osize;
+        }
+        return NULL;
+    }
+    if (nsize > old && vm->mem_used + (nsize - old) > vm->mem_cap) return alloc_failed(vm, ptr, nsize);
+    void *p = ptr ? coax_realloc_raw(vm->alloc, ptr, osize, nsize) : coax_alloc_raw(vm->alloc, nsize);
+    if (!p) {
+        /* Lua 5.4 copes with any failure, shrinking included; returning the
+        ** old block instead would leave Lua and the host disagreeing on its
+        ** size when it is freed. */
+        return alloc_failed(vm, ptr, nsize);
+    }
+    if (vm->limit == LIMIT_MEMORY && vm->failed_size == nsize && vm->failed_ptr == ptr) {
+        vm->limit = LIMIT_NONE; /* the retry worked */
+        vm->failed_size = 0;
+    }
+    vm->mem_used = vm->mem_used - old + nsize;
+    return p;
+}
+
+/* Raises the stop when the budget is spent or the host interrupted: a
+** message without a position (wherever the count found the script, the
+** traceback says). */
+static void stop_if_due(lua_State *L, coax_vm *vm)
+{
+    if (vm->interrupted && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INTERRUPT;
+    if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
+    if (vm->limit == LIMIT_INTERRUPT) {
+        lua_pushliteral(L, "script stopped: the host interrupted it");
+        lua_error(L);
+    }
+    if (vm->limit == LIMIT_INSTRUCTIONS) {
+        lua_pushfstring(L, "script stopped: Lua instruction limit (%I) reached", (lua_Integer)vm->instr_budget);
+        lua_error(L);
+    }
+}
+
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    coax_vm *vm = vm_of(L);
+    uint64_t t = now_ns();
+    uint64_t spent = (t - vm->tick_ns) / NS_PER_INSTRUCTION;
+    vm->tick_ns = t;
+    long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
+    vm->instr_left -= charge > HOOK_STEP ? charge : HOOK_STEP;
+    stop_if_due(L, vm);
+}
+
+/* For sandbox.lua: charge(n) takes n instructions from the running
+** script's budget (the work of a C loop of n steps), stopping it past. */
+static int l_charge(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    lua_Number n = luaL_checknumber(L, 1);
+    if (n > 0) vm->instr_left = n >= (lua_Number)vm->instr_left + 1 ? -1 : vm->instr_left - (long)n;
+    stop_if_due(L, vm);
+    return 0;
+}
+
+/* Lua 5.4.4 runs the __close handlers of a coroutine being closed with the
+** C-call count it had when it last yielded, so closes nested through those
+** handlers are never counted and a chain of them overflows the C stack
+** (fixed in 5.4.6). The sandbox's coroutine.close counts them itself: each
+** level may use Lua's whole C-call allowance (LUAI_MAXCCALLS, 200). */
+#define MAX_CLOSE_DEPTH 4
+
+static int l_close(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    if (vm->closing >= MAX_CLOSE_DEPTH) { /* like Lua's "C stack overflow": the script's position is in the traceback */
+        lua_pushfstring(L, "coroutine.close: closes nested deeper than %d", MAX_CLOSE_DEPTH);
+        return lua_error(L);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1)); /* Lua's own coroutine.close */
+    lua_insert(L, 1);
+    vm->closing++;
+    int rc = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    vm->closing--;
+    if (rc != LUA_OK) return lua_error(L); /* a bad argument; a stop goes on, too */
+    return lua_gettop(L);
+}
+
+/* For sandbox.lua: whether the engine is stopping the running script. */
+static int l_limit_hit(lua_State *L)
+{
+    lua_pushboolean(L, vm_of(L)->limit != LIMIT_NONE);
+    return 1;
+}
+
+/* The privileged loader behind the sandbox's require: "coax.a.b" is
+** DIR/coax/a/b.lua, loaded as text with the given environment. */
+static int l_loader(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, vm->dir);
+    luaL_addchar(&b, '/');
+    for (const char *p = name; *p; p++) luaL_addchar(&b, *p == '.' ? '/' : *p);
+    luaL_addstring(&b, ".lua");
+    luaL_pushresult(&b);
+    const char *path = lua_tostring(L, -1);
+    if (luaL_loadfilex(L, path, "t") != LUA_OK) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot load module '%s': %s", name, lua_tostring(L, -2));
+        return 2;
+    }
+    lua_pushvalue(L, 2);
+    lua_setupvalue(L, -2, 1); /* _ENV */
+    return 1;
+}
+
+/* coax.sleep(ms): yields the agent's coroutine until the time has passed. */
+static int l_sleep(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    lua_Number ms = luaL_checknumber(L, 1);
+    luaL_argcheck(L, ms >= 0, 1, "must not be negative");
+    if (!lua_isyieldable(L) || !vm->current || !vm->sleep || !vm->sleep(vm->current, ms))
+        return luaL_error(L, "coax.sleep: only an agent's call can sleep");
+    return lua_yield(L, 0);
+}
+
+static int host_k(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    (void)ctx;
+    coax_vm *vm = vm_of(L);
+    return vm->host_answer(vm->current, L);
+}
+
+/* coax.host_request(json): the host agent's question to the host; yields
+** until the host answers (coax_session_host_reply / _host_fail). */
+static int l_host_request(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    size_t len;
+    const char *req = luaL_checklstring(L, 1, &len);
+    if (!lua_isyieldable(L) || !vm->current || !vm->host_ask || !vm->host_answer)
+        return luaL_error(L, "coax.host_request: only an agent's call can ask the host");
+    if (!vm->host_ask(vm->current, req, len)) return luaL_error(L, "out of memory");
+    return lua_yieldk(L, 0, 0, host_k);
+}
+
+/* coax.check_reply(text): for tools mode, the session's verdict on a text
+** as if it were the reply (repair, coercion, validation), without ending
+** the attempt. */
+static int l_check_reply(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    luaL_checkstring(L, 1);
+    if (!vm->current || !vm->check) return luaL_error(L, "coax.check_reply: only an agent's call can check a reply");
+    lua_settop(L, 1);
+    return vm->check(vm->current, L);
+}
+
+/* The message handler: no metamethod of the error object runs (a script's
+** __tostring could loop or fail again while the error is handled). */
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : NULL;
+    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    vm_of(L)->head = strlen(msg);
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+static void set_message(coax_vm *vm, const char *msg)
+{
+    if (!msg || vm->head > strlen(msg)) vm->head = msg ? strlen(msg) : 0;
+    vm->msg.len = 0;
+    coax_buf_puts(&vm->msg, msg ? msg : "(no message)");
+    coax_buf_reserve(&vm->msg, 0);
+    if (vm->msg.data) vm->msg.data[vm->msg.len] = '\0';
+}
+
+const char *vm_message(const coax_vm *vm) { return vm->msg.data && !vm->msg.oom ? vm->msg.data : ""; }
+
+const char *vm_error(coax_vm *vm)
+{
+    if (!vm->msg.data || vm->msg.oom) return "";
+    if (vm->head < vm->msg.len) vm->msg.data[vm->head] = '\0'; /* the traceback is dropped */
+    return vm->msg.data;
+}
+
+/* The error object on top of 'L', as text, without converting it in place
+** (converting a number allocates). */
+static const char *error_text(lua_State *L)
+{
+    return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
+}
+
+static void arm(coax_vm *vm)
+{
+    vm->limit = LIMIT_NONE;
+    vm->failed_size = 0;
+    vm->instr_left = vm->instr_budget;
+    vm->tick_ns = now_ns();
+}
+
+int vm_call(coax_vm *vm, int nargs, int nresults)
+{
+    lua_State *L = vm->L;
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    arm(vm);
+    vm->head = SIZE_MAX;
+    int rc = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    int limit = vm->limit;
+    vm->limit = LIMIT_NONE;
+    if (rc == LUA_OK && limit) { /* stopped, but the script caught it somehow */
+        lua_pop(L, nresults == LUA_MULTRET ? 0 : nresults);
+        set_message(vm, "script stopped: a Lua limit was reached");
+        return VM_LIMIT;
+    }
+    if (rc == LUA_OK) return VM_OK;
+    set_message(vm, error_text(L));
+    lua_pop(L, 1);
+    return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+}
+
+int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults)
+{
+    lua_State *L = vm->L;
+    if (!lua_checkstack(L, 3)) { /* never raises: false when the stack cannot grow */
+        set_message(vm, "not enough memory");
+        return VM_LIMIT;
+    }
+    lua_pushcfunction(L, f);
+    lua_pushlightuserdata(L, ud);
+    return vm_call(vm, 1, nresults);
+}
+
+int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
+{
+    arm(vm);
+    int rc = lua_resume(co, vm->L, nargs, nres);
+    int limit = vm->limit;
+    vm->limit = LIMIT_NONE;
+    if ((rc == LUA_OK || rc == LUA_YIELD) && limit) {
+        set_message(vm, "script stopped: a Lua limit was reached");
+        return VM_LIMIT;
+    }
+    if (rc == LUA_OK) return VM_OK;
+    if (rc == LUA_YIELD) return VM_YIELD;
+    const char *msg = error_text(co);
+    vm->head = strlen(msg);
+    luaL_traceback(vm->L, co, msg, 0);
+    set_message(vm, lua_tostring(vm->L, -1));
+    lua_pop(vm->L, 1);
+    return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+}
+
+int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *name)
+{
+    lua_State *L = vm->L;
+    arm(vm);
+    int rc = luaL_loadbufferx(L, text, len, name, "t");
+    if (rc != LUA_OK) {
+        set_message(vm, error_text(L));
+        lua_pop(L, 1);
+        return rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+    }
+    lua_newtable(L); /* the chunk's own globals */
+    lua_newtable(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env_ref);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_setupvalue(L, -2, 1);
+    return VM_OK;
+}
+
+void vm_runtime(coax_vm *vm, const char *name)
+{
+    lua_rawgeti(vm->L, LUA_REGISTRYINDEX, vm->runtime_ref);
+    lua_getfield(vm->L, -1, name);
+    lua_remove(vm->L, -2);
+}
+
+/* Runs in the full environment, before anything untrusted: builds the
+** sandbox and loads coax.runtime in it. */
+static int setup(lua_State *L)
+{
+    coax_vm *vm = lua_touserdata(L, 1);
+    luaL_openlibs(L);
+    luaL_requiref(L, "coax", lcoax_open_library, 0); /* the scripts' coax module */
+    lua_pushcfunction(L, l_sleep);
+    lua_setfield(L, -2, "sleep");
+    lua_pushcfunction(L, l_host_request);
+    lua_setfield(L, -2, "host_request");
+    lua_pushcfunction(L, l_check_reply);
+    lua_setfield(L, -2, "check_reply");
+    proc_push_lua(L);
+    lua_setfield(L, -2, "command");
+    int coax_idx = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, vm->dir);
+    luaL_addstring(&b, "/coax/sandbox.lua");
+    luaL_pushresult(&b);
+    if (luaL_loadfilex(L, lua_tostring(L, -1), "t") != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    lua_pushcfunction(L, l_loader);
+    lua_pushvalue(L, coax_idx);
+    lua_pushcfunction(L, l_limit_hit);
+    http_push_lua(L);
+    lua_createtable(L, 0, 2); /* the VM's own functions */
+    lua_pushcfunction(L, l_charge);
+    lua_setfield(L, -2, "charge");
+    lua_getglobal(L, "coroutine");
+    lua_getfield(L, -1, "close");
+    lua_pushcclosure(L, l_close, 1);
+    lua_setfield(L, -3, "close");
+    lua_pop(L, 1);
+    lua_call(L, 5, 1); /* the sandbox env */
+    lua_pushvalue(L, -1);
+    vm->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_getfield(L, -1, "require");
+    lua_pushliteral(L, "coax.runtime");
+    lua_call(L, 1, 1);
+    vm->runtime_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    /* What must exist before anything runs unprotected: the registry's
+    ** free list (the first luaL_unref creates it) and the message Lua
+    ** makes, outside any protection, when a message handler fails. */
+    lua_pushboolean(L, 1);
+    luaL_unref(L, LUA_REGISTRYINDEX, luaL_ref(L, LUA_REGISTRYINDEX));
+    lua_pushliteral(L, "error in error handling");
+    luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+void vm_interrupt(coax_vm *vm) { vm->interrupted = 1; }
+
+coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
+                  uint32_t instructions, coax_error *err)
+{
+    memset(vm, 0, sizeof *vm);
+    vm->alloc = alloc;
+    vm->mem_cap = mem_cap;
+    vm->instr_budget = instructions;
+    coax_buf_init(&vm->msg, alloc);
+    vm->env_ref = vm->runtime_ref = LUA_NOREF;
+    size_t n = strlen(dir);
+    vm->dir = coax_alloc_raw(alloc, n + 1);
+    if (!vm->dir) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    memcpy(vm->dir, dir, n + 1);
+    vm->L = lua_newstate(l_alloc, vm);
+    if (!vm->L) {
+        vm_close(vm);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory creating the Lua state");
+    }
+    *(coax_vm **)lua_getextraspace(vm->L) = vm;
+    lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_STEP);
+    lua_pushcfunction(vm->L, setup);
+    lua_pushlightuserdata(vm->L, vm);
+    int rc = vm_call(vm, 1, 0); /* trusted and bounded: its time (valgrind's, too) is not charged */
+    vm->timed = true;
+    if (rc != VM_OK) {
+        coax_code code = rc == VM_LIMIT ? COAX_ENOMEM : COAX_ESCRIPT;
+        coax_fail(err, code, 0, "loading the coax scripts from %s: %.120s", dir, vm_message(vm));
+        vm_close(vm);
+        return code;
+    }
+    return COAX_OK;
+}
+
+void vm_close(coax_vm *vm)
+{
+    if (vm->L) {
+        lcoax_free_arenas(vm->L);
+        lua_close(vm->L);
+    }
+    vm->L = NULL;
+    coax_free_raw(vm->alloc, vm->dir, vm->dir ? strlen(vm->dir) + 1 : 0);
+    vm->dir = NULL;
+    coax_buf_free(&vm->msg);
+}

@@ -1,0 +1,92 @@
+/*
+** script.h: the engine's Lua VM (script.c): a sandboxed lua_State whose
+** memory and instructions are capped, the loader for the scripts folder,
+** and protected calls and resumes that tell a script error from a limit.
+*/
+#ifndef COAX_SCRIPT_H
+#define COAX_SCRIPT_H
+
+#include "base/core.h"
+
+#include <lua.h>
+#include <signal.h>
+
+enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
+/* LIMIT_RESPONSE: an HTTP response passed its size cap (http.c);
+** LIMIT_INTERRUPT: the host asked the engine to stop (vm_interrupt). */
+enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS, LIMIT_RESPONSE, LIMIT_INTERRUPT };
+
+typedef struct coax_vm {
+    lua_State *L;
+    const coax_allocator *alloc;
+    size_t mem_used, mem_cap;
+    long instr_budget, instr_left;
+    uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
+    bool timed;        /* time is charged (not while the engine's setup runs) */
+    int limit;         /* LIMIT_*: why the running script was stopped */
+    volatile sig_atomic_t interrupted; /* set from a signal handler: stop every script */
+    int closing;       /* coroutine.close calls in progress, nested */
+    void *failed_ptr;  /* the allocation that set LIMIT_MEMORY, which Lua may retry */
+    size_t failed_size;
+    char *dir;         /* the scripts folder (owned) */
+    int env_ref;       /* the sandbox environment */
+    int runtime_ref;   /* coax.runtime */
+    void *current;     /* the task being resumed (for coax.sleep, coax.http) */
+    void *host;        /* the engine (for coax.http) */
+    /* Called by coax.sleep(ms) in a coroutine: returns false when sleeping
+    ** is not possible there. */
+    bool (*sleep)(void *task, double ms);
+    /* Called by coax.host_request(json) in a coroutine: hands the request
+    ** to the host and returns false when that is not possible there; once
+    ** the host has answered, host_answer pushes the agent's results and
+    ** returns how many. */
+    bool (*host_ask)(void *task, const char *request, size_t len);
+    int (*host_answer)(void *task, lua_State *L);
+    /* Called by coax.check_reply(text) in an agent's call: pushes what the
+    ** session makes of the text as a reply; returns how many results. */
+    int (*check)(void *task, lua_State *L);
+    coax_buf msg;      /* the last error message (with traceback) */
+    size_t head;       /* the length of the message before its traceback */
+} coax_vm;
+
+/* Opens the VM: the state, the sandbox, coax.runtime. 'dir' is copied. */
+coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
+                  uint32_t instructions, coax_error *err);
+void vm_close(coax_vm *vm);
+
+/* Calls the function below 'nargs' arguments on the stack, like lua_pcall,
+** with a fresh instruction budget; VM_OK, VM_ERROR or VM_LIMIT. On failure
+** the stack holds nothing from the call and vm->msg says why. */
+int vm_call(coax_vm *vm, int nargs, int nresults);
+
+/* Runs f(L) with 'ud' as its one argument (a light userdata) under
+** vm_call: the way C code of the engine touches the state, since a value
+** pushed or a result read outside a protected call may fail to allocate
+** and Lua's panic aborts. Out of memory there is VM_LIMIT. */
+int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults);
+
+/* Stops every script of the VM at its next instruction tick, now and from
+** now on (as a limit). Async-signal-safe. */
+void vm_interrupt(coax_vm *vm);
+
+/* Inside vm_protect: resumes coroutine 'co' with 'nargs' arguments: VM_OK (finished; its
+** results are on co's stack, '*nres' of them), VM_YIELD, VM_ERROR, VM_LIMIT. */
+int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres);
+
+/* Inside vm_protect: loads Lua text as a chunk whose _ENV is a new table that reads through to
+** the sandbox (a recipe's globals stay its own). Pushes the chunk; returns
+** VM_OK, or VM_ERROR with the syntax error in vm->msg. */
+int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *name);
+
+/* Pushes coax.runtime's function 'name'. */
+void vm_runtime(coax_vm *vm, const char *name);
+
+/* The message of the last failure (NUL-terminated, never NULL), with its
+** traceback; vm_error: without it (the message is cut, once asked). */
+const char *vm_message(const coax_vm *vm);
+const char *vm_error(coax_vm *vm);
+
+/* The VM a state (or any of its threads) belongs to. */
+coax_vm *vm_of(lua_State *L);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+** engine.c: the engine, its sessions' list and the poll loop. A session
+** waits for a timer (coax.sleep) or for its HTTP request (coax.http); the
+** loop drives curl without waiting, steps every session that can move, and
+** then waits on curl's sockets (or sleeps, with nothing in flight), never
+** past the poll's timeout.
+*/
+#include "session/engine.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#ifndef COAX_SHARE_DIR
+#define COAX_SHARE_DIR "/usr/local/share/coax/lua"
+#endif
+
+double coax_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool has_runtime(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/coax/runtime.lua", dir) >= (int)sizeof path) return false;
+    return stat(path, &st) == 0;
+}
+
+/* The scripts folder: the option, $COAX_LUA_PATH, ./lua, the share folder. */
+static const char *script_dir(const coax_engine_options *o)
+{
+    if (o && o->script_dir) return o->script_dir;
+    const char *env = getenv("COAX_LUA_PATH");
+    if (env && *env) return env;
+    if (has_runtime("lua")) return "lua";
+    return COAX_SHARE_DIR;
+}
+
+/* coax.sleep's hook into the scheduler. */
+static bool sleep_task(void *task, double ms)
+{
+    coax_session *s = task;
+    s->sleeping = true;
+    s->wake_at = coax_now_ms() + ms;
+    return true;
+}
+
+coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_error *err)
+{
+    if (!out) return coax_fail(err, COAX_EINVAL, 0, "coax_engine_new: NULL argument");
+    *out = NULL;
+    const coax_allocator *alloc = o ? o->alloc : NULL;
+    coax_engine *e = coax_alloc_raw(alloc, sizeof *e);
+    if (!e) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    memset(e, 0, sizeof *e);
+    if (alloc) {
+        e->alloc_copy = *alloc;
+        e->alloc = &e->alloc_copy;
+    }
+    e->limits = coax_limits_resolve(o ? &o->limits : NULL);
+    const char *dir = script_dir(o);
+    if (!has_runtime(dir)) {
+        coax_free_raw(e->alloc, e, sizeof *e);
+        return coax_fail(err, COAX_EIO, 0, "coax scripts not found in %s (name their folder with the script_dir option or $COAX_LUA_PATH)", dir);
+    }
+    size_t mem = o && o->lua_memory ? o->lua_memory : COAX_DEFAULT_LUA_MEMORY;
+    uint32_t instr = o && o->lua_instructions ? o->lua_instructions : COAX_DEFAULT_LUA_INSTRUCTIONS;
+    e->http = http_new(e->alloc, o);
+    if (!e->http) {
+        coax_free_raw(e->alloc, e, sizeof *e);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
+    coax_code rc = vm_open(&e->vm, e->alloc, dir, mem, instr, err);
+    if (rc) {
+        http_free(e->http);
+        coax_free_raw(e->alloc, e, sizeof *e);
+        return rc;
+    }
+    rc = roots_init(&e->roots, e->alloc, dir, o ? o->allow_dirs : NULL, err);
+    if (rc) {
+        vm_close(&e->vm);
+        http_free(e->http);
+        coax_free_raw(e->alloc, e, sizeof *e);
+        return rc;
+    }
+    e->vm.sleep = sleep_task;
+    e->vm.host_ask = session_host_ask;
+    e->vm.host_answer = session_host_answer;
+    e->vm.check = session_check;
+    e->vm.host = e;
+    *out = e;
+    return COAX_OK;
+}
+
+void coax_engine_free(coax_engine *e)
+{
+    if (!e) return;
+    while (e->sessions) coax_session_free(e->sessions);
+    vm_close(&e->vm);
+    http_free(e->http);
+    roots_free(&e->roots);
+    for (size_t i = 0; i < sizeof e->checked / sizeof *e->checked; i++) coax_buf_free(&e->checked[i]);
+    coax_allocator copy = e->alloc_copy;
+    coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
+}
+
+void coax_engine_interrupt(coax_engine *e)
+{
+    if (e) vm_interrupt(&e->vm);
+}
+
+/* One pass: every session that can move, moves. Returns how many still
+** run; '*next' is the earliest wake-up among the sleeping ones. */
+static size_t pass(coax_engine *e, double *next)
+{
+    size_t running = 0;
+    double now = coax_now_ms();
+    *next = 0;
+    for (coax_session *s = e->sessions; s; s = s->next) {
+        if (s->state == SS_DONE) continue;
+        if (s->proc) proc_pump(s->proc);
+        double due = session_next_event(s);
+        if (due <= now) session_step(s);
+        if (s->state == SS_DONE) continue;
+        running++;
+        due = session_next_event(s);
+        if (due > 0 && (*next == 0 || due < *next)) *next = due;
+    }
+    return running;
+}
+
+/* Waits 'ms' (> 0) for curl's sockets and the commands' pipes, or sleeps
+** with nothing in flight. */
+static void wait_for(coax_engine *e, double ms)
+{
+    struct pollfd fds[64];
+    unsigned n = 0;
+    bool more = false; /* descriptors past the array: poll again soon */
+    for (coax_session *s = e->sessions; s; s = s->next) {
+        if (!s->proc || s->state == SS_DONE) continue;
+        if (n + 4 > sizeof fds / sizeof *fds) more = true;
+        else proc_fds(s->proc, fds, sizeof fds / sizeof *fds, &n);
+    }
+    if (more && ms > 5) ms = 5;
+    if (http_active(e->http)) {
+        http_wait(e->http, fds, n, (int)ms); /* whole milliseconds: never past the timeout */
+        return;
+    }
+    if (n) {
+        poll(fds, n, (int)ms); /* a signal ends the wait early: the caller's loop looks at the clock again */
+        return;
+    }
+    struct timespec ts = {(time_t)(ms / 1e3), (long)((ms - (double)(time_t)(ms / 1e3) * 1e3) * 1e6)};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+size_t coax_engine_poll(coax_engine *e, int timeout_ms)
+{
+    if (!e) return 0;
+    double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    for (;;) {
+        double next;
+        http_perform(e->http);
+        size_t running = pass(e, &next);
+        if (running == 0) return 0;
+        double now = coax_now_ms();
+        if (next == 0) continue;          /* someone can move at once */
+        if (next <= now) continue;
+        if (now >= deadline) return running;
+        wait_for(e, (next < deadline ? next : deadline) - now);
+    }
+}
+
+coax_outcome coax_session_run(coax_session *s)
+{
+    while (s && s->state != SS_DONE) {
+        coax_engine_poll(s->engine, s->host == HOST_ASKED ? 0 : 1000);
+        if (s->state != SS_DONE && s->host == HOST_ASKED) return COAX_RUNNING; /* only the host can move it */
+    }
+    return s ? s->outcome : COAX_INVALID;
+}
+
+const char *coax_outcome_name(coax_outcome o)
+{
+    static const char *const names[] = {"running", "ok", "exhausted", "agent_error", "limit", "script_error", "invalid"};
+    return (unsigned)o < sizeof names / sizeof *names ? names[o] : "unknown";
+}
+
+int coax_outcome_exit_status(coax_outcome o)
+{
+    static const int status[] = {0, 0, 1, 3, 4, 5, 2};
+    return (unsigned)o < sizeof status / sizeof *status ? status[o] : 2;
+}

@@ -1,0 +1,113 @@
+/*
+** engine.h: internals shared by engine.c (the engine, its poll loop and
+** timers) and session.c (one extraction's state machine and report).
+*/
+#ifndef COAX_ENGINE_H
+#define COAX_ENGINE_H
+
+#include "io/http.h"
+#include "io/process.h"
+#include "session/roots.h"
+#include "script/vm.h"
+
+typedef enum sstate {
+    SS_FIRST,   /* the first prompt is to be made */
+    SS_CALL,    /* the agent is to be called */
+    SS_WAIT,    /* the agent's coroutine is suspended (sleeping, on HTTP, on its host) */
+    SS_DONE
+} sstate;
+
+#define SESSION_USAGE_DETAILS 3 /* the usage counts kept beside the totals */
+
+struct coax_session {
+    coax_engine *engine;
+    coax_session *prev, *next;
+    sstate state;
+    coax_outcome outcome;
+    int S_ref;           /* the Lua session table (coax.runtime) */
+    int co_ref;          /* the agent's coroutine while it runs */
+    lua_State *co;
+    double wake_at;      /* when sleeping: the time to resume */
+    bool sleeping;
+    http_req *http;      /* the agent's request in flight, or NULL */
+    proc_req *proc;      /* the command agent's process, or NULL */
+    const char *command; /* the host's command line (in the arena), or NULL */
+    char finish[24];     /* the reply's finish reason this attempt, or "" */
+    int retries;         /* the agent's transport retries this attempt, or -1 */
+    int http_status;     /* the HTTP status an agent error reports, or 0 */
+    /* The host agent: the request the host is asked (JSON, NUL-terminated)
+    ** and its answer, a reply or a failure message. */
+    enum { HOST_IDLE, HOST_ASKED, HOST_ANSWERED } host;
+    coax_buf host_request, host_answer;
+    bool host_failed;
+    long long host_in, host_out; /* provider usage the host reported, or -1 */
+    /* The secret values the agent's requests carried, each NUL-terminated:
+    ** http.c redacts them line by line, and the session redacts the reply
+    ** as a whole, where a stream may have joined a key split across lines. */
+    coax_buf secrets;
+    coax_arena *arena;   /* the schema document and session strings */
+    coax_schema *schema;
+    const coax_value *schema_doc;
+    int attempt, max_attempts;
+    coax_class max_class; /* the recipe's: the least certain repair a value may depend on */
+    uint64_t budget_tokens; /* 0: none */
+    double deadline_ms;     /* 0: none */
+    /* metrics */
+    double t_start, t_end, t_call, agent_ms;
+    uint64_t in_est, out_est, in_prov, out_prov;
+    bool have_in_prov, have_out_prov;
+    /* The provider's counts beside the totals (session.c's USAGE_DETAILS:
+    ** cached input, cache writes, reasoning), summed, and whether any was said. */
+    uint64_t detail_prov[SESSION_USAGE_DETAILS];
+    bool have_detail_prov[SESSION_USAGE_DETAILS];
+    size_t repairs, coercions;
+    double t_attempt;
+    coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */
+    int messages_kept;   /* how many of the previous attempt's messages it kept before them */
+    coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
+    coax_buf attempts;   /* the report's attempts, comma separated */
+    coax_buf value;      /* the accepted value */
+    coax_buf error_code, error_msg;
+    coax_buf report;
+    coax_event_fn on_event;
+    void *event_ud;
+    coax_submit_fn on_submit;
+    void *submit_ud;
+};
+
+struct coax_engine {
+    coax_allocator alloc_copy;
+    const coax_allocator *alloc;
+    coax_vm vm;
+    coax_http *http;
+    coax_limits limits;
+    coax_session *sessions;
+    coax_roots roots;    /* the folders a recipe may name files in */
+    /* Schema texts that passed the meta-schema check, so sessions of the
+    ** same recipe (a batch) skip it: the check costs more than the rest of
+    ** a session's start. A ring of exact copies, not hashes. */
+    coax_buf checked[8];
+    unsigned checked_next;
+};
+
+double coax_now_ms(void);
+
+/* When 's' next needs attention (its timer or deadline), 0 if now. */
+double session_next_event(const coax_session *s);
+
+/* Advances 's' as far as it goes without waiting. */
+void session_step(coax_session *s);
+
+/* coax.host_request's hooks (vm->host_ask, vm->host_answer). */
+bool session_host_ask(void *task, const char *request, size_t len);
+int session_host_answer(void *task, lua_State *L);
+
+/* coax.check_reply's hook (vm->check): checks the text at index 1 of 'L'
+** against the session's schema as a reply would be, and pushes
+** {valid = true, value} or the failure's context with valid = false. */
+int session_check(void *task, lua_State *L);
+
+/* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
+void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);
+
+#endif

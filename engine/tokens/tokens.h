@@ -1,0 +1,136 @@
+/*
+** tokens.h: internals of the token estimator (tokens.c), shared with the
+** generated tables (tokens_unicode.c, tokens_weights.c) and with the
+** calibration tool in bench/tokens/. Hosts use coax.h only.
+**
+** The estimator splits text into the pieces the o200k or cl100k
+** pre-tokenizer makes (the regular expressions of tiktoken, as gpt-tokenizer
+** writes them), gives each piece a key (kind, script, case pattern, what
+** precedes it, length), and adds the piece's expected token count: the exact
+** count when the piece is one of the frequent pieces of the calibration
+** corpus (a fingerprint table), else a fitted weight for its key.
+*/
+#ifndef COAX_TOKENS_H
+#define COAX_TOKENS_H
+
+#include "base/core.h"
+
+/* Character classes (low 3 bits of the Unicode table). */
+enum {
+    TOK_C_P = 0, /* anything else: punctuation, symbols, emoji, controls */
+    TOK_C_WS,    /* JavaScript \s except CR and LF */
+    TOK_C_NL,    /* CR, LF */
+    TOK_C_N,     /* \p{N} */
+    TOK_C_LU,    /* \p{Lu}, \p{Lt} */
+    TOK_C_LL,    /* \p{Ll} */
+    TOK_C_LO,    /* \p{Lm}, \p{Lo}: caseless letters */
+    TOK_C_MK     /* \p{M}: marks (letters for o200k, not for cl100k) */
+};
+
+/* Script groups (high 5 bits); bench/tokens/gen_unicode.mjs lists them. */
+enum {
+    TOK_S_ASCII = 0, TOK_S_LATIN, TOK_S_GREEK, TOK_S_CYRILLIC,
+    TOK_S_ARMENIAN_GEORGIAN, TOK_S_HEBREW, TOK_S_ARABIC, TOK_S_DEVANAGARI,
+    TOK_S_INDIC, TOK_S_SEASIAN, TOK_S_HAN, TOK_S_HIRAGANA, TOK_S_KATAKANA,
+    TOK_S_HANGUL, TOK_S_ETHIOPIC, TOK_S_EMOJI, TOK_S_CJK_PUNCT,
+    TOK_S_GEN_PUNCT, TOK_S_SYMBOL, TOK_S_COMBINING, TOK_S_OTHER,
+    TOK_NSCRIPT
+};
+
+extern const uint8_t coax_tok_stage1[512];
+extern const uint8_t coax_tok_stage2[];
+extern const uint32_t coax_tok_runs[];
+extern const size_t coax_tok_nruns;
+/* CJK characters that are one token alone (a bit per code point of
+** U+3000-U+9FFF, then U+AC00-U+D7AF); the others count double in a piece's
+** length. */
+#define TOK_CJK_BITS (0x7000 + (0xD7B0 - 0xAC00))
+extern const uint8_t coax_tok_cjk_single_o200k[TOK_CJK_BITS / 8];
+extern const uint8_t coax_tok_cjk_single_cl100k[TOK_CJK_BITS / 8];
+
+/* Piece kinds. */
+enum {
+    TOK_K_WORD = 0, /* letters, with an optional leading non-letter */
+    TOK_K_PUNCT,    /* a run of punctuation/symbols, optional leading space */
+    TOK_K_NUM,      /* one to three \p{N} */
+    TOK_K_SPACE,    /* whitespace without a line break */
+    TOK_K_NEWLINE,  /* whitespace ending in a line break */
+    TOK_K_CONTR     /* cl100k: a contraction ('s, 't, 're, ...) on its own */
+};
+
+/* Case patterns of a word's letters. */
+enum { TOK_CASE_LOWER = 0, TOK_CASE_CAP, TOK_CASE_UPPER, TOK_CASE_MIXED, TOK_NCASE };
+
+/* What precedes a word's letters (or a punctuation run). */
+enum {
+    TOK_PRE_NONE = 0, /* nothing: the piece follows a space, punctuation, a break */
+    TOK_PRE_GLUED,    /* nothing, right after a letter or digit (a case split) */
+    TOK_PRE_SPACE,    /* a leading U+0020 inside the piece */
+    TOK_PRE_OTHER,    /* another leading character inside the piece */
+    TOK_NPRE
+};
+
+/* Key layout: every kind has rows of TOK_MAXLEN weights, one per length in
+** code points (1..TOK_MAXLEN); longer pieces add a per-row slope. */
+#define TOK_MAXLEN 24
+#define TOK_ROWS_WORD (TOK_NSCRIPT * TOK_NCASE * TOK_NPRE)
+#define TOK_ROWS_PUNCT (TOK_NSCRIPT * 8) /* script, leading space, break, repeats */
+#define TOK_ROWS_NUM TOK_NSCRIPT
+#define TOK_ROWS_SPACE 3   /* spaces only, tabs, other */
+#define TOK_ROWS_NEWLINE 3 /* breaks only, with spaces, other */
+#define TOK_ROW_WORD 0
+#define TOK_ROW_PUNCT (TOK_ROW_WORD + TOK_ROWS_WORD)
+#define TOK_ROW_NUM (TOK_ROW_PUNCT + TOK_ROWS_PUNCT)
+#define TOK_ROW_SPACE (TOK_ROW_NUM + TOK_ROWS_NUM)
+#define TOK_ROW_NEWLINE (TOK_ROW_SPACE + TOK_ROWS_SPACE)
+#define TOK_ROW_CONTR (TOK_ROW_NEWLINE + TOK_ROWS_NEWLINE)
+#define TOK_NROWS (TOK_ROW_CONTR + 1)
+#define TOK_NKEYS (TOK_NROWS * TOK_MAXLEN)
+
+/* Weights are in 1/TOK_SCALE token. */
+#define TOK_SCALE 256
+
+/* Frequent pieces: an open-addressed table of TOK_COMMON_SLOTS entries,
+** each (fingerprint << 2 | (tokens - 1)), 0 for an empty slot, every entry
+** within TOK_PROBES slots of its hash. Pieces of at most TOK_HASH_MAX bytes
+** are looked up. */
+#define TOK_COMMON_SLOTS 8192
+#define TOK_PROBES 4
+#define TOK_HASH_MAX 24
+
+/* A calibrated model: the fitted data of one encoding. */
+typedef struct tok_model {
+    const uint16_t *weight; /* [TOK_NKEYS] */
+    const uint16_t *slope;  /* [TOK_NROWS] per code point beyond TOK_MAXLEN */
+    const uint16_t *common; /* [TOK_COMMON_SLOTS] */
+} tok_model;
+
+extern const tok_model coax_tok_model_o200k;
+extern const tok_model coax_tok_model_cl100k;
+
+/* Which pre-tokenizer. */
+enum { TOK_SPLIT_O200K = 0, TOK_SPLIT_CL100K };
+
+/* One piece, as the calibration tool sees it. */
+typedef struct tok_piece {
+    size_t start, end;   /* bytes of the input */
+    uint32_t kind, row, nchars, key;
+    uint32_t hash;       /* valid when 'hashed' */
+    int hashed;
+    uint32_t common;     /* tokens from the common table, 0 when not there */
+    uint64_t weight;     /* what the piece added, 1/TOK_SCALE token */
+} tok_piece;
+
+typedef void (*tok_visit)(void *ud, const tok_piece *piece);
+
+/* Splits s[0..n) with pre-tokenizer 'split' and sums the expected tokens of
+** the pieces under model 'm' (1/TOK_SCALE token). 'visit' (may be NULL)
+** hears every piece. Any bytes: an invalid UTF-8 byte is one "other" char. */
+uint64_t coax_tok_scan(int split, const tok_model *m, const char *s, size_t n,
+                       tok_visit visit, void *ud);
+
+/* The piece hash (FNV-1a with a final mix), and the fingerprint table. */
+uint32_t coax_tok_hash(const unsigned char *s, size_t n);
+unsigned coax_tok_common_lookup(const uint16_t *table, uint32_t hash);
+
+#endif
