@@ -54,7 +54,7 @@ int main(void)
         coax_engine_free(engine);
         return 1;
     }
-    for (h.frame = 1; h.frame <= 100 && coax_session_outcome(session) == COAX_RUNNING; h.frame++) {
+    for (h.frame = 1; h.frame <= 100 && coax_session_outcome(session) == COAX_OUTCOME_RUNNING; h.frame++) {
         coax_engine_poll(engine, 0); /* never waits */
         if (h.asked_at >= 0 && h.frame - h.asked_at >= ANSWER_AFTER) {
             const char *reply = replies[h.requests - 1 < 1 ? h.requests - 1 : 1];

@@ -168,7 +168,7 @@ static int names_none(coax_engine *e, const char *recipe)
     if (coax_session_from_file(e, recipe, &so, &s, &err)) return 0;
     int none = 0;
     size_t len;
-    const char *rep = coax_session_outcome(s) == COAX_INVALID ? coax_session_report(s, &len) : NULL;
+    const char *rep = coax_session_outcome(s) == COAX_OUTCOME_INVALID ? coax_session_report(s, &len) : NULL;
     coax_arena *a = rep ? coax_arena_new(NULL) : NULL;
     coax_value *r;
     const coax_value *msg = NULL;

@@ -75,7 +75,7 @@ static const char usage_text[] =
 #define TTY_REDRAW_MS 250   /* progress redraw on a terminal */
 #define PLAIN_EVERY_MS 5000 /* progress lines otherwise */
 #define HIST 16             /* attempts histogram: 0..HIST-1, then "more" */
-#define N_OUTCOMES (COAX_INVALID + 1)
+#define N_OUTCOMES (COAX_OUTCOME_INVALID + 1)
 
 static const char zero_metrics[] =
     "{\"attempts\":0,\"wall_ms\":0,\"engine_ms\":0,\"agent_ms\":0,\"input_tokens_est\":0,"
@@ -259,7 +259,7 @@ static void emit_invalid(batch *b, const char *id, size_t id_len, uint64_t line_
     coax_buf_printf(L, "},\"metrics\":%s}\n", zero_metrics);
     write_line(b);
     b->st.lines++;
-    b->st.outcome[COAX_INVALID]++;
+    b->st.outcome[COAX_OUTCOME_INVALID]++;
     b->st.attempts[0]++;
 }
 
@@ -316,7 +316,7 @@ static void emit_result(batch *b, slot *sl)
 
     batch_stats *st = &b->st;
     st->lines++;
-    st->outcome[(unsigned)oc < N_OUTCOMES ? oc : COAX_INVALID]++;
+    st->outcome[(unsigned)oc < N_OUTCOMES ? oc : COAX_OUTCOME_INVALID]++;
     uint64_t n = metric(metrics, "attempts", NULL);
     st->attempts[n < HIST ? n : HIST]++;
     st->in_est += metric(metrics, "input_tokens_est", NULL);
@@ -325,7 +325,7 @@ static void emit_result(batch *b, slot *sl)
     st->out_prov += metric(metrics, "output_tokens", &st->provider);
 
     /* The agent failed for good when line after line ends in agent_error. */
-    if (oc == COAX_AGENT_ERROR) {
+    if (oc == COAX_OUTCOME_AGENT_ERROR) {
         b->agent_errors_in_a_row++;
         const coax_value *msg = error ? coax_object_get(error, "message", 7) : NULL;
         if (b->o->max_agent_errors && b->agent_errors_in_a_row >= b->o->max_agent_errors && !b->stop) {
@@ -344,7 +344,7 @@ static void harvest(batch *b)
 {
     for (size_t i = 0; i < b->o->concurrency && b->inflight; i++) {
         slot *sl = &b->slots[i];
-        if (!sl->s || coax_session_outcome(sl->s) == COAX_RUNNING) continue;
+        if (!sl->s || coax_session_outcome(sl->s) == COAX_OUTCOME_RUNNING) continue;
         emit_result(b, sl);
         coax_session_free(sl->s);
         free(sl->id);
@@ -668,7 +668,7 @@ static int probe_with(batch *b, const char *input, size_t len, const coax_value 
     if (rc) return cli_fail("batch", rc, &err);
     int status = 0;
     coax_outcome o = coax_session_outcome(s);
-    if (o == COAX_INVALID || o == COAX_LIMIT) {
+    if (o == COAX_OUTCOME_INVALID || o == COAX_OUTCOME_LIMIT) {
         size_t rlen;
         const char *rep = coax_session_report(s, &rlen);
         coax_arena *a = coax_arena_new(NULL);
@@ -681,9 +681,9 @@ static int probe_with(batch *b, const char *input, size_t len, const coax_value 
         /* A schema over a limit ends every line alike: stop before any (exit 4). */
         bool schema_limit = code && coax_value_type(code) == COAX_STRING &&
                             !strcmp(coax_value_text(code, NULL), "schema_limit");
-        if (o == COAX_INVALID || schema_limit) {
+        if (o == COAX_OUTCOME_INVALID || schema_limit) {
             snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
-            status = o == COAX_INVALID ? 2 : 4;
+            status = o == COAX_OUTCOME_INVALID ? 2 : 4;
         }
         coax_arena_free(a);
     }

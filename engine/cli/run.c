@@ -239,10 +239,10 @@ int cli_run(int argc, char **argv)
     if (status == 0 && report && !(rf = fopen(report, "wb")))
         status = cli_usage("run", "cannot write the report to %s: %s", report, strerror(errno));
     if (status == 0) {
-        if (choice.notice[0] && coax_session_outcome(s) != COAX_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
+        if (choice.notice[0] && coax_session_outcome(s) != COAX_OUTCOME_INVALID) fprintf(stderr, "coax run: %s\n", choice.notice);
         cli_trap_signals(engine);
         /* As coax_session_run, but a signal ends it; a host agent has no host here: it stops too. */
-        while (coax_session_outcome(s) == COAX_RUNNING && !cli_signalled() && !coax_session_host_request(s, NULL))
+        while (coax_session_outcome(s) == COAX_OUTCOME_RUNNING && !cli_signalled() && !coax_session_host_request(s, NULL))
             coax_engine_poll(engine, 1000);
         if (cli_signalled()) {
             coax_engine_free(engine); /* kills the commands still running */

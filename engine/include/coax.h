@@ -758,7 +758,7 @@ typedef struct coax_engine_options {
     long http_timeout_ms;         /* a request's whole time when it sets none
                                   ** itself; 0: COAX_DEFAULT_HTTP_TIMEOUT_MS */
     size_t http_max_response;     /* headers and body of one response; past
-                                  ** it the session ends with COAX_LIMIT.
+                                  ** it the session ends with COAX_OUTCOME_LIMIT.
                                   ** 0: COAX_DEFAULT_HTTP_MAX_RESPONSE */
     /* NULL: the proxy the environment names (http_proxy, https_proxy,
     ** all_proxy, no_proxy, as curl reads them); "": none; else a proxy URL.
@@ -796,13 +796,13 @@ size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */
 typedef enum coax_outcome {
-    COAX_RUNNING = 0,     /* not ended yet */
-    COAX_OUTCOME_OK,      /* a value was accepted */
-    COAX_EXHAUSTED,       /* attempts used up, whatever the last failure was */
-    COAX_AGENT_ERROR,     /* transport or provider, after the agent's own retries */
-    COAX_LIMIT,           /* tokens, deadline, Lua memory or instructions, a limit, out of memory */
-    COAX_SCRIPT_ERROR,    /* a recipe, template, strategy or agent raised an error */
-    COAX_INVALID          /* invalid schema or recipe, before any model call */
+    COAX_OUTCOME_RUNNING = 0,  /* not ended yet */
+    COAX_OUTCOME_OK,           /* a value was accepted */
+    COAX_OUTCOME_EXHAUSTED,    /* attempts used up, whatever the last failure was */
+    COAX_OUTCOME_AGENT_ERROR,  /* transport or provider, after the agent's own retries */
+    COAX_OUTCOME_LIMIT,        /* tokens, deadline, Lua memory or instructions, a limit, out of memory */
+    COAX_OUTCOME_SCRIPT_ERROR, /* a recipe, template, strategy or agent raised an error */
+    COAX_OUTCOME_INVALID       /* invalid schema or recipe, before any model call */
 } coax_outcome;
 
 /* "running", "ok", "exhausted", "agent_error", "limit", "script_error",
@@ -849,7 +849,7 @@ typedef struct coax_session_options {
 /* Starts a session from a recipe file (a Lua file returning a table; a
 ** relative "schema" path is relative to the recipe). Nothing runs until
 ** the engine is polled. Recipe or schema problems do not fail the call: the
-** session ends at once with outcome COAX_INVALID and says why in its
+** session ends at once with outcome COAX_OUTCOME_INVALID and says why in its
 ** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable
 ** file, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
 ** with coax_session_free or with its engine. */
@@ -864,7 +864,7 @@ coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t l
 ** ('schema_len' bytes), 'prompt' the prompt (NUL-terminated; "{{input}}"
 ** in it is replaced by options->input). The agent comes from
 ** options->agent_json (default: replay). A schema that is not JSON or not
-** a valid schema ends the session at once with outcome COAX_INVALID, as for
+** a valid schema ends the session at once with outcome COAX_OUTCOME_INVALID, as for
 ** a recipe. Errors as coax_session_from_file. */
 coax_code coax_session_from_schema(coax_engine *engine, const char *schema, size_t schema_len, const char *prompt,
                                    const coax_session_options *options, coax_session **out, coax_error *err);
@@ -872,7 +872,7 @@ coax_code coax_session_from_schema(coax_engine *engine, const char *schema, size
 /* Polls the session's engine until the session ends; returns its outcome. */
 coax_outcome coax_session_run(coax_session *session);
 
-/* The outcome so far (COAX_RUNNING until it ends). */
+/* The outcome so far (COAX_OUTCOME_RUNNING until it ends). */
 coax_outcome coax_session_outcome(const coax_session *session);
 
 /* Why the session failed: its error message (NUL-terminated; the same as
@@ -902,7 +902,7 @@ const char *coax_session_report(const coax_session *session, size_t *len);
 ** {...the agent options...}}. The host answers later, from any frame (or
 ** at once, inside the event callback), with coax_session_host_reply or
 ** coax_session_host_fail; the next coax_engine_poll goes on from there.
-** coax_session_run on such a session returns COAX_RUNNING when the session
+** coax_session_run on such a session returns COAX_OUTCOME_RUNNING when the session
 ** waits for a host that has not answered, instead of waiting forever. */
 
 /* The request the session waits on its host for (JSON, NUL-terminated,
@@ -918,7 +918,7 @@ coax_code coax_session_host_reply(coax_session *session, const char *text, size_
                                   long long output_tokens, coax_error *err);
 
 /* Answers the host request with a failure: the session ends with outcome
-** COAX_AGENT_ERROR and 'message' (copied; NULL: "the host failed"). Errors
+** COAX_OUTCOME_AGENT_ERROR and 'message' (copied; NULL: "the host failed"). Errors
 ** as coax_session_host_reply. */
 coax_code coax_session_host_fail(coax_session *session, const char *message, coax_error *err);
 

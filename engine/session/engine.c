@@ -182,9 +182,9 @@ coax_outcome coax_session_run(coax_session *s)
 {
     while (s && s->state != SS_DONE) {
         coax_engine_poll(s->engine, s->host == HOST_ASKED ? 0 : 1000);
-        if (s->state != SS_DONE && s->host == HOST_ASKED) return COAX_RUNNING; /* only the host can move it */
+        if (s->state != SS_DONE && s->host == HOST_ASKED) return COAX_OUTCOME_RUNNING; /* only the host can move it */
     }
-    return s ? s->outcome : COAX_INVALID;
+    return s ? s->outcome : COAX_OUTCOME_INVALID;
 }
 
 const char *coax_outcome_name(coax_outcome o)

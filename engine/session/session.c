@@ -119,7 +119,7 @@ static void script_failed(coax_session *s, int rc, const char *what)
     ** limit says which, and that is all. */
     coax_buf_puts(&msg, rc == VM_LIMIT ? vm_error(&s->engine->vm) : vm_message(&s->engine->vm));
     coax_buf_putc(&msg, '\0');
-    session_end(s, rc == VM_LIMIT ? COAX_LIMIT : COAX_SCRIPT_ERROR, rc == VM_LIMIT ? "limit" : "script_error",
+    session_end(s, rc == VM_LIMIT ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_SCRIPT_ERROR, rc == VM_LIMIT ? "limit" : "script_error",
                 msg.oom ? what : msg.data);
     coax_buf_free(&msg);
 }
@@ -177,7 +177,7 @@ static void event(coax_session *s, const char *name, const char *fields)
     coax_buf_putc(&data, '\0');
     if (data.oom) {
         coax_buf_free(&data);
-        session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+        session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
         return;
     }
     if (s->on_event) s->on_event(s->event_ud, s, name, data.data);
@@ -521,7 +521,7 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
         char msg[256];
         snprintf(msg, sizeof msg, "%d attempt%s used up; the last failed: %s", s->max_attempts,
                  s->max_attempts == 1 ? "" : "s", detail);
-        session_end(s, COAX_EXHAUSTED, "exhausted", msg);
+        session_end(s, COAX_OUTCOME_EXHAUSTED, "exhausted", msg);
         return;
     }
     lua_State *L = s->engine->vm.L;
@@ -567,7 +567,7 @@ static bool host_accepts(coax_session *s, const coax_value *value, char *reason,
     coax_buf_putc(&b, '\0');
     if (b.oom) {
         coax_buf_free(&b);
-        session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+        session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
         return false;
     }
     reason[0] = '\0';
@@ -636,7 +636,7 @@ static void handle_reply(coax_session *s)
         record_attempt(s, "refused", msg.oom ? "the model refused" : msg.data, refusal, rl, NULL, false,
                        usage[0] ? usage : NULL);
         lua_settop(L, base);
-        session_end(s, COAX_AGENT_ERROR, "refusal", msg.oom ? "the model refused" : msg.data);
+        session_end(s, COAX_OUTCOME_AGENT_ERROR, "refusal", msg.oom ? "the model refused" : msg.data);
         coax_buf_free(&msg);
         return;
     }
@@ -646,14 +646,14 @@ static void handle_reply(coax_session *s)
     const char *text = lua_tolstring(L, -1, &len);
     if (!text || lua_type(L, -1) != LUA_TSTRING) {
         lua_pop(L, 2);
-        session_end(s, COAX_AGENT_ERROR, "agent_error", "the agent's reply has no text");
+        session_end(s, COAX_OUTCOME_AGENT_ERROR, "agent_error", "the agent's reply has no text");
         return;
     }
     s->out_est += estimate_tokens(text, len);
     coax_arena *arena = coax_arena_new(e->alloc);
     if (!arena) {
         lua_pop(L, 2);
-        session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+        session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
         return;
     }
     coax_extract_result r;
@@ -672,7 +672,7 @@ static void handle_reply(coax_session *s)
     } else if (rc) {
         const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
         record_attempt(s, "limit", why, text, len, &r, false, usage[0] ? usage : NULL);
-        session_end(s, COAX_LIMIT, coax_code_name(rc), why);
+        session_end(s, COAX_OUTCOME_LIMIT, coax_code_name(rc), why);
     } else {
         s->repairs += r.repair.nlog;
         s->coercions += r.ncoercions;
@@ -738,7 +738,7 @@ static void run_agent(coax_session *s, bool start)
     vm->current = NULL;
     if (rc == VM_YIELD) {
         if (!s->sleeping && !s->http && !s->proc && s->host != HOST_ASKED) { /* yielded for something unknown */
-            session_end(s, COAX_SCRIPT_ERROR, "script_error",
+            session_end(s, COAX_OUTCOME_SCRIPT_ERROR, "script_error",
                         "the agent yielded outside coax.sleep, coax.http, coax.command and coax.host_request");
             return;
         }
@@ -765,7 +765,7 @@ static void run_agent(coax_session *s, bool start)
     }
     lua_State *co = s->co;
     if (!lua_checkstack(co, 8)) { /* never raises */
-        session_end(s, COAX_LIMIT, "limit", "agent: not enough memory");
+        session_end(s, COAX_OUTCOME_LIMIT, "limit", "agent: not enough memory");
         return;
     }
     if (nres >= 1 && lua_istable(co, -nres)) {
@@ -796,14 +796,14 @@ static void run_agent(coax_session *s, bool start)
         lua_pop(s->engine->vm.L, 1);
     }
     record_attempt(s, limit[0] ? "limit" : "agent_error", msg, NULL, 0, NULL, false, usage[0] ? usage : NULL);
-    session_end(s, limit[0] ? COAX_LIMIT : COAX_AGENT_ERROR, limit[0] ? limit : "agent_error", msg);
+    session_end(s, limit[0] ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_AGENT_ERROR, limit[0] ? limit : "agent_error", msg);
 }
 
 /* Budgets before a call: the deadline, and the tokens the call would use. */
 static bool within_budget(coax_session *s)
 {
     if (s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
-        session_end(s, COAX_LIMIT, "deadline", "the session's deadline passed");
+        session_end(s, COAX_OUTCOME_LIMIT, "deadline", "the session's deadline passed");
         return false;
     }
     uint64_t in = 0;
@@ -818,7 +818,7 @@ static bool within_budget(coax_session *s)
         lua_rawgeti(L, -1, i);
         if (!lua_istable(L, -1)) {
             lua_pop(L, 3);
-            session_end(s, COAX_SCRIPT_ERROR, "script_error",
+            session_end(s, COAX_OUTCOME_SCRIPT_ERROR, "script_error",
                         "strategy: messages must be a list of {role = ..., content = ...} tables");
             return false;
         }
@@ -835,7 +835,7 @@ static bool within_budget(coax_session *s)
         char msg[160];
         snprintf(msg, sizeof msg, "token budget of %llu would be passed (%llu used, %llu more for this call)",
                  (unsigned long long)s->budget_tokens, (unsigned long long)used, (unsigned long long)in);
-        session_end(s, COAX_LIMIT, "tokens", msg);
+        session_end(s, COAX_OUTCOME_LIMIT, "tokens", msg);
         return false;
     }
     s->in_est += in;
@@ -958,7 +958,7 @@ static void step(coax_session *s)
                 s->agent_ms += coax_now_ms() - s->t_call;
                 record_attempt(s, "limit", "the session's deadline passed", NULL, 0, NULL, false, NULL);
             }
-            session_end(s, COAX_LIMIT, "deadline", "the session's deadline passed");
+            session_end(s, COAX_OUTCOME_LIMIT, "deadline", "the session's deadline passed");
             return;
         }
         switch (s->state) {
@@ -1098,7 +1098,7 @@ const char *coax_session_value(const coax_session *s, size_t *len)
     return v->data;
 }
 
-coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_INVALID; }
+coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_OUTCOME_INVALID; }
 
 /* A buffer's text, NUL-terminated, or NULL when empty or out of memory. */
 static const char *buf_text(const coax_buf *cb)
@@ -1288,7 +1288,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     int rc = vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
-        else session_end(s, COAX_INVALID, "invalid_recipe", vm_error(vm));
+        else session_end(s, COAX_OUTCOME_INVALID, "invalid_recipe", vm_error(vm));
         return;
     }
     int recipe = lua_gettop(L);
@@ -1304,7 +1304,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         coax_code pc = coax_parse(s->arena, o->agent_json, strlen(o->agent_json), NULL, &v, &err);
         if (pc || v->type != COAX_OBJECT) {
             lua_settop(L, recipe - 1);
-            session_end(s, pc == COAX_ENOMEM ? COAX_LIMIT : COAX_INVALID,
+            session_end(s, pc == COAX_ENOMEM ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_INVALID,
                         pc == COAX_ENOMEM ? "out_of_memory" : "invalid_agent_options",
                         pc == COAX_ENOMEM ? "out of memory" : "agent options must be a JSON object");
             return;
@@ -1316,7 +1316,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         s->command = coax_arena_strdup(s->arena, o->command, strlen(o->command));
         if (!s->command) {
             lua_settop(L, recipe - 1);
-            session_end(s, COAX_LIMIT, "out_of_memory", "out of memory");
+            session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
             return;
         }
     }
@@ -1329,7 +1329,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     if (rc != VM_OK) {
         lua_settop(L, recipe - 1);
         if (rc == VM_LIMIT) script_failed(s, rc, "recipe");
-        else session_end(s, COAX_INVALID, "invalid_recipe", vm_error(vm));
+        else session_end(s, COAX_OUTCOME_INVALID, "invalid_recipe", vm_error(vm));
         return;
     }
     int S = lua_gettop(L);
@@ -1338,7 +1338,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     const char *problem = load_schema(s, dir, msg, sizeof msg, &limit);
     if (problem) {
         lua_settop(L, recipe - 1);
-        session_end(s, limit ? COAX_LIMIT : COAX_INVALID, limit ? "schema_limit" : "invalid_schema", problem);
+        session_end(s, limit ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_INVALID, limit ? "schema_limit" : "invalid_schema", problem);
         return;
     }
     lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);
@@ -1389,7 +1389,7 @@ static int start_protected(lua_State *L)
     luaL_checkstack(L, 40, "the session's start");
     int rc = vm_load_sandboxed(vm, a->text, a->len, a->name);
     if (rc == VM_LIMIT) script_failed(a->s, rc, "recipe");
-    else if (rc != VM_OK) session_end(a->s, COAX_INVALID, "invalid_recipe", vm_error(vm));
+    else if (rc != VM_OK) session_end(a->s, COAX_OUTCOME_INVALID, "invalid_recipe", vm_error(vm));
     else prepare(a->s, a->dir, a->o);
     return 0;
 }

@@ -190,7 +190,7 @@ typedef struct ran {
 ** allocator; the replies fail twice, then succeed. */
 static ran run(const char *recipe, size_t lua_memory, uint32_t lua_instructions)
 {
-    ran r = {COAX_RUNNING, {0}};
+    ran r = {COAX_OUTCOME_RUNNING, {0}};
     counting c = {0, 0, 0};
     coax_allocator al = COUNTING_ALLOCATOR(&c);
     coax_engine_options eo = {.alloc = &al, .lua_memory = lua_memory, .lua_instructions = lua_instructions};
@@ -234,9 +234,9 @@ static void test_lua_instructions(void)
     };
     for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
         ran r = run(recipes[i], 0, 100000);
-        CHECK_INT(r.outcome, COAX_LIMIT);
+        CHECK_INT(r.outcome, COAX_OUTCOME_LIMIT);
         CHECK(error_says(&r, "script stopped: Lua instruction limit (100000) reached"));
-        if (r.outcome != COAX_LIMIT) printf("  recipe %zu: %s\n", i, r.report);
+        if (r.outcome != COAX_OUTCOME_LIMIT) printf("  recipe %zu: %s\n", i, r.report);
     }
 }
 
@@ -251,20 +251,20 @@ static void test_lua_memory(void)
     };
     for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
         ran r = run(recipes[i], (size_t)16 << 20, 0);
-        CHECK_INT(r.outcome, COAX_LIMIT);
+        CHECK_INT(r.outcome, COAX_OUTCOME_LIMIT);
         CHECK(error_says(&r, "not enough memory\"}"));
-        if (r.outcome != COAX_LIMIT) printf("  recipe %zu: %s\n", i, r.report);
+        if (r.outcome != COAX_OUTCOME_LIMIT) printf("  recipe %zu: %s\n", i, r.report);
     }
 }
 
 static void test_token_budget_and_deadline(void)
 {
     ran r = run(RECIPE(", prompt = 'x {{input}}', budget = { tokens = 20 }"), 0, 0);
-    CHECK_INT(r.outcome, COAX_LIMIT);
+    CHECK_INT(r.outcome, COAX_OUTCOME_LIMIT);
     CHECK(error_says(&r, "\"error\":{\"code\":\"tokens\",\"message\":\"token budget of 20 would be passed"));
     r = run(RECIPE(", prompt = 'x', budget = { deadline_ms = 20 }, agent = { name = 'replay', delay_ms = 40 }"), 0,
             0);
-    CHECK_INT(r.outcome, COAX_LIMIT);
+    CHECK_INT(r.outcome, COAX_OUTCOME_LIMIT);
     CHECK(error_says(&r, "\"error\":{\"code\":\"deadline\",\"message\":\"the session's deadline passed\"}"));
     /* a budget large enough is no limit */
     r = run(RECIPE(", prompt = 'x', budget = { tokens = 100000, deadline_ms = 60000 }"), 0, 0);

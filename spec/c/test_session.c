@@ -64,7 +64,7 @@ static void test_polling_never_blocks(void)
     coax_session *s = start(e, "{\"name\":\"replay\",\"delay_ms\":30,\"replies\":[\"{\\\"n\\\": 1}\"]}", NULL);
     /* The agent sleeps 30 ms: a poll with timeout 0 returns at once, still running. */
     CHECK_INT(coax_engine_poll(e, 0), 1);
-    CHECK_INT(coax_session_outcome(s), COAX_RUNNING);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_RUNNING);
     CHECK(coax_session_report(s, NULL) == NULL);
     const char *code = "unset";
     CHECK(coax_session_error(s, &code) == NULL && code == NULL); /* running: no error yet */
@@ -82,7 +82,7 @@ static void test_failures_reach_the_host(void)
     CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
     events ev = {{0}};
     coax_session *s = start(e, "{\"name\":\"replay\",\"replies\":[]}", &ev);
-    CHECK_INT(coax_session_run(s), COAX_AGENT_ERROR);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_AGENT_ERROR);
     CHECK(strstr(ev.log, "failure{\"attempt\":1,\"outcome\":\"agent_error\",\"message\":\"replay agent: no reply left (0 given)\"}"));
     CHECK(coax_session_value(s, NULL) == NULL);
     CHECK_INT(coax_outcome_exit_status(coax_session_outcome(s)), 3);
@@ -101,7 +101,7 @@ static void test_invalid_recipe_ends_at_once(void)
     CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
     coax_session *s;
     CHECK_INT(coax_session_from_text(e, "return 42", 9, "=bad", NULL, &s, NULL), COAX_OK);
-    CHECK_INT(coax_session_outcome(s), COAX_INVALID);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_INVALID);
     const char *r = coax_session_report(s, NULL);
     CHECK(r && strstr(r, "\"message\":\"a recipe must return a table, not a number\""));
     CHECK_INT(coax_engine_poll(e, 0), 0);
@@ -162,8 +162,8 @@ static void allocation_failure_at_every_step(int persistent)
             CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
             if (rc == COAX_OK) {
                 out = coax_session_run(s);
-                CHECK(out == COAX_OUTCOME_OK || out == COAX_LIMIT || out == COAX_INVALID ||
-                      out == COAX_SCRIPT_ERROR);
+                CHECK(out == COAX_OUTCOME_OK || out == COAX_OUTCOME_LIMIT || out == COAX_OUTCOME_INVALID ||
+                      out == COAX_OUTCOME_SCRIPT_ERROR);
                 if (out != COAX_OUTCOME_OK) {
                     /* a memory failure inside a script may surface as its error */
                     const char *r = coax_session_report(s, NULL);
@@ -215,7 +215,7 @@ static void test_host_agent_answers_later(void)
     CHECK(strstr(ev.log, "host_request{\"attempt\":1,\"request\":{\"messages\":") != NULL);
     /* Frames go by: the session waits without blocking. */
     for (int i = 0; i < 5; i++) CHECK_INT(coax_engine_poll(e, 0), 1);
-    CHECK_INT(coax_session_run(s), COAX_RUNNING); /* only the host can move it */
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_RUNNING); /* only the host can move it */
     CHECK_INT(coax_session_host_reply(s, "{\"n\": \"x\"}", 10, 5, 3, &err), COAX_OK);
     CHECK_INT(coax_session_host_reply(s, "{\"n\": 2}", 8, 5, 3, &err), COAX_EINVAL); /* answered already */
     CHECK_INT(coax_engine_poll(e, 0), 1); /* a validation error: asked again */
@@ -262,7 +262,7 @@ static void test_host_agent_failure_is_an_agent_error(void)
     coax_engine_poll(e, 0);
     CHECK_INT(coax_session_host_fail(s, "network down", NULL), COAX_OK);
     CHECK_INT(coax_engine_poll(e, 0), 0);
-    CHECK_INT(coax_session_outcome(s), COAX_AGENT_ERROR);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_AGENT_ERROR);
     const char *rep = coax_session_report(s, NULL);
     CHECK(rep && strstr(rep, "\"error\":{\"code\":\"agent_error\",\"message\":\"network down\"}") != NULL);
     /* Freeing a session that waits on its host, then the engine: nothing leaks (valgrind, ASan). */
@@ -329,10 +329,10 @@ static void test_session_from_schema_and_prompt(void)
     CHECK_STR(coax_session_value(s, NULL), "{\"z\":12345678901234567890,\"a\":[]}");
     /* Not JSON, or not a schema: invalid at once, with the reason. */
     CHECK_INT(coax_session_from_schema(e, "{nope", 5, "p", &o, &s, NULL), COAX_OK);
-    CHECK_INT(coax_session_outcome(s), COAX_INVALID);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_INVALID);
     CHECK(strstr(coax_session_report(s, NULL), "the schema is not JSON") != NULL);
     CHECK_INT(coax_session_from_schema(e, "{\"type\":5}", 10, "p", &o, &s, NULL), COAX_OK);
-    CHECK_INT(coax_session_outcome(s), COAX_INVALID);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_INVALID);
     CHECK_INT(coax_session_from_schema(e, NULL, 3, "p", &o, &s, NULL), COAX_EINVAL);
     CHECK_INT(coax_session_from_schema(e, "{}", 2, NULL, &o, &s, NULL), COAX_EINVAL);
     coax_engine_free(e);
@@ -364,7 +364,7 @@ static void test_command_agent_from_c(void)
     o.command = "sleep 30";
     CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
     coax_engine_poll(e, 0);
-    CHECK_INT(coax_session_outcome(s), COAX_RUNNING);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_RUNNING);
     coax_engine_free(e);
 }
 

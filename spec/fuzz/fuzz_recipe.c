@@ -339,7 +339,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(!strcmp(got, expected));
     coax_session_free(v);
     coax_outcome out = coax_session_outcome(a);
-    FUZZ_CHECK(out != COAX_RUNNING);
+    FUZZ_CHECK(out != COAX_OUTCOME_RUNNING);
     coax_session_free(a);
     /* A recipe's scripts run at most 4 times (recipe, template, strategy,
     ** agent) a budget of 200,000 instructions each: well under a second,
