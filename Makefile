@@ -19,7 +19,9 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
 DEFS    := -D_POSIX_C_SOURCE=200809L $(EXTRA_DEFS)
 INC     := -Iengine/include -Iengine $(shell pkg-config --cflags $(PKGS))
 LIBS    := $(shell pkg-config --libs $(PKGS)) -lm
-ALL_CFLAGS = $(WARN) $(DEFS) $(INC) $(CFLAGS) -fPIC
+# Hidden by default: libcoax.so exports the functions coax.h marks COAX_API
+# and nothing else, and coax.so luaopen_coax alone (spec/surface_spec.lua).
+ALL_CFLAGS = $(WARN) $(DEFS) $(INC) $(CFLAGS) -fPIC -fvisibility=hidden
 
 B       ?= build
 ENGINE  := $(wildcard engine/*/*.c)
@@ -36,8 +38,9 @@ EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 
 all: $(B)/libcoax.a $(B)/libcoax.so $(B)/coax $(B)/coax.so
 
-# Each object depends on the headers it includes (-MMD writes the list).
-$(B)/obj/%.o: engine/%.c
+# Each object depends on the headers it includes (-MMD writes the list),
+# and on this file, where its flags are.
+$(B)/obj/%.o: engine/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(LUA_OBJ:.o=.d) $(TESTS:=.d)
@@ -62,8 +65,11 @@ $(B)/coax: $(CLI_OBJ) $(B)/libcoax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcoax.a $(LIBS)
 
 # The Lua module takes Lua's symbols from the interpreter that loads it.
+# --exclude-libs keeps libcoax.a's COAX_API functions out of its exports
+# (luaopen_coax is the module's one), so the module's calls stay in its own
+# copy even in a host that also links a libcoax.so, of another version say.
 $(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $(LUA_OBJ) $(B)/libcoax.a \
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $(LUA_OBJ) $(B)/libcoax.a \
 	  $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
 
 $(B)/test_%: spec/c/test_%.c $(B)/libcoax.a

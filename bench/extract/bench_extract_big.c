@@ -83,7 +83,7 @@ int main(int argc, char **argv)
         valid = !rc && val.valid;
     } else {
         coax_extract_result r;
-        rc = coax_extract(a, schema, sv, doc, len, NULL, 0, &r, &err);
+        rc = coax_extract(a, schema, doc, len, NULL, NULL, &r, &err);
         valid = !rc && r.valid;
         coercions = rc ? 0 : r.ncoercions;
     }

@@ -29,7 +29,6 @@ static const char usage_text[] =
 
 typedef struct opts {
     const coax_schema *schema;
-    const coax_value *doc;
     coax_limits lim;
     coax_extract_options xo;
     bool log, basic;
@@ -82,7 +81,7 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
     if (!arena) return cli_fail("extract", COAX_ENOMEM, NULL);
     coax_extract_result r;
     coax_error err = {0};
-    coax_code rc = coax_extract(arena, o->schema, o->doc, text, len, &o->lim, &o->xo, &r, &err);
+    coax_code rc = coax_extract(arena, o->schema, text, len, &o->lim, &o->xo, &r, &err);
     int status = 0;
     if (rc == COAX_OK && o->log) put_log(&r);
     if (rc == COAX_OK && r.valid) {
@@ -194,7 +193,6 @@ int cli_extract(int argc, char **argv)
     char *data = NULL;
     size_t len = 0;
     o.schema = schema;
-    o.doc = doc;
     if (status == 0 && jsonl) { /* a stream of replies: each line is limited, as it is read */
         status = cli_each_line("extract", path, o.lim.max_input, extract_line, &o);
     } else if (status == 0) {

@@ -702,7 +702,7 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
 {
     coax_code rc = coax_validate(c->schema, v, c->arena, 0, val, c->err);
     *out = v;
-    if (rc || val->valid || !c->doc) return rc;
+    if (rc || val->valid) return rc;
     job j = {.c = c, .a = c->arena};
     coax_buf_init(&j.tok, coax_arena_allocator(c->arena));
     j.root = coax_new_value(c->arena, COAX_NULL);

@@ -3,6 +3,7 @@
 ** and coerced (coerce.c); the best one wins by score (see coax.h).
 */
 #include "extract/coerce.h"
+#include "schema/schema.h"
 
 /* At most this many candidates are scored: the repair's own choice and the
 ** last ones (a reply holding thousands of NDJSON lines also has the whole
@@ -212,7 +213,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->index = index;
-    if (!strict && c->doc && (rc = try_envelope(c, s))) return rc;
+    if (!strict && (rc = try_envelope(c, s))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     bool excused;
@@ -363,9 +364,9 @@ void coax_extract_options_default(coax_extract_options *o)
     o->max_class = COAX_CLASS_INFERRED;
 }
 
-coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_value *schema_doc,
-                       const char *text, size_t len, const coax_limits *limits,
-                       const coax_extract_options *options, coax_extract_result *out, coax_error *err)
+coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                       const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                       coax_error *err)
 {
     if (!arena || !schema || !out || (!text && len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
@@ -373,15 +374,16 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const coax_
     coax_extract_options o;
     if (options) o = *options;
     else coax_extract_options_default(&o);
-    bool strict = (o.flags & COAX_EXTRACT_STRICT) || !schema_doc;
-    coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema_doc);
+    bool strict = (o.flags & COAX_EXTRACT_STRICT) != 0;
+    coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema->doc);
     bool bare = root != ROOT_OTHER;
     coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
     extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class, whole_guess(r)};
-    coerce_ctx c = {.arena = arena, .schema = schema, .doc = schema_doc, .draft = coax_schema_draft(schema), .err = err};
+    coerce_ctx c = {
+        .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};
     size_t first = r->ncandidates > MAX_SCORED ? r->ncandidates - MAX_SCORED : 0;
     /* A reply that fences or tags its answer holds it there: spans of the

@@ -9,9 +9,9 @@
 ** General rules (they hold for every function unless its comment says
 ** otherwise):
 **
-** - No globals. Nothing in libcoax keeps process-wide state; two arenas (or,
-**   later, two engines) never interfere. An object is used from one thread at
-**   a time; different objects may be used from different threads.
+** - No globals. Nothing in libcoax keeps process-wide state; two arenas, or
+**   two engines, never interfere. An object is used from one thread at a
+**   time; different objects may be used from different threads.
 ** - Memory. Every allocation coax makes goes through a coax_allocator. A NULL
 **   allocator pointer means the C library's malloc/realloc/free.
 ** - Errors. Fallible functions return a coax_code; COAX_OK is 0. Where a
@@ -34,6 +34,15 @@ extern "C" {
 #endif
 
 #define COAX_VERSION "0.1.0"
+
+/* Marks the functions of this header, the whole surface of libcoax: the
+** library is built with -fvisibility=hidden, so libcoax.so exports these
+** and nothing else (spec/surface_spec.lua compares the two). */
+#if defined(__GNUC__) || defined(__clang__)
+#define COAX_API __attribute__((visibility("default")))
+#else
+#define COAX_API
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Result codes                                                             */
@@ -59,14 +68,14 @@ typedef enum coax_code {
 } coax_code;
 
 /* A sentence describing 'code'. Never NULL; a static string, thread-safe. */
-const char *coax_strerror(coax_code code);
+COAX_API const char *coax_strerror(coax_code code);
 
 /* The name of 'code' ("COAX_ENOJSON"). Never NULL; a static string. */
-const char *coax_code_name(coax_code code);
+COAX_API const char *coax_code_name(coax_code code);
 
 /* The exit status the coax command uses for 'code' (design.md, "Contracts"):
 ** 0 success, 1 the answer is no, 2 usage, 3 agent, 4 limit, 5 script. */
-int coax_exit_status(coax_code code);
+COAX_API int coax_exit_status(coax_code code);
 
 /* Where and why something failed. 'offset' is a byte offset into the input,
 ** 'line' and 'column' are 1-based (column counts code points); all three are
@@ -112,7 +121,7 @@ typedef struct coax_limits {
 #define COAX_MAX_INPUT_CAP ((size_t)0xFFFFFFFFu)
 
 /* Fills 'limits' with the defaults. 'limits' must not be NULL. */
-void coax_limits_default(coax_limits *limits);
+COAX_API void coax_limits_default(coax_limits *limits);
 
 /* ------------------------------------------------------------------------ */
 /* Arenas                                                                   */
@@ -124,27 +133,27 @@ typedef struct coax_arena coax_arena;
 
 /* Creates an arena that allocates through 'alloc' (NULL: the C library). The
 ** allocator struct is copied. Returns NULL when out of memory. */
-coax_arena *coax_arena_new(const coax_allocator *alloc);
+COAX_API coax_arena *coax_arena_new(const coax_allocator *alloc);
 
 /* Frees the arena and everything allocated in it. NULL is a no-op. After the
 ** call every pointer obtained from the arena is invalid. */
-void coax_arena_free(coax_arena *arena);
+COAX_API void coax_arena_free(coax_arena *arena);
 
 /* Frees everything allocated in the arena but keeps its memory for what is
 ** allocated next: a host that repairs, parses or validates one reply after
 ** another in one arena, resetting it between them, reuses the same blocks
 ** and stops calling its allocator. Every pointer obtained from the arena
 ** is invalid after the call. NULL is a no-op. */
-void coax_arena_reset(coax_arena *arena);
+COAX_API void coax_arena_reset(coax_arena *arena);
 
 /* Gives the memory the arena keeps for reuse (what coax_arena_reset and
 ** failed attempts freed; at most 1024 blocks) back to its allocator.
 ** coax_arena_free does this too. NULL is a no-op. */
-void coax_arena_trim(coax_arena *arena);
+COAX_API void coax_arena_trim(coax_arena *arena);
 
 /* Bytes currently held by the arena from its allocator, the memory kept
 ** for reuse included (for metrics). */
-size_t coax_arena_size(const coax_arena *arena);
+COAX_API size_t coax_arena_size(const coax_arena *arena);
 
 /* ------------------------------------------------------------------------ */
 /* JSON values                                                              */
@@ -167,42 +176,43 @@ typedef enum coax_type {
 } coax_type;
 
 /* The type of 'v'. */
-coax_type coax_value_type(const coax_value *v);
+COAX_API coax_type coax_value_type(const coax_value *v);
 
 /* The name of a type: "null", "boolean", "number", "string", "array",
 ** "object". Never NULL. */
-const char *coax_type_name(coax_type type);
+COAX_API const char *coax_type_name(coax_type type);
 
 /* The boolean of a COAX_BOOL value; 0 for any other type. */
-int coax_value_bool(const coax_value *v);
+COAX_API int coax_value_bool(const coax_value *v);
 
 /* Non-zero when a COAX_NUMBER value is written without fraction or exponent
-** (JSON Schema's "integer" also accepts 1.0; see coax_number_is_integral). */
-int coax_number_is_int_text(const coax_value *v);
+** (JSON Schema's "integer" also accepts 1.0 and 1e2: coax_validate decides
+** by value, not by text). */
+COAX_API int coax_number_is_int_text(const coax_value *v);
 
 /* The value of a COAX_NUMBER as a double (nearest; +-HUGE_VAL on overflow);
 ** 0 for any other type. */
-double coax_value_double(const coax_value *v);
+COAX_API double coax_value_double(const coax_value *v);
 
 /* For COAX_NUMBER: the number's text. For COAX_STRING: its bytes. NULL for
 ** other types. The pointer lives as long as the arena; '*len' (if 'len' is
 ** not NULL) receives the length in bytes. */
-const char *coax_value_text(const coax_value *v, size_t *len);
+COAX_API const char *coax_value_text(const coax_value *v, size_t *len);
 
 /* The number of items of an array or members of an object; 0 otherwise. */
-size_t coax_value_len(const coax_value *v);
+COAX_API size_t coax_value_len(const coax_value *v);
 
 /* Item 'i' of an array; NULL when out of range or not an array. */
-const coax_value *coax_array_get(const coax_value *v, size_t i);
+COAX_API const coax_value *coax_array_get(const coax_value *v, size_t i);
 
 /* Key and value of member 'i' of an object; NULL when out of range or not
 ** an object. */
-const char *coax_object_key(const coax_value *v, size_t i, size_t *len);
-const coax_value *coax_object_value(const coax_value *v, size_t i);
+COAX_API const char *coax_object_key(const coax_value *v, size_t i, size_t *len);
+COAX_API const coax_value *coax_object_value(const coax_value *v, size_t i);
 
 /* The value of member 'key' of an object, or NULL. */
-const coax_value *coax_object_get(const coax_value *v, const char *key,
-                                  size_t len);
+COAX_API const coax_value *coax_object_get(const coax_value *v, const char *key,
+                                           size_t len);
 
 /* Structural equality as JSON Schema defines it: numbers compare exactly by
 ** value (1 == 1.0, big integers digit for digit), objects ignore key order.
@@ -211,23 +221,23 @@ const coax_value *coax_object_get(const coax_value *v, const char *key,
 ** equal, 0 when not, -1 when out of memory (values nested deeper than 32
 ** levels, and reordered objects, need temporary memory from 'alloc', NULL:
 ** libc). */
-int coax_value_equal(const coax_value *a, const coax_value *b,
-                     const coax_allocator *alloc);
+COAX_API int coax_value_equal(const coax_value *a, const coax_value *b,
+                              const coax_allocator *alloc);
 
 /* RFC 6901 JSON Pointer: the value 'pointer' names inside 'root'.
 ** An empty pointer names 'root'. Returns COAX_OK and sets '*out', or
 ** COAX_EINVAL for a malformed pointer, COAX_ENOTFOUND when nothing is there. */
-coax_code coax_pointer_get(const coax_value *root, const char *pointer,
-                           size_t len, const coax_value **out);
+COAX_API coax_code coax_pointer_get(const coax_value *root, const char *pointer,
+                                    size_t len, const coax_value **out);
 
 /* Strict parsing (RFC 8259) of 'text' into a value in 'arena'. Whitespace
 ** around the value is allowed; anything else fails with COAX_ESYNTAX (or
 ** COAX_EUTF8, COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ENOMEM) and 'err'
 ** tells where. On failure nothing is left allocated beyond what the arena
 ** holds, and the arena stays usable. */
-coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
-                     const coax_limits *limits, coax_value **out,
-                     coax_error *err);
+COAX_API coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
+                              const coax_limits *limits, coax_value **out,
+                              coax_error *err);
 
 /* Writer flags. */
 #define COAX_WRITE_PRETTY 1u /* two-space indentation, one member a line */
@@ -236,12 +246,12 @@ coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
 ** On success '*out' is a NUL-terminated string the caller frees with
 ** coax_free(alloc, *out, *len + 1), and '*len' its length. Output is valid
 ** JSON that coax_parse reads back as an equal value. */
-coax_code coax_write(const coax_value *v, unsigned flags,
-                     const coax_allocator *alloc, char **out, size_t *len);
+COAX_API coax_code coax_write(const coax_value *v, unsigned flags,
+                              const coax_allocator *alloc, char **out, size_t *len);
 
 /* Frees a block returned by coax_write (or any coax function that says so).
 ** 'size' is the size stated by that function. NULL 'ptr' is a no-op. */
-void coax_free(const coax_allocator *alloc, void *ptr, size_t size);
+COAX_API void coax_free(const coax_allocator *alloc, void *ptr, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Repair: recover a JSON value from a raw model reply                      */
@@ -256,11 +266,11 @@ typedef enum coax_class {
 } coax_class;
 
 /* The name of a class: "lossless", "inferred", "invented". */
-const char *coax_class_name(coax_class cls);
+COAX_API const char *coax_class_name(coax_class cls);
 
 /* The class named 'name' ("lossless", "inferred", "invented") into '*out':
 ** returns 1, or 0 (and leaves '*out') for any other name or NULL. */
-int coax_class_parse(const char *name, coax_class *out);
+COAX_API int coax_class_parse(const char *name, coax_class *out);
 
 /* One fix the repair made, at a position in the original input. 'kind' is a
 ** stable identifier ("trailing_comma", "unquoted_key", ...; the README lists
@@ -285,7 +295,7 @@ typedef enum coax_source {
 } coax_source;
 
 /* The name of a source: "whole", "fenced", "tagged", "prose", "sequence". */
-const char *coax_source_name(coax_source source);
+COAX_API const char *coax_source_name(coax_source source);
 
 /* A recovered value and how it was obtained. 'start' and 'end' are byte
 ** offsets of the span in the input. 'complete' is non-zero when the span
@@ -328,9 +338,9 @@ typedef struct coax_repair_result {
 ** COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING or COAX_ENOMEM for limits (depth and
 ** string length only when every candidate was over them). Never
 ** reads outside text[0..len). 'limits' may be NULL (defaults). */
-coax_code coax_repair(coax_arena *arena, const char *text, size_t len,
-                      const coax_limits *limits, coax_repair_result *out,
-                      coax_error *err);
+COAX_API coax_code coax_repair(coax_arena *arena, const char *text, size_t len,
+                               const coax_limits *limits, coax_repair_result *out,
+                               coax_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* JSON Schema: compile once, validate many times                           */
@@ -355,10 +365,10 @@ typedef enum coax_draft {
 
 /* "2020-12", "2019-09", "7", "6", "4" (also "draft7", "draft-07",
 ** "draft2020-12"); COAX_DRAFT_AUTO for anything else. 'name' may be NULL. */
-coax_draft coax_draft_parse(const char *name);
+COAX_API coax_draft coax_draft_parse(const char *name);
 
 /* "2020-12", "2019-09", "7", "6", "4"; "auto" for COAX_DRAFT_AUTO. */
-const char *coax_draft_name(coax_draft draft);
+COAX_API const char *coax_draft_name(coax_draft draft);
 
 /* A host-supplied resolver for references to documents coax does not hold
 ** (coax never touches the network). Called during coax_schema_compile with
@@ -440,16 +450,16 @@ typedef struct coax_schema_options {
 ** schema; COAX_EDEPTH, COAX_ENOMEM, or a code from the resolver. On failure
 ** nothing is left allocated. 'alloc' NULL: the C library; the allocator
 ** struct is copied. 'schema' and 'out' must not be NULL. */
-coax_code coax_schema_compile(const coax_value *schema,
-                              const coax_schema_options *options,
-                              const coax_allocator *alloc, coax_schema **out,
-                              coax_error *err);
+COAX_API coax_code coax_schema_compile(const coax_value *schema,
+                                       const coax_schema_options *options,
+                                       const coax_allocator *alloc, coax_schema **out,
+                                       coax_error *err);
 
 /* Frees a compiled schema. NULL is a no-op. */
-void coax_schema_free(coax_schema *schema);
+COAX_API void coax_schema_free(coax_schema *schema);
 
 /* The draft of the schema's root resource. */
-coax_draft coax_schema_draft(const coax_schema *schema);
+COAX_API coax_draft coax_schema_draft(const coax_schema *schema);
 
 /* One validation error, in the JSON Schema output format's words. */
 typedef struct coax_schema_error {
@@ -504,9 +514,9 @@ typedef struct coax_validation {
 ** ({"$ref": "#"}), COAX_ENOMEM.
 ** Thread-safe for one schema and different arenas. No argument may be
 ** NULL except 'err'. */
-coax_code coax_validate(const coax_schema *schema, const coax_value *instance,
-                        coax_arena *arena, unsigned flags, coax_validation *out,
-                        coax_error *err);
+COAX_API coax_code coax_validate(const coax_schema *schema, const coax_value *instance,
+                                 coax_arena *arena, unsigned flags, coax_validation *out,
+                                 coax_error *err);
 
 /* The output formats of the specification. */
 typedef enum coax_output {
@@ -516,7 +526,7 @@ typedef enum coax_output {
 } coax_output;
 
 /* "flag", "basic", "detailed"; -1 for anything else (or NULL). */
-int coax_output_parse(const char *name);
+COAX_API int coax_output_parse(const char *name);
 
 /* Writes 'result' as one line of compact JSON (no newline) into a buffer
 ** from 'alloc' (NULL: the C library); free '*out' with coax_free(alloc,
@@ -528,10 +538,10 @@ int coax_output_parse(const char *name);
 ** with annotations is {"valid": true, "annotations": [unit, ...]} in basic,
 ** with the root's "instanceLocation" and "keywordLocation" in detailed;
 ** flag never lists them. */
-coax_code coax_validation_write(const coax_validation *result,
-                                coax_output format,
-                                const coax_allocator *alloc, char **out,
-                                size_t *len);
+COAX_API coax_code coax_validation_write(const coax_validation *result,
+                                         coax_output format,
+                                         const coax_allocator *alloc, char **out,
+                                         size_t *len);
 
 /* ------------------------------------------------------------------------ */
 /* Extract: schema-aligned recovery without another model call              */
@@ -572,7 +582,7 @@ typedef struct coax_extract_options {
 } coax_extract_options;
 
 /* Fills 'options' with the defaults. 'options' must not be NULL. */
-void coax_extract_options_default(coax_extract_options *options);
+COAX_API void coax_extract_options_default(coax_extract_options *options);
 
 /* The result of coax_extract; everything lives in the arena passed in. */
 typedef struct coax_extract_result {
@@ -616,23 +626,20 @@ typedef struct coax_extract_result {
 ** its only closing was brackets missing at the very end after a complete
 ** member (an inferred closed_bracket) and COAX_EXTRACT_CUT_OFF is not set:
 ** a string, key or comma cut off, an unclosed fence or tag, or a
-** provider's cut all make it truncated. 'schema_doc' is the document
-** 'schema' was compiled from; keywords
-** are looked up in it (local "$ref"s are followed); NULL turns coercion
-** off, as COAX_EXTRACT_STRICT does.
+** provider's cut all make it truncated. Coercion looks keywords up in the
+** document 'schema' was compiled from, which the compiled schema keeps
+** (local "$ref"s are followed).
 **
 ** Returns COAX_OK with out->valid saying whether the value validates (the
 ** errors are in out->validation); COAX_ENOJSON when the text holds no JSON
 ** (nor a bare scalar the schema accepts);
 ** a limit (COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ELIMIT) or
-** COAX_ENOMEM. 'limits' and 'options' may be NULL.
-** (Before issue 18 the seventh argument was 'unsigned flags'; a literal 0
-** still compiles and means the defaults.) */
-coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
-                       const coax_value *schema_doc, const char *text,
-                       size_t len, const coax_limits *limits,
-                       const coax_extract_options *options,
-                       coax_extract_result *out, coax_error *err);
+** COAX_ENOMEM. 'limits' and 'options' may be NULL. */
+COAX_API coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
+                                const char *text, size_t len,
+                                const coax_limits *limits,
+                                const coax_extract_options *options,
+                                coax_extract_result *out, coax_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Example instances                                                        */
@@ -697,9 +704,9 @@ typedef struct coax_example_result {
 ** COAX_ENOMEM;
 ** COAX_EINVAL for a NULL argument. On failure '*out' is zeroed. Thread-safe
 ** for one schema and different arenas. 'options' and 'err' may be NULL. */
-coax_code coax_example(const coax_schema *schema,
-                       const coax_example_options *options, coax_arena *arena,
-                       coax_example_result *out, coax_error *err);
+COAX_API coax_code coax_example(const coax_schema *schema,
+                                const coax_example_options *options, coax_arena *arena,
+                                coax_example_result *out, coax_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Engines and sessions: the retry loop                                     */
@@ -775,24 +782,24 @@ typedef struct coax_engine_options {
 ** loaded. 'options' may be NULL. Returns COAX_OK and sets '*out'; COAX_EIO
 ** when the scripts are not found; COAX_ESCRIPT when they fail to load (the
 ** message holds the Lua error); COAX_ENOMEM. Free with coax_engine_free. */
-coax_code coax_engine_new(const coax_engine_options *options, coax_engine **out, coax_error *err);
+COAX_API coax_code coax_engine_new(const coax_engine_options *options, coax_engine **out, coax_error *err);
 
 /* Frees the engine, its sessions and its Lua state. NULL is a no-op. */
-void coax_engine_free(coax_engine *engine);
+COAX_API void coax_engine_free(coax_engine *engine);
 
 /* Stops every script the engine runs, now and from then on: the running
 ** one within its next 1000 Lua instructions. Sessions then end with the
 ** outcome limit ("script stopped: the host interrupted it"). For a host
 ** that is shutting down; async-signal-safe (it sets a flag), so a signal
 ** handler may call it. */
-void coax_engine_interrupt(coax_engine *engine);
+COAX_API void coax_engine_interrupt(coax_engine *engine);
 
 /* Advances every session of the engine as far as it can go without
 ** waiting, then waits for timers (agents' coax.sleep) and HTTP responses
 ** (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight
 ** keep moving whenever the engine is polled, with 0 too. Returns the number
 ** of sessions still running. */
-size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
+COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */
 typedef enum coax_outcome {
@@ -807,11 +814,11 @@ typedef enum coax_outcome {
 
 /* "running", "ok", "exhausted", "agent_error", "limit", "script_error",
 ** "invalid". */
-const char *coax_outcome_name(coax_outcome outcome);
+COAX_API const char *coax_outcome_name(coax_outcome outcome);
 
 /* The exit status of the coax command for an outcome: 0 ok, 1 exhausted,
 ** 2 invalid, 3 agent_error, 4 limit, 5 script_error. */
-int coax_outcome_exit_status(coax_outcome outcome);
+COAX_API int coax_outcome_exit_status(coax_outcome outcome);
 
 /* An event of a session: "attempt_start", "reply", "parse_error",
 ** "validation_error", "rejection", "success" and, for the host only,
@@ -853,12 +860,12 @@ typedef struct coax_session_options {
 ** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable
 ** file, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
 ** with coax_session_free or with its engine. */
-coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
-                                 coax_session **out, coax_error *err);
+COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
+                                          coax_session **out, coax_error *err);
 
 /* The same from recipe text; 'name' names it in messages ("=recipe"). */
-coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
-                                 const coax_session_options *options, coax_session **out, coax_error *err);
+COAX_API coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
+                                          const coax_session_options *options, coax_session **out, coax_error *err);
 
 /* The same from C alone, without a recipe: 'schema' is JSON text
 ** ('schema_len' bytes), 'prompt' the prompt (NUL-terminated; "{{input}}"
@@ -866,30 +873,31 @@ coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t l
 ** options->agent_json (default: replay). A schema that is not JSON or not
 ** a valid schema ends the session at once with outcome COAX_OUTCOME_INVALID, as for
 ** a recipe. Errors as coax_session_from_file. */
-coax_code coax_session_from_schema(coax_engine *engine, const char *schema, size_t schema_len, const char *prompt,
-                                   const coax_session_options *options, coax_session **out, coax_error *err);
+COAX_API coax_code coax_session_from_schema(coax_engine *engine, const char *schema, size_t schema_len,
+                                            const char *prompt, const coax_session_options *options,
+                                            coax_session **out, coax_error *err);
 
 /* Polls the session's engine until the session ends; returns its outcome. */
-coax_outcome coax_session_run(coax_session *session);
+COAX_API coax_outcome coax_session_run(coax_session *session);
 
 /* The outcome so far (COAX_OUTCOME_RUNNING until it ends). */
-coax_outcome coax_session_outcome(const coax_session *session);
+COAX_API coax_outcome coax_session_outcome(const coax_session *session);
 
 /* Why the session failed: its error message (NUL-terminated; the same as
 ** the report's error.message), with '*code' (when 'code' is not NULL) set
 ** to its stable code ("exhausted", "agent_error", "tokens", ...; the
 ** report's error.code). NULL (and *code NULL) while the session runs and
 ** when it succeeded. Owned by the session. */
-const char *coax_session_error(const coax_session *session, const char **code);
+COAX_API const char *coax_session_error(const coax_session *session, const char **code);
 
 /* The accepted value as compact JSON (NUL-terminated), or NULL unless the
 ** outcome is COAX_OUTCOME_OK. Owned by the session. */
-const char *coax_session_value(const coax_session *session, size_t *len);
+COAX_API const char *coax_session_value(const coax_session *session, size_t *len);
 
 /* The session report as JSON (README, "The report"): outcome, value,
 ** error, metrics and every attempt. Built when the session ends; NULL
 ** before, or if memory ran out building it. Owned by the session. */
-const char *coax_session_report(const coax_session *session, size_t *len);
+COAX_API const char *coax_session_report(const coax_session *session, size_t *len);
 
 /* ---- The host agent --------------------------------------------------------
 ** A session whose agent is "host" ({"name": "host"} in agent_json, or
@@ -908,22 +916,22 @@ const char *coax_session_report(const coax_session *session, size_t *len);
 /* The request the session waits on its host for (JSON, NUL-terminated,
 ** owned by the session, valid until it is answered), or NULL when it waits
 ** for none. */
-const char *coax_session_host_request(const coax_session *session, size_t *len);
+COAX_API const char *coax_session_host_request(const coax_session *session, size_t *len);
 
 /* Answers the session's host request with the model's reply text
 ** ('len' bytes, copied) and the provider's usage (-1 where unknown).
 ** COAX_EINVAL when 'session' is NULL or waits for no reply (asked for none,
 ** already answered, or ended); COAX_ENOMEM (the host may try again). */
-coax_code coax_session_host_reply(coax_session *session, const char *text, size_t len, long long input_tokens,
-                                  long long output_tokens, coax_error *err);
+COAX_API coax_code coax_session_host_reply(coax_session *session, const char *text, size_t len, long long input_tokens,
+                                           long long output_tokens, coax_error *err);
 
 /* Answers the host request with a failure: the session ends with outcome
 ** COAX_OUTCOME_AGENT_ERROR and 'message' (copied; NULL: "the host failed"). Errors
 ** as coax_session_host_reply. */
-coax_code coax_session_host_fail(coax_session *session, const char *message, coax_error *err);
+COAX_API coax_code coax_session_host_fail(coax_session *session, const char *message, coax_error *err);
 
 /* Frees a session (an engine frees its sessions itself). NULL: no-op. */
-void coax_session_free(coax_session *session);
+COAX_API void coax_session_free(coax_session *session);
 
 /* ------------------------------------------------------------------------ */
 /* Token estimation                                                         */
@@ -951,18 +959,18 @@ typedef enum coax_encoding {
 
 /* The name of an encoding ("o200k", "cl100k", "llama3", "claude",
 ** "chars4"); "unknown" outside the enum. A static string. */
-const char *coax_encoding_name(coax_encoding enc);
+COAX_API const char *coax_encoding_name(coax_encoding enc);
 
 /* The encoding called 'name' (len bytes; the names above). Returns COAX_OK
 ** and sets '*out', or COAX_EINVAL for an unknown name (or NULL arguments). */
-coax_code coax_encoding_parse(const char *name, size_t len, coax_encoding *out);
+COAX_API coax_code coax_encoding_parse(const char *name, size_t len, coax_encoding *out);
 
 /* The estimated number of tokens of text[0..len) under 'enc'. A pure
 ** function: no allocation, no state, thread-safe. Any bytes are accepted
 ** (an invalid UTF-8 byte counts as one character); NULL 'text' or 'len' 0
 ** gives 0, and a non-empty text at least 1. An 'enc' outside the enum is
 ** treated as COAX_ENC_O200K. */
-size_t coax_tokens(coax_encoding enc, const char *text, size_t len);
+COAX_API size_t coax_tokens(coax_encoding enc, const char *text, size_t len);
 
 /* One chat message for coax_tokens_chat. 'name' may be NULL (no name);
 ** NULL 'role' or 'content' counts as empty. */
@@ -981,7 +989,7 @@ typedef struct coax_message {
 ** name, 3 for the reply, as OpenAI documents; llama3: 4 a message and 5 for
 ** <|begin_of_text|> and the reply header; chars4: none). NULL 'msgs' with
 ** 'n' 0 gives the reply priming alone. Pure and thread-safe. */
-size_t coax_tokens_chat(coax_encoding enc, const coax_message *msgs, size_t n);
+COAX_API size_t coax_tokens_chat(coax_encoding enc, const coax_message *msgs, size_t n);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,9 @@
 #include "lua/run.h"
 #include "script/lib.h"
 
-int luaopen_coax(lua_State *L)
+/* The one symbol build/coax.so exports: the objects are compiled with
+** -fvisibility=hidden (Makefile). */
+__attribute__((visibility("default"))) int luaopen_coax(lua_State *L)
 {
     lcoax_open_library(L);
     lcoax_open_run(L);

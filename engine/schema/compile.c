@@ -677,6 +677,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
         }
         coax_buf_free(&b);
     }
+    s->doc = doc;
     sres *root = c.rc ? NULL : cc_scan_doc(&c, doc, "", c.default_draft, 0);
     uint64_t meta_weight = 0; /* the meta-schema's nodes are no part of the schema's size */
     if (root) {

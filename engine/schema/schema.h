@@ -176,6 +176,9 @@ struct coax_schema {
     coax_regex **regexes;        /* for cleanup */
     size_t nregexes, cregexes;
     snode *root;
+    /* The copy of the document compiled, in 'arena': coax_extract's
+    ** coercions look keywords up in it. */
+    const coax_value *doc;
     int draft;
     size_t max_depth;
     uint64_t max_steps;          /* of one validation; 0: by the sizes (validate.c) */

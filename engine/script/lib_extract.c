@@ -17,10 +17,9 @@ static int schema_box_gc(lua_State *L)
     return 0;
 }
 
-/* Compiles the schema at 'idx' (JSON text or a table); pushes its owner
-** (freed by the GC even when an error follows) and returns the document. */
-static const coax_value *compile_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft,
-                                     coax_schema **out)
+/* Compiles the schema at 'idx' (JSON text or a table) into '*out' and
+** pushes its owner (freed by the GC even when an error follows). */
+static void compile_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft, coax_schema **out)
 {
     coax_value *doc;
     coax_error err;
@@ -45,7 +44,6 @@ static const coax_value *compile_arg(lua_State *L, int idx, coax_arena *arena, c
     coax_code rc = coax_schema_compile(doc, &so, NULL, &b->schema, &err);
     if (rc) lcoax_error(L, rc, &err);
     *out = b->schema;
-    return doc;
 }
 
 /** coax.extract(text, schema [, opts]) -> result | nil, message, code
@@ -84,10 +82,10 @@ static int l_extract(lua_State *L)
     }
     coax_arena *arena = lcoax_arena(L);
     coax_schema *schema;
-    const coax_value *doc = compile_arg(L, 2, arena, draft, &schema);
+    compile_arg(L, 2, arena, draft, &schema);
     coax_extract_result r;
     coax_error err = {0};
-    coax_code rc = coax_extract(arena, schema, doc, text, len, &lim, &xo, &r, &err);
+    coax_code rc = coax_extract(arena, schema, text, len, &lim, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
         lua_pushnil(L);

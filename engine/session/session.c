@@ -660,7 +660,7 @@ static void handle_reply(coax_session *s)
     coax_error err = {0};
     /* extract closes no brackets of a cut reply; refuse_cut_off then refuses the rest */
     coax_extract_options xo = {cut_off_reason(s) ? COAX_EXTRACT_CUT_OFF : 0, s->max_class};
-    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, &xo, &r, &err);
+    coax_code rc = coax_extract(arena, s->schema, text, len, &e->limits, &xo, &r, &err);
     if (rc == COAX_OK) rc = refuse_cut_off(s, arena, &r);
     char f[320];
     snprintf(f, sizeof f, "\"bytes\":%zu", len);
@@ -892,7 +892,7 @@ int session_check(void *task, lua_State *L)
     coax_extract_result r;
     coax_error err = {0};
     coax_extract_options xo = {0, s->max_class};
-    coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &s->engine->limits, &xo, &r, &err);
+    coax_code rc = coax_extract(arena, s->schema, text, len, &s->engine->limits, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
     if (rc == COAX_OK && r.valid) {
         lua_createtable(L, 0, 2);

@@ -14,14 +14,12 @@
 
 static const char PERSON[] = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}";
 
-/* Compiles 'text' with 'opt'; NULL when it does not compile. The document
-** goes to '*doc' (in 'a'). */
-static coax_schema *compile(coax_arena *a, const char *text, const coax_schema_options *opt, coax_value **doc)
+/* Compiles 'text' (parsed in 'a') with 'opt'; NULL when it does not compile. */
+static coax_schema *compile(coax_arena *a, const char *text, const coax_schema_options *opt)
 {
     coax_value *v;
     coax_schema *s = NULL;
     if (coax_parse(a, text, strlen(text), NULL, &v, NULL) != COAX_OK) return NULL;
-    if (doc) *doc = v;
     return coax_schema_compile(v, opt, NULL, &s, NULL) == COAX_OK ? s : NULL;
 }
 
@@ -35,12 +33,12 @@ static codes all_codes(const char *text, size_t len, const coax_limits *lim)
     counting c = {0, 0, 0};
     coax_allocator al = COUNTING_ALLOCATOR(&c);
     coax_arena *a = coax_arena_new(&al);
-    coax_value *v, *doc = NULL;
+    coax_value *v;
     coax_repair_result r;
     coax_extract_result x;
-    coax_schema *s = compile(a, PERSON, NULL, &doc);
+    coax_schema *s = compile(a, PERSON, NULL);
     codes out = {coax_parse(a, text, len, lim, &v, NULL), coax_repair(a, text, len, lim, &r, NULL),
-                 s ? coax_extract(a, s, doc, text, len, lim, 0, &x, NULL) : COAX_EINVAL};
+                 s ? coax_extract(a, s, text, len, lim, NULL, &x, NULL) : COAX_EINVAL};
     coax_schema_free(s);
     coax_arena_free(a);
     CHECK_INT(c.live, 0);
@@ -124,7 +122,7 @@ static coax_code validate(const char *schema, const coax_schema_options *opt, co
     coax_value *iv;
     coax_validation out = {0};
     coax_error err;
-    coax_schema *s = compile(a, schema, opt, NULL);
+    coax_schema *s = compile(a, schema, opt);
     CHECK(s != NULL);
     coax_code rc = COAX_EINVAL;
     if (s && coax_parse(a, instance, strlen(instance), NULL, &iv, NULL) == COAX_OK) {

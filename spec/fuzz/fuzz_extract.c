@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned flags = 0; flags <= COAX_EXTRACT_STRICT; flags++) {
         coax_extract_result r;
         coax_extract_options xo = {flags, flags ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED};
-        coax_code rc = coax_extract(a, s, doc, (const char *)data, size, NULL, &xo, &r, &err);
+        coax_code rc = coax_extract(a, s, (const char *)data, size, NULL, &xo, &r, &err);
         if (rc != COAX_OK) {
             FUZZ_CHECK(rc == COAX_ENOJSON || rc == COAX_EDEPTH || rc == COAX_ESTRING ||
                        rc == COAX_ELIMIT);
