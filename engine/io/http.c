@@ -1,36 +1,23 @@
 /*
-** http.c: the engine's HTTP transport on libcurl's multi interface, and
-** what its scripts see of it:
+** http.c: the engine's HTTP transport on libcurl's multi interface (see
+** http.h). The session layer turns it into coax.http.request and
+** coax.secret for scripts (session/lend_http.c).
 **
-**   coax.http.request{method, url, headers, body, timeout_ms, on_line}
-**     -> {status, headers, body, elapsed_ms} | nil, message, kind
-**   coax.secret(name) -> an opaque header value, or nil
-**
-** request is a Lua wrapper (sandbox.lua) around start and wait below:
-** start adds an easy handle to the engine's multi handle; wait yields the
-** agent's coroutine until the request has news (lines of a streamed body,
-** or its end). The engine's poll loop drives curl and resumes the session.
-**
-** Secrets: a script names a secret (coax.secret "OPENAI_API_KEY") and puts
-** the object in a header value ("Bearer " .. key); its value is looked up
-** only here, when the request is made, and every occurrence of it in the
-** response is replaced by "[redacted]" before Lua sees it. So no value
-** reaches the Lua state, and with it reports, history, logs or errors.
+** Secrets: a header may carry a host's secret (http_secret); the request
+** keeps the values it carries, so that its owner can replace every
+** occurrence of them in the response by "[redacted]" before a script sees
+** it (http_secret_at), and the log names URLs with their credentials
+** redacted.
 **
 ** Memory: requests, bodies and headers come from the engine's allocator;
 ** curl keeps its own (the easy handles, the header list it is given).
 */
 #include "io/http.h"
-#include "session/engine.h"
+#include "base/clock.h"
 
 #include <curl/curl.h>
-#include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define SECRET_MT "coax.secret"
-#define REDACTED "[redacted]"
-#define MAX_HEADERS 64
 
 struct coax_http {
     const coax_allocator *alloc;
@@ -49,7 +36,6 @@ struct coax_http {
 
 struct http_req {
     coax_http *h;
-    coax_session *s;
     CURL *easy;
     struct curl_slist *headers; /* curl's memory */
     coax_buf body;              /* the request body */
@@ -129,7 +115,7 @@ static void put_redacted_url(coax_buf *b, const char *url)
         const char *at = memchr(host, '@', auth_len);
         coax_buf_put(b, url, (size_t)(host - url));
         if (at) {
-            coax_buf_puts(b, REDACTED "@");
+            coax_buf_puts(b, HTTP_REDACTED "@");
             host = at + 1;
         }
         p = host;
@@ -155,7 +141,7 @@ static void put_redacted_url(coax_buf *b, const char *url)
         }
         if (hide) {
             coax_buf_put(b, k, (size_t)(eq - k) + 1);
-            coax_buf_puts(b, REDACTED);
+            coax_buf_puts(b, HTTP_REDACTED);
         } else {
             coax_buf_put(b, k, n);
         }
@@ -289,7 +275,6 @@ static void req_free(http_req *r)
     if (r->secrets.data) memset(r->secrets.data, 0, r->secrets.cap);
     coax_buf *bufs[] = {&r->body, &r->url, &r->secrets, &r->resp, &r->head};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
-    if (r->s && r->s->http == r) r->s->http = NULL;
     coax_free_raw(h->alloc, r, sizeof *r);
 }
 
@@ -351,10 +336,10 @@ void http_wait(coax_http *h, const struct pollfd *fds, unsigned n, int ms)
     curl_multi_poll(h->multi, extra, n, ms < 0 ? 0 : ms, NULL);
 }
 
+
 /* ---- secrets ------------------------------------------------------------------ */
 
-/* The default lookup: environment variables whose names end in _API_KEY. */
-static const char *lookup(coax_http *h, const char *name)
+const char *http_secret(const coax_http *h, const char *name)
 {
     if (h->secret) return h->secret(h->secret_ud, name);
     size_t n = strlen(name);
@@ -363,83 +348,18 @@ static const char *lookup(coax_http *h, const char *name)
     return v && *v ? v : NULL;
 }
 
-static coax_engine *engine_of(lua_State *L) { return vm_of(L)->host; }
-
-static bool valid_name(const char *s)
+size_t http_secret_at(const coax_buf *secrets, const char *s, size_t n)
 {
-    if (!*s || (*s >= '0' && *s <= '9')) return false;
-    for (; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
-    return true;
-}
-
-/* A secret object: user values 1 prefix, 2 name, 3 suffix. */
-static void push_secret(lua_State *L, int prefix, int name, int suffix)
-{
-    lua_newuserdatauv(L, 0, 3);
-    lua_pushvalue(L, prefix < 0 ? prefix - 1 : prefix);
-    lua_setiuservalue(L, -2, 1);
-    lua_pushvalue(L, name < 0 ? name - 1 : name);
-    lua_setiuservalue(L, -2, 2);
-    lua_pushvalue(L, suffix < 0 ? suffix - 1 : suffix);
-    lua_setiuservalue(L, -2, 3);
-    luaL_setmetatable(L, SECRET_MT);
-}
-
-/** coax.secret(name) -> a secret to put in a header value, or nil when the
-** host has no such secret (or does not let scripts use it). */
-static int l_secret(lua_State *L)
-{
-    const char *name = luaL_checkstring(L, 1);
-    luaL_argcheck(L, valid_name(name), 1, "not a secret's name");
-    coax_engine *e = engine_of(L);
-    if (!e || !e->http || !lookup(e->http, name)) {
-        lua_pushnil(L);
-        return 1;
+    for (const char *v = secrets->data; v && v < secrets->data + secrets->len; v += strlen(v) + 1) {
+        size_t vl = strlen(v);
+        if (vl >= 4 && vl <= n && !memcmp(s, v, vl)) return vl;
     }
-    lua_pushliteral(L, "");
-    push_secret(L, -1, 1, -1);
-    return 1;
+    return 0;
 }
 
-/* "Bearer " .. secret, secret .. "x": the text around the secret grows. */
-static int secret_concat(lua_State *L)
-{
-    bool left = luaL_testudata(L, 1, SECRET_MT) != NULL;
-    int sec = left ? 1 : 2, other = left ? 2 : 1;
-    if (luaL_testudata(L, other, SECRET_MT)) return luaL_error(L, "cannot join two secrets");
-    if (!lua_isstring(L, other)) return luaL_error(L, "a secret joins strings only");
-    lua_getiuservalue(L, sec, 1);
-    lua_getiuservalue(L, sec, 2);
-    lua_getiuservalue(L, sec, 3);
-    int p = lua_gettop(L) - 2;
-    if (left) {
-        lua_pushvalue(L, p + 2);
-        lua_pushvalue(L, other);
-        lua_concat(L, 2);
-        lua_replace(L, p + 2);
-    } else {
-        lua_pushvalue(L, other);
-        lua_pushvalue(L, p);
-        lua_concat(L, 2);
-        lua_replace(L, p);
-    }
-    push_secret(L, p, p + 1, p + 2);
-    return 1;
-}
+/* ---- starting a request --------------------------------------------------------- */
 
-static int secret_tostring(lua_State *L)
-{
-    luaL_checkudata(L, 1, SECRET_MT);
-    lua_getiuservalue(L, 1, 2);
-    lua_pushfstring(L, "[secret %s]", lua_tostring(L, -1));
-    return 1;
-}
-
-/* ---- coax.http.request: start ----------------------------------------------- */
-
-static bool header_name_ok(const char *s, size_t n)
+bool http_header_name_ok(const char *s, size_t n)
 {
     if (n == 0 || n > 256) return false;
     for (size_t i = 0; i < n; i++) {
@@ -449,126 +369,11 @@ static bool header_name_ok(const char *s, size_t n)
     return true;
 }
 
-static bool header_value_ok(const char *s, size_t n)
+bool http_header_value_ok(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (s[i] == '\r' || s[i] == '\n' || s[i] == '\0') return false;
     return true;
-}
-
-/* Adds "name: value" (the value at 'vi', a string or a secret) to the
-** request's header list; raises on bad input. */
-static void add_header(lua_State *L, http_req *r, int ni, int vi, coax_buf *line)
-{
-    ni = lua_absindex(L, ni);
-    vi = lua_absindex(L, vi);
-    size_t nlen;
-    const char *name = lua_tolstring(L, ni, &nlen);
-    if (!name || lua_type(L, ni) != LUA_TSTRING || !header_name_ok(name, nlen))
-        luaL_error(L, "coax.http.request: bad header name");
-    line->len = 0;
-    coax_buf_put(line, name, nlen);
-    coax_buf_puts(line, ": ");
-    if (luaL_testudata(L, vi, SECRET_MT)) {
-        lua_getiuservalue(L, vi, 1);
-        lua_getiuservalue(L, vi, 2);
-        lua_getiuservalue(L, vi, 3);
-        const char *value = lookup(r->h, lua_tostring(L, -2));
-        if (!value) luaL_error(L, "coax.http.request: the secret %s is not available", lua_tostring(L, -2));
-        size_t plen, slen, vlen = strlen(value);
-        const char *pre = lua_tolstring(L, -3, &plen), *suf = lua_tolstring(L, -1, &slen);
-        if (!header_value_ok(pre, plen) || !header_value_ok(suf, slen) || !header_value_ok(value, vlen))
-            luaL_error(L, "coax.http.request: a header value holds a line break");
-        coax_buf_put(line, pre, plen);
-        coax_buf_put(line, value, vlen);
-        coax_buf_put(line, suf, slen);
-        coax_buf_put(&r->secrets, value, vlen + 1);
-        lua_pop(L, 3);
-    } else {
-        size_t vlen;
-        const char *value = lua_tolstring(L, vi, &vlen);
-        if (!value || !header_value_ok(value, vlen))
-            luaL_error(L, "coax.http.request: header '%s' needs a string value without line breaks", name);
-        coax_buf_put(line, value, vlen);
-    }
-    coax_buf_putc(line, '\0');
-    if (line->oom) luaL_error(L, "out of memory");
-    struct curl_slist *next = curl_slist_append(r->headers, line->data);
-    if (!next) luaL_error(L, "out of memory");
-    r->headers = next;
-}
-
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The headers table at index 1's "headers": a map (sent sorted by name) or
-** a list of {name, value} pairs (sent in order). */
-static void read_headers(lua_State *L, http_req *r)
-{
-    if (lua_getfield(L, 1, "headers") == LUA_TNIL) {
-        lua_pop(L, 1);
-    } else {
-        luaL_argcheck(L, lua_istable(L, -1), 1, "headers must be a table");
-        int t = lua_gettop(L);
-        coax_buf line;
-        coax_buf_init(&line, r->h->alloc);
-        if (lua_rawlen(L, t) > 0) {
-            for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, t) && i <= MAX_HEADERS; i++) {
-                lua_rawgeti(L, t, i);
-                luaL_argcheck(L, lua_istable(L, -1), 1, "a header list holds {name, value} pairs");
-                lua_rawgeti(L, -1, 1);
-                lua_rawgeti(L, -2, 2);
-                add_header(L, r, -2, -1, &line);
-                lua_pop(L, 3);
-            }
-        } else {
-            const char *names[MAX_HEADERS];
-            size_t n = 0;
-            lua_pushnil(L);
-            while (lua_next(L, t)) {
-                lua_pop(L, 1);
-                if (lua_type(L, -1) != LUA_TSTRING || n == MAX_HEADERS)
-                    luaL_error(L, "coax.http.request: header names must be strings (at most %d)", MAX_HEADERS);
-                names[n++] = lua_tostring(L, -1);
-            }
-            qsort(names, n, sizeof *names, cmp_names);
-            for (size_t i = 0; i < n; i++) {
-                lua_pushstring(L, names[i]);
-                lua_pushvalue(L, -1);
-                lua_rawget(L, t);
-                add_header(L, r, -2, -1, &line);
-                lua_pop(L, 2);
-            }
-        }
-        coax_buf_free(&line);
-        lua_pop(L, 1);
-    }
-    /* No "Expect: 100-continue" round trip for large bodies. */
-    struct curl_slist *next = curl_slist_append(r->headers, "Expect:");
-    if (!next) luaL_error(L, "out of memory");
-    r->headers = next;
-}
-
-static const char *opt_field(lua_State *L, const char *k, size_t *len)
-{
-    lua_getfield(L, 1, k);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "coax.http.request: '%s' must be a string", k);
-    const char *s = lua_tolstring(L, -1, len);
-    lua_pop(L, 1); /* the options table keeps it */
-    return s;
-}
-
-/* The request being built lives in a userdata until it is attached, so a
-** raised error frees it (its __gc). */
-static int pending_gc(lua_State *L)
-{
-    http_req **box = lua_touserdata(L, 1);
-    if (*box) req_free(*box);
-    *box = NULL;
-    return 0;
 }
 
 #define SETOPT(easy, opt, val)                                                                                     \
@@ -576,76 +381,11 @@ static int pending_gc(lua_State *L)
         if (curl_easy_setopt(easy, opt, val) != CURLE_OK) bad = true;                                              \
     } while (0)
 
-static int l_start(lua_State *L)
+/* Hands the request's options to its easy handle: false when curl refuses one. */
+static bool set_options(http_req *r, const http_options *o)
 {
-    coax_vm *vm = vm_of(L);
-    coax_engine *e = vm->host;
-    coax_session *s = vm->current;
-    if (!e || !s || !lua_isyieldable(L)) return luaL_error(L, "coax.http.request: only an agent's call can make requests");
-    luaL_checktype(L, 1, LUA_TTABLE);
-    size_t url_len, body_len = 0, method_len = 0;
-    const char *url = opt_field(L, "url", &url_len);
-    const char *body = opt_field(L, "body", &body_len);
-    const char *method = opt_field(L, "method", &method_len);
-    if (!url) return luaL_error(L, "coax.http.request: 'url' is required");
-    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
-        return luaL_error(L, "coax.http.request: only http:// and https:// URLs");
-    if (strlen(url) != url_len || !header_value_ok(url, url_len))
-        return luaL_error(L, "coax.http.request: bad URL");
-    if (!method) method = body ? "POST" : "GET";
-    for (const char *p = method; *p; p++)
-        if (*p < 'A' || *p > 'Z' || p - method > 16) return luaL_error(L, "coax.http.request: bad method");
-    if (!*method) return luaL_error(L, "coax.http.request: bad method");
-    lua_Integer timeout = e->http->timeout_ms;
-    if (lua_getfield(L, 1, "timeout_ms") != LUA_TNIL) {
-        timeout = lua_tointeger(L, -1);
-        if (!lua_isinteger(L, -1) || timeout <= 0) return luaL_error(L, "coax.http.request: timeout_ms must be a positive integer");
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, 1, "on_line");
-    bool want_lines = !lua_isnil(L, -1);
-    lua_pop(L, 1);
-
-    http_cancel(s->http); /* an earlier request the script gave up on */
-    coax_http *h = e->http;
-    http_req **box = lua_newuserdatauv(L, sizeof *box, 0);
-    *box = NULL;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, pending_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    http_req *r = coax_alloc_raw(h->alloc, sizeof *r);
-    if (!r) return luaL_error(L, "out of memory");
-    memset(r, 0, sizeof *r);
-    *box = r;
-    r->h = h;
-    r->want_lines = want_lines;
-    coax_buf *bufs[] = {&r->body, &r->url, &r->secrets, &r->resp, &r->head};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], h->alloc);
-    coax_buf_puts(&r->url, method);
-    coax_buf_putc(&r->url, '\0');
-    coax_buf_put(&r->url, url, url_len);
-    coax_buf_putc(&r->url, '\0');
-    if (body) coax_buf_put(&r->body, body, body_len);
-    coax_buf_putc(&r->body, '\0');
-    if (r->url.oom || r->body.oom) return luaL_error(L, "out of memory");
-    read_headers(L, r);
-    if (r->secrets.oom) return luaL_error(L, "out of memory");
-    for (const char *v = r->secrets.data; v && v < r->secrets.data + r->secrets.len; v += strlen(v) + 1) {
-        bool known = false;
-        for (const char *k = s->secrets.data; k && k < s->secrets.data + s->secrets.len; k += strlen(k) + 1)
-            known |= !strcmp(k, v);
-        if (!known) coax_buf_put(&s->secrets, v, strlen(v) + 1);
-    }
-    if (s->secrets.oom) return luaL_error(L, "out of memory");
-
-    if (!h->global) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return luaL_error(L, "coax.http: curl failed to start");
-        h->global = true;
-    }
-    if (!h->multi && !(h->multi = curl_multi_init())) return luaL_error(L, "out of memory");
-    CURL *c = r->easy = curl_easy_init();
-    if (!c) return luaL_error(L, "out of memory");
+    coax_http *h = r->h;
+    CURL *c = r->easy;
     bool bad = false;
     SETOPT(c, CURLOPT_URL, url_of(r));
     SETOPT(c, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -654,7 +394,7 @@ static int l_start(lua_State *L)
     SETOPT(c, CURLOPT_SSL_VERIFYPEER, 1L);
     SETOPT(c, CURLOPT_SSL_VERIFYHOST, 2L);
     SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
-    SETOPT(c, CURLOPT_TIMEOUT_MS, (long)timeout);
+    SETOPT(c, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms : h->timeout_ms);
     SETOPT(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)h->max_response);
     SETOPT(c, CURLOPT_USERAGENT, "coax/" COAX_VERSION);
     SETOPT(c, CURLOPT_HTTPHEADER, r->headers);
@@ -666,201 +406,121 @@ static int l_start(lua_State *L)
     SETOPT(c, CURLOPT_PRIVATE, (char *)r);
     if (h->proxy) SETOPT(c, CURLOPT_PROXY, h->proxy);
     if (h->ca_file) SETOPT(c, CURLOPT_CAINFO, h->ca_file);
-    if (!strcmp(method, "GET") && !body) {
+    if (!strcmp(o->method, "GET") && !o->body) {
         SETOPT(c, CURLOPT_HTTPGET, 1L);
-    } else if (!strcmp(method, "HEAD")) {
+    } else if (!strcmp(o->method, "HEAD")) {
         SETOPT(c, CURLOPT_NOBODY, 1L);
     } else {
-        if (strcmp(method, "POST")) SETOPT(c, CURLOPT_CUSTOMREQUEST, method_of(r));
+        if (strcmp(o->method, "POST")) SETOPT(c, CURLOPT_CUSTOMREQUEST, method_of(r));
         SETOPT(c, CURLOPT_POSTFIELDS, r->body.data);
-        SETOPT(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        SETOPT(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
     }
-    if (bad) return luaL_error(L, "coax.http.request: curl refused an option");
-    if (curl_multi_add_handle(h->multi, c) != CURLM_OK) return luaL_error(L, "coax.http.request: curl refused the request");
+    return !bad;
+}
+
+/* Builds the request and attaches it; what went wrong, or NULL. */
+static const char *start(coax_http *h, const http_options *o, http_req *r)
+{
+    coax_buf_puts(&r->url, o->method);
+    coax_buf_putc(&r->url, '\0');
+    coax_buf_puts(&r->url, o->url);
+    coax_buf_putc(&r->url, '\0');
+    if (o->body) coax_buf_put(&r->body, o->body, o->body_len);
+    coax_buf_putc(&r->body, '\0');
+    coax_buf_put(&r->secrets, o->secrets, o->secrets_len);
+    if (r->url.oom || r->body.oom || r->secrets.oom) return "out of memory";
+    for (const char *l = o->headers; l && l < o->headers + o->headers_len; l += strlen(l) + 1) {
+        struct curl_slist *next = curl_slist_append(r->headers, l);
+        if (!next) return "out of memory";
+        r->headers = next;
+    }
+    /* No "Expect: 100-continue" round trip for large bodies. */
+    struct curl_slist *next = curl_slist_append(r->headers, "Expect:");
+    if (!next) return "out of memory";
+    r->headers = next;
+
+    if (!h->global) {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return "coax.http: curl failed to start";
+        h->global = true;
+    }
+    if (!h->multi && !(h->multi = curl_multi_init())) return "out of memory";
+    if (!(r->easy = curl_easy_init())) return "out of memory";
+    if (!set_options(r, o)) return "coax.http.request: curl refused an option";
+    if (curl_multi_add_handle(h->multi, r->easy) != CURLM_OK) return "coax.http.request: curl refused the request";
     r->attached = true;
     h->attached++;
+    return NULL;
+}
+
+const char *http_start(coax_http *h, const http_options *o, http_req **out)
+{
+    *out = NULL;
+    http_req *r = coax_alloc_raw(h->alloc, sizeof *r);
+    if (!r) return "out of memory";
+    memset(r, 0, sizeof *r);
+    r->h = h;
+    r->want_lines = o->want_lines;
+    coax_buf *bufs[] = {&r->body, &r->url, &r->secrets, &r->resp, &r->head};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], h->alloc);
+    const char *why = start(h, o, r);
+    if (why) {
+        req_free(r);
+        return why;
+    }
     r->id = ++h->serial;
     r->t0 = coax_now_ms();
-    r->s = s;
-    s->http = r;
-    *box = NULL; /* the session owns it now */
     if (h->log) {
         coax_buf b;
         coax_buf_init(&b, h->alloc);
         put_redacted_url(&b, url_of(r));
         coax_buf_putc(&b, '\0');
-        log_line(h, "http #%lu > %s %s (%zu bytes)", r->id, method, b.oom ? "(url)" : b.data, body_len);
+        log_line(h, "http #%lu > %s %s (%zu bytes)", r->id, o->method, b.oom ? "(url)" : b.data, o->body_len);
         coax_buf_free(&b);
     }
-    return 0;
+    *out = r;
+    return NULL;
 }
 
-/* ---- coax.http.request: wait ------------------------------------------------ */
+/* ---- what a request brings -------------------------------------------------------- */
 
-void http_push_redacted(lua_State *L, const coax_buf *secrets, const char *s, size_t n)
-{
-    if (!secrets->len) {
-        lua_pushlstring(L, s, n);
-        return;
-    }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    size_t i = 0;
-    while (i < n) {
-        size_t hit = 0;
-        for (const char *v = secrets->data; v < secrets->data + secrets->len; v += strlen(v) + 1) {
-            size_t vl = strlen(v);
-            if (vl >= 4 && vl <= n - i && !memcmp(s + i, v, vl)) {
-                hit = vl;
-                break;
-            }
-        }
-        if (hit) {
-            luaL_addstring(&b, REDACTED);
-            i += hit;
-        } else {
-            luaL_addchar(&b, s[i++]);
-        }
-    }
-    luaL_pushresult(&b);
-}
+bool http_ended(const http_req *r) { return r->done; }
 
-/* Pushes s[0..n) with every secret value used by the request replaced. */
-static void push_clean(lua_State *L, const http_req *r, const char *s, size_t n)
-{
-    http_push_redacted(L, &r->secrets, s, n);
-}
+const coax_buf *http_secrets(const http_req *r) { return &r->secrets; }
 
-static void push_lines(lua_State *L, http_req *r, size_t end)
+static bool failed(const http_req *r) { return r->rc != CURLE_OK || r->too_large || r->oom; }
+
+const char *http_take_lines(http_req *r, size_t *len)
 {
-    lua_createtable(L, 4, 0);
-    lua_Integer k = 0;
-    const char *d = r->resp.data;
-    for (size_t i = r->delivered; i < end;) {
-        const char *nl = memchr(d + i, '\n', end - i);
-        size_t stop = nl ? (size_t)(nl - d) : end;
-        size_t len = stop - i;
-        if (len && d[i + len - 1] == '\r') len--;
-        push_clean(L, r, d + i, len);
-        lua_rawseti(L, -2, ++k);
-        i = stop + 1;
-    }
+    size_t end = 0;
+    if (r->want_lines && r->lines_end > r->delivered) end = r->lines_end;
+    else if (r->want_lines && r->done && !failed(r) && r->delivered < r->resp.len) end = r->resp.len;
+    if (!end) return NULL;
+    const char *s = r->resp.data + r->delivered;
+    *len = end - r->delivered;
     r->delivered = end;
+    return s;
 }
 
-static void push_headers(lua_State *L, const http_req *r)
+const char *http_result(const http_req *r, http_response *resp, const char **kind, char *buf)
 {
-    lua_newtable(L);
-    const char *d = r->head.data;
-    for (size_t i = 0; i < r->head.len;) {
-        const char *nl = memchr(d + i, '\n', r->head.len - i);
-        size_t stop = nl ? (size_t)(nl - d) : r->head.len;
-        const char *colon = memchr(d + i, ':', stop - i);
-        if (colon && (size_t)(colon - d) > i) {
-            luaL_Buffer name;
-            luaL_buffinit(L, &name);
-            for (const char *p = d + i; p < colon; p++) luaL_addchar(&name, (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p));
-            luaL_pushresult(&name);
-            const char *v = colon + 1, *ve = d + stop;
-            while (v < ve && (*v == ' ' || *v == '\t')) v++;
-            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t')) ve--;
-            lua_pushvalue(L, -1);
-            if (lua_rawget(L, -3) == LUA_TSTRING) { /* repeated: joined with ", " */
-                lua_pushliteral(L, ", ");
-                push_clean(L, r, v, (size_t)(ve - v));
-                lua_concat(L, 3);
-            } else {
-                lua_pop(L, 1);
-                push_clean(L, r, v, (size_t)(ve - v));
-            }
-            lua_rawset(L, -3);
-        }
-        i = stop + 1;
-    }
-}
-
-/* The news of the session's request: ("lines", {...}), or ("done", response)
-** or ("done", nil, message, kind); -1 when there is none yet. The end of a
-** request frees it; a response past the size cap raises a limit error. */
-static int push_news(lua_State *L, coax_session *s)
-{
-    http_req *r = s->http;
-    if (r->want_lines && r->lines_end > r->delivered) {
-        lua_pushliteral(L, "lines");
-        push_lines(L, r, r->lines_end);
-        return 2;
-    }
-    if (!r->done) return -1;
-    bool failed = r->rc != CURLE_OK || r->too_large || r->oom;
-    if (r->want_lines && !failed && r->delivered < r->resp.len) { /* the last line, unterminated */
-        lua_pushliteral(L, "lines");
-        push_lines(L, r, r->resp.len);
-        return 2;
-    }
+    *kind = NULL;
     if (r->too_large || r->oom || r->rc == CURLE_FILESIZE_EXCEEDED || headers_too_large(r)) {
-        char msg[160 + CURL_ERROR_SIZE];
-        if (r->oom) snprintf(msg, sizeof msg, "coax.http: out of memory reading the response");
+        if (r->oom) snprintf(buf, HTTP_MESSAGE_MAX, "coax.http: out of memory reading the response");
         else if (!r->too_large && r->rc != CURLE_FILESIZE_EXCEEDED)
-            snprintf(msg, sizeof msg, "coax.http: the response headers are larger than libcurl accepts (%s)",
+            snprintf(buf, HTTP_MESSAGE_MAX, "coax.http: the response headers are larger than libcurl accepts (%s)",
                      error_text(r));
-        else snprintf(msg, sizeof msg, "coax.http: the response is larger than the limit of %zu bytes", r->h->max_response);
-        req_free(r);
-        vm_of(L)->limit = LIMIT_RESPONSE;
-        lua_pushstring(L, msg); /* no position: the message is the same from any agent */
-        return lua_error(L);
+        else snprintf(buf, HTTP_MESSAGE_MAX, "coax.http: the response is larger than the limit of %zu bytes", r->h->max_response);
+        return buf;
     }
-    lua_pushliteral(L, "done");
     if (r->rc != CURLE_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, error_text(r));
-        lua_pushstring(L, kind_of(r->rc));
-        req_free(r);
-        return 4;
+        *kind = kind_of(r->rc);
+        return error_text(r);
     }
-    lua_createtable(L, 0, 4);
-    lua_pushinteger(L, r->status);
-    lua_setfield(L, -2, "status");
-    push_headers(L, r);
-    lua_setfield(L, -2, "headers");
-    push_clean(L, r, r->resp.data ? r->resp.data : "", r->resp.len);
-    lua_setfield(L, -2, "body");
-    lua_pushnumber(L, r->ms);
-    lua_setfield(L, -2, "elapsed_ms");
-    req_free(r);
-    return 2;
-}
-
-static int wait_k(lua_State *L, int status, lua_KContext ctx);
-
-static int l_wait(lua_State *L)
-{
-    coax_vm *vm = vm_of(L);
-    coax_session *s = vm->current;
-    if (!s || !s->http) return luaL_error(L, "coax.http: no request in flight");
-    lua_settop(L, 0);
-    int n = push_news(L, s);
-    if (n >= 0) return n;
-    return lua_yieldk(L, 0, 0, wait_k);
-}
-
-static int wait_k(lua_State *L, int status, lua_KContext ctx)
-{
-    (void)status;
-    (void)ctx;
-    return l_wait(L);
-}
-
-void http_push_lua(lua_State *L)
-{
-    if (luaL_newmetatable(L, SECRET_MT)) {
-        lua_pushcfunction(L, secret_concat);
-        lua_setfield(L, -2, "__concat");
-        lua_pushcfunction(L, secret_tostring);
-        lua_setfield(L, -2, "__tostring");
-        lua_pushliteral(L, "secret");
-        lua_setfield(L, -2, "__metatable");
-    }
-    lua_pop(L, 1);
-    static const luaL_Reg fns[] = {{"start", l_start}, {"wait", l_wait}, {"secret", l_secret}, {NULL, NULL}};
-    luaL_newlib(L, fns);
+    resp->status = r->status;
+    resp->head = r->head.data ? r->head.data : "";
+    resp->head_len = r->head.len;
+    resp->body = r->resp.data ? r->resp.data : "";
+    resp->body_len = r->resp.len;
+    resp->elapsed_ms = r->ms;
+    return NULL;
 }

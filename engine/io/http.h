@@ -1,28 +1,65 @@
 /*
-** http.h: the engine's HTTP transport (http.c) on libcurl's multi
-** interface, and coax.http.request / coax.secret for its scripts.
+** http.h: the engine's HTTP transport (http.c), a C API over libcurl's
+** multi interface. It knows neither sessions nor Lua: what scripts see of
+** it (coax.http.request, coax.secret) is lent by the session layer
+** (session/lend_http.c).
 **
-** One coax_http per engine, one request at most per session. A script's
-** coax.http.request adds an easy handle to the multi and yields its
-** coroutine; the engine's poll drives curl (http_perform, never blocking)
-** and waits on curl's sockets (http_wait, bounded by the poll's timeout);
-** the session is resumed when its request has news: lines of a streamed
-** body (when the script gave on_line), or the end.
+** One coax_http per engine. A request is started from plain C options
+** (http_start) and added to the multi; the engine's poll drives curl
+** (http_perform, never blocking) and waits on curl's sockets (http_wait,
+** bounded by the poll's timeout). A request is ready when it has news:
+** lines of a streamed body (want_lines), or its end; its owner reads them
+** (http_take_lines, http_result) and frees it (http_cancel).
 */
 #ifndef COAX_HTTP_H
 #define COAX_HTTP_H
 
-#include "script/vm.h"
+#include "base/core.h"
 
 #include <poll.h>
 
 typedef struct coax_http coax_http;
 typedef struct http_req http_req;
 
+/* What a secret's value becomes wherever it could be seen. */
+#define HTTP_REDACTED "[redacted]"
+
+/* Room for any message http_result makes. */
+#define HTTP_MESSAGE_MAX 512
+
 /* Creates the transport; nothing of curl's is made until the first
 ** request. 'o' is copied (its strings too); NULL on out of memory. */
 coax_http *http_new(const coax_allocator *alloc, const coax_engine_options *o);
 void http_free(coax_http *h);
+
+/* The host's secret 'name' (its coax_secret_fn, or by default environment
+** variables whose names end in _API_KEY), or NULL. */
+const char *http_secret(const coax_http *h, const char *name);
+
+/* Whether a header name (printable ASCII, no colon, at most 256 bytes) or
+** value (no CR, LF or NUL) may be sent as it is. */
+bool http_header_name_ok(const char *s, size_t n);
+bool http_header_value_ok(const char *s, size_t n);
+
+/* One request. Its caller has checked it: an http:// or https:// URL and
+** header values without line breaks (http_header_*_ok), a method of
+** capital letters. Everything is copied. */
+typedef struct http_options {
+    const char *method;      /* "GET", "POST", ... */
+    const char *url;         /* NUL-terminated */
+    const char *body;        /* NULL: none */
+    size_t body_len;
+    const char *headers;     /* "Name: value" lines, each NUL-terminated, one after the other */
+    size_t headers_len;
+    const char *secrets;     /* the secret values the headers carry, each NUL-terminated */
+    size_t secrets_len;
+    long timeout_ms;         /* 0: the transport's */
+    bool want_lines;         /* the body is handed out line by line as it comes */
+} http_options;
+
+/* Adds the request to the multi: NULL, with it in '*out'; or what went
+** wrong ("out of memory", curl refusing it). */
+const char *http_start(coax_http *h, const http_options *o, http_req **out);
 
 /* Moves every transfer as far as it goes without waiting. */
 void http_perform(coax_http *h);
@@ -34,18 +71,43 @@ bool http_active(const coax_http *h);
 ** the 'n' extra descriptors 'fds' (the commands' pipes). */
 void http_wait(coax_http *h, const struct pollfd *fds, unsigned n, int ms);
 
-/* Whether the script waiting on 'r' can be resumed: lines or the end. */
+/* Whether the request has news for its owner: lines, or its end. */
 bool http_ready(const http_req *r);
 
-/* Removes the request from the multi and frees it. NULL: no-op. */
+/* Whether the transfer is over (lines may still be there to take). */
+bool http_ended(const http_req *r);
+
+/* With want_lines: the body's lines not handed out yet, s[0..*len) with
+** their line breaks: the complete ones, and once the transfer has ended
+** well the last one without a line break. NULL when there are none. */
+const char *http_take_lines(http_req *r, size_t *len);
+
+/* The secret values the request carries (each NUL-terminated), which its
+** owner redacts in what it hands on (http_secret_at). */
+const coax_buf *http_secrets(const http_req *r);
+
+/* A response, as http_result reads it: valid until the request is freed. */
+typedef struct http_response {
+    long status;
+    const char *head, *body; /* the last response's header lines, its body (never NULL) */
+    size_t head_len, body_len;
+    double elapsed_ms;
+} http_response;
+
+/* Once ended: NULL with the response in '*resp'; or why there is none:
+** the transfer failed (a message, '*kind' "timeout", "connect", "url",
+** "tls" or "connection"), or the response passed a limit ('*kind' NULL:
+** the size cap, memory, libcurl's bound on headers; sending again would
+** meet it again). 'buf' (HTTP_MESSAGE_MAX bytes) may hold the message. */
+const char *http_result(const http_req *r, http_response *resp, const char **kind, char *buf);
+
+/* Removes the request from the multi and frees it (logged as cancelled
+** when it had not ended). NULL: no-op. */
 void http_cancel(http_req *r);
 
-/* Pushes s[0..n) with every value in 'secrets' (NUL-terminated values one
-** after the other; those under 4 bytes are ignored) replaced by
-** "[redacted]". */
-void http_push_redacted(lua_State *L, const coax_buf *secrets, const char *s, size_t n);
-
-/* The functions sandbox.lua wraps: a table {start, wait, secret}, pushed. */
-void http_push_lua(lua_State *L);
+/* Redaction: the length of the secret value that s[0..n) starts with
+** ('secrets': NUL-terminated values one after the other; those under 4
+** bytes are never looked for), or 0. */
+size_t http_secret_at(const coax_buf *secrets, const char *s, size_t n);
 
 #endif

@@ -16,11 +16,10 @@
 */
 #define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #include "io/process.h"
-#include "session/engine.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <lauxlib.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -45,7 +44,7 @@ struct proc_req {
     int timeout_ms;
     int status;              /* the exit status; -1: unknown (the host reaped it) */
     int signal;              /* the signal that ended it, or 0 */
-    enum { PROC_OK, PROC_TIMEOUT, PROC_TOO_LARGE, PROC_OOM } fail;
+    proc_fail fail;
 };
 
 static void close_fd(int *fd)
@@ -228,132 +227,46 @@ static int spawn(proc_req *p, const char *command)
     return rc;
 }
 
-/* ---- coax.command ---------------------------------------------------------- */
+/* ---- the process's life ---------------------------------------------------- */
 
-/* The request being started lives in a userdata until the session owns it,
-** so a raised error frees it. */
-static int pending_gc(lua_State *L)
+proc_req *proc_new(const coax_allocator *alloc, const char *input, size_t len, size_t cap, int timeout_ms)
 {
-    proc_req **box = lua_touserdata(L, 1);
-    proc_cancel(*box);
-    *box = NULL;
-    return 0;
-}
-
-static int command_k(lua_State *L, int status, lua_KContext ctx);
-
-/* The process's result, once it has ended: {status, stdout, stderr,
-** elapsed_ms} or nil, message, kind ("timeout", "signal"; at the start,
-** "spawn" or "config": no command). */
-static int finish(lua_State *L, coax_session *s)
-{
-    proc_req *p = s->proc;
-    if (p->fail == PROC_TOO_LARGE || p->fail == PROC_OOM) {
-        char msg[200];
-        if (p->fail == PROC_OOM) snprintf(msg, sizeof msg, "coax.command: out of memory reading the output");
-        else snprintf(msg, sizeof msg, "coax.command: the output is larger than the limit of %zu bytes", p->cap);
-        vm_of(L)->limit = LIMIT_RESPONSE;
-        return luaL_error(L, "%s", msg); /* the session ends; it frees p */
-    }
-    /* Built while the session still owns p: a memory error on the way
-    ** ends the session, which frees it. */
-    int n = 3;
-    if (p->fail == PROC_TIMEOUT) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "the command timed out after %d ms", (int)(p->timeout_ms));
-        lua_pushliteral(L, "timeout");
-    } else if (p->signal) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "the command was killed by signal %d", p->signal);
-        lua_pushliteral(L, "signal");
-    } else {
-        lua_createtable(L, 0, 4);
-        if (p->status >= 0) { /* unknown when the host reaped it: no status, rather than a made-up one */
-            lua_pushinteger(L, p->status);
-            lua_setfield(L, -2, "status");
-        }
-        lua_pushlstring(L, p->output.data ? p->output.data : "", p->output.len);
-        lua_setfield(L, -2, "stdout");
-        lua_pushlstring(L, p->errors.data ? p->errors.data : "", p->errors.len);
-        lua_setfield(L, -2, "stderr");
-        lua_pushnumber(L, coax_now_ms() - p->t0);
-        lua_setfield(L, -2, "elapsed_ms");
-        n = 1;
-    }
-    s->proc = NULL;
-    proc_cancel(p);
-    return n;
-}
-
-/* coax.command(input [, {timeout_ms}]): runs the session's command (the
-** host's) with 'input' on its stdin; yields until it ends. */
-static int l_command(lua_State *L)
-{
-    coax_vm *vm = vm_of(L);
-    coax_session *s = vm->current;
-    size_t len;
-    const char *input = luaL_checklstring(L, 1, &len);
-    if (!s || !lua_isyieldable(L)) return luaL_error(L, "coax.command: only an agent's call can run the command");
-    if (!s->command) {
-        lua_pushnil(L);
-        lua_pushliteral(L, "no command to run: the host names it (coax run --command, or the command option)");
-        lua_pushliteral(L, "config");
-        return 3;
-    }
-    if (L != s->co) return luaL_error(L, "coax.command: only the agent's own call can run the command, not a coroutine of its own");
-    lua_Number timeout = 60000;
-    if (lua_istable(L, 2) && lua_getfield(L, 2, "timeout_ms") != LUA_TNIL) {
-        timeout = lua_tonumber(L, -1);
-        if (!lua_isnumber(L, -1) || !(timeout >= 1 && timeout <= 86400000))
-            return luaL_error(L, "coax.command: timeout_ms must be a number of milliseconds from 1 to 86400000");
-    }
-    proc_cancel(s->proc); /* an earlier one the script gave up on */
-    s->proc = NULL;
-    const coax_allocator *a = s->engine->alloc;
-    proc_req **box = lua_newuserdatauv(L, sizeof *box, 0);
-    *box = NULL;
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, pending_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    proc_req *p = coax_alloc_raw(a, sizeof *p);
-    if (!p) return luaL_error(L, "out of memory");
+    proc_req *p = coax_alloc_raw(alloc, sizeof *p);
+    if (!p) return NULL;
     memset(p, 0, sizeof *p);
-    *box = p;
-    p->alloc = a;
+    p->alloc = alloc;
     p->in = p->out = p->err = p->pidfd = -1;
     p->status = -1;
-    /* Output Lua could not hold anyway is not read either. */
-    p->cap = s->engine->limits.max_input < vm->mem_cap ? s->engine->limits.max_input : vm->mem_cap;
-    coax_buf_init(&p->input, a);
-    coax_buf_init(&p->output, a);
-    coax_buf_init(&p->errors, a);
+    p->cap = cap;
+    p->timeout_ms = timeout_ms;
+    coax_buf_init(&p->input, alloc);
+    coax_buf_init(&p->output, alloc);
+    coax_buf_init(&p->errors, alloc);
     coax_buf_put(&p->input, input, len);
-    if (p->input.oom) return luaL_error(L, "out of memory");
-    p->t0 = coax_now_ms();
-    p->timeout_ms = (int)timeout;
-    p->deadline = p->t0 + (double)p->timeout_ms;
-    int rc = spawn(p, s->command);
-    if (rc) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "the command could not start: %s", strerror(rc));
-        lua_pushliteral(L, "spawn");
-        return 3;
+    if (p->input.oom) {
+        proc_cancel(p);
+        return NULL;
     }
-    *box = NULL; /* the session owns it now */
-    s->proc = p;
-    proc_pump(p);
-    return lua_yieldk(L, 0, 0, command_k);
+    return p;
 }
 
-static int command_k(lua_State *L, int status, lua_KContext ctx)
+int proc_spawn(proc_req *p, const char *command)
 {
-    (void)status;
-    (void)ctx;
-    coax_session *s = vm_of(L)->current;
-    if (!s || !s->proc || L != s->co) return luaL_error(L, "coax.command: no command in flight");
-    if (!proc_ready(s->proc)) return lua_yieldk(L, 0, 0, command_k);
-    return finish(L, s);
+    p->t0 = coax_now_ms();
+    p->deadline = p->t0 + (double)p->timeout_ms;
+    return spawn(p, command);
 }
 
-void proc_push_lua(lua_State *L) { lua_pushcfunction(L, l_command); }
+void proc_result(const proc_req *p, proc_outcome *o)
+{
+    o->fail = p->fail;
+    o->status = p->status;
+    o->signal = p->signal;
+    o->out = p->output.data ? p->output.data : "";
+    o->out_len = p->output.len;
+    o->err = p->errors.data ? p->errors.data : "";
+    o->err_len = p->errors.len;
+    o->cap = p->cap;
+    o->timeout_ms = p->timeout_ms;
+    o->elapsed_ms = coax_now_ms() - p->t0;
+}

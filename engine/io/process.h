@@ -3,20 +3,31 @@
 ** run as a child process, its stdin written and its stdout and stderr read
 ** without blocking, inside the engine's poll like an HTTP request.
 **
-** The command line is the host's (coax_session_options.command, the CLI's
-** --command), never a script's: coax.command(input, opts) can only run the
-** session's own command. One process at most per session. The engine
-** pumps it every pass (proc_pump), waits on its descriptors beside curl's
-** (proc_fds), and resumes the agent when it has ended.
+** It knows neither sessions nor Lua. The command line is the host's
+** (coax_session_options.command, the CLI's --command), never a script's:
+** coax.command(input, opts), lent by the session layer
+** (session/lend_command.c), can only run the session's own command. One
+** process at most per session. The engine pumps it every pass
+** (proc_pump), waits on its descriptors beside curl's (proc_fds), and
+** resumes the agent when it has ended.
 */
 #ifndef COAX_PROCESS_H
 #define COAX_PROCESS_H
 
-#include "script/vm.h"
+#include "base/core.h"
 
 #include <poll.h>
 
 typedef struct proc_req proc_req;
+
+/* A process to run: 'input' (copied) is written to its stdin, at most
+** 'cap' bytes of its stdout are read (past them it is stopped), and it is
+** killed past 'timeout_ms' from its start. NULL on out of memory. */
+proc_req *proc_new(const coax_allocator *alloc, const char *input, size_t len, size_t cap, int timeout_ms);
+
+/* Starts 'command' (/bin/sh -c) as the process; its clock starts now.
+** 0, or an errno value when it could not start. */
+int proc_spawn(proc_req *p, const char *command);
 
 /* Moves the process along without blocking: writes what stdin can take,
 ** reads what is there, reaps it, kills it past its timeout or output cap. */
@@ -37,7 +48,22 @@ void proc_fds(const proc_req *p, struct pollfd *fds, unsigned cap, unsigned *n);
 ** NULL: no-op. */
 void proc_cancel(proc_req *p);
 
-/* Pushes coax.command (the function sandbox.lua exposes). */
-void proc_push_lua(lua_State *L);
+/* Why an ended process went wrong: PROC_OK when it ended by itself. */
+typedef enum proc_fail { PROC_OK, PROC_TIMEOUT, PROC_TOO_LARGE, PROC_OOM } proc_fail;
+
+/* What an ended process left, as proc_result reads it: valid until the
+** process is freed. */
+typedef struct proc_outcome {
+    proc_fail fail;
+    int status;              /* its exit status; -1: unknown (the host reaped it) */
+    int signal;              /* the signal that ended it, or 0 */
+    const char *out, *err;   /* what it wrote (never NULL): its stdout, the head of its stderr */
+    size_t out_len, err_len;
+    size_t cap;              /* proc_new's */
+    int timeout_ms;
+    double elapsed_ms;       /* from its start until now */
+} proc_outcome;
+
+void proc_result(const proc_req *p, proc_outcome *o);
 
 #endif

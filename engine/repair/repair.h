@@ -1,7 +1,7 @@
 /*
 ** repair.h: internals of coax_repair, shared by repair.c (orchestration and
-** choice), repair_scan.c (candidate spans) and repair_parse.c (the lenient
-** parser).
+** choice), scan.c (candidate spans), fence.c (code fences) and lenient.c
+** (the lenient parser).
 */
 #ifndef COAX_REPAIR_H
 #define COAX_REPAIR_H
@@ -94,6 +94,10 @@ typedef struct rvalues {
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text,
                        size_t start, size_t end, const char *shift, rlog *log,
                        rvalues *out, coax_error *err);
+
+/* A fence of three or more backticks or tildes at t[i]: its length, or 0
+** (also when i is at or past len). */
+size_t repair_fence_at(const char *t, size_t i, size_t len);
 
 /* A fenced code block written as a string value ("code": ```...```) at
 ** t[i]: returns the offset just past its closing fence, or 0 when there is

@@ -140,58 +140,6 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
     return ok;
 }
 
-/* A fence of three or more backticks or tildes at t[i]: its length. */
-static size_t fence_at(const char *t, size_t i, size_t len)
-{
-    if (i >= len) return 0; /* a line break or its indentation ends the text */
-    char c = t[i];
-    if (c != '`' && c != '~') return 0;
-    size_t n = 0;
-    while (i + n < len && t[i + n] == c) n++;
-    return n >= 3 ? n : 0;
-}
-
-bool repair_value_fence(const char *t, size_t i)
-{
-    while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;
-    return i > 0 && t[i - 1] == ':';
-}
-
-size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from)
-{
-    size_t n = fence_at(t, i, len);
-    if (!n || t[i] != '`') return 0;
-    size_t body = i + n, eol = body;
-    while (eol < len && t[eol] != '\n') eol++;
-    for (size_t k = body; k + n <= eol; k++) { /* ```print(1)``` on one line */
-        if (t[k] != '`') continue;
-        size_t run = fence_at(t, k, eol);
-        if (run == n) {
-            *cs = body;
-            *ce = k;
-            return k + n;
-        }
-        if (run) k += run - 1;
-    }
-    if (eol >= len) return 0;
-    for (size_t k = eol; k < len && k < *none_from;) { /* k is on a line break */
-        size_t s = k + 1;
-        while (s < len && (t[s] == ' ' || t[s] == '\t')) s++;
-        size_t run = s < len && t[s] == '`' ? fence_at(t, s, len) : 0;
-        if (run >= n) {
-            *cs = eol + 1;
-            *ce = k > eol && t[k - 1] == '\r' ? k - 1 : k;
-            if (*ce < *cs) *ce = *cs;
-            return s + run;
-        }
-        const char *nl = memchr(t + s, '\n', len - s);
-        if (!nl) break;
-        k = (size_t)(nl - t);
-    }
-    if (n == 3 && eol < *none_from) *none_from = eol; /* no line-start fence after eol */
-    return 0;
-}
-
 /* The closing fence of a block whose content starts at 'body': the next
 ** fence of 'c', passing over fenced strings inside ("code": ```...```). */
 static size_t fence_close_first(const char *t, size_t body, size_t len, char c, size_t *none_from)
@@ -232,7 +180,7 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t
 {
     size_t first = fence_close_first(t, body, len, c, none_from);
     /* A first fence alone on its line closes the block in any reading. */
-    if (first >= len || body >= *loose_from || fence_alone(t, first, fence_at(t, first, len), len)) return first;
+    if (first >= len || body >= *loose_from || fence_alone(t, first, repair_fence_at(t, first, len), len)) return first;
     bool in_string = false;
     for (size_t k = body; k < len; k++) {
         while (len - k >= 4 && !(fence_bytes[(unsigned char)t[k]] | fence_bytes[(unsigned char)t[k + 1]] |
@@ -248,7 +196,7 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t
             in_string = !in_string;
             continue;
         }
-        size_t n = t[k] == c ? fence_at(t, k, len) : 0;
+        size_t n = t[k] == c ? repair_fence_at(t, k, len) : 0;
         if (!n) continue;
         size_t cs, ce, end;
         if (!in_string && c == '`' && repair_value_fence(t, k) &&
@@ -299,7 +247,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             if (c == '\n') { /* a fence at a line start ends a stray string */
                 size_t k = i + 1;
                 while (k < len && (t[k] == ' ' || t[k] == '\t')) k++;
-                if (fence_at(t, k, len)) {
+                if (repair_fence_at(t, k, len)) {
                     ok = prose_flush(&pr, t, i, out);
                     i = k;
                     continue;
@@ -331,7 +279,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             i++;
             continue;
         case '`': case '~': {
-            size_t fn = fence_at(t, i, len);
+            size_t fn = repair_fence_at(t, i, len);
             if (!fn) break;
             if (pr.n && repair_value_fence(t, i)) { /* "code": ```...```: a string, not a block */
                 size_t cs, ce, end = repair_fenced_string(t, i, len, &cs, &ce, &none_from);
@@ -353,7 +301,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
                 ok = add(out, COAX_SOURCE_FENCED, body, close, close < len, i);
                 blocks++;
             }
-            i = close < len ? close + fence_at(t, close, len) : len;
+            i = close < len ? close + repair_fence_at(t, close, len) : len;
             continue;
         }
         case '<': {
@@ -407,7 +355,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
             else break;
         }
-        if (repair_value_starts(t + s, t + len) && !fence_at(t, s, len)) {
+        if (repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len)) {
             if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
                 out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
             } else {

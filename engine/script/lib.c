@@ -1,7 +1,8 @@
 /*
-** lcoax.c: luaopen_coax, the Lua module. The stock lua5.4 loads it with
-**   package.cpath = "build/?.so;" .. package.cpath
-**   local coax = require "coax"
+** lib.c: the helpers every part of the library (lib_*.c) shares: errors,
+** options, limits, and a coax allocator over the state's own. The table
+** of the library is built in library.c, which calls the parts: so this
+** file is only called.
 */
 #include "script/lib.h"
 
@@ -46,27 +47,27 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k)
     return s;
 }
 
-static int l_strerror(lua_State *L)
+static void *state_malloc(void *ctx, size_t n)
 {
-    lua_Integer code = luaL_checkinteger(L, 1);
-    lua_pushstring(L, coax_strerror((coax_code)code));
-    return 1;
+    lcoax_lua_alloc *a = ctx;
+    return a->f(a->ud, NULL, 0, n);
 }
 
-int lcoax_open_library(lua_State *L)
+static void *state_realloc(void *ctx, void *p, size_t o, size_t n)
 {
-    lua_newtable(L);
-    lua_pushliteral(L, COAX_VERSION);
-    lua_setfield(L, -2, "version");
-    lua_pushcfunction(L, l_strerror);
-    lua_setfield(L, -2, "strerror");
-    lcoax_open_json(L);
-    lcoax_open_repair(L);
-    lcoax_open_extract(L);
-    lcoax_open_schema(L);
-    lcoax_open_example(L);
-    lcoax_open_tokens(L);
-    lcoax_open_pattern(L);
+    lcoax_lua_alloc *a = ctx;
+    return a->f(a->ud, p, o, n);
+}
 
-    return 1;
+static void state_free(void *ctx, void *p, size_t o)
+{
+    lcoax_lua_alloc *a = ctx;
+    a->f(a->ud, p, o, 0);
+}
+
+const coax_allocator *lcoax_lua_allocator(lua_State *L, lcoax_lua_alloc *a)
+{
+    a->f = lua_getallocf(L, &a->ud);
+    a->alloc = (coax_allocator){state_malloc, state_realloc, state_free, a};
+    return &a->alloc;
 }

@@ -1,5 +1,6 @@
 /*
-** lcoax.h: shared pieces of the Lua module (build/coax.so).
+** lib.h: the library scripts and Lua hosts get (the coax module): shared
+** helpers (lib.c), the table (library.c) and its parts (lib_*.c).
 */
 #ifndef COAX_LCOAX_H
 #define COAX_LCOAX_H
@@ -52,6 +53,18 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k);
 
 /* Raises a Lua error for a coax_code with its message. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
+
+/* A coax allocator over the state's own (lua_getallocf), so a memory cap on
+** the state covers coax's memory too. It lives where the caller puts it
+** (beside what it allocates, in a userdata). */
+typedef struct lcoax_lua_alloc {
+    coax_allocator alloc;
+    lua_Alloc f;
+    void *ud;
+} lcoax_lua_alloc;
+
+/* Fills 'a' for 'L' and returns its allocator. */
+const coax_allocator *lcoax_lua_allocator(lua_State *L, lcoax_lua_alloc *a);
 
 /* Pushes a new table of every function of the library that touches no
 ** file, engine or host: what scripts get as their coax module, and what

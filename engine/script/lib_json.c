@@ -18,26 +18,8 @@
 
 typedef struct arena_box {
     coax_arena *arena;
-    coax_allocator alloc;
-    lua_Alloc f;
-    void *ud;
+    lcoax_lua_alloc alloc;
 } arena_box;
-
-static void *box_malloc(void *ctx, size_t n)
-{
-    arena_box *b = ctx;
-    return b->f(b->ud, NULL, 0, n);
-}
-static void *box_realloc(void *ctx, void *p, size_t o, size_t n)
-{
-    arena_box *b = ctx;
-    return b->f(b->ud, p, o, n);
-}
-static void box_free(void *ctx, void *p, size_t o)
-{
-    arena_box *b = ctx;
-    b->f(b->ud, p, o, 0);
-}
 
 static int box_gc(lua_State *L)
 {
@@ -90,9 +72,7 @@ coax_arena *lcoax_arena(lua_State *L)
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
     lua_pop(L, 1);
-    b->f = lua_getallocf(L, &b->ud);
-    b->alloc = (coax_allocator){box_malloc, box_realloc, box_free, b};
-    b->arena = coax_arena_new(&b->alloc);
+    b->arena = coax_arena_new(lcoax_lua_allocator(L, &b->alloc));
     if (!b->arena) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
     return b->arena;
 }

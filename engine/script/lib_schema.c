@@ -8,26 +8,8 @@
 
 typedef struct schema_box {
     coax_schema *s;
-    coax_allocator alloc; /* Lua's allocator: a memory cap on the state covers schemas */
-    lua_Alloc f;
-    void *ud;
+    lcoax_lua_alloc alloc; /* Lua's allocator: a memory cap on the state covers schemas */
 } schema_box;
-
-static void *box_malloc(void *ctx, size_t n)
-{
-    schema_box *b = ctx;
-    return b->f(b->ud, NULL, 0, n);
-}
-static void *box_realloc(void *ctx, void *p, size_t o, size_t n)
-{
-    schema_box *b = ctx;
-    return b->f(b->ud, p, o, n);
-}
-static void box_free(void *ctx, void *p, size_t o)
-{
-    schema_box *b = ctx;
-    b->f(b->ud, p, o, 0);
-}
 
 static int schema_gc(lua_State *L)
 {
@@ -172,10 +154,9 @@ static int l_schema(lua_State *L)
     schema_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, LCOAX_SCHEMA);
-    b->f = lua_getallocf(L, &b->ud);
-    b->alloc = (coax_allocator){box_malloc, box_realloc, box_free, b};
+    const coax_allocator *alloc = lcoax_lua_allocator(L, &b->alloc);
     coax_error err;
-    coax_code rc = coax_schema_compile(v, &o, &b->alloc, &b->s, &err);
+    coax_code rc = coax_schema_compile(v, &o, alloc, &b->s, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
         lua_pushnil(L);

@@ -1,5 +1,5 @@
 /*
-** script.c: the engine's Lua VM.
+** vm.c: the engine's Lua VM.
 **
 ** Memory: every byte Lua allocates goes through the engine's allocator and
 ** counts against a cap; past the cap, allocations fail and the script
@@ -18,15 +18,13 @@
 ** luaL_unref, lua_pcall itself) never allocate.
 */
 #include "script/vm.h"
-#include "io/http.h"
+#include "base/clock.h"
 #include "script/lib.h"
-#include "io/process.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define HOOK_STEP 1000
 /* Time a script spends in C (a loop of `s .. s` or s:upper() on megabyte
@@ -36,13 +34,6 @@
 ** 10 us (500 us under valgrind), so only C-heavy stretches pay extra, and
 ** the default budget bounds them to about 2.5 s. */
 #define NS_PER_INSTRUCTION 250
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 
@@ -107,7 +98,7 @@ static void hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     coax_vm *vm = vm_of(L);
-    uint64_t t = now_ns();
+    uint64_t t = coax_now_ns();
     uint64_t spent = (t - vm->tick_ns) / NS_PER_INSTRUCTION;
     vm->tick_ns = t;
     long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
@@ -181,50 +172,6 @@ static int l_loader(lua_State *L)
     return 1;
 }
 
-/* coax.sleep(ms): yields the agent's coroutine until the time has passed. */
-static int l_sleep(lua_State *L)
-{
-    coax_vm *vm = vm_of(L);
-    lua_Number ms = luaL_checknumber(L, 1);
-    luaL_argcheck(L, ms >= 0, 1, "must not be negative");
-    if (!lua_isyieldable(L) || !vm->current || !vm->sleep || !vm->sleep(vm->current, ms))
-        return luaL_error(L, "coax.sleep: only an agent's call can sleep");
-    return lua_yield(L, 0);
-}
-
-static int host_k(lua_State *L, int status, lua_KContext ctx)
-{
-    (void)status;
-    (void)ctx;
-    coax_vm *vm = vm_of(L);
-    return vm->host_answer(vm->current, L);
-}
-
-/* coax.host_request(json): the host agent's question to the host; yields
-** until the host answers (coax_session_host_reply / _host_fail). */
-static int l_host_request(lua_State *L)
-{
-    coax_vm *vm = vm_of(L);
-    size_t len;
-    const char *req = luaL_checklstring(L, 1, &len);
-    if (!lua_isyieldable(L) || !vm->current || !vm->host_ask || !vm->host_answer)
-        return luaL_error(L, "coax.host_request: only an agent's call can ask the host");
-    if (!vm->host_ask(vm->current, req, len)) return luaL_error(L, "out of memory");
-    return lua_yieldk(L, 0, 0, host_k);
-}
-
-/* coax.check_reply(text): for tools mode, the session's verdict on a text
-** as if it were the reply (repair, coercion, validation), without ending
-** the attempt. */
-static int l_check_reply(lua_State *L)
-{
-    coax_vm *vm = vm_of(L);
-    luaL_checkstring(L, 1);
-    if (!vm->current || !vm->check) return luaL_error(L, "coax.check_reply: only an agent's call can check a reply");
-    lua_settop(L, 1);
-    return vm->check(vm->current, L);
-}
-
 /* The message handler: no metamethod of the error object runs (a script's
 ** __tostring could loop or fail again while the error is handled). */
 static int traceback(lua_State *L)
@@ -266,7 +213,7 @@ static void arm(coax_vm *vm)
     vm->limit = LIMIT_NONE;
     vm->failed_size = 0;
     vm->instr_left = vm->instr_budget;
-    vm->tick_ns = now_ns();
+    vm->tick_ns = coax_now_ns();
 }
 
 int vm_call(coax_vm *vm, int nargs, int nresults)
@@ -350,21 +297,24 @@ void vm_runtime(coax_vm *vm, const char *name)
     lua_remove(vm->L, -2);
 }
 
+typedef struct setup_args {
+    coax_vm *vm;
+    const luaL_Reg *lent;
+    void *lent_ctx;
+} setup_args;
+
 /* Runs in the full environment, before anything untrusted: builds the
 ** sandbox and loads coax.runtime in it. */
 static int setup(lua_State *L)
 {
-    coax_vm *vm = lua_touserdata(L, 1);
+    const setup_args *args = lua_touserdata(L, 1);
+    coax_vm *vm = args->vm;
     luaL_openlibs(L);
     luaL_requiref(L, "coax", lcoax_open_library, 0); /* the scripts' coax module */
-    lua_pushcfunction(L, l_sleep);
-    lua_setfield(L, -2, "sleep");
-    lua_pushcfunction(L, l_host_request);
-    lua_setfield(L, -2, "host_request");
-    lua_pushcfunction(L, l_check_reply);
-    lua_setfield(L, -2, "check_reply");
-    proc_push_lua(L);
-    lua_setfield(L, -2, "command");
+    if (args->lent) { /* what the layer above lends */
+        lua_pushlightuserdata(L, args->lent_ctx);
+        luaL_setfuncs(L, args->lent, 1);
+    }
     int coax_idx = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
@@ -376,7 +326,6 @@ static int setup(lua_State *L)
     lua_pushcfunction(L, l_loader);
     lua_pushvalue(L, coax_idx);
     lua_pushcfunction(L, l_limit_hit);
-    http_push_lua(L);
     lua_createtable(L, 0, 2); /* the VM's own functions */
     lua_pushcfunction(L, l_charge);
     lua_setfield(L, -2, "charge");
@@ -385,7 +334,7 @@ static int setup(lua_State *L)
     lua_pushcclosure(L, l_close, 1);
     lua_setfield(L, -3, "close");
     lua_pop(L, 1);
-    lua_call(L, 5, 1); /* the sandbox env */
+    lua_call(L, 4, 1); /* the sandbox env */
     lua_pushvalue(L, -1);
     vm->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_getfield(L, -1, "require");
@@ -405,7 +354,7 @@ static int setup(lua_State *L)
 void vm_interrupt(coax_vm *vm) { vm->interrupted = 1; }
 
 coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
-                  uint32_t instructions, coax_error *err)
+                  uint32_t instructions, const luaL_Reg *lent, void *lent_ctx, coax_error *err)
 {
     memset(vm, 0, sizeof *vm);
     vm->alloc = alloc;
@@ -424,8 +373,9 @@ coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, siz
     }
     *(coax_vm **)lua_getextraspace(vm->L) = vm;
     lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_STEP);
+    setup_args args = {vm, lent, lent_ctx};
     lua_pushcfunction(vm->L, setup);
-    lua_pushlightuserdata(vm->L, vm);
+    lua_pushlightuserdata(vm->L, &args);
     int rc = vm_call(vm, 1, 0); /* trusted and bounded: its time (valgrind's, too) is not charged */
     vm->timed = true;
     if (rc != VM_OK) {

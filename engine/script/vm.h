@@ -1,5 +1,5 @@
 /*
-** script.h: the engine's Lua VM (script.c): a sandboxed lua_State whose
+** vm.h: the engine's Lua VM (vm.c): a sandboxed lua_State whose
 ** memory and instructions are capped, the loader for the scripts folder,
 ** and protected calls and resumes that tell a script error from a limit.
 */
@@ -8,11 +8,13 @@
 
 #include "base/core.h"
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <signal.h>
 
 enum { VM_OK = 0, VM_YIELD, VM_ERROR, VM_LIMIT };
-/* LIMIT_RESPONSE: an HTTP response passed its size cap (http.c);
+/* LIMIT_RESPONSE: an HTTP response or a command's output passed its size
+** cap (coax.http, coax.command);
 ** LIMIT_INTERRUPT: the host asked the engine to stop (vm_interrupt). */
 enum { LIMIT_NONE = 0, LIMIT_MEMORY, LIMIT_INSTRUCTIONS, LIMIT_RESPONSE, LIMIT_INTERRUPT };
 
@@ -31,27 +33,18 @@ typedef struct coax_vm {
     char *dir;         /* the scripts folder (owned) */
     int env_ref;       /* the sandbox environment */
     int runtime_ref;   /* coax.runtime */
-    void *current;     /* the task being resumed (for coax.sleep, coax.http) */
-    void *host;        /* the engine (for coax.http) */
-    /* Called by coax.sleep(ms) in a coroutine: returns false when sleeping
-    ** is not possible there. */
-    bool (*sleep)(void *task, double ms);
-    /* Called by coax.host_request(json) in a coroutine: hands the request
-    ** to the host and returns false when that is not possible there; once
-    ** the host has answered, host_answer pushes the agent's results and
-    ** returns how many. */
-    bool (*host_ask)(void *task, const char *request, size_t len);
-    int (*host_answer)(void *task, lua_State *L);
-    /* Called by coax.check_reply(text) in an agent's call: pushes what the
-    ** session makes of the text as a reply; returns how many results. */
-    int (*check)(void *task, lua_State *L);
+    void *current;     /* the task being resumed: the session whose agent runs (the lent
+                       ** functions find theirs here) */
     coax_buf msg;      /* the last error message (with traceback) */
     size_t head;       /* the length of the message before its traceback */
 } coax_vm;
 
-/* Opens the VM: the state, the sandbox, coax.runtime. 'dir' is copied. */
+/* Opens the VM: the state, the sandbox, coax.runtime. 'dir' is copied.
+** 'lent' (NULL-terminated) are the functions the layer above lends to
+** scripts (coax.sleep, coax.command, ...): they join the scripts' coax
+** module, each with 'lent_ctx' as its one upvalue (a light userdata). */
 coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,
-                  uint32_t instructions, coax_error *err);
+                  uint32_t instructions, const luaL_Reg *lent, void *lent_ctx, coax_error *err);
 void vm_close(coax_vm *vm);
 
 /* Calls the function below 'nargs' arguments on the stack, like lua_pcall,

@@ -6,6 +6,7 @@
 ** past the poll's timeout.
 */
 #include "session/engine.h"
+#include "session/lend.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -16,13 +17,6 @@
 #ifndef COAX_SHARE_DIR
 #define COAX_SHARE_DIR "/usr/local/share/coax/lua"
 #endif
-
-double coax_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static bool has_runtime(const char *dir)
 {
@@ -40,15 +34,6 @@ static const char *script_dir(const coax_engine_options *o)
     if (env && *env) return env;
     if (has_runtime("lua")) return "lua";
     return COAX_SHARE_DIR;
-}
-
-/* coax.sleep's hook into the scheduler. */
-static bool sleep_task(void *task, double ms)
-{
-    coax_session *s = task;
-    s->sleeping = true;
-    s->wake_at = coax_now_ms() + ms;
-    return true;
 }
 
 coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_error *err)
@@ -76,7 +61,7 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
         coax_free_raw(e->alloc, e, sizeof *e);
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     }
-    coax_code rc = vm_open(&e->vm, e->alloc, dir, mem, instr, err);
+    coax_code rc = vm_open(&e->vm, e->alloc, dir, mem, instr, lend_functions, e, err);
     if (rc) {
         http_free(e->http);
         coax_free_raw(e->alloc, e, sizeof *e);
@@ -89,11 +74,6 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
         coax_free_raw(e->alloc, e, sizeof *e);
         return rc;
     }
-    e->vm.sleep = sleep_task;
-    e->vm.host_ask = session_host_ask;
-    e->vm.host_answer = session_host_answer;
-    e->vm.check = session_check;
-    e->vm.host = e;
     *out = e;
     return COAX_OK;
 }
@@ -185,16 +165,4 @@ coax_outcome coax_session_run(coax_session *s)
         if (s->state != SS_DONE && s->host == HOST_ASKED) return COAX_OUTCOME_RUNNING; /* only the host can move it */
     }
     return s ? s->outcome : COAX_OUTCOME_INVALID;
-}
-
-const char *coax_outcome_name(coax_outcome o)
-{
-    static const char *const names[] = {"running", "ok", "exhausted", "agent_error", "limit", "script_error", "invalid"};
-    return (unsigned)o < sizeof names / sizeof *names ? names[o] : "unknown";
-}
-
-int coax_outcome_exit_status(coax_outcome o)
-{
-    static const int status[] = {0, 0, 1, 3, 4, 5, 2};
-    return (unsigned)o < sizeof status / sizeof *status ? status[o] : 2;
 }

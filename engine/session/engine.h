@@ -1,6 +1,7 @@
 /*
-** engine.h: internals shared by engine.c (the engine, its poll loop and
-** timers) and session.c (one extraction's state machine and report).
+** engine.h: internals shared by the session layer: engine.c (the engine,
+** its poll loop and timers), session.c (one extraction's state machine and
+** report) and lend*.c (the functions lent to scripts).
 */
 #ifndef COAX_ENGINE_H
 #define COAX_ENGINE_H
@@ -9,6 +10,7 @@
 #include "io/process.h"
 #include "session/roots.h"
 #include "script/vm.h"
+#include "base/clock.h"
 
 typedef enum sstate {
     SS_FIRST,   /* the first prompt is to be made */
@@ -42,7 +44,7 @@ struct coax_session {
     bool host_failed;
     long long host_in, host_out; /* provider usage the host reported, or -1 */
     /* The secret values the agent's requests carried, each NUL-terminated:
-    ** http.c redacts them line by line, and the session redacts the reply
+    ** lend_http.c redacts them line by line, and the session redacts the reply
     ** as a whole, where a stream may have joined a key split across lines. */
     coax_buf secrets;
     coax_arena *arena;   /* the schema document and session strings */
@@ -90,22 +92,27 @@ struct coax_engine {
     unsigned checked_next;
 };
 
-double coax_now_ms(void);
-
 /* When 's' next needs attention (its timer or deadline), 0 if now. */
 double session_next_event(const coax_session *s);
 
 /* Advances 's' as far as it goes without waiting. */
 void session_step(coax_session *s);
 
-/* coax.host_request's hooks (vm->host_ask, vm->host_answer). */
+/* coax.host_request (lend.c): hands the request to the host (false when
+** out of memory); once the host has answered, session_host_answer pushes
+** the agent's results and returns how many. 'task' is the session. */
 bool session_host_ask(void *task, const char *request, size_t len);
 int session_host_answer(void *task, lua_State *L);
 
-/* coax.check_reply's hook (vm->check): checks the text at index 1 of 'L'
-** against the session's schema as a reply would be, and pushes
-** {valid = true, value} or the failure's context with valid = false. */
+/* coax.check_reply (lend.c): checks the text at index 1 of 'L' against
+** the session's schema as a reply would be, and pushes {valid = true,
+** value} or the failure's context with valid = false. */
 int session_check(void *task, lua_State *L);
+
+/* Pushes s[0..n) with every value in 'secrets' (NUL-terminated values one
+** after the other; those under 4 bytes are ignored) replaced by
+** "[redacted]" (lend_http.c). */
+void lend_push_redacted(lua_State *L, const coax_buf *secrets, const char *s, size_t n);
 
 /* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
 void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);

@@ -493,7 +493,7 @@ static void take_tool_rounds(coax_session *s, lua_State *L, int idx)
         return;
     }
     if (!s->secrets.len) return;
-    http_push_redacted(ML, &s->secrets, s->tool_rounds.data, s->tool_rounds.len);
+    lend_push_redacted(ML, &s->secrets, s->tool_rounds.data, s->tool_rounds.len);
     size_t n;
     const char *t = lua_tolstring(ML, -1, &n);
     s->tool_rounds.len = 0;
@@ -550,7 +550,7 @@ static void redact_field(coax_session *s, lua_State *L, int idx, const char *key
     }
     size_t n;
     const char *t = lua_tolstring(L, -1, &n);
-    http_push_redacted(L, &s->secrets, t, n);
+    lend_push_redacted(L, &s->secrets, t, n);
     lua_setfield(L, idx, key);
     lua_pop(L, 1);
 }
@@ -755,6 +755,7 @@ static void run_agent(coax_session *s, bool start)
         return;
     }
     http_cancel(s->http); /* a request the agent returned without waiting for */
+    s->http = NULL;
     proc_cancel(s->proc);
     s->proc = NULL;
     s->agent_ms += coax_now_ms() - s->t_call;

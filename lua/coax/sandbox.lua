@@ -31,12 +31,13 @@
 -- are refused; coroutine.close counts its nesting (vm.close: Lua 5.4.4's
 -- own does not, and overflows the C stack); cjson keeps its nesting limits.
 --
--- The network: coax.http.request (below, on the engine's transport in
--- engine/io/http.c) and coax.secret, the only way to an API key; scripts never
--- see a key's value. The environment: coax.getenv reads only the variables
--- named in ENV_READABLE (OLLAMA_HOST, where the ollama agent finds its
--- server); any other name is an error.
-return function(loader, coax_module, limit_hit, http, vm)
+-- The network: coax.http.request (below, over coax.http_start and
+-- coax.http_wait, which engine/session/lend_http.c lends on the engine's
+-- transport, and which scripts do not get) and coax.secret, the only way to
+-- an API key; scripts never see a key's value. The environment: coax.getenv
+-- reads only the variables named in ENV_READABLE (OLLAMA_HOST, where the
+-- ollama agent finds its server); any other name is an error.
+return function(loader, coax_module, limit_hit, vm)
   local real_pcall, real_xpcall, resume = pcall, xpcall, coroutine.resume
   local select, error, type, tonumber = select, error, type, tonumber
   local charge, tointeger, ult = vm.charge, math.tointeger, math.ult
@@ -51,7 +52,8 @@ return function(loader, coax_module, limit_hit, http, vm)
   -- @treturn[2] nil
   -- @treturn[2] string what went wrong
   -- @treturn[2] string its kind: "timeout", "connect", "connection", "tls", "url"
-  local http_start, http_wait = http.start, http.wait
+  local http_start, http_wait = coax_module.http_start, coax_module.http_wait
+  coax_module.http_start, coax_module.http_wait = nil, nil
   local function request(opts)
     if type(opts) ~= "table" then error("coax.http.request: wants a table of options", 2) end
     local on_line = opts.on_line
@@ -67,7 +69,6 @@ return function(loader, coax_module, limit_hit, http, vm)
     end
   end
   coax_module.http = { request = request }
-  coax_module.secret = http.secret
 
   local ENV_READABLE = { OLLAMA_HOST = true }
   local getenv = os.getenv

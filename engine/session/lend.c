@@ -1,0 +1,62 @@
+/*
+** lend.c: the table of functions lent to scripts (lend.h), and those that
+** hand the agent's coroutine to the session: coax.sleep,
+** coax.host_request, coax.check_reply.
+*/
+#include "session/lend.h"
+#include "base/clock.h"
+
+/* coax.sleep(ms): yields the agent's coroutine until the time has passed;
+** the engine's poll wakes it (session_next_event). */
+static int l_sleep(lua_State *L)
+{
+    coax_session *s = lend_session(L);
+    lua_Number ms = luaL_checknumber(L, 1);
+    luaL_argcheck(L, ms >= 0, 1, "must not be negative");
+    if (!lua_isyieldable(L) || !s) return luaL_error(L, "coax.sleep: only an agent's call can sleep");
+    s->sleeping = true;
+    s->wake_at = coax_now_ms() + ms;
+    return lua_yield(L, 0);
+}
+
+static int host_k(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    (void)ctx;
+    return session_host_answer(lend_session(L), L);
+}
+
+/* coax.host_request(json): the host agent's question to the host; yields
+** until the host answers (coax_session_host_reply / _host_fail). */
+static int l_host_request(lua_State *L)
+{
+    coax_session *s = lend_session(L);
+    size_t len;
+    const char *req = luaL_checklstring(L, 1, &len);
+    if (!lua_isyieldable(L) || !s) return luaL_error(L, "coax.host_request: only an agent's call can ask the host");
+    if (!session_host_ask(s, req, len)) return luaL_error(L, "out of memory");
+    return lua_yieldk(L, 0, 0, host_k);
+}
+
+/* coax.check_reply(text): for tools mode, the session's verdict on a text
+** as if it were the reply (repair, coercion, validation), without ending
+** the attempt. */
+static int l_check_reply(lua_State *L)
+{
+    coax_session *s = lend_session(L);
+    luaL_checkstring(L, 1);
+    if (!s) return luaL_error(L, "coax.check_reply: only an agent's call can check a reply");
+    lua_settop(L, 1);
+    return session_check(s, L);
+}
+
+const luaL_Reg lend_functions[] = {
+    {"sleep", l_sleep},
+    {"host_request", l_host_request},
+    {"check_reply", l_check_reply},
+    {"command", lend_command},
+    {"http_start", lend_http_start},
+    {"http_wait", lend_http_wait},
+    {"secret", lend_secret},
+    {NULL, NULL},
+};
