@@ -197,4 +197,12 @@ describe("engine/", function()
   it("has no two files of libcoax with one name", function()
     assert.are.same({}, L.basename_problems(tree))
   end)
+
+  it("has the meta-schemas its generator writes (make meta, part of make tables)", function()
+    local embed = assert(io.popen("lua5.4 schemas/meta/embed.lua"))
+    local written = embed:read("a")
+    assert.is_true(embed:close())
+    assert.is_true(written == tree["engine/schema/meta.c"], "engine/schema/meta.c differs from what "
+      .. "schemas/meta/embed.lua writes: run make meta")
+  end)
 end)
