@@ -385,6 +385,35 @@ function L.readme_rules(readme)
   return rules
 end
 
+--- The files the README's "Layout of the repository" names in the lines of
+-- engine/ and lua/ folders: a line that begins with a folder ("engine/json/
+-- ...") names files of it ("parse.c"), and so do the lines indented under
+-- it. { {path = "engine/json/parse.c", folder = "engine/json/"} }, and the
+-- folders that have a line.
+function L.readme_files(readme)
+  readme = "\n" .. readme
+  local section = readme:match("\n## Layout of the repository\n(.-)\n## ") or
+    readme:match("\n## Layout of the repository\n(.*)$") or ""
+  local files, folders, folder = {}, {}, nil
+  for line in section:gmatch("[^\n]*") do
+    local head = line:match("^([%w_][%w_/%.]*/)%s")
+    if head then
+      folder = (head:match("^engine/") or head:match("^lua/")) and head or nil
+      if folder then folders[#folders + 1] = folder end
+    elseif not line:match("^%s") then
+      folder = nil
+    end
+    if folder then
+      for _, pattern in ipairs({ "%f[%w_]([%w_]+%.[ch])%f[^%w_%.]", "%f[%w_]([%w_]+%.lua)%f[^%w_%.]" }) do
+        for name in line:gmatch(pattern) do
+          files[#files + 1] = { path = folder .. name, folder = folder }
+        end
+      end
+    end
+  end
+  return files, folders
+end
+
 --- How two rule tables differ, one sentence a folder (empty when equal).
 function L.rules_differences(a, b, a_name, b_name)
   local folders = {}

@@ -154,6 +154,23 @@ describe("the layout checks, on made-up trees", function()
     assert.are.same(L.RULES.lua,
       L.readme_rules("| folder | may include |\n|---|---|\n| `lua` | all but `cli` |\n").lua)
   end)
+
+  it("read the files the README's Layout names, folder by folder", function()
+    local readme = table.concat({
+      "## Layout of the repository", "", "```",
+      "engine/json/      values: value.c (reading), parse.c, the RFC 8259",
+      "                  parser; edit.c and dedupe.h",
+      "spec/             busted specs (*_spec.lua), layout.lua",
+      "lua/coax/agents/  openai.lua, gemini.lua; not openai.lua.bak nor x.cpp",
+      "```", "", "## Next", "engine/json/ gone.c",
+    }, "\n")
+    local files, folders = L.readme_files(readme)
+    local paths = {}
+    for _, f in ipairs(files) do paths[#paths + 1] = f.path end
+    assert.are.same({ "engine/json/value.c", "engine/json/parse.c", "engine/json/edit.c", "engine/json/dedupe.h",
+      "lua/coax/agents/openai.lua", "lua/coax/agents/gemini.lua" }, paths)
+    assert.are.same({ "engine/json/", "lua/coax/agents/" }, folders)
+  end)
 end)
 
 describe("engine/", function()
@@ -174,6 +191,23 @@ describe("engine/", function()
   it("has its rule table in the README, as spec/layout.lua has it", function()
     local readme = L.readme_rules(H.read("README.md"))
     assert.are.same({}, L.rules_differences(L.RULES, readme, "spec/layout.lua", "README.md"))
+  end)
+
+  it("has every file the README's Layout names, and a line there for each of its folders", function()
+    local files, folders = L.readme_files(H.read("README.md"))
+    local missing = {}
+    for _, f in ipairs(files) do
+      local probe = io.open(f.path, "rb")
+      if probe then probe:close() else missing[#missing + 1] = f.path end
+    end
+    assert.are.same({}, missing)
+    local described = {}
+    for _, folder in ipairs(folders) do described[folder] = true end
+    local undescribed = {}
+    for _, folder in ipairs(L.FOLDERS) do
+      if not described["engine/" .. folder .. "/"] then undescribed[#undescribed + 1] = folder end
+    end
+    assert.are.same({}, undescribed)
   end)
 
   it("has no cycle between files, in includes or in calls (nm of the build's objects)", function()
