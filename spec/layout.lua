@@ -118,6 +118,24 @@ function L.includes(tree)
   return out
 end
 
+--- What is wrong with one include (nil when nothing is): "coax.h", the
+-- public header, is open to every folder; any other names its folder.
+local function include_problem(inc, tree, allowed)
+  if inc.name == "coax.h" then return nil end
+  local from = split(inc.from)
+  local to = inc.name:match("^([%w_]+)/[%w_]+%.h$")
+  if not to then
+    return '"' .. inc.name .. '" is not a header named with its folder (FOLDER/NAME.h)'
+  elseif not tree["engine/" .. inc.name] then
+    return '"' .. inc.name .. '" does not exist'
+  elseif not allowed[from] then
+    return "folder " .. from .. " is not in the rule table"
+  elseif to ~= from and not allowed[from][to] then
+    return from .. " may not include " .. to .. ' ("' .. inc.name .. '")'
+  end
+  return nil
+end
+
 --- The includes that name no folder-qualified header of the tree, or cross
 -- from one folder to another the rules do not allow.
 function L.include_problems(tree, rules)
@@ -125,20 +143,8 @@ function L.include_problems(tree, rules)
   local allowed = {}
   for folder, list in pairs(rules) do allowed[folder] = set_of(list) end
   for _, inc in ipairs(L.includes(tree)) do
-    local where = inc.from .. ":" .. inc.line .. ": "
-    local from = split(inc.from)
-    local to = inc.name:match("^([%w_]+)/[%w_]+%.h$")
-    if inc.name == "coax.h" then
-      -- the public header, open to every folder
-    elseif not to then
-      problems[#problems + 1] = where .. '"' .. inc.name .. '" is not a header named with its folder (FOLDER/NAME.h)'
-    elseif not tree["engine/" .. inc.name] then
-      problems[#problems + 1] = where .. '"' .. inc.name .. '" does not exist'
-    elseif not allowed[from] then
-      problems[#problems + 1] = where .. "folder " .. from .. " is not in the rule table"
-    elseif to ~= from and not allowed[from][to] then
-      problems[#problems + 1] = where .. from .. " may not include " .. to .. ' ("' .. inc.name .. '")'
-    end
+    local problem = include_problem(inc, tree, allowed)
+    if problem then problems[#problems + 1] = inc.from .. ":" .. inc.line .. ": " .. problem end
   end
   return problems
 end

@@ -405,7 +405,8 @@ describe("the openai agent against a mock server", function()
     end
 
     it("names the URL posted on a 404 with an empty body, and suggests /v1 when the base URL lacks it", function()
-      local sc = server:scenario({ { status = 404, body = "" }, { status = 404, body = "" }, { status = 405, body = "" } })
+      local sc = server:scenario({ { status = 404, body = "" }, { status = 404, body = "" },
+        { status = 405, body = "" } })
       local bare = sc.base_url:gsub("/v1$", "")
       local r = run_on(sc, { base_url = bare })
       assert.are.equal("agent_error", r.outcome)
