@@ -34,7 +34,7 @@ LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
 TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all test deps asan valgrind bench conformance meta clean help
+.PHONY: all test deps asan valgrind bench conformance clean help
 
 all: $(B)/libcoax.a $(B)/libcoax.so $(B)/coax $(B)/coax.so
 
@@ -97,16 +97,15 @@ asan:
 valgrind: all $(TESTS) $(EXAMPLES)
 	@B=$(B) VALGRIND=1 spec/run
 
-# JSON Schema conformance (issue 3). `make conformance` prints passed/total
-# for every draft of spec/json-schema-test-suite, required and optional,
-# and the output tests (output-tests/, flag/basic/detailed text, issue 24),
-# and never fails; drafts that pass completely also run in `make test`
-# (the COMPLETE list in spec/c/test_schema_suite.c). `make meta` regenerates
-# engine/schema/meta.c, the embedded meta-schemas, from schemas/meta/.
+# JSON Schema conformance. `make conformance` prints passed/total for every
+# draft of spec/json-schema-test-suite, required and optional, and the
+# output tests (output-tests/, flag/basic/detailed text), and never fails;
+# drafts that pass completely also run in `make test` (the COMPLETE list in
+# spec/c/test_schema_suite.c).
 conformance: $(B)/test_schema_suite
 	@$(B)/test_schema_suite --report
 
-# Example conformance (issue 5). `make example-conformance` prints, per
+# Example conformance. `make example-conformance` prints, per
 # draft, how many JSON-Schema-Test-Suite schemas with at least one valid
 # test get a generated example (coax_example) that validates; never fails.
 # Every draft is complete, so spec/c/test_example_suite.c also runs in
@@ -115,10 +114,41 @@ conformance: $(B)/test_schema_suite
 example-conformance: $(B)/test_example_suite
 	@$(B)/test_example_suite --report
 
-meta:
-	lua5.4 schemas/meta/embed.lua > engine/schema/meta.c
+# ---- generated tables -------------------------------------------------------
+# `make tables` regenerates every generated file of the engine (each says so
+# in its first lines, and only these may pass the 1,000 lines spec/layout.lua
+# allows a file). Each generator writes beside its table first, so one that
+# fails leaves the committed table as it was.
+#   engine/schema/meta.c              the official meta-schemas (schemas/meta/)
+#                                     as C strings: schemas/meta/embed.lua
+#                                     (`make meta` alone)
+#   engine/base/unicode_nfc_tables.h  NFC decompositions, compositions, combining
+#                                     classes and case folding, from Python's
+#                                     unicodedata: bench/extract/gen_unicode_nfc.py
+#   engine/tokens/unicode.c           the token estimator's character classes and
+#   engine/tokens/weights.c           its fitted weights, from Node's Unicode tables
+#                                     and the exact tokenizers: bench/tokens/
+#                                     (installs them from npm; the fit assembles a
+#                                     corpus and wants 8 GB); the classes come
+#                                     first, and the library is rebuilt with them
+#                                     before the fit splits the corpus
+.PHONY: tables meta tables-nfc tables-tokens
+tables: meta tables-nfc tables-tokens
 
-# ---- fuzzing (issue 12) -----------------------------------------------------
+meta:
+	lua5.4 schemas/meta/embed.lua > engine/schema/meta.c.new
+	mv engine/schema/meta.c.new engine/schema/meta.c
+
+tables-nfc:
+	python3 bench/extract/gen_unicode_nfc.py > engine/base/unicode_nfc_tables.h.new
+	mv engine/base/unicode_nfc_tables.h.new engine/base/unicode_nfc_tables.h
+
+tables-tokens:
+	@$(MAKE) --no-print-directory -C bench tokens-unicode
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -C bench tokens-fit
+
+# ---- fuzzing ----------------------------------------------------------------
 # `make fuzz` builds the libFuzzer harnesses (spec/fuzz/fuzz_*.c, one a file)
 # and the library with clang, -fsanitize=fuzzer,address,undefined, into
 # build/fuzz; writes seed corpora from the specs' fixtures into
@@ -216,3 +246,5 @@ help:
 	@echo "make install  PREFIX=/usr/local: command, libraries, pkg-config, header, Lua module, scripts"
 	@echo "make conformance  JSON-Schema-Test-Suite counts per draft (never fails)"
 	@echo "make example-conformance  generated examples that validate, per draft (never fails)"
+	@echo "make tables   regenerate the engine's generated tables (meta-schemas: make meta; NFC data;"
+	@echo "              token classes and weights: node, npm, 8 GB)"

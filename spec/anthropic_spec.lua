@@ -3,80 +3,37 @@
 -- (spec/mock), asserting the exact requests it received and the reports.
 local H = require "helper"
 local coax = require "coax"
-local mock = require "mock.client"
+local P = require "providers"
 local report_check = require "report_check"
 local json = coax.json
 
 local KEY = "sk-ant-test-SENTINEL-0077"
-local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
--- The schema as the first prompt shows it (the schema is never in the request).
-local SCHEMA_TEXT = SCHEMA -- compact, as coax writes it: indentation costs tokens
--- The error of a reply the provider cut off at its token limit.
-local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
-local GOOD = '{"name":"Ada","age":36}'
-local INPUT = "Ada is 36."
-local PROMPT = "Extract the person from: Ada is 36.\n\nReply with JSON that matches this JSON Schema:\n"
-  .. SCHEMA_TEXT
+local SCHEMA, GOOD, INPUT, CUT = P.SCHEMA, P.GOOD, P.INPUT, P.CUT
+-- The first prompt: the schema is never in the request.
+local PROMPT = P.with_schema(P.PROMPT)
 local SYSTEM = "You extract people. Reply with JSON only."
+local user, assistant, plain = P.user, P.assistant, P.plain
 
-local server, dir, recipe_path, system_path
-
-local write = H.write
+-- Extractions through the anthropic agent (providers.lua): fast retries
+-- and timeouts unless `agent_options` says otherwise.
+local provider = P.harness { agent = "anthropic", options = { model = "c1" }, secrets = { ANTHROPIC_API_KEY = KEY } }
+local run_on, run = provider:runners()
+local recipe_path, system_path, input_path = provider:path("recipe.lua"), provider:path("system.lua"),
+  provider:path("input.txt")
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  write(dir .. "/schema.json", SCHEMA)
-  recipe_path = dir .. "/recipe.lua"
-  system_path = dir .. "/system.lua"
-  write(recipe_path, 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
-  write(system_path, 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", system = "'
-    .. SYSTEM .. '" }')
+  provider:start {
+    ["schema.json"] = SCHEMA, ["input.txt"] = INPUT,
+    ["recipe.lua"] = P.recipe(), ["system.lua"] = P.recipe("schema.json", ', system = "' .. SYSTEM .. '"'),
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
-
--- Runs one extraction through the anthropic agent against scenario `sc`:
--- fast retries and timeouts unless `agent_options` says otherwise.
-local function run_on(sc, agent_options, opts, recipe)
-  local ao = { base_url = sc.base_url, model = "c1", retry_base_ms = 5, timeout_ms = 2000 }
-  for k, v in pairs(agent_options or {}) do ao[k] = v end
-  local o = { agent = "anthropic", agent_options = ao, secrets = { ANTHROPIC_API_KEY = KEY } }
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local report = report_check.valid(coax.run(recipe or recipe_path, INPUT, o))
-  return report, sc:log()
-end
-
-local function run(steps, agent_options, opts, recipe)
-  local sc = server:scenario(steps)
-  local report, log = run_on(sc, agent_options, opts, recipe)
-  return report, log, sc
-end
+teardown(function() provider:stop() end)
 
 -- What every request of the agent looks like on the wire.
 local function check_request(sc, req, accept)
-  assert.are.equal("POST", req.method)
-  assert.are.equal("/s/" .. sc.name .. "/v1/messages", req.path)
-  assert.are.equal(KEY, req.headers["x-api-key"])
-  assert.are.equal("2023-06-01", req.headers["anthropic-version"])
-  assert.are.equal("application/json", req.headers["content-type"])
-  assert.are.equal(accept or "application/json", req.headers.accept)
-  assert.is_nil(req.headers.authorization)
-  assert.are.equal(#req.body, tonumber(req.headers["content-length"]))
-  assert.is_table(req.json, "the request body is not JSON: " .. req.body)
-end
-
-local function user(content) return { role = "user", content = content } end
-local function assistant(content) return { role = "assistant", content = content } end
-
-local function plain(messages)
-  local out = {}
-  for i, m in ipairs(messages) do out[i] = { role = m.role, content = m.content } end
-  return out
+  P.check_request(req, { path = "/s/" .. sc.name .. "/v1/messages", accept = accept or "application/json",
+    headers = { ["x-api-key"] = KEY, ["anthropic-version"] = "2023-06-01", authorization = false }, length = true })
 end
 
 -- The body of a request with `messages` (the defaults of run_on).
@@ -137,7 +94,7 @@ describe("the anthropic agent against a mock server", function()
     end)
 
     it("max_tokens and temperature as given; the default model when none is named", function()
-      local sc = server:scenario({ { reply = GOOD } })
+      local sc = provider:scenario({ { reply = GOOD } })
       local r = report_check.valid(coax.run(recipe_path, INPUT, {
         agent = "anthropic", secrets = { ANTHROPIC_API_KEY = KEY },
         agent_options = { base_url = sc.base_url, max_tokens = 512, temperature = 0 },
@@ -186,7 +143,7 @@ describe("the anthropic agent against a mock server", function()
     end)
 
     it("a base_url with a trailing slash still posts to .../v1/messages", function()
-      local sc = server:scenario({ { reply = GOOD } })
+      local sc = provider:scenario({ { reply = GOOD } })
       local r, log = run_on(sc, { base_url = sc.base_url .. "/" })
       assert.are.equal("ok", r.outcome)
       assert.are.equal(1, #log)
@@ -538,20 +495,13 @@ describe("the anthropic agent against a mock server", function()
 end)
 
 describe("coax run --agent anthropic", function()
-  local input_path
-
-  setup(function()
-    input_path = dir .. "/input.txt"
-    write(input_path, INPUT)
-  end)
-
   local function args(sc, ...)
     return { "run", recipe_path, "--agent", "anthropic", "--base-url", sc.base_url, "--model", "c2",
       "--input", input_path, ... }
   end
 
   it("takes the key from ANTHROPIC_API_KEY and prints the value", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args(sc, "--mode", "prompt"), nil, { ANTHROPIC_API_KEY = KEY })
     assert.are.equal(0, code, err)
     assert.are.equal("", err)
@@ -563,12 +513,12 @@ describe("coax run --agent anthropic", function()
   end)
 
   it("--verbose and --report: the key is in neither stderr nor the report, even when echoed", function()
-    local sc = server:scenario({
+    local sc = provider:scenario({
       { error = provider_error(529, "Overloaded " .. KEY) },
       { reply = '{"name": true, "age": "' .. KEY .. '"}' },
       { reply = GOOD },
     })
-    local report = dir .. "/report.json"
+    local report = provider:path("report.json")
     local out, err, code = H.coax(args(sc, "--verbose", "--report", report, "--agent-options",
       '{"retry_base_ms": 5}'), nil, { ANTHROPIC_API_KEY = KEY })
     assert.are.equal(0, code, err)
@@ -586,24 +536,18 @@ describe("coax run --agent anthropic", function()
     assert.is_nil(log[3].body:find(KEY, 1, true))
     assert.are.equal('{"name": true, "age": "[redacted]"}', log[3].json.messages[2].content)
     assert.are.equal(KEY, log[3].headers["x-api-key"])
-    local lines = {}
-    for line in err:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    local lines = P.lines(err)
     assert.are.equal(8, #lines, err) -- 6 HTTP lines and the 2 attempts told
     assert.matches("^coax run: attempt 1: 2 schema errors, at /name: expected string, got boolean true %(and 1 more%); "
       .. "fed back, asking again$", lines[7])
     assert.are.equal("coax run: attempt 2: valid, accepted", lines[8])
-    local url = (sc.base_url .. "/messages"):gsub("%p", "%%%0")
-    for i = 1, 3 do
-      local n = assert(lines[2 * i - 1]:match("^coax run: http #" .. i .. " > POST " .. url .. " %((%d+) bytes%)$"),
-        lines[2 * i - 1])
-      assert.are.equal(#log[i].body, tonumber(n))
-    end
+    P.check_posts(lines, sc.base_url .. "/messages", log)
     assert.matches("^coax run: http #1 < 529 %([%d.]+ ms, %d+ bytes%)$", lines[2])
     assert.matches("^coax run: http #3 < 200 %([%d.]+ ms, %d+ bytes%)$", lines[6])
   end)
 
   it("--mode json_schema exits 2 naming anthropic's modes and sends nothing", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args(sc, "--mode", "json_schema"), nil, { ANTHROPIC_API_KEY = KEY })
     assert.are.equal(2, code)
     assert.are.equal("", out)
@@ -612,7 +556,7 @@ describe("coax run --agent anthropic", function()
   end)
 
   it("a 400 exits 3 with the provider's message", function()
-    local sc = server:scenario({ { error = provider_error(400, "messages: at least one message is required") } })
+    local sc = provider:scenario({ { error = provider_error(400, "messages: at least one message is required") } })
     local out, err, code = H.coax(args(sc), nil, { ANTHROPIC_API_KEY = KEY })
     assert.are.equal(3, code)
     assert.are.equal("", out)

@@ -107,7 +107,8 @@ describe("coax batch", function()
       '{"id":4,"outcome":"ok","value":{"name":"Di","age":29},"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
         .. '"agent_ms":T,"input_tokens_est":175,"output_tokens_est":16,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
-      '{"id":5,"outcome":"agent_error","error":{"code":"agent_error","message":"replay agent: no reply left (0 given)"},'
+      '{"id":5,"outcome":"agent_error","error":{"code":"agent_error",'
+        .. '"message":"replay agent: no reply left (0 given)"},'
         .. '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,"agent_ms":T,"input_tokens_est":55,'
         .. '"output_tokens_est":0,"input_tokens":null,"output_tokens":null,"repairs":0,"coercions":0}}',
     }, got)
@@ -275,7 +276,8 @@ describe("coax batch", function()
       f:write('{"id":3,"outcome":"ok","val') -- killed in the middle of a write
       f:close()
       local out, err
-      out, err, code = H.coax({ "batch", RECIPE, "--output", out_path, "--replies-field", "replies", "--resume" }, input)
+      out, err, code = H.coax({ "batch", RECIPE, "--output", out_path, "--replies-field", "replies", "--resume" },
+        input)
       assert.are.equal("", out)
       assert.are.equal(0, code)
       assert.matches("cut a torn last line (27 bytes) from " .. out_path, err, 1, true)
@@ -472,7 +474,8 @@ describe("coax batch", function()
       assert.is_nil(io.open(out_path))
       _, err, code = H.coax({ "batch", dir .. "/schema.lua", "--output", out_path }, people(2))
       assert.are.equal(2, code)
-      assert.matches("^coax batch: " .. dir:gsub("%p", "%%%0") .. "/schema.lua: recipe schema: invalid schema at \"/type\": ", err)
+      assert.matches("^coax batch: " .. dir:gsub("%p", "%%%0")
+        .. "/schema.lua: recipe schema: invalid schema at \"/type\": ", err)
       assert.is_nil(io.open(out_path))
     end)
 
@@ -494,8 +497,10 @@ describe("coax batch", function()
       local cases = {
         { { "batch" }, "coax batch: a RECIPE is required (try --help)\n" },
         { { "batch", RECIPE, "--bogus" }, "coax batch: unknown option '--bogus' (try --help)\n" },
-        { { "batch", RECIPE, "--concurrency", "0" }, "coax batch: --concurrency wants an integer from 1 to 100000, not '0'\n" },
-        { { "batch", RECIPE, "--rpm", "-5" }, "coax batch: --rpm wants a positive number of requests a minute, not '-5'\n" },
+        { { "batch", RECIPE, "--concurrency", "0" },
+          "coax batch: --concurrency wants an integer from 1 to 100000, not '0'\n" },
+        { { "batch", RECIPE, "--rpm", "-5" },
+          "coax batch: --rpm wants a positive number of requests a minute, not '-5'\n" },
         { { "batch", RECIPE, "--agent-options", "[1]" },
           "coax batch: --agent-options wants a JSON object, as in '{\"delay_ms\": 200}'\n" },
         { { "batch", RECIPE, "--input", tmp .. "/missing.jsonl" },

@@ -125,7 +125,8 @@ describe("every command", function()
     tokens = { { { "tokens", "/nonexistent/text.txt" },
       "coax tokens: cannot open /nonexistent/text.txt: No such file or directory" } },
     run = {
-      { { "run", "/nonexistent/recipe.lua" }, "coax run: cannot open recipe /nonexistent/recipe.lua: No such file or directory" },
+      { { "run", "/nonexistent/recipe.lua" },
+        "coax run: cannot open recipe /nonexistent/recipe.lua: No such file or directory" },
       { { "run", RECIPE, "--input", "/nonexistent/input.txt" },
         "coax run: cannot open /nonexistent/input.txt: No such file or directory" },
       { { "run", RECIPE, "--replay", "/nonexistent/replies.jsonl" },
@@ -134,7 +135,8 @@ describe("every command", function()
         "coax run: cannot write the report to /nonexistent/report.json: No such file or directory" },
     },
     batch = {
-      { { "batch", "/nonexistent/recipe.lua" }, "coax batch: cannot open recipe /nonexistent/recipe.lua: No such file or directory" },
+      { { "batch", "/nonexistent/recipe.lua" },
+        "coax batch: cannot open recipe /nonexistent/recipe.lua: No such file or directory" },
       { { "batch", RECIPE, "--input", "/nonexistent/in.jsonl" },
         "coax batch: cannot open /nonexistent/in.jsonl: No such file or directory" },
       { { "batch", RECIPE, "--replay", "/nonexistent/replies.jsonl" },
@@ -310,8 +312,8 @@ describe("the default agent", function()
   it("is an error naming the transcript when the recipe has none: exit 2 before any call", function()
     local recipe = dir .. "/person.lua"
     local msg = recipe .. " names no agent and has no recorded transcript " .. dir .. "/person.replies.jsonl: "
-      .. "pass --agent (openai, anthropic, gemini, ollama), --replay FILE (replies, one JSON string a line) or --command CMD "
-      .. "(a local program), or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n"
+      .. "pass --agent (openai, anthropic, gemini, ollama), --replay FILE (replies, one JSON string a line) "
+      .. "or --command CMD (a local program), or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n"
     assert.are.same({ "", "coax run: " .. msg, 2 }, { H.coax({ "run", recipe }) })
     local out_path = dir .. "/out.jsonl"
     assert.are.same({ "", "coax batch: " .. msg, 2 },

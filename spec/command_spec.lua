@@ -294,7 +294,8 @@ describe("coax run / batch --command", function()
       { H.coax({ "run", dir .. "/recipe.lua", "--replay", replies, "--command", "exit 1" }) })
     assert.are.same({ "", "coax batch: --command runs a program as the agent, which the openai agent would drop: "
       .. "pass --agent command or leave --command out\n", 2 },
-      { H.coax({ "batch", dir .. "/recipe.lua", "--agent", "openai", "--command", "exit 1" }, '{"id": 1, "input": "x"}\n') })
+      { H.coax({ "batch", dir .. "/recipe.lua", "--agent", "openai", "--command", "exit 1" },
+        '{"id": 1, "input": "x"}\n') })
     os.remove(replies)
   end)
 end)

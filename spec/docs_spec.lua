@@ -33,8 +33,9 @@ describe("the README", function()
       if resolve(coax, name) == nil then in_scripts[#in_scripts + 1] = name end
     end
     -- the rest must be in the module scripts get: a recipe lists what it lacks
+    local listed = #in_scripts > 0 and ("'" .. table.concat(in_scripts, "','") .. "'") or ""
     local check = "local coax = require 'coax' local missing = {} "
-      .. "for _, n in ipairs({" .. (#in_scripts > 0 and ("'" .. table.concat(in_scripts, "','") .. "'") or "") .. "}) do "
+      .. "for _, n in ipairs({" .. listed .. "}) do "
       .. "local v = coax for p in n:gmatch('[^.]+') do v = type(v) == 'table' and v[p] or nil end "
       .. "if v == nil then missing[#missing + 1] = n end end "
       .. "return { schema = {}, prompt = 'missing:' .. table.concat(missing, ',') }"
@@ -43,7 +44,9 @@ describe("the README", function()
     assert.are.equal("missing:", r.attempts[1].messages[1].content:match("^missing:[^\n]*"))
     assert.are.same({}, (function()
       local gone = {}
-      for _, n in ipairs({ "array", "object" }) do if resolve(coax, n) == nil and seen[n] then gone[#gone + 1] = n end end
+      for _, n in ipairs({ "array", "object" }) do
+        if resolve(coax, n) == nil and seen[n] then gone[#gone + 1] = n end
+      end
       return gone
     end)())
   end)

@@ -64,7 +64,8 @@ describe("coax.engine (the C API from Lua)", function()
 
   it("reports a missing scripts folder", function()
     assert.has_error(function() coax.engine { lua_path = "/nonexistent" } end,
-      "COAX_EIO: coax scripts not found in /nonexistent (name their folder with the script_dir option or $COAX_LUA_PATH)")
+      "COAX_EIO: coax scripts not found in /nonexistent (name their folder with the script_dir option or "
+        .. "$COAX_LUA_PATH)")
   end)
   assert(H)
 end)

@@ -40,8 +40,8 @@ describe("make install", function()
     if os.getenv("COAX_WRAP") and os.getenv("COAX_WRAP") ~= "" then return end -- not under valgrind
     local prefix = os.getenv("PWD") .. "/build/install-spec"
     local log = os.tmpname()
-    local ok = os.execute("env -u LD_PRELOAD make --no-print-directory install PREFIX=" .. H.quote(prefix) .. " > " .. H.quote(log)
-      .. " 2>&1")
+    local ok = os.execute("env -u LD_PRELOAD make --no-print-directory install PREFIX=" .. H.quote(prefix)
+      .. " > " .. H.quote(log) .. " 2>&1")
     assert(ok, H.read(log))
     for _, f in ipairs { "bin/coax", "lib/libcoax.a", "lib/libcoax.so", "lib/libcoax.so.0", "lib/libcoax.so.0.1.0",
       "lib/pkgconfig/coax.pc", "include/coax.h", "lib/lua/5.4/coax.so", "share/coax/lua/coax/runtime.lua",
@@ -54,7 +54,8 @@ describe("make install", function()
     local f = assert(io.popen("readelf -d " .. H.quote(prefix .. "/lib/libcoax.so.0.1.0")))
     assert.matches("Library soname: %[libcoax%.so%.0%]", f:read("a"))
     f:close()
-    f = assert(io.popen("readlink " .. H.quote(prefix .. "/lib/libcoax.so") .. " " .. H.quote(prefix .. "/lib/libcoax.so.0")))
+    f = assert(io.popen("readlink " .. H.quote(prefix .. "/lib/libcoax.so") .. " "
+      .. H.quote(prefix .. "/lib/libcoax.so.0")))
     assert.are.equal("libcoax.so.0\nlibcoax.so.0.1.0\n", f:read("a"))
     f:close()
     -- the installed command runs the installed example recipe from any folder
@@ -79,7 +80,8 @@ describe("make install", function()
     f:close()
     local bare = prefix .. "/blocking-bare"
     assert(os.execute("cd /tmp && env -u LD_PRELOAD PKG_CONFIG_PATH=" .. H.quote(prefix .. "/lib/pkgconfig")
-      .. " sh -c 'cc -o " .. bare .. " " .. os.getenv("PWD") .. "/examples/blocking.c $(pkg-config --cflags --libs coax)'"
+      .. " sh -c 'cc -o " .. bare .. " " .. os.getenv("PWD")
+      .. "/examples/blocking.c $(pkg-config --cflags --libs coax)'"
       .. " > " .. H.quote(log) .. " 2>&1"), H.read(log))
     assert(os.execute("cd /tmp && env -u LD_PRELOAD -u COAX_LUA_PATH LD_LIBRARY_PATH=" .. H.quote(prefix .. "/lib")
       .. " " .. H.quote(bare) .. " > " .. H.quote(out)))

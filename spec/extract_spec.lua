@@ -93,8 +93,10 @@ describe("coax extract (command)", function()
     assert.are.equal(1, code)
     assert.are.equal("", out)
     assert.matches("^coax extract: no valid value: at '/total': .+ %(1 error%)\n$", err)
-    out, _, code = H.coax({ "extract", "--schema", schema_path, "--output", "basic" }, reply)
+    out, err, code = H.coax({ "extract", "--schema", schema_path, "--output", "basic" }, reply)
     assert.are.equal(1, code)
+    assert.are.equal("coax extract: no valid value: at '/total': expected integer, got string \"twelve\" (1 error)\n",
+      err)
     local v = json.decode(out)
     assert.is_false(v.valid)
     assert.are.equal("/total", v.errors[1].instanceLocation)
@@ -114,8 +116,10 @@ describe("coax extract (command)", function()
       '{invoice_id: "INV-7", "total": "1250", "currency": "USD"}')
     assert.are.equal(table.concat({
       '{"kind":"unquoted_key","offset":1,"line":1,"column":2,"detail":"quoted an unquoted key","class":"inferred"}',
-      '{"kind":"default_filled","pointer":"/status","detail":"filled a missing required property from its schema default","class":"inferred"}',
-      '{"kind":"string_to_integer","pointer":"/total","detail":"converted the value to the type the schema asks for","class":"inferred"}',
+      '{"kind":"default_filled","pointer":"/status",'
+        .. '"detail":"filled a missing required property from its schema default","class":"inferred"}',
+      '{"kind":"string_to_integer","pointer":"/total",'
+        .. '"detail":"converted the value to the type the schema asks for","class":"inferred"}',
     }, "\n") .. "\n", err)
   end)
 

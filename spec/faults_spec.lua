@@ -7,7 +7,7 @@
 -- room for its output: a full disk, a file size limit mid-line.
 local H = require "helper"
 local coax = require "coax"
-local mock = require "mock.client"
+local P = require "providers"
 local json = coax.json
 
 local KEY = "sk-faults-SENTINEL-7531"
@@ -16,28 +16,20 @@ local GOOD = '{"name": "Ada"}'
 local FFFD = "\239\191\189" -- U+FFFD, the replacement character
 local GUARD_S = 120 -- no case comes near this; it only turns a hang into a failure
 
-local server, dir, recipe
-
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
+-- The mock server and a folder for the recipe (providers.lua).
+local fixture = P.harness {}
+local dir = fixture.dir
+local recipe = fixture:path("recipe.lua")
+local write = H.write
 
 setup(function()
-  server = mock.start()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
-  write(dir .. "/schema.json", SCHEMA)
-  recipe = dir .. "/recipe.lua"
-  write(recipe, 'return { schema = "schema.json", prompt = "Who is in: {{input}}", max_attempts = 2 }')
+  fixture:start {
+    ["schema.json"] = SCHEMA,
+    ["recipe.lua"] = 'return { schema = "schema.json", prompt = "Who is in: {{input}}", max_attempts = 2 }',
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  if dir then os.execute("rm -rf " .. H.quote(dir)) end
-end)
+teardown(function() fixture:stop() end)
 
 local function slurp(path)
   local f = io.open(path, "rb")
@@ -99,7 +91,7 @@ end
 --- A new scenario of `steps`, and run_at it.
 -- @treturn table as run_at, plus `log` (the requests) and `sc`
 local function run(steps, options, input)
-  local sc = server:scenario(steps)
+  local sc = fixture:scenario(steps)
   local r = run_at(sc.base_url, options, input)
   r.log, r.sc = sc:log(), sc
   return r
@@ -234,7 +226,7 @@ describe("faults: invalid UTF-8 from the model", function()
   end)
 
   it("through coax batch: every output line is valid JSON", function()
-    local sc = server:scenario({ { body_hex = hex(completion('{\\"name\\": \\"B\255\\"}')), times = 2 } })
+    local sc = fixture:scenario({ { body_hex = hex(completion('{\\"name\\": \\"B\255\\"}')), times = 2 } })
     local input = '{"id": 1, "input": "B"}\n{"id": 2, "input": "B"}\n'
     local out, err, code = coax_cmd({ "batch", recipe, "--agent", "openai", "--base-url", sc.base_url, "--quiet",
       "--agent-options", agent_options() }, input)
@@ -268,7 +260,7 @@ describe("faults: headers", function()
   end)
 
   it("past the engine's response cap: outcome limit, with the cap in the message", function()
-    local sc = server:scenario({ { reply = GOOD, header_bytes = 8000 }, { reply = GOOD } })
+    local sc = fixture:scenario({ { reply = GOOD, header_bytes = 8000 }, { reply = GOOD } })
     local rep = coax.run(recipe, "Ada", { agent = "openai", http_max_response = 4000,
       secrets = { OPENAI_API_KEY = KEY }, agent_options = { base_url = sc.base_url, retry_base_ms = 5 } })
     assert.are.same({ "limit", { code = "limit",
@@ -309,7 +301,7 @@ describe("faults: a storm of 429s", function()
   end)
 
   it("across a batch: the batch stops after --max-agent-errors lines in a row (exit 3), --resume finishes", function()
-    local storm = server:scenario({ rate_limited(1000) })
+    local storm = fixture:scenario({ rate_limited(1000) })
     local out_path = dir .. "/storm.out.jsonl"
     local input = {}
     for i = 1, 8 do input[i] = ('{"id": %d, "input": "P%d"}'):format(i, i) end
@@ -329,7 +321,7 @@ describe("faults: a storm of 429s", function()
     end
     assert.is_true(#done >= 3 and #done < 8, #done .. " lines before the stop")
     -- The storm has passed: the rest completes, every id exactly once.
-    local calm = server:scenario({ { reply = GOOD, times = 8 } })
+    local calm = fixture:scenario({ { reply = GOOD, times = 8 } })
     _, err, code = coax_cmd({ "batch", recipe, "--agent", "openai", "--base-url", calm.base_url,
       "--output", out_path, "--resume", "--quiet", "--agent-options", agent_options() }, input)
     assert.are.same({ "", 0 }, { err, code })

@@ -5,54 +5,34 @@
 -- keeps the arguments as sent and runs submitted values through the same
 -- extraction as replies (repairs logged and counted); and a reply the
 -- provider says was cut off is never accepted, whatever its shape.
-local H = require "helper"
-local coax = require "coax"
-local mock = require "mock.client"
+local P = require "providers"
 local report_check = require "report_check"
-local json = coax.json
+local json = require("coax").json
 local cjson_encode = require("cjson").encode
 
 local KEY = "sk-test-SENTINEL-FIDELITY"
-local PERSON = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
-local INPUT = "Ada is 36."
-local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
+local CUT = P.CUT
 
-local server, dir
+-- The agent is named by each run.
+local provider = P.harness { options = { model = "m1" }, secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY } }
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  H.write(dir .. "/person.json", PERSON)
-  H.write(dir .. "/person.lua", 'return { schema = "person.json", prompt = "Extract the person from: {{input}}" }')
+  local files = { ["person.json"] = P.SCHEMA, ["person.lua"] = P.recipe("person.json") }
   for name, schema in pairs({ integer = '{"type":"integer"}', string = '{"type":"string"}',
     boolean = '{"type":"boolean"}', number = '{"type":"number"}' }) do
-    H.write(dir .. "/" .. name .. ".json", schema)
-    H.write(dir .. "/" .. name .. ".lua", ('return { schema = "%s.json", prompt = "How old: {{input}}" }'):format(name))
+    files[name .. ".json"] = schema
+    files[name .. ".lua"] = ('return { schema = "%s.json", prompt = "How old: {{input}}" }'):format(name)
   end
+  provider:start(files)
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
-
--- Where each agent's scenario lives (its base_url option).
-local function base_of(agent, sc)
-  if agent == "ollama" then return sc.host end
-  return sc.base_url
-end
+teardown(function() provider:stop() end)
 
 -- One extraction through `agent` against a new scenario of `steps`; the
 -- report is validated against the report schema before anything else.
 local function run(agent, steps, options, recipe)
-  local sc = server:scenario(steps)
-  local ao = { base_url = base_of(agent, sc), model = "m1", retry_base_ms = 5, timeout_ms = 2000 }
-  for k, v in pairs(options or {}) do ao[k] = v end
-  local r = coax.run(dir .. "/" .. (recipe or "person") .. ".lua", INPUT, {
-    agent = agent, agent_options = ao, secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY },
-  })
-  return report_check.valid(r), sc:log()
+  local r, log = provider:run(steps, options, { agent = agent }, (recipe or "person") .. ".lua")
+  return r, log
 end
 
 local HTTP_AGENTS = { "openai", "anthropic", "gemini", "ollama" }

@@ -5,15 +5,11 @@
 -- their retries, and tools mode. Every report validates against the report
 -- schema.
 local H = require "helper"
-local coax = require "coax"
 local cjson = require "cjson"
-local mock = require "mock.client"
-local report_check = require "report_check"
-local json = coax.json
+local P = require "providers"
 
 local KEY = "gm-test-SENTINEL-GEMINI"
-local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
+local SCHEMA, GOOD, INPUT, PROMPT, CUT = P.SCHEMA, P.GOOD, P.INPUT, P.PROMPT, P.CUT
 -- A schema Gemini's responseJsonSchema does not take (pattern).
 local PATTERNED = '{"type":"object","properties":{"name":{"type":"string","pattern":"^[A-Z]"},'
   .. '"age":{"type":"integer"}},"required":["name","age"]}'
@@ -24,63 +20,37 @@ local ANNOTATED = '{"$schema":"https://json-schema.org/draft/2020-12/schema","ti
   .. '{"type":"null"}]}},"$defs":{"d":{"type":"string","$comment":"c"}},"required":["default"]}'
 local ANNOTATED_SENT = '{"title":"P","type":"object","properties":{"default":{"type":"string"},"n":{"anyOf":'
   .. '[{"type":"integer"},{"type":"null"}]}},"$defs":{"d":{"type":"string"}},"required":["default"]}'
-local GOOD = '{"name":"Ada","age":36}'
-local INPUT = "Ada is 36."
-local PROMPT = "Extract the person from: Ada is 36."
 local SYSTEM = "You extract people."
-local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
 
-local server, dir
+local provider = P.harness { agent = "gemini", options = { model = "g1" }, secrets = { GEMINI_API_KEY = KEY } }
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  H.write(dir .. "/schema.json", SCHEMA)
-  H.write(dir .. "/patterned.json", PATTERNED)
-  H.write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
-  H.write(dir .. "/system.lua", 'return { schema = "schema.json", system = "' .. SYSTEM .. '", '
-    .. 'prompt = "Extract the person from: {{input}}" }')
-  H.write(dir .. "/annotated.json", ANNOTATED)
-  H.write(dir .. "/annotated.lua",
-    'return { schema = "annotated.json", prompt = "Extract the person from: {{input}}" }')
-  H.write(dir .. "/patterned.lua",
-    'return { schema = "patterned.json", prompt = "Extract the person from: {{input}}" }')
+  provider:start {
+    ["schema.json"] = SCHEMA, ["patterned.json"] = PATTERNED, ["annotated.json"] = ANNOTATED,
+    ["recipe.lua"] = P.recipe(), ["system.lua"] = P.recipe("schema.json", ', system = "' .. SYSTEM .. '"'),
+    ["annotated.lua"] = P.recipe("annotated.json"), ["patterned.lua"] = P.recipe("patterned.json"),
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
+teardown(function() provider:stop() end)
 
+-- One extraction against scenario `sc` with recipe `recipe` (recipe.lua by
+-- default) and the secrets given (the key by default).
 local function run_on(sc, options, recipe, secrets)
-  local ao = { base_url = sc.base_url, model = "g1", retry_base_ms = 5, timeout_ms = 2000 }
-  for k, v in pairs(options or {}) do ao[k] = v end
-  local r = coax.run(dir .. "/" .. (recipe or "recipe") .. ".lua", INPUT,
-    { agent = "gemini", agent_options = ao, secrets = secrets or { GEMINI_API_KEY = KEY } })
-  return report_check.valid(r), sc:log()
+  return provider:run_on(sc, options, secrets and { secrets = secrets }, (recipe or "recipe") .. ".lua")
 end
 
 local function run(steps, options, recipe)
-  local sc = server:scenario(steps)
-  local r, log = run_on(sc, options, recipe)
-  return r, log, sc
+  return provider:run(steps, options, nil, (recipe or "recipe") .. ".lua")
 end
 
 -- What every request looks like on the wire.
 local function check_request(sc, req, method, accept)
-  assert.are.equal("POST", req.method)
-  assert.are.equal("/s/" .. sc.name .. "/v1/models/g1:" .. (method or "generateContent"), req.path)
-  assert.are.equal(KEY, req.headers["x-goog-api-key"])
-  assert.is_nil(req.headers.authorization)
-  assert.are.equal("application/json", req.headers["content-type"])
-  assert.are.equal(accept or "application/json", req.headers.accept)
-  assert.is_table(req.json, "the request body is not JSON: " .. req.body)
+  P.check_request(req, { path = "/s/" .. sc.name .. "/v1/models/g1:" .. (method or "generateContent"),
+    accept = accept or "application/json", headers = { ["x-goog-api-key"] = KEY, authorization = false } })
 end
 
 local function turn(role, text) return { role = role, parts = { { text = text } } } end
-
--- The schema as a prompt shows it: compact, as coax writes it (indentation costs tokens).
-local function schema_text(schema) return json.encode(json.decode(schema)) end
 
 describe("the gemini agent's requests", function()
   it("json_schema mode: the exact body, responseJsonSchema the schema as written", function()
@@ -97,7 +67,7 @@ describe("the gemini agent's requests", function()
   it("a schema with what Gemini does not take goes in the prompt; JSON is still asked", function()
     local r, log = run({ { reply = GOOD } }, nil, "patterned")
     assert.are.equal("ok", r.outcome)
-    local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_text(PATTERNED)
+    local prompt = P.with_schema(PROMPT, PATTERNED)
     assert.are.same({ contents = { turn("user", prompt) },
       generationConfig = { responseMimeType = "application/json" } }, log[1].json)
   end)
@@ -111,7 +81,7 @@ describe("the gemini agent's requests", function()
   end)
 
   it("json mode: JSON asked, the schema in the prompt; prompt mode: no generationConfig", function()
-    local prompt = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. schema_text(SCHEMA)
+    local prompt = P.with_schema(PROMPT)
     local _, log = run({ { reply = GOOD } }, { mode = "json" })
     assert.are.same({ contents = { turn("user", prompt) },
       generationConfig = { responseMimeType = "application/json" } }, log[1].json)
@@ -152,7 +122,7 @@ describe("the gemini agent's requests", function()
   end)
 
   it("no key: no x-goog-api-key header", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local r, log = run_on(sc, nil, nil, {})
     assert.are.equal("ok", r.outcome)
     assert.is_nil(log[1].headers["x-goog-api-key"])
@@ -391,8 +361,8 @@ end)
 
 describe("coax run --agent gemini", function()
   it("takes the key from GEMINI_API_KEY and prints the value", function()
-    local sc = server:scenario({ { reply = GOOD } })
-    local out, err, code = H.coax({ "run", dir .. "/recipe.lua", "--agent", "gemini", "--base-url", sc.base_url,
+    local sc = provider:scenario({ { reply = GOOD } })
+    local out, err, code = H.coax({ "run", provider:path("recipe.lua"), "--agent", "gemini", "--base-url", sc.base_url,
       "--model", "g1", "--input", "-" }, INPUT, { GEMINI_API_KEY = KEY })
     assert.are.equal(0, code, err)
     assert.are.equal(GOOD .. "\n", out)
@@ -401,7 +371,7 @@ describe("coax run --agent gemini", function()
   end)
 
   it("--mode checks gemini's modes", function()
-    local _, err, code = H.coax({ "run", dir .. "/recipe.lua", "--agent", "gemini", "--mode", "format" })
+    local _, err, code = H.coax({ "run", provider:path("recipe.lua"), "--agent", "gemini", "--mode", "format" })
     assert.are.equal(2, code)
     assert.are.equal("coax run: --mode wants json_schema, json, prompt or tools, not 'format'\n", err)
   end)

@@ -44,13 +44,21 @@ local ok, e = coroutine.close(co)
 return tostring(ok) .. " " .. tostring(e)]]
   -- Each level of the chain nesting as deep through C as Lua lets it.
   local DEEP_CHAIN = [[
-local function deep(n, k) if n == 0 then return k() end local ok, e = pcall(deep, n - 1, k) if not ok then error(e, 0) end return e end
+local function deep(n, k)
+  if n == 0 then return k() end
+  local ok, e = pcall(deep, n - 1, k)
+  if not ok then error(e, 0) end
+  return e
+end
 local co
 for i = 1, 50 do
   local prev = co
   co = coroutine.create(function()
     local x <close> = setmetatable({}, { __close = function()
-      if prev then deep(%d, function() local ok, e = coroutine.close(prev) if not ok then error(e, 0) end end) end end })
+      if prev then
+        deep(%d, function() local ok, e = coroutine.close(prev) if not ok then error(e, 0) end end)
+      end
+    end })
     %s
   end)
   coroutine.resume(co)
@@ -63,7 +71,8 @@ return tostring(ok) .. " " .. tostring(e)]]
     { "the same chain, 4 deep: closed, every handler run", CLOSE_CHAIN:format(4), "^ok: true nil$" },
     { "the same chain, 5 deep: one close too deep", CLOSE_CHAIN:format(6),
       "^ok: false coroutine%.close: closes nested deeper than 4$" },
-    { "the chain with each handler 185 pcalls deep before it closes the next", DEEP_CHAIN:format(185, "coroutine.yield()"),
+    { "the chain with each handler 185 pcalls deep before it closes the next",
+      DEEP_CHAIN:format(185, "coroutine.yield()"),
       "^ok: false coroutine%.close: closes nested deeper than 4$" },
     { "the chain with coroutines that yielded 150 pcalls deep", DEEP_CHAIN:format(180, "deep(150, coroutine.yield)"),
       "^ok: false coroutine%.close: closes nested deeper than 4$" },
@@ -217,14 +226,17 @@ describe("the instruction budget", function()
   end)
 
   it("never runs a __gc set after setmetatable, so freeing the engine cannot hang", function()
-    local e = coax.engine()
-    local s = e:session("local mt = {} _ENV.keep = setmetatable({}, mt) mt.__gc = function() while true do end end "
-      .. "return { schema = { type = 'integer' }, prompt = 'x' }", "x",
-      { source = true, replies = { "1" } })
-    while e:poll(10) > 0 do end
-    assert.are.equal("ok", s:report().outcome)
+    -- the engine and its session are garbage once this returns
+    local function run_once()
+      local e = coax.engine()
+      local s = e:session("local mt = {} _ENV.keep = setmetatable({}, mt) mt.__gc = function() while true do end end "
+        .. "return { schema = { type = 'integer' }, prompt = 'x' }", "x",
+        { source = true, replies = { "1" } })
+      while e:poll(10) > 0 do end
+      return s:report().outcome
+    end
+    assert.are.equal("ok", run_once())
     local t0 = os.clock()
-    e, s = nil, nil
     collectgarbage()
     collectgarbage()
     assert.is_true(os.clock() - t0 < 5)

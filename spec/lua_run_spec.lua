@@ -31,11 +31,12 @@ describe("coax.run without an agent named", function()
     local r = coax.run(path, "in")
     assert.are.same({ "invalid", "invalid_recipe", 0 }, { r.outcome, r.error.code, r.metrics.attempts })
     local missing = path .. " names no agent and has no recorded transcript " .. dir .. "/bare.replies.jsonl: pass "
-    assert.are.equal(missing .. "opts.agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY, ANTHROPIC_API_KEY"
-      .. ", GEMINI_API_KEY or OLLAMA_HOST", r.error.message)
+    assert.are.equal(missing .. "opts.agent (openai, anthropic, gemini, ollama) or set OPENAI_API_KEY, "
+      .. "ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST", r.error.message)
     local _, err, code = H.coax({ "run", path, "--input", "-" }, "in")
-    assert.are.same({ "coax run: " .. missing .. "--agent (openai, anthropic, gemini, ollama), --replay FILE (replies, one JSON string a line)"
-      .. " or --command CMD (a local program), or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n", 2 }, { err, code })
+    assert.are.same({ "coax run: " .. missing .. "--agent (openai, anthropic, gemini, ollama), "
+      .. "--replay FILE (replies, one JSON string a line) or --command CMD (a local program), "
+      .. "or set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or OLLAMA_HOST\n", 2 }, { err, code })
   end)
 
   it("uses the provider whose key opts.secrets holds, as coax run does with the environment", function()

@@ -11,7 +11,8 @@ local COAX = ROOT .. "/" .. H.build .. "/coax"
 local function sh(dir, line)
   local out, err = os.tmpname(), os.tmpname()
   local ok, how, code = os.execute("cd " .. H.quote(dir) .. " && env -u LD_PRELOAD -u COAX_LUA_PATH "
-    .. "-u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u OLLAMA_HOST " .. line .. " >" .. H.quote(out) .. " 2>" .. H.quote(err))
+    .. "-u OPENAI_API_KEY -u ANTHROPIC_API_KEY -u OLLAMA_HOST " .. line
+    .. " >" .. H.quote(out) .. " 2>" .. H.quote(err))
   if how == "signal" then code = 128 + code end
   local o, e = H.read(out), H.read(err)
   os.remove(out)
@@ -63,12 +64,13 @@ describe("coax run --verbose", function()
     local state = dir .. "/called"
     os.remove(state)
     -- the command agent: a wrong reply first, then one that needs coercing
-    local cmd = ("cat >/dev/null; if [ -e %s ]; then printf '{\"n\": \"7\"}'; else touch %s; printf 'Sure: {n: \"x\",}'; fi")
-      :format(H.quote(state), H.quote(state))
+    local cmd = ("cat >/dev/null; if [ -e %s ]; then printf '{\"n\": \"7\"}'; "
+      .. "else touch %s; printf 'Sure: {n: \"x\",}'; fi"):format(H.quote(state), H.quote(state))
     local out, err, code = H.coax({ "run", dir .. "/job.lua", "--command", cmd, "--verbose" })
     assert.are.same({ '{"n":7}\n', 0 }, { out, code }, err)
-    assert.matches("^coax run: attempt 1: repaired %([^)]*unquoted_key, trailing_comma%); 1 schema error, at /n: expected "
-      .. 'integer, got string "x"; fed back, asking again\ncoax run: attempt 2: coerced %(string_to_integer at /n%); '
+    assert.matches("^coax run: attempt 1: repaired %([^)]*unquoted_key, trailing_comma%); 1 schema error, "
+      .. 'at /n: expected integer, got string "x"; fed back, asking again\n'
+      .. "coax run: attempt 2: coerced %(string_to_integer at /n%); "
       .. "valid, accepted\n$", err)
     -- without --verbose, a named agent is quiet
     os.remove(state)
@@ -109,8 +111,8 @@ describe("agent flags mean what they say", function()
       { { "--replay", replies, "--command", run_cmd }, "%-%-replay and %-%-command name two agents: pass one" },
       { { "--agent", "replay" }, "%-%-agent replay needs %-%-replay FILE" },
       { { "--agent", "command" }, "%-%-agent command needs %-%-command CMD" },
-      { { "--replay", replies, "--model", "m" }, "%-%-model is an option of the HTTP agents %(openai, anthropic, gemini, "
-        .. "ollama%), not of the replay agent" },
+      { { "--replay", replies, "--model", "m" }, "%-%-model is an option of the HTTP agents "
+        .. "%(openai, anthropic, gemini, ollama%), not of the replay agent" },
       { { "--command", run_cmd, "--base-url", sc.base_url }, "%-%-base%-url is an option of the HTTP agents "
         .. "%(openai, anthropic, gemini, ollama%), not of the command agent" },
       { { "--agent", "replay", "--replay", replies, "--mode", "prompt" }, "%-%-mode is an option of the HTTP agents" },
@@ -153,7 +155,8 @@ describe("errors about schemas and files", function()
     H.write(dir .. "/r_bad.lua", 'return { schema = "bad.json", prompt = "x" }')
     local replies = dir .. "/job.replies.jsonl"
     local open_msg = "cannot open schema " .. nope .. ": No such file or directory"
-    local json_msg = "schema " .. bad .. " is not JSON: unexpected end of input, expected a JSON value (line 1, column 10)"
+    local json_msg = "schema " .. bad
+      .. " is not JSON: unexpected end of input, expected a JSON value (line 1, column 10)"
     for _, c in ipairs({
       { { "validate", nope, "-" }, "coax validate: " .. open_msg },
       { { "extract", "--schema", nope }, "coax extract: " .. open_msg },
@@ -165,10 +168,12 @@ describe("errors about schemas and files", function()
       { { "example", bad }, "coax example: " .. json_msg },
       { { "run", dir .. "/r_bad.lua", "--replay", replies }, "coax run: invalid: " .. json_msg },
       { { "batch", dir .. "/r_bad.lua", "--replay", replies }, "coax batch: " .. dir .. "/r_bad.lua: " .. json_msg },
-      { { "run", dir .. "/none.lua" }, "coax run: cannot open recipe " .. dir .. "/none.lua: No such file or directory" },
+      { { "run", dir .. "/none.lua" },
+        "coax run: cannot open recipe " .. dir .. "/none.lua: No such file or directory" },
       { { "repair", nope }, "coax repair: cannot open " .. nope .. ": No such file or directory" },
       { { "tokens", "--jsonl", nope }, "coax tokens: cannot open " .. nope .. ": No such file or directory" },
-      { { "repair", "--max-input", "4", bad }, "coax repair: " .. bad .. " is larger than the limit of 4 bytes (--max-input)" },
+      { { "repair", "--max-input", "4", bad },
+        "coax repair: " .. bad .. " is larger than the limit of 4 bytes (--max-input)" },
     }) do
       local _, err, code = H.coax(c[1], '{"id": 1, "input": "x"}\n')
       assert.are.same({ c[2] .. "\n" }, { err }, table.concat(c[1], " "))

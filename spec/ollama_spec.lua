@@ -4,74 +4,33 @@
 local H = require "helper"
 local coax = require "coax"
 local cjson = require "cjson"
-local mock = require "mock.client"
+local P = require "providers"
 local report_check = require "report_check"
 local json = coax.json
 
-local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
-local SCHEMA_TEXT = SCHEMA -- compact, as coax writes it: indentation costs tokens
--- The error of a reply the provider cut off at its token limit.
-local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
-local GOOD = '{"name":"Ada","age":36}'
-local INPUT = "Ada is 36."
-local PROMPT = "Extract the person from: Ada is 36."
-local PROMPT_WITH_SCHEMA = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. SCHEMA_TEXT
+local SCHEMA, GOOD, INPUT, PROMPT, CUT = P.SCHEMA, P.GOOD, P.INPUT, P.PROMPT, P.CUT
+local PROMPT_WITH_SCHEMA = P.with_schema(PROMPT)
 local SYSTEM = "You extract people."
+local user, assistant, plain = P.user, P.assistant, P.plain
 
-local server, dir, recipe_path, system_path
-
-local write = H.write
+-- Extractions through the ollama agent (providers.lua).
+local provider = P.harness { agent = "ollama", options = { model = "m1" } }
+local _, run = provider:runners()
+local recipe_path, system_path, input_path = provider:path("recipe.lua"), provider:path("system.lua"),
+  provider:path("input.txt")
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  write(dir .. "/schema.json", SCHEMA)
-  recipe_path = dir .. "/recipe.lua"
-  system_path = dir .. "/system.lua"
-  write(recipe_path, 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
-  write(system_path, 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", system = "'
-    .. SYSTEM .. '" }')
+  provider:start {
+    ["schema.json"] = SCHEMA, ["input.txt"] = INPUT,
+    ["recipe.lua"] = P.recipe(), ["system.lua"] = P.recipe("schema.json", ', system = "' .. SYSTEM .. '"'),
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
-
--- Runs one extraction through the ollama agent against scenario `sc`.
-local function run_on(sc, agent_options, opts, recipe)
-  local ao = { base_url = sc.host, model = "m1", retry_base_ms = 5, timeout_ms = 2000 }
-  for k, v in pairs(agent_options or {}) do ao[k] = v end
-  local o = { agent = "ollama", agent_options = ao }
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local report = report_check.valid(coax.run(recipe or recipe_path, INPUT, o))
-  return report, sc:log()
-end
-
-local function run(steps, agent_options, opts, recipe)
-  local sc = server:scenario(steps)
-  local report, log = run_on(sc, agent_options, opts, recipe)
-  return report, log, sc
-end
+teardown(function() provider:stop() end)
 
 local function check_request(sc, req, accept)
-  assert.are.equal("POST", req.method)
-  assert.are.equal("/s/" .. sc.name .. "/api/chat", req.path)
-  assert.are.equal("application/json", req.headers["content-type"])
-  assert.are.equal(accept or "application/x-ndjson", req.headers.accept)
-  assert.is_nil(req.headers.authorization)
-  assert.are.equal(#req.body, tonumber(req.headers["content-length"]))
-  assert.is_table(req.json, "the request body is not JSON: " .. req.body)
-end
-
-local function user(content) return { role = "user", content = content } end
-local function assistant(content) return { role = "assistant", content = content } end
-
-local function plain(messages)
-  local out = {}
-  for i, m in ipairs(messages) do out[i] = { role = m.role, content = m.content } end
-  return out
+  P.check_request(req, { path = "/s/" .. sc.name .. "/api/chat", accept = accept or "application/x-ndjson",
+    headers = { authorization = false }, length = true })
 end
 
 -- The body of a format-mode request with `messages`.
@@ -150,7 +109,7 @@ describe("the ollama agent against a mock server", function()
     end)
 
     it("the default model when none is named; a base_url with a trailing slash", function()
-      local sc = server:scenario({ { reply = GOOD } })
+      local sc = provider:scenario({ { reply = GOOD } })
       local r = report_check.valid(coax.run(recipe_path, INPUT,
         { agent = "ollama", agent_options = { base_url = sc.host .. "/" } }))
       assert.are.equal("ok", r.outcome)
@@ -355,19 +314,12 @@ describe("the ollama agent against a mock server", function()
 end)
 
 describe("coax run --agent ollama", function()
-  local input_path
-
-  setup(function()
-    input_path = dir .. "/input.txt"
-    write(input_path, INPUT)
-  end)
-
   local function args(...)
     return { "run", recipe_path, "--agent", "ollama", "--model", "m1", "--input", input_path, ... }
   end
 
   it("finds the server in OLLAMA_HOST", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args(), nil, { OLLAMA_HOST = sc.host })
     assert.are.equal(0, code, err)
     assert.are.equal("", err)
@@ -379,7 +331,7 @@ describe("coax run --agent ollama", function()
   end)
 
   it("OLLAMA_HOST without a scheme is http", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args(), nil, { OLLAMA_HOST = sc.host:gsub("^http://", "") })
     assert.are.equal(0, code, err)
     assert.are.equal(GOOD .. "\n", out)
@@ -387,7 +339,7 @@ describe("coax run --agent ollama", function()
   end)
 
   it("--base-url wins over OLLAMA_HOST", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args("--base-url", sc.host), nil, { OLLAMA_HOST = "127.0.0.1:1" })
     assert.are.equal(0, code, err)
     assert.are.equal(GOOD .. "\n", out)
@@ -395,7 +347,7 @@ describe("coax run --agent ollama", function()
   end)
 
   it("--mode json and --verbose: the request logged on stderr", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args("--mode", "json", "--base-url", sc.host, "--verbose"))
     assert.are.equal(0, code, err)
     assert.are.equal(GOOD .. "\n", out)
@@ -408,7 +360,7 @@ describe("coax run --agent ollama", function()
   end)
 
   it("--mode x exits 2 naming ollama's modes and sends nothing", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args("--mode", "x", "--base-url", sc.host))
     assert.are.equal(2, code)
     assert.are.equal("", out)
@@ -417,7 +369,7 @@ describe("coax run --agent ollama", function()
   end)
 
   it("a mid-stream error exits 3 with the message", function()
-    local sc = server:scenario({ { stream = { "{" }, stream_error = { message = "model crashed" } } })
+    local sc = provider:scenario({ { stream = { "{" }, stream_error = { message = "model crashed" } } })
     local out, err, code = H.coax(args("--base-url", sc.host))
     assert.are.equal(3, code)
     assert.are.equal("", out)
@@ -427,8 +379,8 @@ end)
 
 describe("coax.getenv in the sandbox", function()
   local function agent_recipe(body)
-    local path = dir .. "/getenv.lua"
-    write(path, 'local coax = require "coax"\nreturn { schema = "schema.json", prompt = "x", agent = { call = '
+    local path = provider:path("getenv.lua")
+    H.write(path, 'local coax = require "coax"\nreturn { schema = "schema.json", prompt = "x", agent = { call = '
       .. "function() " .. body .. " end } }")
     return path
   end

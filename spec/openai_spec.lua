@@ -2,85 +2,39 @@
 -- engine/io/http.c) end to end: whole extractions against the mock server
 -- (spec/mock), asserting the exact requests it received and the reports.
 local H = require "helper"
-local coax = require "coax"
 local cjson = require "cjson"
-local mock = require "mock.client"
-local report_check = require "report_check"
-local json = coax.json
+local P = require "providers"
+local json = require("coax").json
 
 local KEY = "sk-test-SENTINEL-0042"
-local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
+local SCHEMA, GOOD, INPUT, PROMPT, CUT = P.SCHEMA, P.GOOD, P.INPUT, P.PROMPT, P.CUT
 local OPTIONAL = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
   .. '"required":["name"],"additionalProperties":false}'
--- The schema as the first prompt shows it when it is not in the request.
-local SCHEMA_TEXT = SCHEMA -- compact, as coax writes it: indentation costs tokens
--- The error of a reply the provider cut off at its token limit.
-local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
-local GOOD = '{"name":"Ada","age":36}'
-local INPUT = "Ada is 36."
-local PROMPT = "Extract the person from: Ada is 36."
-local PROMPT_WITH_SCHEMA = PROMPT .. "\n\nReply with JSON that matches this JSON Schema:\n" .. SCHEMA_TEXT
+-- The first prompt when the schema is not in the request.
+local PROMPT_WITH_SCHEMA = P.with_schema(PROMPT)
+local user, assistant, plain = P.user, P.assistant, P.plain
 
-local server, dir, recipe_path, optional_path
-
-local write = H.write
+-- Extractions through the openai agent (providers.lua): fast retries and
+-- timeouts unless `agent_options` says otherwise.
+local provider = P.harness { agent = "openai", options = { model = "m1", timeout_ms = 300 },
+  secrets = { OPENAI_API_KEY = KEY } }
+local run_on, run = provider:runners()
+local recipe_path, optional_path, input_path = provider:path("recipe.lua"), provider:path("optional.lua"),
+  provider:path("input.txt")
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  write(dir .. "/schema.json", SCHEMA)
-  write(dir .. "/optional.json", OPTIONAL)
-  recipe_path = dir .. "/recipe.lua"
-  optional_path = dir .. "/optional.lua"
-  write(recipe_path, 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
-  write(optional_path, 'return { schema = "optional.json", prompt = "Extract the person from: {{input}}" }')
+  provider:start {
+    ["schema.json"] = SCHEMA, ["optional.json"] = OPTIONAL, ["input.txt"] = INPUT,
+    ["recipe.lua"] = P.recipe(), ["optional.lua"] = P.recipe("optional.json"),
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
-
--- Runs one extraction through the openai agent against scenario `sc`:
--- fast retries and timeouts unless `agent_options` says otherwise.
--- @treturn table the report
--- @treturn table the requests the server received
-local function run_on(sc, agent_options, opts, recipe)
-  local ao = { base_url = sc.base_url, model = "m1", retry_base_ms = 5, timeout_ms = 300 }
-  for k, v in pairs(agent_options or {}) do ao[k] = v end
-  local o = { agent = "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY } }
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local report = report_check.valid(coax.run(recipe or recipe_path, INPUT, o))
-  return report, sc:log()
-end
-
---- A new scenario of `steps`, and run_on it.
-local function run(steps, agent_options, opts, recipe)
-  local sc = server:scenario(steps)
-  local report, log = run_on(sc, agent_options, opts, recipe)
-  return report, log, sc
-end
+teardown(function() provider:stop() end)
 
 -- What every request of the agent looks like on the wire.
 local function check_request(sc, req, accept)
-  assert.are.equal("POST", req.method)
-  assert.are.equal("/s/" .. sc.name .. "/v1/chat/completions", req.path)
-  assert.are.equal("Bearer " .. KEY, req.headers.authorization)
-  assert.are.equal("application/json", req.headers["content-type"])
-  assert.are.equal(accept or "application/json", req.headers.accept)
-  assert.are.equal(#req.body, tonumber(req.headers["content-length"]))
-  assert.is_table(req.json, "the request body is not JSON: " .. req.body)
-end
-
-local function user(content) return { role = "user", content = content } end
-local function assistant(content) return { role = "assistant", content = content } end
-
--- The report's messages as plain tables, to compare with the wire's.
-local function plain(messages)
-  local out = {}
-  for i, m in ipairs(messages) do out[i] = { role = m.role, content = m.content } end
-  return out
+  P.check_request(req, { path = "/s/" .. sc.name .. "/v1/chat/completions", accept = accept or "application/json",
+    headers = { authorization = "Bearer " .. KEY }, length = true })
 end
 
 local STRICT_FORMAT = {
@@ -170,7 +124,7 @@ describe("the openai agent against a mock server", function()
     end)
 
     it("a base_url with a trailing slash still posts to .../v1/chat/completions", function()
-      local sc = server:scenario({ { reply = GOOD } })
+      local sc = provider:scenario({ { reply = GOOD } })
       local r, log = run_on(sc, { base_url = sc.base_url .. "/" })
       assert.are.equal("ok", r.outcome)
       assert.are.equal(1, #log)
@@ -405,7 +359,8 @@ describe("the openai agent against a mock server", function()
     end
 
     it("names the URL posted on a 404 with an empty body, and suggests /v1 when the base URL lacks it", function()
-      local sc = server:scenario({ { status = 404, body = "" }, { status = 404, body = "" }, { status = 405, body = "" } })
+      local sc = provider:scenario({ { status = 404, body = "" }, { status = 404, body = "" },
+        { status = 405, body = "" } })
       local bare = sc.base_url:gsub("/v1$", "")
       local r = run_on(sc, { base_url = bare })
       assert.are.equal("agent_error", r.outcome)
@@ -607,20 +562,13 @@ describe("the openai agent against a mock server", function()
 end)
 
 describe("coax run --agent openai", function()
-  local input_path
-
-  setup(function()
-    input_path = dir .. "/input.txt"
-    write(input_path, INPUT)
-  end)
-
   local function args(sc, ...)
     return { "run", recipe_path, "--agent", "openai", "--base-url", sc.base_url, "--model", "m2",
       "--mode", "json_object", "--input", input_path, ... }
   end
 
   it("takes the key from the environment and prints the value", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local out, err, code = H.coax(args(sc), nil, { OPENAI_API_KEY = KEY })
     assert.are.equal(0, code, err)
     assert.are.equal("", err)
@@ -634,7 +582,7 @@ describe("coax run --agent openai", function()
   end)
 
   it("--verbose logs each request and response on stderr, never the key", function()
-    local sc = server:scenario({ { error = provider_error(503, "Overloaded " .. KEY) }, { reply = GOOD } })
+    local sc = provider:scenario({ { error = provider_error(503, "Overloaded " .. KEY) }, { reply = GOOD } })
     local out, err, code = H.coax(args(sc, "--verbose", "--agent-options", '{"retry_base_ms": 5}'), nil,
       { OPENAI_API_KEY = KEY })
     assert.are.equal(0, code, err)
@@ -643,22 +591,16 @@ describe("coax run --agent openai", function()
     assert.is_nil(err:find("SENTINEL", 1, true), err)
     local log = sc:log()
     assert.are.equal(2, #log)
-    local lines = {}
-    for line in err:gmatch("[^\n]+") do lines[#lines + 1] = line end
-    assert.are.equal(5, #lines, err) -- and the attempt told (issue 24 item 3)
+    local lines = P.lines(err)
+    assert.are.equal(5, #lines, err) -- and the attempt told
     assert.are.equal("coax run: attempt 1: valid, accepted", lines[5])
-    local url = (sc.base_url .. "/chat/completions"):gsub("%p", "%%%0")
-    for i = 1, 2 do
-      local n = assert(lines[2 * i - 1]:match("^coax run: http #" .. i .. " > POST " .. url .. " %((%d+) bytes%)$"),
-        lines[2 * i - 1])
-      assert.are.equal(#log[i].body, tonumber(n))
-    end
+    P.check_posts(lines, sc.base_url .. "/chat/completions", log)
     assert.matches("^coax run: http #1 < 503 %([%d.]+ ms, %d+ bytes%)$", lines[2])
     assert.matches("^coax run: http #2 < 200 %([%d.]+ ms, %d+ bytes%)$", lines[4])
   end)
 
   it("--mode x exits 2 with a one-line message and sends nothing", function()
-    local sc = server:scenario({ { reply = GOOD } })
+    local sc = provider:scenario({ { reply = GOOD } })
     local cmd = args(sc)
     for i, a in ipairs(cmd) do
       if a == "json_object" then cmd[i] = "x" end

@@ -5,61 +5,35 @@
 -- finish, refusals, usage, errors, and tools mode with function_call items.
 -- Every report validates against the report schema.
 local H = require "helper"
-local coax = require "coax"
 local cjson = require "cjson"
-local mock = require "mock.client"
-local report_check = require "report_check"
-local json = coax.json
+local P = require "providers"
 
 local KEY = "sk-test-SENTINEL-RESPONSES"
-local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
-local GOOD = '{"name":"Ada","age":36}'
-local INPUT = "Ada is 36."
-local PROMPT = "Extract the person from: Ada is 36."
+local SCHEMA, GOOD, INPUT, PROMPT, CUT = P.SCHEMA, P.GOOD, P.INPUT, P.PROMPT, P.CUT
 local SYSTEM = "You extract people."
-local CUT = "the provider cut the reply off at its token limit (finish: length): the value may be incomplete"
+local user, assistant, with_schema = P.user, P.assistant, P.with_schema
 
-local server, dir
+local provider = P.harness { agent = "openai", options = { api = "responses", model = "m1" },
+  secrets = { OPENAI_API_KEY = KEY } }
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  H.write(dir .. "/schema.json", SCHEMA)
-  H.write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
-  H.write(dir .. "/system.lua", 'return { schema = "schema.json", system = "' .. SYSTEM .. '", '
-    .. 'prompt = "Extract the person from: {{input}}" }')
+  provider:start {
+    ["schema.json"] = SCHEMA,
+    ["recipe.lua"] = P.recipe(), ["system.lua"] = P.recipe("schema.json", ', system = "' .. SYSTEM .. '"'),
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
+teardown(function() provider:stop() end)
 
+-- One extraction through the Responses API against a new scenario of
+-- `steps`, with recipe `recipe` (recipe.lua by default).
 local function run(steps, options, recipe)
-  local sc = server:scenario(steps)
-  local ao = { api = "responses", base_url = sc.base_url, model = "m1", retry_base_ms = 5, timeout_ms = 2000 }
-  for k, v in pairs(options or {}) do ao[k] = v end
-  local r = coax.run(dir .. "/" .. (recipe or "recipe") .. ".lua", INPUT,
-    { agent = "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY } })
-  return report_check.valid(r), sc:log(), sc
+  return provider:run(steps, options, nil, (recipe or "recipe") .. ".lua")
 end
 
 local function check_request(sc, req, accept)
-  assert.are.equal("POST", req.method)
-  assert.are.equal("/s/" .. sc.name .. "/v1/responses", req.path)
-  assert.are.equal("Bearer " .. KEY, req.headers.authorization)
-  assert.are.equal("application/json", req.headers["content-type"])
-  assert.are.equal(accept or "application/json", req.headers.accept)
-  assert.is_table(req.json, "the request body is not JSON: " .. req.body)
-end
-
-local function user(content) return { role = "user", content = content } end
-local function assistant(content) return { role = "assistant", content = content } end
-
-local function with_schema(prompt)
-  return prompt .. "\n\nReply with JSON that matches this JSON Schema:\n"
-    .. json.encode(json.decode(SCHEMA))
+  P.check_request(req, { path = "/s/" .. sc.name .. "/v1/responses", accept = accept or "application/json",
+    headers = { authorization = "Bearer " .. KEY } })
 end
 
 describe("the responses api's requests", function()
@@ -277,8 +251,8 @@ end)
 
 describe("coax run --agent openai with api responses", function()
   it("posts to /responses with the key from OPENAI_API_KEY and prints the value", function()
-    local sc = server:scenario({ { reply = GOOD } })
-    local out, err, code = H.coax({ "run", dir .. "/recipe.lua", "--agent", "openai", "--base-url", sc.base_url,
+    local sc = provider:scenario({ { reply = GOOD } })
+    local out, err, code = H.coax({ "run", provider:path("recipe.lua"), "--agent", "openai", "--base-url", sc.base_url,
       "--model", "m1", "--agent-options", '{"api": "responses"}', "--input", "-" }, INPUT, { OPENAI_API_KEY = KEY })
     assert.are.equal(0, code, err)
     assert.are.equal("", err)

@@ -32,7 +32,8 @@ setup(function()
   root = realpath(H.tmpdir())
   recipes = root .. "/recipes"
   outside = root .. "/outside"
-  os.execute("mkdir -p " .. H.quote(recipes .. "/sub") .. " " .. H.quote(outside) .. " " .. H.quote(root .. "/recipesX"))
+  os.execute("mkdir -p " .. H.quote(recipes .. "/sub") .. " " .. H.quote(outside) .. " "
+    .. H.quote(root .. "/recipesX"))
   H.write(recipes .. "/schema.json", SCHEMA)
   H.write(recipes .. "/sub/schema.json", SCHEMA)
   -- a file outside that parses as a schema and would quote its content in an error
@@ -52,11 +53,11 @@ describe("a recipe's schema path", function()
     local out, err, code = run_cli("here", "schema.json")
     assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
     out, err, code = run_cli("below", "sub/schema.json")
-    assert.are.same({ '{"n":1}\n', 0 }, { out, code })
+    assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
     out, err, code = run_cli("dotted", "sub/../schema.json")
-    assert.are.same({ '{"n":1}\n', 0 }, { out, code })
+    assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
     out, err, code = run_cli("absolute", recipes .. "/schema.json")
-    assert.are.same({ '{"n":1}\n', 0 }, { out, code })
+    assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
   end)
 
   it("may name the project's schemas/ folder, as the shipped recipes do", function()
@@ -103,27 +104,28 @@ describe("a recipe's schema path", function()
     os.execute("mkdir -p " .. H.quote(recipes .. "/dir.json"))
     local t0 = os.time()
     local out, err, code = run_cli("fifo_inside", "fifo.json")
-    assert.are.same({ "", "coax run: invalid: cannot open schema " .. recipes .. "/fifo.json: not a regular file\n", 2 },
-      { out, err, code })
+    assert.are.same({ "", "coax run: invalid: cannot open schema " .. recipes .. "/fifo.json: not a regular file\n",
+      2 }, { out, err, code })
     assert.is_true(os.time() - t0 < 5)
-    _, err, code = run_cli("dir_inside", "dir.json")
-    assert.are.same({ "coax run: invalid: cannot open schema " .. recipes .. "/dir.json: not a regular file\n", 2 },
-      { err, code })
+    out, err, code = run_cli("dir_inside", "dir.json")
+    assert.are.same({ "", "coax run: invalid: cannot open schema " .. recipes .. "/dir.json: not a regular file\n",
+      2 }, { out, err, code })
     -- a file over the input limit is a limit, read no further than it
     out, err, code = run_cli("big", "schema.json", { "--max-input", "16" })
     assert.are.same({ "", "coax run: limit: schema " .. recipes .. "/schema.json is larger than the limit of 16 bytes "
       .. "(max_input)\n", 4 }, { out, err, code })
-    out, _, code = run_cli("fits", "schema.json", { "--max-input", tostring(#SCHEMA) })
-    assert.are.same({ '{"n":1}\n', 0 }, { out, code })
+    out, err, code = run_cli("fits", "schema.json", { "--max-input", tostring(#SCHEMA) })
+    assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
   end)
 
   it("reaches a folder the host allows with --allow-dir (repeatable), and only that one", function()
     local out, err, code = run_cli("allowed", "../outside/ok.json", { "--allow-dir", outside })
     assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
-    out, err, code = run_cli("allowed2", "../outside/ok.json", { "--allow-dir", root .. "/recipesX", "--allow-dir", outside })
-    assert.are.same({ '{"n":1}\n', 0 }, { out, code })
+    out, err, code = run_cli("allowed2", "../outside/ok.json",
+      { "--allow-dir", root .. "/recipesX", "--allow-dir", outside })
+    assert.are.same({ '{"n":1}\n', 0 }, { out, code }, err)
     out, err, code = run_cli("other", "../outside/ok.json", { "--allow-dir", root .. "/recipesX" })
-    assert.are.equal(2, code)
+    assert.are.same({ "", 2 }, { out, code })
     assert.matches(pattern(root .. "/recipesX") .. "%); the host", err)
   end)
 
@@ -135,8 +137,8 @@ describe("a recipe's schema path", function()
 
   it("names the path and the reason when the file is missing", function()
     local _, err, code = run_cli("missing", "missing.json")
-    assert.are.same({ "coax run: invalid: cannot open schema " .. recipes .. "/missing.json: No such file or directory\n",
-      2 }, { err, code })
+    assert.are.same({ "coax run: invalid: cannot open schema " .. recipes
+      .. "/missing.json: No such file or directory\n", 2 }, { err, code })
   end)
 
   it("an invalid schema file in the folder is reported by place and rule, its values not quoted", function()

@@ -251,7 +251,8 @@ describe("coax.run", function()
     -- function of the recipe it is; only what is wrong with the recipe
     -- itself is invalid.
     for _, case in ipairs({
-      { "a prompt function that raises", [[, prompt = function(input) error("boom") end]], "^prompt: .*boom\nstack traceback:" },
+      { "a prompt function that raises", [[, prompt = function(input) error("boom") end]],
+        "^prompt: .*boom\nstack traceback:" },
       { "a prompt function that indexes nil", [[, prompt = function(input) local t; return t.x end]],
         "^prompt: .*attempt to index a nil value.*\nstack traceback:" },
       { "a prompt function that returns no string", [[, prompt = function(input) return 12 end]],
@@ -269,7 +270,8 @@ describe("coax.run", function()
         assert.are.equal("script_error", r.error.code)
         assert.matches(case[3], r.error.message)
         local path = dir .. "/recipe.lua"
-        local _, err, code = H.coax({ "run", path, "--replay", H.tmpfile('"{\\"name\\": true}"\n"' .. GOOD:gsub('"', '\\"') .. '"\n') })
+        local replies = H.tmpfile('"{\\"name\\": true}"\n"' .. GOOD:gsub('"', '\\"') .. '"\n')
+        local _, err, code = H.coax({ "run", path, "--replay", replies })
         assert.are.equal(5, code, err)
         assert.matches("^coax run: script_error: " .. case[3]:sub(2), err)
       end)
@@ -410,6 +412,7 @@ describe("coax run (command)", function()
     assert.are.equal(1, code)
     assert.matches("^coax run: exhausted: 2 attempts used up", err)
     out, err, code = H.coax({ "run", "lua/recipes/contact.lua", "--replay", replies, "--max-attempts", "5" })
+    assert.are.equal("", out)
     assert.are.equal(3, code)
     assert.are.equal("coax run: agent_error: replay agent: no reply left (3 given)\n", err)
     os.remove(replies)

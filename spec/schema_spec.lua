@@ -11,8 +11,10 @@ describe("coax.schema (Lua)", function()
     assert.is_false(ok)
     assert.are.same({
       { instanceLocation = "", keywordLocation = "/required", error = 'missing required property "name"' },
-      { instanceLocation = "/age", keywordLocation = "/properties/age/type", error = "expected integer, got number -1.5" },
-      { instanceLocation = "/age", keywordLocation = "/properties/age/minimum", error = "expected a number at least 0, got -1.5" },
+      { instanceLocation = "/age", keywordLocation = "/properties/age/type",
+        error = "expected integer, got number -1.5" },
+      { instanceLocation = "/age", keywordLocation = "/properties/age/minimum",
+        error = "expected a number at least 0, got -1.5" },
     }, errs)
   end)
 
@@ -40,7 +42,8 @@ describe("coax.schema (Lua)", function()
   it("reports the draft chosen by $schema, by the host, or 2020-12", function()
     assert.are.equal("2020-12", assert(coax.schema("{}")):draft())
     assert.are.equal("7", assert(coax.schema("{}", { draft = "7" })):draft())
-    assert.are.equal("4", assert(coax.schema('{"$schema":"http://json-schema.org/draft-04/schema#"}', { draft = "7" })):draft())
+    local draft4 = '{"$schema":"http://json-schema.org/draft-04/schema#"}'
+    assert.are.equal("4", assert(coax.schema(draft4, { draft = "7" })):draft())
     assert.has_error(function() coax.schema("{}", { draft = "3" }) end)
   end)
 
@@ -55,6 +58,8 @@ describe("coax.schema (Lua)", function()
     assert.are.equal("COAX_ESCHEMA", code)
     s, msg, code = coax.schema("{")
     assert.is_nil(s)
+    assert.are.equal("schema is not valid JSON: unexpected end of input, expected a string key at line 1, column 2",
+      msg)
     assert.are.equal("COAX_ESYNTAX", code)
   end)
 
@@ -70,7 +75,8 @@ describe("coax.schema (Lua)", function()
     local ok, errs = s:validate(json.decode('{"price":-3}'))
     assert.is_false(ok)
     assert.are.equal("https://example.com/money.json#/minimum", errs[1].absoluteKeywordLocation)
-    local bad, msg = coax.schema('{"$ref":"https://example.com/nothing.json"}', { resolver = function() return nil end })
+    local bad, msg = coax.schema('{"$ref":"https://example.com/nothing.json"}',
+      { resolver = function() return nil end })
     assert.is_nil(bad)
     assert.are.equal('unresolvable reference "https://example.com/nothing.json"', msg)
     bad, msg = coax.schema('{"$ref":"https://example.com/x.json"}', { resolver = function() error("boom") end })
@@ -118,7 +124,8 @@ describe("coax.schema (Lua)", function()
     local ok, msg, code = slow:validate('"' .. string.rep("a", 30) .. 'b"', "json")
     assert.are.same({ nil, "a regular expression exceeded its step limit", "COAX_ELIMIT" }, { ok, msg, code })
     local bad, why, name = coax.schema('{"pattern":"a++"}')
-    assert.are.same({ nil, 'invalid schema at "/pattern": not an ECMA-262 regular expression: nothing to repeat at offset 2',
+    assert.are.same({ nil,
+      'invalid schema at "/pattern": not an ECMA-262 regular expression: nothing to repeat at offset 2',
       "COAX_ESCHEMA" }, { bad, why, name })
   end)
 end)

@@ -11,7 +11,7 @@
 -- that take no key (replay, host, command) have nothing to leak.
 local H = require "helper"
 local coax = require "coax"
-local mock = require "mock.client"
+local P = require "providers"
 local json = coax.json
 
 local KEY = "sk-SENTINEL-3f9c2a7e-secrets-spec"
@@ -31,31 +31,20 @@ local AGENTS = {
       .. 'require("coax").secret("OLLAMA_PROXY_API_KEY") } }' },
 }
 
-local server, dir
-
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
+-- The mock server and a folder for the recipes (providers.lua).
+local fixture = P.harness {}
 
 setup(function()
-  server = mock.start()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
-  write(dir .. "/schema.json", SCHEMA)
+  local files = { ["schema.json"] = SCHEMA }
   for _, a in ipairs(AGENTS) do
-    a.recipe = dir .. "/" .. a.name .. ".lua"
-    write(a.recipe, 'return { schema = "schema.json", prompt = "Who is in: {{input}}", max_attempts = 2'
-      .. (a.agent and (", agent = " .. a.agent) or "") .. " }")
+    a.recipe = fixture:path(a.name .. ".lua")
+    files[a.name .. ".lua"] = 'return { schema = "schema.json", prompt = "Who is in: {{input}}", max_attempts = 2'
+      .. (a.agent and (", agent = " .. a.agent) or "") .. " }"
   end
+  fixture:start(files)
 end)
 
-teardown(function()
-  if server then server:stop() end
-  if dir then os.execute("rm -rf " .. H.quote(dir)) end
-end)
+teardown(function() fixture:stop() end)
 
 local function base_url(a, sc) return a.base and a.base(sc.base_url) or sc.base_url end
 
@@ -80,7 +69,7 @@ end
 
 --- `coax run` with the agent on `steps`, --report and extra arguments.
 local function run(a, steps, extra)
-  local sc = server:scenario(steps)
+  local sc = fixture:scenario(steps)
   local report = os.tmpname()
   local args = { "run", a.recipe, "--agent", a.name, "--base-url", base_url(a, sc), "--model", "m1",
     "--input", "-", "--report", report, "--agent-options", '{"retry_base_ms": 5}' }
@@ -162,7 +151,7 @@ for _, a in ipairs(AGENTS) do
     end)
 
     it("coax batch --verbose: no output line and no log line holds it", function()
-      local sc = server:scenario({ { reply = '{"name": "' .. KEY .. '"}' }, { error = { status = 400,
+      local sc = fixture:scenario({ { reply = '{"name": "' .. KEY .. '"}' }, { error = { status = 400,
         message = echo("bad request"), type = "invalid_request_error" } } })
       local out, err, code = H.coax({ "batch", a.recipe, "--agent", a.name, "--base-url", base_url(a, sc),
         "--concurrency", "1", "--verbose", "--agent-options", '{"retry_base_ms": 5}' },
@@ -179,7 +168,7 @@ for _, a in ipairs(AGENTS) do
     end)
 
     it("from Lua: the report, the events and the error text", function()
-      local sc = server:scenario({ { reply = "nothing but " .. KEY }, { error = { status = 403,
+      local sc = fixture:scenario({ { reply = "nothing but " .. KEY }, { error = { status = 403,
         message = echo("is forbidden"), type = "permission_error" } } })
       local events = {}
       local e = coax.engine({ secrets = { [a.env] = KEY } })

@@ -39,7 +39,8 @@ describe("coax tokens (command)", function()
   end)
 
   it("writes null for a --jsonl line that is not a JSON string, and exits 1", function()
-    local out, err, code = H.coax({ "tokens", "--jsonl", "--encoding", "cl100k" }, '"Hello, world!"\n42\nnot json\n"ok"')
+    local out, err, code = H.coax({ "tokens", "--jsonl", "--encoding", "cl100k" },
+      '"Hello, world!"\n42\nnot json\n"ok"')
     assert.are.equal("4\nnull\nnull\n1\n", out)
     assert.truthy(err:find("line 2: not a JSON string", 1, true))
     assert.truthy(err:find("line 3:", 1, true))

@@ -6,47 +6,35 @@
 local H = require "helper"
 local coax = require "coax"
 local cjson = require "cjson"
-local mock = require "mock.client"
+local P = require "providers"
 local report_check = require "report_check"
 
 local KEY = "sk-test-SENTINEL-TOOLS"
-local SCHEMA = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
-  .. '"required":["name","age"],"additionalProperties":false}'
-local INPUT = "Ada is 36."
-local PROMPT = "Extract the person from: Ada is 36."
+local SCHEMA, INPUT, PROMPT = P.SCHEMA, P.INPUT, P.PROMPT
 local SCHEMA_TEXT = coax.json.encode(coax.json.decode(SCHEMA)) -- compact, as prompts show it
 local FIRST = PROMPT .. "\n\nCall validate_json, then submit, with JSON that matches this JSON Schema:\n"
   .. SCHEMA_TEXT
 
-local server, dir
-
-local write = H.write
+local provider = P.harness { agent = "openai", options = { model = "m1", mode = "tools" },
+  secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY } }
 
 setup(function()
-  server = mock.start()
-  dir = H.tmpdir()
-  write(dir .. "/schema.json", SCHEMA)
-  write(dir .. "/recipe.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}" }')
-  write(dir .. "/custom.lua", 'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", '
-    .. 'strategy = function(ctx) local m = { ctx.messages[1], { role = "assistant", content = "something else" } } '
-    .. 'm[3] = { role = "user", content = "again" } return m end }')
-  write(dir .. "/fresh.lua",
-    'return { schema = "schema.json", prompt = "Extract the person from: {{input}}", strategy = "fresh" }')
+  provider:start {
+    ["schema.json"] = SCHEMA, ["recipe.lua"] = P.recipe(),
+    ["custom.lua"] = P.recipe("schema.json", ", strategy = function(ctx) local m = { ctx.messages[1], "
+      .. '{ role = "assistant", content = "something else" } } m[3] = { role = "user", content = "again" } '
+      .. "return m end"),
+    ["fresh.lua"] = P.recipe("schema.json", ', strategy = "fresh"'),
+  }
 end)
 
-teardown(function()
-  if server then server:stop() end
-  H.rmtree(dir)
-end)
+teardown(function() provider:stop() end)
 
--- One extraction in tools mode against a new scenario of `steps`.
+-- One extraction in tools mode (through `agent`, openai by default) against
+-- a new scenario of `steps`.
 local function run(steps, agent_options, recipe, agent)
-  local sc = server:scenario(steps)
-  local ao = { base_url = sc.base_url, model = "m1", mode = "tools", retry_base_ms = 5, timeout_ms = 2000 }
-  for k, v in pairs(agent_options or {}) do ao[k] = v end
-  local report = report_check.valid(coax.run(dir .. "/" .. (recipe or "recipe.lua"), INPUT,
-    { agent = agent or "openai", agent_options = ao, secrets = { OPENAI_API_KEY = KEY, ANTHROPIC_API_KEY = KEY } }))
-  return report, sc:log()
+  local report, log = provider:run(steps, agent_options, { agent = agent }, recipe)
+  return report, log
 end
 
 local function call(name, args, id) return { name = name, arguments = args, id = id } end
@@ -269,7 +257,7 @@ describe("tools mode (openai)", function()
   end)
 
   it("an agent without a tools mode is refused before any call", function()
-    local r = report_check.valid(coax.run(dir .. "/recipe.lua", INPUT,
+    local r = report_check.valid(coax.run(provider:path("recipe.lua"), INPUT,
       { agent = "replay", agent_options = { mode = "tools", replies = { "{}" } } }))
     assert.are.equal("invalid", r.outcome)
     assert.are.equal("the replay agent has no tools mode", r.error.message)

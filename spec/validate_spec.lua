@@ -19,8 +19,10 @@ describe("coax validate (command)", function()
   it("exits 1 and lists every error with its locations (basic output)", function()
     local out, err, code = H.coax({ "validate", schema }, '{"amount":"12","items":[{"sku":1},{}]}')
     assert.are.equal('{"valid":false,"errors":['
-      .. '{"instanceLocation":"","keywordLocation":"/required","error":"missing required property \\"currency_code\\""},'
-      .. '{"instanceLocation":"/amount","keywordLocation":"/properties/amount/type","error":"expected integer, got string \\"12\\""},'
+      .. '{"instanceLocation":"","keywordLocation":"/required",'
+      .. '"error":"missing required property \\"currency_code\\""},'
+      .. '{"instanceLocation":"/amount","keywordLocation":"/properties/amount/type",'
+      .. '"error":"expected integer, got string \\"12\\""},'
       .. '{"instanceLocation":"/items/1","keywordLocation":"/properties/items/items/$ref/required",'
       .. '"absoluteKeywordLocation":"#/$defs/item/required","error":"missing required property \\"sku\\""}]}\n', out)
     assert.are.equal("", err)
@@ -59,8 +61,9 @@ describe("coax validate (command)", function()
     assert.are.equal('{"valid":true}\n{"valid":false}\n{"valid":false}\n{"valid":true}\n', out)
     assert.are.equal("", err)
     assert.are.equal(1, code)
-    out, _, code = H.coax({ "validate", "--jsonl", schema }, '{"currency_code":"EUR"}\n{"currency_code":"USD"}')
+    out, err, code = H.coax({ "validate", "--jsonl", schema }, '{"currency_code":"EUR"}\n{"currency_code":"USD"}')
     assert.are.equal('{"valid":true}\n{"valid":true}\n', out)
+    assert.are.equal("", err)
     assert.are.equal(0, code)
   end)
 
@@ -83,11 +86,13 @@ describe("coax validate (command)", function()
     local out, _, code = H.coax({ "validate", "--remote-dir", "spec/json-schema-test-suite/remotes",
       "--remote-base", "http://localhost:1234/", s }, '"x"')
     assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"/$ref/type",'
-      .. '"absoluteKeywordLocation":"http://localhost:1234/integer.json#/type","error":"expected integer, got string \\"x\\""}]}\n', out)
+      .. '"absoluteKeywordLocation":"http://localhost:1234/integer.json#/type",'
+      .. '"error":"expected integer, got string \\"x\\""}]}\n', out)
     assert.are.equal(1, code)
     local _, err
     _, err, code = H.coax({ "validate", s }, '"x"')
-    assert.are.equal("coax validate: schema " .. s .. ': unresolvable reference "http://localhost:1234/integer.json"\n', err)
+    assert.are.equal("coax validate: schema " .. s
+      .. ': unresolvable reference "http://localhost:1234/integer.json"\n', err)
     assert.are.equal(2, code)
     os.remove(s)
   end)
@@ -107,7 +112,8 @@ describe("coax validate (command)", function()
       local out, err, code = with_schema('{"properties":{"a":{"type":"strin"}}}')
       assert.are.equal("", out)
       assert.are.equal('coax validate: schema S: invalid schema at "/properties/a/type": expected one of '
-        .. '["array","boolean","integer","null","number","object","string"], got string "strin" (1 of 3 errors shown)\n', err)
+        .. '["array","boolean","integer","null","number","object","string"], got string "strin" '
+        .. "(1 of 3 errors shown)\n", err)
       assert.are.equal(2, code)
     end)
 
@@ -122,10 +128,13 @@ describe("coax validate (command)", function()
 
     it("exits 2 for reference cycles and unresolvable references, never loops", function()
       local _, err, code = with_schema('{"$ref":"#"}')
-      assert.are.equal('coax validate: schema S: invalid schema: reference cycle through "" that never consumes the instance\n', err)
+      assert.are.equal('coax validate: schema S: invalid schema: reference cycle through "" '
+        .. "that never consumes the instance\n", err)
       assert.are.equal(2, code)
-      _, err, code = with_schema('{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}')
-      assert.are.equal('coax validate: schema S: invalid schema: reference cycle through "/$defs/a" that never consumes the instance\n', err)
+      _, err, code = with_schema('{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"$ref":"#/$defs/a"}]}},'
+        .. '"$ref":"#/$defs/a"}')
+      assert.are.equal('coax validate: schema S: invalid schema: reference cycle through "/$defs/a" '
+        .. "that never consumes the instance\n", err)
       assert.are.equal(2, code)
       _, err, code = with_schema('{"$ref":"#/$defs/nothing"}')
       assert.are.equal('coax validate: schema S: unresolvable reference "#/$defs/nothing"\n', err)
@@ -140,10 +149,10 @@ describe("coax validate (command)", function()
       assert.are.equal(4, code)
       deep = string.rep("[", 100) .. string.rep("]", 100)
       out, err, code = with_schema('{"items":{"$ref":"#"}}', { "--max-depth", "50" }, deep)
-      assert.are.equal(4, code)
+      assert.are.same({ "", "coax validate: nesting deeper than 50 (line 1, column 51)\n", 4 },
+        { out, err, code })
       out, err, code = with_schema('{"items":{"$ref":"#"}}', nil, deep)
-      assert.are.equal('{"valid":true}\n', out)
-      assert.are.equal(0, code)
+      assert.are.same({ '{"valid":true}\n', "", 0 }, { out, err, code })
     end)
 
     it("exits 4 when a regular expression runs past its step limit", function()
@@ -159,7 +168,8 @@ describe("coax validate (command)", function()
       assert.are.equal("coax validate: a regular expression exceeded its step limit\n", err)
       assert.are.equal(4, code)
       out, err, code = with_schema('{"pattern":"^(a+)+$"}', { "--max-regex-steps", "100" }, '"aaaaaaaaab"')
-      assert.are.equal(4, code)
+      assert.are.same({ "", "coax validate: a regular expression exceeded its step limit\n", 4 },
+        { out, err, code })
     end)
 
     it("exits 2 for a pattern ECMA-262 rejects and for one PCRE2 cannot run", function()
@@ -169,6 +179,7 @@ describe("coax validate (command)", function()
         .. "invalid group: (? must be followed by :, =, !, <=, <! or <name> at offset 2\n", err)
       assert.are.equal(2, code)
       out, err, code = with_schema('{"pattern":"(?<=a+)b"}')
+      assert.are.equal("", out)
       assert.are.equal('coax validate: schema S: invalid schema at "/pattern": unsupported pattern: valid ECMA-262, '
         .. "but PCRE2 cannot run it (lookbehind assertion is not fixed length)\n", err)
       assert.are.equal(2, code)
@@ -180,17 +191,18 @@ describe("coax validate (command)", function()
       local out, _, code = with_schema(s, nil, bad)
       assert.are.equal('{"valid":true}\n', out)
       assert.are.equal(0, code)
-      out, _, code = with_schema(s, { "--assert-format" }, bad)
-      assert.are.equal('{"valid":false,"errors":['
+      local invalid = '{"valid":false,"errors":['
         .. '{"instanceLocation":"/when","keywordLocation":"/properties/when/format",'
         .. '"error":"expected an RFC 3339 date-time (format \\"date-time\\"), got \\"2024-13-01T00:00:00Z\\""},'
         .. '{"instanceLocation":"/mail","keywordLocation":"/properties/mail/format",'
-        .. '"error":"expected an e-mail address (format \\"email\\"), got \\"nobody\\""}]}\n', out)
+        .. '"error":"expected an e-mail address (format \\"email\\"), got \\"nobody\\""}]}\n'
+      out, _, code = with_schema(s, { "--assert-format" }, bad)
+      assert.are.equal(invalid, out)
       assert.are.equal(1, code)
       out, _, code = with_schema(s, { "--draft", "7" }, bad)
-      assert.are.equal(1, code)
+      assert.are.same({ invalid, 1 }, { out, code })
       out, _, code = with_schema(s, { "--draft", "7", "--annotate-format" }, bad)
-      assert.are.equal(0, code)
+      assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
     end)
 
     it("refuses a bad --max-regex-steps", function()

@@ -271,7 +271,7 @@ const header = `/*
 ** Per encoding: weights per key (1/${SCALE} token), slopes per row, and the
 ** fingerprint table of frequent pieces (tokens.h).
 */
-#include "tokens.h"
+#include "tokens/tokens.h"
 
 _Static_assert(TOK_NKEYS == ${NKEYS} && TOK_NROWS == ${NROWS} && TOK_SCALE == ${SCALE} &&
                TOK_COMMON_SLOTS == ${SLOTS} && TOK_PROBES == ${PROBES}, "tokens.h and bench/tokens/fit.mjs disagree");

@@ -91,7 +91,7 @@ out.push(`** Unicode ${process.versions.unicode} tables of Node ${process.versio
 out.push('** One byte per code point: class (low 3 bits, TOK_C_*) and');
 out.push('** script group (high 5 bits, TOK_S_*): a two-stage table for the BMP, runs'); out.push('** for the supplementary planes.');
 out.push('*/');
-out.push('#include "tokens.h"');
+out.push('#include "tokens/tokens.h"');
 out.push('');
 out.push(`const ${wide ? 'uint16_t' : 'uint8_t'} coax_tok_stage1[${stage1.length}] = {`);
 for (let i = 0; i < stage1.length; i += 16) out.push('    ' + stage1.slice(i, i + 16).join(', ') + ',');
