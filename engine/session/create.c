@@ -24,7 +24,7 @@ static coax_session *session_alloc(coax_engine *e)
     s->engine = e;
     s->S_ref = s->co_ref = LUA_NOREF;
     s->retries = -1;
-    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_code, &s->error_msg,
+    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_msg,
                         &s->report,   &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
     s->arena = coax_arena_new(e->alloc);
@@ -53,7 +53,7 @@ void coax_session_free(coax_session *s)
     coax_schema_free(s->schema);
     coax_arena_free(s->arena);
     if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
-    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_code, &s->error_msg,
+    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_msg,
                         &s->report,   &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
@@ -183,7 +183,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     int rc = vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) session_script_failed(s, rc, "recipe");
-        else session_end(s, COAX_OUTCOME_INVALID, "invalid_recipe", vm_error(vm));
+        else session_end(s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
         return;
     }
     int recipe = lua_gettop(L);
@@ -199,8 +199,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         coax_code pc = coax_parse(s->arena, o->agent_json, strlen(o->agent_json), NULL, &v, &err);
         if (pc || v->type != COAX_OBJECT) {
             lua_settop(L, recipe - 1);
-            session_end(s, pc == COAX_ENOMEM ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_INVALID,
-                        pc == COAX_ENOMEM ? "out_of_memory" : "invalid_agent_options",
+            session_end(s, pc == COAX_ENOMEM ? COAX_FAILURE_OUT_OF_MEMORY : COAX_FAILURE_INVALID_AGENT_OPTIONS,
                         pc == COAX_ENOMEM ? "out of memory" : "agent options must be a JSON object");
             return;
         }
@@ -211,7 +210,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         s->command = coax_arena_strdup(s->arena, o->command, strlen(o->command));
         if (!s->command) {
             lua_settop(L, recipe - 1);
-            session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
+            session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
             return;
         }
     }
@@ -224,7 +223,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     if (rc != VM_OK) {
         lua_settop(L, recipe - 1);
         if (rc == VM_LIMIT) session_script_failed(s, rc, "recipe");
-        else session_end(s, COAX_OUTCOME_INVALID, "invalid_recipe", vm_error(vm));
+        else session_end(s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
         return;
     }
     int S = lua_gettop(L);
@@ -233,7 +232,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     const char *problem = load_schema(s, dir, msg, sizeof msg, &limit);
     if (problem) {
         lua_settop(L, recipe - 1);
-        session_end(s, limit ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_INVALID, limit ? "schema_limit" : "invalid_schema", problem);
+        session_end(s, limit ? COAX_FAILURE_SCHEMA_LIMIT : COAX_FAILURE_INVALID_SCHEMA, problem);
         return;
     }
     lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);
@@ -284,7 +283,7 @@ static int start_protected(lua_State *L)
     luaL_checkstack(L, 40, "the session's start");
     int rc = vm_load_sandboxed(vm, a->text, a->len, a->name);
     if (rc == VM_LIMIT) session_script_failed(a->s, rc, "recipe");
-    else if (rc != VM_OK) session_end(a->s, COAX_OUTCOME_INVALID, "invalid_recipe", vm_error(vm));
+    else if (rc != VM_OK) session_end(a->s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
     else prepare(a->s, a->dir, a->o);
     return 0;
 }

@@ -67,7 +67,9 @@ struct coax_session {
     coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
     coax_buf attempts;   /* the report's attempts, comma separated */
     coax_buf value;      /* the accepted value */
-    coax_buf error_code, error_msg;
+    coax_session_failure failure;
+    const char *error_code; /* the report's error.code: a static string */
+    coax_buf error_msg;
     coax_buf report;
     coax_event_fn on_event;
     void *event_ud;
@@ -106,8 +108,5 @@ int session_host_answer(void *task, lua_State *L);
 ** against the session's schema as a reply would be, and pushes
 ** {valid = true, value} or the failure's context with valid = false. */
 int session_check(void *task, lua_State *L);
-
-/* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
-void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);
 
 #endif

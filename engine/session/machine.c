@@ -45,7 +45,7 @@ static void retry(coax_session *s, const char *kind, coax_extract_result *r, boo
         char msg[256];
         snprintf(msg, sizeof msg, "%d attempt%s used up; the last failed: %s", s->max_attempts,
                  s->max_attempts == 1 ? "" : "s", detail);
-        session_end(s, COAX_OUTCOME_EXHAUSTED, "exhausted", msg);
+        session_end(s, COAX_FAILURE_EXHAUSTED, msg);
         return;
     }
     lua_State *L = s->engine->vm.L;
@@ -91,7 +91,7 @@ static bool host_accepts(coax_session *s, const coax_value *value, char *reason,
     coax_buf_putc(&b, '\0');
     if (b.oom) {
         coax_buf_free(&b);
-        session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
+        session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
         return false;
     }
     reason[0] = '\0';
@@ -160,7 +160,7 @@ static void handle_reply(coax_session *s)
         session_record_attempt(s, "refused", msg.oom ? "the model refused" : msg.data, refusal, rl, NULL, false,
                        usage[0] ? usage : NULL);
         lua_settop(L, base);
-        session_end(s, COAX_OUTCOME_AGENT_ERROR, "refusal", msg.oom ? "the model refused" : msg.data);
+        session_end(s, COAX_FAILURE_REFUSAL, msg.oom ? "the model refused" : msg.data);
         coax_buf_free(&msg);
         return;
     }
@@ -170,14 +170,14 @@ static void handle_reply(coax_session *s)
     const char *text = lua_tolstring(L, -1, &len);
     if (!text || lua_type(L, -1) != LUA_TSTRING) {
         lua_pop(L, 2);
-        session_end(s, COAX_OUTCOME_AGENT_ERROR, "agent_error", "the agent's reply has no text");
+        session_end(s, COAX_FAILURE_AGENT_ERROR, "the agent's reply has no text");
         return;
     }
     s->out_est += session_estimate_tokens(text, len);
     coax_arena *arena = coax_arena_new(e->alloc);
     if (!arena) {
         lua_pop(L, 2);
-        session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
+        session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
         return;
     }
     coax_extract_result r;
@@ -196,7 +196,8 @@ static void handle_reply(coax_session *s)
     } else if (rc) {
         const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
         session_record_attempt(s, "limit", why, text, len, &r, false, usage[0] ? usage : NULL);
-        session_end(s, COAX_OUTCOME_LIMIT, coax_code_name(rc), why);
+        session_end(s, rc == COAX_ENOMEM ? COAX_FAILURE_OUT_OF_MEMORY : COAX_FAILURE_REPLY_LIMIT, why);
+        if (rc != COAX_ENOMEM) s->error_code = coax_code_name(rc); /* the report names the limit reached */
     } else {
         s->repairs += r.repair.nlog;
         s->coercions += r.ncoercions;
@@ -223,7 +224,7 @@ static void handle_reply(coax_session *s)
                 session_record_attempt(s, "ok", NULL, text, len, &r, true, usage[0] ? usage : NULL);
                 session_event(s, "success", NULL);
                 coax_write_buf(&s->value, r.value, 0);
-                session_end(s, COAX_OUTCOME_OK, NULL, NULL);
+                session_end(s, COAX_FAILURE_NONE, NULL);
             } else if (s->state != SS_DONE) {
                 if (!lua_toboolean(L, -2)) /* the recipe rejected; else the host did, and wrote its reason */
                     snprintf(reason, sizeof reason, "%s",
@@ -262,8 +263,7 @@ static void run_agent(coax_session *s, bool start)
     vm->current = NULL;
     if (rc == VM_YIELD) {
         if (!s->sleeping && !s->http && !s->proc && s->host != HOST_ASKED) { /* yielded for something unknown */
-            session_end(s, COAX_OUTCOME_SCRIPT_ERROR, "script_error",
-                        "the agent yielded outside coax.sleep, coax.http, coax.command and coax.host_request");
+            session_end(s, COAX_FAILURE_SCRIPT_ERROR, "the agent yielded outside coax.sleep, coax.http, coax.command and coax.host_request");
             return;
         }
         s->state = SS_WAIT;
@@ -289,7 +289,7 @@ static void run_agent(coax_session *s, bool start)
     }
     lua_State *co = s->co;
     if (!lua_checkstack(co, 8)) { /* never raises */
-        session_end(s, COAX_OUTCOME_LIMIT, "limit", "agent: not enough memory");
+        session_end(s, COAX_FAILURE_SCRIPT_LIMIT, "agent: not enough memory");
         return;
     }
     if (nres >= 1 && lua_istable(co, -nres)) {
@@ -301,7 +301,8 @@ static void run_agent(coax_session *s, bool start)
         handle_reply(s);
         return;
     }
-    char msg[512], limit[32] = "", usage[SESSION_USAGE_JSON_CAP] = "";
+    char msg[512], usage[SESSION_USAGE_JSON_CAP] = "";
+    bool rounds = false; /* tools mode's rounds used up */
     const char *m = nres >= 2 && lua_type(co, -nres + 1) == LUA_TSTRING ? lua_tostring(co, -nres + 1) : NULL;
     snprintf(msg, sizeof msg, "%s", m ? m : "the agent returned no reply");
     if (nres >= 3 && lua_istable(co, -nres + 2)) {
@@ -311,7 +312,7 @@ static void run_agent(coax_session *s, bool start)
         /* An agent that stopped at tools mode's rounds says so: the outcome
         ** is a limit, not an agent error (the only limit an agent has). */
         if (session_raw_field(co, meta, "limit") == LUA_TSTRING && !strcmp(lua_tostring(co, -1), "tool_rounds"))
-            snprintf(limit, sizeof limit, "tool_rounds");
+            rounds = true;
         lua_pop(co, 1);
         /* What the requests before the failure cost (tools mode's rounds). */
         lua_pushvalue(co, meta);
@@ -319,15 +320,15 @@ static void run_agent(coax_session *s, bool start)
         session_take_usage(s, usage, sizeof usage);
         lua_pop(s->engine->vm.L, 1);
     }
-    session_record_attempt(s, limit[0] ? "limit" : "agent_error", msg, NULL, 0, NULL, false, usage[0] ? usage : NULL);
-    session_end(s, limit[0] ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_AGENT_ERROR, limit[0] ? limit : "agent_error", msg);
+    session_record_attempt(s, rounds ? "limit" : "agent_error", msg, NULL, 0, NULL, false, usage[0] ? usage : NULL);
+    session_end(s, rounds ? COAX_FAILURE_TOOL_ROUNDS : COAX_FAILURE_AGENT_ERROR, msg);
 }
 
 /* Budgets before a call: the deadline, and the tokens the call would use. */
 static bool within_budget(coax_session *s)
 {
     if (s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
-        session_end(s, COAX_OUTCOME_LIMIT, "deadline", "the session's deadline passed");
+        session_end(s, COAX_FAILURE_DEADLINE, "the session's deadline passed");
         return false;
     }
     uint64_t in = 0;
@@ -342,7 +343,7 @@ static bool within_budget(coax_session *s)
         lua_rawgeti(L, -1, i);
         if (!lua_istable(L, -1)) {
             lua_pop(L, 3);
-            session_end(s, COAX_OUTCOME_SCRIPT_ERROR, "script_error",
+            session_end(s, COAX_FAILURE_SCRIPT_ERROR,
                         "strategy: messages must be a list of {role = ..., content = ...} tables");
             return false;
         }
@@ -359,7 +360,7 @@ static bool within_budget(coax_session *s)
         char msg[160];
         snprintf(msg, sizeof msg, "token budget of %llu would be passed (%llu used, %llu more for this call)",
                  (unsigned long long)s->budget_tokens, (unsigned long long)used, (unsigned long long)in);
-        session_end(s, COAX_OUTCOME_LIMIT, "tokens", msg);
+        session_end(s, COAX_FAILURE_TOKENS, msg);
         return false;
     }
     s->in_est += in;
@@ -374,7 +375,7 @@ static void step(coax_session *s)
                 s->agent_ms += coax_now_ms() - s->t_call;
                 session_record_attempt(s, "limit", "the session's deadline passed", NULL, 0, NULL, false, NULL);
             }
-            session_end(s, COAX_OUTCOME_LIMIT, "deadline", "the session's deadline passed");
+            session_end(s, COAX_FAILURE_DEADLINE, "the session's deadline passed");
             return;
         }
         switch (s->state) {

@@ -232,9 +232,9 @@ static void build_report(coax_session *s)
     if (s->value.len) coax_buf_put(b, s->value.data, s->value.len);
     else coax_buf_puts(b, "null");
     coax_buf_puts(b, ",\"error\":");
-    if (s->error_code.len) {
+    if (s->failure) {
         coax_buf_puts(b, "{\"code\":");
-        coax_buf_put_json_string(b, s->error_code.data, s->error_code.len);
+        put_str(b, s->error_code);
         coax_buf_puts(b, ",\"message\":");
         coax_buf_put_json_string(b, s->error_msg.data ? s->error_msg.data : "", s->error_msg.len);
         if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
@@ -285,22 +285,9 @@ const char *coax_session_value(const coax_session *s, size_t *len)
 
 coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_OUTCOME_INVALID; }
 
-/* A buffer's text, NUL-terminated, or NULL when empty or out of memory. */
-static const char *buf_text(const coax_buf *cb)
+coax_session_failure coax_session_error(const coax_session *s, const char **message)
 {
-    coax_buf *b = (coax_buf *)cb;
-    if (!b->len || b->oom) return NULL;
-    coax_buf_reserve(b, 0);
-    if (b->oom) return NULL;
-    b->data[b->len] = '\0';
-    return b->data;
+    coax_session_failure f = s && s->state == SS_DONE ? s->failure : COAX_FAILURE_NONE;
+    if (message) *message = f ? session_ended_reason((coax_session *)s) : NULL; /* only NUL-terminates */
+    return f;
 }
-
-const char *coax_session_error(const coax_session *s, const char **code)
-{
-    const char *msg = s && s->state == SS_DONE ? buf_text(&s->error_msg) : NULL;
-    const char *c = s && s->state == SS_DONE ? buf_text(&s->error_code) : NULL;
-    if (code) *code = c;
-    return c ? (msg ? msg : "") : NULL;
-}
-

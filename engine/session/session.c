@@ -67,9 +67,36 @@ int session_append_json(coax_session *s, coax_buf *b)
     return vm_call(&s->engine->vm, 2, 0);
 }
 
-void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg)
+const char *coax_failure_name(coax_session_failure f)
+{
+    static const char *const names[] = {
+        "none",       "exhausted",     "agent_error", "refusal",      "tokens",         "deadline",
+        "tool_rounds", "limit",        "out_of_memory", "reply_limit", "schema_limit",  "script_error",
+        "invalid_recipe", "invalid_schema", "invalid_agent_options"};
+    _Static_assert(sizeof names / sizeof *names == COAX_FAILURE_COUNT, "a name per failure");
+    return (unsigned)f < COAX_FAILURE_COUNT ? names[f] : "unknown";
+}
+
+/* The outcome a failure belongs to (coax.h). */
+static coax_outcome failure_outcome(coax_session_failure f)
+{
+    switch (f) {
+    case COAX_FAILURE_NONE: return COAX_OUTCOME_OK;
+    case COAX_FAILURE_EXHAUSTED: return COAX_OUTCOME_EXHAUSTED;
+    case COAX_FAILURE_AGENT_ERROR:
+    case COAX_FAILURE_REFUSAL: return COAX_OUTCOME_AGENT_ERROR;
+    case COAX_FAILURE_SCRIPT_ERROR: return COAX_OUTCOME_SCRIPT_ERROR;
+    case COAX_FAILURE_INVALID_RECIPE:
+    case COAX_FAILURE_INVALID_SCHEMA:
+    case COAX_FAILURE_INVALID_AGENT_OPTIONS: return COAX_OUTCOME_INVALID;
+    default: return COAX_OUTCOME_LIMIT;
+    }
+}
+
+void session_end(coax_session *s, coax_session_failure failure, const char *msg)
 {
     if (s->state == SS_DONE) return;
+    coax_outcome outcome = failure_outcome(failure);
     if (outcome != COAX_OUTCOME_OK && s->on_event && s->S_ref != LUA_NOREF) {
         /* The host hears every failure; the recipe's on_event is not called
         ** again here, since its own failure may be what ends the session. */
@@ -80,10 +107,13 @@ void session_end(coax_session *s, coax_outcome outcome, const char *code, const 
     }
     s->state = SS_DONE;
     s->outcome = outcome;
+    s->failure = failure;
+    s->error_code = coax_failure_name(failure);
     s->t_end = coax_now_ms();
-    if (code) {
-        coax_buf_puts(&s->error_code, code);
-        coax_buf_puts(&s->error_msg, msg ? msg : "");
+    if (failure) { /* valid UTF-8, as the report writes it: a provider's bytes may not be */
+        size_t n = msg ? strlen(msg) : 0;
+        if (coax_utf8_valid(msg, n)) coax_buf_put(&s->error_msg, msg, n);
+        else if (coax_buf_reserve(&s->error_msg, 3 * n)) s->error_msg.len = coax_utf8_replace(msg, n, s->error_msg.data);
     }
     lua_State *L = s->engine->vm.L;
     if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref); /* never allocates (script.c) */
@@ -108,8 +138,7 @@ void session_script_failed(coax_session *s, int rc, const char *what)
     ** limit says which, and that is all. */
     coax_buf_puts(&msg, rc == VM_LIMIT ? vm_error(&s->engine->vm) : vm_message(&s->engine->vm));
     coax_buf_putc(&msg, '\0');
-    session_end(s, rc == VM_LIMIT ? COAX_OUTCOME_LIMIT : COAX_OUTCOME_SCRIPT_ERROR, rc == VM_LIMIT ? "limit" : "script_error",
-                msg.oom ? what : msg.data);
+    session_end(s, rc == VM_LIMIT ? COAX_FAILURE_SCRIPT_LIMIT : COAX_FAILURE_SCRIPT_ERROR, msg.oom ? what : msg.data);
     coax_buf_free(&msg);
 }
 
@@ -163,7 +192,7 @@ void session_event(coax_session *s, const char *name, const char *fields)
     coax_buf_putc(&data, '\0');
     if (data.oom) {
         coax_buf_free(&data);
-        session_end(s, COAX_OUTCOME_LIMIT, "out_of_memory", "out of memory");
+        session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
         return;
     }
     if (s->on_event) s->on_event(s->event_ud, s, name, data.data);

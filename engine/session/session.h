@@ -36,6 +36,10 @@ int session_to_json(lua_State *L);
 ** to 'b', protected; VM_OK or the failure. */
 int session_append_json(coax_session *s, coax_buf *b);
 
+/* Ends 's' with 'failure' (COAX_FAILURE_NONE: it succeeded) and its
+** outcome; 'msg' says why it failed. */
+void session_end(coax_session *s, coax_session_failure failure, const char *msg);
+
 /* A failed call into Lua ends the session: a limit, or a script error. */
 void session_script_failed(coax_session *s, int rc, const char *what);
 
