@@ -108,6 +108,26 @@ describe("the host agent from Lua", function()
     assert.are.equal(coax.null, r.attempts[2].usage)
   end)
 
+  -- Regression: the event's data reached on_event pushed 8 levels deep at
+  -- most, so a schema nested a few levels made every host session a script
+  -- error ("on_event: COAX_EDEPTH"), on_event or not.
+  it("surfaces the request of a schema nested deeper than a few levels", function()
+    local deep = "{ type = 'object', properties = { a = { type = 'object', properties = { b = { type = 'array',"
+      .. " items = { type = 'object', properties = { c = { type = 'integer' } } } } } } } }"
+    local recipe = "return { schema = " .. deep .. ", prompt = 'p', agent = { name = 'host', schema_in_request = true } }"
+    local e = coax.engine()
+    local seen
+    local s = e:session(recipe, "x", { source = true,
+      on_event = function(name, data) if name == "host_request" then seen = data.request end end })
+    e:poll(0)
+    assert.are.equal("running", s:outcome())
+    assert.are.equal("integer", s:host_request().schema.properties.a.properties.b.items.properties.c.type)
+    assert.are.equal("integer", seen.schema.properties.a.properties.b.items.properties.c.type)
+    assert.is_true(s:host_reply('{"a": {"b": [{"c": 1}]}}'))
+    e:poll(0)
+    assert.are.equal("ok", s:outcome())
+  end)
+
   it("ends the session as agent_error when the host fails", function()
     local e = coax.engine()
     local s = e:session(HOST_RECIPE, "x", { source = true })

@@ -186,12 +186,13 @@ static void handle_reply(coax_session *s)
     coax_extract_options xo = {cut_off_reason(s) ? COAX_EXTRACT_CUT_OFF : 0, s->max_class};
     coax_code rc = coax_extract(arena, s->schema, s->schema_doc, text, len, &e->limits, &xo, &r, &err);
     if (rc == COAX_OK) rc = refuse_cut_off(s, arena, &r);
-    char f[320];
-    snprintf(f, sizeof f, "\"bytes\":%zu", len);
-    session_event(s, "reply", f);
+    char text_buf[EVENT_TEXT_BUF];
+    event_member m = {"bytes", EVENT_COUNT, len, NULL, 0};
+    session_event(s, "reply", &m);
     if (rc == COAX_ENOJSON) {
         session_record_attempt(s, "no_json", err.msg, text, len, &r, false, usage[0] ? usage : NULL);
-        session_event(s, "parse_error", session_field(f, sizeof f, "error", err.msg));
+        m = session_event_text("error", err.msg, text_buf, sizeof text_buf);
+        session_event(s, "parse_error", &m);
         if (s->state != SS_DONE) retry(s, "parse", &r, false, err.msg, text, len);
     } else if (rc) {
         const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
@@ -205,8 +206,8 @@ static void handle_reply(coax_session *s)
             char detail[256];
             session_summarize(detail, sizeof detail, &r.validation);
             session_record_attempt(s, "invalid", detail, text, len, &r, true, usage[0] ? usage : NULL);
-            snprintf(f, sizeof f, "\"errors\":%zu", r.validation.nerrors);
-            session_event(s, "validation_error", f);
+            m = (event_member){"errors", EVENT_COUNT, r.validation.nerrors, NULL, 0};
+            session_event(s, "validation_error", &m);
             /* A value that rests on a guessed repair: the reply is what to fix. */
             if (s->state != SS_DONE && r.refused)
                 retry(s, "parse", &r, true, r.validation.errors[0].message, text, len);
@@ -231,7 +232,8 @@ static void handle_reply(coax_session *s)
                              lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "rejected");
                 lua_pop(L, 2);
                 session_record_attempt(s, "rejected", reason, text, len, &r, true, usage[0] ? usage : NULL);
-                session_event(s, "rejection", session_field(f, sizeof f, "reason", reason));
+                m = session_event_text("reason", reason, text_buf, sizeof text_buf);
+                session_event(s, "rejection", &m);
                 if (s->state != SS_DONE) retry(s, "rejection", &r, true, reason, text, len);
             }
         }
@@ -268,13 +270,8 @@ static void run_agent(coax_session *s, bool start)
         }
         s->state = SS_WAIT;
         if (s->host == HOST_ASKED) { /* the host hears the request now; it may answer at once */
-            coax_buf f;
-            coax_buf_init(&f, s->engine->alloc);
-            coax_buf_puts(&f, "\"request\":");
-            coax_buf_put(&f, s->host_request.data, s->host_request.len);
-            coax_buf_putc(&f, '\0');
-            session_event(s, "host_request", f.oom ? "\"request\":null" : f.data);
-            coax_buf_free(&f);
+            event_member m = {"request", EVENT_JSON, 0, s->host_request.data, s->host_request.len};
+            session_event(s, "host_request", &m);
         }
         return;
     }

@@ -93,6 +93,34 @@ static coax_outcome failure_outcome(coax_session_failure f)
     }
 }
 
+/* Event data as the host reads it, JSON text: {"attempt": n, ...}. */
+static void write_event(coax_buf *b, int attempt, const event_member *m, size_t n)
+{
+    coax_buf_printf(b, "{\"attempt\":%d", attempt);
+    for (size_t i = 0; i < n; i++) {
+        coax_buf_printf(b, ",\"%s\":", m[i].key);
+        if (m[i].kind == EVENT_COUNT) coax_buf_printf(b, "%zu", m[i].count);
+        else if (m[i].kind == EVENT_TEXT) coax_buf_put_json_string(b, m[i].text, m[i].len);
+        else coax_buf_put(b, m[i].text, m[i].len);
+    }
+    coax_buf_putc(b, '}');
+    coax_buf_putc(b, '\0');
+}
+
+/* Hands the host's callback 'name' and its data; false when memory ran out,
+** and the host was not told. */
+static bool tell_host(coax_session *s, const char *name, const event_member *m, size_t n)
+{
+    if (!s->on_event) return true;
+    coax_buf data;
+    coax_buf_init(&data, s->engine->alloc);
+    write_event(&data, s->attempt, m, n);
+    bool told = !data.oom;
+    if (told) s->on_event(s->event_ud, s, name, data.data);
+    coax_buf_free(&data);
+    return told;
+}
+
 void session_end(coax_session *s, coax_session_failure failure, const char *msg)
 {
     if (s->state == SS_DONE) return;
@@ -100,10 +128,11 @@ void session_end(coax_session *s, coax_session_failure failure, const char *msg)
     if (outcome != COAX_OUTCOME_OK && s->on_event && s->S_ref != LUA_NOREF) {
         /* The host hears every failure; the recipe's on_event is not called
         ** again here, since its own failure may be what ends the session. */
-        char f[320], g[400];
-        snprintf(g, sizeof g, "{\"attempt\":%d,\"outcome\":\"%s\",%s}", s->attempt, coax_outcome_name(outcome),
-                 session_field(f, sizeof f, "message", msg ? msg : ""));
-        s->on_event(s->event_ud, s, "failure", g);
+        char text[EVENT_TEXT_BUF];
+        const char *o = coax_outcome_name(outcome);
+        event_member m[2] = {{"outcome", EVENT_TEXT, 0, o, strlen(o)},
+                             session_event_text("message", msg ? msg : "", text, sizeof text)};
+        tell_host(s, "failure", m, 2); /* the session ends anyway: without memory, untold */
     }
     s->state = SS_DONE;
     s->outcome = outcome;
@@ -178,47 +207,54 @@ static int push_event(lua_State *L, const void *ud)
 {
     const event_args *a = ud;
     lua_pushstring(L, a->name);
-    lcoax_push_value(L, a->data, 8);
+    lcoax_push_value(L, a->data, COAX_DEFAULT_MAX_DEPTH);
     return 2;
 }
 
-/* Tells the host's callback and the recipe's on_event: 'name' with data
-** {"attempt": n, ...}; 'fields' adds members (JSON text after a comma). */
-void session_event(coax_session *s, const char *name, const char *fields)
+void session_event(coax_session *s, const char *name, const event_member *m)
 {
-    coax_buf data;
-    coax_buf_init(&data, s->engine->alloc);
-    coax_buf_printf(&data, "{\"attempt\":%d%s%s}", s->attempt, fields ? "," : "", fields ? fields : "");
-    coax_buf_putc(&data, '\0');
-    if (data.oom) {
-        coax_buf_free(&data);
+    if (!tell_host(s, name, m, m ? 1 : 0)) {
         session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
         return;
     }
-    if (s->on_event) s->on_event(s->event_ud, s, name, data.data);
-    coax_arena *a = coax_arena_new(s->engine->alloc);
-    coax_value *v;
-    if (a && coax_parse(a, data.data, data.len - 1, NULL, &v, NULL) == COAX_OK) {
-        event_args ea = {name, v};
-        int rc = session_runtime_call(s, "event", push_event, &ea, 0);
-        if (rc != VM_OK) session_script_failed(s, rc, "on_event");
+    /* The data as a value for the recipe's on_event, with what 'm' points to */
+    char attempt[16], count[24];
+    coax_member members[2] = {{"attempt", 7, {COAX_NUMBER, COAX_VF_INT_TEXT, 0, {.text = attempt}}}};
+    members[0].value.len = (uint32_t)snprintf(attempt, sizeof attempt, "%d", s->attempt);
+    coax_value data = {COAX_OBJECT, 0, m ? 2 : 1, {.members = members}};
+    coax_arena *a = NULL; /* for a member of JSON text, parsed */
+    if (m) {
+        coax_member *x = &members[1];
+        x->key = m->key;
+        x->klen = (uint32_t)strlen(m->key);
+        if (m->kind == EVENT_COUNT) {
+            x->value = (coax_value){COAX_NUMBER, COAX_VF_INT_TEXT, 0, {.text = count}};
+            x->value.len = (uint32_t)snprintf(count, sizeof count, "%zu", m->count);
+        } else if (m->kind == EVENT_TEXT) {
+            x->value = (coax_value){COAX_STRING, 0, (uint32_t)m->len, {.text = m->text}};
+        } else {
+            coax_value *v;
+            a = coax_arena_new(s->engine->alloc);
+            if (!a || coax_parse(a, m->text, m->len, NULL, &v, NULL) != COAX_OK) {
+                coax_arena_free(a); /* never fails the session: the recipe hears nothing, as for a host without memory */
+                return;
+            }
+            x->value = *v;
+        }
     }
+    event_args ea = {name, &data};
+    int rc = session_runtime_call(s, "event", push_event, &ea, 0);
     coax_arena_free(a);
-    coax_buf_free(&data);
+    if (rc != VM_OK) session_script_failed(s, rc, "on_event");
 }
 
-/* A JSON fragment "key":"text" for event data (text escaped, cut at 200). */
-const char *session_field(char *buf, size_t cap, const char *key, const char *text)
+event_member session_event_text(const char *key, const char *text, char *buf, size_t cap)
 {
-    coax_buf b;
-    coax_buf_init(&b, NULL);
-    coax_buf_printf(&b, "\"%s\":", key);
-    size_t n = strlen(text);
-    while (n > 200 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
-    coax_buf_put_json_string(&b, text, n > 200 ? 200 : n);
-    snprintf(buf, cap, "%.*s", b.oom ? 0 : (int)b.len, b.data ? b.data : "");
-    coax_buf_free(&b);
-    return buf;
+    size_t n = strlen(text), cut = n > EVENT_TEXT_CAP ? EVENT_TEXT_CAP : n;
+    while (cut < n && cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80) cut--; /* a whole character */
+    size_t len = cap > 3 * cut ? coax_utf8_replace(text, cut, buf) : 0;
+    buf[len] = '\0';
+    return (event_member){key, EVENT_TEXT, 0, buf, len};
 }
 
 /* ---- attempts ------------------------------------------------------------ */

@@ -51,12 +51,29 @@ typedef int (*arg_pusher)(lua_State *L, const void *ud);
 ** pushing too. */
 int session_runtime_call(coax_session *s, const char *fn, arg_pusher push, const void *ud, int nresults);
 
-/* Tells the host's callback and the recipe's on_event: 'name' with data
-** {"attempt": n, ...}; 'fields' adds members (JSON text after a comma). */
-void session_event(coax_session *s, const char *name, const char *fields);
+/* A member of an event's data beside "attempt": a count, a text, or JSON
+** text (the host's request). */
+typedef struct event_member {
+    const char *key;
+    enum { EVENT_COUNT, EVENT_TEXT, EVENT_JSON } kind;
+    size_t count;     /* EVENT_COUNT */
+    const char *text; /* EVENT_TEXT: valid UTF-8, NUL-terminated; EVENT_JSON: JSON */
+    size_t len;       /* of 'text' */
+} event_member;
 
-/* A JSON fragment "key":"text" for event data (text escaped, cut at 200). */
-const char *session_field(char *buf, size_t cap, const char *key, const char *text);
+/* Tells the host's callback (the data as JSON text, written only for it)
+** and the recipe's on_event (the data as a value): 'name' with data
+** {"attempt": n} and 'member' (NULL: none). */
+void session_event(coax_session *s, const char *name, const event_member *member);
+
+/* Event texts (a parse error, a reason, a message) are cut at a whole
+** character within EVENT_TEXT_CAP bytes, invalid UTF-8 replaced by U+FFFD. */
+#define EVENT_TEXT_CAP 200
+#define EVENT_TEXT_BUF (3 * EVENT_TEXT_CAP + 1)
+
+/* The member 'key' of text 'text', cut and made valid in 'buf' (cap bytes:
+** EVENT_TEXT_BUF). */
+event_member session_event_text(const char *key, const char *text, char *buf, size_t cap);
 
 /* The context table of a failure or a submission, pushed on 'L'. */
 void session_push_info(coax_session *s, lua_State *L, const char *kind);

@@ -378,6 +378,36 @@ static void test_c_on_submit_rejects_and_feeds_back(void)
     coax_engine_free(e);
 }
 
+static bool long_reason(void *ud, coax_session *s, const char *value, size_t len, char *reason, size_t cap)
+{
+    (void)ud, (void)s, (void)value, (void)len;
+    /* 199 bytes, then "é" across bytes 199 and 200, then more */
+    snprintf(reason, cap, "%0199d\xc3\xa9 and more", 0);
+    return false;
+}
+
+/* An event's text is cut within 200 bytes at a whole character: the host
+** and the recipe read valid UTF-8. */
+static void test_event_texts_are_cut_at_a_character(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    events ev = {{0}};
+    coax_session_options o = {0};
+    o.agent_json = "{\"name\":\"replay\",\"replies\":[\"{\\\"n\\\": 3}\"]}";
+    o.max_attempts = 1;
+    o.on_submit = long_reason;
+    o.on_event = on_event;
+    o.event_ud = &ev;
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_EXHAUSTED);
+    char want[300];
+    snprintf(want, sizeof want, "rejection{\"attempt\":1,\"reason\":\"%0199d\"}", 0);
+    CHECK(strstr(ev.log, want) != NULL);
+    coax_engine_free(e);
+}
+
 static void test_session_from_schema_and_prompt(void)
 {
     coax_engine *e;
@@ -454,6 +484,7 @@ static void test_command_agent_from_c(void)
     X(test_host_agent_answers_inside_the_event)        \
     X(test_host_agent_failure_is_an_agent_error)       \
     X(test_c_on_submit_rejects_and_feeds_back)         \
+    X(test_event_texts_are_cut_at_a_character)         \
     X(test_session_from_schema_and_prompt)             \
     X(test_command_agent_from_c)
 #include "test.h"
