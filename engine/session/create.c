@@ -50,7 +50,12 @@ void coax_session_free(coax_session *s)
     if (s->prev) s->prev->next = s->next;
     else e->sessions = s->next;
     if (s->next) s->next->prev = s->prev;
-    coax_schema_free(s->schema);
+    if (s->shared) {
+        schema_cache_release(s->shared); /* the engine's, which frees it */
+    } else {
+        coax_schema_free(s->schema);
+        coax_arena_free(s->schema_arena);
+    }
     coax_arena_free(s->arena);
     if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
     coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_msg,
@@ -59,40 +64,56 @@ void coax_session_free(coax_session *s)
     coax_free_raw(e->alloc, s, sizeof *s);
 }
 
-/* Whether the engine has seen 'text' pass the meta-schema check. */
-static bool schema_checked(const coax_engine *e, const char *text, size_t len)
+/* Compiles 'doc' into '*out' after checking it against its meta-schema. */
+static coax_code compile_schema(coax_engine *e, const coax_value *doc, coax_schema **out, coax_error *err)
 {
-    for (size_t i = 0; i < sizeof e->checked / sizeof *e->checked; i++)
-        if (e->checked[i].len == len && e->checked[i].data && !memcmp(e->checked[i].data, text, len)) return true;
-    return false;
-}
-
-static void remember_checked(coax_engine *e, const char *text, size_t len)
-{
-    coax_buf *slot = &e->checked[e->checked_next++ % (sizeof e->checked / sizeof *e->checked)];
-    if (!slot->data) coax_buf_init(slot, e->alloc);
-    slot->len = 0;
-    coax_buf_put(slot, text, len);
-    if (slot->oom) coax_buf_free(slot); /* only a missed shortcut */
-}
-
-/* Compiles the schema 'doc' (whose text is 'text') into s->schema. */
-static coax_code compile_schema(coax_session *s, const coax_value *doc, const char *text, size_t len, coax_error *err)
-{
-    coax_engine *e = s->engine;
+    /* The check keeps its working memory in the compiled schema (about
+    ** 100 KB): check with a compile that is freed at once, then keep one
+    ** without the check, so a waiting session stays small. */
+    coax_code rc = coax_schema_compile(doc, NULL, e->alloc, out, err);
+    if (rc) return rc;
+    coax_schema_free(*out);
+    *out = NULL;
     coax_schema_options lean = {0};
     lean.flags = COAX_SCHEMA_NO_META;
-    if (schema_checked(e, text, len)) return coax_schema_compile(doc, &lean, e->alloc, &s->schema, err);
-    /* The meta-schema check keeps its working memory in the compiled schema
-    ** (about 100 KB): check with a compile that is freed at once, then keep
-    ** one without the check, so a waiting session stays small. */
-    coax_code rc = coax_schema_compile(doc, NULL, e->alloc, &s->schema, err);
-    if (rc) return rc;
-    coax_schema_free(s->schema);
-    s->schema = NULL;
-    rc = coax_schema_compile(doc, &lean, e->alloc, &s->schema, err);
-    if (rc == COAX_OK) remember_checked(e, text, len);
-    return rc;
+    return coax_schema_compile(doc, &lean, e->alloc, out, err);
+}
+
+/* The schema of JSON text 'text' for 's': the engine's compiled one for the
+** same text, or one parsed (within the engine's limits when 'limited') and
+** compiled now, then cached. COAX_OK, or the failure described in 'err',
+** with '*parsed' telling a schema that failed to compile from text that
+** is not JSON. */
+static coax_code use_schema(coax_session *s, const char *text, size_t len, bool limited, coax_error *err,
+                            bool *parsed)
+{
+    *parsed = true;
+    coax_engine *e = s->engine;
+    cached_schema *c = schema_cache_find(&e->schemas, text, len, limited);
+    if (!c) {
+        coax_arena *arena = coax_arena_new(e->alloc);
+        if (!arena) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+        coax_value *doc = NULL;
+        coax_schema *schema = NULL;
+        coax_code rc = coax_parse(arena, text, len, limited ? &e->limits : NULL, &doc, err);
+        *parsed = rc == COAX_OK;
+        if (rc == COAX_OK) rc = compile_schema(e, doc, &schema, err);
+        if (rc) {
+            coax_arena_free(arena);
+            return rc;
+        }
+        c = schema_cache_add(&e->schemas, e->alloc, text, len, limited, arena, doc, schema);
+        if (!c) { /* the cache has no room: the session's own */
+            s->schema = schema;
+            s->schema_doc = doc;
+            s->schema_arena = arena;
+            return COAX_OK;
+        }
+    }
+    s->shared = c;
+    s->schema = c->schema;
+    s->schema_doc = c->doc;
+    return COAX_OK;
 }
 
 /* Loads the schema: a path (relative to the recipe's folder) or a table
@@ -103,9 +124,8 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
 {
     *limit = false;
     lua_State *L = s->engine->vm.L;
-    coax_value *doc = NULL;
     coax_error err = {0};
-    coax_buf text; /* the schema's JSON text, which compile_schema remembers */
+    coax_buf text; /* the schema's JSON text: the cache's key */
     coax_buf_init(&text, s->engine->alloc);
     char path[4096] = "";
     if (lua_type(L, -1) == LUA_TSTRING) {
@@ -119,41 +139,39 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
             *limit = coax_exit_status(rc) == 4;
             return msg;
         }
-        rc = coax_parse(s->arena, text.data ? text.data : "", text.len, &s->engine->limits, &doc, &err);
-        if (rc) {
-            coax_buf_free(&text);
-            *limit = coax_exit_status(rc) == 4;
-            snprintf(msg, cap, "schema %.300s%s: %s (line %u, column %u)", path,
-                     rc == COAX_ESYNTAX || rc == COAX_EUTF8 ? " is not JSON" : "", err.msg, err.line, err.column);
-            return msg;
-        }
     } else {
         lua_pushcfunction(L, session_to_json); /* validate the table converts: protected */
         lua_insert(L, -2);
         lua_pushlightuserdata(L, &text);
         int rc = vm_call(&s->engine->vm, 2, 0);
-        coax_code pc = rc == VM_OK && !text.oom ? coax_parse(s->arena, text.data, text.len, NULL, &doc, &err) : COAX_EINVAL;
-        if (pc) {
+        if (rc != VM_OK || text.oom) {
             coax_buf_free(&text);
-            snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? err.msg : vm_message(&s->engine->vm));
+            snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? "out of memory" : vm_message(&s->engine->vm));
             return msg;
         }
     }
-    coax_code rc = compile_schema(s, doc, text.data ? text.data : "", text.len, &err);
+    bool parsed;
+    coax_code rc = use_schema(s, text.data ? text.data : "", text.len, path[0] != '\0', &err, &parsed);
     coax_buf_free(&text);
-    if (rc) {
-        *limit = coax_exit_status(rc) == 4;
-        /* A file's values are not quoted ("..., got string \"...\""): the
-        ** location and the rule say what to fix, and a file a recipe names
-        ** is not the recipe's to show. */
-        const char *got = path[0] ? strstr(err.msg, ", got ") : NULL;
-        const char *count = got ? strstr(got, " (") : NULL;
-        snprintf(msg, cap, "%s%.300s: %.*s%s", path[0] ? "schema " : "recipe schema", path,
-                 got ? (int)(got - err.msg) : (int)strlen(err.msg), err.msg, count ? count : "");
+    if (rc == COAX_OK) return NULL;
+    if (!parsed && !path[0]) { /* a table's text: only memory can fail */
+        snprintf(msg, cap, "recipe schema: %s", err.msg);
         return msg;
     }
-    s->schema_doc = doc;
-    return NULL;
+    *limit = coax_exit_status(rc) == 4;
+    if (!parsed) {
+        snprintf(msg, cap, "schema %.300s%s: %s (line %u, column %u)", path,
+                 rc == COAX_ESYNTAX || rc == COAX_EUTF8 ? " is not JSON" : "", err.msg, err.line, err.column);
+        return msg;
+    }
+    /* A file's values are not quoted ("..., got string \"...\""): the
+    ** location and the rule say what to fix, and a file a recipe names is
+    ** not the recipe's to show. */
+    const char *got = path[0] ? strstr(err.msg, ", got ") : NULL;
+    const char *count = got ? strstr(got, " (") : NULL;
+    snprintf(msg, cap, "%s%.300s: %.*s%s", path[0] ? "schema " : "recipe schema", path,
+             got ? (int)(got - err.msg) : (int)strlen(err.msg), err.msg, count ? count : "");
+    return msg;
 }
 
 typedef struct text_args {

@@ -8,6 +8,7 @@
 #include "io/http.h"
 #include "io/process.h"
 #include "session/roots.h"
+#include "session/schema_cache.h"
 #include "script/vm.h"
 
 typedef enum sstate {
@@ -45,9 +46,14 @@ struct coax_session {
     ** http.c redacts them line by line, and the session redacts the reply
     ** as a whole, where a stream may have joined a key split across lines. */
     coax_buf secrets;
-    coax_arena *arena;   /* the schema document and session strings */
+    coax_arena *arena;   /* the session's strings */
+    /* The schema and its document: the engine's cached ones ('shared'), or
+    ** the session's own when the cache had no room ('schema' and
+    ** 'schema_arena', which holds the document). */
+    cached_schema *shared;
     coax_schema *schema;
     const coax_value *schema_doc;
+    coax_arena *schema_arena;
     int attempt, max_attempts;
     coax_class max_class; /* the recipe's: the least certain repair a value may depend on */
     uint64_t budget_tokens; /* 0: none */
@@ -85,11 +91,7 @@ struct coax_engine {
     coax_limits limits;
     coax_session *sessions;
     coax_roots roots;    /* the folders a recipe may name files in */
-    /* Schema texts that passed the meta-schema check, so sessions of the
-    ** same recipe (a batch) skip it: the check costs more than the rest of
-    ** a session's start. A ring of exact copies, not hashes. */
-    coax_buf checked[8];
-    unsigned checked_next;
+    schema_cache schemas; /* compiled once for the sessions of one schema text */
 };
 
 double coax_now_ms(void);
