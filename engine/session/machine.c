@@ -79,27 +79,35 @@ static void redact_field(coax_session *s, lua_State *L, int idx, const char *key
     lua_pop(L, 1);
 }
 
-/* The host's C on_submit, after the recipe's accepted 'value': true to
-** accept; false with its reason in 'reason', or with the session ended
-** when memory ran out. */
-static bool host_accepts(coax_session *s, const coax_value *value, char *reason, size_t cap)
+/* The host's C on_submit, after the recipe's accepted the value whose text
+** is s->value: true to accept; false with its reason in 'reason'. */
+static bool host_accepts(coax_session *s, char *reason, size_t cap)
 {
     if (!s->on_submit) return true;
-    coax_buf b;
-    coax_buf_init(&b, s->engine->alloc);
-    coax_write_buf(&b, value, 0);
-    coax_buf_putc(&b, '\0');
-    if (b.oom) {
-        coax_buf_free(&b);
-        session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
-        return false;
-    }
     reason[0] = '\0';
-    bool ok = s->on_submit(s->submit_ud, s, b.data, b.len - 1, reason, cap);
-    coax_buf_free(&b);
+    bool ok = s->on_submit(s->submit_ud, s, s->value.data, s->value.len, reason, cap);
     reason[cap - 1] = '\0';
     if (!ok && !reason[0]) snprintf(reason, cap, "rejected by the host");
     return ok;
+}
+
+/* Writes the value the recipe accepted into s->value (NUL-terminated), the
+** one text of it the host's on_submit, the attempt's record and the result
+** read; false when memory ran out (the session has ended then). */
+static bool write_value(coax_session *s, const coax_value *value)
+{
+    coax_buf *v = &s->value;
+    v->len = 0;
+    coax_write_buf(v, value, 0);
+    coax_buf_putc(v, '\0');
+    if (v->oom) {
+        v->len = 0;
+        v->oom = false;
+        session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
+        return false;
+    }
+    v->len--; /* the NUL stays, outside the length */
+    return true;
 }
 
 /* A reply the provider says it cut off is never accepted as complete,
@@ -220,11 +228,10 @@ static void handle_reply(coax_session *s)
                 session_script_failed(s, vr, "on_submit");
                 session_record_attempt(s, vr == VM_LIMIT ? "limit" : "script_error", session_ended_reason(s), text, len, &r, true,
                                usage[0] ? usage : NULL);
-            } else if (lua_toboolean(L, -2) && host_accepts(s, r.value, reason, sizeof reason)) {
+            } else if (lua_toboolean(L, -2) && write_value(s, r.value) && host_accepts(s, reason, sizeof reason)) {
                 lua_pop(L, 2);
                 session_record_attempt(s, "ok", NULL, text, len, &r, true, usage[0] ? usage : NULL);
                 session_event(s, "success", NULL);
-                coax_write_buf(&s->value, r.value, 0);
                 session_end(s, COAX_FAILURE_NONE, NULL);
             } else if (s->state != SS_DONE) {
                 if (!lua_toboolean(L, -2)) /* the recipe rejected; else the host did, and wrote its reason */
@@ -236,6 +243,7 @@ static void handle_reply(coax_session *s)
                 session_event(s, "rejection", &m);
                 if (s->state != SS_DONE) retry(s, "rejection", &r, true, reason, text, len);
             }
+            if (s->outcome != COAX_OUTCOME_OK) s->value.len = 0; /* only an accepted value stays */
         }
     }
     coax_arena_free(arena);

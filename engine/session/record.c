@@ -54,7 +54,8 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
     if (reply) coax_buf_put_json_string(b, reply, rlen);
     else coax_buf_puts(b, "null");
     coax_buf_puts(b, ",\"value\":");
-    if (have_r && r->value) coax_write_buf(b, r->value, 0);
+    if (have_r && r->value && s->value.len) coax_buf_put(b, s->value.data, s->value.len); /* its text, submitted */
+    else if (have_r && r->value) coax_write_buf(b, r->value, 0);
     else coax_buf_puts(b, "null");
     coax_buf_puts(b, ",\"errors\":[");
     for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
@@ -274,13 +275,9 @@ const char *coax_session_report(const coax_session *s, size_t *len)
 
 const char *coax_session_value(const coax_session *s, size_t *len)
 {
-    if (!s || s->outcome != COAX_OUTCOME_OK || s->value.oom) return NULL;
-    coax_buf *v = (coax_buf *)&s->value;
-    coax_buf_reserve(v, 0);
-    if (v->oom) return NULL;
-    v->data[v->len] = '\0';
-    if (len) *len = v->len;
-    return v->data;
+    if (!s || s->outcome != COAX_OUTCOME_OK) return NULL;
+    if (len) *len = s->value.len;
+    return s->value.data; /* NUL-terminated when it was written */
 }
 
 coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_OUTCOME_INVALID; }
