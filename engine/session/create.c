@@ -24,8 +24,8 @@ static coax_session *session_alloc(coax_engine *e)
     s->engine = e;
     s->S_ref = s->co_ref = LUA_NOREF;
     s->retries = -1;
-    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_msg,
-                        &s->report,   &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
+    coax_buf *bufs[] = {&s->messages,     &s->report,      &s->value,   &s->error_msg,
+                        &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
     s->arena = coax_arena_new(e->alloc);
     if (!s->arena) {
@@ -58,8 +58,8 @@ void coax_session_free(coax_session *s)
     }
     coax_arena_free(s->arena);
     if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
-    coax_buf *bufs[] = {&s->messages, &s->attempts,     &s->value,       &s->error_msg,
-                        &s->report,   &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
+    coax_buf *bufs[] = {&s->messages,     &s->report,      &s->value,   &s->error_msg,
+                        &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
 }

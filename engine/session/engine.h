@@ -71,12 +71,14 @@ struct coax_session {
     coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */
     int messages_kept;   /* how many of the previous attempt's messages it kept before them */
     coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
-    coax_buf attempts;   /* the report's attempts, comma separated */
+    /* The attempts' records, comma separated; once the session has ended
+    ** and its report is asked for, the report, made around them in place. */
+    coax_buf report;
+    bool reported;       /* 'report' is the report */
     coax_buf value;      /* the accepted value */
     coax_session_failure failure;
     const char *error_code; /* the report's error.code: a static string */
     coax_buf error_msg;
-    coax_buf report;
     coax_event_fn on_event;
     void *event_ud;
     coax_submit_fn on_submit;

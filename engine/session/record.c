@@ -41,7 +41,8 @@ const char *session_ended_reason(coax_session *s)
 void session_record_attempt(coax_session *s, const char *outcome, const char *reason, const char *reply, size_t rlen,
                            const coax_extract_result *r, bool have_r, const char *usage_json)
 {
-    coax_buf *b = &s->attempts;
+    coax_buf *b = &s->report;
+    if (s->reported) return;
     if (b->len) coax_buf_putc(b, ',');
     coax_buf_printf(b, "{\"n\":%d,\"outcome\":", s->attempt);
     put_str(b, outcome);
@@ -209,11 +210,11 @@ void session_take_tool_rounds(coax_session *s, lua_State *L, int idx)
 }
 
 /* Adds to the record of the attempt just recorded (the last in
-** s->attempts, closed by its '}') the feedback sent after it. */
+** s->report, closed by its '}') the feedback sent after it. */
 void session_record_feedback(coax_session *s, const char *text, size_t len)
 {
-    coax_buf *b = &s->attempts;
-    if (b->oom || !b->len || b->data[b->len - 1] != '}') return;
+    coax_buf *b = &s->report;
+    if (s->reported || b->oom || !b->len || b->data[b->len - 1] != '}') return;
     b->len--;
     coax_buf_puts(b, ",\"feedback\":");
     coax_buf_put_json_string(b, text, len);
@@ -222,9 +223,12 @@ void session_record_feedback(coax_session *s, const char *text, size_t len)
 
 /* ---- the report ------------------------------------------------------------ */
 
+/* Makes the report around the attempts' records, in place: written once. */
 static void build_report(coax_session *s)
 {
-    coax_buf *b = &s->report;
+    coax_buf head;
+    coax_buf *b = &head;
+    coax_buf_init(b, s->engine->alloc);
     double wall = (s->t_end ? s->t_end : coax_now_ms()) - (s->t_start ? s->t_start : s->t_end);
     if (wall < 0) wall = 0;
     coax_buf_puts(b, "{\"outcome\":");
@@ -246,7 +250,7 @@ static void build_report(coax_session *s)
     char in_prov[32] = "null", out_prov[32] = "null";
     if (s->have_in_prov) snprintf(in_prov, sizeof in_prov, "%llu", (unsigned long long)s->in_prov);
     if (s->have_out_prov) snprintf(out_prov, sizeof out_prov, "%llu", (unsigned long long)s->out_prov);
-    int attempts = s->attempts.len ? s->attempt : 0;
+    int attempts = s->report.len ? s->attempt : 0;
     coax_buf_printf(b,
                     ",\"metrics\":{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
                     "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
@@ -258,17 +262,29 @@ static void build_report(coax_session *s)
             coax_buf_printf(b, ",\"%s\":%llu", USAGE_DETAILS[i], (unsigned long long)s->detail_prov[i]);
     coax_buf_printf(b, ",\"repairs\":%zu,\"coercions\":%zu}", s->repairs, s->coercions);
     coax_buf_puts(b, ",\"attempts\":[");
-    if (s->attempts.len) coax_buf_put(b, s->attempts.data, s->attempts.len);
-    coax_buf_puts(b, "]}");
-    coax_buf_reserve(b, 0);
-    if (!b->oom) b->data[b->len] = '\0';
+    /* The records move up behind the head. Records cut short by a lack of
+    ** memory make no report. */
+    coax_buf *r = &s->report;
+    size_t n = r->len;
+    bool whole = !r->oom;
+    if (whole && !head.oom && coax_buf_reserve(r, head.len + 2)) {
+        memmove(r->data + head.len, r->data, n);
+        memcpy(r->data, head.data, head.len);
+        r->len += head.len;
+        coax_buf_puts(r, "]}");
+        r->data[r->len] = '\0';
+        s->reported = true;
+    } else if (whole) {
+        r->oom = false; /* only the head found no room: the records stay whole for a later call */
+    }
+    coax_buf_free(&head);
 }
 
 const char *coax_session_report(const coax_session *s, size_t *len)
 {
     if (!s || s->state != SS_DONE) return NULL;
-    if (!s->report.len) build_report((coax_session *)s);
-    if (s->report.oom) return NULL;
+    if (!s->reported) build_report((coax_session *)s);
+    if (!s->reported) return NULL;
     if (len) *len = s->report.len;
     return s->report.data;
 }
