@@ -48,7 +48,7 @@ static const char usage_text[] =
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
     "  --id-field F          the field of the id (default id)\n"
     "  --input-field F       the field of the input (default input)\n"
-    "  --max-attempts N      attempts before a line gives up (default: the recipe's, else 3)\n"
+    "  --max-attempts N      attempts before a line gives up (default: the recipe's, else " CLI_TEXT(COAX_DEFAULT_MAX_ATTEMPTS) ")\n"
     "  --max-agent-errors N  stop after N agent_errors in a row (default 10; 0: never)\n"
     "  --allow-failed        exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
     "  --quiet, -q           no progress and no summary on stderr\n"

@@ -33,7 +33,7 @@ static const char usage_text[] =
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
     "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
-    "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
+    "  --max-attempts N      attempts before giving up (default: the recipe's, else " CLI_TEXT(COAX_DEFAULT_MAX_ATTEMPTS) ")\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of the input and of one reply (default 256M; k, M, G)\n"
     "  --max-string N        bytes of one decoded string (default 64M)\n"

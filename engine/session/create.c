@@ -205,12 +205,14 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         return;
     }
     int recipe = lua_gettop(L);
-    /* host options: {max_attempts, agent = {...}} */
-    lua_createtable(L, 0, 2);
+    /* host options: {max_attempts, default_max_attempts, agent = {...}} */
+    lua_createtable(L, 0, 3);
     if (o && o->max_attempts > 0) {
         lua_pushinteger(L, o->max_attempts);
         lua_setfield(L, -2, "max_attempts");
     }
+    lua_pushinteger(L, COAX_DEFAULT_MAX_ATTEMPTS);
+    lua_setfield(L, -2, "default_max_attempts");
     if (o && o->agent_json) { /* parsed into the session's arena: a failed push below leaks nothing */
         coax_value *v;
         coax_error err;
