@@ -8,8 +8,8 @@
 **               report, with the accessors that read them
 **   host.c      the host agent (coax.host_request) and coax.check_reply
 **   machine.c   the state machine: a step, the agent's call, its reply
-**   create.c    a session from a recipe (its schema from schema_cache.c),
-**               and freeing it
+**   create.c    a session from a recipe (its schema from the engine's
+**               schema_cache.c), and freeing it
 */
 #ifndef COAX_SESSION_H
 #define COAX_SESSION_H

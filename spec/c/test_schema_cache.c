@@ -23,16 +23,23 @@ static coax_session *session_of(coax_engine *e, const char *schema)
     return s;
 }
 
+/* An engine whose every byte goes through 'al' (counting.h). */
+static coax_engine *counted_engine(const coax_allocator *al)
+{
+    coax_engine_options eo = {0};
+    eo.alloc = al;
+    coax_engine *e = NULL;
+    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    return e;
+}
+
 static const char *N_SCHEMA = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}";
 
 static void test_sessions_of_one_schema_share_it(void)
 {
     counting c = {0, 0, 0};
     coax_allocator al = {c_malloc, c_realloc, c_free, &c};
-    coax_engine_options eo = {0};
-    eo.alloc = &al;
-    coax_engine *e;
-    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    coax_engine *e = counted_engine(&al);
     coax_session *a = session_of(e, N_SCHEMA), *b = session_of(e, N_SCHEMA);
     CHECK(a->shared != NULL);
     CHECK(a->shared == b->shared);
@@ -96,10 +103,7 @@ static void test_a_full_cache_replaces_only_unused_entries(void)
 {
     counting c = {0, 0, 0};
     coax_allocator al = {c_malloc, c_realloc, c_free, &c};
-    coax_engine_options eo = {0};
-    eo.alloc = &al;
-    coax_engine *e;
-    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    coax_engine *e = counted_engine(&al);
     coax_session *s[SCHEMA_CACHE_SIZE + 2];
     char schema[SCHEMA_CACHE_SIZE + 2][128];
     for (int i = 0; i < SCHEMA_CACHE_SIZE + 2; i++)
