@@ -69,7 +69,7 @@ static coax_code compile_schema(coax_engine *e, const coax_value *doc, coax_sche
 {
     /* The check keeps its working memory in the compiled schema (about
     ** 100 KB): check with a compile that is freed at once, then keep one
-    ** without the check, so a waiting session stays small. */
+    ** without the check, so what the engine keeps stays small. */
     coax_code rc = coax_schema_compile(doc, NULL, e->alloc, out, err);
     if (rc) return rc;
     coax_schema_free(*out);
@@ -82,12 +82,12 @@ static coax_code compile_schema(coax_engine *e, const coax_value *doc, coax_sche
 /* The schema of JSON text 'text' for 's': the engine's compiled one for the
 ** same text, or one parsed (within the engine's limits when 'limited') and
 ** compiled now, then cached. COAX_OK, or the failure described in 'err',
-** with '*parsed' telling a schema that failed to compile from text that
-** is not JSON. */
+** with '*parsed' false when the text did not parse (or no memory was left
+** to parse it), true when the schema did not compile. */
 static coax_code use_schema(coax_session *s, const char *text, size_t len, bool limited, coax_error *err,
                             bool *parsed)
 {
-    *parsed = true;
+    *parsed = false;
     coax_engine *e = s->engine;
     cached_schema *c = schema_cache_find(&e->schemas, text, len, limited);
     if (!c) {

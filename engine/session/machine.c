@@ -37,6 +37,7 @@ static int push_submission(lua_State *L, const void *ud)
     session_push_info(a->s, L, NULL);
     return 2;
 }
+
 /* Decides after a failed attempt: exhausted, or the next messages. */
 static void retry(coax_session *s, const char *kind, coax_extract_result *r, bool have_r, const char *detail,
                   const char *reply, size_t rlen)
@@ -166,7 +167,7 @@ static void handle_reply(coax_session *s)
         coax_buf_put(&msg, refusal, rl);
         coax_buf_putc(&msg, '\0');
         session_record_attempt(s, "refused", msg.oom ? "the model refused" : msg.data, refusal, rl, NULL, false,
-                       usage[0] ? usage : NULL);
+                               usage[0] ? usage : NULL);
         lua_settop(L, base);
         session_end(s, COAX_FAILURE_REFUSAL, msg.oom ? "the model refused" : msg.data);
         coax_buf_free(&msg);
@@ -226,8 +227,8 @@ static void handle_reply(coax_session *s)
             int vr = session_runtime_call(s, "submit", push_submission, &sa, 2);
             if (vr != VM_OK) {
                 session_script_failed(s, vr, "on_submit");
-                session_record_attempt(s, vr == VM_LIMIT ? "limit" : "script_error", session_ended_reason(s), text, len, &r, true,
-                               usage[0] ? usage : NULL);
+                session_record_attempt(s, vr == VM_LIMIT ? "limit" : "script_error", session_ended_reason(s), text,
+                                       len, &r, true, usage[0] ? usage : NULL);
             } else if (lua_toboolean(L, -2) && write_value(s, r.value) && host_accepts(s, reason, sizeof reason)) {
                 lua_pop(L, 2);
                 session_record_attempt(s, "ok", NULL, text, len, &r, true, usage[0] ? usage : NULL);
@@ -273,7 +274,8 @@ static void run_agent(coax_session *s, bool start)
     vm->current = NULL;
     if (rc == VM_YIELD) {
         if (!s->sleeping && !s->http && !s->proc && s->host != HOST_ASKED) { /* yielded for something unknown */
-            session_end(s, COAX_FAILURE_SCRIPT_ERROR, "the agent yielded outside coax.sleep, coax.http, coax.command and coax.host_request");
+            session_end(s, COAX_FAILURE_SCRIPT_ERROR,
+                        "the agent yielded outside coax.sleep, coax.http, coax.command and coax.host_request");
             return;
         }
         s->state = SS_WAIT;
@@ -289,7 +291,8 @@ static void run_agent(coax_session *s, bool start)
     s->agent_ms += coax_now_ms() - s->t_call;
     if (rc != VM_OK) {
         session_script_failed(s, rc, "agent");
-        session_record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", session_ended_reason(s), NULL, 0, NULL, false, NULL);
+        session_record_attempt(s, rc == VM_LIMIT ? "limit" : "script_error", session_ended_reason(s), NULL, 0, NULL,
+                               false, NULL);
         return;
     }
     lua_State *co = s->co;

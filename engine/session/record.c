@@ -38,8 +38,8 @@ const char *session_ended_reason(coax_session *s)
 
 /* Appends this attempt's record to the report; 'reason' says why it failed
 ** (NULL for an attempt that succeeded). */
-void session_record_attempt(coax_session *s, const char *outcome, const char *reason, const char *reply, size_t rlen,
-                           const coax_extract_result *r, bool have_r, const char *usage_json)
+void session_record_attempt(coax_session *s, const char *outcome, const char *reason, const char *reply,
+                            size_t rlen, const coax_extract_result *r, bool have_r, const char *usage_json)
 {
     coax_buf *b = &s->report;
     if (s->reported) return;
@@ -175,7 +175,8 @@ void session_take_usage(coax_session *s, char *json, size_t cap)
 void session_take_meta(coax_session *s, lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
-    if (session_raw_field(L, idx, "finish") == LUA_TSTRING) snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
+    if (session_raw_field(L, idx, "finish") == LUA_TSTRING)
+        snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
     if (session_raw_field(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
         s->retries = (int)lua_tointeger(L, -1);
     if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)

@@ -38,7 +38,6 @@ uint64_t session_estimate_tokens(const char *s, size_t n)
     return coax_tokens(COAX_ENC_O200K, s, n);
 }
 
-
 /* Pushes t[k] of the table at 'idx', raw: tables an agent returns are read
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k)
@@ -69,10 +68,10 @@ int session_append_json(coax_session *s, coax_buf *b)
 
 const char *coax_failure_name(coax_session_failure f)
 {
-    static const char *const names[] = {
-        "none",       "exhausted",     "agent_error", "refusal",      "tokens",         "deadline",
-        "tool_rounds", "limit",        "out_of_memory", "reply_limit", "schema_limit",  "script_error",
-        "invalid_recipe", "invalid_schema", "invalid_agent_options"};
+    static const char *const names[] = {"none",           "exhausted",      "agent_error",          "refusal",
+                                        "tokens",         "deadline",       "tool_rounds",          "limit",
+                                        "out_of_memory",  "reply_limit",    "schema_limit",         "script_error",
+                                        "invalid_recipe", "invalid_schema", "invalid_agent_options"};
     _Static_assert(sizeof names / sizeof *names == COAX_FAILURE_COUNT, "a name per failure");
     return (unsigned)f < COAX_FAILURE_COUNT ? names[f] : "unknown";
 }
@@ -142,7 +141,8 @@ void session_end(coax_session *s, coax_session_failure failure, const char *msg)
     if (failure) { /* valid UTF-8, as the report writes it: a provider's bytes may not be */
         size_t n = msg ? strlen(msg) : 0;
         if (coax_utf8_valid(msg, n)) coax_buf_put(&s->error_msg, msg, n);
-        else if (coax_buf_reserve(&s->error_msg, 3 * n)) s->error_msg.len = coax_utf8_replace(msg, n, s->error_msg.data);
+        else if (coax_buf_reserve(&s->error_msg, 3 * n))
+            s->error_msg.len = coax_utf8_replace(msg, n, s->error_msg.data);
     }
     lua_State *L = s->engine->vm.L;
     if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref); /* never allocates (script.c) */
@@ -236,7 +236,7 @@ void session_event(coax_session *s, const char *name, const event_member *m)
             coax_value *v;
             a = coax_arena_new(s->engine->alloc);
             if (!a || coax_parse(a, m->text, m->len, NULL, &v, NULL) != COAX_OK) {
-                coax_arena_free(a); /* never fails the session: the recipe hears nothing, as for a host without memory */
+                coax_arena_free(a); /* the recipe hears nothing, as a host without memory: the session goes on */
                 return;
             }
             x->value = *v;
@@ -278,8 +278,8 @@ void session_push_info(coax_session *s, lua_State *L, const char *kind)
 /* What templates and strategies read about a failed reply, pushed on 'L':
 ** the info table with the value read, the errors, the reply and 'detail'
 ** (the parse error, the rejection's reason or the errors' summary). */
-void session_push_failure(coax_session *s, lua_State *L, const char *kind, const coax_extract_result *r, bool have_r,
-                         const char *detail, const char *reply, size_t rlen)
+void session_push_failure(coax_session *s, lua_State *L, const char *kind, const coax_extract_result *r,
+                          bool have_r, const char *detail, const char *reply, size_t rlen)
 {
     session_push_info(s, L, kind);
     if (have_r && r->value) { /* what the model sent, and what coax made of it */
