@@ -29,9 +29,9 @@ int main(void)
     if (outcome == COAX_OUTCOME_OK) {
         printf("%s\n", coax_session_value(session, NULL));
     } else {
-        const char *code;
-        const char *why = coax_session_error(session, &code); /* the report's error, without parsing it */
-        fprintf(stderr, "coax: %s (%s): %s\n", coax_outcome_name(outcome), code ? code : "?", why ? why : "");
+        const char *why;
+        coax_session_failure failure = coax_session_error(session, &why); /* the report's error, without parsing it */
+        fprintf(stderr, "coax: %s (%s): %s\n", coax_outcome_name(outcome), coax_failure_name(failure), why ? why : "");
     }
     coax_engine_free(engine);
     return coax_outcome_exit_status(outcome);

@@ -43,6 +43,10 @@ describe("coax.engine (the C API from Lua)", function()
     assert.are.same({ "ok", "exhausted", "invalid" }, { a:outcome(), b:outcome(), c:outcome() })
     assert.are.equal('{"n":1}', json.encode(a:value()))
     assert.is_nil(b:value())
+    assert.is_nil(a:error())
+    assert.are.same({ "exhausted", "1 attempt used up; the last failed: no JSON value found in 7 bytes of text" },
+      { b:error() })
+    assert.are.equal("invalid_recipe", (c:error()))
   end)
 
   it("raises an event handler's error when the poll returns", function()
@@ -105,6 +109,26 @@ describe("the host agent from Lua", function()
     assert.are.equal(coax.null, r.attempts[2].usage)
   end)
 
+  -- Regression: the event's data reached on_event pushed 8 levels deep at
+  -- most, so a schema nested a few levels made every host session a script
+  -- error ("on_event: COAX_EDEPTH"), on_event or not.
+  it("surfaces the request of a schema nested deeper than a few levels", function()
+    local deep = "{ type = 'object', properties = { a = { type = 'object', properties = { b = { type = 'array',"
+      .. " items = { type = 'object', properties = { c = { type = 'integer' } } } } } } } }"
+    local recipe = "return { schema = " .. deep .. ", prompt = 'p', agent = { name = 'host', schema_in_request = true } }"
+    local e = coax.engine()
+    local seen
+    local s = e:session(recipe, "x", { source = true,
+      on_event = function(name, data) if name == "host_request" then seen = data.request end end })
+    e:poll(0)
+    assert.are.equal("running", s:outcome())
+    assert.are.equal("integer", s:host_request().schema.properties.a.properties.b.items.properties.c.type)
+    assert.are.equal("integer", seen.schema.properties.a.properties.b.items.properties.c.type)
+    assert.is_true(s:host_reply('{"a": {"b": [{"c": 1}]}}'))
+    e:poll(0)
+    assert.are.equal("ok", s:outcome())
+  end)
+
   it("ends the session as agent_error when the host fails", function()
     local e = coax.engine()
     local s = e:session(HOST_RECIPE, "x", { source = true })
@@ -113,6 +137,7 @@ describe("the host agent from Lua", function()
     e:poll(0)
     assert.are.equal("agent_error", s:outcome())
     assert.are.equal("no network", s:report().error.message)
+    assert.are.same({ "agent_error", "no network" }, { s:error() })
     assert.is_nil(s:host_fail("again"))
   end)
 end)

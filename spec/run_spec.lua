@@ -224,6 +224,16 @@ describe("coax.run", function()
       .. "validation_error:2:2 attempt_start:3: reply:3:23", r.error.message)
   end)
 
+  -- Regression: the value stayed in the report of a session whose on_event
+  -- failed on "success", beside outcome script_error.
+  it("keeps no value when on_event fails on the success", function()
+    local r = run(recipe([[, on_event = function(name) if name == "success" then error("no") end end]]), { GOOD })
+    assert.are.equal("script_error", r.outcome)
+    assert.are.equal(json.null, r.value)
+    assert.are.equal("ok", r.attempts[1].outcome)
+    assert.is_table(r.attempts[1].value)
+  end)
+
   describe("ends with", function()
     it("agent_error when the agent fails", function()
       local r = run(recipe(), { "nothing" })

@@ -166,15 +166,8 @@ static int names_none(coax_engine *e, const char *recipe)
     coax_session *s;
     coax_error err = {0};
     if (coax_session_from_file(e, recipe, &so, &s, &err)) return 0;
-    int none = 0;
-    size_t len;
-    const char *rep = coax_session_outcome(s) == COAX_OUTCOME_INVALID ? coax_session_report(s, &len) : NULL;
-    coax_arena *a = rep ? coax_arena_new(NULL) : NULL;
-    coax_value *r;
-    const coax_value *msg = NULL;
-    if (a && coax_parse(a, rep, len, NULL, &r, NULL) == COAX_OK) coax_pointer_get(r, "/error/message", 14, &msg);
-    if (msg && coax_value_type(msg) == COAX_STRING) none = !strcmp(coax_value_text(msg, NULL), NAMES_NONE);
-    coax_arena_free(a);
+    const char *msg;
+    int none = coax_session_error(s, &msg) == COAX_FAILURE_INVALID_RECIPE && !strcmp(msg, NAMES_NONE);
     coax_session_free(s);
     return none;
 }

@@ -48,7 +48,7 @@ static const char usage_text[] =
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted)\n"
     "  --id-field F          the field of the id (default id)\n"
     "  --input-field F       the field of the input (default input)\n"
-    "  --max-attempts N      attempts before a line gives up (default: the recipe's, else 3)\n"
+    "  --max-attempts N      attempts before a line gives up (default: the recipe's, else " CLI_TEXT(COAX_DEFAULT_MAX_ATTEMPTS) ")\n"
     "  --max-agent-errors N  stop after N agent_errors in a row (default 10; 0: never)\n"
     "  --allow-failed        exit 0 even when lines failed (for Hadoop, Spark, parallel)\n"
     "  --quiet, -q           no progress and no summary on stderr\n"
@@ -327,11 +327,11 @@ static void emit_result(batch *b, slot *sl)
     /* The agent failed for good when line after line ends in agent_error. */
     if (oc == COAX_OUTCOME_AGENT_ERROR) {
         b->agent_errors_in_a_row++;
-        const coax_value *msg = error ? coax_object_get(error, "message", 7) : NULL;
         if (b->o->max_agent_errors && b->agent_errors_in_a_row >= b->o->max_agent_errors && !b->stop) {
+            const char *why;
+            coax_session_error(sl->s, &why);
             b->stop = true;
-            snprintf(b->stop_msg, sizeof b->stop_msg, "%s",
-                     msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
+            snprintf(b->stop_msg, sizeof b->stop_msg, "%s", why ? why : "(no detail)");
         }
     } else {
         b->agent_errors_in_a_row = 0;
@@ -668,24 +668,12 @@ static int probe_with(batch *b, const char *input, size_t len, const coax_value 
     if (rc) return cli_fail("batch", rc, &err);
     int status = 0;
     coax_outcome o = coax_session_outcome(s);
-    if (o == COAX_OUTCOME_INVALID || o == COAX_OUTCOME_LIMIT) {
-        size_t rlen;
-        const char *rep = coax_session_report(s, &rlen);
-        coax_arena *a = coax_arena_new(NULL);
-        coax_value *r;
-        const coax_value *m = NULL, *code = NULL;
-        if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK) {
-            coax_pointer_get(r, "/error/message", 14, &m);
-            coax_pointer_get(r, "/error/code", 11, &code);
-        }
-        /* A schema over a limit ends every line alike: stop before any (exit 4). */
-        bool schema_limit = code && coax_value_type(code) == COAX_STRING &&
-                            !strcmp(coax_value_text(code, NULL), "schema_limit");
-        if (o == COAX_OUTCOME_INVALID || schema_limit) {
-            snprintf(msg, cap, "%s", m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : "invalid recipe");
-            status = o == COAX_OUTCOME_INVALID ? 2 : 4;
-        }
-        coax_arena_free(a);
+    const char *why;
+    coax_session_failure f = coax_session_error(s, &why);
+    /* A schema over a limit ends every line alike: stop before any (exit 4). */
+    if (o == COAX_OUTCOME_INVALID || f == COAX_FAILURE_SCHEMA_LIMIT) {
+        snprintf(msg, cap, "%s", why ? why : "invalid recipe");
+        status = o == COAX_OUTCOME_INVALID ? 2 : 4;
     }
     coax_session_free(s);
     return status;

@@ -10,6 +10,10 @@
 
 #include <stdio.h>
 
+/* A number's macro as text, for help texts: CLI_TEXT(COAX_DEFAULT_MAX_ATTEMPTS) is "3". */
+#define CLI_TEXT(macro) CLI_TEXT_(macro)
+#define CLI_TEXT_(x) #x
+
 int cli_repair(int argc, char **argv);
 int cli_extract(int argc, char **argv);
 int cli_run(int argc, char **argv);

@@ -33,7 +33,7 @@ static const char usage_text[] =
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
     "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
-    "  --max-attempts N      attempts before giving up (default: the recipe's, else 3)\n"
+    "  --max-attempts N      attempts before giving up (default: the recipe's, else " CLI_TEXT(COAX_DEFAULT_MAX_ATTEMPTS) ")\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of the input and of one reply (default 256M; k, M, G)\n"
     "  --max-string N        bytes of one decoded string (default 64M)\n"
@@ -253,8 +253,8 @@ int cli_run(int argc, char **argv)
                                       "not by the command line: name another agent");
         } else {
             coax_outcome outcome = coax_session_outcome(s);
-            size_t rlen;
-            const char *rep = coax_session_report(s, &rlen);
+            size_t rlen = 0;
+            const char *rep = rf || tell ? coax_session_report(s, &rlen) : NULL; /* built when asked for */
             int write_status = 0;
             if (rf) {
                 errno = 0;
@@ -282,15 +282,9 @@ int cli_run(int argc, char **argv)
                     if (!write_status) write_status = cli_write_status(e);
                 }
             } else {
-                /* The reason, from the report's error (traceback included). */
-                coax_arena *a = coax_arena_new(NULL);
-                coax_value *r;
-                const coax_value *msg = NULL;
-                if (a && rep && coax_parse(a, rep, rlen, NULL, &r, NULL) == COAX_OK)
-                    coax_pointer_get(r, "/error/message", 14, &msg);
-                fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome),
-                        msg && coax_value_type(msg) == COAX_STRING ? coax_value_text(msg, NULL) : "(no detail)");
-                coax_arena_free(a);
+                const char *why; /* the report's error (a script error's traceback included) */
+                coax_session_error(s, &why);
+                fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
             }
             status = write_status ? write_status : coax_outcome_exit_status(outcome);
         }

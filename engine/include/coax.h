@@ -820,6 +820,37 @@ COAX_API const char *coax_outcome_name(coax_outcome outcome);
 ** 2 invalid, 3 agent_error, 4 limit, 5 script_error. */
 COAX_API int coax_outcome_exit_status(coax_outcome outcome);
 
+/* Why a session failed, finer than its outcome: each failure belongs to one
+** outcome (in brackets). Its name (coax_failure_name) is the report's
+** error.code. */
+typedef enum coax_session_failure {
+    COAX_FAILURE_NONE = 0,              /* "none": the session runs, or succeeded */
+    COAX_FAILURE_EXHAUSTED,             /* "exhausted": attempts used up [exhausted] */
+    COAX_FAILURE_AGENT_ERROR,           /* "agent_error": the transport, the provider or the host
+                                        ** failed, or the reply had no text [agent_error] */
+    COAX_FAILURE_REFUSAL,               /* "refusal": the model declined [agent_error] */
+    COAX_FAILURE_TOKENS,                /* "tokens": the token budget would be passed [limit] */
+    COAX_FAILURE_DEADLINE,              /* "deadline": the session's deadline passed [limit] */
+    COAX_FAILURE_TOOL_ROUNDS,           /* "tool_rounds": tools mode's rounds used up [limit] */
+    COAX_FAILURE_SCRIPT_LIMIT,          /* "limit": Lua memory or instructions, an HTTP response's
+                                        ** size, the host's interrupt [limit] */
+    COAX_FAILURE_OUT_OF_MEMORY,         /* "out_of_memory" [limit] */
+    COAX_FAILURE_REPLY_LIMIT,           /* "reply_limit": a reply past a limit of coax_limits
+                                        ** [limit]. The report's code names the limit instead:
+                                        ** its coax_code name ("COAX_EDEPTH", "COAX_ESIZE",
+                                        ** "COAX_ESTRING", "COAX_ELIMIT") */
+    COAX_FAILURE_SCHEMA_LIMIT,          /* "schema_limit": the schema past a limit [limit] */
+    COAX_FAILURE_SCRIPT_ERROR,          /* "script_error": a script raised an error [script_error] */
+    COAX_FAILURE_INVALID_RECIPE,        /* "invalid_recipe" [invalid] */
+    COAX_FAILURE_INVALID_SCHEMA,        /* "invalid_schema": not JSON, or not a schema [invalid] */
+    COAX_FAILURE_INVALID_AGENT_OPTIONS, /* "invalid_agent_options": agent_json not an object [invalid] */
+    COAX_FAILURE_COUNT                  /* not a failure: the number of them */
+} coax_session_failure;
+
+/* The name of a failure (above, in quotes); "unknown" outside the enum. A
+** static string. */
+COAX_API const char *coax_failure_name(coax_session_failure failure);
+
 /* An event of a session: "attempt_start", "reply", "parse_error",
 ** "validation_error", "rejection", "success" and, for the host only,
 ** "failure". 'data' is a JSON object ({"attempt": n, ...}) valid during the
@@ -883,12 +914,12 @@ COAX_API coax_outcome coax_session_run(coax_session *session);
 /* The outcome so far (COAX_OUTCOME_RUNNING until it ends). */
 COAX_API coax_outcome coax_session_outcome(const coax_session *session);
 
-/* Why the session failed: its error message (NUL-terminated; the same as
-** the report's error.message), with '*code' (when 'code' is not NULL) set
-** to its stable code ("exhausted", "agent_error", "tokens", ...; the
-** report's error.code). NULL (and *code NULL) while the session runs and
-** when it succeeded. Owned by the session. */
-COAX_API const char *coax_session_error(const coax_session *session, const char **code);
+/* Why the session failed, without parsing its report: the failure, and
+** '*message' (when 'message' is not NULL) set to its message for people
+** (NUL-terminated, valid UTF-8, owned by the session; the report's error.message: a
+** script error's keeps its traceback). COAX_FAILURE_NONE, with '*message'
+** NULL, while the session runs and when it succeeded (and for NULL). */
+COAX_API coax_session_failure coax_session_error(const coax_session *session, const char **message);
 
 /* The accepted value as compact JSON (NUL-terminated), or NULL unless the
 ** outcome is COAX_OUTCOME_OK. Owned by the session. */

@@ -553,6 +553,22 @@ static int s_outcome(lua_State *L)
     return 1;
 }
 
+/** s:error() -> why the session failed: its failure's name ("exhausted",
+** "agent_error", ...; coax_failure_name) and message, or nil while it runs
+** and when it succeeded */
+static int s_error(lua_State *L)
+{
+    const char *why;
+    coax_session_failure f = coax_session_error(check_session(L, 1)->session, &why);
+    if (!f) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushstring(L, coax_failure_name(f));
+    lua_pushstring(L, why);
+    return 2;
+}
+
 static int push_json(lua_State *L, const char *text, size_t len)
 {
     if (!text) {
@@ -637,7 +653,7 @@ void lcoax_open_run(lua_State *L)
     static const luaL_Reg engine_methods[] = {
         {"poll", e_poll}, {"session", e_session}, {"close", e_close}, {NULL, NULL}};
     static const luaL_Reg session_methods[] = {
-        {"run", s_run}, {"outcome", s_outcome}, {"value", s_value}, {"report", s_report},
+        {"run", s_run}, {"outcome", s_outcome}, {"error", s_error}, {"value", s_value}, {"report", s_report},
         {"host_request", s_host_request}, {"host_reply", s_host_reply}, {"host_fail", s_host_fail},
         {"close", session_gc}, {NULL, NULL}};
     if (luaL_newmetatable(L, LENGINE)) {

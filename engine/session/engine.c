@@ -85,7 +85,7 @@ void coax_engine_free(coax_engine *e)
     vm_close(&e->vm);
     http_free(e->http);
     roots_free(&e->roots);
-    for (size_t i = 0; i < sizeof e->checked / sizeof *e->checked; i++) coax_buf_free(&e->checked[i]);
+    schema_cache_free(&e->schemas); /* after the sessions that shared them */
     coax_allocator copy = e->alloc_copy;
     coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
 }

@@ -9,6 +9,7 @@
 #include "io/http.h"
 #include "io/process.h"
 #include "session/roots.h"
+#include "session/schema_cache.h"
 #include "script/vm.h"
 #include "base/clock.h"
 
@@ -47,9 +48,14 @@ struct coax_session {
     ** lend_http.c redacts them line by line, and the session redacts the reply
     ** as a whole, where a stream may have joined a key split across lines. */
     coax_buf secrets;
-    coax_arena *arena;   /* the schema document and session strings */
+    coax_arena *arena;   /* the session's strings */
+    /* The schema and its document: the engine's cached ones ('shared'), or
+    ** the session's own when the cache had no room ('schema' and
+    ** 'schema_arena', which holds the document). */
+    cached_schema *shared;
     coax_schema *schema;
     const coax_value *schema_doc;
+    coax_arena *schema_arena;
     int attempt, max_attempts;
     coax_class max_class; /* the recipe's: the least certain repair a value may depend on */
     uint64_t budget_tokens; /* 0: none */
@@ -67,10 +73,14 @@ struct coax_session {
     coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */
     int messages_kept;   /* how many of the previous attempt's messages it kept before them */
     coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
-    coax_buf attempts;   /* the report's attempts, comma separated */
-    coax_buf value;      /* the accepted value */
-    coax_buf error_code, error_msg;
+    /* The attempts' records, comma separated; once the session has ended
+    ** and its report is asked for, the report, made around them in place. */
     coax_buf report;
+    bool reported;       /* 'report' is the report */
+    coax_buf value;      /* the accepted value */
+    coax_session_failure failure;
+    const char *error_code; /* the report's error.code: a static string */
+    coax_buf error_msg;
     coax_event_fn on_event;
     void *event_ud;
     coax_submit_fn on_submit;
@@ -85,11 +95,7 @@ struct coax_engine {
     coax_limits limits;
     coax_session *sessions;
     coax_roots roots;    /* the folders a recipe may name files in */
-    /* Schema texts that passed the meta-schema check, so sessions of the
-    ** same recipe (a batch) skip it: the check costs more than the rest of
-    ** a session's start. A ring of exact copies, not hashes. */
-    coax_buf checked[8];
-    unsigned checked_next;
+    schema_cache schemas; /* compiled once for the sessions of one schema text */
 };
 
 /* When 's' next needs attention (its timer or deadline), 0 if now. */
@@ -113,8 +119,5 @@ int session_check(void *task, lua_State *L);
 ** after the other; those under 4 bytes are ignored) replaced by
 ** "[redacted]" (lend_http.c). */
 void lend_push_redacted(lua_State *L, const coax_buf *secrets, const char *s, size_t n);
-
-/* Ends 's' with 'outcome'; 'code' and 'msg' explain a failure. */
-void session_end(coax_session *s, coax_outcome outcome, const char *code, const char *msg);
 
 #endif

@@ -37,7 +37,9 @@ end
 --- Checks the recipe and prepares a session.
 -- @tparam table recipe what the recipe file returned
 -- @tparam string input
--- @tparam table host {agent = {...}, max_attempts = n}
+-- @tparam table host {agent = {...}, max_attempts = n, default_max_attempts = n}: the
+-- host's options, and the attempts when neither the host nor the recipe says
+-- (COAX_DEFAULT_MAX_ATTEMPTS, which the engine passes)
 -- @treturn table S, or raises with a message naming the problem
 function M.new_session(recipe, input, host)
   local r, err = recipe_mod.check(recipe)
@@ -57,7 +59,7 @@ function M.new_session(recipe, input, host)
   end
   local S = {
     recipe = r, agent = agent, agent_spec = spec, agent_state = {}, input = input, system = r.system,
-    max_attempts = host.max_attempts or r.max_attempts or 3,
+    max_attempts = host.max_attempts or r.max_attempts or host.default_max_attempts,
     max_class = r.max_class,
     context_budget = r.context_budget, budget = r.budget or {},
   }
@@ -107,8 +109,9 @@ function M.first(S)
   return S.messages
 end
 
---- Calls the agent (inside a coroutine: agents may yield on coax.sleep and,
--- later, on HTTP). Returns {text, usage?, finish?} or nil, message.
+--- Calls the agent (inside a coroutine: agents may yield on coax.sleep,
+-- coax.http, coax.command and coax.host_request). Returns {text, usage?,
+-- finish?} or nil, message.
 function M.call(S)
   local request = { messages = S.messages, schema = S.schema, options = S.agent_spec }
   if S.agent_spec.mode == "tools" then

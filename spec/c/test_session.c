@@ -66,13 +66,17 @@ static void test_polling_never_blocks(void)
     CHECK_INT(coax_engine_poll(e, 0), 1);
     CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_RUNNING);
     CHECK(coax_session_report(s, NULL) == NULL);
-    const char *code = "unset";
-    CHECK(coax_session_error(s, &code) == NULL && code == NULL); /* running: no error yet */
+    const char *why = "unset";
+    CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_NONE); /* running: no error yet */
+    CHECK(why == NULL);
     int polls = 0;
     while (coax_engine_poll(e, 5) > 0 && polls < 1000) polls++;
     CHECK(polls >= 1);
     CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_OK);
-    CHECK(coax_session_error(s, &code) == NULL && code == NULL); /* succeeded: none */
+    why = "unset";
+    CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_NONE); /* succeeded: none */
+    CHECK(why == NULL);
+    CHECK_INT(coax_session_error(NULL, &why), COAX_FAILURE_NONE);
     coax_engine_free(e);
 }
 
@@ -86,13 +90,81 @@ static void test_failures_reach_the_host(void)
     CHECK(strstr(ev.log, "failure{\"attempt\":1,\"outcome\":\"agent_error\",\"message\":\"replay agent: no reply left (0 given)\"}"));
     CHECK(coax_session_value(s, NULL) == NULL);
     CHECK_INT(coax_outcome_exit_status(coax_session_outcome(s)), 3);
-    const char *code = "unset";
-    CHECK_STR(coax_session_error(s, &code), "replay agent: no reply left (0 given)");
-    CHECK_STR(code, "agent_error");
+    const char *why = NULL;
+    CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_AGENT_ERROR);
+    CHECK_STR(why, "replay agent: no reply left (0 given)");
+    CHECK_STR(coax_failure_name(coax_session_error(s, NULL)), "agent_error");
     CHECK(strstr(coax_session_report(s, NULL),
                  "\"error\":{\"code\":\"agent_error\",\"message\":\"replay agent: no reply left (0 given)\"}"));
     coax_session_free(s); /* freeing one session early is fine */
     coax_engine_free(e);
+}
+
+/* Each failure a host can meet, as coax_session_error names it: the enum
+** value, its outcome, and the report's error.code (its name). */
+static void test_every_failure_is_named(void)
+{
+#define N_SCHEMA "return { schema = { type = 'object', properties = { n = { type = 'integer' } } }, "
+    static const struct {
+        const char *recipe, *agent;
+        coax_session_failure failure;
+        coax_outcome outcome;
+        const char *code, *message;
+    } cases[] = {
+        {N_SCHEMA "prompt = 'p', max_attempts = 1 }", "{\"replies\":[\"no\"]}", COAX_FAILURE_EXHAUSTED,
+         COAX_OUTCOME_EXHAUSTED, "exhausted", "1 attempt used up; the last failed: no JSON value found in 2 bytes of text"},
+        {N_SCHEMA "prompt = 'p' }", "{\"replies\":[]}", COAX_FAILURE_AGENT_ERROR, COAX_OUTCOME_AGENT_ERROR,
+         "agent_error", "replay agent: no reply left (0 given)"},
+        {N_SCHEMA "prompt = 'p', agent = { call = function() return { refusal = 'I will not' } end } }", NULL,
+         COAX_FAILURE_REFUSAL, COAX_OUTCOME_AGENT_ERROR, "refusal", "the model refused: I will not"},
+        {N_SCHEMA "prompt = 'p', budget = { tokens = 1 } }", "{\"replies\":[]}", COAX_FAILURE_TOKENS,
+         COAX_OUTCOME_LIMIT, "tokens", "token budget of 1 would be passed (0 used, 30 more for this call)"},
+        {N_SCHEMA "prompt = 'p', budget = { deadline_ms = 1 } }", "{\"delay_ms\":50,\"replies\":[\"{}\"]}",
+         COAX_FAILURE_DEADLINE, COAX_OUTCOME_LIMIT, "deadline", "the session's deadline passed"},
+        {N_SCHEMA "prompt = function() while true do end end }", NULL, COAX_FAILURE_SCRIPT_LIMIT,
+         COAX_OUTCOME_LIMIT, "limit", "prompt: script stopped: Lua instruction limit (100000) reached"},
+        {N_SCHEMA "prompt = 'p' }", "{\"replies\":[\"[[[[[[[[[[1]]]]]]]]]]\"]}", COAX_FAILURE_REPLY_LIMIT,
+         COAX_OUTCOME_LIMIT, "COAX_EDEPTH", NULL},
+        {N_SCHEMA "prompt = function() error('no prompt') end }", NULL, COAX_FAILURE_SCRIPT_ERROR,
+         COAX_OUTCOME_SCRIPT_ERROR, "script_error", NULL},
+        {N_SCHEMA "}", NULL, COAX_FAILURE_INVALID_RECIPE, COAX_OUTCOME_INVALID, "invalid_recipe",
+         "recipe field 'prompt' is required"},
+        {"return { schema = { type = 5 }, prompt = 'p' }", NULL, COAX_FAILURE_INVALID_SCHEMA, COAX_OUTCOME_INVALID,
+         "invalid_schema", NULL},
+        {N_SCHEMA "prompt = 'p' }", "[1]", COAX_FAILURE_INVALID_AGENT_OPTIONS, COAX_OUTCOME_INVALID,
+         "invalid_agent_options", "agent options must be a JSON object"},
+    };
+    coax_engine_options eo = {0};
+    eo.lua_instructions = 100000;
+    eo.limits.max_depth = 8;
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *recipe = cases[i].recipe;
+        coax_session_options o = {0};
+        o.agent_json = cases[i].agent;
+        coax_session *s = NULL;
+        CHECK_INT(coax_session_from_text(e, recipe, strlen(recipe), "=t", &o, &s, NULL), COAX_OK);
+        CHECK_INT(coax_session_run(s), cases[i].outcome);
+        const char *why = NULL;
+        CHECK_INT(coax_session_error(s, &why), cases[i].failure);
+        CHECK(why != NULL);
+        if (cases[i].message) CHECK_STR(why, cases[i].message);
+        char code[64];
+        snprintf(code, sizeof code, "\"error\":{\"code\":\"%s\",", cases[i].code);
+        const char *rep = coax_session_report(s, NULL);
+        CHECK(rep && strstr(rep, code) != NULL);
+        if (cases[i].failure != COAX_FAILURE_REPLY_LIMIT) CHECK_STR(coax_failure_name(cases[i].failure), cases[i].code);
+        coax_session_free(s);
+    }
+    coax_engine_free(e);
+    CHECK_STR(coax_failure_name(COAX_FAILURE_NONE), "none");
+    CHECK_STR(coax_failure_name(COAX_FAILURE_REPLY_LIMIT), "reply_limit");
+    CHECK_STR(coax_failure_name(COAX_FAILURE_OUT_OF_MEMORY), "out_of_memory");
+    CHECK_STR(coax_failure_name(COAX_FAILURE_SCHEMA_LIMIT), "schema_limit");
+    CHECK_STR(coax_failure_name(COAX_FAILURE_TOOL_ROUNDS), "tool_rounds");
+    CHECK_STR(coax_failure_name(COAX_FAILURE_COUNT), "unknown");
+    CHECK_STR(coax_failure_name((coax_session_failure)-1), "unknown");
 }
 
 static void test_invalid_recipe_ends_at_once(void)
@@ -306,6 +378,36 @@ static void test_c_on_submit_rejects_and_feeds_back(void)
     coax_engine_free(e);
 }
 
+static bool long_reason(void *ud, coax_session *s, const char *value, size_t len, char *reason, size_t cap)
+{
+    (void)ud, (void)s, (void)value, (void)len;
+    /* 199 bytes, then "é" across bytes 199 and 200, then more */
+    snprintf(reason, cap, "%0199d\xc3\xa9 and more", 0);
+    return false;
+}
+
+/* An event's text is cut within 200 bytes at a whole character: the host
+** and the recipe read valid UTF-8. */
+static void test_event_texts_are_cut_at_a_character(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    events ev = {{0}};
+    coax_session_options o = {0};
+    o.agent_json = "{\"name\":\"replay\",\"replies\":[\"{\\\"n\\\": 3}\"]}";
+    o.max_attempts = 1;
+    o.on_submit = long_reason;
+    o.on_event = on_event;
+    o.event_ud = &ev;
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), "=test", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_EXHAUSTED);
+    char want[300];
+    snprintf(want, sizeof want, "rejection{\"attempt\":1,\"reason\":\"%0199d\"}", 0);
+    CHECK(strstr(ev.log, want) != NULL);
+    coax_engine_free(e);
+}
+
 static void test_session_from_schema_and_prompt(void)
 {
     coax_engine *e;
@@ -374,6 +476,7 @@ static void test_command_agent_from_c(void)
     X(test_blocking_run_with_events)                   \
     X(test_polling_never_blocks)                       \
     X(test_failures_reach_the_host)                    \
+    X(test_every_failure_is_named)                     \
     X(test_invalid_recipe_ends_at_once)                \
     X(test_missing_scripts_are_a_clear_error)          \
     X(test_every_byte_through_the_host_allocator)      \
@@ -381,6 +484,7 @@ static void test_command_agent_from_c(void)
     X(test_host_agent_answers_inside_the_event)        \
     X(test_host_agent_failure_is_an_agent_error)       \
     X(test_c_on_submit_rejects_and_feeds_back)         \
+    X(test_event_texts_are_cut_at_a_character)         \
     X(test_session_from_schema_and_prompt)             \
     X(test_command_agent_from_c)
 #include "test.h"

@@ -1,0 +1,403 @@
+/*
+** create.c: a session from a recipe (a file, text, or a schema and a
+** prompt): the recipe run in the sandbox, coax.runtime.new_session, the
+** schema loaded and compiled; and freeing a session.
+*/
+#include "session/session.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdio.h>
+
+static int l_estimate(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    lua_pushinteger(L, (lua_Integer)session_estimate_tokens(s, n));
+    return 1;
+}
+static coax_session *session_alloc(coax_engine *e)
+{
+    coax_session *s = coax_alloc_raw(e->alloc, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->engine = e;
+    s->S_ref = s->co_ref = LUA_NOREF;
+    s->retries = -1;
+    coax_buf *bufs[] = {&s->messages,     &s->report,      &s->value,   &s->error_msg,
+                        &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
+    s->arena = coax_arena_new(e->alloc);
+    if (!s->arena) {
+        coax_free_raw(e->alloc, s, sizeof *s);
+        return NULL;
+    }
+    s->next = e->sessions;
+    if (e->sessions) e->sessions->prev = s;
+    e->sessions = s;
+    return s;
+}
+
+void coax_session_free(coax_session *s)
+{
+    if (!s) return;
+    coax_engine *e = s->engine;
+    lua_State *L = e->vm.L;
+    http_cancel(s->http);
+    proc_cancel(s->proc);
+    if (s->S_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->S_ref);
+    if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
+    if (s->prev) s->prev->next = s->next;
+    else e->sessions = s->next;
+    if (s->next) s->next->prev = s->prev;
+    if (s->shared) {
+        schema_cache_release(s->shared); /* the engine's, which frees it */
+    } else {
+        coax_schema_free(s->schema);
+        coax_arena_free(s->schema_arena);
+    }
+    coax_arena_free(s->arena);
+    if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
+    coax_buf *bufs[] = {&s->messages,     &s->report,      &s->value,   &s->error_msg,
+                        &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
+    coax_free_raw(e->alloc, s, sizeof *s);
+}
+
+/* Compiles 'doc' into '*out' after checking it against its meta-schema. */
+static coax_code compile_schema(coax_engine *e, const coax_value *doc, coax_schema **out, coax_error *err)
+{
+    /* The check keeps its working memory in the compiled schema (about
+    ** 100 KB): check with a compile that is freed at once, then keep one
+    ** without the check, so what the engine keeps stays small. */
+    coax_code rc = coax_schema_compile(doc, NULL, e->alloc, out, err);
+    if (rc) return rc;
+    coax_schema_free(*out);
+    *out = NULL;
+    coax_schema_options lean = {0};
+    lean.flags = COAX_SCHEMA_NO_META;
+    return coax_schema_compile(doc, &lean, e->alloc, out, err);
+}
+
+/* The schema of JSON text 'text' for 's': the engine's compiled one for the
+** same text, or one parsed (within the engine's limits when 'limited') and
+** compiled now, then cached. COAX_OK, or the failure described in 'err',
+** with '*parsed' false when the text did not parse (or no memory was left
+** to parse it), true when the schema did not compile. */
+static coax_code use_schema(coax_session *s, const char *text, size_t len, bool limited, coax_error *err,
+                            bool *parsed)
+{
+    *parsed = false;
+    coax_engine *e = s->engine;
+    cached_schema *c = schema_cache_find(&e->schemas, text, len, limited);
+    if (!c) {
+        coax_arena *arena = coax_arena_new(e->alloc);
+        if (!arena) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+        coax_value *doc = NULL;
+        coax_schema *schema = NULL;
+        coax_code rc = coax_parse(arena, text, len, limited ? &e->limits : NULL, &doc, err);
+        *parsed = rc == COAX_OK;
+        if (rc == COAX_OK) rc = compile_schema(e, doc, &schema, err);
+        if (rc) {
+            coax_arena_free(arena);
+            return rc;
+        }
+        c = schema_cache_add(&e->schemas, e->alloc, text, len, limited, arena, doc, schema);
+        if (!c) { /* the cache has no room: the session's own */
+            s->schema = schema;
+            s->schema_doc = doc;
+            s->schema_arena = arena;
+            return COAX_OK;
+        }
+    }
+    s->shared = c;
+    s->schema = c->schema;
+    s->schema_doc = c->doc;
+    return COAX_OK;
+}
+
+/* Loads the schema: a path (relative to the recipe's folder) or a table
+** (at the top of the stack; popped). Returns a message, or NULL; '*limit'
+** says whether a limit (depth, size) was reached rather than the schema
+** being wrong, as every command reports a schema over a limit (exit 4). */
+static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap, bool *limit)
+{
+    *limit = false;
+    lua_State *L = s->engine->vm.L;
+    coax_error err = {0};
+    coax_buf text; /* the schema's JSON text: the cache's key */
+    coax_buf_init(&text, s->engine->alloc);
+    char path[4096] = "";
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        const char *refused = roots_confine(&s->engine->roots, dir, lua_tostring(L, -1), "schema", path, sizeof path,
+                                            msg, cap);
+        lua_pop(L, 1);
+        if (refused) return refused;
+        coax_code rc = roots_read(path, s->engine->limits.max_input, "schema", &text, msg, cap);
+        if (rc) {
+            coax_buf_free(&text);
+            *limit = coax_exit_status(rc) == 4;
+            return msg;
+        }
+    } else {
+        lua_pushcfunction(L, session_to_json); /* validate the table converts: protected */
+        lua_insert(L, -2);
+        lua_pushlightuserdata(L, &text);
+        int rc = vm_call(&s->engine->vm, 2, 0);
+        if (rc != VM_OK || text.oom) {
+            coax_buf_free(&text);
+            snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? "out of memory" : vm_message(&s->engine->vm));
+            return msg;
+        }
+    }
+    bool parsed;
+    coax_code rc = use_schema(s, text.data ? text.data : "", text.len, path[0] != '\0', &err, &parsed);
+    coax_buf_free(&text);
+    if (rc == COAX_OK) return NULL;
+    if (!parsed && !path[0]) { /* a table's text: only memory can fail */
+        snprintf(msg, cap, "recipe schema: %s", err.msg);
+        return msg;
+    }
+    *limit = coax_exit_status(rc) == 4;
+    if (!parsed) {
+        snprintf(msg, cap, "schema %.300s%s: %s (line %u, column %u)", path,
+                 rc == COAX_ESYNTAX || rc == COAX_EUTF8 ? " is not JSON" : "", err.msg, err.line, err.column);
+        return msg;
+    }
+    /* A file's values are not quoted ("..., got string \"...\""): the
+    ** location and the rule say what to fix, and a file a recipe names is
+    ** not the recipe's to show. */
+    const char *got = path[0] ? strstr(err.msg, ", got ") : NULL;
+    const char *count = got ? strstr(got, " (") : NULL;
+    snprintf(msg, cap, "%s%.300s: %.*s%s", path[0] ? "schema " : "recipe schema", path,
+             got ? (int)(got - err.msg) : (int)strlen(err.msg), err.msg, count ? count : "");
+    return msg;
+}
+
+typedef struct text_args {
+    const char *text;
+    size_t len;
+} text_args;
+
+static int push_text(lua_State *L)
+{
+    const text_args *a = lua_touserdata(L, 1);
+    lua_pushlstring(L, a->text, a->len);
+    return 1;
+}
+
+/* Builds the Lua session from the recipe chunk on top of the stack. */
+static void prepare(coax_session *s, const char *dir, const coax_session_options *o)
+{
+    coax_vm *vm = &s->engine->vm;
+    if (o) {
+        s->on_event = o->on_event;
+        s->event_ud = o->event_ud;
+        s->on_submit = o->on_submit;
+        s->submit_ud = o->submit_ud;
+    }
+    lua_State *L = vm->L;
+    char msg[1024];
+    int rc = vm_call(vm, 0, 1); /* run the recipe file */
+    if (rc != VM_OK) {
+        if (rc == VM_LIMIT) session_script_failed(s, rc, "recipe");
+        else session_end(s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
+        return;
+    }
+    int recipe = lua_gettop(L);
+    /* host options: {max_attempts, default_max_attempts, agent = {...}} */
+    lua_createtable(L, 0, 3);
+    if (o && o->max_attempts > 0) {
+        lua_pushinteger(L, o->max_attempts);
+        lua_setfield(L, -2, "max_attempts");
+    }
+    lua_pushinteger(L, COAX_DEFAULT_MAX_ATTEMPTS);
+    lua_setfield(L, -2, "default_max_attempts");
+    if (o && o->agent_json) { /* parsed into the session's arena: a failed push below leaks nothing */
+        coax_value *v;
+        coax_error err;
+        coax_code pc = coax_parse(s->arena, o->agent_json, strlen(o->agent_json), NULL, &v, &err);
+        if (pc || v->type != COAX_OBJECT) {
+            lua_settop(L, recipe - 1);
+            session_end(s, pc == COAX_ENOMEM ? COAX_FAILURE_OUT_OF_MEMORY : COAX_FAILURE_INVALID_AGENT_OPTIONS,
+                        pc == COAX_ENOMEM ? "out of memory" : "agent options must be a JSON object");
+            return;
+        }
+        lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+        lua_setfield(L, -2, "agent");
+    }
+    if (o && o->command) {
+        s->command = coax_arena_strdup(s->arena, o->command, strlen(o->command));
+        if (!s->command) {
+            lua_settop(L, recipe - 1);
+            session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
+            return;
+        }
+    }
+    lua_pushvalue(L, recipe);
+    lua_pushlstring(L, o && o->input ? o->input : "", o && o->input ? o->input_len : 0);
+    lua_rotate(L, -3, 2); /* recipe, input, host */
+    vm_runtime(vm, "new_session");
+    lua_insert(L, -4);
+    rc = vm_call(vm, 3, 1);
+    if (rc != VM_OK) {
+        lua_settop(L, recipe - 1);
+        if (rc == VM_LIMIT) session_script_failed(s, rc, "recipe");
+        else session_end(s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
+        return;
+    }
+    int S = lua_gettop(L);
+    session_raw_field(L, recipe, "schema");
+    bool limit;
+    const char *problem = load_schema(s, dir, msg, sizeof msg, &limit);
+    if (problem) {
+        lua_settop(L, recipe - 1);
+        session_end(s, limit ? COAX_FAILURE_SCHEMA_LIMIT : COAX_FAILURE_INVALID_SCHEMA, problem);
+        return;
+    }
+    lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);
+    lua_setfield(L, S, "schema");
+    /* The schema as prompts show it: compact, since indentation (one enum
+    ** value a line) costs tokens and tells a model nothing (README, "The
+    ** schema in a prompt"). */
+    char *text;
+    size_t tlen;
+    if (coax_write(s->schema_doc, 0, s->engine->alloc, &text, &tlen) == COAX_OK) {
+        text_args ta = {text, tlen}; /* pushed under a protected call of its own, so 'text' is freed */
+        int pr = vm_protect(vm, push_text, &ta, 1);
+        coax_free(s->engine->alloc, text, tlen + 1);
+        if (pr != VM_OK) {
+            lua_settop(L, recipe - 1);
+            session_script_failed(s, pr, "recipe");
+            return;
+        }
+        lua_setfield(L, S, "schema_text");
+    }
+    lua_pushcfunction(L, l_estimate);
+    lua_setfield(L, S, "estimate");
+    session_raw_field(L, S, "max_attempts");
+    s->max_attempts = (int)lua_tointeger(L, -1);
+    s->max_class = COAX_CLASS_INFERRED; /* recipe.lua checked the name */
+    if (session_raw_field(L, S, "max_class") == LUA_TSTRING) coax_class_parse(lua_tostring(L, -1), &s->max_class);
+    lua_pop(L, 1);
+    session_raw_field(L, S, "budget");
+    if (session_raw_field(L, -1, "tokens") == LUA_TNUMBER) s->budget_tokens = (uint64_t)lua_tointeger(L, -1);
+    if (session_raw_field(L, -2, "deadline_ms") == LUA_TNUMBER) s->deadline_ms = (double)lua_tointeger(L, -1);
+    lua_pushvalue(L, S);
+    s->S_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, recipe - 1);
+    s->state = SS_FIRST;
+}
+
+typedef struct start_args {
+    coax_session *s;
+    const char *text, *name, *dir;
+    size_t len;
+    const coax_session_options *o;
+} start_args;
+
+static int start_protected(lua_State *L)
+{
+    const start_args *a = lua_touserdata(L, 1);
+    coax_vm *vm = &a->s->engine->vm;
+    luaL_checkstack(L, 40, "the session's start");
+    int rc = vm_load_sandboxed(vm, a->text, a->len, a->name);
+    if (rc == VM_LIMIT) session_script_failed(a->s, rc, "recipe");
+    else if (rc != VM_OK) session_end(a->s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
+    else prepare(a->s, a->dir, a->o);
+    return 0;
+}
+
+static coax_code start(coax_engine *e, const char *text, size_t len, const char *name, const char *dir,
+                       const coax_session_options *o, coax_session **out, coax_error *err)
+{
+    coax_session *s = session_alloc(e);
+    if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    int top = lua_gettop(e->vm.L);
+    start_args a = {s, text, name, dir, len, o};
+    int rc = vm_protect(&e->vm, start_protected, &a, 0);
+    lua_settop(e->vm.L, top);
+    if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "recipe");
+    *out = s;
+    return COAX_OK;
+}
+
+coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, const char *name,
+                                 const coax_session_options *o, coax_session **out, coax_error *err)
+{
+    if (!e || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_text: NULL argument");
+    return start(e, text ? text : "", len, name ? name : "=recipe", NULL, o, out, err);
+}
+
+/* Appends 'text' as a Lua long string whose brackets it cannot close. */
+static void put_long_string(coax_buf *b, const char *text, size_t len)
+{
+    int level = 0;
+    for (;; level++) { /* the first level whose "]==]" is not in the text */
+        bool found = false;
+        for (size_t i = 0; i + (size_t)level + 1 < len && !found; i++) {
+            if (text[i] != ']') continue;
+            size_t k = 1;
+            while (k <= (size_t)level && text[i + k] == '=') k++;
+            found = k == (size_t)level + 1 && text[i + k] == ']';
+        }
+        if (!found) break;
+    }
+    coax_buf_putc(b, '[');
+    for (int i = 0; i < level; i++) coax_buf_putc(b, '=');
+    coax_buf_puts(b, "[\n"); /* a first newline is dropped by Lua: the text keeps its own */
+    coax_buf_put(b, text, len);
+    coax_buf_putc(b, ']');
+    for (int i = 0; i < level; i++) coax_buf_putc(b, '=');
+    coax_buf_putc(b, ']');
+}
+
+coax_code coax_session_from_schema(coax_engine *e, const char *schema, size_t schema_len, const char *prompt,
+                                   const coax_session_options *o, coax_session **out, coax_error *err)
+{
+    if (!e || !out || !prompt || (!schema && schema_len))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_schema: NULL argument");
+    /* A recipe of two fields; the schema's JSON is decoded by coax itself,
+    ** so key order, integers and [] vs {} survive. */
+    coax_buf b;
+    coax_buf_init(&b, e->alloc);
+    coax_buf_puts(&b, "local json = require('coax').json\nlocal schema, err = json.decode(");
+    put_long_string(&b, schema ? schema : "", schema_len);
+    coax_buf_puts(&b, ")\nif schema == nil then error('the schema is not JSON: ' .. err, 0) end\n"
+                      "return { schema = schema, prompt = ");
+    put_long_string(&b, prompt, strlen(prompt));
+    coax_buf_puts(&b, " }\n");
+    if (b.oom) {
+        coax_buf_free(&b);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
+    coax_code rc = start(e, b.data, b.len, "=schema", NULL, o, out, err);
+    coax_buf_free(&b);
+    return rc;
+}
+
+coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_session_options *o,
+                                 coax_session **out, coax_error *err)
+{
+    if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s: %s", path, strerror(errno));
+    coax_buf b;
+    coax_buf_init(&b, e->alloc);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&b, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad || b.oom) {
+        coax_buf_free(&b);
+        return coax_fail(err, bad ? COAX_EIO : COAX_ENOMEM, 0, "cannot read recipe %s", path);
+    }
+    char name[512], dir[4096];
+    snprintf(name, sizeof name, "@%s", path);
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    coax_code rc = start(e, b.data ? b.data : "", b.len, name, dir, o, out, err);
+    coax_buf_free(&b);
+    return rc;
+}

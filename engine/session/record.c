@@ -1,0 +1,307 @@
+/*
+** record.c: what a session keeps of each attempt (its messages, reply,
+** value, errors, log, usage, finish, tool rounds and feedback) and the
+** report made of it when the session ends, with the accessors that read it.
+*/
+#include "session/session.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+
+static void put_str(coax_buf *b, const char *s) { coax_buf_put_json_string(b, s, strlen(s)); }
+
+/* The messages this attempt added (S.added) and how many it kept (S.kept):
+** the report holds each message once. */
+void session_record_messages(coax_session *s)
+{
+    lua_State *L = s->engine->vm.L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    session_raw_field(L, -1, "kept");
+    s->messages_kept = lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0 ? (int)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    session_raw_field(L, -1, "added");
+    lua_remove(L, -2);
+    s->messages.len = 0;
+    int rc = session_append_json(s, &s->messages);
+    if (rc != VM_OK) session_script_failed(s, rc, "messages");
+}
+
+/* The message the session ended with (NUL-terminated), or "". */
+const char *session_ended_reason(coax_session *s)
+{
+    coax_buf *m = &s->error_msg;
+    coax_buf_reserve(m, 1);
+    if (m->oom || !m->data) return "";
+    m->data[m->len] = '\0';
+    return m->data;
+}
+
+/* Appends this attempt's record to the report; 'reason' says why it failed
+** (NULL for an attempt that succeeded). */
+void session_record_attempt(coax_session *s, const char *outcome, const char *reason, const char *reply,
+                            size_t rlen, const coax_extract_result *r, bool have_r, const char *usage_json)
+{
+    coax_buf *b = &s->report;
+    if (s->reported) return;
+    if (b->len) coax_buf_putc(b, ',');
+    coax_buf_printf(b, "{\"n\":%d,\"outcome\":", s->attempt);
+    put_str(b, outcome);
+    coax_buf_puts(b, ",\"reason\":");
+    if (reason) put_str(b, reason);
+    else coax_buf_puts(b, "null");
+    coax_buf_printf(b, ",\"messages_kept\":%d,\"messages\":", s->messages_kept);
+    coax_buf_put(b, s->messages.data ? s->messages.data : "[]", s->messages.data ? s->messages.len : 2);
+    coax_buf_puts(b, ",\"reply\":");
+    if (reply) coax_buf_put_json_string(b, reply, rlen);
+    else coax_buf_puts(b, "null");
+    coax_buf_puts(b, ",\"value\":");
+    if (have_r && r->value && s->value.len) coax_buf_put(b, s->value.data, s->value.len); /* its text, submitted */
+    else if (have_r && r->value) coax_write_buf(b, r->value, 0);
+    else coax_buf_puts(b, "null");
+    coax_buf_puts(b, ",\"errors\":[");
+    for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
+        const coax_schema_error *e = &r->validation.errors[i];
+        coax_buf_puts(b, i ? ",{\"instanceLocation\":" : "{\"instanceLocation\":");
+        put_str(b, e->instance_location);
+        coax_buf_puts(b, ",\"keywordLocation\":");
+        put_str(b, e->keyword_location);
+        if (e->absolute_keyword_location) {
+            coax_buf_puts(b, ",\"absoluteKeywordLocation\":");
+            put_str(b, e->absolute_keyword_location);
+        }
+        coax_buf_puts(b, ",\"error\":");
+        put_str(b, e->message);
+        coax_buf_putc(b, '}');
+    }
+    coax_buf_puts(b, "],\"log\":[");
+    size_t k = 0;
+    for (size_t i = 0; have_r && i < r->repair.nlog; i++, k++) {
+        const coax_repair_entry *e = &r->repair.log[i];
+        coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
+        put_str(b, e->kind);
+        coax_buf_puts(b, ",\"class\":");
+        put_str(b, coax_class_name(e->cls));
+        coax_buf_puts(b, ",\"detail\":");
+        put_str(b, e->detail);
+        coax_buf_printf(b, ",\"offset\":%zu,\"line\":%u,\"column\":%u}", e->offset, e->line, e->column);
+    }
+    for (size_t i = 0; have_r && i < r->ncoercions; i++, k++) {
+        coax_buf_puts(b, k ? ",{\"kind\":" : "{\"kind\":");
+        put_str(b, r->coercions[i].kind);
+        coax_buf_puts(b, ",\"class\":");
+        put_str(b, coax_class_name(r->coercions[i].cls));
+        coax_buf_puts(b, ",\"detail\":");
+        put_str(b, r->coercions[i].detail);
+        coax_buf_puts(b, ",\"pointer\":");
+        put_str(b, r->coercions[i].pointer);
+        coax_buf_putc(b, '}');
+    }
+    coax_buf_printf(b, "],\"usage\":%s,\"finish\":", usage_json ? usage_json : "null");
+    if (s->finish[0]) put_str(b, s->finish);
+    else coax_buf_puts(b, "null");
+    if (s->retries >= 0) coax_buf_printf(b, ",\"retries\":%d", s->retries);
+    if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
+    if (s->tool_rounds.len) {
+        coax_buf_puts(b, ",\"tool_rounds\":");
+        coax_buf_put(b, s->tool_rounds.data, s->tool_rounds.len);
+    }
+    coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
+}
+
+/* The counts a provider may report beside the two totals, each under its own
+** name (README "Usage"): input read from the prompt cache, input written to
+** it, and reasoning tokens inside the output. They are parts of the totals,
+** never added to them; cost depends on them. */
+static const char *const USAGE_DETAILS[] = {"cached_input_tokens", "cache_creation_input_tokens",
+                                            "reasoning_tokens"};
+#define N_USAGE_DETAILS (sizeof USAGE_DETAILS / sizeof *USAGE_DETAILS)
+_Static_assert(N_USAGE_DETAILS == SESSION_USAGE_DETAILS, "one sum per usage detail");
+
+/* A count the usage table at the top of the stack holds under 'name': a
+** non-negative integer, or -1. */
+static lua_Integer usage_count(lua_State *L, const char *name)
+{
+    int exact = 0; /* a float with an integral value counts (lua-cjson decodes numbers as floats) */
+    lua_Integer n = session_raw_field(L, -1, name) == LUA_TNUMBER ? lua_tointegerx(L, -1, &exact) : -1;
+    lua_pop(L, 1);
+    return exact && n >= 0 ? n : -1;
+}
+
+static void put_count(char *json, size_t cap, const char *name, lua_Integer n, bool first)
+{
+    size_t len = strlen(json);
+    if (n >= 0) snprintf(json + len, cap - len, "%s\"%s\":%lld", first ? "" : ",", name, (long long)n);
+    else snprintf(json + len, cap - len, "%s\"%s\":null", first ? "" : ",", name);
+}
+
+/* Reads provider usage from the reply table on top of the stack into the
+** session's sums and 'json', the attempt's usage object: the totals (null
+** when not said) and each detail the provider gave. */
+void session_take_usage(coax_session *s, char *json, size_t cap)
+{
+    lua_State *L = s->engine->vm.L;
+    json[0] = '\0';
+    if (session_raw_field(L, -1, "usage") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_Integer in = usage_count(L, "input_tokens"), out = usage_count(L, "output_tokens");
+    if (in >= 0) {
+        s->in_prov += (uint64_t)in;
+        s->have_in_prov = true;
+    }
+    if (out >= 0) {
+        s->out_prov += (uint64_t)out;
+        s->have_out_prov = true;
+    }
+    snprintf(json, cap, "{");
+    put_count(json, cap, "input_tokens", in, true);
+    put_count(json, cap, "output_tokens", out, false);
+    for (size_t i = 0; i < N_USAGE_DETAILS; i++) {
+        lua_Integer n = usage_count(L, USAGE_DETAILS[i]);
+        if (n < 0) continue;
+        s->detail_prov[i] += (uint64_t)n;
+        s->have_detail_prov[i] = true;
+        put_count(json, cap, USAGE_DETAILS[i], n, false);
+    }
+    size_t len = strlen(json);
+    snprintf(json + len, cap - len, "}");
+    lua_pop(L, 1);
+}
+
+/* Reads what the agent says about its call from the table at 'idx' of
+** 'L': the finish reason ("stop", "length", ...), its transport retries
+** and, when it failed, the HTTP status of the last response. */
+void session_take_meta(coax_session *s, lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (session_raw_field(L, idx, "finish") == LUA_TSTRING)
+        snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
+    if (session_raw_field(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
+        s->retries = (int)lua_tointeger(L, -1);
+    if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
+        s->http_status = (int)lua_tointeger(L, -1);
+    lua_pop(L, 3);
+}
+
+/* Reads the tool rounds of an attempt in tools mode (the list at field
+** "tool_rounds" of the table at 'idx' of 'L') into s->tool_rounds as JSON,
+** with the request's secrets redacted. */
+void session_take_tool_rounds(coax_session *s, lua_State *L, int idx)
+{
+    lua_State *ML = s->engine->vm.L;
+    s->tool_rounds.len = 0;
+    if (session_raw_field(L, idx, "tool_rounds") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (L != ML) lua_xmove(L, ML, 1);
+    if (session_append_json(s, &s->tool_rounds) != VM_OK || s->tool_rounds.oom) {
+        s->tool_rounds.len = 0; /* the history goes without them rather than fail the session */
+        s->tool_rounds.oom = false;
+        return;
+    }
+    if (!s->secrets.len) return;
+    lend_push_redacted(ML, &s->secrets, s->tool_rounds.data, s->tool_rounds.len);
+    size_t n;
+    const char *t = lua_tolstring(ML, -1, &n);
+    s->tool_rounds.len = 0;
+    coax_buf_put(&s->tool_rounds, t, n);
+    lua_pop(ML, 1);
+}
+
+/* Adds to the record of the attempt just recorded (the last in
+** s->report, closed by its '}') the feedback sent after it. */
+void session_record_feedback(coax_session *s, const char *text, size_t len)
+{
+    coax_buf *b = &s->report;
+    if (s->reported || b->oom || !b->len || b->data[b->len - 1] != '}') return;
+    b->len--;
+    coax_buf_puts(b, ",\"feedback\":");
+    coax_buf_put_json_string(b, text, len);
+    coax_buf_putc(b, '}');
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+/* Makes the report around the attempts' records, in place: written once. */
+static void build_report(coax_session *s)
+{
+    coax_buf head;
+    coax_buf *b = &head;
+    coax_buf_init(b, s->engine->alloc);
+    double wall = (s->t_end ? s->t_end : coax_now_ms()) - (s->t_start ? s->t_start : s->t_end);
+    if (wall < 0) wall = 0;
+    coax_buf_puts(b, "{\"outcome\":");
+    put_str(b, coax_outcome_name(s->outcome));
+    coax_buf_puts(b, ",\"value\":");
+    if (s->value.len) coax_buf_put(b, s->value.data, s->value.len);
+    else coax_buf_puts(b, "null");
+    coax_buf_puts(b, ",\"error\":");
+    if (s->failure) {
+        coax_buf_puts(b, "{\"code\":");
+        put_str(b, s->error_code);
+        coax_buf_puts(b, ",\"message\":");
+        coax_buf_put_json_string(b, s->error_msg.data ? s->error_msg.data : "", s->error_msg.len);
+        if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
+        coax_buf_putc(b, '}');
+    } else {
+        coax_buf_puts(b, "null");
+    }
+    char in_prov[32] = "null", out_prov[32] = "null";
+    if (s->have_in_prov) snprintf(in_prov, sizeof in_prov, "%llu", (unsigned long long)s->in_prov);
+    if (s->have_out_prov) snprintf(out_prov, sizeof out_prov, "%llu", (unsigned long long)s->out_prov);
+    int attempts = s->report.len ? s->attempt : 0;
+    coax_buf_printf(b,
+                    ",\"metrics\":{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
+                    "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
+                    "\"output_tokens\":%s",
+                    attempts, wall, wall - s->agent_ms > 0 ? wall - s->agent_ms : 0, s->agent_ms,
+                    (unsigned long long)s->in_est, (unsigned long long)s->out_est, in_prov, out_prov);
+    for (size_t i = 0; i < N_USAGE_DETAILS; i++) /* only what some provider said */
+        if (s->have_detail_prov[i])
+            coax_buf_printf(b, ",\"%s\":%llu", USAGE_DETAILS[i], (unsigned long long)s->detail_prov[i]);
+    coax_buf_printf(b, ",\"repairs\":%zu,\"coercions\":%zu}", s->repairs, s->coercions);
+    coax_buf_puts(b, ",\"attempts\":[");
+    /* The records move up behind the head. Records cut short by a lack of
+    ** memory make no report. */
+    coax_buf *r = &s->report;
+    size_t n = r->len;
+    bool whole = !r->oom;
+    if (whole && !head.oom && coax_buf_reserve(r, head.len + 2)) {
+        memmove(r->data + head.len, r->data, n);
+        memcpy(r->data, head.data, head.len);
+        r->len += head.len;
+        coax_buf_puts(r, "]}");
+        r->data[r->len] = '\0';
+        s->reported = true;
+    } else if (whole) {
+        r->oom = false; /* only the head found no room: the records stay whole for a later call */
+    }
+    coax_buf_free(&head);
+}
+
+const char *coax_session_report(const coax_session *s, size_t *len)
+{
+    if (!s || s->state != SS_DONE) return NULL;
+    if (!s->reported) build_report((coax_session *)s);
+    if (!s->reported) return NULL;
+    if (len) *len = s->report.len;
+    return s->report.data;
+}
+
+const char *coax_session_value(const coax_session *s, size_t *len)
+{
+    if (!s || s->outcome != COAX_OUTCOME_OK) return NULL;
+    if (len) *len = s->value.len;
+    return s->value.data; /* NUL-terminated when it was written */
+}
+
+coax_outcome coax_session_outcome(const coax_session *s) { return s ? s->outcome : COAX_OUTCOME_INVALID; }
+
+coax_session_failure coax_session_error(const coax_session *s, const char **message)
+{
+    coax_session_failure f = s && s->state == SS_DONE ? s->failure : COAX_FAILURE_NONE;
+    if (message) *message = f ? session_ended_reason((coax_session *)s) : NULL; /* only NUL-terminates */
+    return f;
+}
