@@ -1,5 +1,5 @@
 /*
-** repair_parse.c: the lenient parser.
+** lenient.c: the lenient parser.
 **
 ** A state machine over an explicit stack (nesting is input-controlled), in
 ** the shape of the strict parser, that accepts what language models write

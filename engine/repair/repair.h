@@ -9,7 +9,7 @@
 #include "base/core.h"
 
 /* Every kind of fix, with a stable name (the log's "kind") and a sentence.
-** The order is the table's in repair_log.c. */
+** The order is the table's in log.c. */
 typedef enum rkind {
     RK_FENCED_BLOCK, RK_TAGGED_BLOCK, RK_PROSE_SPAN, RK_REASONING_SKIPPED,
     RK_BYTE_ORDER_MARK, RK_TRAILING_COMMA, RK_EXTRA_COMMA, RK_MISSING_COMMA,

@@ -496,7 +496,7 @@ static bool regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, 
 
 /* Compares two JSON number texts without an exponent and not both zero
 ** in magnitude (the common case) by their digits; false when it cannot
-** tell (the exact comparison in json_value.c answers then). */
+** tell (the exact comparison in json/value.c answers then). */
 static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *out)
 {
     bool na = a[0] == '-', nb = b[0] == '-';
