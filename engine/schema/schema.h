@@ -181,7 +181,7 @@ struct coax_schema {
     const coax_value *doc;
     int draft;
     size_t max_depth;
-    uint64_t max_steps;          /* of one validation; 0: by the sizes (validate.c) */
+    uint64_t max_steps;          /* of one validation; 0: by the sizes (validate_run.c) */
     uint64_t max_regex_total;    /* regex steps of one validation; 0: by the instance */
     size_t max_error_bytes;      /* of one validation's error units */
     uint64_t weight;             /* subschemas and keyword costs: the schema's size */
@@ -205,7 +205,7 @@ typedef struct coax_vpool {
 } coax_vpool;
 
 /* Runs the compiled node 'root' (not necessarily the schema's root) on an
-** instance: coax_validate for any subschema (validate.c). 'pool' may be
+** instance: coax_validate for any subschema (validate_run.c). 'pool' may be
 ** NULL: the schema's budgets alone. */
 coax_code coax_schema_run(const coax_schema *s, const snode *root,
                           const coax_value *instance, coax_arena *arena,
