@@ -118,8 +118,8 @@ found:;
     for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst; scanned++)
         if (c->refs[i].target == t)
             return vctx_fatal(c, COAX_ELIMIT,
-                         "reference cycle: %s/%s comes back to %s without consuming the instance",
-                         n->abs, k->name, t->abs);
+                              "reference cycle: %s/%s comes back to %s without consuming the instance",
+                              n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
     if (!vctx_grow(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
@@ -435,7 +435,7 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
         if (k->sub->kind == N_FALSE) {
             r = false;
             vctx_not_allowed(c, k->name, v, " (no keyword of the schema evaluates it)", m ? m->key : NULL,
-                        m ? m->klen : 0, i);
+                             m ? m->klen : 0, i);
         } else {
             r = push_kw(c, k->name) && apply(c, k->sub, v, NULL);
             c->kpath.n--;

@@ -17,7 +17,7 @@
 static bool regex_spent(vctx *c)
 {
     return vctx_fatal(c, COAX_ELIMIT, "validation used up its regex budget of %llu steps (%s)",
-                 (unsigned long long)c->regex_max, c->regex_what);
+                      (unsigned long long)c->regex_max, c->regex_what);
 }
 
 bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
