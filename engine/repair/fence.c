@@ -1,9 +1,9 @@
 /*
 ** fence.c: Markdown code fences, for the candidate scan (scan.c) and the
-** lenient parser (lenient.c), which reads a fenced block written as a
-** string value ("code": ```...```). Apart, so that neither file calls the
-** other for them: the scan calls the parser (repair_value_starts), never
-** the other way.
+** lenient parser (lenient_string.c), which reads a fenced block written
+** as a string value ("code": ```...```). Apart, so that neither file calls
+** the other for them: the scan calls the parser (repair_value_starts,
+** lenient_word.c), never the other way.
 */
 #include "repair/repair.h"
 

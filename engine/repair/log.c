@@ -1,5 +1,5 @@
 /*
-** repair_log.c: the names and sentences of every kind of fix, and the
+** log.c: the names and sentences of every kind of fix, and the
 ** growable log the parser writes into. The names are stable: hosts and
 ** tests match on them (README, "Repair log").
 */

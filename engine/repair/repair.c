@@ -1,7 +1,7 @@
 /*
 ** repair.c: coax_repair. Valid JSON takes the strict parser's fast path;
-** anything else is scanned for candidates (repair_scan.c), each parsed
-** leniently (repair_parse.c), and one is chosen:
+** anything else is scanned for candidates (scan.c), each parsed
+** leniently (lenient.c), and one is chosen:
 **
 **   1. the last fenced or tagged block (complete ones before truncated);
 **   2. else the whole text, when it is nothing but values (the last one);

@@ -1,7 +1,7 @@
 /*
 ** repair.h: internals of coax_repair, shared by repair.c (orchestration and
-** choice), scan.c (candidate spans), fence.c (code fences) and lenient.c
-** (the lenient parser).
+** choice), scan.c (candidate spans), fence.c (code fences) and the
+** lenient parser (lenient.c, lenient_string.c, lenient_word.c: lenient.h).
 */
 #ifndef COAX_REPAIR_H
 #define COAX_REPAIR_H
@@ -9,7 +9,7 @@
 #include "base/core.h"
 
 /* Every kind of fix, with a stable name (the log's "kind") and a sentence.
-** The order is the table's in repair_log.c. */
+** The order is the table's in log.c. */
 typedef enum rkind {
     RK_FENCED_BLOCK, RK_TAGGED_BLOCK, RK_PROSE_SPAN, RK_REASONING_SKIPPED,
     RK_BYTE_ORDER_MARK, RK_TRAILING_COMMA, RK_EXTRA_COMMA, RK_MISSING_COMMA,

@@ -1,5 +1,5 @@
 /*
-** repair_scan.c: where JSON may be in a model's reply.
+** scan.c: where JSON may be in a model's reply.
 **
 ** One pass over the text finds reasoning blocks (<think>...</think>, skipped),
 ** fenced code blocks (``` or ~~~, JSON-like languages only), tagged blocks

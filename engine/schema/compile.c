@@ -1,5 +1,5 @@
 /*
-** schema_compile.c: coax_schema_compile. Each subschema becomes an snode
+** compile.c: coax_schema_compile. Each subschema becomes an snode
 ** whose keywords are checked and prepared once: counts parsed, patterns
 ** compiled, references pointed at their target nodes. A work list (not
 ** recursion) drives it, so reference chains of any length compile in

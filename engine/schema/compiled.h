@@ -1,6 +1,6 @@
 /*
-** schema_cc.h: the compilation context shared by schema_scan.c (documents,
-** resources, anchors, references) and schema_compile.c (keywords).
+** compiled.h: the compilation context shared by resolve.c (documents,
+** resources, anchors, references) and compile.c (keywords).
 */
 #ifndef COAX_SCHEMA_CC_H
 #define COAX_SCHEMA_CC_H
@@ -56,7 +56,7 @@ sinfo *cc_resolve(cc *c, const sres *from, const char *ref, size_t len,
 ** list); NULL after cc_fail. */
 snode *cc_node(cc *c, sinfo *info);
 
-/* Compiles the keywords of one node (schema_compile.c). */
+/* Compiles the keywords of one node (compile.c). */
 coax_code cc_compile_node(cc *c, snode *n);
 
 #endif

@@ -1,5 +1,5 @@
 /*
-** schema_map.c: open-addressing hash maps with string or pointer keys.
+** map.c: open-addressing hash maps with string or pointer keys.
 */
 #include "schema/map.h"
 #include "base/hash.h"

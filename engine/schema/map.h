@@ -1,5 +1,5 @@
 /*
-** schema_map.h: the hash maps compilation uses (URI -> resource, anchor ->
+** map.h: the hash maps compilation uses (URI -> resource, anchor ->
 ** target, value -> subschema info). Open addressing in the compile arena;
 ** nothing here outlives compilation except what the values point to.
 */

@@ -1,5 +1,5 @@
 /*
-** schema_num.c: exact decimal arithmetic on JSON number texts, for
+** num.c: exact decimal arithmetic on JSON number texts, for
 ** "integer", "multipleOf" and counts. A number is read as M * 10^e with M an
 ** integer without trailing zeros, so 1.0 is integral, 0.0075 is a multiple
 ** of 0.0001 and 1e308 never turns into infinity.

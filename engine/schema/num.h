@@ -1,5 +1,5 @@
 /*
-** schema_num.h: exact decimal tests on JSON number texts (schema_num.c).
+** num.h: exact decimal tests on JSON number texts (num.c).
 */
 #ifndef COAX_SCHEMA_NUM_H
 #define COAX_SCHEMA_NUM_H

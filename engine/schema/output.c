@@ -1,5 +1,5 @@
 /*
-** validate_output.c: validation results in the specification's output
+** output.c: validation results in the specification's output
 ** formats: flag, basic (a flat list of units) and detailed (units nested as
 ** the schema nests them, a group kept only where errors branch). A valid
 ** result lists its annotations, when it has any, flat in basic and

@@ -1,5 +1,5 @@
 /*
-** schema_scan.c: schema documents as JSON Schema sees them: drafts chosen
+** resolve.c: schema documents as JSON Schema sees them: drafts chosen
 ** by "$schema", resources found by "$id", anchors, and references resolved
 ** to the subschema they name, loading remote documents through the
 ** embedded meta-schemas, the host's resolver or a folder.

@@ -1,0 +1,168 @@
+/*
+** lenient.h: the lenient parser's state (internal), shared by its files,
+** each calling only those below it:
+**   lenient.c          repair_parse: the state machine over an explicit
+**                      stack of open containers, spaces and comments
+**   lenient_string.c   strings in any quote style, where a string really
+**                      ends, escapes, block strings (triple quotes, fences)
+**   lenient_word.c     numbers in other notations, literals, bare words
+**                      (unquoted keys and strings, function-call wrappers),
+**                      and the look-ahead that tells what comes next
+** What every byte or token goes through (logging a fix, reading a quote
+** character) is inline here.
+*/
+#ifndef COAX_REPAIR_LENIENT_H
+#define COAX_REPAIR_LENIENT_H
+
+#include "repair/repair.h"
+
+/* What the state machine expects next: a value, what follows one (a comma
+** or a closing bracket), a key, or a key's colon. */
+enum { ST_VALUE, ST_AFTER, ST_KEY, ST_COLON };
+/* Where a string or word stands: an array item or top-level value, an
+** object member's value, a key. */
+enum { CTX_OTHER, CTX_OBJVAL, CTX_KEY };
+
+typedef struct lslot {
+    coax_member m;
+    uint32_t koff;  /* offsets fit: max_input is below 4 GiB */
+    bool invented;  /* the key was guessed: its value is flagged */
+} lslot;
+
+typedef struct lopen {
+    size_t base;   /* first child in the slot array */
+    bool object;
+    bool invented;  /* opened under an invented repair: all inside is flagged */
+    unsigned paren; /* function-call wrappers opened at this level */
+} lopen;
+
+typedef struct lp {
+    coax_arena *arena;
+    const coax_allocator *alloc;
+    const char *b, *p, *e; /* the bytes parsed */
+    size_t base;           /* offset in the text of b[0] */
+    bool exact;            /* false: every log offset is 'base' */
+    coax_limits lim;
+    rlog *log;
+    coax_error *err;
+    lslot *slots;
+    size_t nslots, cslots;
+    lopen *opens;
+    size_t nopens, copens;
+    unsigned top_paren;
+    coax_buf sb;     /* string being decoded */
+    bool truncated;  /* something was cut off by the end of input */
+    int st;
+    const char *comma; /* the comma just read, for trailing-comma reports */
+    bool inv;          /* an invented repair since the last value: it flags the next */
+    bool inv_any;      /* an invented repair in this top-level value */
+    size_t inv_opens;  /* open containers with 'invented' set */
+    size_t none_from;  /* repair_fenced_string's cache */
+    bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
+    bool inner_quote;  /* the string being decoded kept an unescaped quote */
+    const char *quoted_end; /* the end of the last string that kept one */
+} lp;
+
+/* What lp_parse_word read: a value, nothing (a character skipped), a
+** function-call wrapper opened, or a word where no value can start. */
+enum { W_VALUE, W_NONE, W_CALL, W_STOP };
+
+/* ---- lenient_string.c ---------------------------------------------------- */
+
+/* Parses a string at ps->p (on its opening quote) into 'out'. */
+coax_code lp_parse_string(lp *ps, int ctx, coax_value *out);
+
+/* A Python triple-quoted string, or a fenced code block written as a
+** string value, at ps->p ('*ok' false when there is none: nothing read). */
+coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok);
+coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok);
+
+/* Whether a quoted string that ends the way 'ctx' expects starts at p
+** (after spaces): a key and its colon in an object, an item and its comma
+** or bracket in an array. */
+bool lp_item_ahead(const char *p, const char *e, int ctx);
+
+/* ---- lenient_word.c ------------------------------------------------------ */
+
+/* Tries a number at ps->p in the notations models use (+1, .5, 5., 1e):
+** '*ok' true and 'out' filled when there is one. */
+coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok);
+
+/* A bare word at ps->p: a literal, a function-call wrapper, an unquoted
+** key or string ('*what': W_*). */
+coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what);
+
+/* Whether what starts at p makes a missing comma before it the one
+** reading: a key and its colon in an object, a value in an array. */
+bool lp_member_starts(const char *p, const char *e, bool object);
+
+/* ---- inline: logging, quotes, bytes -------------------------------------- */
+
+static inline size_t off(const lp *ps, const char *at)
+{
+    return ps->exact ? ps->base + (size_t)(at - ps->b) : ps->base;
+}
+
+/* Logs a fix of class 'cls'; an invented one flags the value it belongs to. */
+static inline void note_as(lp *ps, rkind k, coax_class cls, const char *at)
+{
+    rlog_add_class(ps->log, k, cls, off(ps, at));
+    if (cls == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
+}
+
+/* Logs a fix of its kind's usual class. */
+static inline void note(lp *ps, rkind k, const char *at)
+{
+    if (rlog_add(ps->log, k, off(ps, at)) == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
+}
+
+static inline coax_class class_if(bool invented) { return invented ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED; }
+
+static inline coax_code nomem(lp *ps)
+{
+    return coax_fail(ps->err, COAX_ENOMEM, off(ps, ps->p), "out of memory");
+}
+
+/* JSON's whitespace and \f, \v, as a table. */
+static const uint8_t ws_tab[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1};
+
+static inline bool is_ident(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Recognises a quote character at p: returns its length (0 if none) and
+** its code point. */
+static inline size_t quote_at(const char *p, const char *e, uint32_t *q)
+{
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\'' || c == '`') {
+        *q = c;
+        return 1;
+    }
+    if (c == 0xE2 && e - p >= 3 && (unsigned char)p[1] == 0x80) {
+        unsigned char d = (unsigned char)p[2];
+        if (d == 0x98 || d == 0x99 || d == 0x9C || d == 0x9D) {
+            *q = (uint32_t)0x2000 | (uint32_t)(d - 0x80); /* U+2018 2019 201C 201D */
+            return 3;
+        }
+    }
+    return 0;
+}
+
+/* Whether quote 'c' closes a string opened with 'open'. */
+static inline bool closes(uint32_t open, uint32_t c)
+{
+    switch (open) {
+    case '"': return c == '"';
+    case '\'': return c == '\'';
+    case '`': return c == '`';
+    case 0x201C: case 0x201D: return c == 0x201D || c == '"' || c == 0x201C;
+    default: return c == 0x2019 || c == '\'' || c == 0x2018; /* U+2018, U+2019 */
+    }
+}
+
+#endif

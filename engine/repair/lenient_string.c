@@ -1,0 +1,448 @@
+/*
+** lenient_string.c: strings as models write them (lenient.h): double,
+** single, back or typographic quotes; unescaped quotes inside, told from
+** the closing one by what follows it; raw control characters, invalid
+** escapes and invalid UTF-8; a closing quote lost at a line break or at
+** the end of the input; and block strings (Python triple quotes, Markdown
+** fences written as a value). Plain bytes are copied a run at a time.
+*/
+#include "repair/lenient.h"
+
+/* ---- quotes -------------------------------------------------------------- */
+
+/* After a candidate closing quote (p just past it): does the string end?
+** It does when structure that can apply here follows, or another value
+** (a missing comma), or a line break; otherwise the quote is taken as an
+** unescaped quote inside the string ("He said "hi" to me"). */
+static bool ends_string(const lp *ps, const char *p, int ctx)
+{
+    const char *e = ps->e, *q0 = p;
+    bool open = ps->nopens > 0;
+    bool call = ps->top_paren || (open && ps->opens[ps->nopens - 1].paren);
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
+        return p >= e || !is_ident((unsigned char)*p);
+    bool newline = false;
+    while (p < e && ws_tab[(unsigned char)*p]) newline |= *p++ == '\n';
+    if (p >= e) return true;
+    uint32_t q;
+    switch (*p) {
+    case ',': case ':':
+        return true;
+    case '}': case ']':
+        return open;
+    case ')':
+        return call;
+    case ';':
+        return !open;
+    case '+': { /* "a" + "b", or with a short block comment after the '+': a concatenation */
+        const char *r = p + 1;
+        for (int n = 0; n < 4; n++) { /* at most four comments */
+            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            if (e - r < 2 || r[0] != '/' || r[1] != '*') break;
+            const char *end = r + 2, *limit = e - r > 256 ? r + 256 : e; /* bounded: this runs per quote */
+            while (limit - end >= 2 && !(end[0] == '*' && end[1] == '/')) end++;
+            if (limit - end < 2) return false;
+            r = end + 2;
+        }
+        return r < e && quote_at(r, e, &q);
+    }
+    case '/':
+        return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    case '{': case '[':
+        return open;
+    default:
+        break;
+    }
+    if (newline && open) return true;
+    if (*p >= '0' && *p <= '9') return open && p > q0; /* "a" 2 */
+    if (quote_at(p, e, &q)) {
+        /* "72"" at the end: the first quote is inside the string. */
+        if (p == q0) {
+            const char *r = p + 1;
+            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            if (r >= e || *r == ',' || *r == '}' || *r == ']') return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Whether a quoted string that ends the way 'ctx' expects starts at p
+** (after spaces): a key and its colon in an object, an item and its comma
+** or bracket in an array. It tells that the string before lost its
+** closing quote. */
+bool lp_item_ahead(const char *p, const char *e, int ctx)
+{
+    /* Bounded: called at every line break inside a string, it must not
+    ** rescan a long run of blank text each time. */
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    if (p >= e || *p != '"') return false;
+    p++;
+    for (int n = 0; p < e && *p != '"' && *p != '\n'; p++)
+        if (++n > 256) return false;
+    if (p >= e || *p != '"') return false;
+    p++;
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    if (p >= e) return ctx != CTX_OBJVAL;
+    return ctx == CTX_OBJVAL ? *p == ':' : (*p == ',' || *p == ']' || *p == '\n' || *p == '\r');
+}
+
+/* ---- string bodies ------------------------------------------------------- */
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static bool hex4(const char *s, const char *e, uint32_t *out)
+{
+    if (e - s < 4) return false;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[i]);
+        if (h < 0) return false;
+        v = (v << 4) | (uint32_t)h;
+    }
+    *out = v;
+    return true;
+}
+
+static void put_cp(lp *ps, uint32_t cp)
+{
+    char u[4];
+    coax_buf_put(&ps->sb, u, coax_utf8_encode(cp, u));
+}
+
+enum { S_CLOSED, S_BOUND, S_CUT };
+
+/* Bytes a string body cannot copy as they are: controls, backslash, quote
+** characters and the start of any multi-byte sequence. */
+static const uint8_t plain_not[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\''] = 1, ['`'] = 1, ['\\'] = 1,
+    [0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* Decodes one escape at p (on the backslash), below 'bound'. */
+static const char *decode_escape(lp *ps, const char *p, const char *bound)
+{
+    if (p + 1 >= bound) return bound; /* a lone backslash at the end */
+    char c = p[1];
+    static const char simple_from[] = "\"\\/bfnrt";
+    static const char simple_to[] = "\"\\/\b\f\n\r\t";
+    const char *k = c ? strchr(simple_from, c) : NULL;
+    if (k) {
+        coax_buf_putc(&ps->sb, simple_to[k - simple_from]);
+        return p + 2;
+    }
+    if (c == 'u') {
+        uint32_t cp, lo;
+        if (!hex4(p + 2, bound, &cp)) {
+            note(ps, RK_INVALID_ESCAPE, p);
+            const char *h = p + 2;
+            while (h < bound && h < p + 6 && hexval(*h) >= 0) h++;
+            if (h == bound) return bound; /* cut off by the end: drop it */
+            return p + 1;                 /* keep the 'u' and what follows as text */
+        }
+        p += 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF && bound - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+            hex4(p + 2, bound, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+            put_cp(ps, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+            return p + 6;
+        }
+        if (cp >= 0xD800 && cp <= 0xDFFF) {
+            note(ps, RK_LONE_SURROGATE, p - 6);
+            cp = 0xFFFD;
+        }
+        put_cp(ps, cp);
+        return p;
+    }
+    note(ps, RK_INVALID_ESCAPE, p);
+    if (c == '\n') return p + 2; /* a line continuation */
+    return p + 1;                /* drop the backslash, keep the character */
+}
+
+/* Decodes a string body from ps->p up to its closing quote (consumed:
+** S_CLOSED) or to 'bound' (S_BOUND). S_CUT: the closing quote is missing
+** and the string should end at *cut (decode again with that bound). */
+static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const char **cut)
+{
+    const char *p = ps->p, *body = ps->p;
+    while (p < bound) {
+        const char *run = p;
+        while (bound - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
+                                   plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
+            p += 4;
+        while (p < bound && !plain_not[(unsigned char)*p]) p++;
+        coax_buf_put(&ps->sb, run, (size_t)(p - run));
+        if (p >= bound) break;
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\') {
+            p = decode_escape(ps, p, bound);
+            continue;
+        }
+        if (c < 0x20) {
+            if (c == '\n' && ctx != CTX_KEY && ps->nopens && lp_item_ahead(p + 1, ps->e, ctx)) {
+                const char *back = p; /* "abc,\n"def": the comma separated them */
+                while (back > body && ws_tab[(unsigned char)back[-1]]) back--;
+                *cut = back > body && back[-1] == ',' ? back - 1 : p;
+                return S_CUT;
+            }
+            note(ps, RK_CONTROL_CHARACTER, p);
+            coax_buf_putc(&ps->sb, (char)c);
+            p++;
+            continue;
+        }
+        uint32_t q;
+        size_t qn = quote_at(p, bound, &q);
+        if (qn && closes(open, q)) {
+            if (ends_string(ps, p + qn, ctx)) {
+                ps->p = p + qn;
+                return S_CLOSED;
+            }
+            if (ctx != CTX_KEY && ps->nopens) { /* "a,"b": ... lost the quote before the comma */
+                const char *back = p;
+                while (back > body && (back[-1] == ' ' || back[-1] == '\t')) back--;
+                if (back > body && back[-1] == ',' && lp_item_ahead(p, ps->e, ctx)) {
+                    *cut = back - 1;
+                    return S_CUT;
+                }
+            }
+            /* Inside a key a stray quote leaves the key itself in doubt, and
+            ** one after a comma may open the next item ("a, "b"]): a guess. */
+            const char *before = p;
+            while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] == ',');
+            note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
+            ps->inner_quote = true;
+            coax_buf_put(&ps->sb, p, qn);
+            p += qn;
+            continue;
+        }
+        if (qn) {
+            coax_buf_put(&ps->sb, p, qn);
+            p += qn;
+            continue;
+        }
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(bound - p), &cp);
+        if (!n) {
+            note(ps, RK_INVALID_UTF8, p);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+            p++;
+        } else {
+            coax_buf_put(&ps->sb, p, n);
+            p += n;
+        }
+    }
+    ps->p = bound;
+    return S_BOUND;
+}
+
+/* Where a string cut off by the end of input really ends: before a run of
+** closing brackets at the end whose first closes the innermost open
+** container (`{"a": ["b]}`). Returns ps->e when there is none. */
+static const char *unterminated_end(lp *ps, const char *body)
+{
+    const char *x = ps->e, *run = ps->e;
+    size_t m = 0;
+    for (;;) {
+        while (x > body && ws_tab[(unsigned char)x[-1]]) x--;
+        if (x > body && (x[-1] == '}' || x[-1] == ']') && m < ps->nopens) {
+            run = --x;
+            m++;
+            continue;
+        }
+        break;
+    }
+    if (m == 0 || *run != (ps->opens[ps->nopens - 1].object ? '}' : ']')) return ps->e;
+    return run;
+}
+
+/* Parses a string at ps->p (on its opening quote) into 'out'. */
+coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
+{
+    uint32_t open = 0; /* set by quote_at: the caller stands on a quote */
+    size_t qn = quote_at(ps->p, ps->e, &open);
+    const char *at = ps->p;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
+    else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
+    else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
+    const char *body = ps->p + qn, *cut = NULL;
+    if (open == '"') { /* the common case: plain bytes up to a closing quote that ends it */
+        const char *q = body;
+        while (ps->e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
+                                   plain_not[(unsigned char)q[2]] | plain_not[(unsigned char)q[3]]))
+            q += 4;
+        while (q < ps->e && !plain_not[(unsigned char)*q]) q++;
+        if (q < ps->e && *q == '"' && ends_string(ps, q + 1, ctx)) {
+            size_t n = (size_t)(q - body);
+            if (n > ps->lim.max_string)
+                return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
+                                 ps->lim.max_string);
+            memset(out, 0, sizeof *out);
+            out->type = COAX_STRING;
+            out->len = (uint32_t)n;
+            out->u.text = coax_arena_strdup(ps->arena, body, n);
+            ps->p = q + 1;
+            return out->u.text ? COAX_OK : nomem(ps);
+        }
+    }
+    size_t mark = ps->log->n;
+    ps->sb.len = 0;
+    ps->p = body;
+    ps->inner_quote = false;
+    int r = decode_body(ps, open, ctx, ps->e, &cut);
+    if (r == S_BOUND) {
+        const char *x = unterminated_end(ps, body);
+        if (x == ps->e) ps->truncated = true;
+        else cut = x;
+    }
+    if (cut) { /* decode again, up to where the string really ends */
+        ps->log->n = mark;
+        ps->sb.len = 0;
+        ps->p = body;
+        ps->inner_quote = false;
+        decode_body(ps, open, ctx, cut, &cut);
+        while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
+    }
+    if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
+    if (ps->inner_quote) ps->quoted_end = ps->p;
+    if (ps->sb.oom) return nomem(ps);
+    if (ps->sb.len > ps->lim.max_string)
+        return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
+                         ps->lim.max_string);
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = ps->sb.len;
+    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    if (ctx == CTX_KEY && ps->inv) out->flags |= COAX_VF_INVENTED; /* a key read by a guess */
+    return out->u.text ? COAX_OK : nomem(ps);
+}
+
+/* ---- block strings: Python triple quotes, fenced code -------------------- */
+
+/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+static void put_utf8(lp *ps, const char *b, const char *e)
+{
+    while (b < e) {
+        const char *run = b;
+        while (b < e && (unsigned char)*b < 0x80) b++;
+        coax_buf_put(&ps->sb, run, (size_t)(b - run));
+        if (b >= e) break;
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)b, (size_t)(e - b), &cp);
+        if (n) {
+            coax_buf_put(&ps->sb, b, n);
+            b += n;
+        } else {
+            note(ps, RK_INVALID_UTF8, b);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+            b++;
+        }
+    }
+}
+
+/* Puts the text of a block b..e into ps->sb. Text on one line with its
+** opening quotes ('lines' false, no line break) stays as it is. Lines lose
+** the indentation all of them share (Python's textwrap.dedent), blank lines
+** are emptied and the blank first and last ones dropped: that layout is
+** the reply's, not the text's. */
+static void put_block(lp *ps, const char *b, const char *e, bool lines)
+{
+    ps->sb.len = 0;
+    if (!lines && !memchr(b, '\n', (size_t)(e - b))) {
+        put_utf8(ps, b, e);
+        return;
+    }
+    const char *margin = NULL; /* the shared indentation, from its first line */
+    size_t mlen = 0;
+    for (const char *l = b; l < e;) {
+        const char *nl = memchr(l, '\n', (size_t)(e - l)), *end = nl ? nl : e, *x = l;
+        while (x < end && (*x == ' ' || *x == '\t')) x++;
+        if (x < end && *x != '\r') {
+            if (!margin) {
+                margin = l;
+                mlen = (size_t)(x - l);
+            } else {
+                size_t k = 0;
+                while (k < mlen && l + k < x && l[k] == margin[k]) k++;
+                mlen = k;
+            }
+        }
+        l = nl ? nl + 1 : e;
+    }
+    size_t blank_run = 0; /* blank lines held back until text follows */
+    bool started = false;
+    for (const char *l = b; l < e;) {
+        const char *nl = memchr(l, '\n', (size_t)(e - l)), *end = nl ? nl : e, *x = l;
+        if (end > l && end[-1] == '\r') end--;
+        while (x < end && (*x == ' ' || *x == '\t')) x++;
+        if (x == end) {
+            blank_run += started;
+        } else {
+            if (started) coax_buf_putc(&ps->sb, '\n');
+            for (; blank_run; blank_run--) coax_buf_putc(&ps->sb, '\n');
+            put_utf8(ps, l + mlen, end);
+            started = true;
+        }
+        l = nl ? nl + 1 : e;
+    }
+}
+
+/* A block string's value from ps->sb, after a check of its length. */
+static coax_code block_value(lp *ps, const char *at, coax_value *out)
+{
+    if (ps->sb.oom) return nomem(ps);
+    if (ps->sb.len > ps->lim.max_string)
+        return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes", ps->lim.max_string);
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = ps->sb.len;
+    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    return out->u.text ? COAX_OK : nomem(ps);
+}
+
+/* A Python triple-quoted string at ps->p ('*ok' false when it is never
+** closed). The first run of three or more quotes closes it; quotes before
+** its last three belong to the text. Escapes are read in Python's way only
+** by Python: a block holding a backslash is a guess. */
+coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok)
+{
+    const char *s = ps->p, *body = s + 3, *e = ps->e, *r = body, *close = NULL;
+    char q = *s;
+    while (!close && (r = memchr(r, q, (size_t)(e - r)))) {
+        size_t n = 0;
+        while (r + n < e && r[n] == q) n++;
+        if (n >= 3) close = r + n - 3;
+        r += n;
+    }
+    *ok = close != NULL;
+    if (!close) return COAX_OK;
+    bool escapes = memchr(body, '\\', (size_t)(close - body)) != NULL;
+    note_as(ps, RK_TRIPLE_QUOTED_STRING, escapes ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, s);
+    put_block(ps, body, close, false);
+    ps->p = close + 3;
+    return block_value(ps, s, out);
+}
+
+/* A fenced code block written as a string value ("code": ```...```). */
+coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok)
+{
+    size_t cs, ce, end = repair_fenced_string(ps->b, (size_t)(ps->p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce,
+                                              &ps->none_from);
+    *ok = end != 0;
+    if (!end) return COAX_OK;
+    const char *at = ps->p;
+    note(ps, RK_FENCED_STRING, at);
+    put_block(ps, ps->b + cs, ps->b + ce, memchr(at, '\n', (size_t)(ps->b + cs - at)) != NULL);
+    ps->p = ps->b + end;
+    return block_value(ps, at, out);
+}

@@ -1,0 +1,374 @@
+/*
+** lenient_word.c: what is not a string or a bracket (lenient.h): numbers
+** in the notations models use, JSON, Python and JavaScript literals, bare
+** words (unquoted keys and strings, function-call wrappers), and the
+** bounded look-ahead that tells a key, a member or a value from prose.
+*/
+#include "repair/lenient.h"
+
+/* ---- numbers ------------------------------------------------------------- */
+
+/* Whether the token ending at p is followed by a delimiter. */
+static bool delimited(const char *p, const char *e, int ctx)
+{
+    if (p >= e || ws_tab[(unsigned char)*p]) return true;
+    uint32_t q;
+    switch (*p) {
+    case ',': case '}': case ']': case ')': case '#': case ';': case '{': case '[':
+        return true;
+    case ':':
+        return ctx == CTX_KEY;
+    case '/':
+        return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    default:
+        return quote_at(p, e, &q) > 0;
+    }
+}
+
+/* Tries a number at ps->p in the notations models use (+1, .5, 5., 1e).
+** Returns true and fills 'out' if there is one. */
+coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    bool plus = false, fixed = false, dangling = false;
+    *ok = false;
+    if (*p == '+' || *p == '-') {
+        plus = *p == '+';
+        p++;
+    }
+    const char *digits = p;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+    size_t nint = (size_t)(p - digits);
+    if (nint > 1 && *digits == '0') return COAX_OK; /* 007: not a number */
+    /* "n": 12,111, "m": digits cannot start a key, so the comma groups
+    ** thousands, when every group after the first has three digits. In an
+    ** array a comma separates items ([12,111] is two numbers). */
+    const char *groups = p;
+    if (ctx == CTX_OBJVAL && nint >= 1 && nint <= 3 && *digits != '0')
+        while (e - p >= 4 && p[0] == ',' && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[3]) &&
+               (e - p == 4 || !is_digit(p[4])))
+            p += 4;
+    const char *groups_end = p;
+    bool frac = p < e && *p == '.';
+    const char *fd = frac ? p + 1 : p, *fe = fd;
+    while (frac && fe < e && *fe >= '0' && *fe <= '9') fe++;
+    if (nint == 0 && (!frac || fe == fd)) return COAX_OK;
+    if (frac) p = fe;
+    const char *ex = p, *exd = p;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        exd = p + 1;
+        if (exd < e && (*exd == '+' || *exd == '-')) exd++;
+        const char *x = exd;
+        while (x < e && *x >= '0' && *x <= '9') x++;
+        if (x == exd) dangling = true; /* "1e": drop the dangling exponent (1e5 cut?) */
+        else exd = x;
+        p = x;
+    }
+    if (!delimited(p, e, ctx)) return COAX_OK;
+    /* Build the normalised text: it is at most the token plus two bytes. */
+    coax_buf *b = &ps->sb;
+    b->len = 0;
+    if (!plus && *s == '-') coax_buf_putc(b, '-');
+    if (nint) coax_buf_put(b, digits, nint);
+    else {
+        coax_buf_putc(b, '0');
+        fixed = true;
+    }
+    for (const char *g = groups; g < groups_end; g += 4) coax_buf_put(b, g + 1, 3);
+    if (frac) {
+        coax_buf_putc(b, '.');
+        if (fe == fd) {
+            coax_buf_putc(b, '0');
+            fixed = true;
+        } else {
+            coax_buf_put(b, fd, (size_t)(fe - fd));
+        }
+    }
+    if (ex < p && exd > ex + 1 && !(exd == ex + 2 && (ex[1] == '+' || ex[1] == '-'))) {
+        coax_buf_put(b, ex, (size_t)(exd - ex));
+    }
+    if (b->oom) return nomem(ps);
+    if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
+    else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
+    if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
+    coax_code rc = coax_set_number(ps->arena, out, b->data, b->len);
+    if (rc == COAX_ENOMEM) return nomem(ps);
+    if (rc) return COAX_OK; /* not a number after all: a bare word */
+    ps->p = p;
+    *ok = true;
+    return COAX_OK;
+}
+
+/* ---- identifiers and keys ahead ------------------------------------------ */
+
+/* The byte length of one identifier character at p, or 0: an ASCII letter,
+** digit, '_' or '$', or a non-ASCII letter (spécialité, prénom, 名前): any
+** character from U+00C0 on but the signs, punctuation, symbols and
+** emoji, which never make a word. */
+static size_t ident_char(const char *p, const char *e)
+{
+    if (is_ident((unsigned char)*p)) return 1;
+    if (!((unsigned char)*p & 0x80)) return 0;
+    uint32_t cp;
+    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
+    if (!n || cp < 0xC0 || cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x2BFF) ||
+        (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFE00 && cp <= 0xFFFF) || cp >= 0x1F000)
+        return 0;
+    return n;
+}
+
+/* Whether s..t is one identifier (a letter, '_' or '$', then those and
+** digits): the only unquoted key whose reading is obvious. */
+static bool is_identifier(const char *s, const char *t)
+{
+    if (t <= s || (*s >= '0' && *s <= '9')) return false;
+    for (const char *c = s; c < t;) {
+        size_t n = ident_char(c, t);
+        if (!n) return false;
+        c += n;
+    }
+    return true;
+}
+
+/* Whether s..t is a plain number (5, -1, 2.17) written where a key goes:
+** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"}). */
+static bool is_number_key(const char *s, const char *t)
+{
+    const char *c = s + (s < t && *s == '-');
+    const char *d = c;
+    while (c < t && *c >= '0' && *c <= '9') c++;
+    if (c == d || (c - d > 1 && *d == '0')) return false;
+    if (c < t && *c == '.') {
+        const char *f = ++c;
+        while (c < t && *c >= '0' && *c <= '9') c++;
+        if (c == f) return false;
+    }
+    return c == t;
+}
+
+/* Whether a key and its colon start at p (after spaces): a quoted string
+** on one line, or an identifier. */
+static bool key_ahead(const char *p, const char *e)
+{
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    uint32_t q, c;
+    size_t qn = p < e ? quote_at(p, e, &q) : 0;
+    if (qn && q == '"') { /* the common case, a byte at a time */
+        const char *r = p + 1, *stop = e - r > 257 ? r + 257 : e;
+        while (r < stop && *r != '"' && *r != '\n') r++;
+        if (r >= stop || *r != '"') return false;
+        p = r + 1;
+    } else if (qn) {
+        const char *r = p + qn;
+        for (int n = 0;; n++) {
+            if (r >= e || *r == '\n' || n > 256) return false;
+            size_t cn = quote_at(r, e, &c);
+            if (cn && closes(q, c)) {
+                p = r + cn;
+                break;
+            }
+            r++;
+        }
+    } else {
+        const char *s = p;
+        for (size_t n; p < e && (n = ident_char(p, e));) p += n;
+        if (!is_identifier(s, p)) return false;
+    }
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p < e && *p == ':';
+}
+
+/* Whether what starts at p makes a missing comma before it the one
+** reading: a key and its colon in an object, a value in an array. */
+bool lp_member_starts(const char *p, const char *e, bool object)
+{
+    return object ? key_ahead(p, e) : repair_value_starts(p, e);
+}
+
+/* Whether the brackets in s..t close in order: "fetch(page: number" was
+** cut inside its parentheses (the comma after it is the text's, not a
+** member's), and "object): Promise" lost its start. */
+static bool brackets_balance(const char *s, const char *t)
+{
+    char open[16];
+    size_t n = 0;
+    for (const char *c = s; c < t; c++) {
+        char want = *c == ')' ? '(' : *c == ']' ? '[' : *c == '}' ? '{' : 0;
+        if (*c == '(' || *c == '[' || *c == '{') {
+            if (n == sizeof open) return false;
+            open[n++] = *c;
+        } else if (want && (n == 0 || open[--n] != want)) {
+            return false;
+        }
+    }
+    return n == 0;
+}
+
+/* Whether only spaces lie between p and a closing bracket. */
+static bool ws_ahead_closes(const char *p, const char *e)
+{
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    return p < e && (*p == '}' || *p == ']');
+}
+
+/* Whether an unquoted value s..t (stopped at p) has an obvious end: a
+** closing bracket, or a comma or line break followed by a key (in an
+** array: a comma after a single word). A value that lost its quotes, or
+** one cut at a comma or line break before text that is no member, is a
+** guess: the rest would become members. */
+static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
+{
+    const char *e = ps->e;
+    for (const char *c = t; c < p; c++)
+        if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
+    if (memchr(s, '"', (size_t)(t - s))) return false;
+    if (!brackets_balance(s, t)) return false;
+    if (p >= e) return false;
+    if (*p == '}' || *p == ']') return true;
+    if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
+    if (*p == ',') {
+        for (const char *c = s; c < t; c++)
+            if (ws_tab[(unsigned char)*c]) return false;
+        return true;
+    }
+    return ws_ahead_closes(p, e);
+}
+
+/* ---- bare words ---------------------------------------------------------- */
+
+#define word_is(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
+
+/* Where unquoted text stops: 1 for a key, 2 for a value (a table, not a
+** strchr a byte). */
+static const uint8_t word_stop[256] = {
+    [':'] = 1, [','] = 3, ['{'] = 1, ['}'] = 3, ['['] = 1, [']'] = 3, ['\n'] = 3, ['\r'] = 3,
+};
+
+/* A bare word at ps->p: a literal, a function-call wrapper, an unquoted
+** key or string. At the top level only literals and calls are values. */
+coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    memset(out, 0, sizeof *out);
+    *what = W_VALUE;
+    bool neg = *p == '-';
+    if (neg) p++;
+    const char *id = p;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - id);
+    if (n && delimited(p, e, ctx) && ctx != CTX_KEY) {
+        if (!neg && (word_is(id, n, "true") || word_is(id, n, "false") || word_is(id, n, "null") ||
+                     word_is(id, n, "True") || word_is(id, n, "False") || word_is(id, n, "None"))) {
+            if (*id == 'T' || *id == 'F' || *id == 'N') note(ps, RK_PYTHON_LITERAL, s);
+            out->type = *id == 't' || *id == 'T' ? COAX_BOOL : *id == 'f' || *id == 'F' ? COAX_BOOL : COAX_NULL;
+            out->u.boolean = *id == 't' || *id == 'T';
+            ps->p = p;
+            return COAX_OK;
+        }
+        if (word_is(id, n, "NaN") || word_is(id, n, "Infinity") || (!neg && word_is(id, n, "undefined"))) {
+            note(ps, RK_NON_JSON_NUMBER, s);
+            out->type = COAX_NULL;
+            ps->p = p;
+            return COAX_OK;
+        }
+    }
+    if (n && !neg && ctx != CTX_KEY) {
+        const char *q = p;
+        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        if (q < e && *q == '(') {
+            note(ps, RK_FUNCTION_CALL, s);
+            ps->p = q + 1;
+            *what = W_CALL;
+            return COAX_OK;
+        }
+    }
+    if (ps->nopens == 0) {
+        *what = W_STOP;
+        return COAX_OK;
+    }
+    /* An unquoted key runs to the colon, an unquoted string to the end of
+    ** its line or the next comma or bracket. */
+    p = s;
+    uint8_t stop = ctx == CTX_KEY ? 1 : 2;
+    while (p < e && !(word_stop[(unsigned char)*p] & stop)) p++;
+    const char *t = p;
+    uint32_t q;
+    while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
+        t--;
+    if (t == s) { /* nothing usable: skip one character */
+        uint32_t cp;
+        size_t k = coax_utf8_decode((const unsigned char *)s, (size_t)(e - s), &cp);
+        note(ps, RK_SKIPPED_CHARACTER, s);
+        ps->p = s + (k ? k : 1);
+        *what = W_NONE;
+        return COAX_OK;
+    }
+    /* A key is one identifier when the run of identifier bytes read above
+    ** is all of it and does not start with a digit; a number before a colon
+    ** is a key written without quotes too. */
+    bool ident = !neg && n && t == id + n && !is_digit(*id);
+    bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
+                                  : !word_ends_clearly(ps, s, t, p, ctx);
+    note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
+    ps->sb.len = 0;
+    for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
+        uint32_t cp;
+        size_t k = coax_utf8_decode((const unsigned char *)c, (size_t)(t - c), &cp);
+        if (k) coax_buf_put(&ps->sb, c, k);
+        else {
+            note(ps, RK_INVALID_UTF8, c);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+        }
+        c += k ? k : 1;
+    }
+    if (ps->sb.oom) return nomem(ps);
+    if (ps->sb.len > ps->lim.max_string)
+        return coax_fail(ps->err, COAX_ESTRING, off(ps, s), "string longer than %zu bytes",
+                         ps->lim.max_string);
+    out->type = COAX_STRING;
+    out->len = ps->sb.len;
+    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data, ps->sb.len);
+    if (guessed && ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
+    ps->p = p;
+    return out->u.text ? COAX_OK : nomem(ps);
+}
+
+/* ---- what follows a value ------------------------------------------------ */
+
+bool repair_members_follow(const char *p, const char *e)
+{
+    const char *limit = e - p > 64 ? p + 64 : e;
+    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    if (p >= e) return false;
+    /* A quoted key only: prose after a value ("Note: ...") is not a member. */
+    return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || (*p == '"' && key_ahead(p, e));
+}
+
+bool repair_value_starts(const char *p, const char *end)
+{
+again:
+    if (p >= end) return false;
+    unsigned char c = (unsigned char)*p;
+    uint32_t q;
+    if (c == '{' || c == '[' || quote_at(p, end, &q)) return true;
+    if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+        const char *d = p + (c == '-' || c == '+');
+        if (d < end && *d == '.') d++;
+        return (d < end && *d >= '0' && *d <= '9') || (c == '-' && end - d >= 8 && !memcmp(d, "Infinity", 8));
+    }
+    const char *s = p;
+    while (p < end && is_ident((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - s);
+    if (!n) return false;
+    if (delimited(p, end, CTX_OTHER))
+        return word_is(s, n, "true") || word_is(s, n, "false") || word_is(s, n, "null") ||
+               word_is(s, n, "True") || word_is(s, n, "False") || word_is(s, n, "None") ||
+               word_is(s, n, "NaN") || word_is(s, n, "Infinity") || word_is(s, n, "undefined");
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    if (p + 1 >= end || *p != '(') return false;
+    p++; /* callback(...): what is inside the call */
+    goto again;
+}

@@ -1,0 +1,215 @@
+/*
+** validate.h: the context of one validation (internal), shared by the files
+** that run it, each calling only those below it:
+**   validate_run.c     coax_validate and coax_schema_run: the budgets, the
+**                      run, its errors and annotations copied to the arena
+**   validate.c         the evaluator: a node's keywords, and the applicator
+**                      keywords that apply subschemas (they recurse into it)
+**   validate_assert.c  the assertion keywords that need more than a test:
+**                      numbers, patterns, formats, uniqueness, required, content
+**   validate_errors.c  errors and annotations recorded at the current
+**                      locations, and the pieces of their messages
+** The helpers every keyword runs (charging a step, pushing a path segment,
+** marking an evaluated item) are inline here: a call each would cost as
+** much as the work.
+*/
+#ifndef COAX_SCHEMA_VALIDATE_H
+#define COAX_SCHEMA_VALIDATE_H
+
+#include "schema/schema.h"
+
+/* One segment of a JSON Pointer being built. */
+typedef struct seg {
+    const char *s; /* a key, or NULL for an index */
+    size_t len;    /* key length, or the index */
+} seg;
+
+typedef struct segs {
+    seg *v;
+    size_t n, cap;
+} segs;
+
+/* The members or items of an instance that a keyword evaluated, for
+** unevaluatedProperties/unevaluatedItems. */
+typedef struct eset {
+    uint64_t *bits;
+    size_t n;
+} eset;
+
+typedef struct verr {
+    size_t iloc, kloc, aloc, msg, nest; /* offsets in strs (nest: in nests) */
+    size_t nnest;
+} verr;
+
+typedef struct vann {
+    size_t iloc, kloc, aloc; /* offsets in astrs */
+    const coax_value *value;
+} vann;
+
+typedef struct active_ref {
+    const snode *target;
+    const coax_value *inst;
+} active_ref;
+
+typedef struct vctx {
+    const coax_schema *s;
+    const coax_allocator *alloc;
+    coax_error *err;
+    coax_code rc;
+    int quiet;          /* > 0: errors are not recorded, failures stop early */
+    size_t depth;
+    segs ipath, kpath;
+    const sres **scope; /* the dynamic scope: resources entered, outermost first */
+    size_t nscope, cscope;
+    active_ref *refs;   /* references being evaluated, for cycle detection */
+    size_t nrefs, crefs;
+    size_t crossed;     /* references crossed on the current path */
+    const snode *node;  /* the node being evaluated */
+    size_t node_k;      /* kpath length at its entry */
+    uint32_t *nest;     /* (kpath, ipath) lengths at each node entry */
+    size_t nnest, cnest;
+    coax_buf strs;      /* the strings of the errors so far */
+    coax_buf nests;     /* their nesting, as uint32 pairs */
+    coax_buf msg;       /* the message being built */
+    verr *errs;
+    size_t nerrs, cerrs;
+    coax_regex_scratch *scratch; /* match memory, made on the first match */
+    bool annotate;      /* collect annotations */
+    coax_buf astrs;     /* the strings of the annotations */
+    vann *anns;
+    size_t nanns, canns;
+    uint64_t steps, regex;        /* left of the run's budgets */
+    uint64_t steps_max, regex_max; /* the budgets, for messages */
+    const char *steps_what, *regex_what; /* the budget that binds */
+    struct {                 /* the last large object whose names were looked up */
+        const coax_member *members;
+        uint32_t *slot;      /* member index + 1, 0: empty */
+        size_t cap;
+        uint64_t seed;
+    } names;
+} vctx;
+
+/* ---- validate_errors.c --------------------------------------------------- */
+
+/* Stops the run with 'code' and a message (the first failure wins); false. */
+bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
+** (COAX_ENOMEM) when out of memory. */
+bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
+
+/* Records an error at the current locations with the message in c->msg
+** (nothing while quiet). */
+void vctx_record(vctx *c);
+
+/* The same, with keyword 'kw' added to the keyword location. */
+void vctx_error_at_kw(vctx *c, const char *kw);
+
+/* Records the annotation of keyword 'k' at the current locations. */
+void vctx_annotate(vctx *c, const skw *k);
+
+/* Message pieces: s[0..n) as a JSON string cut at 'max' bytes; a short
+** JSON rendering of a value; "string \"12\"", "object", ...; the names of
+** "type" bits ("string or null"). */
+void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max);
+void vctx_put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max);
+void vctx_put_got(vctx *c, const coax_value *v);
+void vctx_put_types(vctx *c, unsigned types);
+
+/* A false subschema reached through keyword 'kw' for the item or member
+** just pushed on the instance path. */
+void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
+                      size_t klen, size_t index);
+
+/* ---- validate_assert.c --------------------------------------------------- */
+
+/* Runs a pattern on s[0..n) ('*ok': it matched), charged to the regex
+** budget; false after a failure (limit, memory). */
+bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok);
+
+/* The member of 'obj' named key[0..n), or NULL (with c->rc set when out of
+** memory). */
+const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *key, size_t n);
+
+/* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
+** failure (budget, memory). */
+int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst);
+
+/* The assertion keywords kept out of the evaluator: true when 'inst'
+** passes (an error recorded when it does not). */
+bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
+
+/* ---- validate.c ---------------------------------------------------------- */
+
+/* Applies 'root' to 'inst' (c set up by validate_run.c): true when valid. */
+bool vctx_validate(vctx *c, const snode *root, const coax_value *inst);
+
+/* ---- inline: what every keyword does ------------------------------------- */
+
+static inline bool oom(vctx *c) { return vctx_fatal(c, COAX_ENOMEM, "out of memory during validation"); }
+
+/* Takes 'n' steps from the budget; false (COAX_ELIMIT) when it runs out. */
+static inline bool charge(vctx *c, uint64_t n)
+{
+    if (c->steps >= n) {
+        c->steps -= n;
+        return true;
+    }
+    c->steps = 0;
+    return vctx_fatal(c, COAX_ELIMIT, "validation used up its step budget of %llu steps (%s)",
+                      (unsigned long long)c->steps_max, c->steps_what);
+}
+
+static inline bool push(vctx *c, segs *s, const char *k, size_t len)
+{
+    if (s->n >= s->cap && !vctx_grow(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
+    s->v[s->n++] = (seg){k, len};
+    return true;
+}
+
+static inline bool push_kw(vctx *c, const char *k) { return push(c, &c->kpath, k, strlen(k)); }
+
+static inline void mark(eset *e, size_t i)
+{
+    if (e && i < e->n) e->bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static inline bool marked(const eset *e, size_t i) { return (e->bits[i / 64] >> (i % 64)) & 1; }
+
+static inline void merge(eset *into, const eset *from)
+{
+    if (!into || !from->bits) return;
+    for (size_t i = 0; i < (from->n + 63) / 64; i++) into->bits[i] |= from->bits[i];
+}
+
+/* Where the errors stand, to drop those recorded after (anyOf, oneOf). */
+typedef struct emark {
+    size_t nerrs, strs, nests;
+} emark;
+
+static inline emark err_mark(const vctx *c) { return (emark){c->nerrs, c->strs.len, c->nests.len}; }
+
+static inline void err_rewind(vctx *c, emark m)
+{
+    c->nerrs = m.nerrs;
+    c->strs.len = m.strs;
+    c->nests.len = m.nests;
+}
+
+static inline int equal(vctx *c, const coax_value *a, const coax_value *b)
+{
+    int r = coax_value_equal(a, b, c->alloc);
+    if (r < 0) oom(c);
+    return r > 0;
+}
+
+static inline void msg_start(vctx *c) { c->msg.len = 0; c->msg.oom = false; }
+
+#define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,372 @@
+/*
+** validate_assert.c: the assertion keywords that take more than a test
+** (validate.h): number bounds compared on the texts, patterns and formats
+** charged to the regex budget, uniqueItems by a keyed hash of the items,
+** required and dependentRequired by an index of the members' names, and
+** the content of a string (base64, JSON). Each records its own error.
+*/
+#include "base/hash.h"
+#include "schema/format.h"
+#include "schema/num.h"
+#include "schema/validate.h"
+
+#include <stdlib.h>
+
+/* ---- strings: patterns and formats --------------------------------------- */
+
+static bool regex_spent(vctx *c)
+{
+    return vctx_fatal(c, COAX_ELIMIT, "validation used up its regex budget of %llu steps (%s)",
+                      (unsigned long long)c->regex_max, c->regex_what);
+}
+
+bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
+{
+    if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
+    int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    if (r == -1)
+        return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
+    if (r == -2) return oom(c);
+    if (r == -3) return regex_spent(c);
+    *ok = r == 1;
+    return true;
+}
+
+bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_STRING) return true;
+    bool hit;
+    if (!vctx_regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
+    if (hit) return true;
+    msg_start(c);
+    MSG("expected a string matching ");
+    vctx_put_str(&c->msg, k->v->u.text, k->v->len, 60);
+    MSG(", got ");
+    vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
+    vctx_error_at_kw(c, "pattern");
+    return false;
+}
+
+bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_STRING) return true;
+    if (k->n == FMT_REGEX) { /* a pattern read: charged like a match */
+        uint64_t cost = 1 + inst->len / 16;
+        if (c->regex < cost) return regex_spent(c);
+        c->regex -= cost;
+    }
+    int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);
+    if (r < 0) return oom(c);
+    if (r) return true;
+    msg_start(c);
+    MSG("expected %s (format \"%s\"), got ", coax_format_describe((coax_format)k->n), k->v->u.text);
+    vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
+    vctx_error_at_kw(c, "format");
+    return false;
+}
+
+/* ---- numbers and enums --------------------------------------------------- */
+
+/* Compares two JSON number texts without an exponent and not both zero
+** in magnitude (the common case) by their digits; false when it cannot
+** tell (the exact comparison in json/value.c answers then). */
+static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *out)
+{
+    bool na = a[0] == '-', nb = b[0] == '-';
+    a += na, al -= na, b += nb, bl -= nb;
+    size_t ai = 0, bi = 0;
+    while (ai < al && a[ai] != '.') {
+        if (a[ai] == 'e' || a[ai] == 'E') return false;
+        ai++;
+    }
+    while (bi < bl && b[bi] != '.') {
+        if (b[bi] == 'e' || b[bi] == 'E') return false;
+        bi++;
+    }
+    for (size_t i = ai; i < al; i++)
+        if (a[i] == 'e' || a[i] == 'E') return false;
+    for (size_t i = bi; i < bl; i++)
+        if (b[i] == 'e' || b[i] == 'E') return false;
+    if ((ai == 1 && a[0] == '0') || (bi == 1 && b[0] == '0')) return false; /* |x| < 1: rare, exact path */
+    int mag; /* |a| against |b|: integer parts have no leading zeros */
+    if (ai != bi) {
+        mag = ai < bi ? -1 : 1;
+    } else {
+        int r = memcmp(a, b, ai);
+        mag = r < 0 ? -1 : r > 0;
+        for (size_t i = 1; !mag && (ai + i < al || bi + i < bl); i++) {
+            char x = ai + i < al ? a[ai + i] : '0', y = bi + i < bl ? b[bi + i] : '0';
+            mag = x < y ? -1 : x > y;
+        }
+    }
+    if (na != nb) *out = na ? -1 : 1;
+    else *out = na ? -mag : mag;
+    return true;
+}
+
+bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_NUMBER) return true;
+    int r;
+    if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
+        r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    bool ok;
+    const char *what;
+    switch (k->op) {
+    case OP_MAXIMUM: ok = r <= 0, what = "at most"; break;
+    case OP_EXMAXIMUM: ok = r < 0, what = "less than"; break;
+    case OP_MINIMUM: ok = r >= 0, what = "at least"; break;
+    default: ok = r > 0, what = "greater than"; break;
+    }
+    if (ok) return true;
+    msg_start(c);
+    MSG("expected a number %s %s, got %s", what, k->v->u.text, inst->u.text);
+    vctx_error_at_kw(c, k->name);
+    return false;
+}
+
+/* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
+** failure (budget, memory). Equal hashes are confirmed by comparing. */
+int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst)
+{
+    const svset *t = k->vset;
+    uint64_t h;
+    size_t work;
+    if (coax_value_hash(inst, t->seed, c->alloc, &h, &work)) return oom(c), -1;
+    if (!charge(c, work)) return -1;
+    for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
+        int32_t j = t->slot[i];
+        if (j < 0) return 0;
+        if (!charge(c, 1)) return -1;
+        if (t->hash[j] == h && equal(c, &k->v->u.items[j], inst)) return 1;
+        if (c->rc) return -1;
+    }
+}
+
+/* ---- uniqueItems --------------------------------------------------------- */
+
+typedef struct hidx {
+    uint64_t h;
+    size_t i;
+} hidx;
+
+static int hidx_cmp(const void *a, const void *b)
+{
+    const hidx *x = a, *y = b;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* True when every item of a small array is a scalar: then comparing every
+** pair is cheaper than hashing, and charged by the pairs and the bytes. */
+static bool small_scalars(vctx *c, const coax_value *a)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < a->len; i++) {
+        const coax_value *v = &a->u.items[i];
+        if (v->type == COAX_ARRAY || v->type == COAX_OBJECT) return false;
+        if (v->type == COAX_STRING || v->type == COAX_NUMBER) bytes += v->len;
+    }
+    return charge(c, (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64));
+}
+
+/* The duplicate pair (j < i) with the smallest i, then j; false if none.
+** Beyond small arrays of scalars, only items of equal hash are compared (a
+** keyed hash of the whole item, however deep, charged by its size), so the
+** work is linear in the items' size plus n log n. */
+static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
+{
+    size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
+    if (n < 2) return false;
+    if (n <= 16 && small_scalars(c, a)) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (equal(c, &a->u.items[j], &a->u.items[i])) {
+                    *dj = j, *di = i;
+                    return true;
+                }
+        return false;
+    }
+    hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
+    if (!x) return oom(c);
+    uint64_t seed = coax_hash_seed(x);
+    for (size_t i = 0; i < n; i++) {
+        size_t work;
+        if (coax_value_hash(&a->u.items[i], seed, c->alloc, &x[i].h, &work)) {
+            coax_free_raw(c->alloc, x, n * sizeof *x);
+            return oom(c);
+        }
+        x[i].i = i;
+        if (!charge(c, work)) {
+            coax_free_raw(c->alloc, x, n * sizeof *x);
+            return false;
+        }
+    }
+    qsort(x, n, sizeof *x, hidx_cmp);
+    for (size_t s = 0; s < n && !c->rc;) {
+        size_t e = s + 1;
+        while (e < n && x[e].h == x[s].h) e++;
+        for (size_t p = s + 1; p < e && !c->rc; p++)
+            for (size_t q = s; q < p; q++) {
+                if (x[p].i > best_i || (x[p].i == best_i && x[q].i > best_j)) break;
+                if (equal(c, &a->u.items[x[q].i], &a->u.items[x[p].i])) {
+                    best_i = x[p].i, best_j = x[q].i;
+                    break;
+                }
+            }
+        s = e;
+    }
+    coax_free_raw(c->alloc, x, n * sizeof *x);
+    if (best_i == SIZE_MAX) return false;
+    *dj = best_j, *di = best_i;
+    return true;
+}
+
+bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_ARRAY) return true;
+    size_t j = 0, i = 0;
+    if (!find_duplicate(c, inst, &j, &i)) return !c->rc;
+    msg_start(c);
+    MSG("expected unique items, items %zu and %zu are equal", j, i);
+    vctx_error_at_kw(c, k->name);
+    return false;
+}
+
+/* ---- names of an object: required ---------------------------------------- */
+
+/* The member of 'obj' named key[0..n), or NULL. A large object is indexed
+** by its names once (a keyed hash), and the index kept for the next lookup:
+** "required" and "dependentRequired" look up one name after another in
+** the same object, and a scan per name made n names over n members cost
+** n^2. NULL with c->rc set when out of memory. */
+const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= 16) return coax_object_get(obj, key, n);
+    if (c->names.members != obj->u.members) {
+        size_t cap = 32;
+        while (cap < (size_t)obj->len * 2) cap *= 2;
+        if (cap != c->names.cap) {
+            coax_free_raw(c->alloc, c->names.slot, c->names.cap * sizeof *c->names.slot);
+            c->names.cap = 0;
+            c->names.members = NULL;
+            if (!(c->names.slot = coax_alloc_raw(c->alloc, cap * sizeof *c->names.slot))) return oom(c), NULL;
+            c->names.cap = cap;
+        }
+        if (!c->names.seed) c->names.seed = coax_hash_seed(c) | 1;
+        memset(c->names.slot, 0, cap * sizeof *c->names.slot);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->names.seed) & (cap - 1);
+            while (c->names.slot[at]) at = (at + 1) & (cap - 1);
+            c->names.slot[at] = i + 1;
+        }
+        c->names.members = obj->u.members;
+    }
+    size_t mask = c->names.cap - 1;
+    for (size_t at = (size_t)coax_hash_bytes(key, n, c->names.seed) & mask; c->names.slot[at]; at = (at + 1) & mask) {
+        const coax_member *m = &obj->u.members[c->names.slot[at] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
+    }
+    return NULL;
+}
+
+bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_OBJECT) return true;
+    /* a probe per member, or a lookup per name (an index of the members) */
+    if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
+    uint64_t seen = 0; /* the node's "properties" present in the instance */
+    if (k->ptab) {
+        for (size_t i = 0; i < inst->len; i++) {
+            const coax_member *m = &inst->u.members[i];
+            int32_t j = coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
+            if (j >= 0) seen |= (uint64_t)1 << j;
+        }
+    }
+    bool ok = true;
+    for (size_t i = 0; i < k->v->len; i++) {
+        const coax_value *name = &k->v->u.items[i];
+        if (k->ptab && k->ridx[i] >= 0) {
+            if ((seen >> k->ridx[i]) & 1) continue;
+        } else if (vctx_member_named(c, inst, name->u.text, name->len)) {
+            continue;
+        } else if (c->rc) {
+            return false;
+        }
+        ok = false;
+        msg_start(c);
+        MSG("missing required property ");
+        vctx_put_str(&c->msg, name->u.text, name->len, 60);
+        vctx_error_at_kw(c, k->name);
+        if (c->quiet) break;
+    }
+    return ok;
+}
+
+/* ---- content ------------------------------------------------------------- */
+
+/* Standard base64 (RFC 4648 section 4) with padding; the decoded bytes go
+** to out (at least len * 3 / 4 bytes). False when not base64. */
+static bool base64_decode(const char *s, size_t len, unsigned char *out, size_t *olen)
+{
+    if (len % 4) return false;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (int j = 0; j < 4; j++) {
+            int ch = (unsigned char)s[i + j], d;
+            if (ch >= 'A' && ch <= 'Z') d = ch - 'A';
+            else if (ch >= 'a' && ch <= 'z') d = ch - 'a' + 26;
+            else if (ch >= '0' && ch <= '9') d = ch - '0' + 52;
+            else if (ch == '+') d = 62;
+            else if (ch == '/') d = 63;
+            else if (ch == '=' && i + 4 == len && j >= 2 && (j == 3 || s[i + 3] == '=')) d = 0, pad++;
+            else return false;
+            if (pad && ch != '=') return false;
+            v = v << 6 | (uint32_t)d;
+        }
+        out[o++] = (unsigned char)(v >> 16);
+        if (pad < 2) out[o++] = (unsigned char)(v >> 8);
+        if (pad < 1) out[o++] = (unsigned char)v;
+    }
+    *olen = o;
+    return true;
+}
+
+bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_STRING) return true;
+    const char *text = inst->u.text;
+    size_t len = inst->len, blen = len / 4 * 3 + 3;
+    unsigned char *buf = NULL;
+    bool ok = true;
+    if (k->n & CONTENT_BASE64) {
+        if (!(buf = coax_alloc_raw(c->alloc, blen))) return oom(c);
+        if (!base64_decode(inst->u.text, inst->len, buf, &len)) {
+            msg_start(c);
+            MSG("expected base64-encoded text (contentEncoding \"base64\"), got ");
+            vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
+            vctx_error_at_kw(c, "contentEncoding");
+            ok = false;
+        }
+        text = (const char *)buf;
+    }
+    if (ok && (k->n & CONTENT_JSON)) {
+        coax_arena *a = coax_arena_new(c->alloc);
+        coax_value *v;
+        coax_error e;
+        if (!a) {
+            ok = oom(c);
+        } else if (coax_parse(a, text, len, NULL, &v, &e) != COAX_OK) {
+            msg_start(c);
+            MSG("expected a JSON document (contentMediaType \"application/json\"): %s", e.msg);
+            vctx_error_at_kw(c, "contentMediaType");
+            ok = false;
+        }
+        coax_arena_free(a);
+    }
+    if (buf) coax_free_raw(c->alloc, buf, blen);
+    return ok;
+}

@@ -1,0 +1,291 @@
+/*
+** validate_errors.c: what a validation records (validate.h). An error is
+** its instance location, its keyword location, its absolute keyword
+** location once a reference was crossed, its message and the nesting of
+** the nodes it was found in; an annotation is its locations and its value.
+** Both are written as strings into one buffer each, charged and bounded,
+** and the message pieces here quote values in a few dozen bytes, however
+** large the value.
+*/
+#include "schema/validate.h"
+
+#include <stdio.h>
+
+bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...)
+{
+    if (c->rc) return false;
+    c->rc = code;
+    if (c->err) {
+        c->err->code = code;
+        c->err->offset = 0;
+        c->err->line = c->err->column = 0;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 32;
+    void *q = coax_realloc_raw(c->alloc, *p, *cap * size, nc * size);
+    if (!q) return oom(c);
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+/* ---- locations ----------------------------------------------------------- */
+
+static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, uint32_t *cut_len,
+                    size_t ncuts)
+{
+    size_t ci = 0;
+    for (size_t i = from; i < s->n; i++) {
+        while (ci < ncuts && cuts_at[ci] == i) cut_len[ci++] = (uint32_t)b->len;
+        coax_buf_putc(b, '/');
+        if (!s->v[i].s) {
+            coax_buf_printf(b, "%zu", s->v[i].len);
+            continue;
+        }
+        for (size_t k = 0; k < s->v[i].len; k++) {
+            char ch = s->v[i].s[k];
+            if (ch == '~') coax_buf_puts(b, "~0");
+            else if (ch == '/') coax_buf_puts(b, "~1");
+            else coax_buf_putc(b, ch);
+        }
+    }
+    while (ci < ncuts) cut_len[ci++] = (uint32_t)b->len;
+}
+
+/* The absolute keyword location, once a reference was crossed, as a
+** string in 'b': its offset, or SIZE_MAX when there is none. */
+static size_t put_abs(vctx *c, coax_buf *b)
+{
+    if (!c->crossed || !c->node) return SIZE_MAX;
+    size_t at = b->len;
+    coax_buf_puts(b, c->node->abs);
+    put_ptr(b, &c->kpath, c->node_k, NULL, NULL, 0);
+    coax_buf_putc(b, '\0');
+    return at;
+}
+
+/* Records the annotation of keyword 'k' at the current locations. */
+void vctx_annotate(vctx *c, const skw *k)
+{
+    if (!c->annotate || c->rc) return;
+    if (!vctx_grow(c, (void **)&c->anns, &c->canns, c->nanns, sizeof *c->anns) || !push_kw(c, k->name)) return;
+    vann *a = &c->anns[c->nanns];
+    a->iloc = c->astrs.len;
+    put_ptr(&c->astrs, &c->ipath, 0, NULL, NULL, 0);
+    coax_buf_putc(&c->astrs, '\0');
+    a->kloc = c->astrs.len;
+    put_ptr(&c->astrs, &c->kpath, 0, NULL, NULL, 0);
+    coax_buf_putc(&c->astrs, '\0');
+    a->aloc = put_abs(c, &c->astrs);
+    a->value = k->v;
+    c->kpath.n--;
+    if (c->astrs.oom) {
+        oom(c);
+        return;
+    }
+    c->nanns++;
+}
+
+/* Records an error at the current locations with the message in c->msg. */
+void vctx_record(vctx *c)
+{
+    if (c->quiet || c->rc) return;
+    size_t before = c->strs.len + c->nests.len;
+    if (c->msg.oom || !vctx_grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
+        oom(c);
+        return;
+    }
+    verr *e = &c->errs[c->nerrs];
+    size_t npairs = c->nnest / 2;
+    uint32_t lens[2 * 64];
+    size_t atk[64], ati[64];
+    size_t ncut = npairs < 64 ? npairs : 64;
+    for (size_t i = 0; i < ncut; i++) {
+        atk[i] = c->nest[2 * i];
+        ati[i] = c->nest[2 * i + 1];
+    }
+    uint32_t klen[64], ilen[64];
+    e->iloc = c->strs.len;
+    put_ptr(&c->strs, &c->ipath, 0, ati, ilen, ncut);
+    coax_buf_putc(&c->strs, '\0');
+    e->kloc = c->strs.len;
+    put_ptr(&c->strs, &c->kpath, 0, atk, klen, ncut);
+    coax_buf_putc(&c->strs, '\0');
+    for (size_t i = 0; i < ncut; i++) {
+        lens[2 * i] = klen[i] - (uint32_t)e->kloc;
+        lens[2 * i + 1] = ilen[i] - (uint32_t)e->iloc;
+    }
+    e->aloc = put_abs(c, &c->strs);
+    e->msg = c->strs.len;
+    coax_buf_put(&c->strs, c->msg.data ? c->msg.data : "", c->msg.len);
+    coax_buf_putc(&c->strs, '\0');
+    e->nest = c->nests.len;
+    e->nnest = ncut;
+    coax_buf_put(&c->nests, lens, ncut * 2 * sizeof *lens);
+    if (c->strs.oom || c->nests.oom) {
+        oom(c);
+        return;
+    }
+    c->nerrs++;
+    /* writing the error is charged by its bytes, and their sum is bounded:
+    ** a schema that fans out over a long path would otherwise fill memory */
+    if (!charge(c, 1 + (c->strs.len + c->nests.len - before) / 16)) return;
+    if (c->strs.len + c->nests.len > c->s->max_error_bytes)
+        vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
+}
+
+void vctx_error_at_kw(vctx *c, const char *kw)
+{
+    if (push_kw(c, kw)) {
+        vctx_record(c);
+        c->kpath.n--;
+    }
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* Appends s[0..n) as a JSON string, cut at 'max' bytes on a character
+** boundary, with "..." inside the quotes when cut. */
+void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max)
+{
+    if (n <= max) {
+        coax_buf_put_json_string(b, s, n);
+        return;
+    }
+    size_t k = max;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+    size_t at = b->len;
+    coax_buf_put_json_string(b, s, k);
+    if (!b->oom && b->len > at) {
+        b->len--; /* the closing quote */
+        coax_buf_puts(b, "...\"");
+    }
+}
+
+/* Writes the compact JSON of 'v' to 'b' until 'b' holds more than 'max'
+** bytes: what it writes is the text coax_write_buf would (a longer text is
+** cut anywhere past 'max', even inside a string or a number), so a message
+** quoting a large enum or const costs 'max', not the value's size, per error. */
+static void put_prefix(coax_buf *b, const coax_value *v, size_t max)
+{
+    if (b->len > max || b->oom) return;
+    size_t room = max - b->len + 8; /* bytes enough to pass max, and a character's */
+    switch (v->type) {
+    case COAX_STRING:
+        coax_buf_put_json_string(b, v->u.text, v->len < room ? v->len : room);
+        return;
+    case COAX_NUMBER:
+        coax_buf_put(b, v->u.text, v->len < room ? v->len : room);
+        return;
+    case COAX_ARRAY:
+        coax_buf_putc(b, '[');
+        for (size_t i = 0; i < v->len && b->len <= max; i++) {
+            if (i) coax_buf_putc(b, ',');
+            put_prefix(b, &v->u.items[i], max);
+        }
+        if (b->len <= max) coax_buf_putc(b, ']');
+        return;
+    case COAX_OBJECT:
+        coax_buf_putc(b, '{');
+        for (size_t i = 0; i < v->len && b->len <= max; i++) {
+            const coax_member *m = &v->u.members[i];
+            if (i) coax_buf_putc(b, ',');
+            coax_buf_put_json_string(b, m->key, m->klen < room ? m->klen : room);
+            if (b->len > max) return;
+            coax_buf_putc(b, ':');
+            put_prefix(b, &m->value, max);
+        }
+        if (b->len <= max) coax_buf_putc(b, '}');
+        return;
+    default:
+        coax_write_buf(b, v, 0);
+    }
+}
+
+/* A short JSON rendering of a value: scalars whole (long strings cut),
+** containers cut at about 'max' bytes. */
+void vctx_put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max)
+{
+    if (v->type == COAX_STRING) {
+        vctx_put_str(b, v->u.text, v->len, max);
+        return;
+    }
+    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) {
+        coax_write_buf(b, v, 0);
+        return;
+    }
+    coax_buf t;
+    coax_buf_init(&t, c->alloc);
+    put_prefix(&t, v, max + 8);
+    if (t.oom) {
+        coax_buf_puts(b, v->type == COAX_ARRAY ? "[...]" : "{...}");
+    } else if (t.len <= max) {
+        coax_buf_put(b, t.data, t.len);
+    } else {
+        size_t k = max;
+        while (k > 0 && ((unsigned char)t.data[k] & 0xC0) == 0x80) k--;
+        coax_buf_put(b, t.data, k);
+        coax_buf_puts(b, "...");
+    }
+    coax_buf_free(&t);
+}
+
+/* "string \"12\"", "number 3.5", "boolean true", "null", "object", "array" */
+void vctx_put_got(vctx *c, const coax_value *v)
+{
+    coax_buf *b = &c->msg;
+    switch (v->type) {
+    case COAX_NULL: coax_buf_puts(b, "null"); break;
+    case COAX_BOOL: coax_buf_puts(b, v->u.boolean ? "boolean true" : "boolean false"); break;
+    case COAX_NUMBER:
+        coax_buf_puts(b, "number ");
+        if (v->len <= 40) coax_buf_put(b, v->u.text, v->len);
+        else coax_buf_printf(b, "%.40s...", v->u.text);
+        break;
+    case COAX_STRING:
+        coax_buf_puts(b, "string ");
+        vctx_put_str(b, v->u.text, v->len, 40);
+        break;
+    case COAX_ARRAY: coax_buf_printf(b, "array of %zu item%s", (size_t)v->len, v->len == 1 ? "" : "s"); break;
+    default: coax_buf_puts(b, "object"); break;
+    }
+}
+
+void vctx_put_types(vctx *c, unsigned types)
+{
+    static const char *const names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
+    size_t total = 0, k = 0;
+    for (int i = 0; i < 7; i++) total += (types >> i) & 1;
+    for (int i = 0; i < 7; i++) {
+        if (!((types >> i) & 1)) continue;
+        if (k) MSG("%s", k + 1 == total ? " or " : ", ");
+        MSG("%s", names[i]);
+        k++;
+    }
+}
+
+/* A false subschema reached through keyword 'kw' for the item or member
+** just pushed on the instance path. */
+void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
+                      size_t klen, size_t index)
+{
+    msg_start(c);
+    if (key) {
+        MSG("property ");
+        vctx_put_str(&c->msg, key, klen, 60);
+        MSG(" is not allowed%s", what);
+    } else {
+        MSG("item %zu is not allowed%s", index, what);
+    }
+    (void)v;
+    vctx_error_at_kw(c, kw);
+}

@@ -1,0 +1,160 @@
+/*
+** validate_run.c: coax_validate and coax_schema_run (validate.h). A run
+** takes its budgets from the schema, or by default from the sizes of the
+** schema and the instance (cut to what a shared pool has left), applies
+** the node, and copies its errors or annotations into the caller's arena;
+** everything else it used lives in scratch memory freed before it returns.
+*/
+#include "schema/validate.h"
+
+/* Moves the annotations collected into 'out', in 'arena'. */
+static void take_annotations(vctx *c, coax_arena *arena, coax_validation *out)
+{
+    coax_schema_annotation *a = coax_arena_alloc(arena, c->nanns * sizeof *a);
+    char *strs = coax_arena_alloc(arena, c->astrs.len);
+    if (!a || !strs) {
+        oom(c);
+        return;
+    }
+    memcpy(strs, c->astrs.data, c->astrs.len);
+    for (size_t i = 0; i < c->nanns; i++) {
+        const vann *v = &c->anns[i];
+        a[i].instance_location = strs + v->iloc;
+        a[i].keyword_location = strs + v->kloc;
+        a[i].absolute_keyword_location = v->aloc == SIZE_MAX ? NULL : strs + v->aloc;
+        a[i].value = v->value;
+    }
+    out->annotations = a;
+    out->nannotations = c->nanns;
+}
+
+/* The instance's size: its values and members, and the bytes of its
+** strings and keys. Walked with a stack from the allocator (any depth). */
+static bool instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes)
+{
+    segs st = {0}; /* (container, next index) pairs, in seg's two fields */
+    *values = 1, *bytes = v->type == COAX_STRING ? v->len : 0;
+    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && !push(c, &st, (const char *)v, 0)) return false;
+    while (st.n) {
+        seg *top = &st.v[st.n - 1];
+        const coax_value *p = (const coax_value *)top->s;
+        if (top->len >= p->len) {
+            st.n--;
+            continue;
+        }
+        size_t i = top->len++;
+        const coax_value *ch = p->type == COAX_ARRAY ? &p->u.items[i] : &p->u.members[i].value;
+        if (p->type == COAX_OBJECT) *values += 1, *bytes += p->u.members[i].klen;
+        *values += 1;
+        if (ch->type == COAX_STRING) *bytes += ch->len;
+        if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
+            !push(c, &st, (const char *)ch, 0))
+            break;
+    }
+    coax_free_raw(c->alloc, st.v, st.cap * sizeof *st.v);
+    return !c->rc;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* The run's budgets: the schema's (or the defaults, by the sizes of the
+** schema and the instance), cut to what the pool has left. */
+static bool budgets(vctx *c, const coax_value *inst, const coax_vpool *pool)
+{
+    uint64_t values, bytes;
+    c->steps = c->s->max_steps, c->regex = c->s->max_regex_total;
+    c->steps_what = "max_steps";
+    c->regex_what = "max_regex_total";
+    if (!c->steps || !c->regex) {
+        if (!instance_size(c, inst, &values, &bytes)) return false;
+        if (!c->steps) {
+            c->steps = sat_mul(2 * c->s->weight, values + bytes / 64);
+            if (c->steps < COAX_DEFAULT_MIN_STEPS) c->steps = COAX_DEFAULT_MIN_STEPS;
+        }
+        if (!c->regex) {
+            c->regex = sat_mul(64, values + bytes);
+            if (c->regex < COAX_DEFAULT_MIN_REGEX_TOTAL) c->regex = COAX_DEFAULT_MIN_REGEX_TOTAL;
+        }
+    }
+    if (pool && pool->steps < c->steps) c->steps = pool->steps, c->steps_what = pool->what;
+    if (pool && pool->regex < c->regex) c->regex = pool->regex, c->regex_what = pool->what;
+    c->steps_max = pool && c->steps_what == pool->what ? pool->size : c->steps;
+    c->regex_max = pool && c->regex_what == pool->what ? pool->size : c->regex;
+    return true;
+}
+
+coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_value *inst,
+                          coax_arena *arena, unsigned flags, coax_vpool *pool, coax_validation *out,
+                          coax_error *err)
+{
+    vctx c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.alloc = coax_arena_allocator(arena);
+    c.err = err;
+    c.quiet = (flags & COAX_VALIDATE_FIRST) ? 1 : 0;
+    c.annotate = (flags & COAX_VALIDATE_ANNOTATIONS) != 0;
+    coax_buf_init(&c.astrs, c.alloc);
+    coax_buf_init(&c.strs, c.alloc);
+    coax_buf_init(&c.nests, c.alloc);
+    coax_buf_init(&c.msg, c.alloc);
+    bool valid = false;
+    if (budgets(&c, inst, pool)) {
+        uint64_t steps = c.steps, regex = c.regex;
+        valid = vctx_validate(&c, root, inst);
+        if (pool) {
+            pool->steps -= steps - c.steps;
+            pool->regex -= regex - c.regex;
+        }
+    }
+    memset(out, 0, sizeof *out);
+    if (!c.rc) {
+        out->valid = valid;
+        if (!valid && c.nerrs) {
+            coax_schema_error *e = coax_arena_alloc(arena, c.nerrs * sizeof *e);
+            char *strs = coax_arena_alloc(arena, c.strs.len ? c.strs.len : 1);
+            uint32_t *nests = coax_arena_alloc(arena, c.nests.len ? c.nests.len : 1);
+            if (!e || !strs || !nests) {
+                oom(&c);
+            } else {
+                if (c.strs.len) memcpy(strs, c.strs.data, c.strs.len);
+                if (c.nests.len) memcpy(nests, c.nests.data, c.nests.len);
+                for (size_t i = 0; i < c.nerrs; i++) {
+                    const verr *v = &c.errs[i];
+                    e[i].instance_location = strs + v->iloc;
+                    e[i].keyword_location = strs + v->kloc;
+                    e[i].absolute_keyword_location = v->aloc == SIZE_MAX ? NULL : strs + v->aloc;
+                    e[i].message = strs + v->msg;
+                    e[i].nesting = nests + v->nest / sizeof *nests;
+                    e[i].nnesting = v->nnest;
+                }
+                out->errors = e;
+                out->nerrors = c.nerrs;
+            }
+        }
+        if (valid && c.nanns) take_annotations(&c, arena, out);
+    }
+    coax_buf_free(&c.astrs);
+    coax_free_raw(c.alloc, c.anns, c.canns * sizeof *c.anns);
+    coax_buf_free(&c.strs);
+    coax_buf_free(&c.nests);
+    coax_buf_free(&c.msg);
+    coax_free_raw(c.alloc, c.errs, c.cerrs * sizeof *c.errs);
+    coax_free_raw(c.alloc, c.ipath.v, c.ipath.cap * sizeof *c.ipath.v);
+    coax_free_raw(c.alloc, c.kpath.v, c.kpath.cap * sizeof *c.kpath.v);
+    coax_free_raw(c.alloc, c.scope, c.cscope * sizeof *c.scope);
+    coax_free_raw(c.alloc, c.refs, c.crefs * sizeof *c.refs);
+    coax_free_raw(c.alloc, c.nest, c.cnest * sizeof *c.nest);
+    coax_free_raw(c.alloc, c.names.slot, c.names.cap * sizeof *c.names.slot);
+    coax_regex_scratch_free(s->re_env, c.scratch);
+    if (c.rc) memset(out, 0, sizeof *out);
+    return c.rc;
+}
+
+coax_code coax_validate(const coax_schema *s, const coax_value *instance, coax_arena *arena,
+                        unsigned flags, coax_validation *out, coax_error *err)
+{
+    if (!s || !instance || !arena || !out)
+        return coax_fail(err, COAX_EINVAL, 0, "schema, instance, arena and out must not be NULL");
+    return coax_schema_run(s, s->root, instance, arena, flags, NULL, out, err);
+}
