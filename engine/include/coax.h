@@ -3,12 +3,8 @@
 **
 ** coax turns language-model replies into JSON values that conform to a JSON
 ** Schema. This header is the manual: every type and function a host may use,
-** with ownership, NULL handling, thread-safety and errors stated where they
-** are declared.
-**
-** General rules (they hold for every function unless its comment says
-** otherwise):
-**
+** with ownership, NULL, thread-safety and errors stated where they are
+** declared. General rules (for every function unless its comment says not):
 ** - No globals. Nothing in libcoax keeps process-wide state; two arenas, or
 **   two engines, never interfere. An object is used from one thread at a
 **   time; different objects may be used from different threads.
@@ -38,15 +34,13 @@ extern "C" {
 /* Marks the functions of this header, the whole surface of libcoax: the
 ** library is built with -fvisibility=hidden, so libcoax.so exports these
 ** and nothing else (spec/surface_spec.lua compares the two). */
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__GNUC__) /* clang too */
 #define COAX_API __attribute__((visibility("default")))
 #else
 #define COAX_API
 #endif
 
-/* ------------------------------------------------------------------------ */
-/* Result codes                                                             */
-/* ------------------------------------------------------------------------ */
+/* ---- Result codes ----------------------------------------------------- */
 
 /* Codes are stable: new ones are appended, none is renumbered. */
 typedef enum coax_code {
@@ -73,8 +67,8 @@ COAX_API const char *coax_strerror(coax_code code);
 /* The name of 'code' ("COAX_ENOJSON"). Never NULL; a static string. */
 COAX_API const char *coax_code_name(coax_code code);
 
-/* The exit status the coax command uses for 'code' (design.md, "Contracts"):
-** 0 success, 1 the answer is no, 2 usage, 3 agent, 4 limit, 5 script. */
+/* The exit status the coax command uses for 'code': 0 success, 1 the answer
+** is no, 2 usage, 3 agent, 4 limit, 5 script. */
 COAX_API int coax_exit_status(coax_code code);
 
 /* Where and why something failed. 'offset' is a byte offset into the input,
@@ -88,9 +82,7 @@ typedef struct coax_error {
     char msg[192];
 } coax_error;
 
-/* ------------------------------------------------------------------------ */
-/* Allocator and limits                                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- Allocator and limits --------------------------------------------- */
 
 /* A host-supplied allocator, in the style of yyjson and Lua: every function
 ** receives 'ctx'. realloc and free receive the size the block was allocated
@@ -123,9 +115,7 @@ typedef struct coax_limits {
 /* Fills 'limits' with the defaults. 'limits' must not be NULL. */
 COAX_API void coax_limits_default(coax_limits *limits);
 
-/* ------------------------------------------------------------------------ */
-/* Arenas                                                                   */
-/* ------------------------------------------------------------------------ */
+/* ---- Arenas ----------------------------------------------------------- */
 
 /* An arena owns every value, string and log entry built in it; freeing the
 ** arena frees them all at once. Not thread-safe: one thread at a time. */
@@ -155,9 +145,7 @@ COAX_API void coax_arena_trim(coax_arena *arena);
 ** for reuse included (for metrics). */
 COAX_API size_t coax_arena_size(const coax_arena *arena);
 
-/* ------------------------------------------------------------------------ */
-/* JSON values                                                              */
-/* ------------------------------------------------------------------------ */
+/* ---- JSON values ------------------------------------------------------ */
 
 /* A JSON value lives in an arena and is immutable once built. Objects keep
 ** key order; a duplicate key in parsed text keeps the first key's position
@@ -253,9 +241,7 @@ COAX_API coax_code coax_write(const coax_value *v, unsigned flags,
 ** 'size' is the size stated by that function. NULL 'ptr' is a no-op. */
 COAX_API void coax_free(const coax_allocator *alloc, void *ptr, size_t size);
 
-/* ------------------------------------------------------------------------ */
-/* Repair: recover a JSON value from a raw model reply                      */
-/* ------------------------------------------------------------------------ */
+/* ---- Repair: recover a JSON value from a raw model reply -------------- */
 
 /* How sure coax is that a repair or coercion kept the model's meaning.
 ** Ordered: a higher class is less certain. */
@@ -342,9 +328,7 @@ COAX_API coax_code coax_repair(coax_arena *arena, const char *text, size_t len,
                                const coax_limits *limits, coax_repair_result *out,
                                coax_error *err);
 
-/* ------------------------------------------------------------------------ */
-/* JSON Schema: compile once, validate many times                           */
-/* ------------------------------------------------------------------------ */
+/* ---- JSON Schema: compile once, validate many times ------------------- */
 
 /* A compiled schema: immutable once compiled, so one compiled schema may be
 ** used by any number of validations at once, from several threads, as long
@@ -543,9 +527,7 @@ COAX_API coax_code coax_validation_write(const coax_validation *result,
                                          const coax_allocator *alloc, char **out,
                                          size_t *len);
 
-/* ------------------------------------------------------------------------ */
-/* Extract: schema-aligned recovery without another model call              */
-/* ------------------------------------------------------------------------ */
+/* ---- Extract: schema-aligned recovery without another model call ------ */
 
 /* One coercion: a value that was right in substance and wrong in form.
 ** 'kind' is a stable name, with its class:
@@ -632,18 +614,15 @@ typedef struct coax_extract_result {
 **
 ** Returns COAX_OK with out->valid saying whether the value validates (the
 ** errors are in out->validation); COAX_ENOJSON when the text holds no JSON
-** (nor a bare scalar the schema accepts);
-** a limit (COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ELIMIT) or
-** COAX_ENOMEM. 'limits' and 'options' may be NULL. */
+** (nor a bare scalar the schema accepts); a limit (COAX_EDEPTH, COAX_ESIZE,
+** COAX_ESTRING, COAX_ELIMIT) or COAX_ENOMEM. 'limits', 'options' may be NULL. */
 COAX_API coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
                                 const char *text, size_t len,
                                 const coax_limits *limits,
                                 const coax_extract_options *options,
                                 coax_extract_result *out, coax_error *err);
 
-/* ------------------------------------------------------------------------ */
-/* Example instances                                                        */
-/* ------------------------------------------------------------------------ */
+/* ---- Example instances ------------------------------------------------ */
 
 #define COAX_EXAMPLE_MINIMAL 1u /* required properties only, minItems items */
 
@@ -701,19 +680,16 @@ typedef struct coax_example_result {
 ** out->validation its errors. COAX_ELIMIT or COAX_EDEPTH when validating
 ** every candidate hit a validation limit ({"$ref": "#"}) or the checks
 ** used up their budget (max_steps x 500: a schema that fans out);
-** COAX_ENOMEM;
-** COAX_EINVAL for a NULL argument. On failure '*out' is zeroed. Thread-safe
+** COAX_ENOMEM; COAX_EINVAL for a NULL argument. On failure '*out' is zeroed. Thread-safe
 ** for one schema and different arenas. 'options' and 'err' may be NULL. */
 COAX_API coax_code coax_example(const coax_schema *schema,
                                 const coax_example_options *options, coax_arena *arena,
                                 coax_example_result *out, coax_error *err);
 
-/* ------------------------------------------------------------------------ */
-/* Engines and sessions: the retry loop                                     */
-/* ------------------------------------------------------------------------ */
+/* ---- Engines and sessions: the retry loop ----------------------------- */
 
-/* An engine owns one Lua state (sandboxed: design.md, "Sandboxing
-** scripts"), its scheduler and its sessions. It never starts a thread and
+/* An engine owns one Lua state (sandboxed: the README's "Limits and
+** security"), its scheduler and its sessions. It never starts a thread and
 ** never blocks longer than a poll's timeout. One engine is used from one
 ** thread at a time; two engines never interfere. */
 typedef struct coax_engine coax_engine;
@@ -835,10 +811,8 @@ typedef enum coax_session_failure {
     COAX_FAILURE_SCRIPT_LIMIT,          /* "limit": Lua memory or instructions, an HTTP response's
                                         ** size, the host's interrupt [limit] */
     COAX_FAILURE_OUT_OF_MEMORY,         /* "out_of_memory" [limit] */
-    COAX_FAILURE_REPLY_LIMIT,           /* "reply_limit": a reply past a limit of coax_limits
-                                        ** [limit]. The report's code names the limit instead:
-                                        ** its coax_code name ("COAX_EDEPTH", "COAX_ESIZE",
-                                        ** "COAX_ESTRING", "COAX_ELIMIT") */
+    COAX_FAILURE_REPLY_LIMIT,           /* "reply_limit": a reply past a coax_limits limit [limit];
+                                        ** the report's code is the limit's ("COAX_EDEPTH", ...) */
     COAX_FAILURE_SCHEMA_LIMIT,          /* "schema_limit": the schema past a limit [limit] */
     COAX_FAILURE_SCRIPT_ERROR,          /* "script_error": a script raised an error [script_error] */
     COAX_FAILURE_INVALID_RECIPE,        /* "invalid_recipe" [invalid] */
@@ -964,9 +938,7 @@ COAX_API coax_code coax_session_host_fail(coax_session *session, const char *mes
 /* Frees a session (an engine frees its sessions itself). NULL: no-op. */
 COAX_API void coax_session_free(coax_session *session);
 
-/* ------------------------------------------------------------------------ */
-/* Token estimation                                                         */
-/* ------------------------------------------------------------------------ */
+/* ---- Token estimation ------------------------------------------------- */
 
 /* Which tokenizer an estimate is for. The calibrated encodings split text
 ** exactly as the real pre-tokenizer does and add, per piece, its exact count
