@@ -9,13 +9,24 @@
 #include <lauxlib.h>
 #include <stdio.h>
 
+/* S.estimate(text), for strategies that weigh a conversation: through the
+** session's cache of estimates (upvalue 1, also S.token_counts). */
 static int l_estimate(lua_State *L)
 {
-    size_t n;
-    const char *s = luaL_checklstring(L, 1, &n);
-    lua_pushinteger(L, (lua_Integer)session_estimate_tokens(s, n));
+    luaL_checktype(L, 1, LUA_TSTRING);
+    lua_pushinteger(L, (lua_Integer)session_estimate_cached(L, lua_upvalueindex(1), 1));
     return 1;
 }
+/* The buffers a session owns, for making and freeing them alike. */
+enum { SESSION_BUFS = 9 };
+static void session_bufs(coax_session *s, coax_buf *bufs[SESSION_BUFS])
+{
+    coax_buf *all[SESSION_BUFS] = {&s->messages,    &s->report,      &s->value,
+                                   &s->error_msg,   &s->host_request, &s->host_answer,
+                                   &s->secrets,     &s->tool_rounds, &s->sent};
+    memcpy(bufs, all, sizeof all);
+}
+
 static coax_session *session_alloc(coax_engine *e)
 {
     coax_session *s = coax_alloc_raw(e->alloc, sizeof *s);
@@ -24,9 +35,9 @@ static coax_session *session_alloc(coax_engine *e)
     s->engine = e;
     s->S_ref = s->co_ref = LUA_NOREF;
     s->retries = -1;
-    coax_buf *bufs[] = {&s->messages,     &s->report,      &s->value,   &s->error_msg,
-                        &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_init(bufs[i], e->alloc);
+    coax_buf *bufs[SESSION_BUFS];
+    session_bufs(s, bufs);
+    for (size_t i = 0; i < SESSION_BUFS; i++) coax_buf_init(bufs[i], e->alloc);
     s->arena = coax_arena_new(e->alloc);
     if (!s->arena) {
         coax_free_raw(e->alloc, s, sizeof *s);
@@ -58,9 +69,9 @@ void coax_session_free(coax_session *s)
     }
     coax_arena_free(s->arena);
     if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
-    coax_buf *bufs[] = {&s->messages,     &s->report,      &s->value,   &s->error_msg,
-                        &s->host_request, &s->host_answer, &s->secrets, &s->tool_rounds};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) coax_buf_free(bufs[i]);
+    coax_buf *bufs[SESSION_BUFS];
+    session_bufs(s, bufs);
+    for (size_t i = 0; i < SESSION_BUFS; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
 }
 
@@ -273,7 +284,10 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         }
         lua_setfield(L, S, "schema_text");
     }
-    lua_pushcfunction(L, l_estimate);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, S, "token_counts");
+    lua_pushcclosure(L, l_estimate, 1);
     lua_setfield(L, S, "estimate");
     session_raw_field(L, S, "max_attempts");
     s->max_attempts = (int)lua_tointeger(L, -1);

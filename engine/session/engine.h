@@ -78,6 +78,7 @@ struct coax_session {
     coax_buf report;
     bool reported;       /* 'report' is the report */
     coax_buf value;      /* the accepted value */
+    coax_buf sent;       /* the last failed reply's value as sent, pretty ({{submission}}) */
     coax_session_failure failure;
     const char *error_code; /* the report's error.code: a static string */
     coax_buf error_msg;

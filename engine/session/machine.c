@@ -345,25 +345,28 @@ static bool within_budget(coax_session *s)
     /* Raw reads with type checks: the messages come from a script, and
     ** nothing here may run its metamethods or raise outside a pcall. */
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    lua_pushliteral(L, "token_counts");
+    int cache = lua_rawget(L, -2) == LUA_TTABLE ? lua_gettop(L) : 0;
     lua_pushliteral(L, "messages");
-    lua_rawget(L, -2);
+    lua_rawget(L, -3);
     lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
         if (!lua_istable(L, -1)) {
-            lua_pop(L, 3);
+            lua_pop(L, 4);
             session_end(s, COAX_FAILURE_SCRIPT_ERROR,
                         "strategy: messages must be a list of {role = ..., content = ...} tables");
             return false;
         }
         lua_pushliteral(L, "content");
         lua_rawget(L, -2);
-        size_t len = 0;
-        const char *c = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-        if (c) in += session_estimate_tokens(c, len) + 4; /* and a few per message */
+        /* estimated once per distinct text: a conversation carried on
+        ** keeps its messages, and re-estimating them every attempt made
+        ** the retry loop quadratic in its attempts */
+        if (lua_type(L, -1) == LUA_TSTRING) in += session_estimate_cached(L, cache, -1) + 4; /* and a few per message */
         lua_pop(L, 2);
     }
-    lua_pop(L, 2);
+    lua_pop(L, 3);
     uint64_t used = (s->have_in_prov ? s->in_prov : s->in_est) + (s->have_out_prov ? s->out_prov : s->out_est);
     if (s->budget_tokens && used + in > s->budget_tokens) {
         char msg[160];

@@ -38,6 +38,27 @@ uint64_t session_estimate_tokens(const char *s, size_t n)
     return coax_tokens(COAX_ENC_O200K, s, n);
 }
 
+uint64_t session_estimate_cached(lua_State *L, int cache, int str)
+{
+    size_t n;
+    const char *text = lua_tolstring(L, str, &n);
+    if (!cache) return session_estimate_tokens(text, n);
+    cache = lua_absindex(L, cache);
+    str = lua_absindex(L, str);
+    lua_pushvalue(L, str);
+    if (lua_rawget(L, cache) == LUA_TNUMBER) {
+        uint64_t known = (uint64_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        return known;
+    }
+    lua_pop(L, 1);
+    uint64_t count = session_estimate_tokens(text, n);
+    lua_pushvalue(L, str);
+    lua_pushinteger(L, (lua_Integer)count);
+    lua_rawset(L, cache);
+    return count;
+}
+
 /* Pushes t[k] of the table at 'idx', raw: tables an agent returns are read
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k)
@@ -283,10 +304,25 @@ void session_push_failure(coax_session *s, lua_State *L, const char *kind, const
 {
     session_push_info(s, L, kind);
     if (have_r && r->value) { /* what the model sent, and what coax made of it */
-        lcoax_push_value(L, r->repair.value ? r->repair.value : r->value, COAX_DEFAULT_MAX_DEPTH);
-        lua_setfield(L, -2, "value");
-        lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+        const coax_value *sent = r->repair.value ? r->repair.value : r->value;
+        lcoax_push_value(L, sent, COAX_DEFAULT_MAX_DEPTH);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, "value");
+        if (r->value != sent) {
+            lua_pop(L, 1);
+            lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+        }
         lua_setfield(L, -2, "coerced_value");
+        /* The feedback's {{submission}}, written here from the value itself:
+        ** encoding the pushed table back to JSON cost more than the rest of
+        ** a failed attempt. The session owns the buffer, so a memory error
+        ** while pushing leaks nothing. */
+        s->sent.len = 0;
+        s->sent.oom = false;
+        coax_write_buf(&s->sent, sent, COAX_WRITE_PRETTY);
+        if (s->sent.oom) luaL_error(L, "out of memory");
+        lua_pushlstring(L, s->sent.data, s->sent.len);
+        lua_setfield(L, -2, "submission");
     }
     lua_createtable(L, have_r ? (int)r->ncoercions : 0, 0);
     for (size_t i = 0; have_r && i < r->ncoercions; i++) {

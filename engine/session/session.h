@@ -23,6 +23,12 @@
 ** "Token estimation"); providers' reported usage replaces it when given. */
 uint64_t session_estimate_tokens(const char *s, size_t n);
 
+/* The estimate of the string at 'str' through the table at 'cache' (string
+** -> count, filled as strings are met), so a message kept from attempt to
+** attempt is estimated once, not once per attempt; 'cache' 0: no cache.
+** Raw accesses only; allocates, so inside a protected call. */
+uint64_t session_estimate_cached(lua_State *L, int cache, int str);
+
 /* Pushes t[k] of the table at 'idx', raw: tables an agent returns are read
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k);

@@ -124,7 +124,9 @@ function M.render(kind, ctx, overrides)
   local vars = {
     attempt = ctx.attempt, max_attempts = ctx.max_attempts, prompt = ctx.prompt, schema = ctx.schema_text,
     errors = concat(lines, "\n"), reason = ctx.reason, parse_error = ctx.parse_error,
-    submission = ctx.value ~= nil and json.encode(ctx.value, { pretty = true }) or "",
+    -- the session writes what was sent (ctx.submission); a context built by
+    -- hand has only the value
+    submission = ctx.submission or (ctx.value ~= nil and json.encode(ctx.value, { pretty = true }) or ""),
     reply_head = (ctx.reply or ""):sub(1, 500),
     first_step = ctx.tools and "Call validate_json, then submit, with JSON" or "Reply with JSON",
     next_step = ctx.tools and "call validate_json with the corrected JSON, then submit it"

@@ -81,11 +81,27 @@ local function context(S, info)
   return ctx
 end
 
--- How many messages at the start of `new` are those at the start of `old`
--- (equal as JSON): the part of the conversation an attempt kept.
+-- Whether two messages hold the same data: the same table (a conversation
+-- carried on keeps its messages), or tables whose keys and values are
+-- alike, recursively. Compared in place, not as encoded JSON: encoding the
+-- whole conversation every attempt was most of the retry loop's cost.
+local function same(a, b)
+  if rawequal(a, b) then return true end
+  if type(a) ~= "table" or type(b) ~= "table" or getmetatable(a) ~= getmetatable(b) then return false end
+  for k, v in next, a do
+    if not same(v, rawget(b, k)) then return false end
+  end
+  for k in next, b do
+    if rawget(a, k) == nil then return false end
+  end
+  return true
+end
+
+-- How many messages at the start of `new` are those at the start of `old`:
+-- the part of the conversation an attempt kept.
 local function kept(old, new)
   local n = 0
-  while old[n + 1] ~= nil and new[n + 1] ~= nil and json.encode(old[n + 1]) == json.encode(new[n + 1]) do
+  while old[n + 1] ~= nil and new[n + 1] ~= nil and same(old[n + 1], new[n + 1]) do
     n = n + 1
   end
   return n
