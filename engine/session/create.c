@@ -127,11 +127,17 @@ static coax_code use_schema(coax_session *s, const char *text, size_t len, bool 
     return COAX_OK;
 }
 
+typedef struct text_args {
+    const char *text;
+    size_t len;
+} text_args;
+
 /* Loads the schema: a path (relative to the recipe's folder) or a table
 ** (at the top of the stack; popped). Returns a message, or NULL; '*limit'
 ** says whether a limit (depth, size) was reached rather than the schema
 ** being wrong, as every command reports a schema over a limit (exit 4). */
-static const char *load_schema(coax_session *s, const char *dir, char *msg, size_t cap, bool *limit)
+static const char *load_schema(coax_session *s, const char *dir, const text_args *host, char *msg, size_t cap,
+                               bool *limit)
 {
     *limit = false;
     lua_State *L = s->engine->vm.L;
@@ -139,6 +145,17 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     coax_buf text; /* the schema's JSON text: the cache's key */
     coax_buf_init(&text, s->engine->alloc);
     char path[4096] = "";
+    if (host) { /* the host's own text: the key as it is, parsed once (if not cached) */
+        lua_pop(L, 1);
+        bool parsed;
+        coax_code rc = use_schema(s, host->text, host->len, true, &err, &parsed);
+        if (rc == COAX_OK) return NULL;
+        *limit = coax_exit_status(rc) == 4;
+        if (!parsed && (rc == COAX_ESYNTAX || rc == COAX_EUTF8))
+            snprintf(msg, cap, "the schema is not JSON: %s (line %u, column %u)", err.msg, err.line, err.column);
+        else snprintf(msg, cap, "schema: %s", err.msg);
+        return msg;
+    }
     if (lua_type(L, -1) == LUA_TSTRING) {
         const char *refused = roots_confine(&s->engine->roots, dir, lua_tostring(L, -1), "schema", path, sizeof path,
                                             msg, cap);
@@ -185,11 +202,6 @@ static const char *load_schema(coax_session *s, const char *dir, char *msg, size
     return msg;
 }
 
-typedef struct text_args {
-    const char *text;
-    size_t len;
-} text_args;
-
 static int push_text(lua_State *L)
 {
     const text_args *a = lua_touserdata(L, 1);
@@ -197,8 +209,10 @@ static int push_text(lua_State *L)
     return 1;
 }
 
-/* Builds the Lua session from the recipe chunk on top of the stack. */
-static void prepare(coax_session *s, const char *dir, const coax_session_options *o)
+/* Builds the Lua session from the recipe chunk on top of the stack, or
+** from the recipe table there when 'host_schema' (the schema's JSON text,
+** coax_session_from_schema) is not NULL. */
+static void prepare(coax_session *s, const char *dir, const coax_session_options *o, const text_args *host_schema)
 {
     coax_vm *vm = &s->engine->vm;
     if (o) {
@@ -209,7 +223,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     }
     lua_State *L = vm->L;
     char msg[1024];
-    int rc = vm_call(vm, 0, 1); /* run the recipe file */
+    int rc = host_schema ? VM_OK : vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) session_script_failed(s, rc, "recipe");
         else session_end(s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
@@ -260,7 +274,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     int S = lua_gettop(L);
     session_raw_field(L, recipe, "schema");
     bool limit;
-    const char *problem = load_schema(s, dir, msg, sizeof msg, &limit);
+    const char *problem = load_schema(s, dir, host_schema, msg, sizeof msg, &limit);
     if (problem) {
         lua_settop(L, recipe - 1);
         session_end(s, limit ? COAX_FAILURE_SCHEMA_LIMIT : COAX_FAILURE_INVALID_SCHEMA, problem);
@@ -303,10 +317,15 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     s->state = SS_FIRST;
 }
 
+/* What a session starts from: recipe text (a chunk named 'name', in folder
+** 'dir'), or a schema's JSON text and a prompt (coax_session_from_schema),
+** which become a recipe table without passing through Lua source. */
 typedef struct start_args {
     coax_session *s;
     const char *text, *name, *dir;
     size_t len;
+    const text_args *schema;
+    const char *prompt;
     const coax_session_options *o;
 } start_args;
 
@@ -315,20 +334,29 @@ static int start_protected(lua_State *L)
     const start_args *a = lua_touserdata(L, 1);
     coax_vm *vm = &a->s->engine->vm;
     luaL_checkstack(L, 40, "the session's start");
+    if (a->schema) {
+        lua_createtable(L, 0, 2);
+        lua_newtable(L); /* a place for the schema, which load_schema reads from a->schema */
+        lua_setfield(L, -2, "schema");
+        lua_pushstring(L, a->prompt);
+        lua_setfield(L, -2, "prompt");
+        prepare(a->s, NULL, a->o, a->schema);
+        return 0;
+    }
     int rc = vm_load_sandboxed(vm, a->text, a->len, a->name);
     if (rc == VM_LIMIT) session_script_failed(a->s, rc, "recipe");
     else if (rc != VM_OK) session_end(a->s, COAX_FAILURE_INVALID_RECIPE, vm_error(vm));
-    else prepare(a->s, a->dir, a->o);
+    else prepare(a->s, a->dir, a->o, NULL);
     return 0;
 }
 
-static coax_code start(coax_engine *e, const char *text, size_t len, const char *name, const char *dir,
-                       const coax_session_options *o, coax_session **out, coax_error *err)
+static coax_code start(coax_engine *e, const start_args *args, coax_session **out, coax_error *err)
 {
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     int top = lua_gettop(e->vm.L);
-    start_args a = {s, text, name, dir, len, o};
+    start_args a = *args;
+    a.s = s;
     int rc = vm_protect(&e->vm, start_protected, &a, 0);
     lua_settop(e->vm.L, top);
     if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "recipe");
@@ -340,30 +368,8 @@ coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, c
                                  const coax_session_options *o, coax_session **out, coax_error *err)
 {
     if (!e || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_text: NULL argument");
-    return start(e, text ? text : "", len, name ? name : "=recipe", NULL, o, out, err);
-}
-
-/* Appends 'text' as a Lua long string whose brackets it cannot close. */
-static void put_long_string(coax_buf *b, const char *text, size_t len)
-{
-    int level = 0;
-    for (;; level++) { /* the first level whose "]==]" is not in the text */
-        bool found = false;
-        for (size_t i = 0; i + (size_t)level + 1 < len && !found; i++) {
-            if (text[i] != ']') continue;
-            size_t k = 1;
-            while (k <= (size_t)level && text[i + k] == '=') k++;
-            found = k == (size_t)level + 1 && text[i + k] == ']';
-        }
-        if (!found) break;
-    }
-    coax_buf_putc(b, '[');
-    for (int i = 0; i < level; i++) coax_buf_putc(b, '=');
-    coax_buf_puts(b, "[\n"); /* a first newline is dropped by Lua: the text keeps its own */
-    coax_buf_put(b, text, len);
-    coax_buf_putc(b, ']');
-    for (int i = 0; i < level; i++) coax_buf_putc(b, '=');
-    coax_buf_putc(b, ']');
+    start_args a = {.text = text ? text : "", .len = len, .name = name ? name : "=recipe", .o = o};
+    return start(e, &a, out, err);
 }
 
 coax_code coax_session_from_schema(coax_engine *e, const char *schema, size_t schema_len, const char *prompt,
@@ -371,23 +377,12 @@ coax_code coax_session_from_schema(coax_engine *e, const char *schema, size_t sc
 {
     if (!e || !out || !prompt || (!schema && schema_len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_schema: NULL argument");
-    /* A recipe of two fields; the schema's JSON is decoded by coax itself,
-    ** so key order, integers and [] vs {} survive. */
-    coax_buf b;
-    coax_buf_init(&b, e->alloc);
-    coax_buf_puts(&b, "local json = require('coax').json\nlocal schema, err = json.decode(");
-    put_long_string(&b, schema ? schema : "", schema_len);
-    coax_buf_puts(&b, ")\nif schema == nil then error('the schema is not JSON: ' .. err, 0) end\n"
-                      "return { schema = schema, prompt = ");
-    put_long_string(&b, prompt, strlen(prompt));
-    coax_buf_puts(&b, " }\n");
-    if (b.oom) {
-        coax_buf_free(&b);
-        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
-    }
-    coax_code rc = start(e, b.data, b.len, "=schema", NULL, o, out, err);
-    coax_buf_free(&b);
-    return rc;
+    /* The schema's text is the schema cache's key and is parsed by coax
+    ** itself (once, unless cached), so key order, integers and [] vs {}
+    ** survive. */
+    text_args text = {schema ? schema : "", schema_len};
+    start_args a = {.name = "=schema", .schema = &text, .prompt = prompt, .o = o};
+    return start(e, &a, out, err);
 }
 
 coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_session_options *o,
@@ -411,7 +406,8 @@ coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_se
     snprintf(name, sizeof name, "@%s", path);
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    coax_code rc = start(e, b.data ? b.data : "", b.len, name, dir, o, out, err);
+    start_args a = {.text = b.data ? b.data : "", .len = b.len, .name = name, .dir = dir, .o = o};
+    coax_code rc = start(e, &a, out, err);
     coax_buf_free(&b);
     return rc;
 }

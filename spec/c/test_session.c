@@ -433,8 +433,20 @@ static void test_session_from_schema_and_prompt(void)
     CHECK_INT(coax_session_from_schema(e, "{nope", 5, "p", &o, &s, NULL), COAX_OK);
     CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_INVALID);
     CHECK(strstr(coax_session_report(s, NULL), "the schema is not JSON") != NULL);
+    const char *why = NULL;
+    CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_INVALID_SCHEMA);
+    CHECK_STR(why, "the schema is not JSON: expected a string key (line 1, column 2)");
     CHECK_INT(coax_session_from_schema(e, "{\"type\":5}", 10, "p", &o, &s, NULL), COAX_OK);
     CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_INVALID);
+    CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_INVALID_SCHEMA);
+    /* Past a limit of the engine's: a limit, as for a schema file */
+    enum { DEEP = COAX_DEFAULT_MAX_DEPTH + 1 };
+    char deep[2 * DEEP];
+    memset(deep, '[', DEEP);
+    memset(deep + DEEP, ']', DEEP);
+    CHECK_INT(coax_session_from_schema(e, deep, sizeof deep, "p", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_outcome(s), COAX_OUTCOME_LIMIT);
+    CHECK_INT(coax_session_error(s, &why), COAX_FAILURE_SCHEMA_LIMIT);
     CHECK_INT(coax_session_from_schema(e, NULL, 3, "p", &o, &s, NULL), COAX_EINVAL);
     CHECK_INT(coax_session_from_schema(e, "{}", 2, NULL, &o, &s, NULL), COAX_EINVAL);
     coax_engine_free(e);
