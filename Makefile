@@ -7,17 +7,14 @@
 # tests are spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
 
 CC      ?= cc
-# Lua 5.4.4 (Debian 12's liblua5.4) overflows the C stack on deeply nested
-# coroutine.close (fixed in 5.4.6); the sandbox bounds that nesting, so any
-# 5.4 works, but a fixed Lua is preferred where pkg-config finds one.
-LUA_PKG ?= $(firstword $(foreach p,lua5.4 lua-5.4 lua54,$(shell pkg-config --atleast-version=5.4.6 $(p) \
-             2>/dev/null && echo $(p))) lua5.4)
-PKGS    := $(LUA_PKG) libpcre2-8 libcurl libidn2
+# The engine's Lua is its own (engine/vendor/, the "Lua hosts" block below);
+# a system Lua is only what the Lua modules for host interpreters build on.
+PKGS    := libpcre2-8 libcurl libidn2
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
 DEFS    := -D_POSIX_C_SOURCE=200809L $(EXTRA_DEFS)
-INC     := -Iengine/include -Iengine $(shell pkg-config --cflags $(PKGS))
+INC     := -Iengine/include -Iengine -Iengine/vendor/lua/src $(shell pkg-config --cflags $(PKGS))
 LIBS    := $(shell pkg-config --libs $(PKGS)) -lm
 ALL_CFLAGS = $(WARN) $(DEFS) $(INC) $(CFLAGS) -fPIC
 
@@ -29,6 +26,19 @@ LIB_SRC := $(filter-out $(CLI_SRC) $(LUA_SRC),$(ENGINE))
 LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
 LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
+# ---- the engine's own Lua (engine/vendor/README.md) -------------------------
+# Lua 5.4.7 and lua-cjson, compiled into libcoax with hidden symbols, so
+# libcoax.so exports no lua_* and a host's own Lua never mixes with it.
+VENDOR_SRC := $(filter-out %/lua.c %/luac.c,$(wildcard engine/vendor/lua/src/*.c)) \
+              $(wildcard engine/vendor/cjson/*.c)
+VENDOR_OBJ := $(VENDOR_SRC:engine/%.c=$(B)/obj/%.o)
+LIB_OBJ    += $(VENDOR_OBJ)
+VENDOR_CFLAGS = -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -Iengine/vendor/lua/src $(CFLAGS) \
+                -fPIC -fvisibility=hidden -w
+$(B)/obj/vendor/%.o: engine/vendor/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(VENDOR_CFLAGS) -MMD -MP -c $< -o $@
+# -----------------------------------------------------------------------------
 TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 
@@ -61,10 +71,53 @@ $(B)/libcoax.so.$(VERSION): $(LIB_OBJ)
 $(B)/coax: $(CLI_OBJ) $(B)/libcoax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcoax.a $(LIBS)
 
-# The Lua module takes Lua's symbols from the interpreter that loads it.
-$(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $(LUA_OBJ) $(B)/libcoax.a \
-	  $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
+# ---- Lua hosts (issue 23) ---------------------------------------------------
+# The Lua module for each host Lua: build/lua/HOST/coax.so for LuaJIT and Lua
+# 5.1 to 5.4 (`make lua-hosts`); build/coax.so is the one for the system's
+# Lua 5.4 (every busted spec loads it). A module is the binding (the
+# library's engine/script/lib*.c and engine/lua/*.c) compiled against that
+# host's headers (engine/script/compat.h bridges the versions), over one
+# prelinked engine object: `ld -r` of libcoax's objects with the engine's own
+# Lua, then every symbol the engine's Lua and its 5.4 build of the binding
+# define made local. So the host-compiled binding's lua_* calls go to the
+# host's Lua when the module loads, the engine's were bound to its own Lua
+# inside `ld -r`, and the two copies of lcoax_* never meet. The module
+# exports luaopen_coax only.
+LUA_PKG    ?= lua5.4
+HOSTS      := 5.1 5.2 5.3 5.4 luajit
+HOST_PKG_5.1 := lua5.1
+HOST_PKG_5.2 := lua5.2
+HOST_PKG_5.3 := lua5.3
+HOST_PKG_5.4 := $(LUA_PKG)
+HOST_PKG_luajit := luajit
+HOST_SRC   := $(wildcard engine/script/lib*.c) $(LUA_SRC)
+HOST_LIBS  := $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
+PRIVATE_OBJ = $(VENDOR_OBJ) $(filter $(B)/obj/script/lib%.o,$(LIB_OBJ))
+
+$(B)/lua/engine.o: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $@.tmp $(LIB_OBJ)
+	nm -g --defined-only $(PRIVATE_OBJ) | awk 'NF == 3 { print $$3 }' | sort -u > $@.private
+	objcopy --localize-symbols=$@.private $@.tmp $@
+	@rm -f $@.tmp
+
+define HOST_RULES
+$(B)/lua/$(1)/obj/%.o: engine/%.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(WARN) $$(DEFS) -Iengine/include -Iengine $$(shell pkg-config --cflags $(HOST_PKG_$(1)) $$(PKGS)) \
+	  $$(CFLAGS) -fPIC -MMD -MP -c $$< -o $$@
+$(B)/lua/$(1)/coax.so: $(HOST_SRC:engine/%.c=$(B)/lua/$(1)/obj/%.o) $(B)/lua/engine.o
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -shared -Wl,--version-script=engine/lua/exports.map -o $$@ $$^ $$(HOST_LIBS)
+-include $(HOST_SRC:engine/%.c=$(B)/lua/$(1)/obj/%.d)
+endef
+$(foreach h,$(HOSTS),$(eval $(call HOST_RULES,$(h))))
+
+$(B)/coax.so: $(B)/lua/5.4/coax.so
+	cp $< $@
+
+.PHONY: lua-hosts
+lua-hosts: $(HOSTS:%=$(B)/lua/%/coax.so)
+# -----------------------------------------------------------------------------
 
 $(B)/test_%: spec/c/test_%.c $(B)/libcoax.a
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(B)/libcoax.a $(LIBS)
