@@ -128,7 +128,7 @@ $(B)/examples/%: examples/%.c $(B)/libcoax.a engine/include/coax.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) -Iengine/include $(CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
 
-test: all $(TESTS) $(EXAMPLES)
+test: all lua-hosts $(TESTS) $(EXAMPLES)
 	@B=$(B) spec/run
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in
@@ -137,7 +137,7 @@ test: all $(TESTS) $(EXAMPLES)
 # in the C tests and CLI runs, where every allocation is coax's.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all $(patsubst $(B)/%,build/asan/%,$(TESTS) $(EXAMPLES))
+	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all lua-hosts $(patsubst $(B)/%,build/asan/%,$(TESTS) $(EXAMPLES))
 	B=build/asan ASAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 spec/run
 
@@ -238,11 +238,18 @@ install:
 	install -m 644 engine/include/coax.h $(DESTDIR)$(PREFIX)/include/coax.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' coax.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/coax.pc
 	$(MAKE) --no-print-directory B=$(IB) install-lua
+	$(MAKE) --no-print-directory B=$(IB) EXTRA_DEFS='-DCOAX_SHARE_DIR=\"$(PREFIX)/share/coax/lua\"' lua-hosts
+	for v in 5.1 5.2 5.3; do \
+	  install -d $(DESTDIR)$(PREFIX)/lib/lua/$$v && install -m 755 $(IB)/lua/$$v/coax.so $(DESTDIR)$(PREFIX)/lib/lua/$$v/coax.so; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/share/coax/schemas $(DESTDIR)$(LUA_LMOD)/recipes
 	install -m 644 schemas/*.json $(DESTDIR)$(PREFIX)/share/coax/schemas/
 	install -m 644 lua/recipes/*.* $(DESTDIR)$(LUA_LMOD)/recipes/
 
 # The Lua module and the runtime scripts (also LuaRocks' install target).
+# `make install` also puts the module for each other host Lua where that
+# Lua's package.cpath looks (PREFIX/lib/lua/5.1, 5.2, 5.3); LuaJIT looks in
+# 5.1's folder too, and loads the module built for 5.1 (hosts_spec).
 install-lua:
 	install -d $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LUA_LMOD)/coax/agents
 	install -m 755 $(B)/coax.so $(DESTDIR)$(LUA_CMOD)/coax.so
@@ -260,6 +267,7 @@ help:
 	@echo "make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each; FUZZ_ONLY=NAME for one"
 	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
 	@echo "make deps     install the Debian packages coax needs"
+	@echo "make lua-hosts  build/lua/{5.1,5.2,5.3,5.4,luajit}/coax.so, the module for each host Lua"
 	@echo "make install  PREFIX=/usr/local: command, libraries, pkg-config, header, Lua module, scripts"
 	@echo "make conformance  JSON-Schema-Test-Suite counts per draft (never fails)"
 	@echo "make example-conformance  generated examples that validate, per draft (never fails)"
