@@ -38,12 +38,14 @@ describe("the Neovim plugin", function()
     local env = ("COAX_NVIM_BUILD=%s COAX_NVIM_RECIPE=%s COAX_NVIM_URL=%s COAX_NVIM_OUT=%s COAX_NVIM_ROOT=%s"):format(
       H.quote(abs(H.build)), H.quote(recipe), H.quote(sc.base_url), H.quote(out), H.quote(os.getenv("PWD")))
     local log = dir .. "/nvim.log"
-    local ok = os.execute("env -u LD_PRELOAD " .. env .. " timeout 60 nvim --headless -u NONE -i NONE -n"
+    local ok = os.execute("env " .. env .. " timeout 60 nvim --headless -u NONE -i NONE -n"
       .. " -c 'luafile spec/hosts/nvim_driver.lua' > " .. H.quote(log) .. " 2>&1")
     local f = io.open(out, "rb")
     assert(f, "nvim wrote no result: " .. tostring(ok) .. " " .. (H.read(log) or ""))
     local text = f:read("a")
-    if os.getenv("COAX_SPEC_SHOW") then -- COAX_SPEC_SHOW=1: the numbers it saw, on stderr io.stderr:write(text, "\n") end
+    if os.getenv("COAX_SPEC_SHOW") then -- COAX_SPEC_SHOW=1: the numbers it saw, on stderr
+      io.stderr:write(text, "\n")
+    end
     local r = coax.json.decode(text)
     f:close()
     assert.are.equal("done", r.state)
