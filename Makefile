@@ -90,6 +90,20 @@ HOST_PKG_5.2 := lua5.2
 HOST_PKG_5.3 := lua5.3
 HOST_PKG_5.4 := $(LUA_PKG)
 HOST_PKG_luajit := luajit
+HOST_INC_5.1 = $(shell pkg-config --cflags $(HOST_PKG_5.1))
+HOST_INC_5.2 = $(shell pkg-config --cflags $(HOST_PKG_5.2))
+HOST_INC_5.3 = $(shell pkg-config --cflags $(HOST_PKG_5.3))
+HOST_INC_5.4 = $(shell pkg-config --cflags $(HOST_PKG_5.4))
+HOST_INC_luajit = $(shell pkg-config --cflags $(HOST_PKG_luajit))
+# LuaRocks builds build/lua/rock/coax.so for the Lua it runs: the rockspec
+# passes that Lua's headers (LUA_INCDIR), the binding is compiled against
+# them, and build/lua/rock/incdir remembers which, so a rock for another Lua
+# rebuilds it. build/coax.so stays the one for the system's 5.4.
+LUA_INCDIR ?=
+HOST_INC_rock = -I$(LUA_INCDIR)
+ifneq ($(LUA_INCDIR),)
+$(shell mkdir -p $(B)/lua/rock && (echo '$(LUA_INCDIR)' | cmp -s - $(B)/lua/rock/incdir || echo '$(LUA_INCDIR)' > $(B)/lua/rock/incdir))
+endif
 HOST_SRC   := $(wildcard engine/script/lib*.c) $(LUA_SRC)
 HOST_LIBS  := $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
 PRIVATE_OBJ = $(VENDOR_OBJ) $(filter $(B)/obj/script/lib%.o,$(LIB_OBJ))
@@ -102,15 +116,15 @@ $(B)/lua/engine.o: $(LIB_OBJ)
 	@rm -f $@.tmp
 
 define HOST_RULES
-$(B)/lua/$(1)/obj/%.o: engine/%.c
+$(B)/lua/$(1)/obj/%.o: engine/%.c $(if $(filter rock,$(1)),$(B)/lua/rock/incdir)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(WARN) $$(DEFS) -Iengine/include -Iengine $$(shell pkg-config --cflags $(HOST_PKG_$(1)) $$(PKGS)) \
+	$$(CC) $$(WARN) $$(DEFS) -Iengine/include -Iengine $$(HOST_INC_$(1)) $$(shell pkg-config --cflags $$(PKGS)) \
 	  $$(CFLAGS) -fPIC -MMD -MP -c $$< -o $$@
 $(B)/lua/$(1)/coax.so: $(HOST_SRC:engine/%.c=$(B)/lua/$(1)/obj/%.o) $(B)/lua/engine.o
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -shared -Wl,--version-script=engine/lua/exports.map -o $$@ $$^ $$(HOST_LIBS)
 -include $(HOST_SRC:engine/%.c=$(B)/lua/$(1)/obj/%.d)
 endef
-$(foreach h,$(HOSTS),$(eval $(call HOST_RULES,$(h))))
+$(foreach h,$(HOSTS) $(if $(LUA_INCDIR),rock),$(eval $(call HOST_RULES,$(h))))
 
 $(B)/coax.so: $(B)/lua/5.4/coax.so
 	cp $< $@
@@ -250,9 +264,10 @@ install:
 # `make install` also puts the module for each other host Lua where that
 # Lua's package.cpath looks (PREFIX/lib/lua/5.1, 5.2, 5.3); LuaJIT looks in
 # 5.1's folder too, and loads the module built for 5.1 (hosts_spec).
-install-lua:
+LUA_MODULE ?= $(B)/coax.so
+install-lua: $(LUA_MODULE)
 	install -d $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LUA_LMOD)/coax/agents
-	install -m 755 $(B)/coax.so $(DESTDIR)$(LUA_CMOD)/coax.so
+	install -m 755 $(LUA_MODULE) $(DESTDIR)$(LUA_CMOD)/coax.so
 	install -m 644 lua/coax/*.lua $(DESTDIR)$(LUA_LMOD)/coax/
 	install -m 644 lua/coax/agents/*.lua $(DESTDIR)$(LUA_LMOD)/coax/agents/
 

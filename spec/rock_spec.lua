@@ -24,7 +24,7 @@ describe("the rockspec", function()
     assert.are.equal("MIT", spec.description.license)
     assert.matches("^MIT License\n", H.read("LICENSE"))
     assert.are.equal("file://.", spec.source.url)
-    assert.are.same({ "lua >= 5.4, < 5.5" }, spec.dependencies) -- cjson is the system's
+    assert.are.same({ "lua >= 5.1, < 5.5" }, spec.dependencies) -- any host Lua; cjson is built in
     local libs = {}
     for _, d in pairs(spec.external_dependencies) do libs[#libs + 1] = d.library end
     table.sort(libs)
@@ -47,6 +47,25 @@ describe("the rockspec", function()
       .. "lua5.4 -e " .. H.quote(script)))
     assert.is_true(ok, text)
     assert.are.equal("ok\t3\t" .. tree .. "/lib/lua/5.4/coax.so\n", text)
+    H.rmtree(tree)
+  end)
+
+  it("builds for the Lua LuaRocks runs for: a 5.1 rock runs the recipe in lua5.1 and in LuaJIT", function()
+    local tree = H.tmpdir()
+    local ok, text = sh("luarocks --lua-version=5.1 make --tree " .. H.quote(tree) .. " " .. ROCKSPEC)
+    assert.is_true(ok, text)
+    assert.matches("coax 0%.1%.0%-1 is now installed", text)
+    local recipe = tree .. "/job.lua"
+    H.write(recipe, 'return { schema = { type = "object", required = { "n" } }, prompt = "n of {{input}}" }')
+    local script = ("local coax = require 'coax' "
+      .. "local r = coax.run(%q, 'x', { replies = { '{\"n\": 9007199254740993}' } }) "
+      .. "print(_VERSION, r.outcome, coax.json.encode(r.value))"):format(recipe)
+    for _, lua in ipairs({ "lua5.1", "luajit" }) do
+      ok, text = sh("sh -c " .. H.quote("cd / && eval \"$(luarocks --lua-version=5.1 --tree " .. tree .. " path)\" && "
+        .. lua .. " -e " .. H.quote(script)))
+      assert.is_true(ok, text)
+      assert.are.equal('Lua 5.1\tok\t{"n":9007199254740993}\n', text)
+    end
     H.rmtree(tree)
   end)
 end)
