@@ -11,7 +11,7 @@
 -- or COAX_LOVE_CPATH. With COAX_LOVE_RECORD=DIR the game writes DIR/frames.log
 -- (one line a frame: time and frame length in ms, "warmup", "answering" or
 -- "idle", and the time engine:poll took in that frame), DIR/card.json and DIR/screenshot.png once the card is done, and
--- quits: spec/love_spec.lua runs it so under xvfb-run.
+-- quits: spec/apps_spec.lua runs it so under xvfb-run.
 local root = love.filesystem.getSource() .. "/../.."
 package.cpath = (os.getenv("COAX_LOVE_CPATH") or root .. "/build/lua/luajit/?.so") .. ";" .. package.cpath
 local coax = require "coax"

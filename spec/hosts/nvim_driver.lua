@@ -1,4 +1,4 @@
--- Runs inside `nvim --headless` for spec/nvim_spec.lua: loads the example
+-- Runs inside `nvim --headless` for spec/apps_spec.lua: loads the example
 -- plugin (examples/nvim) and the LuaJIT module, runs :CoaxExtract on a
 -- buffer, types a key every 50 ms and ticks a 10 ms timer while the model
 -- answers, and writes what it saw to $COAX_NVIM_OUT as JSON, then quits.
