@@ -87,11 +87,20 @@ describe("the LÖVE example", function()
       { delay_ms = 1000, reply = '{"name": "Borin", "mood": "tired", "inventory": []}' }, -- no such mood
       { delay_ms = 1000, reply = "Here is the card: " .. card },
     })
+    -- LÖVE 11.4 hangs at start with the ASan runtime preloaded, even with an
+    -- empty game and no coax: the ASan run (LD_PRELOAD set) plays the game
+    -- with the plain module, which it builds first; the frame times are the
+    -- plain build's anyway. The timeout is love's own, so a hung game dies.
+    local build, log = H.build, dir .. "/love.log"
+    if os.getenv("LD_PRELOAD") then
+      build = "build"
+      assert.is_true(os.execute("env -u LD_PRELOAD -u B -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s "
+        .. "build/lua/luajit/coax.so > " .. H.quote(log) .. " 2>&1"), H.read(log))
+    end
     local env = ("COAX_LOVE_RECORD=%s COAX_LOVE_BASE_URL=%s COAX_LOVE_CPATH=%s COAX_LUA_PATH=%s"):format(
-      H.quote(dir), H.quote(sc.base_url), H.quote(abs(H.build) .. "/lua/luajit/?.so"), H.quote(abs("lua")))
-    local log = dir .. "/love.log"
-    local ok = os.execute("env " .. env .. " timeout 90 xvfb-run -a -s '-screen 0 1024x768x24' love examples/love > "
-      .. H.quote(log) .. " 2>&1")
+      H.quote(dir), H.quote(sc.base_url), H.quote(abs(build) .. "/lua/luajit/?.so"), H.quote(abs("lua")))
+    local ok = os.execute("env -u LD_PRELOAD " .. env .. " xvfb-run -a -s '-screen 0 1024x768x24' timeout 90 love "
+      .. "examples/love > " .. H.quote(log) .. " 2>&1")
     assert.is_true(ok == true or ok == 0, H.read(log))
     assert.are.equal(coax.json.encode(coax.json.decode(card)), H.read(dir .. "/card.json"))
     assert.are.equal(2, #sc:log())
