@@ -7,17 +7,14 @@
 # tests are spec/c/test_*.c, one binary each; busted specs are spec/*_spec.lua.
 
 CC      ?= cc
-# Lua 5.4.4 (Debian 12's liblua5.4) overflows the C stack on deeply nested
-# coroutine.close (fixed in 5.4.6); the sandbox bounds that nesting, so any
-# 5.4 works, but a fixed Lua is preferred where pkg-config finds one.
-LUA_PKG ?= $(firstword $(foreach p,lua5.4 lua-5.4 lua54,$(shell pkg-config --atleast-version=5.4.6 $(p) \
-             2>/dev/null && echo $(p))) lua5.4)
-PKGS    := $(LUA_PKG) libpcre2-8 libcurl libidn2
+# The engine's Lua is its own (engine/vendor/, the "Lua hosts" block below);
+# a system Lua is only what the Lua modules for host interpreters build on.
+PKGS    := libpcre2-8 libcurl libidn2
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
 DEFS    := -D_POSIX_C_SOURCE=200809L $(EXTRA_DEFS)
-INC     := -Iengine/include -Iengine $(shell pkg-config --cflags $(PKGS))
+INC     := -Iengine/include -Iengine -Iengine/vendor/lua/src $(shell pkg-config --cflags $(PKGS))
 LIBS    := $(shell pkg-config --libs $(PKGS)) -lm
 # Hidden by default: libcoax.so exports the functions coax.h marks COAX_API
 # and nothing else, and coax.so luaopen_coax alone (spec/surface_spec.lua).
@@ -31,6 +28,19 @@ LIB_SRC := $(filter-out $(CLI_SRC) $(LUA_SRC),$(ENGINE))
 LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
 LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
+# ---- the engine's own Lua (engine/vendor/README.md) -------------------------
+# Lua 5.4.7 and lua-cjson, compiled into libcoax with hidden symbols, so
+# libcoax.so exports no lua_* and a host's own Lua never mixes with it.
+VENDOR_SRC := $(filter-out %/lua.c %/luac.c,$(wildcard engine/vendor/lua/src/*.c)) \
+              $(wildcard engine/vendor/cjson/*.c)
+VENDOR_OBJ := $(VENDOR_SRC:engine/%.c=$(B)/obj/%.o)
+LIB_OBJ    += $(VENDOR_OBJ)
+VENDOR_CFLAGS = -std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -Iengine/vendor/lua/src $(CFLAGS) \
+                -fPIC -fvisibility=hidden -w
+$(B)/obj/vendor/%.o: engine/vendor/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(VENDOR_CFLAGS) -MMD -MP -c $< -o $@
+# -----------------------------------------------------------------------------
 TESTS   := $(patsubst spec/c/%.c,$(B)/%,$(wildcard spec/c/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 
@@ -64,13 +74,67 @@ $(B)/libcoax.so.$(VERSION): $(LIB_OBJ)
 $(B)/coax: $(CLI_OBJ) $(B)/libcoax.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcoax.a $(LIBS)
 
-# The Lua module takes Lua's symbols from the interpreter that loads it.
-# --exclude-libs keeps libcoax.a's COAX_API functions out of its exports
-# (luaopen_coax is the module's one), so the module's calls stay in its own
-# copy even in a host that also links a libcoax.so, of another version say.
-$(B)/coax.so: $(LUA_OBJ) $(B)/libcoax.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $(LUA_OBJ) $(B)/libcoax.a \
-	  $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
+# ---- Lua hosts ---------------------------------------------------------------
+# The Lua module for each host Lua: build/lua/HOST/coax.so for LuaJIT and Lua
+# 5.1 to 5.4 (`make lua-hosts`); build/coax.so is the one for the system's
+# Lua 5.4 (every busted spec loads it). A module is the binding (the
+# library's engine/script/lib*.c and engine/lua/*.c) compiled against that
+# host's headers (engine/script/compat.h bridges the versions), over one
+# prelinked engine object: `ld -r` of libcoax's objects with the engine's own
+# Lua, then every symbol the engine's Lua and its 5.4 build of the binding
+# define made local. So the host-compiled binding's lua_* calls go to the
+# host's Lua when the module loads, the engine's were bound to its own Lua
+# inside `ld -r`, and the two copies of lcoax_* never meet. The module
+# exports luaopen_coax only.
+LUA_PKG    ?= lua5.4
+HOSTS      := 5.1 5.2 5.3 5.4 luajit
+HOST_PKG_5.1 := lua5.1
+HOST_PKG_5.2 := lua5.2
+HOST_PKG_5.3 := lua5.3
+HOST_PKG_5.4 := $(LUA_PKG)
+HOST_PKG_luajit := luajit
+HOST_INC_5.1 = $(shell pkg-config --cflags $(HOST_PKG_5.1))
+HOST_INC_5.2 = $(shell pkg-config --cflags $(HOST_PKG_5.2))
+HOST_INC_5.3 = $(shell pkg-config --cflags $(HOST_PKG_5.3))
+HOST_INC_5.4 = $(shell pkg-config --cflags $(HOST_PKG_5.4))
+HOST_INC_luajit = $(shell pkg-config --cflags $(HOST_PKG_luajit))
+# LuaRocks builds build/lua/rock/coax.so for the Lua it runs: the rockspec
+# passes that Lua's headers (LUA_INCDIR), the binding is compiled against
+# them, and build/lua/rock/incdir remembers which, so a rock for another Lua
+# rebuilds it. build/coax.so stays the one for the system's 5.4.
+LUA_INCDIR ?=
+HOST_INC_rock = -I$(LUA_INCDIR)
+ifneq ($(LUA_INCDIR),)
+$(shell mkdir -p $(B)/lua/rock && (echo '$(LUA_INCDIR)' | cmp -s - $(B)/lua/rock/incdir || echo '$(LUA_INCDIR)' > $(B)/lua/rock/incdir))
+endif
+HOST_SRC   := $(wildcard engine/script/lib*.c) $(LUA_SRC)
+HOST_LIBS  := $(shell pkg-config --libs libpcre2-8 libcurl libidn2) -lm
+PRIVATE_OBJ = $(VENDOR_OBJ) $(filter $(B)/obj/script/lib%.o,$(LIB_OBJ))
+
+$(B)/lua/engine.o: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $@.tmp $(LIB_OBJ)
+	nm -g --defined-only $(PRIVATE_OBJ) | awk 'NF == 3 { print $$3 }' | sort -u > $@.private
+	objcopy --localize-symbols=$@.private $@.tmp $@
+	@rm -f $@.tmp
+
+define HOST_RULES
+$(B)/lua/$(1)/obj/%.o: engine/%.c $(if $(filter rock,$(1)),$(B)/lua/rock/incdir)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(WARN) $$(DEFS) -Iengine/include -Iengine $$(HOST_INC_$(1)) $$(shell pkg-config --cflags $$(PKGS)) \
+	  $$(CFLAGS) -fPIC -MMD -MP -c $$< -o $$@
+$(B)/lua/$(1)/coax.so: $(HOST_SRC:engine/%.c=$(B)/lua/$(1)/obj/%.o) $(B)/lua/engine.o
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -shared -Wl,--version-script=engine/lua/exports.map -o $$@ $$^ $$(HOST_LIBS)
+-include $(HOST_SRC:engine/%.c=$(B)/lua/$(1)/obj/%.d)
+endef
+$(foreach h,$(HOSTS) $(if $(LUA_INCDIR),rock),$(eval $(call HOST_RULES,$(h))))
+
+$(B)/coax.so: $(B)/lua/5.4/coax.so
+	cp $< $@
+
+.PHONY: lua-hosts
+lua-hosts: $(HOSTS:%=$(B)/lua/%/coax.so)
+# -----------------------------------------------------------------------------
 
 $(B)/test_%: spec/c/test_%.c $(B)/libcoax.a
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(B)/libcoax.a $(LIBS)
@@ -81,7 +145,7 @@ $(B)/examples/%: examples/%.c $(B)/libcoax.a engine/include/coax.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) -Iengine/include $(CFLAGS) -o $@ $< $(B)/libcoax.a $(LIBS)
 
-test: all $(TESTS) $(EXAMPLES)
+test: all lua-hosts $(TESTS) $(EXAMPLES)
 	@B=$(B) spec/run
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, in
@@ -90,7 +154,7 @@ test: all $(TESTS) $(EXAMPLES)
 # in the C tests and CLI runs, where every allocation is coax's.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all $(patsubst $(B)/%,build/asan/%,$(TESTS) $(EXAMPLES))
+	$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" all lua-hosts $(patsubst $(B)/%,build/asan/%,$(TESTS) $(EXAMPLES))
 	B=build/asan ASAN_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 spec/run
 
@@ -221,14 +285,22 @@ install:
 	install -m 644 engine/include/coax.h $(DESTDIR)$(PREFIX)/include/coax.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' coax.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/coax.pc
 	$(MAKE) --no-print-directory B=$(IB) install-lua
+	$(MAKE) --no-print-directory B=$(IB) EXTRA_DEFS='-DCOAX_SHARE_DIR=\"$(PREFIX)/share/coax/lua\"' lua-hosts
+	for v in 5.1 5.2 5.3; do \
+	  install -d $(DESTDIR)$(PREFIX)/lib/lua/$$v && install -m 755 $(IB)/lua/$$v/coax.so $(DESTDIR)$(PREFIX)/lib/lua/$$v/coax.so; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/share/coax/schemas $(DESTDIR)$(LUA_LMOD)/recipes
 	install -m 644 schemas/*.json $(DESTDIR)$(PREFIX)/share/coax/schemas/
 	install -m 644 lua/recipes/*.* $(DESTDIR)$(LUA_LMOD)/recipes/
 
 # The Lua module and the runtime scripts (also LuaRocks' install target).
-install-lua:
+# `make install` also puts the module for each other host Lua where that
+# Lua's package.cpath looks (PREFIX/lib/lua/5.1, 5.2, 5.3); LuaJIT looks in
+# 5.1's folder too, and loads the module built for 5.1 (hosts_spec).
+LUA_MODULE ?= $(B)/coax.so
+install-lua: $(LUA_MODULE)
 	install -d $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LUA_LMOD)/coax/agents
-	install -m 755 $(B)/coax.so $(DESTDIR)$(LUA_CMOD)/coax.so
+	install -m 755 $(LUA_MODULE) $(DESTDIR)$(LUA_CMOD)/coax.so
 	install -m 644 lua/coax/*.lua $(DESTDIR)$(LUA_LMOD)/coax/
 	install -m 644 lua/coax/agents/*.lua $(DESTDIR)$(LUA_LMOD)/coax/agents/
 
@@ -243,6 +315,7 @@ help:
 	@echo "make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each; FUZZ_ONLY=NAME for one"
 	@echo "make bench    benchmarks beside peer libraries (installs peers from npm)"
 	@echo "make deps     install the Debian packages coax needs"
+	@echo "make lua-hosts  build/lua/{5.1,5.2,5.3,5.4,luajit}/coax.so, the module for each host Lua"
 	@echo "make install  PREFIX=/usr/local: command, libraries, pkg-config, header, Lua module, scripts"
 	@echo "make conformance  JSON-Schema-Test-Suite counts per draft (never fails)"
 	@echo "make example-conformance  generated examples that validate, per draft (never fails)"

@@ -71,11 +71,13 @@ return tostring(ok) .. " " .. tostring(e)]]
     { "the same chain, 4 deep: closed, every handler run", CLOSE_CHAIN:format(4), "^ok: true nil$" },
     { "the same chain, 5 deep: one close too deep", CLOSE_CHAIN:format(6),
       "^ok: false coroutine%.close: closes nested deeper than 4$" },
+    -- The engine's Lua (5.4.7, engine/vendor/) counts a close's C calls as
+    -- 5.4.4 did not: two handlers 185 pcalls deep pass Lua's own C-call
+    -- limit (200) before coax's nesting bound is reached.
     { "the chain with each handler 185 pcalls deep before it closes the next",
-      DEEP_CHAIN:format(185, "coroutine.yield()"),
-      "^ok: false coroutine%.close: closes nested deeper than 4$" },
+      DEEP_CHAIN:format(185, "coroutine.yield()"), "^ok: false C stack overflow$" },
     { "the chain with coroutines that yielded 150 pcalls deep", DEEP_CHAIN:format(180, "deep(150, coroutine.yield)"),
-      "^ok: false coroutine%.close: closes nested deeper than 4$" },
+      "^ok: false C stack overflow$" },
     { "coroutine.resume nested 100,000 deep",
       "local function f(n) local ok, e = coroutine.resume(coroutine.create(f), n + 1) "
       .. "if not ok then error(e, 0) end return e end return f(1)", "^error: C stack overflow$" },

@@ -4,7 +4,7 @@
 #ifndef COAX_LUA_RUN_H
 #define COAX_LUA_RUN_H
 
-#include <lua.h>
+#include "script/compat.h"
 
 /* Adds run and engine to the table on top, and the metatables of their
 ** engines and sessions to the registry. */

@@ -7,8 +7,7 @@
 
 #include "base/core.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include "script/compat.h" /* lua.h, lauxlib.h, and 5.4's API on older Luas */
 
 /* Registry names of the metatables that mark JSON shapes on the Lua side. */
 #define LCOAX_ARRAY "coax.array"   /* a table that is a JSON array */

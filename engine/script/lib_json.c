@@ -93,7 +93,7 @@ static void push_number(lua_State *L, const coax_value *v)
         errno = 0;
         char *end;
         long long n = strtoll(v->u.text, &end, 10);
-        if (errno == 0 && end == v->u.text + v->len) {
+        if (errno == 0 && end == v->u.text + v->len && coax_host_exact_integer(n)) {
             lua_pushinteger(L, (lua_Integer)n);
             return;
         }
@@ -384,9 +384,12 @@ static size_t marked_array_length(lua_State *L, int t)
         if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n) {
             if (lua_type(L, -1) == LUA_TSTRING)
                 luaL_error(L, "cannot encode an array (coax.json.array) with the key \"%s\" as JSON", lua_tostring(L, -1));
-            if (lua_isinteger(L, -1))
-                luaL_error(L, "cannot encode an array (coax.json.array) of length %I with the key %I as JSON", n,
-                           lua_tointeger(L, -1));
+            if (lua_isinteger(L, -1)) { /* in decimal here: Lua 5.1's luaL_error has no %I */
+                char len[32], key[32];
+                snprintf(len, sizeof len, "%lld", (long long)n);
+                snprintf(key, sizeof key, "%lld", (long long)lua_tointeger(L, -1));
+                luaL_error(L, "cannot encode an array (coax.json.array) of length %s with the key %s as JSON", len, key);
+            }
             luaL_error(L, "cannot encode an array (coax.json.array) with a %s key as JSON", luaL_typename(L, -1));
         }
     }

@@ -305,11 +305,19 @@ typedef struct setup_args {
 
 /* Runs in the full environment, before anything untrusted: builds the
 ** sandbox and loads coax.runtime in it. */
+int luaopen_cjson(lua_State *L); /* engine/vendor/cjson/lua_cjson.c */
+
 static int setup(lua_State *L)
 {
     const setup_args *args = lua_touserdata(L, 1);
     coax_vm *vm = args->vm;
     luaL_openlibs(L);
+    /* cjson is built in (engine/vendor/): a C module from the system's
+    ** cpath would bind to whatever Lua the host process exports. */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_cjson);
+    lua_setfield(L, -2, "cjson");
+    lua_pop(L, 1);
     luaL_requiref(L, "coax", lcoax_open_library, 0); /* the scripts' coax module */
     if (args->lent) { /* what the layer above lends */
         lua_pushlightuserdata(L, args->lent_ctx);

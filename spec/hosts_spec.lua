@@ -1,0 +1,91 @@
+-- The hosts coax is built for (issue 23): LuaJIT and Lua 5.1 to 5.4 each load
+-- their module (build/lua/HOST/coax.so, `make lua-hosts`) and run
+-- spec/hosts/smoke.lua with the same output, spec/hosts/expected.txt. The
+-- engine's own Lua 5.4 lives inside each module and inside libcoax, privately:
+-- neither exports a Lua symbol.
+local H = require "helper"
+
+local HOSTS = { { "5.1", "lua5.1" }, { "5.2", "lua5.2" }, { "5.3", "lua5.3" }, { "5.4", "lua5.4" },
+  { "luajit", "luajit" } }
+
+local function module(host) return H.build .. "/lua/" .. host .. "/coax.so" end
+
+-- Runs Lua file or code 'script' in 'interp' with the module of 'host'; stdout
+-- and stderr together, and whether it exited 0.
+local function run(interp, host, script)
+  local log = os.tmpname()
+  local ok = os.execute(("COAX_LUA_PATH=lua LUA_CPATH=%s LUA_PATH= %s %s > %s 2>&1"):format(
+    H.quote(H.build .. "/lua/" .. host .. "/?.so"), interp, script, H.quote(log)))
+  local text = H.read(log)
+  os.remove(log)
+  return ok == true or ok == 0, text
+end
+
+local function nm(args, file)
+  local p = io.popen("nm " .. args .. " " .. H.quote(file) .. " 2>&1")
+  local text = p:read("a")
+  p:close()
+  return text
+end
+
+describe("every host Lua", function()
+  local expected = H.read("spec/hosts/expected.txt")
+  for _, h in ipairs(HOSTS) do
+    local host, interp = h[1], h[2]
+    it(interp .. " runs the smoke script with the module built for it, with the same output", function()
+      local ok, text = run(interp, host, "spec/hosts/smoke.lua")
+      assert.is_true(ok, text)
+      assert.are.equal(expected, text)
+    end)
+  end
+
+  it("gets integers past 2^53 as big numbers where Lua has no integers (5.1, 5.2, LuaJIT), as integers elsewhere", function()
+    local code = [[-e "local c = require 'coax' local v = c.json.decode('[9007199254740992, 9007199254740993, 12345678901234567890]')
+io.write(type(v[1]), ' ', type(v[2]), ' ', type(v[3]), ' ', v[3].text, ' ', c.json.encode(v))"]]
+    local want = {
+      ["5.1"] = "number table table", ["5.2"] = "number table table", luajit = "number table table",
+      ["5.3"] = "number number table", ["5.4"] = "number number table",
+    }
+    for _, h in ipairs(HOSTS) do
+      local ok, text = run(h[2], h[1], code)
+      assert.is_true(ok, text)
+      assert.are.equal(want[h[1]] .. " 12345678901234567890 [9007199254740992,9007199254740993,12345678901234567890]", text)
+    end
+  end)
+
+  it("loads the module built for 5.1 in LuaJIT, which shares 5.1's module folder", function()
+    local ok, text = run("luajit", "5.1", "spec/hosts/smoke.lua")
+    assert.is_true(ok, text)
+    assert.are.equal(expected, text)
+  end)
+end)
+
+describe("the engine's own Lua", function()
+  it("is exported by no module and not by libcoax.so: no lua_* or luaL_* symbol defined", function()
+    local files = { H.build .. "/libcoax.so", H.build .. "/coax.so" }
+    for _, h in ipairs(HOSTS) do files[#files + 1] = module(h[1]) end
+    for _, f in ipairs(files) do
+      local text = nm("-D --defined-only", f)
+      assert.is_nil(text:match("[^\n]* [A-Za-z] luaL?_[^\n]*"), f)
+      assert.is_nil(text:match("No such file"), f)
+    end
+    -- a module exports its entry point and nothing else of coax
+    local exported = {}
+    for name in nm("-D --defined-only", module("luajit")):gmatch(" T ([%w_]+)") do exported[#exported + 1] = name end
+    assert.are.same({ "luaopen_coax" }, exported)
+  end)
+
+  it("runs a recipe inside a LuaJIT host: two Luas live in one process, each with its own symbols", function()
+    -- LuaJIT's own lua_* are what the binding calls; the recipe runs in the
+    -- engine's Lua 5.4 (its _VERSION and integer division say so)
+    local script = H.tmpfile([[
+local c = require "coax"
+local r = c.run('return { schema = { type = "object" }, prompt = _VERSION .. " " .. math.type(7 // 2) }', "",
+  { source = true, replies = { "{}" } })
+io.write(jit.version, " | ", r.outcome, " | ", r.attempts[1].messages[1].content:match("^[^\n]*"))]])
+    local ok, text = run("luajit", "luajit", script)
+    os.remove(script)
+    assert.is_true(ok, text)
+    assert.matches("^LuaJIT 2%.1%.[^|]* | ok | Lua 5%.4 integer$", text)
+  end)
+end)
