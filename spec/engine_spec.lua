@@ -115,7 +115,8 @@ describe("the host agent from Lua", function()
   it("surfaces the request of a schema nested deeper than a few levels", function()
     local deep = "{ type = 'object', properties = { a = { type = 'object', properties = { b = { type = 'array',"
       .. " items = { type = 'object', properties = { c = { type = 'integer' } } } } } } } }"
-    local recipe = "return { schema = " .. deep .. ", prompt = 'p', agent = { name = 'host', schema_in_request = true } }"
+    local recipe = "return { schema = " .. deep
+      .. ", prompt = 'p', agent = { name = 'host', schema_in_request = true } }"
     local e = coax.engine()
     local seen
     local s = e:session(recipe, "x", { source = true,

@@ -39,8 +39,10 @@ describe("every host Lua", function()
     end)
   end
 
-  it("gets integers past 2^53 as big numbers where Lua has no integers (5.1, 5.2, LuaJIT), as integers elsewhere", function()
-    local code = [[-e "local c = require 'coax' local v = c.json.decode('[9007199254740992, 9007199254740993, 12345678901234567890]')
+  it("gets integers past 2^53 as big numbers where Lua has no integers (5.1, 5.2, LuaJIT), as integers elsewhere",
+  function()
+    local code = [[-e "local c = require 'coax'
+local v = c.json.decode('[9007199254740992, 9007199254740993, 12345678901234567890]')
 io.write(type(v[1]), ' ', type(v[2]), ' ', type(v[3]), ' ', v[3].text, ' ', c.json.encode(v))"]]
     local want = {
       ["5.1"] = "number table table", ["5.2"] = "number table table", luajit = "number table table",
@@ -49,7 +51,8 @@ io.write(type(v[1]), ' ', type(v[2]), ' ', type(v[3]), ' ', v[3].text, ' ', c.js
     for _, h in ipairs(HOSTS) do
       local ok, text = run(h[2], h[1], code)
       assert.is_true(ok, text)
-      assert.are.equal(want[h[1]] .. " 12345678901234567890 [9007199254740992,9007199254740993,12345678901234567890]", text)
+      assert.are.equal(want[h[1]] .. " 12345678901234567890 [9007199254740992,9007199254740993,12345678901234567890]",
+        text)
     end
   end)
 

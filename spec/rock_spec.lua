@@ -40,7 +40,8 @@ describe("the rockspec", function()
     local ok, text = sh("luarocks --lua-version=" .. version .. " make --tree " .. H.quote(tree) .. " " .. ROCKSPEC)
     assert.is_true(ok, text)
     assert.matches("coax 0%.1%.0%-1 is now installed", text)
-    H.write(tree .. "/job.lua", 'return { schema = { type = "object", required = { "n" } }, prompt = "n of {{input}}" }')
+    H.write(tree .. "/job.lua",
+      'return { schema = { type = "object", required = { "n" } }, prompt = "n of {{input}}" }')
     local function run(interp, script)
       return sh("sh -c " .. H.quote("cd / && eval \"$(luarocks --lua-version=" .. version .. " --tree " .. tree
         .. " path)\" && " .. interp .. " -e " .. H.quote(script:format(tree .. "/job.lua"))))

@@ -30,7 +30,8 @@ local function session_options()
   local o = { on_event = function(name, data)
     local n = data and data.attempt or "?"
     if name == "attempt_start" then status = "attempt " .. n .. ": asking the model..."
-    elseif name == "validation_error" or name == "parse_error" then status = "attempt " .. n .. ": reply refused, asking again"
+    elseif name == "validation_error" or name == "parse_error" then
+      status = "attempt " .. n .. ": reply refused, asking again"
     elseif name == "success" then status = "attempt " .. n .. ": accepted" end
   end }
   if url then o.agent, o.agent_options = "openai", { base_url = url, model = os.getenv("COAX_LOVE_MODEL") or "m1" } end

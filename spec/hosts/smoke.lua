@@ -30,7 +30,8 @@ line("extract", x.valid, J(x.value), #x.coercions, x.coercions[1] and x.coercion
 -- validate
 local s = assert(coax.schema(schema))
 local ok, errors = s:validate({ name = "Ada", age = 36.5 })
-line("validate", s:validate({ name = "Ada", age = 36 }), ok, #errors, errors[1].instanceLocation, errors[1].keywordLocation)
+line("validate", s:validate({ name = "Ada", age = 36 }), ok, #errors, errors[1].instanceLocation,
+  errors[1].keywordLocation)
 
 -- JSON shapes: null, empty array and object, key order, big numbers
 local doc = coax.json.decode('{"z": [], "a": {}, "n": null, "big": 12345678901234567890, "max": 9007199254740992}')

@@ -13,7 +13,9 @@ local M = {}
 -- @treturn[2] string the error
 function M.call(request, state)
   local replies = request.options.replies
-  if type(replies) ~= "table" then return nil, "replay agent: no replies given (coax run --replay FILE; coax.run: opts.replies)" end
+  if type(replies) ~= "table" then
+    return nil, "replay agent: no replies given (coax run --replay FILE; coax.run: opts.replies)"
+  end
   state.i = (state.i or 0) + 1
   local text = replies[state.i]
   if text == nil then return nil, ("replay agent: no reply left (%d given)"):format(#replies) end
