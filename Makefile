@@ -27,7 +27,6 @@ LUA_SRC := $(wildcard engine/lua/*.c)
 LIB_SRC := $(filter-out $(CLI_SRC) $(LUA_SRC),$(ENGINE))
 LIB_OBJ := $(LIB_SRC:engine/%.c=$(B)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:engine/%.c=$(B)/obj/%.o)
-LUA_OBJ := $(LUA_SRC:engine/%.c=$(B)/obj/%.o)
 # ---- the engine's own Lua (engine/vendor/README.md) -------------------------
 # Lua 5.4.7 and lua-cjson, compiled into libcoax with hidden symbols, so
 # libcoax.so exports no lua_* and a host's own Lua never mixes with it.
@@ -53,7 +52,7 @@ all: $(B)/libcoax.a $(B)/libcoax.so $(B)/coax $(B)/coax.so
 $(B)/obj/%.o: engine/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(LUA_OBJ:.o=.d) $(TESTS:=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TESTS:=.d)
 
 $(B)/libcoax.a: $(LIB_OBJ)
 	@rm -f $@

@@ -80,13 +80,15 @@ end
 --- `nm -P` of every engine object in build/obj: {["engine/json/parse.c"] =
 -- listing}, and the sources that have no object (a build is missing).
 -- Objects whose source is gone (a file renamed since the last build) are
--- not read: they are not part of the engine any more.
+-- not read: they are not part of the engine any more. The Lua module's
+-- files are built once per host Lua; the stock 5.4 one stands for them.
 function L.read_objects(tree, build)
   local listings, missing = {}, {}
   for _, path in ipairs(sorted_keys(tree)) do
     local folder, name = split(path)
     if name:match("%.c$") then
-      local object = build .. "/obj/" .. folder .. "/" .. name:gsub("%.c$", ".o")
+      local objects = folder == "lua" and build .. "/lua/5.4/obj/" or build .. "/obj/"
+      local object = objects .. folder .. "/" .. name:gsub("%.c$", ".o")
       local probe = io.open(object, "rb")
       if probe then
         probe:close()
