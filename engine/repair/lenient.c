@@ -473,7 +473,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 break;
             }
             if (concatenated) {
-                char *t = joined.oom ? NULL : coax_arena_strdup(ps->arena, joined.data, joined.len);
+                char *t = joined.oom ? NULL : lp_strdup(ps, joined.data, joined.len);
                 v.len = (uint32_t)joined.len;
                 coax_buf_free(&joined);
                 if (!t) return nomem(ps);

@@ -276,13 +276,25 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
     else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
     const char *body = ps->p + qn, *cut = NULL;
-    if (open == '"') { /* the common case: plain bytes up to a closing quote that ends it */
-        const char *q = body;
-        while (ps->e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
+    if (qn == 1) { /* the common case: plain bytes and valid UTF-8 up to a closing quote that ends it */
+        const char *q = body, *e = ps->e;
+        bool plain = true; /* nothing but plain_not's plain bytes */
+        for (;;) {
+            while (e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
                                    plain_not[(unsigned char)q[2]] | plain_not[(unsigned char)q[3]]))
-            q += 4;
-        while (q < ps->e && !plain_not[(unsigned char)*q]) q++;
-        if (q < ps->e && *q == '"' && ends_string(ps, q + 1, ctx)) {
+                q += 4;
+            while (q < e && !plain_not[(unsigned char)*q]) q++;
+            if (q >= e || *q == (char)open) break;
+            unsigned char c = (unsigned char)*q;
+            uint32_t cp;
+            size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
+                       : c >= 0x80 ? coax_utf8_decode((const unsigned char *)q, (size_t)(e - q), &cp)
+                                   : 0; /* a backslash or a control character */
+            if (!n) break;
+            plain = false;
+            q += n;
+        }
+        if (q < e && *q == (char)open && ends_string(ps, q + 1, ctx)) {
             size_t n = (size_t)(q - body);
             if (n > ps->lim.max_string)
                 return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
@@ -290,7 +302,10 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
             memset(out, 0, sizeof *out);
             out->type = COAX_STRING;
             out->len = (uint32_t)n;
-            out->u.text = coax_arena_strdup(ps->arena, body, n);
+            out->u.text = lp_strdup(ps, body, n);
+            /* As decode_body's way below does; this path took only plain
+            ** double-quoted keys before, and never flagged them. */
+            if (ctx == CTX_KEY && ps->inv && (open != '"' || !plain)) out->flags |= COAX_VF_INVENTED;
             ps->p = q + 1;
             return out->u.text ? COAX_OK : nomem(ps);
         }
@@ -322,7 +337,7 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = ps->sb.len;
-    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    out->u.text = lp_strdup(ps, ps->sb.data, ps->sb.len);
     if (ctx == CTX_KEY && ps->inv) out->flags |= COAX_VF_INVENTED; /* a key read by a guess */
     return out->u.text ? COAX_OK : nomem(ps);
 }
@@ -406,7 +421,7 @@ static coax_code block_value(lp *ps, const char *at, coax_value *out)
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = ps->sb.len;
-    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    out->u.text = lp_strdup(ps, ps->sb.data, ps->sb.len);
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
