@@ -18,7 +18,6 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
 {
     const char *e = ps->e, *q0 = p;
     bool open = ps->nopens > 0;
-    bool call = ps->top_paren || (open && ps->opens[ps->nopens - 1].paren);
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
         return p >= e || !is_ident((unsigned char)*p);
     bool newline = false;
@@ -30,8 +29,8 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
         return true;
     case '}': case ']':
         return open;
-    case ')':
-        return call;
+    case ')': /* inside a function-call wrapper */
+        return ps->top_paren || (open && ps->opens[ps->nopens - 1].paren);
     case ';':
         return !open;
     case '+': { /* "a" + "b", or with a short block comment after the '+': a concatenation */
