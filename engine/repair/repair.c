@@ -249,39 +249,54 @@ static size_t choose(const job *j)
     return best != SIZE_MAX ? best : choose_among(j, true, blocks);
 }
 
-/* Advances (pos, line, col) to 'target' over text: eight bytes at a time
-** where no line break is among them (columns count code points, so
-** UTF-8 continuation bytes are not counted). */
-static void advance(const char *text, size_t target, size_t *pos, uint32_t *line, uint32_t *col,
-                    size_t *line_start)
+/* The first k bytes of a word (k = 0..8) at 0x80, the rest 0, in memory
+** order (so whatever the byte order). */
+static const unsigned char first_bytes[9][8] = {
+    {0}, {0x80}, {0x80, 0x80}, {0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80},
+    {0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+};
+
+/* Advances (pos, line, col) to 'target' over text[0..len), a word of
+** eight bytes at a time, the last one cut to the bytes before 'target'
+** (log entries are a few bytes apart): a word without a line break adds
+** its code points to the column (UTF-8 continuation bytes are not
+** counted), one with a line break is read a byte at a time. */
+static inline void advance(const char *text, size_t len, size_t target, size_t *pos, uint32_t *line, uint32_t *col,
+                           size_t *line_start)
 {
     const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
     size_t p = *pos;
+    uint32_t c = *col;
     while (p < target) {
-        if (target - p >= 8) {
-            uint64_t w;
+        size_t k = target - p < 8 ? target - p : 8;
+        if (len - p >= 8) {
+            uint64_t w, keep = ones * 0x80;
             memcpy(&w, text + p, 8);
+            if (k < 8) memcpy(&keep, first_bytes[k], 8);
             uint64_t nl = w ^ (ones * '\n');
-            uint64_t nl_zero = ~(((nl & low7) + low7) | nl | low7);
-            if (!nl_zero) {
+            if (!(~(((nl & low7) + low7) | nl | low7) & keep)) {
                 uint64_t cont = (w & (ones * 0xC0)) ^ (ones * 0x80); /* 0 where continuation */
-                uint64_t zero = ~(((cont & low7) + low7) | cont | low7);
+                uint64_t zero = ~(((cont & low7) + low7) | cont | low7) & keep;
                 /* 'zero' has 0x80 in each continuation byte: count them. */
-                *col += 8 - (uint32_t)(((zero >> 7) * ones) >> 56);
-                p += 8;
+                c += (uint32_t)k - (uint32_t)(((zero >> 7) * ones) >> 56);
+                p += k;
                 continue;
             }
         }
-        unsigned char c = (unsigned char)text[p++];
-        if (c == '\n') {
-            (*line)++;
-            *col = 1;
-            *line_start = p;
-        } else if ((c & 0xC0) != 0x80) {
-            (*col)++;
+        for (size_t stop = p + k; p < stop;) {
+            unsigned char b = (unsigned char)text[p++];
+            if (b == '\n') {
+                (*line)++;
+                c = 1;
+                *line_start = p;
+            } else if ((b & 0xC0) != 0x80) {
+                c++;
+            }
         }
     }
     *pos = p;
+    *col = c;
 }
 
 /* Line and column of 'target' without moving the sweep: the line from a
@@ -312,7 +327,7 @@ static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
     }
     size_t pos = (*starts)[lo], ls = pos;
     uint32_t l = (uint32_t)lo + 1, c = 1;
-    advance(j->text, target, &pos, &l, &c, &ls);
+    advance(j->text, j->len, target, &pos, &l, &c, &ls);
     *line = l;
     *col = c;
 }
@@ -331,7 +346,7 @@ static void locate_all(job *j)
             locate_back(j, target, &e->line, &e->column);
             continue;
         }
-        advance(j->text, target, &pos, &line, &col, &line_start);
+        advance(j->text, j->len, target, &pos, &line, &col, &line_start);
         e->line = line;
         e->column = col;
     }
@@ -350,7 +365,7 @@ static void locate_fragments(job *j)
             locate_back(j, p->start, &p->fline, &p->fcol);
             continue;
         }
-        advance(j->text, p->start, &pos, &line, &col, &line_start);
+        advance(j->text, j->len, p->start, &pos, &line, &col, &line_start);
         p->fline = line;
         p->fcol = col;
     }
