@@ -257,13 +257,15 @@ static const unsigned char first_bytes[9][8] = {
     {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
 };
 
+/* How many bytes of x (each 0x80 or 0) are 0x80. */
+static inline uint32_t count_high(uint64_t x) { return (uint32_t)(((x >> 7) * 0x0101010101010101ull) >> 56); }
+
 /* Advances (pos, line, col) to 'target' over text[0..len), a word of
 ** eight bytes at a time, the last one cut to the bytes before 'target'
-** (log entries are a few bytes apart): a word without a line break adds
-** its code points to the column (UTF-8 continuation bytes are not
-** counted), one with a line break is read a byte at a time. */
-static inline void advance(const char *text, size_t len, size_t target, size_t *pos, uint32_t *line, uint32_t *col,
-                           size_t *line_start)
+** (log entries are a few bytes apart). Columns count code points: UTF-8
+** continuation bytes are not counted. */
+static inline __attribute__((always_inline)) void advance(const char *text, size_t len, size_t target, size_t *pos,
+                                                          uint32_t *line, uint32_t *col, size_t *line_start)
 {
     const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
     size_t p = *pos;
@@ -274,15 +276,24 @@ static inline void advance(const char *text, size_t len, size_t target, size_t *
             uint64_t w, keep = ones * 0x80;
             memcpy(&w, text + p, 8);
             if (k < 8) memcpy(&keep, first_bytes[k], 8);
-            uint64_t nl = w ^ (ones * '\n');
-            if (!(~(((nl & low7) + low7) | nl | low7) & keep)) {
-                uint64_t cont = (w & (ones * 0xC0)) ^ (ones * 0x80); /* 0 where continuation */
-                uint64_t zero = ~(((cont & low7) + low7) | cont | low7) & keep;
-                /* 'zero' has 0x80 in each continuation byte: count them. */
-                c += (uint32_t)k - (uint32_t)(((zero >> 7) * ones) >> 56);
+            uint64_t nl = w ^ (ones * '\n'), cont = (w & (ones * 0xC0)) ^ (ones * 0x80);
+            uint64_t nls = ~(((nl & low7) + low7) | nl | low7) & keep;       /* 0x80 at line breaks */
+            uint64_t conts = ~(((cont & low7) + low7) | cont | low7) & keep; /* and continuation bytes */
+            if (!nls) {
+                c += (uint32_t)k - count_high(conts);
                 p += k;
                 continue;
             }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* The column restarts after the word's last line break. */
+            unsigned last = (unsigned)(63 - __builtin_clzll(nls)) >> 3;
+            uint64_t after = last == 7 ? 0 : keep & (~0ull << (8 * (last + 1)));
+            *line += count_high(nls);
+            *line_start = p + last + 1;
+            c = 1 + count_high(after) - count_high(conts & after);
+            p += k;
+            continue;
+#endif
         }
         for (size_t stop = p + k; p < stop;) {
             unsigned char b = (unsigned char)text[p++];
