@@ -59,7 +59,7 @@ bool rlog_grow(rlog *log)
 {
     if (log->oom) return false;
     if (log->n < log->cap) return true;
-    size_t cap = log->cap ? log->cap * 2 : 16;
+    size_t cap = log->cap ? log->cap * 2 : log->first_cap > 16 ? log->first_cap : 16;
     void *p = coax_realloc_raw(log->alloc, log->e, log->cap * sizeof *log->e, cap * sizeof *log->e);
     if (!p) {
         log->oom = true;

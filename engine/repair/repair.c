@@ -459,6 +459,9 @@ static coax_code run(job *j, coax_repair_result *out)
         coax_code limit = rc == COAX_EDEPTH || rc == COAX_ESTRING ? rc : COAX_OK;
         coax_error limit_err = perr;
         j->log.n = 0;
+        /* Broken replies log a fix every 10 to 100 bytes: a log sized for
+        ** one every 16 (up to 160 KB) is seldom copied as it grows. */
+        j->log.first_cap = j->len / 16 < 4096 ? j->len / 16 : 4096;
         rspans spans = {0};
         spans.alloc = j->alloc;
         size_t reasoning_end;

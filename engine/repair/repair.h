@@ -36,6 +36,7 @@ coax_class rkind_class(rkind k);
 typedef struct rlog {
     coax_repair_entry *e;
     size_t n, cap;
+    size_t first_cap; /* the capacity to start with, when more than 16 */
     const coax_allocator *alloc;
     bool oom;
 } rlog;
