@@ -277,8 +277,9 @@ static inline __attribute__((always_inline)) void advance(const char *text, size
             memcpy(&w, text + p, 8);
             if (k < 8) memcpy(&keep, first_bytes[k], 8);
             uint64_t nl = w ^ (ones * '\n'), cont = (w & (ones * 0xC0)) ^ (ones * 0x80);
-            uint64_t nls = ~(((nl & low7) + low7) | nl | low7) & keep;       /* 0x80 at line breaks */
-            uint64_t conts = ~(((cont & low7) + low7) | cont | low7) & keep; /* and continuation bytes */
+            uint64_t nls = ~(((nl & low7) + low7) | nl | low7) & keep; /* 0x80 at line breaks */
+            uint64_t conts = 0;                                         /* and continuation bytes */
+            if (w & keep) conts = ~(((cont & low7) + low7) | cont | low7) & keep;
             if (!nls) {
                 c += (uint32_t)k - count_high(conts);
                 p += k;
