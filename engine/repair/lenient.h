@@ -7,9 +7,10 @@
 **                      ends, escapes, block strings (triple quotes, fences)
 **   lenient_word.c     numbers in other notations, literals, bare words
 **                      (unquoted keys and strings, function-call wrappers),
-**                      and the look-ahead that tells what comes next
+**                      the look-ahead that tells what comes next, and text
+**                      copied as valid UTF-8
 ** What every byte or token goes through (logging a fix, reading a quote
-** character) is inline here.
+** character, copying a string into the arena) is inline here.
 */
 #ifndef COAX_REPAIR_LENIENT_H
 #define COAX_REPAIR_LENIENT_H
@@ -97,6 +98,9 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what);
 /* Whether what starts at p makes a missing comma before it the one
 ** reading: a key and its colon in an object, a value in an array. */
 bool lp_member_starts(const char *p, const char *e, bool object);
+
+/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+void lp_put_utf8(lp *ps, const char *b, const char *e);
 
 /* ---- inline: logging, quotes, bytes -------------------------------------- */
 

@@ -343,27 +343,6 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
 
 /* ---- block strings: Python triple quotes, fenced code -------------------- */
 
-/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
-static void put_utf8(lp *ps, const char *b, const char *e)
-{
-    while (b < e) {
-        const char *run = b;
-        while (b < e && (unsigned char)*b < 0x80) b++;
-        coax_buf_put(&ps->sb, run, (size_t)(b - run));
-        if (b >= e) break;
-        uint32_t cp;
-        size_t n = coax_utf8_decode((const unsigned char *)b, (size_t)(e - b), &cp);
-        if (n) {
-            coax_buf_put(&ps->sb, b, n);
-            b += n;
-        } else {
-            note(ps, RK_INVALID_UTF8, b);
-            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
-            b++;
-        }
-    }
-}
-
 /* Puts the text of a block b..e into ps->sb. Text on one line with its
 ** opening quotes ('lines' false, no line break) stays as it is. Lines lose
 ** the indentation all of them share (Python's textwrap.dedent), blank lines
@@ -373,7 +352,7 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
 {
     ps->sb.len = 0;
     if (!lines && !memchr(b, '\n', (size_t)(e - b))) {
-        put_utf8(ps, b, e);
+        lp_put_utf8(ps, b, e);
         return;
     }
     const char *margin = NULL; /* the shared indentation, from its first line */
@@ -404,7 +383,7 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
         } else {
             if (started) coax_buf_putc(&ps->sb, '\n');
             for (; blank_run; blank_run--) coax_buf_putc(&ps->sb, '\n');
-            put_utf8(ps, l + mlen, end);
+            lp_put_utf8(ps, l + mlen, end);
             started = true;
         }
         l = nl ? nl + 1 : e;

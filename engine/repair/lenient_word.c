@@ -1,8 +1,9 @@
 /*
 ** lenient_word.c: what is not a string or a bracket (lenient.h): numbers
 ** in the notations models use, JSON, Python and JavaScript literals, bare
-** words (unquoted keys and strings, function-call wrappers), and the
-** bounded look-ahead that tells a key, a member or a value from prose.
+** words (unquoted keys and strings, function-call wrappers), the
+** bounded look-ahead that tells a key, a member or a value from prose, and
+** text copied as valid UTF-8 (for bare words and block strings).
 */
 #include "repair/lenient.h"
 
@@ -101,6 +102,29 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     ps->p = p;
     *ok = true;
     return COAX_OK;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+void lp_put_utf8(lp *ps, const char *b, const char *e)
+{
+    while (b < e) {
+        const char *run = b;
+        while (b < e && (unsigned char)*b < 0x80) b++;
+        coax_buf_put(&ps->sb, run, (size_t)(b - run));
+        if (b >= e) break;
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)b, (size_t)(e - b), &cp);
+        if (n) {
+            coax_buf_put(&ps->sb, b, n);
+            b += n;
+        } else {
+            note(ps, RK_INVALID_UTF8, b);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+            b++;
+        }
+    }
 }
 
 /* ---- identifiers and keys ahead ------------------------------------------ */
@@ -322,21 +346,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     size_t len = (size_t)(t - s);
     if (c < t) { /* keep valid UTF-8 only */
         ps->sb.len = 0;
-        coax_buf_put(&ps->sb, s, (size_t)(c - s));
-        while (c < t) {
-            const char *run = c;
-            while (c < t && (unsigned char)*c < 0x80) c++;
-            coax_buf_put(&ps->sb, run, (size_t)(c - run));
-            if (c >= t) break;
-            uint32_t cp;
-            size_t k = coax_utf8_decode((const unsigned char *)c, (size_t)(t - c), &cp);
-            if (k) coax_buf_put(&ps->sb, c, k);
-            else {
-                note(ps, RK_INVALID_UTF8, c);
-                coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
-            }
-            c += k ? k : 1;
-        }
+        lp_put_utf8(ps, s, t);
         if (ps->sb.oom) return nomem(ps);
         text = ps->sb.data;
         len = ps->sb.len;
