@@ -132,7 +132,7 @@ static inline coax_code nomem(lp *ps)
 /* A NUL-terminated copy of s[0..n) in the arena: short strings are carved
 ** from blocks of LP_POOL bytes, as one arena call per string (a broken
 ** reply has one every few bytes) cost more than the copy. */
-enum { LP_POOL = 1024 };
+enum { LP_POOL = 256 };
 static inline char *lp_strdup(lp *ps, const char *s, size_t n)
 {
     if (n >= ps->pool_left) {
