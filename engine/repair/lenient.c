@@ -39,7 +39,10 @@ static const uint8_t space_start[256] = {
 static void skip_space_slow(lp *ps);
 static inline void skip_space(lp *ps)
 {
-    if (ps->p < ps->e && !space_start[(unsigned char)*ps->p]) return;
+    const char *p = ps->p, *e = ps->e;
+    while (p < e && ws_tab[(unsigned char)*p]) p++; /* the common case: a space or two */
+    ps->p = p;
+    if (p < e && !space_start[(unsigned char)*p]) return;
     skip_space_slow(ps);
 }
 
@@ -154,9 +157,10 @@ static coax_code push_open(lp *ps, bool object)
     return COAX_OK;
 }
 
-static coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+static inline coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
 {
-    if (!grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(lslot))) return nomem(ps);
+    if (ps->nslots == ps->cslots && !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(lslot)))
+        return nomem(ps);
     lslot *s = &ps->slots[ps->nslots++];
     memset(s, 0, sizeof *s);
     if (key) {
@@ -310,7 +314,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             return COAX_OK;
         }
         char c = *p;
-        size_t ell = ellipsis_at(p, e);
+        size_t ell = c == '.' || c == '\xE2' ? ellipsis_at(p, e) : 0;
         if (ell && ps->nopens && ps->st != ST_COLON) {
             note(ps, RK_ELLIPSIS, p);
             ps->p += ell;
@@ -473,7 +477,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 break;
             }
             if (concatenated) {
-                char *t = joined.oom ? NULL : coax_arena_strdup(ps->arena, joined.data, joined.len);
+                char *t = joined.oom ? NULL : lp_strdup(ps, joined.data, joined.len);
                 v.len = (uint32_t)joined.len;
                 coax_buf_free(&joined);
                 if (!t) return nomem(ps);

@@ -7,9 +7,10 @@
 **                      ends, escapes, block strings (triple quotes, fences)
 **   lenient_word.c     numbers in other notations, literals, bare words
 **                      (unquoted keys and strings, function-call wrappers),
-**                      and the look-ahead that tells what comes next
+**                      the look-ahead that tells what comes next, and text
+**                      copied as valid UTF-8
 ** What every byte or token goes through (logging a fix, reading a quote
-** character) is inline here.
+** character, copying a string into the arena) is inline here.
 */
 #ifndef COAX_REPAIR_LENIENT_H
 #define COAX_REPAIR_LENIENT_H
@@ -61,6 +62,8 @@ typedef struct lp {
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     const char *quoted_end; /* the end of the last string that kept one */
+    char *pool;             /* lp_strdup's block of the arena, and what is left of it */
+    size_t pool_left;
 } lp;
 
 /* What lp_parse_word read: a value, nothing (a character skipped), a
@@ -96,6 +99,9 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what);
 ** reading: a key and its colon in an object, a value in an array. */
 bool lp_member_starts(const char *p, const char *e, bool object);
 
+/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+void lp_put_utf8(lp *ps, const char *b, const char *e);
+
 /* ---- inline: logging, quotes, bytes -------------------------------------- */
 
 static inline size_t off(const lp *ps, const char *at)
@@ -121,6 +127,26 @@ static inline coax_class class_if(bool invented) { return invented ? COAX_CLASS_
 static inline coax_code nomem(lp *ps)
 {
     return coax_fail(ps->err, COAX_ENOMEM, off(ps, ps->p), "out of memory");
+}
+
+/* A NUL-terminated copy of s[0..n) in the arena: short strings are carved
+** from blocks of LP_POOL bytes, as one arena call per string (a broken
+** reply has one every few bytes) cost more than the copy. */
+enum { LP_POOL = 256 };
+static inline char *lp_strdup(lp *ps, const char *s, size_t n)
+{
+    if (n >= ps->pool_left) {
+        if (n >= LP_POOL / 4) return coax_arena_strdup(ps->arena, n ? s : "", n);
+        ps->pool = coax_arena_alloc(ps->arena, LP_POOL);
+        ps->pool_left = ps->pool ? LP_POOL : 0;
+        if (!ps->pool) return NULL;
+    }
+    char *d = ps->pool;
+    if (n) memcpy(d, s, n);
+    d[n] = '\0';
+    ps->pool += n + 1;
+    ps->pool_left -= n + 1;
+    return d;
 }
 
 /* JSON's whitespace and \f, \v, as a table. */

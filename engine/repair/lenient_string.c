@@ -18,7 +18,6 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
 {
     const char *e = ps->e, *q0 = p;
     bool open = ps->nopens > 0;
-    bool call = ps->top_paren || (open && ps->opens[ps->nopens - 1].paren);
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
         return p >= e || !is_ident((unsigned char)*p);
     bool newline = false;
@@ -30,8 +29,8 @@ static bool ends_string(const lp *ps, const char *p, int ctx)
         return true;
     case '}': case ']':
         return open;
-    case ')':
-        return call;
+    case ')': /* inside a function-call wrapper */
+        return ps->top_paren || (open && ps->opens[ps->nopens - 1].paren);
     case ';':
         return !open;
     case '+': { /* "a" + "b", or with a short block comment after the '+': a concatenation */
@@ -276,13 +275,25 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
     else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
     const char *body = ps->p + qn, *cut = NULL;
-    if (open == '"') { /* the common case: plain bytes up to a closing quote that ends it */
-        const char *q = body;
-        while (ps->e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
+    if (qn == 1) { /* the common case: plain bytes and valid UTF-8 up to a closing quote that ends it */
+        const char *q = body, *e = ps->e;
+        bool plain = true; /* nothing but plain_not's plain bytes */
+        for (;;) {
+            while (e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
                                    plain_not[(unsigned char)q[2]] | plain_not[(unsigned char)q[3]]))
-            q += 4;
-        while (q < ps->e && !plain_not[(unsigned char)*q]) q++;
-        if (q < ps->e && *q == '"' && ends_string(ps, q + 1, ctx)) {
+                q += 4;
+            while (q < e && !plain_not[(unsigned char)*q]) q++;
+            if (q >= e || *q == (char)open) break;
+            unsigned char c = (unsigned char)*q;
+            uint32_t cp;
+            size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
+                       : c >= 0x80 ? coax_utf8_decode((const unsigned char *)q, (size_t)(e - q), &cp)
+                                   : 0; /* a backslash or a control character */
+            if (!n) break;
+            plain = false;
+            q += n;
+        }
+        if (q < e && *q == (char)open && ends_string(ps, q + 1, ctx)) {
             size_t n = (size_t)(q - body);
             if (n > ps->lim.max_string)
                 return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
@@ -290,7 +301,10 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
             memset(out, 0, sizeof *out);
             out->type = COAX_STRING;
             out->len = (uint32_t)n;
-            out->u.text = coax_arena_strdup(ps->arena, body, n);
+            out->u.text = lp_strdup(ps, body, n);
+            /* As decode_body's way below does; this path took only plain
+            ** double-quoted keys before, and never flagged them. */
+            if (ctx == CTX_KEY && ps->inv && (open != '"' || !plain)) out->flags |= COAX_VF_INVENTED;
             ps->p = q + 1;
             return out->u.text ? COAX_OK : nomem(ps);
         }
@@ -322,33 +336,12 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = ps->sb.len;
-    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    out->u.text = lp_strdup(ps, ps->sb.data, ps->sb.len);
     if (ctx == CTX_KEY && ps->inv) out->flags |= COAX_VF_INVENTED; /* a key read by a guess */
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
 /* ---- block strings: Python triple quotes, fenced code -------------------- */
-
-/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
-static void put_utf8(lp *ps, const char *b, const char *e)
-{
-    while (b < e) {
-        const char *run = b;
-        while (b < e && (unsigned char)*b < 0x80) b++;
-        coax_buf_put(&ps->sb, run, (size_t)(b - run));
-        if (b >= e) break;
-        uint32_t cp;
-        size_t n = coax_utf8_decode((const unsigned char *)b, (size_t)(e - b), &cp);
-        if (n) {
-            coax_buf_put(&ps->sb, b, n);
-            b += n;
-        } else {
-            note(ps, RK_INVALID_UTF8, b);
-            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
-            b++;
-        }
-    }
-}
 
 /* Puts the text of a block b..e into ps->sb. Text on one line with its
 ** opening quotes ('lines' false, no line break) stays as it is. Lines lose
@@ -359,7 +352,7 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
 {
     ps->sb.len = 0;
     if (!lines && !memchr(b, '\n', (size_t)(e - b))) {
-        put_utf8(ps, b, e);
+        lp_put_utf8(ps, b, e);
         return;
     }
     const char *margin = NULL; /* the shared indentation, from its first line */
@@ -390,7 +383,7 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
         } else {
             if (started) coax_buf_putc(&ps->sb, '\n');
             for (; blank_run; blank_run--) coax_buf_putc(&ps->sb, '\n');
-            put_utf8(ps, l + mlen, end);
+            lp_put_utf8(ps, l + mlen, end);
             started = true;
         }
         l = nl ? nl + 1 : e;
@@ -406,7 +399,7 @@ static coax_code block_value(lp *ps, const char *at, coax_value *out)
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = ps->sb.len;
-    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data ? ps->sb.data : "", ps->sb.len);
+    out->u.text = lp_strdup(ps, ps->sb.data, ps->sb.len);
     return out->u.text ? COAX_OK : nomem(ps);
 }
 

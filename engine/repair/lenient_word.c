@@ -1,8 +1,9 @@
 /*
 ** lenient_word.c: what is not a string or a bracket (lenient.h): numbers
 ** in the notations models use, JSON, Python and JavaScript literals, bare
-** words (unquoted keys and strings, function-call wrappers), and the
-** bounded look-ahead that tells a key, a member or a value from prose.
+** words (unquoted keys and strings, function-call wrappers), the
+** bounded look-ahead that tells a key, a member or a value from prose, and
+** text copied as valid UTF-8 (for bare words and block strings).
 */
 #include "repair/lenient.h"
 
@@ -30,7 +31,7 @@ static bool delimited(const char *p, const char *e, int ctx)
 coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
 {
     const char *s = ps->p, *p = s, *e = ps->e;
-    bool plus = false, fixed = false, dangling = false;
+    bool plus = false, dangling = false;
     *ok = false;
     if (*p == '+' || *p == '-') {
         plus = *p == '+';
@@ -65,38 +66,65 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         p = x;
     }
     if (!delimited(p, e, ctx)) return COAX_OK;
-    /* Build the normalised text: it is at most the token plus two bytes. */
-    coax_buf *b = &ps->sb;
-    b->len = 0;
-    if (!plus && *s == '-') coax_buf_putc(b, '-');
-    if (nint) coax_buf_put(b, digits, nint);
-    else {
-        coax_buf_putc(b, '0');
-        fixed = true;
-    }
-    for (const char *g = groups; g < groups_end; g += 4) coax_buf_put(b, g + 1, 3);
-    if (frac) {
-        coax_buf_putc(b, '.');
-        if (fe == fd) {
-            coax_buf_putc(b, '0');
-            fixed = true;
-        } else {
-            coax_buf_put(b, fd, (size_t)(fe - fd));
+    const char *text = s;
+    size_t len = (size_t)(p - s);
+    bool fixed = nint == 0 || (frac && fe == fd); /* "0" or ".0" added */
+    if (plus || fixed || dangling || groups_end > groups) {
+        /* The normalised text: it is at most the token plus two bytes.
+        ** Otherwise the token is already JSON and is copied as it is. */
+        coax_buf *b = &ps->sb;
+        b->len = 0;
+        if (!plus && *s == '-') coax_buf_putc(b, '-');
+        if (nint) coax_buf_put(b, digits, nint);
+        else coax_buf_putc(b, '0');
+        for (const char *g = groups; g < groups_end; g += 4) coax_buf_put(b, g + 1, 3);
+        if (frac) {
+            coax_buf_putc(b, '.');
+            if (fe == fd) coax_buf_putc(b, '0');
+            else coax_buf_put(b, fd, (size_t)(fe - fd));
         }
+        if (ex < p && exd > ex + 1 && !(exd == ex + 2 && (ex[1] == '+' || ex[1] == '-')))
+            coax_buf_put(b, ex, (size_t)(exd - ex));
+        if (b->oom) return nomem(ps);
+        text = b->data;
+        len = b->len;
     }
-    if (ex < p && exd > ex + 1 && !(exd == ex + 2 && (ex[1] == '+' || ex[1] == '-'))) {
-        coax_buf_put(b, ex, (size_t)(exd - ex));
-    }
-    if (b->oom) return nomem(ps);
     if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
     else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
-    coax_code rc = coax_set_number(ps->arena, out, b->data, b->len);
-    if (rc == COAX_ENOMEM) return nomem(ps);
-    if (rc) return COAX_OK; /* not a number after all: a bare word */
+    bool is_int;
+    if (coax_number_span(text, len, &is_int) != len) return COAX_OK; /* not a number after all: a bare word */
+    out->type = COAX_NUMBER;
+    out->flags = is_int ? COAX_VF_INT_TEXT : 0;
+    out->len = (uint32_t)len;
+    out->u.text = lp_strdup(ps, text, len);
+    if (!out->u.text) return nomem(ps);
     ps->p = p;
     *ok = true;
     return COAX_OK;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+void lp_put_utf8(lp *ps, const char *b, const char *e)
+{
+    while (b < e) {
+        const char *run = b;
+        while (b < e && (unsigned char)*b < 0x80) b++;
+        coax_buf_put(&ps->sb, run, (size_t)(b - run));
+        if (b >= e) break;
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)b, (size_t)(e - b), &cp);
+        if (n) {
+            coax_buf_put(&ps->sb, b, n);
+            b += n;
+        } else {
+            note(ps, RK_INVALID_UTF8, b);
+            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+            b++;
+        }
+    }
 }
 
 /* ---- identifiers and keys ahead ------------------------------------------ */
@@ -313,24 +341,22 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
-    ps->sb.len = 0;
-    for (const char *c = s; c < t;) { /* keep valid UTF-8 only */
-        uint32_t cp;
-        size_t k = coax_utf8_decode((const unsigned char *)c, (size_t)(t - c), &cp);
-        if (k) coax_buf_put(&ps->sb, c, k);
-        else {
-            note(ps, RK_INVALID_UTF8, c);
-            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
-        }
-        c += k ? k : 1;
+    const char *c = s, *text = s;
+    while (c < t && (unsigned char)*c < 0x80) c++;
+    size_t len = (size_t)(t - s);
+    if (c < t) { /* keep valid UTF-8 only */
+        ps->sb.len = 0;
+        lp_put_utf8(ps, s, t);
+        if (ps->sb.oom) return nomem(ps);
+        text = ps->sb.data;
+        len = ps->sb.len;
     }
-    if (ps->sb.oom) return nomem(ps);
-    if (ps->sb.len > ps->lim.max_string)
+    if (len > ps->lim.max_string)
         return coax_fail(ps->err, COAX_ESTRING, off(ps, s), "string longer than %zu bytes",
                          ps->lim.max_string);
     out->type = COAX_STRING;
-    out->len = ps->sb.len;
-    out->u.text = coax_arena_strdup(ps->arena, ps->sb.data, ps->sb.len);
+    out->len = (uint32_t)len;
+    out->u.text = lp_strdup(ps, text, len);
     if (guessed && ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
     ps->p = p;
     return out->u.text ? COAX_OK : nomem(ps);

@@ -5,11 +5,7 @@
 */
 #include "repair/repair.h"
 
-static const struct {
-    const char *name, *detail;
-    coax_class cls;  /* where the context does not say otherwise */
-    const char *guess; /* the detail when the context made it invented (NULL: 'detail') */
-} kinds[RK_COUNT] = {
+const rkind_info rkind_table[RK_COUNT] = {
     [RK_FENCED_BLOCK] = {"fenced_block", "took the value from a fenced code block", COAX_CLASS_LOSSLESS, NULL},
     [RK_TAGGED_BLOCK] = {"tagged_block", "took the value from a tagged block", COAX_CLASS_LOSSLESS, NULL},
     [RK_PROSE_SPAN] = {"prose_span", "took the value from a span inside prose", COAX_CLASS_LOSSLESS, NULL},
@@ -55,43 +51,30 @@ static const struct {
     [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},
 };
 
-const char *rkind_name(rkind k) { return k < RK_COUNT ? kinds[k].name : "unknown"; }
-const char *rkind_detail(rkind k) { return k < RK_COUNT ? kinds[k].detail : ""; }
-coax_class rkind_class(rkind k) { return k < RK_COUNT ? kinds[k].cls : COAX_CLASS_INVENTED; }
+const char *rkind_name(rkind k) { return k < RK_COUNT ? rkind_table[k].name : "unknown"; }
+const char *rkind_detail(rkind k) { return k < RK_COUNT ? rkind_table[k].detail : ""; }
+coax_class rkind_class(rkind k) { return k < RK_COUNT ? rkind_table[k].cls : COAX_CLASS_INVENTED; }
 
-static inline void append(rlog *log, rkind kind, const char *detail, coax_class cls, size_t offset)
+bool rlog_grow(rlog *log)
 {
-    if (log->oom) return;
-    if (log->n == log->cap) {
-        size_t cap = log->cap ? log->cap * 2 : 16;
-        void *p = coax_realloc_raw(log->alloc, log->e, log->cap * sizeof *log->e, cap * sizeof *log->e);
-        if (!p) {
-            log->oom = true;
-            return;
-        }
-        log->e = p;
-        log->cap = cap;
+    if (log->oom) return false;
+    if (log->n < log->cap) return true;
+    size_t cap = log->cap ? log->cap * 2 : log->first_cap > 16 ? log->first_cap : 16;
+    void *p = coax_realloc_raw(log->alloc, log->e, log->cap * sizeof *log->e, cap * sizeof *log->e);
+    if (!p) {
+        log->oom = true;
+        return false;
     }
-    log->e[log->n++] = (coax_repair_entry){kinds[kind].name, detail, offset, 0, 0, cls};
-}
-
-coax_class rlog_add(rlog *log, rkind kind, size_t offset)
-{
-    append(log, kind, kinds[kind].detail, kinds[kind].cls, offset);
-    return kinds[kind].cls;
-}
-
-void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
-{
-    const char *detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
-    append(log, kind, detail, cls, offset);
+    log->e = p;
+    log->cap = cap;
+    return true;
 }
 
 void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls)
 {
     coax_repair_entry *e = &log->e[i];
     e->cls = cls;
-    e->detail = cls == COAX_CLASS_INVENTED && kinds[kind].guess ? kinds[kind].guess : kinds[kind].detail;
+    e->detail = cls == COAX_CLASS_INVENTED && rkind_table[kind].guess ? rkind_table[kind].guess : rkind_table[kind].detail;
 }
 
 void rlog_free(rlog *log)

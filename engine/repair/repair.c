@@ -249,39 +249,66 @@ static size_t choose(const job *j)
     return best != SIZE_MAX ? best : choose_among(j, true, blocks);
 }
 
-/* Advances (pos, line, col) to 'target' over text: eight bytes at a time
-** where no line break is among them (columns count code points, so
-** UTF-8 continuation bytes are not counted). */
-static void advance(const char *text, size_t target, size_t *pos, uint32_t *line, uint32_t *col,
-                    size_t *line_start)
+/* The first k bytes of a word (k = 0..8) at 0x80, the rest 0, in memory
+** order (so whatever the byte order). */
+static const unsigned char first_bytes[9][8] = {
+    {0}, {0x80}, {0x80, 0x80}, {0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80},
+    {0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+};
+
+/* How many bytes of x (each 0x80 or 0) are 0x80. */
+static inline uint32_t count_high(uint64_t x) { return (uint32_t)(((x >> 7) * 0x0101010101010101ull) >> 56); }
+
+/* Advances (pos, line, col) to 'target' over text[0..len), a word of
+** eight bytes at a time, the last one cut to the bytes before 'target'
+** (log entries are a few bytes apart). Columns count code points: UTF-8
+** continuation bytes are not counted. */
+static inline __attribute__((always_inline)) void advance(const char *text, size_t len, size_t target, size_t *pos,
+                                                          uint32_t *line, uint32_t *col, size_t *line_start)
 {
     const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
     size_t p = *pos;
+    uint32_t c = *col;
     while (p < target) {
-        if (target - p >= 8) {
-            uint64_t w;
+        size_t k = target - p < 8 ? target - p : 8;
+        if (len - p >= 8) {
+            uint64_t w, keep = ones * 0x80;
             memcpy(&w, text + p, 8);
-            uint64_t nl = w ^ (ones * '\n');
-            uint64_t nl_zero = ~(((nl & low7) + low7) | nl | low7);
-            if (!nl_zero) {
-                uint64_t cont = (w & (ones * 0xC0)) ^ (ones * 0x80); /* 0 where continuation */
-                uint64_t zero = ~(((cont & low7) + low7) | cont | low7);
-                /* 'zero' has 0x80 in each continuation byte: count them. */
-                *col += 8 - (uint32_t)(((zero >> 7) * ones) >> 56);
-                p += 8;
+            if (k < 8) memcpy(&keep, first_bytes[k], 8);
+            uint64_t nl = w ^ (ones * '\n'), cont = (w & (ones * 0xC0)) ^ (ones * 0x80);
+            uint64_t nls = ~(((nl & low7) + low7) | nl | low7) & keep; /* 0x80 at line breaks */
+            uint64_t conts = 0;                                         /* and continuation bytes */
+            if (w & keep) conts = ~(((cont & low7) + low7) | cont | low7) & keep;
+            if (!nls) {
+                c += (uint32_t)k - count_high(conts);
+                p += k;
                 continue;
             }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* The column restarts after the word's last line break. */
+            unsigned last = (unsigned)(63 - __builtin_clzll(nls)) >> 3;
+            uint64_t after = last == 7 ? 0 : keep & (~0ull << (8 * (last + 1)));
+            *line += count_high(nls);
+            *line_start = p + last + 1;
+            c = 1 + count_high(after) - count_high(conts & after);
+            p += k;
+            continue;
+#endif
         }
-        unsigned char c = (unsigned char)text[p++];
-        if (c == '\n') {
-            (*line)++;
-            *col = 1;
-            *line_start = p;
-        } else if ((c & 0xC0) != 0x80) {
-            (*col)++;
+        for (size_t stop = p + k; p < stop;) {
+            unsigned char b = (unsigned char)text[p++];
+            if (b == '\n') {
+                (*line)++;
+                c = 1;
+                *line_start = p;
+            } else if ((b & 0xC0) != 0x80) {
+                c++;
+            }
         }
     }
     *pos = p;
+    *col = c;
 }
 
 /* Line and column of 'target' without moving the sweep: the line from a
@@ -312,7 +339,7 @@ static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
     }
     size_t pos = (*starts)[lo], ls = pos;
     uint32_t l = (uint32_t)lo + 1, c = 1;
-    advance(j->text, target, &pos, &l, &c, &ls);
+    advance(j->text, j->len, target, &pos, &l, &c, &ls);
     *line = l;
     *col = c;
 }
@@ -331,7 +358,7 @@ static void locate_all(job *j)
             locate_back(j, target, &e->line, &e->column);
             continue;
         }
-        advance(j->text, target, &pos, &line, &col, &line_start);
+        advance(j->text, j->len, target, &pos, &line, &col, &line_start);
         e->line = line;
         e->column = col;
     }
@@ -350,7 +377,7 @@ static void locate_fragments(job *j)
             locate_back(j, p->start, &p->fline, &p->fcol);
             continue;
         }
-        advance(j->text, p->start, &pos, &line, &col, &line_start);
+        advance(j->text, j->len, p->start, &pos, &line, &col, &line_start);
         p->fline = line;
         p->fcol = col;
     }
@@ -433,6 +460,9 @@ static coax_code run(job *j, coax_repair_result *out)
         coax_code limit = rc == COAX_EDEPTH || rc == COAX_ESTRING ? rc : COAX_OK;
         coax_error limit_err = perr;
         j->log.n = 0;
+        /* Broken replies log a fix every 10 to 100 bytes: a log sized for
+        ** one every 16 (up to 160 KB) is seldom copied as it grows. */
+        j->log.first_cap = j->len / 16 < 4096 ? j->len / 16 : 4096;
         rspans spans = {0};
         spans.alloc = j->alloc;
         size_t reasoning_end;

@@ -36,13 +36,41 @@ coax_class rkind_class(rkind k);
 typedef struct rlog {
     coax_repair_entry *e;
     size_t n, cap;
+    size_t first_cap; /* the capacity to start with, when more than 16 */
     const coax_allocator *alloc;
     bool oom;
 } rlog;
 
+/* What log.c's table says of each kind; read inline, as a broken reply
+** logs a fix at almost every token. */
+typedef struct rkind_info {
+    const char *name, *detail;
+    coax_class cls;    /* where the context does not say otherwise */
+    const char *guess; /* the detail when the context made it invented (NULL: 'detail') */
+} rkind_info;
+extern const rkind_info rkind_table[RK_COUNT];
+
+/* Room for one more entry: false when there is none (the log is then oom). */
+bool rlog_grow(rlog *log);
+
+static inline void rlog_append(rlog *log, rkind kind, const char *detail, coax_class cls, size_t offset)
+{
+    if ((log->n == log->cap || log->oom) && !rlog_grow(log)) return;
+    log->e[log->n++] = (coax_repair_entry){rkind_table[kind].name, detail, offset, 0, 0, cls};
+}
+
 /* Logs a fix of its kind's usual class, and returns that class. */
-coax_class rlog_add(rlog *log, rkind kind, size_t offset);
-void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset);
+static inline coax_class rlog_add(rlog *log, rkind kind, size_t offset)
+{
+    rlog_append(log, kind, rkind_table[kind].detail, rkind_table[kind].cls, offset);
+    return rkind_table[kind].cls;
+}
+
+static inline void rlog_add_class(rlog *log, rkind kind, coax_class cls, size_t offset)
+{
+    const char *guess = rkind_table[kind].guess;
+    rlog_append(log, kind, cls == COAX_CLASS_INVENTED && guess ? guess : rkind_table[kind].detail, cls, offset);
+}
 /* Gives entry i (of kind 'kind') the class 'cls' and the detail that goes with it. */
 void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls);
 void rlog_free(rlog *log);

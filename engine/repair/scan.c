@@ -14,8 +14,11 @@
 #include "repair/repair.h"
 
 #include <strings.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-static bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
+static inline bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
 {
     if (out->n == out->cap) {
         size_t cap = out->cap ? out->cap * 2 : 8;
@@ -217,9 +220,42 @@ static const uint8_t stops[256] = {
     ['"'] = 3, ['\\'] = 2, ['\n'] = 2,
 };
 
+/* Where the stops of the sixteen bytes at 'at' are, once worked out:
+** bit k of 'prose' (of 'string') is set when t[at + k] stops the scanner
+** in prose (inside a string). Stops come every few bytes in JSON, so one
+** block serves several. */
+typedef struct stop_block {
+    size_t at, end; /* end == at: none yet */
+    unsigned prose, string;
+} stop_block;
+
 /* The next byte at or after i that matters ('mask': 1 prose, 2 string). */
-static size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask)
+static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask, stop_block *sb)
 {
+#ifdef __SSE2__
+    for (;;) {
+        if (i >= sb->at && i < sb->end) {
+            unsigned m = (mask == 1 ? sb->prose : sb->string) >> (i - sb->at);
+            if (m) return i + (size_t)__builtin_ctz(m);
+            i = sb->end;
+        }
+        if (len - i < 16) break;
+        __m128i w = _mm_loadu_si128((const __m128i *)(t + i));
+#define STOP_EQ(c) _mm_cmpeq_epi8(w, _mm_set1_epi8(c))
+        __m128i quote = STOP_EQ('"');
+        __m128i prose = _mm_or_si128(
+            _mm_or_si128(_mm_or_si128(STOP_EQ('{'), STOP_EQ('}')), _mm_or_si128(STOP_EQ('['), STOP_EQ(']'))),
+            _mm_or_si128(_mm_or_si128(STOP_EQ('`'), STOP_EQ('~')), _mm_or_si128(STOP_EQ('<'), quote)));
+        __m128i string = _mm_or_si128(quote, _mm_or_si128(STOP_EQ('\\'), STOP_EQ('\n')));
+#undef STOP_EQ
+        sb->at = i;
+        sb->end = i + 16;
+        sb->prose = (unsigned)_mm_movemask_epi8(prose);
+        sb->string = (unsigned)_mm_movemask_epi8(string);
+    }
+#else
+    (void)sb;
+#endif
     while (len - i >= 4 && !((stops[(unsigned char)t[i]] | stops[(unsigned char)t[i + 1]] |
                               stops[(unsigned char)t[i + 2]] | stops[(unsigned char)t[i + 3]]) & mask))
         i += 4;
@@ -237,10 +273,11 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     size_t blocks = 0; /* fenced and tagged candidates found */
     size_t none_from = SIZE_MAX; /* repair_fenced_string's cache */
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
+    stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
     size_t i = 0;
     while (ok && i < len) {
-        i = next_stop(t, i, len, pr.in_string ? 2 : 1);
+        i = next_stop(t, i, len, pr.in_string ? 2 : 1, &blk);
         if (i >= len) break;
         char c = t[i];
         if (pr.in_string) {
