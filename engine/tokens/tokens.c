@@ -89,7 +89,7 @@ static inline bool is_space(unsigned cls) { return cls == TOK_C_WS || cls == TOK
 
 /* '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]) after the apostrophe at
 ** s[i]: the length of the whole contraction, or 0. */
-static size_t contraction(const unsigned char *s, size_t n, size_t i)
+static inline size_t contraction(const unsigned char *s, size_t n, size_t i)
 {
     if (i + 1 >= n || s[i] != '\'') return 0;
     unsigned a = s[i + 1] | 0x20, b = i + 2 < n ? (s[i + 2] | 0x20u) : 0;
@@ -192,36 +192,84 @@ static inline unsigned cjk_extra(const unsigned char *s, size_t k, unsigned b, b
     return !(bits[i >> 3] >> (i & 7) & 1);
 }
 
+/* ---- eight bytes at a time ------------------------------------------------ */
+
+#define LANES_LOW 0x0101010101010101u
+#define LANES_HIGH 0x8080808080808080u
+
+/* The high bit of every byte of x in [lo, hi] (lo >= 1, hi < 0x80): the
+** seven low bits plus (0x80 - lo) reach the high bit without carrying into
+** the next byte; a byte of x with its high bit set is never in range. */
+static inline uint64_t lanes_in(uint64_t x, unsigned lo, unsigned hi)
+{
+    uint64_t y = x & ~LANES_HIGH;
+    return (y + LANES_LOW * (0x80 - lo)) & ~(y + LANES_LOW * (0x7F - hi)) & ~x & LANES_HIGH;
+}
+
+/* How many lanes a lanes_in mask has (the high bits summed into the top byte). */
+static inline unsigned lanes_count(uint64_t m) { return (unsigned)(((m >> 7) * LANES_LOW) >> 56); }
+
+/* The lanes before the first lane not in m (m != LANES_HIGH). */
+static inline unsigned lanes_lead(uint64_t m) { return (unsigned)__builtin_ctzll(~m & LANES_HIGH) / 8; }
+
+/* The end of the run of ASCII lowercase letters starting at k. */
+static inline size_t run_lower(const unsigned char *s, size_t n, size_t k)
+{
+    for (; n - k >= 8; k += 8) {
+        uint64_t m = lanes_in(load_le8(s + k), 'a', 'z');
+        if (m != LANES_HIGH) return k + lanes_lead(m);
+    }
+    while (k < n && (unsigned)(s[k] - 'a') < 26u) k++;
+    return k;
+}
+
+/* The end of the run of ASCII letters starting at k; their capitals are
+** added to *nup. */
+static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, unsigned *nup)
+{
+    for (; n - k >= 8; k += 8) {
+        uint64_t x = load_le8(s + k), up = lanes_in(x, 'A', 'Z');
+        uint64_t m = up | lanes_in(x, 'a', 'z');
+        if (m != LANES_HIGH) {
+            unsigned lead = lanes_lead(m);
+            *nup += lanes_count(up & ((1ull << (8 * lead)) - 1));
+            return k + lead;
+        }
+        *nup += lanes_count(up);
+    }
+    for (; k < n; k++) {
+        unsigned c = s[k];
+        if ((unsigned)(c - 'A') < 26u) ++*nup;
+        else if ((unsigned)(c - 'a') >= 26u) break;
+    }
+    return k;
+}
+
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
-static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, bool o200k,
-                                   word_info *wi)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                          word_info *wi)
 {
     size_t k = j;
-    unsigned nup = 0, nlow = 0;
+    unsigned nup = 0, nlow;
     if (o200k) {
         while (k < n && (unsigned)(s[k] - 'A') < 26u) k++;
         nup = (unsigned)(k - j);
-        if (k < n && (unsigned)(s[k] - 'a') < 26u) {
-            size_t l = k;
-            while (k < n && (unsigned)(s[k] - 'a') < 26u) k++;
-            nlow = (unsigned)(k - l);
-        }
+        size_t l = k;
+        k = run_lower(s, n, k);
+        nlow = (unsigned)(k - l);
         if (k < n && s[k] >= 0x80) return false;
-        if (k == j) return false;
         size_t cl = contraction(s, n, k);
         wi->nchars = nup + nlow + (unsigned)cl;
         k += cl;
     } else {
-        for (; k < n; k++) {
-            unsigned c = s[k];
-            if ((unsigned)(c - 'a') < 26u) nlow++;
-            else if ((unsigned)(c - 'A') < 26u) nup++;
-            else break;
-        }
-        if ((k < n && s[k] >= 0x80) || k == j) return false;
+        k = run_letters(s, n, k, &nup);
+        if (k < n && s[k] >= 0x80) return false;
         wi->nchars = (unsigned)(k - j);
+        nlow = wi->nchars - nup;
     }
     wi->end = k;
     wi->script = TOK_S_ASCII;
@@ -232,10 +280,9 @@ static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, b
     return true;
 }
 
-static inline __attribute__((always_inline)) void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
-                                                          word_info *wi)
+/* Any letters: the regex's alternatives character by character. */
+static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
 {
-    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER, extra = 0;
     bool first = true, nonascii_latin = false, hira = false, kata = false;
     size_t k = j, w;
@@ -333,8 +380,76 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
-/* The whitespace piece starting at i (class WS or NL). */
-static size_t scan_space(const unsigned char *s, size_t n, size_t i, bool o200k, unsigned *kind,
+static inline __attribute__((always_inline)) void scan_word(const unsigned char *s, size_t n,
+                                                          size_t j, bool o200k, word_info *wi)
+{
+    if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, wi)) scan_word_any(s, n, j, o200k, wi);
+}
+
+/* The piece's row and kind from what scan_space found. */
+static inline void space_row(bool nl, bool only_breaks, bool tabs, bool other, unsigned *kind,
+                             unsigned *row)
+{
+    if (nl) {
+        *kind = TOK_K_NEWLINE;
+        /* line breaks only, with spaces, or with tabs and other spaces */
+        *row = TOK_ROW_NEWLINE + (only_breaks ? 0u : (tabs || other) ? 2u : 1u);
+    } else {
+        *kind = TOK_K_SPACE;
+        *row = TOK_ROW_SPACE + (other ? 2u : tabs ? 1u : 0u);
+    }
+}
+
+/* scan_space when the run is ASCII (every character one byte, so counts are
+** byte distances): one pass, no table. Returns 0 when the run meets a
+** non-ASCII byte, which may be a space; the general scan then starts over. */
+static inline size_t scan_space_ascii(const unsigned char *s, size_t n, size_t i, bool o200k,
+                                      unsigned *kind, unsigned *row, unsigned *nchars)
+{
+    size_t k = i, last_nl_end = 0;
+    bool tabs = false, other = false, tabs_nl = false, other_nl = false;
+    bool blank = false, blank_nl = false; /* a space, tab or other before (the last) break */
+    for (; k < n; k++) {
+        unsigned c = s[k];
+        if (c == ' ') {
+            blank = true;
+        } else if (c == '\n' || c == '\r') {
+            last_nl_end = k + 1;
+            tabs_nl = tabs;
+            other_nl = other;
+            blank_nl = blank;
+        } else if (c == '\t') {
+            tabs = blank = true;
+        } else if (c == '\v' || c == '\f') {
+            other = blank = true;
+        } else {
+            break;
+        }
+    }
+    if (k < n && s[k] >= 0x80) return 0;
+    size_t end;
+    bool nl = false;
+    if (!o200k && k == n) {
+        end = n; /* \s+$ */
+        nl = last_nl_end != 0;
+    } else if (last_nl_end) {
+        end = last_nl_end; /* \s*[\r\n]+ */
+        nl = true;
+        tabs = tabs_nl;
+        other = other_nl;
+        blank = blank_nl;
+    } else if (k == n || k - i < 2) {
+        end = k; /* \s+(?!\S) to the end, or a lone \s */
+    } else {
+        end = k - 1; /* \s+(?!\S): leave one for the next word */
+    }
+    *nchars = (unsigned)(end - i);
+    space_row(nl, !blank, tabs, other, kind, row);
+    return end;
+}
+
+/* The whitespace piece starting at i (class WS or NL), any characters. */
+static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o200k, unsigned *kind,
                          unsigned *row, unsigned *nchars)
 {
     size_t k = i, w, last_nl_end = 0, last_start = i;
@@ -376,21 +491,23 @@ static size_t scan_space(const unsigned char *s, size_t n, size_t i, bool o200k,
         cnt = cnt_last;
     }
     *nchars = cnt;
-    if (nl) {
-        *kind = TOK_K_NEWLINE;
-        /* line breaks only, with spaces, or with tabs and other spaces */
-        bool only_breaks = true;
-        for (size_t q = i; q < end; q++)
-            if (s[q] != '\n' && s[q] != '\r') {
-                only_breaks = false;
-                break;
-            }
-        *row = TOK_ROW_NEWLINE + (only_breaks ? 0u : (tabs || other) ? 2u : 1u);
-    } else {
-        *kind = TOK_K_SPACE;
-        *row = TOK_ROW_SPACE + (other ? 2u : tabs ? 1u : 0u);
-    }
+    bool only_breaks = true;
+    for (size_t q = i; nl && q < end; q++)
+        if (s[q] != '\n' && s[q] != '\r') {
+            only_breaks = false;
+            break;
+        }
+    space_row(nl, only_breaks, tabs, other, kind, row);
     return end;
+}
+
+/* The whitespace piece starting at i (class WS or NL). */
+static inline __attribute__((always_inline)) size_t scan_space(const unsigned char *s, size_t n,
+                                                               size_t i, bool o200k, unsigned *kind,
+                                                               unsigned *row, unsigned *nchars)
+{
+    size_t end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
+    return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
 }
 
 /* The weight of a piece of 'nchars' code points in 'row'. */
