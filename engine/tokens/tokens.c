@@ -510,6 +510,57 @@ static inline __attribute__((always_inline)) size_t scan_space(const unsigned ch
     return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
 }
 
+/* Bit c % 64 of ascii_punct[c / 64]: the ASCII character c is of class P. */
+#define BITS(a, b) ((~0ull >> (63 - (b) + (a))) << (a))
+static const uint64_t ascii_punct[2] = {
+    BITS(0x00, 0x08) | BITS(0x0E, 0x1F) | BITS(0x21, 0x2F) | BITS(0x3A, 0x3F),
+    BITS(0x40 - 64, 0x40 - 64) | BITS(0x5B - 64, 0x60 - 64) | BITS(0x7B - 64, 0x7F - 64)};
+
+static inline bool is_ascii_punct(unsigned c)
+{
+    return c < 0x80 && (ascii_punct[c >> 6] >> (c & 63) & 1);
+}
+
+/* A run of punctuation: its script (of its first non-ASCII character, ASCII
+** when none), its characters, and how many repeat the one before (runs of
+** one character, rules and underlines, merge well). */
+typedef struct punct_info {
+    unsigned script, count, repeats;
+} punct_info;
+
+/* punct_run past a non-ASCII byte at k; prev, prev_w: the character before. */
+static size_t punct_run_any(const unsigned char *s, size_t n, size_t k, size_t prev, size_t prev_w,
+                            punct_info *pi)
+{
+    size_t w;
+    while (k < n) {
+        unsigned b = char_at(s, n, k, &w);
+        if (!is_punct(CLS(b))) break;
+        if (pi->script == TOK_S_ASCII) pi->script = SCRIPT(b);
+        if (w == prev_w && s[prev] == s[k] && (w == 1 || !memcmp(s + prev, s + k, w)))
+            pi->repeats++;
+        prev = k;
+        prev_w = w;
+        pi->count++;
+        k += w;
+    }
+    return k;
+}
+
+/* The run of [^\s\p{L}\p{N}] starting at k; returns its end. ASCII stays
+** in a loop of its own. */
+static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k, punct_info *pi)
+{
+    size_t start = k;
+    unsigned nrep = 0;
+    for (; k < n && is_ascii_punct(s[k]); k++) nrep += k > start && s[k] == s[k - 1];
+    pi->script = TOK_S_ASCII;
+    pi->count = (unsigned)(k - start);
+    pi->repeats = nrep;
+    if (k < n && s[k] >= 0x80) k = punct_run_any(s, n, k, k > start ? k - 1 : k, k > start, pi);
+    return k;
+}
+
 /* The weight of a piece of 'nchars' code points in 'row'. */
 static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nchars)
 {
@@ -580,22 +631,11 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
                 hashable = alnum_end = true;
             } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
                 bool lead = s[i] == ' ';
-                size_t k = lead ? i + 1 : i, w3;
-                unsigned script = TOK_S_ASCII, cnt = 0, nrep = 0;
-                size_t prev = k, prev_w = 0;
+                size_t k = lead ? i + 1 : i;
+                punct_info pi;
+                k = punct_run(s, n, k, &pi);
+                unsigned script = pi.script, cnt = pi.count, nrep = pi.repeats;
                 bool brk = false;
-                while (k < n) {
-                    unsigned b3 = char_at(s, n, k, &w3);
-                    if (!is_punct(CLS(b3))) break;
-                    if (script == TOK_S_ASCII) script = SCRIPT(b3);
-                    /* Runs of one character (rules, underlines) merge well. */
-                    if (w3 == prev_w && s[prev] == s[k] && (w3 == 1 || !memcmp(s + prev, s + k, w3)))
-                        nrep++;
-                    prev = k;
-                    prev_w = w3;
-                    cnt++;
-                    k += w3;
-                }
                 bool rep = cnt >= 3 && nrep * 2 >= cnt;
                 while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
                     brk = brk || s[k] != '/';
