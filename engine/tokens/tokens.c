@@ -128,7 +128,9 @@ static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
     return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
 }
 
-static inline uint32_t tok_hash(const unsigned char *s, size_t n)
+/* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
+** of fewer than eight bytes with eight readable is one load, masked. */
+static inline uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
 {
     uint64_t h = 0x9E3779B97F4A7C15u ^ n;
     while (n >= 8) {
@@ -136,9 +138,11 @@ static inline uint32_t tok_hash(const unsigned char *s, size_t n)
         h ^= h >> 32;
         s += 8;
         n -= 8;
+        avail -= 8;
     }
     if (n) {
-        h = (h ^ load_le_tail(s, n)) * 0xc4ceb9fe1a85ec53u;
+        uint64_t tail = avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n);
+        h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
         h ^= h >> 29;
     }
     h *= 0xff51afd7ed558ccdu;
@@ -146,15 +150,30 @@ static inline uint32_t tok_hash(const unsigned char *s, size_t n)
     return (uint32_t)h;
 }
 
-uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n); }
+uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n); }
 
 /* Linear probing over at most TOK_PROBES slots (the generator places every
-** entry within them), so a miss costs one cache line. */
+** entry within them), so a miss costs one cache line. The first slot that
+** is empty or holds the fingerprint decides; where the four slots are
+** contiguous they are tested at once, as 16-bit lanes: the lowest lane a
+** zero-lane test flags is always a zero lane. */
 static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
 {
     unsigned fp = (hash >> 18) & 0x3FFF;
     if (!fp) fp = 1;
     uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && TOK_PROBES == 4
+    if (slot <= TOK_COMMON_SLOTS - 4) {
+        const uint64_t lo = 0x0001000100010001u, hi = 0x8000800080008000u;
+        uint64_t x, t;
+        memcpy(&x, table + slot, 8);
+        t = (x & ~(lo * 3)) ^ (lo * (fp << 2)); /* zero where the fingerprint is */
+        uint64_t hit = ((x - lo) & ~x & hi) | ((t - lo) & ~t & hi);
+        if (!hit) return 0;
+        unsigned e = (unsigned)(x >> (__builtin_ctzll(hit) & ~15u)) & 0xFFFF;
+        return e ? (e & 3) + 1 : 0;
+    }
+#endif
     for (int p = 0; p < TOK_PROBES; p++, slot = (slot + 1) & (TOK_COMMON_SLOTS - 1)) {
         unsigned e = table[slot];
         if (!e) return 0;
@@ -573,8 +592,8 @@ static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nch
 ** calibration tool) and into the per-encoding counters below, where the
 ** split is a constant and there is no visitor, so neither is tested per
 ** piece. */
-static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_model *m, const char *str,
-                                                           size_t n, tok_visit visit, void *ud)
+static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
+                                   tok_visit visit, void *ud)
 {
     const unsigned char *s = (const unsigned char *)str;
     const bool o200k = split == TOK_SPLIT_O200K;
@@ -584,18 +603,12 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
     while (i < n) {
         size_t w;
         unsigned b = char_at(s, n, i, &w), c = CLS(b);
-        size_t end;
-        unsigned kind, row, nchars;
-        bool hashable = false, alnum_end = false;
-        word_info wi;
+        size_t end, word = i; /* where a word's letters start */
+        unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
+        bool hashable = true, alnum_end = false;
+        /* One alternative of the regex per branch, in its order; a word or
+        ** whitespace is scanned below, once. */
         if (is_letter(c, o200k)) {
-            scan_word(s, n, i, o200k, &wi);
-            end = wi.end;
-            kind = TOK_K_WORD;
-            row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE +
-                  (prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE);
-            nchars = wi.nchars;
-            hashable = alnum_end = true;
         } else if (c == TOK_C_N) {
             end = i + w;
             nchars = 1;
@@ -607,12 +620,13 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
             }
             kind = TOK_K_NUM;
             row = TOK_ROW_NUM + SCRIPT(b);
+            hashable = false;
             alnum_end = true;
         } else if (c == TOK_C_NL) {
-            end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+            kind = TOK_K_SPACE;
         } else {
             /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
-            ** punctuation run or whitespace, in the regex's order. */
+            ** punctuation run or whitespace. */
             size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
             unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
             if (cl) {
@@ -620,23 +634,15 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
                 kind = TOK_K_CONTR;
                 row = TOK_ROW_CONTR;
                 nchars = (unsigned)cl;
-                hashable = true;
             } else if (i + w < n && is_letter(CLS(nb), o200k)) {
-                scan_word(s, n, i + w, o200k, &wi);
-                end = wi.end;
-                kind = TOK_K_WORD;
-                row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE +
-                      (s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER);
-                nchars = wi.nchars;
-                hashable = alnum_end = true;
+                word = i + w;
+                pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
             } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
                 bool lead = s[i] == ' ';
-                size_t k = lead ? i + 1 : i;
                 punct_info pi;
-                k = punct_run(s, n, k, &pi);
-                unsigned script = pi.script, cnt = pi.count, nrep = pi.repeats;
-                bool brk = false;
-                bool rep = cnt >= 3 && nrep * 2 >= cnt;
+                size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
+                unsigned cnt = pi.count;
+                bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
                 while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
                     brk = brk || s[k] != '/';
                     cnt++;
@@ -644,19 +650,29 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
                 }
                 end = k;
                 kind = TOK_K_PUNCT;
-                row = TOK_ROW_PUNCT + ((script * 2 + lead) * 2 + brk) * 2 + rep;
+                row = TOK_ROW_PUNCT + ((pi.script * 2 + lead) * 2 + brk) * 2 + rep;
                 nchars = cnt;
-                hashable = true;
             } else {
-                end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+                kind = TOK_K_SPACE;
             }
+        }
+        if (kind == TOK_K_WORD) {
+            word_info wi;
+            scan_word(s, n, word, o200k, &wi);
+            end = wi.end;
+            row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
+            nchars = wi.nchars;
+            alnum_end = true;
+        } else if (kind == TOK_K_SPACE) {
+            end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+            hashable = false;
         }
         uint64_t weight;
         unsigned common = 0;
         uint32_t hash = 0;
         bool hashed = hashable && end - i <= TOK_HASH_MAX;
         if (hashed) {
-            hash = tok_hash(s + i, end - i);
+            hash = tok_hash(s + i, end - i, n - i);
             common = common_lookup(m->common, hash);
         }
         weight = common ? (uint64_t)common * TOK_SCALE : row_weight(m, row, nchars);
@@ -664,7 +680,8 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
         if (weight > (uint64_t)(end - i) * TOK_SCALE) weight = (uint64_t)(end - i) * TOK_SCALE;
         total += weight;
         if (visit) {
-            tok_piece p = {i, end, kind, row, nchars, row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
+            tok_piece p = {i, end, kind, row, nchars,
+                           row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
                            hash, hashed, common, weight};
             visit(ud, &p);
         }
