@@ -10,6 +10,9 @@
 */
 #include "tokens/tokens.h"
 
+/* The scanner is inlined into its per-encoding copies (see scan). */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* ---- characters ---------------------------------------------------------- */
 
 #define TOK_INVALID (TOK_C_P | TOK_S_OTHER << 3)
@@ -63,7 +66,7 @@ bad:
 
 /* The table byte of the character at s[i] (i < n) and its length in *w.
 ** ASCII stays on the fast path. */
-static inline __attribute__((always_inline)) unsigned char_at(const unsigned char *s, size_t n,
+static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n,
                                                                size_t i, size_t *w)
 {
     if (s[i] < 0x80) {
@@ -183,19 +186,49 @@ typedef struct word_info {
     unsigned script, casep, nchars;
 } word_info;
 
-/* 1 when the CJK character at s[k] (its table byte b) is not a token of its
-** own in the encoding, so it costs about one more. */
-static inline unsigned cjk_extra(const unsigned char *s, size_t k, unsigned b, bool o200k)
+/* 1 when the CJK character cp (its table byte b) is not a token of its own
+** in the encoding, so it costs about one more. */
+static inline unsigned cjk_extra(uint32_t cp, unsigned b, bool o200k)
 {
     unsigned sc = SCRIPT(b);
-    if (sc < TOK_S_HAN || sc > TOK_S_HANGUL || (s[k] & 0xF0) != 0xE0) return 0;
-    uint32_t cp = (uint32_t)(s[k] & 0x0F) << 12 | (uint32_t)(s[k + 1] & 0x3F) << 6 | (s[k + 2] & 0x3F);
+    if (sc < TOK_S_HAN || sc > TOK_S_HANGUL) return 0;
     uint32_t i;
     if (cp >= 0x3000 && cp < 0xA000) i = cp - 0x3000;
     else if (cp >= 0xAC00 && cp < 0xD7B0) i = cp - 0xAC00 + 0x7000;
     else return 0;
     const uint8_t *bits = o200k ? coax_tok_cjk_single_o200k : coax_tok_cjk_single_cl100k;
     return !(bits[i >> 3] >> (i & 7) & 1);
+}
+
+/* char_at for words of any script: valid two- and three-byte sequences are
+** decoded here, and *cp is the code point of a character of up to three
+** bytes (0 for the others, which no CJK range holds). */
+static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t i, size_t *w,
+                                       uint32_t *cp)
+{
+    unsigned c = s[i];
+    uint32_t v;
+    if (c < 0x80) {
+        *w = 1;
+        *cp = c;
+        return coax_tok_stage2[c];
+    }
+    if (c >= 0xE0 && c <= 0xEF && n - i >= 3 && cont(s[i + 1]) && cont(s[i + 2])) {
+        v = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
+        if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) {
+            *w = 3;
+            goto bmp;
+        }
+    } else if (c >= 0xC2 && c <= 0xDF && n - i >= 2 && cont(s[i + 1])) {
+        v = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
+        *w = 2;
+        goto bmp;
+    }
+    *cp = 0;
+    return char_slow(s, n, i, w);
+bmp:
+    *cp = v;
+    return coax_tok_stage2[(size_t)coax_tok_stage1[v >> 7] * 128 + (v & 127)];
 }
 
 /* ---- eight bytes at a time ------------------------------------------------ */
@@ -254,8 +287,6 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
 static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, bool o200k,
                                           word_info *wi)
 {
@@ -292,13 +323,14 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
     unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER, extra = 0;
     bool first = true, nonascii_latin = false, hira = false, kata = false;
     size_t k = j, w;
+    uint32_t cp;
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, remembering the last caseless letter or mark
         ** (where [LO]+ can start when backtracking). */
         size_t last_lo_end = 0;
         unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
         while (k < n) {
-            unsigned b = char_at(s, n, k, &w), c = CLS(b);
+            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
             if (c != TOK_C_LU && c != TOK_C_LO && c != TOK_C_MK) break;
             if (first) {
                 first = false;
@@ -308,7 +340,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
             if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
             else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
             else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
+            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
             if (c == TOK_C_LU) nup++;
             k += w;
@@ -319,11 +351,11 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
                 extra_at_last_lo = extra;
             }
         }
-        unsigned b = k < n ? char_at(s, n, k, &w) : TOK_C_P;
+        unsigned b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P;
         if (k < n && CLS(b) == TOK_C_LL) {
             /* [LO]+: Ll Lm Lo M */
             while (k < n) {
-                b = char_at(s, n, k, &w);
+                b = char_dec(s, n, k, &w, &cp);
                 unsigned c = CLS(b);
                 if (c != TOK_C_LL && c != TOK_C_LO && c != TOK_C_MK) break;
                 if (first) {
@@ -334,7 +366,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
                 if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
                 else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
                 else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
-                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 if (c == TOK_C_LL) nlow++;
                 k += w;
@@ -354,7 +386,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
         }
     } else {
         while (k < n) {
-            unsigned b = char_at(s, n, k, &w), c = CLS(b);
+            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
             if (c < TOK_C_LU || c > TOK_C_LO) break;
             if (first) {
                 first = false;
@@ -364,7 +396,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
             if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
             else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
             else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
+            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
             if (c == TOK_C_LU) nup++;
             else if (c == TOK_C_LL) nlow++;
@@ -386,7 +418,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
-static inline __attribute__((always_inline)) void scan_word(const unsigned char *s, size_t n,
+static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n,
                                                           size_t j, bool o200k, word_info *wi)
 {
     if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, wi)) scan_word_any(s, n, j, o200k, wi);
@@ -508,7 +540,7 @@ static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o2
 }
 
 /* The whitespace piece starting at i (class WS or NL). */
-static inline __attribute__((always_inline)) size_t scan_space(const unsigned char *s, size_t n,
+static ALWAYS_INLINE size_t scan_space(const unsigned char *s, size_t n,
                                                                size_t i, bool o200k, unsigned *kind,
                                                                unsigned *row, unsigned *nchars)
 {
