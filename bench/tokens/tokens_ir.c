@@ -139,7 +139,8 @@ int main(int argc, char **argv)
         load(a, argv[2]);
         rc = run(argv[3], argv[4], argc == 6 ? atol(argv[5]) : 1);
     } else {
-        fprintf(stderr, "usage: tokens_ir dump CORPUS.jsonl... | run CORPUS.jsonl CAT ENC [PASSES]\n");
+        fprintf(stderr, "usage: tokens_ir dump CORPUS.jsonl...\n"
+                        "       tokens_ir run CORPUS.jsonl CAT ENC [PASSES]\n");
     }
     free(texts);
     coax_arena_free(a);
