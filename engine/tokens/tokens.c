@@ -223,119 +223,113 @@ static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, 
     if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, wi)) scan_word_any(s, n, j, o200k, wi);
 }
 
-/* The piece's row and kind from what scan_space found. */
-static inline void space_row(bool nl, bool only_breaks, bool tabs, bool other, unsigned *kind,
-                             unsigned *row)
+/* What a whitespace run holds, up to where it stops and up to the end of
+** its last line break. */
+typedef struct space_run {
+    size_t stop, last_nl_end, last_start; /* last_nl_end 0: no break */
+    unsigned cnt, cnt_at_nl, cnt_last;    /* characters: all, to the last break, before the last */
+    bool tabs, other, blank;              /* a tab, another space, anything but a break */
+    bool tabs_nl, other_nl, blank_nl;     /* the same before the last break */
+} space_run;
+
+/* The piece the regex takes from the run starting at i: its end, kind, row
+** and length. */
+static ALWAYS_INLINE size_t space_piece(const space_run *r, size_t n, bool o200k,
+                                        unsigned *kind, unsigned *row, unsigned *nchars)
 {
+    size_t end;
+    unsigned cnt = r->cnt;
+    bool nl = false, tabs = r->tabs, other = r->other, blank = r->blank;
+    if (!o200k && r->stop == n) {
+        end = n; /* \s+$ */
+        nl = r->last_nl_end != 0;
+    } else if (r->last_nl_end) {
+        end = r->last_nl_end; /* \s*[\r\n]+ */
+        cnt = r->cnt_at_nl;
+        nl = true;
+        tabs = r->tabs_nl;
+        other = r->other_nl;
+        blank = r->blank_nl;
+    } else if (r->stop == n || cnt < 2) {
+        end = r->stop; /* \s+(?!\S) to the end, or a lone \s */
+    } else {
+        end = r->last_start; /* \s+(?!\S): leave one for the next word */
+        cnt = r->cnt_last;
+    }
+    *nchars = cnt;
     if (nl) {
         *kind = TOK_K_NEWLINE;
         /* line breaks only, with spaces, or with tabs and other spaces */
-        *row = TOK_ROW_NEWLINE + (only_breaks ? 0u : (tabs || other) ? 2u : 1u);
+        *row = TOK_ROW_NEWLINE + (!blank ? 0u : (tabs || other) ? 2u : 1u);
     } else {
         *kind = TOK_K_SPACE;
         *row = TOK_ROW_SPACE + (other ? 2u : tabs ? 1u : 0u);
     }
+    return end;
 }
 
 /* scan_space when the run is ASCII (every character one byte, so counts are
 ** byte distances): one pass, no table. Returns 0 when the run meets a
 ** non-ASCII byte, which may be a space; the general scan then starts over. */
-static inline size_t scan_space_ascii(const unsigned char *s, size_t n, size_t i, bool o200k,
-                                      unsigned *kind, unsigned *row, unsigned *nchars)
+static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, size_t i,
+                                             bool o200k, unsigned *kind, unsigned *row,
+                                             unsigned *nchars)
 {
-    size_t k = i, last_nl_end = 0;
-    bool tabs = false, other = false, tabs_nl = false, other_nl = false;
-    bool blank = false, blank_nl = false; /* a space, tab or other before (the last) break */
+    space_run r = {0};
+    size_t k = i;
     for (; k < n; k++) {
         unsigned c = s[k];
         if (c == ' ') {
-            blank = true;
+            r.blank = true;
         } else if (c == '\n' || c == '\r') {
-            last_nl_end = k + 1;
-            tabs_nl = tabs;
-            other_nl = other;
-            blank_nl = blank;
+            r.last_nl_end = k + 1;
+            r.tabs_nl = r.tabs;
+            r.other_nl = r.other;
+            r.blank_nl = r.blank;
         } else if (c == '\t') {
-            tabs = blank = true;
+            r.tabs = r.blank = true;
         } else if (c == '\v' || c == '\f') {
-            other = blank = true;
+            r.other = r.blank = true;
         } else {
             break;
         }
     }
     if (k < n && s[k] >= 0x80) return 0;
-    size_t end;
-    bool nl = false;
-    if (!o200k && k == n) {
-        end = n; /* \s+$ */
-        nl = last_nl_end != 0;
-    } else if (last_nl_end) {
-        end = last_nl_end; /* \s*[\r\n]+ */
-        nl = true;
-        tabs = tabs_nl;
-        other = other_nl;
-        blank = blank_nl;
-    } else if (k == n || k - i < 2) {
-        end = k; /* \s+(?!\S) to the end, or a lone \s */
-    } else {
-        end = k - 1; /* \s+(?!\S): leave one for the next word */
-    }
-    *nchars = (unsigned)(end - i);
-    space_row(nl, !blank, tabs, other, kind, row);
-    return end;
+    r.stop = k;
+    r.last_start = k - 1;
+    r.cnt = (unsigned)(k - i);
+    r.cnt_last = r.cnt - 1;
+    r.cnt_at_nl = (unsigned)(r.last_nl_end - i);
+    return space_piece(&r, n, o200k, kind, row, nchars);
 }
 
 /* The whitespace piece starting at i (class WS or NL), any characters. */
-static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o200k, unsigned *kind,
-                         unsigned *row, unsigned *nchars)
+static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o200k,
+                             unsigned *kind, unsigned *row, unsigned *nchars)
 {
-    size_t k = i, w, last_nl_end = 0, last_start = i;
-    unsigned cnt = 0, cnt_at_nl = 0, cnt_last = 0;
-    bool tabs = false, other = false, tabs_nl = false, other_nl = false;
+    space_run r = {0};
+    size_t k = i, w;
     while (k < n) {
         unsigned b = char_at(s, n, k, &w), c = CLS(b);
         if (!is_space(c)) break;
-        last_start = k;
-        cnt_last = cnt;
-        cnt++;
+        r.last_start = k;
+        r.cnt_last = r.cnt;
+        r.cnt++;
         if (c == TOK_C_NL) {
-            last_nl_end = k + w;
-            cnt_at_nl = cnt;
-            tabs_nl = tabs;
-            other_nl = other;
-        } else if (s[k] == '\t') {
-            tabs = true;
-        } else if (s[k] != ' ') {
-            other = true;
+            r.last_nl_end = k + w;
+            r.cnt_at_nl = r.cnt;
+            r.tabs_nl = r.tabs;
+            r.other_nl = r.other;
+            r.blank_nl = r.blank;
+        } else {
+            r.blank = true;
+            if (s[k] == '\t') r.tabs = true;
+            else if (s[k] != ' ') r.other = true;
         }
         k += w;
     }
-    size_t end;
-    bool nl = false;
-    if (!o200k && k == n) {
-        end = n; /* \s+$ */
-        nl = last_nl_end != 0;
-    } else if (last_nl_end) {
-        end = last_nl_end; /* \s*[\r\n]+ */
-        cnt = cnt_at_nl;
-        nl = true;
-        tabs = tabs_nl;
-        other = other_nl;
-    } else if (k == n || cnt < 2) {
-        end = k; /* \s+(?!\S) to the end, or a lone \s */
-    } else {
-        end = last_start; /* \s+(?!\S): leave one for the next word */
-        cnt = cnt_last;
-    }
-    *nchars = cnt;
-    bool only_breaks = true;
-    for (size_t q = i; nl && q < end; q++)
-        if (s[q] != '\n' && s[q] != '\r') {
-            only_breaks = false;
-            break;
-        }
-    space_row(nl, only_breaks, tabs, other, kind, row);
-    return end;
+    r.stop = k;
+    return space_piece(&r, n, o200k, kind, row, nchars);
 }
 
 /* The whitespace piece starting at i (class WS or NL). */
@@ -409,7 +403,7 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
     while (i < n) {
         size_t w;
         unsigned b = char_at(s, n, i, &w), c = CLS(b);
-        size_t end, word = i; /* where a word's letters start */
+        size_t end = i, word = i; /* the piece's end; where a word's letters start */
         unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
         bool hashable = true, alnum_end = false;
         /* One alternative of the regex per branch, in its order; a word or
