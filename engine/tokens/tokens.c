@@ -9,112 +9,12 @@
 ** bytes.
 */
 #include "tokens/tokens.h"
-
-/* ---- characters ---------------------------------------------------------- */
-
-#define TOK_INVALID (TOK_C_P | TOK_S_OTHER << 3)
-
-static inline unsigned table_byte(uint32_t cp)
-{
-    if (cp < 0x10000) return coax_tok_stage2[(size_t)coax_tok_stage1[cp >> 7] * 128 + (cp & 127)];
-    /* The last run starting at or before cp. */
-    uint32_t key = cp << 8 | 0xFF;
-    size_t lo = 0, hi = coax_tok_nruns;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (coax_tok_runs[mid] <= key) lo = mid;
-        else hi = mid;
-    }
-    return coax_tok_runs[lo] & 0xFF;
-}
-
-static inline bool cont(unsigned char c) { return (c & 0xC0) == 0x80; }
-
-/* The table byte of the non-ASCII character at s[i] (i < n), its length
-** in *w. An invalid or truncated sequence is one byte of class P (as
-** JavaScript would see U+FFFD). */
-static unsigned char_slow(const unsigned char *s, size_t n, size_t i, size_t *w)
-{
-    unsigned c = s[i];
-    uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-        if (n - i < 2 || !cont(s[i + 1])) goto bad;
-        cp = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
-        *w = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        if (n - i < 3 || !cont(s[i + 1]) || !cont(s[i + 2])) goto bad;
-        cp = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
-        if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) goto bad;
-        *w = 3;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        if (n - i < 4 || !cont(s[i + 1]) || !cont(s[i + 2]) || !cont(s[i + 3])) goto bad;
-        cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
-             (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
-        if (cp < 0x10000 || cp > 0x10FFFF) goto bad;
-        *w = 4;
-    } else {
-        goto bad;
-    }
-    return table_byte(cp);
-bad:
-    *w = 1;
-    return TOK_INVALID;
-}
-
-/* The table byte of the character at s[i] (i < n) and its length in *w.
-** ASCII stays on the fast path. */
-static inline __attribute__((always_inline)) unsigned char_at(const unsigned char *s, size_t n,
-                                                               size_t i, size_t *w)
-{
-    if (s[i] < 0x80) {
-        *w = 1;
-        return coax_tok_stage2[s[i]]; /* block 0 is the first block */
-    }
-    return char_slow(s, n, i, w);
-}
-
-#define CLS(b) ((b) & 7u)
-#define SCRIPT(b) ((b) >> 3)
-
-/* \p{L} for cl100k; o200k's letter pieces also take marks. */
-static inline bool is_letter(unsigned cls, bool o200k)
-{
-    return (cls >= TOK_C_LU && cls <= TOK_C_LO) || (o200k && cls == TOK_C_MK);
-}
-
-/* [^\s\p{L}\p{N}]: what punctuation runs are made of (marks included). */
-static inline bool is_punct(unsigned cls) { return cls == TOK_C_P || cls == TOK_C_MK; }
-
-static inline bool is_space(unsigned cls) { return cls == TOK_C_WS || cls == TOK_C_NL; }
-
-/* '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]) after the apostrophe at
-** s[i]: the length of the whole contraction, or 0. */
-static size_t contraction(const unsigned char *s, size_t n, size_t i)
-{
-    if (i + 1 >= n || s[i] != '\'') return 0;
-    unsigned a = s[i + 1] | 0x20, b = i + 2 < n ? (s[i + 2] | 0x20u) : 0;
-    if (a == 's' || a == 'd' || a == 'm' || a == 't') return 2;
-    if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return 3;
-    return 0;
-}
+#include "tokens/chars.h"
 
 /* ---- the fingerprint table ------------------------------------------------ */
 
-/* A 64-bit multiply-xorshift hash over little-endian words: the same value
-** on every platform, since the tables are generated from it. */
-static inline uint64_t load_le8(const unsigned char *s)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w;
-    memcpy(&w, s, 8);
-    return w;
-#else
-    uint64_t w = 0;
-    for (int k = 0; k < 8; k++) w |= (uint64_t)s[k] << (8 * k);
-    return w;
-#endif
-}
-
+/* A 64-bit multiply-xorshift hash over little-endian words (load_le8): the
+** same value on every platform, since the tables are generated from it. */
 static inline uint32_t load_le4(const unsigned char *s)
 {
     return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
@@ -128,7 +28,9 @@ static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
     return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
 }
 
-static inline uint32_t tok_hash(const unsigned char *s, size_t n)
+/* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
+** of fewer than eight bytes with eight readable is one load, masked. */
+static inline uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
 {
     uint64_t h = 0x9E3779B97F4A7C15u ^ n;
     while (n >= 8) {
@@ -136,9 +38,11 @@ static inline uint32_t tok_hash(const unsigned char *s, size_t n)
         h ^= h >> 32;
         s += 8;
         n -= 8;
+        avail -= 8;
     }
     if (n) {
-        h = (h ^ load_le_tail(s, n)) * 0xc4ceb9fe1a85ec53u;
+        uint64_t tail = avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n);
+        h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
         h ^= h >> 29;
     }
     h *= 0xff51afd7ed558ccdu;
@@ -146,10 +50,12 @@ static inline uint32_t tok_hash(const unsigned char *s, size_t n)
     return (uint32_t)h;
 }
 
-uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n); }
+uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n); }
 
 /* Linear probing over at most TOK_PROBES slots (the generator places every
-** entry within them), so a miss costs one cache line. */
+** entry within them), so a miss costs one cache line. (Testing the four
+** slots at once as 16-bit lanes measured more instructions: most probes end
+** at the first or second slot.) */
 static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
 {
     unsigned fp = (hash >> 18) & 0x3FFF;
@@ -177,51 +83,29 @@ typedef struct word_info {
     unsigned script, casep, nchars;
 } word_info;
 
-/* 1 when the CJK character at s[k] (its table byte b) is not a token of its
-** own in the encoding, so it costs about one more. */
-static inline unsigned cjk_extra(const unsigned char *s, size_t k, unsigned b, bool o200k)
-{
-    unsigned sc = SCRIPT(b);
-    if (sc < TOK_S_HAN || sc > TOK_S_HANGUL || (s[k] & 0xF0) != 0xE0) return 0;
-    uint32_t cp = (uint32_t)(s[k] & 0x0F) << 12 | (uint32_t)(s[k + 1] & 0x3F) << 6 | (s[k + 2] & 0x3F);
-    uint32_t i;
-    if (cp >= 0x3000 && cp < 0xA000) i = cp - 0x3000;
-    else if (cp >= 0xAC00 && cp < 0xD7B0) i = cp - 0xAC00 + 0x7000;
-    else return 0;
-    const uint8_t *bits = o200k ? coax_tok_cjk_single_o200k : coax_tok_cjk_single_cl100k;
-    return !(bits[i >> 3] >> (i & 7) & 1);
-}
-
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
-static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, bool o200k,
-                                   word_info *wi)
+static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size_t j,
+                                          bool o200k, word_info *wi)
 {
     size_t k = j;
-    unsigned nup = 0, nlow = 0;
+    unsigned nup = 0, nlow;
     if (o200k) {
         while (k < n && (unsigned)(s[k] - 'A') < 26u) k++;
         nup = (unsigned)(k - j);
-        if (k < n && (unsigned)(s[k] - 'a') < 26u) {
-            size_t l = k;
-            while (k < n && (unsigned)(s[k] - 'a') < 26u) k++;
-            nlow = (unsigned)(k - l);
-        }
+        size_t l = k;
+        k = run_lower(s, n, k);
+        nlow = (unsigned)(k - l);
         if (k < n && s[k] >= 0x80) return false;
-        if (k == j) return false;
         size_t cl = contraction(s, n, k);
         wi->nchars = nup + nlow + (unsigned)cl;
         k += cl;
     } else {
-        for (; k < n; k++) {
-            unsigned c = s[k];
-            if ((unsigned)(c - 'a') < 26u) nlow++;
-            else if ((unsigned)(c - 'A') < 26u) nup++;
-            else break;
-        }
-        if ((k < n && s[k] >= 0x80) || k == j) return false;
+        k = run_letters(s, n, k, &nup);
+        if (k < n && s[k] >= 0x80) return false;
         wi->nchars = (unsigned)(k - j);
+        nlow = wi->nchars - nup;
     }
     wi->end = k;
     wi->script = TOK_S_ASCII;
@@ -232,20 +116,20 @@ static inline bool scan_word_ascii(const unsigned char *s, size_t n, size_t j, b
     return true;
 }
 
-static inline __attribute__((always_inline)) void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
-                                                          word_info *wi)
+/* Any letters: the regex's alternatives character by character. */
+static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
 {
-    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER, extra = 0;
     bool first = true, nonascii_latin = false, hira = false, kata = false;
     size_t k = j, w;
+    uint32_t cp;
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, remembering the last caseless letter or mark
         ** (where [LO]+ can start when backtracking). */
         size_t last_lo_end = 0;
         unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
         while (k < n) {
-            unsigned b = char_at(s, n, k, &w), c = CLS(b);
+            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
             if (c != TOK_C_LU && c != TOK_C_LO && c != TOK_C_MK) break;
             if (first) {
                 first = false;
@@ -255,7 +139,7 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
             if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
             else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
             else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
+            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
             if (c == TOK_C_LU) nup++;
             k += w;
@@ -266,11 +150,11 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
                 extra_at_last_lo = extra;
             }
         }
-        unsigned b = k < n ? char_at(s, n, k, &w) : TOK_C_P;
+        unsigned b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P;
         if (k < n && CLS(b) == TOK_C_LL) {
             /* [LO]+: Ll Lm Lo M */
             while (k < n) {
-                b = char_at(s, n, k, &w);
+                b = char_dec(s, n, k, &w, &cp);
                 unsigned c = CLS(b);
                 if (c != TOK_C_LL && c != TOK_C_LO && c != TOK_C_MK) break;
                 if (first) {
@@ -281,7 +165,7 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
                 if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
                 else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
                 else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
-                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 if (c == TOK_C_LL) nlow++;
                 k += w;
@@ -301,7 +185,7 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
         }
     } else {
         while (k < n) {
-            unsigned b = char_at(s, n, k, &w), c = CLS(b);
+            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
             if (c < TOK_C_LU || c > TOK_C_LO) break;
             if (first) {
                 first = false;
@@ -311,7 +195,7 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
             if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
             else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
             else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(s, k, b, o200k);
+            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
             if (c == TOK_C_LU) nup++;
             else if (c == TOK_C_LL) nlow++;
@@ -333,64 +217,167 @@ static inline __attribute__((always_inline)) void scan_word(const unsigned char 
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
-/* The whitespace piece starting at i (class WS or NL). */
-static size_t scan_space(const unsigned char *s, size_t n, size_t i, bool o200k, unsigned *kind,
-                         unsigned *row, unsigned *nchars)
+static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                    word_info *wi)
 {
-    size_t k = i, w, last_nl_end = 0, last_start = i;
-    unsigned cnt = 0, cnt_at_nl = 0, cnt_last = 0;
-    bool tabs = false, other = false, tabs_nl = false, other_nl = false;
-    while (k < n) {
-        unsigned b = char_at(s, n, k, &w), c = CLS(b);
-        if (!is_space(c)) break;
-        last_start = k;
-        cnt_last = cnt;
-        cnt++;
-        if (c == TOK_C_NL) {
-            last_nl_end = k + w;
-            cnt_at_nl = cnt;
-            tabs_nl = tabs;
-            other_nl = other;
-        } else if (s[k] == '\t') {
-            tabs = true;
-        } else if (s[k] != ' ') {
-            other = true;
-        }
-        k += w;
-    }
+    if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, wi)) scan_word_any(s, n, j, o200k, wi);
+}
+
+/* What a whitespace run holds, up to where it stops and up to the end of
+** its last line break. */
+typedef struct space_run {
+    size_t stop, last_nl_end, last_start; /* last_nl_end 0: no break */
+    unsigned cnt, cnt_at_nl, cnt_last;    /* characters: all, to the last break, before the last */
+    bool tabs, other, blank;              /* a tab, another space, anything but a break */
+    bool tabs_nl, other_nl, blank_nl;     /* the same before the last break */
+} space_run;
+
+/* The piece the regex takes from the run starting at i: its end, kind, row
+** and length. */
+static ALWAYS_INLINE size_t space_piece(const space_run *r, size_t n, bool o200k,
+                                        unsigned *kind, unsigned *row, unsigned *nchars)
+{
     size_t end;
-    bool nl = false;
-    if (!o200k && k == n) {
+    unsigned cnt = r->cnt;
+    bool nl = false, tabs = r->tabs, other = r->other, blank = r->blank;
+    if (!o200k && r->stop == n) {
         end = n; /* \s+$ */
-        nl = last_nl_end != 0;
-    } else if (last_nl_end) {
-        end = last_nl_end; /* \s*[\r\n]+ */
-        cnt = cnt_at_nl;
+        nl = r->last_nl_end != 0;
+    } else if (r->last_nl_end) {
+        end = r->last_nl_end; /* \s*[\r\n]+ */
+        cnt = r->cnt_at_nl;
         nl = true;
-        tabs = tabs_nl;
-        other = other_nl;
-    } else if (k == n || cnt < 2) {
-        end = k; /* \s+(?!\S) to the end, or a lone \s */
+        tabs = r->tabs_nl;
+        other = r->other_nl;
+        blank = r->blank_nl;
+    } else if (r->stop == n || cnt < 2) {
+        end = r->stop; /* \s+(?!\S) to the end, or a lone \s */
     } else {
-        end = last_start; /* \s+(?!\S): leave one for the next word */
-        cnt = cnt_last;
+        end = r->last_start; /* \s+(?!\S): leave one for the next word */
+        cnt = r->cnt_last;
     }
     *nchars = cnt;
     if (nl) {
         *kind = TOK_K_NEWLINE;
         /* line breaks only, with spaces, or with tabs and other spaces */
-        bool only_breaks = true;
-        for (size_t q = i; q < end; q++)
-            if (s[q] != '\n' && s[q] != '\r') {
-                only_breaks = false;
-                break;
-            }
-        *row = TOK_ROW_NEWLINE + (only_breaks ? 0u : (tabs || other) ? 2u : 1u);
+        *row = TOK_ROW_NEWLINE + (!blank ? 0u : (tabs || other) ? 2u : 1u);
     } else {
         *kind = TOK_K_SPACE;
         *row = TOK_ROW_SPACE + (other ? 2u : tabs ? 1u : 0u);
     }
     return end;
+}
+
+/* scan_space when the run is ASCII (every character one byte, so counts are
+** byte distances): one pass, no table. Returns 0 when the run meets a
+** non-ASCII byte, which may be a space; the general scan then starts over. */
+static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, size_t i,
+                                             bool o200k, unsigned *kind, unsigned *row,
+                                             unsigned *nchars)
+{
+    space_run r = {0};
+    size_t k = i;
+    for (; k < n; k++) {
+        unsigned c = s[k];
+        if (c == ' ') {
+            r.blank = true;
+        } else if (c == '\n' || c == '\r') {
+            r.last_nl_end = k + 1;
+            r.tabs_nl = r.tabs;
+            r.other_nl = r.other;
+            r.blank_nl = r.blank;
+        } else if (c == '\t') {
+            r.tabs = r.blank = true;
+        } else if (c == '\v' || c == '\f') {
+            r.other = r.blank = true;
+        } else {
+            break;
+        }
+    }
+    if (k < n && s[k] >= 0x80) return 0;
+    r.stop = k;
+    r.last_start = k - 1;
+    r.cnt = (unsigned)(k - i);
+    r.cnt_last = r.cnt - 1;
+    r.cnt_at_nl = (unsigned)(r.last_nl_end - i);
+    return space_piece(&r, n, o200k, kind, row, nchars);
+}
+
+/* The whitespace piece starting at i (class WS or NL), any characters. */
+static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o200k,
+                             unsigned *kind, unsigned *row, unsigned *nchars)
+{
+    space_run r = {0};
+    size_t k = i, w;
+    while (k < n) {
+        unsigned b = char_at(s, n, k, &w), c = CLS(b);
+        if (!is_space(c)) break;
+        r.last_start = k;
+        r.cnt_last = r.cnt;
+        r.cnt++;
+        if (c == TOK_C_NL) {
+            r.last_nl_end = k + w;
+            r.cnt_at_nl = r.cnt;
+            r.tabs_nl = r.tabs;
+            r.other_nl = r.other;
+            r.blank_nl = r.blank;
+        } else {
+            r.blank = true;
+            if (s[k] == '\t') r.tabs = true;
+            else if (s[k] != ' ') r.other = true;
+        }
+        k += w;
+    }
+    r.stop = k;
+    return space_piece(&r, n, o200k, kind, row, nchars);
+}
+
+/* The whitespace piece starting at i (class WS or NL). */
+static ALWAYS_INLINE size_t scan_space(const unsigned char *s, size_t n, size_t i, bool o200k,
+                                       unsigned *kind, unsigned *row, unsigned *nchars)
+{
+    size_t end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
+    return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
+}
+
+/* A run of punctuation: its script (of its first non-ASCII character, ASCII
+** when none), its characters, and how many repeat the one before (runs of
+** one character, rules and underlines, merge well). */
+typedef struct punct_info {
+    unsigned script, count, repeats;
+} punct_info;
+
+/* punct_run past a non-ASCII byte at k; prev, prev_w: the character before. */
+static size_t punct_run_any(const unsigned char *s, size_t n, size_t k, size_t prev, size_t prev_w,
+                            punct_info *pi)
+{
+    size_t w;
+    while (k < n) {
+        unsigned b = char_at(s, n, k, &w);
+        if (!is_punct(CLS(b))) break;
+        if (pi->script == TOK_S_ASCII) pi->script = SCRIPT(b);
+        if (w == prev_w && s[prev] == s[k] && (w == 1 || !memcmp(s + prev, s + k, w)))
+            pi->repeats++;
+        prev = k;
+        prev_w = w;
+        pi->count++;
+        k += w;
+    }
+    return k;
+}
+
+/* The run of [^\s\p{L}\p{N}] starting at k; returns its end. ASCII stays
+** in a loop of its own. */
+static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k, punct_info *pi)
+{
+    size_t start = k;
+    unsigned nrep = 0;
+    for (; k < n && is_ascii_punct(s[k]); k++) nrep += k > start && s[k] == s[k - 1];
+    pi->script = TOK_S_ASCII;
+    pi->count = (unsigned)(k - start);
+    pi->repeats = nrep;
+    if (k < n && s[k] >= 0x80) k = punct_run_any(s, n, k, k > start ? k - 1 : k, k > start, pi);
+    return k;
 }
 
 /* The weight of a piece of 'nchars' code points in 'row'. */
@@ -405,8 +392,8 @@ static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nch
 ** calibration tool) and into the per-encoding counters below, where the
 ** split is a constant and there is no visitor, so neither is tested per
 ** piece. */
-static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_model *m, const char *str,
-                                                           size_t n, tok_visit visit, void *ud)
+static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
+                                   tok_visit visit, void *ud)
 {
     const unsigned char *s = (const unsigned char *)str;
     const bool o200k = split == TOK_SPLIT_O200K;
@@ -416,18 +403,12 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
     while (i < n) {
         size_t w;
         unsigned b = char_at(s, n, i, &w), c = CLS(b);
-        size_t end;
-        unsigned kind, row, nchars;
-        bool hashable = false, alnum_end = false;
-        word_info wi;
+        size_t end = i, word = i; /* the piece's end; where a word's letters start */
+        unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
+        bool hashable = true, alnum_end = false;
+        /* One alternative of the regex per branch, in its order; a word or
+        ** whitespace is scanned below, once. */
         if (is_letter(c, o200k)) {
-            scan_word(s, n, i, o200k, &wi);
-            end = wi.end;
-            kind = TOK_K_WORD;
-            row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE +
-                  (prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE);
-            nchars = wi.nchars;
-            hashable = alnum_end = true;
         } else if (c == TOK_C_N) {
             end = i + w;
             nchars = 1;
@@ -439,12 +420,13 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
             }
             kind = TOK_K_NUM;
             row = TOK_ROW_NUM + SCRIPT(b);
+            hashable = false;
             alnum_end = true;
         } else if (c == TOK_C_NL) {
-            end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+            kind = TOK_K_SPACE;
         } else {
             /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
-            ** punctuation run or whitespace, in the regex's order. */
+            ** punctuation run or whitespace. */
             size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
             unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
             if (cl) {
@@ -452,34 +434,15 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
                 kind = TOK_K_CONTR;
                 row = TOK_ROW_CONTR;
                 nchars = (unsigned)cl;
-                hashable = true;
             } else if (i + w < n && is_letter(CLS(nb), o200k)) {
-                scan_word(s, n, i + w, o200k, &wi);
-                end = wi.end;
-                kind = TOK_K_WORD;
-                row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE +
-                      (s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER);
-                nchars = wi.nchars;
-                hashable = alnum_end = true;
+                word = i + w;
+                pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
             } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
                 bool lead = s[i] == ' ';
-                size_t k = lead ? i + 1 : i, w3;
-                unsigned script = TOK_S_ASCII, cnt = 0, nrep = 0;
-                size_t prev = k, prev_w = 0;
-                bool brk = false;
-                while (k < n) {
-                    unsigned b3 = char_at(s, n, k, &w3);
-                    if (!is_punct(CLS(b3))) break;
-                    if (script == TOK_S_ASCII) script = SCRIPT(b3);
-                    /* Runs of one character (rules, underlines) merge well. */
-                    if (w3 == prev_w && s[prev] == s[k] && (w3 == 1 || !memcmp(s + prev, s + k, w3)))
-                        nrep++;
-                    prev = k;
-                    prev_w = w3;
-                    cnt++;
-                    k += w3;
-                }
-                bool rep = cnt >= 3 && nrep * 2 >= cnt;
+                punct_info pi;
+                size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
+                unsigned cnt = pi.count;
+                bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
                 while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
                     brk = brk || s[k] != '/';
                     cnt++;
@@ -487,19 +450,29 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
                 }
                 end = k;
                 kind = TOK_K_PUNCT;
-                row = TOK_ROW_PUNCT + ((script * 2 + lead) * 2 + brk) * 2 + rep;
+                row = TOK_ROW_PUNCT + ((pi.script * 2 + lead) * 2 + brk) * 2 + rep;
                 nchars = cnt;
-                hashable = true;
             } else {
-                end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+                kind = TOK_K_SPACE;
             }
+        }
+        if (kind == TOK_K_WORD) {
+            word_info wi;
+            scan_word(s, n, word, o200k, &wi);
+            end = wi.end;
+            row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
+            nchars = wi.nchars;
+            alnum_end = true;
+        } else if (kind == TOK_K_SPACE) {
+            end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+            hashable = false;
         }
         uint64_t weight;
         unsigned common = 0;
         uint32_t hash = 0;
         bool hashed = hashable && end - i <= TOK_HASH_MAX;
         if (hashed) {
-            hash = tok_hash(s + i, end - i);
+            hash = tok_hash(s + i, end - i, n - i);
             common = common_lookup(m->common, hash);
         }
         weight = common ? (uint64_t)common * TOK_SCALE : row_weight(m, row, nchars);
@@ -507,7 +480,8 @@ static inline __attribute__((always_inline)) uint64_t scan(int split, const tok_
         if (weight > (uint64_t)(end - i) * TOK_SCALE) weight = (uint64_t)(end - i) * TOK_SCALE;
         total += weight;
         if (visit) {
-            tok_piece p = {i, end, kind, row, nchars, row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
+            tok_piece p = {i, end, kind, row, nchars,
+                           row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
                            hash, hashed, common, weight};
             visit(ud, &p);
         }

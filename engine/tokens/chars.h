@@ -1,0 +1,230 @@
+/*
+** chars.h: the character level of the token estimator, for tokens.c only:
+** UTF-8 decoding into the class/script table byte (tokens.h), the classes
+** the pre-tokenizer's regular expressions test, and the ASCII runs it scans
+** eight bytes at a time. Everything is inline: the scanner is copied per
+** encoding and these are its inner loops.
+*/
+#ifndef COAX_TOKENS_CHARS_H
+#define COAX_TOKENS_CHARS_H
+
+#include "tokens/tokens.h"
+
+/* The scanner (tokens.c) is inlined into its per-encoding copies. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* ---- characters ---------------------------------------------------------- */
+
+#define TOK_INVALID (TOK_C_P | TOK_S_OTHER << 3)
+
+static inline unsigned table_byte(uint32_t cp)
+{
+    if (cp < 0x10000) return coax_tok_stage2[(size_t)coax_tok_stage1[cp >> 7] * 128 + (cp & 127)];
+    /* The last run starting at or before cp. */
+    uint32_t key = cp << 8 | 0xFF;
+    size_t lo = 0, hi = coax_tok_nruns;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (coax_tok_runs[mid] <= key) lo = mid;
+        else hi = mid;
+    }
+    return coax_tok_runs[lo] & 0xFF;
+}
+
+static inline bool cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+/* The table byte of the non-ASCII character at s[i] (i < n), its length
+** in *w. An invalid or truncated sequence is one byte of class P (as
+** JavaScript would see U+FFFD). */
+static inline unsigned char_slow(const unsigned char *s, size_t n, size_t i, size_t *w)
+{
+    unsigned c = s[i];
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+        if (n - i < 2 || !cont(s[i + 1])) goto bad;
+        cp = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
+        *w = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        if (n - i < 3 || !cont(s[i + 1]) || !cont(s[i + 2])) goto bad;
+        cp = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
+        if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) goto bad;
+        *w = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        if (n - i < 4 || !cont(s[i + 1]) || !cont(s[i + 2]) || !cont(s[i + 3])) goto bad;
+        cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
+             (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
+        if (cp < 0x10000 || cp > 0x10FFFF) goto bad;
+        *w = 4;
+    } else {
+        goto bad;
+    }
+    return table_byte(cp);
+bad:
+    *w = 1;
+    return TOK_INVALID;
+}
+
+/* The table byte of the character at s[i] (i < n) and its length in *w.
+** ASCII stays on the fast path. */
+static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
+{
+    if (s[i] < 0x80) {
+        *w = 1;
+        return coax_tok_stage2[s[i]]; /* block 0 is the first block */
+    }
+    return char_slow(s, n, i, w);
+}
+
+#define CLS(b) ((b) & 7u)
+#define SCRIPT(b) ((b) >> 3)
+
+/* \p{L} for cl100k; o200k's letter pieces also take marks. */
+static inline bool is_letter(unsigned cls, bool o200k)
+{
+    return (cls >= TOK_C_LU && cls <= TOK_C_LO) || (o200k && cls == TOK_C_MK);
+}
+
+/* [^\s\p{L}\p{N}]: what punctuation runs are made of (marks included). */
+static inline bool is_punct(unsigned cls) { return cls == TOK_C_P || cls == TOK_C_MK; }
+
+static inline bool is_space(unsigned cls) { return cls == TOK_C_WS || cls == TOK_C_NL; }
+
+/* '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]) after the apostrophe at
+** s[i]: the length of the whole contraction, or 0. */
+static inline size_t contraction(const unsigned char *s, size_t n, size_t i)
+{
+    if (i + 1 >= n || s[i] != '\'') return 0;
+    unsigned a = s[i + 1] | 0x20, b = i + 2 < n ? (s[i + 2] | 0x20u) : 0;
+    if (a == 's' || a == 'd' || a == 'm' || a == 't') return 2;
+    if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e')) return 3;
+    return 0;
+}
+
+/* ---- loads ----------------------------------------------------------------- */
+
+static inline uint64_t load_le8(const unsigned char *s)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+#else
+    uint64_t w = 0;
+    for (int k = 0; k < 8; k++) w |= (uint64_t)s[k] << (8 * k);
+    return w;
+#endif
+}
+
+/* 1 when the CJK character cp (its table byte b) is not a token of its own
+** in the encoding, so it costs about one more. */
+static inline unsigned cjk_extra(uint32_t cp, unsigned b, bool o200k)
+{
+    unsigned sc = SCRIPT(b);
+    if (sc < TOK_S_HAN || sc > TOK_S_HANGUL) return 0;
+    uint32_t i;
+    if (cp >= 0x3000 && cp < 0xA000) i = cp - 0x3000;
+    else if (cp >= 0xAC00 && cp < 0xD7B0) i = cp - 0xAC00 + 0x7000;
+    else return 0;
+    const uint8_t *bits = o200k ? coax_tok_cjk_single_o200k : coax_tok_cjk_single_cl100k;
+    return !(bits[i >> 3] >> (i & 7) & 1);
+}
+
+/* char_at for words of any script: valid two- and three-byte sequences are
+** decoded here, and *cp is the code point of a character of up to three
+** bytes (0 for the others, which no CJK range holds). */
+static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t i,
+                                       size_t *w, uint32_t *cp)
+{
+    unsigned c = s[i];
+    uint32_t v;
+    if (c < 0x80) {
+        *w = 1;
+        *cp = c;
+        return coax_tok_stage2[c];
+    }
+    if (c >= 0xE0 && c <= 0xEF && n - i >= 3 && cont(s[i + 1]) && cont(s[i + 2])) {
+        v = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
+        if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) {
+            *w = 3;
+            goto bmp;
+        }
+    } else if (c >= 0xC2 && c <= 0xDF && n - i >= 2 && cont(s[i + 1])) {
+        v = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
+        *w = 2;
+        goto bmp;
+    }
+    *cp = 0;
+    return char_slow(s, n, i, w);
+bmp:
+    *cp = v;
+    return coax_tok_stage2[(size_t)coax_tok_stage1[v >> 7] * 128 + (v & 127)];
+}
+
+/* ---- eight bytes at a time ------------------------------------------------ */
+
+#define LANES_LOW 0x0101010101010101u
+#define LANES_HIGH 0x8080808080808080u
+
+/* The high bit of every byte of x in [lo, hi] (lo >= 1, hi < 0x80): the
+** seven low bits plus (0x80 - lo) reach the high bit without carrying into
+** the next byte; a byte of x with its high bit set is never in range. */
+static inline uint64_t lanes_in(uint64_t x, unsigned lo, unsigned hi)
+{
+    uint64_t y = x & ~LANES_HIGH;
+    return (y + LANES_LOW * (0x80 - lo)) & ~(y + LANES_LOW * (0x7F - hi)) & ~x & LANES_HIGH;
+}
+
+/* How many lanes a lanes_in mask has (the high bits summed into the top byte). */
+static inline unsigned lanes_count(uint64_t m) { return (unsigned)(((m >> 7) * LANES_LOW) >> 56); }
+
+/* The lanes before the first lane not in m (m != LANES_HIGH). */
+static inline unsigned lanes_lead(uint64_t m)
+{
+    return (unsigned)__builtin_ctzll(~m & LANES_HIGH) / 8;
+}
+
+/* The end of the run of ASCII lowercase letters starting at k. */
+static inline size_t run_lower(const unsigned char *s, size_t n, size_t k)
+{
+    for (; n - k >= 8; k += 8) {
+        uint64_t m = lanes_in(load_le8(s + k), 'a', 'z');
+        if (m != LANES_HIGH) return k + lanes_lead(m);
+    }
+    while (k < n && (unsigned)(s[k] - 'a') < 26u) k++;
+    return k;
+}
+
+/* The end of the run of ASCII letters starting at k; their capitals are
+** added to *nup. */
+static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, unsigned *nup)
+{
+    for (; n - k >= 8; k += 8) {
+        uint64_t x = load_le8(s + k), up = lanes_in(x, 'A', 'Z');
+        uint64_t m = up | lanes_in(x, 'a', 'z');
+        if (m != LANES_HIGH) {
+            unsigned lead = lanes_lead(m);
+            *nup += lanes_count(up & ((1ull << (8 * lead)) - 1));
+            return k + lead;
+        }
+        *nup += lanes_count(up);
+    }
+    for (; k < n; k++) {
+        unsigned c = s[k];
+        if ((unsigned)(c - 'A') < 26u) ++*nup;
+        else if ((unsigned)(c - 'a') >= 26u) break;
+    }
+    return k;
+}
+
+/* Bit c % 64 of ascii_punct[c / 64]: the ASCII character c is of class P. */
+#define BITS(a, b) ((~0ull >> (63 - (b) + (a))) << (a))
+static const uint64_t ascii_punct[2] = {
+    BITS(0x00, 0x08) | BITS(0x0E, 0x1F) | BITS(0x21, 0x2F) | BITS(0x3A, 0x3F),
+    BITS(0x40 - 64, 0x40 - 64) | BITS(0x5B - 64, 0x60 - 64) | BITS(0x7B - 64, 0x7F - 64)};
+
+static inline bool is_ascii_punct(unsigned c)
+{
+    return c < 0x80 && (ascii_punct[c >> 6] >> (c & 63) & 1);
+}
+
+#endif
