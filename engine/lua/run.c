@@ -344,6 +344,12 @@ static int l_run(lua_State *L)
                 : coax_session_from_file(b->engine, recipe, &so, &s, &err);
     if (rc) return start_failed(L, rc, err.msg);
     coax_session_run(s);
+    /* A session waiting for its host (the host agent, or a recipe's agent
+    ** asking it) has no report yet: not a memory failure, but a host that
+    ** cannot answer, as in `coax run`. */
+    if (coax_session_host_request(s, NULL))
+        return start_failed(L, COAX_EINVAL, "the host agent is answered by a program that embeds coax (coax.engine's "
+                                            "s:host_request and s:host_reply), not by coax.run: name another agent");
     size_t len;
     const char *report = coax_session_report(s, &len);
     if (!report) return lcoax_error(L, COAX_ENOMEM, NULL);

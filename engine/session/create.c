@@ -360,6 +360,7 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
     int rc = vm_protect(&e->vm, start_protected, &a, 0);
     lua_settop(e->vm.L, top);
     if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "recipe");
+    session_release_lua(s);
     *out = s;
     return COAX_OK;
 }

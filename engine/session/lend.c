@@ -19,21 +19,42 @@ static int l_sleep(lua_State *L)
     return lua_yield(L, 0);
 }
 
+/* Runs when the coroutine that asked is resumed: by the engine once the
+** host answered, or by a script that kept the coroutine (coroutine.running)
+** and resumes it from on_event, a strategy or a coroutine of its own, where
+** no session's agent runs or not this one: that is an error, not an answer. */
 static int host_k(lua_State *L, int status, lua_KContext ctx)
 {
     (void)status;
     (void)ctx;
-    return session_host_answer(lend_session(L), L);
+    coax_session *s = lend_session(L);
+    if (!s || L != s->co || s->host != HOST_ANSWERED)
+        return luaL_error(L, "coax.host_request: resumed before the host answered");
+    return session_host_answer(s, L);
 }
 
 /* coax.host_request(json): the host agent's question to the host; yields
-** until the host answers (coax_session_host_reply / _host_fail). */
+** until the host answers (coax_session_host_reply / _host_fail). Only the
+** agent's own coroutine may ask (a coroutine of its own would yield to the
+** script, leaving the session waiting on a question nobody waits for), and
+** only JSON text: the host's event data holds the request as it is. */
 static int l_host_request(lua_State *L)
 {
     coax_session *s = lend_session(L);
     size_t len;
     const char *req = luaL_checklstring(L, 1, &len);
     if (!lua_isyieldable(L) || !s) return luaL_error(L, "coax.host_request: only an agent's call can ask the host");
+    if (L != s->co)
+        return luaL_error(L, "coax.host_request: only the agent's own call can ask the host, "
+                             "not a coroutine of its own");
+    coax_arena *a = coax_arena_new(s->engine->alloc); /* C only until it is freed: nothing raises between */
+    coax_value *v;
+    coax_error err = {0};
+    coax_code rc = a ? coax_parse(a, req, len, &s->engine->limits, &v, &err) : COAX_ENOMEM;
+    coax_arena_free(a);
+    if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
+    const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
+    if (rc) return luaL_error(L, "coax.host_request: the request is not JSON: %s", why);
     if (!session_host_ask(s, req, len)) return luaL_error(L, "out of memory");
     return lua_yieldk(L, 0, 0, host_k);
 }

@@ -207,13 +207,23 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi)
     if (line->oom) luaL_error(L, "out of memory");
 }
 
+/* Pushes the option 'k' of the options table (index 1), raw: an __index
+** would run the script in the middle of the request's making, and could hand
+** out a string that only the stack holds, which opt_field pops while its
+** pointer is still to be read (a collection in between frees it). */
+static int raw_option(lua_State *L, const char *k)
+{
+    lua_pushstring(L, k);
+    return lua_rawget(L, 1);
+}
+
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The headers table at index 1's "headers": a map (sent sorted by name) or
 ** a list of {name, value} pairs (sent in order). */
 static void read_headers(lua_State *L, coax_http *h, pending *pd)
 {
-    if (lua_getfield(L, 1, "headers") == LUA_TNIL) {
+    if (raw_option(L, "headers") == LUA_TNIL) {
         lua_pop(L, 1);
         return;
     }
@@ -252,7 +262,7 @@ static void read_headers(lua_State *L, coax_http *h, pending *pd)
 
 static const char *opt_field(lua_State *L, const char *k, size_t *len)
 {
-    lua_getfield(L, 1, k);
+    raw_option(L, k);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         return NULL;
@@ -297,13 +307,13 @@ int lend_http_start(lua_State *L)
     for (const char *p = o.method; *p; p++)
         if (*p < 'A' || *p > 'Z' || p - o.method > 16) return luaL_error(L, "coax.http.request: bad method");
     if (!*o.method) return luaL_error(L, "coax.http.request: bad method");
-    if (lua_getfield(L, 1, "timeout_ms") != LUA_TNIL) {
+    if (raw_option(L, "timeout_ms") != LUA_TNIL) {
         lua_Integer timeout = lua_tointeger(L, -1);
         if (!lua_isinteger(L, -1) || timeout <= 0) return luaL_error(L, "coax.http.request: timeout_ms must be a positive integer");
         o.timeout_ms = (long)timeout;
     }
     lua_pop(L, 1);
-    lua_getfield(L, 1, "on_line");
+    raw_option(L, "on_line");
     o.want_lines = !lua_isnil(L, -1);
     lua_pop(L, 1);
 

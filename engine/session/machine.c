@@ -446,6 +446,7 @@ void session_step(coax_session *s)
     vm->current = NULL;
     lua_settop(vm->L, top);
     if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "session");
+    session_release_lua(s);
 }
 
 /* When the session next needs the engine: its timer or its deadline

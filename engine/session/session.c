@@ -176,6 +176,18 @@ void session_end(coax_session *s, coax_session_failure failure, const char *msg)
     s->proc = NULL;
 }
 
+/* An ended session keeps no Lua memory: its S (the recipe and its closures,
+** the conversation, the estimates' cache) becomes garbage, so a session the
+** host keeps for its report does not hold the memory cap every session of
+** the engine shares. Called where a step or a start is over, since until
+** then the code that ended the session may still read S. */
+void session_release_lua(coax_session *s)
+{
+    if (s->state != SS_DONE || s->S_ref == LUA_NOREF) return;
+    luaL_unref(s->engine->vm.L, LUA_REGISTRYINDEX, s->S_ref); /* never allocates (vm.c made the free list) */
+    s->S_ref = LUA_NOREF;
+}
+
 /* A failed call into Lua ends the session: a limit, or a script error. */
 void session_script_failed(coax_session *s, int rc, const char *what)
 {

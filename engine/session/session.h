@@ -46,6 +46,9 @@ int session_append_json(coax_session *s, coax_buf *b);
 ** outcome; 'msg' says why it failed. */
 void session_end(coax_session *s, coax_session_failure failure, const char *msg);
 
+/* Drops an ended session's Lua table S (after its step or start). */
+void session_release_lua(coax_session *s);
+
 /* A failed call into Lua ends the session: a limit, or a script error. */
 void session_script_failed(coax_session *s, int rc, const char *what);
 
