@@ -156,10 +156,15 @@ static int fast_match(const coax_regex *re, unsigned k, const unsigned char *s, 
 }
 
 /* PCRE2's free does not pass the size, coax's allocator wants it: keep it
-** in a header in front of the block. */
+** in a header in front of the block. The header keeps the alignment of
+** what PCRE2 stores (pointers, sizes, doubles), not max_align_t's 16
+** bytes: a host allocator such as LuaJIT's gives 8-byte aligned blocks,
+** and a 16-byte header type read there is undefined behaviour. */
 typedef union header {
     size_t size;
-    max_align_t align;
+    void *pointer;
+    double number;
+    long long integer;
 } header;
 
 static void *re_malloc(PCRE2_SIZE size, void *ud)
