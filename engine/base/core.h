@@ -138,7 +138,7 @@ size_t coax_number_span(const char *s, size_t n, bool *is_int);
 /* Appends 'v' as JSON text to 'b' (COAX_WRITE_* flags). */
 coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags);
 
-/* Edits by path copying (json_edit.c): each returns a new root that shares
+/* Edits by path copying (json/edit.c): each returns a new root that shares
 ** all it can with 'root', or NULL when 'pointer' does not resolve (or names
 ** the wrong type) or memory ran out. 'root' is not changed. */
 coax_value *coax_value_replace(coax_arena *a, const coax_value *root, const char *pointer, size_t len,

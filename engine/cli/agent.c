@@ -1,5 +1,5 @@
 /*
-** cli_agent.c: the agent options `coax run` and `coax batch` share
+** cli/agent.c: the agent options `coax run` and `coax batch` share
 ** (--agent, --model, --base-url, --mode, --agent-options, --replay,
 ** --verbose), turned into the session's agent options and the engine's log,
 ** and the default agent when none is named.

@@ -1,5 +1,5 @@
 /*
-** cli_batch.c: coax batch RECIPE [--input IN.jsonl|-] [--output OUT.jsonl|-]
+** cli/batch.c: coax batch RECIPE [--input IN.jsonl|-] [--output OUT.jsonl|-]
 **              [--concurrency N] [--rpm N] [--resume] [agent options] ...
 **
 ** One output line per input line, written whole as each extraction ends, with

@@ -1,6 +1,6 @@
 /*
-** cli_batch.h: the parts of `coax batch` (cli_batch.c runs the command,
-** cli_batch_io.c reads lines without blocking the poll loop, writes output
+** cli/batch.h: the parts of `coax batch` (cli/batch.c runs the command,
+** cli/batch_io.c reads lines without blocking the poll loop, writes output
 ** lines whole, keeps the set of ids done and scans OUT for --resume).
 */
 #ifndef COAX_CLI_BATCH_H

@@ -1,5 +1,5 @@
 /*
-** cli_batch_io.c: the input and output of `coax batch`. Lines come in
+** cli/batch_io.c: the input and output of `coax batch`. Lines come in
 ** through a reader that waits only as long as the poll loop allows; lines go
 ** out whole, one write each, as each extraction ends; --resume reads back
 ** what an earlier (possibly killed) run wrote.

@@ -1,7 +1,7 @@
 /*
 ** cli.h: the coax command. One file a subcommand (cli_<name>.c), each an
 ** int cli_<name>(int argc, char **argv) returning the exit status, with
-** argv[0] the subcommand's name. Shared helpers live in cli_util.c.
+** argv[0] the subcommand's name. Shared helpers live in cli/util.c.
 */
 #ifndef COAX_CLI_H
 #define COAX_CLI_H
@@ -47,7 +47,7 @@ typedef int (*cli_line_fn)(void *ud, const char *text, size_t len, coax_buf *out
 
 /* Reads FILE ("-" or NULL: standard input) a line at a time, each of at
 ** most 'max' bytes, calls 'each' on every line in order and writes what it
-** appends to stdout as it goes (cli_lines.c). Returns the highest status
+** appends to stdout as it goes (cli/lines.c). Returns the highest status
 ** 'each' returned, or the exit status of a failure to open, read or write. */
 int cli_each_line(const char *cmd, const char *path, size_t max, cli_line_fn each, void *ud);
 
@@ -77,7 +77,7 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err);
 /* Appends one repair-log entry as a JSON line (the --log format). */
 void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e);
 
-/* The agent options `run` and `batch` share (cli_agent.c). */
+/* The agent options `run` and `batch` share (cli/agent.c). */
 typedef struct cli_agent {
     const char *name, *model, *base_url, *mode; /* --agent, --model, --base-url, --mode */
     const char *options;                        /* --agent-options '{...}' */
@@ -114,7 +114,7 @@ int cli_agent_choose(const char *cmd, const cli_agent *a, const char *default_na
 /* --verbose: the engine logs each HTTP request and response to stderr. */
 void cli_agent_engine(const char *cmd, const cli_agent *a, coax_engine_options *eo);
 
-/* The engine options `run` and `batch` share (cli_engine.c). */
+/* The engine options `run` and `batch` share (cli/engine.c). */
 #define CLI_MAX_ALLOW 32
 typedef struct cli_engine {
     const char *lua_path;                     /* --lua-path DIR */

@@ -1,5 +1,5 @@
 /*
-** cli_engine.c: the engine options `coax run` and `coax batch` share:
+** cli/engine.c: the engine options `coax run` and `coax batch` share:
 ** where the coax scripts are (--lua-path) and the folders a recipe may name
 ** files in besides its own and the project's schemas/ (--allow-dir).
 **

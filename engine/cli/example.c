@@ -1,5 +1,5 @@
 /*
-** cli_example.c: coax example [options] [SCHEMA|-]
+** cli/example.c: coax example [options] [SCHEMA|-]
 */
 #include "cli/cli.h"
 

@@ -1,5 +1,5 @@
 /*
-** cli_extract.c: coax extract --schema SCHEMA [--strict] [--max-class C]
+** cli/extract.c: coax extract --schema SCHEMA [--strict] [--max-class C]
 **                [--output basic] [--log] [--jsonl] [--draft D] [limits] [FILE|-]
 */
 #include "cli/cli.h"

@@ -1,5 +1,5 @@
 /*
-** cli_lines.c: the --jsonl modes' input, read a line at a time. The input
+** cli/lines.c: the --jsonl modes' input, read a line at a time. The input
 ** is a stream of records, so --max-input limits each line, and it is
 ** honoured while reading: a longer line is skipped to its newline without
 ** being kept (100 MB on one line under --max-input 1M never takes more

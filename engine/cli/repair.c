@@ -1,5 +1,5 @@
 /*
-** cli_repair.c: coax repair [--log] [--pretty] [--jsonl] [limits] [FILE|-]
+** cli/repair.c: coax repair [--log] [--pretty] [--jsonl] [limits] [FILE|-]
 */
 #include "cli/cli.h"
 

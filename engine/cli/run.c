@@ -1,5 +1,5 @@
 /*
-** cli_run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
+** cli/run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
 **            [--report FILE] [--lua-path DIR] [--allow-dir DIR]
 **            [--max-depth N] [--max-input N] [--max-string N]
 */

@@ -1,5 +1,5 @@
 /*
-** cli_tokens.c: coax tokens [--encoding E] [--jsonl | --chat] [FILE|-]
+** cli/tokens.c: coax tokens [--encoding E] [--jsonl | --chat] [FILE|-]
 */
 #include "cli/cli.h"
 

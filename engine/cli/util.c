@@ -1,5 +1,5 @@
 /*
-** cli_util.c: what every subcommand shares: reading input, options, limits,
+** cli/util.c: what every subcommand shares: reading input, options, limits,
 ** error reports and exit statuses (design.md, "Contracts every command
 ** shares").
 */

@@ -1,5 +1,5 @@
 /*
-** cli_validate.c: coax validate [options] SCHEMA [INSTANCE|-]
+** cli/validate.c: coax validate [options] SCHEMA [INSTANCE|-]
 */
 #include "cli/cli.h"
 #include "schema/schema.h"

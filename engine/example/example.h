@@ -1,8 +1,8 @@
 /*
 ** example.h: example instances (internal). example.c walks the compiled
 ** schema (references already resolved by the compiler) and builds
-** candidates; example_scalar.c makes numbers and strings (formats,
-** lengths, bounds); example_regex.c makes a string a pattern matches.
+** candidates; example/scalar.c makes numbers and strings (formats,
+** lengths, bounds); example/pattern.c makes a string a pattern matches.
 ** Every candidate is checked with the validator before it is kept.
 */
 #ifndef COAX_EXAMPLE_H
@@ -43,7 +43,7 @@ typedef struct ex_conj {
     bool bottom; /* holds the false schema */
 } ex_conj;
 
-/* Scalars (example_scalar.c). Each returns candidate number 'attempt' of
+/* Scalars (example/scalar.c). Each returns candidate number 'attempt' of
 ** its kind for the conjunction, or NULL when there is no such candidate
 ** (c->rc is set when memory ran out). 'variant' makes items of a
 ** uniqueItems array differ. */

@@ -1,5 +1,5 @@
 /*
-** example_regex.c: a string a regular expression matches, for "pattern"
+** example/pattern.c: a string a regular expression matches, for "pattern"
 ** and "patternProperties" examples. A recursive-descent walk over the
 ** ECMA-262 syntax that emits as it parses: the first alternative of each
 ** alternation, each quantified atom its minimum number of times (plus

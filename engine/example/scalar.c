@@ -1,5 +1,5 @@
 /*
-** example_scalar.c: numbers and strings for example instances.
+** example/scalar.c: numbers and strings for example instances.
 **
 ** Numbers are multiples of a step (the least common multiple of every
 ** multipleOf, as exact decimals, or 1) inside the tightest bounds; the

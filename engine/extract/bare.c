@@ -1,5 +1,5 @@
 /*
-** extract_bare.c: replies that are one scalar, and scalars that are not.
+** extract/bare.c: replies that are one scalar, and scalars that are not.
 **
 ** A schema that asks for one scalar (an enum, a const, an integer, a
 ** boolean) may get it as bare text: TWO, **Two**, "two". or `42`. That is

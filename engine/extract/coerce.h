@@ -108,7 +108,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** coercion never guesses). */
 coax_class coerce_class(const char *kind);
 
-/* ---- bare replies (extract_bare.c) ---------------------------------------- */
+/* ---- bare replies (extract/bare.c) ---------------------------------------- */
 
 /* Whether candidate 'cand' of text[0..len) may stand for the reply: any
 ** container; a scalar only when it is the whole reply, or the whole of its

@@ -1,5 +1,5 @@
 /*
-** json_dedupe.c: duplicate keys in an object, in linear time.
+** json/dedupe.c: duplicate keys in an object, in linear time.
 ** Small objects compare pairwise; larger ones use a temporary hash table.
 */
 #include "base/core.h"

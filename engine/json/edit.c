@@ -1,5 +1,5 @@
 /*
-** json_edit.c: new values from old ones. Values are immutable and shared,
+** json/edit.c: new values from old ones. Values are immutable and shared,
 ** so an edit copies only the containers on the path from the root to the
 ** edited place (path copying); everything else is shared with the original.
 ** Depth is input-controlled, so nothing here recurses.

@@ -1,5 +1,5 @@
 /*
-** json_parse.c: the strict RFC 8259 parser, coax's fast path.
+** json/parse.c: the strict RFC 8259 parser, coax's fast path.
 **
 ** Iterative with an explicit stack, so input-controlled nesting can never
 ** overflow the C stack. Pending children of open containers sit in one

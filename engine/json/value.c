@@ -1,5 +1,5 @@
 /*
-** json_value.c: reading and building values, exact equality, JSON Pointer.
+** json/value.c: reading and building values, exact equality, JSON Pointer.
 */
 #include "base/core.h"
 #include "base/hash.h"

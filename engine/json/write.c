@@ -1,5 +1,5 @@
 /*
-** json_write.c: compact and pretty JSON text from a value.
+** json/write.c: compact and pretty JSON text from a value.
 ** Iterative (values can be nested as deep as the host allowed) and exact:
 ** numbers are written as their text, strings escaped minimally.
 */

@@ -1,5 +1,5 @@
 /*
-** lcoax_run.c: coax.run(recipe, input [, opts]) for Lua hosts and specs.
+** lua/run.c: coax.run(recipe, input [, opts]) for Lua hosts and specs.
 */
 #include "session/agent_default.h"
 #include "lua/run.h"

@@ -1,5 +1,5 @@
 /*
-** lcoax_example.c: coax.example(schema [, options]).
+** script/lib_example.c: coax.example(schema [, options]).
 */
 #include "script/lib.h"
 

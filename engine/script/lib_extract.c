@@ -1,5 +1,5 @@
 /*
-** lcoax_extract.c: coax.extract(text, schema [, opts]).
+** script/lib_extract.c: coax.extract(text, schema [, opts]).
 */
 #include "script/lib.h"
 

@@ -1,5 +1,5 @@
 /*
-** lcoax_json.c: JSON values on the Lua side, and coax.json.
+** script/lib_json.c: JSON values on the Lua side, and coax.json.
 **
 ** lua-cjson loses [] vs {}, integers above 2^53 and key order, so values
 ** that must survive exactly cross here: null is coax.null (the same light

@@ -1,5 +1,5 @@
 /*
-** lcoax_pattern.c: Lua 5.4's pattern functions (string.find, match, gmatch,
+** script/lib_pattern.c: Lua 5.4's pattern functions (string.find, match, gmatch,
 ** gsub) with a step count, for the sandbox.
 **
 ** The stock functions run in C, where the engine's instruction count never

@@ -1,5 +1,5 @@
 /*
-** lcoax_repair.c: coax.repair(text [, limits]).
+** script/lib_repair.c: coax.repair(text [, limits]).
 */
 #include "script/lib.h"
 

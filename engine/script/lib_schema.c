@@ -1,5 +1,5 @@
 /*
-** lcoax_schema.c: coax.schema(schema [, options]) -> compiled schema, and
+** script/lib_schema.c: coax.schema(schema [, options]) -> compiled schema, and
 ** its methods s:validate(value [, format]) and s:draft().
 */
 #include "script/lib.h"

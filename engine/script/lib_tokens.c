@@ -1,5 +1,5 @@
 /*
-** lcoax_tokens.c: coax.tokens(text [, encoding]) and
+** script/lib_tokens.c: coax.tokens(text [, encoding]) and
 ** coax.tokens_chat(messages [, encoding]).
 */
 #include "script/lib.h"

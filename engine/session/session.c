@@ -17,7 +17,7 @@
 ** retries are immediate. Agent errors, script errors and limits end the
 ** session at once. Every path records metrics; every attempt its record.
 **
-** The state is touched only under a protected call (script.h, vm_protect):
+** The state is touched only under a protected call (script/vm.h, vm_protect):
 ** a session's start and each of its steps run as one, so running out of
 ** Lua memory anywhere in them ends the session with a limit, never in
 ** Lua's panic. Inside them, the C resources held across a push (an
@@ -166,7 +166,7 @@ void session_end(coax_session *s, coax_session_failure failure, const char *msg)
             s->error_msg.len = coax_utf8_replace(msg, n, s->error_msg.data);
     }
     lua_State *L = s->engine->vm.L;
-    if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref); /* never allocates (script.c) */
+    if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref); /* never allocates (script/vm.c) */
     s->co_ref = LUA_NOREF;
     s->co = NULL;
     s->sleeping = false;

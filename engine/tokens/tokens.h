@@ -1,6 +1,6 @@
 /*
 ** tokens.h: internals of the token estimator (tokens.c), shared with the
-** generated tables (tokens_unicode.c, tokens_weights.c) and with the
+** generated tables (tokens/unicode.c, tokens/weights.c) and with the
 ** calibration tool in bench/tokens/. Hosts use coax.h only.
 **
 ** The estimator splits text into the pieces the o200k or cl100k
