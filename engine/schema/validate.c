@@ -65,6 +65,14 @@ static size_t utf8_count(const char *s, size_t n)
     return k;
 }
 
+/* Whether s[0..n) holds at least 'min' characters (counted as utf8_count does). */
+static bool utf8_reaches(const char *s, size_t n, size_t min)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < min; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k >= min;
+}
+
 static unsigned type_bits(const coax_value *v)
 {
     switch (v->type) {
@@ -121,7 +129,7 @@ found:;
                               "reference cycle: %s/%s comes back to %s without consuming the instance",
                               n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
-    if (!vctx_grow(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
+    if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
     bool ok = push_kw(c, k->name) && apply(c, t, inst, ev);
@@ -455,7 +463,7 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
     if (!charge(c, k->cost)) return false;
-    if (inst->type == COAX_STRING &&
+    if (inst->type == COAX_STRING && inst->len >= 64 && /* fewer bytes charge nothing */
         (k->op == OP_MAXLENGTH || k->op == OP_MINLENGTH || k->op == OP_PATTERN || k->op == OP_FORMAT ||
          k->op == OP_CONTENT) &&
         !charge(c, inst->len / 64))
@@ -531,6 +539,9 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MAXLENGTH:
     case OP_MINLENGTH:
         if (inst->type != COAX_STRING) return true;
+        /* no more characters than bytes: a short string passes maxLength
+        ** uncounted, and minLength stops counting once it has enough */
+        if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
         return count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
     case OP_PATTERN:
         return vctx_pattern_kw(c, k, inst);
@@ -625,10 +636,10 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
                           c->s->max_depth);
     bool pushed = !c->nscope || c->scope[c->nscope - 1] != n->res;
     if (pushed) {
-        if (!vctx_grow(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
+        if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
         c->scope[c->nscope++] = n->res;
     }
-    if (!vctx_grow(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
+    if (!reserve(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
     c->nest[c->nnest++] = (uint32_t)c->kpath.n;
     c->nest[c->nnest++] = (uint32_t)c->ipath.n;
     const snode *save = c->node;

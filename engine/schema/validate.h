@@ -165,9 +165,15 @@ static inline bool charge(vctx *c, uint64_t n)
                       (unsigned long long)c->steps_max, c->steps_what);
 }
 
+/* vctx_grow, its common case (room left) inline. */
+static inline bool reserve(vctx *c, void **p, size_t *cap, size_t n, size_t size)
+{
+    return n < *cap || vctx_grow(c, p, cap, n, size);
+}
+
 static inline bool push(vctx *c, segs *s, const char *k, size_t len)
 {
-    if (s->n >= s->cap && !vctx_grow(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
+    if (!reserve(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
     s->v[s->n++] = (seg){k, len};
     return true;
 }

@@ -67,9 +67,9 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
 
 /* ---- numbers and enums --------------------------------------------------- */
 
-/* Compares two JSON number texts without an exponent and not both zero
-** in magnitude (the common case) by their digits; false when it cannot
-** tell (the exact comparison in json/value.c answers then). */
+/* Compares two JSON number texts without an exponent (the common case)
+** by their digits; false when it cannot tell (the exact comparison in
+** json/value.c answers then). */
 static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *out)
 {
     bool na = a[0] == '-', nb = b[0] == '-';
@@ -87,20 +87,32 @@ static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *o
         if (a[i] == 'e' || a[i] == 'E') return false;
     for (size_t i = bi; i < bl; i++)
         if (b[i] == 'e' || b[i] == 'E') return false;
-    if ((ai == 1 && a[0] == '0') || (bi == 1 && b[0] == '0')) return false; /* |x| < 1: rare, exact path */
-    int mag; /* |a| against |b|: integer parts have no leading zeros */
-    if (ai != bi) {
-        mag = ai < bi ? -1 : 1;
+    /* integer parts have no leading zeros; "0" counts as no digit */
+    size_t ia = ai == 1 && a[0] == '0' ? 0 : ai, ib = bi == 1 && b[0] == '0' ? 0 : bi;
+    int mag; /* |a| against |b| */
+    if (ia != ib) {
+        mag = ia < ib ? -1 : 1;
     } else {
-        int r = memcmp(a, b, ai);
+        int r = memcmp(a + ai - ia, b + bi - ib, ia);
         mag = r < 0 ? -1 : r > 0;
         for (size_t i = 1; !mag && (ai + i < al || bi + i < bl); i++) {
             char x = ai + i < al ? a[ai + i] : '0', y = bi + i < bl ? b[bi + i] : '0';
             mag = x < y ? -1 : x > y;
         }
     }
-    if (na != nb) *out = na ? -1 : 1;
-    else *out = na ? -mag : mag;
+    if (na == nb) {
+        *out = na ? -mag : mag;
+        return true;
+    }
+    if (!mag) { /* equal magnitudes of opposite signs: equal when zero (-0 = 0) */
+        bool zero = true;
+        for (size_t i = 0; i < al && zero; i++) zero = a[i] == '0' || a[i] == '.';
+        if (zero) {
+            *out = 0;
+            return true;
+        }
+    }
+    *out = na ? -1 : 1;
     return true;
 }
 
