@@ -215,13 +215,16 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
 {
     if (inst->type != COAX_OBJECT || !charge(c, inst->len)) return !c->rc;
     const coax_value *props = k->v;
+    int8_t idx[64]; /* a copy: the subschemas applied look up their own objects */
+    const int8_t *found = props ? vctx_prop_index(c, k->ptab, props, inst) : NULL;
+    if (found) memcpy(idx, found, inst->len);
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         const coax_member *m = &inst->u.members[i];
         bool matched = false, r = true;
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
         if (props) {
-            int32_t jj = coax_ptab_find(k->ptab, props, m->key, m->klen);
+            int32_t jj = found ? idx[i] : coax_ptab_find(k->ptab, props, m->key, m->klen);
             for (size_t j = jj < 0 ? props->len : (size_t)jj; j < props->len; j = props->len) {
                 const coax_member *p = &props->u.members[j];
                 matched = true;
@@ -474,6 +477,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_RECREF:
         return ref_kw(c, n, k, inst, ev);
     case OP_TYPE: {
+        if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
         unsigned t = type_bits(inst);
         /* draft 4 counts 1.0 as a number only */
         if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))

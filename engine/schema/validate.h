@@ -81,6 +81,11 @@ typedef struct vctx {
     uint64_t steps, regex;        /* left of the run's budgets */
     uint64_t steps_max, regex_max; /* the budgets, for messages */
     const char *steps_what, *regex_what; /* the budget that binds */
+    struct {                 /* the last object whose names were found in a "properties" */
+        const coax_value *inst;
+        const sptab *tab;
+        int8_t idx[64];      /* each member's index in "properties", or -1 */
+    } found;
     struct {                 /* the last large object whose names were looked up */
         const coax_member *members;
         uint32_t *slot;      /* member index + 1, 0: empty */
@@ -130,6 +135,11 @@ bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bo
 /* The member of 'obj' named key[0..n), or NULL (with c->rc set when out of
 ** memory). */
 const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *key, size_t n);
+
+/* The index in 'props' (of at most 64 names, table 't') of each member
+** of object 'inst' (-1: none), kept until the next object is looked up
+** (required and properties of a node share it); NULL past 64 members. */
+const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst);
 
 /* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
 ** failure (budget, memory). */

@@ -283,6 +283,19 @@ const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *
     return NULL;
 }
 
+const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst)
+{
+    if (inst->len > 64 || props->len > 64) return NULL;
+    if (c->found.inst == inst && c->found.tab == t) return c->found.idx;
+    for (size_t i = 0; i < inst->len; i++) {
+        const coax_member *m = &inst->u.members[i];
+        c->found.idx[i] = (int8_t)coax_ptab_find(t, props, m->key, m->klen);
+    }
+    c->found.inst = inst;
+    c->found.tab = t;
+    return c->found.idx;
+}
+
 bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_OBJECT) return true;
@@ -290,9 +303,10 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
     if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
     if (k->ptab) {
+        const int8_t *idx = vctx_prop_index(c, k->ptab, k->v2, inst);
         for (size_t i = 0; i < inst->len; i++) {
             const coax_member *m = &inst->u.members[i];
-            int32_t j = coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
+            int32_t j = idx ? idx[i] : coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
             if (j >= 0) seen |= (uint64_t)1 << j;
         }
     }
