@@ -88,6 +88,12 @@ static unsigned type_bits(const coax_value *v)
     }
 }
 
+/* The keywords that read a string take a step per 64 bytes. */
+static inline bool charge_bytes(vctx *c, const coax_value *inst)
+{
+    return inst->type != COAX_STRING || inst->len < 64 || charge(c, inst->len / 64);
+}
+
 static bool count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
                      bool max)
 {
@@ -466,11 +472,6 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
     if (!charge(c, k->cost)) return false;
-    if (inst->type == COAX_STRING && inst->len >= 64 && /* fewer bytes charge nothing */
-        (k->op == OP_MAXLENGTH || k->op == OP_MINLENGTH || k->op == OP_PATTERN || k->op == OP_FORMAT ||
-         k->op == OP_CONTENT) &&
-        !charge(c, inst->len / 64))
-        return false;
     switch (k->op) {
     case OP_REF:
     case OP_DYNREF:
@@ -543,13 +544,16 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MAXLENGTH:
     case OP_MINLENGTH:
         if (inst->type != COAX_STRING) return true;
+        if (!charge_bytes(c, inst)) return false;
         /* no more characters than bytes: a short string passes maxLength
         ** uncounted, and minLength stops counting once it has enough */
         if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
         return count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
     case OP_PATTERN:
+        if (!charge_bytes(c, inst)) return false;
         return vctx_pattern_kw(c, k, inst);
     case OP_FORMAT:
+        if (!charge_bytes(c, inst)) return false;
         return vctx_format_kw(c, k, inst);
     case OP_ITEMS:
         return items_kw(c, n, k, inst, ev);
@@ -609,6 +613,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_UNEVAL_PROPS:
         return uneval_kw(c, k, inst, ev);
     case OP_CONTENT:
+        if (!charge_bytes(c, inst)) return false;
         return vctx_content_kw(c, k, inst);
     case OP_ANNOTATE:
         vctx_annotate(c, k);

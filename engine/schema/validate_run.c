@@ -29,28 +29,28 @@ static void take_annotations(vctx *c, coax_arena *arena, coax_validation *out)
 }
 
 /* The instance's size: its values and members, and the bytes of its
-** strings and keys. Walked with a stack from the allocator (any depth). */
+** strings and keys. The containers not yet counted wait on a stack from
+** the allocator (any depth); each is counted whole when taken. */
 static bool instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes)
 {
-    segs st = {0}; /* (container, next index) pairs, in seg's two fields */
-    *values = 1, *bytes = v->type == COAX_STRING ? v->len : 0;
-    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && !push(c, &st, (const char *)v, 0)) return false;
+    segs st = {0}; /* containers, in seg's first field */
+    uint64_t nv = 1, nb = v->type == COAX_STRING ? v->len : 0;
+    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && v->len && !push(c, &st, (const char *)v, 0))
+        return false;
     while (st.n) {
-        seg *top = &st.v[st.n - 1];
-        const coax_value *p = (const coax_value *)top->s;
-        if (top->len >= p->len) {
-            st.n--;
-            continue;
+        const coax_value *p = (const coax_value *)st.v[--st.n].s;
+        bool obj = p->type == COAX_OBJECT;
+        nv += obj ? 2 * (uint64_t)p->len : p->len;
+        for (size_t i = 0; i < p->len; i++) {
+            const coax_value *ch = obj ? &p->u.members[i].value : &p->u.items[i];
+            if (obj) nb += p->u.members[i].klen;
+            if (ch->type == COAX_STRING) nb += ch->len;
+            else if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
+                     !push(c, &st, (const char *)ch, 0))
+                break;
         }
-        size_t i = top->len++;
-        const coax_value *ch = p->type == COAX_ARRAY ? &p->u.items[i] : &p->u.members[i].value;
-        if (p->type == COAX_OBJECT) *values += 1, *bytes += p->u.members[i].klen;
-        *values += 1;
-        if (ch->type == COAX_STRING) *bytes += ch->len;
-        if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
-            !push(c, &st, (const char *)ch, 0))
-            break;
     }
+    *values = nv, *bytes = nb;
     coax_free_raw(c->alloc, st.v, st.cap * sizeof *st.v);
     return !c->rc;
 }
