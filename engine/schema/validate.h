@@ -64,6 +64,7 @@ typedef struct vctx {
     active_ref *refs;   /* references being evaluated, for cycle detection */
     size_t nrefs, crefs;
     size_t crossed;     /* references crossed on the current path */
+    const char *own_lo, *own_hi; /* the run's first arrays (on its stack): not freed */
     const snode *node;  /* the node being evaluated */
     size_t node_k;      /* kpath length at its entry */
     uint32_t *nest;     /* (kpath, ipath) lengths at each node entry */
@@ -102,6 +103,10 @@ bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((fo
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
+
+/* Frees *p (cap elements of 'size' bytes) unless it is one of the run's
+** first arrays. */
+void vctx_release(vctx *c, void *p, size_t cap, size_t size);
 
 /* Records an error at the current locations with the message in c->msg
 ** (nothing while quiet). */

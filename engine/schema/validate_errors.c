@@ -31,11 +31,21 @@ bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap) return true;
     size_t nc = *cap ? *cap * 2 : 32;
-    void *q = coax_realloc_raw(c->alloc, *p, *cap * size, nc * size);
+    void *q;
+    if ((const char *)*p >= c->own_lo && (const char *)*p < c->own_hi) { /* moves off the stack */
+        if ((q = coax_alloc_raw(c->alloc, nc * size))) memcpy(q, *p, *cap * size);
+    } else {
+        q = coax_realloc_raw(c->alloc, *p, *cap * size, nc * size);
+    }
     if (!q) return oom(c);
     *p = q;
     *cap = nc;
     return true;
+}
+
+void vctx_release(vctx *c, void *p, size_t cap, size_t size)
+{
+    if (!((const char *)p >= c->own_lo && (const char *)p < c->own_hi)) coax_free_raw(c->alloc, p, cap * size);
 }
 
 /* ---- locations ----------------------------------------------------------- */
