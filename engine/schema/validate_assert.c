@@ -283,13 +283,64 @@ const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *
     return NULL;
 }
 
+/* Whether no name before props[j] has its hash: then props[j] is the
+** first of its name, the one the table finds. */
+static bool first_of_hash(const sptab *t, size_t j)
+{
+    for (size_t k = 0; k < j; k++)
+        if (t->hash[k] == t->hash[j]) return false;
+    return true;
+}
+
+static inline uint64_t load8(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, 8);
+    return v;
+}
+
+static inline uint32_t load4(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return v;
+}
+
+/* a[0..n) == b[0..n), by words for a short name (memcmp's call costs more) */
+static inline bool same_name(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (load8(a + i) != load8(b + i)) return false;
+        return load8(a + n - 8) == load8(b + n - 8);
+    }
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
 const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst)
 {
     if (inst->len > 64 || props->len > 64) return NULL;
     if (c->found.inst == inst && c->found.tab == t) return c->found.idx;
+    /* members mostly come in the order of "properties": the names after
+    ** the last one found are tried first, the table (a hash) after */
+    size_t next = 0, tries = props->len < 4 ? props->len : 4;
     for (size_t i = 0; i < inst->len; i++) {
         const coax_member *m = &inst->u.members[i];
-        c->found.idx[i] = (int8_t)coax_ptab_find(t, props, m->key, m->klen);
+        int32_t j = -1;
+        for (size_t g = 0, at = next; g < tries; g++, at++) {
+            if (at >= props->len) at = 0;
+            const coax_member *p = &props->u.members[at];
+            if (p->klen == m->klen && same_name(p->key, m->key, m->klen)) {
+                if (first_of_hash(t, at)) j = (int32_t)at;
+                break;
+            }
+        }
+        if (j < 0) j = coax_ptab_find(t, props, m->key, m->klen);
+        if (j >= 0) next = (size_t)j + 1;
+        c->found.idx[i] = (int8_t)j;
     }
     c->found.inst = inst;
     c->found.tab = t;
