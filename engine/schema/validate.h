@@ -86,6 +86,7 @@ typedef struct vctx {
         const coax_value *inst;
         const sptab *tab;
         int8_t idx[64];      /* each member's index in "properties", or -1 */
+        uint64_t seen;       /* the indexes found */
     } found;
     struct {                 /* the last large object whose names were looked up */
         const coax_member *members;
@@ -143,7 +144,8 @@ const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *
 
 /* The index in 'props' (of at most 64 names, table 't') of each member
 ** of object 'inst' (-1: none), kept until the next object is looked up
-** (required and properties of a node share it); NULL past 64 members. */
+** (required and properties of a node share it; c->found.seen: the
+** indexes found); NULL past 64 members. */
 const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst);
 
 /* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a

@@ -283,13 +283,14 @@ const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *
     return NULL;
 }
 
-/* Whether no name before props[j] has its hash: then props[j] is the
-** first of its name, the one the table finds. */
-static bool first_of_hash(const sptab *t, size_t j)
+/* Whether props[j] is in table 't' (the first of its name: a duplicate
+** name is left out), found where its hash leads. */
+static bool in_table(const sptab *t, size_t j)
 {
-    for (size_t k = 0; k < j; k++)
-        if (t->hash[k] == t->hash[j]) return false;
-    return true;
+    for (uint32_t i = t->hash[j] & t->mask;; i = (i + 1) & t->mask) {
+        if (t->slot[i] == (int32_t)j) return true;
+        if (t->slot[i] < 0) return false;
+    }
 }
 
 static inline uint64_t load8(const char *s)
@@ -327,6 +328,7 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
     /* members mostly come in the order of "properties": the names after
     ** the last one found are tried first, the table (a hash) after */
     size_t next = 0, tries = props->len < 4 ? props->len : 4;
+    uint64_t seen = 0;
     for (size_t i = 0; i < inst->len; i++) {
         const coax_member *m = &inst->u.members[i];
         int32_t j = -1;
@@ -334,14 +336,15 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
             if (at >= props->len) at = 0;
             const coax_member *p = &props->u.members[at];
             if (p->klen == m->klen && same_name(p->key, m->key, m->klen)) {
-                if (first_of_hash(t, at)) j = (int32_t)at;
+                if (in_table(t, at)) j = (int32_t)at;
                 break;
             }
         }
         if (j < 0) j = coax_ptab_find(t, props, m->key, m->klen);
-        if (j >= 0) next = (size_t)j + 1;
+        if (j >= 0) next = (size_t)j + 1, seen |= (uint64_t)1 << j;
         c->found.idx[i] = (int8_t)j;
     }
+    c->found.seen = seen;
     c->found.inst = inst;
     c->found.tab = t;
     return c->found.idx;
@@ -354,11 +357,14 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
     if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
     if (k->ptab) {
-        const int8_t *idx = vctx_prop_index(c, k->ptab, k->v2, inst);
-        for (size_t i = 0; i < inst->len; i++) {
-            const coax_member *m = &inst->u.members[i];
-            int32_t j = idx ? idx[i] : coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
-            if (j >= 0) seen |= (uint64_t)1 << j;
+        if (vctx_prop_index(c, k->ptab, k->v2, inst)) {
+            seen = c->found.seen;
+        } else {
+            for (size_t i = 0; i < inst->len; i++) {
+                const coax_member *m = &inst->u.members[i];
+                int32_t j = coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
+                if (j >= 0) seen |= (uint64_t)1 << j;
+            }
         }
     }
     bool ok = true;
