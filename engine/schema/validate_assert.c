@@ -116,11 +116,25 @@ static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *o
     return true;
 }
 
+/* Compares two integer texts (no fraction, no exponent, no leading zero). */
+static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    bool na = a[0] == '-', nb = b[0] == '-';
+    a += na, al -= na, b += nb, bl -= nb;
+    int mag = al != bl ? (al < bl ? -1 : 1) : memcmp(a, b, al);
+    mag = mag < 0 ? -1 : mag > 0;
+    if (na == nb) return na ? -mag : mag;
+    if (!mag && al == 1 && a[0] == '0') return 0; /* -0 = 0 */
+    return na ? -1 : 1;
+}
+
 bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_NUMBER) return true;
     int r;
-    if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
+    if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
+        r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
         r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
     bool ok;
     const char *what;
