@@ -80,6 +80,7 @@ typedef struct vctx {
     vann *anns;
     size_t nanns, canns;
     uint64_t steps, regex;        /* left of the run's budgets */
+    const coax_value *unsized;    /* the instance, while the budgets are the defaults' least */
     uint64_t steps_max, regex_max; /* the budgets, for messages */
     const char *steps_what, *regex_what; /* the budget that binds */
     struct {                 /* the last object whose names were found in a "properties" */
@@ -100,6 +101,22 @@ typedef struct vctx {
 
 /* Stops the run with 'code' and a message (the first failure wins); false. */
 bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The instance's size: its values and members, and the bytes of its
+** strings and keys; false when out of memory. */
+bool vctx_instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes);
+
+/* The default budgets for an instance of that size. */
+uint64_t vctx_default_steps(const vctx *c, uint64_t values, uint64_t bytes);
+uint64_t vctx_default_regex(uint64_t values, uint64_t bytes);
+
+/* Gives the rest of the default budgets, by the instance's size, when a run
+** started with their least spends it: true when it did (c->unsized). */
+bool vctx_measure(vctx *c);
+
+/* charge() short of 'n' steps: the rest of the default budget, or the end
+** of the run (COAX_ELIMIT). */
+bool vctx_out_of_steps(vctx *c, uint64_t n);
 
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
@@ -177,9 +194,7 @@ static inline bool charge(vctx *c, uint64_t n)
         c->steps -= n;
         return true;
     }
-    c->steps = 0;
-    return vctx_fatal(c, COAX_ELIMIT, "validation used up its step budget of %llu steps (%s)",
-                      (unsigned long long)c->steps_max, c->steps_what);
+    return vctx_out_of_steps(c, n);
 }
 
 /* vctx_grow, its common case (room left) inline. */

@@ -23,7 +23,12 @@ static bool regex_spent(vctx *c)
 bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
 {
     if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
+    uint64_t left = c->regex;
     int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    if (r == -3 && c->unsized) { /* again with the whole default budget: the same match, the same cost */
+        c->regex = left;
+        if (vctx_measure(c)) r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    }
     if (r == -1)
         return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
     if (r == -2) return oom(c);
@@ -52,7 +57,7 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     if (inst->type != COAX_STRING) return true;
     if (k->n == FMT_REGEX) { /* a pattern read: charged like a match */
         uint64_t cost = 1 + inst->len / 16;
-        if (c->regex < cost) return regex_spent(c);
+        if (c->regex < cost && !(vctx_measure(c) && c->regex >= cost)) return regex_spent(c);
         c->regex -= cost;
     }
     int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);

@@ -28,53 +28,26 @@ static void take_annotations(vctx *c, coax_arena *arena, coax_validation *out)
     out->nannotations = c->nanns;
 }
 
-/* The instance's size: its values and members, and the bytes of its
-** strings and keys. The containers not yet counted wait on a stack from
-** the allocator (any depth); each is counted whole when taken. */
-static bool instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes)
-{
-    segs st = {0}; /* containers, in seg's first field */
-    uint64_t nv = 1, nb = v->type == COAX_STRING ? v->len : 0;
-    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && v->len && !push(c, &st, (const char *)v, 0))
-        return false;
-    while (st.n) {
-        const coax_value *p = (const coax_value *)st.v[--st.n].s;
-        bool obj = p->type == COAX_OBJECT;
-        nv += obj ? 2 * (uint64_t)p->len : p->len;
-        for (size_t i = 0; i < p->len; i++) {
-            const coax_value *ch = obj ? &p->u.members[i].value : &p->u.items[i];
-            if (obj) nb += p->u.members[i].klen;
-            if (ch->type == COAX_STRING) nb += ch->len;
-            else if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
-                     !push(c, &st, (const char *)ch, 0))
-                break;
-        }
-    }
-    *values = nv, *bytes = nb;
-    coax_free_raw(c->alloc, st.v, st.cap * sizeof *st.v);
-    return !c->rc;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
-
 /* The run's budgets: the schema's (or the defaults, by the sizes of the
-** schema and the instance), cut to what the pool has left. */
+** schema and the instance), cut to what the pool has left. Without a pool
+** or budgets of the schema, the defaults' least is given first, and the
+** instance measured only if a run spends it (vctx_measure). */
 static bool budgets(vctx *c, const coax_value *inst, const coax_vpool *pool)
 {
     uint64_t values, bytes;
     c->steps = c->s->max_steps, c->regex = c->s->max_regex_total;
     c->steps_what = "max_steps";
     c->regex_what = "max_regex_total";
+    if (!pool && !c->steps && !c->regex) { /* the defaults' least first: most runs need no more */
+        c->steps = c->steps_max = COAX_DEFAULT_MIN_STEPS;
+        c->regex = c->regex_max = COAX_DEFAULT_MIN_REGEX_TOTAL;
+        c->unsized = inst;
+        return true;
+    }
     if (!c->steps || !c->regex) {
-        if (!instance_size(c, inst, &values, &bytes)) return false;
-        if (!c->steps) {
-            c->steps = sat_mul(2 * c->s->weight, values + bytes / 64);
-            if (c->steps < COAX_DEFAULT_MIN_STEPS) c->steps = COAX_DEFAULT_MIN_STEPS;
-        }
-        if (!c->regex) {
-            c->regex = sat_mul(64, values + bytes);
-            if (c->regex < COAX_DEFAULT_MIN_REGEX_TOTAL) c->regex = COAX_DEFAULT_MIN_REGEX_TOTAL;
-        }
+        if (!vctx_instance_size(c, inst, &values, &bytes)) return false;
+        if (!c->steps) c->steps = vctx_default_steps(c, values, bytes);
+        if (!c->regex) c->regex = vctx_default_regex(values, bytes);
     }
     if (pool && pool->steps < c->steps) c->steps = pool->steps, c->steps_what = pool->what;
     if (pool && pool->regex < c->regex) c->regex = pool->regex, c->regex_what = pool->what;
