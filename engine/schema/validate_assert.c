@@ -346,17 +346,21 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
     if (c->found.inst == inst && c->found.tab == t) return c->found.idx;
     /* members mostly come in the order of "properties": the names after
     ** the last one found are tried first, the table (a hash) after */
-    size_t next = 0, tries = props->len < 4 ? props->len : 4;
+    size_t next = 0, np = props->len, tries = np < 4 ? np : 4;
+    const coax_member *pm = props->u.members;
     uint64_t seen = 0;
     for (size_t i = 0; i < inst->len; i++) {
         const coax_member *m = &inst->u.members[i];
         int32_t j = -1;
-        for (size_t g = 0, at = next; g < tries; g++, at++) {
-            if (at >= props->len) at = 0;
-            const coax_member *p = &props->u.members[at];
-            if (p->klen == m->klen && same_name(p->key, m->key, m->klen)) {
-                if (in_table(t, at)) j = (int32_t)at;
-                break;
+        if (next < np && pm[next].klen == m->klen && same_name(pm[next].key, m->key, m->klen)) {
+            if (in_table(t, next)) j = (int32_t)next; /* the common case: the next name */
+        } else {
+            for (size_t g = 1, at = next + 1; g < tries; g++, at++) {
+                if (at >= np) at -= np;
+                if (pm[at].klen == m->klen && same_name(pm[at].key, m->key, m->klen)) {
+                    if (in_table(t, at)) j = (int32_t)at;
+                    break;
+                }
             }
         }
         if (j < 0) j = coax_ptab_find(t, props, m->key, m->klen);
