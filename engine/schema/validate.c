@@ -65,6 +65,14 @@ static size_t utf8_count(const char *s, size_t n)
     return k;
 }
 
+/* Whether s[0..n) holds at least 'min' characters (counted as utf8_count does). */
+static bool utf8_reaches(const char *s, size_t n, size_t min)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < min; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k >= min;
+}
+
 static unsigned type_bits(const coax_value *v)
 {
     switch (v->type) {
@@ -78,6 +86,12 @@ static unsigned type_bits(const coax_value *v)
                                ? T_INTEGER
                                : 0);
     }
+}
+
+/* The keywords that read a string take a step per 64 bytes. */
+static inline bool charge_bytes(vctx *c, const coax_value *inst)
+{
+    return inst->type != COAX_STRING || inst->len < 64 || charge(c, inst->len / 64);
 }
 
 static bool count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
@@ -121,7 +135,7 @@ found:;
                               "reference cycle: %s/%s comes back to %s without consuming the instance",
                               n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
-    if (!vctx_grow(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
+    if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
     bool ok = push_kw(c, k->name) && apply(c, t, inst, ev);
@@ -207,13 +221,16 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
 {
     if (inst->type != COAX_OBJECT || !charge(c, inst->len)) return !c->rc;
     const coax_value *props = k->v;
+    int8_t idx[64]; /* a copy: the subschemas applied look up their own objects */
+    const int8_t *found = props ? vctx_prop_index(c, k->ptab, props, inst) : NULL;
+    if (found) memcpy(idx, found, inst->len);
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         const coax_member *m = &inst->u.members[i];
         bool matched = false, r = true;
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
         if (props) {
-            int32_t jj = coax_ptab_find(k->ptab, props, m->key, m->klen);
+            int32_t jj = found ? idx[i] : coax_ptab_find(k->ptab, props, m->key, m->klen);
             for (size_t j = jj < 0 ? props->len : (size_t)jj; j < props->len; j = props->len) {
                 const coax_member *p = &props->u.members[j];
                 matched = true;
@@ -455,17 +472,13 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
     if (!charge(c, k->cost)) return false;
-    if (inst->type == COAX_STRING &&
-        (k->op == OP_MAXLENGTH || k->op == OP_MINLENGTH || k->op == OP_PATTERN || k->op == OP_FORMAT ||
-         k->op == OP_CONTENT) &&
-        !charge(c, inst->len / 64))
-        return false;
     switch (k->op) {
     case OP_REF:
     case OP_DYNREF:
     case OP_RECREF:
         return ref_kw(c, n, k, inst, ev);
     case OP_TYPE: {
+        if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
         unsigned t = type_bits(inst);
         /* draft 4 counts 1.0 as a number only */
         if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
@@ -531,10 +544,16 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MAXLENGTH:
     case OP_MINLENGTH:
         if (inst->type != COAX_STRING) return true;
+        if (!charge_bytes(c, inst)) return false;
+        /* no more characters than bytes: a short string passes maxLength
+        ** uncounted, and minLength stops counting once it has enough */
+        if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
         return count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
     case OP_PATTERN:
+        if (!charge_bytes(c, inst)) return false;
         return vctx_pattern_kw(c, k, inst);
     case OP_FORMAT:
+        if (!charge_bytes(c, inst)) return false;
         return vctx_format_kw(c, k, inst);
     case OP_ITEMS:
         return items_kw(c, n, k, inst, ev);
@@ -594,6 +613,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_UNEVAL_PROPS:
         return uneval_kw(c, k, inst, ev);
     case OP_CONTENT:
+        if (!charge_bytes(c, inst)) return false;
         return vctx_content_kw(c, k, inst);
     case OP_ANNOTATE:
         vctx_annotate(c, k);
@@ -625,10 +645,10 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
                           c->s->max_depth);
     bool pushed = !c->nscope || c->scope[c->nscope - 1] != n->res;
     if (pushed) {
-        if (!vctx_grow(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
+        if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
         c->scope[c->nscope++] = n->res;
     }
-    if (!vctx_grow(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
+    if (!reserve(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
     c->nest[c->nnest++] = (uint32_t)c->kpath.n;
     c->nest[c->nnest++] = (uint32_t)c->ipath.n;
     const snode *save = c->node;

@@ -64,6 +64,7 @@ typedef struct vctx {
     active_ref *refs;   /* references being evaluated, for cycle detection */
     size_t nrefs, crefs;
     size_t crossed;     /* references crossed on the current path */
+    const char *own_lo, *own_hi; /* the run's first arrays (on its stack): not freed */
     const snode *node;  /* the node being evaluated */
     size_t node_k;      /* kpath length at its entry */
     uint32_t *nest;     /* (kpath, ipath) lengths at each node entry */
@@ -79,8 +80,15 @@ typedef struct vctx {
     vann *anns;
     size_t nanns, canns;
     uint64_t steps, regex;        /* left of the run's budgets */
+    const coax_value *unsized;    /* the instance, while the budgets are the defaults' least */
     uint64_t steps_max, regex_max; /* the budgets, for messages */
     const char *steps_what, *regex_what; /* the budget that binds */
+    struct {                 /* the last object whose names were found in a "properties" */
+        const coax_value *inst;
+        const sptab *tab;
+        int8_t idx[64];      /* each member's index in "properties", or -1 */
+        uint64_t seen;       /* the indexes found */
+    } found;
     struct {                 /* the last large object whose names were looked up */
         const coax_member *members;
         uint32_t *slot;      /* member index + 1, 0: empty */
@@ -94,9 +102,29 @@ typedef struct vctx {
 /* Stops the run with 'code' and a message (the first failure wins); false. */
 bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The instance's size: its values and members, and the bytes of its
+** strings and keys; false when out of memory. */
+bool vctx_instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes);
+
+/* The default budgets for an instance of that size. */
+uint64_t vctx_default_steps(const vctx *c, uint64_t values, uint64_t bytes);
+uint64_t vctx_default_regex(uint64_t values, uint64_t bytes);
+
+/* Gives the rest of the default budgets, by the instance's size, when a run
+** started with their least spends it: true when it did (c->unsized). */
+bool vctx_measure(vctx *c);
+
+/* charge() short of 'n' steps: the rest of the default budget, or the end
+** of the run (COAX_ELIMIT). */
+bool vctx_out_of_steps(vctx *c, uint64_t n);
+
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
+
+/* Frees *p (cap elements of 'size' bytes) unless it is one of the run's
+** first arrays. */
+void vctx_release(vctx *c, void *p, size_t cap, size_t size);
 
 /* Records an error at the current locations with the message in c->msg
 ** (nothing while quiet). */
@@ -131,6 +159,12 @@ bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bo
 ** memory). */
 const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *key, size_t n);
 
+/* The index in 'props' (of at most 64 names, table 't') of each member
+** of object 'inst' (-1: none), kept until the next object is looked up
+** (required and properties of a node share it; c->found.seen: the
+** indexes found); NULL past 64 members. */
+const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst);
+
 /* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
 ** failure (budget, memory). */
 int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst);
@@ -160,14 +194,18 @@ static inline bool charge(vctx *c, uint64_t n)
         c->steps -= n;
         return true;
     }
-    c->steps = 0;
-    return vctx_fatal(c, COAX_ELIMIT, "validation used up its step budget of %llu steps (%s)",
-                      (unsigned long long)c->steps_max, c->steps_what);
+    return vctx_out_of_steps(c, n);
+}
+
+/* vctx_grow, its common case (room left) inline. */
+static inline bool reserve(vctx *c, void **p, size_t *cap, size_t n, size_t size)
+{
+    return n < *cap || vctx_grow(c, p, cap, n, size);
 }
 
 static inline bool push(vctx *c, segs *s, const char *k, size_t len)
 {
-    if (s->n >= s->cap && !vctx_grow(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
+    if (!reserve(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
     s->v[s->n++] = (seg){k, len};
     return true;
 }

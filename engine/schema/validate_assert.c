@@ -23,7 +23,12 @@ static bool regex_spent(vctx *c)
 bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
 {
     if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
+    uint64_t left = c->regex;
     int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    if (r == -3 && c->unsized) { /* again with the whole default budget: the same match, the same cost */
+        c->regex = left;
+        if (vctx_measure(c)) r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    }
     if (r == -1)
         return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
     if (r == -2) return oom(c);
@@ -52,7 +57,7 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     if (inst->type != COAX_STRING) return true;
     if (k->n == FMT_REGEX) { /* a pattern read: charged like a match */
         uint64_t cost = 1 + inst->len / 16;
-        if (c->regex < cost) return regex_spent(c);
+        if (c->regex < cost && !(vctx_measure(c) && c->regex >= cost)) return regex_spent(c);
         c->regex -= cost;
     }
     int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);
@@ -67,9 +72,9 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
 
 /* ---- numbers and enums --------------------------------------------------- */
 
-/* Compares two JSON number texts without an exponent and not both zero
-** in magnitude (the common case) by their digits; false when it cannot
-** tell (the exact comparison in json/value.c answers then). */
+/* Compares two JSON number texts without an exponent (the common case)
+** by their digits; false when it cannot tell (the exact comparison in
+** json/value.c answers then). */
 static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *out)
 {
     bool na = a[0] == '-', nb = b[0] == '-';
@@ -87,28 +92,54 @@ static bool plain_cmp(const char *a, size_t al, const char *b, size_t bl, int *o
         if (a[i] == 'e' || a[i] == 'E') return false;
     for (size_t i = bi; i < bl; i++)
         if (b[i] == 'e' || b[i] == 'E') return false;
-    if ((ai == 1 && a[0] == '0') || (bi == 1 && b[0] == '0')) return false; /* |x| < 1: rare, exact path */
-    int mag; /* |a| against |b|: integer parts have no leading zeros */
-    if (ai != bi) {
-        mag = ai < bi ? -1 : 1;
+    /* integer parts have no leading zeros; "0" counts as no digit */
+    size_t ia = ai == 1 && a[0] == '0' ? 0 : ai, ib = bi == 1 && b[0] == '0' ? 0 : bi;
+    int mag; /* |a| against |b| */
+    if (ia != ib) {
+        mag = ia < ib ? -1 : 1;
     } else {
-        int r = memcmp(a, b, ai);
+        int r = memcmp(a + ai - ia, b + bi - ib, ia);
         mag = r < 0 ? -1 : r > 0;
         for (size_t i = 1; !mag && (ai + i < al || bi + i < bl); i++) {
             char x = ai + i < al ? a[ai + i] : '0', y = bi + i < bl ? b[bi + i] : '0';
             mag = x < y ? -1 : x > y;
         }
     }
-    if (na != nb) *out = na ? -1 : 1;
-    else *out = na ? -mag : mag;
+    if (na == nb) {
+        *out = na ? -mag : mag;
+        return true;
+    }
+    if (!mag) { /* equal magnitudes of opposite signs: equal when zero (-0 = 0) */
+        bool zero = true;
+        for (size_t i = 0; i < al && zero; i++) zero = a[i] == '0' || a[i] == '.';
+        if (zero) {
+            *out = 0;
+            return true;
+        }
+    }
+    *out = na ? -1 : 1;
     return true;
+}
+
+/* Compares two integer texts (no fraction, no exponent, no leading zero). */
+static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    bool na = a[0] == '-', nb = b[0] == '-';
+    a += na, al -= na, b += nb, bl -= nb;
+    int mag = al != bl ? (al < bl ? -1 : 1) : memcmp(a, b, al);
+    mag = mag < 0 ? -1 : mag > 0;
+    if (na == nb) return na ? -mag : mag;
+    if (!mag && al == 1 && a[0] == '0') return 0; /* -0 = 0 */
+    return na ? -1 : 1;
 }
 
 bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_NUMBER) return true;
     int r;
-    if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
+    if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
+        r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
         r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
     bool ok;
     const char *what;
@@ -271,6 +302,77 @@ const coax_value *vctx_member_named(vctx *c, const coax_value *obj, const char *
     return NULL;
 }
 
+/* Whether props[j] is in table 't' (the first of its name: a duplicate
+** name is left out), found where its hash leads. */
+static bool in_table(const sptab *t, size_t j)
+{
+    for (uint32_t i = t->hash[j] & t->mask;; i = (i + 1) & t->mask) {
+        if (t->slot[i] == (int32_t)j) return true;
+        if (t->slot[i] < 0) return false;
+    }
+}
+
+static inline uint64_t load8(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, 8);
+    return v;
+}
+
+static inline uint32_t load4(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return v;
+}
+
+/* a[0..n) == b[0..n), by words for a short name (memcmp's call costs more) */
+static inline bool same_name(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (load8(a + i) != load8(b + i)) return false;
+        return load8(a + n - 8) == load8(b + n - 8);
+    }
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst)
+{
+    if (inst->len > 64 || props->len > 64) return NULL;
+    if (c->found.inst == inst && c->found.tab == t) return c->found.idx;
+    /* members mostly come in the order of "properties": the names after
+    ** the last one found are tried first, the table (a hash) after */
+    size_t next = 0, np = props->len, tries = np < 4 ? np : 4;
+    const coax_member *pm = props->u.members;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < inst->len; i++) {
+        const coax_member *m = &inst->u.members[i];
+        int32_t j = -1;
+        if (next < np && pm[next].klen == m->klen && same_name(pm[next].key, m->key, m->klen)) {
+            if (in_table(t, next)) j = (int32_t)next; /* the common case: the next name */
+        } else {
+            for (size_t g = 1, at = next + 1; g < tries; g++, at++) {
+                if (at >= np) at -= np;
+                if (pm[at].klen == m->klen && same_name(pm[at].key, m->key, m->klen)) {
+                    if (in_table(t, at)) j = (int32_t)at;
+                    break;
+                }
+            }
+        }
+        if (j < 0) j = coax_ptab_find(t, props, m->key, m->klen);
+        if (j >= 0) next = (size_t)j + 1, seen |= (uint64_t)1 << j;
+        c->found.idx[i] = (int8_t)j;
+    }
+    c->found.seen = seen;
+    c->found.inst = inst;
+    c->found.tab = t;
+    return c->found.idx;
+}
+
 bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_OBJECT) return true;
@@ -278,10 +380,14 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
     if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
     if (k->ptab) {
-        for (size_t i = 0; i < inst->len; i++) {
-            const coax_member *m = &inst->u.members[i];
-            int32_t j = coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
-            if (j >= 0) seen |= (uint64_t)1 << j;
+        if (vctx_prop_index(c, k->ptab, k->v2, inst)) {
+            seen = c->found.seen;
+        } else {
+            for (size_t i = 0; i < inst->len; i++) {
+                const coax_member *m = &inst->u.members[i];
+                int32_t j = coax_ptab_find(k->ptab, k->v2, m->key, m->klen);
+                if (j >= 0) seen |= (uint64_t)1 << j;
+            }
         }
     }
     bool ok = true;

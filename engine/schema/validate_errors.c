@@ -27,15 +27,90 @@ bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...)
     return false;
 }
 
+/* The instance's size: its values and members, and the bytes of its
+** strings and keys. The containers not yet counted wait on a stack from
+** the allocator (any depth); each is counted whole when taken. */
+bool vctx_instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes)
+{
+    segs st = {0}; /* containers, in seg's first field */
+    uint64_t nv = 1, nb = v->type == COAX_STRING ? v->len : 0;
+    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && v->len && !push(c, &st, (const char *)v, 0))
+        return false;
+    while (st.n) {
+        const coax_value *p = (const coax_value *)st.v[--st.n].s;
+        bool obj = p->type == COAX_OBJECT;
+        nv += obj ? 2 * (uint64_t)p->len : p->len;
+        for (size_t i = 0; i < p->len; i++) {
+            const coax_value *ch = obj ? &p->u.members[i].value : &p->u.items[i];
+            if (obj) nb += p->u.members[i].klen;
+            if (ch->type == COAX_STRING) nb += ch->len;
+            else if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
+                     !push(c, &st, (const char *)ch, 0))
+                break;
+        }
+    }
+    *values = nv, *bytes = nb;
+    coax_free_raw(c->alloc, st.v, st.cap * sizeof *st.v);
+    return !c->rc;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+uint64_t vctx_default_steps(const vctx *c, uint64_t values, uint64_t bytes)
+{
+    uint64_t n = sat_mul(2 * c->s->weight, values + bytes / 64);
+    return n < COAX_DEFAULT_MIN_STEPS ? COAX_DEFAULT_MIN_STEPS : n;
+}
+
+uint64_t vctx_default_regex(uint64_t values, uint64_t bytes)
+{
+    uint64_t n = sat_mul(64, values + bytes);
+    return n < COAX_DEFAULT_MIN_REGEX_TOTAL ? COAX_DEFAULT_MIN_REGEX_TOTAL : n;
+}
+
+bool vctx_measure(vctx *c)
+{
+    if (!c->unsized) return false;
+    uint64_t values, bytes;
+    if (!vctx_instance_size(c, c->unsized, &values, &bytes)) return false;
+    c->unsized = NULL;
+    c->steps_max = vctx_default_steps(c, values, bytes);
+    c->regex_max = vctx_default_regex(values, bytes);
+    c->steps += c->steps_max - COAX_DEFAULT_MIN_STEPS;
+    c->regex += c->regex_max - COAX_DEFAULT_MIN_REGEX_TOTAL;
+    return true;
+}
+
+bool vctx_out_of_steps(vctx *c, uint64_t n)
+{
+    if (vctx_measure(c) && c->steps >= n) {
+        c->steps -= n;
+        return true;
+    }
+    c->steps = 0;
+    return vctx_fatal(c, COAX_ELIMIT, "validation used up its step budget of %llu steps (%s)",
+                      (unsigned long long)c->steps_max, c->steps_what);
+}
+
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap) return true;
     size_t nc = *cap ? *cap * 2 : 32;
-    void *q = coax_realloc_raw(c->alloc, *p, *cap * size, nc * size);
+    void *q;
+    if ((const char *)*p >= c->own_lo && (const char *)*p < c->own_hi) { /* moves off the stack */
+        if ((q = coax_alloc_raw(c->alloc, nc * size))) memcpy(q, *p, *cap * size);
+    } else {
+        q = coax_realloc_raw(c->alloc, *p, *cap * size, nc * size);
+    }
     if (!q) return oom(c);
     *p = q;
     *cap = nc;
     return true;
+}
+
+void vctx_release(vctx *c, void *p, size_t cap, size_t size)
+{
+    if (!((const char *)p >= c->own_lo && (const char *)p < c->own_hi)) coax_free_raw(c->alloc, p, cap * size);
 }
 
 /* ---- locations ----------------------------------------------------------- */

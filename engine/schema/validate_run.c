@@ -28,53 +28,26 @@ static void take_annotations(vctx *c, coax_arena *arena, coax_validation *out)
     out->nannotations = c->nanns;
 }
 
-/* The instance's size: its values and members, and the bytes of its
-** strings and keys. Walked with a stack from the allocator (any depth). */
-static bool instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t *bytes)
-{
-    segs st = {0}; /* (container, next index) pairs, in seg's two fields */
-    *values = 1, *bytes = v->type == COAX_STRING ? v->len : 0;
-    if ((v->type == COAX_ARRAY || v->type == COAX_OBJECT) && !push(c, &st, (const char *)v, 0)) return false;
-    while (st.n) {
-        seg *top = &st.v[st.n - 1];
-        const coax_value *p = (const coax_value *)top->s;
-        if (top->len >= p->len) {
-            st.n--;
-            continue;
-        }
-        size_t i = top->len++;
-        const coax_value *ch = p->type == COAX_ARRAY ? &p->u.items[i] : &p->u.members[i].value;
-        if (p->type == COAX_OBJECT) *values += 1, *bytes += p->u.members[i].klen;
-        *values += 1;
-        if (ch->type == COAX_STRING) *bytes += ch->len;
-        if ((ch->type == COAX_ARRAY || ch->type == COAX_OBJECT) && ch->len &&
-            !push(c, &st, (const char *)ch, 0))
-            break;
-    }
-    coax_free_raw(c->alloc, st.v, st.cap * sizeof *st.v);
-    return !c->rc;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
-
 /* The run's budgets: the schema's (or the defaults, by the sizes of the
-** schema and the instance), cut to what the pool has left. */
+** schema and the instance), cut to what the pool has left. Without a pool
+** or budgets of the schema, the defaults' least is given first, and the
+** instance measured only if a run spends it (vctx_measure). */
 static bool budgets(vctx *c, const coax_value *inst, const coax_vpool *pool)
 {
     uint64_t values, bytes;
     c->steps = c->s->max_steps, c->regex = c->s->max_regex_total;
     c->steps_what = "max_steps";
     c->regex_what = "max_regex_total";
+    if (!pool && !c->steps && !c->regex) { /* the defaults' least first: most runs need no more */
+        c->steps = c->steps_max = COAX_DEFAULT_MIN_STEPS;
+        c->regex = c->regex_max = COAX_DEFAULT_MIN_REGEX_TOTAL;
+        c->unsized = inst;
+        return true;
+    }
     if (!c->steps || !c->regex) {
-        if (!instance_size(c, inst, &values, &bytes)) return false;
-        if (!c->steps) {
-            c->steps = sat_mul(2 * c->s->weight, values + bytes / 64);
-            if (c->steps < COAX_DEFAULT_MIN_STEPS) c->steps = COAX_DEFAULT_MIN_STEPS;
-        }
-        if (!c->regex) {
-            c->regex = sat_mul(64, values + bytes);
-            if (c->regex < COAX_DEFAULT_MIN_REGEX_TOTAL) c->regex = COAX_DEFAULT_MIN_REGEX_TOTAL;
-        }
+        if (!vctx_instance_size(c, inst, &values, &bytes)) return false;
+        if (!c->steps) c->steps = vctx_default_steps(c, values, bytes);
+        if (!c->regex) c->regex = vctx_default_regex(values, bytes);
     }
     if (pool && pool->steps < c->steps) c->steps = pool->steps, c->steps_what = pool->what;
     if (pool && pool->regex < c->regex) c->regex = pool->regex, c->regex_what = pool->what;
@@ -89,6 +62,19 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
 {
     vctx c;
     memset(&c, 0, sizeof c);
+    struct { /* the first arrays of the run: most runs need no more */
+        seg ipath[32], kpath[64];
+        uint32_t nest[128];
+        const sres *scope[16];
+        active_ref refs[16];
+    } own;
+    c.own_lo = (const char *)&own;
+    c.own_hi = (const char *)(&own + 1);
+    c.ipath.v = own.ipath, c.ipath.cap = 32;
+    c.kpath.v = own.kpath, c.kpath.cap = 64;
+    c.nest = own.nest, c.cnest = 128;
+    c.scope = own.scope, c.cscope = 16;
+    c.refs = own.refs, c.crefs = 16;
     c.s = s;
     c.alloc = coax_arena_allocator(arena);
     c.err = err;
@@ -140,11 +126,11 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     coax_buf_free(&c.nests);
     coax_buf_free(&c.msg);
     coax_free_raw(c.alloc, c.errs, c.cerrs * sizeof *c.errs);
-    coax_free_raw(c.alloc, c.ipath.v, c.ipath.cap * sizeof *c.ipath.v);
-    coax_free_raw(c.alloc, c.kpath.v, c.kpath.cap * sizeof *c.kpath.v);
-    coax_free_raw(c.alloc, c.scope, c.cscope * sizeof *c.scope);
-    coax_free_raw(c.alloc, c.refs, c.crefs * sizeof *c.refs);
-    coax_free_raw(c.alloc, c.nest, c.cnest * sizeof *c.nest);
+    vctx_release(&c, c.ipath.v, c.ipath.cap, sizeof *c.ipath.v);
+    vctx_release(&c, c.kpath.v, c.kpath.cap, sizeof *c.kpath.v);
+    vctx_release(&c, c.scope, c.cscope, sizeof *c.scope);
+    vctx_release(&c, c.refs, c.crefs, sizeof *c.refs);
+    vctx_release(&c, c.nest, c.cnest, sizeof *c.nest);
     coax_free_raw(c.alloc, c.names.slot, c.names.cap * sizeof *c.names.slot);
     coax_regex_scratch_free(s->re_env, c.scratch);
     if (c.rc) memset(out, 0, sizeof *out);
