@@ -62,6 +62,9 @@ describe("the Neovim plugin", function()
     -- the value, in the scratch buffer named after the recipe
     assert.are.equal("coax://person.lua", r.buffer_name)
     assert.are.equal('{\n  "name": "Ada",\n  "age": 36\n}', table.concat(r.buffer, "\n"))
+    -- shown without taking the cursor: keys typed as it arrives stay in the
+    -- user's buffer (they once landed in the value's)
+    assert.is_true(r.kept_cursor)
     -- two requests: the refused reply and its retry, a second each at least
     assert.are.equal(2, #sc:log())
     assert.is_true(r.elapsed_ms >= 1000, r.elapsed_ms)

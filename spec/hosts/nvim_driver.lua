@@ -34,6 +34,7 @@ local function finish(state)
   local line = vim.api.nvim_buf_get_lines(source, 0, 1, false)[1]
   result.source_line = line
   result.keys_inserted = #line - #"Ada is 36."
+  result.kept_cursor = vim.api.nvim_get_current_buf() == source
   local buf = vim.fn.bufnr(name)
   if buf ~= -1 then
     result.buffer_name = vim.api.nvim_buf_get_name(buf)

@@ -27,8 +27,12 @@ local function show(lines, name)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   pcall(vim.api.nvim_buf_set_name, buf, name)
   vim.api.nvim_buf_set_option(buf, "filetype", "json")
+  -- The value arrives while the user may be typing: the split shows it
+  -- without taking the cursor, so no key meant for their buffer lands in it.
+  local from = vim.api.nvim_get_current_win()
   vim.cmd("botright split")
   vim.api.nvim_win_set_buf(0, buf)
+  vim.api.nvim_set_current_win(from)
   return buf
 end
 
