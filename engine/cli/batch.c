@@ -9,6 +9,7 @@
 ** slot, so `-` makes the command a streaming filter.
 */
 #include "cli/batch.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -129,13 +129,6 @@ typedef struct batch {
     coax_buf line, text;
     int fatal; /* the exit status of a fatal error; 0: none */
 } batch;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -363,7 +356,7 @@ static void on_event(void *ud, coax_session *s, const char *name, const char *da
     if (b->interval <= 0 || strcmp(name, "attempt_start")) return;
     const char *at = strstr(data, "\"attempt\":");
     if (!at || strtol(at + 10, NULL, 10) <= 1) return; /* the first was counted at the start */
-    double now = now_ms();
+    double now = coax_now_ms();
     b->next_request = (b->next_request > now ? b->next_request : now) + b->interval;
 }
 
@@ -413,7 +406,7 @@ static void start(batch *b, const char *id, size_t id_len, const char *input, si
     *sl = (slot){s, idc, id_len};
     b->inflight++;
     if (b->interval > 0) {
-        double now = now_ms();
+        double now = coax_now_ms();
         b->next_request = (b->next_request > now ? b->next_request : now) + b->interval;
     }
 }
@@ -537,7 +530,7 @@ static void duration(char *out, size_t cap, double s)
 static void progress(batch *b, bool final)
 {
     if (b->o->quiet) return;
-    double now = now_ms();
+    double now = coax_now_ms();
     if (final) {
         if (b->drawn) fputs("\r\033[K", stderr);
         return;
@@ -571,7 +564,7 @@ static void summary(const batch *b)
 {
     if (b->o->quiet) return;
     const batch_stats *st = &b->st;
-    double secs = (now_ms() - b->t0) / 1e3;
+    double secs = (coax_now_ms() - b->t0) / 1e3;
     fprintf(stderr, "coax batch: %llu lines in %.3f s (%.1f lines/s)", (unsigned long long)st->lines, secs,
             secs > 0 ? (double)st->lines / secs : 0.0);
     if (st->skipped) fprintf(stderr, ", %llu skipped as done (--resume)", (unsigned long long)st->skipped);
@@ -606,7 +599,7 @@ static void summary(const batch *b)
 static void fill(batch *b)
 {
     while (!b->in_done && !b->stop && !b->fatal && b->inflight < b->o->concurrency) {
-        if (b->interval > 0 && now_ms() < b->next_request) return;
+        if (b->interval > 0 && coax_now_ms() < b->next_request) return;
         const char *line;
         size_t len;
         int wait = b->inflight ? 0 : b->o->quiet ? 1000 : TTY_REDRAW_MS;
@@ -646,7 +639,7 @@ static void run(batch *b)
         if (b->inflight == 0 && (b->in_done || b->stop)) return;
         double wait = POLL_SLICE_MS;
         if (b->interval > 0 && !b->in_done && !b->stop && b->inflight < b->o->concurrency) {
-            double until = b->next_request - now_ms();
+            double until = b->next_request - coax_now_ms();
             if (until < wait) wait = until > 0 ? until : 0;
         }
         if (b->inflight) coax_engine_poll(b->engine, (int)(wait + 0.999));
@@ -784,7 +777,7 @@ int cli_batch(int argc, char **argv)
     if (status == 0 && !(b.slots = calloc(o.concurrency, sizeof *b.slots))) status = cli_fail("batch", COAX_ENOMEM, NULL);
     if (status == 0) {
         if (!o.quiet && strcmp(o.input, "-")) b.total = batch_count_lines(o.input);
-        b.t0 = now_ms();
+        b.t0 = coax_now_ms();
         b.last_progress = b.t0;
         run(&b);
         progress(&b, true);
