@@ -9,7 +9,7 @@ local L = {}
 
 --- Folders lowest first. A file may include the headers of its own folder,
 -- "coax.h", and those of the folders RULES lists for its folder.
-L.FOLDERS = { "include", "base", "json", "regex", "tokens", "io", "schema", "repair", "extract", "example",
+L.FOLDERS = { "include", "base", "json", "regex", "tokens", "io", "schema", "repair", "extract", "stream", "example",
   "script", "session", "lua", "cli" }
 
 local function all_but(...)
@@ -31,9 +31,10 @@ L.RULES = {
   schema = { "base", "json", "regex" },
   repair = { "base", "json" },
   extract = { "base", "json", "repair", "schema" },
+  stream = { "base", "json", "repair", "schema", "extract" },
   example = { "base", "json", "regex", "schema" },
   script = { "base", "json", "regex", "schema", "repair", "extract", "example", "tokens" }, -- never io, session
-  session = { "base", "json", "regex", "tokens", "io", "schema", "repair", "extract", "example", "script" },
+  session = { "base", "json", "regex", "tokens", "io", "schema", "repair", "extract", "stream", "example", "script" },
   lua = all_but("include", "lua", "cli"),
   cli = all_but("include", "cli", "lua"),
 }
