@@ -11,6 +11,10 @@
 **       prints the bytes counted; under
 **       valgrind --tool=callgrind --toggle-collect=coax_tokens
 **       Ir / bytes is the cost per byte (stable on a loaded machine).
+**   tokens_ir speed CORPUS.jsonl ENC [ROUNDS]
+**       MB/s of coax_tokens with encoding ENC over the whole corpus, timed
+**       as bench/common/measure.h says, ROUNDS times (default 1), one line
+**       each: run the binaries of two versions in turn and compare medians.
 **
 ** cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iengine/include -Iengine \
 **    -o bench/out/tokens_ir bench/tokens/tokens_ir.c build/libcoax.a \
@@ -22,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../common/measure.h"
 
 typedef struct text {
     const char *s, *cat;
@@ -128,6 +134,35 @@ static int run(const char *cat, const char *encname, long passes)
     return 0;
 }
 
+typedef struct speed_ctx {
+    coax_encoding enc;
+} speed_ctx;
+
+static size_t speed_pass(void *ud)
+{
+    speed_ctx *c = ud;
+    size_t tokens = 0;
+    for (size_t i = 0; i < ntexts; i++) tokens += coax_tokens(c->enc, texts[i].s, texts[i].n);
+    return tokens;
+}
+
+static int speed(const char *encname, long rounds)
+{
+    speed_ctx c;
+    if (coax_encoding_parse(encname, strlen(encname), &c.enc)) {
+        fprintf(stderr, "unknown encoding %s\n", encname);
+        return 2;
+    }
+    size_t bytes = 0, tokens = 0;
+    for (size_t i = 0; i < ntexts; i++) bytes += texts[i].n;
+    for (long r = 0; r < rounds; r++) {
+        double rate = measure_best(speed_pass, &c, &tokens, NULL);
+        printf("%s %.1f MB/s tokens %zu\n", encname, (double)bytes * rate / 1e6, tokens);
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     coax_arena *a = coax_arena_new(NULL);
@@ -138,9 +173,13 @@ int main(int argc, char **argv)
     } else if ((argc == 5 || argc == 6) && !strcmp(argv[1], "run")) {
         load(a, argv[2]);
         rc = run(argv[3], argv[4], argc == 6 ? atol(argv[5]) : 1);
+    } else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "speed")) {
+        load(a, argv[2]);
+        rc = speed(argv[3], argc == 5 ? atol(argv[4]) : 1);
     } else {
         fprintf(stderr, "usage: tokens_ir dump CORPUS.jsonl...\n"
-                        "       tokens_ir run CORPUS.jsonl CAT ENC [PASSES]\n");
+                        "       tokens_ir run CORPUS.jsonl CAT ENC [PASSES]\n"
+                        "       tokens_ir speed CORPUS.jsonl ENC [ROUNDS]\n");
     }
     free(texts);
     coax_arena_free(a);

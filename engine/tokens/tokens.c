@@ -53,20 +53,45 @@ static inline uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
 uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n); }
 
 /* Linear probing over at most TOK_PROBES slots (the generator places every
-** entry within them), so a miss costs one cache line. (Testing the four
-** slots at once as 16-bit lanes measured more instructions: most probes end
-** at the first or second slot.) */
-static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
+** entry within them), so a miss costs one cache line. */
+static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, unsigned fp)
 {
-    unsigned fp = (hash >> 18) & 0x3FFF;
-    if (!fp) fp = 1;
-    uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
     for (int p = 0; p < TOK_PROBES; p++, slot = (slot + 1) & (TOK_COMMON_SLOTS - 1)) {
         unsigned e = table[slot];
         if (!e) return 0;
         if ((e >> 2) == fp) return (e & 3) + 1;
     }
     return 0;
+}
+
+#define LANES16_LOW 0x0001000100010001u
+#define LANES16_HIGH 0x8000800080008000u
+
+/* The four slots as 16-bit lanes of one load, when they do not wrap: the
+** first lane that is empty or holds the fingerprint decides, as in the loop,
+** without a branch per slot. (v - 1) & ~v marks a zero lane exactly at the
+** lowest one; lanes above it may be marked falsely, so only the lowest
+** counts. */
+static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
+{
+    _Static_assert(TOK_PROBES == 4, "four 16-bit slots in one load");
+    unsigned fp = (hash >> 18) & 0x3FFF;
+    if (!fp) fp = 1;
+    uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+        uint64_t e;
+        memcpy(&e, table + slot, 8);
+        uint64_t x = (e & ~(LANES16_LOW * 3)) ^ LANES16_LOW * (fp << 2);
+        uint64_t hit = ((x - LANES16_LOW) & ~x) | ((e - LANES16_LOW) & ~e);
+        hit &= LANES16_HIGH;
+        if (!hit) return 0;
+        /* a lane that matches is never empty (fp > 0) */
+        unsigned entry = (unsigned)(e >> (__builtin_ctzll(hit) & ~15u)) & 0xFFFF;
+        return entry ? (entry & 3) + 1 : 0;
+    }
+#endif
+    return common_lookup_loop(table, slot, fp);
 }
 
 unsigned coax_tok_common_lookup(const uint16_t *table, uint32_t hash)
@@ -471,6 +496,18 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
         unsigned common = 0;
         uint32_t hash = 0;
         bool hashed = hashable && end - i <= TOK_HASH_MAX;
+        if (!visit && end - i == 1) {
+            /* One byte: at most one token, and a frequent piece is at least
+            ** one, so the table decides nothing when the weight is one. */
+            weight = row_weight(m, row, nchars);
+            if (weight > TOK_SCALE || (hashed && weight < TOK_SCALE &&
+                                       common_lookup(m->common, tok_hash(s + i, 1, n - i))))
+                weight = TOK_SCALE;
+            total += weight;
+            prev_alnum = alnum_end;
+            i = end;
+            continue;
+        }
         if (hashed) {
             hash = tok_hash(s + i, end - i, n - i);
             common = common_lookup(m->common, hash);
