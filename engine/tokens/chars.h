@@ -78,6 +78,10 @@ static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n, size_t i
 #define CLS(b) ((b) & 7u)
 #define SCRIPT(b) ((b) >> 3)
 
+/* ASCII letters and digits (any byte may be tested). */
+static inline bool is_ascii_letter(unsigned c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
+static inline bool is_ascii_digit(unsigned c) { return (unsigned)(c - '0') < 10u; }
+
 /* \p{L} for cl100k; o200k's letter pieces also take marks. */
 static inline bool is_letter(unsigned cls, bool o200k)
 {

@@ -117,11 +117,26 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
     size_t k = j;
     unsigned nup = 0, nlow;
     if (o200k) {
-        while (k < n && (unsigned)(s[k] - 'A') < 26u) k++;
-        nup = (unsigned)(k - j);
-        size_t l = k;
-        k = run_lower(s, n, k);
-        nlow = (unsigned)(k - l);
+        /* [A-Z]*[a-z]*: both runs from the first eight bytes when they end
+        ** there (most words), else byte by byte and eight at a time */
+        uint64_t up;
+        if (n - j >= 8 && (up = lanes_in(load_le8(s + j), 'A', 'Z')) != LANES_HIGH) {
+            uint64_t x = load_le8(s + j);
+            nup = lanes_lead(up);
+            uint64_t low = lanes_in(x, 'a', 'z') >> (8 * nup);
+            nlow = low == LANES_HIGH ? 8 : lanes_lead(low);
+            k = j + nup + nlow;
+            if (nup + nlow == 8) {
+                k = run_lower(s, n, k);
+                nlow = (unsigned)(k - j) - nup;
+            }
+        } else {
+            while (k < n && (unsigned)(s[k] - 'A') < 26u) k++;
+            nup = (unsigned)(k - j);
+            size_t l = k;
+            k = run_lower(s, n, k);
+            nlow = (unsigned)(k - l);
+        }
         if (k < n && s[k] >= 0x80) return false;
         size_t cl = contraction(s, n, k);
         wi->nchars = nup + nlow + (unsigned)cl;
@@ -405,6 +420,23 @@ static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k
     return k;
 }
 
+/* \p{N}{1,3} whose first character ends at k: the end, and in *count the
+** characters. */
+static ALWAYS_INLINE size_t scan_number(const unsigned char *s, size_t n, size_t k,
+                                        unsigned *count)
+{
+    unsigned c = 1;
+    while (c < 3 && k < n) {
+        size_t w;
+        if (is_ascii_digit(s[k])) w = 1;
+        else if (s[k] < 0x80 || CLS(char_at(s, n, k, &w)) != TOK_C_N) break;
+        k += w;
+        c++;
+    }
+    *count = c;
+    return k;
+}
+
 /* The weight of a piece of 'nchars' code points in 'row'. */
 static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nchars)
 {
@@ -426,23 +458,34 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
     bool prev_alnum = false; /* the last piece ended in a letter or digit */
     size_t i = 0;
     while (i < n) {
-        size_t w;
-        unsigned b = char_at(s, n, i, &w), c = CLS(b);
+        unsigned c0 = s[i];
         size_t end = i, word = i; /* the piece's end; where a word's letters start */
         unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
         bool hashable = true, alnum_end = false;
+        /* The most frequent starts decided from ASCII bytes alone: a word, a
+        ** number, a word after a space. Everything else (and these too, the
+        ** same way) below. */
+        if (is_ascii_letter(c0)) {
+            goto scanned;
+        } else if (is_ascii_digit(c0)) {
+            end = scan_number(s, n, i + 1, &nchars);
+            kind = TOK_K_NUM;
+            row = TOK_ROW_NUM + SCRIPT(coax_tok_stage2[c0]);
+            hashable = false;
+            alnum_end = true;
+            goto scanned;
+        } else if (c0 == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) {
+            word = i + 1;
+            pre = TOK_PRE_SPACE;
+            goto scanned;
+        }
+        size_t w;
+        unsigned b = char_at(s, n, i, &w), c = CLS(b);
         /* One alternative of the regex per branch, in its order; a word or
         ** whitespace is scanned below, once. */
         if (is_letter(c, o200k)) {
         } else if (c == TOK_C_N) {
-            end = i + w;
-            nchars = 1;
-            while (nchars < 3 && end < n) {
-                size_t w2;
-                if (CLS(char_at(s, n, end, &w2)) != TOK_C_N) break;
-                end += w2;
-                nchars++;
-            }
+            end = scan_number(s, n, i + w, &nchars);
             kind = TOK_K_NUM;
             row = TOK_ROW_NUM + SCRIPT(b);
             hashable = false;
@@ -481,6 +524,7 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
                 kind = TOK_K_SPACE;
             }
         }
+    scanned:
         if (kind == TOK_K_WORD) {
             word_info wi;
             scan_word(s, n, word, o200k, &wi);
@@ -492,29 +536,21 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
             end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
             hashable = false;
         }
-        uint64_t weight;
+        size_t len = end - i;
+        uint64_t weight = row_weight(m, row, nchars);
         unsigned common = 0;
         uint32_t hash = 0;
-        bool hashed = hashable && end - i <= TOK_HASH_MAX;
-        if (!visit && end - i == 1) {
-            /* One byte: at most one token, and a frequent piece is at least
-            ** one, so the table decides nothing when the weight is one. */
-            weight = row_weight(m, row, nchars);
-            if (weight > TOK_SCALE || (hashed && weight < TOK_SCALE &&
-                                       common_lookup(m->common, tok_hash(s + i, 1, n - i))))
-                weight = TOK_SCALE;
-            total += weight;
-            prev_alnum = alnum_end;
-            i = end;
-            continue;
-        }
-        if (hashed) {
-            hash = tok_hash(s + i, end - i, n - i);
+        bool hashed = hashable && len <= TOK_HASH_MAX;
+        /* A piece of one byte is at most one token and a frequent piece at
+        ** least one: when the weight is one already, the table changes
+        ** nothing (the calibration tool still hears the hash). */
+        if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
+            hash = tok_hash(s + i, len, n - i);
             common = common_lookup(m->common, hash);
+            if (common) weight = (uint64_t)common * TOK_SCALE;
         }
-        weight = common ? (uint64_t)common * TOK_SCALE : row_weight(m, row, nchars);
         /* Byte-level BPE never makes more tokens than bytes. */
-        if (weight > (uint64_t)(end - i) * TOK_SCALE) weight = (uint64_t)(end - i) * TOK_SCALE;
+        if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
         total += weight;
         if (visit) {
             tok_piece p = {i, end, kind, row, nchars,
