@@ -146,13 +146,15 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
         *cp = c;
         return coax_tok_stage2[c];
     }
-    if (c >= 0xE0 && c <= 0xEF && n - i >= 3 && cont(s[i + 1]) && cont(s[i + 2])) {
+    /* both continuation bytes tested at once: each xor 0x80 has its top two
+    ** bits clear */
+    if ((c & 0xF0) == 0xE0 && n - i >= 3 && !(((s[i + 1] ^ 0x80u) | (s[i + 2] ^ 0x80u)) & 0xC0)) {
         v = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
-        if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) {
+        if (v >= 0x800 && v - 0xD800 >= 0x800u) {
             *w = 3;
             goto bmp;
         }
-    } else if (c >= 0xC2 && c <= 0xDF && n - i >= 2 && cont(s[i + 1])) {
+    } else if (c - 0xC2 < 0xE0u - 0xC2 && n - i >= 2 && cont(s[i + 1])) {
         v = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
         *w = 2;
         goto bmp;

@@ -156,11 +156,20 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
     return true;
 }
 
-/* Any letters: the regex's alternatives character by character. */
+/* Classes as bits, to test a character against a set in one step. */
+#define CLS_BIT(c) (1u << (c))
+#define UPPERISH (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* o200k [UP] */
+#define LOWERISH (CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* o200k [LO] */
+#define LETTERS (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO)) /* \p{L} */
+
+/* Any letters: the regex's alternatives character by character. Per
+** character only what the key needs: the scripts seen (a bit each), the
+** capitals, the lowercase, the extra length of multi-token CJK characters;
+** the first character's class and script are read again at the end. */
 static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
 {
-    unsigned nup = 0, nlow = 0, nchars = 0, first_cls = 0, script = TOK_S_OTHER, extra = 0;
-    bool first = true, nonascii_latin = false, hira = false, kata = false;
+    unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
+    uint32_t seen = 0; /* a bit per script group */
     size_t k = j, w;
     uint32_t cp;
     if (o200k) {
@@ -170,20 +179,14 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
         unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
         while (k < n) {
             unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
-            if (c != TOK_C_LU && c != TOK_C_LO && c != TOK_C_MK) break;
-            if (first) {
-                first = false;
-                first_cls = c;
-                script = SCRIPT(b);
-            }
-            if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
-            else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
-            else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
+            if (!(CLS_BIT(c) & UPPERISH)) break;
+            seen |= 1u << SCRIPT(b);
             if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
-            if (c == TOK_C_LU) nup++;
             k += w;
-            if (c != TOK_C_LU) {
+            if (c == TOK_C_LU) {
+                nup++;
+            } else {
                 last_lo_end = k;
                 cnt_at_last_lo = nchars;
                 up_at_last_lo = nup;
@@ -193,25 +196,20 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
         unsigned b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P;
         if (k < n && CLS(b) == TOK_C_LL) {
             /* [LO]+: Ll Lm Lo M */
-            while (k < n) {
-                b = char_dec(s, n, k, &w, &cp);
+            for (;;) {
                 unsigned c = CLS(b);
-                if (c != TOK_C_LL && c != TOK_C_LO && c != TOK_C_MK) break;
-                if (first) {
-                    first = false;
-                    first_cls = c;
-                    script = SCRIPT(b);
-                }
-                if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
-                else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
-                else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
+                if (!(CLS_BIT(c) & LOWERISH)) break;
+                seen |= 1u << SCRIPT(b);
                 if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
                 nchars++;
-                if (c == TOK_C_LL) nlow++;
+                nlow += c == TOK_C_LL;
                 k += w;
+                if (k >= n) break;
+                b = char_dec(s, n, k, &w, &cp);
             }
         } else if (last_lo_end) {
-            /* Backtracking: [LO]+ takes the last caseless letter or mark. */
+            /* Backtracking: [LO]+ takes the last caseless letter or mark
+            ** (the scripts seen past it still count, as they always have). */
             k = last_lo_end;
             nchars = cnt_at_last_lo;
             nup = up_at_last_lo;
@@ -219,31 +217,29 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
         }
         /* else the second alternative: [UP]+ then [LO]* (nothing follows). */
         size_t cl = contraction(s, n, k);
-        if (cl) {
-            k += cl;
-            nchars += (unsigned)cl;
-        }
+        k += cl;
+        nchars += (unsigned)cl;
     } else {
         while (k < n) {
             unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
-            if (c < TOK_C_LU || c > TOK_C_LO) break;
-            if (first) {
-                first = false;
-                first_cls = c;
-                script = SCRIPT(b);
-            }
-            if (SCRIPT(b) == TOK_S_HIRAGANA) hira = true;
-            else if (SCRIPT(b) == TOK_S_KATAKANA) kata = true;
-            else if (SCRIPT(b) == TOK_S_LATIN) nonascii_latin = true;
+            if (!(CLS_BIT(c) & LETTERS)) break;
+            seen |= 1u << SCRIPT(b);
             if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
-            if (c == TOK_C_LU) nup++;
-            else if (c == TOK_C_LL) nlow++;
+            nup += c == TOK_C_LU;
+            nlow += c == TOK_C_LL;
             k += w;
         }
     }
-    if (script == TOK_S_ASCII && nonascii_latin) script = TOK_S_LATIN;
-    if (script == TOK_S_HAN && (hira || kata)) script = hira ? TOK_S_HIRAGANA : TOK_S_KATAKANA;
+    unsigned script = TOK_S_OTHER, first_cls = 0;
+    if (nchars) {
+        unsigned b = char_dec(s, n, j, &w, &cp);
+        script = SCRIPT(b);
+        first_cls = CLS(b);
+    }
+    if (script == TOK_S_ASCII && (seen >> TOK_S_LATIN & 1)) script = TOK_S_LATIN;
+    if (script == TOK_S_HAN && (seen & (1u << TOK_S_HIRAGANA | 1u << TOK_S_KATAKANA)))
+        script = seen >> TOK_S_HIRAGANA & 1 ? TOK_S_HIRAGANA : TOK_S_KATAKANA;
     unsigned casep;
     if (nup == 0) casep = TOK_CASE_LOWER;
     else if (nup == 1 && first_cls == TOK_C_LU) casep = TOK_CASE_CAP;
