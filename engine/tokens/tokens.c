@@ -433,6 +433,26 @@ static ALWAYS_INLINE size_t scan_number(const unsigned char *s, size_t n, size_t
     return k;
 }
 
+/* ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k; cl100k without the slash) at i,
+** known to hold punctuation: its end, row and length. */
+static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t i, bool o200k,
+                                        unsigned *row, unsigned *nchars)
+{
+    bool lead = s[i] == ' ';
+    punct_info pi;
+    size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
+    unsigned cnt = pi.count;
+    bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
+    while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
+        brk = brk || s[k] != '/';
+        cnt++;
+        k++;
+    }
+    *row = TOK_ROW_PUNCT + ((pi.script * 2 + lead) * 2 + brk) * 2 + rep;
+    *nchars = cnt;
+    return k;
+}
+
 /* The weight of a piece of 'nchars' code points in 'row'. */
 static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nchars)
 {
@@ -474,6 +494,13 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
             word = i + 1;
             pre = TOK_PRE_SPACE;
             goto scanned;
+        } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80 &&
+                   !is_ascii_letter(s[i + 1])) {
+            /* punctuation not a word's prefix (nor, for cl100k, maybe a
+            ** contraction) */
+            end = punct_piece(s, n, i, o200k, &row, &nchars);
+            kind = TOK_K_PUNCT;
+            goto scanned;
         }
         size_t w;
         unsigned b = char_at(s, n, i, &w), c = CLS(b);
@@ -502,20 +529,8 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
                 word = i + w;
                 pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
             } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
-                bool lead = s[i] == ' ';
-                punct_info pi;
-                size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
-                unsigned cnt = pi.count;
-                bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
-                while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
-                    brk = brk || s[k] != '/';
-                    cnt++;
-                    k++;
-                }
-                end = k;
+                end = punct_piece(s, n, i, o200k, &row, &nchars);
                 kind = TOK_K_PUNCT;
-                row = TOK_ROW_PUNCT + ((pi.script * 2 + lead) * 2 + brk) * 2 + rep;
-                nchars = cnt;
             } else {
                 kind = TOK_K_SPACE;
             }
