@@ -135,6 +135,21 @@ static coax_code child_closed(stream_reader *r, size_t d)
     return COAX_OK;
 }
 
+coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char **ptr)
+{
+    sframe *f = &r->frames[d];
+    if (!frame_room(r, f)) return COAX_ENOMEM;
+    const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
+    if (m) ((coax_member *)f->shown)[f->nshown] = (coax_member){m->key, m->klen, *v};
+    else ((coax_value *)f->shown)[f->nshown] = *v;
+    f->nshown++;
+    if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
+    sentry *e = &r->entries[r->nentries - 1];
+    e->text = pointer_join(r->ar, e->parent, e->plen, e->key, e->klen, e->index, NULL);
+    *ptr = e->text;
+    return e->text ? COAX_OK : COAX_ENOMEM;
+}
+
 coax_code tree_open(stream_reader *r, bool object)
 {
     if (r->depth == r->framecap) {
@@ -327,9 +342,20 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
         coax_code rc = complete_settle(r, err);
         if (rc) return rc;
     }
+    if (r->root_pending) {
+        r->root_pending = false;
+        coax_code rc = complete_root(r, err);
+        if (rc) return rc;
+    }
     bool is_string = false;
     const char *ip = in_progress(r, arena, &is_string);
     if (r->depth && r->ended == false && r->depth && !ip) return stream_oom(r, err);
+    if (r->ended && !r->root_listed) { /* the root as its complete members show it */
+        sframe *f = &r->frames[0];
+        r->root_shown.len = (uint32_t)f->nshown;
+        if (f->object) r->root_shown.u.members = f->shown;
+        else r->root_shown.u.items = f->shown;
+    }
     if (r->ended) out->value = r->root_listed ? r->root : &r->root_shown;
     else if (r->depth) {
         out->value = spine(r, arena, is_string && !is_atomic(r, ip));

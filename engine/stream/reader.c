@@ -139,6 +139,7 @@ void stream_free(stream_reader *r)
     coax_buf_free(&r->text);
     coax_buf_free(&r->cand);
     coax_arena_free(r->ar);
+    coax_arena_free(r->scratch);
     coax_free_raw(r->alloc, r, sizeof *r);
 }
 
@@ -341,6 +342,14 @@ static int closes(stream_reader *r, unsigned char c, coax_error *err)
         r->ended = true;
         r->seek = SK_AFTER;
         r->run = 0;
+        if (r->o.schema) { /* the root's value is coax_extract's */
+            coax_buf_putc(&r->cand, (char)c);
+            if (r->cand.oom) {
+                stream_oom(r, err);
+                return STEP_ERROR;
+            }
+            r->root_pending = true; /* the next partial asks coax_extract */
+        }
     } else {
         r->pstate = P_AFTER;
     }

@@ -102,9 +102,11 @@ struct stream_reader {
     sentry *entries;        /* the complete parts, top-most, in document order */
     size_t nentries, entrycap;
     bool root_listed;
+    bool root_pending;      /* with a schema: the root closed, coax_extract has not read it yet */
     /* with a schema (complete.c) */
     struct spending *pending; /* closed parts waiting for their coerced value */
     size_t npending, pendingcap;
+    coax_arena *scratch;    /* the skeletons' (reset after each) */
     coax_schema_error *errors; /* errors at and under complete parts (reader arena) */
     size_t nerrors, errorcap;
     bool doomed;
@@ -120,6 +122,10 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup);
 coax_code tree_scalar(stream_reader *r, const coax_value *v);
 /* The innermost container closed. */
 coax_code tree_close(stream_reader *r);
+/* Pending child 'index' of frames[d] is complete with 'v' (its final
+** value, in the reader's arena): it is shown and listed; '*ptr' is its
+** pointer. */
+coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char **ptr);
 /* Whether a part was listed complete (a candidate may no longer be dropped). */
 bool tree_listed(const stream_reader *r);
 /* Forgets the candidate (nothing of it was listed). */
