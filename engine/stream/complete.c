@@ -155,9 +155,16 @@ coax_code complete_pend(stream_reader *r, size_t d, size_t index)
     return COAX_OK;
 }
 
-void complete_unpend(stream_reader *r, size_t d)
+void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen)
 {
     while (r->npending && r->pending[r->npending - 1].depth >= d) r->npending--;
+    /* errors are in document order: the frame's are the last ones */
+    while (r->nerrors) {
+        const char *loc = r->errors[r->nerrors - 1].instance_location;
+        if (strncmp(loc, ptr, plen) || (loc[plen] && loc[plen] != '/')) break;
+        r->nerrors--;
+    }
+    r->doomed = r->nerrors > 0;
 }
 
 /* ---- the skeleton ------------------------------------------------------- */

@@ -144,6 +144,8 @@ coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *
     else ((coax_value *)f->shown)[f->nshown] = *v;
     f->nshown++;
     if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
+    /* The open containers below: their children come after it in the list. */
+    for (size_t k = d + 1; k < r->depth; k++) r->frames[k].entries_from = r->nentries;
     sentry *e = &r->entries[r->nentries - 1];
     e->text = pointer_join(r->ar, e->parent, e->plen, e->key, e->klen, e->index, NULL);
     *ptr = e->text;
@@ -237,7 +239,7 @@ coax_code tree_close(stream_reader *r)
     /* Its children's entries give way to its own (with a schema, once its
     ** coerced value is known, before any partial shows the list). */
     if (!r->o.schema || complete_child_final(r, parent)) r->nentries = f->entries_from;
-    if (r->o.schema) complete_unpend(r, r->depth);
+    if (r->o.schema) complete_unpend(r, r->depth, f->ptr, f->plen);
     return child_closed(r, r->depth - 1);
 }
 

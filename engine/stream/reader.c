@@ -479,6 +479,8 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
         if (r->pstate == P_AFTER && r->held.type != 0xFF) {
             r->held_spaced = true;
             if (r->held.type != COAX_STRING && commit(r, err)) return STEP_ERROR;
+        } else if (r->pstate == P_KEY && commit(r, err)) { /* "n": 12, : no thousands after a space */
+            return STEP_ERROR;
         }
         return STEP_OK;
     }

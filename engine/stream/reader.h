@@ -150,8 +150,10 @@ void complete_frame(stream_reader *r, sframe *f, const sframe *parent);
 bool complete_child_final(const stream_reader *r, const sframe *f);
 /* A closed child of frames[d] waits for its coerced value. */
 coax_code complete_pend(stream_reader *r, size_t d, size_t index);
-/* The frames from depth 'd' on closed: their children wait no more. */
-void complete_unpend(stream_reader *r, size_t d);
+/* The frame at depth 'd' (pointer 'ptr') closed: its children wait no
+** more, and their errors give way to its own, which its coerced value
+** brings back. */
+void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
 /* Computes the coerced values of the parts pending (one skeleton) and
 ** lists them. */
 coax_code complete_settle(stream_reader *r, coax_error *err);
