@@ -29,7 +29,6 @@
 */
 #include "stream/reader.h"
 
-#include <stdio.h>
 #include <strings.h>
 
 enum seek_state {
@@ -44,7 +43,7 @@ enum seek_state {
     SK_BRACKET,    /* a '[' in prose: does JSON follow? */
     SK_JSON,       /* the parser reads the candidate */
     SK_AFTER,      /* the value ended: watching for another that might win */
-    SK_DONE        /* stopped or failed: nothing more is read */
+    SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
 };
 
 enum parse_state {
@@ -87,26 +86,6 @@ static bool json_language(const char *lang, size_t n)
     for (size_t i = 0; i < sizeof langs / sizeof *langs; i++)
         if (strlen(langs[i]) == n && strncasecmp(lang, langs[i], n) == 0) return true;
     return false;
-}
-
-coax_code stream_oom(stream_reader *r, coax_error *err)
-{
-    return stream_limit(r, COAX_ENOMEM, err, "out of memory reading a streamed reply");
-}
-
-coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
-{
-    r->failed = code;
-    r->seek = SK_DONE;
-    r->fail_err.code = code;
-    r->fail_err.offset = r->bytes;
-    r->fail_err.line = r->fail_err.column = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->fail_err.msg, sizeof r->fail_err.msg, fmt, ap);
-    va_end(ap);
-    if (err) *err = r->fail_err;
-    return code;
 }
 
 coax_code stream_new(const coax_allocator *alloc, const stream_options *o, stream_reader **out, coax_error *err)
