@@ -92,7 +92,6 @@ struct stream_reader {
     bool held_spaced;       /* a space followed it */
     bool dup;               /* the key just read repeats one */
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
-    bool json_fence;        /* the fence's language is JSON-like */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     const char *literal;    /* the literal being matched ("true"...) */
     uint32_t hex, high;     /* \u escape being read; pending high surrogate */
