@@ -67,14 +67,18 @@ local STREAM_FIELDS = { partials = "boolean", stop_early = "boolean", atomic = "
 function M.check_stream(t)
   for k, v in pairs(t) do
     local want = STREAM_FIELDS[k]
-    if not want then return nil, "unknown stream field '" .. tostring(k) .. "' (partials, stop_early, atomic, every_ms)" end
+    if not want then
+      return nil, "unknown stream field '" .. tostring(k) .. "' (partials, stop_early, atomic, every_ms)"
+    end
     if type(v) ~= want then return nil, ("stream.%s must be a %s, not a %s"):format(k, want, type(v)) end
   end
   if t.every_ms and (math.type(t.every_ms) ~= "integer" or t.every_ms < 0) then
     return nil, "stream.every_ms must be a non-negative integer (milliseconds)"
   end
   for k, p in pairs(t.atomic or {}) do
-    if math.type(k) ~= "integer" or k < 1 or k > #t.atomic then return nil, "stream.atomic must be a list of JSON Pointers" end
+    if math.type(k) ~= "integer" or k < 1 or k > #t.atomic then
+      return nil, "stream.atomic must be a list of JSON Pointers"
+    end
     if type(p) ~= "string" or (p ~= "" and p:sub(1, 1) ~= "/") then
       return nil, ("stream.atomic[%d] must be a JSON Pointer (\"\" or starting with /), not %s"):format(k,
         type(p) == "string" and ("'" .. p .. "'") or ("a " .. type(p)))
