@@ -1,18 +1,26 @@
 /*
 ** cli/extract.c: coax extract --schema SCHEMA [--strict] [--max-class C]
 **                [--output basic] [--log] [--jsonl] [--draft D] [limits] [FILE|-]
+**                coax extract --partial [--schema SCHEMA] [--atomic PTR] [FILE|-]
 */
 #include "cli/cli.h"
+#include "stream/stream.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
     "usage: coax extract --schema SCHEMA [OPTIONS] [FILE|-]\n"
+    "       coax extract --partial [--schema SCHEMA] [--atomic PTR]... [FILE|-]\n"
     "Prints the value recovered from a raw model reply that validates against SCHEMA,\n"
     "coercing what is right in substance and wrong in form.\n"
     "Options:\n"
-    "  --schema SCHEMA       the JSON Schema (required)\n"
+    "  --schema SCHEMA       the JSON Schema (required, but with --partial)\n"
+    "  --partial             the partial value of a reply that stops anywhere, as a\n"
+    "                        streaming reader sees it: one line {\"partial\": V,\n"
+    "                        \"complete\": [...], \"in_progress\": P} (+ \"errors\",\n"
+    "                        \"doomed\", \"stopped\" when they apply)\n"
+    "  --atomic PTR          with --partial: the string at PTR is shown only complete\n"
     "  --strict              no coercion: the value as the reply has it\n"
     "  --max-class C         the least certain repair accepted: lossless, inferred\n"
     "                        (default) or invented (guessed keys, strings ended at a guess)\n"
@@ -141,6 +149,25 @@ static int extract_line(void *ud, const char *text, size_t len, coax_buf *out)
     return status; /* exit 1 when some line failed */
 }
 
+/* --partial: the text read as a streaming reader reads it, in one piece. */
+static int partial_one(const coax_schema *schema, const coax_limits *lim, const char *const *atomic,
+                       size_t natomic, const char *text, size_t len, coax_buf *out)
+{
+    stream_options so = {schema, lim, atomic, natomic};
+    stream_reader *r = NULL;
+    coax_error err = {0};
+    coax_arena *arena = coax_arena_new(NULL);
+    coax_code rc = arena ? stream_new(NULL, &so, &r, &err) : COAX_ENOMEM;
+    stream_partial p;
+    if (!rc) rc = stream_feed(r, text, len, &err);
+    if (!rc) rc = stream_partial_get(r, arena, &p, &err);
+    if (!rc) rc = stream_partial_write(&p, out);
+    if (!rc) coax_buf_putc(out, '\n');
+    stream_free(r);
+    coax_arena_free(arena);
+    return rc ? cli_fail("extract", rc, &err) : 0;
+}
+
 /* Reads and compiles SCHEMA; 0, or the exit status after a message. */
 static int load_schema(const char *path, const char *draft, coax_arena *arena,
                        coax_value **doc, coax_schema **schema)
@@ -155,7 +182,9 @@ int cli_extract(int argc, char **argv)
 {
     const char *path = NULL, *schema_path = NULL, *draft = NULL, *output = NULL, *max_class = NULL;
     opts o = {0};
-    bool jsonl = false;
+    bool jsonl = false, partial = false;
+    const char *atomic[64];
+    size_t natomic = 0;
     coax_limits_default(&o.lim);
     coax_extract_options_default(&o.xo);
     for (int i = 1; i < argc; i++) {
@@ -165,11 +194,15 @@ int cli_extract(int argc, char **argv)
         if (r == 0) r = cli_opt(argc, argv, &i, "draft", &draft);
         if (r == 0) r = cli_opt(argc, argv, &i, "output", &output);
         if (r == 0) r = cli_opt(argc, argv, &i, "max-class", &max_class);
+        if (r == 0 && natomic < sizeof atomic / sizeof *atomic &&
+            (r = cli_opt(argc, argv, &i, "atomic", &atomic[natomic])) > 0)
+            natomic++;
         if (r < 0) return 2;
         if (r > 0) continue;
         if (!strcmp(a, "--strict")) o.xo.flags |= COAX_EXTRACT_STRICT;
         else if (!strcmp(a, "--log")) o.log = true;
         else if (!strcmp(a, "--jsonl")) jsonl = true;
+        else if (!strcmp(a, "--partial")) partial = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
             return 0;
@@ -181,7 +214,7 @@ int cli_extract(int argc, char **argv)
             path = a;
         }
     }
-    if (!schema_path) return cli_usage("extract", "--schema SCHEMA is required (try --help)");
+    if (!schema_path && !partial) return cli_usage("extract", "--schema SCHEMA is required (try --help)");
     if (output && strcmp(output, "basic")) return cli_usage("extract", "--output takes 'basic', not '%s'", output);
     o.basic = output != NULL;
     if (max_class && !coax_class_parse(max_class, &o.xo.max_class))
@@ -189,7 +222,7 @@ int cli_extract(int argc, char **argv)
     coax_arena *keep = coax_arena_new(NULL);
     coax_schema *schema = NULL;
     coax_value *doc = NULL;
-    int status = keep ? load_schema(schema_path, draft, keep, &doc, &schema) : 4;
+    int status = !keep ? 4 : schema_path ? load_schema(schema_path, draft, keep, &doc, &schema) : 0;
     char *data = NULL;
     size_t len = 0;
     o.schema = schema;
@@ -202,7 +235,8 @@ int cli_extract(int argc, char **argv)
         if (status == 0) {
             coax_buf out;
             coax_buf_init(&out, NULL);
-            status = extract_one(&o, data, len, &out, false);
+            status = partial ? partial_one(schema, &o.lim, atomic, natomic, data, len, &out)
+                             : extract_one(&o, data, len, &out, false);
             int s = cli_flush("extract", &out);
             if (!status) status = s;
             coax_buf_free(&out);

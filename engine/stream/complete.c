@@ -1,0 +1,351 @@
+/*
+** complete.c: with a schema, which closed parts are final, and the values
+** they will have in the final value.
+**
+** A closed part P is final when nothing later in the reply can change it:
+** every container above it has a "plain" subschema (keywords that judge
+** each member or item on its own: properties, items as one schema,
+** additionalProperties, required, counts, annotations; see plain()) and
+** every key on the way, P's own included, is declared in "properties"
+** (coercion may rename or drop an undeclared key, and a single undeclared
+** key at the root may be an envelope). Anything else above P (anyOf,
+** oneOf, allOf, if, not, enum or const on a container, uniqueItems,
+** contains, dependencies, patternProperties, a reference that is not
+** local...) may judge P together with what follows it, so P is final only
+** with that container. The root is final when it closes: its value is
+** then coax_extract's over the candidate's text (envelopes, coercions).
+**
+** The value of a final part is computed once, when a partial is first
+** asked for after it closed: the parts that closed since the last partial
+** are placed in one skeleton (the path from the root to each, nothing
+** else), validated and coerced with the whole schema as coax_extract does
+** (extract/coerce.c), and each part's coerced value is read back at its
+** place. Errors at and under a part are its own; the others belong to the
+** skeleton (a missing required member, minItems) and are dropped. A final
+** part with an error left after coercion is one no later text can repair:
+** the reply is doomed.
+*/
+#include "stream/reader.h"
+
+#include "extract/coerce.h"
+#include "schema/schema.h"
+
+struct spending {
+    size_t depth, index;
+};
+
+static const coax_value *member(const coax_value *obj, const char *key, size_t n)
+{
+    return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, n) : NULL;
+}
+
+/* Keywords that only annotate (or hold subschemas reached by reference). */
+static bool annotation(const char *k)
+{
+    static const char *const names[] = {"title", "description", "default", "examples", "$comment", "$schema",
+                                        "$defs", "definitions", "format", "readOnly", "writeOnly", "deprecated",
+                                        "contentEncoding", "contentMediaType", "$anchor", "example"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(k, names[i])) return true;
+    return false;
+}
+
+/* 's' with its local "$ref" followed, when the reference is all it asserts
+** (a reference beside other keywords, or to another document: NULL). */
+static const coax_value *deref(const coax_value *doc, const coax_value *s)
+{
+    for (int hops = 0; s && hops < 16; hops++) {
+        const coax_value *ref = member(s, "$ref", 4);
+        if (!ref) return s;
+        for (size_t i = 0; i < s->len; i++)
+            if (strcmp(s->u.members[i].key, "$ref") && !annotation(s->u.members[i].key)) return NULL;
+        if (ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#' || memchr(ref->u.text, '%', ref->len))
+            return NULL;
+        if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &s)) return NULL;
+    }
+    return NULL;
+}
+
+static bool type_allows(const coax_value *t, const char *name)
+{
+    if (t->type == COAX_STRING) return !strcmp(t->u.text, name);
+    if (t->type != COAX_ARRAY) return false;
+    for (size_t i = 0; i < t->len; i++)
+        if (t->u.items[i].type == COAX_STRING && !strcmp(t->u.items[i].u.text, name)) return true;
+    return false;
+}
+
+/* Whether subschema 's' judges each member (item) of a container of this
+** kind on its own, so a member may be final before the container closes. */
+static bool plain(const coax_value *s, bool object, bool root)
+{
+    if (!s) return false;
+    if (s->type == COAX_BOOL) return s->u.boolean != 0;
+    if (s->type != COAX_OBJECT) return false;
+    for (size_t i = 0; i < s->len; i++) {
+        const char *k = s->u.members[i].key;
+        const coax_value *v = &s->u.members[i].value;
+        if (annotation(k)) continue;
+        if (!strcmp(k, "type")) {
+            if (!type_allows(v, object ? "object" : "array")) return false;
+        } else if (!strcmp(k, "$id") || !strcmp(k, "id")) {
+            if (!root) return false; /* a new base for references */
+        } else if (object) {
+            if (strcmp(k, "properties") && strcmp(k, "required") && strcmp(k, "additionalProperties") &&
+                strcmp(k, "minProperties") && strcmp(k, "maxProperties") && strcmp(k, "propertyNames") &&
+                strcmp(k, "items") && strcmp(k, "minItems") && strcmp(k, "maxItems"))
+                return false;
+        } else {
+            if (!strcmp(k, "items")) {
+                if (v->type != COAX_OBJECT && v->type != COAX_BOOL) return false; /* a tuple */
+            } else if (strcmp(k, "minItems") && strcmp(k, "maxItems") && strcmp(k, "properties") &&
+                       strcmp(k, "required") && strcmp(k, "additionalProperties") &&
+                       strcmp(k, "minProperties") && strcmp(k, "maxProperties") && strcmp(k, "propertyNames")) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The subschema of member 'key' when declared in "properties", else NULL. */
+static const coax_value *declared(const coax_value *sub, const char *key, size_t klen)
+{
+    if (!sub || sub->type != COAX_OBJECT) return NULL;
+    return member(member(sub, "properties", 10), key, klen);
+}
+
+/* What "items" is when a schema has none. */
+static const coax_value any_schema = {.type = COAX_BOOL, .u.boolean = 1};
+
+void complete_frame(stream_reader *r, sframe *f, const sframe *parent)
+{
+    const coax_value *doc = r->o.schema->doc;
+    f->sub = NULL;
+    f->children_final = false;
+    if (!parent) {
+        f->sub = deref(doc, doc);
+        f->children_final = plain(f->sub, f->object, true);
+        return;
+    }
+    if (!parent->children_final) return;
+    const coax_value *s;
+    if (parent->object) {
+        s = declared(parent->sub, parent->key, parent->klen);
+    } else {
+        s = parent->sub && parent->sub->type == COAX_OBJECT ? member(parent->sub, "items", 5) : NULL;
+        if (!s) s = &any_schema;
+    }
+    f->sub = deref(doc, s);
+    f->children_final = plain(f->sub, f->object, false);
+}
+
+bool complete_child_final(const stream_reader *r, const sframe *f)
+{
+    (void)r;
+    if (!f->children_final) return false;
+    return !f->object || declared(f->sub, f->key, f->klen) != NULL;
+}
+
+coax_code complete_pend(stream_reader *r, size_t d, size_t index)
+{
+    if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
+        return stream_oom(r, NULL);
+    r->pending[r->npending++] = (struct spending){d, index};
+    return COAX_OK;
+}
+
+void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen)
+{
+    while (r->npending && r->pending[r->npending - 1].depth >= d) r->npending--;
+    /* errors are in document order: the frame's are the last ones */
+    while (r->nerrors) {
+        const char *loc = r->errors[r->nerrors - 1].instance_location;
+        if (strncmp(loc, ptr, plen) || (loc[plen] && loc[plen] != '/')) break;
+        r->nerrors--;
+    }
+    r->doomed = r->nerrors > 0;
+}
+
+/* ---- the skeleton ------------------------------------------------------- */
+
+typedef struct skel {
+    stream_reader *r;
+    coax_arena *a;
+    size_t next; /* the next pending part to place */
+} skel;
+
+/* The skeleton of frames[d]: its pending children, then (when parts below
+** wait too) the open child leading to them. */
+static coax_code skel_level(skel *k, size_t d, coax_value *out)
+{
+    stream_reader *r = k->r;
+    const sframe *f = &r->frames[d];
+    size_t n = 0, first = k->next;
+    while (k->next < r->npending && r->pending[k->next].depth == d) k->next++;
+    n = k->next - first;
+    bool deeper = k->next < r->npending;
+    size_t total = n + (deeper ? 1 : 0);
+    size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
+    void *kids = coax_arena_alloc(k->a, (total ? total : 1) * size);
+    if (!kids) return COAX_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        size_t index = r->pending[first + i].index;
+        if (f->object) ((coax_member *)kids)[i] = ((const coax_member *)f->raw)[index];
+        else ((coax_value *)kids)[i] = ((const coax_value *)f->raw)[index];
+    }
+    if (deeper) {
+        coax_value child;
+        coax_code rc = skel_level(k, d + 1, &child);
+        if (rc) return rc;
+        if (f->object) ((coax_member *)kids)[n] = (coax_member){f->key, (uint32_t)f->klen, child};
+        else ((coax_value *)kids)[n] = child;
+    }
+    *out = (coax_value){.type = (uint8_t)(f->object ? COAX_OBJECT : COAX_ARRAY), .len = (uint32_t)total};
+    if (f->object) out->u.members = kids;
+    else out->u.items = kids;
+    return COAX_OK;
+}
+
+/* The skeleton pointer of pending part i: its place in the skeleton (array
+** indexes count the parts placed, not the reply's items). 'lo[j]' is the
+** first pending part of depth j, 'lo[j + 1]' the end of them (the pending
+** parts are in document order, so by depth). */
+static char *skel_pointer(skel *k, size_t i, const size_t *lo, size_t *len)
+{
+    stream_reader *r = k->r;
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(k->a));
+    size_t d = r->pending[i].depth;
+    for (size_t j = 0; j <= d; j++) {
+        const sframe *f = &r->frames[j];
+        coax_buf_putc(&b, '/');
+        if (f->object) {
+            const coax_member *m = j == d ? (const coax_member *)f->raw + r->pending[i].index : NULL;
+            const char *key = m ? m->key : f->key;
+            size_t klen = m ? m->klen : f->klen;
+            for (size_t c = 0; c < klen; c++) {
+                if (key[c] == '~') coax_buf_puts(&b, "~0");
+                else if (key[c] == '/') coax_buf_puts(&b, "~1");
+                else coax_buf_putc(&b, key[c]);
+            }
+        } else { /* the part, or the open child after the level's parts */
+            coax_buf_printf(&b, "%zu", j == d ? i - lo[j] : lo[j + 1] - lo[j]);
+        }
+    }
+    char *s = b.oom ? NULL : coax_arena_strdup(k->a, b.data ? b.data : "", b.len);
+    *len = b.len;
+    coax_buf_free(&b);
+    return s;
+}
+
+static char *dup_text(coax_arena *a, const char *s) { return s ? coax_arena_strdup(a, s, strlen(s)) : NULL; }
+
+/* Error 'e' of the skeleton, when it is at or under the part whose skeleton
+** pointer is sp: kept with the part's real pointer. */
+static coax_code keep_error(stream_reader *r, const coax_schema_error *e, const char *sp, size_t splen,
+                            const char *real, size_t reallen)
+{
+    const char *loc = e->instance_location;
+    if (strncmp(loc, sp, splen) || (loc[splen] && loc[splen] != '/')) return COAX_OK;
+    if (!stream_grow(r, (void **)&r->errors, &r->errorcap, r->nerrors + 1, sizeof *r->errors)) return COAX_ENOMEM;
+    size_t rest = strlen(loc + splen);
+    char *inst = coax_arena_alloc(r->ar, reallen + rest + 1);
+    if (!inst) return COAX_ENOMEM;
+    memcpy(inst, real, reallen);
+    memcpy(inst + reallen, loc + splen, rest + 1);
+    coax_schema_error *o = &r->errors[r->nerrors];
+    *o = (coax_schema_error){inst, dup_text(r->ar, e->keyword_location), dup_text(r->ar, e->absolute_keyword_location),
+                             dup_text(r->ar, e->message), NULL, 0};
+    if (!o->keyword_location || !o->message || (e->absolute_keyword_location && !o->absolute_keyword_location))
+        return COAX_ENOMEM;
+    r->nerrors++;
+    r->doomed = true;
+    return COAX_OK;
+}
+
+coax_code complete_settle(stream_reader *r, coax_error *err)
+{
+    if (!r->npending) return COAX_OK;
+    if (!r->scratch && !(r->scratch = coax_arena_new(r->alloc))) return stream_oom(r, err);
+    skel k = {r, r->scratch, 0};
+    coax_value root;
+    coax_code rc = skel_level(&k, 0, &root);
+    coerce_ctx c = {.arena = k.a, .schema = r->o.schema, .doc = r->o.schema->doc,
+                    .draft = coax_schema_draft(r->o.schema), .err = err};
+    const coax_value *coerced = NULL;
+    coax_validation val;
+    if (!rc) rc = coerce_candidate(&c, &root, &coerced, &val);
+    size_t maxd = r->pending[r->npending - 1].depth;
+    size_t *lo = rc ? NULL : coax_arena_alloc(k.a, (maxd + 2) * sizeof *lo);
+    if (!rc && !lo) rc = COAX_ENOMEM;
+    for (size_t j = 0, i = 0; !rc && j <= maxd + 1; j++) {
+        while (i < r->npending && r->pending[i].depth < j) i++;
+        lo[j] = i;
+    }
+    for (size_t i = 0; !rc && i < r->npending; i++) {
+        size_t d = r->pending[i].depth, index = r->pending[i].index;
+        const sframe *f = &r->frames[d];
+        const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
+        size_t splen, reallen;
+        char *sp = skel_pointer(&k, i, lo, &splen);
+        if (!sp) {
+            rc = COAX_ENOMEM;
+            break;
+        }
+        const coax_value *v = NULL;
+        if (coax_pointer_get(coerced, sp, splen, &v)) /* not where it was: never shown changed */
+            v = m ? &m->value : (const coax_value *)f->raw + index;
+        coax_value *keep = coax_value_copy(r->ar, v);
+        const char *real = NULL;
+        if (!keep || tree_show(r, d, index, keep, &real)) {
+            rc = COAX_ENOMEM;
+            break;
+        }
+        reallen = strlen(real);
+        for (size_t e = 0; !rc && !val.valid && e < val.nerrors; e++)
+            rc = keep_error(r, &val.errors[e], sp, splen, real, reallen);
+    }
+    r->npending = 0;
+    coax_arena_reset(r->scratch);
+    if (rc == COAX_ENOMEM) return stream_oom(r, err);
+    if (rc) return stream_limit(r, rc, NULL, "%s", err && err->msg[0] ? err->msg : coax_strerror(rc));
+    return COAX_OK;
+}
+
+/* Whether 'loc' is at or under a part listed complete (whose errors the
+** partial holds already). */
+static bool under_listed(const stream_reader *r, const char *loc)
+{
+    for (size_t i = 0; i < r->nentries; i++) {
+        const char *p = r->entries[i].text;
+        size_t n = p ? strlen(p) : 0;
+        if (p && !strncmp(loc, p, n) && (loc[n] == '\0' || loc[n] == '/')) return true;
+    }
+    return false;
+}
+
+coax_code complete_root(stream_reader *r, coax_error *err)
+{
+    coax_extract_result x;
+    coax_error e = {0};
+    coax_code rc = coax_extract(r->ar, r->o.schema, r->cand.data, r->cand.len, &r->lim, NULL, &x, &e);
+    if (rc == COAX_ENOMEM) return stream_oom(r, err);
+    if (rc) return COAX_OK; /* not read: the root is not complete */
+    if (!x.valid) {
+        for (size_t i = 0; i < x.validation.nerrors; i++) {
+            if (under_listed(r, x.validation.errors[i].instance_location)) continue; /* known already */
+            if (!stream_grow(r, (void **)&r->errors, &r->errorcap, r->nerrors + 1, sizeof *r->errors))
+                return stream_oom(r, err);
+            r->errors[r->nerrors++] = x.validation.errors[i];
+        }
+        return COAX_OK;
+    }
+    r->root = (coax_value *)x.value;
+    r->nentries = 0;
+    r->npending = 0;
+    if (!stream_grow(r, (void **)&r->entries, &r->entrycap, 1, sizeof *r->entries)) return stream_oom(r, err);
+    r->entries[r->nentries++] = (sentry){NULL, 0, NULL, 0, 0, NULL};
+    r->root_listed = true;
+    return COAX_OK;
+}

@@ -1,0 +1,736 @@
+/*
+** reader.c: where the JSON of a streamed reply starts, and the push parser
+** that reads it, one piece at a time.
+**
+** Both are state machines over single bytes, so a piece may end anywhere
+** (inside "```json", "<think>", a UTF-8 character, "\u12") and the next
+** one resumes there: every byte is looked at once, whatever the pieces.
+**
+** Where the JSON starts follows the candidate scan of coax_repair
+** (repair/scan.c): reasoning blocks (<think>...</think> and the other names
+** it knows) are skipped until they close; a code fence of a JSON-like
+** language (or any fence whose block starts with { or [) holds the JSON; a
+** tag's content, or prose, is passed until a '{' or '['. In prose, where
+** "[1]" or "[note]" are text, an array counts only when it starts like
+** JSON ('{', '[', '"' or ']' next), as the scan's rule for an open span.
+** A root scalar is never followed: its value is the final one's business.
+**
+** The parser reads strict JSON (RFC 8259). Anything else (what the lenient
+** parser would repair, and so might read otherwise) ends the candidate:
+** before a part of it was listed complete, a candidate in prose is dropped
+** and the search goes on from that byte ("use {name} here"); once a part
+** was listed, or in a fence or tag, the reader stops following the reply.
+** A scalar is reported (tree_scalar) only once what follows proves it
+** final: a string by the ',' or closer after it ("a" + "b" is one string
+** to the lenient parser), a number or literal by a space or a closer, or a
+** ',' in an array; in an object "12,111" is one number to the lenient
+** parser (thousands), so there the comma proves it only once a key's quote
+** follows.
+*/
+#include "stream/reader.h"
+
+#include <stdio.h>
+#include <strings.h>
+
+enum seek_state {
+    SK_PROSE,      /* looking for a value, a fence, a tag */
+    SK_TAG,        /* after '<': a tag's name */
+    SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
+    SK_FENCE_RUN,  /* a run of backticks or tildes */
+    SK_FENCE_LANG, /* a fence's language */
+    SK_FENCE_EOL,  /* spaces after the language */
+    SK_FENCE_BODY, /* the block's first bytes: spaces, then { or [ */
+    SK_FENCE_SKIP, /* a block that holds no JSON: up to its closing fence */
+    SK_BRACKET,    /* a '[' in prose: does JSON follow? */
+    SK_JSON,       /* the parser reads the candidate */
+    SK_AFTER,      /* the value ended: watching for another that might win */
+    SK_DONE        /* stopped or failed: nothing more is read */
+};
+
+enum parse_state {
+    P_VALUE,          /* a value (after ':' or ',' in an array) */
+    P_VALUE_OR_CLOSE, /* after '[' */
+    P_KEY_OR_CLOSE,   /* after '{' */
+    P_KEY,            /* after ',' in an object */
+    P_COLON,          /* after a key */
+    P_AFTER,          /* after a value: ',' or a closer */
+    P_STRING,         /* inside a string or key */
+    P_NUMBER,
+    P_LITERAL
+};
+
+/* Inside a string. */
+enum { L_CHAR, L_U8, L_ESC, L_HEX, L_LOW_BACKSLASH, L_LOW_U };
+/* Inside a number (JSON's grammar). */
+enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
+
+static bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static bool is_name_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* The names scan.c's is_reasoning and json_language know. */
+static bool is_reasoning(const char *name, size_t n)
+{
+    static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0) return true;
+    return false;
+}
+
+static bool json_language(const char *lang, size_t n)
+{
+    static const char *const langs[] = {"json", "jsonc", "json5", "jsonl", "ndjson", "javascript", "js"};
+    if (n == 0) return true;
+    for (size_t i = 0; i < sizeof langs / sizeof *langs; i++)
+        if (strlen(langs[i]) == n && strncasecmp(lang, langs[i], n) == 0) return true;
+    return false;
+}
+
+coax_code stream_oom(stream_reader *r, coax_error *err)
+{
+    return stream_limit(r, COAX_ENOMEM, err, "out of memory reading a streamed reply");
+}
+
+coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
+{
+    r->failed = code;
+    r->seek = SK_DONE;
+    r->fail_err.code = code;
+    r->fail_err.offset = r->bytes;
+    r->fail_err.line = r->fail_err.column = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->fail_err.msg, sizeof r->fail_err.msg, fmt, ap);
+    va_end(ap);
+    if (err) *err = r->fail_err;
+    return code;
+}
+
+coax_code stream_new(const coax_allocator *alloc, const stream_options *o, stream_reader **out, coax_error *err)
+{
+    if (!out) return coax_fail(err, COAX_EINVAL, 0, "stream_new: NULL argument");
+    *out = NULL;
+    stream_reader *r = coax_alloc_raw(alloc, sizeof *r);
+    if (!r) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    memset(r, 0, sizeof *r);
+    r->alloc = alloc;
+    if (o) r->o = *o;
+    r->lim = coax_limits_resolve(r->o.limits);
+    r->ar = coax_arena_new(alloc);
+    if (!r->ar) {
+        coax_free_raw(alloc, r, sizeof *r);
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    }
+    coax_buf_init(&r->text, alloc);
+    coax_buf_init(&r->cand, alloc);
+    r->seek = SK_PROSE;
+    r->block_start = true;
+    *out = r;
+    return COAX_OK;
+}
+
+void stream_free(stream_reader *r)
+{
+    if (!r) return;
+    tree_free(r);
+    coax_buf_free(&r->text);
+    coax_buf_free(&r->cand);
+    coax_arena_free(r->ar);
+    coax_arena_free(r->scratch);
+    coax_free_raw(r->alloc, r, sizeof *r);
+}
+
+size_t stream_bytes(const stream_reader *r) { return r ? r->bytes : 0; }
+
+bool stream_changed(const stream_reader *r) { return r && r->changed; }
+
+/* ---- the parser ---------------------------------------------------------- */
+
+/* The candidate cannot be read as strict JSON from here on. Returns true
+** when the byte is to be read again (as prose: the candidate was dropped). */
+static bool candidate_fails(stream_reader *r)
+{
+    r->changed = true;
+    if (!tree_listed(r) && (r->source == COAX_SOURCE_PROSE || r->source == COAX_SOURCE_WHOLE)) {
+        tree_drop(r);
+        r->seek = SK_PROSE;
+        r->block_start = false;
+        return true;
+    }
+    r->stopped = true;
+    r->seek = SK_DONE;
+    return false;
+}
+
+static void begin_candidate(stream_reader *r, coax_source source)
+{
+    r->source = (int)source;
+    r->seek = SK_JSON;
+    r->pstate = P_VALUE;
+    r->scalar = SC_NONE;
+    r->held.type = 0xFF;
+    r->dup = false;
+    r->cand.len = 0;
+    r->changed = true;
+}
+
+/* The held scalar is final: it joins its container. */
+static coax_code commit(stream_reader *r, coax_error *err)
+{
+    if (r->held.type == 0xFF) return COAX_OK;
+    coax_value v = r->held;
+    r->held.type = 0xFF;
+    r->changed = true;
+    coax_code rc = tree_scalar(r, &v);
+    if (rc && err) *err = r->fail_err;
+    return rc;
+}
+
+static coax_code text_put(stream_reader *r, const void *p, size_t n, coax_error *err)
+{
+    coax_buf_put(&r->text, p, n);
+    if (r->text.oom) return stream_oom(r, err);
+    if (r->text.len > r->lim.max_string)
+        return stream_limit(r, COAX_ESTRING, err, "a string of the streamed reply is longer than %zu bytes",
+                            r->lim.max_string);
+    if (r->scalar == SC_STRING || r->scalar == SC_KEY) r->changed = true;
+    return COAX_OK;
+}
+
+static coax_code put_code_point(stream_reader *r, uint32_t cp, coax_error *err)
+{
+    char u[4];
+    return text_put(r, u, coax_utf8_encode(cp, u), err);
+}
+
+/* A scalar's text, copied into the reader's arena, as the held value. */
+static coax_code hold(stream_reader *r, coax_type type, int boolean, coax_error *err)
+{
+    coax_value v = {.type = (uint8_t)type};
+    if (type == COAX_STRING || type == COAX_NUMBER) {
+        char *s = coax_arena_strdup(r->ar, r->text.data ? r->text.data : "", r->text.len);
+        if (!s) return stream_oom(r, err);
+        v.len = (uint32_t)r->text.len;
+        v.u.text = s;
+        if (type == COAX_NUMBER) {
+            bool is_int;
+            coax_number_span(s, r->text.len, &is_int);
+            v.flags = is_int ? COAX_VF_INT_TEXT : 0;
+        }
+    } else if (type == COAX_BOOL) {
+        v.u.boolean = boolean;
+    }
+    r->held = v;
+    r->scalar = SC_NONE;
+    r->pstate = P_AFTER;
+    r->held_spaced = false;
+    r->changed = true;
+    return COAX_OK;
+}
+
+/* A string or key ends at its closing quote. */
+static coax_code string_ends(stream_reader *r, coax_error *err)
+{
+    if (r->scalar == SC_KEY) {
+        bool dup = false;
+        coax_code rc = tree_key(r, r->text.data ? r->text.data : "", r->text.len, &dup);
+        if (rc) {
+            if (err) *err = r->fail_err;
+            return rc;
+        }
+        r->scalar = SC_NONE;
+        r->pstate = P_COLON;
+        r->changed = true;
+        if (dup) r->dup = true;
+        return COAX_OK;
+    }
+    return hold(r, COAX_STRING, 0, err);
+}
+
+static void begin_scalar(stream_reader *r, sscalar kind, int pstate)
+{
+    r->scalar = kind;
+    r->pstate = pstate;
+    r->lstate = 0;
+    r->text.len = 0;
+    r->high = 0;
+    r->changed = true;
+}
+
+/* The number lexer: the next state for 'c', or -1 when 'c' does not
+** continue the number. */
+static int number_next(int s, unsigned char c)
+{
+    bool digit = c >= '0' && c <= '9';
+    switch (s) {
+    case N_MINUS: return c == '0' ? N_ZERO : digit ? N_INT : -1;
+    case N_ZERO: return c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_E : -1;
+    case N_INT: return digit ? N_INT : c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_E : -1;
+    case N_DOT: return digit ? N_FRAC : -1;
+    case N_FRAC: return digit ? N_FRAC : (c == 'e' || c == 'E') ? N_E : -1;
+    case N_E: return digit ? N_EXP : (c == '+' || c == '-') ? N_ESIGN : -1;
+    case N_ESIGN: return digit ? N_EXP : -1;
+    default: return digit ? N_EXP : -1;
+    }
+}
+
+static bool number_may_end(int s) { return s == N_ZERO || s == N_INT || s == N_FRAC || s == N_EXP; }
+
+static int hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Result of reading one byte in the parser. */
+enum { STEP_OK, STEP_AGAIN, STEP_FAIL, STEP_ERROR };
+
+/* A byte that begins a value. */
+static int value_starts(stream_reader *r, unsigned char c, coax_error *err)
+{
+    switch (c) {
+    case '{': case '[':
+        if (r->depth >= r->lim.max_depth) {
+            stream_limit(r, COAX_EDEPTH, err, "the streamed reply nests deeper than %zu levels", r->lim.max_depth);
+            return STEP_ERROR;
+        }
+        if (tree_open(r, c == '{')) {
+            if (err) *err = r->fail_err;
+            return STEP_ERROR;
+        }
+        r->pstate = c == '{' ? P_KEY_OR_CLOSE : P_VALUE_OR_CLOSE;
+        r->changed = true;
+        return STEP_OK;
+    case '"':
+        begin_scalar(r, SC_STRING, P_STRING);
+        return STEP_OK;
+    case 't': case 'f': case 'n':
+        begin_scalar(r, SC_LITERAL, P_LITERAL);
+        r->literal = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        r->lstate = 1;
+        return STEP_OK;
+    case '-':
+        begin_scalar(r, SC_NUMBER, P_NUMBER);
+        r->lstate = N_MINUS;
+        break;
+    default:
+        if (c < '0' || c > '9') return STEP_FAIL;
+        begin_scalar(r, SC_NUMBER, P_NUMBER);
+        r->lstate = c == '0' ? N_ZERO : N_INT;
+        break;
+    }
+    char ch = (char)c;
+    return text_put(r, &ch, 1, err) ? STEP_ERROR : STEP_OK;
+}
+
+/* The innermost container closes with 'c'. */
+static int closes(stream_reader *r, unsigned char c, coax_error *err)
+{
+    bool object = r->frames[r->depth - 1].object;
+    if (object != (c == '}')) return STEP_FAIL;
+    if (commit(r, err) || tree_close(r)) {
+        if (err) *err = r->fail_err;
+        return STEP_ERROR;
+    }
+    r->changed = true;
+    if (r->depth == 0) {
+        r->ended = true;
+        r->seek = SK_AFTER;
+        r->run = 0;
+        if (r->o.schema) { /* the root's value is coax_extract's */
+            coax_buf_putc(&r->cand, (char)c);
+            if (r->cand.oom) {
+                stream_oom(r, err);
+                return STEP_ERROR;
+            }
+            r->root_pending = true; /* the next partial asks coax_extract */
+        }
+    } else {
+        r->pstate = P_AFTER;
+    }
+    return STEP_OK;
+}
+
+/* One byte of a string or key. */
+static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
+{
+    switch (r->lstate) {
+    case L_CHAR:
+        if (c == '"') return string_ends(r, err) ? STEP_ERROR : STEP_OK;
+        if (c == '\\') {
+            r->lstate = L_ESC;
+            return STEP_OK;
+        }
+        if (c < 0x20) return STEP_FAIL;
+        if (c < 0x80) {
+            char ch = (char)c;
+            return text_put(r, &ch, 1, err) ? STEP_ERROR : STEP_OK;
+        }
+        /* A UTF-8 lead byte (RFC 3629: no overlongs, no surrogates). */
+        if (c >= 0xC2 && c <= 0xDF) r->u8need = 2;
+        else if (c >= 0xE0 && c <= 0xEF) r->u8need = 3;
+        else if (c >= 0xF0 && c <= 0xF4) r->u8need = 4;
+        else return STEP_FAIL;
+        r->u8[0] = c;
+        r->u8n = 1;
+        r->lstate = L_U8;
+        return STEP_OK;
+    case L_U8: {
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (r->u8n == 1) {
+            if (r->u8[0] == 0xE0) lo = 0xA0;
+            else if (r->u8[0] == 0xED) hi = 0x9F;
+            else if (r->u8[0] == 0xF0) lo = 0x90;
+            else if (r->u8[0] == 0xF4) hi = 0x8F;
+        }
+        if (c < lo || c > hi) return STEP_FAIL;
+        r->u8[r->u8n++] = c;
+        if (r->u8n < r->u8need) return STEP_OK;
+        r->lstate = L_CHAR;
+        return text_put(r, r->u8, r->u8n, err) ? STEP_ERROR : STEP_OK;
+    }
+    case L_ESC: {
+        char d;
+        switch (c) {
+        case '"': d = '"'; break;
+        case '\\': d = '\\'; break;
+        case '/': d = '/'; break;
+        case 'b': d = '\b'; break;
+        case 'f': d = '\f'; break;
+        case 'n': d = '\n'; break;
+        case 'r': d = '\r'; break;
+        case 't': d = '\t'; break;
+        case 'u':
+            r->lstate = L_HEX;
+            r->hex = 0;
+            r->u8n = 0;
+            return STEP_OK;
+        default: return STEP_FAIL;
+        }
+        r->lstate = L_CHAR;
+        return text_put(r, &d, 1, err) ? STEP_ERROR : STEP_OK;
+    }
+    case L_HEX: {
+        int h = hex_value(c);
+        if (h < 0) return STEP_FAIL;
+        r->hex = r->hex << 4 | (uint32_t)h;
+        if (++r->u8n < 4) return STEP_OK;
+        uint32_t cp = r->hex;
+        if (r->high) { /* the low half of a pair */
+            if (cp < 0xDC00 || cp > 0xDFFF) return STEP_FAIL;
+            cp = 0x10000 + ((r->high - 0xD800) << 10) + (cp - 0xDC00);
+            r->high = 0;
+        } else if (cp >= 0xD800 && cp <= 0xDBFF) {
+            r->high = cp;
+            r->lstate = L_LOW_BACKSLASH;
+            return STEP_OK;
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return STEP_FAIL; /* a lone low surrogate */
+        }
+        r->lstate = L_CHAR;
+        return put_code_point(r, cp, err) ? STEP_ERROR : STEP_OK;
+    }
+    case L_LOW_BACKSLASH:
+        if (c != '\\') return STEP_FAIL; /* a lone high surrogate */
+        r->lstate = L_LOW_U;
+        return STEP_OK;
+    default: /* L_LOW_U */
+        if (c != 'u') return STEP_FAIL;
+        r->lstate = L_HEX;
+        r->hex = 0;
+        r->u8n = 0;
+        return STEP_OK;
+    }
+}
+
+/* One byte of the candidate. */
+static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
+{
+    switch (r->pstate) {
+    case P_STRING:
+        return string_byte(r, c, err);
+    case P_NUMBER: {
+        int next = number_next(r->lstate, c);
+        if (next >= 0) {
+            r->lstate = next;
+            char ch = (char)c;
+            return text_put(r, &ch, 1, err) ? STEP_ERROR : STEP_OK;
+        }
+        if (!number_may_end(r->lstate)) return STEP_FAIL;
+        if (hold(r, COAX_NUMBER, 0, err)) return STEP_ERROR;
+        return STEP_AGAIN;
+    }
+    case P_LITERAL:
+        if (r->literal[r->lstate] != (char)c) return STEP_FAIL;
+        if (r->literal[++r->lstate]) return STEP_OK;
+        return hold(r, r->literal[0] == 'n' ? COAX_NULL : COAX_BOOL, r->literal[0] == 't', err) ? STEP_ERROR
+                                                                                                : STEP_OK;
+    default:
+        break;
+    }
+    if (is_ws(c)) {
+        /* A space proves a number or literal ended; a string waits for
+        ** what follows ("a" + "b"). */
+        if (r->pstate == P_AFTER && r->held.type != 0xFF) {
+            r->held_spaced = true;
+            if (r->held.type != COAX_STRING && commit(r, err)) return STEP_ERROR;
+        } else if (r->pstate == P_KEY && commit(r, err)) { /* "n": 12, : no thousands after a space */
+            return STEP_ERROR;
+        }
+        return STEP_OK;
+    }
+    switch (r->pstate) {
+    case P_VALUE:
+        return value_starts(r, c, err);
+    case P_VALUE_OR_CLOSE:
+        if (c == ']') return closes(r, c, err);
+        return value_starts(r, c, err);
+    case P_KEY_OR_CLOSE:
+        if (c == '}') return closes(r, c, err);
+        /* fall through */
+    case P_KEY:
+        if (c != '"') return STEP_FAIL;
+        if (commit(r, err)) return STEP_ERROR; /* "n": 12,"m": the comma ended 12 */
+        begin_scalar(r, SC_KEY, P_STRING);
+        return STEP_OK;
+    case P_COLON:
+        if (c != ':') return STEP_FAIL;
+        if (r->dup) return STEP_FAIL; /* a duplicate key: the last value wins, later */
+        r->pstate = P_VALUE;
+        return STEP_OK;
+    default: /* P_AFTER */
+        if (c == '}' || c == ']') return closes(r, c, err);
+        if (c != ',') return STEP_FAIL;
+        if (r->frames[r->depth - 1].object) {
+            /* "n": 12,111 is one number to the lenient parser: the key's
+            ** quote next proves the comma separates members. */
+            if ((r->held.type != COAX_NUMBER || r->held_spaced) && commit(r, err)) return STEP_ERROR;
+            r->pstate = P_KEY;
+        } else {
+            if (commit(r, err)) return STEP_ERROR;
+            r->pstate = P_VALUE;
+        }
+        return STEP_OK;
+    }
+}
+
+/* ---- where the JSON starts ---------------------------------------------- */
+
+/* Bytes that matter in prose. */
+static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
+
+/* One byte outside the candidate. Returns true when it is to be read again
+** in the state it led to. */
+static bool seek_byte(stream_reader *r, unsigned char c)
+{
+    switch (r->seek) {
+    case SK_PROSE:
+        if (c == '{') {
+            begin_candidate(r, r->block_start ? COAX_SOURCE_WHOLE : COAX_SOURCE_PROSE);
+            return true;
+        }
+        if (c == '[') {
+            if (r->block_start) {
+                begin_candidate(r, COAX_SOURCE_WHOLE);
+                return true;
+            }
+            r->seek = SK_BRACKET;
+            return false;
+        }
+        if (c == '<') {
+            r->seek = SK_TAG;
+            r->nlen = 0;
+            return false;
+        }
+        if (c == '`' || c == '~') {
+            r->seek = SK_FENCE_RUN;
+            r->fence_char = (char)c;
+            r->run = 1;
+            return false;
+        }
+        if (!is_ws(c)) r->block_start = false;
+        return false;
+    case SK_BRACKET:
+        if (is_ws(c)) return false;
+        if (c == '{' || c == '[' || c == '"' || c == ']') {
+            begin_candidate(r, COAX_SOURCE_PROSE);
+            /* the '[' itself, then this byte */
+            r->seek = SK_JSON;
+            r->bracket_pending = true;
+            return true;
+        }
+        r->seek = SK_PROSE;
+        r->block_start = false;
+        return true;
+    case SK_TAG:
+        if (is_name_char(c) && r->nlen < 33) {
+            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
+            r->nlen++;
+            return false;
+        }
+        r->seek = SK_PROSE;
+        if (c != '>' || r->nlen == 0 || r->nlen > 32) {
+            r->block_start = false;
+            return true;
+        }
+        if (is_reasoning(r->name, r->nlen)) {
+            /* the closing tag, as the scan looks for it: "</" name ">" */
+            memmove(r->name + 2, r->name, r->nlen);
+            r->name[0] = '<';
+            r->name[1] = '/';
+            r->name[r->nlen + 2] = '>';
+            r->nlen += 3;
+            r->run = 0;
+            r->seek = SK_REASONING;
+        } else {
+            r->block_start = true; /* a tag's content: any value */
+        }
+        return false;
+    case SK_REASONING:
+        /* '<' appears only first in the closing tag: a mismatch restarts. */
+        if ((char)c == r->name[r->run]) {
+            if (++r->run == r->nlen) {
+                r->seek = SK_PROSE;
+                r->block_start = true; /* the text after reasoning may be one value */
+            }
+        } else {
+            r->run = c == '<' ? 1 : 0;
+        }
+        return false;
+    case SK_FENCE_RUN:
+        if ((char)c == r->fence_char) {
+            r->run++;
+            return false;
+        }
+        if (r->run < 3) {
+            r->seek = SK_PROSE;
+            r->block_start = false;
+            return true;
+        }
+        r->seek = SK_FENCE_LANG;
+        r->nlen = 0;
+        return true;
+    case SK_FENCE_LANG:
+        if (is_name_char(c) || c == '+') {
+            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
+            r->nlen++;
+            return false;
+        }
+        r->json_fence = r->nlen <= sizeof r->name && json_language(r->name, r->nlen);
+        r->seek = SK_FENCE_EOL;
+        return true;
+    case SK_FENCE_EOL:
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            if (c == '\n') r->seek = SK_FENCE_BODY;
+            return false;
+        }
+        r->seek = SK_FENCE_BODY;
+        return true;
+    case SK_FENCE_BODY:
+        if (is_ws(c)) return false;
+        if (c == '{' || c == '[') {
+            begin_candidate(r, COAX_SOURCE_FENCED);
+            return true;
+        }
+        /* A block that does not start with a container (prose, a scalar,
+        ** another language): nothing to follow in it. */
+        (void)r->json_fence;
+        r->seek = SK_FENCE_SKIP;
+        r->run = 0;
+        return true;
+    case SK_FENCE_SKIP:
+        if ((char)c == r->fence_char) {
+            r->run++;
+            return false;
+        }
+        if (r->run >= 3) {
+            r->seek = SK_PROSE;
+            r->block_start = false;
+            return true;
+        }
+        r->run = 0;
+        return false;
+    case SK_AFTER:
+        /* Another value, or another block, might be what the extraction
+        ** prefers: the reader no longer answers for the reply. A fenced
+        ** candidate's own closing fence is expected. */
+        if (c == '{' || c == '[') {
+            r->stopped = true;
+            r->changed = true;
+            r->seek = SK_DONE;
+        } else if (c == '`' || c == '~') {
+            r->run++;
+            if (r->run >= 3 && !(r->source == COAX_SOURCE_FENCED && !r->closing_seen)) {
+                r->stopped = true;
+                r->changed = true;
+                r->seek = SK_DONE;
+            }
+        } else {
+            if (r->run >= 3) r->closing_seen = true;
+            r->run = 0;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_error *err)
+{
+    if (!r || (!piece && len)) return coax_fail(err, COAX_EINVAL, 0, "stream_feed: NULL argument");
+    if (r->failed) {
+        if (err) *err = r->fail_err;
+        return r->failed;
+    }
+    if (len > r->lim.max_input || r->bytes > r->lim.max_input - len)
+        return stream_limit(r, COAX_ESIZE, err, "the streamed reply is longer than %zu bytes", r->lim.max_input);
+    const unsigned char *p = (const unsigned char *)piece;
+    for (size_t i = 0; i < len;) {
+        if (r->seek == SK_DONE) break;
+        if (r->seek != SK_JSON) {
+            if (r->seek == SK_PROSE) { /* the common case: prose to pass over */
+                while (i < len && !prose_stops[p[i]]) {
+                    if (!is_ws(p[i])) r->block_start = false;
+                    i++;
+                }
+                if (i >= len) break;
+            }
+            if (!seek_byte(r, p[i])) i++;
+            if (r->seek == SK_JSON && r->bracket_pending) {
+                r->bracket_pending = false;
+                if (r->o.schema) coax_buf_putc(&r->cand, '[');
+                int s = value_starts(r, '[', err);
+                if (s == STEP_ERROR) return r->failed;
+            }
+            continue;
+        }
+        if (r->pstate == P_STRING && r->lstate == L_CHAR) { /* a run of plain characters */
+            size_t k = i;
+            while (k < len && p[k] >= 0x20 && p[k] < 0x80 && p[k] != '"' && p[k] != '\\') k++;
+            if (k > i) {
+                if (r->o.schema) coax_buf_put(&r->cand, p + i, k - i);
+                if (text_put(r, p + i, k - i, err)) return r->failed;
+                i = k;
+                continue;
+            }
+        }
+        int s = parse_byte(r, p[i], err);
+        if (s == STEP_ERROR) return r->failed;
+        if (s == STEP_FAIL) {
+            if (candidate_fails(r)) continue; /* read again as prose */
+            break;
+        }
+        if (s == STEP_OK) {
+            if (r->o.schema && r->seek == SK_JSON) coax_buf_putc(&r->cand, (char)p[i]);
+            i++;
+        }
+    }
+    r->bytes += len;
+    if (r->cand.oom) return stream_oom(r, err);
+    return COAX_OK;
+}

@@ -1,0 +1,163 @@
+/*
+** reader.h: internals of the streaming reader, shared by reader.c (where
+** the JSON starts, and the push parser), partial.c (the parts the parser
+** reports: the tree of open containers, what is complete, the partial a
+** caller gets) and complete.c (with a schema: which closed parts are
+** final, and their coerced values).
+**
+** Memory: everything that stays until the reader is freed (keys, values of
+** closed parts, the arrays of open containers, pointers) lives in the
+** reader's own arena 'ar', so a partial can share it instead of copying the
+** value shown every time; scratch buffers that grow byte by byte (the
+** string being read, the candidate's text) come from the allocator.
+*/
+#ifndef COAX_STREAM_READER_H
+#define COAX_STREAM_READER_H
+
+#include "stream/stream.h"
+
+/* One open container. Its children so far are 'raw' (as parsed, every one
+** that closed); 'shown' holds the values of its complete children (their
+** final values, coerced with a schema) plus one slot past them, where a
+** partial puts the child in progress. Without a schema 'shown' is 'raw'. */
+typedef struct sframe {
+    bool object;
+    const char *ptr;        /* this container's JSON Pointer (reader arena) */
+    size_t plen;
+    void *raw;              /* coax_value[] or coax_member[] */
+    size_t nraw, rawcap;
+    void *shown;            /* the same, complete children only (+1 slot) */
+    size_t nshown, showncap;
+    size_t count;           /* children begun: the index of the next one */
+    size_t entries_from;    /* where its complete children begin in r->entries */
+    const char *key;        /* object: the key of the member being read (reader arena) */
+    size_t klen;
+    bool key_ready;         /* object: 'key' is complete (the colon or value may follow) */
+    /* object: the keys seen, for duplicates (open addressing, allocator) */
+    uint32_t *keyslots;     /* index into raw + 1; 0 empty */
+    size_t keymask;
+    /* with a schema (complete.c): the subschema of this container, and
+    ** whether its children may be complete before it is */
+    const coax_value *sub;
+    bool children_final;
+} sframe;
+
+/* One complete part in the list: its parent's pointer and its key or
+** index; the pointer text is built the first time a partial shows it. */
+typedef struct sentry {
+    const char *parent; /* the parent's pointer (NULL: the root itself) */
+    size_t plen;
+    const char *key;    /* NULL: an array index */
+    size_t klen;
+    size_t index;
+    const char *text;   /* the pointer, once built */
+} sentry;
+
+/* The kinds of value the parser is in the middle of (reader.c). */
+typedef enum sscalar { SC_NONE, SC_STRING, SC_KEY, SC_NUMBER, SC_LITERAL } sscalar;
+
+struct stream_reader {
+    const coax_allocator *alloc;
+    stream_options o;
+    coax_limits lim;
+    coax_arena *ar;         /* what lives as long as the reader */
+    coax_code failed;       /* a limit or memory: the reader stays failed */
+    coax_error fail_err;
+    size_t bytes;           /* fed so far */
+    bool stopped, ended, changed;
+    /* where the JSON starts (reader.c) */
+    int seek;               /* seek_state */
+    size_t run;             /* fence run length, tag name length, or match position */
+    char fence_char;
+    char name[40];          /* a tag's name, a fence's language, a closing tag */
+    size_t nlen;
+    bool block_start;       /* nothing but spaces since the text, a tag or a block began */
+    int source;             /* coax_source of the candidate */
+    /* the push parser (reader.c) */
+    int pstate;             /* parser state: what the next byte may be */
+    int lstate;             /* lexer state inside a string, number or literal */
+    sscalar scalar;
+    coax_value held;        /* a scalar read, not yet proven final (type 0xFF: none) */
+    bool held_spaced;       /* a space followed it */
+    bool dup;               /* the key just read repeats one */
+    bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
+    bool json_fence;        /* the fence's language is JSON-like */
+    bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
+    const char *literal;    /* the literal being matched ("true"...) */
+    uint32_t hex, high;     /* \u escape being read; pending high surrogate */
+    unsigned char u8[4];    /* a UTF-8 character being read */
+    size_t u8n, u8need;
+    coax_buf text;          /* the string, key or number being read (decoded) */
+    coax_buf cand;          /* the candidate's text, from its first byte */
+    /* the tree (partial.c) */
+    sframe *frames;
+    size_t depth, framecap;
+    uint64_t seed;          /* of the key tables */
+    coax_value *root;       /* the root's final value once it is listed */
+    coax_value root_raw;    /* the root as parsed, once it closed */
+    coax_value root_shown;  /* the root as shown when it closed (its complete children) */
+    const char **ptrs;      /* the entries' pointers, as a partial lists them */
+    size_t ptrcap;
+    coax_validation root_errors; /* with a schema: why the root is not complete */
+    sentry *entries;        /* the complete parts, top-most, in document order */
+    size_t nentries, entrycap;
+    bool root_listed;
+    bool root_pending;      /* with a schema: the root closed, coax_extract has not read it yet */
+    /* with a schema (complete.c) */
+    struct spending *pending; /* closed parts waiting for their coerced value */
+    size_t npending, pendingcap;
+    coax_arena *scratch;    /* the skeletons' (reset after each) */
+    coax_schema_error *errors; /* errors at and under complete parts (reader arena) */
+    size_t nerrors, errorcap;
+    bool doomed;
+};
+
+/* ---- partial.c: the parser's reports ----------------------------------- */
+
+/* A container opens (as the root, an item, or the value of the current key). */
+coax_code tree_open(stream_reader *r, bool object);
+/* The current member's key is complete. false: a duplicate (the reader stops). */
+coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup);
+/* A scalar ended (a delimiter proved it for numbers and literals). */
+coax_code tree_scalar(stream_reader *r, const coax_value *v);
+/* The innermost container closed. */
+coax_code tree_close(stream_reader *r);
+/* Pending child 'index' of frames[d] is complete with 'v' (its final
+** value, in the reader's arena): it is shown and listed; '*ptr' is its
+** pointer. */
+coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char **ptr);
+/* Whether a part was listed complete (a candidate may no longer be dropped). */
+bool tree_listed(const stream_reader *r);
+/* Forgets the candidate (nothing of it was listed). */
+void tree_drop(stream_reader *r);
+/* Frees the allocator memory of the frames. */
+void tree_free(stream_reader *r);
+
+coax_code stream_oom(stream_reader *r, coax_error *err);
+coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Grows an array in the reader's arena to hold 'need' elements of 'size'
+** bytes (doubling; the old block stays: a partial may still show it). */
+bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size);
+
+/* ---- complete.c: with a schema ------------------------------------------ */
+
+/* The subschema of a new container and whether its children may complete
+** on their own (every ancestor plain, every key on the way declared). */
+void complete_frame(stream_reader *r, sframe *f, const sframe *parent);
+/* Whether the child being closed in 'f' may be complete on its own. */
+bool complete_child_final(const stream_reader *r, const sframe *f);
+/* A closed child of frames[d] waits for its coerced value. */
+coax_code complete_pend(stream_reader *r, size_t d, size_t index);
+/* The frame at depth 'd' (pointer 'ptr') closed: its children wait no
+** more, and their errors give way to its own, which its coerced value
+** brings back. */
+void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
+/* Computes the coerced values of the parts pending (one skeleton) and
+** lists them. */
+coax_code complete_settle(stream_reader *r, coax_error *err);
+/* The root closed: its value as coax_extract gives it for the candidate. */
+coax_code complete_root(stream_reader *r, coax_error *err);
+
+#endif
