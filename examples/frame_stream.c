@@ -44,6 +44,7 @@ int main(void)
 {
     /* The agent types the reply in pieces of 5 characters, a millisecond apart. */
     const char *recipe =
+        "local coax = require 'coax'\n"
         "local reply = '{\"name\": \"Grue\", \"hp\": 40, \"moves\": [\"lurk\", \"eat\"]}'\n"
         "return { schema = { type = 'object', properties = { name = { type = 'string' },"
         " hp = { type = 'integer', minimum = 0 }, moves = { type = 'array', items = { type = 'string' } } },"
