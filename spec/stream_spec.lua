@@ -24,7 +24,7 @@ local REPLY = '{"name": "Ada Lovelace", "age": 36, "tags": ["math", "poetry", "e
 local FENCED = "Here is the person:\n```json\n" .. REPLY .. "\n```\nAnything else?"
 local VALUE = { name = "Ada Lovelace", age = 36, tags = { "math", "poetry", "engines" },
   address = { city = "London", zip = "W1" } }
-local KEYS = { OPENAI_API_KEY = "sk-test-stream", ANTHROPIC_API_KEY = "sk-ant-stream" }
+local KEYS = { OPENAI_API_KEY = "sk-test-stream", ANTHROPIC_API_KEY = "sk-ant-stream", GEMINI_API_KEY = "g-stream" }
 
 local server, dir
 
@@ -106,13 +106,15 @@ describe("streaming: partials", function()
     { agent = "anthropic", text = FENCED, seed = 4 },
     { agent = "ollama", text = REPLY, seed = 5 },
     { agent = "ollama", text = FENCED, seed = 6 },
+    { agent = "gemini", text = REPLY, seed = 15 },
+    { agent = "openai", api = "responses", text = FENCED, seed = 16 },
   }
   for _, c in ipairs(cases) do
     local kind = c.text == REPLY and "bare" or "fenced"
-    it(("%s, %s: monotone partials, the final value as without streaming, bytes received"):format(c.agent, kind),
-      function()
+    it(("%s%s, %s: monotone partials, the final value as without streaming, bytes received"):format(c.agent,
+      c.api and " " .. c.api or "", kind), function()
         local sc = server:scenario({ { stream_text = c.text, seed = c.seed, chunk_delay_ms = 1 } })
-        local report, value, partials = run(sc, c.agent, { stream = true })
+        local report, value, partials = run(sc, c.agent, { stream = true, api = c.api })
         assert.are.equal("ok", report.outcome)
         assert.are.same(VALUE, value)
         assert.are.equal(#c.text, report.attempts[1].bytes_received)
@@ -122,7 +124,7 @@ describe("streaming: partials", function()
         check_monotone(partials, value)
         -- not streamed: the same value, and no bytes_received
         local plain = server:scenario({ { reply = c.text } })
-        local r2, v2 = run(plain, c.agent, { stream = c.agent == "ollama" and false or nil })
+        local r2, v2 = run(plain, c.agent, { stream = c.agent == "ollama" and false or nil, api = c.api })
         assert.are.same(value, v2)
         assert.is_nil(r2.attempts[1].bytes_received)
       end)
