@@ -72,9 +72,14 @@ typedef struct stream_partial {
     bool ended;                /* the JSON value has ended (complete = {""}) */
 } stream_partial;
 
-/* The partial so far, built in 'arena' (the value, pointers and errors stay
-** valid until the arena is reset or freed). The work is proportional to
-** what changed since the last call plus the size of the value shown. */
+/* The partial so far. The value shares the reader's memory (complete
+** parts, the arrays of open containers, the string in progress) and the
+** list and errors are the reader's: all stay valid until the next call on
+** the reader (stream_feed, stream_partial_get, stream_free); 'arena' holds
+** the rest (the in-progress pointer, the value's root). Write it out
+** (stream_partial_write) or copy it (coax_value_copy) before feeding more.
+** The work is proportional to what changed since the last call plus the
+** depth of the value and the pointers not listed before. */
 coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial *out, coax_error *err);
 
 /* Writes a partial as the JSON object hosts and the CLI see:

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "counting.h"
 #include "test.h"
@@ -453,7 +454,52 @@ static void test_allocator(void)
     coax_schema_free(s);
 }
 
+/* CPU time of a reply of 'n' bytes streamed in 20-byte pieces, a partial
+** every 10 pieces, with a schema (the best of 3). */
+static double stream_cost(const coax_schema *s, size_t n)
+{
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    coax_buf_puts(&b, "```json\n{\"items\": [");
+    for (size_t i = 0; b.len < n; i++) coax_buf_printf(&b, "%s{\"id\": %zu, \"name\": \"item %zu\"}", i ? ", " : "", i, i);
+    coax_buf_puts(&b, "]}\n```");
+    double best = 1e9;
+    for (int round = 0; round < 3; round++) {
+        clock_t t0 = clock();
+        stream_options o = {s, NULL, NULL, 0};
+        stream_reader *r;
+        coax_arena *a = coax_arena_new(NULL);
+        stream_partial p;
+        CHECK(stream_new(NULL, &o, &r, NULL) == COAX_OK);
+        for (size_t at = 0, k = 0; at < b.len; at += 20, k++) {
+            CHECK(stream_feed(r, b.data + at, b.len - at < 20 ? b.len - at : 20, NULL) == COAX_OK);
+            if (k % 10 == 0) CHECK(stream_partial_get(r, a, &p, NULL) == COAX_OK);
+        }
+        CHECK(stream_partial_get(r, a, &p, NULL) == COAX_OK && p.ended && p.ncomplete == 1);
+        stream_free(r);
+        coax_arena_free(a);
+        double t = (double)(clock() - t0) / CLOCKS_PER_SEC;
+        if (t < best) best = t;
+    }
+    coax_buf_free(&b);
+    return best;
+}
+
+/* 64 times the bytes cost at most 64 x 2 times the time (linear, with room
+** for caches; quadratic would be 64 x 64). */
+static void test_linear(void)
+{
+    coax_schema *s = compile(list_schema);
+    double small = stream_cost(s, 16 * 1024), big = stream_cost(s, 1024 * 1024);
+    if (!(big <= small * 128 + 0.01)) {
+        printf("  16 KB %.4fs, 1 MB %.4fs\n", small, big);
+        test_failed_now = 1;
+    }
+    coax_schema_free(s);
+}
+
 #define TESTS                          \
+    X(test_linear)                     \
     X(test_splits_and_monotone)        \
     X(test_exact)                      \
     X(test_atomic)                     \
