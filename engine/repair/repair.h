@@ -123,6 +123,10 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                        size_t start, size_t end, const char *shift, rlog *log,
                        rvalues *out, coax_error *err);
 
+/* Whether a tag's name[0..n) opens a reasoning block (<think>, <reasoning>...):
+** for the scan, and for the streaming reader (engine/stream/) alike. */
+bool repair_is_reasoning(const char *name, size_t n);
+
 /* A fence of three or more backticks or tildes at t[i]: its length, or 0
 ** (also when i is at or past len). */
 size_t repair_fence_at(const char *t, size_t i, size_t len);

@@ -58,7 +58,7 @@ static bool is_name_char(char c)
            c == '-';
 }
 
-static bool is_reasoning(const char *name, size_t n)
+bool repair_is_reasoning(const char *name, size_t n)
 {
     static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -352,7 +352,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             memcpy(closing + 2, t + i + 1, nlen);
             closing[nlen + 2] = '>';
             size_t body = n + 1;
-            bool reasoning = is_reasoning(t + i + 1, nlen);
+            bool reasoning = repair_is_reasoning(t + i + 1, nlen);
             /* Look for the closing tag only for a tag that matters: a
             ** reasoning block, or content that starts like JSON (a search
             ** per ordinary tag would be quadratic in tag soup). */

@@ -30,10 +30,6 @@
 #include "extract/coerce.h"
 #include "schema/schema.h"
 
-struct spending {
-    size_t depth, index;
-};
-
 static const coax_value *member(const coax_value *obj, const char *key, size_t n)
 {
     return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, n) : NULL;
@@ -151,7 +147,7 @@ coax_code complete_pend(stream_reader *r, size_t d, size_t index)
 {
     if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
         return stream_oom(r, NULL);
-    r->pending[r->npending++] = (struct spending){d, index};
+    r->pending[r->npending++] = (spending){d, index, NULL, NULL};
     return COAX_OK;
 }
 
@@ -297,16 +293,16 @@ coax_code complete_settle(stream_reader *r, coax_error *err)
         if (coax_pointer_get(coerced, sp, splen, &v)) /* not where it was: never shown changed */
             v = m ? &m->value : (const coax_value *)f->raw + index;
         coax_value *keep = coax_value_copy(r->ar, v);
-        const char *real = NULL;
-        if (!keep || tree_show(r, d, index, keep, &real)) {
+        char *real = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index, &reallen);
+        if (!keep || !real) {
             rc = COAX_ENOMEM;
             break;
         }
-        reallen = strlen(real);
+        r->pending[i].value = keep; /* partial.c shows and lists it */
+        r->pending[i].ptr = real;
         for (size_t e = 0; !rc && !val.valid && e < val.nerrors; e++)
             rc = keep_error(r, &val.errors[e], sp, splen, real, reallen);
     }
-    r->npending = 0;
     coax_arena_reset(r->scratch);
     if (rc == COAX_ENOMEM) return stream_oom(r, err);
     if (rc) return stream_limit(r, rc, NULL, "%s", err && err->msg[0] ? err->msg : coax_strerror(rc));

@@ -18,51 +18,6 @@
 
 #include "base/hash.h"
 
-#include <stdio.h>
-
-bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap * 2 : 8;
-    while (n < need) n *= 2;
-    void *q = coax_arena_alloc(r->ar, n * size);
-    if (!q) return false;
-    if (*cap) memcpy(q, *p, *cap * size);
-    *p = q;
-    *cap = n;
-    return true;
-}
-
-/* "parent/key" with RFC 6901's escapes (~0, ~1), or "parent/index". */
-static char *pointer_join(coax_arena *a, const char *parent, size_t plen, const char *key, size_t klen,
-                          size_t index, size_t *outlen)
-{
-    char num[24];
-    if (!key) {
-        klen = (size_t)snprintf(num, sizeof num, "%zu", index);
-        key = num;
-    }
-    size_t extra = 0;
-    for (size_t i = 0; i < klen; i++) extra += key[i] == '~' || key[i] == '/';
-    size_t n = plen + 1 + klen + extra;
-    char *s = coax_arena_alloc(a, n + 1);
-    if (!s) return NULL;
-    memcpy(s, parent, plen);
-    size_t o = plen;
-    s[o++] = '/';
-    for (size_t i = 0; i < klen; i++) {
-        if (key[i] == '~' || key[i] == '/') {
-            s[o++] = '~';
-            s[o++] = key[i] == '~' ? '0' : '1';
-        } else {
-            s[o++] = key[i];
-        }
-    }
-    s[o] = '\0';
-    if (outlen) *outlen = o;
-    return s;
-}
-
 /* Room for one more child and the slot past the complete ones. */
 static bool frame_room(stream_reader *r, sframe *f)
 {
@@ -135,7 +90,9 @@ static coax_code child_closed(stream_reader *r, size_t d)
     return COAX_OK;
 }
 
-coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char **ptr)
+/* Pending child 'index' of frames[d] is complete with 'v' (its final value,
+** in the reader's arena) at pointer 'ptr': it is shown and listed. */
+static coax_code show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char *ptr)
 {
     sframe *f = &r->frames[d];
     if (!frame_room(r, f)) return COAX_ENOMEM;
@@ -146,10 +103,8 @@ coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *
     if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
     /* The open containers below: their children come after it in the list. */
     for (size_t k = d + 1; k < r->depth; k++) r->frames[k].entries_from = r->nentries;
-    sentry *e = &r->entries[r->nentries - 1];
-    e->text = pointer_join(r->ar, e->parent, e->plen, e->key, e->klen, e->index, NULL);
-    *ptr = e->text;
-    return e->text ? COAX_OK : COAX_ENOMEM;
+    r->entries[r->nentries - 1].text = ptr;
+    return COAX_OK;
 }
 
 coax_code tree_open(stream_reader *r, bool object)
@@ -168,7 +123,7 @@ coax_code tree_open(stream_reader *r, bool object)
     f->object = object;
     f->entries_from = r->nentries;
     if (parent) {
-        f->ptr = pointer_join(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL,
+        f->ptr = stream_pointer(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL,
                               parent->klen, parent->nraw, &f->plen);
         if (!f->ptr) return stream_oom(r, NULL);
     } else {
@@ -283,10 +238,10 @@ static const char *in_progress(stream_reader *r, coax_arena *a, bool *is_string)
     sframe *f = &r->frames[r->depth - 1];
     bool held = r->held.type != 0xFF;
     if (r->scalar == SC_KEY)
-        return pointer_join(a, f->ptr, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
+        return stream_pointer(a, f->ptr, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
     if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return f->ptr;
     *is_string = r->scalar == SC_STRING || (held && r->held.type == COAX_STRING);
-    return pointer_join(a, f->ptr, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
+    return stream_pointer(a, f->ptr, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
 }
 
 static bool is_atomic(const stream_reader *r, const char *ptr)
@@ -343,6 +298,11 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
     if (r->o.schema && r->npending) {
         coax_code rc = complete_settle(r, err);
         if (rc) return rc;
+        for (size_t i = 0; i < r->npending; i++) {
+            const spending *p = &r->pending[i];
+            if (show(r, p->depth, p->index, p->value, p->ptr)) return stream_oom(r, err);
+        }
+        r->npending = 0;
     }
     if (r->root_pending) {
         r->root_pending = false;
@@ -368,7 +328,7 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
     for (size_t i = 0; i < r->nentries; i++) {
         sentry *e = &r->entries[i];
         if (!e->text) {
-            e->text = e->parent ? pointer_join(r->ar, e->parent, e->plen, e->key, e->klen, e->index, NULL) : "";
+            e->text = e->parent ? stream_pointer(r->ar, e->parent, e->plen, e->key, e->klen, e->index, NULL) : "";
             if (!e->text) return stream_oom(r, err);
         }
         r->ptrs[i] = e->text;

@@ -29,8 +29,8 @@
 */
 #include "stream/reader.h"
 
-#include <stdio.h>
-#include <strings.h>
+#include "repair/repair.h"
+
 
 enum seek_state {
     SK_PROSE,      /* looking for a value, a fence, a tag */
@@ -44,7 +44,7 @@ enum seek_state {
     SK_BRACKET,    /* a '[' in prose: does JSON follow? */
     SK_JSON,       /* the parser reads the candidate */
     SK_AFTER,      /* the value ended: watching for another that might win */
-    SK_DONE        /* stopped or failed: nothing more is read */
+    SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
 };
 
 enum parse_state {
@@ -69,44 +69,6 @@ static bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' |
 static bool is_name_char(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
-
-/* The names scan.c's is_reasoning and json_language know. */
-static bool is_reasoning(const char *name, size_t n)
-{
-    static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0) return true;
-    return false;
-}
-
-static bool json_language(const char *lang, size_t n)
-{
-    static const char *const langs[] = {"json", "jsonc", "json5", "jsonl", "ndjson", "javascript", "js"};
-    if (n == 0) return true;
-    for (size_t i = 0; i < sizeof langs / sizeof *langs; i++)
-        if (strlen(langs[i]) == n && strncasecmp(lang, langs[i], n) == 0) return true;
-    return false;
-}
-
-coax_code stream_oom(stream_reader *r, coax_error *err)
-{
-    return stream_limit(r, COAX_ENOMEM, err, "out of memory reading a streamed reply");
-}
-
-coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
-{
-    r->failed = code;
-    r->seek = SK_DONE;
-    r->fail_err.code = code;
-    r->fail_err.offset = r->bytes;
-    r->fail_err.line = r->fail_err.column = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->fail_err.msg, sizeof r->fail_err.msg, fmt, ap);
-    va_end(ap);
-    if (err) *err = r->fail_err;
-    return code;
 }
 
 coax_code stream_new(const coax_allocator *alloc, const stream_options *o, stream_reader **out, coax_error *err)
@@ -578,7 +540,7 @@ static bool seek_byte(stream_reader *r, unsigned char c)
             r->block_start = false;
             return true;
         }
-        if (is_reasoning(r->name, r->nlen)) {
+        if (repair_is_reasoning(r->name, r->nlen)) {
             /* the closing tag, as the scan looks for it: "</" name ">" */
             memmove(r->name + 2, r->name, r->nlen);
             r->name[0] = '<';
@@ -621,7 +583,6 @@ static bool seek_byte(stream_reader *r, unsigned char c)
             r->nlen++;
             return false;
         }
-        r->json_fence = r->nlen <= sizeof r->name && json_language(r->name, r->nlen);
         r->seek = SK_FENCE_EOL;
         return true;
     case SK_FENCE_EOL:
@@ -639,7 +600,6 @@ static bool seek_byte(stream_reader *r, unsigned char c)
         }
         /* A block that does not start with a container (prose, a scalar,
         ** another language): nothing to follow in it. */
-        (void)r->json_fence;
         r->seek = SK_FENCE_SKIP;
         r->run = 0;
         return true;

@@ -53,6 +53,17 @@ typedef struct sentry {
     const char *text;   /* the pointer, once built */
 } sentry;
 
+/* A closed part waiting for its coerced value (complete.c computes it,
+** partial.c shows it). */
+typedef struct spending {
+    size_t depth, index;     /* child 'index' of frames[depth] */
+    const coax_value *value; /* its final value, once computed */
+    const char *ptr;         /* its pointer, then */
+} spending;
+
+/* The state where nothing more is read (reader.c's seek states). */
+#define STREAM_SEEK_DONE 11
+
 /* The kinds of value the parser is in the middle of (reader.c). */
 typedef enum sscalar { SC_NONE, SC_STRING, SC_KEY, SC_NUMBER, SC_LITERAL } sscalar;
 
@@ -81,7 +92,6 @@ struct stream_reader {
     bool held_spaced;       /* a space followed it */
     bool dup;               /* the key just read repeats one */
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
-    bool json_fence;        /* the fence's language is JSON-like */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     const char *literal;    /* the literal being matched ("true"...) */
     uint32_t hex, high;     /* \u escape being read; pending high surrogate */
@@ -104,7 +114,7 @@ struct stream_reader {
     bool root_listed;
     bool root_pending;      /* with a schema: the root closed, coax_extract has not read it yet */
     /* with a schema (complete.c) */
-    struct spending *pending; /* closed parts waiting for their coerced value */
+    spending *pending; /* closed parts waiting for their coerced value */
     size_t npending, pendingcap;
     coax_arena *scratch;    /* the skeletons' (reset after each) */
     coax_schema_error *errors; /* errors at and under complete parts (reader arena) */
@@ -122,10 +132,6 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup);
 coax_code tree_scalar(stream_reader *r, const coax_value *v);
 /* The innermost container closed. */
 coax_code tree_close(stream_reader *r);
-/* Pending child 'index' of frames[d] is complete with 'v' (its final
-** value, in the reader's arena): it is shown and listed; '*ptr' is its
-** pointer. */
-coax_code tree_show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char **ptr);
 /* Whether a part was listed complete (a candidate may no longer be dropped). */
 bool tree_listed(const stream_reader *r);
 /* Forgets the candidate (nothing of it was listed). */
@@ -133,9 +139,16 @@ void tree_drop(stream_reader *r);
 /* Frees the allocator memory of the frames. */
 void tree_free(stream_reader *r);
 
+/* ---- memory.c ------------------------------------------------------------ */
+
+/* Fail the reader (it stays failed) for memory, or a limit with a message. */
 coax_code stream_oom(stream_reader *r, coax_error *err);
 coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* "parent/key" with RFC 6901's escapes (~0, ~1), or "parent/index" (key
+** NULL), in 'a'; NULL when out of memory. */
+char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char *key, size_t klen, size_t index,
+                     size_t *outlen);
 
 /* Grows an array in the reader's arena to hold 'need' elements of 'size'
 ** bytes (doubling; the old block stays: a partial may still show it). */
@@ -154,8 +167,8 @@ coax_code complete_pend(stream_reader *r, size_t d, size_t index);
 ** more, and their errors give way to its own, which its coerced value
 ** brings back. */
 void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
-/* Computes the coerced values of the parts pending (one skeleton) and
-** lists them. */
+/* Computes the coerced values and pointers of the parts pending (one
+** skeleton), and their errors; partial.c then shows and lists them. */
 coax_code complete_settle(stream_reader *r, coax_error *err);
 /* The root closed: its value as coax_extract gives it for the candidate. */
 coax_code complete_root(stream_reader *r, coax_error *err);

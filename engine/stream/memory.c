@@ -1,0 +1,71 @@
+/*
+** memory.c: what every file of the streaming reader uses: growing arrays in
+** the reader's arena, JSON Pointers, and failing (memory, limits) so that
+** the reader stays failed. The lowest file of engine/stream/: reader.c
+** calls partial.c, which calls complete.c; all three call this one.
+*/
+#include "stream/reader.h"
+
+#include <stdio.h>
+
+coax_code stream_oom(stream_reader *r, coax_error *err)
+{
+    return stream_limit(r, COAX_ENOMEM, err, "out of memory reading a streamed reply");
+}
+
+coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
+{
+    r->failed = code;
+    r->seek = STREAM_SEEK_DONE;
+    r->fail_err.code = code;
+    r->fail_err.offset = r->bytes;
+    r->fail_err.line = r->fail_err.column = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->fail_err.msg, sizeof r->fail_err.msg, fmt, ap);
+    va_end(ap);
+    if (err) *err = r->fail_err;
+    return code;
+}
+
+bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap * 2 : 8;
+    while (n < need) n *= 2;
+    void *q = coax_arena_alloc(r->ar, n * size);
+    if (!q) return false;
+    if (*cap) memcpy(q, *p, *cap * size);
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char *key, size_t klen, size_t index,
+                     size_t *outlen)
+{
+    char num[24];
+    if (!key) {
+        klen = (size_t)snprintf(num, sizeof num, "%zu", index);
+        key = num;
+    }
+    size_t extra = 0;
+    for (size_t i = 0; i < klen; i++) extra += key[i] == '~' || key[i] == '/';
+    size_t n = plen + 1 + klen + extra;
+    char *s = coax_arena_alloc(a, n + 1);
+    if (!s) return NULL;
+    memcpy(s, parent, plen);
+    size_t o = plen;
+    s[o++] = '/';
+    for (size_t i = 0; i < klen; i++) {
+        if (key[i] == '~' || key[i] == '/') {
+            s[o++] = '~';
+            s[o++] = key[i] == '~' ? '0' : '1';
+        } else {
+            s[o++] = key[i];
+        }
+    }
+    s[o] = '\0';
+    if (outlen) *outlen = o;
+    return s;
+}
