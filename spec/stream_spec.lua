@@ -320,7 +320,7 @@ describe("streaming: cost", function()
       H.write(path("cost.lua"), 'return { schema = "count.json", prompt = "x", stream = { every_ms = 0 } }')
       collectgarbage()
       local t0 = os.clock()
-      local report = run(sc, "openai", { stream = true }, "cost.lua")
+      local report = run(sc, "openai", { stream = true, timeout_ms = 120000 }, "cost.lua") -- slow under ASan
       local t = os.clock() - t0
       assert.are.equal("ok", report.outcome)
       assert.are.equal(#text, report.attempts[1].bytes_received)
