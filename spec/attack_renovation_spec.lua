@@ -54,7 +54,7 @@ return { schema = { type = 'integer' }, prompt = table.concat(names, ' ') .. ' |
 ]], "x", { source = true, replies = { "1" } })
     assert.are.equal("ok", r.outcome)
     assert.are.equal("check_reply command example extract getenv host_request http json null repair schema secret "
-      .. "sleep strerror tokens tokens_chat version | true | request | nilnilnilnilnil",
+      .. "sleep stream_sink strerror tokens tokens_chat version | true | request | nilnilnilnilnil",
       r.attempts[1].messages[1].content:match("^[^\n]*"))
   end)
 

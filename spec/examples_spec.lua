@@ -35,6 +35,33 @@ describe("examples/ (frame loop)", function()
   end)
 end)
 
+describe("examples/ (partials frame by frame)", function()
+  it("frame_stream.c: a streamed reply's partials, at most one a frame, every poll within half a frame", function()
+    local ok, out = run("frame_stream")
+    assert.is_true(ok, out)
+    local function partial(frame, value, complete, in_progress)
+      return ('frame %d: {"value":%s,"complete":[%s],"in_progress":%s,"attempt":1}'):format(frame, value, complete,
+        in_progress and ('"' .. in_progress .. '"') or "null")
+    end
+    local grue = '"name":"Grue","hp":40'
+    assert.are.equal(table.concat({
+      partial(1, "{}", "", "/nam"),
+      partial(2, '{"name":""}', "", "/name"),
+      partial(3, '{"name":"Grue"}', "", "/name"),
+      partial(4, '{"name":"Grue"}', '"/name"', "/hp"),
+      partial(5, '{"name":"Grue"}', '"/name"', "/hp"),
+      partial(6, "{" .. grue .. "}", '"/name","/hp"', "/mo"),
+      partial(7, "{" .. grue .. "}", '"/name","/hp"', "/moves"),
+      partial(8, "{" .. grue .. ',"moves":["lu"]}', '"/name","/hp"', "/moves/0"),
+      partial(9, "{" .. grue .. ',"moves":["lurk"]}', '"/name","/hp","/moves/0"', "/moves"),
+      partial(10, "{" .. grue .. ',"moves":["lurk","eat"]}', '"/name","/hp","/moves/0"', "/moves/1"),
+      partial(11, "{" .. grue .. ',"moves":["lurk","eat"]}', '""', nil),
+      "ran 12 frames, 11 partials, at most one a frame: ok {" .. grue .. ',"moves":["lurk","eat"]}',
+      "every poll took less than half a frame: yes",
+    }, "\n") .. "\n", out)
+  end)
+end)
+
 describe("make install", function()
   it("installs what a host needs: the example builds and runs against the installed files only", function()
     if os.getenv("COAX_WRAP") and os.getenv("COAX_WRAP") ~= "" then return end -- not under valgrind

@@ -77,10 +77,6 @@ static const char usage_text[] =
 #define HIST 16             /* attempts histogram: 0..HIST-1, then "more" */
 #define N_OUTCOMES (COAX_OUTCOME_INVALID + 1)
 
-static const char zero_metrics[] =
-    "{\"attempts\":0,\"wall_ms\":0,\"engine_ms\":0,\"agent_ms\":0,\"input_tokens_est\":0,"
-    "\"output_tokens_est\":0,\"input_tokens\":null,\"output_tokens\":null,\"repairs\":0,\"coercions\":0}";
-
 typedef struct batch_opts {
     const char *recipe, *input, *output;
     cli_agent agent;
@@ -249,7 +245,7 @@ static void emit_invalid(batch *b, const char *id, size_t id_len, uint64_t line_
     else coax_buf_printf(L, "null,\"line\":%llu", (unsigned long long)line_no);
     coax_buf_puts(L, ",\"outcome\":\"invalid\",\"error\":{\"code\":\"invalid_input\",\"message\":");
     coax_buf_put_json_string(L, reason, strlen(reason));
-    coax_buf_printf(L, "},\"metrics\":%s}\n", zero_metrics);
+    coax_buf_printf(L, "},\"metrics\":%s}\n", batch_zero_metrics);
     write_line(b);
     b->st.lines++;
     b->st.outcome[COAX_OUTCOME_INVALID]++;
@@ -274,37 +270,9 @@ static void emit_result(batch *b, slot *sl)
     coax_arena *a = coax_arena_new(NULL);
     coax_value *r = NULL;
     if (!a || !rep || coax_parse(a, rep, rlen, NULL, &r, NULL) != COAX_OK || coax_value_type(r) != COAX_OBJECT) r = NULL;
-    const coax_value *error = r ? coax_object_get(r, "error", 5) : NULL;
     const coax_value *metrics = r ? coax_object_get(r, "metrics", 7) : NULL;
-    const coax_value *attempts = r ? coax_object_get(r, "attempts", 8) : NULL;
-    const coax_value *last = attempts ? coax_array_get(attempts, coax_value_len(attempts) - 1) : NULL;
-    const coax_value *errors = last ? coax_object_get(last, "errors", 6) : NULL;
-
-    coax_buf *L = &b->line;
-    L->len = 0;
-    coax_buf_puts(L, "{\"id\":");
-    coax_buf_put(L, sl->id, sl->id_len);
-    coax_buf_printf(L, ",\"outcome\":\"%s\"", coax_outcome_name(oc));
-    size_t vlen;
-    const char *value = coax_session_value(sl->s, &vlen);
-    if (value) {
-        coax_buf_puts(L, ",\"value\":");
-        coax_buf_put(L, value, vlen);
-    }
-    if (error && coax_value_type(error) == COAX_OBJECT) {
-        coax_buf_puts(L, ",\"error\":");
-        coax_write_buf(L, error, 0);
-    } else if (oc != COAX_OUTCOME_OK) {
-        coax_buf_puts(L, ",\"error\":{\"code\":\"no_report\",\"message\":\"out of memory building the report\"}");
-    }
-    if (oc != COAX_OUTCOME_OK && errors && coax_value_type(errors) == COAX_ARRAY && coax_value_len(errors)) {
-        coax_buf_puts(L, ",\"errors\":");
-        coax_write_buf(L, errors, 0);
-    }
-    coax_buf_puts(L, ",\"metrics\":");
-    if (metrics && coax_value_type(metrics) == COAX_OBJECT) coax_write_buf(L, metrics, 0);
-    else coax_buf_puts(L, zero_metrics);
-    coax_buf_puts(L, "}\n");
+    b->line.len = 0;
+    batch_result_line(&b->line, sl->s, sl->id, sl->id_len, r);
     write_line(b);
 
     batch_stats *st = &b->st;

@@ -46,6 +46,14 @@ batch_read br_next(batch_reader *r, int timeout_ms, const char **line, size_t *l
 ** it again. Only right after that call. */
 void br_unread(batch_reader *r);
 
+/* ---- result lines ----------------------------------------------------------
+** The line of a session that ended: {"id", "outcome", "value"?, "error"?,
+** "errors"? (the last attempt's, when it failed), "metrics"} and a newline,
+** appended to 'L' from its parsed report 'r' (NULL: none, as without
+** memory). 'id' (JSON text) NULL: no "id" (`coax run --stream`'s last line). */
+extern const char batch_zero_metrics[];
+void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_len, const coax_value *r);
+
 /* ---- lines out -----------------------------------------------------------
 ** Writes all of p[0..n) with as few write(2) calls as the kernel allows (one
 ** for a regular file), retrying on EINTR. Returns 0 or the errno. */

@@ -1,9 +1,9 @@
 /*
-** cli/run.c: coax run RECIPE [--input FILE|-] [agent options] [--max-attempts N]
+** cli/run.c: coax run RECIPE [--input FILE|-] [agent options] [--stream] [--max-attempts N]
 **            [--report FILE] [--lua-path DIR] [--allow-dir DIR]
 **            [--max-depth N] [--max-input N] [--max-string N]
 */
-#include "cli/cli.h"
+#include "cli/batch.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +30,10 @@ static const char usage_text[] =
     "                        (default), json, prompt or tools; ollama: format (default),\n"
     "                        json or prompt\n"
     "  --agent-options JSON  any other agent option, as in '{\"temperature\": 0}'\n"
+    "  --stream              ask the agent for a streamed reply; stdout becomes JSON lines:\n"
+    "                        {\"partial\": V, \"attempt\": N, \"complete\": [...], \"in_progress\": \"/x\"}\n"
+    "                        as the value arrives (the recipe's stream.every_ms apart), then\n"
+    "                        {\"value\": V}, or the line coax batch writes for a failed session\n"
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
     "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
@@ -49,14 +53,88 @@ static const char usage_text[] =
     "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
     "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
 
-/* The events told with the demo and --verbose: the reasons the report does
-** not keep (a rejection's, a parse failure's), one JSON object a line. */
-static void keep_reasons(void *ud, coax_session *s, const char *name, const char *data)
+/* What the session's events go to: the reasons kept for the demo and
+** --verbose, and the partials --stream prints. */
+typedef struct run_events {
+    coax_buf reasons; /* the reasons the report does not keep, one JSON object a line */
+    bool tell, stream;
+    int write_error;  /* errno of a failed write to stdout, or 0 */
+} run_events;
+
+/* Writes 'line' (newline-terminated) to stdout at once: a reader of the
+** stream sees each partial as it comes. */
+static void put_line(run_events *ev, const coax_buf *line)
+{
+    if (ev->write_error) return;
+    if (line->oom) {
+        ev->write_error = ENOMEM;
+        return;
+    }
+    errno = 0;
+    if (fwrite(line->data, 1, line->len, stdout) != line->len || fflush(stdout)) ev->write_error = errno ? errno : EIO;
+}
+
+/* A partial event's data ({"value", "complete", "in_progress", "attempt",
+** "errors"?}) as --stream's line: {"partial", "attempt", "complete",
+** "in_progress", "errors"?}. */
+static void print_partial(run_events *ev, const char *data)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *d;
+    if (!a || coax_parse(a, data, strlen(data), NULL, &d, NULL) != COAX_OK) {
+        coax_arena_free(a);
+        ev->write_error = ENOMEM;
+        return;
+    }
+    static const char *const keys[][2] = {{"value", "partial"}, {"attempt", "attempt"}, {"complete", "complete"},
+                                          {"in_progress", "in_progress"}, {"errors", "errors"}};
+    coax_buf line;
+    coax_buf_init(&line, NULL);
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        const coax_value *v = coax_object_get(d, keys[i][0], strlen(keys[i][0]));
+        if (!v) continue;
+        coax_buf_printf(&line, "%s\"%s\":", line.len ? "," : "{", keys[i][1]);
+        coax_write_buf(&line, v, 0);
+    }
+    coax_buf_puts(&line, "}\n");
+    put_line(ev, &line);
+    coax_buf_free(&line);
+    coax_arena_free(a);
+}
+
+static void on_event(void *ud, coax_session *s, const char *name, const char *data)
 {
     (void)s;
-    if (strcmp(name, "rejection") && strcmp(name, "parse_error")) return;
-    coax_buf_puts(ud, data);
-    coax_buf_putc(ud, '\n');
+    run_events *ev = ud;
+    if (ev->stream && !strcmp(name, "partial")) print_partial(ev, data);
+    if (!ev->tell || (strcmp(name, "rejection") && strcmp(name, "parse_error"))) return;
+    coax_buf_puts(&ev->reasons, data);
+    coax_buf_putc(&ev->reasons, '\n');
+}
+
+/* --stream's last line: {"value": V}, or the line coax batch writes for a
+** failed session (without an id). */
+static void print_last(run_events *ev, coax_session *s)
+{
+    coax_buf line;
+    coax_buf_init(&line, NULL);
+    size_t vlen, rlen = 0;
+    const char *value = coax_session_value(s, &vlen);
+    if (value) {
+        coax_buf_puts(&line, "{\"value\":");
+        coax_buf_put(&line, value, vlen);
+        coax_buf_puts(&line, "}\n");
+    } else {
+        const char *rep = coax_session_report(s, &rlen);
+        coax_arena *a = coax_arena_new(NULL);
+        coax_value *r = NULL;
+        if (!a || !rep || coax_parse(a, rep, rlen, NULL, &r, NULL) != COAX_OK || coax_value_type(r) != COAX_OBJECT)
+            r = NULL;
+        batch_result_line(&line, s, NULL, 0, r);
+        coax_arena_free(a);
+    }
+    put_line(ev, &line);
+    coax_buf_free(&line);
 }
 
 /* The string member 'key' of 'v', or NULL. */
@@ -155,6 +233,7 @@ static void narrate(const char *rep, size_t len, const coax_buf *events)
 int cli_run(int argc, char **argv)
 {
     const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL;
+    bool stream = false;
     cli_agent agent = {0};
     cli_engine engine_opts = {0};
     coax_limits lim;
@@ -172,6 +251,8 @@ int cli_run(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
             return 0;
+        } else if (!strcmp(a, "--stream")) {
+            stream = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage("run", "unknown option '%s' (try --help)", a);
         } else if (recipe) {
@@ -208,12 +289,14 @@ int cli_run(int argc, char **argv)
         free(input);
         return cli_engine_fail("run", rc, &err);
     }
-    coax_buf members, agent_json, events;
+    coax_buf members, agent_json;
     coax_buf_init(&members, NULL);
     coax_buf_init(&agent_json, NULL);
-    coax_buf_init(&events, NULL);
+    run_events events = {.stream = stream};
+    coax_buf_init(&events.reasons, NULL);
     cli_agent_choice choice;
     int status = cli_agent_choose("run", &agent, NULL, engine, recipe, &members, &choice);
+    if (status == 0 && stream) coax_buf_puts(&members, members.len ? ",\"stream\":true" : "\"stream\":true");
     if (status == 0 && members.len) {
         coax_buf_putc(&agent_json, '{');
         coax_buf_put(&agent_json, members.data, members.len);
@@ -225,8 +308,9 @@ int cli_run(int argc, char **argv)
     }
     coax_buf_free(&members);
     bool tell = choice.demo || agent.verbose; /* each attempt told on stderr */
-    if (tell) {
-        so.on_event = keep_reasons;
+    events.tell = tell;
+    if (tell || stream) {
+        so.on_event = on_event;
         so.event_ud = &events;
     }
     coax_session *s = NULL;
@@ -270,10 +354,21 @@ int cli_run(int argc, char **argv)
                 }
                 rf = NULL;
             }
-            if (tell && rep) narrate(rep, rlen, &events);
+            if (tell && rep) narrate(rep, rlen, &events.reasons);
             size_t vlen;
             const char *value = coax_session_value(s, &vlen);
-            if (value) {
+            if (stream) {
+                print_last(&events, s);
+                if (events.write_error) {
+                    fprintf(stderr, "coax run: cannot write output: %s\n", strerror(events.write_error));
+                    if (!write_status) write_status = cli_write_status(events.write_error);
+                }
+                if (!value) { /* the line says why; stderr too, as without --stream */
+                    const char *why;
+                    coax_session_error(s, &why);
+                    fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
+                }
+            } else if (value) {
                 fwrite(value, 1, vlen, stdout);
                 fputc('\n', stdout);
                 if (fflush(stdout) || ferror(stdout)) {
@@ -292,7 +387,7 @@ int cli_run(int argc, char **argv)
     if (rf) fclose(rf);
     coax_engine_free(engine);
     coax_buf_free(&agent_json);
-    coax_buf_free(&events);
+    coax_buf_free(&events.reasons);
     free(input);
     return status;
 }

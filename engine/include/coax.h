@@ -826,17 +826,17 @@ typedef enum coax_session_failure {
 COAX_API const char *coax_failure_name(coax_session_failure failure);
 
 /* An event of a session: "attempt_start", "reply", "parse_error",
-** "validation_error", "rejection", "success" and, for the host only,
-** "failure". 'data' is a JSON object ({"attempt": n, ...}) valid during the
-** call. Called from inside coax_engine_poll; it must not free the session. */
+** "validation_error", "rejection", "success", "partial" (a streamed
+** reply's value so far; README, "Streaming") and, for the host only,
+** "failure". 'data', a JSON object ({"attempt": n, ...}), is valid during
+** the call. Called from inside coax_engine_poll; it must not free the session. */
 typedef void (*coax_event_fn)(void *ud, coax_session *session, const char *name, const char *data);
 
 /* The host's business rules on a value that validated, after the recipe's
 ** own on_submit accepted it: return true to accept it, or false to reject
 ** it with a reason (written to 'reason', at most 'cap' bytes with the NUL),
 ** which the model gets as feedback, as for a rejection in Lua. 'value' is
-** compact JSON, valid during the call. Called from inside the engine's
-** poll; it must not free the session. */
+** compact JSON, valid during the call; called as events are (just above). */
 typedef bool (*coax_submit_fn)(void *ud, coax_session *session, const char *value, size_t len, char *reason,
                                size_t cap);
 

@@ -395,6 +395,23 @@ static lsession *check_session(lua_State *L, int i)
     return s;
 }
 
+/* The handler (1) called with the event's name (2) and its data (3, JSON
+** text), both light userdata, made values here under the pcall: no memory,
+** or a value too deep for Lua, is the handler's error. */
+static int call_handler(lua_State *L)
+{
+    const char *name = lua_touserdata(L, 2), *data = lua_touserdata(L, 3);
+    lua_settop(L, 1);
+    coax_arena *a = lcoax_arena(L); /* a box at 2, which frees it when collected */
+    lua_pushvalue(L, 1);
+    lua_pushstring(L, name);
+    coax_value *v;
+    if (coax_parse(a, data, strlen(data), NULL, &v, NULL) == COAX_OK) lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    else lua_pushnil(L);
+    lua_call(L, 2, 0);
+    return 0;
+}
+
 /* Events reach the Lua handler protected: an error must not unwind through
 ** the engine's C frames. The first one is raised when the poll returns. */
 static void lua_event(void *ud, coax_session *cs, const char *name, const char *data)
@@ -404,14 +421,12 @@ static void lua_event(void *ud, coax_session *cs, const char *name, const char *
     lengine *e = s->owner;
     lua_State *L = e->L;
     if (!L || s->on_event == LUA_NOREF || e->error_ref != LUA_NOREF) return;
+    if (!lua_checkstack(L, 4)) return;
+    lua_pushcfunction(L, call_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->on_event);
-    lua_pushstring(L, name);
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *v;
-    if (a && coax_parse(a, data, strlen(data), NULL, &v, NULL) == COAX_OK) lcoax_push_value(L, v, 16);
-    else lua_pushnil(L);
-    coax_arena_free(a);
-    if (lua_pcall(L, 2, 0, 0) != LUA_OK) e->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushlightuserdata(L, (void *)name); /* nothing that allocates outside the pcall */
+    lua_pushlightuserdata(L, (void *)data);
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK) e->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
 static void raise_pending(lua_State *L, lengine *e)

@@ -18,12 +18,13 @@ static int l_estimate(lua_State *L)
     return 1;
 }
 /* The buffers a session owns, for making and freeing them alike. */
-enum { SESSION_BUFS = 9 };
+enum { SESSION_BUFS = 10 };
 static void session_bufs(coax_session *s, coax_buf *bufs[SESSION_BUFS])
 {
     coax_buf *all[SESSION_BUFS] = {&s->messages,    &s->report,      &s->value,
                                    &s->error_msg,   &s->host_request, &s->host_answer,
-                                   &s->secrets,     &s->tool_rounds, &s->sent};
+                                   &s->secrets,     &s->tool_rounds, &s->sent,
+                                   &s->stream.text};
     memcpy(bufs, all, sizeof all);
 }
 
@@ -33,6 +34,7 @@ static coax_session *session_alloc(coax_engine *e)
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->engine = e;
+    s->serial = ++e->serials;
     s->S_ref = s->co_ref = LUA_NOREF;
     s->retries = -1;
     coax_buf *bufs[SESSION_BUFS];
@@ -67,6 +69,7 @@ void coax_session_free(coax_session *s)
         coax_schema_free(s->schema);
         coax_arena_free(s->schema_arena);
     }
+    stream_session_free(s);
     coax_arena_free(s->arena);
     if (s->secrets.data) memset(s->secrets.data, 0, s->secrets.len);
     coax_buf *bufs[SESSION_BUFS];
@@ -311,6 +314,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     session_raw_field(L, S, "budget");
     if (session_raw_field(L, -1, "tokens") == LUA_TNUMBER) s->budget_tokens = (uint64_t)lua_tointeger(L, -1);
     if (session_raw_field(L, -2, "deadline_ms") == LUA_TNUMBER) s->deadline_ms = (double)lua_tointeger(L, -1);
+    stream_configure(s, L, S);
     lua_pushvalue(L, S);
     s->S_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_settop(L, recipe - 1);

@@ -145,6 +145,7 @@ size_t coax_engine_poll(coax_engine *e, int timeout_ms)
 {
     if (!e) return 0;
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    e->wakes++;
     for (;;) {
         double next;
         http_perform(e->http);
@@ -155,6 +156,7 @@ size_t coax_engine_poll(coax_engine *e, int timeout_ms)
         if (next <= now) continue;
         if (now >= deadline) return running;
         wait_for(e, (next < deadline ? next : deadline) - now);
+        e->wakes++;
     }
 }
 

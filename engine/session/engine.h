@@ -12,6 +12,7 @@
 #include "session/schema_cache.h"
 #include "script/vm.h"
 #include "base/clock.h"
+#include "stream/stream.h"
 
 typedef enum sstate {
     SS_FIRST,   /* the first prompt is to be made */
@@ -22,9 +23,32 @@ typedef enum sstate {
 
 #define SESSION_USAGE_DETAILS 3 /* the usage counts kept beside the totals */
 
+/* A streamed reply (lend_stream.c, README "Streaming"): the recipe's stream
+** options, and what this attempt received through the agent's sink. */
+typedef struct session_stream {
+    bool on;                /* the agent streams its reply (its option stream) */
+    bool partials, stop_early;
+    double every_ms;        /* at most one partial this often */
+    stream_options opts;    /* the schema and the atomic pointers (in the session's arena) */
+    stream_reader *reader;  /* this attempt's, when partials or stop_early want one */
+    size_t received;        /* bytes of the reply's text received (since it last started over) */
+    coax_buf text;          /* that text, kept for stop_early (the attempt's record) */
+    bool fed;               /* the sink was called this attempt: a streamed attempt */
+    bool lost;              /* the reader passed a limit: no partials until the reply starts over */
+    coax_arena *arena;      /* the last partial built, until the next */
+    stream_partial part;
+    bool built;             /* 'part' is newer than the last partial told */
+    size_t built_at;        /* the bytes fed when it was built */
+    double told_at;         /* when the last partial was told */
+    double told_cost;       /* how long building and telling it took (ms) */
+    uint64_t told_wake;     /* the engine's wake it was told in */
+    bool stopped;           /* stop_early cut the reply: 'part' holds its errors */
+} session_stream;
+
 struct coax_session {
     coax_engine *engine;
     coax_session *prev, *next;
+    uint64_t serial;     /* this session among the engine's, for its sinks (lend_stream.c) */
     sstate state;
     coax_outcome outcome;
     int S_ref;           /* the Lua session table (coax.runtime) */
@@ -86,6 +110,7 @@ struct coax_session {
     void *event_ud;
     coax_submit_fn on_submit;
     void *submit_ud;
+    session_stream stream;
 };
 
 struct coax_engine {
@@ -97,6 +122,10 @@ struct coax_engine {
     coax_session *sessions;
     coax_roots roots;    /* the folders a recipe may name files in */
     schema_cache schemas; /* compiled once for the sessions of one schema text */
+    uint64_t serials;     /* the sessions made so far */
+    /* The poll's wakes: one for each call of coax_engine_poll and each time
+    ** it waited; a session tells at most one partial per wake. */
+    uint64_t wakes;
 };
 
 /* When 's' next needs attention (its timer or deadline), 0 if now. */
@@ -115,6 +144,24 @@ int session_host_answer(void *task, lua_State *L);
 ** the session's schema as a reply would be, and pushes {valid = true,
 ** value} or the failure's context with valid = false. */
 int session_check(void *task, lua_State *L);
+
+/* Streaming (lend_stream.c). At an attempt's start: a fresh stream. After
+** the agent's coroutine yielded: the partial, if one is due. After it ended:
+** whether the sink stopped the reply early (the attempt then fails with the
+** partial's errors, whatever the agent returned). Freeing a session: its
+** stream. */
+void stream_attempt_start(coax_session *s);
+void stream_tell_partial(coax_session *s);
+bool stream_stopped_early(coax_session *s);
+void stream_session_free(coax_session *s);
+
+/* Reads S.stream (the table at 'S' of 'L', made by coax.runtime) into
+** s->stream; raises when memory runs out. */
+void stream_configure(coax_session *s, lua_State *L, int S);
+
+/* When the partial waiting to be told is due, HUGE_VAL when none is (or it
+** waits for the poll's next wake). */
+double stream_due(const coax_session *s);
 
 /* Pushes s[0..n) with every value in 'secrets' (NUL-terminated values one
 ** after the other; those under 4 bytes are ignored) replaced by

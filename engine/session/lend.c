@@ -79,5 +79,6 @@ const luaL_Reg lend_functions[] = {
     {"http_start", lend_http_start},
     {"http_wait", lend_http_wait},
     {"secret", lend_secret},
+    {"stream_sink", lend_stream_sink},
     {NULL, NULL},
 };

@@ -7,6 +7,7 @@
 **   lend_http.c     coax.http_start and coax.http_wait (the halves of
 **                   sandbox.lua's coax.http.request), coax.secret
 **   lend_command.c  coax.command
+**   lend_stream.c   coax.stream_sink (request.on_text), partials, stop_early
 */
 #ifndef COAX_LEND_H
 #define COAX_LEND_H
@@ -22,6 +23,7 @@ int lend_http_start(lua_State *L);
 int lend_http_wait(lua_State *L);
 int lend_secret(lua_State *L);
 int lend_command(lua_State *L);
+int lend_stream_sink(lua_State *L);
 
 /* The engine a lent function belongs to (its upvalue). Inline, like
 ** lend_session: the files of the functions call them, and lend.c calls

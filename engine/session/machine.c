@@ -251,6 +251,40 @@ static void handle_reply(coax_session *s)
     lua_settop(L, base); /* the reply and its text stayed anchored until here */
 }
 
+/* The agent's call after its sink stopped the reply (lend_stream.c): the
+** attempt fails as an invalid reply with the partial's errors (the usual
+** feedback and retry), whatever the agent returned, raised or waits on. */
+static void fail_stopped(coax_session *s)
+{
+    lua_State *L = s->engine->vm.L;
+    luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref); /* never allocates (script/vm.c) */
+    s->co_ref = LUA_NOREF;
+    s->co = NULL;
+    s->sleeping = false;
+    http_cancel(s->http);
+    s->http = NULL;
+    proc_cancel(s->proc);
+    s->proc = NULL;
+    s->agent_ms += coax_now_ms() - s->t_call;
+    const stream_partial *p = &s->stream.part;
+    coax_extract_result r;
+    memset(&r, 0, sizeof r);
+    r.value = p->value;
+    r.validation = p->errors;
+    r.validation.valid = 0;
+    const char *text = s->stream.text.data ? s->stream.text.data : "";
+    size_t len = s->stream.text.len;
+    s->out_est += session_estimate_tokens(text, len);
+    char detail[256] = "the reply was stopped early: it cannot succeed";
+    if (p->errors.nerrors) session_summarize(detail, sizeof detail, &p->errors);
+    session_record_attempt(s, "invalid", detail, text, len, &r, true, NULL);
+    event_member m = {"bytes", EVENT_COUNT, len, NULL, 0};
+    session_event(s, "reply", &m);
+    m = (event_member){"errors", EVENT_COUNT, p->errors.nerrors, NULL, 0};
+    if (s->state != SS_DONE) session_event(s, "validation_error", &m);
+    if (s->state != SS_DONE) retry(s, "validation", &r, true, detail, text, len);
+}
+
 /* Starts the agent's coroutine for this attempt, or resumes it. */
 static void run_agent(coax_session *s, bool start)
 {
@@ -272,6 +306,10 @@ static void run_agent(coax_session *s, bool start)
     int nres = 0;
     int rc = vm_resume(vm, s->co, nargs, &nres);
     vm->current = NULL;
+    if (stream_stopped_early(s)) { /* whatever the agent did after the stop */
+        fail_stopped(s);
+        return;
+    }
     if (rc == VM_YIELD) {
         if (!s->sleeping && !s->http && !s->proc && s->host != HOST_ASKED) { /* yielded for something unknown */
             session_end(s, COAX_FAILURE_SCRIPT_ERROR,
@@ -411,6 +449,7 @@ static void step(coax_session *s)
             s->retries = -1;
             s->http_status = 0;
             s->tool_rounds.len = 0;
+            stream_attempt_start(s);
             session_event(s, "attempt_start", NULL);
             if (s->state == SS_DONE) return;
             run_agent(s, true);
@@ -435,6 +474,7 @@ static int step_protected(lua_State *L)
     coax_session *s = lua_touserdata(L, 1);
     luaL_checkstack(L, 40, "the session's step");
     step(s);
+    if (s->state == SS_WAIT) stream_tell_partial(s); /* the agent waits: what it has received so far */
     return 0;
 }
 
@@ -460,6 +500,7 @@ double session_next_event(const coax_session *s)
     else if (s->proc && !proc_ready(s->proc)) t = proc_deadline(s->proc); /* or its output, its exit */
     else if (s->host == HOST_ASKED) t = HUGE_VAL;            /* whenever the host answers */
     else return 0;
+    if (stream_due(s) < t) t = stream_due(s); /* a partial to tell */
     if (s->deadline_ms > 0 && s->t_start + s->deadline_ms < t) t = s->t_start + s->deadline_ms;
     return t;
 }

@@ -101,6 +101,8 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
     else coax_buf_puts(b, "null");
     if (s->retries >= 0) coax_buf_printf(b, ",\"retries\":%d", s->retries);
     if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
+    if (s->stream.fed) coax_buf_printf(b, ",\"bytes_received\":%zu", s->stream.received);
+    if (s->stream.stopped) coax_buf_puts(b, ",\"stopped_early\":true");
     if (s->tool_rounds.len) {
         coax_buf_puts(b, ",\"tool_rounds\":");
         coax_buf_put(b, s->tool_rounds.data, s->tool_rounds.len);

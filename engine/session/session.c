@@ -244,6 +244,32 @@ static int push_event(lua_State *L, const void *ud)
     return 2;
 }
 
+/* The recipe's on_event hears 'name' with 'data' as a Lua value. */
+static void tell_recipe(coax_session *s, const char *name, const coax_value *data)
+{
+    event_args ea = {name, data};
+    int rc = session_runtime_call(s, "event", push_event, &ea, 0);
+    if (rc != VM_OK) session_script_failed(s, rc, "on_event");
+}
+
+void session_event_value(coax_session *s, const char *name, const coax_value *data)
+{
+    if (s->on_event) {
+        coax_buf text;
+        coax_buf_init(&text, s->engine->alloc);
+        coax_write_buf(&text, data, 0);
+        coax_buf_putc(&text, '\0');
+        if (!text.oom) s->on_event(s->event_ud, s, name, text.data);
+        bool told = !text.oom;
+        coax_buf_free(&text);
+        if (!told) {
+            session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
+            return;
+        }
+    }
+    if (s->state != SS_DONE) tell_recipe(s, name, data);
+}
+
 void session_event(coax_session *s, const char *name, const event_member *m)
 {
     if (!tell_host(s, name, m, m ? 1 : 0)) {
@@ -275,10 +301,8 @@ void session_event(coax_session *s, const char *name, const event_member *m)
             x->value = *v;
         }
     }
-    event_args ea = {name, &data};
-    int rc = session_runtime_call(s, "event", push_event, &ea, 0);
+    tell_recipe(s, name, &data);
     coax_arena_free(a);
-    if (rc != VM_OK) session_script_failed(s, rc, "on_event");
 }
 
 event_member session_event_text(const char *key, const char *text, char *buf, size_t cap)

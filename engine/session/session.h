@@ -75,6 +75,10 @@ typedef struct event_member {
 ** {"attempt": n} and 'member' (NULL: none). */
 void session_event(coax_session *s, const char *name, const event_member *member);
 
+/* Tells the host's callback (as JSON text) and the recipe's on_event (as a
+** value) 'name' with 'data', an object built whole by the caller (a partial). */
+void session_event_value(coax_session *s, const char *name, const coax_value *data);
+
 /* Event texts (a parse error, a reason, a message) are cut at a whole
 ** character within EVENT_TEXT_CAP bytes, invalid UTF-8 replaced by U+FFFD. */
 #define EVENT_TEXT_CAP 200

@@ -7,6 +7,7 @@ local fields = {
   prompt = { "string", "function" }, max_attempts = "number", agent = { "string", "table" },
   on_submit = "function", strategy = { "string", "function" }, feedback = "table",
   budget = "table", on_event = "function", context_budget = "number", max_class = "string",
+  stream = "table",
 }
 
 local classes = { lossless = true, inferred = true, invented = true }
@@ -49,7 +50,41 @@ function M.check(r)
       if math.type(v) ~= "integer" or v <= 0 then return nil, "budget." .. k .. " must be a positive integer" end
     end
   end
+  if r.stream then
+    local ok, err = M.check_stream(r.stream)
+    if not ok then return nil, err end
+  end
   return r
+end
+
+local STREAM_FIELDS = { partials = "boolean", stop_early = "boolean", atomic = "table", every_ms = "number" }
+
+--- Checks a recipe's `stream` table (README "Streaming"): {partials =
+-- boolean, stop_early = boolean, atomic = {JSON Pointer, ...}, every_ms =
+-- a non-negative integer}.
+-- @treturn[1] true
+-- @treturn[2] nil, the message naming the bad field
+function M.check_stream(t)
+  for k, v in pairs(t) do
+    local want = STREAM_FIELDS[k]
+    if not want then
+      return nil, "unknown stream field '" .. tostring(k) .. "' (partials, stop_early, atomic, every_ms)"
+    end
+    if type(v) ~= want then return nil, ("stream.%s must be a %s, not a %s"):format(k, want, type(v)) end
+  end
+  if t.every_ms and (math.type(t.every_ms) ~= "integer" or t.every_ms < 0) then
+    return nil, "stream.every_ms must be a non-negative integer (milliseconds)"
+  end
+  for k, p in pairs(t.atomic or {}) do
+    if math.type(k) ~= "integer" or k < 1 or k > #t.atomic then
+      return nil, "stream.atomic must be a list of JSON Pointers"
+    end
+    if type(p) ~= "string" or (p ~= "" and p:sub(1, 1) ~= "/") then
+      return nil, ("stream.atomic[%d] must be a JSON Pointer (\"\" or starting with /), not %s"):format(k,
+        type(p) == "string" and ("'" .. p .. "'") or ("a " .. type(p)))
+    end
+  end
+  return true
 end
 
 --- The prompt for `input`: `{{input}}` replaced, or the prompt function called.

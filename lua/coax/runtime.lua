@@ -5,7 +5,8 @@
 local recipe_mod = require "coax.recipe"
 local strategy = require "coax.strategy"
 local feedback = require "coax.feedback"
-local json = require("coax").json
+local coax = require "coax"
+local json = coax.json
 
 local M = {}
 
@@ -32,6 +33,21 @@ local function agent_spec(recipe, host)
   end
   spec.name = spec.name or "replay"
   return spec
+end
+
+-- What the session does with a streamed reply (README "Streaming"), read by
+-- engine/session/create.c: `on` when the agent streams (its option stream),
+-- then the recipe's stream table with its defaults (partials when streamed,
+-- no stop_early, every 50 ms).
+local function stream_options(t, spec)
+  t = t or {}
+  local on = spec.stream == true
+  local atomic = {}
+  for i, p in ipairs(t.atomic or {}) do atomic[i] = p end
+  local partials = t.partials
+  if partials == nil then partials = on end
+  return { on = on, partials = on and partials, stop_early = on and t.stop_early == true, atomic = atomic,
+    every_ms = t.every_ms or 50 }
 end
 
 --- Checks the recipe and prepares a session.
@@ -62,6 +78,7 @@ function M.new_session(recipe, input, host)
     max_attempts = host.max_attempts or r.max_attempts or host.default_max_attempts,
     max_class = r.max_class,
     context_budget = r.context_budget, budget = r.budget or {},
+    stream = stream_options(r.stream, spec),
   }
   return S
 end
@@ -127,9 +144,13 @@ end
 
 --- Calls the agent (inside a coroutine: agents may yield on coax.sleep,
 -- coax.http, coax.command and coax.host_request). Returns {text, usage?,
--- finish?} or nil, message.
+-- finish?} or nil, message. When the reply is streamed, request.on_text is
+-- the session's sink for this attempt (engine/session/lend_stream.c):
+-- on_text(delta) with each piece of the reply's text as it arrives,
+-- on_text(nil) when a new reply starts over (a transport retry).
 function M.call(S)
   local request = { messages = S.messages, schema = S.schema, options = S.agent_spec }
+  if S.stream.on then request.on_text = coax.stream_sink() end
   if S.agent_spec.mode == "tools" then
     request.tools = { render = function(kind, info) return M.render(S, kind, info) end }
   end

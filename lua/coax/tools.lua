@@ -164,6 +164,52 @@ function M.value_text(args)
   return json.encode(args)
 end
 
+-- ---- a streamed reply ---------------------------------------------------------
+
+-- Whether `head` (a call's arguments so far) may still become the envelope's
+-- opening `{"json":` (spaces allowed between its tokens).
+local function envelope_may_open(head)
+  if head:match('^%s*{%s*"json"%s*:%s*$') or head:match('^%s*{%s*"json"%s*$') then return true end
+  for n = 0, 4 do
+    if head:match('^%s*{%s*"' .. ("json"):sub(1, n) .. "$") then return true end
+  end
+  return head:match("^%s*{?%s*$") ~= nil
+end
+
+--- A sink for a streamed submit call's arguments: the text of its value
+-- goes on to `on_text` as it arrives, without the `{"json": ...}` envelope
+-- around it (the partial is the submitted value itself). Arguments that are
+-- not the envelope go on as they are.
+-- @tparam function on_text
+-- @treturn function feed(piece)
+function M.submit_feed(on_text)
+  local head, open = "", false
+  return function(piece)
+    if open then return on_text(piece) end
+    head = head .. piece
+    local rest = head:match('^%s*{%s*"json"%s*:%s*(%S.*)$')
+    if rest or not envelope_may_open(head) then
+      open = true
+      return on_text(rest or head)
+    end
+  end
+end
+
+--- The sinks of a streamed reply's reader, made anew for each reply (a
+-- try, a tools round), which starts the session's partials over: the sink
+-- of the reply's text and, in tools mode, the sink of the submit call's
+-- arguments instead. Both nil when the reply is not streamed (no on_text).
+-- @tparam table request the agent's request (request.on_text: coax.runtime)
+-- @treturn function|nil text(delta)
+-- @treturn function|nil submit(arguments_delta)
+function M.stream_sinks(request)
+  local on_text = request.on_text
+  if not on_text then return nil, nil end
+  on_text(nil)
+  if request.options.mode == "tools" then return nil, M.submit_feed(on_text) end
+  return on_text, nil
+end
+
 local Run = {}
 Run.__index = Run
 

@@ -39,6 +39,10 @@ A step (all fields optional):
                   fragments per call, after the content pieces)
   error           {status, message, type, code}: an OpenAI error body
   stream          a list of content pieces sent as server-sent events
+  stream_text     a text streamed in pieces of 1 to 17 characters, their sizes drawn
+                  from a random generator seeded with `seed` (default 1), as `stream`;
+                  with `seed`, tool_calls' streamed arguments are cut alike (OpenAI
+                  and Anthropic), and the events go out in writes of up to 64
     chunk_delay_ms  between events; finish and usage as for reply
     stream_error  {message, type}: after the pieces, an error instead of the end
                   (OpenAI: an event {"error": ...}; Anthropic: event "error";
@@ -85,6 +89,7 @@ eval_count; error is {"error": message}.
 import http.server
 import json
 import os
+import random
 import socket
 import struct
 import sys
@@ -116,6 +121,24 @@ def steps_of(name):
         out.extend([step] * int(step.get("times", 1)))
     STEPS[name] = (mtime, out)
     return out
+
+
+def random_pieces(text, seed):
+    """`text` cut in pieces of 1 to 17 characters, their sizes drawn from Random(seed)."""
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        n = rng.randint(1, 17)
+        out.append(text[i:i + n])
+        i += n
+    return out
+
+
+def argument_pieces(step, args):
+    """A tool call's arguments as streamed: random pieces with a seed, else two fragments."""
+    if "seed" in step:
+        return random_pieces(args, step["seed"]) or [""]
+    return [args[:5], args[5:]]
 
 
 def openai_tool_calls(step):
@@ -167,11 +190,12 @@ def sse(step, model):
         events.append({"error": {"message": err.get("message", "error"), "type": err.get("type", "server_error")}})
         return [("data: " + json.dumps(e) + "\n\n").encode() for e in events]
     for i, c in enumerate(openai_tool_calls(step) if "tool_calls" in step else []):
-        args = c["function"]["arguments"]  # streamed in two fragments, as providers do
-        head = {"index": i, "id": c["id"], "type": "function", "function": {"name": c["function"]["name"], "arguments": args[:5]}}
+        pieces = argument_pieces(step, c["function"]["arguments"])  # as providers do: in fragments
+        head = {"index": i, "id": c["id"], "type": "function", "function": {"name": c["function"]["name"], "arguments": pieces[0]}}
         events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}]))
-        tail = {"index": i, "function": {"arguments": args[5:]}}
-        events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [tail]}, "finish_reason": None}]))
+        for piece in pieces[1:]:
+            tail = {"index": i, "function": {"arguments": piece}}
+            events.append(dict(base, choices=[{"index": 0, "delta": {"tool_calls": [tail]}, "finish_reason": None}]))
     events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": step.get("finish", "stop")}]))
     usage = openai_usage(step)
     if usage is not None:
@@ -278,7 +302,7 @@ def anthropic_sse(step, model):
     for i, (b, args) in enumerate(anthropic_tool_uses(step, raw=True), 1):
         # in two fragments, as the API sends them
         chunks.append(ev("content_block_start", {"index": i, "content_block": dict(b, input={})}))
-        for part in (args[:5], args[5:]):
+        for part in argument_pieces(step, args):
             chunks.append(ev("content_block_delta", {"index": i,
                                                      "delta": {"type": "input_json_delta", "partial_json": part}}))
         chunks.append(ev("content_block_stop", {"index": i}))
@@ -582,6 +606,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             msgs = doc.get("messages") if isinstance(doc, dict) else None
             k = sum(1 for m in msgs if isinstance(m, dict) and m.get("role") == "assistant") if isinstance(msgs, list) else 0
             step = dict(step, reply=turns[min(k, len(turns) - 1)])
+        if "stream_text" in step:
+            step = dict(step, stream=random_pieces(step["stream_text"], step.get("seed", 1)))
         self.play(step, model, api_of(path), doc, path)
 
     def play(self, step, model, api="openai", doc=None, path=""):
@@ -639,8 +665,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(head)
             self.wfile.flush()
             if chunks is not None:
-                for c in chunks:
-                    self.wfile.write(c)
+                group = 64 if "stream_text" in step and not step.get("chunk_delay_ms") else 1
+                for k in range(0, len(chunks), group):
+                    self.wfile.write(b"".join(chunks[k:k + group]))
                     self.wfile.flush()
                     if step.get("chunk_delay_ms"):
                         time.sleep(step["chunk_delay_ms"] / 1000)

@@ -307,9 +307,11 @@ local function take_input(b, text, raw)
   b.input = input
 end
 
-local function stream_reader()
+-- `text` gets the text blocks' deltas, `submit` the first submit call's
+-- input's (coax.tools.stream_sinks).
+local function stream_reader(text, submit)
   local blocks, partial, usage, raw = json.array({}), {}, {}, {}
-  local stop_reason, stop_details
+  local stop_reason, stop_details, submit_index
   local function handle(ev)
     local kind = ev.type
     if kind == "message_start" then
@@ -317,12 +319,16 @@ local function stream_reader()
       if type(u) == "table" then usage_into(usage, u) end
     elseif kind == "content_block_start" and int(ev.index) and type(ev.content_block) == "table" then
       blocks[ev.index + 1] = ev.content_block
+      local b = ev.content_block
+      if submit and not submit_index and b.type == "tool_use" and b.name == "submit" then submit_index = ev.index end
     elseif kind == "content_block_delta" and int(ev.index) and type(ev.delta) == "table" then
       local b, d = blocks[ev.index + 1], ev.delta
       if type(b) ~= "table" then return end
       if d.type == "text_delta" and str(d.text) then
         b.text = (str(b.text) or "") .. d.text
+        if text and b.type == "text" then text(d.text) end
       elseif d.type == "input_json_delta" and str(d.partial_json) then
+        if submit_index == ev.index then submit(d.partial_json) end
         local p = partial[ev.index + 1] or {}
         p[#p + 1] = d.partial_json
         partial[ev.index + 1] = p
@@ -358,9 +364,10 @@ local function stream_reader()
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.
-local function exchange(o, body)
+local function exchange(o, body, request)
   return transport.post(o, "anthropic agent", { url = url_of(o), headers = headers_of(o), body = body },
-    { stream = o.stream, reader = stream_reader, parse = M.parse_message })
+    { stream = o.stream, reader = function() return stream_reader(tools.stream_sinks(request)) end,
+      parse = M.parse_message })
 end
 
 -- A reply as the session takes it: the refusal policy applied.
@@ -403,7 +410,7 @@ end
 function M.call(request, state)
   local o = request.options
   return tools.call(request, state, {
-    exchange = function(native) return exchange(o, M.body(request, native)) end,
+    exchange = function(native) return exchange(o, M.body(request, native), request) end,
     assistant = assistant_message, results = tool_results,
     settle = function(reply) return settle(reply, o) end,
   })

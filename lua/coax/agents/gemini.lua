@@ -373,8 +373,9 @@ end
 
 -- A reader for a streamed response (`alt=sse`: one GenerateContentResponse
 -- a `data:` line): feed(line) per line, then result() (nothing at all when
--- no line was an event: the body was not a stream).
-local function stream_reader()
+-- no line was an event: the body was not a stream). `text` gets the reply
+-- text's deltas, thoughts left out (coax.tools.stream_sinks).
+local function stream_reader(text)
   local parts, pieces = json.array({}), {}
   local finish_reason, finish_message, ratings, feedback, usage
   local function handle(doc)
@@ -387,6 +388,7 @@ local function stream_reader()
     local content = type(c.content) == "table" and c.content or {}
     for _, p in ipairs(type(content.parts) == "table" and content.parts or {}) do
       local n = #parts
+      if text and plain_text(p) and p.thought ~= true then text(p.text) end
       if plain_text(p) and pieces[n] and (p.thought == true) == (parts[n].thought == true) then
         pieces[n][#pieces[n] + 1] = p.text
       else
@@ -406,9 +408,10 @@ local function stream_reader()
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.
-local function exchange(o, body)
+local function exchange(o, body, request)
   return transport.post(o, "gemini agent", { url = url_of(o), headers = headers_of(o), body = body },
-    { stream = o.stream, reader = stream_reader, parse = M.parse_response })
+    { stream = o.stream, reader = function() return stream_reader(tools.stream_sinks(request)) end,
+      parse = M.parse_response })
 end
 
 -- A reply as the session takes it: the refusal policy applied.
@@ -448,7 +451,7 @@ function M.call(request, state)
   local o = request.options
   mode_of(o)
   return tools.call(request, state, {
-    exchange = function(native) return exchange(o, M.body(request, native)) end,
+    exchange = function(native) return exchange(o, M.body(request, native), request) end,
     assistant = model_turn, results = function_responses,
     settle = function(reply) return settle(reply, o) end,
   })

@@ -37,6 +37,7 @@
 -- @module coax.agents.ollama
 local coax = require "coax"
 local transport = require "coax.transport"
+local tools = require "coax.tools"
 
 local json = coax.json
 local concat = table.concat
@@ -196,8 +197,9 @@ function M.parse_reply(body)
 end
 
 -- A reader for a streamed body: feed(line) per line, then result() (nothing
--- at all when there was no line: an empty body).
-local function stream_reader()
+-- at all when there was no line: an empty body). `text` gets the content's
+-- deltas (coax.tools.stream_sinks).
+local function stream_reader(text)
   local parts, r = {}, {}
   local lines, done, bad = 0, false, nil
   local function feed(line)
@@ -214,7 +216,10 @@ local function stream_reader()
       return
     end
     local msg = doc.message
-    if type(msg) == "table" and str(msg.content) then parts[#parts + 1] = msg.content end
+    if type(msg) == "table" and str(msg.content) then
+      parts[#parts + 1] = msg.content
+      if text then text(msg.content) end
+    end
     if doc.done == true then
       done = true
       finish_into(r, doc)
@@ -239,7 +244,8 @@ end
 function M.call(request)
   local o = request.options
   return transport.post(o, "ollama agent", { url = url_of(o), headers = headers_of(o), body = M.body(request) }, {
-    stream = o.stream ~= false, reader = stream_reader, parse = M.parse_reply, empty = "the response body is empty",
+    stream = o.stream ~= false, reader = function() return stream_reader(tools.stream_sinks(request)) end,
+    parse = M.parse_reply, empty = "the response body is empty",
   })
 end
 

@@ -270,8 +270,11 @@ end
 
 -- A reader for a streamed completion: feed(line) per line, then result()
 -- (nothing at all when no line was an event: the body was not a stream).
-local function stream_reader()
+-- `text` gets the content's deltas, `submit` the first submit call's
+-- arguments' (coax.tools.stream_sinks).
+local function stream_reader(text, submit)
   local parts, r, bad = {}, {}, nil
+  local submit_index -- the index of the call whose arguments go to `submit`
   local refusal = {}
   local calls = {} -- streamed tool calls, by index: {id, name, args parts}
   local events = 0
@@ -290,7 +293,10 @@ local function stream_reader()
     local choice = type(ev.choices) == "table" and ev.choices[1]
     if type(choice) ~= "table" then return end
     local delta = type(choice.delta) == "table" and choice.delta or {}
-    if str(delta.content) then parts[#parts + 1] = delta.content end
+    if str(delta.content) then
+      parts[#parts + 1] = delta.content
+      if text then text(delta.content) end
+    end
     if str(delta.refusal) then refusal[#refusal + 1] = delta.refusal end
     for _, d in ipairs(type(delta.tool_calls) == "table" and delta.tool_calls or {}) do
       if type(d) ~= "table" then goto next_call end
@@ -300,7 +306,11 @@ local function stream_reader()
       local f = type(d["function"]) == "table" and d["function"] or {}
       if str(d.id) then c.id = d.id end
       if str(f.name) then c.name = c.name .. f.name end
-      if str(f.arguments) then c.parts[#c.parts + 1] = f.arguments end
+      if submit and not submit_index and c.name == "submit" then submit_index = i end
+      if str(f.arguments) then
+        c.parts[#c.parts + 1] = f.arguments
+        if submit_index == i then submit(f.arguments) end
+      end
       ::next_call::
     end
     if str(choice.finish_reason) then r.finish = choice.finish_reason end
@@ -321,9 +331,10 @@ end
 
 -- One request and its reply: {text, refusal, finish, usage, tool_calls,
 -- retries}, or nil, the error and {status, retries}.
-local function exchange(o, body)
+local function exchange(o, body, request)
   local reply, err, info = transport.post(o, "openai agent", { url = url_of(o), headers = headers_of(o), body = body },
-    { stream = o.stream, reader = stream_reader, parse = parse_completion })
+    { stream = o.stream, reader = function() return stream_reader(tools.stream_sinks(request)) end,
+      parse = parse_completion })
   -- OpenAI-compatible servers serve under /v1; a base URL without it is the
   -- usual cause of a 404.
   local base = transport.shown_url(o.base_url or M.DEFAULT_BASE_URL):gsub("/+$", "")
@@ -384,7 +395,7 @@ function M.call(request, state)
     error(("openai agent: unknown api '%s' (chat_completions, responses)"):format(tostring(api)), 0)
   end
   return tools.call(request, state, {
-    exchange = function(native) return exchange(o, M.body(request, native)) end,
+    exchange = function(native) return exchange(o, M.body(request, native), request) end,
     assistant = assistant_message, results = tool_messages,
     settle = function(reply) return M.settle(reply, o) end,
   })

@@ -184,13 +184,15 @@ local TERMINAL = { ["response.completed"] = true, ["response.incomplete"] = true
 -- (nothing at all when no line was an event: the body was not a stream).
 -- The text is what the deltas brought; the last event (completed,
 -- incomplete or failed) gives the status, the usage and the items.
-local function stream_reader()
+-- `text` gets the output text's deltas (coax.tools.stream_sinks).
+local function stream_reader(text)
   local texts, refusals, items, indices = {}, {}, {}, {}
   local final
   local function handle(ev)
     local kind = ev.type
     if kind == "response.output_text.delta" and str(ev.delta) then
       texts[#texts + 1] = ev.delta
+      if text then text(ev.delta) end
     elseif kind == "response.refusal.delta" and str(ev.delta) then
       refusals[#refusals + 1] = ev.delta
     elseif kind == "response.output_item.done" and type(ev.item) == "table" and math.type(ev.output_index) then
@@ -225,9 +227,10 @@ local function url_of(o)
 end
 
 -- One request and its reply, or nil, the error and {status, retries}.
-local function exchange(o, body)
+local function exchange(o, body, request)
   return transport.post(o, "openai agent", { url = url_of(o), headers = openai.headers_of(o), body = body },
-    { stream = o.stream, reader = stream_reader, parse = M.parse_response })
+    { stream = o.stream, reader = function() return stream_reader(tools.stream_sinks(request)) end,
+      parse = M.parse_response })
 end
 
 -- Tools mode's entries: the model's output items as they came, and a
@@ -253,7 +256,7 @@ end
 function M.call(request, state)
   local o = request.options
   return tools.call(request, state, {
-    exchange = function(native) return exchange(o, M.body(request, native)) end,
+    exchange = function(native) return exchange(o, M.body(request, native), request) end,
     assistant = model_output, results = call_outputs,
     settle = function(reply)
       reply.output = nil

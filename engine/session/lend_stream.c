@@ -1,0 +1,299 @@
+/*
+** lend_stream.c: a streamed reply as it arrives (README "Streaming").
+**
+**   coax.stream_sink() -> on_text   made by coax.runtime.call for each
+**        attempt whose reply is streamed (request.on_text); the agent calls
+**        on_text(delta) with each piece of the reply's text, on_text(nil)
+**        when the reply starts over (a transport retry).
+**
+** The sink counts the bytes, feeds this attempt's stream_reader (when the
+** recipe wants partials or stop_early) and, with stop_early, builds the
+** partial now and then to see whether the reply is doomed: then it cancels
+** the request at once and raises, and the attempt fails as an invalid one
+** whose errors are the partial's, whatever the agent does next.
+**
+** Partials are told after the agent's coroutine yielded (the step's end),
+** never from inside it: at most one per session per wake of the engine's
+** poll and one every every_ms, built only when the reader says something
+** changed. A partial costs what changed plus the value shown, so output and
+** CPU stay linear in the reply; nothing here waits.
+*/
+#include "session/lend.h"
+#include "session/session.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+
+void stream_configure(coax_session *s, lua_State *L, int S)
+{
+    session_stream *st = &s->stream;
+    st->opts.schema = s->schema;
+    st->opts.limits = &s->engine->limits;
+    if (session_raw_field(L, S, "stream") != LUA_TTABLE) { /* runtime.lua always makes one */
+        lua_pop(L, 1);
+        return;
+    }
+    int t = lua_gettop(L);
+    const char *flags[] = {"on", "partials", "stop_early"};
+    bool *to[] = {&st->on, &st->partials, &st->stop_early};
+    for (size_t i = 0; i < 3; i++) {
+        session_raw_field(L, t, flags[i]);
+        *to[i] = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    st->every_ms = session_raw_field(L, t, "every_ms") == LUA_TNUMBER ? lua_tonumber(L, -1) : 50;
+    lua_pop(L, 1);
+    if (session_raw_field(L, t, "atomic") == LUA_TTABLE) { /* recipe.lua checked: a list of strings */
+        size_t n = lua_rawlen(L, -1);
+        const char **atomic = n ? coax_arena_alloc(s->arena, n * sizeof *atomic) : NULL;
+        for (size_t i = 0; atomic && i < n; i++) {
+            size_t len = 0;
+            const char *p = lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : "";
+            atomic[i] = coax_arena_strdup(s->arena, p, len);
+            if (!atomic[i]) atomic = NULL;
+            lua_pop(L, 1);
+        }
+        if (n && !atomic) luaL_error(L, "out of memory");
+        st->opts.atomic = atomic;
+        st->opts.natomic = n;
+    }
+    lua_settop(L, t - 1);
+}
+
+/* Forgets the reply received so far (a new attempt, or the reply started over). */
+static void forget_reply(session_stream *st)
+{
+    stream_free(st->reader);
+    st->reader = NULL;
+    st->received = 0;
+    st->text.len = 0;
+    st->text.oom = false;
+    st->built = st->lost = false;
+    st->built_at = 0;
+}
+
+void stream_attempt_start(coax_session *s)
+{
+    session_stream *st = &s->stream;
+    forget_reply(st);
+    st->fed = st->stopped = false;
+    st->told_at = st->told_cost = 0;
+    if (st->arena) coax_arena_reset(st->arena);
+}
+
+bool stream_stopped_early(coax_session *s) { return s->stream.stopped; }
+
+void stream_session_free(coax_session *s)
+{
+    stream_free(s->stream.reader);
+    coax_arena_free(s->stream.arena); /* its text is one of the session's buffers (create.c) */
+}
+
+/* A reader past a limit: no partials until the reply starts over (the
+** whole reply's extraction names the limit). */
+static void drop_reader(session_stream *st)
+{
+    stream_free(st->reader);
+    st->reader = NULL;
+    st->built = false;
+    st->lost = true;
+}
+
+/* Builds the partial so far into the stream's arena (the last one goes). */
+static coax_code build(coax_session *s, coax_error *err)
+{
+    session_stream *st = &s->stream;
+    if (!st->arena && !(st->arena = coax_arena_new(s->engine->alloc))) return COAX_ENOMEM;
+    coax_arena_reset(st->arena);
+    st->built = false;
+    coax_code rc = stream_partial_get(st->reader, st->arena, &st->part, err);
+    if (rc) return rc;
+    st->built = true;
+    st->built_at = stream_bytes(st->reader);
+    return COAX_OK;
+}
+
+/* ---- the sink --------------------------------------------------------------- */
+
+/* Stops a doomed reply: its request cancelled at once, the attempt failed
+** when the agent's call ends (machine.c), whatever the agent does next. */
+static void stop(coax_session *s)
+{
+    http_cancel(s->http);
+    s->http = NULL;
+    s->stream.stopped = true;
+}
+
+/* What the sink raises once the reply is stopped. */
+static int raise_stopped(lua_State *L, coax_session *s)
+{
+    char why[256] = "the reply cannot succeed";
+    if (s->stream.part.errors.nerrors) session_summarize(why, sizeof why, &s->stream.part.errors);
+    return luaL_error(L, "coax: the reply was stopped early (stream.stop_early): %s", why);
+}
+
+/* Whether the reply is doomed, looked at as it grows: when the reader says
+** something changed and the bytes have doubled since the last partial was
+** built (or none was), so that the partials built for it cost a constant
+** times the reply. */
+static bool doomed(coax_session *s)
+{
+    session_stream *st = &s->stream;
+    size_t n = stream_bytes(st->reader);
+    if (stream_changed(st->reader) && (!st->built_at || n >= 2 * st->built_at)) {
+        coax_error err = {0};
+        if (build(s, &err) != COAX_OK) return false; /* no memory for it: the reply goes on, extracted whole */
+    }
+    return st->built && st->part.doomed;
+}
+
+/* Feeds this reply's reader, made on first use; raises only when memory
+** runs out. */
+static void feed(coax_session *s, lua_State *L, const char *text, size_t len)
+{
+    session_stream *st = &s->stream;
+    coax_error err = {0};
+    coax_code rc = st->reader ? COAX_OK : stream_new(s->engine->alloc, &st->opts, &st->reader, &err);
+    if (rc == COAX_OK) rc = stream_feed(st->reader, text, len, &err);
+    if (rc == COAX_ENOMEM) luaL_error(L, "out of memory");
+    if (rc) drop_reader(st);
+}
+
+/* on_text(delta | nil): upvalues 2 the session, 3 its serial, 4 the attempt. */
+static int sink(lua_State *L)
+{
+    coax_session *s = lend_session(L);
+    if (!s || s != lua_touserdata(L, lua_upvalueindex(2)) ||
+        s->serial != (uint64_t)lua_tointeger(L, lua_upvalueindex(3)) ||
+        s->attempt != lua_tointeger(L, lua_upvalueindex(4)) || L != s->co || s->state == SS_DONE)
+        return luaL_error(L, "request.on_text: only the agent's call of its own attempt can feed the reply "
+                             "(not a coroutine of its own, not after the call)");
+    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TSTRING);
+    session_stream *st = &s->stream;
+    if (st->stopped) return raise_stopped(L, s);
+    st->fed = true;
+    if (lua_isnoneornil(L, 1)) { /* the reply starts over */
+        forget_reply(st);
+        return 0;
+    }
+    size_t len;
+    const char *text = lua_tolstring(L, 1, &len);
+    st->received += len;
+    if (st->stop_early && st->text.len + len <= s->engine->limits.max_input) {
+        coax_buf_put(&st->text, text, len);
+        if (st->text.oom) return luaL_error(L, "out of memory");
+    }
+    if ((!st->partials && !st->stop_early) || st->lost) return 0;
+    feed(s, L, text, len);
+    if (st->stop_early && st->reader && doomed(s)) { /* no later text can save it: stop paying for it */
+        stop(s);
+        return raise_stopped(L, s);
+    }
+    return 0;
+}
+
+/* coax.stream_sink() -> on_text, for this attempt's agent call only. */
+int lend_stream_sink(lua_State *L)
+{
+    coax_session *s = lend_session(L);
+    if (!s || L != s->co) return luaL_error(L, "coax.stream_sink: only an agent's call has a reply to stream");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushlightuserdata(L, s);
+    lua_pushinteger(L, (lua_Integer)s->serial);
+    lua_pushinteger(L, s->attempt);
+    lua_pushcclosure(L, sink, 4);
+    return 1;
+}
+
+/* ---- partials ------------------------------------------------------------- */
+
+static coax_value text_value(const char *t) { return (coax_value){COAX_STRING, 0, (uint32_t)strlen(t), {.text = t}}; }
+
+static coax_member member(const char *key, coax_value v) { return (coax_member){key, (uint32_t)strlen(key), v}; }
+
+/* The partial event's data in the stream's arena: {"value", "complete",
+** "in_progress", "attempt"} and "errors" when any; NULL without memory. */
+static const coax_value *event_data(coax_session *s, const stream_partial *p)
+{
+    coax_arena *a = s->stream.arena;
+    size_t ne = p->errors.nerrors;
+    char num[24];
+    snprintf(num, sizeof num, "%d", s->attempt);
+    coax_member *m = coax_arena_alloc(a, 5 * sizeof *m);
+    coax_value *complete = coax_arena_alloc(a, (p->ncomplete + 1) * sizeof *complete);
+    coax_value *errors = coax_arena_alloc(a, (ne + 1) * sizeof *errors);
+    coax_member *fields = coax_arena_alloc(a, (3 * ne + 1) * sizeof *fields);
+    coax_value *data = coax_arena_alloc(a, sizeof *data);
+    char *attempt = coax_arena_strdup(a, num, strlen(num));
+    if (!m || !complete || !errors || !fields || !data || !attempt) return NULL;
+    const coax_value null = {COAX_NULL, 0, 0, {.text = NULL}};
+    for (size_t i = 0; i < p->ncomplete; i++) complete[i] = text_value(p->complete[i]);
+    for (size_t i = 0; i < ne; i++) {
+        const coax_schema_error *e = &p->errors.errors[i];
+        fields[3 * i] = member("instanceLocation", text_value(e->instance_location));
+        fields[3 * i + 1] = member("keywordLocation", text_value(e->keyword_location));
+        fields[3 * i + 2] = member("error", text_value(e->message));
+        errors[i] = (coax_value){COAX_OBJECT, 0, 3, {.members = fields + 3 * i}};
+    }
+    m[0] = member("value", p->value ? *p->value : null);
+    m[1] = member("complete", (coax_value){COAX_ARRAY, 0, (uint32_t)p->ncomplete, {.items = complete}});
+    m[2] = member("in_progress", p->in_progress ? text_value(p->in_progress) : null);
+    m[3] = member("attempt", (coax_value){COAX_NUMBER, COAX_VF_INT_TEXT, (uint32_t)strlen(attempt), {.text = attempt}});
+    m[4] = member("errors", (coax_value){COAX_ARRAY, 0, (uint32_t)ne, {.items = errors}});
+    *data = (coax_value){COAX_OBJECT, 0, ne ? 5 : 4, {.members = m}};
+    return data;
+}
+
+/* Whether a partial waits to be told: the reader has news, or one was built
+** for stop_early and not told; never twice in one wake of the poll. */
+static bool pending(const coax_session *s)
+{
+    const session_stream *st = &s->stream;
+    return st->partials && st->reader && !st->stopped && st->told_wake != s->engine->wakes &&
+           (st->built || stream_changed(st->reader));
+}
+
+/* A partial's cost grows with the value shown, so partials told every
+** every_ms would cost the square of a long reply: the next one also waits
+** PARTIAL_SHARE times what the last one cost, so that telling partials
+** takes at most about a fifth of the time the reply takes to arrive. */
+#define PARTIAL_SHARE 4
+
+static double next_due(const session_stream *st)
+{
+    double wait = PARTIAL_SHARE * st->told_cost;
+    return st->told_at + (wait > st->every_ms ? wait : st->every_ms);
+}
+
+double stream_due(const coax_session *s)
+{
+    return pending(s) ? next_due(&s->stream) : HUGE_VAL;
+}
+
+void stream_tell_partial(coax_session *s)
+{
+    session_stream *st = &s->stream;
+    double now = coax_now_ms();
+    if (!pending(s) || now < next_due(st)) return;
+    coax_error err = {0};
+    coax_code rc = stream_changed(st->reader) ? build(s, &err) : COAX_OK;
+    if (rc && rc != COAX_ENOMEM) { /* the reader gave up: no partials until the reply starts over */
+        drop_reader(st);
+        return;
+    }
+    if (rc == COAX_OK && st->stop_early && st->part.doomed) { /* the agent's next resume meets the stop */
+        stop(s);
+        return;
+    }
+    const coax_value *data = rc == COAX_OK ? event_data(s, &st->part) : NULL;
+    if (!data) {
+        session_end(s, COAX_FAILURE_OUT_OF_MEMORY, "out of memory");
+        return;
+    }
+    st->built = false;
+    st->told_at = now;
+    st->told_wake = s->engine->wakes;
+    session_event_value(s, "partial", data);
+    st->told_cost = coax_now_ms() - now;
+}
