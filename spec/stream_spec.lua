@@ -149,6 +149,23 @@ describe("streaming: partials", function()
     end)
   end
 
+  it("a secret in the reply is redacted in every partial, even cut across pieces", function()
+    local KEYED = '{"name": "sk-test-stream", "age": 36, "tags": ["a sk-test-stream b", "sk-test"]}'
+    for seed = 30, 37 do -- pieces of 1 to 17 bytes cut the key in different places
+      local sc = server:scenario({ { stream_text = KEYED, seed = seed, chunk_delay_ms = 1 } })
+      local report, value, partials = run(sc, "openai", { stream = true })
+      assert.are.equal("ok", report.outcome)
+      assert.are.same({ name = "[redacted]", age = 36, tags = { "a [redacted] b", "sk-test" } }, value)
+      assert.is_true(#partials >= 2)
+      for _, p in ipairs(partials) do
+        local text = cjson.encode(p.value)
+        assert.is_nil(text:find("sk-test-s", 1, true), text)
+        assert.is_nil(text:find("sk-test-stream", 1, true), text)
+      end
+      check_monotone(partials, value)
+    end
+  end)
+
   it("a recipe's on_event hears partials as values; every_ms spaces them", function()
     H.write(path("heard.lua"), [[
 local heard, last = 0, nil
@@ -165,6 +182,92 @@ return { schema = "person.json", prompt = "Extract: {{input}}", max_attempts = 1
     assert.are.equal("ok", report.outcome, cjson.encode(report.attempts))
     assert.are.same(VALUE, value)
     assert.are.equal(1, #partials) -- the first, then none for 10 s
+  end)
+end)
+
+describe("streaming: a value that would break the partials' promises", function()
+  -- The bare object is what the partials follow; the whole reply's
+  -- extraction prefers the fenced block after it (as it does without
+  -- streaming). The host was already shown "/name" = "Ada" as complete, so
+  -- the value that contradicts it is refused and asked for again.
+  local TWO = '{"name": "Ada", "age": 36} or, formatted:\n```json\n{"name": "Bob", "age": 2}\n```'
+
+  it("is refused when a partial was told; the next reply is accepted", function()
+    local sc = server:scenario({ { stream_text = TWO, seed = 21, chunk_delay_ms = 1 },
+      { stream_text = REPLY, seed = 22 } })
+    local report, value, partials = run(sc, "openai", { stream = true })
+    assert.are.equal("ok", report.outcome)
+    assert.are.same(VALUE, value)
+    local first = report.attempts[1]
+    assert.are.equal("rejected", first.outcome)
+    assert.are.equal("the reply holds more than one JSON value: the value taken is not the one shown as complete "
+      .. "while it streamed; send exactly one JSON value", first.reason)
+    assert.matches("was rejected: the reply holds more than one JSON value", first.feedback, 1, true)
+    local told = {}
+    for _, p in ipairs(partials) do
+      if p.attempt == 1 then
+        for _, ptr in ipairs(p.complete) do told[ptr] = at(p.value, ptr) end
+      end
+    end
+    assert.are.equal("Ada", told["/name"])
+  end)
+
+  it("names the part when the first value never closed", function()
+    local CUT = '{"name": "Ada", "age": 36 oops, let me redo that:\n```json\n{"name": "Bob", "age": 2}\n```'
+    local sc = server:scenario({ { stream_text = CUT, seed = 23, chunk_delay_ms = 1 },
+      { stream_text = REPLY, seed = 24 } })
+    local report, value = run(sc, "openai", { stream = true })
+    assert.are.equal("ok", report.outcome)
+    assert.are.same(VALUE, value)
+    assert.are.equal("rejected", report.attempts[1].outcome)
+    assert.are.equal("the reply holds more than one JSON value: the value taken differs at '/name' from the part "
+      .. "shown as complete while it streamed; send exactly one JSON value", report.attempts[1].reason)
+  end)
+
+  it("holds across a reply that started over: no partial after it, and a value that differs is refused", function()
+    local OTHER = REPLY:gsub("Ada Lovelace", "Grace Hopper")
+    -- the first try breaks after its events up to the middle of the reply; the transport sends it again
+    local sc = server:scenario({ { stream_text = REPLY, seed = 25, chunk_delay_ms = 1, reset_after_events = 8 },
+      { stream_text = OTHER, seed = 26 }, { stream_text = REPLY, seed = 27 } })
+    local report, value, partials = run(sc, "openai", { stream = true })
+    assert.are.equal("ok", report.outcome)
+    assert.are.same(VALUE, value)
+    local first = report.attempts[1]
+    assert.are.equal(1, first.retries)
+    assert.are.equal("rejected", first.outcome)
+    assert.are.equal("the reply started over while it streamed: the value taken differs at '/name' from the part "
+      .. "shown as complete while it streamed; send exactly one JSON value", first.reason)
+    local last_told = 0
+    for i, p in ipairs(partials) do
+      if p.attempt == 1 then
+        last_told = i
+        assert.are_not.equal("Grace Hopper", p.value.name) -- none from the reply sent again
+      end
+    end
+    assert.are.equal("Ada Lovelace", partials[last_told].value.name)
+  end)
+
+  it("holds across a reply that started over and came back the same", function()
+    local sc = server:scenario({ { stream_text = REPLY, seed = 25, chunk_delay_ms = 1, reset_after_events = 8 },
+      { stream_text = REPLY, seed = 28 } })
+    local report, value = run(sc, "openai", { stream = true })
+    assert.are.equal("ok", report.outcome)
+    assert.are.same(VALUE, value)
+    assert.are.equal(1, #report.attempts)
+    assert.are.equal(1, report.attempts[1].retries)
+  end)
+
+  it("is accepted as without streaming when no partial was told", function()
+    H.write(path("quiet.lua"), 'return { schema = "person.json", prompt = "Extract: {{input}}", '
+      .. 'stream = { partials = false } }')
+    local sc = server:scenario({ { stream_text = TWO, seed = 21, chunk_delay_ms = 1 } })
+    local report, value, partials = run(sc, "openai", { stream = true }, "quiet.lua")
+    assert.are.equal("ok", report.outcome)
+    assert.are.same({ name = "Bob", age = 2 }, value)
+    assert.are.same({}, partials)
+    local plain = server:scenario({ { reply = TWO } })
+    local _, v2 = run(plain, "openai", {})
+    assert.are.same(value, v2)
   end)
 end)
 

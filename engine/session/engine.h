@@ -33,6 +33,8 @@ typedef struct session_stream {
     stream_reader *reader;  /* this attempt's, when partials or stop_early want one */
     size_t received;        /* bytes of the reply's text received (since it last started over) */
     coax_buf text;          /* that text, kept for stop_early (the attempt's record) */
+    coax_buf hold;          /* received text that may still begin a secret (lend_stream.c) */
+    coax_buf clean;         /* the piece being fed, its secrets redacted */
     bool fed;               /* the sink was called this attempt: a streamed attempt */
     bool lost;              /* the reader passed a limit: no partials until the reply starts over */
     coax_arena *arena;      /* the last partial built, until the next */
@@ -42,6 +44,11 @@ typedef struct session_stream {
     double told_at;         /* when the last partial was told */
     double told_cost;       /* how long building and telling it took (ms) */
     uint64_t told_wake;     /* the engine's wake it was told in */
+    bool promised;          /* a partial of this reply was told: its complete parts are promises */
+    bool told_promise;      /* the reply started over after a partial was told: no more partials */
+    coax_arena *kept;       /* the complete parts told before it started over, */
+    stream_partial promise; /* copied: a promise the final value must keep too */
+    bool has_promise;       /* 'promise' holds them */
     bool stopped;           /* stop_early cut the reply: 'part' holds its errors */
 } session_stream;
 
@@ -162,6 +169,13 @@ void stream_configure(coax_session *s, lua_State *L, int S);
 /* When the partial waiting to be told is due, HUGE_VAL when none is (or it
 ** waits for the poll's next wake). */
 double stream_due(const coax_session *s);
+
+/* Whether the accepted value 'v' keeps every promise the partials of this
+** reply made: each part they listed complete is in 'v', equal. When not
+** (a later JSON value in the reply took the first one's place), false with
+** 'why' (cap bytes) naming the part: the attempt is refused, as the host has
+** already shown what the value would contradict. */
+bool stream_kept_promises(coax_session *s, const coax_value *v, char *why, size_t cap);
 
 /* Pushes s[0..n) with every value in 'secrets' (NUL-terminated values one
 ** after the other; those under 4 bytes are ignored) replaced by

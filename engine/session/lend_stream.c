@@ -20,6 +20,7 @@
 */
 #include "session/lend.h"
 #include "session/session.h"
+#include "io/http.h"
 
 #include <lauxlib.h>
 #include <math.h>
@@ -67,9 +68,9 @@ static void forget_reply(session_stream *st)
     stream_free(st->reader);
     st->reader = NULL;
     st->received = 0;
-    st->text.len = 0;
-    st->text.oom = false;
-    st->built = st->lost = false;
+    st->text.len = st->hold.len = 0;
+    st->text.oom = st->hold.oom = false;
+    st->built = st->lost = st->promised = false;
     st->built_at = 0;
 }
 
@@ -77,9 +78,10 @@ void stream_attempt_start(coax_session *s)
 {
     session_stream *st = &s->stream;
     forget_reply(st);
-    st->fed = st->stopped = false;
+    st->fed = st->stopped = st->has_promise = st->told_promise = false;
     st->told_at = st->told_cost = 0;
     if (st->arena) coax_arena_reset(st->arena);
+    if (st->kept) coax_arena_reset(st->kept);
 }
 
 bool stream_stopped_early(coax_session *s) { return s->stream.stopped; }
@@ -88,6 +90,7 @@ void stream_session_free(coax_session *s)
 {
     stream_free(s->stream.reader);
     coax_arena_free(s->stream.arena); /* its text is one of the session's buffers (create.c) */
+    coax_arena_free(s->stream.kept);
 }
 
 /* A reader past a limit: no partials until the reply starts over (the
@@ -108,7 +111,10 @@ static coax_code build(coax_session *s, coax_error *err)
     coax_arena_reset(st->arena);
     st->built = false;
     coax_code rc = stream_partial_get(st->reader, st->arena, &st->part, err);
-    if (rc) return rc;
+    if (rc) {
+        memset(&st->part, 0, sizeof st->part); /* nothing stale */
+        return rc;
+    }
     st->built = true;
     st->built_at = stream_bytes(st->reader);
     return COAX_OK;
@@ -160,6 +166,87 @@ static void feed(coax_session *s, lua_State *L, const char *text, size_t len)
     if (rc) drop_reader(st);
 }
 
+/* The complete parts of the reader's partial now, copied into 'a' (a
+** partial shares the reader's memory only until the next call on it):
+** what was told, and what settled since (parts only ever settle). */
+static bool snapshot(stream_reader *r, coax_arena *a, stream_partial *out)
+{
+    coax_error err = {0};
+    memset(out, 0, sizeof *out);
+    if (stream_partial_get(r, a, out, &err) != COAX_OK) return false;
+    const char **complete = coax_arena_alloc(a, (out->ncomplete + 1) * sizeof *complete);
+    const coax_value *value = out->value ? coax_value_copy(a, out->value) : NULL;
+    if (!complete || (out->value && !value)) return false;
+    for (size_t i = 0; i < out->ncomplete; i++)
+        if (!(complete[i] = coax_arena_strdup(a, out->complete[i], strlen(out->complete[i])))) return false;
+    out->complete = complete;
+    out->value = value;
+    out->errors = (coax_validation){0};
+    return true;
+}
+
+/* The reply starts over after a partial was told: the host showed its
+** complete parts, which the new reply need not repeat. They stay promises
+** the final value must keep, and this attempt tells no partial again, as
+** the new reply's could contradict them. */
+static void keep_promise(coax_session *s)
+{
+    session_stream *st = &s->stream;
+    if (!st->kept && !(st->kept = coax_arena_new(s->engine->alloc))) return;
+    coax_arena_reset(st->kept);
+    st->has_promise = snapshot(st->reader, st->kept, &st->promise); /* without memory: a promise not checked */
+    st->told_promise = true;
+}
+
+/* The secret that decides position i of t[0..n) as the session's
+** redaction of the whole reply would (lend_push_redacted: the first
+** secret, in order, that matches there): its length, 0 when none matches,
+** or -1 when one that comes first could still match once more text came. */
+static long secret_at(const coax_buf *secrets, const char *t, size_t i, size_t n)
+{
+    for (const char *v = secrets->data; v < secrets->data + secrets->len; v += strlen(v) + 1) {
+        size_t vl = strlen(v);
+        if (vl < 4) continue; /* never redacted (io/http.c) */
+        if (vl <= n - i) {
+            if (!memcmp(t + i, v, vl)) return (long)vl;
+        } else if (!memcmp(t + i, v, n - i)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The piece of reply text the reader and the record get: the text so far
+** with each secret replaced by "[redacted]", exactly as the whole reply
+** will be, the tail that may still begin a secret held back until later
+** pieces decide it (a key split across two events is never shown). Points
+** '*out' at the text to feed; false when out of memory. */
+static bool redact_piece(coax_session *s, const char *text, size_t len, const char **out, size_t *outlen)
+{
+    session_stream *st = &s->stream;
+    if (!s->secrets.len) {
+        *out = text;
+        *outlen = len;
+        return true;
+    }
+    coax_buf_put(&st->hold, text, len);
+    st->clean.len = 0;
+    const char *t = st->hold.data;
+    size_t n = st->hold.len, i = 0;
+    while (i < n) {
+        long hit = secret_at(&s->secrets, t, i, n);
+        if (hit < 0) break; /* undecided */
+        if (hit) coax_buf_puts(&st->clean, HTTP_REDACTED);
+        else coax_buf_putc(&st->clean, t[i]);
+        i += hit ? (size_t)hit : 1;
+    }
+    memmove(st->hold.data, t + i, n - i);
+    st->hold.len = n - i;
+    *out = st->clean.data ? st->clean.data : "";
+    *outlen = st->clean.len;
+    return !st->hold.oom && !st->clean.oom;
+}
+
 /* on_text(delta | nil): upvalues 2 the session, 3 its serial, 4 the attempt. */
 static int sink(lua_State *L)
 {
@@ -174,12 +261,14 @@ static int sink(lua_State *L)
     if (st->stopped) return raise_stopped(L, s);
     st->fed = true;
     if (lua_isnoneornil(L, 1)) { /* the reply starts over */
+        if (st->promised && st->reader && !st->told_promise) keep_promise(s);
         forget_reply(st);
         return 0;
     }
     size_t len;
     const char *text = lua_tolstring(L, 1, &len);
     st->received += len;
+    if (!redact_piece(s, text, len, &text, &len)) return luaL_error(L, "out of memory");
     if (st->stop_early && st->text.len + len <= s->engine->limits.max_input) {
         coax_buf_put(&st->text, text, len);
         if (st->text.oom) return luaL_error(L, "out of memory");
@@ -250,7 +339,7 @@ static const coax_value *event_data(coax_session *s, const stream_partial *p)
 static bool pending(const coax_session *s)
 {
     const session_stream *st = &s->stream;
-    return st->partials && st->reader && !st->stopped && st->told_wake != s->engine->wakes &&
+    return st->partials && st->reader && !st->stopped && !st->told_promise && st->told_wake != s->engine->wakes &&
            (st->built || stream_changed(st->reader));
 }
 
@@ -277,7 +366,10 @@ void stream_tell_partial(coax_session *s)
     double now = coax_now_ms();
     if (!pending(s) || now < next_due(st)) return;
     coax_error err = {0};
-    coax_code rc = stream_changed(st->reader) ? build(s, &err) : COAX_OK;
+    /* a partial built for stop_early is told as it is unless text came since
+    ** (it shares the reader's memory only until the next feed) */
+    bool stale = stream_changed(st->reader) || st->built_at != stream_bytes(st->reader);
+    coax_code rc = stale ? build(s, &err) : COAX_OK;
     if (rc && rc != COAX_ENOMEM) { /* the reader gave up: no partials until the reply starts over */
         drop_reader(st);
         return;
@@ -294,6 +386,44 @@ void stream_tell_partial(coax_session *s)
     st->built = false;
     st->told_at = now;
     st->told_wake = s->engine->wakes;
+    st->promised = true;
     session_event_value(s, "partial", data);
     st->told_cost = coax_now_ms() - now;
+}
+
+/* Whether 'v' holds each complete part of partial 'p' as 'p' showed it;
+** false with 'why' naming the first that differs. */
+static bool kept(const stream_partial *p, const coax_value *v, const coax_allocator *alloc, const char *cause,
+                 char *why, size_t cap)
+{
+    for (size_t i = 0; i < p->ncomplete; i++) {
+        const char *ptr = p->complete[i];
+        const coax_value *told = NULL, *now = NULL;
+        if (coax_pointer_get(p->value, ptr, strlen(ptr), &told) != COAX_OK) continue; /* cannot happen */
+        if (coax_pointer_get(v, ptr, strlen(ptr), &now) == COAX_OK && coax_value_equal(told, now, alloc) != 0)
+            continue; /* equal, or no memory to tell: not a contradiction we can show */
+        if (*ptr)
+            snprintf(why, cap, "%s: the value taken differs at '%s' from the part shown as complete while it "
+                               "streamed; send exactly one JSON value", cause, ptr);
+        else
+            snprintf(why, cap, "%s: the value taken is not the one shown as complete while it streamed; send "
+                               "exactly one JSON value", cause);
+        return false;
+    }
+    return true;
+}
+
+bool stream_kept_promises(coax_session *s, const coax_value *v, char *why, size_t cap)
+{
+    session_stream *st = &s->stream;
+    const coax_allocator *alloc = s->engine->alloc;
+    if (st->has_promise && !kept(&st->promise, v, alloc, "the reply started over while it streamed", why, cap))
+        return false;
+    if (!st->promised || !st->reader) return true;
+    stream_partial now;
+    if (!st->arena && !(st->arena = coax_arena_new(alloc))) return true; /* no memory to tell */
+    coax_arena_reset(st->arena);
+    st->built = false;
+    if (!snapshot(st->reader, st->arena, &now)) return true;
+    return kept(&now, v, alloc, "the reply holds more than one JSON value", why, cap);
 }

@@ -211,7 +211,13 @@ static void handle_reply(coax_session *s)
     } else {
         s->repairs += r.repair.nlog;
         s->coercions += r.ncoercions;
-        if (!r.valid) {
+        char broken[320];
+        if (r.valid && !stream_kept_promises(s, r.value, broken, sizeof broken)) {
+            session_record_attempt(s, "rejected", broken, text, len, &r, true, usage[0] ? usage : NULL);
+            m = session_event_text("reason", broken, text_buf, sizeof text_buf);
+            session_event(s, "rejection", &m);
+            if (s->state != SS_DONE) retry(s, "rejection", &r, true, broken, text, len);
+        } else if (!r.valid) {
             char detail[256];
             session_summarize(detail, sizeof detail, &r.validation);
             session_record_attempt(s, "invalid", detail, text, len, &r, true, usage[0] ? usage : NULL);

@@ -44,6 +44,8 @@ A step (all fields optional):
                   with `seed`, tool_calls' streamed arguments are cut alike (OpenAI
                   and Anthropic), and the events go out in writes of up to 64
     chunk_delay_ms  between events; finish and usage as for reply
+    reset_after_events  the connection is reset after that many events (a stream
+                  broken in mid-reply: the client's transport retries)
     stream_error  {message, type}: after the pieces, an error instead of the end
                   (OpenAI: an event {"error": ...}; Anthropic: event "error";
                   Ollama: a line {"error": message})
@@ -667,6 +669,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if chunks is not None:
                 group = 64 if "stream_text" in step and not step.get("chunk_delay_ms") else 1
                 for k in range(0, len(chunks), group):
+                    if step.get("reset_after_events") is not None and k >= int(step["reset_after_events"]):
+                        self.reset()
+                        return
                     self.wfile.write(b"".join(chunks[k:k + group]))
                     self.wfile.flush()
                     if step.get("chunk_delay_ms"):
@@ -674,9 +679,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif step.get("reset_after") is not None:
                 self.wfile.write(data[: int(step["reset_after"])])
                 self.wfile.flush()
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                self.connection.close()
-                self.close_connection = True
+                self.reset()
             elif step.get("drip_ms"):
                 for b in data:
                     self.wfile.write(bytes([b]))
@@ -687,6 +690,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
+
+    def reset(self):
+        """Drops the connection with a reset: the client sees an error, not an end."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
 
     def stall(self):
         """Never answers; returns when the client goes away (or after 120 s)."""
