@@ -98,7 +98,7 @@ static bool count_kw(vctx *c, const skw *k, size_t have, const char *one, const 
                      bool max)
 {
     if (max ? have <= k->n : have >= k->n) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
         have);
     vctx_error_at_kw(c, k->name);
@@ -158,7 +158,7 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         else break;
         bool r = false;
         if (sub->kind == N_FALSE && !indexed) {
-            msg_start(c);
+            if (!msg_start(c)) return false; /* quiet: no message, no error */
             MSG("expected at most %zu item%s, got %zu", k->nsubs, k->nsubs == 1 ? "" : "s",
                 (size_t)inst->len);
             vctx_error_at_kw(c, kw);
@@ -208,7 +208,7 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     c->quiet--;
     if (c->rc) return false;
     if (count >= k->n && (!k->has_m || count <= k->m)) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (count < k->n)
         MSG("expected at least %zu item%s matching \"contains\", got %zu", k->n, k->n == 1 ? "" : "s", count);
     else
@@ -405,7 +405,7 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
         return true;
     }
     eset_free(c, &chosen);
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (!one) {
         MSG("expected the value to match at least one schema of \"anyOf\", it matches none");
     } else if (valid == 0) {
@@ -484,7 +484,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
             t &= ~(unsigned)T_INTEGER;
         if (t & k->types) return true;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected ");
         vctx_put_types(c, k->types);
         MSG(", got ");
@@ -507,7 +507,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
                 if (equal(c, &k->v->u.items[i], inst)) return true;
         }
         if (c->rc) return false;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         if (k->v->len == 1) {
             MSG("expected ");
             vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
@@ -522,7 +522,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_CONST:
         if (equal(c, k->v, inst)) return true;
         if (c->rc) return false;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected ");
         vctx_put_json(c, &c->msg, k->v, 60);
         MSG(", got ");
@@ -532,7 +532,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MULTIPLEOF:
         if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
             return true;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
         vctx_error_at_kw(c, "multipleOf");
         return false;
@@ -601,7 +601,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         c->quiet--;
         if (c->rc) return false;
         if (!r) return true;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected the value not to match the schema of \"not\", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "not");
@@ -628,7 +628,7 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     if (c->rc || !charge(c, 1)) return false;
     if (n->kind == N_TRUE) return true;
     if (n->kind == N_FALSE) {
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("no value is allowed here (the schema is false), got ");
         vctx_put_got(c, inst);
         const snode *save = c->node;

@@ -246,7 +246,15 @@ static inline int equal(vctx *c, const coax_value *a, const coax_value *b)
     return r > 0;
 }
 
-static inline void msg_start(vctx *c) { c->msg.len = 0; c->msg.oom = false; }
+/* Starts an error's message; false while quiet, when no error is recorded
+** (vctx_record does nothing), so the caller skips writing one. */
+static inline bool msg_start(vctx *c)
+{
+    if (c->quiet) return false;
+    c->msg.len = 0;
+    c->msg.oom = false;
+    return true;
+}
 
 #define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
 

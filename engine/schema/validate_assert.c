@@ -43,7 +43,7 @@ bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst)
     bool hit;
     if (!vctx_regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
     if (hit) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected a string matching ");
     vctx_put_str(&c->msg, k->v->u.text, k->v->len, 60);
     MSG(", got ");
@@ -63,7 +63,7 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);
     if (r < 0) return oom(c);
     if (r) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected %s (format \"%s\"), got ", coax_format_describe((coax_format)k->n), k->v->u.text);
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "format");
@@ -150,7 +150,7 @@ bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
     default: ok = r > 0, what = "greater than"; break;
     }
     if (ok) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected a number %s %s, got %s", what, k->v->u.text, inst->u.text);
     vctx_error_at_kw(c, k->name);
     return false;
@@ -258,7 +258,7 @@ bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst)
     if (inst->type != COAX_ARRAY) return true;
     size_t j = 0, i = 0;
     if (!find_duplicate(c, inst, &j, &i)) return !c->rc;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected unique items, items %zu and %zu are equal", j, i);
     vctx_error_at_kw(c, k->name);
     return false;
@@ -401,7 +401,7 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
             return false;
         }
         ok = false;
-        msg_start(c);
+        if (!msg_start(c)) break; /* quiet: no message, no error */
         MSG("missing required property ");
         vctx_put_str(&c->msg, name->u.text, name->len, 60);
         vctx_error_at_kw(c, k->name);

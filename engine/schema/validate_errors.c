@@ -353,7 +353,7 @@ void vctx_put_types(vctx *c, unsigned types)
 void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
                       size_t klen, size_t index)
 {
-    msg_start(c);
+    if (!msg_start(c)) return; /* quiet: no message, no error */
     if (key) {
         MSG("property ");
         vctx_put_str(&c->msg, key, klen, 60);
