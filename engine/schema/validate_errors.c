@@ -115,23 +115,38 @@ void vctx_release(vctx *c, void *p, size_t cap, size_t size)
 
 /* ---- locations ----------------------------------------------------------- */
 
+/* Writes the segments of 's' from 'from' on as a JSON Pointer; cut_len[i]
+** gets the length written before segment cuts_at[i]. Each segment is
+** written straight into room reserved for its longest escaped form: this
+** runs for every error, so no call per byte. */
 static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, uint32_t *cut_len,
                     size_t ncuts)
 {
     size_t ci = 0;
     for (size_t i = from; i < s->n; i++) {
         while (ci < ncuts && cuts_at[ci] == i) cut_len[ci++] = (uint32_t)b->len;
-        coax_buf_putc(b, '/');
-        if (!s->v[i].s) {
-            coax_buf_printf(b, "%zu", s->v[i].len);
-            continue;
+        const seg *g = &s->v[i];
+        if (!coax_buf_reserve(b, g->s ? 1 + 2 * g->len : 1 + 20)) return;
+        char *o = b->data + b->len;
+        *o++ = '/';
+        if (!g->s) {
+            char d[20];
+            size_t k = 0, x = g->len;
+            do d[k++] = (char)('0' + x % 10), x /= 10;
+            while (x);
+            while (k) *o++ = d[--k];
+        } else {
+            for (size_t k = 0; k < g->len; k++) {
+                char ch = g->s[k];
+                if (ch == '~' || ch == '/') {
+                    *o++ = '~';
+                    *o++ = ch == '~' ? '0' : '1';
+                } else {
+                    *o++ = ch;
+                }
+            }
         }
-        for (size_t k = 0; k < s->v[i].len; k++) {
-            char ch = s->v[i].s[k];
-            if (ch == '~') coax_buf_puts(b, "~0");
-            else if (ch == '/') coax_buf_puts(b, "~1");
-            else coax_buf_putc(b, ch);
-        }
+        b->len = (size_t)(o - b->data);
     }
     while (ci < ncuts) cut_len[ci++] = (uint32_t)b->len;
 }
