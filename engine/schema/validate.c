@@ -364,56 +364,116 @@ static bool propnames_kw(vctx *c, const skw *k, const coax_value *inst)
     return ok;
 }
 
-/* anyOf and oneOf. */
-static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+/* The branches of anyOf and oneOf applied in order: how many passed, the
+** first two that did, the evaluated set of the one a oneOf chose. */
+typedef struct branches {
+    size_t valid, first, second;
+    eset chosen;
+} branches;
+
+static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev, branches *o)
 {
-    emark em = err_mark(c);
-    size_t valid = 0, first = 0, second = 0;
     bool one = k->op == OP_ONEOF;
     bool track = ev != NULL;
-    eset chosen = {0};
-    if (!push_kw(c, k->name)) return false;
+    memset(o, 0, sizeof *o);
+    if (!push_kw(c, k->name)) return;
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
         if (track && !eset_init(c, &b, ev->n)) break;
         bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, track ? &b : NULL);
         c->kpath.n--;
         if (r) {
-            if (valid == 0) first = i;
-            else if (valid == 1) second = i;
-            valid++;
+            if (o->valid == 0) o->first = i;
+            else if (o->valid == 1) o->second = i;
+            o->valid++;
             if (!one) merge(ev, &b);
-            else if (valid == 1) {
-                chosen = b;
+            else if (o->valid == 1) {
+                o->chosen = b;
                 b.bits = NULL;
             }
         }
         eset_free(c, &b);
-        if (!track && !c->annotate && ((!one && valid) || (one && valid > 1))) break;
-        if (one && valid > 1 && c->quiet) break;
+        if (!track && !c->annotate && ((!one && o->valid) || (one && o->valid > 1))) break;
+        if (one && o->valid > 1 && c->quiet) break;
     }
     c->kpath.n--;
+}
+
+/* What a run has left of its budgets, to give back what a silent trial
+** spent before its branches run again for their errors. */
+typedef struct spent_mark {
+    uint64_t steps, regex;
+    const coax_value *unsized;
+    size_t nanns, astrs;
+} spent_mark;
+
+static spent_mark spent_mark_of(const vctx *c)
+{
+    return (spent_mark){c->steps, c->regex, c->unsized, c->nanns, c->astrs.len};
+}
+
+/* Back to the budgets of 'm' (with the rest of the defaults if the trial
+** measured the instance) and the annotations of then. */
+static void give_back(vctx *c, spent_mark m)
+{
+    if (m.unsized && !c->unsized) {
+        m.steps += c->steps_max - COAX_DEFAULT_MIN_STEPS;
+        m.regex += c->regex_max - COAX_DEFAULT_MIN_REGEX_TOTAL;
+    }
+    c->steps = m.steps;
+    c->regex = m.regex;
+    c->nanns = m.nanns;
+    c->astrs.len = m.astrs;
+}
+
+/* anyOf and oneOf. Collecting every error, most branches that fail are
+** followed by one that passes, and their errors are dropped: so the
+** branches are first tried silently (their errors charged and bounded as
+** if written, not written), and only when the keyword fails do they run
+** again, with what the trial spent given back, writing their errors (no
+** trial nested in that rerun: the work stays within twice the budget).
+** The charges, the limits met and the errors are those of one run that
+** writes every error. */
+static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+{
+    emark em = err_mark(c);
+    bool one = k->op == OP_ONEOF;
+    bool trial = !c->quiet && !c->silent && !c->eager;
+    spent_mark sm = spent_mark_of(c);
+    branches o;
+    c->silent += trial;
+    try_branches(c, k, inst, ev, &o);
+    c->silent -= trial;
     if (c->rc) {
-        eset_free(c, &chosen);
+        eset_free(c, &o.chosen);
         return false;
     }
-    bool ok = one ? valid == 1 : valid > 0;
+    bool ok = one ? o.valid == 1 : o.valid > 0;
     if (ok) {
         err_rewind(c, em);
-        if (one) merge(ev, &chosen);
-        eset_free(c, &chosen);
+        if (one) merge(ev, &o.chosen);
+        eset_free(c, &o.chosen);
         return true;
     }
-    eset_free(c, &chosen);
+    eset_free(c, &o.chosen);
+    if (trial && o.valid == 0) { /* the branches' errors are the keyword's */
+        err_rewind(c, em);
+        give_back(c, sm);
+        c->eager++;
+        try_branches(c, k, inst, ev, &o);
+        c->eager--;
+        eset_free(c, &o.chosen);
+        if (c->rc) return false;
+    }
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (!one) {
         MSG("expected the value to match at least one schema of \"anyOf\", it matches none");
-    } else if (valid == 0) {
+    } else if (o.valid == 0) {
         MSG("expected the value to match exactly one schema of \"oneOf\", it matches none");
     } else {
         err_rewind(c, em);
         MSG("expected the value to match exactly one schema of \"oneOf\", it matches %zu and %zu%s",
-            first, second, valid > 2 ? " (and more)" : "");
+            o.first, o.second, o.valid > 2 ? " (and more)" : "");
     }
     vctx_error_at_kw(c, k->name);
     return false;

@@ -29,6 +29,16 @@ typedef struct segs {
     size_t n, cap;
 } segs;
 
+/* The lengths of the JSON Pointers of the first segments of a path, as
+** last measured (the errors counted while silent, validate_errors.c): a
+** later error on a path that shares them measures only the rest. */
+#define PLEN_MAX 48
+typedef struct plen {
+    seg at[PLEN_MAX]; /* the segments measured */
+    size_t len[PLEN_MAX + 1]; /* len[i]: the pointer of at[0..i) */
+    size_t n;
+} plen;
+
 /* The members or items of an instance that a keyword evaluated, for
 ** unevaluatedProperties/unevaluatedItems. */
 typedef struct eset {
@@ -57,6 +67,12 @@ typedef struct vctx {
     coax_error *err;
     coax_code rc;
     int quiet;          /* > 0: errors are not recorded, failures stop early */
+    int silent;         /* > 0: errors are counted and charged as if written, not written
+                        ** (an anyOf/oneOf trying its branches: validate.c) */
+    int eager;          /* > 0: no anyOf/oneOf tries silently first (its rerun) */
+    size_t vbytes;      /* the bytes the errors counted while silent would hold */
+    plen *iplen, *kplen; /* pointer lengths of ipath and kpath, for those (on the
+                         ** run's stack, apart: zeroing them with the rest would cost) */
     size_t depth;
     segs ipath, kpath;
     const sres **scope; /* the dynamic scope: resources entered, outermost first */
@@ -127,7 +143,7 @@ bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
 void vctx_release(vctx *c, void *p, size_t cap, size_t size);
 
 /* Records an error at the current locations with the message in c->msg
-** (nothing while quiet). */
+** (nothing while quiet; while silent, only its charge and its bytes). */
 void vctx_record(vctx *c);
 
 /* The same, with keyword 'kw' added to the keyword location. */
@@ -227,16 +243,17 @@ static inline void merge(eset *into, const eset *from)
 
 /* Where the errors stand, to drop those recorded after (anyOf, oneOf). */
 typedef struct emark {
-    size_t nerrs, strs, nests;
+    size_t nerrs, strs, nests, vbytes;
 } emark;
 
-static inline emark err_mark(const vctx *c) { return (emark){c->nerrs, c->strs.len, c->nests.len}; }
+static inline emark err_mark(const vctx *c) { return (emark){c->nerrs, c->strs.len, c->nests.len, c->vbytes}; }
 
 static inline void err_rewind(vctx *c, emark m)
 {
     c->nerrs = m.nerrs;
     c->strs.len = m.strs;
     c->nests.len = m.nests;
+    c->vbytes = m.vbytes;
 }
 
 static inline int equal(vctx *c, const coax_value *a, const coax_value *b)

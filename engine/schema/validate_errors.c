@@ -185,10 +185,81 @@ void vctx_annotate(vctx *c, const skw *k)
     c->nanns++;
 }
 
+/* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes),
+** eight at a time: a byte equal to one has a zero in x ^ its pattern. */
+static size_t escapes(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, a, b;
+        memcpy(&x, s + i, 8);
+        a = x ^ (ones * '~'), b = x ^ (ones * '/');
+        if (!(((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))) continue;
+        for (size_t j = i; j < i + 8; j++) k += s[j] == '~' || s[j] == '/';
+    }
+    for (; i < n; i++) k += s[i] == '~' || s[i] == '/';
+    return k;
+}
+
+/* The length of the JSON Pointer put_ptr writes for one segment. */
+static size_t seg_len(const seg *g)
+{
+    size_t n = 1;
+    if (g->s) return n + g->len + escapes(g->s, g->len);
+    size_t x = g->len;
+    do n++, x /= 10;
+    while (x);
+    return n;
+}
+
+/* The length of the JSON Pointer of the first 'upto' segments of 's'
+** (upto <= s->n), from what 'p' measured of a path that begins the same. */
+static size_t ptr_len(plen *p, const segs *s, size_t upto)
+{
+    size_t i = 0;
+    while (i < p->n && i < upto && p->at[i].s == s->v[i].s && p->at[i].len == s->v[i].len) i++;
+    size_t n = p->len[i];
+    for (; i < upto; i++) {
+        n += seg_len(&s->v[i]);
+        if (i < PLEN_MAX) {
+            p->at[i] = s->v[i];
+            p->len[i + 1] = n;
+            p->n = i + 1;
+        }
+    }
+    return n;
+}
+
+/* An error while silent: the bytes vctx_record would write (its strings
+** and nesting), charged and bounded as they would be, and counted in
+** c->vbytes, so a run that tries branches silently and then again for
+** their errors spends exactly what writing them at once spends. */
+static void count_silently(vctx *c)
+{
+    if (c->msg.oom) {
+        oom(c);
+        return;
+    }
+    size_t npairs = c->nnest / 2, ncut = npairs < 64 ? npairs : 64;
+    size_t klen = ptr_len(c->kplen, &c->kpath, c->kpath.n);
+    size_t bytes = ptr_len(c->iplen, &c->ipath, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
+    if (c->crossed && c->node) /* the keyword path from the node's entry */
+        bytes += strlen(c->node->abs) + klen - ptr_len(c->kplen, &c->kpath, c->node_k) + 1;
+    c->vbytes += bytes;
+    if (!charge(c, 1 + bytes / 16)) return;
+    if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
+        vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
+}
+
 /* Records an error at the current locations with the message in c->msg. */
 void vctx_record(vctx *c)
 {
     if (c->quiet || c->rc) return;
+    if (c->silent) {
+        count_silently(c);
+        return;
+    }
     size_t before = c->strs.len + c->nests.len;
     if (c->msg.oom || !vctx_grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
         oom(c);
@@ -229,7 +300,7 @@ void vctx_record(vctx *c)
     /* writing the error is charged by its bytes, and their sum is bounded:
     ** a schema that fans out over a long path would otherwise fill memory */
     if (!charge(c, 1 + (c->strs.len + c->nests.len - before) / 16)) return;
-    if (c->strs.len + c->nests.len > c->s->max_error_bytes)
+    if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
         vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
 }
 
