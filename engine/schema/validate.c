@@ -676,7 +676,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (!charge_bytes(c, inst)) return false;
         return vctx_content_kw(c, k, inst);
     case OP_ANNOTATE:
-        vctx_annotate(c, k);
+        if (c->annotate) vctx_annotate(c, k); /* most runs collect none: no call */
         return true;
     default:
         return true;
