@@ -58,21 +58,6 @@ static bool apply(vctx *c, const snode *sub, const coax_value *inst, eset *ev)
     return validate(c, sub, inst, ev);
 }
 
-static size_t utf8_count(const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return k;
-}
-
-/* Whether s[0..n) holds at least 'min' characters (counted as utf8_count does). */
-static bool utf8_reaches(const char *s, size_t n, size_t min)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < min; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return k >= min;
-}
-
 static unsigned type_bits(const coax_value *v)
 {
     switch (v->type) {
@@ -92,17 +77,6 @@ static unsigned type_bits(const coax_value *v)
 static inline bool charge_bytes(vctx *c, const coax_value *inst)
 {
     return inst->type != COAX_STRING || inst->len < 64 || charge(c, inst->len / 64);
-}
-
-static bool count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
-                     bool max)
-{
-    if (max ? have <= k->n : have >= k->n) return true;
-    if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
-        have);
-    vctx_error_at_kw(c, k->name);
-    return false;
 }
 
 /* ---- applicators --------------------------------------------------------- */
@@ -399,33 +373,6 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     c->kpath.n--;
 }
 
-/* What a run has left of its budgets, to give back what a silent trial
-** spent before its branches run again for their errors. */
-typedef struct spent_mark {
-    uint64_t steps, regex;
-    const coax_value *unsized;
-    size_t nanns, astrs;
-} spent_mark;
-
-static spent_mark spent_mark_of(const vctx *c)
-{
-    return (spent_mark){c->steps, c->regex, c->unsized, c->nanns, c->astrs.len};
-}
-
-/* Back to the budgets of 'm' (with the rest of the defaults if the trial
-** measured the instance) and the annotations of then. */
-static void give_back(vctx *c, spent_mark m)
-{
-    if (m.unsized && !c->unsized) {
-        m.steps += c->steps_max - COAX_DEFAULT_MIN_STEPS;
-        m.regex += c->regex_max - COAX_DEFAULT_MIN_REGEX_TOTAL;
-    }
-    c->steps = m.steps;
-    c->regex = m.regex;
-    c->nanns = m.nanns;
-    c->astrs.len = m.astrs;
-}
-
 /* anyOf and oneOf. Collecting every error, most branches that fail are
 ** followed by one that passes, and their errors are dropped: so the
 ** branches are first tried silently (their errors charged and bounded as
@@ -439,7 +386,7 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
     emark em = err_mark(c);
     bool one = k->op == OP_ONEOF;
     bool trial = !c->quiet && !c->silent && !c->eager;
-    spent_mark sm = spent_mark_of(c);
+    vspent sm = vctx_spent_mark(c);
     branches o;
     c->silent += trial;
     try_branches(c, k, inst, ev, &o);
@@ -458,7 +405,7 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
     eset_free(c, &o.chosen);
     if (trial && o.valid == 0) { /* the branches' errors are the keyword's */
         err_rewind(c, em);
-        give_back(c, sm);
+        vctx_give_back(c, sm);
         c->eager++;
         try_branches(c, k, inst, ev, &o);
         c->eager--;
@@ -605,10 +552,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MINLENGTH:
         if (inst->type != COAX_STRING) return true;
         if (!charge_bytes(c, inst)) return false;
-        /* no more characters than bytes: a short string passes maxLength
-        ** uncounted, and minLength stops counting once it has enough */
-        if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
-        return count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
+        return vctx_length_kw(c, k, inst);
     case OP_PATTERN:
         if (!charge_bytes(c, inst)) return false;
         return vctx_pattern_kw(c, k, inst);
@@ -622,13 +566,13 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MAXITEMS:
     case OP_MINITEMS:
         if (inst->type != COAX_ARRAY) return true;
-        return count_kw(c, k, inst->len, "item", "items", k->op == OP_MAXITEMS);
+        return vctx_count_kw(c, k, inst->len, "item", "items", k->op == OP_MAXITEMS);
     case OP_UNIQUE:
         return vctx_unique_kw(c, k, inst);
     case OP_MAXPROPS:
     case OP_MINPROPS:
         if (inst->type != COAX_OBJECT) return true;
-        return count_kw(c, k, inst->len, "property", "properties", k->op == OP_MAXPROPS);
+        return vctx_count_kw(c, k, inst->len, "property", "properties", k->op == OP_MAXPROPS);
     case OP_REQUIRED:
         return vctx_required_kw(c, k, inst);
     case OP_PROPS:

@@ -6,9 +6,11 @@
 **   validate.c         the evaluator: a node's keywords, and the applicator
 **                      keywords that apply subschemas (they recurse into it)
 **   validate_assert.c  the assertion keywords that need more than a test:
-**                      numbers, patterns, formats, uniqueness, required, content
+**                      numbers, patterns, formats, counts and lengths,
+**                      uniqueness, required, content
 **   validate_errors.c  errors and annotations recorded at the current
-**                      locations, and the pieces of their messages
+**                      locations (or, while silent, only counted), and the
+**                      pieces of their messages
 ** The helpers every keyword runs (charging a step, pushing a path segment,
 ** marking an evaluated item) are inline here: a call each would cost as
 ** much as the work.
@@ -134,6 +136,23 @@ bool vctx_measure(vctx *c);
 ** of the run (COAX_ELIMIT). */
 bool vctx_out_of_steps(vctx *c, uint64_t n);
 
+/* What a run has left of its budgets and where its annotations stand, to
+** give back what a silent trial of anyOf/oneOf spent before its branches
+** run again for their errors (validate.c). */
+typedef struct vspent {
+    uint64_t steps, regex;
+    const coax_value *unsized;
+    size_t nanns, astrs;
+} vspent;
+static inline vspent vctx_spent_mark(const vctx *c)
+{
+    return (vspent){c->steps, c->regex, c->unsized, c->nanns, c->astrs.len};
+}
+
+/* Back to the budgets of 'm' (with the rest of the defaults if the instance
+** was measured since) and to its annotations. */
+void vctx_give_back(vctx *c, vspent m);
+
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
@@ -185,8 +204,14 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
 ** failure (budget, memory). */
 int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst);
 
+/* A count against a keyword's bound ('max': at most, else at least),
+** "expected at most 3 items, got 4" when it fails; true when it passes. */
+bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many, bool max);
+
 /* The assertion keywords kept out of the evaluator: true when 'inst'
-** passes (an error recorded when it does not). */
+** passes (an error recorded when it does not). maxLength and minLength
+** take a string. */
+bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst);

@@ -1,7 +1,8 @@
 /*
 ** validate_assert.c: the assertion keywords that take more than a test
 ** (validate.h): number bounds compared on the texts, patterns and formats
-** charged to the regex budget, uniqueItems by a keyed hash of the items,
+** charged to the regex budget, counts and string lengths (characters
+** counted only when the bytes cannot answer), uniqueItems by a keyed hash of the items,
 ** required and dependentRequired by an index of the members' names, and
 ** the content of a string (base64, JSON). Each records its own error.
 */
@@ -68,6 +69,42 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "format");
     return false;
+}
+
+/* ---- counts and lengths ------------------------------------------------ */
+
+bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
+                     bool max)
+{
+    if (max ? have <= k->n : have >= k->n) return true;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
+        have);
+    vctx_error_at_kw(c, k->name);
+    return false;
+}
+
+static size_t utf8_count(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+/* Whether s[0..n) holds at least 'min' characters (counted as utf8_count does). */
+static bool utf8_reaches(const char *s, size_t n, size_t min)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < min; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k >= min;
+}
+
+bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    /* no more characters than bytes: a short string passes maxLength
+    ** uncounted, and minLength stops counting once it has enough */
+    if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
+    return vctx_count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
 }
 
 /* ---- numbers and enums --------------------------------------------------- */

@@ -92,6 +92,18 @@ bool vctx_out_of_steps(vctx *c, uint64_t n)
                       (unsigned long long)c->steps_max, c->steps_what);
 }
 
+void vctx_give_back(vctx *c, vspent m)
+{
+    if (m.unsized && !c->unsized) {
+        m.steps += c->steps_max - COAX_DEFAULT_MIN_STEPS;
+        m.regex += c->regex_max - COAX_DEFAULT_MIN_REGEX_TOTAL;
+    }
+    c->steps = m.steps;
+    c->regex = m.regex;
+    c->nanns = m.nanns;
+    c->astrs.len = m.astrs;
+}
+
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap) return true;
