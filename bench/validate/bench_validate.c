@@ -3,13 +3,20 @@
 ** file, printed in the shape the peers print:
 **   validate <inst/s> <valid> <n>   validation alone: values parsed once
 **                                   first, then every value validated with
-**                                   all errors collected (an arena each)
+**                                   all errors collected
+**   first    <inst/s> <valid> <n>   validation alone, stopping at the first
+**                                   error (COAX_VALIDATE_FIRST; ajv's
+**                                   allErrors: false)
 **   parse    <inst/s> <valid> <n>   coax_parse + coax_validate per line, as
 **                                   `coax validate --jsonl` does
 ** The schema is compiled once with formats asserted (ajv-formats asserts).
 ** One arena serves every instance, reset between them (coax_arena_reset).
 ** Each figure is measured as bench/common/measure.h says (warm-up until the
 ** rate is stable, then the best of 5 rounds), as ajv.mjs measures ajv.
+**
+**   bench_validate SCHEMA FILE.jsonl all|first N   runs N passes of one
+**       mode and prints nothing: for callgrind (ir.sh divides its count of
+**       pass_validate by the instances).
 */
 #include "coax.h"
 
@@ -48,6 +55,7 @@ typedef struct work {
     line *l;
     size_t n;
     coax_arena *arena;
+    unsigned flags; /* 0: every error; COAX_VALIDATE_FIRST */
 } work;
 
 static size_t pass_validate(void *ctx)
@@ -56,7 +64,7 @@ static size_t pass_validate(void *ctx)
     size_t ok = 0;
     for (size_t i = 0; i < w->n; i++) {
         coax_validation r;
-        if (coax_validate(w->schema, w->l[i].value, w->arena, 0, &r, NULL) == COAX_OK && r.valid) ok++;
+        if (coax_validate(w->schema, w->l[i].value, w->arena, w->flags, &r, NULL) == COAX_OK && r.valid) ok++;
         coax_arena_reset(w->arena);
     }
     return ok;
@@ -86,8 +94,8 @@ static void measure(const char *name, size_t (*pass)(void *), work *w)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: bench_validate SCHEMA FILE.jsonl\n");
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: bench_validate SCHEMA FILE.jsonl [all|first PASSES]\n");
         return 2;
     }
     size_t slen, dlen;
@@ -125,9 +133,18 @@ int main(int argc, char **argv)
         }
         p += len + 1;
     }
-    work w = {s, l, n, coax_arena_new(NULL)};
-    measure("validate", pass_validate, &w);
-    measure("parse", pass_parse, &w);
+    work w = {s, l, n, coax_arena_new(NULL), 0};
+    if (argc == 5) {
+        size_t ok;
+        w.flags = !strcmp(argv[3], "first") ? COAX_VALIDATE_FIRST : 0;
+        measure_fixed(pass_validate, &w, (size_t)atol(argv[4]), &ok);
+    } else {
+        measure("validate", pass_validate, &w);
+        w.flags = COAX_VALIDATE_FIRST;
+        measure("first", pass_validate, &w);
+        w.flags = 0;
+        measure("parse", pass_parse, &w);
+    }
     coax_arena_free(w.arena);
     coax_schema_free(s);
     coax_arena_free(va);

@@ -58,21 +58,6 @@ static bool apply(vctx *c, const snode *sub, const coax_value *inst, eset *ev)
     return validate(c, sub, inst, ev);
 }
 
-static size_t utf8_count(const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return k;
-}
-
-/* Whether s[0..n) holds at least 'min' characters (counted as utf8_count does). */
-static bool utf8_reaches(const char *s, size_t n, size_t min)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < min; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return k >= min;
-}
-
 static unsigned type_bits(const coax_value *v)
 {
     switch (v->type) {
@@ -92,17 +77,6 @@ static unsigned type_bits(const coax_value *v)
 static inline bool charge_bytes(vctx *c, const coax_value *inst)
 {
     return inst->type != COAX_STRING || inst->len < 64 || charge(c, inst->len / 64);
-}
-
-static bool count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
-                     bool max)
-{
-    if (max ? have <= k->n : have >= k->n) return true;
-    msg_start(c);
-    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
-        have);
-    vctx_error_at_kw(c, k->name);
-    return false;
 }
 
 /* ---- applicators --------------------------------------------------------- */
@@ -158,7 +132,7 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         else break;
         bool r = false;
         if (sub->kind == N_FALSE && !indexed) {
-            msg_start(c);
+            if (!msg_start(c)) return false; /* quiet: no message, no error */
             MSG("expected at most %zu item%s, got %zu", k->nsubs, k->nsubs == 1 ? "" : "s",
                 (size_t)inst->len);
             vctx_error_at_kw(c, kw);
@@ -208,7 +182,7 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     c->quiet--;
     if (c->rc) return false;
     if (count >= k->n && (!k->has_m || count <= k->m)) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (count < k->n)
         MSG("expected at least %zu item%s matching \"contains\", got %zu", k->n, k->n == 1 ? "" : "s", count);
     else
@@ -364,56 +338,89 @@ static bool propnames_kw(vctx *c, const skw *k, const coax_value *inst)
     return ok;
 }
 
-/* anyOf and oneOf. */
-static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+/* The branches of anyOf and oneOf applied in order: how many passed, the
+** first two that did, the evaluated set of the one a oneOf chose. */
+typedef struct branches {
+    size_t valid, first, second;
+    eset chosen;
+} branches;
+
+static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev, branches *o)
 {
-    emark em = err_mark(c);
-    size_t valid = 0, first = 0, second = 0;
     bool one = k->op == OP_ONEOF;
     bool track = ev != NULL;
-    eset chosen = {0};
-    if (!push_kw(c, k->name)) return false;
+    memset(o, 0, sizeof *o);
+    if (!push_kw(c, k->name)) return;
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
         if (track && !eset_init(c, &b, ev->n)) break;
         bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, track ? &b : NULL);
         c->kpath.n--;
         if (r) {
-            if (valid == 0) first = i;
-            else if (valid == 1) second = i;
-            valid++;
+            if (o->valid == 0) o->first = i;
+            else if (o->valid == 1) o->second = i;
+            o->valid++;
             if (!one) merge(ev, &b);
-            else if (valid == 1) {
-                chosen = b;
+            else if (o->valid == 1) {
+                o->chosen = b;
                 b.bits = NULL;
             }
         }
         eset_free(c, &b);
-        if (!track && !c->annotate && ((!one && valid) || (one && valid > 1))) break;
-        if (one && valid > 1 && c->quiet) break;
+        if (!track && !c->annotate && ((!one && o->valid) || (one && o->valid > 1))) break;
+        if (one && o->valid > 1 && c->quiet) break;
     }
     c->kpath.n--;
+}
+
+/* anyOf and oneOf. Collecting every error, most branches that fail are
+** followed by one that passes, and their errors are dropped: so the
+** branches are first tried silently (their errors charged and bounded as
+** if written, not written), and only when the keyword fails do they run
+** again, with what the trial spent given back, writing their errors (no
+** trial nested in that rerun: the work stays within twice the budget).
+** The charges, the limits met and the errors are those of one run that
+** writes every error. */
+static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
+{
+    emark em = err_mark(c);
+    bool one = k->op == OP_ONEOF;
+    bool trial = !c->quiet && !c->silent && !c->eager;
+    vspent sm = vctx_spent_mark(c);
+    branches o;
+    c->silent += trial;
+    try_branches(c, k, inst, ev, &o);
+    c->silent -= trial;
     if (c->rc) {
-        eset_free(c, &chosen);
+        eset_free(c, &o.chosen);
         return false;
     }
-    bool ok = one ? valid == 1 : valid > 0;
+    bool ok = one ? o.valid == 1 : o.valid > 0;
     if (ok) {
         err_rewind(c, em);
-        if (one) merge(ev, &chosen);
-        eset_free(c, &chosen);
+        if (one) merge(ev, &o.chosen);
+        eset_free(c, &o.chosen);
         return true;
     }
-    eset_free(c, &chosen);
-    msg_start(c);
+    eset_free(c, &o.chosen);
+    if (trial && o.valid == 0) { /* the branches' errors are the keyword's */
+        err_rewind(c, em);
+        vctx_give_back(c, sm);
+        c->eager++;
+        try_branches(c, k, inst, ev, &o);
+        c->eager--;
+        eset_free(c, &o.chosen);
+        if (c->rc) return false;
+    }
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (!one) {
         MSG("expected the value to match at least one schema of \"anyOf\", it matches none");
-    } else if (valid == 0) {
+    } else if (o.valid == 0) {
         MSG("expected the value to match exactly one schema of \"oneOf\", it matches none");
     } else {
         err_rewind(c, em);
         MSG("expected the value to match exactly one schema of \"oneOf\", it matches %zu and %zu%s",
-            first, second, valid > 2 ? " (and more)" : "");
+            o.first, o.second, o.valid > 2 ? " (and more)" : "");
     }
     vctx_error_at_kw(c, k->name);
     return false;
@@ -484,7 +491,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
             t &= ~(unsigned)T_INTEGER;
         if (t & k->types) return true;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected ");
         vctx_put_types(c, k->types);
         MSG(", got ");
@@ -507,7 +514,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
                 if (equal(c, &k->v->u.items[i], inst)) return true;
         }
         if (c->rc) return false;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         if (k->v->len == 1) {
             MSG("expected ");
             vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
@@ -522,7 +529,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_CONST:
         if (equal(c, k->v, inst)) return true;
         if (c->rc) return false;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected ");
         vctx_put_json(c, &c->msg, k->v, 60);
         MSG(", got ");
@@ -532,7 +539,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MULTIPLEOF:
         if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
             return true;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
         vctx_error_at_kw(c, "multipleOf");
         return false;
@@ -545,10 +552,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MINLENGTH:
         if (inst->type != COAX_STRING) return true;
         if (!charge_bytes(c, inst)) return false;
-        /* no more characters than bytes: a short string passes maxLength
-        ** uncounted, and minLength stops counting once it has enough */
-        if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
-        return count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
+        return vctx_length_kw(c, k, inst);
     case OP_PATTERN:
         if (!charge_bytes(c, inst)) return false;
         return vctx_pattern_kw(c, k, inst);
@@ -562,13 +566,13 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     case OP_MAXITEMS:
     case OP_MINITEMS:
         if (inst->type != COAX_ARRAY) return true;
-        return count_kw(c, k, inst->len, "item", "items", k->op == OP_MAXITEMS);
+        return vctx_count_kw(c, k, inst->len, "item", "items", k->op == OP_MAXITEMS);
     case OP_UNIQUE:
         return vctx_unique_kw(c, k, inst);
     case OP_MAXPROPS:
     case OP_MINPROPS:
         if (inst->type != COAX_OBJECT) return true;
-        return count_kw(c, k, inst->len, "property", "properties", k->op == OP_MAXPROPS);
+        return vctx_count_kw(c, k, inst->len, "property", "properties", k->op == OP_MAXPROPS);
     case OP_REQUIRED:
         return vctx_required_kw(c, k, inst);
     case OP_PROPS:
@@ -601,7 +605,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         c->quiet--;
         if (c->rc) return false;
         if (!r) return true;
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("expected the value not to match the schema of \"not\", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "not");
@@ -616,7 +620,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (!charge_bytes(c, inst)) return false;
         return vctx_content_kw(c, k, inst);
     case OP_ANNOTATE:
-        vctx_annotate(c, k);
+        if (c->annotate) vctx_annotate(c, k); /* most runs collect none: no call */
         return true;
     default:
         return true;
@@ -628,7 +632,7 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     if (c->rc || !charge(c, 1)) return false;
     if (n->kind == N_TRUE) return true;
     if (n->kind == N_FALSE) {
-        msg_start(c);
+        if (!msg_start(c)) return false; /* quiet: no message, no error */
         MSG("no value is allowed here (the schema is false), got ");
         vctx_put_got(c, inst);
         const snode *save = c->node;

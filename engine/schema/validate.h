@@ -6,9 +6,11 @@
 **   validate.c         the evaluator: a node's keywords, and the applicator
 **                      keywords that apply subschemas (they recurse into it)
 **   validate_assert.c  the assertion keywords that need more than a test:
-**                      numbers, patterns, formats, uniqueness, required, content
+**                      numbers, patterns, formats, counts and lengths,
+**                      uniqueness, required, content
 **   validate_errors.c  errors and annotations recorded at the current
-**                      locations, and the pieces of their messages
+**                      locations (or, while silent, only counted), and the
+**                      pieces of their messages
 ** The helpers every keyword runs (charging a step, pushing a path segment,
 ** marking an evaluated item) are inline here: a call each would cost as
 ** much as the work.
@@ -28,6 +30,16 @@ typedef struct segs {
     seg *v;
     size_t n, cap;
 } segs;
+
+/* The lengths of the JSON Pointers of the first segments of a path, as
+** last measured (the errors counted while silent, validate_errors.c): a
+** later error on a path that shares them measures only the rest. */
+#define PLEN_MAX 48
+typedef struct plen {
+    seg at[PLEN_MAX]; /* the segments measured */
+    size_t len[PLEN_MAX + 1]; /* len[i]: the pointer of at[0..i) */
+    size_t n;
+} plen;
 
 /* The members or items of an instance that a keyword evaluated, for
 ** unevaluatedProperties/unevaluatedItems. */
@@ -57,6 +69,12 @@ typedef struct vctx {
     coax_error *err;
     coax_code rc;
     int quiet;          /* > 0: errors are not recorded, failures stop early */
+    int silent;         /* > 0: errors are counted and charged as if written, not written
+                        ** (an anyOf/oneOf trying its branches: validate.c) */
+    int eager;          /* > 0: no anyOf/oneOf tries silently first (its rerun) */
+    size_t vbytes;      /* the bytes the errors counted while silent would hold */
+    plen *iplen, *kplen; /* pointer lengths of ipath and kpath, for those (on the
+                         ** run's stack, apart: zeroing them with the rest would cost) */
     size_t depth;
     segs ipath, kpath;
     const sres **scope; /* the dynamic scope: resources entered, outermost first */
@@ -118,6 +136,23 @@ bool vctx_measure(vctx *c);
 ** of the run (COAX_ELIMIT). */
 bool vctx_out_of_steps(vctx *c, uint64_t n);
 
+/* What a run has left of its budgets and where its annotations stand, to
+** give back what a silent trial of anyOf/oneOf spent before its branches
+** run again for their errors (validate.c). */
+typedef struct vspent {
+    uint64_t steps, regex;
+    const coax_value *unsized;
+    size_t nanns, astrs;
+} vspent;
+static inline vspent vctx_spent_mark(const vctx *c)
+{
+    return (vspent){c->steps, c->regex, c->unsized, c->nanns, c->astrs.len};
+}
+
+/* Back to the budgets of 'm' (with the rest of the defaults if the instance
+** was measured since) and to its annotations. */
+void vctx_give_back(vctx *c, vspent m);
+
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
@@ -127,7 +162,7 @@ bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);
 void vctx_release(vctx *c, void *p, size_t cap, size_t size);
 
 /* Records an error at the current locations with the message in c->msg
-** (nothing while quiet). */
+** (nothing while quiet; while silent, only its charge and its bytes). */
 void vctx_record(vctx *c);
 
 /* The same, with keyword 'kw' added to the keyword location. */
@@ -169,8 +204,14 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
 ** failure (budget, memory). */
 int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst);
 
+/* A count against a keyword's bound ('max': at most, else at least),
+** "expected at most 3 items, got 4" when it fails; true when it passes. */
+bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many, bool max);
+
 /* The assertion keywords kept out of the evaluator: true when 'inst'
-** passes (an error recorded when it does not). */
+** passes (an error recorded when it does not). maxLength and minLength
+** take a string. */
+bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst);
@@ -227,16 +268,17 @@ static inline void merge(eset *into, const eset *from)
 
 /* Where the errors stand, to drop those recorded after (anyOf, oneOf). */
 typedef struct emark {
-    size_t nerrs, strs, nests;
+    size_t nerrs, strs, nests, vbytes;
 } emark;
 
-static inline emark err_mark(const vctx *c) { return (emark){c->nerrs, c->strs.len, c->nests.len}; }
+static inline emark err_mark(const vctx *c) { return (emark){c->nerrs, c->strs.len, c->nests.len, c->vbytes}; }
 
 static inline void err_rewind(vctx *c, emark m)
 {
     c->nerrs = m.nerrs;
     c->strs.len = m.strs;
     c->nests.len = m.nests;
+    c->vbytes = m.vbytes;
 }
 
 static inline int equal(vctx *c, const coax_value *a, const coax_value *b)
@@ -246,7 +288,15 @@ static inline int equal(vctx *c, const coax_value *a, const coax_value *b)
     return r > 0;
 }
 
-static inline void msg_start(vctx *c) { c->msg.len = 0; c->msg.oom = false; }
+/* Starts an error's message; false while quiet, when no error is recorded
+** (vctx_record does nothing), so the caller skips writing one. */
+static inline bool msg_start(vctx *c)
+{
+    if (c->quiet) return false;
+    c->msg.len = 0;
+    c->msg.oom = false;
+    return true;
+}
 
 #define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
 

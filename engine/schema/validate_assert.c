@@ -1,7 +1,8 @@
 /*
 ** validate_assert.c: the assertion keywords that take more than a test
 ** (validate.h): number bounds compared on the texts, patterns and formats
-** charged to the regex budget, uniqueItems by a keyed hash of the items,
+** charged to the regex budget, counts and string lengths (characters
+** counted only when the bytes cannot answer), uniqueItems by a keyed hash of the items,
 ** required and dependentRequired by an index of the members' names, and
 ** the content of a string (base64, JSON). Each records its own error.
 */
@@ -43,7 +44,7 @@ bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst)
     bool hit;
     if (!vctx_regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
     if (hit) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected a string matching ");
     vctx_put_str(&c->msg, k->v->u.text, k->v->len, 60);
     MSG(", got ");
@@ -63,11 +64,47 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     int r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc);
     if (r < 0) return oom(c);
     if (r) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected %s (format \"%s\"), got ", coax_format_describe((coax_format)k->n), k->v->u.text);
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "format");
     return false;
+}
+
+/* ---- counts and lengths ------------------------------------------------ */
+
+bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
+                     bool max)
+{
+    if (max ? have <= k->n : have >= k->n) return true;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
+        have);
+    vctx_error_at_kw(c, k->name);
+    return false;
+}
+
+static size_t utf8_count(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+/* Whether s[0..n) holds at least 'min' characters (counted as utf8_count does). */
+static bool utf8_reaches(const char *s, size_t n, size_t min)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < min; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k >= min;
+}
+
+bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    /* no more characters than bytes: a short string passes maxLength
+    ** uncounted, and minLength stops counting once it has enough */
+    if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
+    return vctx_count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
 }
 
 /* ---- numbers and enums --------------------------------------------------- */
@@ -150,7 +187,7 @@ bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
     default: ok = r > 0, what = "greater than"; break;
     }
     if (ok) return true;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected a number %s %s, got %s", what, k->v->u.text, inst->u.text);
     vctx_error_at_kw(c, k->name);
     return false;
@@ -258,7 +295,7 @@ bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst)
     if (inst->type != COAX_ARRAY) return true;
     size_t j = 0, i = 0;
     if (!find_duplicate(c, inst, &j, &i)) return !c->rc;
-    msg_start(c);
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSG("expected unique items, items %zu and %zu are equal", j, i);
     vctx_error_at_kw(c, k->name);
     return false;
@@ -401,7 +438,7 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
             return false;
         }
         ok = false;
-        msg_start(c);
+        if (!msg_start(c)) break; /* quiet: no message, no error */
         MSG("missing required property ");
         vctx_put_str(&c->msg, name->u.text, name->len, 60);
         vctx_error_at_kw(c, k->name);

@@ -92,6 +92,18 @@ bool vctx_out_of_steps(vctx *c, uint64_t n)
                       (unsigned long long)c->steps_max, c->steps_what);
 }
 
+void vctx_give_back(vctx *c, vspent m)
+{
+    if (m.unsized && !c->unsized) {
+        m.steps += c->steps_max - COAX_DEFAULT_MIN_STEPS;
+        m.regex += c->regex_max - COAX_DEFAULT_MIN_REGEX_TOTAL;
+    }
+    c->steps = m.steps;
+    c->regex = m.regex;
+    c->nanns = m.nanns;
+    c->astrs.len = m.astrs;
+}
+
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap) return true;
@@ -115,23 +127,38 @@ void vctx_release(vctx *c, void *p, size_t cap, size_t size)
 
 /* ---- locations ----------------------------------------------------------- */
 
+/* Writes the segments of 's' from 'from' on as a JSON Pointer; cut_len[i]
+** gets the length written before segment cuts_at[i]. Each segment is
+** written straight into room reserved for its longest escaped form: this
+** runs for every error, so no call per byte. */
 static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, uint32_t *cut_len,
                     size_t ncuts)
 {
     size_t ci = 0;
     for (size_t i = from; i < s->n; i++) {
         while (ci < ncuts && cuts_at[ci] == i) cut_len[ci++] = (uint32_t)b->len;
-        coax_buf_putc(b, '/');
-        if (!s->v[i].s) {
-            coax_buf_printf(b, "%zu", s->v[i].len);
-            continue;
+        const seg *g = &s->v[i];
+        if (!coax_buf_reserve(b, g->s ? 1 + 2 * g->len : 1 + 20)) return;
+        char *o = b->data + b->len;
+        *o++ = '/';
+        if (!g->s) {
+            char d[20];
+            size_t k = 0, x = g->len;
+            do d[k++] = (char)('0' + x % 10), x /= 10;
+            while (x);
+            while (k) *o++ = d[--k];
+        } else {
+            for (size_t k = 0; k < g->len; k++) {
+                char ch = g->s[k];
+                if (ch == '~' || ch == '/') {
+                    *o++ = '~';
+                    *o++ = ch == '~' ? '0' : '1';
+                } else {
+                    *o++ = ch;
+                }
+            }
         }
-        for (size_t k = 0; k < s->v[i].len; k++) {
-            char ch = s->v[i].s[k];
-            if (ch == '~') coax_buf_puts(b, "~0");
-            else if (ch == '/') coax_buf_puts(b, "~1");
-            else coax_buf_putc(b, ch);
-        }
+        b->len = (size_t)(o - b->data);
     }
     while (ci < ncuts) cut_len[ci++] = (uint32_t)b->len;
 }
@@ -170,10 +197,81 @@ void vctx_annotate(vctx *c, const skw *k)
     c->nanns++;
 }
 
+/* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes),
+** eight at a time: a byte equal to one has a zero in x ^ its pattern. */
+static size_t escapes(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, a, b;
+        memcpy(&x, s + i, 8);
+        a = x ^ (ones * '~'), b = x ^ (ones * '/');
+        if (!(((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))) continue;
+        for (size_t j = i; j < i + 8; j++) k += s[j] == '~' || s[j] == '/';
+    }
+    for (; i < n; i++) k += s[i] == '~' || s[i] == '/';
+    return k;
+}
+
+/* The length of the JSON Pointer put_ptr writes for one segment. */
+static size_t seg_len(const seg *g)
+{
+    size_t n = 1;
+    if (g->s) return n + g->len + escapes(g->s, g->len);
+    size_t x = g->len;
+    do n++, x /= 10;
+    while (x);
+    return n;
+}
+
+/* The length of the JSON Pointer of the first 'upto' segments of 's'
+** (upto <= s->n), from what 'p' measured of a path that begins the same. */
+static size_t ptr_len(plen *p, const segs *s, size_t upto)
+{
+    size_t i = 0;
+    while (i < p->n && i < upto && p->at[i].s == s->v[i].s && p->at[i].len == s->v[i].len) i++;
+    size_t n = p->len[i];
+    for (; i < upto; i++) {
+        n += seg_len(&s->v[i]);
+        if (i < PLEN_MAX) {
+            p->at[i] = s->v[i];
+            p->len[i + 1] = n;
+            p->n = i + 1;
+        }
+    }
+    return n;
+}
+
+/* An error while silent: the bytes vctx_record would write (its strings
+** and nesting), charged and bounded as they would be, and counted in
+** c->vbytes, so a run that tries branches silently and then again for
+** their errors spends exactly what writing them at once spends. */
+static void count_silently(vctx *c)
+{
+    if (c->msg.oom) {
+        oom(c);
+        return;
+    }
+    size_t npairs = c->nnest / 2, ncut = npairs < 64 ? npairs : 64;
+    size_t klen = ptr_len(c->kplen, &c->kpath, c->kpath.n);
+    size_t bytes = ptr_len(c->iplen, &c->ipath, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
+    if (c->crossed && c->node) /* the keyword path from the node's entry */
+        bytes += strlen(c->node->abs) + klen - ptr_len(c->kplen, &c->kpath, c->node_k) + 1;
+    c->vbytes += bytes;
+    if (!charge(c, 1 + bytes / 16)) return;
+    if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
+        vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
+}
+
 /* Records an error at the current locations with the message in c->msg. */
 void vctx_record(vctx *c)
 {
     if (c->quiet || c->rc) return;
+    if (c->silent) {
+        count_silently(c);
+        return;
+    }
     size_t before = c->strs.len + c->nests.len;
     if (c->msg.oom || !vctx_grow(c, (void **)&c->errs, &c->cerrs, c->nerrs, sizeof *c->errs)) {
         oom(c);
@@ -214,7 +312,7 @@ void vctx_record(vctx *c)
     /* writing the error is charged by its bytes, and their sum is bounded:
     ** a schema that fans out over a long path would otherwise fill memory */
     if (!charge(c, 1 + (c->strs.len + c->nests.len - before) / 16)) return;
-    if (c->strs.len + c->nests.len > c->s->max_error_bytes)
+    if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
         vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
 }
 
@@ -353,7 +451,7 @@ void vctx_put_types(vctx *c, unsigned types)
 void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
                       size_t klen, size_t index)
 {
-    msg_start(c);
+    if (!msg_start(c)) return; /* quiet: no message, no error */
     if (key) {
         MSG("property ");
         vctx_put_str(&c->msg, key, klen, 60);
