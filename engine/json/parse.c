@@ -33,16 +33,19 @@ typedef struct parser {
     slot *slots;
     size_t nslots, cslots;
     open *opens;
-    size_t nopens, copens;
+    size_t copens;
     void (*on_dup)(void *, size_t);
     void *ud;
+    size_t dup_base; /* first slot of the object being deduplicated */
 } parser;
 
-/* Character classes for the string scanner: 0 is an ordinary byte. */
-enum { C_PLAIN = 0, C_QUOTE, C_ESC, C_CTRL, C_HIGH };
-static const uint8_t string_class[256] = {
-    [0 ... 0x1F] = C_CTRL, ['"'] = C_QUOTE, ['\\'] = C_ESC, [0x80 ... 0xFF] = C_HIGH,
+#ifndef __SSE2__
+/* The bytes that stop the string scanner: '"', '\\', control bytes and
+** bytes of multi-byte sequences. */
+static const uint8_t string_stop[256] = {
+    [0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1,
 };
+#endif
 static const uint8_t is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
 static coax_code fail(parser *ps, coax_code code, const char *at, const char *what)
@@ -60,13 +63,15 @@ static coax_code fail(parser *ps, coax_code code, const char *at, const char *wh
 ** the NUL stops them (it is neither whitespace nor allowed in a string). */
 #define SCAN_PAD 16
 
-/* Skips whitespace. Most values follow no whitespace or one byte of it;
-** indentation runs are skipped sixteen bytes at a time. */
-static inline void skip_ws(parser *ps)
+/* The first byte at or after p that is not whitespace. Most values follow
+** no whitespace or one space; indentation runs are skipped sixteen bytes at
+** a time. */
+static inline char *skip_ws(char *p)
 {
-    char *p = ps->p;
-    if (!is_ws[(unsigned char)*p]) return;
+    if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
+    if (!is_ws[(unsigned char)*p]) return p;
     p++;
+    if ((unsigned char)*p > ' ') return p;
 #ifdef __SSE2__
     for (;;) {
         __m128i w = _mm_loadu_si128((const __m128i *)p);
@@ -75,15 +80,12 @@ static inline void skip_ws(parser *ps)
                                   _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\t')),
                                                _mm_cmpeq_epi8(w, _mm_set1_epi8('\r'))));
         unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
-        if (other) {
-            ps->p = p + __builtin_ctz(other);
-            return;
-        }
+        if (other) return p + __builtin_ctz(other);
         p += 16;
     }
 #else
     while (is_ws[(unsigned char)*p]) p++;
-    ps->p = p;
+    return p;
 #endif
 }
 
@@ -169,53 +171,57 @@ static inline char *string_scan(char *p)
         p += 16;
     }
 #else
-    while (!string_class[(unsigned char)*p]) p++;
+    while (!string_stop[(unsigned char)*p]) p++;
     return p;
 #endif
 }
 
 /* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. Two- and
-** three-byte sequences are checked here; the rest by coax_utf8_decode. */
+** three-byte sequences are checked here (the NUL after the input fails the
+** continuation test, so no length is checked); the rest by coax_utf8_decode. */
 static inline size_t utf8_length(const unsigned char *p, const unsigned char *end)
 {
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) return end - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
     /* E1-EC and EE-EF: no overlong form, no surrogate to rule out */
-    if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && end - p >= 3 && (p[1] & 0xC0) == 0x80 &&
+    if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 &&
         (p[2] & 0xC0) == 0x80)
         return 3;
     uint32_t cp;
     return coax_utf8_decode(p, (size_t)(end - p), &cp);
 }
 
-/* Parses a string at ps->p (on the opening quote), in place. Inlined in
-** its two callers: strings are most of a document's values and keys. */
-static inline __attribute__((always_inline)) coax_code parse_string(parser *ps, const char **out, uint32_t *outlen)
+/* Parses the string whose body starts at s (after its opening quote), in
+** place; '*pp' receives the byte after its closing quote. Inlined in its
+** two uses: strings are most of a document's values and keys. The first
+** fault from the left wins (an unclosed string, a raw control character,
+** invalid UTF-8); escapes are checked after that, as they are decoded. */
+static inline __attribute__((always_inline)) coax_code parse_string(parser *ps, char *s, char **pp,
+                                                                    const char **out, uint32_t *outlen)
 {
-    char *s = ++ps->p, *p = s;
+    char *p = s;
     const char *end = ps->end;
     bool escaped = false;
     for (;;) {
         p = string_scan(p);
-        if (p >= end) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
-        switch (string_class[(unsigned char)*p]) {
-        case C_QUOTE:
-            goto done;
-        case C_ESC:
+        if (*p == '"') break;
+        if (*p == '\\') {
             escaped = true;
             if (end - p < 2) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
             p += 2;
-            break;
-        case C_CTRL:
+            continue;
+        }
+        if ((signed char)*p >= 0) { /* a control byte, or the NUL after the input */
+            if (p >= end) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
             return fail(ps, COAX_ESYNTAX, p, "no raw control character in a string (escape it)");
-        default: {
+        }
+        /* a run of multi-byte sequences (text in most scripts but Latin) */
+        do {
             size_t n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
             if (!n) return fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string");
             p += n;
-        }
-        }
+        } while ((signed char)*p < 0);
     }
-done:
-    ps->p = p + 1;
+    *pp = p + 1;
     size_t n = (size_t)(p - s);
     if (escaped) {
         coax_code rc = decode_escapes(ps, s, p, &n);
@@ -244,58 +250,39 @@ static bool grow(parser *ps, void **arr, size_t *cap, size_t need, size_t elem)
 static void report_dup(void *ud, size_t index)
 {
     parser *ps = ud;
-    open *o = &ps->opens[ps->nopens - 1];
-    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->slots[o->base + index].key - 1 - ps->start));
+    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->slots[ps->dup_base + index].key - 1 - ps->start));
 }
 
-/* Closes the innermost container into 'v'. */
-static coax_code close_container(parser *ps, coax_value *v)
+/* Builds the container whose children are slots[base..nslots) into 'v';
+** 'at' is where an allocation failure is reported. */
+static coax_code close_container(parser *ps, bool object, size_t base, size_t nslots, coax_value *v,
+                                 const char *at)
 {
-    open *o = &ps->opens[ps->nopens - 1];
-    size_t n = ps->nslots - o->base;
-    slot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    size_t n = nslots - base;
+    slot *kids = ps->slots ? ps->slots + base : NULL; /* no slots yet: n is 0 */
     memset(v, 0, sizeof *v);
-    if (o->object) {
+    if (object) {
         /* Dedupe needs members contiguous: compact slots to members first. */
         coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m);
-        if (!m && n) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        if (!m && n) return fail(ps, COAX_ENOMEM, at, "out of memory");
         if (n) memcpy(m, kids, n * sizeof *m);
-        size_t k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
-        if (k == SIZE_MAX) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        size_t k = n;
+        if (n > 1) {
+            ps->dup_base = base;
+            k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
+            if (k == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
+        }
         v->type = COAX_OBJECT;
-        v->len = k;
+        v->len = (uint32_t)k;
         v->u.members = m;
     } else {
         coax_value *items = coax_arena_alloc(ps->arena, n * sizeof *items);
-        if (!items && n) return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
+        if (!items && n) return fail(ps, COAX_ENOMEM, at, "out of memory");
         for (size_t i = 0; i < n; i++) items[i] = kids[i].value;
         v->type = COAX_ARRAY;
-        v->len = n;
+        v->len = (uint32_t)n;
         v->u.items = items;
     }
-    ps->nslots = o->base;
-    ps->nopens--;
-    return COAX_OK;
-}
-
-/* Starts a child slot in the innermost container; for objects, reads the
-** key and the colon. */
-static inline __attribute__((always_inline)) coax_code begin_child(parser *ps)
-{
-    if (ps->nslots == ps->cslots &&
-        !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(slot)))
-        return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
-    slot *s = &ps->slots[ps->nslots++];
-    s->key = NULL;
-    s->klen = 0;
-    if (!ps->opens[ps->nopens - 1].object) return COAX_OK;
-    skip_ws(ps);
-    if (ps->p >= ps->end || *ps->p != '"') return fail(ps, COAX_ESYNTAX, ps->p, "a string key");
-    coax_code rc = parse_string(ps, &s->key, &s->klen);
-    if (rc) return rc;
-    skip_ws(ps);
-    if (ps->p >= ps->end || *ps->p != ':') return fail(ps, COAX_ESYNTAX, ps->p, "':' after the key");
-    ps->p++;
     return COAX_OK;
 }
 
@@ -328,34 +315,64 @@ static inline size_t number_span(const char *s, bool *is_int)
     return (size_t)(p - s);
 }
 
-static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, coax_value *v)
+#ifdef __SSE2__
+/* loadu at lane_mask + 16 - n: n lanes of 0xFF, then zeros (n <= 16) */
+static const uint8_t lane_mask[32] = {[0 ... 15] = 0xFF};
+#endif
+
+/* Moves the n bytes of text at p one byte back, over the byte before it (a
+** consumed '[', ',', ':', whitespace, or the spare byte before the input),
+** and puts a NUL after them: a number costs no allocation. The bytes after
+** it keep their values (the copy is padded for the 16-byte load and store). */
+static inline char *shift_number(char *p, size_t n)
 {
-    const char *p = ps->p;
-    size_t left = (size_t)(ps->end - p);
+    char *t = p - 1;
+#ifdef __SSE2__
+    if (n < 16) {
+        __m128i num = _mm_loadu_si128((const __m128i *)p);
+        __m128i old = _mm_loadu_si128((const __m128i *)t);
+        __m128i take = _mm_loadu_si128((const __m128i *)(lane_mask + 16 - n));
+        __m128i taken_or_nul = _mm_loadu_si128((const __m128i *)(lane_mask + 15 - n));
+        _mm_storeu_si128((__m128i *)t, _mm_or_si128(_mm_and_si128(take, num),
+                                                     _mm_andnot_si128(taken_or_nul, old)));
+        return t;
+    }
+#endif
+    for (size_t i = 0; i < n; i++) t[i] = t[i + 1];
+    t[n] = '\0';
+    return t;
+}
+
+/* A scalar at p into v: a string, a literal or a number; '*pp' receives the
+** byte after it. */
+static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, char *p, char **pp,
+                                                                    coax_value *v)
+{
     memset(v, 0, sizeof *v);
+    /* the NUL after the input fails every comparison, so no length is checked */
     switch (*p) {
     case '"':
         v->type = COAX_STRING;
-        return parse_string(ps, &v->u.text, &v->len);
+        return parse_string(ps, p + 1, pp, &v->u.text, &v->len);
     case 't':
-        if (left >= 4 && memcmp(p, "true", 4) == 0) {
+        if (memcmp(p, "true", 4) == 0) {
             v->type = COAX_BOOL;
             v->u.boolean = 1;
-            ps->p += 4;
+            *pp = p + 4;
             return COAX_OK;
         }
         break;
     case 'f':
-        if (left >= 5 && memcmp(p, "false", 5) == 0) {
+        if (memcmp(p, "false", 5) == 0) {
             v->type = COAX_BOOL;
-            ps->p += 5;
+            *pp = p + 5;
             return COAX_OK;
         }
         break;
     case 'n':
-        if (left >= 4 && memcmp(p, "null", 4) == 0) {
+        if (memcmp(p, "null", 4) == 0) {
             v->type = COAX_NULL;
-            ps->p += 4;
+            *pp = p + 4;
             return COAX_OK;
         }
         break;
@@ -364,73 +381,95 @@ static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, 
         size_t n = number_span(p, &is_int);
         if (!n) break;
         /* "01", "1." and "-" are not numbers. */
-        if (n < left && (p[n] == '.' || (p[n] >= '0' && p[n] <= '9'))) break;
-        /* The text moves one byte back, over the byte before it (a consumed
-        ** '[', ',', ':', whitespace, or the spare byte before the input),
-        ** to make room for its NUL: a number costs no allocation. */
-        char *t = ps->p - 1;
-        for (size_t i = 0; i < n; i++) t[i] = t[i + 1];
-        t[n] = '\0';
+        if (p[n] == '.' || is_digit(p[n])) break;
         v->type = COAX_NUMBER;
         v->flags = is_int ? COAX_VF_INT_TEXT : 0;
         v->len = (uint32_t)n;
-        v->u.text = t;
-        ps->p += n;
+        v->u.text = shift_number(p, n);
+        *pp = p + n;
         return COAX_OK;
     }
     }
     return fail(ps, COAX_ESYNTAX, p, "a JSON value");
 }
 
+/* The parser's loop. The cursor, the pending children and the innermost
+** container live in locals: the parser writes the text it decodes in place,
+** and through a char pointer every write could alias a field of 'ps'. */
 static coax_code run(parser *ps, coax_value *root)
 {
-    coax_value v;
+    char *p = ps->p;
+    const char *end = ps->end;
+    slot *slots = ps->slots;
+    size_t nslots = 0, depth = 0, base = 0;
+    bool object = false;
+    coax_value *dst = root; /* where the next value goes */
     coax_code rc;
+    char c;
 value:
-    skip_ws(ps);
-    if (ps->p >= ps->end) return fail(ps, COAX_ESYNTAX, ps->p, "a JSON value");
-    if (*ps->p == '{' || *ps->p == '[') {
-        bool object = *ps->p == '{';
-        if (ps->nopens >= ps->lim.max_depth)
-            return coax_fail(ps->err, COAX_EDEPTH, (size_t)(ps->p - ps->start),
-                             "nesting deeper than %zu", ps->lim.max_depth);
-        if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(open)))
-            return fail(ps, COAX_ENOMEM, ps->p, "out of memory");
-        ps->opens[ps->nopens++] = (open){ps->nslots, object};
-        ps->p++;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == (object ? '}' : ']')) {
-            ps->p++;
-            if ((rc = close_container(ps, &v))) return rc;
-            goto have_value;
+    p = skip_ws(p);
+    c = *p;
+    if (c == '{' || c == '[') {
+        if (depth >= ps->lim.max_depth)
+            return coax_fail(ps->err, COAX_EDEPTH, (size_t)(p - ps->start), "nesting deeper than %zu",
+                             ps->lim.max_depth);
+        if (depth == ps->copens && !grow(ps, (void **)&ps->opens, &ps->copens, depth + 1, sizeof(open)))
+            return fail(ps, COAX_ENOMEM, p, "out of memory");
+        ps->opens[depth++] = (open){base, object}; /* the parent's */
+        object = c == '{';
+        base = nslots;
+        p = skip_ws(p + 1);
+        if (*p == (object ? '}' : ']')) {
+            p++;
+            goto close;
         }
-        if ((rc = begin_child(ps))) return rc;
-        goto value;
+        goto child;
     }
-    if ((rc = parse_scalar(ps, &v))) return rc;
+    if ((rc = parse_scalar(ps, p, &p, dst))) return rc;
 have_value:
-    if (ps->nopens == 0) {
-        *root = v;
+    if (depth == 0) {
+        ps->p = p;
         return COAX_OK;
     }
-    ps->slots[ps->nslots - 1].value = v;
-    skip_ws(ps);
-    if (ps->p >= ps->end) return fail(ps, COAX_ESYNTAX, ps->p, "',' or a closing bracket");
-    {
-        bool object = ps->opens[ps->nopens - 1].object;
-        char c = *ps->p;
-        if (c == ',') {
-            ps->p++;
-            if ((rc = begin_child(ps))) return rc;
-            goto value;
-        }
-        if (c == (object ? '}' : ']')) {
-            ps->p++;
-            if ((rc = close_container(ps, &v))) return rc;
-            goto have_value;
-        }
-        return fail(ps, COAX_ESYNTAX, ps->p, object ? "',' or '}'" : "',' or ']'");
+    p = skip_ws(p);
+    c = *p;
+    if (c == ',') {
+        p++;
+        goto child;
     }
+    if (c == (object ? '}' : ']')) {
+        p++;
+        goto close;
+    }
+    if (p >= end) return fail(ps, COAX_ESYNTAX, p, "',' or a closing bracket");
+    return fail(ps, COAX_ESYNTAX, p, object ? "',' or '}'" : "',' or ']'");
+child:
+    if (nslots == ps->cslots) {
+        if (!grow(ps, (void **)&ps->slots, &ps->cslots, nslots + 1, sizeof(slot)))
+            return fail(ps, COAX_ENOMEM, p, "out of memory");
+        slots = ps->slots;
+    }
+    dst = &slots[nslots++].value;
+    if (object) {
+        slot *s = &slots[nslots - 1];
+        p = skip_ws(p);
+        if (*p != '"') return fail(ps, COAX_ESYNTAX, p, "a string key");
+        if ((rc = parse_string(ps, p + 1, &p, &s->key, &s->klen))) return rc;
+        p = skip_ws(p);
+        if (*p != ':') return fail(ps, COAX_ESYNTAX, p, "':' after the key");
+        p++;
+    }
+    goto value;
+close: {
+    /* the container's own slot is its parent's last child (or the root) */
+    open parent = ps->opens[--depth];
+    coax_value *v = depth ? &slots[base - 1].value : root;
+    if ((rc = close_container(ps, object, base, nslots, v, p))) return rc;
+    nslots = base;
+    base = parent.base;
+    object = parent.object;
+    goto have_value;
+}
 }
 
 coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
@@ -466,7 +505,7 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     coax_value root;
     coax_code rc = run(&ps, &root);
     if (!rc) {
-        skip_ws(&ps);
+        ps.p = skip_ws(ps.p);
         if (ps.p < ps.end) rc = fail(&ps, COAX_ESYNTAX, ps.p, "end of input after the value");
     }
     if (!rc) {
