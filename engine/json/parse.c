@@ -21,6 +21,7 @@ typedef coax_member slot;
 
 typedef struct open {
     size_t base; /* index of the first child in the slot array */
+    uint64_t keys; /* an object's key_bits so far */
     bool object;
 } open;
 
@@ -37,7 +38,14 @@ typedef struct parser {
     void (*on_dup)(void *, size_t);
     void *ud;
     size_t dup_base; /* first slot of the object being deduplicated */
+    char *region, *region_end; /* see bump() */
+    size_t next_region;
 } parser;
+
+/* bump()'s pieces: from 256 bytes, doubling to 64 KB, so a small reply
+** leaves at most a few hundred bytes unused and a large one one piece. */
+#define REGION_FIRST 256
+#define REGION_MAX ((size_t)64 << 10)
 
 #ifndef __SSE2__
 /* The bytes that stop the string scanner: '"', '\\', control bytes and
@@ -235,16 +243,59 @@ static inline __attribute__((always_inline)) coax_code parse_string(parser *ps, 
     return COAX_OK;
 }
 
+/* Copies n bytes, 64 at a time: the C library's memcpy moves large blocks
+** with 'rep movsb', one counted instruction a byte under callgrind, and the
+** input and the pending children are the parser's only large copies. */
+static void copy_bytes(char *restrict d, const char *restrict s, size_t n)
+{
+#ifdef __SSE2__
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_storeu_si128((__m128i *)d, a);
+        _mm_storeu_si128((__m128i *)(d + 16), b);
+        _mm_storeu_si128((__m128i *)(d + 32), c);
+        _mm_storeu_si128((__m128i *)(d + 48), e);
+    }
+#endif
+    if (n) memcpy(d, s, n);
+}
+
+/* Grows a scratch array to hold 'need' elements (doubling). */
 static bool grow(parser *ps, void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return true;
     size_t ncap = *cap ? *cap * 2 : 64;
     while (ncap < need) ncap *= 2;
-    void *p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    void *p = coax_alloc_raw(ps->alloc, ncap * elem);
     if (!p) return false;
+    if (*arr) {
+        copy_bytes(p, *arr, *cap * elem);
+        coax_free_raw(ps->alloc, *arr, *cap * elem);
+    }
     *arr = p;
     *cap = ncap;
     return true;
+}
+
+/* The arena memory of closed containers, bumped from a region the parser
+** takes from the arena in growing pieces (a call per container costs more
+** than the container): 8-byte aligned, 8 bytes for an empty container as
+** coax_arena_alloc gives. */
+static inline void *bump(parser *ps, size_t size)
+{
+    if (size == 0) size = 8;
+    if ((size_t)(ps->region_end - ps->region) < size) {
+        size_t piece = ps->next_region > size ? ps->next_region : size;
+        char *r = coax_arena_alloc(ps->arena, piece);
+        if (!r) return NULL;
+        ps->region = r;
+        ps->region_end = r + piece;
+        if (ps->next_region < REGION_MAX) ps->next_region *= 2;
+    }
+    void *p = ps->region;
+    ps->region += size;
+    return p;
 }
 
 static void report_dup(void *ud, size_t index)
@@ -254,20 +305,21 @@ static void report_dup(void *ud, size_t index)
 }
 
 /* Builds the container whose children are slots[base..nslots) into 'v';
-** 'at' is where an allocation failure is reported. */
-static coax_code close_container(parser *ps, bool object, size_t base, size_t nslots, coax_value *v,
-                                 const char *at)
+** 'at' is where an allocation failure is reported. An object's keys are
+** searched for duplicates when key_bits says they may repeat. */
+static coax_code close_container(parser *ps, bool object, bool maybe_dup, size_t base, size_t nslots,
+                                 coax_value *v, const char *at)
 {
     size_t n = nslots - base;
     slot *kids = ps->slots ? ps->slots + base : NULL; /* no slots yet: n is 0 */
     memset(v, 0, sizeof *v);
     if (object) {
         /* Dedupe needs members contiguous: compact slots to members first. */
-        coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m);
+        coax_member *m = bump(ps, n * sizeof *m);
         if (!m && n) return fail(ps, COAX_ENOMEM, at, "out of memory");
         if (n) memcpy(m, kids, n * sizeof *m);
         size_t k = n;
-        if (n > 1) {
+        if (maybe_dup) {
             ps->dup_base = base;
             k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
             if (k == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
@@ -276,7 +328,7 @@ static coax_code close_container(parser *ps, bool object, size_t base, size_t ns
         v->len = (uint32_t)k;
         v->u.members = m;
     } else {
-        coax_value *items = coax_arena_alloc(ps->arena, n * sizeof *items);
+        coax_value *items = bump(ps, n * sizeof *items);
         if (!items && n) return fail(ps, COAX_ENOMEM, at, "out of memory");
         for (size_t i = 0; i < n; i++) items[i] = kids[i].value;
         v->type = COAX_ARRAY;
@@ -393,6 +445,18 @@ static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, 
     return fail(ps, COAX_ESYNTAX, p, "a JSON value");
 }
 
+/* Objects seldom repeat a key, and comparing every pair at the close costs
+** more than the keys took to read: each key sets one of 64 bits chosen by
+** its length and first and last bytes (key[-1] is its opening quote, so an
+** empty key reads that), and only an object where a bit was already set
+** (then all bits are: UINT64_MAX) is searched for duplicates. */
+static inline uint64_t key_bits(uint64_t bits, const char *key, uint32_t klen)
+{
+    const unsigned char *k = (const unsigned char *)key;
+    unsigned bit = ((unsigned)k[0] + 3u * k[(int64_t)klen - 1] + 5u * klen) & 63;
+    return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
+}
+
 /* The parser's loop. The cursor, the pending children and the innermost
 ** container live in locals: the parser writes the text it decodes in place,
 ** and through a char pointer every write could alias a field of 'ps'. */
@@ -400,8 +464,10 @@ static coax_code run(parser *ps, coax_value *root)
 {
     char *p = ps->p;
     const char *end = ps->end;
-    slot *slots = ps->slots;
-    size_t nslots = 0, depth = 0, base = 0;
+    slot *top = NULL, *limit = NULL; /* the next free slot; the last + 1 */
+    slot *base = NULL;     /* the innermost container's first child */
+    size_t depth = 0;
+    uint64_t keys = 0;     /* key_bits of the innermost object */
     bool object = false;
     coax_value *dst = root; /* where the next value goes */
     coax_code rc;
@@ -415,9 +481,16 @@ value:
                              ps->lim.max_depth);
         if (depth == ps->copens && !grow(ps, (void **)&ps->opens, &ps->copens, depth + 1, sizeof(open)))
             return fail(ps, COAX_ENOMEM, p, "out of memory");
-        ps->opens[depth++] = (open){base, object}; /* the parent's */
+        if (!top) { /* the first container: children from here on */
+            if (!grow(ps, (void **)&ps->slots, &ps->cslots, 1, sizeof(slot)))
+                return fail(ps, COAX_ENOMEM, p, "out of memory");
+            top = base = ps->slots;
+            limit = top + ps->cslots;
+        }
+        ps->opens[depth++] = (open){(size_t)(base - ps->slots), keys, object}; /* the parent's */
         object = c == '{';
-        base = nslots;
+        base = top;
+        keys = 0;
         p = skip_ws(p + 1);
         if (*p == (object ? '}' : ']')) {
             p++;
@@ -444,29 +517,36 @@ have_value:
     if (p >= end) return fail(ps, COAX_ESYNTAX, p, "',' or a closing bracket");
     return fail(ps, COAX_ESYNTAX, p, object ? "',' or '}'" : "',' or ']'");
 child:
-    if (nslots == ps->cslots) {
-        if (!grow(ps, (void **)&ps->slots, &ps->cslots, nslots + 1, sizeof(slot)))
+    if (top == limit) {
+        size_t n = (size_t)(top - ps->slots), b = (size_t)(base - ps->slots);
+        if (!grow(ps, (void **)&ps->slots, &ps->cslots, n + 1, sizeof(slot)))
             return fail(ps, COAX_ENOMEM, p, "out of memory");
-        slots = ps->slots;
+        top = ps->slots + n;
+        base = ps->slots + b;
+        limit = ps->slots + ps->cslots;
     }
-    dst = &slots[nslots++].value;
+    dst = &top->value;
     if (object) {
-        slot *s = &slots[nslots - 1];
         p = skip_ws(p);
         if (*p != '"') return fail(ps, COAX_ESYNTAX, p, "a string key");
-        if ((rc = parse_string(ps, p + 1, &p, &s->key, &s->klen))) return rc;
+        if ((rc = parse_string(ps, p + 1, &p, &top->key, &top->klen))) return rc;
+        keys = key_bits(keys, top->key, top->klen);
         p = skip_ws(p);
         if (*p != ':') return fail(ps, COAX_ESYNTAX, p, "':' after the key");
         p++;
     }
+    top++;
     goto value;
 close: {
     /* the container's own slot is its parent's last child (or the root) */
     open parent = ps->opens[--depth];
-    coax_value *v = depth ? &slots[base - 1].value : root;
-    if ((rc = close_container(ps, object, base, nslots, v, p))) return rc;
-    nslots = base;
-    base = parent.base;
+    coax_value *v = depth ? &base[-1].value : root;
+    size_t first = (size_t)(base - ps->slots);
+    if ((rc = close_container(ps, object, keys == UINT64_MAX, first, (size_t)(top - ps->slots), v, p)))
+        return rc;
+    top = base;
+    base = ps->slots + parent.base;
+    keys = parent.keys;
     object = parent.object;
     goto have_value;
 }
@@ -494,13 +574,14 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     if (!copy) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     copy[0] = ' ';
     copy++;
-    if (len) memcpy(copy, text, len);
+    copy_bytes(copy, text, len);
     memset(copy + len, 0, 1 + SCAN_PAD);
     ps.start = ps.p = copy;
     ps.end = copy + len;
     ps.err = err;
     ps.on_dup = on_dup;
     ps.ud = ud;
+    ps.next_region = REGION_FIRST;
     /* A UTF-8 byte order mark is not JSON; strict parsing rejects it. */
     coax_value root;
     coax_code rc = run(&ps, &root);
