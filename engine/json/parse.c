@@ -453,7 +453,7 @@ static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, 
 static inline uint64_t key_bits(uint64_t bits, const char *key, uint32_t klen)
 {
     const unsigned char *k = (const unsigned char *)key;
-    unsigned bit = ((unsigned)k[0] + 3u * k[(int64_t)klen - 1] + 5u * klen) & 63;
+    unsigned bit = ((unsigned)k[0] + 9u * k[(int64_t)klen - 1] + 5u * klen) & 63;
     return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
 }
 
