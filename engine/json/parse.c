@@ -40,10 +40,15 @@ typedef struct parser {
     size_t dup_base; /* first slot of the object being deduplicated */
     char *region, *region_end; /* see bump() */
     size_t next_region;
+    /* the scratch arrays' first room, in the parser itself: most documents
+    ** need no more, and no allocation */
+    slot first_slots[32];
+    open first_opens[16];
 } parser;
 
-/* bump()'s pieces: from 256 bytes, doubling to 64 KB, so a small reply
-** leaves at most a few hundred bytes unused and a large one one piece. */
+/* bump()'s pieces: the first as large as the input (at least 256 bytes, at
+** most 64 KB) and taken with the input's copy, then doubling to 64 KB, so a
+** small reply needs one allocation and leaves at most its size unused. */
 #define REGION_FIRST 256
 #define REGION_MAX ((size_t)64 << 10)
 
@@ -265,14 +270,12 @@ static void copy_bytes(char *restrict d, const char *restrict s, size_t n)
 static bool grow(parser *ps, void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return true;
-    size_t ncap = *cap ? *cap * 2 : 64;
+    size_t ncap = *cap * 2;
     while (ncap < need) ncap *= 2;
     void *p = coax_alloc_raw(ps->alloc, ncap * elem);
     if (!p) return false;
-    if (*arr) {
-        copy_bytes(p, *arr, *cap * elem);
-        coax_free_raw(ps->alloc, *arr, *cap * elem);
-    }
+    copy_bytes(p, *arr, *cap * elem);
+    if (*arr != ps->first_slots && *arr != ps->first_opens) coax_free_raw(ps->alloc, *arr, *cap * elem);
     *arr = p;
     *cap = ncap;
     return true;
@@ -464,8 +467,8 @@ static coax_code run(parser *ps, coax_value *root)
 {
     char *p = ps->p;
     const char *end = ps->end;
-    slot *top = NULL, *limit = NULL; /* the next free slot; the last + 1 */
-    slot *base = NULL;     /* the innermost container's first child */
+    slot *top = ps->slots, *limit = ps->slots + ps->cslots; /* the next free slot; the last + 1 */
+    slot *base = top;      /* the innermost container's first child */
     size_t depth = 0;
     uint64_t keys = 0;     /* key_bits of the innermost object */
     bool object = false;
@@ -481,12 +484,6 @@ value:
                              ps->lim.max_depth);
         if (depth == ps->copens && !grow(ps, (void **)&ps->opens, &ps->copens, depth + 1, sizeof(open)))
             return fail(ps, COAX_ENOMEM, p, "out of memory");
-        if (!top) { /* the first container: children from here on */
-            if (!grow(ps, (void **)&ps->slots, &ps->cslots, 1, sizeof(slot)))
-                return fail(ps, COAX_ENOMEM, p, "out of memory");
-            top = base = ps->slots;
-            limit = top + ps->cslots;
-        }
         ps->opens[depth++] = (open){(size_t)(base - ps->slots), keys, object}; /* the parent's */
         object = c == '{';
         base = top;
@@ -560,7 +557,12 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     if (!arena || !out || (!text && len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_parse: NULL argument");
     *out = NULL;
-    parser ps = {0};
+    parser ps; /* field by field: the first arrays need no zeroing */
+    ps.slots = ps.first_slots;
+    ps.cslots = sizeof ps.first_slots / sizeof *ps.first_slots;
+    ps.opens = ps.first_opens;
+    ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
+    ps.dup_base = 0;
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);
     ps.lim = coax_limits_resolve(limits);
@@ -569,9 +571,14 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
                          ps.lim.max_input);
     /* A spare byte in front, for a number at the very start (parse_scalar),
     ** and the scanners' padding after the NUL. */
-    if (len > SIZE_MAX - 2 - SCAN_PAD) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
-    char *copy = coax_arena_alloc(arena, len + 2 + SCAN_PAD);
+    size_t first = len < REGION_FIRST ? REGION_FIRST : len < REGION_MAX ? (len + 7) & ~(size_t)7 : REGION_MAX;
+    size_t copy_size = (len + 2 + SCAN_PAD + 7) & ~(size_t)7;
+    if (len > SIZE_MAX - 2 * REGION_MAX) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    char *copy = coax_arena_alloc(arena, copy_size + first);
     if (!copy) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    ps.region = copy + copy_size;
+    ps.region_end = ps.region + first;
+    ps.next_region = first * 2 < REGION_MAX ? first * 2 : REGION_MAX;
     copy[0] = ' ';
     copy++;
     copy_bytes(copy, text, len);
@@ -581,7 +588,6 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     ps.err = err;
     ps.on_dup = on_dup;
     ps.ud = ud;
-    ps.next_region = REGION_FIRST;
     /* A UTF-8 byte order mark is not JSON; strict parsing rejects it. */
     coax_value root;
     coax_code rc = run(&ps, &root);
@@ -590,15 +596,15 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
         if (ps.p < ps.end) rc = fail(&ps, COAX_ESYNTAX, ps.p, "end of input after the value");
     }
     if (!rc) {
-        coax_value *v = coax_arena_alloc(arena, sizeof *v);
+        coax_value *v = bump(&ps, sizeof *v);
         if (!v) rc = fail(&ps, COAX_ENOMEM, ps.p, "out of memory");
         else {
             *v = root;
             *out = v;
         }
     }
-    coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(slot));
-    coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(open));
+    if (ps.slots != ps.first_slots) coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(slot));
+    if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(open));
     if (rc) coax_error_locate(err, text ? text : "", len); /* the copy has changed */
     return rc;
 }
