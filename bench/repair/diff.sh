@@ -23,6 +23,7 @@ done
 for what in files gen; do
     if cmp -s "$OUT"/diff_${what}_old.txt "$OUT"/diff_${what}_new.txt; then
         echo "diff $what: identical ($(grep -c '^\(file\|line\|gen\) ' "$OUT"/diff_${what}_new.txt) inputs, $(wc -c < "$OUT"/diff_${what}_new.txt) bytes of output)"
+        rm -f "$OUT"/diff_${what}_old.txt "$OUT"/diff_${what}_new.txt # gigabytes; kept only when they differ
     else
         echo "diff $what: DIFFERENT"; cmp "$OUT"/diff_${what}_old.txt "$OUT"/diff_${what}_new.txt || true
         status=1
