@@ -283,7 +283,8 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
     if (v->type == COAX_BOOL) {
         if (!res) {
             char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-            if (!u || !(res = new_res(c, u, v, draft, vocab))) return false;
+            if (!u) return oom(c), false;
+            if (!(res = new_res(c, u, v, draft, vocab))) return false;
         }
         return record(c, v, res, w->ptr.data ? w->ptr.data + pstart : NULL, w->ptr.len - pstart);
     }
@@ -299,7 +300,8 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
         /* a location-independent identifier: an anchor in its resource */
         if (!res) {
             char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-            if (!u || !(nres = new_res(c, u, v, draft, vocab))) return false;
+            if (!u) return oom(c), false;
+            if (!(nres = new_res(c, u, v, draft, vocab))) return false;
             res = nres;
         }
         if (!add_anchor(c, res->uri, idv->u.text + 1, idv->len - 1, v, res, false)) return false;
@@ -314,7 +316,8 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
                 return false;
             if (!res) {
                 char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-                if (!u || !(nres = new_res(c, u, v, draft, vocab))) return false;
+                if (!u) return oom(c), false;
+                if (!(nres = new_res(c, u, v, draft, vocab))) return false;
             }
         } else {
             abs[dl] = '\0';
@@ -329,7 +332,8 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
         }
     } else if (!res) {
         char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-        if (!u || !(nres = new_res(c, u, v, draft, vocab))) return false;
+        if (!u) return oom(c), false;
+        if (!(nres = new_res(c, u, v, draft, vocab))) return false;
     }
     if (nres) {
         res = nres;

@@ -1,0 +1,344 @@
+/*
+** diff_parse.c: the differential check of the valid-JSON path. Built twice,
+** against an old and a new libcoax.a (bench/repair/diff.sh), it prints the
+** full outcome of coax_parse (default and tight limits, duplicate-key
+** offsets) and of coax_repair for every input, so the two outputs must be
+** byte-identical when a change to the parser is an optimisation only.
+**   diff_parse files FILE...   each file whole; a .jsonl file also line by
+**                              line, and a line that is a JSON string also
+**                              as the text it holds (the bench's replies)
+**   diff_parse gen SEED N      N generated documents: random JSON with
+**                              escapes, surrogates, invalid UTF-8, huge
+**                              numbers and deep nesting, then mutations of it
+** The generator is the same source in both builds, so both see the same
+** documents.
+*/
+#include "base/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put_bytes(FILE *o, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') fputc(c, o);
+        else fprintf(o, "\\x%02x", c);
+    }
+}
+
+static void dump(FILE *o, const coax_value *v)
+{
+    fprintf(o, "%d/%d:", v->type, v->flags);
+    switch (v->type) {
+    case COAX_NULL: fputs("null", o); break;
+    case COAX_BOOL: fputs(v->u.boolean ? "true" : "false", o); break;
+    case COAX_NUMBER:
+    case COAX_STRING:
+        fprintf(o, "%u'", v->len);
+        put_bytes(o, v->u.text, v->len);
+        /* every returned string is NUL-terminated */
+        fputs(v->u.text[v->len] ? "'!nonul" : "'", o);
+        break;
+    case COAX_ARRAY:
+        fprintf(o, "[%u", v->len);
+        for (uint32_t i = 0; i < v->len; i++) {
+            fputc(' ', o);
+            dump(o, &v->u.items[i]);
+        }
+        fputc(']', o);
+        break;
+    case COAX_OBJECT:
+        fprintf(o, "{%u", v->len);
+        for (uint32_t i = 0; i < v->len; i++) {
+            const coax_member *m = &v->u.members[i];
+            fprintf(o, " %u'", m->klen);
+            put_bytes(o, m->key, m->klen);
+            fputs(m->key[m->klen] ? "'!nonul=" : "'=", o);
+            dump(o, &m->value);
+        }
+        fputc('}', o);
+        break;
+    default: fputs("?", o);
+    }
+}
+
+static void put_error(FILE *o, coax_code rc, const coax_error *e)
+{
+    fprintf(o, " rc=%d", rc);
+    if (rc) fprintf(o, " at=%zu %u:%u %s", e->offset, e->line, e->column, e->msg);
+    fputc('\n', o);
+}
+
+static void on_dup(void *ud, size_t offset) { fprintf(ud, " dup@%zu", offset); }
+
+static void check(FILE *o, coax_arena *a, const char *text, size_t len)
+{
+    static const coax_limits tight = {4, (size_t)256 << 20, 8};
+    for (int k = 0; k < 2; k++) {
+        coax_value *v = NULL;
+        coax_error e;
+        memset(&e, 0, sizeof e);
+        fprintf(o, k ? "  tight" : "  parse");
+        coax_code rc = coax_parse_ex(a, text, len, k ? &tight : NULL, &v, &e, on_dup, o);
+        put_error(o, rc, &e);
+        if (!rc) {
+            fputs("   ", o);
+            dump(o, v);
+            fputc('\n', o);
+        }
+        coax_arena_reset(a);
+    }
+    coax_repair_result r;
+    coax_error e;
+    memset(&e, 0, sizeof e);
+    coax_code rc = coax_repair(a, text, len, NULL, &r, &e);
+    fprintf(o, "  repair");
+    put_error(o, rc, &e);
+    if (!rc) {
+        fprintf(o, "   chosen %zu of %zu\n", r.chosen, r.ncandidates);
+        for (size_t i = 0; i < r.ncandidates; i++) {
+            const coax_candidate *c = &r.candidates[i];
+            fprintf(o, "   cand %d %zu-%zu %d", c->source, c->start, c->end, c->complete);
+            for (size_t j = 0; j < c->nlog; j++)
+                fprintf(o, " [%s %zu %u:%u %d]", c->log[j].kind, c->log[j].offset, c->log[j].line,
+                        c->log[j].column, c->log[j].cls);
+            fputs("\n    ", o);
+            dump(o, c->value);
+            fputc('\n', o);
+        }
+    }
+    coax_arena_reset(a);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    *len = fread(s, 1, (size_t)n, f);
+    fclose(f);
+    return s;
+}
+
+static void files(FILE *o, coax_arena *a, int n, char **paths)
+{
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        char *s = slurp(paths[i], &len);
+        if (!s) continue;
+        fprintf(o, "file %s\n", paths[i]);
+        check(o, a, s, len);
+        size_t pl = strlen(paths[i]);
+        if (pl > 6 && !strcmp(paths[i] + pl - 6, ".jsonl")) {
+            coax_arena *keep = coax_arena_new(NULL);
+            size_t lineno = 0;
+            for (char *p = s, *end = s + len; p < end; lineno++) {
+                char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                fprintf(o, "line %zu\n", lineno);
+                check(o, a, p, l);
+                coax_value *v;
+                if (coax_parse(keep, p, l, NULL, &v, NULL) == COAX_OK && v->type == COAX_STRING) {
+                    fprintf(o, "line %zu text\n", lineno);
+                    check(o, a, v->u.text, v->len);
+                }
+                coax_arena_reset(keep);
+                p += l + 1;
+            }
+            coax_arena_free(keep);
+        }
+        free(s);
+    }
+}
+
+/* ---- generated documents ---------------------------------------------- */
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return n ? (uint32_t)(rng_state % n) : 0;
+}
+
+typedef struct buf {
+    char *s;
+    size_t n, cap;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        while (b->n + n + 1 > b->cap) b->cap = b->cap ? b->cap * 2 : 256;
+        b->s = realloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+}
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void gen_ws(buf *b)
+{
+    static const char *ws[] = {"", "", "", " ", "\n  ", "\t", "\r\n", "    ", "                  "};
+    puts_(b, ws[rnd(9)]);
+}
+
+static void gen_string_body(buf *b)
+{
+    static const char *pieces[] = {
+        "a", "key", "hello world", "é", "東京", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\b\\f\\r\\t",
+        "\\u0041", "\\u00e9", "\\u6771", "\\ud83d\\ude00", "\\uD83D\\uDE00", "\\ud800", "\\udc00",
+        "\\ud800\\u0041", "\\ud800x", "\\u12", "\\x", "\\", "\x01", "\x7f", "\xc3", "\xc3\xa9",
+        "\xe2\x82", "\xed\xa0\x80", "\xf0\x9f\x98\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\xff",
+        "\xe0\x80\xaf", "\xf0\x80\x80\x80", "0123456789abcdef0123456789", "\\u0000", "\"",
+    };
+    int n = (int)rnd(6);
+    for (int i = 0; i < n; i++) {
+        /* mostly plain text, sometimes one of the hard pieces */
+        if (rnd(3)) {
+            size_t len = rnd(40);
+            for (size_t j = 0; j < len; j++) {
+                char c = (char)('a' + rnd(26));
+                put(b, &c, 1);
+            }
+        } else {
+            puts_(b, pieces[rnd(sizeof pieces / sizeof *pieces)]);
+        }
+    }
+}
+
+static void gen_number(buf *b)
+{
+    static const char *nums[] = {
+        "0", "-0", "1", "-1", "42", "123456789", "12345678901234567890123456789", "1.5", "-0.25",
+        "1e10", "1E+2", "2e-3", "1.7976931348623157e309", "4.9e-330", "01", "1.", ".5", "-",
+        "1e", "1e+", "--1", "+1", "0x10", "1.0e0", "-12.5e-7", "9007199254740993", "00", "-01",
+        "123abc", "1.2.3", "1e5e5", "0.000000000000000000000000001",
+    };
+    if (rnd(2)) {
+        char t[32];
+        snprintf(t, sizeof t, rnd(2) ? "%u" : "-%u.%u", rnd(100000), rnd(1000));
+        puts_(b, t);
+    } else {
+        puts_(b, nums[rnd(sizeof nums / sizeof *nums)]);
+    }
+}
+
+static void gen_value(buf *b, int depth)
+{
+    uint32_t k = rnd(depth > 6 ? 6 : 10);
+    switch (k) {
+    case 0: puts_(b, "null"); break;
+    case 1: puts_(b, rnd(2) ? "true" : "false"); break;
+    case 2:
+    case 3: gen_number(b); break;
+    case 4:
+    case 5:
+        puts_(b, "\"");
+        gen_string_body(b);
+        puts_(b, "\"");
+        break;
+    case 6:
+    case 7: {
+        puts_(b, "[");
+        int n = (int)rnd(8);
+        for (int i = 0; i < n; i++) {
+            gen_ws(b);
+            if (i) puts_(b, ",");
+            gen_ws(b);
+            gen_value(b, depth + 1);
+        }
+        gen_ws(b);
+        puts_(b, "]");
+        break;
+    }
+    default: {
+        puts_(b, "{");
+        int n = (int)rnd(22); /* past 16 members dedupe takes its hash table */
+        static const char *keys[] = {"a", "b", "id", "name", "é", "\\u0061", "a\\u0000b", "k"};
+        for (int i = 0; i < n; i++) {
+            gen_ws(b);
+            if (i) puts_(b, ",");
+            gen_ws(b);
+            puts_(b, "\"");
+            if (rnd(4)) puts_(b, keys[rnd(8)]);
+            else gen_string_body(b);
+            puts_(b, "\"");
+            gen_ws(b);
+            puts_(b, ":");
+            gen_ws(b);
+            gen_value(b, depth + 1);
+        }
+        gen_ws(b);
+        puts_(b, "}");
+    }
+    }
+}
+
+static void gen_deep(buf *b)
+{
+    int depth = (int)rnd(700);
+    char open[700];
+    for (int i = 0; i < depth; i++) {
+        open[i] = rnd(2) ? '[' : '{';
+        puts_(b, open[i] == '[' ? "[" : "{\"k\":");
+    }
+    gen_value(b, 7);
+    for (int i = depth; i-- > 0;) puts_(b, open[i] == '[' ? "]" : "}");
+}
+
+static void mutate(buf *b)
+{
+    static const char bytes[] = "{}[]\",:\\ \n0123456789eE.-+tfnu\x80\xff\x01";
+    int n = 1 + (int)rnd(3);
+    for (int i = 0; i < n && b->n; i++) {
+        size_t at = rnd((uint32_t)b->n);
+        switch (rnd(4)) {
+        case 0: b->s[at] = bytes[rnd(sizeof bytes - 1)]; break;
+        case 1: memmove(b->s + at, b->s + at + 1, b->n - at - 1); b->n--; break;
+        case 2:
+            put(b, " ", 1);
+            memmove(b->s + at + 1, b->s + at, b->n - at - 1);
+            b->s[at] = bytes[rnd(sizeof bytes - 1)];
+            break;
+        default: b->n = at; /* truncated */
+        }
+    }
+}
+
+static void gen(FILE *o, coax_arena *a, uint64_t seed, long n)
+{
+    rng_state = seed * 2654435761u + 1;
+    buf b = {0};
+    for (long i = 0; i < n; i++) {
+        b.n = 0;
+        gen_ws(&b);
+        if (rnd(20) == 0) gen_deep(&b);
+        else gen_value(&b, 0);
+        gen_ws(&b);
+        if (rnd(2)) mutate(&b);
+        fprintf(o, "gen %ld %zu\n", i, b.n);
+        check(o, a, b.s, b.n);
+    }
+    free(b.s);
+}
+
+int main(int argc, char **argv)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    FILE *o = stdout;
+    if (argc > 1 && !strcmp(argv[1], "files")) files(o, a, argc - 2, argv + 2);
+    else if (argc > 3 && !strcmp(argv[1], "gen")) gen(o, a, strtoull(argv[2], NULL, 10), atol(argv[3]));
+    else {
+        fprintf(stderr, "usage: diff_parse files FILE... | gen SEED N\n");
+        return 2;
+    }
+    coax_arena_free(a);
+    return 0;
+}
