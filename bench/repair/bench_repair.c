@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "../common/slurp.h"
 
 typedef struct reply {
     const char *text;
@@ -71,19 +72,6 @@ static double rate(size_t (*pass)(void *), work *w, size_t *ok, double *warm)
     if (!fixed_passes) return measure_best(pass, w, ok, warm);
     measure_fixed(pass, w, fixed_passes, ok);
     return 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    *len = fread(s, 1, (size_t)n, f);
-    fclose(f);
-    return s;
 }
 
 static int replies(const char *path)

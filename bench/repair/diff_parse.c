@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/slurp.h"
 
 static void put_bytes(FILE *o, const char *s, size_t n)
 {
@@ -110,19 +111,6 @@ static void check(FILE *o, coax_arena *a, const char *text, size_t len)
         }
     }
     coax_arena_reset(a);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    *len = fread(s, 1, (size_t)n, f);
-    fclose(f);
-    return s;
 }
 
 static void files(FILE *o, coax_arena *a, int n, char **paths)

@@ -25,24 +25,7 @@
 #include <string.h>
 
 #include "../common/measure.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    if (s) s[n] = '\0';
-    *len = (size_t)n;
-    return s;
-}
+#include "../common/slurp.h"
 
 typedef struct line {
     const char *text;

@@ -28,30 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../common/slurp.h"
 
 uint64_t coax_hash_seed(const void *salt);
 uint64_t coax_hash_seed(const void *salt)
 {
     (void)salt;
     return 0x9E3779B97F4A7C15u;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    if (s) s[n] = '\0';
-    *len = (size_t)n;
-    return s;
 }
 
 /* The budgets each instance runs under: {max_steps, max_regex_total,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../../bench/common/slurp.h"
 
 #define SUITE "spec/json-schema-test-suite"
 
@@ -25,24 +26,6 @@ typedef struct tally {
 } tally;
 
 static int verbose, show, report;
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    if (s) s[n] = '\0';
-    *len = (size_t)n;
-    return s;
-}
 
 static const coax_value *get(const coax_value *o, const char *k)
 {
