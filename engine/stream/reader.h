@@ -40,7 +40,26 @@ typedef struct sframe {
     ** whether its children may be complete before it is */
     const coax_value *sub;
     bool children_final;
+    bool names;             /* object: its subschema has "propertyNames" */
+    const coax_value *props; /* object: its "properties" (NULL: none) */
+    const coax_value *items; /* array: the subschema of every item */
+    const coax_value *key_sub; /* object: the subschema declared for 'key', NULL: undeclared */
 } sframe;
+
+/* What complete.c knows of one subschema as a container's child reaches
+** it, computed once per reader and subschema (a direct-mapped cache: a
+** subschema displaced by another is computed again, never wrong). */
+typedef struct ssub {
+    const coax_value *schema;  /* the subschema as reached (the key; NULL: empty slot) */
+    const coax_value *sub;     /* with its local "$ref" followed; NULL: not followed */
+    const coax_value *props;   /* its "properties", or NULL */
+    const coax_value *items;   /* the subschema of its items ("items", else true) */
+    bool plain_object, plain_array; /* plain() for an object, an array */
+    bool names;                /* it has "propertyNames" */
+    bool trivial;              /* nothing in it can fail or coerce: true, {} or annotations */
+} ssub;
+
+#define STREAM_SUB_SLOTS 64
 
 /* One complete part in the list: its parent's pointer and its key or
 ** index; the pointer text is built the first time a partial shows it. */
@@ -57,6 +76,7 @@ typedef struct sentry {
 ** partial.c shows it). */
 typedef struct spending {
     size_t depth, index;     /* child 'index' of frames[depth] */
+    bool trivial;            /* its subschema judges nothing: its value is the one parsed */
     const coax_value *value; /* its final value, once computed */
     const char *ptr;         /* its pointer, then */
 } spending;
@@ -108,7 +128,7 @@ struct stream_reader {
     coax_value root_shown;  /* the root as shown when it closed (its complete children) */
     const char **ptrs;      /* the entries' pointers, as a partial lists them */
     size_t ptrcap;
-    coax_validation root_errors; /* with a schema: why the root is not complete */
+    size_t nptrs;           /* ptrs[0..nptrs) are the current entries' (a partial set them) */
     sentry *entries;        /* the complete parts, top-most, in document order */
     size_t nentries, entrycap;
     bool root_listed;
@@ -117,6 +137,9 @@ struct stream_reader {
     spending *pending; /* closed parts waiting for their coerced value */
     size_t npending, pendingcap;
     coax_arena *scratch;    /* the skeletons' (reset after each) */
+    ssub subs[STREAM_SUB_SLOTS]; /* what complete.c knows of subschemas */
+    coax_extract_result root_x; /* the root's extraction, when its errors wait for the settled parts */
+    bool root_errors_pending;
     coax_schema_error *errors; /* errors at and under complete parts (reader arena) */
     size_t nerrors, errorcap;
     bool doomed;
@@ -160,7 +183,14 @@ bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t si
 ** on their own (every ancestor plain, every key on the way declared). */
 void complete_frame(stream_reader *r, sframe *f, const sframe *parent);
 /* Whether the child being closed in 'f' may be complete on its own. */
-bool complete_child_final(const stream_reader *r, const sframe *f);
+static inline bool complete_child_final(const sframe *f)
+{
+    return f->children_final && (!f->object || f->key_sub);
+}
+/* The key of the member being read in 'f' is 'key': its declared
+** subschema. Returns the schema's own copy of the key when it declares it
+** (it outlives the reader: no copy needed), else NULL. */
+const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen);
 /* A closed child of frames[d] waits for its coerced value. */
 coax_code complete_pend(stream_reader *r, size_t d, size_t index);
 /* The frame at depth 'd' (pointer 'ptr') closed: its children wait no
@@ -170,7 +200,12 @@ void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
 /* Computes the coerced values and pointers of the parts pending (one
 ** skeleton), and their errors; partial.c then shows and lists them. */
 coax_code complete_settle(stream_reader *r, coax_error *err);
-/* The root closed: its value as coax_extract gives it for the candidate. */
+/* The root closed: its value as coax_extract gives it for the candidate.
+** When valid, the root is listed and the parts pending wait no more (their
+** values are the root's business); else its errors wait in 'root_x' for
+** complete_root_errors, once the pending parts are settled. */
 coax_code complete_root(stream_reader *r, coax_error *err);
+/* The root's errors that are not at or under a part listed complete. */
+coax_code complete_root_errors(stream_reader *r, coax_error *err);
 
 #endif
