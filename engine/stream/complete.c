@@ -339,7 +339,7 @@ static coax_code settle_as_parsed(stream_reader *r, spending *p)
 coax_code complete_settle(stream_reader *r, coax_error *err)
 {
     if (!r->npending) return COAX_OK;
-    if (!r->scratch && !(r->scratch = coax_arena_new(r->alloc))) return stream_oom(r, err);
+    if (!r->scratch && !(r->scratch = coax_arena_new(coax_arena_allocator(r->ar)))) return stream_oom(r, err);
     /* The parts whose subschema judges something go in the skeleton. */
     size_t *list = coax_arena_alloc(r->scratch, r->npending * sizeof *list);
     if (!list) {

@@ -81,13 +81,13 @@ coax_code stream_new(const coax_allocator *alloc, const stream_options *o, strea
     r->alloc = alloc;
     if (o) r->o = *o;
     r->lim = coax_limits_resolve(r->o.limits);
-    r->ar = coax_arena_new(alloc);
+    r->ar = stream_arena_take(alloc);
     if (!r->ar) {
         coax_free_raw(alloc, r, sizeof *r);
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     }
-    coax_buf_init(&r->text, alloc);
-    coax_buf_init(&r->cand, alloc);
+    coax_buf_init(&r->text, coax_arena_allocator(r->ar));
+    coax_buf_init(&r->cand, coax_arena_allocator(r->ar));
     r->seek = SK_PROSE;
     r->block_start = true;
     *out = r;
@@ -98,10 +98,10 @@ void stream_free(stream_reader *r)
 {
     if (!r) return;
     tree_free(r);
-    coax_buf_free(&r->text);
+    coax_buf_free(&r->text); /* loans: back to the arena, before it goes */
     coax_buf_free(&r->cand);
-    coax_arena_free(r->ar);
     coax_arena_free(r->scratch);
+    stream_arena_give(r->alloc, r->ar);
     coax_free_raw(r->alloc, r, sizeof *r);
 }
 
@@ -304,14 +304,7 @@ static int closes(stream_reader *r, unsigned char c, coax_error *err)
         r->ended = true;
         r->seek = SK_AFTER;
         r->run = 0;
-        if (r->o.schema) { /* the root's value is coax_extract's */
-            coax_buf_putc(&r->cand, (char)c);
-            if (r->cand.oom) {
-                stream_oom(r, err);
-                return STEP_ERROR;
-            }
-            r->root_pending = true; /* the next partial asks coax_extract */
-        }
+        if (r->o.schema) r->root_pending = true; /* the root's value is coax_extract's, at the next partial */
     } else {
         r->pstate = P_AFTER;
     }
@@ -640,6 +633,115 @@ static bool seek_byte(stream_reader *r, unsigned char c)
     }
 }
 
+/* ---- runs: the bytes most of a reply is made of, read a run at a time ---- */
+
+/* The length of the valid UTF-8 character at s[0..n) (RFC 3629: no
+** overlongs, no surrogates), or 0 when it is not one or not whole (the
+** byte machine, string_byte, then reads it). */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t need;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        need = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        need = 3;
+        if (s[0] == 0xE0) lo = 0xA0;
+        else if (s[0] == 0xED) hi = 0x9F;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        need = 4;
+        if (s[0] == 0xF0) lo = 0x90;
+        else if (s[0] == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (n < need || s[1] < lo || s[1] > hi) return 0;
+    for (size_t k = 2; k < need; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
+    return need;
+}
+
+/* The end of the run of plain string characters from p[i] (ASCII other than
+** '"', '\\' and controls), looked at 8 bytes at a time. */
+static size_t ascii_run(const unsigned char *p, size_t i, size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* a byte's high bit is set when it is a quote, a backslash, below
+        ** 0x20 or above 0x7F (bytes above the lowest one flagged may be
+        ** flagged wrongly by a borrow; the lowest is always right) */
+        uint64_t stop = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+        if (stop) return i + (size_t)(__builtin_ctzll(stop) >> 3);
+        i += 8;
+    }
+#endif
+    while (i < len && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\') i++;
+    return i;
+}
+
+/* The end of the run of string characters from p[i]: plain ones and whole,
+** valid UTF-8 characters. */
+static size_t string_run(const unsigned char *p, size_t i, size_t len)
+{
+    for (;;) {
+        i = ascii_run(p, i, len);
+        if (i >= len || p[i] < 0x80) return i;
+        size_t n = utf8_char(p + i, len - i);
+        if (!n) return i;
+        i += n;
+    }
+}
+
+/* Whether the number lexer stays in state 's' on a digit. */
+static bool digits_stay(int s) { return s == N_INT || s == N_FRAC || s == N_EXP; }
+
+/* Reads p[i..len) in the candidate until it ends, the piece ends or the
+** reader stops; returns where it stopped, or SIZE_MAX on an error (memory,
+** a limit). 'again' is set when the byte at the returned index is to be
+** read again as prose (the candidate was dropped). */
+static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size_t len, bool *again,
+                        coax_error *err)
+{
+    *again = false;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (r->pstate == P_STRING && r->lstate == L_CHAR) {
+            size_t k = string_run(p, i, len);
+            if (k > i) {
+                if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
+                i = k;
+                continue;
+            }
+        } else if (r->pstate == P_NUMBER && digits_stay(r->lstate) && c >= '0' && c <= '9') {
+            size_t k = i + 1;
+            while (k < len && p[k] >= '0' && p[k] <= '9') k++;
+            if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
+            i = k;
+            continue;
+        } else if (is_ws(c) && r->pstate != P_STRING && r->pstate != P_NUMBER && r->pstate != P_LITERAL) {
+            /* the first space of a run does what a space does; the rest are the same */
+            if (parse_byte(r, c, err) == STEP_ERROR) return SIZE_MAX;
+            for (i++; i < len && is_ws(p[i]); i++) {}
+            continue;
+        }
+        int step = parse_byte(r, c, err);
+        if (step == STEP_ERROR) return SIZE_MAX;
+        if (step == STEP_FAIL) {
+            *again = candidate_fails(r);
+            return i;
+        }
+        if (step == STEP_OK) {
+            i++;
+            if (r->seek != SK_JSON) return i; /* the root closed */
+        }
+    }
+    return i;
+}
+
 coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_error *err)
 {
     if (!r || (!piece && len)) return coax_fail(err, COAX_EINVAL, 0, "stream_feed: NULL argument");
@@ -669,26 +771,14 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
             }
             continue;
         }
-        if (r->pstate == P_STRING && r->lstate == L_CHAR) { /* a run of plain characters */
-            size_t k = i;
-            while (k < len && p[k] >= 0x20 && p[k] < 0x80 && p[k] != '"' && p[k] != '\\') k++;
-            if (k > i) {
-                if (r->o.schema) coax_buf_put(&r->cand, p + i, k - i);
-                if (text_put(r, p + i, k - i, err)) return r->failed;
-                i = k;
-                continue;
-            }
-        }
-        int s = parse_byte(r, p[i], err);
-        if (s == STEP_ERROR) return r->failed;
-        if (s == STEP_FAIL) {
-            if (candidate_fails(r)) continue; /* read again as prose */
-            break;
-        }
-        if (s == STEP_OK) {
-            if (r->o.schema && r->seek == SK_JSON) coax_buf_putc(&r->cand, (char)p[i]);
-            i++;
-        }
+        /* The candidate's bytes the parser reads go to its text in one copy
+        ** (with a schema: coax_extract reads the root from it). */
+        bool again;
+        size_t end = parse_run(r, p, i, len, &again, err);
+        if (end == SIZE_MAX) return r->failed;
+        if (r->o.schema && !again && r->seek != SK_DONE) coax_buf_put(&r->cand, p + i, end - i);
+        i = end;
+        if (!again && r->seek == SK_DONE) break;
     }
     r->bytes += len;
     if (r->cand.oom) return stream_oom(r, err);

@@ -8,8 +8,9 @@
 ** Memory: everything that stays until the reader is freed (keys, values of
 ** closed parts, the arrays of open containers, pointers) lives in the
 ** reader's own arena 'ar', so a partial can share it instead of copying the
-** value shown every time; scratch buffers that grow byte by byte (the
-** string being read, the candidate's text) come from the allocator.
+** value shown every time; buffers that grow (the string being read, the
+** candidate's text) and the skeletons' scratch arena are loans from it, so
+** their blocks too serve the thread's next reader (memory.c).
 */
 #ifndef COAX_STREAM_READER_H
 #define COAX_STREAM_READER_H
@@ -163,6 +164,12 @@ void tree_drop(stream_reader *r);
 void tree_free(stream_reader *r);
 
 /* ---- memory.c ------------------------------------------------------------ */
+
+/* A reset arena for a new reader: the one the thread's last reader left
+** (with the C library's allocator, 'alloc' NULL), else a new one. */
+coax_arena *stream_arena_take(const coax_allocator *alloc);
+/* Leaves a reader's arena to the thread's next reader, or frees it. */
+void stream_arena_give(const coax_allocator *alloc, coax_arena *a);
 
 /* Fail the reader (it stays failed) for memory, or a limit with a message. */
 coax_code stream_oom(stream_reader *r, coax_error *err);
