@@ -1,10 +1,13 @@
 /*
-** reader.c: where the JSON of a streamed reply starts, and the push parser
-** that reads it, one piece at a time.
+** reader.c: the push parser that reads the JSON of a streamed reply, one
+** piece at a time, and the rules of where that JSON starts (seek.c follows
+** them).
 **
 ** Both are state machines over single bytes, so a piece may end anywhere
 ** (inside "```json", "<think>", a UTF-8 character, "\u12") and the next
 ** one resumes there: every byte is looked at once, whatever the pieces.
+** The bytes most of a reply is made of (string bodies, digits, spaces) are
+** read a run at a time (parse_run), not through the byte machine.
 **
 ** Where the JSON starts follows the candidate scan of coax_repair
 ** (repair/scan.c): reasoning blocks (<think>...</think> and the other names
@@ -29,47 +32,11 @@
 */
 #include "stream/reader.h"
 
-#include "repair/repair.h"
-
-
-enum seek_state {
-    SK_PROSE,      /* looking for a value, a fence, a tag */
-    SK_TAG,        /* after '<': a tag's name */
-    SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
-    SK_FENCE_RUN,  /* a run of backticks or tildes */
-    SK_FENCE_LANG, /* a fence's language */
-    SK_FENCE_EOL,  /* spaces after the language */
-    SK_FENCE_BODY, /* the block's first bytes: spaces, then { or [ */
-    SK_FENCE_SKIP, /* a block that holds no JSON: up to its closing fence */
-    SK_BRACKET,    /* a '[' in prose: does JSON follow? */
-    SK_JSON,       /* the parser reads the candidate */
-    SK_AFTER,      /* the value ended: watching for another that might win */
-    SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
-};
-
-enum parse_state {
-    P_VALUE,          /* a value (after ':' or ',' in an array) */
-    P_VALUE_OR_CLOSE, /* after '[' */
-    P_KEY_OR_CLOSE,   /* after '{' */
-    P_KEY,            /* after ',' in an object */
-    P_COLON,          /* after a key */
-    P_AFTER,          /* after a value: ',' or a closer */
-    P_STRING,         /* inside a string or key */
-    P_NUMBER,
-    P_LITERAL
-};
 
 /* Inside a string. */
 enum { L_CHAR, L_U8, L_ESC, L_HEX, L_LOW_BACKSLASH, L_LOW_U };
 /* Inside a number (JSON's grammar). */
 enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
-
-static bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-static bool is_name_char(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
 
 coax_code stream_new(const coax_allocator *alloc, const stream_options *o, stream_reader **out, coax_error *err)
 {
@@ -125,18 +92,6 @@ static bool candidate_fails(stream_reader *r)
     r->stopped = true;
     r->seek = SK_DONE;
     return false;
-}
-
-static void begin_candidate(stream_reader *r, coax_source source)
-{
-    r->source = (int)source;
-    r->seek = SK_JSON;
-    r->pstate = P_VALUE;
-    r->scalar = SC_NONE;
-    r->held.type = 0xFF;
-    r->dup = false;
-    r->cand.len = 0;
-    r->changed = true;
 }
 
 /* The held scalar is final: it joins its container. */
@@ -474,165 +429,6 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
     }
 }
 
-/* ---- where the JSON starts ---------------------------------------------- */
-
-/* Bytes that matter in prose. */
-static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
-
-/* One byte outside the candidate. Returns true when it is to be read again
-** in the state it led to. */
-static bool seek_byte(stream_reader *r, unsigned char c)
-{
-    switch (r->seek) {
-    case SK_PROSE:
-        if (c == '{') {
-            begin_candidate(r, r->block_start ? COAX_SOURCE_WHOLE : COAX_SOURCE_PROSE);
-            return true;
-        }
-        if (c == '[') {
-            if (r->block_start) {
-                begin_candidate(r, COAX_SOURCE_WHOLE);
-                return true;
-            }
-            r->seek = SK_BRACKET;
-            return false;
-        }
-        if (c == '<') {
-            r->seek = SK_TAG;
-            r->nlen = 0;
-            return false;
-        }
-        if (c == '`' || c == '~') {
-            r->seek = SK_FENCE_RUN;
-            r->fence_char = (char)c;
-            r->run = 1;
-            return false;
-        }
-        if (!is_ws(c)) r->block_start = false;
-        return false;
-    case SK_BRACKET:
-        if (is_ws(c)) return false;
-        if (c == '{' || c == '[' || c == '"' || c == ']') {
-            begin_candidate(r, COAX_SOURCE_PROSE);
-            /* the '[' itself, then this byte */
-            r->seek = SK_JSON;
-            r->bracket_pending = true;
-            return true;
-        }
-        r->seek = SK_PROSE;
-        r->block_start = false;
-        return true;
-    case SK_TAG:
-        if (is_name_char(c) && r->nlen < 33) {
-            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
-            r->nlen++;
-            return false;
-        }
-        r->seek = SK_PROSE;
-        if (c != '>' || r->nlen == 0 || r->nlen > 32) {
-            r->block_start = false;
-            return true;
-        }
-        if (repair_is_reasoning(r->name, r->nlen)) {
-            /* the closing tag, as the scan looks for it: "</" name ">" */
-            memmove(r->name + 2, r->name, r->nlen);
-            r->name[0] = '<';
-            r->name[1] = '/';
-            r->name[r->nlen + 2] = '>';
-            r->nlen += 3;
-            r->run = 0;
-            r->seek = SK_REASONING;
-        } else {
-            r->block_start = true; /* a tag's content: any value */
-        }
-        return false;
-    case SK_REASONING:
-        /* '<' appears only first in the closing tag: a mismatch restarts. */
-        if ((char)c == r->name[r->run]) {
-            if (++r->run == r->nlen) {
-                r->seek = SK_PROSE;
-                r->block_start = true; /* the text after reasoning may be one value */
-            }
-        } else {
-            r->run = c == '<' ? 1 : 0;
-        }
-        return false;
-    case SK_FENCE_RUN:
-        if ((char)c == r->fence_char) {
-            r->run++;
-            return false;
-        }
-        if (r->run < 3) {
-            r->seek = SK_PROSE;
-            r->block_start = false;
-            return true;
-        }
-        r->seek = SK_FENCE_LANG;
-        r->nlen = 0;
-        return true;
-    case SK_FENCE_LANG:
-        if (is_name_char(c) || c == '+') {
-            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
-            r->nlen++;
-            return false;
-        }
-        r->seek = SK_FENCE_EOL;
-        return true;
-    case SK_FENCE_EOL:
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-            if (c == '\n') r->seek = SK_FENCE_BODY;
-            return false;
-        }
-        r->seek = SK_FENCE_BODY;
-        return true;
-    case SK_FENCE_BODY:
-        if (is_ws(c)) return false;
-        if (c == '{' || c == '[') {
-            begin_candidate(r, COAX_SOURCE_FENCED);
-            return true;
-        }
-        /* A block that does not start with a container (prose, a scalar,
-        ** another language): nothing to follow in it. */
-        r->seek = SK_FENCE_SKIP;
-        r->run = 0;
-        return true;
-    case SK_FENCE_SKIP:
-        if ((char)c == r->fence_char) {
-            r->run++;
-            return false;
-        }
-        if (r->run >= 3) {
-            r->seek = SK_PROSE;
-            r->block_start = false;
-            return true;
-        }
-        r->run = 0;
-        return false;
-    case SK_AFTER:
-        /* Another value, or another block, might be what the extraction
-        ** prefers: the reader no longer answers for the reply. A fenced
-        ** candidate's own closing fence is expected. */
-        if (c == '{' || c == '[') {
-            r->stopped = true;
-            r->changed = true;
-            r->seek = SK_DONE;
-        } else if (c == '`' || c == '~') {
-            r->run++;
-            if (r->run >= 3 && !(r->source == COAX_SOURCE_FENCED && !r->closing_seen)) {
-                r->stopped = true;
-                r->changed = true;
-                r->seek = SK_DONE;
-            }
-        } else {
-            if (r->run >= 3) r->closing_seen = true;
-            r->run = 0;
-        }
-        return false;
-    default:
-        return false;
-    }
-}
-
 /* ---- runs: the bytes most of a reply is made of, read a run at a time ---- */
 
 /* The length of the valid UTF-8 character at s[0..n) (RFC 3629: no
@@ -755,13 +551,7 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
     for (size_t i = 0; i < len;) {
         if (r->seek == SK_DONE) break;
         if (r->seek != SK_JSON) {
-            if (r->seek == SK_PROSE) { /* the common case: prose to pass over */
-                while (i < len && !prose_stops[p[i]]) {
-                    if (!is_ws(p[i])) r->block_start = false;
-                    i++;
-                }
-                if (i >= len) break;
-            }
+            if (r->seek == SK_PROSE && (i = seek_prose(r, p, i, len)) >= len) break; /* the common case */
             if (!seek_byte(r, p[i])) i++;
             if (r->seek == SK_JSON && r->bracket_pending) {
                 r->bracket_pending = false;

@@ -1,6 +1,6 @@
 /*
-** reader.h: internals of the streaming reader, shared by reader.c (where
-** the JSON starts, and the push parser), partial.c (the parts the parser
+** reader.h: internals of the streaming reader, shared by seek.c (where
+** the JSON starts), reader.c (the push parser), partial.c (the parts the parser
 ** reports: the tree of open containers, what is complete, the partial a
 ** caller gets) and complete.c (with a schema: which closed parts are
 ** final, and their coerced values).
@@ -82,8 +82,39 @@ typedef struct spending {
     const char *ptr;         /* its pointer, then */
 } spending;
 
-/* The state where nothing more is read (reader.c's seek states). */
+/* The state where nothing more is read. */
 #define STREAM_SEEK_DONE 11
+
+/* Where the JSON starts (seek.c), and the parser reading it (reader.c). */
+enum seek_state {
+    SK_PROSE,      /* looking for a value, a fence, a tag */
+    SK_TAG,        /* after '<': a tag's name */
+    SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
+    SK_FENCE_RUN,  /* a run of backticks or tildes */
+    SK_FENCE_LANG, /* a fence's language */
+    SK_FENCE_EOL,  /* spaces after the language */
+    SK_FENCE_BODY, /* the block's first bytes: spaces, then { or [ */
+    SK_FENCE_SKIP, /* a block that holds no JSON: up to its closing fence */
+    SK_BRACKET,    /* a '[' in prose: does JSON follow? */
+    SK_JSON,       /* the parser reads the candidate */
+    SK_AFTER,      /* the value ended: watching for another that might win */
+    SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
+};
+
+enum parse_state {
+    P_VALUE,          /* a value (after ':' or ',' in an array) */
+    P_VALUE_OR_CLOSE, /* after '[' */
+    P_KEY_OR_CLOSE,   /* after '{' */
+    P_KEY,            /* after ',' in an object */
+    P_COLON,          /* after a key */
+    P_AFTER,          /* after a value: ',' or a closer */
+    P_STRING,         /* inside a string or key */
+    P_NUMBER,
+    P_LITERAL
+};
+
+
+static inline bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* The kinds of value the parser is in the middle of (reader.c). */
 typedef enum sscalar { SC_NONE, SC_STRING, SC_KEY, SC_NUMBER, SC_LITERAL } sscalar;
@@ -145,6 +176,15 @@ struct stream_reader {
     size_t nerrors, errorcap;
     bool doomed;
 };
+
+/* ---- seek.c: where the JSON starts --------------------------------------- */
+
+/* Passes over prose from p[i] up to the next byte that may matter in it;
+** returns its index (len: none in this piece). */
+size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len);
+/* One byte outside the candidate. Returns true when it is to be read again
+** in the state it led to (SK_JSON: the candidate begins with it). */
+bool seek_byte(stream_reader *r, unsigned char c);
 
 /* ---- partial.c: the parser's reports ----------------------------------- */
 
