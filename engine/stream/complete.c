@@ -104,50 +104,111 @@ static bool plain(const coax_value *s, bool object, bool root)
     return true;
 }
 
-/* The subschema of member 'key' when declared in "properties", else NULL. */
-static const coax_value *declared(const coax_value *sub, const char *key, size_t klen)
-{
-    if (!sub || sub->type != COAX_OBJECT) return NULL;
-    return member(member(sub, "properties", 10), key, klen);
-}
-
 /* What "items" is when a schema has none. */
 static const coax_value any_schema = {.type = COAX_BOOL, .u.boolean = 1};
+
+/* Keywords that neither fail nor coerce the value they sit on. "format"
+** and the content keywords are annotations to plain() (they judge the
+** value alone) but may fail, so they are not here. */
+static bool inert(const char *k)
+{
+    static const char *const names[] = {"title", "description", "default", "examples", "$comment", "$schema",
+                                        "$defs", "definitions", "readOnly", "writeOnly", "deprecated",
+                                        "$anchor", "example"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(k, names[i])) return true;
+    return false;
+}
+
+/* Whether followed subschema 's' accepts any value unchanged: true, {}, or
+** nothing but inert keywords. */
+static bool trivial(const coax_value *s)
+{
+    if (!s) return false;
+    if (s->type == COAX_BOOL) return s->u.boolean != 0;
+    if (s->type != COAX_OBJECT) return false;
+    for (size_t i = 0; i < s->len; i++)
+        if (!inert(s->u.members[i].key)) return false;
+    return true;
+}
+
+/* What is known of subschema 's' (not NULL), computed on first sight:
+** every container and closed part below a plain one asks, so the keyword
+** scans (strcmp chains) run once per subschema, not once per item. */
+static const ssub *sub_info(stream_reader *r, const coax_value *s)
+{
+    uintptr_t h = (uintptr_t)s;
+    ssub *e = &r->subs[(h >> 4 ^ h >> 10) & (STREAM_SUB_SLOTS - 1)];
+    if (e->schema == s) return e;
+    const coax_value *sub = deref(r->o.schema->doc, s);
+    const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
+    *e = (ssub){.schema = s,
+                .sub = sub,
+                .props = member(sub, "properties", 10),
+                .items = items ? items : &any_schema,
+                .plain_object = plain(sub, true, false),
+                .plain_array = plain(sub, false, false),
+                .names = member(sub, "propertyNames", 13) != NULL,
+                .trivial = trivial(sub)};
+    return e;
+}
+
+static void frame_from(sframe *f, const coax_value *sub, bool children_final, const coax_value *props,
+                       const coax_value *items, bool names)
+{
+    f->sub = sub;
+    f->children_final = children_final;
+    f->props = props;
+    f->items = items;
+    f->names = names;
+    f->key_sub = NULL;
+}
 
 void complete_frame(stream_reader *r, sframe *f, const sframe *parent)
 {
     const coax_value *doc = r->o.schema->doc;
-    f->sub = NULL;
-    f->children_final = false;
-    if (!parent) {
-        f->sub = deref(doc, doc);
-        f->children_final = plain(f->sub, f->object, true);
+    frame_from(f, NULL, false, NULL, NULL, false);
+    if (!parent) { /* once per candidate: "$id" is allowed here */
+        const coax_value *sub = deref(doc, doc);
+        const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
+        frame_from(f, sub, plain(sub, f->object, true), member(sub, "properties", 10), items ? items : &any_schema,
+                   member(sub, "propertyNames", 13) != NULL);
         return;
     }
     if (!parent->children_final) return;
-    const coax_value *s;
-    if (parent->object) {
-        s = declared(parent->sub, parent->key, parent->klen);
-    } else {
-        s = parent->sub && parent->sub->type == COAX_OBJECT ? member(parent->sub, "items", 5) : NULL;
-        if (!s) s = &any_schema;
-    }
-    f->sub = deref(doc, s);
-    f->children_final = plain(f->sub, f->object, false);
+    const coax_value *s = parent->object ? parent->key_sub : parent->items;
+    if (!s) return; /* an undeclared key: coercion may rename or drop it */
+    const ssub *info = sub_info(r, s);
+    frame_from(f, info->sub, f->object ? info->plain_object : info->plain_array, info->props, info->items,
+               info->names);
 }
 
-bool complete_child_final(const stream_reader *r, const sframe *f)
+const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen)
 {
     (void)r;
-    if (!f->children_final) return false;
-    return !f->object || declared(f->sub, f->key, f->klen) != NULL;
+    f->key_sub = NULL;
+    if (!f->children_final || !f->props || f->props->type != COAX_OBJECT) return NULL;
+    const coax_value *props = f->props;
+    for (size_t i = 0; i < props->len; i++) {
+        const coax_member *m = &props->u.members[i];
+        if (m->klen == klen && memcmp(m->key, key, klen) == 0) {
+            f->key_sub = &m->value;
+            return m->key;
+        }
+    }
+    return NULL;
 }
 
 coax_code complete_pend(stream_reader *r, size_t d, size_t index)
 {
     if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
         return stream_oom(r, NULL);
-    r->pending[r->npending++] = (spending){d, index, NULL, NULL};
+    /* A part whose subschema judges nothing keeps its parsed value and has
+    ** no errors of its own ("propertyNames" above it judges its key). */
+    const sframe *f = &r->frames[d];
+    const coax_value *s = f->object ? f->key_sub : f->items;
+    bool plain_value = s && sub_info(r, s)->trivial && !(f->object && f->names);
+    r->pending[r->npending++] = (spending){d, index, plain_value, NULL, NULL};
     return COAX_OK;
 }
 
@@ -168,8 +229,12 @@ void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen)
 typedef struct skel {
     stream_reader *r;
     coax_arena *a;
-    size_t next; /* the next pending part to place */
+    const size_t *list; /* the pending parts placed (indexes into r->pending), in document order */
+    size_t n;
+    size_t next;        /* the next of them to place */
 } skel;
+
+static const spending *placed(const skel *k, size_t i) { return &k->r->pending[k->list[i]]; }
 
 /* The skeleton of frames[d]: its pending children, then (when parts below
 ** wait too) the open child leading to them. */
@@ -178,15 +243,15 @@ static coax_code skel_level(skel *k, size_t d, coax_value *out)
     stream_reader *r = k->r;
     const sframe *f = &r->frames[d];
     size_t n = 0, first = k->next;
-    while (k->next < r->npending && r->pending[k->next].depth == d) k->next++;
+    while (k->next < k->n && placed(k, k->next)->depth == d) k->next++;
     n = k->next - first;
-    bool deeper = k->next < r->npending;
+    bool deeper = k->next < k->n;
     size_t total = n + (deeper ? 1 : 0);
     size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
     void *kids = coax_arena_alloc(k->a, (total ? total : 1) * size);
     if (!kids) return COAX_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        size_t index = r->pending[first + i].index;
+        size_t index = placed(k, first + i)->index;
         if (f->object) ((coax_member *)kids)[i] = ((const coax_member *)f->raw)[index];
         else ((coax_value *)kids)[i] = ((const coax_value *)f->raw)[index];
     }
@@ -203,21 +268,21 @@ static coax_code skel_level(skel *k, size_t d, coax_value *out)
     return COAX_OK;
 }
 
-/* The skeleton pointer of pending part i: its place in the skeleton (array
+/* The skeleton pointer of placed part i: its place in the skeleton (array
 ** indexes count the parts placed, not the reply's items). 'lo[j]' is the
-** first pending part of depth j, 'lo[j + 1]' the end of them (the pending
-** parts are in document order, so by depth). */
+** first placed part of depth j, 'lo[j + 1]' the end of them (the parts are
+** in document order, so by depth). */
 static char *skel_pointer(skel *k, size_t i, const size_t *lo, size_t *len)
 {
     stream_reader *r = k->r;
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(k->a));
-    size_t d = r->pending[i].depth;
+    size_t d = placed(k, i)->depth;
     for (size_t j = 0; j <= d; j++) {
         const sframe *f = &r->frames[j];
         coax_buf_putc(&b, '/');
         if (f->object) {
-            const coax_member *m = j == d ? (const coax_member *)f->raw + r->pending[i].index : NULL;
+            const coax_member *m = j == d ? (const coax_member *)f->raw + placed(k, i)->index : NULL;
             const char *key = m ? m->key : f->key;
             size_t klen = m ? m->klen : f->klen;
             for (size_t c = 0; c < klen; c++) {
@@ -260,29 +325,57 @@ static coax_code keep_error(stream_reader *r, const coax_schema_error *e, const 
     return COAX_OK;
 }
 
+/* Part 'p' as parsed (its value if it was not placed, or no coercion
+** changed it), with its pointer. */
+static coax_code settle_as_parsed(stream_reader *r, spending *p)
+{
+    const sframe *f = &r->frames[p->depth];
+    const coax_member *m = f->object ? (const coax_member *)f->raw + p->index : NULL;
+    p->value = m ? &m->value : (const coax_value *)f->raw + p->index;
+    p->ptr = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, NULL);
+    return p->ptr ? COAX_OK : COAX_ENOMEM;
+}
+
 coax_code complete_settle(stream_reader *r, coax_error *err)
 {
     if (!r->npending) return COAX_OK;
-    if (!r->scratch && !(r->scratch = coax_arena_new(r->alloc))) return stream_oom(r, err);
-    skel k = {r, r->scratch, 0};
+    if (!r->scratch && !(r->scratch = coax_arena_new(coax_arena_allocator(r->ar)))) return stream_oom(r, err);
+    /* The parts whose subschema judges something go in the skeleton. */
+    size_t *list = coax_arena_alloc(r->scratch, r->npending * sizeof *list);
+    if (!list) {
+        coax_arena_reset(r->scratch);
+        return stream_oom(r, err);
+    }
+    skel k = {r, r->scratch, list, 0, 0};
+    coax_code rc = COAX_OK;
+    for (size_t i = 0; !rc && i < r->npending; i++) {
+        if (r->pending[i].trivial) rc = settle_as_parsed(r, &r->pending[i]);
+        else list[k.n++] = i;
+    }
     coax_value root;
-    coax_code rc = skel_level(&k, 0, &root);
+    const coax_value *coerced = NULL;
+    coax_validation val = {.valid = true};
     coerce_ctx c = {.arena = k.a, .schema = r->o.schema, .doc = r->o.schema->doc,
                     .draft = coax_schema_draft(r->o.schema), .err = err};
-    const coax_value *coerced = NULL;
-    coax_validation val;
-    if (!rc) rc = coerce_candidate(&c, &root, &coerced, &val);
-    size_t maxd = r->pending[r->npending - 1].depth;
-    size_t *lo = rc ? NULL : coax_arena_alloc(k.a, (maxd + 2) * sizeof *lo);
-    if (!rc && !lo) rc = COAX_ENOMEM;
-    for (size_t j = 0, i = 0; !rc && j <= maxd + 1; j++) {
-        while (i < r->npending && r->pending[i].depth < j) i++;
+    if (!rc && k.n) {
+        rc = skel_level(&k, 0, &root);
+        if (!rc) rc = coerce_candidate(&c, &root, &coerced, &val);
+    }
+    size_t maxd = k.n ? placed(&k, k.n - 1)->depth : 0;
+    size_t *lo = rc || !k.n ? NULL : coax_arena_alloc(k.a, (maxd + 2) * sizeof *lo);
+    if (!rc && k.n && !lo) rc = COAX_ENOMEM;
+    for (size_t j = 0, i = 0; !rc && lo && j <= maxd + 1; j++) {
+        while (i < k.n && placed(&k, i)->depth < j) i++;
         lo[j] = i;
     }
-    for (size_t i = 0; !rc && i < r->npending; i++) {
-        size_t d = r->pending[i].depth, index = r->pending[i].index;
-        const sframe *f = &r->frames[d];
-        const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
+    for (size_t i = 0; !rc && i < k.n; i++) {
+        spending *p = &r->pending[list[i]];
+        if (c.n == 0 && val.valid) { /* nothing changed, nothing failed: the parts as parsed */
+            rc = settle_as_parsed(r, p);
+            continue;
+        }
+        const sframe *f = &r->frames[p->depth];
+        const coax_member *m = f->object ? (const coax_member *)f->raw + p->index : NULL;
         size_t splen, reallen;
         char *sp = skel_pointer(&k, i, lo, &splen);
         if (!sp) {
@@ -291,15 +384,18 @@ coax_code complete_settle(stream_reader *r, coax_error *err)
         }
         const coax_value *v = NULL;
         if (coax_pointer_get(coerced, sp, splen, &v)) /* not where it was: never shown changed */
-            v = m ? &m->value : (const coax_value *)f->raw + index;
-        coax_value *keep = coax_value_copy(r->ar, v);
-        char *real = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index, &reallen);
+            v = m ? &m->value : (const coax_value *)f->raw + p->index;
+        /* Without coercions the value is the parsed one (the skeleton only
+        ** shares it); a coerced one lives in the scratch arena: copied. */
+        const coax_value *keep = c.n == 0 ? (m ? &m->value : (const coax_value *)f->raw + p->index)
+                                          : coax_value_copy(r->ar, v);
+        char *real = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, &reallen);
         if (!keep || !real) {
             rc = COAX_ENOMEM;
             break;
         }
-        r->pending[i].value = keep; /* partial.c shows and lists it */
-        r->pending[i].ptr = real;
+        p->value = keep; /* partial.c shows and lists it */
+        p->ptr = real;
         for (size_t e = 0; !rc && !val.valid && e < val.nerrors; e++)
             rc = keep_error(r, &val.errors[e], sp, splen, real, reallen);
     }
@@ -329,19 +425,29 @@ coax_code complete_root(stream_reader *r, coax_error *err)
     if (rc == COAX_ENOMEM) return stream_oom(r, err);
     if (rc) return COAX_OK; /* not read: the root is not complete */
     if (!x.valid) {
-        for (size_t i = 0; i < x.validation.nerrors; i++) {
-            if (under_listed(r, x.validation.errors[i].instance_location)) continue; /* known already */
-            if (!stream_grow(r, (void **)&r->errors, &r->errorcap, r->nerrors + 1, sizeof *r->errors))
-                return stream_oom(r, err);
-            r->errors[r->nerrors++] = x.validation.errors[i];
-        }
+        r->root_x = x;
+        r->root_errors_pending = true;
         return COAX_OK;
     }
     r->root = (coax_value *)x.value;
     r->nentries = 0;
+    r->nptrs = 0;
     r->npending = 0;
     if (!stream_grow(r, (void **)&r->entries, &r->entrycap, 1, sizeof *r->entries)) return stream_oom(r, err);
     r->entries[r->nentries++] = (sentry){NULL, 0, NULL, 0, 0, NULL};
     r->root_listed = true;
+    return COAX_OK;
+}
+
+coax_code complete_root_errors(stream_reader *r, coax_error *err)
+{
+    const coax_validation *v = &r->root_x.validation;
+    r->root_errors_pending = false;
+    for (size_t i = 0; i < v->nerrors; i++) {
+        if (under_listed(r, v->errors[i].instance_location)) continue; /* known already */
+        if (!stream_grow(r, (void **)&r->errors, &r->errorcap, r->nerrors + 1, sizeof *r->errors))
+            return stream_oom(r, err);
+        r->errors[r->nerrors++] = v->errors[i];
+    }
     return COAX_OK;
 }

@@ -18,7 +18,8 @@
 
 #include "base/hash.h"
 
-/* Room for one more child and the slot past the complete ones. */
+/* Room for one more child (and, without a schema, where 'shown' is 'raw',
+** the slot past the complete ones). */
 static bool frame_room(stream_reader *r, sframe *f)
 {
     size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
@@ -26,10 +27,29 @@ static bool frame_room(stream_reader *r, sframe *f)
     if (!r->o.schema) {
         f->shown = f->raw;
         f->showncap = f->rawcap;
-        return true;
     }
-    return stream_grow(r, &f->shown, &f->showncap, f->nshown + 2, size);
+    return true;
 }
+
+/* With a schema: room in 'shown' for 'need' children (grown only when a
+** partial shows them: a reply read without partials never fills it). */
+static bool shown_room(stream_reader *r, sframe *f, size_t need)
+{
+    if (!r->o.schema) return true;
+    return stream_grow(r, &f->shown, &f->showncap, need, f->object ? sizeof(coax_member) : sizeof(coax_value));
+}
+
+/* The list shrank to 'n' entries: the pointers a partial gave past them
+** are no longer its. */
+static void entries_cut(stream_reader *r, size_t n)
+{
+    r->nentries = n;
+    if (r->nptrs > n) r->nptrs = n;
+}
+
+/* Objects with fewer members than this look duplicates up by a scan; past
+** it, by a hash table. */
+#define KEY_TABLE_FROM 8
 
 static bool add_entry(stream_reader *r, const char *parent, size_t plen, const char *key, size_t klen,
                       size_t index)
@@ -48,8 +68,10 @@ static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
         m->key = f->key;
         m->klen = (uint32_t)f->klen;
         m->value = *v;
-        /* remember the key, for duplicates */
-        if (f->nraw * 2 + 2 > f->keymask) {
+        /* remember the key, for duplicates (a table past a few keys) */
+        if (f->nraw + 1 < KEY_TABLE_FROM) {
+            /* tree_key scans raw */
+        } else if (f->nraw * 2 + 2 > f->keymask) {
             size_t cap = f->keymask ? (f->keymask + 1) * 2 : 16;
             uint32_t *slots = coax_alloc_raw(r->alloc, cap * sizeof *slots);
             if (!slots) return false;
@@ -86,7 +108,7 @@ static coax_code child_closed(stream_reader *r, size_t d)
         if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return stream_oom(r, NULL);
         return COAX_OK;
     }
-    if (complete_child_final(r, f)) return complete_pend(r, d, index);
+    if (complete_child_final(f)) return complete_pend(r, d, index);
     return COAX_OK;
 }
 
@@ -95,7 +117,7 @@ static coax_code child_closed(stream_reader *r, size_t d)
 static coax_code show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char *ptr)
 {
     sframe *f = &r->frames[d];
-    if (!frame_room(r, f)) return COAX_ENOMEM;
+    if (!shown_room(r, f, f->nshown + 2)) return COAX_ENOMEM;
     const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
     if (m) ((coax_member *)f->shown)[f->nshown] = (coax_member){m->key, m->klen, *v};
     else ((coax_value *)f->shown)[f->nshown] = *v;
@@ -148,9 +170,14 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
                 break;
             }
         }
+    } else {
+        const coax_member *m = f->raw;
+        for (size_t i = 0; i < f->nraw && !*dup; i++)
+            *dup = m[i].klen == klen && memcmp(m[i].key, key, klen) == 0;
     }
-    char *k = coax_arena_strdup(r->ar, key, klen);
-    if (!k) return stream_oom(r, NULL);
+    /* A declared key is the schema's (it outlives the reader), else a copy. */
+    const char *k = r->o.schema ? complete_key(r, f, key, klen) : NULL;
+    if (!k && !(k = coax_arena_strdup(r->ar, key, klen))) return stream_oom(r, NULL);
     f->key = k;
     f->klen = klen;
     f->key_ready = true;
@@ -182,7 +209,7 @@ coax_code tree_close(stream_reader *r)
         else r->root_shown.u.items = f->shown;
         if (!r->o.schema) { /* the root is complete: the only entry */
             r->root = &r->root_raw;
-            r->nentries = 0;
+            entries_cut(r, 0);
             if (!add_entry(r, NULL, 0, NULL, 0, 0)) return stream_oom(r, NULL);
             r->root_listed = true;
         }
@@ -193,7 +220,7 @@ coax_code tree_close(stream_reader *r)
     parent->key_ready = false;
     /* Its children's entries give way to its own (with a schema, once its
     ** coerced value is known, before any partial shows the list). */
-    if (!r->o.schema || complete_child_final(r, parent)) r->nentries = f->entries_from;
+    if (!r->o.schema || complete_child_final(parent)) entries_cut(r, f->entries_from);
     if (r->o.schema) complete_unpend(r, r->depth, f->ptr, f->plen);
     return child_closed(r, r->depth - 1);
 }
@@ -218,6 +245,7 @@ void tree_drop(stream_reader *r)
     r->entrycap = 0;
     r->ptrs = NULL;
     r->ptrcap = 0;
+    r->nptrs = 0;
 }
 
 void tree_free(stream_reader *r)
@@ -269,6 +297,7 @@ static coax_value *spine(stream_reader *r, coax_arena *a, bool show_string)
     }
     for (size_t d = r->depth; d-- > 0;) {
         sframe *f = &r->frames[d];
+        if (have && !shown_room(r, f, f->nshown + 1)) return NULL;
         if (have) {
             if (f->object)
                 ((coax_member *)f->shown)[f->nshown] = (coax_member){f->key, (uint32_t)f->klen, child};
@@ -295,6 +324,13 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
         if (err) *err = r->fail_err;
         return r->failed;
     }
+    /* The root first: when it is valid, the parts pending need no values
+    ** of their own (its extraction gives them). */
+    if (r->root_pending) {
+        r->root_pending = false;
+        coax_code rc = complete_root(r, err);
+        if (rc) return rc;
+    }
     if (r->o.schema && r->npending) {
         coax_code rc = complete_settle(r, err);
         if (rc) return rc;
@@ -304,9 +340,8 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
         }
         r->npending = 0;
     }
-    if (r->root_pending) {
-        r->root_pending = false;
-        coax_code rc = complete_root(r, err);
+    if (r->root_errors_pending) {
+        coax_code rc = complete_root_errors(r, err);
         if (rc) return rc;
     }
     bool is_string = false;
@@ -323,9 +358,10 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
         out->value = spine(r, arena, is_string && !is_atomic(r, ip));
         if (!out->value) return stream_oom(r, err);
     }
-    /* The complete list: pointers are built the first time they are shown. */
+    /* The complete list: pointers are built the first time they are shown;
+    ** the ones a partial listed before are in place already. */
     if (!stream_grow(r, (void **)&r->ptrs, &r->ptrcap, r->nentries + 1, sizeof *r->ptrs)) return stream_oom(r, err);
-    for (size_t i = 0; i < r->nentries; i++) {
+    for (size_t i = r->nptrs; i < r->nentries; i++) {
         sentry *e = &r->entries[i];
         if (!e->text) {
             e->text = e->parent ? stream_pointer(r->ar, e->parent, e->plen, e->key, e->klen, e->index, NULL) : "";
@@ -333,6 +369,7 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
         }
         r->ptrs[i] = e->text;
     }
+    r->nptrs = r->nentries;
     out->complete = r->ptrs;
     out->ncomplete = r->nentries;
     out->in_progress = ip;

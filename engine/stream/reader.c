@@ -1,10 +1,13 @@
 /*
-** reader.c: where the JSON of a streamed reply starts, and the push parser
-** that reads it, one piece at a time.
+** reader.c: the push parser that reads the JSON of a streamed reply, one
+** piece at a time, and the rules of where that JSON starts (seek.c follows
+** them).
 **
 ** Both are state machines over single bytes, so a piece may end anywhere
 ** (inside "```json", "<think>", a UTF-8 character, "\u12") and the next
 ** one resumes there: every byte is looked at once, whatever the pieces.
+** The bytes most of a reply is made of (string bodies, digits, spaces) are
+** read a run at a time (parse_run), not through the byte machine.
 **
 ** Where the JSON starts follows the candidate scan of coax_repair
 ** (repair/scan.c): reasoning blocks (<think>...</think> and the other names
@@ -29,47 +32,11 @@
 */
 #include "stream/reader.h"
 
-#include "repair/repair.h"
-
-
-enum seek_state {
-    SK_PROSE,      /* looking for a value, a fence, a tag */
-    SK_TAG,        /* after '<': a tag's name */
-    SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
-    SK_FENCE_RUN,  /* a run of backticks or tildes */
-    SK_FENCE_LANG, /* a fence's language */
-    SK_FENCE_EOL,  /* spaces after the language */
-    SK_FENCE_BODY, /* the block's first bytes: spaces, then { or [ */
-    SK_FENCE_SKIP, /* a block that holds no JSON: up to its closing fence */
-    SK_BRACKET,    /* a '[' in prose: does JSON follow? */
-    SK_JSON,       /* the parser reads the candidate */
-    SK_AFTER,      /* the value ended: watching for another that might win */
-    SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
-};
-
-enum parse_state {
-    P_VALUE,          /* a value (after ':' or ',' in an array) */
-    P_VALUE_OR_CLOSE, /* after '[' */
-    P_KEY_OR_CLOSE,   /* after '{' */
-    P_KEY,            /* after ',' in an object */
-    P_COLON,          /* after a key */
-    P_AFTER,          /* after a value: ',' or a closer */
-    P_STRING,         /* inside a string or key */
-    P_NUMBER,
-    P_LITERAL
-};
 
 /* Inside a string. */
 enum { L_CHAR, L_U8, L_ESC, L_HEX, L_LOW_BACKSLASH, L_LOW_U };
 /* Inside a number (JSON's grammar). */
 enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
-
-static bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-static bool is_name_char(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
 
 coax_code stream_new(const coax_allocator *alloc, const stream_options *o, stream_reader **out, coax_error *err)
 {
@@ -81,13 +48,13 @@ coax_code stream_new(const coax_allocator *alloc, const stream_options *o, strea
     r->alloc = alloc;
     if (o) r->o = *o;
     r->lim = coax_limits_resolve(r->o.limits);
-    r->ar = coax_arena_new(alloc);
+    r->ar = stream_arena_take(alloc);
     if (!r->ar) {
         coax_free_raw(alloc, r, sizeof *r);
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     }
-    coax_buf_init(&r->text, alloc);
-    coax_buf_init(&r->cand, alloc);
+    coax_buf_init(&r->text, coax_arena_allocator(r->ar));
+    coax_buf_init(&r->cand, coax_arena_allocator(r->ar));
     r->seek = SK_PROSE;
     r->block_start = true;
     *out = r;
@@ -98,10 +65,10 @@ void stream_free(stream_reader *r)
 {
     if (!r) return;
     tree_free(r);
-    coax_buf_free(&r->text);
+    coax_buf_free(&r->text); /* loans: back to the arena, before it goes */
     coax_buf_free(&r->cand);
-    coax_arena_free(r->ar);
     coax_arena_free(r->scratch);
+    stream_arena_give(r->alloc, r->ar);
     coax_free_raw(r->alloc, r, sizeof *r);
 }
 
@@ -125,18 +92,6 @@ static bool candidate_fails(stream_reader *r)
     r->stopped = true;
     r->seek = SK_DONE;
     return false;
-}
-
-static void begin_candidate(stream_reader *r, coax_source source)
-{
-    r->source = (int)source;
-    r->seek = SK_JSON;
-    r->pstate = P_VALUE;
-    r->scalar = SC_NONE;
-    r->held.type = 0xFF;
-    r->dup = false;
-    r->cand.len = 0;
-    r->changed = true;
 }
 
 /* The held scalar is final: it joins its container. */
@@ -304,14 +259,7 @@ static int closes(stream_reader *r, unsigned char c, coax_error *err)
         r->ended = true;
         r->seek = SK_AFTER;
         r->run = 0;
-        if (r->o.schema) { /* the root's value is coax_extract's */
-            coax_buf_putc(&r->cand, (char)c);
-            if (r->cand.oom) {
-                stream_oom(r, err);
-                return STEP_ERROR;
-            }
-            r->root_pending = true; /* the next partial asks coax_extract */
-        }
+        if (r->o.schema) r->root_pending = true; /* the root's value is coax_extract's, at the next partial */
     } else {
         r->pstate = P_AFTER;
     }
@@ -481,163 +429,113 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
     }
 }
 
-/* ---- where the JSON starts ---------------------------------------------- */
+/* ---- runs: the bytes most of a reply is made of, read a run at a time ---- */
 
-/* Bytes that matter in prose. */
-static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
-
-/* One byte outside the candidate. Returns true when it is to be read again
-** in the state it led to. */
-static bool seek_byte(stream_reader *r, unsigned char c)
+/* The length of the valid UTF-8 character at s[0..n) (RFC 3629: no
+** overlongs, no surrogates), or 0 when it is not one or not whole (the
+** byte machine, string_byte, then reads it). */
+static size_t utf8_char(const unsigned char *s, size_t n)
 {
-    switch (r->seek) {
-    case SK_PROSE:
-        if (c == '{') {
-            begin_candidate(r, r->block_start ? COAX_SOURCE_WHOLE : COAX_SOURCE_PROSE);
-            return true;
-        }
-        if (c == '[') {
-            if (r->block_start) {
-                begin_candidate(r, COAX_SOURCE_WHOLE);
-                return true;
-            }
-            r->seek = SK_BRACKET;
-            return false;
-        }
-        if (c == '<') {
-            r->seek = SK_TAG;
-            r->nlen = 0;
-            return false;
-        }
-        if (c == '`' || c == '~') {
-            r->seek = SK_FENCE_RUN;
-            r->fence_char = (char)c;
-            r->run = 1;
-            return false;
-        }
-        if (!is_ws(c)) r->block_start = false;
-        return false;
-    case SK_BRACKET:
-        if (is_ws(c)) return false;
-        if (c == '{' || c == '[' || c == '"' || c == ']') {
-            begin_candidate(r, COAX_SOURCE_PROSE);
-            /* the '[' itself, then this byte */
-            r->seek = SK_JSON;
-            r->bracket_pending = true;
-            return true;
-        }
-        r->seek = SK_PROSE;
-        r->block_start = false;
-        return true;
-    case SK_TAG:
-        if (is_name_char(c) && r->nlen < 33) {
-            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
-            r->nlen++;
-            return false;
-        }
-        r->seek = SK_PROSE;
-        if (c != '>' || r->nlen == 0 || r->nlen > 32) {
-            r->block_start = false;
-            return true;
-        }
-        if (repair_is_reasoning(r->name, r->nlen)) {
-            /* the closing tag, as the scan looks for it: "</" name ">" */
-            memmove(r->name + 2, r->name, r->nlen);
-            r->name[0] = '<';
-            r->name[1] = '/';
-            r->name[r->nlen + 2] = '>';
-            r->nlen += 3;
-            r->run = 0;
-            r->seek = SK_REASONING;
-        } else {
-            r->block_start = true; /* a tag's content: any value */
-        }
-        return false;
-    case SK_REASONING:
-        /* '<' appears only first in the closing tag: a mismatch restarts. */
-        if ((char)c == r->name[r->run]) {
-            if (++r->run == r->nlen) {
-                r->seek = SK_PROSE;
-                r->block_start = true; /* the text after reasoning may be one value */
-            }
-        } else {
-            r->run = c == '<' ? 1 : 0;
-        }
-        return false;
-    case SK_FENCE_RUN:
-        if ((char)c == r->fence_char) {
-            r->run++;
-            return false;
-        }
-        if (r->run < 3) {
-            r->seek = SK_PROSE;
-            r->block_start = false;
-            return true;
-        }
-        r->seek = SK_FENCE_LANG;
-        r->nlen = 0;
-        return true;
-    case SK_FENCE_LANG:
-        if (is_name_char(c) || c == '+') {
-            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
-            r->nlen++;
-            return false;
-        }
-        r->seek = SK_FENCE_EOL;
-        return true;
-    case SK_FENCE_EOL:
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-            if (c == '\n') r->seek = SK_FENCE_BODY;
-            return false;
-        }
-        r->seek = SK_FENCE_BODY;
-        return true;
-    case SK_FENCE_BODY:
-        if (is_ws(c)) return false;
-        if (c == '{' || c == '[') {
-            begin_candidate(r, COAX_SOURCE_FENCED);
-            return true;
-        }
-        /* A block that does not start with a container (prose, a scalar,
-        ** another language): nothing to follow in it. */
-        r->seek = SK_FENCE_SKIP;
-        r->run = 0;
-        return true;
-    case SK_FENCE_SKIP:
-        if ((char)c == r->fence_char) {
-            r->run++;
-            return false;
-        }
-        if (r->run >= 3) {
-            r->seek = SK_PROSE;
-            r->block_start = false;
-            return true;
-        }
-        r->run = 0;
-        return false;
-    case SK_AFTER:
-        /* Another value, or another block, might be what the extraction
-        ** prefers: the reader no longer answers for the reply. A fenced
-        ** candidate's own closing fence is expected. */
-        if (c == '{' || c == '[') {
-            r->stopped = true;
-            r->changed = true;
-            r->seek = SK_DONE;
-        } else if (c == '`' || c == '~') {
-            r->run++;
-            if (r->run >= 3 && !(r->source == COAX_SOURCE_FENCED && !r->closing_seen)) {
-                r->stopped = true;
-                r->changed = true;
-                r->seek = SK_DONE;
-            }
-        } else {
-            if (r->run >= 3) r->closing_seen = true;
-            r->run = 0;
-        }
-        return false;
-    default:
-        return false;
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t need;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        need = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        need = 3;
+        if (s[0] == 0xE0) lo = 0xA0;
+        else if (s[0] == 0xED) hi = 0x9F;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        need = 4;
+        if (s[0] == 0xF0) lo = 0x90;
+        else if (s[0] == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
     }
+    if (n < need || s[1] < lo || s[1] > hi) return 0;
+    for (size_t k = 2; k < need; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
+    return need;
+}
+
+/* The end of the run of plain string characters from p[i] (ASCII other than
+** '"', '\\' and controls), looked at 8 bytes at a time. */
+static size_t ascii_run(const unsigned char *p, size_t i, size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* a byte's high bit is set when it is a quote, a backslash, below
+        ** 0x20 or above 0x7F (bytes above the lowest one flagged may be
+        ** flagged wrongly by a borrow; the lowest is always right) */
+        uint64_t stop = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+        if (stop) return i + (size_t)(__builtin_ctzll(stop) >> 3);
+        i += 8;
+    }
+#endif
+    while (i < len && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\') i++;
+    return i;
+}
+
+/* The end of the run of string characters from p[i]: plain ones and whole,
+** valid UTF-8 characters. */
+static size_t string_run(const unsigned char *p, size_t i, size_t len)
+{
+    for (;;) {
+        i = ascii_run(p, i, len);
+        if (i >= len || p[i] < 0x80) return i;
+        size_t n = utf8_char(p + i, len - i);
+        if (!n) return i;
+        i += n;
+    }
+}
+
+/* Whether the number lexer stays in state 's' on a digit. */
+static bool digits_stay(int s) { return s == N_INT || s == N_FRAC || s == N_EXP; }
+
+/* Reads p[i..len) in the candidate until it ends, the piece ends or the
+** reader stops; returns where it stopped, or SIZE_MAX on an error (memory,
+** a limit). 'again' is set when the byte at the returned index is to be
+** read again as prose (the candidate was dropped). */
+static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size_t len, bool *again,
+                        coax_error *err)
+{
+    *again = false;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (r->pstate == P_STRING && r->lstate == L_CHAR) {
+            size_t k = string_run(p, i, len);
+            if (k > i) {
+                if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
+                i = k;
+                continue;
+            }
+        } else if (r->pstate == P_NUMBER && digits_stay(r->lstate) && c >= '0' && c <= '9') {
+            size_t k = i + 1;
+            while (k < len && p[k] >= '0' && p[k] <= '9') k++;
+            if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
+            i = k;
+            continue;
+        } else if (is_ws(c) && r->pstate != P_STRING && r->pstate != P_NUMBER && r->pstate != P_LITERAL) {
+            /* the first space of a run does what a space does; the rest are the same */
+            if (parse_byte(r, c, err) == STEP_ERROR) return SIZE_MAX;
+            for (i++; i < len && is_ws(p[i]); i++) {}
+            continue;
+        }
+        int step = parse_byte(r, c, err);
+        if (step == STEP_ERROR) return SIZE_MAX;
+        if (step == STEP_FAIL) {
+            *again = candidate_fails(r);
+            return i;
+        }
+        if (step == STEP_OK) {
+            i++;
+            if (r->seek != SK_JSON) return i; /* the root closed */
+        }
+    }
+    return i;
 }
 
 coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_error *err)
@@ -653,13 +551,7 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
     for (size_t i = 0; i < len;) {
         if (r->seek == SK_DONE) break;
         if (r->seek != SK_JSON) {
-            if (r->seek == SK_PROSE) { /* the common case: prose to pass over */
-                while (i < len && !prose_stops[p[i]]) {
-                    if (!is_ws(p[i])) r->block_start = false;
-                    i++;
-                }
-                if (i >= len) break;
-            }
+            if (r->seek == SK_PROSE && (i = seek_prose(r, p, i, len)) >= len) break; /* the common case */
             if (!seek_byte(r, p[i])) i++;
             if (r->seek == SK_JSON && r->bracket_pending) {
                 r->bracket_pending = false;
@@ -669,26 +561,14 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
             }
             continue;
         }
-        if (r->pstate == P_STRING && r->lstate == L_CHAR) { /* a run of plain characters */
-            size_t k = i;
-            while (k < len && p[k] >= 0x20 && p[k] < 0x80 && p[k] != '"' && p[k] != '\\') k++;
-            if (k > i) {
-                if (r->o.schema) coax_buf_put(&r->cand, p + i, k - i);
-                if (text_put(r, p + i, k - i, err)) return r->failed;
-                i = k;
-                continue;
-            }
-        }
-        int s = parse_byte(r, p[i], err);
-        if (s == STEP_ERROR) return r->failed;
-        if (s == STEP_FAIL) {
-            if (candidate_fails(r)) continue; /* read again as prose */
-            break;
-        }
-        if (s == STEP_OK) {
-            if (r->o.schema && r->seek == SK_JSON) coax_buf_putc(&r->cand, (char)p[i]);
-            i++;
-        }
+        /* The candidate's bytes the parser reads go to its text in one copy
+        ** (with a schema: coax_extract reads the root from it). */
+        bool again;
+        size_t end = parse_run(r, p, i, len, &again, err);
+        if (end == SIZE_MAX) return r->failed;
+        if (r->o.schema && !again && r->seek != SK_DONE) coax_buf_put(&r->cand, p + i, end - i);
+        i = end;
+        if (!again && r->seek == SK_DONE) break;
     }
     r->bytes += len;
     if (r->cand.oom) return stream_oom(r, err);

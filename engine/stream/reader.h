@@ -1,6 +1,6 @@
 /*
-** reader.h: internals of the streaming reader, shared by reader.c (where
-** the JSON starts, and the push parser), partial.c (the parts the parser
+** reader.h: internals of the streaming reader, shared by seek.c (where
+** the JSON starts), reader.c (the push parser), partial.c (the parts the parser
 ** reports: the tree of open containers, what is complete, the partial a
 ** caller gets) and complete.c (with a schema: which closed parts are
 ** final, and their coerced values).
@@ -8,8 +8,9 @@
 ** Memory: everything that stays until the reader is freed (keys, values of
 ** closed parts, the arrays of open containers, pointers) lives in the
 ** reader's own arena 'ar', so a partial can share it instead of copying the
-** value shown every time; scratch buffers that grow byte by byte (the
-** string being read, the candidate's text) come from the allocator.
+** value shown every time; buffers that grow (the string being read, the
+** candidate's text) and the skeletons' scratch arena are loans from it, so
+** their blocks too serve the thread's next reader (memory.c).
 */
 #ifndef COAX_STREAM_READER_H
 #define COAX_STREAM_READER_H
@@ -40,7 +41,26 @@ typedef struct sframe {
     ** whether its children may be complete before it is */
     const coax_value *sub;
     bool children_final;
+    bool names;             /* object: its subschema has "propertyNames" */
+    const coax_value *props; /* object: its "properties" (NULL: none) */
+    const coax_value *items; /* array: the subschema of every item */
+    const coax_value *key_sub; /* object: the subschema declared for 'key', NULL: undeclared */
 } sframe;
+
+/* What complete.c knows of one subschema as a container's child reaches
+** it, computed once per reader and subschema (a direct-mapped cache: a
+** subschema displaced by another is computed again, never wrong). */
+typedef struct ssub {
+    const coax_value *schema;  /* the subschema as reached (the key; NULL: empty slot) */
+    const coax_value *sub;     /* with its local "$ref" followed; NULL: not followed */
+    const coax_value *props;   /* its "properties", or NULL */
+    const coax_value *items;   /* the subschema of its items ("items", else true) */
+    bool plain_object, plain_array; /* plain() for an object, an array */
+    bool names;                /* it has "propertyNames" */
+    bool trivial;              /* nothing in it can fail or coerce: true, {} or annotations */
+} ssub;
+
+#define STREAM_SUB_SLOTS 64
 
 /* One complete part in the list: its parent's pointer and its key or
 ** index; the pointer text is built the first time a partial shows it. */
@@ -57,12 +77,44 @@ typedef struct sentry {
 ** partial.c shows it). */
 typedef struct spending {
     size_t depth, index;     /* child 'index' of frames[depth] */
+    bool trivial;            /* its subschema judges nothing: its value is the one parsed */
     const coax_value *value; /* its final value, once computed */
     const char *ptr;         /* its pointer, then */
 } spending;
 
-/* The state where nothing more is read (reader.c's seek states). */
+/* The state where nothing more is read. */
 #define STREAM_SEEK_DONE 11
+
+/* Where the JSON starts (seek.c), and the parser reading it (reader.c). */
+enum seek_state {
+    SK_PROSE,      /* looking for a value, a fence, a tag */
+    SK_TAG,        /* after '<': a tag's name */
+    SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
+    SK_FENCE_RUN,  /* a run of backticks or tildes */
+    SK_FENCE_LANG, /* a fence's language */
+    SK_FENCE_EOL,  /* spaces after the language */
+    SK_FENCE_BODY, /* the block's first bytes: spaces, then { or [ */
+    SK_FENCE_SKIP, /* a block that holds no JSON: up to its closing fence */
+    SK_BRACKET,    /* a '[' in prose: does JSON follow? */
+    SK_JSON,       /* the parser reads the candidate */
+    SK_AFTER,      /* the value ended: watching for another that might win */
+    SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
+};
+
+enum parse_state {
+    P_VALUE,          /* a value (after ':' or ',' in an array) */
+    P_VALUE_OR_CLOSE, /* after '[' */
+    P_KEY_OR_CLOSE,   /* after '{' */
+    P_KEY,            /* after ',' in an object */
+    P_COLON,          /* after a key */
+    P_AFTER,          /* after a value: ',' or a closer */
+    P_STRING,         /* inside a string or key */
+    P_NUMBER,
+    P_LITERAL
+};
+
+
+static inline bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* The kinds of value the parser is in the middle of (reader.c). */
 typedef enum sscalar { SC_NONE, SC_STRING, SC_KEY, SC_NUMBER, SC_LITERAL } sscalar;
@@ -108,7 +160,7 @@ struct stream_reader {
     coax_value root_shown;  /* the root as shown when it closed (its complete children) */
     const char **ptrs;      /* the entries' pointers, as a partial lists them */
     size_t ptrcap;
-    coax_validation root_errors; /* with a schema: why the root is not complete */
+    size_t nptrs;           /* ptrs[0..nptrs) are the current entries' (a partial set them) */
     sentry *entries;        /* the complete parts, top-most, in document order */
     size_t nentries, entrycap;
     bool root_listed;
@@ -117,10 +169,22 @@ struct stream_reader {
     spending *pending; /* closed parts waiting for their coerced value */
     size_t npending, pendingcap;
     coax_arena *scratch;    /* the skeletons' (reset after each) */
+    ssub subs[STREAM_SUB_SLOTS]; /* what complete.c knows of subschemas */
+    coax_extract_result root_x; /* the root's extraction, when its errors wait for the settled parts */
+    bool root_errors_pending;
     coax_schema_error *errors; /* errors at and under complete parts (reader arena) */
     size_t nerrors, errorcap;
     bool doomed;
 };
+
+/* ---- seek.c: where the JSON starts --------------------------------------- */
+
+/* Passes over prose from p[i] up to the next byte that may matter in it;
+** returns its index (len: none in this piece). */
+size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len);
+/* One byte outside the candidate. Returns true when it is to be read again
+** in the state it led to (SK_JSON: the candidate begins with it). */
+bool seek_byte(stream_reader *r, unsigned char c);
 
 /* ---- partial.c: the parser's reports ----------------------------------- */
 
@@ -141,6 +205,12 @@ void tree_free(stream_reader *r);
 
 /* ---- memory.c ------------------------------------------------------------ */
 
+/* A reset arena for a new reader: the one the thread's last reader left
+** (with the C library's allocator, 'alloc' NULL), else a new one. */
+coax_arena *stream_arena_take(const coax_allocator *alloc);
+/* Leaves a reader's arena to the thread's next reader, or frees it. */
+void stream_arena_give(const coax_allocator *alloc, coax_arena *a);
+
 /* Fail the reader (it stays failed) for memory, or a limit with a message. */
 coax_code stream_oom(stream_reader *r, coax_error *err);
 coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const char *fmt, ...)
@@ -160,7 +230,14 @@ bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t si
 ** on their own (every ancestor plain, every key on the way declared). */
 void complete_frame(stream_reader *r, sframe *f, const sframe *parent);
 /* Whether the child being closed in 'f' may be complete on its own. */
-bool complete_child_final(const stream_reader *r, const sframe *f);
+static inline bool complete_child_final(const sframe *f)
+{
+    return f->children_final && (!f->object || f->key_sub);
+}
+/* The key of the member being read in 'f' is 'key': its declared
+** subschema. Returns the schema's own copy of the key when it declares it
+** (it outlives the reader: no copy needed), else NULL. */
+const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen);
 /* A closed child of frames[d] waits for its coerced value. */
 coax_code complete_pend(stream_reader *r, size_t d, size_t index);
 /* The frame at depth 'd' (pointer 'ptr') closed: its children wait no
@@ -170,7 +247,12 @@ void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
 /* Computes the coerced values and pointers of the parts pending (one
 ** skeleton), and their errors; partial.c then shows and lists them. */
 coax_code complete_settle(stream_reader *r, coax_error *err);
-/* The root closed: its value as coax_extract gives it for the candidate. */
+/* The root closed: its value as coax_extract gives it for the candidate.
+** When valid, the root is listed and the parts pending wait no more (their
+** values are the root's business); else its errors wait in 'root_x' for
+** complete_root_errors, once the pending parts are settled. */
 coax_code complete_root(stream_reader *r, coax_error *err);
+/* The root's errors that are not at or under a part listed complete. */
+coax_code complete_root_errors(stream_reader *r, coax_error *err);
 
 #endif

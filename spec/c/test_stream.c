@@ -167,6 +167,15 @@ static const char *const any_of =
     "{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"required\":[\"a\"]},"
     "{\"type\":\"array\"}]}";
 
+/* Parts whose subschema judges nothing ({}, annotations): shown as parsed,
+** without a skeleton; "format" judges (it is not an annotation here). */
+static const char *const trivial_parts =
+    "{\"type\":\"object\",\"properties\":{\"meta\":{\"description\":\"anything\"},\"when\":{\"format\":\"date\"},"
+    "\"list\":{\"type\":\"array\",\"items\":{}},\"n\":{\"title\":\"t\",\"type\":\"integer\"}}}";
+/* "propertyNames" judges a member with an empty subschema: its error is the member's. */
+static const char *const property_names =
+    "{\"type\":\"object\",\"propertyNames\":{\"maxLength\":3},\"properties\":{\"abcd\":{},\"ab\":{}}}";
+
 typedef struct reply {
     const char *schema; /* NULL: none */
     const char *text;
@@ -206,6 +215,29 @@ static const reply corpus[] = {
      "\"complete\": [\"/items\"], \"in_progress\": null, \"errors\": "
      "[{\"instanceLocation\": \"/items/2\", \"keywordLocation\": \"/properties/items/items/$ref/required\", "
      "\"error\": \"missing required property \\\"id\\\"\"}], \"doomed\": true}"},
+    /* long strings (read 8 bytes at a time) with UTF-8 and escapes cut anywhere, long numbers */
+    {trivial_parts,
+     "{\"meta\": {\"x\": [1, \"two\"], \"y\": null}, \"list\": [1, {\"k\": \"v\"}, \"a long string with Zo\xC3\xAB "
+     "\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80 and \\\"escapes\\\" \\u00e9 inside\", 12345678901234567890], \"when\": "
+     "\"not a date\", \"n\": \"7\"}",
+     "{\"partial\": {\"meta\":{\"x\":[1,\"two\"],\"y\":null},\"list\":[1,{\"k\":\"v\"},\"a long string with "
+     "Zo\xC3\xAB \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80 and \\\"escapes\\\" \xC3\xA9 inside\",12345678901234567890],"
+     "\"when\":\"not a date\",\"n\":7}, \"complete\": [\"\"], \"in_progress\": null}"},
+    /* an overlong UTF-8 sequence after a run of 8 plain bytes: not JSON, dropped */
+    {trivial_parts, "{\"list\": [\"abcdefgh\xC0\xAFxyz\"], \"n\": 1}",
+     "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+    /* a UTF-8 surrogate after a listed part: stopped */
+    {NULL, "{\"s\": \"abcdefghijklmnop\xE6\x97\xA5qrstuvwxyz0123456789\", \"t\": \"\xED\xA0\x80\"}",
+     "{\"partial\": {\"s\":\"abcdefghijklmnop\xE6\x97\xA5qrstuvwxyz0123456789\",\"t\":\"\"}, \"complete\": [\"/s\"], "
+     "\"in_progress\": \"/t\", \"stopped\": true}"},
+    {property_names, "{\"ab\": 1, \"abcd\": 2}",
+     "{\"partial\": {\"ab\":1,\"abcd\":2}, \"complete\": [\"/ab\", \"/abcd\"], \"in_progress\": null, \"errors\": "
+     "[{\"instanceLocation\": \"/abcd\", \"keywordLocation\": \"/propertyNames/maxLength\", \"error\": \"expected at "
+     "most 3 characters, got 4\"}], \"doomed\": true}"},
+    {property_names, "{\"ab\": 1, \"abcd\": 2, \"ab\": 3}",
+     "{\"partial\": {\"ab\":1,\"abcd\":2}, \"complete\": [\"/ab\", \"/abcd\"], \"in_progress\": \"/ab\", \"errors\": "
+     "[{\"instanceLocation\": \"/abcd\", \"keywordLocation\": \"/propertyNames/maxLength\", \"error\": \"expected at "
+     "most 3 characters, got 4\"}], \"doomed\": true, \"stopped\": true}"},
 };
 
 static void test_splits_and_monotone(void)
@@ -284,6 +316,10 @@ static const exact exacts[] = {
     /* a local reference alone is followed */
     {"{\"$defs\":{\"o\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}},\"$ref\":\"#/$defs/o\"}",
      "{\"a\": \"5\", ", "{\"partial\": {\"a\":5}, \"complete\": [\"/a\"], \"in_progress\": \"\"}"},
+    /* parts whose subschema judges nothing complete as they close, as parsed */
+    {trivial_parts, "{\"meta\": {\"x\": [1, \"two\"], \"y\": null}, \"list\": [1, {\"k\": \"v\"}, ",
+     "{\"partial\": {\"meta\":{\"x\":[1,\"two\"],\"y\":null},\"list\":[1,{\"k\":\"v\"}]}, \"complete\": [\"/meta\", "
+     "\"/list/0\", \"/list/1\"], \"in_progress\": \"/list\"}"},
     /* a wrong type once closed: doomed */
     {person, "{\"age\": [], ",
      "{\"partial\": {\"age\":[]}, \"complete\": [\"/age\"], \"in_progress\": \"\", \"errors\": [{\"instanceLocation\": "
@@ -348,6 +384,37 @@ static void test_changed(void)
     CHECK_INT(stream_bytes(r), 16);
     coax_arena_free(a);
     stream_free(r);
+}
+
+/* Two readers alive at once on one thread, freed in either order: each
+** reads its own reply (a freed reader's arena serves the next reader). */
+static void test_two_readers(void)
+{
+    coax_schema *s = compile(person);
+    CHECK(s != NULL);
+    const char *ta = "{\"name\": \"Jo\", \"age\": \"40\"}", *tb = "[{\"x\": \"abcdefghijklmnopq\"}, 2]";
+    for (int order = 0; order < 2; order++) {
+        stream_options oa = {s, NULL, NULL, 0};
+        stream_reader *a, *b;
+        CHECK(stream_new(NULL, &oa, &a, NULL) == COAX_OK);
+        CHECK(stream_new(NULL, NULL, &b, NULL) == COAX_OK);
+        for (size_t i = 0; i < strlen(tb); i++) {
+            if (i < strlen(ta)) CHECK(stream_feed(a, ta + i, 1, NULL) == COAX_OK);
+            CHECK(stream_feed(b, tb + i, 1, NULL) == COAX_OK);
+        }
+        coax_arena *ar = coax_arena_new(NULL);
+        stream_partial p;
+        char *got = partial_text(a, ar, &p);
+        CHECK_STR(got, "{\"partial\": {\"name\":\"Jo\",\"age\":40}, \"complete\": [\"\"], \"in_progress\": null}");
+        free(got);
+        got = partial_text(b, ar, &p);
+        CHECK_STR(got, "{\"partial\": [{\"x\":\"abcdefghijklmnopq\"},2], \"complete\": [\"\"], \"in_progress\": null}");
+        free(got);
+        coax_arena_free(ar);
+        stream_free(order ? b : a);
+        stream_free(order ? a : b);
+    }
+    coax_schema_free(s);
 }
 
 static void test_limits(void)
@@ -504,6 +571,7 @@ static void test_linear(void)
     X(test_exact)                      \
     X(test_atomic)                     \
     X(test_changed)                    \
+    X(test_two_readers)                \
     X(test_limits)                     \
     X(test_garbage)                    \
     X(test_allocator)

@@ -1,0 +1,192 @@
+/*
+** seek.c: where the JSON of a streamed reply starts, a byte at a time (so a
+** piece may end inside "```json" or "<think>"), following the candidate
+** scan of coax_repair (repair/scan.c); see reader.c for the rules. The
+** reader (reader.c) calls it for every byte outside the candidate.
+*/
+#include "stream/reader.h"
+
+#include "repair/repair.h"
+
+static bool is_name_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+static void begin_candidate(stream_reader *r, coax_source source)
+{
+    r->source = (int)source;
+    r->seek = SK_JSON;
+    r->pstate = P_VALUE;
+    r->scalar = SC_NONE;
+    r->held.type = 0xFF;
+    r->dup = false;
+    r->cand.len = 0;
+    r->changed = true;
+}
+
+
+/* Bytes that matter in prose. */
+static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
+
+size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len)
+{
+    while (i < len && !prose_stops[p[i]]) {
+        if (!is_ws(p[i])) r->block_start = false;
+        i++;
+    }
+    return i;
+}
+
+bool seek_byte(stream_reader *r, unsigned char c)
+{
+    switch (r->seek) {
+    case SK_PROSE:
+        if (c == '{') {
+            begin_candidate(r, r->block_start ? COAX_SOURCE_WHOLE : COAX_SOURCE_PROSE);
+            return true;
+        }
+        if (c == '[') {
+            if (r->block_start) {
+                begin_candidate(r, COAX_SOURCE_WHOLE);
+                return true;
+            }
+            r->seek = SK_BRACKET;
+            return false;
+        }
+        if (c == '<') {
+            r->seek = SK_TAG;
+            r->nlen = 0;
+            return false;
+        }
+        if (c == '`' || c == '~') {
+            r->seek = SK_FENCE_RUN;
+            r->fence_char = (char)c;
+            r->run = 1;
+            return false;
+        }
+        if (!is_ws(c)) r->block_start = false;
+        return false;
+    case SK_BRACKET:
+        if (is_ws(c)) return false;
+        if (c == '{' || c == '[' || c == '"' || c == ']') {
+            begin_candidate(r, COAX_SOURCE_PROSE);
+            /* the '[' itself, then this byte */
+            r->seek = SK_JSON;
+            r->bracket_pending = true;
+            return true;
+        }
+        r->seek = SK_PROSE;
+        r->block_start = false;
+        return true;
+    case SK_TAG:
+        if (is_name_char(c) && r->nlen < 33) {
+            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
+            r->nlen++;
+            return false;
+        }
+        r->seek = SK_PROSE;
+        if (c != '>' || r->nlen == 0 || r->nlen > 32) {
+            r->block_start = false;
+            return true;
+        }
+        if (repair_is_reasoning(r->name, r->nlen)) {
+            /* the closing tag, as the scan looks for it: "</" name ">" */
+            memmove(r->name + 2, r->name, r->nlen);
+            r->name[0] = '<';
+            r->name[1] = '/';
+            r->name[r->nlen + 2] = '>';
+            r->nlen += 3;
+            r->run = 0;
+            r->seek = SK_REASONING;
+        } else {
+            r->block_start = true; /* a tag's content: any value */
+        }
+        return false;
+    case SK_REASONING:
+        /* '<' appears only first in the closing tag: a mismatch restarts. */
+        if ((char)c == r->name[r->run]) {
+            if (++r->run == r->nlen) {
+                r->seek = SK_PROSE;
+                r->block_start = true; /* the text after reasoning may be one value */
+            }
+        } else {
+            r->run = c == '<' ? 1 : 0;
+        }
+        return false;
+    case SK_FENCE_RUN:
+        if ((char)c == r->fence_char) {
+            r->run++;
+            return false;
+        }
+        if (r->run < 3) {
+            r->seek = SK_PROSE;
+            r->block_start = false;
+            return true;
+        }
+        r->seek = SK_FENCE_LANG;
+        r->nlen = 0;
+        return true;
+    case SK_FENCE_LANG:
+        if (is_name_char(c) || c == '+') {
+            if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
+            r->nlen++;
+            return false;
+        }
+        r->seek = SK_FENCE_EOL;
+        return true;
+    case SK_FENCE_EOL:
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            if (c == '\n') r->seek = SK_FENCE_BODY;
+            return false;
+        }
+        r->seek = SK_FENCE_BODY;
+        return true;
+    case SK_FENCE_BODY:
+        if (is_ws(c)) return false;
+        if (c == '{' || c == '[') {
+            begin_candidate(r, COAX_SOURCE_FENCED);
+            return true;
+        }
+        /* A block that does not start with a container (prose, a scalar,
+        ** another language): nothing to follow in it. */
+        r->seek = SK_FENCE_SKIP;
+        r->run = 0;
+        return true;
+    case SK_FENCE_SKIP:
+        if ((char)c == r->fence_char) {
+            r->run++;
+            return false;
+        }
+        if (r->run >= 3) {
+            r->seek = SK_PROSE;
+            r->block_start = false;
+            return true;
+        }
+        r->run = 0;
+        return false;
+    case SK_AFTER:
+        /* Another value, or another block, might be what the extraction
+        ** prefers: the reader no longer answers for the reply. A fenced
+        ** candidate's own closing fence is expected. */
+        if (c == '{' || c == '[') {
+            r->stopped = true;
+            r->changed = true;
+            r->seek = SK_DONE;
+        } else if (c == '`' || c == '~') {
+            r->run++;
+            if (r->run >= 3 && !(r->source == COAX_SOURCE_FENCED && !r->closing_seen)) {
+                r->stopped = true;
+                r->changed = true;
+                r->seek = SK_DONE;
+            }
+        } else {
+            if (r->run >= 3) r->closing_seen = true;
+            r->run = 0;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
