@@ -39,6 +39,7 @@ typedef struct job {
     const char *text;
     size_t len, piece, every; /* every: 0 none */
     coax_arena *arena;
+    coax_arena *reader_arena;
 } job;
 
 /* Each row has a function of its own, so callgrind's --toggle-collect
@@ -53,7 +54,7 @@ static __attribute__((noinline)) size_t pass_extract(void *ud)
 
 static size_t stream_once(job *j)
 {
-    stream_options o = {j->schema, NULL, NULL, 0};
+    stream_options o = {j->schema, NULL, NULL, 0, j->reader_arena}; /* as a session lends it, reply after reply */
     stream_reader *r;
     if (stream_new(NULL, &o, &r, NULL)) return 0;
     coax_arena_reset(j->arena);
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
                   {"pass_stream_every", pass_stream_every, every},
                   {"pass_stream_each", pass_stream_each, 1}};
     size_t nrows = sizeof rows / sizeof *rows;
-    job j = {schema, b.data, b.len, piece, 0, coax_arena_new(NULL)};
+    job j = {schema, b.data, b.len, piece, 0, coax_arena_new(NULL), coax_arena_new(NULL)};
     size_t ok;
     if (counting) { /* under callgrind: one row, a fixed number of passes */
         size_t i = strtoul(argv[5], NULL, 10);
@@ -164,6 +165,7 @@ int main(int argc, char **argv)
     }
     coax_schema_free(schema);
     coax_arena_free(j.arena);
+    coax_arena_free(j.reader_arena);
     coax_arena_free(a);
     coax_buf_free(&b);
     return 0;

@@ -153,7 +153,7 @@ static int extract_line(void *ud, const char *text, size_t len, coax_buf *out)
 static int partial_one(const coax_schema *schema, const coax_limits *lim, const char *const *atomic,
                        size_t natomic, const char *text, size_t len, coax_buf *out)
 {
-    stream_options so = {schema, lim, atomic, natomic};
+    stream_options so = {schema, lim, atomic, natomic, NULL};
     stream_reader *r = NULL;
     coax_error err = {0};
     coax_arena *arena = coax_arena_new(NULL);

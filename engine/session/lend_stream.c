@@ -91,6 +91,7 @@ void stream_session_free(coax_session *s)
     stream_free(s->stream.reader);
     coax_arena_free(s->stream.arena); /* its text is one of the session's buffers (create.c) */
     coax_arena_free(s->stream.kept);
+    coax_arena_free(s->stream.opts.arena); /* after the reader that used it */
 }
 
 /* A reader past a limit: no partials until the reply starts over (the
@@ -160,6 +161,8 @@ static void feed(coax_session *s, lua_State *L, const char *text, size_t len)
 {
     session_stream *st = &s->stream;
     coax_error err = {0};
+    if (!st->reader && !st->opts.arena && !(st->opts.arena = coax_arena_new(s->engine->alloc)))
+        luaL_error(L, "out of memory"); /* the readers' arena, one reply after another */
     coax_code rc = st->reader ? COAX_OK : stream_new(s->engine->alloc, &st->opts, &st->reader, &err);
     if (rc == COAX_OK) rc = stream_feed(st->reader, text, len, &err);
     if (rc == COAX_ENOMEM) luaL_error(L, "out of memory");

@@ -7,49 +7,37 @@
 #include "stream/reader.h"
 
 #include <stdio.h>
-#include <threads.h>
 
 /* ---- the reader's arena, from one reply to the next ----------------------
 ** A reader's arena grows to a few times the reply (values, the candidate's
 ** text, the root's extraction). Freed with the reader, its blocks go back to
 ** the C library, which gives the pages back to the system, and the next
 ** reply's reader takes them again page fault by page fault: about a third
-** of the time of a 100 KB reply. So a reader that used the C library's
-** allocator leaves its arena, reset, to the next reader of the same thread
-** (one arena per thread, freed when the thread ends; its unused blocks are
-** given back when they pass SPARE_MAX). A host's own allocator is not
-** kept: its blocks are its to reuse. */
+** of the time of a 100 KB reply. So a caller that reads reply after reply
+** (a session) lends each reader the same arena (stream_options.arena),
+** which the reader resets, not frees; blocks past SPARE_MAX go back. No
+** state outlives the caller's: no globals, no thread-locals. */
 
 #define SPARE_MAX ((size_t)8 << 20)
 
-static tss_t spare_key;
-static bool spare_ready;
-static once_flag spare_once = ONCE_FLAG_INIT;
-
-static void spare_free(void *a) { coax_arena_free(a); }
-
-static void spare_init(void) { spare_ready = tss_create(&spare_key, spare_free) == thrd_success; }
-
-coax_arena *stream_arena_take(const coax_allocator *alloc)
+coax_arena *stream_arena_take(const coax_allocator *alloc, coax_arena *lent)
 {
-    if (!alloc) {
-        call_once(&spare_once, spare_init);
-        coax_arena *a = spare_ready ? tss_get(spare_key) : NULL;
-        if (a && tss_set(spare_key, NULL) == thrd_success) return a;
+    if (lent) {
+        coax_arena_reset(lent);
+        return lent;
     }
     return coax_arena_new(alloc);
 }
 
-void stream_arena_give(const coax_allocator *alloc, coax_arena *a)
+void stream_arena_give(coax_arena *a, const coax_arena *lent)
 {
     if (!a) return;
-    if (alloc || !spare_ready || tss_get(spare_key)) {
+    if (a != lent) {
         coax_arena_free(a);
         return;
     }
     coax_arena_reset(a);
     if (coax_arena_size(a) > SPARE_MAX) coax_arena_trim(a);
-    if (tss_set(spare_key, a) != thrd_success) coax_arena_free(a);
 }
 
 coax_code stream_oom(stream_reader *r, coax_error *err)

@@ -48,7 +48,7 @@ coax_code stream_new(const coax_allocator *alloc, const stream_options *o, strea
     r->alloc = alloc;
     if (o) r->o = *o;
     r->lim = coax_limits_resolve(r->o.limits);
-    r->ar = stream_arena_take(alloc);
+    r->ar = stream_arena_take(alloc, r->o.arena);
     if (!r->ar) {
         coax_free_raw(alloc, r, sizeof *r);
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
@@ -68,7 +68,7 @@ void stream_free(stream_reader *r)
     coax_buf_free(&r->text); /* loans: back to the arena, before it goes */
     coax_buf_free(&r->cand);
     coax_arena_free(r->scratch);
-    stream_arena_give(r->alloc, r->ar);
+    stream_arena_give(r->ar, r->o.arena);
     coax_free_raw(r->alloc, r, sizeof *r);
 }
 

@@ -10,7 +10,7 @@
 ** reader's own arena 'ar', so a partial can share it instead of copying the
 ** value shown every time; buffers that grow (the string being read, the
 ** candidate's text) and the skeletons' scratch arena are loans from it, so
-** their blocks too serve the thread's next reader (memory.c).
+** their blocks too serve the next reader given the same arena (memory.c).
 */
 #ifndef COAX_STREAM_READER_H
 #define COAX_STREAM_READER_H
@@ -205,11 +205,12 @@ void tree_free(stream_reader *r);
 
 /* ---- memory.c ------------------------------------------------------------ */
 
-/* A reset arena for a new reader: the one the thread's last reader left
-** (with the C library's allocator, 'alloc' NULL), else a new one. */
-coax_arena *stream_arena_take(const coax_allocator *alloc);
-/* Leaves a reader's arena to the thread's next reader, or frees it. */
-void stream_arena_give(const coax_allocator *alloc, coax_arena *a);
+/* The arena of a new reader: 'lent' (stream_options.arena), reset, or a
+** new one. */
+coax_arena *stream_arena_take(const coax_allocator *alloc, coax_arena *lent);
+/* The reader is done with 'a': reset when it was lent (its blocks kept for
+** the next reader, up to a bound), else freed. */
+void stream_arena_give(coax_arena *a, const coax_arena *lent);
 
 /* Fail the reader (it stays failed) for memory, or a limit with a message. */
 coax_code stream_oom(stream_reader *r, coax_error *err);

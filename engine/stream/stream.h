@@ -42,6 +42,11 @@ typedef struct stream_options {
     const coax_limits *limits;  /* NULL: the defaults (depth, input, string) */
     const char *const *atomic;  /* JSON Pointers of strings shown only once complete */
     size_t natomic;
+    /* NULL: the reader makes its own arena and frees it. Else an arena the
+    ** reader uses, alone, until stream_free resets it (not freed): a caller
+    ** reading reply after reply lends each reader the same one, so its
+    ** blocks are reused rather than faulted in again each reply. */
+    coax_arena *arena;
 } stream_options;
 
 /* A reader for one reply. 'o' and what it points to (the schema, the
