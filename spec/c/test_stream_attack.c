@@ -1,0 +1,125 @@
+/*
+** test_stream_attack.c: attacks on the streaming reader's cost that hold.
+** Each reply is fed one byte at a time at 1x and 16x its size; 16 times
+** the bytes must cost at most 16 x 4 times the CPU (linear with room for
+** caches; quadratic would be 256 times). The sizes are ratios of one
+** another, never absolute times.
+*/
+#include "base/core.h"
+#include "stream/stream.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "test.h"
+
+typedef void (*maker)(coax_buf *, size_t);
+
+static void long_string(coax_buf *b, size_t n)
+{
+    coax_buf_puts(b, "{\"a\": \"");
+    while (b->len < n) coax_buf_puts(b, "xyzw\\u00e9\\n");
+    coax_buf_puts(b, "\"}");
+}
+static void tiny_members(coax_buf *b, size_t n)
+{
+    coax_buf_putc(b, '{');
+    for (size_t i = 0; b->len < n; i++) coax_buf_printf(b, "%s\"k%zu\":1", i ? "," : "", i);
+    coax_buf_putc(b, '}');
+}
+static void tiny_items(coax_buf *b, size_t n)
+{
+    coax_buf_putc(b, '[');
+    for (size_t i = 0; b->len < n; i++) coax_buf_printf(b, "%s\"x\"", i ? "," : "");
+    coax_buf_putc(b, ']');
+}
+static void deep_items(coax_buf *b, size_t n)
+{
+    coax_buf_putc(b, '[');
+    for (int k = 0; b->len < n; k++) {
+        coax_buf_putc(b, k ? ',' : ' ');
+        for (int i = 0; i < 500; i++) coax_buf_putc(b, '[');
+        for (int i = 0; i < 500; i++) coax_buf_putc(b, ']');
+    }
+    coax_buf_putc(b, ']');
+}
+static void prose_brackets(coax_buf *b, size_t n) { while (b->len < n) coax_buf_puts(b, "see [1] and [ x] [ a [ [ b "); }
+static void fences(coax_buf *b, size_t n) { while (b->len < n) coax_buf_puts(b, "```\n```json\n"); }
+static void open_think(coax_buf *b, size_t n)
+{
+    coax_buf_puts(b, "<think>");
+    while (b->len < n) coax_buf_puts(b, "</thin <<</ {\"a\": 1} ");
+}
+static void braces_in_prose(coax_buf *b, size_t n) { while (b->len < n) coax_buf_puts(b, "{name} {\"a\" x <b> "); }
+
+/* CPU of feeding the reply byte by byte, a partial every 4096 bytes (best of 2). */
+static double cost(const coax_schema *s, maker make, size_t n)
+{
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    make(&b, n);
+    double best = 1e9;
+    for (int round = 0; round < 2; round++) {
+        clock_t t0 = clock();
+        stream_options o = {s, NULL, NULL, 0};
+        stream_reader *r;
+        coax_arena *a = coax_arena_new(NULL);
+        stream_partial p;
+        CHECK(stream_new(NULL, &o, &r, NULL) == COAX_OK);
+        for (size_t at = 0; at < b.len; at++) {
+            CHECK(stream_feed(r, b.data + at, 1, NULL) == COAX_OK);
+            if (at % 4096 == 0) CHECK(stream_partial_get(r, a, &p, NULL) == COAX_OK);
+        }
+        CHECK(stream_partial_get(r, a, &p, NULL) == COAX_OK);
+        stream_free(r);
+        coax_arena_free(a);
+        double t = (double)(clock() - t0) / CLOCKS_PER_SEC;
+        if (t < best) best = t;
+    }
+    coax_buf_free(&b);
+    return best;
+}
+
+static coax_schema *compile(const char *json)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    coax_schema *s = NULL;
+    if (coax_parse(a, json, strlen(json), NULL, &v, NULL) == COAX_OK) coax_schema_compile(v, NULL, NULL, &s, NULL);
+    coax_arena_free(a);
+    return s;
+}
+
+static void test_linear_byte_by_byte(void)
+{
+    static const struct {
+        const char *name;
+        maker make;
+        const char *schema;
+    } cases[] = {
+        {"a long string", long_string, NULL},
+        {"tiny members", tiny_members, NULL},
+        {"tiny members, a schema", tiny_members, "{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"}}"},
+        {"tiny items", tiny_items, NULL},
+        {"valid items, a schema", tiny_items, "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"},
+        {"deep items", deep_items, NULL},
+        {"brackets in prose", prose_brackets, NULL},
+        {"fences", fences, NULL},
+        {"an unterminated think", open_think, NULL},
+        {"braces in prose", braces_in_prose, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        coax_schema *s = cases[i].schema ? compile(cases[i].schema) : NULL;
+        CHECK(!cases[i].schema || s);
+        double small = cost(s, cases[i].make, 32 * 1024), big = cost(s, cases[i].make, 512 * 1024);
+        if (!(big <= small * 16 * 4 + 0.02)) {
+            printf("  %s: 32 KB %.4fs, 512 KB %.4fs\n", cases[i].name, small, big);
+            test_failed_now = 1;
+        }
+        coax_schema_free(s);
+    }
+}
+
+#define TESTS X(test_linear_byte_by_byte)
+#include "test.h"
