@@ -242,4 +242,31 @@ describe("coax validate (command)", function()
       assert.are.equal(2, code)
     end)
   end)
+
+  it("a step budget ends a validation at the same step whatever the hash seed of the compiled enum", function()
+    -- each run compiles the schema anew, with a new seed for the enum's table; the lookups
+    -- are charged one step each, not one a probe, so the budget's edge does not move
+    local values = {}
+    for i = 0, 1999 do values[#values + 1] = ('"v%d"'):format(i) end
+    local s = H.tmpfile('{"type":"array","items":{"enum":[' .. table.concat(values, ",") .. ']}}')
+    local items = {}
+    for i = 0, 299 do items[#items + 1] = ('"v%d"'):format(i * 7 % 2000) end
+    for i = 0, 299 do items[#items + 1] = ('"nope%d"'):format(i) end
+    local inst = "[" .. table.concat(items, ",") .. "]"
+    local function code(steps)
+      local _, _, c = H.coax({ "validate", "--output", "flag", "--max-steps", tostring(steps), s }, inst)
+      return c
+    end
+    local lo, hi = 1, 100000 -- code(lo) == 4 (over budget), code(hi) == 1 (ran to its end: invalid)
+    while hi - lo > 1 do
+      local mid = (lo + hi) // 2
+      if code(mid) == 4 then lo = mid else hi = mid end
+    end
+    assert.are.equal(1207, hi)
+    for _ = 1, 12 do
+      assert.are.equal(4, code(lo))
+      assert.are.equal(1, code(hi))
+    end
+    os.remove(s)
+  end)
 end)

@@ -194,18 +194,21 @@ bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 }
 
 /* 1 when 'inst' is one of a hashed enum's values, 0 when not, -1 after a
-** failure (budget, memory). Equal hashes are confirmed by comparing. */
+** failure (budget, memory). Equal hashes are confirmed by comparing. The
+** lookup is charged one step whatever its probes: their number depends on
+** the table's seed, drawn per compilation, and a budget must end a run at
+** the same place every time (the probes are few for any seed a reply
+** cannot know). */
 int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst)
 {
     const svset *t = k->vset;
     uint64_t h;
     size_t work;
     if (coax_value_hash(inst, t->seed, c->alloc, &h, &work)) return oom(c), -1;
-    if (!charge(c, work)) return -1;
+    if (!charge(c, work + 1)) return -1;
     for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
         int32_t j = t->slot[i];
         if (j < 0) return 0;
-        if (!charge(c, 1)) return -1;
         if (t->hash[j] == h && equal(c, &k->v->u.items[j], inst)) return 1;
         if (c->rc) return -1;
     }
