@@ -154,9 +154,8 @@ coax_code coax_session_host_reply(coax_session *s, const char *text, size_t len,
     ** with this text: the partials told stay promises it must keep. */
     if (s && s->stream.fed && (text || !len) && s->host == HOST_ASKED && !stream_stopped_early(s) &&
         (len != s->host_piece_len || piece_hash(PIECE_HASH_BASIS, text, len) != s->host_piece_hash)) {
-        coax_code rc = coax_session_host_piece(s, NULL, 0, err);
-        if (rc == COAX_OK) rc = coax_session_host_piece(s, text ? text : "", len, err);
-        if (rc == COAX_ECANCELED) return rc;
+        stream_take(s, NULL, 0);
+        if (stream_take(s, text ? text : "", len) == COAX_ECANCELED) return waiting(s, err); /* memory: partials lost */
     }
     coax_code rc = host_answer(s, false, text, len, err);
     if (rc == COAX_OK) {
