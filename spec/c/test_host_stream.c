@@ -92,37 +92,26 @@ static void check_monotone(const seen *sn, const char *final)
 {
     coax_arena *a = coax_arena_new(NULL);
     int n = sn->npartials < MAX_PARTIALS ? sn->npartials : MAX_PARTIALS;
-    coax_value *values[MAX_PARTIALS + 1];
+    const coax_value *values[MAX_PARTIALS + 1], *complete[MAX_PARTIALS];
     for (int i = 0; i <= n; i++) {
         const char *text = i < n ? sn->partial[i] : final;
         coax_value *v = NULL;
         CHECK_INT(coax_parse(a, text, strlen(text), NULL, &v, NULL), COAX_OK);
-        values[i] = i < n ? (coax_value *)coax_object_get(v, "value", 5) : v;
-        if (i == n) break;
-        const coax_value *complete = coax_object_get(v, "complete", 8);
-        for (size_t k = 0; k < coax_value_len(complete); k++) {
-            size_t plen;
-            const char *ptr = coax_value_text(coax_array_get(complete, k), &plen);
-            const coax_value *told = NULL;
-            CHECK_INT(coax_pointer_get(values[i], ptr, plen, &told), COAX_OK);
-            (void)told;
-        }
+        values[i] = i < n && v ? coax_object_get(v, "value", 5) : v;
+        if (i < n) complete[i] = v ? coax_object_get(v, "complete", 8) : NULL;
     }
-    for (int i = 0; i < n; i++) {
-        coax_value *v = NULL;
-        coax_parse(a, sn->partial[i], strlen(sn->partial[i]), NULL, &v, NULL);
-        const coax_value *complete = coax_object_get(v, "complete", 8);
-        for (size_t k = 0; k < coax_value_len(complete); k++) {
-            size_t plen;
-            const char *ptr = coax_value_text(coax_array_get(complete, k), &plen);
-            const coax_value *told = NULL, *later = NULL;
-            coax_pointer_get(values[i], ptr, plen, &told);
-            for (int j = i + 1; j <= n; j++) {
-                CHECK_INT(coax_pointer_get(values[j], ptr, plen, &later), COAX_OK);
-                CHECK_INT(told && later ? coax_value_equal(told, later, NULL) : 0, 1);
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < coax_value_len(complete[i]); k++) {
+            size_t len;
+            const char *ptr = coax_value_text(coax_array_get(complete[i], k), &len);
+            const coax_value *told = NULL;
+            CHECK_INT(coax_pointer_get(values[i], ptr, len, &told), COAX_OK);
+            for (int j = i + 1; j <= n && told; j++) {
+                const coax_value *later = NULL;
+                CHECK_INT(coax_pointer_get(values[j], ptr, len, &later), COAX_OK);
+                CHECK_INT(later ? coax_value_equal(told, later, NULL) : 0, 1);
             }
         }
-    }
     coax_arena_free(a);
 }
 
