@@ -143,8 +143,9 @@ describe("the host agent from Lua", function()
   end)
 
   it("takes the reply in pieces: partials as they arrive, a start over, stop_early's cancel", function()
-    local recipe = "return { schema = { type = 'object', properties = { n = { type = 'integer' }, s = { type = 'string' } },"
-      .. " required = { 'n' } }, prompt = 'n of {{input}}', agent = 'host', stream = { stop_early = true, every_ms = 0 } }"
+    local recipe = "return { schema = { type = 'object', properties = { n = { type = 'integer' },"
+      .. " s = { type = 'string' } }, required = { 'n' } }, prompt = 'n of {{input}}', agent = 'host',"
+      .. " stream = { stop_early = true, every_ms = 0 } }"
     local e = coax.engine()
     local partials, requests = {}, 0
     local s = e:session(recipe, "x", { source = true, on_event = function(name, data)
