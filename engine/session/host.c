@@ -152,10 +152,11 @@ coax_code coax_session_host_reply(coax_session *s, const char *text, size_t len,
 {
     /* A reply that is not its pieces joined is a reply that started over
     ** with this text: the partials told stay promises it must keep. */
-    if (s && s->stream.fed && (text || !len) && s->host == HOST_ASKED && !stream_stopped_early(s) &&
+    if (s && (text || !len) && waiting(s, NULL) == COAX_OK && s->stream.fed &&
         (len != s->host_piece_len || piece_hash(PIECE_HASH_BASIS, text, len) != s->host_piece_hash)) {
         stream_take(s, NULL, 0);
-        if (stream_take(s, text ? text : "", len) == COAX_ECANCELED) return waiting(s, err); /* memory: partials lost */
+        /* out of memory only costs the partials: the reply goes on */
+        if (stream_take(s, text ? text : "", len) == COAX_ECANCELED) return waiting(s, err);
     }
     coax_code rc = host_answer(s, false, text, len, err);
     if (rc == COAX_OK) {

@@ -5,6 +5,8 @@
 **        attempt whose reply is streamed (request.on_text); the agent calls
 **        on_text(delta) with each piece of the reply's text, on_text(nil)
 **        when the reply starts over (a transport retry).
+**   stream_take                     what the sink does with a piece, which
+**        the host's pieces get too (coax_session_host_piece, host.c).
 **
 ** The sink counts the bytes, feeds this attempt's stream_reader (when the
 ** recipe wants partials or stop_early) and, with stop_early, builds the
@@ -397,7 +399,7 @@ void stream_tell_partial(coax_session *s)
         drop_reader(st);
         return;
     }
-    if (rc == COAX_OK && st->stop_early && st->part.doomed) { /* the agent's next resume meets the stop */
+    if (rc == COAX_OK && st->stop_early && st->part.doomed) { /* the session's next step fails the attempt */
         stop(s);
         return;
     }
