@@ -465,8 +465,7 @@ static void step(coax_session *s)
             break;
         case SS_WAIT:
             if (stream_stopped_early(s)) { /* while the host was asked: the agent has nothing to resume for */
-                fail_stopped(s);
-                if (s->state == SS_WAIT) return;
+                fail_stopped(s);                /* the next attempt, or the end */
                 break;
             }
             if (s->sleeping && s->wake_at > coax_now_ms()) return;
