@@ -141,6 +141,51 @@ describe("the host agent from Lua", function()
     assert.are.same({ "agent_error", "no network" }, { s:error() })
     assert.is_nil(s:host_fail("again"))
   end)
+
+  it("takes the reply in pieces: partials as they arrive, a start over, stop_early's cancel", function()
+    local recipe = "return { schema = { type = 'object', properties = { n = { type = 'integer' },"
+      .. " s = { type = 'string' } }, required = { 'n' } }, prompt = 'n of {{input}}', agent = 'host',"
+      .. " stream = { stop_early = true, every_ms = 0 } }"
+    local e = coax.engine()
+    local partials, requests = {}, 0
+    local s = e:session(recipe, "x", { source = true, on_event = function(name, data)
+      if name == "partial" then partials[#partials + 1] = data end
+      if name == "host_request" then requests = requests + 1 end
+    end })
+    assert.are.same({ nil, "the session is not waiting for its host", "COAX_EINVAL" }, { s:host_piece("{") })
+    e:poll(0)
+    for _, piece in ipairs { '{"s": "ab', 'c", "n": "seven"' } do
+      assert.is_true(s:host_piece(piece))
+      e:poll(20) -- the partial waits a few times what the last one cost; 20 ms is plenty
+    end
+    assert.are.same({ { value = { s = "ab" }, complete = {}, in_progress = "/s", attempt = 1 },
+      { value = { s = "abc", n = "seven" }, complete = { "/s" }, in_progress = "/n", attempt = 1 } }, partials)
+    -- "seven" is the wrong type once a delimiter closes it; a piece that doubles the bytes gets it checked
+    local ok, msg, code = s:host_piece(', "t": "' .. ("x"):rep(30))
+    assert.is_nil(ok)
+    assert.are.equal("COAX_ECANCELED", code)
+    assert.are.equal("the reply was stopped early (stream.stop_early): 1 validation error, the first at '/n': "
+      .. 'expected integer, got string "seven"; cancel the request: the next host_request asks again', msg)
+    assert.are.same({ nil, msg, code }, { s:host_reply('{"s": "abc", "n": "seven"}') })
+    assert.is_nil(s:host_request())
+    e:poll(0)
+    assert.are.equal(2, requests)
+    -- the second reply starts over halfway; no partial of its first try shows
+    assert.is_true(s:host_piece('{"n": 1'))
+    e:poll(20)
+    assert.is_true(s:host_piece(nil))
+    assert.is_true(s:host_piece('{"n": 2}'))
+    e:poll(20)
+    assert.is_true(s:host_reply('{"n": 2}'))
+    e:poll(0)
+    assert.are.equal("ok", s:outcome())
+    assert.are.same({ n = 2 }, s:value())
+    local r = s:report()
+    assert.is_true(r.attempts[1].stopped_early)
+    assert.are.equal(63, r.attempts[1].bytes_received)
+    assert.are.equal(8, r.attempts[2].bytes_received)
+    assert.are.same({ nil, "the session is not waiting for its host", "COAX_EINVAL" }, { s:host_piece("x") })
+  end)
 end)
 
 -- Regression (review): the session read an agent's returned tables with

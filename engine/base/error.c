@@ -23,6 +23,7 @@ static const struct {
     [COAX_ESCHEMA] = {"COAX_ESCHEMA", "invalid JSON Schema", 2},
     [COAX_ELIMIT] = {"COAX_ELIMIT", "a validation limit was reached", 4},
     [COAX_ESCRIPT] = {"COAX_ESCRIPT", "a Lua script failed", 5},
+    [COAX_ECANCELED] = {"COAX_ECANCELED", "cancelled: the reply cannot succeed", 1},
 };
 
 static int known(coax_code code)

@@ -58,6 +58,7 @@ typedef enum coax_code {
     COAX_ESCHEMA,   /* an invalid JSON Schema (or an unresolvable reference) */
     COAX_ELIMIT,    /* a limit of validation (regex steps, reference cycle) */
     COAX_ESCRIPT,   /* a Lua script failed to load or raised an error */
+    COAX_ECANCELED, /* the session stopped the host's reply (stream.stop_early) */
     COAX_CODE_COUNT /* not a code: the number of codes */
 } coax_code;
 
@@ -743,9 +744,8 @@ typedef struct coax_engine_options {
     size_t http_max_response;     /* headers and body of one response; past
                                   ** it the session ends with COAX_OUTCOME_LIMIT.
                                   ** 0: COAX_DEFAULT_HTTP_MAX_RESPONSE */
-    /* NULL: the proxy the environment names (http_proxy, https_proxy,
-    ** all_proxy, no_proxy, as curl reads them); "": none; else a proxy URL.
-    ** Copied. */
+    /* NULL: the proxy the environment names (http_proxy, https_proxy, all_proxy, no_proxy, as curl reads
+    ** them); "": none; else a proxy URL. Copied. */
     const char *proxy;
     const char *ca_file;          /* NULL: the system's CA certificates. Copied */
     coax_log_fn log;              /* NULL: no log */
@@ -763,18 +763,14 @@ COAX_API coax_code coax_engine_new(const coax_engine_options *options, coax_engi
 /* Frees the engine, its sessions and its Lua state. NULL is a no-op. */
 COAX_API void coax_engine_free(coax_engine *engine);
 
-/* Stops every script the engine runs, now and from then on: the running
-** one within its next 1000 Lua instructions. Sessions then end with the
-** outcome limit ("script stopped: the host interrupted it"). For a host
-** that is shutting down; async-signal-safe (it sets a flag), so a signal
-** handler may call it. */
+/* Stops every script the engine runs, now and from then on: the running one within its next 1000 Lua
+** instructions. Sessions then end with the outcome limit ("script stopped: the host interrupted it"). For a
+** host that is shutting down; async-signal-safe (it sets a flag), so a signal handler may call it. */
 COAX_API void coax_engine_interrupt(coax_engine *engine);
 
-/* Advances every session of the engine as far as it can go without
-** waiting, then waits for timers (agents' coax.sleep) and HTTP responses
-** (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight
-** keep moving whenever the engine is polled, with 0 too. Returns the number
-** of sessions still running. */
+/* Advances every session of the engine as far as it can go without waiting, then waits for timers (agents'
+** coax.sleep) and HTTP responses (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight keep
+** moving whenever the engine is polled, with 0 too. Returns the number of sessions still running. */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */
@@ -788,8 +784,7 @@ typedef enum coax_outcome {
     COAX_OUTCOME_INVALID       /* invalid schema or recipe, before any model call */
 } coax_outcome;
 
-/* "running", "ok", "exhausted", "agent_error", "limit", "script_error",
-** "invalid". */
+/* "running", "ok", "exhausted", "agent_error", "limit", "script_error", "invalid". */
 COAX_API const char *coax_outcome_name(coax_outcome outcome);
 
 /* The exit status of the coax command for an outcome: 0 ok, 1 exhausted,
@@ -905,34 +900,37 @@ COAX_API const char *coax_session_value(const coax_session *session, size_t *len
 COAX_API const char *coax_session_report(const coax_session *session, size_t *len);
 
 /* ---- The host agent --------------------------------------------------------
-** A session whose agent is "host" ({"name": "host"} in agent_json, or
-** agent = "host" in the recipe) asks the host for each reply instead of a
-** provider: this is how an engine with its own networking, or its own local
-** model, uses coax. When the session needs a reply it waits and raises the
-** event "host_request" whose data holds {"attempt": n, "request": R}; R is
-** also available from coax_session_host_request until the host answers:
-** {"messages": [{"role", "content"}, ...], "schema": {...}, "options":
-** {...the agent options...}}. The host answers later, from any frame (or
-** at once, inside the event callback), with coax_session_host_reply or
-** coax_session_host_fail; the next coax_engine_poll goes on from there.
-** coax_session_run on such a session returns COAX_OUTCOME_RUNNING when the session
-** waits for a host that has not answered, instead of waiting forever. */
+** A session whose agent is "host" ({"name": "host"} in agent_json, or agent = "host" in the recipe) asks the
+** host for each reply instead of a provider: so an engine with its own networking, or its own local model,
+** uses coax. When the session needs a reply it waits and raises the event "host_request", data {"attempt": n,
+** "request": R}, R also from coax_session_host_request until the host answers: {"messages": [{"role",
+** "content"}, ...], "schema": {...}, "options": {...the agent options...}}. The host answers later, from any
+** frame (or at once, inside the event callback), with coax_session_host_reply or _host_fail, perhaps after
+** pieces (coax_session_host_piece); the next coax_engine_poll goes on from there. coax_session_run on such a
+** session returns COAX_OUTCOME_RUNNING while it waits for its host, instead of waiting forever. */
 
-/* The request the session waits on its host for (JSON, NUL-terminated,
-** owned by the session, valid until it is answered), or NULL when it waits
-** for none. */
+/* The request the session waits on its host for (JSON, NUL-terminated, owned by the session, valid until it
+** is answered), or NULL when it waits for none. */
 COAX_API const char *coax_session_host_request(const coax_session *session, size_t *len);
 
-/* Answers the session's host request with the model's reply text
-** ('len' bytes, copied) and the provider's usage (-1 where unknown).
-** COAX_EINVAL when 'session' is NULL or waits for no reply (asked for none,
-** already answered, or ended); COAX_ENOMEM (the host may try again). */
+/* Hands over the next piece of the reply's text as it arrives ('len' bytes, copied; text NULL: the reply
+** starts over, as after a transport retry), so that the session tells "partial" events on the next polls and
+** may stop a doomed reply (README, "Streaming"; the recipe's stream options apply, partials on by default).
+** COAX_ECANCELED when stream.stop_early stopped the reply (with this piece or before): cancel the request;
+** the attempt fails, stopped early, and the next poll raises "host_request" again. COAX_ESIZE when the pieces
+** would pass max_input (not taken); COAX_ENOMEM (no more partials for this reply); errors as
+** coax_session_host_reply. */
+COAX_API coax_code coax_session_host_piece(coax_session *session, const char *text, size_t len, coax_error *err);
+
+/* Answers the session's host request with the model's reply text ('len' bytes, copied: all of it, the pieces
+** joined; a text that is not counts as the reply started over, which may not contradict a partial told) and
+** the provider's usage (-1 where unknown). COAX_EINVAL when 'session' is NULL or waits for no reply (asked
+** for none, already answered, or ended); COAX_ECANCELED (above); COAX_ENOMEM (try again). */
 COAX_API coax_code coax_session_host_reply(coax_session *session, const char *text, size_t len, long long input_tokens,
                                            long long output_tokens, coax_error *err);
 
-/* Answers the host request with a failure: the session ends with outcome
-** COAX_OUTCOME_AGENT_ERROR and 'message' (copied; NULL: "the host failed"). Errors
-** as coax_session_host_reply. */
+/* Answers the host request with a failure: the session ends with outcome COAX_OUTCOME_AGENT_ERROR and
+** 'message' (copied; NULL: "the host failed"). Errors as coax_session_host_reply. */
 COAX_API coax_code coax_session_host_fail(coax_session *session, const char *message, coax_error *err);
 
 /* Frees a session (an engine frees its sessions itself). NULL: no-op. */

@@ -629,9 +629,30 @@ static int s_host_request(lua_State *L)
     return push_json(L, r, len);
 }
 
-/** s:host_reply(text [, usage]) -> true, or nil, message when the session
-** waits for no reply. usage: {input_tokens, output_tokens}, as the provider
-** reported them. The next e:poll goes on from there. */
+/* true, or nil, message, code (as start_failed) for a host's call. */
+static int host_result(lua_State *L, coax_code rc, const coax_error *err)
+{
+    if (rc) return start_failed(L, rc, err->msg);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/** s:host_piece(text | nil) -> true, or nil, message, code: the next piece
+** of the reply's text as it arrives (nil: the reply starts over); code
+** "COAX_ECANCELED" when stream.stop_early stopped the reply: cancel the
+** request, the next e:poll asks again. */
+static int s_host_piece(lua_State *L)
+{
+    lsession *s = check_session(L, 1);
+    size_t len = 0;
+    const char *text = lua_isnoneornil(L, 2) ? NULL : luaL_checklstring(L, 2, &len);
+    coax_error err = {0};
+    return host_result(L, coax_session_host_piece(s->session, text, len, &err), &err);
+}
+
+/** s:host_reply(text [, usage]) -> true, or nil, message, code when the
+** session waits for no reply. usage: {input_tokens, output_tokens}, as the
+** provider reported them. The next e:poll goes on from there. */
 static int s_host_reply(lua_State *L)
 {
     lsession *s = check_session(L, 1);
@@ -645,28 +666,16 @@ static int s_host_reply(lua_State *L)
         lua_pop(L, 2);
     }
     coax_error err = {0};
-    if (coax_session_host_reply(s->session, text, len, in, out, &err)) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return host_result(L, coax_session_host_reply(s->session, text, len, in, out, &err), &err);
 }
 
-/** s:host_fail(message) -> true, or nil, message: the session ends with
-** outcome agent_error. */
+/** s:host_fail(message) -> true, or nil, message, code: the session ends
+** with outcome agent_error. */
 static int s_host_fail(lua_State *L)
 {
     lsession *s = check_session(L, 1);
     coax_error err = {0};
-    if (coax_session_host_fail(s->session, luaL_checkstring(L, 2), &err)) {
-        lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return host_result(L, coax_session_host_fail(s->session, luaL_checkstring(L, 2), &err), &err);
 }
 
 void lcoax_open_run(lua_State *L)
@@ -675,7 +684,8 @@ void lcoax_open_run(lua_State *L)
         {"poll", e_poll}, {"session", e_session}, {"close", e_close}, {NULL, NULL}};
     static const luaL_Reg session_methods[] = {
         {"run", s_run}, {"outcome", s_outcome}, {"error", s_error}, {"value", s_value}, {"report", s_report},
-        {"host_request", s_host_request}, {"host_reply", s_host_reply}, {"host_fail", s_host_fail},
+        {"host_request", s_host_request}, {"host_piece", s_host_piece}, {"host_reply", s_host_reply},
+        {"host_fail", s_host_fail},
         {"close", session_gc}, {NULL, NULL}};
     if (luaL_newmetatable(L, LENGINE)) {
         luaL_newlib(L, engine_methods);

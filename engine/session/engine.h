@@ -73,6 +73,11 @@ struct coax_session {
     ** and its answer, a reply or a failure message. */
     enum { HOST_IDLE, HOST_ASKED, HOST_ANSWERED } host;
     coax_buf host_request, host_answer;
+    /* The pieces the host handed over for this request since the reply last
+    ** started over (host.c): their bytes and hash, to tell whether the whole
+    ** reply is the pieces joined. */
+    size_t host_piece_len;
+    uint64_t host_piece_hash;
     bool host_failed;
     long long host_in, host_out; /* provider usage the host reported, or -1 */
     /* The secret values the agent's requests carried, each NUL-terminated:
@@ -159,8 +164,20 @@ int session_check(void *task, lua_State *L);
 ** stream. */
 void stream_attempt_start(coax_session *s);
 void stream_tell_partial(coax_session *s);
-bool stream_stopped_early(coax_session *s);
+bool stream_stopped_early(const coax_session *s);
 void stream_session_free(coax_session *s);
+
+/* Takes a piece of the reply's text as it arrives (NULL: the reply starts
+** over): the agent's sink (request.on_text) and the host's pieces
+** (coax_session_host_piece) feed the attempt's stream through it. Returns
+** COAX_OK; COAX_ECANCELED once stop_early has stopped the reply (this piece
+** showed it doomed, or an earlier one); COAX_ENOMEM (the reader then sits
+** this reply out: no more partials, those told still checked). */
+coax_code stream_take(coax_session *s, const char *text, size_t len);
+
+/* Why the reply was stopped early, for the agent's error or the host's
+** (cap bytes, with the partial's errors). */
+void stream_stop_reason(const coax_session *s, char *why, size_t cap);
 
 /* Reads S.stream (the table at 'S' of 'L', made by coax.runtime) into
 ** s->stream; raises when memory runs out. */

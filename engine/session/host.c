@@ -1,11 +1,25 @@
 /*
 ** host.c: the host agent (README, "Host agents"): coax.host_request hands
-** the request to the host, which answers with coax_session_host_reply or
+** the request to the host, which may hand over the reply's text as it
+** arrives (coax_session_host_piece, fed to the attempt's stream as an
+** agent's request.on_text is) and answers with coax_session_host_reply or
 ** _host_fail; and coax.check_reply, the session's verdict on a text.
 */
 #include "session/session.h"
 
 #include <lauxlib.h>
+
+/* The pieces' hash: FNV-1a, which goes on from piece to piece. It only
+** tells a whole reply that differs from its pieces (which then counts as
+** the reply starting over); a collision is still caught by the promises'
+** check of the final value (stream_kept_promises). */
+#define PIECE_HASH_BASIS 14695981039346656037ull
+
+static uint64_t piece_hash(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
 
 bool session_host_ask(void *task, const char *request, size_t len)
 {
@@ -18,6 +32,9 @@ bool session_host_ask(void *task, const char *request, size_t len)
     s->host_answer.len = 0;
     s->host_failed = false;
     s->host_in = s->host_out = -1;
+    s->host_piece_len = 0;
+    s->host_piece_hash = PIECE_HASH_BASIS;
+    if (s->stream.fed) stream_take(s, NULL, 0); /* an agent's second request: a new reply */
     s->host = HOST_ASKED;
     return true;
 }
@@ -75,16 +92,50 @@ int session_check(void *task, lua_State *L)
 
 const char *coax_session_host_request(const coax_session *s, size_t *len)
 {
-    if (!s || s->state == SS_DONE || s->host != HOST_ASKED) return NULL;
+    if (!s || s->state == SS_DONE || s->host != HOST_ASKED || stream_stopped_early(s)) return NULL;
     if (len) *len = s->host_request.len;
     return s->host_request.data;
+}
+
+/* Whether the session waits for its host's reply: COAX_OK, COAX_EINVAL
+** (asked for none, answered, ended), or COAX_ECANCELED (stop_early stopped
+** the reply: the next poll asks again). */
+static coax_code waiting(coax_session *s, coax_error *err)
+{
+    if (s->state == SS_DONE || s->host != HOST_ASKED)
+        return coax_fail(err, COAX_EINVAL, 0, "the session is not waiting for its host");
+    if (!stream_stopped_early(s)) return COAX_OK;
+    char why[320];
+    stream_stop_reason(s, why, sizeof why);
+    return coax_fail(err, COAX_ECANCELED, 0, "%s; cancel the request: the next host_request asks again", why);
+}
+
+coax_code coax_session_host_piece(coax_session *s, const char *text, size_t len, coax_error *err)
+{
+    if (!s || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_host_piece: NULL argument");
+    coax_code rc = waiting(s, err);
+    if (rc) return rc;
+    size_t max = s->engine->limits.max_input;
+    if (text && (len > max || s->stream.received > max - len))
+        return coax_fail(err, COAX_ESIZE, 0, "the reply would pass max_input (%zu bytes): piece not taken", max);
+    rc = stream_take(s, text, len);
+    if (rc == COAX_ENOMEM) rc = coax_fail(err, rc, 0, "out of memory: no partials from this reply");
+    if (rc == COAX_ECANCELED) return waiting(s, err);
+    if (!text) { /* the reply starts over */
+        s->host_piece_len = 0;
+        s->host_piece_hash = PIECE_HASH_BASIS;
+    } else { /* taken, if only for the whole reply's check */
+        s->host_piece_len += len;
+        s->host_piece_hash = piece_hash(s->host_piece_hash, text, len);
+    }
+    return rc;
 }
 
 static coax_code host_answer(coax_session *s, bool failed, const char *text, size_t len, coax_error *err)
 {
     if (!s || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_host_reply: NULL argument");
-    if (s->state == SS_DONE || s->host != HOST_ASKED)
-        return coax_fail(err, COAX_EINVAL, 0, "the session is not waiting for its host");
+    coax_code rc = waiting(s, err);
+    if (rc) return rc;
     s->host_answer.len = 0;
     coax_buf_put(&s->host_answer, text ? text : "", len);
     if (s->host_answer.oom) {
@@ -99,6 +150,14 @@ static coax_code host_answer(coax_session *s, bool failed, const char *text, siz
 coax_code coax_session_host_reply(coax_session *s, const char *text, size_t len, long long input_tokens,
                                   long long output_tokens, coax_error *err)
 {
+    /* A reply that is not its pieces joined is a reply that started over
+    ** with this text: the partials told stay promises it must keep. */
+    if (s && (text || !len) && waiting(s, NULL) == COAX_OK && s->stream.fed &&
+        (len != s->host_piece_len || piece_hash(PIECE_HASH_BASIS, text, len) != s->host_piece_hash)) {
+        stream_take(s, NULL, 0);
+        /* out of memory only costs the partials: the reply goes on */
+        if (stream_take(s, text ? text : "", len) == COAX_ECANCELED) return waiting(s, err);
+    }
     coax_code rc = host_answer(s, false, text, len, err);
     if (rc == COAX_OK) {
         s->host_in = input_tokens;
@@ -112,4 +171,3 @@ coax_code coax_session_host_fail(coax_session *s, const char *message, coax_erro
     if (!message) message = "the host failed";
     return host_answer(s, true, message, strlen(message), err);
 }
-

@@ -5,6 +5,8 @@
 **        attempt whose reply is streamed (request.on_text); the agent calls
 **        on_text(delta) with each piece of the reply's text, on_text(nil)
 **        when the reply starts over (a transport retry).
+**   stream_take                     what the sink does with a piece, which
+**        the host's pieces get too (coax_session_host_piece, host.c).
 **
 ** The sink counts the bytes, feeds this attempt's stream_reader (when the
 ** recipe wants partials or stop_early) and, with stop_early, builds the
@@ -84,7 +86,7 @@ void stream_attempt_start(coax_session *s)
     if (st->kept) coax_arena_reset(st->kept);
 }
 
-bool stream_stopped_early(coax_session *s) { return s->stream.stopped; }
+bool stream_stopped_early(const coax_session *s) { return s->stream.stopped; }
 
 void stream_session_free(coax_session *s)
 {
@@ -132,12 +134,11 @@ static void stop(coax_session *s)
     s->stream.stopped = true;
 }
 
-/* What the sink raises once the reply is stopped. */
-static int raise_stopped(lua_State *L, coax_session *s)
+void stream_stop_reason(const coax_session *s, char *why, size_t cap)
 {
-    char why[256] = "the reply cannot succeed";
-    if (s->stream.part.errors.nerrors) session_summarize(why, sizeof why, &s->stream.part.errors);
-    return luaL_error(L, "coax: the reply was stopped early (stream.stop_early): %s", why);
+    char errors[256] = "the reply cannot succeed";
+    if (s->stream.part.errors.nerrors) session_summarize(errors, sizeof errors, &s->stream.part.errors);
+    snprintf(why, cap, "the reply was stopped early (stream.stop_early): %s", errors);
 }
 
 /* Whether the reply is doomed, looked at as it grows: when the reader says
@@ -155,9 +156,9 @@ static bool doomed(coax_session *s)
     return st->built && st->part.doomed;
 }
 
-/* Feeds this reply's reader, made on first use; raises only when memory
-** runs out. */
-static void feed(coax_session *s, lua_State *L, const char *text, size_t len)
+/* Feeds this reply's reader, made on first use; COAX_ENOMEM when memory
+** runs out, else COAX_OK (a reader past a limit is dropped). */
+static coax_code feed(coax_session *s, const char *text, size_t len)
 {
     session_stream *st = &s->stream;
     coax_error err = {0};
@@ -165,8 +166,9 @@ static void feed(coax_session *s, lua_State *L, const char *text, size_t len)
         luaL_error(L, "out of memory"); /* the readers' arena, one reply after another */
     coax_code rc = st->reader ? COAX_OK : stream_new(s->engine->alloc, &st->opts, &st->reader, &err);
     if (rc == COAX_OK) rc = stream_feed(st->reader, text, len, &err);
-    if (rc == COAX_ENOMEM) luaL_error(L, "out of memory");
+    if (rc == COAX_ENOMEM) return rc;
     if (rc) drop_reader(st);
+    return COAX_OK;
 }
 
 /* The complete parts of the reader's partial now, copied into 'a' (a
@@ -191,10 +193,11 @@ static bool snapshot(stream_reader *r, coax_arena *a, stream_partial *out)
 /* The reply starts over after a partial was told: the host showed its
 ** complete parts, which the new reply need not repeat. They stay promises
 ** the final value must keep, and this attempt tells no partial again, as
-** the new reply's could contradict them. */
+** the new reply's could contradict them. Nothing to keep when none was told. */
 static void keep_promise(coax_session *s)
 {
     session_stream *st = &s->stream;
+    if (!st->promised || !st->reader || st->told_promise) return;
     if (!st->kept && !(st->kept = coax_arena_new(s->engine->alloc))) return;
     coax_arena_reset(st->kept);
     st->has_promise = snapshot(st->reader, st->kept, &st->promise); /* without memory: a promise not checked */
@@ -250,6 +253,41 @@ static bool redact_piece(coax_session *s, const char *text, size_t len, const ch
     return !st->hold.oom && !st->clean.oom;
 }
 
+/* A piece the reader missed (memory ran out): no partials until the reply
+** starts over, and those told stay promises the final value must keep. */
+static coax_code lose_piece(coax_session *s)
+{
+    session_stream *st = &s->stream;
+    keep_promise(s);
+    drop_reader(st);
+    return COAX_ENOMEM;
+}
+
+coax_code stream_take(coax_session *s, const char *text, size_t len)
+{
+    session_stream *st = &s->stream;
+    if (st->stopped) return COAX_ECANCELED;
+    st->fed = true;
+    if (!text) { /* the reply starts over */
+        keep_promise(s);
+        forget_reply(st);
+        return COAX_OK;
+    }
+    st->received += len;
+    if (!redact_piece(s, text, len, &text, &len)) return lose_piece(s);
+    if (st->stop_early && st->text.len + len <= s->engine->limits.max_input) {
+        coax_buf_put(&st->text, text, len);
+        if (st->text.oom) return lose_piece(s);
+    }
+    if ((!st->partials && !st->stop_early) || st->lost) return COAX_OK;
+    if (feed(s, text, len) != COAX_OK) return lose_piece(s);
+    if (st->stop_early && st->reader && doomed(s)) { /* no later text can save it: stop paying for it */
+        stop(s);
+        return COAX_ECANCELED;
+    }
+    return COAX_OK;
+}
+
 /* on_text(delta | nil): upvalues 2 the session, 3 its serial, 4 the attempt. */
 static int sink(lua_State *L)
 {
@@ -260,27 +298,14 @@ static int sink(lua_State *L)
         return luaL_error(L, "request.on_text: only the agent's call of its own attempt can feed the reply "
                              "(not a coroutine of its own, not after the call)");
     if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TSTRING);
-    session_stream *st = &s->stream;
-    if (st->stopped) return raise_stopped(L, s);
-    st->fed = true;
-    if (lua_isnoneornil(L, 1)) { /* the reply starts over */
-        if (st->promised && st->reader && !st->told_promise) keep_promise(s);
-        forget_reply(st);
-        return 0;
-    }
-    size_t len;
+    size_t len = 0;
     const char *text = lua_tolstring(L, 1, &len);
-    st->received += len;
-    if (!redact_piece(s, text, len, &text, &len)) return luaL_error(L, "out of memory");
-    if (st->stop_early && st->text.len + len <= s->engine->limits.max_input) {
-        coax_buf_put(&st->text, text, len);
-        if (st->text.oom) return luaL_error(L, "out of memory");
-    }
-    if ((!st->partials && !st->stop_early) || st->lost) return 0;
-    feed(s, L, text, len);
-    if (st->stop_early && st->reader && doomed(s)) { /* no later text can save it: stop paying for it */
-        stop(s);
-        return raise_stopped(L, s);
+    coax_code rc = stream_take(s, text, len);
+    if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
+    if (rc == COAX_ECANCELED) {
+        char why[320];
+        stream_stop_reason(s, why, sizeof why);
+        return luaL_error(L, "coax: %s", why);
     }
     return 0;
 }
@@ -377,7 +402,7 @@ void stream_tell_partial(coax_session *s)
         drop_reader(st);
         return;
     }
-    if (rc == COAX_OK && st->stop_early && st->part.doomed) { /* the agent's next resume meets the stop */
+    if (rc == COAX_OK && st->stop_early && st->part.doomed) { /* the session's next step fails the attempt */
         stop(s);
         return;
     }

@@ -257,9 +257,10 @@ static void handle_reply(coax_session *s)
     lua_settop(L, base); /* the reply and its text stayed anchored until here */
 }
 
-/* The agent's call after its sink stopped the reply (lend_stream.c): the
-** attempt fails as an invalid reply with the partial's errors (the usual
-** feedback and retry), whatever the agent returned, raised or waits on. */
+/* The agent's call after its sink (or the host's piece) stopped the reply
+** (lend_stream.c): the attempt fails as an invalid reply with the partial's
+** errors (the usual feedback and retry), whatever the agent returned,
+** raised or waits on. */
 static void fail_stopped(coax_session *s)
 {
     lua_State *L = s->engine->vm.L;
@@ -267,6 +268,7 @@ static void fail_stopped(coax_session *s)
     s->co_ref = LUA_NOREF;
     s->co = NULL;
     s->sleeping = false;
+    s->host = HOST_IDLE; /* a host asked hears ECANCELED, then the next request */
     http_cancel(s->http);
     s->http = NULL;
     proc_cancel(s->proc);
@@ -462,6 +464,10 @@ static void step(coax_session *s)
             if (s->state == SS_WAIT) return;
             break;
         case SS_WAIT:
+            if (stream_stopped_early(s)) { /* while the host was asked: the agent has nothing to resume for */
+                fail_stopped(s);                /* the next attempt, or the end */
+                break;
+            }
             if (s->sleeping && s->wake_at > coax_now_ms()) return;
             if (!s->sleeping && s->http && !http_ready(s->http)) return;
             if (!s->sleeping && s->proc && !proc_ready(s->proc)) return;
@@ -499,7 +505,7 @@ void session_step(coax_session *s)
 ** (0: it can move now, or it has ended). */
 double session_next_event(const coax_session *s)
 {
-    if (s->state == SS_DONE) return 0;
+    if (s->state == SS_DONE || stream_stopped_early(s)) return 0;
     double t;
     if (s->sleeping) t = s->wake_at;
     else if (s->http && !http_ready(s->http)) t = HUGE_VAL; /* whenever curl says */

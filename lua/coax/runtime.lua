@@ -36,12 +36,13 @@ local function agent_spec(recipe, host)
 end
 
 -- What the session does with a streamed reply (README "Streaming"), read by
--- engine/session/create.c: `on` when the agent streams (its option stream),
--- then the recipe's stream table with its defaults (partials when streamed,
--- no stop_early, every 50 ms).
-local function stream_options(t, spec)
+-- engine/session/create.c: `on` when the agent streams (its option stream,
+-- or an agent whose replies may come in pieces: the host's), then the
+-- recipe's stream table with its defaults (partials when streamed, no
+-- stop_early, every 50 ms).
+local function stream_options(t, spec, agent)
   t = t or {}
-  local on = spec.stream == true
+  local on = spec.stream == true or agent.PIECES == true
   local atomic = {}
   for i, p in ipairs(t.atomic or {}) do atomic[i] = p end
   local partials = t.partials
@@ -78,7 +79,7 @@ function M.new_session(recipe, input, host)
     max_attempts = host.max_attempts or r.max_attempts or host.default_max_attempts,
     max_class = r.max_class,
     context_budget = r.context_budget, budget = r.budget or {},
-    stream = stream_options(r.stream, spec),
+    stream = stream_options(r.stream, spec, agent),
   }
   return S
 end

@@ -2,7 +2,8 @@
 -- (a game engine with its own networking, a tool with its own local model).
 -- The request goes to the host as JSON, {messages, schema, options}, and the
 -- agent's coroutine waits until the host answers (coax_session_host_reply or
--- _host_fail in C; s:host_reply / s:host_fail in Lua). Nothing blocks.
+-- _host_fail in C; s:host_reply / s:host_fail in Lua), perhaps after handing
+-- over its text in pieces as it arrives. Nothing blocks.
 --
 -- Options: schema_in_request = true when the host sends the schema to its
 -- model itself (structured output), so the prompt does not carry it.
@@ -12,6 +13,10 @@ local coax = require "coax"
 local json = coax.json
 
 local M = {}
+
+--- The host may hand over the reply's text as it arrives
+-- (coax_session_host_piece, s:host_piece): the recipe's stream options apply.
+M.PIECES = true
 
 --- Whether the schema travels beside the messages rather than in the prompt.
 function M.schema_in_request(options)
