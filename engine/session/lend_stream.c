@@ -163,7 +163,7 @@ static coax_code feed(coax_session *s, const char *text, size_t len)
     session_stream *st = &s->stream;
     coax_error err = {0};
     if (!st->reader && !st->opts.arena && !(st->opts.arena = coax_arena_new(s->engine->alloc)))
-        luaL_error(L, "out of memory"); /* the readers' arena, one reply after another */
+        return COAX_ENOMEM; /* the readers' arena, one reply after another */
     coax_code rc = st->reader ? COAX_OK : stream_new(s->engine->alloc, &st->opts, &st->reader, &err);
     if (rc == COAX_OK) rc = stream_feed(st->reader, text, len, &err);
     if (rc == COAX_ENOMEM) return rc;
