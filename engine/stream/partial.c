@@ -225,32 +225,13 @@ coax_code tree_close(stream_reader *r)
     return child_closed(r, r->depth - 1);
 }
 
-bool tree_listed(const stream_reader *r) { return r->nentries > 0 || r->npending > 0; }
-
-void tree_drop(stream_reader *r)
+void tree_free(stream_reader *r)
 {
     for (size_t d = 0; d < r->depth; d++) {
         sframe *f = &r->frames[d];
         coax_free_raw(r->alloc, f->keyslots, f->keymask ? (f->keymask + 1) * sizeof *f->keyslots : 0);
     }
     r->depth = 0;
-    r->nentries = 0;
-    r->npending = 0;
-    r->scalar = SC_NONE;
-    r->held.type = 0xFF;
-    r->text.len = 0;
-    r->cand.len = 0;
-    coax_arena_reset(r->ar); /* nothing of the candidate was shown as complete */
-    r->entries = NULL;
-    r->entrycap = 0;
-    r->ptrs = NULL;
-    r->ptrcap = 0;
-    r->nptrs = 0;
-}
-
-void tree_free(stream_reader *r)
-{
-    tree_drop(r);
     coax_free_raw(r->alloc, r->frames, r->framecap * sizeof *r->frames);
     r->frames = NULL;
     r->framecap = 0;

@@ -196,10 +196,6 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup);
 coax_code tree_scalar(stream_reader *r, const coax_value *v);
 /* The innermost container closed. */
 coax_code tree_close(stream_reader *r);
-/* Whether a part was listed complete (a candidate may no longer be dropped). */
-bool tree_listed(const stream_reader *r);
-/* Forgets the candidate (nothing of it was listed). */
-void tree_drop(stream_reader *r);
 /* Frees the allocator memory of the frames. */
 void tree_free(stream_reader *r);
 

@@ -159,6 +159,9 @@ static const char *const person =
     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"},"
     "\"color\":{\"enum\":[\"red\",\"green\"]},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
     "\"required\":[\"name\",\"age\"],\"additionalProperties\":false}";
+static const char *const s1_nested =
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"info\":{\"type\":\"object\","
+    "\"properties\":{\"age\":{\"type\":\"integer\"}}}}}";
 static const char *const list_schema =
     "{\"type\":\"object\",\"properties\":{\"items\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/item\"}}},"
     "\"$defs\":{\"item\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"name\":{\"type\":"
@@ -187,7 +190,7 @@ static const reply corpus[] = {
      "{\"partial\": {\"a\":[1,2.5e3,-0,true,null],\"b\":{\"c\":\"xé😀y\"}}, \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "<think>I think {\"x\": 1} is wrong</think>\nHere it is: {\"k\": \"v\", \"n\": [ [], {} ]} hope it helps",
      "{\"partial\": {\"k\":\"v\",\"n\":[[],{}]}, \"complete\": [\"\"], \"in_progress\": null}"},
-    {NULL, "Sure! Use {name} here.\n[\"a\", \"b\"]",
+    {NULL, "Sure! Here it is:\n[\"a\", \"b\"]",
      "{\"partial\": [\"a\",\"b\"], \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "{\"s\": \"line\\nbreak \\\"q\\\" \\/ \\t\", \"e\": \"\", \"k~/\": {\"z\": false}}",
      "{\"partial\": {\"s\":\"line\\nbreak \\\"q\\\" / \\t\",\"e\":\"\",\"k~/\":{\"z\":false}}, \"complete\": [\"\"], "
@@ -223,9 +226,9 @@ static const reply corpus[] = {
      "{\"partial\": {\"meta\":{\"x\":[1,\"two\"],\"y\":null},\"list\":[1,{\"k\":\"v\"},\"a long string with "
      "Zo\xC3\xAB \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80 and \\\"escapes\\\" \xC3\xA9 inside\",12345678901234567890],"
      "\"when\":\"not a date\",\"n\":7}, \"complete\": [\"\"], \"in_progress\": null}"},
-    /* an overlong UTF-8 sequence after a run of 8 plain bytes: not JSON, dropped */
+    /* an overlong UTF-8 sequence after a run of 8 plain bytes: not JSON, stopped */
     {trivial_parts, "{\"list\": [\"abcdefgh\xC0\xAFxyz\"], \"n\": 1}",
-     "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+     "{\"partial\": {\"list\":[\"abcdefgh\"]}, \"complete\": [], \"in_progress\": \"/list/0\", \"stopped\": true}"},
     /* a UTF-8 surrogate after a listed part: stopped */
     {NULL, "{\"s\": \"abcdefghijklmnop\xE6\x97\xA5qrstuvwxyz0123456789\", \"t\": \"\xED\xA0\x80\"}",
      "{\"partial\": {\"s\":\"abcdefghijklmnop\xE6\x97\xA5qrstuvwxyz0123456789\",\"t\":\"\"}, \"complete\": [\"/s\"], "
@@ -284,9 +287,28 @@ static const exact exacts[] = {
     {NULL, "```jso", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
     {NULL, "See [1] and [note", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
     {NULL, "```python\nx = [1, 2]\n```\n", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
-    /* not JSON before anything was listed: dropped; after: stopped */
-    {NULL, "use {name} here {\"a\": [1", "{\"partial\": {\"a\":[]}, \"complete\": [], \"in_progress\": \"/a/0\"}"},
-    {NULL, "{\"a\": 1,b: 2}", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+    /* not JSON, before or after a part was listed: stopped, never dropped (the
+    ** lenient parser may read it all as one value: a search resumed inside it
+    ** would take an inner container for the whole) */
+    {NULL, "use {name} here {\"a\": [1", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
+    {NULL, "{\"a\": 1,b: 2}", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {s1_nested, "{'name': 'Jo', \"info\": {\"age\": 5}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
+    {NULL, "{name: \"Jo\", \"info\": {\"age\": 5}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
+    {NULL, "{\"a\": .5, \"b\": {\"c\": 1}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {NULL, "{\"a\": /* c */ 1, \"b\": {\"c\": 1}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {NULL, "{\"a\": \"\\q\", \"b\": {\"c\": 1}}",
+     "{\"partial\": {\"a\":\"\"}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {NULL, "[{\"x\": 1}, {\"y\" 2}, [3]]",
+     "{\"partial\": [{\"x\":1},{}], \"complete\": [\"/0\"], \"in_progress\": \"/1/y\", \"stopped\": true}"},
+    /* twins: the same in strict JSON, after prose without brackets */
+    {s1_nested, "{\"name\": \"Jo\", \"info\": {\"age\": 5}}",
+     "{\"partial\": {\"name\":\"Jo\",\"info\":{\"age\":5}}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {NULL, "Here you go: {\"a\": 0.5, \"b\": {\"c\": 1}}",
+     "{\"partial\": {\"a\":0.5,\"b\":{\"c\":1}}, \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "{\"a\": 1 , b: 2}",
      "{\"partial\": {\"a\":1}, \"complete\": [\"/a\"], \"in_progress\": \"\", \"stopped\": true}"},
     {NULL, "{\"a\": 1, \"a\": 2}",

@@ -62,7 +62,7 @@ static double cost(const coax_schema *s, maker make, size_t n)
     double best = 1e9;
     for (int round = 0; round < 2; round++) {
         clock_t t0 = clock();
-        stream_options o = {s, NULL, NULL, 0};
+        stream_options o = {.schema = s};
         stream_reader *r;
         coax_arena *a = coax_arena_new(NULL);
         stream_partial p;
