@@ -157,7 +157,10 @@ static coax_code string_ends(stream_reader *r, coax_error *err)
         r->scalar = SC_NONE;
         r->pstate = P_COLON;
         r->changed = true;
-        if (dup) r->dup = true;
+        /* A duplicate key: the lenient parser keeps the last value, which
+        ** cannot be foreseen; the parts listed stay (a session rejects a
+        ** final value that contradicts them). */
+        if (dup) candidate_fails(r);
         return COAX_OK;
     }
     return hold(r, COAX_STRING, 0, err);
@@ -406,7 +409,6 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
         return STEP_OK;
     case P_COLON:
         if (c != ':') return STEP_FAIL;
-        if (r->dup) return STEP_FAIL; /* a duplicate key: the last value wins, later */
         r->pstate = P_VALUE;
         return STEP_OK;
     default: /* P_AFTER */

@@ -142,7 +142,6 @@ struct stream_reader {
     sscalar scalar;
     coax_value held;        /* a scalar read, not yet proven final (type 0xFF: none) */
     bool held_spaced;       /* a space followed it */
-    bool dup;               /* the key just read repeats one */
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     const char *literal;    /* the literal being matched ("true"...) */

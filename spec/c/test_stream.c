@@ -313,6 +313,20 @@ static const exact exacts[] = {
      "{\"partial\": {\"a\":1}, \"complete\": [\"/a\"], \"in_progress\": \"\", \"stopped\": true}"},
     {NULL, "{\"a\": 1, \"a\": 2}",
      "{\"partial\": {\"a\":1}, \"complete\": [\"/a\"], \"in_progress\": \"/a\", \"stopped\": true}"},
+    /* a duplicate key stops the reader as its key closes (the last value
+    ** wins, later), before or after a part was listed, in a key table too;
+    ** never a restart inside the candidate */
+    {s1_nested, "{\"name\": \"Jo\", \"name\"",
+     "{\"partial\": {\"name\":\"Jo\"}, \"complete\": [\"/name\"], \"in_progress\": \"/name\", \"stopped\": true}"},
+    {s1_nested, "{\"x\": 1, \"x\": 2, \"info\": {\"age\": 5}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/x\", \"stopped\": true}"},
+    {NULL, "{\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9,\"k3\":{\"a\":1}}",
+     "{\"partial\": {\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9}, "
+     "\"complete\": [\"/k1\", \"/k2\", \"/k3\", \"/k4\", \"/k5\", \"/k6\", \"/k7\", \"/k8\", \"/k9\"], "
+     "\"in_progress\": \"/k3\", \"stopped\": true}"},
+    /* twin: keys that differ */
+    {s1_nested, "{\"name\": \"Jo\", \"names\"",
+     "{\"partial\": {\"name\":\"Jo\"}, \"complete\": [\"/name\"], \"in_progress\": \"/names\"}"},
     {NULL, "```json\n{'a': 1}", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
     {NULL, "{\"a\": [1, ]}", "{\"partial\": {\"a\":[1]}, \"complete\": [\"/a/0\"], \"in_progress\": \"/a\", \"stopped\": true}"},
     {NULL, "{\"a\": 1} {\"b\": 2}",
