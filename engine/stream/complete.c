@@ -8,7 +8,10 @@
 ** additionalProperties, required, counts, annotations; see plain()) and
 ** every key on the way, P's own included, is declared in "properties"
 ** (coercion may rename or drop an undeclared key, and a single undeclared
-** key at the root may be an envelope). Anything else above P (anyOf,
+** key at the root may be an envelope; so may a declared one that names the
+** whole answer, "result", over a container: coerce_wrapper_key), and the
+** root's "type" names its container alone (else an invalid root may be
+** unwrapped to a member's scalar). Anything else above P (anyOf,
 ** oneOf, allOf, if, not, enum or const on a container, uniqueItems,
 ** contains, dependencies, patternProperties, a reference that is not
 ** local...) may judge P together with what follows it, so P is final only
@@ -164,18 +167,48 @@ static void frame_from(sframe *f, const coax_value *sub, bool children_final, co
     f->key_sub = NULL;
 }
 
-void complete_frame(stream_reader *r, sframe *f, const sframe *parent)
+/* Whether root schema 'sub' can hold nothing but a container of this kind
+** ("type" names it alone), or accepts anything unchanged. Otherwise an
+** invalid root may be unwrapped (extract.c, try_envelope) to the value of
+** one of its members, a scalar included ({"a": {}, "result": "x"} is "x"
+** once "additionalProperties": false dropped "a"): nothing in it is final
+** before it closes. */
+static bool root_pinned(const coax_value *sub, bool object)
+{
+    if (trivial(sub)) return true;
+    const coax_value *t = member(sub, "type", 4);
+    const char *kind = object ? "object" : "array";
+    if (!t) return false;
+    if (t->type == COAX_STRING) return !strcmp(t->u.text, kind);
+    if (t->type != COAX_ARRAY || t->len == 0) return false;
+    for (size_t i = 0; i < t->len; i++)
+        if (t->u.items[i].type != COAX_STRING || strcmp(t->u.items[i].u.text, kind)) return false;
+    return true;
+}
+
+void complete_frame(stream_reader *r, sframe *f, sframe *parent)
 {
     const coax_value *doc = r->o.schema->doc;
     frame_from(f, NULL, false, NULL, NULL, false);
     if (!parent) { /* once per candidate: "$id" is allowed here */
         const coax_value *sub = deref(doc, doc);
         const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
-        frame_from(f, sub, plain(sub, f->object, true), member(sub, "properties", 10), items ? items : &any_schema,
-                   member(sub, "propertyNames", 13) != NULL);
+        frame_from(f, sub, plain(sub, f->object, true) && root_pinned(sub, f->object), member(sub, "properties", 10),
+                   items ? items : &any_schema, member(sub, "propertyNames", 13) != NULL);
         return;
     }
     if (!parent->children_final) return;
+    /* A container under a root key that may name the whole answer: the
+    ** root may be an envelope the extraction unwraps (try_envelope, once
+    ** coercion left one member), and then this container is judged as the
+    ** root. Neither it nor anything in it is final before the root. */
+    if (parent == r->frames && parent->object && parent->key_sub) {
+        coax_value inner = {.type = (uint8_t)(f->object ? COAX_OBJECT : COAX_ARRAY)};
+        if (coerce_wrapper_key(r->ar, doc, parent->key, parent->klen, &inner)) {
+            parent->key_sub = NULL;
+            return;
+        }
+    }
     const coax_value *s = parent->object ? parent->key_sub : parent->items;
     if (!s) return; /* an undeclared key: coercion may rename or drop it */
     const ssub *info = sub_info(r, s);

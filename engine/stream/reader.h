@@ -223,8 +223,10 @@ bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t si
 /* ---- complete.c: with a schema ------------------------------------------ */
 
 /* The subschema of a new container and whether its children may complete
-** on their own (every ancestor plain, every key on the way declared). */
-void complete_frame(stream_reader *r, sframe *f, const sframe *parent);
+** on their own (every ancestor plain, every key on the way declared, the
+** root's type pinned); a container under a root key that may name an
+** envelope makes that key undeclared (parent->key_sub NULL). */
+void complete_frame(stream_reader *r, sframe *f, sframe *parent);
 /* Whether the child being closed in 'f' may be complete on its own. */
 static inline bool complete_child_final(const sframe *f)
 {

@@ -162,6 +162,9 @@ static const char *const person =
 static const char *const s1_nested =
     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"info\":{\"type\":\"object\","
     "\"properties\":{\"age\":{\"type\":\"integer\"}}}}}";
+static const char *const envelope_schema =
+    "{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"number\"},\"name\":{\"type\":\"string\"}},"
+    "\"additionalProperties\":false}";
 static const char *const list_schema =
     "{\"type\":\"object\",\"properties\":{\"items\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/item\"}}},"
     "\"$defs\":{\"item\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"name\":{\"type\":"
@@ -340,6 +343,27 @@ static const exact exacts[] = {
     /* twin: an envelope's members */
     {person, "{\"result\": {\"name\": \"Jo\", \"age\": 40, ",
      "{\"partial\": {\"result\":{}}, \"complete\": [], \"in_progress\": \"/result\"}"},
+    /* a container under a root key that may name an envelope: the root may
+    ** be unwrapped to it, so it is neither complete nor doomed before the root */
+    {envelope_schema, "{\"result\": {\"name\": \"Jo\"}, ",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    {envelope_schema, "{\"result\": {\"name\": \"Jo\"}}",
+     "{\"partial\": {\"name\":\"Jo\"}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {envelope_schema, "{\"x\": 1, \"result\": [{\"name\": \"Jo\"}], ",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    /* twin: a scalar under it (an object root never unwraps to a scalar) */
+    {envelope_schema, "{\"name\": \"Jo\", \"result\": 5, ",
+     "{\"partial\": {\"name\":\"Jo\",\"result\":5}, \"complete\": [\"/name\", \"/result\"], \"in_progress\": \"\"}"},
+    /* a root schema whose type does not pin the container: it may unwrap to a scalar */
+    {"{\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
+     "{\"a\": {}, \"result\": \"x\", ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    {"{\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
+     "{\"a\": {}, \"result\": \"x\", \"b\": 1}", "{\"partial\": \"x\", \"complete\": [\"\"], \"in_progress\": null}"},
+    {"{\"type\":[\"object\",\"string\"],\"properties\":{\"result\":{\"type\":\"number\"}}}",
+     "{\"result\": 5, ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    /* twin: the type pins it */
+    {"{\"type\":[\"object\"],\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
+     "{\"result\": 5, ", "{\"partial\": {\"result\":5}, \"complete\": [\"/result\"], \"in_progress\": \"\"}"},
     /* twin: under anyOf nothing is final before the root */
     {any_of, "{\"a\": 5, \"b\": 1, ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
     /* twin: patternProperties, a reference beside other keywords, enum on the object */
