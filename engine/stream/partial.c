@@ -261,7 +261,7 @@ static bool is_atomic(const stream_reader *r, const char *ptr)
 }
 
 /* The value shown: the open containers, each with its complete children
-** and the one in progress. */
+** and the one in progress (an item only when every item before it shows). */
 static coax_value *spine(stream_reader *r, coax_arena *a, bool show_string)
 {
     coax_value child;
@@ -278,6 +278,9 @@ static coax_value *spine(stream_reader *r, coax_arena *a, bool show_string)
     }
     for (size_t d = r->depth; d-- > 0;) {
         sframe *f = &r->frames[d];
+        /* An item shows only at its own index: after hidden siblings (not
+        ** complete yet) it would take the place of one of them. */
+        if (have && !f->object && f->nshown != f->nraw) have = false;
         if (have && !shown_room(r, f, f->nshown + 1)) return NULL;
         if (have) {
             if (f->object)

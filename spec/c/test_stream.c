@@ -364,6 +364,17 @@ static const exact exacts[] = {
     /* twin: the type pins it */
     {"{\"type\":[\"object\"],\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
      "{\"result\": 5, ", "{\"partial\": {\"result\":5}, \"complete\": [\"/result\"], \"in_progress\": \"\"}"},
+    /* an item in progress after hidden siblings is not shown (it would take
+    ** the index of one of them); the pointer being written stays */
+    {"{\"properties\":{\"A\":{}}}", "{\"name\": [\"x\",{ \"n",
+     "{\"partial\": {\"name\":[]}, \"complete\": [], \"in_progress\": \"/name/1/n\"}"},
+    {"{\"properties\":{\"A\":{}}}", "{\"name\": [\"x\", \"ab",
+     "{\"partial\": {\"name\":[]}, \"complete\": [], \"in_progress\": \"/name/1\"}"},
+    /* twins: the first item, or after complete siblings, shows at its index */
+    {"{\"properties\":{\"A\":{}}}", "{\"name\": [{ \"n",
+     "{\"partial\": {\"name\":[{}]}, \"complete\": [], \"in_progress\": \"/name/0/n\"}"},
+    {NULL, "{\"name\": [\"x\",{ \"n",
+     "{\"partial\": {\"name\":[\"x\",{}]}, \"complete\": [\"/name/0\"], \"in_progress\": \"/name/1/n\"}"},
     /* twin: under anyOf nothing is final before the root */
     {any_of, "{\"a\": 5, \"b\": 1, ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
     /* twin: patternProperties, a reference beside other keywords, enum on the object */
