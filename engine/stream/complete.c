@@ -8,7 +8,10 @@
 ** additionalProperties, required, counts, annotations; see plain()) and
 ** every key on the way, P's own included, is declared in "properties"
 ** (coercion may rename or drop an undeclared key, and a single undeclared
-** key at the root may be an envelope). Anything else above P (anyOf,
+** key at the root may be an envelope; so may a declared one that names the
+** whole answer, "result", over a container: coerce_wrapper_key), and the
+** root's "type" names its container alone (else an invalid root may be
+** unwrapped to a member's scalar). Anything else above P (anyOf,
 ** oneOf, allOf, if, not, enum or const on a container, uniqueItems,
 ** contains, dependencies, patternProperties, a reference that is not
 ** local...) may judge P together with what follows it, so P is final only
@@ -164,18 +167,48 @@ static void frame_from(sframe *f, const coax_value *sub, bool children_final, co
     f->key_sub = NULL;
 }
 
-void complete_frame(stream_reader *r, sframe *f, const sframe *parent)
+/* Whether root schema 'sub' can hold nothing but a container of this kind
+** ("type" names it alone), or accepts anything unchanged. Otherwise an
+** invalid root may be unwrapped (extract.c, try_envelope) to the value of
+** one of its members, a scalar included ({"a": {}, "result": "x"} is "x"
+** once "additionalProperties": false dropped "a"): nothing in it is final
+** before it closes. */
+static bool root_pinned(const coax_value *sub, bool object)
+{
+    if (trivial(sub)) return true;
+    const coax_value *t = member(sub, "type", 4);
+    const char *kind = object ? "object" : "array";
+    if (!t) return false;
+    if (t->type == COAX_STRING) return !strcmp(t->u.text, kind);
+    if (t->type != COAX_ARRAY || t->len == 0) return false;
+    for (size_t i = 0; i < t->len; i++)
+        if (t->u.items[i].type != COAX_STRING || strcmp(t->u.items[i].u.text, kind)) return false;
+    return true;
+}
+
+void complete_frame(stream_reader *r, sframe *f, sframe *parent)
 {
     const coax_value *doc = r->o.schema->doc;
     frame_from(f, NULL, false, NULL, NULL, false);
     if (!parent) { /* once per candidate: "$id" is allowed here */
         const coax_value *sub = deref(doc, doc);
         const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
-        frame_from(f, sub, plain(sub, f->object, true), member(sub, "properties", 10), items ? items : &any_schema,
-                   member(sub, "propertyNames", 13) != NULL);
+        frame_from(f, sub, plain(sub, f->object, true) && root_pinned(sub, f->object), member(sub, "properties", 10),
+                   items ? items : &any_schema, member(sub, "propertyNames", 13) != NULL);
         return;
     }
     if (!parent->children_final) return;
+    /* A container under a root key that may name the whole answer: the
+    ** root may be an envelope the extraction unwraps (try_envelope, once
+    ** coercion left one member), and then this container is judged as the
+    ** root. Neither it nor anything in it is final before the root. */
+    if (parent == r->frames && parent->object && parent->key_sub) {
+        coax_value inner = {.type = (uint8_t)(f->object ? COAX_OBJECT : COAX_ARRAY)};
+        if (coerce_wrapper_key(r->ar, doc, parent->key, parent->klen, &inner)) {
+            parent->key_sub = NULL;
+            return;
+        }
+    }
     const coax_value *s = parent->object ? parent->key_sub : parent->items;
     if (!s) return; /* an undeclared key: coercion may rename or drop it */
     const ssub *info = sub_info(r, s);
@@ -302,6 +335,50 @@ static char *skel_pointer(skel *k, size_t i, const size_t *lo, size_t *len)
 
 static char *dup_text(coax_arena *a, const char *s) { return s ? coax_arena_strdup(a, s, strlen(s)) : NULL; }
 
+/* Pointers looked up by text (open addressing in a scratch arena), so an
+** error finds the part it is at or under through its location's prefixes
+** instead of every part being tried against every error. */
+typedef struct ptr_index {
+    const char *const *keys; /* keys[i]: the pointer of part i (NULL: none) */
+    const size_t *lens;
+    uint32_t *slots;         /* index + 1; 0 empty */
+    size_t mask;
+    uint64_t seed;
+} ptr_index;
+
+static bool index_build(ptr_index *x, coax_arena *a, const char *const *keys, const size_t *lens, size_t n,
+                        uint64_t seed)
+{
+    size_t cap = 16;
+    while (cap < n * 2) cap *= 2;
+    *x = (ptr_index){keys, lens, coax_arena_alloc(a, cap * sizeof *x->slots), cap - 1, seed};
+    if (!x->slots) return false;
+    memset(x->slots, 0, cap * sizeof *x->slots);
+    for (size_t i = 0; i < n; i++) {
+        if (!keys[i]) continue;
+        size_t h = (size_t)coax_hash_bytes(keys[i], lens[i], seed) & x->mask;
+        while (x->slots[h]) h = (h + 1) & x->mask;
+        x->slots[h] = (uint32_t)(i + 1);
+    }
+    return true;
+}
+
+/* The first part (by the shortest prefix) whose pointer is 'loc' or an
+** ancestor of it, or SIZE_MAX. */
+static size_t index_owner(const ptr_index *x, const char *loc)
+{
+    size_t len = strlen(loc);
+    for (size_t n = 0; n <= len; n++) {
+        if (n < len && loc[n] != '/') continue;
+        size_t h = (size_t)coax_hash_bytes(loc, n, x->seed) & x->mask;
+        for (; x->slots[h]; h = (h + 1) & x->mask) {
+            size_t i = x->slots[h] - 1;
+            if (x->lens[i] == n && !memcmp(x->keys[i], loc, n)) return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* Error 'e' of the skeleton, when it is at or under the part whose skeleton
 ** pointer is sp: kept with the part's real pointer. */
 static coax_code keep_error(stream_reader *r, const coax_schema_error *e, const char *sp, size_t splen,
@@ -336,6 +413,27 @@ static coax_code settle_as_parsed(stream_reader *r, spending *p)
     return p->ptr ? COAX_OK : COAX_ENOMEM;
 }
 
+/* The errors of 'val' grouped by the placed part they are at or under:
+** order[from[i]..from[i + 1]) are part i's, in their order in 'val'. */
+static coax_code errors_by_part(skel *k, const char *const *sps, const size_t *splens, const coax_validation *val,
+                                size_t **order, size_t **from)
+{
+    ptr_index x;
+    size_t *owner = coax_arena_alloc(k->a, val->nerrors * sizeof *owner);
+    *order = coax_arena_alloc(k->a, (val->nerrors ? val->nerrors : 1) * sizeof **order);
+    *from = coax_arena_alloc(k->a, (k->n + 2) * sizeof **from);
+    if (!owner || !*order || !*from || !index_build(&x, k->a, sps, splens, k->n, k->r->seed)) return COAX_ENOMEM;
+    memset(*from, 0, (k->n + 2) * sizeof **from);
+    for (size_t e = 0; e < val->nerrors; e++) {
+        owner[e] = index_owner(&x, val->errors[e].instance_location);
+        if (owner[e] != SIZE_MAX) (*from)[owner[e] + 2]++;
+    }
+    for (size_t i = 0; i < k->n; i++) (*from)[i + 2] += (*from)[i + 1]; /* from[i + 1]: where part i's end */
+    for (size_t e = 0; e < val->nerrors; e++)
+        if (owner[e] != SIZE_MAX) (*order)[(*from)[owner[e] + 1]++] = e;
+    return COAX_OK;
+}
+
 coax_code complete_settle(stream_reader *r, coax_error *err)
 {
     if (!r->npending) return COAX_OK;
@@ -368,20 +466,29 @@ coax_code complete_settle(stream_reader *r, coax_error *err)
         while (i < k.n && placed(&k, i)->depth < j) i++;
         lo[j] = i;
     }
+    bool as_parsed = c.n == 0 && val.valid; /* nothing changed, nothing failed: the parts as parsed */
+    const char **sps = NULL;
+    size_t *splens = NULL, *order = NULL, *from = NULL;
+    if (!rc && k.n && !as_parsed) {
+        sps = coax_arena_alloc(k.a, k.n * sizeof *sps);
+        splens = coax_arena_alloc(k.a, k.n * sizeof *splens);
+        if (!sps || !splens) rc = COAX_ENOMEM;
+        for (size_t i = 0; !rc && i < k.n; i++)
+            if (!(sps[i] = skel_pointer(&k, i, lo, &splens[i]))) rc = COAX_ENOMEM;
+    }
+    /* Each error goes to the part it is at or under (at most one: no part
+    ** placed is inside another), in the order coercion gave them. */
+    if (!rc && sps && !val.valid && val.nerrors) rc = errors_by_part(&k, sps, splens, &val, &order, &from);
     for (size_t i = 0; !rc && i < k.n; i++) {
         spending *p = &r->pending[list[i]];
-        if (c.n == 0 && val.valid) { /* nothing changed, nothing failed: the parts as parsed */
+        if (as_parsed) {
             rc = settle_as_parsed(r, p);
             continue;
         }
         const sframe *f = &r->frames[p->depth];
         const coax_member *m = f->object ? (const coax_member *)f->raw + p->index : NULL;
-        size_t splen, reallen;
-        char *sp = skel_pointer(&k, i, lo, &splen);
-        if (!sp) {
-            rc = COAX_ENOMEM;
-            break;
-        }
+        size_t splen = splens[i], reallen;
+        const char *sp = sps[i];
         const coax_value *v = NULL;
         if (coax_pointer_get(coerced, sp, splen, &v)) /* not where it was: never shown changed */
             v = m ? &m->value : (const coax_value *)f->raw + p->index;
@@ -396,25 +503,13 @@ coax_code complete_settle(stream_reader *r, coax_error *err)
         }
         p->value = keep; /* partial.c shows and lists it */
         p->ptr = real;
-        for (size_t e = 0; !rc && !val.valid && e < val.nerrors; e++)
-            rc = keep_error(r, &val.errors[e], sp, splen, real, reallen);
+        for (size_t e = from ? from[i] : 0; !rc && from && e < from[i + 1]; e++)
+            rc = keep_error(r, &val.errors[order[e]], sp, splen, real, reallen);
     }
     coax_arena_reset(r->scratch);
     if (rc == COAX_ENOMEM) return stream_oom(r, err);
     if (rc) return stream_limit(r, rc, NULL, "%s", err && err->msg[0] ? err->msg : coax_strerror(rc));
     return COAX_OK;
-}
-
-/* Whether 'loc' is at or under a part listed complete (whose errors the
-** partial holds already). */
-static bool under_listed(const stream_reader *r, const char *loc)
-{
-    for (size_t i = 0; i < r->nentries; i++) {
-        const char *p = r->entries[i].text;
-        size_t n = p ? strlen(p) : 0;
-        if (p && !strncmp(loc, p, n) && (loc[n] == '\0' || loc[n] == '/')) return true;
-    }
-    return false;
 }
 
 coax_code complete_root(stream_reader *r, coax_error *err)
@@ -443,11 +538,23 @@ coax_code complete_root_errors(stream_reader *r, coax_error *err)
 {
     const coax_validation *v = &r->root_x.validation;
     r->root_errors_pending = false;
-    for (size_t i = 0; i < v->nerrors; i++) {
-        if (under_listed(r, v->errors[i].instance_location)) continue; /* known already */
-        if (!stream_grow(r, (void **)&r->errors, &r->errorcap, r->nerrors + 1, sizeof *r->errors))
-            return stream_oom(r, err);
-        r->errors[r->nerrors++] = v->errors[i];
+    if (!v->nerrors) return COAX_OK;
+    /* The parts listed, by pointer: an error at or under one is known already. */
+    if (!r->scratch && !(r->scratch = coax_arena_new(coax_arena_allocator(r->ar)))) return stream_oom(r, err);
+    const char **texts = coax_arena_alloc(r->scratch, (r->nentries + 1) * sizeof *texts);
+    size_t *lens = coax_arena_alloc(r->scratch, (r->nentries + 1) * sizeof *lens);
+    ptr_index x;
+    bool ok = texts && lens;
+    for (size_t i = 0; ok && i < r->nentries; i++) {
+        texts[i] = r->entries[i].text;
+        lens[i] = texts[i] ? strlen(texts[i]) : 0;
     }
-    return COAX_OK;
+    ok = ok && index_build(&x, r->scratch, texts, lens, r->nentries, r->seed);
+    for (size_t i = 0; ok && i < v->nerrors; i++) {
+        if (index_owner(&x, v->errors[i].instance_location) != SIZE_MAX) continue; /* known already */
+        ok = stream_grow(r, (void **)&r->errors, &r->errorcap, r->nerrors + 1, sizeof *r->errors);
+        if (ok) r->errors[r->nerrors++] = v->errors[i];
+    }
+    coax_arena_reset(r->scratch);
+    return ok ? COAX_OK : stream_oom(r, err);
 }

@@ -225,32 +225,13 @@ coax_code tree_close(stream_reader *r)
     return child_closed(r, r->depth - 1);
 }
 
-bool tree_listed(const stream_reader *r) { return r->nentries > 0 || r->npending > 0; }
-
-void tree_drop(stream_reader *r)
+void tree_free(stream_reader *r)
 {
     for (size_t d = 0; d < r->depth; d++) {
         sframe *f = &r->frames[d];
         coax_free_raw(r->alloc, f->keyslots, f->keymask ? (f->keymask + 1) * sizeof *f->keyslots : 0);
     }
     r->depth = 0;
-    r->nentries = 0;
-    r->npending = 0;
-    r->scalar = SC_NONE;
-    r->held.type = 0xFF;
-    r->text.len = 0;
-    r->cand.len = 0;
-    coax_arena_reset(r->ar); /* nothing of the candidate was shown as complete */
-    r->entries = NULL;
-    r->entrycap = 0;
-    r->ptrs = NULL;
-    r->ptrcap = 0;
-    r->nptrs = 0;
-}
-
-void tree_free(stream_reader *r)
-{
-    tree_drop(r);
     coax_free_raw(r->alloc, r->frames, r->framecap * sizeof *r->frames);
     r->frames = NULL;
     r->framecap = 0;
@@ -280,7 +261,7 @@ static bool is_atomic(const stream_reader *r, const char *ptr)
 }
 
 /* The value shown: the open containers, each with its complete children
-** and the one in progress. */
+** and the one in progress (an item only when every item before it shows). */
 static coax_value *spine(stream_reader *r, coax_arena *a, bool show_string)
 {
     coax_value child;
@@ -297,6 +278,9 @@ static coax_value *spine(stream_reader *r, coax_arena *a, bool show_string)
     }
     for (size_t d = r->depth; d-- > 0;) {
         sframe *f = &r->frames[d];
+        /* An item shows only at its own index: after hidden siblings (not
+        ** complete yet) it would take the place of one of them. */
+        if (have && !f->object && f->nshown != f->nraw) have = false;
         if (have && !shown_room(r, f, f->nshown + 1)) return NULL;
         if (have) {
             if (f->object)

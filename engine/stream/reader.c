@@ -19,10 +19,13 @@
 ** A root scalar is never followed: its value is the final one's business.
 **
 ** The parser reads strict JSON (RFC 8259). Anything else (what the lenient
-** parser would repair, and so might read otherwise) ends the candidate:
-** before a part of it was listed complete, a candidate in prose is dropped
-** and the search goes on from that byte ("use {name} here"); once a part
-** was listed, or in a fence or tag, the reader stops following the reply.
+** parser would repair, and so might read otherwise) stops the reader from
+** following the reply, wherever the candidate is and whatever was listed:
+** the lenient parser may read the failed text as the answer ({name: "Jo",
+** "info": {...}} is one object to it, "use {name} here" none), and a search
+** resumed from the failing byte would take a container inside it for the
+** whole value. Nothing after a failed candidate's bracket can be known not
+** to be part of it, so no candidate is ever dropped.
 ** A scalar is reported (tree_scalar) only once what follows proves it
 ** final: a string by the ',' or closer after it ("a" + "b" is one string
 ** to the lenient parser), a number or literal by a space or a closer, or a
@@ -78,20 +81,13 @@ bool stream_changed(const stream_reader *r) { return r && r->changed; }
 
 /* ---- the parser ---------------------------------------------------------- */
 
-/* The candidate cannot be read as strict JSON from here on. Returns true
-** when the byte is to be read again (as prose: the candidate was dropped). */
-static bool candidate_fails(stream_reader *r)
+/* The candidate cannot be read as strict JSON from here on: the reader
+** stops following the reply (see above: never dropped, never restarted). */
+static void candidate_fails(stream_reader *r)
 {
     r->changed = true;
-    if (!tree_listed(r) && (r->source == COAX_SOURCE_PROSE || r->source == COAX_SOURCE_WHOLE)) {
-        tree_drop(r);
-        r->seek = SK_PROSE;
-        r->block_start = false;
-        return true;
-    }
     r->stopped = true;
     r->seek = SK_DONE;
-    return false;
 }
 
 /* The held scalar is final: it joins its container. */
@@ -161,7 +157,10 @@ static coax_code string_ends(stream_reader *r, coax_error *err)
         r->scalar = SC_NONE;
         r->pstate = P_COLON;
         r->changed = true;
-        if (dup) r->dup = true;
+        /* A duplicate key: the lenient parser keeps the last value, which
+        ** cannot be foreseen; the parts listed stay (a session rejects a
+        ** final value that contradicts them). */
+        if (dup) candidate_fails(r);
         return COAX_OK;
     }
     return hold(r, COAX_STRING, 0, err);
@@ -410,7 +409,6 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
         return STEP_OK;
     case P_COLON:
         if (c != ':') return STEP_FAIL;
-        if (r->dup) return STEP_FAIL; /* a duplicate key: the last value wins, later */
         r->pstate = P_VALUE;
         return STEP_OK;
     default: /* P_AFTER */
@@ -497,12 +495,9 @@ static bool digits_stay(int s) { return s == N_INT || s == N_FRAC || s == N_EXP;
 
 /* Reads p[i..len) in the candidate until it ends, the piece ends or the
 ** reader stops; returns where it stopped, or SIZE_MAX on an error (memory,
-** a limit). 'again' is set when the byte at the returned index is to be
-** read again as prose (the candidate was dropped). */
-static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size_t len, bool *again,
-                        coax_error *err)
+** a limit). */
+static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
-    *again = false;
     while (i < len) {
         unsigned char c = p[i];
         if (r->pstate == P_STRING && r->lstate == L_CHAR) {
@@ -527,7 +522,7 @@ static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size
         int step = parse_byte(r, c, err);
         if (step == STEP_ERROR) return SIZE_MAX;
         if (step == STEP_FAIL) {
-            *again = candidate_fails(r);
+            candidate_fails(r);
             return i;
         }
         if (step == STEP_OK) {
@@ -563,12 +558,11 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
         }
         /* The candidate's bytes the parser reads go to its text in one copy
         ** (with a schema: coax_extract reads the root from it). */
-        bool again;
-        size_t end = parse_run(r, p, i, len, &again, err);
+        size_t end = parse_run(r, p, i, len, err);
         if (end == SIZE_MAX) return r->failed;
-        if (r->o.schema && !again && r->seek != SK_DONE) coax_buf_put(&r->cand, p + i, end - i);
+        if (r->o.schema && r->seek != SK_DONE) coax_buf_put(&r->cand, p + i, end - i);
         i = end;
-        if (!again && r->seek == SK_DONE) break;
+        if (r->seek == SK_DONE) break;
     }
     r->bytes += len;
     if (r->cand.oom) return stream_oom(r, err);

@@ -142,7 +142,6 @@ struct stream_reader {
     sscalar scalar;
     coax_value held;        /* a scalar read, not yet proven final (type 0xFF: none) */
     bool held_spaced;       /* a space followed it */
-    bool dup;               /* the key just read repeats one */
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     const char *literal;    /* the literal being matched ("true"...) */
@@ -196,10 +195,6 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup);
 coax_code tree_scalar(stream_reader *r, const coax_value *v);
 /* The innermost container closed. */
 coax_code tree_close(stream_reader *r);
-/* Whether a part was listed complete (a candidate may no longer be dropped). */
-bool tree_listed(const stream_reader *r);
-/* Forgets the candidate (nothing of it was listed). */
-void tree_drop(stream_reader *r);
 /* Frees the allocator memory of the frames. */
 void tree_free(stream_reader *r);
 
@@ -228,8 +223,10 @@ bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t si
 /* ---- complete.c: with a schema ------------------------------------------ */
 
 /* The subschema of a new container and whether its children may complete
-** on their own (every ancestor plain, every key on the way declared). */
-void complete_frame(stream_reader *r, sframe *f, const sframe *parent);
+** on their own (every ancestor plain, every key on the way declared, the
+** root's type pinned); a container under a root key that may name an
+** envelope makes that key undeclared (parent->key_sub NULL). */
+void complete_frame(stream_reader *r, sframe *f, sframe *parent);
 /* Whether the child being closed in 'f' may be complete on its own. */
 static inline bool complete_child_final(const sframe *f)
 {

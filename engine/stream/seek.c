@@ -20,7 +20,6 @@ static void begin_candidate(stream_reader *r, coax_source source)
     r->pstate = P_VALUE;
     r->scalar = SC_NONE;
     r->held.type = 0xFF;
-    r->dup = false;
     r->cand.len = 0;
     r->changed = true;
 }

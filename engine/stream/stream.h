@@ -23,11 +23,13 @@
 ** - The value shows the complete parts and the one in progress, nothing
 **   else: a string in progress as far as it goes (unless its pointer is
 **   atomic), a number or literal in progress not at all, a closed part that
-**   is not complete yet not at all.
+**   is not complete yet not at all; an item in progress only at its own
+**   index (not after earlier items that are not shown).
 ** - When the reader meets text it cannot read with certainty (anything but
-**   JSON, spaces and comments inside the candidate, a duplicate key, a
-**   lone surrogate...), it stops following the reply: later partials are
-**   the last one (stopped = true). The final value comes from coax_extract
+**   strict JSON inside the candidate, a duplicate key, a lone surrogate...),
+**   it stops following the reply: later partials are the last one
+**   (stopped = true). A candidate is never dropped for a later one: the
+**   lenient parser may read the failed text as the answer. The final value comes from coax_extract
 **   over the whole reply, never from the reader.
 */
 #ifndef COAX_STREAM_H

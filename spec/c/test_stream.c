@@ -159,6 +159,12 @@ static const char *const person =
     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"},"
     "\"color\":{\"enum\":[\"red\",\"green\"]},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
     "\"required\":[\"name\",\"age\"],\"additionalProperties\":false}";
+static const char *const s1_nested =
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"info\":{\"type\":\"object\","
+    "\"properties\":{\"age\":{\"type\":\"integer\"}}}}}";
+static const char *const envelope_schema =
+    "{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"number\"},\"name\":{\"type\":\"string\"}},"
+    "\"additionalProperties\":false}";
 static const char *const list_schema =
     "{\"type\":\"object\",\"properties\":{\"items\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/item\"}}},"
     "\"$defs\":{\"item\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"name\":{\"type\":"
@@ -187,7 +193,7 @@ static const reply corpus[] = {
      "{\"partial\": {\"a\":[1,2.5e3,-0,true,null],\"b\":{\"c\":\"xé😀y\"}}, \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "<think>I think {\"x\": 1} is wrong</think>\nHere it is: {\"k\": \"v\", \"n\": [ [], {} ]} hope it helps",
      "{\"partial\": {\"k\":\"v\",\"n\":[[],{}]}, \"complete\": [\"\"], \"in_progress\": null}"},
-    {NULL, "Sure! Use {name} here.\n[\"a\", \"b\"]",
+    {NULL, "Sure! Here it is:\n[\"a\", \"b\"]",
      "{\"partial\": [\"a\",\"b\"], \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "{\"s\": \"line\\nbreak \\\"q\\\" \\/ \\t\", \"e\": \"\", \"k~/\": {\"z\": false}}",
      "{\"partial\": {\"s\":\"line\\nbreak \\\"q\\\" / \\t\",\"e\":\"\",\"k~/\":{\"z\":false}}, \"complete\": [\"\"], "
@@ -223,9 +229,9 @@ static const reply corpus[] = {
      "{\"partial\": {\"meta\":{\"x\":[1,\"two\"],\"y\":null},\"list\":[1,{\"k\":\"v\"},\"a long string with "
      "Zo\xC3\xAB \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80 and \\\"escapes\\\" \xC3\xA9 inside\",12345678901234567890],"
      "\"when\":\"not a date\",\"n\":7}, \"complete\": [\"\"], \"in_progress\": null}"},
-    /* an overlong UTF-8 sequence after a run of 8 plain bytes: not JSON, dropped */
+    /* an overlong UTF-8 sequence after a run of 8 plain bytes: not JSON, stopped */
     {trivial_parts, "{\"list\": [\"abcdefgh\xC0\xAFxyz\"], \"n\": 1}",
-     "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+     "{\"partial\": {\"list\":[\"abcdefgh\"]}, \"complete\": [], \"in_progress\": \"/list/0\", \"stopped\": true}"},
     /* a UTF-8 surrogate after a listed part: stopped */
     {NULL, "{\"s\": \"abcdefghijklmnop\xE6\x97\xA5qrstuvwxyz0123456789\", \"t\": \"\xED\xA0\x80\"}",
      "{\"partial\": {\"s\":\"abcdefghijklmnop\xE6\x97\xA5qrstuvwxyz0123456789\",\"t\":\"\"}, \"complete\": [\"/s\"], "
@@ -284,13 +290,46 @@ static const exact exacts[] = {
     {NULL, "```jso", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
     {NULL, "See [1] and [note", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
     {NULL, "```python\nx = [1, 2]\n```\n", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
-    /* not JSON before anything was listed: dropped; after: stopped */
-    {NULL, "use {name} here {\"a\": [1", "{\"partial\": {\"a\":[]}, \"complete\": [], \"in_progress\": \"/a/0\"}"},
-    {NULL, "{\"a\": 1,b: 2}", "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+    /* not JSON, before or after a part was listed: stopped, never dropped (the
+    ** lenient parser may read it all as one value: a search resumed inside it
+    ** would take an inner container for the whole) */
+    {NULL, "use {name} here {\"a\": [1", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
+    {NULL, "{\"a\": 1,b: 2}", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {s1_nested, "{'name': 'Jo', \"info\": {\"age\": 5}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
+    {NULL, "{name: \"Jo\", \"info\": {\"age\": 5}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
+    {NULL, "{\"a\": .5, \"b\": {\"c\": 1}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {NULL, "{\"a\": /* c */ 1, \"b\": {\"c\": 1}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {NULL, "{\"a\": \"\\q\", \"b\": {\"c\": 1}}",
+     "{\"partial\": {\"a\":\"\"}, \"complete\": [], \"in_progress\": \"/a\", \"stopped\": true}"},
+    {NULL, "[{\"x\": 1}, {\"y\" 2}, [3]]",
+     "{\"partial\": [{\"x\":1},{}], \"complete\": [\"/0\"], \"in_progress\": \"/1/y\", \"stopped\": true}"},
+    /* twins: the same in strict JSON, after prose without brackets */
+    {s1_nested, "{\"name\": \"Jo\", \"info\": {\"age\": 5}}",
+     "{\"partial\": {\"name\":\"Jo\",\"info\":{\"age\":5}}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {NULL, "Here you go: {\"a\": 0.5, \"b\": {\"c\": 1}}",
+     "{\"partial\": {\"a\":0.5,\"b\":{\"c\":1}}, \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "{\"a\": 1 , b: 2}",
      "{\"partial\": {\"a\":1}, \"complete\": [\"/a\"], \"in_progress\": \"\", \"stopped\": true}"},
     {NULL, "{\"a\": 1, \"a\": 2}",
      "{\"partial\": {\"a\":1}, \"complete\": [\"/a\"], \"in_progress\": \"/a\", \"stopped\": true}"},
+    /* a duplicate key stops the reader as its key closes (the last value
+    ** wins, later), before or after a part was listed, in a key table too;
+    ** never a restart inside the candidate */
+    {s1_nested, "{\"name\": \"Jo\", \"name\"",
+     "{\"partial\": {\"name\":\"Jo\"}, \"complete\": [\"/name\"], \"in_progress\": \"/name\", \"stopped\": true}"},
+    {s1_nested, "{\"x\": 1, \"x\": 2, \"info\": {\"age\": 5}}",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"/x\", \"stopped\": true}"},
+    {NULL, "{\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9,\"k3\":{\"a\":1}}",
+     "{\"partial\": {\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9}, "
+     "\"complete\": [\"/k1\", \"/k2\", \"/k3\", \"/k4\", \"/k5\", \"/k6\", \"/k7\", \"/k8\", \"/k9\"], "
+     "\"in_progress\": \"/k3\", \"stopped\": true}"},
+    /* twin: keys that differ */
+    {s1_nested, "{\"name\": \"Jo\", \"names\"",
+     "{\"partial\": {\"name\":\"Jo\"}, \"complete\": [\"/name\"], \"in_progress\": \"/names\"}"},
     {NULL, "```json\n{'a': 1}", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\", \"stopped\": true}"},
     {NULL, "{\"a\": [1, ]}", "{\"partial\": {\"a\":[1]}, \"complete\": [\"/a/0\"], \"in_progress\": \"/a\", \"stopped\": true}"},
     {NULL, "{\"a\": 1} {\"b\": 2}",
@@ -304,6 +343,38 @@ static const exact exacts[] = {
     /* twin: an envelope's members */
     {person, "{\"result\": {\"name\": \"Jo\", \"age\": 40, ",
      "{\"partial\": {\"result\":{}}, \"complete\": [], \"in_progress\": \"/result\"}"},
+    /* a container under a root key that may name an envelope: the root may
+    ** be unwrapped to it, so it is neither complete nor doomed before the root */
+    {envelope_schema, "{\"result\": {\"name\": \"Jo\"}, ",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    {envelope_schema, "{\"result\": {\"name\": \"Jo\"}}",
+     "{\"partial\": {\"name\":\"Jo\"}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {envelope_schema, "{\"x\": 1, \"result\": [{\"name\": \"Jo\"}], ",
+     "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    /* twin: a scalar under it (an object root never unwraps to a scalar) */
+    {envelope_schema, "{\"name\": \"Jo\", \"result\": 5, ",
+     "{\"partial\": {\"name\":\"Jo\",\"result\":5}, \"complete\": [\"/name\", \"/result\"], \"in_progress\": \"\"}"},
+    /* a root schema whose type does not pin the container: it may unwrap to a scalar */
+    {"{\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
+     "{\"a\": {}, \"result\": \"x\", ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    {"{\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
+     "{\"a\": {}, \"result\": \"x\", \"b\": 1}", "{\"partial\": \"x\", \"complete\": [\"\"], \"in_progress\": null}"},
+    {"{\"type\":[\"object\",\"string\"],\"properties\":{\"result\":{\"type\":\"number\"}}}",
+     "{\"result\": 5, ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
+    /* twin: the type pins it */
+    {"{\"type\":[\"object\"],\"properties\":{\"result\":{\"type\":\"number\"}},\"additionalProperties\":false}",
+     "{\"result\": 5, ", "{\"partial\": {\"result\":5}, \"complete\": [\"/result\"], \"in_progress\": \"\"}"},
+    /* an item in progress after hidden siblings is not shown (it would take
+    ** the index of one of them); the pointer being written stays */
+    {"{\"properties\":{\"A\":{}}}", "{\"name\": [\"x\",{ \"n",
+     "{\"partial\": {\"name\":[]}, \"complete\": [], \"in_progress\": \"/name/1/n\"}"},
+    {"{\"properties\":{\"A\":{}}}", "{\"name\": [\"x\", \"ab",
+     "{\"partial\": {\"name\":[]}, \"complete\": [], \"in_progress\": \"/name/1\"}"},
+    /* twins: the first item, or after complete siblings, shows at its index */
+    {"{\"properties\":{\"A\":{}}}", "{\"name\": [{ \"n",
+     "{\"partial\": {\"name\":[{}]}, \"complete\": [], \"in_progress\": \"/name/0/n\"}"},
+    {NULL, "{\"name\": [\"x\",{ \"n",
+     "{\"partial\": {\"name\":[\"x\",{}]}, \"complete\": [\"/name/0\"], \"in_progress\": \"/name/1/n\"}"},
     /* twin: under anyOf nothing is final before the root */
     {any_of, "{\"a\": 5, \"b\": 1, ", "{\"partial\": {}, \"complete\": [], \"in_progress\": \"\"}"},
     /* twin: patternProperties, a reference beside other keywords, enum on the object */
