@@ -200,8 +200,8 @@ describe("streaming: a value that would break the partials' promises", function(
     assert.are.same(VALUE, value)
     local first = report.attempts[1]
     assert.are.equal("rejected", first.outcome)
-    assert.are.equal("the reply holds more than one JSON value: the value taken is not the one shown as complete "
-      .. "while it streamed; send exactly one JSON value", first.reason)
+    assert.are.equal("the reply holds more than one JSON value, or a key twice: the value taken is not the one "
+      .. "shown as complete while it streamed; send exactly one JSON value", first.reason)
     assert.matches("was rejected: the reply holds more than one JSON value", first.feedback, 1, true)
     local shown -- "/name" as a partial of the first attempt listed it, itself or through the root
     for _, p in ipairs(partials) do
@@ -220,8 +220,23 @@ describe("streaming: a value that would break the partials' promises", function(
     assert.are.equal("ok", report.outcome)
     assert.are.same(VALUE, value)
     assert.are.equal("rejected", report.attempts[1].outcome)
-    assert.are.equal("the reply holds more than one JSON value: the value taken differs at '/name' from the part "
-      .. "shown as complete while it streamed; send exactly one JSON value", report.attempts[1].reason)
+    assert.are.equal("the reply holds more than one JSON value, or a key twice: the value taken differs at '/name' "
+      .. "from the part shown as complete while it streamed; send exactly one JSON value", report.attempts[1].reason)
+  end)
+
+  it("names the part a key written twice changed after it was shown", function()
+    local TWICE = '{"name": "Ada", "age": 36, "tags": ["math", "poetry", "engines"], "name": "Bob"}'
+    local sc = server:scenario({ { stream_text = TWICE, seed = 29, chunk_delay_ms = 3 },
+      { stream_text = REPLY, seed = 24 } })
+    local report, value = run(sc, "openai", { stream = true })
+    assert.are.equal("ok", report.outcome)
+    assert.are.same(VALUE, value)
+    assert.are.equal("rejected", report.attempts[1].outcome)
+    assert.are.equal("the reply holds more than one JSON value, or a key twice: the value taken differs at '/name' "
+      .. "from the part shown as complete while it streamed; send exactly one JSON value", report.attempts[1].reason)
+    -- without streaming the last "name" is taken, as the JSON RFC's common reading has it
+    local _, v2 = run(server:scenario({ { reply = TWICE } }), "openai", {})
+    assert.are.equal("Bob", v2.name)
   end)
 
   it("holds across a reply that started over: no partial after it, and a value that differs is refused", function()

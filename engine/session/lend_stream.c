@@ -453,5 +453,5 @@ bool stream_kept_promises(coax_session *s, const coax_value *v, char *why, size_
     coax_arena_reset(st->arena);
     st->built = false;
     if (!snapshot(st->reader, st->arena, &now)) return true;
-    return kept(&now, v, alloc, "the reply holds more than one JSON value", why, cap);
+    return kept(&now, v, alloc, "the reply holds more than one JSON value, or a key twice", why, cap);
 }
