@@ -212,32 +212,29 @@ describe("streaming: a value that would break the partials' promises", function(
     assert.are.equal("Ada", shown)
   end)
 
-  it("names the part when the first value never closed", function()
-    local CUT = '{"name": "Ada", "age": 36 oops, let me redo that:\n```json\n{"name": "Bob", "age": 2}\n```'
-    local sc = server:scenario({ { stream_text = CUT, seed = 23, chunk_delay_ms = 3 },
-      { stream_text = REPLY, seed = 24 } })
-    local report, value = run(sc, "openai", { stream = true })
-    assert.are.equal("ok", report.outcome)
-    assert.are.same(VALUE, value)
-    assert.are.equal("rejected", report.attempts[1].outcome)
-    assert.are.equal("the reply holds more than one JSON value, or a key twice: the value taken differs at '/name' "
-      .. "from the part shown as complete while it streamed; send exactly one JSON value", report.attempts[1].reason)
-  end)
-
-  it("names the part a key written twice changed after it was shown", function()
-    local TWICE = '{"name": "Ada", "age": 36, "tags": ["math", "poetry", "engines"], "name": "Bob"}'
-    local sc = server:scenario({ { stream_text = TWICE, seed = 29, chunk_delay_ms = 3 },
-      { stream_text = REPLY, seed = 24 } })
-    local report, value = run(sc, "openai", { stream = true })
-    assert.are.equal("ok", report.outcome)
-    assert.are.same(VALUE, value)
-    assert.are.equal("rejected", report.attempts[1].outcome)
-    assert.are.equal("the reply holds more than one JSON value, or a key twice: the value taken differs at '/name' "
-      .. "from the part shown as complete while it streamed; send exactly one JSON value", report.attempts[1].reason)
-    -- without streaming the last "name" is taken, as the JSON RFC's common reading has it
-    local _, v2 = run(server:scenario({ { reply = TWICE } }), "openai", {})
-    assert.are.equal("Bob", v2.name)
-  end)
+  -- Rejected at the part a partial listed, taken otherwise without streaming: a first value that
+  -- never closed before a fenced one, and a key written twice (the last one is taken).
+  local NAMED = {
+    { "the first value never closed", seed = 23, plain = "Bob",
+      text = '{"name": "Ada", "age": 36 oops, let me redo that:\n```json\n{"name": "Bob", "age": 2}\n```' },
+    { "a key written twice", seed = 29, plain = "Bob",
+      text = '{"name": "Ada", "age": 36, "tags": ["math", "poetry", "engines"], "name": "Bob"}' },
+  }
+  for _, c in ipairs(NAMED) do
+    it("names the part a reply changed after it was shown: " .. c[1], function()
+      local sc = server:scenario({ { stream_text = c.text, seed = c.seed, chunk_delay_ms = 3 },
+        { stream_text = REPLY, seed = 24 } })
+      local report, value = run(sc, "openai", { stream = true })
+      assert.are.equal("ok", report.outcome)
+      assert.are.same(VALUE, value)
+      assert.are.equal("rejected", report.attempts[1].outcome)
+      assert.are.equal("the reply holds more than one JSON value, or a key twice: the value taken differs at "
+        .. "'/name' from the part shown as complete while it streamed; send exactly one JSON value",
+        report.attempts[1].reason)
+      local _, v2 = run(server:scenario({ { reply = c.text } }), "openai", {})
+      assert.are.equal(c.plain, v2.name)
+    end)
+  end
 
   it("holds across a reply that started over: no partial after it, and a value that differs is refused", function()
     local OTHER = REPLY:gsub("Ada Lovelace", "Grace Hopper")
