@@ -101,9 +101,35 @@ void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len);
 /* Hands the buffer's bytes (NUL-terminated) to the caller. */
 char *coax_buf_take(coax_buf *b, size_t *len);
 
+/* The value of the hexadecimal digit 'c', or -1. */
+static inline int coax_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The four hexadecimal digits at 's' (the caller made sure there are four
+** bytes) as a number in '*out'; false when one is not a digit. */
+static inline bool coax_hex4(const char *s, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = coax_hex_digit(s[i]);
+        if (h < 0) return false;
+        v = (v << 4) | (uint32_t)h;
+    }
+    *out = v;
+    return true;
+}
+
 /* Fills 'err' (which may be NULL) and returns 'code'. */
 coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* coax_fail for a caller that takes the message's arguments itself. */
+coax_code coax_failv(coax_error *err, coax_code code, size_t offset, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 /* Computes err->line and err->column from err->offset within text. */
 void coax_error_locate(coax_error *err, const char *text, size_t len);
 /* Line and code-point column (both 1-based) of 'offset' in text. */

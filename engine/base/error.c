@@ -46,16 +46,22 @@ int coax_exit_status(coax_code code)
     return known(code) ? codes[code].exit_status : 2;
 }
 
-coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
-                    const char *fmt, ...)
+coax_code coax_failv(coax_error *err, coax_code code, size_t offset, const char *fmt, va_list ap)
 {
     if (!err) return code;
     err->code = code;
     err->offset = offset;
     err->line = err->column = 0;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    return code;
+}
+
+coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
+                    const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    coax_failv(err, code, offset, fmt, ap);
     va_end(ap);
     return code;
 }

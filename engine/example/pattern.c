@@ -43,14 +43,6 @@ static void emit_cp(rx *r, bool emit, uint32_t cp)
     coax_buf_put(r->out, u, n);
 }
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
 /* Reads n hex digits (or a {...} group when 'braces'); 0 on failure. */
 static bool read_hex(rx *r, int n, bool braces, uint32_t *cp)
 {
@@ -59,7 +51,7 @@ static bool read_hex(rx *r, int n, bool braces, uint32_t *cp)
         r->pos++;
         int k = 0;
         while (!at_end(r) && peek(r) != '}' && k < 8) {
-            int h = hexval(peek(r));
+            int h = coax_hex_digit(peek(r));
             if (h < 0) return false;
             v = v * 16 + (uint32_t)h;
             r->pos++, k++;
@@ -68,7 +60,7 @@ static bool read_hex(rx *r, int n, bool braces, uint32_t *cp)
         r->pos++;
     } else {
         for (int k = 0; k < n; k++) {
-            int h = hexval(peek(r));
+            int h = coax_hex_digit(peek(r));
             if (h < 0) return false;
             v = v * 16 + (uint32_t)h;
             r->pos++;

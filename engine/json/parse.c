@@ -102,26 +102,6 @@ static inline char *skip_ws(char *p)
 #endif
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static bool hex4(const char *s, uint32_t *out)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        int h = hexval(s[i]);
-        if (h < 0) return false;
-        v = (v << 4) | (uint32_t)h;
-    }
-    *out = v;
-    return true;
-}
-
 /* Decodes the escapes of a string body in place (s..e, known to be free of
 ** raw control characters and invalid UTF-8); returns the decoded length. */
 static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outlen)
@@ -145,10 +125,10 @@ static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outl
         case 't': *d++ = '\t'; break;
         case 'u': {
             uint32_t cp, lo;
-            if (e - s < 4 || !hex4(s, &cp)) return fail(ps, COAX_ESYNTAX, at, "four hex digits after \\u");
+            if (e - s < 4 || !coax_hex4(s, &cp)) return fail(ps, COAX_ESYNTAX, at, "four hex digits after \\u");
             s += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (e - s < 6 || s[0] != '\\' || s[1] != 'u' || !hex4(s + 2, &lo) ||
+                if (e - s < 6 || s[0] != '\\' || s[1] != 'u' || !coax_hex4(s + 2, &lo) ||
                     lo < 0xDC00 || lo > 0xDFFF)
                     return fail(ps, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
                 s += 6;

@@ -65,20 +65,12 @@ static void put_cp(ep *e, uint32_t cp)
 
 static bool is_surrogate(uint32_t cp) { return cp >= 0xD800 && cp <= 0xDFFF; }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* Exactly 'k' hex digits. */
 static bool hexn(ep *e, int k, uint32_t *cp)
 {
     uint32_t v = 0;
     for (int j = 0; j < k; j++) {
-        int h = hexval(peek(e));
+        int h = coax_hex_digit(peek(e));
         if (h < 0) return fail(e, "expected a hexadecimal digit");
         v = v * 16 + (uint32_t)h;
         e->i++;
@@ -95,7 +87,7 @@ static bool unicode_escape(ep *e, uint32_t *cp)
         uint32_t v = 0;
         size_t digits = 0;
         int h;
-        while ((h = hexval(peek(e))) >= 0) {
+        while ((h = coax_hex_digit(peek(e))) >= 0) {
             v = v * 16 + (uint32_t)h;
             if (v > 0x10FFFF) return fail(e, "code point beyond U+10FFFF");
             e->i++;

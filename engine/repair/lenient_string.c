@@ -89,26 +89,8 @@ bool lp_item_ahead(const char *p, const char *e, int ctx)
 
 /* ---- string bodies ------------------------------------------------------- */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static bool hex4(const char *s, const char *e, uint32_t *out)
-{
-    if (e - s < 4) return false;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        int h = hexval(s[i]);
-        if (h < 0) return false;
-        v = (v << 4) | (uint32_t)h;
-    }
-    *out = v;
-    return true;
-}
+/* Four hexadecimal digits at 's', before 'e'. */
+static bool hex4(const char *s, const char *e, uint32_t *out) { return e - s >= 4 && coax_hex4(s, out); }
 
 static void put_cp(lp *ps, uint32_t cp)
 {
@@ -146,7 +128,7 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
         if (!hex4(p + 2, bound, &cp)) {
             note(ps, RK_INVALID_ESCAPE, p);
             const char *h = p + 2;
-            while (h < bound && h < p + 6 && hexval(*h) >= 0) h++;
+            while (h < bound && h < p + 6 && coax_hex_digit(*h) >= 0) h++;
             if (h == bound) return bound; /* cut off by the end: drop it */
             return p + 1;                 /* keep the 'u' and what follows as text */
         }

@@ -179,14 +179,6 @@ size_t coax_uri_doc_len(const char *uri)
     return h ? (size_t)(h - uri) : strlen(uri);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 char *coax_uri_unescape(coax_arena *arena, const char *s, size_t len, size_t *out_len)
 {
     char *o = coax_arena_alloc(arena, len + 1);
@@ -194,8 +186,8 @@ char *coax_uri_unescape(coax_arena *arena, const char *s, size_t len, size_t *ou
     size_t k = 0;
     for (size_t i = 0; i < len; i++) {
         int h, l;
-        if (s[i] == '%' && i + 2 < len && (h = hexval(s[i + 1])) >= 0 &&
-            (l = hexval(s[i + 2])) >= 0) {
+        if (s[i] == '%' && i + 2 < len && (h = coax_hex_digit(s[i + 1])) >= 0 &&
+            (l = coax_hex_digit(s[i + 2])) >= 0) {
             o[k++] = (char)(h * 16 + l);
             i += 2;
         } else {

@@ -15,15 +15,10 @@ bool vctx_fatal(vctx *c, coax_code code, const char *fmt, ...)
 {
     if (c->rc) return false;
     c->rc = code;
-    if (c->err) {
-        c->err->code = code;
-        c->err->offset = 0;
-        c->err->line = c->err->column = 0;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    coax_failv(c->err, code, 0, fmt, ap);
+    va_end(ap);
     return false;
 }
 

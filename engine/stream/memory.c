@@ -49,12 +49,9 @@ coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const 
 {
     r->failed = code;
     r->seek = STREAM_SEEK_DONE;
-    r->fail_err.code = code;
-    r->fail_err.offset = r->bytes;
-    r->fail_err.line = r->fail_err.column = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->fail_err.msg, sizeof r->fail_err.msg, fmt, ap);
+    coax_failv(&r->fail_err, code, r->bytes, fmt, ap);
     va_end(ap);
     if (err) *err = r->fail_err;
     return code;

@@ -195,14 +195,6 @@ static int number_next(int s, unsigned char c)
 
 static bool number_may_end(int s) { return s == N_ZERO || s == N_INT || s == N_FRAC || s == N_EXP; }
 
-static int hex_value(unsigned char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* Result of reading one byte in the parser. */
 enum { STEP_OK, STEP_AGAIN, STEP_FAIL, STEP_ERROR };
 
@@ -325,7 +317,7 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
         return text_put(r, &d, 1, err) ? STEP_ERROR : STEP_OK;
     }
     case L_HEX: {
-        int h = hex_value(c);
+        int h = coax_hex_digit(c);
         if (h < 0) return STEP_FAIL;
         r->hex = r->hex << 4 | (uint32_t)h;
         if (++r->u8n < 4) return STEP_OK;
