@@ -8,19 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile.h"
 #include "counting.h"
 #include "test.h"
 
-
-static coax_schema *compile(const char *text)
-{
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *v = NULL;
-    coax_schema *s = NULL;
-    if (coax_parse(a, text, strlen(text), NULL, &v, NULL) == COAX_OK) coax_schema_compile(v, NULL, NULL, &s, NULL);
-    coax_arena_free(a);
-    return s;
-}
 
 /* The example of 'schema' as compact JSON in buf ("" when none). */
 static coax_code example_text(const char *schema, const coax_example_options *o, char *buf, size_t cap,

@@ -17,18 +17,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "compile.h"
 #include "counting.h"
 #include "test.h"
-
-static coax_schema *compile(const char *json)
-{
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *v;
-    coax_schema *s = NULL;
-    if (coax_parse(a, json, strlen(json), NULL, &v, NULL) == COAX_OK) coax_schema_compile(v, NULL, NULL, &s, NULL);
-    coax_arena_free(a);
-    return s;
-}
 
 /* The partial as the CLI writes it (malloc'd). */
 static char *partial_text(stream_reader *r, coax_arena *a, stream_partial *p)
