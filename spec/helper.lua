@@ -26,10 +26,11 @@ function H.best_cpu(f)
   return best
 end
 
---- CPU time at 2n over CPU time at n (run(m) does the work for size m):
--- about 2 for near-linear work, 4 for quadratic.
-function H.scaling_ratio(run, n)
-  return H.best_cpu(function() run(2 * n) end) / H.best_cpu(function() run(n) end)
+--- CPU time at k*n over CPU time at n (run(m) does the work for size m;
+-- k defaults to 2): about k for near-linear work, k*k for quadratic.
+function H.scaling_ratio(run, n, k)
+  k = k or 2
+  return H.best_cpu(function() run(k * n) end) / H.best_cpu(function() run(n) end)
 end
 
 --- Writes text to a fresh temporary file and returns its path.
