@@ -28,9 +28,19 @@ static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
     return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
 }
 
+/* The last steps of the hash: a word's mix and the finish. */
+static inline uint32_t hash_tail(uint64_t h, uint64_t tail)
+{
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
 /* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
 ** of fewer than eight bytes with eight readable is one load, masked. */
-static inline uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
+static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
 {
     uint64_t h = 0x9E3779B97F4A7C15u ^ n;
     while (n >= 8) {
@@ -40,14 +50,19 @@ static inline uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
         n -= 8;
         avail -= 8;
     }
-    if (n) {
-        uint64_t tail = avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n);
-        h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
-        h ^= h >> 29;
-    }
+    if (n) return hash_tail(h, avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n));
     h *= 0xff51afd7ed558ccdu;
     h ^= h >> 32;
     return (uint32_t)h;
+}
+
+/* tok_hash_any inline for most pieces: one to seven bytes with eight
+** readable are one load, no loop. */
+static ALWAYS_INLINE uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
+{
+    if (n - 1 < 7 && avail >= 8)
+        return hash_tail(0x9E3779B97F4A7C15u ^ n, load_le8(s) & (~0ull >> (64 - 8 * n)));
+    return tok_hash_any(s, n, avail);
 }
 
 uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n); }
@@ -69,9 +84,11 @@ static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, 
 
 /* The four slots as 16-bit lanes of one load, when they do not wrap: the
 ** first lane that is empty or holds the fingerprint decides, as in the loop,
-** without a branch per slot. (v - 1) & ~v marks a zero lane exactly at the
-** lowest one; lanes above it may be marked falsely, so only the lowest
-** counts. */
+** without a branch. (v - 1) & ~v marks a zero lane exactly at the lowest
+** one; lanes above it may be marked falsely, so only the lowest counts: its
+** mark isolated (hit & -hit) widens to a mask of its lane, which keeps the
+** entry when the fingerprint matched and nothing when the lane is empty;
+** the entry's two low bits are then summed out of the lanes by a multiply. */
 static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
 {
     _Static_assert(TOK_PROBES == 4, "four 16-bit slots in one load");
@@ -85,10 +102,9 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
         uint64_t x = (e & ~(LANES16_LOW * 3)) ^ LANES16_LOW * (fp << 2);
         uint64_t hit = ((x - LANES16_LOW) & ~x) | ((e - LANES16_LOW) & ~e);
         hit &= LANES16_HIGH;
-        if (!hit) return 0;
-        /* a lane that matches is never empty (fp > 0) */
-        unsigned entry = (unsigned)(e >> (__builtin_ctzll(hit) & ~15u)) & 0xFFFF;
-        return entry ? (entry & 3) + 1 : 0;
+        uint64_t first = hit & (0 - hit);
+        uint64_t entry = e & ((first << 1) - (first >> 15));
+        return (unsigned)(((entry & LANES16_LOW * 3) * LANES16_LOW) >> 48) + (entry != 0);
     }
 #endif
     return common_lookup_loop(table, slot, fp);
@@ -558,7 +574,8 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
         if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
             hash = tok_hash(s + i, len, n - i);
             common = common_lookup(m->common, hash);
-            if (common) weight = (uint64_t)common * TOK_SCALE;
+            /* without a branch: a hit is as likely as not */
+            weight = (weight & ((uint64_t)(common != 0) - 1)) | (uint64_t)common * TOK_SCALE;
         }
         /* Byte-level BPE never makes more tokens than bytes. */
         if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
