@@ -434,8 +434,7 @@ static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k
 
 /* \p{N}{1,3} whose first character ends at k: the end, and in *count the
 ** characters. */
-static ALWAYS_INLINE size_t scan_number(const unsigned char *s, size_t n, size_t k,
-                                        unsigned *count)
+static size_t scan_number(const unsigned char *s, size_t n, size_t k, unsigned *count)
 {
     unsigned c = 1;
     while (c < 3 && k < n) {
@@ -447,6 +446,24 @@ static ALWAYS_INLINE size_t scan_number(const unsigned char *s, size_t n, size_t
     }
     *count = c;
     return k;
+}
+
+/* scan_number for an ASCII digit at i, from one load when eight bytes are
+** readable: the digits among the first three, no loop (a number's length
+** is as likely one as three). A byte past them that is not ASCII may be a
+** digit of another script: the loop decides. */
+static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, size_t i,
+                                              unsigned *count)
+{
+    if (n - i >= 8) {
+        uint64_t x = load_le8(s + i);
+        unsigned c = lanes_lead(lanes_in(x, '0', '9') & 0x808080u);
+        if (c == 3 || !(x >> (8 * c) & 0x80)) {
+            *count = c;
+            return i + c;
+        }
+    }
+    return scan_number(s, n, i + 1, count);
 }
 
 /* ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k; cl100k without the slash) at i,
@@ -500,7 +517,7 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
         if (is_ascii_letter(c0)) {
             goto scanned;
         } else if (is_ascii_digit(c0)) {
-            end = scan_number(s, n, i + 1, &nchars);
+            end = scan_number_ascii(s, n, i, &nchars);
             kind = TOK_K_NUM;
             row = TOK_ROW_NUM + SCRIPT(coax_tok_stage2[c0]);
             hashable = false;
