@@ -458,7 +458,8 @@ static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, 
     if (n - i >= 8) {
         uint64_t x = load_le8(s + i);
         unsigned c = lanes_lead(lanes_in(x, '0', '9') & 0x808080u);
-        if (c == 3 || !(x >> (8 * c) & 0x80)) {
+        /* the byte after the digits is ASCII (or they are three) */
+        if (!((x & 0x808080u) >> (8 * c) & 0x80)) {
             *count = c;
             return i + c;
         }
