@@ -11,6 +11,10 @@
 #include "tokens/tokens.h"
 #include "tokens/chars.h"
 
+#if defined(__SSE2__) && !defined(COAX_TOK_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
 /* ---- the fingerprint table ------------------------------------------------ */
 
 /* A 64-bit multiply-xorshift hash over little-endian words (load_le8): the
@@ -82,21 +86,40 @@ static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, 
 #define LANES16_LOW 0x0001000100010001u
 #define LANES16_HIGH 0x8000800080008000u
 
-/* The four slots as 16-bit lanes of one load, when they do not wrap: the
-** first lane that is empty or holds the fingerprint decides, as in the loop,
-** without a branch. (v - 1) & ~v marks a zero lane exactly at the lowest
-** one; lanes above it may be marked falsely, so only the lowest counts: its
-** mark isolated (hit & -hit) widens to a mask of its lane, which keeps the
-** entry when the fingerprint matched and nothing when the lane is empty;
-** the entry's two low bits are then summed out of the lanes by a multiply. */
+/* The four slots at once, when they do not wrap: the first slot that is
+** empty or holds the fingerprint decides, as in the loop, without a branch.
+** An entry's fingerprint is never 0, so a slot is empty exactly when its
+** fingerprint bits are. */
 static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
 {
     _Static_assert(TOK_PROBES == 4, "four 16-bit slots in one load");
     unsigned fp = (hash >> 18) & 0x3FFF;
     if (!fp) fp = 1;
     uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__) && !defined(COAX_TOK_NO_SIMD)
     if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+        /* 16-bit lanes compared in one step (SSE2, which every x86-64 has);
+        ** the load clears lanes 4-7, which read as empty and stop the
+        ** search past the four */
+        __m128i e = _mm_loadl_epi64((const __m128i *)(const void *)(table + slot));
+        __m128i fps = _mm_and_si128(e, _mm_set1_epi16((short)~3));
+        unsigned match =
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_set1_epi16((short)(fp << 2))));
+        unsigned stop =
+            match | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_setzero_si128()));
+        unsigned at = (unsigned)__builtin_ctz(stop); /* two mask bits a lane */
+        uint64_t lanes = (uint64_t)_mm_cvtsi128_si64(e);
+        unsigned tokens = (unsigned)(lanes >> (8 * (at & 7)) & 3) + 1;
+        return tokens & (0u - (match >> at & 1));
+    }
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+        /* 16-bit lanes of one 64-bit word: (v - 1) & ~v marks a zero lane
+        ** exactly at the lowest one; lanes above it may be marked falsely, so
+        ** only the lowest counts: its mark isolated (hit & -hit) widens to a
+        ** mask of its lane, which keeps the entry when the fingerprint
+        ** matched and nothing when the lane is empty; the entry's two low
+        ** bits are then summed out of the lanes by a multiply. */
         uint64_t e;
         memcpy(&e, table + slot, 8);
         uint64_t x = (e & ~(LANES16_LOW * 3)) ^ LANES16_LOW * (fp << 2);
