@@ -547,16 +547,35 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
             hashable = false;
             alnum_end = true;
             goto scanned;
-        } else if (c0 == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) {
-            word = i + 1;
-            pre = TOK_PRE_SPACE;
+        } else if (c0 == ' ') {
+            unsigned c1 = i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
+            if (is_ascii_letter(c1)) {
+                word = i + 1;
+                pre = TOK_PRE_SPACE;
+                goto scanned;
+            } else if (is_ascii_punct(c1)) {
+                /* ` ?[^\s\p{L}\p{N}]+` takes the space */
+                end = punct_piece(s, n, i, o200k, &row, &nchars);
+                kind = TOK_K_PUNCT;
+                goto scanned;
+            } else if (c1 < 0x80) {
+                /* before a digit, a space or a break */
+                kind = TOK_K_SPACE;
+                goto scanned;
+            }
+        } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80) {
+            /* punctuation (for cl100k not an apostrophe, which may start a
+            ** contraction): a word's prefix, or a run of its own */
+            if (is_ascii_letter(s[i + 1])) {
+                word = i + 1;
+                pre = TOK_PRE_OTHER;
+            } else {
+                end = punct_piece(s, n, i, o200k, &row, &nchars);
+                kind = TOK_K_PUNCT;
+            }
             goto scanned;
-        } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80 &&
-                   !is_ascii_letter(s[i + 1])) {
-            /* punctuation not a word's prefix (nor, for cl100k, maybe a
-            ** contraction) */
-            end = punct_piece(s, n, i, o200k, &row, &nchars);
-            kind = TOK_K_PUNCT;
+        } else if (c0 == '\n') {
+            kind = TOK_K_SPACE;
             goto scanned;
         }
         size_t w;
