@@ -12,7 +12,7 @@
 #include "tokens/chars.h"
 #include "tokens/table.h"
 
-/* ---- the fingerprint table (table.h) ------------------------------------- */
+/* ---- the fingerprint table (table.h) -------------------------------------- */
 
 uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n, false); }
 
