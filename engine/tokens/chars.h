@@ -222,12 +222,15 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
     return k;
 }
 
-/* ascii_punct[c]: the byte c is ASCII of class P (no letter, digit or
-** whitespace); one load instead of tests, as the scan asks of most bytes. */
-static const uint8_t ascii_punct[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, /* 0x00 */
+/* What the scan asks of most ASCII bytes, one load each: ascii_class[c]
+** holds ASCII_PUNCT when the byte c is ASCII of class P (no letter, digit
+** or whitespace), ASCII_BREAK for CR and LF, ASCII_SLASH for '/' (what may
+** follow a punctuation run in its piece). */
+enum { ASCII_PUNCT = 1, ASCII_BREAK = 2, ASCII_SLASH = 4 };
+static const uint8_t ascii_class[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 0, 2, 1, 1, /* 0x00 */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x10 */
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20 */
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, /* 0x20 */
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /* 0x30 */
     1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x50 */
@@ -236,6 +239,6 @@ static const uint8_t ascii_punct[256] = {
     /* 0x80-0xFF: 0 */
 };
 
-static inline bool is_ascii_punct(unsigned c) { return ascii_punct[c & 0xFF]; }
+static inline bool is_ascii_punct(unsigned c) { return ascii_class[c & 0xFF] & ASCII_PUNCT; }
 
 #endif

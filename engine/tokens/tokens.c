@@ -384,7 +384,8 @@ static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t
     size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
     unsigned cnt = pi.count;
     bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
-    while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
+    unsigned trail = o200k ? ASCII_BREAK | ASCII_SLASH : ASCII_BREAK; /* [\r\n/]* */
+    while (k < n && (ascii_class[s[k]] & trail)) {
         brk = brk || s[k] != '/';
         cnt++;
         k++;
