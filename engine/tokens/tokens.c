@@ -427,9 +427,9 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     size_t end = i, word = i; /* the piece's end; where a word's letters start */
     unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
     bool hashable = true, alnum_end = false;
-    /* The most frequent starts decided from ASCII bytes alone: a word, a
-    ** number, a word after a space. Everything else (and these too, the
-    ** same way) below. */
+    /* Most pieces are decided from ASCII bytes alone: a word, a number,
+    ** what a space starts, punctuation, a line feed. Everything else (and
+    ** these too, the same way) below. */
     if (is_ascii_letter(c0)) {
         goto scanned;
     } else if (is_ascii_digit(c0)) {
