@@ -222,15 +222,23 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
     return k;
 }
 
-/* Bit c % 64 of ascii_punct[c / 64]: the ASCII character c is of class P. */
-#define BITS(a, b) ((~0ull >> (63 - (b) + (a))) << (a))
-static const uint64_t ascii_punct[2] = {
-    BITS(0x00, 0x08) | BITS(0x0E, 0x1F) | BITS(0x21, 0x2F) | BITS(0x3A, 0x3F),
-    BITS(0x40 - 64, 0x40 - 64) | BITS(0x5B - 64, 0x60 - 64) | BITS(0x7B - 64, 0x7F - 64)};
+/* What the scan asks of most ASCII bytes, one load each: ascii_class[c]
+** holds ASCII_PUNCT when the byte c is ASCII of class P (no letter, digit
+** or whitespace), ASCII_BREAK for CR and LF, ASCII_SLASH for '/' (what may
+** follow a punctuation run in its piece). */
+enum { ASCII_PUNCT = 1, ASCII_BREAK = 2, ASCII_SLASH = 4 };
+static const uint8_t ascii_class[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 0, 2, 1, 1, /* 0x00 */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x10 */
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, /* 0x20 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /* 0x30 */
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x50 */
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x60 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x70 */
+    /* 0x80-0xFF: 0 */
+};
 
-static inline bool is_ascii_punct(unsigned c)
-{
-    return c < 0x80 && (ascii_punct[c >> 6] >> (c & 63) & 1);
-}
+static inline bool is_ascii_punct(unsigned c) { return ascii_class[c & 0xFF] & ASCII_PUNCT; }
 
 #endif

@@ -10,89 +10,11 @@
 */
 #include "tokens/tokens.h"
 #include "tokens/chars.h"
+#include "tokens/table.h"
 
-/* ---- the fingerprint table ------------------------------------------------ */
+/* ---- the fingerprint table (table.h) -------------------------------------- */
 
-/* A 64-bit multiply-xorshift hash over little-endian words (load_le8): the
-** same value on every platform, since the tables are generated from it. */
-static inline uint32_t load_le4(const unsigned char *s)
-{
-    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
-}
-
-/* The n (1..7) bytes at s as a little-endian word, reading only s[0..n):
-** two overlapping loads whose shared bytes agree. */
-static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
-{
-    if (n >= 4) return (uint64_t)load_le4(s) | (uint64_t)load_le4(s + n - 4) << (8 * (n - 4));
-    return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
-}
-
-/* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
-** of fewer than eight bytes with eight readable is one load, masked. */
-static inline uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail)
-{
-    uint64_t h = 0x9E3779B97F4A7C15u ^ n;
-    while (n >= 8) {
-        h = (h ^ load_le8(s)) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
-        s += 8;
-        n -= 8;
-        avail -= 8;
-    }
-    if (n) {
-        uint64_t tail = avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n);
-        h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
-        h ^= h >> 29;
-    }
-    h *= 0xff51afd7ed558ccdu;
-    h ^= h >> 32;
-    return (uint32_t)h;
-}
-
-uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n); }
-
-/* Linear probing over at most TOK_PROBES slots (the generator places every
-** entry within them), so a miss costs one cache line. */
-static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, unsigned fp)
-{
-    for (int p = 0; p < TOK_PROBES; p++, slot = (slot + 1) & (TOK_COMMON_SLOTS - 1)) {
-        unsigned e = table[slot];
-        if (!e) return 0;
-        if ((e >> 2) == fp) return (e & 3) + 1;
-    }
-    return 0;
-}
-
-#define LANES16_LOW 0x0001000100010001u
-#define LANES16_HIGH 0x8000800080008000u
-
-/* The four slots as 16-bit lanes of one load, when they do not wrap: the
-** first lane that is empty or holds the fingerprint decides, as in the loop,
-** without a branch per slot. (v - 1) & ~v marks a zero lane exactly at the
-** lowest one; lanes above it may be marked falsely, so only the lowest
-** counts. */
-static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
-{
-    _Static_assert(TOK_PROBES == 4, "four 16-bit slots in one load");
-    unsigned fp = (hash >> 18) & 0x3FFF;
-    if (!fp) fp = 1;
-    uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
-        uint64_t e;
-        memcpy(&e, table + slot, 8);
-        uint64_t x = (e & ~(LANES16_LOW * 3)) ^ LANES16_LOW * (fp << 2);
-        uint64_t hit = ((x - LANES16_LOW) & ~x) | ((e - LANES16_LOW) & ~e);
-        hit &= LANES16_HIGH;
-        if (!hit) return 0;
-        /* a lane that matches is never empty (fp > 0) */
-        unsigned entry = (unsigned)(e >> (__builtin_ctzll(hit) & ~15u)) & 0xFFFF;
-        return entry ? (entry & 3) + 1 : 0;
-    }
-#endif
-    return common_lookup_loop(table, slot, fp);
-}
+uint32_t coax_tok_hash(const unsigned char *s, size_t n) { return tok_hash(s, n, n, false); }
 
 unsigned coax_tok_common_lookup(const uint16_t *table, uint32_t hash)
 {
@@ -112,7 +34,7 @@ typedef struct word_info {
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
 static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size_t j,
-                                          bool o200k, word_info *wi)
+                                          bool o200k, bool room, word_info *wi)
 {
     size_t k = j;
     unsigned nup = 0, nlow;
@@ -120,7 +42,7 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
         /* [A-Z]*[a-z]*: both runs from the first eight bytes when they end
         ** there (most words), else byte by byte and eight at a time */
         uint64_t up;
-        if (n - j >= 8 && (up = lanes_in(load_le8(s + j), 'A', 'Z')) != LANES_HIGH) {
+        if ((room || n - j >= 8) && (up = lanes_in(load_le8(s + j), 'A', 'Z')) != LANES_HIGH) {
             uint64_t x = load_le8(s + j);
             nup = lanes_lead(up);
             uint64_t low = lanes_in(x, 'a', 'z') >> (8 * nup);
@@ -254,9 +176,10 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
 }
 
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
-                                    word_info *wi)
+                                    bool room, word_info *wi)
 {
-    if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, wi)) scan_word_any(s, n, j, o200k, wi);
+    if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, room, wi))
+        scan_word_any(s, n, j, o200k, wi);
 }
 
 /* What a whitespace run holds, up to where it stops and up to the end of
@@ -418,8 +341,7 @@ static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k
 
 /* \p{N}{1,3} whose first character ends at k: the end, and in *count the
 ** characters. */
-static ALWAYS_INLINE size_t scan_number(const unsigned char *s, size_t n, size_t k,
-                                        unsigned *count)
+static size_t scan_number(const unsigned char *s, size_t n, size_t k, unsigned *count)
 {
     unsigned c = 1;
     while (c < 3 && k < n) {
@@ -433,6 +355,25 @@ static ALWAYS_INLINE size_t scan_number(const unsigned char *s, size_t n, size_t
     return k;
 }
 
+/* scan_number for an ASCII digit at i, from one load when eight bytes are
+** readable: the digits among the first three, no loop (a number's length
+** is as likely one as three). A byte past them that is not ASCII may be a
+** digit of another script: the loop decides. */
+static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, size_t i,
+                                              bool room, unsigned *count)
+{
+    if (room || n - i >= 8) {
+        uint64_t x = load_le8(s + i);
+        unsigned c = lanes_lead(lanes_in(x, '0', '9') & 0x808080u);
+        /* the byte after the digits is ASCII (or they are three) */
+        if (!((x & 0x808080u) >> (8 * c) & 0x80)) {
+            *count = c;
+            return i + c;
+        }
+    }
+    return scan_number(s, n, i + 1, count);
+}
+
 /* ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k; cl100k without the slash) at i,
 ** known to hold punctuation: its end, row and length. */
 static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t i, bool o200k,
@@ -443,7 +384,8 @@ static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t
     size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
     unsigned cnt = pi.count;
     bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
-    while (k < n && (s[k] == '\n' || s[k] == '\r' || (o200k && s[k] == '/'))) {
+    unsigned trail = o200k ? ASCII_BREAK | ASCII_SLASH : ASCII_BREAK; /* [\r\n/]* */
+    while (k < n && (ascii_class[s[k]] & trail)) {
         brk = brk || s[k] != '/';
         cnt++;
         k++;
@@ -461,118 +403,159 @@ static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nch
     return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
 }
 
-/* The scanner; inlined into coax_tok_scan (with a visitor, for the
-** calibration tool) and into the per-encoding counters below, where the
-** split is a constant and there is no visitor, so neither is tested per
-** piece. */
-static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
-                                   tok_visit visit, void *ud)
+/* What the scan carries from piece to piece. */
+typedef struct scan_state {
+    const unsigned char *s;
+    size_t n;
+    const tok_model *m;
+    tok_visit visit;
+    void *ud;
+    uint64_t total;
+    bool prev_alnum; /* the last piece ended in a letter or digit */
+} scan_state;
+
+/* The piece at i: adds its weight, returns its end. 'room': sixteen bytes
+** from i are readable, so no load of eight at or after i needs a test. */
+static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, bool room)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    const bool o200k = split == TOK_SPLIT_O200K;
-    uint64_t total = 0;
-    bool prev_alnum = false; /* the last piece ended in a letter or digit */
-    size_t i = 0;
-    while (i < n) {
-        unsigned c0 = s[i];
-        size_t end = i, word = i; /* the piece's end; where a word's letters start */
-        unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
-        bool hashable = true, alnum_end = false;
-        /* The most frequent starts decided from ASCII bytes alone: a word, a
-        ** number, a word after a space. Everything else (and these too, the
-        ** same way) below. */
-        if (is_ascii_letter(c0)) {
-            goto scanned;
-        } else if (is_ascii_digit(c0)) {
-            end = scan_number(s, n, i + 1, &nchars);
-            kind = TOK_K_NUM;
-            row = TOK_ROW_NUM + SCRIPT(coax_tok_stage2[c0]);
-            hashable = false;
-            alnum_end = true;
-            goto scanned;
-        } else if (c0 == ' ' && i + 1 < n && is_ascii_letter(s[i + 1])) {
+    const unsigned char *s = st->s;
+    const size_t n = st->n;
+    const tok_model *m = st->m;
+    tok_visit visit = st->visit;
+    bool prev_alnum = st->prev_alnum;
+    unsigned c0 = s[i];
+    size_t end = i, word = i; /* the piece's end; where a word's letters start */
+    unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
+    bool hashable = true, alnum_end = false;
+    /* Most pieces are decided from ASCII bytes alone: a word, a number,
+    ** what a space starts, punctuation, a line feed. Everything else (and
+    ** these too, the same way) below. */
+    if (is_ascii_letter(c0)) {
+        goto scanned;
+    } else if (is_ascii_digit(c0)) {
+        end = scan_number_ascii(s, n, i, room, &nchars);
+        kind = TOK_K_NUM;
+        row = TOK_ROW_NUM + SCRIPT(coax_tok_stage2[c0]);
+        hashable = false;
+        alnum_end = true;
+        goto scanned;
+    } else if (c0 == ' ') {
+        unsigned c1 = i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
+        if (is_ascii_letter(c1)) {
             word = i + 1;
             pre = TOK_PRE_SPACE;
             goto scanned;
-        } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80 &&
-                   !is_ascii_letter(s[i + 1])) {
-            /* punctuation not a word's prefix (nor, for cl100k, maybe a
-            ** contraction) */
+        } else if (is_ascii_punct(c1)) {
+            /* ` ?[^\s\p{L}\p{N}]+` takes the space */
             end = punct_piece(s, n, i, o200k, &row, &nchars);
             kind = TOK_K_PUNCT;
             goto scanned;
-        }
-        size_t w;
-        unsigned b = char_at(s, n, i, &w), c = CLS(b);
-        /* One alternative of the regex per branch, in its order; a word or
-        ** whitespace is scanned below, once. */
-        if (is_letter(c, o200k)) {
-        } else if (c == TOK_C_N) {
-            end = scan_number(s, n, i + w, &nchars);
-            kind = TOK_K_NUM;
-            row = TOK_ROW_NUM + SCRIPT(b);
-            hashable = false;
-            alnum_end = true;
-        } else if (c == TOK_C_NL) {
+        } else if (c1 < 0x80) {
+            /* before a digit, a space or a break */
             kind = TOK_K_SPACE;
+            goto scanned;
+        }
+    } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80) {
+        /* punctuation (for cl100k not an apostrophe, which may start a
+        ** contraction): a word's prefix, or a run of its own */
+        if (is_ascii_letter(s[i + 1])) {
+            word = i + 1;
+            pre = TOK_PRE_OTHER;
         } else {
-            /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
-            ** punctuation run or whitespace. */
-            size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
-            unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
-            if (cl) {
-                end = i + cl;
-                kind = TOK_K_CONTR;
-                row = TOK_ROW_CONTR;
-                nchars = (unsigned)cl;
-            } else if (i + w < n && is_letter(CLS(nb), o200k)) {
-                word = i + w;
-                pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
-            } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
-                end = punct_piece(s, n, i, o200k, &row, &nchars);
-                kind = TOK_K_PUNCT;
-            } else {
-                kind = TOK_K_SPACE;
-            }
+            end = punct_piece(s, n, i, o200k, &row, &nchars);
+            kind = TOK_K_PUNCT;
         }
-    scanned:
-        if (kind == TOK_K_WORD) {
-            word_info wi;
-            scan_word(s, n, word, o200k, &wi);
-            end = wi.end;
-            row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
-            nchars = wi.nchars;
-            alnum_end = true;
-        } else if (kind == TOK_K_SPACE) {
-            end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
-            hashable = false;
-        }
-        size_t len = end - i;
-        uint64_t weight = row_weight(m, row, nchars);
-        unsigned common = 0;
-        uint32_t hash = 0;
-        bool hashed = hashable && len <= TOK_HASH_MAX;
-        /* A piece of one byte is at most one token and a frequent piece at
-        ** least one: when the weight is one already, the table changes
-        ** nothing (the calibration tool still hears the hash). */
-        if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
-            hash = tok_hash(s + i, len, n - i);
-            common = common_lookup(m->common, hash);
-            if (common) weight = (uint64_t)common * TOK_SCALE;
-        }
-        /* Byte-level BPE never makes more tokens than bytes. */
-        if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
-        total += weight;
-        if (visit) {
-            tok_piece p = {i, end, kind, row, nchars,
-                           row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
-                           hash, hashed, common, weight};
-            visit(ud, &p);
-        }
-        prev_alnum = alnum_end;
-        i = end;
+        goto scanned;
+    } else if (c0 == '\n') {
+        kind = TOK_K_SPACE;
+        goto scanned;
     }
-    return total;
+    size_t w;
+    unsigned b = char_at(s, n, i, &w), c = CLS(b);
+    /* One alternative of the regex per branch, in its order; a word or
+    ** whitespace is scanned below, once. */
+    if (is_letter(c, o200k)) {
+    } else if (c == TOK_C_N) {
+        end = scan_number(s, n, i + w, &nchars);
+        kind = TOK_K_NUM;
+        row = TOK_ROW_NUM + SCRIPT(b);
+        hashable = false;
+        alnum_end = true;
+    } else if (c == TOK_C_NL) {
+        kind = TOK_K_SPACE;
+    } else {
+        /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
+        ** punctuation run or whitespace. */
+        size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
+        unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
+        if (cl) {
+            end = i + cl;
+            kind = TOK_K_CONTR;
+            row = TOK_ROW_CONTR;
+            nchars = (unsigned)cl;
+        } else if (i + w < n && is_letter(CLS(nb), o200k)) {
+            word = i + w;
+            pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
+        } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
+            end = punct_piece(s, n, i, o200k, &row, &nchars);
+            kind = TOK_K_PUNCT;
+        } else {
+            kind = TOK_K_SPACE;
+        }
+    }
+scanned:
+    if (kind == TOK_K_WORD) {
+        word_info wi;
+        scan_word(s, n, word, o200k, room, &wi);
+        end = wi.end;
+        row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
+        nchars = wi.nchars;
+        alnum_end = true;
+    } else if (kind == TOK_K_SPACE) {
+        end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+        hashable = false;
+    }
+    size_t len = end - i;
+    uint64_t weight = row_weight(m, row, nchars);
+    unsigned common = 0;
+    uint32_t hash = 0;
+    bool hashed = hashable && len <= TOK_HASH_MAX;
+    /* A piece of one byte is at most one token and a frequent piece at
+    ** least one: when the weight is one already, the table changes
+    ** nothing (the calibration tool still hears the hash). */
+    if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
+        hash = tok_hash(s + i, len, n - i, room);
+        common = common_lookup(m->common, hash);
+        /* without a branch: a hit is as likely as not */
+        weight = (weight & ((uint64_t)(common != 0) - 1)) | (uint64_t)common * TOK_SCALE;
+    }
+    /* Byte-level BPE never makes more tokens than bytes. */
+    if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
+    st->total += weight;
+    if (visit) {
+        tok_piece p = {i, end, kind, row, nchars,
+                       row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
+                       hash, hashed, common, weight};
+        visit(st->ud, &p);
+    }
+    st->prev_alnum = alnum_end;
+    return end;
+}
+
+/* The scanner; inlined into coax_tok_scan (with a visitor, for the
+** calibration tool) and into the per-encoding counters below, where the
+** split is a constant and there is no visitor, so neither is tested per
+** piece. Pieces starting sixteen bytes or more before the end take the copy
+** of scan_piece without the tests for room. */
+static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
+                                   tok_visit visit, void *ud)
+{
+    const bool o200k = split == TOK_SPLIT_O200K;
+    scan_state st = {(const unsigned char *)str, n, m, visit, ud, 0, false};
+    size_t i = 0, room_end = n > 16 ? n - 16 : 0;
+    while (i < room_end) i = scan_piece(&st, i, o200k, true);
+    while (i < n) i = scan_piece(&st, i, o200k, false);
+    return st.total;
 }
 
 uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n, tok_visit visit,

@@ -1,0 +1,130 @@
+/*
+** table.h: the frequent-piece table of the token estimator, for tokens.c
+** only: the piece hash the generator (bench/tokens/fit.mjs) placed the
+** entries by, and the probe of a piece's slots. Inline, as the scanner's
+** copies per encoding call them once a piece.
+*/
+#ifndef COAX_TOKENS_TABLE_H
+#define COAX_TOKENS_TABLE_H
+
+#include "tokens/chars.h"
+
+#if defined(__SSE2__) && !defined(COAX_TOK_NO_SIMD)
+#include <emmintrin.h>
+#endif
+
+/* A 64-bit multiply-xorshift hash over little-endian words (load_le8): the
+** same value on every platform, since the tables are generated from it. */
+static inline uint32_t load_le4(const unsigned char *s)
+{
+    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
+/* The n (1..7) bytes at s as a little-endian word, reading only s[0..n):
+** two overlapping loads whose shared bytes agree. */
+static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
+{
+    if (n >= 4) return (uint64_t)load_le4(s) | (uint64_t)load_le4(s + n - 4) << (8 * (n - 4));
+    return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
+}
+
+/* The last steps of the hash: a word's mix and the finish. */
+static inline uint32_t hash_tail(uint64_t h, uint64_t tail)
+{
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+/* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
+** of fewer than eight bytes with eight readable is one load, masked. */
+static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u ^ n;
+    while (n >= 8) {
+        h = (h ^ load_le8(s)) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
+        avail -= 8;
+    }
+    if (n) return hash_tail(h, avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n));
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+/* tok_hash_any inline for most pieces: one to seven bytes with eight
+** readable are one load, no loop. 'room': eight are known to be readable. */
+static ALWAYS_INLINE uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail, bool room)
+{
+    if (n - 1 < 7 && (room || avail >= 8))
+        return hash_tail(0x9E3779B97F4A7C15u ^ n, load_le8(s) & (~0ull >> (64 - 8 * n)));
+    return tok_hash_any(s, n, avail);
+}
+
+/* Linear probing over at most TOK_PROBES slots (the generator places every
+** entry within them), so a miss costs one cache line. */
+static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, unsigned fp)
+{
+    for (int p = 0; p < TOK_PROBES; p++, slot = (slot + 1) & (TOK_COMMON_SLOTS - 1)) {
+        unsigned e = table[slot];
+        if (!e) return 0;
+        if ((e >> 2) == fp) return (e & 3) + 1;
+    }
+    return 0;
+}
+
+#define LANES16_LOW 0x0001000100010001u
+#define LANES16_HIGH 0x8000800080008000u
+
+/* The four slots at once, when they do not wrap: the first slot that is
+** empty or holds the fingerprint decides, as in the loop, without a branch.
+** An entry's fingerprint is never 0, so a slot is empty exactly when its
+** fingerprint bits are. */
+static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
+{
+    _Static_assert(TOK_PROBES == 4, "four 16-bit slots in one load");
+    unsigned fp = (hash >> 18) & 0x3FFF;
+    if (!fp) fp = 1;
+    uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
+#if defined(__SSE2__) && !defined(COAX_TOK_NO_SIMD)
+    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+        /* 16-bit lanes compared in one step (SSE2, which every x86-64 has);
+        ** the load clears lanes 4-7, which read as empty and stop the
+        ** search past the four */
+        __m128i e = _mm_loadl_epi64((const __m128i *)(const void *)(table + slot));
+        __m128i fps = _mm_and_si128(e, _mm_set1_epi16((short)~3));
+        unsigned match =
+            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_set1_epi16((short)(fp << 2))));
+        unsigned stop =
+            match | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_setzero_si128()));
+        unsigned at = (unsigned)__builtin_ctz(stop); /* two mask bits a lane */
+        uint64_t lanes = (uint64_t)_mm_cvtsi128_si64(e);
+        unsigned tokens = (unsigned)(lanes >> (8 * (at & 7)) & 3) + 1;
+        return tokens & (0u - (match >> at & 1));
+    }
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+        /* 16-bit lanes of one 64-bit word: (v - 1) & ~v marks a zero lane
+        ** exactly at the lowest one; lanes above it may be marked falsely, so
+        ** only the lowest counts: its mark isolated (hit & -hit) widens to a
+        ** mask of its lane, which keeps the entry when the fingerprint
+        ** matched and nothing when the lane is empty; the entry's two low
+        ** bits are then summed out of the lanes by a multiply. */
+        uint64_t e;
+        memcpy(&e, table + slot, 8);
+        uint64_t x = (e & ~(LANES16_LOW * 3)) ^ LANES16_LOW * (fp << 2);
+        uint64_t hit = ((x - LANES16_LOW) & ~x) | ((e - LANES16_LOW) & ~e);
+        hit &= LANES16_HIGH;
+        uint64_t first = hit & (0 - hit);
+        uint64_t entry = e & ((first << 1) - (first >> 15));
+        return (unsigned)(((entry & LANES16_LOW * 3) * LANES16_LOW) >> 48) + (entry != 0);
+    }
+#endif
+    return common_lookup_loop(table, slot, fp);
+}
+
+#endif
