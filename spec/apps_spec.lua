@@ -71,7 +71,9 @@ describe("the Neovim plugin", function()
     -- the command returned at once, and the keys typed every 50 ms while
     -- the model answered were inserted as they came (the last one may still
     -- be in the editor's input when the value arrives)
-    assert.is_true(r.command_ms < 100, r.command_ms)
+    -- (a command that waited would take the two replies' 1,000 ms; 165 ms
+    -- was seen under ASan on a loaded machine)
+    assert.is_true(r.command_ms < 400, r.command_ms)
     assert.is_true(r.keys_inserted >= 15, r.keys_inserted)
     assert.is_true(r.keys_sent - r.keys_inserted <= 1, r.keys_sent .. " sent, " .. r.keys_inserted .. " inserted")
     assert.are.equal("Ada is 36." .. ("x"):rep(r.keys_inserted), r.source_line)

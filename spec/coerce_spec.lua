@@ -78,7 +78,9 @@ describe("coercion", function()
       assert.is_true(#r.coercions > 10000)
       local ratio = best_time(function() coax.extract(big, mistyped.schema) end)
         / best_time(function() coax.extract(small, mistyped.schema) end)
-      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      -- 2.3 on a quiet machine (the 40,000 records no longer fit the caches),
+      -- 2.64 seen under ASan on a loaded one; quadratic work gives 4
+      assert.is_true(ratio < 3, "time ratio at 2n/n: " .. ratio)
     end)
 
     it("stays linear when every record needs a key renamed, a key dropped and a member converted", function()
