@@ -2,48 +2,64 @@
 ** json/parse.c: the strict RFC 8259 parser, coax's fast path.
 **
 ** Iterative with an explicit stack, so input-controlled nesting can never
-** overflow the C stack. Pending children of open containers sit in one
-** growable array; closing a container copies its children into the arena
-** as one contiguous block. The input is copied into the arena once and
-** strings are decoded in place there (decoding never grows a string; its
-** closing quote becomes its NUL), so a string costs no allocation.
+** overflow the C stack. The children of the open containers wait on one
+** stack of bytes already in their final layout (an array's items 16 bytes
+** each, an object's members 32), so closing a container copies its
+** children into the arena as one block. The input is copied into the arena
+** once and strings are decoded in place there (decoding never grows a
+** string; its closing quote becomes its NUL), and a number's NUL goes over
+** the byte after it (read first), so neither costs an allocation.
 */
 #include "base/core.h"
+
+#include <stddef.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
-/* A pending child: a member (key NULL for array items). Keys are decoded
-** in place right after their opening quote, so a key's offset in the input
-** (for duplicate-key reports) is where its text starts, less one. */
-typedef coax_member slot;
+/* The stores below write a value as two 8-byte words and read a member's
+** value as the last 16 bytes of the member. */
+_Static_assert(sizeof(coax_value) == 16 && offsetof(coax_value, len) == 4 &&
+                   offsetof(coax_value, u) == 8,
+               "coax_value is a header word and a payload word");
+_Static_assert(sizeof(coax_member) == 32 && offsetof(coax_member, value) == 16,
+               "a member's value is its last 16 bytes");
 
-typedef struct open {
-    size_t base; /* index of the first child in the slot array */
-    uint64_t keys; /* an object's key_bits so far */
-    bool object;
-} open;
+/* An open container remembers its parent: where the parent's children
+** start on the pending stack (bit 0 set for an object) and the parent's
+** key_bits. */
+typedef struct frame {
+    uintptr_t base;
+    uint64_t keys;
+} frame;
 
 typedef struct parser {
     coax_arena *arena;
     const coax_allocator *alloc;
-    char *start, *p, *end; /* the arena's copy of the input */
+    char *start, *end; /* the arena's copy of the input */
     coax_limits lim;
     coax_error *err;
-    slot *slots;
-    size_t nslots, cslots;
-    open *opens;
-    size_t copens;
+    coax_code rc; /* the error of a part that returns NULL */
+    /* The pending children. The root's slot is its first 16 bytes; the
+    ** value being parsed is always the 16 bytes under the top (an item, or
+    ** a member's value), and an open container's own slot the 16 bytes
+    ** under its first child. */
+    char *stack;
+    char *room;    /* the highest top a member still fits above */
+    size_t cstack; /* bytes */
+    frame *frames;
+    frame *frames_room; /* one past the last frame max_depth and the array allow */
+    size_t cframes;
     void (*on_dup)(void *, size_t);
     void *ud;
-    size_t dup_base; /* first slot of the object being deduplicated */
+    const coax_member *dup_members; /* the pending members being deduplicated */
     char *region, *region_end; /* see bump() */
     size_t next_region;
     /* the scratch arrays' first room, in the parser itself: most documents
     ** need no more, and no allocation */
-    slot first_slots[32];
-    open first_opens[16];
+    _Alignas(16) char first_stack[2048];
+    frame first_frames[32];
 } parser;
 
 /* bump()'s pieces: the first as large as the input (at least 256 bytes, at
@@ -76,15 +92,11 @@ static coax_code fail(parser *ps, coax_code code, const char *at, const char *wh
 ** the NUL stops them (it is neither whitespace nor allowed in a string). */
 #define SCAN_PAD 16
 
-/* The first byte at or after p that is not whitespace. Most values follow
-** no whitespace or one space; indentation runs are skipped sixteen bytes at
-** a time. */
-static inline char *skip_ws(char *p)
+/* The first byte at or after p (whitespace) that is not whitespace: an
+** indentation run, sixteen bytes at a time. Out of line, so the loop's
+** constants stay out of the paths that find no run. */
+static __attribute__((noinline)) char *skip_ws_run(char *p)
 {
-    if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
-    if (!is_ws[(unsigned char)*p]) return p;
-    p++;
-    if ((unsigned char)*p > ' ') return p;
 #ifdef __SSE2__
     for (;;) {
         __m128i w = _mm_loadu_si128((const __m128i *)p);
@@ -93,13 +105,24 @@ static inline char *skip_ws(char *p)
                                   _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\t')),
                                                _mm_cmpeq_epi8(w, _mm_set1_epi8('\r'))));
         unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
-        if (other) return p + __builtin_ctz(other);
+        if (other) return p + (unsigned)__builtin_ctz(other);
         p += 16;
     }
 #else
     while (is_ws[(unsigned char)*p]) p++;
     return p;
 #endif
+}
+
+/* The first byte at or after p that is not whitespace. Most values follow
+** no whitespace or one space. */
+static inline char *skip_ws(char *p)
+{
+    if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
+    if (!is_ws[(unsigned char)*p]) return p;
+    p++;
+    if ((unsigned char)*p > ' ') return p;
+    return skip_ws_run(p);
 }
 
 /* Decodes the escapes of a string body in place (s..e, known to be free of
@@ -155,12 +178,13 @@ static inline char *string_scan(char *p)
 #ifdef __SSE2__
     for (;;) {
         __m128i w = _mm_loadu_si128((const __m128i *)p);
-        /* signed: bytes >= 0x80 are negative, so "< 0x20" takes them too */
+        /* pmovmskb reads the top bits only: w has it for bytes >= 0x80,
+        ** and w - 0x20 (wrapping) for bytes below 0x20 */
         __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
                                                  _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                                    _mm_cmplt_epi8(w, _mm_set1_epi8(0x20)));
+                                    _mm_or_si128(w, _mm_sub_epi8(w, _mm_set1_epi8(0x20))));
         unsigned m = (unsigned)_mm_movemask_epi8(stop);
-        if (m) return p + __builtin_ctz(m);
+        if (m) return p + (unsigned)__builtin_ctz(m);
         p += 16;
     }
 #else
@@ -183,49 +207,73 @@ static inline size_t utf8_length(const unsigned char *p, const unsigned char *en
     return coax_utf8_decode(p, (size_t)(end - p), &cp);
 }
 
-/* Parses the string whose body starts at s (after its opening quote), in
-** place; '*pp' receives the byte after its closing quote. Inlined in its
-** two uses: strings are most of a document's values and keys. The first
-** fault from the left wins (an unclosed string, a raw control character,
-** invalid UTF-8); escapes are checked after that, as they are decoded. */
-static inline __attribute__((always_inline)) coax_code parse_string(parser *ps, char *s, char **pp,
-                                                                    const char **out, uint32_t *outlen)
+/* Where a string ends: its closing quote and decoded length, or no quote
+** and the error code in 'len'. Two words, returned in registers: the hot
+** loop keeps its cursor out of memory. */
+typedef struct string_end {
+    char *quote;
+    size_t len;
+} string_end;
+
+/* The rest of a string the scanner stopped in at p, before its closing
+** quote: escapes, multi-byte sequences, or a fault. The first fault from
+** the left wins (an unclosed string, a raw control character, invalid
+** UTF-8); escapes are checked after that, as they are decoded. */
+static __attribute__((noinline)) string_end string_rest(parser *ps, char *s, char *p)
 {
-    char *p = s;
     const char *end = ps->end;
     bool escaped = false;
-    for (;;) {
-        p = string_scan(p);
-        if (*p == '"') break;
+    while (*p != '"') {
         if (*p == '\\') {
             escaped = true;
-            if (end - p < 2) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
-            p += 2;
+            if (end - p < 2) return (string_end){NULL, fail(ps, COAX_ESYNTAX, end, "'\"' to close the string")};
+            p = string_scan(p + 2);
             continue;
         }
         if ((signed char)*p >= 0) { /* a control byte, or the NUL after the input */
-            if (p >= end) return fail(ps, COAX_ESYNTAX, end, "'\"' to close the string");
-            return fail(ps, COAX_ESYNTAX, p, "no raw control character in a string (escape it)");
+            if (p >= end) return (string_end){NULL, fail(ps, COAX_ESYNTAX, end, "'\"' to close the string")};
+            return (string_end){NULL, fail(ps, COAX_ESYNTAX, p, "no raw control character in a string (escape it)")};
         }
         /* a run of multi-byte sequences (text in most scripts but Latin) */
         do {
             size_t n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
-            if (!n) return fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string");
+            if (!n) return (string_end){NULL, fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string")};
             p += n;
         } while ((signed char)*p < 0);
+        p = string_scan(p);
     }
-    *pp = p + 1;
     size_t n = (size_t)(p - s);
     if (escaped) {
         coax_code rc = decode_escapes(ps, s, p, &n);
-        if (rc) return rc;
+        if (rc) return (string_end){NULL, rc};
     }
-    if (n > ps->lim.max_string)
-        return fail(ps, COAX_ESTRING, s, "string longer than the string limit");
-    s[n] = '\0'; /* over the closing quote, or inside the shrunk escapes */
+    return (string_end){p, n};
+}
+
+/* Parses the string whose body starts at s (after its opening quote), in
+** place, and returns the byte after its closing quote (NULL and the error
+** in ps->rc). Inlined in its uses: strings are most of a document's values
+** and keys, and most are plain ASCII the scanner crosses in one step. */
+static inline __attribute__((always_inline)) char *parse_string(parser *ps, char *s, const char **out,
+                                                                 uint32_t *outlen)
+{
+    string_end e = {string_scan(s), 0};
+    e.len = (size_t)(e.quote - s);
+    if (__builtin_expect(*e.quote != '"', 0)) {
+        e = string_rest(ps, s, e.quote);
+        if (!e.quote) {
+            ps->rc = (coax_code)e.len;
+            return NULL;
+        }
+    }
+    if (e.len > ps->lim.max_string) {
+        ps->rc = fail(ps, COAX_ESTRING, s, "string longer than the string limit");
+        return NULL;
+    }
+    s[e.len] = '\0'; /* over the closing quote, or inside the shrunk escapes */
     *out = s;
-    *outlen = (uint32_t)n;
-    return COAX_OK;
+    *outlen = (uint32_t)e.len;
+    return e.quote + 1;
 }
 
 /* Copies n bytes, 64 at a time: the C library's memcpy moves large blocks
@@ -246,19 +294,24 @@ static void copy_bytes(char *restrict d, const char *restrict s, size_t n)
     if (n) memcpy(d, s, n);
 }
 
-/* Grows a scratch array to hold 'need' elements (doubling). */
-static bool grow(parser *ps, void **arr, size_t *cap, size_t need, size_t elem)
+/* Copies a closed container's children (n, a multiple of 16 bytes) inline:
+** most containers hold a few, and a call costs more than their copy. */
+static inline void copy_children(char *restrict d, const char *restrict s, size_t n)
 {
-    if (need <= *cap) return true;
-    size_t ncap = *cap * 2;
-    while (ncap < need) ncap *= 2;
-    void *p = coax_alloc_raw(ps->alloc, ncap * elem);
-    if (!p) return false;
-    copy_bytes(p, *arr, *cap * elem);
-    if (*arr != ps->first_slots && *arr != ps->first_opens) coax_free_raw(ps->alloc, *arr, *cap * elem);
-    *arr = p;
-    *cap = ncap;
-    return true;
+#ifdef __SSE2__
+    if (n <= 256) {
+        size_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+            _mm_storeu_si128((__m128i *)(d + i), a);
+            _mm_storeu_si128((__m128i *)(d + i + 16), b);
+            __asm__("" : "+r"(d)); /* opaque: GCC would turn the loop into a memcpy call */
+        }
+        if (i < n) _mm_storeu_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
+        return;
+    }
+#endif
+    copy_bytes(d, s, n);
 }
 
 /* The arena memory of closed containers, bumped from a region the parser
@@ -281,43 +334,85 @@ static inline void *bump(parser *ps, size_t size)
     return p;
 }
 
+/* Doubles the pending stack (false when out of memory); the frames'
+** pointers into it move with it. */
+static bool grow_stack(parser *ps, frame *fp)
+{
+    size_t ncap = ps->cstack * 2;
+    char *n = coax_alloc_raw(ps->alloc, ncap);
+    if (!n) return false;
+    copy_bytes(n, ps->stack, ps->cstack);
+    for (frame *f = ps->frames; f < fp; f++) f->base = f->base - (uintptr_t)ps->stack + (uintptr_t)n;
+    if (ps->stack != ps->first_stack) coax_free_raw(ps->alloc, ps->stack, ps->cstack);
+    ps->stack = n;
+    ps->cstack = ncap;
+    ps->room = n + ncap - sizeof(coax_member);
+    return true;
+}
+
+static void set_frames_room(parser *ps)
+{
+    ps->frames_room = ps->frames + (ps->cframes < ps->lim.max_depth ? ps->cframes : ps->lim.max_depth);
+}
+
+/* Doubles the frames (false when out of memory). */
+static bool grow_frames(parser *ps)
+{
+    size_t ncap = ps->cframes * 2;
+    frame *n = coax_alloc_raw(ps->alloc, ncap * sizeof *n);
+    if (!n) return false;
+    copy_bytes((char *)n, (const char *)ps->frames, ps->cframes * sizeof *n);
+    if (ps->frames != ps->first_frames) coax_free_raw(ps->alloc, ps->frames, ps->cframes * sizeof *n);
+    ps->frames = n;
+    ps->cframes = ncap;
+    set_frames_room(ps);
+    return true;
+}
+
+/* A value in two 8-byte stores: the word of type, flags and length (its
+** padding zero, as a memset would leave it) and the payload. */
+static inline void put_value(coax_value *v, unsigned type, unsigned flags, uint32_t len, uint64_t payload)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t head = type | flags << 8 | (uint64_t)len << 32;
+    memcpy(v, &head, 8);
+    memcpy((char *)v + 8, &payload, 8);
+#else
+    memset(v, 0, sizeof *v);
+    v->type = (uint8_t)type;
+    v->flags = (uint8_t)flags;
+    v->len = len;
+    if (type == COAX_BOOL) v->u.boolean = (int)payload;
+    else v->u.text = (const char *)(uintptr_t)payload;
+#endif
+}
+
 static void report_dup(void *ud, size_t index)
 {
     parser *ps = ud;
-    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->slots[ps->dup_base + index].key - 1 - ps->start));
+    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->dup_members[index].key - 1 - ps->start));
 }
 
-/* Builds the container whose children are slots[base..nslots) into 'v';
-** 'at' is where an allocation failure is reported. An object's keys are
-** searched for duplicates when key_bits says they may repeat. */
-static coax_code close_container(parser *ps, bool object, bool maybe_dup, size_t base, size_t nslots,
-                                 coax_value *v, const char *at)
+/* Builds the container whose children wait in [base, top) into its slot,
+** the 16 bytes under base; 'at' is where an allocation failure is
+** reported. An object's keys are searched for duplicates when key_bits
+** says they may repeat (an array's key_bits stay 0). */
+static inline coax_code close_container(parser *ps, bool object, bool maybe_dup, char *base, char *top,
+                                        const char *at)
 {
-    size_t n = nslots - base;
-    slot *kids = ps->slots ? ps->slots + base : NULL; /* no slots yet: n is 0 */
-    memset(v, 0, sizeof *v);
-    if (object) {
-        /* Dedupe needs members contiguous: compact slots to members first. */
-        coax_member *m = bump(ps, n * sizeof *m);
-        if (!m && n) return fail(ps, COAX_ENOMEM, at, "out of memory");
-        if (n) memcpy(m, kids, n * sizeof *m);
-        size_t k = n;
-        if (maybe_dup) {
-            ps->dup_base = base;
-            k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
-            if (k == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
-        }
-        v->type = COAX_OBJECT;
-        v->len = (uint32_t)k;
-        v->u.members = m;
-    } else {
-        coax_value *items = bump(ps, n * sizeof *items);
-        if (!items && n) return fail(ps, COAX_ENOMEM, at, "out of memory");
-        for (size_t i = 0; i < n; i++) items[i] = kids[i].value;
-        v->type = COAX_ARRAY;
-        v->len = (uint32_t)n;
-        v->u.items = items;
+    size_t bytes = (size_t)(top - base);
+    char *block = bump(ps, bytes);
+    if (!block && bytes) return fail(ps, COAX_ENOMEM, at, "out of memory");
+    copy_children(block, base, bytes);
+    size_t n = object ? bytes / sizeof(coax_member) : bytes / sizeof(coax_value);
+    if (maybe_dup) {
+        /* the reports read the pending keys: dedupe clears a repeated key */
+        ps->dup_members = (const coax_member *)base;
+        n = coax_members_dedupe((coax_member *)block, n, ps->alloc, report_dup, ps);
+        if (n == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
     }
+    put_value((coax_value *)(base - 16), object ? COAX_OBJECT : COAX_ARRAY, 0, (uint32_t)n,
+              (uint64_t)(uintptr_t)block);
     return COAX_OK;
 }
 
@@ -350,82 +445,52 @@ static inline size_t number_span(const char *s, bool *is_int)
     return (size_t)(p - s);
 }
 
-#ifdef __SSE2__
-/* loadu at lane_mask + 16 - n: n lanes of 0xFF, then zeros (n <= 16) */
-static const uint8_t lane_mask[32] = {[0 ... 15] = 0xFF};
-#endif
-
-/* Moves the n bytes of text at p one byte back, over the byte before it (a
-** consumed '[', ',', ':', whitespace, or the spare byte before the input),
-** and puts a NUL after them: a number costs no allocation. The bytes after
-** it keep their values (the copy is padded for the 16-byte load and store). */
-static inline char *shift_number(char *p, size_t n)
+/* A literal or a number at p into v; returns the byte after it (NULL and
+** the error in ps->rc). The caller puts the number's NUL over that byte
+** after reading it. */
+static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *p, coax_value *v)
 {
-    char *t = p - 1;
-#ifdef __SSE2__
-    if (n < 16) {
-        __m128i num = _mm_loadu_si128((const __m128i *)p);
-        __m128i old = _mm_loadu_si128((const __m128i *)t);
-        __m128i take = _mm_loadu_si128((const __m128i *)(lane_mask + 16 - n));
-        __m128i taken_or_nul = _mm_loadu_si128((const __m128i *)(lane_mask + 15 - n));
-        _mm_storeu_si128((__m128i *)t, _mm_or_si128(_mm_and_si128(take, num),
-                                                     _mm_andnot_si128(taken_or_nul, old)));
-        return t;
-    }
-#endif
-    for (size_t i = 0; i < n; i++) t[i] = t[i + 1];
-    t[n] = '\0';
-    return t;
-}
-
-/* A scalar at p into v: a string, a literal or a number; '*pp' receives the
-** byte after it. */
-static inline __attribute__((always_inline)) coax_code parse_scalar(parser *ps, char *p, char **pp,
-                                                                    coax_value *v)
-{
-    memset(v, 0, sizeof *v);
     /* the NUL after the input fails every comparison, so no length is checked */
     switch (*p) {
-    case '"':
-        v->type = COAX_STRING;
-        return parse_string(ps, p + 1, pp, &v->u.text, &v->len);
     case 't':
         if (memcmp(p, "true", 4) == 0) {
-            v->type = COAX_BOOL;
-            v->u.boolean = 1;
-            *pp = p + 4;
-            return COAX_OK;
+            put_value(v, COAX_BOOL, 0, 0, 1);
+            return p + 4;
         }
         break;
     case 'f':
-        if (memcmp(p, "false", 5) == 0) {
-            v->type = COAX_BOOL;
-            *pp = p + 5;
-            return COAX_OK;
+        if (memcmp(p + 1, "alse", 4) == 0) {
+            put_value(v, COAX_BOOL, 0, 0, 0);
+            return p + 5;
         }
         break;
     case 'n':
         if (memcmp(p, "null", 4) == 0) {
-            v->type = COAX_NULL;
-            *pp = p + 4;
-            return COAX_OK;
+            put_value(v, COAX_NULL, 0, 0, 0);
+            return p + 4;
         }
         break;
     default: {
         bool is_int;
         size_t n = number_span(p, &is_int);
-        if (!n) break;
         /* "01", "1." and "-" are not numbers. */
-        if (p[n] == '.' || is_digit(p[n])) break;
-        v->type = COAX_NUMBER;
-        v->flags = is_int ? COAX_VF_INT_TEXT : 0;
-        v->len = (uint32_t)n;
-        v->u.text = shift_number(p, n);
-        *pp = p + n;
-        return COAX_OK;
+        if (!n || p[n] == '.' || is_digit(p[n])) break;
+        put_value(v, COAX_NUMBER, is_int ? COAX_VF_INT_TEXT : 0, (uint32_t)n, (uint64_t)(uintptr_t)p);
+        return p + n;
     }
     }
-    return fail(ps, COAX_ESYNTAX, p, "a JSON value");
+    ps->rc = fail(ps, COAX_ESYNTAX, p, "a JSON value");
+    return NULL;
+}
+
+/* A string value at p (its opening quote) into v; as parse_word. */
+static inline __attribute__((always_inline)) char *parse_string_value(parser *ps, char *p, coax_value *v)
+{
+    const char *s = NULL;
+    uint32_t n = 0;
+    p = parse_string(ps, p + 1, &s, &n);
+    if (p) put_value(v, COAX_STRING, 0, n, (uint64_t)(uintptr_t)s);
+    return p;
 }
 
 /* Objects seldom repeat a key, and comparing every pair at the close costs
@@ -440,92 +505,146 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, uint32_t klen)
     return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
 }
 
-/* The parser's loop. The cursor, the pending children and the innermost
-** container live in locals: the parser writes the text it decodes in place,
-** and through a char pointer every write could alias a field of 'ps'. */
-static coax_code run(parser *ps, coax_value *root)
+/* The parser's loop over a root container, p at its bracket; returns the
+** byte after it (NULL and the error in ps->rc). The cursor, the top of the
+** stack and the innermost container live in locals: the parser writes the
+** text it decodes in place, and through a char pointer every write could
+** alias a field of 'ps'. 'c' is the byte at p, read before a NUL went over
+** it: every scalar's following byte gets one (a number's ends it; the
+** others' is harmless, as nothing reads that byte again). */
+static __attribute__((noinline)) char *run(parser *ps, char *p)
 {
-    char *p = ps->p;
-    const char *end = ps->end;
-    slot *top = ps->slots, *limit = ps->slots + ps->cslots; /* the next free slot; the last + 1 */
-    slot *base = top;      /* the innermost container's first child */
-    size_t depth = 0;
-    uint64_t keys = 0;     /* key_bits of the innermost object */
-    bool object = false;
-    coax_value *dst = root; /* where the next value goes */
-    coax_code rc;
-    char c;
-value:
-    p = skip_ws(p);
-    c = *p;
-    if (c == '{' || c == '[') {
-        if (depth >= ps->lim.max_depth)
-            return coax_fail(ps->err, COAX_EDEPTH, (size_t)(p - ps->start), "nesting deeper than %zu",
-                             ps->lim.max_depth);
-        if (depth == ps->copens && !grow(ps, (void **)&ps->opens, &ps->copens, depth + 1, sizeof(open)))
-            return fail(ps, COAX_ENOMEM, p, "out of memory");
-        ps->opens[depth++] = (open){(size_t)(base - ps->slots), keys, object}; /* the parent's */
-        object = c == '{';
-        base = top;
-        keys = 0;
+    char *top = ps->stack + sizeof(coax_value), *base = top; /* under them, the root's slot */
+    frame *fp = ps->frames; /* the next free frame */
+    uint64_t keys = 0;      /* key_bits of the innermost object */
+    unsigned closer = 0;    /* the innermost container's closing bracket */
+    unsigned c = (unsigned char)*p;
+    char *q;
+    goto open;
+value: /* of the child just pushed: the 16 bytes under top */
+    c = (unsigned char)*p;
+    if (c != '"') goto not_string; /* most values are strings */
+string:
+    if (!(q = parse_string_value(ps, p, (coax_value *)(top - sizeof(coax_value))))) return NULL;
+    goto scalar_end;
+not_string:
+    if (c <= ' ') {
+        p = skip_ws(p);
+        c = (unsigned char)*p;
+        if (c == '"') goto string;
+    }
+    if (c == '{' || c == '[') goto open;
+    if (!(q = parse_word(ps, p, (coax_value *)(top - sizeof(coax_value))))) return NULL;
+scalar_end:
+    p = q;
+    c = (unsigned char)*p;
+    *p = '\0';
+    if (c <= ' ' && is_ws[c]) {
         p = skip_ws(p + 1);
-        if (*p == (object ? '}' : ']')) {
-            p++;
-            goto close;
-        }
-        goto child;
+        c = (unsigned char)*p;
     }
-    if ((rc = parse_scalar(ps, p, &p, dst))) return rc;
-have_value:
-    if (depth == 0) {
-        ps->p = p;
-        return COAX_OK;
-    }
-    p = skip_ws(p);
-    c = *p;
+after: /* a value ended before p, and c is the byte there */
     if (c == ',') {
         p++;
-        goto child;
+        if (closer == '}') goto member;
+        goto item;
     }
-    if (c == (object ? '}' : ']')) {
+    if (c == closer) {
         p++;
         goto close;
     }
-    if (p >= end) return fail(ps, COAX_ESYNTAX, p, "',' or a closing bracket");
-    return fail(ps, COAX_ESYNTAX, p, object ? "',' or '}'" : "',' or ']'");
-child:
-    if (top == limit) {
-        size_t n = (size_t)(top - ps->slots), b = (size_t)(base - ps->slots);
-        if (!grow(ps, (void **)&ps->slots, &ps->cslots, n + 1, sizeof(slot)))
-            return fail(ps, COAX_ENOMEM, p, "out of memory");
-        top = ps->slots + n;
-        base = ps->slots + b;
-        limit = ps->slots + ps->cslots;
+    if (c <= ' ' && is_ws[c]) {
+        p = skip_ws(p + 1);
+        c = (unsigned char)*p;
+        if (c == ',' || c == closer) goto after;
     }
-    dst = &top->value;
-    if (object) {
+    if (p >= ps->end) ps->rc = fail(ps, COAX_ESYNTAX, p, "',' or a closing bracket");
+    else ps->rc = fail(ps, COAX_ESYNTAX, p, closer == '}' ? "',' or '}'" : "',' or ']'");
+    return NULL;
+member:
+    if (top > ps->room) goto grow;
+    if (*p != '"') {
         p = skip_ws(p);
-        if (*p != '"') return fail(ps, COAX_ESYNTAX, p, "a string key");
-        if ((rc = parse_string(ps, p + 1, &p, &top->key, &top->klen))) return rc;
-        keys = key_bits(keys, top->key, top->klen);
-        p = skip_ws(p);
-        if (*p != ':') return fail(ps, COAX_ESYNTAX, p, "':' after the key");
-        p++;
+        if (*p != '"') {
+            ps->rc = fail(ps, COAX_ESYNTAX, p, "a string key");
+            return NULL;
+        }
     }
-    top++;
+    {
+        coax_member *m = (coax_member *)top;
+        const char *key = NULL;
+        uint32_t klen = 0;
+        if (!(p = parse_string(ps, p + 1, &key, &klen))) return NULL;
+        m->key = key;
+        m->klen = klen;
+        keys = key_bits(keys, key, klen);
+    }
+    top += sizeof(coax_member);
+    if (*p != ':') {
+        p = skip_ws(p);
+        if (*p != ':') {
+            ps->rc = fail(ps, COAX_ESYNTAX, p, "':' after the key");
+            return NULL;
+        }
+    }
+    p++;
     goto value;
+item:
+    if (top > ps->room) goto grow;
+    top += sizeof(coax_value);
+    goto value;
+grow: {
+    char *old = ps->stack;
+    if (!grow_stack(ps, fp)) {
+        ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
+        return NULL;
+    }
+    top = ps->stack + (top - old);
+    base = ps->stack + (base - old);
+    if (closer == '}') goto member;
+    goto item;
+}
+open: /* c, '{' or '[' at p, opens a container in the 16 bytes under top */
+    if (fp == ps->frames_room) {
+        if ((size_t)(fp - ps->frames) >= ps->lim.max_depth) {
+            ps->rc = coax_fail(ps->err, COAX_EDEPTH, (size_t)(p - ps->start), "nesting deeper than %zu",
+                               ps->lim.max_depth);
+            return NULL;
+        }
+        size_t depth = (size_t)(fp - ps->frames);
+        if (!grow_frames(ps)) {
+            ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
+            return NULL;
+        }
+        fp = ps->frames + depth;
+    }
+    fp->base = (uintptr_t)base | (closer == '}'); /* the parent's */
+    fp->keys = keys;
+    fp++;
+    closer = c + 2; /* '[' + 2 is ']', '{' + 2 '}' */
+    base = top;
+    keys = 0;
+    p = skip_ws(p + 1);
+    if ((unsigned char)*p == closer) {
+        p++;
+        goto close;
+    }
+    if (closer == '}') goto member;
+    goto item;
 close: {
-    /* the container's own slot is its parent's last child (or the root) */
-    open parent = ps->opens[--depth];
-    coax_value *v = depth ? &base[-1].value : root;
-    size_t first = (size_t)(base - ps->slots);
-    if ((rc = close_container(ps, object, keys == UINT64_MAX, first, (size_t)(top - ps->slots), v, p)))
-        return rc;
+    coax_code rc = close_container(ps, closer == '}', keys == UINT64_MAX, base, top, p);
+    if (rc) {
+        ps->rc = rc;
+        return NULL;
+    }
     top = base;
-    base = ps->slots + parent.base;
-    keys = parent.keys;
-    object = parent.object;
-    goto have_value;
+    fp--;
+    base = (char *)(fp->base & ~(uintptr_t)1);
+    closer = fp->base & 1 ? '}' : ']';
+    keys = fp->keys;
+    if (fp == ps->frames) return p;
+    c = (unsigned char)*p;
+    goto after;
 }
 }
 
@@ -538,55 +657,67 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
         return coax_fail(err, COAX_EINVAL, 0, "coax_parse: NULL argument");
     *out = NULL;
     parser ps; /* field by field: the first arrays need no zeroing */
-    ps.slots = ps.first_slots;
-    ps.cslots = sizeof ps.first_slots / sizeof *ps.first_slots;
-    ps.opens = ps.first_opens;
-    ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
-    ps.dup_base = 0;
+    ps.stack = ps.first_stack;
+    ps.cstack = sizeof ps.first_stack;
+    ps.room = ps.stack + ps.cstack - sizeof(coax_member);
+    ps.frames = ps.first_frames;
+    ps.cframes = sizeof ps.first_frames / sizeof *ps.first_frames;
+    ps.dup_members = NULL;
+    ps.rc = COAX_OK;
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);
     ps.lim = coax_limits_resolve(limits);
+    set_frames_room(&ps);
     if (len > ps.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          ps.lim.max_input);
-    /* A spare byte in front, for a number at the very start (parse_scalar),
-    ** and the scanners' padding after the NUL. */
+    /* The scanners' padding after the NUL, and the first region of
+    ** container memory with it. */
     size_t first = len < REGION_FIRST ? REGION_FIRST : len < REGION_MAX ? (len + 7) & ~(size_t)7 : REGION_MAX;
-    size_t copy_size = (len + 2 + SCAN_PAD + 7) & ~(size_t)7;
+    size_t copy_size = (len + 1 + SCAN_PAD + 7) & ~(size_t)7;
     if (len > SIZE_MAX - 2 * REGION_MAX) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     char *copy = coax_arena_alloc(arena, copy_size + first);
     if (!copy) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     ps.region = copy + copy_size;
     ps.region_end = ps.region + first;
     ps.next_region = first * 2 < REGION_MAX ? first * 2 : REGION_MAX;
-    copy[0] = ' ';
-    copy++;
     copy_bytes(copy, text, len);
     memset(copy + len, 0, 1 + SCAN_PAD);
-    ps.start = ps.p = copy;
+    ps.start = copy;
     ps.end = copy + len;
     ps.err = err;
     ps.on_dup = on_dup;
     ps.ud = ud;
     /* A UTF-8 byte order mark is not JSON; strict parsing rejects it. */
-    coax_value root;
-    coax_code rc = run(&ps, &root);
-    if (!rc) {
-        ps.p = skip_ws(ps.p);
-        if (ps.p < ps.end) rc = fail(&ps, COAX_ESYNTAX, ps.p, "end of input after the value");
+    char *p = skip_ws(copy);
+    coax_value scalar, *root = &scalar;
+    if (*p == '{' || *p == '[') {
+        p = run(&ps, p);
+        root = (coax_value *)ps.stack;
+    } else {
+        p = *p == '"' ? parse_string_value(&ps, p, &scalar) : parse_word(&ps, p, &scalar);
+        if (p) { /* as in run(): the byte after a scalar gets its NUL */
+            unsigned c = (unsigned char)*p;
+            *p = '\0';
+            if (is_ws[c]) p = skip_ws(p + 1);
+        }
     }
-    if (!rc) {
+    if (p) {
+        p = skip_ws(p);
+        if (p < ps.end) ps.rc = fail(&ps, COAX_ESYNTAX, p, "end of input after the value");
+    }
+    if (!ps.rc) {
         coax_value *v = bump(&ps, sizeof *v);
-        if (!v) rc = fail(&ps, COAX_ENOMEM, ps.p, "out of memory");
+        if (!v) ps.rc = fail(&ps, COAX_ENOMEM, p, "out of memory");
         else {
-            *v = root;
+            *v = *root;
             *out = v;
         }
     }
-    if (ps.slots != ps.first_slots) coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(slot));
-    if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(open));
-    if (rc) coax_error_locate(err, text ? text : "", len); /* the copy has changed */
-    return rc;
+    if (ps.stack != ps.first_stack) coax_free_raw(ps.alloc, ps.stack, ps.cstack);
+    if (ps.frames != ps.first_frames) coax_free_raw(ps.alloc, ps.frames, ps.cframes * sizeof(frame));
+    if (ps.rc) coax_error_locate(err, text ? text : "", len); /* the copy has changed */
+    return ps.rc;
 }
 
 coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
