@@ -27,8 +27,7 @@ _Static_assert(sizeof(coax_member) == 32 && offsetof(coax_member, value) == 16,
                "a member's value is its last 16 bytes");
 
 /* An open container remembers its parent: where the parent's children
-** start on the pending stack (bit 0 set for an object) and the parent's
-** key_bits. */
+** start on the pending stack, and the parent's key_bits. */
 typedef struct frame {
     uintptr_t base;
     uint64_t keys;
@@ -170,27 +169,69 @@ static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outl
     return COAX_OK;
 }
 
-/* The first byte at or after p that stops the string scanner: '"', '\\',
-** a control character (the NUL after the input among them) or a byte of a
-** multi-byte sequence. */
-static inline char *string_scan(char *p)
-{
-#ifdef __SSE2__
-    for (;;) {
-        __m128i w = _mm_loadu_si128((const __m128i *)p);
-        /* pmovmskb reads the top bits only: w has it for bytes >= 0x80,
-        ** and w - 0x20 (wrapping) for bytes below 0x20 */
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
-                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                                    _mm_or_si128(w, _mm_sub_epi8(w, _mm_set1_epi8(0x20))));
-        unsigned m = (unsigned)_mm_movemask_epi8(stop);
-        if (m) return p + (unsigned)__builtin_ctz(m);
-        p += 16;
-    }
-#else
-    while (!string_stop[(unsigned char)*p]) p++;
-    return p;
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+static const uint8_t quotes[16] __attribute__((aligned(16))) = {[0 ... 15] = '"'};
+static const uint8_t backslashes[16] __attribute__((aligned(16))) = {[0 ... 15] = '\\'};
+static const uint8_t minus_space[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xE0}; /* -0x20 */
 #endif
+
+/* Whether one of the 16 bytes at p stops the string scanner: '"', '\\',
+** a control character (the NUL after the input among them) or a byte of a
+** multi-byte sequence; '*at' receives the first one's offset. pmovmskb
+** reads the top bits only: a byte has it set when >= 0x80, and the byte -
+** 0x20 (wrapping) when below 0x20. Strings are most of what the parser
+** reads, so this is written out for x86-64: SSE2 compares overwrite an
+** operand, and GCC keeps the constants hoisted in registers it copies
+** before each use, and clears and widens around tzcnt; 12 instructions
+** for its 19. */
+static inline bool stop_at(const char *p, size_t *at)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    bool found;
+    uint64_t m;
+    __m128i w, a, b;
+    __asm__("movdqu %[p], %[w]\n\t"
+            "movdqa %[q], %[a]\n\t"
+            "pcmpeqb %[w], %[a]\n\t"
+            "movdqa %[bs], %[b]\n\t"
+            "pcmpeqb %[w], %[b]\n\t"
+            "por %[b], %[a]\n\t"
+            "movdqa %[ms], %[b]\n\t"
+            "paddb %[w], %[b]\n\t"
+            "por %[w], %[b]\n\t"
+            "por %[b], %[a]\n\t"
+            "pmovmskb %[a], %k[m]\n\t"
+            "bsfq %[m], %[m]" /* ZF when no bit is set */
+            : [m] "=r"(m), [w] "=&x"(w), [a] "=&x"(a), [b] "=&x"(b), "=@ccnz"(found)
+            : [p] "m"(*(const char(*)[16])p), [q] "m"(quotes), [bs] "m"(backslashes), [ms] "m"(minus_space));
+    *at = m;
+    return found;
+#else
+    unsigned m;
+#ifdef __SSE2__
+    __m128i w = _mm_loadu_si128((const __m128i *)p);
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                             _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                _mm_or_si128(_mm_add_epi8(w, _mm_set1_epi8(-0x20)), w));
+    m = (unsigned)_mm_movemask_epi8(stop);
+#else
+    m = 0;
+    for (int i = 0; i < 16; i++) m |= (unsigned)string_stop[(unsigned char)p[i]] << i;
+#endif
+    *at = m ? (unsigned)__builtin_ctz(m) : 0;
+    return m != 0;
+#endif
+}
+
+/* The offset from s of the first byte that stops the string scanner. Most
+** strings end in their first 16 bytes. */
+static inline size_t string_scan(const char *s)
+{
+    size_t at;
+    if (__builtin_expect(stop_at(s, &at), 1)) return at;
+    size_t i = 16;
+    while (!stop_at(s + i, &at)) i += 16;
+    return i + at;
 }
 
 /* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. Two- and
@@ -227,7 +268,7 @@ static __attribute__((noinline)) string_end string_rest(parser *ps, char *s, cha
         if (*p == '\\') {
             escaped = true;
             if (end - p < 2) return (string_end){NULL, fail(ps, COAX_ESYNTAX, end, "'\"' to close the string")};
-            p = string_scan(p + 2);
+            p += 2 + string_scan(p + 2);
             continue;
         }
         if ((signed char)*p >= 0) { /* a control byte, or the NUL after the input */
@@ -240,7 +281,7 @@ static __attribute__((noinline)) string_end string_rest(parser *ps, char *s, cha
             if (!n) return (string_end){NULL, fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string")};
             p += n;
         } while ((signed char)*p < 0);
-        p = string_scan(p);
+        p += string_scan(p);
     }
     size_t n = (size_t)(p - s);
     if (escaped) {
@@ -255,10 +296,10 @@ static __attribute__((noinline)) string_end string_rest(parser *ps, char *s, cha
 ** in ps->rc). Inlined in its uses: strings are most of a document's values
 ** and keys, and most are plain ASCII the scanner crosses in one step. */
 static inline __attribute__((always_inline)) char *parse_string(parser *ps, char *s, const char **out,
-                                                                 uint32_t *outlen)
+                                                                 size_t *outlen)
 {
-    string_end e = {string_scan(s), 0};
-    e.len = (size_t)(e.quote - s);
+    size_t n = string_scan(s);
+    string_end e = {s + n, n};
     if (__builtin_expect(*e.quote != '"', 0)) {
         e = string_rest(ps, s, e.quote);
         if (!e.quote) {
@@ -272,7 +313,7 @@ static inline __attribute__((always_inline)) char *parse_string(parser *ps, char
     }
     s[e.len] = '\0'; /* over the closing quote, or inside the shrunk escapes */
     *out = s;
-    *outlen = (uint32_t)e.len;
+    *outlen = e.len;
     return e.quote + 1;
 }
 
@@ -292,26 +333,6 @@ static void copy_bytes(char *restrict d, const char *restrict s, size_t n)
     }
 #endif
     if (n) memcpy(d, s, n);
-}
-
-/* Copies a closed container's children (n, a multiple of 16 bytes) inline:
-** most containers hold a few, and a call costs more than their copy. */
-static inline void copy_children(char *restrict d, const char *restrict s, size_t n)
-{
-#ifdef __SSE2__
-    if (n <= 256) {
-        size_t i = 0;
-        for (; i + 32 <= n; i += 32) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-            _mm_storeu_si128((__m128i *)(d + i), a);
-            _mm_storeu_si128((__m128i *)(d + i + 16), b);
-            __asm__("" : "+r"(d)); /* opaque: GCC would turn the loop into a memcpy call */
-        }
-        if (i < n) _mm_storeu_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
-        return;
-    }
-#endif
-    copy_bytes(d, s, n);
 }
 
 /* The arena memory of closed containers, bumped from a region the parser
@@ -369,6 +390,21 @@ static bool grow_frames(parser *ps)
     return true;
 }
 
+/* Grows the pending stack under the loop of run(), which keeps its top and
+** the innermost container's base in locals; false when out of memory. */
+static inline __attribute__((always_inline)) bool make_room(parser *ps, frame *fp, char **top, char **base,
+                                                            const char *p)
+{
+    char *old = ps->stack;
+    if (!grow_stack(ps, fp)) {
+        ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
+        return false;
+    }
+    *top = ps->stack + (*top - old);
+    *base = ps->stack + (*base - old);
+    return true;
+}
+
 /* A value in two 8-byte stores: the word of type, flags and length (its
 ** padding zero, as a memset would leave it) and the payload. */
 static inline void put_value(coax_value *v, unsigned type, unsigned flags, uint32_t len, uint64_t payload)
@@ -396,14 +432,14 @@ static void report_dup(void *ud, size_t index)
 /* Builds the container whose children wait in [base, top) into its slot,
 ** the 16 bytes under base; 'at' is where an allocation failure is
 ** reported. An object's keys are searched for duplicates when key_bits
-** says they may repeat (an array's key_bits stay 0). */
-static inline coax_code close_container(parser *ps, bool object, bool maybe_dup, char *base, char *top,
-                                        const char *at)
+** says they may repeat. */
+static __attribute__((noinline)) coax_code close_container(parser *ps, bool object, bool maybe_dup, char *base,
+                                                           char *top, const char *at)
 {
     size_t bytes = (size_t)(top - base);
     char *block = bump(ps, bytes);
     if (!block && bytes) return fail(ps, COAX_ENOMEM, at, "out of memory");
-    copy_children(block, base, bytes);
+    if (bytes) copy_bytes(block, base, bytes);
     size_t n = object ? bytes / sizeof(coax_member) : bytes / sizeof(coax_value);
     if (maybe_dup) {
         /* the reports read the pending keys: dedupe clears a repeated key */
@@ -416,41 +452,43 @@ static inline coax_code close_container(parser *ps, bool object, bool maybe_dup,
     return COAX_OK;
 }
 
-static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
-
-/* coax_number_span over the padded copy: the NUL after the input stops
-** every loop, so no length is checked. */
-static inline size_t number_span(const char *s, bool *is_int)
+/* close_container's common case, inline in run(): room in the region, no
+** key that may repeat. The children are copied 32 bytes at a time, so an
+** array's last 16 may bring 16 more: the region has room for those too,
+** and the pending stack always has (see ps->room). False when
+** close_container must do it. */
+static inline __attribute__((always_inline)) bool close_small(parser *ps, unsigned type, char *base, char *top)
 {
-    const char *p = s;
-    *is_int = true;
-    if (*p == '-') p++;
-    if (*p == '0') p++;
-    else if (is_digit(*p)) while (is_digit(*++p)) {}
-    else return 0;
-    if (*p == '.' && is_digit(p[1])) {
-        *is_int = false;
-        p += 2;
-        while (is_digit(*p)) p++;
+    size_t bytes = (size_t)(top - base);
+    char *block = ps->region;
+    if ((size_t)(ps->region_end - block) < bytes + 16) return false;
+    ps->region = block + (bytes ? bytes : 8); /* 8 bytes for an empty container, as bump() */
+#ifdef __SSE2__
+    for (size_t i = 0; i < bytes; i += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(base + i)), b = _mm_loadu_si128((const __m128i *)(base + i + 16));
+        _mm_storeu_si128((__m128i *)(block + i), a);
+        _mm_storeu_si128((__m128i *)(block + i + 16), b);
+        __asm__("" : "+r"(block)); /* opaque: GCC would turn the loop into a memcpy call */
     }
-    if (*p == 'e' || *p == 'E') {
-        const char *q = p + 1;
-        if (*q == '+' || *q == '-') q++;
-        if (is_digit(*q)) {
-            while (is_digit(*++q)) {}
-            p = q;
-            *is_int = false;
-        }
-    }
-    return (size_t)(p - s);
+#else
+    memcpy(block, base, bytes);
+#endif
+    size_t n = type == COAX_OBJECT ? bytes / sizeof(coax_member) : bytes / sizeof(coax_value);
+    put_value((coax_value *)(base - 16), type, 0, (uint32_t)n, (uint64_t)(uintptr_t)block);
+    return true;
 }
 
+static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+
 /* A literal or a number at p into v; returns the byte after it (NULL and
-** the error in ps->rc). The caller puts the number's NUL over that byte
-** after reading it. */
+** the error in ps->rc). The NUL after the input fails every comparison,
+** so no length is checked. The caller puts the number's NUL over the byte
+** after it, once it has read that byte. */
 static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *p, coax_value *v)
 {
-    /* the NUL after the input fails every comparison, so no length is checked */
+    char *q = p;
+    unsigned flags = COAX_VF_INT_TEXT;
+    if (is_digit(*p) && *p != '0') goto digits; /* the most common first */
     switch (*p) {
     case 't':
         if (memcmp(p, "true", 4) == 0) {
@@ -470,13 +508,36 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
             return p + 4;
         }
         break;
-    default: {
-        bool is_int;
-        size_t n = number_span(p, &is_int);
-        /* "01", "1." and "-" are not numbers. */
-        if (!n || p[n] == '.' || is_digit(p[n])) break;
-        put_value(v, COAX_NUMBER, is_int ? COAX_VF_INT_TEXT : 0, (uint32_t)n, (uint64_t)(uintptr_t)p);
-        return p + n;
+    default: { /* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, not followed by '.' or a digit */
+        q += *p == '-';
+        if (*q == '0') {
+            if (is_digit(*++q)) break; /* "01" */
+        } else if (is_digit(*q)) {
+        digits:
+            while (is_digit(*++q)) {}
+        } else {
+            break; /* "-" */
+        }
+        if (*q == '.' || (*q | 0x20) == 'e') {
+            if (*q == '.') {
+                if (!is_digit(q[1])) break; /* "1." */
+                q += 2;
+                while (is_digit(*q)) q++;
+                flags = 0;
+            }
+            if ((*q | 0x20) == 'e') { /* without digits after it, not part of the number */
+                char *e = q + 1;
+                if (*e == '+' || *e == '-') e++;
+                if (is_digit(*e)) {
+                    while (is_digit(*++e)) {}
+                    q = e;
+                    flags = 0;
+                }
+            }
+            if (*q == '.') break; /* "1.5.3", "1e5.3" */
+        }
+        put_value(v, COAX_NUMBER, flags, (uint32_t)(q - p), (uint64_t)(uintptr_t)p);
+        return q;
     }
     }
     ps->rc = fail(ps, COAX_ESYNTAX, p, "a JSON value");
@@ -487,10 +548,34 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
 static inline __attribute__((always_inline)) char *parse_string_value(parser *ps, char *p, coax_value *v)
 {
     const char *s = NULL;
-    uint32_t n = 0;
+    size_t n = 0;
     p = parse_string(ps, p + 1, &s, &n);
-    if (p) put_value(v, COAX_STRING, 0, n, (uint64_t)(uintptr_t)s);
+    if (p) put_value(v, COAX_STRING, 0, (uint32_t)n, (uint64_t)(uintptr_t)s);
     return p;
+}
+
+/* What parse_value found. */
+enum { VALUE_SCALAR, VALUE_OPEN, VALUE_FAILED };
+
+/* The value at '*pp' (or after whitespace there) into v: a scalar, and
+** '*pp' receives the byte after it; or a bracket, and '*pp' its place. */
+static inline __attribute__((always_inline)) int parse_value(parser *ps, char **pp, coax_value *v)
+{
+    char *p = *pp;
+    if (*p == '"') { /* most values are strings */
+        p = parse_string_value(ps, p, v);
+    } else {
+        if ((unsigned char)*p <= ' ') {
+            p = skip_ws(p);
+            *pp = p;
+        }
+        if (*p == '"') p = parse_string_value(ps, p, v);
+        else if (*p == '{' || *p == '[') return VALUE_OPEN;
+        else p = parse_word(ps, p, v);
+    }
+    if (!p) return VALUE_FAILED;
+    *pp = p;
+    return VALUE_SCALAR;
 }
 
 /* Objects seldom repeat a key, and comparing every pair at the close costs
@@ -498,71 +583,43 @@ static inline __attribute__((always_inline)) char *parse_string_value(parser *ps
 ** its length and first and last bytes (key[-1] is its opening quote, so an
 ** empty key reads that), and only an object where a bit was already set
 ** (then all bits are: UINT64_MAX) is searched for duplicates. */
-static inline uint64_t key_bits(uint64_t bits, const char *key, uint32_t klen)
+static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 {
     const unsigned char *k = (const unsigned char *)key;
-    unsigned bit = ((unsigned)k[0] + 9u * k[(int64_t)klen - 1] + 5u * klen) & 63;
+    unsigned bit = (unsigned)k[0] + 9u * k[(ptrdiff_t)klen - 1] + 5u * (unsigned)klen; /* mod 64 below */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    /* bts takes the bit's number mod 64, sets it and reports its old value:
+    ** two instructions for the seven GCC makes of the C below */
+    bool was_set;
+    __asm__("btsq %[bit], %[bits]" : [bits] "+r"(bits), "=@ccc"(was_set) : [bit] "r"((uint64_t)bit));
+    return was_set ? UINT64_MAX : bits;
+#else
+    bit &= 63;
     return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
+#endif
 }
 
 /* The parser's loop over a root container, p at its bracket; returns the
-** byte after it (NULL and the error in ps->rc). The cursor, the top of the
-** stack and the innermost container live in locals: the parser writes the
-** text it decodes in place, and through a char pointer every write could
-** alias a field of 'ps'. 'c' is the byte at p, read before a NUL went over
-** it: every scalar's following byte gets one (a number's ends it; the
-** others' is harmless, as nothing reads that byte again). */
+** byte after it (NULL and the error in ps->rc). Objects and arrays have
+** their own paths, so no step asks which one it is in; a closed container
+** goes back to its parent's: an object's key_bits are never 0 once it has
+** a member, and an array's always are. The cursor, the top of the stack
+** and the innermost container live in locals: the parser writes the text
+** it decodes in place, and through a char pointer every write could alias
+** a field of 'ps'. After a scalar, 'c' is the byte at p, read before a NUL
+** went over it: every scalar's following byte gets one (a number's ends
+** it; the others' is harmless, as nothing reads that byte again). */
 static __attribute__((noinline)) char *run(parser *ps, char *p)
 {
     char *top = ps->stack + sizeof(coax_value), *base = top; /* under them, the root's slot */
     frame *fp = ps->frames; /* the next free frame */
     uint64_t keys = 0;      /* key_bits of the innermost object */
-    unsigned closer = 0;    /* the innermost container's closing bracket */
-    unsigned c = (unsigned char)*p;
-    char *q;
+    unsigned c;
+    int kind;
+    coax_code rc;
     goto open;
-value: /* of the child just pushed: the 16 bytes under top */
-    c = (unsigned char)*p;
-    if (c != '"') goto not_string; /* most values are strings */
-string:
-    if (!(q = parse_string_value(ps, p, (coax_value *)(top - sizeof(coax_value))))) return NULL;
-    goto scalar_end;
-not_string:
-    if (c <= ' ') {
-        p = skip_ws(p);
-        c = (unsigned char)*p;
-        if (c == '"') goto string;
-    }
-    if (c == '{' || c == '[') goto open;
-    if (!(q = parse_word(ps, p, (coax_value *)(top - sizeof(coax_value))))) return NULL;
-scalar_end:
-    p = q;
-    c = (unsigned char)*p;
-    *p = '\0';
-    if (c <= ' ' && is_ws[c]) {
-        p = skip_ws(p + 1);
-        c = (unsigned char)*p;
-    }
-after: /* a value ended before p, and c is the byte there */
-    if (c == ',') {
-        p++;
-        if (closer == '}') goto member;
-        goto item;
-    }
-    if (c == closer) {
-        p++;
-        goto close;
-    }
-    if (c <= ' ' && is_ws[c]) {
-        p = skip_ws(p + 1);
-        c = (unsigned char)*p;
-        if (c == ',' || c == closer) goto after;
-    }
-    if (p >= ps->end) ps->rc = fail(ps, COAX_ESYNTAX, p, "',' or a closing bracket");
-    else ps->rc = fail(ps, COAX_ESYNTAX, p, closer == '}' ? "',' or '}'" : "',' or ']'");
-    return NULL;
-member:
-    if (top > ps->room) goto grow;
+member: /* after '{' or ',' */
+    if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
     if (*p != '"') {
         p = skip_ws(p);
         if (*p != '"') {
@@ -573,10 +630,10 @@ member:
     {
         coax_member *m = (coax_member *)top;
         const char *key = NULL;
-        uint32_t klen = 0;
+        size_t klen = 0;
         if (!(p = parse_string(ps, p + 1, &key, &klen))) return NULL;
         m->key = key;
-        m->klen = klen;
+        m->klen = (uint32_t)klen;
         keys = key_bits(keys, key, klen);
     }
     top += sizeof(coax_member);
@@ -588,64 +645,99 @@ member:
         }
     }
     p++;
-    goto value;
-item:
-    if (top > ps->room) goto grow;
-    top += sizeof(coax_value);
-    goto value;
-grow: {
-    char *old = ps->stack;
-    if (!grow_stack(ps, fp)) {
-        ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
-        return NULL;
+    kind = parse_value(ps, &p, (coax_value *)(top - sizeof(coax_value)));
+    if (kind == VALUE_OPEN) goto open;
+    if (kind == VALUE_FAILED) return NULL;
+    c = (unsigned char)*p;
+    *p = '\0';
+member_end: /* c: the byte after a member */
+    if (c == ',') {
+        p++;
+        goto member;
     }
-    top = ps->stack + (top - old);
-    base = ps->stack + (base - old);
-    if (closer == '}') goto member;
-    goto item;
-}
-open: /* c, '{' or '[' at p, opens a container in the 16 bytes under top */
+    if (c == '}') {
+        p++;
+        goto close_object;
+    }
+    if (is_ws[c]) {
+        p = skip_ws(p + 1);
+        c = (unsigned char)*p;
+        if (c == ',' || c == '}') goto member_end;
+    }
+    ps->rc = fail(ps, COAX_ESYNTAX, p, p >= ps->end ? "',' or a closing bracket" : "',' or '}'");
+    return NULL;
+item: /* after '[' or ',' */
+    if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
+    top += sizeof(coax_value);
+    kind = parse_value(ps, &p, (coax_value *)(top - sizeof(coax_value)));
+    if (kind == VALUE_OPEN) goto open;
+    if (kind == VALUE_FAILED) return NULL;
+    c = (unsigned char)*p;
+    *p = '\0';
+item_end: /* c: the byte after an item */
+    if (c == ',') {
+        p++;
+        goto item;
+    }
+    if (c == ']') {
+        p++;
+        goto close_array;
+    }
+    if (is_ws[c]) {
+        p = skip_ws(p + 1);
+        c = (unsigned char)*p;
+        if (c == ',' || c == ']') goto item_end;
+    }
+    ps->rc = fail(ps, COAX_ESYNTAX, p, p >= ps->end ? "',' or a closing bracket" : "',' or ']'");
+    return NULL;
+open: /* '{' or '[' at p opens a container in the 16 bytes under top */
     if (fp == ps->frames_room) {
-        if ((size_t)(fp - ps->frames) >= ps->lim.max_depth) {
+        size_t depth = (size_t)(fp - ps->frames);
+        if (depth >= ps->lim.max_depth) {
             ps->rc = coax_fail(ps->err, COAX_EDEPTH, (size_t)(p - ps->start), "nesting deeper than %zu",
                                ps->lim.max_depth);
             return NULL;
         }
-        size_t depth = (size_t)(fp - ps->frames);
         if (!grow_frames(ps)) {
             ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
             return NULL;
         }
         fp = ps->frames + depth;
     }
-    fp->base = (uintptr_t)base | (closer == '}'); /* the parent's */
+    fp->base = (uintptr_t)base; /* the parent's */
     fp->keys = keys;
     fp++;
-    closer = c + 2; /* '[' + 2 is ']', '{' + 2 '}' */
     base = top;
     keys = 0;
-    p = skip_ws(p + 1);
-    if ((unsigned char)*p == closer) {
+    if (*p == '{') {
+        p = skip_ws(p + 1);
+        if (*p != '}') goto member;
         p++;
-        goto close;
+        goto close_object;
     }
-    if (closer == '}') goto member;
-    goto item;
-close: {
-    coax_code rc = close_container(ps, closer == '}', keys == UINT64_MAX, base, top, p);
-    if (rc) {
-        ps->rc = rc;
-        return NULL;
-    }
+    p = skip_ws(p + 1);
+    if (*p != ']') goto item;
+    p++;
+    goto close_array;
+close_object:
+    if (keys != UINT64_MAX && close_small(ps, COAX_OBJECT, base, top)) goto closed;
+    if ((rc = close_container(ps, true, keys == UINT64_MAX, base, top, p))) goto failed;
+    goto closed;
+close_array:
+    if (close_small(ps, COAX_ARRAY, base, top)) goto closed;
+    if ((rc = close_container(ps, false, false, base, top, p))) goto failed;
+closed:
     top = base;
     fp--;
-    base = (char *)(fp->base & ~(uintptr_t)1);
-    closer = fp->base & 1 ? '}' : ']';
+    base = (char *)fp->base;
     keys = fp->keys;
     if (fp == ps->frames) return p;
     c = (unsigned char)*p;
-    goto after;
-}
+    if (keys) goto member_end;
+    goto item_end;
+failed:
+    ps->rc = rc;
+    return NULL;
 }
 
 coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
