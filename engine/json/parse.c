@@ -11,12 +11,9 @@
 ** the byte after it (read first), so neither costs an allocation.
 */
 #include "base/core.h"
+#include "json/scan.h"
 
 #include <stddef.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* The stores below write a value as two 8-byte words and read a member's
 ** value as the last 16 bytes of the member. */
@@ -67,228 +64,10 @@ typedef struct parser {
 #define REGION_FIRST 256
 #define REGION_MAX ((size_t)64 << 10)
 
-#ifndef __SSE2__
-/* The bytes that stop the string scanner: '"', '\\', control bytes and
-** bytes of multi-byte sequences. */
-static const uint8_t string_stop[256] = {
-    [0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1,
-};
-#endif
-static const uint8_t is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
 static coax_code fail(parser *ps, coax_code code, const char *at, const char *what)
 {
-    size_t off = (size_t)(at - ps->start);
-    if (code == COAX_ESYNTAX && at >= ps->end)
-        return coax_fail(ps->err, code, off, "unexpected end of input, expected %s", what);
-    if (code == COAX_ESYNTAX)
-        return coax_fail(ps->err, code, off, "expected %s", what);
-    return coax_fail(ps->err, code, off, "%s", what);
-}
-
-/* The copy of the input ends in a NUL and SCAN_PAD more zero bytes, so the
-** scanners below may read SCAN_PAD bytes at any position up to the end:
-** the NUL stops them (it is neither whitespace nor allowed in a string). */
-#define SCAN_PAD 16
-
-/* The first byte at or after p (whitespace) that is not whitespace: an
-** indentation run, sixteen bytes at a time. Out of line, so the loop's
-** constants stay out of the paths that find no run. */
-static __attribute__((noinline)) char *skip_ws_run(char *p)
-{
-#ifdef __SSE2__
-    for (;;) {
-        __m128i w = _mm_loadu_si128((const __m128i *)p);
-        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(' ')),
-                                               _mm_cmpeq_epi8(w, _mm_set1_epi8('\n'))),
-                                  _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\t')),
-                                               _mm_cmpeq_epi8(w, _mm_set1_epi8('\r'))));
-        unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFF;
-        if (other) return p + (unsigned)__builtin_ctz(other);
-        p += 16;
-    }
-#else
-    while (is_ws[(unsigned char)*p]) p++;
-    return p;
-#endif
-}
-
-/* The first byte at or after p that is not whitespace. Most values follow
-** no whitespace or one space. */
-static inline char *skip_ws(char *p)
-{
-    if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
-    if (!is_ws[(unsigned char)*p]) return p;
-    p++;
-    if ((unsigned char)*p > ' ') return p;
-    return skip_ws_run(p);
-}
-
-/* Decodes the escapes of a string body in place (s..e, known to be free of
-** raw control characters and invalid UTF-8); returns the decoded length. */
-static coax_code decode_escapes(parser *ps, char *s, const char *e, size_t *outlen)
-{
-    char *d = s, *const first = s;
-    while (s < e) {
-        if (*s != '\\') {
-            *d++ = *s++;
-            continue;
-        }
-        const char *at = s;
-        s++;
-        switch (*s++) {
-        case '"': *d++ = '"'; break;
-        case '\\': *d++ = '\\'; break;
-        case '/': *d++ = '/'; break;
-        case 'b': *d++ = '\b'; break;
-        case 'f': *d++ = '\f'; break;
-        case 'n': *d++ = '\n'; break;
-        case 'r': *d++ = '\r'; break;
-        case 't': *d++ = '\t'; break;
-        case 'u': {
-            uint32_t cp, lo;
-            if (e - s < 4 || !coax_hex4(s, &cp)) return fail(ps, COAX_ESYNTAX, at, "four hex digits after \\u");
-            s += 4;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (e - s < 6 || s[0] != '\\' || s[1] != 'u' || !coax_hex4(s + 2, &lo) ||
-                    lo < 0xDC00 || lo > 0xDFFF)
-                    return fail(ps, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
-                s += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                return fail(ps, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
-            }
-            d += coax_utf8_encode(cp, d);
-            break;
-        }
-        default:
-            return fail(ps, COAX_ESYNTAX, at, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)");
-        }
-    }
-    *outlen = (size_t)(d - first);
-    return COAX_OK;
-}
-
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
-static const uint8_t quotes[16] __attribute__((aligned(16))) = {[0 ... 15] = '"'};
-static const uint8_t backslashes[16] __attribute__((aligned(16))) = {[0 ... 15] = '\\'};
-static const uint8_t minus_space[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xE0}; /* -0x20 */
-#endif
-
-/* Whether one of the 16 bytes at p stops the string scanner: '"', '\\',
-** a control character (the NUL after the input among them) or a byte of a
-** multi-byte sequence; '*at' receives the first one's offset. pmovmskb
-** reads the top bits only: a byte has it set when >= 0x80, and the byte -
-** 0x20 (wrapping) when below 0x20. Strings are most of what the parser
-** reads, so this is written out for x86-64: SSE2 compares overwrite an
-** operand, and GCC keeps the constants hoisted in registers it copies
-** before each use, and clears and widens around tzcnt; 12 instructions
-** for its 19. */
-static inline bool stop_at(const char *p, size_t *at)
-{
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
-    bool found;
-    uint64_t m;
-    __m128i w, a, b;
-    __asm__("movdqu %[p], %[w]\n\t"
-            "movdqa %[q], %[a]\n\t"
-            "pcmpeqb %[w], %[a]\n\t"
-            "movdqa %[bs], %[b]\n\t"
-            "pcmpeqb %[w], %[b]\n\t"
-            "por %[b], %[a]\n\t"
-            "movdqa %[ms], %[b]\n\t"
-            "paddb %[w], %[b]\n\t"
-            "por %[w], %[b]\n\t"
-            "por %[b], %[a]\n\t"
-            "pmovmskb %[a], %k[m]\n\t"
-            "bsfq %[m], %[m]" /* ZF when no bit is set */
-            : [m] "=r"(m), [w] "=&x"(w), [a] "=&x"(a), [b] "=&x"(b), "=@ccnz"(found)
-            : [p] "m"(*(const char(*)[16])p), [q] "m"(quotes), [bs] "m"(backslashes), [ms] "m"(minus_space));
-    *at = m;
-    return found;
-#else
-    unsigned m;
-#ifdef __SSE2__
-    __m128i w = _mm_loadu_si128((const __m128i *)p);
-    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
-                                             _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                                _mm_or_si128(_mm_add_epi8(w, _mm_set1_epi8(-0x20)), w));
-    m = (unsigned)_mm_movemask_epi8(stop);
-#else
-    m = 0;
-    for (int i = 0; i < 16; i++) m |= (unsigned)string_stop[(unsigned char)p[i]] << i;
-#endif
-    *at = m ? (unsigned)__builtin_ctz(m) : 0;
-    return m != 0;
-#endif
-}
-
-/* The offset from s of the first byte that stops the string scanner. Most
-** strings end in their first 16 bytes. */
-static inline size_t string_scan(const char *s)
-{
-    size_t at;
-    if (__builtin_expect(stop_at(s, &at), 1)) return at;
-    size_t i = 16;
-    while (!stop_at(s + i, &at)) i += 16;
-    return i + at;
-}
-
-/* Length of the valid UTF-8 sequence at p (a byte >= 0x80), or 0. Two- and
-** three-byte sequences are checked here (the NUL after the input fails the
-** continuation test, so no length is checked); the rest by coax_utf8_decode. */
-static inline size_t utf8_length(const unsigned char *p, const unsigned char *end)
-{
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    /* E1-EC and EE-EF: no overlong form, no surrogate to rule out */
-    if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 &&
-        (p[2] & 0xC0) == 0x80)
-        return 3;
-    uint32_t cp;
-    return coax_utf8_decode(p, (size_t)(end - p), &cp);
-}
-
-/* Where a string ends: its closing quote and decoded length, or no quote
-** and the error code in 'len'. Two words, returned in registers: the hot
-** loop keeps its cursor out of memory. */
-typedef struct string_end {
-    char *quote;
-    size_t len;
-} string_end;
-
-/* The rest of a string the scanner stopped in at p, before its closing
-** quote: escapes, multi-byte sequences, or a fault. The first fault from
-** the left wins (an unclosed string, a raw control character, invalid
-** UTF-8); escapes are checked after that, as they are decoded. */
-static __attribute__((noinline)) string_end string_rest(parser *ps, char *s, char *p)
-{
-    const char *end = ps->end;
-    bool escaped = false;
-    while (*p != '"') {
-        if (*p == '\\') {
-            escaped = true;
-            if (end - p < 2) return (string_end){NULL, fail(ps, COAX_ESYNTAX, end, "'\"' to close the string")};
-            p += 2 + string_scan(p + 2);
-            continue;
-        }
-        if ((signed char)*p >= 0) { /* a control byte, or the NUL after the input */
-            if (p >= end) return (string_end){NULL, fail(ps, COAX_ESYNTAX, end, "'\"' to close the string")};
-            return (string_end){NULL, fail(ps, COAX_ESYNTAX, p, "no raw control character in a string (escape it)")};
-        }
-        /* a run of multi-byte sequences (text in most scripts but Latin) */
-        do {
-            size_t n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
-            if (!n) return (string_end){NULL, fail(ps, COAX_EUTF8, p, "invalid UTF-8 in string")};
-            p += n;
-        } while ((signed char)*p < 0);
-        p += string_scan(p);
-    }
-    size_t n = (size_t)(p - s);
-    if (escaped) {
-        coax_code rc = decode_escapes(ps, s, p, &n);
-        if (rc) return (string_end){NULL, rc};
-    }
-    return (string_end){p, n};
+    return coax_json_fail(ps->err, ps->start, ps->end, code, at, what);
 }
 
 /* Parses the string whose body starts at s (after its opening quote), in
@@ -301,7 +80,7 @@ static inline __attribute__((always_inline)) char *parse_string(parser *ps, char
     size_t n = string_scan(s);
     string_end e = {s + n, n};
     if (__builtin_expect(*e.quote != '"', 0)) {
-        e = string_rest(ps, s, e.quote);
+        e = coax_json_string_rest(ps->start, ps->end, ps->err, s, e.quote);
         if (!e.quote) {
             ps->rc = (coax_code)e.len;
             return NULL;
@@ -478,8 +257,6 @@ static inline __attribute__((always_inline)) bool close_small(parser *ps, unsign
     return true;
 }
 
-static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
-
 /* A literal or a number at p into v; returns the byte after it (NULL and
 ** the error in ps->rc). The NUL after the input fails every comparison,
 ** so no length is checked. The caller puts the number's NUL over the byte
@@ -514,7 +291,7 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
             if (is_digit(*++q)) break; /* "01" */
         } else if (is_digit(*q)) {
         digits:
-            while (is_digit(*++q)) {}
+            q = skip_digits(q + 1);
         } else {
             break; /* "-" */
         }
