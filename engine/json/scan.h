@@ -14,6 +14,11 @@
 #include <emmintrin.h>
 #endif
 
+/* The string scanner's kernel written out for x86-64 (see stop_at). */
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#define SCAN_ASM 1
+#endif
+
 #define SCAN_PAD 16
 
 /* Fills 'err' for a fault at 'at' in the copy [start, end), as coax_fail:
@@ -48,7 +53,7 @@ static const uint8_t string_stop[256] = {
 };
 #endif
 
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#ifdef SCAN_ASM
 static const uint8_t quotes[16] __attribute__((aligned(16))) = {[0 ... 15] = '"'};
 static const uint8_t backslashes[16] __attribute__((aligned(16))) = {[0 ... 15] = '\\'};
 static const uint8_t minus_space[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xE0}; /* -0x20 */
@@ -65,7 +70,7 @@ static const uint8_t minus_space[16] __attribute__((aligned(16))) = {[0 ... 15] 
 ** for its 19. */
 static inline bool stop_at(const char *p, size_t *at)
 {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#ifdef SCAN_ASM
     bool found;
     uint64_t m;
     __m128i w, a, b;
