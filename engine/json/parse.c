@@ -335,8 +335,10 @@ static inline __attribute__((always_inline)) char *parse_string_value(parser *ps
 enum { VALUE_SCALAR, VALUE_OPEN, VALUE_FAILED };
 
 /* The value at '*pp' (or after whitespace there) into v: a scalar, and
-** '*pp' receives the byte after it; or a bracket, and '*pp' its place. */
-static inline __attribute__((always_inline)) int parse_value(parser *ps, char **pp, coax_value *v)
+** '*pp' receives the byte after it, '*cp' that byte's value and the byte a
+** NUL (which ends a number; after a string or a literal it is harmless, as
+** nothing reads that byte again); or a bracket, and '*pp' its place. */
+static inline __attribute__((always_inline)) int parse_value(parser *ps, char **pp, unsigned *cp, coax_value *v)
 {
     char *p = *pp;
     if (*p == '"') { /* most values are strings */
@@ -352,7 +354,35 @@ static inline __attribute__((always_inline)) int parse_value(parser *ps, char **
     }
     if (!p) return VALUE_FAILED;
     *pp = p;
+    *cp = (unsigned char)*p;
+    *p = '\0';
     return VALUE_SCALAR;
+}
+
+/* What follows a child of a container. */
+enum { NEXT_CHILD, NEXT_CLOSE, NEXT_FAILED };
+
+/* The byte after a child is c, at '*pp' (a NUL may have gone over it): ','
+** before the next child, or 'closer', the container's closing bracket,
+** maybe after whitespace; '*pp' receives the byte after it. */
+static inline __attribute__((always_inline)) int next_child(parser *ps, char **pp, unsigned c, unsigned closer)
+{
+    char *p = *pp;
+    if (c != ',' && c != closer && is_ws[c]) {
+        p = skip_ws(p + 1);
+        c = (unsigned char)*p;
+    }
+    if (c == ',') {
+        *pp = p + 1;
+        return NEXT_CHILD;
+    }
+    if (c == closer) {
+        *pp = p + 1;
+        return NEXT_CLOSE;
+    }
+    ps->rc = fail(ps, COAX_ESYNTAX, p,
+                  p >= ps->end ? "',' or a closing bracket" : closer == '}' ? "',' or '}'" : "',' or ']'");
+    return NEXT_FAILED;
 }
 
 /* Objects seldom repeat a key, and comparing every pair at the close costs
@@ -384,15 +414,14 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 ** and the innermost container live in locals: the parser writes the text
 ** it decodes in place, and through a char pointer every write could alias
 ** a field of 'ps'. After a scalar, 'c' is the byte at p, read before a NUL
-** went over it: every scalar's following byte gets one (a number's ends
-** it; the others' is harmless, as nothing reads that byte again). */
+** went over it (see parse_value). */
 static __attribute__((noinline)) char *run(parser *ps, char *p)
 {
     char *top = ps->stack + sizeof(coax_value), *base = top; /* under them, the root's slot */
     frame *fp = ps->frames; /* the next free frame */
     uint64_t keys = 0;      /* key_bits of the innermost object */
     unsigned c;
-    int kind;
+    int kind, next;
     coax_code rc;
     goto open;
 member: /* after '{' or ',' */
@@ -422,50 +451,24 @@ member: /* after '{' or ',' */
         }
     }
     p++;
-    kind = parse_value(ps, &p, (coax_value *)(top - sizeof(coax_value)));
+    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)));
     if (kind == VALUE_OPEN) goto open;
     if (kind == VALUE_FAILED) return NULL;
-    c = (unsigned char)*p;
-    *p = '\0';
 member_end: /* c: the byte after a member */
-    if (c == ',') {
-        p++;
-        goto member;
-    }
-    if (c == '}') {
-        p++;
-        goto close_object;
-    }
-    if (is_ws[c]) {
-        p = skip_ws(p + 1);
-        c = (unsigned char)*p;
-        if (c == ',' || c == '}') goto member_end;
-    }
-    ps->rc = fail(ps, COAX_ESYNTAX, p, p >= ps->end ? "',' or a closing bracket" : "',' or '}'");
+    next = next_child(ps, &p, c, '}');
+    if (next == NEXT_CHILD) goto member;
+    if (next == NEXT_CLOSE) goto close_object;
     return NULL;
 item: /* after '[' or ',' */
     if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
     top += sizeof(coax_value);
-    kind = parse_value(ps, &p, (coax_value *)(top - sizeof(coax_value)));
+    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)));
     if (kind == VALUE_OPEN) goto open;
     if (kind == VALUE_FAILED) return NULL;
-    c = (unsigned char)*p;
-    *p = '\0';
 item_end: /* c: the byte after an item */
-    if (c == ',') {
-        p++;
-        goto item;
-    }
-    if (c == ']') {
-        p++;
-        goto close_array;
-    }
-    if (is_ws[c]) {
-        p = skip_ws(p + 1);
-        c = (unsigned char)*p;
-        if (c == ',' || c == ']') goto item_end;
-    }
-    ps->rc = fail(ps, COAX_ESYNTAX, p, p >= ps->end ? "',' or a closing bracket" : "',' or ']'");
+    next = next_child(ps, &p, c, ']');
+    if (next == NEXT_CHILD) goto item;
+    if (next == NEXT_CLOSE) goto close_array;
     return NULL;
 open: /* '{' or '[' at p opens a container in the 16 bytes under top */
     if (fp == ps->frames_room) {
