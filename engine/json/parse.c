@@ -11,7 +11,7 @@
 ** the byte after it (read first), so neither costs an allocation.
 */
 #include "base/core.h"
-#include "json/scan.h"
+#include "json/parse_scan.h"
 
 #include <stddef.h>
 

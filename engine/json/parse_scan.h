@@ -1,12 +1,13 @@
 /*
-** json/scan.h: the byte scanners of the strict parser (json/parse.c) and
-** its strings' slow path (json/scan.c). They read the parser's copy of the
-** input, which ends in a NUL and SCAN_PAD more zero bytes, so a scanner may
-** read SCAN_PAD bytes at any position up to the end: the NUL stops each
-** (it is neither whitespace, nor allowed in a string, nor a digit).
+** json/parse_scan.h: the byte scanners of the strict parser (json/parse.c)
+** and its strings' slow path (json/parse_scan.c). They read the parser's
+** copy of the input, which ends in a NUL and SCAN_PAD more zero bytes, so a
+** scanner may read SCAN_PAD bytes at any position up to the end: the NUL
+** stops each (it is neither whitespace, nor allowed in a string, nor a
+** digit).
 */
-#ifndef COAX_JSON_SCAN_H
-#define COAX_JSON_SCAN_H
+#ifndef COAX_JSON_PARSE_SCAN_H
+#define COAX_JSON_PARSE_SCAN_H
 
 #include "base/core.h"
 

@@ -1,8 +1,8 @@
 /*
-** json/scan.c: the strict parser's slow paths for strings (escapes,
+** json/parse_scan.c: the strict parser's slow paths for strings (escapes,
 ** multi-byte sequences, faults) and whitespace runs, out of its loop.
 */
-#include "json/scan.h"
+#include "json/parse_scan.h"
 
 coax_code coax_json_fail(coax_error *err, const char *start, const char *end, coax_code code, const char *at,
                          const char *what)
