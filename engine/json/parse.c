@@ -42,10 +42,10 @@ typedef struct parser {
     ** a member's value), and an open container's own slot the 16 bytes
     ** under its first child. */
     char *stack;
-    char *room;    /* the highest top a member still fits above */
+    char *room;    /* the highest top at which a member still fits */
     size_t cstack; /* bytes */
     frame *frames;
-    frame *frames_room; /* one past the last frame max_depth and the array allow */
+    frame *frames_room; /* one past the last frame both max_depth and the array allow */
     size_t cframes;
     void (*on_dup)(void *, size_t);
     void *ud;
@@ -63,7 +63,6 @@ typedef struct parser {
 ** small reply needs one allocation and leaves at most its size unused. */
 #define REGION_FIRST 256
 #define REGION_MAX ((size_t)64 << 10)
-
 
 static coax_code fail(parser *ps, coax_code code, const char *at, const char *what)
 {
