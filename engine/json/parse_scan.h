@@ -1,0 +1,162 @@
+/*
+** json/parse_scan.h: the byte scanners of the strict parser (json/parse.c)
+** and its strings' slow path (json/parse_scan.c). They read the parser's
+** copy of the input, which ends in a NUL and SCAN_PAD more zero bytes, so a
+** scanner may read SCAN_PAD bytes at any position up to the end: the NUL
+** stops each (it is neither whitespace, nor allowed in a string, nor a
+** digit).
+*/
+#ifndef COAX_JSON_PARSE_SCAN_H
+#define COAX_JSON_PARSE_SCAN_H
+
+#include "base/core.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* The string scanner's kernel written out for x86-64 (see stop_at). */
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#define SCAN_ASM 1
+#endif
+
+#define SCAN_PAD 16
+
+/* Fills 'err' for a fault at 'at' in the copy [start, end), as coax_fail:
+** a syntax error says what was expected ('what'), at the end of the input
+** that it ended; another code says 'what'. Returns 'code'. */
+coax_code coax_json_fail(coax_error *err, const char *start, const char *end, coax_code code, const char *at,
+                         const char *what);
+
+static const uint8_t is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+/* The first byte at or after p (whitespace) that is not whitespace: an
+** indentation run, sixteen bytes at a time. Out of line, so its constants
+** stay out of the parser's loop. */
+char *coax_json_skip_ws_run(char *p);
+
+/* The first byte at or after p that is not whitespace. Most values follow
+** no whitespace or one space. */
+static inline char *skip_ws(char *p)
+{
+    if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
+    if (!is_ws[(unsigned char)*p]) return p;
+    p++;
+    if ((unsigned char)*p > ' ') return p;
+    return coax_json_skip_ws_run(p);
+}
+
+#ifndef __SSE2__
+/* The bytes that stop the string scanner: '"', '\\', control bytes and
+** bytes of multi-byte sequences. */
+static const uint8_t string_stop[256] = {
+    [0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1,
+};
+#endif
+
+#ifdef SCAN_ASM
+static const uint8_t quotes[16] __attribute__((aligned(16))) = {[0 ... 15] = '"'};
+static const uint8_t backslashes[16] __attribute__((aligned(16))) = {[0 ... 15] = '\\'};
+static const uint8_t minus_space[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xE0}; /* -0x20 */
+#endif
+
+/* Whether one of the 16 bytes at p stops the string scanner: '"', '\\',
+** a control character (the NUL after the input among them) or a byte of a
+** multi-byte sequence; '*at' receives the first one's offset. pmovmskb
+** reads the top bits only: a byte has it set when >= 0x80, and the byte -
+** 0x20 (wrapping) when below 0x20. Strings are most of what the parser
+** reads, so this is written out for x86-64: SSE2 compares overwrite an
+** operand, and GCC keeps the constants hoisted in registers it copies
+** before each use, and clears and widens around tzcnt; 12 instructions
+** for its 19. */
+static inline bool stop_at(const char *p, size_t *at)
+{
+#ifdef SCAN_ASM
+    bool found;
+    uint64_t m;
+    __m128i w, a, b;
+    __asm__("movdqu %[p], %[w]\n\t"
+            "movdqa %[q], %[a]\n\t"
+            "pcmpeqb %[w], %[a]\n\t"
+            "movdqa %[bs], %[b]\n\t"
+            "pcmpeqb %[w], %[b]\n\t"
+            "por %[b], %[a]\n\t"
+            "movdqa %[ms], %[b]\n\t"
+            "paddb %[w], %[b]\n\t"
+            "por %[w], %[b]\n\t"
+            "por %[b], %[a]\n\t"
+            "pmovmskb %[a], %k[m]\n\t"
+            "bsfq %[m], %[m]" /* ZF when no bit is set */
+            : [m] "=r"(m), [w] "=&x"(w), [a] "=&x"(a), [b] "=&x"(b), "=@ccnz"(found)
+            : [p] "m"(*(const char(*)[16])p), [q] "m"(quotes), [bs] "m"(backslashes), [ms] "m"(minus_space));
+    *at = m;
+    return found;
+#else
+    unsigned m;
+#ifdef __SSE2__
+    __m128i w = _mm_loadu_si128((const __m128i *)p);
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                             _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                _mm_or_si128(_mm_add_epi8(w, _mm_set1_epi8(-0x20)), w));
+    m = (unsigned)_mm_movemask_epi8(stop);
+#else
+    m = 0;
+    for (int i = 0; i < 16; i++) m |= (unsigned)string_stop[(unsigned char)p[i]] << i;
+#endif
+    *at = m ? (unsigned)__builtin_ctz(m) : 0;
+    return m != 0;
+#endif
+}
+
+/* The offset from s of the first byte that stops the string scanner. Most
+** strings end in their first 16 bytes. */
+static inline size_t string_scan(const char *s)
+{
+    size_t at;
+    if (__builtin_expect(stop_at(s, &at), 1)) return at;
+    size_t i = 16;
+    while (!stop_at(s + i, &at)) i += 16;
+    return i + at;
+}
+
+/* Where a string ends: its closing quote and decoded length, or no quote
+** and the error code in 'len'. Two words, returned in registers: the hot
+** loop keeps its cursor out of memory. */
+typedef struct string_end {
+    char *quote;
+    size_t len;
+} string_end;
+
+/* The rest of the string whose body starts at s, where the scanner stopped
+** at p before its closing quote: escapes, multi-byte sequences, or a fault
+** (then 'err' is filled, for the copy [start, end)). The first fault from
+** the left wins (an unclosed string, a raw control character, invalid
+** UTF-8); escapes are checked after that, as they are decoded in place. */
+string_end coax_json_string_rest(const char *start, const char *end, coax_error *err, char *s, char *p);
+
+static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+
+/* The byte after the run of decimal digits at p, eight bytes a step where
+** a word can be read as little-endian (the copy's padding makes eight
+** bytes readable anywhere up to its end). A byte is a digit when byte -
+** '0' (wrapping) is below 10: the top bit of it, or of it + 0x76, marks one
+** that is not; the words' borrows and carries only reach later bytes, past
+** the first that is not. */
+static inline char *skip_digits(char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (;;) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t t = w - 0x3030303030303030u;
+        uint64_t other = (t | (t + 0x7676767676767676u)) & 0x8080808080808080u;
+        if (other) return p + ((unsigned)__builtin_ctzll(other) >> 3);
+        p += 8;
+    }
+#else
+    while (is_digit(*p)) p++;
+    return p;
+#endif
+}
+
+#endif
