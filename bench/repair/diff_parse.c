@@ -10,6 +10,12 @@
 **   diff_parse gen SEED N      N generated documents: random JSON with
 **                              escapes, surrogates, invalid UTF-8, huge
 **                              numbers and deep nesting, then mutations of it
+**   diff_parse model SEED N    N replies broken the ways models break JSON
+**                              (quote styles, unquoted keys, comments,
+**                              Python literals, inner quotes, raw new
+**                              lines, odd numbers and spaces, fences,
+**                              reasoning and tags, truncation), for the
+**                              lenient parser's paths
 ** The generator is the same source in both builds, so both see the same
 ** documents.
 */
@@ -317,14 +323,266 @@ static void gen(FILE *o, coax_arena *a, uint64_t seed, long n)
     free(b.s);
 }
 
+/* ---- replies written the ways models break JSON ------------------------ */
+
+/* Which breakages a reply uses (each token then rolls its own dice). */
+typedef struct how {
+    bool pretty, trailing, single, unquoted, python, comment, inner_quote, raw_newline, missing_comma,
+        odd_quotes, odd_numbers, odd_spaces, odd_structure;
+} how;
+
+static void model_pad(buf *b, const how *h, int depth)
+{
+    if (h->odd_spaces && rnd(6) == 0) {
+        static const char *odd[] = {"\xc2\xa0", "\xe2\x80\x83", "\xe3\x80\x80", "\xef\xbb\xbf", "\f", "\v",
+                                    "\r\n", "\t\t", "\xe2\x80\xa8", "\xe1\x9a\x80"};
+        puts_(b, odd[rnd(sizeof odd / sizeof *odd)]);
+    }
+    if (!h->pretty) {
+        if (rnd(4) == 0) puts_(b, " ");
+        return;
+    }
+    puts_(b, rnd(8) ? "\n" : "\r\n");
+    int n = 2 * depth + (rnd(10) == 0 ? (int)rnd(40) : 0); /* long indentation now and then */
+    for (int i = 0; i < n; i++) put(b, rnd(30) ? " " : "\t", 1);
+}
+
+static void model_comment(buf *b)
+{
+    static const char *c[] = {"// the model explains itself\n", "/* a block comment */", "# a hash comment\n",
+                              "/* unclosed", "//", "/**/", "/* a * star */ "};
+    puts_(b, c[rnd(sizeof c / sizeof *c)]);
+}
+
+/* Text for a string: words, multi-byte characters, escapes, and now and
+** then something a string cannot hold as it is. */
+static void model_text(buf *b, const how *h, char quote)
+{
+    static const char *words[] = {"alpha", "widget", "café", "naïve", "東京", "データ", "😀", "steel",
+                                  "a", "SKU-12345", "x,y", "a: b", "{not}", "[no]", "don't", "it's"};
+    int n = (int)rnd(rnd(8) ? 8 : 60);
+    for (int i = 0; i < n; i++) {
+        if (i) puts_(b, " ");
+        uint32_t k = rnd(40);
+        if (k == 0 && h->inner_quote) put(b, &quote, 1);
+        else if (k == 1 && h->raw_newline) puts_(b, rnd(2) ? "\n" : "\n  \"k\": ");
+        else if (k == 2) puts_(b, rnd(2) ? "\\n" : "\\\"");
+        else if (k == 3) puts_(b, rnd(2) ? "\\u00e9" : "\\ud83d\\ude00");
+        else if (k == 4 && h->odd_quotes) puts_(b, rnd(2) ? "\\x" : "\\ud800");
+        else if (k == 5 && h->odd_quotes) puts_(b, rnd(2) ? "\t" : "\xff");
+        else if (k == 6 && h->odd_quotes) puts_(b, rnd(2) ? "\xe2\x80\x9c" : "'");
+        else if (k == 7) puts_(b, ",");
+        else if (k == 8) puts_(b, rnd(2) ? "\\" : "\"");
+        else puts_(b, words[rnd(sizeof words / sizeof *words)]);
+    }
+    if (rnd(30) == 0) /* a long plain run */
+        for (int i = 0, m = (int)rnd(300); i < m; i++) put(b, &"abcdefghij klmno"[rnd(16)], 1);
+}
+
+static void model_string(buf *b, const how *h)
+{
+    uint32_t k = rnd(40);
+    if (h->odd_quotes && k == 0) {
+        puts_(b, "\xe2\x80\x9c");
+        model_text(b, h, '"');
+        puts_(b, rnd(2) ? "\xe2\x80\x9d" : "\"");
+        return;
+    }
+    if (h->odd_quotes && k == 1) {
+        puts_(b, "`");
+        model_text(b, h, '`');
+        puts_(b, "`");
+        return;
+    }
+    if (h->odd_quotes && k == 2) {
+        const char *q = rnd(2) ? "\"\"\"" : "'''";
+        puts_(b, q);
+        model_text(b, h, '"');
+        puts_(b, rnd(2) ? "\n  more\n" : "");
+        puts_(b, q);
+        return;
+    }
+    if (h->odd_quotes && k == 3) {
+        puts_(b, rnd(2) ? "```python\nx = 1\n  y = 2\n```" : "```print(1)```");
+        return;
+    }
+    if (h->odd_quotes && k == 4) {
+        puts_(b, "\"a\" + \"b\"");
+        if (rnd(2)) puts_(b, " + /* c */ 'c'");
+        return;
+    }
+    if (h->odd_quotes && k == 5) {
+        puts_(b, "\xe2\x80\x98");
+        model_text(b, h, '\'');
+        puts_(b, "\xe2\x80\x99");
+        return;
+    }
+    char q = h->single && rnd(4) ? '\'' : '"';
+    put(b, &q, 1);
+    model_text(b, h, q);
+    if (rnd(60)) put(b, &q, 1); /* now and then the closing quote is lost */
+}
+
+static void model_number(buf *b, const how *h)
+{
+    static const char *odd[] = {"+1", ".5", "5.", "1e", "12,111", "1,234,567", "-.5", "NaN", "Infinity",
+                                "-Infinity", "undefined", "0x1F", "007", "1e+", "1_000", "- 5", "1.2.3"};
+    if (h->odd_numbers && rnd(5) == 0) {
+        puts_(b, odd[rnd(sizeof odd / sizeof *odd)]);
+        return;
+    }
+    char t[48];
+    switch (rnd(4)) {
+    case 0: snprintf(t, sizeof t, "%u", rnd(100000)); break;
+    case 1: snprintf(t, sizeof t, "-%u.%02u", rnd(1000), rnd(100)); break;
+    case 2: snprintf(t, sizeof t, "%u.%u", rnd(10), rnd(100000)); break;
+    default: snprintf(t, sizeof t, "%ue%d", rnd(10), (int)rnd(20) - 10); break;
+    }
+    puts_(b, t);
+}
+
+static void model_key(buf *b, const how *h)
+{
+    static const char *keys[] = {"name", "id", "price", "in_stock", "tags", "items", "desc", "名前",
+                                 "first name", "$ref", "_x", "2", "a-b", "key\"q", "k"};
+    const char *k = keys[rnd(sizeof keys / sizeof *keys)];
+    if (h->unquoted && rnd(2)) {
+        puts_(b, k);
+    } else {
+        const char *q = h->single && rnd(3) == 0 ? "'" : "\"";
+        puts_(b, q);
+        puts_(b, k);
+        puts_(b, q);
+    }
+}
+
+static void model_value(buf *b, const how *h, int depth)
+{
+    uint32_t k = rnd(depth > 4 ? 7 : 11);
+    switch (k) {
+    case 0:
+        puts_(b, h->python && rnd(2) ? "None" : "null");
+        break;
+    case 1:
+        if (h->python && rnd(2)) puts_(b, rnd(2) ? "True" : "False");
+        else puts_(b, rnd(2) ? "true" : "false");
+        break;
+    case 2:
+    case 3:
+        model_number(b, h);
+        break;
+    case 4:
+    case 5:
+    case 6:
+        if (h->odd_structure && rnd(25) == 0) {
+            static const char *odd[] = {"...", "\xe2\x80\xa6", "unquoted words here", "f(1)", "Date(5)", "-"};
+            puts_(b, odd[rnd(sizeof odd / sizeof *odd)]);
+        } else {
+            model_string(b, h);
+        }
+        break;
+    case 7:
+    case 8: {
+        puts_(b, "[");
+        int n = (int)rnd(6);
+        for (int i = 0; i < n; i++) {
+            model_pad(b, h, depth + 1);
+            if (h->comment && rnd(8) == 0) model_comment(b);
+            model_value(b, h, depth + 1);
+            if ((i < n - 1 || (h->trailing && rnd(2))) && !(h->missing_comma && rnd(5) == 0))
+                puts_(b, h->odd_structure && rnd(20) == 0 ? ",," : ",");
+        }
+        model_pad(b, h, depth);
+        puts_(b, h->odd_structure && rnd(20) == 0 ? "}" : "]");
+        break;
+    }
+    default: {
+        puts_(b, "{");
+        int n = (int)rnd(rnd(5) ? 7 : 20);
+        for (int i = 0; i < n; i++) {
+            model_pad(b, h, depth + 1);
+            if (h->comment && rnd(6) == 0) {
+                model_comment(b);
+                model_pad(b, h, depth + 1);
+            }
+            model_key(b, h);
+            if (h->odd_structure && rnd(20) == 0) puts_(b, rnd(2) ? " = " : " ");
+            else puts_(b, h->pretty ? ": " : ":");
+            if (!(h->odd_structure && rnd(40) == 0)) model_value(b, h, depth + 1);
+            if ((i < n - 1 || (h->trailing && rnd(2))) && !(h->missing_comma && rnd(5) == 0)) puts_(b, ",");
+        }
+        model_pad(b, h, depth);
+        if (!(h->odd_structure && rnd(25) == 0)) puts_(b, h->odd_structure && rnd(25) == 0 ? "]" : "}");
+        if (h->odd_structure && rnd(30) == 0) puts_(b, "}");
+    }
+    }
+}
+
+/* The reply around the value: fences, reasoning, tags, prose, a call. */
+static void model_reply(buf *b, const buf *json)
+{
+    static const char *before[] = {"", "```json\n", "Sure! Here is the data:\n\n```json\n",
+                                   "<think>The user wants JSON. {draft} I will list it.</think>\n",
+                                   "Here is the JSON you asked for: ", "<json>", "```\n", "~~~json\n",
+                                   "<think>unclosed reasoning {\"a\": 1}", "```js\n", "Result:\n```python\n",
+                                   "callback(", "\xef\xbb\xbf", "<reasoning>hmm</reasoning>```json\n"};
+    static const char *after[] = {"", "\n```", "\n```\n\nLet me know if you need anything else.", "",
+                                  " I hope this helps!", "</json>", "\n```", "\n~~~", "", "\n```", "\n```",
+                                  ");", "", "\n```"};
+    uint32_t w = rnd(sizeof before / sizeof *before);
+    puts_(b, before[w]);
+    put(b, json->s, json->n);
+    if (rnd(8) == 0) /* a second value: NDJSON, or an example after the answer */
+        puts_(b, rnd(2) ? "\n{\"second\": 2}" : "\n\nFor example: {\"id\": 1, \"x\": [1, 2]} or [3]");
+    puts_(b, after[w]);
+}
+
+static void model(FILE *o, coax_arena *a, uint64_t seed, long n)
+{
+    rng_state = seed * 2654435761u + 7;
+    buf b = {0}, j = {0}, e = {0};
+    for (long i = 0; i < n; i++) {
+        how h;
+        bool *f = &h.pretty;
+        for (size_t k = 0; k < sizeof h / sizeof(bool); k++) f[k] = rnd(10) < (k == 0 ? 6 : 2);
+        j.n = 0;
+        do { /* mostly an object, as extraction replies are */
+            j.n = 0;
+            model_value(&j, &h, 0);
+        } while (rnd(10) && j.s[0] != '{');
+        if (rnd(16) == 0) { /* written with escaped quotes, or double-encoded */
+            e.n = 0;
+            bool quoted = rnd(2);
+            if (quoted) puts_(&e, "\"");
+            for (size_t k = 0; k < j.n; k++) {
+                if (j.s[k] == '"' || j.s[k] == '\\') put(&e, "\\", 1);
+                put(&e, j.s + k, 1);
+            }
+            if (quoted) puts_(&e, "\"");
+            j.n = 0;
+            put(&j, e.s, e.n);
+        }
+        b.n = 0;
+        model_reply(&b, &j);
+        if (rnd(7) == 0 && b.n) b.n = rnd((uint32_t)b.n); /* cut off */
+        if (rnd(5) == 0) mutate(&b);
+        fprintf(o, "model %ld %zu\n", i, b.n);
+        check(o, a, b.s, b.n);
+    }
+    free(b.s);
+    free(j.s);
+    free(e.s);
+}
+
 int main(int argc, char **argv)
 {
     coax_arena *a = coax_arena_new(NULL);
     FILE *o = stdout;
     if (argc > 1 && !strcmp(argv[1], "files")) files(o, a, argc - 2, argv + 2);
     else if (argc > 3 && !strcmp(argv[1], "gen")) gen(o, a, strtoull(argv[2], NULL, 10), atol(argv[3]));
+    else if (argc > 3 && !strcmp(argv[1], "model")) model(o, a, strtoull(argv[2], NULL, 10), atol(argv[3]));
     else {
-        fprintf(stderr, "usage: diff_parse files FILE... | gen SEED N\n");
+        fprintf(stderr, "usage: diff_parse files FILE... | gen SEED N | model SEED N\n");
         return 2;
     }
     coax_arena_free(a);
