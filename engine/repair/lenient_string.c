@@ -7,6 +7,7 @@
 ** fences written as a value). Plain bytes are copied a run at a time.
 */
 #include "repair/lenient.h"
+#include "repair/bytes.h"
 
 /* ---- quotes -------------------------------------------------------------- */
 
@@ -14,7 +15,15 @@
 ** It does when structure that can apply here follows, or another value
 ** (a missing comma), or a line break; otherwise the quote is taken as an
 ** unescaped quote inside the string ("He said "hi" to me"). */
-static bool ends_string(const lp *ps, const char *p, int ctx)
+static bool ends_string_slow(const lp *ps, const char *p, int ctx);
+static inline bool ends_string(const lp *ps, const char *p, int ctx)
+{
+    /* Mostly a comma or colon at once: the answer of the switch below. */
+    if (ctx != CTX_KEY && p < ps->e && (*p == ',' || *p == ':')) return true;
+    return ends_string_slow(ps, p, ctx);
+}
+
+static bool ends_string_slow(const lp *ps, const char *p, int ctx)
 {
     const char *e = ps->e, *q0 = p;
     bool open = ps->nopens > 0;
@@ -111,6 +120,46 @@ static const uint8_t plain_not[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* The first byte at or after p (below e) that plain_not marks, or e. */
+static inline const char *plain_scan(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        __m128i w = bytes16_load(p);
+        /* signed: "below 0x20" takes the control bytes and every byte from 0x80 */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')),
+                                                              _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                                 _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
+    while (e - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
+                           plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
+        p += 4;
+#endif
+    while (p < e && !plain_not[(unsigned char)*p]) p++;
+    return p;
+}
+
+/* The length of the valid UTF-8 sequence at p (below e), or 0: the two- and
+** three-byte sequences that need no range check inline, as
+** coax_utf8_decode answers them. */
+static inline size_t utf8_len(const char *s, const char *e)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (e - s >= 3) {
+        if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+        if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
+            return 3;
+    }
+    uint32_t cp;
+    return coax_utf8_decode(p, (size_t)(e - s), &cp);
+}
+
 /* Decodes one escape at p (on the backslash), below 'bound'. */
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
@@ -158,10 +207,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     const char *p = ps->p, *body = ps->p;
     while (p < bound) {
         const char *run = p;
-        while (bound - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
-                                   plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
-            p += 4;
-        while (p < bound && !plain_not[(unsigned char)*p]) p++;
+        p = plain_scan(p, bound);
         coax_buf_put(&ps->sb, run, (size_t)(p - run));
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
@@ -261,15 +307,11 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
         const char *q = body, *e = ps->e;
         bool plain = true; /* nothing but plain_not's plain bytes */
         for (;;) {
-            while (e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
-                                   plain_not[(unsigned char)q[2]] | plain_not[(unsigned char)q[3]]))
-                q += 4;
-            while (q < e && !plain_not[(unsigned char)*q]) q++;
+            q = plain_scan(q, e);
             if (q >= e || *q == (char)open) break;
             unsigned char c = (unsigned char)*q;
-            uint32_t cp;
             size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
-                       : c >= 0x80 ? coax_utf8_decode((const unsigned char *)q, (size_t)(e - q), &cp)
+                       : c >= 0x80 ? utf8_len(q, e)
                                    : 0; /* a backslash or a control character */
             if (!n) break;
             plain = false;

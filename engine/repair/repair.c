@@ -19,6 +19,7 @@
 ** Every candidate is kept, with its own log, for schema-aware scoring.
 */
 #include "repair/repair.h"
+#include "repair/bytes.h"
 
 
 /* A candidate under construction: its value and two slices of the log. */
@@ -271,6 +272,26 @@ static inline __attribute__((always_inline)) void advance(const char *text, size
     size_t p = *pos;
     uint32_t c = *col;
     while (p < target) {
+#if BYTES16
+        if (len - p >= 16) { /* the same, sixteen bytes at a time */
+            size_t k16 = target - p < 16 ? target - p : 16;
+            unsigned keep16 = k16 == 16 ? 0xFFFFu : (1u << k16) - 1;
+            __m128i w = bytes16_load(text + p);
+            unsigned nls = bytes16_eq(w, '\n') & keep16, conts = bytes16_cont(w) & keep16;
+            if (!nls) {
+                c += (uint32_t)k16 - (conts ? bits16(conts) : 0); /* mostly ASCII */
+            } else {
+                /* The column restarts after the block's last line break;
+                ** mostly one break and ASCII after it. */
+                unsigned last = 31u - (unsigned)__builtin_clz(nls), after = conts & ~((2u << last) - 1);
+                *line += nls & (nls - 1) ? bits16(nls) : 1;
+                *line_start = p + last + 1;
+                c = (uint32_t)(k16 - last) - (after ? bits16(after) : 0);
+            }
+            p += k16;
+            continue;
+        }
+#endif
         size_t k = target - p < 8 ? target - p : 8;
         if (len - p >= 8) {
             uint64_t w, keep = ones * 0x80;
@@ -465,24 +486,40 @@ static coax_code run(job *j, coax_repair_result *out)
         j->log.first_cap = j->len / 16 < 4096 ? j->len / 16 : 4096;
         rspans spans = {0};
         spans.alloc = j->alloc;
-        size_t reasoning_end;
-        rc = repair_scan(j->text, j->len, &spans, &reasoning_end);
-        if (rc) rc = nomem(j);
+        size_t reasoning_end, from = 0;
+        bool partial, covered = false;
+        /* Lazily: a whole text that is nothing but values covers every
+        ** span, so the prose's spans are looked for only when it is not. */
+        rc = repair_scan(j->text, j->len, true, &spans, &reasoning_end, &partial);
         bool enclosing_over_limit = false; /* the last span that is not a fallback */
-        for (size_t i = 0; !rc && i < spans.n; i++) {
-            if (spans.s[i].fallback && !enclosing_over_limit) continue;
-            rc = parse_span(j, &spans.s[i], reasoning_end);
-            if (!spans.s[i].fallback) enclosing_over_limit = rc == COAX_EDEPTH || rc == COAX_ESTRING;
-            if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
-                if (!limit) {
-                    limit = rc;
-                    if (j->err) limit_err = *j->err;
-                }
-                rc = COAX_OK;
-                continue;
+        for (;;) {
+            if (rc) {
+                rc = nomem(j);
+                break;
             }
-            /* A whole text that is nothing but values covers every span. */
-            if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) break;
+            for (size_t i = from; !rc && i < spans.n; i++) {
+                if (spans.s[i].fallback && !enclosing_over_limit) continue;
+                rc = parse_span(j, &spans.s[i], reasoning_end);
+                if (!spans.s[i].fallback) enclosing_over_limit = rc == COAX_EDEPTH || rc == COAX_ESTRING;
+                if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
+                    if (!limit) {
+                        limit = rc;
+                        if (j->err) limit_err = *j->err;
+                    }
+                    rc = COAX_OK;
+                    continue;
+                }
+                if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) {
+                    covered = true;
+                    break;
+                }
+            }
+            if (rc || covered || !partial) break;
+            /* The full scan gives the same whole-text span first: the
+            ** spans after it are the ones still to parse. */
+            spans.n = 0;
+            from = 1;
+            rc = repair_scan(j->text, j->len, false, &spans, &reasoning_end, &partial);
         }
         coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
         if (rc) return rc;

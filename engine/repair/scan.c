@@ -13,10 +13,9 @@
 */
 #include "repair/repair.h"
 
+#include "repair/bytes.h"
+
 #include <strings.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 static inline bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
 {
@@ -263,9 +262,42 @@ static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask
     return i;
 }
 
-coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_end)
+/* Where the whole text's candidate starts (after reasoning, spaces and
+** byte order marks), or SIZE_MAX when no value starts there. */
+static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
+{
+    size_t s = reasoning_end;
+    for (;;) { /* spaces, a byte order mark */
+        s = skip_spaces(t, s, len);
+        if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
+        else break;
+    }
+    return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) ? s : SIZE_MAX;
+}
+
+/* The offset just past the last byte that can begin a block or a reasoning
+** block (a fence's ` or ~, a tag's <), 0 when there is none: from there on
+** the scan finds prose spans only. Read from the end, sixteen bytes at a
+** time. */
+static size_t quiet_from(const char *t, size_t len)
+{
+    size_t i = len;
+#if BYTES16
+    for (; i >= 16; i -= 16) {
+        __m128i w = bytes16_load(t + i - 16);
+        unsigned m = bytes16_eq(w, '`') | bytes16_eq(w, '~') | bytes16_eq(w, '<');
+        if (m) return i - 16 + (size_t)(32 - __builtin_clz(m));
+    }
+#endif
+    while (i > 0 && t[i - 1] != '`' && t[i - 1] != '~' && t[i - 1] != '<') i--;
+    return i;
+}
+
+coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t *reasoning_end, bool *partial)
 {
     const coax_allocator *a = out->alloc;
+    size_t quiet = lazy ? quiet_from(t, len) : SIZE_MAX;
+    *partial = false;
     prose pr;
     memset(&pr, 0, sizeof pr);
     pr.done.alloc = a;
@@ -275,7 +307,12 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
-    size_t i = 0;
+    size_t i = 0, whole;
+    /* Lazily, the text that begins with a value past its last block byte
+    ** gives the whole text's candidate alone: the spans of its prose count
+    ** only when that candidate has text left over, and the caller then
+    ** scans again in full. */
+    if (quiet == 0 && (whole = whole_start(t, len, 0)) != SIZE_MAX) goto whole_only;
     while (ok && i < len) {
         i = next_stop(t, i, len, pr.in_string ? 2 : 1, &blk);
         if (i >= len) break;
@@ -363,6 +400,7 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
                 ok = prose_flush(&pr, t, i, out);
                 *reasoning_end = end < len ? end + nlen + 3 : len;
                 i = *reasoning_end;
+                if (ok && i >= quiet && blocks == 0 && (whole = whole_start(t, len, i)) != SIZE_MAX) goto whole_only;
                 continue;
             }
             if (first < end) {
@@ -386,13 +424,8 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     /* The whole text, when it begins with a value and holds no blocks. It
     ** comes first; a prose span that is the same text is dropped. */
     if (blocks == 0) {
-        size_t s = *reasoning_end;
-        for (;;) { /* spaces, a byte order mark */
-            s = skip_spaces(t, s, len);
-            if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
-            else break;
-        }
-        if (repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len)) {
+        size_t s = whole_start(t, len, *reasoning_end);
+        if (s != SIZE_MAX) {
             if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
                 out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
             } else {
@@ -402,5 +435,12 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             }
         }
     }
+    return COAX_OK;
+whole_only:
+    coax_free_raw(a, pr.open, pr.cap * sizeof *pr.open);
+    coax_free_raw(a, pr.done.s, pr.done.cap * sizeof *pr.done.s);
+    out->n = 0;
+    if (!add(out, COAX_SOURCE_WHOLE, *reasoning_end, len, true, whole)) return COAX_ENOMEM;
+    *partial = true;
     return COAX_OK;
 }
