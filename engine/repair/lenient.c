@@ -13,6 +13,7 @@
 ** times, so time is linear in the input.
 */
 #include "repair/lenient.h"
+#include "repair/bytes.h"
 
 /* ---- spaces and comments ------------------------------------------------- */
 
@@ -35,14 +36,33 @@ static const uint8_t space_start[256] = {
     [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
 };
 
+/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
+** read sixteen bytes at a time. */
+static inline const char *skip_ws_run(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
+        if (other) return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    return p;
+}
+
 /* Skips whitespace, comments and Unicode spaces, logging what is not JSON. */
 static void skip_space_slow(lp *ps);
 static inline void skip_space(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
-    while (p < e && ws_tab[(unsigned char)*p]) p++; /* the common case: a space or two */
-    ps->p = p;
-    if (p < e && !space_start[(unsigned char)*p]) return;
+    if (p < e && !space_start[(unsigned char)*p]) return; /* the common case: no space */
+    if (p < e && ws_tab[(unsigned char)*p]) { /* or a space or two */
+        p++;
+        if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e);
+        ps->p = p;
+        if (p < e && !space_start[(unsigned char)*p]) return;
+    }
     skip_space_slow(ps);
 }
 
@@ -50,7 +70,7 @@ static void skip_space_slow(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
     for (;;) {
-        while (p < e && ws_tab[(unsigned char)*p]) p++;
+        p = skip_ws_run(p, e);
         if (p >= e) break;
         if (*p == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
             note(ps, RK_COMMENT, p);
@@ -285,12 +305,16 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
 {
     coax_value v;
     coax_code rc;
+    const char *p, *e = ps->e;
+    char c;
+    lopen *top;
+    uint32_t q;
     *got = false;
     ps->st = ST_VALUE;
     ps->comma = NULL;
     for (;;) {
         skip_space(ps);
-        const char *p = ps->p, *e = ps->e;
+        p = ps->p;
         if (p >= e) {
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
@@ -313,15 +337,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             *got = true;
             return COAX_OK;
         }
-        char c = *p;
+        c = *p;
         size_t ell = c == '.' || c == '\xE2' ? ellipsis_at(p, e) : 0;
         if (ell && ps->nopens && ps->st != ST_COLON) {
             note(ps, RK_ELLIPSIS, p);
             ps->p += ell;
             continue;
         }
-        lopen *top = ps->nopens ? &ps->opens[ps->nopens - 1] : NULL;
-        uint32_t q;
+        top = ps->nopens ? &ps->opens[ps->nopens - 1] : NULL;
         switch (ps->st) {
         case ST_KEY:
             if (c == '}' || c == ']') {
@@ -341,6 +364,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if ((rc = close_top(ps, &v, false))) return rc;
                 goto have_value;
             }
+        key: /* p on a key's first byte, top its object */
             {
                 coax_value key;
                 size_t koff = off(ps, p);
@@ -354,6 +378,17 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if ((rc = push_slot(ps, &key, koff))) return rc;
                 ps->st = ST_COLON;
                 ps->comma = NULL;
+            }
+            /* Mostly the colon and the value follow: straight to the value,
+            ** as the loop would take them. */
+            skip_space(ps);
+            p = ps->p;
+            if (p < e && *p == ':') {
+                ps->p = p + 1;
+                ps->st = ST_VALUE;
+                skip_space(ps);
+                p = ps->p;
+                if (p < e && (c = *p) != '.' && c != '\xE2') goto value;
             }
             continue;
         case ST_COLON:
@@ -406,12 +441,18 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         default: /* ST_VALUE */
             break;
         }
-        /* ST_VALUE */
+    value: /* ST_VALUE: p on the value's first byte, top its container (NULL: none) */
         if (c == '{' || c == '[') {
             if ((rc = push_open(ps, c == '{'))) return rc;
             ps->p++;
             ps->st = c == '{' ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
+            /* Mostly a key or an item follows at once. */
+            top = &ps->opens[ps->nopens - 1];
+            skip_space(ps);
+            p = ps->p;
+            if (p < e && c == '{' && *p == '"') goto key;
+            if (p < e && c == '[' && (c = *p) != '.' && c != '\xE2') goto value;
             continue;
         }
         if (c == '}' || c == ']') {
@@ -446,8 +487,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             /* "a" + "b": JavaScript string concatenation, joined in one
             ** buffer (copying the growing string each time would be
             ** quadratic). */
-            coax_buf joined;
-            coax_buf_init(&joined, ps->alloc);
+            coax_buf joined; /* set up at the first '+' */
             bool concatenated = false;
             for (;;) {
                 const char *save = ps->p;
@@ -458,7 +498,10 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                     if (ps->p < e && quote_at(ps->p, e, &q)) {
                         coax_value more;
                         note(ps, RK_STRING_CONCATENATION, save);
-                        if (!concatenated) coax_buf_put(&joined, v.u.text, v.len);
+                        if (!concatenated) {
+                            coax_buf_init(&joined, ps->alloc);
+                            coax_buf_put(&joined, v.u.text, v.len);
+                        }
                         concatenated = true;
                         if ((rc = lp_parse_string(ps, ctx, &more))) {
                             coax_buf_free(&joined);
@@ -514,6 +557,19 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         ps->st = ST_AFTER;
         ps->comma = NULL;
         if (top->paren) close_parens(ps, &top->paren);
+        /* Mostly a comma and the next key or item follow: straight to
+        ** them, as the loop would take them. */
+        skip_space(ps);
+        p = ps->p;
+        if (p < e && *p == ',') {
+            ps->comma = p;
+            ps->p = p + 1;
+            ps->st = top->object ? ST_KEY : ST_VALUE;
+            skip_space(ps);
+            p = ps->p;
+            if (p < e && top->object && *p == '"') goto key;
+            if (p < e && !top->object && (c = *p) != '.' && c != '\xE2') goto value;
+        }
     }
 }
 

@@ -129,6 +129,33 @@ static inline coax_code nomem(lp *ps)
     return coax_fail(ps->err, COAX_ENOMEM, off(ps, ps->p), "out of memory");
 }
 
+/* Copies s[0..n) to d: short copies (keys, numbers, words: most of them)
+** as two overlapping loads and stores, without a call to memcpy. */
+static inline void lp_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n < 4) {
+        if (n) {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        }
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* A NUL-terminated copy of s[0..n) in the arena: short strings are carved
 ** from blocks of LP_POOL bytes, as one arena call per string (a broken
 ** reply has one every few bytes) cost more than the copy. */
@@ -142,7 +169,7 @@ static inline char *lp_strdup(lp *ps, const char *s, size_t n)
         if (!ps->pool) return NULL;
     }
     char *d = ps->pool;
-    if (n) memcpy(d, s, n);
+    lp_copy(d, s, n);
     d[n] = '\0';
     ps->pool += n + 1;
     ps->pool_left -= n + 1;

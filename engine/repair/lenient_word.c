@@ -10,9 +10,16 @@
 /* ---- numbers ------------------------------------------------------------- */
 
 /* Whether the token ending at p is followed by a delimiter. */
-static bool delimited(const char *p, const char *e, int ctx)
+static bool delimited_slow(const char *p, const char *e, int ctx);
+static inline bool delimited(const char *p, const char *e, int ctx)
 {
-    if (p >= e || ws_tab[(unsigned char)*p]) return true;
+    /* mostly a comma, a space or a closing bracket */
+    if (p >= e || ws_tab[(unsigned char)*p] || *p == ',' || *p == '}' || *p == ']') return true;
+    return delimited_slow(p, e, ctx);
+}
+
+static bool delimited_slow(const char *p, const char *e, int ctx)
+{
     uint32_t q;
     switch (*p) {
     case ',': case '}': case ']': case ')': case '#': case ';': case '{': case '[':
@@ -93,7 +100,11 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     bool is_int;
-    if (coax_number_span(text, len, &is_int) != len) return COAX_OK; /* not a number after all: a bare word */
+    if (text == s) { /* copied as it is: a JSON number by the reading above */
+        is_int = !frac && ex == p;
+    } else if (coax_number_span(text, len, &is_int) != len) {
+        return COAX_OK; /* not a number after all: a bare word */
+    }
     out->type = COAX_NUMBER;
     out->flags = is_int ? COAX_VF_INT_TEXT : 0;
     out->len = (uint32_t)len;
