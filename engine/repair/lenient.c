@@ -179,7 +179,12 @@ static coax_code push_open(lp *ps, bool object)
 
 static inline coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
 {
-    if (ps->nslots == ps->cslots && !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(lslot)))
+    /* The first block sized for the span (a member every 32 bytes, up to
+    ** 4096), so that a long list is seldom copied as it grows. */
+    size_t first = (size_t)(ps->e - ps->b) / 32;
+    if (ps->nslots == ps->cslots &&
+        !grow(ps, (void **)&ps->slots, &ps->cslots, ps->cslots || first <= 32 ? ps->nslots + 1 : first < 4096 ? first : 4096,
+              sizeof(lslot)))
         return nomem(ps);
     lslot *s = &ps->slots[ps->nslots++];
     memset(s, 0, sizeof *s);

@@ -18,8 +18,10 @@
 static bool ends_string_slow(const lp *ps, const char *p, int ctx);
 static inline bool ends_string(const lp *ps, const char *p, int ctx)
 {
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
+        return p >= ps->e || !is_ident((unsigned char)*p);
     /* Mostly a comma or colon at once: the answer of the switch below. */
-    if (ctx != CTX_KEY && p < ps->e && (*p == ',' || *p == ':')) return true;
+    if (p < ps->e && (*p == ',' || *p == ':')) return true;
     return ends_string_slow(ps, p, ctx);
 }
 
@@ -160,6 +162,55 @@ static inline size_t utf8_len(const char *s, const char *e)
     return coax_utf8_decode(p, (size_t)(e - s), &cp);
 }
 
+/* Where the body of a string opened with the one-byte quote 'open' stops
+** being copyable as it is: its closing quote, or a byte that needs decoding
+** (a backslash, a control character, invalid UTF-8), or e. Plain bytes, valid
+** UTF-8 and quotes of other styles are passed over ('*plain' false after
+** either of the last two). Sixteen bytes at a time, each stop in a block
+** read from its bit mask. */
+static inline const char *quick_body(const char *q, const char *e, char open, bool *plain)
+{
+#if BYTES16
+    while (e - q >= 16) {
+        __m128i w = bytes16_load(q);
+        unsigned high = (unsigned)_mm_movemask_epi8(w);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                         _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))))); /* signed: controls and bytes from 0x80 */
+        const char *next = q + 16;
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            char b = q[k];
+            if (high >> k & 1) {
+                size_t n = utf8_len(q + k, e);
+                if (!n) return q + k;
+                *plain = false;
+                m &= ~(((1u << n) - 1) << k); /* its continuation bytes */
+                if (q + k + n > next) next = q + k + n;
+            } else if (b != open && (b == '"' || b == '\'' || b == '`')) {
+                *plain = false;
+                m &= m - 1;
+            } else {
+                return q + k; /* the closing quote, a backslash or a control character */
+            }
+        }
+        q = next;
+    }
+#endif
+    for (;;) {
+        q = plain_scan(q, e);
+        if (q >= e || *q == open) return q;
+        unsigned char c = (unsigned char)*q;
+        size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
+                   : c >= 0x80 ? utf8_len(q, e)
+                               : 0; /* a backslash or a control character */
+        if (!n) return q;
+        *plain = false;
+        q += n;
+    }
+}
+
 /* Decodes one escape at p (on the backslash), below 'bound'. */
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
@@ -293,6 +344,9 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
+static coax_code parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at,
+                                   const char *body);
+
 /* Parses a string at ps->p (on its opening quote) into 'out'. */
 coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
 {
@@ -302,21 +356,11 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
     else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
     else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
-    const char *body = ps->p + qn, *cut = NULL;
+    const char *body = ps->p + qn;
     if (qn == 1) { /* the common case: plain bytes and valid UTF-8 up to a closing quote that ends it */
-        const char *q = body, *e = ps->e;
+        const char *e = ps->e;
         bool plain = true; /* nothing but plain_not's plain bytes */
-        for (;;) {
-            q = plain_scan(q, e);
-            if (q >= e || *q == (char)open) break;
-            unsigned char c = (unsigned char)*q;
-            size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
-                       : c >= 0x80 ? utf8_len(q, e)
-                                   : 0; /* a backslash or a control character */
-            if (!n) break;
-            plain = false;
-            q += n;
-        }
+        const char *q = quick_body(body, e, (char)open, &plain);
         if (q < e && *q == (char)open && ends_string(ps, q + 1, ctx)) {
             size_t n = (size_t)(q - body);
             if (n > ps->lim.max_string)
@@ -333,6 +377,15 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
             return out->u.text ? COAX_OK : nomem(ps);
         }
     }
+    return parse_string_slow(ps, ctx, out, open, at, body);
+}
+
+/* The string at 'at' whose body (from 'body') needs decoding, or whose
+** closing quote is in doubt. */
+static __attribute__((noinline)) coax_code parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open,
+                                                             const char *at, const char *body)
+{
+    const char *cut = NULL;
     size_t mark = ps->log->n;
     ps->sb.len = 0;
     ps->p = body;

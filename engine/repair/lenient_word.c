@@ -298,7 +298,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const char *id = p;
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - id);
-    if (n && delimited(p, e, ctx) && ctx != CTX_KEY) {
+    if (ctx != CTX_KEY && n && delimited(p, e, ctx)) {
         if (!neg && (word_is(id, n, "true") || word_is(id, n, "false") || word_is(id, n, "null") ||
                      word_is(id, n, "True") || word_is(id, n, "False") || word_is(id, n, "None"))) {
             if (*id == 'T' || *id == 'F' || *id == 'N') note(ps, RK_PYTHON_LITERAL, s);

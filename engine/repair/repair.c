@@ -482,8 +482,8 @@ static coax_code run(job *j, coax_repair_result *out)
         coax_error limit_err = perr;
         j->log.n = 0;
         /* Broken replies log a fix every 10 to 100 bytes: a log sized for
-        ** one every 16 (up to 160 KB) is seldom copied as it grows. */
-        j->log.first_cap = j->len / 16 < 4096 ? j->len / 16 : 4096;
+        ** one every 8 (up to 160 KB) is seldom copied as it grows. */
+        j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
         rspans spans = {0};
         spans.alloc = j->alloc;
         size_t reasoning_end, from = 0;
