@@ -1,9 +1,10 @@
 /*
-** diff_parse.c: the differential check of the valid-JSON path. Built twice,
+** diff_parse.c: the differential check of the parser and the repairer. Built twice,
 ** against an old and a new libcoax.a (bench/repair/diff.sh), it prints the
 ** full outcome of coax_parse (default and tight limits, duplicate-key
-** offsets) and of coax_repair for every input, so the two outputs must be
-** byte-identical when a change to the parser is an optimisation only.
+** offsets) and of coax_repair (default and tight limits) for every input,
+** so the two outputs must be byte-identical when a change to the parser or
+** the repairer is an optimisation only.
 **   diff_parse files FILE...   each file whole; a .jsonl file also line by
 **                              line, and a line that is a JSON string also
 **                              as the text it holds (the bench's replies)
@@ -97,26 +98,30 @@ static void check(FILE *o, coax_arena *a, const char *text, size_t len)
         }
         coax_arena_reset(a);
     }
-    coax_repair_result r;
-    coax_error e;
-    memset(&e, 0, sizeof e);
-    coax_code rc = coax_repair(a, text, len, NULL, &r, &e);
-    fprintf(o, "  repair");
-    put_error(o, rc, &e);
-    if (!rc) {
-        fprintf(o, "   chosen %zu of %zu\n", r.chosen, r.ncandidates);
-        for (size_t i = 0; i < r.ncandidates; i++) {
-            const coax_candidate *c = &r.candidates[i];
-            fprintf(o, "   cand %d %zu-%zu %d", c->source, c->start, c->end, c->complete);
-            for (size_t j = 0; j < c->nlog; j++)
-                fprintf(o, " [%s %zu %u:%u %d]", c->log[j].kind, c->log[j].offset, c->log[j].line,
-                        c->log[j].column, c->log[j].cls);
-            fputs("\n    ", o);
-            dump(o, c->value);
-            fputc('\n', o);
+    /* repair with the default limits, then with tight ones (depth 4,
+    ** strings of 8 bytes: the limit paths) */
+    for (int k = 0; k < 2; k++) {
+        coax_repair_result r;
+        coax_error e;
+        memset(&e, 0, sizeof e);
+        coax_code rc = coax_repair(a, text, len, k ? &tight : NULL, &r, &e);
+        fprintf(o, k ? "  rtight" : "  repair");
+        put_error(o, rc, &e);
+        if (!rc) {
+            fprintf(o, "   chosen %zu of %zu\n", r.chosen, r.ncandidates);
+            for (size_t i = 0; i < r.ncandidates; i++) {
+                const coax_candidate *c = &r.candidates[i];
+                fprintf(o, "   cand %d %zu-%zu %d", c->source, c->start, c->end, c->complete);
+                for (size_t j = 0; j < c->nlog; j++)
+                    fprintf(o, " [%s %zu %u:%u %d]", c->log[j].kind, c->log[j].offset, c->log[j].line,
+                            c->log[j].column, c->log[j].cls);
+                fputs("\n    ", o);
+                dump(o, c->value);
+                fputc('\n', o);
+            }
         }
+        coax_arena_reset(a);
     }
-    coax_arena_reset(a);
 }
 
 static void files(FILE *o, coax_arena *a, int n, char **paths)

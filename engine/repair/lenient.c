@@ -75,7 +75,8 @@ static void skip_space_slow(lp *ps)
         if (*p == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
             note(ps, RK_COMMENT, p);
             if (p[1] == '/') {
-                while (p < e && *p != '\n') p++;
+                const char *nl = memchr(p, '\n', (size_t)(e - p));
+                p = nl ? nl : e;
             } else {
                 const char *q = p + 2;
                 while (q + 1 < e && !(q[0] == '*' && q[1] == '/')) q++;
@@ -85,7 +86,8 @@ static void skip_space_slow(lp *ps)
         }
         if (*p == '#') {
             note(ps, RK_COMMENT, p);
-            while (p < e && *p != '\n') p++;
+            const char *nl = memchr(p, '\n', (size_t)(e - p));
+            p = nl ? nl : e;
             continue;
         }
         if ((unsigned char)*p >= 0x80) {

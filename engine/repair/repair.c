@@ -466,8 +466,17 @@ static coax_code run(job *j, coax_repair_result *out)
     coax_value *v;
     coax_error perr;
     coax_arena_mark mark = coax_arena_get_mark(j->arena);
-    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+    /* Without an error to fill: a broken reply's error message is never
+    ** read, and writing it costs more than a small reply's parse. The
+    ** errors that are read (a limit, no memory) come from a second try. */
+    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log);
     if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
+    if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
+        coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+        coax_arena_rewind(j->arena, mark);
+        if (again == COAX_ENOMEM) rc = again; /* memory ran out: perr says where */
+        else if (rc == COAX_ENOMEM) coax_fail(&perr, rc, 0, "out of memory"); /* it came back in between */
+    }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
         if (!add_pending(j, p)) return nomem(j);
