@@ -128,12 +128,20 @@ static size_t ellipsis_at(const char *p, const char *e)
 
 /* ---- containers ---------------------------------------------------------- */
 
-static bool grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem)
+/* Room for 'need' elements of *arr; 'first' is the block it started in
+** (inside the parser's state, never freed), or NULL. */
+static bool grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first)
 {
     if (need <= *cap) return true;
     size_t ncap = *cap ? *cap * 2 : 32;
     while (ncap < need) ncap *= 2;
-    void *p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    void *p;
+    if (*arr && *arr == first) {
+        p = coax_alloc_raw(ps->alloc, ncap * elem);
+        if (p) memcpy(p, first, *cap * elem);
+    } else {
+        p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    }
     if (!p) return false;
     *arr = p;
     *cap = ncap;
@@ -169,7 +177,8 @@ static coax_code push_open(lp *ps, bool object)
     if (ps->nopens >= ps->lim.max_depth)
         return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
                          ps->lim.max_depth);
-    if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen))) return nomem(ps);
+    if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
+        return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
     ps->opens[ps->nopens++] = (lopen){ps->nslots, object, invented, 0};
     if (invented) {
@@ -181,12 +190,13 @@ static coax_code push_open(lp *ps, bool object)
 
 static inline coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
 {
-    /* The first block sized for the span (a member every 32 bytes, up to
-    ** 4096), so that a long list is seldom copied as it grows. */
-    size_t first = (size_t)(ps->e - ps->b) / 32;
+    /* Past the first block, one sized for the span (a member every 32
+    ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
+    size_t hint = (size_t)(ps->e - ps->b) / 32;
     if (ps->nslots == ps->cslots &&
-        !grow(ps, (void **)&ps->slots, &ps->cslots, ps->cslots || first <= 32 ? ps->nslots + 1 : first < 4096 ? first : 4096,
-              sizeof(lslot)))
+        !grow(ps, (void **)&ps->slots, &ps->cslots,
+              ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
+              sizeof(lslot), ps->first_slots))
         return nomem(ps);
     lslot *s = &ps->slots[ps->nslots++];
     memset(s, 0, sizeof *s);
@@ -584,7 +594,11 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                        size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
 {
     lp ps;
-    memset(&ps, 0, sizeof ps);
+    memset(&ps, 0, offsetof(lp, first_slots));
+    ps.slots = ps.first_slots;
+    ps.cslots = sizeof ps.first_slots / sizeof *ps.first_slots;
+    ps.opens = ps.first_opens;
+    ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);
     ps.b = shift ? shift : text + start;
@@ -633,7 +647,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
-        if (!heap || !grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue))) {
+        if (!heap || !grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), NULL)) {
             rc = nomem(&ps);
             break;
         }
@@ -643,7 +657,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);
     coax_buf_free(&ps.sb);
-    coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(lslot));
-    coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
+    if (ps.slots != ps.first_slots) coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(lslot));
+    if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
     return rc;
 }

@@ -64,6 +64,10 @@ typedef struct lp {
     const char *quoted_end; /* the end of the last string that kept one */
     char *pool;             /* lp_strdup's block of the arena, and what is left of it */
     size_t pool_left;
+    /* Last (not cleared when the state is set up): the first blocks of the
+    ** slots and open containers; most replies need no more. */
+    lslot first_slots[32];
+    lopen first_opens[8];
 } lp;
 
 /* What lp_parse_word read: a value, nothing (a character skipped), a

@@ -296,7 +296,7 @@ static size_t quiet_from(const char *t, size_t len)
 coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t *reasoning_end, bool *partial)
 {
     const coax_allocator *a = out->alloc;
-    size_t quiet = lazy ? quiet_from(t, len) : SIZE_MAX;
+    size_t quiet = SIZE_MAX; /* quiet_from's answer, worked out when a value starts */
     *partial = false;
     prose pr;
     memset(&pr, 0, sizeof pr);
@@ -312,7 +312,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     ** gives the whole text's candidate alone: the spans of its prose count
     ** only when that candidate has text left over, and the caller then
     ** scans again in full. */
-    if (quiet == 0 && (whole = whole_start(t, len, 0)) != SIZE_MAX) goto whole_only;
+    if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
     while (ok && i < len) {
         i = next_stop(t, i, len, pr.in_string ? 2 : 1, &blk);
         if (i >= len) break;
@@ -400,7 +400,9 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
                 ok = prose_flush(&pr, t, i, out);
                 *reasoning_end = end < len ? end + nlen + 3 : len;
                 i = *reasoning_end;
-                if (ok && i >= quiet && blocks == 0 && (whole = whole_start(t, len, i)) != SIZE_MAX) goto whole_only;
+                if (ok && lazy && blocks == 0 && (whole = whole_start(t, len, i)) != SIZE_MAX &&
+                    i >= (quiet != SIZE_MAX ? quiet : (quiet = quiet_from(t, len))))
+                    goto whole_only;
                 continue;
             }
             if (first < end) {
