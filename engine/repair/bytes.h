@@ -28,6 +28,15 @@ static inline unsigned bits16(unsigned x)
     return (x + (x >> 8)) & 0x1Fu;
 }
 
+/* How many bits of x are set, for 64-bit masks. */
+static inline unsigned bits64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 #if BYTES16
 /* Bit k set where byte k of the sixteen at p is c. */
 static inline unsigned bytes16_eq(__m128i w, char c)

@@ -271,6 +271,26 @@ static inline __attribute__((always_inline)) void advance(const char *text, size
     const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
     size_t p = *pos;
     uint32_t c = *col;
+#if BYTES16
+    while (target - p >= 64) { /* far from the target: 64 bytes a step */
+        uint64_t nls = 0, conts = 0;
+        for (unsigned k = 0; k < 4; k++) {
+            __m128i w = bytes16_load(text + p + 16 * k);
+            nls |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
+            conts |= (uint64_t)bytes16_cont(w) << (16 * k);
+        }
+        if (!nls) {
+            c += 64 - (conts ? bits64(conts) : 0);
+        } else {
+            unsigned last = 63u - (unsigned)__builtin_clzll(nls);
+            uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
+            *line += bits64(nls);
+            *line_start = p + last + 1;
+            c = (64 - last) - (after ? bits64(after) : 0);
+        }
+        p += 64;
+    }
+#endif
     while (p < target) {
 #if BYTES16
         if (len - p >= 16) { /* the same, sixteen bytes at a time */
