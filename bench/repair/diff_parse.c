@@ -530,10 +530,11 @@ static void model_reply(buf *b, const buf *json)
                                    "<think>The user wants JSON. {draft} I will list it.</think>\n",
                                    "Here is the JSON you asked for: ", "<json>", "```\n", "~~~json\n",
                                    "<think>unclosed reasoning {\"a\": 1}", "```js\n", "Result:\n```python\n",
-                                   "callback(", "\xef\xbb\xbf", "<reasoning>hmm</reasoning>```json\n"};
+                                   "callback(", "\xef\xbb\xbf", "<reasoning>hmm</reasoning>```json\n",
+                                   "He said \"see [1]\" and {\"a\": \"}\"} then: "};
     static const char *after[] = {"", "\n```", "\n```\n\nLet me know if you need anything else.", "",
                                   " I hope this helps!", "</json>", "\n```", "\n~~~", "", "\n```", "\n```",
-                                  ");", "", "\n```"};
+                                  ");", "", "\n```", " and \"more\" [\"x]\", {\"y\": [2]}] \"end"};
     uint32_t w = rnd(sizeof before / sizeof *before);
     puts_(b, before[w]);
     put(b, json->s, json->n);
@@ -568,6 +569,11 @@ static void model(FILE *o, coax_arena *a, uint64_t seed, long n)
             put(&j, e.s, e.n);
         }
         b.n = 0;
+        if (rnd(10) == 0) { /* a soup of the bytes the scan and the parser stop at, and words */
+            static const char *bits[] = {"{", "}", "[", "]", "\"", "\\", "\n", "```", "~~~", "<think>", "</think>",
+                                         "<json>", " ", ",", ":", "a", "word", "'", "1", "\xe2\x80\x9c", "//", "\t"};
+            for (int k = 0, m = (int)rnd(200); k < m; k++) puts_(&b, bits[rnd(sizeof bits / sizeof *bits)]);
+        }
         model_reply(&b, &j);
         if (rnd(7) == 0 && b.n) b.n = rnd((uint32_t)b.n); /* cut off */
         if (rnd(5) == 0) mutate(&b);

@@ -262,6 +262,83 @@ static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask
     return i;
 }
 
+#if BYTES16
+/* The 64-bit mask of four sixteen-byte comparisons, in text order. */
+static inline uint64_t mask64(__m128i m0, __m128i m1, __m128i m2, __m128i m3)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(m0) | (uint64_t)(unsigned)_mm_movemask_epi8(m1) << 16 |
+           (uint64_t)(unsigned)_mm_movemask_epi8(m2) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(m3) << 48;
+}
+
+/* Whether one of the sixteen bytes in w asks the byte loop to look: a
+** fence or tag byte (` ~ <) or a backslash. */
+static inline __m128i block_bytes(__m128i w)
+{
+    return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('~'))),
+                        _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('<')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))));
+}
+
+/* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5 is set;
+** ']' and '}' alike. */
+static inline __m128i opens16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('{')); }
+static inline __m128i closes16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('}')); }
+static inline __m128i eq16(__m128i w, char c) { return _mm_cmpeq_epi8(w, _mm_set1_epi8(c)); }
+
+/* Bit k of the result: the parity of bits 0..k of x. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* Inside brackets, the 64 bytes at t[*ip] read from bit masks, as the byte
+** loop would read them: a quote toggles a string, brackets outside strings
+** open and close spans. Only a block with nothing else that matters: no
+** fence or tag byte (` ~ <), no backslash, no line break inside a string
+** (the loop looks for a fence after one). '*ip' is left as it is when the
+** block is not for this way, and stops after a bracket that closes the
+** outermost span (quotes in prose around spans open no string). Returns
+** false when memory ran out. */
+static __attribute__((noinline)) bool prose_block64(prose *pr, const char *t, size_t *ip,
+                                                    const coax_allocator *a)
+{
+    size_t i = *ip;
+    __m128i w0 = bytes16_load(t + i), w1 = bytes16_load(t + i + 16), w2 = bytes16_load(t + i + 32),
+            w3 = bytes16_load(t + i + 48);
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(block_bytes(w0), block_bytes(w1)),
+                                       _mm_or_si128(block_bytes(w2), block_bytes(w3)))))
+        return true;
+    uint64_t quotes = mask64(eq16(w0, '"'), eq16(w1, '"'), eq16(w2, '"'), eq16(w3, '"')), parity = prefix_xor(quotes);
+    uint64_t in_string = (pr->in_string ? ~parity : parity) & ~quotes; /* bytes inside strings, but quotes */
+    if (in_string && (mask64(eq16(w0, '\n'), eq16(w1, '\n'), eq16(w2, '\n'), eq16(w3, '\n')) & in_string))
+        return true;
+    uint64_t opens = mask64(opens16(w0), opens16(w1), opens16(w2), opens16(w3));
+    uint64_t brackets = (opens | mask64(closes16(w0), closes16(w1), closes16(w2), closes16(w3))) & ~in_string;
+    for (; brackets; brackets &= brackets - 1) {
+        unsigned k = (unsigned)__builtin_ctzll(brackets);
+        if (opens >> k & 1) {
+            if (!prose_push(pr, i + k, a)) return false;
+            continue;
+        }
+        size_t start = pr->open[--pr->n];
+        if (t[start] == (t[i + k] == '}' ? '{' : '[') && !prose_close(pr, start, i + k + 1)) return false;
+        if (pr->n == 0) { /* outside a string there */
+            pr->in_string = false;
+            *ip = i + k + 1;
+            return true;
+        }
+    }
+    pr->in_string ^= (bool)(parity >> 63);
+    *ip = i + 64;
+    return true;
+}
+#endif
+
 /* Where the whole text's candidate starts (after reasoning, spaces and
 ** byte order marks), or SIZE_MAX when no value starts there. */
 static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
@@ -313,7 +390,16 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     ** only when that candidate has text left over, and the caller then
     ** scans again in full. */
     if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
+    size_t retry = 0; /* where prose_block64 is tried again after a block it left */
     while (ok && i < len) {
+#if BYTES16
+        if (pr.n && i >= retry && len - i >= 64) {
+            size_t from = i;
+            if (!(ok = prose_block64(&pr, t, &i, a))) break;
+            if (i != from) continue;
+            retry = i + 64;
+        }
+#endif
         i = next_stop(t, i, len, pr.in_string ? 2 : 1, &blk);
         if (i >= len) break;
         char c = t[i];
