@@ -261,10 +261,11 @@ static const unsigned char first_bytes[9][8] = {
 /* How many bytes of x (each 0x80 or 0) are 0x80. */
 static inline uint32_t count_high(uint64_t x) { return (uint32_t)(((x >> 7) * 0x0101010101010101ull) >> 56); }
 
-/* Advances (pos, line, col) to 'target' over text[0..len), a word of
-** eight bytes at a time, the last one cut to the bytes before 'target'
-** (log entries are a few bytes apart). Columns count code points: UTF-8
-** continuation bytes are not counted. */
+/* Advances (pos, line, col) to 'target' over text[0..len): 64 bytes a
+** step while the target is far, then sixteen (or, without SSE2 or near the
+** text's end, eight) at a time, the last step cut to the bytes before
+** 'target' (log entries are a few bytes apart). Columns count code points:
+** UTF-8 continuation bytes are not counted. */
 static inline __attribute__((always_inline)) void advance(const char *text, size_t len, size_t target, size_t *pos,
                                                           uint32_t *line, uint32_t *col, size_t *line_start)
 {
