@@ -316,6 +316,13 @@ static coax_code handle_close(lp *ps, char c, coax_value *v)
 
 /* ---- the state machine --------------------------------------------------- */
 
+/* Whether ST_KEY reads a key at byte c (the loop's checks before it: a
+** closing bracket, a comma, an opening brace, an ellipsis). */
+static inline bool key_starts(char c)
+{
+    return c != '}' && c != ']' && c != ',' && c != '{' && c != '.' && c != '\xE2';
+}
+
 /* Parses one top-level value from ps->p. '*got' is false when no value
 ** starts there. */
 static coax_code parse_one(lp *ps, coax_value *root, bool *got)
@@ -468,7 +475,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             top = &ps->opens[ps->nopens - 1];
             skip_space(ps);
             p = ps->p;
-            if (p < e && c == '{' && *p == '"') goto key;
+            if (p < e && c == '{' && key_starts(*p)) goto key;
             if (p < e && c == '[' && (c = *p) != '.' && c != '\xE2') goto value;
             continue;
         }
@@ -584,7 +591,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ps->st = top->object ? ST_KEY : ST_VALUE;
             skip_space(ps);
             p = ps->p;
-            if (p < e && top->object && *p == '"') goto key;
+            if (p < e && top->object && key_starts(*p)) goto key;
             if (p < e && !top->object && (c = *p) != '.' && c != '\xE2') goto value;
         }
     }

@@ -315,6 +315,19 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const char *s = ps->p, *p = s, *e = ps->e;
     memset(out, 0, sizeof *out);
     *what = W_VALUE;
+    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p)) { /* mostly an identifier and its colon: the reading below, once */
+        while (p < e && is_ident((unsigned char)*p)) p++;
+        size_t n = (size_t)(p - s);
+        if (n && n <= ps->lim.max_string && p < e && *p == ':') {
+            note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
+            out->type = COAX_STRING;
+            out->len = (uint32_t)n;
+            out->u.text = lp_strdup(ps, s, n);
+            ps->p = p;
+            return out->u.text ? COAX_OK : nomem(ps);
+        }
+        p = s;
+    }
     bool neg = *p == '-';
     if (neg) p++;
     const char *id = p;
