@@ -384,43 +384,28 @@ static void model_text(buf *b, const how *h, char quote)
         for (int i = 0, m = (int)rnd(300); i < m; i++) put(b, &"abcdefghij klmno"[rnd(16)], 1);
 }
 
+/* Text between an opening and a closing quote ('inner': the quote a
+** stray one inside would be). */
+static void model_quoted(buf *b, const how *h, const char *open, char inner, const char *close)
+{
+    puts_(b, open);
+    model_text(b, h, inner);
+    puts_(b, close);
+}
+
 static void model_string(buf *b, const how *h)
 {
-    uint32_t k = rnd(40);
-    if (h->odd_quotes && k == 0) {
-        puts_(b, "\xe2\x80\x9c");
-        model_text(b, h, '"');
-        puts_(b, rnd(2) ? "\xe2\x80\x9d" : "\"");
-        return;
-    }
-    if (h->odd_quotes && k == 1) {
-        puts_(b, "`");
-        model_text(b, h, '`');
-        puts_(b, "`");
-        return;
-    }
-    if (h->odd_quotes && k == 2) {
-        const char *q = rnd(2) ? "\"\"\"" : "'''";
-        puts_(b, q);
-        model_text(b, h, '"');
-        puts_(b, rnd(2) ? "\n  more\n" : "");
-        puts_(b, q);
-        return;
-    }
-    if (h->odd_quotes && k == 3) {
-        puts_(b, rnd(2) ? "```python\nx = 1\n  y = 2\n```" : "```print(1)```");
-        return;
-    }
-    if (h->odd_quotes && k == 4) {
-        puts_(b, "\"a\" + \"b\"");
-        if (rnd(2)) puts_(b, " + /* c */ 'c'");
-        return;
-    }
-    if (h->odd_quotes && k == 5) {
-        puts_(b, "\xe2\x80\x98");
-        model_text(b, h, '\'');
-        puts_(b, "\xe2\x80\x99");
-        return;
+    uint32_t k = h->odd_quotes ? rnd(40) : 40;
+    const char *triple = rnd(2) ? "\"\"\"" : "'''";
+    switch (k) {
+    case 0: model_quoted(b, h, "\xe2\x80\x9c", '"', rnd(2) ? "\xe2\x80\x9d" : "\""); return;
+    case 1: model_quoted(b, h, "`", '`', "`"); return;
+    case 2: model_quoted(b, h, triple, '"', triple); return;
+    case 3: puts_(b, rnd(2) ? "```python\nx = 1\n  y = 2\n```" : "```print(1)```"); return;
+    case 4: puts_(b, rnd(2) ? "\"a\" + \"b\"" : "\"a\" + /* c */ 'c'"); return;
+    case 5: model_quoted(b, h, "\xe2\x80\x98", '\'', "\xe2\x80\x99"); return;
+    case 6: model_quoted(b, h, "'''", '"', "\n  more\n'''"); return;
+    default: break;
     }
     char q = h->single && rnd(4) ? '\'' : '"';
     put(b, &q, 1);
