@@ -389,7 +389,7 @@ static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
 /* Line and column of every log entry: one forward sweep for entries in
 ** text order; an entry behind the sweep is answered from the line index,
 ** so entries that alternate between far places stay linear. */
-static void locate_all(job *j)
+static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep keeps its registers */
 {
     size_t pos = 0, line_start = 0;
     uint32_t line = 1, col = 1;
@@ -489,8 +489,19 @@ static coax_code run(job *j, coax_repair_result *out)
     coax_arena_mark mark = coax_arena_get_mark(j->arena);
     /* Without an error to fill: a broken reply's error message is never
     ** read, and writing it costs more than a small reply's parse. The
-    ** errors that are read (a limit, no memory) come from a second try. */
-    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log);
+    ** errors that are read (a limit, no memory) come from a second try.
+    ** Not at all when no JSON value can start the text (prose, a fence, a
+    ** tag): the strict parser would copy it only to stop at its start. */
+    static const uint8_t starts_value[256] = {
+        ['{'] = 1, ['['] = 1, ['"'] = 1, ['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+        ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['t'] = 1, ['f'] = 1, ['n'] = 1,
+        [' '] = 2, ['\t'] = 2, ['\n'] = 2, ['\r'] = 2, /* JSON's spaces before it */
+    };
+    size_t first = 0;
+    while (first < j->len && starts_value[(unsigned char)j->text[first]] == 2) first++;
+    coax_code rc = first < j->len && starts_value[(unsigned char)j->text[first]] == 1
+                       ? coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log)
+                       : COAX_ESYNTAX;
     if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
     if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
         coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
