@@ -520,7 +520,8 @@ static coax_code run(job *j, coax_repair_result *out)
         /* A span over a limit (depth, string length) is a rejected
         ** candidate: the limit is the answer only when nothing else is. */
         coax_code limit = rc == COAX_EDEPTH || rc == COAX_ESTRING ? rc : COAX_OK;
-        coax_error limit_err = perr;
+        coax_error limit_err; /* perr is filled only for a limit (or no memory) */
+        if (limit) limit_err = perr;
         j->log.n = 0;
         /* Broken replies log a fix every 10 to 100 bytes: a log sized for
         ** one every 8 (up to 160 KB) is seldom copied as it grows. */

@@ -396,7 +396,9 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     ** only when that candidate has text left over, and the caller then
     ** scans again in full. */
     if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
+#if BYTES16
     size_t retry = 0; /* where prose_block64 is tried again after a block it left */
+#endif
     while (ok && i < len) {
 #if BYTES16
         if (pr.n && i >= retry && len - i >= 64) {
