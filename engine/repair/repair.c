@@ -574,7 +574,7 @@ static coax_code run(job *j, coax_repair_result *out)
     size_t best = choose(j);
     if (best == SIZE_MAX)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
-    locate_all(j);
+    if (j->log.n) locate_all(j);
     locate_fragments(j);
     if (j->log.e) { /* the arena owns the log from here on */
         if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);
