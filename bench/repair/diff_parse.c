@@ -1,15 +1,22 @@
 /*
-** diff_parse.c: the differential check of the valid-JSON path. Built twice,
+** diff_parse.c: the differential check of the parser and the repairer. Built twice,
 ** against an old and a new libcoax.a (bench/repair/diff.sh), it prints the
 ** full outcome of coax_parse (default and tight limits, duplicate-key
-** offsets) and of coax_repair for every input, so the two outputs must be
-** byte-identical when a change to the parser is an optimisation only.
+** offsets) and of coax_repair (default and tight limits) for every input,
+** so the two outputs must be byte-identical when a change to the parser or
+** the repairer is an optimisation only.
 **   diff_parse files FILE...   each file whole; a .jsonl file also line by
 **                              line, and a line that is a JSON string also
 **                              as the text it holds (the bench's replies)
 **   diff_parse gen SEED N      N generated documents: random JSON with
 **                              escapes, surrogates, invalid UTF-8, huge
 **                              numbers and deep nesting, then mutations of it
+**   diff_parse model SEED N    N replies broken the ways models break JSON
+**                              (quote styles, unquoted keys, comments,
+**                              Python literals, inner quotes, raw new
+**                              lines, odd numbers and spaces, fences,
+**                              reasoning and tags, truncation), for the
+**                              lenient parser's paths
 ** The generator is the same source in both builds, so both see the same
 ** documents.
 */
@@ -91,26 +98,30 @@ static void check(FILE *o, coax_arena *a, const char *text, size_t len)
         }
         coax_arena_reset(a);
     }
-    coax_repair_result r;
-    coax_error e;
-    memset(&e, 0, sizeof e);
-    coax_code rc = coax_repair(a, text, len, NULL, &r, &e);
-    fprintf(o, "  repair");
-    put_error(o, rc, &e);
-    if (!rc) {
-        fprintf(o, "   chosen %zu of %zu\n", r.chosen, r.ncandidates);
-        for (size_t i = 0; i < r.ncandidates; i++) {
-            const coax_candidate *c = &r.candidates[i];
-            fprintf(o, "   cand %d %zu-%zu %d", c->source, c->start, c->end, c->complete);
-            for (size_t j = 0; j < c->nlog; j++)
-                fprintf(o, " [%s %zu %u:%u %d]", c->log[j].kind, c->log[j].offset, c->log[j].line,
-                        c->log[j].column, c->log[j].cls);
-            fputs("\n    ", o);
-            dump(o, c->value);
-            fputc('\n', o);
+    /* repair with the default limits, then with tight ones (depth 4,
+    ** strings of 8 bytes: the limit paths) */
+    for (int k = 0; k < 2; k++) {
+        coax_repair_result r;
+        coax_error e;
+        memset(&e, 0, sizeof e);
+        coax_code rc = coax_repair(a, text, len, k ? &tight : NULL, &r, &e);
+        fprintf(o, k ? "  rtight" : "  repair");
+        put_error(o, rc, &e);
+        if (!rc) {
+            fprintf(o, "   chosen %zu of %zu\n", r.chosen, r.ncandidates);
+            for (size_t i = 0; i < r.ncandidates; i++) {
+                const coax_candidate *c = &r.candidates[i];
+                fprintf(o, "   cand %d %zu-%zu %d", c->source, c->start, c->end, c->complete);
+                for (size_t j = 0; j < c->nlog; j++)
+                    fprintf(o, " [%s %zu %u:%u %d]", c->log[j].kind, c->log[j].offset, c->log[j].line,
+                            c->log[j].column, c->log[j].cls);
+                fputs("\n    ", o);
+                dump(o, c->value);
+                fputc('\n', o);
+            }
         }
+        coax_arena_reset(a);
     }
-    coax_arena_reset(a);
 }
 
 static void files(FILE *o, coax_arena *a, int n, char **paths)
@@ -317,14 +328,257 @@ static void gen(FILE *o, coax_arena *a, uint64_t seed, long n)
     free(b.s);
 }
 
+/* ---- replies written the ways models break JSON ------------------------ */
+
+/* Which breakages a reply uses (each token then rolls its own dice). */
+typedef struct how {
+    bool pretty, trailing, single, unquoted, python, comment, inner_quote, raw_newline, missing_comma,
+        odd_quotes, odd_numbers, odd_spaces, odd_structure;
+} how;
+
+static void model_pad(buf *b, const how *h, int depth)
+{
+    if (h->odd_spaces && rnd(6) == 0) {
+        static const char *odd[] = {"\xc2\xa0", "\xe2\x80\x83", "\xe3\x80\x80", "\xef\xbb\xbf", "\f", "\v",
+                                    "\r\n", "\t\t", "\xe2\x80\xa8", "\xe1\x9a\x80"};
+        puts_(b, odd[rnd(sizeof odd / sizeof *odd)]);
+    }
+    if (!h->pretty) {
+        if (rnd(4) == 0) puts_(b, " ");
+        return;
+    }
+    puts_(b, rnd(8) ? "\n" : "\r\n");
+    int n = 2 * depth + (rnd(10) == 0 ? (int)rnd(40) : 0); /* long indentation now and then */
+    for (int i = 0; i < n; i++) put(b, rnd(30) ? " " : "\t", 1);
+}
+
+static void model_comment(buf *b)
+{
+    static const char *c[] = {"// the model explains itself\n", "/* a block comment */", "# a hash comment\n",
+                              "/* unclosed", "//", "/**/", "/* a * star */ "};
+    puts_(b, c[rnd(sizeof c / sizeof *c)]);
+}
+
+/* Text for a string: words, multi-byte characters, escapes, and now and
+** then something a string cannot hold as it is. */
+static void model_text(buf *b, const how *h, char quote)
+{
+    static const char *words[] = {"alpha", "widget", "café", "naïve", "東京", "データ", "😀", "steel",
+                                  "a", "SKU-12345", "x,y", "a: b", "{not}", "[no]", "don't", "it's"};
+    int n = (int)rnd(rnd(8) ? 8 : 60);
+    for (int i = 0; i < n; i++) {
+        if (i) puts_(b, " ");
+        uint32_t k = rnd(40);
+        if (k == 0 && h->inner_quote) put(b, &quote, 1);
+        else if (k == 1 && h->raw_newline) puts_(b, rnd(2) ? "\n" : "\n  \"k\": ");
+        else if (k == 2) puts_(b, rnd(2) ? "\\n" : "\\\"");
+        else if (k == 3) puts_(b, rnd(2) ? "\\u00e9" : "\\ud83d\\ude00");
+        else if (k == 4 && h->odd_quotes) puts_(b, rnd(2) ? "\\x" : "\\ud800");
+        else if (k == 5 && h->odd_quotes) puts_(b, rnd(2) ? "\t" : "\xff");
+        else if (k == 6 && h->odd_quotes) puts_(b, rnd(2) ? "\xe2\x80\x9c" : "'");
+        else if (k == 7) puts_(b, ",");
+        else if (k == 8) puts_(b, rnd(2) ? "\\" : "\"");
+        else puts_(b, words[rnd(sizeof words / sizeof *words)]);
+    }
+    if (rnd(30) == 0) /* a long plain run */
+        for (int i = 0, m = (int)rnd(300); i < m; i++) put(b, &"abcdefghij klmno"[rnd(16)], 1);
+}
+
+/* Text between an opening and a closing quote ('inner': the quote a
+** stray one inside would be). */
+static void model_quoted(buf *b, const how *h, const char *open, char inner, const char *close)
+{
+    puts_(b, open);
+    model_text(b, h, inner);
+    puts_(b, close);
+}
+
+static void model_string(buf *b, const how *h)
+{
+    uint32_t k = h->odd_quotes ? rnd(40) : 40;
+    const char *triple = rnd(2) ? "\"\"\"" : "'''";
+    switch (k) {
+    case 0: model_quoted(b, h, "\xe2\x80\x9c", '"', rnd(2) ? "\xe2\x80\x9d" : "\""); return;
+    case 1: model_quoted(b, h, "`", '`', "`"); return;
+    case 2: model_quoted(b, h, triple, '"', triple); return;
+    case 3: puts_(b, rnd(2) ? "```python\nx = 1\n  y = 2\n```" : "```print(1)```"); return;
+    case 4: puts_(b, rnd(2) ? "\"a\" + \"b\"" : "\"a\" + /* c */ 'c'"); return;
+    case 5: model_quoted(b, h, "\xe2\x80\x98", '\'', "\xe2\x80\x99"); return;
+    case 6: model_quoted(b, h, "'''", '"', "\n  more\n'''"); return;
+    default: break;
+    }
+    char q = h->single && rnd(4) ? '\'' : '"';
+    put(b, &q, 1);
+    model_text(b, h, q);
+    if (rnd(60)) put(b, &q, 1); /* now and then the closing quote is lost */
+}
+
+static void model_number(buf *b, const how *h)
+{
+    static const char *odd[] = {"+1", ".5", "5.", "1e", "12,111", "1,234,567", "-.5", "NaN", "Infinity",
+                                "-Infinity", "undefined", "0x1F", "007", "1e+", "1_000", "- 5", "1.2.3"};
+    if (h->odd_numbers && rnd(5) == 0) {
+        puts_(b, odd[rnd(sizeof odd / sizeof *odd)]);
+        return;
+    }
+    char t[48];
+    switch (rnd(4)) {
+    case 0: snprintf(t, sizeof t, "%u", rnd(100000)); break;
+    case 1: snprintf(t, sizeof t, "-%u.%02u", rnd(1000), rnd(100)); break;
+    case 2: snprintf(t, sizeof t, "%u.%u", rnd(10), rnd(100000)); break;
+    default: snprintf(t, sizeof t, "%ue%d", rnd(10), (int)rnd(20) - 10); break;
+    }
+    puts_(b, t);
+}
+
+static void model_key(buf *b, const how *h)
+{
+    static const char *keys[] = {"name", "id", "price", "in_stock", "tags", "items", "desc", "名前",
+                                 "first name", "$ref", "_x", "2", "a-b", "key\"q", "k"};
+    const char *k = keys[rnd(sizeof keys / sizeof *keys)];
+    if (h->unquoted && rnd(2)) {
+        puts_(b, k);
+    } else {
+        const char *q = h->single && rnd(3) == 0 ? "'" : "\"";
+        puts_(b, q);
+        puts_(b, k);
+        puts_(b, q);
+    }
+}
+
+static void model_value(buf *b, const how *h, int depth)
+{
+    uint32_t k = rnd(depth > 4 ? 7 : 11);
+    switch (k) {
+    case 0:
+        puts_(b, h->python && rnd(2) ? "None" : "null");
+        break;
+    case 1:
+        if (h->python && rnd(2)) puts_(b, rnd(2) ? "True" : "False");
+        else puts_(b, rnd(2) ? "true" : "false");
+        break;
+    case 2:
+    case 3:
+        model_number(b, h);
+        break;
+    case 4:
+    case 5:
+    case 6:
+        if (h->odd_structure && rnd(25) == 0) {
+            static const char *odd[] = {"...", "\xe2\x80\xa6", "unquoted words here", "f(1)", "Date(5)", "-"};
+            puts_(b, odd[rnd(sizeof odd / sizeof *odd)]);
+        } else {
+            model_string(b, h);
+        }
+        break;
+    case 7:
+    case 8: {
+        puts_(b, "[");
+        int n = (int)rnd(6);
+        for (int i = 0; i < n; i++) {
+            model_pad(b, h, depth + 1);
+            if (h->comment && rnd(8) == 0) model_comment(b);
+            model_value(b, h, depth + 1);
+            if ((i < n - 1 || (h->trailing && rnd(2))) && !(h->missing_comma && rnd(5) == 0))
+                puts_(b, h->odd_structure && rnd(20) == 0 ? ",," : ",");
+        }
+        model_pad(b, h, depth);
+        puts_(b, h->odd_structure && rnd(20) == 0 ? "}" : "]");
+        break;
+    }
+    default: {
+        puts_(b, "{");
+        int n = (int)rnd(rnd(5) ? 7 : 20);
+        for (int i = 0; i < n; i++) {
+            model_pad(b, h, depth + 1);
+            if (h->comment && rnd(6) == 0) {
+                model_comment(b);
+                model_pad(b, h, depth + 1);
+            }
+            model_key(b, h);
+            if (h->odd_structure && rnd(20) == 0) puts_(b, rnd(2) ? " = " : " ");
+            else puts_(b, h->pretty ? ": " : ":");
+            if (!(h->odd_structure && rnd(40) == 0)) model_value(b, h, depth + 1);
+            if ((i < n - 1 || (h->trailing && rnd(2))) && !(h->missing_comma && rnd(5) == 0)) puts_(b, ",");
+        }
+        model_pad(b, h, depth);
+        if (!(h->odd_structure && rnd(25) == 0)) puts_(b, h->odd_structure && rnd(25) == 0 ? "]" : "}");
+        if (h->odd_structure && rnd(30) == 0) puts_(b, "}");
+    }
+    }
+}
+
+/* The reply around the value: fences, reasoning, tags, prose, a call. */
+static void model_reply(buf *b, const buf *json)
+{
+    static const char *before[] = {"", "```json\n", "Sure! Here is the data:\n\n```json\n",
+                                   "<think>The user wants JSON. {draft} I will list it.</think>\n",
+                                   "Here is the JSON you asked for: ", "<json>", "```\n", "~~~json\n",
+                                   "<think>unclosed reasoning {\"a\": 1}", "```js\n", "Result:\n```python\n",
+                                   "callback(", "\xef\xbb\xbf", "<reasoning>hmm</reasoning>```json\n",
+                                   "He said \"see [1]\" and {\"a\": \"}\"} then: "};
+    static const char *after[] = {"", "\n```", "\n```\n\nLet me know if you need anything else.", "",
+                                  " I hope this helps!", "</json>", "\n```", "\n~~~", "", "\n```", "\n```",
+                                  ");", "", "\n```", " and \"more\" [\"x]\", {\"y\": [2]}] \"end"};
+    uint32_t w = rnd(sizeof before / sizeof *before);
+    puts_(b, before[w]);
+    put(b, json->s, json->n);
+    if (rnd(8) == 0) /* a second value: NDJSON, or an example after the answer */
+        puts_(b, rnd(2) ? "\n{\"second\": 2}" : "\n\nFor example: {\"id\": 1, \"x\": [1, 2]} or [3]");
+    puts_(b, after[w]);
+}
+
+static void model(FILE *o, coax_arena *a, uint64_t seed, long n)
+{
+    rng_state = seed * 2654435761u + 7;
+    buf b = {0}, j = {0}, e = {0};
+    for (long i = 0; i < n; i++) {
+        how h;
+        bool *f = &h.pretty;
+        for (size_t k = 0; k < sizeof h / sizeof(bool); k++) f[k] = rnd(10) < (k == 0 ? 6 : 2);
+        j.n = 0;
+        do { /* mostly an object, as extraction replies are */
+            j.n = 0;
+            model_value(&j, &h, 0);
+        } while (rnd(10) && j.s[0] != '{');
+        if (rnd(16) == 0) { /* written with escaped quotes, or double-encoded */
+            e.n = 0;
+            bool quoted = rnd(2);
+            if (quoted) puts_(&e, "\"");
+            for (size_t k = 0; k < j.n; k++) {
+                if (j.s[k] == '"' || j.s[k] == '\\') put(&e, "\\", 1);
+                put(&e, j.s + k, 1);
+            }
+            if (quoted) puts_(&e, "\"");
+            j.n = 0;
+            put(&j, e.s, e.n);
+        }
+        b.n = 0;
+        if (rnd(10) == 0) { /* a soup of the bytes the scan and the parser stop at, and words */
+            static const char *bits[] = {"{", "}", "[", "]", "\"", "\\", "\n", "```", "~~~", "<think>", "</think>",
+                                         "<json>", " ", ",", ":", "a", "word", "'", "1", "\xe2\x80\x9c", "//", "\t"};
+            for (int k = 0, m = (int)rnd(200); k < m; k++) puts_(&b, bits[rnd(sizeof bits / sizeof *bits)]);
+        }
+        model_reply(&b, &j);
+        if (rnd(7) == 0 && b.n) b.n = rnd((uint32_t)b.n); /* cut off */
+        if (rnd(5) == 0) mutate(&b);
+        fprintf(o, "model %ld %zu\n", i, b.n);
+        check(o, a, b.s, b.n);
+    }
+    free(b.s);
+    free(j.s);
+    free(e.s);
+}
+
 int main(int argc, char **argv)
 {
     coax_arena *a = coax_arena_new(NULL);
     FILE *o = stdout;
     if (argc > 1 && !strcmp(argv[1], "files")) files(o, a, argc - 2, argv + 2);
     else if (argc > 3 && !strcmp(argv[1], "gen")) gen(o, a, strtoull(argv[2], NULL, 10), atol(argv[3]));
+    else if (argc > 3 && !strcmp(argv[1], "model")) model(o, a, strtoull(argv[2], NULL, 10), atol(argv[3]));
     else {
-        fprintf(stderr, "usage: diff_parse files FILE... | gen SEED N\n");
+        fprintf(stderr, "usage: diff_parse files FILE... | gen SEED N | model SEED N\n");
         return 2;
     }
     coax_arena_free(a);

@@ -13,6 +13,7 @@
 ** times, so time is linear in the input.
 */
 #include "repair/lenient.h"
+#include "repair/bytes.h"
 
 /* ---- spaces and comments ------------------------------------------------- */
 
@@ -35,14 +36,33 @@ static const uint8_t space_start[256] = {
     [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
 };
 
+/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
+** read sixteen bytes at a time. */
+static inline const char *skip_ws_run(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
+        if (other) return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    return p;
+}
+
 /* Skips whitespace, comments and Unicode spaces, logging what is not JSON. */
 static void skip_space_slow(lp *ps);
 static inline void skip_space(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
-    while (p < e && ws_tab[(unsigned char)*p]) p++; /* the common case: a space or two */
-    ps->p = p;
-    if (p < e && !space_start[(unsigned char)*p]) return;
+    if (p < e && !space_start[(unsigned char)*p]) return; /* the common case: no space */
+    if (p < e && ws_tab[(unsigned char)*p]) { /* or a space or two */
+        p++;
+        if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e);
+        ps->p = p;
+        if (p < e && !space_start[(unsigned char)*p]) return;
+    }
     skip_space_slow(ps);
 }
 
@@ -50,12 +70,13 @@ static void skip_space_slow(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
     for (;;) {
-        while (p < e && ws_tab[(unsigned char)*p]) p++;
+        p = skip_ws_run(p, e);
         if (p >= e) break;
         if (*p == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
             note(ps, RK_COMMENT, p);
             if (p[1] == '/') {
-                while (p < e && *p != '\n') p++;
+                const char *nl = memchr(p, '\n', (size_t)(e - p));
+                p = nl ? nl : e;
             } else {
                 const char *q = p + 2;
                 while (q + 1 < e && !(q[0] == '*' && q[1] == '/')) q++;
@@ -65,7 +86,8 @@ static void skip_space_slow(lp *ps)
         }
         if (*p == '#') {
             note(ps, RK_COMMENT, p);
-            while (p < e && *p != '\n') p++;
+            const char *nl = memchr(p, '\n', (size_t)(e - p));
+            p = nl ? nl : e;
             continue;
         }
         if ((unsigned char)*p >= 0x80) {
@@ -106,12 +128,20 @@ static size_t ellipsis_at(const char *p, const char *e)
 
 /* ---- containers ---------------------------------------------------------- */
 
-static bool grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem)
+/* Room for 'need' elements of *arr; 'first' is the block it started in
+** (inside the parser's state, never freed), or NULL. */
+static bool grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first)
 {
     if (need <= *cap) return true;
     size_t ncap = *cap ? *cap * 2 : 32;
     while (ncap < need) ncap *= 2;
-    void *p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    void *p;
+    if (*arr && *arr == first) {
+        p = coax_alloc_raw(ps->alloc, ncap * elem);
+        if (p) memcpy(p, first, *cap * elem);
+    } else {
+        p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    }
     if (!p) return false;
     *arr = p;
     *cap = ncap;
@@ -147,7 +177,8 @@ static coax_code push_open(lp *ps, bool object)
     if (ps->nopens >= ps->lim.max_depth)
         return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
                          ps->lim.max_depth);
-    if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen))) return nomem(ps);
+    if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
+        return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
     ps->opens[ps->nopens++] = (lopen){ps->nslots, object, invented, 0};
     if (invented) {
@@ -159,7 +190,13 @@ static coax_code push_open(lp *ps, bool object)
 
 static inline coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
 {
-    if (ps->nslots == ps->cslots && !grow(ps, (void **)&ps->slots, &ps->cslots, ps->nslots + 1, sizeof(lslot)))
+    /* Past the first block, one sized for the span (a member every 32
+    ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
+    size_t hint = (size_t)(ps->e - ps->b) / 32;
+    if (ps->nslots == ps->cslots &&
+        !grow(ps, (void **)&ps->slots, &ps->cslots,
+              ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
+              sizeof(lslot), ps->first_slots))
         return nomem(ps);
     lslot *s = &ps->slots[ps->nslots++];
     memset(s, 0, sizeof *s);
@@ -279,18 +316,29 @@ static coax_code handle_close(lp *ps, char c, coax_value *v)
 
 /* ---- the state machine --------------------------------------------------- */
 
+/* Whether ST_KEY reads a key at byte c (the loop's checks before it: a
+** closing bracket, a comma, an opening brace, an ellipsis). */
+static inline bool key_starts(char c)
+{
+    return c != '}' && c != ']' && c != ',' && c != '{' && c != '.' && c != '\xE2';
+}
+
 /* Parses one top-level value from ps->p. '*got' is false when no value
 ** starts there. */
 static coax_code parse_one(lp *ps, coax_value *root, bool *got)
 {
     coax_value v;
     coax_code rc;
+    const char *p, *e = ps->e;
+    char c;
+    lopen *top;
+    uint32_t q;
     *got = false;
     ps->st = ST_VALUE;
     ps->comma = NULL;
     for (;;) {
         skip_space(ps);
-        const char *p = ps->p, *e = ps->e;
+        p = ps->p;
         if (p >= e) {
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
@@ -313,15 +361,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             *got = true;
             return COAX_OK;
         }
-        char c = *p;
+        c = *p;
         size_t ell = c == '.' || c == '\xE2' ? ellipsis_at(p, e) : 0;
         if (ell && ps->nopens && ps->st != ST_COLON) {
             note(ps, RK_ELLIPSIS, p);
             ps->p += ell;
             continue;
         }
-        lopen *top = ps->nopens ? &ps->opens[ps->nopens - 1] : NULL;
-        uint32_t q;
+        top = ps->nopens ? &ps->opens[ps->nopens - 1] : NULL;
         switch (ps->st) {
         case ST_KEY:
             if (c == '}' || c == ']') {
@@ -341,6 +388,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if ((rc = close_top(ps, &v, false))) return rc;
                 goto have_value;
             }
+        key: /* p on a key's first byte, top its object */
             {
                 coax_value key;
                 size_t koff = off(ps, p);
@@ -354,6 +402,17 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if ((rc = push_slot(ps, &key, koff))) return rc;
                 ps->st = ST_COLON;
                 ps->comma = NULL;
+            }
+            /* Mostly the colon and the value follow: straight to the value,
+            ** as the loop would take them. */
+            skip_space(ps);
+            p = ps->p;
+            if (p < e && *p == ':') {
+                ps->p = p + 1;
+                ps->st = ST_VALUE;
+                skip_space(ps);
+                p = ps->p;
+                if (p < e && (c = *p) != '.' && c != '\xE2') goto value;
             }
             continue;
         case ST_COLON:
@@ -406,12 +465,18 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         default: /* ST_VALUE */
             break;
         }
-        /* ST_VALUE */
+    value: /* ST_VALUE: p on the value's first byte, top its container (NULL: none) */
         if (c == '{' || c == '[') {
             if ((rc = push_open(ps, c == '{'))) return rc;
             ps->p++;
             ps->st = c == '{' ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
+            /* Mostly a key or an item follows at once. */
+            top = &ps->opens[ps->nopens - 1];
+            skip_space(ps);
+            p = ps->p;
+            if (p < e && c == '{' && key_starts(*p)) goto key;
+            if (p < e && c == '[' && (c = *p) != '.' && c != '\xE2') goto value;
             continue;
         }
         if (c == '}' || c == ']') {
@@ -446,8 +511,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             /* "a" + "b": JavaScript string concatenation, joined in one
             ** buffer (copying the growing string each time would be
             ** quadratic). */
-            coax_buf joined;
-            coax_buf_init(&joined, ps->alloc);
+            coax_buf joined; /* set up at the first '+' */
             bool concatenated = false;
             for (;;) {
                 const char *save = ps->p;
@@ -458,7 +522,10 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                     if (ps->p < e && quote_at(ps->p, e, &q)) {
                         coax_value more;
                         note(ps, RK_STRING_CONCATENATION, save);
-                        if (!concatenated) coax_buf_put(&joined, v.u.text, v.len);
+                        if (!concatenated) {
+                            coax_buf_init(&joined, ps->alloc);
+                            coax_buf_put(&joined, v.u.text, v.len);
+                        }
                         concatenated = true;
                         if ((rc = lp_parse_string(ps, ctx, &more))) {
                             coax_buf_free(&joined);
@@ -514,6 +581,19 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         ps->st = ST_AFTER;
         ps->comma = NULL;
         if (top->paren) close_parens(ps, &top->paren);
+        /* Mostly a comma and the next key or item follow: straight to
+        ** them, as the loop would take them. */
+        skip_space(ps);
+        p = ps->p;
+        if (p < e && *p == ',') {
+            ps->comma = p;
+            ps->p = p + 1;
+            ps->st = top->object ? ST_KEY : ST_VALUE;
+            skip_space(ps);
+            p = ps->p;
+            if (p < e && top->object && key_starts(*p)) goto key;
+            if (p < e && !top->object && (c = *p) != '.' && c != '\xE2') goto value;
+        }
     }
 }
 
@@ -521,7 +601,11 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                        size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
 {
     lp ps;
-    memset(&ps, 0, sizeof ps);
+    memset(&ps, 0, offsetof(lp, first_slots));
+    ps.slots = ps.first_slots;
+    ps.cslots = sizeof ps.first_slots / sizeof *ps.first_slots;
+    ps.opens = ps.first_opens;
+    ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);
     ps.b = shift ? shift : text + start;
@@ -570,7 +654,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
-        if (!heap || !grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue))) {
+        if (!heap || !grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), NULL)) {
             rc = nomem(&ps);
             break;
         }
@@ -580,7 +664,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);
     coax_buf_free(&ps.sb);
-    coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(lslot));
-    coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
+    if (ps.slots != ps.first_slots) coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(lslot));
+    if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
     return rc;
 }

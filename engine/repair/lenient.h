@@ -64,6 +64,10 @@ typedef struct lp {
     const char *quoted_end; /* the end of the last string that kept one */
     char *pool;             /* lp_strdup's block of the arena, and what is left of it */
     size_t pool_left;
+    /* Last (not cleared when the state is set up): the first blocks of the
+    ** slots and open containers; most replies need no more. */
+    lslot first_slots[32];
+    lopen first_opens[8];
 } lp;
 
 /* What lp_parse_word read: a value, nothing (a character skipped), a
@@ -129,6 +133,33 @@ static inline coax_code nomem(lp *ps)
     return coax_fail(ps->err, COAX_ENOMEM, off(ps, ps->p), "out of memory");
 }
 
+/* Copies s[0..n) to d: short copies (keys, numbers, words: most of them)
+** as two overlapping loads and stores, without a call to memcpy. */
+static inline void lp_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n < 4) {
+        if (n) {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        }
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* A NUL-terminated copy of s[0..n) in the arena: short strings are carved
 ** from blocks of LP_POOL bytes, as one arena call per string (a broken
 ** reply has one every few bytes) cost more than the copy. */
@@ -142,7 +173,7 @@ static inline char *lp_strdup(lp *ps, const char *s, size_t n)
         if (!ps->pool) return NULL;
     }
     char *d = ps->pool;
-    if (n) memcpy(d, s, n);
+    lp_copy(d, s, n);
     d[n] = '\0';
     ps->pool += n + 1;
     ps->pool_left -= n + 1;
@@ -152,11 +183,20 @@ static inline char *lp_strdup(lp *ps, const char *s, size_t n)
 /* JSON's whitespace and \f, \v, as a table. */
 static const uint8_t ws_tab[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1};
 
-static inline bool is_ident(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '$';
-}
+/* ASCII letters, digits, '_' and '$', as a table: words are read a byte
+** at a time. */
+static const uint8_t ident_tab[256] = {
+    ['$'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+    ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+    ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1,
+    ['Z'] = 1, ['_'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+    ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1,
+    ['z'] = 1,
+};
+
+static inline bool is_ident(unsigned char c) { return ident_tab[c]; }
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 

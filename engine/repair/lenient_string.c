@@ -7,6 +7,7 @@
 ** fences written as a value). Plain bytes are copied a run at a time.
 */
 #include "repair/lenient.h"
+#include "repair/bytes.h"
 
 /* ---- quotes -------------------------------------------------------------- */
 
@@ -14,7 +15,17 @@
 ** It does when structure that can apply here follows, or another value
 ** (a missing comma), or a line break; otherwise the quote is taken as an
 ** unescaped quote inside the string ("He said "hi" to me"). */
-static bool ends_string(const lp *ps, const char *p, int ctx)
+static bool ends_string_slow(const lp *ps, const char *p, int ctx);
+static inline bool ends_string(const lp *ps, const char *p, int ctx)
+{
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
+        return p >= ps->e || !is_ident((unsigned char)*p);
+    /* Mostly a comma or colon at once: the answer of the switch below. */
+    if (p < ps->e && (*p == ',' || *p == ':')) return true;
+    return ends_string_slow(ps, p, ctx);
+}
+
+static bool ends_string_slow(const lp *ps, const char *p, int ctx)
 {
     const char *e = ps->e, *q0 = p;
     bool open = ps->nopens > 0;
@@ -111,6 +122,95 @@ static const uint8_t plain_not[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* The first byte at or after p (below e) that plain_not marks, or e. */
+static inline const char *plain_scan(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        __m128i w = bytes16_load(p);
+        /* signed: "below 0x20" takes the control bytes and every byte from 0x80 */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')),
+                                                              _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                                 _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
+    while (e - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
+                           plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
+        p += 4;
+#endif
+    while (p < e && !plain_not[(unsigned char)*p]) p++;
+    return p;
+}
+
+/* The length of the valid UTF-8 sequence at p (below e), or 0: the two- and
+** three-byte sequences that need no range check inline, as
+** coax_utf8_decode answers them. */
+static inline size_t utf8_len(const char *s, const char *e)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (e - s >= 3) {
+        if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+        if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
+            return 3;
+    }
+    uint32_t cp;
+    return coax_utf8_decode(p, (size_t)(e - s), &cp);
+}
+
+/* Where the body of a string opened with the one-byte quote 'open' stops
+** being copyable as it is: its closing quote, or a byte that needs decoding
+** (a backslash, a control character, invalid UTF-8), or e. Plain bytes, valid
+** UTF-8 and quotes of other styles are passed over ('*plain' false after
+** either of the last two). Sixteen bytes at a time, each stop in a block
+** read from its bit mask. */
+static inline const char *quick_body(const char *q, const char *e, char open, bool *plain)
+{
+#if BYTES16
+    while (e - q >= 16) {
+        __m128i w = bytes16_load(q);
+        unsigned high = (unsigned)_mm_movemask_epi8(w);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                         _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))))); /* signed: controls and bytes from 0x80 */
+        const char *next = q + 16;
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            char b = q[k];
+            if (high >> k & 1) {
+                size_t n = utf8_len(q + k, e);
+                if (!n) return q + k;
+                *plain = false;
+                m &= ~(((1u << n) - 1) << k); /* its continuation bytes */
+                if (q + k + n > next) next = q + k + n;
+            } else if (b != open && (b == '"' || b == '\'' || b == '`')) {
+                *plain = false;
+                m &= m - 1;
+            } else {
+                return q + k; /* the closing quote, a backslash or a control character */
+            }
+        }
+        q = next;
+    }
+#endif
+    for (;;) {
+        q = plain_scan(q, e);
+        if (q >= e || *q == open) return q;
+        unsigned char c = (unsigned char)*q;
+        size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
+                   : c >= 0x80 ? utf8_len(q, e)
+                               : 0; /* a backslash or a control character */
+        if (!n) return q;
+        *plain = false;
+        q += n;
+    }
+}
+
 /* Decodes one escape at p (on the backslash), below 'bound'. */
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
@@ -158,10 +258,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     const char *p = ps->p, *body = ps->p;
     while (p < bound) {
         const char *run = p;
-        while (bound - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
-                                   plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
-            p += 4;
-        while (p < bound && !plain_not[(unsigned char)*p]) p++;
+        p = plain_scan(p, bound);
         coax_buf_put(&ps->sb, run, (size_t)(p - run));
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
@@ -247,6 +344,9 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
+static coax_code parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at,
+                                   const char *body);
+
 /* Parses a string at ps->p (on its opening quote) into 'out'. */
 coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
 {
@@ -256,25 +356,11 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
     else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
     else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
-    const char *body = ps->p + qn, *cut = NULL;
+    const char *body = ps->p + qn;
     if (qn == 1) { /* the common case: plain bytes and valid UTF-8 up to a closing quote that ends it */
-        const char *q = body, *e = ps->e;
+        const char *e = ps->e;
         bool plain = true; /* nothing but plain_not's plain bytes */
-        for (;;) {
-            while (e - q >= 4 && !(plain_not[(unsigned char)q[0]] | plain_not[(unsigned char)q[1]] |
-                                   plain_not[(unsigned char)q[2]] | plain_not[(unsigned char)q[3]]))
-                q += 4;
-            while (q < e && !plain_not[(unsigned char)*q]) q++;
-            if (q >= e || *q == (char)open) break;
-            unsigned char c = (unsigned char)*q;
-            uint32_t cp;
-            size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
-                       : c >= 0x80 ? coax_utf8_decode((const unsigned char *)q, (size_t)(e - q), &cp)
-                                   : 0; /* a backslash or a control character */
-            if (!n) break;
-            plain = false;
-            q += n;
-        }
+        const char *q = quick_body(body, e, (char)open, &plain);
         if (q < e && *q == (char)open && ends_string(ps, q + 1, ctx)) {
             size_t n = (size_t)(q - body);
             if (n > ps->lim.max_string)
@@ -291,6 +377,15 @@ coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
             return out->u.text ? COAX_OK : nomem(ps);
         }
     }
+    return parse_string_slow(ps, ctx, out, open, at, body);
+}
+
+/* The string at 'at' whose body (from 'body') needs decoding, or whose
+** closing quote is in doubt. */
+static __attribute__((noinline)) coax_code parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open,
+                                                             const char *at, const char *body)
+{
+    const char *cut = NULL;
     size_t mark = ps->log->n;
     ps->sb.len = 0;
     ps->p = body;

@@ -10,9 +10,16 @@
 /* ---- numbers ------------------------------------------------------------- */
 
 /* Whether the token ending at p is followed by a delimiter. */
-static bool delimited(const char *p, const char *e, int ctx)
+static bool delimited_slow(const char *p, const char *e, int ctx);
+static inline bool delimited(const char *p, const char *e, int ctx)
 {
-    if (p >= e || ws_tab[(unsigned char)*p]) return true;
+    /* mostly a comma, a space or a closing bracket */
+    if (p >= e || ws_tab[(unsigned char)*p] || *p == ',' || *p == '}' || *p == ']') return true;
+    return delimited_slow(p, e, ctx);
+}
+
+static bool delimited_slow(const char *p, const char *e, int ctx)
+{
     uint32_t q;
     switch (*p) {
     case ',': case '}': case ']': case ')': case '#': case ';': case '{': case '[':
@@ -33,6 +40,28 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     const char *s = ps->p, *p = s, *e = ps->e;
     bool plus = false, dangling = false;
     *ok = false;
+    { /* Mostly JSON as it is, -?int(.frac)? before a comma, a space or a
+      ** closing bracket: what the reading below makes of it, read once. */
+        const char *d = p + (*p == '-'), *q = d;
+        while (q < e && is_digit(*q)) q++;
+        size_t nd = (size_t)(q - d);
+        bool frac = q < e && *q == '.';
+        const char *f = frac ? ++q : q;
+        while (frac && q < e && is_digit(*q)) q++;
+        /* a digit after a comma may be a thousands group: the reading below */
+        bool group = q < e && *q == ',' && !frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1]);
+        if (nd && !(nd > 1 && *d == '0') && (!frac || q > f) && !group &&
+            (q >= e || *q == ',' || *q == '}' || *q == ']' || ws_tab[(unsigned char)*q])) {
+            out->type = COAX_NUMBER;
+            out->flags = frac ? 0 : COAX_VF_INT_TEXT;
+            out->len = (uint32_t)(q - s);
+            out->u.text = lp_strdup(ps, s, (size_t)(q - s));
+            if (!out->u.text) return nomem(ps);
+            ps->p = q;
+            *ok = true;
+            return COAX_OK;
+        }
+    }
     if (*p == '+' || *p == '-') {
         plus = *p == '+';
         p++;
@@ -93,7 +122,11 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     bool is_int;
-    if (coax_number_span(text, len, &is_int) != len) return COAX_OK; /* not a number after all: a bare word */
+    if (text == s) { /* copied as it is: a JSON number by the reading above */
+        is_int = !frac && ex == p;
+    } else if (coax_number_span(text, len, &is_int) != len) {
+        return COAX_OK; /* not a number after all: a bare word */
+    }
     out->type = COAX_NUMBER;
     out->flags = is_int ? COAX_VF_INT_TEXT : 0;
     out->len = (uint32_t)len;
@@ -282,12 +315,25 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const char *s = ps->p, *p = s, *e = ps->e;
     memset(out, 0, sizeof *out);
     *what = W_VALUE;
+    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p)) { /* mostly an identifier and its colon: the reading below, once */
+        while (p < e && is_ident((unsigned char)*p)) p++;
+        size_t n = (size_t)(p - s);
+        if (n && n <= ps->lim.max_string && p < e && *p == ':') {
+            note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
+            out->type = COAX_STRING;
+            out->len = (uint32_t)n;
+            out->u.text = lp_strdup(ps, s, n);
+            ps->p = p;
+            return out->u.text ? COAX_OK : nomem(ps);
+        }
+        p = s;
+    }
     bool neg = *p == '-';
     if (neg) p++;
     const char *id = p;
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - id);
-    if (n && delimited(p, e, ctx) && ctx != CTX_KEY) {
+    if (ctx != CTX_KEY && n && delimited(p, e, ctx)) {
         if (!neg && (word_is(id, n, "true") || word_is(id, n, "false") || word_is(id, n, "null") ||
                      word_is(id, n, "True") || word_is(id, n, "False") || word_is(id, n, "None"))) {
             if (*id == 'T' || *id == 'F' || *id == 'N') note(ps, RK_PYTHON_LITERAL, s);

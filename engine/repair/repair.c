@@ -19,6 +19,7 @@
 ** Every candidate is kept, with its own log, for schema-aware scoring.
 */
 #include "repair/repair.h"
+#include "repair/bytes.h"
 
 
 /* A candidate under construction: its value and two slices of the log. */
@@ -260,17 +261,58 @@ static const unsigned char first_bytes[9][8] = {
 /* How many bytes of x (each 0x80 or 0) are 0x80. */
 static inline uint32_t count_high(uint64_t x) { return (uint32_t)(((x >> 7) * 0x0101010101010101ull) >> 56); }
 
-/* Advances (pos, line, col) to 'target' over text[0..len), a word of
-** eight bytes at a time, the last one cut to the bytes before 'target'
-** (log entries are a few bytes apart). Columns count code points: UTF-8
-** continuation bytes are not counted. */
+/* Advances (pos, line, col) to 'target' over text[0..len): 64 bytes a
+** step while the target is far, then sixteen (or, without SSE2 or near the
+** text's end, eight) at a time, the last step cut to the bytes before
+** 'target' (log entries are a few bytes apart). Columns count code points:
+** UTF-8 continuation bytes are not counted. */
 static inline __attribute__((always_inline)) void advance(const char *text, size_t len, size_t target, size_t *pos,
                                                           uint32_t *line, uint32_t *col, size_t *line_start)
 {
     const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
     size_t p = *pos;
     uint32_t c = *col;
+#if BYTES16
+    while (target - p >= 64) { /* far from the target: 64 bytes a step */
+        uint64_t nls = 0, conts = 0;
+        for (unsigned k = 0; k < 4; k++) {
+            __m128i w = bytes16_load(text + p + 16 * k);
+            nls |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
+            conts |= (uint64_t)bytes16_cont(w) << (16 * k);
+        }
+        if (!nls) {
+            c += 64 - (conts ? bits64(conts) : 0);
+        } else {
+            unsigned last = 63u - (unsigned)__builtin_clzll(nls);
+            uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
+            *line += bits64(nls);
+            *line_start = p + last + 1;
+            c = (64 - last) - (after ? bits64(after) : 0);
+        }
+        p += 64;
+    }
+#endif
     while (p < target) {
+#if BYTES16
+        if (len - p >= 16) { /* the same, sixteen bytes at a time */
+            size_t k16 = target - p < 16 ? target - p : 16;
+            unsigned keep16 = k16 == 16 ? 0xFFFFu : (1u << k16) - 1;
+            __m128i w = bytes16_load(text + p);
+            unsigned nls = bytes16_eq(w, '\n') & keep16, conts = bytes16_cont(w) & keep16;
+            if (!nls) {
+                c += (uint32_t)k16 - (conts ? bits16(conts) : 0); /* mostly ASCII */
+            } else {
+                /* The column restarts after the block's last line break;
+                ** mostly one break and ASCII after it. */
+                unsigned last = 31u - (unsigned)__builtin_clz(nls), after = conts & ~((2u << last) - 1);
+                *line += nls & (nls - 1) ? bits16(nls) : 1;
+                *line_start = p + last + 1;
+                c = (uint32_t)(k16 - last) - (after ? bits16(after) : 0);
+            }
+            p += k16;
+            continue;
+        }
+#endif
         size_t k = target - p < 8 ? target - p : 8;
         if (len - p >= 8) {
             uint64_t w, keep = ones * 0x80;
@@ -347,7 +389,7 @@ static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
 /* Line and column of every log entry: one forward sweep for entries in
 ** text order; an entry behind the sweep is answered from the line index,
 ** so entries that alternate between far places stay linear. */
-static void locate_all(job *j)
+static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep keeps its registers */
 {
     size_t pos = 0, line_start = 0;
     uint32_t line = 1, col = 1;
@@ -445,8 +487,28 @@ static coax_code run(job *j, coax_repair_result *out)
     coax_value *v;
     coax_error perr;
     coax_arena_mark mark = coax_arena_get_mark(j->arena);
-    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+    /* Without an error to fill: a broken reply's error message is never
+    ** read, and writing it costs more than a small reply's parse. The
+    ** errors that are read (a limit, no memory) come from a second try.
+    ** Not at all when no JSON value can start the text (prose, a fence, a
+    ** tag): the strict parser would copy it only to stop at its start. */
+    static const uint8_t starts_value[256] = {
+        ['{'] = 1, ['['] = 1, ['"'] = 1, ['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+        ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['t'] = 1, ['f'] = 1, ['n'] = 1,
+        [' '] = 2, ['\t'] = 2, ['\n'] = 2, ['\r'] = 2, /* JSON's spaces before it */
+    };
+    size_t first = 0;
+    while (first < j->len && starts_value[(unsigned char)j->text[first]] == 2) first++;
+    coax_code rc = first < j->len && starts_value[(unsigned char)j->text[first]] == 1
+                       ? coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log)
+                       : COAX_ESYNTAX;
     if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
+    if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
+        coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
+        coax_arena_rewind(j->arena, mark);
+        if (again == COAX_ENOMEM) rc = again; /* memory ran out: perr says where */
+        else if (rc == COAX_ENOMEM) coax_fail(&perr, rc, 0, "out of memory"); /* it came back in between */
+    }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
         if (!add_pending(j, p)) return nomem(j);
@@ -458,31 +520,48 @@ static coax_code run(job *j, coax_repair_result *out)
         /* A span over a limit (depth, string length) is a rejected
         ** candidate: the limit is the answer only when nothing else is. */
         coax_code limit = rc == COAX_EDEPTH || rc == COAX_ESTRING ? rc : COAX_OK;
-        coax_error limit_err = perr;
+        coax_error limit_err; /* perr is filled only for a limit (or no memory) */
+        if (limit) limit_err = perr;
         j->log.n = 0;
         /* Broken replies log a fix every 10 to 100 bytes: a log sized for
-        ** one every 16 (up to 160 KB) is seldom copied as it grows. */
-        j->log.first_cap = j->len / 16 < 4096 ? j->len / 16 : 4096;
+        ** one every 8 (up to 160 KB) is seldom copied as it grows. */
+        j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
         rspans spans = {0};
         spans.alloc = j->alloc;
-        size_t reasoning_end;
-        rc = repair_scan(j->text, j->len, &spans, &reasoning_end);
-        if (rc) rc = nomem(j);
+        size_t reasoning_end, from = 0;
+        bool partial, covered = false;
+        /* Lazily: a whole text that is nothing but values covers every
+        ** span, so the prose's spans are looked for only when it is not. */
+        rc = repair_scan(j->text, j->len, true, &spans, &reasoning_end, &partial);
         bool enclosing_over_limit = false; /* the last span that is not a fallback */
-        for (size_t i = 0; !rc && i < spans.n; i++) {
-            if (spans.s[i].fallback && !enclosing_over_limit) continue;
-            rc = parse_span(j, &spans.s[i], reasoning_end);
-            if (!spans.s[i].fallback) enclosing_over_limit = rc == COAX_EDEPTH || rc == COAX_ESTRING;
-            if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
-                if (!limit) {
-                    limit = rc;
-                    if (j->err) limit_err = *j->err;
-                }
-                rc = COAX_OK;
-                continue;
+        for (;;) {
+            if (rc) {
+                rc = nomem(j);
+                break;
             }
-            /* A whole text that is nothing but values covers every span. */
-            if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) break;
+            for (size_t i = from; !rc && i < spans.n; i++) {
+                if (spans.s[i].fallback && !enclosing_over_limit) continue;
+                rc = parse_span(j, &spans.s[i], reasoning_end);
+                if (!spans.s[i].fallback) enclosing_over_limit = rc == COAX_EDEPTH || rc == COAX_ESTRING;
+                if (rc == COAX_EDEPTH || rc == COAX_ESTRING) {
+                    if (!limit) {
+                        limit = rc;
+                        if (j->err) limit_err = *j->err;
+                    }
+                    rc = COAX_OK;
+                    continue;
+                }
+                if (spans.s[i].source == COAX_SOURCE_WHOLE && j->n && j->c[0].whole_clean) {
+                    covered = true;
+                    break;
+                }
+            }
+            if (rc || covered || !partial) break;
+            /* The full scan gives the same whole-text span first: the
+            ** spans after it are the ones still to parse. */
+            spans.n = 0;
+            from = 1;
+            rc = repair_scan(j->text, j->len, false, &spans, &reasoning_end, &partial);
         }
         coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
         if (rc) return rc;
@@ -495,7 +574,7 @@ static coax_code run(job *j, coax_repair_result *out)
     size_t best = choose(j);
     if (best == SIZE_MAX)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
-    locate_all(j);
+    if (j->log.n) locate_all(j);
     locate_fragments(j);
     if (j->log.e) { /* the arena owns the log from here on */
         if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);

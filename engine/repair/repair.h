@@ -94,8 +94,11 @@ typedef struct rspans {
 /* Finds candidate spans: fenced blocks and tags (outside reasoning blocks),
 ** maximal balanced {...}/[...] spans in the remaining prose, and the whole
 ** text when it begins with a JSON value. In text order. Returns COAX_OK or
-** COAX_ENOMEM. '*reasoning_end' is the end of the last reasoning block. */
-coax_code repair_scan(const char *text, size_t len, rspans *out, size_t *reasoning_end);
+** COAX_ENOMEM. '*reasoning_end' is the end of the last reasoning block.
+** 'lazy': when the whole text is a candidate and no block can follow, stop
+** there with that candidate alone ('*partial' true): the rest of a full
+** scan matters only when the whole text has text left over. */
+coax_code repair_scan(const char *text, size_t len, bool lazy, rspans *out, size_t *reasoning_end, bool *partial);
 
 /* One top-level value found by the lenient parser. */
 typedef struct rvalue {

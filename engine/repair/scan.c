@@ -13,10 +13,9 @@
 */
 #include "repair/repair.h"
 
+#include "repair/bytes.h"
+
 #include <strings.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 static inline bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
 {
@@ -263,9 +262,125 @@ static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask
     return i;
 }
 
-coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_end)
+#if BYTES16
+/* The 64-bit mask of four sixteen-byte comparisons, in text order. */
+static inline uint64_t mask64(__m128i m0, __m128i m1, __m128i m2, __m128i m3)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(m0) | (uint64_t)(unsigned)_mm_movemask_epi8(m1) << 16 |
+           (uint64_t)(unsigned)_mm_movemask_epi8(m2) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(m3) << 48;
+}
+
+/* Whether one of the sixteen bytes in w asks the byte loop to look: a
+** fence or tag byte (` ~ <) or a backslash. */
+static inline __m128i block_bytes(__m128i w)
+{
+    return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('~'))),
+                        _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('<')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))));
+}
+
+/* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5 is set;
+** ']' and '}' alike. */
+static inline __m128i opens16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('{')); }
+static inline __m128i closes16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('}')); }
+static inline __m128i eq16(__m128i w, char c) { return _mm_cmpeq_epi8(w, _mm_set1_epi8(c)); }
+
+/* Bit k of the result: the parity of bits 0..k of x. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* Inside brackets, the 64 bytes at t[*ip] read from bit masks, as the byte
+** loop would read them: a quote toggles a string, brackets outside strings
+** open and close spans. Only a block with nothing else that matters: no
+** fence or tag byte (` ~ <), no backslash, no line break inside a string
+** (the loop looks for a fence after one). '*ip' is left as it is when the
+** block is not for this way, and stops after a bracket that closes the
+** outermost span (quotes in prose around spans open no string). Returns
+** false when memory ran out. */
+static __attribute__((noinline)) bool prose_block64(prose *pr, const char *t, size_t *ip,
+                                                    const coax_allocator *a)
+{
+    size_t i = *ip;
+    __m128i w0 = bytes16_load(t + i), w1 = bytes16_load(t + i + 16), w2 = bytes16_load(t + i + 32),
+            w3 = bytes16_load(t + i + 48);
+    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(block_bytes(w0), block_bytes(w1)),
+                                       _mm_or_si128(block_bytes(w2), block_bytes(w3)))))
+        return true;
+    uint64_t quotes = mask64(eq16(w0, '"'), eq16(w1, '"'), eq16(w2, '"'), eq16(w3, '"')), parity = prefix_xor(quotes);
+    uint64_t in_string = (pr->in_string ? ~parity : parity) & ~quotes; /* bytes inside strings, but quotes */
+    if (in_string && (mask64(eq16(w0, '\n'), eq16(w1, '\n'), eq16(w2, '\n'), eq16(w3, '\n')) & in_string))
+        return true;
+    uint64_t opens = mask64(opens16(w0), opens16(w1), opens16(w2), opens16(w3));
+    uint64_t brackets = (opens | mask64(closes16(w0), closes16(w1), closes16(w2), closes16(w3))) & ~in_string;
+    for (; brackets; brackets &= brackets - 1) {
+        unsigned k = (unsigned)__builtin_ctzll(brackets);
+        if (opens >> k & 1) {
+            if (!prose_push(pr, i + k, a)) return false;
+            continue;
+        }
+        size_t start = pr->open[--pr->n];
+        if (t[start] == (t[i + k] == '}' ? '{' : '[') && !prose_close(pr, start, i + k + 1)) return false;
+        if (pr->n == 0) { /* outside a string there */
+            pr->in_string = false;
+            *ip = i + k + 1;
+            return true;
+        }
+    }
+    pr->in_string ^= (bool)(parity >> 63);
+    *ip = i + 64;
+    return true;
+}
+#endif
+
+/* Where the whole text's candidate starts (after reasoning, spaces and
+** byte order marks), or SIZE_MAX when no value starts there. */
+static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
+{
+    size_t s = reasoning_end;
+    for (;;) { /* spaces, a byte order mark */
+        s = skip_spaces(t, s, len);
+        if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
+        else break;
+    }
+    return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) ? s : SIZE_MAX;
+}
+
+/* The offset just past the last byte that can begin a block or a reasoning
+** block (a fence's ` or ~, a tag's <), 0 when there is none: from there on
+** the scan finds prose spans only. Read from the end, sixteen bytes at a
+** time. */
+static size_t quiet_from(const char *t, size_t len)
+{
+    size_t i = len;
+#if BYTES16
+    for (; i >= 64; i -= 64) { /* none in 64 bytes: mostly */
+        const char *b = t + i - 64;
+        __m128i x = _mm_or_si128(_mm_or_si128(block_bytes(bytes16_load(b)), block_bytes(bytes16_load(b + 16))),
+                                 _mm_or_si128(block_bytes(bytes16_load(b + 32)), block_bytes(bytes16_load(b + 48))));
+        if (_mm_movemask_epi8(x)) break; /* block_bytes takes backslashes too: the loop below looks closer */
+    }
+    for (; i >= 16; i -= 16) {
+        __m128i w = bytes16_load(t + i - 16);
+        unsigned m = bytes16_eq(w, '`') | bytes16_eq(w, '~') | bytes16_eq(w, '<');
+        if (m) return i - 16 + (size_t)(32 - __builtin_clz(m));
+    }
+#endif
+    while (i > 0 && t[i - 1] != '`' && t[i - 1] != '~' && t[i - 1] != '<') i--;
+    return i;
+}
+
+coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t *reasoning_end, bool *partial)
 {
     const coax_allocator *a = out->alloc;
+    size_t quiet = SIZE_MAX; /* quiet_from's answer, worked out when a value starts */
+    *partial = false;
     prose pr;
     memset(&pr, 0, sizeof pr);
     pr.done.alloc = a;
@@ -275,8 +390,24 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
-    size_t i = 0;
+    size_t i = 0, whole;
+    /* Lazily, the text that begins with a value past its last block byte
+    ** gives the whole text's candidate alone: the spans of its prose count
+    ** only when that candidate has text left over, and the caller then
+    ** scans again in full. */
+    if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
+#if BYTES16
+    size_t retry = 0; /* where prose_block64 is tried again after a block it left */
+#endif
     while (ok && i < len) {
+#if BYTES16
+        if (pr.n && i >= retry && len - i >= 64) {
+            size_t from = i;
+            if (!(ok = prose_block64(&pr, t, &i, a))) break;
+            if (i != from) continue;
+            retry = i + 64;
+        }
+#endif
         i = next_stop(t, i, len, pr.in_string ? 2 : 1, &blk);
         if (i >= len) break;
         char c = t[i];
@@ -363,6 +494,9 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
                 ok = prose_flush(&pr, t, i, out);
                 *reasoning_end = end < len ? end + nlen + 3 : len;
                 i = *reasoning_end;
+                if (ok && lazy && blocks == 0 && (whole = whole_start(t, len, i)) != SIZE_MAX &&
+                    i >= (quiet != SIZE_MAX ? quiet : (quiet = quiet_from(t, len))))
+                    goto whole_only;
                 continue;
             }
             if (first < end) {
@@ -386,13 +520,8 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
     /* The whole text, when it begins with a value and holds no blocks. It
     ** comes first; a prose span that is the same text is dropped. */
     if (blocks == 0) {
-        size_t s = *reasoning_end;
-        for (;;) { /* spaces, a byte order mark */
-            s = skip_spaces(t, s, len);
-            if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
-            else break;
-        }
-        if (repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len)) {
+        size_t s = whole_start(t, len, *reasoning_end);
+        if (s != SIZE_MAX) {
             if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
                 out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
             } else {
@@ -402,5 +531,12 @@ coax_code repair_scan(const char *t, size_t len, rspans *out, size_t *reasoning_
             }
         }
     }
+    return COAX_OK;
+whole_only:
+    coax_free_raw(a, pr.open, pr.cap * sizeof *pr.open);
+    coax_free_raw(a, pr.done.s, pr.done.cap * sizeof *pr.done.s);
+    out->n = 0;
+    if (!add(out, COAX_SOURCE_WHOLE, *reasoning_end, len, true, whole)) return COAX_ENOMEM;
+    *partial = true;
     return COAX_OK;
 }

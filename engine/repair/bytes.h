@@ -1,0 +1,66 @@
+/*
+** bytes.h: sixteen bytes at a time, for the repair's scanners (the lenient
+** parser's strings and spaces, the log's line and column sweep). Text is
+** read in place, with no padding after it, so a block is loaded only where
+** sixteen bytes remain; shorter tails go a byte at a time. Without SSE2
+** every helper says "no block" (bytes16_ok is false) and the callers'
+** byte loops do all the work.
+*/
+#ifndef COAX_REPAIR_BYTES_H
+#define COAX_REPAIR_BYTES_H
+
+#include "base/core.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#define BYTES16 1
+#else
+#define BYTES16 0
+#endif
+
+/* How many bits of x are set (x below 2^16): the build targets baseline
+** x86-64, where __builtin_popcount is a library call. */
+static inline unsigned bits16(unsigned x)
+{
+    x = x - ((x >> 1) & 0x5555u);
+    x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+    x = (x + (x >> 4)) & 0x0F0Fu;
+    return (x + (x >> 8)) & 0x1Fu;
+}
+
+/* How many bits of x are set, for 64-bit masks. */
+static inline unsigned bits64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
+#if BYTES16
+/* Bit k set where byte k of the sixteen at p is c. */
+static inline unsigned bytes16_eq(__m128i w, char c)
+{
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, _mm_set1_epi8(c)));
+}
+
+static inline __m128i bytes16_load(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+/* Bit k set where byte k is a UTF-8 continuation byte (10xxxxxx). */
+static inline unsigned bytes16_cont(__m128i w)
+{
+    /* signed: 0x80..0xBF are the bytes below -64 */
+    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8((char)0xC0)));
+}
+
+/* Bit k set where byte k is one of JSON's spaces or \f, \v (ws_tab). */
+static inline unsigned bytes16_space(__m128i w)
+{
+    /* \t \n \v \f \r are 9..13: one unsigned range test, and the space */
+    __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8(w, _mm_set1_epi8(9)), _mm_set1_epi8(4)),
+                                 _mm_sub_epi8(w, _mm_set1_epi8(9)));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(w, _mm_set1_epi8(' '))));
+}
+#endif
+
+#endif
