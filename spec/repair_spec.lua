@@ -98,6 +98,14 @@ describe("coax.repair", function()
       { "line comments", '{"a": 1 // one\n}', '{"a":1}', { "comment" } },
       { "block comments", '{/* c */"a": 1}', '{"a":1}', { "comment" } },
       { "hash comments", '{"a": 1 # one\n}', '{"a":1}', { "comment" } },
+      -- after a string the parser looks past spaces and comments for a '+'
+      -- (concatenation); with none there, each comment is logged once
+      { "a comment after a string, once", '{"a": "x" /* c */, "b": 1}', '{"a":"x","b":1}', { "comment" } },
+      { "a line comment after a string, once", '{"a": "x" // c\n}', '{"a":"x"}', { "comment" } },
+      { "comments around a '+' that joins nothing, once each", '["x" /* c */ + /* d */ 5]', '["x",5]',
+        { "comment", "skipped_character", "comment", "missing_comma" } },
+      { "comments around a '+' that joins", '["x" /* c */ + /* d */ "y"]', '["xy"]',
+        { "string_concatenation", "comment", "comment" } },
       { "Python literals", '[True, False, None]', '[true,false,null]',
         { "python_literal", "python_literal", "python_literal" } },
       { "NaN, Infinity, undefined", '[NaN, -Infinity, undefined]', '[null,null,null]',

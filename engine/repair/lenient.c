@@ -514,7 +514,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             coax_buf joined; /* set up at the first '+' */
             bool concatenated = false;
             for (;;) {
+                /* a look past spaces and comments for a '+': when none
+                ** follows, the position and the log go back, so the
+                ** comments are logged once, where they are skipped */
                 const char *save = ps->p;
+                size_t logged = ps->log->n;
                 skip_space(ps);
                 if (ps->p < e && *ps->p == '+') {
                     ps->p++;
@@ -541,6 +545,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                     }
                 }
                 ps->p = save;
+                ps->log->n = logged;
                 break;
             }
             if (concatenated) {
