@@ -233,7 +233,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                 rr = false;
                 if (push_kw(c, "patternProperties")) {
                     msg_start(c);
-                    MSG("property ");
+                    MSGS("property ");
                     vctx_put_str(&c->msg, m->key, m->klen, 60);
                     MSG(" is not allowed (it matches \"%s\")", p->key);
                     if (push(c, &c->kpath, p->key, p->klen)) {
@@ -289,11 +289,11 @@ static bool deps_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
                 if (c->rc) return false;
                 r = false;
                 msg_start(c);
-                MSG("property ");
+                MSGS("property ");
                 vctx_put_str(&c->msg, d->key, d->klen, 60);
-                MSG(" requires property ");
+                MSGS(" requires property ");
                 vctx_put_str(&c->msg, need->u.text, need->len, 60);
-                MSG(", which is missing");
+                MSGS(", which is missing");
                 vctx_record(c);
                 if (c->quiet) break;
             }
@@ -414,9 +414,9 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
     }
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (!one) {
-        MSG("expected the value to match at least one schema of \"anyOf\", it matches none");
+        MSGS("expected the value to match at least one schema of \"anyOf\", it matches none");
     } else if (o.valid == 0) {
-        MSG("expected the value to match exactly one schema of \"oneOf\", it matches none");
+        MSGS("expected the value to match exactly one schema of \"oneOf\", it matches none");
     } else {
         err_rewind(c, em);
         MSG("expected the value to match exactly one schema of \"oneOf\", it matches %zu and %zu%s",
@@ -492,9 +492,9 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
             t &= ~(unsigned)T_INTEGER;
         if (t & k->types) return true;
         if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected ");
+        MSGS("expected ");
         vctx_put_types(c, k->types);
-        MSG(", got ");
+        MSGS(", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "type");
         return false;
@@ -516,13 +516,13 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (c->rc) return false;
         if (!msg_start(c)) return false; /* quiet: no message, no error */
         if (k->v->len == 1) {
-            MSG("expected ");
+            MSGS("expected ");
             vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
         } else {
-            MSG("expected one of ");
+            MSGS("expected one of ");
             vctx_put_json(c, &c->msg, k->v, 100);
         }
-        MSG(", got ");
+        MSGS(", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "enum");
         return false;
@@ -530,9 +530,9 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (equal(c, k->v, inst)) return true;
         if (c->rc) return false;
         if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected ");
+        MSGS("expected ");
         vctx_put_json(c, &c->msg, k->v, 60);
-        MSG(", got ");
+        MSGS(", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "const");
         return false;
@@ -606,7 +606,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         if (c->rc) return false;
         if (!r) return true;
         if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected the value not to match the schema of \"not\", got ");
+        MSGS("expected the value not to match the schema of \"not\", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "not");
         return false;
@@ -633,7 +633,7 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     if (n->kind == N_TRUE) return true;
     if (n->kind == N_FALSE) {
         if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("no value is allowed here (the schema is false), got ");
+        MSGS("no value is allowed here (the schema is false), got ");
         vctx_put_got(c, inst);
         const snode *save = c->node;
         size_t save_k = c->node_k;

@@ -178,6 +178,7 @@ void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max);
 void vctx_put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max);
 void vctx_put_got(vctx *c, const coax_value *v);
 void vctx_put_types(vctx *c, unsigned types);
+void vctx_put_size(coax_buf *b, size_t n); /* as %zu writes it */
 
 /* A false subschema reached through keyword 'kw' for the item or member
 ** just pushed on the instance path. */
@@ -299,5 +300,8 @@ static inline bool msg_start(vctx *c)
 }
 
 #define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
+/* A literal piece of a message: most errors are built of these, and a
+** printf call costs more than the rest of recording the error. */
+#define MSGS(lit) coax_buf_put(&c->msg, lit, sizeof(lit) - 1)
 
 #endif

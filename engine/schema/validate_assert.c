@@ -45,9 +45,9 @@ bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst)
     if (!vctx_regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
     if (hit) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected a string matching ");
+    MSGS("expected a string matching ");
     vctx_put_str(&c->msg, k->v->u.text, k->v->len, 60);
-    MSG(", got ");
+    MSGS(", got ");
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "pattern");
     return false;
@@ -65,7 +65,11 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     if (r < 0) return oom(c);
     if (r) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected %s (format \"%s\"), got ", coax_format_describe((coax_format)k->n), k->v->u.text);
+    MSGS("expected ");
+    coax_buf_puts(&c->msg, coax_format_describe((coax_format)k->n));
+    MSGS(" (format \"");
+    coax_buf_puts(&c->msg, k->v->u.text);
+    MSGS("\"), got ");
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "format");
     return false;
@@ -78,8 +82,12 @@ bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const ch
 {
     if (max ? have <= k->n : have >= k->n) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
-        have);
+    coax_buf_puts(&c->msg, max ? "expected at most " : "expected at least ");
+    vctx_put_size(&c->msg, k->n);
+    coax_buf_putc(&c->msg, ' ');
+    coax_buf_puts(&c->msg, k->n == 1 ? one : many);
+    MSGS(", got ");
+    vctx_put_size(&c->msg, have);
     vctx_error_at_kw(c, k->name);
     return false;
 }
@@ -188,7 +196,12 @@ bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
     }
     if (ok) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected a number %s %s, got %s", what, k->v->u.text, inst->u.text);
+    MSGS("expected a number ");
+    coax_buf_puts(&c->msg, what);
+    coax_buf_putc(&c->msg, ' ');
+    coax_buf_puts(&c->msg, k->v->u.text);
+    MSGS(", got ");
+    coax_buf_puts(&c->msg, inst->u.text);
     vctx_error_at_kw(c, k->name);
     return false;
 }
@@ -442,7 +455,7 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
         }
         ok = false;
         if (!msg_start(c)) break; /* quiet: no message, no error */
-        MSG("missing required property ");
+        MSGS("missing required property ");
         vctx_put_str(&c->msg, name->u.text, name->len, 60);
         vctx_error_at_kw(c, k->name);
         if (c->quiet) break;
@@ -492,7 +505,7 @@ bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst)
         if (!(buf = coax_alloc_raw(c->alloc, blen))) return oom(c);
         if (!base64_decode(inst->u.text, inst->len, buf, &len)) {
             msg_start(c);
-            MSG("expected base64-encoded text (contentEncoding \"base64\"), got ");
+            MSGS("expected base64-encoded text (contentEncoding \"base64\"), got ");
             vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
             vctx_error_at_kw(c, "contentEncoding");
             ok = false;

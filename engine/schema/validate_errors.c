@@ -435,10 +435,20 @@ void vctx_put_types(vctx *c, unsigned types)
     for (int i = 0; i < 7; i++) total += (types >> i) & 1;
     for (int i = 0; i < 7; i++) {
         if (!((types >> i) & 1)) continue;
-        if (k) MSG("%s", k + 1 == total ? " or " : ", ");
-        MSG("%s", names[i]);
+        if (k) coax_buf_puts(&c->msg, k + 1 == total ? " or " : ", ");
+        coax_buf_puts(&c->msg, names[i]);
         k++;
     }
+}
+
+void vctx_put_size(coax_buf *b, size_t n)
+{
+    char d[20];
+    size_t k = 0;
+    do d[k++] = (char)('0' + n % 10), n /= 10;
+    while (n);
+    if (!coax_buf_reserve(b, k)) return;
+    while (k) b->data[b->len++] = d[--k];
 }
 
 /* A false subschema reached through keyword 'kw' for the item or member
@@ -448,12 +458,14 @@ void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *
 {
     if (!msg_start(c)) return; /* quiet: no message, no error */
     if (key) {
-        MSG("property ");
+        MSGS("property ");
         vctx_put_str(&c->msg, key, klen, 60);
-        MSG(" is not allowed%s", what);
     } else {
-        MSG("item %zu is not allowed%s", index, what);
+        MSGS("item ");
+        vctx_put_size(&c->msg, index);
     }
+    MSGS(" is not allowed");
+    coax_buf_puts(&c->msg, what);
     (void)v;
     vctx_error_at_kw(c, kw);
 }
