@@ -70,6 +70,7 @@ struct snode {
     const sres *res;
     const coax_value *src;
     const char *abs;       /* absolute location: res->uri "#" JSON Pointer */
+    size_t abslen;         /* strlen(abs) */
     skw *kw;
     size_t nkw;
 };

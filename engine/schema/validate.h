@@ -23,23 +23,15 @@
 /* One segment of a JSON Pointer being built. */
 typedef struct seg {
     const char *s; /* a key, or NULL for an index */
-    size_t len;    /* key length, or the index */
+    uint32_t len;  /* key length, or the index (keys and arrays hold less than 2^32) */
+    uint32_t elen; /* the length of its JSON Pointer segment ("/" and the escaped key),
+                   ** measured when an error counted while silent first needs it; 0: not yet */
 } seg;
 
 typedef struct segs {
     seg *v;
     size_t n, cap;
 } segs;
-
-/* The lengths of the JSON Pointers of the first segments of a path, as
-** last measured (the errors counted while silent, validate_errors.c): a
-** later error on a path that shares them measures only the rest. */
-#define PLEN_MAX 48
-typedef struct plen {
-    seg at[PLEN_MAX]; /* the segments measured */
-    size_t len[PLEN_MAX + 1]; /* len[i]: the pointer of at[0..i) */
-    size_t n;
-} plen;
 
 /* The members or items of an instance that a keyword evaluated, for
 ** unevaluatedProperties/unevaluatedItems. */
@@ -73,8 +65,6 @@ typedef struct vctx {
                         ** (an anyOf/oneOf trying its branches: validate.c) */
     int eager;          /* > 0: no anyOf/oneOf tries silently first (its rerun) */
     size_t vbytes;      /* the bytes the errors counted while silent would hold */
-    plen *iplen, *kplen; /* pointer lengths of ipath and kpath, for those (on the
-                         ** run's stack, apart: zeroing them with the rest would cost) */
     size_t depth;
     segs ipath, kpath;
     const sres **scope; /* the dynamic scope: resources entered, outermost first */
@@ -248,11 +238,18 @@ static inline bool reserve(vctx *c, void **p, size_t *cap, size_t n, size_t size
 static inline bool push(vctx *c, segs *s, const char *k, size_t len)
 {
     if (!reserve(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
-    s->v[s->n++] = (seg){k, len};
+    s->v[s->n++] = (seg){k, (uint32_t)len, 0};
     return true;
 }
 
-static inline bool push_kw(vctx *c, const char *k) { return push(c, &c->kpath, k, strlen(k)); }
+/* A keyword's name: no '~' or '/' in it, its segment is measured now. */
+static inline bool push_kw(vctx *c, const char *k)
+{
+    size_t len = strlen(k);
+    if (!push(c, &c->kpath, k, len)) return false;
+    c->kpath.v[c->kpath.n - 1].elen = (uint32_t)len + 1;
+    return true;
+}
 
 static inline void mark(eset *e, size_t i)
 {

@@ -192,20 +192,47 @@ void vctx_annotate(vctx *c, const skw *k)
     c->nanns++;
 }
 
-/* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes),
-** eight at a time: a byte equal to one has a zero in x ^ its pattern. */
-static size_t escapes(const char *s, size_t n)
+/* Whether any byte of x is '~' or '/' (a byte equal to one has a zero in
+** x ^ its pattern). */
+static inline bool has_escape(uint64_t x)
 {
     const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    size_t k = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, a, b;
-        memcpy(&x, s + i, 8);
-        a = x ^ (ones * '~'), b = x ^ (ones * '/');
-        if (!(((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))) continue;
-        for (size_t j = i; j < i + 8; j++) k += s[j] == '~' || s[j] == '/';
+    uint64_t a = x ^ (ones * '~'), b = x ^ (ones * '/');
+    return (((a - ones) & ~a) | ((b - ones) & ~b)) & highs;
+}
+
+static inline uint64_t load8(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, 8);
+    return v;
+}
+
+static inline uint64_t load4(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return v;
+}
+
+/* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes).
+** Most names have none: words of eight (or four) bytes tell, the last one
+** overlapping the one before; only a name that has one is counted byte by
+** byte. */
+static size_t escapes(const char *s, size_t n)
+{
+    bool any = false;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n && !any; i += 8) any = has_escape(load8(s + i));
+        any = any || has_escape(load8(s + n - 8));
+    } else if (n >= 4) {
+        any = has_escape(load4(s) | load4(s + n - 4) << 32);
+    } else {
+        any = true;
     }
-    for (; i < n; i++) k += s[i] == '~' || s[i] == '/';
+    size_t k = 0;
+    if (any)
+        for (size_t i = 0; i < n; i++) k += s[i] == '~' || s[i] == '/';
     return k;
 }
 
@@ -220,20 +247,20 @@ static size_t seg_len(const seg *g)
     return n;
 }
 
-/* The length of the JSON Pointer of the first 'upto' segments of 's'
-** (upto <= s->n), from what 'p' measured of a path that begins the same. */
-static size_t ptr_len(plen *p, const segs *s, size_t upto)
+/* The length of the JSON Pointer of segments [from, upto) of 's', each
+** segment measured once while it stays on the path. */
+static size_t ptr_len(segs *s, size_t from, size_t upto)
 {
-    size_t i = 0;
-    while (i < p->n && i < upto && p->at[i].s == s->v[i].s && p->at[i].len == s->v[i].len) i++;
-    size_t n = p->len[i];
-    for (; i < upto; i++) {
-        n += seg_len(&s->v[i]);
-        if (i < PLEN_MAX) {
-            p->at[i] = s->v[i];
-            p->len[i + 1] = n;
-            p->n = i + 1;
+    size_t n = 0;
+    for (size_t i = from; i < upto; i++) {
+        seg *g = &s->v[i];
+        if (g->elen) {
+            n += g->elen;
+            continue;
         }
+        size_t k = seg_len(g);
+        if (k < UINT32_MAX) g->elen = (uint32_t)k;
+        n += k;
     }
     return n;
 }
@@ -249,10 +276,10 @@ static void count_silently(vctx *c)
         return;
     }
     size_t npairs = c->nnest / 2, ncut = npairs < 64 ? npairs : 64;
-    size_t klen = ptr_len(c->kplen, &c->kpath, c->kpath.n);
-    size_t bytes = ptr_len(c->iplen, &c->ipath, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
-    if (c->crossed && c->node) /* the keyword path from the node's entry */
-        bytes += strlen(c->node->abs) + klen - ptr_len(c->kplen, &c->kpath, c->node_k) + 1;
+    size_t kin = ptr_len(&c->kpath, c->node_k, c->kpath.n); /* from the node's entry */
+    size_t klen = ptr_len(&c->kpath, 0, c->node_k) + kin;
+    size_t bytes = ptr_len(&c->ipath, 0, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
+    if (c->crossed && c->node) bytes += c->node->abslen + kin + 1;
     c->vbytes += bytes;
     if (!charge(c, 1 + bytes / 16)) return;
     if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)

@@ -68,10 +68,6 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
         const sres *scope[16];
         active_ref refs[16];
     } own;
-    plen plens[2];
-    plens[0].n = plens[1].n = 0;
-    plens[0].len[0] = plens[1].len[0] = 0;
-    c.iplen = &plens[0], c.kplen = &plens[1];
     c.own_lo = (const char *)&own;
     c.own_hi = (const char *)(&own + 1);
     c.ipath.v = own.ipath, c.ipath.cap = 32;
