@@ -8,6 +8,7 @@
 #include "schema/format.h"
 #include "schema/compiled.h"
 #include "schema/num.h"
+#include "schema/program.h"
 
 #include <stdio.h>
 
@@ -491,6 +492,7 @@ done:
     if (!link_required(c, ks, nk)) return c->rc;
     c->s->weight += 1;
     for (size_t i = 0; i < nk; i++) c->s->weight += ks[i].cost = kw_cost(&ks[i]);
+    if (cc_program(c, n, ks, nk)) return c->rc;
     if (nk) {
         n->kw = coax_arena_alloc(c->a, nk * sizeof *n->kw);
         if (!n->kw) return cc_fail(c, COAX_ENOMEM, "out of memory");
@@ -687,7 +689,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
-        if ((s->root = cc_node(&c, ri)) && !finish(&c)) check_cycles(&c);
+        if ((s->root = cc_node(&c, ri)) && !finish(&c) && !check_cycles(&c)) cc_mark_dynamic(&c);
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
     coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);

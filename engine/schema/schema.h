@@ -73,6 +73,12 @@ struct snode {
     size_t abslen;         /* strlen(abs) */
     skw *kw;
     size_t nkw;
+    /* What a run that collects no annotations applies (program.c): the
+    ** keywords without the annotation keywords, each of whose cost is
+    ** folded into the charge of the keyword after it, or into 'tail' */
+    skw *run;
+    size_t nrun;
+    uint64_t tail;
 };
 
 enum {
@@ -130,6 +136,13 @@ struct skw {
     int32_t *ridx;
     const struct svset *vset; /* OP_ENUM with many values: them hashed */
     uint64_t cost;          /* steps charged per application, beyond the instance's share */
+    /* program.c: */
+    uint64_t charge;        /* charged before it runs: its cost, and in a node's run the costs of
+                            ** the annotation keywords just before it */
+    const struct snames *names; /* OP_PROPS, OP_REQUIRED: the names of "properties"; OP_ENUM:
+                            ** its values, when all are strings (NULL: no perfect hash found) */
+    uint64_t reqmask;       /* OP_REQUIRED with 'names': the bits of its names in "properties" */
+    uint8_t tmask;          /* OP_TYPE: bit t set when any value of coax_type t passes */
 };
 
 /* The values of a long "enum", hashed (coax_value_hash under 'seed'), so a
@@ -169,6 +182,59 @@ static inline int32_t coax_ptab_find(const sptab *t, const coax_value *props, co
     }
 }
 
+/* A set of names (the keys of "properties", the strings of an "enum") in
+** a table with a hash drawn at compilation to be perfect on them: a name
+** is found, or known absent, by one probe and one comparison, whatever
+** the instance holds. A name's hash and its comparison both read its
+** "words": its first and last eight bytes (four for a shorter one; for a
+** name under four bytes, its first, middle and last), which are the whole
+** name up to 16 bytes. */
+typedef struct sname {
+    const char *s;
+    uint32_t len; /* UINT32_MAX: an empty slot */
+    int32_t idx;  /* the name's index in the keyword's value (its first) */
+    uint64_t a, b; /* its words */
+} sname;
+
+typedef struct snames {
+    uint64_t mult;
+    unsigned shift;
+    const sname *slot;
+} snames;
+
+static inline void coax_name_words(const char *s, size_t n, uint64_t *a, uint64_t *b)
+{
+    if (n >= 8) {
+        memcpy(a, s, 8);
+        memcpy(b, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        *a = x, *b = y;
+    } else {
+        *a = n ? (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n >> 1] << 8 |
+                     (uint64_t)(unsigned char)s[n - 1] << 16
+               : 0;
+        *b = 0;
+    }
+}
+
+static inline uint64_t coax_name_mix(uint64_t a, uint64_t b, size_t n)
+{
+    return a + (b << 29 | b >> 35) + n;
+}
+
+/* The index of name s[0..n) in 't', or -1. */
+static inline int32_t coax_names_find(const snames *t, const char *s, size_t n)
+{
+    uint64_t a, b;
+    coax_name_words(s, n, &a, &b);
+    const sname *e = &t->slot[(coax_name_mix(a, b, n) * t->mult) >> t->shift];
+    if (e->len != n || e->a != a || e->b != b) return -1;
+    return n <= 16 || !memcmp(e->s + 8, s + 8, n - 16) ? e->idx : -1;
+}
+
 struct coax_schema {
     coax_arena *arena;
     const coax_allocator *alloc; /* points into 'alloc_copy' or NULL */
@@ -186,6 +252,8 @@ struct coax_schema {
     uint64_t max_regex_total;    /* regex steps of one validation; 0: by the instance */
     size_t max_error_bytes;      /* of one validation's error units */
     uint64_t weight;             /* subschemas and keyword costs: the schema's size */
+    bool root_dynamic;           /* a $dynamicRef or $recursiveRef is reachable from 'root':
+                                 ** runs from it keep the dynamic scope (program.c) */
     sres *resources;
 };
 

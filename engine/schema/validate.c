@@ -58,21 +58,6 @@ static bool apply(vctx *c, const snode *sub, const coax_value *inst, eset *ev)
     return validate(c, sub, inst, ev);
 }
 
-static unsigned type_bits(const coax_value *v)
-{
-    switch (v->type) {
-    case COAX_NULL: return T_NULL;
-    case COAX_BOOL: return T_BOOLEAN;
-    case COAX_OBJECT: return T_OBJECT;
-    case COAX_ARRAY: return T_ARRAY;
-    case COAX_STRING: return T_STRING;
-    default:
-        return T_NUMBER | (((v->flags & COAX_VF_INT_TEXT) || coax_num_is_integral(v->u.text, v->len))
-                               ? T_INTEGER
-                               : 0);
-    }
-}
-
 /* The keywords that read a string take a step per 64 bytes. */
 static inline bool charge_bytes(vctx *c, const coax_value *inst)
 {
@@ -196,7 +181,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
     if (inst->type != COAX_OBJECT || !charge(c, inst->len)) return !c->rc;
     const coax_value *props = k->v;
     int8_t idx[64]; /* a copy: the subschemas applied look up their own objects */
-    const int8_t *found = props ? vctx_prop_index(c, k->ptab, props, inst) : NULL;
+    const int8_t *found = props && !k->names ? vctx_prop_index(c, k->ptab, props, inst) : NULL;
     if (found) memcpy(idx, found, inst->len);
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
@@ -204,7 +189,9 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         bool matched = false, r = true;
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
         if (props) {
-            int32_t jj = found ? idx[i] : coax_ptab_find(k->ptab, props, m->key, m->klen);
+            int32_t jj = k->names ? coax_names_find(k->names, m->key, m->klen)
+                         : found    ? idx[i]
+                                    : coax_ptab_find(k->ptab, props, m->key, m->klen);
             for (size_t j = jj < 0 ? props->len : (size_t)jj; j < props->len; j = props->len) {
                 const coax_member *p = &props->u.members[j];
                 matched = true;
@@ -476,73 +463,23 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 
 /* ---- the keywords of a node ---------------------------------------------- */
 
+/* Runs keyword 'k' of node 'n' (its charge already taken). */
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
-    if (!charge(c, k->cost)) return false;
     switch (k->op) {
     case OP_REF:
     case OP_DYNREF:
     case OP_RECREF:
         return ref_kw(c, n, k, inst, ev);
-    case OP_TYPE: {
-        if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
-        unsigned t = type_bits(inst);
-        /* draft 4 counts 1.0 as a number only */
-        if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
-            t &= ~(unsigned)T_INTEGER;
-        if (t & k->types) return true;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSGS("expected ");
-        vctx_put_types(c, k->types);
-        MSGS(", got ");
-        vctx_put_got(c, inst);
-        vctx_error_at_kw(c, "type");
-        return false;
-    }
+    case OP_TYPE:
+        if ((k->tmask >> inst->type) & 1) return true; /* the coax type answers */
+        return vctx_type_kw(c, n, k, inst);
     case OP_ENUM:
-        if (k->vset) {
-            int r = vctx_enum_lookup(c, k, inst);
-            if (r) return r > 0;
-        } else if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
-            for (size_t i = 0; i < k->v->len; i++) {
-                const coax_value *e = &k->v->u.items[i];
-                if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))
-                    return true;
-            }
-        } else {
-            for (size_t i = 0; i < k->v->len; i++)
-                if (equal(c, &k->v->u.items[i], inst)) return true;
-        }
-        if (c->rc) return false;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        if (k->v->len == 1) {
-            MSGS("expected ");
-            vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
-        } else {
-            MSGS("expected one of ");
-            vctx_put_json(c, &c->msg, k->v, 100);
-        }
-        MSGS(", got ");
-        vctx_put_got(c, inst);
-        vctx_error_at_kw(c, "enum");
-        return false;
+        return vctx_enum_kw(c, k, inst);
     case OP_CONST:
-        if (equal(c, k->v, inst)) return true;
-        if (c->rc) return false;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSGS("expected ");
-        vctx_put_json(c, &c->msg, k->v, 60);
-        MSGS(", got ");
-        vctx_put_got(c, inst);
-        vctx_error_at_kw(c, "const");
-        return false;
+        return vctx_const_kw(c, k, inst);
     case OP_MULTIPLEOF:
-        if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
-            return true;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
-        vctx_error_at_kw(c, "multipleOf");
-        return false;
+        return vctx_multiple_kw(c, k, inst);
     case OP_MAXIMUM:
     case OP_EXMAXIMUM:
     case OP_MINIMUM:
@@ -627,40 +564,11 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     }
 }
 
-static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+/* Every keyword of a node, each charged its cost, with the node's own
+** evaluated set when it has unevaluated* keywords, and the annotations of
+** a node that fails dropped. */
+static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
-    if (c->rc || !charge(c, 1)) return false;
-    if (n->kind == N_TRUE) return true;
-    if (n->kind == N_FALSE) {
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSGS("no value is allowed here (the schema is false), got ");
-        vctx_put_got(c, inst);
-        const snode *save = c->node;
-        size_t save_k = c->node_k;
-        c->node = n;
-        c->node_k = c->kpath.n;
-        vctx_record(c);
-        c->node = save;
-        c->node_k = save_k;
-        return false;
-    }
-    if (c->depth >= c->s->max_depth)
-        return vctx_fatal(c, COAX_EDEPTH, "schema evaluation nested deeper than the limit of %zu",
-                          c->s->max_depth);
-    bool pushed = !c->nscope || c->scope[c->nscope - 1] != n->res;
-    if (pushed) {
-        if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
-        c->scope[c->nscope++] = n->res;
-    }
-    if (!reserve(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
-    c->nest[c->nnest++] = (uint32_t)c->kpath.n;
-    c->nest[c->nnest++] = (uint32_t)c->ipath.n;
-    const snode *save = c->node;
-    size_t save_k = c->node_k;
-    c->node = n;
-    c->node_k = c->kpath.n;
-    c->depth++;
-
     eset local = {0}, *my = ev;
     if (n->uneval && (inst->type == COAX_ARRAY || inst->type == COAX_OBJECT)) {
         if (!eset_init(c, &local, inst->len)) return false;
@@ -669,7 +577,7 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     size_t anns_at = c->nanns, astrs_at = c->astrs.len;
     bool ok = true;
     for (size_t i = 0; i < n->nkw && !c->rc; i++) {
-        if (!run_kw(c, n, &n->kw[i], inst, my)) {
+        if (!charge(c, n->kw[i].cost) || !run_kw(c, n, &n->kw[i], inst, my)) {
             ok = false;
             if (c->quiet) break;
         }
@@ -682,10 +590,41 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
         if (ok && ev) merge(ev, &local);
         eset_free(c, &local);
     }
-    c->depth--;
-    c->node = save;
-    c->node_k = save_k;
-    c->nnest -= 2;
+    return ok;
+}
+
+/* The same without annotations to collect nor a set of its own: the
+** node's run (program.c), the annotation keywords' costs charged with the
+** keyword after them, or after the last when they come last. */
+static bool run_plain(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+{
+    bool ok = true;
+    for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
+        if (c->rc || !charge(c, k->charge)) return false;
+        if (!run_kw(c, n, k, inst, ev)) {
+            ok = false;
+            if (c->quiet) return false;
+        }
+    }
+    return (!n->tail || (!c->rc && charge(c, n->tail))) && ok;
+}
+
+static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+{
+    if (c->rc || !charge(c, 1)) return false;
+    if (n->kind != N_OBJECT) return n->kind == N_TRUE || vctx_false_schema(c, n, inst);
+    if (c->nframes >= c->s->max_depth)
+        return vctx_fatal(c, COAX_EDEPTH, "schema evaluation nested deeper than the limit of %zu",
+                          c->s->max_depth);
+    bool pushed = c->scoped && (!c->nscope || c->scope[c->nscope - 1] != n->res);
+    if (pushed) {
+        if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
+        c->scope[c->nscope++] = n->res;
+    }
+    if (!reserve(c, (void **)&c->frames, &c->cframes, c->nframes, sizeof *c->frames)) return false;
+    c->frames[c->nframes++] = (vframe){(uint32_t)c->kpath.n, (uint32_t)c->ipath.n, n};
+    bool ok = c->annotate || n->uneval ? run_all(c, n, inst, ev) : run_plain(c, n, inst, ev);
+    c->nframes--;
     if (pushed) c->nscope--;
     return ok && !c->rc;
 }

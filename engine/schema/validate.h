@@ -50,6 +50,13 @@ typedef struct vann {
     const coax_value *value;
 } vann;
 
+/* A node being evaluated: the lengths of the keyword and instance paths at
+** its entry (an error's nesting), and the node (its absolute location). */
+typedef struct vframe {
+    uint32_t k, i;
+    const snode *node;
+} vframe;
+
 typedef struct active_ref {
     const snode *target;
     const coax_value *inst;
@@ -65,18 +72,17 @@ typedef struct vctx {
                         ** (an anyOf/oneOf trying its branches: validate.c) */
     int eager;          /* > 0: no anyOf/oneOf tries silently first (its rerun) */
     size_t vbytes;      /* the bytes the errors counted while silent would hold */
-    size_t depth;
     segs ipath, kpath;
+    bool scoped;        /* keep the dynamic scope: the run may meet a dynamic reference */
     const sres **scope; /* the dynamic scope: resources entered, outermost first */
     size_t nscope, cscope;
     active_ref *refs;   /* references being evaluated, for cycle detection */
     size_t nrefs, crefs;
     size_t crossed;     /* references crossed on the current path */
     const char *own_lo, *own_hi; /* the run's first arrays (on its stack): not freed */
-    const snode *node;  /* the node being evaluated */
-    size_t node_k;      /* kpath length at its entry */
-    uint32_t *nest;     /* (kpath, ipath) lengths at each node entry */
-    size_t nnest, cnest;
+    vframe *frames;     /* the nodes being evaluated, outermost first (their number: the depth) */
+    size_t nframes, cframes;
+    const snode *false_node; /* a false subschema being reported (it has no frame) */
     coax_buf strs;      /* the strings of the errors so far */
     coax_buf nests;     /* their nesting, as uint32 pairs */
     coax_buf msg;       /* the message being built */
@@ -209,6 +215,14 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst);
+bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst);
+
+/* The error of a false subschema (no frame of its own: its absolute
+** location is its own, its nesting its parent's). */
+bool vctx_false_schema(vctx *c, const snode *n, const coax_value *inst);
 
 /* ---- validate.c ---------------------------------------------------------- */
 
@@ -216,6 +230,22 @@ bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_validate(vctx *c, const snode *root, const coax_value *inst);
 
 /* ---- inline: what every keyword does ------------------------------------- */
+
+/* The node whose keywords run (NULL before the first), and the length of
+** the keyword path at its entry in '*k'. */
+static inline const snode *vctx_node(const vctx *c, size_t *k)
+{
+    if (c->false_node) {
+        *k = c->kpath.n;
+        return c->false_node;
+    }
+    if (!c->nframes) {
+        *k = 0;
+        return NULL;
+    }
+    *k = c->frames[c->nframes - 1].k;
+    return c->frames[c->nframes - 1].node;
+}
 
 static inline bool oom(vctx *c) { return vctx_fatal(c, COAX_ENOMEM, "out of memory during validation"); }
 

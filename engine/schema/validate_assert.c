@@ -227,6 +227,108 @@ int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst)
     }
 }
 
+/* "type" when the value's coax type alone does not answer (an integer
+** asked of a number, or a failure). */
+static unsigned type_bits(const coax_value *v)
+{
+    switch (v->type) {
+    case COAX_NULL: return T_NULL;
+    case COAX_BOOL: return T_BOOLEAN;
+    case COAX_OBJECT: return T_OBJECT;
+    case COAX_ARRAY: return T_ARRAY;
+    case COAX_STRING: return T_STRING;
+    default:
+        return T_NUMBER | (((v->flags & COAX_VF_INT_TEXT) || coax_num_is_integral(v->u.text, v->len))
+                               ? T_INTEGER
+                               : 0);
+    }
+}
+
+bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
+{
+    if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
+    unsigned t = type_bits(inst);
+    /* draft 4 counts 1.0 as a number only */
+    if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
+        t &= ~(unsigned)T_INTEGER;
+    if (t & k->types) return true;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSGS("expected ");
+    vctx_put_types(c, k->types);
+    MSGS(", got ");
+    vctx_put_got(c, inst);
+    vctx_error_at_kw(c, "type");
+    return false;
+}
+
+bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (k->names && inst->type == COAX_STRING) { /* one probe of the strings' table */
+        /* a hashed enum charges what hashing the string takes (1 + len / 64) and the lookup */
+        if (k->vset && !charge(c, 2 + inst->len / 64)) return false;
+        if (coax_names_find(k->names, inst->u.text, inst->len) >= 0) return true;
+    } else if (k->vset) {
+        int r = vctx_enum_lookup(c, k, inst);
+        if (r) return r > 0;
+    } else if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
+        for (size_t i = 0; i < k->v->len; i++) {
+            const coax_value *e = &k->v->u.items[i];
+            if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))
+                return true;
+        }
+    } else {
+        for (size_t i = 0; i < k->v->len; i++)
+            if (equal(c, &k->v->u.items[i], inst)) return true;
+    }
+    if (c->rc) return false;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    if (k->v->len == 1) {
+        MSGS("expected ");
+        vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
+    } else {
+        MSGS("expected one of ");
+        vctx_put_json(c, &c->msg, k->v, 100);
+    }
+    MSGS(", got ");
+    vctx_put_got(c, inst);
+    vctx_error_at_kw(c, "enum");
+    return false;
+}
+
+bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (equal(c, k->v, inst)) return true;
+    if (c->rc) return false;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSGS("expected ");
+    vctx_put_json(c, &c->msg, k->v, 60);
+    MSGS(", got ");
+    vctx_put_got(c, inst);
+    vctx_error_at_kw(c, "const");
+    return false;
+}
+
+bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
+        return true;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
+    vctx_error_at_kw(c, "multipleOf");
+    return false;
+}
+
+bool vctx_false_schema(vctx *c, const snode *n, const coax_value *inst)
+{
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSGS("no value is allowed here (the schema is false), got ");
+    vctx_put_got(c, inst);
+    c->false_node = n;
+    vctx_record(c);
+    c->false_node = NULL;
+    return false;
+}
+
 /* ---- uniqueItems --------------------------------------------------------- */
 
 typedef struct hidx {
@@ -432,7 +534,13 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
     /* a probe per member, or a lookup per name (an index of the members) */
     if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
-    if (k->ptab) {
+    if (k->names) { /* a probe of the perfect table per member; every name there */
+        for (size_t i = 0; i < inst->len; i++) {
+            int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
+            if (j >= 0) seen |= (uint64_t)1 << j;
+        }
+        if ((seen & k->reqmask) == k->reqmask) return true;
+    } else if (k->ptab) {
         if (vctx_prop_index(c, k->ptab, k->v2, inst)) {
             seen = c->found.seen;
         } else {

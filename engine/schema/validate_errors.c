@@ -162,10 +162,12 @@ static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, ui
 ** string in 'b': its offset, or SIZE_MAX when there is none. */
 static size_t put_abs(vctx *c, coax_buf *b)
 {
-    if (!c->crossed || !c->node) return SIZE_MAX;
+    size_t from;
+    const snode *n = vctx_node(c, &from);
+    if (!c->crossed || !n) return SIZE_MAX;
     size_t at = b->len;
-    coax_buf_puts(b, c->node->abs);
-    put_ptr(b, &c->kpath, c->node_k, NULL, NULL, 0);
+    coax_buf_put(b, n->abs, n->abslen);
+    put_ptr(b, &c->kpath, from, NULL, NULL, 0);
     coax_buf_putc(b, '\0');
     return at;
 }
@@ -275,11 +277,12 @@ static void count_silently(vctx *c)
         oom(c);
         return;
     }
-    size_t npairs = c->nnest / 2, ncut = npairs < 64 ? npairs : 64;
-    size_t kin = ptr_len(&c->kpath, c->node_k, c->kpath.n); /* from the node's entry */
-    size_t klen = ptr_len(&c->kpath, 0, c->node_k) + kin;
+    size_t ncut = c->nframes < 64 ? c->nframes : 64, from;
+    const snode *n = vctx_node(c, &from);
+    size_t kin = ptr_len(&c->kpath, from, c->kpath.n); /* from the node's entry */
+    size_t klen = ptr_len(&c->kpath, 0, from) + kin;
     size_t bytes = ptr_len(&c->ipath, 0, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
-    if (c->crossed && c->node) bytes += c->node->abslen + kin + 1;
+    if (c->crossed && n) bytes += n->abslen + kin + 1;
     c->vbytes += bytes;
     if (!charge(c, 1 + bytes / 16)) return;
     if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
@@ -300,13 +303,12 @@ void vctx_record(vctx *c)
         return;
     }
     verr *e = &c->errs[c->nerrs];
-    size_t npairs = c->nnest / 2;
     uint32_t lens[2 * 64];
     size_t atk[64], ati[64];
-    size_t ncut = npairs < 64 ? npairs : 64;
+    size_t ncut = c->nframes < 64 ? c->nframes : 64;
     for (size_t i = 0; i < ncut; i++) {
-        atk[i] = c->nest[2 * i];
-        ati[i] = c->nest[2 * i + 1];
+        atk[i] = c->frames[i].k;
+        ati[i] = c->frames[i].i;
     }
     uint32_t klen[64], ilen[64];
     e->iloc = c->strs.len;

@@ -1,0 +1,195 @@
+/*
+** program.c: what compilation prepares for the evaluator beyond the
+** keywords themselves (compile.c calls it, validate.c reads it):
+**   - a node's run: its keywords without the annotation keywords. Those
+**     only charge their cost when no annotations are collected; each one's
+**     cost is added to the charge of the keyword after it (nothing happens
+**     between the two charges, so a budget runs out at the same place), or
+**     to the node's tail when the annotations come last;
+**   - perfect hashes of the names of "properties" and of the values of an
+**     enum of strings, and the bits of "required" among those names;
+**   - the coax types "type" accepts whatever the value;
+**   - whether the root reaches a dynamic reference: when it does not, a
+**     run from the root keeps no dynamic scope (nothing would read it).
+*/
+#include "schema/compiled.h"
+#include "schema/program.h"
+
+/* Names as the table is built from them. */
+typedef struct name_in {
+    const char *s;
+    uint32_t len;
+    uint64_t a, b;
+} name_in;
+
+static uint64_t next_mult(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return (z ^ (z >> 31)) | 1;
+}
+
+/* A table with a multiplier under which no two different names share a
+** slot (a name written twice keeps its first index); NULL when none was
+** found (names alike in their first and last eight bytes), the evaluator
+** then uses its other lookups. The multipliers come from a fixed sequence:
+** the table decides only how fast a name is found, never what is found. */
+static const snames *make_names(cc *c, const name_in *in, size_t n)
+{
+    if (!n || n > 4096) return NULL;
+    unsigned bits = 1;
+    while (((size_t)1 << bits) < 2 * n) bits++;
+    uint64_t state = 0x5EED;
+    int32_t *used = coax_alloc_raw(c->s->alloc, ((size_t)1 << (bits + 3)) * sizeof *used);
+    if (!used) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+    const snames *out = NULL;
+    for (unsigned b = bits; b < bits + 4 && !out; b++) {
+        size_t size = (size_t)1 << b;
+        for (int attempt = 0; attempt < 64 && !out; attempt++) {
+            uint64_t mult = next_mult(&state);
+            for (size_t i = 0; i < size; i++) used[i] = -1;
+            bool ok = true;
+            for (size_t i = 0; i < n && ok; i++) {
+                size_t h = (size_t)((coax_name_mix(in[i].a, in[i].b, in[i].len) * mult) >> (64 - b));
+                int32_t j = used[h];
+                if (j < 0) used[h] = (int32_t)i;
+                else ok = in[j].len == in[i].len && !memcmp(in[j].s, in[i].s, in[i].len); /* the same name */
+            }
+            if (!ok) continue;
+            snames *t = coax_arena_alloc(c->a, sizeof *t);
+            sname *slot = coax_arena_alloc(c->a, size * sizeof *slot);
+            if (!t || !slot) {
+                cc_fail(c, COAX_ENOMEM, "out of memory");
+                break;
+            }
+            for (size_t i = 0; i < size; i++) {
+                int32_t j = used[i];
+                slot[i] = j < 0 ? (sname){"", UINT32_MAX, -1, 0, 0} : (sname){in[j].s, in[j].len, j, in[j].a, in[j].b};
+            }
+            t->mult = mult;
+            t->shift = 64 - b;
+            t->slot = slot;
+            out = t;
+        }
+    }
+    coax_free_raw(c->s->alloc, used, ((size_t)1 << (bits + 3)) * sizeof *used);
+    return out;
+}
+
+/* The names of an object's members, or of an array's items when all are
+** strings (else NULL). */
+static const snames *names_of(cc *c, const coax_value *v)
+{
+    if (!v || !v->len || v->len > 4096) return NULL;
+    name_in *in = coax_alloc_raw(c->s->alloc, v->len * sizeof *in);
+    if (!in) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+    bool ok = true;
+    for (size_t i = 0; i < v->len && ok; i++) {
+        if (v->type == COAX_OBJECT) {
+            in[i].s = v->u.members[i].key, in[i].len = v->u.members[i].klen;
+        } else {
+            ok = v->u.items[i].type == COAX_STRING;
+            in[i].s = v->u.items[i].u.text, in[i].len = v->u.items[i].len;
+        }
+        coax_name_words(in[i].s, in[i].len, &in[i].a, &in[i].b);
+    }
+    const snames *t = ok ? make_names(c, in, v->len) : NULL;
+    coax_free_raw(c->s->alloc, in, v->len * sizeof *in);
+    return t;
+}
+
+/* The coax types every value of which "type" accepts (a number only when
+** "number" is named: "integer" alone looks at the value). */
+static uint8_t type_mask(unsigned types)
+{
+    uint8_t m = 0;
+    if (types & T_NULL) m |= 1u << COAX_NULL;
+    if (types & T_BOOLEAN) m |= 1u << COAX_BOOL;
+    if (types & T_NUMBER) m |= 1u << COAX_NUMBER;
+    if (types & T_STRING) m |= 1u << COAX_STRING;
+    if (types & T_ARRAY) m |= 1u << COAX_ARRAY;
+    if (types & T_OBJECT) m |= 1u << COAX_OBJECT;
+    return m;
+}
+
+coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
+{
+    skw *props = NULL, *req = NULL;
+    for (size_t i = 0; i < nk; i++) {
+        skw *k = &ks[i];
+        k->charge = k->cost;
+        if (k->op == OP_TYPE) k->tmask = type_mask(k->types);
+        if (k->op == OP_ENUM && k->v->type == COAX_ARRAY) k->names = names_of(c, k->v);
+        if (k->op == OP_PROPS && k->v && k->v->len <= 64) k->names = names_of(c, k->v), props = k;
+        if (k->op == OP_REQUIRED) req = k;
+        if (c->rc) return c->rc;
+    }
+    /* required reads the bits of the members "properties" found */
+    if (req && props && props->names && req->ptab == props->ptab && req->ridx) {
+        uint64_t mask = 0;
+        bool all = true;
+        for (size_t i = 0; i < req->v->len; i++) {
+            if (req->ridx[i] < 0) all = false;
+            else mask |= (uint64_t)1 << req->ridx[i];
+        }
+        if (all) req->names = props->names, req->reqmask = mask;
+    }
+    size_t nrun = 0;
+    for (size_t i = 0; i < nk; i++) nrun += ks[i].op != OP_ANNOTATE;
+    n->run = coax_arena_alloc(c->a, (nrun ? nrun : 1) * sizeof *n->run);
+    if (!n->run) return cc_fail(c, COAX_ENOMEM, "out of memory");
+    uint64_t pending = 0;
+    for (size_t i = 0; i < nk; i++) {
+        if (ks[i].op == OP_ANNOTATE) {
+            pending += ks[i].cost;
+            continue;
+        }
+        n->run[n->nrun] = ks[i];
+        n->run[n->nrun++].charge += pending;
+        pending = 0;
+    }
+    n->tail = pending;
+    return COAX_OK;
+}
+
+/* Pushes a subschema not seen yet (each node once: the stack holds at
+** most every node). */
+static void visit(const snode *x, uint8_t *seen, const snode **st, size_t *top)
+{
+    if (!x || seen[x->id]) return;
+    seen[x->id] = 1;
+    st[(*top)++] = x;
+}
+
+coax_code cc_mark_dynamic(cc *c)
+{
+    coax_schema *s = c->s;
+    s->root_dynamic = false;
+    if (!s->root) return COAX_OK;
+    size_t n = c->nall;
+    uint8_t *seen = coax_alloc_raw(s->alloc, n ? n : 1);
+    const snode **st = coax_alloc_raw(s->alloc, (n ? n : 1) * sizeof *st);
+    if (seen && st) {
+        memset(seen, 0, n);
+        size_t top = 0;
+        visit(s->root, seen, st, &top);
+        while (top && !s->root_dynamic) {
+            const snode *x = st[--top];
+            for (size_t i = 0; i < x->nkw; i++) {
+                const skw *k = &x->kw[i];
+                if ((k->op == OP_DYNREF && k->anchor) || k->op == OP_RECREF) s->root_dynamic = true;
+                visit(k->sub, seen, st, &top);
+                visit(k->add, seen, st, &top);
+                size_t ns = k->op == OP_IF ? 2 : k->nsubs;
+                for (size_t j = 0; k->subs && j < ns; j++) visit(k->subs[j], seen, st, &top);
+                for (size_t j = 0; k->patsubs && j < k->npat; j++) visit(k->patsubs[j], seen, st, &top);
+            }
+        }
+    } else {
+        cc_fail(c, COAX_ENOMEM, "out of memory");
+    }
+    coax_free_raw(s->alloc, seen, n ? n : 1);
+    coax_free_raw(s->alloc, st, (n ? n : 1) * sizeof *st);
+    return c->rc;
+}

@@ -1,0 +1,16 @@
+/*
+** program.h: what compilation prepares for the evaluator (program.c).
+*/
+#ifndef COAX_SCHEMA_PROGRAM_H
+#define COAX_SCHEMA_PROGRAM_H
+
+#include "schema/compiled.h"
+
+/* Prepares the keywords ks[0..nk) of node 'n' (before they are copied to
+** n->kw): their charges, name tables and type masks, and the node's run. */
+coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk);
+
+/* Sets s->root_dynamic once every node is compiled. */
+coax_code cc_mark_dynamic(cc *c);
+
+#endif
