@@ -119,6 +119,7 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
     for (size_t i = 0; i < nk; i++) {
         skw *k = &ks[i];
         k->charge = k->cost;
+        k->namelen = (uint8_t)strlen(k->name);
         if (k->op == OP_TYPE) k->tmask = type_mask(k->types);
         if (k->op == OP_ENUM && k->v->type == COAX_ARRAY) k->names = names_of(c, k->v);
         if (k->op == OP_PROPS && k->v && k->v->len <= 64) k->names = names_of(c, k->v), props = k;

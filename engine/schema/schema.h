@@ -143,6 +143,7 @@ struct skw {
                             ** its values, when all are strings (NULL: no perfect hash found) */
     uint64_t reqmask;       /* OP_REQUIRED with 'names': the bits of its names in "properties" */
     uint8_t tmask;          /* OP_TYPE: bit t set when any value of coax_type t passes */
+    uint8_t namelen;        /* strlen(name) */
 };
 
 /* The values of a long "enum", hashed (coax_value_hash under 'seed'), so a

@@ -97,7 +97,7 @@ found:;
     if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
-    bool ok = push_kw(c, k->name) && apply(c, t, inst, ev);
+    bool ok = push_kwn(c, k->name, k->namelen) && apply(c, t, inst, ev);
     c->kpath.n--;
     c->crossed--;
     c->nrefs--;
@@ -337,7 +337,7 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     bool one = k->op == OP_ONEOF;
     bool track = ev != NULL;
     memset(o, 0, sizeof *o);
-    if (!push_kw(c, k->name)) return;
+    if (!push_kwn(c, k->name, k->namelen)) return;
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
         if (track && !eset_init(c, &b, ev->n)) break;
@@ -593,22 +593,11 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     return ok;
 }
 
-/* The same without annotations to collect nor a set of its own: the
-** node's run (program.c), the annotation keywords' costs charged with the
-** keyword after them, or after the last when they come last. */
-static bool run_plain(vctx *c, const snode *n, const coax_value *inst, eset *ev)
-{
-    bool ok = true;
-    for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
-        if (c->rc || !charge(c, k->charge)) return false;
-        if (!run_kw(c, n, k, inst, ev)) {
-            ok = false;
-            if (c->quiet) return false;
-        }
-    }
-    return (!n->tail || (!c->rc && charge(c, n->tail))) && ok;
-}
-
+/* A node: its keywords one after another (the evaluation that collects
+** annotations or tracks evaluated items runs them all, run_all; the
+** others run the node's run, program.c, with the annotation keywords'
+** costs charged with the keyword after them or as the node's tail). The
+** keywords most nodes have are tested here, the rest in run_kw. */
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
     if (c->rc || !charge(c, 1)) return false;
@@ -623,7 +612,57 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     }
     if (!reserve(c, (void **)&c->frames, &c->cframes, c->nframes, sizeof *c->frames)) return false;
     c->frames[c->nframes++] = (vframe){(uint32_t)c->kpath.n, (uint32_t)c->ipath.n, n};
-    bool ok = c->annotate || n->uneval ? run_all(c, n, inst, ev) : run_plain(c, n, inst, ev);
+    bool ok = true;
+    if (c->annotate || n->uneval) {
+        ok = run_all(c, n, inst, ev);
+        goto done;
+    }
+    for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
+        if (c->rc || !charge(c, k->charge)) {
+            ok = false;
+            goto done;
+        }
+        bool r;
+        switch (k->op) {
+        case OP_TYPE:
+            r = ((k->tmask >> inst->type) & 1) || vctx_type_kw(c, n, k, inst);
+            break;
+        case OP_MAXLENGTH: /* no more characters than bytes */
+            r = inst->type != COAX_STRING || (inst->len <= k->n && inst->len < 64) ||
+                (charge_bytes(c, inst) && vctx_length_kw(c, k, inst));
+            break;
+        case OP_MINLENGTH: /* minLength 1: a first byte that begins a character */
+            r = inst->type != COAX_STRING ||
+                (k->n <= 1 && inst->len && inst->len < 64 && ((unsigned char)inst->u.text[0] & 0xC0) != 0x80) ||
+                (charge_bytes(c, inst) && vctx_length_kw(c, k, inst));
+            break;
+        case OP_REF:
+            r = ref_kw(c, n, k, inst, ev);
+            break;
+        case OP_PROPS:
+            r = props_kw(c, n, k, inst, ev);
+            break;
+        case OP_REQUIRED:
+            r = vctx_required_kw(c, k, inst);
+            break;
+        case OP_ENUM:
+            r = vctx_enum_kw(c, k, inst);
+            break;
+        case OP_ANYOF:
+        case OP_ONEOF:
+            r = some_of(c, k, inst, ev);
+            break;
+        default:
+            r = run_kw(c, n, k, inst, ev);
+            break;
+        }
+        if (!r) {
+            ok = false;
+            if (c->quiet) goto done;
+        }
+    }
+    if (n->tail && (c->rc || !charge(c, n->tail))) ok = false;
+done:
     c->nframes--;
     if (pushed) c->nscope--;
     return ok && !c->rc;

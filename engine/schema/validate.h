@@ -273,13 +273,14 @@ static inline bool push(vctx *c, segs *s, const char *k, size_t len)
 }
 
 /* A keyword's name: no '~' or '/' in it, its segment is measured now. */
-static inline bool push_kw(vctx *c, const char *k)
+static inline bool push_kwn(vctx *c, const char *k, size_t len)
 {
-    size_t len = strlen(k);
-    if (!push(c, &c->kpath, k, len)) return false;
-    c->kpath.v[c->kpath.n - 1].elen = (uint32_t)len + 1;
+    if (!reserve(c, (void **)&c->kpath.v, &c->kpath.cap, c->kpath.n, sizeof *c->kpath.v)) return false;
+    c->kpath.v[c->kpath.n++] = (seg){k, (uint32_t)len, (uint32_t)len + 1};
     return true;
 }
+
+static inline bool push_kw(vctx *c, const char *k) { return push_kwn(c, k, strlen(k)); }
 
 static inline void mark(eset *e, size_t i)
 {
