@@ -13,6 +13,7 @@
 **     run from the root keeps no dynamic scope (nothing would read it).
 */
 #include "schema/compiled.h"
+#include "schema/format.h"
 #include "schema/program.h"
 
 /* Names as the table is built from them. */
@@ -151,6 +152,27 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         pending = 0;
     }
     n->tail = pending;
+    n->leaf = !n->uneval;
+    n->leaf_charge = 1 + n->tail;
+    for (size_t i = 0; i < n->nrun; i++) {
+        const skw *k = &n->run[i];
+        n->leaf_charge += k->charge;
+        switch (k->op) {
+        case OP_TYPE: case OP_CONST: case OP_MULTIPLEOF: case OP_PATTERN:
+        case OP_MAXIMUM: case OP_EXMAXIMUM: case OP_MINIMUM: case OP_EXMINIMUM:
+        case OP_MAXLENGTH: case OP_MINLENGTH: case OP_MAXITEMS: case OP_MINITEMS:
+        case OP_MAXPROPS: case OP_MINPROPS:
+            break;
+        case OP_ENUM:
+            n->leaf = n->leaf && k->names;
+            break;
+        case OP_FORMAT: /* "regex" compiles the pattern: no test to do twice */
+            n->leaf = n->leaf && k->n != FMT_REGEX;
+            break;
+        default:
+            n->leaf = false;
+        }
+    }
     return COAX_OK;
 }
 

@@ -79,6 +79,8 @@ struct snode {
     skw *run;
     size_t nrun;
     uint64_t tail;
+    bool leaf;             /* the run holds only tests that record nothing to pass (validate_leaf.c) */
+    uint64_t leaf_charge;  /* its steps when it passes, besides those by the value's size */
 };
 
 enum {

@@ -600,6 +600,7 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 ** keywords most nodes have are tested here, the rest in run_kw. */
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
+    if (n->leaf && vctx_leaf_passes(c, n, inst)) return true;
     if (c->rc || !charge(c, 1)) return false;
     if (n->kind != N_OBJECT) return n->kind == N_TRUE || vctx_false_schema(c, n, inst);
     if (c->nframes >= c->s->max_depth)

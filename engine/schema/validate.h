@@ -216,6 +216,20 @@ bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst);
+
+/* The tests of some of those, recording nothing: whether 'inst' passes
+** (maxLength and minLength take a string, the bounds a number). */
+bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst);
+bool vctx_length_ok(const skw *k, const coax_value *inst);
+bool vctx_cmp_ok(const skw *k, const coax_value *inst);
+
+/* ---- validate_leaf.c ----------------------------------------------------- */
+
+/* True when node 'n' (n->leaf) passes 'inst' as every test tells at once:
+** its steps, and regex steps, then taken as validate would take them;
+** false, having taken and recorded nothing, when the node must be applied
+** the ordinary way (it fails, or may, or a budget may run out in it). */
+bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst);
 bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst);

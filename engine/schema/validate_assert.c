@@ -107,11 +107,17 @@ static bool utf8_reaches(const char *s, size_t n, size_t min)
     return k >= min;
 }
 
-bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst)
+bool vctx_length_ok(const skw *k, const coax_value *inst)
 {
     /* no more characters than bytes: a short string passes maxLength
     ** uncounted, and minLength stops counting once it has enough */
-    if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
+    return k->op == OP_MAXLENGTH ? inst->len <= k->n || utf8_count(inst->u.text, inst->len) <= k->n
+                                 : utf8_reaches(inst->u.text, inst->len, k->n);
+}
+
+bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (vctx_length_ok(k, inst)) return true;
     return vctx_count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
 }
 
@@ -178,23 +184,28 @@ static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
     return na ? -1 : 1;
 }
 
-bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
+bool vctx_cmp_ok(const skw *k, const coax_value *inst)
 {
-    if (inst->type != COAX_NUMBER) return true;
     int r;
     if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
         r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
     else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
         r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
-    bool ok;
-    const char *what;
     switch (k->op) {
-    case OP_MAXIMUM: ok = r <= 0, what = "at most"; break;
-    case OP_EXMAXIMUM: ok = r < 0, what = "less than"; break;
-    case OP_MINIMUM: ok = r >= 0, what = "at least"; break;
-    default: ok = r > 0, what = "greater than"; break;
+    case OP_MAXIMUM: return r <= 0;
+    case OP_EXMAXIMUM: return r < 0;
+    case OP_MINIMUM: return r >= 0;
+    default: return r > 0;
     }
-    if (ok) return true;
+}
+
+bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_NUMBER || vctx_cmp_ok(k, inst)) return true;
+    const char *what = k->op == OP_MAXIMUM     ? "at most"
+                       : k->op == OP_EXMAXIMUM ? "less than"
+                       : k->op == OP_MINIMUM   ? "at least"
+                                               : "greater than";
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSGS("expected a number ");
     coax_buf_puts(&c->msg, what);
@@ -244,14 +255,19 @@ static unsigned type_bits(const coax_value *v)
     }
 }
 
-bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
+bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst)
 {
     if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
     unsigned t = type_bits(inst);
     /* draft 4 counts 1.0 as a number only */
     if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
         t &= ~(unsigned)T_INTEGER;
-    if (t & k->types) return true;
+    return (t & k->types) != 0;
+}
+
+bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
+{
+    if (vctx_type_ok(n, k, inst)) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSGS("expected ");
     vctx_put_types(c, k->types);
