@@ -50,6 +50,14 @@ static void eset_free(vctx *c, eset *e)
 /* ---- the evaluator ------------------------------------------------------- */
 
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev);
+static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev);
+
+/* A leaf subschema the value passes, tested before anything is pushed for
+** it (validate_leaf.c); false: apply it with enter(). */
+static inline bool leaf_passes(vctx *c, const snode *n, const coax_value *inst)
+{
+    return n->leaf && vctx_leaf_passes(c, n, inst);
+}
 
 /* Applies 'sub' to 'inst' with extra keyword segments and an optional
 ** instance segment already pushed by the caller. */
@@ -94,10 +102,11 @@ found:;
                               "reference cycle: %s/%s comes back to %s without consuming the instance",
                               n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
+    if (leaf_passes(c, t, inst)) return true; /* a leaf applies nothing: no cycle through it */
     if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
-    bool ok = push_kwn(c, k->name, k->namelen) && apply(c, t, inst, ev);
+    bool ok = push_kwn(c, k->name, k->namelen) && enter(c, t, inst, ev);
     c->kpath.n--;
     c->crossed--;
     c->nrefs--;
@@ -123,6 +132,10 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
             vctx_error_at_kw(c, kw);
             return false; /* one error says it for every extra item */
         }
+        if (leaf_passes(c, sub, &inst->u.items[i])) {
+            mark(ev, i);
+            continue;
+        }
         if (!push(c, &c->ipath, NULL, i)) return false;
         if (sub->kind == N_FALSE) {
             if (push_kw(c, kw) && push(c, &c->kpath, NULL, i)) {
@@ -133,7 +146,7 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
             }
         } else {
             r = push_kw(c, kw) && (!indexed || push(c, &c->kpath, NULL, i)) &&
-                apply(c, sub, &inst->u.items[i], NULL);
+                enter(c, sub, &inst->u.items[i], NULL);
             c->kpath.n -= indexed ? 2 : 1;
         }
         c->ipath.n--;
@@ -187,11 +200,16 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         const coax_member *m = &inst->u.members[i];
         bool matched = false, r = true;
+        int32_t jj = !props     ? -1
+                     : k->names ? coax_names_find(k->names, m->key, m->klen)
+                     : found    ? idx[i]
+                                : coax_ptab_find(k->ptab, props, m->key, m->klen);
+        if (jj >= 0 && !k->npat && leaf_passes(c, k->subs[jj], &m->value)) { /* nothing else applies */
+            mark(ev, i);
+            continue;
+        }
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
         if (props) {
-            int32_t jj = k->names ? coax_names_find(k->names, m->key, m->klen)
-                         : found    ? idx[i]
-                                    : coax_ptab_find(k->ptab, props, m->key, m->klen);
             for (size_t j = jj < 0 ? props->len : (size_t)jj; j < props->len; j = props->len) {
                 const coax_member *p = &props->u.members[j];
                 matched = true;
@@ -203,7 +221,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                     }
                 } else {
                     r = push_kw(c, "properties") && push(c, &c->kpath, p->key, p->klen) &&
-                        apply(c, k->subs[j], &m->value, NULL);
+                        (jj >= 0 && !k->npat ? enter : validate)(c, k->subs[j], &m->value, NULL);
                     c->kpath.n -= 2;
                 }
                 break;
@@ -341,8 +359,11 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
         if (track && !eset_init(c, &b, ev->n)) break;
-        bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, track ? &b : NULL);
-        c->kpath.n--;
+        bool r = !track && leaf_passes(c, k->subs[i], inst);
+        if (!r) {
+            r = push(c, &c->kpath, NULL, i) && enter(c, k->subs[i], inst, track ? &b : NULL);
+            c->kpath.n--;
+        }
         if (r) {
             if (o->valid == 0) o->first = i;
             else if (o->valid == 1) o->second = i;
@@ -600,7 +621,12 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 ** keywords most nodes have are tested here, the rest in run_kw. */
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
-    if (n->leaf && vctx_leaf_passes(c, n, inst)) return true;
+    return leaf_passes(c, n, inst) || enter(c, n, inst, ev);
+}
+
+/* A node applied the ordinary way (not a leaf the value passes). */
+static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+{
     if (c->rc || !charge(c, 1)) return false;
     if (n->kind != N_OBJECT) return n->kind == N_TRUE || vctx_false_schema(c, n, inst);
     if (c->nframes >= c->s->max_depth)
