@@ -100,6 +100,22 @@ static const snames *names_of(cc *c, const coax_value *v)
     return t;
 }
 
+/* The length of each member name's JSON Pointer segment: "/" and the
+** name with '~' and '/' escaped in two bytes (0 when over 2^32: measured
+** when needed). */
+static uint32_t *segment_lengths(cc *c, const coax_value *o)
+{
+    uint32_t *len = coax_arena_alloc(c->a, (o->len ? o->len : 1) * sizeof *len);
+    if (!len) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+    for (size_t i = 0; i < o->len; i++) {
+        const coax_member *m = &o->u.members[i];
+        uint64_t n = 1 + (uint64_t)m->klen;
+        for (size_t j = 0; j < m->klen; j++) n += m->key[j] == '~' || m->key[j] == '/';
+        len[i] = n < UINT32_MAX ? (uint32_t)n : 0;
+    }
+    return len;
+}
+
 /* The coax types every value of which "type" accepts (a number only when
 ** "number" is named: "integer" alone looks at the value). */
 static uint8_t type_mask(unsigned types)
@@ -124,6 +140,7 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         if (k->op == OP_TYPE) k->tmask = type_mask(k->types);
         if (k->op == OP_ENUM && k->v->type == COAX_ARRAY) k->names = names_of(c, k->v);
         if (k->op == OP_PROPS && k->v && k->v->len <= 64) k->names = names_of(c, k->v), props = k;
+        if (k->op == OP_PROPS && k->v && !(k->pelen = segment_lengths(c, k->v))) return c->rc;
         if (k->op == OP_REQUIRED) req = k;
         if (c->rc) return c->rc;
     }

@@ -144,6 +144,7 @@ struct skw {
     const struct snames *names; /* OP_PROPS, OP_REQUIRED: the names of "properties"; OP_ENUM:
                             ** its values, when all are strings (NULL: no perfect hash found) */
     uint64_t reqmask;       /* OP_REQUIRED with 'names': the bits of its names in "properties" */
+    uint32_t *pelen;        /* OP_PROPS: each name's JSON Pointer segment length ("/", escapes) */
     uint8_t tmask;          /* OP_TYPE: bit t set when any value of coax_type t passes */
     uint8_t namelen;        /* strlen(name) */
 };

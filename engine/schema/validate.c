@@ -194,15 +194,18 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
     if (inst->type != COAX_OBJECT || !charge(c, inst->len)) return !c->rc;
     const coax_value *props = k->v;
     int8_t idx[64]; /* a copy: the subschemas applied look up their own objects */
-    const int8_t *found = props && !k->names ? vctx_prop_index(c, k->ptab, props, inst) : NULL;
+    const int8_t *found = !props ? NULL
+                          : c->found.inst == inst && c->found.tab == k->ptab ? c->found.idx /* by required */
+                          : !k->names ? vctx_prop_index(c, k->ptab, props, inst)
+                                      : NULL;
     if (found) memcpy(idx, found, inst->len);
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         const coax_member *m = &inst->u.members[i];
         bool matched = false, r = true;
         int32_t jj = !props     ? -1
-                     : k->names ? coax_names_find(k->names, m->key, m->klen)
                      : found    ? idx[i]
+                     : k->names ? coax_names_find(k->names, m->key, m->klen)
                                 : coax_ptab_find(k->ptab, props, m->key, m->klen);
         if (jj >= 0 && !k->npat && leaf_passes(c, k->subs[jj], &m->value)) { /* nothing else applies */
             mark(ev, i);
@@ -220,8 +223,9 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                         c->kpath.n--;
                     }
                 } else {
-                    r = push_kw(c, "properties") && push(c, &c->kpath, p->key, p->klen) &&
-                        (jj >= 0 && !k->npat ? enter : validate)(c, k->subs[j], &m->value, NULL);
+                    r = push_kw(c, "properties") && push(c, &c->kpath, p->key, p->klen);
+                    if (r) c->kpath.v[c->kpath.n - 1].elen = k->pelen[j];
+                    r = r && (jj >= 0 && !k->npat ? enter : validate)(c, k->subs[j], &m->value, NULL);
                     c->kpath.n -= 2;
                 }
                 break;

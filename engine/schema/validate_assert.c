@@ -551,10 +551,13 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
     if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
     if (k->names) { /* a probe of the perfect table per member; every name there */
+        bool keep = inst->len <= 64; /* for the node's "properties", as vctx_prop_index keeps them */
         for (size_t i = 0; i < inst->len; i++) {
             int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
+            if (keep) c->found.idx[i] = (int8_t)j;
             if (j >= 0) seen |= (uint64_t)1 << j;
         }
+        if (keep) c->found.inst = inst, c->found.tab = k->ptab, c->found.seen = seen;
         if ((seen & k->reqmask) == k->reqmask) return true;
     } else if (k->ptab) {
         if (vctx_prop_index(c, k->ptab, k->v2, inst)) {
