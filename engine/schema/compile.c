@@ -648,6 +648,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     s->max_error_bytes = COAX_DEFAULT_MAX_ERROR_BYTES; /* the meta-schema check's */
     s->arena = coax_arena_new(s->alloc);
     s->re_env = coax_regex_env_new(s->alloc, opt ? opt->max_regex_steps : 0);
+    if (s->arena && (s->spare = coax_arena_alloc(s->arena, sizeof *s->spare))) atomic_init(s->spare, NULL);
     cc c;
     memset(&c, 0, sizeof c);
     c.s = s;
@@ -659,7 +660,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     if (c.default_draft != 4 && c.default_draft != 6 && c.default_draft != 7 &&
         c.default_draft != 2019 && c.default_draft != 2020)
         cc_fail(&c, COAX_EINVAL, "unknown draft %d", c.default_draft);
-    if (!c.rc && (!s->arena || !s->re_env)) cc_fail(&c, COAX_ENOMEM, "out of memory");
+    if (!c.rc && (!s->arena || !s->re_env || !s->spare)) cc_fail(&c, COAX_ENOMEM, "out of memory");
 
     /* the schema is copied into the schema's arena */
     coax_value *doc = NULL;
@@ -710,6 +711,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
 void coax_schema_free(coax_schema *s)
 {
     if (!s) return;
+    if (s->spare) coax_regex_scratch_free(s->re_env, atomic_load(s->spare));
     for (size_t i = 0; i < s->nregexes; i++) coax_regex_free(s->re_env, s->regexes[i]);
     coax_free_raw(s->alloc, s->regexes, s->cregexes * sizeof *s->regexes);
     coax_regex_env_free(s->re_env);

@@ -183,6 +183,15 @@ void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *
 
 /* ---- validate_assert.c --------------------------------------------------- */
 
+/* The run's match memory: the one the last run left, or a new one; NULL
+** when out of memory. */
+static inline coax_regex_scratch *vctx_scratch(vctx *c)
+{
+    if (!c->scratch && !(c->scratch = atomic_exchange(c->s->spare, NULL)))
+        c->scratch = coax_regex_scratch_new(c->s->re_env);
+    return c->scratch;
+}
+
 /* Runs a pattern on s[0..n) ('*ok': it matched), charged to the regex
 ** budget; false after a failure (limit, memory). */
 bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok);

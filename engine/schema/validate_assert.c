@@ -23,7 +23,7 @@ static bool regex_spent(vctx *c)
 
 bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
 {
-    if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
+    if (!vctx_scratch(c)) return oom(c);
     uint64_t left = c->regex;
     int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
     if (r == -3 && c->unsized) { /* again with the whole default budget: the same match, the same cost */

@@ -59,7 +59,7 @@ bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst)
         case OP_PATTERN:
             if (!str) break;
             extra += bytes;
-            if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return false;
+            if (!vctx_scratch(c)) return false;
             if (coax_regex_match_in(c->s->re_env, k->re, inst->u.text, inst->len, c->scratch, &regex) != 1)
                 return false;
             break;

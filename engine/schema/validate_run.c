@@ -133,7 +133,9 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     vctx_release(&c, c.refs, c.crefs, sizeof *c.refs);
     vctx_release(&c, c.frames, c.cframes, sizeof *c.frames);
     coax_free_raw(c.alloc, c.names.slot, c.names.cap * sizeof *c.names.slot);
-    coax_regex_scratch_free(s->re_env, c.scratch);
+    coax_regex_scratch *none = NULL; /* the match memory stays for the next run, unless one left its own */
+    if (c.scratch && !atomic_compare_exchange_strong(s->spare, &none, c.scratch))
+        coax_regex_scratch_free(s->re_env, c.scratch);
     if (c.rc) memset(out, 0, sizeof *out);
     return c.rc;
 }
