@@ -690,7 +690,8 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
-        if ((s->root = cc_node(&c, ri)) && !finish(&c) && !check_cycles(&c)) cc_mark_dynamic(&c);
+        if ((s->root = cc_node(&c, ri)) && !finish(&c) && !check_cycles(&c) && !cc_mark_leaves(&c))
+            cc_mark_dynamic(&c);
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
     coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);

@@ -169,7 +169,7 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         pending = 0;
     }
     n->tail = pending;
-    n->leaf = !n->uneval;
+    bool tests = !n->uneval;
     n->leaf_charge = 1 + n->tail;
     for (size_t i = 0; i < n->nrun; i++) {
         const skw *k = &n->run[i];
@@ -181,13 +181,43 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         case OP_MAXPROPS: case OP_MINPROPS:
             break;
         case OP_ENUM:
-            n->leaf = n->leaf && k->names;
+            tests = tests && k->names;
             break;
         case OP_FORMAT: /* "regex" compiles the pattern: no test to do twice */
-            n->leaf = n->leaf && k->n != FMT_REGEX;
+            tests = tests && k->n != FMT_REGEX;
             break;
         default:
-            n->leaf = false;
+            tests = false;
+        }
+    }
+    if (tests) n->leaf = LEAF_TESTS, n->leaf_depth = 1;
+    return COAX_OK;
+}
+
+/* The leaf a node applies alone, when it is one (LEAF_REF, LEAF_ANYOF). */
+static const snode *leaf_next(const snode *n)
+{
+    if (n->kind != N_OBJECT || n->uneval || n->nrun != 1) return NULL;
+    const skw *k = &n->run[0];
+    if (k->op == OP_REF) return k->sub;
+    if (k->op == OP_ANYOF) return k->subs[0];
+    return NULL;
+}
+
+coax_code cc_mark_leaves(cc *c)
+{
+    /* chains of references and anyOfs to a leaf, found from their end: no
+    ** chain loops (a cycle of those was refused, check_cycles), and one
+    ** longer than the frames a byte counts is left to the evaluator */
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t i = 0; i < c->nall; i++) {
+            snode *n = c->all[i];
+            const snode *t = leaf_next(n);
+            if (n->leaf || !t || !t->leaf || t->leaf_depth >= 64) continue;
+            n->leaf = n->run[0].op == OP_REF ? LEAF_REF : LEAF_ANYOF;
+            n->leaf_depth = (uint8_t)(t->leaf_depth + 1);
+            more = true;
         }
     }
     return COAX_OK;

@@ -10,6 +10,10 @@
 ** n->kw): their charges, name tables and type masks, and the node's run. */
 coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk);
 
+/* Marks the nodes that apply a leaf alone (LEAF_REF, LEAF_ANYOF), once
+** every node is compiled and no cycle of in-place references was found. */
+coax_code cc_mark_leaves(cc *c);
+
 /* Sets s->root_dynamic once every node is compiled. */
 coax_code cc_mark_dynamic(cc *c);
 

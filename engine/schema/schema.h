@@ -65,6 +65,11 @@ struct sres {
 
 enum { N_TRUE, N_FALSE, N_OBJECT };
 
+/* What a leaf is (program.c): tests of the value alone; or a node that only
+** applies one leaf to the same value, a reference to it, or an anyOf whose
+** first branch it is (when that branch passes, the anyOf does). */
+enum { LEAF_NONE, LEAF_TESTS, LEAF_REF, LEAF_ANYOF };
+
 struct snode {
     uint8_t kind;
     uint32_t id;           /* index in compilation order */
@@ -81,8 +86,10 @@ struct snode {
     skw *run;
     size_t nrun;
     uint64_t tail;
-    bool leaf;             /* the run holds only tests that record nothing to pass (validate_leaf.c) */
-    uint64_t leaf_charge;  /* its steps when it passes, besides those by the value's size */
+    uint8_t leaf;          /* LEAF_*: a value passing it is tested without entering it (validate_leaf.c) */
+    uint8_t leaf_depth;    /* the frames entering it would push: 1, and its chain's */
+    uint64_t leaf_charge;  /* the steps of passing it, besides those by the value's size (of its
+                           ** own run: its chain's are added by the one after) */
 };
 
 enum {

@@ -54,9 +54,9 @@ static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev);
 
 /* A leaf subschema the value passes, tested before anything is pushed for
 ** it (validate_leaf.c); false: apply it with enter(). */
-static inline bool leaf_passes(vctx *c, const snode *n, const coax_value *inst)
+static inline bool leaf_passes(vctx *c, const snode *n, const coax_value *inst, const eset *ev)
 {
-    return n->leaf && vctx_leaf_passes(c, n, inst);
+    return n->leaf && vctx_leaf_passes(c, n, inst, ev);
 }
 
 /* Applies 'sub' to 'inst' with extra keyword segments and an optional
@@ -102,7 +102,7 @@ found:;
                               "reference cycle: %s/%s comes back to %s without consuming the instance",
                               n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
-    if (leaf_passes(c, t, inst)) return true; /* a leaf applies nothing: no cycle through it */
+    if (leaf_passes(c, t, inst, ev)) return true; /* a leaf applies nothing: no cycle through it */
     if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
@@ -132,7 +132,7 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
             vctx_error_at_kw(c, kw);
             return false; /* one error says it for every extra item */
         }
-        if (leaf_passes(c, sub, &inst->u.items[i])) {
+        if (leaf_passes(c, sub, &inst->u.items[i], NULL)) {
             mark(ev, i);
             continue;
         }
@@ -207,7 +207,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                      : found    ? idx[i]
                      : k->names ? coax_names_find(k->names, m->key, m->klen)
                                 : coax_ptab_find(k->ptab, props, m->key, m->klen);
-        if (jj >= 0 && !k->npat && leaf_passes(c, k->subs[jj], &m->value)) { /* nothing else applies */
+        if (jj >= 0 && !k->npat && leaf_passes(c, k->subs[jj], &m->value, NULL)) { /* nothing else applies */
             mark(ev, i);
             continue;
         }
@@ -363,7 +363,7 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
         if (track && !eset_init(c, &b, ev->n)) break;
-        bool r = !track && leaf_passes(c, k->subs[i], inst);
+        bool r = !track && leaf_passes(c, k->subs[i], inst, NULL);
         if (!r) {
             r = push(c, &c->kpath, NULL, i) && enter(c, k->subs[i], inst, track ? &b : NULL);
             c->kpath.n--;
@@ -625,7 +625,7 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 ** keywords most nodes have are tested here, the rest in run_kw. */
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
-    return leaf_passes(c, n, inst) || enter(c, n, inst, ev);
+    return leaf_passes(c, n, inst, ev) || enter(c, n, inst, ev);
 }
 
 /* A node applied the ordinary way (not a leaf the value passes). */

@@ -237,8 +237,9 @@ bool vctx_cmp_ok(const skw *k, const coax_value *inst);
 /* True when node 'n' (n->leaf) passes 'inst' as every test tells at once:
 ** its steps, and regex steps, then taken as validate would take them;
 ** false, having taken and recorded nothing, when the node must be applied
-** the ordinary way (it fails, or may, or a budget may run out in it). */
-bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst);
+** the ordinary way (it fails, or may, or a budget may run out in it). 'ev':
+** the evaluated set the node would write into. */
+bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst, const eset *ev);
 bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst);

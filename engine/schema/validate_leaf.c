@@ -15,12 +15,13 @@
 #include "schema/num.h"
 #include "schema/validate.h"
 
-bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst)
+/* The tests of a LEAF_TESTS node: true when 'inst' passes them all, with
+** the steps by its size added to '*extra' and the regex steps taken from
+** '*regex'. */
+static bool tests_pass(vctx *c, const snode *n, const coax_value *inst, uint64_t *extra, uint64_t *regex)
 {
-    if (c->rc || c->annotate || c->steps < n->leaf_charge || c->nframes >= c->s->max_depth) return false;
     bool str = inst->type == COAX_STRING;
     uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
-    uint64_t extra = 0, regex = c->regex;
     for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
         switch (k->op) {
         case OP_TYPE:
@@ -29,12 +30,12 @@ bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst)
         case OP_MAXLENGTH:
         case OP_MINLENGTH:
             if (!str) break;
-            extra += bytes;
+            *extra += bytes;
             if (!vctx_length_ok(k, inst)) return false;
             break;
         case OP_ENUM: /* of strings (n->leaf): a hashed one charges the string's hash and a lookup */
             if (!str) return false;
-            if (k->vset) extra += 2 + bytes;
+            if (k->vset) *extra += 2 + bytes;
             if (coax_names_find(k->names, inst->u.text, inst->len) < 0) return false;
             break;
         case OP_CONST:
@@ -53,14 +54,14 @@ bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst)
             break;
         case OP_FORMAT:
             if (!str) break;
-            extra += bytes;
+            *extra += bytes;
             if (coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc) != 1) return false;
             break;
         case OP_PATTERN:
             if (!str) break;
-            extra += bytes;
+            *extra += bytes;
             if (!vctx_scratch(c)) return false;
-            if (coax_regex_match_in(c->s->re_env, k->re, inst->u.text, inst->len, c->scratch, &regex) != 1)
+            if (coax_regex_match_in(c->s->re_env, k->re, inst->u.text, inst->len, c->scratch, regex) != 1)
                 return false;
             break;
         case OP_MAXITEMS:
@@ -77,8 +78,30 @@ bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst)
             return false;
         }
     }
-    if (c->steps - n->leaf_charge < extra) return false;
-    c->steps -= n->leaf_charge + extra;
+    return true;
+}
+
+bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst, const eset *ev)
+{
+    if (c->rc || c->annotate || c->nframes + n->leaf_depth > c->s->max_depth) return false;
+    /* along the chain: a reference charges a step per 16 references active on the value (validate.c),
+    ** those active now and the chain's own; an anyOf tracking evaluated members is left to validate.c */
+    uint64_t steps = 0, extra = 0, regex = c->regex;
+    size_t refs = SIZE_MAX;
+    for (;;) {
+        steps += n->leaf_charge;
+        if (n->leaf == LEAF_TESTS) break;
+        if (n->leaf == LEAF_ANYOF) {
+            if (ev) return false;
+        } else {
+            if (refs == SIZE_MAX)
+                for (refs = 0; refs < c->nrefs && c->refs[c->nrefs - 1 - refs].inst == inst;) refs++;
+            extra += refs++ / 16;
+        }
+        n = n->leaf == LEAF_REF ? n->run[0].sub : n->run[0].subs[0];
+    }
+    if (c->steps < steps || !tests_pass(c, n, inst, &extra, &regex) || c->steps - steps < extra) return false;
+    c->steps -= steps + extra;
     c->regex = regex;
     return true;
 }
