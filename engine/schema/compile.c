@@ -5,6 +5,7 @@
 ** recursion) drives it, so reference chains of any length compile in
 ** bounded stack.
 */
+#include "schema/decimal.h"
 #include "schema/format.h"
 #include "schema/compiled.h"
 #include "schema/num.h"
@@ -318,6 +319,10 @@ coax_code cc_compile_node(cc *c, snode *n)
             if (x->type != COAX_STRING) return bad(c, n, "pattern", "must be a string");
             skw *k = NEW(OP_PATTERN, "pattern", x);
             if (!add_regex(c, n, "pattern", x->u.text, x->len, &k->re)) return c->rc;
+            if (coax_decimal_pattern(x->u.text, x->len)) {
+                if (!c->decimal) c->decimal = coax_decimal_agrees(c->s->re_env, k->re) ? 1 : -1;
+                k->decimal = c->decimal > 0;
+            }
         }
         if ((x = member(o, "uniqueItems"))) {
             if (x->type != COAX_BOOL) return bad(c, n, "uniqueItems", "must be a boolean");

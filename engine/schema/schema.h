@@ -156,6 +156,7 @@ struct skw {
     uint32_t *pelen;        /* OP_PROPS: each name's JSON Pointer segment length ("/", escapes) */
     uint8_t tmask;          /* OP_TYPE: bit t set when any value of coax_type t passes */
     uint8_t namelen;        /* strlen(name) */
+    bool decimal;           /* OP_PATTERN: Pydantic's Decimal pattern, plain decimals matched by decimal.c */
 };
 
 /* The values of a long "enum", hashed (coax_value_hash under 'seed'), so a

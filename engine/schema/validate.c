@@ -233,7 +233,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         }
         for (size_t j = 0; j < k->npat && (r || !c->quiet) && !c->rc; j++) {
             bool hit;
-            if (!vctx_regex_match(c, k->res[j], m->key, m->klen, &hit)) break;
+            if (!vctx_regex_match(c, k->res[j], false, m->key, m->klen, &hit)) break;
             if (!hit) continue;
             matched = true;
             const coax_member *p = &k->pat->u.members[j];

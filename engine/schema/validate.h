@@ -192,9 +192,13 @@ static inline coax_regex_scratch *vctx_scratch(vctx *c)
     return c->scratch;
 }
 
+/* coax_regex_match_in for the run ('decimal': Pydantic's Decimal pattern,
+** decimal.c): 1, 0, -1 (a limit), -2 (memory), -3 (the budget ran out). */
+int vctx_match_in(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, uint64_t *budget);
+
 /* Runs a pattern on s[0..n) ('*ok': it matched), charged to the regex
 ** budget; false after a failure (limit, memory). */
-bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok);
+bool vctx_regex_match(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, bool *ok);
 
 /* The member of 'obj' named key[0..n), or NULL (with c->rc set when out of
 ** memory). */

@@ -7,6 +7,7 @@
 ** the content of a string (base64, JSON). Each records its own error.
 */
 #include "base/hash.h"
+#include "schema/decimal.h"
 #include "schema/format.h"
 #include "schema/num.h"
 #include "schema/validate.h"
@@ -21,14 +22,28 @@ static bool regex_spent(vctx *c)
                       (unsigned long long)c->regex_max, c->regex_what);
 }
 
-bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
+int vctx_match_in(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, uint64_t *budget)
 {
-    if (!vctx_scratch(c)) return oom(c);
+    uint64_t cost;
+    if (decimal && coax_decimal_match(s, n, &cost) == 1) { /* as PCRE2 would, without it */
+        if (*budget < cost) {
+            *budget = 0;
+            return -3;
+        }
+        *budget -= cost;
+        return 1;
+    }
+    if (!vctx_scratch(c)) return -2;
+    return coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, budget);
+}
+
+bool vctx_regex_match(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, bool *ok)
+{
     uint64_t left = c->regex;
-    int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    int r = vctx_match_in(c, re, decimal, s, n, &c->regex);
     if (r == -3 && c->unsized) { /* again with the whole default budget: the same match, the same cost */
         c->regex = left;
-        if (vctx_measure(c)) r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+        if (vctx_measure(c)) r = vctx_match_in(c, re, decimal, s, n, &c->regex);
     }
     if (r == -1)
         return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
@@ -42,7 +57,7 @@ bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_STRING) return true;
     bool hit;
-    if (!vctx_regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
+    if (!vctx_regex_match(c, k->re, k->decimal, inst->u.text, inst->len, &hit)) return false;
     if (hit) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSGS("expected a string matching ");

@@ -60,9 +60,7 @@ static bool tests_pass(vctx *c, const snode *n, const coax_value *inst, uint64_t
         case OP_PATTERN:
             if (!str) break;
             *extra += bytes;
-            if (!vctx_scratch(c)) return false;
-            if (coax_regex_match_in(c->s->re_env, k->re, inst->u.text, inst->len, c->scratch, regex) != 1)
-                return false;
+            if (vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, regex) != 1) return false;
             break;
         case OP_MAXITEMS:
         case OP_MINITEMS:
