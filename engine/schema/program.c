@@ -15,6 +15,7 @@
 #include "schema/compiled.h"
 #include "schema/format.h"
 #include "schema/program.h"
+#include "schema/validate.h"
 
 /* Names as the table is built from them. */
 typedef struct name_in {
@@ -137,7 +138,17 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         skw *k = &ks[i];
         k->charge = k->cost;
         k->namelen = (uint8_t)strlen(k->name);
-        if (k->op == OP_TYPE) k->tmask = type_mask(k->types);
+        if (k->op == OP_TYPE) {
+            k->tmask = type_mask(k->types);
+            coax_buf b;
+            coax_buf_init(&b, c->s->alloc);
+            vctx_put_types(&b, k->types);
+            char *t = b.oom ? NULL : coax_arena_alloc(c->a, b.len + 1);
+            if (t) memcpy(t, b.data ? b.data : "", b.len), t[b.len] = '\0';
+            k->tnames = t, k->ntnames = b.len;
+            coax_buf_free(&b);
+            if (!t) return cc_fail(c, COAX_ENOMEM, "out of memory");
+        }
         if (k->op == OP_ENUM && k->v->type == COAX_ARRAY) k->names = names_of(c, k->v);
         if (k->op == OP_PROPS && k->v && k->v->len <= 64) k->names = names_of(c, k->v), props = k;
         if (k->op == OP_PROPS && k->v && !(k->pelen = segment_lengths(c, k->v))) return c->rc;

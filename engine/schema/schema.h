@@ -155,6 +155,8 @@ struct skw {
     uint64_t reqmask;       /* OP_REQUIRED with 'names': the bits of its names in "properties" */
     uint32_t *pelen;        /* OP_PROPS: each name's JSON Pointer segment length ("/", escapes) */
     uint8_t tmask;          /* OP_TYPE: bit t set when any value of coax_type t passes */
+    const char *tnames;     /* OP_TYPE: its types as its error names them ("string or null") */
+    size_t ntnames;
     uint8_t namelen;        /* strlen(name) */
     bool decimal;           /* OP_PATTERN: Pydantic's Decimal pattern, plain decimals matched by decimal.c */
 };

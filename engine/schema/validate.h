@@ -173,7 +173,7 @@ void vctx_annotate(vctx *c, const skw *k);
 void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max);
 void vctx_put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max);
 void vctx_put_got(vctx *c, const coax_value *v);
-void vctx_put_types(vctx *c, unsigned types);
+void vctx_put_types(coax_buf *b, unsigned types);
 void vctx_put_size(coax_buf *b, size_t n); /* as %zu writes it */
 
 /* A false subschema reached through keyword 'kw' for the item or member
@@ -258,6 +258,18 @@ bool vctx_false_schema(vctx *c, const snode *n, const coax_value *inst);
 bool vctx_validate(vctx *c, const snode *root, const coax_value *inst);
 
 /* ---- inline: what every keyword does ------------------------------------- */
+
+/* coax_buf_put, its common case (room left) inline: messages are built of
+** a few short pieces. */
+static inline void vctx_put(coax_buf *b, const char *s, size_t n)
+{
+    if (!b->oom && b->len + n < b->cap) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+    } else {
+        coax_buf_put(b, s, n);
+    }
+}
 
 /* The node whose keywords run (NULL before the first), and the length of
 ** the keyword path at its entry in '*k'. */
@@ -358,6 +370,6 @@ static inline bool msg_start(vctx *c)
 #define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
 /* A literal piece of a message: most errors are built of these, and a
 ** printf call costs more than the rest of recording the error. */
-#define MSGS(lit) coax_buf_put(&c->msg, lit, sizeof(lit) - 1)
+#define MSGS(lit) vctx_put(&c->msg, lit, sizeof(lit) - 1)
 
 #endif

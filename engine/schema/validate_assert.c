@@ -285,7 +285,7 @@ bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
     if (vctx_type_ok(n, k, inst)) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     MSGS("expected ");
-    vctx_put_types(c, k->types);
+    vctx_put(&c->msg, k->tnames, k->ntnames);
     MSGS(", got ");
     vctx_put_got(c, inst);
     vctx_error_at_kw(c, "type");

@@ -352,8 +352,39 @@ void vctx_error_at_kw(vctx *c, const char *kw)
 
 /* Appends s[0..n) as a JSON string, cut at 'max' bytes on a character
 ** boundary, with "..." inside the quotes when cut. */
+/* Whether any byte of x is below 0x20, above 0x7f, '"' or '\\' (one that
+** a JSON string escapes, or reads as UTF-8). */
+static inline bool has_special(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
+    return ((x - ones * 0x20) | x | ((q - ones) & ~q) | ((s - ones) & ~s)) & highs;
+}
+
+/* Whether s[0..n) is written in a JSON string as it is. */
+static bool plain_text(const char *s, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n; i += 8)
+            if (has_special(load8(s + i))) return false;
+        return !has_special(load8(s + n - 8));
+    }
+    if (n >= 4) return !has_special(load4(s) | load4(s + n - 4) << 32);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7f || s[i] == '"' || s[i] == '\\') return false;
+    return true;
+}
+
 void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max)
 {
+    if (n <= max && plain_text(s, n)) { /* quoted as it is */
+        if (!coax_buf_reserve(b, n + 2)) return;
+        b->data[b->len] = '"';
+        memcpy(b->data + b->len + 1, s, n);
+        b->data[b->len + 1 + n] = '"';
+        b->len += n + 2;
+        return;
+    }
     if (n <= max) {
         coax_buf_put_json_string(b, s, n);
         return;
@@ -457,15 +488,15 @@ void vctx_put_got(vctx *c, const coax_value *v)
     }
 }
 
-void vctx_put_types(vctx *c, unsigned types)
+void vctx_put_types(coax_buf *b, unsigned types)
 {
     static const char *const names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
     size_t total = 0, k = 0;
     for (int i = 0; i < 7; i++) total += (types >> i) & 1;
     for (int i = 0; i < 7; i++) {
         if (!((types >> i) & 1)) continue;
-        if (k) coax_buf_puts(&c->msg, k + 1 == total ? " or " : ", ");
-        coax_buf_puts(&c->msg, names[i]);
+        if (k) coax_buf_puts(b, k + 1 == total ? " or " : ", ");
+        coax_buf_puts(b, names[i]);
         k++;
     }
 }
