@@ -180,54 +180,125 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         pending = 0;
     }
     n->tail = pending;
-    bool tests = !n->uneval;
     n->leaf_charge = 1 + n->tail;
+    for (size_t i = 0; i < n->nrun; i++) n->leaf_charge += n->run[i].charge;
+    return COAX_OK;
+}
+
+/* Whether node 'n' may be a leaf (validate_leaf.c) as far as its own
+** keywords tell (its subschemas aside): each a test of the value, or
+** "required", "properties" and "items" in the forms a leaf handles. */
+static bool leaf_keywords(const snode *n)
+{
+    if (n->kind != N_OBJECT || n->uneval) return false;
     for (size_t i = 0; i < n->nrun; i++) {
         const skw *k = &n->run[i];
-        n->leaf_charge += k->charge;
         switch (k->op) {
         case OP_TYPE: case OP_CONST: case OP_MULTIPLEOF: case OP_PATTERN:
         case OP_MAXIMUM: case OP_EXMAXIMUM: case OP_MINIMUM: case OP_EXMINIMUM:
         case OP_MAXLENGTH: case OP_MINLENGTH: case OP_MAXITEMS: case OP_MINITEMS:
         case OP_MAXPROPS: case OP_MINPROPS:
             break;
-        case OP_ENUM:
-            tests = tests && k->names;
+        case OP_ENUM: /* of strings, looked up in their table */
+        case OP_REQUIRED: /* names all in "properties", found by its table */
+            if (!k->names) return false;
             break;
         case OP_FORMAT: /* "regex" compiles the pattern: no test to do twice */
-            tests = tests && k->n != FMT_REGEX;
+            if (k->n == FMT_REGEX) return false;
+            break;
+        case OP_PROPS: /* "properties" by its table, "additionalProperties" */
+            if (!k->names || k->npat) return false;
+            break;
+        case OP_ITEMS: /* one subschema for every item */
+            if (k->nsubs || !k->sub) return false;
             break;
         default:
-            tests = false;
+            return false;
         }
     }
-    if (tests) n->leaf = LEAF_TESTS, n->leaf_depth = 1;
-    return COAX_OK;
+    return true;
 }
 
-/* The leaf a node applies alone, when it is one (LEAF_REF, LEAF_ANYOF). */
+/* A subschema a leaf may apply: a leaf, or false (the leaf then fails). */
+static bool leaf_sub(const snode *s, unsigned *depth, bool *choice)
+{
+    if (s->kind == N_FALSE) return true;
+    if (!s->leaf) return false;
+    if (s->leaf_depth > *depth) *depth = s->leaf_depth;
+    *choice = *choice || s->leaf_choice;
+    return true;
+}
+
+/* The leaf depth of a node whose keywords may be a leaf's, when all the
+** subschemas it applies are leaves (1 + theirs); 0 when they are not. */
+static unsigned leaf_subs(const snode *n, bool *choice)
+{
+    unsigned depth = 0;
+    for (size_t i = 0; i < n->nrun; i++) {
+        const skw *k = &n->run[i];
+        if (k->op == OP_PROPS) {
+            for (size_t j = 0; j < k->nsubs; j++)
+                if (!leaf_sub(k->subs[j], &depth, choice)) return 0;
+            if (k->add && !leaf_sub(k->add, &depth, choice)) return 0;
+        } else if (k->op == OP_ITEMS && !leaf_sub(k->sub, &depth, choice)) {
+            return 0;
+        }
+    }
+    return depth + 1;
+}
+
+/* The deepest of the leaves a node applies alone to the same value, a
+** reference or an anyOf whose every branch is a leaf (LEAF_REF, LEAF_ANYOF);
+** NULL when it is no such node. */
 static const snode *leaf_next(const snode *n)
 {
     if (n->kind != N_OBJECT || n->uneval || n->nrun != 1) return NULL;
     const skw *k = &n->run[0];
     if (k->op == OP_REF) return k->sub;
-    if (k->op == OP_ANYOF) return k->subs[0];
-    return NULL;
+    if (k->op != OP_ANYOF) return NULL;
+    const snode *deepest = k->subs[0];
+    for (size_t i = 0; i < k->nsubs; i++) {
+        if (!k->subs[i]->leaf) return NULL;
+        if (k->subs[i]->leaf_depth > deepest->leaf_depth) deepest = k->subs[i];
+    }
+    return deepest;
 }
 
 coax_code cc_mark_leaves(cc *c)
 {
-    /* chains of references and anyOfs to a leaf, found from their end: no
-    ** chain loops (a cycle of those was refused, check_cycles), and one
-    ** longer than the frames a byte counts is left to the evaluator */
+    /* found from the ends: true schemas, tests, then the nodes whose
+    ** subschemas are leaves, until none is added. No chain loops (an
+    ** in-place cycle was refused, check_cycles; a leaf's subschemas apply
+    ** to smaller values), and a leaf deeper than 64 frames is left to the
+    ** evaluator. */
     for (bool more = true; more;) {
         more = false;
         for (size_t i = 0; i < c->nall; i++) {
             snode *n = c->all[i];
+            if (n->leaf) continue;
             const snode *t = leaf_next(n);
-            if (n->leaf || !t || !t->leaf || t->leaf_depth >= 64) continue;
-            n->leaf = n->run[0].op == OP_REF ? LEAF_REF : LEAF_ANYOF;
-            n->leaf_depth = (uint8_t)(t->leaf_depth + 1);
+            unsigned depth = 0;
+            bool choice = false;
+            if (n->kind == N_TRUE) {
+                n->leaf = LEAF_TRUE, n->leaf_depth = 0, n->leaf_charge = 1, n->leaf_plain = true;
+            } else if (t && t->leaf && t->leaf_depth < 64) {
+                n->leaf = n->run[0].op == OP_REF ? LEAF_REF : LEAF_ANYOF;
+                n->leaf_depth = (uint8_t)(t->leaf_depth + 1);
+                n->leaf_plain = n->leaf == LEAF_REF && t->leaf_plain;
+                n->leaf_choice = n->leaf == LEAF_ANYOF || t->leaf_choice;
+                n->leaf_deep_choice = t->leaf_deep_choice;
+                for (size_t j = 0; n->leaf == LEAF_ANYOF && j < n->run[0].nsubs; j++)
+                    n->leaf_deep_choice = n->leaf_deep_choice || n->run[0].subs[j]->leaf_deep_choice;
+            } else if (leaf_keywords(n) && (depth = leaf_subs(n, &choice)) && depth <= 64) {
+                n->leaf = LEAF_TESTS;
+                n->leaf_depth = (uint8_t)depth;
+                n->leaf_choice = n->leaf_deep_choice = choice;
+                n->leaf_plain = true;
+                for (size_t j = 0; j < n->nrun; j++)
+                    if (n->run[j].op == OP_PROPS || n->run[j].op == OP_ITEMS) n->leaf_plain = false;
+            } else {
+                continue;
+            }
             more = true;
         }
     }

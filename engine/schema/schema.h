@@ -65,10 +65,11 @@ struct sres {
 
 enum { N_TRUE, N_FALSE, N_OBJECT };
 
-/* What a leaf is (program.c): tests of the value alone; or a node that only
-** applies one leaf to the same value, a reference to it, or an anyOf whose
-** first branch it is (when that branch passes, the anyOf does). */
-enum { LEAF_NONE, LEAF_TESTS, LEAF_REF, LEAF_ANYOF };
+/* What a leaf is (program.c): a true schema; tests of the value, with
+** "required", "properties" and "items" whose subschemas are leaves; or a
+** node that only applies leaves to the same value, a reference to one, or
+** an anyOf of them. */
+enum { LEAF_NONE, LEAF_TESTS, LEAF_REF, LEAF_ANYOF, LEAF_TRUE };
 
 struct snode {
     uint8_t kind;
@@ -87,9 +88,15 @@ struct snode {
     size_t nrun;
     uint64_t tail;
     uint8_t leaf;          /* LEAF_*: a value passing it is tested without entering it (validate_leaf.c) */
-    uint8_t leaf_depth;    /* the frames entering it would push: 1, and its chain's */
-    uint64_t leaf_charge;  /* the steps of passing it, besides those by the value's size (of its
-                           ** own run: its chain's are added by the one after) */
+    uint8_t leaf_depth;    /* the frames entering it and its subschemas would push, at most */
+    bool leaf_plain;       /* it applies no subschema but through references (an evaluated
+                           ** set it would write into is then untouched) */
+    bool leaf_choice;      /* an anyOf in it or in its subschemas */
+    bool leaf_deep_choice; /* an anyOf in what it applies to members or items: left to validate.c
+                           ** while errors are recorded (a branch that fails there counts its
+                           ** errors: the leaf could not tell, and its work would be done again) */
+    uint64_t leaf_charge;  /* the steps of passing it, besides those by the value's size and
+                           ** its subschemas' */
 };
 
 enum {

@@ -52,11 +52,12 @@ static void eset_free(vctx *c, eset *e)
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev);
 static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev);
 
-/* A leaf subschema the value passes, tested before anything is pushed for
-** it (validate_leaf.c); false: apply it with enter(). */
-static inline bool leaf_passes(vctx *c, const snode *n, const coax_value *inst, const eset *ev)
+/* A leaf subschema applied at once, before anything is pushed for it
+** (validate_leaf.c): 1 it passes, 0 it fails while quiet, -1 apply it
+** with enter(). */
+static inline int leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at)
 {
-    return n->leaf && vctx_leaf_passes(c, n, inst, ev);
+    return n->leaf ? vctx_leaf(c, n, inst, ev, at) : -1;
 }
 
 /* Applies 'sub' to 'inst' with extra keyword segments and an optional
@@ -102,7 +103,9 @@ found:;
                               "reference cycle: %s/%s comes back to %s without consuming the instance",
                               n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
-    if (leaf_passes(c, t, inst, ev)) return true; /* a leaf applies nothing: no cycle through it */
+    lpos at = {NULL, LP_REF, k, 0, NULL};
+    int l = leaf(c, t, inst, ev, &at); /* no cycle through a leaf: it applies nothing in place but leaves */
+    if (l >= 0) return l;
     if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
@@ -132,8 +135,13 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
             vctx_error_at_kw(c, kw);
             return false; /* one error says it for every extra item */
         }
-        if (leaf_passes(c, sub, &inst->u.items[i], NULL)) {
+        lpos at = {NULL, LP_ITEM, k, (uint32_t)i, NULL};
+        int l = leaf(c, sub, &inst->u.items[i], NULL, &at);
+        if (l >= 0) {
             mark(ev, i);
+            if (l) continue;
+            ok = false;
+            if (c->quiet) break;
             continue;
         }
         if (!push(c, &c->ipath, NULL, i)) return false;
@@ -207,8 +215,13 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                      : found    ? idx[i]
                      : k->names ? coax_names_find(k->names, m->key, m->klen)
                                 : coax_ptab_find(k->ptab, props, m->key, m->klen);
-        if (jj >= 0 && !k->npat && leaf_passes(c, k->subs[jj], &m->value, NULL)) { /* nothing else applies */
+        lpos at = {NULL, LP_PROP, k, (uint32_t)jj, m};
+        int l = jj >= 0 && !k->npat ? leaf(c, k->subs[jj], &m->value, NULL, &at) : -1; /* nothing else applies */
+        if (l >= 0) {
             mark(ev, i);
+            if (l) continue;
+            ok = false;
+            if (c->quiet) break;
             continue;
         }
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
@@ -363,8 +376,10 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
         if (track && !eset_init(c, &b, ev->n)) break;
-        bool r = !track && leaf_passes(c, k->subs[i], inst, NULL);
-        if (!r) {
+        lpos at = {NULL, LP_BRANCH, k, (uint32_t)i, NULL};
+        int l = track ? -1 : leaf(c, k->subs[i], inst, NULL, &at);
+        bool r = l > 0;
+        if (l < 0) {
             r = push(c, &c->kpath, NULL, i) && enter(c, k->subs[i], inst, track ? &b : NULL);
             c->kpath.n--;
         }
@@ -625,7 +640,9 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 ** keywords most nodes have are tested here, the rest in run_kw. */
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
-    return leaf_passes(c, n, inst, ev) || enter(c, n, inst, ev);
+    lpos at = {NULL, LP_NONE, NULL, 0, NULL};
+    int l = leaf(c, n, inst, ev, &at);
+    return l >= 0 ? l : enter(c, n, inst, ev);
 }
 
 /* A node applied the ordinary way (not a leaf the value passes). */

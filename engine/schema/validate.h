@@ -128,6 +128,12 @@ uint64_t vctx_default_regex(uint64_t values, uint64_t bytes);
 ** started with their least spends it: true when it did (c->unsized). */
 bool vctx_measure(vctx *c);
 
+/* The length of the JSON Pointer of a path; of a segment for key s[0..n)
+** ("/" and the key, '~' and '/' escaped in two bytes); for index i. */
+size_t vctx_path_len(segs *s);
+size_t vctx_key_len(const char *s, size_t n);
+size_t vctx_index_len(size_t i);
+
 /* charge() short of 'n' steps: the rest of the default budget, or the end
 ** of the run (COAX_ELIMIT). */
 bool vctx_out_of_steps(vctx *c, uint64_t n);
@@ -230,6 +236,9 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst);
 
+/* The message of a "type" error, in c->msg (not quiet). */
+void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst);
+
 /* The tests of some of those, recording nothing: whether 'inst' passes
 ** (maxLength and minLength take a string, the bounds a number). */
 bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst);
@@ -238,12 +247,28 @@ bool vctx_cmp_ok(const skw *k, const coax_value *inst);
 
 /* ---- validate_leaf.c ----------------------------------------------------- */
 
-/* True when node 'n' (n->leaf) passes 'inst' as every test tells at once:
-** its steps, and regex steps, then taken as validate would take them;
-** false, having taken and recorded nothing, when the node must be applied
-** the ordinary way (it fails, or may, or a budget may run out in it). 'ev':
-** the evaluated set the node would write into. */
-bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst, const eset *ev);
+/* Where a leaf is applied: the step down from what applies it (a member
+** of "properties" or "additionalProperties", an item, a branch of an anyOf
+** whose keyword is already on the path, a reference, a branch of an anyOf
+** applied by a leaf; LP_NONE: the paths are the node's), for the errors a
+** leaf counts (validate_leaf.c). */
+enum { LP_NONE, LP_PROP, LP_ADD, LP_ITEM, LP_BRANCH, LP_REF, LP_ANYOF };
+typedef struct lpos {
+    const struct lpos *up;
+    uint8_t kind;
+    const skw *k;         /* the keyword applying the node */
+    uint32_t j;           /* the property's index in k->v, the item's, the branch's */
+    const coax_member *m; /* the member (LP_PROP, LP_ADD) */
+} lpos;
+
+/* Node 'n' (n->leaf) applied to 'inst' (reached by 'at') as its tests
+** tell at once: 1 when it passes; 0 when it fails while quiet, or while
+** its errors are only counted; either having taken the steps, regex steps
+** and error bytes validate.c would take; -1, having taken and recorded
+** nothing, when it must be applied the ordinary way (an error to write, a
+** test that cannot tell, a budget that may run out). 'ev': the evaluated
+** set the node would write into. */
+int vctx_leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at);
 bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst);

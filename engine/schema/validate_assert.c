@@ -280,14 +280,20 @@ bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst)
     return (t & k->types) != 0;
 }
 
-bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
+void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst)
 {
-    if (vctx_type_ok(n, k, inst)) return true;
-    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    msg_start(c);
     MSGS("expected ");
     vctx_put(&c->msg, k->tnames, k->ntnames);
     MSGS(", got ");
     vctx_put_got(c, inst);
+}
+
+bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
+{
+    if (vctx_type_ok(n, k, inst)) return true;
+    if (c->quiet) return false; /* no message, no error */
+    vctx_type_msg(c, k, inst);
     vctx_error_at_kw(c, "type");
     return false;
 }

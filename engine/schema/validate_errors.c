@@ -267,6 +267,18 @@ static size_t ptr_len(segs *s, size_t from, size_t upto)
     return n;
 }
 
+size_t vctx_path_len(segs *s) { return ptr_len(s, 0, s->n); }
+
+size_t vctx_key_len(const char *s, size_t n) { return 1 + n + escapes(s, n); }
+
+size_t vctx_index_len(size_t i)
+{
+    size_t n = 1;
+    do n++, i /= 10;
+    while (i);
+    return n;
+}
+
 /* An error while silent: the bytes vctx_record would write (its strings
 ** and nesting), charged and bounded as they would be, and counted in
 ** c->vbytes, so a run that tries branches silently and then again for

@@ -1,105 +1,246 @@
 /*
-** validate_leaf.c: most subschemas are leaves, tests of the value alone
-** ("type", "maxLength", "enum", "pattern", "format", bounds), and most
-** values pass them. Such a node (n->leaf, program.c) is first tested
-** here without entering it: no frame, no charge per keyword. When every
-** test passes, its steps are taken at once, if the budget holds them all
-** (then nothing else happens between its charges and no budget could run
-** out inside it), and its patterns' regex steps, counted on a copy of the
-** regex budget, are taken with them. Anything else (a test that fails or
-** cannot tell here, a budget that might run out, the depth limit, a run
-** collecting annotations) leaves the node to validate.c from its start:
-** the tests here take nothing and record nothing.
+** validate_leaf.c: most subschemas are leaves (program.c): tests of the
+** value, objects and arrays whose members and items are leaves, references
+** to leaves, anyOfs of leaves. A leaf is applied here at once, without
+** entering it: no frame, no path, no charge per keyword. It takes the
+** steps and regex steps validate.c would take, counted as it goes in the
+** order validate.c takes them, and taken only at the end, when the budget
+** holds them all (then nothing else happens between those charges and no
+** budget could run out among them); its regex steps are counted on a copy
+** of the budget.
+**
+** A leaf that fails while quiet has taken what validate.c takes while
+** quiet (it stops at the first failure, records nothing). While errors are
+** recorded, a branch of an anyOf tried silently (validate.c: its errors
+** are only counted, and charged by their bytes) may fail by its "type":
+** that error is counted here as vctx_record would count it, from the path
+** the leaf went down (lpos). Anything else (an error to write, a test that
+** cannot tell, a budget that might run out, the depth limit, a run that
+** collects annotations) leaves the node to validate.c, from its start: a
+** leaf takes nothing and records nothing until it is sure.
 */
 #include "schema/format.h"
 #include "schema/num.h"
 #include "schema/validate.h"
 
-/* The tests of a LEAF_TESTS node: true when 'inst' passes them all, with
-** the steps by its size added to '*extra' and the regex steps taken from
-** '*regex'. */
-static bool tests_pass(vctx *c, const snode *n, const coax_value *inst, uint64_t *extra, uint64_t *regex)
+/* What a leaf has taken so far: steps, the regex budget left, the bytes
+** of the errors it counted (and charged) while silent. */
+typedef struct lpass {
+    uint64_t steps, regex, vbytes;
+    bool silent; /* an error is counted, not written: the run's trial or an anyOf's here */
+} lpass;
+
+/* What a leaf tells: it passes; it fails, having taken what validate.c
+** takes to find that out; or it cannot tell (validate.c must apply it). */
+enum { FAILS = 0, PASSES = 1, UNSURE = -1 };
+
+static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p);
+
+/* The JSON Pointers' lengths a step down adds: keyword path, instance path. */
+static size_t step_klen(const lpos *at)
 {
-    bool str = inst->type == COAX_STRING;
+    const skw *k = at->k;
+    switch (at->kind) {
+    case LP_PROP: return sizeof "/properties" - 1 + vctx_key_len(k->v->u.members[at->j].key, k->v->u.members[at->j].klen);
+    case LP_ADD: return sizeof "/additionalProperties" - 1;
+    case LP_ITEM: return at->j < k->nsubs ? 1 + k->namelen + vctx_index_len(at->j) : 1 + strlen(k->name2);
+    case LP_BRANCH: return vctx_index_len(at->j);
+    case LP_REF: return 1 + k->namelen;
+    case LP_ANYOF: return 1 + k->namelen + vctx_index_len(at->j);
+    default: return 0;
+    }
+}
+
+static size_t step_ilen(const lpos *at)
+{
+    if (at->kind == LP_PROP || at->kind == LP_ADD) return vctx_key_len(at->m->key, at->m->klen);
+    return at->kind == LP_ITEM ? vctx_index_len(at->j) : 0;
+}
+
+/* A "type" error of node 'n' on 'inst', down path 'at', counted as
+** count_silently (validate_errors.c) counts it: its bytes (the two
+** pointers, the message, the nesting, the absolute location once a
+** reference was crossed) charged and bounded. False when it cannot be. */
+static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_value *inst, const lpos *at, lpass *p)
+{
+    if (!p->silent) return false;
+    size_t klen = sizeof "/type" - 1, ilen = 0, frames = 0, crossed = c->crossed;
+    for (const lpos *a = at; a; a = a->up) {
+        klen += step_klen(a), ilen += step_ilen(a), frames++;
+        crossed += a->kind == LP_REF;
+    }
+    klen += vctx_path_len(&c->kpath), ilen += vctx_path_len(&c->ipath), frames += c->nframes;
+    vctx_type_msg(c, k, inst);
+    if (c->msg.oom) return false;
+    size_t bytes = ilen + 1 + klen + 1 + c->msg.len + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
+    if (crossed) bytes += n->abslen + sizeof "/type" - 1 + 1;
+    p->vbytes += bytes;
+    p->steps += 1 + bytes / 16;
+    return c->strs.len + c->nests.len + c->vbytes + p->vbytes <= c->s->max_error_bytes;
+}
+
+/* The subschema applied to a member or an item. */
+static inline int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at, lpass *p)
+{
+    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* reported by its keyword (quiet: no step) */
+    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
+    return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
+}
+
+/* A test that failed: quiet, the node stops; else only a counted "type". */
+#define FAILED(counted)                          \
+    do {                                         \
+        if (c->quiet) return FAILS;              \
+        if (!(counted)) return UNSURE;           \
+        failed = true;                           \
+    } while (0)
+
+/* The keywords of a LEAF_TESTS node, in order, each charged before it runs
+** as validate.c charges it; after a failure, the rest too unless quiet. */
+static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
+{
+    bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
     uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
+    int r;
     for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
+        p->steps += k->charge;
         switch (k->op) {
         case OP_TYPE:
-            if (!((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst)) return false;
+            if (!((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+                FAILED(count_type_error(c, n, k, inst, at, p));
             break;
         case OP_MAXLENGTH:
         case OP_MINLENGTH:
             if (!str) break;
-            *extra += bytes;
-            if (!vctx_length_ok(k, inst)) return false;
+            p->steps += bytes;
+            if (!vctx_length_ok(k, inst)) FAILED(false);
             break;
         case OP_ENUM: /* of strings (n->leaf): a hashed one charges the string's hash and a lookup */
-            if (!str) return false;
-            if (k->vset) *extra += 2 + bytes;
-            if (coax_names_find(k->names, inst->u.text, inst->len) < 0) return false;
+            if (!str) return UNSURE;
+            if (k->vset) p->steps += 2 + bytes;
+            if (coax_names_find(k->names, inst->u.text, inst->len) < 0) FAILED(false);
             break;
         case OP_CONST:
-            if (inst->type == COAX_ARRAY || inst->type == COAX_OBJECT) return false; /* compared by validate.c */
-            if (coax_value_equal(k->v, inst, c->alloc) != 1) return false;
+            if (inst->type == COAX_ARRAY || obj) return UNSURE; /* compared by validate.c */
+            if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
+            if (!r) FAILED(false);
             break;
         case OP_MAXIMUM:
         case OP_EXMAXIMUM:
         case OP_MINIMUM:
         case OP_EXMINIMUM:
-            if (inst->type == COAX_NUMBER && !vctx_cmp_ok(k, inst)) return false;
+            if (inst->type == COAX_NUMBER && !vctx_cmp_ok(k, inst)) FAILED(false);
             break;
         case OP_MULTIPLEOF:
             if (inst->type == COAX_NUMBER && !coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
-                return false;
+                FAILED(false);
             break;
         case OP_FORMAT:
             if (!str) break;
-            *extra += bytes;
-            if (coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc) != 1) return false;
+            p->steps += bytes;
+            if ((r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc)) < 0) return UNSURE;
+            if (!r) FAILED(false);
             break;
         case OP_PATTERN:
             if (!str) break;
-            *extra += bytes;
-            if (vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, regex) != 1) return false;
+            p->steps += bytes;
+            if ((r = vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, &p->regex)) < 0) return UNSURE;
+            if (!r) FAILED(false);
             break;
         case OP_MAXITEMS:
         case OP_MINITEMS:
             if (inst->type == COAX_ARRAY && !(k->op == OP_MAXITEMS ? inst->len <= k->n : inst->len >= k->n))
-                return false;
+                FAILED(false);
             break;
         case OP_MAXPROPS:
         case OP_MINPROPS:
-            if (inst->type == COAX_OBJECT && !(k->op == OP_MAXPROPS ? inst->len <= k->n : inst->len >= k->n))
-                return false;
+            if (obj && !(k->op == OP_MAXPROPS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
+            break;
+        case OP_REQUIRED: { /* a probe per member, the names all in "properties" */
+            if (!obj) break;
+            p->steps += inst->len;
+            uint64_t seen = 0;
+            for (size_t i = 0; i < inst->len; i++) {
+                int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
+                if (j >= 0) seen |= (uint64_t)1 << j;
+            }
+            if ((seen & k->reqmask) != k->reqmask) FAILED(false);
+            break;
+        }
+        case OP_PROPS: /* a step per member, and the subschema each is applied */
+            if (!obj) break;
+            p->steps += inst->len;
+            for (size_t i = 0; i < inst->len; i++) {
+                const coax_member *m = &inst->u.members[i];
+                int32_t j = coax_names_find(k->names, m->key, m->klen);
+                const snode *sub = j >= 0 ? k->subs[j] : k->add;
+                if (!sub) continue;
+                lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
+                if ((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE) return UNSURE;
+                if (!r) FAILED(true);
+            }
+            break;
+        case OP_ITEMS:
+            if (inst->type != COAX_ARRAY) break;
+            for (size_t i = 0; i < inst->len; i++) {
+                lpos down = {at, LP_ITEM, k, (uint32_t)i, NULL};
+                if ((r = sub_pass(c, k->sub, &inst->u.items[i], &down, p)) == UNSURE) return UNSURE;
+                if (!r) FAILED(true);
+            }
             break;
         default:
-            return false;
+            return UNSURE;
         }
     }
-    return true;
+    p->steps += n->tail;
+    return failed ? FAILS : PASSES;
 }
 
-bool vctx_leaf_passes(vctx *c, const snode *n, const coax_value *inst, const eset *ev)
+/* Node 'n' as a leaf on 'inst', 'refs' references active on it, reached
+** down path 'at'. */
+static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
 {
-    if (c->rc || c->annotate || c->nframes + n->leaf_depth > c->s->max_depth) return false;
-    /* along the chain: a reference charges a step per 16 references active on the value (validate.c),
-    ** those active now and the chain's own; an anyOf tracking evaluated members is left to validate.c */
-    uint64_t steps = 0, extra = 0, regex = c->regex;
-    size_t refs = SIZE_MAX;
-    for (;;) {
-        steps += n->leaf_charge;
-        if (n->leaf == LEAF_TESTS) break;
-        if (n->leaf == LEAF_ANYOF) {
-            if (ev) return false;
-        } else {
-            if (refs == SIZE_MAX)
-                for (refs = 0; refs < c->nrefs && c->refs[c->nrefs - 1 - refs].inst == inst;) refs++;
-            extra += refs++ / 16;
+    p->steps++; /* the node's own step */
+    if (n->leaf == LEAF_TRUE) return PASSES;
+    if (n->leaf == LEAF_TESTS) return tests_pass(c, n, inst, at, p);
+    const skw *k = &n->run[0];
+    p->steps += k->charge;
+    int r;
+    if (n->leaf == LEAF_REF) { /* a step per 16 references active on the value (validate.c) */
+        p->steps += refs / 16;
+        lpos down = {at, LP_REF, k, 0, NULL};
+        r = pass(c, k->sub, inst, refs + 1, &down, p);
+    } else { /* anyOf: the first branch that passes; the errors of those before, counted silently,
+              ** are dropped (validate.c's trial; in a run writing its errors again, left to it) */
+        if (!c->quiet && c->eager) return UNSURE;
+        bool silent = p->silent;
+        uint64_t vbytes = p->vbytes;
+        p->silent = !c->quiet;
+        r = FAILS;
+        for (uint32_t i = 0; i < k->nsubs && r == FAILS; i++) {
+            lpos down = {at, LP_ANYOF, k, i, NULL};
+            r = pass(c, k->subs[i], inst, refs, &down, p);
         }
-        n = n->leaf == LEAF_REF ? n->run[0].sub : n->run[0].subs[0];
+        p->silent = silent;
+        p->vbytes = vbytes;
+        if (r == FAILS && !c->quiet) return UNSURE; /* the anyOf reports its own error */
     }
-    if (c->steps < steps || !tests_pass(c, n, inst, &extra, &regex) || c->steps - steps < extra) return false;
-    c->steps -= steps + extra;
-    c->regex = regex;
-    return true;
+    if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
+    return r;
+}
+
+int vctx_leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at)
+{
+    /* a set of evaluated members is written by "properties", "items" and anyOf, left to validate.c */
+    if (c->rc || c->annotate || c->nframes + n->leaf_depth > c->s->max_depth || (ev && !n->leaf_plain)) return UNSURE;
+    size_t refs = 0;
+    if (n->leaf == LEAF_REF)
+        while (refs < c->nrefs && c->refs[c->nrefs - 1 - refs].inst == inst) refs++;
+    lpass p = {0, c->regex, 0, c->silent > 0};
+    int r = pass(c, n, inst, refs, at, &p);
+    if (r == UNSURE || c->steps < p.steps) return UNSURE;
+    c->steps -= p.steps;
+    c->regex = p.regex;
+    c->vbytes += p.vbytes;
+    return r;
 }
