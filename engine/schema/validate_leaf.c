@@ -102,6 +102,8 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
     bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
     uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
     int r;
+    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
+    bool found = false;
     for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
         p->steps += k->charge;
         switch (k->op) {
@@ -160,8 +162,10 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             if (!obj) break;
             p->steps += inst->len;
             uint64_t seen = 0;
+            found = inst->len <= 64; /* required's names are those of the node's "properties" */
             for (size_t i = 0; i < inst->len; i++) {
                 int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
+                if (found) idx[i] = (int8_t)j;
                 if (j >= 0) seen |= (uint64_t)1 << j;
             }
             if ((seen & k->reqmask) != k->reqmask) FAILED(false);
@@ -172,7 +176,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             p->steps += inst->len;
             for (size_t i = 0; i < inst->len; i++) {
                 const coax_member *m = &inst->u.members[i];
-                int32_t j = coax_names_find(k->names, m->key, m->klen);
+                int32_t j = found ? idx[i] : coax_names_find(k->names, m->key, m->klen);
                 const snode *sub = j >= 0 ? k->subs[j] : k->add;
                 if (!sub) continue;
                 lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
