@@ -166,6 +166,7 @@ struct skw {
     size_t ntnames;
     uint8_t namelen;        /* strlen(name) */
     bool decimal;           /* OP_PATTERN: Pydantic's Decimal pattern, plain decimals matched by decimal.c */
+    bool zero;              /* bounds: the bound is 0 (a value's sign answers) */
 };
 
 /* The values of a long "enum", hashed (coax_value_hash under 'seed'), so a

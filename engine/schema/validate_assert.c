@@ -199,10 +199,21 @@ static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
     return na ? -1 : 1;
 }
 
+/* The sign of a number text: -1, 0 or 1 (a zero mantissa is 0, "-0" too). */
+static int num_sign(const char *s, size_t n)
+{
+    size_t i = s[0] == '-';
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9') return s[0] == '-' ? -1 : 1;
+    return 0;
+}
+
 bool vctx_cmp_ok(const skw *k, const coax_value *inst)
 {
     int r;
-    if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
+    if (k->zero)
+        r = num_sign(inst->u.text, inst->len);
+    else if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
         r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
     else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
         r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
