@@ -87,25 +87,36 @@ static inline int sub_pass(vctx *c, const snode *s, const coax_value *v, const l
     return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
 }
 
+/* A quiet node stops at its first failure: the keywords after keyword 'k'
+** and its tail are not charged (n->leaf_charge charged them). */
+static int stop(const snode *n, const skw *k, lpass *p)
+{
+    uint64_t after = n->tail;
+    for (const skw *x = k + 1, *end = n->run + n->nrun; x < end; x++) after += x->charge;
+    p->steps -= after;
+    return FAILS;
+}
+
 /* A test that failed: quiet, the node stops; else only a counted "type". */
 #define FAILED(counted)                          \
     do {                                         \
-        if (c->quiet) return FAILS;              \
+        if (c->quiet) return stop(n, k, p);      \
         if (!(counted)) return UNSURE;           \
         failed = true;                           \
     } while (0)
 
-/* The keywords of a LEAF_TESTS node, in order, each charged before it runs
-** as validate.c charges it; after a failure, the rest too unless quiet. */
+/* The keywords of a LEAF_TESTS node, in order, charged as validate.c
+** charges them (the node's step, each keyword's, the tail: leaf_charge);
+** after a failure, the rest too unless quiet. */
 static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
 {
+    p->steps += n->leaf_charge;
     bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
     uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
     int r;
     int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
     bool found = false;
     for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
-        p->steps += k->charge;
         switch (k->op) {
         case OP_TYPE:
             if (!((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
@@ -196,7 +207,6 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             return UNSURE;
         }
     }
-    p->steps += n->tail;
     return failed ? FAILS : PASSES;
 }
 
@@ -204,9 +214,9 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
 ** down path 'at'. */
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
 {
+    if (n->leaf == LEAF_TESTS) return tests_pass(c, n, inst, at, p);
     p->steps++; /* the node's own step */
     if (n->leaf == LEAF_TRUE) return PASSES;
-    if (n->leaf == LEAF_TESTS) return tests_pass(c, n, inst, at, p);
     const skw *k = &n->run[0];
     p->steps += k->charge;
     int r;
