@@ -39,7 +39,7 @@ static uint64_t next_mult(uint64_t *state)
 ** the table decides only how fast a name is found, never what is found. */
 static const snames *make_names(cc *c, const name_in *in, size_t n)
 {
-    if (!n || n > 4096) return NULL;
+    if (!n || n > 256) return NULL;
     unsigned bits = 1;
     while (((size_t)1 << bits) < 2 * n) bits++;
     uint64_t state = 0x5EED;
@@ -83,7 +83,7 @@ static const snames *make_names(cc *c, const name_in *in, size_t n)
 ** strings (else NULL). */
 static const snames *names_of(cc *c, const coax_value *v)
 {
-    if (!v || !v->len || v->len > 4096) return NULL;
+    if (!v || !v->len || v->len > 256) return NULL;
     name_in *in = coax_alloc_raw(c->s->alloc, v->len * sizeof *in);
     if (!in) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
     bool ok = true;
@@ -131,6 +131,21 @@ static uint8_t type_mask(unsigned types)
     return m;
 }
 
+/* The names of a set of types as a "type" error writes them, made once
+** per set in a compilation. */
+static bool type_names(cc *c, unsigned types)
+{
+    if (c->tnames[types]) return true;
+    coax_buf b;
+    coax_buf_init(&b, c->s->alloc);
+    vctx_put_types(&b, types);
+    char *t = b.oom ? NULL : coax_arena_alloc(c->a, b.len + 1);
+    if (t) memcpy(t, b.data ? b.data : "", b.len), t[b.len] = '\0';
+    c->tnames[types] = t, c->ntnames[types] = b.len;
+    coax_buf_free(&b);
+    return t || (cc_fail(c, COAX_ENOMEM, "out of memory"), false);
+}
+
 coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
 {
     skw *props = NULL, *req = NULL;
@@ -142,14 +157,8 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
             k->zero = coax_number_compare_text(k->v->u.text, k->v->len, "0", 1) == 0;
         if (k->op == OP_TYPE) {
             k->tmask = type_mask(k->types);
-            coax_buf b;
-            coax_buf_init(&b, c->s->alloc);
-            vctx_put_types(&b, k->types);
-            char *t = b.oom ? NULL : coax_arena_alloc(c->a, b.len + 1);
-            if (t) memcpy(t, b.data ? b.data : "", b.len), t[b.len] = '\0';
-            k->tnames = t, k->ntnames = b.len;
-            coax_buf_free(&b);
-            if (!t) return cc_fail(c, COAX_ENOMEM, "out of memory");
+            if (!type_names(c, k->types & 127)) return c->rc;
+            k->tnames = c->tnames[k->types & 127], k->ntnames = c->ntnames[k->types & 127];
         }
         if (k->op == OP_ENUM && k->v->type == COAX_ARRAY) k->names = names_of(c, k->v);
         if (k->op == OP_PROPS && k->v && k->v->len <= 64) k->names = names_of(c, k->v), props = k;
