@@ -208,7 +208,7 @@ static bool leaf_keywords(const snode *n)
         case OP_TYPE: case OP_CONST: case OP_MULTIPLEOF: case OP_PATTERN:
         case OP_MAXIMUM: case OP_EXMAXIMUM: case OP_MINIMUM: case OP_EXMINIMUM:
         case OP_MAXLENGTH: case OP_MINLENGTH: case OP_MAXITEMS: case OP_MINITEMS:
-        case OP_MAXPROPS: case OP_MINPROPS:
+        case OP_MAXPROPS: case OP_MINPROPS: case OP_UNIQUE:
             break;
         case OP_ENUM: /* of strings, looked up in their table */
         case OP_REQUIRED: /* names all in "properties", found by its table */

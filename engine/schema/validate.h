@@ -245,6 +245,12 @@ bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst);
 bool vctx_length_ok(const skw *k, const coax_value *inst);
 bool vctx_cmp_ok(const skw *k, const coax_value *inst);
 
+/* uniqueItems on an array of at most 16 scalars compares every pair: true
+** when 'a' is one, with the steps that costs; and its first duplicate pair
+** (j < i), false when it has none. */
+bool vctx_small_scalars(const coax_value *a, uint64_t *steps);
+bool vctx_scalar_duplicate(const coax_value *a, size_t *dj, size_t *di);
+
 /* ---- validate_leaf.c ----------------------------------------------------- */
 
 /* Where a leaf is applied: the step down from what applies it (a member

@@ -391,17 +391,28 @@ static int hidx_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* True when every item of a small array is a scalar: then comparing every
-** pair is cheaper than hashing, and charged by the pairs and the bytes. */
-static bool small_scalars(vctx *c, const coax_value *a)
+bool vctx_small_scalars(const coax_value *a, uint64_t *steps)
 {
+    if (a->len > 16) return false;
     uint64_t bytes = 0;
     for (size_t i = 0; i < a->len; i++) {
         const coax_value *v = &a->u.items[i];
         if (v->type == COAX_ARRAY || v->type == COAX_OBJECT) return false;
         if (v->type == COAX_STRING || v->type == COAX_NUMBER) bytes += v->len;
     }
-    return charge(c, (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64));
+    *steps = (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64);
+    return true;
+}
+
+bool vctx_scalar_duplicate(const coax_value *a, size_t *dj, size_t *di)
+{
+    for (size_t i = 1; i < a->len; i++)
+        for (size_t j = 0; j < i; j++)
+            if (coax_value_equal(&a->u.items[j], &a->u.items[i], NULL) > 0) { /* scalars: no memory */
+                *dj = j, *di = i;
+                return true;
+            }
+    return false;
 }
 
 /* The duplicate pair (j < i) with the smallest i, then j; false if none.
@@ -411,16 +422,9 @@ static bool small_scalars(vctx *c, const coax_value *a)
 static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
 {
     size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
+    uint64_t steps;
     if (n < 2) return false;
-    if (n <= 16 && small_scalars(c, a)) {
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = 0; j < i; j++)
-                if (equal(c, &a->u.items[j], &a->u.items[i])) {
-                    *dj = j, *di = i;
-                    return true;
-                }
-        return false;
-    }
+    if (vctx_small_scalars(a, &steps)) return charge(c, steps) && vctx_scalar_duplicate(a, dj, di);
     hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
     if (!x) return oom(c);
     uint64_t seed = coax_hash_seed(x);

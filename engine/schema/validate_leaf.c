@@ -169,6 +169,15 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         case OP_MINPROPS:
             if (obj && !(k->op == OP_MAXPROPS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
             break;
+        case OP_UNIQUE: { /* a few scalars, every pair compared (validate_assert.c) */
+            uint64_t steps;
+            size_t dj, di;
+            if (inst->type != COAX_ARRAY || inst->len < 2) break;
+            if (!vctx_small_scalars(inst, &steps)) return UNSURE;
+            p->steps += steps;
+            if (vctx_scalar_duplicate(inst, &dj, &di)) FAILED(false);
+            break;
+        }
         case OP_REQUIRED: { /* a probe per member, the names all in "properties" */
             if (!obj) break;
             p->steps += inst->len;
