@@ -218,27 +218,6 @@ static uint64_t kw_cost(const skw *k)
     }
 }
 
-/* Points "required" at the node's "properties" table, so that a name
-** there is found by one probe per member of the instance. */
-static bool link_required(cc *c, skw *ks, size_t nk)
-{
-    skw *req = NULL, *props = NULL;
-    for (size_t i = 0; i < nk; i++) {
-        if (ks[i].op == OP_REQUIRED) req = &ks[i];
-        if (ks[i].op == OP_PROPS && ks[i].ptab && ks[i].v->len <= 64) props = &ks[i];
-    }
-    if (!req || !props) return true;
-    req->ridx = coax_arena_alloc(c->a, req->v->len * sizeof *req->ridx);
-    if (!req->ridx) return cc_fail(c, COAX_ENOMEM, "out of memory"), false;
-    for (size_t i = 0; i < req->v->len; i++) {
-        const coax_value *name = &req->v->u.items[i];
-        req->ridx[i] = coax_ptab_find(props->ptab, props->v, name->u.text, name->len);
-    }
-    req->ptab = props->ptab;
-    req->v2 = props->v;
-    return true;
-}
-
 #define MAXKW 64
 
 coax_code cc_compile_node(cc *c, snode *n)
@@ -494,7 +473,7 @@ coax_code cc_compile_node(cc *c, snode *n)
     }
 #undef NEW
 done:
-    if (!link_required(c, ks, nk)) return c->rc;
+    if (!cc_link_required(c, ks, nk)) return c->rc;
     c->s->weight += 1;
     for (size_t i = 0; i < nk; i++) c->s->weight += ks[i].cost = kw_cost(&ks[i]);
     if (cc_program(c, n, ks, nk)) return c->rc;

@@ -131,6 +131,27 @@ static uint8_t type_mask(unsigned types)
     return m;
 }
 
+/* Points "required" at the node's "properties" table, so that a name
+** there is found by one probe per member of the instance. */
+bool cc_link_required(cc *c, skw *ks, size_t nk)
+{
+    skw *req = NULL, *props = NULL;
+    for (size_t i = 0; i < nk; i++) {
+        if (ks[i].op == OP_REQUIRED) req = &ks[i];
+        if (ks[i].op == OP_PROPS && ks[i].ptab && ks[i].v->len <= 64) props = &ks[i];
+    }
+    if (!req || !props) return true;
+    req->ridx = coax_arena_alloc(c->a, req->v->len * sizeof *req->ridx);
+    if (!req->ridx) return cc_fail(c, COAX_ENOMEM, "out of memory"), false;
+    for (size_t i = 0; i < req->v->len; i++) {
+        const coax_value *name = &req->v->u.items[i];
+        req->ridx[i] = coax_ptab_find(props->ptab, props->v, name->u.text, name->len);
+    }
+    req->ptab = props->ptab;
+    req->v2 = props->v;
+    return true;
+}
+
 /* The names of a set of types as a "type" error writes them, made once
 ** per set in a compilation. */
 static bool type_names(cc *c, unsigned types)

@@ -6,6 +6,10 @@
 
 #include "schema/compiled.h"
 
+/* Points "required" at the node's "properties" table, so that a name
+** there is found by one probe per member of the instance. */
+bool cc_link_required(cc *c, skw *ks, size_t nk);
+
 /* Prepares the keywords ks[0..nk) of node 'n' (before they are copied to
 ** n->kw): their charges, name tables and type masks, and the node's run. */
 coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk);

@@ -28,25 +28,6 @@
 #include "schema/num.h"
 #include "schema/validate.h"
 
-/* ---- evaluated sets ------------------------------------------------------ */
-
-static bool eset_init(vctx *c, eset *e, size_t n)
-{
-    e->n = n;
-    e->bits = NULL;
-    if (!charge(c, n / 64)) return false;
-    e->bits = coax_alloc_raw(c->alloc, ((n + 63) / 64) * sizeof *e->bits);
-    if (!e->bits) return oom(c);
-    memset(e->bits, 0, ((n + 63) / 64) * sizeof *e->bits);
-    return true;
-}
-
-static void eset_free(vctx *c, eset *e)
-{
-    if (e->bits) coax_free_raw(c->alloc, e->bits, ((e->n + 63) / 64) * sizeof *e->bits);
-    e->bits = NULL;
-}
-
 /* ---- the evaluator ------------------------------------------------------- */
 
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev);
@@ -60,13 +41,6 @@ static inline int leaf(vctx *c, const snode *n, const coax_value *inst, const es
     return n->leaf ? vctx_leaf(c, n, inst, ev, at) : -1;
 }
 
-/* Applies 'sub' to 'inst' with extra keyword segments and an optional
-** instance segment already pushed by the caller. */
-static bool apply(vctx *c, const snode *sub, const coax_value *inst, eset *ev)
-{
-    return validate(c, sub, inst, ev);
-}
-
 /* The keywords that read a string take a step per 64 bytes. */
 static inline bool charge_bytes(vctx *c, const coax_value *inst)
 {
@@ -77,25 +51,8 @@ static inline bool charge_bytes(vctx *c, const coax_value *inst)
 
 static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
-    const snode *t = k->sub;
-    if (k->op == OP_DYNREF && k->anchor) {
-        for (size_t i = 0; i < c->nscope; i++) {
-            const sres *r = c->scope[i];
-            if (!charge(c, 1 + r->nanchors)) return false;
-            for (size_t j = 0; j < r->nanchors; j++) {
-                if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) {
-                    t = r->anchors[j].node;
-                    goto found;
-                }
-            }
-        }
-    } else if (k->op == OP_RECREF && t->res->recursive_anchor && t == t->res->root_node) {
-        for (size_t i = c->nscope; i-- > 0;) {
-            if (!c->scope[i]->recursive_anchor || !c->scope[i]->root_node) break;
-            t = c->scope[i]->root_node;
-        }
-    }
-found:;
+    const snode *t = k->op == OP_REF ? k->sub : vctx_dynamic_target(c, k);
+    if (!t) return false;
     size_t scanned = 0; /* references active on this value: a compare each, 16 a step */
     for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst; scanned++)
         if (c->refs[i].target == t)
@@ -176,7 +133,7 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     c->quiet++;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         if (!push(c, &c->ipath, NULL, i)) break;
-        bool r = apply(c, k->sub, &inst->u.items[i], NULL);
+        bool r = validate(c, k->sub, &inst->u.items[i], NULL);
         c->ipath.n--;
         if (r) {
             count++;
@@ -266,7 +223,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                 }
             } else {
                 rr = push_kw(c, "patternProperties") && push(c, &c->kpath, p->key, p->klen) &&
-                     apply(c, k->patsubs[j], &m->value, NULL);
+                     validate(c, k->patsubs[j], &m->value, NULL);
                 c->kpath.n -= 2;
             }
             r = r && rr;
@@ -277,7 +234,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                 r = false;
                 vctx_not_allowed(c, "additionalProperties", &m->value, "", m->key, m->klen, 0);
             } else {
-                r = push_kw(c, "additionalProperties") && apply(c, k->add, &m->value, NULL);
+                r = push_kw(c, "additionalProperties") && validate(c, k->add, &m->value, NULL);
                 c->kpath.n--;
             }
         }
@@ -320,7 +277,7 @@ static bool deps_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
                 if (c->quiet) break;
             }
         } else {
-            r = apply(c, k->subs[j], inst, ev);
+            r = validate(c, k->subs[j], inst, ev);
         }
         c->kpath.n -= 2;
         if (!r) {
@@ -348,7 +305,7 @@ static bool propnames_kw(vctx *c, const skw *k, const coax_value *inst)
             r = false;
             vctx_not_allowed(c, "propertyNames", &name, "", m->key, m->klen, 0);
         } else {
-            r = push_kw(c, "propertyNames") && apply(c, k->sub, &name, NULL);
+            r = push_kw(c, "propertyNames") && validate(c, k->sub, &name, NULL);
             c->kpath.n--;
         }
         c->ipath.n--;
@@ -375,7 +332,7 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     if (!push_kwn(c, k->name, k->namelen)) return;
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
-        if (track && !eset_init(c, &b, ev->n)) break;
+        if (track && !vctx_eset_init(c, &b, ev->n)) break;
         lpos at = {NULL, LP_BRANCH, k, (uint32_t)i, NULL};
         int l = track ? -1 : leaf(c, k->subs[i], inst, NULL, &at);
         bool r = l > 0;
@@ -393,7 +350,7 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
                 b.bits = NULL;
             }
         }
-        eset_free(c, &b);
+        vctx_eset_free(c, &b);
         if (!track && !c->annotate && ((!one && o->valid) || (one && o->valid > 1))) break;
         if (one && o->valid > 1 && c->quiet) break;
     }
@@ -419,24 +376,24 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
     try_branches(c, k, inst, ev, &o);
     c->silent -= trial;
     if (c->rc) {
-        eset_free(c, &o.chosen);
+        vctx_eset_free(c, &o.chosen);
         return false;
     }
     bool ok = one ? o.valid == 1 : o.valid > 0;
     if (ok) {
         err_rewind(c, em);
         if (one) merge(ev, &o.chosen);
-        eset_free(c, &o.chosen);
+        vctx_eset_free(c, &o.chosen);
         return true;
     }
-    eset_free(c, &o.chosen);
+    vctx_eset_free(c, &o.chosen);
     if (trial && o.valid == 0) { /* the branches' errors are the keyword's */
         err_rewind(c, em);
         vctx_give_back(c, sm);
         c->eager++;
         try_branches(c, k, inst, ev, &o);
         c->eager--;
-        eset_free(c, &o.chosen);
+        vctx_eset_free(c, &o.chosen);
         if (c->rc) return false;
     }
     if (!msg_start(c)) return false; /* quiet: no message, no error */
@@ -456,17 +413,17 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 static bool if_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 {
     eset b = {0};
-    if (ev && !eset_init(c, &b, ev->n)) return false;
+    if (ev && !vctx_eset_init(c, &b, ev->n)) return false;
     c->quiet++;
-    bool cond = push_kw(c, "if") && apply(c, k->sub, inst, ev ? &b : NULL);
+    bool cond = push_kw(c, "if") && validate(c, k->sub, inst, ev ? &b : NULL);
     c->kpath.n--;
     c->quiet--;
     if (cond) merge(ev, &b);
-    eset_free(c, &b);
+    vctx_eset_free(c, &b);
     if (c->rc) return false;
     const snode *next = k->subs[cond ? 0 : 1];
     if (!next) return true;
-    bool r = push_kw(c, cond ? "then" : "else") && apply(c, next, inst, ev);
+    bool r = push_kw(c, cond ? "then" : "else") && validate(c, next, inst, ev);
     c->kpath.n--;
     return r;
 }
@@ -488,7 +445,7 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
             vctx_not_allowed(c, k->name, v, " (no keyword of the schema evaluates it)", m ? m->key : NULL,
                              m ? m->klen : 0, i);
         } else {
-            r = push_kw(c, k->name) && apply(c, k->sub, v, NULL);
+            r = push_kw(c, k->name) && validate(c, k->sub, v, NULL);
             c->kpath.n--;
         }
         c->ipath.n--;
@@ -562,7 +519,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         bool ok = true;
         if (!push_kw(c, "allOf")) return false;
         for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
-            bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, ev);
+            bool r = push(c, &c->kpath, NULL, i) && validate(c, k->subs[i], inst, ev);
             c->kpath.n--;
             if (!r) {
                 ok = false;
@@ -577,7 +534,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         return some_of(c, k, inst, ev);
     case OP_NOT: {
         c->quiet++;
-        bool r = push_kw(c, "not") && apply(c, k->sub, inst, NULL);
+        bool r = push_kw(c, "not") && validate(c, k->sub, inst, NULL);
         c->kpath.n--;
         c->quiet--;
         if (c->rc) return false;
@@ -611,7 +568,7 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
     eset local = {0}, *my = ev;
     if (n->uneval && (inst->type == COAX_ARRAY || inst->type == COAX_OBJECT)) {
-        if (!eset_init(c, &local, inst->len)) return false;
+        if (!vctx_eset_init(c, &local, inst->len)) return false;
         my = &local;
     }
     size_t anns_at = c->nanns, astrs_at = c->astrs.len;
@@ -628,7 +585,7 @@ static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     }
     if (my == &local) {
         if (ok && ev) merge(ev, &local);
-        eset_free(c, &local);
+        vctx_eset_free(c, &local);
     }
     return ok;
 }

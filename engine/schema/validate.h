@@ -155,6 +155,15 @@ static inline vspent vctx_spent_mark(const vctx *c)
 ** was measured since) and to its annotations. */
 void vctx_give_back(vctx *c, vspent m);
 
+/* An evaluated set for n members or items (charged n / 64 steps), and its
+** release; false after a failure (budget, memory). */
+bool vctx_eset_init(vctx *c, eset *e, size_t n);
+void vctx_eset_free(vctx *c, eset *e);
+
+/* The node a $dynamicRef or $recursiveRef reaches through the dynamic
+** scope (each resource searched charged); NULL when the budget ran out. */
+const snode *vctx_dynamic_target(vctx *c, const skw *k);
+
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
 bool vctx_grow(vctx *c, void **p, size_t *cap, size_t n, size_t size);

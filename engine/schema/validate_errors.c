@@ -120,6 +120,44 @@ void vctx_release(vctx *c, void *p, size_t cap, size_t size)
     if (!((const char *)p >= c->own_lo && (const char *)p < c->own_hi)) coax_free_raw(c->alloc, p, cap * size);
 }
 
+/* ---- evaluated sets, dynamic references ---------------------------------- */
+
+bool vctx_eset_init(vctx *c, eset *e, size_t n)
+{
+    e->n = n;
+    e->bits = NULL;
+    if (!charge(c, n / 64)) return false;
+    e->bits = coax_alloc_raw(c->alloc, ((n + 63) / 64) * sizeof *e->bits);
+    if (!e->bits) return oom(c);
+    memset(e->bits, 0, ((n + 63) / 64) * sizeof *e->bits);
+    return true;
+}
+
+void vctx_eset_free(vctx *c, eset *e)
+{
+    if (e->bits) coax_free_raw(c->alloc, e->bits, ((e->n + 63) / 64) * sizeof *e->bits);
+    e->bits = NULL;
+}
+
+const snode *vctx_dynamic_target(vctx *c, const skw *k)
+{
+    const snode *t = k->sub;
+    if (k->op == OP_DYNREF && k->anchor) {
+        for (size_t i = 0; i < c->nscope; i++) {
+            const sres *r = c->scope[i];
+            if (!charge(c, 1 + r->nanchors)) return NULL;
+            for (size_t j = 0; j < r->nanchors; j++)
+                if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) return r->anchors[j].node;
+        }
+    } else if (k->op == OP_RECREF && t->res->recursive_anchor && t == t->res->root_node) {
+        for (size_t i = c->nscope; i-- > 0;) {
+            if (!c->scope[i]->recursive_anchor || !c->scope[i]->root_node) break;
+            t = c->scope[i]->root_node;
+        }
+    }
+    return t;
+}
+
 /* ---- locations ----------------------------------------------------------- */
 
 /* Writes the segments of 's' from 'from' on as a JSON Pointer; cut_len[i]
