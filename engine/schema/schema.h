@@ -249,6 +249,35 @@ static inline uint64_t coax_name_mix(uint64_t a, uint64_t b, size_t n)
     return a + (b << 29 | b >> 35) + n;
 }
 
+/* Eight or four bytes at s, as one word. */
+static inline uint64_t coax_load8(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, 8);
+    return v;
+}
+
+static inline uint64_t coax_load4(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return v;
+}
+
+/* a[0..n) == b[0..n), by words for a short name (memcmp's call costs more) */
+static inline bool coax_same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (coax_load8(a + i) != coax_load8(b + i)) return false;
+        return coax_load8(a + n - 8) == coax_load8(b + n - 8);
+    }
+    if (n >= 4) return coax_load4(a) == coax_load4(b) && coax_load4(a + n - 4) == coax_load4(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
 /* The index of name s[0..n) in 't', or -1. */
 static inline int32_t coax_names_find(const snames *t, const char *s, size_t n)
 {

@@ -94,11 +94,9 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         }
         lpos at = {NULL, LP_ITEM, k, (uint32_t)i, NULL};
         int l = leaf(c, sub, &inst->u.items[i], NULL, &at);
-        if (l >= 0) {
+        if (l >= 0) { /* while quiet, the first failure ends it */
             mark(ev, i);
-            if (l) continue;
-            ok = false;
-            if (c->quiet) break;
+            if (!l && (ok = false, c->quiet)) break;
             continue;
         }
         if (!push(c, &c->ipath, NULL, i)) return false;
@@ -174,11 +172,9 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                                 : coax_ptab_find(k->ptab, props, m->key, m->klen);
         lpos at = {NULL, LP_PROP, k, (uint32_t)jj, m};
         int l = jj >= 0 && !k->npat ? leaf(c, k->subs[jj], &m->value, NULL, &at) : -1; /* nothing else applies */
-        if (l >= 0) {
+        if (l >= 0) { /* while quiet, the first failure ends it */
             mark(ev, i);
-            if (l) continue;
-            ok = false;
-            if (c->quiet) break;
+            if (!l && (ok = false, c->quiet)) break;
             continue;
         }
         if (!push(c, &c->ipath, m->key, m->klen)) return false;

@@ -519,34 +519,6 @@ static bool in_table(const sptab *t, size_t j)
     }
 }
 
-static inline uint64_t load8(const char *s)
-{
-    uint64_t v;
-    memcpy(&v, s, 8);
-    return v;
-}
-
-static inline uint32_t load4(const char *s)
-{
-    uint32_t v;
-    memcpy(&v, s, 4);
-    return v;
-}
-
-/* a[0..n) == b[0..n), by words for a short name (memcmp's call costs more) */
-static inline bool same_name(const char *a, const char *b, size_t n)
-{
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            if (load8(a + i) != load8(b + i)) return false;
-        return load8(a + n - 8) == load8(b + n - 8);
-    }
-    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
 const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst)
 {
     if (inst->len > 64 || props->len > 64) return NULL;
@@ -559,12 +531,12 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
     for (size_t i = 0; i < inst->len; i++) {
         const coax_member *m = &inst->u.members[i];
         int32_t j = -1;
-        if (next < np && pm[next].klen == m->klen && same_name(pm[next].key, m->key, m->klen)) {
+        if (next < np && pm[next].klen == m->klen && coax_same_bytes(pm[next].key, m->key, m->klen)) {
             if (in_table(t, next)) j = (int32_t)next; /* the common case: the next name */
         } else {
             for (size_t g = 1, at = next + 1; g < tries; g++, at++) {
                 if (at >= np) at -= np;
-                if (pm[at].klen == m->klen && same_name(pm[at].key, m->key, m->klen)) {
+                if (pm[at].klen == m->klen && coax_same_bytes(pm[at].key, m->key, m->klen)) {
                     if (in_table(t, at)) j = (int32_t)at;
                     break;
                 }

@@ -241,20 +241,6 @@ static inline bool has_escape(uint64_t x)
     return (((a - ones) & ~a) | ((b - ones) & ~b)) & highs;
 }
 
-static inline uint64_t load8(const char *s)
-{
-    uint64_t v;
-    memcpy(&v, s, 8);
-    return v;
-}
-
-static inline uint64_t load4(const char *s)
-{
-    uint32_t v;
-    memcpy(&v, s, 4);
-    return v;
-}
-
 /* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes).
 ** Most names have none: words of eight (or four) bytes tell, the last one
 ** overlapping the one before; only a name that has one is counted byte by
@@ -263,10 +249,10 @@ static size_t escapes(const char *s, size_t n)
 {
     bool any = false;
     if (n >= 8) {
-        for (size_t i = 0; i + 8 <= n && !any; i += 8) any = has_escape(load8(s + i));
-        any = any || has_escape(load8(s + n - 8));
+        for (size_t i = 0; i + 8 <= n && !any; i += 8) any = has_escape(coax_load8(s + i));
+        any = any || has_escape(coax_load8(s + n - 8));
     } else if (n >= 4) {
-        any = has_escape(load4(s) | load4(s + n - 4) << 32);
+        any = has_escape(coax_load4(s) | coax_load4(s + n - 4) << 32);
     } else {
         any = true;
     }
@@ -416,10 +402,10 @@ static bool plain_text(const char *s, size_t n)
 {
     if (n >= 8) {
         for (size_t i = 0; i + 8 <= n; i += 8)
-            if (has_special(load8(s + i))) return false;
-        return !has_special(load8(s + n - 8));
+            if (has_special(coax_load8(s + i))) return false;
+        return !has_special(coax_load8(s + n - 8));
     }
-    if (n >= 4) return !has_special(load4(s) | load4(s + n - 4) << 32);
+    if (n >= 4) return !has_special(coax_load4(s) | coax_load4(s + n - 4) << 32);
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7f || s[i] == '"' || s[i] == '\\') return false;
     return true;
