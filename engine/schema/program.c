@@ -1,14 +1,18 @@
 /*
 ** program.c: what compilation prepares for the evaluator beyond the
-** keywords themselves (compile.c calls it, validate.c reads it):
+** keywords themselves (compile.c calls it, validate.c and validate_leaf.c
+** read it):
 **   - a node's run: its keywords without the annotation keywords. Those
 **     only charge their cost when no annotations are collected; each one's
 **     cost is added to the charge of the keyword after it (nothing happens
 **     between the two charges, so a budget runs out at the same place), or
 **     to the node's tail when the annotations come last;
 **   - perfect hashes of the names of "properties" and of the values of an
-**     enum of strings, and the bits of "required" among those names;
-**   - the coax types "type" accepts whatever the value;
+**     enum of strings, the bits of "required" among those names, and the
+**     lengths of those names as JSON Pointer segments;
+**   - the coax types "type" accepts whatever the value, and its names as
+**     its error writes them; whether a bound is 0;
+**   - the leaves (LEAF_*, validate_leaf.c), once every node is compiled;
 **   - whether the root reaches a dynamic reference: when it does not, a
 **     run from the root keeps no dynamic scope (nothing would read it).
 */

@@ -5,8 +5,10 @@
 ** once to find its resources ($id), anchors and subschemas, then turns each
 ** reachable subschema into an snode: a short program of keywords whose
 ** references point straight at other snodes. Everything is allocated in
-** the schema's arena and never changes after compilation, so one compiled
-** schema serves any number of validations, from any number of threads.
+** the schema's arena and never changes after compilation (but the regex
+** match memory a run leaves for the next, taken and given back atomically),
+** so one compiled schema serves any number of validations, from any number
+** of threads.
 */
 #ifndef COAX_SCHEMA_H
 #define COAX_SCHEMA_H

@@ -5,6 +5,8 @@
 **                      run, its errors and annotations copied to the arena
 **   validate.c         the evaluator: a node's keywords, and the applicator
 **                      keywords that apply subschemas (they recurse into it)
+**   validate_leaf.c    leaves (program.c) applied at once, without entering
+**                      them, taking what validate.c would take
 **   validate_assert.c  the assertion keywords that need more than a test:
 **                      numbers, patterns, formats, counts and lengths,
 **                      uniqueness, required, content
