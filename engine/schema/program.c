@@ -226,7 +226,7 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
 ** "required", "properties" and "items" in the forms a leaf handles. */
 static bool leaf_keywords(const snode *n)
 {
-    if (n->kind != N_OBJECT || n->uneval) return false;
+    if (n->kind != N_OBJECT || n->uneval || n->nrun > 40) return false; /* 6 x 40 tests fit ltest_at */
     for (size_t i = 0; i < n->nrun; i++) {
         const skw *k = &n->run[i];
         switch (k->op) {
@@ -283,6 +283,37 @@ static unsigned leaf_subs(const snode *n, bool *choice)
     return depth + 1;
 }
 
+/* Whether keyword 'k' of a leaf acts on a value of coax type t (the others
+** pass it untested; "type" is tested first, apart). */
+static bool acts_on(const skw *k, unsigned t)
+{
+    switch (k->op) {
+    case OP_ENUM: case OP_CONST: return true;
+    case OP_MAXLENGTH: case OP_MINLENGTH: case OP_PATTERN: case OP_FORMAT: return t == COAX_STRING;
+    case OP_MAXIMUM: case OP_EXMAXIMUM: case OP_MINIMUM: case OP_EXMINIMUM:
+    case OP_MULTIPLEOF: return t == COAX_NUMBER;
+    case OP_MAXITEMS: case OP_MINITEMS: case OP_UNIQUE: case OP_ITEMS: return t == COAX_ARRAY;
+    case OP_MAXPROPS: case OP_MINPROPS: case OP_REQUIRED: case OP_PROPS: return t == COAX_OBJECT;
+    default: return false;
+    }
+}
+
+/* A leaf's keywords by the type of value they act on (n->ltests). */
+static bool leaf_tests(cc *c, snode *n)
+{
+    const skw **t = coax_arena_alloc(c->a, (6 * n->nrun + 1) * sizeof *t);
+    if (!t) return cc_fail(c, COAX_ENOMEM, "out of memory"), false;
+    size_t m = 0;
+    for (unsigned type = 0; type < 6; type++) {
+        n->ltest_at[type] = (uint8_t)m;
+        for (size_t i = 0; i < n->nrun; i++)
+            if (n->run[i].op != OP_TYPE && acts_on(&n->run[i], type)) t[m++] = &n->run[i];
+    }
+    n->ltest_at[6] = (uint8_t)m;
+    n->ltests = t;
+    return true;
+}
+
 /* The deepest of the leaves a node applies alone to the same value, a
 ** reference or an anyOf whose every branch is a leaf (LEAF_REF, LEAF_ANYOF);
 ** NULL when it is no such node. */
@@ -326,6 +357,7 @@ coax_code cc_mark_leaves(cc *c)
                 for (size_t j = 0; n->leaf == LEAF_ANYOF && j < n->run[0].nsubs; j++)
                     n->leaf_deep_choice = n->leaf_deep_choice || n->run[0].subs[j]->leaf_deep_choice;
             } else if (leaf_keywords(n) && (depth = leaf_subs(n, &choice)) && depth <= 64) {
+                if (!leaf_tests(c, n)) return c->rc;
                 n->leaf = LEAF_TESTS;
                 n->leaf_depth = (uint8_t)depth;
                 n->leaf_choice = n->leaf_deep_choice = choice;

@@ -99,6 +99,9 @@ struct snode {
                            ** errors: the leaf could not tell, and its work would be done again) */
     uint64_t leaf_charge;  /* the steps of passing it, besides those by the value's size and
                            ** its subschemas' */
+    const skw **ltests;    /* LEAF_TESTS: its keywords but "type" that act on a value of coax
+                           ** type t, in order: ltests[ltest_at[t] .. ltest_at[t + 1]) */
+    uint8_t ltest_at[7];
 };
 
 enum {

@@ -116,15 +116,16 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
     int r;
     int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
     bool found = false;
-    for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
+    const skw *k = n->run; /* "type" comes first in a run (compile.c) */
+    if (n->nrun && k->op == OP_TYPE && !((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+        FAILED(count_type_error(c, n, k, inst, at, p));
+    /* then only the keywords that act on the value's type: the others pass it */
+    for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
+         t < e; t++) {
+        k = *t;
         switch (k->op) {
-        case OP_TYPE:
-            if (!((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
-                FAILED(count_type_error(c, n, k, inst, at, p));
-            break;
         case OP_MAXLENGTH:
         case OP_MINLENGTH:
-            if (!str) break;
             p->steps += bytes;
             if (!vctx_length_ok(k, inst)) FAILED(false);
             break;
@@ -142,44 +143,39 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         case OP_EXMAXIMUM:
         case OP_MINIMUM:
         case OP_EXMINIMUM:
-            if (inst->type == COAX_NUMBER && !vctx_cmp_ok(k, inst)) FAILED(false);
+            if (!vctx_cmp_ok(k, inst)) FAILED(false);
             break;
         case OP_MULTIPLEOF:
-            if (inst->type == COAX_NUMBER && !coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
-                FAILED(false);
+            if (!coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len)) FAILED(false);
             break;
         case OP_FORMAT:
-            if (!str) break;
             p->steps += bytes;
             if ((r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc)) < 0) return UNSURE;
             if (!r) FAILED(false);
             break;
         case OP_PATTERN:
-            if (!str) break;
             p->steps += bytes;
             if ((r = vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, &p->regex)) < 0) return UNSURE;
             if (!r) FAILED(false);
             break;
         case OP_MAXITEMS:
         case OP_MINITEMS:
-            if (inst->type == COAX_ARRAY && !(k->op == OP_MAXITEMS ? inst->len <= k->n : inst->len >= k->n))
-                FAILED(false);
+            if (!(k->op == OP_MAXITEMS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
             break;
         case OP_MAXPROPS:
         case OP_MINPROPS:
-            if (obj && !(k->op == OP_MAXPROPS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
+            if (!(k->op == OP_MAXPROPS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
             break;
         case OP_UNIQUE: { /* a few scalars, every pair compared (validate_assert.c) */
             uint64_t steps;
             size_t dj, di;
-            if (inst->type != COAX_ARRAY || inst->len < 2) break;
+            if (inst->len < 2) break;
             if (!vctx_small_scalars(inst, &steps)) return UNSURE;
             p->steps += steps;
             if (vctx_scalar_duplicate(inst, &dj, &di)) FAILED(false);
             break;
         }
         case OP_REQUIRED: { /* a probe per member, the names all in "properties" */
-            if (!obj) break;
             p->steps += inst->len;
             uint64_t seen = 0;
             found = inst->len <= 64; /* required's names are those of the node's "properties" */
@@ -192,7 +188,6 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             break;
         }
         case OP_PROPS: /* a step per member, and the subschema each is applied */
-            if (!obj) break;
             p->steps += inst->len;
             for (size_t i = 0; i < inst->len; i++) {
                 const coax_member *m = &inst->u.members[i];
@@ -205,7 +200,6 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             }
             break;
         case OP_ITEMS:
-            if (inst->type != COAX_ARRAY) break;
             for (size_t i = 0; i < inst->len; i++) {
                 lpos down = {at, LP_ITEM, k, (uint32_t)i, NULL};
                 if ((r = sub_pass(c, k->sub, &inst->u.items[i], &down, p)) == UNSURE) return UNSURE;
