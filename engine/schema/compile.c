@@ -123,9 +123,7 @@ static bool ref_kw(cc *c, snode *n, const char *name, int op, const coax_value *
     bool dynamic;
     sinfo *t = cc_resolve(c, n->res, v->u.text, v->len, &anchor, &dynamic);
     if (!t) return false;
-    k->op = (uint8_t)op;
-    k->name = name;
-    k->v = v;
+    *k = (skw){.op = (uint8_t)op, .name = name, .v = v};
     if (!(k->sub = cc_node(c, t))) return false;
     if (op == OP_DYNREF && anchor && dynamic) k->anchor = anchor;
     return true;
@@ -228,7 +226,6 @@ coax_code cc_compile_node(cc *c, snode *n)
     unsigned voc = n->res->vocab;
     skw ks[MAXKW];
     size_t nk = 0;
-    memset(ks, 0, sizeof ks);
 #define NEW(op_, name_, v_) (ks[nk] = (skw){.op = (op_), .name = (name_), .v = (v_)}, &ks[nk++])
 
     if ((x = member(o, "$ref"))) {

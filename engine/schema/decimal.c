@@ -46,35 +46,34 @@ int coax_decimal_match(const char *s, size_t n, uint64_t *cost)
 
 bool coax_decimal_agrees(const coax_regex_env *env, const coax_regex *re)
 {
-    /* signs, a point first or not, each run around the lengths where its
-    ** cost steps (16, 32) */
+    /* with or without a sign, a point first or not, a fraction or not; each
+    ** run alone of lengths on both sides of where its cost steps (16, 32),
+    ** and all three together */
     static const char *const heads[] = {"", "-", "+"};
-    static const unsigned runs[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 48};
-    char s[3 * 48 + 8];
+    static const unsigned runs[] = {1, 15, 16, 33};
+    char s[3 * 48 + 8], u[sizeof s];
     coax_regex_scratch *sc = coax_regex_scratch_new(env);
     if (!sc) return false;
     bool ok = true;
     for (size_t h = 0; h < 3 && ok; h++) {
         for (size_t r = 0; r < sizeof runs / sizeof runs[0] && ok; r++) {
             for (int what = 0; what < 4 && ok; what++) { /* the run: zeros, digits, fraction, all three */
-                size_t n = 0, len = runs[r];
-                n += (size_t)snprintf(s + n, sizeof s - n, "%s", heads[h]);
+                size_t n = (size_t)snprintf(s, sizeof s, "%s", heads[h]), len = runs[r];
                 for (size_t j = 0; j < (what == 0 || what == 3 ? len : 1); j++) s[n++] = '0';
                 for (size_t j = 0; j < (what == 1 || what == 3 ? len : 1); j++) s[n++] = (char)('1' + j % 9);
                 s[n++] = '.';
                 for (size_t j = 0; j < (what == 2 || what == 3 ? len : 1); j++) s[n++] = (char)('0' + j % 10);
+                const char *dot = memchr(s, '.', n);
                 for (int cut = 0; cut < 3 && ok; cut++) { /* as is; without the integer part; without the fraction */
                     const char *t = s;
                     size_t tn = n;
-                    char u[sizeof s];
                     if (cut == 1) { /* the sign, then from the point */
                         size_t hl = strlen(heads[h]);
-                        const char *dot = memchr(s, '.', n);
                         memcpy(u, s, hl);
                         memcpy(u + hl, dot, (size_t)(s + n - dot));
                         t = u, tn = hl + (size_t)(s + n - dot);
                     } else if (cut == 2) {
-                        tn = (size_t)((const char *)memchr(s, '.', n) - s);
+                        tn = (size_t)(dot - s);
                     }
                     uint64_t want, budget = UINT32_MAX;
                     if (coax_decimal_match(t, tn, &want) != 1) continue;
