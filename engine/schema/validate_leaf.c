@@ -41,7 +41,9 @@ static size_t step_klen(const lpos *at)
 {
     const skw *k = at->k;
     switch (at->kind) {
-    case LP_PROP: return sizeof "/properties" - 1 + vctx_key_len(k->v->u.members[at->j].key, k->v->u.members[at->j].klen);
+    case LP_PROP: /* the name's segment measured at compilation (0: measured now) */
+        return sizeof "/properties" - 1 +
+               (k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(k->v->u.members[at->j].key, k->v->u.members[at->j].klen));
     case LP_ADD: return sizeof "/additionalProperties" - 1;
     case LP_ITEM: return at->j < k->nsubs ? 1 + k->namelen + vctx_index_len(at->j) : 1 + strlen(k->name2);
     case LP_BRANCH: return vctx_index_len(at->j);
