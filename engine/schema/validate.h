@@ -247,8 +247,13 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst);
 
-/* The message of a "type" error, in c->msg (not quiet). */
+/* The messages of errors, in c->msg (not quiet): "type", "const", a
+** "required" name missing, a member or item not allowed ('key' NULL: the
+** item's 'index'; 'what' after). */
 void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst);
+void vctx_const_msg(vctx *c, const skw *k, const coax_value *inst);
+void vctx_required_msg(vctx *c, const coax_value *name);
+void vctx_not_allowed_msg(vctx *c, const char *what, const char *key, size_t klen, size_t index);
 
 /* The tests of some of those, recording nothing: whether 'inst' passes
 ** (maxLength and minLength take a string, the bounds a number). */

@@ -343,17 +343,29 @@ bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst)
     return false;
 }
 
-bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst)
+void vctx_const_msg(vctx *c, const skw *k, const coax_value *inst)
 {
-    if (equal(c, k->v, inst)) return true;
-    if (c->rc) return false;
-    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    msg_start(c);
     MSGS("expected ");
     vctx_put_json(c, &c->msg, k->v, 60);
     MSGS(", got ");
     vctx_put_got(c, inst);
+}
+
+bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (equal(c, k->v, inst)) return true;
+    if (c->rc || c->quiet) return false; /* quiet: no message, no error */
+    vctx_const_msg(c, k, inst);
     vctx_error_at_kw(c, "const");
     return false;
+}
+
+void vctx_required_msg(vctx *c, const coax_value *name)
+{
+    msg_start(c);
+    MSGS("missing required property ");
+    vctx_put_str(&c->msg, name->u.text, name->len, 60);
 }
 
 bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst)
@@ -589,11 +601,9 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
             return false;
         }
         ok = false;
-        if (!msg_start(c)) break; /* quiet: no message, no error */
-        MSGS("missing required property ");
-        vctx_put_str(&c->msg, name->u.text, name->len, 60);
+        if (c->quiet) break; /* no message, no error */
+        vctx_required_msg(c, name);
         vctx_error_at_kw(c, k->name);
-        if (c->quiet) break;
     }
     return ok;
 }

@@ -549,10 +549,9 @@ void vctx_put_size(coax_buf *b, size_t n)
 
 /* A false subschema reached through keyword 'kw' for the item or member
 ** just pushed on the instance path. */
-void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
-                      size_t klen, size_t index)
+void vctx_not_allowed_msg(vctx *c, const char *what, const char *key, size_t klen, size_t index)
 {
-    if (!msg_start(c)) return; /* quiet: no message, no error */
+    msg_start(c);
     if (key) {
         MSGS("property ");
         vctx_put_str(&c->msg, key, klen, 60);
@@ -562,6 +561,13 @@ void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *
     }
     MSGS(" is not allowed");
     coax_buf_puts(&c->msg, what);
+}
+
+void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
+                      size_t klen, size_t index)
+{
+    if (c->quiet) return; /* no message, no error */
+    vctx_not_allowed_msg(c, what, key, klen, index);
     (void)v;
     vctx_error_at_kw(c, kw);
 }

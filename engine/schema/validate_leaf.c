@@ -59,32 +59,62 @@ static size_t step_ilen(const lpos *at)
     return at->kind == LP_ITEM ? vctx_index_len(at->j) : 0;
 }
 
-/* A "type" error of node 'n' on 'inst', down path 'at', counted as
+/* An error of node 'n' (its message in c->msg), down path 'at', counted as
 ** count_silently (validate_errors.c) counts it: its bytes (the two
 ** pointers, the message, the nesting, the absolute location once a
-** reference was crossed) charged and bounded. False when it cannot be. */
-static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_value *inst, const lpos *at, lpass *p)
+** reference was crossed) charged and bounded. 'ksuffix' and 'isuffix':
+** what the keyword and instance pointers add from the node's entry. False
+** when it cannot be counted here. */
+static bool count_error(vctx *c, const snode *n, const lpos *at, size_t ksuffix, size_t isuffix, lpass *p)
 {
-    if (!p->silent) return false;
-    size_t klen = sizeof "/type" - 1, ilen = 0, frames = 0, crossed = c->crossed;
+    if (!p->silent || c->msg.oom) return false;
+    size_t klen = ksuffix, ilen = isuffix, frames = 0, crossed = c->crossed;
     for (const lpos *a = at; a; a = a->up) {
         klen += step_klen(a), ilen += step_ilen(a), frames++;
         crossed += a->kind == LP_REF;
     }
     klen += vctx_path_len(&c->kpath), ilen += vctx_path_len(&c->ipath), frames += c->nframes;
-    vctx_type_msg(c, k, inst);
-    if (c->msg.oom) return false;
     size_t bytes = ilen + 1 + klen + 1 + c->msg.len + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
-    if (crossed) bytes += n->abslen + sizeof "/type" - 1 + 1;
+    if (crossed) bytes += n->abslen + ksuffix + 1;
     p->vbytes += bytes;
     p->steps += 1 + bytes / 16;
     return c->strs.len + c->nests.len + c->vbytes + p->vbytes <= c->s->max_error_bytes;
 }
 
+static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_value *inst, const lpos *at, lpass *p)
+{
+    if (!p->silent) return false;
+    vctx_type_msg(c, k, inst);
+    return count_error(c, n, at, sizeof "/type" - 1, 0, p);
+}
+
+/* The errors of "required": each name missing, in its order. */
+static bool count_required_errors(vctx *c, const snode *n, const skw *k, uint64_t seen, const lpos *at, lpass *p)
+{
+    if (!p->silent) return false;
+    for (size_t i = 0; i < k->v->len; i++) {
+        if ((seen >> k->ridx[i]) & 1) continue;
+        vctx_required_msg(c, &k->v->u.items[i]);
+        if (!count_error(c, n, at, 1 + (size_t)k->namelen, 0, p)) return false;
+    }
+    return true;
+}
+
+/* A member a false subschema refuses: under "properties" (j >= 0) or
+** "additionalProperties". */
+static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, const coax_member *m, const lpos *at,
+                              lpass *p)
+{
+    if (!p->silent) return false;
+    vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
+    lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
+    return count_error(c, n, at, step_klen(&self), step_ilen(&self), p);
+}
+
 /* The subschema applied to a member or an item. */
 static inline int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at, lpass *p)
 {
-    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* reported by its keyword (quiet: no step) */
+    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
     if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
     return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
 }
@@ -139,7 +169,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         case OP_CONST:
             if (inst->type == COAX_ARRAY || obj) return UNSURE; /* compared by validate.c */
             if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
-            if (!r) FAILED(false);
+            if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, sizeof "/const" - 1, 0, p)));
             break;
         case OP_MAXIMUM:
         case OP_EXMAXIMUM:
@@ -186,7 +216,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
                 if (found) idx[i] = (int8_t)j;
                 if (j >= 0) seen |= (uint64_t)1 << j;
             }
-            if ((seen & k->reqmask) != k->reqmask) FAILED(false);
+            if ((seen & k->reqmask) != k->reqmask) FAILED(count_required_errors(c, n, k, seen, at, p));
             break;
         }
         case OP_PROPS: /* a step per member, and the subschema each is applied */
@@ -196,6 +226,10 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
                 int32_t j = found ? idx[i] : coax_names_find(k->names, m->key, m->klen);
                 const snode *sub = j >= 0 ? k->subs[j] : k->add;
                 if (!sub) continue;
+                if (sub->kind == N_FALSE) { /* refused by its keyword (quiet: no step) */
+                    FAILED(count_not_allowed(c, n, k, j, m, at, p));
+                    continue;
+                }
                 lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
                 if ((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE) return UNSURE;
                 if (!r) FAILED(true);
