@@ -322,7 +322,7 @@ static const snode *leaf_next(const snode *n)
     if (n->kind != N_OBJECT || n->uneval || n->nrun != 1) return NULL;
     const skw *k = &n->run[0];
     if (k->op == OP_REF) return k->sub;
-    if (k->op != OP_ANYOF) return NULL;
+    if (k->op != OP_ANYOF && k->op != OP_ONEOF) return NULL;
     const snode *deepest = k->subs[0];
     for (size_t i = 0; i < k->nsubs; i++) {
         if (!k->subs[i]->leaf) return NULL;
@@ -349,12 +349,12 @@ coax_code cc_mark_leaves(cc *c)
             if (n->kind == N_TRUE) {
                 n->leaf = LEAF_TRUE, n->leaf_depth = 0, n->leaf_charge = 1, n->leaf_plain = true;
             } else if (t && t->leaf && t->leaf_depth < 64) {
-                n->leaf = n->run[0].op == OP_REF ? LEAF_REF : LEAF_ANYOF;
+                n->leaf = n->run[0].op == OP_REF ? LEAF_REF : n->run[0].op == OP_ANYOF ? LEAF_ANYOF : LEAF_ONEOF;
                 n->leaf_depth = (uint8_t)(t->leaf_depth + 1);
                 n->leaf_plain = n->leaf == LEAF_REF && t->leaf_plain;
-                n->leaf_choice = n->leaf == LEAF_ANYOF || t->leaf_choice;
+                n->leaf_choice = n->leaf != LEAF_REF || t->leaf_choice;
                 n->leaf_deep_choice = t->leaf_deep_choice;
-                for (size_t j = 0; n->leaf == LEAF_ANYOF && j < n->run[0].nsubs; j++)
+                for (size_t j = 0; n->leaf != LEAF_REF && j < n->run[0].nsubs; j++)
                     n->leaf_deep_choice = n->leaf_deep_choice || n->run[0].subs[j]->leaf_deep_choice;
             } else if (leaf_keywords(n) && (depth = leaf_subs(n, &choice)) && depth <= 64) {
                 if (!leaf_tests(c, n)) return c->rc;

@@ -70,8 +70,8 @@ enum { N_TRUE, N_FALSE, N_OBJECT };
 /* What a leaf is (program.c): a true schema; tests of the value, with
 ** "required", "properties" and "items" whose subschemas are leaves; or a
 ** node that only applies leaves to the same value, a reference to one, or
-** an anyOf of them. */
-enum { LEAF_NONE, LEAF_TESTS, LEAF_REF, LEAF_ANYOF, LEAF_TRUE };
+** an anyOf or a oneOf of them. */
+enum { LEAF_NONE, LEAF_TESTS, LEAF_REF, LEAF_ANYOF, LEAF_ONEOF, LEAF_TRUE };
 
 struct snode {
     uint8_t kind;

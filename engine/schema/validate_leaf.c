@@ -28,6 +28,7 @@
 typedef struct lpass {
     uint64_t steps, regex, vbytes;
     bool silent; /* an error is counted, not written: the run's trial or an anyOf's here */
+    size_t klen, ilen; /* the pointers' lengths where validate.c stands, once measured */
 } lpass;
 
 /* What a leaf tells: it passes; it fails, having taken what validate.c
@@ -73,7 +74,8 @@ static bool count_error(vctx *c, const snode *n, const lpos *at, size_t ksuffix,
         klen += step_klen(a), ilen += step_ilen(a), frames++;
         crossed += a->kind == LP_REF;
     }
-    klen += vctx_path_len(&c->kpath), ilen += vctx_path_len(&c->ipath), frames += c->nframes;
+    if (p->klen == SIZE_MAX) p->klen = vctx_path_len(&c->kpath), p->ilen = vctx_path_len(&c->ipath);
+    klen += p->klen, ilen += p->ilen, frames += c->nframes;
     size_t bytes = ilen + 1 + klen + 1 + c->msg.len + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
     if (crossed) bytes += n->abslen + ksuffix + 1;
     p->vbytes += bytes;
@@ -223,7 +225,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             p->steps += inst->len;
             for (size_t i = 0; i < inst->len; i++) {
                 const coax_member *m = &inst->u.members[i];
-                int32_t j = found ? idx[i] : coax_names_find(k->names, m->key, m->klen);
+                int32_t j = found ? idx[i] : k->names ? coax_names_find(k->names, m->key, m->klen) : -1;
                 const snode *sub = j >= 0 ? k->subs[j] : k->add;
                 if (!sub) continue;
                 if (sub->kind == N_FALSE) { /* refused by its keyword (quiet: no step) */
@@ -263,20 +265,23 @@ static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, co
         p->steps += refs / 16;
         lpos down = {at, LP_REF, k, 0, NULL};
         r = pass(c, k->sub, inst, refs + 1, &down, p);
-    } else { /* anyOf: the first branch that passes; the errors of those before, counted silently,
-              ** are dropped (validate.c's trial; in a run writing its errors again, left to it) */
+    } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
+              ** stops at a second). The errors of those that fail, counted silently, are dropped
+              ** (validate.c's trial; in a run writing its errors again, left to it). */
         if (!c->quiet && c->eager) return UNSURE;
-        bool silent = p->silent;
+        bool silent = p->silent, one = n->leaf == LEAF_ONEOF;
         uint64_t vbytes = p->vbytes;
+        size_t valid = 0;
         p->silent = !c->quiet;
-        r = FAILS;
-        for (uint32_t i = 0; i < k->nsubs && r == FAILS; i++) {
+        for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
             lpos down = {at, LP_ANYOF, k, i, NULL};
-            r = pass(c, k->subs[i], inst, refs, &down, p);
+            if ((r = pass(c, k->subs[i], inst, refs, &down, p)) == UNSURE) return UNSURE;
+            valid += r == PASSES;
         }
         p->silent = silent;
         p->vbytes = vbytes;
-        if (r == FAILS && !c->quiet) return UNSURE; /* the anyOf reports its own error */
+        r = valid == 1 ? PASSES : FAILS;
+        if (r == FAILS && !c->quiet) return UNSURE; /* the keyword reports its own error */
     }
     if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
     return r;
@@ -289,7 +294,7 @@ int vctx_leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, c
     size_t refs = 0;
     if (n->leaf == LEAF_REF)
         while (refs < c->nrefs && c->refs[c->nrefs - 1 - refs].inst == inst) refs++;
-    lpass p = {0, c->regex, 0, c->silent > 0};
+    lpass p = {0, c->regex, 0, c->silent > 0, SIZE_MAX, 0};
     int r = pass(c, n, inst, refs, at, &p);
     if (r == UNSURE || c->steps < p.steps) return UNSURE;
     c->steps -= p.steps;
