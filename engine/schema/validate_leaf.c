@@ -1,23 +1,24 @@
 /*
 ** validate_leaf.c: most subschemas are leaves (program.c): tests of the
 ** value, objects and arrays whose members and items are leaves, references
-** to leaves, anyOfs of leaves. A leaf is applied here at once, without
-** entering it: no frame, no path, no charge per keyword. It takes the
-** steps and regex steps validate.c would take, counted as it goes in the
-** order validate.c takes them, and taken only at the end, when the budget
-** holds them all (then nothing else happens between those charges and no
-** budget could run out among them); its regex steps are counted on a copy
-** of the budget.
+** to leaves, anyOfs and oneOfs of leaves. A leaf is applied here at once,
+** without entering it: no frame, no path, no charge per keyword. It takes
+** the steps and regex steps validate.c would take, counted in the order
+** validate.c takes them, and taken only at the end, when the budget holds
+** them all (then nothing else happens between those charges and no budget
+** could run out among them); its regex steps are counted on a copy of the
+** budget.
 **
 ** A leaf that fails while quiet has taken what validate.c takes while
 ** quiet (it stops at the first failure, records nothing). While errors are
-** recorded, a branch of an anyOf tried silently (validate.c: its errors
-** are only counted, and charged by their bytes) may fail by its "type":
-** that error is counted here as vctx_record would count it, from the path
-** the leaf went down (lpos). Anything else (an error to write, a test that
-** cannot tell, a budget that might run out, the depth limit, a run that
-** collects annotations) leaves the node to validate.c, from its start: a
-** leaf takes nothing and records nothing until it is sure.
+** only counted (validate.c's silent trial of anyOf and oneOf branches:
+** charged by their bytes, not written), a leaf may fail by "type",
+** "const", "required" or a member a false subschema refuses: each error
+** is counted here as count_silently counts it, from the path the leaf went
+** down (lpos). Anything else (an error to write, a test that cannot tell,
+** a budget that might run out, the depth limit, a run that collects
+** annotations) leaves the node to validate.c, from its start: a leaf
+** takes nothing and records nothing until it is sure.
 */
 #include "schema/format.h"
 #include "schema/num.h"
