@@ -5,9 +5,11 @@
 ** recursion) drives it, so reference chains of any length compile in
 ** bounded stack.
 */
+#include "schema/decimal.h"
 #include "schema/format.h"
 #include "schema/compiled.h"
 #include "schema/num.h"
+#include "schema/program.h"
 
 #include <stdio.h>
 
@@ -121,9 +123,7 @@ static bool ref_kw(cc *c, snode *n, const char *name, int op, const coax_value *
     bool dynamic;
     sinfo *t = cc_resolve(c, n->res, v->u.text, v->len, &anchor, &dynamic);
     if (!t) return false;
-    k->op = (uint8_t)op;
-    k->name = name;
-    k->v = v;
+    *k = (skw){.op = (uint8_t)op, .name = name, .v = v};
     if (!(k->sub = cc_node(c, t))) return false;
     if (op == OP_DYNREF && anchor && dynamic) k->anchor = anchor;
     return true;
@@ -216,27 +216,6 @@ static uint64_t kw_cost(const skw *k)
     }
 }
 
-/* Points "required" at the node's "properties" table, so that a name
-** there is found by one probe per member of the instance. */
-static bool link_required(cc *c, skw *ks, size_t nk)
-{
-    skw *req = NULL, *props = NULL;
-    for (size_t i = 0; i < nk; i++) {
-        if (ks[i].op == OP_REQUIRED) req = &ks[i];
-        if (ks[i].op == OP_PROPS && ks[i].ptab && ks[i].v->len <= 64) props = &ks[i];
-    }
-    if (!req || !props) return true;
-    req->ridx = coax_arena_alloc(c->a, req->v->len * sizeof *req->ridx);
-    if (!req->ridx) return cc_fail(c, COAX_ENOMEM, "out of memory"), false;
-    for (size_t i = 0; i < req->v->len; i++) {
-        const coax_value *name = &req->v->u.items[i];
-        req->ridx[i] = coax_ptab_find(props->ptab, props->v, name->u.text, name->len);
-    }
-    req->ptab = props->ptab;
-    req->v2 = props->v;
-    return true;
-}
-
 #define MAXKW 64
 
 coax_code cc_compile_node(cc *c, snode *n)
@@ -247,7 +226,6 @@ coax_code cc_compile_node(cc *c, snode *n)
     unsigned voc = n->res->vocab;
     skw ks[MAXKW];
     size_t nk = 0;
-    memset(ks, 0, sizeof ks);
 #define NEW(op_, name_, v_) (ks[nk] = (skw){.op = (op_), .name = (name_), .v = (v_)}, &ks[nk++])
 
     if ((x = member(o, "$ref"))) {
@@ -317,6 +295,10 @@ coax_code cc_compile_node(cc *c, snode *n)
             if (x->type != COAX_STRING) return bad(c, n, "pattern", "must be a string");
             skw *k = NEW(OP_PATTERN, "pattern", x);
             if (!add_regex(c, n, "pattern", x->u.text, x->len, &k->re)) return c->rc;
+            if (coax_decimal_pattern(x->u.text, x->len)) {
+                if (!c->decimal) c->decimal = coax_decimal_agrees(c->s->re_env, k->re) ? 1 : -1;
+                k->decimal = c->decimal > 0;
+            }
         }
         if ((x = member(o, "uniqueItems"))) {
             if (x->type != COAX_BOOL) return bad(c, n, "uniqueItems", "must be a boolean");
@@ -488,9 +470,10 @@ coax_code cc_compile_node(cc *c, snode *n)
     }
 #undef NEW
 done:
-    if (!link_required(c, ks, nk)) return c->rc;
+    if (!cc_link_required(c, ks, nk)) return c->rc;
     c->s->weight += 1;
     for (size_t i = 0; i < nk; i++) c->s->weight += ks[i].cost = kw_cost(&ks[i]);
+    if (cc_program(c, n, ks, nk)) return c->rc;
     if (nk) {
         n->kw = coax_arena_alloc(c->a, nk * sizeof *n->kw);
         if (!n->kw) return cc_fail(c, COAX_ENOMEM, "out of memory");
@@ -646,6 +629,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     s->max_error_bytes = COAX_DEFAULT_MAX_ERROR_BYTES; /* the meta-schema check's */
     s->arena = coax_arena_new(s->alloc);
     s->re_env = coax_regex_env_new(s->alloc, opt ? opt->max_regex_steps : 0);
+    if (s->arena && (s->spare = coax_arena_alloc(s->arena, sizeof *s->spare))) atomic_init(s->spare, NULL);
     cc c;
     memset(&c, 0, sizeof c);
     c.s = s;
@@ -657,7 +641,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     if (c.default_draft != 4 && c.default_draft != 6 && c.default_draft != 7 &&
         c.default_draft != 2019 && c.default_draft != 2020)
         cc_fail(&c, COAX_EINVAL, "unknown draft %d", c.default_draft);
-    if (!c.rc && (!s->arena || !s->re_env)) cc_fail(&c, COAX_ENOMEM, "out of memory");
+    if (!c.rc && (!s->arena || !s->re_env || !s->spare)) cc_fail(&c, COAX_ENOMEM, "out of memory");
 
     /* the schema is copied into the schema's arena */
     coax_value *doc = NULL;
@@ -687,7 +671,8 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
-        if ((s->root = cc_node(&c, ri)) && !finish(&c)) check_cycles(&c);
+        if ((s->root = cc_node(&c, ri)) && !finish(&c) && !check_cycles(&c) && !cc_mark_leaves(&c))
+            cc_mark_dynamic(&c);
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
     coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);
@@ -708,6 +693,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
 void coax_schema_free(coax_schema *s)
 {
     if (!s) return;
+    if (s->spare) coax_regex_scratch_free(s->re_env, atomic_load(s->spare));
     for (size_t i = 0; i < s->nregexes; i++) coax_regex_free(s->re_env, s->regexes[i]);
     coax_free_raw(s->alloc, s->regexes, s->cregexes * sizeof *s->regexes);
     coax_regex_env_free(s->re_env);

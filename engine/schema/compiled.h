@@ -31,6 +31,9 @@ typedef struct cc {
     size_t nall, call;
     coax_error *err;
     coax_code rc;   /* the first failure; compilation stops at it */
+    int decimal;    /* decimal.c's count agrees with this PCRE2: 0 not asked yet, 1 yes, -1 no */
+    const char *tnames[128]; /* the text of each set of "type" names written so far (program.c) */
+    size_t ntnames[128];
 } cc;
 
 /* Records the first failure (with a message) and returns its code. */

@@ -55,9 +55,37 @@ const char *coax_format_describe(coax_format f)
 
 /* ---- helpers --------------------------------------------------------------- */
 
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
-static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool is_hex(int c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+/* ASCII classes by byte (a lookup each: the checks run on every byte of
+** every formatted string): */
+enum {
+    C_DIGIT = 1, C_ALPHA = 2, C_HEX = 4,
+    C_ATEXT = 8,        /* RFC 5322 atext: letters, digits, !#$%&'*+-/=?^_`{|}~ */
+    C_UNRESERVED = 16,  /* RFC 3986: letters, digits, -._~ */
+    C_SUBDELIM = 32     /* RFC 3986: !$&'()*+,;= */
+};
+static const uint8_t char_class[256] = {
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0, 40,  0,  8, 40,  8, 40, 40, 32, 32, 40, 40, 32, 24, 16,  8,
+    29, 29, 29, 29, 29, 29, 29, 29, 29, 29,  0, 32,  0, 40,  0,  8,
+     0, 30, 30, 30, 30, 30, 30, 26, 26, 26, 26, 26, 26, 26, 26, 26,
+    26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26,  0,  0,  0,  8, 24,
+     8, 30, 30, 30, 30, 30, 30, 26, 26, 26, 26, 26, 26, 26, 26, 26,
+    26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26,  8,  8,  8, 24,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+};
+
+static bool is_class(int c, unsigned cls) { return (char_class[(unsigned char)c] & cls) != 0; }
+static bool is_digit(int c) { return is_class(c, C_DIGIT); }
+static bool is_alpha(int c) { return is_class(c, C_ALPHA); }
+static bool is_hex(int c) { return is_class(c, C_HEX); }
 static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
 /* n ASCII digits at s as a number, or -1. */
@@ -453,7 +481,7 @@ static bool idn_hostname(const char *s, size_t len)
 
 static bool atext(int c, bool intl)
 {
-    return is_alpha(c) || is_digit(c) || (c && strchr("!#$%&'*+-/=?^_`{|}~", c)) || (intl && c >= 0x80);
+    return is_class(c, C_ATEXT) || (intl && c >= 0x80);
 }
 
 /* An internationalized mail domain (RFC 6531): an ASCII one is a host name,
@@ -541,8 +569,8 @@ typedef struct uri_ctx {
     bool iri;
 } uri_ctx;
 
-static bool unreserved(int c) { return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
-static bool sub_delim(int c) { return c && strchr("!$&'()*+,;=", c); }
+static bool unreserved(int c) { return is_class(c, C_UNRESERVED); }
+static bool sub_delim(int c) { return is_class(c, C_SUBDELIM); }
 
 static bool ucschar(uint32_t c)
 {
@@ -569,7 +597,7 @@ static bool uri_char(uri_ctx *u, const char *extra, bool priv)
         return true;
     }
     if (c < 0x80) {
-        if (unreserved(c) || sub_delim(c) || (extra && c && strchr(extra, c))) {
+        if (is_class(c, C_UNRESERVED | C_SUBDELIM) || (extra && c && strchr(extra, c))) {
             u->i++;
             return true;
         }
@@ -780,11 +808,9 @@ static bool relative_json_pointer(const char *s, size_t len)
 
 static bool uuid(const char *s, size_t len)
 {
-    if (len != 36) return false;
-    for (size_t i = 0; i < 36; i++) {
-        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? s[i] != '-' : !is_hex((unsigned char)s[i])) return false;
-    }
+    if (len != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') return false;
+    for (size_t i = 0; i < 36; i++)
+        if (!is_hex(s[i]) && i != 8 && i != 13 && i != 18 && i != 23) return false;
     return true;
 }
 

@@ -557,6 +557,7 @@ snode *cc_node(cc *c, sinfo *i)
     abs[ul] = '#';
     memcpy(abs + ul + 1, i->ptr, pl + 1);
     n->abs = abs;
+    n->abslen = ul + 1 + pl;
     i->node = n;
     if (i->res->root == i->v) i->res->root_node = n;
     if (c->nwork == c->cwork) {

@@ -28,49 +28,17 @@
 #include "schema/num.h"
 #include "schema/validate.h"
 
-/* ---- evaluated sets ------------------------------------------------------ */
-
-static bool eset_init(vctx *c, eset *e, size_t n)
-{
-    e->n = n;
-    e->bits = NULL;
-    if (!charge(c, n / 64)) return false;
-    e->bits = coax_alloc_raw(c->alloc, ((n + 63) / 64) * sizeof *e->bits);
-    if (!e->bits) return oom(c);
-    memset(e->bits, 0, ((n + 63) / 64) * sizeof *e->bits);
-    return true;
-}
-
-static void eset_free(vctx *c, eset *e)
-{
-    if (e->bits) coax_free_raw(c->alloc, e->bits, ((e->n + 63) / 64) * sizeof *e->bits);
-    e->bits = NULL;
-}
-
 /* ---- the evaluator ------------------------------------------------------- */
 
 static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev);
+static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev);
 
-/* Applies 'sub' to 'inst' with extra keyword segments and an optional
-** instance segment already pushed by the caller. */
-static bool apply(vctx *c, const snode *sub, const coax_value *inst, eset *ev)
+/* A leaf subschema applied at once, before anything is pushed for it
+** (validate_leaf.c): 1 it passes, 0 it fails while quiet, -1 apply it
+** with enter(). */
+static inline int leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at)
 {
-    return validate(c, sub, inst, ev);
-}
-
-static unsigned type_bits(const coax_value *v)
-{
-    switch (v->type) {
-    case COAX_NULL: return T_NULL;
-    case COAX_BOOL: return T_BOOLEAN;
-    case COAX_OBJECT: return T_OBJECT;
-    case COAX_ARRAY: return T_ARRAY;
-    case COAX_STRING: return T_STRING;
-    default:
-        return T_NUMBER | (((v->flags & COAX_VF_INT_TEXT) || coax_num_is_integral(v->u.text, v->len))
-                               ? T_INTEGER
-                               : 0);
-    }
+    return n->leaf ? vctx_leaf(c, n, inst, ev, at) : -1;
 }
 
 /* The keywords that read a string take a step per 64 bytes. */
@@ -83,25 +51,8 @@ static inline bool charge_bytes(vctx *c, const coax_value *inst)
 
 static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
-    const snode *t = k->sub;
-    if (k->op == OP_DYNREF && k->anchor) {
-        for (size_t i = 0; i < c->nscope; i++) {
-            const sres *r = c->scope[i];
-            if (!charge(c, 1 + r->nanchors)) return false;
-            for (size_t j = 0; j < r->nanchors; j++) {
-                if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) {
-                    t = r->anchors[j].node;
-                    goto found;
-                }
-            }
-        }
-    } else if (k->op == OP_RECREF && t->res->recursive_anchor && t == t->res->root_node) {
-        for (size_t i = c->nscope; i-- > 0;) {
-            if (!c->scope[i]->recursive_anchor || !c->scope[i]->root_node) break;
-            t = c->scope[i]->root_node;
-        }
-    }
-found:;
+    const snode *t = k->op == OP_REF ? k->sub : vctx_dynamic_target(c, k);
+    if (!t) return false;
     size_t scanned = 0; /* references active on this value: a compare each, 16 a step */
     for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst; scanned++)
         if (c->refs[i].target == t)
@@ -109,10 +60,13 @@ found:;
                               "reference cycle: %s/%s comes back to %s without consuming the instance",
                               n->abs, k->name, t->abs);
     if (!charge(c, scanned / 16)) return false;
+    lpos at = {NULL, LP_REF, k, 0, NULL};
+    int l = leaf(c, t, inst, ev, &at); /* no cycle through a leaf: it applies nothing in place but leaves */
+    if (l >= 0) return l;
     if (!reserve(c, (void **)&c->refs, &c->crefs, c->nrefs, sizeof *c->refs)) return false;
     c->refs[c->nrefs++] = (active_ref){t, inst};
     c->crossed++;
-    bool ok = push_kw(c, k->name) && apply(c, t, inst, ev);
+    bool ok = push_kwn(c, k->name, k->namelen) && enter(c, t, inst, ev);
     c->kpath.n--;
     c->crossed--;
     c->nrefs--;
@@ -138,6 +92,13 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
             vctx_error_at_kw(c, kw);
             return false; /* one error says it for every extra item */
         }
+        lpos at = {NULL, LP_ITEM, k, (uint32_t)i, NULL};
+        int l = leaf(c, sub, &inst->u.items[i], NULL, &at);
+        if (l >= 0) { /* while quiet, the first failure ends it */
+            mark(ev, i);
+            if (!l && (ok = false, c->quiet)) break;
+            continue;
+        }
         if (!push(c, &c->ipath, NULL, i)) return false;
         if (sub->kind == N_FALSE) {
             if (push_kw(c, kw) && push(c, &c->kpath, NULL, i)) {
@@ -148,7 +109,7 @@ static bool items_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
             }
         } else {
             r = push_kw(c, kw) && (!indexed || push(c, &c->kpath, NULL, i)) &&
-                apply(c, sub, &inst->u.items[i], NULL);
+                enter(c, sub, &inst->u.items[i], NULL);
             c->kpath.n -= indexed ? 2 : 1;
         }
         c->ipath.n--;
@@ -170,7 +131,7 @@ static bool contains_kw(vctx *c, const snode *n, const skw *k, const coax_value 
     c->quiet++;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         if (!push(c, &c->ipath, NULL, i)) break;
-        bool r = apply(c, k->sub, &inst->u.items[i], NULL);
+        bool r = validate(c, k->sub, &inst->u.items[i], NULL);
         c->ipath.n--;
         if (r) {
             count++;
@@ -196,15 +157,28 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
     if (inst->type != COAX_OBJECT || !charge(c, inst->len)) return !c->rc;
     const coax_value *props = k->v;
     int8_t idx[64]; /* a copy: the subschemas applied look up their own objects */
-    const int8_t *found = props ? vctx_prop_index(c, k->ptab, props, inst) : NULL;
+    const int8_t *found = !props ? NULL
+                          : c->found.inst == inst && c->found.tab == k->ptab ? c->found.idx /* by required */
+                          : !k->names ? vctx_prop_index(c, k->ptab, props, inst)
+                                      : NULL;
     if (found) memcpy(idx, found, inst->len);
     bool ok = true;
     for (size_t i = 0; i < inst->len && !c->rc; i++) {
         const coax_member *m = &inst->u.members[i];
         bool matched = false, r = true;
+        int32_t jj = !props     ? -1
+                     : found    ? idx[i]
+                     : k->names ? coax_names_find(k->names, m->key, m->klen)
+                                : coax_ptab_find(k->ptab, props, m->key, m->klen);
+        lpos at = {NULL, LP_PROP, k, (uint32_t)jj, m};
+        int l = jj >= 0 && !k->npat ? leaf(c, k->subs[jj], &m->value, NULL, &at) : -1; /* nothing else applies */
+        if (l >= 0) { /* while quiet, the first failure ends it */
+            mark(ev, i);
+            if (!l && (ok = false, c->quiet)) break;
+            continue;
+        }
         if (!push(c, &c->ipath, m->key, m->klen)) return false;
         if (props) {
-            int32_t jj = found ? idx[i] : coax_ptab_find(k->ptab, props, m->key, m->klen);
             for (size_t j = jj < 0 ? props->len : (size_t)jj; j < props->len; j = props->len) {
                 const coax_member *p = &props->u.members[j];
                 matched = true;
@@ -215,8 +189,9 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                         c->kpath.n--;
                     }
                 } else {
-                    r = push_kw(c, "properties") && push(c, &c->kpath, p->key, p->klen) &&
-                        apply(c, k->subs[j], &m->value, NULL);
+                    r = push_kw(c, "properties") && push(c, &c->kpath, p->key, p->klen);
+                    if (r) c->kpath.v[c->kpath.n - 1].elen = k->pelen[j];
+                    r = r && (jj >= 0 && !k->npat ? enter : validate)(c, k->subs[j], &m->value, NULL);
                     c->kpath.n -= 2;
                 }
                 break;
@@ -224,7 +199,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
         }
         for (size_t j = 0; j < k->npat && (r || !c->quiet) && !c->rc; j++) {
             bool hit;
-            if (!vctx_regex_match(c, k->res[j], m->key, m->klen, &hit)) break;
+            if (!vctx_regex_match(c, k->res[j], false, m->key, m->klen, &hit)) break;
             if (!hit) continue;
             matched = true;
             const coax_member *p = &k->pat->u.members[j];
@@ -233,7 +208,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                 rr = false;
                 if (push_kw(c, "patternProperties")) {
                     msg_start(c);
-                    MSG("property ");
+                    MSGS("property ");
                     vctx_put_str(&c->msg, m->key, m->klen, 60);
                     MSG(" is not allowed (it matches \"%s\")", p->key);
                     if (push(c, &c->kpath, p->key, p->klen)) {
@@ -244,7 +219,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                 }
             } else {
                 rr = push_kw(c, "patternProperties") && push(c, &c->kpath, p->key, p->klen) &&
-                     apply(c, k->patsubs[j], &m->value, NULL);
+                     validate(c, k->patsubs[j], &m->value, NULL);
                 c->kpath.n -= 2;
             }
             r = r && rr;
@@ -255,7 +230,7 @@ static bool props_kw(vctx *c, const snode *n, const skw *k, const coax_value *in
                 r = false;
                 vctx_not_allowed(c, "additionalProperties", &m->value, "", m->key, m->klen, 0);
             } else {
-                r = push_kw(c, "additionalProperties") && apply(c, k->add, &m->value, NULL);
+                r = push_kw(c, "additionalProperties") && validate(c, k->add, &m->value, NULL);
                 c->kpath.n--;
             }
         }
@@ -289,16 +264,16 @@ static bool deps_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
                 if (c->rc) return false;
                 r = false;
                 msg_start(c);
-                MSG("property ");
+                MSGS("property ");
                 vctx_put_str(&c->msg, d->key, d->klen, 60);
-                MSG(" requires property ");
+                MSGS(" requires property ");
                 vctx_put_str(&c->msg, need->u.text, need->len, 60);
-                MSG(", which is missing");
+                MSGS(", which is missing");
                 vctx_record(c);
                 if (c->quiet) break;
             }
         } else {
-            r = apply(c, k->subs[j], inst, ev);
+            r = validate(c, k->subs[j], inst, ev);
         }
         c->kpath.n -= 2;
         if (!r) {
@@ -326,7 +301,7 @@ static bool propnames_kw(vctx *c, const skw *k, const coax_value *inst)
             r = false;
             vctx_not_allowed(c, "propertyNames", &name, "", m->key, m->klen, 0);
         } else {
-            r = push_kw(c, "propertyNames") && apply(c, k->sub, &name, NULL);
+            r = push_kw(c, "propertyNames") && validate(c, k->sub, &name, NULL);
             c->kpath.n--;
         }
         c->ipath.n--;
@@ -350,12 +325,17 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
     bool one = k->op == OP_ONEOF;
     bool track = ev != NULL;
     memset(o, 0, sizeof *o);
-    if (!push_kw(c, k->name)) return;
+    if (!push_kwn(c, k->name, k->namelen)) return;
     for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
         eset b = {0};
-        if (track && !eset_init(c, &b, ev->n)) break;
-        bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, track ? &b : NULL);
-        c->kpath.n--;
+        if (track && !vctx_eset_init(c, &b, ev->n)) break;
+        lpos at = {NULL, LP_BRANCH, k, (uint32_t)i, NULL};
+        int l = track ? -1 : leaf(c, k->subs[i], inst, NULL, &at);
+        bool r = l > 0;
+        if (l < 0) {
+            r = push(c, &c->kpath, NULL, i) && enter(c, k->subs[i], inst, track ? &b : NULL);
+            c->kpath.n--;
+        }
         if (r) {
             if (o->valid == 0) o->first = i;
             else if (o->valid == 1) o->second = i;
@@ -366,7 +346,7 @@ static void try_branches(vctx *c, const skw *k, const coax_value *inst, eset *ev
                 b.bits = NULL;
             }
         }
-        eset_free(c, &b);
+        vctx_eset_free(c, &b);
         if (!track && !c->annotate && ((!one && o->valid) || (one && o->valid > 1))) break;
         if (one && o->valid > 1 && c->quiet) break;
     }
@@ -392,31 +372,31 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
     try_branches(c, k, inst, ev, &o);
     c->silent -= trial;
     if (c->rc) {
-        eset_free(c, &o.chosen);
+        vctx_eset_free(c, &o.chosen);
         return false;
     }
     bool ok = one ? o.valid == 1 : o.valid > 0;
     if (ok) {
         err_rewind(c, em);
         if (one) merge(ev, &o.chosen);
-        eset_free(c, &o.chosen);
+        vctx_eset_free(c, &o.chosen);
         return true;
     }
-    eset_free(c, &o.chosen);
+    vctx_eset_free(c, &o.chosen);
     if (trial && o.valid == 0) { /* the branches' errors are the keyword's */
         err_rewind(c, em);
         vctx_give_back(c, sm);
         c->eager++;
         try_branches(c, k, inst, ev, &o);
         c->eager--;
-        eset_free(c, &o.chosen);
+        vctx_eset_free(c, &o.chosen);
         if (c->rc) return false;
     }
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     if (!one) {
-        MSG("expected the value to match at least one schema of \"anyOf\", it matches none");
+        MSGS("expected the value to match at least one schema of \"anyOf\", it matches none");
     } else if (o.valid == 0) {
-        MSG("expected the value to match exactly one schema of \"oneOf\", it matches none");
+        MSGS("expected the value to match exactly one schema of \"oneOf\", it matches none");
     } else {
         err_rewind(c, em);
         MSG("expected the value to match exactly one schema of \"oneOf\", it matches %zu and %zu%s",
@@ -429,17 +409,17 @@ static bool some_of(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 static bool if_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 {
     eset b = {0};
-    if (ev && !eset_init(c, &b, ev->n)) return false;
+    if (ev && !vctx_eset_init(c, &b, ev->n)) return false;
     c->quiet++;
-    bool cond = push_kw(c, "if") && apply(c, k->sub, inst, ev ? &b : NULL);
+    bool cond = push_kw(c, "if") && validate(c, k->sub, inst, ev ? &b : NULL);
     c->kpath.n--;
     c->quiet--;
     if (cond) merge(ev, &b);
-    eset_free(c, &b);
+    vctx_eset_free(c, &b);
     if (c->rc) return false;
     const snode *next = k->subs[cond ? 0 : 1];
     if (!next) return true;
-    bool r = push_kw(c, cond ? "then" : "else") && apply(c, next, inst, ev);
+    bool r = push_kw(c, cond ? "then" : "else") && validate(c, next, inst, ev);
     c->kpath.n--;
     return r;
 }
@@ -461,7 +441,7 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
             vctx_not_allowed(c, k->name, v, " (no keyword of the schema evaluates it)", m ? m->key : NULL,
                              m ? m->klen : 0, i);
         } else {
-            r = push_kw(c, k->name) && apply(c, k->sub, v, NULL);
+            r = push_kw(c, k->name) && validate(c, k->sub, v, NULL);
             c->kpath.n--;
         }
         c->ipath.n--;
@@ -476,73 +456,23 @@ static bool uneval_kw(vctx *c, const skw *k, const coax_value *inst, eset *ev)
 
 /* ---- the keywords of a node ---------------------------------------------- */
 
+/* Runs keyword 'k' of node 'n' (its charge already taken). */
 static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
-    if (!charge(c, k->cost)) return false;
     switch (k->op) {
     case OP_REF:
     case OP_DYNREF:
     case OP_RECREF:
         return ref_kw(c, n, k, inst, ev);
-    case OP_TYPE: {
-        if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
-        unsigned t = type_bits(inst);
-        /* draft 4 counts 1.0 as a number only */
-        if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
-            t &= ~(unsigned)T_INTEGER;
-        if (t & k->types) return true;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected ");
-        vctx_put_types(c, k->types);
-        MSG(", got ");
-        vctx_put_got(c, inst);
-        vctx_error_at_kw(c, "type");
-        return false;
-    }
+    case OP_TYPE:
+        if ((k->tmask >> inst->type) & 1) return true; /* the coax type answers */
+        return vctx_type_kw(c, n, k, inst);
     case OP_ENUM:
-        if (k->vset) {
-            int r = vctx_enum_lookup(c, k, inst);
-            if (r) return r > 0;
-        } else if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
-            for (size_t i = 0; i < k->v->len; i++) {
-                const coax_value *e = &k->v->u.items[i];
-                if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))
-                    return true;
-            }
-        } else {
-            for (size_t i = 0; i < k->v->len; i++)
-                if (equal(c, &k->v->u.items[i], inst)) return true;
-        }
-        if (c->rc) return false;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        if (k->v->len == 1) {
-            MSG("expected ");
-            vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
-        } else {
-            MSG("expected one of ");
-            vctx_put_json(c, &c->msg, k->v, 100);
-        }
-        MSG(", got ");
-        vctx_put_got(c, inst);
-        vctx_error_at_kw(c, "enum");
-        return false;
+        return vctx_enum_kw(c, k, inst);
     case OP_CONST:
-        if (equal(c, k->v, inst)) return true;
-        if (c->rc) return false;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected ");
-        vctx_put_json(c, &c->msg, k->v, 60);
-        MSG(", got ");
-        vctx_put_got(c, inst);
-        vctx_error_at_kw(c, "const");
-        return false;
+        return vctx_const_kw(c, k, inst);
     case OP_MULTIPLEOF:
-        if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
-            return true;
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
-        vctx_error_at_kw(c, "multipleOf");
-        return false;
+        return vctx_multiple_kw(c, k, inst);
     case OP_MAXIMUM:
     case OP_EXMAXIMUM:
     case OP_MINIMUM:
@@ -585,7 +515,7 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         bool ok = true;
         if (!push_kw(c, "allOf")) return false;
         for (size_t i = 0; i < k->nsubs && !c->rc; i++) {
-            bool r = push(c, &c->kpath, NULL, i) && apply(c, k->subs[i], inst, ev);
+            bool r = push(c, &c->kpath, NULL, i) && validate(c, k->subs[i], inst, ev);
             c->kpath.n--;
             if (!r) {
                 ok = false;
@@ -600,13 +530,13 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
         return some_of(c, k, inst, ev);
     case OP_NOT: {
         c->quiet++;
-        bool r = push_kw(c, "not") && apply(c, k->sub, inst, NULL);
+        bool r = push_kw(c, "not") && validate(c, k->sub, inst, NULL);
         c->kpath.n--;
         c->quiet--;
         if (c->rc) return false;
         if (!r) return true;
         if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("expected the value not to match the schema of \"not\", got ");
+        MSGS("expected the value not to match the schema of \"not\", got ");
         vctx_put_got(c, inst);
         vctx_error_at_kw(c, "not");
         return false;
@@ -627,49 +557,20 @@ static bool run_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst
     }
 }
 
-static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+/* Every keyword of a node, each charged its cost, with the node's own
+** evaluated set when it has unevaluated* keywords, and the annotations of
+** a node that fails dropped. */
+static bool run_all(vctx *c, const snode *n, const coax_value *inst, eset *ev)
 {
-    if (c->rc || !charge(c, 1)) return false;
-    if (n->kind == N_TRUE) return true;
-    if (n->kind == N_FALSE) {
-        if (!msg_start(c)) return false; /* quiet: no message, no error */
-        MSG("no value is allowed here (the schema is false), got ");
-        vctx_put_got(c, inst);
-        const snode *save = c->node;
-        size_t save_k = c->node_k;
-        c->node = n;
-        c->node_k = c->kpath.n;
-        vctx_record(c);
-        c->node = save;
-        c->node_k = save_k;
-        return false;
-    }
-    if (c->depth >= c->s->max_depth)
-        return vctx_fatal(c, COAX_EDEPTH, "schema evaluation nested deeper than the limit of %zu",
-                          c->s->max_depth);
-    bool pushed = !c->nscope || c->scope[c->nscope - 1] != n->res;
-    if (pushed) {
-        if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
-        c->scope[c->nscope++] = n->res;
-    }
-    if (!reserve(c, (void **)&c->nest, &c->cnest, c->nnest + 1, sizeof *c->nest)) return false;
-    c->nest[c->nnest++] = (uint32_t)c->kpath.n;
-    c->nest[c->nnest++] = (uint32_t)c->ipath.n;
-    const snode *save = c->node;
-    size_t save_k = c->node_k;
-    c->node = n;
-    c->node_k = c->kpath.n;
-    c->depth++;
-
     eset local = {0}, *my = ev;
     if (n->uneval && (inst->type == COAX_ARRAY || inst->type == COAX_OBJECT)) {
-        if (!eset_init(c, &local, inst->len)) return false;
+        if (!vctx_eset_init(c, &local, inst->len)) return false;
         my = &local;
     }
     size_t anns_at = c->nanns, astrs_at = c->astrs.len;
     bool ok = true;
     for (size_t i = 0; i < n->nkw && !c->rc; i++) {
-        if (!run_kw(c, n, &n->kw[i], inst, my)) {
+        if (!charge(c, n->kw[i].cost) || !run_kw(c, n, &n->kw[i], inst, my)) {
             ok = false;
             if (c->quiet) break;
         }
@@ -680,12 +581,90 @@ static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     }
     if (my == &local) {
         if (ok && ev) merge(ev, &local);
-        eset_free(c, &local);
+        vctx_eset_free(c, &local);
     }
-    c->depth--;
-    c->node = save;
-    c->node_k = save_k;
-    c->nnest -= 2;
+    return ok;
+}
+
+/* A node: its keywords one after another (the evaluation that collects
+** annotations or tracks evaluated items runs them all, run_all; the
+** others run the node's run, program.c, with the annotation keywords'
+** costs charged with the keyword after them or as the node's tail). The
+** keywords most nodes have are tested here, the rest in run_kw. */
+static bool validate(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+{
+    lpos at = {NULL, LP_NONE, NULL, 0, NULL};
+    int l = leaf(c, n, inst, ev, &at);
+    return l >= 0 ? l : enter(c, n, inst, ev);
+}
+
+/* A node applied the ordinary way (not a leaf the value passes). */
+static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev)
+{
+    if (c->rc || !charge(c, 1)) return false;
+    if (n->kind != N_OBJECT) return n->kind == N_TRUE || vctx_false_schema(c, n, inst);
+    if (c->nframes >= c->s->max_depth)
+        return vctx_fatal(c, COAX_EDEPTH, "schema evaluation nested deeper than the limit of %zu",
+                          c->s->max_depth);
+    bool pushed = c->scoped && (!c->nscope || c->scope[c->nscope - 1] != n->res);
+    if (pushed) {
+        if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;
+        c->scope[c->nscope++] = n->res;
+    }
+    if (!reserve(c, (void **)&c->frames, &c->cframes, c->nframes, sizeof *c->frames)) return false;
+    c->frames[c->nframes++] = (vframe){(uint32_t)c->kpath.n, (uint32_t)c->ipath.n, n};
+    bool ok = true;
+    if (c->annotate || n->uneval) {
+        ok = run_all(c, n, inst, ev);
+        goto done;
+    }
+    for (const skw *k = n->run, *end = k + n->nrun; k < end; k++) {
+        if (c->rc || !charge(c, k->charge)) {
+            ok = false;
+            goto done;
+        }
+        bool r;
+        switch (k->op) {
+        case OP_TYPE:
+            r = ((k->tmask >> inst->type) & 1) || vctx_type_kw(c, n, k, inst);
+            break;
+        case OP_MAXLENGTH: /* no more characters than bytes */
+            r = inst->type != COAX_STRING || (inst->len <= k->n && inst->len < 64) ||
+                (charge_bytes(c, inst) && vctx_length_kw(c, k, inst));
+            break;
+        case OP_MINLENGTH: /* minLength 1: a first byte that begins a character */
+            r = inst->type != COAX_STRING ||
+                (k->n <= 1 && inst->len && inst->len < 64 && ((unsigned char)inst->u.text[0] & 0xC0) != 0x80) ||
+                (charge_bytes(c, inst) && vctx_length_kw(c, k, inst));
+            break;
+        case OP_REF:
+            r = ref_kw(c, n, k, inst, ev);
+            break;
+        case OP_PROPS:
+            r = props_kw(c, n, k, inst, ev);
+            break;
+        case OP_REQUIRED:
+            r = vctx_required_kw(c, k, inst);
+            break;
+        case OP_ENUM:
+            r = vctx_enum_kw(c, k, inst);
+            break;
+        case OP_ANYOF:
+        case OP_ONEOF:
+            r = some_of(c, k, inst, ev);
+            break;
+        default:
+            r = run_kw(c, n, k, inst, ev);
+            break;
+        }
+        if (!r) {
+            ok = false;
+            if (c->quiet) goto done;
+        }
+    }
+    if (n->tail && (c->rc || !charge(c, n->tail))) ok = false;
+done:
+    c->nframes--;
     if (pushed) c->nscope--;
     return ok && !c->rc;
 }

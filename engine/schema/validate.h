@@ -5,6 +5,8 @@
 **                      run, its errors and annotations copied to the arena
 **   validate.c         the evaluator: a node's keywords, and the applicator
 **                      keywords that apply subschemas (they recurse into it)
+**   validate_leaf.c    leaves (program.c) applied at once, without entering
+**                      them, taking what validate.c would take
 **   validate_assert.c  the assertion keywords that need more than a test:
 **                      numbers, patterns, formats, counts and lengths,
 **                      uniqueness, required, content
@@ -23,23 +25,15 @@
 /* One segment of a JSON Pointer being built. */
 typedef struct seg {
     const char *s; /* a key, or NULL for an index */
-    size_t len;    /* key length, or the index */
+    uint32_t len;  /* key length, or the index (keys and arrays hold less than 2^32) */
+    uint32_t elen; /* the length of its JSON Pointer segment ("/" and the escaped key),
+                   ** measured when an error counted while silent first needs it; 0: not yet */
 } seg;
 
 typedef struct segs {
     seg *v;
     size_t n, cap;
 } segs;
-
-/* The lengths of the JSON Pointers of the first segments of a path, as
-** last measured (the errors counted while silent, validate_errors.c): a
-** later error on a path that shares them measures only the rest. */
-#define PLEN_MAX 48
-typedef struct plen {
-    seg at[PLEN_MAX]; /* the segments measured */
-    size_t len[PLEN_MAX + 1]; /* len[i]: the pointer of at[0..i) */
-    size_t n;
-} plen;
 
 /* The members or items of an instance that a keyword evaluated, for
 ** unevaluatedProperties/unevaluatedItems. */
@@ -58,6 +52,13 @@ typedef struct vann {
     const coax_value *value;
 } vann;
 
+/* A node being evaluated: the lengths of the keyword and instance paths at
+** its entry (an error's nesting), and the node (its absolute location). */
+typedef struct vframe {
+    uint32_t k, i;
+    const snode *node;
+} vframe;
+
 typedef struct active_ref {
     const snode *target;
     const coax_value *inst;
@@ -73,20 +74,17 @@ typedef struct vctx {
                         ** (an anyOf/oneOf trying its branches: validate.c) */
     int eager;          /* > 0: no anyOf/oneOf tries silently first (its rerun) */
     size_t vbytes;      /* the bytes the errors counted while silent would hold */
-    plen *iplen, *kplen; /* pointer lengths of ipath and kpath, for those (on the
-                         ** run's stack, apart: zeroing them with the rest would cost) */
-    size_t depth;
     segs ipath, kpath;
+    bool scoped;        /* keep the dynamic scope: the run may meet a dynamic reference */
     const sres **scope; /* the dynamic scope: resources entered, outermost first */
     size_t nscope, cscope;
     active_ref *refs;   /* references being evaluated, for cycle detection */
     size_t nrefs, crefs;
     size_t crossed;     /* references crossed on the current path */
     const char *own_lo, *own_hi; /* the run's first arrays (on its stack): not freed */
-    const snode *node;  /* the node being evaluated */
-    size_t node_k;      /* kpath length at its entry */
-    uint32_t *nest;     /* (kpath, ipath) lengths at each node entry */
-    size_t nnest, cnest;
+    vframe *frames;     /* the nodes being evaluated, outermost first (their number: the depth) */
+    size_t nframes, cframes;
+    const snode *false_node; /* a false subschema being reported (it has no frame) */
     coax_buf strs;      /* the strings of the errors so far */
     coax_buf nests;     /* their nesting, as uint32 pairs */
     coax_buf msg;       /* the message being built */
@@ -132,6 +130,12 @@ uint64_t vctx_default_regex(uint64_t values, uint64_t bytes);
 ** started with their least spends it: true when it did (c->unsized). */
 bool vctx_measure(vctx *c);
 
+/* The length of the JSON Pointer of a path; of a segment for key s[0..n)
+** ("/" and the key, '~' and '/' escaped in two bytes); for index i. */
+size_t vctx_path_len(segs *s);
+size_t vctx_key_len(const char *s, size_t n);
+size_t vctx_index_len(size_t i);
+
 /* charge() short of 'n' steps: the rest of the default budget, or the end
 ** of the run (COAX_ELIMIT). */
 bool vctx_out_of_steps(vctx *c, uint64_t n);
@@ -152,6 +156,15 @@ static inline vspent vctx_spent_mark(const vctx *c)
 /* Back to the budgets of 'm' (with the rest of the defaults if the instance
 ** was measured since) and to its annotations. */
 void vctx_give_back(vctx *c, vspent m);
+
+/* An evaluated set for n members or items (charged n / 64 steps), and its
+** release; false after a failure (budget, memory). */
+bool vctx_eset_init(vctx *c, eset *e, size_t n);
+void vctx_eset_free(vctx *c, eset *e);
+
+/* The node a $dynamicRef or $recursiveRef reaches through the dynamic
+** scope (each resource searched charged); NULL when the budget ran out. */
+const snode *vctx_dynamic_target(vctx *c, const skw *k);
 
 /* Grows *p (of *cap elements of 'size' bytes) to hold more than n; false
 ** (COAX_ENOMEM) when out of memory. */
@@ -177,7 +190,8 @@ void vctx_annotate(vctx *c, const skw *k);
 void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max);
 void vctx_put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max);
 void vctx_put_got(vctx *c, const coax_value *v);
-void vctx_put_types(vctx *c, unsigned types);
+void vctx_put_types(coax_buf *b, unsigned types);
+void vctx_put_size(coax_buf *b, size_t n); /* as %zu writes it */
 
 /* A false subschema reached through keyword 'kw' for the item or member
 ** just pushed on the instance path. */
@@ -186,9 +200,22 @@ void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *
 
 /* ---- validate_assert.c --------------------------------------------------- */
 
+/* The run's match memory: the one the last run left, or a new one; NULL
+** when out of memory. */
+static inline coax_regex_scratch *vctx_scratch(vctx *c)
+{
+    if (!c->scratch && !(c->scratch = atomic_exchange(c->s->spare, NULL)))
+        c->scratch = coax_regex_scratch_new(c->s->re_env);
+    return c->scratch;
+}
+
+/* coax_regex_match_in for the run ('decimal': Pydantic's Decimal pattern,
+** decimal.c): 1, 0, -1 (a limit), -2 (memory), -3 (the budget ran out). */
+int vctx_match_in(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, uint64_t *budget);
+
 /* Runs a pattern on s[0..n) ('*ok': it matched), charged to the regex
 ** budget; false after a failure (limit, memory). */
-bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok);
+bool vctx_regex_match(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, bool *ok);
 
 /* The member of 'obj' named key[0..n), or NULL (with c->rc set when out of
 ** memory). */
@@ -218,6 +245,59 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_unique_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst);
+
+/* The messages of errors, in c->msg (not quiet): "type", "const", a
+** "required" name missing, a member or item not allowed ('key' NULL: the
+** item's 'index'; 'what' after). */
+void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst);
+void vctx_const_msg(vctx *c, const skw *k, const coax_value *inst);
+void vctx_required_msg(vctx *c, const coax_value *name);
+void vctx_not_allowed_msg(vctx *c, const char *what, const char *key, size_t klen, size_t index);
+
+/* The tests of some of those, recording nothing: whether 'inst' passes
+** (maxLength and minLength take a string, the bounds a number). */
+bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst);
+bool vctx_length_ok(const skw *k, const coax_value *inst);
+bool vctx_cmp_ok(const skw *k, const coax_value *inst);
+
+/* uniqueItems on an array of at most 16 scalars compares every pair: true
+** when 'a' is one, with the steps that costs; and its first duplicate pair
+** (j < i), false when it has none. */
+bool vctx_small_scalars(const coax_value *a, uint64_t *steps);
+bool vctx_scalar_duplicate(const coax_value *a, size_t *dj, size_t *di);
+
+/* ---- validate_leaf.c ----------------------------------------------------- */
+
+/* Where a leaf is applied: the step down from what applies it (a member
+** of "properties" or "additionalProperties", an item, a branch of an anyOf
+** whose keyword is already on the path, a reference, a branch of an anyOf
+** applied by a leaf; LP_NONE: the paths are the node's), for the errors a
+** leaf counts (validate_leaf.c). */
+enum { LP_NONE, LP_PROP, LP_ADD, LP_ITEM, LP_BRANCH, LP_REF, LP_ANYOF };
+typedef struct lpos {
+    const struct lpos *up;
+    uint8_t kind;
+    const skw *k;         /* the keyword applying the node */
+    uint32_t j;           /* the property's index in k->v, the item's, the branch's */
+    const coax_member *m; /* the member (LP_PROP, LP_ADD) */
+} lpos;
+
+/* Node 'n' (n->leaf) applied to 'inst' (reached by 'at') as its tests
+** tell at once: 1 when it passes; 0 when it fails while quiet, or while
+** its errors are only counted; either having taken the steps, regex steps
+** and error bytes validate.c would take; -1, having taken and recorded
+** nothing, when it must be applied the ordinary way (an error to write, a
+** test that cannot tell, a budget that may run out). 'ev': the evaluated
+** set the node would write into. */
+int vctx_leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at);
+bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst);
+bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst);
+
+/* The error of a false subschema (no frame of its own: its absolute
+** location is its own, its nesting its parent's). */
+bool vctx_false_schema(vctx *c, const snode *n, const coax_value *inst);
 
 /* ---- validate.c ---------------------------------------------------------- */
 
@@ -225,6 +305,34 @@ bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst);
 bool vctx_validate(vctx *c, const snode *root, const coax_value *inst);
 
 /* ---- inline: what every keyword does ------------------------------------- */
+
+/* coax_buf_put, its common case (room left) inline: messages are built of
+** a few short pieces. */
+static inline void vctx_put(coax_buf *b, const char *s, size_t n)
+{
+    if (!b->oom && b->len + n < b->cap) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+    } else {
+        coax_buf_put(b, s, n);
+    }
+}
+
+/* The node whose keywords run (NULL before the first), and the length of
+** the keyword path at its entry in '*k'. */
+static inline const snode *vctx_node(const vctx *c, size_t *k)
+{
+    if (c->false_node) {
+        *k = c->kpath.n;
+        return c->false_node;
+    }
+    if (!c->nframes) {
+        *k = 0;
+        return NULL;
+    }
+    *k = c->frames[c->nframes - 1].k;
+    return c->frames[c->nframes - 1].node;
+}
 
 static inline bool oom(vctx *c) { return vctx_fatal(c, COAX_ENOMEM, "out of memory during validation"); }
 
@@ -247,11 +355,19 @@ static inline bool reserve(vctx *c, void **p, size_t *cap, size_t n, size_t size
 static inline bool push(vctx *c, segs *s, const char *k, size_t len)
 {
     if (!reserve(c, (void **)&s->v, &s->cap, s->n, sizeof *s->v)) return false;
-    s->v[s->n++] = (seg){k, len};
+    s->v[s->n++] = (seg){k, (uint32_t)len, 0};
     return true;
 }
 
-static inline bool push_kw(vctx *c, const char *k) { return push(c, &c->kpath, k, strlen(k)); }
+/* A keyword's name: no '~' or '/' in it, its segment is measured now. */
+static inline bool push_kwn(vctx *c, const char *k, size_t len)
+{
+    if (!reserve(c, (void **)&c->kpath.v, &c->kpath.cap, c->kpath.n, sizeof *c->kpath.v)) return false;
+    c->kpath.v[c->kpath.n++] = (seg){k, (uint32_t)len, (uint32_t)len + 1};
+    return true;
+}
+
+static inline bool push_kw(vctx *c, const char *k) { return push_kwn(c, k, strlen(k)); }
 
 static inline void mark(eset *e, size_t i)
 {
@@ -299,5 +415,8 @@ static inline bool msg_start(vctx *c)
 }
 
 #define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
+/* A literal piece of a message: most errors are built of these, and a
+** printf call costs more than the rest of recording the error. */
+#define MSGS(lit) vctx_put(&c->msg, lit, sizeof(lit) - 1)
 
 #endif

@@ -7,6 +7,7 @@
 ** the content of a string (base64, JSON). Each records its own error.
 */
 #include "base/hash.h"
+#include "schema/decimal.h"
 #include "schema/format.h"
 #include "schema/num.h"
 #include "schema/validate.h"
@@ -21,14 +22,28 @@ static bool regex_spent(vctx *c)
                       (unsigned long long)c->regex_max, c->regex_what);
 }
 
-bool vctx_regex_match(vctx *c, const coax_regex *re, const char *s, size_t n, bool *ok)
+int vctx_match_in(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, uint64_t *budget)
 {
-    if (!c->scratch && !(c->scratch = coax_regex_scratch_new(c->s->re_env))) return oom(c);
+    uint64_t cost;
+    if (decimal && coax_decimal_match(s, n, &cost) == 1) { /* as PCRE2 would, without it */
+        if (*budget < cost) {
+            *budget = 0;
+            return -3;
+        }
+        *budget -= cost;
+        return 1;
+    }
+    if (!vctx_scratch(c)) return -2;
+    return coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, budget);
+}
+
+bool vctx_regex_match(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, bool *ok)
+{
     uint64_t left = c->regex;
-    int r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+    int r = vctx_match_in(c, re, decimal, s, n, &c->regex);
     if (r == -3 && c->unsized) { /* again with the whole default budget: the same match, the same cost */
         c->regex = left;
-        if (vctx_measure(c)) r = coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, &c->regex);
+        if (vctx_measure(c)) r = vctx_match_in(c, re, decimal, s, n, &c->regex);
     }
     if (r == -1)
         return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
@@ -42,12 +57,12 @@ bool vctx_pattern_kw(vctx *c, const skw *k, const coax_value *inst)
 {
     if (inst->type != COAX_STRING) return true;
     bool hit;
-    if (!vctx_regex_match(c, k->re, inst->u.text, inst->len, &hit)) return false;
+    if (!vctx_regex_match(c, k->re, k->decimal, inst->u.text, inst->len, &hit)) return false;
     if (hit) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected a string matching ");
+    MSGS("expected a string matching ");
     vctx_put_str(&c->msg, k->v->u.text, k->v->len, 60);
-    MSG(", got ");
+    MSGS(", got ");
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "pattern");
     return false;
@@ -65,7 +80,11 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
     if (r < 0) return oom(c);
     if (r) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected %s (format \"%s\"), got ", coax_format_describe((coax_format)k->n), k->v->u.text);
+    MSGS("expected ");
+    coax_buf_puts(&c->msg, coax_format_describe((coax_format)k->n));
+    MSGS(" (format \"");
+    coax_buf_puts(&c->msg, k->v->u.text);
+    MSGS("\"), got ");
     vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
     vctx_error_at_kw(c, "format");
     return false;
@@ -78,8 +97,12 @@ bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const ch
 {
     if (max ? have <= k->n : have >= k->n) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected %s %zu %s, got %zu", max ? "at most" : "at least", k->n, k->n == 1 ? one : many,
-        have);
+    coax_buf_puts(&c->msg, max ? "expected at most " : "expected at least ");
+    vctx_put_size(&c->msg, k->n);
+    coax_buf_putc(&c->msg, ' ');
+    coax_buf_puts(&c->msg, k->n == 1 ? one : many);
+    MSGS(", got ");
+    vctx_put_size(&c->msg, have);
     vctx_error_at_kw(c, k->name);
     return false;
 }
@@ -99,11 +122,17 @@ static bool utf8_reaches(const char *s, size_t n, size_t min)
     return k >= min;
 }
 
-bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst)
+bool vctx_length_ok(const skw *k, const coax_value *inst)
 {
     /* no more characters than bytes: a short string passes maxLength
     ** uncounted, and minLength stops counting once it has enough */
-    if (k->op == OP_MAXLENGTH ? inst->len <= k->n : utf8_reaches(inst->u.text, inst->len, k->n)) return true;
+    return k->op == OP_MAXLENGTH ? inst->len <= k->n || utf8_count(inst->u.text, inst->len) <= k->n
+                                 : utf8_reaches(inst->u.text, inst->len, k->n);
+}
+
+bool vctx_length_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (vctx_length_ok(k, inst)) return true;
     return vctx_count_kw(c, k, utf8_count(inst->u.text, inst->len), "character", "characters", k->op == OP_MAXLENGTH);
 }
 
@@ -170,25 +199,46 @@ static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
     return na ? -1 : 1;
 }
 
-bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
+/* The sign of a number text: -1, 0 or 1 (a zero mantissa is 0, "-0" too). */
+static int num_sign(const char *s, size_t n)
 {
-    if (inst->type != COAX_NUMBER) return true;
+    size_t i = s[0] == '-';
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9') return s[0] == '-' ? -1 : 1;
+    return 0;
+}
+
+bool vctx_cmp_ok(const skw *k, const coax_value *inst)
+{
     int r;
-    if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
+    if (k->zero)
+        r = num_sign(inst->u.text, inst->len);
+    else if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
         r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
     else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
         r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
-    bool ok;
-    const char *what;
     switch (k->op) {
-    case OP_MAXIMUM: ok = r <= 0, what = "at most"; break;
-    case OP_EXMAXIMUM: ok = r < 0, what = "less than"; break;
-    case OP_MINIMUM: ok = r >= 0, what = "at least"; break;
-    default: ok = r > 0, what = "greater than"; break;
+    case OP_MAXIMUM: return r <= 0;
+    case OP_EXMAXIMUM: return r < 0;
+    case OP_MINIMUM: return r >= 0;
+    default: return r > 0;
     }
-    if (ok) return true;
+}
+
+bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_NUMBER || vctx_cmp_ok(k, inst)) return true;
+    const char *what = k->op == OP_MAXIMUM     ? "at most"
+                       : k->op == OP_EXMAXIMUM ? "less than"
+                       : k->op == OP_MINIMUM   ? "at least"
+                                               : "greater than";
     if (!msg_start(c)) return false; /* quiet: no message, no error */
-    MSG("expected a number %s %s, got %s", what, k->v->u.text, inst->u.text);
+    MSGS("expected a number ");
+    coax_buf_puts(&c->msg, what);
+    coax_buf_putc(&c->msg, ' ');
+    coax_buf_puts(&c->msg, k->v->u.text);
+    MSGS(", got ");
+    coax_buf_puts(&c->msg, inst->u.text);
     vctx_error_at_kw(c, k->name);
     return false;
 }
@@ -214,6 +264,131 @@ int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst)
     }
 }
 
+/* "type" when the value's coax type alone does not answer (an integer
+** asked of a number, or a failure). */
+static unsigned type_bits(const coax_value *v)
+{
+    switch (v->type) {
+    case COAX_NULL: return T_NULL;
+    case COAX_BOOL: return T_BOOLEAN;
+    case COAX_OBJECT: return T_OBJECT;
+    case COAX_ARRAY: return T_ARRAY;
+    case COAX_STRING: return T_STRING;
+    default:
+        return T_NUMBER | (((v->flags & COAX_VF_INT_TEXT) || coax_num_is_integral(v->u.text, v->len))
+                               ? T_INTEGER
+                               : 0);
+    }
+}
+
+bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst)
+{
+    if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
+    unsigned t = type_bits(inst);
+    /* draft 4 counts 1.0 as a number only */
+    if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
+        t &= ~(unsigned)T_INTEGER;
+    return (t & k->types) != 0;
+}
+
+void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst)
+{
+    msg_start(c);
+    MSGS("expected ");
+    vctx_put(&c->msg, k->tnames, k->ntnames);
+    MSGS(", got ");
+    vctx_put_got(c, inst);
+}
+
+bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
+{
+    if (vctx_type_ok(n, k, inst)) return true;
+    if (c->quiet) return false; /* no message, no error */
+    vctx_type_msg(c, k, inst);
+    vctx_error_at_kw(c, "type");
+    return false;
+}
+
+bool vctx_enum_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (k->names && inst->type == COAX_STRING) { /* one probe of the strings' table */
+        /* a hashed enum charges what hashing the string takes (1 + len / 64) and the lookup */
+        if (k->vset && !charge(c, 2 + inst->len / 64)) return false;
+        if (coax_names_find(k->names, inst->u.text, inst->len) >= 0) return true;
+    } else if (k->vset) {
+        int r = vctx_enum_lookup(c, k, inst);
+        if (r) return r > 0;
+    } else if (inst->type == COAX_STRING) { /* the common case, without the general comparison */
+        for (size_t i = 0; i < k->v->len; i++) {
+            const coax_value *e = &k->v->u.items[i];
+            if (e->type == COAX_STRING && e->len == inst->len && !memcmp(e->u.text, inst->u.text, inst->len))
+                return true;
+        }
+    } else {
+        for (size_t i = 0; i < k->v->len; i++)
+            if (equal(c, &k->v->u.items[i], inst)) return true;
+    }
+    if (c->rc) return false;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    if (k->v->len == 1) {
+        MSGS("expected ");
+        vctx_put_json(c, &c->msg, &k->v->u.items[0], 60);
+    } else {
+        MSGS("expected one of ");
+        vctx_put_json(c, &c->msg, k->v, 100);
+    }
+    MSGS(", got ");
+    vctx_put_got(c, inst);
+    vctx_error_at_kw(c, "enum");
+    return false;
+}
+
+void vctx_const_msg(vctx *c, const skw *k, const coax_value *inst)
+{
+    msg_start(c);
+    MSGS("expected ");
+    vctx_put_json(c, &c->msg, k->v, 60);
+    MSGS(", got ");
+    vctx_put_got(c, inst);
+}
+
+bool vctx_const_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (equal(c, k->v, inst)) return true;
+    if (c->rc || c->quiet) return false; /* quiet: no message, no error */
+    vctx_const_msg(c, k, inst);
+    vctx_error_at_kw(c, "const");
+    return false;
+}
+
+void vctx_required_msg(vctx *c, const coax_value *name)
+{
+    msg_start(c);
+    MSGS("missing required property ");
+    vctx_put_str(&c->msg, name->u.text, name->len, 60);
+}
+
+bool vctx_multiple_kw(vctx *c, const skw *k, const coax_value *inst)
+{
+    if (inst->type != COAX_NUMBER || coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len))
+        return true;
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSG("expected a multiple of %s, got %s", k->v->u.text, inst->u.text);
+    vctx_error_at_kw(c, "multipleOf");
+    return false;
+}
+
+bool vctx_false_schema(vctx *c, const snode *n, const coax_value *inst)
+{
+    if (!msg_start(c)) return false; /* quiet: no message, no error */
+    MSGS("no value is allowed here (the schema is false), got ");
+    vctx_put_got(c, inst);
+    c->false_node = n;
+    vctx_record(c);
+    c->false_node = NULL;
+    return false;
+}
+
 /* ---- uniqueItems --------------------------------------------------------- */
 
 typedef struct hidx {
@@ -228,17 +403,28 @@ static int hidx_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* True when every item of a small array is a scalar: then comparing every
-** pair is cheaper than hashing, and charged by the pairs and the bytes. */
-static bool small_scalars(vctx *c, const coax_value *a)
+bool vctx_small_scalars(const coax_value *a, uint64_t *steps)
 {
+    if (a->len > 16) return false;
     uint64_t bytes = 0;
     for (size_t i = 0; i < a->len; i++) {
         const coax_value *v = &a->u.items[i];
         if (v->type == COAX_ARRAY || v->type == COAX_OBJECT) return false;
         if (v->type == COAX_STRING || v->type == COAX_NUMBER) bytes += v->len;
     }
-    return charge(c, (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64));
+    *steps = (uint64_t)a->len * a->len / 2 + a->len * (bytes / 64);
+    return true;
+}
+
+bool vctx_scalar_duplicate(const coax_value *a, size_t *dj, size_t *di)
+{
+    for (size_t i = 1; i < a->len; i++)
+        for (size_t j = 0; j < i; j++)
+            if (coax_value_equal(&a->u.items[j], &a->u.items[i], NULL) > 0) { /* scalars: no memory */
+                *dj = j, *di = i;
+                return true;
+            }
+    return false;
 }
 
 /* The duplicate pair (j < i) with the smallest i, then j; false if none.
@@ -248,16 +434,9 @@ static bool small_scalars(vctx *c, const coax_value *a)
 static bool find_duplicate(vctx *c, const coax_value *a, size_t *dj, size_t *di)
 {
     size_t n = a->len, best_i = SIZE_MAX, best_j = 0;
+    uint64_t steps;
     if (n < 2) return false;
-    if (n <= 16 && small_scalars(c, a)) {
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = 0; j < i; j++)
-                if (equal(c, &a->u.items[j], &a->u.items[i])) {
-                    *dj = j, *di = i;
-                    return true;
-                }
-        return false;
-    }
+    if (vctx_small_scalars(a, &steps)) return charge(c, steps) && vctx_scalar_duplicate(a, dj, di);
     hidx *x = coax_alloc_raw(c->alloc, n * sizeof *x);
     if (!x) return oom(c);
     uint64_t seed = coax_hash_seed(x);
@@ -352,34 +531,6 @@ static bool in_table(const sptab *t, size_t j)
     }
 }
 
-static inline uint64_t load8(const char *s)
-{
-    uint64_t v;
-    memcpy(&v, s, 8);
-    return v;
-}
-
-static inline uint32_t load4(const char *s)
-{
-    uint32_t v;
-    memcpy(&v, s, 4);
-    return v;
-}
-
-/* a[0..n) == b[0..n), by words for a short name (memcmp's call costs more) */
-static inline bool same_name(const char *a, const char *b, size_t n)
-{
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            if (load8(a + i) != load8(b + i)) return false;
-        return load8(a + n - 8) == load8(b + n - 8);
-    }
-    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return false;
-    return true;
-}
-
 const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, const coax_value *inst)
 {
     if (inst->len > 64 || props->len > 64) return NULL;
@@ -392,12 +543,12 @@ const int8_t *vctx_prop_index(vctx *c, const sptab *t, const coax_value *props, 
     for (size_t i = 0; i < inst->len; i++) {
         const coax_member *m = &inst->u.members[i];
         int32_t j = -1;
-        if (next < np && pm[next].klen == m->klen && same_name(pm[next].key, m->key, m->klen)) {
+        if (next < np && pm[next].klen == m->klen && coax_same_bytes(pm[next].key, m->key, m->klen)) {
             if (in_table(t, next)) j = (int32_t)next; /* the common case: the next name */
         } else {
             for (size_t g = 1, at = next + 1; g < tries; g++, at++) {
                 if (at >= np) at -= np;
-                if (pm[at].klen == m->klen && same_name(pm[at].key, m->key, m->klen)) {
+                if (pm[at].klen == m->klen && coax_same_bytes(pm[at].key, m->key, m->klen)) {
                     if (in_table(t, at)) j = (int32_t)at;
                     break;
                 }
@@ -419,7 +570,16 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
     /* a probe per member, or a lookup per name (an index of the members) */
     if (!charge(c, k->ptab ? inst->len : (uint64_t)k->v->len + inst->len)) return false;
     uint64_t seen = 0; /* the node's "properties" present in the instance */
-    if (k->ptab) {
+    if (k->names) { /* a probe of the perfect table per member; every name there */
+        bool keep = inst->len <= 64; /* for the node's "properties", as vctx_prop_index keeps them */
+        for (size_t i = 0; i < inst->len; i++) {
+            int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
+            if (keep) c->found.idx[i] = (int8_t)j;
+            if (j >= 0) seen |= (uint64_t)1 << j;
+        }
+        if (keep) c->found.inst = inst, c->found.tab = k->ptab, c->found.seen = seen;
+        if ((seen & k->reqmask) == k->reqmask) return true;
+    } else if (k->ptab) {
         if (vctx_prop_index(c, k->ptab, k->v2, inst)) {
             seen = c->found.seen;
         } else {
@@ -441,11 +601,9 @@ bool vctx_required_kw(vctx *c, const skw *k, const coax_value *inst)
             return false;
         }
         ok = false;
-        if (!msg_start(c)) break; /* quiet: no message, no error */
-        MSG("missing required property ");
-        vctx_put_str(&c->msg, name->u.text, name->len, 60);
+        if (c->quiet) break; /* no message, no error */
+        vctx_required_msg(c, name);
         vctx_error_at_kw(c, k->name);
-        if (c->quiet) break;
     }
     return ok;
 }
@@ -492,7 +650,7 @@ bool vctx_content_kw(vctx *c, const skw *k, const coax_value *inst)
         if (!(buf = coax_alloc_raw(c->alloc, blen))) return oom(c);
         if (!base64_decode(inst->u.text, inst->len, buf, &len)) {
             msg_start(c);
-            MSG("expected base64-encoded text (contentEncoding \"base64\"), got ");
+            MSGS("expected base64-encoded text (contentEncoding \"base64\"), got ");
             vctx_put_str(&c->msg, inst->u.text, inst->len, 40);
             vctx_error_at_kw(c, "contentEncoding");
             ok = false;

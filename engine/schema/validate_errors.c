@@ -120,6 +120,44 @@ void vctx_release(vctx *c, void *p, size_t cap, size_t size)
     if (!((const char *)p >= c->own_lo && (const char *)p < c->own_hi)) coax_free_raw(c->alloc, p, cap * size);
 }
 
+/* ---- evaluated sets, dynamic references ---------------------------------- */
+
+bool vctx_eset_init(vctx *c, eset *e, size_t n)
+{
+    e->n = n;
+    e->bits = NULL;
+    if (!charge(c, n / 64)) return false;
+    e->bits = coax_alloc_raw(c->alloc, ((n + 63) / 64) * sizeof *e->bits);
+    if (!e->bits) return oom(c);
+    memset(e->bits, 0, ((n + 63) / 64) * sizeof *e->bits);
+    return true;
+}
+
+void vctx_eset_free(vctx *c, eset *e)
+{
+    if (e->bits) coax_free_raw(c->alloc, e->bits, ((e->n + 63) / 64) * sizeof *e->bits);
+    e->bits = NULL;
+}
+
+const snode *vctx_dynamic_target(vctx *c, const skw *k)
+{
+    const snode *t = k->sub;
+    if (k->op == OP_DYNREF && k->anchor) {
+        for (size_t i = 0; i < c->nscope; i++) {
+            const sres *r = c->scope[i];
+            if (!charge(c, 1 + r->nanchors)) return NULL;
+            for (size_t j = 0; j < r->nanchors; j++)
+                if (r->anchors[j].dynamic && !strcmp(r->anchors[j].name, k->anchor)) return r->anchors[j].node;
+        }
+    } else if (k->op == OP_RECREF && t->res->recursive_anchor && t == t->res->root_node) {
+        for (size_t i = c->nscope; i-- > 0;) {
+            if (!c->scope[i]->recursive_anchor || !c->scope[i]->root_node) break;
+            t = c->scope[i]->root_node;
+        }
+    }
+    return t;
+}
+
 /* ---- locations ----------------------------------------------------------- */
 
 /* Writes the segments of 's' from 'from' on as a JSON Pointer; cut_len[i]
@@ -162,10 +200,12 @@ static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, ui
 ** string in 'b': its offset, or SIZE_MAX when there is none. */
 static size_t put_abs(vctx *c, coax_buf *b)
 {
-    if (!c->crossed || !c->node) return SIZE_MAX;
+    size_t from;
+    const snode *n = vctx_node(c, &from);
+    if (!c->crossed || !n) return SIZE_MAX;
     size_t at = b->len;
-    coax_buf_puts(b, c->node->abs);
-    put_ptr(b, &c->kpath, c->node_k, NULL, NULL, 0);
+    coax_buf_put(b, n->abs, n->abslen);
+    put_ptr(b, &c->kpath, from, NULL, NULL, 0);
     coax_buf_putc(b, '\0');
     return at;
 }
@@ -192,20 +232,33 @@ void vctx_annotate(vctx *c, const skw *k)
     c->nanns++;
 }
 
-/* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes),
-** eight at a time: a byte equal to one has a zero in x ^ its pattern. */
-static size_t escapes(const char *s, size_t n)
+/* Whether any byte of x is '~' or '/' (a byte equal to one has a zero in
+** x ^ its pattern). */
+static inline bool has_escape(uint64_t x)
 {
     const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    size_t k = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, a, b;
-        memcpy(&x, s + i, 8);
-        a = x ^ (ones * '~'), b = x ^ (ones * '/');
-        if (!(((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))) continue;
-        for (size_t j = i; j < i + 8; j++) k += s[j] == '~' || s[j] == '/';
+    uint64_t a = x ^ (ones * '~'), b = x ^ (ones * '/');
+    return (((a - ones) & ~a) | ((b - ones) & ~b)) & highs;
+}
+
+/* How many bytes of s[0..n) are '~' or '/' (each escaped in two bytes).
+** Most names have none: words of eight (or four) bytes tell, the last one
+** overlapping the one before; only a name that has one is counted byte by
+** byte. */
+static size_t escapes(const char *s, size_t n)
+{
+    bool any = false;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n && !any; i += 8) any = has_escape(coax_load8(s + i));
+        any = any || has_escape(coax_load8(s + n - 8));
+    } else if (n >= 4) {
+        any = has_escape(coax_load4(s) | coax_load4(s + n - 4) << 32);
+    } else {
+        any = true;
     }
-    for (; i < n; i++) k += s[i] == '~' || s[i] == '/';
+    size_t k = 0;
+    if (any)
+        for (size_t i = 0; i < n; i++) k += s[i] == '~' || s[i] == '/';
     return k;
 }
 
@@ -220,21 +273,33 @@ static size_t seg_len(const seg *g)
     return n;
 }
 
-/* The length of the JSON Pointer of the first 'upto' segments of 's'
-** (upto <= s->n), from what 'p' measured of a path that begins the same. */
-static size_t ptr_len(plen *p, const segs *s, size_t upto)
+/* The length of the JSON Pointer of segments [from, upto) of 's', each
+** segment measured once while it stays on the path. */
+static size_t ptr_len(segs *s, size_t from, size_t upto)
 {
-    size_t i = 0;
-    while (i < p->n && i < upto && p->at[i].s == s->v[i].s && p->at[i].len == s->v[i].len) i++;
-    size_t n = p->len[i];
-    for (; i < upto; i++) {
-        n += seg_len(&s->v[i]);
-        if (i < PLEN_MAX) {
-            p->at[i] = s->v[i];
-            p->len[i + 1] = n;
-            p->n = i + 1;
+    size_t n = 0;
+    for (size_t i = from; i < upto; i++) {
+        seg *g = &s->v[i];
+        if (g->elen) {
+            n += g->elen;
+            continue;
         }
+        size_t k = seg_len(g);
+        if (k < UINT32_MAX) g->elen = (uint32_t)k;
+        n += k;
     }
+    return n;
+}
+
+size_t vctx_path_len(segs *s) { return ptr_len(s, 0, s->n); }
+
+size_t vctx_key_len(const char *s, size_t n) { return 1 + n + escapes(s, n); }
+
+size_t vctx_index_len(size_t i)
+{
+    size_t n = 1;
+    do n++, i /= 10;
+    while (i);
     return n;
 }
 
@@ -248,11 +313,12 @@ static void count_silently(vctx *c)
         oom(c);
         return;
     }
-    size_t npairs = c->nnest / 2, ncut = npairs < 64 ? npairs : 64;
-    size_t klen = ptr_len(c->kplen, &c->kpath, c->kpath.n);
-    size_t bytes = ptr_len(c->iplen, &c->ipath, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
-    if (c->crossed && c->node) /* the keyword path from the node's entry */
-        bytes += strlen(c->node->abs) + klen - ptr_len(c->kplen, &c->kpath, c->node_k) + 1;
+    size_t ncut = c->nframes < 64 ? c->nframes : 64, from;
+    const snode *n = vctx_node(c, &from);
+    size_t kin = ptr_len(&c->kpath, from, c->kpath.n); /* from the node's entry */
+    size_t klen = ptr_len(&c->kpath, 0, from) + kin;
+    size_t bytes = ptr_len(&c->ipath, 0, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
+    if (c->crossed && n) bytes += n->abslen + kin + 1;
     c->vbytes += bytes;
     if (!charge(c, 1 + bytes / 16)) return;
     if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
@@ -273,13 +339,12 @@ void vctx_record(vctx *c)
         return;
     }
     verr *e = &c->errs[c->nerrs];
-    size_t npairs = c->nnest / 2;
     uint32_t lens[2 * 64];
     size_t atk[64], ati[64];
-    size_t ncut = npairs < 64 ? npairs : 64;
+    size_t ncut = c->nframes < 64 ? c->nframes : 64;
     for (size_t i = 0; i < ncut; i++) {
-        atk[i] = c->nest[2 * i];
-        ati[i] = c->nest[2 * i + 1];
+        atk[i] = c->frames[i].k;
+        ati[i] = c->frames[i].i;
     }
     uint32_t klen[64], ilen[64];
     e->iloc = c->strs.len;
@@ -323,8 +388,39 @@ void vctx_error_at_kw(vctx *c, const char *kw)
 
 /* Appends s[0..n) as a JSON string, cut at 'max' bytes on a character
 ** boundary, with "..." inside the quotes when cut. */
+/* Whether any byte of x is below 0x20, above 0x7f, '"' or '\\' (one that
+** a JSON string escapes, or reads as UTF-8). */
+static inline bool has_special(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
+    return ((x - ones * 0x20) | x | ((q - ones) & ~q) | ((s - ones) & ~s)) & highs;
+}
+
+/* Whether s[0..n) is written in a JSON string as it is. */
+static bool plain_text(const char *s, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n; i += 8)
+            if (has_special(coax_load8(s + i))) return false;
+        return !has_special(coax_load8(s + n - 8));
+    }
+    if (n >= 4) return !has_special(coax_load4(s) | coax_load4(s + n - 4) << 32);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7f || s[i] == '"' || s[i] == '\\') return false;
+    return true;
+}
+
 void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max)
 {
+    if (n <= max && plain_text(s, n)) { /* quoted as it is */
+        if (!coax_buf_reserve(b, n + 2)) return;
+        b->data[b->len] = '"';
+        memcpy(b->data + b->len + 1, s, n);
+        b->data[b->len + 1 + n] = '"';
+        b->len += n + 2;
+        return;
+    }
     if (n <= max) {
         coax_buf_put_json_string(b, s, n);
         return;
@@ -428,32 +524,50 @@ void vctx_put_got(vctx *c, const coax_value *v)
     }
 }
 
-void vctx_put_types(vctx *c, unsigned types)
+void vctx_put_types(coax_buf *b, unsigned types)
 {
     static const char *const names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};
     size_t total = 0, k = 0;
     for (int i = 0; i < 7; i++) total += (types >> i) & 1;
     for (int i = 0; i < 7; i++) {
         if (!((types >> i) & 1)) continue;
-        if (k) MSG("%s", k + 1 == total ? " or " : ", ");
-        MSG("%s", names[i]);
+        if (k) coax_buf_puts(b, k + 1 == total ? " or " : ", ");
+        coax_buf_puts(b, names[i]);
         k++;
     }
 }
 
+void vctx_put_size(coax_buf *b, size_t n)
+{
+    char d[20];
+    size_t k = 0;
+    do d[k++] = (char)('0' + n % 10), n /= 10;
+    while (n);
+    if (!coax_buf_reserve(b, k)) return;
+    while (k) b->data[b->len++] = d[--k];
+}
+
 /* A false subschema reached through keyword 'kw' for the item or member
 ** just pushed on the instance path. */
+void vctx_not_allowed_msg(vctx *c, const char *what, const char *key, size_t klen, size_t index)
+{
+    msg_start(c);
+    if (key) {
+        MSGS("property ");
+        vctx_put_str(&c->msg, key, klen, 60);
+    } else {
+        MSGS("item ");
+        vctx_put_size(&c->msg, index);
+    }
+    MSGS(" is not allowed");
+    coax_buf_puts(&c->msg, what);
+}
+
 void vctx_not_allowed(vctx *c, const char *kw, const coax_value *v, const char *what, const char *key,
                       size_t klen, size_t index)
 {
-    if (!msg_start(c)) return; /* quiet: no message, no error */
-    if (key) {
-        MSG("property ");
-        vctx_put_str(&c->msg, key, klen, 60);
-        MSG(" is not allowed%s", what);
-    } else {
-        MSG("item %zu is not allowed%s", index, what);
-    }
+    if (c->quiet) return; /* no message, no error */
+    vctx_not_allowed_msg(c, what, key, klen, index);
     (void)v;
     vctx_error_at_kw(c, kw);
 }

@@ -64,22 +64,19 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     memset(&c, 0, sizeof c);
     struct { /* the first arrays of the run: most runs need no more */
         seg ipath[32], kpath[64];
-        uint32_t nest[128];
+        vframe frames[64];
         const sres *scope[16];
         active_ref refs[16];
     } own;
-    plen plens[2];
-    plens[0].n = plens[1].n = 0;
-    plens[0].len[0] = plens[1].len[0] = 0;
-    c.iplen = &plens[0], c.kplen = &plens[1];
     c.own_lo = (const char *)&own;
     c.own_hi = (const char *)(&own + 1);
     c.ipath.v = own.ipath, c.ipath.cap = 32;
     c.kpath.v = own.kpath, c.kpath.cap = 64;
-    c.nest = own.nest, c.cnest = 128;
+    c.frames = own.frames, c.cframes = 64;
     c.scope = own.scope, c.cscope = 16;
     c.refs = own.refs, c.crefs = 16;
     c.s = s;
+    c.scoped = root != s->root || s->root_dynamic;
     c.alloc = coax_arena_allocator(arena);
     c.err = err;
     c.quiet = (flags & COAX_VALIDATE_FIRST) ? 1 : 0;
@@ -134,9 +131,11 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     vctx_release(&c, c.kpath.v, c.kpath.cap, sizeof *c.kpath.v);
     vctx_release(&c, c.scope, c.cscope, sizeof *c.scope);
     vctx_release(&c, c.refs, c.crefs, sizeof *c.refs);
-    vctx_release(&c, c.nest, c.cnest, sizeof *c.nest);
+    vctx_release(&c, c.frames, c.cframes, sizeof *c.frames);
     coax_free_raw(c.alloc, c.names.slot, c.names.cap * sizeof *c.names.slot);
-    coax_regex_scratch_free(s->re_env, c.scratch);
+    coax_regex_scratch *none = NULL; /* the match memory stays for the next run, unless one left its own */
+    if (c.scratch && !atomic_compare_exchange_strong(s->spare, &none, c.scratch))
+        coax_regex_scratch_free(s->re_env, c.scratch);
     if (c.rc) memset(out, 0, sizeof *out);
     return c.rc;
 }

@@ -1,0 +1,305 @@
+/*
+** validate_leaf.c: most subschemas are leaves (program.c): tests of the
+** value, objects and arrays whose members and items are leaves, references
+** to leaves, anyOfs and oneOfs of leaves. A leaf is applied here at once,
+** without entering it: no frame, no path, no charge per keyword. It takes
+** the steps and regex steps validate.c would take, counted in the order
+** validate.c takes them, and taken only at the end, when the budget holds
+** them all (then nothing else happens between those charges and no budget
+** could run out among them); its regex steps are counted on a copy of the
+** budget.
+**
+** A leaf that fails while quiet has taken what validate.c takes while
+** quiet (it stops at the first failure, records nothing). While errors are
+** only counted (validate.c's silent trial of anyOf and oneOf branches:
+** charged by their bytes, not written), a leaf may fail by "type",
+** "const", "required" or a member a false subschema refuses: each error
+** is counted here as count_silently counts it, from the path the leaf went
+** down (lpos). Anything else (an error to write, a test that cannot tell,
+** a budget that might run out, the depth limit, a run that collects
+** annotations) leaves the node to validate.c, from its start: a leaf
+** takes nothing and records nothing until it is sure.
+*/
+#include "schema/format.h"
+#include "schema/num.h"
+#include "schema/validate.h"
+
+/* What a leaf has taken so far: steps, the regex budget left, the bytes
+** of the errors it counted (and charged) while silent. */
+typedef struct lpass {
+    uint64_t steps, regex, vbytes;
+    bool silent; /* an error is counted, not written: the run's trial or an anyOf's here */
+    size_t klen, ilen; /* the pointers' lengths where validate.c stands, once measured */
+} lpass;
+
+/* What a leaf tells: it passes; it fails, having taken what validate.c
+** takes to find that out; or it cannot tell (validate.c must apply it). */
+enum { FAILS = 0, PASSES = 1, UNSURE = -1 };
+
+static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p);
+
+/* The JSON Pointers' lengths a step down adds: keyword path, instance path. */
+static size_t step_klen(const lpos *at)
+{
+    const skw *k = at->k;
+    switch (at->kind) {
+    case LP_PROP: /* the name's segment measured at compilation (0: measured now) */
+        return sizeof "/properties" - 1 +
+               (k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(k->v->u.members[at->j].key, k->v->u.members[at->j].klen));
+    case LP_ADD: return sizeof "/additionalProperties" - 1;
+    case LP_ITEM: return at->j < k->nsubs ? 1 + k->namelen + vctx_index_len(at->j) : 1 + strlen(k->name2);
+    case LP_BRANCH: return vctx_index_len(at->j);
+    case LP_REF: return 1 + k->namelen;
+    case LP_ANYOF: return 1 + k->namelen + vctx_index_len(at->j);
+    default: return 0;
+    }
+}
+
+static size_t step_ilen(const lpos *at)
+{
+    if (at->kind == LP_PROP || at->kind == LP_ADD) return vctx_key_len(at->m->key, at->m->klen);
+    return at->kind == LP_ITEM ? vctx_index_len(at->j) : 0;
+}
+
+/* An error of node 'n' (its message in c->msg), down path 'at', counted as
+** count_silently (validate_errors.c) counts it: its bytes (the two
+** pointers, the message, the nesting, the absolute location once a
+** reference was crossed) charged and bounded. 'ksuffix' and 'isuffix':
+** what the keyword and instance pointers add from the node's entry. False
+** when it cannot be counted here. */
+static bool count_error(vctx *c, const snode *n, const lpos *at, size_t ksuffix, size_t isuffix, lpass *p)
+{
+    if (!p->silent || c->msg.oom) return false;
+    size_t klen = ksuffix, ilen = isuffix, frames = 0, crossed = c->crossed;
+    for (const lpos *a = at; a; a = a->up) {
+        klen += step_klen(a), ilen += step_ilen(a), frames++;
+        crossed += a->kind == LP_REF;
+    }
+    if (p->klen == SIZE_MAX) p->klen = vctx_path_len(&c->kpath), p->ilen = vctx_path_len(&c->ipath);
+    klen += p->klen, ilen += p->ilen, frames += c->nframes;
+    size_t bytes = ilen + 1 + klen + 1 + c->msg.len + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
+    if (crossed) bytes += n->abslen + ksuffix + 1;
+    p->vbytes += bytes;
+    p->steps += 1 + bytes / 16;
+    return c->strs.len + c->nests.len + c->vbytes + p->vbytes <= c->s->max_error_bytes;
+}
+
+static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_value *inst, const lpos *at, lpass *p)
+{
+    if (!p->silent) return false;
+    vctx_type_msg(c, k, inst);
+    return count_error(c, n, at, sizeof "/type" - 1, 0, p);
+}
+
+/* The errors of "required": each name missing, in its order. */
+static bool count_required_errors(vctx *c, const snode *n, const skw *k, uint64_t seen, const lpos *at, lpass *p)
+{
+    if (!p->silent) return false;
+    for (size_t i = 0; i < k->v->len; i++) {
+        if ((seen >> k->ridx[i]) & 1) continue;
+        vctx_required_msg(c, &k->v->u.items[i]);
+        if (!count_error(c, n, at, 1 + (size_t)k->namelen, 0, p)) return false;
+    }
+    return true;
+}
+
+/* A member a false subschema refuses: under "properties" (j >= 0) or
+** "additionalProperties". */
+static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, const coax_member *m, const lpos *at,
+                              lpass *p)
+{
+    if (!p->silent) return false;
+    vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
+    lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
+    return count_error(c, n, at, step_klen(&self), step_ilen(&self), p);
+}
+
+/* The subschema applied to a member or an item. */
+static inline int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at, lpass *p)
+{
+    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
+    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
+    return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
+}
+
+/* A quiet node stops at its first failure: the keywords after keyword 'k'
+** and its tail are not charged (n->leaf_charge charged them). */
+static int stop(const snode *n, const skw *k, lpass *p)
+{
+    uint64_t after = n->tail;
+    for (const skw *x = k + 1, *end = n->run + n->nrun; x < end; x++) after += x->charge;
+    p->steps -= after;
+    return FAILS;
+}
+
+/* A test that failed: quiet, the node stops; else only a counted "type". */
+#define FAILED(counted)                          \
+    do {                                         \
+        if (c->quiet) return stop(n, k, p);      \
+        if (!(counted)) return UNSURE;           \
+        failed = true;                           \
+    } while (0)
+
+/* The keywords of a LEAF_TESTS node, in order, charged as validate.c
+** charges them (the node's step, each keyword's, the tail: leaf_charge);
+** after a failure, the rest too unless quiet. */
+static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
+{
+    p->steps += n->leaf_charge;
+    bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
+    uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
+    int r;
+    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
+    bool found = false;
+    const skw *k = n->run; /* "type" comes first in a run (compile.c) */
+    if (n->nrun && k->op == OP_TYPE && !((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+        FAILED(count_type_error(c, n, k, inst, at, p));
+    /* then only the keywords that act on the value's type: the others pass it */
+    for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
+         t < e; t++) {
+        k = *t;
+        switch (k->op) {
+        case OP_MAXLENGTH:
+        case OP_MINLENGTH:
+            p->steps += bytes;
+            if (!vctx_length_ok(k, inst)) FAILED(false);
+            break;
+        case OP_ENUM: /* of strings (n->leaf): a hashed one charges the string's hash and a lookup */
+            if (!str) return UNSURE;
+            if (k->vset) p->steps += 2 + bytes;
+            if (coax_names_find(k->names, inst->u.text, inst->len) < 0) FAILED(false);
+            break;
+        case OP_CONST:
+            if (inst->type == COAX_ARRAY || obj) return UNSURE; /* compared by validate.c */
+            if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
+            if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, sizeof "/const" - 1, 0, p)));
+            break;
+        case OP_MAXIMUM:
+        case OP_EXMAXIMUM:
+        case OP_MINIMUM:
+        case OP_EXMINIMUM:
+            if (!vctx_cmp_ok(k, inst)) FAILED(false);
+            break;
+        case OP_MULTIPLEOF:
+            if (!coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len)) FAILED(false);
+            break;
+        case OP_FORMAT:
+            p->steps += bytes;
+            if ((r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc)) < 0) return UNSURE;
+            if (!r) FAILED(false);
+            break;
+        case OP_PATTERN:
+            p->steps += bytes;
+            if ((r = vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, &p->regex)) < 0) return UNSURE;
+            if (!r) FAILED(false);
+            break;
+        case OP_MAXITEMS:
+        case OP_MINITEMS:
+            if (!(k->op == OP_MAXITEMS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
+            break;
+        case OP_MAXPROPS:
+        case OP_MINPROPS:
+            if (!(k->op == OP_MAXPROPS ? inst->len <= k->n : inst->len >= k->n)) FAILED(false);
+            break;
+        case OP_UNIQUE: { /* a few scalars, every pair compared (validate_assert.c) */
+            uint64_t steps;
+            size_t dj, di;
+            if (inst->len < 2) break;
+            if (!vctx_small_scalars(inst, &steps)) return UNSURE;
+            p->steps += steps;
+            if (vctx_scalar_duplicate(inst, &dj, &di)) FAILED(false);
+            break;
+        }
+        case OP_REQUIRED: { /* a probe per member, the names all in "properties" */
+            p->steps += inst->len;
+            uint64_t seen = 0;
+            found = inst->len <= 64; /* required's names are those of the node's "properties" */
+            for (size_t i = 0; i < inst->len; i++) {
+                int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
+                if (found) idx[i] = (int8_t)j;
+                if (j >= 0) seen |= (uint64_t)1 << j;
+            }
+            if ((seen & k->reqmask) != k->reqmask) FAILED(count_required_errors(c, n, k, seen, at, p));
+            break;
+        }
+        case OP_PROPS: /* a step per member, and the subschema each is applied */
+            p->steps += inst->len;
+            for (size_t i = 0; i < inst->len; i++) {
+                const coax_member *m = &inst->u.members[i];
+                int32_t j = found ? idx[i] : k->names ? coax_names_find(k->names, m->key, m->klen) : -1;
+                const snode *sub = j >= 0 ? k->subs[j] : k->add;
+                if (!sub) continue;
+                if (sub->kind == N_FALSE) { /* refused by its keyword (quiet: no step) */
+                    FAILED(count_not_allowed(c, n, k, j, m, at, p));
+                    continue;
+                }
+                lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
+                if ((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE) return UNSURE;
+                if (!r) FAILED(true);
+            }
+            break;
+        case OP_ITEMS:
+            for (size_t i = 0; i < inst->len; i++) {
+                lpos down = {at, LP_ITEM, k, (uint32_t)i, NULL};
+                if ((r = sub_pass(c, k->sub, &inst->u.items[i], &down, p)) == UNSURE) return UNSURE;
+                if (!r) FAILED(true);
+            }
+            break;
+        default:
+            return UNSURE;
+        }
+    }
+    return failed ? FAILS : PASSES;
+}
+
+/* Node 'n' as a leaf on 'inst', 'refs' references active on it, reached
+** down path 'at'. */
+static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
+{
+    if (n->leaf == LEAF_TESTS) return tests_pass(c, n, inst, at, p);
+    p->steps++; /* the node's own step */
+    if (n->leaf == LEAF_TRUE) return PASSES;
+    const skw *k = &n->run[0];
+    p->steps += k->charge;
+    int r;
+    if (n->leaf == LEAF_REF) { /* a step per 16 references active on the value (validate.c) */
+        p->steps += refs / 16;
+        lpos down = {at, LP_REF, k, 0, NULL};
+        r = pass(c, k->sub, inst, refs + 1, &down, p);
+    } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
+              ** stops at a second). The errors of those that fail, counted silently, are dropped
+              ** (validate.c's trial; in a run writing its errors again, left to it). */
+        if (!c->quiet && c->eager) return UNSURE;
+        bool silent = p->silent, one = n->leaf == LEAF_ONEOF;
+        uint64_t vbytes = p->vbytes;
+        size_t valid = 0;
+        p->silent = !c->quiet;
+        for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
+            lpos down = {at, LP_ANYOF, k, i, NULL};
+            if ((r = pass(c, k->subs[i], inst, refs, &down, p)) == UNSURE) return UNSURE;
+            valid += r == PASSES;
+        }
+        p->silent = silent;
+        p->vbytes = vbytes;
+        r = valid == 1 ? PASSES : FAILS;
+        if (r == FAILS && !c->quiet) return UNSURE; /* the keyword reports its own error */
+    }
+    if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
+    return r;
+}
+
+int vctx_leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at)
+{
+    /* a set of evaluated members is written by "properties", "items" and anyOf, left to validate.c */
+    if (c->rc || c->annotate || c->nframes + n->leaf_depth > c->s->max_depth || (ev && !n->leaf_plain)) return UNSURE;
+    size_t refs = 0;
+    if (n->leaf == LEAF_REF)
+        while (refs < c->nrefs && c->refs[c->nrefs - 1 - refs].inst == inst) refs++;
+    lpass p = {0, c->regex, 0, c->silent > 0, SIZE_MAX, 0};
+    int r = pass(c, n, inst, refs, at, &p);
+    if (r == UNSURE || c->steps < p.steps) return UNSURE;
+    c->steps -= p.steps;
+    c->regex = p.regex;
+    c->vbytes += p.vbytes;
+    return r;
+}
