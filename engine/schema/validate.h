@@ -233,6 +233,8 @@ int vctx_enum_lookup(vctx *c, const skw *k, const coax_value *inst);
 
 /* A count against a keyword's bound ('max': at most, else at least),
 ** "expected at most 3 items, got 4" when it fails; true when it passes. */
+/* Whether 'have' is within the bound of a max* (max true) or min* keyword. */
+static inline bool vctx_count_ok(const skw *k, size_t have, bool max) { return max ? have <= k->n : have >= k->n; }
 bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many, bool max);
 
 /* The assertion keywords kept out of the evaluator: true when 'inst'

@@ -95,7 +95,7 @@ bool vctx_format_kw(vctx *c, const skw *k, const coax_value *inst)
 bool vctx_count_kw(vctx *c, const skw *k, size_t have, const char *one, const char *many,
                      bool max)
 {
-    if (max ? have <= k->n : have >= k->n) return true;
+    if (vctx_count_ok(k, have, max)) return true;
     if (!msg_start(c)) return false; /* quiet: no message, no error */
     coax_buf_puts(&c->msg, max ? "expected at most " : "expected at least ");
     vctx_put_size(&c->msg, k->n);
