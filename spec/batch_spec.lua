@@ -133,6 +133,29 @@ describe("coax batch", function()
     end
   end)
 
+  -- A value nested 510 deep is within the default max_depth (512), but the report
+  -- holds it 3 levels deeper ({"attempts": [{"value": ...}]}): read back from the
+  -- report's text, these lines had zero metrics and, failed, the error "no_report".
+  it("takes a line's metrics and error from the session, whatever the depth of its value", function()
+    local recipe = tmp .. "/deep.lua"
+    H.write(recipe, 'return { schema = { type = "array", maxItems = 0 }, prompt = "{{input}}", max_attempts = 1 }')
+    local deep = ("["):rep(510) .. ("]"):rep(510)
+    local out, err, code = H.coax({ "batch", recipe, "--replies-field", "replies" },
+      json.encode({ id = 1, input = "x", replies = { "[" .. deep .. "]" } }) .. "\n"
+        .. json.encode({ id = 2, input = "x", replies = { "[]" } }) .. "\n")
+    local got = lines(out)
+    assert.are.equal(2, #got)
+    local metrics = '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,"agent_ms":T,"input_tokens_est":27,'
+      .. '"output_tokens_est":%d,"input_tokens":null,"output_tokens":null,"repairs":0,"coercions":0}}'
+    assert.are.equal('{"id":1,"outcome":"exhausted","error":{"code":"exhausted","message":"1 attempt used up; '
+      .. 'the last failed: 1 validation error, the first at \'\': expected at most 0 items, got 1"},'
+      .. '"errors":[{"instanceLocation":"","keywordLocation":"/maxItems","error":"expected at most 0 items, got 1"}],'
+      .. metrics:format(20), untimed(got[1]))
+    assert.are.equal('{"id":2,"outcome":"ok","value":[],' .. metrics:format(1), untimed(got[2]))
+    assert.are.equal(1, code)
+    assert.matches("attempts: 1: 2\n", err, 1, true)
+  end)
+
   it("gives every line the replies of --replay, from the start", function()
     local replies = H.tmpfile('"nothing here"\n"{\\"name\\": \\"X\\", \\"age\\": 1}"\n')
     local out, _, code = H.coax({ "batch", RECIPE, "--replay", replies, "--quiet", "--concurrency", "1" },

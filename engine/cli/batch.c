@@ -252,38 +252,24 @@ static void emit_invalid(batch *b, const char *id, size_t id_len, uint64_t line_
     b->st.attempts[0]++;
 }
 
-static uint64_t metric(const coax_value *metrics, const char *name, bool *present)
-{
-    const coax_value *v = metrics ? coax_object_get(metrics, name, strlen(name)) : NULL;
-    if (!v || coax_value_type(v) != COAX_NUMBER) return 0;
-    if (present) *present = true;
-    double d = coax_value_double(v);
-    return d > 0 && d < 1e18 ? (uint64_t)d : 0;
-}
-
-/* The output line of a session that ended, from its report. */
+/* The output line of a session that ended, and its counts in the summary. */
 static void emit_result(batch *b, slot *sl)
 {
     coax_outcome oc = coax_session_outcome(sl->s);
-    size_t rlen = 0;
-    const char *rep = coax_session_report(sl->s, &rlen);
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *r = NULL;
-    if (!a || !rep || coax_parse(a, rep, rlen, NULL, &r, NULL) != COAX_OK || coax_value_type(r) != COAX_OBJECT) r = NULL;
-    const coax_value *metrics = r ? coax_object_get(r, "metrics", 7) : NULL;
+    session_metrics m;
     b->line.len = 0;
-    batch_result_line(&b->line, sl->s, sl->id, sl->id_len, r);
+    batch_result_line(&b->line, sl->s, sl->id, sl->id_len, &m);
     write_line(b);
 
     batch_stats *st = &b->st;
     st->lines++;
     st->outcome[(unsigned)oc < N_OUTCOMES ? oc : COAX_OUTCOME_INVALID]++;
-    uint64_t n = metric(metrics, "attempts", NULL);
-    st->attempts[n < HIST ? n : HIST]++;
-    st->in_est += metric(metrics, "input_tokens_est", NULL);
-    st->out_est += metric(metrics, "output_tokens_est", NULL);
-    st->in_prov += metric(metrics, "input_tokens", &st->provider);
-    st->out_prov += metric(metrics, "output_tokens", &st->provider);
+    st->attempts[m.attempts < HIST ? m.attempts : HIST]++;
+    st->in_est += m.input_tokens_est;
+    st->out_est += m.output_tokens_est;
+    st->in_prov += m.input_tokens;
+    st->out_prov += m.output_tokens;
+    if (m.have_input_tokens || m.have_output_tokens) st->provider = true;
 
     /* The agent failed for good when line after line ends in agent_error. */
     if (oc == COAX_OUTCOME_AGENT_ERROR) {
@@ -297,7 +283,6 @@ static void emit_result(batch *b, slot *sl)
     } else {
         b->agent_errors_in_a_row = 0;
     }
-    coax_arena_free(a);
 }
 
 /* Writes and frees every session that ended. */

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "base/hash.h"
+#include "session/report.h"
 
 #include <stdint.h>
 
@@ -49,10 +50,12 @@ void br_unread(batch_reader *r);
 /* ---- result lines ----------------------------------------------------------
 ** The line of a session that ended: {"id", "outcome", "value"?, "error"?,
 ** "errors"? (the last attempt's, when it failed), "metrics"} and a newline,
-** appended to 'L' from its parsed report 'r' (NULL: none, as without
-** memory). 'id' (JSON text) NULL: no "id" (`coax run --stream`'s last line). */
+** appended to 'L' from the session's state as its report has them (without
+** a report, for lack of memory: the error "no_report" and zero metrics);
+** '*m' gets the metrics written. 'id' (JSON text) NULL: no "id" (`coax run
+** --stream`'s last line). */
 extern const char batch_zero_metrics[];
-void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_len, const coax_value *r);
+void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_len, session_metrics *m);
 
 /* ---- lines out -----------------------------------------------------------
 ** Writes all of p[0..n) with as few write(2) calls as the kernel allows (one

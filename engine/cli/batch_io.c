@@ -22,14 +22,10 @@ const char batch_zero_metrics[] =
     "{\"attempts\":0,\"wall_ms\":0,\"engine_ms\":0,\"agent_ms\":0,\"input_tokens_est\":0,"
     "\"output_tokens_est\":0,\"input_tokens\":null,\"output_tokens\":null,\"repairs\":0,\"coercions\":0}";
 
-void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_len, const coax_value *r)
+void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_len, session_metrics *m)
 {
     coax_outcome oc = coax_session_outcome(s);
-    const coax_value *error = r ? coax_object_get(r, "error", 5) : NULL;
-    const coax_value *metrics = r ? coax_object_get(r, "metrics", 7) : NULL;
-    const coax_value *attempts = r ? coax_object_get(r, "attempts", 8) : NULL;
-    const coax_value *last = attempts ? coax_array_get(attempts, coax_value_len(attempts) - 1) : NULL;
-    const coax_value *errors = last ? coax_object_get(last, "errors", 6) : NULL;
+    bool reported = session_has_report(s);
     coax_buf_putc(L, '{');
     if (id) {
         coax_buf_puts(L, "\"id\":");
@@ -43,19 +39,25 @@ void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_l
         coax_buf_puts(L, ",\"value\":");
         coax_buf_put(L, value, vlen);
     }
-    if (error && coax_value_type(error) == COAX_OBJECT) {
+    if (oc != COAX_OUTCOME_OK) {
         coax_buf_puts(L, ",\"error\":");
-        coax_write_buf(L, error, 0);
-    } else if (oc != COAX_OUTCOME_OK) {
-        coax_buf_puts(L, ",\"error\":{\"code\":\"no_report\",\"message\":\"out of memory building the report\"}");
+        if (reported) session_error_write(L, s);
+        else coax_buf_puts(L, "{\"code\":\"no_report\",\"message\":\"out of memory building the report\"}");
     }
-    if (oc != COAX_OUTCOME_OK && errors && coax_value_type(errors) == COAX_ARRAY && coax_value_len(errors)) {
+    size_t elen = 0;
+    const char *errors = oc != COAX_OUTCOME_OK ? session_last_errors(s, &elen) : NULL;
+    if (errors && elen > 2) { /* not "[]" */
         coax_buf_puts(L, ",\"errors\":");
-        coax_write_buf(L, errors, 0);
+        coax_buf_put(L, errors, elen);
     }
+    memset(m, 0, sizeof *m);
     coax_buf_puts(L, ",\"metrics\":");
-    if (metrics && coax_value_type(metrics) == COAX_OBJECT) coax_write_buf(L, metrics, 0);
-    else coax_buf_puts(L, batch_zero_metrics);
+    if (reported) {
+        session_metrics_read(s, m);
+        session_metrics_write(L, m);
+    } else {
+        coax_buf_puts(L, batch_zero_metrics);
+    }
     coax_buf_puts(L, "}\n");
 }
 

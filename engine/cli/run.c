@@ -118,20 +118,15 @@ static void print_last(run_events *ev, coax_session *s)
 {
     coax_buf line;
     coax_buf_init(&line, NULL);
-    size_t vlen, rlen = 0;
+    size_t vlen;
     const char *value = coax_session_value(s, &vlen);
     if (value) {
         coax_buf_puts(&line, "{\"value\":");
         coax_buf_put(&line, value, vlen);
         coax_buf_puts(&line, "}\n");
     } else {
-        const char *rep = coax_session_report(s, &rlen);
-        coax_arena *a = coax_arena_new(NULL);
-        coax_value *r = NULL;
-        if (!a || !rep || coax_parse(a, rep, rlen, NULL, &r, NULL) != COAX_OK || coax_value_type(r) != COAX_OBJECT)
-            r = NULL;
-        batch_result_line(&line, s, NULL, 0, r);
-        coax_arena_free(a);
+        session_metrics m;
+        batch_result_line(&line, s, NULL, 0, &m);
     }
     put_line(ev, &line);
     coax_buf_free(&line);

@@ -8,6 +8,7 @@
 
 #include "io/http.h"
 #include "io/process.h"
+#include "session/report.h"
 #include "session/roots.h"
 #include "session/schema_cache.h"
 #include "script/vm.h"
@@ -20,8 +21,6 @@ typedef enum sstate {
     SS_WAIT,    /* the agent's coroutine is suspended (sleeping, on HTTP, on its host) */
     SS_DONE
 } sstate;
-
-#define SESSION_USAGE_DETAILS 3 /* the usage counts kept beside the totals */
 
 /* A streamed reply (lend_stream.c, README "Streaming"): the recipe's stream
 ** options, and what this attempt received through the agent's sink. */
@@ -113,6 +112,11 @@ struct coax_session {
     ** and its report is asked for, the report, made around them in place. */
     coax_buf report;
     bool reported;       /* 'report' is the report */
+    int recorded;        /* the attempts recorded in it */
+    /* Where the records start in 'report' (the head's length once the report
+    ** is made around them, 0 before) and where, from there, the last one's
+    ** "errors" array is: a host shows it without parsing the report. */
+    size_t records_at, last_errors_at, last_errors_len;
     coax_buf value;      /* the accepted value */
     coax_buf sent;       /* the last failed reply's value as sent, pretty ({{submission}}) */
     coax_session_failure failure;

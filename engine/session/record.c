@@ -58,7 +58,9 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
     if (have_r && r->value && s->value.len) coax_buf_put(b, s->value.data, s->value.len); /* its text, submitted */
     else if (have_r && r->value) coax_write_buf(b, r->value, 0);
     else coax_buf_puts(b, "null");
-    coax_buf_puts(b, ",\"errors\":[");
+    coax_buf_puts(b, ",\"errors\":");
+    size_t errors_at = b->len;
+    coax_buf_putc(b, '[');
     for (size_t i = 0; have_r && i < r->validation.nerrors; i++) {
         const coax_schema_error *e = &r->validation.errors[i];
         coax_buf_puts(b, i ? ",{\"instanceLocation\":" : "{\"instanceLocation\":");
@@ -73,7 +75,11 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
         put_str(b, e->message);
         coax_buf_putc(b, '}');
     }
-    coax_buf_puts(b, "],\"log\":[");
+    coax_buf_putc(b, ']');
+    s->recorded++;
+    s->last_errors_at = errors_at;
+    s->last_errors_len = b->len - errors_at;
+    coax_buf_puts(b, ",\"log\":[");
     size_t k = 0;
     for (size_t i = 0; have_r && i < r->repair.nlog; i++, k++) {
         const coax_repair_entry *e = &r->repair.log[i];
@@ -226,44 +232,86 @@ void session_record_feedback(coax_session *s, const char *text, size_t len)
 
 /* ---- the report ------------------------------------------------------------ */
 
+void session_metrics_read(const coax_session *s, session_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    double wall = (s->t_end ? s->t_end : coax_now_ms()) - (s->t_start ? s->t_start : s->t_end);
+    if (wall < 0) wall = 0;
+    m->attempts = s->recorded ? s->attempt : 0;
+    m->wall_ms = wall;
+    m->engine_ms = wall - s->agent_ms > 0 ? wall - s->agent_ms : 0;
+    m->agent_ms = s->agent_ms;
+    m->input_tokens_est = s->in_est;
+    m->output_tokens_est = s->out_est;
+    m->input_tokens = s->in_prov;
+    m->output_tokens = s->out_prov;
+    m->have_input_tokens = s->have_in_prov;
+    m->have_output_tokens = s->have_out_prov;
+    for (size_t i = 0; i < N_USAGE_DETAILS; i++) {
+        m->detail[i] = s->detail_prov[i];
+        m->have_detail[i] = s->have_detail_prov[i];
+    }
+    m->repairs = s->repairs;
+    m->coercions = s->coercions;
+}
+
+void session_metrics_write(coax_buf *b, const session_metrics *m)
+{
+    char in_prov[32] = "null", out_prov[32] = "null";
+    if (m->have_input_tokens) snprintf(in_prov, sizeof in_prov, "%llu", (unsigned long long)m->input_tokens);
+    if (m->have_output_tokens) snprintf(out_prov, sizeof out_prov, "%llu", (unsigned long long)m->output_tokens);
+    coax_buf_printf(b,
+                    "{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
+                    "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
+                    "\"output_tokens\":%s",
+                    m->attempts, m->wall_ms, m->engine_ms, m->agent_ms, (unsigned long long)m->input_tokens_est,
+                    (unsigned long long)m->output_tokens_est, in_prov, out_prov);
+    for (size_t i = 0; i < N_USAGE_DETAILS; i++) /* only what some provider said */
+        if (m->have_detail[i]) coax_buf_printf(b, ",\"%s\":%llu", USAGE_DETAILS[i], (unsigned long long)m->detail[i]);
+    coax_buf_printf(b, ",\"repairs\":%zu,\"coercions\":%zu}", m->repairs, m->coercions);
+}
+
+void session_error_write(coax_buf *b, const coax_session *s)
+{
+    if (!s->failure) {
+        coax_buf_puts(b, "null");
+        return;
+    }
+    coax_buf_puts(b, "{\"code\":");
+    put_str(b, s->error_code);
+    coax_buf_puts(b, ",\"message\":");
+    coax_buf_put_json_string(b, s->error_msg.data ? s->error_msg.data : "", s->error_msg.len);
+    if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
+    coax_buf_putc(b, '}');
+}
+
+/* Records cut short by a lack of memory make no report (build_report). */
+bool session_has_report(const coax_session *s) { return !s->report.oom; }
+
+const char *session_last_errors(const coax_session *s, size_t *len)
+{
+    if (!s->recorded || !session_has_report(s)) return NULL;
+    *len = s->last_errors_len;
+    return s->report.data + s->records_at + s->last_errors_at;
+}
+
 /* Makes the report around the attempts' records, in place: written once. */
 static void build_report(coax_session *s)
 {
     coax_buf head;
     coax_buf *b = &head;
     coax_buf_init(b, s->engine->alloc);
-    double wall = (s->t_end ? s->t_end : coax_now_ms()) - (s->t_start ? s->t_start : s->t_end);
-    if (wall < 0) wall = 0;
     coax_buf_puts(b, "{\"outcome\":");
     put_str(b, coax_outcome_name(s->outcome));
     coax_buf_puts(b, ",\"value\":");
     if (s->value.len) coax_buf_put(b, s->value.data, s->value.len);
     else coax_buf_puts(b, "null");
     coax_buf_puts(b, ",\"error\":");
-    if (s->failure) {
-        coax_buf_puts(b, "{\"code\":");
-        put_str(b, s->error_code);
-        coax_buf_puts(b, ",\"message\":");
-        coax_buf_put_json_string(b, s->error_msg.data ? s->error_msg.data : "", s->error_msg.len);
-        if (s->http_status) coax_buf_printf(b, ",\"http_status\":%d", s->http_status);
-        coax_buf_putc(b, '}');
-    } else {
-        coax_buf_puts(b, "null");
-    }
-    char in_prov[32] = "null", out_prov[32] = "null";
-    if (s->have_in_prov) snprintf(in_prov, sizeof in_prov, "%llu", (unsigned long long)s->in_prov);
-    if (s->have_out_prov) snprintf(out_prov, sizeof out_prov, "%llu", (unsigned long long)s->out_prov);
-    int attempts = s->report.len ? s->attempt : 0;
-    coax_buf_printf(b,
-                    ",\"metrics\":{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
-                    "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
-                    "\"output_tokens\":%s",
-                    attempts, wall, wall - s->agent_ms > 0 ? wall - s->agent_ms : 0, s->agent_ms,
-                    (unsigned long long)s->in_est, (unsigned long long)s->out_est, in_prov, out_prov);
-    for (size_t i = 0; i < N_USAGE_DETAILS; i++) /* only what some provider said */
-        if (s->have_detail_prov[i])
-            coax_buf_printf(b, ",\"%s\":%llu", USAGE_DETAILS[i], (unsigned long long)s->detail_prov[i]);
-    coax_buf_printf(b, ",\"repairs\":%zu,\"coercions\":%zu}", s->repairs, s->coercions);
+    session_error_write(b, s);
+    coax_buf_puts(b, ",\"metrics\":");
+    session_metrics m;
+    session_metrics_read(s, &m);
+    session_metrics_write(b, &m);
     coax_buf_puts(b, ",\"attempts\":[");
     /* The records move up behind the head. Records cut short by a lack of
     ** memory make no report. */
@@ -276,6 +324,7 @@ static void build_report(coax_session *s)
         r->len += head.len;
         coax_buf_puts(r, "]}");
         r->data[r->len] = '\0';
+        s->records_at = head.len;
         s->reported = true;
     } else if (whole) {
         r->oom = false; /* only the head found no room: the records stay whole for a later call */
