@@ -198,6 +198,14 @@ double stream_due(const coax_session *s);
 ** already shown what the value would contradict. */
 bool stream_kept_promises(coax_session *s, const coax_value *v, char *why, size_t cap);
 
+/* The extraction of the reply's text[0..len) with options 'xo' that this
+** attempt's stream made already, or would make for the promises' check
+** (stream_kept_promises) since partials were told: the same coax_extract
+** call over the same text, which the attempt takes rather than make twice.
+** NULL when there is none. Valid until the next attempt starts. */
+const coax_extract_result *stream_reply_extract(coax_session *s, const char *text, size_t len,
+                                                const coax_extract_options *xo);
+
 /* Pushes s[0..n) with every value in 'secrets' (NUL-terminated values one
 ** after the other; those under 4 bytes are ignored) replaced by
 ** "[redacted]" (lend_http.c). */

@@ -441,6 +441,16 @@ static bool kept(const stream_partial *p, const coax_value *v, const coax_alloca
     return true;
 }
 
+const coax_extract_result *stream_reply_extract(coax_session *s, const char *text, size_t len,
+                                                const coax_extract_options *xo)
+{
+    session_stream *st = &s->stream;
+    coax_extract_options reader; /* what the reader extracts the candidate with */
+    coax_extract_options_default(&reader);
+    if (!st->reader || xo->flags != reader.flags || xo->max_class != reader.max_class) return NULL;
+    return stream_root_extract(st->reader, text, len, st->promised);
+}
+
 bool stream_kept_promises(coax_session *s, const coax_value *v, char *why, size_t cap)
 {
     session_stream *st = &s->stream;

@@ -193,7 +193,11 @@ static void handle_reply(coax_session *s)
     coax_error err = {0};
     /* extract closes no brackets of a cut reply; refuse_cut_off then refuses the rest */
     coax_extract_options xo = {cut_off_reason(s) ? COAX_EXTRACT_CUT_OFF : 0, s->max_class};
-    coax_code rc = coax_extract(arena, s->schema, text, len, &e->limits, &xo, &r, &err);
+    /* a streamed reply whose partials were told: its reader extracts this very text too */
+    const coax_extract_result *streamed = stream_reply_extract(s, text, len, &xo);
+    coax_code rc = COAX_OK;
+    if (streamed) r = *streamed;
+    else rc = coax_extract(arena, s->schema, text, len, &e->limits, &xo, &r, &err);
     if (rc == COAX_OK) rc = refuse_cut_off(s, arena, &r);
     char text_buf[EVENT_TEXT_BUF];
     event_member m = {"bytes", EVENT_COUNT, len, NULL, 0};

@@ -519,8 +519,9 @@ coax_code complete_root(stream_reader *r, coax_error *err)
     coax_code rc = coax_extract(r->ar, r->o.schema, r->cand.data, r->cand.len, &r->lim, NULL, &x, &e);
     if (rc == COAX_ENOMEM) return stream_oom(r, err);
     if (rc) return COAX_OK; /* not read: the root is not complete */
+    r->root_x = x;
+    r->root_read = true;
     if (!x.valid) {
-        r->root_x = x;
         r->root_errors_pending = true;
         return COAX_OK;
     }
@@ -557,4 +558,15 @@ coax_code complete_root_errors(stream_reader *r, coax_error *err)
     }
     coax_arena_reset(r->scratch);
     return ok ? COAX_OK : stream_oom(r, err);
+}
+
+const coax_extract_result *stream_root_extract(stream_reader *r, const char *text, size_t len, bool now)
+{
+    if (!r || r->failed || !r->o.schema || !r->ended || r->cand.len != len || (len && memcmp(r->cand.data, text, len)))
+        return NULL;
+    if (r->root_pending && now) { /* as the next partial would */
+        r->root_pending = false;
+        if (complete_root(r, NULL)) return NULL;
+    }
+    return r->root_read ? &r->root_x : NULL;
 }

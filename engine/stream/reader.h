@@ -169,7 +169,8 @@ struct stream_reader {
     size_t npending, pendingcap;
     coax_arena *scratch;    /* the skeletons' (reset after each) */
     ssub subs[STREAM_SUB_SLOTS]; /* what complete.c knows of subschemas */
-    coax_extract_result root_x; /* the root's extraction, when its errors wait for the settled parts */
+    coax_extract_result root_x; /* the root's extraction (its errors wait for the settled parts when invalid) */
+    bool root_read;         /* 'root_x' holds it: coax_extract read the candidate */
     bool root_errors_pending;
     coax_schema_error *errors; /* errors at and under complete parts (reader arena) */
     size_t nerrors, errorcap;
@@ -245,7 +246,8 @@ void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
 /* Computes the coerced values and pointers of the parts pending (one
 ** skeleton), and their errors; partial.c then shows and lists them. */
 coax_code complete_settle(stream_reader *r, coax_error *err);
-/* The root closed: its value as coax_extract gives it for the candidate.
+/* The root closed: its value as coax_extract gives it for the candidate
+** (the result kept whole in 'root_x', for stream_root_extract).
 ** When valid, the root is listed and the parts pending wait no more (their
 ** values are the root's business); else its errors wait in 'root_x' for
 ** complete_root_errors, once the pending parts are settled. */

@@ -30,7 +30,8 @@
 **   it stops following the reply: later partials are the last one
 **   (stopped = true). A candidate is never dropped for a later one: the
 **   lenient parser may read the failed text as the answer. The final value comes from coax_extract
-**   over the whole reply, never from the reader.
+**   over the whole reply, never from the reader (stream_root_extract gives the reader's call of
+**   it when the whole reply is the candidate: the same call, made once).
 */
 #ifndef COAX_STREAM_H
 #define COAX_STREAM_H
@@ -88,6 +89,17 @@ typedef struct stream_partial {
 ** The work is proportional to what changed since the last call plus the
 ** depth of the value and the pointers not listed before. */
 coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial *out, coax_error *err);
+
+/* With a schema, once the JSON value has ended and when its candidate's
+** text (from the value's first byte to its last) is text[0..len): the
+** result of coax_extract over that text, with the default options and the
+** reader's limits, that a partial asked for since the value ended (or
+** runs now, as the next partial would, when 'now'). NULL when there is
+** none (no schema, another text, the value has not ended, the extraction
+** found no value or hit a limit, or memory ran out). It lives in the
+** reader: valid until stream_free. A caller extracting the same text with
+** the same options takes it rather than extracting it twice. */
+const coax_extract_result *stream_root_extract(stream_reader *r, const char *text, size_t len, bool now);
 
 /* Writes a partial as the JSON object hosts and the CLI see:
 ** {"partial": V, "complete": [...], "in_progress": "/x" | null} plus
