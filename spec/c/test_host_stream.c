@@ -483,6 +483,83 @@ static void test_a_reply_that_is_not_its_pieces(void)
     coax_engine_free(e);
 }
 
+/* The record of attempt 1 of 'recipe' (max_attempts = 1) answered with
+** 'reply': its members but the times and the bytes received, as JSON;
+** streamed in pieces of 7 bytes (a partial told after each that changes
+** what is shown) or answered whole. */
+static void first_record(const char *recipe, const char *reply, bool streamed, char *out, size_t cap)
+{
+    coax_engine *e;
+    seen sn;
+    coax_session *s = start(&e, NULL, recipe, &sn);
+    coax_engine_poll(e, 0);
+    if (streamed) {
+        feed(e, s, &sn, reply, 7);
+        CHECK(sn.npartials > 0);
+    }
+    CHECK_INT(coax_session_host_reply(s, reply, strlen(reply), -1, -1, NULL), COAX_OK);
+    coax_engine_poll(e, 0);
+    size_t len = 0;
+    const char *report = coax_session_report(s, &len);
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *r = NULL;
+    CHECK(report && coax_parse(a, report, len, NULL, &r, NULL) == COAX_OK);
+    const coax_value *attempt = coax_array_get(coax_object_get(r, "attempts", 8), 0);
+    CHECK(attempt != NULL);
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < coax_value_len(attempt); i++) {
+        const char *key = coax_object_key(attempt, i, NULL);
+        if (!strcmp(key, "elapsed_ms") || !strcmp(key, "bytes_received")) continue;
+        char *json = NULL;
+        size_t jlen = 0;
+        CHECK_INT(coax_write(coax_object_value(attempt, i), 0, NULL, &json, &jlen), COAX_OK);
+        if (json && n < cap) n += (size_t)snprintf(out + n, cap - n, "\"%s\":%s,", key, json);
+        coax_free(NULL, json, jlen + 1);
+    }
+    CHECK(n < cap);
+    coax_arena_free(a);
+    coax_engine_free(e);
+}
+
+/* A reply whose partials were told is extracted once (the reader's
+** extraction of the root, the same call over the same text, is the
+** attempt's): its record is the one of the same reply answered whole,
+** valid, coerced or invalid; and when the reader has no extraction to
+** give (a repair it cannot follow, which a recipe's max_class may refuse;
+** a fenced reply), the attempt's own extraction. */
+static void test_a_streamed_reply_is_judged_as_a_whole_one(void)
+{
+#define KIND_SCHEMA                                                                                         \
+    "schema = { type = 'object', properties = { name = { type = 'string' }, hp = { type = 'integer' },"    \
+    " kind = { enum = { 'troll', 'grue' } } }, required = { 'name', 'hp' } }, prompt = 'Describe {{input}}'"
+    static const char *const recipes[] = {
+        "return { " KIND_SCHEMA ", agent = 'host', max_attempts = 1, stream = { every_ms = 0 } }",
+        "return { " KIND_SCHEMA ", agent = 'host', max_attempts = 1, max_class = 'lossless',"
+        " stream = { every_ms = 0 } }",
+    };
+    static const char *const replies[] = {
+        "{\"name\": \"Grue\", \"hp\": 40, \"kind\": \"grue\"}",
+        "{\"name\": \"Grue\", \"hp\": \"40\", \"kind\": \"Grue\"}",
+        "{\"name\": \"Grue\", \"hp\": \"forty\"}",
+        "{\"name\": \"Grue\" \"hp\": 40}",               /* a comma inferred: the reader stops there */
+        "```json\n{\"name\": \"Grue\", \"hp\": 40}\n```", /* the candidate is not the whole reply */
+    };
+    /* the outcomes, recipe by recipe and reply by reply */
+    static const char *const outcomes[2][5] = {{"ok", "ok", "invalid", "ok", "ok"},
+                                               {"ok", "ok", "invalid", "invalid", "ok"}};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t k = 0; k < 5; k++) {
+            char whole[4096], streamed[4096], outcome[32];
+            first_record(recipes[i], replies[k], false, whole, sizeof whole);
+            first_record(recipes[i], replies[k], true, streamed, sizeof streamed);
+            CHECK_STR(streamed, whole);
+            snprintf(outcome, sizeof outcome, "\"outcome\":\"%s\",", outcomes[i][k]);
+            CHECK(strstr(whole, outcome) != NULL);
+        }
+#undef KIND_SCHEMA
+}
+
 #define TESTS                                     \
     X(test_partials_of_one_byte_pieces)           \
     X(test_partials_of_seven_byte_pieces)         \
@@ -492,5 +569,6 @@ static void test_a_reply_that_is_not_its_pieces(void)
     X(test_pieces_inside_a_character)             \
     X(test_a_secret_cut_across_pieces)            \
     X(test_a_piece_past_max_input)                \
-    X(test_a_reply_that_is_not_its_pieces)
+    X(test_a_reply_that_is_not_its_pieces)       \
+    X(test_a_streamed_reply_is_judged_as_a_whole_one)
 #include "test.h"
