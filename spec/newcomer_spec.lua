@@ -81,6 +81,18 @@ describe("coax run --verbose", function()
     assert.are.equal('{"n":7}\n', out)
     assert.are.equal("coax run: attempt 1: valid, accepted\n", err)
   end)
+
+  -- The report holds a reply's value 3 levels deeper than the value ({"attempts": [{"value": ...}]}):
+  -- told from the report's text parsed back, a value nested 510 deep silenced every attempt.
+  it("tells every attempt, whatever the depth of a reply's value", function()
+    local deep = ("["):rep(510) .. ("]"):rep(510)
+    local replies = H.tmpfile('"' .. deep .. '"\n"{\\"n\\": 7}"\n')
+    local out, err = H.coax({ "run", dir .. "/job.lua", "--replay", replies, "-v" })
+    os.remove(replies)
+    assert.are.equal('{"n":7}\n', out)
+    assert.are.equal("coax run: attempt 1: 1 schema error, at (root): expected object, got array of 1 item; "
+      .. "fed back, asking again\ncoax run: attempt 2: valid, accepted\n", err)
+  end)
 end)
 
 describe("agent flags mean what they say", function()

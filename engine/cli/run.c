@@ -53,11 +53,12 @@ static const char usage_text[] =
     "  coax run lua/recipes/contact.lua --input lua/recipes/contact.input.txt\n"
     "  coax run invoice.lua --input invoice.txt --agent openai --model gpt-4o-mini\n";
 
-/* What the session's events go to: the reasons kept for the demo and
-** --verbose, and the partials --stream prints. */
+/* What the session tells the command as it goes (session/report.h): the
+** attempts, narrated for the demo and --verbose, and the partials --stream
+** prints. */
 typedef struct run_events {
-    coax_buf reasons; /* the reasons the report does not keep, one JSON object a line */
-    bool tell, stream;
+    coax_buf told;    /* the narration of the attempts so far */
+    int attempts;     /* the attempts narrated */
     int write_error;  /* errno of a failed write to stdout, or 0 */
 } run_events;
 
@@ -77,21 +78,15 @@ static void put_line(run_events *ev, const coax_buf *line)
 /* A partial event's data ({"value", "complete", "in_progress", "attempt",
 ** "errors"?}) as --stream's line: {"partial", "attempt", "complete",
 ** "in_progress", "errors"?}. */
-static void print_partial(run_events *ev, const char *data)
+static void print_partial(void *ud, const coax_value *data)
 {
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *d;
-    if (!a || coax_parse(a, data, strlen(data), NULL, &d, NULL) != COAX_OK) {
-        coax_arena_free(a);
-        ev->write_error = ENOMEM;
-        return;
-    }
+    run_events *ev = ud;
     static const char *const keys[][2] = {{"value", "partial"}, {"attempt", "attempt"}, {"complete", "complete"},
                                           {"in_progress", "in_progress"}, {"errors", "errors"}};
     coax_buf line;
     coax_buf_init(&line, NULL);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        const coax_value *v = coax_object_get(d, keys[i][0], strlen(keys[i][0]));
+        const coax_value *v = coax_object_get(data, keys[i][0], strlen(keys[i][0]));
         if (!v) continue;
         coax_buf_printf(&line, "%s\"%s\":", line.len ? "," : "{", keys[i][1]);
         coax_write_buf(&line, v, 0);
@@ -99,17 +94,6 @@ static void print_partial(run_events *ev, const char *data)
     coax_buf_puts(&line, "}\n");
     put_line(ev, &line);
     coax_buf_free(&line);
-    coax_arena_free(a);
-}
-
-static void on_event(void *ud, coax_session *s, const char *name, const char *data)
-{
-    (void)s;
-    run_events *ev = ud;
-    if (ev->stream && !strcmp(name, "partial")) print_partial(ev, data);
-    if (!ev->tell || (strcmp(name, "rejection") && strcmp(name, "parse_error"))) return;
-    coax_buf_puts(&ev->reasons, data);
-    coax_buf_putc(&ev->reasons, '\n');
 }
 
 /* --stream's last line: {"value": V}, or the line coax batch writes for a
@@ -132,97 +116,61 @@ static void print_last(run_events *ev, coax_session *s)
     coax_buf_free(&line);
 }
 
-/* The string member 'key' of 'v', or NULL. */
-static const char *text_of(const coax_value *v, const char *key)
+/* Appends 's' as the report's text holds it: up to a NUL, each byte that
+** begins no valid UTF-8 sequence as U+FFFD. */
+static void put_text(coax_buf *b, const char *s)
 {
-    const coax_value *m = coax_object_get(v, key, strlen(key));
-    return m && coax_value_type(m) == COAX_STRING ? coax_value_text(m, NULL) : NULL;
-}
-
-/* The reason an event line of attempt n gave, or "". */
-static const char *reason_of(coax_arena *a, const coax_buf *events, int64_t n)
-{
-    for (size_t at = 0; at < events->len;) {
-        const char *nl = memchr(events->data + at, '\n', events->len - at);
-        size_t end = nl ? (size_t)(nl - events->data) : events->len;
-        coax_value *v;
-        if (coax_parse(a, events->data + at, end - at, NULL, &v, NULL) == COAX_OK) {
-            const coax_value *k = coax_object_get(v, "attempt", 7);
-            const char *r = text_of(v, "reason") ? text_of(v, "reason") : text_of(v, "error");
-            if (k && coax_value_double(k) == (double)n && r) return r;
-        }
-        at = end + 1;
-    }
-    return "";
+    size_t n = strlen(s);
+    if (coax_buf_reserve(b, 3 * n)) b->len += coax_utf8_replace(s, n, b->data + b->len);
 }
 
 /* The demo and --verbose tell what became of each reply, one line an
 ** attempt: what was repaired and coerced, what was wrong, and that it was
-** fed back. */
-static void narrate(const char *rep, size_t len, const coax_buf *events)
+** fed back (said when the next attempt is recorded). */
+static void narrate(void *ud, const session_attempt *a)
 {
-    coax_arena *a = coax_arena_new(NULL);
-    coax_value *r;
-    const coax_value *attempts = NULL;
-    if (!a || coax_parse(a, rep, len, NULL, &r, NULL) || !(attempts = coax_object_get(r, "attempts", 8))) {
-        coax_arena_free(a);
-        return;
+    run_events *ev = ud;
+    coax_buf *line = &ev->told;
+    const coax_extract_result *r = a->r;
+    if (ev->attempts++) coax_buf_puts(line, "; fed back, asking again\n");
+    coax_buf_printf(line, "coax run: attempt %d: ", ev->attempts);
+    const char *sep = "repaired (";
+    for (size_t k = 0; r && k < r->repair.nlog; k++) { /* each kind once, in order */
+        const char *kind = r->repair.log[k].kind;
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++) seen = !strcmp(r->repair.log[j].kind, kind);
+        if (seen) continue;
+        coax_buf_puts(line, sep);
+        put_text(line, kind);
+        sep = ", ";
     }
-    size_t n = coax_value_len(attempts);
-    coax_buf line;
-    coax_buf_init(&line, NULL);
-    for (size_t i = 0; i < n; i++) {
-        const coax_value *at = coax_array_get(attempts, i);
-        const coax_value *log = coax_object_get(at, "log", 3), *errors = coax_object_get(at, "errors", 6);
-        const char *outcome = text_of(at, "outcome");
-        line.len = 0;
-        coax_buf_printf(&line, "coax run: attempt %zu: ", i + 1);
-        const char *sep = "repaired (";
-        for (size_t k = 0; k < coax_value_len(log); k++) { /* each kind once, in order */
-            const coax_value *e = coax_array_get(log, k);
-            const char *kind = text_of(e, "kind");
-            bool seen = text_of(e, "pointer") != NULL;
-            for (size_t j = 0; j < k && !seen; j++) {
-                const char *other = text_of(coax_array_get(log, j), "kind");
-                seen = other && kind && !strcmp(other, kind);
-            }
-            if (seen || !kind) continue;
-            coax_buf_printf(&line, "%s%s", sep, kind);
-            sep = ", ";
-        }
-        if (sep[0] == ',') coax_buf_puts(&line, "); ");
-        sep = "coerced (";
-        for (size_t k = 0; k < coax_value_len(log); k++) {
-            const coax_value *e = coax_array_get(log, k);
-            const char *kind = text_of(e, "kind"), *ptr = text_of(e, "pointer");
-            if (!kind || !ptr) continue;
-            coax_buf_printf(&line, "%s%s at %s", sep, kind, ptr[0] ? ptr : "(root)");
-            sep = ", ";
-        }
-        if (sep[0] == ',') coax_buf_puts(&line, "); ");
-        if (!outcome) outcome = "?";
-        if (!strcmp(outcome, "ok")) {
-            coax_buf_puts(&line, "valid, accepted");
-        } else if (!strcmp(outcome, "invalid") && coax_value_len(errors)) {
-            const coax_value *e = coax_array_get(errors, 0);
-            const char *where = text_of(e, "instanceLocation"), *what = text_of(e, "error");
-            size_t ne = coax_value_len(errors);
-            coax_buf_printf(&line, "%zu schema error%s, at %s: %s", ne, ne == 1 ? "" : "s",
-                            where && where[0] ? where : "(root)", what ? what : "");
-            if (ne > 1) coax_buf_printf(&line, " (and %zu more)", ne - 1);
-        } else if (!strcmp(outcome, "rejected")) {
-            coax_buf_printf(&line, "rejected by the recipe: %s", reason_of(a, events, (int64_t)(i + 1)));
-        } else if (!strcmp(outcome, "no_json")) {
-            coax_buf_printf(&line, "no JSON: %s", reason_of(a, events, (int64_t)(i + 1)));
-        } else {
-            coax_buf_puts(&line, outcome);
-        }
-        if (i + 1 < n) coax_buf_puts(&line, "; fed back, asking again");
-        coax_buf_putc(&line, '\n');
-        if (!line.oom) fwrite(line.data, 1, line.len, stderr);
+    if (sep[0] == ',') coax_buf_puts(line, "); ");
+    sep = "coerced (";
+    for (size_t k = 0; r && k < r->ncoercions; k++) {
+        coax_buf_puts(line, sep);
+        put_text(line, r->coercions[k].kind);
+        coax_buf_puts(line, " at ");
+        put_text(line, r->coercions[k].pointer[0] ? r->coercions[k].pointer : "(root)");
+        sep = ", ";
     }
-    coax_buf_free(&line);
-    coax_arena_free(a);
+    if (sep[0] == ',') coax_buf_puts(line, "); ");
+    size_t ne = r ? r->validation.nerrors : 0;
+    if (!strcmp(a->outcome, "ok")) {
+        coax_buf_puts(line, "valid, accepted");
+    } else if (!strcmp(a->outcome, "invalid") && ne) {
+        const coax_schema_error *e = &r->validation.errors[0];
+        coax_buf_printf(line, "%zu schema error%s, at ", ne, ne == 1 ? "" : "s");
+        put_text(line, e->instance_location[0] ? e->instance_location : "(root)");
+        coax_buf_puts(line, ": ");
+        put_text(line, e->message);
+        if (ne > 1) coax_buf_printf(line, " (and %zu more)", ne - 1);
+    } else if (!strcmp(a->outcome, "rejected")) {
+        coax_buf_printf(line, "rejected by the recipe: %s", a->reason ? a->reason : "");
+    } else if (!strcmp(a->outcome, "no_json")) {
+        coax_buf_printf(line, "no JSON: %s", a->reason ? a->reason : "");
+    } else {
+        coax_buf_puts(line, a->outcome);
+    }
 }
 
 int cli_run(int argc, char **argv)
@@ -287,8 +235,8 @@ int cli_run(int argc, char **argv)
     coax_buf members, agent_json;
     coax_buf_init(&members, NULL);
     coax_buf_init(&agent_json, NULL);
-    run_events events = {.stream = stream};
-    coax_buf_init(&events.reasons, NULL);
+    run_events events = {0};
+    coax_buf_init(&events.told, NULL);
     cli_agent_choice choice;
     int status = cli_agent_choose("run", &agent, NULL, engine, recipe, &members, &choice);
     if (status == 0 && stream) coax_buf_puts(&members, members.len ? ",\"stream\":true" : "\"stream\":true");
@@ -303,15 +251,14 @@ int cli_run(int argc, char **argv)
     }
     coax_buf_free(&members);
     bool tell = choice.demo || agent.verbose; /* each attempt told on stderr */
-    events.tell = tell;
-    if (tell || stream) {
-        so.on_event = on_event;
-        so.event_ud = &events;
-    }
     coax_session *s = NULL;
     if (status == 0) {
         rc = coax_session_from_file(engine, recipe, &so, &s, &err);
         if (rc) status = cli_fail("run", rc, &err);
+    }
+    if (status == 0) { /* nothing has run yet: the session runs when polled */
+        session_listener l = {tell ? narrate : NULL, stream ? print_partial : NULL, &events};
+        session_listen(s, &l);
     }
     /* Opened before any model call, so a path that cannot be written costs none. */
     FILE *rf = NULL;
@@ -333,7 +280,7 @@ int cli_run(int argc, char **argv)
         } else {
             coax_outcome outcome = coax_session_outcome(s);
             size_t rlen = 0;
-            const char *rep = rf || tell ? coax_session_report(s, &rlen) : NULL; /* built when asked for */
+            const char *rep = rf ? coax_session_report(s, &rlen) : NULL; /* built when asked for */
             int write_status = 0;
             if (rf) {
                 errno = 0;
@@ -349,7 +296,10 @@ int cli_run(int argc, char **argv)
                 }
                 rf = NULL;
             }
-            if (tell && rep) narrate(rep, rlen, &events.reasons);
+            if (tell && events.attempts && session_has_report(s)) { /* as the report has them */
+                coax_buf_putc(&events.told, '\n');
+                if (!events.told.oom) fwrite(events.told.data, 1, events.told.len, stderr);
+            }
             size_t vlen;
             const char *value = coax_session_value(s, &vlen);
             if (stream) {
@@ -382,7 +332,7 @@ int cli_run(int argc, char **argv)
     if (rf) fclose(rf);
     coax_engine_free(engine);
     coax_buf_free(&agent_json);
-    coax_buf_free(&events.reasons);
+    coax_buf_free(&events.told);
     free(input);
     return status;
 }

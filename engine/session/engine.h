@@ -124,6 +124,7 @@ struct coax_session {
     coax_buf error_msg;
     coax_event_fn on_event;
     void *event_ud;
+    session_listener listener; /* a host inside coax (report.h) */
     coax_submit_fn on_submit;
     void *submit_ud;
     session_stream stream;

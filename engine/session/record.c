@@ -114,6 +114,18 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
         coax_buf_put(b, s->tool_rounds.data, s->tool_rounds.len);
     }
     coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
+    if (s->listener.attempt) {
+        char told[EVENT_TEXT_BUF];
+        session_attempt a = {outcome, reason ? session_event_text("reason", reason, told, sizeof told).text : NULL,
+                             have_r ? r : NULL};
+        s->listener.attempt(s->listener.ud, &a);
+    }
+}
+
+void session_listen(coax_session *s, const session_listener *l)
+{
+    if (l) s->listener = *l;
+    else memset(&s->listener, 0, sizeof s->listener);
 }
 
 /* The counts a provider may report beside the two totals, each under its own

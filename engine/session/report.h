@@ -43,4 +43,26 @@ bool session_has_report(const coax_session *s);
 ** session has no report. Points into the session, '*len' bytes. */
 const char *session_last_errors(const coax_session *s, size_t *len);
 
+/* ---- hearing a session as it goes ------------------------------------------
+** A host inside coax that tells each attempt as it is recorded (the
+** narration of `coax run`) or shows each partial as it is told (`coax run
+** --stream`) hears them as values, never as JSON text it would parse back. */
+
+/* An attempt as its record says it, valid during the call. */
+typedef struct session_attempt {
+    const char *outcome;          /* the record's: "ok", "invalid", "rejected", "no_json", ... */
+    const char *reason;           /* why it failed, as its event told it (cut to a whole character within
+                                  ** EVENT_TEXT_CAP bytes, valid UTF-8), or NULL */
+    const coax_extract_result *r; /* what extraction made of the reply, or NULL when nothing */
+} session_attempt;
+
+typedef struct session_listener {
+    void (*attempt)(void *ud, const session_attempt *a); /* after each attempt is recorded; NULL: none */
+    void (*partial)(void *ud, const coax_value *data);    /* each "partial" event's data; NULL: none */
+    void *ud;
+} session_listener;
+
+/* 's' tells 'l' (copied; NULL: no one) from now on. */
+void session_listen(coax_session *s, const session_listener *l);
+
 #endif

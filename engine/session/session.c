@@ -254,6 +254,7 @@ static void tell_recipe(coax_session *s, const char *name, const coax_value *dat
 
 void session_event_value(coax_session *s, const char *name, const coax_value *data)
 {
+    if (s->listener.partial && !strcmp(name, "partial")) s->listener.partial(s->listener.ud, data);
     if (s->on_event) {
         coax_buf text;
         coax_buf_init(&text, s->engine->alloc);
