@@ -301,12 +301,12 @@ static void harvest(batch *b)
 
 /* ---- starting sessions ------------------------------------------------------- */
 
-/* Every retry is a request too: it pushes the next free request slot. */
+/* --rpm: every retry is a request too, which pushes the next free request slot. */
 static void on_event(void *ud, coax_session *s, const char *name, const char *data)
 {
     batch *b = ud;
     (void)s;
-    if (b->interval <= 0 || strcmp(name, "attempt_start")) return;
+    if (strcmp(name, "attempt_start")) return;
     const char *at = strstr(data, "\"attempt\":");
     if (!at || strtol(at + 10, NULL, 10) <= 1) return; /* the first was counted at the start */
     double now = coax_now_ms();
@@ -320,8 +320,10 @@ static coax_code new_session(batch *b, const char *input, size_t input_len, cons
     so.input = input;
     so.input_len = input_len;
     so.max_attempts = b->o->max_attempts;
-    so.on_event = on_event;
-    so.event_ud = b;
+    if (b->interval > 0) { /* else no event is heard: the session writes none of their texts */
+        so.on_event = on_event;
+        so.event_ud = b;
+    }
     so.command = b->o->agent.command;
     coax_buf aj;
     coax_buf_init(&aj, NULL);

@@ -62,7 +62,8 @@ typedef struct session_listener {
     void *ud;
 } session_listener;
 
-/* 's' tells 'l' (copied; NULL: no one) from now on. */
+/* 's' tells 'l' (copied; NULL: no one) from now on, from inside
+** coax_engine_poll as it tells events: a listener must not free the session. */
 void session_listen(coax_session *s, const session_listener *l);
 
 #endif
