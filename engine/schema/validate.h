@@ -190,6 +190,9 @@ void vctx_annotate(vctx *c, const skw *k);
 void vctx_put_str(coax_buf *b, const char *s, size_t n, size_t max);
 void vctx_put_json(vctx *c, coax_buf *b, const coax_value *v, size_t max);
 void vctx_put_got(vctx *c, const coax_value *v);
+/* The bytes vctx_put_got writes for 'v', measured without writing them;
+** SIZE_MAX when only writing tells (a string to escape or to cut). */
+size_t vctx_got_len(const coax_value *v);
 void vctx_put_types(coax_buf *b, unsigned types);
 void vctx_put_size(coax_buf *b, size_t n); /* as %zu writes it */
 
@@ -253,6 +256,9 @@ bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
 ** "required" name missing, a member or item not allowed ('key' NULL: the
 ** item's 'index'; 'what' after). */
 void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst);
+/* The length of the message vctx_type_msg writes, measured without
+** writing it; SIZE_MAX when only writing tells. */
+size_t vctx_type_msg_len(const skw *k, const coax_value *inst);
 void vctx_const_msg(vctx *c, const skw *k, const coax_value *inst);
 void vctx_required_msg(vctx *c, const coax_value *name);
 void vctx_not_allowed_msg(vctx *c, const char *what, const char *key, size_t klen, size_t index);

@@ -300,6 +300,12 @@ void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst)
     vctx_put_got(c, inst);
 }
 
+size_t vctx_type_msg_len(const skw *k, const coax_value *inst)
+{
+    size_t got = vctx_got_len(inst);
+    return got == SIZE_MAX ? SIZE_MAX : sizeof "expected " - 1 + k->ntnames + sizeof ", got " - 1 + got;
+}
+
 bool vctx_type_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst)
 {
     if (vctx_type_ok(n, k, inst)) return true;

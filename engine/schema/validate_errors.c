@@ -524,6 +524,19 @@ void vctx_put_got(vctx *c, const coax_value *v)
     }
 }
 
+size_t vctx_got_len(const coax_value *v)
+{
+    switch (v->type) {
+    case COAX_NULL: return sizeof "null" - 1;
+    case COAX_BOOL: return v->u.boolean ? sizeof "boolean true" - 1 : sizeof "boolean false" - 1;
+    case COAX_NUMBER: return sizeof "number " - 1 + (v->len <= 40 ? v->len : 40 + sizeof "..." - 1);
+    case COAX_STRING:
+        return v->len <= 40 && plain_text(v->u.text, v->len) ? sizeof "string " - 1 + v->len + 2 : SIZE_MAX;
+    case COAX_ARRAY: return sizeof "array of " - 1 + vctx_index_len(v->len) - 1 + sizeof " item" - 1 + (v->len != 1);
+    default: return sizeof "object" - 1;
+    }
+}
+
 void vctx_put_types(coax_buf *b, unsigned types)
 {
     static const char *const names[] = {"null", "boolean", "object", "array", "number", "string", "integer"};

@@ -61,15 +61,20 @@ static size_t step_ilen(const lpos *at)
     return at->kind == LP_ITEM ? vctx_index_len(at->j) : 0;
 }
 
-/* An error of node 'n' (its message in c->msg), down path 'at', counted as
+/* The length of the message just written in c->msg; SIZE_MAX when its
+** writing ran out of memory. */
+static size_t msg_len(const vctx *c) { return c->msg.oom ? SIZE_MAX : c->msg.len; }
+
+/* An error of node 'n' (its message 'msglen' bytes), down path 'at', counted as
 ** count_silently (validate_errors.c) counts it: its bytes (the two
 ** pointers, the message, the nesting, the absolute location once a
 ** reference was crossed) charged and bounded. 'ksuffix' and 'isuffix':
 ** what the keyword and instance pointers add from the node's entry. False
 ** when it cannot be counted here. */
-static bool count_error(vctx *c, const snode *n, const lpos *at, size_t ksuffix, size_t isuffix, lpass *p)
+static bool count_error(vctx *c, const snode *n, const lpos *at, size_t msglen, size_t ksuffix, size_t isuffix,
+                        lpass *p)
 {
-    if (!p->silent || c->msg.oom) return false;
+    if (!p->silent || msglen == SIZE_MAX) return false;
     size_t klen = ksuffix, ilen = isuffix, frames = 0, crossed = c->crossed;
     for (const lpos *a = at; a; a = a->up) {
         klen += step_klen(a), ilen += step_ilen(a), frames++;
@@ -77,7 +82,7 @@ static bool count_error(vctx *c, const snode *n, const lpos *at, size_t ksuffix,
     }
     if (p->klen == SIZE_MAX) p->klen = vctx_path_len(&c->kpath), p->ilen = vctx_path_len(&c->ipath);
     klen += p->klen, ilen += p->ilen, frames += c->nframes;
-    size_t bytes = ilen + 1 + klen + 1 + c->msg.len + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
+    size_t bytes = ilen + 1 + klen + 1 + msglen + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
     if (crossed) bytes += n->abslen + ksuffix + 1;
     p->vbytes += bytes;
     p->steps += 1 + bytes / 16;
@@ -87,8 +92,9 @@ static bool count_error(vctx *c, const snode *n, const lpos *at, size_t ksuffix,
 static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_value *inst, const lpos *at, lpass *p)
 {
     if (!p->silent) return false;
-    vctx_type_msg(c, k, inst);
-    return count_error(c, n, at, sizeof "/type" - 1, 0, p);
+    size_t len = vctx_type_msg_len(k, inst); /* only its length counts: measured, unless only writing tells */
+    if (len == SIZE_MAX) vctx_type_msg(c, k, inst), len = msg_len(c);
+    return count_error(c, n, at, len, sizeof "/type" - 1, 0, p);
 }
 
 /* The errors of "required": each name missing, in its order. */
@@ -98,7 +104,7 @@ static bool count_required_errors(vctx *c, const snode *n, const skw *k, uint64_
     for (size_t i = 0; i < k->v->len; i++) {
         if ((seen >> k->ridx[i]) & 1) continue;
         vctx_required_msg(c, &k->v->u.items[i]);
-        if (!count_error(c, n, at, 1 + (size_t)k->namelen, 0, p)) return false;
+        if (!count_error(c, n, at, msg_len(c), 1 + (size_t)k->namelen, 0, p)) return false;
     }
     return true;
 }
@@ -111,7 +117,7 @@ static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, 
     if (!p->silent) return false;
     vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
     lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
-    return count_error(c, n, at, step_klen(&self), step_ilen(&self), p);
+    return count_error(c, n, at, msg_len(c), step_klen(&self), step_ilen(&self), p);
 }
 
 /* The subschema applied to a member or an item. */
@@ -172,7 +178,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         case OP_CONST:
             if (inst->type == COAX_ARRAY || obj) return UNSURE; /* compared by validate.c */
             if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
-            if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, sizeof "/const" - 1, 0, p)));
+            if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, msg_len(c), sizeof "/const" - 1, 0, p)));
             break;
         case OP_MAXIMUM:
         case OP_EXMAXIMUM:
