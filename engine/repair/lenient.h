@@ -3,6 +3,9 @@
 ** each calling only those below it:
 **   lenient.c          repair_parse: the state machine over an explicit
 **                      stack of open containers, spaces and comments
+**   lenient_fast.c     the state machine's fast way over well-formed
+**                      stretches
+**   lenient_open.c     the open containers: pushing and closing them
 **   lenient_string.c   strings in any quote style, where a string really
 **                      ends, escapes, block strings (triple quotes, fences)
 **   lenient_word.c     numbers in other notations, literals, bare words
@@ -10,12 +13,14 @@
 **                      the look-ahead that tells what comes next, and text
 **                      copied as valid UTF-8
 ** What every byte or token goes through (logging a fix, reading a quote
-** character, copying a string into the arena) is inline here.
+** character, copying a string into the arena, a plain string) is inline
+** here.
 */
 #ifndef COAX_REPAIR_LENIENT_H
 #define COAX_REPAIR_LENIENT_H
 
 #include "repair/repair.h"
+#include "repair/bytes.h"
 
 /* What the state machine expects next: a value, what follows one (a comma
 ** or a closing bracket), a key, or a key's colon. */
@@ -32,6 +37,7 @@ typedef struct lslot {
 
 typedef struct lopen {
     size_t base;   /* first child in the slot array */
+    uint64_t keys; /* an object's key_bits: UINT64_MAX when a key may repeat */
     bool object;
     bool invented;  /* opened under an invented repair: all inside is flagged */
     unsigned paren; /* function-call wrappers opened at this level */
@@ -41,6 +47,7 @@ typedef struct lp {
     coax_arena *arena;
     const coax_allocator *alloc;
     const char *b, *p, *e; /* the bytes parsed */
+    char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
     size_t base;           /* offset in the text of b[0] */
     bool exact;            /* false: every log offset is 'base' */
     coax_limits lim;
@@ -64,6 +71,8 @@ typedef struct lp {
     const char *quoted_end; /* the end of the last string that kept one */
     char *pool;             /* lp_strdup's block of the arena, and what is left of it */
     size_t pool_left;
+    char *region, *region_end; /* closed containers' memory (lenient_open.c) */
+    size_t next_region;
     /* Last (not cleared when the state is set up): the first blocks of the
     ** slots and open containers; most replies need no more. */
     lslot first_slots[32];
@@ -76,8 +85,13 @@ enum { W_VALUE, W_NONE, W_CALL, W_STOP };
 
 /* ---- lenient_string.c ---------------------------------------------------- */
 
-/* Parses a string at ps->p (on its opening quote) into 'out'. */
-coax_code lp_parse_string(lp *ps, int ctx, coax_value *out);
+/* The string at 'at' (its body from 'body') that lp_parse_string's quick
+** way (below) does not take: a body to decode, or a closing quote in doubt. */
+coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body);
+
+/* Whether the string ends at a candidate closing quote (p just past it):
+** the cases lp_ends_string does not answer inline. */
+bool lp_ends_string_slow(const lp *ps, const char *p, int ctx);
 
 /* A Python triple-quoted string, or a fenced code block written as a
 ** string value, at ps->p ('*ok' false when there is none: nothing read). */
@@ -105,6 +119,33 @@ bool lp_member_starts(const char *p, const char *e, bool object);
 
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);
+
+/* ---- lenient_open.c ------------------------------------------------------ */
+
+/* Room for 'need' elements of *arr; 'first' is the block it started in
+** (inside the parser's state, never freed), or NULL. */
+bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first);
+
+/* Opens a container at ps->p (its depth checked against the limit). */
+coax_code lp_push_open(lp *ps, bool object);
+
+/* null for a member whose value is missing: invented, so flagged. */
+void lp_fill_null(lp *ps);
+
+/* Closes the innermost container into 'v'. A key still waiting for its
+** value gets null ('at_eof': the key is dropped, the value was cut off). */
+coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof);
+
+/* A closing bracket 'c' at ps->p while containers are open: closes the
+** innermost, or, when 'c' matches one further out, closes everything up
+** to it. */
+coax_code lp_handle_close(lp *ps, char c, coax_value *v);
+
+/* ---- lenient_fast.c ------------------------------------------------------ */
+
+/* The state machine's fast way over well-formed stretches inside a
+** container (containers open): see lenient_fast.c. */
+coax_code lp_fast_stretch(lp *ps);
 
 /* ---- inline: logging, quotes, bytes -------------------------------------- */
 
@@ -230,5 +271,383 @@ static inline bool closes(uint32_t open, uint32_t c)
     default: return c == 0x2019 || c == '\'' || c == 0x2018; /* U+2018, U+2019 */
     }
 }
+
+/* ---- inline: strings the quick way --------------------------------------- */
+
+/* After a candidate closing quote (p just past it): does the string end?
+** It does when structure that can apply here follows, or another value
+** (a missing comma), or a line break; otherwise the quote is taken as an
+** unescaped quote inside the string ("He said "hi" to me"). */
+static inline bool lp_ends_string(const lp *ps, const char *p, int ctx)
+{
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
+        return p >= ps->e || !is_ident((unsigned char)*p);
+    /* Mostly a comma or colon at once: the answer of the switch below. */
+    if (p < ps->e && (*p == ',' || *p == ':')) return true;
+    return lp_ends_string_slow(ps, p, ctx);
+}
+
+
+/* Bytes a string body cannot copy as they are: controls, backslash, quote
+** characters and the start of any multi-byte sequence. */
+static const uint8_t plain_not[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\''] = 1, ['`'] = 1, ['\\'] = 1,
+    [0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* The first byte at or after p (below e) that plain_not marks, or e. */
+static inline const char *lp_plain_scan(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        __m128i w = bytes16_load(p);
+        /* signed: "below 0x20" takes the control bytes and every byte from 0x80 */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')),
+                                                              _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                                 _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
+    while (e - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
+                           plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
+        p += 4;
+#endif
+    while (p < e && !plain_not[(unsigned char)*p]) p++;
+    return p;
+}
+
+/* The length of the valid UTF-8 sequence at p (below e), or 0: the two- and
+** three-byte sequences that need no range check inline, as
+** coax_utf8_decode answers them. */
+static inline size_t lp_utf8_len(const char *s, const char *e)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (e - s >= 3) {
+        if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+        if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
+            return 3;
+    }
+    uint32_t cp;
+    return coax_utf8_decode(p, (size_t)(e - s), &cp);
+}
+
+/* Where the body of a string opened with the one-byte quote 'open' stops
+** being copyable as it is: its closing quote, or a byte that needs decoding
+** (a backslash, a control character, invalid UTF-8), or e. Plain bytes, valid
+** UTF-8 and quotes of other styles are passed over ('*plain' false after
+** either of the last two). Sixteen bytes at a time, each stop in a block
+** read from its bit mask. */
+static inline const char *lp_quick_body(const char *q, const char *e, char open, bool *plain)
+{
+#if BYTES16
+    while (e - q >= 16) {
+        __m128i w = bytes16_load(q);
+        unsigned high = (unsigned)_mm_movemask_epi8(w);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                         _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))))); /* signed: controls and bytes from 0x80 */
+        const char *next = q + 16;
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            char b = q[k];
+            if (high >> k & 1) {
+                size_t n = lp_utf8_len(q + k, e);
+                if (!n) return q + k;
+                *plain = false;
+                m &= ~(((1u << n) - 1) << k); /* its continuation bytes */
+                if (q + k + n > next) next = q + k + n;
+            } else if (b != open && (b == '"' || b == '\'' || b == '`')) {
+                *plain = false;
+                m &= m - 1;
+            } else {
+                return q + k; /* the closing quote, a backslash or a control character */
+            }
+        }
+        q = next;
+    }
+#endif
+    for (;;) {
+        q = lp_plain_scan(q, e);
+        if (q >= e || *q == open) return q;
+        unsigned char c = (unsigned char)*q;
+        size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
+                   : c >= 0x80 ? lp_utf8_len(q, e)
+                               : 0; /* a backslash or a control character */
+        if (!n) return q;
+        *plain = false;
+        q += n;
+    }
+}
+
+/* The text of s[0..n) (within the bytes parsed, s + n at most e): its
+** place in the arena's copy of them, ended there with a NUL over the byte
+** after it (a closing quote, a delimiter, the copy's last byte), which no
+** other token's text holds. Plain tokens cost no copy of their own. */
+static inline char *lp_text(lp *ps, const char *s, size_t n)
+{
+    char *t = ps->copy + (s - ps->b);
+    t[n] = '\0';
+    return t;
+}
+
+/* Parses a string at ps->p (on its opening quote) into 'out': inline the
+** common case, plain bytes and valid UTF-8 up to a one-byte closing quote
+** that ends it; lp_parse_string_slow the rest. */
+static inline coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
+{
+    uint32_t open = 0; /* set by quote_at: the caller stands on a quote */
+    size_t qn = quote_at(ps->p, ps->e, &open);
+    const char *at = ps->p;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
+    else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
+    else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
+    const char *body = ps->p + qn;
+    if (qn == 1) {
+        const char *e = ps->e;
+        bool plain = true; /* nothing but plain_not's plain bytes */
+        const char *q = lp_quick_body(body, e, (char)open, &plain);
+        if (q < e && *q == (char)open && lp_ends_string(ps, q + 1, ctx)) {
+            size_t n = (size_t)(q - body);
+            if (n > ps->lim.max_string)
+                return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
+                                 ps->lim.max_string);
+            memset(out, 0, sizeof *out);
+            out->type = COAX_STRING;
+            out->len = (uint32_t)n;
+            out->u.text = lp_text(ps, body, n);
+            /* As the slow way does; this way took only plain double-quoted
+            ** keys once, and never flagged them. */
+            if (ctx == CTX_KEY && ps->inv && (open != '"' || !plain)) out->flags |= COAX_VF_INVENTED;
+            ps->p = q + 1;
+            return COAX_OK;
+        }
+    }
+    return lp_parse_string_slow(ps, ctx, out, open, at, body);
+}
+
+/* ---- inline: plain tokens, the state machine's fast way ----------------- */
+
+/* A number as JSON writes it, -?int(.frac)? before a comma, a space or a
+** closing bracket, at ps->p: read into 'out' (true), as lp_try_number's
+** reading makes of it; false (nothing read) for anything else. */
+static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, int ctx, coax_value *out)
+{
+    const char *s = ps->p, *e = ps->e;
+    const char *d = s + (*s == '-'), *q = d;
+    while (q < e && is_digit(*q)) q++;
+    size_t nd = (size_t)(q - d);
+    bool frac = q < e && *q == '.';
+    const char *f = frac ? ++q : q;
+    while (frac && q < e && is_digit(*q)) q++;
+    /* a digit after a comma may be a thousands group: lp_try_number's reading */
+    bool group = q < e && *q == ',' && !frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1]);
+    if (nd && !(nd > 1 && *d == '0') && (!frac || q > f) && !group &&
+        (q >= e || *q == ',' || *q == '}' || *q == ']' || ws_tab[(unsigned char)*q])) {
+        out->type = COAX_NUMBER;
+        out->flags = frac ? 0 : COAX_VF_INT_TEXT;
+        out->len = (uint32_t)(q - s);
+        out->u.text = lp_text(ps, s, (size_t)(q - s));
+        ps->p = q;
+        return true;
+    }
+    return false;
+}
+
+/* An identifier and its colon where a key goes, at ps->p: the unquoted
+** key (logged), as lp_parse_word reads it first (true); false, nothing
+** read, for anything else. */
+static inline bool lp_ident_key(lp *ps, coax_value *out)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - s);
+    if (!n || n > ps->lim.max_string || p >= e || *p != ':') return false;
+    note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = (uint32_t)n;
+    out->u.text = lp_text(ps, s, n);
+    ps->p = p;
+    return true;
+}
+
+/* true, false, null or their Python spellings as a value at ps->p, before a
+** comma, a space, a closing bracket or the end: read into 'out' (a Python
+** one logged) as lp_parse_word reads them (true); false, nothing read, for
+** anything else. */
+static inline bool lp_literal(lp *ps, coax_value *out)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    if (p < e && !ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']') return false;
+    size_t n = (size_t)(p - s);
+    bool t = n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4));
+    bool f = n == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5));
+    if (!t && !f && !(n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "None", 4)))) return false;
+    if (*s == 'T' || *s == 'F' || *s == 'N') note(ps, RK_PYTHON_LITERAL, s);
+    memset(out, 0, sizeof *out);
+    out->type = t || f ? COAX_BOOL : COAX_NULL;
+    out->u.boolean = t;
+    ps->p = p;
+    return true;
+}
+
+#if BYTES16
+/* A string in double or single quotes at p whose body is plain bytes, other quote
+** characters and the two- and three-byte UTF-8 sequences lp_utf8_len reads
+** inline, up to a closing quote that ends it: what lp_parse_string's quick
+** way reads, without a look at each multi-byte character (the sequences
+** are checked sixteen bytes at a time from bit masks). Returns the byte
+** after the closing quote and fills 'out'; NULL (nothing read) for
+** anything else, lp_parse_string's to read. A key read after an invented
+** repair is left to it too (its flag depends on the body). */
+static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, int ctx,
+                                                                            coax_value *out)
+{
+    const char *body = p + 1, *q = body, *e = ps->e;
+    char open = *p;
+    if (ctx == CTX_KEY && ps->inv) return NULL;
+    unsigned carry = 0; /* continuation bytes due at the start of the block */
+    for (;;) {
+        size_t left = (size_t)(e - q);
+        unsigned valid = 0xFFFF, shift = 0;
+        __m128i w;
+        if (left >= 16) {
+            w = bytes16_load(q);
+        } else { /* the last bytes: the sixteen that end the text, the block's part of them */
+            if (e - ps->b < 16) return NULL;
+            w = bytes16_load(e - 16);
+            shift = 16 - (unsigned)left;
+            valid = (1u << left) - 1;
+        }
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
+        unsigned stop = ((unsigned)_mm_movemask_epi8(_mm_or_si128(
+                             _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(open)), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                             ctl)) >> shift) & valid;
+        unsigned before = stop ? (stop & (0u - stop)) - 1 : valid; /* the bytes before the first stop */
+        unsigned high = ((unsigned)_mm_movemask_epi8(w) >> shift) & before;
+        if (high | carry) {
+            /* signed: continuation bytes 0x80..0xBF are below -64, leads
+            ** 0xC2..0xDF between -63 and -32, 0xE1..0xEF between -32 and -16 */
+            unsigned cont = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8((char)0xC0))) >> shift;
+            unsigned lead2 = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xC1)),
+                                                                       _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xE0)))) >> shift;
+            unsigned lead3 = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(
+                                 _mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xED)),
+                                 _mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xE0)),
+                                               _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xF0))))) >> shift;
+            lead2 &= before;
+            lead3 &= before;
+            unsigned want = carry | lead2 << 1 | lead3 << 1 | lead3 << 2; /* where continuation bytes go */
+            if ((cont & before) != (want & before) || (high & ~(lead2 | lead3 | cont))) return NULL;
+            if (want & ~before & 0xFFFF) return NULL; /* a sequence cut by a stop or the text's end */
+            carry = want >> 16;
+        }
+        if (!stop) {
+            if (left <= 16) return NULL; /* no closing quote */
+            q += 16;
+            continue;
+        }
+        q += __builtin_ctz(stop);
+        break;
+    }
+    if (*q != open || carry || !lp_ends_string(ps, q + 1, ctx)) return NULL;
+    size_t n = (size_t)(q - body);
+    if (n > ps->lim.max_string) return NULL;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = (uint32_t)n;
+    out->u.text = lp_text(ps, body, n);
+    return q + 1;
+}
+#else
+static inline const char *lp_plain_string(lp *ps, const char *p, int ctx, coax_value *out) { return NULL; }
+#endif
+
+/* ---- inline: spaces, slots, flags ---------------------------------------- */
+
+/* Bytes that may begin whitespace or a comment outside strings. */
+static const uint8_t space_start[256] = {
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1, ['/'] = 1, ['#'] = 1,
+    [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
+};
+
+/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
+** read sixteen bytes at a time. */
+static inline const char *skip_ws_run(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
+        if (other) return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    return p;
+}
+
+/* Whether the value about to start belongs to a member whose key was
+** guessed (only after an invented repair in this value: the common case
+** costs one test). */
+static inline bool under_invented_key(const lp *ps)
+{
+    if (!ps->inv_any || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
+    return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
+}
+
+/* A value just completed: flagged when an invented repair made it, or it
+** lies inside an invented container or under an invented key. */
+static inline void flag_value(lp *ps, coax_value *v)
+{
+    if (!ps->inv_any) return; /* no invented repair in this value yet */
+    if (ps->inv || ps->inv_opens || under_invented_key(ps)) v->flags |= COAX_VF_INVENTED;
+    ps->inv = false;
+}
+
+/* Objects seldom repeat a key, and comparing every pair at the close costs
+** more than the keys took to read: each key sets one of 64 bits chosen by
+** its length and first and last bytes, and only an object where a bit was
+** already set (then all bits are: UINT64_MAX) is searched for duplicates. */
+static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
+{
+    const unsigned char *k = (const unsigned char *)key; /* NUL-terminated: k[0] is there */
+    unsigned bit = ((unsigned)k[0] + 9u * k[klen ? klen - 1 : 0] + 5u * (unsigned)klen) & 63;
+    return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
+}
+
+static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+{
+    /* Past the first block, one sized for the span (a member every 32
+    ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
+    size_t hint = (size_t)(ps->e - ps->b) / 32;
+    if (ps->nslots == ps->cslots &&
+        !lp_grow(ps, (void **)&ps->slots, &ps->cslots,
+              ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
+              sizeof(lslot), ps->first_slots))
+        return nomem(ps);
+    lslot *s = &ps->slots[ps->nslots++];
+    memset(s, 0, sizeof *s);
+    if (key) {
+        s->m.key = key->u.text;
+        s->m.klen = key->len;
+        if (key->flags & COAX_VF_INVENTED) s->invented = true;
+        lopen *o = &ps->opens[ps->nopens - 1];
+        o->keys = key_bits(o->keys, key->u.text, key->len);
+    }
+    s->koff = (uint32_t)koff;
+    return COAX_OK;
+}
+
 
 #endif

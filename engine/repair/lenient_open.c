@@ -1,0 +1,163 @@
+/*
+** lenient_open.c: the lenient parser's open containers (lenient.h): their
+** frames and pending children, and closing them, with the duplicate keys,
+** the invented flags and the brackets that do not match.
+*/
+#include "repair/lenient.h"
+
+/* Room for 'need' elements of *arr; 'first' is the block it started in
+** (inside the parser's state, never freed), or NULL. */
+bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    while (ncap < need) ncap *= 2;
+    void *p;
+    if (*arr && *arr == first) {
+        p = coax_alloc_raw(ps->alloc, ncap * elem);
+        if (p) memcpy(p, first, *cap * elem);
+    } else {
+        p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    }
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+/* The memory of closed containers, bumped from pieces the parser takes
+** from the arena, the first as large as the text (256 bytes to 64 KB),
+** then doubling to 64 KB (a call per container costs more than a small
+** container): 8-byte aligned, as coax_arena_alloc gives. */
+static inline __attribute__((always_inline)) void *bump(lp *ps, size_t size)
+{
+    size = (size + 7) & ~(size_t)7;
+    if ((size_t)(ps->region_end - ps->region) < size) {
+        size_t piece = ps->next_region > size ? ps->next_region : size;
+        char *r = coax_arena_alloc(ps->arena, piece);
+        if (!r) return NULL;
+        ps->region = r;
+        ps->region_end = r + piece;
+        ps->next_region = ps->next_region < ((size_t)64 << 10) ? ps->next_region * 2 : ps->next_region;
+    }
+    void *p = ps->region;
+    ps->region += size;
+    return p;
+}
+
+static void report_dup(void *ud, size_t index)
+{
+    lp *ps = ud;
+    note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
+}
+
+coax_code lp_push_open(lp *ps, bool object)
+{
+    if (ps->nopens >= ps->lim.max_depth)
+        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
+                         ps->lim.max_depth);
+    if (ps->nopens == ps->copens &&
+        !lp_grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
+        return nomem(ps);
+    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
+    ps->opens[ps->nopens++] = (lopen){ps->nslots, 0, object, invented, 0};
+    if (invented) {
+        ps->inv = false;
+        ps->inv_opens++;
+    }
+    return COAX_OK;
+}
+
+/* null for a member whose value is missing: invented, so flagged. */
+void lp_fill_null(lp *ps)
+{
+    coax_value *v = &ps->slots[ps->nslots - 1].m.value;
+    memset(v, 0, sizeof *v);
+    v->type = COAX_NULL;
+    v->flags = COAX_VF_INVENTED;
+    ps->inv = false;
+}
+
+/* Closes the innermost container into 'v'. A key still waiting for its
+** value gets null ('at_eof': the key is dropped, the value was cut off). */
+coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
+{
+    lopen *o = &ps->opens[ps->nopens - 1];
+    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nslots > o->base) {
+        if (at_eof) {
+            note(ps, RK_DANGLING_KEY, ps->p);
+            ps->nslots--;
+        } else { /* at the closing bracket just read, if it was read */
+            bool read = ps->p > ps->b && (ps->p[-1] == '}' || ps->p[-1] == ']');
+            note(ps, RK_MISSING_VALUE, ps->p - read);
+            lp_fill_null(ps);
+        }
+    }
+    size_t n = ps->nslots - o->base;
+    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    memset(v, 0, sizeof *v);
+    if (o->object) {
+        coax_member *m = bump(ps, n * sizeof *m + 1);
+        if (!m) return nomem(ps);
+        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
+        size_t k = o->keys == UINT64_MAX ? coax_members_dedupe(m, n, ps->alloc, report_dup, ps) : n;
+        if (k == SIZE_MAX) return nomem(ps);
+        v->type = COAX_OBJECT;
+        v->len = k;
+        v->u.members = m;
+    } else {
+        coax_value *items = bump(ps, n * sizeof *items + 1);
+        if (!items) return nomem(ps);
+        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
+        v->type = COAX_ARRAY;
+        v->len = n;
+        v->u.items = items;
+    }
+    if (o->invented) {
+        v->flags |= COAX_VF_INVENTED;
+        ps->inv_opens--;
+    }
+    ps->nslots = o->base;
+    ps->nopens--;
+    ps->st = ST_AFTER;
+    return COAX_OK;
+}
+
+/* A closing bracket 'c' while containers are open: closes the innermost,
+** or, when 'c' matches one further out, closes everything up to it. */
+coax_code lp_handle_close(lp *ps, char c, coax_value *v)
+{
+    bool want_object = c == '}';
+    const char *at = ps->p;
+    ps->p++;
+    if (ps->opens[ps->nopens - 1].object != want_object) {
+        size_t k = ps->nopens - 1;
+        while (k > 0 && ps->opens[k - 1].object != want_object) k--;
+        /* ["a", "b"}, "next": ...: a typo for ']' when the object goes on. */
+        const char *r = ps->p;
+        while (r < ps->e && ws_tab[(unsigned char)*r]) r++;
+        bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
+                              lp_item_ahead(r + 1, ps->e, CTX_OBJVAL);
+        ps->bracket_fixed = true;
+        if (k == 0 || object_goes_on) {
+            note(ps, RK_MISMATCHED_BRACKET, at);
+        } else {
+            /* opens[k-1] matches: close everything inside it first. One
+            ** level has one reading; several leave open where each ended. */
+            coax_class cls = class_if(ps->nopens - k > 1);
+            while (ps->nopens > k) {
+                note_as(ps, RK_MISSING_BRACKET, cls, at);
+                coax_value inner;
+                coax_code rc = lp_close_top(ps, &inner, false);
+                if (rc) return rc;
+                lopen *o = &ps->opens[ps->nopens - 1];
+                if (!o->object) {
+                    if ((rc = push_slot(ps, NULL, 0))) return rc;
+                }
+                ps->slots[ps->nslots - 1].m.value = inner;
+            }
+        }
+    }
+    return lp_close_top(ps, v, false);
+}
+
