@@ -389,17 +389,17 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     }
 }
 
-/* Copies n bytes, 64 at a time (the C library's memcpy moves large blocks
-** with 'rep movsb', an instruction a byte under callgrind). */
+/* Copies n bytes, 32 at a time (the C library's memcpy moves large blocks
+** with 'rep movsb', an instruction a byte under callgrind; GCC would turn
+** a plain loop into a call to it, hence the empty asm). */
 static void copy_span(char *restrict d, const char *restrict s, size_t n)
 {
 #if BYTES16
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = bytes16_load(s), b = bytes16_load(s + 16), c = bytes16_load(s + 32), e = bytes16_load(s + 48);
-        _mm_storeu_si128((__m128i *)d, a);
-        _mm_storeu_si128((__m128i *)(d + 16), b);
-        _mm_storeu_si128((__m128i *)(d + 32), c);
-        _mm_storeu_si128((__m128i *)(d + 48), e);
+    for (; n >= 32; n -= 32, d += 32, s += 32) {
+        __m128i lo = bytes16_load(s), hi = bytes16_load(s + 16);
+        _mm_storeu_si128((__m128i *)d, lo);
+        _mm_storeu_si128((__m128i *)(d + 16), hi);
+        __asm__("" : "+r"(d));
     }
 #endif
     if (n) memcpy(d, s, n);
@@ -422,8 +422,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.base = start;
     ps.exact = !shift;
     ps.none_from = SIZE_MAX;
-    /* closed containers take about as much memory as the text (lenient_open.c's bump) */
-    ps.next_region = end - start < 256 ? 256 : end - start < ((size_t)64 << 10) ? (end - start + 7) & ~(size_t)7 : (size_t)64 << 10;
+    /* lp_carve's first piece: the strings and containers a text makes take about half as much as it */
+    size_t half = (end - start) / 2;
+    ps.next_piece = half < 256 ? 256 : half < ((size_t)64 << 10) ? (half + 7) & ~(size_t)7 : (size_t)64 << 10;
     ps.lim = *lim;
     ps.log = log;
     ps.err = err;

@@ -69,10 +69,8 @@ typedef struct lp {
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     const char *quoted_end; /* the end of the last string that kept one */
-    char *pool;             /* lp_strdup's block of the arena, and what is left of it */
-    size_t pool_left;
-    char *region, *region_end; /* closed containers' memory (lenient_open.c) */
-    size_t next_region;
+    char *pool;             /* lp_carve's piece of the arena, what is left of it, the next piece's size */
+    size_t pool_left, next_piece;
     /* Last (not cleared when the state is set up): the first blocks of the
     ** slots and open containers; most replies need no more. */
     lslot first_slots[32];
@@ -201,23 +199,37 @@ static inline void lp_copy(char *d, const char *s, size_t n)
     }
 }
 
-/* A NUL-terminated copy of s[0..n) in the arena: short strings are carved
-** from blocks of LP_POOL bytes, as one arena call per string (a broken
-** reply has one every few bytes) cost more than the copy. */
-enum { LP_POOL = 256 };
+/* Arena memory for what the parser makes (strings not in the copy of the
+** text, closed containers), 'align' 1 or 8 (a container's pointers): carved
+** from pieces of the arena, the first as large as the text (256 bytes to
+** 64 KB) and then doubling to 64 KB, as an arena call each (a broken reply
+** has a string every few bytes) costs more than most of them. What is
+** larger than half a piece has an arena block of its own. */
+static inline __attribute__((always_inline)) void *lp_carve(lp *ps, size_t size, size_t align)
+{
+    size_t pad = (size_t)(-(uintptr_t)ps->pool & (align - 1));
+    if (size + pad > ps->pool_left) {
+        if (size > ps->next_piece / 2) return coax_arena_alloc(ps->arena, size);
+        char *piece = coax_arena_alloc(ps->arena, ps->next_piece);
+        if (!piece) return NULL;
+        ps->pool = piece;
+        ps->pool_left = ps->next_piece;
+        pad = 0;
+        if (ps->next_piece < ((size_t)64 << 10)) ps->next_piece *= 2;
+    }
+    char *p = ps->pool + pad;
+    ps->pool = p + size;
+    ps->pool_left -= size + pad;
+    return p;
+}
+
+/* A NUL-terminated copy of s[0..n) in the arena. */
 static inline char *lp_strdup(lp *ps, const char *s, size_t n)
 {
-    if (n >= ps->pool_left) {
-        if (n >= LP_POOL / 4) return coax_arena_strdup(ps->arena, n ? s : "", n);
-        ps->pool = coax_arena_alloc(ps->arena, LP_POOL);
-        ps->pool_left = ps->pool ? LP_POOL : 0;
-        if (!ps->pool) return NULL;
-    }
-    char *d = ps->pool;
+    char *d = lp_carve(ps, n + 1, 1);
+    if (!d) return NULL;
     lp_copy(d, s, n);
     d[n] = '\0';
-    ps->pool += n + 1;
-    ps->pool_left -= n + 1;
     return d;
 }
 
@@ -630,12 +642,13 @@ static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const c
 {
     /* Past the first block, one sized for the span (a member every 32
     ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
-    size_t hint = (size_t)(ps->e - ps->b) / 32;
-    if (ps->nslots == ps->cslots &&
-        !lp_grow(ps, (void **)&ps->slots, &ps->cslots,
-              ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
-              sizeof(lslot), ps->first_slots))
-        return nomem(ps);
+    if (ps->nslots == ps->cslots) {
+        size_t hint = (size_t)(ps->e - ps->b) / 32;
+        if (!lp_grow(ps, (void **)&ps->slots, &ps->cslots,
+                     ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
+                     sizeof(lslot), ps->first_slots))
+            return nomem(ps);
+    }
     lslot *s = &ps->slots[ps->nslots++];
     memset(s, 0, sizeof *s);
     if (key) {

@@ -25,26 +25,6 @@ bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *fi
     return true;
 }
 
-/* The memory of closed containers, bumped from pieces the parser takes
-** from the arena, the first as large as the text (256 bytes to 64 KB),
-** then doubling to 64 KB (a call per container costs more than a small
-** container): 8-byte aligned, as coax_arena_alloc gives. */
-static inline __attribute__((always_inline)) void *bump(lp *ps, size_t size)
-{
-    size = (size + 7) & ~(size_t)7;
-    if ((size_t)(ps->region_end - ps->region) < size) {
-        size_t piece = ps->next_region > size ? ps->next_region : size;
-        char *r = coax_arena_alloc(ps->arena, piece);
-        if (!r) return NULL;
-        ps->region = r;
-        ps->region_end = r + piece;
-        ps->next_region = ps->next_region < ((size_t)64 << 10) ? ps->next_region * 2 : ps->next_region;
-    }
-    void *p = ps->region;
-    ps->region += size;
-    return p;
-}
-
 static void report_dup(void *ud, size_t index)
 {
     lp *ps = ud;
@@ -97,7 +77,7 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
     lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
     memset(v, 0, sizeof *v);
     if (o->object) {
-        coax_member *m = bump(ps, n * sizeof *m + 1);
+        coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);
         if (!m) return nomem(ps);
         for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
         size_t k = o->keys == UINT64_MAX ? coax_members_dedupe(m, n, ps->alloc, report_dup, ps) : n;
@@ -106,7 +86,7 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
         v->len = k;
         v->u.members = m;
     } else {
-        coax_value *items = bump(ps, n * sizeof *items + 1);
+        coax_value *items = lp_carve(ps, n ? n * sizeof *items : 8, 8);
         if (!items) return nomem(ps);
         for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
         v->type = COAX_ARRAY;

@@ -446,8 +446,8 @@ static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep kee
             at += 64;
             block_masks(j->text, j->len, at, &nls, &conts);
         }
-        unsigned k64 = (unsigned)(target - at);
-        uint64_t below = k64 ? ~0ull >> (64 - k64) : 0;
+        unsigned k64 = (unsigned)(target - at); /* below 64 */
+        uint64_t below = ((uint64_t)1 << k64) - 1;
         uint64_t n = nls & below, c = conts & below;
         if (!n) {
             e->line = line;
