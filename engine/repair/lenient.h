@@ -124,15 +124,15 @@ void lp_put_utf8(lp *ps, const char *b, const char *e);
 ** (inside the parser's state, never freed), or NULL. */
 bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first);
 
-/* Opens a container at ps->p (its depth checked against the limit). */
-coax_code lp_push_open(lp *ps, bool object);
-
 /* null for a member whose value is missing: invented, so flagged. */
 void lp_fill_null(lp *ps);
 
 /* Closes the innermost container into 'v'. A key still waiting for its
 ** value gets null ('at_eof': the key is dropped, the value was cut off). */
 coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof);
+
+/* coax_members_dedupe's report of a duplicate key of the innermost object. */
+void lp_report_dup(void *ud, size_t index);
 
 /* A closing bracket 'c' at ps->p while containers are open: closes the
 ** innermost, or, when 'c' matches one further out, closes everything up
@@ -662,5 +662,59 @@ static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const c
     return COAX_OK;
 }
 
+/* Opens a container at ps->p (its depth checked against the limit). */
+static inline coax_code lp_push_open(lp *ps, bool object)
+{
+    if (ps->nopens >= ps->lim.max_depth)
+        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
+                         ps->lim.max_depth);
+    if (ps->nopens == ps->copens &&
+        !lp_grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
+        return nomem(ps);
+    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
+    ps->opens[ps->nopens++] = (lopen){ps->nslots, 0, object, invented, 0};
+    if (invented) {
+        ps->inv = false;
+        ps->inv_opens++;
+    }
+    return COAX_OK;
+}
+
+/* Closes the innermost container into 'v' once no key waits for its value
+** (lp_close_top's way after that): its children copied into the arena
+** as one block, an object's keys searched for duplicates when their key
+** bits collide. */
+static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, coax_value *v)
+{
+    lopen *o = &ps->opens[ps->nopens - 1];
+    size_t n = ps->nslots - o->base;
+    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    memset(v, 0, sizeof *v);
+    if (o->object) {
+        coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);
+        if (!m) return nomem(ps);
+        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
+        size_t k = o->keys == UINT64_MAX ? coax_members_dedupe(m, n, ps->alloc, lp_report_dup, ps) : n;
+        if (k == SIZE_MAX) return nomem(ps);
+        v->type = COAX_OBJECT;
+        v->len = k;
+        v->u.members = m;
+    } else {
+        coax_value *items = lp_carve(ps, n ? n * sizeof *items : 8, 8);
+        if (!items) return nomem(ps);
+        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
+        v->type = COAX_ARRAY;
+        v->len = n;
+        v->u.items = items;
+    }
+    if (o->invented) {
+        v->flags |= COAX_VF_INVENTED;
+        ps->inv_opens--;
+    }
+    ps->nslots = o->base;
+    ps->nopens--;
+    ps->st = ST_AFTER;
+    return COAX_OK;
+}
 
 #endif

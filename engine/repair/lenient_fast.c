@@ -124,11 +124,10 @@ value: /* after ':', '[' or ',' in an array */
         p = ps->p;
         goto have_value;
     }
-close: /* p on the bracket that closes 'top', which is not the outermost */
-    ps->p = p;
-    ps->st = st; /* close_top reads it */
-    if ((rc = lp_handle_close(ps, c, &v))) return rc;
-    p = ps->p;
+close: /* p on the bracket that closes 'top' (so lp_handle_close's way for a bracket that matches), not the outermost */
+    ps->p = ++p;
+    ps->st = st;
+    if ((rc = lp_close_children(ps, &v))) return rc; /* no key waits: lp_close_top's way after it */
     top = &ps->opens[ps->nopens - 1];
 have_value: /* v read, p just past it */
     ps->p = p;

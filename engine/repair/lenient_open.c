@@ -25,27 +25,10 @@ bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *fi
     return true;
 }
 
-static void report_dup(void *ud, size_t index)
+void lp_report_dup(void *ud, size_t index)
 {
     lp *ps = ud;
     note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
-}
-
-coax_code lp_push_open(lp *ps, bool object)
-{
-    if (ps->nopens >= ps->lim.max_depth)
-        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
-                         ps->lim.max_depth);
-    if (ps->nopens == ps->copens &&
-        !lp_grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
-        return nomem(ps);
-    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
-    ps->opens[ps->nopens++] = (lopen){ps->nslots, 0, object, invented, 0};
-    if (invented) {
-        ps->inv = false;
-        ps->inv_opens++;
-    }
-    return COAX_OK;
 }
 
 /* null for a member whose value is missing: invented, so flagged. */
@@ -73,34 +56,7 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
             lp_fill_null(ps);
         }
     }
-    size_t n = ps->nslots - o->base;
-    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
-    memset(v, 0, sizeof *v);
-    if (o->object) {
-        coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);
-        if (!m) return nomem(ps);
-        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
-        size_t k = o->keys == UINT64_MAX ? coax_members_dedupe(m, n, ps->alloc, report_dup, ps) : n;
-        if (k == SIZE_MAX) return nomem(ps);
-        v->type = COAX_OBJECT;
-        v->len = k;
-        v->u.members = m;
-    } else {
-        coax_value *items = lp_carve(ps, n ? n * sizeof *items : 8, 8);
-        if (!items) return nomem(ps);
-        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
-        v->type = COAX_ARRAY;
-        v->len = n;
-        v->u.items = items;
-    }
-    if (o->invented) {
-        v->flags |= COAX_VF_INVENTED;
-        ps->inv_opens--;
-    }
-    ps->nslots = o->base;
-    ps->nopens--;
-    ps->st = ST_AFTER;
-    return COAX_OK;
+    return lp_close_children(ps, v);
 }
 
 /* A closing bracket 'c' while containers are open: closes the innermost,
