@@ -426,10 +426,11 @@ static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep kee
     size_t at = 0;              /* the block: text[at..at+64) */
     uint32_t line = 1, col = 1; /* at its start */
     uint64_t nls, conts;
-    block_masks(j->text, j->len, at, &nls, &conts);
-    for (size_t k = 0; k < j->log.n; k++) {
-        coax_repair_entry *e = &j->log.e[k];
-        size_t target = e->offset > j->len ? j->len : e->offset;
+    const char *text = j->text;
+    const size_t len = j->len;
+    block_masks(text, len, at, &nls, &conts);
+    for (coax_repair_entry *e = j->log.e, *end = e + j->log.n; e < end; e++) {
+        size_t target = e->offset > len ? len : e->offset;
         if (target < at) {
             locate_back(j, target, &e->line, &e->column);
             continue;
@@ -444,7 +445,7 @@ static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep kee
                 col = (64 - last) - (after ? bits64(after) : 0);
             }
             at += 64;
-            block_masks(j->text, j->len, at, &nls, &conts);
+            block_masks(text, len, at, &nls, &conts);
         }
         unsigned k64 = (unsigned)(target - at); /* below 64 */
         uint64_t below = ((uint64_t)1 << k64) - 1;
@@ -484,9 +485,9 @@ static void locate_fragments(job *j)
 ** (a stable merge sort; logs come out nearly sorted, so this is cheap). */
 static bool sort_entries(job *j, coax_repair_entry *e, size_t n)
 {
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; i++) sorted = e[i - 1].offset <= e[i].offset;
-    if (sorted) return true;
+    size_t i = 1;
+    for (size_t prev = n ? e[0].offset : 0; i < n && e[i].offset >= prev; i++) prev = e[i].offset;
+    if (i >= n) return true; /* sorted */
     coax_repair_entry *tmp = coax_arena_alloc(j->arena, n * sizeof *tmp);
     if (!tmp) return false;
     for (size_t width = 1; width < n; width *= 2) {
