@@ -12,7 +12,7 @@
 ** brackets and invalid UTF-8. Each byte is looked at a bounded number of
 ** times, so time is linear in the input.
 */
-#include "repair/lenient.h"
+#include "repair/lenient_token.h"
 #include "repair/bytes.h"
 
 /* ---- spaces and comments ------------------------------------------------- */

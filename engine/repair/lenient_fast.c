@@ -8,7 +8,7 @@
 ** is broken; it stops at the first byte it does not take, where the
 ** state machine goes on.
 */
-#include "repair/lenient.h"
+#include "repair/lenient_token.h"
 
 /* The end of the spaces (ws_tab) at p: what skip_space passes without
 ** logging (comments and Unicode spaces are its own). */

@@ -5,7 +5,7 @@
 ** bounded look-ahead that tells a key, a member or a value from prose, and
 ** text copied as valid UTF-8 (for bare words and block strings).
 */
-#include "repair/lenient.h"
+#include "repair/lenient_token.h"
 
 /* ---- numbers ------------------------------------------------------------- */
 
