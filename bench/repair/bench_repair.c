@@ -5,6 +5,8 @@
 **   bench_repair parse FILE.json [N]     MB/s of coax_parse (strict) on one JSON file
 **   bench_repair document SIZE           writes a valid document of SIZE bytes (dense
 **                                        records, short strings) to standard output
+**   bench_repair broken SIZE [N]         MB/s repairing one broken document of SIZE
+**                                        bytes (inprocess's reply, at any size)
 **   bench_repair inprocess [N]           µs per repair of a broken 16 KB reply: a new
 **                                        arena per call, then one arena reset per call
 **   bench_repair scaling                 MB/s on broken JSON from 1 KB to 64 MB
@@ -172,7 +174,7 @@ static int inprocess(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    int nargs = !strcmp(mode, "replies") || !strcmp(mode, "parse") ? 3 : 2;
+    int nargs = !strcmp(mode, "replies") || !strcmp(mode, "parse") || !strcmp(mode, "broken") ? 3 : 2;
     if (argc > nargs) fixed_passes = (size_t)atol(argv[nargs]);
     if (!strcmp(mode, "replies") && argc > 2) return replies(argv[2]);
     size_t len;
@@ -184,6 +186,10 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "parse") && argc > 2) {
         doc = slurp(argv[2], &len);
         return doc ? one_document("parse", doc, len, pass_parse) : 2;
+    }
+    if (!strcmp(mode, "broken") && argc > 2) {
+        doc = document((size_t)atol(argv[2]), 1, &len);
+        return one_document("broken", doc, len, pass_repair);
     }
     if (!strcmp(mode, "document") && argc > 2) {
         doc = document((size_t)atol(argv[2]), 0, &len);
@@ -206,6 +212,6 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    fprintf(stderr, "usage: bench_repair replies FILE [N] | valid [N] | parse FILE [N] | document SIZE | inprocess [N] | scaling\n");
+    fprintf(stderr, "usage: bench_repair replies FILE [N] | valid [N] | parse FILE [N] | document SIZE | broken SIZE [N] | inprocess [N] | scaling\n");
     return 2;
 }

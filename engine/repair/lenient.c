@@ -12,7 +12,7 @@
 ** brackets and invalid UTF-8. Each byte is looked at a bounded number of
 ** times, so time is linear in the input.
 */
-#include "repair/lenient.h"
+#include "repair/lenient_token.h"
 #include "repair/bytes.h"
 
 /* ---- spaces and comments ------------------------------------------------- */
@@ -28,27 +28,6 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
         return n;
     return 0;
-}
-
-/* Bytes that may begin whitespace or a comment outside strings. */
-static const uint8_t space_start[256] = {
-    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1, ['/'] = 1, ['#'] = 1,
-    [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
-};
-
-/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
-** read sixteen bytes at a time. */
-static inline const char *skip_ws_run(const char *p, const char *e)
-{
-#if BYTES16
-    while (e - p >= 16) {
-        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
-        if (other) return p + __builtin_ctz(other);
-        p += 16;
-    }
-#endif
-    while (p < e && ws_tab[(unsigned char)*p]) p++;
-    return p;
 }
 
 /* Skips whitespace, comments and Unicode spaces, logging what is not JSON. */
@@ -126,144 +105,6 @@ static size_t ellipsis_at(const char *p, const char *e)
     return 0;
 }
 
-/* ---- containers ---------------------------------------------------------- */
-
-/* Room for 'need' elements of *arr; 'first' is the block it started in
-** (inside the parser's state, never freed), or NULL. */
-static bool grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first)
-{
-    if (need <= *cap) return true;
-    size_t ncap = *cap ? *cap * 2 : 32;
-    while (ncap < need) ncap *= 2;
-    void *p;
-    if (*arr && *arr == first) {
-        p = coax_alloc_raw(ps->alloc, ncap * elem);
-        if (p) memcpy(p, first, *cap * elem);
-    } else {
-        p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
-    }
-    if (!p) return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
-}
-
-static void report_dup(void *ud, size_t index)
-{
-    lp *ps = ud;
-    note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
-}
-
-/* Whether the value about to start belongs to a member whose key was
-** guessed (only after an invented repair in this value: the common case
-** costs one test). */
-static inline bool under_invented_key(const lp *ps)
-{
-    if (!ps->inv_any || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
-    return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
-}
-
-/* A value just completed: flagged when an invented repair made it, or it
-** lies inside an invented container or under an invented key. */
-static inline void flag_value(lp *ps, coax_value *v)
-{
-    if (!ps->inv_any) return; /* no invented repair in this value yet */
-    if (ps->inv || ps->inv_opens || under_invented_key(ps)) v->flags |= COAX_VF_INVENTED;
-    ps->inv = false;
-}
-
-static coax_code push_open(lp *ps, bool object)
-{
-    if (ps->nopens >= ps->lim.max_depth)
-        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
-                         ps->lim.max_depth);
-    if (!grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
-        return nomem(ps);
-    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
-    ps->opens[ps->nopens++] = (lopen){ps->nslots, object, invented, 0};
-    if (invented) {
-        ps->inv = false;
-        ps->inv_opens++;
-    }
-    return COAX_OK;
-}
-
-static inline coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
-{
-    /* Past the first block, one sized for the span (a member every 32
-    ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
-    size_t hint = (size_t)(ps->e - ps->b) / 32;
-    if (ps->nslots == ps->cslots &&
-        !grow(ps, (void **)&ps->slots, &ps->cslots,
-              ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
-              sizeof(lslot), ps->first_slots))
-        return nomem(ps);
-    lslot *s = &ps->slots[ps->nslots++];
-    memset(s, 0, sizeof *s);
-    if (key) {
-        s->m.key = key->u.text;
-        s->m.klen = key->len;
-        if (key->flags & COAX_VF_INVENTED) s->invented = true;
-    }
-    s->koff = (uint32_t)koff;
-    return COAX_OK;
-}
-
-/* null for a member whose value is missing: invented, so flagged. */
-static void fill_null(lp *ps)
-{
-    coax_value *v = &ps->slots[ps->nslots - 1].m.value;
-    memset(v, 0, sizeof *v);
-    v->type = COAX_NULL;
-    v->flags = COAX_VF_INVENTED;
-    ps->inv = false;
-}
-
-/* Closes the innermost container into 'v'. A key still waiting for its
-** value gets null ('at_eof': the key is dropped, the value was cut off). */
-static coax_code close_top(lp *ps, coax_value *v, bool at_eof)
-{
-    lopen *o = &ps->opens[ps->nopens - 1];
-    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nslots > o->base) {
-        if (at_eof) {
-            note(ps, RK_DANGLING_KEY, ps->p);
-            ps->nslots--;
-        } else { /* at the closing bracket just read, if it was read */
-            bool read = ps->p > ps->b && (ps->p[-1] == '}' || ps->p[-1] == ']');
-            note(ps, RK_MISSING_VALUE, ps->p - read);
-            fill_null(ps);
-        }
-    }
-    size_t n = ps->nslots - o->base;
-    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
-    memset(v, 0, sizeof *v);
-    if (o->object) {
-        coax_member *m = coax_arena_alloc(ps->arena, n * sizeof *m + 1);
-        if (!m) return nomem(ps);
-        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
-        size_t k = coax_members_dedupe(m, n, ps->alloc, report_dup, ps);
-        if (k == SIZE_MAX) return nomem(ps);
-        v->type = COAX_OBJECT;
-        v->len = k;
-        v->u.members = m;
-    } else {
-        coax_value *items = coax_arena_alloc(ps->arena, n * sizeof *items + 1);
-        if (!items) return nomem(ps);
-        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
-        v->type = COAX_ARRAY;
-        v->len = n;
-        v->u.items = items;
-    }
-    if (o->invented) {
-        v->flags |= COAX_VF_INVENTED;
-        ps->inv_opens--;
-    }
-    ps->nslots = o->base;
-    ps->nopens--;
-    ps->st = ST_AFTER;
-    return COAX_OK;
-}
-
 /* Skips the ')' of function-call wrappers around a finished value. */
 static void close_parens(lp *ps, unsigned *paren)
 {
@@ -276,52 +117,7 @@ static void close_parens(lp *ps, unsigned *paren)
     if (ps->nopens == 0 && ps->p < ps->e && *ps->p == ';') ps->p++;
 }
 
-/* A closing bracket 'c' while containers are open: closes the innermost,
-** or, when 'c' matches one further out, closes everything up to it. */
-static coax_code handle_close(lp *ps, char c, coax_value *v)
-{
-    bool want_object = c == '}';
-    const char *at = ps->p;
-    ps->p++;
-    if (ps->opens[ps->nopens - 1].object != want_object) {
-        size_t k = ps->nopens - 1;
-        while (k > 0 && ps->opens[k - 1].object != want_object) k--;
-        /* ["a", "b"}, "next": ...: a typo for ']' when the object goes on. */
-        const char *r = ps->p;
-        while (r < ps->e && ws_tab[(unsigned char)*r]) r++;
-        bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
-                              lp_item_ahead(r + 1, ps->e, CTX_OBJVAL);
-        ps->bracket_fixed = true;
-        if (k == 0 || object_goes_on) {
-            note(ps, RK_MISMATCHED_BRACKET, at);
-        } else {
-            /* opens[k-1] matches: close everything inside it first. One
-            ** level has one reading; several leave open where each ended. */
-            coax_class cls = class_if(ps->nopens - k > 1);
-            while (ps->nopens > k) {
-                note_as(ps, RK_MISSING_BRACKET, cls, at);
-                coax_value inner;
-                coax_code rc = close_top(ps, &inner, false);
-                if (rc) return rc;
-                lopen *o = &ps->opens[ps->nopens - 1];
-                if (!o->object) {
-                    if ((rc = push_slot(ps, NULL, 0))) return rc;
-                }
-                ps->slots[ps->nslots - 1].m.value = inner;
-            }
-        }
-    }
-    return close_top(ps, v, false);
-}
-
 /* ---- the state machine --------------------------------------------------- */
-
-/* Whether ST_KEY reads a key at byte c (the loop's checks before it: a
-** closing bracket, a comma, an opening brace, an ellipsis). */
-static inline bool key_starts(char c)
-{
-    return c != '}' && c != ']' && c != ',' && c != '{' && c != '.' && c != '\xE2';
-}
 
 /* Parses one top-level value from ps->p. '*got' is false when no value
 ** starts there. */
@@ -337,6 +133,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     ps->st = ST_VALUE;
     ps->comma = NULL;
     for (;;) {
+        if (ps->nopens && (rc = lp_fast_stretch(ps))) return rc;
         skip_space(ps);
         p = ps->p;
         if (p >= e) {
@@ -349,7 +146,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** the end could have been missing elsewhere. */
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed);
             while (ps->nopens) {
-                if ((rc = close_top(ps, &v, true))) return rc;
+                if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
                 if (cls == COAX_CLASS_INVENTED) v.flags |= COAX_VF_INVENTED;
                 if (ps->nopens) {
@@ -373,7 +170,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         case ST_KEY:
             if (c == '}' || c == ']') {
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
-                if ((rc = handle_close(ps, c, &v))) return rc;
+                if ((rc = lp_handle_close(ps, c, &v))) return rc;
                 goto have_value;
             }
             if (c == ',') {
@@ -385,14 +182,17 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 /* [{"i":1,{"i":2}]: the first object's '}' is missing */
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
                 note(ps, RK_MISSING_BRACKET, p);
-                if ((rc = close_top(ps, &v, false))) return rc;
+                if ((rc = lp_close_top(ps, &v, false))) return rc;
                 goto have_value;
             }
-        key: /* p on a key's first byte, top its object */
+            /* a key: p on its first byte, top its object */
             {
                 coax_value key;
                 size_t koff = off(ps, p);
-                if (quote_at(p, e, &q)) {
+                const char *after;
+                if ((*p == '"' || *p == '\'') && (after = lp_plain_string(ps, p, CTX_KEY, &key))) {
+                    ps->p = after;
+                } else if (quote_at(p, e, &q)) {
                     if ((rc = lp_parse_string(ps, CTX_KEY, &key))) return rc;
                 } else {
                     int what;
@@ -424,7 +224,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             }
             if (c == ',' || c == '}' || c == ']') {
                 note(ps, RK_MISSING_VALUE, p);
-                fill_null(ps);
+                lp_fill_null(ps);
                 ps->st = ST_AFTER;
                 continue;
             }
@@ -439,12 +239,12 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 continue;
             }
             if (c == '}' || c == ']') {
-                if ((rc = handle_close(ps, c, &v))) return rc;
+                if ((rc = lp_handle_close(ps, c, &v))) return rc;
                 goto have_value;
             }
             if (c == '{' && top->object && ps->nopens > 1 && !ps->opens[ps->nopens - 2].object) {
                 note(ps, RK_MISSING_BRACKET, p); /* [{"i":1{"i":2}] */
-                if ((rc = close_top(ps, &v, false))) return rc;
+                if ((rc = lp_close_top(ps, &v, false))) return rc;
                 goto have_value;
             }
             if (c == ':' || c == ';' || c == '=' || c == ')' || c == '+') {
@@ -467,17 +267,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         }
     value: /* ST_VALUE: p on the value's first byte, top its container (NULL: none) */
         if (c == '{' || c == '[') {
-            if ((rc = push_open(ps, c == '{'))) return rc;
+            if ((rc = lp_push_open(ps, c == '{'))) return rc;
             ps->p++;
             ps->st = c == '{' ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
-            /* Mostly a key or an item follows at once. */
-            top = &ps->opens[ps->nopens - 1];
-            skip_space(ps);
-            p = ps->p;
-            if (p < e && c == '{' && key_starts(*p)) goto key;
-            if (p < e && c == '[' && (c = *p) != '.' && c != '\xE2') goto value;
-            continue;
+            continue; /* mostly a key or an item follows: fast_stretch's */
         }
         if (c == '}' || c == ']') {
             if (!top) {
@@ -486,13 +280,13 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 continue;
             }
             if (!top->object && ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
-            if ((rc = handle_close(ps, c, &v))) return rc;
+            if ((rc = lp_handle_close(ps, c, &v))) return rc;
             goto have_value;
         }
         if (c == ',') {
             if (top && top->object) { /* "a": , -> null */
                 note(ps, RK_MISSING_VALUE, p);
-                fill_null(ps);
+                lp_fill_null(ps);
                 ps->st = ST_AFTER;
                 continue;
             }
@@ -507,7 +301,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if ((rc = c == '`' ? lp_parse_fenced(ps, &v, &ok) : lp_parse_triple(ps, &v, &ok))) return rc;
                 if (ok) goto have_value;
             }
-            if ((rc = lp_parse_string(ps, ctx, &v))) return rc;
+            const char *after;
+            if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, ctx, &v))) ps->p = after;
+            else if ((rc = lp_parse_string(ps, ctx, &v))) return rc;
+            /* No '+' can follow: what the look for one below would find. */
+            if (ps->p >= e || (!space_start[(unsigned char)*ps->p] && *ps->p != '+')) goto have_value;
             /* "a" + "b": JavaScript string concatenation, joined in one
             ** buffer (copying the growing string each time would be
             ** quadratic). */
@@ -558,6 +356,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             goto have_value;
         }
         if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+            if (lp_json_number(ps, ctx, &v)) goto have_value;
             bool ok;
             if ((rc = lp_try_number(ps, ctx, &v, &ok))) return rc;
             if (ok) goto have_value;
@@ -586,20 +385,24 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         ps->st = ST_AFTER;
         ps->comma = NULL;
         if (top->paren) close_parens(ps, &top->paren);
-        /* Mostly a comma and the next key or item follow: straight to
-        ** them, as the loop would take them. */
-        skip_space(ps);
-        p = ps->p;
-        if (p < e && *p == ',') {
-            ps->comma = p;
-            ps->p = p + 1;
-            ps->st = top->object ? ST_KEY : ST_VALUE;
-            skip_space(ps);
-            p = ps->p;
-            if (p < e && top->object && key_starts(*p)) goto key;
-            if (p < e && !top->object && (c = *p) != '.' && c != '\xE2') goto value;
-        }
+        /* mostly a comma and the next key or item follow: fast_stretch's */
     }
+}
+
+/* Copies n bytes, 32 at a time (the C library's memcpy moves large blocks
+** with 'rep movsb', an instruction a byte under callgrind; GCC would turn
+** a plain loop into a call to it, hence the empty asm). */
+static void copy_span(char *restrict d, const char *restrict s, size_t n)
+{
+#if BYTES16
+    for (; n >= 32; n -= 32, d += 32, s += 32) {
+        __m128i lo = bytes16_load(s), hi = bytes16_load(s + 16);
+        _mm_storeu_si128((__m128i *)d, lo);
+        _mm_storeu_si128((__m128i *)(d + 16), hi);
+        __asm__("" : "+r"(d));
+    }
+#endif
+    if (n) memcpy(d, s, n);
 }
 
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text, size_t start,
@@ -619,13 +422,19 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.base = start;
     ps.exact = !shift;
     ps.none_from = SIZE_MAX;
+    /* lp_carve's first piece: the strings and containers a text makes take about half as much as it */
+    size_t half = (end - start) / 2;
+    ps.next_piece = half < 256 ? 256 : half < ((size_t)64 << 10) ? (half + 7) & ~(size_t)7 : (size_t)64 << 10;
     ps.lim = *lim;
     ps.log = log;
     ps.err = err;
     coax_buf_init(&ps.sb, ps.alloc);
     coax_code rc = COAX_OK;
     bool first = true;
-    for (;;) {
+    ps.copy = coax_arena_alloc(arena, end - start + 1);
+    if (ps.copy) copy_span(ps.copy, ps.b, end - start);
+    else rc = nomem(&ps);
+    while (!rc) {
         size_t from = log->n; /* leading comments belong to the value */
         skip_space(&ps);
         /* a, b or NDJSON; a stray closer between values ("{...}} {...}")
@@ -659,7 +468,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
-        if (!heap || !grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), NULL)) {
+        if (!heap || !lp_grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), NULL)) {
             rc = nomem(&ps);
             break;
         }

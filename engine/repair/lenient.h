@@ -3,6 +3,9 @@
 ** each calling only those below it:
 **   lenient.c          repair_parse: the state machine over an explicit
 **                      stack of open containers, spaces and comments
+**   lenient_fast.c     the state machine's fast way over well-formed
+**                      stretches
+**   lenient_open.c     the open containers: pushing and closing them
 **   lenient_string.c   strings in any quote style, where a string really
 **                      ends, escapes, block strings (triple quotes, fences)
 **   lenient_word.c     numbers in other notations, literals, bare words
@@ -10,12 +13,15 @@
 **                      the look-ahead that tells what comes next, and text
 **                      copied as valid UTF-8
 ** What every byte or token goes through (logging a fix, reading a quote
-** character, copying a string into the arena) is inline here.
+** character, copying a string into the arena, a plain string) is inline
+** here; the plain tokens the fast way reads (numbers as JSON writes them,
+** plain strings, identifier keys, literals) are inline in lenient_token.h.
 */
 #ifndef COAX_REPAIR_LENIENT_H
 #define COAX_REPAIR_LENIENT_H
 
 #include "repair/repair.h"
+#include "repair/bytes.h"
 
 /* What the state machine expects next: a value, what follows one (a comma
 ** or a closing bracket), a key, or a key's colon. */
@@ -32,6 +38,7 @@ typedef struct lslot {
 
 typedef struct lopen {
     size_t base;   /* first child in the slot array */
+    uint64_t keys; /* an object's key_bits: UINT64_MAX when a key may repeat */
     bool object;
     bool invented;  /* opened under an invented repair: all inside is flagged */
     unsigned paren; /* function-call wrappers opened at this level */
@@ -41,6 +48,7 @@ typedef struct lp {
     coax_arena *arena;
     const coax_allocator *alloc;
     const char *b, *p, *e; /* the bytes parsed */
+    char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
     size_t base;           /* offset in the text of b[0] */
     bool exact;            /* false: every log offset is 'base' */
     coax_limits lim;
@@ -62,8 +70,8 @@ typedef struct lp {
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     const char *quoted_end; /* the end of the last string that kept one */
-    char *pool;             /* lp_strdup's block of the arena, and what is left of it */
-    size_t pool_left;
+    char *pool;             /* lp_carve's piece of the arena, what is left of it, the next piece's size */
+    size_t pool_left, next_piece;
     /* Last (not cleared when the state is set up): the first blocks of the
     ** slots and open containers; most replies need no more. */
     lslot first_slots[32];
@@ -76,8 +84,13 @@ enum { W_VALUE, W_NONE, W_CALL, W_STOP };
 
 /* ---- lenient_string.c ---------------------------------------------------- */
 
-/* Parses a string at ps->p (on its opening quote) into 'out'. */
-coax_code lp_parse_string(lp *ps, int ctx, coax_value *out);
+/* The string at 'at' (its body from 'body') that lp_parse_string's quick
+** way (below) does not take: a body to decode, or a closing quote in doubt. */
+coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body);
+
+/* Whether the string ends at a candidate closing quote (p just past it):
+** the cases lp_ends_string does not answer inline. */
+bool lp_ends_string_slow(const lp *ps, const char *p, int ctx);
 
 /* A Python triple-quoted string, or a fenced code block written as a
 ** string value, at ps->p ('*ok' false when there is none: nothing read). */
@@ -105,6 +118,33 @@ bool lp_member_starts(const char *p, const char *e, bool object);
 
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);
+
+/* ---- lenient_open.c ------------------------------------------------------ */
+
+/* Room for 'need' elements of *arr; 'first' is the block it started in
+** (inside the parser's state, never freed), or NULL. */
+bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first);
+
+/* null for a member whose value is missing: invented, so flagged. */
+void lp_fill_null(lp *ps);
+
+/* Closes the innermost container into 'v'. A key still waiting for its
+** value gets null ('at_eof': the key is dropped, the value was cut off). */
+coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof);
+
+/* coax_members_dedupe's report of a duplicate key of the innermost object. */
+void lp_report_dup(void *ud, size_t index);
+
+/* A closing bracket 'c' at ps->p while containers are open: closes the
+** innermost, or, when 'c' matches one further out, closes everything up
+** to it. */
+coax_code lp_handle_close(lp *ps, char c, coax_value *v);
+
+/* ---- lenient_fast.c ------------------------------------------------------ */
+
+/* The state machine's fast way over well-formed stretches inside a
+** container (containers open): see lenient_fast.c. */
+coax_code lp_fast_stretch(lp *ps);
 
 /* ---- inline: logging, quotes, bytes -------------------------------------- */
 
@@ -160,23 +200,37 @@ static inline void lp_copy(char *d, const char *s, size_t n)
     }
 }
 
-/* A NUL-terminated copy of s[0..n) in the arena: short strings are carved
-** from blocks of LP_POOL bytes, as one arena call per string (a broken
-** reply has one every few bytes) cost more than the copy. */
-enum { LP_POOL = 256 };
+/* Arena memory for what the parser makes (strings not in the copy of the
+** text, closed containers), 'align' 1 or 8 (a container's pointers): carved
+** from pieces of the arena, the first as large as the text (256 bytes to
+** 64 KB) and then doubling to 64 KB, as an arena call each (a broken reply
+** has a string every few bytes) costs more than most of them. What is
+** larger than half a piece has an arena block of its own. */
+static inline __attribute__((always_inline)) void *lp_carve(lp *ps, size_t size, size_t align)
+{
+    size_t pad = (size_t)(-(uintptr_t)ps->pool & (align - 1));
+    if (size + pad > ps->pool_left) {
+        if (size > ps->next_piece / 2) return coax_arena_alloc(ps->arena, size);
+        char *piece = coax_arena_alloc(ps->arena, ps->next_piece);
+        if (!piece) return NULL;
+        ps->pool = piece;
+        ps->pool_left = ps->next_piece;
+        pad = 0;
+        if (ps->next_piece < ((size_t)64 << 10)) ps->next_piece *= 2;
+    }
+    char *p = ps->pool + pad;
+    ps->pool = p + size;
+    ps->pool_left -= size + pad;
+    return p;
+}
+
+/* A NUL-terminated copy of s[0..n) in the arena. */
 static inline char *lp_strdup(lp *ps, const char *s, size_t n)
 {
-    if (n >= ps->pool_left) {
-        if (n >= LP_POOL / 4) return coax_arena_strdup(ps->arena, n ? s : "", n);
-        ps->pool = coax_arena_alloc(ps->arena, LP_POOL);
-        ps->pool_left = ps->pool ? LP_POOL : 0;
-        if (!ps->pool) return NULL;
-    }
-    char *d = ps->pool;
+    char *d = lp_carve(ps, n + 1, 1);
+    if (!d) return NULL;
     lp_copy(d, s, n);
     d[n] = '\0';
-    ps->pool += n + 1;
-    ps->pool_left -= n + 1;
     return d;
 }
 
@@ -229,6 +283,299 @@ static inline bool closes(uint32_t open, uint32_t c)
     case 0x201C: case 0x201D: return c == 0x201D || c == '"' || c == 0x201C;
     default: return c == 0x2019 || c == '\'' || c == 0x2018; /* U+2018, U+2019 */
     }
+}
+
+/* ---- inline: strings the quick way --------------------------------------- */
+
+/* After a candidate closing quote (p just past it): does the string end?
+** It does when structure that can apply here follows, or another value
+** (a missing comma), or a line break; otherwise the quote is taken as an
+** unescaped quote inside the string ("He said "hi" to me"). */
+static inline bool lp_ends_string(const lp *ps, const char *p, int ctx)
+{
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
+        return p >= ps->e || !is_ident((unsigned char)*p);
+    /* Mostly a comma or colon at once: the answer of the switch below. */
+    if (p < ps->e && (*p == ',' || *p == ':')) return true;
+    return lp_ends_string_slow(ps, p, ctx);
+}
+
+
+/* Bytes a string body cannot copy as they are: controls, backslash, quote
+** characters and the start of any multi-byte sequence. */
+static const uint8_t plain_not[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\''] = 1, ['`'] = 1, ['\\'] = 1,
+    [0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* The first byte at or after p (below e) that plain_not marks, or e. */
+static inline const char *lp_plain_scan(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        __m128i w = bytes16_load(p);
+        /* signed: "below 0x20" takes the control bytes and every byte from 0x80 */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')),
+                                                              _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                                 _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
+    while (e - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
+                           plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
+        p += 4;
+#endif
+    while (p < e && !plain_not[(unsigned char)*p]) p++;
+    return p;
+}
+
+/* The length of the valid UTF-8 sequence at p (below e), or 0: the two- and
+** three-byte sequences that need no range check inline, as
+** coax_utf8_decode answers them. */
+static inline size_t lp_utf8_len(const char *s, const char *e)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (e - s >= 3) {
+        if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+        if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
+            return 3;
+    }
+    uint32_t cp;
+    return coax_utf8_decode(p, (size_t)(e - s), &cp);
+}
+
+/* Where the body of a string opened with the one-byte quote 'open' stops
+** being copyable as it is: its closing quote, or a byte that needs decoding
+** (a backslash, a control character, invalid UTF-8), or e. Plain bytes, valid
+** UTF-8 and quotes of other styles are passed over ('*plain' false after
+** either of the last two). Sixteen bytes at a time, each stop in a block
+** read from its bit mask. */
+static inline const char *lp_quick_body(const char *q, const char *e, char open, bool *plain)
+{
+#if BYTES16
+    while (e - q >= 16) {
+        __m128i w = bytes16_load(q);
+        unsigned high = (unsigned)_mm_movemask_epi8(w);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                         _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))))); /* signed: controls and bytes from 0x80 */
+        const char *next = q + 16;
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            char b = q[k];
+            if (high >> k & 1) {
+                size_t n = lp_utf8_len(q + k, e);
+                if (!n) return q + k;
+                *plain = false;
+                m &= ~(((1u << n) - 1) << k); /* its continuation bytes */
+                if (q + k + n > next) next = q + k + n;
+            } else if (b != open && (b == '"' || b == '\'' || b == '`')) {
+                *plain = false;
+                m &= m - 1;
+            } else {
+                return q + k; /* the closing quote, a backslash or a control character */
+            }
+        }
+        q = next;
+    }
+#endif
+    for (;;) {
+        q = lp_plain_scan(q, e);
+        if (q >= e || *q == open) return q;
+        unsigned char c = (unsigned char)*q;
+        size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
+                   : c >= 0x80 ? lp_utf8_len(q, e)
+                               : 0; /* a backslash or a control character */
+        if (!n) return q;
+        *plain = false;
+        q += n;
+    }
+}
+
+/* The text of s[0..n) (within the bytes parsed, s + n at most e): its
+** place in the arena's copy of them, ended there with a NUL over the byte
+** after it (a closing quote, a delimiter, the copy's last byte), which no
+** other token's text holds. Plain tokens cost no copy of their own. */
+static inline char *lp_text(lp *ps, const char *s, size_t n)
+{
+    char *t = ps->copy + (s - ps->b);
+    t[n] = '\0';
+    return t;
+}
+
+/* Parses a string at ps->p (on its opening quote) into 'out': inline the
+** common case, plain bytes and valid UTF-8 up to a one-byte closing quote
+** that ends it; lp_parse_string_slow the rest. */
+static inline coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
+{
+    uint32_t open = 0; /* set by quote_at: the caller stands on a quote */
+    size_t qn = quote_at(ps->p, ps->e, &open);
+    const char *at = ps->p;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
+    else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
+    else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
+    const char *body = ps->p + qn;
+    if (qn == 1) {
+        const char *e = ps->e;
+        bool plain = true; /* nothing but plain_not's plain bytes */
+        const char *q = lp_quick_body(body, e, (char)open, &plain);
+        if (q < e && *q == (char)open && lp_ends_string(ps, q + 1, ctx)) {
+            size_t n = (size_t)(q - body);
+            if (n > ps->lim.max_string)
+                return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
+                                 ps->lim.max_string);
+            memset(out, 0, sizeof *out);
+            out->type = COAX_STRING;
+            out->len = (uint32_t)n;
+            out->u.text = lp_text(ps, body, n);
+            /* As the slow way does; this way took only plain double-quoted
+            ** keys once, and never flagged them. */
+            if (ctx == CTX_KEY && ps->inv && (open != '"' || !plain)) out->flags |= COAX_VF_INVENTED;
+            ps->p = q + 1;
+            return COAX_OK;
+        }
+    }
+    return lp_parse_string_slow(ps, ctx, out, open, at, body);
+}
+
+/* ---- inline: spaces, slots, flags ---------------------------------------- */
+
+/* Bytes that may begin whitespace or a comment outside strings. */
+static const uint8_t space_start[256] = {
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1, ['/'] = 1, ['#'] = 1,
+    [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
+};
+
+/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
+** read sixteen bytes at a time. */
+static inline const char *skip_ws_run(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
+        if (other) return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    return p;
+}
+
+/* Whether the value about to start belongs to a member whose key was
+** guessed (only after an invented repair in this value: the common case
+** costs one test). */
+static inline bool under_invented_key(const lp *ps)
+{
+    if (!ps->inv_any || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
+    return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
+}
+
+/* A value just completed: flagged when an invented repair made it, or it
+** lies inside an invented container or under an invented key. */
+static inline void flag_value(lp *ps, coax_value *v)
+{
+    if (!ps->inv_any) return; /* no invented repair in this value yet */
+    if (ps->inv || ps->inv_opens || under_invented_key(ps)) v->flags |= COAX_VF_INVENTED;
+    ps->inv = false;
+}
+
+/* Objects seldom repeat a key, and comparing every pair at the close costs
+** more than the keys took to read: each key sets one of 64 bits chosen by
+** its length and first and last bytes, and only an object where a bit was
+** already set (then all bits are: UINT64_MAX) is searched for duplicates. */
+static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
+{
+    const unsigned char *k = (const unsigned char *)key; /* NUL-terminated: k[0] is there */
+    unsigned bit = ((unsigned)k[0] + 9u * k[klen ? klen - 1 : 0] + 5u * (unsigned)klen) & 63;
+    return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
+}
+
+static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+{
+    /* Past the first block, one sized for the span (a member every 32
+    ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
+    if (ps->nslots == ps->cslots) {
+        size_t hint = (size_t)(ps->e - ps->b) / 32;
+        if (!lp_grow(ps, (void **)&ps->slots, &ps->cslots,
+                     ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
+                     sizeof(lslot), ps->first_slots))
+            return nomem(ps);
+    }
+    lslot *s = &ps->slots[ps->nslots++];
+    memset(s, 0, sizeof *s);
+    if (key) {
+        s->m.key = key->u.text;
+        s->m.klen = key->len;
+        if (key->flags & COAX_VF_INVENTED) s->invented = true;
+        lopen *o = &ps->opens[ps->nopens - 1];
+        o->keys = key_bits(o->keys, key->u.text, key->len);
+    }
+    s->koff = (uint32_t)koff;
+    return COAX_OK;
+}
+
+/* Opens a container at ps->p (its depth checked against the limit). */
+static inline coax_code lp_push_open(lp *ps, bool object)
+{
+    if (ps->nopens >= ps->lim.max_depth)
+        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
+                         ps->lim.max_depth);
+    if (ps->nopens == ps->copens &&
+        !lp_grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
+        return nomem(ps);
+    bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
+    ps->opens[ps->nopens++] = (lopen){ps->nslots, 0, object, invented, 0};
+    if (invented) {
+        ps->inv = false;
+        ps->inv_opens++;
+    }
+    return COAX_OK;
+}
+
+/* Closes the innermost container into 'v' once no key waits for its value
+** (lp_close_top's way after that): its children copied into the arena
+** as one block, an object's keys searched for duplicates when their key
+** bits collide. */
+static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, coax_value *v)
+{
+    lopen *o = &ps->opens[ps->nopens - 1];
+    size_t n = ps->nslots - o->base;
+    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    memset(v, 0, sizeof *v);
+    if (o->object) {
+        coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);
+        if (!m) return nomem(ps);
+        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
+        size_t k = o->keys == UINT64_MAX ? coax_members_dedupe(m, n, ps->alloc, lp_report_dup, ps) : n;
+        if (k == SIZE_MAX) return nomem(ps);
+        v->type = COAX_OBJECT;
+        v->len = k;
+        v->u.members = m;
+    } else {
+        coax_value *items = lp_carve(ps, n ? n * sizeof *items : 8, 8);
+        if (!items) return nomem(ps);
+        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
+        v->type = COAX_ARRAY;
+        v->len = n;
+        v->u.items = items;
+    }
+    if (o->invented) {
+        v->flags |= COAX_VF_INVENTED;
+        ps->inv_opens--;
+    }
+    ps->nslots = o->base;
+    ps->nopens--;
+    ps->st = ST_AFTER;
+    return COAX_OK;
 }
 
 #endif

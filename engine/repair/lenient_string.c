@@ -11,21 +11,9 @@
 
 /* ---- quotes -------------------------------------------------------------- */
 
-/* After a candidate closing quote (p just past it): does the string end?
-** It does when structure that can apply here follows, or another value
-** (a missing comma), or a line break; otherwise the quote is taken as an
-** unescaped quote inside the string ("He said "hi" to me"). */
-static bool ends_string_slow(const lp *ps, const char *p, int ctx);
-static inline bool ends_string(const lp *ps, const char *p, int ctx)
-{
-    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
-        return p >= ps->e || !is_ident((unsigned char)*p);
-    /* Mostly a comma or colon at once: the answer of the switch below. */
-    if (p < ps->e && (*p == ',' || *p == ':')) return true;
-    return ends_string_slow(ps, p, ctx);
-}
-
-static bool ends_string_slow(const lp *ps, const char *p, int ctx)
+/* After a candidate closing quote: lenient.h's lp_ends_string, which
+** answers the common cases inline. */
+bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
 {
     const char *e = ps->e, *q0 = p;
     bool open = ps->nopens > 0;
@@ -111,106 +99,6 @@ static void put_cp(lp *ps, uint32_t cp)
 
 enum { S_CLOSED, S_BOUND, S_CUT };
 
-/* Bytes a string body cannot copy as they are: controls, backslash, quote
-** characters and the start of any multi-byte sequence. */
-static const uint8_t plain_not[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\''] = 1, ['`'] = 1, ['\\'] = 1,
-    [0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
-
-/* The first byte at or after p (below e) that plain_not marks, or e. */
-static inline const char *plain_scan(const char *p, const char *e)
-{
-#if BYTES16
-    while (e - p >= 16) {
-        __m128i w = bytes16_load(p);
-        /* signed: "below 0x20" takes the control bytes and every byte from 0x80 */
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
-                                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
-                                    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')),
-                                                              _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                                                 _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))));
-        unsigned m = (unsigned)_mm_movemask_epi8(stop);
-        if (m) return p + __builtin_ctz(m);
-        p += 16;
-    }
-#else
-    while (e - p >= 4 && !(plain_not[(unsigned char)p[0]] | plain_not[(unsigned char)p[1]] |
-                           plain_not[(unsigned char)p[2]] | plain_not[(unsigned char)p[3]]))
-        p += 4;
-#endif
-    while (p < e && !plain_not[(unsigned char)*p]) p++;
-    return p;
-}
-
-/* The length of the valid UTF-8 sequence at p (below e), or 0: the two- and
-** three-byte sequences that need no range check inline, as
-** coax_utf8_decode answers them. */
-static inline size_t utf8_len(const char *s, const char *e)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    if (e - s >= 3) {
-        if (p[0] >= 0xC2 && p[0] <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
-        if (p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
-            return 3;
-    }
-    uint32_t cp;
-    return coax_utf8_decode(p, (size_t)(e - s), &cp);
-}
-
-/* Where the body of a string opened with the one-byte quote 'open' stops
-** being copyable as it is: its closing quote, or a byte that needs decoding
-** (a backslash, a control character, invalid UTF-8), or e. Plain bytes, valid
-** UTF-8 and quotes of other styles are passed over ('*plain' false after
-** either of the last two). Sixteen bytes at a time, each stop in a block
-** read from its bit mask. */
-static inline const char *quick_body(const char *q, const char *e, char open, bool *plain)
-{
-#if BYTES16
-    while (e - q >= 16) {
-        __m128i w = bytes16_load(q);
-        unsigned high = (unsigned)_mm_movemask_epi8(w);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))),
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('`')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                         _mm_cmplt_epi8(w, _mm_set1_epi8(0x20))))); /* signed: controls and bytes from 0x80 */
-        const char *next = q + 16;
-        while (m) {
-            unsigned k = (unsigned)__builtin_ctz(m);
-            char b = q[k];
-            if (high >> k & 1) {
-                size_t n = utf8_len(q + k, e);
-                if (!n) return q + k;
-                *plain = false;
-                m &= ~(((1u << n) - 1) << k); /* its continuation bytes */
-                if (q + k + n > next) next = q + k + n;
-            } else if (b != open && (b == '"' || b == '\'' || b == '`')) {
-                *plain = false;
-                m &= m - 1;
-            } else {
-                return q + k; /* the closing quote, a backslash or a control character */
-            }
-        }
-        q = next;
-    }
-#endif
-    for (;;) {
-        q = plain_scan(q, e);
-        if (q >= e || *q == open) return q;
-        unsigned char c = (unsigned char)*q;
-        size_t n = c == '"' || c == '\'' || c == '`' ? 1 /* another quote style: a character */
-                   : c >= 0x80 ? utf8_len(q, e)
-                               : 0; /* a backslash or a control character */
-        if (!n) return q;
-        *plain = false;
-        q += n;
-    }
-}
-
 /* Decodes one escape at p (on the backslash), below 'bound'. */
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
@@ -258,7 +146,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     const char *p = ps->p, *body = ps->p;
     while (p < bound) {
         const char *run = p;
-        p = plain_scan(p, bound);
+        p = lp_plain_scan(p, bound);
         coax_buf_put(&ps->sb, run, (size_t)(p - run));
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
@@ -281,7 +169,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
         uint32_t q;
         size_t qn = quote_at(p, bound, &q);
         if (qn && closes(open, q)) {
-            if (ends_string(ps, p + qn, ctx)) {
+            if (lp_ends_string(ps, p + qn, ctx)) {
                 ps->p = p + qn;
                 return S_CLOSED;
             }
@@ -344,46 +232,9 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
-static coax_code parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at,
-                                   const char *body);
-
-/* Parses a string at ps->p (on its opening quote) into 'out'. */
-coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
-{
-    uint32_t open = 0; /* set by quote_at: the caller stands on a quote */
-    size_t qn = quote_at(ps->p, ps->e, &open);
-    const char *at = ps->p;
-    if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
-    else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
-    else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
-    const char *body = ps->p + qn;
-    if (qn == 1) { /* the common case: plain bytes and valid UTF-8 up to a closing quote that ends it */
-        const char *e = ps->e;
-        bool plain = true; /* nothing but plain_not's plain bytes */
-        const char *q = quick_body(body, e, (char)open, &plain);
-        if (q < e && *q == (char)open && ends_string(ps, q + 1, ctx)) {
-            size_t n = (size_t)(q - body);
-            if (n > ps->lim.max_string)
-                return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",
-                                 ps->lim.max_string);
-            memset(out, 0, sizeof *out);
-            out->type = COAX_STRING;
-            out->len = (uint32_t)n;
-            out->u.text = lp_strdup(ps, body, n);
-            /* As decode_body's way below does; this path took only plain
-            ** double-quoted keys before, and never flagged them. */
-            if (ctx == CTX_KEY && ps->inv && (open != '"' || !plain)) out->flags |= COAX_VF_INVENTED;
-            ps->p = q + 1;
-            return out->u.text ? COAX_OK : nomem(ps);
-        }
-    }
-    return parse_string_slow(ps, ctx, out, open, at, body);
-}
-
 /* The string at 'at' whose body (from 'body') needs decoding, or whose
 ** closing quote is in doubt. */
-static __attribute__((noinline)) coax_code parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open,
-                                                             const char *at, const char *body)
+coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body)
 {
     const char *cut = NULL;
     size_t mark = ps->log->n;

@@ -5,7 +5,7 @@
 ** bounded look-ahead that tells a key, a member or a value from prose, and
 ** text copied as valid UTF-8 (for bare words and block strings).
 */
-#include "repair/lenient.h"
+#include "repair/lenient_token.h"
 
 /* ---- numbers ------------------------------------------------------------- */
 
@@ -40,27 +40,9 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     const char *s = ps->p, *p = s, *e = ps->e;
     bool plus = false, dangling = false;
     *ok = false;
-    { /* Mostly JSON as it is, -?int(.frac)? before a comma, a space or a
-      ** closing bracket: what the reading below makes of it, read once. */
-        const char *d = p + (*p == '-'), *q = d;
-        while (q < e && is_digit(*q)) q++;
-        size_t nd = (size_t)(q - d);
-        bool frac = q < e && *q == '.';
-        const char *f = frac ? ++q : q;
-        while (frac && q < e && is_digit(*q)) q++;
-        /* a digit after a comma may be a thousands group: the reading below */
-        bool group = q < e && *q == ',' && !frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1]);
-        if (nd && !(nd > 1 && *d == '0') && (!frac || q > f) && !group &&
-            (q >= e || *q == ',' || *q == '}' || *q == ']' || ws_tab[(unsigned char)*q])) {
-            out->type = COAX_NUMBER;
-            out->flags = frac ? 0 : COAX_VF_INT_TEXT;
-            out->len = (uint32_t)(q - s);
-            out->u.text = lp_strdup(ps, s, (size_t)(q - s));
-            if (!out->u.text) return nomem(ps);
-            ps->p = q;
-            *ok = true;
-            return COAX_OK;
-        }
+    if (lp_json_number(ps, ctx, out)) { /* mostly JSON as it is */
+        *ok = true;
+        return COAX_OK;
     }
     if (*p == '+' || *p == '-') {
         plus = *p == '+';
@@ -315,19 +297,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const char *s = ps->p, *p = s, *e = ps->e;
     memset(out, 0, sizeof *out);
     *what = W_VALUE;
-    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p)) { /* mostly an identifier and its colon: the reading below, once */
-        while (p < e && is_ident((unsigned char)*p)) p++;
-        size_t n = (size_t)(p - s);
-        if (n && n <= ps->lim.max_string && p < e && *p == ':') {
-            note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
-            out->type = COAX_STRING;
-            out->len = (uint32_t)n;
-            out->u.text = lp_strdup(ps, s, n);
-            ps->p = p;
-            return out->u.text ? COAX_OK : nomem(ps);
-        }
-        p = s;
-    }
+    /* mostly an identifier and its colon: the reading below, once */
+    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p) && lp_ident_key(ps, out)) return COAX_OK;
     bool neg = *p == '-';
     if (neg) p++;
     const char *id = p;

@@ -386,23 +386,79 @@ static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
     *col = c;
 }
 
-/* Line and column of every log entry: one forward sweep for entries in
-** text order; an entry behind the sweep is answered from the line index,
-** so entries that alternate between far places stay linear. */
+/* The line breaks and UTF-8 continuation bytes of text[at..at+64) as bit
+** masks, bit k for text[at + k] (bytes from len on are neither). */
+static inline void block_masks(const char *text, size_t len, size_t at, uint64_t *nls, uint64_t *conts)
+{
+    const char *p = text + at;
+    char pad[64];
+    if (len - at < 64) { /* the text's last bytes */
+        memset(pad, 0, sizeof pad);
+        memcpy(pad, p, len - at);
+        p = pad;
+    }
+    uint64_t n = 0, c = 0;
+#if BYTES16
+    for (unsigned k = 0; k < 4; k++) {
+        __m128i w = bytes16_load(p + 16 * k);
+        n |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
+        c |= (uint64_t)bytes16_cont(w) << (16 * k);
+    }
+#else
+    for (unsigned k = 0; k < 64; k++) {
+        n |= (uint64_t)(p[k] == '\n') << k;
+        c |= (uint64_t)(((unsigned char)p[k] & 0xC0) == 0x80) << k;
+    }
+#endif
+    *nls = n;
+    *conts = c;
+}
+
+/* Line and column of every log entry: one forward sweep over the text in
+** blocks of 64 bytes, each read once as bit masks of line breaks and
+** continuation bytes, with the line and column at the block's start; an
+** entry in the block is answered from the masks below it (a broken reply
+** logs a fix every few bytes). An entry behind the block is answered from
+** the line index, so entries that alternate between far places stay
+** linear. Columns count code points, as advance() does. */
 static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep keeps its registers */
 {
-    size_t pos = 0, line_start = 0;
-    uint32_t line = 1, col = 1;
-    for (size_t k = 0; k < j->log.n; k++) {
-        coax_repair_entry *e = &j->log.e[k];
-        size_t target = e->offset > j->len ? j->len : e->offset;
-        if (target < pos) {
+    size_t at = 0;              /* the block: text[at..at+64) */
+    uint32_t line = 1, col = 1; /* at its start */
+    uint64_t nls, conts;
+    const char *text = j->text;
+    const size_t len = j->len;
+    block_masks(text, len, at, &nls, &conts);
+    for (coax_repair_entry *e = j->log.e, *end = e + j->log.n; e < end; e++) {
+        size_t target = e->offset > len ? len : e->offset;
+        if (target < at) {
             locate_back(j, target, &e->line, &e->column);
             continue;
         }
-        advance(j->text, j->len, target, &pos, &line, &col, &line_start);
-        e->line = line;
-        e->column = col;
+        while (target - at >= 64) { /* on to the block that holds the target */
+            if (!nls) {
+                col += 64 - (conts ? bits64(conts) : 0);
+            } else { /* the column restarts after the block's last line break */
+                unsigned last = 63u - (unsigned)__builtin_clzll(nls);
+                uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
+                line += bits64(nls);
+                col = (64 - last) - (after ? bits64(after) : 0);
+            }
+            at += 64;
+            block_masks(text, len, at, &nls, &conts);
+        }
+        unsigned k64 = (unsigned)(target - at); /* below 64 */
+        uint64_t below = ((uint64_t)1 << k64) - 1;
+        uint64_t n = nls & below, c = conts & below;
+        if (!n) {
+            e->line = line;
+            e->column = col + k64 - (c ? bits64(c) : 0);
+        } else {
+            unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
+            uint64_t after = c & ~((2ull << last) - 1);
+            e->line = line + bits64(n);
+            e->column = k64 - last - (after ? bits64(after) : 0);
+        }
     }
 }
 
@@ -429,9 +485,9 @@ static void locate_fragments(job *j)
 ** (a stable merge sort; logs come out nearly sorted, so this is cheap). */
 static bool sort_entries(job *j, coax_repair_entry *e, size_t n)
 {
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; i++) sorted = e[i - 1].offset <= e[i].offset;
-    if (sorted) return true;
+    size_t i = 1;
+    for (size_t prev = n ? e[0].offset : 0; i < n && e[i].offset >= prev; i++) prev = e[i].offset;
+    if (i >= n) return true; /* sorted */
     coax_repair_entry *tmp = coax_arena_alloc(j->arena, n * sizeof *tmp);
     if (!tmp) return false;
     for (size_t width = 1; width < n; width *= 2) {

@@ -1,0 +1,156 @@
+/*
+** lenient_fast.c: the lenient parser's fast way (lenient.h). Most bytes
+** of a broken reply are well-formed: keys, strings, numbers and literals
+** written as JSON writes them (or in single quotes, or as identifiers
+** before their colon), commas, matching brackets. This loop takes them
+** as the state machine in lenient.c takes them, with the same log and
+** the same slots and open containers, but without its checks for what
+** is broken; it stops at the first byte it does not take, where the
+** state machine goes on.
+*/
+#include "repair/lenient_token.h"
+
+/* The end of the spaces (ws_tab) at p: what skip_space passes without
+** logging (comments and Unicode spaces are its own). */
+static inline const char *plain_spaces(const char *p, const char *e)
+{
+    if (p < e && ws_tab[(unsigned char)*p]) {
+        p++;
+        if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e); /* indentation: a run */
+    }
+    return p;
+}
+
+/* Whether the loop closes the innermost container: not the outermost
+** (parse_one finishes the value there), nor one inside a function-call
+** wrapper (parse_one skips its ')' after the container). */
+static inline bool closes_here(const lp *ps)
+{
+    return ps->nopens > 1 && !ps->opens[ps->nopens - 2].paren;
+}
+
+/* The state machine's fast way over well-formed stretches inside a
+** container: plain keys (quoted, or identifiers before their colon),
+** plain strings, JSON numbers, literals, brackets that match, commas and
+** JSON's spaces, each taken as parse_one takes it (the same logging, the
+** same slots and open containers), with the cursor kept in a local. At
+** anything else, or at the bracket that closes the outermost container,
+** it stops where parse_one's loop goes on: ps->p, ps->st and ps->comma as
+** the loop would have them there. */
+coax_code lp_fast_stretch(lp *ps)
+{
+    const char *p = ps->p, *e = ps->e, *after;
+    const char *comma = ps->comma;
+    lopen *top = &ps->opens[ps->nopens - 1];
+    coax_value v;
+    coax_code rc;
+    char c;
+    int st = ps->st;
+    if (st == ST_KEY) goto key;
+    if (st == ST_VALUE) goto value;
+    if (st == ST_AFTER) goto after_value;
+    goto colon;
+key: /* after '{' or ',' in an object */
+    st = ST_KEY;
+    p = plain_spaces(p, e);
+    if (p >= e) goto stop;
+    c = *p;
+    if (c == '}' && closes_here(ps)) {
+        if (comma) note(ps, RK_TRAILING_COMMA, comma);
+        goto close;
+    }
+    {
+        coax_value key;
+        size_t koff = off(ps, p);
+        if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, CTX_KEY, &key))) {
+            ps->p = after;
+        } else if (is_ident((unsigned char)c) && !is_digit(c)) {
+            ps->p = p;
+            if (!lp_ident_key(ps, &key)) goto stop;
+        } else {
+            goto stop;
+        }
+        if ((rc = push_slot(ps, &key, koff))) return rc;
+        p = ps->p;
+        comma = NULL;
+    }
+colon:
+    st = ST_COLON;
+    p = plain_spaces(p, e);
+    if (p >= e || *p != ':') goto stop;
+    p++;
+value: /* after ':', '[' or ',' in an array */
+    st = ST_VALUE;
+    p = plain_spaces(p, e);
+    if (p >= e || top->paren) goto stop; /* parse_one skips a wrapper's ')' after the value */
+    c = *p;
+    switch (c) {
+    case '{': case '[':
+        ps->p = p;
+        if ((rc = lp_push_open(ps, c == '{'))) return rc;
+        top = &ps->opens[ps->nopens - 1];
+        p++;
+        comma = NULL;
+        if (c == '{') goto key;
+        goto value;
+    case ']':
+        if (top->object || !closes_here(ps)) goto stop;
+        if (comma) note(ps, RK_TRAILING_COMMA, comma);
+        goto close;
+    case '"': case '\'':
+        if (e - p >= 3 && p[1] == c && p[2] == c) goto stop; /* a block string */
+        {
+            size_t logged = ps->log->n;
+            if (!(after = lp_plain_string(ps, p, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
+            /* "a" + "b": parse_one joins them; a look past spaces for the '+' */
+            const char *r = plain_spaces(after, e);
+            if (r < e && (*r == '+' || space_start[(unsigned char)*r])) {
+                ps->log->n = logged; /* its single_quotes entry: parse_one reads it again */
+                goto stop;
+            }
+            ps->p = after;
+            p = r; /* what follows, past its spaces */
+        }
+        goto have_value_at;
+    case 't': case 'f': case 'n': case 'T': case 'F': case 'N':
+        ps->p = p;
+        if (!lp_literal(ps, &v)) goto stop;
+        p = ps->p;
+        goto have_value;
+    default:
+        if (!is_digit(c) && c != '-') goto stop;
+        ps->p = p;
+        if (!lp_json_number(ps, top->object ? CTX_OBJVAL : CTX_OTHER, &v)) goto stop;
+        p = ps->p;
+        goto have_value;
+    }
+close: /* p on the bracket that closes 'top' (so lp_handle_close's way for a bracket that matches), not the outermost */
+    ps->p = ++p;
+    ps->st = st;
+    if ((rc = lp_close_children(ps, &v))) return rc; /* no key waits: lp_close_top's way after it */
+    top = &ps->opens[ps->nopens - 1];
+have_value: /* v read, p just past it */
+    ps->p = p;
+have_value_at: /* v read, ps->p just past it */
+    flag_value(ps, &v);
+    if (!top->object && (rc = push_slot(ps, NULL, 0))) return rc;
+    ps->slots[ps->nslots - 1].m.value = v;
+    comma = NULL;
+    st = ST_AFTER;
+after_value:
+    p = plain_spaces(p, e);
+    if (p >= e) goto stop;
+    c = *p;
+    if (c == ',') {
+        comma = p++;
+        if (top->object) goto key;
+        goto value;
+    }
+    if ((c == '}' || c == ']') && (c == '}') == top->object && closes_here(ps)) goto close;
+stop:
+    ps->p = p;
+    ps->st = st;
+    ps->comma = comma;
+    return COAX_OK;
+}
+

@@ -1,0 +1,99 @@
+/*
+** lenient_open.c: the lenient parser's open containers (lenient.h): their
+** frames and pending children, and closing them, with the duplicate keys,
+** the invented flags and the brackets that do not match.
+*/
+#include "repair/lenient.h"
+
+/* Room for 'need' elements of *arr; 'first' is the block it started in
+** (inside the parser's state, never freed), or NULL. */
+bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    while (ncap < need) ncap *= 2;
+    void *p;
+    if (*arr && *arr == first) {
+        p = coax_alloc_raw(ps->alloc, ncap * elem);
+        if (p) memcpy(p, first, *cap * elem);
+    } else {
+        p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
+    }
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+void lp_report_dup(void *ud, size_t index)
+{
+    lp *ps = ud;
+    note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
+}
+
+/* null for a member whose value is missing: invented, so flagged. */
+void lp_fill_null(lp *ps)
+{
+    coax_value *v = &ps->slots[ps->nslots - 1].m.value;
+    memset(v, 0, sizeof *v);
+    v->type = COAX_NULL;
+    v->flags = COAX_VF_INVENTED;
+    ps->inv = false;
+}
+
+/* Closes the innermost container into 'v'. A key still waiting for its
+** value gets null ('at_eof': the key is dropped, the value was cut off). */
+coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
+{
+    lopen *o = &ps->opens[ps->nopens - 1];
+    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nslots > o->base) {
+        if (at_eof) {
+            note(ps, RK_DANGLING_KEY, ps->p);
+            ps->nslots--;
+        } else { /* at the closing bracket just read, if it was read */
+            bool read = ps->p > ps->b && (ps->p[-1] == '}' || ps->p[-1] == ']');
+            note(ps, RK_MISSING_VALUE, ps->p - read);
+            lp_fill_null(ps);
+        }
+    }
+    return lp_close_children(ps, v);
+}
+
+/* A closing bracket 'c' while containers are open: closes the innermost,
+** or, when 'c' matches one further out, closes everything up to it. */
+coax_code lp_handle_close(lp *ps, char c, coax_value *v)
+{
+    bool want_object = c == '}';
+    const char *at = ps->p;
+    ps->p++;
+    if (ps->opens[ps->nopens - 1].object != want_object) {
+        size_t k = ps->nopens - 1;
+        while (k > 0 && ps->opens[k - 1].object != want_object) k--;
+        /* ["a", "b"}, "next": ...: a typo for ']' when the object goes on. */
+        const char *r = ps->p;
+        while (r < ps->e && ws_tab[(unsigned char)*r]) r++;
+        bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
+                              lp_item_ahead(r + 1, ps->e, CTX_OBJVAL);
+        ps->bracket_fixed = true;
+        if (k == 0 || object_goes_on) {
+            note(ps, RK_MISMATCHED_BRACKET, at);
+        } else {
+            /* opens[k-1] matches: close everything inside it first. One
+            ** level has one reading; several leave open where each ended. */
+            coax_class cls = class_if(ps->nopens - k > 1);
+            while (ps->nopens > k) {
+                note_as(ps, RK_MISSING_BRACKET, cls, at);
+                coax_value inner;
+                coax_code rc = lp_close_top(ps, &inner, false);
+                if (rc) return rc;
+                lopen *o = &ps->opens[ps->nopens - 1];
+                if (!o->object) {
+                    if ((rc = push_slot(ps, NULL, 0))) return rc;
+                }
+                ps->slots[ps->nslots - 1].m.value = inner;
+            }
+        }
+    }
+    return lp_close_top(ps, v, false);
+}
+

@@ -1,0 +1,152 @@
+/*
+** lenient_token.h: the plain tokens the lenient parser reads inline (for
+** lenient_fast.c's loop, and as the first try of lenient.c and
+** lenient_word.c): numbers as JSON writes them, strings in double or
+** single quotes whose body needs no decoding, identifiers before their
+** colon as keys, and literals. Each reads what the general way would read
+** there, or nothing (false, NULL) for the general way to read.
+*/
+#ifndef COAX_REPAIR_LENIENT_TOKEN_H
+#define COAX_REPAIR_LENIENT_TOKEN_H
+
+#include "repair/lenient.h"
+
+/* A number as JSON writes it, -?int(.frac)? before a comma, a space or a
+** closing bracket, at ps->p: read into 'out' (true), as lp_try_number's
+** reading makes of it; false (nothing read) for anything else. */
+static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, int ctx, coax_value *out)
+{
+    const char *s = ps->p, *e = ps->e;
+    const char *d = s + (*s == '-'), *q = d;
+    while (q < e && is_digit(*q)) q++;
+    size_t nd = (size_t)(q - d);
+    bool frac = q < e && *q == '.';
+    const char *f = frac ? ++q : q;
+    while (frac && q < e && is_digit(*q)) q++;
+    /* a digit after a comma may be a thousands group: lp_try_number's reading */
+    bool group = q < e && *q == ',' && !frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1]);
+    if (nd && !(nd > 1 && *d == '0') && (!frac || q > f) && !group &&
+        (q >= e || *q == ',' || *q == '}' || *q == ']' || ws_tab[(unsigned char)*q])) {
+        out->type = COAX_NUMBER;
+        out->flags = frac ? 0 : COAX_VF_INT_TEXT;
+        out->len = (uint32_t)(q - s);
+        out->u.text = lp_text(ps, s, (size_t)(q - s));
+        ps->p = q;
+        return true;
+    }
+    return false;
+}
+
+/* An identifier and its colon where a key goes, at ps->p: the unquoted
+** key (logged), as lp_parse_word reads it first (true); false, nothing
+** read, for anything else. */
+static inline bool lp_ident_key(lp *ps, coax_value *out)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - s);
+    if (!n || n > ps->lim.max_string || p >= e || *p != ':') return false;
+    note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = (uint32_t)n;
+    out->u.text = lp_text(ps, s, n);
+    ps->p = p;
+    return true;
+}
+
+/* true, false, null or their Python spellings as a value at ps->p, before a
+** comma, a space, a closing bracket or the end: read into 'out' (a Python
+** one logged) as lp_parse_word reads them (true); false, nothing read, for
+** anything else. */
+static inline bool lp_literal(lp *ps, coax_value *out)
+{
+    const char *s = ps->p, *p = s, *e = ps->e;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    if (p < e && !ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']') return false;
+    size_t n = (size_t)(p - s);
+    bool t = n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4));
+    bool f = n == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5));
+    if (!t && !f && !(n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "None", 4)))) return false;
+    if (*s == 'T' || *s == 'F' || *s == 'N') note(ps, RK_PYTHON_LITERAL, s);
+    memset(out, 0, sizeof *out);
+    out->type = t || f ? COAX_BOOL : COAX_NULL;
+    out->u.boolean = t;
+    ps->p = p;
+    return true;
+}
+
+#if BYTES16
+/* A string in double or single quotes at p whose body is plain bytes, other quote
+** characters and the two- and three-byte UTF-8 sequences lp_utf8_len reads
+** inline, up to a closing quote that ends it: what lp_parse_string's quick
+** way reads, without a look at each multi-byte character (the sequences
+** are checked sixteen bytes at a time from bit masks). Returns the byte
+** after the closing quote and fills 'out'; NULL (nothing read) for
+** anything else, lp_parse_string's to read. A key read after an invented
+** repair is left to it too (its flag depends on the body). */
+static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, int ctx,
+                                                                            coax_value *out)
+{
+    const char *body = p + 1, *q = body, *e = ps->e;
+    char open = *p;
+    if (ctx == CTX_KEY && ps->inv) return NULL;
+    unsigned carry = 0; /* continuation bytes due at the start of the block */
+    for (;;) {
+        size_t left = (size_t)(e - q);
+        unsigned valid = 0xFFFF, shift = 0;
+        __m128i w;
+        if (left >= 16) {
+            w = bytes16_load(q);
+        } else { /* the last bytes: the sixteen that end the text, the block's part of them */
+            if (e - ps->b < 16) return NULL;
+            w = bytes16_load(e - 16);
+            shift = 16 - (unsigned)left;
+            valid = (1u << left) - 1;
+        }
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
+        unsigned stop = ((unsigned)_mm_movemask_epi8(_mm_or_si128(
+                             _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(open)), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                             ctl)) >> shift) & valid;
+        unsigned before = stop ? (stop & (0u - stop)) - 1 : valid; /* the bytes before the first stop */
+        unsigned high = ((unsigned)_mm_movemask_epi8(w) >> shift) & before;
+        if (high | carry) {
+            /* signed: continuation bytes 0x80..0xBF are below -64, leads
+            ** 0xC2..0xDF between -63 and -32, 0xE1..0xEF between -32 and -16 */
+            unsigned cont = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8((char)0xC0))) >> shift;
+            unsigned lead2 = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xC1)),
+                                                                       _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xE0)))) >> shift;
+            unsigned lead3 = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(
+                                 _mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xED)),
+                                 _mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xE0)),
+                                               _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xF0))))) >> shift;
+            lead2 &= before;
+            lead3 &= before;
+            unsigned want = carry | lead2 << 1 | lead3 << 1 | lead3 << 2; /* where continuation bytes go */
+            if ((cont & before) != (want & before) || (high & ~(lead2 | lead3 | cont))) return NULL;
+            if (want & ~before & 0xFFFF) return NULL; /* a sequence cut by a stop or the text's end */
+            carry = want >> 16;
+        }
+        if (!stop) {
+            if (left <= 16) return NULL; /* no closing quote */
+            q += 16;
+            continue;
+        }
+        q += __builtin_ctz(stop);
+        break;
+    }
+    if (*q != open || carry || !lp_ends_string(ps, q + 1, ctx)) return NULL;
+    size_t n = (size_t)(q - body);
+    if (n > ps->lim.max_string) return NULL;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
+    memset(out, 0, sizeof *out);
+    out->type = COAX_STRING;
+    out->len = (uint32_t)n;
+    out->u.text = lp_text(ps, body, n);
+    return q + 1;
+}
+#else
+static inline const char *lp_plain_string(lp *ps, const char *p, int ctx, coax_value *out) { return NULL; }
+#endif
+
+#endif
