@@ -31,29 +31,6 @@ static const coax_value *member(const coax_value *obj, const char *key)
     return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, strlen(key)) : NULL;
 }
 
-/* Follows a local "$ref" ("#" or "#/json/pointer"); NULL for any other. */
-static const coax_value *local_ref(const coax_value *doc, const coax_value *ref)
-{
-    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
-    if (memchr(ref->u.text, '%', ref->len)) return NULL;
-    const coax_value *out;
-    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
-    return out;
-}
-
-/* A subschema with its own "$ref" followed (for "properties/x": {"$ref"}). */
-static const coax_value *deref(const coax_value *doc, const coax_value *s)
-{
-    for (int hops = 0; s && hops < 16; hops++) {
-        const coax_value *ref = member(s, "$ref");
-        if (!ref) return s;
-        s = local_ref(doc, ref);
-    }
-    return NULL;
-}
-
-/* Walks an evaluation path through the schema document. On success sets the
-** subschema holding the failing keyword, and the keyword's name and value. */
 /* One seed per coercion (drawn once: a clock read per object would cost
 ** more than the lookups it serves). */
 static uint64_t ctx_seed(coerce_ctx *c)
@@ -95,6 +72,78 @@ static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const 
     return NULL;
 }
 
+/* The value at JSON pointer p[0..len) in the schema document, as
+** coax_pointer_get finds it (the first of equal keys), but each object's
+** member through doc_member: a reply's n errors behind n "$ref"s into
+** one "$defs" of n entries cost n lookups, not n scans of n members. */
+static const coax_value *doc_pointer(coerce_ctx *c, const coax_value *doc, const char *p, size_t len)
+{
+    if (len && p[0] != '/') return NULL;
+    const coax_value *v = doc;
+    char *tok = NULL; /* an escaped token, unescaped; no longer than the pointer */
+    for (size_t i = 0; i < len;) {
+        size_t start = ++i;
+        bool escaped = false;
+        while (i < len && p[i] != '/') {
+            if (p[i] == '~') {
+                if (i + 1 >= len || (p[i + 1] != '0' && p[i + 1] != '1')) return NULL;
+                escaped = true;
+                i += 2;
+            } else {
+                i++;
+            }
+        }
+        const char *t = p + start;
+        size_t tlen = i - start;
+        if (escaped) {
+            if (!tok && !(tok = coax_arena_alloc(c->arena, len))) return NULL;
+            size_t n = 0;
+            for (size_t k = 0; k < tlen; k++) tok[n++] = t[k] == '~' ? (t[++k] == '1' ? '/' : '~') : t[k];
+            t = tok, tlen = n;
+        }
+        if (v->type == COAX_OBJECT) {
+            v = doc_member(c, v, t, tlen);
+        } else if (v->type == COAX_ARRAY) {
+            if (tlen == 0 || (tlen > 1 && t[0] == '0')) return NULL;
+            size_t idx = 0;
+            for (size_t k = 0; k < tlen; k++) {
+                if (t[k] < '0' || t[k] > '9' || idx > (SIZE_MAX - 9) / 10) return NULL;
+                idx = idx * 10 + (size_t)(t[k] - '0');
+            }
+            v = idx < v->len ? &v->u.items[idx] : NULL;
+        } else {
+            return NULL;
+        }
+        if (!v) return NULL;
+    }
+    return v;
+}
+
+/* Follows a local "$ref" ("#" or "#/json/pointer"); NULL for any other.
+** With a coercion's context its document lookups are indexed. */
+static const coax_value *local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref)
+{
+    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
+    if (memchr(ref->u.text, '%', ref->len)) return NULL;
+    if (c) return doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
+    const coax_value *out;
+    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
+    return out;
+}
+
+/* A subschema with its own "$ref" followed (for "properties/x": {"$ref"}). */
+static const coax_value *deref(coerce_ctx *c, const coax_value *doc, const coax_value *s)
+{
+    for (int hops = 0; s && hops < 16; hops++) {
+        const coax_value *ref = member(s, "$ref");
+        if (!ref) return s;
+        s = local_ref(c, doc, ref);
+    }
+    return NULL;
+}
+
+/* Walks an evaluation path through the schema document. On success sets the
+** subschema holding the failing keyword, and the keyword's name and value. */
 static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
                        char *kw, size_t kwcap, const coax_value **value)
 {
@@ -113,7 +162,7 @@ static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, co
         }
         kw[n] = '\0';
         if (!strcmp(kw, "$ref")) {
-            cur = local_ref(doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
+            cur = local_ref(c, doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
             if (!cur) return false;
             continue;
         }
@@ -531,7 +580,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
             continue;
         }
         long pi = declared_exact(&d, a, name->u.text, name->len);
-        const coax_value *ps = deref(c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
+        const coax_value *ps = deref(c, c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
         const coax_value *def = member(ps, "default");
         if (!def) continue; /* no default: nothing to fill without inventing */
         coax_value *copy = coax_value_copy(a, def);
@@ -551,12 +600,17 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
     declared d;
     if (!edits || !declared_init(&d, c, props, NULL)) return;
-    /* Per declared name: 0 not looked at, 1 free, 2 in the object or
-    ** renamed to already; so the object is searched once per name, not
-    ** once per member (many keys written like one name stay linear). */
+    /* Per declared name: whether the object holds it or a member was
+    ** renamed to it already. The members written exactly as declared are
+    ** marked first, so no name is searched for in the object: n members
+    ** renamed to n names stay linear. */
     uint8_t *taken = coax_arena_alloc(a, d.np + 1);
     if (!taken) return;
     memset(taken, 0, d.np + 1);
+    for (size_t i = 0; i < obj->len; i++) {
+        long e = declared_exact(&d, a, obj->u.members[i].key, obj->u.members[i].klen);
+        if (e >= 0) taken[e] = 1;
+    }
     size_t n = 0;
     for (size_t i = 0; i < obj->len; i++) {
         const coax_member *m = &obj->u.members[i];
@@ -564,9 +618,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         if (m->value.flags & COAX_VF_INVENTED) return;
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
-        if (dn && !taken[di]) taken[di] = has_key(obj, dn, dl) ? 2 : 1;
-        if (dn && taken[di] == 1) {
-            taken[di] = 2;
+        if (dn && !taken[di]) {
+            taken[di] = 1;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
         } else {
             edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
@@ -694,7 +747,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** {"const": 3}]} asks for a scalar when every branch does. */
 static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
 {
-    s = deref(doc, s);
+    s = deref(NULL, doc, s);
     if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
     if (member(s, "enum") || member(s, "const")) return ROOT_SCALAR;
     static const char *const unions[] = {"anyOf", "oneOf"};
@@ -780,7 +833,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
     norm[n] = '\0';
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (!strcmp(norm, words[i])) return true;
-    const coax_value *t = member(deref(doc, doc), "title");
+    const coax_value *t = member(deref(NULL, doc, doc), "title");
     if (!t || t->type != COAX_STRING) return false;
     size_t m = 0;
     for (size_t i = 0; i < t->len && m + 1 < sizeof title; i++) {
