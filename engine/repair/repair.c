@@ -127,6 +127,38 @@ static bool prose_fragment(const job *j, const rspan *sp)
     return false;
 }
 
+/* Whether v nests 'limit' arrays and objects deep (v itself is one): the
+** list that wraps several values must not go past max_depth, as no other
+** candidate does. Walked without recursion, only for a value whose parse
+** reached that depth (a key given twice may have dropped the deep one). */
+static bool nests_to(job *j, const coax_value *v, size_t limit)
+{
+    typedef struct level {
+        const coax_value *c;
+        size_t next; /* the child to look at next */
+    } level;
+    if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) return false;
+    if (limit <= 1) return true;
+    level *stack = coax_arena_alloc(j->arena, limit * sizeof *stack);
+    if (!stack) return true; /* no memory to look: as if it did (no list) */
+    size_t depth = 0;
+    stack[depth++] = (level){v, 0};
+    while (depth) {
+        level *l = &stack[depth - 1];
+        if (l->next == l->c->len) {
+            depth--;
+            continue;
+        }
+        const coax_value *child =
+            l->c->type == COAX_ARRAY ? &l->c->u.items[l->next] : &l->c->u.members[l->next].value;
+        l->next++;
+        if (child->type != COAX_OBJECT && child->type != COAX_ARRAY) continue;
+        if (depth + 1 >= limit) return true;
+        stack[depth++] = (level){child, 0};
+    }
+    return false;
+}
+
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 {
     static const rkind block_kind[] = {
@@ -179,7 +211,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         if (!add_pending(j, p)) rc = nomem(j);
         else undo_double_encoding(j, &j->c[j->n - 1]);
     }
-    if (!rc && vals.n > 1) { /* concatenated values or NDJSON, as one array */
+    /* Concatenated values or NDJSON, as one array: one level more than the
+    ** deepest of them, so not when that one is at max_depth already. */
+    bool wraps = !rc && vals.n > 1;
+    for (size_t i = 0; wraps && i < vals.n; i++)
+        if (vals.v[i].at_limit && nests_to(j, vals.v[i].value, j->lim.max_depth)) wraps = false;
+    if (wraps) {
         coax_value *arr = coax_new_value(j->arena, COAX_ARRAY);
         coax_value *items = coax_arena_alloc(j->arena, vals.n * sizeof *items);
         if (!arr || !items) rc = nomem(j);

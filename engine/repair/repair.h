@@ -106,6 +106,7 @@ typedef struct rvalue {
     size_t start, end;
     bool complete;   /* nothing truncated was closed */
     bool invented;   /* an invented repair is among its entries */
+    bool at_limit;   /* its parse opened a container max_depth deep (its nesting may be less) */
     size_t log_from; /* its entries in the parser's log: [log_from, log_to) */
     size_t log_to;
 } rvalue;
