@@ -1,7 +1,7 @@
 /*
 ** repair.h: internals of coax_repair, shared by repair.c (orchestration and
-** choice), scan.c (candidate spans), fence.c (code fences) and the
-** lenient parser (lenient.c, lenient_string.c, lenient_word.c: lenient.h).
+** choice), scan.c (candidate spans), fence.c (code fences), locate.c
+** (lines and columns) and the lenient parser (lenient.c, lenient_string.c, lenient_word.c: lenient.h).
 */
 #ifndef COAX_REPAIR_H
 #define COAX_REPAIR_H
