@@ -559,4 +559,65 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     end, 8000)
     assert.is_true(r < 3, ("time(16000) / time(8000) = %.2f"):format(r))
   end)
+
+  -- Repair's line and column of each fix: every position is found in
+  -- amortized constant work (a forward sweep, or a mark at each 64-byte
+  -- block for an offset behind it), so n against 4n is near 4 (quadratic
+  -- was 16: each position counted from the text's or the line's start).
+  it("repair locates n double-encoded NDJSON lines in near-linear time", function()
+    -- Each line padded with spaces: the text, not the candidates' memory
+    -- (hundreds of bytes each, which leave the caches at 4n when lines are
+    -- short), sets the time; counting from the text's start was n * text.
+    local line = '"{\\"a\\":1}"' .. string.rep(" ", 1000) .. "\n"
+    local text = { [4000] = string.rep(line, 4000), [16000] = string.rep(line, 16000) }
+    local r = ratio(function(m) assert.is_not_nil((coax.repair(text[m]))) end, 4000, 4)
+    assert.is_true(r < 8, ("time(4n) / time(n) = %.2f"):format(r))
+    local v, log, info = coax.repair(text[4000])
+    assert.are.same({ 1, 4001 }, { v.a, info.candidates })
+    assert.are.same({ { "double_encoded", #line * 3999, 4000, 1 }, { "fragment", #line * 3999, 4000, 1 } },
+      { { log[1].kind, log[1].offset, log[1].line, log[1].column },
+        { log[2].kind, log[2].offset, log[2].line, log[2].column } })
+  end)
+
+  it("repair locates fixes noted behind the sweep on one long line in near-linear time", function()
+    local rep = string.rep
+    -- the reply for m, and for n: how many fixes, the first and the last fix
+    -- (kind, offset, column; all on line 1)
+    local cases = {
+      { function(m) return "{" .. rep("a:1,", m) .. "a:2,}" end, 24002,
+        { "unquoted_key", 1, 2 }, { "trailing_comma", 48004, 48005 } },
+      { function(m) return "{" .. rep('"\u{e9}":1,', m) .. '"\u{e9}":2,}' end, 12001,
+        { "duplicate_key", 8, 8 }, { "trailing_comma", 84007, 72007 } }, -- columns count code points
+      { function(m) return "{" .. rep('"n": 12,111, ', m) .. '"m":1}' end, 23999,
+        { "thousands_separator", 8, 9 }, { "thousands_separator", 155995, 155996 } },
+      { function(m) return rep('{ "a":[1] ', m) end, 35998,
+        { "missing_comma", 10, 11 }, { "closed_bracket", 120000, 120001 } },
+      { function(m) return "{" .. rep('"a", ', m) .. "}" end, 24000,
+        { "missing_value", 4, 5 }, { "trailing_comma", 59999, 60000 } },
+      { function(m) return "{" .. rep('"a" 1 ', m) .. "}" end, 35998,
+        { "missing_colon", 5, 6 }, { "missing_colon", 71999, 72000 } },
+      { function(m) return '{"a": "' .. rep('x": "', m) .. '"}' end, 17999,
+        { "skipped_character", 9, 10 }, { "duplicate_key", 60001, 60002 } },
+      { function(m) return '{"a": ' .. rep("w, ", m) .. "}" end, 35998,
+        { "unquoted_string", 6, 7 }, { "trailing_comma", 36004, 36005 } },
+    }
+    for _, c in ipairs(cases) do
+      local n, gen = 12000, c[1]
+      local text = { [n] = gen(n), [4 * n] = gen(4 * n) }
+      local r = ratio(function(m) assert.is_not_nil((coax.repair(text[m]))) end, n, 4)
+      assert.is_true(r < 8, ("%s: time(4n) / time(n) = %.2f"):format(text[n]:sub(1, 12), r))
+      local _, log = coax.repair(text[n])
+      local first, last = log[1], log[#log]
+      assert.are.same({ c[2], c[3], c[4] }, { #log, { first.kind, first.offset, first.column },
+        { last.kind, last.offset, last.column } })
+      local at, points = 0, 0 -- every entry (sorted by offset) at its code point on line 1
+      for _, e in ipairs(log) do
+        points = points + utf8.len(text[n], at + 1, e.offset)
+        at = e.offset
+        if e.line ~= 1 or e.column ~= points + 1 then
+          assert.are.same({ e.offset, 1, points + 1 }, { e.offset, e.line, e.column })
+        end
+      end
+    end
+  end)
 end)

@@ -181,6 +181,24 @@ describe("coax.repair", function()
       assert.are.equal("COAX_EDEPTH", code)
     end)
 
+    it("wraps several values in a list only within max_depth, as any other candidate", function()
+      -- 512 deep and a scalar: the list of both would be 513 deep, a value
+      -- no strict parser reads back (a fuzz finding); 511 deep: 512, the limit
+      for _, c in ipairs({ { 512, 2, false }, { 511, 3, true } }) do
+        local depth, candidates, listed = c[1], c[2], c[3]
+        local reply = string.rep("[", depth) .. string.rep("]", depth) .. " 1"
+        local v, _, info = coax.repair(reply)
+        assert.are.same({ 0, candidates }, { info.start, info.candidates }) -- the deep array chosen
+        assert.is_not_nil(v[1])
+        local r = coax.extract(reply, { type = "array", minItems = 2 })
+        assert.are.same({ listed, listed and 3 or 1 }, { r.valid, r.candidate })
+        if listed then assert.are.equal(1, r.value[2]) end
+      end
+      local v, _, info = coax.repair("[[1]] 2", { max_depth = 2 }) -- the caller's limit too
+      assert.are.same({ 1, 2 }, { v[1][1], info.candidates })
+      assert.are.equal(3, select(3, coax.repair("[[1]] 2", { max_depth = 3 })).candidates)
+    end)
+
     it("honours the caller's limits", function()
       assert.are.equal("COAX_EDEPTH", select(3, coax.repair("[[[1]]]", { max_depth = 2 })))
       assert.are.equal("COAX_ESIZE", select(3, coax.repair("[1, 2]", { max_input = 4 })))

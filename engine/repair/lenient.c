@@ -454,7 +454,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         coax_value v;
         bool got;
         ps.truncated = false;
-        ps.inv_any = ps.bracket_fixed = false;
+        ps.inv_any = ps.bracket_fixed = ps.at_limit = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_members_follow(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);
@@ -473,7 +473,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         *heap = v;
-        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, ps.inv_any, from, log->n};
+        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, ps.inv_any, ps.at_limit, from, log->n};
         first = false;
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);

@@ -68,6 +68,7 @@ typedef struct lp {
     size_t inv_opens;  /* open containers with 'invented' set */
     size_t none_from;  /* repair_fenced_string's cache */
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
+    bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     const char *quoted_end; /* the end of the last string that kept one */
     char *pool;             /* lp_carve's piece of the arena, what is left of it, the next piece's size */
@@ -526,9 +527,12 @@ static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const c
 /* Opens a container at ps->p (its depth checked against the limit). */
 static inline coax_code lp_push_open(lp *ps, bool object)
 {
-    if (ps->nopens >= ps->lim.max_depth)
-        return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
-                         ps->lim.max_depth);
+    if (ps->nopens + 1 >= ps->lim.max_depth) { /* one test on the way for both */
+        if (ps->nopens >= ps->lim.max_depth)
+            return coax_fail(ps->err, COAX_EDEPTH, off(ps, ps->p), "nesting deeper than %zu",
+                             ps->lim.max_depth);
+        ps->at_limit = true; /* a list of values cannot wrap this one (repair.c) */
+    }
     if (ps->nopens == ps->copens &&
         !lp_grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
         return nomem(ps);

@@ -34,7 +34,7 @@ typedef struct pending {
     bool double_encoded;     /* the value was JSON inside a string */
     bool invented;           /* some entry of its log is of class invented */
     bool fragment;           /* one item of a larger structure (logs RK_FRAGMENT) */
-    uint32_t fline, fcol;    /* where a fragment starts (locate_fragments) */
+    uint32_t sline, scol;    /* where a fragment or double-encoded value starts (locate_starts) */
 } pending;
 
 typedef struct job {
@@ -47,7 +47,7 @@ typedef struct job {
     rlog log;
     pending *c;
     size_t n, cap;
-    size_t *starts, nstarts; /* offsets of line starts, built when first needed */
+    rlocator where;          /* line and column of offsets (the log's, the candidates') */
 } job;
 
 static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
@@ -127,6 +127,38 @@ static bool prose_fragment(const job *j, const rspan *sp)
     return false;
 }
 
+/* Whether v nests 'limit' arrays and objects deep (v itself is one): the
+** list that wraps several values must not go past max_depth, as no other
+** candidate does. Walked without recursion, only for a value whose parse
+** reached that depth (a key given twice may have dropped the deep one). */
+static bool nests_to(job *j, const coax_value *v, size_t limit)
+{
+    typedef struct level {
+        const coax_value *c;
+        size_t next; /* the child to look at next */
+    } level;
+    if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) return false;
+    if (limit <= 1) return true;
+    level *stack = coax_arena_alloc(j->arena, limit * sizeof *stack);
+    if (!stack) return true; /* no memory to look: as if it did (no list) */
+    size_t depth = 0;
+    stack[depth++] = (level){v, 0};
+    while (depth) {
+        level *l = &stack[depth - 1];
+        if (l->next == l->c->len) {
+            depth--;
+            continue;
+        }
+        const coax_value *child =
+            l->c->type == COAX_ARRAY ? &l->c->u.items[l->next] : &l->c->u.members[l->next].value;
+        l->next++;
+        if (child->type != COAX_OBJECT && child->type != COAX_ARRAY) continue;
+        if (depth + 1 >= limit) return true;
+        stack[depth++] = (level){child, 0};
+    }
+    return false;
+}
+
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 {
     static const rkind block_kind[] = {
@@ -179,7 +211,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         if (!add_pending(j, p)) rc = nomem(j);
         else undo_double_encoding(j, &j->c[j->n - 1]);
     }
-    if (!rc && vals.n > 1) { /* concatenated values or NDJSON, as one array */
+    /* Concatenated values or NDJSON, as one array: one level more than the
+    ** deepest of them, so not when that one is at max_depth already. */
+    bool wraps = !rc && vals.n > 1;
+    for (size_t i = 0; wraps && i < vals.n; i++)
+        if (vals.v[i].at_limit && nests_to(j, vals.v[i].value, j->lim.max_depth)) wraps = false;
+    if (wraps) {
         coax_value *arr = coax_new_value(j->arena, COAX_ARRAY);
         coax_value *items = coax_arena_alloc(j->arena, vals.n * sizeof *items);
         if (!arr || !items) rc = nomem(j);
@@ -250,234 +287,16 @@ static size_t choose(const job *j)
     return best != SIZE_MAX ? best : choose_among(j, true, blocks);
 }
 
-/* The first k bytes of a word (k = 0..8) at 0x80, the rest 0, in memory
-** order (so whatever the byte order). */
-static const unsigned char first_bytes[9][8] = {
-    {0}, {0x80}, {0x80, 0x80}, {0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80},
-    {0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
-    {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
-};
 
-/* How many bytes of x (each 0x80 or 0) are 0x80. */
-static inline uint32_t count_high(uint64_t x) { return (uint32_t)(((x >> 7) * 0x0101010101010101ull) >> 56); }
-
-/* Advances (pos, line, col) to 'target' over text[0..len): 64 bytes a
-** step while the target is far, then sixteen (or, without SSE2 or near the
-** text's end, eight) at a time, the last step cut to the bytes before
-** 'target' (log entries are a few bytes apart). Columns count code points:
-** UTF-8 continuation bytes are not counted. */
-static inline __attribute__((always_inline)) void advance(const char *text, size_t len, size_t target, size_t *pos,
-                                                          uint32_t *line, uint32_t *col, size_t *line_start)
+/* Line and column of the start of every candidate that logs it (a
+** fragment, a double-encoded value): one forward sweep, as the candidates
+** come in text order (NDJSON gives one per line). */
+static void locate_starts(job *j)
 {
-    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
-    size_t p = *pos;
-    uint32_t c = *col;
-#if BYTES16
-    while (target - p >= 64) { /* far from the target: 64 bytes a step */
-        uint64_t nls = 0, conts = 0;
-        for (unsigned k = 0; k < 4; k++) {
-            __m128i w = bytes16_load(text + p + 16 * k);
-            nls |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
-            conts |= (uint64_t)bytes16_cont(w) << (16 * k);
-        }
-        if (!nls) {
-            c += 64 - (conts ? bits64(conts) : 0);
-        } else {
-            unsigned last = 63u - (unsigned)__builtin_clzll(nls);
-            uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
-            *line += bits64(nls);
-            *line_start = p + last + 1;
-            c = (64 - last) - (after ? bits64(after) : 0);
-        }
-        p += 64;
-    }
-#endif
-    while (p < target) {
-#if BYTES16
-        if (len - p >= 16) { /* the same, sixteen bytes at a time */
-            size_t k16 = target - p < 16 ? target - p : 16;
-            unsigned keep16 = k16 == 16 ? 0xFFFFu : (1u << k16) - 1;
-            __m128i w = bytes16_load(text + p);
-            unsigned nls = bytes16_eq(w, '\n') & keep16, conts = bytes16_cont(w) & keep16;
-            if (!nls) {
-                c += (uint32_t)k16 - (conts ? bits16(conts) : 0); /* mostly ASCII */
-            } else {
-                /* The column restarts after the block's last line break;
-                ** mostly one break and ASCII after it. */
-                unsigned last = 31u - (unsigned)__builtin_clz(nls), after = conts & ~((2u << last) - 1);
-                *line += nls & (nls - 1) ? bits16(nls) : 1;
-                *line_start = p + last + 1;
-                c = (uint32_t)(k16 - last) - (after ? bits16(after) : 0);
-            }
-            p += k16;
-            continue;
-        }
-#endif
-        size_t k = target - p < 8 ? target - p : 8;
-        if (len - p >= 8) {
-            uint64_t w, keep = ones * 0x80;
-            memcpy(&w, text + p, 8);
-            if (k < 8) memcpy(&keep, first_bytes[k], 8);
-            uint64_t nl = w ^ (ones * '\n'), cont = (w & (ones * 0xC0)) ^ (ones * 0x80);
-            uint64_t nls = ~(((nl & low7) + low7) | nl | low7) & keep; /* 0x80 at line breaks */
-            uint64_t conts = 0;                                         /* and continuation bytes */
-            if (w & keep) conts = ~(((cont & low7) + low7) | cont | low7) & keep;
-            if (!nls) {
-                c += (uint32_t)k - count_high(conts);
-                p += k;
-                continue;
-            }
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            /* The column restarts after the word's last line break. */
-            unsigned last = (unsigned)(63 - __builtin_clzll(nls)) >> 3;
-            uint64_t after = last == 7 ? 0 : keep & (~0ull << (8 * (last + 1)));
-            *line += count_high(nls);
-            *line_start = p + last + 1;
-            c = 1 + count_high(after) - count_high(conts & after);
-            p += k;
-            continue;
-#endif
-        }
-        for (size_t stop = p + k; p < stop;) {
-            unsigned char b = (unsigned char)text[p++];
-            if (b == '\n') {
-                (*line)++;
-                c = 1;
-                *line_start = p;
-            } else if ((b & 0xC0) != 0x80) {
-                c++;
-            }
-        }
-    }
-    *pos = p;
-    *col = c;
-}
-
-/* Line and column of 'target' without moving the sweep: the line from a
-** sorted index of line starts (built once, on the first backward entry),
-** the column counted from that line's start. */
-static void locate_back(job *j, size_t target, uint32_t *line, uint32_t *col)
-{
-    size_t **starts = &j->starts, *nstarts = &j->nstarts;
-    if (!*starts) {
-        size_t n = 1;
-        for (const char *p = j->text, *e = j->text + j->len; (p = memchr(p, '\n', (size_t)(e - p))); p++) n++;
-        *starts = coax_arena_alloc(j->arena, n * sizeof **starts);
-        if (!*starts) { /* no memory for the index: count from the text's start */
-            coax_locate(j->text, j->len, target, line, col);
-            return;
-        }
-        size_t k = 0;
-        (*starts)[k++] = 0;
-        for (size_t i = 0; i < j->len; i++)
-            if (j->text[i] == '\n') (*starts)[k++] = i + 1;
-        *nstarts = k;
-    }
-    size_t lo = 0, hi = *nstarts; /* the last start <= target */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((*starts)[mid] <= target) lo = mid;
-        else hi = mid;
-    }
-    size_t pos = (*starts)[lo], ls = pos;
-    uint32_t l = (uint32_t)lo + 1, c = 1;
-    advance(j->text, j->len, target, &pos, &l, &c, &ls);
-    *line = l;
-    *col = c;
-}
-
-/* The line breaks and UTF-8 continuation bytes of text[at..at+64) as bit
-** masks, bit k for text[at + k] (bytes from len on are neither). */
-static inline void block_masks(const char *text, size_t len, size_t at, uint64_t *nls, uint64_t *conts)
-{
-    const char *p = text + at;
-    char pad[64];
-    if (len - at < 64) { /* the text's last bytes */
-        memset(pad, 0, sizeof pad);
-        memcpy(pad, p, len - at);
-        p = pad;
-    }
-    uint64_t n = 0, c = 0;
-#if BYTES16
-    for (unsigned k = 0; k < 4; k++) {
-        __m128i w = bytes16_load(p + 16 * k);
-        n |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
-        c |= (uint64_t)bytes16_cont(w) << (16 * k);
-    }
-#else
-    for (unsigned k = 0; k < 64; k++) {
-        n |= (uint64_t)(p[k] == '\n') << k;
-        c |= (uint64_t)(((unsigned char)p[k] & 0xC0) == 0x80) << k;
-    }
-#endif
-    *nls = n;
-    *conts = c;
-}
-
-/* Line and column of every log entry: one forward sweep over the text in
-** blocks of 64 bytes, each read once as bit masks of line breaks and
-** continuation bytes, with the line and column at the block's start; an
-** entry in the block is answered from the masks below it (a broken reply
-** logs a fix every few bytes). An entry behind the block is answered from
-** the line index, so entries that alternate between far places stay
-** linear. Columns count code points, as advance() does. */
-static __attribute__((noinline)) void locate_all(job *j) /* apart: its sweep keeps its registers */
-{
-    size_t at = 0;              /* the block: text[at..at+64) */
-    uint32_t line = 1, col = 1; /* at its start */
-    uint64_t nls, conts;
-    const char *text = j->text;
-    const size_t len = j->len;
-    block_masks(text, len, at, &nls, &conts);
-    for (coax_repair_entry *e = j->log.e, *end = e + j->log.n; e < end; e++) {
-        size_t target = e->offset > len ? len : e->offset;
-        if (target < at) {
-            locate_back(j, target, &e->line, &e->column);
-            continue;
-        }
-        while (target - at >= 64) { /* on to the block that holds the target */
-            if (!nls) {
-                col += 64 - (conts ? bits64(conts) : 0);
-            } else { /* the column restarts after the block's last line break */
-                unsigned last = 63u - (unsigned)__builtin_clzll(nls);
-                uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
-                line += bits64(nls);
-                col = (64 - last) - (after ? bits64(after) : 0);
-            }
-            at += 64;
-            block_masks(text, len, at, &nls, &conts);
-        }
-        unsigned k64 = (unsigned)(target - at); /* below 64 */
-        uint64_t below = ((uint64_t)1 << k64) - 1;
-        uint64_t n = nls & below, c = conts & below;
-        if (!n) {
-            e->line = line;
-            e->column = col + k64 - (c ? bits64(c) : 0);
-        } else {
-            unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
-            uint64_t after = c & ~((2ull << last) - 1);
-            e->line = line + bits64(n);
-            e->column = k64 - last - (after ? bits64(after) : 0);
-        }
-    }
-}
-
-/* Line and column of every fragment's start: one forward sweep, as the
-** candidates come in text order (NDJSON gives one per line). */
-static void locate_fragments(job *j)
-{
-    size_t pos = 0, line_start = 0;
-    uint32_t line = 1, col = 1;
+    rsweep s = {0};
     for (size_t i = 0; i < j->n; i++) {
         pending *p = &j->c[i];
-        if (!p->fragment) continue;
-        if (p->start < pos) {
-            locate_back(j, p->start, &p->fline, &p->fcol);
-            continue;
-        }
-        advance(j->text, j->len, p->start, &pos, &line, &col, &line_start);
-        p->fline = line;
-        p->fcol = col;
+        if (p->fragment || p->double_encoded) rlocate_next(&j->where, &s, p->start, &p->sline, &p->scol);
     }
 }
 
@@ -524,11 +343,9 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
         size_t k = 0;
         for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
         if (p->double_encoded) {
-            e[k] = extra_entry(RK_DOUBLE_ENCODED, p->start, 0, 0);
-            coax_locate(j->text, j->len, p->start, &e[k].line, &e[k].column);
-            k++;
+            e[k++] = extra_entry(RK_DOUBLE_ENCODED, p->start, p->sline, p->scol);
         }
-        if (p->fragment) e[k++] = extra_entry(RK_FRAGMENT, p->start, p->fline, p->fcol);
+        if (p->fragment) e[k++] = extra_entry(RK_FRAGMENT, p->start, p->sline, p->scol);
         for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
     }
     /* Sorting a slice in place is safe: value candidates come before the
@@ -630,8 +447,8 @@ static coax_code run(job *j, coax_repair_result *out)
     size_t best = choose(j);
     if (best == SIZE_MAX)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
-    if (j->log.n) locate_all(j);
-    locate_fragments(j);
+    if (j->log.n) rlocate_entries(&j->where, j->log.e, j->log.n);
+    locate_starts(j);
     if (j->log.e) { /* the arena owns the log from here on */
         if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);
         j->log.cap = 0;
@@ -663,6 +480,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     j.lim = coax_limits_resolve(limits);
     j.err = err;
     j.log.alloc = j.alloc;
+    j.where = (rlocator){j.text, len, arena, NULL};
     if (len > j.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          j.lim.max_input);

@@ -1,7 +1,7 @@
 /*
 ** repair.h: internals of coax_repair, shared by repair.c (orchestration and
-** choice), scan.c (candidate spans), fence.c (code fences) and the
-** lenient parser (lenient.c, lenient_string.c, lenient_word.c: lenient.h).
+** choice), scan.c (candidate spans), fence.c (code fences), locate.c
+** (lines and columns) and the lenient parser (lenient.c, lenient_string.c, lenient_word.c: lenient.h).
 */
 #ifndef COAX_REPAIR_H
 #define COAX_REPAIR_H
@@ -106,6 +106,7 @@ typedef struct rvalue {
     size_t start, end;
     bool complete;   /* nothing truncated was closed */
     bool invented;   /* an invented repair is among its entries */
+    bool at_limit;   /* its parse opened a container max_depth deep (its nesting may be less) */
     size_t log_from; /* its entries in the parser's log: [log_from, log_to) */
     size_t log_to;
 } rvalue;
@@ -125,6 +126,29 @@ typedef struct rvalues {
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text,
                        size_t start, size_t end, const char *shift, rlog *log,
                        rvalues *out, coax_error *err);
+
+/* Line and column (code points) of byte offsets in text[0..len) (locate.c).
+** 'marks' (start NULL) holds the line and column at every 64-byte block's
+** start, built in the arena on the first lookup behind a sweep. */
+typedef struct rlocator {
+    const char *text;
+    size_t len;
+    coax_arena *arena;
+    uint32_t *marks;
+} rlocator;
+
+/* A forward sweep's place for rlocate_next (start zeroed). */
+typedef struct rsweep {
+    size_t pos, line_start;
+    uint32_t line, col;
+} rsweep;
+
+/* Every entry's line and column, from its offset (one forward sweep). */
+void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count);
+/* Line and column of 'target' in one block's work, wherever it is. */
+void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col);
+/* Line and column of 'target', moving the sweep *s forward to it. */
+void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_t *col);
 
 /* Whether a tag's name[0..n) opens a reasoning block (<think>, <reasoning>...):
 ** for the scan, and for the streaming reader (engine/stream/) alike. */

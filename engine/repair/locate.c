@@ -1,0 +1,253 @@
+/*
+** locate.c: line and column (code points) of byte offsets in the text, for
+** the repair log and the candidates' own entries. Every caller asks in
+** nearly ascending order: a forward sweep answers those, and an offset
+** behind the sweep is answered from a mark kept at every 64-byte block's
+** start (line and column there) and that one block's bit masks, so each
+** lookup costs a bounded amount whatever the order and whatever the line's
+** length: the whole is linear in the text and the number of lookups.
+*/
+#include "repair/repair.h"
+#include "repair/bytes.h"
+
+/* The first k bytes of a word (k = 0..8) at 0x80, the rest 0, in memory
+** order (so whatever the byte order). */
+static const unsigned char first_bytes[9][8] = {
+    {0}, {0x80}, {0x80, 0x80}, {0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80},
+    {0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+    {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+};
+
+/* How many bytes of x (each 0x80 or 0) are 0x80. */
+static inline uint32_t count_high(uint64_t x) { return (uint32_t)(((x >> 7) * 0x0101010101010101ull) >> 56); }
+
+/* Advances (pos, line, col) to 'target' over text[0..len): 64 bytes a
+** step while the target is far, then sixteen (or, without SSE2 or near the
+** text's end, eight) at a time, the last step cut to the bytes before
+** 'target' (log entries are a few bytes apart). Columns count code points:
+** UTF-8 continuation bytes are not counted. */
+static inline __attribute__((always_inline)) void advance(const char *text, size_t len, size_t target, size_t *pos,
+                                                          uint32_t *line, uint32_t *col, size_t *line_start)
+{
+    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7F7F7F7F7F7F7F7Full;
+    size_t p = *pos;
+    uint32_t c = *col;
+#if BYTES16
+    while (target - p >= 64) { /* far from the target: 64 bytes a step */
+        uint64_t nls = 0, conts = 0;
+        for (unsigned k = 0; k < 4; k++) {
+            __m128i w = bytes16_load(text + p + 16 * k);
+            nls |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
+            conts |= (uint64_t)bytes16_cont(w) << (16 * k);
+        }
+        if (!nls) {
+            c += 64 - (conts ? bits64(conts) : 0);
+        } else {
+            unsigned last = 63u - (unsigned)__builtin_clzll(nls);
+            uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
+            *line += bits64(nls);
+            *line_start = p + last + 1;
+            c = (64 - last) - (after ? bits64(after) : 0);
+        }
+        p += 64;
+    }
+#endif
+    while (p < target) {
+#if BYTES16
+        if (len - p >= 16) { /* the same, sixteen bytes at a time */
+            size_t k16 = target - p < 16 ? target - p : 16;
+            unsigned keep16 = k16 == 16 ? 0xFFFFu : (1u << k16) - 1;
+            __m128i w = bytes16_load(text + p);
+            unsigned nls = bytes16_eq(w, '\n') & keep16, conts = bytes16_cont(w) & keep16;
+            if (!nls) {
+                c += (uint32_t)k16 - (conts ? bits16(conts) : 0); /* mostly ASCII */
+            } else {
+                /* The column restarts after the block's last line break;
+                ** mostly one break and ASCII after it. */
+                unsigned last = 31u - (unsigned)__builtin_clz(nls), after = conts & ~((2u << last) - 1);
+                *line += nls & (nls - 1) ? bits16(nls) : 1;
+                *line_start = p + last + 1;
+                c = (uint32_t)(k16 - last) - (after ? bits16(after) : 0);
+            }
+            p += k16;
+            continue;
+        }
+#endif
+        size_t k = target - p < 8 ? target - p : 8;
+        if (len - p >= 8) {
+            uint64_t w, keep = ones * 0x80;
+            memcpy(&w, text + p, 8);
+            if (k < 8) memcpy(&keep, first_bytes[k], 8);
+            uint64_t nl = w ^ (ones * '\n'), cont = (w & (ones * 0xC0)) ^ (ones * 0x80);
+            uint64_t nls = ~(((nl & low7) + low7) | nl | low7) & keep; /* 0x80 at line breaks */
+            uint64_t conts = 0;                                         /* and continuation bytes */
+            if (w & keep) conts = ~(((cont & low7) + low7) | cont | low7) & keep;
+            if (!nls) {
+                c += (uint32_t)k - count_high(conts);
+                p += k;
+                continue;
+            }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* The column restarts after the word's last line break. */
+            unsigned last = (unsigned)(63 - __builtin_clzll(nls)) >> 3;
+            uint64_t after = last == 7 ? 0 : keep & (~0ull << (8 * (last + 1)));
+            *line += count_high(nls);
+            *line_start = p + last + 1;
+            c = 1 + count_high(after) - count_high(conts & after);
+            p += k;
+            continue;
+#endif
+        }
+        for (size_t stop = p + k; p < stop;) {
+            unsigned char b = (unsigned char)text[p++];
+            if (b == '\n') {
+                (*line)++;
+                c = 1;
+                *line_start = p;
+            } else if ((b & 0xC0) != 0x80) {
+                c++;
+            }
+        }
+    }
+    *pos = p;
+    *col = c;
+}
+
+/* The line breaks and UTF-8 continuation bytes of text[at..at+64) as bit
+** masks, bit k for text[at + k] (bytes from len on are neither). */
+static inline void block_masks(const char *text, size_t len, size_t at, uint64_t *nls, uint64_t *conts)
+{
+    const char *p = text + at;
+    char pad[64];
+    if (len - at < 64) { /* the text's last bytes */
+        memset(pad, 0, sizeof pad);
+        memcpy(pad, p, len - at);
+        p = pad;
+    }
+    uint64_t n = 0, c = 0;
+#if BYTES16
+    for (unsigned k = 0; k < 4; k++) {
+        __m128i w = bytes16_load(p + 16 * k);
+        n |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
+        c |= (uint64_t)bytes16_cont(w) << (16 * k);
+    }
+#else
+    for (unsigned k = 0; k < 64; k++) {
+        n |= (uint64_t)(p[k] == '\n') << k;
+        c |= (uint64_t)(((unsigned char)p[k] & 0xC0) == 0x80) << k;
+    }
+#endif
+    *nls = n;
+    *conts = c;
+}
+
+/* Moves (line, col) from the start of a 64-byte block with masks (nls,
+** conts) to the start of the next block. */
+static inline __attribute__((always_inline)) void step_block(uint64_t nls, uint64_t conts, uint32_t *line, uint32_t *col)
+{
+    if (!nls) {
+        *col += 64 - (conts ? bits64(conts) : 0);
+    } else { /* the column restarts after the block's last line break */
+        unsigned last = 63u - (unsigned)__builtin_clzll(nls);
+        uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
+        *line += bits64(nls);
+        *col = (64 - last) - (after ? bits64(after) : 0);
+    }
+}
+
+/* Line and column of text[at + k64] (k64 below 64), given them at text[at]
+** and the block's masks. */
+static inline __attribute__((always_inline)) void in_block(uint64_t nls, uint64_t conts, unsigned k64, uint32_t line,
+                                                           uint32_t col, uint32_t *out_line, uint32_t *out_col)
+{
+    uint64_t below = ((uint64_t)1 << k64) - 1;
+    uint64_t n = nls & below, c = conts & below;
+    if (!n) {
+        *out_line = line;
+        *out_col = col + k64 - (c ? bits64(c) : 0);
+    } else {
+        unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
+        uint64_t after = c & ~((2ull << last) - 1);
+        *out_line = line + bits64(n);
+        *out_col = k64 - last - (after ? bits64(after) : 0);
+    }
+}
+
+/* Line and column of 'target' without moving any sweep: from the marks
+** (line and column at every block's start, built once, on the first
+** lookup behind a sweep) and the masks of the block that holds it. One
+** block's work per lookup, so logs whose entries come back over a long
+** line (duplicate keys noted when their object closes) stay linear. */
+void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col)
+{
+    uint64_t nls, conts;
+    if (target > l->len) target = l->len;
+    if (!l->marks) {
+        size_t nblocks = l->len / 64 + 1;
+        l->marks = coax_arena_alloc(l->arena, nblocks * 2 * sizeof *l->marks);
+        if (!l->marks) { /* no memory for the marks: count from the text's start */
+            coax_locate(l->text, l->len, target, line, col);
+            return;
+        }
+        uint32_t bl = 1, bc = 1;
+        for (size_t b = 0; b < nblocks; b++) {
+            l->marks[2 * b] = bl;
+            l->marks[2 * b + 1] = bc;
+            if (b + 1 == nblocks) break;
+            block_masks(l->text, l->len, b * 64, &nls, &conts);
+            step_block(nls, conts, &bl, &bc);
+        }
+    }
+    size_t b = target / 64;
+    block_masks(l->text, l->len, b * 64, &nls, &conts);
+    in_block(nls, conts, (unsigned)(target - b * 64), l->marks[2 * b], l->marks[2 * b + 1], line, col);
+}
+
+/* Line and column of every log entry: one forward sweep over the text in
+** blocks of 64 bytes, each read once as bit masks of line breaks and
+** continuation bytes, with the line and column at the block's start; an
+** entry in the block is answered from the masks below it (a broken reply
+** logs a fix every few bytes). An entry behind the block is answered by
+** rlocate_back, in one block's work, so entries that come back to far
+** places stay linear. Columns count code points, as advance() does. */
+void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
+{
+    size_t at = 0;              /* the block: text[at..at+64) */
+    uint32_t line = 1, col = 1; /* at its start */
+    uint64_t nls, conts;
+    const char *text = l->text;
+    const size_t len = l->len;
+    block_masks(text, len, at, &nls, &conts);
+    for (coax_repair_entry *e = entries, *end = e + count; e < end; e++) {
+        size_t target = e->offset > len ? len : e->offset;
+        if (target < at) {
+            rlocate_back(l, target, &e->line, &e->column);
+            continue;
+        }
+        while (target - at >= 64) { /* on to the block that holds the target */
+            step_block(nls, conts, &line, &col);
+            at += 64;
+            block_masks(text, len, at, &nls, &conts);
+        }
+        in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column); /* target - at below 64 */
+    }
+}
+
+/* Line and column of 'target' for a sweep that moves forward (*s starts
+** zeroed): advance() from where the last lookup ended, or rlocate_back
+** when 'target' is behind it. */
+void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_t *col)
+{
+    if (target > l->len) target = l->len;
+    if (!s->line) { /* a new sweep: at the text's start */
+        s->line = 1;
+        s->col = 1;
+    }
+    if (target < s->pos) {
+        rlocate_back(l, target, line, col);
+        return;
+    }
+    advance(l->text, l->len, target, &s->pos, &s->line, &s->col, &s->line_start);
+    *line = s->line;
+    *col = s->col;
+}
