@@ -19,12 +19,21 @@ static const coax_value *member(const coax_value *o, const char *k)
 }
 
 /* Where a node is, for messages: a JSON Pointer in the schema itself, or
-** an absolute URI in another document. */
-static const char *where(const snode *n) { return n->res->uri[0] ? n->abs : n->abs + 1; }
+** an absolute URI in another document. Written in the arena, as it is only
+** asked for on a failure. */
+static const char *where(cc *c, const snode *n)
+{
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(c->a));
+    coax_snode_put_abs(&b, n);
+    coax_buf_putc(&b, '\0');
+    if (b.oom) return "(out of memory)";
+    return n->res->uri[0] ? b.data : b.data + 1;
+}
 
 static coax_code bad(cc *c, const snode *n, const char *kw, const char *what)
 {
-    return cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s/%s\": %s", where(n), kw, what);
+    return cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s/%s\": %s", where(c, n), kw, what);
 }
 
 /* A subschema of 'n' found by the scan. */
@@ -558,7 +567,7 @@ static coax_code check_cycles(cc *c)
                 } else if (color[t->id] == 1) {
                     cc_fail(c, COAX_ESCHEMA,
                             "invalid schema: reference cycle through \"%s\" that never consumes the instance",
-                            where(t));
+                            where(c, t));
                 } else if (!color[t->id]) {
                     color[t->id] = 1;
                     st[top++] = (frame){t->id, 0, 0};
