@@ -564,4 +564,15 @@ describe("schema compilation is near-linear in the schema's bytes", function()
     for i, e in ipairs(errs) do got[i] = e.absoluteKeywordLocation end
     assert.are.same({ "#/$defs/a~1b~0c/minimum", "#/$defs/d/maximum", "#/x-arr/1/maxLength" }, got)
   end)
+
+  it("an enum of n copies of one value: copies stay out of the hash set", function()
+    compiles_near_linearly(function(n)
+      return '{"enum":[' .. csv(n, function() return "1" end) .. "]}"
+    end, 4000)
+    local s = assert(coax.schema('{"enum":[1,1,1,1,1,1,1,1,1,1.0,"a",1,"a",[1],[1.0]]}'))
+    assert.is_true(s:validate("1", "json"))
+    assert.is_true(s:validate('"a"', "json"))
+    assert.is_true(s:validate("[1]", "json"))
+    assert.is_false(s:validate("2", "json"))
+  end)
 end)

@@ -180,9 +180,17 @@ static svset *make_vset(cc *c, const coax_value *values)
     for (uint32_t k = 0; k < values->len; k++) {
         if (coax_value_hash(&values->u.items[k], t->seed, c->s->alloc, &hash[k], NULL))
             return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+        /* a value equal to one already in stays out: n copies of one value
+        ** each probed past all the copies before it */
         uint32_t i = (uint32_t)hash[k] & t->mask;
-        while (slot[i] >= 0) i = (i + 1) & t->mask;
-        slot[i] = (int32_t)k;
+        bool copy = false;
+        for (; slot[i] >= 0 && !copy; i = (i + 1) & t->mask) {
+            const coax_value *in = &values->u.items[slot[i]];
+            int eq = hash[slot[i]] == hash[k] ? coax_value_equal(in, &values->u.items[k], c->s->alloc) : 0;
+            if (eq < 0) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+            copy = eq > 0;
+        }
+        if (!copy) slot[i] = (int32_t)k;
     }
     return t;
 }
