@@ -26,9 +26,10 @@ static const char *where(cc *c, const snode *n)
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(c->a));
     coax_snode_put_abs(&b, n);
-    coax_buf_putc(&b, '\0');
-    if (b.oom) return "(out of memory)";
-    return n->res->uri[0] ? b.data : b.data + 1;
+    char *s = b.oom ? NULL : coax_arena_strdup(c->a, b.data, b.len); /* the loan goes back */
+    coax_buf_free(&b);
+    if (!s) return "(out of memory)";
+    return n->res->uri[0] ? s : s + 1;
 }
 
 static coax_code bad(cc *c, const snode *n, const char *kw, const char *what)
