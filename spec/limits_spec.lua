@@ -621,3 +621,94 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     end
   end)
 end)
+
+describe("schema compilation is near-linear in the schema's bytes", function()
+  local ratio = H.scaling_ratio
+  local function csv(n, f)
+    local t = {}
+    for i = 1, n do t[i] = f(i) end
+    return table.concat(t, ",")
+  end
+  -- each case: the schema of size n and of size 4n, compiled; the bound 8
+  -- sits between linear (4) and quadratic (16)
+  local function compiles_near_linearly(make, n)
+    local docs = { [n] = make(n), [4 * n] = make(4 * n) }
+    local r = ratio(function(m) assert(coax.schema(docs[m])) end, n, 4)
+    assert.is_true(r < 8, ("time(%d) / time(%d) = %.2f"):format(4 * n, n, r))
+  end
+
+  it("a long key over many subschemas: locations are not copied per subschema", function()
+    -- each subschema once kept its whole pointer (and uri#pointer): 5 GB for 373 KB at n = 16000
+    compiles_near_linearly(function(n)
+      return '{"properties":{"' .. string.rep("k", n * 10) .. '":{"properties":{'
+        .. csv(n, function(i) return '"k' .. i .. '":true' end) .. "}}}}"
+    end, 2000)
+    compiles_near_linearly(function(n)
+      return '{"$id":"http://e.com/' .. string.rep("a", n * 10) .. '","properties":{'
+        .. csv(n, function(i) return '"k' .. i .. '":true' end) .. "}}"
+    end, 2000)
+    -- the locations written from the chain are those a copy gave
+    local s = assert(coax.schema('{"$id":"http://e.com/x","$ref":"#/$defs/a~1b~0c",'
+      .. '"$defs":{"a/b~c":{"prefixItems":[true,{"type":"integer"}]}}}'))
+    local ok, errs = s:validate('[1,"x"]', "json")
+    assert.is_false(ok)
+    assert.are.equal("http://e.com/x#/$defs/a~1b~0c/prefixItems/1/type", errs[1].absoluteKeywordLocation)
+  end)
+
+  it("n references into n $defs: each pointer finds its member in an index, not a scan", function()
+    -- names with a long common prefix: a scan compares each one's prefix
+    local d = string.rep("d", 32)
+    compiles_near_linearly(function(n)
+      return '{"$defs":{' .. csv(n, function(i) return '"' .. d .. i .. '":{"type":"integer"}' end)
+        .. '},"properties":{' .. csv(n, function(i) return '"k' .. i .. '":{"$ref":"#/$defs/' .. d .. i .. '"}' end)
+        .. "}}"
+    end, 1000)
+    -- the same members as the scan: escapes, duplicate names (the parse keeps the last), array indexes
+    local defs = {}
+    for i = 1, 20 do defs[i] = '"x' .. i .. '":false' end
+    local s = assert(coax.schema('{"$defs":{' .. table.concat(defs, ",") .. ',"a/b~c":{"minimum":1},'
+      .. '"d":{"maximum":5},"d":{"maximum":1}},"x-arr":[false,{"maxLength":2}],'
+      .. '"properties":{"p":{"$ref":"#/$defs/a~1b~0c"},"q":{"$ref":"#/$defs/d"},"r":{"$ref":"#/x-arr/1"}}}'))
+    assert.is_true(s:validate('{"p":1,"q":1,"r":"ab"}', "json"))
+    local ok, errs = s:validate('{"p":0,"q":6,"r":"abc"}', "json")
+    assert.is_false(ok)
+    local got = {}
+    for i, e in ipairs(errs) do got[i] = e.absoluteKeywordLocation end
+    assert.are.same({ "#/$defs/a~1b~0c/minimum", "#/$defs/d/maximum", "#/x-arr/1/maxLength" }, got)
+  end)
+
+  it("an enum of n copies of one value: copies stay out of the hash set", function()
+    compiles_near_linearly(function(n)
+      return '{"enum":[' .. csv(n, function() return "1" end) .. "]}"
+    end, 4000)
+    local s = assert(coax.schema('{"enum":[1,1,1,1,1,1,1,1,1,1.0,"a",1,"a",[1],[1.0]]}'))
+    assert.is_true(s:validate("1", "json"))
+    assert.is_true(s:validate('"a"', "json"))
+    assert.is_true(s:validate("[1]", "json"))
+    assert.is_false(s:validate("2", "json"))
+  end)
+
+  it("a pattern with n named groups: each name is looked up in a table", function()
+    -- names of one length with a long common prefix: each comparison reads it. PCRE2 takes
+    -- a few thousand groups at most: 4,000 fail after the translation, timed all the same
+    local g = string.rep("g", 24)
+    local docs = {}
+    for _, n in ipairs({ 1000, 4000 }) do
+      local t = {}
+      for i = 1, n do t[i] = ("(?<%s%05d>a)"):format(g, i) end
+      docs[n] = '{"pattern":"' .. table.concat(t) .. ('\\\\k<%s%05d>"}'):format(g, n)
+    end
+    local r = ratio(function(n) coax.schema(docs[n]) end, 1000, 4)
+    assert.is_true(r < 8, ("time(4000) / time(1000) = %.2f"):format(r))
+    assert.is_truthy(coax.schema(docs[1000]))
+    local none, why = coax.schema(docs[4000])
+    assert.is_nil(none)
+    assert.matches("PCRE2 cannot run it", why, 1, true)
+    local s = assert(coax.schema('{"pattern":"^(?<x>a)(b)(?<y>c)\\\\k<y>\\\\k<x>$"}'))
+    assert.is_true(s:validate('"abcca"', "json"))
+    assert.is_false(s:validate('"abcac"', "json"))
+    local ok, err = coax.schema('{"pattern":"(?<x>a)(?<y>b)(?<x>c)"}')
+    assert.is_nil(ok)
+    assert.matches("duplicate group name", err, 1, true)
+  end)
+end)

@@ -3,6 +3,7 @@
 */
 #include "base/core.h"
 #include "base/hash.h"
+#include "json/pointer.h"
 
 #include <stdlib.h>
 
@@ -482,8 +483,8 @@ static bool token_equals(const char *t, size_t tlen, const char *key,
     return k == klen;
 }
 
-coax_code coax_pointer_get(const coax_value *root, const char *p, size_t len,
-                           const coax_value **out)
+coax_code coax_pointer_walk(const coax_value *root, const char *p, size_t len, coax_member_lookup lookup,
+                            void *ud, char *scratch, const coax_value **out)
 {
     if (!root || !out || (!p && len)) return COAX_EINVAL;
     const coax_value *v = root;
@@ -491,18 +492,32 @@ coax_code coax_pointer_get(const coax_value *root, const char *p, size_t len,
     if (len && p[0] != '/') return COAX_EINVAL;
     while (i < len) {
         size_t start = ++i;
+        bool escaped = false;
         while (i < len && p[i] != '/') {
             if (p[i] == '~' && (i + 1 >= len || (p[i + 1] != '0' && p[i + 1] != '1')))
                 return COAX_EINVAL;
+            escaped |= p[i] == '~';
             i += p[i] == '~' ? 2 : 1;
         }
         const char *t = p + start;
         size_t tlen = i - start;
         if (v->type == COAX_OBJECT) {
             const coax_value *next = NULL;
-            for (size_t m = 0; m < v->len && !next; m++)
-                if (token_equals(t, tlen, v->u.members[m].key, v->u.members[m].klen))
-                    next = &v->u.members[m].value;
+            if (lookup) {
+                const char *key = t;
+                size_t klen = tlen;
+                if (escaped) {
+                    klen = 0;
+                    for (size_t k = 0; k < tlen; k++)
+                        scratch[klen++] = t[k] != '~' ? t[k] : t[++k] == '0' ? '~' : '/';
+                    key = scratch;
+                }
+                next = lookup(ud, v, key, klen);
+            } else {
+                for (size_t m = 0; m < v->len && !next; m++)
+                    if (token_equals(t, tlen, v->u.members[m].key, v->u.members[m].klen))
+                        next = &v->u.members[m].value;
+            }
             if (!next) return COAX_ENOTFOUND;
             v = next;
         } else if (v->type == COAX_ARRAY) {
@@ -520,4 +535,10 @@ coax_code coax_pointer_get(const coax_value *root, const char *p, size_t len,
     }
     *out = v;
     return COAX_OK;
+}
+
+coax_code coax_pointer_get(const coax_value *root, const char *p, size_t len,
+                           const coax_value **out)
+{
+    return coax_pointer_walk(root, p, len, NULL, NULL, NULL, out);
 }

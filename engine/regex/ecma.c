@@ -18,6 +18,7 @@
 ** (a back reference may come before its group), the second writes.
 */
 #include "regex/ecma.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 
@@ -35,6 +36,9 @@ typedef struct ep {
     coax_buf names;  /* gname per group, filled by the first pass */
     size_t ngroups;  /* groups opened so far in this pass */
     size_t total;    /* groups in the pattern (second pass) */
+    size_t *byname;  /* the named groups by their name's hash: index + 1, 0 free */
+    size_t cap, named;
+    uint64_t seed;
     int depth;
     const char *why; /* the first error */
     size_t at;
@@ -469,13 +473,56 @@ static bool group_name(ep *e, size_t *off, size_t *len)
 
 static const gname *groups(const ep *e) { return (const gname *)(const void *)e->names.data; }
 
+/* The number of the group named p[off..off+len) among those named so far,
+** 0 when none; '*slot': where the name goes when it is new. A table, not
+** a comparison with every name before: n names were n*n/2 comparisons. */
+static size_t named_group(const ep *e, size_t off, size_t len, size_t *slot)
+{
+    *slot = 0;
+    if (!e->cap) return 0;
+    const gname *g = groups(e);
+    size_t i = (size_t)coax_hash_bytes(e->p + off, len, e->seed) & (e->cap - 1);
+    for (; e->byname[i]; i = (i + 1) & (e->cap - 1)) {
+        const gname *k = &g[e->byname[i] - 1];
+        if (k->len == len && !memcmp(e->p + k->off, e->p + off, len)) return e->byname[i];
+    }
+    *slot = i;
+    return 0;
+}
+
+/* Adds the last group of e->names (named, new) to the table; false when out of memory. */
+static bool name_group(ep *e)
+{
+    if ((e->named + 1) * 2 > e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 16, *old = e->byname, oldcap = e->cap;
+        size_t *t = coax_alloc_raw(e->names.alloc, cap * sizeof *t);
+        if (!t) return false;
+        memset(t, 0, cap * sizeof *t);
+        e->byname = t;
+        e->cap = cap;
+        if (!e->seed) e->seed = coax_hash_seed(e);
+        for (size_t i = 0; i < oldcap; i++) {
+            if (!old[i]) continue;
+            const gname *g = &groups(e)[old[i] - 1];
+            size_t at;
+            named_group(e, g->off, g->len, &at);
+            t[at] = old[i];
+        }
+        coax_free_raw(e->names.alloc, old, oldcap * sizeof *old);
+    }
+    const gname *g = &groups(e)[e->ngroups];
+    size_t at;
+    named_group(e, g->off, g->len, &at);
+    e->byname[at] = e->ngroups + 1;
+    e->named++;
+    return true;
+}
+
 /* The group number of a name, 0 when none (second pass only). */
 static size_t group_of(const ep *e, size_t off, size_t len)
 {
-    const gname *g = groups(e);
-    for (size_t k = 0; k < e->total; k++)
-        if (g[k].len == len && !memcmp(e->p + g[k].off, e->p + off, len)) return k + 1;
-    return 0;
+    size_t slot;
+    return named_group(e, off, len, &slot);
 }
 
 static bool group(ep *e)
@@ -501,12 +548,12 @@ static bool group(ep *e)
             size_t off, len;
             if (!group_name(e, &off, &len)) return false;
             if (!e->pass2) {
-                const gname *g = groups(e);
-                for (size_t k = 0; k < e->ngroups; k++)
-                    if (g[k].len == len && !memcmp(e->p + g[k].off, e->p + off, len))
-                        return fail(e, "duplicate group name");
+                size_t slot;
+                if (named_group(e, off, len, &slot)) return fail(e, "duplicate group name");
                 gname ng = {off, len};
                 coax_buf_put(&e->names, &ng, sizeof ng);
+                /* out of memory: the pass goes on and the translation fails with ENOMEM */
+                if (!e->names.oom && !name_group(e)) e->names.oom = true;
             }
             e->ngroups++;
             put(e, "(");
@@ -671,5 +718,6 @@ coax_code coax_ecma_translate(const char *p, size_t len, coax_buf *out, const co
         rc = coax_fail(err, COAX_EINVAL, e.at, "not an ECMA-262 regular expression: %s at offset %zu", e.why,
                        e.at);
     coax_buf_free(&e.names);
+    coax_free_raw(alloc, e.byname, e.cap * sizeof *e.byname);
     return rc;
 }

@@ -19,12 +19,22 @@ static const coax_value *member(const coax_value *o, const char *k)
 }
 
 /* Where a node is, for messages: a JSON Pointer in the schema itself, or
-** an absolute URI in another document. */
-static const char *where(const snode *n) { return n->res->uri[0] ? n->abs : n->abs + 1; }
+** an absolute URI in another document. Written in the arena, as it is only
+** asked for on a failure. */
+static const char *where(cc *c, const snode *n)
+{
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(c->a));
+    coax_snode_put_abs(&b, n);
+    char *s = b.oom ? NULL : coax_arena_strdup(c->a, b.data, b.len); /* the loan goes back */
+    coax_buf_free(&b);
+    if (!s) return "(out of memory)";
+    return n->res->uri[0] ? s : s + 1;
+}
 
 static coax_code bad(cc *c, const snode *n, const char *kw, const char *what)
 {
-    return cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s/%s\": %s", where(n), kw, what);
+    return cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s/%s\": %s", where(c, n), kw, what);
 }
 
 /* A subschema of 'n' found by the scan. */
@@ -171,9 +181,17 @@ static svset *make_vset(cc *c, const coax_value *values)
     for (uint32_t k = 0; k < values->len; k++) {
         if (coax_value_hash(&values->u.items[k], t->seed, c->s->alloc, &hash[k], NULL))
             return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+        /* a value equal to one already in stays out: n copies of one value
+        ** each probed past all the copies before it */
         uint32_t i = (uint32_t)hash[k] & t->mask;
-        while (slot[i] >= 0) i = (i + 1) & t->mask;
-        slot[i] = (int32_t)k;
+        bool copy = false;
+        for (; slot[i] >= 0 && !copy; i = (i + 1) & t->mask) {
+            const coax_value *in = &values->u.items[slot[i]];
+            int eq = hash[slot[i]] == hash[k] ? coax_value_equal(in, &values->u.items[k], c->s->alloc) : 0;
+            if (eq < 0) return cc_fail(c, COAX_ENOMEM, "out of memory"), NULL;
+            copy = eq > 0;
+        }
+        if (!copy) slot[i] = (int32_t)k;
     }
     return t;
 }
@@ -558,7 +576,7 @@ static coax_code check_cycles(cc *c)
                 } else if (color[t->id] == 1) {
                     cc_fail(c, COAX_ESCHEMA,
                             "invalid schema: reference cycle through \"%s\" that never consumes the instance",
-                            where(t));
+                            where(c, t));
                 } else if (!color[t->id]) {
                     color[t->id] = 1;
                     st[top++] = (frame){t->id, 0, 0};

@@ -12,7 +12,7 @@
 typedef struct sinfo {
     const coax_value *v;
     sres *res;       /* the resource it belongs to (nearest $id) */
-    const char *ptr; /* JSON Pointer from res->root */
+    sloc loc;        /* its JSON Pointer from res->root */
     snode *node;     /* compiled, once asked for */
 } sinfo;
 
@@ -25,6 +25,7 @@ typedef struct cc {
     smap resources; /* absolute URI without fragment -> sres */
     smap anchors;   /* "uri#name" -> sanchor */
     smap infos;     /* coax_value * -> sinfo */
+    smap members;   /* object -> smap of its members by name (the first of each), for references */
     snode **work;   /* compiled nodes whose keywords are still to compile */
     size_t nwork, cwork;
     snode **all;    /* every node, by id */

@@ -6,6 +6,7 @@
 */
 #include "schema/compiled.h"
 #include "schema/uri.h"
+#include "json/pointer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -159,6 +160,7 @@ static sres *new_res(cc *c, const char *uri, const coax_value *root, int draft, 
     if (!r) return oom(c), NULL;
     memset(r, 0, sizeof *r);
     r->uri = uri;
+    r->urilen = strlen(uri);
     r->root = root;
     r->draft = draft;
     r->vocab = vocab;
@@ -223,50 +225,35 @@ static const struct {
     {"contentSchema", K_ONE, 2019, 2020},
 };
 
-typedef struct walk {
-    coax_buf ptr; /* JSON Pointer of the current value within its resource */
-} walk;
-
-static void ptr_push_key(coax_buf *b, const char *k, size_t n)
-{
-    coax_buf_putc(b, '/');
-    for (size_t i = 0; i < n; i++) {
-        if (k[i] == '~') coax_buf_puts(b, "~0");
-        else if (k[i] == '/') coax_buf_puts(b, "~1");
-        else coax_buf_putc(b, k[i]);
-    }
-}
-
 static bool is_schema(const coax_value *v) { return v->type == COAX_OBJECT || v->type == COAX_BOOL; }
 
-static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t pstart, int draft,
+/* 'here': the location of v, were it no resource of its own (its tokens and
+** its up, measured). */
+static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, int draft,
                        unsigned vocab, size_t depth, const char *root_uri, int meta_depth);
 
-static bool walk_child(cc *c, walk *w, const coax_value *v, sres *res, size_t pstart, int draft,
-                       unsigned vocab, size_t depth, const char *k1, size_t n1, const char *k2,
-                       size_t n2, bool index, size_t idx)
+static bool walk_child(cc *c, const sloc *up, const coax_value *v, sres *res, int draft,
+                       unsigned vocab, size_t depth, const char *kw, const char *key,
+                       size_t klen, bool index, size_t idx)
 {
-    size_t mark = w->ptr.len;
-    ptr_push_key(&w->ptr, k1, n1);
-    if (k2) ptr_push_key(&w->ptr, k2, n2);
-    if (index) coax_buf_printf(&w->ptr, "/%zu", idx);
-    bool ok = walk_value(c, w, v, res, pstart, draft, vocab, depth + 1, NULL, 0);
-    w->ptr.len = mark;
-    return ok;
+    sloc here = {up, kw, key, klen, idx, index, 0, 0};
+    coax_sloc_measure(&here);
+    return walk_value(c, &here, v, res, draft, vocab, depth + 1, NULL, 0);
 }
 
-static bool record(cc *c, const coax_value *v, sres *res, const char *p, size_t n)
+/* Records v's info at 'loc' (the first one stays); returns it, or NULL after cc_fail. */
+static sinfo *record(cc *c, const coax_value *v, sres *res, const sloc *loc)
 {
-    if (smap_getp(&c->infos, v)) return true;
-    sinfo *i = coax_arena_alloc(c->a, sizeof *i);
-    char *ptr = coax_arena_strdup(c->a, p ? p : "", n);
-    if (!i || !ptr) return oom(c), false;
-    *i = (sinfo){v, res, ptr, NULL};
-    if (!smap_putp(&c->infos, c->a, v, i)) return oom(c), false;
-    return true;
+    sinfo *i = smap_getp(&c->infos, v);
+    if (i) return i;
+    i = coax_arena_alloc(c->a, sizeof *i);
+    if (!i) return oom(c), NULL;
+    *i = (sinfo){v, res, *loc, NULL};
+    if (!smap_putp(&c->infos, c->a, v, i)) return oom(c), NULL;
+    return i;
 }
 
-static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t pstart, int draft,
+static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, int draft,
                        unsigned vocab, size_t depth, const char *root_uri, int meta_depth)
 {
     if (c->rc) return false;
@@ -274,14 +261,13 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
         return cc_fail(c, COAX_EDEPTH, "schema nested deeper than the limit of %zu", c->max_depth),
                false;
     if (!is_schema(v)) return true;
-    if (w->ptr.oom) return oom(c), false;
     if (v->type == COAX_BOOL) {
         if (!res) {
             char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
             if (!u) return oom(c), false;
             if (!(res = new_res(c, u, v, draft, vocab))) return false;
         }
-        return record(c, v, res, w->ptr.data ? w->ptr.data + pstart : NULL, w->ptr.len - pstart);
+        return record(c, v, res, here) != NULL;
     }
     if (smap_getp(&c->infos, v)) return true; /* already scanned */
 
@@ -330,9 +316,11 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
         if (!u) return oom(c), false;
         if (!(nres = new_res(c, u, v, draft, vocab))) return false;
     }
+    /* a resource's own root: its pointer starts again */
+    static const sloc root_loc = {NULL, NULL, "", 0, 0, false, 0, 0};
     if (nres) {
         res = nres;
-        pstart = w->ptr.len;
+        here = &root_loc;
     }
     if (draft >= 2019) {
         const coax_value *an = member(v, "$anchor");
@@ -349,29 +337,29 @@ static bool walk_value(cc *c, walk *w, const coax_value *v, sres *res, size_t ps
                 res->recursive_anchor = true;
         }
     }
-    if (!record(c, v, res, w->ptr.data ? w->ptr.data + pstart : NULL, w->ptr.len - pstart)) return false;
+    const sinfo *info = record(c, v, res, here);
+    if (!info) return false;
+    const sloc *up = &info->loc;
 
     for (size_t k = 0; k < sizeof subkw / sizeof subkw[0]; k++) {
         if (draft < subkw[k].from || draft > subkw[k].to) continue;
         const char *name = subkw[k].name;
-        size_t nl = strlen(name);
         const coax_value *x = member(v, name);
         if (!x) continue;
         int kind = subkw[k].kind;
         if (kind == K_ITEMS) kind = x->type == COAX_ARRAY ? K_ARRAY : K_ONE;
         if (kind == K_ONE) {
-            if (!walk_child(c, w, x, res, pstart, draft, vocab, depth, name, nl, NULL, 0, false, 0))
+            if (!walk_child(c, up, x, res, draft, vocab, depth, name, NULL, 0, false, 0))
                 return false;
         } else if (kind == K_ARRAY && x->type == COAX_ARRAY) {
             for (size_t i = 0; i < x->len; i++)
-                if (!walk_child(c, w, &x->u.items[i], res, pstart, draft, vocab, depth, name, nl,
-                                NULL, 0, true, i))
+                if (!walk_child(c, up, &x->u.items[i], res, draft, vocab, depth, name, NULL, 0, true, i))
                     return false;
         } else if ((kind == K_MAP || kind == K_DEPS) && x->type == COAX_OBJECT) {
             for (size_t i = 0; i < x->len; i++) {
                 const coax_member *m = &x->u.members[i];
-                if (!walk_child(c, w, &m->value, res, pstart, draft, vocab, depth, name, nl, m->key,
-                                m->klen, false, 0))
+                if (!walk_child(c, up, &m->value, res, draft, vocab, depth, name, m->key, m->klen,
+                                false, 0))
                     return false;
             }
         }
@@ -385,11 +373,8 @@ sres *cc_scan_doc(cc *c, const coax_value *doc, const char *uri, int draft, int 
     if (!draft) draft = c->default_draft;
     const coax_value *sv = doc->type == COAX_OBJECT ? member(doc, "$schema") : NULL;
     if (sv && !draft_of(c, sv, &draft, &vocab, meta_depth)) return NULL;
-    walk w;
-    coax_buf_init(&w.ptr, coax_arena_allocator(c->a));
-    bool ok = walk_value(c, &w, doc, NULL, 0, draft, vocab, 0, uri, meta_depth);
-    coax_buf_free(&w.ptr);
-    if (!ok) return NULL;
+    static const sloc doc_loc = {NULL, NULL, "", 0, 0, false, 0, 0};
+    if (!walk_value(c, &doc_loc, doc, NULL, draft, vocab, 0, uri, meta_depth)) return NULL;
     sinfo *i = smap_getp(&c->infos, doc);
     if (!i) {
         cc_fail(c, COAX_ESCHEMA, "invalid schema: a schema must be an object or a boolean");
@@ -403,11 +388,10 @@ sinfo *cc_info(cc *c, const coax_value *v, sres *res, const char *ptr)
     sinfo *i = smap_getp(&c->infos, v);
     if (i) return i;
     if (!is_schema(v)) return NULL;
-    walk w;
-    coax_buf_init(&w.ptr, coax_arena_allocator(c->a));
-    coax_buf_puts(&w.ptr, ptr);
-    bool ok = walk_value(c, &w, v, res, 0, res->draft, res->vocab, 0, res->uri, 0);
-    coax_buf_free(&w.ptr);
+    /* the pointer the reference named (it stays in the arena) */
+    sloc here = {NULL, NULL, ptr, strlen(ptr), 0, false, 0, 0};
+    coax_sloc_measure(&here);
+    bool ok = walk_value(c, &here, v, res, res->draft, res->vocab, 0, res->uri, 0);
     return ok ? smap_getp(&c->infos, v) : NULL;
 }
 
@@ -489,6 +473,33 @@ static sres *load_doc(cc *c, const char *uri, int draft, int meta_depth)
 
 /* ---- references -------------------------------------------------------- */
 
+/* The member of 'obj' named key[0..klen), the first of that name, as
+** coax_pointer_get finds it. A large object is indexed the first time a
+** reference walks through it: n references into n "$defs" were n scans. */
+static const coax_value *member_lookup(void *ud, const coax_value *obj, const char *key, size_t klen)
+{
+    cc *c = ud;
+    if (obj->len < 16) {
+        for (size_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            if (m->klen == klen && !memcmp(m->key, key, klen)) return &m->value;
+        }
+        return NULL;
+    }
+    smap *index = smap_getp(&c->members, obj);
+    if (!index) {
+        if (!(index = coax_arena_alloc(c->a, sizeof *index))) return oom(c), NULL;
+        memset(index, 0, sizeof *index);
+        for (size_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            if (smap_get(index, m->key, m->klen)) continue; /* the first one stays */
+            if (!smap_put(index, c->a, m->key, m->klen, (void *)&m->value)) return oom(c), NULL;
+        }
+        if (!smap_putp(&c->members, c->a, obj, index)) return oom(c), NULL;
+    }
+    return smap_get(index, key, klen);
+}
+
 sinfo *cc_resolve(cc *c, const sres *from, const char *ref, size_t len, const char **anchor,
                   bool *dynamic)
 {
@@ -521,7 +532,10 @@ sinfo *cc_resolve(cc *c, const sres *from, const char *ref, size_t len, const ch
     if (flen == 0) {
         target = r->root;
     } else if (fdec[0] == '/') {
-        if (coax_pointer_get(r->root, fdec, flen, &target) != COAX_OK) target = NULL;
+        char *scratch = coax_arena_alloc(c->a, flen);
+        if (!scratch) return oom(c), NULL;
+        if (coax_pointer_walk(r->root, fdec, flen, member_lookup, c, scratch, &target) != COAX_OK) target = NULL;
+        if (c->rc) return NULL;
     } else {
         abs[dl] = '#';
         sanchor *an = smap_get(&c->anchors, abs, strlen(abs));
@@ -550,14 +564,8 @@ snode *cc_node(cc *c, sinfo *i)
     n->src = i->v;
     n->res = i->res;
     n->kind = i->v->type == COAX_BOOL ? (i->v->u.boolean ? N_TRUE : N_FALSE) : N_OBJECT;
-    size_t ul = strlen(i->res->uri), pl = strlen(i->ptr);
-    char *abs = coax_arena_alloc(c->a, ul + pl + 2);
-    if (!abs) return oom(c), NULL;
-    memcpy(abs, i->res->uri, ul);
-    abs[ul] = '#';
-    memcpy(abs + ul + 1, i->ptr, pl + 1);
-    n->abs = abs;
-    n->abslen = ul + 1 + pl;
+    n->loc = &i->loc;
+    n->abslen = i->res->urilen + 1 + i->loc.shown;
     i->node = n;
     if (i->res->root == i->v) i->res->root_node = n;
     if (c->nwork == c->cwork) {

@@ -43,6 +43,29 @@ enum {
 
 typedef struct sres sres;
 typedef struct snode snode;
+
+/* Where a subschema sits in its resource, as a JSON Pointer kept as the
+** location of the subschema it was found in ('up') and the tokens it adds:
+** a constant size per subschema, where a copy of each whole pointer grew
+** with the depth (and length of the keys) for every subschema. The string
+** is written only when an error or a message needs it (location.c). */
+typedef struct sloc sloc;
+struct sloc {
+    const sloc *up;  /* NULL: the pointer is 'key', klen bytes of pointer text */
+    const char *kw;  /* the keyword it was found under */
+    const char *key; /* then the member's name, unescaped (NULL: none) */
+    size_t klen;
+    size_t index;    /* or the item's index, when has_index */
+    bool has_index;
+    size_t len;      /* the length of the pointer */
+    size_t shown;    /* its length up to its first NUL: what its C string showed */
+};
+
+/* 'l' with its len and shown counted from its tokens and 'up'. */
+void coax_sloc_measure(sloc *l);
+
+/* Writes the pointer of 'l' (its 'shown' bytes) to 'b'. */
+void coax_sloc_put(coax_buf *b, const sloc *l);
 typedef struct skw skw;
 
 typedef struct sanchor {
@@ -55,6 +78,7 @@ typedef struct sanchor {
 /* A schema resource: a document root or a subschema with its own $id. */
 struct sres {
     const char *uri;       /* absolute, no fragment; "" for an anonymous root */
+    size_t urilen;         /* strlen(uri), measured once: every node's location starts with it */
     const coax_value *root;
     int draft;             /* coax_draft */
     unsigned vocab;        /* VOC_* */
@@ -66,6 +90,9 @@ struct sres {
 };
 
 enum { N_TRUE, N_FALSE, N_OBJECT };
+
+/* Writes the absolute location of 'n' (res->uri "#" pointer, abslen bytes) to 'b'. */
+void coax_snode_put_abs(coax_buf *b, const snode *n);
 
 /* What a leaf is (program.c): a true schema; tests of the value, with
 ** "required", "properties" and "items" whose subschemas are leaves; or a
@@ -79,8 +106,8 @@ struct snode {
     bool uneval;           /* has unevaluatedProperties/Items: tracks annotations */
     const sres *res;
     const coax_value *src;
-    const char *abs;       /* absolute location: res->uri "#" JSON Pointer */
-    size_t abslen;         /* strlen(abs) */
+    const sloc *loc;       /* its JSON Pointer in res */
+    size_t abslen;         /* the length of its absolute location, res->uri "#" pointer */
     skw *kw;
     size_t nkw;
     /* What a run that collects no annotations applies (program.c): the

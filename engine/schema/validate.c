@@ -49,16 +49,32 @@ static inline bool charge_bytes(vctx *c, const coax_value *inst)
 
 /* ---- applicators --------------------------------------------------------- */
 
+/* A reference that comes back to a node active on the same value. */
+static bool cycle(vctx *c, const snode *n, const skw *k, const snode *t)
+{
+    coax_buf from, to;
+    coax_buf_init(&from, c->alloc);
+    coax_buf_init(&to, c->alloc);
+    coax_snode_put_abs(&from, n);
+    coax_snode_put_abs(&to, t);
+    coax_buf_putc(&from, '\0');
+    coax_buf_putc(&to, '\0');
+    bool r = from.oom || to.oom ? oom(c)
+                                : vctx_fatal(c, COAX_ELIMIT,
+                                             "reference cycle: %s/%s comes back to %s without consuming the instance",
+                                             from.data, k->name, to.data);
+    coax_buf_free(&from);
+    coax_buf_free(&to);
+    return r;
+}
+
 static bool ref_kw(vctx *c, const snode *n, const skw *k, const coax_value *inst, eset *ev)
 {
     const snode *t = k->op == OP_REF ? k->sub : vctx_dynamic_target(c, k);
     if (!t) return false;
     size_t scanned = 0; /* references active on this value: a compare each, 16 a step */
     for (size_t i = c->nrefs; i-- > 0 && c->refs[i].inst == inst; scanned++)
-        if (c->refs[i].target == t)
-            return vctx_fatal(c, COAX_ELIMIT,
-                              "reference cycle: %s/%s comes back to %s without consuming the instance",
-                              n->abs, k->name, t->abs);
+        if (c->refs[i].target == t) return cycle(c, n, k, t);
     if (!charge(c, scanned / 16)) return false;
     lpos at = {NULL, LP_REF, k, 0, NULL};
     int l = leaf(c, t, inst, ev, &at); /* no cycle through a leaf: it applies nothing in place but leaves */

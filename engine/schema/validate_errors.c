@@ -204,7 +204,7 @@ static size_t put_abs(vctx *c, coax_buf *b)
     const snode *n = vctx_node(c, &from);
     if (!c->crossed || !n) return SIZE_MAX;
     size_t at = b->len;
-    coax_buf_put(b, n->abs, n->abslen);
+    coax_snode_put_abs(b, n);
     put_ptr(b, &c->kpath, from, NULL, NULL, 0);
     coax_buf_putc(b, '\0');
     return at;
