@@ -72,15 +72,16 @@ describe("coercion", function()
     local best_time = H.best_cpu
 
     it("takes time linear in the document, whatever its error count", function()
-      local small, big = mistyped.document(20000), mistyped.document(40000)
+      local small, big = mistyped.document(10000), mistyped.document(40000)
       local r = coax.extract(big, mistyped.schema)
       assert.is_true(r.valid)
       assert.is_true(#r.coercions > 10000)
       local ratio = best_time(function() coax.extract(big, mistyped.schema) end)
         / best_time(function() coax.extract(small, mistyped.schema) end)
-      -- 2.3 on a quiet machine (the 40,000 records no longer fit the caches),
-      -- 2.64 seen under ASan on a loaded one; quadratic work gives 4
-      assert.is_true(ratio < 3, "time ratio at 2n/n: " .. ratio)
+      -- n vs 4n: linear 4 (more when the 40,000 records no longer fit the
+      -- caches), quadratic 16; at 2n/n against 3, 2.64 was seen under ASan
+      -- and over 3 on a machine loaded with other builds
+      assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio)
     end)
 
     it("stays linear when every record needs a key renamed, a key dropped and a member converted", function()
@@ -91,14 +92,14 @@ describe("coercion", function()
         for i = 1, n do t[i] = ('{"NAME":"n%d","a":{"b":"%d"},"Extra":1}'):format(i, i) end
         return "[" .. table.concat(t, ",") .. "]"
       end
-      local small, big = doc(20000), doc(40000)
+      local small, big = doc(10000), doc(40000)
       local r = coax.extract(big, schema)
       assert.is_true(r.valid)
       assert.are.equal(120000, #r.coercions)
       assert.are.equal("n40000", r.value[40000].name)
       local ratio = best_time(function() coax.extract(big, schema) end)
         / best_time(function() coax.extract(small, schema) end)
-      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio) -- linear 4, quadratic 16
     end)
 
     -- One object with n forbidden members: one trial of n edits, applied
@@ -121,14 +122,14 @@ describe("coercion", function()
         return "{" .. table.concat(t, ",") .. "}"
       end
       for _, doc in ipairs { plain, loose } do
-        local small, big = doc(20000), doc(40000)
+        local small, big = doc(10000), doc(40000)
         local r = coax.extract(big, schema)
         assert.is_true(r.valid)
         assert.are.equal(40000, #r.coercions)
         assert.are.equal(doc == plain and 0 or 1, r.value.a)
         local ratio = best_time(function() coax.extract(big, schema) end)
           / best_time(function() coax.extract(small, schema) end)
-        assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+        assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio) -- linear 4, quadratic 16
       end
       local r = coax.extract('{"A":1," a ":2,"b":3}', schema) -- twin: the first written like "a" is renamed
       assert.are.same({ 1, "key_renamed", "/a" }, { r.value.a, r.coercions[1].kind, r.coercions[1].pointer })
@@ -155,13 +156,13 @@ describe("coercion", function()
         return '{"required":[' .. table.concat(names, ",") .. "]}", "{" .. table.concat(members, ",") .. "}", n
       end
       for _, case in ipairs { forbidden, recased } do
-        local s1, d1 = case(4000)
+        local s1, d1 = case(2000)
         local s2, d2, count = case(8000)
         local r = coax.extract(d2, s2)
         assert.is_true(r.valid)
         assert.are.equal(count, #r.coercions)
         local ratio = best_time(function() coax.extract(d2, s2) end) / best_time(function() coax.extract(d1, s1) end)
-        assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+        assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio) -- linear 4, quadratic 16
       end
       -- twins: a name written two ways is not renamed (which one was meant?),
       -- and a declared " K1" is not taken for "k1"
@@ -184,12 +185,14 @@ describe("coercion", function()
         end
         return '{"properties":{' .. table.concat(props, ",") .. "}}", "{" .. table.concat(members, ",") .. "}"
       end
-      local s1, d1 = case(20000)
+      -- n vs 4n: linear is 4, quadratic 16 (at 2n/n, 2.9 against a bound
+      -- of 2.6 was seen on a loaded sanitizer build)
+      local s1, d1 = case(10000)
       local s2, d2 = case(40000)
       local r = coax.extract(d2, s2)
       assert.are.same({ true, 40000, 40000 }, { r.valid, #r.coercions, r.value.p40000 })
       local ratio = best_time(function() coax.extract(d2, s2) end) / best_time(function() coax.extract(d1, s1) end)
-      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio)
     end)
 
     -- Keys made to collide in the low 20 bits of unseeded FNV-1a (each
@@ -231,13 +234,13 @@ describe("coercion", function()
         return "{" .. table.concat(t, ",") .. "}"
       end
       local schema = '{"type":"object","additionalProperties":{"type":"integer"}}'
-      local small, big = doc(8192), doc(16384)
+      local small, big = doc(4096), doc(16384)
       local r = coax.extract(big, schema)
       assert.is_true(r.valid)
       assert.are.equal(16384, #r.coercions)
       local ratio = best_time(function() coax.extract(big, schema) end)
         / best_time(function() coax.extract(small, schema) end)
-      assert.is_true(ratio < 2.6, "time ratio at 2n/n: " .. ratio)
+      assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio) -- linear 4, quadratic 16
     end)
 
     it("stays within 4x of reading and validating the same document", function()
