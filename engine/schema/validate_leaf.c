@@ -257,38 +257,56 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
 }
 
 /* Node 'n' as a leaf on 'inst', 'refs' references active on it, reached
-** down path 'at'. */
+** down path 'at'. A reference to a node that is no reference is followed
+** here, not by a call: most references are to tests (a call costs about as
+** much as the tests); the steps are taken in the same order. */
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
 {
-    if (n->leaf == LEAF_TESTS) return tests_pass(c, n, inst, at, p);
-    p->steps++; /* the node's own step */
-    if (n->leaf == LEAF_TRUE) return PASSES;
-    const skw *k = &n->run[0];
-    p->steps += k->charge;
-    int r;
-    if (n->leaf == LEAF_REF) { /* a step per 16 references active on the value (validate.c) */
-        p->steps += refs / 16;
-        lpos down = {at, LP_REF, k, 0, NULL};
-        r = pass(c, k->sub, inst, refs + 1, &down, p);
-    } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
-              ** stops at a second). The errors of those that fail, counted silently, are dropped
-              ** (validate.c's trial; in a run writing its errors again, left to it). */
-        if (!c->quiet && c->eager) return UNSURE;
-        bool silent = p->silent, one = n->leaf == LEAF_ONEOF;
-        uint64_t vbytes = p->vbytes;
-        size_t valid = 0;
-        p->silent = !c->quiet;
-        for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
-            lpos down = {at, LP_ANYOF, k, i, NULL};
-            if ((r = pass(c, k->subs[i], inst, refs, &down, p)) == UNSURE) return UNSURE;
-            valid += r == PASSES;
-        }
-        p->silent = silent;
-        p->vbytes = vbytes;
-        r = valid == 1 ? PASSES : FAILS;
-        if (r == FAILS && !c->quiet) return UNSURE; /* the keyword reports its own error */
+    lpos down;
+    uint64_t tail = 0; /* the reference's, taken as it would take it after its target */
+    if (n->leaf == LEAF_REF && n->run[0].sub->leaf != LEAF_REF) {
+        const skw *k = &n->run[0];
+        p->steps += 1 + k->charge + refs / 16;
+        down = (lpos){at, LP_REF, k, 0, NULL};
+        at = &down, tail = n->tail, n = k->sub, refs++;
     }
-    if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
+    int r;
+    if (n->leaf == LEAF_TESTS) {
+        r = tests_pass(c, n, inst, at, p);
+    } else {
+        p->steps++; /* the node's own step */
+        if (n->leaf == LEAF_TRUE) {
+            r = PASSES;
+            goto out;
+        }
+        const skw *k = &n->run[0];
+        p->steps += k->charge;
+        if (n->leaf == LEAF_REF) { /* a step per 16 references active on the value (validate.c) */
+            p->steps += refs / 16;
+            lpos next = {at, LP_REF, k, 0, NULL};
+            r = pass(c, k->sub, inst, refs + 1, &next, p);
+        } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
+                  ** stops at a second). The errors of those that fail, counted silently, are dropped
+                  ** (validate.c's trial; in a run writing its errors again, left to it). */
+            if (!c->quiet && c->eager) return UNSURE;
+            bool silent = p->silent, one = n->leaf == LEAF_ONEOF;
+            uint64_t vbytes = p->vbytes;
+            size_t valid = 0;
+            p->silent = !c->quiet;
+            for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
+                lpos next = {at, LP_ANYOF, k, i, NULL};
+                if ((r = pass(c, k->subs[i], inst, refs, &next, p)) == UNSURE) return UNSURE;
+                valid += r == PASSES;
+            }
+            p->silent = silent;
+            p->vbytes = vbytes;
+            r = valid == 1 ? PASSES : FAILS;
+            if (r == FAILS && !c->quiet) return UNSURE; /* the keyword reports its own error */
+        }
+        if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
+    }
+out:
+    if (tail && (r == PASSES || (r == FAILS && !c->quiet))) p->steps += tail;
     return r;
 }
 
