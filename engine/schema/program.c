@@ -359,6 +359,7 @@ coax_code cc_mark_leaves(cc *c)
             } else if (leaf_keywords(n) && (depth = leaf_subs(n, &choice)) && depth <= 64) {
                 if (!leaf_tests(c, n)) return c->rc;
                 n->leaf = LEAF_TESTS;
+                n->ltmask = n->nrun && n->run[0].op == OP_TYPE ? n->run[0].tmask : 0x7f;
                 n->leaf_depth = (uint8_t)depth;
                 n->leaf_choice = n->leaf_deep_choice = choice;
                 n->leaf_plain = true;

@@ -153,12 +153,13 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
 {
     p->steps += n->leaf_charge;
     bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
-    uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
+    uint64_t bytes = inst->len / 64; /* the steps of each keyword that reads a string (read only when
+                                      ** the value is one: those keywords act on strings alone) */
     int r;
     int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
     bool found = false;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
-    if (n->nrun && k->op == OP_TYPE && !((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+    if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
         FAILED(count_type_error(c, n, k, inst, at, p));
     /* then only the keywords that act on the value's type: the others pass it */
     for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
