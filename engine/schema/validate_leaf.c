@@ -120,14 +120,6 @@ static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, 
     return count_error(c, n, at, msg_len(c), step_klen(&self), step_ilen(&self), p);
 }
 
-/* The subschema applied to a member or an item. */
-static inline int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at, lpass *p)
-{
-    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
-    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
-    return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
-}
-
 /* A quiet node stops at its first failure: the keywords after keyword 'k'
 ** and its tail are not charged (n->leaf_charge charged them). */
 static int stop(const snode *n, const skw *k, lpass *p)
@@ -146,18 +138,20 @@ static int stop(const snode *n, const skw *k, lpass *p)
         failed = true;                           \
     } while (0)
 
-/* The keywords of a LEAF_TESTS node, in order, charged as validate.c
-** charges them (the node's step, each keyword's, the tail: leaf_charge);
-** after a failure, the rest too unless quiet. */
-static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
+/* The keywords of a LEAF_TESTS node on a value that is no array or object,
+** in order, charged as validate.c charges them (the node's step, each
+** keyword's, the tail: leaf_charge); after a failure, the rest too unless
+** quiet. Most leaves a value meets are these: it is inlined where a
+** member, an item or a branch meets one, so that most of them cost no
+** call (a call and its frame cost about as much as the tests). */
+static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snode *n, const coax_value *inst,
+                                                             const lpos *at, lpass *p)
 {
     p->steps += n->leaf_charge;
-    bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
+    bool failed = false;
     uint64_t bytes = inst->len / 64; /* the steps of each keyword that reads a string (read only when
                                       ** the value is one: those keywords act on strings alone) */
     int r;
-    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
-    bool found = false;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
     if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
         FAILED(count_type_error(c, n, k, inst, at, p));
@@ -172,12 +166,11 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             if (!vctx_length_ok(k, inst)) FAILED(false);
             break;
         case OP_ENUM: /* of strings (n->leaf): a hashed one charges the string's hash and a lookup */
-            if (!str) return UNSURE;
+            if (inst->type != COAX_STRING) return UNSURE;
             if (k->vset) p->steps += 2 + bytes;
             if (coax_names_find(k->names, inst->u.text, inst->len) < 0) FAILED(false);
             break;
         case OP_CONST:
-            if (inst->type == COAX_ARRAY || obj) return UNSURE; /* compared by validate.c */
             if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
             if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, msg_len(c), sizeof "/const" - 1, 0, p)));
             break;
@@ -200,6 +193,40 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             if ((r = vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, &p->regex)) < 0) return UNSURE;
             if (!r) FAILED(false);
             break;
+        default:
+            return UNSURE;
+        }
+    }
+    return failed ? FAILS : PASSES;
+}
+
+/* The subschema applied to a member or an item. */
+static inline __attribute__((always_inline)) int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at,
+                                                           lpass *p)
+{
+    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
+    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
+    if (s->leaf == LEAF_TESTS && v->type < COAX_ARRAY) return scalar_pass(c, s, v, at, p);
+    return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
+}
+
+/* The keywords of a LEAF_TESTS node on an array or an object, as
+** scalar_pass runs them. */
+static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
+{
+    p->steps += n->leaf_charge;
+    bool failed = false;
+    int r;
+    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
+    bool found = false;
+    const skw *k = n->run; /* "type" comes first in a run (compile.c) */
+    if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+        FAILED(count_type_error(c, n, k, inst, at, p));
+    /* then only the keywords that act on the value's type: the others pass it */
+    for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
+         t < e; t++) {
+        k = *t;
+        switch (k->op) {
         case OP_MAXITEMS:
         case OP_MINITEMS:
         case OP_MAXPROPS:
@@ -250,7 +277,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
                 if (!r) FAILED(true);
             }
             break;
-        default:
+        default: /* enum and const on an array or an object: compared by validate.c */
             return UNSURE;
         }
     }
@@ -273,7 +300,7 @@ static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, co
     }
     int r;
     if (n->leaf == LEAF_TESTS) {
-        r = tests_pass(c, n, inst, at, p);
+        r = inst->type < COAX_ARRAY ? scalar_pass(c, n, inst, at, p) : tests_pass(c, n, inst, at, p);
     } else {
         p->steps++; /* the node's own step */
         if (n->leaf == LEAF_TRUE) {
@@ -296,7 +323,10 @@ static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, co
             p->silent = !c->quiet;
             for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
                 lpos next = {at, LP_ANYOF, k, i, NULL};
-                if ((r = pass(c, k->subs[i], inst, refs, &next, p)) == UNSURE) return UNSURE;
+                const snode *b = k->subs[i];
+                r = b->leaf == LEAF_TESTS && inst->type < COAX_ARRAY ? scalar_pass(c, b, inst, &next, p)
+                                                                     : pass(c, b, inst, refs, &next, p);
+                if (r == UNSURE) return UNSURE;
                 valid += r == PASSES;
             }
             p->silent = silent;
