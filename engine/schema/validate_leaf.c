@@ -38,27 +38,35 @@ enum { FAILS = 0, PASSES = 1, UNSURE = -1 };
 
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p);
 
-/* The JSON Pointers' lengths a step down adds: keyword path, instance path. */
-static size_t step_klen(const lpos *at)
+/* The length of index i's JSON Pointer segment ("/" and its digits); most
+** are one digit. */
+static inline size_t index_len(size_t i) { return i < 10 ? 2 : vctx_index_len(i); }
+
+/* Adds the JSON Pointers' lengths a step down adds to *kl (keyword path)
+** and *il (instance path). A member under "properties" has the name of the
+** property it matched (the same bytes): the segment measured at compilation
+** serves both pointers (0: over 2^32, measured now). */
+static inline void step_lens(const lpos *at, size_t *kl, size_t *il)
 {
     const skw *k = at->k;
+    size_t e;
     switch (at->kind) {
-    case LP_PROP: /* the name's segment measured at compilation (0: measured now) */
-        return sizeof "/properties" - 1 +
-               (k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(k->v->u.members[at->j].key, k->v->u.members[at->j].klen));
-    case LP_ADD: return sizeof "/additionalProperties" - 1;
-    case LP_ITEM: return at->j < k->nsubs ? 1 + k->namelen + vctx_index_len(at->j) : 1 + strlen(k->name2);
-    case LP_BRANCH: return vctx_index_len(at->j);
-    case LP_REF: return 1 + k->namelen;
-    case LP_ANYOF: return 1 + k->namelen + vctx_index_len(at->j);
-    default: return 0;
+    case LP_PROP:
+        e = k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(at->m->key, at->m->klen);
+        *kl += sizeof "/properties" - 1 + e, *il += e;
+        break;
+    case LP_ADD:
+        *kl += sizeof "/additionalProperties" - 1, *il += vctx_key_len(at->m->key, at->m->klen);
+        break;
+    case LP_ITEM:
+        e = index_len(at->j);
+        *kl += at->j < k->nsubs ? 1 + k->namelen + e : 1 + strlen(k->name2), *il += e;
+        break;
+    case LP_BRANCH: *kl += index_len(at->j); break;
+    case LP_REF: *kl += 1 + k->namelen; break;
+    case LP_ANYOF: *kl += 1 + k->namelen + index_len(at->j); break;
+    default: break;
     }
-}
-
-static size_t step_ilen(const lpos *at)
-{
-    if (at->kind == LP_PROP || at->kind == LP_ADD) return vctx_key_len(at->m->key, at->m->klen);
-    return at->kind == LP_ITEM ? vctx_index_len(at->j) : 0;
 }
 
 /* The length of the message just written in c->msg; SIZE_MAX when its
@@ -77,7 +85,8 @@ static bool count_error(vctx *c, const snode *n, const lpos *at, size_t msglen, 
     if (!p->silent || msglen == SIZE_MAX) return false;
     size_t klen = ksuffix, ilen = isuffix, frames = 0, crossed = c->crossed;
     for (const lpos *a = at; a; a = a->up) {
-        klen += step_klen(a), ilen += step_ilen(a), frames++;
+        step_lens(a, &klen, &ilen);
+        frames++;
         crossed += a->kind == LP_REF;
     }
     if (p->klen == SIZE_MAX) p->klen = vctx_path_len(&c->kpath), p->ilen = vctx_path_len(&c->ipath);
@@ -117,7 +126,9 @@ static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, 
     if (!p->silent) return false;
     vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
     lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
-    return count_error(c, n, at, msg_len(c), step_klen(&self), step_ilen(&self), p);
+    size_t kl = 0, il = 0;
+    step_lens(&self, &kl, &il);
+    return count_error(c, n, at, msg_len(c), kl, il, p);
 }
 
 /* A quiet node stops at its first failure: the keywords after keyword 'k'
