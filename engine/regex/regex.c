@@ -53,8 +53,6 @@ static void set_add(relem *e, unsigned lo, unsigned hi)
     for (unsigned c = lo; c <= hi && c < 128; c++) e->set[c >> 6] |= (uint64_t)1 << (c & 63);
 }
 
-static bool in_set(const relem *e, unsigned char c) { return c < 128 && ((e->set[c >> 6] >> (c & 63)) & 1); }
-
 /* A class escape (\d \w) or an escaped syntax character at p[1]; false for
 ** anything else (those patterns go to PCRE2 alone). */
 static bool fast_escape(relem *e, char c, bool in_class)
@@ -139,14 +137,32 @@ static bool fast_compile(coax_regex *re, const char *p, size_t len)
     return true;
 }
 
-/* 1 match, 0 no match, -1 budget spent. Recursion depth is at most FAST_MAX. */
+/* 1 match, 0 no match, -1 budget spent: each length tried for an element
+** takes a step. Recursion depth is at most FAST_MAX. */
 static int fast_match(const coax_regex *re, unsigned k, const unsigned char *s, size_t n, size_t pos, int *budget)
 {
     if (k == re->nel) return !re->to_end || pos == n;
     const relem *e = &re->el[k];
-    size_t run = 0;
-    while (run < e->max && pos + run < n && in_set(e, s[pos + run])) run++;
+    size_t lim = n - pos < e->max ? n - pos : e->max, run = 0;
+    for (; run < lim; run++) { /* the longest run of the class (its two words in registers) */
+        unsigned c = s[pos + run];
+        if (c >= 128 || !(((c & 64 ? e->set[1] : e->set[0]) >> (c & 63)) & 1)) break;
+    }
     if (run < e->min) return 0;
+    if (k + 1 == re->nel) {
+        /* the last element: the loop below would try the lengths from the
+        ** longest down, a step each, and only the longest can reach the end
+        ** (the first tried), or any does without "$": the steps it would
+        ** take, counted at once */
+        bool ok = !re->to_end || pos + run == n;
+        size_t tries = ok ? 1 : run - e->min + 1;
+        if (tries > (size_t)*budget) {
+            *budget = -1;
+            return -1;
+        }
+        *budget -= (int)tries;
+        return ok;
+    }
     for (size_t j = run;; j--) {
         if (--*budget < 0) return -1;
         int r = fast_match(re, k + 1, s, n, pos + j, budget);
