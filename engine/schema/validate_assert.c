@@ -192,8 +192,8 @@ static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
 {
     bool na = a[0] == '-', nb = b[0] == '-';
     a += na, al -= na, b += nb, bl -= nb;
-    int mag = al != bl ? (al < bl ? -1 : 1) : memcmp(a, b, al);
-    mag = mag < 0 ? -1 : mag > 0;
+    int mag = al != bl ? (al < bl ? -1 : 1) : 0;
+    for (size_t i = 0; !mag && i < al; i++) mag = a[i] < b[i] ? -1 : a[i] > b[i]; /* a few digits: no call */
     if (na == nb) return na ? -mag : mag;
     if (!mag && al == 1 && a[0] == '0') return 0; /* -0 = 0 */
     return na ? -1 : 1;
@@ -208,6 +208,16 @@ static int num_sign(const char *s, size_t n)
     return 0;
 }
 
+/* Two number texts compared by their digits, or exactly when that cannot
+** tell. Apart, not inlined: the common comparisons (a sign, two integers)
+** then save and restore no registers for it. */
+static __attribute__((noinline)) int text_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    int r;
+    if (!plain_cmp(a, al, b, bl, &r)) r = coax_number_compare_text(a, al, b, bl);
+    return r;
+}
+
 bool vctx_cmp_ok(const skw *k, const coax_value *inst)
 {
     int r;
@@ -215,8 +225,8 @@ bool vctx_cmp_ok(const skw *k, const coax_value *inst)
         r = num_sign(inst->u.text, inst->len);
     else if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
         r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
-    else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
-        r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    else
+        r = text_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
     switch (k->op) {
     case OP_MAXIMUM: return r <= 0;
     case OP_EXMAXIMUM: return r < 0;
