@@ -583,10 +583,8 @@ static bool iprivate(uint32_t c)
     return (c >= 0xE000 && c <= 0xF8FF) || (c >= 0xF0000 && c <= 0xFFFFD) || (c >= 0x100000 && c <= 0x10FFFD);
 }
 
-/* Consumes one character of the set: unreserved, pct-encoded, sub-delims,
-** the ASCII characters in 'extra', and (for IRIs) ucschar, plus iprivate
-** when 'priv'. False at the end or on any other character. */
-static bool uri_char(uri_ctx *u, const char *extra, bool priv)
+/* uri_char past its common case. */
+static bool uri_char_rest(uri_ctx *u, const char *extra, bool priv)
 {
     if (u->i >= u->n) return false;
     int c = u->s[u->i];
@@ -609,6 +607,19 @@ static bool uri_char(uri_ctx *u, const char *extra, bool priv)
     if (!k || !(ucschar(cp) || (priv && iprivate(cp)))) return false;
     u->i += k;
     return true;
+}
+
+/* Consumes one character of the set: unreserved, pct-encoded, sub-delims,
+** the ASCII characters in 'extra', and (for IRIs) ucschar, plus iprivate
+** when 'priv'. False at the end or on any other character. Most characters
+** are unreserved: those are taken here, inlined, the rest by a call. */
+static inline bool uri_char(uri_ctx *u, const char *extra, bool priv)
+{
+    if (u->i < u->n && u->s[u->i] < 0x80 && is_class(u->s[u->i], C_UNRESERVED | C_SUBDELIM)) {
+        u->i++;
+        return true;
+    }
+    return uri_char_rest(u, extra, priv);
 }
 
 static int uri_peek(const uri_ctx *u) { return u->i < u->n ? u->s[u->i] : -1; }
