@@ -131,6 +131,7 @@ struct snode {
     uint8_t ltest_at[7];
     uint8_t ltmask;        /* LEAF_TESTS: bit t set when a value of coax type t passes its "type"
                            ** untested (every bit when it has none): one test for most values */
+    const snode *lref;     /* LEAF_REF to a leaf that is no reference: that leaf (followed in place) */
 };
 
 enum {

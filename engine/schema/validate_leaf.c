@@ -305,11 +305,11 @@ static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, co
 {
     lpos down;
     uint64_t tail = 0; /* the reference's, taken as it would take it after its target */
-    if (n->leaf == LEAF_REF && n->run[0].sub->leaf != LEAF_REF) {
+    if (n->lref) {
         const skw *k = &n->run[0];
         p->steps += 1 + k->charge + refs / 16;
         down = (lpos){at, LP_REF, k, 0, NULL};
-        at = &down, tail = n->tail, n = k->sub, refs++;
+        at = &down, tail = n->tail, n = n->lref, refs++;
     }
     int r;
     if (n->leaf == LEAF_TESTS) {
