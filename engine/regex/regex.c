@@ -33,8 +33,9 @@ struct coax_regex_env {
 ** "^[a-z0-9-]+$", "^\\d{4}-\\d{2}$"). Those also compile to a list of
 ** (class, min, max) elements matched by a small backtracking loop with a
 ** step budget; PCRE2 answers when the budget runs out. */
-#define FAST_MAX 24
+#define FAST_MAX 24 /* at most 32: an element is a bit of coax_regex.in */
 #define FAST_BUDGET 4096
+_Static_assert(FAST_MAX <= 32, "an element is a bit of a uint32_t");
 
 typedef struct relem {
     uint64_t set[2]; /* ASCII members */
@@ -44,6 +45,7 @@ typedef struct relem {
 struct coax_regex {
     pcre2_code *code;
     relem el[FAST_MAX];
+    uint32_t in[256]; /* per byte, bit k: it is in element k's class (a byte per step of a run) */
     uint8_t nel;
     bool fast, to_end; /* to_end: the pattern ends with $ */
 };
@@ -144,10 +146,8 @@ static int fast_match(const coax_regex *re, unsigned k, const unsigned char *s, 
     if (k == re->nel) return !re->to_end || pos == n;
     const relem *e = &re->el[k];
     size_t lim = n - pos < e->max ? n - pos : e->max, run = 0;
-    for (; run < lim; run++) { /* the longest run of the class (its two words in registers) */
-        unsigned c = s[pos + run];
-        if (c >= 128 || !(((c & 64 ? e->set[1] : e->set[0]) >> (c & 63)) & 1)) break;
-    }
+    uint32_t bit = (uint32_t)1 << k;
+    while (run < lim && (re->in[s[pos + run]] & bit)) run++; /* the longest run of the class */
     if (run < e->min) return 0;
     if (k + 1 == re->nel) {
         /* the last element: the loop below would try the lengths from the
@@ -262,6 +262,9 @@ coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_
     memset(re, 0, sizeof *re);
     re->code = c;
     re->fast = fast_compile(re, p, len);
+    for (unsigned k = 0; re->fast && k < re->nel; k++)
+        for (unsigned c = 0; c < 128; c++)
+            if ((re->el[k].set[c >> 6] >> (c & 63)) & 1) re->in[c] |= (uint32_t)1 << k;
     *out = re;
     return COAX_OK;
 }
