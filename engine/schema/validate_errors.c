@@ -524,6 +524,8 @@ void vctx_put_got(vctx *c, const coax_value *v)
     }
 }
 
+size_t vctx_str_len(const char *s, size_t n, size_t max) { return n <= max && plain_text(s, n) ? n + 2 : SIZE_MAX; }
+
 size_t vctx_got_len(const coax_value *v)
 {
     switch (v->type) {

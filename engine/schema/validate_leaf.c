@@ -106,14 +106,33 @@ static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_v
     return count_error(c, n, at, len, sizeof "/type" - 1, 0, p);
 }
 
+/* The lengths of the messages of a "required" name missing and of a member
+** a false subschema refuses: only their lengths count, measured without
+** writing them unless only writing tells. */
+static __attribute__((noinline)) size_t required_msg_len(vctx *c, const coax_value *name)
+{
+    size_t len = vctx_str_len(name->u.text, name->len, 60);
+    if (len != SIZE_MAX) return sizeof "missing required property " - 1 + len;
+    vctx_required_msg(c, name);
+    return msg_len(c);
+}
+
+static __attribute__((noinline)) size_t not_allowed_msg_len(vctx *c, const coax_member *m)
+{
+    size_t len = vctx_str_len(m->key, m->klen, 60);
+    if (len != SIZE_MAX) return sizeof "property " - 1 + len + sizeof " is not allowed" - 1;
+    vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
+    return msg_len(c);
+}
+
 /* The errors of "required": each name missing, in its order. */
 static bool count_required_errors(vctx *c, const snode *n, const skw *k, uint64_t seen, const lpos *at, lpass *p)
 {
     if (!p->silent) return false;
     for (size_t i = 0; i < k->v->len; i++) {
         if ((seen >> k->ridx[i]) & 1) continue;
-        vctx_required_msg(c, &k->v->u.items[i]);
-        if (!count_error(c, n, at, msg_len(c), 1 + (size_t)k->namelen, 0, p)) return false;
+        if (!count_error(c, n, at, required_msg_len(c, &k->v->u.items[i]), 1 + (size_t)k->namelen, 0, p))
+            return false;
     }
     return true;
 }
@@ -124,11 +143,11 @@ static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, 
                               lpass *p)
 {
     if (!p->silent) return false;
-    vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
+    size_t len = not_allowed_msg_len(c, m);
     lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
     size_t kl = 0, il = 0;
     step_lens(&self, &kl, &il);
-    return count_error(c, n, at, msg_len(c), kl, il, p);
+    return count_error(c, n, at, len, kl, il, p);
 }
 
 /* A quiet node stops at its first failure: the keywords after keyword 'k'
