@@ -825,6 +825,15 @@ static bool uuid(const char *s, size_t len)
     return true;
 }
 
+/* "regex": a pattern ECMA-262 reads. Apart, not inlined: its error's
+** buffer would make every check's frame as large. */
+static __attribute__((noinline)) int regex_format(const char *s, size_t len, const coax_allocator *alloc)
+{
+    coax_error err;
+    coax_code rc = coax_ecma_translate(s, len, NULL, alloc, &err);
+    return rc == COAX_ENOMEM ? -1 : rc == COAX_OK;
+}
+
 int coax_format_check(coax_format f, const char *s, size_t len, const coax_allocator *alloc)
 {
     switch (f) {
@@ -847,11 +856,7 @@ int coax_format_check(coax_format f, const char *s, size_t len, const coax_alloc
     case FMT_URI_TEMPLATE: return uri_template(s, len);
     case FMT_JSON_POINTER: return json_pointer(s, len);
     case FMT_RELATIVE_JSON_POINTER: return relative_json_pointer(s, len);
-    case FMT_REGEX: {
-        coax_error err;
-        coax_code rc = coax_ecma_translate(s, len, NULL, alloc, &err);
-        return rc == COAX_ENOMEM ? -1 : rc == COAX_OK;
-    }
+    case FMT_REGEX: return regex_format(s, len, alloc);
     default: return 1;
     }
 }
