@@ -305,7 +305,10 @@ static unsigned type_bits(const coax_value *v)
 
 bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst)
 {
-    if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
+    if (inst->type == COAX_NUMBER) {
+        if (k->types & T_NUMBER) return true; /* integral or not */
+        if (inst->flags & COAX_VF_INT_TEXT) return (k->types & T_INTEGER) != 0; /* an integer in every draft */
+    }
     unsigned t = type_bits(inst);
     /* draft 4 counts 1.0 as a number only */
     if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))
