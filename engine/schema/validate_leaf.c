@@ -191,8 +191,8 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
         k = *t;
         switch (k->op) {
         case OP_MAXLENGTH:
-        case OP_MINLENGTH: /* no more characters than bytes, nor fewer than a quarter of them: most
-                            ** strings pass uncounted, without a call */
+        case OP_MINLENGTH: /* no more characters than bytes, nor fewer than a quarter of them (a
+                            ** string is valid UTF-8): most strings pass uncounted, without a call */
             p->steps += bytes;
             if (!(k->op == OP_MAXLENGTH ? inst->len <= k->n : inst->len / 4 >= k->n) && !vctx_length_ok(k, inst))
                 FAILED(false);
