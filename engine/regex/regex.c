@@ -33,8 +33,9 @@ struct coax_regex_env {
 ** "^[a-z0-9-]+$", "^\\d{4}-\\d{2}$"). Those also compile to a list of
 ** (class, min, max) elements matched by a small backtracking loop with a
 ** step budget; PCRE2 answers when the budget runs out. */
-#define FAST_MAX 24
+#define FAST_MAX 24 /* at most 32: an element is a bit of coax_regex.in */
 #define FAST_BUDGET 4096
+_Static_assert(FAST_MAX <= 32, "an element is a bit of a uint32_t");
 
 typedef struct relem {
     uint64_t set[2]; /* ASCII members */
@@ -44,6 +45,7 @@ typedef struct relem {
 struct coax_regex {
     pcre2_code *code;
     relem el[FAST_MAX];
+    uint32_t in[256]; /* per byte, bit k: it is in element k's class (a byte per step of a run) */
     uint8_t nel;
     bool fast, to_end; /* to_end: the pattern ends with $ */
 };
@@ -52,8 +54,6 @@ static void set_add(relem *e, unsigned lo, unsigned hi)
 {
     for (unsigned c = lo; c <= hi && c < 128; c++) e->set[c >> 6] |= (uint64_t)1 << (c & 63);
 }
-
-static bool in_set(const relem *e, unsigned char c) { return c < 128 && ((e->set[c >> 6] >> (c & 63)) & 1); }
 
 /* A class escape (\d \w) or an escaped syntax character at p[1]; false for
 ** anything else (those patterns go to PCRE2 alone). */
@@ -139,14 +139,30 @@ static bool fast_compile(coax_regex *re, const char *p, size_t len)
     return true;
 }
 
-/* 1 match, 0 no match, -1 budget spent. Recursion depth is at most FAST_MAX. */
+/* 1 match, 0 no match, -1 budget spent: each length tried for an element
+** takes a step. Recursion depth is at most FAST_MAX. */
 static int fast_match(const coax_regex *re, unsigned k, const unsigned char *s, size_t n, size_t pos, int *budget)
 {
     if (k == re->nel) return !re->to_end || pos == n;
     const relem *e = &re->el[k];
-    size_t run = 0;
-    while (run < e->max && pos + run < n && in_set(e, s[pos + run])) run++;
+    size_t lim = n - pos < e->max ? n - pos : e->max, run = 0;
+    uint32_t bit = (uint32_t)1 << k;
+    while (run < lim && (re->in[s[pos + run]] & bit)) run++; /* the longest run of the class */
     if (run < e->min) return 0;
+    if (k + 1 == re->nel) {
+        /* the last element: the loop below would try the lengths from the
+        ** longest down, a step each, and only the longest can reach the end
+        ** (the first tried), or any does without "$": the steps it would
+        ** take, counted at once */
+        bool ok = !re->to_end || pos + run == n;
+        size_t tries = ok ? 1 : run - e->min + 1;
+        if (tries > (size_t)*budget) {
+            *budget = -1;
+            return -1;
+        }
+        *budget -= (int)tries;
+        return ok;
+    }
     for (size_t j = run;; j--) {
         if (--*budget < 0) return -1;
         int r = fast_match(re, k + 1, s, n, pos + j, budget);
@@ -246,6 +262,9 @@ coax_code coax_regex_compile(coax_regex_env *e, const char *p, size_t len, coax_
     memset(re, 0, sizeof *re);
     re->code = c;
     re->fast = fast_compile(re, p, len);
+    for (unsigned k = 0; re->fast && k < re->nel; k++)
+        for (unsigned c = 0; c < 128; c++)
+            if ((re->el[k].set[c >> 6] >> (c & 63)) & 1) re->in[c] |= (uint32_t)1 << k;
     *out = re;
     return COAX_OK;
 }

@@ -583,10 +583,8 @@ static bool iprivate(uint32_t c)
     return (c >= 0xE000 && c <= 0xF8FF) || (c >= 0xF0000 && c <= 0xFFFFD) || (c >= 0x100000 && c <= 0x10FFFD);
 }
 
-/* Consumes one character of the set: unreserved, pct-encoded, sub-delims,
-** the ASCII characters in 'extra', and (for IRIs) ucschar, plus iprivate
-** when 'priv'. False at the end or on any other character. */
-static bool uri_char(uri_ctx *u, const char *extra, bool priv)
+/* uri_char past its common case. */
+static bool uri_char_rest(uri_ctx *u, const char *extra, bool priv)
 {
     if (u->i >= u->n) return false;
     int c = u->s[u->i];
@@ -609,6 +607,19 @@ static bool uri_char(uri_ctx *u, const char *extra, bool priv)
     if (!k || !(ucschar(cp) || (priv && iprivate(cp)))) return false;
     u->i += k;
     return true;
+}
+
+/* Consumes one character of the set: unreserved, pct-encoded, sub-delims,
+** the ASCII characters in 'extra', and (for IRIs) ucschar, plus iprivate
+** when 'priv'. False at the end or on any other character. Most characters
+** are unreserved: those are taken here, inlined, the rest by a call. */
+static inline bool uri_char(uri_ctx *u, const char *extra, bool priv)
+{
+    if (u->i < u->n && u->s[u->i] < 0x80 && is_class(u->s[u->i], C_UNRESERVED | C_SUBDELIM)) {
+        u->i++;
+        return true;
+    }
+    return uri_char_rest(u, extra, priv);
 }
 
 static int uri_peek(const uri_ctx *u) { return u->i < u->n ? u->s[u->i] : -1; }
@@ -814,6 +825,15 @@ static bool uuid(const char *s, size_t len)
     return true;
 }
 
+/* "regex": a pattern ECMA-262 reads. Apart, not inlined: its error's
+** buffer would make every check's frame as large. */
+static __attribute__((noinline)) int regex_format(const char *s, size_t len, const coax_allocator *alloc)
+{
+    coax_error err;
+    coax_code rc = coax_ecma_translate(s, len, NULL, alloc, &err);
+    return rc == COAX_ENOMEM ? -1 : rc == COAX_OK;
+}
+
 int coax_format_check(coax_format f, const char *s, size_t len, const coax_allocator *alloc)
 {
     switch (f) {
@@ -836,11 +856,7 @@ int coax_format_check(coax_format f, const char *s, size_t len, const coax_alloc
     case FMT_URI_TEMPLATE: return uri_template(s, len);
     case FMT_JSON_POINTER: return json_pointer(s, len);
     case FMT_RELATIVE_JSON_POINTER: return relative_json_pointer(s, len);
-    case FMT_REGEX: {
-        coax_error err;
-        coax_code rc = coax_ecma_translate(s, len, NULL, alloc, &err);
-        return rc == COAX_ENOMEM ? -1 : rc == COAX_OK;
-    }
+    case FMT_REGEX: return regex_format(s, len, alloc);
     default: return 1;
     }
 }

@@ -6,9 +6,18 @@
 */
 #include "schema/schema.h"
 
-#include <stdio.h>
-
-static size_t index_text(char *out, size_t index) { return (size_t)snprintf(out, 24, "/%zu", index); }
+/* "/" and the index's digits, as "/%zu" prints them (without snprintf: an
+** error's location may hold several). */
+static size_t index_text(char *out, size_t index)
+{
+    char d[24];
+    size_t k = 0, n = 0;
+    do d[k++] = (char)('0' + index % 10), index /= 10;
+    while (index);
+    out[n++] = '/';
+    while (k) out[n++] = d[--k];
+    return n;
+}
 
 /* The bytes 'l' adds to the pointer of its 'up'. */
 static size_t token_len(const sloc *l)

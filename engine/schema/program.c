@@ -351,6 +351,7 @@ coax_code cc_mark_leaves(cc *c)
             } else if (t && t->leaf && t->leaf_depth < 64) {
                 n->leaf = n->run[0].op == OP_REF ? LEAF_REF : n->run[0].op == OP_ANYOF ? LEAF_ANYOF : LEAF_ONEOF;
                 n->leaf_depth = (uint8_t)(t->leaf_depth + 1);
+                n->lref = n->leaf == LEAF_REF && t->leaf != LEAF_REF ? t : NULL;
                 n->leaf_plain = n->leaf == LEAF_REF && t->leaf_plain;
                 n->leaf_choice = n->leaf != LEAF_REF || t->leaf_choice;
                 n->leaf_deep_choice = t->leaf_deep_choice;
@@ -359,6 +360,7 @@ coax_code cc_mark_leaves(cc *c)
             } else if (leaf_keywords(n) && (depth = leaf_subs(n, &choice)) && depth <= 64) {
                 if (!leaf_tests(c, n)) return c->rc;
                 n->leaf = LEAF_TESTS;
+                n->ltmask = n->nrun && n->run[0].op == OP_TYPE ? n->run[0].tmask : 0x7f;
                 n->leaf_depth = (uint8_t)depth;
                 n->leaf_choice = n->leaf_deep_choice = choice;
                 n->leaf_plain = true;

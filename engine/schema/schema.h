@@ -129,6 +129,9 @@ struct snode {
     const skw **ltests;    /* LEAF_TESTS: its keywords but "type" that act on a value of coax
                            ** type t, in order: ltests[ltest_at[t] .. ltest_at[t + 1]) */
     uint8_t ltest_at[7];
+    uint8_t ltmask;        /* LEAF_TESTS: bit t set when a value of coax type t passes its "type"
+                           ** untested (every bit when it has none): one test for most values */
+    const snode *lref;     /* LEAF_REF to a leaf that is no reference: that leaf (followed in place) */
 };
 
 enum {

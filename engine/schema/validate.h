@@ -193,6 +193,9 @@ void vctx_put_got(vctx *c, const coax_value *v);
 /* The bytes vctx_put_got writes for 'v', measured without writing them;
 ** SIZE_MAX when only writing tells (a string to escape or to cut). */
 size_t vctx_got_len(const coax_value *v);
+/* The bytes vctx_put_str writes for s[0..n) cut at 'max', measured without
+** writing them; SIZE_MAX when only writing tells. */
+size_t vctx_str_len(const char *s, size_t n, size_t max);
 void vctx_put_types(coax_buf *b, unsigned types);
 void vctx_put_size(coax_buf *b, size_t n); /* as %zu writes it */
 

@@ -22,19 +22,31 @@ static bool regex_spent(vctx *c)
                       (unsigned long long)c->regex_max, c->regex_what);
 }
 
-int vctx_match_in(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, uint64_t *budget)
+static int regex_match_in(vctx *c, const coax_regex *re, const char *s, size_t n, uint64_t *budget)
 {
-    uint64_t cost;
-    if (decimal && coax_decimal_match(s, n, &cost) == 1) { /* as PCRE2 would, without it */
-        if (*budget < cost) {
-            *budget = 0;
-            return -3;
-        }
-        *budget -= cost;
-        return 1;
-    }
     if (!vctx_scratch(c)) return -2;
     return coax_regex_match_in(c->s->re_env, re, s, n, c->scratch, budget);
+}
+
+/* Pydantic's Decimal pattern: a plain decimal as PCRE2 would match it,
+** without it; anything else by the pattern. Apart, not inlined, so the
+** other patterns' calls save and restore nothing. */
+static __attribute__((noinline)) int decimal_match_in(vctx *c, const coax_regex *re, const char *s, size_t n,
+                                                      uint64_t *budget)
+{
+    uint64_t cost;
+    if (coax_decimal_match(s, n, &cost) != 1) return regex_match_in(c, re, s, n, budget);
+    if (*budget < cost) {
+        *budget = 0;
+        return -3;
+    }
+    *budget -= cost;
+    return 1;
+}
+
+int vctx_match_in(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, uint64_t *budget)
+{
+    return decimal ? decimal_match_in(c, re, s, n, budget) : regex_match_in(c, re, s, n, budget);
 }
 
 bool vctx_regex_match(vctx *c, const coax_regex *re, bool decimal, const char *s, size_t n, bool *ok)
@@ -192,8 +204,8 @@ static int int_cmp(const char *a, size_t al, const char *b, size_t bl)
 {
     bool na = a[0] == '-', nb = b[0] == '-';
     a += na, al -= na, b += nb, bl -= nb;
-    int mag = al != bl ? (al < bl ? -1 : 1) : memcmp(a, b, al);
-    mag = mag < 0 ? -1 : mag > 0;
+    int mag = al != bl ? (al < bl ? -1 : 1) : 0;
+    for (size_t i = 0; !mag && i < al; i++) mag = a[i] < b[i] ? -1 : a[i] > b[i]; /* a few digits: no call */
     if (na == nb) return na ? -mag : mag;
     if (!mag && al == 1 && a[0] == '0') return 0; /* -0 = 0 */
     return na ? -1 : 1;
@@ -208,6 +220,16 @@ static int num_sign(const char *s, size_t n)
     return 0;
 }
 
+/* Two number texts compared by their digits, or exactly when that cannot
+** tell. Apart, not inlined: the common comparisons (a sign, two integers)
+** then save and restore no registers for it. */
+static __attribute__((noinline)) int text_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    int r;
+    if (!plain_cmp(a, al, b, bl, &r)) r = coax_number_compare_text(a, al, b, bl);
+    return r;
+}
+
 bool vctx_cmp_ok(const skw *k, const coax_value *inst)
 {
     int r;
@@ -215,8 +237,8 @@ bool vctx_cmp_ok(const skw *k, const coax_value *inst)
         r = num_sign(inst->u.text, inst->len);
     else if (inst->flags & k->v->flags & COAX_VF_INT_TEXT)
         r = int_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
-    else if (!plain_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len, &r))
-        r = coax_number_compare_text(inst->u.text, inst->len, k->v->u.text, k->v->len);
+    else
+        r = text_cmp(inst->u.text, inst->len, k->v->u.text, k->v->len);
     switch (k->op) {
     case OP_MAXIMUM: return r <= 0;
     case OP_EXMAXIMUM: return r < 0;
@@ -283,7 +305,10 @@ static unsigned type_bits(const coax_value *v)
 
 bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst)
 {
-    if (inst->type == COAX_NUMBER && (k->types & T_NUMBER)) return true; /* integral or not */
+    if (inst->type == COAX_NUMBER) {
+        if (k->types & T_NUMBER) return true; /* integral or not */
+        if (inst->flags & COAX_VF_INT_TEXT) return (k->types & T_INTEGER) != 0; /* an integer in every draft */
+    }
     unsigned t = type_bits(inst);
     /* draft 4 counts 1.0 as a number only */
     if (n->res->draft == 4 && inst->type == COAX_NUMBER && !(inst->flags & COAX_VF_INT_TEXT))

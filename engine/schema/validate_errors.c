@@ -160,10 +160,14 @@ const snode *vctx_dynamic_target(vctx *c, const skw *k)
 
 /* ---- locations ----------------------------------------------------------- */
 
+static size_t escapes(const char *s, size_t n);
+
 /* Writes the segments of 's' from 'from' on as a JSON Pointer; cut_len[i]
 ** gets the length written before segment cuts_at[i]. Each segment is
 ** written straight into room reserved for its longest escaped form: this
-** runs for every error, so no call per byte. */
+** runs for every error, so no call per byte; a name with nothing to escape
+** (a keyword, most keys: told by its measured length or by words) is
+** copied whole. */
 static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, uint32_t *cut_len,
                     size_t ncuts)
 {
@@ -180,6 +184,9 @@ static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, ui
             do d[k++] = (char)('0' + x % 10), x /= 10;
             while (x);
             while (k) *o++ = d[--k];
+        } else if (g->elen == 1 + g->len || !escapes(g->s, g->len)) { /* nothing to escape: copied */
+            memcpy(o, g->s, g->len);
+            o += g->len;
         } else {
             for (size_t k = 0; k < g->len; k++) {
                 char ch = g->s[k];
@@ -523,6 +530,8 @@ void vctx_put_got(vctx *c, const coax_value *v)
     default: coax_buf_puts(b, "object"); break;
     }
 }
+
+size_t vctx_str_len(const char *s, size_t n, size_t max) { return n <= max && plain_text(s, n) ? n + 2 : SIZE_MAX; }
 
 size_t vctx_got_len(const coax_value *v)
 {

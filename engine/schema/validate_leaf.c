@@ -38,27 +38,35 @@ enum { FAILS = 0, PASSES = 1, UNSURE = -1 };
 
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p);
 
-/* The JSON Pointers' lengths a step down adds: keyword path, instance path. */
-static size_t step_klen(const lpos *at)
+/* The length of index i's JSON Pointer segment ("/" and its digits); most
+** are one digit. */
+static inline size_t index_len(size_t i) { return i < 10 ? 2 : vctx_index_len(i); }
+
+/* Adds the JSON Pointers' lengths a step down adds to *kl (keyword path)
+** and *il (instance path). A member under "properties" has the name of the
+** property it matched (the same bytes): the segment measured at compilation
+** serves both pointers (0: over 2^32, measured now). */
+static inline void step_lens(const lpos *at, size_t *kl, size_t *il)
 {
     const skw *k = at->k;
+    size_t e;
     switch (at->kind) {
-    case LP_PROP: /* the name's segment measured at compilation (0: measured now) */
-        return sizeof "/properties" - 1 +
-               (k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(k->v->u.members[at->j].key, k->v->u.members[at->j].klen));
-    case LP_ADD: return sizeof "/additionalProperties" - 1;
-    case LP_ITEM: return at->j < k->nsubs ? 1 + k->namelen + vctx_index_len(at->j) : 1 + strlen(k->name2);
-    case LP_BRANCH: return vctx_index_len(at->j);
-    case LP_REF: return 1 + k->namelen;
-    case LP_ANYOF: return 1 + k->namelen + vctx_index_len(at->j);
-    default: return 0;
+    case LP_PROP:
+        e = k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(at->m->key, at->m->klen);
+        *kl += sizeof "/properties" - 1 + e, *il += e;
+        break;
+    case LP_ADD:
+        *kl += sizeof "/additionalProperties" - 1, *il += vctx_key_len(at->m->key, at->m->klen);
+        break;
+    case LP_ITEM:
+        e = index_len(at->j);
+        *kl += at->j < k->nsubs ? 1 + k->namelen + e : 1 + strlen(k->name2), *il += e;
+        break;
+    case LP_BRANCH: *kl += index_len(at->j); break;
+    case LP_REF: *kl += 1 + k->namelen; break;
+    case LP_ANYOF: *kl += 1 + k->namelen + index_len(at->j); break;
+    default: break;
     }
-}
-
-static size_t step_ilen(const lpos *at)
-{
-    if (at->kind == LP_PROP || at->kind == LP_ADD) return vctx_key_len(at->m->key, at->m->klen);
-    return at->kind == LP_ITEM ? vctx_index_len(at->j) : 0;
 }
 
 /* The length of the message just written in c->msg; SIZE_MAX when its
@@ -77,7 +85,8 @@ static bool count_error(vctx *c, const snode *n, const lpos *at, size_t msglen, 
     if (!p->silent || msglen == SIZE_MAX) return false;
     size_t klen = ksuffix, ilen = isuffix, frames = 0, crossed = c->crossed;
     for (const lpos *a = at; a; a = a->up) {
-        klen += step_klen(a), ilen += step_ilen(a), frames++;
+        step_lens(a, &klen, &ilen);
+        frames++;
         crossed += a->kind == LP_REF;
     }
     if (p->klen == SIZE_MAX) p->klen = vctx_path_len(&c->kpath), p->ilen = vctx_path_len(&c->ipath);
@@ -97,14 +106,33 @@ static bool count_type_error(vctx *c, const snode *n, const skw *k, const coax_v
     return count_error(c, n, at, len, sizeof "/type" - 1, 0, p);
 }
 
+/* The lengths of the messages of a "required" name missing and of a member
+** a false subschema refuses: only their lengths count, measured without
+** writing them unless only writing tells. */
+static __attribute__((noinline)) size_t required_msg_len(vctx *c, const coax_value *name)
+{
+    size_t len = vctx_str_len(name->u.text, name->len, 60);
+    if (len != SIZE_MAX) return sizeof "missing required property " - 1 + len;
+    vctx_required_msg(c, name);
+    return msg_len(c);
+}
+
+static __attribute__((noinline)) size_t not_allowed_msg_len(vctx *c, const coax_member *m)
+{
+    size_t len = vctx_str_len(m->key, m->klen, 60);
+    if (len != SIZE_MAX) return sizeof "property " - 1 + len + sizeof " is not allowed" - 1;
+    vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
+    return msg_len(c);
+}
+
 /* The errors of "required": each name missing, in its order. */
 static bool count_required_errors(vctx *c, const snode *n, const skw *k, uint64_t seen, const lpos *at, lpass *p)
 {
     if (!p->silent) return false;
     for (size_t i = 0; i < k->v->len; i++) {
         if ((seen >> k->ridx[i]) & 1) continue;
-        vctx_required_msg(c, &k->v->u.items[i]);
-        if (!count_error(c, n, at, msg_len(c), 1 + (size_t)k->namelen, 0, p)) return false;
+        if (!count_error(c, n, at, required_msg_len(c, &k->v->u.items[i]), 1 + (size_t)k->namelen, 0, p))
+            return false;
     }
     return true;
 }
@@ -115,17 +143,11 @@ static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, 
                               lpass *p)
 {
     if (!p->silent) return false;
-    vctx_not_allowed_msg(c, "", m->key, m->klen, 0);
+    size_t len = not_allowed_msg_len(c, m);
     lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
-    return count_error(c, n, at, msg_len(c), step_klen(&self), step_ilen(&self), p);
-}
-
-/* The subschema applied to a member or an item. */
-static inline int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at, lpass *p)
-{
-    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
-    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
-    return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
+    size_t kl = 0, il = 0;
+    step_lens(&self, &kl, &il);
+    return count_error(c, n, at, len, kl, il, p);
 }
 
 /* A quiet node stops at its first failure: the keywords after keyword 'k'
@@ -146,19 +168,22 @@ static int stop(const snode *n, const skw *k, lpass *p)
         failed = true;                           \
     } while (0)
 
-/* The keywords of a LEAF_TESTS node, in order, charged as validate.c
-** charges them (the node's step, each keyword's, the tail: leaf_charge);
-** after a failure, the rest too unless quiet. */
-static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
+/* The keywords of a LEAF_TESTS node on a value that is no array or object,
+** in order, charged as validate.c charges them (the node's step, each
+** keyword's, the tail: leaf_charge); after a failure, the rest too unless
+** quiet. Most leaves a value meets are these: it is inlined where a
+** member, an item or a branch meets one, so that most of them cost no
+** call (a call and its frame cost about as much as the tests). */
+static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snode *n, const coax_value *inst,
+                                                             const lpos *at, lpass *p)
 {
     p->steps += n->leaf_charge;
-    bool str = inst->type == COAX_STRING, obj = inst->type == COAX_OBJECT, failed = false;
-    uint64_t bytes = str ? inst->len / 64 : 0; /* the steps of each keyword that reads a string */
+    bool failed = false;
+    uint64_t bytes = inst->len / 64; /* the steps of each keyword that reads a string (read only when
+                                      ** the value is one: those keywords act on strings alone) */
     int r;
-    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
-    bool found = false;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
-    if (n->nrun && k->op == OP_TYPE && !((k->tmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+    if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
         FAILED(count_type_error(c, n, k, inst, at, p));
     /* then only the keywords that act on the value's type: the others pass it */
     for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
@@ -166,17 +191,18 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         k = *t;
         switch (k->op) {
         case OP_MAXLENGTH:
-        case OP_MINLENGTH:
+        case OP_MINLENGTH: /* no more characters than bytes, nor fewer than a quarter of them (a
+                            ** string is valid UTF-8): most strings pass uncounted, without a call */
             p->steps += bytes;
-            if (!vctx_length_ok(k, inst)) FAILED(false);
+            if (!(k->op == OP_MAXLENGTH ? inst->len <= k->n : inst->len / 4 >= k->n) && !vctx_length_ok(k, inst))
+                FAILED(false);
             break;
         case OP_ENUM: /* of strings (n->leaf): a hashed one charges the string's hash and a lookup */
-            if (!str) return UNSURE;
+            if (inst->type != COAX_STRING) return UNSURE;
             if (k->vset) p->steps += 2 + bytes;
             if (coax_names_find(k->names, inst->u.text, inst->len) < 0) FAILED(false);
             break;
         case OP_CONST:
-            if (inst->type == COAX_ARRAY || obj) return UNSURE; /* compared by validate.c */
             if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
             if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, msg_len(c), sizeof "/const" - 1, 0, p)));
             break;
@@ -199,6 +225,40 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             if ((r = vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, &p->regex)) < 0) return UNSURE;
             if (!r) FAILED(false);
             break;
+        default:
+            return UNSURE;
+        }
+    }
+    return failed ? FAILS : PASSES;
+}
+
+/* The subschema applied to a member or an item. */
+static inline __attribute__((always_inline)) int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at,
+                                                           lpass *p)
+{
+    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
+    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
+    if (s->leaf == LEAF_TESTS && v->type < COAX_ARRAY) return scalar_pass(c, s, v, at, p);
+    return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
+}
+
+/* The keywords of a LEAF_TESTS node on an array or an object, as
+** scalar_pass runs them. */
+static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
+{
+    p->steps += n->leaf_charge;
+    bool failed = false;
+    int r;
+    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
+    bool found = false;
+    const skw *k = n->run; /* "type" comes first in a run (compile.c) */
+    if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+        FAILED(count_type_error(c, n, k, inst, at, p));
+    /* then only the keywords that act on the value's type: the others pass it */
+    for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
+         t < e; t++) {
+        k = *t;
+        switch (k->op) {
         case OP_MAXITEMS:
         case OP_MINITEMS:
         case OP_MAXPROPS:
@@ -249,7 +309,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
                 if (!r) FAILED(true);
             }
             break;
-        default:
+        default: /* enum and const on an array or an object: compared by validate.c */
             return UNSURE;
         }
     }
@@ -257,38 +317,59 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
 }
 
 /* Node 'n' as a leaf on 'inst', 'refs' references active on it, reached
-** down path 'at'. */
+** down path 'at'. A reference to a node that is no reference is followed
+** here, not by a call: most references are to tests (a call costs about as
+** much as the tests); the steps are taken in the same order. */
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
 {
-    if (n->leaf == LEAF_TESTS) return tests_pass(c, n, inst, at, p);
-    p->steps++; /* the node's own step */
-    if (n->leaf == LEAF_TRUE) return PASSES;
-    const skw *k = &n->run[0];
-    p->steps += k->charge;
-    int r;
-    if (n->leaf == LEAF_REF) { /* a step per 16 references active on the value (validate.c) */
-        p->steps += refs / 16;
-        lpos down = {at, LP_REF, k, 0, NULL};
-        r = pass(c, k->sub, inst, refs + 1, &down, p);
-    } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
-              ** stops at a second). The errors of those that fail, counted silently, are dropped
-              ** (validate.c's trial; in a run writing its errors again, left to it). */
-        if (!c->quiet && c->eager) return UNSURE;
-        bool silent = p->silent, one = n->leaf == LEAF_ONEOF;
-        uint64_t vbytes = p->vbytes;
-        size_t valid = 0;
-        p->silent = !c->quiet;
-        for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
-            lpos down = {at, LP_ANYOF, k, i, NULL};
-            if ((r = pass(c, k->subs[i], inst, refs, &down, p)) == UNSURE) return UNSURE;
-            valid += r == PASSES;
-        }
-        p->silent = silent;
-        p->vbytes = vbytes;
-        r = valid == 1 ? PASSES : FAILS;
-        if (r == FAILS && !c->quiet) return UNSURE; /* the keyword reports its own error */
+    lpos down;
+    uint64_t tail = 0; /* the reference's, taken as it would take it after its target */
+    if (n->lref) {
+        const skw *k = &n->run[0];
+        p->steps += 1 + k->charge + refs / 16;
+        down = (lpos){at, LP_REF, k, 0, NULL};
+        at = &down, tail = n->tail, n = n->lref, refs++;
     }
-    if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
+    int r;
+    if (n->leaf == LEAF_TESTS) {
+        r = inst->type < COAX_ARRAY ? scalar_pass(c, n, inst, at, p) : tests_pass(c, n, inst, at, p);
+    } else {
+        p->steps++; /* the node's own step */
+        if (n->leaf == LEAF_TRUE) {
+            r = PASSES;
+            goto out;
+        }
+        const skw *k = &n->run[0];
+        p->steps += k->charge;
+        if (n->leaf == LEAF_REF) { /* a step per 16 references active on the value (validate.c) */
+            p->steps += refs / 16;
+            lpos next = {at, LP_REF, k, 0, NULL};
+            r = pass(c, k->sub, inst, refs + 1, &next, p);
+        } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
+                  ** stops at a second). The errors of those that fail, counted silently, are dropped
+                  ** (validate.c's trial; in a run writing its errors again, left to it). */
+            if (!c->quiet && c->eager) return UNSURE;
+            bool silent = p->silent, one = n->leaf == LEAF_ONEOF;
+            uint64_t vbytes = p->vbytes;
+            size_t valid = 0;
+            p->silent = !c->quiet;
+            for (uint32_t i = 0; i < k->nsubs && valid < (one ? 2u : 1u); i++) {
+                lpos next = {at, LP_ANYOF, k, i, NULL};
+                const snode *b = k->subs[i];
+                r = b->leaf == LEAF_TESTS && inst->type < COAX_ARRAY ? scalar_pass(c, b, inst, &next, p)
+                                                                     : pass(c, b, inst, refs, &next, p);
+                if (r == UNSURE) return UNSURE;
+                valid += r == PASSES;
+            }
+            p->silent = silent;
+            p->vbytes = vbytes;
+            r = valid == 1 ? PASSES : FAILS;
+            if (r == FAILS && !c->quiet) return UNSURE; /* the keyword reports its own error */
+        }
+        if (r == PASSES || (r == FAILS && !c->quiet)) p->steps += n->tail; /* not quiet: the node goes on */
+    }
+out:
+    if (tail && (r == PASSES || (r == FAILS && !c->quiet))) p->steps += tail;
     return r;
 }
 
