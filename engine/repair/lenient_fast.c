@@ -14,9 +14,11 @@
 ** logging (comments and Unicode spaces are its own). */
 static inline const char *plain_spaces(const char *p, const char *e)
 {
-    if (p < e && ws_tab[(unsigned char)*p]) {
+    /* Mostly a token follows at once: one compare, not the table (whose
+    ** address is one more register the loop would keep or reload). */
+    if (p < e && (unsigned char)*p <= ' ' && ws_tab[(unsigned char)*p]) {
         p++;
-        if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e); /* indentation: a run */
+        if (p < e && (unsigned char)*p <= ' ' && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e); /* indentation: a run */
     }
     return p;
 }
@@ -56,7 +58,7 @@ key: /* after '{' or ',' in an object */
     if (p >= e) goto stop;
     c = *p;
     if (c == '}' && closes_here(ps)) {
-        if (comma) note(ps, RK_TRAILING_COMMA, comma);
+        if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
     }
     {
@@ -70,7 +72,14 @@ key: /* after '{' or ',' in an object */
         } else {
             goto stop;
         }
-        if ((rc = push_slot(ps, &key, koff))) return rc;
+        /* push_slot's way, with the object at hand, for a key neither
+        ** way above flags as invented */
+        lslot *s = new_slot(ps);
+        if (!s) return nomem(ps);
+        s->m.key = key.u.text;
+        s->m.klen = key.len;
+        s->koff = (uint32_t)koff;
+        top->keys = key_bits(top->keys, key.u.text, key.len);
         p = ps->p;
         comma = NULL;
     }
@@ -84,6 +93,7 @@ value: /* after ':', '[' or ',' in an array */
     p = plain_spaces(p, e);
     if (p >= e || top->paren) goto stop; /* parse_one skips a wrapper's ')' after the value */
     c = *p;
+    if (c == '"' || c == '\'') goto quoted; /* most values: ahead of the switch's tests */
     switch (c) {
     case '{': case '[':
         ps->p = p;
@@ -95,9 +105,10 @@ value: /* after ':', '[' or ',' in an array */
         goto value;
     case ']':
         if (top->object || !closes_here(ps)) goto stop;
-        if (comma) note(ps, RK_TRAILING_COMMA, comma);
+        if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
     case '"': case '\'':
+    quoted:
         if (e - p >= 3 && p[1] == c && p[2] == c) goto stop; /* a block string */
         {
             size_t logged = ps->log->n;

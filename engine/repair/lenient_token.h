@@ -46,7 +46,7 @@ static inline bool lp_ident_key(lp *ps, coax_value *out)
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - s);
     if (!n || n > ps->lim.max_string || p >= e || *p != ':') return false;
-    note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
+    note_inline(ps, RK_UNQUOTED_KEY, s); /* its usual class: inferred */
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = (uint32_t)n;
@@ -68,7 +68,7 @@ static inline bool lp_literal(lp *ps, coax_value *out)
     bool t = n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4));
     bool f = n == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5));
     if (!t && !f && !(n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "None", 4)))) return false;
-    if (*s == 'T' || *s == 'F' || *s == 'N') note(ps, RK_PYTHON_LITERAL, s);
+    if (*s == 'T' || *s == 'F' || *s == 'N') note_inline(ps, RK_PYTHON_LITERAL, s);
     memset(out, 0, sizeof *out);
     out->type = t || f ? COAX_BOOL : COAX_NULL;
     out->u.boolean = t;
@@ -92,6 +92,20 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
     char open = *p;
     if (ctx == CTX_KEY && ps->inv) return NULL;
     unsigned carry = 0; /* continuation bytes due at the start of the block */
+    if (e - body >= 16) {
+        /* Most strings are short and ASCII: a stop in the first block with
+        ** no byte from 0x80 before it is the loop's answer at its first
+        ** step, without its set-up for multi-byte sequences. */
+        __m128i w = bytes16_load(body);
+        __m128i quote = open == '"' ? _mm_set1_epi8('"') : _mm_set1_epi8('\'');
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
+        unsigned stop = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))), ctl));
+        if (stop && !((unsigned)_mm_movemask_epi8(w) & ((stop & (0u - stop)) - 1))) {
+            q = body + __builtin_ctz(stop);
+            goto found;
+        }
+    }
     for (;;) {
         size_t left = (size_t)(e - q);
         unsigned valid = 0xFFFF, shift = 0;
@@ -135,10 +149,11 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
         q += __builtin_ctz(stop);
         break;
     }
+found:
     if (*q != open || carry || !lp_ends_string(ps, q + 1, ctx)) return NULL;
     size_t n = (size_t)(q - body);
     if (n > ps->lim.max_string) return NULL;
-    if (open == '\'') note(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
+    if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = (uint32_t)n;

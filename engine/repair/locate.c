@@ -209,17 +209,24 @@ void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col)
 ** entry in the block is answered from the masks below it (a broken reply
 ** logs a fix every few bytes). An entry behind the block is answered by
 ** rlocate_back, in one block's work, so entries that come back to far
-** places stay linear. Columns count code points, as advance() does. */
-void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
+** places stay linear. Columns count code points, as advance() does.
+** Returns whether the offsets ascend (never decrease), which the sweep
+** sees for free and spares the log's sort a pass to check it. */
+bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
 {
     size_t at = 0;              /* the block: text[at..at+64) */
     uint32_t line = 1, col = 1; /* at its start */
     uint64_t nls, conts;
     const char *text = l->text;
     const size_t len = l->len;
+    size_t prev = 0;
+    bool ascending = true;
     block_masks(text, len, at, &nls, &conts);
     for (coax_repair_entry *e = entries, *end = e + count; e < end; e++) {
-        size_t target = e->offset > len ? len : e->offset;
+        size_t offset = e->offset;
+        ascending &= offset >= prev;
+        prev = offset;
+        size_t target = offset > len ? len : offset;
         if (target < at) {
             rlocate_back(l, target, &e->line, &e->column);
             continue;
@@ -231,6 +238,7 @@ void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
         }
         in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column); /* target - at below 64 */
     }
+    return ascending;
 }
 
 /* Line and column of 'target' for a sweep that moves forward (*s starts
