@@ -583,9 +583,9 @@ static inline coax_code lp_push_open(lp *ps, bool object)
 ** (lp_close_top's way after that): its children copied into the arena
 ** as one block, an object's keys searched for duplicates when their key
 ** bits collide. */
-static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, coax_value *v)
+static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, const lopen *o, coax_value *v)
 {
-    lopen *o = &ps->opens[ps->nopens - 1];
+    /* o: the innermost, ps->opens[ps->nopens - 1] */
     size_t n = ps->nslots - o->base;
     lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
     memset(v, 0, sizeof *v);

@@ -14,11 +14,13 @@
 ** logging (comments and Unicode spaces are its own). */
 static inline const char *plain_spaces(const char *p, const char *e)
 {
-    /* Mostly a token follows at once: one compare, not the table (whose
-    ** address is one more register the loop would keep or reload). */
-    if (p < e && (unsigned char)*p <= ' ' && ws_tab[(unsigned char)*p]) {
+    /* Mostly a token follows at once, or a space or a line break: compares,
+    ** not the table (whose address is one more register the loop would
+    ** keep or reload). */
+    if (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || ws_tab[(unsigned char)*p])) {
         p++;
-        if (p < e && (unsigned char)*p <= ' ' && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e); /* indentation: a run */
+        if (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || ws_tab[(unsigned char)*p]))
+            p = skip_ws_run(p + 1, e); /* indentation: a run */
     }
     return p;
 }
@@ -26,9 +28,9 @@ static inline const char *plain_spaces(const char *p, const char *e)
 /* Whether the loop closes the innermost container: not the outermost
 ** (parse_one finishes the value there), nor one inside a function-call
 ** wrapper (parse_one skips its ')' after the container). */
-static inline bool closes_here(const lp *ps)
+static inline bool closes_here(const lp *ps, const lopen *top)
 {
-    return ps->nopens > 1 && !ps->opens[ps->nopens - 2].paren;
+    return ps->nopens > 1 && !top[-1].paren; /* top: ps->opens[ps->nopens - 1] */
 }
 
 /* The state machine's fast way over well-formed stretches inside a
@@ -57,7 +59,7 @@ key: /* after '{' or ',' in an object */
     p = plain_spaces(p, e);
     if (p >= e) goto stop;
     c = *p;
-    if (c == '}' && closes_here(ps)) {
+    if (c == '}' && closes_here(ps, top)) {
         if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
     }
@@ -104,7 +106,7 @@ value: /* after ':', '[' or ',' in an array */
         if (c == '{') goto key;
         goto value;
     case ']':
-        if (top->object || !closes_here(ps)) goto stop;
+        if (top->object || !closes_here(ps, top)) goto stop;
         if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
     case '"': case '\'':
@@ -138,7 +140,7 @@ value: /* after ':', '[' or ',' in an array */
 close: /* p on the bracket that closes 'top' (so lp_handle_close's way for a bracket that matches), not the outermost */
     ps->p = ++p;
     ps->st = st;
-    if ((rc = lp_close_children(ps, &v))) return rc; /* no key waits: lp_close_top's way after it */
+    if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */
     top = &ps->opens[ps->nopens - 1];
 have_value: /* v read, p just past it */
     ps->p = p;
@@ -157,7 +159,7 @@ after_value:
         if (top->object) goto key;
         goto value;
     }
-    if ((c == '}' || c == ']') && (c == '}') == top->object && closes_here(ps)) goto close;
+    if ((c == '}' || c == ']') && (c == '}') == top->object && closes_here(ps, top)) goto close;
 stop:
     ps->p = p;
     ps->st = st;

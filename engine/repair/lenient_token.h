@@ -20,21 +20,28 @@ static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, int ctx
     const char *d = s + (*s == '-'), *q = d;
     while (q < e && is_digit(*q)) q++;
     size_t nd = (size_t)(q - d);
-    bool frac = q < e && *q == '.';
-    const char *f = frac ? ++q : q;
-    while (frac && q < e && is_digit(*q)) q++;
-    /* a digit after a comma may be a thousands group: lp_try_number's reading */
-    bool group = q < e && *q == ',' && !frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1]);
-    if (nd && !(nd > 1 && *d == '0') && (!frac || q > f) && !group &&
-        (q >= e || *q == ',' || *q == '}' || *q == ']' || ws_tab[(unsigned char)*q])) {
-        out->type = COAX_NUMBER;
-        out->flags = frac ? 0 : COAX_VF_INT_TEXT;
-        out->len = (uint32_t)(q - s);
-        out->u.text = lp_text(ps, s, (size_t)(q - s));
-        ps->p = q;
-        return true;
+    if (!nd || (nd > 1 && *d == '0')) return false;
+    bool frac = false;
+    if (q < e && *q == '.') {
+        const char *f = ++q;
+        while (q < e && is_digit(*q)) q++;
+        if (q == f) return false;
+        frac = true;
     }
-    return false;
+    if (q < e) {
+        if (*q == ',') {
+            /* a digit after a comma may be a thousands group: lp_try_number's reading */
+            if (!frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1])) return false;
+        } else if (*q != '}' && *q != ']' && !ws_tab[(unsigned char)*q]) {
+            return false;
+        }
+    }
+    out->type = COAX_NUMBER;
+    out->flags = frac ? 0 : COAX_VF_INT_TEXT;
+    out->len = (uint32_t)(q - s);
+    out->u.text = lp_text(ps, s, (size_t)(q - s));
+    ps->p = q;
+    return true;
 }
 
 /* An identifier and its colon where a key goes, at ps->p: the unquoted
@@ -61,13 +68,20 @@ static inline bool lp_ident_key(lp *ps, coax_value *out)
 ** anything else. */
 static inline bool lp_literal(lp *ps, coax_value *out)
 {
-    const char *s = ps->p, *p = s, *e = ps->e;
-    while (p < e && is_ident((unsigned char)*p)) p++;
-    if (p < e && !ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']') return false;
-    size_t n = (size_t)(p - s);
-    bool t = n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4));
-    bool f = n == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5));
-    if (!t && !f && !(n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "None", 4)))) return false;
+    const char *s = ps->p, *e = ps->e;
+    /* The word compared first, then the byte after it: no identifier byte
+    ** (so the word is the whole run of them) and a delimiter. */
+    if (e - s < 4) return false;
+    bool t = !memcmp(s, "true", 4) || !memcmp(s, "True", 4), f = false;
+    size_t n = 4;
+    if (!t && memcmp(s, "null", 4) && memcmp(s, "None", 4)) {
+        if (e - s < 5 || (memcmp(s, "false", 5) && memcmp(s, "False", 5))) return false;
+        f = true;
+        n = 5;
+    }
+    const char *p = s + n;
+    if (p < e && (is_ident((unsigned char)*p) || (!ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']')))
+        return false;
     if (*s == 'T' || *s == 'F' || *s == 'N') note_inline(ps, RK_PYTHON_LITERAL, s);
     memset(out, 0, sizeof *out);
     out->type = t || f ? COAX_BOOL : COAX_NULL;

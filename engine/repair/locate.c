@@ -126,11 +126,12 @@ static inline void block_masks(const char *text, size_t len, size_t at, uint64_t
     }
     uint64_t n = 0, c = 0;
 #if BYTES16
-    for (unsigned k = 0; k < 4; k++) {
-        __m128i w = bytes16_load(p + 16 * k);
-        n |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
-        c |= (uint64_t)bytes16_cont(w) << (16 * k);
-    }
+    /* written out: GCC keeps the loop over the four, a variable shift each */
+    __m128i w0 = bytes16_load(p), w1 = bytes16_load(p + 16), w2 = bytes16_load(p + 32), w3 = bytes16_load(p + 48);
+    n = (uint64_t)bytes16_eq(w0, '\n') | (uint64_t)bytes16_eq(w1, '\n') << 16 | (uint64_t)bytes16_eq(w2, '\n') << 32 |
+        (uint64_t)bytes16_eq(w3, '\n') << 48;
+    c = (uint64_t)bytes16_cont(w0) | (uint64_t)bytes16_cont(w1) << 16 | (uint64_t)bytes16_cont(w2) << 32 |
+        (uint64_t)bytes16_cont(w3) << 48;
 #else
     for (unsigned k = 0; k < 64; k++) {
         n |= (uint64_t)(p[k] == '\n') << k;
@@ -168,7 +169,7 @@ static inline __attribute__((always_inline)) void in_block(uint64_t nls, uint64_
     } else {
         unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
         uint64_t after = c & ~((2ull << last) - 1);
-        *out_line = line + bits64(n);
+        *out_line = line + (n & (n - 1) ? bits64(n) : 1); /* mostly one line break */
         *out_col = k64 - last - (after ? bits64(after) : 0);
     }
 }
@@ -227,6 +228,11 @@ bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
         ascending &= offset >= prev;
         prev = offset;
         size_t target = offset > len ? len : offset;
+        if (target - at < 64 && !(nls | conts)) { /* in the block, which is ASCII on one line: mostly */
+            e->line = line;
+            e->column = col + (uint32_t)(target - at);
+            continue;
+        }
         if (target < at) {
             rlocate_back(l, target, &e->line, &e->column);
             continue;
