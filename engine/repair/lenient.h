@@ -587,7 +587,7 @@ static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps,
 {
     /* o: the innermost, ps->opens[ps->nopens - 1] */
     size_t n = ps->nslots - o->base;
-    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    lslot *kids = ps->slots + o->base; /* never NULL: first_slots at the start */
     memset(v, 0, sizeof *v);
     if (o->object) {
         coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);
