@@ -167,6 +167,19 @@ static inline void note(lp *ps, rkind k, const char *at)
     if (rlog_add(ps->log, k, off(ps, at)) == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
 }
 
+/* note with rlog_add's append written out inline: for the fixes the fast
+** way logs at almost every token (single quotes), where the calls cost as
+** much as the entry (GCC keeps rlog_append out of line there). */
+static inline __attribute__((always_inline)) void note_inline(lp *ps, rkind k, const char *at)
+{
+    rlog *log = ps->log;
+    size_t at_off = off(ps, at);
+    const rkind_info *info = &rkind_table[k];
+    if ((log->n != log->cap && !log->oom) || rlog_grow(log))
+        log->e[log->n++] = (coax_repair_entry){info->name, info->detail, at_off, 0, 0, info->cls};
+    if (info->cls == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
+}
+
 static inline coax_class class_if(bool invented) { return invented ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED; }
 
 static inline coax_code nomem(lp *ps)
@@ -238,6 +251,21 @@ static inline char *lp_strdup(lp *ps, const char *s, size_t n)
 /* JSON's whitespace and \f, \v, as a table. */
 static const uint8_t ws_tab[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1};
 
+/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
+** read sixteen bytes at a time. */
+static inline const char *skip_ws_run(const char *p, const char *e)
+{
+#if BYTES16
+    while (e - p >= 16) {
+        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
+        if (other) return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < e && ws_tab[(unsigned char)*p]) p++;
+    return p;
+}
+
 /* ASCII letters, digits, '_' and '$', as a table: words are read a byte
 ** at a time. */
 static const uint8_t ident_tab[256] = {
@@ -296,8 +324,12 @@ static inline bool lp_ends_string(const lp *ps, const char *p, int ctx)
 {
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
         return p >= ps->e || !is_ident((unsigned char)*p);
-    /* Mostly a comma or colon at once: the answer of the switch below. */
+    /* Mostly a comma or colon at once, or a closing bracket, maybe after
+    ** spaces and a line break: lp_ends_string_slow's answers for them. */
     if (p < ps->e && (*p == ',' || *p == ':')) return true;
+    const char *r = p < ps->e && ws_tab[(unsigned char)*p] ? skip_ws_run(p, ps->e) : p;
+    if (r >= ps->e || *r == ',' || *r == ':') return true;
+    if (*r == '}' || *r == ']') return ps->nopens > 0;
     return lp_ends_string_slow(ps, p, ctx);
 }
 
@@ -456,21 +488,6 @@ static const uint8_t space_start[256] = {
     [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
 };
 
-/* The end of a run of JSON whitespace (ws_tab) at p: indentation runs are
-** read sixteen bytes at a time. */
-static inline const char *skip_ws_run(const char *p, const char *e)
-{
-#if BYTES16
-    while (e - p >= 16) {
-        unsigned other = ~bytes16_space(bytes16_load(p)) & 0xFFFFu;
-        if (other) return p + __builtin_ctz(other);
-        p += 16;
-    }
-#endif
-    while (p < e && ws_tab[(unsigned char)*p]) p++;
-    return p;
-}
-
 /* Whether the value about to start belongs to a member whose key was
 ** guessed (only after an invented repair in this value: the common case
 ** costs one test). */
@@ -496,11 +513,21 @@ static inline void flag_value(lp *ps, coax_value *v)
 static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 {
     const unsigned char *k = (const unsigned char *)key; /* NUL-terminated: k[0] is there */
-    unsigned bit = ((unsigned)k[0] + 9u * k[klen ? klen - 1 : 0] + 5u * (unsigned)klen) & 63;
+    unsigned bit = (unsigned)k[0] + 9u * k[klen ? klen - 1 : 0] + 5u * (unsigned)klen; /* mod 64 below */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    /* bts takes the bit's number mod 64, sets it and reports its old value
+    ** (as the strict parser's key_bits does) */
+    bool was_set;
+    __asm__("btsq %[bit], %[bits]" : [bits] "+r"(bits), "=@ccc"(was_set) : [bit] "r"((uint64_t)bit));
+    return was_set ? UINT64_MAX : bits;
+#else
+    bit &= 63;
     return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
+#endif
 }
 
-static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+/* A new slot, zeroed (NULL when out of memory). */
+static inline __attribute__((always_inline)) lslot *new_slot(lp *ps)
 {
     /* Past the first block, one sized for the span (a member every 32
     ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
@@ -509,10 +536,17 @@ static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const c
         if (!lp_grow(ps, (void **)&ps->slots, &ps->cslots,
                      ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
                      sizeof(lslot), ps->first_slots))
-            return nomem(ps);
+            return NULL;
     }
     lslot *s = &ps->slots[ps->nslots++];
     memset(s, 0, sizeof *s);
+    return s;
+}
+
+static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+{
+    lslot *s = new_slot(ps);
+    if (!s) return nomem(ps);
     if (key) {
         s->m.key = key->u.text;
         s->m.klen = key->len;
@@ -549,11 +583,11 @@ static inline coax_code lp_push_open(lp *ps, bool object)
 ** (lp_close_top's way after that): its children copied into the arena
 ** as one block, an object's keys searched for duplicates when their key
 ** bits collide. */
-static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, coax_value *v)
+static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, const lopen *o, coax_value *v)
 {
-    lopen *o = &ps->opens[ps->nopens - 1];
+    /* o: the innermost, ps->opens[ps->nopens - 1] */
     size_t n = ps->nslots - o->base;
-    lslot *kids = ps->slots ? ps->slots + o->base : NULL; /* no slots yet: n is 0 */
+    lslot *kids = ps->slots + o->base; /* never NULL: first_slots at the start */
     memset(v, 0, sizeof *v);
     if (o->object) {
         coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);

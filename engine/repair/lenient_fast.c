@@ -14,9 +14,13 @@
 ** logging (comments and Unicode spaces are its own). */
 static inline const char *plain_spaces(const char *p, const char *e)
 {
-    if (p < e && ws_tab[(unsigned char)*p]) {
+    /* Mostly a token follows at once, or a space or a line break: compares,
+    ** not the table (whose address is one more register the loop would
+    ** keep or reload). */
+    if (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || ws_tab[(unsigned char)*p])) {
         p++;
-        if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e); /* indentation: a run */
+        if (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || ws_tab[(unsigned char)*p]))
+            p = skip_ws_run(p + 1, e); /* indentation: a run */
     }
     return p;
 }
@@ -24,9 +28,9 @@ static inline const char *plain_spaces(const char *p, const char *e)
 /* Whether the loop closes the innermost container: not the outermost
 ** (parse_one finishes the value there), nor one inside a function-call
 ** wrapper (parse_one skips its ')' after the container). */
-static inline bool closes_here(const lp *ps)
+static inline bool closes_here(const lp *ps, const lopen *top)
 {
-    return ps->nopens > 1 && !ps->opens[ps->nopens - 2].paren;
+    return ps->nopens > 1 && !top[-1].paren; /* top: ps->opens[ps->nopens - 1] */
 }
 
 /* The state machine's fast way over well-formed stretches inside a
@@ -55,8 +59,8 @@ key: /* after '{' or ',' in an object */
     p = plain_spaces(p, e);
     if (p >= e) goto stop;
     c = *p;
-    if (c == '}' && closes_here(ps)) {
-        if (comma) note(ps, RK_TRAILING_COMMA, comma);
+    if (c == '}' && closes_here(ps, top)) {
+        if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
     }
     {
@@ -70,7 +74,14 @@ key: /* after '{' or ',' in an object */
         } else {
             goto stop;
         }
-        if ((rc = push_slot(ps, &key, koff))) return rc;
+        /* push_slot's way, with the object at hand, for a key neither
+        ** way above flags as invented */
+        lslot *s = new_slot(ps);
+        if (!s) return nomem(ps);
+        s->m.key = key.u.text;
+        s->m.klen = key.len;
+        s->koff = (uint32_t)koff;
+        top->keys = key_bits(top->keys, key.u.text, key.len);
         p = ps->p;
         comma = NULL;
     }
@@ -84,6 +95,7 @@ value: /* after ':', '[' or ',' in an array */
     p = plain_spaces(p, e);
     if (p >= e || top->paren) goto stop; /* parse_one skips a wrapper's ')' after the value */
     c = *p;
+    if (c == '"' || c == '\'') goto quoted; /* most values: ahead of the switch's tests */
     switch (c) {
     case '{': case '[':
         ps->p = p;
@@ -94,10 +106,11 @@ value: /* after ':', '[' or ',' in an array */
         if (c == '{') goto key;
         goto value;
     case ']':
-        if (top->object || !closes_here(ps)) goto stop;
-        if (comma) note(ps, RK_TRAILING_COMMA, comma);
+        if (top->object || !closes_here(ps, top)) goto stop;
+        if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
     case '"': case '\'':
+    quoted:
         if (e - p >= 3 && p[1] == c && p[2] == c) goto stop; /* a block string */
         {
             size_t logged = ps->log->n;
@@ -127,7 +140,7 @@ value: /* after ':', '[' or ',' in an array */
 close: /* p on the bracket that closes 'top' (so lp_handle_close's way for a bracket that matches), not the outermost */
     ps->p = ++p;
     ps->st = st;
-    if ((rc = lp_close_children(ps, &v))) return rc; /* no key waits: lp_close_top's way after it */
+    if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */
     top = &ps->opens[ps->nopens - 1];
 have_value: /* v read, p just past it */
     ps->p = p;
@@ -146,7 +159,7 @@ after_value:
         if (top->object) goto key;
         goto value;
     }
-    if ((c == '}' || c == ']') && (c == '}') == top->object && closes_here(ps)) goto close;
+    if ((c == '}' || c == ']') && (c == '}') == top->object && closes_here(ps, top)) goto close;
 stop:
     ps->p = p;
     ps->st = st;

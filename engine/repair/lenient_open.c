@@ -56,7 +56,7 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
             lp_fill_null(ps);
         }
     }
-    return lp_close_children(ps, v);
+    return lp_close_children(ps, o, v);
 }
 
 /* A closing bracket 'c' while containers are open: closes the innermost,

@@ -20,21 +20,28 @@ static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, int ctx
     const char *d = s + (*s == '-'), *q = d;
     while (q < e && is_digit(*q)) q++;
     size_t nd = (size_t)(q - d);
-    bool frac = q < e && *q == '.';
-    const char *f = frac ? ++q : q;
-    while (frac && q < e && is_digit(*q)) q++;
-    /* a digit after a comma may be a thousands group: lp_try_number's reading */
-    bool group = q < e && *q == ',' && !frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1]);
-    if (nd && !(nd > 1 && *d == '0') && (!frac || q > f) && !group &&
-        (q >= e || *q == ',' || *q == '}' || *q == ']' || ws_tab[(unsigned char)*q])) {
-        out->type = COAX_NUMBER;
-        out->flags = frac ? 0 : COAX_VF_INT_TEXT;
-        out->len = (uint32_t)(q - s);
-        out->u.text = lp_text(ps, s, (size_t)(q - s));
-        ps->p = q;
-        return true;
+    if (!nd || (nd > 1 && *d == '0')) return false;
+    bool frac = false;
+    if (q < e && *q == '.') {
+        const char *f = ++q;
+        while (q < e && is_digit(*q)) q++;
+        if (q == f) return false;
+        frac = true;
     }
-    return false;
+    if (q < e) {
+        if (*q == ',') {
+            /* a digit after a comma may be a thousands group: lp_try_number's reading */
+            if (!frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1])) return false;
+        } else if (*q != '}' && *q != ']' && !ws_tab[(unsigned char)*q]) {
+            return false;
+        }
+    }
+    out->type = COAX_NUMBER;
+    out->flags = frac ? 0 : COAX_VF_INT_TEXT;
+    out->len = (uint32_t)(q - s);
+    out->u.text = lp_text(ps, s, (size_t)(q - s));
+    ps->p = q;
+    return true;
 }
 
 /* An identifier and its colon where a key goes, at ps->p: the unquoted
@@ -46,7 +53,7 @@ static inline bool lp_ident_key(lp *ps, coax_value *out)
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - s);
     if (!n || n > ps->lim.max_string || p >= e || *p != ':') return false;
-    note_as(ps, RK_UNQUOTED_KEY, COAX_CLASS_INFERRED, s);
+    note_inline(ps, RK_UNQUOTED_KEY, s); /* its usual class: inferred */
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = (uint32_t)n;
@@ -61,14 +68,21 @@ static inline bool lp_ident_key(lp *ps, coax_value *out)
 ** anything else. */
 static inline bool lp_literal(lp *ps, coax_value *out)
 {
-    const char *s = ps->p, *p = s, *e = ps->e;
-    while (p < e && is_ident((unsigned char)*p)) p++;
-    if (p < e && !ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']') return false;
-    size_t n = (size_t)(p - s);
-    bool t = n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4));
-    bool f = n == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5));
-    if (!t && !f && !(n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "None", 4)))) return false;
-    if (*s == 'T' || *s == 'F' || *s == 'N') note(ps, RK_PYTHON_LITERAL, s);
+    const char *s = ps->p, *e = ps->e;
+    /* The word compared first, then the byte after it: no identifier byte
+    ** (so the word is the whole run of them) and a delimiter. */
+    if (e - s < 4) return false;
+    bool t = !memcmp(s, "true", 4) || !memcmp(s, "True", 4), f = false;
+    size_t n = 4;
+    if (!t && memcmp(s, "null", 4) && memcmp(s, "None", 4)) {
+        if (e - s < 5 || (memcmp(s, "false", 5) && memcmp(s, "False", 5))) return false;
+        f = true;
+        n = 5;
+    }
+    const char *p = s + n;
+    if (p < e && (is_ident((unsigned char)*p) || (!ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']')))
+        return false;
+    if (*s == 'T' || *s == 'F' || *s == 'N') note_inline(ps, RK_PYTHON_LITERAL, s);
     memset(out, 0, sizeof *out);
     out->type = t || f ? COAX_BOOL : COAX_NULL;
     out->u.boolean = t;
@@ -92,6 +106,20 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
     char open = *p;
     if (ctx == CTX_KEY && ps->inv) return NULL;
     unsigned carry = 0; /* continuation bytes due at the start of the block */
+    if (e - body >= 16) {
+        /* Most strings are short and ASCII: a stop in the first block with
+        ** no byte from 0x80 before it is the loop's answer at its first
+        ** step, without its set-up for multi-byte sequences. */
+        __m128i w = bytes16_load(body);
+        __m128i quote = open == '"' ? _mm_set1_epi8('"') : _mm_set1_epi8('\'');
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
+        unsigned stop = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))), ctl));
+        if (stop && !((unsigned)_mm_movemask_epi8(w) & ((stop & (0u - stop)) - 1))) {
+            q = body + __builtin_ctz(stop);
+            goto found;
+        }
+    }
     for (;;) {
         size_t left = (size_t)(e - q);
         unsigned valid = 0xFFFF, shift = 0;
@@ -135,10 +163,11 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
         q += __builtin_ctz(stop);
         break;
     }
+found:
     if (*q != open || carry || !lp_ends_string(ps, q + 1, ctx)) return NULL;
     size_t n = (size_t)(q - body);
     if (n > ps->lim.max_string) return NULL;
-    if (open == '\'') note(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
+    if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
     memset(out, 0, sizeof *out);
     out->type = COAX_STRING;
     out->len = (uint32_t)n;

@@ -126,11 +126,12 @@ static inline void block_masks(const char *text, size_t len, size_t at, uint64_t
     }
     uint64_t n = 0, c = 0;
 #if BYTES16
-    for (unsigned k = 0; k < 4; k++) {
-        __m128i w = bytes16_load(p + 16 * k);
-        n |= (uint64_t)bytes16_eq(w, '\n') << (16 * k);
-        c |= (uint64_t)bytes16_cont(w) << (16 * k);
-    }
+    /* written out: GCC keeps the loop over the four, a variable shift each */
+    __m128i w0 = bytes16_load(p), w1 = bytes16_load(p + 16), w2 = bytes16_load(p + 32), w3 = bytes16_load(p + 48);
+    n = (uint64_t)bytes16_eq(w0, '\n') | (uint64_t)bytes16_eq(w1, '\n') << 16 | (uint64_t)bytes16_eq(w2, '\n') << 32 |
+        (uint64_t)bytes16_eq(w3, '\n') << 48;
+    c = (uint64_t)bytes16_cont(w0) | (uint64_t)bytes16_cont(w1) << 16 | (uint64_t)bytes16_cont(w2) << 32 |
+        (uint64_t)bytes16_cont(w3) << 48;
 #else
     for (unsigned k = 0; k < 64; k++) {
         n |= (uint64_t)(p[k] == '\n') << k;
@@ -168,7 +169,7 @@ static inline __attribute__((always_inline)) void in_block(uint64_t nls, uint64_
     } else {
         unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
         uint64_t after = c & ~((2ull << last) - 1);
-        *out_line = line + bits64(n);
+        *out_line = line + (n & (n - 1) ? bits64(n) : 1); /* mostly one line break */
         *out_col = k64 - last - (after ? bits64(after) : 0);
     }
 }
@@ -209,17 +210,29 @@ void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col)
 ** entry in the block is answered from the masks below it (a broken reply
 ** logs a fix every few bytes). An entry behind the block is answered by
 ** rlocate_back, in one block's work, so entries that come back to far
-** places stay linear. Columns count code points, as advance() does. */
-void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
+** places stay linear. Columns count code points, as advance() does.
+** Returns whether the offsets ascend (never decrease), which the sweep
+** sees for free and spares the log's sort a pass to check it. */
+bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
 {
     size_t at = 0;              /* the block: text[at..at+64) */
     uint32_t line = 1, col = 1; /* at its start */
     uint64_t nls, conts;
     const char *text = l->text;
     const size_t len = l->len;
+    size_t prev = 0;
+    bool ascending = true;
     block_masks(text, len, at, &nls, &conts);
     for (coax_repair_entry *e = entries, *end = e + count; e < end; e++) {
-        size_t target = e->offset > len ? len : e->offset;
+        size_t offset = e->offset;
+        ascending &= offset >= prev;
+        prev = offset;
+        size_t target = offset > len ? len : offset;
+        if (target - at < 64 && !(nls | conts)) { /* in the block, which is ASCII on one line: mostly */
+            e->line = line;
+            e->column = col + (uint32_t)(target - at);
+            continue;
+        }
         if (target < at) {
             rlocate_back(l, target, &e->line, &e->column);
             continue;
@@ -231,6 +244,7 @@ void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
         }
         in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column); /* target - at below 64 */
     }
+    return ascending;
 }
 
 /* Line and column of 'target' for a sweep that moves forward (*s starts

@@ -48,6 +48,7 @@ typedef struct job {
     pending *c;
     size_t n, cap;
     rlocator where;          /* line and column of offsets (the log's, the candidates') */
+    bool log_ascends;        /* the log's offsets never decrease (rlocate_entries saw): its slices need no sort */
 } job;
 
 static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
@@ -335,7 +336,8 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
     size_t npre = p->pre_to - p->pre_from, nval = p->to - p->from;
     size_t n = npre + nval + p->double_encoded + p->fragment;
     coax_repair_entry *e;
-    if (!p->double_encoded && !p->fragment && (npre == 0 || p->pre_to == p->from)) {
+    bool slice = !p->double_encoded && !p->fragment && (npre == 0 || p->pre_to == p->from);
+    if (slice) {
         e = j->log.e ? j->log.e + (npre ? p->pre_from : p->from) : NULL; /* NULL: no entries */
     } else {
         e = coax_arena_alloc(j->arena, n * sizeof *e + 1);
@@ -350,7 +352,7 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
     }
     /* Sorting a slice in place is safe: value candidates come before the
     ** sequence that spans them, and sorted slices concatenate sorted. */
-    if (!sort_entries(j, e, n)) return nomem(j);
+    if (!(slice && j->log_ascends) && !sort_entries(j, e, n)) return nomem(j);
     *c = (coax_candidate){p->value, p->source, p->start, p->end, p->complete, n ? e : NULL, n};
     return COAX_OK;
 }
@@ -447,7 +449,7 @@ static coax_code run(job *j, coax_repair_result *out)
     size_t best = choose(j);
     if (best == SIZE_MAX)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
-    if (j->log.n) rlocate_entries(&j->where, j->log.e, j->log.n);
+    if (j->log.n) j->log_ascends = rlocate_entries(&j->where, j->log.e, j->log.n);
     locate_starts(j);
     if (j->log.e) { /* the arena owns the log from here on */
         if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);

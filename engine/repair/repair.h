@@ -143,8 +143,9 @@ typedef struct rsweep {
     uint32_t line, col;
 } rsweep;
 
-/* Every entry's line and column, from its offset (one forward sweep). */
-void rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count);
+/* Every entry's line and column, from its offset (one forward sweep);
+** returns whether the offsets ascend (never decrease). */
+bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count);
 /* Line and column of 'target' in one block's work, wherever it is. */
 void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col);
 /* Line and column of 'target', moving the sweep *s forward to it. */
