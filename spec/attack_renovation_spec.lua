@@ -324,12 +324,14 @@ return { schema = { type = 'integer' }, prompt = 'x',
     it("a strategy that fills the memory cap with " .. h[1] .. " holds none of it once its session ended", function()
       local attacker = "KEEP = {} return { schema = { type = 'integer' }, prompt = 'x', " .. h[2] .. " }"
       -- a small cap, so memory runs out long before the instruction budget on any machine
-      local a, e = session(attacker, { replies = { "no", "1" } }, coax.engine({ lua_memory = 16 * 1024 * 1024 }))
+      -- (at 16 MB a hoarder took 0.6 s, 1.4 s under ASan, of the budget's 2.5 s of
+      -- wall time, and hit it first on a loaded machine)
+      local a, e = session(attacker, { replies = { "no", "1" } }, coax.engine({ lua_memory = 6 * 1024 * 1024 }))
       assert.are.equal("limit", a:outcome())
       assert.are.same({ "limit", "strategy: not enough memory" }, { a:error() })
       local victim = "return { schema = { type = 'integer' }, prompt = 'x', context_budget = 60 }"
       local v = session(victim, { replies = { "no", "no", "1" } }, e)
-      local fresh = session(victim, { replies = { "no", "no", "1" } }, coax.engine({ lua_memory = 16 * 1024 * 1024 }))
+      local fresh = session(victim, { replies = { "no", "no", "1" } }, coax.engine({ lua_memory = 6 * 1024 * 1024 }))
       assert.are.equal("ok", v:outcome())
       assert.are.equal(fresh:report().metrics.input_tokens_est, v:report().metrics.input_tokens_est)
       assert.are.same(H.conversation(fresh:report(), 3), H.conversation(v:report(), 3))
