@@ -36,13 +36,24 @@ static const uint8_t is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1
 char *coax_json_skip_ws_run(char *p);
 
 /* The first byte at or after p that is not whitespace. Most values follow
-** no whitespace or one space. */
+** no whitespace or one space; most runs longer than that are a newline and
+** an indentation of spaces, which one compare with the space crosses here:
+** the out-of-line run (a call and four compares) took a tenth of the
+** parser's instructions on pretty-printed documents. The run goes on from
+** where the spaces stop only when the byte there is a control byte
+** (another newline, a tab, or a fault); after sixteen spaces ~m's bit 16
+** stops the count there. */
 static inline char *skip_ws(char *p)
 {
     if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
     if (!is_ws[(unsigned char)*p]) return p;
     p++;
     if ((unsigned char)*p > ' ') return p;
+#ifdef __SSE2__
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), _mm_set1_epi8(' ')));
+    p += __builtin_ctz(~m);
+    if ((unsigned char)*p > ' ') return p;
+#endif
     return coax_json_skip_ws_run(p);
 }
 
