@@ -130,6 +130,72 @@ static inline size_t string_scan(const char *s)
     return i + at;
 }
 
+#ifndef __SSE2__
+static const uint8_t text_stop[256] = {[0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1};
+#endif
+
+#ifdef SCAN_ASM
+static const uint8_t below_space[16] __attribute__((aligned(16))) = {[0 ... 15] = 0x1F};
+#endif
+
+/* stop_at for an input known to be valid UTF-8 (coax_json_copy_input):
+** bytes of multi-byte sequences do not stop it, as they need no check. A
+** control byte is one that pminub with 0x1F leaves unchanged. */
+static inline bool text_stop_at(const char *p, size_t *at)
+{
+#ifdef SCAN_ASM
+    bool found;
+    uint64_t m;
+    __m128i w, a, b;
+    __asm__("movdqu %[p], %[w]\n\t"
+            "movdqa %[q], %[a]\n\t"
+            "pcmpeqb %[w], %[a]\n\t"
+            "movdqa %[bs], %[b]\n\t"
+            "pcmpeqb %[w], %[b]\n\t"
+            "por %[b], %[a]\n\t"
+            "movdqa %[ls], %[b]\n\t"
+            "pminub %[w], %[b]\n\t"
+            "pcmpeqb %[w], %[b]\n\t"
+            "por %[b], %[a]\n\t"
+            "pmovmskb %[a], %k[m]\n\t"
+            "bsfq %[m], %[m]" /* ZF when no bit is set */
+            : [m] "=r"(m), [w] "=&x"(w), [a] "=&x"(a), [b] "=&x"(b), "=@ccnz"(found)
+            : [p] "m"(*(const char(*)[16])p), [q] "m"(quotes), [bs] "m"(backslashes), [ls] "m"(below_space));
+    *at = m;
+    return found;
+#else
+    unsigned m;
+#ifdef __SSE2__
+    __m128i w = _mm_loadu_si128((const __m128i *)p);
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                             _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                                _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w));
+    m = (unsigned)_mm_movemask_epi8(stop);
+#else
+    m = 0;
+    for (int i = 0; i < 16; i++) m |= (unsigned)text_stop[(unsigned char)p[i]] << i;
+#endif
+    *at = m ? (unsigned)__builtin_ctz(m) : 0;
+    return m != 0;
+#endif
+}
+
+/* string_scan over an input known to be valid UTF-8. */
+static inline size_t text_scan(const char *s)
+{
+    size_t at;
+    if (__builtin_expect(text_stop_at(s, &at), 1)) return at;
+    size_t i = 16;
+    while (!text_stop_at(s + i, &at)) i += 16;
+    return i + at;
+}
+
+/* Copies the input's len bytes from text to copy, then its NUL and
+** SCAN_PAD zero bytes, and returns whether the input is all valid UTF-8
+** (then no string of it can hold invalid UTF-8, and text_scan crosses
+** multi-byte sequences unchecked). */
+bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len);
+
 /* Where a string ends: its closing quote and decoded length, or no quote
 ** and the error code in 'len'. Two words, returned in registers: the hot
 ** loop keeps its cursor out of memory. */
