@@ -45,6 +45,113 @@ char *coax_json_skip_ws_run(char *p)
 #endif
 }
 
+/* What a byte that leads a multi-byte sequence asks of the bytes after it
+** (RFC 3629's table, as coax_utf8_decode checks it): its length, the range
+** of its second byte (lo to lo + span: no overlong form, no surrogate,
+** nothing above U+10FFFF) and which of its third and fourth bytes must be
+** continuation bytes (a 0xC0 mask). A byte that leads none has length 0. */
+typedef struct utf8_lead {
+    uint8_t len, lo, span, m2, m3;
+} utf8_lead;
+
+static const utf8_lead utf8_leads[256] = {
+    [0xC2 ... 0xDF] = {2, 0x80, 0x3F, 0, 0},
+    [0xE0] = {3, 0xA0, 0x1F, 0xC0, 0},
+    [0xE1 ... 0xEC] = {3, 0x80, 0x3F, 0xC0, 0},
+    [0xED] = {3, 0x80, 0x1F, 0xC0, 0},
+    [0xEE ... 0xEF] = {3, 0x80, 0x3F, 0xC0, 0},
+    [0xF0] = {4, 0x90, 0x2F, 0xC0, 0xC0},
+    [0xF1 ... 0xF3] = {4, 0x80, 0x3F, 0xC0, 0xC0},
+    [0xF4] = {4, 0x80, 0x0F, 0xC0, 0xC0},
+};
+
+/* Length of the valid sequence at p (a byte >= 0x80), or 0: one lookup
+** and one branch. p[1] to p[3] must be readable. */
+static inline unsigned sequence_length(const unsigned char *p)
+{
+    utf8_lead l = utf8_leads[p[0]];
+    bool bad = (l.len == 0) | ((unsigned char)(p[1] - l.lo) > l.span) | ((p[2] & l.m2) != (l.m2 & 0x80)) |
+               ((p[3] & l.m3) != (l.m3 & 0x80));
+    return bad ? 0 : l.len;
+}
+
+#ifdef __SSE2__
+/* Checks the sequences of a block of 'width' bytes at p (width <= 64)
+** whose bytes >= 0x80 are the bits of m, the first '*skip' of them the
+** end of a sequence begun before the block; '*skip' receives how far the
+** block's last sequence reaches past it. False at an invalid sequence. */
+static inline bool check_block(const unsigned char *p, uint64_t m, unsigned width, unsigned *skip)
+{
+    m &= ~(uint64_t)0 << *skip;
+    *skip = 0;
+    while (m) {
+        unsigned i = (unsigned)__builtin_ctzll(m), n = sequence_length(p + i);
+        if (!n) return false;
+        if (i + n >= width) {
+            *skip = i + n - width;
+            break;
+        }
+        m &= ~(uint64_t)0 << (i + n);
+    }
+    return true;
+}
+
+static inline uint64_t high_bits(const char *p)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)p));
+}
+#endif
+
+bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len)
+{
+    bool valid = true;
+#ifdef __SSE2__
+    size_t i = 0;
+    /* 64 bytes a step, and the bytes >= 0x80 among them checked from the
+    ** input while it is in registers and cache: most steps have none, and
+    ** a sequence's last three bytes are read from within the input (the
+    ** last steps' are read from the copy's padding below). A text with an
+    ** invalid sequence is copied on and left to the strings' own checks. */
+    unsigned skip = 0;
+    for (; len - i >= 64 + 3; i += 64) {
+        const char *s = text + i;
+        char *d = copy + i;
+        __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_storeu_si128((__m128i *)d, a);
+        _mm_storeu_si128((__m128i *)(d + 16), b);
+        _mm_storeu_si128((__m128i *)(d + 32), c);
+        _mm_storeu_si128((__m128i *)(d + 48), e);
+        if (__builtin_expect(!_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, e))), 1)) {
+            skip = 0; /* a sequence reaches at most 3 bytes into the next step */
+            continue;
+        }
+        if (!valid) continue;
+        uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(a) | (uint64_t)(unsigned)_mm_movemask_epi8(b) << 16 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(c) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(e) << 48;
+        valid = check_block((const unsigned char *)s, m, 64, &skip);
+    }
+    if (len > i) memcpy(copy + i, text + i, len - i); /* text may be NULL when len is 0 */
+    memset(copy + len, 0, 1 + SCAN_PAD);
+    /* the rest from the copy, 16 bytes a step: its NUL and padding are
+    ** ASCII and readable */
+    for (; valid && i < len; i += 16) valid = check_block((const unsigned char *)copy + i, high_bits(copy + i), 16, &skip);
+#else
+    if (len) memcpy(copy, text, len); /* text may be NULL when len is 0 */
+    memset(copy + len, 0, 1 + SCAN_PAD);
+    for (const unsigned char *p = (const unsigned char *)copy, *end = p + len; valid && p < end;) {
+        if (*p < 0x80) {
+            p++;
+        } else {
+            unsigned n = sequence_length(p);
+            valid = n != 0;
+            p += n;
+        }
+    }
+#endif
+    return valid;
+}
+
 /* Decodes the escapes of a string body in place (s..e, known to be free of
 ** raw control characters and invalid UTF-8); returns the decoded length. */
 static coax_code decode_escapes(const text *t, char *s, const char *e, size_t *outlen)

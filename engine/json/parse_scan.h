@@ -36,75 +36,108 @@ static const uint8_t is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1
 char *coax_json_skip_ws_run(char *p);
 
 /* The first byte at or after p that is not whitespace. Most values follow
-** no whitespace or one space. */
+** no whitespace or one space; most runs longer than that are a newline and
+** an indentation of spaces, which one compare with the space crosses here:
+** the out-of-line run (a call and four compares) took a tenth of the
+** parser's instructions on pretty-printed documents. The run goes on from
+** where the spaces stop only when the byte there is a control byte
+** (another newline, a tab, or a fault); after sixteen spaces ~m's bit 16
+** stops the count there. */
 static inline char *skip_ws(char *p)
 {
     if ((unsigned char)*p > ' ') return p; /* no whitespace byte is above the space */
     if (!is_ws[(unsigned char)*p]) return p;
     p++;
     if ((unsigned char)*p > ' ') return p;
+#ifdef __SSE2__
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), _mm_set1_epi8(' ')));
+    p += __builtin_ctz(~m);
+    if ((unsigned char)*p > ' ') return p;
+#endif
     return coax_json_skip_ws_run(p);
 }
 
 #ifndef __SSE2__
 /* The bytes that stop the string scanner: '"', '\\', control bytes and
-** bytes of multi-byte sequences. */
+** bytes of multi-byte sequences; text_stop, those of an input known to be
+** valid UTF-8, where multi-byte sequences need no check. */
 static const uint8_t string_stop[256] = {
     [0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1,
 };
+static const uint8_t text_stop[256] = {[0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1};
 #endif
 
+/* The scanners' kernel: whether one of the 16 bytes at p is a backslash
+** or, once xored with 'flip', below 'limit' as a signed byte; '*at'
+** receives the first one's offset. Xoring 0x02 puts '"' at 0x20, beside
+** the control bytes (0x00-0x1F stay among themselves), so one signed
+** compare with 0x21 takes the quote, the control bytes (the NUL after the
+** input among them) and the bytes >= 0x80 (negative): string_scan's stops.
+** Xoring 0x82 moves the control bytes to 0x80-0x9F and '"' to 0xA0 and
+** makes the bytes >= 0x80 positive, so a compare with 0xA1 (-95) takes
+** the quote and control bytes alone: text_scan's stops. Strings are most
+** of what the parser reads, so this is written out for x86-64: SSE2
+** compares overwrite an operand, and GCC keeps the constants hoisted in
+** registers it copies before each use, and clears and widens around
+** tzcnt; 9 instructions. */
 #ifdef SCAN_ASM
-static const uint8_t quotes[16] __attribute__((aligned(16))) = {[0 ... 15] = '"'};
 static const uint8_t backslashes[16] __attribute__((aligned(16))) = {[0 ... 15] = '\\'};
-static const uint8_t minus_space[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xE0}; /* -0x20 */
+static const uint8_t string_flip[16] __attribute__((aligned(16))) = {[0 ... 15] = 0x02};
+static const uint8_t string_limit[16] __attribute__((aligned(16))) = {[0 ... 15] = 0x21};
+static const uint8_t text_flip[16] __attribute__((aligned(16))) = {[0 ... 15] = 0x82};
+static const uint8_t text_limit[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xA1};
+
+static inline bool scan_kernel(const char *p, size_t *at, const uint8_t *flip, const uint8_t *limit)
+{
+    bool found;
+    uint64_t m;
+    __m128i w, x, a;
+    __asm__("movdqu %[p], %[w]\n\t"
+            "movdqa %[w], %[x]\n\t"
+            "pxor %[flip], %[x]\n\t"
+            "movdqa %[limit], %[a]\n\t"
+            "pcmpgtb %[x], %[a]\n\t"
+            "pcmpeqb %[bs], %[w]\n\t"
+            "por %[w], %[a]\n\t"
+            "pmovmskb %[a], %k[m]\n\t"
+            "bsfq %[m], %[m]" /* ZF when no bit is set */
+            : [m] "=r"(m), [w] "=&x"(w), [x] "=&x"(x), [a] "=&x"(a), "=@ccnz"(found)
+            : [p] "m"(*(const char(*)[16])p), [bs] "m"(backslashes), [flip] "m"(*(const uint8_t(*)[16])flip),
+              [limit] "m"(*(const uint8_t(*)[16])limit));
+    *at = m;
+    return found;
+}
+#elif defined(__SSE2__)
+static inline bool scan_kernel(const char *p, size_t *at, char flip, char limit)
+{
+    __m128i w = _mm_loadu_si128((const __m128i *)p);
+    __m128i stop = _mm_or_si128(_mm_cmpgt_epi8(_mm_set1_epi8(limit), _mm_xor_si128(w, _mm_set1_epi8(flip))),
+                                _mm_cmpeq_epi8(w, _mm_set1_epi8('\\')));
+    unsigned m = (unsigned)_mm_movemask_epi8(stop);
+    *at = m ? (unsigned)__builtin_ctz(m) : 0;
+    return m != 0;
+}
+#else
+static inline bool scan_kernel(const char *p, size_t *at, const uint8_t *stops)
+{
+    unsigned m = 0;
+    for (int i = 0; i < 16; i++) m |= (unsigned)stops[(unsigned char)p[i]] << i;
+    *at = m ? (unsigned)__builtin_ctz(m) : 0;
+    return m != 0;
+}
 #endif
 
 /* Whether one of the 16 bytes at p stops the string scanner: '"', '\\',
 ** a control character (the NUL after the input among them) or a byte of a
-** multi-byte sequence; '*at' receives the first one's offset. pmovmskb
-** reads the top bits only: a byte has it set when >= 0x80, and the byte -
-** 0x20 (wrapping) when below 0x20. Strings are most of what the parser
-** reads, so this is written out for x86-64: SSE2 compares overwrite an
-** operand, and GCC keeps the constants hoisted in registers it copies
-** before each use, and clears and widens around tzcnt; 12 instructions
-** for its 19. */
+** multi-byte sequence; '*at' receives the first one's offset. */
 static inline bool stop_at(const char *p, size_t *at)
 {
 #ifdef SCAN_ASM
-    bool found;
-    uint64_t m;
-    __m128i w, a, b;
-    __asm__("movdqu %[p], %[w]\n\t"
-            "movdqa %[q], %[a]\n\t"
-            "pcmpeqb %[w], %[a]\n\t"
-            "movdqa %[bs], %[b]\n\t"
-            "pcmpeqb %[w], %[b]\n\t"
-            "por %[b], %[a]\n\t"
-            "movdqa %[ms], %[b]\n\t"
-            "paddb %[w], %[b]\n\t"
-            "por %[w], %[b]\n\t"
-            "por %[b], %[a]\n\t"
-            "pmovmskb %[a], %k[m]\n\t"
-            "bsfq %[m], %[m]" /* ZF when no bit is set */
-            : [m] "=r"(m), [w] "=&x"(w), [a] "=&x"(a), [b] "=&x"(b), "=@ccnz"(found)
-            : [p] "m"(*(const char(*)[16])p), [q] "m"(quotes), [bs] "m"(backslashes), [ms] "m"(minus_space));
-    *at = m;
-    return found;
+    return scan_kernel(p, at, string_flip, string_limit);
+#elif defined(__SSE2__)
+    return scan_kernel(p, at, 0x02, 0x21);
 #else
-    unsigned m;
-#ifdef __SSE2__
-    __m128i w = _mm_loadu_si128((const __m128i *)p);
-    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
-                                             _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                                _mm_or_si128(_mm_add_epi8(w, _mm_set1_epi8(-0x20)), w));
-    m = (unsigned)_mm_movemask_epi8(stop);
-#else
-    m = 0;
-    for (int i = 0; i < 16; i++) m |= (unsigned)string_stop[(unsigned char)p[i]] << i;
-#endif
-    *at = m ? (unsigned)__builtin_ctz(m) : 0;
-    return m != 0;
+    return scan_kernel(p, at, string_stop);
 #endif
 }
 
@@ -118,6 +151,35 @@ static inline size_t string_scan(const char *s)
     while (!stop_at(s + i, &at)) i += 16;
     return i + at;
 }
+
+/* stop_at for an input known to be valid UTF-8 (coax_json_copy_input):
+** bytes of multi-byte sequences do not stop it, as they need no check. */
+static inline bool text_stop_at(const char *p, size_t *at)
+{
+#ifdef SCAN_ASM
+    return scan_kernel(p, at, text_flip, text_limit);
+#elif defined(__SSE2__)
+    return scan_kernel(p, at, (char)0x82, (char)0xA1);
+#else
+    return scan_kernel(p, at, text_stop);
+#endif
+}
+
+/* string_scan over an input known to be valid UTF-8. */
+static inline size_t text_scan(const char *s)
+{
+    size_t at;
+    if (__builtin_expect(text_stop_at(s, &at), 1)) return at;
+    size_t i = 16;
+    while (!text_stop_at(s + i, &at)) i += 16;
+    return i + at;
+}
+
+/* Copies the input's len bytes from text to copy, then its NUL and
+** SCAN_PAD zero bytes, and returns whether the input is all valid UTF-8
+** (then no string of it can hold invalid UTF-8, and text_scan crosses
+** multi-byte sequences unchecked). */
+bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len);
 
 /* Where a string ends: its closing quote and decoded length, or no quote
 ** and the error code in 'len'. Two words, returned in registers: the hot

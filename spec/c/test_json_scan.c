@@ -7,6 +7,7 @@
 ** root and beside every delimiter, duplicate-key offsets.
 */
 #include "base/core.h"
+#include "json/parse_scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,7 +212,62 @@ static void test_duplicate_key_offsets(void)
     coax_arena_free(a);
 }
 
+/* The string scanners' kernels stop at exactly their bytes, at every
+** offset of a block: string_scan's at '"', '\\', control bytes and bytes
+** >= 0x80; text_scan's (for an input known to be valid UTF-8) at the same
+** but the bytes >= 0x80. */
+static void test_scan_kernels(void)
+{
+    char block[32];
+    for (int b = 0; b < 256; b++)
+        for (size_t pos = 0; pos < 16; pos++) {
+            memset(block, 'a', sizeof block);
+            block[pos] = (char)b;
+            bool ctl = b < 0x20 || b == '"' || b == '\\';
+            size_t at = 99;
+            bool found = stop_at(block, &at);
+            CHECK(found == (ctl || b >= 0x80));
+            if (found) CHECK_INT(at, pos);
+            at = 99;
+            found = text_stop_at(block, &at);
+            CHECK(found == ctl);
+            if (found) CHECK_INT(at, pos);
+        }
+}
+
+/* The input's copy says it is valid UTF-8 exactly when coax_utf8_valid
+** does, for every valid and invalid form at every position of inputs
+** around its 64-byte steps and across their ends, and copies it whole,
+** then its NUL and padding. */
+static void test_copy_input_utf8(void)
+{
+    static const char *const forms[] = {
+        "\xc3\xa9", "\xe6\x9d\xb1", "\xe0\xa4\x85", "\xed\x9f\xbf", "\xef\xbf\xbd", "\xf0\x9f\x98\x80",
+        "\xf4\x8f\xbf\xbf", "\xc2\x80", "\xdf\xbf", "\xc3\xa9\xe6\x9d\xb1\xf0\x9f\x98\x80",
+        "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xf0\x8f\xbf\xbf",
+        "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf8\x80", "\xff", "\x80", "\xbf", "\xc3", "\xe6\x9d",
+        "\xf0\x9f\x98", "\xc3\x41", "\xe6\x41\xb1", "\xf0\x9f\x41\x80", "\xc3\xa9\xa9",
+    };
+    char in[160], copy[160 + 1 + SCAN_PAD];
+    for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+        size_t n = strlen(forms[k]);
+        for (size_t len = n; len <= 140; len++)
+            for (size_t pos = 0; pos + n <= len; pos++) {
+                memset(in, 'a', len);
+                memcpy(in + pos, forms[k], n);
+                memset(copy, 0x55, sizeof copy);
+                bool valid = coax_json_copy_input(copy, in, len);
+                CHECK(valid == coax_utf8_valid(in, len));
+                CHECK(memcmp(copy, in, len) == 0);
+                for (size_t i = len; i < len + 1 + SCAN_PAD; i++) CHECK_INT(copy[i], 0);
+            }
+    }
+    CHECK(coax_json_copy_input(copy, NULL, 0) && copy[0] == 0);
+}
+
 #define TESTS                                  \
+    X(test_scan_kernels)                       \
+    X(test_copy_input_utf8)                    \
     X(test_every_stop_at_every_position)       \
     X(test_every_bad_byte_at_every_position)   \
     X(test_unterminated_strings)               \
