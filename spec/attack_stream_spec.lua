@@ -98,7 +98,8 @@ describe("attack: a recipe's on_event misbehaving on \"partial\"", function()
     { "a yield outside a coroutine is a script error", "coroutine.yield(1)", "script_error",
       "^on_event: attempt to yield from outside a coroutine" },
     { "one huge string is the memory limit", 'local s = ("x"):rep(2^40)', "limit", "^on_event: not enough memory$" },
-    { "many strings are the memory limit", 'local t, s = {}, ("x"):rep(1000) for i = 1, 1e9 do t[i] = s .. i end', "limit",
+    { "many strings are the memory limit",
+      'local t, s = {}, ("x"):rep(1000) for i = 1, 1e9 do t[i] = s .. i end', "limit",
       "^on_event: not enough memory$" },
   }
   for _, c in ipairs(cases) do
