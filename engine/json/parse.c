@@ -15,6 +15,7 @@
 ** scripts made a quarter of the time on the replies document).
 */
 #include "base/core.h"
+#include "json/key_bits.h"
 #include "json/parse_scan.h"
 
 #include <stddef.h>
@@ -390,25 +391,12 @@ static inline __attribute__((always_inline)) int next_child(parser *ps, char **p
     return NEXT_FAILED;
 }
 
-/* Objects seldom repeat a key, and comparing every pair at the close costs
-** more than the keys took to read: each key sets one of 64 bits chosen by
-** its length and first and last bytes (key[-1] is its opening quote, so an
-** empty key reads that), and only an object where a bit was already set
-** (then all bits are: UINT64_MAX) is searched for duplicates. */
+/* The duplicate-key filter's bits (key_bits.h) with a key's: key[-1] is its opening quote, so an
+** empty key reads that. */
 static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 {
     const unsigned char *k = (const unsigned char *)key;
-    unsigned bit = (unsigned)k[0] + 9u * k[(ptrdiff_t)klen - 1] + 5u * (unsigned)klen; /* mod 64 below */
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
-    /* bts takes the bit's number mod 64, sets it and reports its old value:
-    ** two instructions for the seven GCC makes of the C below */
-    bool was_set;
-    __asm__("btsq %[bit], %[bits]" : [bits] "+r"(bits), "=@ccc"(was_set) : [bit] "r"((uint64_t)bit));
-    return was_set ? UINT64_MAX : bits;
-#else
-    bit &= 63;
-    return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
-#endif
+    return coax_key_bits_set(bits, COAX_KEY_BIT(k[0], k[(ptrdiff_t)klen - 1], klen));
 }
 
 /* The parser's loop over a root container, p at its bracket; returns the

@@ -20,6 +20,7 @@
 #ifndef COAX_REPAIR_LENIENT_H
 #define COAX_REPAIR_LENIENT_H
 
+#include "json/key_bits.h"
 #include "repair/repair.h"
 #include "repair/bytes.h"
 
@@ -506,24 +507,12 @@ static inline void flag_value(lp *ps, coax_value *v)
     ps->inv = false;
 }
 
-/* Objects seldom repeat a key, and comparing every pair at the close costs
-** more than the keys took to read: each key sets one of 64 bits chosen by
-** its length and first and last bytes, and only an object where a bit was
-** already set (then all bits are: UINT64_MAX) is searched for duplicates. */
+/* The duplicate-key filter's bits (json/key_bits.h) with a key's: NUL-terminated, so key[0] is
+** there; an empty key reads it twice. */
 static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 {
-    const unsigned char *k = (const unsigned char *)key; /* NUL-terminated: k[0] is there */
-    unsigned bit = (unsigned)k[0] + 9u * k[klen ? klen - 1 : 0] + 5u * (unsigned)klen; /* mod 64 below */
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
-    /* bts takes the bit's number mod 64, sets it and reports its old value
-    ** (as the strict parser's key_bits does) */
-    bool was_set;
-    __asm__("btsq %[bit], %[bits]" : [bits] "+r"(bits), "=@ccc"(was_set) : [bit] "r"((uint64_t)bit));
-    return was_set ? UINT64_MAX : bits;
-#else
-    bit &= 63;
-    return bits >> bit & 1 ? UINT64_MAX : bits | (uint64_t)1 << bit;
-#endif
+    const unsigned char *k = (const unsigned char *)key;
+    return coax_key_bits_set(bits, COAX_KEY_BIT(k[0], k[klen ? klen - 1 : 0], klen));
 }
 
 /* A new slot, zeroed (NULL when out of memory). */
