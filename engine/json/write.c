@@ -5,6 +5,10 @@
 */
 #include "base/core.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 static const char hex[] = "0123456789abcdef";
 
 /* 0: copy as is; otherwise the character after the backslash ('u': \u00XX). */
@@ -14,6 +18,41 @@ static const char escape_of[256] = {
     ['"'] = '"', ['\\'] = '\\',
 };
 
+/* The first byte at or after i in s[0..len) that is not copied as is: a
+** control byte, '"', '\\' or a byte >= 0x80 (it may begin an invalid
+** sequence). Text written into reports and messages is mostly plain ASCII
+** (replies, feedback, schema text), and looking at it a byte at a time was
+** the largest cost of a failed attempt after the reply: sixteen bytes a
+** compare with SSE2 (the kernel json/parse_scan.h describes: xoring 0x02
+** puts '"' beside the control bytes, a signed compare with 0x21 takes them
+** and the bytes >= 0x80), eight a word without it. Reads only s[0..len). */
+static size_t plain_run(const char *s, size_t i, size_t len)
+{
+#ifdef __SSE2__
+    const __m128i flip = _mm_set1_epi8(0x02), limit = _mm_set1_epi8(0x21), bs = _mm_set1_epi8('\\');
+    while (len - i >= 16) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i stop = _mm_or_si128(_mm_cmpgt_epi8(limit, _mm_xor_si128(w, flip)), _mm_cmpeq_epi8(w, bs));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return i + (unsigned)__builtin_ctz(m);
+        i += 16;
+    }
+#else
+    /* a word's bytes: none >= 0x80, none below 0x20, none '"' or '\\' */
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (len - i >= 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t q = w ^ (ones * '"'), k = w ^ (ones * '\\');
+        uint64_t stop = w | (w - ones * 0x20) | ((q - ones) & ~q) | ((k - ones) & ~k);
+        if (stop & highs) break;
+        i += 8;
+    }
+#endif
+    while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && (unsigned char)s[i] < 0x80) i++;
+    return i;
+}
+
 /* Always valid JSON, whatever the bytes: a byte that does not begin a valid
 ** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
 ** written as U+FFFD, one for each such byte, as repair logs invalid_utf8. */
@@ -22,22 +61,22 @@ void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
     if (!coax_buf_reserve(b, len + 2)) return;
     b->data[b->len++] = '"';
     size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = plain_run(s, 0, len); i < len; i = plain_run(s, i, len)) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x80) {
             uint32_t cp;
             size_t n = coax_utf8_decode((const unsigned char *)s + i, len - i, &cp);
             if (n) {
-                i += n - 1;
+                i += n;
                 continue;
             }
             coax_buf_put(b, s + run, i - run);
             run = i + 1;
             coax_buf_put(b, "\xef\xbf\xbd", 3);
+            i++;
             continue;
         }
         char e = escape_of[c];
-        if (!e) continue;
         coax_buf_put(b, s + run, i - run);
         run = i + 1;
         if (e == 'u') {
@@ -48,6 +87,7 @@ void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
             char two[2] = {'\\', e};
             coax_buf_put(b, two, 2);
         }
+        i++;
     }
     coax_buf_put(b, s + run, len - run);
     coax_buf_putc(b, '"');
