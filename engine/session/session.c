@@ -25,6 +25,7 @@
 ** their own, so nothing leaks when a push fails.
 */
 #include "session/session.h"
+#include "base/hash.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -38,24 +39,37 @@ uint64_t session_estimate_tokens(const char *s, size_t n)
     return coax_tokens(COAX_ENC_O200K, s, n);
 }
 
+/* The cache is keyed by a seeded hash of the text (its "seed" field, drawn
+** when the session was made), not by the text: Lua hashes a long string key
+** a byte at a time, serially, when it first meets that string object, and
+** every attempt brings new ones (the reply pushed again, a prompt rendered
+** again, the feedback), which cost more than the rest of the lookups. The
+** text sits at the hash's even key, its count at the odd key after it; a
+** text whose slot holds another one is estimated and takes the slot. */
 uint64_t session_estimate_cached(lua_State *L, int cache, int str)
 {
     size_t n;
     const char *text = lua_tolstring(L, str, &n);
     if (!cache) return session_estimate_tokens(text, n);
+    int top = lua_gettop(L);
     cache = lua_absindex(L, cache);
     str = lua_absindex(L, str);
-    lua_pushvalue(L, str);
-    if (lua_rawget(L, cache) == LUA_TNUMBER) {
+    lua_pushliteral(L, "seed");
+    uint64_t seed = lua_rawget(L, cache) == LUA_TNUMBER ? (uint64_t)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    lua_Integer slot = (lua_Integer)(coax_hash_bytes(text, n, seed) & ~(uint64_t)1);
+    if (lua_rawgeti(L, cache, slot) == LUA_TSTRING && lua_rawequal(L, -1, str) &&
+        lua_rawgeti(L, cache, slot + 1) == LUA_TNUMBER) {
         uint64_t known = (uint64_t)lua_tointeger(L, -1);
-        lua_pop(L, 1);
+        lua_pop(L, 2);
         return known;
     }
-    lua_pop(L, 1);
+    lua_settop(L, top);
     uint64_t count = session_estimate_tokens(text, n);
     lua_pushvalue(L, str);
+    lua_rawseti(L, cache, slot);
     lua_pushinteger(L, (lua_Integer)count);
-    lua_rawset(L, cache);
+    lua_rawseti(L, cache, slot + 1);
     return count;
 }
 
