@@ -26,7 +26,7 @@ static const char escape_of[256] = {
 ** compare with SSE2 (the kernel json/parse_scan.h describes: xoring 0x02
 ** puts '"' beside the control bytes, a signed compare with 0x21 takes them
 ** and the bytes >= 0x80), eight a word without it. Reads only s[0..len). */
-static size_t plain_run(const char *s, size_t i, size_t len)
+static inline __attribute__((always_inline)) size_t plain_run(const char *s, size_t i, size_t len)
 {
 #ifdef __SSE2__
     const __m128i flip = _mm_set1_epi8(0x02), limit = _mm_set1_epi8(0x21), bs = _mm_set1_epi8('\\');

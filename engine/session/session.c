@@ -258,11 +258,34 @@ static int push_event(lua_State *L, const void *ud)
     return 2;
 }
 
+typedef struct recipe_event {
+    coax_session *s;
+    event_args ea;
+} recipe_event;
+
+/* coax.runtime.event(S, name, data), protected, unless it would call
+** nothing: a recipe table without a metatable and without on_event (read
+** raw, as coax.runtime.event reads it). Three events an attempt each
+** pushed its data and called into Lua for most recipes, which have none. */
+static int event_protected(lua_State *L)
+{
+    const recipe_event *a = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->S_ref);
+    int S = lua_gettop(L);
+    if (session_raw_field(L, S, "recipe") == LUA_TTABLE && !lua_getmetatable(L, -1) &&
+        session_raw_field(L, -1, "on_event") == LUA_TNIL)
+        return 0;
+    vm_runtime(&a->s->engine->vm, "event");
+    lua_pushvalue(L, S);
+    lua_call(L, 1 + push_event(L, &a->ea), 0);
+    return 0;
+}
+
 /* The recipe's on_event hears 'name' with 'data' as a Lua value. */
 static void tell_recipe(coax_session *s, const char *name, const coax_value *data)
 {
-    event_args ea = {name, data};
-    int rc = session_runtime_call(s, "event", push_event, &ea, 0);
+    recipe_event a = {s, {name, data}};
+    int rc = vm_protect(&s->engine->vm, event_protected, &a, 0);
     if (rc != VM_OK) session_script_failed(s, rc, "on_event");
 }
 
