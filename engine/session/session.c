@@ -127,13 +127,43 @@ static coax_outcome failure_outcome(coax_session_failure f)
     }
 }
 
+/* The decimal text of u (after a '-' when 'neg') in out, NUL-terminated
+** (room for 22 bytes), as printf's %llu writes it; returns its length.
+** Events are told several times an attempt, and formatting their numbers
+** through vsnprintf cost more than the rest of their text. */
+static size_t decimal_text(char *out, unsigned long long u, bool neg)
+{
+    char tmp[24];
+    size_t n = 0, len = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg) out[len++] = '-';
+    while (n) out[len++] = tmp[--n];
+    out[len] = '\0';
+    return len;
+}
+
+/* %d of an int, %zu of a size_t. */
+static size_t int_text(char *out, int v)
+{
+    return decimal_text(out, v < 0 ? 0ull - (unsigned long long)(long long)v : (unsigned long long)v, v < 0);
+}
+
+static size_t count_text(char *out, size_t v) { return decimal_text(out, (unsigned long long)v, false); }
+
 /* Event data as the host reads it, JSON text: {"attempt": n, ...}. */
 static void write_event(coax_buf *b, int attempt, const event_member *m, size_t n)
 {
-    coax_buf_printf(b, "{\"attempt\":%d", attempt);
+    char num[24];
+    coax_buf_puts(b, "{\"attempt\":");
+    coax_buf_put(b, num, int_text(num, attempt));
     for (size_t i = 0; i < n; i++) {
-        coax_buf_printf(b, ",\"%s\":", m[i].key);
-        if (m[i].kind == EVENT_COUNT) coax_buf_printf(b, "%zu", m[i].count);
+        coax_buf_puts(b, ",\"");
+        coax_buf_puts(b, m[i].key);
+        coax_buf_puts(b, "\":");
+        if (m[i].kind == EVENT_COUNT) coax_buf_put(b, num, count_text(num, m[i].count));
         else if (m[i].kind == EVENT_TEXT) coax_buf_put_json_string(b, m[i].text, m[i].len);
         else coax_buf_put(b, m[i].text, m[i].len);
     }
@@ -317,7 +347,7 @@ void session_event(coax_session *s, const char *name, const event_member *m)
     /* The data as a value for the recipe's on_event, with what 'm' points to */
     char attempt[16], count[24];
     coax_member members[2] = {{"attempt", 7, {COAX_NUMBER, COAX_VF_INT_TEXT, 0, {.text = attempt}}}};
-    members[0].value.len = (uint32_t)snprintf(attempt, sizeof attempt, "%d", s->attempt);
+    members[0].value.len = (uint32_t)int_text(attempt, s->attempt);
     coax_value data = {COAX_OBJECT, 0, m ? 2 : 1, {.members = members}};
     coax_arena *a = NULL; /* for a member of JSON text, parsed */
     if (m) {
@@ -326,7 +356,7 @@ void session_event(coax_session *s, const char *name, const event_member *m)
         x->klen = (uint32_t)strlen(m->key);
         if (m->kind == EVENT_COUNT) {
             x->value = (coax_value){COAX_NUMBER, COAX_VF_INT_TEXT, 0, {.text = count}};
-            x->value.len = (uint32_t)snprintf(count, sizeof count, "%zu", m->count);
+            x->value.len = (uint32_t)count_text(count, m->count);
         } else if (m->kind == EVENT_TEXT) {
             x->value = (coax_value){COAX_STRING, 0, (uint32_t)m->len, {.text = m->text}};
         } else {
