@@ -5,6 +5,10 @@
 */
 #include "base/core.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 static const char hex[] = "0123456789abcdef";
 
 /* 0: copy as is; otherwise the character after the backslash ('u': \u00XX). */
@@ -14,58 +18,109 @@ static const char escape_of[256] = {
     ['"'] = '"', ['\\'] = '\\',
 };
 
+/* The first byte at or after i in s[0..len) that is not copied as is: a
+** control byte, '"', '\\' or a byte >= 0x80 (it may begin an invalid
+** sequence). Text written into reports and messages is mostly plain ASCII
+** (replies, feedback, schema text), and looking at it a byte at a time was
+** the largest cost of a failed attempt after the reply: sixteen bytes a
+** compare with SSE2 (the kernel json/parse_scan.h describes: xoring 0x02
+** puts '"' beside the control bytes, a signed compare with 0x21 takes them
+** and the bytes >= 0x80), eight a word without it. Reads only s[0..len). */
+static inline __attribute__((always_inline)) size_t plain_run(const char *s, size_t i, size_t len)
+{
+#ifdef __SSE2__
+    const __m128i flip = _mm_set1_epi8(0x02), limit = _mm_set1_epi8(0x21), bs = _mm_set1_epi8('\\');
+    while (len - i >= 16) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i stop = _mm_or_si128(_mm_cmpgt_epi8(limit, _mm_xor_si128(w, flip)), _mm_cmpeq_epi8(w, bs));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m) return i + (unsigned)__builtin_ctz(m);
+        i += 16;
+    }
+#else
+    /* a word's bytes: none >= 0x80, none below 0x20, none '"' or '\\' */
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (len - i >= 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t q = w ^ (ones * '"'), k = w ^ (ones * '\\');
+        uint64_t stop = w | (w - ones * 0x20) | ((q - ones) & ~q) | ((k - ones) & ~k);
+        if (stop & highs) break;
+        i += 8;
+    }
+#endif
+    while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && (unsigned char)s[i] < 0x80) i++;
+    return i;
+}
+
+/* coax_buf_put, its common case inline: text that is JSON itself (a reply,
+** a submission in feedback) has an escape every few bytes, each a run and
+** an escape to put, and a value written is a put or two a token. */
+static inline void put(coax_buf *b, const char *p, size_t n)
+{
+    if (!b->oom && b->len + n < b->cap) {
+        if (n) memcpy(b->data + b->len, p, n); /* p may be NULL when n is 0 */
+        b->len += n;
+    } else {
+        coax_buf_put(b, p, n);
+    }
+}
+
+/* coax_buf_putc, inline alike. */
+static inline void putch(coax_buf *b, char c)
+{
+    if (b->len + 1 < b->cap) b->data[b->len++] = c;
+    else coax_buf_put(b, &c, 1);
+}
+
 /* Always valid JSON, whatever the bytes: a byte that does not begin a valid
 ** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
 ** written as U+FFFD, one for each such byte, as repair logs invalid_utf8. */
 void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
 {
-    if (!coax_buf_reserve(b, len + 2)) return;
+    bool room = !b->oom && len < b->cap && b->len + len + 2 < b->cap; /* coax_buf_reserve's test */
+    if (!room && !coax_buf_reserve(b, len + 2)) return;
     b->data[b->len++] = '"';
     size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = plain_run(s, 0, len); i < len; i = plain_run(s, i, len)) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x80) {
             uint32_t cp;
             size_t n = coax_utf8_decode((const unsigned char *)s + i, len - i, &cp);
             if (n) {
-                i += n - 1;
+                i += n;
                 continue;
             }
-            coax_buf_put(b, s + run, i - run);
-            run = i + 1;
-            coax_buf_put(b, "\xef\xbf\xbd", 3);
-            continue;
-        }
-        char e = escape_of[c];
-        if (!e) continue;
-        coax_buf_put(b, s + run, i - run);
-        run = i + 1;
-        if (e == 'u') {
-            char u[6] = {'\\', 'u', '0', '0', hex[(unsigned char)s[i] >> 4],
-                         hex[s[i] & 15]};
-            coax_buf_put(b, u, 6);
+            put(b, s + run, i - run);
+            put(b, "\xef\xbf\xbd", 3);
+        } else if (escape_of[c] == 'u') {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            put(b, s + run, i - run);
+            put(b, u, 6);
         } else {
-            char two[2] = {'\\', e};
-            coax_buf_put(b, two, 2);
+            char two[2] = {'\\', escape_of[c]};
+            put(b, s + run, i - run);
+            put(b, two, 2);
         }
+        run = ++i;
     }
-    coax_buf_put(b, s + run, len - run);
-    coax_buf_putc(b, '"');
+    put(b, s + run, len - run);
+    putch(b, '"');
 }
 
 static void newline(coax_buf *b, unsigned flags, size_t depth)
 {
     if (!(flags & COAX_WRITE_PRETTY)) return;
-    coax_buf_putc(b, '\n');
-    for (size_t i = 0; i < depth; i++) coax_buf_put(b, "  ", 2);
+    putch(b, '\n');
+    for (size_t i = 0; i < depth; i++) put(b, "  ", 2);
 }
 
 static void scalar(coax_buf *b, const coax_value *v)
 {
     switch (v->type) {
-    case COAX_NULL: coax_buf_put(b, "null", 4); break;
-    case COAX_BOOL: v->u.boolean ? coax_buf_put(b, "true", 4) : coax_buf_put(b, "false", 5); break;
-    case COAX_NUMBER: coax_buf_put(b, v->u.text, v->len); break;
+    case COAX_NULL: put(b, "null", 4); break;
+    case COAX_BOOL: v->u.boolean ? put(b, "true", 4) : put(b, "false", 5); break;
+    case COAX_NUMBER: put(b, v->u.text, v->len); break;
     case COAX_STRING: coax_buf_put_json_string(b, v->u.text, v->len); break;
     default: break;
     }
@@ -89,7 +144,7 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
             if (!container) {
                 scalar(b, cur);
             } else if (cur->len == 0) {
-                coax_buf_put(b, cur->type == COAX_ARRAY ? "[]" : "{}", 2);
+                put(b, cur->type == COAX_ARRAY ? "[]" : "{}", 2);
             } else {
                 if (n == cap) {
                     wframe *ns = st == small ? coax_alloc_raw(a, 2 * cap * sizeof *ns)
@@ -103,7 +158,7 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
                     st = ns;
                     cap *= 2;
                 }
-                coax_buf_putc(b, cur->type == COAX_ARRAY ? '[' : '{');
+                putch(b, cur->type == COAX_ARRAY ? '[' : '{');
                 st[n++] = (wframe){cur, 0};
             }
             cur = NULL;
@@ -113,17 +168,17 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
         if (f->i == f->v->len) {
             n--;
             newline(b, flags, n);
-            coax_buf_putc(b, f->v->type == COAX_ARRAY ? ']' : '}');
+            putch(b, f->v->type == COAX_ARRAY ? ']' : '}');
             continue;
         }
-        if (f->i) coax_buf_putc(b, ',');
+        if (f->i) putch(b, ',');
         newline(b, flags, n);
         if (f->v->type == COAX_ARRAY) {
             cur = &f->v->u.items[f->i];
         } else {
             const coax_member *m = &f->v->u.members[f->i];
             coax_buf_put_json_string(b, m->key, m->klen);
-            coax_buf_put(b, ": ", (flags & COAX_WRITE_PRETTY) ? 2 : 1);
+            put(b, ": ", (flags & COAX_WRITE_PRETTY) ? 2 : 1);
             cur = &m->value;
         }
         f->i++;

@@ -87,9 +87,53 @@ static void push_big_number(lua_State *L, const char *text, size_t len)
     luaL_setmetatable(L, LCOAX_NUMBER);
 }
 
+/* Number text of at most MAX_QUICK digits, no exponent, read without
+** strtoll or strtod (which took most of a number's push): an integer of 18
+** digits fits any long long; a decimal of 15 digits is an exact double m
+** over an exact power of ten, and one division rounds as strtod does (the
+** quotient of two exact operands, correctly rounded). False for any other
+** text: strtoll and strtod read it. */
+static bool quick_number(const char *t, size_t len, bool integer, lua_Integer *i, double *d)
+{
+    static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    size_t k = 0;
+    bool neg = len && t[0] == '-';
+    k = neg;
+    uint64_t m = 0;
+    size_t digits = 0, frac = 0, max = integer ? 18 : 15;
+    bool point = false;
+    for (; k < len; k++) {
+        char c = t[k];
+        if (c >= '0' && c <= '9') {
+            if (++digits > max) return false;
+            m = m * 10 + (uint64_t)(c - '0');
+            frac += point;
+        } else if (c == '.' && !integer && !point && digits) {
+            point = true;
+        } else {
+            return false;
+        }
+    }
+    if (!digits || (point && !frac)) return false;
+    if (integer) {
+        *i = neg ? -(lua_Integer)m : (lua_Integer)m;
+        return true;
+    }
+    double x = frac ? (double)m / pow10[frac] : (double)m;
+    *d = neg ? -x : x;
+    return true;
+}
+
 static void push_number(lua_State *L, const coax_value *v)
 {
+    lua_Integer qi;
+    double qd;
     if (v->flags & COAX_VF_INT_TEXT) {
+        if (quick_number(v->u.text, v->len, true, &qi, &qd) && coax_host_exact_integer((long long)qi)) {
+            lua_pushinteger(L, qi);
+            return;
+        }
         errno = 0;
         char *end;
         long long n = strtoll(v->u.text, &end, 10);
@@ -98,6 +142,10 @@ static void push_number(lua_State *L, const coax_value *v)
             return;
         }
     } else {
+        if (quick_number(v->u.text, v->len, false, &qi, &qd)) {
+            lua_pushnumber(L, qd);
+            return;
+        }
         double d = strtod(v->u.text, NULL);
         if (isfinite(d)) {
             lua_pushnumber(L, d);
@@ -107,7 +155,14 @@ static void push_number(lua_State *L, const coax_value *v)
     push_big_number(L, v->u.text, v->len);
 }
 
-static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max)
+/* The registry's values each table pushed needs (the array and object
+** metatables, the key-order table), on the stack once a push: looking them
+** up by name for each table was a tenth of a value's push. */
+typedef struct marks {
+    int array, object, order;
+} marks;
+
+static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max, const marks *mk)
 {
     switch (v->type) {
     case COAX_NULL: lua_pushlightuserdata(L, NULL); return;
@@ -122,10 +177,11 @@ static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max
     if (v->type == COAX_ARRAY) {
         lua_createtable(L, (int)(v->len > 1u << 24 ? 0 : v->len), 0);
         for (size_t i = 0; i < v->len; i++) {
-            push_rec(L, &v->u.items[i], depth + 1, max);
+            push_rec(L, &v->u.items[i], depth + 1, max, mk);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
-        luaL_setmetatable(L, LCOAX_ARRAY);
+        lua_pushvalue(L, mk->array);
+        lua_setmetatable(L, -2);
         return;
     }
     lua_createtable(L, 0, (int)(v->len > 1u << 24 ? 0 : v->len));
@@ -135,16 +191,16 @@ static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max
         lua_pushlstring(L, m->key, m->klen);
         lua_pushvalue(L, -1);
         lua_rawseti(L, -3, (lua_Integer)i + 1);
-        push_rec(L, &m->value, depth + 1, max);
+        push_rec(L, &m->value, depth + 1, max, mk);
         lua_rawset(L, -4);
     }
     /* order[obj] = keys */
-    lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
-    lua_pushvalue(L, -3);
-    lua_pushvalue(L, -3);
-    lua_rawset(L, -3);
-    lua_pop(L, 2);
-    luaL_setmetatable(L, LCOAX_OBJECT);
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, mk->order);
+    lua_pop(L, 1);
+    lua_pushvalue(L, mk->object);
+    lua_setmetatable(L, -2);
 }
 
 /* The converters recurse (a Lua table is built inside its parent): depth is
@@ -153,7 +209,19 @@ static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max
 
 void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth)
 {
-    push_rec(L, v, 0, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP);
+    size_t max = max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP;
+    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) {
+        push_rec(L, v, 0, max, NULL);
+        return;
+    }
+    luaL_checkstack(L, 4, "JSON value");
+    luaL_getmetatable(L, LCOAX_ARRAY);
+    luaL_getmetatable(L, LCOAX_OBJECT);
+    lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
+    marks mk = {lua_absindex(L, -3), lua_absindex(L, -2), lua_absindex(L, -1)};
+    push_rec(L, v, 0, max, &mk);
+    lua_replace(L, mk.array); /* the value where the marks began */
+    lua_settop(L, mk.array);
 }
 
 /* ---- Lua -> coax value ------------------------------------------------- */

@@ -48,6 +48,18 @@ static void charge(pm *m, long n)
 
 static void step(pm *m) { charge(m, 1); }
 
+/* n steps, one at a time as far as tick sees: it runs each time the count
+** runs out, as n calls of step would run it. */
+static void charge_steps(pm *m, size_t n)
+{
+    while (n >= (size_t)m->left) {
+        n -= (size_t)m->left;
+        m->left = 1;
+        charge(m, 1);
+    }
+    m->left -= (long)n;
+}
+
 static int uc(char c) { return (unsigned char)c; }
 
 /* %a, %d, ... (their upper case: the complement); any other: itself. */
@@ -487,6 +499,16 @@ static void add_value(pm *m, luaL_Buffer *b, const char *s, const char *e, int t
     }
 }
 
+/* The character every match of pattern p (anchor taken off) starts with,
+** when its first item is a plain character that must occur (not a class,
+** a set, a capture, nor followed by '*', '?' or '-'); else -1. */
+static int first_char(const char *p, size_t lp)
+{
+    if (lp == 0 || strchr("()%[.$", p[0])) return -1;
+    if (lp > 1 && (p[1] == '*' || p[1] == '?' || p[1] == '-')) return -1;
+    return uc(p[0]);
+}
+
 static int p_gsub(lua_State *L)
 {
     size_t ls, lp;
@@ -507,7 +529,21 @@ static int p_gsub(lua_State *L)
     luaL_buffinit(L, &b);
     const char *last = NULL;
     lua_Integer n = 0;
+    /* Where the subject does not hold the pattern's first character, no
+    ** match starts: a match tried there is one step, and the character is
+    ** copied. Those runs go at once (a template's text between its
+    ** {{placeholders}}: trying each position was most of a feedback's
+    ** rendering), charged the same steps. */
+    int first = anchor ? -1 : first_char(p, lp);
     while (n < max) {
+        if (first >= 0 && src < m.se && uc(*src) != first) {
+            const char *to = memchr(src, first, (size_t)(m.se - src));
+            if (!to) to = m.se;
+            charge_steps(&m, (size_t)(to - src));
+            luaL_addlstring(&b, src, (size_t)(to - src));
+            src = to;
+            continue;
+        }
         restart(&m);
         const char *e = do_match(&m, src, p);
         if (e && e != last) {

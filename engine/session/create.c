@@ -4,6 +4,7 @@
 ** schema loaded and compiled; and freeing a session.
 */
 #include "session/session.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -302,6 +303,8 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         lua_setfield(L, S, "schema_text");
     }
     lua_newtable(L);
+    lua_pushinteger(L, (lua_Integer)coax_hash_seed(s)); /* session.c, session_estimate_cached */
+    lua_setfield(L, -2, "seed");
     lua_pushvalue(L, -1);
     lua_setfield(L, S, "token_counts");
     lua_pushcclosure(L, l_estimate, 1);

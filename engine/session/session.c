@@ -25,6 +25,7 @@
 ** their own, so nothing leaks when a push fails.
 */
 #include "session/session.h"
+#include "base/hash.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
@@ -38,24 +39,37 @@ uint64_t session_estimate_tokens(const char *s, size_t n)
     return coax_tokens(COAX_ENC_O200K, s, n);
 }
 
+/* The cache is keyed by a seeded hash of the text (its "seed" field, drawn
+** when the session was made), not by the text: Lua hashes a long string key
+** a byte at a time, serially, when it first meets that string object, and
+** every attempt brings new ones (the reply pushed again, a prompt rendered
+** again, the feedback), which cost more than the rest of the lookups. The
+** text sits at the hash's even key, its count at the odd key after it; a
+** text whose slot holds another one is estimated and takes the slot. */
 uint64_t session_estimate_cached(lua_State *L, int cache, int str)
 {
     size_t n;
     const char *text = lua_tolstring(L, str, &n);
     if (!cache) return session_estimate_tokens(text, n);
+    int top = lua_gettop(L);
     cache = lua_absindex(L, cache);
     str = lua_absindex(L, str);
-    lua_pushvalue(L, str);
-    if (lua_rawget(L, cache) == LUA_TNUMBER) {
+    lua_pushliteral(L, "seed");
+    uint64_t seed = lua_rawget(L, cache) == LUA_TNUMBER ? (uint64_t)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    lua_Integer slot = (lua_Integer)(coax_hash_bytes(text, n, seed) & ~(uint64_t)1);
+    if (lua_rawgeti(L, cache, slot) == LUA_TSTRING && lua_rawequal(L, -1, str) &&
+        lua_rawgeti(L, cache, slot + 1) == LUA_TNUMBER) {
         uint64_t known = (uint64_t)lua_tointeger(L, -1);
-        lua_pop(L, 1);
+        lua_pop(L, 2);
         return known;
     }
-    lua_pop(L, 1);
+    lua_settop(L, top);
     uint64_t count = session_estimate_tokens(text, n);
     lua_pushvalue(L, str);
+    lua_rawseti(L, cache, slot);
     lua_pushinteger(L, (lua_Integer)count);
-    lua_rawset(L, cache);
+    lua_rawseti(L, cache, slot + 1);
     return count;
 }
 
@@ -113,13 +127,43 @@ static coax_outcome failure_outcome(coax_session_failure f)
     }
 }
 
+/* The decimal text of u (after a '-' when 'neg') in out, NUL-terminated
+** (room for 22 bytes), as printf's %llu writes it; returns its length.
+** Events are told several times an attempt, and formatting their numbers
+** through vsnprintf cost more than the rest of their text. */
+static size_t decimal_text(char *out, unsigned long long u, bool neg)
+{
+    char tmp[24];
+    size_t n = 0, len = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg) out[len++] = '-';
+    while (n) out[len++] = tmp[--n];
+    out[len] = '\0';
+    return len;
+}
+
+/* %d of an int, %zu of a size_t. */
+static size_t int_text(char *out, int v)
+{
+    return decimal_text(out, v < 0 ? 0ull - (unsigned long long)(long long)v : (unsigned long long)v, v < 0);
+}
+
+static size_t count_text(char *out, size_t v) { return decimal_text(out, (unsigned long long)v, false); }
+
 /* Event data as the host reads it, JSON text: {"attempt": n, ...}. */
 static void write_event(coax_buf *b, int attempt, const event_member *m, size_t n)
 {
-    coax_buf_printf(b, "{\"attempt\":%d", attempt);
+    char num[24];
+    coax_buf_puts(b, "{\"attempt\":");
+    coax_buf_put(b, num, int_text(num, attempt));
     for (size_t i = 0; i < n; i++) {
-        coax_buf_printf(b, ",\"%s\":", m[i].key);
-        if (m[i].kind == EVENT_COUNT) coax_buf_printf(b, "%zu", m[i].count);
+        coax_buf_puts(b, ",\"");
+        coax_buf_puts(b, m[i].key);
+        coax_buf_puts(b, "\":");
+        if (m[i].kind == EVENT_COUNT) coax_buf_put(b, num, count_text(num, m[i].count));
         else if (m[i].kind == EVENT_TEXT) coax_buf_put_json_string(b, m[i].text, m[i].len);
         else coax_buf_put(b, m[i].text, m[i].len);
     }
@@ -244,11 +288,34 @@ static int push_event(lua_State *L, const void *ud)
     return 2;
 }
 
+typedef struct recipe_event {
+    coax_session *s;
+    event_args ea;
+} recipe_event;
+
+/* coax.runtime.event(S, name, data), protected, unless it would call
+** nothing: a recipe table without a metatable and without on_event (read
+** raw, as coax.runtime.event reads it). Three events an attempt each
+** pushed its data and called into Lua for most recipes, which have none. */
+static int event_protected(lua_State *L)
+{
+    const recipe_event *a = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->s->S_ref);
+    int S = lua_gettop(L);
+    if (session_raw_field(L, S, "recipe") == LUA_TTABLE && !lua_getmetatable(L, -1) &&
+        session_raw_field(L, -1, "on_event") == LUA_TNIL)
+        return 0;
+    vm_runtime(&a->s->engine->vm, "event");
+    lua_pushvalue(L, S);
+    lua_call(L, 1 + push_event(L, &a->ea), 0);
+    return 0;
+}
+
 /* The recipe's on_event hears 'name' with 'data' as a Lua value. */
 static void tell_recipe(coax_session *s, const char *name, const coax_value *data)
 {
-    event_args ea = {name, data};
-    int rc = session_runtime_call(s, "event", push_event, &ea, 0);
+    recipe_event a = {s, {name, data}};
+    int rc = vm_protect(&s->engine->vm, event_protected, &a, 0);
     if (rc != VM_OK) session_script_failed(s, rc, "on_event");
 }
 
@@ -280,7 +347,7 @@ void session_event(coax_session *s, const char *name, const event_member *m)
     /* The data as a value for the recipe's on_event, with what 'm' points to */
     char attempt[16], count[24];
     coax_member members[2] = {{"attempt", 7, {COAX_NUMBER, COAX_VF_INT_TEXT, 0, {.text = attempt}}}};
-    members[0].value.len = (uint32_t)snprintf(attempt, sizeof attempt, "%d", s->attempt);
+    members[0].value.len = (uint32_t)int_text(attempt, s->attempt);
     coax_value data = {COAX_OBJECT, 0, m ? 2 : 1, {.members = members}};
     coax_arena *a = NULL; /* for a member of JSON text, parsed */
     if (m) {
@@ -289,7 +356,7 @@ void session_event(coax_session *s, const char *name, const event_member *m)
         x->klen = (uint32_t)strlen(m->key);
         if (m->kind == EVENT_COUNT) {
             x->value = (coax_value){COAX_NUMBER, COAX_VF_INT_TEXT, 0, {.text = count}};
-            x->value.len = (uint32_t)snprintf(count, sizeof count, "%zu", m->count);
+            x->value.len = (uint32_t)count_text(count, m->count);
         } else if (m->kind == EVENT_TEXT) {
             x->value = (coax_value){COAX_STRING, 0, (uint32_t)m->len, {.text = m->text}};
         } else {
