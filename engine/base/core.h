@@ -149,6 +149,18 @@ size_t coax_utf8_encode(uint32_t cp, char out[4]);
 ** not begin a valid sequence replaced by U+FFFD; returns the length written. */
 size_t coax_utf8_replace(const char *s, size_t len, char *out);
 
+/* The decimal digits of u in out (room for 20; no NUL), as "%llu" prints
+** them; returns their count. Without printf: paths and events write many. */
+static inline size_t coax_decimal(char *out, uint64_t u)
+{
+    char d[20];
+    size_t k = 0, n = 0;
+    do d[k++] = (char)('0' + u % 10), u /= 10;
+    while (u);
+    while (k) out[n++] = d[--k];
+    return n;
+}
+
 /* Value builders: they copy and check their input. */
 coax_value *coax_new_value(coax_arena *arena, coax_type type);
 coax_code coax_set_string(coax_arena *arena, coax_value *v, const char *s,

@@ -6,17 +6,11 @@
 */
 #include "schema/schema.h"
 
-/* "/" and the index's digits, as "/%zu" prints them (without snprintf: an
-** error's location may hold several). */
+/* "/" and the index's digits, as "/%zu" prints them. */
 static size_t index_text(char *out, size_t index)
 {
-    char d[24];
-    size_t k = 0, n = 0;
-    do d[k++] = (char)('0' + index % 10), index /= 10;
-    while (index);
-    out[n++] = '/';
-    while (k) out[n++] = d[--k];
-    return n;
+    out[0] = '/';
+    return 1 + coax_decimal(out + 1, index);
 }
 
 /* The bytes 'l' adds to the pointer of its 'up'. */

@@ -179,11 +179,7 @@ static void put_ptr(coax_buf *b, const segs *s, size_t from, size_t *cuts_at, ui
         char *o = b->data + b->len;
         *o++ = '/';
         if (!g->s) {
-            char d[20];
-            size_t k = 0, x = g->len;
-            do d[k++] = (char)('0' + x % 10), x /= 10;
-            while (x);
-            while (k) *o++ = d[--k];
+            o += coax_decimal(o, g->len);
         } else if (g->elen == 1 + g->len || !escapes(g->s, g->len)) { /* nothing to escape: copied */
             memcpy(o, g->s, g->len);
             o += g->len;
@@ -561,12 +557,8 @@ void vctx_put_types(coax_buf *b, unsigned types)
 
 void vctx_put_size(coax_buf *b, size_t n)
 {
-    char d[20];
-    size_t k = 0;
-    do d[k++] = (char)('0' + n % 10), n /= 10;
-    while (n);
-    if (!coax_buf_reserve(b, k)) return;
-    while (k) b->data[b->len++] = d[--k];
+    if (!coax_buf_reserve(b, 20)) return;
+    b->len += coax_decimal(b->data + b->len, n);
 }
 
 /* A false subschema reached through keyword 'kw' for the item or member

@@ -127,31 +127,23 @@ static coax_outcome failure_outcome(coax_session_failure f)
     }
 }
 
-/* The decimal text of u (after a '-' when 'neg') in out, NUL-terminated
-** (room for 22 bytes), as printf's %llu writes it; returns its length.
+/* The text of a number, NUL-terminated (a value's text is read by strtoll
+** too), as %d and %zu print it: room for 22 bytes; returns its length.
 ** Events are told several times an attempt, and formatting their numbers
 ** through vsnprintf cost more than the rest of their text. */
-static size_t decimal_text(char *out, unsigned long long u, bool neg)
+static size_t count_text(char *out, size_t v)
 {
-    char tmp[24];
-    size_t n = 0, len = 0;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (neg) out[len++] = '-';
-    while (n) out[len++] = tmp[--n];
-    out[len] = '\0';
-    return len;
+    size_t n = coax_decimal(out, v);
+    out[n] = '\0';
+    return n;
 }
 
-/* %d of an int, %zu of a size_t. */
 static size_t int_text(char *out, int v)
 {
-    return decimal_text(out, v < 0 ? 0ull - (unsigned long long)(long long)v : (unsigned long long)v, v < 0);
+    if (v >= 0) return count_text(out, (size_t)v);
+    out[0] = '-';
+    return 1 + count_text(out + 1, (size_t)(0ull - (uint64_t)(int64_t)v));
 }
-
-static size_t count_text(char *out, size_t v) { return decimal_text(out, (unsigned long long)v, false); }
 
 /* Event data as the host reads it, JSON text: {"attempt": n, ...}. */
 static void write_event(coax_buf *b, int attempt, const event_member *m, size_t n)

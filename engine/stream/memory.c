@@ -74,12 +74,9 @@ char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char 
                      size_t *outlen)
 {
     char num[24];
-    if (!key) { /* the index's digits, written backwards (no printf: one per container opened) */
-        char *d = num + sizeof num;
-        do *--d = (char)('0' + index % 10);
-        while (index /= 10);
-        klen = (size_t)(num + sizeof num - d);
-        key = d;
+    if (!key) { /* the index's digits */
+        klen = coax_decimal(num, index);
+        key = num;
     }
     size_t extra = 0;
     for (size_t i = 0; i < klen; i++) extra += key[i] == '~' || key[i] == '/';
