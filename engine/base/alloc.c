@@ -361,23 +361,12 @@ bool coax_buf_reserve(coax_buf *b, size_t extra)
     return true;
 }
 
-void coax_buf_put(coax_buf *b, const void *data, size_t len)
+void coax_buf_put_grow(coax_buf *b, const void *data, size_t len)
 {
     if (!coax_buf_reserve(b, len)) return;
     if (len) memcpy(b->data + b->len, data, len);
     b->len += len;
 }
-
-void coax_buf_putc(coax_buf *b, char c)
-{
-    if (b->len + 1 < b->cap) {
-        b->data[b->len++] = c;
-        return;
-    }
-    coax_buf_put(b, &c, 1);
-}
-
-void coax_buf_puts(coax_buf *b, const char *s) { coax_buf_put(b, s, strlen(s)); }
 
 void coax_buf_printf(coax_buf *b, const char *fmt, ...)
 {

@@ -91,9 +91,29 @@ typedef struct coax_buf {
 void coax_buf_init(coax_buf *b, const coax_allocator *alloc);
 void coax_buf_free(coax_buf *b);
 bool coax_buf_reserve(coax_buf *b, size_t extra);
-void coax_buf_put(coax_buf *b, const void *data, size_t len);
-void coax_buf_putc(coax_buf *b, char c);
-void coax_buf_puts(coax_buf *b, const char *s);
+/* The growing path of coax_buf_put; callers use coax_buf_put. */
+void coax_buf_put_grow(coax_buf *b, const void *data, size_t len);
+
+/* Appends are inline when they fit: the writers put a token or two at a
+** time (a key, a quote, a comma), and a call for each was a fifth of
+** writing a value. The test keeps room for the NUL coax_buf_take adds. */
+static inline void coax_buf_put(coax_buf *b, const void *data, size_t len)
+{
+    if (!b->oom && b->len + len < b->cap) {
+        if (len) memcpy(b->data + b->len, data, len); /* data may be NULL when len is 0 */
+        b->len += len;
+    } else {
+        coax_buf_put_grow(b, data, len);
+    }
+}
+
+static inline void coax_buf_putc(coax_buf *b, char c)
+{
+    if (!b->oom && b->len + 1 < b->cap) b->data[b->len++] = c;
+    else coax_buf_put_grow(b, &c, 1);
+}
+
+static inline void coax_buf_puts(coax_buf *b, const char *s) { coax_buf_put(b, s, strlen(s)); }
 void coax_buf_printf(coax_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Appends a JSON string literal (quotes and escapes) of s[0..len). */

@@ -53,26 +53,6 @@ static inline __attribute__((always_inline)) size_t plain_run(const char *s, siz
     return i;
 }
 
-/* coax_buf_put, its common case inline: text that is JSON itself (a reply,
-** a submission in feedback) has an escape every few bytes, each a run and
-** an escape to put, and a value written is a put or two a token. */
-static inline void put(coax_buf *b, const char *p, size_t n)
-{
-    if (!b->oom && b->len + n < b->cap) {
-        if (n) memcpy(b->data + b->len, p, n); /* p may be NULL when n is 0 */
-        b->len += n;
-    } else {
-        coax_buf_put(b, p, n);
-    }
-}
-
-/* coax_buf_putc, inline alike. */
-static inline void putch(coax_buf *b, char c)
-{
-    if (b->len + 1 < b->cap) b->data[b->len++] = c;
-    else coax_buf_put(b, &c, 1);
-}
-
 /* Always valid JSON, whatever the bytes: a byte that does not begin a valid
 ** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
 ** written as U+FFFD, one for each such byte, as repair logs invalid_utf8. */
@@ -91,36 +71,36 @@ void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
                 i += n;
                 continue;
             }
-            put(b, s + run, i - run);
-            put(b, "\xef\xbf\xbd", 3);
+            coax_buf_put(b, s + run, i - run);
+            coax_buf_put(b, "\xef\xbf\xbd", 3);
         } else if (escape_of[c] == 'u') {
             char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            put(b, s + run, i - run);
-            put(b, u, 6);
+            coax_buf_put(b, s + run, i - run);
+            coax_buf_put(b, u, 6);
         } else {
             char two[2] = {'\\', escape_of[c]};
-            put(b, s + run, i - run);
-            put(b, two, 2);
+            coax_buf_put(b, s + run, i - run);
+            coax_buf_put(b, two, 2);
         }
         run = ++i;
     }
-    put(b, s + run, len - run);
-    putch(b, '"');
+    coax_buf_put(b, s + run, len - run);
+    coax_buf_putc(b, '"');
 }
 
 static void newline(coax_buf *b, unsigned flags, size_t depth)
 {
     if (!(flags & COAX_WRITE_PRETTY)) return;
-    putch(b, '\n');
-    for (size_t i = 0; i < depth; i++) put(b, "  ", 2);
+    coax_buf_putc(b, '\n');
+    for (size_t i = 0; i < depth; i++) coax_buf_put(b, "  ", 2);
 }
 
 static void scalar(coax_buf *b, const coax_value *v)
 {
     switch (v->type) {
-    case COAX_NULL: put(b, "null", 4); break;
-    case COAX_BOOL: v->u.boolean ? put(b, "true", 4) : put(b, "false", 5); break;
-    case COAX_NUMBER: put(b, v->u.text, v->len); break;
+    case COAX_NULL: coax_buf_put(b, "null", 4); break;
+    case COAX_BOOL: v->u.boolean ? coax_buf_put(b, "true", 4) : coax_buf_put(b, "false", 5); break;
+    case COAX_NUMBER: coax_buf_put(b, v->u.text, v->len); break;
     case COAX_STRING: coax_buf_put_json_string(b, v->u.text, v->len); break;
     default: break;
     }
@@ -144,7 +124,7 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
             if (!container) {
                 scalar(b, cur);
             } else if (cur->len == 0) {
-                put(b, cur->type == COAX_ARRAY ? "[]" : "{}", 2);
+                coax_buf_put(b, cur->type == COAX_ARRAY ? "[]" : "{}", 2);
             } else {
                 if (n == cap) {
                     wframe *ns = st == small ? coax_alloc_raw(a, 2 * cap * sizeof *ns)
@@ -158,7 +138,7 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
                     st = ns;
                     cap *= 2;
                 }
-                putch(b, cur->type == COAX_ARRAY ? '[' : '{');
+                coax_buf_putc(b, cur->type == COAX_ARRAY ? '[' : '{');
                 st[n++] = (wframe){cur, 0};
             }
             cur = NULL;
@@ -168,17 +148,17 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
         if (f->i == f->v->len) {
             n--;
             newline(b, flags, n);
-            putch(b, f->v->type == COAX_ARRAY ? ']' : '}');
+            coax_buf_putc(b, f->v->type == COAX_ARRAY ? ']' : '}');
             continue;
         }
-        if (f->i) putch(b, ',');
+        if (f->i) coax_buf_putc(b, ',');
         newline(b, flags, n);
         if (f->v->type == COAX_ARRAY) {
             cur = &f->v->u.items[f->i];
         } else {
             const coax_member *m = &f->v->u.members[f->i];
             coax_buf_put_json_string(b, m->key, m->klen);
-            put(b, ": ", (flags & COAX_WRITE_PRETTY) ? 2 : 1);
+            coax_buf_put(b, ": ", (flags & COAX_WRITE_PRETTY) ? 2 : 1);
             cur = &m->value;
         }
         f->i++;

@@ -317,18 +317,6 @@ bool vctx_validate(vctx *c, const snode *root, const coax_value *inst);
 
 /* ---- inline: what every keyword does ------------------------------------- */
 
-/* coax_buf_put, its common case (room left) inline: messages are built of
-** a few short pieces. */
-static inline void vctx_put(coax_buf *b, const char *s, size_t n)
-{
-    if (!b->oom && b->len + n < b->cap) {
-        memcpy(b->data + b->len, s, n);
-        b->len += n;
-    } else {
-        coax_buf_put(b, s, n);
-    }
-}
-
 /* The node whose keywords run (NULL before the first), and the length of
 ** the keyword path at its entry in '*k'. */
 static inline const snode *vctx_node(const vctx *c, size_t *k)
@@ -428,6 +416,6 @@ static inline bool msg_start(vctx *c)
 #define MSG(...) coax_buf_printf(&c->msg, __VA_ARGS__)
 /* A literal piece of a message: most errors are built of these, and a
 ** printf call costs more than the rest of recording the error. */
-#define MSGS(lit) vctx_put(&c->msg, lit, sizeof(lit) - 1)
+#define MSGS(lit) coax_buf_put(&c->msg, lit, sizeof(lit) - 1)
 
 #endif

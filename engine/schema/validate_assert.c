@@ -320,7 +320,7 @@ void vctx_type_msg(vctx *c, const skw *k, const coax_value *inst)
 {
     msg_start(c);
     MSGS("expected ");
-    vctx_put(&c->msg, k->tnames, k->ntnames);
+    coax_buf_put(&c->msg, k->tnames, k->ntnames);
     MSGS(", got ");
     vctx_put_got(c, inst);
 }
