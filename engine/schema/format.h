@@ -28,4 +28,12 @@ int coax_format_check(coax_format f, const char *s, size_t len, const coax_alloc
 /* What a format is, for messages: "an RFC 3339 date-time". */
 const char *coax_format_describe(coax_format f);
 
+/* format_net.c: each true when s[0..len) is one ('rfc1123': drafts 4 and
+** 6, where "ab--cd" is a name; 'intl': idn-email). */
+bool format_ipv4(const char *s, size_t len);
+bool format_ipv6(const char *s, size_t len);
+bool format_hostname(const char *s, size_t len, bool rfc1123);
+bool format_idn_hostname(const char *s, size_t len);
+bool format_email(const char *s, size_t len, bool intl);
+
 #endif
