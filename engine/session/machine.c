@@ -182,7 +182,13 @@ static void handle_reply(coax_session *s)
         session_end(s, COAX_FAILURE_AGENT_ERROR, "the agent's reply has no text");
         return;
     }
-    s->out_est += session_estimate_tokens(text, len);
+    /* Told on arrival, before the reply is estimated and extracted: hosts
+    ** time an attempt's work from here (bench/run). A listener that ends
+    ** the session here still has the attempt extracted and recorded, as
+    ** when the event came after. */
+    event_member m = {"bytes", EVENT_COUNT, len, NULL, 0};
+    session_event(s, "reply", &m);
+    s->out_est += session_estimate_kept(s, L, -1);
     coax_arena *arena = coax_arena_new(e->alloc);
     if (!arena) {
         lua_pop(L, 2);
@@ -200,8 +206,6 @@ static void handle_reply(coax_session *s)
     else rc = coax_extract(arena, s->schema, text, len, &e->limits, &xo, &r, &err);
     if (rc == COAX_OK) rc = refuse_cut_off(s, arena, &r);
     char text_buf[EVENT_TEXT_BUF];
-    event_member m = {"bytes", EVENT_COUNT, len, NULL, 0};
-    session_event(s, "reply", &m);
     if (rc == COAX_ENOJSON) {
         session_record_attempt(s, "no_json", err.msg, text, len, &r, false, usage[0] ? usage : NULL);
         m = session_event_text("error", err.msg, text_buf, sizeof text_buf);

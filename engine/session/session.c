@@ -73,6 +73,17 @@ uint64_t session_estimate_cached(lua_State *L, int cache, int str)
     return count;
 }
 
+uint64_t session_estimate_kept(coax_session *s, lua_State *L, int str)
+{
+    str = lua_absindex(L, str);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    lua_pushliteral(L, "token_counts");
+    int cache = lua_rawget(L, -2) == LUA_TTABLE ? lua_gettop(L) : 0;
+    uint64_t count = session_estimate_cached(L, cache, str);
+    lua_pop(L, 2);
+    return count;
+}
+
 /* Pushes t[k] of the table at 'idx', raw: tables an agent returns are read
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k)

@@ -29,6 +29,11 @@ uint64_t session_estimate_tokens(const char *s, size_t n);
 ** Raw accesses only; allocates, so inside a protected call. */
 uint64_t session_estimate_cached(lua_State *L, int cache, int str);
 
+/* session_estimate_cached through the session's own cache (S.token_counts):
+** a reply estimated on arrival is found again when the next attempt's
+** messages carry it. */
+uint64_t session_estimate_kept(coax_session *s, lua_State *L, int str);
+
 /* Pushes t[k] of the table at 'idx', raw: tables an agent returns are read
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k);
