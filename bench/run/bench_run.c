@@ -5,15 +5,33 @@
 ** ready (the next "attempt_start"): extract, repair, coerce, validate, the
 ** feedback template and the strategy in Lua. The reply is ~2 KB, invalid
 ** against schemas/invoice.schema.json, so every attempt fails and retries.
+** The "reply" event is told on the reply's arrival, before extraction.
+** Times are medians over the attempts; when valgrind is installed, the
+** instructions of the same windows follow (the program runs itself under
+** callgrind with "--count"), which do not depend on the machine's load.
 ** Memory: bytes the engine's allocator holds per session waiting on its
 ** agent (a replay agent sleeping), beyond the engine's own.
 */
 #include "coax.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Under callgrind (the program runs itself with "--count"), collection is
+** on from each reply to the next request only; the macros do nothing when
+** the program runs natively. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_TOGGLE_COLLECT
+#define NO_CALLGRIND 1
+#endif
 
 static double now_us(void)
 {
@@ -26,6 +44,8 @@ typedef struct timing {
     double reply_at;
     double *gaps;
     size_t n, cap;
+    int last;        /* the last attempt, whose reply ends the session: not counted */
+    bool collecting; /* under callgrind: inside a window */
 } timing;
 
 static void on_event(void *ud, coax_session *s, const char *name, const char *data)
@@ -33,8 +53,43 @@ static void on_event(void *ud, coax_session *s, const char *name, const char *da
     (void)s;
     (void)data;
     timing *t = ud;
-    if (!strcmp(name, "reply")) t->reply_at = now_us();
-    else if (!strcmp(name, "attempt_start") && t->reply_at > 0 && t->n < t->cap) t->gaps[t->n++] = now_us() - t->reply_at;
+    const char *at = strstr(data, "\"attempt\":");
+    if (!strcmp(name, "reply") && at && atoi(at + 10) < t->last) {
+        t->reply_at = now_us();
+        CALLGRIND_TOGGLE_COLLECT; /* on */
+        t->collecting = true;
+    } else if (!strcmp(name, "attempt_start") && t->collecting) {
+        CALLGRIND_TOGGLE_COLLECT; /* off */
+        t->collecting = false;
+        if (t->n < t->cap) t->gaps[t->n++] = now_us() - t->reply_at;
+    }
+}
+
+/* Instructions an attempt from reply to next request, by running this
+** program under callgrind with collection off but in those windows; 0
+** when valgrind or its header is missing. */
+static double count_instructions(const char *self, const char *schema, int attempts)
+{
+#ifdef NO_CALLGRIND
+    (void)self, (void)schema, (void)attempts;
+    return 0;
+#else
+    if (system("valgrind --version >/dev/null 2>&1") != 0) return 0;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no '%s' '%s' %d --count 2>&1",
+             self, schema, attempts);
+    FILE *f = popen(cmd, "r");
+    if (!f) return 0;
+    char line[512];
+    double ir = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *c = strstr(line, "Collected :");
+        if (c) ir = strtod(c + 11, NULL);
+    }
+    if (pclose(f) != 0) return 0;
+    return ir / (attempts - 1); /* the first attempt has no reply before it */
+#endif
 }
 
 static int cmp(const void *a, const void *b)
@@ -114,7 +169,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_run: %s\n", err.msg);
         return 1;
     }
-    timing t = {0, calloc((size_t)attempts, sizeof(double)), 0, (size_t)attempts};
+    bool count_only = argc > 3 && !strcmp(argv[3], "--count"); /* under callgrind: the windows only */
+    timing t = {0, calloc((size_t)attempts, sizeof(double)), 0, (size_t)attempts, attempts, false};
     coax_session_options so = {0};
     so.input = "x";
     so.input_len = 1;
@@ -124,6 +180,12 @@ int main(int argc, char **argv)
     coax_session *s;
     coax_session_from_text(e, recipe, strlen(recipe), "=bench", &so, &s, &err);
     coax_outcome out = coax_session_run(s);
+    if (count_only) {
+        coax_engine_free(e);
+        free(agent);
+        free(t.gaps);
+        return 0;
+    }
     qsort(t.gaps, t.n, sizeof *t.gaps, cmp);
     printf("engine overhead per attempt (reply %zu bytes, %zu retries, outcome %s):\n", rlen, t.n,
            coax_outcome_name(out));
@@ -131,6 +193,8 @@ int main(int argc, char **argv)
         printf("  median %.1f us   p90 %.1f us   min %.1f us   target: median at most 80 us (issue 21)\n", t.gaps[t.n / 2],
                t.gaps[t.n * 9 / 10], t.gaps[0]);
     coax_engine_free(e);
+    double ir = count_instructions(argv[0], schema, 100);
+    if (ir > 0) printf("  instructions an attempt, reply to next request (callgrind, 99 attempts): %.0f\n", ir);
 
     /* memory per session waiting on its agent */
     counting c = {0};
