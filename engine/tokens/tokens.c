@@ -30,12 +30,65 @@ typedef struct word_info {
     unsigned script, casep, nchars;
 } word_info;
 
+/* The case pattern of 'len' ASCII letters from bit masks of their capitals
+** ('up', bit k for letter k) and of the letters that are not: as the
+** counts decide it below (one capital, first: capitalised). */
+static inline unsigned case_of_masks(unsigned up, unsigned len)
+{
+    unsigned all = (1u << len) - 1;
+    up &= all;
+    return up == 0 ? TOK_CASE_LOWER : up == 1 ? TOK_CASE_CAP : up == all ? TOK_CASE_UPPER : TOK_CASE_MIXED;
+}
+
+#if BYTES16
+/* scan_word_ascii from one load of sixteen bytes (readable from j): the
+** capitals, the lowercase and the bytes that are not ASCII as bit masks, the
+** runs by counting bits. Returns false when the letters fill the sixteen
+** (the caller's loops go on) or the general path must decide. */
+static ALWAYS_INLINE bool scan_word_ascii16(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                            word_info *wi, bool *done)
+{
+    __m128i v = bytes16_load((const char *)s + j);
+    unsigned up = bytes16_in(v, 'A', 'Z'), low = bytes16_in(v, 'a', 'z');
+    unsigned len, casep;
+    if (o200k) {
+        /* [A-Z]*[a-z]*: the capitals leading, then the lowercase */
+        unsigned nup = bits16_lead(up), nlow = bits16_lead(low >> nup);
+        len = nup + nlow;
+        if (len == 16) return *done = false;
+        casep = nup == 0   ? TOK_CASE_LOWER
+                : nup == 1 ? TOK_CASE_CAP
+                : nlow == 0 ? TOK_CASE_UPPER
+                            : TOK_CASE_MIXED;
+    } else {
+        len = bits16_lead(up | low);
+        if (len == 16) return *done = false;
+        casep = case_of_masks(up, len);
+    }
+    *done = true;
+    if (bytes16_high(v) >> len & 1) return false;
+    size_t k = j + len, cl = o200k ? contraction(s, n, k) : 0;
+    wi->end = k + cl;
+    wi->nchars = len + (unsigned)cl;
+    wi->script = TOK_S_ASCII;
+    wi->casep = casep;
+    return true;
+}
+#endif
+
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
 static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size_t j,
                                           bool o200k, bool room, word_info *wi)
 {
+#if BYTES16
+    if (room) {
+        bool done;
+        bool ok = scan_word_ascii16(s, n, j, o200k, wi, &done);
+        if (done) return ok;
+    }
+#endif
     size_t k = j;
     unsigned nup = 0, nlow;
     if (o200k) {
@@ -403,6 +456,9 @@ static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nch
     return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
 }
 
+/* What a piece may read past its start without a test (scan_piece). */
+#define ROOM 20
+
 /* What the scan carries from piece to piece. */
 typedef struct scan_state {
     const unsigned char *s;
@@ -414,8 +470,10 @@ typedef struct scan_state {
     bool prev_alnum; /* the last piece ended in a letter or digit */
 } scan_state;
 
-/* The piece at i: adds its weight, returns its end. 'room': sixteen bytes
-** from i are readable, so no load of eight at or after i needs a test. */
+/* The piece at i: adds its weight, returns its end. 'room': ROOM bytes from
+** i are readable, so no load of eight at or after i, nor of sixteen where a
+** word's letters start (at most one character, four bytes, after i), needs a
+** test. */
 static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, bool room)
 {
     const unsigned char *s = st->s;
@@ -545,14 +603,14 @@ scanned:
 /* The scanner; inlined into coax_tok_scan (with a visitor, for the
 ** calibration tool) and into the per-encoding counters below, where the
 ** split is a constant and there is no visitor, so neither is tested per
-** piece. Pieces starting sixteen bytes or more before the end take the copy
-** of scan_piece without the tests for room. */
+** piece. Pieces starting ROOM bytes or more before the end take the copy of
+** scan_piece without the tests for room. */
 static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
                                    tok_visit visit, void *ud)
 {
     const bool o200k = split == TOK_SPLIT_O200K;
     scan_state st = {(const unsigned char *)str, n, m, visit, ud, 0, false};
-    size_t i = 0, room_end = n > 16 ? n - 16 : 0;
+    size_t i = 0, room_end = n > ROOM ? n - ROOM : 0;
     while (i < room_end) i = scan_piece(&st, i, o200k, true);
     while (i < n) i = scan_piece(&st, i, o200k, false);
     return st.total;
