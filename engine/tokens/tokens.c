@@ -493,7 +493,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     } else if (is_ascii_digit(c0)) {
         end = scan_number_ascii(s, n, i, room, &nchars);
         kind = TOK_K_NUM;
-        row = TOK_ROW_NUM + SCRIPT(coax_tok_stage2[c0]);
+        row = TOK_ROW_NUM + TOK_S_ASCII;
         hashable = false;
         alnum_end = true;
         goto scanned;
@@ -584,8 +584,9 @@ scanned:
     if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
         hash = tok_hash(s + i, len, n - i, room);
         common = common_lookup(m->common, hash);
-        /* without a branch: a hit is as likely as not */
-        weight = (weight & ((uint64_t)(common != 0) - 1)) | (uint64_t)common * TOK_SCALE;
+        /* a conditional move, not a branch: a hit is as likely as not */
+        uint64_t hit = (uint64_t)common * TOK_SCALE;
+        if (__builtin_expect_with_probability(common != 0, 1, 0.5)) weight = hit;
     }
     /* Byte-level BPE never makes more tokens than bytes. */
     if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
