@@ -315,6 +315,46 @@ static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, s
     return space_piece(&r, n, o200k, kind, row, nchars);
 }
 
+#if BYTES16
+/* scan_space_ascii from one load of sixteen bytes (readable from i): each
+** kind of space as a bit mask, the run's length and its last break by
+** counting bits. *done false: the run fills the sixteen (the byte loop goes
+** on); else as scan_space_ascii. */
+static ALWAYS_INLINE size_t scan_space_ascii16(const unsigned char *s, size_t n, size_t i,
+                                               bool o200k, unsigned *kind, unsigned *row,
+                                               unsigned *nchars, bool *done)
+{
+    __m128i v = bytes16_load((const char *)s + i);
+    unsigned sp = bytes16_eq(v, ' '), tab = bytes16_eq(v, '\t'), other = bytes16_in(v, '\v', '\f');
+    unsigned brk = bytes16_eq(v, '\n') | bytes16_eq(v, '\r'), blank = sp | tab | other;
+    unsigned len = bits16_lead(blank | brk);
+    if (len == 16) {
+        *done = false;
+        return 0;
+    }
+    *done = true;
+    if (bytes16_high(v) >> len & 1) return 0;
+    unsigned run = (1u << len) - 1;
+    space_run r = {0};
+    r.stop = i + len;
+    r.last_start = r.stop - 1;
+    r.cnt = len;
+    r.cnt_last = len - 1;
+    r.tabs = tab & run;
+    r.other = other & run;
+    r.blank = blank & run;
+    if (brk & run) {
+        unsigned last = 31 - (unsigned)__builtin_clz(brk & run), before = (1u << last) - 1;
+        r.last_nl_end = i + last + 1;
+        r.cnt_at_nl = last + 1;
+        r.tabs_nl = tab & before;
+        r.other_nl = other & before;
+        r.blank_nl = blank & before;
+    }
+    return space_piece(&r, n, o200k, kind, row, nchars);
+}
+#endif
+
 /* The whitespace piece starting at i (class WS or NL), any characters. */
 static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o200k,
                              unsigned *kind, unsigned *row, unsigned *nchars)
@@ -346,9 +386,15 @@ static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o2
 
 /* The whitespace piece starting at i (class WS or NL). */
 static ALWAYS_INLINE size_t scan_space(const unsigned char *s, size_t n, size_t i, bool o200k,
-                                       unsigned *kind, unsigned *row, unsigned *nchars)
+                                       bool room, unsigned *kind, unsigned *row, unsigned *nchars)
 {
-    size_t end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
+    size_t end;
+#if BYTES16
+    bool done = false;
+    if (room) end = scan_space_ascii16(s, n, i, o200k, kind, row, nchars, &done);
+    if (!done)
+#endif
+        end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
     return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
 }
 
@@ -570,7 +616,7 @@ scanned:
         nchars = wi.nchars;
         alnum_end = true;
     } else if (kind == TOK_K_SPACE) {
-        end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+        end = scan_space(s, n, i, o200k, room, &kind, &row, &nchars);
         hashable = false;
     }
     size_t len = end - i;
