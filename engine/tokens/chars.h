@@ -9,7 +9,7 @@
 #define COAX_TOKENS_CHARS_H
 
 #include "tokens/tokens.h"
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 /* The scanner (tokens.c) is inlined into its per-encoding copies. */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -223,7 +223,7 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
     return k;
 }
 
-/* ---- sixteen bytes at a time (SSE2: repair/bytes.h) ------------------------ */
+/* ---- sixteen bytes at a time (SSE2: base/bytes.h) -------------------------- */
 
 #if BYTES16
 /* Bit k set where byte k of w is in [lo, hi] (ASCII bounds: compared as
