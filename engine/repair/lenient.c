@@ -13,7 +13,7 @@
 ** times, so time is linear in the input.
 */
 #include "repair/lenient_token.h"
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 /* ---- spaces and comments ------------------------------------------------- */
 

@@ -22,7 +22,7 @@
 
 #include "json/key_bits.h"
 #include "repair/repair.h"
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 /* What the state machine expects next: a value, what follows one (a comma
 ** or a closing bracket), a key, or a key's colon. */

@@ -7,7 +7,7 @@
 ** fences written as a value). Plain bytes are copied a run at a time.
 */
 #include "repair/lenient.h"
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 /* ---- quotes -------------------------------------------------------------- */
 

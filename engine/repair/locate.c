@@ -8,7 +8,7 @@
 ** length: the whole is linear in the text and the number of lookups.
 */
 #include "repair/repair.h"
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 /* The first k bytes of a word (k = 0..8) at 0x80, the rest 0, in memory
 ** order (so whatever the byte order). */

@@ -19,7 +19,7 @@
 ** Every candidate is kept, with its own log, for schema-aware scoring.
 */
 #include "repair/repair.h"
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 
 /* A candidate under construction: its value and two slices of the log. */

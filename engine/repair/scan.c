@@ -13,7 +13,7 @@
 */
 #include "repair/repair.h"
 
-#include "repair/bytes.h"
+#include "base/bytes.h"
 
 #include <strings.h>
 

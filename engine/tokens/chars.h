@@ -9,6 +9,7 @@
 #define COAX_TOKENS_CHARS_H
 
 #include "tokens/tokens.h"
+#include "base/bytes.h"
 
 /* The scanner (tokens.c) is inlined into its per-encoding copies. */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -221,6 +222,25 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
     }
     return k;
 }
+
+/* ---- sixteen bytes at a time (SSE2: base/bytes.h) -------------------------- */
+
+#if BYTES16
+/* Bit k set where byte k of w is in [lo, hi] (ASCII bounds: compared as
+** signed bytes, a byte of 0x80 or more is negative and never in range). */
+static inline unsigned bytes16_in(__m128i w, char lo, char hi)
+{
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)(lo - 1))),
+                                                     _mm_cmplt_epi8(w, _mm_set1_epi8((char)(hi + 1)))));
+}
+
+/* Bit k set where byte k of w is not ASCII. */
+static inline unsigned bytes16_high(__m128i w) { return (unsigned)_mm_movemask_epi8(w); }
+#endif
+
+/* The lanes before the first clear bit of a sixteen-bit mask (16 when all are
+** set). */
+static inline unsigned bits16_lead(unsigned m) { return (unsigned)__builtin_ctz(~m); }
 
 /* What the scan asks of most ASCII bytes, one load each: ascii_class[c]
 ** holds ASCII_PUNCT when the byte c is ASCII of class P (no letter, digit

@@ -11,6 +11,7 @@
 #include "tokens/tokens.h"
 #include "tokens/chars.h"
 #include "tokens/table.h"
+#include "tokens/space.h"
 
 /* ---- the fingerprint table (table.h) -------------------------------------- */
 
@@ -30,12 +31,65 @@ typedef struct word_info {
     unsigned script, casep, nchars;
 } word_info;
 
+/* The case pattern of 'len' ASCII letters from bit masks of their capitals
+** ('up', bit k for letter k) and of the letters that are not: as the
+** counts decide it below (one capital, first: capitalised). */
+static inline unsigned case_of_masks(unsigned up, unsigned len)
+{
+    unsigned all = (1u << len) - 1;
+    up &= all;
+    return up == 0 ? TOK_CASE_LOWER : up == 1 ? TOK_CASE_CAP : up == all ? TOK_CASE_UPPER : TOK_CASE_MIXED;
+}
+
+#if BYTES16
+/* scan_word_ascii from one load of sixteen bytes (readable from j): the
+** capitals, the lowercase and the bytes that are not ASCII as bit masks, the
+** runs by counting bits. Returns false when the letters fill the sixteen
+** (the caller's loops go on) or the general path must decide. */
+static ALWAYS_INLINE bool scan_word_ascii16(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                            word_info *wi, bool *done)
+{
+    __m128i v = bytes16_load((const char *)s + j);
+    unsigned up = bytes16_in(v, 'A', 'Z'), low = bytes16_in(v, 'a', 'z');
+    unsigned len, casep;
+    if (o200k) {
+        /* [A-Z]*[a-z]*: the capitals leading, then the lowercase */
+        unsigned nup = bits16_lead(up), nlow = bits16_lead(low >> nup);
+        len = nup + nlow;
+        if (len == 16) return *done = false;
+        casep = nup == 0   ? TOK_CASE_LOWER
+                : nup == 1 ? TOK_CASE_CAP
+                : nlow == 0 ? TOK_CASE_UPPER
+                            : TOK_CASE_MIXED;
+    } else {
+        len = bits16_lead(up | low);
+        if (len == 16) return *done = false;
+        casep = case_of_masks(up, len);
+    }
+    *done = true;
+    if (bytes16_high(v) >> len & 1) return false;
+    size_t k = j + len, cl = o200k ? contraction(s, n, k) : 0;
+    wi->end = k + cl;
+    wi->nchars = len + (unsigned)cl;
+    wi->script = TOK_S_ASCII;
+    wi->casep = casep;
+    return true;
+}
+#endif
+
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
 static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size_t j,
                                           bool o200k, bool room, word_info *wi)
 {
+#if BYTES16
+    if (room) {
+        bool done;
+        bool ok = scan_word_ascii16(s, n, j, o200k, wi, &done);
+        if (done) return ok;
+    }
+#endif
     size_t k = j;
     unsigned nup = 0, nlow;
     if (o200k) {
@@ -182,123 +236,6 @@ static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, 
         scan_word_any(s, n, j, o200k, wi);
 }
 
-/* What a whitespace run holds, up to where it stops and up to the end of
-** its last line break. */
-typedef struct space_run {
-    size_t stop, last_nl_end, last_start; /* last_nl_end 0: no break */
-    unsigned cnt, cnt_at_nl, cnt_last;    /* characters: all, to the last break, before the last */
-    bool tabs, other, blank;              /* a tab, another space, anything but a break */
-    bool tabs_nl, other_nl, blank_nl;     /* the same before the last break */
-} space_run;
-
-/* The piece the regex takes from the run starting at i: its end, kind, row
-** and length. */
-static ALWAYS_INLINE size_t space_piece(const space_run *r, size_t n, bool o200k,
-                                        unsigned *kind, unsigned *row, unsigned *nchars)
-{
-    size_t end;
-    unsigned cnt = r->cnt;
-    bool nl = false, tabs = r->tabs, other = r->other, blank = r->blank;
-    if (!o200k && r->stop == n) {
-        end = n; /* \s+$ */
-        nl = r->last_nl_end != 0;
-    } else if (r->last_nl_end) {
-        end = r->last_nl_end; /* \s*[\r\n]+ */
-        cnt = r->cnt_at_nl;
-        nl = true;
-        tabs = r->tabs_nl;
-        other = r->other_nl;
-        blank = r->blank_nl;
-    } else if (r->stop == n || cnt < 2) {
-        end = r->stop; /* \s+(?!\S) to the end, or a lone \s */
-    } else {
-        end = r->last_start; /* \s+(?!\S): leave one for the next word */
-        cnt = r->cnt_last;
-    }
-    *nchars = cnt;
-    if (nl) {
-        *kind = TOK_K_NEWLINE;
-        /* line breaks only, with spaces, or with tabs and other spaces */
-        *row = TOK_ROW_NEWLINE + (!blank ? 0u : (tabs || other) ? 2u : 1u);
-    } else {
-        *kind = TOK_K_SPACE;
-        *row = TOK_ROW_SPACE + (other ? 2u : tabs ? 1u : 0u);
-    }
-    return end;
-}
-
-/* scan_space when the run is ASCII (every character one byte, so counts are
-** byte distances): one pass, no table. Returns 0 when the run meets a
-** non-ASCII byte, which may be a space; the general scan then starts over. */
-static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, size_t i,
-                                             bool o200k, unsigned *kind, unsigned *row,
-                                             unsigned *nchars)
-{
-    space_run r = {0};
-    size_t k = i;
-    for (; k < n; k++) {
-        unsigned c = s[k];
-        if (c == ' ') {
-            r.blank = true;
-        } else if (c == '\n' || c == '\r') {
-            r.last_nl_end = k + 1;
-            r.tabs_nl = r.tabs;
-            r.other_nl = r.other;
-            r.blank_nl = r.blank;
-        } else if (c == '\t') {
-            r.tabs = r.blank = true;
-        } else if (c == '\v' || c == '\f') {
-            r.other = r.blank = true;
-        } else {
-            break;
-        }
-    }
-    if (k < n && s[k] >= 0x80) return 0;
-    r.stop = k;
-    r.last_start = k - 1;
-    r.cnt = (unsigned)(k - i);
-    r.cnt_last = r.cnt - 1;
-    r.cnt_at_nl = (unsigned)(r.last_nl_end - i);
-    return space_piece(&r, n, o200k, kind, row, nchars);
-}
-
-/* The whitespace piece starting at i (class WS or NL), any characters. */
-static size_t scan_space_any(const unsigned char *s, size_t n, size_t i, bool o200k,
-                             unsigned *kind, unsigned *row, unsigned *nchars)
-{
-    space_run r = {0};
-    size_t k = i, w;
-    while (k < n) {
-        unsigned b = char_at(s, n, k, &w), c = CLS(b);
-        if (!is_space(c)) break;
-        r.last_start = k;
-        r.cnt_last = r.cnt;
-        r.cnt++;
-        if (c == TOK_C_NL) {
-            r.last_nl_end = k + w;
-            r.cnt_at_nl = r.cnt;
-            r.tabs_nl = r.tabs;
-            r.other_nl = r.other;
-            r.blank_nl = r.blank;
-        } else {
-            r.blank = true;
-            if (s[k] == '\t') r.tabs = true;
-            else if (s[k] != ' ') r.other = true;
-        }
-        k += w;
-    }
-    r.stop = k;
-    return space_piece(&r, n, o200k, kind, row, nchars);
-}
-
-/* The whitespace piece starting at i (class WS or NL). */
-static ALWAYS_INLINE size_t scan_space(const unsigned char *s, size_t n, size_t i, bool o200k,
-                                       unsigned *kind, unsigned *row, unsigned *nchars)
-{
-    size_t end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
-    return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
-}
-
 /* A run of punctuation: its script (of its first non-ASCII character, ASCII
 ** when none), its characters, and how many repeat the one before (runs of
 ** one character, rules and underlines, merge well). */
@@ -403,6 +340,9 @@ static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nch
     return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
 }
 
+/* What a piece may read past its start without a test (scan_piece). */
+#define ROOM 20
+
 /* What the scan carries from piece to piece. */
 typedef struct scan_state {
     const unsigned char *s;
@@ -414,8 +354,10 @@ typedef struct scan_state {
     bool prev_alnum; /* the last piece ended in a letter or digit */
 } scan_state;
 
-/* The piece at i: adds its weight, returns its end. 'room': sixteen bytes
-** from i are readable, so no load of eight at or after i needs a test. */
+/* The piece at i: adds its weight, returns its end. 'room': ROOM bytes from
+** i are readable, so no load of eight at or after i, nor of sixteen where a
+** word's letters start (at most one character, four bytes, after i), needs a
+** test. */
 static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, bool room)
 {
     const unsigned char *s = st->s;
@@ -435,7 +377,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     } else if (is_ascii_digit(c0)) {
         end = scan_number_ascii(s, n, i, room, &nchars);
         kind = TOK_K_NUM;
-        row = TOK_ROW_NUM + SCRIPT(coax_tok_stage2[c0]);
+        row = TOK_ROW_NUM + TOK_S_ASCII;
         hashable = false;
         alnum_end = true;
         goto scanned;
@@ -512,7 +454,7 @@ scanned:
         nchars = wi.nchars;
         alnum_end = true;
     } else if (kind == TOK_K_SPACE) {
-        end = scan_space(s, n, i, o200k, &kind, &row, &nchars);
+        end = scan_space(s, n, i, o200k, room, &kind, &row, &nchars);
         hashable = false;
     }
     size_t len = end - i;
@@ -526,8 +468,9 @@ scanned:
     if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
         hash = tok_hash(s + i, len, n - i, room);
         common = common_lookup(m->common, hash);
-        /* without a branch: a hit is as likely as not */
-        weight = (weight & ((uint64_t)(common != 0) - 1)) | (uint64_t)common * TOK_SCALE;
+        /* a conditional move, not a branch: a hit is as likely as not */
+        uint64_t hit = (uint64_t)common * TOK_SCALE;
+        if (__builtin_expect_with_probability(common != 0, 1, 0.5)) weight = hit;
     }
     /* Byte-level BPE never makes more tokens than bytes. */
     if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
@@ -545,14 +488,14 @@ scanned:
 /* The scanner; inlined into coax_tok_scan (with a visitor, for the
 ** calibration tool) and into the per-encoding counters below, where the
 ** split is a constant and there is no visitor, so neither is tested per
-** piece. Pieces starting sixteen bytes or more before the end take the copy
-** of scan_piece without the tests for room. */
+** piece. Pieces starting ROOM bytes or more before the end take the copy of
+** scan_piece without the tests for room. */
 static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
                                    tok_visit visit, void *ud)
 {
     const bool o200k = split == TOK_SPLIT_O200K;
     scan_state st = {(const unsigned char *)str, n, m, visit, ud, 0, false};
-    size_t i = 0, room_end = n > 16 ? n - 16 : 0;
+    size_t i = 0, room_end = n > ROOM ? n - ROOM : 0;
     while (i < room_end) i = scan_piece(&st, i, o200k, true);
     while (i < n) i = scan_piece(&st, i, o200k, false);
     return st.total;

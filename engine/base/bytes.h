@@ -1,13 +1,14 @@
 /*
-** bytes.h: sixteen bytes at a time, for the repair's scanners (the lenient
-** parser's strings and spaces, the log's line and column sweep). Text is
+** base/bytes.h: sixteen bytes at a time, for the byte scanners of the repair
+** (the lenient parser's strings and spaces, the log's line and column sweep)
+** and of the token estimator (tokens/chars.h: runs of letters and spaces). Text is
 ** read in place, with no padding after it, so a block is loaded only where
 ** sixteen bytes remain; shorter tails go a byte at a time. Without SSE2
 ** every helper says "no block" (bytes16_ok is false) and the callers'
 ** byte loops do all the work.
 */
-#ifndef COAX_REPAIR_BYTES_H
-#define COAX_REPAIR_BYTES_H
+#ifndef COAX_BASE_BYTES_H
+#define COAX_BASE_BYTES_H
 
 #include "base/core.h"
 
