@@ -379,11 +379,18 @@ describe("memory running out where C pushes values", function()
       { r.outcome, r.error.code, r.error.message:match("^[^\n]*") })
   end)
 
-  it("in feedback too: the same reply against a schema it fails", function()
-    local r = coax.run("return { schema = { type = 'array', maxItems = 1 }, prompt = 'x' }", "x",
+  it("in a strategy too: the same reply against a schema it fails, handed to the recipe's strategy", function()
+    local r = coax.run("return { schema = { type = 'array', maxItems = 1 }, prompt = 'x', "
+      .. "strategy = function(ctx) return { { role = 'user', content = 'again' } } end }", "x",
       { source = true, replies = { BIG, "[]" } })
     assert.are.same({ "limit", "limit", "strategy: not enough memory" },
       { r.outcome, r.error.code, r.error.message:match("^[^\n]*") })
+    -- the built-in strategies read the submission's text, written in C, and
+    -- never the value as a Lua table: the 9 MB feedback fits, the next reply wins
+    r = coax.run("return { schema = { type = 'array', maxItems = 1 }, prompt = 'x' }", "x",
+      { source = true, replies = { BIG, "[]" } })
+    assert.are.same({ "ok", 2, "invalid", 9000213 },
+      { r.outcome, #r.attempts, r.attempts[1].outcome, #r.attempts[1].feedback })
   end)
 
   it("through coax batch: that line ends with limit, the lines around it ok, exit 1", function()

@@ -196,6 +196,44 @@ describe("coax.run", function()
       assert.are.equal(0, r.attempts[2].messages_kept)
       assert.are.equal("retry validation 1", r.attempts[1].feedback) -- the strategy's last user message
     end)
+
+    -- The failed value reaches Lua as a table only where it is read: a
+    -- recipe's own strategy (also through a recipe with a metatable), and
+    -- the coercion lines of the built-in feedback. The built-in strategies
+    -- read the submission's text, whatever the value.
+    it("gives a strategy function the value sent and the value coerced", function()
+      local strategy = [[, strategy = function(ctx)
+          SEEN = (SEEN or "") .. require("coax").json.encode({ ctx.value, ctx.coerced_value }) .. ";"
+          return { { role = "user", content = SEEN } }
+        end]]
+      local r = run(recipe(strategy), { '{"age": "36"}', '{"name": 7, "age": 36, "x": {}}', GOOD })
+      assert.are.equal('[{"age":"36"},{"age":36}];', r.attempts[2].messages[1].content)
+      assert.are.equal('[{"age":"36"},{"age":36}];[{"name":7,"age":36,"x":{}},{"name":"7","age":36,"x":{}}];',
+        r.attempts[3].messages[1].content)
+      -- a strategy behind the recipe's metatable
+      r = run('return setmetatable({ schema = "schema.json", prompt = "x" }, { __index = { strategy = function(ctx) '
+        .. 'return { { role = "user", content = ctx.value.name } } end } })', { '{"name": "Bo"}', GOOD })
+      assert.are.equal("Bo", r.attempts[2].messages[1].content)
+      assert.are.equal("ok", r.attempts[2].outcome)
+    end)
+
+    for _, how in ipairs({ "continue", "fresh", "last" }) do
+      it("writes the submission and the coercion lines with the built-in strategy " .. how, function()
+        local r = run(recipe((', strategy = "%s"'):format(how)), { '{"age": "36"}', GOOD })
+        assert.are.equal("Attempt 1/3: your JSON does not match the schema.\n\nErrors:\n"
+          .. "  - At path '(root)': missing required property \"name\"\n\n"
+          .. 'Your submission:\n{\n  "age": "36"\n}\n\nBefore checking, coax changed:\n'
+          .. "  - At path '/age': \"36\" became 36: converted the value to the type the schema asks for "
+          .. "(string_to_integer)\n\nFix all of the errors above and reply with the corrected JSON only.",
+          r.attempts[1].feedback)
+        r = run(recipe((', strategy = "%s"'):format(how)), { '{"name": "Ada", "age": 3.5}', GOOD })
+        assert.are.equal("Attempt 1/3: your JSON does not match the schema.\n\nErrors:\n"
+          .. "  - At path '/age': expected integer, got number 3.5\n\n"
+          .. 'Your submission:\n{\n  "name": "Ada",\n  "age": 3.5\n}\n\n'
+          .. "Fix all of the errors above and reply with the corrected JSON only.", r.attempts[1].feedback)
+        assert.are.equal("ok", r.attempts[2].outcome)
+      end)
+    end
   end)
 
   it("renders feedback from the recipe's templates", function()

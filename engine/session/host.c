@@ -81,9 +81,9 @@ int session_check(void *task, lua_State *L)
     } else if (rc == COAX_OK) {
         char detail[256];
         session_summarize(detail, sizeof detail, &r.validation);
-        session_push_failure(s, L, "validation", &r, true, detail, text, len);
+        session_push_failure(s, L, "validation", &r, true, detail, text, len, false);
     } else { /* no JSON, or past a limit: the model hears why, as for a parse failure */
-        session_push_failure(s, L, "parse", &r, false, err.msg[0] ? err.msg : coax_strerror(rc), text, len);
+        session_push_failure(s, L, "parse", &r, false, err.msg[0] ? err.msg : coax_strerror(rc), text, len, false);
     }
     lua_pushboolean(L, rc == COAX_OK && r.valid);
     lua_setfield(L, -2, "valid");

@@ -18,10 +18,30 @@ typedef struct failure_args {
     size_t rlen;
 } failure_args;
 
+/* Whether the failed value is read on the way to the next messages: by a
+** recipe's own strategy (a function, given the whole context; a recipe
+** table with a metatable may hold one), or by the built-in templates for
+** their coercion lines. The built-in strategies and templates read only
+** the submission's text otherwise. */
+static bool failed_value_read(coax_session *s, lua_State *L, const coax_extract_result *r)
+{
+    if (r->ncoercions) return true;
+    int top = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    bool read = session_raw_field(L, -1, "recipe") != LUA_TTABLE || lua_getmetatable(L, -1);
+    if (!read) {
+        int how = session_raw_field(L, -1, "strategy"); /* nil: "continue" */
+        read = how != LUA_TNIL && how != LUA_TSTRING;
+    }
+    lua_settop(L, top);
+    return read;
+}
+
 static int push_failure_arg(lua_State *L, const void *ud)
 {
     const failure_args *a = ud;
-    session_push_failure(a->s, L, a->kind, a->r, a->have_r, a->detail, a->reply, a->rlen);
+    bool unread = a->have_r && !failed_value_read(a->s, L, a->r);
+    session_push_failure(a->s, L, a->kind, a->r, a->have_r, a->detail, a->reply, a->rlen, unread);
     return 1;
 }
 
@@ -398,29 +418,56 @@ static bool within_budget(coax_session *s)
     lua_State *L = s->engine->vm.L;
     /* Raw reads with type checks: the messages come from a script, and
     ** nothing here may run its metamethods or raise outside a pcall. */
+    int top = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
+    int S = lua_gettop(L);
     lua_pushliteral(L, "token_counts");
-    int cache = lua_rawget(L, -2) == LUA_TTABLE ? lua_gettop(L) : 0;
+    int cache = lua_rawget(L, S) == LUA_TTABLE ? lua_gettop(L) : 0;
+    /* S.estimated: {text 1, count 1, text 2, ...} of the messages the last
+    ** call weighed, by position. A message whose text is the same string
+    ** there takes its count without hashing the text for the cache: a
+    ** conversation carried on keeps its messages' strings, and hashing
+    ** them all every attempt made each attempt cost more as it went. */
+    lua_pushliteral(L, "estimated");
+    if (lua_rawget(L, S) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushliteral(L, "estimated");
+        lua_pushvalue(L, -2);
+        lua_rawset(L, S);
+    }
+    int known = lua_gettop(L);
     lua_pushliteral(L, "messages");
-    lua_rawget(L, -3);
+    lua_rawget(L, S);
     lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
         if (!lua_istable(L, -1)) {
-            lua_pop(L, 4);
+            lua_settop(L, top);
             session_end(s, COAX_FAILURE_SCRIPT_ERROR,
                         "strategy: messages must be a list of {role = ..., content = ...} tables");
             return false;
         }
         lua_pushliteral(L, "content");
         lua_rawget(L, -2);
-        /* estimated once per distinct text: a conversation carried on
-        ** keeps its messages, and re-estimating them every attempt made
-        ** the retry loop quadratic in its attempts */
-        if (lua_type(L, -1) == LUA_TSTRING) in += session_estimate_cached(L, cache, -1) + 4; /* and a few per message */
-        lua_pop(L, 2);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            uint64_t count;
+            if (lua_rawgeti(L, known, 2 * i - 1) == LUA_TSTRING && lua_rawequal(L, -1, -2) &&
+                lua_rawgeti(L, known, 2 * i) == LUA_TNUMBER) {
+                count = (uint64_t)lua_tointeger(L, -1);
+            } else { /* estimated once per distinct text (the cache), kept here by position */
+                lua_settop(L, S + 5); /* ... messages, message, content */
+                count = session_estimate_cached(L, cache, -1);
+                lua_pushvalue(L, -1);
+                lua_rawseti(L, known, 2 * i - 1);
+                lua_pushinteger(L, (lua_Integer)count);
+                lua_rawseti(L, known, 2 * i);
+            }
+            in += count + 4; /* and a few per message */
+        }
+        lua_settop(L, S + 3); /* ... messages */
     }
-    lua_pop(L, 3);
+    lua_settop(L, top);
     uint64_t used = (s->have_in_prov ? s->in_prov : s->in_est) + (s->have_out_prov ? s->out_prov : s->out_est);
     if (s->budget_tokens && used + in > s->budget_tokens) {
         char msg[160];

@@ -406,20 +406,38 @@ void session_push_info(coax_session *s, lua_State *L, const char *kind)
 /* What templates and strategies read about a failed reply, pushed on 'L':
 ** the info table with the value read, the errors, the reply and 'detail'
 ** (the parse error, the rejection's reason or the errors' summary). */
+/* __index of a failure table whose values were left out: a read of one is
+** a broken promise of the caller's, told loudly, not a nil. */
+static int unpushed_value(lua_State *L)
+{
+    const char *k = lua_tostring(L, 2);
+    if (k && (!strcmp(k, "value") || !strcmp(k, "coerced_value")))
+        return luaL_error(L, "the failure's %s was not pushed: its reader was not expected (session_push_failure)", k);
+    return 0;
+}
+
 void session_push_failure(coax_session *s, lua_State *L, const char *kind, const coax_extract_result *r,
-                          bool have_r, const char *detail, const char *reply, size_t rlen)
+                          bool have_r, const char *detail, const char *reply, size_t rlen, bool values_unread)
 {
     session_push_info(s, L, kind);
     if (have_r && r->value) { /* what the model sent, and what coax made of it */
         const coax_value *sent = r->repair.value ? r->repair.value : r->value;
-        lcoax_push_value(L, sent, COAX_DEFAULT_MAX_DEPTH);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, -3, "value");
-        if (r->value != sent) {
-            lua_pop(L, 1);
-            lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+        if (values_unread) {
+            if (luaL_newmetatable(L, "coax.unpushed_value")) {
+                lua_pushcfunction(L, unpushed_value);
+                lua_setfield(L, -2, "__index");
+            }
+            lua_setmetatable(L, -2);
+        } else {
+            lcoax_push_value(L, sent, COAX_DEFAULT_MAX_DEPTH);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, -3, "value");
+            if (r->value != sent) {
+                lua_pop(L, 1);
+                lcoax_push_value(L, r->value, COAX_DEFAULT_MAX_DEPTH);
+            }
+            lua_setfield(L, -2, "coerced_value");
         }
-        lua_setfield(L, -2, "coerced_value");
         /* The feedback's {{submission}}, written here from the value itself:
         ** encoding the pushed table back to JSON cost more than the rest of
         ** a failed attempt. The session owns the buffer, so a memory error

@@ -98,9 +98,12 @@ void session_push_info(coax_session *s, lua_State *L, const char *kind);
 
 /* What templates and strategies read about a failed reply, pushed on 'L':
 ** the info table with the value read, the errors, the reply and 'detail'
-** (the parse error, the rejection's reason or the errors' summary). */
+** (the parse error, the rejection's reason or the errors' summary).
+** 'values_unread': no Lua code that will see the table reads its 'value'
+** and 'coerced_value', which are then left out (pushing them was a seventh
+** of a failed attempt); reading either raises instead of giving nil. */
 void session_push_failure(coax_session *s, lua_State *L, const char *kind, const coax_extract_result *r, bool have_r,
-                          const char *detail, const char *reply, size_t rlen);
+                          const char *detail, const char *reply, size_t rlen, bool values_unread);
 
 /* The one-line summary of an invalid value's errors. */
 void session_summarize(char *buf, size_t cap, const coax_validation *v);
