@@ -6,11 +6,14 @@ local H = require "helper"
 local coax = require "coax"
 
 local RECIPE = "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },"
-  .. " prompt = 'n of {{input}}', strategy = 'continue', budget = { tokens = 100000000 } }"
+  .. " prompt = 'n of {{input}}', strategy = 'continue', budget = { tokens = 10000000000 } }"
 
--- A wrong reply of about 4 KB: valid JSON whose n is a string, so every
--- attempt fails validation and the feedback quotes the value back.
-local REPLY = '{"n": "seven", "note": "' .. string.rep("a long aside ", 300) .. '"}'
+-- A wrong reply of about 12 KB: valid JSON whose n is a string, so every
+-- attempt fails validation and the feedback quotes the value back. Its
+-- size weighs the work done on each attempt's own texts (linear in the
+-- attempts) against the work done for each message kept (the strategy's
+-- copy and comparison, quadratic in the attempts but not in the bytes).
+local REPLY = '{"n": "seven", "note": "' .. string.rep("a long aside ", 900) .. '"}'
 
 local function exhaust(attempts)
   local replies = {}
@@ -38,12 +41,13 @@ describe("the retry loop", function()
 
   it("costs a bounded share more per attempt at 200 attempts than at 50 (not quadratic)", function()
     -- Each attempt still walks the conversation's list of messages (the
-    -- strategy copies it, the engine looks each estimate up): work per
-    -- message, not per byte, about half the cost at 50 attempts, which puts
-    -- 4n over n near 10 here (9.7-10.6, ASan too; 2n over n read 2.9-3.05,
-    -- too near its old bound of 3.2). Estimating and encoding every
-    -- message's text every attempt measured 3.96 at 2n: all but quadratic,
-    -- which at 4n gives about 15.8.
+    -- strategy copies it and the runtime compares it with the last one,
+    -- so an agent that changed a message is seen): work per message, not
+    -- per byte. With a 4 KB reply that was half the cost at 50 attempts,
+    -- 4n over n near 10 (9.7-10.6); once each attempt's own work got
+    -- cheaper it read 11.6-14.3 under load, so the reply is 12 KB now:
+    -- 9.6-10.6. Estimating and encoding every message's text every
+    -- attempt measured 3.96 at 2n: all but quadratic, about 15.8 at 4n.
     local ratio = H.scaling_ratio(exhaust, 50, 4)
     assert.is_true(ratio < 13, "200 attempts cost " .. ratio .. "x 50 attempts")
   end)
