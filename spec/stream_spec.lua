@@ -136,7 +136,8 @@ describe("streaming: partials", function()
   for _, agent in ipairs { "openai", "anthropic" } do
     it(agent .. ", tools mode: the partial is the submitted value itself", function()
       local args = '{"json": ' .. REPLY .. "}"
-      local sc = server:scenario({ { stream_text = "", seed = 7, chunk_delay_ms = 1,
+      -- 5 ms between pieces, as above: two partials at least, under load too
+      local sc = server:scenario({ { stream_text = "", seed = 7, chunk_delay_ms = 5,
         tool_calls = { { name = "submit", arguments = args } } } })
       local report, value, partials = run(sc, agent, { stream = true, mode = "tools" })
       assert.are.equal("ok", report.outcome)
@@ -155,7 +156,8 @@ describe("streaming: partials", function()
   it("a secret in the reply is redacted in every partial, even cut across pieces", function()
     local KEYED = '{"name": "sk-test-stream", "age": 36, "tags": ["a sk-test-stream b", "sk-test"]}'
     for seed = 30, 37 do -- pieces of 1 to 17 bytes cut the key in different places
-      local sc = server:scenario({ { stream_text = KEYED, seed = seed, chunk_delay_ms = 1 } })
+      -- 5 ms between pieces: with 1 ms, one partial came under load (#partials >= 2 failed)
+      local sc = server:scenario({ { stream_text = KEYED, seed = seed, chunk_delay_ms = 5 } })
       local report, value, partials = run(sc, "openai", { stream = true })
       assert.are.equal("ok", report.outcome)
       assert.are.same({ name = "[redacted]", age = 36, tags = { "a [redacted] b", "sk-test" } }, value)
