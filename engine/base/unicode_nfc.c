@@ -84,9 +84,41 @@ static void decompose(uint32_t cp, uint32_t *out, size_t *n)
     if (d[2]) decompose(d[2], out, n);
 }
 
+/* Puts the marks run[0..m) (each of a nonzero combining class) in
+** canonical order: by class, stable. Short runs (most text has a mark or
+** two on a letter) by insertion; longer ones counted by class through
+** 'tmp' (m entries), so a long run of marks costs linear time, not m^2. */
+static void order_marks(uint32_t *run, size_t m, uint32_t *tmp)
+{
+    if (m < 16) {
+        int cls[16];
+        for (size_t x = 0; x < m; x++) {
+            uint32_t cp = run[x];
+            int cx = ccc(cp);
+            size_t y = x;
+            for (; y > 0 && cls[y - 1] > cx; y--) {
+                run[y] = run[y - 1];
+                cls[y] = cls[y - 1];
+            }
+            run[y] = cp;
+            cls[y] = cx;
+        }
+        return;
+    }
+    size_t at[257] = {0};
+    for (size_t x = 0; x < m; x++) { /* the class above the code point's 21 bits */
+        uint32_t cx = (uint32_t)ccc(run[x]);
+        tmp[x] = cx << 21 | run[x];
+        at[cx + 1]++;
+    }
+    for (size_t c = 1; c < 257; c++) at[c] += at[c - 1];
+    for (size_t x = 0; x < m; x++) run[at[tmp[x] >> 21]++] = tmp[x] & 0x1FFFFF;
+}
+
 /* The NFC code points of s[0..n) (valid UTF-8) in cps[0..*count): cps has
-** room for 4 * n + 4 (a code point decomposes into at most 4 per byte it
-** takes). */
+** room for 4 * n + 4. A code point decomposes into at most 1.5 per byte
+** it takes (two bytes into three code points), so past the code points
+** there is room for as many again: order_marks' scratch. */
 static void nfc_points(const char *s, size_t n, uint32_t *cps, size_t *count)
 {
     size_t k = 0;
@@ -95,15 +127,16 @@ static void nfc_points(const char *s, size_t n, uint32_t *cps, size_t *count)
         i += coax_utf8_decode((const unsigned char *)s + i, n - i, &cp);
         decompose(cp, cps, &k);
     }
-    /* Canonical order: a stable insertion sort of each run of marks. */
-    for (size_t x = 1; x < k; x++) {
-        int cx = ccc(cps[x]);
-        if (!cx) continue;
-        for (size_t y = x; y > 0 && ccc(cps[y - 1]) > cx; y--) {
-            uint32_t t = cps[y];
-            cps[y] = cps[y - 1];
-            cps[y - 1] = t;
+    /* Canonical order: each run of marks (nonzero classes) by class. */
+    for (size_t x = 0; x < k;) {
+        if (!ccc(cps[x])) {
+            x++;
+            continue;
         }
+        size_t end = x + 1;
+        while (end < k && ccc(cps[end])) end++;
+        order_marks(cps + x, end - x, cps + k);
+        x = end;
     }
     /* Composition: each mark joins the last starter unless blocked. */
     size_t w = 0, starter = SIZE_MAX;

@@ -160,11 +160,42 @@ static void test_nfc_composes_and_folds(void)
     coax_arena_free(a);
 }
 
+/* A long run of marks is ordered by class, stably, in linear time (an
+** insertion sort took m^2 steps: 7.5 G instructions for 16,000 marks).
+** Four classes, 300 times over, after a letter none of them joins. */
+static void test_a_long_run_of_marks_is_put_in_order(void)
+{
+    static const char *const marks[4] = {"\xcd\x85", "\xcc\x87", "\xcc\xa3", "\xcc\xa8"}; /* 240 230 220 202 */
+    coax_buf in, want;
+    coax_buf_init(&in, NULL);
+    coax_buf_init(&want, NULL);
+    coax_buf_putc(&in, 'q');
+    coax_buf_putc(&want, 'q');
+    for (int i = 0; i < 300; i++)
+        for (int k = 0; k < 4; k++) coax_buf_put(&in, marks[k], 2);
+    for (int k = 3; k >= 0; k--)
+        for (int i = 0; i < 300; i++) coax_buf_put(&want, marks[k], 2);
+    coax_buf_putc(&want, '\0');
+    coax_arena *a = coax_arena_new(NULL);
+    size_t n;
+    const char *s = coax_nfc(a, in.data, in.len, &n);
+    CHECK_INT(n, want.len - 1);
+    CHECK_STR(s, want.data);
+    bool oom;
+    CHECK(coax_nfc_fold_equal(NULL, in.data, in.len, want.data, want.len - 1, &oom));
+    /* the twin: one mark fewer is not the same text */
+    CHECK(!coax_nfc_fold_equal(NULL, in.data, in.len - 2, want.data, want.len - 1, &oom));
+    coax_arena_free(a);
+    coax_buf_free(&in);
+    coax_buf_free(&want);
+}
+
 #define TESTS                                          \
     X(test_an_invented_key_is_never_dropped)           \
     X(test_a_written_key_beside_it_is_dropped)         \
     X(test_an_invented_value_is_not_converted_or_renamed) \
     X(test_nothing_inside_an_invented_member_is_filled) \
     X(test_the_input_value_is_left_unchanged)          \
-    X(test_nfc_composes_and_folds)
+    X(test_nfc_composes_and_folds)                     \
+    X(test_a_long_run_of_marks_is_put_in_order)
 #include "test.h"
