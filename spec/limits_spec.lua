@@ -601,6 +601,27 @@ describe("validation work: budgets and near-linear equality and hashing", functi
   -- amortized constant work (a forward sweep, or a mark at each 64-byte
   -- block for an offset behind it), so n against 4n is near 4 (quadratic
   -- was 16: each position counted from the text's or the line's start).
+  -- A fenced block written as a string value ("code": ```...```) looks for
+  -- its closing fence on its line, then at the start of the lines after:
+  -- each search once worked out the line's end, and a search that found
+  -- nothing was remembered only for fences of three backticks, so every
+  -- value fence scanned the rest of its line, or of the text (1.15 G
+  -- instructions for 4,000 members on one line, 13x the 1,000 members').
+  it("repair reads n fenced string values in near-linear time", function()
+    local one_line = { [2000] = "{" .. ('"c": ```x```, '):rep(2000) .. "}",
+      [8000] = "{" .. ('"c": ```x```, '):rep(8000) .. "}" }
+    local r = ratio(function(m) assert.is_not_nil((coax.repair(one_line[m]))) end, 2000, 4)
+    assert.is_true(r < 8, ("one line: time(8000) / time(2000) = %.2f (linear 4, quadratic 16)"):format(r))
+    local v, log = coax.repair(one_line[2000])
+    assert.are.same({ '{"c":"x"}', 4000, "fenced_string", "duplicate_key", "trailing_comma" },
+      { coax.json.encode(v), #log, log[1].kind, log[2].kind, log[#log].kind })
+    -- fences of four that no line closes, one a line
+    local lines = { [1000] = "{" .. ('"c": ````x,\n'):rep(1000) .. '"d": 1}',
+      [4000] = "{" .. ('"c": ````x,\n'):rep(4000) .. '"d": 1}' }
+    r = ratio(function(m) assert.is_not_nil((coax.repair(lines[m]))) end, 1000, 4)
+    assert.is_true(r < 8, ("unclosed: time(4000) / time(1000) = %.2f (linear 4, quadratic 16)"):format(r))
+  end)
+
   it("repair locates n double-encoded NDJSON lines in near-linear time", function()
     -- Each line padded with spaces: the text, not the candidates' memory
     -- (hundreds of bytes each, which leave the caches at 4n when lines are

@@ -23,24 +23,31 @@ bool repair_value_fence(const char *t, size_t i)
     return i > 0 && t[i - 1] == ':';
 }
 
-size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from)
+size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, repair_fence_memo *m)
 {
     size_t n = repair_fence_at(t, i, len);
-    if (!n || t[i] != '`') return 0;
-    size_t body = i + n, eol = body;
-    while (eol < len && t[eol] != '\n') eol++;
-    for (size_t k = body; k + n <= eol; k++) { /* ```print(1)``` on one line */
-        if (t[k] != '`') continue;
-        size_t run = repair_fence_at(t, k, eol);
-        if (run == n) {
-            *cs = body;
-            *ce = k;
-            return k + n;
+    if (!n || t[i] != '`' || n > REPAIR_FENCE_MAX) return 0;
+    size_t slot = n - 3, body = i + n, eol;
+    if (m->line_end[slot] && m->line_from[slot] <= body && body < m->line_end[slot]) {
+        eol = m->line_end[slot]; /* no run of n on the rest of this line: known */
+    } else { /* ```print(1)``` on one line: the next run of exactly n before the line's end */
+        size_t k = body;
+        while (k < len && t[k] != '\n') {
+            size_t run = t[k] == '`' ? repair_fence_at(t, k, len) : 0;
+            if (run == n) {
+                *cs = body;
+                *ce = k;
+                return k + n;
+            }
+            k += run ? run : 1;
         }
-        if (run) k += run - 1;
+        eol = k;
+        m->line_from[slot] = body;
+        m->line_end[slot] = eol;
     }
     if (eol >= len) return 0;
-    for (size_t k = eol; k < len && k < *none_from;) { /* k is on a line break */
+    size_t known = m->none_after[slot] ? m->none_after[slot] - 1 : SIZE_MAX;
+    for (size_t k = eol; k < len && k < known;) { /* k is on a line break */
         size_t s = k + 1;
         while (s < len && (t[s] == ' ' || t[s] == '\t')) s++;
         size_t run = s < len && t[s] == '`' ? repair_fence_at(t, s, len) : 0;
@@ -54,6 +61,8 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
         if (!nl) break;
         k = (size_t)(nl - t);
     }
-    if (n == 3 && eol < *none_from) *none_from = eol; /* no line-start fence after eol */
+    /* No line after eol starts with n backticks or more: nor with more than n. */
+    for (size_t x = slot; x < REPAIR_FENCE_MAX - 2; x++)
+        if (!m->none_after[x] || m->none_after[x] > eol + 1) m->none_after[x] = eol + 1;
     return 0;
 }

@@ -421,7 +421,6 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.e = ps.b + (end - start);
     ps.base = start;
     ps.exact = !shift;
-    ps.none_from = SIZE_MAX;
     /* lp_carve's first piece: the strings and containers a text makes take about half as much as it */
     size_t half = (end - start) / 2;
     ps.next_piece = half < 256 ? 256 : half < ((size_t)64 << 10) ? (half + 7) & ~(size_t)7 : (size_t)64 << 10;

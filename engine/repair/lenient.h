@@ -67,7 +67,7 @@ typedef struct lp {
     bool inv;          /* an invented repair since the last value: it flags the next */
     bool inv_any;      /* an invented repair in this top-level value */
     size_t inv_opens;  /* open containers with 'invented' set */
-    size_t none_from;  /* repair_fenced_string's cache */
+    repair_fence_memo fences; /* repair_fenced_string's (zeroed with the rest) */
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */

@@ -358,7 +358,7 @@ coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok)
 coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok)
 {
     size_t cs, ce, end = repair_fenced_string(ps->b, (size_t)(ps->p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce,
-                                              &ps->none_from);
+                                              &ps->fences);
     *ok = end != 0;
     if (!end) return COAX_OK;
     const char *at = ps->p;

@@ -159,13 +159,26 @@ bool repair_is_reasoning(const char *name, size_t n);
 ** (also when i is at or past len). */
 size_t repair_fence_at(const char *t, size_t i, size_t len);
 
+/* The longest fence read as a string value's ("code": ```...```): one
+** memo slot each from 3 backticks up. */
+#define REPAIR_FENCE_MAX 18
+
+/* What repair_fenced_string learned of a text, so that searching it again
+** and again stays linear: for each fence length n (slot n - 3), a stretch
+** of a line with no run of exactly n backticks, and a line break after
+** which no line starts with n or more. All zero: nothing known yet. */
+typedef struct repair_fence_memo {
+    size_t line_from[REPAIR_FENCE_MAX - 2], line_end[REPAIR_FENCE_MAX - 2]; /* line_end 0: none */
+    size_t none_after[REPAIR_FENCE_MAX - 2]; /* the line break + 1; 0: none */
+} repair_fence_memo;
+
 /* A fenced code block written as a string value ("code": ```...```) at
-** t[i]: returns the offset just past its closing fence, or 0 when there is
-** none. The content is t[*cs..*ce): between the fences on one line, else
-** the lines after the opening line (whose info string is dropped) up to a
-** line that starts with a fence as long. '*none_from' (start at SIZE_MAX) caches
-** where no line-start fence follows, so repeated searches stay linear. */
-size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, size_t *none_from);
+** t[i], of 3 to REPAIR_FENCE_MAX backticks: returns the offset just past
+** its closing fence, or 0 when there is none. The content is t[*cs..*ce):
+** between the fences on one line (a run exactly as long closes), else the
+** lines after the opening line (whose info string is dropped) up to a line
+** that starts with a fence at least as long. 'm' is the text's memo. */
+size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, size_t *ce, repair_fence_memo *m);
 
 /* Whether the fence at t[i] stands where a value does: after a colon (and
 ** spaces) on its line. */

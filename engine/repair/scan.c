@@ -144,14 +144,14 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
 
 /* The closing fence of a block whose content starts at 'body': the next
 ** fence of 'c', passing over fenced strings inside ("code": ```...```). */
-static size_t fence_close_first(const char *t, size_t body, size_t len, char c, size_t *none_from)
+static size_t fence_close_first(const char *t, size_t body, size_t len, char c, repair_fence_memo *fences)
 {
     char marker[3] = {c, c, c};
     for (size_t from = body;;) {
         size_t k = find(t, from, len, marker, 3);
         size_t cs, ce, end;
         if (k < len && c == '`' && repair_value_fence(t, k) &&
-            (end = repair_fenced_string(t, k, len, &cs, &ce, none_from)))
+            (end = repair_fenced_string(t, k, len, &cs, &ce, fences)))
             from = end;
         else
             return k;
@@ -178,9 +178,10 @@ static bool fence_alone(const char *t, size_t k, size_t n, size_t len)
 ** strings never settle (an odd quote in prose) falls back to the first
 ** fence; '*loose_from' remembers where that happened, so that later blocks
 ** do not scan to the end again. */
-static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t *none_from, size_t *loose_from)
+static size_t fence_close(const char *t, size_t body, size_t len, char c, repair_fence_memo *fences,
+                          size_t *loose_from)
 {
-    size_t first = fence_close_first(t, body, len, c, none_from);
+    size_t first = fence_close_first(t, body, len, c, fences);
     /* A first fence alone on its line closes the block in any reading. */
     if (first >= len || body >= *loose_from || fence_alone(t, first, repair_fence_at(t, first, len), len)) return first;
     bool in_string = false;
@@ -202,7 +203,7 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, size_t
         if (!n) continue;
         size_t cs, ce, end;
         if (!in_string && c == '`' && repair_value_fence(t, k) &&
-            (end = repair_fenced_string(t, k, len, &cs, &ce, none_from))) {
+            (end = repair_fenced_string(t, k, len, &cs, &ce, fences))) {
             k = end - 1;
             continue;
         }
@@ -394,7 +395,8 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     pr.done.alloc = a;
     bool ok = true;
     size_t blocks = 0; /* fenced and tagged candidates found */
-    size_t none_from = SIZE_MAX; /* repair_fenced_string's cache */
+    repair_fence_memo fences; /* repair_fenced_string's */
+    memset(&fences, 0, sizeof fences);
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
@@ -458,7 +460,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             size_t fn = repair_fence_at(t, i, len);
             if (!fn) break;
             if (pr.n && repair_value_fence(t, i)) { /* "code": ```...```: a string, not a block */
-                size_t cs, ce, end = repair_fenced_string(t, i, len, &cs, &ce, &none_from);
+                size_t cs, ce, end = repair_fenced_string(t, i, len, &cs, &ce, &fences);
                 i = end ? end : i + fn;
                 continue;
             }
@@ -469,7 +471,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             size_t eol = body;
             while (eol < len && (t[eol] == ' ' || t[eol] == '\t' || t[eol] == '\r')) eol++;
             if (eol < len && t[eol] == '\n') body = eol + 1;
-            size_t close = fence_close(t, body, len, t[i], &none_from, &loose_from);
+            size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);
             /* Other languages count when the block holds a literal. */
             if (ok && (json_language(t + lang, le - lang) ||
