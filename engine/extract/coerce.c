@@ -365,6 +365,32 @@ static hent *deepest_prefix(const hmap *m, const char *loc, size_t len)
     }
 }
 
+/* Puts every proper prefix of at[0..len) (len > 0) in r->above, the root
+** "" too. The prefixes' hashes come from one pass (FNV is incremental);
+** they go in longest first, and a prefix found there already ends it: the
+** prefix was put with all of its own, by the change it came from. Each
+** hashed and compared from scratch was a change's depth times its
+** location's length, cubic on a deep reply with long keys. */
+static bool mark_above(round *r, coax_arena *a, const char *at, size_t len)
+{
+    size_t cuts = 1; /* "" and the place of every '/' after the first byte */
+    for (size_t k = 1; k < len; k++) cuts += at[k] == '/';
+    struct cut { size_t at; uint32_t h; } *cut = coax_arena_alloc(a, cuts * sizeof *cut);
+    if (!cut) return false;
+    uint64_t h = r->above.seed;
+    size_t n = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (k == 0 || at[k] == '/') cut[n++] = (struct cut){k, hfold(&r->above, h)};
+        h = fnv(h, at + k, 1);
+    }
+    while (n--) {
+        size_t before = r->above.n;
+        if (!hmap_put(&r->above, at, cut[n].at, NULL, 0, cut[n].h)) return false;
+        if (r->above.n == before) break; /* there already, with all it begins with */
+    }
+    return true;
+}
+
 static const char *member_place(coax_arena *a, const char *at, size_t atlen, const char *key, size_t klen,
                                 size_t *len)
 {
@@ -458,11 +484,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             if (!p || !(w = hmap_put(&r->where, p, pl, NULL, 0, hash2(&r->where, p, pl, NULL, 0)))) return COAX_ENOMEM;
             w->val = r->n | TOUCHED;
         }
-        for (size_t k = 0; k < c->atlen; k++) { /* its proper prefixes */
-            if (c->at[k] != '/') continue;
-            if (!hmap_put(&r->above, c->at, k, NULL, 0, hash2(&r->above, c->at, k, NULL, 0))) return COAX_ENOMEM;
-        }
-        if (c->atlen && !hmap_put(&r->above, "", 0, NULL, 0, hash2(&r->above, "", 0, NULL, 0))) return COAX_ENOMEM;
+        if (c->atlen && !mark_above(r, a, c->at, c->atlen)) return COAX_ENOMEM;
     }
     return COAX_OK;
 }
