@@ -16,6 +16,9 @@
 #ifndef BENCH_MEASURE_H
 #define BENCH_MEASURE_H
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define MEASURE_WINDOW 0.2
@@ -66,5 +69,22 @@ static inline double measure_best(size_t (*pass)(void *), void *ctx, size_t *ok,
 static inline void measure_fixed(size_t (*pass)(void *), void *ctx, size_t n, size_t *ok)
 {
     for (size_t i = 0; i < n; i++) *ok = pass(ctx);
+}
+
+/* The instructions callgrind collected running 'cmd' (a valgrind command
+** line whose output goes to stdout: end it with 2>&1); 0 when valgrind is
+** missing or the command fails. */
+static inline double measure_callgrind(const char *cmd)
+{
+    if (system("valgrind --version >/dev/null 2>&1") != 0) return 0;
+    FILE *f = popen(cmd, "r");
+    if (!f) return 0;
+    char line[512];
+    double ir = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *c = strstr(line, "Collected :");
+        if (c) ir = strtod(c + 11, NULL);
+    }
+    return pclose(f) == 0 ? ir : 0;
 }
 #endif

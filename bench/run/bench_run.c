@@ -13,6 +13,7 @@
 ** agent (a replay agent sleeping), beyond the engine's own.
 */
 #include "coax.h"
+#include "../common/measure.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -74,20 +75,11 @@ static double count_instructions(const char *self, const char *schema, int attem
     (void)self, (void)schema, (void)attempts;
     return 0;
 #else
-    if (system("valgrind --version >/dev/null 2>&1") != 0) return 0;
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no '%s' '%s' %d --count 2>&1",
              self, schema, attempts);
-    FILE *f = popen(cmd, "r");
-    if (!f) return 0;
-    char line[512];
-    double ir = 0;
-    while (fgets(line, sizeof line, f)) {
-        const char *c = strstr(line, "Collected :");
-        if (c) ir = strtod(c + 11, NULL);
-    }
-    if (pclose(f) != 0) return 0;
+    double ir = measure_callgrind(cmd);
     return ir / (attempts - 1); /* the first attempt has no reply before it */
 #endif
 }

@@ -90,15 +90,7 @@ static double count_instructions(const char *self, size_t bytes, size_t piece, s
              "valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=%s '%s' %zu %zu %zu "
              "--count %zu 2>&1",
              rw->fn, self, bytes, piece, every, i);
-    FILE *f = popen(cmd, "r");
-    if (!f) return 0;
-    char line[512];
-    double ir = 0;
-    while (fgets(line, sizeof line, f)) {
-        const char *c = strstr(line, "Collected :");
-        if (c) ir = strtod(c + 11, NULL);
-    }
-    if (pclose(f) != 0) return 0;
+    double ir = measure_callgrind(cmd);
     return ir / COUNT_PASSES;
 }
 
