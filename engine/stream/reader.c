@@ -35,6 +35,8 @@
 */
 #include "stream/reader.h"
 
+#include "json/parse_scan.h"
+
 
 /* Inside a string. */
 enum { L_CHAR, L_U8, L_ESC, L_HEX, L_LOW_BACKSLASH, L_LOW_U };
@@ -102,13 +104,17 @@ static coax_code commit(stream_reader *r, coax_error *err)
     return rc;
 }
 
+static coax_code too_long(stream_reader *r, coax_error *err)
+{
+    return stream_limit(r, COAX_ESTRING, err, "a string of the streamed reply is longer than %zu bytes",
+                        r->lim.max_string);
+}
+
 static coax_code text_put(stream_reader *r, const void *p, size_t n, coax_error *err)
 {
     coax_buf_put(&r->text, p, n);
     if (r->text.oom) return stream_oom(r, err);
-    if (r->text.len > r->lim.max_string)
-        return stream_limit(r, COAX_ESTRING, err, "a string of the streamed reply is longer than %zu bytes",
-                            r->lim.max_string);
+    if (r->text.len > r->lim.max_string) return too_long(r, err);
     if (r->scalar == SC_STRING || r->scalar == SC_KEY) r->changed = true;
     return COAX_OK;
 }
@@ -119,18 +125,23 @@ static coax_code put_code_point(stream_reader *r, uint32_t cp, coax_error *err)
     return text_put(r, u, coax_utf8_encode(cp, u), err);
 }
 
-/* A scalar's text, copied into the reader's arena, as the held value. */
-static coax_code hold(stream_reader *r, coax_type type, int boolean, coax_error *err)
+/* The text of the scalar being read, so far. */
+static const char *text_data(const stream_reader *r) { return r->text.data ? r->text.data : ""; }
+
+/* A scalar as the held value; a string's or number's text is text[0..n)
+** (the decoded text so far, or the piece's bytes when it is all there),
+** copied into the reader's arena. */
+static coax_code hold(stream_reader *r, coax_type type, int boolean, const char *text, size_t n, coax_error *err)
 {
     coax_value v = {.type = (uint8_t)type};
     if (type == COAX_STRING || type == COAX_NUMBER) {
-        char *s = coax_arena_strdup(r->ar, r->text.data ? r->text.data : "", r->text.len);
+        char *s = coax_arena_strdup(r->ar, text, n);
         if (!s) return stream_oom(r, err);
-        v.len = (uint32_t)r->text.len;
+        v.len = (uint32_t)n;
         v.u.text = s;
         if (type == COAX_NUMBER) {
             bool is_int;
-            coax_number_span(s, r->text.len, &is_int);
+            coax_number_span(s, n, &is_int);
             v.flags = is_int ? COAX_VF_INT_TEXT : 0;
         }
     } else if (type == COAX_BOOL) {
@@ -144,12 +155,13 @@ static coax_code hold(stream_reader *r, coax_type type, int boolean, coax_error 
     return COAX_OK;
 }
 
-/* A string or key ends at its closing quote. */
-static coax_code string_ends(stream_reader *r, coax_error *err)
+/* A string or key, whose decoded text is text[0..n), ends at its closing
+** quote. */
+static coax_code string_ends(stream_reader *r, const char *text, size_t n, coax_error *err)
 {
     if (r->scalar == SC_KEY) {
         bool dup = false;
-        coax_code rc = tree_key(r, r->text.data ? r->text.data : "", r->text.len, &dup);
+        coax_code rc = tree_key(r, text, n, &dup);
         if (rc) {
             if (err) *err = r->fail_err;
             return rc;
@@ -163,7 +175,13 @@ static coax_code string_ends(stream_reader *r, coax_error *err)
         if (dup) candidate_fails(r);
         return COAX_OK;
     }
-    return hold(r, COAX_STRING, 0, err);
+    return hold(r, COAX_STRING, 0, text, n, err);
+}
+
+/* A literal's last letter matched. */
+static coax_code literal_ends(stream_reader *r, coax_error *err)
+{
+    return hold(r, r->literal[0] == 'n' ? COAX_NULL : COAX_BOOL, r->literal[0] == 't', NULL, 0, err);
 }
 
 static void begin_scalar(stream_reader *r, sscalar kind, int pstate)
@@ -262,7 +280,7 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
 {
     switch (r->lstate) {
     case L_CHAR:
-        if (c == '"') return string_ends(r, err) ? STEP_ERROR : STEP_OK;
+        if (c == '"') return string_ends(r, text_data(r), r->text.len, err) ? STEP_ERROR : STEP_OK;
         if (c == '\\') {
             r->lstate = L_ESC;
             return STEP_OK;
@@ -349,6 +367,20 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
     }
 }
 
+/* A space between tokens (what follows it may be more spaces: they change
+** nothing more). A space proves a number or literal ended; a string waits
+** for what follows ("a" + "b"). */
+static coax_code space(stream_reader *r, coax_error *err)
+{
+    if (r->pstate == P_AFTER && r->held.type != 0xFF) {
+        r->held_spaced = true;
+        if (r->held.type != COAX_STRING) return commit(r, err);
+    } else if (r->pstate == P_KEY) { /* "n": 12, : no thousands after a space */
+        return commit(r, err);
+    }
+    return COAX_OK;
+}
+
 /* One byte of the candidate. */
 static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
 {
@@ -363,28 +395,17 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
             return text_put(r, &ch, 1, err) ? STEP_ERROR : STEP_OK;
         }
         if (!number_may_end(r->lstate)) return STEP_FAIL;
-        if (hold(r, COAX_NUMBER, 0, err)) return STEP_ERROR;
+        if (hold(r, COAX_NUMBER, 0, text_data(r), r->text.len, err)) return STEP_ERROR;
         return STEP_AGAIN;
     }
     case P_LITERAL:
         if (r->literal[r->lstate] != (char)c) return STEP_FAIL;
         if (r->literal[++r->lstate]) return STEP_OK;
-        return hold(r, r->literal[0] == 'n' ? COAX_NULL : COAX_BOOL, r->literal[0] == 't', err) ? STEP_ERROR
-                                                                                                : STEP_OK;
+        return literal_ends(r, err) ? STEP_ERROR : STEP_OK;
     default:
         break;
     }
-    if (is_ws(c)) {
-        /* A space proves a number or literal ended; a string waits for
-        ** what follows ("a" + "b"). */
-        if (r->pstate == P_AFTER && r->held.type != 0xFF) {
-            r->held_spaced = true;
-            if (r->held.type != COAX_STRING && commit(r, err)) return STEP_ERROR;
-        } else if (r->pstate == P_KEY && commit(r, err)) { /* "n": 12, : no thousands after a space */
-            return STEP_ERROR;
-        }
-        return STEP_OK;
-    }
+    if (is_ws[c]) return space(r, err) ? STEP_ERROR : STEP_OK;
     switch (r->pstate) {
     case P_VALUE:
         return value_starts(r, c, err);
@@ -419,7 +440,7 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
     }
 }
 
-/* ---- runs: the bytes most of a reply is made of, read a run at a time ---- */
+/* ---- tokens: the bytes most of a reply is made of, read whole ----------- */
 
 /* The length of the valid UTF-8 character at s[0..n) (RFC 3629: no
 ** overlongs, no surrogates), or 0 when it is not one or not whole (the
@@ -448,12 +469,17 @@ static size_t utf8_char(const unsigned char *s, size_t n)
 }
 
 /* The end of the run of plain string characters from p[i] (ASCII other than
-** '"', '\\' and controls), looked at 8 bytes at a time. */
+** '"', '\\' and controls): sixteen bytes at a time with the strict parser's
+** scanner (stop_at) where sixteen remain in the piece (it is read in place,
+** with no padding after it), then eight at a time, then a byte at a time. */
 static size_t ascii_run(const unsigned char *p, size_t i, size_t len)
 {
+    size_t at;
+    for (; i + 16 <= len; i += 16)
+        if (stop_at((const char *)p + i, &at)) return i + at;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    while (i + 8 <= len) {
+    if (i + 8 <= len) {
+        const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
         uint64_t w;
         memcpy(&w, p + i, 8);
         uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
@@ -482,36 +508,145 @@ static size_t string_run(const unsigned char *p, size_t i, size_t len)
     }
 }
 
-/* Whether the number lexer stays in state 's' on a digit. */
-static bool digits_stay(int s) { return s == N_INT || s == N_FRAC || s == N_EXP; }
+/* The escape at s[0..n) (s[0] is its backslash), when the piece holds all
+** of it and the byte machine would read it without a fault: puts what it
+** stands for and returns its length (a surrogate pair is one escape of 12
+** bytes). 0: the byte machine reads it, a byte at a time. */
+static size_t escape_token(stream_reader *r, const unsigned char *s, size_t n, coax_error *err)
+{
+    if (n < 2) return 0;
+    char d;
+    switch (s[1]) {
+    case '"': d = '"'; break;
+    case '\\': d = '\\'; break;
+    case '/': d = '/'; break;
+    case 'b': d = '\b'; break;
+    case 'f': d = '\f'; break;
+    case 'n': d = '\n'; break;
+    case 'r': d = '\r'; break;
+    case 't': d = '\t'; break;
+    case 'u': {
+        uint32_t cp, low;
+        if (n < 6 || !coax_hex4((const char *)s + 2, &cp) || (cp >= 0xDC00 && cp <= 0xDFFF)) return 0;
+        if (cp < 0xD800 || cp > 0xDBFF) return put_code_point(r, cp, err) ? SIZE_MAX : 6;
+        if (n < 12 || s[6] != '\\' || s[7] != 'u' || !coax_hex4((const char *)s + 8, &low) || low < 0xDC00 ||
+            low > 0xDFFF)
+            return 0;
+        return put_code_point(r, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), err) ? SIZE_MAX : 12;
+    }
+    default: return 0;
+    }
+    return text_put(r, &d, 1, err) ? SIZE_MAX : 2;
+}
+
+/* Reads a string's body from p[i] (the lexer at L_CHAR): runs of
+** characters, whole escapes, and its closing quote. Returns where it
+** stopped: the byte there, if any, is for the byte machine (an escape or a
+** UTF-8 character the piece cuts, a fault); SIZE_MAX on an error. */
+static size_t string_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    size_t k = string_run(p, i, len);
+    if (k < len && p[k] == '"' && r->text.len == 0) {
+        /* All of it is in the piece, with nothing to decode: it is read in
+        ** place, not copied through r->text (no partial can come between). */
+        if (k - i > r->lim.max_string) return too_long(r, err), SIZE_MAX;
+        return string_ends(r, (const char *)p + i, k - i, err) ? SIZE_MAX : k + 1;
+    }
+    for (;;) {
+        if (k > i && text_put(r, p + i, k - i, err)) return SIZE_MAX;
+        if (k >= len) return k;
+        if (p[k] == '"') return string_ends(r, text_data(r), r->text.len, err) ? SIZE_MAX : k + 1;
+        if (p[k] != '\\') return k;
+        size_t n = escape_token(r, p + k, len - k, err);
+        if (n == 0 || n == SIZE_MAX) return n ? n : k;
+        i = k + n;
+        k = string_run(p, i, len);
+    }
+}
+
+/* Reads a number's bytes from p[i], and holds it when the byte after them
+** proves it ended (that byte is then read after the number, as P_AFTER). */
+static size_t number_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    int s = r->lstate, next;
+    size_t k = i;
+    while (k < len && (next = number_next(s, p[k])) >= 0) {
+        s = next;
+        k++;
+    }
+    r->lstate = s;
+    if (k > i && text_put(r, p + i, k - i, err)) return SIZE_MAX;
+    if (k < len && number_may_end(s) && hold(r, COAX_NUMBER, 0, text_data(r), r->text.len, err)) return SIZE_MAX;
+    return k;
+}
+
+/* Reads the rest of a literal from p[i] when the piece holds all of it and
+** it matches (else the byte machine reads it). */
+static size_t literal_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    const char *rest = r->literal + r->lstate;
+    size_t n = strlen(rest);
+    if (len - i < n || memcmp(p + i, rest, n)) return i;
+    r->lstate += (int)n;
+    return literal_ends(r, err) ? SIZE_MAX : i + n;
+}
+
+/* Reads the token at p[i] whole when it is one the byte machine would read
+** without a fault or a change of container: a string's body, a number, a
+** literal, a run of spaces, a colon, the quote that starts a string or key.
+** Returns where it stopped (i: the byte machine reads p[i]); SIZE_MAX on an
+** error. Each token has the effects the byte machine's steps over it have,
+** in the same order. */
+static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    unsigned char c = p[i];
+    switch (r->pstate) {
+    case P_STRING: return r->lstate == L_CHAR ? string_token(r, p, i, len, err) : i;
+    case P_NUMBER: return number_token(r, p, i, len, err);
+    case P_LITERAL: return literal_token(r, p, i, len, err);
+    case P_COLON:
+        if (c == ':') {
+            r->pstate = P_VALUE;
+            return i + 1;
+        }
+        break;
+    case P_VALUE: case P_VALUE_OR_CLOSE:
+        if (c == '"') {
+            begin_scalar(r, SC_STRING, P_STRING);
+            return i + 1;
+        }
+        break;
+    case P_KEY: case P_KEY_OR_CLOSE:
+        if (c == '"') {
+            if (commit(r, err)) return SIZE_MAX; /* "n": 12,"m": the comma ended 12 */
+            begin_scalar(r, SC_KEY, P_STRING);
+            return i + 1;
+        }
+        break;
+    default:
+        break;
+    }
+    if (!is_ws[c]) return i;
+    if (space(r, err)) return SIZE_MAX;
+    for (i++; i < len && is_ws[p[i]]; i++) {}
+    return i;
+}
 
 /* Reads p[i..len) in the candidate until it ends, the piece ends or the
 ** reader stops; returns where it stopped, or SIZE_MAX on an error (memory,
-** a limit). */
+** a limit). Tokens are read whole where they can be; the byte machine reads
+** the rest (containers, commas, cut tokens, faults). */
 static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
     while (i < len) {
-        unsigned char c = p[i];
-        if (r->pstate == P_STRING && r->lstate == L_CHAR) {
-            size_t k = string_run(p, i, len);
-            if (k > i) {
-                if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
-                i = k;
-                continue;
-            }
-        } else if (r->pstate == P_NUMBER && digits_stay(r->lstate) && c >= '0' && c <= '9') {
-            size_t k = i + 1;
-            while (k < len && p[k] >= '0' && p[k] <= '9') k++;
-            if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
+        size_t k = token(r, p, i, len, err);
+        if (k == SIZE_MAX) return k;
+        if (k > i) {
             i = k;
-            continue;
-        } else if (is_ws(c) && r->pstate != P_STRING && r->pstate != P_NUMBER && r->pstate != P_LITERAL) {
-            /* the first space of a run does what a space does; the rest are the same */
-            if (parse_byte(r, c, err) == STEP_ERROR) return SIZE_MAX;
-            for (i++; i < len && is_ws(p[i]); i++) {}
+            if (r->seek != SK_JSON) return i; /* a duplicate key */
             continue;
         }
-        int step = parse_byte(r, c, err);
+        int step = parse_byte(r, p[i], err);
         if (step == STEP_ERROR) return SIZE_MAX;
         if (step == STEP_FAIL) {
             candidate_fails(r);

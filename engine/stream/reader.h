@@ -114,8 +114,6 @@ enum parse_state {
 };
 
 
-static inline bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 /* The kinds of value the parser is in the middle of (reader.c). */
 typedef enum sscalar { SC_NONE, SC_STRING, SC_KEY, SC_NUMBER, SC_LITERAL } sscalar;
 
