@@ -224,7 +224,7 @@ const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t kl
     const coax_value *props = f->props;
     for (size_t i = 0; i < props->len; i++) {
         const coax_member *m = &props->u.members[i];
-        if (m->klen == klen && memcmp(m->key, key, klen) == 0) {
+        if (m->klen == klen && coax_same_bytes(m->key, key, klen)) {
             f->key_sub = &m->value;
             return m->key;
         }

@@ -17,11 +17,13 @@
 #include "stream/reader.h"
 
 #include "base/hash.h"
+#include "schema/schema.h"
 
 /* Room for one more child (and, without a schema, where 'shown' is 'raw',
 ** the slot past the complete ones). */
 static bool frame_room(stream_reader *r, sframe *f)
 {
+    if (f->nraw + 2 <= f->rawcap) return true; /* most children: no call */
     size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
     if (!stream_grow(r, &f->raw, &f->rawcap, f->nraw + 2, size)) return false;
     if (!r->o.schema) {
@@ -165,7 +167,7 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
         size_t h = (size_t)coax_hash_bytes(key, klen, r->seed) & f->keymask;
         for (; f->keyslots[h]; h = (h + 1) & f->keymask) {
             const coax_member *m = (const coax_member *)f->raw + (f->keyslots[h] - 1);
-            if (m->klen == klen && memcmp(m->key, key, klen) == 0) {
+            if (m->klen == klen && coax_same_bytes(m->key, key, klen)) {
                 *dup = true;
                 break;
             }
@@ -173,7 +175,7 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
     } else {
         const coax_member *m = f->raw;
         for (size_t i = 0; i < f->nraw && !*dup; i++)
-            *dup = m[i].klen == klen && memcmp(m[i].key, key, klen) == 0;
+            *dup = m[i].klen == klen && coax_same_bytes(m[i].key, key, klen);
     }
     /* A declared key is the schema's (it outlives the reader), else a copy. */
     const char *k = r->o.schema ? complete_key(r, f, key, klen) : NULL;
