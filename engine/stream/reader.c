@@ -213,6 +213,9 @@ static int number_next(int s, unsigned char c)
 
 static bool number_may_end(int s) { return s == N_ZERO || s == N_INT || s == N_FRAC || s == N_EXP; }
 
+/* Whether the number lexer stays in state 's' on a digit. */
+static bool digits_stay(int s) { return s == N_INT || s == N_FRAC || s == N_EXP; }
+
 /* Result of reading one byte in the parser. */
 enum { STEP_OK, STEP_AGAIN, STEP_FAIL, STEP_ERROR };
 
@@ -570,7 +573,12 @@ static size_t number_token(stream_reader *r, const unsigned char *p, size_t i, s
 {
     int s = r->lstate, next;
     size_t k = i;
-    while (k < len && (next = number_next(s, p[k])) >= 0) {
+    while (k < len) {
+        if (digits_stay(s) && p[k] >= '0' && p[k] <= '9') { /* most bytes of a number */
+            k++;
+            continue;
+        }
+        if ((next = number_next(s, p[k])) < 0) break;
         s = next;
         k++;
     }
@@ -627,7 +635,7 @@ static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t l
         break;
     }
     if (!is_ws[c]) return i;
-    if (space(r, err)) return SIZE_MAX;
+    if ((r->pstate == P_AFTER || r->pstate == P_KEY) && space(r, err)) return SIZE_MAX;
     for (i++; i < len && is_ws[p[i]]; i++) {}
     return i;
 }
