@@ -135,14 +135,9 @@ static bool trivial(const coax_value *s)
     return true;
 }
 
-/* What is known of subschema 's' (not NULL), computed on first sight:
-** every container and closed part below a plain one asks, so the keyword
-** scans (strcmp chains) run once per subschema, not once per item. */
-static const ssub *sub_info(stream_reader *r, const coax_value *s)
+/* Fills slot 'e' with what is known of subschema 's' (not NULL). */
+static const ssub *sub_fill(stream_reader *r, ssub *e, const coax_value *s)
 {
-    uintptr_t h = (uintptr_t)s;
-    ssub *e = &r->subs[(h >> 4 ^ h >> 10) & (STREAM_SUB_SLOTS - 1)];
-    if (e->schema == s) return e;
     const coax_value *sub = deref(r->o.schema->doc, s);
     const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
     *e = (ssub){.schema = s,
@@ -154,6 +149,17 @@ static const ssub *sub_info(stream_reader *r, const coax_value *s)
                 .names = member(sub, "propertyNames", 13) != NULL,
                 .trivial = trivial(sub)};
     return e;
+}
+
+/* What is known of subschema 's' (not NULL), computed on first sight:
+** every container and closed part below a plain one asks, so the keyword
+** scans (strcmp chains) run once per subschema, not once per item (and
+** the lookup is inline). */
+static inline const ssub *sub_info(stream_reader *r, const coax_value *s)
+{
+    uintptr_t h = (uintptr_t)s;
+    ssub *e = &r->subs[(h >> 4 ^ h >> 10) & (STREAM_SUB_SLOTS - 1)];
+    return e->schema == s ? e : sub_fill(r, e, s);
 }
 
 static void frame_from(sframe *f, const coax_value *sub, bool children_final, const coax_value *props,

@@ -57,9 +57,8 @@ coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const 
     return code;
 }
 
-bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
+bool stream_grow_to(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return true;
     size_t n = *cap ? *cap * 2 : 8;
     while (n < need) n *= 2;
     void *q = coax_arena_alloc(r->ar, n * size);

@@ -23,7 +23,6 @@
 ** the slot past the complete ones). */
 static bool frame_room(stream_reader *r, sframe *f)
 {
-    if (f->nraw + 2 <= f->rawcap) return true; /* most children: no call */
     size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
     if (!stream_grow(r, &f->raw, &f->rawcap, f->nraw + 2, size)) return false;
     if (!r->o.schema) {

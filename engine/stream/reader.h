@@ -216,8 +216,13 @@ char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char 
                      size_t *outlen);
 
 /* Grows an array in the reader's arena to hold 'need' elements of 'size'
-** bytes (doubling; the old block stays: a partial may still show it). */
-bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size);
+** bytes (doubling; the old block stays: a partial may still show it).
+** Inline when there is room: every child, entry and pending part asks. */
+bool stream_grow_to(stream_reader *r, void **p, size_t *cap, size_t need, size_t size);
+static inline bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap || stream_grow_to(r, p, cap, need, size);
+}
 
 /* ---- complete.c: with a schema ------------------------------------------ */
 
