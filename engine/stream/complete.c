@@ -415,7 +415,8 @@ static coax_code settle_as_parsed(stream_reader *r, spending *p)
     const sframe *f = &r->frames[p->depth];
     const coax_member *m = f->object ? (const coax_member *)f->raw + p->index : NULL;
     p->value = m ? &m->value : (const coax_value *)f->raw + p->index;
-    p->ptr = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, NULL);
+    const char *fp = frame_ptr(r, p->depth);
+    p->ptr = fp ? stream_pointer(r->ar, fp, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, NULL) : NULL;
     return p->ptr ? COAX_OK : COAX_ENOMEM;
 }
 
@@ -502,7 +503,9 @@ coax_code complete_settle(stream_reader *r, coax_error *err)
         ** shares it); a coerced one lives in the scratch arena: copied. */
         const coax_value *keep = c.n == 0 ? (m ? &m->value : (const coax_value *)f->raw + p->index)
                                           : coax_value_copy(r->ar, v);
-        char *real = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, &reallen);
+        const char *fp = frame_ptr(r, p->depth);
+        char *real = fp ? stream_pointer(r->ar, fp, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, &reallen)
+                        : NULL;
         if (!keep || !real) {
             rc = COAX_ENOMEM;
             break;

@@ -106,7 +106,8 @@ static coax_code child_closed(stream_reader *r, size_t d)
     if (!r->o.schema) {
         f->nshown = f->nraw;
         const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
-        if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return stream_oom(r, NULL);
+        const char *ptr = frame_ptr(r, d);
+        if (!ptr || !add_entry(r, ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return stream_oom(r, NULL);
         return COAX_OK;
     }
     if (complete_child_final(f)) return complete_pend(r, d, index);
@@ -118,16 +119,31 @@ static coax_code child_closed(stream_reader *r, size_t d)
 static coax_code show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char *ptr)
 {
     sframe *f = &r->frames[d];
-    if (!shown_room(r, f, f->nshown + 2)) return COAX_ENOMEM;
+    const char *fp = frame_ptr(r, d);
+    if (!fp || !shown_room(r, f, f->nshown + 2)) return COAX_ENOMEM;
     const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
     if (m) ((coax_member *)f->shown)[f->nshown] = (coax_member){m->key, m->klen, *v};
     else ((coax_value *)f->shown)[f->nshown] = *v;
     f->nshown++;
-    if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
+    if (!add_entry(r, fp, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
     /* The open containers below: their children come after it in the list. */
     for (size_t k = d + 1; k < r->depth; k++) r->frames[k].entries_from = r->nentries;
     r->entries[r->nentries - 1].text = ptr;
     return COAX_OK;
+}
+
+const char *frame_ptr(stream_reader *r, size_t d)
+{
+    size_t from = d;
+    while (!r->frames[from].ptr) from--; /* the root's is "" */
+    for (size_t k = from + 1; k <= d; k++) {
+        const sframe *parent = &r->frames[k - 1];
+        sframe *f = &r->frames[k];
+        f->ptr = stream_pointer(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL, parent->klen,
+                                parent->nraw, &f->plen);
+        if (!f->ptr) return NULL;
+    }
+    return r->frames[d].ptr;
 }
 
 coax_code tree_open(stream_reader *r, bool object)
@@ -145,13 +161,7 @@ coax_code tree_open(stream_reader *r, bool object)
     memset(f, 0, sizeof *f);
     f->object = object;
     f->entries_from = r->nentries;
-    if (parent) {
-        f->ptr = stream_pointer(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL,
-                              parent->klen, parent->nraw, &f->plen);
-        if (!f->ptr) return stream_oom(r, NULL);
-    } else {
-        f->ptr = "";
-    }
+    if (!parent) f->ptr = ""; /* else built when asked for (frame_ptr) */
     if (!frame_room(r, f)) return stream_oom(r, NULL);
     if (r->o.schema) complete_frame(r, f, parent);
     r->depth++;
@@ -217,12 +227,15 @@ coax_code tree_close(stream_reader *r)
         return COAX_OK;
     }
     sframe *parent = &r->frames[r->depth - 1];
+    /* Its pointer (the errors under it give way), before the parent counts it. */
+    const char *ptr = NULL;
+    if (r->o.schema && r->nerrors && !(ptr = frame_ptr(r, r->depth))) return stream_oom(r, NULL);
     if (!append_raw(r, parent, &v)) return stream_oom(r, NULL);
     parent->key_ready = false;
     /* Its children's entries give way to its own (with a schema, once its
     ** coerced value is known, before any partial shows the list). */
     if (!r->o.schema || complete_child_final(parent)) entries_cut(r, f->entries_from);
-    if (r->o.schema) complete_unpend(r, r->depth, f->ptr, f->plen);
+    if (r->o.schema) complete_unpend(r, r->depth, ptr, f->plen);
     return child_closed(r, r->depth - 1);
 }
 
@@ -247,11 +260,13 @@ static const char *in_progress(stream_reader *r, coax_arena *a, bool *is_string)
     if (r->depth == 0 || r->ended) return NULL;
     sframe *f = &r->frames[r->depth - 1];
     bool held = r->held.type != 0xFF;
+    const char *fp = frame_ptr(r, r->depth - 1);
+    if (!fp) return NULL;
     if (r->scalar == SC_KEY)
-        return stream_pointer(a, f->ptr, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
-    if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return f->ptr;
+        return stream_pointer(a, fp, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
+    if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return fp;
     *is_string = r->scalar == SC_STRING || (held && r->held.type == COAX_STRING);
-    return stream_pointer(a, f->ptr, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
+    return stream_pointer(a, fp, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
 }
 
 static bool is_atomic(const stream_reader *r, const char *ptr)

@@ -23,7 +23,8 @@
 ** partial puts the child in progress. Without a schema 'shown' is 'raw'. */
 typedef struct sframe {
     bool object;
-    const char *ptr;        /* this container's JSON Pointer (reader arena) */
+    const char *ptr;        /* this container's JSON Pointer (reader arena); NULL until
+                            ** asked for (frame_ptr) */
     size_t plen;
     void *raw;              /* coax_value[] or coax_member[] */
     size_t nraw, rawcap;
@@ -186,6 +187,11 @@ bool seek_byte(stream_reader *r, unsigned char c);
 
 /* ---- partial.c: the parser's reports ----------------------------------- */
 
+/* The JSON Pointer of the open container at depth 'd' (its length in
+** frames[d].plen), built the first time it is asked for: most containers
+** close unasked (with a schema and no partial, nothing asks). NULL: out of
+** memory. */
+const char *frame_ptr(stream_reader *r, size_t d);
 /* A container opens (as the root, an item, or the value of the current key). */
 coax_code tree_open(stream_reader *r, bool object);
 /* The current member's key is complete. false: a duplicate (the reader stops). */
@@ -242,9 +248,9 @@ static inline bool complete_child_final(const sframe *f)
 const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen);
 /* A closed child of frames[d] waits for its coerced value. */
 coax_code complete_pend(stream_reader *r, size_t d, size_t index);
-/* The frame at depth 'd' (pointer 'ptr') closed: its children wait no
-** more, and their errors give way to its own, which its coerced value
-** brings back. */
+/* The frame at depth 'd' (pointer 'ptr', of 'plen' bytes; NULL when no
+** error is kept) closed: its children wait no more, and their errors give
+** way to its own, which its coerced value brings back. */
 void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
 /* Computes the coerced values and pointers of the parts pending (one
 ** skeleton), and their errors; partial.c then shows and lists them. */
