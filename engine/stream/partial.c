@@ -17,6 +17,7 @@
 #include "stream/reader.h"
 
 #include "base/hash.h"
+#include "json/key_bits.h"
 #include "schema/schema.h"
 
 /* Room for one more child (and, without a schema, where 'shown' is 'raw',
@@ -168,6 +169,12 @@ coax_code tree_open(stream_reader *r, bool object)
     return COAX_OK;
 }
 
+/* The bit of a key in sframe.keybits (an empty key: its length's alone). */
+static unsigned key_bit(const char *key, size_t klen)
+{
+    return klen ? COAX_KEY_BIT((unsigned char)key[0], (unsigned char)key[klen - 1], klen) : 0;
+}
+
 coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
 {
     sframe *f = &r->frames[r->depth - 1];
@@ -181,7 +188,7 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
                 break;
             }
         }
-    } else {
+    } else if ((f->keybits = coax_key_bits_set(f->keybits, key_bit(key, klen))) == UINT64_MAX) {
         const coax_member *m = f->raw;
         for (size_t i = 0; i < f->nraw && !*dup; i++)
             *dup = m[i].klen == klen && coax_same_bytes(m[i].key, key, klen);

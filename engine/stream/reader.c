@@ -567,21 +567,43 @@ static size_t string_token(stream_reader *r, const unsigned char *p, size_t i, s
     }
 }
 
+/* Where the number's bytes from p[k] end (the lexer in state '*s', left
+** in the state after them). */
+static size_t number_scan(const unsigned char *p, size_t k, size_t len, int *s)
+{
+    int next;
+    while (k < len) {
+        if (digits_stay(*s) && p[k] >= '0' && p[k] <= '9') { /* most bytes of a number */
+            k++;
+            continue;
+        }
+        if ((next = number_next(*s, p[k])) < 0) break;
+        *s = next;
+        k++;
+    }
+    return k;
+}
+
+/* A number that starts at p[i] and ends in the piece: read in place, not
+** copied through r->text, and held. Else (it goes on past the piece, or
+** cannot end where it stops) the byte machine starts it. */
+static size_t number_whole(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    int s = p[i] == '-' ? N_MINUS : p[i] == '0' ? N_ZERO : N_INT;
+    size_t k = number_scan(p, i + 1, len, &s);
+    if (k >= len || !number_may_end(s)) return i;
+    begin_scalar(r, SC_NUMBER, P_NUMBER);
+    r->lstate = s;
+    if (k - i > r->lim.max_string) return too_long(r, err), SIZE_MAX;
+    return hold(r, COAX_NUMBER, 0, (const char *)p + i, k - i, err) ? SIZE_MAX : k;
+}
+
 /* Reads a number's bytes from p[i], and holds it when the byte after them
 ** proves it ended (that byte is then read after the number, as P_AFTER). */
 static size_t number_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
-    int s = r->lstate, next;
-    size_t k = i;
-    while (k < len) {
-        if (digits_stay(s) && p[k] >= '0' && p[k] <= '9') { /* most bytes of a number */
-            k++;
-            continue;
-        }
-        if ((next = number_next(s, p[k])) < 0) break;
-        s = next;
-        k++;
-    }
+    int s = r->lstate;
+    size_t k = number_scan(p, i, len, &s);
     r->lstate = s;
     if (k > i && text_put(r, p + i, k - i, err)) return SIZE_MAX;
     if (k < len && number_may_end(s) && hold(r, COAX_NUMBER, 0, text_data(r), r->text.len, err)) return SIZE_MAX;
@@ -623,6 +645,7 @@ static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t l
             begin_scalar(r, SC_STRING, P_STRING);
             return i + 1;
         }
+        if (c == '-' || (c >= '0' && c <= '9')) return number_whole(r, p, i, len, err);
         break;
     case P_KEY: case P_KEY_OR_CLOSE:
         if (c == '"') {

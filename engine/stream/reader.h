@@ -35,7 +35,10 @@ typedef struct sframe {
     const char *key;        /* object: the key of the member being read (reader arena) */
     size_t klen;
     bool key_ready;         /* object: 'key' is complete (the colon or value may follow) */
-    /* object: the keys seen, for duplicates (open addressing, allocator) */
+    /* object: the keys seen, for duplicates: a filter (json/key_bits.h; a
+    ** search only once a bit repeats) for the first few, then a table (open
+    ** addressing, allocator) */
+    uint64_t keybits;
     uint32_t *keyslots;     /* index into raw + 1; 0 empty */
     size_t keymask;
     /* with a schema (complete.c): the subschema of this container, and
