@@ -196,7 +196,7 @@ static void begin_scalar(stream_reader *r, sscalar kind, int pstate)
 
 /* The number lexer: the next state for 'c', or -1 when 'c' does not
 ** continue the number. */
-static int number_next(int s, unsigned char c)
+static inline int number_next(int s, unsigned char c)
 {
     bool digit = c >= '0' && c <= '9';
     switch (s) {
@@ -569,7 +569,7 @@ static size_t string_token(stream_reader *r, const unsigned char *p, size_t i, s
 
 /* Where the number's bytes from p[k] end (the lexer in state '*s', left
 ** in the state after them). */
-static size_t number_scan(const unsigned char *p, size_t k, size_t len, int *s)
+static inline size_t number_scan(const unsigned char *p, size_t k, size_t len, int *s)
 {
     int next;
     while (k < len) {
@@ -621,25 +621,26 @@ static size_t literal_token(stream_reader *r, const unsigned char *p, size_t i, 
     return literal_ends(r, err) ? SIZE_MAX : i + n;
 }
 
-/* Reads the token at p[i] whole when it is one the byte machine would read
-** without a fault or a change of container: a string's body, a number, a
-** literal, a run of spaces, a colon, the quote that starts a string or key.
-** Returns where it stopped (i: the byte machine reads p[i]); SIZE_MAX on an
-** error. Each token has the effects the byte machine's steps over it have,
-** in the same order. */
-static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+/* Reads the bytes between scalars from p[i] (a run of spaces, a colon and
+** the spaces after it) and the start of the scalar after them (a quote, a
+** number whole in the piece); commas, brackets and the rest are the byte
+** machine's. Returns where it stopped; SIZE_MAX on an error. */
+static size_t between(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
     unsigned char c = p[i];
+    if (is_ws[c]) {
+        if ((r->pstate == P_AFTER || r->pstate == P_KEY) && space(r, err)) return SIZE_MAX;
+        for (i++; i < len && is_ws[p[i]]; i++) {}
+        if (i == len) return i;
+        c = p[i];
+    }
+    if (r->pstate == P_COLON && c == ':') {
+        r->pstate = P_VALUE; /* spaces after it change nothing */
+        for (i++; i < len && is_ws[p[i]]; i++) {}
+        if (i == len) return i;
+        c = p[i];
+    }
     switch (r->pstate) {
-    case P_STRING: return r->lstate == L_CHAR ? string_token(r, p, i, len, err) : i;
-    case P_NUMBER: return number_token(r, p, i, len, err);
-    case P_LITERAL: return literal_token(r, p, i, len, err);
-    case P_COLON:
-        if (c == ':') {
-            r->pstate = P_VALUE;
-            return i + 1;
-        }
-        break;
     case P_VALUE: case P_VALUE_OR_CLOSE:
         if (c == '"') {
             begin_scalar(r, SC_STRING, P_STRING);
@@ -657,10 +658,22 @@ static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t l
     default:
         break;
     }
-    if (!is_ws[c]) return i;
-    if ((r->pstate == P_AFTER || r->pstate == P_KEY) && space(r, err)) return SIZE_MAX;
-    for (i++; i < len && is_ws[p[i]]; i++) {}
     return i;
+}
+
+/* Reads the token at p[i] whole when it is one the byte machine would read
+** without a fault or a change of container: a string's body, a number, a
+** literal, the bytes between scalars. Returns where it stopped (i: the byte
+** machine reads p[i]); SIZE_MAX on an error. Each token has the effects the
+** byte machine's steps over it have, in the same order. */
+static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    switch (r->pstate) {
+    case P_STRING: return r->lstate == L_CHAR ? string_token(r, p, i, len, err) : i;
+    case P_NUMBER: return number_token(r, p, i, len, err);
+    case P_LITERAL: return literal_token(r, p, i, len, err);
+    default: return between(r, p, i, len, err);
+    }
 }
 
 /* Reads p[i..len) in the candidate until it ends, the piece ends or the
