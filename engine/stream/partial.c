@@ -22,7 +22,7 @@
 
 /* Room for one more child (and, without a schema, where 'shown' is 'raw',
 ** the slot past the complete ones). */
-static bool frame_room(stream_reader *r, sframe *f)
+static inline bool frame_room(stream_reader *r, sframe *f)
 {
     size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
     if (!stream_grow(r, &f->raw, &f->rawcap, f->nraw + 2, size)) return false;
@@ -61,8 +61,36 @@ static bool add_entry(stream_reader *r, const char *parent, size_t plen, const c
     return true;
 }
 
-/* Appends child 'v' to f's raw children (under the current key). */
-static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
+/* Member f->nraw (just written) joins the table of keys, for duplicates,
+** once the object has a few (tree_key searches the first ones itself). */
+static bool remember_key(stream_reader *r, sframe *f)
+{
+    const coax_member *m = (const coax_member *)f->raw + f->nraw;
+    if (f->nraw * 2 + 2 > f->keymask) {
+        size_t cap = f->keymask ? (f->keymask + 1) * 2 : 16;
+        uint32_t *slots = coax_alloc_raw(r->alloc, cap * sizeof *slots);
+        if (!slots) return false;
+        memset(slots, 0, cap * sizeof *slots);
+        for (size_t i = 0; i <= f->nraw; i++) {
+            const coax_member *o = (const coax_member *)f->raw + i;
+            size_t h = (size_t)coax_hash_bytes(o->key, o->klen, r->seed) & (cap - 1);
+            while (slots[h]) h = (h + 1) & (cap - 1);
+            slots[h] = (uint32_t)(i + 1);
+        }
+        coax_free_raw(r->alloc, f->keyslots, f->keymask ? (f->keymask + 1) * sizeof *slots : 0);
+        f->keyslots = slots;
+        f->keymask = cap - 1;
+    } else {
+        size_t h = (size_t)coax_hash_bytes(m->key, m->klen, r->seed) & f->keymask;
+        while (f->keyslots[h]) h = (h + 1) & f->keymask;
+        f->keyslots[h] = (uint32_t)(f->nraw + 1);
+    }
+    return true;
+}
+
+/* Appends child 'v' to f's raw children (under the current key). Inline:
+** every scalar and container that closes comes here. */
+static inline bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
 {
     if (!frame_room(r, f)) return false;
     if (f->object) {
@@ -70,28 +98,7 @@ static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
         m->key = f->key;
         m->klen = (uint32_t)f->klen;
         m->value = *v;
-        /* remember the key, for duplicates (a table past a few keys) */
-        if (f->nraw + 1 < KEY_TABLE_FROM) {
-            /* tree_key scans raw */
-        } else if (f->nraw * 2 + 2 > f->keymask) {
-            size_t cap = f->keymask ? (f->keymask + 1) * 2 : 16;
-            uint32_t *slots = coax_alloc_raw(r->alloc, cap * sizeof *slots);
-            if (!slots) return false;
-            memset(slots, 0, cap * sizeof *slots);
-            for (size_t i = 0; i <= f->nraw; i++) {
-                const coax_member *o = (const coax_member *)f->raw + i;
-                size_t h = (size_t)coax_hash_bytes(o->key, o->klen, r->seed) & (cap - 1);
-                while (slots[h]) h = (h + 1) & (cap - 1);
-                slots[h] = (uint32_t)(i + 1);
-            }
-            coax_free_raw(r->alloc, f->keyslots, f->keymask ? (f->keymask + 1) * sizeof *slots : 0);
-            f->keyslots = slots;
-            f->keymask = cap - 1;
-        } else {
-            size_t h = (size_t)coax_hash_bytes(m->key, m->klen, r->seed) & f->keymask;
-            while (f->keyslots[h]) h = (h + 1) & f->keymask;
-            f->keyslots[h] = (uint32_t)(f->nraw + 1);
-        }
+        if (f->nraw + 1 >= KEY_TABLE_FROM && !remember_key(r, f)) return false;
     } else {
         ((coax_value *)f->raw)[f->nraw] = *v;
     }
@@ -100,7 +107,7 @@ static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
 }
 
 /* Child f->nraw - 1 just closed: without a schema it is complete now. */
-static coax_code child_closed(stream_reader *r, size_t d)
+static inline coax_code child_closed(stream_reader *r, size_t d)
 {
     sframe *f = &r->frames[d];
     size_t index = f->nraw - 1;
