@@ -475,7 +475,7 @@ static size_t utf8_char(const unsigned char *s, size_t n)
 ** '"', '\\' and controls): sixteen bytes at a time with the strict parser's
 ** scanner (stop_at) where sixteen remain in the piece (it is read in place,
 ** with no padding after it), then eight at a time, then a byte at a time. */
-static size_t ascii_run(const unsigned char *p, size_t i, size_t len)
+static inline size_t ascii_run(const unsigned char *p, size_t i, size_t len)
 {
     size_t at;
     for (; i + 16 <= len; i += 16)
@@ -498,17 +498,24 @@ static size_t ascii_run(const unsigned char *p, size_t i, size_t len)
     return i;
 }
 
-/* The end of the run of string characters from p[i]: plain ones and whole,
-** valid UTF-8 characters. */
-static size_t string_run(const unsigned char *p, size_t i, size_t len)
+/* string_run from a byte above 0x7F: whole, valid UTF-8 characters and the
+** plain characters between them. Out of line: most strings are ASCII. */
+static size_t utf8_run(const unsigned char *p, size_t i, size_t len)
 {
     for (;;) {
-        i = ascii_run(p, i, len);
-        if (i >= len || p[i] < 0x80) return i;
         size_t n = utf8_char(p + i, len - i);
         if (!n) return i;
-        i += n;
+        i = ascii_run(p, i + n, len);
+        if (i >= len || p[i] < 0x80) return i;
     }
+}
+
+/* The end of the run of string characters from p[i]: plain ones and whole,
+** valid UTF-8 characters. */
+static inline size_t string_run(const unsigned char *p, size_t i, size_t len)
+{
+    i = ascii_run(p, i, len);
+    return i < len && p[i] >= 0x80 ? utf8_run(p, i, len) : i;
 }
 
 /* The escape at s[0..n) (s[0] is its backslash), when the piece holds all
