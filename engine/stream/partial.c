@@ -140,20 +140,6 @@ static coax_code show(stream_reader *r, size_t d, size_t index, const coax_value
     return COAX_OK;
 }
 
-const char *frame_ptr(stream_reader *r, size_t d)
-{
-    size_t from = d;
-    while (!r->frames[from].ptr) from--; /* the root's is "" */
-    for (size_t k = from + 1; k <= d; k++) {
-        const sframe *parent = &r->frames[k - 1];
-        sframe *f = &r->frames[k];
-        f->ptr = stream_pointer(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL, parent->klen,
-                                parent->nraw, &f->plen);
-        if (!f->ptr) return NULL;
-    }
-    return r->frames[d].ptr;
-}
-
 coax_code tree_open(stream_reader *r, bool object)
 {
     if (r->depth == r->framecap) {

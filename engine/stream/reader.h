@@ -190,11 +190,6 @@ bool seek_byte(stream_reader *r, unsigned char c);
 
 /* ---- partial.c: the parser's reports ----------------------------------- */
 
-/* The JSON Pointer of the open container at depth 'd' (its length in
-** frames[d].plen), built the first time it is asked for: most containers
-** close unasked (with a schema and no partial, nothing asks). NULL: out of
-** memory. */
-const char *frame_ptr(stream_reader *r, size_t d);
 /* A container opens (as the root, an item, or the value of the current key). */
 coax_code tree_open(stream_reader *r, bool object);
 /* The current member's key is complete. false: a duplicate (the reader stops). */
@@ -224,6 +219,11 @@ coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const 
 char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char *key, size_t klen, size_t index,
                      size_t *outlen);
 
+/* The JSON Pointer of the open container at depth 'd' (its length in
+** frames[d].plen), built the first time it is asked for: most containers
+** close unasked (with a schema and no partial, nothing asks). NULL: out of
+** memory. */
+const char *frame_ptr(stream_reader *r, size_t d);
 /* Grows an array in the reader's arena to hold 'need' elements of 'size'
 ** bytes (doubling; the old block stays: a partial may still show it).
 ** Inline when there is room: every child, entry and pending part asks. */
