@@ -192,6 +192,14 @@ static bool root_pinned(const coax_value *sub, bool object)
     return true;
 }
 
+/* A part whose subschema judges nothing keeps its parsed value and has no
+** errors of its own: known once per array whose items may be complete
+** (sframe.child_trivial; complete_key knows it for each key). */
+static void items_trivial(stream_reader *r, sframe *f)
+{
+    f->child_trivial = !f->object && f->children_final && sub_info(r, f->items)->trivial;
+}
+
 void complete_frame(stream_reader *r, sframe *f, sframe *parent)
 {
     const coax_value *doc = r->o.schema->doc;
@@ -201,6 +209,7 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
         const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
         frame_from(f, sub, plain(sub, f->object, true) && root_pinned(sub, f->object), member(sub, "properties", 10),
                    items ? items : &any_schema, member(sub, "propertyNames", 13) != NULL);
+        items_trivial(r, f);
         return;
     }
     if (!parent->children_final) return;
@@ -220,11 +229,11 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
     const ssub *info = sub_info(r, s);
     frame_from(f, info->sub, f->object ? info->plain_object : info->plain_array, info->props, info->items,
                info->names);
+    items_trivial(r, f);
 }
 
 const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen)
 {
-    (void)r;
     f->key_sub = NULL;
     if (!f->children_final || !f->props || f->props->type != COAX_OBJECT) return NULL;
     const coax_value *props = f->props;
@@ -232,23 +241,12 @@ const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t kl
         const coax_member *m = &props->u.members[i];
         if (m->klen == klen && coax_same_bytes(m->key, key, klen)) {
             f->key_sub = &m->value;
+            /* "propertyNames" above it judges its key */
+            f->child_trivial = sub_info(r, &m->value)->trivial && !f->names;
             return m->key;
         }
     }
     return NULL;
-}
-
-coax_code complete_pend(stream_reader *r, size_t d, size_t index)
-{
-    if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
-        return stream_oom(r, NULL);
-    /* A part whose subschema judges nothing keeps its parsed value and has
-    ** no errors of its own ("propertyNames" above it judges its key). */
-    const sframe *f = &r->frames[d];
-    const coax_value *s = f->object ? f->key_sub : f->items;
-    bool plain_value = s && sub_info(r, s)->trivial && !(f->object && f->names);
-    r->pending[r->npending++] = (spending){d, index, plain_value, NULL, NULL};
-    return COAX_OK;
 }
 
 void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen)

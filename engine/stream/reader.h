@@ -49,6 +49,8 @@ typedef struct sframe {
     const coax_value *props; /* object: its "properties" (NULL: none) */
     const coax_value *items; /* array: the subschema of every item */
     const coax_value *key_sub; /* object: the subschema declared for 'key', NULL: undeclared */
+    bool child_trivial;     /* the child being read (an item; a declared key's value) is
+                            ** judged by nothing: it settles as parsed (complete.c) */
 } sframe;
 
 /* What complete.c knows of one subschema as a container's child reaches
@@ -246,11 +248,18 @@ static inline bool complete_child_final(const sframe *f)
     return f->children_final && (!f->object || f->key_sub);
 }
 /* The key of the member being read in 'f' is 'key': its declared
-** subschema. Returns the schema's own copy of the key when it declares it
+** subschema (key_sub, child_trivial). Returns the schema's own copy of the key when it declares it
 ** (it outlives the reader: no copy needed), else NULL. */
 const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen);
-/* A closed child of frames[d] waits for its coerced value. */
-coax_code complete_pend(stream_reader *r, size_t d, size_t index);
+/* A closed child of frames[d] waits for its coerced value (inline: every
+** part that closes below a plain container comes here). */
+static inline coax_code complete_pend(stream_reader *r, size_t d, size_t index)
+{
+    if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
+        return stream_oom(r, NULL);
+    r->pending[r->npending++] = (spending){d, index, r->frames[d].child_trivial, NULL, NULL};
+    return COAX_OK;
+}
 /* The frame at depth 'd' (pointer 'ptr', of 'plen' bytes; NULL when no
 ** error is kept) closed: its children wait no more, and their errors give
 ** way to its own, which its coerced value brings back. */
