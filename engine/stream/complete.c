@@ -135,14 +135,9 @@ static bool trivial(const coax_value *s)
     return true;
 }
 
-/* What is known of subschema 's' (not NULL), computed on first sight:
-** every container and closed part below a plain one asks, so the keyword
-** scans (strcmp chains) run once per subschema, not once per item. */
-static const ssub *sub_info(stream_reader *r, const coax_value *s)
+/* Fills slot 'e' with what is known of subschema 's' (not NULL). */
+static const ssub *sub_fill(stream_reader *r, ssub *e, const coax_value *s)
 {
-    uintptr_t h = (uintptr_t)s;
-    ssub *e = &r->subs[(h >> 4 ^ h >> 10) & (STREAM_SUB_SLOTS - 1)];
-    if (e->schema == s) return e;
     const coax_value *sub = deref(r->o.schema->doc, s);
     const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
     *e = (ssub){.schema = s,
@@ -154,6 +149,17 @@ static const ssub *sub_info(stream_reader *r, const coax_value *s)
                 .names = member(sub, "propertyNames", 13) != NULL,
                 .trivial = trivial(sub)};
     return e;
+}
+
+/* What is known of subschema 's' (not NULL), computed on first sight:
+** every container and closed part below a plain one asks, so the keyword
+** scans (strcmp chains) run once per subschema, not once per item (and
+** the lookup is inline). */
+static inline const ssub *sub_info(stream_reader *r, const coax_value *s)
+{
+    uintptr_t h = (uintptr_t)s;
+    ssub *e = &r->subs[(h >> 4 ^ h >> 10) & (STREAM_SUB_SLOTS - 1)];
+    return e->schema == s ? e : sub_fill(r, e, s);
 }
 
 static void frame_from(sframe *f, const coax_value *sub, bool children_final, const coax_value *props,
@@ -186,6 +192,14 @@ static bool root_pinned(const coax_value *sub, bool object)
     return true;
 }
 
+/* A part whose subschema judges nothing keeps its parsed value and has no
+** errors of its own: known once per array whose items may be complete
+** (sframe.child_trivial; complete_key knows it for each key). */
+static void items_trivial(stream_reader *r, sframe *f)
+{
+    f->child_trivial = !f->object && f->children_final && sub_info(r, f->items)->trivial;
+}
+
 void complete_frame(stream_reader *r, sframe *f, sframe *parent)
 {
     const coax_value *doc = r->o.schema->doc;
@@ -195,6 +209,7 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
         const coax_value *items = sub && sub->type == COAX_OBJECT ? member(sub, "items", 5) : NULL;
         frame_from(f, sub, plain(sub, f->object, true) && root_pinned(sub, f->object), member(sub, "properties", 10),
                    items ? items : &any_schema, member(sub, "propertyNames", 13) != NULL);
+        items_trivial(r, f);
         return;
     }
     if (!parent->children_final) return;
@@ -214,35 +229,24 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
     const ssub *info = sub_info(r, s);
     frame_from(f, info->sub, f->object ? info->plain_object : info->plain_array, info->props, info->items,
                info->names);
+    items_trivial(r, f);
 }
 
 const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen)
 {
-    (void)r;
     f->key_sub = NULL;
     if (!f->children_final || !f->props || f->props->type != COAX_OBJECT) return NULL;
     const coax_value *props = f->props;
     for (size_t i = 0; i < props->len; i++) {
         const coax_member *m = &props->u.members[i];
-        if (m->klen == klen && memcmp(m->key, key, klen) == 0) {
+        if (m->klen == klen && coax_same_bytes(m->key, key, klen)) {
             f->key_sub = &m->value;
+            /* "propertyNames" above it judges its key */
+            f->child_trivial = sub_info(r, &m->value)->trivial && !f->names;
             return m->key;
         }
     }
     return NULL;
-}
-
-coax_code complete_pend(stream_reader *r, size_t d, size_t index)
-{
-    if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
-        return stream_oom(r, NULL);
-    /* A part whose subschema judges nothing keeps its parsed value and has
-    ** no errors of its own ("propertyNames" above it judges its key). */
-    const sframe *f = &r->frames[d];
-    const coax_value *s = f->object ? f->key_sub : f->items;
-    bool plain_value = s && sub_info(r, s)->trivial && !(f->object && f->names);
-    r->pending[r->npending++] = (spending){d, index, plain_value, NULL, NULL};
-    return COAX_OK;
 }
 
 void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen)
@@ -409,7 +413,8 @@ static coax_code settle_as_parsed(stream_reader *r, spending *p)
     const sframe *f = &r->frames[p->depth];
     const coax_member *m = f->object ? (const coax_member *)f->raw + p->index : NULL;
     p->value = m ? &m->value : (const coax_value *)f->raw + p->index;
-    p->ptr = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, NULL);
+    const char *fp = frame_ptr(r, p->depth);
+    p->ptr = fp ? stream_pointer(r->ar, fp, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, NULL) : NULL;
     return p->ptr ? COAX_OK : COAX_ENOMEM;
 }
 
@@ -496,7 +501,9 @@ coax_code complete_settle(stream_reader *r, coax_error *err)
         ** shares it); a coerced one lives in the scratch arena: copied. */
         const coax_value *keep = c.n == 0 ? (m ? &m->value : (const coax_value *)f->raw + p->index)
                                           : coax_value_copy(r->ar, v);
-        char *real = stream_pointer(r->ar, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, &reallen);
+        const char *fp = frame_ptr(r, p->depth);
+        char *real = fp ? stream_pointer(r->ar, fp, f->plen, m ? m->key : NULL, m ? m->klen : 0, p->index, &reallen)
+                        : NULL;
         if (!keep || !real) {
             rc = COAX_ENOMEM;
             break;

@@ -57,9 +57,8 @@ coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const 
     return code;
 }
 
-bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
+bool stream_grow_to(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return true;
     size_t n = *cap ? *cap * 2 : 8;
     while (n < need) n *= 2;
     void *q = coax_arena_alloc(r->ar, n * size);
@@ -97,4 +96,18 @@ char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char 
     s[o] = '\0';
     if (outlen) *outlen = o;
     return s;
+}
+
+const char *frame_ptr(stream_reader *r, size_t d)
+{
+    size_t from = d;
+    while (!r->frames[from].ptr) from--; /* the root's is "" */
+    for (size_t k = from + 1; k <= d; k++) {
+        const sframe *parent = &r->frames[k - 1];
+        sframe *f = &r->frames[k];
+        f->ptr = stream_pointer(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL, parent->klen,
+                                parent->nraw, &f->plen);
+        if (!f->ptr) return NULL;
+    }
+    return r->frames[d].ptr;
 }

@@ -17,10 +17,12 @@
 #include "stream/reader.h"
 
 #include "base/hash.h"
+#include "json/key_bits.h"
+#include "schema/schema.h"
 
 /* Room for one more child (and, without a schema, where 'shown' is 'raw',
 ** the slot past the complete ones). */
-static bool frame_room(stream_reader *r, sframe *f)
+static inline bool frame_room(stream_reader *r, sframe *f)
 {
     size_t size = f->object ? sizeof(coax_member) : sizeof(coax_value);
     if (!stream_grow(r, &f->raw, &f->rawcap, f->nraw + 2, size)) return false;
@@ -59,8 +61,36 @@ static bool add_entry(stream_reader *r, const char *parent, size_t plen, const c
     return true;
 }
 
-/* Appends child 'v' to f's raw children (under the current key). */
-static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
+/* Member f->nraw (just written) joins the table of keys, for duplicates,
+** once the object has a few (tree_key searches the first ones itself). */
+static bool remember_key(stream_reader *r, sframe *f)
+{
+    const coax_member *m = (const coax_member *)f->raw + f->nraw;
+    if (f->nraw * 2 + 2 > f->keymask) {
+        size_t cap = f->keymask ? (f->keymask + 1) * 2 : 16;
+        uint32_t *slots = coax_alloc_raw(r->alloc, cap * sizeof *slots);
+        if (!slots) return false;
+        memset(slots, 0, cap * sizeof *slots);
+        for (size_t i = 0; i <= f->nraw; i++) {
+            const coax_member *o = (const coax_member *)f->raw + i;
+            size_t h = (size_t)coax_hash_bytes(o->key, o->klen, r->seed) & (cap - 1);
+            while (slots[h]) h = (h + 1) & (cap - 1);
+            slots[h] = (uint32_t)(i + 1);
+        }
+        coax_free_raw(r->alloc, f->keyslots, f->keymask ? (f->keymask + 1) * sizeof *slots : 0);
+        f->keyslots = slots;
+        f->keymask = cap - 1;
+    } else {
+        size_t h = (size_t)coax_hash_bytes(m->key, m->klen, r->seed) & f->keymask;
+        while (f->keyslots[h]) h = (h + 1) & f->keymask;
+        f->keyslots[h] = (uint32_t)(f->nraw + 1);
+    }
+    return true;
+}
+
+/* Appends child 'v' to f's raw children (under the current key). Inline:
+** every scalar and container that closes comes here. */
+static inline bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
 {
     if (!frame_room(r, f)) return false;
     if (f->object) {
@@ -68,28 +98,7 @@ static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
         m->key = f->key;
         m->klen = (uint32_t)f->klen;
         m->value = *v;
-        /* remember the key, for duplicates (a table past a few keys) */
-        if (f->nraw + 1 < KEY_TABLE_FROM) {
-            /* tree_key scans raw */
-        } else if (f->nraw * 2 + 2 > f->keymask) {
-            size_t cap = f->keymask ? (f->keymask + 1) * 2 : 16;
-            uint32_t *slots = coax_alloc_raw(r->alloc, cap * sizeof *slots);
-            if (!slots) return false;
-            memset(slots, 0, cap * sizeof *slots);
-            for (size_t i = 0; i <= f->nraw; i++) {
-                const coax_member *o = (const coax_member *)f->raw + i;
-                size_t h = (size_t)coax_hash_bytes(o->key, o->klen, r->seed) & (cap - 1);
-                while (slots[h]) h = (h + 1) & (cap - 1);
-                slots[h] = (uint32_t)(i + 1);
-            }
-            coax_free_raw(r->alloc, f->keyslots, f->keymask ? (f->keymask + 1) * sizeof *slots : 0);
-            f->keyslots = slots;
-            f->keymask = cap - 1;
-        } else {
-            size_t h = (size_t)coax_hash_bytes(m->key, m->klen, r->seed) & f->keymask;
-            while (f->keyslots[h]) h = (h + 1) & f->keymask;
-            f->keyslots[h] = (uint32_t)(f->nraw + 1);
-        }
+        if (f->nraw + 1 >= KEY_TABLE_FROM && !remember_key(r, f)) return false;
     } else {
         ((coax_value *)f->raw)[f->nraw] = *v;
     }
@@ -98,14 +107,15 @@ static bool append_raw(stream_reader *r, sframe *f, const coax_value *v)
 }
 
 /* Child f->nraw - 1 just closed: without a schema it is complete now. */
-static coax_code child_closed(stream_reader *r, size_t d)
+static inline coax_code child_closed(stream_reader *r, size_t d)
 {
     sframe *f = &r->frames[d];
     size_t index = f->nraw - 1;
     if (!r->o.schema) {
         f->nshown = f->nraw;
         const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
-        if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return stream_oom(r, NULL);
+        const char *ptr = frame_ptr(r, d);
+        if (!ptr || !add_entry(r, ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return stream_oom(r, NULL);
         return COAX_OK;
     }
     if (complete_child_final(f)) return complete_pend(r, d, index);
@@ -117,12 +127,13 @@ static coax_code child_closed(stream_reader *r, size_t d)
 static coax_code show(stream_reader *r, size_t d, size_t index, const coax_value *v, const char *ptr)
 {
     sframe *f = &r->frames[d];
-    if (!shown_room(r, f, f->nshown + 2)) return COAX_ENOMEM;
+    const char *fp = frame_ptr(r, d);
+    if (!fp || !shown_room(r, f, f->nshown + 2)) return COAX_ENOMEM;
     const coax_member *m = f->object ? (const coax_member *)f->raw + index : NULL;
     if (m) ((coax_member *)f->shown)[f->nshown] = (coax_member){m->key, m->klen, *v};
     else ((coax_value *)f->shown)[f->nshown] = *v;
     f->nshown++;
-    if (!add_entry(r, f->ptr, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
+    if (!add_entry(r, fp, f->plen, m ? m->key : NULL, m ? m->klen : 0, index)) return COAX_ENOMEM;
     /* The open containers below: their children come after it in the list. */
     for (size_t k = d + 1; k < r->depth; k++) r->frames[k].entries_from = r->nentries;
     r->entries[r->nentries - 1].text = ptr;
@@ -144,17 +155,17 @@ coax_code tree_open(stream_reader *r, bool object)
     memset(f, 0, sizeof *f);
     f->object = object;
     f->entries_from = r->nentries;
-    if (parent) {
-        f->ptr = stream_pointer(r->ar, parent->ptr, parent->plen, parent->object ? parent->key : NULL,
-                              parent->klen, parent->nraw, &f->plen);
-        if (!f->ptr) return stream_oom(r, NULL);
-    } else {
-        f->ptr = "";
-    }
+    if (!parent) f->ptr = ""; /* else built when asked for (frame_ptr) */
     if (!frame_room(r, f)) return stream_oom(r, NULL);
     if (r->o.schema) complete_frame(r, f, parent);
     r->depth++;
     return COAX_OK;
+}
+
+/* The bit of a key in sframe.keybits (an empty key: its length's alone). */
+static unsigned key_bit(const char *key, size_t klen)
+{
+    return klen ? COAX_KEY_BIT((unsigned char)key[0], (unsigned char)key[klen - 1], klen) : 0;
 }
 
 coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
@@ -165,15 +176,15 @@ coax_code tree_key(stream_reader *r, const char *key, size_t klen, bool *dup)
         size_t h = (size_t)coax_hash_bytes(key, klen, r->seed) & f->keymask;
         for (; f->keyslots[h]; h = (h + 1) & f->keymask) {
             const coax_member *m = (const coax_member *)f->raw + (f->keyslots[h] - 1);
-            if (m->klen == klen && memcmp(m->key, key, klen) == 0) {
+            if (m->klen == klen && coax_same_bytes(m->key, key, klen)) {
                 *dup = true;
                 break;
             }
         }
-    } else {
+    } else if ((f->keybits = coax_key_bits_set(f->keybits, key_bit(key, klen))) == UINT64_MAX) {
         const coax_member *m = f->raw;
         for (size_t i = 0; i < f->nraw && !*dup; i++)
-            *dup = m[i].klen == klen && memcmp(m[i].key, key, klen) == 0;
+            *dup = m[i].klen == klen && coax_same_bytes(m[i].key, key, klen);
     }
     /* A declared key is the schema's (it outlives the reader), else a copy. */
     const char *k = r->o.schema ? complete_key(r, f, key, klen) : NULL;
@@ -216,12 +227,15 @@ coax_code tree_close(stream_reader *r)
         return COAX_OK;
     }
     sframe *parent = &r->frames[r->depth - 1];
+    /* Its pointer (the errors under it give way), before the parent counts it. */
+    const char *ptr = NULL;
+    if (r->o.schema && r->nerrors && !(ptr = frame_ptr(r, r->depth))) return stream_oom(r, NULL);
     if (!append_raw(r, parent, &v)) return stream_oom(r, NULL);
     parent->key_ready = false;
     /* Its children's entries give way to its own (with a schema, once its
     ** coerced value is known, before any partial shows the list). */
     if (!r->o.schema || complete_child_final(parent)) entries_cut(r, f->entries_from);
-    if (r->o.schema) complete_unpend(r, r->depth, f->ptr, f->plen);
+    if (r->o.schema) complete_unpend(r, r->depth, ptr, f->plen);
     return child_closed(r, r->depth - 1);
 }
 
@@ -246,11 +260,13 @@ static const char *in_progress(stream_reader *r, coax_arena *a, bool *is_string)
     if (r->depth == 0 || r->ended) return NULL;
     sframe *f = &r->frames[r->depth - 1];
     bool held = r->held.type != 0xFF;
+    const char *fp = frame_ptr(r, r->depth - 1);
+    if (!fp) return NULL;
     if (r->scalar == SC_KEY)
-        return stream_pointer(a, f->ptr, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
-    if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return f->ptr;
+        return stream_pointer(a, fp, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
+    if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return fp;
     *is_string = r->scalar == SC_STRING || (held && r->held.type == COAX_STRING);
-    return stream_pointer(a, f->ptr, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
+    return stream_pointer(a, fp, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
 }
 
 static bool is_atomic(const stream_reader *r, const char *ptr)

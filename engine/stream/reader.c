@@ -6,8 +6,12 @@
 ** Both are state machines over single bytes, so a piece may end anywhere
 ** (inside "```json", "<think>", a UTF-8 character, "\u12") and the next
 ** one resumes there: every byte is looked at once, whatever the pieces.
-** The bytes most of a reply is made of (string bodies, digits, spaces) are
-** read a run at a time (parse_run), not through the byte machine.
+** The tokens most of a reply is made of (strings with their escapes,
+** numbers, literals, spaces and colons) are read whole where the piece
+** holds them (parse_run: token), with the effects the byte machine's steps
+** over their bytes would have; the byte machine (parse_byte) reads the
+** rest: brackets, commas, tokens a piece cuts, faults. A string or number
+** all in one piece is read in place, not copied through r->text.
 **
 ** Where the JSON starts follows the candidate scan of coax_repair
 ** (repair/scan.c): reasoning blocks (<think>...</think> and the other names
@@ -35,11 +39,12 @@
 */
 #include "stream/reader.h"
 
+#include "json/parse_scan.h"
+#include "stream/scan.h"
+
 
 /* Inside a string. */
 enum { L_CHAR, L_U8, L_ESC, L_HEX, L_LOW_BACKSLASH, L_LOW_U };
-/* Inside a number (JSON's grammar). */
-enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
 
 coax_code stream_new(const coax_allocator *alloc, const stream_options *o, stream_reader **out, coax_error *err)
 {
@@ -102,13 +107,17 @@ static coax_code commit(stream_reader *r, coax_error *err)
     return rc;
 }
 
+static coax_code too_long(stream_reader *r, coax_error *err)
+{
+    return stream_limit(r, COAX_ESTRING, err, "a string of the streamed reply is longer than %zu bytes",
+                        r->lim.max_string);
+}
+
 static coax_code text_put(stream_reader *r, const void *p, size_t n, coax_error *err)
 {
     coax_buf_put(&r->text, p, n);
     if (r->text.oom) return stream_oom(r, err);
-    if (r->text.len > r->lim.max_string)
-        return stream_limit(r, COAX_ESTRING, err, "a string of the streamed reply is longer than %zu bytes",
-                            r->lim.max_string);
+    if (r->text.len > r->lim.max_string) return too_long(r, err);
     if (r->scalar == SC_STRING || r->scalar == SC_KEY) r->changed = true;
     return COAX_OK;
 }
@@ -119,18 +128,23 @@ static coax_code put_code_point(stream_reader *r, uint32_t cp, coax_error *err)
     return text_put(r, u, coax_utf8_encode(cp, u), err);
 }
 
-/* A scalar's text, copied into the reader's arena, as the held value. */
-static coax_code hold(stream_reader *r, coax_type type, int boolean, coax_error *err)
+/* The text of the scalar being read, so far. */
+static const char *text_data(const stream_reader *r) { return r->text.data ? r->text.data : ""; }
+
+/* A scalar as the held value; a string's or number's text is text[0..n)
+** (the decoded text so far, or the piece's bytes when it is all there),
+** copied into the reader's arena. */
+static coax_code hold(stream_reader *r, coax_type type, int boolean, const char *text, size_t n, coax_error *err)
 {
     coax_value v = {.type = (uint8_t)type};
     if (type == COAX_STRING || type == COAX_NUMBER) {
-        char *s = coax_arena_strdup(r->ar, r->text.data ? r->text.data : "", r->text.len);
+        char *s = coax_arena_strdup(r->ar, text, n);
         if (!s) return stream_oom(r, err);
-        v.len = (uint32_t)r->text.len;
+        v.len = (uint32_t)n;
         v.u.text = s;
         if (type == COAX_NUMBER) {
             bool is_int;
-            coax_number_span(s, r->text.len, &is_int);
+            coax_number_span(s, n, &is_int);
             v.flags = is_int ? COAX_VF_INT_TEXT : 0;
         }
     } else if (type == COAX_BOOL) {
@@ -144,12 +158,13 @@ static coax_code hold(stream_reader *r, coax_type type, int boolean, coax_error 
     return COAX_OK;
 }
 
-/* A string or key ends at its closing quote. */
-static coax_code string_ends(stream_reader *r, coax_error *err)
+/* A string or key, whose decoded text is text[0..n), ends at its closing
+** quote. */
+static coax_code string_ends(stream_reader *r, const char *text, size_t n, coax_error *err)
 {
     if (r->scalar == SC_KEY) {
         bool dup = false;
-        coax_code rc = tree_key(r, r->text.data ? r->text.data : "", r->text.len, &dup);
+        coax_code rc = tree_key(r, text, n, &dup);
         if (rc) {
             if (err) *err = r->fail_err;
             return rc;
@@ -163,7 +178,13 @@ static coax_code string_ends(stream_reader *r, coax_error *err)
         if (dup) candidate_fails(r);
         return COAX_OK;
     }
-    return hold(r, COAX_STRING, 0, err);
+    return hold(r, COAX_STRING, 0, text, n, err);
+}
+
+/* A literal's last letter matched. */
+static coax_code literal_ends(stream_reader *r, coax_error *err)
+{
+    return hold(r, r->literal[0] == 'n' ? COAX_NULL : COAX_BOOL, r->literal[0] == 't', NULL, 0, err);
 }
 
 static void begin_scalar(stream_reader *r, sscalar kind, int pstate)
@@ -175,25 +196,6 @@ static void begin_scalar(stream_reader *r, sscalar kind, int pstate)
     r->high = 0;
     r->changed = true;
 }
-
-/* The number lexer: the next state for 'c', or -1 when 'c' does not
-** continue the number. */
-static int number_next(int s, unsigned char c)
-{
-    bool digit = c >= '0' && c <= '9';
-    switch (s) {
-    case N_MINUS: return c == '0' ? N_ZERO : digit ? N_INT : -1;
-    case N_ZERO: return c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_E : -1;
-    case N_INT: return digit ? N_INT : c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_E : -1;
-    case N_DOT: return digit ? N_FRAC : -1;
-    case N_FRAC: return digit ? N_FRAC : (c == 'e' || c == 'E') ? N_E : -1;
-    case N_E: return digit ? N_EXP : (c == '+' || c == '-') ? N_ESIGN : -1;
-    case N_ESIGN: return digit ? N_EXP : -1;
-    default: return digit ? N_EXP : -1;
-    }
-}
-
-static bool number_may_end(int s) { return s == N_ZERO || s == N_INT || s == N_FRAC || s == N_EXP; }
 
 /* Result of reading one byte in the parser. */
 enum { STEP_OK, STEP_AGAIN, STEP_FAIL, STEP_ERROR };
@@ -262,7 +264,7 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
 {
     switch (r->lstate) {
     case L_CHAR:
-        if (c == '"') return string_ends(r, err) ? STEP_ERROR : STEP_OK;
+        if (c == '"') return string_ends(r, text_data(r), r->text.len, err) ? STEP_ERROR : STEP_OK;
         if (c == '\\') {
             r->lstate = L_ESC;
             return STEP_OK;
@@ -349,6 +351,20 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
     }
 }
 
+/* A space between tokens (what follows it may be more spaces: they change
+** nothing more). A space proves a number or literal ended; a string waits
+** for what follows ("a" + "b"). */
+static coax_code space(stream_reader *r, coax_error *err)
+{
+    if (r->pstate == P_AFTER && r->held.type != 0xFF) {
+        r->held_spaced = true;
+        if (r->held.type != COAX_STRING) return commit(r, err);
+    } else if (r->pstate == P_KEY) { /* "n": 12, : no thousands after a space */
+        return commit(r, err);
+    }
+    return COAX_OK;
+}
+
 /* One byte of the candidate. */
 static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
 {
@@ -363,28 +379,17 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
             return text_put(r, &ch, 1, err) ? STEP_ERROR : STEP_OK;
         }
         if (!number_may_end(r->lstate)) return STEP_FAIL;
-        if (hold(r, COAX_NUMBER, 0, err)) return STEP_ERROR;
+        if (hold(r, COAX_NUMBER, 0, text_data(r), r->text.len, err)) return STEP_ERROR;
         return STEP_AGAIN;
     }
     case P_LITERAL:
         if (r->literal[r->lstate] != (char)c) return STEP_FAIL;
         if (r->literal[++r->lstate]) return STEP_OK;
-        return hold(r, r->literal[0] == 'n' ? COAX_NULL : COAX_BOOL, r->literal[0] == 't', err) ? STEP_ERROR
-                                                                                                : STEP_OK;
+        return literal_ends(r, err) ? STEP_ERROR : STEP_OK;
     default:
         break;
     }
-    if (is_ws(c)) {
-        /* A space proves a number or literal ended; a string waits for
-        ** what follows ("a" + "b"). */
-        if (r->pstate == P_AFTER && r->held.type != 0xFF) {
-            r->held_spaced = true;
-            if (r->held.type != COAX_STRING && commit(r, err)) return STEP_ERROR;
-        } else if (r->pstate == P_KEY && commit(r, err)) { /* "n": 12, : no thousands after a space */
-            return STEP_ERROR;
-        }
-        return STEP_OK;
-    }
+    if (is_ws[c]) return space(r, err) ? STEP_ERROR : STEP_OK;
     switch (r->pstate) {
     case P_VALUE:
         return value_starts(r, c, err);
@@ -419,99 +424,171 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
     }
 }
 
-/* ---- runs: the bytes most of a reply is made of, read a run at a time ---- */
+/* ---- tokens: the bytes most of a reply is made of, read whole ----------- */
 
-/* The length of the valid UTF-8 character at s[0..n) (RFC 3629: no
-** overlongs, no surrogates), or 0 when it is not one or not whole (the
-** byte machine, string_byte, then reads it). */
-static size_t utf8_char(const unsigned char *s, size_t n)
+/* The escape at s[0..n) (s[0] is its backslash), when the piece holds all
+** of it and the byte machine would read it without a fault: puts what it
+** stands for and returns its length (a surrogate pair is one escape of 12
+** bytes). 0: the byte machine reads it, a byte at a time. */
+static size_t escape_token(stream_reader *r, const unsigned char *s, size_t n, coax_error *err)
 {
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t need;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        need = 2;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        need = 3;
-        if (s[0] == 0xE0) lo = 0xA0;
-        else if (s[0] == 0xED) hi = 0x9F;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        need = 4;
-        if (s[0] == 0xF0) lo = 0x90;
-        else if (s[0] == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
+    if (n < 2) return 0;
+    char d;
+    switch (s[1]) {
+    case '"': d = '"'; break;
+    case '\\': d = '\\'; break;
+    case '/': d = '/'; break;
+    case 'b': d = '\b'; break;
+    case 'f': d = '\f'; break;
+    case 'n': d = '\n'; break;
+    case 'r': d = '\r'; break;
+    case 't': d = '\t'; break;
+    case 'u': {
+        uint32_t cp, low;
+        if (n < 6 || !coax_hex4((const char *)s + 2, &cp) || (cp >= 0xDC00 && cp <= 0xDFFF)) return 0;
+        if (cp < 0xD800 || cp > 0xDBFF) return put_code_point(r, cp, err) ? SIZE_MAX : 6;
+        if (n < 12 || s[6] != '\\' || s[7] != 'u' || !coax_hex4((const char *)s + 8, &low) || low < 0xDC00 ||
+            low > 0xDFFF)
+            return 0;
+        return put_code_point(r, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), err) ? SIZE_MAX : 12;
     }
-    if (n < need || s[1] < lo || s[1] > hi) return 0;
-    for (size_t k = 2; k < need; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
-    return need;
+    default: return 0;
+    }
+    return text_put(r, &d, 1, err) ? SIZE_MAX : 2;
 }
 
-/* The end of the run of plain string characters from p[i] (ASCII other than
-** '"', '\\' and controls), looked at 8 bytes at a time. */
-static size_t ascii_run(const unsigned char *p, size_t i, size_t len)
+/* Reads a string's body from p[i] (the lexer at L_CHAR): runs of
+** characters, whole escapes, and its closing quote. Returns where it
+** stopped: the byte there, if any, is for the byte machine (an escape or a
+** UTF-8 character the piece cuts, a fault); SIZE_MAX on an error. */
+static size_t string_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    while (i + 8 <= len) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        /* a byte's high bit is set when it is a quote, a backslash, below
-        ** 0x20 or above 0x7F (bytes above the lowest one flagged may be
-        ** flagged wrongly by a borrow; the lowest is always right) */
-        uint64_t stop = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
-        if (stop) return i + (size_t)(__builtin_ctzll(stop) >> 3);
-        i += 8;
+    size_t k = string_run(p, i, len);
+    if (k < len && p[k] == '"' && r->text.len == 0) {
+        /* All of it is in the piece, with nothing to decode: it is read in
+        ** place, not copied through r->text (no partial can come between). */
+        if (k - i > r->lim.max_string) return too_long(r, err), SIZE_MAX;
+        return string_ends(r, (const char *)p + i, k - i, err) ? SIZE_MAX : k + 1;
     }
-#endif
-    while (i < len && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\') i++;
+    for (;;) {
+        if (k > i && text_put(r, p + i, k - i, err)) return SIZE_MAX;
+        if (k >= len) return k;
+        if (p[k] == '"') return string_ends(r, text_data(r), r->text.len, err) ? SIZE_MAX : k + 1;
+        if (p[k] != '\\') return k;
+        size_t n = escape_token(r, p + k, len - k, err);
+        if (n == 0 || n == SIZE_MAX) return n ? n : k;
+        i = k + n;
+        k = string_run(p, i, len);
+    }
+}
+
+/* A number that starts at p[i] and ends in the piece: read in place, not
+** copied through r->text, and held. Else (it goes on past the piece, or
+** cannot end where it stops) the byte machine starts it. */
+static size_t number_whole(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    int s = p[i] == '-' ? N_MINUS : p[i] == '0' ? N_ZERO : N_INT;
+    size_t k = number_scan(p, i + 1, len, &s);
+    if (k >= len || !number_may_end(s)) return i;
+    begin_scalar(r, SC_NUMBER, P_NUMBER);
+    r->lstate = s;
+    if (k - i > r->lim.max_string) return too_long(r, err), SIZE_MAX;
+    return hold(r, COAX_NUMBER, 0, (const char *)p + i, k - i, err) ? SIZE_MAX : k;
+}
+
+/* Reads a number's bytes from p[i], and holds it when the byte after them
+** proves it ended (that byte is then read after the number, as P_AFTER). */
+static size_t number_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    int s = r->lstate;
+    size_t k = number_scan(p, i, len, &s);
+    r->lstate = s;
+    if (k > i && text_put(r, p + i, k - i, err)) return SIZE_MAX;
+    if (k < len && number_may_end(s) && hold(r, COAX_NUMBER, 0, text_data(r), r->text.len, err)) return SIZE_MAX;
+    return k;
+}
+
+/* Reads the rest of a literal from p[i] when the piece holds all of it and
+** it matches (else the byte machine reads it). */
+static size_t literal_token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    const char *rest = r->literal + r->lstate;
+    size_t n = strlen(rest);
+    if (len - i < n || memcmp(p + i, rest, n)) return i;
+    r->lstate += (int)n;
+    return literal_ends(r, err) ? SIZE_MAX : i + n;
+}
+
+/* Reads the bytes between scalars from p[i] (a run of spaces, a colon and
+** the spaces after it) and the start of the scalar after them (a quote, a
+** number whole in the piece); commas, brackets and the rest are the byte
+** machine's. Returns where it stopped; SIZE_MAX on an error. */
+static size_t between(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
+{
+    unsigned char c = p[i];
+    if (is_ws[c]) {
+        if ((r->pstate == P_AFTER || r->pstate == P_KEY) && space(r, err)) return SIZE_MAX;
+        for (i++; i < len && is_ws[p[i]]; i++) {}
+        if (i == len) return i;
+        c = p[i];
+    }
+    if (r->pstate == P_COLON && c == ':') {
+        r->pstate = P_VALUE; /* spaces after it change nothing */
+        for (i++; i < len && is_ws[p[i]]; i++) {}
+        if (i == len) return i;
+        c = p[i];
+    }
+    switch (r->pstate) {
+    case P_VALUE: case P_VALUE_OR_CLOSE:
+        if (c == '"') {
+            begin_scalar(r, SC_STRING, P_STRING);
+            return i + 1;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) return number_whole(r, p, i, len, err);
+        break;
+    case P_KEY: case P_KEY_OR_CLOSE:
+        if (c == '"') {
+            if (commit(r, err)) return SIZE_MAX; /* "n": 12,"m": the comma ended 12 */
+            begin_scalar(r, SC_KEY, P_STRING);
+            return i + 1;
+        }
+        break;
+    default:
+        break;
+    }
     return i;
 }
 
-/* The end of the run of string characters from p[i]: plain ones and whole,
-** valid UTF-8 characters. */
-static size_t string_run(const unsigned char *p, size_t i, size_t len)
+/* Reads the token at p[i] whole when it is one the byte machine would read
+** without a fault or a change of container: a string's body, a number, a
+** literal, the bytes between scalars. Returns where it stopped (i: the byte
+** machine reads p[i]); SIZE_MAX on an error. Each token has the effects the
+** byte machine's steps over it have, in the same order. */
+static size_t token(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
-    for (;;) {
-        i = ascii_run(p, i, len);
-        if (i >= len || p[i] < 0x80) return i;
-        size_t n = utf8_char(p + i, len - i);
-        if (!n) return i;
-        i += n;
+    switch (r->pstate) {
+    case P_STRING: return r->lstate == L_CHAR ? string_token(r, p, i, len, err) : i;
+    case P_NUMBER: return number_token(r, p, i, len, err);
+    case P_LITERAL: return literal_token(r, p, i, len, err);
+    default: return between(r, p, i, len, err);
     }
 }
 
-/* Whether the number lexer stays in state 's' on a digit. */
-static bool digits_stay(int s) { return s == N_INT || s == N_FRAC || s == N_EXP; }
-
 /* Reads p[i..len) in the candidate until it ends, the piece ends or the
 ** reader stops; returns where it stopped, or SIZE_MAX on an error (memory,
-** a limit). */
+** a limit). Tokens are read whole where they can be; the byte machine reads
+** the rest (containers, commas, cut tokens, faults). */
 static size_t parse_run(stream_reader *r, const unsigned char *p, size_t i, size_t len, coax_error *err)
 {
     while (i < len) {
-        unsigned char c = p[i];
-        if (r->pstate == P_STRING && r->lstate == L_CHAR) {
-            size_t k = string_run(p, i, len);
-            if (k > i) {
-                if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
-                i = k;
-                continue;
-            }
-        } else if (r->pstate == P_NUMBER && digits_stay(r->lstate) && c >= '0' && c <= '9') {
-            size_t k = i + 1;
-            while (k < len && p[k] >= '0' && p[k] <= '9') k++;
-            if (text_put(r, p + i, k - i, err)) return SIZE_MAX;
+        size_t k = token(r, p, i, len, err);
+        if (k == SIZE_MAX) return k;
+        if (k > i) {
             i = k;
-            continue;
-        } else if (is_ws(c) && r->pstate != P_STRING && r->pstate != P_NUMBER && r->pstate != P_LITERAL) {
-            /* the first space of a run does what a space does; the rest are the same */
-            if (parse_byte(r, c, err) == STEP_ERROR) return SIZE_MAX;
-            for (i++; i < len && is_ws(p[i]); i++) {}
+            if (r->seek != SK_JSON) return i; /* a duplicate key */
             continue;
         }
-        int step = parse_byte(r, c, err);
+        int step = parse_byte(r, p[i], err);
         if (step == STEP_ERROR) return SIZE_MAX;
         if (step == STEP_FAIL) {
             candidate_fails(r);

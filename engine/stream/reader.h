@@ -23,7 +23,8 @@
 ** partial puts the child in progress. Without a schema 'shown' is 'raw'. */
 typedef struct sframe {
     bool object;
-    const char *ptr;        /* this container's JSON Pointer (reader arena) */
+    const char *ptr;        /* this container's JSON Pointer (reader arena); NULL until
+                            ** asked for (frame_ptr) */
     size_t plen;
     void *raw;              /* coax_value[] or coax_member[] */
     size_t nraw, rawcap;
@@ -34,7 +35,10 @@ typedef struct sframe {
     const char *key;        /* object: the key of the member being read (reader arena) */
     size_t klen;
     bool key_ready;         /* object: 'key' is complete (the colon or value may follow) */
-    /* object: the keys seen, for duplicates (open addressing, allocator) */
+    /* object: the keys seen, for duplicates: a filter (json/key_bits.h; a
+    ** search only once a bit repeats) for the first few, then a table (open
+    ** addressing, allocator) */
+    uint64_t keybits;
     uint32_t *keyslots;     /* index into raw + 1; 0 empty */
     size_t keymask;
     /* with a schema (complete.c): the subschema of this container, and
@@ -45,6 +49,8 @@ typedef struct sframe {
     const coax_value *props; /* object: its "properties" (NULL: none) */
     const coax_value *items; /* array: the subschema of every item */
     const coax_value *key_sub; /* object: the subschema declared for 'key', NULL: undeclared */
+    bool child_trivial;     /* the child being read (an item; a declared key's value) is
+                            ** judged by nothing: it settles as parsed (complete.c) */
 } sframe;
 
 /* What complete.c knows of one subschema as a container's child reaches
@@ -113,8 +119,6 @@ enum parse_state {
     P_LITERAL
 };
 
-
-static inline bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* The kinds of value the parser is in the middle of (reader.c). */
 typedef enum sscalar { SC_NONE, SC_STRING, SC_KEY, SC_NUMBER, SC_LITERAL } sscalar;
@@ -217,9 +221,19 @@ coax_code stream_limit(stream_reader *r, coax_code code, coax_error *err, const 
 char *stream_pointer(coax_arena *a, const char *parent, size_t plen, const char *key, size_t klen, size_t index,
                      size_t *outlen);
 
+/* The JSON Pointer of the open container at depth 'd' (its length in
+** frames[d].plen), built the first time it is asked for: most containers
+** close unasked (with a schema and no partial, nothing asks). NULL: out of
+** memory. */
+const char *frame_ptr(stream_reader *r, size_t d);
 /* Grows an array in the reader's arena to hold 'need' elements of 'size'
-** bytes (doubling; the old block stays: a partial may still show it). */
-bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size);
+** bytes (doubling; the old block stays: a partial may still show it).
+** Inline when there is room: every child, entry and pending part asks. */
+bool stream_grow_to(stream_reader *r, void **p, size_t *cap, size_t need, size_t size);
+static inline bool stream_grow(stream_reader *r, void **p, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap || stream_grow_to(r, p, cap, need, size);
+}
 
 /* ---- complete.c: with a schema ------------------------------------------ */
 
@@ -234,14 +248,21 @@ static inline bool complete_child_final(const sframe *f)
     return f->children_final && (!f->object || f->key_sub);
 }
 /* The key of the member being read in 'f' is 'key': its declared
-** subschema. Returns the schema's own copy of the key when it declares it
+** subschema (key_sub, child_trivial). Returns the schema's own copy of the key when it declares it
 ** (it outlives the reader: no copy needed), else NULL. */
 const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen);
-/* A closed child of frames[d] waits for its coerced value. */
-coax_code complete_pend(stream_reader *r, size_t d, size_t index);
-/* The frame at depth 'd' (pointer 'ptr') closed: its children wait no
-** more, and their errors give way to its own, which its coerced value
-** brings back. */
+/* A closed child of frames[d] waits for its coerced value (inline: every
+** part that closes below a plain container comes here). */
+static inline coax_code complete_pend(stream_reader *r, size_t d, size_t index)
+{
+    if (!stream_grow(r, (void **)&r->pending, &r->pendingcap, r->npending + 1, sizeof *r->pending))
+        return stream_oom(r, NULL);
+    r->pending[r->npending++] = (spending){d, index, r->frames[d].child_trivial, NULL, NULL};
+    return COAX_OK;
+}
+/* The frame at depth 'd' (pointer 'ptr', of 'plen' bytes; NULL when no
+** error is kept) closed: its children wait no more, and their errors give
+** way to its own, which its coerced value brings back. */
 void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen);
 /* Computes the coerced values and pointers of the parts pending (one
 ** skeleton), and their errors; partial.c then shows and lists them. */

@@ -6,6 +6,8 @@
 */
 #include "stream/reader.h"
 
+#include "json/parse_scan.h"
+
 #include "repair/repair.h"
 
 static bool is_name_char(unsigned char c)
@@ -31,7 +33,7 @@ static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] 
 size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len)
 {
     while (i < len && !prose_stops[p[i]]) {
-        if (!is_ws(p[i])) r->block_start = false;
+        if (!is_ws[p[i]]) r->block_start = false;
         i++;
     }
     return i;
@@ -64,10 +66,10 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->run = 1;
             return false;
         }
-        if (!is_ws(c)) r->block_start = false;
+        if (!is_ws[c]) r->block_start = false;
         return false;
     case SK_BRACKET:
-        if (is_ws(c)) return false;
+        if (is_ws[c]) return false;
         if (c == '{' || c == '[' || c == '"' || c == ']') {
             begin_candidate(r, COAX_SOURCE_PROSE);
             /* the '[' itself, then this byte */
@@ -142,7 +144,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->seek = SK_FENCE_BODY;
         return true;
     case SK_FENCE_BODY:
-        if (is_ws(c)) return false;
+        if (is_ws[c]) return false;
         if (c == '{' || c == '[') {
             begin_candidate(r, COAX_SOURCE_FENCED);
             return true;
