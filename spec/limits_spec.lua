@@ -298,6 +298,60 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
   end)
 
+  -- The schema's size counts what its root can apply, however its nodes came
+  -- to be compiled: those under a $dynamicAnchor were compiled for the
+  -- meta-schema check (every dynamic anchor is) and were counted as the
+  -- meta-schema's, as were the meta-schema's own under a $ref to it, so the
+  -- default stayed at its floor.
+  local recursive = {
+    { "$dynamicRef to the root's $dynamicAnchor",
+      '{"$dynamicAnchor":"n","type":["array","integer"],"items":{"$dynamicRef":"#n"}}',
+      "/items/$dynamicRef/items/$dynamicRef/items/$dynamicRef/items/$dynamicRef/type" },
+    { "$dynamicRef into another resource, the outer anchor taken",
+      '{"$id":"https://x/t","$dynamicAnchor":"n","$ref":"https://x/list","$defs":{"l":{"$id":"https://x/list",'
+        .. '"$dynamicAnchor":"n","type":["array","integer"],"items":{"$dynamicRef":"#n"}}}}',
+      "/$ref/items/$dynamicRef/$ref/items/$dynamicRef/$ref/items/$dynamicRef/$ref/items/$dynamicRef/$ref/type" },
+    { "unevaluatedItems through $dynamicRef",
+      '{"$dynamicAnchor":"n","type":["array","integer"],"unevaluatedItems":{"$dynamicRef":"#n"}}',
+      "/unevaluatedItems/$dynamicRef/unevaluatedItems/$dynamicRef/unevaluatedItems/$dynamicRef"
+        .. "/unevaluatedItems/$dynamicRef/type" },
+  }
+  for _, c in ipairs(recursive) do
+    it("the default grows with the instance through " .. c[1] .. ": 160,000 items", function()
+      local path = put("rec.json", c[2])
+      local t = {}
+      for i = 1, 160000 do t[i] = tostring(i) end
+      local out, err, code = H.coax({ "validate", path }, "[" .. table.concat(t, ",") .. "]")
+      assert.are.same({ '{"valid":true}\n', "", 0 }, { out, err, code })
+      t[80000] = '[[["x"]]]' -- one item deep inside fails: its error, not the budget
+      out, err, code = H.coax({ "validate", path }, "[" .. table.concat(t, ",") .. "]")
+      assert.are.same({ "", 1 }, { err, code })
+      local e = coax.json.decode(out).errors
+      assert.are.same({ 1, "/79999/0/0/0", c[3], 'expected array or integer, got string "x"' },
+        { #e, e[1].instanceLocation, e[1].keywordLocation, e[1].error })
+    end)
+  end
+
+  it("the default grows with the instance through a $ref to the meta-schema: 20,000 schemas", function()
+    local path = put("meta.json", '{"$ref":"https://json-schema.org/draft/2020-12/schema"}')
+    local t = {}
+    for i = 1, 20000 do t[i] = string.format('"d%d":{"type":"integer","minimum":%d}', i, i) end
+    local function run()
+      return H.coax({ "validate", "--output", "flag", path }, '{"$defs":{' .. table.concat(t, ",") .. "}}")
+    end
+    local out, err, code = run()
+    assert.are.same({ '{"valid":true}\n', "", 0 }, { out, err, code })
+    t[10000] = '"d10000":{"type":"integr"}'
+    out, err, code = run()
+    assert.are.same({ '{"valid":false}\n', "", 1 }, { out, err, code })
+  end)
+
+  it("fan-out under a $dynamicAnchor, 40 levels: its nodes counted, still exit 4", function()
+    local path = put("fan.json", '{"$dynamicAnchor":"n",' .. fanout(40, '{"allOf":[%s,%s]}'):sub(2))
+    local out, err, code = H.coax({ "validate", path }, "1")
+    assert.are.same({ "", "coax validate: " .. STEPS .. "\n", 4 }, { out, err, code })
+  end)
+
   -- Regex budget: one per validation, summed over every match.
   local function hostile(n) -- each string just under the one-match limit of ^(a+)+$
     local t = {}

@@ -489,8 +489,7 @@ coax_code cc_compile_node(cc *c, snode *n)
 #undef NEW
 done:
     if (!cc_link_required(c, ks, nk)) return c->rc;
-    c->s->weight += 1;
-    for (size_t i = 0; i < nk; i++) c->s->weight += ks[i].cost = kw_cost(&ks[i]);
+    for (size_t i = 0; i < nk; i++) ks[i].cost = kw_cost(&ks[i]);
     if (cc_program(c, n, ks, nk)) return c->rc;
     if (nk) {
         n->kw = coax_arena_alloc(c->a, nk * sizeof *n->kw);
@@ -610,7 +609,7 @@ static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
     sinfo *mi = cc_resolve(c, root, uri, strlen(uri), &anchor, &dyn);
     if (!mi) return c->rc;
     snode *mn = cc_node(c, mi);
-    if (!mn || finish(c)) return c->rc;
+    if (!mn || finish(c) || cc_reach(c, mn, &c->s->weight, NULL)) return c->rc;
     coax_arena *tmp = coax_arena_new(c->s->alloc);
     if (!tmp) return cc_fail(c, COAX_ENOMEM, "out of memory");
     coax_validation r;
@@ -681,16 +680,14 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     s->doc = doc;
     sres *root = c.rc ? NULL : cc_scan_doc(&c, doc, "", c.default_draft, 0);
-    uint64_t meta_weight = 0; /* the meta-schema's nodes are no part of the schema's size */
     if (root) {
         s->draft = root->draft;
         if (!(opt && (opt->flags & COAX_SCHEMA_NO_META))) meta_check(&c, root, doc);
-        meta_weight = s->weight;
     }
     if (!c.rc) {
         sinfo *ri = smap_getp(&c.infos, doc);
         if ((s->root = cc_node(&c, ri)) && !finish(&c) && !check_cycles(&c) && !cc_mark_leaves(&c))
-            cc_mark_dynamic(&c);
+            cc_reach(&c, s->root, &s->weight, &s->root_dynamic);
     }
     coax_free_raw(s->alloc, c.work, c.cwork * sizeof *c.work);
     coax_free_raw(s->alloc, c.all, c.call * sizeof *c.all);
@@ -699,7 +696,6 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     s->max_steps = opt ? opt->max_steps : 0;
     s->max_regex_total = opt ? opt->max_regex_total : 0;
     s->max_error_bytes = opt && opt->max_error_bytes ? opt->max_error_bytes : COAX_DEFAULT_MAX_ERROR_BYTES;
-    s->weight -= meta_weight;
     if (c.rc) {
         coax_schema_free(s);
         return c.rc;

@@ -384,23 +384,40 @@ static void visit(const snode *x, uint8_t *seen, const snode **st, size_t *top)
     st[(*top)++] = x;
 }
 
-coax_code cc_mark_dynamic(cc *c)
+/* A node's size: itself and its keywords' costs (cc_compile_node). */
+static uint64_t node_weight(const snode *n)
+{
+    uint64_t w = n->kind == N_OBJECT;
+    for (size_t i = 0; i < n->nkw; i++) w += n->kw[i].cost;
+    return w;
+}
+
+coax_code cc_reach(cc *c, const snode *from, uint64_t *weight, bool *dynamic)
 {
     coax_schema *s = c->s;
-    s->root_dynamic = false;
-    if (!s->root) return COAX_OK;
-    size_t n = c->nall;
-    uint8_t *seen = coax_alloc_raw(s->alloc, n ? n : 1);
+    size_t n = c->nall, nres = s->resources ? s->resources->id + 1 : 0;
+    uint8_t *seen = coax_alloc_raw(s->alloc, n + nres + 1); /* the nodes', then the resources' marks */
     const snode **st = coax_alloc_raw(s->alloc, (n ? n : 1) * sizeof *st);
+    bool dyn = false;
+    *weight = 0;
     if (seen && st) {
-        memset(seen, 0, n);
+        memset(seen, 0, n + nres + 1);
+        uint8_t *entered = seen + n;
         size_t top = 0;
-        visit(s->root, seen, st, &top);
-        while (top && !s->root_dynamic) {
+        visit(from, seen, st, &top);
+        while (top) {
             const snode *x = st[--top];
+            const sres *r = x->res;
+            *weight += node_weight(x);
+            if (!entered[r->id]) { /* in the dynamic scope from here on: its targets of dynamic references */
+                entered[r->id] = 1;
+                for (size_t i = 0; i < r->nanchors; i++)
+                    if (r->anchors[i].dynamic) visit(r->anchors[i].node, seen, st, &top);
+                if (r->recursive_anchor) visit(r->root_node, seen, st, &top);
+            }
             for (size_t i = 0; i < x->nkw; i++) {
                 const skw *k = &x->kw[i];
-                if ((k->op == OP_DYNREF && k->anchor) || k->op == OP_RECREF) s->root_dynamic = true;
+                if ((k->op == OP_DYNREF && k->anchor) || k->op == OP_RECREF) dyn = true;
                 visit(k->sub, seen, st, &top);
                 visit(k->add, seen, st, &top);
                 size_t ns = k->op == OP_IF ? 2 : k->nsubs;
@@ -411,7 +428,8 @@ coax_code cc_mark_dynamic(cc *c)
     } else {
         cc_fail(c, COAX_ENOMEM, "out of memory");
     }
-    coax_free_raw(s->alloc, seen, n ? n : 1);
+    if (dynamic) *dynamic = dyn;
+    coax_free_raw(s->alloc, seen, n + nres + 1);
     coax_free_raw(s->alloc, st, (n ? n : 1) * sizeof *st);
     return c->rc;
 }

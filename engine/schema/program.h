@@ -18,7 +18,12 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk);
 ** every node is compiled and no cycle of in-place references was found. */
 coax_code cc_mark_leaves(cc *c);
 
-/* Sets s->root_dynamic once every node is compiled. */
-coax_code cc_mark_dynamic(cc *c);
+/* What a run from 'from' can apply, once every node it needs is compiled:
+** the sum of its nodes' sizes, each once, into *weight (the schema's size
+** for the default step budget) and whether a $dynamicRef or $recursiveRef
+** is among them into *dynamic (unless NULL). A resource entered brings the
+** targets a dynamic reference may take while it is in the scope: its
+** dynamic anchors and, with "$recursiveAnchor", its root. */
+coax_code cc_reach(cc *c, const snode *from, uint64_t *weight, bool *dynamic);
 
 #endif

@@ -164,6 +164,7 @@ static sres *new_res(cc *c, const char *uri, const coax_value *root, int draft, 
     r->root = root;
     r->draft = draft;
     r->vocab = vocab;
+    r->id = c->s->resources ? c->s->resources->id + 1 : 0;
     r->next = c->s->resources;
     c->s->resources = r;
     if (!smap_get(&c->resources, uri, strlen(uri)) &&

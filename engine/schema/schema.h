@@ -87,6 +87,7 @@ struct sres {
     size_t nanchors, canchors;
     snode *root_node;      /* compiled root, when compiled */
     sres *next;            /* every resource of the schema, for cleanup */
+    uint32_t id;           /* index in creation order: the list's head has the highest */
 };
 
 enum { N_TRUE, N_FALSE, N_OBJECT };
@@ -343,7 +344,9 @@ struct coax_schema {
     uint64_t max_steps;          /* of one validation; 0: by the sizes (validate_run.c) */
     uint64_t max_regex_total;    /* regex steps of one validation; 0: by the instance */
     size_t max_error_bytes;      /* of one validation's error units */
-    uint64_t weight;             /* subschemas and keyword costs: the schema's size */
+    uint64_t weight;             /* the sizes of the subschemas a run can apply (cc_reach):
+                                 ** from 'root', or during the meta-schema check from the
+                                 ** meta-schema's root */
     bool root_dynamic;           /* a $dynamicRef or $recursiveRef is reachable from 'root':
                                  ** runs from it keep the dynamic scope (program.c) */
     sres *resources;
