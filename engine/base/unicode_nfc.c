@@ -87,21 +87,17 @@ static void decompose(uint32_t cp, uint32_t *out, size_t *n)
 /* Puts the marks run[0..m) (each of a nonzero combining class) in
 ** canonical order: by class, stable. Short runs (most text has a mark or
 ** two on a letter) by insertion; longer ones counted by class through
-** 'tmp' (m entries), so a long run of marks costs linear time, not m^2. */
+** 'tmp' (m entries; NULL: no room, by insertion too), so a long run of
+** marks costs linear time, not m^2. */
 static void order_marks(uint32_t *run, size_t m, uint32_t *tmp)
 {
-    if (m < 16) {
-        int cls[16];
-        for (size_t x = 0; x < m; x++) {
+    if (m < 16 || !tmp) {
+        for (size_t x = 1; x < m; x++) {
             uint32_t cp = run[x];
             int cx = ccc(cp);
             size_t y = x;
-            for (; y > 0 && cls[y - 1] > cx; y--) {
-                run[y] = run[y - 1];
-                cls[y] = cls[y - 1];
-            }
+            for (; y > 0 && ccc(run[y - 1]) > cx; y--) run[y] = run[y - 1];
             run[y] = cp;
-            cls[y] = cx;
         }
         return;
     }
@@ -117,10 +113,12 @@ static void order_marks(uint32_t *run, size_t m, uint32_t *tmp)
 
 /* The NFC code points of s[0..n) (valid UTF-8) in cps[0..*count): cps has
 ** room for 4 * n + 4. A code point decomposes into at most 1.5 per byte
-** it takes (two bytes into three code points), so past the code points
-** there is room for as many again: order_marks' scratch. */
+** it takes (U+01D5, two bytes, into three code points), so past the code
+** points there is room for as many again: order_marks' scratch, checked
+** all the same. */
 static void nfc_points(const char *s, size_t n, uint32_t *cps, size_t *count)
 {
+    const size_t room = 4 * n + 4;
     size_t k = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
@@ -135,7 +133,7 @@ static void nfc_points(const char *s, size_t n, uint32_t *cps, size_t *count)
         }
         size_t end = x + 1;
         while (end < k && ccc(cps[end])) end++;
-        order_marks(cps + x, end - x, cps + k);
+        order_marks(cps + x, end - x, room - k >= end - x ? cps + k : NULL);
         x = end;
     }
     /* Composition: each mark joins the last starter unless blocked. */
