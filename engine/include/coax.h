@@ -417,6 +417,8 @@ typedef struct coax_schema_options {
     /* Bytes of one validation's error units (locations, messages): more
     ** is COAX_ELIMIT. Default COAX_DEFAULT_MAX_ERROR_BYTES (64 MiB). */
     size_t max_error_bytes;
+    /* URI text read resolving "$id"s and references (but "#..."): more is COAX_ELIMIT. 0: 64 MiB */
+    size_t max_uri_bytes;
 } coax_schema_options;
 
 #define COAX_DEFAULT_MIN_STEPS 1000000u

@@ -654,6 +654,7 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     c.opt = opt;
     c.err = err;
     c.max_depth = s->max_depth;
+    c.max_uri_bytes = opt && opt->max_uri_bytes ? opt->max_uri_bytes : CC_DEFAULT_MAX_URI_BYTES;
     c.default_draft = opt && opt->draft ? (int)opt->draft : 2020;
     if (c.default_draft != 4 && c.default_draft != 6 && c.default_draft != 7 &&
         c.default_draft != 2019 && c.default_draft != 2020)

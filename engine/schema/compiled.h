@@ -16,6 +16,10 @@ typedef struct sinfo {
     snode *node;     /* compiled, once asked for */
 } sinfo;
 
+/* coax_schema_options.max_uri_bytes when 0: each resolution reads its
+** base, so a root "$id" of L bytes under N relative "$id"s is N * L bytes. */
+#define CC_DEFAULT_MAX_URI_BYTES ((size_t)64 << 20)
+
 typedef struct cc {
     coax_schema *s;
     coax_arena *a;
@@ -23,7 +27,11 @@ typedef struct cc {
     int default_draft;
     size_t max_depth;
     smap resources; /* absolute URI without fragment -> sres */
-    smap anchors;   /* "uri#name" -> sanchor */
+    smap anchors;   /* (interned document URI, name) -> sanchor (names.c) */
+    smap uris;      /* document URI -> its first copy: one pointer per distinct URI */
+    smap docs;      /* sres * -> what references and anchors made in it reuse (sdoc) */
+    size_t uri_bytes;     /* URI text read resolving identifiers and references so far */
+    size_t max_uri_bytes; /* the bound on it: past it, COAX_ELIMIT */
     smap infos;     /* coax_value * -> sinfo */
     smap members;   /* object -> smap of its members by name (the first of each), for references */
     snode **work;   /* compiled nodes whose keywords are still to compile */
@@ -40,6 +48,44 @@ typedef struct cc {
 /* Records the first failure (with a message) and returns its code. */
 coax_code cc_fail(cc *c, coax_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* cc_fail with COAX_ENOMEM. */
+coax_code cc_oom(cc *c);
+
+/* ---- names (names.c) ---- */
+
+/* What a resource's anchors and its fragment-only references share,
+** worked out once per resource. */
+typedef struct sdoc {
+    const char *own;  /* the resource's URI, interned: its anchors' document */
+    const char *base; /* its URI resolved as a base (what "#x" resolves to before the '#'), interned */
+    size_t baselen;
+    sres *target;     /* the resource 'base' names, once the map of resources had it */
+} sdoc;
+
+/* ref[0..len) resolved against 'base' (coax_uri_resolve), charged to
+** max_uri_bytes: past it, COAX_ELIMIT. NULL after cc_fail. */
+char *cc_uri_resolve(cc *c, const char *base, const char *ref, size_t len);
+
+/* The interned copy of uri[0..len) (this one, the first time: it must
+** live in the arena). NULL after cc_fail. */
+const char *cc_intern(cc *c, const char *uri, size_t len);
+
+/* The interned document resource r's anchors are filed under. NULL after cc_fail. */
+const char *cc_own_doc(cc *c, const sres *r);
+
+/* The document a "#..." reference made in 'from' names. NULL after cc_fail. */
+sdoc *cc_base_doc(cc *c, const sres *from);
+
+/* Files anchor name[0..nlen) at v in document 'doc' (interned; NULL after
+** a failure: false); a dynamic one goes into res's list too. The first of
+** a name stays. */
+bool cc_add_anchor(cc *c, const char *doc, const char *name, size_t nlen, const coax_value *v,
+                   sres *res, bool dynamic);
+
+/* The anchor name[0..nlen) of document 'doc' (interned; NULL: a document
+** never interned, so no anchor), or NULL. */
+sanchor *cc_find_anchor(cc *c, const char *doc, const char *name, size_t nlen);
 
 /* Scans a document whose retrieval URI is 'uri' (absolute or ""), with
 ** 'draft' for it when it has no "$schema". Returns its root resource, or

@@ -11,19 +11,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-coax_code cc_fail(cc *c, coax_code code, const char *fmt, ...)
-{
-    if (c->rc) return c->rc;
-    c->rc = code;
-    va_list ap;
-    va_start(ap, fmt);
-    coax_failv(c->err, code, 0, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-static coax_code oom(cc *c) { return cc_fail(c, COAX_ENOMEM, "out of memory compiling the schema"); }
-
 /* ---- drafts and vocabularies ------------------------------------------ */
 
 static bool has_prefix(const char *s, size_t n, const char *p)
@@ -123,8 +110,8 @@ static bool draft_of(cc *c, const coax_value *sv, int *draft, unsigned *vocab, i
         return false;
     }
     /* a custom meta-schema: its own draft, and its $vocabulary */
-    char *uri = coax_uri_resolve(c->a, "", sv->u.text, sv->len);
-    if (!uri) return oom(c), false;
+    char *uri = cc_uri_resolve(c, "", sv->u.text, sv->len);
+    if (!uri) return false;
     uri[coax_uri_doc_len(uri)] = '\0';
     sres *m = smap_get(&c->resources, uri, strlen(uri));
     if (!m) m = load_doc(c, uri, *draft, meta_depth + 1);
@@ -157,7 +144,7 @@ static bool draft_of(cc *c, const coax_value *sv, int *draft, unsigned *vocab, i
 static sres *new_res(cc *c, const char *uri, const coax_value *root, int draft, unsigned vocab)
 {
     sres *r = coax_arena_alloc(c->a, sizeof *r);
-    if (!r) return oom(c), NULL;
+    if (!r) return cc_oom(c), NULL;
     memset(r, 0, sizeof *r);
     r->uri = uri;
     r->urilen = strlen(uri);
@@ -169,36 +156,8 @@ static sres *new_res(cc *c, const char *uri, const coax_value *root, int draft, 
     c->s->resources = r;
     if (!smap_get(&c->resources, uri, strlen(uri)) &&
         !smap_put(&c->resources, c->a, uri, strlen(uri), r))
-        return oom(c), NULL;
+        return cc_oom(c), NULL;
     return r;
-}
-
-static bool add_anchor(cc *c, const char *doc, const char *name, size_t nlen, const coax_value *v,
-                       sres *res, bool dynamic)
-{
-    size_t dl = strlen(doc);
-    char *key = coax_arena_alloc(c->a, dl + nlen + 2);
-    sanchor *an = coax_arena_alloc(c->a, sizeof *an);
-    if (!key || !an) return oom(c), false;
-    memcpy(key, doc, dl);
-    key[dl] = '#';
-    memcpy(key + dl + 1, name, nlen);
-    key[dl + 1 + nlen] = '\0';
-    *an = (sanchor){key + dl + 1, v, NULL, dynamic};
-    if (smap_get(&c->anchors, key, dl + 1 + nlen)) return true; /* the first one stays */
-    if (!smap_put(&c->anchors, c->a, key, dl + 1 + nlen, an)) return oom(c), false;
-    if (dynamic && res) {
-        if (res->nanchors == res->canchors) {
-            size_t cap = res->canchors ? res->canchors * 2 : 4;
-            sanchor *na = coax_arena_alloc(c->a, cap * sizeof *na);
-            if (!na) return oom(c), false;
-            if (res->nanchors) memcpy(na, res->anchors, res->nanchors * sizeof *na);
-            res->anchors = na;
-            res->canchors = cap;
-        }
-        res->anchors[res->nanchors++] = *an;
-    }
-    return true;
 }
 
 /* ---- the walk ------------------------------------------------------------
@@ -248,9 +207,9 @@ static sinfo *record(cc *c, const coax_value *v, sres *res, const sloc *loc)
     sinfo *i = smap_getp(&c->infos, v);
     if (i) return i;
     i = coax_arena_alloc(c->a, sizeof *i);
-    if (!i) return oom(c), NULL;
+    if (!i) return cc_oom(c), NULL;
     *i = (sinfo){v, res, *loc, NULL};
-    if (!smap_putp(&c->infos, c->a, v, i)) return oom(c), NULL;
+    if (!smap_putp(&c->infos, c->a, v, i)) return cc_oom(c), NULL;
     return i;
 }
 
@@ -265,7 +224,7 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
     if (v->type == COAX_BOOL) {
         if (!res) {
             char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-            if (!u) return oom(c), false;
+            if (!u) return cc_oom(c), false;
             if (!(res = new_res(c, u, v, draft, vocab))) return false;
         }
         return record(c, v, res, here) != NULL;
@@ -282,23 +241,23 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
         /* a location-independent identifier: an anchor in its resource */
         if (!res) {
             char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-            if (!u) return oom(c), false;
+            if (!u) return cc_oom(c), false;
             if (!(nres = new_res(c, u, v, draft, vocab))) return false;
             res = nres;
         }
-        if (!add_anchor(c, res->uri, idv->u.text + 1, idv->len - 1, v, res, false)) return false;
+        if (!cc_add_anchor(c, cc_own_doc(c, res), idv->u.text + 1, idv->len - 1, v, res, false)) return false;
     } else if (idv) {
-        char *abs = coax_uri_resolve(c->a, base, idv->u.text, idv->len);
-        if (!abs) return oom(c), false;
+        char *abs = cc_uri_resolve(c, base, idv->u.text, idv->len);
+        if (!abs) return false;
         size_t dl = coax_uri_doc_len(abs);
         if (abs[dl] == '#' && draft <= 7 && abs[dl + 1]) {
             /* "http://x/y#name": an anchor in another document's name */
             abs[dl] = '\0';
-            if (!add_anchor(c, abs, abs + dl + 1, strlen(abs + dl + 1), v, NULL, false))
+            if (!cc_add_anchor(c, cc_intern(c, abs, dl), abs + dl + 1, strlen(abs + dl + 1), v, NULL, false))
                 return false;
             if (!res) {
                 char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-                if (!u) return oom(c), false;
+                if (!u) return cc_oom(c), false;
                 if (!(nres = new_res(c, u, v, draft, vocab))) return false;
             }
         } else {
@@ -309,12 +268,12 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
                 !smap_get(&c->resources, root_uri, strlen(root_uri))) {
                 /* the retrieval URI names the document too */
                 char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-                if (!u || !smap_put(&c->resources, c->a, u, strlen(u), nres)) return oom(c), false;
+                if (!u || !smap_put(&c->resources, c->a, u, strlen(u), nres)) return cc_oom(c), false;
             }
         }
     } else if (!res) {
         char *u = coax_arena_strdup(c->a, root_uri, strlen(root_uri));
-        if (!u) return oom(c), false;
+        if (!u) return cc_oom(c), false;
         if (!(nres = new_res(c, u, v, draft, vocab))) return false;
     }
     /* a resource's own root: its pointer starts again */
@@ -325,12 +284,12 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
     }
     if (draft >= 2019) {
         const coax_value *an = member(v, "$anchor");
-        if (an && an->type == COAX_STRING && !add_anchor(c, res->uri, an->u.text, an->len, v, res, false))
+        if (an && an->type == COAX_STRING && !cc_add_anchor(c, cc_own_doc(c, res), an->u.text, an->len, v, res, false))
             return false;
         if (draft >= 2020) {
             an = member(v, "$dynamicAnchor");
             if (an && an->type == COAX_STRING &&
-                !add_anchor(c, res->uri, an->u.text, an->len, v, res, true))
+                !cc_add_anchor(c, cc_own_doc(c, res), an->u.text, an->len, v, res, true))
                 return false;
         } else {
             an = member(v, "$recursiveAnchor");
@@ -411,7 +370,7 @@ static coax_code read_file(cc *c, const char *path, coax_value **out)
     fclose(f);
     if (b.oom || bad) {
         coax_buf_free(&b);
-        return bad ? cc_fail(c, COAX_EIO, "cannot read %s", path) : oom(c);
+        return bad ? cc_fail(c, COAX_EIO, "cannot read %s", path) : cc_oom(c);
     }
     coax_error e;
     coax_code rc = coax_parse(c->a, b.data ? b.data : "", b.len, NULL, out, &e);
@@ -435,7 +394,7 @@ static coax_code from_dir(cc *c, const char *uri, coax_value **out)
     if (p.len && p.data[p.len - 1] != '/' && rest[0] != '/') coax_buf_putc(&p, '/');
     coax_buf_puts(&p, rest);
     coax_buf_putc(&p, '\0');
-    coax_code rc = p.oom ? oom(c) : read_file(c, p.data, out);
+    coax_code rc = p.oom ? cc_oom(c) : read_file(c, p.data, out);
     coax_buf_free(&p);
     return rc;
 }
@@ -452,7 +411,7 @@ static sres *load_doc(cc *c, const char *uri, int draft, int meta_depth)
         if (!r) r = cc_scan_doc(c, doc, m->uri, 0, meta_depth);
         if (r && !smap_get(&c->resources, uri, strlen(uri)) &&
             !smap_put(&c->resources, c->a, uri, strlen(uri), r))
-            return oom(c), NULL;
+            return cc_oom(c), NULL;
         return r;
     }
     coax_code rc = COAX_ENOTFOUND;
@@ -468,7 +427,7 @@ static sres *load_doc(cc *c, const char *uri, int draft, int meta_depth)
     sres *r = cc_scan_doc(c, doc, uri, draft, meta_depth);
     if (r && !smap_get(&c->resources, uri, strlen(uri)) &&
         !smap_put(&c->resources, c->a, uri, strlen(uri), r))
-        return oom(c), NULL;
+        return cc_oom(c), NULL;
     return r;
 }
 
@@ -489,16 +448,23 @@ static const coax_value *member_lookup(void *ud, const coax_value *obj, const ch
     }
     smap *index = smap_getp(&c->members, obj);
     if (!index) {
-        if (!(index = coax_arena_alloc(c->a, sizeof *index))) return oom(c), NULL;
+        if (!(index = coax_arena_alloc(c->a, sizeof *index))) return cc_oom(c), NULL;
         memset(index, 0, sizeof *index);
         for (size_t i = 0; i < obj->len; i++) {
             const coax_member *m = &obj->u.members[i];
             if (smap_get(index, m->key, m->klen)) continue; /* the first one stays */
-            if (!smap_put(index, c->a, m->key, m->klen, (void *)&m->value)) return oom(c), NULL;
+            if (!smap_put(index, c->a, m->key, m->klen, (void *)&m->value)) return cc_oom(c), NULL;
         }
-        if (!smap_putp(&c->members, c->a, obj, index)) return oom(c), NULL;
+        if (!smap_putp(&c->members, c->a, obj, index)) return cc_oom(c), NULL;
     }
     return smap_get(index, key, klen);
+}
+
+/* The interned copy of doc[0..dl) (NULL when none was made): a "#..."
+** reference ('self' its resource's) has it without hashing the URI. */
+static const char *doc_key(cc *c, const sdoc *self, const char *doc, size_t dl)
+{
+    return self ? self->base : smap_get(&c->uris, doc, dl);
 }
 
 sinfo *cc_resolve(cc *c, const sres *from, const char *ref, size_t len, const char **anchor,
@@ -506,25 +472,40 @@ sinfo *cc_resolve(cc *c, const sres *from, const char *ref, size_t len, const ch
 {
     *anchor = NULL;
     *dynamic = false;
-    char *abs = coax_uri_resolve(c->a, from->uri, ref, len);
-    if (!abs) return oom(c), NULL;
-    size_t dl = coax_uri_doc_len(abs);
-    const char *frag = abs[dl] == '#' ? abs + dl + 1 : "";
-    size_t flen;
-    char *fdec = coax_uri_unescape(c->a, frag, strlen(frag), &flen);
-    if (!fdec) return oom(c), NULL;
-    if (flen && fdec[0] != '/') {
-        sanchor *an = smap_get(&c->anchors, abs, strlen(abs));
-        if (an) {
-            *anchor = an->name;
-            *dynamic = an->dynamic;
-            sinfo *i = smap_getp(&c->infos, an->v);
-            if (i) return i;
-        }
+    /* the reference resolved: document doc[0..dl), fragment frag (up to a NUL, as written) */
+    const char *doc, *frag;
+    size_t dl;
+    sdoc *self = NULL;
+    if (len && ref[0] == '#') {
+        if (!(self = cc_base_doc(c, from))) return NULL;
+        doc = self->base;
+        dl = self->baselen;
+        frag = ref + 1;
+    } else {
+        char *abs = cc_uri_resolve(c, from->uri, ref, len);
+        if (!abs) return NULL;
+        dl = coax_uri_doc_len(abs);
+        frag = abs[dl] == '#' ? abs + dl + 1 : "";
+        abs[dl] = '\0';
+        doc = abs;
     }
-    abs[dl] = '\0';
-    sres *r = smap_get(&c->resources, abs, dl);
-    if (!r && !c->rc) r = load_doc(c, abs, from->draft, 0);
+    const char *nul = self ? memchr(frag, '\0', len - 1) : NULL;
+    size_t fl = !self ? strlen(frag) : nul ? (size_t)(nul - frag) : len - 1;
+    size_t flen;
+    char *fdec = coax_uri_unescape(c->a, frag, fl, &flen);
+    if (!fdec) return cc_oom(c), NULL;
+    bool named = flen && fdec[0] != '/';
+    sanchor *an = named ? cc_find_anchor(c, doc_key(c, self, doc, dl), frag, fl) : NULL;
+    if (c->rc) return NULL;
+    if (an) {
+        *anchor = an->name;
+        *dynamic = an->dynamic;
+        sinfo *i = smap_getp(&c->infos, an->v);
+        if (i) return i;
+    }
+    sres *r = self ? self->target : NULL;
+    if (!r && (r = smap_get(&c->resources, doc, dl)) && self) self->target = r; /* the first one stays */
+    if (!r && !c->rc) r = load_doc(c, doc, from->draft, 0);
     if (!r) {
         if (!c->rc) cc_fail(c, COAX_ESCHEMA, "unresolvable reference \"%.*s\"", (int)len, ref);
         return NULL;
@@ -534,12 +515,12 @@ sinfo *cc_resolve(cc *c, const sres *from, const char *ref, size_t len, const ch
         target = r->root;
     } else if (fdec[0] == '/') {
         char *scratch = coax_arena_alloc(c->a, flen);
-        if (!scratch) return oom(c), NULL;
+        if (!scratch) return cc_oom(c), NULL;
         if (coax_pointer_walk(r->root, fdec, flen, member_lookup, c, scratch, &target) != COAX_OK) target = NULL;
         if (c->rc) return NULL;
     } else {
-        abs[dl] = '#';
-        sanchor *an = smap_get(&c->anchors, abs, strlen(abs));
+        /* loading the document may have filed it */
+        if (!an) an = cc_find_anchor(c, doc_key(c, self, doc, dl), frag, fl);
         if (an) {
             *anchor = an->name;
             *dynamic = an->dynamic;
@@ -560,7 +541,7 @@ snode *cc_node(cc *c, sinfo *i)
 {
     if (i->node) return i->node;
     snode *n = coax_arena_alloc(c->a, sizeof *n);
-    if (!n) return oom(c), NULL;
+    if (!n) return cc_oom(c), NULL;
     memset(n, 0, sizeof *n);
     n->src = i->v;
     n->res = i->res;
@@ -572,7 +553,7 @@ snode *cc_node(cc *c, sinfo *i)
     if (c->nwork == c->cwork) {
         size_t cap = c->cwork ? c->cwork * 2 : 64;
         snode **w = coax_realloc_raw(c->s->alloc, c->work, c->cwork * sizeof *w, cap * sizeof *w);
-        if (!w) return oom(c), NULL;
+        if (!w) return cc_oom(c), NULL;
         c->work = w;
         c->cwork = cap;
     }
@@ -580,7 +561,7 @@ snode *cc_node(cc *c, sinfo *i)
     if (c->nall == c->call) {
         size_t cap = c->call ? c->call * 2 : 64;
         snode **w = coax_realloc_raw(c->s->alloc, c->all, c->call * sizeof *w, cap * sizeof *w);
-        if (!w) return oom(c), NULL;
+        if (!w) return cc_oom(c), NULL;
         c->all = w;
         c->call = cap;
     }
