@@ -67,9 +67,13 @@ static size_t remove_dots(char *p, size_t n)
         } else if (IS("/.")) {
             i += 1;
             p[i] = '/';
-        } else if (AT("/../") || IS("/..")) {
-            i += 2;
-            p[i] = '/';
+        } else if (AT("/../") || IS("/..")) { /* replaced by "/", and the last segment out goes */
+            if (AT("/../")) {
+                i += 3;
+            } else {
+                i += 2;
+                p[i] = '/';
+            }
             while (out > 0 && p[out - 1] != '/') out--;
             if (out > 0) out--;
         } else if (IS(".") || IS("..")) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "counting.h"
+#include "schema/uri.h"
 #include "test.h"
 
 
@@ -315,6 +316,33 @@ static void test_meta_schema_references_resolve_offline(void)
                          "expected the value to match at least one schema of \\\"anyOf\\\", it matches none")));
 }
 
+/* RFC 3986 section 5.4's reference resolution examples (base
+** http://a/b/c/d;p?q). "/../" in a path once came out as "//", so "../a"
+** from a folder named no document. */
+static void test_uri_references_resolve_as_rfc_3986_says(void)
+{
+    static const char *const cases[][2] = {
+        {"g", "http://a/b/c/g"},         {"./g", "http://a/b/c/g"},        {"g/", "http://a/b/c/g/"},
+        {"/g", "http://a/g"},            {"//g", "http://g"},              {"?y", "http://a/b/c/d;p?y"},
+        {"g?y", "http://a/b/c/g?y"},     {"#s", "http://a/b/c/d;p?q#s"},   {"g#s", "http://a/b/c/g#s"},
+        {";x", "http://a/b/c/;x"},       {"", "http://a/b/c/d;p?q"},       {".", "http://a/b/c/"},
+        {"./", "http://a/b/c/"},         {"..", "http://a/b/"},            {"../", "http://a/b/"},
+        {"../g", "http://a/b/g"},        {"../..", "http://a/"},           {"../../", "http://a/"},
+        {"../../g", "http://a/g"},       {"../../../g", "http://a/g"},     {"../../../../g", "http://a/g"},
+        {"/./g", "http://a/g"},          {"/../g", "http://a/g"},          {"g.", "http://a/b/c/g."},
+        {".g", "http://a/b/c/.g"},       {"g..", "http://a/b/c/g.."},      {"..g", "http://a/b/c/..g"},
+        {"./../g", "http://a/b/g"},      {"./g/.", "http://a/b/c/g/"},     {"g/./h", "http://a/b/c/g/h"},
+        {"g/../h", "http://a/b/c/h"},    {"g;x=1/./y", "http://a/b/c/g;x=1/y"},
+        {"g;x=1/../y", "http://a/b/c/y"},
+    };
+    coax_arena *a = coax_arena_new(NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = coax_uri_resolve(a, "http://a/b/c/d;p?q", cases[i][0], strlen(cases[i][0]));
+        CHECK_STR(got, cases[i][1]);
+    }
+    coax_arena_free(a);
+}
+
 static void test_one_schema_validates_many_times(void)
 {
     coax_arena *a = coax_arena_new(NULL);
@@ -519,6 +547,7 @@ static void test_regex_budget_of_a_validation(void)
 }
 
 #define TESTS                                                 \
+    X(test_uri_references_resolve_as_rfc_3986_says)           \
     X(test_every_error_is_reported_with_its_locations)        \
     X(test_valid_instances_give_valid_true)                   \
     X(test_messages_name_expected_and_actual)                 \
