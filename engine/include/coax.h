@@ -403,10 +403,9 @@ typedef struct coax_schema_options {
     ** subschemas fan out (each of 40 $defs referencing the next twice is
     ** 2^40 applications) ends with COAX_ELIMIT instead of running for
     ** days. 0: the default, twice the schema's size (the subschemas and
-    ** keywords a validation can apply, the targets of $dynamicRef in its
-    ** scope among them) times the instance's (values, members, string
-    ** bytes / 64), at least COAX_DEFAULT_MIN_STEPS: every keyword applied
-    ** to every value, twice over, fits. */
+    ** keywords a validation can apply, $dynamicRef targets too) times the
+    ** instance's (values, members, string bytes / 64), at least
+    ** COAX_DEFAULT_MIN_STEPS: every keyword on every value, twice, fits. */
     uint64_t max_steps;
     /* Regular-expression steps of one validation, summed over every match
     ** ("pattern", "patternProperties", patterns under "propertyNames",
