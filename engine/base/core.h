@@ -144,6 +144,29 @@ static inline bool coax_hex4(const char *s, uint32_t *out)
     return true;
 }
 
+/* The byte a JSON escape \c stands for, c one of " \\ / b f n r t; -1 for
+** any other c (\u is the caller's: four hex digits follow). */
+static inline int coax_json_escape_byte(unsigned char c)
+{
+    switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return -1;
+    }
+}
+
+/* The code point of the UTF-16 surrogate pair hi (D800-DBFF), lo (DC00-DFFF). */
+static inline uint32_t coax_utf16_pair(uint32_t hi, uint32_t lo)
+{
+    return 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+}
+
 /* Fills 'err' (which may be NULL) and returns 'code'. */
 coax_code coax_fail(coax_error *err, coax_code code, size_t offset,
                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -164,15 +164,13 @@ static coax_code decode_escapes(const text *t, char *s, const char *e, size_t *o
         }
         const char *at = s;
         s++;
+        int byte = coax_json_escape_byte((unsigned char)*s);
+        if (byte >= 0) {
+            *d++ = (char)byte;
+            s++;
+            continue;
+        }
         switch (*s++) {
-        case '"': *d++ = '"'; break;
-        case '\\': *d++ = '\\'; break;
-        case '/': *d++ = '/'; break;
-        case 'b': *d++ = '\b'; break;
-        case 'f': *d++ = '\f'; break;
-        case 'n': *d++ = '\n'; break;
-        case 'r': *d++ = '\r'; break;
-        case 't': *d++ = '\t'; break;
         case 'u': {
             uint32_t cp, lo;
             if (e - s < 4 || !coax_hex4(s, &cp)) return fail(t, COAX_ESYNTAX, at, "four hex digits after \\u");
@@ -182,7 +180,7 @@ static coax_code decode_escapes(const text *t, char *s, const char *e, size_t *o
                     lo < 0xDC00 || lo > 0xDFFF)
                     return fail(t, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
                 s += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                cp = coax_utf16_pair(cp, lo);
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 return fail(t, COAX_EUTF8, at, "unpaired UTF-16 surrogate in \\u escape");
             }

@@ -108,7 +108,7 @@ static bool unicode_escape(ep *e, uint32_t *cp)
         uint32_t lo;
         e->i += 2;
         if (hexn(e, 4, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-            *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+            *cp = coax_utf16_pair(*cp, lo);
             return true;
         }
         e->why = NULL; /* not a pair: the lead surrogate stands alone */

@@ -123,7 +123,7 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
         p += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF && bound - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
             hex4(p + 2, bound, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-            put_cp(ps, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+            put_cp(ps, coax_utf16_pair(cp, lo));
             return p + 6;
         }
         if (cp >= 0xD800 && cp <= 0xDFFF) {

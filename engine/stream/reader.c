@@ -298,25 +298,17 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
         return text_put(r, r->u8, r->u8n, err) ? STEP_ERROR : STEP_OK;
     }
     case L_ESC: {
-        char d;
-        switch (c) {
-        case '"': d = '"'; break;
-        case '\\': d = '\\'; break;
-        case '/': d = '/'; break;
-        case 'b': d = '\b'; break;
-        case 'f': d = '\f'; break;
-        case 'n': d = '\n'; break;
-        case 'r': d = '\r'; break;
-        case 't': d = '\t'; break;
-        case 'u':
-            r->lstate = L_HEX;
-            r->hex = 0;
-            r->u8n = 0;
-            return STEP_OK;
-        default: return STEP_FAIL;
+        int byte = coax_json_escape_byte(c);
+        if (byte >= 0) {
+            char d = (char)byte;
+            r->lstate = L_CHAR;
+            return text_put(r, &d, 1, err) ? STEP_ERROR : STEP_OK;
         }
-        r->lstate = L_CHAR;
-        return text_put(r, &d, 1, err) ? STEP_ERROR : STEP_OK;
+        if (c != 'u') return STEP_FAIL;
+        r->lstate = L_HEX;
+        r->hex = 0;
+        r->u8n = 0;
+        return STEP_OK;
     }
     case L_HEX: {
         int h = coax_hex_digit(c);
@@ -326,7 +318,7 @@ static int string_byte(stream_reader *r, unsigned char c, coax_error *err)
         uint32_t cp = r->hex;
         if (r->high) { /* the low half of a pair */
             if (cp < 0xDC00 || cp > 0xDFFF) return STEP_FAIL;
-            cp = 0x10000 + ((r->high - 0xD800) << 10) + (cp - 0xDC00);
+            cp = coax_utf16_pair(r->high, cp);
             r->high = 0;
         } else if (cp >= 0xD800 && cp <= 0xDBFF) {
             r->high = cp;
@@ -433,28 +425,18 @@ static int parse_byte(stream_reader *r, unsigned char c, coax_error *err)
 static size_t escape_token(stream_reader *r, const unsigned char *s, size_t n, coax_error *err)
 {
     if (n < 2) return 0;
-    char d;
-    switch (s[1]) {
-    case '"': d = '"'; break;
-    case '\\': d = '\\'; break;
-    case '/': d = '/'; break;
-    case 'b': d = '\b'; break;
-    case 'f': d = '\f'; break;
-    case 'n': d = '\n'; break;
-    case 'r': d = '\r'; break;
-    case 't': d = '\t'; break;
-    case 'u': {
-        uint32_t cp, low;
-        if (n < 6 || !coax_hex4((const char *)s + 2, &cp) || (cp >= 0xDC00 && cp <= 0xDFFF)) return 0;
-        if (cp < 0xD800 || cp > 0xDBFF) return put_code_point(r, cp, err) ? SIZE_MAX : 6;
-        if (n < 12 || s[6] != '\\' || s[7] != 'u' || !coax_hex4((const char *)s + 8, &low) || low < 0xDC00 ||
-            low > 0xDFFF)
-            return 0;
-        return put_code_point(r, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), err) ? SIZE_MAX : 12;
+    int byte = coax_json_escape_byte(s[1]);
+    if (byte >= 0) {
+        char d = (char)byte;
+        return text_put(r, &d, 1, err) ? SIZE_MAX : 2;
     }
-    default: return 0;
-    }
-    return text_put(r, &d, 1, err) ? SIZE_MAX : 2;
+    uint32_t cp, low;
+    if (s[1] != 'u' || n < 6 || !coax_hex4((const char *)s + 2, &cp) || (cp >= 0xDC00 && cp <= 0xDFFF)) return 0;
+    if (cp < 0xD800 || cp > 0xDBFF) return put_code_point(r, cp, err) ? SIZE_MAX : 6;
+    if (n < 12 || s[6] != '\\' || s[7] != 'u' || !coax_hex4((const char *)s + 8, &low) || low < 0xDC00 ||
+        low > 0xDFFF)
+        return 0;
+    return put_code_point(r, coax_utf16_pair(cp, low), err) ? SIZE_MAX : 12;
 }
 
 /* Reads a string's body from p[i] (the lexer at L_CHAR): runs of
