@@ -8,6 +8,7 @@
 **                                   N: exactly N passes (for callgrind)
 */
 #include "coax.h"
+#include "records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,24 @@
 
 typedef struct corpus {
     const char **texts;
-    size_t *lens, n;
+    size_t *lens, n, cap, bytes;
     coax_encoding enc;
 } corpus;
+
+static void keep_text(void *ud, const coax_value *record, const char *s, size_t n)
+{
+    (void)record;
+    corpus *c = ud;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->texts = realloc(c->texts, c->cap * sizeof *c->texts);
+        c->lens = realloc(c->lens, c->cap * sizeof *c->lens);
+        if (!c->texts || !c->lens) exit(1);
+    }
+    c->texts[c->n] = s;
+    c->lens[c->n++] = n;
+    c->bytes += n;
+}
 
 /* One pass over the corpus; returns the tokens counted. */
 static size_t pass(void *ctx)
@@ -36,45 +52,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_tokens CORPUS.jsonl [N]\n");
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) {
-        perror(argv[1]);
-        return 2;
-    }
     coax_arena *a = coax_arena_new(NULL);
-    const char **texts = NULL;
-    size_t *lens = NULL, n = 0, cap = 0, bytes = 0;
-    char *line = NULL;
-    size_t lcap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &lcap, f)) > 0) {
-        coax_value *v;
-        const coax_value *t;
-        if (coax_parse(a, line, (size_t)len, NULL, &v, NULL) || !(t = coax_object_get(v, "text", 4)))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            texts = realloc(texts, cap * sizeof *texts);
-            lens = realloc(lens, cap * sizeof *lens);
-            if (!texts || !lens) return 1;
-        }
-        texts[n] = coax_value_text(t, &lens[n]);
-        bytes += lens[n];
-        n++;
-    }
-    free(line);
-    fclose(f);
+    corpus c = {0};
+    records_each(a, argv[1], keep_text, &c);
     size_t fixed = argc == 3 ? (size_t)atol(argv[2]) : 0;
     for (int e = 0; e < COAX_ENC_COUNT; e++) {
-        corpus c = {texts, lens, n, (coax_encoding)e};
+        c.enc = (coax_encoding)e;
         size_t tokens = 0;
         double warm = 0, rate = 0;
         if (fixed) measure_fixed(pass, &c, fixed, &tokens);
         else rate = measure_best(pass, &c, &tokens, &warm);
-        printf("%s %.1f %zu %.1f\n", coax_encoding_name((coax_encoding)e), (double)bytes * rate / 1e6, tokens, warm);
+        printf("%s %.1f %zu %.1f\n", coax_encoding_name((coax_encoding)e), (double)c.bytes * rate / 1e6, tokens, warm);
     }
-    free(texts);
-    free(lens);
+    free(c.texts);
+    free(c.lens);
     coax_arena_free(a);
     return 0;
 }

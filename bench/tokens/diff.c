@@ -18,6 +18,7 @@
 */
 #include "coax.h"
 #include "tokens/tokens.h"
+#include "records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,31 +82,16 @@ static void emit_variants(const char *s, size_t n)
 
 static size_t corpus_texts, corpus_bytes;
 
-static void corpus(coax_arena *a, const char *path)
+static void corpus_text(void *ud, const coax_value *record, const char *s, size_t n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    char *line = NULL;
-    size_t lcap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &lcap, f)) > 0) {
-        coax_value *v;
-        const coax_value *t;
-        if (coax_parse(a, line, (size_t)len, NULL, &v, NULL) || !(t = coax_object_get(v, "text", 4)))
-            continue;
-        size_t n;
-        const char *s = coax_value_text(t, &n);
-        printf("c%zu: ", corpus_texts++);
-        corpus_bytes += n;
-        emit_variants(s, n);
-        coax_arena_reset(a);
-    }
-    free(line);
-    fclose(f);
+    (void)record;
+    printf("c%zu: ", corpus_texts++);
+    corpus_bytes += n;
+    emit_variants(s, n);
+    coax_arena_reset(ud);
 }
+
+static void corpus(coax_arena *a, const char *path) { records_each(a, path, corpus_text, a); }
 
 /* ---- generated text --------------------------------------------------------- */
 

@@ -22,6 +22,7 @@
 */
 #include "coax.h"
 #include "tokens/tokens.h"
+#include "records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,35 +38,20 @@ typedef struct text {
 static text *texts;
 static size_t ntexts, cap;
 
-static void load(coax_arena *a, const char *path)
+static void keep_text(void *ud, const coax_value *record, const char *s, size_t n)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        exit(2);
+    (void)ud;
+    if (ntexts == cap) {
+        cap = cap ? cap * 2 : 1024;
+        texts = realloc(texts, cap * sizeof *texts);
+        if (!texts) exit(1);
     }
-    char *line = NULL;
-    size_t lcap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &lcap, f)) > 0) {
-        coax_value *v;
-        const coax_value *t, *c;
-        if (coax_parse(a, line, (size_t)len, NULL, &v, NULL) || !(t = coax_object_get(v, "text", 4)))
-            continue;
-        if (ntexts == cap) {
-            cap = cap ? cap * 2 : 1024;
-            texts = realloc(texts, cap * sizeof *texts);
-            if (!texts) exit(1);
-        }
-        size_t cl;
-        c = coax_object_get(v, "cat", 3);
-        texts[ntexts].cat = c ? coax_value_text(c, &cl) : "";
-        texts[ntexts].s = coax_value_text(t, &texts[ntexts].n);
-        ntexts++;
-    }
-    free(line);
-    fclose(f);
+    size_t cl;
+    const coax_value *c = coax_object_get(record, "cat", 3);
+    texts[ntexts++] = (text){s, c ? coax_value_text(c, &cl) : "", n};
 }
+
+static void load(coax_arena *a, const char *path) { records_each(a, path, keep_text, NULL); }
 
 static void visit(void *ud, const tok_piece *p)
 {
