@@ -8,12 +8,12 @@ local coax = require "coax"
 local RECIPE = "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },"
   .. " prompt = 'n of {{input}}', strategy = 'continue', budget = { tokens = 10000000000 } }"
 
--- A wrong reply of about 12 KB: valid JSON whose n is a string, so every
+-- A wrong reply of about 24 KB: valid JSON whose n is a string, so every
 -- attempt fails validation and the feedback quotes the value back. Its
 -- size weighs the work done on each attempt's own texts (linear in the
 -- attempts) against the work done for each message kept (the strategy's
 -- copy and comparison, quadratic in the attempts but not in the bytes).
-local REPLY = '{"n": "seven", "note": "' .. string.rep("a long aside ", 900) .. '"}'
+local REPLY = '{"n": "seven", "note": "' .. string.rep("a long aside ", 1800) .. '"}'
 
 local function exhaust(attempts)
   local replies = {}
@@ -45,9 +45,11 @@ describe("the retry loop", function()
     -- so an agent that changed a message is seen): work per message, not
     -- per byte. With a 4 KB reply that was half the cost at 50 attempts,
     -- 4n over n near 10 (9.7-10.6); once each attempt's own work got
-    -- cheaper it read 11.6-14.3 under load, so the reply is 12 KB now:
-    -- 9.6-10.6. Estimating and encoding every message's text every
-    -- attempt measured 3.96 at 2n: all but quadratic, about 15.8 at 4n.
+    -- cheaper it read 11.6-14.3 under load, and at 12 KB 13.6 once under
+    -- ASan inside the whole suite, so the reply is 24 KB now: 9.0-9.4,
+    -- 6.3 under ASan alone. Estimating and encoding every message's text
+    -- every attempt measured 3.96 at 2n: all but quadratic, about 15.8 at
+    -- 4n, and more so the longer the reply.
     local ratio = H.scaling_ratio(exhaust, 50, 4)
     assert.is_true(ratio < 13, "200 attempts cost " .. ratio .. "x 50 attempts")
   end)
