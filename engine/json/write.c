@@ -11,12 +11,16 @@
 
 static const char hex[] = "0123456789abcdef";
 
-/* 0: copy as is; otherwise the character after the backslash ('u': \u00XX). */
+/* 0: copy as is; otherwise the character after the backslash ('u': \u00XX),
+** or 'x' for a byte >= 0x80, which may begin an invalid UTF-8 sequence. */
+#define X16 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x'
 static const char escape_of[256] = {
     'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
     'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
     ['"'] = '"', ['\\'] = '\\',
+    [0x80] = X16, X16, X16, X16, X16, X16, X16, X16,
 };
+#undef X16
 
 /* The first byte at or after i in s[0..len) that is not copied as is: a
 ** control byte, '"', '\\' or a byte >= 0x80 (it may begin an invalid
@@ -49,42 +53,83 @@ static inline __attribute__((always_inline)) size_t plain_run(const char *s, siz
         i += 8;
     }
 #endif
-    while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && (unsigned char)s[i] < 0x80) i++;
+    while (i < len && !escape_of[(unsigned char)s[i]]) i++;
     return i;
 }
 
-/* Always valid JSON, whatever the bytes: a byte that does not begin a valid
+/* Appends the JSON text of the byte at s[*i] (a byte plain_run stopped at)
+** to o and moves *i past what it took. A byte that does not begin a valid
 ** UTF-8 sequence (a raw model reply, a script's text cut mid-character) is
-** written as U+FFFD, one for each such byte, as repair logs invalid_utf8. */
+** written as U+FFFD, one for each such byte, as repair logs invalid_utf8.
+** Writes at most 6 bytes a byte taken. */
+static inline char *put_special(const char *s, size_t len, size_t *i, char *o)
+{
+    unsigned char c = (unsigned char)s[*i];
+    if (c >= 0x80) {
+        uint32_t cp;
+        size_t n = coax_utf8_decode((const unsigned char *)s + *i, len - *i, &cp);
+        if (!n) {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            *i += 1;
+            return o + 3;
+        }
+        for (size_t k = 0; k < n; k++) o[k] = s[*i + k];
+        *i += n;
+        return o + n;
+    }
+    *i += 1;
+    o[0] = '\\';
+    if (escape_of[c] != 'u') {
+        o[1] = escape_of[c];
+        return o + 2;
+    }
+    o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = hex[c >> 4], o[5] = hex[c & 15];
+    return o + 6;
+}
+
+/* Input escaped per reservation. Each piece reserves its worst case (six
+** bytes a byte, \u00XX) so the loop writes through a pointer with no test
+** a byte, and a long string never asks for six times its whole length. */
+#define ESCAPE_PIECE 4096
+
+/* Always valid JSON, whatever the bytes (put_special). Plain text, most of
+** what reports and messages hold, goes sixteen bytes a store: each block is
+** stored whole, then the output moves on by its plain bytes only, so a run
+** between two quotes costs no copy call of its own. */
 void coax_buf_put_json_string(coax_buf *b, const char *s, size_t len)
 {
-    bool room = !b->oom && len < b->cap && b->len + len + 2 < b->cap; /* coax_buf_reserve's test */
-    if (!room && !coax_buf_reserve(b, len + 2)) return;
-    b->data[b->len++] = '"';
-    size_t run = 0;
-    for (size_t i = plain_run(s, 0, len); i < len; i = plain_run(s, i, len)) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80) {
-            uint32_t cp;
-            size_t n = coax_utf8_decode((const unsigned char *)s + i, len - i, &cp);
-            if (n) {
-                i += n;
-                continue;
+    coax_buf_putc(b, '"');
+    size_t i = 0;
+    while (i < len) {
+        size_t end = len - i > ESCAPE_PIECE ? i + ESCAPE_PIECE : len;
+        /* + 3 * 6: a UTF-8 sequence may end past 'end'; + 16: a block store past the last byte */
+        size_t worst = (end - i) * 6 + 3 * 6 + 16;
+        bool room = !b->oom && worst < b->cap && b->len + worst < b->cap; /* coax_buf_reserve's test */
+        if (!room && !coax_buf_reserve(b, worst)) return;
+        char *o = b->data + b->len;
+        while (i < end) {
+#ifdef __SSE2__
+            if (end - i >= 16) {
+                __m128i w = _mm_loadu_si128((const __m128i *)(s + i));
+                _mm_storeu_si128((__m128i *)o, w);
+                size_t plain = plain_run(s, i, i + 16) - i;
+                i += plain, o += plain;
+                if (plain == 16) continue;
+            } else
+#endif
+            if (end - i < 16) { /* a short string or a piece's tail: no copy call for a few bytes */
+                while (i < end && !escape_of[(unsigned char)s[i]]) *o++ = s[i++];
+                if (i == end) break;
+            } else { /* without SSE2 */
+                size_t j = plain_run(s, i, end);
+                memcpy(o, s + i, j - i);
+                o += j - i, i = j;
+                if (i == end) break;
             }
-            coax_buf_put(b, s + run, i - run);
-            coax_buf_put(b, "\xef\xbf\xbd", 3);
-        } else if (escape_of[c] == 'u') {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            coax_buf_put(b, s + run, i - run);
-            coax_buf_put(b, u, 6);
-        } else {
-            char two[2] = {'\\', escape_of[c]};
-            coax_buf_put(b, s + run, i - run);
-            coax_buf_put(b, two, 2);
+            o = put_special(s, len, &i, o);
         }
-        run = ++i;
+        b->len = (size_t)(o - b->data);
     }
-    coax_buf_put(b, s + run, len - run);
     coax_buf_putc(b, '"');
 }
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/core.h" /* coax_buf_put_json_string, against the reference below */
 #include "counting.h"
 #include "test.h"
 
@@ -39,6 +40,69 @@ static void test_numbers_keep_their_text(void)
 static void test_strings_are_decoded_and_escaped_minimally(void)
 {
     CHECK_STR(roundtrip("\"a\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\u0001\"", 0), "\"aé😀\\n\\t\\\"\\\\/\\u0001\"");
+}
+
+/* The escaping of strings, byte by byte as the contract says: '"', '\\'
+** and control bytes escaped (\b \t \n \f \r or \u00XX), valid UTF-8
+** copied, and each byte that begins no valid sequence written as U+FFFD. */
+static void reference_escape(coax_buf *b, const char *s, size_t len)
+{
+    coax_buf_putc(b, '"');
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        uint32_t cp;
+        size_t n = c >= 0x80 ? coax_utf8_decode((const unsigned char *)s + i, len - i, &cp) : 1;
+        if (c >= 0x80) coax_buf_put(b, n ? s + i : "\xef\xbf\xbd", n ? n : 3);
+        else if (c == '"' || c == '\\') coax_buf_put(b, c == '"' ? "\\\"" : "\\\\", 2);
+        else if (c == '\b' || c == '\t' || c == '\n' || c == '\f' || c == '\r') {
+            char e[2] = {'\\', "btn?fr"[c - '\b']};
+            coax_buf_put(b, e, 2);
+        } else if (c < 0x20) coax_buf_printf(b, "\\u%04x", c);
+        else coax_buf_putc(b, (char)c);
+        i += n ? n : 1;
+    }
+    coax_buf_putc(b, '"');
+}
+
+/* Long strings are escaped a piece at a time (json/write.c): texts up to
+** 20,000 bytes of plain runs, quotes, controls, valid and cut UTF-8, so
+** escapes and sequences fall on every side of a piece's end. */
+static void test_strings_escape_as_the_reference_does_at_any_length(void)
+{
+    static const char *const parts[] = {"a", "\"", "\\", "\n", "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80", "\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80", "abcdefghijklmnopq"};
+    static char s[20000];
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    int mismatches = 0;
+    for (int t = 0; t < 3000; t++) {
+        size_t len = 0, want = t % 10 == 0 ? 4000 + (size_t)t * 5 : (size_t)t % 97;
+        while (len + 17 < want) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            const char *p = parts[seed % (sizeof parts / sizeof *parts)];
+            memcpy(s + len, p, strlen(p));
+            len += strlen(p);
+        }
+        coax_buf got, want_b;
+        coax_buf_init(&got, NULL);
+        coax_buf_init(&want_b, NULL);
+        coax_buf_put(&got, "x", 1); /* not at the buffer's start */
+        coax_buf_put(&want_b, "x", 1);
+        coax_buf_put_json_string(&got, s, len);
+        reference_escape(&want_b, s, len);
+        if (got.len != want_b.len || memcmp(got.data, want_b.data, got.len)) mismatches++;
+        coax_buf_free(&got);
+        coax_buf_free(&want_b);
+    }
+    CHECK_INT(mismatches, 0);
+    /* a sequence across the first piece's end (4,096 bytes in) */
+    memset(s, 'a', 4095);
+    memcpy(s + 4095, "\xe2\x82\xac\x01", 4);
+    coax_buf b;
+    coax_buf_init(&b, NULL);
+    coax_buf_put_json_string(&b, s, 4099);
+    CHECK_INT(b.len, 1 + 4095 + 3 + 6 + 1);
+    CHECK(b.len == 4106 && !memcmp(b.data + 4096, "\xe2\x82\xac\\u0001\"", 10));
+    coax_buf_free(&b);
 }
 
 static void test_objects_keep_order_and_last_duplicate_wins(void)
@@ -206,6 +270,7 @@ static void test_strerror_names_every_code(void)
 #define TESTS                                              \
     X(test_numbers_keep_their_text)                        \
     X(test_strings_are_decoded_and_escaped_minimally)      \
+    X(test_strings_escape_as_the_reference_does_at_any_length) \
     X(test_objects_keep_order_and_last_duplicate_wins)     \
     X(test_pretty_output)                                  \
     X(test_strict_errors_have_positions)                   \
