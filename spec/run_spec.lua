@@ -236,6 +236,26 @@ describe("coax.run", function()
     end
   end)
 
+  -- A template's parts are made when it names them: "fresh" and "last"
+  -- render the first prompt again every attempt, and it names no errors,
+  -- coercions or submission.
+  it("makes only the parts of feedback its template names", function()
+    local feedback = require "coax.feedback"
+    local trap = setmetatable({}, { __index = function() error("read", 0) end })
+    local ctx = { prompt = "P", schema_text = "S", errors = trap, coercions = trap, attempt = 2, max_attempts = 3,
+      reply = trap }
+    assert.are.equal("P\n\nReply with JSON that matches this JSON Schema:\nS", feedback.render("first", ctx))
+    assert.are.equal("2/3 P", feedback.render("mine", ctx, { mine = "{{attempt}}/{{max_attempts}} {{prompt}}{{nope}}" }))
+    assert.has_error(function() feedback.render("validation", ctx) end, "read")
+    ctx.errors = { { instanceLocation = "/a", error = "bad" } }
+    assert.has_error(function() feedback.render("validation", ctx) end, "read") -- the coercion lines
+    ctx.coercions = {}
+    ctx.submission = "{}"
+    assert.are.equal("Attempt 2/3: your JSON does not match the schema.\n\nErrors:\n  - At path '/a': bad\n\n"
+      .. "Your submission:\n{}\n\nFix all of the errors above and reply with the corrected JSON only.",
+      feedback.render("validation", ctx))
+  end)
+
   it("renders feedback from the recipe's templates", function()
     local r = run(recipe([[, feedback = { validation = "Wrong ({{attempt}}/{{max_attempts}}):\n{{errors}}" }]]),
       { '{"name": "Ada"}', GOOD })

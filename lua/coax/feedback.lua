@@ -97,17 +97,49 @@ local function coercion_line(c, sent, coerced)
   return format("  - At path '%s': %s%s (%s)", path, change, c.detail, c.kind)
 end
 
+local PLACEHOLDER = "{{([%w_]+)}}"
+
 --- Fills {{name}} placeholders from `vars`; unknown names are left empty.
 -- @tparam string template
 -- @tparam table vars
 -- @treturn string
 function M.fill(template, vars)
-  return (template:gsub("{{([%w_]+)}}", function(name)
+  return (template:gsub(PLACEHOLDER, function(name)
     local v = vars[name]
     if v == nil then return "" end
     return tostring(v)
   end))
 end
+
+-- The values a template may name that take work to make, each made only
+-- when a template names it: "fresh" and "last" render the first prompt
+-- again every attempt, and it names none of them.
+local derived = {
+  errors = function(ctx)
+    local lines = {}
+    for i, e in ipairs(ctx.errors or {}) do lines[i] = error_line(e) end
+    return concat(lines, "\n")
+  end,
+  -- the session writes what was sent (ctx.submission); a context built by
+  -- hand has only the value
+  submission = function(ctx)
+    return ctx.submission or (ctx.value ~= nil and json.encode(ctx.value, { pretty = true }) or "")
+  end,
+  reply_head = function(ctx) return (ctx.reply or ""):sub(1, 500) end,
+  coercions = function(ctx)
+    local changed = {}
+    for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
+    return concat(changed, "\n")
+  end,
+  coerced_block = function(ctx, vars, templates)
+    return vars.coercions ~= "" and M.fill(templates.coerced_block, vars) or ""
+  end,
+  schema_block = function(ctx, vars, templates)
+    return ctx.include_schema and M.fill(templates.schema_block, vars) or ""
+  end,
+}
+
+local TEMPLATE_DEFAULTS = { __index = M.templates }
 
 --- Renders the feedback of `kind` ("validation", "parse", "rejection") or the
 -- "first" prompt for the attempt described by `ctx`.
@@ -116,27 +148,23 @@ end
 -- @tparam[opt] table overrides templates from the recipe
 -- @treturn string
 function M.render(kind, ctx, overrides)
-  local templates = overrides and setmetatable(overrides, { __index = M.templates }) or M.templates
+  local templates = overrides and setmetatable(overrides, TEMPLATE_DEFAULTS) or M.templates
   local template = templates[kind]
   if type(template) ~= "string" then error("feedback: no template '" .. tostring(kind) .. "'", 2) end
-  local lines = {}
-  for i, e in ipairs(ctx.errors or {}) do lines[i] = error_line(e) end
   local vars = {
     attempt = ctx.attempt, max_attempts = ctx.max_attempts, prompt = ctx.prompt, schema = ctx.schema_text,
-    errors = concat(lines, "\n"), reason = ctx.reason, parse_error = ctx.parse_error,
-    -- the session writes what was sent (ctx.submission); a context built by
-    -- hand has only the value
-    submission = ctx.submission or (ctx.value ~= nil and json.encode(ctx.value, { pretty = true }) or ""),
-    reply_head = (ctx.reply or ""):sub(1, 500),
+    reason = ctx.reason, parse_error = ctx.parse_error,
     first_step = ctx.tools and "Call validate_json, then submit, with JSON" or "Reply with JSON",
     next_step = ctx.tools and "call validate_json with the corrected JSON, then submit it"
       or "reply with the corrected JSON only",
   }
-  local changed = {}
-  for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
-  vars.coercions = concat(changed, "\n")
-  vars.coerced_block = #changed > 0 and M.fill(templates.coerced_block, vars) or ""
-  vars.schema_block = ctx.include_schema and M.fill(templates.schema_block, vars) or ""
+  setmetatable(vars, { __index = function(_, name)
+    local make = derived[name]
+    if not make then return nil end
+    local v = make(ctx, vars, templates)
+    vars[name] = v
+    return v
+  end })
   return M.fill(template, vars)
 end
 
