@@ -183,6 +183,46 @@ describe("coax.run", function()
       assert.are.equal('{"name": "Ada"}', m[2].content)
     end)
 
+    -- A message is kept when its data is the previous request's: the same
+    -- table, or one alike key by key, nested tables too (compared in C,
+    -- engine/session/record.c). Each twin below differs in one place.
+    local function twice(second)
+      return ([[, strategy = function(ctx)
+          local prompt = ctx.messages[1]
+          if #ctx.messages == 1 then
+            return { prompt, { role = "user", content = "x", meta = { a = { 1, 2 } } }, { role = "user", content = "y" } }
+          end
+          return { prompt, %s, { role = "user", content = "z" } }
+        end]]):format(second)
+    end
+    for _, case in ipairs({
+      { "alike, nested", '{ role = "user", content = "x", meta = { a = { 1, 2 } } }', 2 },
+      { "a nested value differs", '{ role = "user", content = "x", meta = { a = { 1, 3 } } }', 1 },
+      { "a key more", '{ role = "user", content = "x", meta = { a = { 1, 2 } }, name = "n" }', 1 },
+      { "a key less", '{ role = "user", content = "x" }', 1 },
+      { "another metatable", 'setmetatable({ role = "user", content = "x", meta = { a = { 1, 2 } } }, {})', 1 },
+    }) do
+      it("keeps a message whose data is the previous request's: " .. case[1], function()
+        local r = run(recipe(twice(case[2])), { "{}", "{}", "{}" })
+        assert.are.equal(3, #r.attempts)
+        assert.are.equal(1, r.attempts[2].messages_kept)
+        assert.are.equal(case[3], r.attempts[3].messages_kept)
+        assert.are.equal(3 - case[3], #r.attempts[3].messages)
+        assert.are.equal("z", r.attempts[3].messages[#r.attempts[3].messages].content)
+      end)
+    end
+
+    it("ends with a script error on a message that holds itself, and does not hang", function()
+      local r = run(recipe([[, strategy = function(ctx)
+          local m = { role = "user", content = "x" }
+          m.self = m
+          return { ctx.messages[1], m }
+        end]]), { "{}", "{}" })
+      assert.are.equal("script_error", r.error.code)
+      assert.matches("^messages: COAX_EDEPTH: nesting deeper than 512 %(or a cycle%)", r.error.message)
+      assert.are.equal(1, #r.attempts)
+    end)
+
     it("continue starts fresh once the conversation passes the context budget", function()
       local r = run(recipe(", context_budget = 50"), replies)
       assert.are.equal(2, #H.conversation(r, 2))

@@ -5,24 +5,95 @@
 */
 #include "session/session.h"
 
+#include "script/lib.h"
+
 #include <lauxlib.h>
+#include <limits.h>
 #include <stdio.h>
 
 static void put_str(coax_buf *b, const char *s) { coax_buf_put_json_string(b, s, strlen(s)); }
 
-/* The messages this attempt added (S.added) and how many it kept (S.kept):
-** the report holds each message once. */
+/* Whether the values at a and b hold the same data: the same value, or
+** tables with the same metatable whose keys and values are alike,
+** recursively. Raw reads: no metamethod of a script's runs. Tables nested
+** deeper than 'depth' (one that holds itself) count as unlike: the message
+** is recorded again rather than compared forever. */
+static bool same_data(lua_State *L, int a, int b, int depth)
+{
+    if (lua_rawequal(L, a, b)) return true;
+    if (lua_type(L, a) != LUA_TTABLE || lua_type(L, b) != LUA_TTABLE || depth == 0) return false;
+    luaL_checkstack(L, 6, "comparing messages");
+    a = lua_absindex(L, a);
+    b = lua_absindex(L, b);
+    int ma = lua_getmetatable(L, a), mb = lua_getmetatable(L, b);
+    bool alike = ma == mb && (!ma || lua_rawequal(L, -1, -2));
+    lua_pop(L, ma + mb);
+    for (lua_pushnil(L); alike && lua_next(L, a); lua_pop(L, 1)) { /* each value of a as b's */
+        lua_pushvalue(L, -2);
+        lua_rawget(L, b);
+        alike = same_data(L, -2, -1, depth - 1);
+        lua_pop(L, 1);
+    }
+    if (!alike) {
+        lua_pop(L, 1); /* the key lua_next did not take */
+        return false;
+    }
+    for (lua_pushnil(L); lua_next(L, b); lua_pop(L, 1)) { /* and no key of b's that a lacks */
+        lua_pushvalue(L, -2);
+        if (lua_rawget(L, a) == LUA_TNIL) {
+            lua_pop(L, 3);
+            return false;
+        }
+        lua_pop(L, 1);
+    }
+    return true;
+}
+
+/* Protected (S at 1, the session at 2): how many messages at the start of
+** S.messages are S.previous's, the part of the conversation the attempt
+** kept, and the JSON of the rest, which the report records: each message
+** once. Compared here rather than in Lua, where the sandbox's next and
+** rawget made comparing a conversation a third of a retry's Lua. */
+static int record_messages(lua_State *L)
+{
+    coax_session *s = lua_touserdata(L, 2);
+    lua_settop(L, 2);
+    session_raw_field(L, 1, "messages"); /* 3 */
+    session_raw_field(L, 1, "previous"); /* 4 */
+    lua_pushliteral(L, "previous");
+    lua_pushnil(L);
+    lua_rawset(L, 1); /* compared once: the garbage collector may have it */
+    lua_Integer n = lua_istable(L, 3) ? (lua_Integer)lua_rawlen(L, 3) : 0, kept = 0;
+    while (kept < n && lua_istable(L, 4)) {
+        lua_rawgeti(L, 3, kept + 1);
+        bool same = lua_rawgeti(L, 4, kept + 1) != LUA_TNIL && same_data(L, -2, -1, COAX_DEFAULT_MAX_DEPTH);
+        lua_pop(L, 2);
+        if (!same) break;
+        kept++;
+    }
+    s->messages_kept = kept > INT_MAX ? INT_MAX : (int)kept;
+    coax_buf *b = &s->messages;
+    b->len = 0;
+    coax_arena *arena = lcoax_arena(L);
+    coax_buf_putc(b, '[');
+    for (lua_Integer i = kept + 1; i <= n; i++) {
+        if (i > kept + 1) coax_buf_putc(b, ',');
+        lua_rawgeti(L, 3, i);
+        coax_write_buf(b, lcoax_to_value(L, -1, arena, COAX_DEFAULT_MAX_DEPTH), 0);
+        lua_pop(L, 1);
+    }
+    coax_buf_putc(b, ']');
+    if (b->oom) return luaL_error(L, "out of memory");
+    return 0;
+}
+
 void session_record_messages(coax_session *s)
 {
     lua_State *L = s->engine->vm.L;
+    lua_pushcfunction(L, record_messages);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
-    session_raw_field(L, -1, "kept");
-    s->messages_kept = lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0 ? (int)lua_tointeger(L, -1) : 0;
-    lua_pop(L, 1);
-    session_raw_field(L, -1, "added");
-    lua_remove(L, -2);
-    s->messages.len = 0;
-    int rc = session_append_json(s, &s->messages);
+    lua_pushlightuserdata(L, s);
+    int rc = vm_call(&s->engine->vm, 2, 0);
     if (rc != VM_OK) session_script_failed(s, rc, "messages");
 }
 

@@ -112,8 +112,9 @@ void session_summarize(char *buf, size_t cap, const coax_validation *v);
 
 #define SESSION_USAGE_JSON_CAP 256
 
-/* The messages this attempt added (S.added) and how many it kept (S.kept):
-** the report holds each message once. */
+/* How many of the previous request's messages (S.previous) this one kept
+** at its start, and the JSON of those it added: the report holds each
+** message once. */
 void session_record_messages(coax_session *s);
 
 /* The message the session ended with (NUL-terminated), or "". */

@@ -99,39 +99,10 @@ local function context(S, info)
   return ctx
 end
 
--- Whether two messages hold the same data: the same table (a conversation
--- carried on keeps its messages), or tables whose keys and values are
--- alike, recursively. Compared in place, not as encoded JSON: encoding the
--- whole conversation every attempt was most of the retry loop's cost.
-local function same(a, b)
-  if rawequal(a, b) then return true end
-  if type(a) ~= "table" or type(b) ~= "table" or getmetatable(a) ~= getmetatable(b) then return false end
-  for k, v in next, a do
-    if not same(v, rawget(b, k)) then return false end
-  end
-  for k in next, b do
-    if rawget(a, k) == nil then return false end
-  end
-  return true
-end
-
--- How many messages at the start of `new` are those at the start of `old`:
--- the part of the conversation an attempt kept.
-local function kept(old, new)
-  local n = 0
-  while old[n + 1] ~= nil and new[n + 1] ~= nil and same(old[n + 1], new[n + 1]) do
-    n = n + 1
-  end
-  return n
-end
-
--- Sets the messages of the next call and what the report records of them:
--- S.kept, how many it keeps from the start of the previous call's, and
--- S.added, the rest.
+-- Sets the messages of the next call. The session (engine/session/record.c)
+-- records what it keeps of S.previous, the previous call's, and the rest.
 local function set_messages(S, messages)
-  S.kept = S.messages and kept(S.messages, messages) or 0
-  S.added = json.array(table.move(messages, S.kept + 1, #messages, 1, {}))
-  S.messages = messages
+  S.previous, S.messages = S.messages, messages
 end
 
 --- The messages of the first attempt. The recipe's prompt is made here, when
