@@ -131,11 +131,11 @@ local derived = {
     for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
     return concat(changed, "\n")
   end,
-  coerced_block = function(ctx, vars, templates)
-    return vars.coercions ~= "" and M.fill(templates.coerced_block, vars) or ""
+  coerced_block = function(ctx, part, fill, templates)
+    return part("coercions") ~= "" and fill(templates.coerced_block) or ""
   end,
-  schema_block = function(ctx, vars, templates)
-    return ctx.include_schema and M.fill(templates.schema_block, vars) or ""
+  schema_block = function(ctx, _, fill, templates)
+    return ctx.include_schema and fill(templates.schema_block) or ""
   end,
 }
 
@@ -158,14 +158,21 @@ function M.render(kind, ctx, overrides)
     next_step = ctx.tools and "call validate_json with the corrected JSON, then submit it"
       or "reply with the corrected JSON only",
   }
-  setmetatable(vars, { __index = function(_, name)
-    local make = derived[name]
-    if not make then return nil end
-    local v = make(ctx, vars, templates)
-    vars[name] = v
-    return v
-  end })
-  return M.fill(template, vars)
+  -- part(name): a placeholder's text, a derived one made the first time a
+  -- template names it; fill(template): the template with each one's text
+  local part
+  local function fill(t) return (t:gsub(PLACEHOLDER, part)) end
+  part = function(name)
+    local v = vars[name]
+    if v == nil then
+      local make = derived[name]
+      if not make then return "" end
+      v = make(ctx, part, fill, templates)
+      vars[name] = v
+    end
+    return tostring(v)
+  end
+  return fill(template)
 end
 
 return M
