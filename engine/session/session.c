@@ -403,9 +403,6 @@ void session_push_info(coax_session *s, lua_State *L, const char *kind)
     }
 }
 
-/* What templates and strategies read about a failed reply, pushed on 'L':
-** the info table with the value read, the errors, the reply and 'detail'
-** (the parse error, the rejection's reason or the errors' summary). */
 /* __index of a failure table whose values were left out: a read of one is
 ** a broken promise of the caller's, told loudly, not a nil. */
 static int unpushed_value(lua_State *L)
@@ -416,6 +413,9 @@ static int unpushed_value(lua_State *L)
     return 0;
 }
 
+/* What templates and strategies read about a failed reply, pushed on 'L':
+** the info table with the value read, the errors, the reply and 'detail'
+** (the parse error, the rejection's reason or the errors' summary). */
 void session_push_failure(coax_session *s, lua_State *L, const char *kind, const coax_extract_result *r,
                           bool have_r, const char *detail, const char *reply, size_t rlen, bool values_unread)
 {
