@@ -111,6 +111,14 @@ function M.fill(template, vars)
   end))
 end
 
+-- Lines joined by newlines. The sandbox's table.concat charges its loop
+-- first, which costs more than the rest of making a feedback's errors:
+-- most feedback has one error line and no coercion line.
+local function lines_of(list)
+  if #list <= 1 then return list[1] or "" end
+  return concat(list, "\n")
+end
+
 -- The values a template may name that take work to make, each made only
 -- when a template names it: "fresh" and "last" render the first prompt
 -- again every attempt, and it names none of them.
@@ -118,7 +126,7 @@ local derived = {
   errors = function(ctx)
     local lines = {}
     for i, e in ipairs(ctx.errors or {}) do lines[i] = error_line(e) end
-    return concat(lines, "\n")
+    return lines_of(lines)
   end,
   -- the session writes what was sent (ctx.submission); a context built by
   -- hand has only the value
@@ -129,7 +137,7 @@ local derived = {
   coercions = function(ctx)
     local changed = {}
     for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
-    return concat(changed, "\n")
+    return lines_of(changed)
   end,
   coerced_block = function(ctx, part, fill, templates)
     return part("coercions") ~= "" and fill(templates.coerced_block) or ""
