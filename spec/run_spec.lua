@@ -212,6 +212,26 @@ describe("coax.run", function()
       end)
     end
 
+    -- The report writes a message that repeats the last reply or feedback
+    -- from the JSON it wrote for them (engine/session/record.c): the same
+    -- text only, byte for byte, whatever its escapes.
+    it("records each message's own text where it repeats the reply or the feedback", function()
+      local reply = '{"name": "A\\"da\\n\u{e9}\\u0001", "age": "x"}'
+      local r = run(recipe([[, strategy = function(ctx)
+          local said = ctx.kind .. " " .. #ctx.errors
+          return { ctx.messages[1], { role = "assistant", content = ctx.reply },
+            { role = "user", content = ctx.reply:upper() }, { role = "user", content = said },
+            { role = "user", content = said:upper() } }
+        end]]), { reply, GOOD })
+      assert.are.equal("ok", r.outcome)
+      local m = r.attempts[2].messages
+      assert.are.equal(1, r.attempts[2].messages_kept)
+      assert.are.same({ reply, reply:upper(), "validation 1", "VALIDATION 1" },
+        { m[1].content, m[2].content, m[3].content, m[4].content })
+      assert.are.equal(reply, r.attempts[1].reply)
+      assert.are.equal("VALIDATION 1", r.attempts[1].feedback) -- the last user message
+    end)
+
     it("ends with a script error on a message that holds itself, and does not hang", function()
       local r = run(recipe([[, strategy = function(ctx)
           local m = { role = "user", content = "x" }

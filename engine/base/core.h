@@ -218,6 +218,15 @@ size_t coax_number_span(const char *s, size_t n, bool *is_int);
 
 /* Appends 'v' as JSON text to 'b' (COAX_WRITE_* flags). */
 coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags);
+/* A string whose JSON text (quotes included) is written already: the
+** writer below copies those bytes for a string value equal to it. */
+typedef struct coax_escaped {
+    const char *text, *json;
+    size_t len, json_len;
+} coax_escaped;
+/* coax_write_buf, reusing the JSON of the 'nknown' strings in 'known'. */
+coax_code coax_write_buf_reusing(coax_buf *b, const coax_value *v, unsigned flags, const coax_escaped *known,
+                                 size_t nknown);
 
 /* Edits by path copying (json/edit.c): each returns a new root that shares
 ** all it can with 'root', or NULL when 'pointer' does not resolve (or names

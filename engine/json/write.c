@@ -140,13 +140,24 @@ static void newline(coax_buf *b, unsigned flags, size_t depth)
     for (size_t i = 0; i < depth; i++) coax_buf_put(b, "  ", 2);
 }
 
-static void scalar(coax_buf *b, const coax_value *v)
+static void string_value(coax_buf *b, const coax_value *v, const coax_escaped *known, size_t nknown)
+{
+    for (size_t i = 0; i < nknown; i++) {
+        if (known[i].len == v->len && !memcmp(known[i].text, v->u.text, v->len)) {
+            coax_buf_put(b, known[i].json, known[i].json_len);
+            return;
+        }
+    }
+    coax_buf_put_json_string(b, v->u.text, v->len);
+}
+
+static void scalar(coax_buf *b, const coax_value *v, const coax_escaped *known, size_t nknown)
 {
     switch (v->type) {
     case COAX_NULL: coax_buf_put(b, "null", 4); break;
     case COAX_BOOL: v->u.boolean ? coax_buf_put(b, "true", 4) : coax_buf_put(b, "false", 5); break;
     case COAX_NUMBER: coax_buf_put(b, v->u.text, v->len); break;
-    case COAX_STRING: coax_buf_put_json_string(b, v->u.text, v->len); break;
+    case COAX_STRING: string_value(b, v, known, nknown); break;
     default: break;
     }
 }
@@ -159,6 +170,12 @@ typedef struct wframe {
 /* Appends 'v' to 'b'. Returns COAX_ENOMEM if 'b' ran out of memory. */
 coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
 {
+    return coax_write_buf_reusing(b, v, flags, NULL, 0);
+}
+
+coax_code coax_write_buf_reusing(coax_buf *b, const coax_value *v, unsigned flags, const coax_escaped *known,
+                                 size_t nknown)
+{
     wframe small[32], *st = small;
     size_t n = 0, cap = 32;
     const coax_allocator *a = b->alloc;
@@ -167,7 +184,7 @@ coax_code coax_write_buf(coax_buf *b, const coax_value *v, unsigned flags)
         if (cur) {
             bool container = cur->type == COAX_ARRAY || cur->type == COAX_OBJECT;
             if (!container) {
-                scalar(b, cur);
+                scalar(b, cur, known, nknown);
             } else if (cur->len == 0) {
                 coax_buf_put(b, cur->type == COAX_ARRAY ? "[]" : "{}", 2);
             } else {

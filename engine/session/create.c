@@ -19,13 +19,14 @@ static int l_estimate(lua_State *L)
     return 1;
 }
 /* The buffers a session owns, for making and freeing them alike. */
-enum { SESSION_BUFS = 12 };
+enum { SESSION_BUFS = 14 };
 static void session_bufs(coax_session *s, coax_buf *bufs[SESSION_BUFS])
 {
-    coax_buf *all[SESSION_BUFS] = {&s->messages,    &s->report,      &s->value,
-                                   &s->error_msg,   &s->host_request, &s->host_answer,
-                                   &s->secrets,     &s->tool_rounds, &s->sent,
-                                   &s->stream.text, &s->stream.hold, &s->stream.clean};
+    coax_buf *all[SESSION_BUFS] = {&s->messages,      &s->report,        &s->value,
+                                   &s->error_msg,     &s->host_request,  &s->host_answer,
+                                   &s->secrets,       &s->tool_rounds,   &s->sent,
+                                   &s->stream.text,   &s->stream.hold,   &s->stream.clean,
+                                   &s->said[0].text,  &s->said[1].text};
     memcpy(bufs, all, sizeof all);
 }
 

@@ -119,6 +119,13 @@ struct coax_session {
     size_t records_at, last_errors_at, last_errors_len;
     coax_buf value;      /* the accepted value */
     coax_buf sent;       /* the last failed reply's value as sent, pretty ({{submission}}) */
+    /* The last reply's and the last feedback's texts, and where 'report'
+    ** holds their JSON: the next request's messages repeat them, and the
+    ** report copies those bytes rather than escape the texts again. */
+    struct session_said {
+        coax_buf text;
+        size_t at, len;
+    } said[2];
     coax_session_failure failure;
     const char *error_code; /* the report's error.code: a static string */
     coax_buf error_msg;

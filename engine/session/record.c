@@ -49,6 +49,23 @@ static bool same_data(lua_State *L, int a, int b, int depth)
     return true;
 }
 
+enum { SAID_REPLY, SAID_FEEDBACK };
+
+/* Writes the JSON string of 'text' into the report, and keeps the text and
+** where its JSON is (s->said) for the next request's messages. */
+static void put_said(coax_session *s, int which, const char *text, size_t len)
+{
+    struct session_said *w = &s->said[which];
+    coax_buf *b = &s->report;
+    size_t at = b->len;
+    coax_buf_put_json_string(b, text, len);
+    w->text.len = 0;
+    w->text.oom = false;
+    coax_buf_put(&w->text, text, len);
+    w->at = at;
+    w->len = !len || w->text.oom || b->oom ? 0 : b->len - at; /* 0: nothing kept */
+}
+
 /* Protected (S at 1, the session at 2): how many messages at the start of
 ** S.messages are S.previous's, the part of the conversation the attempt
 ** kept, and the JSON of the rest, which the report records: each message
@@ -74,12 +91,19 @@ static int record_messages(lua_State *L)
     s->messages_kept = kept > INT_MAX ? INT_MAX : (int)kept;
     coax_buf *b = &s->messages;
     b->len = 0;
+    coax_escaped said[2];
+    size_t nsaid = 0;
+    for (size_t i = 0; i < 2; i++) {
+        const struct session_said *w = &s->said[i];
+        if (w->len && !s->reported && w->at + w->len <= s->report.len)
+            said[nsaid++] = (coax_escaped){w->text.data, s->report.data + w->at, w->text.len, w->len};
+    }
     coax_arena *arena = lcoax_arena(L);
     coax_buf_putc(b, '[');
     for (lua_Integer i = kept + 1; i <= n; i++) {
         if (i > kept + 1) coax_buf_putc(b, ',');
         lua_rawgeti(L, 3, i);
-        coax_write_buf(b, lcoax_to_value(L, -1, arena, COAX_DEFAULT_MAX_DEPTH), 0);
+        coax_write_buf_reusing(b, lcoax_to_value(L, -1, arena, COAX_DEFAULT_MAX_DEPTH), 0, said, nsaid);
         lua_pop(L, 1);
     }
     coax_buf_putc(b, ']');
@@ -123,7 +147,7 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
     coax_buf_printf(b, ",\"messages_kept\":%d,\"messages\":", s->messages_kept);
     coax_buf_put(b, s->messages.data ? s->messages.data : "[]", s->messages.data ? s->messages.len : 2);
     coax_buf_puts(b, ",\"reply\":");
-    if (reply) coax_buf_put_json_string(b, reply, rlen);
+    if (reply) put_said(s, SAID_REPLY, reply, rlen);
     else coax_buf_puts(b, "null");
     coax_buf_puts(b, ",\"value\":");
     if (have_r && r->value && s->value.len) coax_buf_put(b, s->value.data, s->value.len); /* its text, submitted */
@@ -309,7 +333,7 @@ void session_record_feedback(coax_session *s, const char *text, size_t len)
     if (s->reported || b->oom || !b->len || b->data[b->len - 1] != '}') return;
     b->len--;
     coax_buf_puts(b, ",\"feedback\":");
-    coax_buf_put_json_string(b, text, len);
+    put_said(s, SAID_FEEDBACK, text, len);
     coax_buf_putc(b, '}');
 }
 
