@@ -190,7 +190,8 @@ describe("coax.run", function()
       return ([[, strategy = function(ctx)
           local prompt = ctx.messages[1]
           if #ctx.messages == 1 then
-            return { prompt, { role = "user", content = "x", meta = { a = { 1, 2 } } }, { role = "user", content = "y" } }
+            return { prompt, { role = "user", content = "x", meta = { a = { 1, 2 } } },
+              { role = "user", content = "y" } }
           end
           return { prompt, %s, { role = "user", content = "z" } }
         end]]):format(second)
@@ -305,7 +306,8 @@ describe("coax.run", function()
     local ctx = { prompt = "P", schema_text = "S", errors = trap, coercions = trap, attempt = 2, max_attempts = 3,
       reply = trap }
     assert.are.equal("P\n\nReply with JSON that matches this JSON Schema:\nS", feedback.render("first", ctx))
-    assert.are.equal("2/3 P", feedback.render("mine", ctx, { mine = "{{attempt}}/{{max_attempts}} {{prompt}}{{nope}}" }))
+    assert.are.equal("2/3 P",
+      feedback.render("mine", ctx, { mine = "{{attempt}}/{{max_attempts}} {{prompt}}{{nope}}" }))
     assert.has_error(function() feedback.render("validation", ctx) end, "read")
     ctx.errors = { { instanceLocation = "/a", error = "bad" } }
     assert.has_error(function() feedback.render("validation", ctx) end, "read") -- the coercion lines

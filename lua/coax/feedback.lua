@@ -139,7 +139,7 @@ local derived = {
     for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
     return lines_of(changed)
   end,
-  coerced_block = function(ctx, part, fill, templates)
+  coerced_block = function(_, part, fill, templates)
     return part("coercions") ~= "" and fill(templates.coerced_block) or ""
   end,
   schema_block = function(ctx, _, fill, templates)

@@ -6,7 +6,6 @@ local recipe_mod = require "coax.recipe"
 local strategy = require "coax.strategy"
 local feedback = require "coax.feedback"
 local coax = require "coax"
-local json = coax.json
 
 local M = {}
 
