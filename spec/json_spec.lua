@@ -40,6 +40,20 @@ describe("coax.json", function()
     assert.are.equal('{"z":1,"y":2,"a":4,"b":3}', json.encode(v))
   end)
 
+  -- The order list says which keys come first; it cannot add a key, say one
+  -- twice, or make the integer 2 and the string "2" one key.
+  it("keys() takes an object's order as given, then the other keys sorted", function()
+    local t = json.object({ a = 1, b = 2, c = 3, [2] = "two", d = 4 }, { "c", "zz", "c", 2.0, "2", "a" })
+    assert.are.same({ "c", 2, "a", "b", "d" }, json.keys(t))
+    assert.are.equal('{"c":3,"2":"two","a":1,"b":2,"d":4}', json.encode(t))
+    assert.are.same({ 1, 10, 2, "k" }, json.keys({ [10] = 1, [2] = 1, [1] = 1, k = 1, }))
+    assert.are.same({}, json.keys({}))
+    local many = {}
+    for i = 1, 300 do many["k" .. i] = i end
+    local keys = json.keys(many)
+    assert.are.same({ 300, "k1", "k10", "k100", "k99" }, { #keys, keys[1], keys[2], keys[3], keys[300] })
+  end)
+
   it("encodes plain tables: sequences as arrays, other tables as sorted objects", function()
     assert.are.equal('[3,2,1]', json.encode({ 3, 2, 1 }))
     assert.are.equal('{"a":2,"z":1}', json.encode({ z = 1, a = 2 }))

@@ -10,6 +10,7 @@
 #include "script/lib.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,106 +252,105 @@ static void format_double(char *buf, size_t size, double d)
 
 static void conv_rec(conv *c, int idx, coax_value *out, size_t depth);
 
-typedef struct keyref {
+/* A key of a table being converted: its text (a string key's own bytes,
+** which the table anchors, or an integer key's decimal, in the arena) and
+** whether it is an integer key (1 and "1" are two keys). */
+typedef struct tkey {
     const char *text;
     size_t len;
-    int pos; /* index of the original key in the key list */
-} keyref;
+    lua_Integer integer;
+    bool is_integer, placed;
+} tkey;
 
-static int keyref_cmp(const void *a, const void *b)
+static int tkey_cmp(const void *a, const void *b)
 {
-    const keyref *x = a, *y = b;
+    const tkey *x = a, *y = b;
     size_t n = x->len < y->len ? x->len : y->len;
     int r = memcmp(x->text, y->text, n);
-    return r ? r : (x->len > y->len) - (x->len < y->len);
+    if (r) return r;
+    if (x->len != y->len) return (x->len > y->len) - (x->len < y->len);
+    return (int)x->is_integer - (int)y->is_integer;
 }
 
 /* The key at 'idx' as text: strings as they are, integers in decimal. */
-static const char *key_text(conv *c, int idx, size_t *len)
+static void key_of(conv *c, int idx, tkey *k)
 {
     lua_State *L = c->L;
-    if (lua_type(L, idx) == LUA_TSTRING) return lua_tolstring(L, idx, len);
-    if (lua_isinteger(L, idx)) {
-        char buf[32];
-        *len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)lua_tointeger(L, idx));
-        const char *t = coax_arena_strdup(c->arena, buf, *len);
-        if (!t) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
-        return t;
+    memset(k, 0, sizeof *k);
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        k->text = lua_tolstring(L, idx, &k->len);
+        return;
     }
-    luaL_error(L, "cannot encode a table with a %s key as JSON", luaL_typename(L, idx));
-    return NULL;
+    if (!lua_isinteger(L, idx))
+        luaL_error(L, "cannot encode a table with a %s key as JSON", luaL_typename(L, idx));
+    char buf[32];
+    k->integer = lua_tointeger(L, idx);
+    k->is_integer = true;
+    k->len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)k->integer);
+    k->text = coax_arena_strdup(c->arena, buf, k->len);
+    if (!k->text) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
 }
 
-/* Pushes the keys of the table at 't' in the order encode writes them:
-** the remembered order of a decoded object first (keys still present),
-** then every other key sorted by its text. Returns how many. */
-static lua_Integer push_keys(conv *c, int t)
+static void push_key(lua_State *L, const tkey *k)
+{
+    if (k->is_integer) lua_pushinteger(L, k->integer);
+    else lua_pushlstring(L, k->text, k->len);
+}
+
+/* The keys of the table at 't' in the order encode writes them: the
+** remembered order of a decoded object first (keys still present), then
+** every other key sorted by its text. In C arrays, not Lua tables: two
+** tables made for every object were most of encoding a small one. */
+static tkey **ordered_keys(conv *c, int t, size_t *count)
 {
     lua_State *L = c->L;
-    luaL_checkstack(L, 8, "JSON keys");
-    lua_newtable(L);
-    int list = lua_gettop(L);
-    lua_newtable(L);
-    int placed = list + 1;
-    lua_Integer n = 0;
+    luaL_checkstack(L, 6, "JSON keys");
+    size_t n = 0;
+    for (lua_pushnil(L); lua_next(L, t); lua_pop(L, 1)) n++;
+    tkey *keys = conv_alloc(c, (n ? n : 1) * sizeof *keys);
+    tkey **order = conv_alloc(c, (n ? n : 1) * sizeof *order);
+    size_t i = 0;
+    for (lua_pushnil(L); lua_next(L, t); i++) {
+        lua_pop(L, 1);
+        if (i == n) luaL_error(L, "a table changed while it was encoded"); /* no Lua runs here: never */
+        key_of(c, lua_gettop(L), &keys[i]);
+    }
+    n = i;
+    qsort(keys, n, sizeof *keys, tkey_cmp);
+    size_t placed = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
     lua_pushvalue(L, t);
-    lua_rawget(L, -2);
-    if (lua_istable(L, -1)) {
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
         lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer i = 1; i <= len; i++) {
-            lua_rawgeti(L, -1, i);
-            lua_pushvalue(L, -1);
-            bool present = lua_rawget(L, t) != LUA_TNIL;
-            lua_pop(L, 1);
-            lua_pushvalue(L, -1);
-            bool seen = lua_rawget(L, placed) != LUA_TNIL;
-            lua_pop(L, 1);
-            if (present && !seen) {
-                lua_pushvalue(L, -1);
-                lua_pushboolean(L, 1);
-                lua_rawset(L, placed);
-                lua_rawseti(L, list, ++n);
-            } else {
+        for (lua_Integer j = 1; j <= len && placed < n; j++) {
+            tkey want;
+            int type = lua_rawgeti(L, -1, j);
+            lua_Number d = type == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+            if (type == LUA_TSTRING) { /* lua_tolstring gives the list's own bytes: it anchors them */
+                memset(&want, 0, sizeof want);
+                want.text = lua_tolstring(L, -1, &want.len);
+            } else if (type == LUA_TNUMBER && (lua_isinteger(L, -1) || (d == floor(d) && d >= -0x1p63 && d < 0x1p63))) {
+                /* 2.0 names the key 2, as t[2.0] does */
+                lua_pushinteger(L, lua_isinteger(L, -1) ? lua_tointeger(L, -1) : (lua_Integer)d);
+                key_of(c, lua_gettop(L), &want);
                 lua_pop(L, 1);
+            } else { /* a key no JSON object has */
+                lua_pop(L, 1);
+                continue;
+            }
+            tkey *k = bsearch(&want, keys, n, sizeof *keys, tkey_cmp);
+            lua_pop(L, 1);
+            if (k && !k->placed) {
+                k->placed = true;
+                order[placed++] = k;
             }
         }
     }
     lua_pop(L, 2);
-    lua_Integer first = n + 1;
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        if (lua_rawget(L, placed) == LUA_TNIL) {
-            lua_pushvalue(L, -2);
-            lua_rawseti(L, list, ++n);
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1); /* placed */
-    lua_Integer m = n - first + 1;
-    if (m > 1) {
-        keyref *refs = conv_alloc(c, (size_t)m * sizeof *refs);
-        for (lua_Integer i = 0; i < m; i++) {
-            lua_rawgeti(L, list, first + i);
-            refs[i].text = key_text(c, lua_gettop(L), &refs[i].len);
-            refs[i].pos = (int)(first + i);
-            lua_pop(L, 1); /* the list anchors string keys */
-        }
-        qsort(refs, (size_t)m, sizeof *refs, keyref_cmp);
-        lua_createtable(L, (int)m, 0);
-        for (lua_Integer i = 0; i < m; i++) {
-            lua_rawgeti(L, list, refs[i].pos);
-            lua_rawseti(L, -2, i + 1);
-        }
-        for (lua_Integer i = 0; i < m; i++) {
-            lua_rawgeti(L, -1, i + 1);
-            lua_rawseti(L, list, first + i);
-        }
-        lua_pop(L, 1);
-    }
-    return n;
+    for (size_t j = 0; j < n; j++)
+        if (!keys[j].placed) order[placed++] = &keys[j];
+    *count = n;
+    return order;
 }
 
 /* Whether the string key 'k' reads as an integer key would be written. */
@@ -388,29 +388,26 @@ static void refuse_twin_keys(conv *c, const coax_member *m, size_t n)
 static void conv_object(conv *c, int t, size_t depth, coax_value *out)
 {
     lua_State *L = c->L;
-    lua_Integer n = push_keys(c, t);
-    int list = lua_gettop(L);
-    coax_member *m = conv_alloc(c, (size_t)n * sizeof *m);
+    size_t n;
+    tkey **keys = ordered_keys(c, t, &n);
+    coax_member *m = conv_alloc(c, (n ? n : 1) * sizeof *m);
     bool integers = false, integer_strings = false;
-    for (lua_Integer i = 0; i < n; i++) {
-        lua_rawgeti(L, list, i + 1);
-        size_t klen;
-        bool is_string = lua_type(L, -1) == LUA_TSTRING;
-        const char *k = key_text(c, lua_gettop(L), &klen);
-        if (!is_string) integers = true;
-        else if (integer_text(k, klen)) integer_strings = true;
-        if (!coax_utf8_valid(k, klen)) luaL_error(L, "cannot encode a key that is not valid UTF-8");
-        m[i].key = coax_arena_strdup(c->arena, k, klen);
+    for (size_t i = 0; i < n; i++) {
+        const tkey *k = keys[i];
+        if (k->is_integer) integers = true;
+        else if (integer_text(k->text, k->len)) integer_strings = true;
+        if (!coax_utf8_valid(k->text, k->len)) luaL_error(L, "cannot encode a key that is not valid UTF-8");
+        m[i].key = coax_arena_strdup(c->arena, k->text, k->len);
         if (!m[i].key) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
-        m[i].klen = klen;
+        m[i].klen = k->len;
+        push_key(L, k);
         lua_rawget(L, t);
         conv_rec(c, lua_gettop(L), &m[i].value, depth + 1);
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);
-    if (integers && integer_strings) refuse_twin_keys(c, m, (size_t)n);
+    if (integers && integer_strings) refuse_twin_keys(c, m, n);
     out->type = COAX_OBJECT;
-    out->len = (size_t)n;
+    out->len = n;
     out->u.members = m;
 }
 
@@ -684,7 +681,13 @@ static int l_keys(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     conv c = {L, lcoax_arena(L), 1};
-    push_keys(&c, 1);
+    size_t n;
+    tkey **keys = ordered_keys(&c, 1, &n);
+    lua_createtable(L, n < INT_MAX ? (int)n : 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        push_key(L, keys[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     return 1;
 }
 
