@@ -47,6 +47,24 @@ void coax_free_raw(const coax_allocator *a, void *p, size_t size)
     else free(p);
 }
 
+bool coax_grow(const coax_allocator *a, void **arr, size_t *cap, size_t need, size_t elem, void *first)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    while (ncap < need) ncap *= 2;
+    void *p;
+    if (*arr && *arr == first) {
+        p = coax_alloc_raw(a, ncap * elem);
+        if (p) memcpy(p, first, *cap * elem);
+    } else {
+        p = coax_realloc_raw(a, *arr, *cap * elem, ncap * elem);
+    }
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
 void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 {
     coax_free_raw(alloc, ptr, size);

@@ -49,19 +49,17 @@ typedef struct job {
     size_t n, cap;
     rlocator where;          /* line and column of offsets (the log's, the candidates') */
     bool log_ascends;        /* the log's offsets never decrease (rlocate_entries saw): its slices need no sort */
+    /* Last (not cleared when the job is set up): the candidates' first
+    ** block, which most replies do not outgrow. */
+    pending first_c[4];
 } job;
 
 static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
 
 static bool add_pending(job *j, pending p)
 {
-    if (j->n == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 8;
-        void *q = coax_realloc_raw(j->alloc, j->c, j->cap * sizeof *j->c, cap * sizeof *j->c);
-        if (!q) return false;
-        j->c = q;
-        j->cap = cap;
-    }
+    if (j->n == j->cap && !coax_grow(j->alloc, (void **)&j->c, &j->cap, j->n + 1, sizeof *j->c, j->first_c))
+        return false;
     j->c[j->n++] = p;
     return true;
 }
@@ -174,8 +172,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     char *shift = unescape_span(j, sp->start, sp->end, &n);
     if (shift) rlog_add(&j->log, RK_ESCAPED_JSON, sp->start);
     size_t pre_to = j->log.n;
-    rvalues vals = {0};
-    vals.alloc = j->alloc;
+    rvalues vals;
+    rvalues_init(&vals, j->alloc);
     coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
                                 shift, &j->log, &vals, j->err);
     /* A block never closed: the reply stopped inside it, so brackets it
@@ -230,7 +228,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             if (!add_pending(j, p)) rc = nomem(j);
         }
     }
-    coax_free_raw(j->alloc, vals.v, vals.cap * sizeof *vals.v);
+    rvalues_free(&vals);
     return rc;
 }
 
@@ -401,8 +399,8 @@ static coax_code run(job *j, coax_repair_result *out)
         /* Broken replies log a fix every 10 to 100 bytes: a log sized for
         ** one every 8 (up to 160 KB) is seldom copied as it grows. */
         j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
-        rspans spans = {0};
-        spans.alloc = j->alloc;
+        rspans spans;
+        rspans_init(&spans, j->alloc);
         size_t reasoning_end, from = 0;
         bool partial, covered = false;
         /* Lazily: a whole text that is nothing but values covers every
@@ -438,7 +436,7 @@ static coax_code run(job *j, coax_repair_result *out)
             from = 1;
             rc = repair_scan(j->text, j->len, false, &spans, &reasoning_end, &partial);
         }
-        coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
+        rspans_free(&spans);
         if (rc) return rc;
         if (limit && j->n == 0) {
             if (j->err) *j->err = limit_err;
@@ -474,7 +472,9 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
     memset(out, 0, sizeof *out);
     job j;
-    memset(&j, 0, sizeof j);
+    memset(&j, 0, offsetof(job, first_c));
+    j.c = j.first_c;
+    j.cap = sizeof j.first_c / sizeof *j.first_c;
     j.arena = arena;
     j.alloc = coax_arena_allocator(arena);
     j.text = text ? text : "";
@@ -489,7 +489,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.text, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
-    coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
+    if (j.c != j.first_c) coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
     return rc;
 }
 
