@@ -56,6 +56,11 @@ typedef struct job {
 
 static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
 
+/* The bytes the looks around a value pass over: JSON's spaces and NUL
+** (they were strchr over " \t\r\n", which finds its terminator too),
+** compared inline: they run for every candidate of every reply. */
+static inline bool around_value(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0'; }
+
 static bool add_pending(job *j, pending p)
 {
     if (j->n == j->cap && !coax_grow(j->alloc, (void **)&j->c, &j->cap, j->n + 1, sizeof *j->c, j->first_c))
@@ -70,7 +75,7 @@ static void undo_double_encoding(job *j, pending *p)
     coax_value *v = p->value, *inner;
     if (v->type != COAX_STRING) return;
     size_t i = 0;
-    while (i < v->len && strchr(" \t\r\n", v->u.text[i])) i++;
+    while (i < v->len && around_value(v->u.text[i])) i++;
     if (i >= v->len || (v->u.text[i] != '{' && v->u.text[i] != '[')) return;
     if (coax_parse(j->arena, v->u.text, v->len, &j->lim, &inner, NULL)) return;
     p->value = inner;
@@ -85,10 +90,10 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
 {
     const char *t = j->text;
     size_t i = s;
-    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    while (i < e && around_value(t[i])) i++;
     if (i >= e || (t[i] != '{' && t[i] != '[')) return NULL;
     i++;
-    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    while (i < e && around_value(t[i])) i++;
     if (e - i < 2 || t[i] != '\\' || t[i + 1] != '"') return NULL;
     char *copy = coax_arena_alloc(j->arena, e - s + 1);
     if (!copy) return NULL;
@@ -110,17 +115,17 @@ static bool prose_fragment(const job *j, const rspan *sp)
 {
     const char *t = j->text;
     size_t b = sp->start, a = sp->end;
-    while (b > 0 && strchr(" \t\r\n", t[b - 1])) b--;
+    while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
-        while (c > 0 && strchr(" \t\r\n", t[c - 1])) c--;
+        while (c > 0 && around_value(t[c - 1])) c--;
         if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
-    while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+    while (a < j->len && around_value(t[a])) a++;
     if (a < j->len && t[a] == ',') {
         a++;
-        while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+        while (a < j->len && around_value(t[a])) a++;
         if (a < j->len && (t[a] == '{' || t[a] == '[' || t[a] == '"')) return true;
     }
     return false;
