@@ -226,26 +226,30 @@ static inline __attribute__((always_inline)) bool sweep_entries(rlocator *l, coa
     size_t prev = 0;
     bool ascending = true;
     block_masks(text, len, at, &nls, &conts);
-    for (coax_repair_entry *e = entries, *end = e + count; e < end; e++) {
+    /* One loop that either answers an entry or moves on a block (and
+    ** looks at the same entry again): an inner loop for the blocks had
+    ** GCC move a dozen registers around it at every entry that crossed one. */
+    for (coax_repair_entry *e = entries, *end = e + count; e < end;) {
         size_t offset = e->offset;
-        ascending &= offset >= prev;
-        prev = offset;
         size_t target = offset > len ? len : offset;
-        if (target - at < 64 && !(nls | conts)) { /* in the block, which is ASCII on one line: mostly */
-            e->line = line;
-            e->column = col + (uint32_t)(target - at);
-            continue;
-        }
-        if (target < at) {
+        if (target - at < 64) {
+            if (!(nls | conts)) { /* the block is ASCII on one line: mostly */
+                e->line = line;
+                e->column = col + (uint32_t)(target - at);
+            } else {
+                in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column, hw);
+            }
+        } else if (target < at) {
             rlocate_back(l, target, &e->line, &e->column);
-            continue;
-        }
-        while (target - at >= 64) { /* on to the block that holds the target */
+        } else { /* on to the next block */
             step_block(nls, conts, &line, &col, hw);
             at += 64;
             block_masks(text, len, at, &nls, &conts);
+            continue;
         }
-        in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column, hw); /* target - at below 64 */
+        ascending &= offset >= prev;
+        prev = offset;
+        e++;
     }
     return ascending;
 }
