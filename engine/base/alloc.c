@@ -47,6 +47,24 @@ void coax_free_raw(const coax_allocator *a, void *p, size_t size)
     else free(p);
 }
 
+bool coax_grow(const coax_allocator *a, void **arr, size_t *cap, size_t need, size_t elem, void *first)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    while (ncap < need) ncap *= 2;
+    void *p;
+    if (*arr && *arr == first) {
+        p = coax_alloc_raw(a, ncap * elem);
+        if (p) memcpy(p, first, *cap * elem);
+    } else {
+        p = coax_realloc_raw(a, *arr, *cap * elem, ncap * elem);
+    }
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
 void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 {
     coax_free_raw(alloc, ptr, size);
@@ -63,13 +81,22 @@ void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 ** The arena also lends blocks that are freed one by one (a parser's
 ** growing stack, a buffer): coax_arena_allocator hands out an allocator
 ** whose blocks come from the same place. Blocks the arena no longer uses
-** (rewound or reset chunks, freed loans) go to its cache, a list sorted by
-** size, and serve the next request they fit, so an arena that is reset and
-** used again for the same kind of work stops calling its allocator at all.
-** The cache holds at most ARENA_CACHE_BLOCKS blocks; coax_arena_trim and
-** coax_arena_free give them back. Block sizes are rounded to a quarter of a
-** power of two, so a block freed by one call fits the same request of the
-** next. */
+** (rewound or reset chunks, freed loans) go to its cache and serve the
+** next request they fit, so an arena that is reset and used again for the
+** same kind of work stops calling its allocator at all. The cache holds at
+** most ARENA_CACHE_BLOCKS blocks; coax_arena_trim and coax_arena_free give
+** them back. Block sizes are rounded to a quarter of a power of two, so a
+** block freed by one call fits the same request of the next. Below
+** CACHE_BIG the cache keeps a list for each such size and a bit mask of the
+** lists that hold a block, so a request finds the smallest block that fits
+** without walking past the smaller ones (a reset arena caches a few dozen
+** of them, and a reply takes several); larger blocks, few, are one list
+** sorted by size. */
+
+/* Block sizes (block_size) are 64 bytes and up, four to a power of two: a
+** list each up to 1 MiB (CACHE_CLASSES of them, a bit each in one word). */
+#define CACHE_BIG ((size_t)1 << 20)
+#define CACHE_CLASSES (4 * (20 - 6))
 
 typedef struct chunk {
     struct chunk *next;
@@ -91,7 +118,9 @@ struct coax_arena {
     coax_allocator lend; /* coax_arena_allocator: loans from this arena */
     chunk *head;
     adopted *adopted;
-    chunk *cache; /* unused blocks, smallest first */
+    chunk *cache[CACHE_CLASSES]; /* unused blocks below CACHE_BIG, a list for each size (size_class) */
+    uint64_t cache_bits;         /* bit c set: cache[c] holds a block */
+    chunk *cache_big;            /* unused blocks from CACHE_BIG on, smallest first */
     size_t ncached, cached;
     size_t held; /* bytes taken from the allocator and not given back */
     size_t serial;
@@ -119,6 +148,27 @@ static size_t block_size(size_t n)
     return (n + quarter - 1) & ~(quarter - 1);
 }
 
+/* The cache list of a block size below CACHE_BIG (a block_size): four to a
+** power of two, in size order from 64 bytes. */
+static inline unsigned size_class(size_t size)
+{
+    unsigned k = 63u - (unsigned)__builtin_clzll((unsigned long long)size); /* 2^k <= size, k >= 6 */
+    return 4 * (k - 6) + (unsigned)((size >> (k - 2)) & 3);
+}
+
+/* Where the smallest cached block of at least 'size' bytes is linked from
+** (a list's head, or a link in the big list), or NULL when there is none. */
+static chunk **cached_fit(coax_arena *a, size_t size)
+{
+    if (size < CACHE_BIG) {
+        uint64_t m = a->cache_bits & (~0ull << size_class(size));
+        if (m) return &a->cache[__builtin_ctzll(m)];
+    }
+    chunk **link = &a->cache_big; /* every block there is larger than the lists' */
+    while (*link && (*link)->size < size) link = &(*link)->next;
+    return *link ? link : NULL;
+}
+
 static void release(coax_arena *a, chunk *b)
 {
     a->held -= b->size;
@@ -130,11 +180,10 @@ static void release(coax_arena *a, chunk *b)
 ** one from the allocator. */
 static chunk *block_take(coax_arena *a, size_t size, bool any)
 {
-    chunk **link = &a->cache;
-    while (*link && (*link)->size < size) link = &(*link)->next;
-    chunk *b = *link;
+    chunk **link = cached_fit(a, size), *b = link ? *link : NULL;
     if (b && (any || b->size / 2 <= size)) {
         *link = b->next;
+        if (b->size < CACHE_BIG && !b->next) a->cache_bits &= ~(1ull << size_class(b->size));
         a->ncached--;
         a->cached -= b->size;
         UNPOISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
@@ -154,8 +203,14 @@ static void block_put(coax_arena *a, chunk *b)
         release(a, b);
         return;
     }
-    chunk **link = &a->cache;
-    while (*link && (*link)->size < b->size) link = &(*link)->next;
+    chunk **link = &a->cache_big;
+    if (b->size < CACHE_BIG) { /* the newest first among equal sizes, as in the big list */
+        unsigned c = size_class(b->size);
+        link = &a->cache[c];
+        a->cache_bits |= 1ull << c;
+    } else {
+        while (*link && (*link)->size < b->size) link = &(*link)->next;
+    }
     b->next = *link;
     *link = b;
     a->ncached++;
@@ -229,12 +284,13 @@ void coax_arena_reset(coax_arena *a)
 void coax_arena_trim(coax_arena *a)
 {
     if (!a) return;
-    for (chunk *b = a->cache, *next; b; b = next) {
-        next = b->next;
+    for (chunk **link; (link = cached_fit(a, 64));) { /* smallest first */
+        chunk *b = *link;
+        *link = b->next;
+        if (b->size < CACHE_BIG && !b->next) a->cache_bits &= ~(1ull << size_class(b->size));
         UNPOISON((char *)b + ARENA_HDR, b->size - ARENA_HDR);
         release(a, b);
     }
-    a->cache = NULL;
     a->ncached = a->cached = 0;
 }
 

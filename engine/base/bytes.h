@@ -38,6 +38,31 @@ static inline unsigned bits64(uint64_t x)
     return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* The popcnt instruction, where the CPU has it: the build targets baseline
+** x86-64, so a loop that counts bits in every block is compiled twice, once
+** for popcnt (BITS_HW_TARGET, counting with bits64_as(x, true)) and once
+** without, and picks one per call (bits_hw_ok). Elsewhere there is one
+** way, bits64's. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define BITS_HW 1
+#define BITS_HW_TARGET __attribute__((target("popcnt")))
+static inline bool bits_hw_ok(void) { return __builtin_cpu_supports("popcnt"); }
+#else
+#define BITS_HW 0
+#define BITS_HW_TARGET
+static inline bool bits_hw_ok(void) { return false; }
+#endif
+
+/* bits64, by the instruction when 'hw' (a constant, true only in a
+** BITS_HW_TARGET function). */
+static inline __attribute__((always_inline)) unsigned bits64_as(uint64_t x, bool hw)
+{
+#if BITS_HW
+    if (hw) return (unsigned)__builtin_popcountll(x);
+#endif
+    return bits64(x);
+}
+
 #if BYTES16
 /* Bit k set where byte k of the sixteen at p is c. */
 static inline unsigned bytes16_eq(__m128i w, char c)

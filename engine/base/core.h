@@ -53,6 +53,13 @@ void *coax_realloc_raw(const coax_allocator *a, void *p, size_t old_size,
                        size_t size);
 void coax_free_raw(const coax_allocator *a, void *p, size_t size);
 
+/* Room for 'need' elements of 'elem' bytes in the array *arr of capacity
+** *cap: the capacity doubles (from 32 when it is 0) until they fit. 'first'
+** is the block the array started in, the caller's own (copied out of,
+** never freed: most calls need no more than it holds, and no allocation),
+** or NULL. false, *arr kept, when memory ran out. */
+bool coax_grow(const coax_allocator *a, void **arr, size_t *cap, size_t need, size_t elem, void *first);
+
 /* The arena. Memory comes in chunks; coax_arena_alloc never fails silently:
 ** it returns NULL, and callers return COAX_ENOMEM.
 ** coax_arena_allocator lends blocks freed one by one (scratch arrays,

@@ -27,6 +27,10 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
 {
     size_t n = repair_fence_at(t, i, len);
     if (!n || t[i] != '`' || n > REPAIR_FENCE_MAX) return 0;
+    if (!m->ready) {
+        memset(m, 0, sizeof *m);
+        m->ready = true;
+    }
     size_t slot = n - 3, body = i + n, eol;
     if (m->line_end[slot] && m->line_from[slot] <= body && body < m->line_end[slot]) {
         eol = m->line_end[slot]; /* no run of n on the rest of this line: known */

@@ -409,7 +409,8 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                        size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
 {
     lp ps;
-    memset(&ps, 0, offsetof(lp, first_slots));
+    memset(&ps, 0, offsetof(lp, fences));
+    ps.fences.ready = false;
     ps.slots = ps.first_slots;
     ps.cslots = sizeof ps.first_slots / sizeof *ps.first_slots;
     ps.opens = ps.first_opens;
@@ -467,7 +468,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
-        if (!heap || !lp_grow(&ps, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), NULL)) {
+        if (!heap || !coax_grow(ps.alloc, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), out->first)) {
             rc = nomem(&ps);
             break;
         }

@@ -67,15 +67,16 @@ typedef struct lp {
     bool inv;          /* an invented repair since the last value: it flags the next */
     bool inv_any;      /* an invented repair in this top-level value */
     size_t inv_opens;  /* open containers with 'invented' set */
-    repair_fence_memo fences; /* repair_fenced_string's (zeroed with the rest) */
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     const char *quoted_end; /* the end of the last string that kept one */
     char *pool;             /* lp_carve's piece of the arena, what is left of it, the next piece's size */
     size_t pool_left, next_piece;
-    /* Last (not cleared when the state is set up): the first blocks of the
+    /* Last (not cleared when the state is set up): repair_fenced_string's
+    ** memo (which clears itself when first used), the first blocks of the
     ** slots and open containers; most replies need no more. */
+    repair_fence_memo fences;
     lslot first_slots[32];
     lopen first_opens[8];
 } lp;
@@ -122,10 +123,6 @@ bool lp_member_starts(const char *p, const char *e, bool object);
 void lp_put_utf8(lp *ps, const char *b, const char *e);
 
 /* ---- lenient_open.c ------------------------------------------------------ */
-
-/* Room for 'need' elements of *arr; 'first' is the block it started in
-** (inside the parser's state, never freed), or NULL. */
-bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first);
 
 /* null for a member whose value is missing: invented, so flagged. */
 void lp_fill_null(lp *ps);
@@ -522,7 +519,7 @@ static inline __attribute__((always_inline)) lslot *new_slot(lp *ps)
     ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
     if (ps->nslots == ps->cslots) {
         size_t hint = (size_t)(ps->e - ps->b) / 32;
-        if (!lp_grow(ps, (void **)&ps->slots, &ps->cslots,
+        if (!coax_grow(ps->alloc, (void **)&ps->slots, &ps->cslots,
                      ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
                      sizeof(lslot), ps->first_slots))
             return NULL;
@@ -557,7 +554,7 @@ static inline coax_code lp_push_open(lp *ps, bool object)
         ps->at_limit = true; /* a list of values cannot wrap this one (repair.c) */
     }
     if (ps->nopens == ps->copens &&
-        !lp_grow(ps, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
+        !coax_grow(ps->alloc, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
         return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
     ps->opens[ps->nopens++] = (lopen){ps->nslots, 0, object, invented, 0};

@@ -5,26 +5,6 @@
 */
 #include "repair/lenient.h"
 
-/* Room for 'need' elements of *arr; 'first' is the block it started in
-** (inside the parser's state, never freed), or NULL. */
-bool lp_grow(lp *ps, void **arr, size_t *cap, size_t need, size_t elem, void *first)
-{
-    if (need <= *cap) return true;
-    size_t ncap = *cap ? *cap * 2 : 32;
-    while (ncap < need) ncap *= 2;
-    void *p;
-    if (*arr && *arr == first) {
-        p = coax_alloc_raw(ps->alloc, ncap * elem);
-        if (p) memcpy(p, first, *cap * elem);
-    } else {
-        p = coax_realloc_raw(ps->alloc, *arr, *cap * elem, ncap * elem);
-    }
-    if (!p) return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
-}
-
 void lp_report_dup(void *ud, size_t index)
 {
     lp *ps = ud;

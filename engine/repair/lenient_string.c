@@ -138,6 +138,23 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
     return p + 1;                /* drop the backslash, keep the character */
 }
 
+/* The end of the bytes at p (below bound) that a body copies as they are:
+** plain bytes and valid UTF-8 other than typographic quotes, which
+** decode_body would take one character at a time (each a call to
+** decode it, and a copy of its own): text in other scripts is mostly such
+** characters. */
+static const char *copied_run(const char *p, const char *bound)
+{
+    for (;;) {
+        p = lp_plain_scan(p, bound);
+        if (p >= bound || (unsigned char)*p < 0x80) return p;
+        uint32_t q;
+        size_t n = quote_at(p, bound, &q) ? 0 : lp_utf8_len(p, bound);
+        if (!n) return p;
+        p += n;
+    }
+}
+
 /* Decodes a string body from ps->p up to its closing quote (consumed:
 ** S_CLOSED) or to 'bound' (S_BOUND). S_CUT: the closing quote is missing
 ** and the string should end at *cut (decode again with that bound). */
@@ -146,7 +163,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     const char *p = ps->p, *body = ps->p;
     while (p < bound) {
         const char *run = p;
-        p = lp_plain_scan(p, bound);
+        p = copied_run(p, bound);
         coax_buf_put(&ps->sb, run, (size_t)(p - run));
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
@@ -197,16 +214,10 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             p += qn;
             continue;
         }
-        uint32_t cp;
-        size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(bound - p), &cp);
-        if (!n) {
-            note(ps, RK_INVALID_UTF8, p);
-            coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
-            p++;
-        } else {
-            coax_buf_put(&ps->sb, p, n);
-            p += n;
-        }
+        /* copied_run passed every valid sequence: invalid UTF-8 */
+        note(ps, RK_INVALID_UTF8, p);
+        coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
+        p++;
     }
     ps->p = bound;
     return S_BOUND;

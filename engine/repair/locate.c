@@ -143,34 +143,35 @@ static inline void block_masks(const char *text, size_t len, size_t at, uint64_t
 }
 
 /* Moves (line, col) from the start of a 64-byte block with masks (nls,
-** conts) to the start of the next block. */
-static inline __attribute__((always_inline)) void step_block(uint64_t nls, uint64_t conts, uint32_t *line, uint32_t *col)
+** conts) to the start of the next block ('hw': bits64_as's). */
+static inline __attribute__((always_inline)) void step_block(uint64_t nls, uint64_t conts, uint32_t *line, uint32_t *col,
+                                                             bool hw)
 {
     if (!nls) {
-        *col += 64 - (conts ? bits64(conts) : 0);
+        *col += 64 - (conts ? bits64_as(conts, hw) : 0);
     } else { /* the column restarts after the block's last line break */
         unsigned last = 63u - (unsigned)__builtin_clzll(nls);
         uint64_t after = last == 63 ? 0 : conts & ~((2ull << last) - 1);
-        *line += bits64(nls);
-        *col = (64 - last) - (after ? bits64(after) : 0);
+        *line += bits64_as(nls, hw);
+        *col = (64 - last) - (after ? bits64_as(after, hw) : 0);
     }
 }
 
 /* Line and column of text[at + k64] (k64 below 64), given them at text[at]
-** and the block's masks. */
+** and the block's masks ('hw': bits64_as's). */
 static inline __attribute__((always_inline)) void in_block(uint64_t nls, uint64_t conts, unsigned k64, uint32_t line,
-                                                           uint32_t col, uint32_t *out_line, uint32_t *out_col)
+                                                           uint32_t col, uint32_t *out_line, uint32_t *out_col, bool hw)
 {
     uint64_t below = ((uint64_t)1 << k64) - 1;
     uint64_t n = nls & below, c = conts & below;
     if (!n) {
         *out_line = line;
-        *out_col = col + k64 - (c ? bits64(c) : 0);
+        *out_col = col + k64 - (c ? bits64_as(c, hw) : 0);
     } else {
         unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
         uint64_t after = c & ~((2ull << last) - 1);
-        *out_line = line + (n & (n - 1) ? bits64(n) : 1); /* mostly one line break */
-        *out_col = k64 - last - (after ? bits64(after) : 0);
+        *out_line = line + (n & (n - 1) ? bits64_as(n, hw) : 1); /* mostly one line break */
+        *out_col = k64 - last - (after ? bits64_as(after, hw) : 0);
     }
 }
 
@@ -196,12 +197,12 @@ void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col)
             l->marks[2 * b + 1] = bc;
             if (b + 1 == nblocks) break;
             block_masks(l->text, l->len, b * 64, &nls, &conts);
-            step_block(nls, conts, &bl, &bc);
+            step_block(nls, conts, &bl, &bc, false);
         }
     }
     size_t b = target / 64;
     block_masks(l->text, l->len, b * 64, &nls, &conts);
-    in_block(nls, conts, (unsigned)(target - b * 64), l->marks[2 * b], l->marks[2 * b + 1], line, col);
+    in_block(nls, conts, (unsigned)(target - b * 64), l->marks[2 * b], l->marks[2 * b + 1], line, col, false);
 }
 
 /* Line and column of every log entry: one forward sweep over the text in
@@ -212,8 +213,10 @@ void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col)
 ** rlocate_back, in one block's work, so entries that come back to far
 ** places stay linear. Columns count code points, as advance() does.
 ** Returns whether the offsets ascend (never decrease), which the sweep
-** sees for free and spares the log's sort a pass to check it. */
-bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
+** sees for free and spares the log's sort a pass to check it. 'hw':
+** bits64_as's (the sweep counts bits in every block and at every entry). */
+static inline __attribute__((always_inline)) bool sweep_entries(rlocator *l, coax_repair_entry *entries, size_t count,
+                                                                bool hw)
 {
     size_t at = 0;              /* the block: text[at..at+64) */
     uint32_t line = 1, col = 1; /* at its start */
@@ -223,28 +226,47 @@ bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
     size_t prev = 0;
     bool ascending = true;
     block_masks(text, len, at, &nls, &conts);
-    for (coax_repair_entry *e = entries, *end = e + count; e < end; e++) {
+    /* One loop that either answers an entry or moves on a block (and
+    ** looks at the same entry again): an inner loop for the blocks had
+    ** GCC move a dozen registers around it at every entry that crossed one. */
+    for (coax_repair_entry *e = entries, *end = e + count; e < end;) {
         size_t offset = e->offset;
-        ascending &= offset >= prev;
-        prev = offset;
         size_t target = offset > len ? len : offset;
-        if (target - at < 64 && !(nls | conts)) { /* in the block, which is ASCII on one line: mostly */
-            e->line = line;
-            e->column = col + (uint32_t)(target - at);
-            continue;
-        }
-        if (target < at) {
+        if (target - at < 64) {
+            if (!(nls | conts)) { /* the block is ASCII on one line: mostly */
+                e->line = line;
+                e->column = col + (uint32_t)(target - at);
+            } else {
+                in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column, hw);
+            }
+        } else if (target < at) {
             rlocate_back(l, target, &e->line, &e->column);
-            continue;
-        }
-        while (target - at >= 64) { /* on to the block that holds the target */
-            step_block(nls, conts, &line, &col);
+        } else { /* on to the next block */
+            step_block(nls, conts, &line, &col, hw);
             at += 64;
             block_masks(text, len, at, &nls, &conts);
+            continue;
         }
-        in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column); /* target - at below 64 */
+        ascending &= offset >= prev;
+        prev = offset;
+        e++;
     }
     return ascending;
+}
+
+static BITS_HW_TARGET bool sweep_entries_hw(rlocator *l, coax_repair_entry *entries, size_t count)
+{
+    return sweep_entries(l, entries, count, true);
+}
+
+static bool sweep_entries_sw(rlocator *l, coax_repair_entry *entries, size_t count)
+{
+    return sweep_entries(l, entries, count, false);
+}
+
+bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count)
+{
+    return bits_hw_ok() ? sweep_entries_hw(l, entries, count) : sweep_entries_sw(l, entries, count);
 }
 
 /* Line and column of 'target' for a sweep that moves forward (*s starts

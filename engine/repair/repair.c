@@ -49,19 +49,22 @@ typedef struct job {
     size_t n, cap;
     rlocator where;          /* line and column of offsets (the log's, the candidates') */
     bool log_ascends;        /* the log's offsets never decrease (rlocate_entries saw): its slices need no sort */
+    /* Last (not cleared when the job is set up): the candidates' first
+    ** block, which most replies do not outgrow. */
+    pending first_c[4];
 } job;
 
 static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out of memory"); }
 
+/* The bytes the looks around a value pass over: JSON's spaces and NUL
+** (they were strchr over " \t\r\n", which finds its terminator too),
+** compared inline: they run for every candidate of every reply. */
+static inline bool around_value(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0'; }
+
 static bool add_pending(job *j, pending p)
 {
-    if (j->n == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 8;
-        void *q = coax_realloc_raw(j->alloc, j->c, j->cap * sizeof *j->c, cap * sizeof *j->c);
-        if (!q) return false;
-        j->c = q;
-        j->cap = cap;
-    }
+    if (j->n == j->cap && !coax_grow(j->alloc, (void **)&j->c, &j->cap, j->n + 1, sizeof *j->c, j->first_c))
+        return false;
     j->c[j->n++] = p;
     return true;
 }
@@ -72,7 +75,7 @@ static void undo_double_encoding(job *j, pending *p)
     coax_value *v = p->value, *inner;
     if (v->type != COAX_STRING) return;
     size_t i = 0;
-    while (i < v->len && strchr(" \t\r\n", v->u.text[i])) i++;
+    while (i < v->len && around_value(v->u.text[i])) i++;
     if (i >= v->len || (v->u.text[i] != '{' && v->u.text[i] != '[')) return;
     if (coax_parse(j->arena, v->u.text, v->len, &j->lim, &inner, NULL)) return;
     p->value = inner;
@@ -87,10 +90,10 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
 {
     const char *t = j->text;
     size_t i = s;
-    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    while (i < e && around_value(t[i])) i++;
     if (i >= e || (t[i] != '{' && t[i] != '[')) return NULL;
     i++;
-    while (i < e && strchr(" \t\r\n", t[i])) i++;
+    while (i < e && around_value(t[i])) i++;
     if (e - i < 2 || t[i] != '\\' || t[i + 1] != '"') return NULL;
     char *copy = coax_arena_alloc(j->arena, e - s + 1);
     if (!copy) return NULL;
@@ -112,17 +115,17 @@ static bool prose_fragment(const job *j, const rspan *sp)
 {
     const char *t = j->text;
     size_t b = sp->start, a = sp->end;
-    while (b > 0 && strchr(" \t\r\n", t[b - 1])) b--;
+    while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
-        while (c > 0 && strchr(" \t\r\n", t[c - 1])) c--;
+        while (c > 0 && around_value(t[c - 1])) c--;
         if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
-    while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+    while (a < j->len && around_value(t[a])) a++;
     if (a < j->len && t[a] == ',') {
         a++;
-        while (a < j->len && strchr(" \t\r\n", t[a])) a++;
+        while (a < j->len && around_value(t[a])) a++;
         if (a < j->len && (t[a] == '{' || t[a] == '[' || t[a] == '"')) return true;
     }
     return false;
@@ -174,8 +177,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     char *shift = unescape_span(j, sp->start, sp->end, &n);
     if (shift) rlog_add(&j->log, RK_ESCAPED_JSON, sp->start);
     size_t pre_to = j->log.n;
-    rvalues vals = {0};
-    vals.alloc = j->alloc;
+    rvalues vals;
+    rvalues_init(&vals, j->alloc);
     coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
                                 shift, &j->log, &vals, j->err);
     /* A block never closed: the reply stopped inside it, so brackets it
@@ -230,7 +233,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             if (!add_pending(j, p)) rc = nomem(j);
         }
     }
-    coax_free_raw(j->alloc, vals.v, vals.cap * sizeof *vals.v);
+    rvalues_free(&vals);
     return rc;
 }
 
@@ -401,8 +404,8 @@ static coax_code run(job *j, coax_repair_result *out)
         /* Broken replies log a fix every 10 to 100 bytes: a log sized for
         ** one every 8 (up to 160 KB) is seldom copied as it grows. */
         j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
-        rspans spans = {0};
-        spans.alloc = j->alloc;
+        rspans spans;
+        rspans_init(&spans, j->alloc);
         size_t reasoning_end, from = 0;
         bool partial, covered = false;
         /* Lazily: a whole text that is nothing but values covers every
@@ -438,7 +441,7 @@ static coax_code run(job *j, coax_repair_result *out)
             from = 1;
             rc = repair_scan(j->text, j->len, false, &spans, &reasoning_end, &partial);
         }
-        coax_free_raw(j->alloc, spans.s, spans.cap * sizeof *spans.s);
+        rspans_free(&spans);
         if (rc) return rc;
         if (limit && j->n == 0) {
             if (j->err) *j->err = limit_err;
@@ -474,7 +477,9 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
     memset(out, 0, sizeof *out);
     job j;
-    memset(&j, 0, sizeof j);
+    memset(&j, 0, offsetof(job, first_c));
+    j.c = j.first_c;
+    j.cap = sizeof j.first_c / sizeof *j.first_c;
     j.arena = arena;
     j.alloc = coax_arena_allocator(arena);
     j.text = text ? text : "";
@@ -489,7 +494,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.text, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
-    coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
+    if (j.c != j.first_c) coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
     return rc;
 }
 

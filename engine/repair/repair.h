@@ -86,10 +86,25 @@ typedef struct rspan {
 } rspan;
 
 typedef struct rspans {
-    rspan *s;
+    rspan *s; /* 'first' to start with (rspans_init): most replies have a few spans */
     size_t n, cap;
     const coax_allocator *alloc;
+    rspan first[8];
 } rspans;
+
+/* Field by field: 'first' is written only as spans come. */
+static inline void rspans_init(rspans *r, const coax_allocator *alloc)
+{
+    r->s = r->first;
+    r->n = 0;
+    r->cap = sizeof r->first / sizeof *r->first;
+    r->alloc = alloc;
+}
+
+static inline void rspans_free(rspans *r)
+{
+    if (r->s != r->first) coax_free_raw(r->alloc, r->s, r->cap * sizeof *r->s);
+}
 
 /* Finds candidate spans: fenced blocks and tags (outside reasoning blocks),
 ** maximal balanced {...}/[...] spans in the remaining prose, and the whole
@@ -112,11 +127,27 @@ typedef struct rvalue {
 } rvalue;
 
 typedef struct rvalues {
-    rvalue *v;
+    rvalue *v;       /* 'first' to start with (rvalues_init): most spans hold one value */
     size_t n, cap;
     const coax_allocator *alloc;
     bool trailing; /* text that is not a value followed the values */
+    rvalue first[2];
 } rvalues;
+
+/* Field by field: 'first' is written only as values come. */
+static inline void rvalues_init(rvalues *r, const coax_allocator *alloc)
+{
+    r->v = r->first;
+    r->n = 0;
+    r->cap = sizeof r->first / sizeof *r->first;
+    r->alloc = alloc;
+    r->trailing = false;
+}
+
+static inline void rvalues_free(rvalues *r)
+{
+    if (r->v != r->first) coax_free_raw(r->alloc, r->v, r->cap * sizeof *r->v);
+}
 
 /* Parses text[start..end) leniently: every top-level value found, in order
 ** (concatenated values and NDJSON give several). Log offsets are into
@@ -166,8 +197,11 @@ size_t repair_fence_at(const char *t, size_t i, size_t len);
 /* What repair_fenced_string learned of a text, so that searching it again
 ** and again stays linear: for each fence length n (slot n - 3), a stretch
 ** of a line with no run of exactly n backticks, and a line break after
-** which no line starts with n or more. All zero: nothing known yet. */
+** which no line starts with n or more. 'ready' false: nothing known yet,
+** and the arrays are zeroed on the first search (most texts have no fenced
+** string, and every reply's scan and parse would clear them). */
 typedef struct repair_fence_memo {
+    bool ready;
     size_t line_from[REPAIR_FENCE_MAX - 2], line_end[REPAIR_FENCE_MAX - 2]; /* line_end 0: none */
     size_t none_after[REPAIR_FENCE_MAX - 2]; /* the line break + 1; 0: none */
 } repair_fence_memo;

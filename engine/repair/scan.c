@@ -19,13 +19,8 @@
 
 static inline bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
 {
-    if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 8;
-        void *p = coax_realloc_raw(out->alloc, out->s, out->cap * sizeof *out->s, cap * sizeof *out->s);
-        if (!p) return false;
-        out->s = p;
-        out->cap = cap;
-    }
+    if (out->n == out->cap && !coax_grow(out->alloc, (void **)&out->s, &out->cap, out->n + 1, sizeof *out->s, out->first))
+        return false;
     out->s[out->n++] = (rspan){src, start, end, complete, mark, false};
     return true;
 }
@@ -76,21 +71,33 @@ static bool json_language(const char *lang, size_t n)
 
 /* The prose bracket tracker. */
 typedef struct prose {
-    size_t *open; /* offsets of open brackets */
+    size_t *open; /* offsets of open brackets ('first_open' to start with) */
     size_t n, cap;
     bool in_string;
     rspans done; /* maximal complete spans, in text order */
+    size_t first_open[16];
 } prose;
+
+/* Field by field: the first blocks are written only as brackets and spans come. */
+static void prose_init(prose *pr, const coax_allocator *a)
+{
+    pr->open = pr->first_open;
+    pr->n = 0;
+    pr->cap = sizeof pr->first_open / sizeof *pr->first_open;
+    pr->in_string = false;
+    rspans_init(&pr->done, a);
+}
+
+static void prose_free(prose *pr, const coax_allocator *a)
+{
+    if (pr->open != pr->first_open) coax_free_raw(a, pr->open, pr->cap * sizeof *pr->open);
+    rspans_free(&pr->done);
+}
 
 static bool prose_push(prose *pr, size_t at, const coax_allocator *a)
 {
-    if (pr->n == pr->cap) {
-        size_t cap = pr->cap ? pr->cap * 2 : 16;
-        void *p = coax_realloc_raw(a, pr->open, pr->cap * sizeof *pr->open, cap * sizeof *pr->open);
-        if (!p) return false;
-        pr->open = p;
-        pr->cap = cap;
-    }
+    if (pr->n == pr->cap && !coax_grow(a, (void **)&pr->open, &pr->cap, pr->n + 1, sizeof *pr->open, pr->first_open))
+        return false;
     pr->open[pr->n++] = at;
     return true;
 }
@@ -391,12 +398,11 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     size_t quiet = SIZE_MAX; /* quiet_from's answer, worked out when a value starts */
     *partial = false;
     prose pr;
-    memset(&pr, 0, sizeof pr);
-    pr.done.alloc = a;
+    prose_init(&pr, a);
     bool ok = true;
     size_t blocks = 0; /* fenced and tagged candidates found */
     repair_fence_memo fences; /* repair_fenced_string's */
-    memset(&fences, 0, sizeof fences);
+    fences.ready = false;
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
@@ -524,8 +530,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
         i++;
     }
     if (ok) ok = prose_flush(&pr, t, len, out);
-    coax_free_raw(a, pr.open, pr.cap * sizeof *pr.open);
-    coax_free_raw(a, pr.done.s, pr.done.cap * sizeof *pr.done.s);
+    prose_free(&pr, a);
     if (!ok) return COAX_ENOMEM;
     /* The whole text, when it begins with a value and holds no blocks. It
     ** comes first; a prose span that is the same text is dropped. */
@@ -543,8 +548,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     }
     return COAX_OK;
 whole_only:
-    coax_free_raw(a, pr.open, pr.cap * sizeof *pr.open);
-    coax_free_raw(a, pr.done.s, pr.done.cap * sizeof *pr.done.s);
+    prose_free(&pr, a);
     out->n = 0;
     if (!add(out, COAX_SOURCE_WHOLE, *reasoning_end, len, true, whole)) return COAX_ENOMEM;
     *partial = true;

@@ -86,7 +86,7 @@ static void test_a_reset_arena_stops_calling_the_allocator(void)
         allocs_after[i] = c.allocs;
         live_after[i] = c.live;
     }
-    CHECK(allocs_after[1] > 10);             /* the first call did allocate */
+    CHECK(allocs_after[1] > 5);              /* the first call did allocate (10 blocks) */
     CHECK_INT(allocs_after[100], allocs_after[3]); /* then nothing more */
     CHECK_INT(live_after[100], live_after[3]);
     CHECK(coax_arena_size(a) > 0);           /* the kept memory */
