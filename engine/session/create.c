@@ -173,10 +173,7 @@ static const char *load_schema(coax_session *s, const char *dir, const text_args
             return msg;
         }
     } else {
-        lua_pushcfunction(L, session_to_json); /* validate the table converts: protected */
-        lua_insert(L, -2);
-        lua_pushlightuserdata(L, &text);
-        int rc = vm_call(&s->engine->vm, 2, 0);
+        int rc = session_append_json(s, &text); /* the table converts, or the recipe is refused */
         if (rc != VM_OK || text.oom) {
             coax_buf_free(&text);
             snprintf(msg, cap, "recipe schema: %s", rc == VM_OK ? "out of memory" : vm_message(&s->engine->vm));

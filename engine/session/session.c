@@ -93,13 +93,21 @@ int session_raw_field(lua_State *L, int idx, const char *k)
     return lua_rawget(L, idx);
 }
 
-/* Appends the JSON of the Lua value at the top of the stack (popped). Runs
-** protected: a value JSON cannot hold is a script error, not a crash. */
-int session_to_json(lua_State *L)
+/* Protected: appends the JSON of the value at 1 to the buffer at 2, made in
+** the arena of the session at 3, rewound after. A value JSON cannot hold is
+** a script error, not a crash; such an error leaves its values in the
+** arena, which the session frees. (An arena of Lua's own, freed by a
+** finalizer, leaked when the allocator had run dry and the finalizer
+** failed to run.) */
+static int session_to_json(lua_State *L)
 {
     coax_buf *b = lua_touserdata(L, 2);
-    coax_value *v = lcoax_to_value(L, 1, lcoax_arena(L), COAX_DEFAULT_MAX_DEPTH);
-    if (coax_write_buf(b, v, 0)) return luaL_error(L, "out of memory");
+    coax_session *s = lua_touserdata(L, 3);
+    coax_arena_mark mark = coax_arena_get_mark(s->arena);
+    coax_value *v = lcoax_to_value(L, 1, s->arena, COAX_DEFAULT_MAX_DEPTH);
+    coax_code rc = coax_write_buf(b, v, 0);
+    coax_arena_rewind(s->arena, mark);
+    if (rc) return luaL_error(L, "out of memory");
     return 0;
 }
 
@@ -109,7 +117,8 @@ int session_append_json(coax_session *s, coax_buf *b)
     lua_pushcfunction(L, session_to_json);
     lua_insert(L, -2);
     lua_pushlightuserdata(L, b);
-    return vm_call(&s->engine->vm, 2, 0);
+    lua_pushlightuserdata(L, s);
+    return vm_call(&s->engine->vm, 3, 0);
 }
 
 const char *coax_failure_name(coax_session_failure f)

@@ -38,11 +38,6 @@ uint64_t session_estimate_kept(coax_session *s, lua_State *L, int str);
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k);
 
-/* A lua_CFunction: appends to the buffer (light userdata, argument 2) the
-** JSON of argument 1. Run protected: a value JSON cannot hold is a script
-** error, not a crash. */
-int session_to_json(lua_State *L);
-
 /* Appends the JSON of the Lua value at the top of the main stack (popped)
 ** to 'b', protected; VM_OK or the failure. */
 int session_append_json(coax_session *s, coax_buf *b);
