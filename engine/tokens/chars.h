@@ -161,7 +161,12 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
         goto bmp;
     }
     *cp = 0;
-    return char_slow(s, n, i, w);
+    /* through a local: the address of *w would keep the loops' widths in
+    ** memory */
+    size_t slow_w;
+    unsigned b = char_slow(s, n, i, &slow_w);
+    *w = slow_w;
+    return b;
 bmp:
     *cp = v;
     return coax_tok_stage2[(size_t)coax_tok_stage1[v >> 7] * 128 + (v & 127)];
