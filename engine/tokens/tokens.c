@@ -140,26 +140,30 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
 
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
-** capitals, the lowercase, the extra length of multi-token CJK characters;
-** the first character's class and script are read again at the end. */
+** capitals, the lowercase, the extra length of multi-token CJK characters.
+** Each loop holds the table byte of the character at k, decoded once (the
+** class at the end of the text: P); the first character's is kept for the
+** key. s[j] is a letter. */
 static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
 {
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
     size_t k = j, w;
     uint32_t cp;
+    unsigned b = char_dec(s, n, j, &w, &cp), first = b;
+#define NEXT_CHAR() (k += w, b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P)
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, remembering the last caseless letter or mark
         ** (where [LO]+ can start when backtracking). */
         size_t last_lo_end = 0;
         unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
-        while (k < n) {
-            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
+        for (;;) {
+            unsigned c = CLS(b);
             if (!(CLS_BIT(c) & UPPERISH)) break;
             seen |= 1u << SCRIPT(b);
             if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
-            k += w;
+            NEXT_CHAR();
             if (c == TOK_C_LU) {
                 nup++;
             } else {
@@ -169,8 +173,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
                 extra_at_last_lo = extra;
             }
         }
-        unsigned b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P;
-        if (k < n && CLS(b) == TOK_C_LL) {
+        if (CLS(b) == TOK_C_LL) {
             /* [LO]+: Ll Lm Lo M */
             for (;;) {
                 unsigned c = CLS(b);
@@ -179,9 +182,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
                 if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 nlow += c == TOK_C_LL;
-                k += w;
-                if (k >= n) break;
-                b = char_dec(s, n, k, &w, &cp);
+                NEXT_CHAR();
             }
         } else if (last_lo_end) {
             /* Backtracking: [LO]+ takes the last caseless letter or mark
@@ -196,23 +197,19 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
         k += cl;
         nchars += (unsigned)cl;
     } else {
-        while (k < n) {
-            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
+        for (;;) {
+            unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
             seen |= 1u << SCRIPT(b);
             if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
             nup += c == TOK_C_LU;
             nlow += c == TOK_C_LL;
-            k += w;
+            NEXT_CHAR();
         }
     }
-    unsigned script = TOK_S_OTHER, first_cls = 0;
-    if (nchars) {
-        unsigned b = char_dec(s, n, j, &w, &cp);
-        script = SCRIPT(b);
-        first_cls = CLS(b);
-    }
+#undef NEXT_CHAR
+    unsigned script = nchars ? SCRIPT(first) : TOK_S_OTHER, first_cls = nchars ? CLS(first) : 0;
     if (script == TOK_S_ASCII && (seen >> TOK_S_LATIN & 1)) script = TOK_S_LATIN;
     if (script == TOK_S_HAN && (seen & (1u << TOK_S_HIRAGANA | 1u << TOK_S_KATAKANA)))
         script = seen >> TOK_S_HIRAGANA & 1 ? TOK_S_HIRAGANA : TOK_S_KATAKANA;
