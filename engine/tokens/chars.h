@@ -65,17 +65,6 @@ bad:
     return TOK_INVALID;
 }
 
-/* The table byte of the character at s[i] (i < n) and its length in *w.
-** ASCII stays on the fast path. */
-static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
-{
-    if (s[i] < 0x80) {
-        *w = 1;
-        return coax_tok_stage2[s[i]]; /* block 0 is the first block */
-    }
-    return char_slow(s, n, i, w);
-}
-
 #define CLS(b) ((b) & 7u)
 #define SCRIPT(b) ((b) >> 3)
 
@@ -134,9 +123,10 @@ static inline unsigned cjk_extra(uint32_t cp, unsigned b, bool o200k)
     return !(bits[i >> 3] >> (i & 7) & 1);
 }
 
-/* char_at for words of any script: valid two- and three-byte sequences are
-** decoded here, and *cp is the code point of a character of up to three
-** bytes (0 for the others, which no CJK range holds). */
+/* The table byte of the character at s[i] (i < n) and its length in *w:
+** ASCII, and valid two- and three-byte sequences, are decoded here (the
+** others by char_slow), and *cp is the code point of a character of up to
+** three bytes (0 for the others, which no CJK range holds). */
 static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t i,
                                        size_t *w, uint32_t *cp)
 {
@@ -170,6 +160,13 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
 bmp:
     *cp = v;
     return coax_tok_stage2[(size_t)coax_tok_stage1[v >> 7] * 128 + (v & 127)];
+}
+
+/* char_dec without the code point, for everything but words' letters. */
+static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
+{
+    uint32_t cp;
+    return char_dec(s, n, i, w, &cp);
 }
 
 /* ---- eight bytes at a time ------------------------------------------------ */
