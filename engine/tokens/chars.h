@@ -228,12 +228,14 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
 /* ---- sixteen bytes at a time (SSE2: base/bytes.h) -------------------------- */
 
 #if BYTES16
-/* Bit k set where byte k of w is in [lo, hi] (ASCII bounds: compared as
-** signed bytes, a byte of 0x80 or more is negative and never in range). */
+/* Bit k set where byte k of w is in [lo, hi] (lo <= hi, both ASCII): adding
+** 0x80 - lo maps [lo, hi] onto the lowest signed bytes, -128 up to
+** hi - lo - 128, and every other byte (the addition is a bijection) above
+** them, so one signed compare decides. */
 static inline unsigned bytes16_in(__m128i w, char lo, char hi)
 {
-    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)(lo - 1))),
-                                                     _mm_cmplt_epi8(w, _mm_set1_epi8((char)(hi + 1)))));
+    __m128i t = _mm_add_epi8(w, _mm_set1_epi8((char)(0x80 - lo)));
+    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(t, _mm_set1_epi8((char)(hi - lo - 127))));
 }
 
 /* Bit k set where byte k of w is not ASCII. */
