@@ -68,10 +68,6 @@ bad:
 #define CLS(b) ((b) & 7u)
 #define SCRIPT(b) ((b) >> 3)
 
-/* ASCII letters and digits (any byte may be tested). */
-static inline bool is_ascii_letter(unsigned c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
-static inline bool is_ascii_digit(unsigned c) { return (unsigned)(c - '0') < 10u; }
-
 /* \p{L} for cl100k; o200k's letter pieces also take marks. */
 static inline bool is_letter(unsigned cls, bool o200k)
 {
@@ -249,20 +245,24 @@ static inline unsigned bits16_lead(unsigned m) { return (unsigned)__builtin_ctz(
 /* What the scan asks of most ASCII bytes, one load each: ascii_class[c]
 ** holds ASCII_PUNCT when the byte c is ASCII of class P (no letter, digit
 ** or whitespace), ASCII_BREAK for CR and LF, ASCII_SLASH for '/' (what may
-** follow a punctuation run in its piece). */
-enum { ASCII_PUNCT = 1, ASCII_BREAK = 2, ASCII_SLASH = 4 };
+** follow a punctuation run in its piece), ASCII_LETTER for A-Z and a-z,
+** ASCII_DIGIT for 0-9. */
+enum { ASCII_PUNCT = 1, ASCII_BREAK = 2, ASCII_SLASH = 4, ASCII_LETTER = 8, ASCII_DIGIT = 16 };
 static const uint8_t ascii_class[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 0, 2, 1, 1, /* 0x00 */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x10 */
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, /* 0x20 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /* 0x30 */
-    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x50 */
-    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x60 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x70 */
+     1,  1,  1,  1,  1,  1,  1,  1,  1,  0,  2,  0,  0,  2,  1,  1, /* 0x00 */
+     1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1, /* 0x10 */
+     0,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  5, /* 0x20 */
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16,  1,  1,  1,  1,  1,  1, /* 0x30 */
+     1,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8, /* 0x40 */
+     8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  1,  1,  1,  1,  1, /* 0x50 */
+     1,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8, /* 0x60 */
+     8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  1,  1,  1,  1,  1, /* 0x70 */
     /* 0x80-0xFF: 0 */
 };
 
+/* Any byte may be tested. */
 static inline bool is_ascii_punct(unsigned c) { return ascii_class[c & 0xFF] & ASCII_PUNCT; }
+static inline bool is_ascii_letter(unsigned c) { return ascii_class[c & 0xFF] & ASCII_LETTER; }
+static inline bool is_ascii_digit(unsigned c) { return ascii_class[c & 0xFF] & ASCII_DIGIT; }
 
 #endif

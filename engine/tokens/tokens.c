@@ -362,16 +362,16 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     const tok_model *m = st->m;
     tok_visit visit = st->visit;
     bool prev_alnum = st->prev_alnum;
-    unsigned c0 = s[i];
+    unsigned c0 = s[i], a0 = ascii_class[c0];
     size_t end = i, word = i; /* the piece's end; where a word's letters start */
     unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
     bool hashable = true, alnum_end = false;
     /* Most pieces are decided from ASCII bytes alone: a word, a number,
     ** what a space starts, punctuation, a line feed. Everything else (and
     ** these too, the same way) below. */
-    if (is_ascii_letter(c0)) {
+    if (a0 & ASCII_LETTER) {
         goto scanned;
-    } else if (is_ascii_digit(c0)) {
+    } else if (a0 & ASCII_DIGIT) {
         end = scan_number_ascii(s, n, i, room, &nchars);
         kind = TOK_K_NUM;
         row = TOK_ROW_NUM + TOK_S_ASCII;
@@ -379,7 +379,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
         alnum_end = true;
         goto scanned;
     } else if (c0 == ' ') {
-        unsigned c1 = i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
+        unsigned c1 = room || i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
         if (is_ascii_letter(c1)) {
             word = i + 1;
             pre = TOK_PRE_SPACE;
@@ -394,7 +394,8 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
             kind = TOK_K_SPACE;
             goto scanned;
         }
-    } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80) {
+    } else if ((a0 & ASCII_PUNCT) && (o200k || c0 != '\'') && (room || i + 1 < n) &&
+               s[i + 1] < 0x80) {
         /* punctuation (for cl100k not an apostrophe, which may start a
         ** contraction): a word's prefix, or a run of its own */
         if (is_ascii_letter(s[i + 1])) {
