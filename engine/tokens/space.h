@@ -170,7 +170,15 @@ static ALWAYS_INLINE size_t scan_space(const unsigned char *s, size_t n, size_t 
     if (!done)
 #endif
         end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
-    return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
+    if (end) return end;
+    /* through copies: were the caller's addresses passed on, its piece's
+    ** kind, row and length would live in memory for every piece */
+    unsigned any_kind, any_row, any_nchars;
+    end = scan_space_any(s, n, i, o200k, &any_kind, &any_row, &any_nchars);
+    *kind = any_kind;
+    *row = any_row;
+    *nchars = any_nchars;
+    return end;
 }
 
 #endif
