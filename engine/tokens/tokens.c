@@ -269,13 +269,25 @@ static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k
     pi->script = TOK_S_ASCII;
     pi->count = (unsigned)(k - start);
     pi->repeats = nrep;
-    if (k < n && s[k] >= 0x80) k = punct_run_any(s, n, k, k > start ? k - 1 : k, k > start, pi);
+    if (k < n && s[k] >= 0x80) {
+        /* through a copy: the caller's fields stay in registers */
+        punct_info any = *pi;
+        k = punct_run_any(s, n, k, k > start ? k - 1 : k, k > start, &any);
+        *pi = any;
+    }
     return k;
 }
 
-/* \p{N}{1,3} whose first character ends at k: the end, and in *count the
-** characters. */
-static size_t scan_number(const unsigned char *s, size_t n, size_t k, unsigned *count)
+/* A number's end and characters, returned in registers: scan_number is out
+** of line, and an address passed to it would keep the caller's piece length
+** in memory for every piece. */
+typedef struct number_run {
+    size_t end;
+    unsigned count;
+} number_run;
+
+/* \p{N}{1,3} whose first character ends at k. */
+static number_run scan_number(const unsigned char *s, size_t n, size_t k)
 {
     unsigned c = 1;
     while (c < 3 && k < n) {
@@ -285,8 +297,7 @@ static size_t scan_number(const unsigned char *s, size_t n, size_t k, unsigned *
         k += w;
         c++;
     }
-    *count = c;
-    return k;
+    return (number_run){k, c};
 }
 
 /* scan_number for an ASCII digit at i, from one load when eight bytes are
@@ -305,7 +316,9 @@ static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, 
             return i + c;
         }
     }
-    return scan_number(s, n, i + 1, count);
+    number_run r = scan_number(s, n, i + 1);
+    *count = r.count;
+    return r.end;
 }
 
 /* ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k; cl100k without the slash) at i,
@@ -416,7 +429,9 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     ** whitespace is scanned below, once. */
     if (is_letter(c, o200k)) {
     } else if (c == TOK_C_N) {
-        end = scan_number(s, n, i + w, &nchars);
+        number_run r = scan_number(s, n, i + w);
+        end = r.end;
+        nchars = r.count;
         kind = TOK_K_NUM;
         row = TOK_ROW_NUM + SCRIPT(b);
         hashable = false;
