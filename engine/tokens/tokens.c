@@ -137,6 +137,7 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
 #define UPPERISH (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* o200k [UP] */
 #define LOWERISH (CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* o200k [LO] */
 #define LETTERS (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO)) /* \p{L} */
+#define CASELESS (CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* in both [UP] and [LO] */
 
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
@@ -153,25 +154,33 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
     unsigned b = char_dec(s, n, j, &w, &cp), first = b;
 #define NEXT_CHAR() (k += w, b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P)
     if (o200k) {
-        /* [UP]*: Lu Lt Lm Lo M, remembering the last caseless letter or mark
+        /* [UP]*: Lu Lt Lm Lo M, as runs of caseless letters and marks and
+        ** runs of capitals, remembering where the last caseless run ended
         ** (where [LO]+ can start when backtracking). */
         size_t last_lo_end = 0;
         unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
         for (;;) {
-            unsigned c = CLS(b);
-            if (!(CLS_BIT(c) & UPPERISH)) break;
-            seen |= 1u << SCRIPT(b);
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
-            nchars++;
-            NEXT_CHAR();
-            if (c == TOK_C_LU) {
-                nup++;
-            } else {
+            size_t run = k;
+            while (CLS_BIT(CLS(b)) & CASELESS) {
+                seen |= 1u << SCRIPT(b);
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                nchars++;
+                NEXT_CHAR();
+            }
+            if (k != run) {
                 last_lo_end = k;
                 cnt_at_last_lo = nchars;
                 up_at_last_lo = nup;
                 extra_at_last_lo = extra;
             }
+            if (CLS(b) != TOK_C_LU) break;
+            do {
+                seen |= 1u << SCRIPT(b);
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                nchars++;
+                nup++;
+                NEXT_CHAR();
+            } while (CLS(b) == TOK_C_LU);
         }
         if (CLS(b) == TOK_C_LL) {
             /* [LO]+: Ll Lm Lo M */
