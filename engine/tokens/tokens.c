@@ -145,7 +145,8 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
 ** Each loop holds the table byte of the character at k, decoded once (the
 ** class at the end of the text: P); the first character's is kept for the
 ** key. s[j] is a letter. */
-static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
+static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                        word_info *wi)
 {
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
@@ -235,11 +236,23 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
+/* scan_word_any out of line, a copy per encoding. */
+static void scan_word_any_o200k(const unsigned char *s, size_t n, size_t j, word_info *wi)
+{
+    scan_word_any(s, n, j, true, wi);
+}
+
+static void scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j, word_info *wi)
+{
+    scan_word_any(s, n, j, false, wi);
+}
+
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
                                     bool room, word_info *wi)
 {
-    if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, room, wi))
-        scan_word_any(s, n, j, o200k, wi);
+    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, room, wi)) return;
+    if (o200k) scan_word_any_o200k(s, n, j, wi);
+    else scan_word_any_cl100k(s, n, j, wi);
 }
 
 /* A run of punctuation: its script (of its first non-ASCII character, ASCII
