@@ -21,13 +21,15 @@
 static inline unsigned table_byte(uint32_t cp)
 {
     if (cp < 0x10000) return coax_tok_stage2[(size_t)coax_tok_stage1[cp >> 7] * 128 + (cp & 127)];
-    /* The last run starting at or before cp. */
+    /* The last run starting at or before cp (the first when none does):
+    ** the candidates halve each step whichever way the compare goes, so
+    ** the step is a conditional move, not a branch. */
     uint32_t key = cp << 8 | 0xFF;
-    size_t lo = 0, hi = coax_tok_nruns;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (coax_tok_runs[mid] <= key) lo = mid;
-        else hi = mid;
+    size_t lo = 0, len = coax_tok_nruns;
+    while (len > 1) {
+        size_t half = len / 2;
+        lo = coax_tok_runs[lo + half] <= key ? lo + half : lo;
+        len -= half;
     }
     return coax_tok_runs[lo] & 0xFF;
 }
