@@ -21,13 +21,15 @@
 static inline unsigned table_byte(uint32_t cp)
 {
     if (cp < 0x10000) return coax_tok_stage2[(size_t)coax_tok_stage1[cp >> 7] * 128 + (cp & 127)];
-    /* The last run starting at or before cp. */
+    /* The last run starting at or before cp (the first when none does):
+    ** the candidates halve each step whichever way the compare goes, so
+    ** the step is a conditional move, not a branch. */
     uint32_t key = cp << 8 | 0xFF;
-    size_t lo = 0, hi = coax_tok_nruns;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (coax_tok_runs[mid] <= key) lo = mid;
-        else hi = mid;
+    size_t lo = 0, len = coax_tok_nruns;
+    while (len > 1) {
+        size_t half = len / 2;
+        lo = coax_tok_runs[lo + half] <= key ? lo + half : lo;
+        len -= half;
     }
     return coax_tok_runs[lo] & 0xFF;
 }
@@ -65,23 +67,8 @@ bad:
     return TOK_INVALID;
 }
 
-/* The table byte of the character at s[i] (i < n) and its length in *w.
-** ASCII stays on the fast path. */
-static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
-{
-    if (s[i] < 0x80) {
-        *w = 1;
-        return coax_tok_stage2[s[i]]; /* block 0 is the first block */
-    }
-    return char_slow(s, n, i, w);
-}
-
 #define CLS(b) ((b) & 7u)
 #define SCRIPT(b) ((b) >> 3)
-
-/* ASCII letters and digits (any byte may be tested). */
-static inline bool is_ascii_letter(unsigned c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
-static inline bool is_ascii_digit(unsigned c) { return (unsigned)(c - '0') < 10u; }
 
 /* \p{L} for cl100k; o200k's letter pieces also take marks. */
 static inline bool is_letter(unsigned cls, bool o200k)
@@ -134,9 +121,10 @@ static inline unsigned cjk_extra(uint32_t cp, unsigned b, bool o200k)
     return !(bits[i >> 3] >> (i & 7) & 1);
 }
 
-/* char_at for words of any script: valid two- and three-byte sequences are
-** decoded here, and *cp is the code point of a character of up to three
-** bytes (0 for the others, which no CJK range holds). */
+/* The table byte of the character at s[i] (i < n) and its length in *w:
+** ASCII, and valid two- and three-byte sequences, are decoded here (the
+** others by char_slow), and *cp is the code point of a character of up to
+** three bytes (0 for the others, which no CJK range holds). */
 static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t i,
                                        size_t *w, uint32_t *cp)
 {
@@ -161,10 +149,22 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
         goto bmp;
     }
     *cp = 0;
-    return char_slow(s, n, i, w);
+    /* through a local: the address of *w would keep the loops' widths in
+    ** memory */
+    size_t slow_w;
+    unsigned b = char_slow(s, n, i, &slow_w);
+    *w = slow_w;
+    return b;
 bmp:
     *cp = v;
     return coax_tok_stage2[(size_t)coax_tok_stage1[v >> 7] * 128 + (v & 127)];
+}
+
+/* char_dec without the code point, for everything but words' letters. */
+static ALWAYS_INLINE unsigned char_at(const unsigned char *s, size_t n, size_t i, size_t *w)
+{
+    uint32_t cp;
+    return char_dec(s, n, i, w, &cp);
 }
 
 /* ---- eight bytes at a time ------------------------------------------------ */
@@ -226,12 +226,14 @@ static inline size_t run_letters(const unsigned char *s, size_t n, size_t k, uns
 /* ---- sixteen bytes at a time (SSE2: base/bytes.h) -------------------------- */
 
 #if BYTES16
-/* Bit k set where byte k of w is in [lo, hi] (ASCII bounds: compared as
-** signed bytes, a byte of 0x80 or more is negative and never in range). */
+/* Bit k set where byte k of w is in [lo, hi] (lo <= hi, both ASCII): adding
+** 0x80 - lo maps [lo, hi] onto the lowest signed bytes, -128 up to
+** hi - lo - 128, and every other byte (the addition is a bijection) above
+** them, so one signed compare decides. */
 static inline unsigned bytes16_in(__m128i w, char lo, char hi)
 {
-    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)(lo - 1))),
-                                                     _mm_cmplt_epi8(w, _mm_set1_epi8((char)(hi + 1)))));
+    __m128i t = _mm_add_epi8(w, _mm_set1_epi8((char)(0x80 - lo)));
+    return (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(t, _mm_set1_epi8((char)(hi - lo - 127))));
 }
 
 /* Bit k set where byte k of w is not ASCII. */
@@ -245,20 +247,24 @@ static inline unsigned bits16_lead(unsigned m) { return (unsigned)__builtin_ctz(
 /* What the scan asks of most ASCII bytes, one load each: ascii_class[c]
 ** holds ASCII_PUNCT when the byte c is ASCII of class P (no letter, digit
 ** or whitespace), ASCII_BREAK for CR and LF, ASCII_SLASH for '/' (what may
-** follow a punctuation run in its piece). */
-enum { ASCII_PUNCT = 1, ASCII_BREAK = 2, ASCII_SLASH = 4 };
+** follow a punctuation run in its piece), ASCII_LETTER for A-Z and a-z,
+** ASCII_DIGIT for 0-9. */
+enum { ASCII_PUNCT = 1, ASCII_BREAK = 2, ASCII_SLASH = 4, ASCII_LETTER = 8, ASCII_DIGIT = 16 };
 static const uint8_t ascii_class[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 0, 2, 1, 1, /* 0x00 */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x10 */
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, /* 0x20 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, /* 0x30 */
-    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x50 */
-    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x60 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, /* 0x70 */
+     1,  1,  1,  1,  1,  1,  1,  1,  1,  0,  2,  0,  0,  2,  1,  1, /* 0x00 */
+     1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1, /* 0x10 */
+     0,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  5, /* 0x20 */
+    16, 16, 16, 16, 16, 16, 16, 16, 16, 16,  1,  1,  1,  1,  1,  1, /* 0x30 */
+     1,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8, /* 0x40 */
+     8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  1,  1,  1,  1,  1, /* 0x50 */
+     1,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8, /* 0x60 */
+     8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  8,  1,  1,  1,  1,  1, /* 0x70 */
     /* 0x80-0xFF: 0 */
 };
 
+/* Any byte may be tested. */
 static inline bool is_ascii_punct(unsigned c) { return ascii_class[c & 0xFF] & ASCII_PUNCT; }
+static inline bool is_ascii_letter(unsigned c) { return ascii_class[c & 0xFF] & ASCII_LETTER; }
+static inline bool is_ascii_digit(unsigned c) { return ascii_class[c & 0xFF] & ASCII_DIGIT; }
 
 #endif

@@ -55,9 +55,19 @@ static ALWAYS_INLINE size_t space_piece(const space_run *r, size_t n, bool o200k
     return end;
 }
 
+/* Whether the non-ASCII character at k is whitespace: out of line, as the
+** ASCII scans below ask only when their run stops at a non-ASCII byte (text
+** of other scripts after a space or a line break). */
+static __attribute__((noinline)) bool non_ascii_space_at(const unsigned char *s, size_t n,
+                                                         size_t k)
+{
+    size_t w;
+    return is_space(CLS(char_at(s, n, k, &w)));
+}
+
 /* scan_space when the run is ASCII (every character one byte, so counts are
 ** byte distances): one pass, no table. Returns 0 when the run meets a
-** non-ASCII byte, which may be a space; the general scan then starts over. */
+** non-ASCII space; the general scan then starts over. */
 static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, size_t i,
                                              bool o200k, unsigned *kind, unsigned *row,
                                              unsigned *nchars)
@@ -81,7 +91,7 @@ static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, s
             break;
         }
     }
-    if (k < n && s[k] >= 0x80) return 0;
+    if (k < n && s[k] >= 0x80 && non_ascii_space_at(s, n, k)) return 0;
     r.stop = k;
     r.last_start = k - 1;
     r.cnt = (unsigned)(k - i);
@@ -108,7 +118,7 @@ static ALWAYS_INLINE size_t scan_space_ascii16(const unsigned char *s, size_t n,
         return 0;
     }
     *done = true;
-    if (bytes16_high(v) >> len & 1) return 0;
+    if ((bytes16_high(v) >> len & 1) && non_ascii_space_at(s, n, i + len)) return 0;
     unsigned run = (1u << len) - 1;
     space_run r = {0};
     r.stop = i + len;
@@ -170,7 +180,15 @@ static ALWAYS_INLINE size_t scan_space(const unsigned char *s, size_t n, size_t 
     if (!done)
 #endif
         end = scan_space_ascii(s, n, i, o200k, kind, row, nchars);
-    return end ? end : scan_space_any(s, n, i, o200k, kind, row, nchars);
+    if (end) return end;
+    /* through copies: were the caller's addresses passed on, its piece's
+    ** kind, row and length would live in memory for every piece */
+    unsigned any_kind, any_row, any_nchars;
+    end = scan_space_any(s, n, i, o200k, &any_kind, &any_row, &any_nchars);
+    *kind = any_kind;
+    *row = any_row;
+    *nchars = any_nchars;
+    return end;
 }
 
 #endif

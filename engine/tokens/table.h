@@ -38,14 +38,20 @@ static inline uint32_t hash_tail(uint64_t h, uint64_t tail)
     return (uint32_t)h;
 }
 
+/* A whole word of eight bytes into the hash. */
+static inline uint64_t hash_word(uint64_t h, uint64_t word)
+{
+    h = (h ^ word) * 0xff51afd7ed558ccdu;
+    return h ^ h >> 32;
+}
+
 /* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
 ** of fewer than eight bytes with eight readable is one load, masked. */
 static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
 {
     uint64_t h = 0x9E3779B97F4A7C15u ^ n;
     while (n >= 8) {
-        h = (h ^ load_le8(s)) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
+        h = hash_word(h, load_le8(s));
         s += 8;
         n -= 8;
         avail -= 8;
@@ -57,11 +63,16 @@ static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
 }
 
 /* tok_hash_any inline for most pieces: one to seven bytes with eight
-** readable are one load, no loop. 'room': eight are known to be readable. */
+** readable are one load, nine to fifteen with sixteen readable two (most
+** words of two-byte scripts, long English words), no loop. 'room': sixteen
+** are known to be readable. */
 static ALWAYS_INLINE uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail, bool room)
 {
+    uint64_t h = 0x9E3779B97F4A7C15u ^ n;
     if (n - 1 < 7 && (room || avail >= 8))
-        return hash_tail(0x9E3779B97F4A7C15u ^ n, load_le8(s) & (~0ull >> (64 - 8 * n)));
+        return hash_tail(h, load_le8(s) & (~0ull >> (64 - 8 * n)));
+    if (n - 9 < 7 && (room || avail >= 16))
+        return hash_tail(hash_word(h, load_le8(s)), load_le8(s + 8) & (~0ull >> (128 - 8 * n)));
     return tok_hash_any(s, n, avail);
 }
 

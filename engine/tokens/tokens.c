@@ -137,40 +137,53 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
 #define UPPERISH (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* o200k [UP] */
 #define LOWERISH (CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* o200k [LO] */
 #define LETTERS (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO)) /* \p{L} */
+#define CASELESS (CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* in both [UP] and [LO] */
 
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
-** capitals, the lowercase, the extra length of multi-token CJK characters;
-** the first character's class and script are read again at the end. */
-static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k, word_info *wi)
+** capitals, the lowercase, the extra length of multi-token CJK characters.
+** Each loop holds the table byte of the character at k, decoded once (the
+** class at the end of the text: P); the first character's is kept for the
+** key. s[j] is a letter. */
+static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k,
+                                        word_info *wi)
 {
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
     size_t k = j, w;
     uint32_t cp;
+    unsigned b = char_dec(s, n, j, &w, &cp), first = b;
+#define NEXT_CHAR() (k += w, b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P)
     if (o200k) {
-        /* [UP]*: Lu Lt Lm Lo M, remembering the last caseless letter or mark
+        /* [UP]*: Lu Lt Lm Lo M, as runs of caseless letters and marks and
+        ** runs of capitals, remembering where the last caseless run ended
         ** (where [LO]+ can start when backtracking). */
         size_t last_lo_end = 0;
         unsigned cnt_at_last_lo = 0, up_at_last_lo = 0, extra_at_last_lo = 0;
-        while (k < n) {
-            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
-            if (!(CLS_BIT(c) & UPPERISH)) break;
-            seen |= 1u << SCRIPT(b);
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
-            nchars++;
-            k += w;
-            if (c == TOK_C_LU) {
-                nup++;
-            } else {
+        for (;;) {
+            size_t run = k;
+            while (CLS_BIT(CLS(b)) & CASELESS) {
+                seen |= 1u << SCRIPT(b);
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                nchars++;
+                NEXT_CHAR();
+            }
+            if (k != run) {
                 last_lo_end = k;
                 cnt_at_last_lo = nchars;
                 up_at_last_lo = nup;
                 extra_at_last_lo = extra;
             }
+            if (CLS(b) != TOK_C_LU) break;
+            do {
+                seen |= 1u << SCRIPT(b);
+                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                nchars++;
+                nup++;
+                NEXT_CHAR();
+            } while (CLS(b) == TOK_C_LU);
         }
-        unsigned b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P;
-        if (k < n && CLS(b) == TOK_C_LL) {
+        if (CLS(b) == TOK_C_LL) {
             /* [LO]+: Ll Lm Lo M */
             for (;;) {
                 unsigned c = CLS(b);
@@ -179,9 +192,7 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
                 if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 nlow += c == TOK_C_LL;
-                k += w;
-                if (k >= n) break;
-                b = char_dec(s, n, k, &w, &cp);
+                NEXT_CHAR();
             }
         } else if (last_lo_end) {
             /* Backtracking: [LO]+ takes the last caseless letter or mark
@@ -196,23 +207,19 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
         k += cl;
         nchars += (unsigned)cl;
     } else {
-        while (k < n) {
-            unsigned b = char_dec(s, n, k, &w, &cp), c = CLS(b);
+        for (;;) {
+            unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
             seen |= 1u << SCRIPT(b);
             if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
             nchars++;
             nup += c == TOK_C_LU;
             nlow += c == TOK_C_LL;
-            k += w;
+            NEXT_CHAR();
         }
     }
-    unsigned script = TOK_S_OTHER, first_cls = 0;
-    if (nchars) {
-        unsigned b = char_dec(s, n, j, &w, &cp);
-        script = SCRIPT(b);
-        first_cls = CLS(b);
-    }
+#undef NEXT_CHAR
+    unsigned script = nchars ? SCRIPT(first) : TOK_S_OTHER, first_cls = nchars ? CLS(first) : 0;
     if (script == TOK_S_ASCII && (seen >> TOK_S_LATIN & 1)) script = TOK_S_LATIN;
     if (script == TOK_S_HAN && (seen & (1u << TOK_S_HIRAGANA | 1u << TOK_S_KATAKANA)))
         script = seen >> TOK_S_HIRAGANA & 1 ? TOK_S_HIRAGANA : TOK_S_KATAKANA;
@@ -229,11 +236,23 @@ static void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
+/* scan_word_any out of line, a copy per encoding. */
+static void scan_word_any_o200k(const unsigned char *s, size_t n, size_t j, word_info *wi)
+{
+    scan_word_any(s, n, j, true, wi);
+}
+
+static void scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j, word_info *wi)
+{
+    scan_word_any(s, n, j, false, wi);
+}
+
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
                                     bool room, word_info *wi)
 {
-    if (s[j] >= 0x80 || !scan_word_ascii(s, n, j, o200k, room, wi))
-        scan_word_any(s, n, j, o200k, wi);
+    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, room, wi)) return;
+    if (o200k) scan_word_any_o200k(s, n, j, wi);
+    else scan_word_any_cl100k(s, n, j, wi);
 }
 
 /* A run of punctuation: its script (of its first non-ASCII character, ASCII
@@ -272,13 +291,25 @@ static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k
     pi->script = TOK_S_ASCII;
     pi->count = (unsigned)(k - start);
     pi->repeats = nrep;
-    if (k < n && s[k] >= 0x80) k = punct_run_any(s, n, k, k > start ? k - 1 : k, k > start, pi);
+    if (k < n && s[k] >= 0x80) {
+        /* through a copy: the caller's fields stay in registers */
+        punct_info any = *pi;
+        k = punct_run_any(s, n, k, k > start ? k - 1 : k, k > start, &any);
+        *pi = any;
+    }
     return k;
 }
 
-/* \p{N}{1,3} whose first character ends at k: the end, and in *count the
-** characters. */
-static size_t scan_number(const unsigned char *s, size_t n, size_t k, unsigned *count)
+/* A number's end and characters, returned in registers: scan_number is out
+** of line, and an address passed to it would keep the caller's piece length
+** in memory for every piece. */
+typedef struct number_run {
+    size_t end;
+    unsigned count;
+} number_run;
+
+/* \p{N}{1,3} whose first character ends at k. */
+static number_run scan_number(const unsigned char *s, size_t n, size_t k)
 {
     unsigned c = 1;
     while (c < 3 && k < n) {
@@ -288,8 +319,7 @@ static size_t scan_number(const unsigned char *s, size_t n, size_t k, unsigned *
         k += w;
         c++;
     }
-    *count = c;
-    return k;
+    return (number_run){k, c};
 }
 
 /* scan_number for an ASCII digit at i, from one load when eight bytes are
@@ -308,7 +338,9 @@ static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, 
             return i + c;
         }
     }
-    return scan_number(s, n, i + 1, count);
+    number_run r = scan_number(s, n, i + 1);
+    *count = r.count;
+    return r.end;
 }
 
 /* ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k; cl100k without the slash) at i,
@@ -365,16 +397,16 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     const tok_model *m = st->m;
     tok_visit visit = st->visit;
     bool prev_alnum = st->prev_alnum;
-    unsigned c0 = s[i];
+    unsigned c0 = s[i], a0 = ascii_class[c0];
     size_t end = i, word = i; /* the piece's end; where a word's letters start */
     unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
     bool hashable = true, alnum_end = false;
     /* Most pieces are decided from ASCII bytes alone: a word, a number,
     ** what a space starts, punctuation, a line feed. Everything else (and
     ** these too, the same way) below. */
-    if (is_ascii_letter(c0)) {
+    if (a0 & ASCII_LETTER) {
         goto scanned;
-    } else if (is_ascii_digit(c0)) {
+    } else if (a0 & ASCII_DIGIT) {
         end = scan_number_ascii(s, n, i, room, &nchars);
         kind = TOK_K_NUM;
         row = TOK_ROW_NUM + TOK_S_ASCII;
@@ -382,7 +414,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
         alnum_end = true;
         goto scanned;
     } else if (c0 == ' ') {
-        unsigned c1 = i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
+        unsigned c1 = room || i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
         if (is_ascii_letter(c1)) {
             word = i + 1;
             pre = TOK_PRE_SPACE;
@@ -397,7 +429,8 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
             kind = TOK_K_SPACE;
             goto scanned;
         }
-    } else if (is_ascii_punct(c0) && (o200k || c0 != '\'') && i + 1 < n && s[i + 1] < 0x80) {
+    } else if ((a0 & ASCII_PUNCT) && (o200k || c0 != '\'') && (room || i + 1 < n) &&
+               s[i + 1] < 0x80) {
         /* punctuation (for cl100k not an apostrophe, which may start a
         ** contraction): a word's prefix, or a run of its own */
         if (is_ascii_letter(s[i + 1])) {
@@ -418,7 +451,9 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     ** whitespace is scanned below, once. */
     if (is_letter(c, o200k)) {
     } else if (c == TOK_C_N) {
-        end = scan_number(s, n, i + w, &nchars);
+        number_run r = scan_number(s, n, i + w);
+        end = r.end;
+        nchars = r.count;
         kind = TOK_K_NUM;
         row = TOK_ROW_NUM + SCRIPT(b);
         hashable = false;
