@@ -110,6 +110,7 @@ static int record_messages(lua_State *L)
         lua_pop(L, 1);
     }
     coax_arena_rewind(s->arena, mark);
+    coax_arena_trim(s->arena); /* the blocks back: a session waiting on its agent keeps none */
     coax_buf_putc(b, ']');
     if (b->oom) return luaL_error(L, "out of memory");
     return 0;

@@ -107,6 +107,7 @@ static int session_to_json(lua_State *L)
     coax_value *v = lcoax_to_value(L, 1, s->arena, COAX_DEFAULT_MAX_DEPTH);
     coax_code rc = coax_write_buf(b, v, 0);
     coax_arena_rewind(s->arena, mark);
+    coax_arena_trim(s->arena); /* the blocks back: a session waiting on its agent keeps none */
     if (rc) return luaL_error(L, "out of memory");
     return 0;
 }

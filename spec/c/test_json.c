@@ -94,14 +94,23 @@ static void test_strings_escape_as_the_reference_does_at_any_length(void)
         coax_buf_free(&want_b);
     }
     CHECK_INT(mismatches, 0);
-    /* a sequence across the first piece's end (4,096 bytes in) */
-    memset(s, 'a', 4095);
-    memcpy(s + 4095, "\xe2\x82\xac\x01", 4);
+    /* a sequence across a piece's end (256 and 4,096 bytes in) */
+    for (size_t at = 255; at <= 4095; at += 3840) {
+        memset(s, 'a', at);
+        memcpy(s + at, "\xe2\x82\xac\x01", 4);
+        coax_buf b;
+        coax_buf_init(&b, NULL);
+        coax_buf_put_json_string(&b, s, at + 4);
+        CHECK_INT(b.len, 1 + at + 3 + 6 + 1);
+        CHECK(b.len == at + 11 && !memcmp(b.data + 1 + at, "\xe2\x82\xac\\u0001\"", 10));
+        coax_buf_free(&b);
+    }
+    /* what a buffer holds beyond its text: at most a piece's worst case */
+    memset(s, 'a', 16384);
     coax_buf b;
     coax_buf_init(&b, NULL);
-    coax_buf_put_json_string(&b, s, 4099);
-    CHECK_INT(b.len, 1 + 4095 + 3 + 6 + 1);
-    CHECK(b.len == 4106 && !memcmp(b.data + 4096, "\xe2\x82\xac\\u0001\"", 10));
+    coax_buf_put_json_string(&b, s, 16384);
+    CHECK(b.cap <= 2 * (16384 + 2 + 6 * 256 + 34));
     coax_buf_free(&b);
 }
 
