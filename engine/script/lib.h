@@ -19,6 +19,9 @@
 ** Lua error never leaks it) and returns it. Allocates through Lua's own
 ** allocator, so a memory cap on the state covers coax's memory too. */
 coax_arena *lcoax_arena(lua_State *L);
+/* Frees the arena of the box lcoax_arena pushed (at 'box') now; a call
+** that returned what it made need not wait for the collector. */
+void lcoax_arena_release(lua_State *L, int box);
 
 /* Frees the arenas of every such userdata still alive, for a state about
 ** to be closed: lua_close cannot call their finalizers when allocation

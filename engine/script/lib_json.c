@@ -17,41 +17,89 @@
 
 /* ---- arenas owned by userdata ------------------------------------------ */
 
-typedef struct arena_box {
+/* An arena a call made, listed where the state finds it whatever becomes
+** of the box that owns it: when the allocator has run dry, a box's
+** finalizer can fail to run, and the box is then collected like any
+** object. Its arena stays listed, and is freed when the state closes
+** (lcoax_free_arenas, or the list's own finalizer), not lost. */
+typedef struct arena_node {
+    struct arena_node *prev, *next;
     coax_arena *arena;
-    lcoax_lua_alloc alloc;
+    lcoax_lua_alloc alloc; /* the arena's allocator, which outlives the box */
+} arena_node;
+
+typedef struct arena_list {
+    arena_node *first;
+    lua_Alloc f; /* the state's allocator, for the nodes */
+    void *ud;
+    bool closed; /* every node freed: the boxes left own nothing */
+} arena_list;
+
+typedef struct arena_box {
+    arena_node *node;
 } arena_box;
+
+static const char arenas_key = 0;
+
+static arena_list *arenas_of(lua_State *L)
+{
+    arena_list *l = lua_rawgetp(L, LUA_REGISTRYINDEX, &arenas_key) == LUA_TUSERDATA ? lua_touserdata(L, -1) : NULL;
+    lua_pop(L, 1);
+    return l;
+}
+
+static void node_free(arena_list *l, arena_node *n)
+{
+    coax_arena_free(n->arena);
+    if (n->prev) n->prev->next = n->next;
+    else l->first = n->next;
+    if (n->next) n->next->prev = n->prev;
+    l->f(l->ud, n, sizeof *n, 0);
+}
+
+void lcoax_arena_release(lua_State *L, int box)
+{
+    arena_box *b = luaL_checkudata(L, box, "coax.arena");
+    arena_list *l = arenas_of(L);
+    if (b->node && l && !l->closed) node_free(l, b->node);
+    b->node = NULL;
+}
 
 static int box_gc(lua_State *L)
 {
-    arena_box *b = luaL_checkudata(L, 1, "coax.arena");
-    coax_arena_free(b->arena);
-    b->arena = NULL;
+    lcoax_arena_release(L, 1);
     return 0;
 }
 
-/* The registry's key of the boxes alive (weak keys): an allocator that has
-** run dry can keep Lua from calling their finalizers at lua_close. */
-static const char boxes_key = 0;
-
 void lcoax_free_arenas(lua_State *L)
 {
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &boxes_key) == LUA_TTABLE) {
-        lua_pushnil(L);
-        while (lua_next(L, -2)) {
-            lua_pop(L, 1);
-            arena_box *b = lua_touserdata(L, -1);
-            coax_arena_free(b->arena);
-            b->arena = NULL;
-        }
-    }
-    lua_pop(L, 1);
+    arena_list *l = arenas_of(L);
+    if (!l || l->closed) return;
+    while (l->first) node_free(l, l->first);
+    l->closed = true;
+}
+
+static int list_gc(lua_State *L)
+{
+    lcoax_free_arenas(L);
+    return 0;
 }
 
 coax_arena *lcoax_arena(lua_State *L)
 {
+    arena_list *l = arenas_of(L);
+    if (!l) {
+        l = lua_newuserdatauv(L, sizeof *l, 0);
+        memset(l, 0, sizeof *l);
+        l->f = lua_getallocf(L, &l->ud);
+        lua_createtable(L, 0, 1);
+        lua_pushcfunction(L, list_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_setmetatable(L, -2);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &arenas_key);
+    }
     arena_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-    memset(b, 0, sizeof *b);
+    b->node = NULL;
     if (luaL_newmetatable(L, "coax.arena")) {
         lua_pushcfunction(L, box_gc);
         lua_setfield(L, -2, "__gc");
@@ -59,23 +107,16 @@ coax_arena *lcoax_arena(lua_State *L)
         lua_setfield(L, -2, "__close");
     }
     lua_setmetatable(L, -2);
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &boxes_key) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, 0, 4);
-        lua_createtable(L, 0, 1);
-        lua_pushliteral(L, "k");
-        lua_setfield(L, -2, "__mode");
-        lua_setmetatable(L, -2);
-        lua_pushvalue(L, -1);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &boxes_key);
-    }
-    lua_pushvalue(L, -2);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    b->arena = coax_arena_new(lcoax_lua_allocator(L, &b->alloc));
-    if (!b->arena) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
-    return b->arena;
+    arena_node *n = l->closed ? NULL : l->f(l->ud, NULL, 0, sizeof *n);
+    if (!n) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    memset(n, 0, sizeof *n);
+    n->next = l->first;
+    if (l->first) l->first->prev = n;
+    l->first = n;
+    b->node = n;
+    n->arena = coax_arena_new(lcoax_lua_allocator(L, &n->alloc));
+    if (!n->arena) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    return n->arena;
 }
 
 /* ---- coax value -> Lua ------------------------------------------------- */
@@ -585,16 +626,20 @@ static int l_encode(lua_State *L)
         lua_pop(L, 1);
     }
     coax_arena *arena = lcoax_arena(L);
+    int box = lua_gettop(L);
     coax_value *v = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
+    /* The text's block, lent by the arena, is handed back to it before the
+    ** string is pushed: a push that raises (no memory left) lost it. */
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(arena));
     coax_code rc = coax_write_buf(&b, v, flags);
+    if (!rc && b.data && !coax_arena_adopt(arena, b.data, b.cap)) rc = COAX_ENOMEM;
     if (rc) {
         coax_buf_free(&b);
         return lcoax_error(L, rc, NULL);
     }
     lua_pushlstring(L, b.data ? b.data : "", b.len);
-    coax_buf_free(&b);
+    lcoax_arena_release(L, box); /* now, not when the collector gets to it */
     return 1;
 }
 

@@ -212,6 +212,14 @@ static void test_every_byte_through_the_host_allocator(void)
 ** Each run ends cleanly (engine creation fails with COAX_ENOMEM or a
 ** script-loading error, or the session ends ok or with a limit; its report
 ** is JSON or NULL), never in Lua's panic (abort), and nothing leaks. */
+/* The recipe of the torture below: its prompt and on_submit use coax.json,
+** whose calls make arenas that finalizers free. */
+static const char *TORTURE_RECIPE =
+    "local json = require('coax').json "
+    "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },"
+    " prompt = function(input) return 'Give n for ' .. json.encode(json.decode('{\"x\":[1,{\"y\":2}]}')) .. input end,"
+    " on_submit = function(v) return json.encode(v) ~= nil end }";
+
 static void allocation_failure_at_every_step(int persistent)
 {
     long n;
@@ -230,7 +238,7 @@ static void allocation_failure_at_every_step(int persistent)
             so.input_len = 1;
             so.agent_json = "{\"name\":\"replay\",\"replies\":[\"{n: '1'}\"]}";
             coax_session *s = NULL;
-            rc = coax_session_from_text(e, RECIPE, strlen(RECIPE), "=t", &so, &s, NULL);
+            rc = coax_session_from_text(e, TORTURE_RECIPE, strlen(TORTURE_RECIPE), "=t", &so, &s, NULL);
             CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
             if (rc == COAX_OK) {
                 out = coax_session_run(s);
