@@ -215,6 +215,31 @@ return { schema = { type = "object", properties = { n = { type = "integer" } }, 
     return r.outcome, out
   end
 
+  -- The runtime sets a metatable on a recipe's feedback table (its
+  -- templates fall back on the defaults): one of the recipe's own, so
+  -- changing it through getmetatable reaches no other session's.
+  it("a recipe's feedback table's metatable is its own", function()
+    local attacker = [[
+local fb = { validation = "A {{errors}}" }
+return { schema = { type = "integer" }, prompt = "x", feedback = fb,
+  on_event = function()
+    local mt = getmetatable(fb)
+    if type(mt) == "table" then mt.__index = { first = "pwned", validation = "pwned", parse = "pwned" } end
+  end }]]
+    local victim = [[return { schema = { type = "integer" }, prompt = "P {{input}}",
+  feedback = { validation = "V {{errors}}" } }]]
+    local e = coax.engine()
+    local a = e:session(attacker, "x", { source = true, replies = { "no JSON", "no JSON", "1" } })
+    while e:poll(10) > 0 do end
+    assert.are.equal("ok", a:report().outcome)
+    local v = e:session(victim, "x", { source = true, replies = { "no JSON", "1" } })
+    while e:poll(10) > 0 do end
+    local r = v:report()
+    assert.are.equal("ok", r.outcome)
+    assert.matches("^P x\n\nReply with JSON that matches this JSON Schema:", r.attempts[1].messages[1].content)
+    assert.matches("^Attempt 1/3: no JSON could be read from your reply", r.attempts[1].feedback)
+  end)
+
   it("one session tampers with all it can reach; the next session of that engine runs as on a fresh one", function()
     local lines = { "local changed = {}" }
     for _, line in ipairs(TAMPER) do

@@ -147,8 +147,6 @@ local derived = {
   end,
 }
 
-local TEMPLATE_DEFAULTS = { __index = M.templates }
-
 --- Renders the feedback of `kind` ("validation", "parse", "rejection") or the
 -- "first" prompt for the attempt described by `ctx`.
 -- @tparam string kind
@@ -156,7 +154,9 @@ local TEMPLATE_DEFAULTS = { __index = M.templates }
 -- @tparam[opt] table overrides templates from the recipe
 -- @treturn string
 function M.render(kind, ctx, overrides)
-  local templates = overrides and setmetatable(overrides, TEMPLATE_DEFAULTS) or M.templates
+  -- a metatable of the recipe's own each time: one shared by every session
+  -- would let a recipe change another's templates through getmetatable
+  local templates = overrides and setmetatable(overrides, { __index = M.templates }) or M.templates
   local template = templates[kind]
   if type(template) ~= "string" then error("feedback: no template '" .. tostring(kind) .. "'", 2) end
   local vars = {
