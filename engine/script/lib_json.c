@@ -438,7 +438,8 @@ static void conv_object(conv *c, int t, size_t depth, coax_value *out)
         if (k->is_integer) integers = true;
         else if (integer_text(k->text, k->len)) integer_strings = true;
         if (!coax_utf8_valid(k->text, k->len)) luaL_error(L, "cannot encode a key that is not valid UTF-8");
-        m[i].key = coax_arena_strdup(c->arena, k->text, k->len);
+        /* an integer's decimal is in the arena already; a string key's bytes are Lua's */
+        m[i].key = k->is_integer ? k->text : coax_arena_strdup(c->arena, k->text, k->len);
         if (!m[i].key) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
         m[i].klen = k->len;
         push_key(L, k);

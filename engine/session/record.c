@@ -5,8 +5,6 @@
 */
 #include "session/session.h"
 
-#include "script/lib.h"
-
 #include <lauxlib.h>
 #include <limits.h>
 #include <stdio.h>
@@ -98,19 +96,13 @@ static int record_messages(lua_State *L)
         if (w->len && !s->reported && w->at + w->len <= s->report.len)
             said[nsaid++] = (coax_escaped){w->text.data, s->report.data + w->at, w->text.len, w->len};
     }
-    /* The values live in the session's arena until written. An error
-    ** raised on the way (a message that holds itself, memory) ends the
-    ** session, whose arena goes with it. */
-    coax_arena_mark mark = coax_arena_get_mark(s->arena);
     coax_buf_putc(b, '[');
     for (lua_Integer i = kept + 1; i <= n; i++) {
         if (i > kept + 1) coax_buf_putc(b, ',');
         lua_rawgeti(L, 3, i);
-        coax_write_buf_reusing(b, lcoax_to_value(L, -1, s->arena, COAX_DEFAULT_MAX_DEPTH), 0, said, nsaid);
+        session_write_json(s, L, -1, b, said, nsaid);
         lua_pop(L, 1);
     }
-    coax_arena_rewind(s->arena, mark);
-    coax_arena_trim(s->arena); /* the blocks back: a session waiting on its agent keeps none */
     coax_buf_putc(b, ']');
     if (b->oom) return luaL_error(L, "out of memory");
     return 0;

@@ -93,22 +93,22 @@ int session_raw_field(lua_State *L, int idx, const char *k)
     return lua_rawget(L, idx);
 }
 
-/* Protected: appends the JSON of the value at 1 to the buffer at 2, made in
-** the arena of the session at 3, rewound after. A value JSON cannot hold is
-** a script error, not a crash; such an error leaves its values in the
-** arena, which the session frees. (An arena of Lua's own, freed by a
-** finalizer, leaked when the allocator had run dry and the finalizer
-** failed to run.) */
-static int session_to_json(lua_State *L)
+void session_write_json(coax_session *s, lua_State *L, int idx, coax_buf *b, const coax_escaped *known,
+                        size_t nknown)
 {
-    coax_buf *b = lua_touserdata(L, 2);
-    coax_session *s = lua_touserdata(L, 3);
     coax_arena_mark mark = coax_arena_get_mark(s->arena);
-    coax_value *v = lcoax_to_value(L, 1, s->arena, COAX_DEFAULT_MAX_DEPTH);
-    coax_code rc = coax_write_buf(b, v, 0);
+    coax_value *v = lcoax_to_value(L, idx, s->arena, COAX_DEFAULT_MAX_DEPTH);
+    coax_code rc = coax_write_buf_reusing(b, v, 0, known, nknown);
     coax_arena_rewind(s->arena, mark);
     coax_arena_trim(s->arena); /* the blocks back: a session waiting on its agent keeps none */
-    if (rc) return luaL_error(L, "out of memory");
+    if (rc) luaL_error(L, "out of memory");
+}
+
+/* Protected: session_write_json of the value at 1 into the buffer at 2, for
+** the session at 3. */
+static int session_to_json(lua_State *L)
+{
+    session_write_json(lua_touserdata(L, 3), L, 1, lua_touserdata(L, 2), NULL, 0);
     return 0;
 }
 

@@ -38,6 +38,16 @@ uint64_t session_estimate_kept(coax_session *s, lua_State *L, int str);
 ** outside any protected call, so no metamethod of theirs may run. */
 int session_raw_field(lua_State *L, int idx, const char *k);
 
+/* Appends to 'b' the JSON of the Lua value at 'idx' of 'L', converted in
+** the session's arena and rewound after (a string equal to one of the
+** 'nknown' in 'known' copies its JSON). Raises on a value JSON cannot hold
+** or a lack of memory: call it protected. Such an error leaves its values
+** in the arena, which the session frees: an arena of Lua's own, freed by a
+** finalizer, leaked when the allocator had run dry and the finalizer
+** failed to run. */
+void session_write_json(coax_session *s, lua_State *L, int idx, coax_buf *b, const coax_escaped *known,
+                        size_t nknown);
+
 /* Appends the JSON of the Lua value at the top of the main stack (popped)
 ** to 'b', protected; VM_OK or the failure. */
 int session_append_json(coax_session *s, coax_buf *b);
