@@ -8,16 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct engine_box {
-    coax_engine *engine;
-} engine_box;
+#define LRUN_ENGINE "coax.run.engine" /* the engine of one coax.run call */
 
-static int engine_box_gc(lua_State *L)
+static void release_engine(void *e)
 {
-    engine_box *b = luaL_checkudata(L, 1, "coax.engine");
-    coax_engine_free(b->engine);
-    b->engine = NULL;
-    return 0;
+    coax_engine_free(e);
 }
 
 static lua_Integer opt_integer(lua_State *L, int t, const char *k)
@@ -302,6 +297,15 @@ static int start_failed(lua_State *L, coax_code rc, const char *msg)
     return 3;
 }
 
+/* As start_failed, once the engine at 'box' is freed: a host calling coax.run
+** in a loop need not wait for its collector, which does not see an engine's
+** memory. */
+static int run_failed(lua_State *L, int box, coax_code rc, const char *msg)
+{
+    lcoax_own_release(L, box, LRUN_ENGINE);
+    return start_failed(L, rc, msg);
+}
+
 static int l_run(lua_State *L)
 {
     size_t rlen, ilen = 0;
@@ -327,29 +331,28 @@ static int l_run(lua_State *L)
     if (!agent_json(L, opts, source ? NULL : recipe, eo.secret, eo.secret_ud, eo.log != NULL, msg, sizeof msg))
         return start_failed(L, COAX_EINVAL, msg);
     so.agent_json = lua_tostring(L, -1);
-    engine_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-    b->engine = NULL;
-    if (luaL_newmetatable(L, "coax.engine")) {
-        lua_pushcfunction(L, engine_box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    /* the engine, freed before this returns (if it raises, by its box at 'box') */
+    lcoax_owned *node = lcoax_own(L, LRUN_ENGINE, release_engine);
+    int box = lua_gettop(L);
     char scripts[4096];
     if (!eo.script_dir) eo.script_dir = scripts_on_package_path(L, scripts, sizeof scripts);
     coax_error err = {0};
-    coax_code rc = coax_engine_new(&eo, &b->engine, &err);
-    if (rc) return start_failed(L, rc, err.msg);
+    coax_engine *engine;
+    coax_code rc = coax_engine_new(&eo, &engine, &err);
+    lcoax_owned_set(node, engine);
+    if (rc) return run_failed(L, box, rc, err.msg);
     coax_session *s;
-    rc = source ? coax_session_from_text(b->engine, recipe, rlen, "=recipe", &so, &s, &err)
-                : coax_session_from_file(b->engine, recipe, &so, &s, &err);
-    if (rc) return start_failed(L, rc, err.msg);
+    rc = source ? coax_session_from_text(engine, recipe, rlen, "=recipe", &so, &s, &err)
+                : coax_session_from_file(engine, recipe, &so, &s, &err);
+    if (rc) return run_failed(L, box, rc, err.msg);
     coax_session_run(s);
     /* A session waiting for its host (the host agent, or a recipe's agent
     ** asking it) has no report yet: not a memory failure, but a host that
     ** cannot answer, as in `coax run`. */
     if (coax_session_host_request(s, NULL))
-        return start_failed(L, COAX_EINVAL, "the host agent is answered by a program that embeds coax (coax.engine's "
-                                            "s:host_request and s:host_reply), not by coax.run: name another agent");
+        return run_failed(L, box, COAX_EINVAL,
+                          "the host agent is answered by a program that embeds coax (coax.engine's "
+                          "s:host_request and s:host_reply), not by coax.run: name another agent");
     size_t len;
     const char *report = coax_session_report(s, &len);
     if (!report) return lcoax_error(L, COAX_ENOMEM, NULL);
@@ -357,8 +360,8 @@ static int l_run(lua_State *L)
     coax_value *v;
     if (coax_parse(a, report, len, NULL, &v, &err)) return lcoax_error(L, err.code, &err);
     lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
-    coax_engine_free(b->engine);
-    b->engine = NULL;
+    lcoax_arena_release(L, box + 1);
+    lcoax_own_release(L, box, LRUN_ENGINE);
     return 1;
 }
 

@@ -10,6 +10,7 @@
 #include "schema/compiled.h"
 #include "schema/num.h"
 #include "schema/program.h"
+#include "schema/uri.h"
 
 #include <stdio.h>
 
@@ -600,32 +601,68 @@ static const char *meta_uri(int draft)
 }
 
 /* Checks the root document against its meta-schema. */
+/* The errors of checking 'doc' against a meta-schema, as a failure of 'c'. */
+static coax_code meta_failure(cc *c, coax_code rc, const coax_validation *r, const coax_error *e)
+{
+    if (rc) return cc_fail(c, rc == COAX_ELIMIT ? COAX_ESCHEMA : rc, "checking the schema against its meta-schema: %s",
+                           e->msg);
+    if (r->valid) return c->rc;
+    /* the most specific error: the deepest location in the schema */
+    const coax_schema_error *best = &r->errors[0];
+    for (size_t i = 1; i < r->nerrors; i++)
+        if (strlen(r->errors[i].instance_location) > strlen(best->instance_location)) best = &r->errors[i];
+    return cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s\": %s (%s%zu error%s%s)", best->instance_location,
+                   best->message, r->nerrors == 1 ? "" : "1 of ", r->nerrors, r->nerrors == 1 ? "" : "s",
+                   r->nerrors == 1 ? "" : " shown");
+}
+
+/* Checks 'doc' against its meta-schema. One this compilation has loaded
+** already (the document itself, or a meta-schema read for its vocabularies)
+** is compiled here. Any other, a draft's built-in above all, is compiled
+** apart, as {"$ref": its URI} with the same options, and freed after the
+** check: compiled into the schema it took ~200 KB of every schema's memory
+** for nodes only this check runs. */
 static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
 {
     const coax_value *sv = member(doc, "$schema");
     const char *uri = sv && sv->type == COAX_STRING ? sv->u.text : meta_uri(root->draft);
-    const char *anchor;
-    bool dyn;
-    sinfo *mi = cc_resolve(c, root, uri, strlen(uri), &anchor, &dyn);
-    if (!mi) return c->rc;
-    snode *mn = cc_node(c, mi);
-    if (!mn || finish(c) || cc_reach(c, mn, &c->s->weight, NULL)) return c->rc;
+    char *abs = cc_uri_resolve(c, root->uri, uri, strlen(uri));
+    if (!abs) return c->rc;
     coax_arena *tmp = coax_arena_new(c->s->alloc);
     if (!tmp) return cc_fail(c, COAX_ENOMEM, "out of memory");
     coax_validation r;
     coax_error e;
-    coax_code rc = coax_schema_run(c->s, mn, doc, tmp, 0, NULL, &r, &e);
-    if (rc) {
-        cc_fail(c, rc == COAX_ELIMIT ? COAX_ESCHEMA : rc, "checking the schema against its meta-schema: %s", e.msg);
-    } else if (!r.valid) {
-        /* the most specific error: the deepest location in the schema */
-        const coax_schema_error *best = &r.errors[0];
-        for (size_t i = 1; i < r.nerrors; i++)
-            if (strlen(r.errors[i].instance_location) > strlen(best->instance_location)) best = &r.errors[i];
-        cc_fail(c, COAX_ESCHEMA, "invalid schema at \"%s\": %s (%s%zu error%s%s)", best->instance_location,
-                best->message, r.nerrors == 1 ? "" : "1 of ", r.nerrors, r.nerrors == 1 ? "" : "s",
-                r.nerrors == 1 ? "" : " shown");
+    coax_code rc;
+    if (smap_get(&c->resources, abs, coax_uri_doc_len(abs))) {
+        const char *anchor;
+        bool dyn;
+        sinfo *mi = cc_resolve(c, root, uri, strlen(uri), &anchor, &dyn);
+        snode *mn = mi ? cc_node(c, mi) : NULL;
+        if (!mn || finish(c) || cc_reach(c, mn, &c->s->weight, NULL)) {
+            coax_arena_free(tmp);
+            return c->rc;
+        }
+        rc = coax_schema_run(c->s, mn, doc, tmp, 0, NULL, &r, &e);
+    } else {
+        coax_member ref = {"$ref", 4, {COAX_STRING, 0, (uint32_t)strlen(abs), {.text = abs}}};
+        coax_value wrapper = {COAX_OBJECT, 0, 1, {.members = &ref}};
+        coax_schema_options o;
+        memset(&o, 0, sizeof o);
+        if (c->opt) o = *c->opt;
+        o.flags |= COAX_SCHEMA_NO_META;
+        o.draft = (coax_draft)root->draft;
+        o.max_steps = 0; /* the defaults, by the size of the schema */
+        o.max_regex_total = 0;
+        o.max_error_bytes = 0;
+        coax_schema *meta;
+        if (coax_schema_compile(&wrapper, &o, c->s->alloc, &meta, &e)) {
+            coax_arena_free(tmp);
+            return cc_fail(c, e.code, "%s", e.msg); /* as if compiled here */
+        }
+        rc = coax_validate(meta, doc, tmp, 0, &r, &e);
+        coax_schema_free(meta);
     }
+    meta_failure(c, rc, &r, &e);
     coax_arena_free(tmp);
     return c->rc;
 }

@@ -50,24 +50,30 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k)
 static void *state_malloc(void *ctx, size_t n)
 {
     lcoax_lua_alloc *a = ctx;
-    return a->f(a->ud, NULL, 0, n);
+    void *p = a->f(a->ud, NULL, 0, n);
+    if (p) a->live += n;
+    return p;
 }
 
 static void *state_realloc(void *ctx, void *p, size_t o, size_t n)
 {
     lcoax_lua_alloc *a = ctx;
-    return a->f(a->ud, p, o, n);
+    void *q = a->f(a->ud, p, o, n);
+    if (q) a->live += n - o;
+    return q;
 }
 
 static void state_free(void *ctx, void *p, size_t o)
 {
     lcoax_lua_alloc *a = ctx;
     a->f(a->ud, p, o, 0);
+    a->live -= o;
 }
 
 const coax_allocator *lcoax_lua_allocator(lua_State *L, lcoax_lua_alloc *a)
 {
     a->f = lua_getallocf(L, &a->ud);
+    a->live = 0;
     a->alloc = (coax_allocator){state_malloc, state_realloc, state_free, a};
     return &a->alloc;
 }

@@ -15,18 +15,46 @@
 #define LCOAX_NUMBER "coax.number" /* {text = "..."}: a number kept as text */
 #define LCOAX_ORDER "coax.order"   /* weak table: object -> key list */
 
-/* Pushes a new arena owned by a userdata (freed by __gc or __close, so a
-** Lua error never leaks it) and returns it. Allocates through Lua's own
-** allocator, so a memory cap on the state covers coax's memory too. */
+/* What Lua values own in C (lib_owned.c). A resource is listed per state
+** with its allocator and the function that frees it, so it is freed by its
+** box's __gc or __close, by lcoax_own_release, or when the state closes,
+** even when the box's finalizer could not run. */
+typedef struct lcoax_owned lcoax_owned;
+
+/* Pushes a new box with the metatable 'tname' (made with __gc and __close
+** if new) and returns its node, which owns nothing yet: make the resource
+** with lcoax_owned_allocator(node) (the state's allocator, so a memory cap
+** covers it) and hand it over with lcoax_owned_set before anything else
+** can raise. 'release' frees it. */
+lcoax_owned *lcoax_own(lua_State *L, const char *tname, void (*release)(void *));
+const coax_allocator *lcoax_owned_allocator(lcoax_owned *node);
+void lcoax_owned_set(lcoax_owned *node, void *resource);
+/* Tells the collector about the memory the resource of 'node' holds, which
+** it does not see (its pace counts only Lua's own objects): a script that
+** drops large schemas in a loop would otherwise pile them up to the cap. */
+void lcoax_owned_charge(lua_State *L, lcoax_owned *node);
+/* Makes or fetches the metatable 'tname' of such boxes and pushes it. */
+void lcoax_own_metatable(lua_State *L, const char *tname);
+/* The resource of the box at 'box' (which must be a 'tname'), or NULL once
+** it was released. */
+void *lcoax_owned_get(lua_State *L, int box, const char *tname);
+/* Frees the resource of the box at 'box' now. */
+void lcoax_own_release(lua_State *L, int box, const char *tname);
+/* Frees every resource still owned, for a state about to be closed:
+** lua_close cannot call finalizers when allocation fails (a finalizer's
+** call needs a CallInfo). Allocates nothing. */
+void lcoax_free_owned(lua_State *L);
+
+/* Pushes a new arena owned by a box (see above) and returns it. */
 coax_arena *lcoax_arena(lua_State *L);
 /* Frees the arena of the box lcoax_arena pushed (at 'box') now; a call
 ** that returned what it made need not wait for the collector. */
 void lcoax_arena_release(lua_State *L, int box);
 
-/* Frees the arenas of every such userdata still alive, for a state about
-** to be closed: lua_close cannot call their finalizers when allocation
-** fails (a finalizer's call needs a CallInfo). Allocates nothing. */
-void lcoax_free_arenas(lua_State *L);
+/* Compiles 'doc' through the state's allocator into a box of the kind
+** 'tname' it pushes, which frees the schema (see lcoax_own). */
+coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
+                              const coax_schema_options *o, coax_schema **out, coax_error *err);
 
 /* Pushes 'v' as a Lua value (see the README, "JSON on the Lua side").
 ** Raises a Lua error for nesting deeper than 'max_depth'. */
@@ -63,6 +91,7 @@ typedef struct lcoax_lua_alloc {
     coax_allocator alloc;
     lua_Alloc f;
     void *ud;
+    size_t live; /* bytes allocated through it and not freed */
 } lcoax_lua_alloc;
 
 /* Fills 'a' for 'L' and returns its allocator. */

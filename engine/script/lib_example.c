@@ -7,18 +7,6 @@
 
 #define LCOAX_EXAMPLE_SCHEMA "coax.example.schema"
 
-typedef struct example_box {
-    coax_schema *schema;
-} example_box;
-
-static int box_gc(lua_State *L)
-{
-    example_box *b = luaL_checkudata(L, 1, LCOAX_EXAMPLE_SCHEMA);
-    coax_schema_free(b->schema);
-    b->schema = NULL;
-    return 0;
-}
-
 static size_t opt_size(lua_State *L, int t, const char *k)
 {
     lua_getfield(L, t, k);
@@ -70,7 +58,8 @@ static int l_example(lua_State *L)
         eo.max_depth = opt_size(L, 2, "max_depth");
         eo.max_steps = opt_size(L, 2, "max_steps");
     }
-    coax_arena *arena = lcoax_arena(L);
+    lua_settop(L, 2);
+    coax_arena *arena = lcoax_arena(L); /* at 3 */
     coax_value *doc;
     coax_error err;
     memset(&err, 0, sizeof err);
@@ -80,6 +69,7 @@ static int l_example(lua_State *L)
         coax_code rc = coax_parse(arena, text, len, NULL, &doc, &err);
         if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
         if (rc) {
+            lcoax_arena_release(L, 3);
             lua_pushnil(L);
             lua_pushfstring(L, "schema is not valid JSON: %s at line %d, column %d", err.msg,
                             (int)err.line, (int)err.column);
@@ -89,34 +79,29 @@ static int l_example(lua_State *L)
     } else {
         doc = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
     }
-    example_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-    b->schema = NULL;
-    if (luaL_newmetatable(L, LCOAX_EXAMPLE_SCHEMA)) {
-        lua_pushcfunction(L, box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
-    coax_code rc = coax_schema_compile(doc, &so, NULL, &b->schema, &err);
+    coax_schema *schema;
+    coax_code rc = lcoax_compile_owned(L, LCOAX_EXAMPLE_SCHEMA, doc, &so, &schema, &err); /* at 4 */
     coax_example_result r;
-    if (!rc) rc = coax_example(b->schema, &eo, arena, &r, &err);
+    if (!rc) rc = coax_example(schema, &eo, arena, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
         lua_pushnil(L);
         lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
         lua_pushstring(L, coax_code_name(rc));
-        return 3;
-    }
-    if (!r.valid) {
+    } else if (!r.valid) {
         lua_pushnil(L);
         if (r.value && r.validation.nerrors)
             lua_pushfstring(L, "no valid instance found: at \"%s\": %s", r.validation.errors[0].instance_location,
                             r.validation.errors[0].message);
         else
             lua_pushliteral(L, "no valid instance found");
-        return 2;
+    } else {
+        lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
     }
-    lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
-    return 1;
+    int nret = lua_gettop(L) - 4;
+    lcoax_own_release(L, 4, LCOAX_EXAMPLE_SCHEMA); /* now, not when the collector gets to them */
+    lcoax_arena_release(L, 3);
+    return nret;
 }
 
 void lcoax_open_example(lua_State *L)

@@ -5,45 +5,30 @@
 
 #include <string.h>
 
-typedef struct schema_box {
-    coax_schema *schema;
-} schema_box;
+#define LCOAX_EXTRACT_SCHEMA "coax.extract.schema"
 
-static int schema_box_gc(lua_State *L)
-{
-    schema_box *b = luaL_checkudata(L, 1, "coax.compiled");
-    coax_schema_free(b->schema);
-    b->schema = NULL;
-    return 0;
-}
-
-/* Compiles the schema at 'idx' (JSON text or a table) into '*out' and
-** pushes its owner (freed by the GC even when an error follows). */
-static void compile_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft, coax_schema **out)
+/* Compiles the schema at 'idx' (JSON text or a table), through the state's
+** allocator, into a box it pushes (freed even when an error follows). */
+static coax_schema *compile_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft)
 {
     coax_value *doc;
     coax_error err;
     if (lua_type(L, idx) == LUA_TSTRING) {
         size_t len;
         const char *text = lua_tolstring(L, idx, &len);
-        if (coax_parse(arena, text, len, NULL, &doc, &err))
-            luaL_error(L, "%s: schema: %s", coax_code_name(COAX_ESCHEMA), err.msg);
+        coax_code rc = coax_parse(arena, text, len, NULL, &doc, &err);
+        if (rc == COAX_ENOMEM) lcoax_error(L, rc, &err);
+        if (rc) luaL_error(L, "%s: schema: %s", coax_code_name(COAX_ESCHEMA), err.msg);
     } else {
         luaL_checktype(L, idx, LUA_TTABLE);
         doc = lcoax_to_value(L, idx, arena, COAX_DEFAULT_MAX_DEPTH);
     }
-    schema_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-    b->schema = NULL;
-    if (luaL_newmetatable(L, "coax.compiled")) {
-        lua_pushcfunction(L, schema_box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
     coax_schema_options so = {0};
     so.draft = draft;
-    coax_code rc = coax_schema_compile(doc, &so, NULL, &b->schema, &err);
+    coax_schema *s;
+    coax_code rc = lcoax_compile_owned(L, LCOAX_EXTRACT_SCHEMA, doc, &so, &s, &err);
     if (rc) lcoax_error(L, rc, &err);
-    *out = b->schema;
+    return s;
 }
 
 /** coax.extract(text, schema [, opts]) -> result | nil, message, code
@@ -80,14 +65,16 @@ static int l_extract(lua_State *L)
             xo.flags |= COAX_EXTRACT_CUT_OFF;
         lua_pop(L, 4);
     }
-    coax_arena *arena = lcoax_arena(L);
-    coax_schema *schema;
-    compile_arg(L, 2, arena, draft, &schema);
+    lua_settop(L, 3);
+    coax_arena *arena = lcoax_arena(L);            /* at 4 */
+    coax_schema *schema = compile_arg(L, 2, arena, draft); /* at 5 */
     coax_extract_result r;
     coax_error err = {0};
     coax_code rc = coax_extract(arena, schema, text, len, &lim, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
+        lcoax_own_release(L, 5, LCOAX_EXTRACT_SCHEMA);
+        lcoax_arena_release(L, 4);
         lua_pushnil(L);
         lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
         lua_pushstring(L, coax_code_name(rc));
@@ -122,6 +109,8 @@ static int l_extract(lua_State *L)
     }
     lua_pushinteger(L, (lua_Integer)r.candidate + 1);
     lua_setfield(L, -2, "candidate");
+    lcoax_own_release(L, 5, LCOAX_EXTRACT_SCHEMA); /* now, not when the collector gets to them */
+    lcoax_arena_release(L, 4);
     return 1;
 }
 

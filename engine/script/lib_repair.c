@@ -39,12 +39,14 @@ static int l_repair(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     coax_limits lim = lcoax_limits(L, 2);
-    coax_arena *arena = lcoax_arena(L);
+    lua_settop(L, 2);
+    coax_arena *arena = lcoax_arena(L); /* at 3, released once the result is pushed */
     coax_repair_result r;
     coax_error err;
     coax_code rc = coax_repair(arena, text, len, &lim, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
+        lcoax_arena_release(L, 3);
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
         lua_pushstring(L, coax_code_name(rc));
@@ -64,6 +66,7 @@ static int l_repair(lua_State *L)
     lua_setfield(L, -2, "complete");
     lua_pushinteger(L, (lua_Integer)r.ncandidates);
     lua_setfield(L, -2, "candidates");
+    lcoax_arena_release(L, 3);
     return 3;
 }
 

@@ -6,17 +6,19 @@
 
 #define LCOAX_SCHEMA "coax.schema"
 
-typedef struct schema_box {
-    coax_schema *s;
-    lcoax_lua_alloc alloc; /* Lua's allocator: a memory cap on the state covers schemas */
-} schema_box;
-
-static int schema_gc(lua_State *L)
+static void release_schema(void *s)
 {
-    schema_box *b = luaL_checkudata(L, 1, LCOAX_SCHEMA);
-    coax_schema_free(b->s);
-    b->s = NULL;
-    return 0;
+    coax_schema_free(s);
+}
+
+coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
+                              const coax_schema_options *o, coax_schema **out, coax_error *err)
+{
+    lcoax_owned *node = lcoax_own(L, tname, release_schema);
+    coax_code rc = coax_schema_compile(doc, o, lcoax_owned_allocator(node), out, err);
+    lcoax_owned_set(node, *out);
+    if (!rc) lcoax_owned_charge(L, node);
+    return rc;
 }
 
 /* ---- the resolver: a Lua function uri -> schema (table or JSON text) ---- */
@@ -135,13 +137,16 @@ static int l_schema(lua_State *L)
         }
     }
     coax_arena *arena = lcoax_arena(L);
+    int arena_box = lua_gettop(L);
     coax_value *v;
+    coax_error err;
     if (lua_type(L, 1) == LUA_TSTRING) {
         size_t len;
         const char *text = lua_tolstring(L, 1, &len);
-        coax_error err;
         coax_code rc = coax_parse(arena, text, len, NULL, &v, &err);
+        if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
         if (rc) {
+            lcoax_arena_release(L, arena_box);
             lua_pushnil(L);
             lua_pushfstring(L, "schema is not valid JSON: %s at line %d, column %d", err.msg,
                             (int)err.line, (int)err.column);
@@ -151,12 +156,9 @@ static int l_schema(lua_State *L)
     } else {
         v = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
     }
-    schema_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-    memset(b, 0, sizeof *b);
-    luaL_setmetatable(L, LCOAX_SCHEMA);
-    const coax_allocator *alloc = lcoax_lua_allocator(L, &b->alloc);
-    coax_error err;
-    coax_code rc = coax_schema_compile(v, &o, alloc, &b->s, &err);
+    coax_schema *s;
+    coax_code rc = lcoax_compile_owned(L, LCOAX_SCHEMA, v, &o, &s, &err);
+    lcoax_arena_release(L, arena_box); /* the schema holds a copy of its document */
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
         lua_pushnil(L);
@@ -196,13 +198,14 @@ void lcoax_push_errors(lua_State *L, const coax_validation *r)
 ** nil, the message and the code. */
 static int l_validate(lua_State *L)
 {
-    schema_box *b = luaL_checkudata(L, 1, LCOAX_SCHEMA);
+    coax_schema *s = lcoax_owned_get(L, 1, LCOAX_SCHEMA);
     luaL_checkany(L, 2);
     const char *fmt = luaL_optstring(L, 3, "basic");
     bool flag = !strcmp(fmt, "flag"), json = !strcmp(fmt, "json");
     luaL_argcheck(L, flag || json || !strcmp(fmt, "basic"), 3, "format must be \"basic\", \"flag\" or \"json\"");
-    luaL_argcheck(L, b->s != NULL, 1, "schema already freed");
-    coax_arena *arena = lcoax_arena(L);
+    luaL_argcheck(L, s != NULL, 1, "schema already freed");
+    lua_settop(L, 3);
+    coax_arena *arena = lcoax_arena(L); /* at 4, released once the result is pushed */
     coax_value *v;
     coax_error err;
     coax_code rc;
@@ -212,6 +215,7 @@ static int l_validate(lua_State *L)
         rc = coax_parse(arena, text, len, NULL, &v, &err);
         if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
         if (rc) {
+            lcoax_arena_release(L, 4);
             lua_pushnil(L);
             lua_pushfstring(L, "%s at line %d, column %d", err.msg, (int)err.line, (int)err.column);
             lua_pushstring(L, coax_code_name(rc));
@@ -221,29 +225,31 @@ static int l_validate(lua_State *L)
         v = lcoax_to_value(L, 2, arena, COAX_DEFAULT_MAX_DEPTH);
     }
     coax_validation r;
-    rc = coax_validate(b->s, v, arena, flag ? COAX_VALIDATE_FIRST : 0, &r, &err);
+    rc = coax_validate(s, v, arena, flag ? COAX_VALIDATE_FIRST : 0, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
+        lcoax_arena_release(L, 4);
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
         lua_pushstring(L, coax_code_name(rc));
         return 3;
     }
+    lua_pushboolean(L, r.valid);
     if (r.valid) {
-        lua_pushboolean(L, 1);
+        lcoax_arena_release(L, 4);
         return 1;
     }
-    lua_pushboolean(L, 0);
     lcoax_push_errors(L, &r);
+    lcoax_arena_release(L, 4);
     return 2;
 }
 
 /** s:draft() -> "2020-12" | "2019-09" | "7" | "6" | "4" */
 static int l_draft(lua_State *L)
 {
-    schema_box *b = luaL_checkudata(L, 1, LCOAX_SCHEMA);
-    luaL_argcheck(L, b->s != NULL, 1, "schema already freed");
-    lua_pushstring(L, coax_draft_name(coax_schema_draft(b->s)));
+    coax_schema *s = lcoax_owned_get(L, 1, LCOAX_SCHEMA);
+    luaL_argcheck(L, s != NULL, 1, "schema already freed");
+    lua_pushstring(L, coax_draft_name(coax_schema_draft(s)));
     return 1;
 }
 
@@ -254,14 +260,9 @@ void lcoax_open_schema(lua_State *L)
         {"draft", l_draft},
         {NULL, NULL},
     };
-    if (luaL_newmetatable(L, LCOAX_SCHEMA)) {
-        luaL_newlib(L, methods);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, schema_gc);
-        lua_setfield(L, -2, "__gc");
-        lua_pushcfunction(L, schema_gc);
-        lua_setfield(L, -2, "__close");
-    }
+    lcoax_own_metatable(L, LCOAX_SCHEMA);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     lua_pushcfunction(L, l_schema);
     lua_setfield(L, -2, "schema");

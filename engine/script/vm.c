@@ -398,7 +398,7 @@ coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, siz
 void vm_close(coax_vm *vm)
 {
     if (vm->L) {
-        lcoax_free_arenas(vm->L);
+        lcoax_free_owned(vm->L);
         lua_close(vm->L);
     }
     vm->L = NULL;

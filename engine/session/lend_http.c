@@ -18,6 +18,7 @@
 ** reaches the Lua state, and with it reports, history, logs or errors.
 */
 #include "session/lend.h"
+#include "script/lib.h"
 
 #include <stdlib.h>
 
@@ -146,26 +147,25 @@ static int secret_tostring(lua_State *L)
 /* ---- coax.http_start -------------------------------------------------------------- */
 
 /* The header lines being read from the options, and the secret values they
-** carry: C memory, outside the Lua state, owned by a userdata until the
-** request is handed on, so a raised error frees them (its __gc). */
+** carry: C memory, outside the Lua state, owned by a box (lcoax_own) until
+** the request is handed on, so a raised error frees them. */
+#define PENDING_MT "coax.http.pending"
+
 typedef struct pending {
     coax_buf headers; /* "Name: value" lines, each NUL-terminated */
     coax_buf secrets; /* each NUL-terminated */
+    const coax_allocator *alloc; /* the struct's own */
 } pending;
 
-static void pending_free(pending *p)
+static void release_pending(void *p_)
 {
+    pending *p = p_;
     coax_buf *bufs[] = {&p->headers, &p->secrets};
     for (size_t i = 0; i < 2; i++) {
         if (bufs[i]->data) memset(bufs[i]->data, 0, bufs[i]->cap);
         coax_buf_free(bufs[i]);
     }
-}
-
-static int pending_gc(lua_State *L)
-{
-    pending_free(lua_touserdata(L, 1));
-    return 0;
+    coax_free_raw(p->alloc, p, sizeof *p);
 }
 
 /* Adds "name: value" (the value at 'vi', a string or a secret) to the
@@ -319,13 +319,14 @@ int lend_http_start(lua_State *L)
 
     http_cancel(s->http); /* an earlier request the script gave up on */
     s->http = NULL;
-    pending *pd = lua_newuserdatauv(L, sizeof *pd, 0);
+    lcoax_owned *node = lcoax_own(L, PENDING_MT, release_pending);
+    int box = lua_gettop(L);
+    pending *pd = coax_alloc_raw(lcoax_owned_allocator(node), sizeof *pd);
+    if (!pd) return luaL_error(L, "out of memory");
+    pd->alloc = lcoax_owned_allocator(node);
     coax_buf_init(&pd->headers, e->alloc);
     coax_buf_init(&pd->secrets, e->alloc);
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, pending_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
+    lcoax_owned_set(node, pd);
     read_headers(L, e->http, pd);
     if (pd->secrets.oom || !remember_secrets(s, pd)) return luaL_error(L, "out of memory");
     o.headers = pd->headers.data;
@@ -333,7 +334,7 @@ int lend_http_start(lua_State *L)
     o.secrets = pd->secrets.data;
     o.secrets_len = pd->secrets.len;
     const char *why = http_start(e->http, &o, &s->http);
-    pending_free(pd); /* copied by the transport, or not needed */
+    lcoax_own_release(L, box, PENDING_MT); /* copied by the transport, or not needed */
     if (why) return luaL_error(L, "%s", why);
     return 0;
 }

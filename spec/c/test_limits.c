@@ -255,6 +255,62 @@ static void test_lua_memory(void)
     }
 }
 
+/* What a script's coax.schema, coax.extract and coax.example compile goes
+** through the state's allocator, so the Lua memory cap covers it: a schema
+** of 30,000 alternatives (1 MB of text, ~50 MB compiled) passes a 16 MB cap
+** only by being refused, and one of 3,000 fits. (coax.extract and
+** coax.example compiled with the C library's malloc, so the first passed.) */
+#define ALTERNATIVES(n, call)                                                                            \
+    "local coax = require('coax') "                                                                      \
+    "local text = '{\"anyOf\":[' .. string.rep('{\"type\":\"string\",\"minLength\":1},', " #n ") .. '{}]}' " \
+    "return { schema = { type = 'object', properties = { name = { type = 'string' } }, required = { 'name' } },"  \
+    " prompt = function() assert(" call ") return 'x' end }"
+
+static void test_script_schemas_within_lua_memory(void)
+{
+    static const char *const calls[] = {
+        "coax.extract('\"x\"', text).valid",
+        "type(coax.example(text)) == 'string'",
+        "coax.schema(text):validate('x')",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char recipe[1024];
+        snprintf(recipe, sizeof recipe, ALTERNATIVES(30000, "%s"), calls[i]);
+        ran r = run(recipe, (size_t)16 << 20, 0);
+        CHECK_INT(r.outcome, COAX_OUTCOME_LIMIT);
+        CHECK(error_says(&r, "COAX_ENOMEM: "));
+        if (r.outcome != COAX_OUTCOME_LIMIT) printf("  call %zu: %s\n", i, r.report);
+        snprintf(recipe, sizeof recipe, ALTERNATIVES(3000, "%s"), calls[i]);
+        r = run(recipe, (size_t)16 << 20, 0);
+        CHECK_INT(r.outcome, COAX_OUTCOME_OK);
+        if (r.outcome != COAX_OUTCOME_OK) printf("  call %zu: %s\n", i, r.report);
+    }
+}
+
+/* A call frees what it made when it returns, not when the collector gets
+** to it (the collector does not see that memory): a hundred calls on a
+** 3,000-alternative schema fit in 16 MB. (coax.extract's arenas and
+** coax.example's schemas waited for the collector and passed the cap.) */
+static void test_script_calls_free_what_they_made(void)
+{
+    static const char *const calls[] = {
+        "coax.extract('\"x\"', text).valid",
+        "type(coax.example(text)) == 'string'",
+        "coax.repair(text)",
+        "coax.schema('{\"type\":\"integer\"}'):validate(text, 'json') == false",
+        /* each ~5 MB compiled, dropped: the collector is told of the memory */
+        "coax.schema(text):validate('x')",
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char call[256], recipe[1024];
+        snprintf(call, sizeof call, "(function() for _ = 1, 100 do assert(%s) end return true end)()", calls[i]);
+        snprintf(recipe, sizeof recipe, ALTERNATIVES(3000, "%s"), call);
+        ran r = run(recipe, (size_t)16 << 20, 0);
+        CHECK_INT(r.outcome, COAX_OUTCOME_OK);
+        if (r.outcome != COAX_OUTCOME_OK) printf("  call %zu: %s\n", i, r.report);
+    }
+}
+
 static void test_token_budget_and_deadline(void)
 {
     ran r = run(RECIPE(", prompt = 'x {{input}}', budget = { tokens = 20 }"), 0, 0);
@@ -277,5 +333,7 @@ static void test_token_budget_and_deadline(void)
     X(test_regex_steps)                \
     X(test_lua_instructions)           \
     X(test_lua_memory)                 \
+    X(test_script_schemas_within_lua_memory) \
+    X(test_script_calls_free_what_they_made) \
     X(test_token_budget_and_deadline)
 #include "test.h"

@@ -215,12 +215,24 @@ static void test_every_byte_through_the_host_allocator(void)
 /* The recipe of the torture below: its prompt and on_submit use coax.json,
 ** whose calls make arenas that finalizers free. */
 static const char *TORTURE_RECIPE =
-    "local json = require('coax').json "
+    "local coax = require('coax') local json = coax.json "
     "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },"
-    " prompt = function(input) return 'Give n for ' .. json.encode(json.decode('{\"x\":[1,{\"y\":2}]}')) .. input end,"
+    " prompt = function(input)"
+    "  assert(coax.schema('{\"type\":\"integer\"}'):validate(1) and coax.extract('{\"n\":1}', { type = 'object' }).valid"
+    "    and coax.example({ type = 'integer' }) and coax.repair('[1,'))"
+    "  return 'Give n for ' .. json.encode(json.decode('{\"x\":[1,{\"y\":2}]}')) .. input end,"
     " on_submit = function(v) return json.encode(v) ~= nil end }";
 
-static void allocation_failure_at_every_step(int persistent)
+/* An agent whose request raises while its header lines are being read:
+** C memory a box owns at that moment (lend_http.c's pending lines). */
+static const char *TORTURE_AGENT_RECIPE =
+    "local coax = require('coax') "
+    "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } }, prompt = 'n',"
+    " agent = { call = function(request)"
+    "  local ok, err = pcall(coax.http.request, { url = 'http://127.0.0.1:9/', headers = { { 'X-A', 'a' }, { 'bad name', 'x' } } })"
+    "  assert(not ok) return { text = '{\"n\": 1}' } end } }";
+
+static void allocation_failure_at_every_step(int persistent, const char *recipe, const char *agent_json)
 {
     long n;
     for (n = 1;; n++) {
@@ -236,9 +248,9 @@ static void allocation_failure_at_every_step(int persistent)
             coax_session_options so = {0};
             so.input = "x";
             so.input_len = 1;
-            so.agent_json = "{\"name\":\"replay\",\"replies\":[\"{n: '1'}\"]}";
+            so.agent_json = agent_json;
             coax_session *s = NULL;
-            rc = coax_session_from_text(e, TORTURE_RECIPE, strlen(TORTURE_RECIPE), "=t", &so, &s, NULL);
+            rc = coax_session_from_text(e, recipe, strlen(recipe), "=t", &so, &s, NULL);
             CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
             if (rc == COAX_OK) {
                 out = coax_session_run(s);
@@ -264,8 +276,16 @@ static void allocation_failure_at_every_step(int persistent)
     CHECK(n > 100);
 }
 
-static void test_allocation_failure_at_every_step(void) { allocation_failure_at_every_step(0); }
-static void test_allocation_failure_from_every_step_on(void) { allocation_failure_at_every_step(1); }
+#define TORTURE_REPLIES "{\"name\":\"replay\",\"replies\":[\"{n: '1'}\"]}"
+static void test_allocation_failure_at_every_step(void)
+{
+    allocation_failure_at_every_step(0, TORTURE_RECIPE, TORTURE_REPLIES);
+}
+static void test_allocation_failure_from_every_step_on(void)
+{
+    allocation_failure_at_every_step(1, TORTURE_RECIPE, TORTURE_REPLIES);
+}
+static void test_allocation_failure_in_an_agent(void) { allocation_failure_at_every_step(1, TORTURE_AGENT_RECIPE, NULL); }
 
 
 /* ---- the host agent ---- */
@@ -493,6 +513,7 @@ static void test_command_agent_from_c(void)
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
     X(test_allocation_failure_from_every_step_on)      \
+    X(test_allocation_failure_in_an_agent)             \
     X(test_blocking_run_with_events)                   \
     X(test_polling_never_blocks)                       \
     X(test_failures_reach_the_host)                    \
