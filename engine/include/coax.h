@@ -200,8 +200,7 @@ COAX_API const char *coax_object_key(const coax_value *v, size_t i, size_t *len)
 COAX_API const coax_value *coax_object_value(const coax_value *v, size_t i);
 
 /* The value of member 'key' of an object, or NULL. */
-COAX_API const coax_value *coax_object_get(const coax_value *v, const char *key,
-                                           size_t len);
+COAX_API const coax_value *coax_object_get(const coax_value *v, const char *key, size_t len);
 
 /* Structural equality as JSON Schema defines it: numbers compare exactly by
 ** value (1 == 1.0, big integers digit for digit), objects ignore key order.
@@ -210,23 +209,20 @@ COAX_API const coax_value *coax_object_get(const coax_value *v, const char *key,
 ** equal, 0 when not, -1 when out of memory (values nested deeper than 32
 ** levels, and reordered objects, need temporary memory from 'alloc', NULL:
 ** libc). */
-COAX_API int coax_value_equal(const coax_value *a, const coax_value *b,
-                              const coax_allocator *alloc);
+COAX_API int coax_value_equal(const coax_value *a, const coax_value *b, const coax_allocator *alloc);
 
 /* RFC 6901 JSON Pointer: the value 'pointer' names inside 'root'.
 ** An empty pointer names 'root'. Returns COAX_OK and sets '*out', or
 ** COAX_EINVAL for a malformed pointer, COAX_ENOTFOUND when nothing is there. */
-COAX_API coax_code coax_pointer_get(const coax_value *root, const char *pointer,
-                                    size_t len, const coax_value **out);
+COAX_API coax_code coax_pointer_get(const coax_value *root, const char *pointer, size_t len, const coax_value **out);
 
 /* Strict parsing (RFC 8259) of 'text' into a value in 'arena'. Whitespace
 ** around the value is allowed; anything else fails with COAX_ESYNTAX (or
 ** COAX_EUTF8, COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING, COAX_ENOMEM) and 'err'
 ** tells where. On failure nothing is left allocated beyond what the arena
 ** holds, and the arena stays usable. */
-COAX_API coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
-                              const coax_limits *limits, coax_value **out,
-                              coax_error *err);
+COAX_API coax_code coax_parse(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                              coax_value **out, coax_error *err);
 
 /* Writer flags. */
 #define COAX_WRITE_PRETTY 1u /* two-space indentation, one member a line */
@@ -325,9 +321,8 @@ typedef struct coax_repair_result {
 ** COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING or COAX_ENOMEM for limits (depth and
 ** string length only when every candidate was over them). Never
 ** reads outside text[0..len). 'limits' may be NULL (defaults). */
-COAX_API coax_code coax_repair(coax_arena *arena, const char *text, size_t len,
-                               const coax_limits *limits, coax_repair_result *out,
-                               coax_error *err);
+COAX_API coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                               coax_repair_result *out, coax_error *err);
 
 /* ---- JSON Schema: compile once, validate many times ------------------- */
 
@@ -379,6 +374,13 @@ typedef coax_code (*coax_schema_resolver)(void *ud, const char *uri,
 #define COAX_SCHEMA_ASSERT_FORMAT 2u
 #define COAX_SCHEMA_ANNOTATE_FORMAT 4u
 
+/* The official meta-schemas, compiled once for the checks of the
+** compilations that share the cache (at most 8: one per URI and "format"
+** flags), one compilation at a time; the schemas made do not need it. */
+typedef struct coax_meta_cache coax_meta_cache;
+COAX_API coax_meta_cache *coax_meta_cache_new(const coax_allocator *alloc);
+COAX_API void coax_meta_cache_free(coax_meta_cache *cache);
+
 /* Options of coax_schema_compile; NULL means all defaults, and a zero field
 ** its default. */
 typedef struct coax_schema_options {
@@ -418,6 +420,7 @@ typedef struct coax_schema_options {
     size_t max_error_bytes;
     /* URI text read resolving "$id"s and references (but "#..."): more is COAX_ELIMIT. 0: 64 MiB */
     size_t max_uri_bytes;
+    coax_meta_cache *meta_cache; /* NULL: the meta-schema is compiled for the check */
 } coax_schema_options;
 
 #define COAX_DEFAULT_MIN_STEPS 1000000u
@@ -437,10 +440,8 @@ typedef struct coax_schema_options {
 ** schema; COAX_EDEPTH, COAX_ENOMEM, or a code from the resolver. On failure
 ** nothing is left allocated. 'alloc' NULL: the C library; the allocator
 ** struct is copied. 'schema' and 'out' must not be NULL. */
-COAX_API coax_code coax_schema_compile(const coax_value *schema,
-                                       const coax_schema_options *options,
-                                       const coax_allocator *alloc, coax_schema **out,
-                                       coax_error *err);
+COAX_API coax_code coax_schema_compile(const coax_value *schema, const coax_schema_options *options,
+                                       const coax_allocator *alloc, coax_schema **out, coax_error *err);
 
 /* Frees a compiled schema. NULL is a no-op. */
 COAX_API void coax_schema_free(coax_schema *schema);
@@ -501,9 +502,8 @@ typedef struct coax_validation {
 ** ({"$ref": "#"}), COAX_ENOMEM.
 ** Thread-safe for one schema and different arenas. No argument may be
 ** NULL except 'err'. */
-COAX_API coax_code coax_validate(const coax_schema *schema, const coax_value *instance,
-                                 coax_arena *arena, unsigned flags, coax_validation *out,
-                                 coax_error *err);
+COAX_API coax_code coax_validate(const coax_schema *schema, const coax_value *instance, coax_arena *arena,
+                                 unsigned flags, coax_validation *out, coax_error *err);
 
 /* The output formats of the specification. */
 typedef enum coax_output {
@@ -525,10 +525,8 @@ COAX_API int coax_output_parse(const char *name);
 ** with annotations is {"valid": true, "annotations": [unit, ...]} in basic,
 ** with the root's "instanceLocation" and "keywordLocation" in detailed;
 ** flag never lists them. */
-COAX_API coax_code coax_validation_write(const coax_validation *result,
-                                         coax_output format,
-                                         const coax_allocator *alloc, char **out,
-                                         size_t *len);
+COAX_API coax_code coax_validation_write(const coax_validation *result, coax_output format,
+                                         const coax_allocator *alloc, char **out, size_t *len);
 
 /* ---- Extract: schema-aligned recovery without another model call ------ */
 

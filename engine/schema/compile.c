@@ -601,6 +601,107 @@ static const char *meta_uri(int draft)
 }
 
 /* Checks the root document against its meta-schema. */
+/* ---- the meta-schema cache (coax_schema_options.meta_cache) ---------------
+** Checking a schema against its meta-schema compiled the meta-schema for
+** each schema: about 85% of compiling an invoice schema. Only the embedded
+** meta-schemas are kept: they resolve before the host's resolver and
+** remote_dir (load_doc), so the compiled one does not depend on them. What
+** else shapes it is the key: the URI as resolved and the "format" flags;
+** with a host's own max_depth or max_regex_steps the meta-schema is
+** compiled for the check and freed, as without a cache. */
+
+#define META_CACHE_SLOTS 8 /* five drafts, and room for a host's flags */
+
+typedef struct meta_entry {
+    char *uri; /* NULL: a free slot */
+    size_t len;
+    unsigned flags;
+    coax_schema *meta;
+} meta_entry;
+
+struct coax_meta_cache {
+    coax_allocator alloc_copy;
+    const coax_allocator *alloc;
+    meta_entry e[META_CACHE_SLOTS];
+    unsigned next; /* the slot replaced when all are taken */
+};
+
+coax_meta_cache *coax_meta_cache_new(const coax_allocator *alloc)
+{
+    coax_meta_cache *mc = coax_alloc_raw(alloc, sizeof *mc);
+    if (!mc) return NULL;
+    memset(mc, 0, sizeof *mc);
+    if (alloc) {
+        mc->alloc_copy = *alloc;
+        mc->alloc = &mc->alloc_copy;
+    }
+    return mc;
+}
+
+static void entry_free(coax_meta_cache *mc, meta_entry *x)
+{
+    coax_schema_free(x->meta);
+    coax_free_raw(mc->alloc, x->uri, x->len + 1);
+    memset(x, 0, sizeof *x);
+}
+
+void coax_meta_cache_free(coax_meta_cache *mc)
+{
+    if (!mc) return;
+    for (size_t i = 0; i < META_CACHE_SLOTS; i++)
+        if (mc->e[i].uri) entry_free(mc, &mc->e[i]);
+    coax_allocator copy = mc->alloc_copy;
+    coax_free_raw(mc->alloc ? &copy : NULL, mc, sizeof *mc);
+}
+
+/* What of the options a compiled meta-schema depends on. */
+static unsigned key_flags(const coax_schema_options *o)
+{
+    return o->flags & (COAX_SCHEMA_ASSERT_FORMAT | COAX_SCHEMA_ANNOTATE_FORMAT);
+}
+
+/* Compiles the meta-schema at absolute 'uri' for a check, as {"$ref": uri}
+** with options 'o' (COAX_SCHEMA_NO_META among them): an embedded one is
+** taken from, or compiled into, 'mc' (when not NULL) and '*kept' is true;
+** any other is compiled with 'alloc' for the caller to free. */
+static coax_code meta_compile(coax_meta_cache *mc, const char *uri, const coax_schema_options *o,
+                              const coax_allocator *alloc, coax_schema **out, bool *kept, coax_error *err)
+{
+    size_t len = strlen(uri);
+    *kept = false;
+    coax_member ref = {"$ref", 4, {COAX_STRING, 0, (uint32_t)len, {.text = uri}}};
+    coax_value wrapper = {COAX_OBJECT, 0, 1, {.members = &ref}};
+    /* a host's own depth and regex bounds are not kept: eight slots hold
+    ** every URI and flag set met in practice, and a script cannot make a
+    ** state keep more than eight meta-schemas */
+    if (!mc || o->max_depth || o->max_regex_steps || !coax_meta_find(uri, len))
+        return coax_schema_compile(&wrapper, o, alloc, out, err);
+    for (size_t i = 0; i < META_CACHE_SLOTS; i++) {
+        meta_entry *x = &mc->e[i];
+        if (x->uri && x->len == len && !memcmp(x->uri, uri, len) && x->flags == key_flags(o)) {
+            *out = x->meta;
+            *kept = true;
+            return COAX_OK;
+        }
+    }
+    coax_schema *meta;
+    coax_code rc = coax_schema_compile(&wrapper, o, mc->alloc, &meta, err);
+    if (rc) return rc;
+    char *copy = coax_alloc_raw(mc->alloc, len + 1);
+    if (!copy) { /* used once, not kept */
+        *out = meta;
+        return COAX_OK;
+    }
+    memcpy(copy, uri, len + 1);
+    meta_entry *x = &mc->e[mc->next];
+    mc->next = (mc->next + 1) % META_CACHE_SLOTS;
+    if (x->uri) entry_free(mc, x);
+    *x = (meta_entry){copy, len, key_flags(o), meta};
+    *out = meta;
+    *kept = true;
+    return COAX_OK;
+}
+
 /* The errors of checking 'doc' against a meta-schema, as a failure of 'c'. */
 static coax_code meta_failure(cc *c, coax_code rc, const coax_validation *r, const coax_error *e)
 {
@@ -620,8 +721,9 @@ static coax_code meta_failure(cc *c, coax_code rc, const coax_validation *r, con
 ** already (the document itself, or a meta-schema read for its vocabularies)
 ** is compiled here. Any other, a draft's built-in above all, is compiled
 ** apart, as {"$ref": its URI} with the same options, and freed after the
-** check: compiled into the schema it took ~200 KB of every schema's memory
-** for nodes only this check runs. */
+** check or kept in the options' meta_cache (above): compiled into
+** the schema it took ~200 KB of every schema's memory for nodes only this
+** check runs. */
 static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
 {
     const coax_value *sv = member(doc, "$schema");
@@ -644,8 +746,6 @@ static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
         }
         rc = coax_schema_run(c->s, mn, doc, tmp, 0, NULL, &r, &e);
     } else {
-        coax_member ref = {"$ref", 4, {COAX_STRING, 0, (uint32_t)strlen(abs), {.text = abs}}};
-        coax_value wrapper = {COAX_OBJECT, 0, 1, {.members = &ref}};
         coax_schema_options o;
         memset(&o, 0, sizeof o);
         if (c->opt) o = *c->opt;
@@ -655,12 +755,13 @@ static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
         o.max_regex_total = 0;
         o.max_error_bytes = 0;
         coax_schema *meta;
-        if (coax_schema_compile(&wrapper, &o, c->s->alloc, &meta, &e)) {
+        bool kept;
+        if (meta_compile(o.meta_cache, abs, &o, c->s->alloc, &meta, &kept, &e)) {
             coax_arena_free(tmp);
             return cc_fail(c, e.code, "%s", e.msg); /* as if compiled here */
         }
         rc = coax_validate(meta, doc, tmp, 0, &r, &e);
-        coax_schema_free(meta);
+        if (!kept) coax_schema_free(meta);
     }
     meta_failure(c, rc, &r, &e);
     coax_arena_free(tmp);

@@ -11,11 +11,37 @@ static void release_schema(void *s)
     coax_schema_free(s);
 }
 
+static void release_meta_cache(void *mc)
+{
+    coax_meta_cache_free(mc);
+}
+
+static const char meta_cache_key = 0;
+
+/* The state's meta-schema cache: its box lives in the registry, so the
+** cache lives as long as the state. */
+static coax_meta_cache *meta_cache(lua_State *L)
+{
+    coax_meta_cache *mc = NULL;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &meta_cache_key) != LUA_TNIL)
+        mc = lcoax_owned_get(L, -1, "coax.meta_cache");
+    lua_pop(L, 1);
+    if (mc) return mc;
+    lcoax_owned *node = lcoax_own(L, "coax.meta_cache", release_meta_cache);
+    if (!(mc = coax_meta_cache_new(lcoax_owned_allocator(node))))
+        luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    lcoax_owned_set(node, mc);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+    return mc;
+}
+
 coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
                               const coax_schema_options *o, coax_schema **out, coax_error *err)
 {
+    coax_schema_options with_cache = *o;
+    with_cache.meta_cache = meta_cache(L);
     lcoax_owned *node = lcoax_own(L, tname, release_schema);
-    coax_code rc = coax_schema_compile(doc, o, lcoax_owned_allocator(node), out, err);
+    coax_code rc = coax_schema_compile(doc, &with_cache, lcoax_owned_allocator(node), out, err);
     lcoax_owned_set(node, *out);
     if (!rc) lcoax_owned_charge(L, node);
     return rc;

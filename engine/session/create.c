@@ -80,19 +80,15 @@ void coax_session_free(coax_session *s)
     coax_free_raw(e->alloc, s, sizeof *s);
 }
 
-/* Compiles 'doc' into '*out' after checking it against its meta-schema. */
+/* Compiles 'doc' into '*out' after checking it against its meta-schema,
+** which the engine compiles once. */
 static coax_code compile_schema(coax_engine *e, const coax_value *doc, coax_schema **out, coax_error *err)
 {
-    /* The check keeps its working memory in the compiled schema (about
-    ** 100 KB): check with a compile that is freed at once, then keep one
-    ** without the check, so what the engine keeps stays small. */
-    coax_code rc = coax_schema_compile(doc, NULL, e->alloc, out, err);
-    if (rc) return rc;
-    coax_schema_free(*out);
-    *out = NULL;
-    coax_schema_options lean = {0};
-    lean.flags = COAX_SCHEMA_NO_META;
-    return coax_schema_compile(doc, &lean, e->alloc, out, err);
+    if (!e->meta_cache && !(e->meta_cache = coax_meta_cache_new(e->alloc)))
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    coax_schema_options o = {0};
+    o.meta_cache = e->meta_cache;
+    return coax_schema_compile(doc, &o, e->alloc, out, err);
 }
 
 /* The schema of JSON text 'text' for 's': the engine's compiled one for the

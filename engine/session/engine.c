@@ -86,6 +86,7 @@ void coax_engine_free(coax_engine *e)
     http_free(e->http);
     roots_free(&e->roots);
     schema_cache_free(&e->schemas); /* after the sessions that shared them */
+    coax_meta_cache_free(e->meta_cache);
     coax_allocator copy = e->alloc_copy;
     coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
 }

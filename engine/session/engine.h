@@ -146,6 +146,7 @@ struct coax_engine {
     coax_session *sessions;
     coax_roots roots;    /* the folders a recipe may name files in */
     schema_cache schemas; /* compiled once for the sessions of one schema text */
+    coax_meta_cache *meta_cache; /* the meta-schemas those were checked against; made at the first */
     uint64_t serials;     /* the sessions made so far */
     /* The poll's wakes: one for each call of coax_engine_poll and each time
     ** it waited; a session tells at most one partial per wake. */

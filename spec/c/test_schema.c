@@ -453,7 +453,10 @@ static void test_allocation_failure_at_every_step(void)
         coax_schema *s = NULL;
         if (a && coax_parse(a, schema, strlen(schema), NULL, &sv, &err) == COAX_OK &&
             coax_parse(a, inst, strlen(inst), NULL, &iv, &err) == COAX_OK) {
-            rc = coax_schema_compile(sv, NULL, &al, &s, &err);
+            /* through a meta-schema cache on odd steps: filling it fails too */
+            coax_schema_options o = {0};
+            o.meta_cache = n % 2 ? coax_meta_cache_new(&al) : NULL;
+            rc = n % 2 && !o.meta_cache ? COAX_ENOMEM : coax_schema_compile(sv, &o, &al, &s, &err);
             if (rc != COAX_OK && rc != COAX_ENOMEM) printf("  at %ld: %s %s\n", n, coax_code_name(rc), err.msg);
             CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
             if (rc == COAX_OK) {
@@ -466,13 +469,12 @@ static void test_allocation_failure_at_every_step(void)
                 }
                 coax_schema_free(s);
             }
+            coax_meta_cache_free(o.meta_cache);
         }
         coax_arena_free(a);
         CHECK_INT(c.live, 0);
-        if (rc == COAX_OK) {
-            ok_at = (int)n;
-            break;
-        }
+        if (rc == COAX_OK && !ok_at) ok_at = (int)n;
+        if (rc == COAX_OK && ok_at != n) break; /* with and without a cache */
     }
     CHECK(ok_at > 50);
 }
@@ -546,6 +548,91 @@ static void test_regex_budget_of_a_validation(void)
               "{\"valid\":true}");
 }
 
+/* ---- the meta-schema cache ---- */
+
+/* Compiles 'schema' with 'opt' and 'cache'; "OK" or "CODE message". */
+static const char *compile_says(const char *schema, unsigned flags, size_t max_depth, coax_meta_cache *cache,
+                                const coax_allocator *al, char *buf, size_t cap)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_schema_options o = {0};
+    o.flags = flags;
+    o.max_depth = max_depth;
+    o.meta_cache = cache;
+    coax_schema *s = NULL;
+    coax_error err;
+    coax_code rc = coax_schema_compile(parse(a, schema), &o, al, &s, &err);
+    snprintf(buf, cap, "%s %s", coax_code_name(rc), rc ? err.msg : "");
+    coax_schema_free(s);
+    coax_arena_free(a);
+    return buf;
+}
+
+static const char *const META_CASES[] = {
+    "{\"type\":\"integer\"}",
+    "{\"type\":\"intger\"}",
+    "{\"$id\":\"http://x.y/a b\"}", /* a URI reference only when formats assert */
+    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"minLength\":-1}",
+    "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"$id\":\"http://x.y/a%zz\"}",
+    "{\"$schema\":\"http://json-schema.org/draft-06/schema#\",\"type\":\"string\"}",
+    "{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"exclusiveMinimum\":3}",
+    "{\"$schema\":\"https://json-schema.org/draft/2019-09/schema\",\"$recursiveAnchor\":1}",
+    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}",
+    "{\"$schema\":\"http://example.com/unknown\"}",
+};
+
+/* A cached meta-schema checks as one compiled for the check: the same code
+** and message for each case, each draft and each "format" flag, when the
+** cache is filled, when it hits, and past its eight slots (15 keys here,
+** twice over). */
+static void test_meta_cache_checks_as_a_fresh_meta_schema(void)
+{
+    static const unsigned flags[] = {0, COAX_SCHEMA_ASSERT_FORMAT, COAX_SCHEMA_ANNOTATE_FORMAT};
+    coax_meta_cache *cache = coax_meta_cache_new(NULL);
+    CHECK(cache != NULL);
+    char want[512], got[512];
+    size_t ncases = sizeof META_CASES / sizeof META_CASES[0];
+    for (int round = 0; round < 2; round++)
+        for (size_t f = 0; f < 3; f++)
+            for (size_t i = 0; i < ncases; i++) {
+                compile_says(META_CASES[i], flags[f], 0, NULL, NULL, want, sizeof want);
+                compile_says(META_CASES[i], flags[f], 0, cache, NULL, got, sizeof got);
+                CHECK_STR(got, want);
+            }
+    /* the flags are part of the key: asserting formats, the same cache refuses what it let pass */
+    CHECK_STR(compile_says(META_CASES[2], 0, 0, cache, NULL, got, sizeof got), "COAX_OK ");
+    CHECK_STR(compile_says(META_CASES[2], COAX_SCHEMA_ASSERT_FORMAT, 0, cache, NULL, got, sizeof got),
+              "COAX_ESCHEMA invalid schema at \"/$id\": expected a URI reference (format \"uri-reference\"), got "
+              "\"http://x.y/a b\" (1 error)");
+    CHECK_STR(compile_says(META_CASES[2], 0, 0, cache, NULL, got, sizeof got), "COAX_OK ");
+    coax_meta_cache_free(cache);
+    coax_meta_cache_free(NULL);
+}
+
+/* A cache compiles a meta-schema once: the second compilation of a schema
+** allocates a fraction of the first. With a host's own max_depth the
+** meta-schema is compiled for each check, as without a cache. Nothing
+** leaks. */
+static void test_meta_cache_compiles_a_meta_schema_once(void)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = COUNTING_ALLOCATOR(&c);
+    coax_meta_cache *cache = coax_meta_cache_new(&al);
+    char got[512];
+    long calls[4];
+    for (int i = 0; i < 4; i++) {
+        long before = c.allocs;
+        CHECK_STR(compile_says(META_CASES[0], 0, i < 2 ? 0 : 64, cache, &al, got, sizeof got), "COAX_OK ");
+        calls[i] = c.allocs - before;
+    }
+    if (!(calls[1] * 4 < calls[0]) || !(calls[3] * 4 > calls[2] * 3))
+        printf("  allocations: %ld, %ld cached; %ld, %ld with max_depth\n", calls[0], calls[1], calls[2], calls[3]);
+    CHECK(calls[1] * 4 < calls[0]);
+    CHECK(calls[3] * 4 > calls[2] * 3);
+    coax_meta_cache_free(cache);
+    CHECK_INT(c.live, 0);
+}
+
 #define TESTS                                                 \
     X(test_uri_references_resolve_as_rfc_3986_says)           \
     X(test_every_error_is_reported_with_its_locations)        \
@@ -565,6 +652,8 @@ static void test_regex_budget_of_a_validation(void)
     X(test_big_numbers_are_exact)                             \
     X(test_host_resolver_and_remote_dir)                      \
     X(test_meta_schema_references_resolve_offline)            \
+    X(test_meta_cache_checks_as_a_fresh_meta_schema)          \
+    X(test_meta_cache_compiles_a_meta_schema_once)            \
     X(test_one_schema_validates_many_times)                   \
     X(test_unique_items_on_large_arrays)                      \
     X(test_mutated_schemas_never_crash)                       \
