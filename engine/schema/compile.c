@@ -241,24 +241,25 @@ coax_code cc_compile_node(cc *c, snode *n)
 {
     if (n->kind != N_OBJECT) return COAX_OK;
     const coax_value *o = n->src, *x, *y;
+    const cc_keys keys = cc_keys_of(o);
     int draft = n->res->draft;
     unsigned voc = n->res->vocab;
     skw ks[MAXKW];
     size_t nk = 0;
 #define NEW(op_, name_, v_) (ks[nk] = (skw){.op = (op_), .name = (name_), .v = (v_)}, &ks[nk++])
 
-    if ((x = member(o, "$ref"))) {
+    if ((x = cc_key(&keys, "$ref"))) {
         if (!ref_kw(c, n, "$ref", OP_REF, x, &ks[nk++])) return c->rc;
         if (draft <= 7) goto done; /* siblings of $ref are ignored */
     }
-    if (draft >= 2020 && (x = member(o, "$dynamicRef")) && !ref_kw(c, n, "$dynamicRef", OP_DYNREF, x, &ks[nk++]))
+    if (draft >= 2020 && (x = cc_key(&keys, "$dynamicRef")) && !ref_kw(c, n, "$dynamicRef", OP_DYNREF, x, &ks[nk++]))
         return c->rc;
-    if (draft == 2019 && (x = member(o, "$recursiveRef")) &&
+    if (draft == 2019 && (x = cc_key(&keys, "$recursiveRef")) &&
         !ref_kw(c, n, "$recursiveRef", OP_RECREF, x, &ks[nk++]))
         return c->rc;
 
     if (voc & VOC_VALIDATION) {
-        if ((x = member(o, "type"))) {
+        if ((x = cc_key(&keys, "type"))) {
             skw *k = NEW(OP_TYPE, "type", x);
             if (x->type == COAX_ARRAY) {
                 for (size_t i = 0; i < x->len; i++) {
@@ -270,13 +271,13 @@ coax_code cc_compile_node(cc *c, snode *n)
                 return bad(c, n, "type", "must be a type name or an array of them");
             }
         }
-        if ((x = member(o, "enum"))) {
+        if ((x = cc_key(&keys, "enum"))) {
             if (x->type != COAX_ARRAY) return bad(c, n, "enum", "must be an array");
             skw *k = NEW(OP_ENUM, "enum", x);
             if (x->len >= SVSET_MIN && !(k->vset = make_vset(c, x))) return c->rc;
         }
-        if (draft >= 6 && (x = member(o, "const"))) NEW(OP_CONST, "const", x);
-        if ((x = member(o, "multipleOf"))) {
+        if (draft >= 6 && (x = cc_key(&keys, "const"))) NEW(OP_CONST, "const", x);
+        if ((x = cc_key(&keys, "multipleOf"))) {
             if (x->type != COAX_NUMBER || x->u.text[0] == '-' ||
                 coax_number_compare_text(x->u.text, x->len, "0", 1) == 0)
                 return bad(c, n, "multipleOf", "must be a number greater than 0");
@@ -288,13 +289,13 @@ coax_code cc_compile_node(cc *c, snode *n)
         } bounds[] = {{"maximum", "exclusiveMaximum", OP_MAXIMUM, OP_EXMAXIMUM},
                       {"minimum", "exclusiveMinimum", OP_MINIMUM, OP_EXMINIMUM}};
         for (int b = 0; b < 2; b++) {
-            if ((x = member(o, bounds[b].name))) {
+            if ((x = cc_key(&keys, bounds[b].name))) {
                 if (x->type != COAX_NUMBER) return bad(c, n, bounds[b].name, "must be a number");
-                y = member(o, bounds[b].flag);
+                y = cc_key(&keys, bounds[b].flag);
                 bool ex = draft == 4 && y && y->type == COAX_BOOL && y->u.boolean;
                 NEW(ex ? bounds[b].exop : bounds[b].op, bounds[b].name, x);
             }
-            if (draft >= 6 && (x = member(o, bounds[b].flag))) {
+            if (draft >= 6 && (x = cc_key(&keys, bounds[b].flag))) {
                 if (x->type != COAX_NUMBER) return bad(c, n, bounds[b].flag, "must be a number");
                 NEW(bounds[b].exop, bounds[b].flag, x);
             }
@@ -306,11 +307,11 @@ coax_code cc_compile_node(cc *c, snode *n)
                       {"maxItems", OP_MAXITEMS},   {"minItems", OP_MINITEMS},
                       {"maxProperties", OP_MAXPROPS}, {"minProperties", OP_MINPROPS}};
         for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-            if (!(x = member(o, counts[i].name))) continue;
+            if (!(x = cc_key(&keys, counts[i].name))) continue;
             skw *k = NEW(counts[i].op, counts[i].name, x);
             if (!count_kw(c, n, counts[i].name, x, &k->n)) return c->rc;
         }
-        if ((x = member(o, "pattern"))) {
+        if ((x = cc_key(&keys, "pattern"))) {
             if (x->type != COAX_STRING) return bad(c, n, "pattern", "must be a string");
             skw *k = NEW(OP_PATTERN, "pattern", x);
             if (!add_regex(c, n, "pattern", x->u.text, x->len, &k->re)) return c->rc;
@@ -319,18 +320,18 @@ coax_code cc_compile_node(cc *c, snode *n)
                 k->decimal = c->decimal > 0;
             }
         }
-        if ((x = member(o, "uniqueItems"))) {
+        if ((x = cc_key(&keys, "uniqueItems"))) {
             if (x->type != COAX_BOOL) return bad(c, n, "uniqueItems", "must be a boolean");
             if (x->u.boolean) NEW(OP_UNIQUE, "uniqueItems", x);
         }
-        if ((x = member(o, "required"))) {
+        if ((x = cc_key(&keys, "required"))) {
             if (x->type != COAX_ARRAY) return bad(c, n, "required", "must be an array of strings");
             for (size_t i = 0; i < x->len; i++)
                 if (x->u.items[i].type != COAX_STRING)
                     return bad(c, n, "required", "must be an array of strings");
             if (x->len) NEW(OP_REQUIRED, "required", x);
         }
-        if (draft >= 2019 && (x = member(o, "dependentRequired"))) {
+        if (draft >= 2019 && (x = cc_key(&keys, "dependentRequired"))) {
             skw *k = NEW(OP_DEPENDENCIES, "dependentRequired", x);
             if (!subs_map(c, n, "dependentRequired", x, &k->subs, true, false)) return c->rc;
             k->nsubs = x->len;
@@ -339,7 +340,7 @@ coax_code cc_compile_node(cc *c, snode *n)
 
     /* "format" asserts in drafts 4 to 7 and under the format-assertion
     ** vocabulary; elsewhere it annotates, unless the host says otherwise */
-    if ((x = member(o, "format")) && x->type == COAX_STRING) {
+    if ((x = cc_key(&keys, "format")) && x->type == COAX_STRING) {
         unsigned fl = c->opt ? c->opt->flags : 0;
         bool assert = (voc & VOC_FORMAT_ASSERT) || (fl & COAX_SCHEMA_ASSERT_FORMAT) ||
                       (draft <= 7 && !(fl & COAX_SCHEMA_ANNOTATE_FORMAT));
@@ -350,8 +351,8 @@ coax_code cc_compile_node(cc *c, snode *n)
     /* draft 7's content keywords assert with its formats (later drafts make
     ** them annotations only) */
     if (draft == 7 && !(c->opt && (c->opt->flags & COAX_SCHEMA_ANNOTATE_FORMAT))) {
-        x = member(o, "contentEncoding");
-        y = member(o, "contentMediaType");
+        x = cc_key(&keys, "contentEncoding");
+        y = cc_key(&keys, "contentMediaType");
         unsigned what = 0;
         if (x && x->type == COAX_STRING && !strcmp(x->u.text, "base64")) what |= CONTENT_BASE64;
         if (y && y->type == COAX_STRING && !strcmp(y->u.text, "application/json")) what |= CONTENT_JSON;
@@ -373,7 +374,7 @@ coax_code cc_compile_node(cc *c, snode *n)
                  {"contentEncoding", 7, VOC_CONTENT},  {"contentMediaType", 7, VOC_CONTENT},
                  {"contentSchema", 2019, VOC_CONTENT}};
     for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
-        if (draft >= notes[i].draft && (voc & notes[i].voc) && (x = member(o, notes[i].name)))
+        if (draft >= notes[i].draft && (voc & notes[i].voc) && (x = cc_key(&keys, notes[i].name)))
             NEW(OP_ANNOTATE, notes[i].name, x);
 
     if (voc & VOC_APPLICATOR) {
@@ -382,35 +383,35 @@ coax_code cc_compile_node(cc *c, snode *n)
             int op;
         } arrays[] = {{"allOf", OP_ALLOF}, {"anyOf", OP_ANYOF}, {"oneOf", OP_ONEOF}};
         for (int i = 0; i < 3; i++) {
-            if (!(x = member(o, arrays[i].name))) continue;
+            if (!(x = cc_key(&keys, arrays[i].name))) continue;
             skw *k = NEW(arrays[i].op, arrays[i].name, x);
             if (!subs_array(c, n, arrays[i].name, x, k)) return c->rc;
             if (!x->len) return bad(c, n, arrays[i].name, "must not be empty");
         }
-        if ((x = member(o, "not"))) {
+        if ((x = cc_key(&keys, "not"))) {
             skw *k = NEW(OP_NOT, "not", x);
             if (!(k->sub = child(c, n, x, "not"))) return c->rc;
         }
-        if (draft >= 7 && (x = member(o, "if"))) {
+        if (draft >= 7 && (x = cc_key(&keys, "if"))) {
             skw *k = NEW(OP_IF, "if", x);
             if (!(k->sub = child(c, n, x, "if"))) return c->rc;
             k->nsubs = 2;
             k->subs = coax_arena_alloc(c->a, 2 * sizeof *k->subs);
             if (!k->subs) return cc_fail(c, COAX_ENOMEM, "out of memory");
             k->subs[0] = k->subs[1] = NULL;
-            if ((y = member(o, "then")) && !(k->subs[0] = child(c, n, y, "then"))) return c->rc;
-            if ((y = member(o, "else")) && !(k->subs[1] = child(c, n, y, "else"))) return c->rc;
+            if ((y = cc_key(&keys, "then")) && !(k->subs[0] = child(c, n, y, "then"))) return c->rc;
+            if ((y = cc_key(&keys, "else")) && !(k->subs[1] = child(c, n, y, "else"))) return c->rc;
         }
         /* arrays: prefixItems/items (2020-12) or items/additionalItems */
         const coax_value *prefix = NULL, *rest = NULL;
         const char *pname = NULL, *rname = NULL;
         if (draft >= 2020) {
-            prefix = member(o, "prefixItems"), pname = "prefixItems";
-            rest = member(o, "items"), rname = "items";
-        } else if ((x = member(o, "items"))) {
+            prefix = cc_key(&keys, "prefixItems"), pname = "prefixItems";
+            rest = cc_key(&keys, "items"), rname = "items";
+        } else if ((x = cc_key(&keys, "items"))) {
             if (x->type == COAX_ARRAY) {
                 prefix = x, pname = "items";
-                rest = member(o, "additionalItems"), rname = "additionalItems";
+                rest = cc_key(&keys, "additionalItems"), rname = "additionalItems";
             } else {
                 rest = x, rname = "items";
             }
@@ -422,21 +423,21 @@ coax_code cc_compile_node(cc *c, snode *n)
             if (prefix && !subs_array(c, n, pname, prefix, k)) return c->rc;
             if (rest && !(k->sub = child(c, n, rest, rname))) return c->rc;
         }
-        if (draft >= 6 && (x = member(o, "contains"))) {
+        if (draft >= 6 && (x = cc_key(&keys, "contains"))) {
             skw *k = NEW(OP_CONTAINS, "contains", x);
             if (!(k->sub = child(c, n, x, "contains"))) return c->rc;
             k->n = 1;
             if (draft >= 2019 && (voc & VOC_VALIDATION)) {
-                if ((y = member(o, "minContains")) && !count_kw(c, n, "minContains", y, &k->n))
+                if ((y = cc_key(&keys, "minContains")) && !count_kw(c, n, "minContains", y, &k->n))
                     return c->rc;
-                if ((y = member(o, "maxContains"))) {
+                if ((y = cc_key(&keys, "maxContains"))) {
                     if (!count_kw(c, n, "maxContains", y, &k->m)) return c->rc;
                     k->has_m = true;
                 }
             }
         }
-        const coax_value *props = member(o, "properties"), *pat = member(o, "patternProperties"),
-                         *add = member(o, "additionalProperties");
+        const coax_value *props = cc_key(&keys, "properties"), *pat = cc_key(&keys, "patternProperties"),
+                         *add = cc_key(&keys, "additionalProperties");
         if (props || pat || add) {
             skw *k = NEW(OP_PROPS, "properties", props);
             if (props) {
@@ -457,31 +458,31 @@ coax_code cc_compile_node(cc *c, snode *n)
             }
             if (add && !(k->add = child(c, n, add, "additionalProperties"))) return c->rc;
         }
-        if (draft >= 2019 && (x = member(o, "dependentSchemas"))) {
+        if (draft >= 2019 && (x = cc_key(&keys, "dependentSchemas"))) {
             skw *k = NEW(OP_DEPENDENCIES, "dependentSchemas", x);
             if (!subs_map(c, n, "dependentSchemas", x, &k->subs, false, true)) return c->rc;
             k->nsubs = x->len;
         }
         /* "dependencies" is draft 4-7; later drafts keep it for compatibility
         ** (their meta-schemas still describe it) */
-        if ((x = member(o, "dependencies"))) {
+        if ((x = cc_key(&keys, "dependencies"))) {
             skw *k = NEW(OP_DEPENDENCIES, "dependencies", x);
             if (!subs_map(c, n, "dependencies", x, &k->subs, true, true)) return c->rc;
             k->nsubs = x->len;
         }
-        if (draft >= 6 && (x = member(o, "propertyNames"))) {
+        if (draft >= 6 && (x = cc_key(&keys, "propertyNames"))) {
             skw *k = NEW(OP_PROPNAMES, "propertyNames", x);
             if (!(k->sub = child(c, n, x, "propertyNames"))) return c->rc;
         }
     }
 
     if (draft >= 2019 && (voc & VOC_UNEVALUATED)) {
-        if ((x = member(o, "unevaluatedItems"))) {
+        if ((x = cc_key(&keys, "unevaluatedItems"))) {
             skw *k = NEW(OP_UNEVAL_ITEMS, "unevaluatedItems", x);
             if (!(k->sub = child(c, n, x, "unevaluatedItems"))) return c->rc;
             n->uneval = true;
         }
-        if ((x = member(o, "unevaluatedProperties"))) {
+        if ((x = cc_key(&keys, "unevaluatedProperties"))) {
             skw *k = NEW(OP_UNEVAL_PROPS, "unevaluatedProperties", x);
             if (!(k->sub = child(c, n, x, "unevaluatedProperties"))) return c->rc;
             n->uneval = true;

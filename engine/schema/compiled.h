@@ -45,6 +45,40 @@ typedef struct cc {
     size_t ntnames[128];
 } cc;
 
+/* The member names of a subschema as a 64-bit filter. Scanning and
+** compiling ask each subschema for every keyword they know (some forty),
+** and most are absent: a name the filter lacks is known absent without a
+** scan of the members. */
+typedef struct cc_keys {
+    const coax_value *o; /* NULL: not an object */
+    uint64_t bits;
+} cc_keys;
+
+static inline uint64_t cc_key_bit(const char *k, size_t len)
+{
+    return (uint64_t)1 << ((len * 7u + (unsigned char)k[0] * 3u + (unsigned char)k[len - 1]) & 63u);
+}
+
+static inline cc_keys cc_keys_of(const coax_value *o)
+{
+    cc_keys ks = {NULL, 0};
+    if (o->type != COAX_OBJECT) return ks;
+    ks.o = o;
+    for (size_t i = 0; i < o->len; i++) {
+        const coax_member *m = &o->u.members[i];
+        ks.bits |= m->klen ? cc_key_bit(m->key, m->klen) : 0;
+    }
+    return ks;
+}
+
+/* The member named 'k' (the first of that name), or NULL. */
+static inline const coax_value *cc_key(const cc_keys *ks, const char *k)
+{
+    size_t len = strlen(k);
+    if (!ks->o || (len && !(ks->bits & cc_key_bit(k, len)))) return NULL;
+    return coax_object_get(ks->o, k, len);
+}
+
 /* Records the first failure (with a message) and returns its code. */
 coax_code cc_fail(cc *c, coax_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -230,10 +230,11 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
         return record(c, v, res, here) != NULL;
     }
     if (smap_getp(&c->infos, v)) return true; /* already scanned */
+    const cc_keys keys = cc_keys_of(v);
 
-    const coax_value *sv = member(v, "$schema");
-    const coax_value *idv = member(v, draft == 4 ? "id" : "$id");
-    if (draft <= 7 && member(v, "$ref")) idv = NULL; /* $ref overrides its siblings */
+    const coax_value *sv = cc_key(&keys, "$schema");
+    const coax_value *idv = cc_key(&keys, draft == 4 ? "id" : "$id");
+    if (draft <= 7 && cc_key(&keys, "$ref")) idv = NULL; /* $ref overrides its siblings */
     if (idv && idv->type != COAX_STRING) idv = NULL;
     const char *base = res ? res->uri : root_uri;
     sres *nres = NULL;
@@ -283,16 +284,16 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
         here = &root_loc;
     }
     if (draft >= 2019) {
-        const coax_value *an = member(v, "$anchor");
+        const coax_value *an = cc_key(&keys, "$anchor");
         if (an && an->type == COAX_STRING && !cc_add_anchor(c, cc_own_doc(c, res), an->u.text, an->len, v, res, false))
             return false;
         if (draft >= 2020) {
-            an = member(v, "$dynamicAnchor");
+            an = cc_key(&keys, "$dynamicAnchor");
             if (an && an->type == COAX_STRING &&
                 !cc_add_anchor(c, cc_own_doc(c, res), an->u.text, an->len, v, res, true))
                 return false;
         } else {
-            an = member(v, "$recursiveAnchor");
+            an = cc_key(&keys, "$recursiveAnchor");
             if (an && an->type == COAX_BOOL && an->u.boolean && res->root == v)
                 res->recursive_anchor = true;
         }
@@ -304,7 +305,7 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
     for (size_t k = 0; k < sizeof subkw / sizeof subkw[0]; k++) {
         if (draft < subkw[k].from || draft > subkw[k].to) continue;
         const char *name = subkw[k].name;
-        const coax_value *x = member(v, name);
+        const coax_value *x = cc_key(&keys, name);
         if (!x) continue;
         int kind = subkw[k].kind;
         if (kind == K_ITEMS) kind = x->type == COAX_ARRAY ? K_ARRAY : K_ONE;
