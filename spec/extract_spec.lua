@@ -55,6 +55,33 @@ describe("coax.extract", function()
     assert.are.equal("", r.errors[1].instanceLocation)
   end)
 
+  it("takes a schema compiled once (coax.schema) and gives what the table gives, on every case", function()
+    local compiled = {}
+    for name, schema in pairs(fixture.schemas) do compiled[name] = assert(coax.schema(schema)) end
+    for _, c in ipairs(fixture.cases) do
+      local a, amsg, acode = coax.extract(c[3], fixture.schemas[c[2]])
+      local b, bmsg, bcode = coax.extract(c[3], compiled[c[2]])
+      assert.are.same({ a, amsg, acode }, { b, bmsg, bcode }, c[1])
+    end
+    -- the compiled schema stays the caller's: it validates after many calls
+    local invoice = json.decode('{"invoice_id":"INV-7","total":1,"currency":"USD","status":"open"}')
+    assert.is_true(compiled.invoice:validate(invoice))
+  end)
+
+  it("refuses a draft for a compiled schema, and a schema already freed", function()
+    local s = assert(coax.schema(fixture.schemas.invoice))
+    local ok, err = pcall(coax.extract, "{}", s, { draft = "7" })
+    assert.is_false(ok)
+    assert.matches("draft applies to a schema compiled here, not a coax.schema", err)
+    getmetatable(s).__close(s) -- as a to-be-closed variable's end does
+    ok, err = pcall(coax.extract, "{}", s)
+    assert.is_false(ok)
+    assert.matches("schema already freed", err)
+    ok, err = pcall(coax.extract, "{}", io.stdout)
+    assert.is_false(ok)
+    assert.matches("bad argument #2", err)
+  end)
+
   it("rejects an invalid schema with a clear error", function()
     assert.has_error(function() coax.extract("{}", '{"type": 12}') end)
     assert.has_error(function() coax.extract("{}", "{not json") end)

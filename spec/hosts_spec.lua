@@ -76,6 +76,38 @@ io.write(made)"]]
     end
   end)
 
+  it("leaves a stopped collector stopped: no finalizer runs while schemas are made", function()
+    local code = [[-e "local c = require 'coax'
+collectgarbage('stop')
+local ran = 0
+for _ = 1, 100 do
+  if newproxy then getmetatable(newproxy(true)).__gc = function() ran = ran + 1 end
+  else setmetatable({}, { __gc = function() ran = ran + 1 end }) end
+end
+for _ = 1, 50 do assert(c.schema('{\"type\":\"integer\"}')) end
+io.write(ran)"]]
+    for _, h in ipairs(HOSTS) do
+      local ok, text = run(h[2], h[1], code)
+      assert.is_true(ok, h[1] .. ": " .. text)
+      assert.are.equal("0", text, h[1])
+    end
+  end)
+
+  -- Lua 5.1 and LuaJIT unloaded the module's library at lua_close before
+  -- running the finalizers of objects made before the require: a segfault.
+  it("serves a finalizer made before the require, at lua_close", function()
+    local code = [[-e "local c
+local function fin() io.write(c.json.encode(c.repair('{\"a\":1'))) end
+if newproxy then GUARD = newproxy(true) getmetatable(GUARD).__gc = fin
+else GUARD = setmetatable({}, { __gc = fin }) end
+c = require 'coax'"]]
+    for _, h in ipairs(HOSTS) do
+      local ok, text = run(h[2], h[1], code)
+      assert.is_true(ok, h[1] .. ": " .. text)
+      assert.are.equal('{"a":1}', text, h[1])
+    end
+  end)
+
   it("loads the module built for 5.1 in LuaJIT, which shares 5.1's module folder", function()
     local ok, text = run("luajit", "5.1", "spec/hosts/smoke.lua")
     assert.is_true(ok, text)

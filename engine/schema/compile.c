@@ -672,10 +672,11 @@ static coax_code meta_compile(coax_meta_cache *mc, const char *uri, const coax_s
     *kept = false;
     coax_member ref = {"$ref", 4, {COAX_STRING, 0, (uint32_t)len, {.text = uri}}};
     coax_value wrapper = {COAX_OBJECT, 0, 1, {.members = &ref}};
-    /* a host's own depth and regex bounds are not kept: eight slots hold
-    ** every URI and flag set met in practice, and a script cannot make a
-    ** state keep more than eight meta-schemas */
-    if (!mc || o->max_depth || o->max_regex_steps || !coax_meta_find(uri, len))
+    /* a host's own depth, regex and URI bounds apply to compiling the
+    ** meta-schema too, and are not kept: eight slots hold every URI and flag
+    ** set met in practice, and a script cannot make a state keep more than
+    ** eight meta-schemas */
+    if (!mc || o->max_depth || o->max_regex_steps || o->max_uri_bytes || !coax_meta_find(uri, len))
         return coax_schema_compile(&wrapper, o, alloc, out, err);
     for (size_t i = 0; i < META_CACHE_SLOTS; i++) {
         meta_entry *x = &mc->e[i];

@@ -85,6 +85,17 @@ static inline const char *coax_compat_tolstring(lua_State *L, int i, size_t *len
     return lua_tolstring(L, -1, len);
 }
 
+/* 5.2's luaL_testudata: the userdata at 'i' if its metatable is 'name's, else NULL. */
+static inline void *coax_compat_testudata(lua_State *L, int i, const char *name)
+{
+    void *p = lua_touserdata(L, i);
+    if (!p || !lua_getmetatable(L, i)) return NULL;
+    luaL_getmetatable(L, name);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? p : NULL;
+}
+
 #define lua_absindex coax_compat_absindex
 #define lua_rawlen coax_compat_rawlen
 #define luaL_len coax_compat_len
@@ -96,6 +107,8 @@ static inline const char *coax_compat_tolstring(lua_State *L, int i, size_t *len
 #define luaL_setmetatable coax_compat_setmetatable
 #undef luaL_tolstring
 #define luaL_tolstring coax_compat_tolstring
+#undef luaL_testudata
+#define luaL_testudata coax_compat_testudata
 #endif
 
 /* ---- 5.1, 5.2: what 5.3 added ------------------------------------------- */

@@ -14,6 +14,7 @@
 #define LCOAX_OBJECT "coax.object" /* a table that is a JSON object */
 #define LCOAX_NUMBER "coax.number" /* {text = "..."}: a number kept as text */
 #define LCOAX_ORDER "coax.order"   /* weak table: object -> key list */
+#define LCOAX_SCHEMA "coax.schema" /* a compiled schema (coax.schema) */
 
 /* What Lua values own in C (lib_owned.c). A resource is listed per state
 ** with its allocator and the function that frees it, so it is freed by its

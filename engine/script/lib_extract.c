@@ -7,10 +7,18 @@
 
 #define LCOAX_EXTRACT_SCHEMA "coax.extract.schema"
 
-/* Compiles the schema at 'idx' (JSON text or a table), through the state's
-** allocator, into a box it pushes (freed even when an error follows). */
-static coax_schema *compile_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft)
+/* The schema at 'idx': a compiled one (coax.schema), used as it is, with
+** nil pushed; or JSON text or a table, compiled through the state's
+** allocator into a box it pushes (freed even when an error follows). */
+static coax_schema *schema_arg(lua_State *L, int idx, coax_arena *arena, coax_draft draft)
 {
+    if (luaL_testudata(L, idx, LCOAX_SCHEMA)) {
+        luaL_argcheck(L, draft == COAX_DRAFT_AUTO, 3, "draft applies to a schema compiled here, not a coax.schema");
+        coax_schema *s = lcoax_owned_get(L, idx, LCOAX_SCHEMA);
+        luaL_argcheck(L, s != NULL, idx, "schema already freed");
+        lua_pushnil(L);
+        return s;
+    }
     coax_value *doc;
     coax_error err;
     if (lua_type(L, idx) == LUA_TSTRING) {
@@ -31,8 +39,18 @@ static coax_schema *compile_arg(lua_State *L, int idx, coax_arena *arena, coax_d
     return s;
 }
 
+/* Frees what l_extract made (its arena at 4, a schema it compiled at 5) now,
+** not when the collector gets to them. */
+static void release_made(lua_State *L)
+{
+    if (!lua_isnil(L, 5)) lcoax_own_release(L, 5, LCOAX_EXTRACT_SCHEMA);
+    lcoax_arena_release(L, 4);
+}
+
 /** coax.extract(text, schema [, opts]) -> result | nil, message, code
-** 'schema' is JSON text or a table (coax.json shapes); opts: strict, draft,
+** 'schema' is JSON text, a table (coax.json shapes) or a compiled schema
+** (coax.schema: compiled once for many calls); opts: strict, draft (not
+** with a compiled schema),
 ** max_class ("lossless", "inferred": the default, "invented"), finish (the
 ** provider's finish reason: "length" means the reply was cut off) and the
 ** limits. The result: {valid, value, errors, coercions, log, candidate,
@@ -67,14 +85,13 @@ static int l_extract(lua_State *L)
     }
     lua_settop(L, 3);
     coax_arena *arena = lcoax_arena(L);            /* at 4 */
-    coax_schema *schema = compile_arg(L, 2, arena, draft); /* at 5 */
+    coax_schema *schema = schema_arg(L, 2, arena, draft); /* a box or nil at 5 */
     coax_extract_result r;
     coax_error err = {0};
     coax_code rc = coax_extract(arena, schema, text, len, &lim, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
     if (rc) {
-        lcoax_own_release(L, 5, LCOAX_EXTRACT_SCHEMA);
-        lcoax_arena_release(L, 4);
+        release_made(L);
         lua_pushnil(L);
         lua_pushstring(L, err.msg[0] ? err.msg : coax_strerror(rc));
         lua_pushstring(L, coax_code_name(rc));
@@ -109,8 +126,7 @@ static int l_extract(lua_State *L)
     }
     lua_pushinteger(L, (lua_Integer)r.candidate + 1);
     lua_setfield(L, -2, "candidate");
-    lcoax_own_release(L, 5, LCOAX_EXTRACT_SCHEMA); /* now, not when the collector gets to them */
-    lcoax_arena_release(L, 4);
+    release_made(L);
     return 1;
 }
 

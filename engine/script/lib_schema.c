@@ -4,8 +4,6 @@
 */
 #include "script/lib.h"
 
-#define LCOAX_SCHEMA "coax.schema"
-
 static void release_schema(void *s)
 {
     coax_schema_free(s);
@@ -49,22 +47,44 @@ coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value 
 
 /* ---- the resolver: a Lua function uri -> schema (table or JSON text) ---- */
 
+/* The resolver is called from inside coax_schema_compile, where a Lua error
+** (memory above all: pushing the URI) would jump out and lose the
+** half-built schema: every step of a call, from pushing the URI to reading
+** the result, runs in a protected call of resolve_protected. */
 typedef struct lresolver {
     lua_State *L;
-    int fn; /* stack index of the function */
+    int fn;        /* stack index of the resolver */
+    int protected; /* stack index of resolve_protected, pushed before compiling */
     size_t max_depth;
 } lresolver;
 
-typedef struct conv_args {
+typedef struct resolve_call {
+    const char *uri;
     coax_arena *arena;
-    coax_value *out;
     size_t max_depth;
-} conv_args;
+    const char *step; /* what a raised error is reported as */
+    coax_value *out;
+    coax_code rc;
+    coax_error *err;
+} resolve_call;
 
-static int conv_protected(lua_State *L)
+/* resolve_protected(resolver, call): the resolver's result for call->uri. */
+static int resolve_protected(lua_State *L)
 {
-    conv_args *a = lua_touserdata(L, 2);
-    a->out = lcoax_to_value(L, 1, a->arena, a->max_depth);
+    resolve_call *c = lua_touserdata(L, 2);
+    lua_pushvalue(L, 1);
+    lua_pushstring(L, c->uri);
+    lua_call(L, 1, 1);
+    c->step = "resolver result";
+    if (lua_isnil(L, -1)) {
+        c->rc = COAX_ENOTFOUND;
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
+        size_t len;
+        const char *text = lua_tolstring(L, -1, &len);
+        c->rc = coax_parse(c->arena, text, len, NULL, &c->out, c->err);
+    } else {
+        c->out = lcoax_to_value(L, -1, c->arena, c->max_depth);
+    }
     return 0;
 }
 
@@ -73,35 +93,21 @@ static coax_code lua_resolve(void *ud, const char *uri, coax_arena *arena, coax_
 {
     lresolver *r = ud;
     lua_State *L = r->L;
+    if (!lua_checkstack(L, 3)) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    resolve_call c = {uri, arena, r->max_depth, "resolver", NULL, COAX_OK, err};
+    lua_pushvalue(L, r->protected);
     lua_pushvalue(L, r->fn);
-    lua_pushstring(L, uri);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        coax_fail(err, COAX_EINVAL, 0, "resolver: %s", lua_tostring(L, -1));
+    lua_pushlightuserdata(L, &c);
+    int status = lua_pcall(L, 2, 0, 0);
+    if (status != LUA_OK) {
+        coax_code code = status == LUA_ERRMEM ? COAX_ENOMEM : COAX_EINVAL;
+        coax_fail(err, code, 0, "%s: %s", c.step,
+                  lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(an error that is not a string)");
         lua_pop(L, 1);
-        return COAX_EINVAL;
+        return code;
     }
-    coax_code rc = COAX_OK;
-    if (lua_isnil(L, -1)) {
-        rc = COAX_ENOTFOUND;
-    } else if (lua_type(L, -1) == LUA_TSTRING) {
-        size_t len;
-        const char *text = lua_tolstring(L, -1, &len);
-        rc = coax_parse(arena, text, len, NULL, out, err);
-    } else {
-        conv_args a = {arena, NULL, r->max_depth};
-        lua_pushcfunction(L, conv_protected);
-        lua_pushvalue(L, -2);
-        lua_pushlightuserdata(L, &a);
-        if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-            coax_fail(err, COAX_EINVAL, 0, "resolver result: %s", lua_tostring(L, -1));
-            lua_pop(L, 1);
-            rc = COAX_EINVAL;
-        } else {
-            *out = a.out;
-        }
-    }
-    lua_pop(L, 1);
-    return rc;
+    if (c.rc == COAX_OK) *out = c.out;
+    return c.rc;
 }
 
 /* ---- coax.schema -------------------------------------------------------- */
@@ -121,7 +127,7 @@ static int l_schema(lua_State *L)
     luaL_checkany(L, 1);
     coax_schema_options o;
     memset(&o, 0, sizeof o);
-    lresolver res = {L, 0, COAX_DEFAULT_MAX_DEPTH};
+    lresolver res = {L, 0, 0, COAX_DEFAULT_MAX_DEPTH};
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         const char *d = lcoax_opt_string(L, 2, "draft");
@@ -156,6 +162,8 @@ static int l_schema(lua_State *L)
         if (!lua_isnil(L, -1)) {
             luaL_checktype(L, -1, LUA_TFUNCTION);
             res.fn = lua_gettop(L); /* stays on the stack during compilation */
+            lua_pushcfunction(L, resolve_protected); /* now: on Lua 5.1 a push allocates */
+            res.protected = lua_gettop(L);
             o.resolve = lua_resolve;
             o.resolve_ud = &res;
         } else {

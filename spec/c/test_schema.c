@@ -609,6 +609,31 @@ static void test_meta_cache_checks_as_a_fresh_meta_schema(void)
     coax_meta_cache_free(NULL);
 }
 
+/* A bound that also binds compiling the meta-schema (max_uri_bytes) gives
+** the same answer whatever the cache holds: a cache filled with the
+** defaults does not lift it. */
+static void test_meta_cache_keeps_the_hosts_bounds(void)
+{
+    coax_meta_cache *cache = coax_meta_cache_new(NULL);
+    coax_arena *a = coax_arena_new(NULL);
+    const coax_value *sv = parse(a, "{\"type\":\"integer\"}");
+    coax_schema_options warm = {0}, tight = {0};
+    warm.meta_cache = cache;
+    tight.meta_cache = cache;
+    tight.max_uri_bytes = 400;
+    coax_schema *s = NULL;
+    coax_error err;
+    for (int i = 0; i < 2; i++) { /* cold, then after a compilation with the defaults filled it */
+        CHECK_INT(coax_schema_compile(sv, &tight, NULL, &s, &err), COAX_ELIMIT);
+        CHECK_INT(coax_schema_compile(sv, &warm, NULL, &s, &err), COAX_OK);
+        coax_schema_free(s);
+    }
+    tight.meta_cache = NULL;
+    CHECK_INT(coax_schema_compile(sv, &tight, NULL, &s, &err), COAX_ELIMIT);
+    coax_arena_free(a);
+    coax_meta_cache_free(cache);
+}
+
 /* A cache compiles a meta-schema once: the second compilation of a schema
 ** allocates a fraction of the first. With a host's own max_depth the
 ** meta-schema is compiled for each check, as without a cache. Nothing
@@ -654,6 +679,7 @@ static void test_meta_cache_compiles_a_meta_schema_once(void)
     X(test_meta_schema_references_resolve_offline)            \
     X(test_meta_cache_checks_as_a_fresh_meta_schema)          \
     X(test_meta_cache_compiles_a_meta_schema_once)            \
+    X(test_meta_cache_keeps_the_hosts_bounds)                 \
     X(test_one_schema_validates_many_times)                   \
     X(test_unique_items_on_large_arrays)                      \
     X(test_mutated_schemas_never_crash)                       \

@@ -220,6 +220,9 @@ static const char *TORTURE_RECIPE =
     " prompt = function(input)"
     "  assert(coax.schema('{\"type\":\"integer\"}'):validate(1) and coax.extract('{\"n\":1}', { type = 'object' }).valid"
     "    and coax.example({ type = 'integer' }) and coax.repair('[1,'))"
+    /* the resolver runs inside the compilation: a failure there must not lose it */
+    "  assert(coax.schema({ ['$id'] = 'http://a/b/', ['$ref'] = 'c' .. input },"
+    "    { resolver = function(u) return '{\"type\":\"integer\"}' end }):validate(1))"
     "  return 'Give n for ' .. json.encode(json.decode('{\"x\":[1,{\"y\":2}]}')) .. input end,"
     " on_submit = function(v) return json.encode(v) ~= nil end }";
 
