@@ -21,6 +21,15 @@ local function run(interp, host, script)
   return ok == true or ok == 0, text
 end
 
+-- Runs 'code' on every host; each exits 0 and prints 'want'.
+local function prints_on_every_host(code, want)
+  for _, h in ipairs(HOSTS) do
+    local ok, text = run(h[2], h[1], code)
+    assert.is_true(ok, h[1] .. ": " .. text)
+    assert.are.equal(want, text, h[1])
+  end
+end
+
 local function nm(args, file)
   local p = io.popen("nm " .. args .. " " .. H.quote(file) .. " 2>&1")
   local text = p:read("a")
@@ -69,11 +78,7 @@ end
 collectgarbage() collectgarbage()
 for _ = 1, 200 do make() end
 io.write(made)"]]
-    for _, h in ipairs(HOSTS) do
-      local ok, text = run(h[2], h[1], code)
-      assert.is_true(ok, h[1] .. ": " .. text)
-      assert.are.equal("250", text, h[1])
-    end
+    prints_on_every_host(code, "250")
   end)
 
   it("leaves a stopped collector stopped: no finalizer runs while schemas are made", function()
@@ -86,11 +91,7 @@ for _ = 1, 100 do
 end
 for _ = 1, 50 do assert(c.schema('{\"type\":\"integer\"}')) end
 io.write(ran)"]]
-    for _, h in ipairs(HOSTS) do
-      local ok, text = run(h[2], h[1], code)
-      assert.is_true(ok, h[1] .. ": " .. text)
-      assert.are.equal("0", text, h[1])
-    end
+    prints_on_every_host(code, "0")
   end)
 
   -- Lua 5.1 and LuaJIT unloaded the module's library at lua_close before
@@ -101,11 +102,7 @@ local function fin() io.write(c.json.encode(c.repair('{\"a\":1'))) end
 if newproxy then GUARD = newproxy(true) getmetatable(GUARD).__gc = fin
 else GUARD = setmetatable({}, { __gc = fin }) end
 c = require 'coax'"]]
-    for _, h in ipairs(HOSTS) do
-      local ok, text = run(h[2], h[1], code)
-      assert.is_true(ok, h[1] .. ": " .. text)
-      assert.are.equal('{"a":1}', text, h[1])
-    end
+    prints_on_every_host(code, '{"a":1}')
   end)
 
   it("loads the module built for 5.1 in LuaJIT, which shares 5.1's module folder", function()
