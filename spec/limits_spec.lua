@@ -450,19 +450,21 @@ describe("validation work: budgets and near-linear equality and hashing", functi
       return "{" .. table.concat(t, ",") .. "}"
     end
     -- n against 4n (linear 4, quadratic 16): at 2n the gap between linear
-    -- with cache misses (up to 2.5 seen) and the bound was too small under load
+    -- with cache misses (up to 2.5 seen) and the bound was too small under load;
+    -- the bound is 10, as the sanitizers' build under load read 8.46 once
+    -- where it reads 4.6 to 6.4 (quadratic work is 16)
     local n = 20000
     local schemas = { [n] = assert(coax.schema('{"const":' .. obj(n, true) .. "}")),
       [4 * n] = assert(coax.schema('{"const":' .. obj(4 * n, true) .. "}")) }
     local inst = { [n] = obj(n), [4 * n] = obj(4 * n) }
     local r = ratio(function(m) assert.is_true(schemas[m]:validate(inst[m], "json")) end, n, 4)
-    assert.is_true(r < 8, ("const: time(4n) / time(n) = %.2f"):format(r))
+    assert.is_true(r < 10, ("const: time(4n) / time(n) = %.2f"):format(r))
     assert.is_false(schemas[n]:validate(obj(n, false, -1), "json")) -- the twin: one value differs
     local u = assert(coax.schema('{"uniqueItems":true}'))
     local pairs_of = {}
     for _, m in ipairs({ n, 4 * n }) do pairs_of[m] = "[" .. obj(m) .. "," .. obj(m, true) .. "]" end
     r = ratio(function(m) assert.is_false(u:validate(pairs_of[m], "json")) end, n, 4)
-    assert.is_true(r < 8, ("uniqueItems: time(4n) / time(n) = %.2f"):format(r))
+    assert.is_true(r < 10, ("uniqueItems: time(4n) / time(n) = %.2f"):format(r))
     assert.is_true(u:validate("[" .. obj(n) .. "," .. obj(n, true, -1) .. "]", "json"))
   end)
 
