@@ -30,10 +30,12 @@ typedef struct lcoax_owned lcoax_owned;
 lcoax_owned *lcoax_own(lua_State *L, const char *tname, void (*release)(void *));
 const coax_allocator *lcoax_owned_allocator(lcoax_owned *node);
 void lcoax_owned_set(lcoax_owned *node, void *resource);
-/* Tells the collector about the memory the resource of 'node' holds, which
-** it does not see (its pace counts only Lua's own objects): a script that
-** drops large schemas in a loop would otherwise pile them up to the cap. */
-void lcoax_owned_charge(lua_State *L, lcoax_owned *node);
+/* Tells the collector about the memory the resource of the box at 'box'
+** (a 'tname') holds, which it does not see (its pace counts only Lua's own
+** objects): a script that drops large schemas in a loop would otherwise
+** pile them up to the cap. For what a call hands back; what it frees before
+** returning needs no charge. */
+void lcoax_owned_charge(lua_State *L, int box, const char *tname);
 /* Makes or fetches the metatable 'tname' of such boxes and pushes it. */
 void lcoax_own_metatable(lua_State *L, const char *tname);
 /* The resource of the box at 'box' (which must be a 'tname'), or NULL once

@@ -135,16 +135,18 @@ void lcoax_owned_set(lcoax_owned *n, void *resource)
 ** it runs. Only from Lua 5.4.4 on, which refuses lua_gc inside a finalizer
 ** (where a host may call coax.schema): earlier collectors run the step there
 ** and re-enter themselves, so on those hosts the collector is not told. */
-void lcoax_owned_charge(lua_State *L, lcoax_owned *n)
+void lcoax_owned_charge(lua_State *L, int box, const char *tname)
 {
 #if defined(LUA_VERSION_RELEASE_NUM) && LUA_VERSION_RELEASE_NUM >= 50404
-    size_t kb = n->alloc.live >> 10;
+    owned_box *b = luaL_checkudata(L, box, tname);
+    size_t kb = b->node ? b->node->alloc.live >> 10 : 0;
     /* a host that stopped the collector keeps it stopped: a step would run
     ** (and its finalizers with it) whatever the host said */
     if (kb && lua_gc(L, LUA_GCISRUNNING, 0) == 1) lua_gc(L, LUA_GCSTEP, kb > INT_MAX ? INT_MAX : (int)kb);
 #else
     (void)L;
-    (void)n;
+    (void)box;
+    (void)tname;
 #endif
 }
 

@@ -41,7 +41,6 @@ coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value 
     lcoax_owned *node = lcoax_own(L, tname, release_schema);
     coax_code rc = coax_schema_compile(doc, &with_cache, lcoax_owned_allocator(node), out, err);
     lcoax_owned_set(node, *out);
-    if (!rc) lcoax_owned_charge(L, node);
     return rc;
 }
 
@@ -200,6 +199,7 @@ static int l_schema(lua_State *L)
         lua_pushstring(L, coax_code_name(rc));
         return 3;
     }
+    lcoax_owned_charge(L, lua_gettop(L), LCOAX_SCHEMA); /* the one a script keeps */
     return 1;
 }
 
