@@ -360,6 +360,52 @@ describe("coax.example", function()
     assert.truthy(msg:find("^no valid instance found"))
   end)
 
+  it("takes a schema compiled once (coax.schema) and gives what the text gives, schema after schema", function()
+    local files = schema_files()
+    assert.is_true(#files >= 5)
+    for _, path in ipairs(files) do
+      local text = assert(io.open(path)):read("a")
+      local s, why = coax.schema(text)
+      if not s then -- refused by both ways alike (schemas/ holds a draft-03 one)
+        local v, msg, code = coax.example(text)
+        assert.is_nil(v, path)
+        assert.are.equal("COAX_ESCHEMA", code, path)
+        assert.truthy(msg:find(why, 1, true) or why:find(msg, 1, true), path)
+        goto next
+      end
+      for _, o in ipairs({ {}, { minimal = true }, { max_depth = 2 }, { max_steps = 50 } }) do
+        local a, amsg, acode = coax.example(text, o)
+        local b, bmsg, bcode = coax.example(s, o)
+        assert.are.equal(json.encode(a), json.encode(b), path)
+        assert.are.same({ amsg, acode }, { bmsg, bcode }, path)
+      end
+      -- the compiled schema stays the caller's: what it made validates against it
+      local v = coax.example(s)
+      if v ~= nil then assert.is_true(s:validate(json.encode(v), "json"), path) end
+      ::next::
+    end
+    -- a draft given at compilation is kept: draft 7 reads "definitions" and the sibling of $ref
+    local s7 = assert(coax.schema('{"definitions":{"i":{"type":"integer"}},"$ref":"#/definitions/i"}', { draft = "7" }))
+    assert.are.equal(1, coax.example(s7))
+  end)
+
+  it("refuses compile options with a compiled schema, and a schema already freed", function()
+    local s = assert(coax.schema('{"type":"integer","minimum":4}'))
+    for _, o in ipairs({ { draft = "7" }, { remote_dir = "/tmp", remote_base = "https://x.test/" } }) do
+      local ok, err = pcall(coax.example, s, o)
+      assert.is_false(ok)
+      assert.matches("draft, remote_dir and remote_base apply to a schema compiled here, not a coax.schema", err)
+    end
+    assert.are.equal(4, coax.example(s, { minimal = true }))
+    getmetatable(s).__close(s) -- as a to-be-closed variable's end does
+    local ok, err = pcall(coax.example, s)
+    assert.is_false(ok)
+    assert.matches("schema already freed", err)
+    ok, err = pcall(coax.example, io.stdout) -- another userdata is no schema
+    assert.is_false(ok)
+    assert.matches("cannot encode a userdata as JSON", err)
+  end)
+
   it("returns nil and the reason when no instance fits", function()
     local v, msg, code = coax.example("false")
     assert.is_nil(v)

@@ -29,9 +29,11 @@ static const char *opt_string(lua_State *L, int t, const char *k)
 }
 
 /** coax.example(schema [, options]) -> value | nil, message [, code]
-** An instance that validates against 'schema' (JSON text, or a table in
-** coax.json shapes), as a Lua value in coax.json shapes. options: draft
-** (for schemas without $schema), remote_dir and remote_base, minimal
+** An instance that validates against 'schema' (JSON text, a table in
+** coax.json shapes, or a compiled schema from coax.schema, compiled once for
+** many calls), as a Lua value in coax.json shapes. options: draft (for
+** schemas without $schema), remote_dir and remote_base (those three shape
+** a compilation, so not with a compiled schema), minimal
 ** (required properties only), max_depth (nesting of the instance, default
 ** 32), max_steps (default 20000). When no valid instance can be built:
 ** nil and a message naming the first error of the closest attempt. An
@@ -60,27 +62,37 @@ static int l_example(lua_State *L)
     }
     lua_settop(L, 2);
     coax_arena *arena = lcoax_arena(L); /* at 3 */
-    coax_value *doc;
     coax_error err;
     memset(&err, 0, sizeof err);
-    if (lua_type(L, 1) == LUA_TSTRING) {
-        size_t len;
-        const char *text = lua_tolstring(L, 1, &len);
-        coax_code rc = coax_parse(arena, text, len, NULL, &doc, &err);
-        if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
-        if (rc) {
-            lcoax_arena_release(L, 3);
-            lua_pushnil(L);
-            lua_pushfstring(L, "schema is not valid JSON: %s at line %d, column %d", err.msg,
-                            (int)err.line, (int)err.column);
-            lua_pushstring(L, coax_code_name(COAX_ESCHEMA));
-            return 3;
-        }
-    } else {
-        doc = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
-    }
     coax_schema *schema;
-    coax_code rc = lcoax_compile_owned(L, LCOAX_EXAMPLE_SCHEMA, doc, &so, &schema, &err); /* at 4 */
+    coax_code rc;
+    if (luaL_testudata(L, 1, LCOAX_SCHEMA)) {
+        luaL_argcheck(L, !so.draft && !so.remote_dir, 2,
+                      "draft, remote_dir and remote_base apply to a schema compiled here, not a coax.schema");
+        schema = lcoax_owned_get(L, 1, LCOAX_SCHEMA);
+        luaL_argcheck(L, schema != NULL, 1, "schema already freed");
+        lua_pushnil(L); /* at 4: nothing of this call's to release */
+        rc = COAX_OK;
+    } else {
+        coax_value *doc;
+        if (lua_type(L, 1) == LUA_TSTRING) {
+            size_t len;
+            const char *text = lua_tolstring(L, 1, &len);
+            rc = coax_parse(arena, text, len, NULL, &doc, &err);
+            if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
+            if (rc) {
+                lcoax_arena_release(L, 3);
+                lua_pushnil(L);
+                lua_pushfstring(L, "schema is not valid JSON: %s at line %d, column %d", err.msg,
+                                (int)err.line, (int)err.column);
+                lua_pushstring(L, coax_code_name(COAX_ESCHEMA));
+                return 3;
+            }
+        } else {
+            doc = lcoax_to_value(L, 1, arena, COAX_DEFAULT_MAX_DEPTH);
+        }
+        rc = lcoax_compile_owned(L, LCOAX_EXAMPLE_SCHEMA, doc, &so, &schema, &err); /* at 4 */
+    }
     coax_example_result r;
     if (!rc) rc = coax_example(schema, &eo, arena, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
@@ -99,7 +111,7 @@ static int l_example(lua_State *L)
         lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);
     }
     int nret = lua_gettop(L) - 4;
-    lcoax_own_release(L, 4, LCOAX_EXAMPLE_SCHEMA); /* now, not when the collector gets to them */
+    if (!lua_isnil(L, 4)) lcoax_own_release(L, 4, LCOAX_EXAMPLE_SCHEMA); /* now, not when the collector gets to them */
     lcoax_arena_release(L, 3);
     return nret;
 }
