@@ -9,7 +9,7 @@
 // states is make test's held-out sample, README "Token estimation"), then
 // the speed of each in MB/s of input, measured in this run, with coax's
 // ratio to tokenx.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { estimateTokenCount } from 'tokenx';
@@ -91,3 +91,15 @@ speed['gpt-tokenizer o200k (exact)'] = mbps((t) => exactCount('o200k', t));
 console.log(`\nspeed over ${(bytes / 1e6).toFixed(1)} MB (${texts.length} samples), MB/s, each warmed up, best of 5 rounds:`);
 for (const [k, v] of Object.entries(speed)) console.log(`  ${k.padEnd(30)} ${v.toFixed(1).padStart(8)}`);
 console.log(`  coax o200k ${speed['coax o200k'].toFixed(1)}, tokenx ${speed.tokenx.toFixed(1)}: ${(speed['coax o200k'] / speed.tokenx).toFixed(1)}x`);
+
+// Instructions a byte (callgrind, one pass of coax_tokens over the set): the
+// machine's load moves the rates above, not this.
+function irPerByte(enc) {
+  const run = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', '--toggle-collect=coax_tokens',
+    BENCH, path.join(DIR, 'eval.jsonl'), '1', enc], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const m = run.status === 0 && run.stderr.toString().match(/Collected : (\d+)/);
+  return m ? Number(m[1]) / bytes : NaN;
+}
+const ir = { o200k: irPerByte('o200k'), cl100k: irPerByte('cl100k') };
+if (Number.isNaN(ir.o200k)) console.log('  instructions a byte: n/a (no valgrind)');
+else console.log(`  instructions a byte (callgrind): coax o200k ${ir.o200k.toFixed(1)}, cl100k ${ir.cl100k.toFixed(1)}`);

@@ -4,8 +4,8 @@
 ** bench/common/measure.h says (warm-up until the rate is stable, then the
 ** best of 5 rounds of the whole corpus).
 **
-**   bench_tokens CORPUS.jsonl [N]   prints "ENCODING MB/s TOKENS" lines;
-**                                   N: exactly N passes (for callgrind)
+**   bench_tokens CORPUS.jsonl [N [ENC]]   prints "ENCODING MB/s TOKENS" lines;
+**       N: exactly N passes (for callgrind; 0: timed); ENC: that encoding only
 */
 #include "coax.h"
 #include "records.h"
@@ -48,15 +48,18 @@ static size_t pass(void *ctx)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 && argc != 3) {
-        fprintf(stderr, "usage: bench_tokens CORPUS.jsonl [N]\n");
+    coax_encoding only = COAX_ENC_COUNT;
+    if (argc < 2 || argc > 4 ||
+        (argc == 4 && coax_encoding_parse(argv[3], strlen(argv[3]), &only) != COAX_OK)) {
+        fprintf(stderr, "usage: bench_tokens CORPUS.jsonl [N [ENC]]\n");
         return 2;
     }
     coax_arena *a = coax_arena_new(NULL);
     corpus c = {0};
     records_each(a, argv[1], keep_text, &c);
-    size_t fixed = argc == 3 ? (size_t)atol(argv[2]) : 0;
+    size_t fixed = argc >= 3 ? (size_t)atol(argv[2]) : 0;
     for (int e = 0; e < COAX_ENC_COUNT; e++) {
+        if (only != COAX_ENC_COUNT && e != (int)only) continue;
         c.enc = (coax_encoding)e;
         size_t tokens = 0;
         double warm = 0, rate = 0;
