@@ -272,6 +272,24 @@ bool vctx_type_ok(const snode *n, const skw *k, const coax_value *inst);
 bool vctx_length_ok(const skw *k, const coax_value *inst);
 bool vctx_cmp_ok(const skw *k, const coax_value *inst);
 
+/* vctx_cmp_ok, its common cases answered inline (a call and its
+** comparison's dispatch cost more than they do): a number written with a
+** leading 1-9 is positive, so above a bound of 0; and a positive integer
+** without leading zeros is above or below a positive integer bound of
+** another length by its length alone. Either answers the minimums when
+** the value is above, the maximums when it is below. */
+static inline bool vctx_bound_ok(const skw *k, const coax_value *inst)
+{
+    const char *a = inst->u.text;
+    bool min = k->op == OP_MINIMUM || k->op == OP_EXMINIMUM;
+    if (a[0] >= '1' && a[0] <= '9') {
+        if (k->zero) return min;
+        if ((inst->flags & k->v->flags & COAX_VF_INT_TEXT) && k->v->u.text[0] != '-' && inst->len != k->v->len)
+            return inst->len > k->v->len ? min : !min;
+    }
+    return vctx_cmp_ok(k, inst);
+}
+
 /* uniqueItems on an array of at most 16 scalars compares every pair: true
 ** when 'a' is one, with the steps that costs; and its first duplicate pair
 ** (j < i), false when it has none. */

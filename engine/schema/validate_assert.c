@@ -249,7 +249,7 @@ bool vctx_cmp_ok(const skw *k, const coax_value *inst)
 
 bool vctx_cmp_kw(vctx *c, const skw *k, const coax_value *inst)
 {
-    if (inst->type != COAX_NUMBER || vctx_cmp_ok(k, inst)) return true;
+    if (inst->type != COAX_NUMBER || vctx_bound_ok(k, inst)) return true;
     const char *what = k->op == OP_MAXIMUM     ? "at most"
                        : k->op == OP_EXMAXIMUM ? "less than"
                        : k->op == OP_MINIMUM   ? "at least"

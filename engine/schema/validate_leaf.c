@@ -210,7 +210,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
         case OP_EXMAXIMUM:
         case OP_MINIMUM:
         case OP_EXMINIMUM:
-            if (!vctx_cmp_ok(k, inst)) FAILED(false);
+            if (!vctx_bound_ok(k, inst)) FAILED(false);
             break;
         case OP_MULTIPLEOF:
             if (!coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len)) FAILED(false);
