@@ -178,6 +178,7 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         skw *k = &ks[i];
         k->charge = k->cost;
         k->namelen = (uint8_t)strlen(k->name);
+        if (k->name2) k->name2len = (uint8_t)strlen(k->name2);
         if (k->op == OP_MAXIMUM || k->op == OP_EXMAXIMUM || k->op == OP_MINIMUM || k->op == OP_EXMINIMUM)
             k->zero = coax_number_compare_text(k->v->u.text, k->v->len, "0", 1) == 0;
         if (k->op == OP_TYPE) {

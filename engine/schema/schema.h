@@ -201,6 +201,7 @@ struct skw {
     const char *tnames;     /* OP_TYPE: its types as its error names them ("string or null") */
     size_t ntnames;
     uint8_t namelen;        /* strlen(name) */
+    uint8_t name2len;       /* strlen(name2), when it has one (an error counted silently measures it) */
     bool decimal;           /* OP_PATTERN: Pydantic's Decimal pattern, plain decimals matched by decimal.c */
     bool zero;              /* bounds: the bound is 0 (a value's sign answers) */
 };

@@ -60,7 +60,7 @@ static inline void step_lens(const lpos *at, size_t *kl, size_t *il)
         break;
     case LP_ITEM:
         e = index_len(at->j);
-        *kl += at->j < k->nsubs ? 1 + k->namelen + e : 1 + strlen(k->name2), *il += e;
+        *kl += at->j < k->nsubs ? 1 + k->namelen + e : 1 + (size_t)k->name2len, *il += e;
         break;
     case LP_BRANCH: *kl += index_len(at->j); break;
     case LP_REF: *kl += 1 + k->namelen; break;
