@@ -51,7 +51,9 @@ describe("coax.repair on the peers' test inputs", function()
         if same(r.json_repair, text) then py = py + 1 end
       end
     end
-    assert.is_true(jr >= 458, "agreement with jsonrepair fell to " .. jr)
-    assert.is_true(py >= 368, "agreement with json_repair fell to " .. py)
+    -- an escape JSON does not have keeps its backslash ("\\d", "C:\\Users"), as
+    -- json_repair does and jsonrepair does not: two inputs went that way
+    assert.is_true(jr >= 456, "agreement with jsonrepair fell to " .. jr)
+    assert.is_true(py >= 369, "agreement with json_repair fell to " .. py)
   end)
 end)

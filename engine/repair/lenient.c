@@ -143,8 +143,10 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** item have one reading; after a key, a comma or a string cut
             ** off, what is closed was still being written. */
             /* After a bracket was replaced or inserted, the one missing at
-            ** the end could have been missing elsewhere. */
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed);
+            ** the end could have been missing elsewhere. A number that
+            ** runs into the end is no complete item: 12 may have been 125. */
+            bool number_cut = is_digit(e[-1]) || e[-1] == '.';
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || number_cut);
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -456,7 +458,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         ps.truncated = false;
         ps.inv_any = ps.bracket_fixed = ps.at_limit = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
-        if (got && repair_members_follow(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
+        if (got && (repair_members_follow(ps.p, ps.e) || repair_value_resumes(ps.p, ps.e))) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);
             v.flags |= COAX_VF_INVENTED;
         }

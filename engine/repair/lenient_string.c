@@ -99,6 +99,34 @@ static void put_cp(lp *ps, uint32_t cp)
 
 enum { S_CLOSED, S_BOUND, S_CUT };
 
+/* Whether a quote character of any style starts at p: those quote_at
+** knows, and the low ones („ ‚) that open German quotations. */
+static bool quote_char(const char *p, const char *bound)
+{
+    uint32_t q;
+    if (quote_at(p, bound, &q)) return true;
+    return bound - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+           ((unsigned char)p[2] == 0x9E || (unsigned char)p[2] == 0x9A);
+}
+
+/* An escape JSON does not have: what it meant is the backslash as written
+** (a pattern's \d, a path's C:\Users), kept, one obvious reading; unless
+** another language reads it as a character (\x41, \U0001F600, \0, \a,
+** \v, \e): which one was meant is a guess. Returns where the text goes on
+** (the character after the backslash, copied as text). */
+static const char *kept_backslash(lp *ps, const char *p, const char *bound)
+{
+    char c = p[1];
+    size_t nhex = 0;
+    if (c == 'x' || c == 'U')
+        while (p + 2 + nhex < bound && nhex < 8 && coax_hex_digit(p[2 + nhex]) >= 0) nhex++;
+    bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c >= '0' && c <= '7') || c == 'a' ||
+                 c == 'v' || c == 'e';
+    note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
+    coax_buf_putc(&ps->sb, '\\');
+    return p + 1;
+}
+
 /* Decodes one escape at p (on the backslash), below 'bound'. */
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
@@ -114,11 +142,13 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
     if (c == 'u') {
         uint32_t cp, lo;
         if (!hex4(p + 2, bound, &cp)) {
-            note(ps, RK_INVALID_ESCAPE, p);
             const char *h = p + 2;
             while (h < bound && h < p + 6 && coax_hex_digit(*h) >= 0) h++;
-            if (h == bound) return bound; /* cut off by the end: drop it */
-            return p + 1;                 /* keep the 'u' and what follows as text */
+            if (h == bound) { /* cut off by the end: drop it */
+                note(ps, RK_INVALID_ESCAPE, p);
+                return bound;
+            }
+            return kept_backslash(ps, p, bound); /* C:\users */
         }
         p += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF && bound - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
@@ -133,9 +163,11 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
         put_cp(ps, cp);
         return p;
     }
-    note(ps, RK_INVALID_ESCAPE, p);
-    if (c == '\n') return p + 2; /* a line continuation */
-    return p + 1;                /* drop the backslash, keep the character */
+    if (c == '\n' || quote_char(p + 1, bound)) { /* a line continuation, it\'s, a \„ b: certain */
+        note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_LOSSLESS, p);
+        return c == '\n' ? p + 2 : p + 1; /* a quote after it is copied as text */
+    }
+    return kept_backslash(ps, p, bound);
 }
 
 /* The end of the bytes at p (below bound) that a body copies as they are:
@@ -243,6 +275,21 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
+/* Double quotes inside a string come in pairs ("He said "hi" to me"): one alone
+** means a quote was lost, and where is a guess: ["He said "hi", "bye"] may
+** have meant "He said \"hi\"", and [["a], ["b", 1]] two arrays, not one
+** string. Its entries from the log's 'mark' on become invented. */
+static void odd_inner_quotes(lp *ps, size_t mark)
+{
+    const char *kind = rkind_name(RK_UNESCAPED_QUOTE);
+    size_t n = 0;
+    for (size_t i = mark; i < ps->log->n; i++) n += ps->log->e[i].kind == kind;
+    if (n % 2 == 0) return;
+    for (size_t i = mark; i < ps->log->n; i++)
+        if (ps->log->e[i].kind == kind) rlog_set_class(ps->log, i, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
+    ps->inv = ps->inv_any = true;
+}
+
 /* The string at 'at' whose body (from 'body') needs decoding, or whose
 ** closing quote is in doubt. */
 coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body)
@@ -267,7 +314,10 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
-    if (ps->inner_quote) ps->quoted_end = ps->p;
+    if (ps->inner_quote) {
+        ps->quoted_end = ps->p;
+        if (open == '"') odd_inner_quotes(ps, mark); /* 'it's' has one apostrophe, as it should */
+    }
     if (ps->sb.oom) return nomem(ps);
     if (ps->sb.len > ps->lim.max_string)
         return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",

@@ -100,7 +100,11 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         text = b->data;
         len = b->len;
     }
-    if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
+    /* "1." and "1e" at the very end were cut while being written (1.5, 1e5):
+    ** what they say is a guess. */
+    bool cut = p == e && (dangling || (frac && fe == fd));
+    if (cut) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INVENTED, s);
+    else if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
     else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     bool is_int;
@@ -401,10 +405,25 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
 bool repair_members_follow(const char *p, const char *e)
 {
     const char *limit = e - p > 64 ? p + 64 : e;
-    while (p < limit && ws_tab[(unsigned char)*p]) p++;
+    /* Stray closers first: in {"a": {"x": 1}}}, "b": 3} the members after
+    ** them were meant to be inside the value all the same. */
+    while (p < limit && (ws_tab[(unsigned char)*p] || *p == '}' || *p == ']')) p++;
     if (p >= e) return false;
     /* A quoted key only: prose after a value ("Note: ...") is not a member. */
     return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || (*p == '"' && key_ahead(p, e));
+}
+
+bool repair_value_resumes(const char *p, const char *e)
+{
+    /* Prose after a value is set off by a space, a new line or a
+    ** sentence; a new value or a list goes on with '{', '[' or ','. */
+    if (p >= e || ws_tab[(unsigned char)*p] || *p == '{' || *p == '[' || *p == ',') return false;
+    /* Both looks are bounded: each span of a reply asks, and the text after
+    ** it may be long. */
+    const char *q = e, *floor = e - p > 64 ? e - 64 : p;
+    while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
+    if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
+    return memchr(p, ':', (size_t)(q - p < 64 ? q - p : 64)) != NULL;
 }
 
 bool repair_value_starts(const char *p, const char *end)

@@ -106,17 +106,25 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
     return copy;
 }
 
-/* Whether the prose span sp sits in a broken list: after an unmatched '['
-** or after a ',' that follows a value, or before a ',' and another value
-** ("[{...}}, {...}": neither object is the answer). Values one after the
-** other without a comma are not a list in prose: an echoed schema and
-** then the answer. */
+/* Whether the prose span sp sits in a broken list or object: after an
+** unmatched '[' or after a ',' that follows a value, or before a ',' and
+** another value ("[{...}}, {...}": neither object is the answer), or as
+** the value of a quoted key ({"name": "Ada", ...]], "manager": {...}}: a
+** member's value, not the answer, whatever broke the object around it).
+** Values one after the other without a comma are not a list in prose: an
+** echoed schema and then the answer; nor is a span after a colon in prose
+** ("Here it is: {...}"). */
 static bool prose_fragment(const job *j, const rspan *sp)
 {
     const char *t = j->text;
     size_t b = sp->start, a = sp->end;
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
+    if (b > 0 && t[b - 1] == ':') {
+        size_t c = b - 1;
+        while (c > 0 && around_value(t[c - 1])) c--;
+        if (c > 0 && t[c - 1] == '"') return true;
+    }
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
         while (c > 0 && around_value(t[c - 1])) c--;
@@ -191,9 +199,11 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
                 vals.v[i].invented = true;
                 vals.v[i].value->flags |= COAX_VF_INVENTED;
             }
-    /* A balanced span in prose followed by members is a fragment. */
+    /* A balanced span in prose followed by members, or by the rest of what
+    ** it was meant to hold, was closed too early. */
     if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
-        repair_members_follow(j->text + sp->end, j->text + j->len)) {
+        (repair_members_follow(j->text + sp->end, j->text + j->len) ||
+         repair_value_resumes(j->text + sp->end, j->text + j->len))) {
         rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
         vals.v[vals.n - 1].log_to = j->log.n;
         vals.v[vals.n - 1].invented = true;
