@@ -143,10 +143,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** item have one reading; after a key, a comma or a string cut
             ** off, what is closed was still being written. */
             /* After a bracket was replaced or inserted, the one missing at
-            ** the end could have been missing elsewhere. A number that
-            ** runs into the end is no complete item: 12 may have been 125. */
-            bool number_cut = is_digit(e[-1]) || e[-1] == '.';
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || number_cut);
+            ** the end could have been missing elsewhere. */
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed);
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -181,10 +179,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 continue;
             }
             if (c == '{' && ps->nopens > 1 && !ps->opens[ps->nopens - 2].object) {
-                /* [{"i":1,{"i":2}]: the first object's '}' is missing */
+                /* [{"i":1,{"i":2}]: the first object's '}' is missing; but
+                ** closing one with nothing in it ([{ {"i":2}]: a doubled
+                ** brace?) makes up an empty object */
+                bool empty = ps->nslots == top->base;
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
-                note(ps, RK_MISSING_BRACKET, p);
+                note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
+                if (empty) v.flags |= COAX_VF_INVENTED;
                 goto have_value;
             }
             /* a key: p on its first byte, top its object */
@@ -259,7 +261,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** was itself a guess ("a "b" c" "d": which quote closes?). */
             bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, e, &q);
             bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-            bool clear = !adjacent && !after_quoted && lp_member_starts(p, e, top->object);
+            bool clear = !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) &&
+                         lp_member_starts(p, e, top->object);
             note_as(ps, RK_MISSING_COMMA, class_if(!clear), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;

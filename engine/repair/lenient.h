@@ -118,6 +118,10 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what);
 /* Whether what starts at p makes a missing comma before it the one
 ** reading: a key and its colon in an object, a value in an array. */
 bool lp_member_starts(const char *p, const char *e, bool object);
+/* Whether a comma missing before the array item at p has more than one
+** reading: after a scalar, a bracket (one typed for a comma?) or, after a
+** number, a group of three digits (a thousands group?). */
+bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p);
 
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);

@@ -231,10 +231,11 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                 }
             }
             /* Inside a key a stray quote leaves the key itself in doubt, and
-            ** one after a comma may open the next item ("a, "b"]): a guess. */
+            ** one after a comma, a bracket or a colon may open the next item
+            ** or member ("a, "b"]; [["a], ["b", 1]] was two arrays): a guess. */
             const char *before = p;
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
-            bool guess = ctx == CTX_KEY || (before > body && before[-1] == ',');
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{:", before[-1]));
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
@@ -275,21 +276,6 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
-/* Double quotes inside a string come in pairs ("He said "hi" to me"): one alone
-** means a quote was lost, and where is a guess: ["He said "hi", "bye"] may
-** have meant "He said \"hi\"", and [["a], ["b", 1]] two arrays, not one
-** string. Its entries from the log's 'mark' on become invented. */
-static void odd_inner_quotes(lp *ps, size_t mark)
-{
-    const char *kind = rkind_name(RK_UNESCAPED_QUOTE);
-    size_t n = 0;
-    for (size_t i = mark; i < ps->log->n; i++) n += ps->log->e[i].kind == kind;
-    if (n % 2 == 0) return;
-    for (size_t i = mark; i < ps->log->n; i++)
-        if (ps->log->e[i].kind == kind) rlog_set_class(ps->log, i, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
-    ps->inv = ps->inv_any = true;
-}
-
 /* The string at 'at' whose body (from 'body') needs decoding, or whose
 ** closing quote is in doubt. */
 coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body)
@@ -314,10 +300,7 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
-    if (ps->inner_quote) {
-        ps->quoted_end = ps->p;
-        if (open == '"') odd_inner_quotes(ps, mark); /* 'it's' has one apostrophe, as it should */
-    }
+    if (ps->inner_quote) ps->quoted_end = ps->p;
     if (ps->sb.oom) return nomem(ps);
     if (ps->sb.len > ps->lim.max_string)
         return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",

@@ -250,6 +250,20 @@ bool lp_member_starts(const char *p, const char *e, bool object)
     return object ? key_ahead(p, e) : repair_value_starts(p, e);
 }
 
+bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
+{
+    if (top->object || ps->nslots == top->base) return false;
+    const coax_value *prev = &ps->slots[ps->nslots - 1].m.value;
+    bool scalar = prev->type != COAX_ARRAY && prev->type != COAX_OBJECT;
+    /* [[1, 2[ 3], [4, 5]]: a bracket typed for a comma, or one item more? */
+    if (scalar && (*p == '[' || *p == '{')) return true;
+    /* [1 000 000]: three digits after a number are a group of it as
+    ** likely as an item of their own */
+    if (prev->type == COAX_NUMBER && ps->e - p >= 3 && is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]))
+        return ps->e - p == 3 || (!is_digit(p[3]) && p[3] != '.');
+    return false;
+}
+
 /* Whether the brackets in s..t close in order: "fetch(page: number" was
 ** cut inside its parentheses (the comma after it is the text's, not a
 ** member's), and "object): Promise" lost its start. */
@@ -417,6 +431,7 @@ bool repair_value_resumes(const char *p, const char *e)
 {
     /* Prose after a value is set off by a space, a new line or a
     ** sentence; a new value or a list goes on with '{', '[' or ','. */
+    while (p < e && (*p == '}' || *p == ']')) p++; /* stray closers: {"a": 1}} {"b": 2} */
     if (p >= e || ws_tab[(unsigned char)*p] || *p == '{' || *p == '[' || *p == ',') return false;
     /* Both looks are bounded: each span of a reply asks, and the text after
     ** it may be long. */
