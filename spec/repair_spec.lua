@@ -177,8 +177,10 @@ describe("coax.repair", function()
       invented('{"a": {"x": 1}}}, "b": 3}', "early_close")
       invented('{"name": "Ada", "age": 36, ]email": "ada@example.com"}', "early_close")
       invented('{"1": t}ue, "a": "None", "b": 0}', "early_close")
-      -- stray closers alone, prose after the value, and values one after the other
+      -- stray closers alone (dropped, and the log says so), prose after the value
       no_guess('{"a": 1}}', '{"a":1}')
+      local _, out = classes('[1, 2]]')
+      assert.are.same({ "trailing_text:lossless" }, out)
       no_guess('{"a": 1} Let me know: anything else?', '{"a":1}')
       no_guess('{"a": 1}. Note: the total is 3.', '{"a":1}')
     end)

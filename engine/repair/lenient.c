@@ -444,11 +444,19 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         skip_space(&ps);
         /* a, b or NDJSON; a stray closer between values ("{...}} {...}")
         ** does not hide the value after it */
+        const char *stray = ps.p;
         while (!first && ps.p < ps.e && (*ps.p == ',' || *ps.p == '}' || *ps.p == ']')) {
             ps.p++;
             skip_space(&ps);
         }
-        if (ps.p >= ps.e) break;
+        if (ps.p >= ps.e) {
+            if (!first && stray < ps.e) { /* {"a": 1}}: dropped, and said so in the value's log */
+                log->n = from;
+                note(&ps, RK_TRAILING_TEXT, stray);
+                out->v[out->n - 1].log_to = log->n;
+            }
+            break;
+        }
         if (!first && !repair_value_starts(ps.p, ps.e)) {
             log->n = from;
             note(&ps, RK_TRAILING_TEXT, ps.p);
