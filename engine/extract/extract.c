@@ -319,6 +319,70 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
     return COAX_OK;
 }
 
+/* Whether candidate i is scored: the repair's own choice, sequences, and
+** the last MAX_SCORED from 'first' on. */
+static bool is_scored(const coax_repair_result *r, size_t i, size_t first)
+{
+    return i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE;
+}
+
+/* Whether the text from s to e holds a quoted key ("name": ...): a span of
+** JSON, not LaTeX's \frac{1}{2} or a set in prose. */
+static bool quoted_key_in(const char *t, size_t s, size_t e)
+{
+    for (size_t i = s; i + 1 < e; i++) {
+        if (t[i] != '"') continue;
+        size_t k = i + 1;
+        while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
+        if (k < e && t[k] == ':') return true;
+    }
+    return false;
+}
+
+static bool invented_log(const coax_candidate *cand)
+{
+    for (size_t i = 0; i < cand->nlog; i++)
+        if (cand->log[i].cls == COAX_CLASS_INVENTED) return true;
+    return false;
+}
+
+/* A plain answer beside JSON coax could only read by a guess ("Example:
+** {...}\nAnswer: {\"name\": \"Ada\", \"age\": 36,", or a broken answer and
+** then its format, {\"name\": \"string\"}): which of the two the model meant
+** is a guess too, and the best is refused. Text that holds no quoted key
+** (LaTeX's \frac{1}{2} after a value) is no answer. */
+static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool blocks, size_t first, scored *best)
+{
+    if (!is_plain(best)) return COAX_OK;
+    const coax_repair_result *r = x->repair;
+    const coax_candidate *b = &r->candidates[best->index];
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const coax_candidate *o = &r->candidates[i];
+        bool apart = o->start >= b->end || o->end <= b->start;
+        if (!is_scored(r, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
+            !invented_log(o) || !quoted_key_in(x->text, o->start, o->end))
+            continue;
+        unsigned l1, c1, l2, c2;
+        line_column(x->text, x->len, b->start, &l1, &c1);
+        line_column(x->text, x->len, o->start, &l2, &c2);
+        coax_buf buf;
+        coax_buf_init(&buf, coax_arena_allocator(c->arena));
+        coax_buf_printf(&buf,
+                        "the reply holds a value at line %u, column %u and one that could not be read at line %u, "
+                        "column %u: send one valid value",
+                        l1, c1, l2, c2);
+        char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
+        coax_buf_free(&buf);
+        if (!msg) return COAX_ENOMEM;
+        coax_code rc = prepend_error(c->arena, &best->validation, msg);
+        if (rc) return rc;
+        best->valid = false;
+        best->nerrors = best->validation.nerrors;
+        return COAX_OK;
+    }
+    return COAX_OK;
+}
+
 /* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
 ** scalar, tried when no candidate is valid: kept only when valid, as one
 ** more candidate (the whole text). */
@@ -349,13 +413,6 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     s.ncoercions = c->n;
     *best = s;
     return COAX_OK;
-}
-
-/* Whether candidate i is scored: the repair's own choice, sequences, and
-** the last MAX_SCORED from 'first' on. */
-static bool is_scored(const coax_repair_result *r, size_t i, size_t first)
-{
-    return i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE;
 }
 
 void coax_extract_options_default(coax_extract_options *o)
@@ -405,6 +462,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
+    if (best.valid && (rc = refuse_beside_unread(&c, &x, blocks, first, &best))) return rc;
     /* A valid whole-text candidate that needed repairs yields to the reply
     ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
     ** not a string holding quotes. */

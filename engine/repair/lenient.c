@@ -45,6 +45,18 @@ static inline void skip_space(lp *ps)
     skip_space_slow(ps);
 }
 
+/* A comment from 'at' to 'end'. One that runs into the end of the text
+** inside a value may have swallowed what was meant to follow
+** ({"id": 7, "priority": 2 # high, "owner": "bob"}: the owner, and the
+** closing brace, were text of the comment): closing what is open after it
+** is then a guess. */
+static void note_comment(lp *ps, const char *at, const char *end)
+{
+    bool swallowed = end == ps->e && ps->nopens && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']',
+                                                        (size_t)(end - at));
+    note_as(ps, RK_COMMENT, swallowed ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
+}
+
 static void skip_space_slow(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
@@ -52,7 +64,7 @@ static void skip_space_slow(lp *ps)
         p = skip_ws_run(p, e);
         if (p >= e) break;
         if (*p == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
-            note(ps, RK_COMMENT, p);
+            const char *at = p;
             if (p[1] == '/') {
                 const char *nl = memchr(p, '\n', (size_t)(e - p));
                 p = nl ? nl : e;
@@ -61,12 +73,13 @@ static void skip_space_slow(lp *ps)
                 while (q + 1 < e && !(q[0] == '*' && q[1] == '/')) q++;
                 p = q + 1 < e ? q + 2 : e;
             }
+            note_comment(ps, at, p);
             continue;
         }
         if (*p == '#') {
-            note(ps, RK_COMMENT, p);
-            const char *nl = memchr(p, '\n', (size_t)(e - p));
+            const char *at = p, *nl = memchr(p, '\n', (size_t)(e - p));
             p = nl ? nl : e;
+            note_comment(ps, at, p);
             continue;
         }
         if ((unsigned char)*p >= 0x80) {

@@ -260,7 +260,7 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
     /* [1 000 000]: three digits after a number are a group of it as
     ** likely as an item of their own */
     if (prev->type == COAX_NUMBER && ps->e - p >= 3 && is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]))
-        return ps->e - p == 3 || (!is_digit(p[3]) && p[3] != '.');
+        return ps->e - p == 3 || !is_digit(p[3]); /* [1 299.99, 2 499.00] too */
     return false;
 }
 
@@ -327,6 +327,32 @@ static const uint8_t word_stop[256] = {
 
 /* A bare word at ps->p: a literal, a function-call wrapper, an unquoted
 ** key or string. At the top level only literals and calls are values. */
+/* MongoDB's shell types, whose argument is the value. */
+static bool mongo_type(const char *id, size_t n)
+{
+    static const char *const types[] = {"NumberLong", "NumberInt", "NumberDecimal", "NumberDouble",
+                                        "ISODate", "ObjectId", "Date", "Timestamp", "UUID"};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if (strlen(types[i]) == n && !memcmp(id, types[i], n)) return true;
+    return false;
+}
+
+/* An unquoted value that is no value: a list's "etc." or "and so on" (the
+** model left items out, as with "..."), or text holding a comment marker
+** or opening with an operator ({"a" := 5}, {"a": = 1}): read as a string,
+** it would carry what the model did not mean as text. */
+static bool word_in_doubt(const char *s, const char *t)
+{
+    size_t n = (size_t)(t - s);
+    if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
+        (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
+        return true;
+    if (strchr("=<>|&:", *s)) return true;
+    for (const char *c = s; c + 1 < t; c++)
+        if (c[0] == '/' && (c[1] == '/' || c[1] == '*')) return true;
+    return false;
+}
+
 coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
 {
     const char *s = ps->p, *p = s, *e = ps->e;
@@ -359,7 +385,14 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
         const char *q = p;
         while (q < e && (*q == ' ' || *q == '\t')) q++;
         if (q < e && *q == '(') {
-            note(ps, RK_FUNCTION_CALL, s);
+            /* JSONP's callback around the whole value, and MongoDB's types
+            ** (NumberLong(2), ISODate("...")), are wrappers; any other call
+            ** is an expression (abs(-36), sorted([3, 1, 2]), str(5)) whose
+            ** value is not what it wraps. */
+            const char *r = q + 1;
+            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            bool wrapper = ps->nopens == 0 ? r < e && *r == '{' : mongo_type(id, n);
+            note_as(ps, RK_FUNCTION_CALL, wrapper ? COAX_CLASS_LOSSLESS : COAX_CLASS_INVENTED, s);
             ps->p = q + 1;
             *what = W_CALL;
             return COAX_OK;
@@ -391,7 +424,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     ** is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
-                                  : !word_ends_clearly(ps, s, t, p, ctx);
+                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t);
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
@@ -416,15 +449,53 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
 
 /* ---- what follows a value ------------------------------------------------ */
 
+/* Past spaces and comments from p, below limit. */
+static const char *skip_blank(const char *p, const char *limit)
+{
+    for (;;) {
+        while (p < limit && ws_tab[(unsigned char)*p]) p++;
+        if (p + 1 < limit && p[0] == '/' && p[1] == '*') {
+            const char *q = p + 2;
+            while (q + 1 < limit && !(q[0] == '*' && q[1] == '/')) q++;
+            if (q + 1 >= limit) return limit;
+            p = q + 2;
+        } else if (p < limit && (*p == '#' || (p + 1 < limit && p[0] == '/' && p[1] == '/'))) {
+            const char *nl = memchr(p, '\n', (size_t)(limit - p));
+            if (!nl) return limit;
+            p = nl + 1;
+        } else {
+            return p;
+        }
+    }
+}
+
+/* An identifier that lost its opening quote, and a colon: ", email": 1". */
+static bool half_quoted_key(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    const char *s = p;
+    while (p < e && is_ident((unsigned char)*p)) p++;
+    if (p == s || p >= e || (*p != '"' && *p != '\'')) return false;
+    p++;
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p < e && *p == ':';
+}
+
 bool repair_members_follow(const char *p, const char *e)
 {
     const char *limit = e - p > 64 ? p + 64 : e;
-    /* Stray closers first: in {"a": {"x": 1}}}, "b": 3} the members after
-    ** them were meant to be inside the value all the same. */
-    while (p < limit && (ws_tab[(unsigned char)*p] || *p == '}' || *p == ']')) p++;
+    /* Stray closers and comments first: in {"a": {"x": 1}}}, "b": 3} and
+    ** {"a": 1} // c\n "b": 3} the members after them were meant to be
+    ** inside the value all the same. */
+    for (const char *q = NULL; q != p;) {
+        q = p;
+        p = skip_blank(p, limit);
+        while (p < limit && (*p == '}' || *p == ']')) p++;
+    }
     if (p >= e) return false;
     /* A quoted key only: prose after a value ("Note: ...") is not a member. */
-    return *p == ':' || (*p == ',' && key_ahead(p + 1, e)) || (*p == '"' && key_ahead(p, e));
+    return *p == ':' || (*p == ',' && (key_ahead(p + 1, e) || half_quoted_key(p + 1, e))) ||
+           (*p == '"' && key_ahead(p, e));
 }
 
 bool repair_value_resumes(const char *p, const char *e)
