@@ -91,6 +91,16 @@ enum { W_VALUE, W_NONE, W_CALL, W_STOP };
 ** way (below) does not take: a body to decode, or a closing quote in doubt. */
 coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body);
 
+#if BYTES16
+/* lp_plain_string's way past the first sixteen bytes of a body, or with
+** multi-byte characters in them, from 'q' (the body's start, or a block
+** boundary after plain bytes; text from 'b' to 'e'): where it stops (the
+** closing quote, a backslash or a control character), NULL when the body
+** is not plain bytes and the UTF-8 sequences lp_plain_string takes up to
+** there, or has no stop. */
+const char *lp_plain_body(const char *q, const char *e, const char *b, char open);
+#endif
+
 /* Whether the string ends at a candidate closing quote (p just past it):
 ** the cases lp_ends_string does not answer inline. */
 bool lp_ends_string_slow(const lp *ps, const char *p, int ctx);

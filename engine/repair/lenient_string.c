@@ -11,6 +11,59 @@
 
 /* ---- quotes -------------------------------------------------------------- */
 
+#if BYTES16
+/* One block of lp_plain_body: the sixteen bytes in w, of which the 'valid'
+** ones after the first 'shift' are the body's. Sets '*stop' (the block's
+** stops) and '*carry' (continuation bytes due in the next block); false when
+** a byte before the first stop is not what lp_plain_string takes. */
+static inline __attribute__((always_inline)) bool plain_block(__m128i w, char open, unsigned shift, unsigned valid,
+                                                              unsigned *carry, unsigned *stop_out)
+{
+    __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
+    unsigned stop = ((unsigned)_mm_movemask_epi8(_mm_or_si128(
+                         _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(open)), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
+                         ctl)) >> shift) & valid;
+    unsigned before = stop ? (stop & (0u - stop)) - 1 : valid; /* the bytes before the first stop */
+    unsigned high = ((unsigned)_mm_movemask_epi8(w) >> shift) & before;
+    *stop_out = stop;
+    if (high | *carry) {
+        /* signed: continuation bytes 0x80..0xBF are below -64, leads
+        ** 0xC2..0xDF between -63 and -32, 0xE1..0xEF between -32 and -16 */
+        unsigned cont = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8((char)0xC0))) >> shift;
+        unsigned lead2 = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xC1)),
+                                                                   _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xE0)))) >> shift;
+        unsigned lead3 = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(
+                             _mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xED)),
+                             _mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xE0)),
+                                           _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xF0))))) >> shift;
+        lead2 &= before;
+        lead3 &= before;
+        unsigned want = *carry | lead2 << 1 | lead3 << 1 | lead3 << 2; /* where continuation bytes go */
+        if ((cont & before) != (want & before) || (high & ~(lead2 | lead3 | cont))) return false;
+        if (want & ~before & 0xFFFF) return false; /* a sequence cut by a stop or the text's end */
+        *carry = want >> 16;
+    }
+    return true;
+}
+
+const char *lp_plain_body(const char *q, const char *e, const char *b, char open)
+{
+    unsigned carry = 0, stop; /* carry: continuation bytes due at the start of the block */
+    /* whole blocks, then the sixteen bytes that end the text, for the
+    ** block's part of them (written apart: the shift and the mask of the
+    ** last block cost every block a few instructions) */
+    for (; e - q >= 16; q += 16) {
+        if (!plain_block(bytes16_load(q), open, 0, 0xFFFF, &carry, &stop)) return NULL;
+        if (stop) return carry ? NULL : q + __builtin_ctz(stop); /* carry: a sequence cut by the stop */
+        if (e - q == 16) return NULL; /* no closing quote */
+    }
+    if (e - b < 16) return NULL;
+    unsigned left = (unsigned)(e - q);
+    if (!plain_block(bytes16_load(e - 16), open, 16 - left, (1u << left) - 1, &carry, &stop) || !stop) return NULL;
+    return carry ? NULL : q + __builtin_ctz(stop);
+}
+#endif
+
 /* After a candidate closing quote: lenient.h's lp_ends_string, which
 ** answers the common cases inline. */
 bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)

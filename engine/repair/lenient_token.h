@@ -125,66 +125,30 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
     const char *body = p + 1, *q = body, *e = ps->e;
     char open = *p;
     if (ctx == CTX_KEY && ps->inv) return NULL;
-    unsigned carry = 0; /* continuation bytes due at the start of the block */
     if (e - body >= 16) {
         /* Most strings are short and ASCII: a stop in the first block with
-        ** no byte from 0x80 before it is the loop's answer at its first
-        ** step, without its set-up for multi-byte sequences. */
+        ** no byte from 0x80 before it is lp_plain_body's answer at its
+        ** first step, without a call. */
         __m128i w = bytes16_load(body);
         __m128i quote = open == '"' ? _mm_set1_epi8('"') : _mm_set1_epi8('\'');
         __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
         unsigned stop = (unsigned)_mm_movemask_epi8(
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))), ctl));
-        if (stop && !((unsigned)_mm_movemask_epi8(w) & ((stop & (0u - stop)) - 1))) {
-            q = body + __builtin_ctz(stop);
-            goto found;
+        unsigned high = (unsigned)_mm_movemask_epi8(w);
+        if (stop) {
+            if (!(high & ((stop & (0u - stop)) - 1))) {
+                q = body + __builtin_ctz(stop);
+                goto found;
+            }
+        } else if (!high) {
+            q = body + 16; /* sixteen plain bytes: lp_plain_body's first step, done */
         }
     }
-    for (;;) {
-        size_t left = (size_t)(e - q);
-        unsigned valid = 0xFFFF, shift = 0;
-        __m128i w;
-        if (left >= 16) {
-            w = bytes16_load(q);
-        } else { /* the last bytes: the sixteen that end the text, the block's part of them */
-            if (e - ps->b < 16) return NULL;
-            w = bytes16_load(e - 16);
-            shift = 16 - (unsigned)left;
-            valid = (1u << left) - 1;
-        }
-        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
-        unsigned stop = ((unsigned)_mm_movemask_epi8(_mm_or_si128(
-                             _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8(open)), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))),
-                             ctl)) >> shift) & valid;
-        unsigned before = stop ? (stop & (0u - stop)) - 1 : valid; /* the bytes before the first stop */
-        unsigned high = ((unsigned)_mm_movemask_epi8(w) >> shift) & before;
-        if (high | carry) {
-            /* signed: continuation bytes 0x80..0xBF are below -64, leads
-            ** 0xC2..0xDF between -63 and -32, 0xE1..0xEF between -32 and -16 */
-            unsigned cont = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8((char)0xC0))) >> shift;
-            unsigned lead2 = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xC1)),
-                                                                       _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xE0)))) >> shift;
-            unsigned lead3 = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(
-                                 _mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xED)),
-                                 _mm_and_si128(_mm_cmpgt_epi8(w, _mm_set1_epi8((char)0xE0)),
-                                               _mm_cmplt_epi8(w, _mm_set1_epi8((char)0xF0))))) >> shift;
-            lead2 &= before;
-            lead3 &= before;
-            unsigned want = carry | lead2 << 1 | lead3 << 1 | lead3 << 2; /* where continuation bytes go */
-            if ((cont & before) != (want & before) || (high & ~(lead2 | lead3 | cont))) return NULL;
-            if (want & ~before & 0xFFFF) return NULL; /* a sequence cut by a stop or the text's end */
-            carry = want >> 16;
-        }
-        if (!stop) {
-            if (left <= 16) return NULL; /* no closing quote */
-            q += 16;
-            continue;
-        }
-        q += __builtin_ctz(stop);
-        break;
-    }
+    /* Out of line: the sixteen-byte loop's set-up and the UTF-8 masks made
+    ** GCC spill registers of the fast loop around every string that took it. */
+    if (!(q = lp_plain_body(q, e, ps->b, open))) return NULL;
 found:
-    if (*q != open || carry || !lp_ends_string(ps, q + 1, ctx)) return NULL;
+    if (*q != open || !lp_ends_string(ps, q + 1, ctx)) return NULL;
     size_t n = (size_t)(q - body);
     if (n > ps->lim.max_string) return NULL;
     if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
