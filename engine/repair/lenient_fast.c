@@ -102,6 +102,10 @@ key: /* after '{' or ',' in an object */
         s->koff = (uint32_t)koff;
         top->keys = key_bits(top->keys, key.u.text, key.len);
         comma = NULL;
+        if (p < e && *p == ':') { /* mostly the colon at once: colon's way without its spaces */
+            p++;
+            goto value;
+        }
     }
 colon:
     st = ST_COLON;
@@ -131,12 +135,15 @@ value: /* after ':', '[' or ',' in an array */
     quoted:
         if (e - p >= 3 && p[1] == c && p[2] == c) goto stop; /* a block string */
         {
-            size_t logged = ps->log->n;
             if (!(after = lp_plain_string(ps, p, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
             /* "a" + "b": parse_one joins them; a look past spaces for the '+' */
             const char *r = plain_spaces(after, e);
             if (r < e && (*r == '+' || space_start[(unsigned char)*r])) {
-                ps->log->n = logged; /* its single_quotes entry: parse_one reads it again */
+                /* its single_quotes entry, the last one unless the log ran
+                ** out of memory (then nothing was added): parse_one reads
+                ** the string again. Not the log's length kept from before,
+                ** which GCC kept on the stack for every string. */
+                if (c == '\'' && !ps->log->oom) ps->log->n--;
                 goto stop;
             }
             ps->p = after;
