@@ -339,10 +339,16 @@ static bool quoted_key_in(const char *t, size_t s, size_t e)
     return false;
 }
 
+/* Whether the candidate needed an invented repair: for a span of prose,
+** one other than being closed before members (Schema {"name": "string"}:
+** the answer follows. {"name": "Ada"}: the schema's text, closed where it
+** ends, is no unread answer). */
 static bool invented_log(const coax_candidate *cand)
 {
     for (size_t i = 0; i < cand->nlog; i++)
-        if (cand->log[i].cls == COAX_CLASS_INVENTED) return true;
+        if (cand->log[i].cls == COAX_CLASS_INVENTED &&
+            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close")))
+            return true;
     return false;
 }
 

@@ -50,10 +50,14 @@ static inline void skip_space(lp *ps)
 ** ({"id": 7, "priority": 2 # high, "owner": "bob"}: the owner, and the
 ** closing brace, were text of the comment): closing what is open after it
 ** is then a guess. */
+static bool only_space(const char *s, const char *t);
+
 static void note_comment(lp *ps, const char *at, const char *end)
 {
-    bool swallowed = end == ps->e && ps->nopens && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']',
-                                                        (size_t)(end - at));
+    /* only spaces after it (a reply's last new line): its first non-space
+    ** ends the look, so the looks of all comments are linear together */
+    bool swallowed = ps->nopens && only_space(end, ps->e) &&
+                     memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     note_as(ps, RK_COMMENT, swallowed ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 

@@ -152,6 +152,17 @@ static void put_cp(lp *ps, uint32_t cp)
 
 enum { S_CLOSED, S_BOUND, S_CUT };
 
+/* Whether the text before 'before' (inside a string from body) ends with
+** a quote and a colon ("a": "b), where a member may have ended and a key
+** begun; a colon in text ("Error: "File...) is no such place. */
+static bool lost_member_end(const char *body, const char *before)
+{
+    if (before <= body || before[-1] != ':') return false;
+    const char *c = before - 1;
+    while (c > body && (c[-1] == ' ' || c[-1] == '\t')) c--;
+    return c > body && c[-1] == '"';
+}
+
 /* Whether a quote character of any style starts at p: those quote_at
 ** knows, and the low ones („ ‚) that open German quotations. */
 static bool quote_char(const char *p, const char *bound)
@@ -173,8 +184,11 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     size_t nhex = 0;
     if (c == 'x' || c == 'U')
         while (p + 2 + nhex < bound && nhex < 8 && coax_hex_digit(p[2 + nhex]) >= 0) nhex++;
-    bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c >= '0' && c <= '7') || c == 'a' ||
-                 c == 'v' || c == 'e';
+    /* \alpha, \vec, \epsilon (LaTeX) and D:\2024 are text: a letter or a
+    ** digit after the escape's own says so */
+    bool word = p + 2 < bound && (is_ident((unsigned char)p[2]) || is_digit(p[2]));
+    bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
+                 ((c == 'a' || c == 'v' || c == 'e') && !word);
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
     coax_buf_putc(&ps->sb, '\\');
     return p + 1;
@@ -288,7 +302,8 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             ** or member ("a, "b"]; [["a], ["b", 1]] was two arrays): a guess. */
             const char *before = p;
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
-            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{:", before[-1]));
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) ||
+                         lost_member_end(body, before);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);

@@ -347,9 +347,9 @@ static bool word_in_doubt(const char *s, const char *t)
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
-    if (strchr("=<>|&:", *s)) return true;
+    if (strchr("=>|&:", *s)) return true; /* not '<': <b>hi</b> */
     for (const char *c = s; c + 1 < t; c++)
-        if (c[0] == '/' && (c[1] == '/' || c[1] == '*')) return true;
+        if (c[0] == '/' && (c[1] == '*' || (c[1] == '/' && (c == s || c[-1] != ':')))) return true; /* not https:// */
     return false;
 }
 
@@ -449,7 +449,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
 
 /* ---- what follows a value ------------------------------------------------ */
 
-/* Past spaces and comments from p, below limit. */
+/* Past spaces and comments from p, below limit; NULL when a comment runs
+** past limit (what follows it is unknown: no members seen). */
 static const char *skip_blank(const char *p, const char *limit)
 {
     for (;;) {
@@ -457,11 +458,11 @@ static const char *skip_blank(const char *p, const char *limit)
         if (p + 1 < limit && p[0] == '/' && p[1] == '*') {
             const char *q = p + 2;
             while (q + 1 < limit && !(q[0] == '*' && q[1] == '/')) q++;
-            if (q + 1 >= limit) return limit;
+            if (q + 1 >= limit) return NULL;
             p = q + 2;
         } else if (p < limit && (*p == '#' || (p + 1 < limit && p[0] == '/' && p[1] == '/'))) {
             const char *nl = memchr(p, '\n', (size_t)(limit - p));
-            if (!nl) return limit;
+            if (!nl) return NULL;
             p = nl + 1;
         } else {
             return p;
@@ -489,7 +490,7 @@ bool repair_members_follow(const char *p, const char *e)
     ** inside the value all the same. */
     for (const char *q = NULL; q != p;) {
         q = p;
-        p = skip_blank(p, limit);
+        if (!(p = skip_blank(p, limit))) return false;
         while (p < limit && (*p == '}' || *p == ']')) p++;
     }
     if (p >= e) return false;
@@ -509,7 +510,16 @@ bool repair_value_resumes(const char *p, const char *e)
     const char *q = e, *floor = e - p > 64 ? e - 64 : p;
     while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
     if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
-    return memchr(p, ':', (size_t)(q - p < 64 ? q - p : 64)) != NULL;
+    /* a key's end ("...":) in the glued text, before a new value or line: a
+    ** sentence's period and "Output: {...}" have none */
+    const char *limit = q - p > 64 ? p + 64 : q;
+    for (const char *c = p; c < limit && *c != '{' && *c != '[' && *c != '\n'; c++) {
+        if (*c != '"') continue;
+        const char *k = c + 1;
+        while (k < limit && (*k == ' ' || *k == '\t')) k++;
+        if (k < limit && *k == ':') return true;
+    }
+    return false;
 }
 
 bool repair_value_starts(const char *p, const char *end)

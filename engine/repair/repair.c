@@ -106,6 +106,23 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
     return copy;
 }
 
+/* Whether the colon at t[colon] ends a member's key: a quoted key opened
+** after '{' or ',' ({"a": 1, "manager": ...), not a quoted phrase in prose
+** (Here is the JSON for "Ada": ...). The look back is bounded to the line
+** and 256 bytes. */
+static bool member_key_before(const char *t, size_t colon)
+{
+    size_t c = colon;
+    while (c > 0 && around_value(t[c - 1])) c--;
+    if (c == 0 || t[c - 1] != '"') return false;
+    size_t q = c - 1, stop = q > 256 ? q - 256 : 0;
+    while (q > stop && t[q - 1] != '"' && t[q - 1] != '\n') q--;
+    if (q == stop || t[q - 1] != '"') return false;
+    q--; /* on the key's opening quote */
+    while (q > 0 && around_value(t[q - 1])) q--;
+    return q > 0 && (t[q - 1] == '{' || t[q - 1] == ',');
+}
+
 /* Whether the prose span sp sits in a broken list or object: after an
 ** unmatched '[' or after a ',' that follows a value, or before a ',' and
 ** another value ("[{...}}, {...}": neither object is the answer), or as
@@ -120,11 +137,7 @@ static bool prose_fragment(const job *j, const rspan *sp)
     size_t b = sp->start, a = sp->end;
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
-    if (b > 0 && t[b - 1] == ':') {
-        size_t c = b - 1;
-        while (c > 0 && around_value(t[c - 1])) c--;
-        if (c > 0 && t[c - 1] == '"') return true;
-    }
+    if (b > 0 && t[b - 1] == ':' && member_key_before(t, b - 1)) return true;
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
         while (c > 0 && around_value(t[c - 1])) c--;
