@@ -281,6 +281,27 @@ static bool part_of(const coax_candidate *h, const scored *hs, const coax_candid
     return h->source != COAX_SOURCE_SEQUENCE || p->ncoercions > hs->ncoercions;
 }
 
+/* Refuses the best with an error naming two places of the reply: 'fmt'
+** takes the line and column of each. */
+static coax_code refuse_at(coerce_ctx *c, const extract_job *x, scored *best, const char *fmt, size_t at1,
+                           size_t at2)
+{
+    unsigned l1, c1, l2, c2;
+    line_column(x->text, x->len, at1, &l1, &c1);
+    line_column(x->text, x->len, at2, &l2, &c2);
+    coax_buf buf;
+    coax_buf_init(&buf, coax_arena_allocator(c->arena));
+    coax_buf_printf(&buf, fmt, l1, c1, l2, c2);
+    char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
+    coax_buf_free(&buf);
+    if (!msg) return COAX_ENOMEM;
+    coax_code rc = prepend_error(c->arena, &best->validation, msg);
+    if (rc) return rc;
+    best->valid = false;
+    best->nerrors = best->validation.nerrors;
+    return COAX_OK;
+}
+
 /* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
 ** leave no way to tell which one the model meant: whether the first (a
 ** draft?) or the last (a correction?), picking one is a guess, so the best
@@ -298,23 +319,10 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
-        unsigned l1, c1, l2, c2;
-        line_column(x->text, x->len, first->start, &l1, &c1);
-        line_column(x->text, x->len, second->start, &l2, &c2);
-        coax_buf buf;
-        coax_buf_init(&buf, coax_arena_allocator(c->arena));
-        coax_buf_printf(&buf,
-                        "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
-                        "send one value",
-                        l1, c1, l2, c2);
-        char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
-        coax_buf_free(&buf);
-        if (!msg) return COAX_ENOMEM;
-        coax_code rc = prepend_error(c->arena, &best->validation, msg);
-        if (rc) return rc;
-        best->valid = false;
-        best->nerrors = best->validation.nerrors;
-        return COAX_OK;
+        return refuse_at(c, x, best,
+                         "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
+                         "send one value",
+                         first->start, second->start);
     }
     return COAX_OK;
 }
@@ -368,23 +376,10 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
         if (!is_scored(r, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
             !invented_log(o) || !quoted_key_in(x->text, o->start, o->end))
             continue;
-        unsigned l1, c1, l2, c2;
-        line_column(x->text, x->len, b->start, &l1, &c1);
-        line_column(x->text, x->len, o->start, &l2, &c2);
-        coax_buf buf;
-        coax_buf_init(&buf, coax_arena_allocator(c->arena));
-        coax_buf_printf(&buf,
-                        "the reply holds a value at line %u, column %u and one that could not be read at line %u, "
-                        "column %u: send one valid value",
-                        l1, c1, l2, c2);
-        char *msg = buf.oom ? NULL : coax_arena_strdup(c->arena, buf.data, buf.len);
-        coax_buf_free(&buf);
-        if (!msg) return COAX_ENOMEM;
-        coax_code rc = prepend_error(c->arena, &best->validation, msg);
-        if (rc) return rc;
-        best->valid = false;
-        best->nerrors = best->validation.nerrors;
-        return COAX_OK;
+        return refuse_at(c, x, best,
+                         "the reply holds a value at line %u, column %u and one that could not be read at line %u, "
+                         "column %u: send one valid value",
+                         b->start, o->start);
     }
     return COAX_OK;
 }
