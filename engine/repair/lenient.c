@@ -67,23 +67,11 @@ static void skip_space_slow(lp *ps)
     for (;;) {
         p = skip_ws_run(p, e);
         if (p >= e) break;
-        if (*p == '/' && p + 1 < e && (p[1] == '/' || p[1] == '*')) {
-            const char *at = p;
-            if (p[1] == '/') {
-                const char *nl = memchr(p, '\n', (size_t)(e - p));
-                p = nl ? nl : e;
-            } else {
-                const char *q = p + 2;
-                while (q + 1 < e && !(q[0] == '*' && q[1] == '/')) q++;
-                p = q + 1 < e ? q + 2 : e;
-            }
-            note_comment(ps, at, p);
-            continue;
-        }
-        if (*p == '#') {
-            const char *at = p, *nl = memchr(p, '\n', (size_t)(e - p));
-            p = nl ? nl : e;
-            note_comment(ps, at, p);
+        bool closed;
+        const char *end = lp_comment_end(p, e, &closed);
+        if (end != p) {
+            note_comment(ps, p, end);
+            p = end;
             continue;
         }
         if ((unsigned char)*p >= 0x80) {
@@ -486,7 +474,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         ps.truncated = false;
         ps.inv_any = ps.bracket_fixed = ps.at_limit = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
-        if (got && (repair_members_follow(ps.p, ps.e) || repair_value_resumes(ps.p, ps.e))) { /* {"a": {"b": 1}}, "c": 2} */
+        if (got && repair_closed_early(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);
             v.flags |= COAX_VF_INVENTED;
         }

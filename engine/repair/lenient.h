@@ -295,6 +295,27 @@ static inline bool is_ident(unsigned char c) { return ident_tab[c]; }
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* The end of the comment at p (below e): a line comment ('//' or '#')
+** stops at its new line, a block comment ends past its close. p when no
+** comment starts there; *closed false when it runs to e without its new
+** line or its close. */
+static inline const char *lp_comment_end(const char *p, const char *e, bool *closed)
+{
+    *closed = true;
+    if (p < e && (*p == '#' || (p + 1 < e && p[0] == '/' && p[1] == '/'))) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        *closed = nl != NULL;
+        return nl ? nl : e;
+    }
+    if (p + 1 < e && p[0] == '/' && p[1] == '*') {
+        const char *q = p + 2;
+        while (q + 1 < e && !(q[0] == '*' && q[1] == '/')) q++;
+        *closed = q + 1 < e;
+        return *closed ? q + 2 : e;
+    }
+    return p;
+}
+
 /* Recognises a quote character at p: returns its length (0 if none) and
 ** its code point. */
 static inline size_t quote_at(const char *p, const char *e, uint32_t *q)

@@ -455,18 +455,11 @@ static const char *skip_blank(const char *p, const char *limit)
 {
     for (;;) {
         while (p < limit && ws_tab[(unsigned char)*p]) p++;
-        if (p + 1 < limit && p[0] == '/' && p[1] == '*') {
-            const char *q = p + 2;
-            while (q + 1 < limit && !(q[0] == '*' && q[1] == '/')) q++;
-            if (q + 1 >= limit) return NULL;
-            p = q + 2;
-        } else if (p < limit && (*p == '#' || (p + 1 < limit && p[0] == '/' && p[1] == '/'))) {
-            const char *nl = memchr(p, '\n', (size_t)(limit - p));
-            if (!nl) return NULL;
-            p = nl + 1;
-        } else {
-            return p;
-        }
+        bool closed;
+        const char *end = lp_comment_end(p, limit, &closed);
+        if (!closed) return NULL;
+        if (end == p) return p;
+        p = end;
     }
 }
 
@@ -482,7 +475,7 @@ static bool half_quoted_key(const char *p, const char *e)
     return p < e && *p == ':';
 }
 
-bool repair_members_follow(const char *p, const char *e)
+static bool members_follow(const char *p, const char *e)
 {
     const char *limit = e - p > 64 ? p + 64 : e;
     /* Stray closers and comments first: in {"a": {"x": 1}}}, "b": 3} and
@@ -499,7 +492,7 @@ bool repair_members_follow(const char *p, const char *e)
            (*p == '"' && key_ahead(p, e));
 }
 
-bool repair_value_resumes(const char *p, const char *e)
+static bool value_resumes(const char *p, const char *e)
 {
     /* Prose after a value is set off by a space, a new line or a
     ** sentence; a new value or a list goes on with '{', '[' or ','. */
@@ -521,6 +514,8 @@ bool repair_value_resumes(const char *p, const char *e)
     }
     return false;
 }
+
+bool repair_closed_early(const char *p, const char *e) { return members_follow(p, e) || value_resumes(p, e); }
 
 bool repair_value_starts(const char *p, const char *end)
 {

@@ -215,8 +215,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     /* A balanced span in prose followed by members, or by the rest of what
     ** it was meant to hold, was closed too early. */
     if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
-        (repair_members_follow(j->text + sp->end, j->text + j->len) ||
-         repair_value_resumes(j->text + sp->end, j->text + j->len))) {
+        repair_closed_early(j->text + sp->end, j->text + j->len)) {
         rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
         vals.v[vals.n - 1].log_to = j->log.n;
         vals.v[vals.n - 1].invented = true;

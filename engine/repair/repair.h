@@ -218,14 +218,12 @@ size_t repair_fenced_string(const char *t, size_t i, size_t len, size_t *cs, siz
 ** spaces) on its line. */
 bool repair_value_fence(const char *t, size_t i);
 
-/* Whether members follow at p (after spaces and stray closers): ", key:",
-** "\"key\":" or ":". After a complete value they say it was closed too early. */
-bool repair_members_follow(const char *p, const char *end);
-/* Whether the text from p (right after a value) to end goes on with what
-** was meant to be inside the value: text glued to its closer (no space,
-** not a new value or a list) with a colon in it, up to a closing bracket
-** at the very end ({"name": "Ada", ]email": "a@b.c"}, {"1": t}ue, "a": 1}). */
-bool repair_value_resumes(const char *p, const char *end);
+/* Whether what follows a complete value at p (to end) says it was closed
+** too early: members after spaces, comments and stray closers (", key:",
+** "\"key\":" or ":"), or text glued to its closer with a quoted key's end in
+** it, up to a closing bracket at the very end ({"name": "Ada", ]email":
+** "a@b.c"}, {"1": t}ue, "a": 1}). */
+bool repair_closed_early(const char *p, const char *end);
 
 /* Whether a JSON value can start at p (for the whole-text candidate and
 ** for further values after a top-level one). */
