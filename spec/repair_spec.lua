@@ -272,11 +272,54 @@ describe("coax.repair", function()
       no_guess('{"site": example.com}', '{"site":"example.com"}')
     end)
 
+    -- A third look: what the model signalled besides the data.
+    it("a comment that says content was left out is an ellipsis", function()
+      invented('{"tags": ["a", "b" // and 20 more\n]}', "comment")
+      invented('{"a": 1, /* other fields omitted */ "b": 2}', "comment")
+      invented('[1, 2, 3 # ...\n]', "comment")
+      invented('[1, 2 /* \u{2026} */]', "comment")
+      invented('{"a": 1 // Rest of the keys are similar\n}', "comment")
+      invented('[1 // etc\n]', "comment")
+      no_guess('[1, 2 // the primes\n]', '[1,2]')
+      no_guess('{"at": "x" // ISO 8601; furthermore, UTC\n}', '{"at":"x"}')
+      no_guess('{"a": 1 /* in USD */}', '{"a":1}')
+      -- a comment before the value speaks of the reply, not of the value's items
+      no_guess('// the rest is JSON\n{"a": 1}', '{"a":1}')
+    end)
+
+    it("another language's true, false and null are the constants, never strings", function()
+      assert.are.equal('[true,false,null,null,null,null]',
+        json.encode((coax.repair('[TRUE, FALSE, NULL, Null, nil, NIL]'))))
+      local _, out = classes('{"a": NULL, "b": nil}')
+      assert.are.same({ "other_literal:inferred", "other_literal:inferred" }, out)
+      -- an enumeration's constant, and words that only begin like one, stay strings
+      no_guess('{"level": NONE, "b": NULLABLE}', '{"level":"NONE","b":"NULLABLE"}')
+      -- as keys they are names
+      no_guess('{NULL: 1}', '{"NULL":1}')
+    end)
+
+    it("a placeholder is no value", function()
+      invented('{"age": <age>}', "unquoted_string")
+      invented('{"name": <your name>, "n": 1}', "unquoted_string")
+      no_guess('{"html": <b>hi</b>}', '{"html":"<b>hi</b>"}')
+    end)
+
+    it("alternatives between quotes are no one value", function()
+      invented('{"status": "active" | "inactive"}', "unescaped_quote")
+      invented('{"answer": "yes" or "no"}', "unescaped_quote")
+      invented('{"kind": "A"/"B"}', "unescaped_quote")
+      invented('{"kind": "A" || "B"}', "unescaped_quote")
+      no_guess('{"q": "He said "hi" or so"}', '{"q":"He said \\"hi\\" or so"}')
+      no_guess('{"q": "a "b" | c"}', '{"q":"a \\"b\\" | c"}')
+      no_guess('{"s": "ab" + "cd"}', '{"s":"abcd"}')
+    end)
+
     it("coax.extract refuses each guess by default", function()
       local s = assert(coax.schema('{}'))
       for _, t in ipairs({ '{"name": "Ada", "role": "CTO"}, "manager": {"name": "Byron", "role": "CEO"}}',
         '{"a": {"x": 1}}}, "b": 3}', '{"name": "Ada", "age": 36, ]email": "ada@example.com"}',
-        '[["a], ["b", 1]]', '{"n": 1.', '{"a": "\\x41"}' }) do
+        '[["a], ["b", 1]]', '{"n": 1.', '{"a": "\\x41"}', '[1, 2 // and 20 more\n]', '{"age": <age>}',
+        '{"status": "active" | "inactive"}', '```json\n{"a": 1}\n```json\n{"a": 2}\n```' }) do
         local r = assert(coax.extract(t, s))
         assert.is_false(r.valid, t)
       end

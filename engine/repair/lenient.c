@@ -52,13 +52,48 @@ static inline void skip_space(lp *ps)
 ** is then a guess. */
 static bool only_space(const char *s, const char *t);
 
+/* The words of a comment that says the model left content out, as an
+** ellipsis does ([1, 2 // and 20 more], {"a": 1 # other fields omitted}):
+** removing it would accept the part as the whole. Whole words, any case;
+** two dots or U+2026 anywhere. */
+static const char *const elision_words[] = {
+    "etc", "more", "omitted", "omit", "truncated", "remaining", "rest", "similar", "snip", "snipped",
+    "elided", "abbreviated", "skipped", "so on", "so forth",
+};
+
+static bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
+
+/* Whether the word w (lowercase) starts at p, before t, as a whole word. */
+static bool word_at(const char *p, const char *t, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(t - p) < n) return false;
+    for (size_t k = 0; k < n; k++)
+        if ((p[k] | (is_alpha_ascii(p[k]) ? 0x20 : 0)) != w[k]) return false;
+    return p + n == t || !is_alpha_ascii(p[n]);
+}
+
+static bool comment_elides(const char *s, const char *t)
+{
+    for (const char *p = s; p < t; p++) {
+        if ((p[0] == '.' && t - p >= 2 && p[1] == '.') ||
+            (t - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 && (unsigned char)p[2] == 0xA6))
+            return true;
+        if (!is_alpha_ascii(*p) || (p > s && is_alpha_ascii(p[-1]))) continue;
+        for (size_t w = 0; w < sizeof elision_words / sizeof *elision_words; w++)
+            if (word_at(p, t, elision_words[w])) return true;
+    }
+    return false;
+}
+
 static void note_comment(lp *ps, const char *at, const char *end)
 {
     /* only spaces after it (a reply's last new line): its first non-space
     ** ends the look, so the looks of all comments are linear together */
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
-    note_as(ps, RK_COMMENT, swallowed ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
+    bool elides = ps->nopens && comment_elides(at, end);
+    note_as(ps, RK_COMMENT, swallowed || elides ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
 static void skip_space_slow(lp *ps)

@@ -163,6 +163,26 @@ static bool lost_member_end(const char *body, const char *before)
     return c > body && c[-1] == '"';
 }
 
+/* Whether the text before 'before' (inside a string from body) ends with
+** a quote and an operator between alternatives ("active" | "inactive",
+** "yes" or "no", "A"/"B"): the model listed choices, or echoed a type,
+** and gave no one value; read as one string, the list would pass a
+** schema that allows strings. */
+static bool alternatives_end(const char *body, const char *before)
+{
+    const char *c = before;
+    if (c > body && (c[-1] == '|' || c[-1] == '/')) {
+        c--;
+        if (c > body && c[-1] == c[0]) c--; /* || and // */
+    } else if (c - body >= 3 && c[-1] == 'r' && c[-2] == 'o' && (c[-3] == ' ' || c[-3] == '\t')) {
+        c -= 2;
+    } else {
+        return false;
+    }
+    while (c > body && (c[-1] == ' ' || c[-1] == '\t')) c--;
+    return c > body && (c[-1] == '"' || c[-1] == '\'');
+}
+
 /* Whether a quote character of any style starts at p: those quote_at
 ** knows, and the low ones („ ‚) that open German quotations. */
 static bool quote_char(const char *p, const char *bound)
@@ -303,7 +323,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             const char *before = p;
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
             bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) ||
-                         lost_member_end(body, before);
+                         lost_member_end(body, before) || alternatives_end(body, before);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);

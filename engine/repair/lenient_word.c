@@ -317,13 +317,40 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
 
 /* ---- bare words ---------------------------------------------------------- */
 
-#define word_is(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
-
 /* Where unquoted text stops: 1 for a key, 2 for a value (a table, not a
 ** strchr a byte). */
 static const uint8_t word_stop[256] = {
     [':'] = 1, [','] = 3, ['{'] = 1, ['}'] = 3, ['['] = 1, [']'] = 3, ['\n'] = 3, ['\r'] = 3,
 };
+
+/* The words read as JSON's constants: JSON's own, Python's (a standard
+** mapping: lossless), and other languages' spellings of true, false and
+** null (SQL's and C's TRUE, NULL; Lua's, Ruby's and Go's nil): the model
+** meant the constant, and a string "NULL" would pass a schema that allows
+** strings. NaN, Infinity and undefined are null (no JSON number). NONE is
+** not here: an enumeration's constant as often as a null. */
+typedef struct literal_word {
+    const char *text;
+    uint8_t type, truth, kind; /* kind RK_COUNT: JSON's own, nothing to log */
+} literal_word;
+
+static const literal_word literal_words[] = {
+    {"true", COAX_BOOL, 1, RK_COUNT}, {"false", COAX_BOOL, 0, RK_COUNT}, {"null", COAX_NULL, 0, RK_COUNT},
+    {"True", COAX_BOOL, 1, RK_PYTHON_LITERAL}, {"False", COAX_BOOL, 0, RK_PYTHON_LITERAL},
+    {"None", COAX_NULL, 0, RK_PYTHON_LITERAL}, {"TRUE", COAX_BOOL, 1, RK_OTHER_LITERAL},
+    {"FALSE", COAX_BOOL, 0, RK_OTHER_LITERAL}, {"NULL", COAX_NULL, 0, RK_OTHER_LITERAL},
+    {"Null", COAX_NULL, 0, RK_OTHER_LITERAL}, {"nil", COAX_NULL, 0, RK_OTHER_LITERAL},
+    {"NIL", COAX_NULL, 0, RK_OTHER_LITERAL}, {"NaN", COAX_NULL, 0, RK_NON_JSON_NUMBER},
+    {"Infinity", COAX_NULL, 0, RK_NON_JSON_NUMBER}, {"undefined", COAX_NULL, 0, RK_NON_JSON_NUMBER},
+};
+
+/* The literal the word s[0..n) is, or NULL. */
+static const literal_word *literal_of(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof literal_words / sizeof *literal_words; i++)
+        if (strlen(literal_words[i].text) == n && !memcmp(s, literal_words[i].text, n)) return &literal_words[i];
+    return NULL;
+}
 
 /* A bare word at ps->p: a literal, a function-call wrapper, an unquoted
 ** key or string. At the top level only literals and calls are values. */
@@ -338,7 +365,7 @@ static bool mongo_type(const char *id, size_t n)
 }
 
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
-** model left items out, as with "..."), or text holding a comment marker
+** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}): read as a string,
 ** it would carry what the model did not mean as text. */
 static bool word_in_doubt(const char *s, const char *t)
@@ -348,6 +375,8 @@ static bool word_in_doubt(const char *s, const char *t)
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
     if (strchr("=>|&:", *s)) return true; /* not '<': <b>hi</b> */
+    if (n >= 3 && s[0] == '<' && t[-1] == '>' && !memchr(s + 1, '<', n - 2) && !memchr(s + 1, '>', n - 2))
+        return true; /* a template's placeholder, <age>, <your name>: no value was given */
     for (const char *c = s; c + 1 < t; c++)
         if (c[0] == '/' && (c[1] == '*' || (c[1] == '/' && (c == s || c[-1] != ':')))) return true; /* not https:// */
     return false;
@@ -365,21 +394,13 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const char *id = p;
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - id);
-    if (ctx != CTX_KEY && n && delimited(p, e, ctx)) {
-        if (!neg && (word_is(id, n, "true") || word_is(id, n, "false") || word_is(id, n, "null") ||
-                     word_is(id, n, "True") || word_is(id, n, "False") || word_is(id, n, "None"))) {
-            if (*id == 'T' || *id == 'F' || *id == 'N') note(ps, RK_PYTHON_LITERAL, s);
-            out->type = *id == 't' || *id == 'T' ? COAX_BOOL : *id == 'f' || *id == 'F' ? COAX_BOOL : COAX_NULL;
-            out->u.boolean = *id == 't' || *id == 'T';
-            ps->p = p;
-            return COAX_OK;
-        }
-        if (word_is(id, n, "NaN") || word_is(id, n, "Infinity") || (!neg && word_is(id, n, "undefined"))) {
-            note(ps, RK_NON_JSON_NUMBER, s);
-            out->type = COAX_NULL;
-            ps->p = p;
-            return COAX_OK;
-        }
+    const literal_word *lit = ctx != CTX_KEY && n && delimited(p, e, ctx) ? literal_of(id, n) : NULL;
+    if (lit && (!neg || (lit->kind == RK_NON_JSON_NUMBER && *id != 'u'))) { /* -NaN, -Infinity: null too */
+        if (lit->kind != RK_COUNT) note(ps, (rkind)lit->kind, s);
+        out->type = lit->type;
+        out->u.boolean = lit->truth;
+        ps->p = p;
+        return COAX_OK;
     }
     if (n && !neg && ctx != CTX_KEY) {
         const char *q = p;
@@ -534,9 +555,7 @@ again:
     size_t n = (size_t)(p - s);
     if (!n) return false;
     if (delimited(p, end, CTX_OTHER))
-        return word_is(s, n, "true") || word_is(s, n, "false") || word_is(s, n, "null") ||
-               word_is(s, n, "True") || word_is(s, n, "False") || word_is(s, n, "None") ||
-               word_is(s, n, "NaN") || word_is(s, n, "Infinity") || word_is(s, n, "undefined");
+        return literal_of(s, n) != NULL;
     while (p < end && (*p == ' ' || *p == '\t')) p++;
     if (p + 1 >= end || *p != '(') return false;
     p++; /* callback(...): what is inside the call */

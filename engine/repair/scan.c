@@ -221,6 +221,18 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, repair
     return first;
 }
 
+/* Whether the fence ending at 'i' is followed by an info string alone on
+** its line and then by more text. */
+static bool fence_opens_too(const char *t, size_t i, size_t len)
+{
+    size_t k = i;
+    while (k < len && (is_name_char(t[k]) || t[k] == '+')) k++;
+    if (k == i) return false;
+    while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\r')) k++;
+    if (k >= len || t[k] != '\n') return false;
+    return skip_spaces(t, k, len) < len;
+}
+
 /* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
 static const uint8_t stops[256] = {
     ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['`'] = 1, ['~'] = 1, ['<'] = 1,
@@ -487,7 +499,11 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
                 ok = add(out, COAX_SOURCE_FENCED, body, close, close < len, i);
                 blocks++;
             }
+            /* A closing fence with an info string (```json) opens the next
+            ** block as well: read only as a closer, it would hide a second
+            ** answer behind the first. */
             i = close < len ? close + repair_fence_at(t, close, len) : len;
+            if (close < len && fence_opens_too(t, i, len)) i = close;
             continue;
         }
         case '<': {
