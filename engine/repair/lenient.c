@@ -52,36 +52,61 @@ static inline void skip_space(lp *ps)
 ** is then a guess. */
 static bool only_space(const char *s, const char *t);
 
-/* The words of a comment that says the model left content out, as an
-** ellipsis does ([1, 2 // and 20 more], {"a": 1 # other fields omitted}):
-** removing it would accept the part as the whole. Whole words, any case;
-** two dots or U+2026 anywhere. */
-static const char *const elision_words[] = {
-    "etc", "more", "omitted", "omit", "truncated", "remaining", "rest", "similar", "snip", "snipped",
-    "elided", "abbreviated", "skipped", "so on", "so forth",
-};
-
+/* A comment that says the model left content out, as an ellipsis does
+** ([1, 2 // and 20 more], {"a": 1 # other fields omitted}): removing it
+** would accept the part as the whole. Whole words, any case ("so on" and
+** "so forth" as "so" then the word); two dots or U+2026 anywhere. */
 static bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
 
-/* Whether the word w (lowercase) starts at p, before t, as a whole word. */
-static bool word_at(const char *p, const char *t, const char *w)
+/* Whether the n letters at p are the lowercase word w, in any case. */
+static bool letters_are(const char *p, const char *w, size_t n)
 {
-    size_t n = strlen(w);
-    if ((size_t)(t - p) < n) return false;
     for (size_t k = 0; k < n; k++)
-        if ((p[k] | (is_alpha_ascii(p[k]) ? 0x20 : 0)) != w[k]) return false;
-    return p + n == t || !is_alpha_ascii(p[n]);
+        if ((p[k] | 0x20) != w[k]) return false;
+    return true;
+}
+
+/* Whether the word p[0..len) says something was left out; after_so: the
+** word before it was "so". */
+static bool elision_word(const char *p, size_t len, bool after_so)
+{
+    switch (len) {
+    case 2: return after_so && letters_are(p, "on", 2);
+    case 3: return letters_are(p, "etc", 3);
+    case 4: return letters_are(p, "more", 4) || letters_are(p, "omit", 4) || letters_are(p, "rest", 4) ||
+                   letters_are(p, "snip", 4);
+    case 5: return after_so && letters_are(p, "forth", 5);
+    case 6: return letters_are(p, "elided", 6);
+    case 7: return letters_are(p, "omitted", 7) || letters_are(p, "similar", 7) || letters_are(p, "snipped", 7) ||
+                   letters_are(p, "skipped", 7);
+    case 9: return letters_are(p, "truncated", 9) || letters_are(p, "remaining", 9);
+    case 11: return letters_are(p, "abbreviated", 11);
+    default: return false;
+    }
 }
 
 static bool comment_elides(const char *s, const char *t)
 {
-    for (const char *p = s; p < t; p++) {
-        if ((p[0] == '.' && t - p >= 2 && p[1] == '.') ||
-            (t - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 && (unsigned char)p[2] == 0xA6))
-            return true;
-        if (!is_alpha_ascii(*p) || (p > s && is_alpha_ascii(p[-1]))) continue;
-        for (size_t w = 0; w < sizeof elision_words / sizeof *elision_words; w++)
-            if (word_at(p, t, elision_words[w])) return true;
+    /* such a remark is short: the look is bounded, as comments are common
+    ** and one may run to the end of a one-line reply */
+    if (t - s > 64) t = s + 64;
+    bool after_so = false;
+    for (const char *p = s; p < t;) {
+        unsigned char c = (unsigned char)*p;
+        if (!is_alpha_ascii((char)c)) {
+            if ((c == '.' && t - p >= 2 && p[1] == '.') ||
+                (c == 0xE2 && t - p >= 3 && (unsigned char)p[1] == 0x80 && (unsigned char)p[2] == 0xA6))
+                return true;
+            after_so &= c == ' ';
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (q < t && is_alpha_ascii(*q)) q++;
+        size_t len = (size_t)(q - p);
+        if (elision_word(p, len, after_so)) return true;
+        after_so = len == 2 && letters_are(p, "so", 2);
+        p = q;
     }
     return false;
 }

@@ -330,25 +330,28 @@ static const uint8_t word_stop[256] = {
 ** strings. NaN, Infinity and undefined are null (no JSON number). NONE is
 ** not here: an enumeration's constant as often as a null. */
 typedef struct literal_word {
-    const char *text;
-    uint8_t type, truth, kind; /* kind RK_COUNT: JSON's own, nothing to log */
+    char text[10];
+    uint8_t len, type, truth, kind; /* kind RK_COUNT: JSON's own, nothing to log */
 } literal_word;
 
 static const literal_word literal_words[] = {
-    {"true", COAX_BOOL, 1, RK_COUNT}, {"false", COAX_BOOL, 0, RK_COUNT}, {"null", COAX_NULL, 0, RK_COUNT},
-    {"True", COAX_BOOL, 1, RK_PYTHON_LITERAL}, {"False", COAX_BOOL, 0, RK_PYTHON_LITERAL},
-    {"None", COAX_NULL, 0, RK_PYTHON_LITERAL}, {"TRUE", COAX_BOOL, 1, RK_OTHER_LITERAL},
-    {"FALSE", COAX_BOOL, 0, RK_OTHER_LITERAL}, {"NULL", COAX_NULL, 0, RK_OTHER_LITERAL},
-    {"Null", COAX_NULL, 0, RK_OTHER_LITERAL}, {"nil", COAX_NULL, 0, RK_OTHER_LITERAL},
-    {"NIL", COAX_NULL, 0, RK_OTHER_LITERAL}, {"NaN", COAX_NULL, 0, RK_NON_JSON_NUMBER},
-    {"Infinity", COAX_NULL, 0, RK_NON_JSON_NUMBER}, {"undefined", COAX_NULL, 0, RK_NON_JSON_NUMBER},
+    {"true", 4, COAX_BOOL, 1, RK_COUNT}, {"false", 5, COAX_BOOL, 0, RK_COUNT},
+    {"null", 4, COAX_NULL, 0, RK_COUNT}, {"True", 4, COAX_BOOL, 1, RK_PYTHON_LITERAL},
+    {"False", 5, COAX_BOOL, 0, RK_PYTHON_LITERAL}, {"None", 4, COAX_NULL, 0, RK_PYTHON_LITERAL},
+    {"TRUE", 4, COAX_BOOL, 1, RK_OTHER_LITERAL}, {"FALSE", 5, COAX_BOOL, 0, RK_OTHER_LITERAL},
+    {"NULL", 4, COAX_NULL, 0, RK_OTHER_LITERAL}, {"Null", 4, COAX_NULL, 0, RK_OTHER_LITERAL},
+    {"nil", 3, COAX_NULL, 0, RK_OTHER_LITERAL}, {"NIL", 3, COAX_NULL, 0, RK_OTHER_LITERAL},
+    {"NaN", 3, COAX_NULL, 0, RK_NON_JSON_NUMBER}, {"Infinity", 8, COAX_NULL, 0, RK_NON_JSON_NUMBER},
+    {"undefined", 9, COAX_NULL, 0, RK_NON_JSON_NUMBER},
 };
 
 /* The literal the word s[0..n) is, or NULL. */
 static const literal_word *literal_of(const char *s, size_t n)
 {
+    if (n < 3 || n > 9) return NULL;
     for (size_t i = 0; i < sizeof literal_words / sizeof *literal_words; i++)
-        if (strlen(literal_words[i].text) == n && !memcmp(s, literal_words[i].text, n)) return &literal_words[i];
+        if (literal_words[i].len == n && literal_words[i].text[0] == s[0] && !memcmp(s, literal_words[i].text, n))
+            return &literal_words[i];
     return NULL;
 }
 
