@@ -66,6 +66,49 @@ describe("coax.engine (the C API from Lua)", function()
     assert.has_error(function() e:poll(-1) end)
   end)
 
+  -- Regression (a host's handler that called back into the engine crashed it:
+  -- a use after free, or a segfault): polling or running again from a
+  -- handler is a clear error, closing the engine or dropping a session
+  -- there takes effect when the poll returns.
+  it("a handler that calls back into the engine cannot hurt it", function()
+    for _, what in ipairs({ "poll", "run", "close", "drop", "other" }) do
+      local e = coax.engine()
+      local s, other
+      local events = {}
+      other = e:session(RECIPE, "o", { source = true, replies = { '{"n": 2}' } })
+      s = e:session(RECIPE, "x", { source = true, replies = { "no", '{"n": 1}' }, on_event = function(name)
+        events[#events + 1] = name
+        if name ~= "reply" then return end
+        if what == "poll" then e:poll(0)
+        elseif what == "run" then s:run()
+        elseif what == "close" then e:close()
+        elseif what == "drop" then s = nil collectgarbage() collectgarbage()
+        elseif what == "other" then other:close() end
+      end })
+      local ok, err = pcall(function() while e:poll(10) > 0 do end end)
+      if what == "poll" or what == "run" then
+        assert.is_false(ok)
+        assert.are.equal(("%s: called from an event handler while the engine polls"):format(
+          what == "poll" and "e:poll" or "s:run"), err:match("[es]:%a+: .*"))
+        assert.are.same({ "attempt_start", "reply" }, events) -- the first error stops the handler
+      elseif what == "close" then
+        assert.is_true(ok, err)
+        assert.are.same({ "attempt_start", "reply" }, events)
+        assert.has_error(function() e:poll(0) end, "calling 'poll' on bad self (the engine is closed)")
+      elseif what == "drop" then
+        assert.is_true(ok, err)
+        assert.are.same({ "attempt_start", "reply" }, events)
+        assert.are.equal("ok", other:outcome())
+      else
+        assert.is_true(ok, err)
+        assert.are.same({ "attempt_start", "reply", "parse_error", "attempt_start", "reply", "success" }, events)
+        assert.are.equal("ok", s:outcome())
+        assert.has_error(function() other:outcome() end)
+      end
+      if what ~= "close" then e:close() end
+    end
+  end)
+
   it("reports a missing scripts folder", function()
     assert.has_error(function() coax.engine { lua_path = "/nonexistent" } end,
       "COAX_EIO: coax scripts not found in /nonexistent (name their folder with the script_dir option or "

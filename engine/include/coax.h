@@ -770,7 +770,8 @@ COAX_API void coax_engine_interrupt(coax_engine *engine);
 
 /* Advances every session of the engine as far as it can go without waiting, then waits for timers (agents'
 ** coax.sleep) and HTTP responses (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight keep
-** moving whenever the engine is polled, with 0 too. Returns the number of sessions still running. */
+** moving whenever the engine is polled, with 0 too. Returns the number of sessions still running. From inside
+** one of its own callbacks it moves nothing and returns that number. */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */
@@ -824,7 +825,12 @@ COAX_API const char *coax_failure_name(coax_session_failure failure);
 ** "validation_error", "rejection", "success", "partial" (a streamed
 ** reply's value so far; README, "Streaming") and, for the host only,
 ** "failure". 'data', a JSON object ({"attempt": n, ...}), is valid during
-** the call. Called from inside coax_engine_poll; it must not free the session. */
+** the call. Called from inside coax_engine_poll (or coax_session_run). A callback
+** may call the engine back: coax_engine_poll and coax_session_run there do
+** nothing (they return the sessions running and the outcome so far: the
+** poll outside goes on), and coax_session_free and coax_engine_free take
+** effect when that poll returns (the session, or every session, is told
+** nothing more; a freed engine's poll returns 0). */
 typedef void (*coax_event_fn)(void *ud, coax_session *session, const char *name, const char *data);
 
 /* The host's business rules on a value that validated, after the recipe's

@@ -432,6 +432,15 @@ static void lua_event(void *ud, coax_session *cs, const char *name, const char *
     if (lua_pcall(L, 3, 0, 0) != LUA_OK) e->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
+/* A poll of 'e' begins on 'L': not from an event handler, inside the poll
+** that called it (the C engine would not poll again, and the handlers of
+** the poll outside would lose their state). */
+static void begin_poll(lua_State *L, lengine *e, const char *what)
+{
+    if (e->L) luaL_error(L, "%s: called from an event handler while the engine polls", what);
+    e->L = L;
+}
+
 static void raise_pending(lua_State *L, lengine *e)
 {
     e->L = NULL;
@@ -489,7 +498,7 @@ static int e_poll(lua_State *L)
     lengine *e = check_engine(L, 1);
     lua_Integer t = luaL_optinteger(L, 2, 0);
     luaL_argcheck(L, t >= 0 && t <= 3600000, 2, "timeout out of range");
-    e->L = L;
+    begin_poll(L, e, "e:poll");
     size_t n = coax_engine_poll(e->engine, (int)t);
     raise_pending(L, e);
     lua_pushinteger(L, (lua_Integer)n);
@@ -563,7 +572,7 @@ static int s_run(lua_State *L)
 {
     lsession *s = check_session(L, 1);
     lengine *e = s->owner;
-    e->L = L;
+    begin_poll(L, e, "s:run");
     coax_outcome o = coax_session_run(s->session);
     raise_pending(L, e);
     lua_pushstring(L, coax_outcome_name(o));

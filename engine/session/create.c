@@ -53,10 +53,23 @@ static coax_session *session_alloc(coax_engine *e)
     return s;
 }
 
+/* The host's callbacks of 's' are not called again. */
+static void session_mute(coax_session *s)
+{
+    s->on_event = NULL;
+    s->on_submit = NULL;
+    memset(&s->listener, 0, sizeof s->listener);
+}
+
 void coax_session_free(coax_session *s)
 {
     if (!s) return;
     coax_engine *e = s->engine;
+    if (e->polling) { /* from a callback: the poll steps it still, or is telling it something */
+        session_mute(s);
+        s->free_pending = true;
+        return;
+    }
     lua_State *L = e->vm.L;
     http_cancel(s->http);
     proc_cancel(s->proc);

@@ -81,6 +81,12 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
 void coax_engine_free(coax_engine *e)
 {
     if (!e) return;
+    if (e->polling) { /* from a callback: when the poll returns */
+        for (coax_session *s = e->sessions; s; s = s->next) coax_session_free(s);
+        e->free_pending = true;
+        vm_interrupt(&e->vm); /* the script running now stops soon */
+        return;
+    }
     while (e->sessions) coax_session_free(e->sessions);
     vm_close(&e->vm);
     http_free(e->http);
@@ -103,8 +109,8 @@ static size_t pass(coax_engine *e, double *next)
     size_t running = 0;
     double now = coax_now_ms();
     *next = 0;
-    for (coax_session *s = e->sessions; s; s = s->next) {
-        if (s->state == SS_DONE) continue;
+    for (coax_session *s = e->sessions; s && !e->free_pending; s = s->next) {
+        if (s->state == SS_DONE || s->free_pending) continue;
         if (s->proc) proc_pump(s->proc);
         double due = session_next_event(s);
         if (due <= now) session_step(s);
@@ -142,16 +148,23 @@ static void wait_for(coax_engine *e, double ms)
     }
 }
 
-size_t coax_engine_poll(coax_engine *e, int timeout_ms)
+/* The sessions still running, without moving any. */
+static size_t count_running(const coax_engine *e)
 {
-    if (!e) return 0;
+    size_t n = 0;
+    for (const coax_session *s = e->sessions; s; s = s->next) n += s->state != SS_DONE && !s->free_pending;
+    return n;
+}
+
+static size_t poll_loop(coax_engine *e, int timeout_ms)
+{
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     e->wakes++;
     for (;;) {
         double next;
         http_perform(e->http);
         size_t running = pass(e, &next);
-        if (running == 0) return 0;
+        if (running == 0 || e->free_pending) return running;
         double now = coax_now_ms();
         if (next == 0) continue;          /* someone can move at once */
         if (next <= now) continue;
@@ -161,11 +174,41 @@ size_t coax_engine_poll(coax_engine *e, int timeout_ms)
     }
 }
 
+/* After a poll: frees what the host's callbacks freed inside it. Returns
+** false when that was the engine. */
+static bool reap(coax_engine *e)
+{
+    e->polling = false;
+    for (coax_session *s = e->sessions, *next; s; s = next) {
+        next = s->next;
+        if (s->free_pending) coax_session_free(s);
+    }
+    if (!e->free_pending) return true;
+    coax_engine_free(e);
+    return false;
+}
+
+size_t coax_engine_poll(coax_engine *e, int timeout_ms)
+{
+    if (!e) return 0;
+    if (e->polling) return count_running(e); /* from a callback: the poll outside goes on */
+    e->polling = true;
+    poll_loop(e, timeout_ms);
+    return reap(e) ? count_running(e) : 0;
+}
+
 coax_outcome coax_session_run(coax_session *s)
 {
-    while (s && s->state != SS_DONE) {
-        coax_engine_poll(s->engine, s->host == HOST_ASKED ? 0 : 1000);
-        if (s->state != SS_DONE && s->host == HOST_ASKED) return COAX_OUTCOME_RUNNING; /* only the host can move it */
+    if (!s) return COAX_OUTCOME_INVALID;
+    coax_engine *e = s->engine;
+    if (e->polling) return s->state == SS_DONE ? s->outcome : COAX_OUTCOME_RUNNING;
+    e->polling = true;
+    /* while it runs, a callback may free it, or the engine: both wait for the end */
+    while (s->state != SS_DONE && !s->free_pending && !e->free_pending) {
+        poll_loop(e, s->host == HOST_ASKED ? 0 : 1000);
+        if (s->host == HOST_ASKED) break; /* only the host can move it */
     }
-    return s ? s->outcome : COAX_OUTCOME_INVALID;
+    coax_outcome outcome = s->state == SS_DONE ? s->outcome : COAX_OUTCOME_RUNNING;
+    reap(e);
+    return outcome;
 }

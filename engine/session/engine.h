@@ -135,6 +135,10 @@ struct coax_session {
     coax_submit_fn on_submit;
     void *submit_ud;
     session_stream stream;
+    /* coax_session_free was called inside the engine's poll (from a host
+    ** callback): the session is freed when the poll returns, and hears and
+    ** does nothing more until then. */
+    bool free_pending;
 };
 
 struct coax_engine {
@@ -151,6 +155,10 @@ struct coax_engine {
     /* The poll's wakes: one for each call of coax_engine_poll and each time
     ** it waited; a session tells at most one partial per wake. */
     uint64_t wakes;
+    /* Inside coax_engine_poll: the host's callbacks run there, and what they
+    ** call back (a poll, a run, a free) must not pull the poll's sessions
+    ** from under it. 'free_pending': coax_engine_free was called there. */
+    bool polling, free_pending;
 };
 
 /* When 's' next needs attention (its timer or deadline), 0 if now. */

@@ -513,6 +513,85 @@ static void test_command_agent_from_c(void)
     coax_engine_free(e);
 }
 
+/* A host that calls back into the engine from its event callback: it polls
+** or runs again (nothing happens: the poll outside goes on), frees the
+** session being told, another one, or the engine (when the poll returns).
+** Nothing is used after it is freed (the ASan run checks) and nothing
+** leaks. */
+typedef struct reentry {
+    coax_engine *engine;
+    coax_session *other;
+    const char *what;
+    int events, inner_polls, inner_runs;
+    size_t inner_running;
+} reentry;
+
+static void reenter(void *ud, coax_session *s, const char *name, const char *data)
+{
+    (void)data;
+    reentry *r = ud;
+    r->events++;
+    if (strcmp(name, "reply")) return;
+    if (!strcmp(r->what, "poll")) {
+        r->inner_running = coax_engine_poll(r->engine, 1000);
+        r->inner_polls++;
+    } else if (!strcmp(r->what, "run")) {
+        r->inner_runs += coax_session_run(s) == COAX_OUTCOME_RUNNING;
+    } else if (!strcmp(r->what, "free self")) {
+        coax_session_free(s);
+    } else if (!strcmp(r->what, "free other") && r->other) {
+        coax_session_free(r->other);
+        r->other = NULL;
+    } else if (!strcmp(r->what, "free engine")) {
+        coax_engine_free(r->engine);
+    }
+}
+
+static void test_callbacks_reenter_safely(void)
+{
+    const char *replies = "{\"name\":\"replay\",\"replies\":[\"no\",\"{\\\"n\\\": 1}\"]}";
+    const char *whats[] = {"poll", "run", "free self", "free other", "free engine"};
+    for (size_t w = 0; w < sizeof whats / sizeof *whats; w++) {
+        counting c = {0, 0, 0};
+        coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+        coax_engine_options eo = {0};
+        eo.alloc = &al;
+        reentry r = {NULL, NULL, whats[w], 0, 0, 0, 0};
+        CHECK_INT(coax_engine_new(&eo, &r.engine, NULL), COAX_OK);
+        coax_session_options o = {0};
+        o.input = "x";
+        o.input_len = 1;
+        o.agent_json = replies;
+        coax_session *other, *s;
+        CHECK_INT(coax_session_from_text(r.engine, RECIPE, strlen(RECIPE), "=b", &o, &other, NULL), COAX_OK);
+        r.other = other;
+        o.on_event = reenter;
+        o.event_ud = &r;
+        CHECK_INT(coax_session_from_text(r.engine, RECIPE, strlen(RECIPE), "=a", &o, &s, NULL), COAX_OK);
+        if (!strcmp(r.what, "free engine")) {
+            CHECK_INT(coax_engine_poll(r.engine, 1000), 0); /* the engine is gone when it returns */
+            CHECK_INT(r.events, 2);                         /* attempt_start, reply: nothing after */
+            CHECK_INT(c.live, 0);
+            continue;
+        }
+        /* a session freed inside is told nothing more; the step it was told
+        ** in goes to its end (here the second reply, accepted) */
+        CHECK_INT(coax_session_run(s), COAX_OUTCOME_OK);
+        CHECK_INT(r.events, strcmp(r.what, "free self") ? 6 : 2); /* start, reply, parse_error, start, ... */
+        if (!strcmp(r.what, "poll")) {
+            CHECK_INT(r.inner_polls, 2);
+            CHECK_INT(r.inner_running, 2); /* counted, not moved */
+        }
+        if (!strcmp(r.what, "run")) CHECK_INT(r.inner_runs, 2);
+        if (!strcmp(r.what, "free other")) CHECK(r.other == NULL);
+        while (coax_engine_poll(r.engine, 1000) > 0) {
+        }
+        if (strcmp(r.what, "free other") != 0 && r.other) CHECK_INT(coax_session_outcome(other), COAX_OUTCOME_OK);
+        coax_engine_free(r.engine);
+        CHECK_INT(c.live, 0);
+    }
+}
+
 #define TESTS                                          \
     X(test_allocation_failure_at_every_step)           \
     X(test_allocation_failure_from_every_step_on)      \
@@ -530,5 +609,6 @@ static void test_command_agent_from_c(void)
     X(test_c_on_submit_rejects_and_feeds_back)         \
     X(test_event_texts_are_cut_at_a_character)         \
     X(test_session_from_schema_and_prompt)             \
-    X(test_command_agent_from_c)
+    X(test_command_agent_from_c)                       \
+    X(test_callbacks_reenter_safely)
 #include "test.h"
