@@ -222,6 +222,45 @@ describe("the instruction budget", function()
     assert.are.equal("ok: 3000000", (probe("return #('abc'):rep(1000000)")))
   end)
 
+  -- Regression (attack, finding 11, and its memory twin): a stop unwinds
+  -- through the script's __close handlers, and a handler given a thousand
+  -- instructions declared more handlers than it ended, or looped after the
+  -- memory cap had stopped the script (the hook raised only instruction
+  -- stops): the session never ended. Once stopped, a script raises at its
+  -- every instruction.
+  it("ends a stop whose __close handlers declare more of themselves", function()
+    local result, r = probe("local MT = {} local function h() local function rec(n) "
+      .. "local x <close> = setmetatable({}, MT) return rec(n + 1) and nil end rec(0) end MT.__close = h "
+      .. "local x <close> = setmetatable({}, MT) while true do end")
+    assert.matches(STOPPED, result)
+    assert.are.equal("limit", r.outcome)
+  end)
+
+  it("ends a memory stop whose __close handler loops", function()
+    local result, r = probe("local x <close> = setmetatable({}, { __close = function() while true do end end }) "
+      .. "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(1000) .. i end")
+    assert.are.same({ "limit: recipe: not enough memory", "limit" }, { result, r.outcome })
+  end)
+
+  -- Regression (attack, finding 10): each resume of an agent's coroutine
+  -- had a fresh budget, so an agent spending half of it and sleeping 0 in a
+  -- loop ran for ever, and a host's e:poll(0) never came back. The call,
+  -- over all its resumes, has 16 budgets; a poll returns at its timeout.
+  it("ends an agent that sleeps 0 in a loop, and a poll of it returns at its timeout", function()
+    local recipe = "local coax = require 'coax' return { schema = " .. SCHEMA .. ", prompt = 'x', agent = { call = "
+      .. "function() while true do for i = 1, 5000000 do end coax.sleep(0) end end } }"
+    local r = coax.run(recipe, "x", { source = true })
+    assert.are.same({ "limit", "agent: script stopped: Lua instruction limit (160000000 over the agent's call and "
+      .. "its resumes) reached" }, { r.outcome, r.error.message:match("^[^\n]*") })
+    local e = coax.engine()
+    local session = e:session(recipe, "x", { source = true })
+    local polls = 0
+    while e:poll(0) > 0 do polls = polls + 1 end
+    assert.is_true(polls > 5, "polls: " .. polls) -- each poll came back after one pass
+    assert.are.equal("limit", session:outcome())
+    e:close()
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))

@@ -699,7 +699,7 @@ typedef struct coax_engine coax_engine;
 typedef struct coax_session coax_session;
 
 #define COAX_DEFAULT_LUA_MEMORY ((size_t)64 << 20)  /* bytes, the whole Lua state */
-#define COAX_DEFAULT_LUA_INSTRUCTIONS 10000000u    /* per call into a script */
+#define COAX_DEFAULT_LUA_INSTRUCTIONS 10000000u    /* per call into a script (an agent's: 16 over its resumes) */
 #define COAX_DEFAULT_MAX_ATTEMPTS 3
 #define COAX_DEFAULT_HTTP_CONNECT_TIMEOUT_MS 10000L
 #define COAX_DEFAULT_HTTP_TIMEOUT_MS 600000L
@@ -770,8 +770,9 @@ COAX_API void coax_engine_interrupt(coax_engine *engine);
 
 /* Advances every session of the engine as far as it can go without waiting, then waits for timers (agents'
 ** coax.sleep) and HTTP responses (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight keep
-** moving whenever the engine is polled, with 0 too. Returns the number of sessions still running. From inside
-** one of its own callbacks it moves nothing and returns that number. */
+** moving whenever the engine is polled, with 0 too; past the timeout it returns, even when a session could move
+** at once. Returns the number of sessions still running. From inside one of its own callbacks it moves nothing
+** and returns that number. */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */

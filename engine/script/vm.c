@@ -4,9 +4,10 @@
 ** Memory: every byte Lua allocates goes through the engine's allocator and
 ** counts against a cap; past the cap, allocations fail and the script
 ** stops with a memory error. Instructions: a count hook charges every 1000
-** instructions against a budget that each call or resume starts afresh;
-** past it, and at every later tick until control is back in C, the hook
-** raises an error. The sandbox's pcall, xpcall and coroutine.resume pass
+** instructions against a budget that each call or resume starts afresh (a
+** resume within what its coroutine's call has left, vm_resume); past it,
+** or once any limit stopped the script, the hook raises an error at every
+** instruction until control is back in C. The sandbox's pcall, xpcall and coroutine.resume pass
 ** these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
 ** C functions whose work an argument sets (table.move's range, ...) charge
 ** it up front (l_charge), since the hook never sees a C loop.
@@ -77,21 +78,42 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-/* Raises the stop when the budget is spent or the host interrupted: a
-** message without a position (wherever the count found the script, the
-** traceback says). */
+/* Raises the stop when the budget is spent or the host interrupted, and
+** again at every tick of a script stopped for any limit (memory, a
+** response's size), as its stop unwinds: a message without a position
+** (wherever the count found the script, the traceback says). */
+static void hook(lua_State *L, lua_Debug *ar);
+
 static void stop_if_due(lua_State *L, coax_vm *vm)
 {
     if (vm->interrupted && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INTERRUPT;
     if (vm->instr_left < 0 && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INSTRUCTIONS;
-    if (vm->limit == LIMIT_INTERRUPT) {
+    if (vm->limit == LIMIT_NONE) return;
+    /* Once stopped, this thread raises at its every instruction: the stop
+    ** unwinds through the script's __close handlers, and one given a
+    ** thousand instructions could declare more of them than it ends (a
+    ** recursion of <close> variables), or loop, so the stop would never
+    ** finish. arm() sets the step back. */
+    lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+    switch (vm->limit) {
+    case LIMIT_INTERRUPT:
         lua_pushliteral(L, "script stopped: the host interrupted it");
-        lua_error(L);
+        break;
+    case LIMIT_INSTRUCTIONS:
+        if (vm->call_capped)
+            lua_pushfstring(L, "script stopped: Lua instruction limit (%I over the agent's call and its resumes) reached",
+                            (lua_Integer)vm->instr_budget * VM_CALL_BUDGETS);
+        else
+            lua_pushfstring(L, "script stopped: Lua instruction limit (%I) reached", (lua_Integer)vm->instr_budget);
+        break;
+    case LIMIT_MEMORY:
+        lua_pushliteral(L, "not enough memory");
+        break;
+    default:
+        lua_pushliteral(L, "script stopped: a limit was reached");
+        break;
     }
-    if (vm->limit == LIMIT_INSTRUCTIONS) {
-        lua_pushfstring(L, "script stopped: Lua instruction limit (%I) reached", (lua_Integer)vm->instr_budget);
-        lua_error(L);
-    }
+    lua_error(L);
 }
 
 static void hook(lua_State *L, lua_Debug *ar)
@@ -213,6 +235,8 @@ static void arm(coax_vm *vm)
     vm->limit = LIMIT_NONE;
     vm->failed_size = 0;
     vm->instr_left = vm->instr_budget;
+    vm->call_capped = false;
+    lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_STEP);
     vm->tick_ns = coax_now_ns();
 }
 
@@ -251,10 +275,18 @@ int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults)
     return vm_call(vm, 1, nresults);
 }
 
-int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres)
+int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
 {
     arm(vm);
+    if (*call_left < vm->instr_left) {
+        vm->instr_left = *call_left;
+        vm->call_capped = true;
+    }
+    long before = vm->instr_left;
+    lua_sethook(co, hook, LUA_MASKCOUNT, HOOK_STEP);
     int rc = lua_resume(co, vm->L, nargs, nres);
+    long spent = before - vm->instr_left; /* instr_left is below 0 once stopped */
+    *call_left = spent >= *call_left ? 0 : *call_left - spent;
     int limit = vm->limit;
     vm->limit = LIMIT_NONE;
     if ((rc == LUA_OK || rc == LUA_YIELD) && limit) {

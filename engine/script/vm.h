@@ -23,6 +23,7 @@ typedef struct coax_vm {
     const coax_allocator *alloc;
     size_t mem_used, mem_cap;
     long instr_budget, instr_left;
+    bool call_capped;  /* instr_left is what is left of an agent's call (vm_resume), less than a budget */
     uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
     bool timed;        /* time is charged (not while the engine's setup runs) */
     int limit;         /* LIMIT_*: why the running script was stopped */
@@ -62,9 +63,17 @@ int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults);
 ** now on (as a limit). Async-signal-safe. */
 void vm_interrupt(coax_vm *vm);
 
+/* An agent's call may yield and be resumed (coax.sleep, coax.http) as often
+** as it likes: each resume has a budget, and the whole call, over all its
+** resumes, this many budgets (a loop of coax.sleep(0) would otherwise run
+** for ever, a fresh budget at each resume). */
+#define VM_CALL_BUDGETS 16
+
 /* Inside vm_protect: resumes coroutine 'co' with 'nargs' arguments: VM_OK (finished; its
-** results are on co's stack, '*nres' of them), VM_YIELD, VM_ERROR, VM_LIMIT. */
-int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres);
+** results are on co's stack, '*nres' of them), VM_YIELD, VM_ERROR, VM_LIMIT. '*call_left': the
+** instructions the coroutine's call has left over its resumes (VM_CALL_BUDGETS budgets at its
+** first), less what this resume spends. */
+int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left);
 
 /* Inside vm_protect: loads Lua text as a chunk whose _ENV is a new table that reads through to
 ** the sandbox (a recipe's globals stay its own). Pushes the chunk; returns

@@ -166,9 +166,10 @@ static size_t poll_loop(coax_engine *e, int timeout_ms)
         size_t running = pass(e, &next);
         if (running == 0 || e->free_pending) return running;
         double now = coax_now_ms();
-        if (next == 0) continue;          /* someone can move at once */
-        if (next <= now) continue;
+        /* past the timeout it returns, whoever could move at once: an agent
+        ** that sleeps 0 in a loop must not keep a frame's poll for ever */
         if (now >= deadline) return running;
+        if (next == 0 || next <= now) continue; /* someone can move at once */
         wait_for(e, (next < deadline ? next : deadline) - now);
         e->wakes++;
     }

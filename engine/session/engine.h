@@ -60,6 +60,7 @@ struct coax_session {
     int S_ref;           /* the Lua session table (coax.runtime) */
     int co_ref;          /* the agent's coroutine while it runs */
     lua_State *co;
+    long call_left;      /* the instructions the agent's call has left over its resumes (vm_resume) */
     double wake_at;      /* when sleeping: the time to resume */
     bool sleeping;
     http_req *http;      /* the agent's request in flight, or NULL */

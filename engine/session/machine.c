@@ -336,11 +336,12 @@ static void run_agent(coax_session *s, bool start)
         lua_xmove(L, s->co, 1);
         nargs = 1;
         s->t_call = coax_now_ms();
+        s->call_left = vm->instr_budget * VM_CALL_BUDGETS;
     }
     s->sleeping = false;
     vm->current = s;
     int nres = 0;
-    int rc = vm_resume(vm, s->co, nargs, &nres);
+    int rc = vm_resume(vm, s->co, nargs, &nres, &s->call_left);
     vm->current = NULL;
     if (stream_stopped_early(s)) { /* whatever the agent did after the stop */
         fail_stopped(s);
