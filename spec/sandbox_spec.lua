@@ -129,6 +129,12 @@ local ATTEMPTS = {
     "error: recipe:2: cannot change a protected metatable" },
   { "a script's own globals stay writable", "own_global = 5 rawset(_ENV, 'own_raw', 6) return own_global + own_raw",
     "ok: 11" },
+  -- pairs handed out the hidden table of a shared one's fields as its state,
+  -- and a script wrote through it for every later session (attack, finding 01)
+  { "pairs' state is the shared table itself", "local f, s = pairs(string) s.upper = nil return 'changed'",
+    "error: recipe:2: " .. RO },
+  { "pairs' iterator reads a table as next does", "local f = pairs(_G) "
+    .. "return tostring(f({})) .. ' ' .. tostring(f({ 7 }))", "ok: nil 1" },
   { "the shared tables still read as tables", "local n = 0 for _ in pairs(string) do n = n + 1 end "
     .. "return n .. ' ' .. tostring(rawget(math, 'pi')) .. ' ' .. tostring(next(table) ~= nil)",
     "ok: 16 3.1415926535898 true" },
@@ -190,6 +196,9 @@ describe("what sessions share", function()
     "getmetatable(require('coax').json.decode('[]')).__index = function() return 'pwned' end",
     "getmetatable(require('coax').schema('{}')).__index.validate = function() return false end",
     "require('coax.sandbox')(function() end, require('coax'), function() return false end, {})",
+    "local _, f = pairs(string) f.format = function() return 'pwned' end",
+    "local _, g = pairs(_G) g.tostring = function() return 'pwned' end",
+    "local _, j = pairs(require('coax').json) j.encode = function() return 'pwned' end",
   }
 
   -- The victim: uses what was tampered with, then fails once so feedback

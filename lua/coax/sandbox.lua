@@ -306,13 +306,17 @@ return function(loader, coax_module, limit_hit, vm)
   local READ_ONLY = "attempt to change a read-only table (every script shares it)"
   local fields_of = setmetatable({}, { __mode = "k" })
   local function refuse() error(READ_ONLY, 2) end
+  -- pairs hands its caller the iterator's state: the frozen table itself,
+  -- never the hidden one (which a script could then write to for everyone)
+  local function frozen_next(t, k) return next(fields_of[t] or t, k) end
+  local function frozen_pairs(t) return frozen_next, t, nil end
   local function freeze(t)
     local fields = {}
     for k, v in next, t do fields[k] = v end
     for k in next, fields do t[k] = nil end
     fields_of[t] = fields
     return setmetatable(t, { __index = fields, __newindex = refuse, __len = function() return #fields end,
-      __pairs = function() return next, fields, nil end, __metatable = "read-only" })
+      __pairs = frozen_pairs, __metatable = "read-only" })
   end
   -- t and the plain tables (no metatable) under it.
   local function freeze_all(t, seen)
