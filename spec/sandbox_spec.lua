@@ -278,6 +278,34 @@ return { schema = { type = "integer" }, prompt = "x", feedback = fb,
   end)
 end)
 
+describe("the engine's own scripts, behind what they hand out", function()
+  -- Regression (attack, finding 07): the tools mode's definitions were one
+  -- shared list of JSON-marked tables (which freezing skips); a recipe's
+  -- copy of an agent module handed them out, and a recipe rewrote what every
+  -- later session of the engine sent its provider.
+  it("the tool definitions an agent builds are made afresh for each request", function()
+    local read = [[
+local an = require "coax.agents.anthropic"
+local defs = an.MODES.tools.fields().tools
+return { schema = { type = "integer" }, prompt = tostring(defs[3].input_schema.properties.json.description) }]]
+    local attacker = [[
+local an = require "coax.agents.anthropic"
+local defs = an.MODES.tools.fields().tools
+defs[3].input_schema.properties.json.description = "pwned"
+return { schema = { type = "integer" }, prompt = "x" }]]
+    local e = coax.engine()
+    for _, src in ipairs({ attacker, read }) do
+      local s = e:session(src, "x", { source = true, replies = { "1" } })
+      while e:poll(10) > 0 do end
+      assert.are.equal("ok", s:report().outcome)
+    end
+    local s = e:session(read, "x", { source = true, replies = { "1" } })
+    while e:poll(10) > 0 do end
+    assert.are.equal("The final JSON value (the value itself, not text).",
+      s:report().attempts[1].messages[1].content:match("^[^\n]*"))
+  end)
+end)
+
 describe("the engine's own scripts", function()
   it("stay out of reach behind what they hand a recipe (feedback's templates behind its feedback table)", function()
     -- Rendering the first prompt gives the recipe's feedback table a

@@ -35,25 +35,31 @@ local function value_parameters(what)
   }, SCHEMA_ORDER)
 end
 
---- The tools, provider-neutral: {name, description, parameters (a schema)}.
-M.TOOLS = {
-  {
-    name = "validate_json",
-    description = "Check a JSON value against the schema. Answers 'valid' or lists every error with its path. "
-      .. "Call it before submit.",
-    parameters = value_parameters("The JSON value to check (the value itself, not text)."),
-  },
-  {
-    name = "json_example",
-    description = "Get an example JSON value that matches the schema.",
-    parameters = json.object({ type = "object", properties = json.object({}) }, SCHEMA_ORDER),
-  },
-  {
-    name = "submit",
-    description = "Submit the final JSON value. This ends your turn; validate it first.",
-    parameters = value_parameters("The final JSON value (the value itself, not text)."),
-  },
-}
+--- The tools, provider-neutral: {name, description, parameters (a schema)},
+-- made afresh at each call: the engine's instance of this module is shared
+-- by every session, and its frozen tables cannot hold the JSON-marked
+-- parameters (a marked table keeps its own metatable), so a list kept here
+-- would be one a recipe could rewrite for every later session's provider.
+function M.definitions()
+  return {
+    {
+      name = "validate_json",
+      description = "Check a JSON value against the schema. Answers 'valid' or lists every error with its path. "
+        .. "Call it before submit.",
+      parameters = value_parameters("The JSON value to check (the value itself, not text)."),
+    },
+    {
+      name = "json_example",
+      description = "Get an example JSON value that matches the schema.",
+      parameters = json.object({ type = "object", properties = json.object({}) }, SCHEMA_ORDER),
+    },
+    {
+      name = "submit",
+      description = "Submit the final JSON value. This ends your turn; validate it first.",
+      parameters = value_parameters("The final JSON value (the value itself, not text)."),
+    },
+  }
+end
 
 M.VALID = "valid: the JSON matches the schema; you may submit it"
 

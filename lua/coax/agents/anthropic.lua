@@ -66,7 +66,7 @@ M.DEFAULT_MODE = "prompt"
 -- The three tools as Anthropic tools.
 local function tool_definitions()
   local list = {}
-  for i, t in ipairs(tools.TOOLS) do
+  for i, t in ipairs(tools.definitions()) do
     list[i] = json.object({ name = t.name, description = t.description, input_schema = t.parameters },
       { "name", "description", "input_schema" })
   end

@@ -185,7 +185,7 @@ end
 -- The three tools as function declarations (JSON Schema parameters).
 local function tool_definitions()
   local list = {}
-  for i, t in ipairs(tools.TOOLS) do
+  for i, t in ipairs(tools.definitions()) do
     list[i] = json.object({ name = t.name, description = t.description, parametersJsonSchema = t.parameters },
       { "name", "description", "parametersJsonSchema" })
   end

@@ -144,7 +144,7 @@ end
 -- The three tools as OpenAI function tools.
 local function tool_definitions()
   local list = {}
-  for i, t in ipairs(tools.TOOLS) do
+  for i, t in ipairs(tools.definitions()) do
     list[i] = json.object({
       type = "function",
       ["function"] = json.object({ name = t.name, description = t.description, parameters = t.parameters },

@@ -81,7 +81,7 @@ end
 -- as `json` (any value) is: so strict is off, said in so many words.
 local function tool_definitions()
   local list = {}
-  for i, t in ipairs(tools.TOOLS) do
+  for i, t in ipairs(tools.definitions()) do
     list[i] = json.object({ type = "function", name = t.name, description = t.description, parameters = t.parameters,
       strict = false }, { "type", "name", "description", "parameters", "strict" })
   end
