@@ -318,13 +318,21 @@ return function(loader, coax_module, limit_hit, vm)
     return setmetatable(t, { __index = fields, __newindex = refuse, __len = function() return #fields end,
       __pairs = frozen_pairs, __metatable = "read-only" })
   end
-  -- t and the plain tables (no metatable) under it.
-  local function freeze_all(t, seen)
+  -- t and the plain tables (no metatable) under it. 'module': t is one of
+  -- the engine's shared script instances, whose tables must all be plain: a
+  -- table with a metatable of its own (a JSON-marked one) cannot be frozen,
+  -- and would stay writable for every session through what the module
+  -- hands out; such data is made afresh by a function instead.
+  local function freeze_all(t, seen, module)
     seen = seen or {}
     if seen[t] then return end
     seen[t] = true
-    for _, v in next, t do
-      if type(v) == "table" and getmetatable(v) == nil then freeze_all(v, seen) end
+    for k, v in next, t do
+      if type(v) == "table" then
+        if getmetatable(v) == nil then freeze_all(v, seen, module)
+        elseif module then error(("coax: %s holds a table with a metatable at %s: it cannot be shared"):format(
+          module, tostring(k))) end
+      end
     end
     freeze(t)
   end
@@ -400,7 +408,7 @@ return function(loader, coax_module, limit_hit, vm)
       m = load_module(name)
       -- read-only too: a script may reach into them through what they hand
       -- out (feedback's templates behind a recipe's feedback table)
-      if type(m) == "table" and getmetatable(m) == nil then freeze_all(m) end
+      if type(m) == "table" and getmetatable(m) == nil then freeze_all(m, nil, name) end
       loaded[name] = m
     end
     return m
