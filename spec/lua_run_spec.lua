@@ -79,6 +79,27 @@ describe("coax.run's options", function()
     assert.matches("e:session: unknown option 'max_attempt'", err, 1, true)
   end)
 
+  -- Regression (attack, finding 14): a count was cast without a check, so
+  -- lua_memory = -5 lifted the memory cap, lua_instructions = -1 gave 2^32 - 1
+  -- and 2^32 + 5 gave 5.
+  it("raises for a count out of range, naming it", function()
+    for _, c in ipairs({
+      { "lua_memory", -5, "option lua_memory: -5 is out of range (1 to 9223372036854775807)" },
+      { "lua_instructions", -1, "option lua_instructions: -1 is out of range (1 to 4294967295)" },
+      { "lua_instructions", (1 << 32) + 5, "option lua_instructions: 4294967301 is out of range (1 to 4294967295)" },
+      { "http_timeout_ms", 0, "option http_timeout_ms: 0 is out of range (1 to 2147483647)" },
+      { "http_max_response", -1, "option http_max_response: -1 is out of range (1 to 9223372036854775807)" },
+    }) do
+      local ok, err = pcall(coax.engine, { [c[1]] = c[2] })
+      assert.are.same({ false, c[3] }, { ok, err })
+    end
+    local ok, err = pcall(coax.run, recipe("range"), "in", { replies = { '{"a": 1}' }, max_attempts = -1 })
+    assert.are.same({ false, "option max_attempts: -1 is out of range (1 to 2147483647)" },
+      { ok, err:match("option .*") })
+    ok, err = pcall(coax.engine().session, coax.engine(), recipe("range2"), "in", { max_attempts = 1 << 40 })
+    assert.are.same({ false, "option max_attempts: 1099511627776 is out of range (1 to 2147483647)" }, { ok, err })
+  end)
+
   it("takes every documented one", function()
     local r = coax.run(recipe("all"), "in", { replies = { '{"a": 1}' }, max_attempts = 1, lua_path = "lua",
       lua_memory = 1 << 26, lua_instructions = 1 << 24, max_depth = 64, max_input = 1 << 20, max_string = 1 << 20,

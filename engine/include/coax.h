@@ -164,7 +164,9 @@ typedef enum coax_type {
     COAX_OBJECT
 } coax_type;
 
-/* The type of 'v'. */
+/* The type of 'v'. Every reader below takes NULL (a member or item that
+** coax_object_get or coax_array_get did not find) as an absent value: its
+** type COAX_NULL, no text, no length, no members; so reads may be chained. */
 COAX_API coax_type coax_value_type(const coax_value *v);
 
 /* The name of a type: "null", "boolean", "number", "string", "array",

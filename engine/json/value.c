@@ -10,7 +10,10 @@
 static const char *const type_names[] = {"null", "boolean", "number",
                                          "string", "array", "object"};
 
-coax_type coax_value_type(const coax_value *v) { return (coax_type)v->type; }
+/* Every reader takes NULL, what coax_object_get and coax_array_get return
+** for a missing member or item, as a value absent: chained reads never
+** crash (coax_value_len(coax_object_get(v, "tags", 4)) is 0). */
+coax_type coax_value_type(const coax_value *v) { return v ? (coax_type)v->type : COAX_NULL; }
 
 const char *coax_type_name(coax_type t)
 {
@@ -19,53 +22,53 @@ const char *coax_type_name(coax_type t)
 
 int coax_value_bool(const coax_value *v)
 {
-    return v->type == COAX_BOOL ? v->u.boolean : 0;
+    return v && v->type == COAX_BOOL ? v->u.boolean : 0;
 }
 
 int coax_number_is_int_text(const coax_value *v)
 {
-    return v->type == COAX_NUMBER && (v->flags & COAX_VF_INT_TEXT);
+    return v && v->type == COAX_NUMBER && (v->flags & COAX_VF_INT_TEXT);
 }
 
 double coax_value_double(const coax_value *v)
 {
-    return v->type == COAX_NUMBER ? strtod(v->u.text, NULL) : 0.0;
+    return v && v->type == COAX_NUMBER ? strtod(v->u.text, NULL) : 0.0;
 }
 
 const char *coax_value_text(const coax_value *v, size_t *len)
 {
-    if (v->type != COAX_NUMBER && v->type != COAX_STRING) return NULL;
+    if (!v || (v->type != COAX_NUMBER && v->type != COAX_STRING)) return NULL;
     if (len) *len = v->len;
     return v->u.text;
 }
 
 size_t coax_value_len(const coax_value *v)
 {
-    return (v->type == COAX_ARRAY || v->type == COAX_OBJECT) ? v->len : 0;
+    return v && (v->type == COAX_ARRAY || v->type == COAX_OBJECT) ? v->len : 0;
 }
 
 const coax_value *coax_array_get(const coax_value *v, size_t i)
 {
-    return (v->type == COAX_ARRAY && i < v->len) ? &v->u.items[i] : NULL;
+    return (v && v->type == COAX_ARRAY && i < v->len) ? &v->u.items[i] : NULL;
 }
 
 const char *coax_object_key(const coax_value *v, size_t i, size_t *len)
 {
-    if (v->type != COAX_OBJECT || i >= v->len) return NULL;
+    if (!v || v->type != COAX_OBJECT || i >= v->len) return NULL;
     if (len) *len = v->u.members[i].klen;
     return v->u.members[i].key;
 }
 
 const coax_value *coax_object_value(const coax_value *v, size_t i)
 {
-    return (v->type == COAX_OBJECT && i < v->len) ? &v->u.members[i].value
+    return (v && v->type == COAX_OBJECT && i < v->len) ? &v->u.members[i].value
                                                  : NULL;
 }
 
 const coax_value *coax_object_get(const coax_value *v, const char *key,
                                   size_t len)
 {
-    if (v->type != COAX_OBJECT) return NULL;
+    if (!v || v->type != COAX_OBJECT || (len && !key)) return NULL;
     for (size_t i = 0; i < v->len; i++) {
         const coax_member *m = &v->u.members[i];
         if (m->klen == len && memcmp(m->key, key, len) == 0) return &m->value;
@@ -335,6 +338,7 @@ int coax_value_equal(const coax_value *a, const coax_value *b,
     frame small[32], *st = small;
     size_t n = 0, cap = 32;
     int result = 1;
+    if (!a || !b) return a == b; /* two absent values are alike; absent and null are not */
     if (!shallow_equal(a, b)) return 0;
     const coax_value *cx = a, *cy = b;
     while (result == 1) {

@@ -5,6 +5,8 @@
 #include "lua/run.h"
 #include "script/lib.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,10 +17,18 @@ static void release_engine(void *e)
     coax_engine_free(e);
 }
 
-static lua_Integer opt_integer(lua_State *L, int t, const char *k)
+/* Option k of table t: a count from 1 to 'max', or 0 when absent (the
+** default). Out of range is an error: a cast would wrap -1 into no memory
+** cap, or 2^32 + 5 instructions into 5. */
+static lua_Integer opt_count(lua_State *L, int t, const char *k, lua_Integer max)
 {
     lua_getfield(L, t, k);
     lua_Integer n = lua_isnil(L, -1) ? 0 : luaL_checkinteger(L, -1);
+    if (!lua_isnil(L, -1) && (n < 1 || n > max)) {
+        char msg[160]; /* every host's Lua: 5.1's luaL_error has no %I */
+        snprintf(msg, sizeof msg, "option %s: %lld is out of range (1 to %lld)", k, (long long)n, (long long)max);
+        luaL_error(L, "%s", msg);
+    }
     lua_pop(L, 1);
     return n;
 }
@@ -144,11 +154,11 @@ static void engine_options(lua_State *L, int t, coax_engine_options *eo)
     eo->script_dir = lcoax_opt_string(L, t, "lua_path");
     eo->allow_dirs = allow_dirs(L, t);
     eo->limits = lcoax_limits(L, t); /* max_depth, max_input, max_string */
-    eo->lua_memory = (size_t)opt_integer(L, t, "lua_memory");
-    eo->lua_instructions = (uint32_t)opt_integer(L, t, "lua_instructions");
-    eo->http_connect_timeout_ms = (long)opt_integer(L, t, "http_connect_timeout_ms");
-    eo->http_timeout_ms = (long)opt_integer(L, t, "http_timeout_ms");
-    eo->http_max_response = (size_t)opt_integer(L, t, "http_max_response");
+    eo->lua_memory = (size_t)opt_count(L, t, "lua_memory", PTRDIFF_MAX);
+    eo->lua_instructions = (uint32_t)opt_count(L, t, "lua_instructions", UINT32_MAX);
+    eo->http_connect_timeout_ms = (long)opt_count(L, t, "http_connect_timeout_ms", INT32_MAX);
+    eo->http_timeout_ms = (long)opt_count(L, t, "http_timeout_ms", INT32_MAX);
+    eo->http_max_response = (size_t)opt_count(L, t, "http_max_response", PTRDIFF_MAX);
     eo->proxy = lcoax_opt_string(L, t, "proxy");
     eo->ca_file = lcoax_opt_string(L, t, "ca_file");
     lua_getfield(L, t, "verbose");
@@ -321,7 +331,7 @@ static int l_run(lua_State *L)
     bool source = false;
     if (opts) {
         engine_options(L, opts, &eo); /* the folders and secrets stay on the stack */
-        so.max_attempts = (int)opt_integer(L, opts, "max_attempts");
+        so.max_attempts = (int)opt_count(L, opts, "max_attempts", INT_MAX);
         lua_getfield(L, opts, "source");
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
@@ -535,11 +545,10 @@ static int e_session(lua_State *L)
     int opts = lua_istable(L, 4) ? 4 : 0;
     if (opts) {
         check_options(L, opts, "e:session", SESSION_OPTS, NULL, "on_event");
-        lua_getfield(L, 4, "max_attempts");
-        so.max_attempts = (int)luaL_optinteger(L, -1, 0);
+        so.max_attempts = (int)opt_count(L, 4, "max_attempts", INT_MAX);
         lua_getfield(L, 4, "source");
         source = lua_toboolean(L, -1);
-        lua_pop(L, 2);
+        lua_pop(L, 1);
         so.command = lcoax_opt_string(L, 4, "command");
         lua_getfield(L, 4, "on_event");
         if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -276,6 +276,37 @@ static void test_strerror_names_every_code(void)
     CHECK_INT(coax_exit_status(COAX_ENOJSON), 1);
 }
 
+/* A member or item that is not there reads as an absent value: chained
+** reads of one never crash (attack finding 12: each of these was a NULL
+** dereference). */
+static void test_reads_of_an_absent_value_chain(void)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *v;
+    CHECK_INT(coax_parse(a, "{\"a\": [1]}", 10, NULL, &v, NULL), COAX_OK);
+    const coax_value *missing = coax_object_get(v, "tags", 4);
+    CHECK(missing == NULL);
+    CHECK_INT(coax_value_type(missing), COAX_NULL);
+    CHECK_INT(coax_value_len(missing), 0);
+    size_t len = 7;
+    CHECK(coax_value_text(missing, &len) == NULL);
+    CHECK_INT(len, 7);
+    CHECK_INT(coax_value_bool(missing), 0);
+    CHECK_INT(coax_number_is_int_text(missing), 0);
+    CHECK(coax_value_double(missing) == 0.0);
+    CHECK(coax_array_get(missing, 0) == NULL);
+    CHECK(coax_object_key(missing, 0, &len) == NULL);
+    CHECK(coax_object_value(missing, 0) == NULL);
+    CHECK(coax_object_get(missing, "x", 1) == NULL);
+    CHECK(coax_object_get(v, NULL, 3) == NULL);
+    CHECK(coax_array_get(coax_object_get(v, "a", 1), 0) != NULL);
+    CHECK(coax_array_get(coax_object_get(v, "b", 1), 0) == NULL);
+    CHECK_INT(coax_value_equal(missing, NULL, NULL), 1);
+    CHECK_INT(coax_value_equal(missing, v, NULL), 0);
+    CHECK_INT(coax_value_equal(v, missing, NULL), 0);
+    coax_arena_free(a);
+}
+
 #define TESTS                                              \
     X(test_numbers_keep_their_text)                        \
     X(test_strings_are_decoded_and_escaped_minimally)      \
@@ -288,5 +319,6 @@ static void test_strerror_names_every_code(void)
     X(test_json_pointer)                                   \
     X(test_every_allocation_goes_through_the_allocator)    \
     X(test_allocation_failure_at_every_step)               \
-    X(test_strerror_names_every_code)
+    X(test_strerror_names_every_code)                      \
+    X(test_reads_of_an_absent_value_chain)
 #include "test.h"
