@@ -239,6 +239,20 @@ describe("validation work: budgets and near-linear equality and hashing", functi
     end)
   end
 
+  -- Regression (attack, finding 02): a keyword that reads a number's digits
+  -- (multipleOf, a bound) took one step whatever the number's length: 65,536
+  -- applications to one integer of 100,000 digits ran 28 s. A step per 64
+  -- digits, as strings pay per 64 bytes.
+  it("a number's digits are charged: 2^16 multipleOf on 100,000 digits: exit 4 naming the step budget", function()
+    for _, leaf in ipairs({ '{"multipleOf":7}', '{"minimum":3}' }) do
+      local path = put("fan16.json", fanout(16, '{"allOf":[%s,%s]}', leaf))
+      local out, err, code = H.coax({ "validate", path }, "7" .. string.rep("0", 100000))
+      assert.are.same({ "", "coax validate: " .. STEPS .. "\n", 4 }, { out, err, code })
+      out, err, code = H.coax({ "validate", path }, "7" .. string.rep("0", 60))
+      assert.are.same({ '{"valid":true}\n', "", 0 }, { out, err, code })
+    end
+  end)
+
   it("the same schema 12 levels deep (4,096 applications) validates", function()
     local out, _, code = H.coax({ "validate", put("fan12.json", fanout(12, '{"allOf":[%s,%s]}')) }, "1")
     assert.are.same({ '{"valid":true}\n', 0 }, { out, code })

@@ -179,8 +179,8 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
 {
     p->steps += n->leaf_charge;
     bool failed = false;
-    uint64_t bytes = inst->len / 64; /* the steps of each keyword that reads a string (read only when
-                                      ** the value is one: those keywords act on strings alone) */
+    uint64_t bytes = inst->len / 64; /* the steps of each keyword that reads a string or a number's digits
+                                      ** (read only when the value is one: those keywords act on it alone) */
     int r;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
     if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
@@ -210,9 +210,11 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
         case OP_EXMAXIMUM:
         case OP_MINIMUM:
         case OP_EXMINIMUM:
+            p->steps += bytes;
             if (!vctx_bound_ok(k, inst)) FAILED(false);
             break;
         case OP_MULTIPLEOF:
+            p->steps += bytes;
             if (!coax_num_multiple(inst->u.text, inst->len, k->v->u.text, k->v->len)) FAILED(false);
             break;
         case OP_FORMAT:
