@@ -261,6 +261,29 @@ describe("the instruction budget", function()
     e:close()
   end)
 
+  -- Regression (attack, finding 03): a schema a script compiled validated
+  -- with the defaults that grow with the instance, so one s:validate ran
+  -- for tens of seconds in C, where the budget is charged only after it
+  -- returns (an anyOf of 20,000 consts over 20,000 items: 27.6 s). In the
+  -- engine's Lua every schema validates within 1,000,000 steps a call.
+  it("bounds one validation a script makes, whatever the instance", function()
+    local body = "local coax = require 'coax' local consts, items = {}, {} "
+      .. "for i = 1, 20000 do consts[i] = { const = i } items[i] = 20000 end "
+      .. "local s = coax.schema({ items = { anyOf = consts } }, { max_steps = 1e12 }) "
+      .. "local ok, err, code = s:validate(coax.json.array(items)) return tostring(err) .. ' ' .. code"
+    local result, r = probe(body)
+    assert.are.equal("ok: validation used up its step budget of 1000000 steps (max_steps) COAX_ELIMIT", result)
+    assert.is_true(r.metrics.wall_ms < 5000, r.metrics.wall_ms .. " ms")
+    -- a host's own Lua keeps the defaults, and takes the option
+    local consts, items = {}, {}
+    for i = 1, 300 do consts[i] = { const = i } items[i] = 300 end
+    local s = coax.schema({ items = { anyOf = consts } })
+    assert.is_true(s:validate(coax.json.array(items)))
+    s = coax.schema({ items = { anyOf = consts } }, { max_steps = 1000 })
+    assert.are.same({ nil, "validation used up its step budget of 1000 steps (max_steps)", "COAX_ELIMIT" },
+      { s:validate(coax.json.array(items)) })
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))

@@ -56,6 +56,14 @@ void lcoax_arena_release(lua_State *L, int box);
 
 /* Compiles 'doc' through the state's allocator into a box of the kind
 ** 'tname' it pushes, which frees the schema (see lcoax_own). */
+/* In the engine's own Lua, where scripts run: every schema the coax module
+** compiles (coax.schema, coax.extract's, coax.example's) validates within
+** COAX_DEFAULT_MIN_STEPS steps and COAX_DEFAULT_MIN_REGEX_TOTAL regex steps
+** a call, whatever the instance (a host's Lua keeps the defaults, which
+** grow with it): one call into C runs to its end before the instruction
+** budget is charged, so it must end soon. */
+void lcoax_bound_validation(lua_State *L);
+
 coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
                               const coax_schema_options *o, coax_schema **out, coax_error *err);
 

@@ -33,11 +33,32 @@ static coax_meta_cache *meta_cache(lua_State *L)
     return mc;
 }
 
+#define LCOAX_BOUNDED "coax.bounded_validation"
+
+void lcoax_bound_validation(lua_State *L)
+{
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, LCOAX_BOUNDED);
+}
+
+/* The budgets of a schema compiled in the engine's Lua: at most the bounds. */
+static void bound_budgets(lua_State *L, coax_schema_options *o)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_BOUNDED);
+    bool bounded = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (!bounded) return;
+    if (!o->max_steps || o->max_steps > COAX_DEFAULT_MIN_STEPS) o->max_steps = COAX_DEFAULT_MIN_STEPS;
+    if (!o->max_regex_total || o->max_regex_total > COAX_DEFAULT_MIN_REGEX_TOTAL)
+        o->max_regex_total = COAX_DEFAULT_MIN_REGEX_TOTAL;
+}
+
 coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
                               const coax_schema_options *o, coax_schema **out, coax_error *err)
 {
     coax_schema_options with_cache = *o;
     with_cache.meta_cache = meta_cache(L);
+    bound_budgets(L, &with_cache);
     lcoax_owned *node = lcoax_own(L, tname, release_schema);
     coax_code rc = coax_schema_compile(doc, &with_cache, lcoax_owned_allocator(node), out, err);
     lcoax_owned_set(node, *out);
@@ -155,6 +176,20 @@ static int l_schema(lua_State *L)
             lua_Integer n = luaL_checkinteger(L, -1);
             luaL_argcheck(L, n > 0 && n <= 0xFFFFFFFF, 2, "max_regex_steps must be a positive integer");
             o.max_regex_steps = (uint32_t)n;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "max_steps");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer n = luaL_checkinteger(L, -1);
+            luaL_argcheck(L, n > 0, 2, "max_steps must be a positive integer");
+            o.max_steps = (uint64_t)n;
+        }
+        lua_pop(L, 1);
+        lua_getfield(L, 2, "max_regex_total");
+        if (!lua_isnil(L, -1)) {
+            lua_Integer n = luaL_checkinteger(L, -1);
+            luaL_argcheck(L, n > 0, 2, "max_regex_total must be a positive integer");
+            o.max_regex_total = (uint64_t)n;
         }
         lua_pop(L, 1);
         lua_getfield(L, 2, "resolver");

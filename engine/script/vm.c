@@ -350,6 +350,7 @@ static int setup(lua_State *L)
     lua_pushcfunction(L, luaopen_cjson);
     lua_setfield(L, -2, "cjson");
     lua_pop(L, 1);
+    lcoax_bound_validation(L); /* a script's schemas validate within per-call bounds */
     luaL_requiref(L, "coax", lcoax_open_library, 0); /* the scripts' coax module */
     if (args->lent) { /* what the layer above lends */
         lua_pushlightuserdata(L, args->lent_ctx);
