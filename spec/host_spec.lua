@@ -284,6 +284,21 @@ describe("the instruction budget", function()
       { s:validate(coax.json.array(items)) })
   end)
 
+  -- Regression (attack, finding 04): Lua's parser walked a growing jump
+  -- list for each operand of 'a and a and ... a', and a parse runs in C,
+  -- uncharged: load of 480 KB took 10 s inside a recipe. The engine's Lua
+  -- joins one jump to a list at its head (engine/vendor/lua/src/lcode.c).
+  it("parses a long chain of 'and' in linear time", function()
+    local body = "local src = 'local a = ... return a' .. string.rep(' and a', %d) "
+      .. "local f = assert(load(src)) return tostring(f(1)) .. ' ' .. tostring(f(false))"
+    local _, small = probe(body:format(20000))
+    local result, big = probe(body:format(160000))
+    assert.are.equal("ok: 1 false", result)
+    -- 8 times the text: linear is 8, the old parse 64
+    assert.is_true(big.metrics.wall_ms < 24 * small.metrics.wall_ms + 200,
+      ("%.0f ms against %.0f ms"):format(big.metrics.wall_ms, small.metrics.wall_ms))
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))
