@@ -164,9 +164,7 @@ typedef enum coax_type {
     COAX_OBJECT
 } coax_type;
 
-/* The type of 'v'. Every reader below takes NULL (a member or item that
-** coax_object_get or coax_array_get did not find) as an absent value: its
-** type COAX_NULL, no text, no length, no members; so reads may be chained. */
+/* The type of 'v'. The readers below take NULL (a member not found) as absent: COAX_NULL, no text nor items. */
 COAX_API coax_type coax_value_type(const coax_value *v);
 
 /* The name of a type: "null", "boolean", "number", "string", "array",
@@ -770,11 +768,9 @@ COAX_API void coax_engine_free(coax_engine *engine);
 ** host that is shutting down; async-signal-safe (it sets a flag), so a signal handler may call it. */
 COAX_API void coax_engine_interrupt(coax_engine *engine);
 
-/* Advances every session of the engine as far as it can go without waiting, then waits for timers (agents'
-** coax.sleep) and HTTP responses (coax.http) at most 'timeout_ms' (0: never waits). Requests in flight keep
-** moving whenever the engine is polled, with 0 too; past the timeout it returns, even when a session could move
-** at once. Returns the number of sessions still running. From inside one of its own callbacks it moves nothing
-** and returns that number. */
+/* Advances every session as far as it can go without waiting, then waits for timers (coax.sleep) and HTTP
+** (coax.http) at most 'timeout_ms' (0: never waits; past it, it returns even if a session could move at once).
+** Requests in flight move at every poll. Returns the sessions still running (in a callback: moves nothing). */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
 /* How a session ended. */
@@ -828,12 +824,9 @@ COAX_API const char *coax_failure_name(coax_session_failure failure);
 ** "validation_error", "rejection", "success", "partial" (a streamed
 ** reply's value so far; README, "Streaming") and, for the host only,
 ** "failure". 'data', a JSON object ({"attempt": n, ...}), is valid during
-** the call. Called from inside coax_engine_poll (or coax_session_run). A callback
-** may call the engine back: coax_engine_poll and coax_session_run there do
-** nothing (they return the sessions running and the outcome so far: the
-** poll outside goes on), and coax_session_free and coax_engine_free take
-** effect when that poll returns (the session, or every session, is told
-** nothing more; a freed engine's poll returns 0). */
+** the call. Called from inside coax_engine_poll or coax_session_run, which a callback may call: they then
+** move nothing (the poll outside goes on); coax_session_free and coax_engine_free there take effect when
+** that poll returns (nothing more is told; a freed engine's poll returns 0). */
 typedef void (*coax_event_fn)(void *ud, coax_session *session, const char *name, const char *data);
 
 /* The host's business rules on a value that validated, after the recipe's
