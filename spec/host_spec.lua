@@ -299,6 +299,23 @@ describe("the instruction budget", function()
       ("%.0f ms against %.0f ms"):format(big.metrics.wall_ms, small.metrics.wall_ms))
   end)
 
+  -- Regression (attack, finding 06): what a strategy returns is copied into
+  -- C memory, past the Lua memory cap: 200 messages sharing one 8 MiB string
+  -- held 8 MiB in Lua and took 3.3 GB. An attempt's messages may take the
+  -- cap, a session's four times it.
+  it("bounds the C copy of the messages a strategy hands over", function()
+    local recipe = "local big = string.rep('A', 8 * 1024 * 1024) return { schema = " .. SCHEMA .. ", prompt = 'x', "
+      .. "max_attempts = 2, strategy = function() local m = {} for i = 1, 200 do "
+      .. "m[i] = { role = 'user', content = big } end return m end }"
+    local r = coax.run(recipe, "x", { source = true, replies = { "no", '{"n": 1}' } })
+    assert.are.same({ "limit", "messages: the messages are larger than the Lua memory cap allows (lua_memory: an "
+      .. "attempt's may take it, a session's 4 times it)" }, { r.outcome, r.error.message })
+    -- the twin: a few large messages fit
+    recipe = recipe:gsub("for i = 1, 200 do", "for i = 1, 3 do")
+    r = coax.run(recipe, "x", { source = true, replies = { "no", '{"n": 1}' } })
+    assert.are.equal("ok", r.outcome)
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))

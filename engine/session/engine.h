@@ -107,6 +107,7 @@ struct coax_session {
     size_t repairs, coercions;
     double t_attempt;
     coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */
+    size_t messages_total; /* the bytes of that JSON over the attempts (record.c bounds it) */
     int messages_kept;   /* how many of the previous attempt's messages it kept before them */
     coax_buf tool_rounds; /* tools mode: this attempt's tool rounds, as JSON */
     /* The attempts' records, comma separated; once the session has ended

@@ -69,6 +69,8 @@ static void put_said(coax_session *s, int which, const char *text, size_t len)
 ** kept, and the JSON of the rest, which the report records: each message
 ** once. Compared here rather than in Lua, where the sandbox's next and
 ** rawget made comparing a conversation a third of a retry's Lua. */
+#define MESSAGES_CAPS 4
+
 static int record_messages(lua_State *L)
 {
     coax_session *s = lua_touserdata(L, 2);
@@ -97,14 +99,24 @@ static int record_messages(lua_State *L)
             said[nsaid++] = (coax_escaped){w->text.data, s->report.data + w->at, w->text.len, w->len};
     }
     coax_buf_putc(b, '[');
+    /* What a script hands over is copied here, in C, past the Lua memory cap:
+    ** one 8 MiB string in 200 messages was 1.6 GB. An attempt's messages may
+    ** take the cap, a session's MESSAGES_CAPS caps (the report keeps them). */
+    coax_vm *vm = &s->engine->vm;
     for (lua_Integer i = kept + 1; i <= n; i++) {
         if (i > kept + 1) coax_buf_putc(b, ',');
         lua_rawgeti(L, 3, i);
         session_write_json(s, L, -1, b, said, nsaid);
         lua_pop(L, 1);
+        if (b->len > vm->mem_cap || s->messages_total + b->len > MESSAGES_CAPS * vm->mem_cap) {
+            vm->limit = LIMIT_MEMORY;
+            return luaL_error(L, "the messages are larger than the Lua memory cap allows (lua_memory: an attempt's "
+                                 "may take it, a session's %d times it)", MESSAGES_CAPS);
+        }
     }
     coax_buf_putc(b, ']');
     if (b->oom) return luaL_error(L, "out of memory");
+    s->messages_total += b->len;
     return 0;
 }
 
