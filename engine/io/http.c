@@ -339,6 +339,48 @@ void http_wait(coax_http *h, const struct pollfd *fds, unsigned n, int ms)
 
 /* ---- secrets ------------------------------------------------------------------ */
 
+bool http_url_host(const char *url, char *out, size_t cap)
+{
+    const char *p = strstr(url, "://");
+    if (!p) return false;
+    p += 3;
+    const char *end = p + strcspn(p, "/?#");
+    const char *at = memchr(p, '@', (size_t)(end - p)); /* user information */
+    if (at) p = at + 1;
+    const char *stop;
+    if (*p == '[') { /* [::1]:8080 */
+        stop = memchr(p, ']', (size_t)(end - p));
+        if (!stop) return false;
+        p++;
+    } else {
+        stop = memchr(p, ':', (size_t)(end - p));
+        if (!stop) stop = end;
+    }
+    size_t n = (size_t)(stop - p);
+    if (!n || n >= cap) return false;
+    for (size_t i = 0; i < n; i++) out[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+    out[n] = '\0';
+    return true;
+}
+
+bool http_secret_may_go(const char *name, const char *host, const char *allowed)
+{
+    static const struct {
+        const char *name, *host;
+    } providers[] = {
+        {"OPENAI_API_KEY", "api.openai.com"},
+        {"ANTHROPIC_API_KEY", "api.anthropic.com"},
+        {"GEMINI_API_KEY", "generativelanguage.googleapis.com"},
+    };
+    if (!strcmp(host, "localhost") || !strcmp(host, "::1") ||
+        (!strncmp(host, "127.", 4) && !host[strspn(host, "0123456789.")])) /* 127.evil.com is not */
+        return true;
+    if (allowed && !strcmp(host, allowed)) return true;
+    for (size_t i = 0; i < sizeof providers / sizeof *providers; i++)
+        if (!strcmp(name, providers[i].name) && !strcmp(host, providers[i].host)) return true;
+    return false;
+}
+
 const char *http_secret(const coax_http *h, const char *name)
 {
     if (h->secret) return h->secret(h->secret_ud, name);

@@ -36,6 +36,19 @@ void http_free(coax_http *h);
 ** variables whose names end in _API_KEY), or NULL. */
 const char *http_secret(const coax_http *h, const char *name);
 
+/* The host of an http:// or https:// URL, lowercase, into 'out' (at most
+** 'cap' bytes with the NUL; an IPv6 address without its brackets); false
+** when the URL has none or it does not fit. */
+bool http_url_host(const char *url, char *out, size_t cap);
+
+/* Whether the host's secret 'name' may travel to 'host' (http_url_host):
+** its provider's own host (api.openai.com for OPENAI_API_KEY,
+** api.anthropic.com, generativelanguage.googleapis.com), this machine
+** (localhost, 127.0.0.0/8, ::1), or 'allowed' (a host the host itself named;
+** NULL: none). A recipe names its URLs: without this, its agent could send
+** the host's key to a server of its own. */
+bool http_secret_may_go(const char *name, const char *host, const char *allowed);
+
 /* Whether a header name (printable ASCII, no colon, at most 256 bytes) or
 ** value (no CR, LF or NUL) may be sent as it is. */
 bool http_header_name_ok(const char *s, size_t n);

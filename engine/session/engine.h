@@ -66,6 +66,7 @@ struct coax_session {
     http_req *http;      /* the agent's request in flight, or NULL */
     proc_req *proc;      /* the command agent's process, or NULL */
     const char *command; /* the host's command line (in the arena), or NULL */
+    char host_base[256]; /* the host of the base_url the host gave (agent_json), where its secrets may go, or "" */
     char finish[24];     /* the reply's finish reason this attempt, or "" */
     int retries;         /* the agent's transport retries this attempt, or -1 */
     int http_status;     /* the HTTP status an agent error reports, or 0 */

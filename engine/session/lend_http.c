@@ -168,9 +168,16 @@ static void release_pending(void *p_)
     coax_free_raw(p->alloc, p, sizeof *p);
 }
 
+/* Where the request goes: its host, and the one the session's host named. */
+typedef struct destination {
+    char host[256];
+    const char *allowed;
+} destination;
+
 /* Adds "name: value" (the value at 'vi', a string or a secret) to the
-** request's header lines; raises on bad input. */
-static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi)
+** request's header lines; raises on bad input, and for a secret that may
+** not go to the request's host. */
+static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, const destination *to)
 {
     ni = lua_absindex(L, ni);
     vi = lua_absindex(L, vi);
@@ -185,8 +192,12 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi)
         lua_getiuservalue(L, vi, 1);
         lua_getiuservalue(L, vi, 2);
         lua_getiuservalue(L, vi, 3);
-        const char *value = http_secret(h, lua_tostring(L, -2));
-        if (!value) luaL_error(L, "coax.http.request: the secret %s is not available", lua_tostring(L, -2));
+        const char *secret = lua_tostring(L, -2);
+        if (!http_secret_may_go(secret, to->host, to->allowed))
+            luaL_error(L, "coax.http.request: the secret %s does not go to %s (only to its provider's host, "
+                          "this machine, or a base_url the host gave: --base-url, agent_options)", secret, to->host);
+        const char *value = http_secret(h, secret);
+        if (!value) luaL_error(L, "coax.http.request: the secret %s is not available", secret);
         size_t plen, slen, vlen = strlen(value);
         const char *pre = lua_tolstring(L, -3, &plen), *suf = lua_tolstring(L, -1, &slen);
         if (!http_header_value_ok(pre, plen) || !http_header_value_ok(suf, slen) || !http_header_value_ok(value, vlen))
@@ -221,7 +232,7 @@ static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const
 
 /* The headers table at index 1's "headers": a map (sent sorted by name) or
 ** a list of {name, value} pairs (sent in order). */
-static void read_headers(lua_State *L, coax_http *h, pending *pd)
+static void read_headers(lua_State *L, coax_http *h, pending *pd, const destination *to)
 {
     if (raw_option(L, "headers") == LUA_TNIL) {
         lua_pop(L, 1);
@@ -235,7 +246,7 @@ static void read_headers(lua_State *L, coax_http *h, pending *pd)
             luaL_argcheck(L, lua_istable(L, -1), 1, "a header list holds {name, value} pairs");
             lua_rawgeti(L, -1, 1);
             lua_rawgeti(L, -2, 2);
-            add_header(L, h, pd, -2, -1);
+            add_header(L, h, pd, -2, -1, to);
             lua_pop(L, 3);
         }
     } else {
@@ -253,7 +264,7 @@ static void read_headers(lua_State *L, coax_http *h, pending *pd)
             lua_pushstring(L, names[i]);
             lua_pushvalue(L, -1);
             lua_rawget(L, t);
-            add_header(L, h, pd, -2, -1);
+            add_header(L, h, pd, -2, -1, to);
             lua_pop(L, 2);
         }
     }
@@ -301,7 +312,8 @@ int lend_http_start(lua_State *L)
     if (!o.url) return luaL_error(L, "coax.http.request: 'url' is required");
     if (strncmp(o.url, "http://", 7) && strncmp(o.url, "https://", 8))
         return luaL_error(L, "coax.http.request: only http:// and https:// URLs");
-    if (strlen(o.url) != url_len || !http_header_value_ok(o.url, url_len))
+    destination to = {{0}, s->host_base[0] ? s->host_base : NULL};
+    if (strlen(o.url) != url_len || !http_header_value_ok(o.url, url_len) || !http_url_host(o.url, to.host, sizeof to.host))
         return luaL_error(L, "coax.http.request: bad URL");
     if (!o.method) o.method = o.body ? "POST" : "GET";
     for (const char *p = o.method; *p; p++)
@@ -327,7 +339,7 @@ int lend_http_start(lua_State *L)
     coax_buf_init(&pd->headers, e->alloc);
     coax_buf_init(&pd->secrets, e->alloc);
     lcoax_owned_set(node, pd);
-    read_headers(L, e->http, pd);
+    read_headers(L, e->http, pd, &to);
     if (pd->secrets.oom || !remember_secrets(s, pd)) return luaL_error(L, "out of memory");
     o.headers = pd->headers.data;
     o.headers_len = pd->headers.len;
