@@ -322,18 +322,17 @@ static number_run scan_number(const unsigned char *s, size_t n, size_t k)
     return (number_run){k, c};
 }
 
-/* scan_number for an ASCII digit at i, from one load when eight bytes are
-** readable: the digits among the first three, no loop (a number's length
-** is as likely one as three). A byte past them that is not ASCII may be a
-** digit of another script: the loop decides. */
+/* scan_number for an ASCII digit at i, when four bytes are readable: the
+** digits among the first three from two table loads, no loop (a number's
+** length is as likely one as three). A byte past them that is not ASCII
+** may be a digit of another script: the loop decides (past three digits
+** it agrees). */
 static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, size_t i,
                                               bool room, unsigned *count)
 {
-    if (room || n - i >= 8) {
-        uint64_t x = load_le8(s + i);
-        unsigned c = lanes_lead(lanes_in(x, '0', '9') & 0x808080u);
-        /* the byte after the digits is ASCII (or they are three) */
-        if (!((x & 0x808080u) >> (8 * c) & 0x80)) {
+    if (room || n - i >= 4) {
+        unsigned d1 = is_ascii_digit(s[i + 1]), c = 1 + d1 + (d1 & is_ascii_digit(s[i + 2]));
+        if (s[i + c] < 0x80) {
             *count = c;
             return i + c;
         }
