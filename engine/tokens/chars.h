@@ -18,9 +18,15 @@
 
 #define TOK_INVALID (TOK_C_P | TOK_S_OTHER << 3)
 
+/* The table byte of a code point below U+10000: two stages. */
+static inline unsigned table_bmp(uint32_t cp)
+{
+    return coax_tok_stage2[(size_t)coax_tok_stage1[cp >> 7] * 128 + (cp & 127)];
+}
+
 static inline unsigned table_byte(uint32_t cp)
 {
-    if (cp < 0x10000) return coax_tok_stage2[(size_t)coax_tok_stage1[cp >> 7] * 128 + (cp & 127)];
+    if (cp < 0x10000) return table_bmp(cp);
     /* The last run starting at or before cp (the first when none does):
     ** the candidates halve each step whichever way the compare goes, so
     ** the step is a conditional move, not a branch. */
@@ -111,12 +117,13 @@ static inline uint64_t load_le8(const unsigned char *s)
 ** in the encoding, so it costs about one more. */
 static inline unsigned cjk_extra(uint32_t cp, unsigned b, bool o200k)
 {
-    unsigned sc = SCRIPT(b);
-    if (sc < TOK_S_HAN || sc > TOK_S_HANGUL) return 0;
-    uint32_t i;
-    if (cp >= 0x3000 && cp < 0xA000) i = cp - 0x3000;
-    else if (cp >= 0xAC00 && cp < 0xD7B0) i = cp - 0xAC00 + 0x7000;
-    else return 0;
+    if (SCRIPT(b) - TOK_S_HAN > (unsigned)(TOK_S_HANGUL - TOK_S_HAN)) return 0;
+    uint32_t i = cp - 0x3000;
+    if (i >= 0x7000) {
+        i = cp - 0xAC00;
+        if (i >= 0xD7B0 - 0xAC00) return 0;
+        i += 0x7000;
+    }
     const uint8_t *bits = o200k ? coax_tok_cjk_single_o200k : coax_tok_cjk_single_cl100k;
     return !(bits[i >> 3] >> (i & 7) & 1);
 }
@@ -157,7 +164,39 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
     return b;
 bmp:
     *cp = v;
-    return coax_tok_stage2[(size_t)coax_tok_stage1[v >> 7] * 128 + (v & 127)];
+    return table_bmp(v);
+}
+
+/* char_dec for words' letters, where most characters are of two or three
+** bytes: after ASCII, a character of three bytes from U+1000 to U+CFFF
+** (CJK, kana, Hangul), valid whenever its continuation bytes are, and one of
+** two bytes (Cyrillic, Greek, Arabic, accented Latin), each with that test
+** alone; the rest by char_dec. */
+static ALWAYS_INLINE unsigned letter_dec(const unsigned char *s, size_t n, size_t i, size_t *w,
+                                         uint32_t *cp)
+{
+    unsigned c = s[i];
+    uint32_t v;
+    if (c < 0x80) {
+        *w = 1;
+        *cp = c;
+        return coax_tok_stage2[c];
+    }
+    if (c - 0xE1 <= 0xECu - 0xE1 && i + 2 < n) {
+        unsigned c1 = s[i + 1] ^ 0x80u, c2 = s[i + 2] ^ 0x80u;
+        if ((c1 | c2) & 0xC0) return char_dec(s, n, i, w, cp);
+        v = (uint32_t)(c & 0x0F) << 12 | c1 << 6 | c2;
+        *w = 3;
+    } else if (c - 0xC2 <= 0xDFu - 0xC2 && i + 1 < n) {
+        unsigned c1 = s[i + 1] ^ 0x80u;
+        if (c1 & 0xC0) return char_dec(s, n, i, w, cp);
+        v = (uint32_t)(c & 0x1F) << 6 | c1;
+        *w = 2;
+    } else {
+        return char_dec(s, n, i, w, cp);
+    }
+    *cp = v;
+    return table_bmp(v);
 }
 
 /* char_dec without the code point, for everything but words' letters. */

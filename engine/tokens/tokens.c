@@ -153,7 +153,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
     size_t k = j, w;
     uint32_t cp;
     unsigned b = char_dec(s, n, j, &w, &cp), first = b;
-#define NEXT_CHAR() (k += w, b = k < n ? char_dec(s, n, k, &w, &cp) : TOK_C_P)
+#define NEXT_CHAR() (k += w, b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P)
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, as runs of caseless letters and marks and
         ** runs of capitals, remembering where the last caseless run ended
@@ -164,7 +164,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             size_t run = k;
             while (CLS_BIT(CLS(b)) & CASELESS) {
                 seen |= 1u << SCRIPT(b);
-                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 NEXT_CHAR();
             }
@@ -177,7 +177,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             if (CLS(b) != TOK_C_LU) break;
             do {
                 seen |= 1u << SCRIPT(b);
-                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 nup++;
                 NEXT_CHAR();
@@ -189,7 +189,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
                 unsigned c = CLS(b);
                 if (!(CLS_BIT(c) & LOWERISH)) break;
                 seen |= 1u << SCRIPT(b);
-                if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 nlow += c == TOK_C_LL;
                 NEXT_CHAR();
@@ -211,7 +211,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
             seen |= 1u << SCRIPT(b);
-            if (b >= 8 * TOK_S_HAN) extra += cjk_extra(cp, b, o200k);
+            extra += cjk_extra(cp, b, o200k);
             nchars++;
             nup += c == TOK_C_LU;
             nlow += c == TOK_C_LL;
