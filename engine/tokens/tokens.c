@@ -67,8 +67,12 @@ static ALWAYS_INLINE bool scan_word_ascii16(const unsigned char *s, size_t n, si
         casep = case_of_masks(up, len);
     }
     *done = true;
-    if (bytes16_high(v) >> len & 1) return false;
-    size_t k = j + len, cl = o200k ? contraction(s, n, k) : 0;
+    /* the byte after the letters, within the sixteen: one load decides
+    ** whether the general path must, and whether a contraction may follow */
+    size_t k = j + len;
+    unsigned next = s[k];
+    if (next >= 0x80) return false;
+    size_t cl = o200k && next == '\'' ? contraction(s, n, k) : 0;
     wi->end = k + cl;
     wi->nchars = len + (unsigned)cl;
     wi->script = TOK_S_ASCII;
