@@ -105,17 +105,19 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
     if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
         /* 16-bit lanes compared in one step (SSE2, which every x86-64 has);
         ** the load clears lanes 4-7, which read as empty and stop the
-        ** search past the four */
+        ** search past the four. Every lane's tokens where the fingerprint
+        ** matches, else 0, are read at the first lane that stops. */
         __m128i e = _mm_loadl_epi64((const __m128i *)(const void *)(table + slot));
         __m128i fps = _mm_and_si128(e, _mm_set1_epi16((short)~3));
-        unsigned match =
-            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_set1_epi16((short)(fp << 2))));
-        unsigned stop =
-            match | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_setzero_si128()));
-        unsigned at = (unsigned)__builtin_ctz(stop); /* two mask bits a lane */
-        uint64_t lanes = (uint64_t)_mm_cvtsi128_si64(e);
-        unsigned tokens = (unsigned)(lanes >> (8 * (at & 7)) & 3) + 1;
-        return tokens & (0u - (match >> at & 1));
+        __m128i match = _mm_cmpeq_epi16(fps, _mm_set1_epi16((short)(fp << 2)));
+        unsigned stop = (unsigned)_mm_movemask_epi8(match) |
+                        (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_setzero_si128()));
+        /* two mask bits a lane; when lanes 0-3 go on, lane 4 (at 8) stops
+        ** and the shift, taken mod 64, reads lane 0, which matched nothing */
+        unsigned at = (unsigned)__builtin_ctz(stop);
+        __m128i tokens = _mm_add_epi16(_mm_and_si128(e, _mm_set1_epi16(3)), _mm_set1_epi16(1));
+        uint64_t lanes = (uint64_t)_mm_cvtsi128_si64(_mm_and_si128(tokens, match));
+        return (unsigned)(lanes >> (8 * at & 63)) & 7;
     }
 #elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
