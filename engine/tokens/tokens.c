@@ -390,112 +390,16 @@ typedef struct scan_state {
     bool prev_alnum; /* the last piece ended in a letter or digit */
 } scan_state;
 
-/* The piece at i: adds its weight, returns its end. 'room': ROOM bytes from
-** i are readable, so no load of eight at or after i, nor of sixteen where a
-** word's letters start (at most one character, four bytes, after i), needs a
-** test. */
-static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, bool room)
+/* The end of a piece scanned from i to 'end': adds its weight (after the
+** frequent-piece table when it is 'hashable'), tells the visitor, notes
+** whether it ends in a letter or digit, returns its end. Inlined once per
+** kind of piece, so the kind's constants decide at compile time. */
+static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, unsigned kind,
+                                         unsigned row, unsigned nchars, bool hashable,
+                                         bool alnum_end, bool room)
 {
     const unsigned char *s = st->s;
-    const size_t n = st->n;
     const tok_model *m = st->m;
-    tok_visit visit = st->visit;
-    bool prev_alnum = st->prev_alnum;
-    unsigned c0 = s[i], a0 = ascii_class[c0];
-    size_t end = i, word = i; /* the piece's end; where a word's letters start */
-    unsigned kind = TOK_K_WORD, row, nchars, pre = prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
-    bool hashable = true, alnum_end = false;
-    /* Most pieces are decided from ASCII bytes alone: a word, a number,
-    ** what a space starts, punctuation, a line feed. Everything else (and
-    ** these too, the same way) below. */
-    if (a0 & ASCII_LETTER) {
-        goto scanned;
-    } else if (a0 & ASCII_DIGIT) {
-        end = scan_number_ascii(s, n, i, room, &nchars);
-        kind = TOK_K_NUM;
-        row = TOK_ROW_NUM + TOK_S_ASCII;
-        hashable = false;
-        alnum_end = true;
-        goto scanned;
-    } else if (c0 == ' ') {
-        unsigned c1 = room || i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
-        if (is_ascii_letter(c1)) {
-            word = i + 1;
-            pre = TOK_PRE_SPACE;
-            goto scanned;
-        } else if (is_ascii_punct(c1)) {
-            /* ` ?[^\s\p{L}\p{N}]+` takes the space */
-            end = punct_piece(s, n, i, o200k, &row, &nchars);
-            kind = TOK_K_PUNCT;
-            goto scanned;
-        } else if (c1 < 0x80) {
-            /* before a digit, a space or a break */
-            kind = TOK_K_SPACE;
-            goto scanned;
-        }
-    } else if ((a0 & ASCII_PUNCT) && (o200k || c0 != '\'') && (room || i + 1 < n) &&
-               s[i + 1] < 0x80) {
-        /* punctuation (for cl100k not an apostrophe, which may start a
-        ** contraction): a word's prefix, or a run of its own */
-        if (is_ascii_letter(s[i + 1])) {
-            word = i + 1;
-            pre = TOK_PRE_OTHER;
-        } else {
-            end = punct_piece(s, n, i, o200k, &row, &nchars);
-            kind = TOK_K_PUNCT;
-        }
-        goto scanned;
-    } else if (c0 == '\n') {
-        kind = TOK_K_SPACE;
-        goto scanned;
-    }
-    size_t w;
-    unsigned b = char_at(s, n, i, &w), c = CLS(b);
-    /* One alternative of the regex per branch, in its order; a word or
-    ** whitespace is scanned below, once. */
-    if (is_letter(c, o200k)) {
-    } else if (c == TOK_C_N) {
-        number_run r = scan_number(s, n, i + w);
-        end = r.end;
-        nchars = r.count;
-        kind = TOK_K_NUM;
-        row = TOK_ROW_NUM + SCRIPT(b);
-        hashable = false;
-        alnum_end = true;
-    } else if (c == TOK_C_NL) {
-        kind = TOK_K_SPACE;
-    } else {
-        /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
-        ** punctuation run or whitespace. */
-        size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
-        unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
-        if (cl) {
-            end = i + cl;
-            kind = TOK_K_CONTR;
-            row = TOK_ROW_CONTR;
-            nchars = (unsigned)cl;
-        } else if (i + w < n && is_letter(CLS(nb), o200k)) {
-            word = i + w;
-            pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
-        } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
-            end = punct_piece(s, n, i, o200k, &row, &nchars);
-            kind = TOK_K_PUNCT;
-        } else {
-            kind = TOK_K_SPACE;
-        }
-    }
-scanned:
-    if (kind == TOK_K_WORD) {
-        word_info wi;
-        scan_word(s, n, word, o200k, room, &wi);
-        end = wi.end;
-        row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
-        nchars = wi.nchars;
-        alnum_end = true;
-    } else if (kind == TOK_K_SPACE) {
-        end = scan_space(s, n, i, o200k, room, &kind, &row, &nchars);
-        hashable = false;
-    }
     size_t len = end - i;
     uint64_t weight = row_weight(m, row, nchars);
     unsigned common = 0;
@@ -504,8 +408,8 @@ scanned:
     /* A piece of one byte is at most one token and a frequent piece at
     ** least one: when the weight is one already, the table changes
     ** nothing (the calibration tool still hears the hash). */
-    if (hashed && (visit || len > 1 || weight < TOK_SCALE)) {
-        hash = tok_hash(s + i, len, n - i, room);
+    if (hashed && (st->visit || len > 1 || weight < TOK_SCALE)) {
+        hash = tok_hash(s + i, len, st->n - i, room);
         common = common_lookup(m->common, hash);
         /* a conditional move, not a branch: a hit is as likely as not */
         uint64_t hit = (uint64_t)common * TOK_SCALE;
@@ -514,14 +418,103 @@ scanned:
     /* Byte-level BPE never makes more tokens than bytes. */
     if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
     st->total += weight;
-    if (visit) {
+    if (st->visit) {
         tok_piece p = {i, end, kind, row, nchars,
                        row * TOK_MAXLEN + (nchars <= TOK_MAXLEN ? nchars - 1 : TOK_MAXLEN - 1),
                        hash, hashed, common, weight};
-        visit(st->ud, &p);
+        st->visit(st->ud, &p);
     }
     st->prev_alnum = alnum_end;
     return end;
+}
+
+/* The piece at i: adds its weight, returns its end. 'room': ROOM bytes from
+** i are readable, so no load of eight at or after i, nor of sixteen where a
+** word's letters start (at most one character, four bytes, after i), needs a
+** test. */
+static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, bool room)
+{
+    const unsigned char *s = st->s;
+    const size_t n = st->n;
+    unsigned c0 = s[i], a0 = ascii_class[c0];
+    size_t word = i; /* where a word's letters start */
+    unsigned row, nchars, pre = st->prev_alnum ? TOK_PRE_GLUED : TOK_PRE_NONE;
+    /* Most pieces are decided from ASCII bytes alone: a word, a number,
+    ** what a space starts, punctuation, a line feed. Everything else (and
+    ** these too, the same way) below. Each kind of piece is scanned and
+    ** finished once, at its label. */
+    if (a0 & ASCII_LETTER) {
+        goto word;
+    } else if (a0 & ASCII_DIGIT) {
+        size_t end = scan_number_ascii(s, n, i, room, &nchars);
+        return finish_piece(st, i, end, TOK_K_NUM, TOK_ROW_NUM + TOK_S_ASCII, nchars, false, true,
+                            room);
+    } else if (c0 == ' ') {
+        unsigned c1 = room || i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
+        if (is_ascii_letter(c1)) {
+            word = i + 1;
+            pre = TOK_PRE_SPACE;
+            goto word;
+        } else if (is_ascii_punct(c1)) {
+            goto punct; /* ` ?[^\s\p{L}\p{N}]+` takes the space */
+        } else if (c1 < 0x80) {
+            goto space; /* before a digit, a space or a break */
+        }
+    } else if ((a0 & ASCII_PUNCT) && (o200k || c0 != '\'') && (room || i + 1 < n) &&
+               s[i + 1] < 0x80) {
+        /* punctuation (for cl100k not an apostrophe, which may start a
+        ** contraction): a word's prefix, or a run of its own */
+        if (!is_ascii_letter(s[i + 1])) goto punct;
+        word = i + 1;
+        pre = TOK_PRE_OTHER;
+        goto word;
+    } else if (c0 == '\n') {
+        goto space;
+    }
+    size_t w;
+    unsigned b = char_at(s, n, i, &w), c = CLS(b);
+    /* One alternative of the regex per branch, in its order. */
+    if (is_letter(c, o200k)) {
+        goto word;
+    } else if (c == TOK_C_N) {
+        number_run r = scan_number(s, n, i + w);
+        return finish_piece(st, i, r.end, TOK_K_NUM, TOK_ROW_NUM + SCRIPT(b), r.count, false, true,
+                            room);
+    } else if (c == TOK_C_NL) {
+        goto space;
+    } else {
+        /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
+        ** punctuation run or whitespace. */
+        size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
+        unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
+        if (cl) {
+            return finish_piece(st, i, i + cl, TOK_K_CONTR, TOK_ROW_CONTR, (unsigned)cl, true, false,
+                                room);
+        } else if (i + w < n && is_letter(CLS(nb), o200k)) {
+            word = i + w;
+            pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
+            goto word;
+        } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
+            goto punct;
+        } else {
+            goto space;
+        }
+    }
+word: {
+        word_info wi;
+        scan_word(s, n, word, o200k, room, &wi);
+        row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
+        return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
+    }
+punct: {
+        size_t end = punct_piece(s, n, i, o200k, &row, &nchars);
+        return finish_piece(st, i, end, TOK_K_PUNCT, row, nchars, true, false, room);
+    }
+space: {
+        unsigned kind;
+        size_t end = scan_space(s, n, i, o200k, room, &kind, &row, &nchars);
+        return finish_piece(st, i, end, kind, row, nchars, false, false, room);
+    }
 }
 
 /* The scanner; inlined into coax_tok_scan (with a visitor, for the
