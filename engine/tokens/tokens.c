@@ -369,9 +369,9 @@ static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t
 
 /* The weight of a piece of 'nchars' code points in 'row' (a longer piece than
 ** TOK_MAXLEN is rare: the short one is laid out inline). */
-static inline uint64_t row_weight(const tok_model *m, unsigned row, unsigned nchars)
+static inline uint64_t row_weight(const tok_model *m, size_t row, size_t nchars)
 {
-    const uint16_t *w = m->weight + (size_t)row * TOK_MAXLEN;
+    const uint16_t *w = m->weight + row * TOK_MAXLEN;
     if (__builtin_expect(nchars <= TOK_MAXLEN, 1)) return w[nchars - 1];
     return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
 }
