@@ -369,9 +369,10 @@ static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t
 
 /* The weight of a piece of 'nchars' code points in 'row' (a longer piece than
 ** TOK_MAXLEN is rare: the short one is laid out inline). */
-static inline uint64_t row_weight(const tok_model *m, size_t row, size_t nchars)
+static inline uint64_t row_weight(const tok_model *m, const uint16_t *weight, size_t row,
+                                  size_t nchars)
 {
-    const uint16_t *w = m->weight + row * TOK_MAXLEN;
+    const uint16_t *w = weight + row * TOK_MAXLEN;
     if (__builtin_expect(nchars <= TOK_MAXLEN, 1)) return w[nchars - 1];
     return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
 }
@@ -384,6 +385,7 @@ typedef struct scan_state {
     const unsigned char *s;
     size_t n;
     const tok_model *m;
+    const uint16_t *weight, *common; /* m's, read once */
     tok_visit visit;
     void *ud;
     uint64_t total;
@@ -401,7 +403,7 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     const unsigned char *s = st->s;
     const tok_model *m = st->m;
     size_t len = end - i;
-    uint64_t weight = row_weight(m, row, nchars);
+    uint64_t weight = row_weight(m, st->weight, row, nchars);
     unsigned common = 0;
     uint32_t hash = 0;
     bool hashed = hashable && len <= TOK_HASH_MAX;
@@ -410,7 +412,7 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     ** nothing (the calibration tool still hears the hash). */
     if (hashed && (st->visit || len > 1 || weight < TOK_SCALE)) {
         hash = tok_hash(s + i, len, st->n - i, room);
-        common = common_lookup(m->common, hash);
+        common = common_lookup(st->common, hash);
         /* a conditional move, not a branch: a hit is as likely as not */
         uint64_t hit = (uint64_t)common * TOK_SCALE;
         if (__builtin_expect_with_probability(common != 0, 1, 0.5)) weight = hit;
@@ -526,7 +528,7 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
                                    tok_visit visit, void *ud)
 {
     const bool o200k = split == TOK_SPLIT_O200K;
-    scan_state st = {(const unsigned char *)str, n, m, visit, ud, 0, false};
+    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false};
     size_t i = 0, room_end = n > ROOM ? n - ROOM : 0;
     while (i < room_end) i = scan_piece(&st, i, o200k, true);
     while (i < n) i = scan_piece(&st, i, o200k, false);
