@@ -291,7 +291,8 @@ static ALWAYS_INLINE size_t punct_run(const unsigned char *s, size_t n, size_t k
 {
     size_t start = k;
     unsigned nrep = 0;
-    for (; k < n && is_ascii_punct(s[k]); k++) nrep += k > start && s[k] == s[k - 1];
+    if (k < n && is_ascii_punct(s[k]))
+        for (k++; k < n && is_ascii_punct(s[k]); k++) nrep += s[k] == s[k - 1];
     pi->script = TOK_S_ASCII;
     pi->count = (unsigned)(k - start);
     pi->repeats = nrep;
