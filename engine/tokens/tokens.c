@@ -337,7 +337,7 @@ static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, 
 {
     if (room || n - i >= 4) {
         unsigned d1 = is_ascii_digit(s[i + 1]), c = 1 + d1 + (d1 & is_ascii_digit(s[i + 2]));
-        if (s[i + c] < 0x80) {
+        if (__builtin_expect(s[i + c] < 0x80, 1)) {
             *count = c;
             return i + c;
         }
