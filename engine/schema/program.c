@@ -243,8 +243,8 @@ static bool leaf_keywords(const snode *n)
         case OP_FORMAT: /* "regex" compiles the pattern: no test to do twice */
             if (k->n == FMT_REGEX) return false;
             break;
-        case OP_PROPS: /* "properties" by its table, "additionalProperties" */
-            if (!k->names || k->npat) return false;
+        case OP_PROPS: /* "properties" by its table (or none), "additionalProperties" */
+            if ((k->v && !k->names) || k->npat) return false;
             break;
         case OP_ITEMS: /* one subschema for every item */
             if (k->nsubs || !k->sub) return false;

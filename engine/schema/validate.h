@@ -64,6 +64,8 @@ typedef struct active_ref {
     const coax_value *inst;
 } active_ref;
 
+#define VCTX_UNSURE 16
+
 typedef struct vctx {
     const coax_schema *s;
     const coax_allocator *alloc;
@@ -99,6 +101,13 @@ typedef struct vctx {
     const coax_value *unsized;    /* the instance, while the budgets are the defaults' least */
     uint64_t steps_max, regex_max; /* the budgets, for messages */
     const char *steps_what, *regex_what; /* the budget that binds */
+    /* The last values a leaf gave up on (validate_leaf.c), most for an error
+    ** to write in them: the evaluator then applies the node the ordinary
+    ** way, and a reference it follows brings it to a leaf on the same value,
+    ** which would walk again to the same error and give up again; that one
+    ** is left to the evaluator at once. */
+    const coax_value *unsure[VCTX_UNSURE];
+    size_t nunsure;          /* how many were noted (the last VCTX_UNSURE kept) */
     struct {                 /* the last object whose names were found in a "properties" */
         const coax_value *inst;
         const sptab *tab;

@@ -375,16 +375,29 @@ out:
     return r;
 }
 
+/* Whether a leaf gave up on 'inst' in this run (c->unsure). */
+static bool gave_up_on(const vctx *c, const coax_value *inst)
+{
+    for (size_t i = 0; i < c->nunsure && i < VCTX_UNSURE; i++)
+        if (c->unsure[i] == inst) return true;
+    return false;
+}
+
 int vctx_leaf(vctx *c, const snode *n, const coax_value *inst, const eset *ev, const lpos *at)
 {
     /* a set of evaluated members is written by "properties", "items" and anyOf, left to validate.c */
-    if (c->rc || c->annotate || c->nframes + n->leaf_depth > c->s->max_depth || (ev && !n->leaf_plain)) return UNSURE;
+    if (c->rc || c->annotate || c->nframes + n->leaf_depth > c->s->max_depth || (ev && !n->leaf_plain) ||
+        (c->nunsure && gave_up_on(c, inst)))
+        return UNSURE;
     size_t refs = 0;
     if (n->leaf == LEAF_REF)
         while (refs < c->nrefs && c->refs[c->nrefs - 1 - refs].inst == inst) refs++;
     lpass p = {0, c->regex, 0, c->silent > 0, SIZE_MAX, 0};
     int r = pass(c, n, inst, refs, at, &p);
-    if (r == UNSURE || c->steps < p.steps) return UNSURE;
+    if (r == UNSURE || c->steps < p.steps) {
+        c->unsure[c->nunsure++ % VCTX_UNSURE] = inst;
+        return UNSURE;
+    }
     c->steps -= p.steps;
     c->regex = p.regex;
     c->vbytes += p.vbytes;
