@@ -244,6 +244,27 @@ static inline __attribute__((always_inline)) int sub_pass(vctx *c, const snode *
     return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
 }
 
+/* "required" just before "properties" is checked with the names that
+** "properties" finds for its members (tests_pass), one probe per member for
+** both. When a member fails in a quiet run, the node stops at "required"
+** if a name is missing (it would have stopped there first: back to what
+** "required" had taken, 'steps' and 'regex'), else at "properties". */
+static int stop_props(const snode *n, const skw *req, const skw *props, const coax_value *inst, size_t from,
+                      uint64_t seen, uint64_t steps, uint64_t regex, lpass *p)
+{
+    if (req) {
+        for (size_t i = from; i < inst->len; i++) {
+            int32_t j = coax_names_find(props->names, inst->u.members[i].key, inst->u.members[i].klen);
+            if (j >= 0) seen |= (uint64_t)1 << j;
+        }
+        if ((seen & req->reqmask) != req->reqmask) {
+            p->steps = steps, p->regex = regex;
+            return stop(n, req, p);
+        }
+    }
+    return stop(n, props, p);
+}
+
 /* The keywords of a LEAF_TESTS node on an array or an object, as
 ** scalar_pass runs them. */
 static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpos *at, lpass *p)
@@ -251,8 +272,9 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
     p->steps += n->leaf_charge;
     bool failed = false;
     int r;
-    int8_t idx[64]; /* each member's index in "properties", found by "required" before it */
-    bool found = false;
+    uint64_t seen = 0; /* the indexes in "properties" of the members' names */
+    const skw *req = NULL; /* a "required" checked after "properties", what it had taken */
+    uint64_t req_steps = 0, req_regex = 0;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
     if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
         FAILED(count_type_error(c, n, k, inst, at, p));
@@ -276,32 +298,46 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             if (vctx_scalar_duplicate(inst, &dj, &di)) FAILED(false);
             break;
         }
-        case OP_REQUIRED: { /* a probe per member, the names all in "properties" */
+        case OP_REQUIRED: /* a probe per member, the names all in "properties" */
             p->steps += inst->len;
-            uint64_t seen = 0;
-            found = inst->len <= 64; /* required's names are those of the node's "properties" */
+            if (t + 1 < e && t[1]->op == OP_PROPS && t[1]->names == k->names) {
+                req = k, req_steps = p->steps, req_regex = p->regex;
+                break;
+            }
             for (size_t i = 0; i < inst->len; i++) {
                 int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
-                if (found) idx[i] = (int8_t)j;
                 if (j >= 0) seen |= (uint64_t)1 << j;
             }
             if ((seen & k->reqmask) != k->reqmask) FAILED(count_required_errors(c, n, k, seen, at, p));
             break;
-        }
         case OP_PROPS: /* a step per member, and the subschema each is applied */
             p->steps += inst->len;
             for (size_t i = 0; i < inst->len; i++) {
                 const coax_member *m = &inst->u.members[i];
-                int32_t j = found ? idx[i] : k->names ? coax_names_find(k->names, m->key, m->klen) : -1;
+                int32_t j = k->names ? coax_names_find(k->names, m->key, m->klen) : -1;
+                if (j >= 0) seen |= (uint64_t)1 << j;
                 const snode *sub = j >= 0 ? k->subs[j] : k->add;
                 if (!sub) continue;
                 if (sub->kind == N_FALSE) { /* refused by its keyword (quiet: no step) */
-                    FAILED(count_not_allowed(c, n, k, j, m, at, p));
+                    if (c->quiet) return stop_props(n, req, k, inst, i + 1, seen, req_steps, req_regex, p);
+                    if (!count_not_allowed(c, n, k, j, m, at, p)) return UNSURE;
+                    failed = true;
                     continue;
                 }
                 lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
                 if ((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE) return UNSURE;
-                if (!r) FAILED(true);
+                if (!r) {
+                    if (c->quiet) return stop_props(n, req, k, inst, i + 1, seen, req_steps, req_regex, p);
+                    failed = true;
+                }
+            }
+            if (req && (seen & req->reqmask) != req->reqmask) {
+                if (c->quiet) {
+                    p->steps = req_steps, p->regex = req_regex;
+                    return stop(n, req, p);
+                }
+                if (!count_required_errors(c, n, req, seen, at, p)) return UNSURE;
+                failed = true;
             }
             break;
         case OP_ITEMS:
