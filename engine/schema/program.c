@@ -181,6 +181,8 @@ coax_code cc_program(cc *c, snode *n, skw *ks, size_t nk)
         if (k->name2) k->name2len = (uint8_t)strlen(k->name2);
         if (k->op == OP_MAXIMUM || k->op == OP_EXMAXIMUM || k->op == OP_MINIMUM || k->op == OP_EXMINIMUM)
             k->zero = coax_number_compare_text(k->v->u.text, k->v->len, "0", 1) == 0;
+        if (k->op == OP_CONST) /* a string, as vctx_put_json quotes it */
+            k->n = k->v->type == COAX_STRING ? vctx_str_len(k->v->u.text, k->v->len, 60) : SIZE_MAX;
         if (k->op == OP_TYPE) {
             k->tmask = type_mask(k->types);
             if (!type_names(c, k->types & 127)) return c->rc;

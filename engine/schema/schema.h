@@ -168,7 +168,8 @@ struct skw {
     snode *sub;             /* a subschema, or a reference's target */
     snode **subs;           /* an array or map of subschemas (map: aligned with v's members) */
     size_t nsubs;
-    size_t n;               /* a count: minItems, maxLength, ... (SIZE_MAX: beyond) */
+    size_t n;               /* a count: minItems, maxLength, ... (SIZE_MAX: beyond); "const": the
+                            ** length of its value as its error quotes it (SIZE_MAX: only writing tells) */
     size_t m;               /* a second count: maxContains */
     unsigned types;         /* T_* for "type" */
     bool has_m;

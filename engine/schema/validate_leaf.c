@@ -125,6 +125,16 @@ static __attribute__((noinline)) size_t not_allowed_msg_len(vctx *c, const coax_
     return msg_len(c);
 }
 
+/* The length of a "const" error's message: measured, unless only writing
+** tells (a value that is no string, a string to escape or to cut). */
+static __attribute__((noinline)) size_t const_msg_len(vctx *c, const skw *k, const coax_value *inst)
+{
+    size_t got = vctx_got_len(inst);
+    if (k->n != SIZE_MAX && got != SIZE_MAX) return sizeof "expected " - 1 + k->n + sizeof ", got " - 1 + got;
+    vctx_const_msg(c, k, inst);
+    return msg_len(c);
+}
+
 /* The errors of "required": each name missing, in its order. */
 static bool count_required_errors(vctx *c, const snode *n, const skw *k, uint64_t seen, const lpos *at, lpass *p)
 {
@@ -204,7 +214,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
             break;
         case OP_CONST:
             if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
-            if (!r) FAILED(p->silent && (vctx_const_msg(c, k, inst), count_error(c, n, at, msg_len(c), sizeof "/const" - 1, 0, p)));
+            if (!r) FAILED(p->silent && count_error(c, n, at, const_msg_len(c, k, inst), sizeof "/const" - 1, 0, p));
             break;
         case OP_MAXIMUM:
         case OP_EXMAXIMUM:
