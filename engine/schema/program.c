@@ -334,6 +334,17 @@ static const snode *leaf_next(const snode *n)
     return deepest;
 }
 
+/* The coax types of the values an anyOf's first branch passes by its
+** "type" alone (no other test acts on them): such a value passes the anyOf
+** as that branch, nothing else tried (an Optional's value, most often). */
+static void first_branch_passes(snode *n)
+{
+    const snode *b = n->run[0].subs[0];
+    if (b->leaf != LEAF_TESTS) return;
+    for (unsigned t = 0; t < COAX_ARRAY; t++)
+        if (((b->ltmask >> t) & 1) && b->ltest_at[t] == b->ltest_at[t + 1]) n->lfirst |= (uint8_t)(1u << t);
+}
+
 coax_code cc_mark_leaves(cc *c)
 {
     /* found from the ends: true schemas, tests, then the nodes whose
@@ -360,6 +371,7 @@ coax_code cc_mark_leaves(cc *c)
                 n->leaf_deep_choice = t->leaf_deep_choice;
                 for (size_t j = 0; n->leaf != LEAF_REF && j < n->run[0].nsubs; j++)
                     n->leaf_deep_choice = n->leaf_deep_choice || n->run[0].subs[j]->leaf_deep_choice;
+                if (n->leaf == LEAF_ANYOF) first_branch_passes(n);
             } else if (leaf_keywords(n) && (depth = leaf_subs(n, &choice)) && depth <= 64) {
                 if (!leaf_tests(c, n)) return c->rc;
                 n->leaf = LEAF_TESTS;

@@ -133,6 +133,8 @@ struct snode {
     uint8_t ltmask;        /* LEAF_TESTS: bit t set when a value of coax type t passes its "type"
                            ** untested (every bit when it has none): one test for most values */
     const snode *lref;     /* LEAF_REF to a leaf that is no reference: that leaf (followed in place) */
+    uint8_t lfirst;        /* LEAF_ANYOF: bit t set when its first branch passes every value of coax
+                           ** type t by its "type" alone (LEAF_TESTS, no other test for t) */
 };
 
 enum {

@@ -393,6 +393,9 @@ static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, co
             p->steps += refs / 16;
             lpos next = {at, LP_REF, k, 0, NULL};
             r = pass(c, k->sub, inst, refs + 1, &next, p);
+        } else if (((n->lfirst >> inst->type) & 1) && (c->quiet || !c->eager)) {
+            p->steps += k->subs[0]->leaf_charge + n->tail + tail; /* its first branch passes it by its "type" */
+            return PASSES;
         } else { /* anyOf: the first branch that passes; oneOf: one branch alone passes (validate.c
                   ** stops at a second). The errors of those that fail, counted silently, are dropped
                   ** (validate.c's trial; in a run writing its errors again, left to it). */
