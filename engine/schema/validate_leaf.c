@@ -249,7 +249,6 @@ static inline __attribute__((always_inline)) int sub_pass(vctx *c, const snode *
                                                            lpass *p)
 {
     if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
-    if (p->steps > c->steps) return UNSURE; /* the budget runs out in it: validate.c tells where */
     if (s->leaf == LEAF_TESTS && v->type < COAX_ARRAY) return scalar_pass(c, s, v, at, p);
     return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
 }
@@ -370,6 +369,8 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
 ** much as the tests); the steps are taken in the same order. */
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
 {
+    if (p->steps > c->steps) return UNSURE; /* the budget ran out: validate.c tells where (between two
+                                             ** calls, a leaf tests an object's or an array's values) */
     lpos down;
     uint64_t tail = 0; /* the reference's, taken as it would take it after its target */
     if (n->lref) {
