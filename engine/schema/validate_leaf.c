@@ -36,6 +36,9 @@ typedef struct lpass {
 ** takes to find that out; or it cannot tell (validate.c must apply it). */
 enum { FAILS = 0, PASSES = 1, UNSURE = -1 };
 
+/* Most values pass: the code for a failure is laid out of the way. */
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p);
 
 /* The length of index i's JSON Pointer segment ("/" and its digits); most
@@ -193,7 +196,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
                                       ** (read only when the value is one: those keywords act on it alone) */
     int r;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
-    if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+    if (UNLIKELY(!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst)))
         FAILED(count_type_error(c, n, k, inst, at, p));
     /* then only the keywords that act on the value's type: the others pass it */
     for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
@@ -210,7 +213,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
         case OP_ENUM: /* of strings (n->leaf): a hashed one charges the string's hash and a lookup */
             if (inst->type != COAX_STRING) return UNSURE;
             if (k->vset) p->steps += 2 + bytes;
-            if (coax_names_find(k->names, inst->u.text, inst->len) < 0) FAILED(false);
+            if (UNLIKELY(coax_names_find(k->names, inst->u.text, inst->len) < 0)) FAILED(false);
             break;
         case OP_CONST:
             if ((r = coax_value_equal(k->v, inst, c->alloc)) < 0) return UNSURE;
@@ -221,7 +224,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
         case OP_MINIMUM:
         case OP_EXMINIMUM:
             p->steps += bytes;
-            if (!vctx_bound_ok(k, inst)) FAILED(false);
+            if (UNLIKELY(!vctx_bound_ok(k, inst))) FAILED(false);
             break;
         case OP_MULTIPLEOF:
             p->steps += bytes;
@@ -230,12 +233,12 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
         case OP_FORMAT:
             p->steps += bytes;
             if ((r = coax_format_check((coax_format)k->n, inst->u.text, inst->len, c->alloc)) < 0) return UNSURE;
-            if (!r) FAILED(false);
+            if (UNLIKELY(!r)) FAILED(false);
             break;
         case OP_PATTERN:
             p->steps += bytes;
             if ((r = vctx_match_in(c, k->re, k->decimal, inst->u.text, inst->len, &p->regex)) < 0) return UNSURE;
-            if (!r) FAILED(false);
+            if (UNLIKELY(!r)) FAILED(false);
             break;
         default:
             return UNSURE;
@@ -248,7 +251,7 @@ static inline __attribute__((always_inline)) int scalar_pass(vctx *c, const snod
 static inline __attribute__((always_inline)) int sub_pass(vctx *c, const snode *s, const coax_value *v, const lpos *at,
                                                            lpass *p)
 {
-    if (s->kind == N_FALSE) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
+    if (UNLIKELY(s->kind == N_FALSE)) return c->quiet ? FAILS : UNSURE; /* its keyword reports it (quiet: no step) */
     if (s->leaf == LEAF_TESTS && v->type < COAX_ARRAY) return scalar_pass(c, s, v, at, p);
     return pass(c, s, v, 0, at, p); /* a member's value has no reference active on it */
 }
@@ -285,7 +288,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
     const skw *req = NULL; /* a "required" checked after "properties", what it had taken */
     uint64_t req_steps = 0, req_regex = 0;
     const skw *k = n->run; /* "type" comes first in a run (compile.c) */
-    if (!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst))
+    if (UNLIKELY(!((n->ltmask >> inst->type) & 1) && !vctx_type_ok(n, k, inst)))
         FAILED(count_type_error(c, n, k, inst, at, p));
     /* then only the keywords that act on the value's type: the others pass it */
     for (const skw *const *t = n->ltests + n->ltest_at[inst->type], *const *e = n->ltests + n->ltest_at[inst->type + 1];
@@ -326,16 +329,16 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
                 int32_t j = k->names ? coax_names_find(k->names, m->key, m->klen) : -1;
                 if (j >= 0) seen |= (uint64_t)1 << j;
                 const snode *sub = j >= 0 ? k->subs[j] : k->add;
-                if (!sub) continue;
-                if (sub->kind == N_FALSE) { /* refused by its keyword (quiet: no step) */
+                if (UNLIKELY(!sub)) continue;
+                if (UNLIKELY(sub->kind == N_FALSE)) { /* refused by its keyword (quiet: no step) */
                     if (c->quiet) return stop_props(n, req, k, inst, i + 1, seen, req_steps, req_regex, p);
                     if (!count_not_allowed(c, n, k, j, m, at, p)) return UNSURE;
                     failed = true;
                     continue;
                 }
                 lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
-                if ((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE) return UNSURE;
-                if (!r) {
+                if (UNLIKELY((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE)) return UNSURE;
+                if (UNLIKELY(!r)) {
                     if (c->quiet) return stop_props(n, req, k, inst, i + 1, seen, req_steps, req_regex, p);
                     failed = true;
                 }
@@ -352,8 +355,8 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         case OP_ITEMS:
             for (size_t i = 0; i < inst->len; i++) {
                 lpos down = {at, LP_ITEM, k, (uint32_t)i, NULL};
-                if ((r = sub_pass(c, k->sub, &inst->u.items[i], &down, p)) == UNSURE) return UNSURE;
-                if (!r) FAILED(true);
+                if (UNLIKELY((r = sub_pass(c, k->sub, &inst->u.items[i], &down, p)) == UNSURE)) return UNSURE;
+                if (UNLIKELY(!r)) FAILED(true);
             }
             break;
         default: /* enum and const on an array or an object: compared by validate.c */
@@ -369,7 +372,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
 ** much as the tests); the steps are taken in the same order. */
 static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, const lpos *at, lpass *p)
 {
-    if (p->steps > c->steps) return UNSURE; /* the budget ran out: validate.c tells where (between two
+    if (UNLIKELY(p->steps > c->steps)) return UNSURE; /* the budget ran out: validate.c tells where (between two
                                              ** calls, a leaf tests an object's or an array's values) */
     lpos down;
     uint64_t tail = 0; /* the reference's, taken as it would take it after its target */
@@ -410,7 +413,7 @@ static int pass(vctx *c, const snode *n, const coax_value *inst, size_t refs, co
                 const snode *b = k->subs[i];
                 r = b->leaf == LEAF_TESTS && inst->type < COAX_ARRAY ? scalar_pass(c, b, inst, &next, p)
                                                                      : pass(c, b, inst, refs, &next, p);
-                if (r == UNSURE) return UNSURE;
+                if (UNLIKELY(r == UNSURE)) return UNSURE;
                 valid += r == PASSES;
             }
             p->silent = silent;
