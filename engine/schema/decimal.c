@@ -27,17 +27,28 @@ bool coax_decimal_pattern(const char *p, size_t len)
     return len == sizeof DECIMAL_PATTERN - 1 && !memcmp(p, DECIMAL_PATTERN, len);
 }
 
-static bool digit(char c) { return c >= '0' && c <= '9'; }
+/* The end of the run of digits from p (before e). */
+static const char *digits(const char *p, const char *e)
+{
+    while (p < e && (unsigned char)(*p - '0') < 10) p++;
+    return p;
+}
 
 int coax_decimal_match(const char *s, size_t n, uint64_t *cost)
 {
     if (n > DECIMAL_MAX) return -1;
-    size_t i = n && (s[0] == '+' || s[0] == '-'), sign = i, zeros = 0, ints = 0, fracs = 0;
-    while (i < n && s[i] == '0') i++, zeros++;
-    while (i < n && digit(s[i])) i++, ints++;
-    if (i < n && s[i] == '.')
-        for (i++; i < n && digit(s[i]); i++) fracs++;
-    if (i != n || zeros + ints + fracs == 0) return -1;
+    const char *e = s + n, *p = s + (n && (s[0] == '+' || s[0] == '-')), *z = p;
+    size_t sign = (size_t)(p - s);
+    while (p < e && *p == '0') p++;
+    const char *d = p;
+    p = digits(p, e);
+    size_t zeros = (size_t)(d - z), ints = (size_t)(p - d), fracs = 0;
+    if (p < e && *p == '.') {
+        const char *f = ++p;
+        p = digits(p, e);
+        fracs = (size_t)(p - f);
+    }
+    if (p != e || zeros + ints + fracs == 0) return -1;
     /* the items PCRE2 tries: 12, one more past a sign, one more when the
     ** point comes first; and the runs' lengths by 16 */
     *cost = 12 + sign + (zeros + ints == 0) + zeros / 16 + ints / 16 + fracs / 16;

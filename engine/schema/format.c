@@ -10,6 +10,7 @@
 #include "schema/format.h"
 #include "regex/ecma.h"
 #include "schema/format_chars.h"
+#include "schema/schema.h"
 
 static const struct {
     const char *name;
@@ -391,12 +392,25 @@ static bool relative_json_pointer(const char *s, size_t len)
 
 /* ---- UUIDs ------------------------------------------------------------------- */
 
+/* Whether the eight bytes of x are all hex digits, tested at once: a byte
+** below 0x80 plus 0x80 - lo has its high bit set when it is lo or more,
+** plus 0x7f - hi when it is above hi (no carry leaves a byte). */
+static bool hex8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    if (x & highs) return false;
+    uint64_t y = x | ones * 0x20; /* letters in lower case */
+    uint64_t digit = (x + ones * (0x80 - '0')) & ~(x + ones * (0x7f - '9'));
+    uint64_t letter = (y + ones * (0x80 - 'a')) & ~(y + ones * (0x7f - 'f'));
+    return ((digit | letter) & highs) == highs;
+}
+
 static bool uuid(const char *s, size_t len)
 {
     if (len != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') return false;
-    for (size_t i = 0; i < 36; i++)
-        if (!is_hex(s[i]) && i != 8 && i != 13 && i != 18 && i != 23) return false;
-    return true;
+    /* the 32 digits in four words: 8, 4 and 4, 4 and 4, 8 */
+    return hex8(coax_load8(s)) && hex8(coax_load4(s + 9) | coax_load4(s + 14) << 32) &&
+           hex8(coax_load4(s + 19) | coax_load4(s + 24) << 32) && hex8(coax_load8(s + 28));
 }
 
 /* "regex": a pattern ECMA-262 reads. Apart, not inlined: its error's
