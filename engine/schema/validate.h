@@ -312,14 +312,19 @@ bool vctx_scalar_duplicate(const coax_value *a, size_t *dj, size_t *di);
 ** whose keyword is already on the path, a reference, a branch of an anyOf
 ** applied by a leaf; LP_NONE: the paths are the node's), for the errors a
 ** leaf counts (validate_leaf.c). */
-enum { LP_NONE, LP_PROP, LP_ADD, LP_ITEM, LP_BRANCH, LP_REF, LP_ANYOF };
+enum { LP_NONE, LP_PROP, LP_ITEM, LP_BRANCH, LP_REF, LP_ANYOF };
 typedef struct lpos {
     const struct lpos *up;
     uint8_t kind;
     const skw *k;         /* the keyword applying the node */
-    uint32_t j;           /* the property's index in k->v, the item's, the branch's */
-    const coax_member *m; /* the member (LP_PROP, LP_ADD) */
+    uint32_t j;           /* the property's index in k->v (LP_ADD: "additionalProperties"), the item's,
+                          ** the branch's */
+    const coax_member *m; /* the member (LP_PROP) */
 } lpos;
+
+/* LP_PROP's j for a member "additionalProperties" applies to: one kind for
+** both, so that the walk of members does not choose it. */
+#define LP_ADD UINT32_MAX
 
 /* Node 'n' (n->leaf) applied to 'inst' (reached by 'at') as its tests
 ** tell at once: 1 when it passes; 0 when it fails while quiet, or while

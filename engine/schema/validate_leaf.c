@@ -55,11 +55,12 @@ static inline void step_lens(const lpos *at, size_t *kl, size_t *il)
     size_t e;
     switch (at->kind) {
     case LP_PROP:
+        if (at->j == LP_ADD) {
+            *kl += sizeof "/additionalProperties" - 1, *il += vctx_key_len(at->m->key, at->m->klen);
+            break;
+        }
         e = k->pelen[at->j] ? k->pelen[at->j] : vctx_key_len(at->m->key, at->m->klen);
         *kl += sizeof "/properties" - 1 + e, *il += e;
-        break;
-    case LP_ADD:
-        *kl += sizeof "/additionalProperties" - 1, *il += vctx_key_len(at->m->key, at->m->klen);
         break;
     case LP_ITEM:
         e = index_len(at->j);
@@ -157,7 +158,7 @@ static bool count_not_allowed(vctx *c, const snode *n, const skw *k, int32_t j, 
 {
     if (!p->silent) return false;
     size_t len = not_allowed_msg_len(c, m);
-    lpos self = {NULL, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
+    lpos self = {NULL, LP_PROP, k, j >= 0 ? (uint32_t)j : LP_ADD, m};
     size_t kl = 0, il = 0;
     step_lens(&self, &kl, &il);
     return count_error(c, n, at, len, kl, il, p);
@@ -336,7 +337,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
                     failed = true;
                     continue;
                 }
-                lpos down = {at, j >= 0 ? LP_PROP : LP_ADD, k, (uint32_t)j, m};
+                lpos down = {at, LP_PROP, k, (uint32_t)j, m}; /* j -1 is LP_ADD */
                 if (UNLIKELY((r = sub_pass(c, sub, &m->value, &down, p)) == UNSURE)) return UNSURE;
                 if (UNLIKELY(!r)) {
                     if (c->quiet) return stop_props(n, req, k, inst, i + 1, seen, req_steps, req_regex, p);
