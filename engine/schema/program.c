@@ -301,7 +301,9 @@ static bool acts_on(const skw *k, unsigned t)
     }
 }
 
-/* A leaf's keywords by the type of value they act on (n->ltests). */
+/* A leaf's keywords by the type of value they act on (n->ltests); a
+** "required" just before a "properties" whose names it has goes with it
+** (lreq), checked with the names that finds. */
 static bool leaf_tests(cc *c, snode *n)
 {
     const skw **t = coax_arena_alloc(c->a, (6 * n->nrun + 1) * sizeof *t);
@@ -309,8 +311,14 @@ static bool leaf_tests(cc *c, snode *n)
     size_t m = 0;
     for (unsigned type = 0; type < 6; type++) {
         n->ltest_at[type] = (uint8_t)m;
-        for (size_t i = 0; i < n->nrun; i++)
-            if (n->run[i].op != OP_TYPE && acts_on(&n->run[i], type)) t[m++] = &n->run[i];
+        for (size_t i = 0; i < n->nrun; i++) {
+            skw *k = &n->run[i];
+            if (k->op == OP_TYPE || !acts_on(k, type)) continue;
+            const skw *prev = m > n->ltest_at[type] ? t[m - 1] : NULL;
+            if (k->op == OP_PROPS && prev && prev->op == OP_REQUIRED && prev->names == k->names)
+                k->lreq = t[--m]; /* "required" is checked with the names "properties" finds */
+            t[m++] = k;
+        }
     }
     n->ltest_at[6] = (uint8_t)m;
     n->ltests = t;

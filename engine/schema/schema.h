@@ -175,6 +175,8 @@ struct skw {
     size_t m;               /* a second count: maxContains */
     unsigned types;         /* T_* for "type" */
     bool has_m;
+    const struct skw *lreq; /* OP_PROPS in a leaf: the "required" just before it, checked with the
+                            ** names it finds (validate_leaf.c), left out of the leaf's tests */
     const char *anchor;     /* $dynamicRef: the anchor name when it may be dynamic */
     /* OP_ITEMS: prefix (prefixItems or the array form of items), rest */
     const char *name2;

@@ -313,10 +313,6 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
         }
         case OP_REQUIRED: /* a probe per member, the names all in "properties" */
             p->steps += inst->len;
-            if (t + 1 < e && t[1]->op == OP_PROPS && t[1]->names == k->names) {
-                req = k, req_steps = p->steps, req_regex = p->regex;
-                break;
-            }
             for (size_t i = 0; i < inst->len; i++) {
                 int32_t j = coax_names_find(k->names, inst->u.members[i].key, inst->u.members[i].klen);
                 if (j >= 0) seen |= (uint64_t)1 << j;
@@ -324,6 +320,7 @@ static int tests_pass(vctx *c, const snode *n, const coax_value *inst, const lpo
             if ((seen & k->reqmask) != k->reqmask) FAILED(count_required_errors(c, n, k, seen, at, p));
             break;
         case OP_PROPS: /* a step per member, and the subschema each is applied */
+            if ((req = k->lreq)) p->steps += inst->len, req_steps = p->steps, req_regex = p->regex;
             p->steps += inst->len;
             for (size_t i = 0; i < inst->len; i++) {
                 const coax_member *m = &inst->u.members[i];
