@@ -214,10 +214,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
                 if (cls == COAX_CLASS_INVENTED) v.flags |= COAX_VF_INVENTED;
-                if (ps->nopens) {
-                    if (!ps->opens[ps->nopens - 1].object && (rc = push_slot(ps, NULL, 0))) return rc;
-                    ps->slots[ps->nslots - 1].m.value = v;
-                }
+                if (ps->nopens && (rc = put_kid(ps, &ps->opens[ps->nopens - 1], &v))) return rc;
             }
             *root = v;
             *got = true;
@@ -247,7 +244,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 /* [{"i":1,{"i":2}]: the first object's '}' is missing; but
                 ** closing one with nothing in it ([{ {"i":2}]: a doubled
                 ** brace?) makes up an empty object */
-                bool empty = ps->nslots == top->base;
+                bool empty = ps->nkids == top->base;
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
                 note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
@@ -268,7 +265,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                     if ((rc = lp_parse_word(ps, CTX_KEY, &key, &what))) return rc;
                     if (what != W_VALUE) continue;
                 }
-                if ((rc = push_slot(ps, &key, koff))) return rc;
+                if ((rc = push_key(ps, &key, koff))) return rc;
                 ps->st = ST_COLON;
                 ps->comma = NULL;
             }
@@ -450,8 +447,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             return COAX_OK;
         }
         top = &ps->opens[ps->nopens - 1];
-        if (!top->object && (rc = push_slot(ps, NULL, 0))) return rc;
-        ps->slots[ps->nslots - 1].m.value = v;
+        if ((rc = put_kid(ps, top, &v))) return rc;
         ps->st = ST_AFTER;
         ps->comma = NULL;
         if (top->paren) close_parens(ps, &top->paren);
@@ -481,8 +477,8 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     lp ps;
     memset(&ps, 0, offsetof(lp, fences));
     ps.fences.ready = false;
-    ps.slots = ps.first_slots;
-    ps.cslots = sizeof ps.first_slots / sizeof *ps.first_slots;
+    ps.kids = ps.first_kids;
+    ps.ckids = sizeof ps.first_kids;
     ps.opens = ps.first_opens;
     ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
     ps.arena = arena;
@@ -556,7 +552,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);
     coax_buf_free(&ps.sb);
-    if (ps.slots != ps.first_slots) coax_free_raw(ps.alloc, ps.slots, ps.cslots * sizeof(lslot));
+    if (ps.kids != ps.first_kids) coax_free_raw(ps.alloc, ps.kids, ps.ckids);
     if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
     return rc;
 }

@@ -31,18 +31,26 @@ enum { ST_VALUE, ST_AFTER, ST_KEY, ST_COLON };
 ** object member's value, a key. */
 enum { CTX_OTHER, CTX_OBJVAL, CTX_KEY };
 
-typedef struct lslot {
-    coax_member m;
-    uint32_t koff;  /* offsets fit: max_input is below 4 GiB */
-    bool invented;  /* the key was guessed: its value is flagged */
-} lslot;
+/* The children of the open containers wait on one stack of bytes already
+** in their final layout, as the strict parser keeps them (json/parse.c):
+** an array's items 16 bytes each, an object's members 32, so closing a
+** container copies its children as one block. A pending member keeps
+** where its key starts in the 4 bytes of padding after its key's length
+** (offsets fit: max_input is below 4 GiB), for a duplicate's report; the
+** closed object's copy keeps them there too (no reader looks at padding,
+** and the strict parser's members leave it as the stack had it). */
+_Static_assert(sizeof(coax_value) == 16 && sizeof(coax_member) == 32 && offsetof(coax_member, klen) == 8 &&
+                   offsetof(coax_member, value) == 16,
+               "a member is its key, its key's length and 4 bytes of padding, and its value");
+#define LP_KOFF_AT 12 /* the padding after klen */
 
 typedef struct lopen {
-    size_t base;   /* first child in the slot array */
+    size_t base;   /* first child: a byte offset in the pending children */
     uint64_t keys; /* an object's key_bits: UINT64_MAX when a key may repeat */
     bool object;
-    bool invented;  /* opened under an invented repair: all inside is flagged */
-    unsigned paren; /* function-call wrappers opened at this level */
+    bool invented;     /* opened under an invented repair: all inside is flagged */
+    bool key_invented; /* an object's last key was guessed: its value is flagged */
+    unsigned paren;    /* function-call wrappers opened at this level */
 } lopen;
 
 typedef struct lp {
@@ -55,8 +63,8 @@ typedef struct lp {
     coax_limits lim;
     rlog *log;
     coax_error *err;
-    lslot *slots;
-    size_t nslots, cslots;
+    char *kids;          /* the pending children (see lopen) */
+    size_t nkids, ckids; /* bytes */
     lopen *opens;
     size_t nopens, copens;
     unsigned top_paren;
@@ -75,9 +83,9 @@ typedef struct lp {
     size_t pool_left, next_piece;
     /* Last (not cleared when the state is set up): repair_fenced_string's
     ** memo (which clears itself when first used), the first blocks of the
-    ** slots and open containers; most replies need no more. */
+    ** pending children and open containers; most replies need no more. */
     repair_fence_memo fences;
-    lslot first_slots[32];
+    _Alignas(16) char first_kids[32 * sizeof(coax_member)];
     lopen first_opens[8];
 } lp;
 
@@ -137,6 +145,10 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p);
 void lp_put_utf8(lp *ps, const char *b, const char *e);
 
 /* ---- lenient_open.c ------------------------------------------------------ */
+
+/* Grows the pending children's stack for one more member (false when out
+** of memory). */
+bool lp_grow_kids(lp *ps);
 
 /* null for a member whose value is missing: invented, so flagged. */
 void lp_fill_null(lp *ps);
@@ -513,7 +525,7 @@ static inline coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     return lp_parse_string_slow(ps, ctx, out, open, at, body);
 }
 
-/* ---- inline: spaces, slots, flags ---------------------------------------- */
+/* ---- inline: spaces, children, flags ------------------------------------- */
 
 /* Bytes that may begin whitespace or a comment outside strings. */
 static const uint8_t space_start[256] = {
@@ -526,8 +538,9 @@ static const uint8_t space_start[256] = {
 ** costs one test). */
 static inline bool under_invented_key(const lp *ps)
 {
-    if (!ps->inv_any || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
-    return ps->nslots > ps->opens[ps->nopens - 1].base && ps->slots[ps->nslots - 1].invented;
+    if (!ps->inv_any || !ps->nopens) return false;
+    const lopen *top = &ps->opens[ps->nopens - 1];
+    return top->object && top->key_invented;
 }
 
 /* A value just completed: flagged when an invented repair made it, or it
@@ -547,35 +560,50 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
     return coax_key_bits_set(bits, COAX_KEY_BIT(k[0], k[klen ? klen - 1 : 0], klen));
 }
 
-/* A new slot, zeroed (NULL when out of memory). */
-static inline __attribute__((always_inline)) lslot *new_slot(lp *ps)
+/* Room for one more child, a member or an item, on the pending stack
+** (false when out of memory). */
+static inline __attribute__((always_inline)) bool kid_room(lp *ps)
 {
-    /* Past the first block, one sized for the span (a member every 32
-    ** bytes, up to 4096), so that a long list is seldom copied as it grows. */
-    if (ps->nslots == ps->cslots) {
-        size_t hint = (size_t)(ps->e - ps->b) / 32;
-        if (!coax_grow(ps->alloc, (void **)&ps->slots, &ps->cslots,
-                     ps->slots == ps->first_slots && hint > ps->nslots ? (hint < 4096 ? hint : 4096) : ps->nslots + 1,
-                     sizeof(lslot), ps->first_slots))
-            return NULL;
-    }
-    lslot *s = &ps->slots[ps->nslots++];
-    memset(s, 0, sizeof *s);
-    return s;
+    return ps->ckids - ps->nkids >= sizeof(coax_member) || lp_grow_kids(ps);
 }
 
-static inline __attribute__((always_inline)) coax_code push_slot(lp *ps, const coax_value *key, size_t koff)
+/* The innermost container's last child: an array's last item, or the
+** value of an object's last member. */
+static inline coax_value *last_kid_value(lp *ps) { return (coax_value *)(ps->kids + ps->nkids) - 1; }
+
+/* A member whose value is to come (null until it does) for key[0..klen),
+** with the offset of the key's start ('invented': the key was guessed). */
+static inline __attribute__((always_inline)) coax_code push_member(lp *ps, lopen *o, const char *key, uint32_t klen,
+                                                                   size_t koff, bool invented)
 {
-    lslot *s = new_slot(ps);
-    if (!s) return nomem(ps);
-    if (key) {
-        s->m.key = key->u.text;
-        s->m.klen = key->len;
-        if (key->flags & COAX_VF_INVENTED) s->invented = true;
-        lopen *o = &ps->opens[ps->nopens - 1];
-        o->keys = key_bits(o->keys, key->u.text, key->len);
+    if (!kid_room(ps)) return nomem(ps);
+    coax_member *m = (coax_member *)(ps->kids + ps->nkids);
+    uint64_t klen_koff = klen | (uint64_t)(uint32_t)koff << 32; /* one store for both */
+    m->key = key;
+    memcpy((char *)m + offsetof(coax_member, klen), &klen_koff, sizeof klen_koff);
+    memset(&m->value, 0, sizeof m->value);
+    ps->nkids += sizeof(coax_member);
+    o->key_invented = invented;
+    o->keys = key_bits(o->keys, key, klen);
+    return COAX_OK;
+}
+
+/* A key (a string value) read by the state machine, as push_member. */
+static inline coax_code push_key(lp *ps, const coax_value *key, size_t koff)
+{
+    return push_member(ps, &ps->opens[ps->nopens - 1], key->u.text, key->len, koff,
+                       key->flags & COAX_VF_INVENTED);
+}
+
+/* A value completed inside the innermost container 'top': an array's new
+** item, or the value of the object's last member. */
+static inline __attribute__((always_inline)) coax_code put_kid(lp *ps, const lopen *top, const coax_value *v)
+{
+    if (!top->object) {
+        if (!kid_room(ps)) return nomem(ps);
+        ps->nkids += sizeof(coax_value);
     }
-    s->koff = (uint32_t)koff;
+    *last_kid_value(ps) = *v;
     return COAX_OK;
 }
 
@@ -592,12 +620,31 @@ static inline coax_code lp_push_open(lp *ps, bool object)
         !coax_grow(ps->alloc, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
         return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
-    ps->opens[ps->nopens++] = (lopen){ps->nslots, 0, object, invented, 0};
+    ps->opens[ps->nopens++] = (lopen){ps->nkids, 0, object, invented, false, 0};
     if (invented) {
         ps->inv = false;
         ps->inv_opens++;
     }
     return COAX_OK;
+}
+
+/* Copies a closed container's children (a multiple of 16 bytes), 32
+** bytes a step: GCC would call memcpy for a plain loop, hence the empty
+** asm (most containers are a few members, less than memcpy's set-up). */
+static inline void lp_copy_kids(char *restrict d, const char *restrict s, size_t bytes)
+{
+#if BYTES16
+    size_t i = 0;
+    for (; i + 32 <= bytes; i += 32) {
+        __m128i lo = bytes16_load(s + i), hi = bytes16_load(s + i + 16);
+        _mm_storeu_si128((__m128i *)(d + i), lo);
+        _mm_storeu_si128((__m128i *)(d + i + 16), hi);
+        __asm__("" : "+r"(d));
+    }
+    if (i < bytes) _mm_storeu_si128((__m128i *)(d + i), bytes16_load(s + i));
+#else
+    memcpy(d, s, bytes);
+#endif
 }
 
 /* Closes the innermost container into 'v' once no key waits for its value
@@ -607,31 +654,30 @@ static inline coax_code lp_push_open(lp *ps, bool object)
 static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, const lopen *o, coax_value *v)
 {
     /* o: the innermost, ps->opens[ps->nopens - 1] */
-    size_t n = ps->nslots - o->base;
-    lslot *kids = ps->slots + o->base; /* never NULL: first_slots at the start */
+    size_t bytes = ps->nkids - o->base;
+    const char *kids = ps->kids + o->base; /* never NULL: first_kids at the start */
+    char *block = lp_carve(ps, bytes ? bytes : 8, 8);
+    if (!block) return nomem(ps);
+    lp_copy_kids(block, kids, bytes);
     memset(v, 0, sizeof *v);
     if (o->object) {
-        coax_member *m = lp_carve(ps, n ? n * sizeof *m : 8, 8);
-        if (!m) return nomem(ps);
-        for (size_t i = 0; i < n; i++) m[i] = kids[i].m;
-        size_t k = o->keys == UINT64_MAX ? coax_members_dedupe(m, n, ps->alloc, lp_report_dup, ps) : n;
+        size_t n = bytes / sizeof(coax_member);
+        size_t k = o->keys == UINT64_MAX ? coax_members_dedupe((coax_member *)block, n, ps->alloc, lp_report_dup, ps)
+                                         : n;
         if (k == SIZE_MAX) return nomem(ps);
         v->type = COAX_OBJECT;
         v->len = k;
-        v->u.members = m;
+        v->u.members = (coax_member *)block;
     } else {
-        coax_value *items = lp_carve(ps, n ? n * sizeof *items : 8, 8);
-        if (!items) return nomem(ps);
-        for (size_t i = 0; i < n; i++) items[i] = kids[i].m.value;
         v->type = COAX_ARRAY;
-        v->len = n;
-        v->u.items = items;
+        v->len = bytes / sizeof(coax_value);
+        v->u.items = (coax_value *)block;
     }
     if (o->invented) {
         v->flags |= COAX_VF_INVENTED;
         ps->inv_opens--;
     }
-    ps->nslots = o->base;
+    ps->nkids = o->base;
     ps->nopens--;
     ps->st = ST_AFTER;
     return COAX_OK;

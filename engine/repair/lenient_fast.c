@@ -4,9 +4,9 @@
 ** written as JSON writes them (or in single quotes, or as identifiers
 ** before their colon), commas, matching brackets. This loop takes them
 ** as the state machine in lenient.c takes them, with the same log and
-** the same slots and open containers, but without its checks for what
-** is broken; it stops at the first byte it does not take, where the
-** state machine goes on.
+** the same pending children and open containers, but without its checks
+** for what is broken; it stops at the first byte it does not take, where
+** the state machine goes on.
 */
 #include "repair/lenient_token.h"
 
@@ -50,10 +50,10 @@ static inline bool closes_here(const lp *ps, const lopen *top)
 ** container: plain keys (quoted, or identifiers before their colon),
 ** plain strings, JSON numbers, literals, brackets that match, commas and
 ** JSON's spaces, each taken as parse_one takes it (the same logging, the
-** same slots and open containers), with the cursor kept in a local. At
-** anything else, or at the bracket that closes the outermost container,
-** it stops where parse_one's loop goes on: ps->p, ps->st and ps->comma as
-** the loop would have them there. */
+** same pending children and open containers), with the cursor kept in a
+** local. At anything else, or at the bracket that closes the outermost
+** container, it stops where parse_one's loop goes on: ps->p, ps->st and
+** ps->comma as the loop would have them there. */
 coax_code lp_fast_stretch(lp *ps)
 {
     const char *p = ps->p, *e = ps->e, *after;
@@ -90,17 +90,11 @@ key: /* after '{' or ',' in an object */
         } else {
             goto stop;
         }
-        /* push_slot's way, with the object at hand, for a key neither
-        ** way above flags as invented */
-        lslot *s = new_slot(ps);
-        if (!s) {
+        /* a key neither way above flags as invented */
+        if ((rc = push_member(ps, top, key.u.text, key.len, koff, false))) {
             ps->p = p; /* nomem's offset */
             return nomem(ps);
         }
-        s->m.key = key.u.text;
-        s->m.klen = key.len;
-        s->koff = (uint32_t)koff;
-        top->keys = key_bits(top->keys, key.u.text, key.len);
         comma = NULL;
         if (p < e && *p == ':') { /* mostly the colon at once: colon's way without its spaces */
             p++;
@@ -171,8 +165,7 @@ have_value: /* v read, p just past it */
     ps->p = p;
 have_value_at: /* v read, ps->p just past it */
     flag_value(ps, &v);
-    if (!top->object && (rc = push_slot(ps, NULL, 0))) return rc;
-    ps->slots[ps->nslots - 1].m.value = v;
+    if ((rc = put_kid(ps, top, &v))) return rc;
     comma = NULL;
     st = ST_AFTER;
 after_value:

@@ -5,16 +5,28 @@
 */
 #include "repair/lenient.h"
 
+/* Past the first block, a stack sized for the span (a member every 32
+** bytes, up to 4096), so that a long list is seldom copied as it grows. */
+bool lp_grow_kids(lp *ps)
+{
+    size_t hint = (size_t)(ps->e - ps->b), most = 4096 * sizeof(coax_member);
+    size_t need = ps->nkids + sizeof(coax_member);
+    if (ps->kids == ps->first_kids && hint > need) need = hint < most ? hint : most;
+    return coax_grow(ps->alloc, (void **)&ps->kids, &ps->ckids, need, 1, ps->first_kids);
+}
+
 void lp_report_dup(void *ud, size_t index)
 {
     lp *ps = ud;
-    note(ps, RK_DUPLICATE_KEY, ps->b + (ps->slots[ps->opens[ps->nopens - 1].base + index].koff - ps->base));
+    uint32_t koff; /* the pending member's, kept after its key's length */
+    memcpy(&koff, ps->kids + ps->opens[ps->nopens - 1].base + index * sizeof(coax_member) + LP_KOFF_AT, sizeof koff);
+    note(ps, RK_DUPLICATE_KEY, ps->b + (koff - ps->base));
 }
 
 /* null for a member whose value is missing: invented, so flagged. */
 void lp_fill_null(lp *ps)
 {
-    coax_value *v = &ps->slots[ps->nslots - 1].m.value;
+    coax_value *v = last_kid_value(ps);
     memset(v, 0, sizeof *v);
     v->type = COAX_NULL;
     v->flags = COAX_VF_INVENTED;
@@ -26,10 +38,10 @@ void lp_fill_null(lp *ps)
 coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
 {
     lopen *o = &ps->opens[ps->nopens - 1];
-    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nslots > o->base) {
+    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nkids > o->base) {
         if (at_eof) {
             note(ps, RK_DANGLING_KEY, ps->p);
-            ps->nslots--;
+            ps->nkids -= sizeof(coax_member);
         } else { /* at the closing bracket just read, if it was read */
             bool read = ps->p > ps->b && (ps->p[-1] == '}' || ps->p[-1] == ']');
             note(ps, RK_MISSING_VALUE, ps->p - read);
@@ -66,11 +78,7 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
                 coax_value inner;
                 coax_code rc = lp_close_top(ps, &inner, false);
                 if (rc) return rc;
-                lopen *o = &ps->opens[ps->nopens - 1];
-                if (!o->object) {
-                    if ((rc = push_slot(ps, NULL, 0))) return rc;
-                }
-                ps->slots[ps->nslots - 1].m.value = inner;
+                if ((rc = put_kid(ps, &ps->opens[ps->nopens - 1], &inner))) return rc;
             }
         }
     }
