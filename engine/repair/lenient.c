@@ -487,6 +487,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.p = ps.b;
     ps.e = ps.b + (end - start);
     ps.base = start;
+    ps.bias = (uintptr_t)ps.b - start;
     ps.exact = !shift;
     /* lp_carve's first piece: the strings and containers a text makes take about half as much as it */
     size_t half = (end - start) / 2;
@@ -497,6 +498,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     coax_buf_init(&ps.sb, ps.alloc);
     coax_code rc = COAX_OK;
     bool first = true;
+    size_t log_from = log->n; /* the entries this parse adds */
     ps.copy = coax_arena_alloc(arena, end - start + 1);
     if (ps.copy) copy_span(ps.copy, ps.b, end - start);
     else rc = nomem(&ps);
@@ -547,10 +549,15 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         *heap = v;
-        out->v[out->n++] = (rvalue){heap, off(&ps, vstart), off(&ps, ps.p), !ps.truncated, ps.inv_any, ps.at_limit, from, log->n};
+        size_t vs = ps.exact ? off(&ps, vstart) : start, ve = ps.exact ? off(&ps, ps.p) : start;
+        out->v[out->n++] = (rvalue){heap, vs, ve, !ps.truncated, ps.inv_any, ps.at_limit, from, log->n};
         first = false;
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);
+    if (!ps.exact) { /* off()'s offsets are in the unescaped copy: its span's start stands for all of them */
+        for (size_t i = log_from; i < log->n; i++) log->e[i].offset = start;
+        if (rc && err) err->offset = start;
+    }
     coax_buf_free(&ps.sb);
     if (ps.kids != ps.first_kids) coax_free_raw(ps.alloc, ps.kids, ps.ckids);
     if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));

@@ -59,7 +59,8 @@ typedef struct lp {
     const char *b, *p, *e; /* the bytes parsed */
     char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
     size_t base;           /* offset in the text of b[0] */
-    bool exact;            /* false: every log offset is 'base' */
+    uintptr_t bias;        /* b's address less base: off() */
+    bool exact;            /* false: every log offset is 'base' (repair_parse sets them at its end) */
     coax_limits lim;
     rlog *log;
     coax_error *err;
@@ -173,9 +174,13 @@ coax_code lp_fast_stretch(lp *ps);
 
 /* ---- inline: logging, quotes, bytes -------------------------------------- */
 
+/* The offset in the text of 'at': a subtraction (it is taken for every
+** key and logged fix). Where b is no place in the text ('exact' false),
+** repair_parse sets the offsets this gave in the log and in an error to
+** 'base' once it is done. */
 static inline size_t off(const lp *ps, const char *at)
 {
-    return ps->exact ? ps->base + (size_t)(at - ps->b) : ps->base;
+    return (size_t)((uintptr_t)at - ps->bias);
 }
 
 /* Logs a fix of class 'cls'; an invented one flags the value it belongs to. */
