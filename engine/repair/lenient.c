@@ -489,9 +489,12 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.base = start;
     ps.bias = (uintptr_t)ps.b - start;
     ps.exact = !shift;
-    /* lp_carve's first piece: the strings and containers a text makes take about half as much as it */
-    size_t half = (end - start) / 2;
-    ps.next_piece = half < 256 ? 256 : half < ((size_t)64 << 10) ? (half + 7) & ~(size_t)7 : (size_t)64 << 10;
+    /* lp_carve's first piece, taken with the copy of the text (an arena
+    ** call less): twice the text, 256 bytes to 64 KB, as the containers a
+    ** broken reply makes take more than its text (a member of 32 bytes
+    ** every 27 bytes of the bench's replies) and a second piece would cost
+    ** a call more and as much memory again. */
+    size_t span = end - start, piece = span < 128 ? 256 : span < ((size_t)32 << 10) ? 2 * span : (size_t)64 << 10;
     ps.lim = *lim;
     ps.log = log;
     ps.err = err;
@@ -499,9 +502,16 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     coax_code rc = COAX_OK;
     bool first = true;
     size_t log_from = log->n; /* the entries this parse adds */
-    ps.copy = coax_arena_alloc(arena, end - start + 1);
-    if (ps.copy) copy_span(ps.copy, ps.b, end - start);
-    else rc = nomem(&ps);
+    size_t copy_size = (span + 1 + 7) & ~(size_t)7; /* the piece after it 8-byte aligned */
+    ps.copy = coax_arena_alloc(arena, copy_size + piece);
+    if (ps.copy) {
+        copy_span(ps.copy, ps.b, span);
+        ps.pool = ps.copy + copy_size;
+        ps.pool_left = piece;
+    } else {
+        rc = nomem(&ps);
+    }
+    ps.next_piece = piece < ((size_t)64 << 10) ? 2 * piece : piece;
     while (!rc) {
         size_t from = log->n; /* leading comments belong to the value */
         skip_space(&ps);
