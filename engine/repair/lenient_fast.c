@@ -127,12 +127,14 @@ value: /* after ':', '[' or ',' in an array */
         goto close;
     case '"': case '\'':
     quoted:
-        if (e - p >= 3 && p[1] == c && p[2] == c) goto stop; /* a block string */
         {
             if (!(after = lp_plain_string(ps, p, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
-            /* "a" + "b": parse_one joins them; a look past spaces for the '+' */
+            /* A block string (three quotes) read as an empty string and a
+            ** third quote: parse_one's (asked here, not ahead of every
+            ** string). "a" + "b": parse_one joins them; a look past spaces
+            ** for the '+'. */
             const char *r = plain_spaces(after, e);
-            if (r < e && (*r == '+' || space_start[(unsigned char)*r])) {
+            if ((!v.len && after < e && *after == c) || (r < e && (*r == '+' || space_start[(unsigned char)*r]))) {
                 /* its single_quotes entry, the last one unless the log ran
                 ** out of memory (then nothing was added): parse_one reads
                 ** the string again. Not the log's length kept from before,
