@@ -509,6 +509,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.copy = coax_arena_alloc(arena, copy_size + piece);
     if (ps.copy) {
         copy_span(ps.copy, ps.b, span);
+        ps.to_copy = (uintptr_t)ps.copy - (uintptr_t)ps.b;
         ps.pool = ps.copy + copy_size;
         ps.pool_left = piece;
     } else {

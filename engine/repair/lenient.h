@@ -58,6 +58,7 @@ typedef struct lp {
     const coax_allocator *alloc;
     const char *b, *p, *e; /* the bytes parsed */
     char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
+    uintptr_t to_copy;     /* copy's address less b's: lp_text */
     size_t base;           /* offset in the text of b[0] */
     uintptr_t bias;        /* b's address less base: off() */
     bool exact;            /* false: every log offset is 'base' (repair_parse sets them at its end) */
@@ -490,7 +491,7 @@ static inline const char *lp_quick_body(const char *q, const char *e, char open,
 ** other token's text holds. Plain tokens cost no copy of their own. */
 static inline char *lp_text(lp *ps, const char *s, size_t n)
 {
-    char *t = ps->copy + (s - ps->b);
+    char *t = (char *)((uintptr_t)s + ps->to_copy); /* copy + (s - b), one load */
     t[n] = '\0';
     return t;
 }
