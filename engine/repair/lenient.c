@@ -244,7 +244,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 /* [{"i":1,{"i":2}]: the first object's '}' is missing; but
                 ** closing one with nothing in it ([{ {"i":2}]: a doubled
                 ** brace?) makes up an empty object */
-                bool empty = ps->nkids == top->base;
+                bool empty = ps->kid_top == ps->kids + top->base;
                 if (ps->comma) note(ps, RK_TRAILING_COMMA, ps->comma);
                 note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
@@ -480,8 +480,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     lp ps;
     memset(&ps, 0, offsetof(lp, fences));
     ps.fences.ready = false;
-    ps.kids = ps.first_kids;
+    ps.kids = ps.kid_top = ps.first_kids;
     ps.ckids = sizeof ps.first_kids;
+    ps.kid_end = ps.kids + ps.ckids;
     ps.opens = ps.first_opens;
     ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
     ps.arena = arena;

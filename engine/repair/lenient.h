@@ -65,8 +65,8 @@ typedef struct lp {
     coax_limits lim;
     rlog *log;
     coax_error *err;
-    char *kids;          /* the pending children (see lopen) */
-    size_t nkids, ckids; /* bytes */
+    char *kids, *kid_top, *kid_end; /* the pending children (see lopen): their stack, its top and end */
+    size_t ckids;                   /* its bytes */
     lopen *opens;
     size_t nopens, copens;
     unsigned top_paren;
@@ -570,12 +570,12 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 ** (false when out of memory). */
 static inline __attribute__((always_inline)) bool kid_room(lp *ps)
 {
-    return ps->ckids - ps->nkids >= sizeof(coax_member) || lp_grow_kids(ps);
+    return ps->kid_end - ps->kid_top >= (ptrdiff_t)sizeof(coax_member) || lp_grow_kids(ps);
 }
 
 /* The innermost container's last child: an array's last item, or the
 ** value of an object's last member. */
-static inline coax_value *last_kid_value(lp *ps) { return (coax_value *)(ps->kids + ps->nkids) - 1; }
+static inline coax_value *last_kid_value(lp *ps) { return (coax_value *)ps->kid_top - 1; }
 
 /* A member whose value is to come (null until it does) for key[0..klen),
 ** with the offset of the key's start ('invented': the key was guessed). */
@@ -583,12 +583,12 @@ static inline __attribute__((always_inline)) coax_code push_member(lp *ps, lopen
                                                                    size_t koff, bool invented)
 {
     if (!kid_room(ps)) return nomem(ps);
-    coax_member *m = (coax_member *)(ps->kids + ps->nkids);
+    coax_member *m = (coax_member *)ps->kid_top;
     uint64_t klen_koff = klen | (uint64_t)(uint32_t)koff << 32; /* one store for both */
     m->key = key;
     memcpy((char *)m + offsetof(coax_member, klen), &klen_koff, sizeof klen_koff);
     memset(&m->value, 0, sizeof m->value);
-    ps->nkids += sizeof(coax_member);
+    ps->kid_top += sizeof(coax_member);
     o->key_invented = invented;
     o->keys = key_bits(o->keys, key, klen);
     return COAX_OK;
@@ -607,7 +607,7 @@ static inline __attribute__((always_inline)) coax_code put_kid(lp *ps, const lop
 {
     if (!top->object) {
         if (!kid_room(ps)) return nomem(ps);
-        ps->nkids += sizeof(coax_value);
+        ps->kid_top += sizeof(coax_value);
     }
     *last_kid_value(ps) = *v;
     return COAX_OK;
@@ -626,7 +626,7 @@ static inline coax_code lp_push_open(lp *ps, bool object)
         !coax_grow(ps->alloc, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
         return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
-    ps->opens[ps->nopens++] = (lopen){ps->nkids, 0, object, invented, false, 0};
+    ps->opens[ps->nopens++] = (lopen){(size_t)(ps->kid_top - ps->kids), 0, object, invented, false, 0};
     if (invented) {
         ps->inv = false;
         ps->inv_opens++;
@@ -660,8 +660,8 @@ static inline void lp_copy_kids(char *restrict d, const char *restrict s, size_t
 static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps, const lopen *o, coax_value *v)
 {
     /* o: the innermost, ps->opens[ps->nopens - 1] */
-    size_t bytes = ps->nkids - o->base;
     const char *kids = ps->kids + o->base; /* never NULL: first_kids at the start */
+    size_t bytes = (size_t)(ps->kid_top - kids);
     char *block = lp_carve(ps, bytes ? bytes : 8, 8);
     if (!block) return nomem(ps);
     lp_copy_kids(block, kids, bytes);
@@ -683,7 +683,7 @@ static inline __attribute__((always_inline)) coax_code lp_close_children(lp *ps,
         v->flags |= COAX_VF_INVENTED;
         ps->inv_opens--;
     }
-    ps->nkids = o->base;
+    ps->kid_top = ps->kids + o->base;
     ps->nopens--;
     ps->st = ST_AFTER;
     return COAX_OK;

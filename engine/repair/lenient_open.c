@@ -10,9 +10,12 @@
 bool lp_grow_kids(lp *ps)
 {
     size_t hint = (size_t)(ps->e - ps->b), most = 4096 * sizeof(coax_member);
-    size_t need = ps->nkids + sizeof(coax_member);
+    size_t used = (size_t)(ps->kid_top - ps->kids), need = used + sizeof(coax_member);
     if (ps->kids == ps->first_kids && hint > need) need = hint < most ? hint : most;
-    return coax_grow(ps->alloc, (void **)&ps->kids, &ps->ckids, need, 1, ps->first_kids);
+    if (!coax_grow(ps->alloc, (void **)&ps->kids, &ps->ckids, need, 1, ps->first_kids)) return false;
+    ps->kid_top = ps->kids + used;
+    ps->kid_end = ps->kids + ps->ckids;
+    return true;
 }
 
 void lp_report_dup(void *ud, size_t index)
@@ -38,10 +41,10 @@ void lp_fill_null(lp *ps)
 coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
 {
     lopen *o = &ps->opens[ps->nopens - 1];
-    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->nkids > o->base) {
+    if (o->object && (ps->st == ST_COLON || ps->st == ST_VALUE) && ps->kid_top > ps->kids + o->base) {
         if (at_eof) {
             note(ps, RK_DANGLING_KEY, ps->p);
-            ps->nkids -= sizeof(coax_member);
+            ps->kid_top -= sizeof(coax_member);
         } else { /* at the closing bracket just read, if it was read */
             bool read = ps->p > ps->b && (ps->p[-1] == '}' || ps->p[-1] == ']');
             note(ps, RK_MISSING_VALUE, ps->p - read);

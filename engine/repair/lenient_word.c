@@ -252,8 +252,8 @@ bool lp_member_starts(const char *p, const char *e, bool object)
 
 bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
 {
-    if (top->object || ps->nkids == top->base) return false;
-    const coax_value *prev = (const coax_value *)(ps->kids + ps->nkids) - 1;
+    if (top->object || ps->kid_top == ps->kids + top->base) return false;
+    const coax_value *prev = (const coax_value *)ps->kid_top - 1;
     bool scalar = prev->type != COAX_ARRAY && prev->type != COAX_OBJECT;
     /* [[1, 2[ 3], [4, 5]]: a bracket typed for a comma, or one item more? */
     if (scalar && (*p == '[' || *p == '{')) return true;
