@@ -256,7 +256,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 coax_value key;
                 size_t koff = off(ps, p);
                 const char *after;
-                if ((*p == '"' || *p == '\'') && (after = lp_plain_string(ps, p, CTX_KEY, &key))) {
+                if ((*p == '"' || *p == '\'') && (after = lp_plain_string(ps, p, e, CTX_KEY, &key))) {
                     ps->p = after;
                 } else if (quote_at(p, e, &q)) {
                     if ((rc = lp_parse_string(ps, CTX_KEY, &key))) return rc;
@@ -369,7 +369,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if (ok) goto have_value;
             }
             const char *after;
-            if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, ctx, &v))) ps->p = after;
+            if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, ctx, &v))) ps->p = after;
             else if ((rc = lp_parse_string(ps, ctx, &v))) return rc;
             /* No '+' can follow: what the look for one below would find. */
             if (ps->p >= e || (!space_start[(unsigned char)*ps->p] && *ps->p != '+')) goto have_value;
@@ -423,7 +423,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             goto have_value;
         }
         if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
-            if (lp_json_number(ps, ctx, &v)) goto have_value;
+            if (lp_json_number(ps, e, ctx, &v)) goto have_value;
             bool ok;
             if ((rc = lp_try_number(ps, ctx, &v, &ok))) return rc;
             if (ok) goto have_value;

@@ -367,19 +367,20 @@ static inline bool closes(uint32_t open, uint32_t c)
 
 /* ---- inline: strings the quick way --------------------------------------- */
 
-/* After a candidate closing quote (p just past it): does the string end?
-** It does when structure that can apply here follows, or another value
-** (a missing comma), or a line break; otherwise the quote is taken as an
-** unescaped quote inside the string ("He said "hi" to me"). */
-static inline bool lp_ends_string(const lp *ps, const char *p, int ctx)
+/* After a candidate closing quote (p just past it, e: ps->e, which the
+** caller has at hand): does the string end? It does when structure that
+** can apply here follows, or another value (a missing comma), or a line
+** break; otherwise the quote is taken as an unescaped quote inside the
+** string ("He said "hi" to me"). */
+static inline bool lp_ends_string(const lp *ps, const char *p, const char *e, int ctx)
 {
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
-        return p >= ps->e || !is_ident((unsigned char)*p);
+        return p >= e || !is_ident((unsigned char)*p);
     /* Mostly a comma or colon at once, or a closing bracket, maybe after
     ** spaces and a line break: lp_ends_string_slow's answers for them. */
-    if (p < ps->e && (*p == ',' || *p == ':')) return true;
-    const char *r = p < ps->e && ws_tab[(unsigned char)*p] ? skip_ws_run(p, ps->e) : p;
-    if (r >= ps->e || *r == ',' || *r == ':') return true;
+    if (p < e && (*p == ',' || *p == ':')) return true;
+    const char *r = p < e && ws_tab[(unsigned char)*p] ? skip_ws_run(p, e) : p;
+    if (r >= e || *r == ',' || *r == ':') return true;
     if (*r == '}' || *r == ']') return ps->nopens > 0;
     return lp_ends_string_slow(ps, p, ctx);
 }
@@ -512,7 +513,7 @@ static inline coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
         const char *e = ps->e;
         bool plain = true; /* nothing but plain_not's plain bytes */
         const char *q = lp_quick_body(body, e, (char)open, &plain);
-        if (q < e && *q == (char)open && lp_ends_string(ps, q + 1, ctx)) {
+        if (q < e && *q == (char)open && lp_ends_string(ps, q + 1, e, ctx)) {
             size_t n = (size_t)(q - body);
             if (n > ps->lim.max_string)
                 return coax_fail(ps->err, COAX_ESTRING, off(ps, at), "string longer than %zu bytes",

@@ -81,11 +81,11 @@ key: /* after '{' or ',' in an object */
         size_t koff = off(ps, p);
         /* the cursor kept in p (ps->p is stored only where it is read):
         ** after each store through a char pointer it was loaded again */
-        if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, CTX_KEY, &key))) {
+        if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, CTX_KEY, &key))) {
             p = after;
         } else if (is_ident((unsigned char)c) && !is_digit(c)) {
             ps->p = p;
-            if (!lp_ident_key(ps, &key)) goto stop;
+            if (!lp_ident_key(ps, e, &key)) goto stop;
             p = ps->p;
         } else {
             goto stop;
@@ -128,7 +128,7 @@ value: /* after ':', '[' or ',' in an array */
     case '"': case '\'':
     quoted:
         {
-            if (!(after = lp_plain_string(ps, p, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
+            if (!(after = lp_plain_string(ps, p, e, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
             /* A block string (three quotes) read as an empty string and a
             ** third quote: parse_one's (asked here, not ahead of every
             ** string). "a" + "b": parse_one joins them; a look past spaces
@@ -148,13 +148,13 @@ value: /* after ':', '[' or ',' in an array */
         goto have_value_at;
     case 't': case 'f': case 'n': case 'T': case 'F': case 'N':
         ps->p = p;
-        if (!lp_literal(ps, &v)) goto stop;
+        if (!lp_literal(ps, e, &v)) goto stop;
         p = ps->p;
         goto have_value;
     default:
         if (!is_digit(c) && c != '-') goto stop;
         ps->p = p;
-        if (!lp_json_number(ps, top->object ? CTX_OBJVAL : CTX_OTHER, &v)) goto stop;
+        if (!lp_json_number(ps, e, top->object ? CTX_OBJVAL : CTX_OTHER, &v)) goto stop;
         p = ps->p;
         goto have_value;
     }

@@ -305,7 +305,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
         uint32_t q;
         size_t qn = quote_at(p, bound, &q);
         if (qn && closes(open, q)) {
-            if (lp_ends_string(ps, p + qn, ctx)) {
+            if (lp_ends_string(ps, p + qn, ps->e, ctx)) {
                 ps->p = p + qn;
                 return S_CLOSED;
             }

@@ -38,9 +38,9 @@ static inline const char *lp_digits_end(const char *q, const char *e)
 /* A number as JSON writes it, -?int(.frac)? before a comma, a space or a
 ** closing bracket, at ps->p: read into 'out' (true), as lp_try_number's
 ** reading makes of it; false (nothing read) for anything else. */
-static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, int ctx, coax_value *out)
+static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const char *e, int ctx, coax_value *out)
 {
-    const char *s = ps->p, *e = ps->e;
+    const char *s = ps->p;
     const char *d = s + (*s == '-'), *q = lp_digits_end(d, e);
     size_t nd = (size_t)(q - d);
     if (!nd || (nd > 1 && *d == '0')) return false;
@@ -70,9 +70,9 @@ static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, int ctx
 /* An identifier and its colon where a key goes, at ps->p: the unquoted
 ** key (logged), as lp_parse_word reads it first (true); false, nothing
 ** read, for anything else. */
-static inline bool lp_ident_key(lp *ps, coax_value *out)
+static inline bool lp_ident_key(lp *ps, const char *e, coax_value *out)
 {
-    const char *s = ps->p, *p = s, *e = ps->e;
+    const char *s = ps->p, *p = s;
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - s);
     if (!n || n > ps->lim.max_string || p >= e || *p != ':') return false;
@@ -86,9 +86,9 @@ static inline bool lp_ident_key(lp *ps, coax_value *out)
 ** comma, a space, a closing bracket or the end: read into 'out' (a Python
 ** one logged) as lp_parse_word reads them (true); false, nothing read, for
 ** anything else. */
-static inline bool lp_literal(lp *ps, coax_value *out)
+static inline bool lp_literal(lp *ps, const char *e, coax_value *out)
 {
-    const char *s = ps->p, *e = ps->e;
+    const char *s = ps->p;
     /* The word compared first, then the byte after it: no identifier byte
     ** (so the word is the whole run of them) and a delimiter. */
     if (e - s < 4) return false;
@@ -119,10 +119,10 @@ static inline bool lp_literal(lp *ps, coax_value *out)
 ** after the closing quote and fills 'out'; NULL (nothing read) for
 ** anything else, lp_parse_string's to read. A key read after an invented
 ** repair is left to it too (its flag depends on the body). */
-static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, int ctx,
-                                                                            coax_value *out)
+static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, const char *e,
+                                                                            int ctx, coax_value *out)
 {
-    const char *body = p + 1, *q = body, *e = ps->e;
+    const char *body = p + 1, *q = body;
     char open = *p;
     if (ctx == CTX_KEY && ps->inv) return NULL;
     if (e - body >= 16) {
@@ -148,7 +148,7 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
     ** GCC spill registers of the fast loop around every string that took it. */
     if (!(q = lp_plain_body(q, e, ps->b, open))) return NULL;
 found:
-    if (*q != open || !lp_ends_string(ps, q + 1, ctx)) return NULL;
+    if (*q != open || !lp_ends_string(ps, q + 1, e, ctx)) return NULL;
     size_t n = (size_t)(q - body);
     if (n > ps->lim.max_string) return NULL;
     if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
@@ -158,7 +158,10 @@ found:
     return q + 1;
 }
 #else
-static inline const char *lp_plain_string(lp *ps, const char *p, int ctx, coax_value *out) { return NULL; }
+static inline const char *lp_plain_string(lp *ps, const char *p, const char *e, int ctx, coax_value *out)
+{
+    return NULL;
+}
 #endif
 
 #endif

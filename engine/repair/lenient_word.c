@@ -40,7 +40,7 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
     const char *s = ps->p, *p = s, *e = ps->e;
     bool plus = false, dangling = false;
     *ok = false;
-    if (lp_json_number(ps, ctx, out)) { /* mostly JSON as it is */
+    if (lp_json_number(ps, e, ctx, out)) { /* mostly JSON as it is */
         *ok = true;
         return COAX_OK;
     }
@@ -391,7 +391,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     memset(out, 0, sizeof *out);
     *what = W_VALUE;
     /* mostly an identifier and its colon: the reading below, once */
-    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p) && lp_ident_key(ps, out)) return COAX_OK;
+    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p) && lp_ident_key(ps, e, out)) return COAX_OK;
     bool neg = *p == '-';
     if (neg) p++;
     const char *id = p;
