@@ -198,7 +198,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     ps->st = ST_VALUE;
     ps->comma = NULL;
     for (;;) {
-        if (ps->nopens && (rc = lp_fast_stretch(ps))) return rc;
+        if (ps->nopens && ps->fast && (rc = lp_fast_stretch(ps))) return rc;
         skip_space(ps);
         p = ps->p;
         if (p >= e) {
@@ -256,7 +256,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 coax_value key;
                 size_t koff = off(ps, p);
                 const char *after;
-                if ((*p == '"' || *p == '\'') && (after = lp_plain_string(ps, p, e, CTX_KEY, &key))) {
+                if ((*p == '"' || *p == '\'') &&
+                    (after = lp_plain_string(ps, p, e, ps->lim.max_string, CTX_KEY, &key))) {
                     ps->p = after;
                 } else if (quote_at(p, e, &q)) {
                     if ((rc = lp_parse_string(ps, CTX_KEY, &key))) return rc;
@@ -369,7 +370,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 if (ok) goto have_value;
             }
             const char *after;
-            if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, ctx, &v))) ps->p = after;
+            if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, ps->lim.max_string, ctx, &v)))
+                ps->p = after;
             else if ((rc = lp_parse_string(ps, ctx, &v))) return rc;
             /* No '+' can follow: what the look for one below would find. */
             if (ps->p >= e || (!space_start[(unsigned char)*ps->p] && *ps->p != '+')) goto have_value;
@@ -493,6 +495,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.base = start;
     ps.bias = (uintptr_t)ps.b - start;
     ps.exact = !shift;
+    ps.fast = end - start <= lim->max_string;
     /* lp_carve's first piece, taken with the copy of the text (an arena
     ** call less): twice the text, 256 bytes to 64 KB, as the containers a
     ** broken reply makes take more than its text (a member of 32 bytes

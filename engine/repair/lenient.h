@@ -62,6 +62,7 @@ typedef struct lp {
     size_t base;           /* offset in the text of b[0] */
     uintptr_t bias;        /* b's address less base: off() */
     bool exact;            /* false: every log offset is 'base' (repair_parse sets them at its end) */
+    bool fast;             /* lp_fast_stretch may run: no string in b..e can pass max_string (it does not ask) */
     coax_limits lim;
     rlog *log;
     coax_error *err;

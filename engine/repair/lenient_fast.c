@@ -80,12 +80,14 @@ key: /* after '{' or ',' in an object */
         coax_value key;
         size_t koff = off(ps, p);
         /* the cursor kept in p (ps->p is stored only where it is read):
-        ** after each store through a char pointer it was loaded again */
-        if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, CTX_KEY, &key))) {
+        ** after each store through a char pointer it was loaded again;
+        ** no string limit to ask (SIZE_MAX): parse_one runs this loop only
+        ** on a text no longer than max_string */
+        if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_KEY, &key))) {
             p = after;
         } else if (is_ident((unsigned char)c) && !is_digit(c)) {
             ps->p = p;
-            if (!lp_ident_key(ps, e, &key)) goto stop;
+            if (!lp_ident_key(ps, e, SIZE_MAX, &key)) goto stop;
             p = ps->p;
         } else {
             goto stop;
@@ -128,7 +130,7 @@ value: /* after ':', '[' or ',' in an array */
     case '"': case '\'':
     quoted:
         {
-            if (!(after = lp_plain_string(ps, p, e, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
+            if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
             /* A block string (three quotes) read as an empty string and a
             ** third quote: parse_one's (asked here, not ahead of every
             ** string). "a" + "b": parse_one joins them; a look past spaces

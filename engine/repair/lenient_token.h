@@ -70,12 +70,12 @@ static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const c
 /* An identifier and its colon where a key goes, at ps->p: the unquoted
 ** key (logged), as lp_parse_word reads it first (true); false, nothing
 ** read, for anything else. */
-static inline bool lp_ident_key(lp *ps, const char *e, coax_value *out)
+static inline bool lp_ident_key(lp *ps, const char *e, size_t max_string, coax_value *out)
 {
     const char *s = ps->p, *p = s;
     while (p < e && is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - s);
-    if (!n || n > ps->lim.max_string || p >= e || *p != ':') return false;
+    if (!n || n > max_string || p >= e || *p != ':') return false;
     note_inline(ps, RK_UNQUOTED_KEY, s); /* its usual class: inferred */
     *out = (coax_value){.type = COAX_STRING, .len = (uint32_t)n, .u.text = lp_text(ps, s, n)}; /* as lp_plain_string's */
     ps->p = p;
@@ -120,7 +120,7 @@ static inline bool lp_literal(lp *ps, const char *e, coax_value *out)
 ** anything else, lp_parse_string's to read. A key read after an invented
 ** repair is left to it too (its flag depends on the body). */
 static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, const char *e,
-                                                                            int ctx, coax_value *out)
+                                                                            size_t max_string, int ctx, coax_value *out)
 {
     const char *body = p + 1, *q = body;
     char open = *p;
@@ -150,7 +150,7 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
 found:
     if (*q != open || !lp_ends_string(ps, q + 1, e, ctx)) return NULL;
     size_t n = (size_t)(q - body);
-    if (n > ps->lim.max_string) return NULL;
+    if (n > max_string) return NULL;
     if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
     /* one assignment, not a memset and three fields: GCC then keeps a key
     ** in registers instead of writing it to the stack and reading it back */
@@ -158,7 +158,8 @@ found:
     return q + 1;
 }
 #else
-static inline const char *lp_plain_string(lp *ps, const char *p, const char *e, int ctx, coax_value *out)
+static inline const char *lp_plain_string(lp *ps, const char *p, const char *e, size_t max_string, int ctx,
+                                          coax_value *out)
 {
     return NULL;
 }

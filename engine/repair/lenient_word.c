@@ -391,7 +391,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     memset(out, 0, sizeof *out);
     *what = W_VALUE;
     /* mostly an identifier and its colon: the reading below, once */
-    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p) && lp_ident_key(ps, e, out)) return COAX_OK;
+    if (ctx == CTX_KEY && ps->nopens && !is_digit(*p) && lp_ident_key(ps, e, ps->lim.max_string, out)) return COAX_OK;
     bool neg = *p == '-';
     if (neg) p++;
     const char *id = p;
