@@ -136,7 +136,8 @@ value: /* after ':', '[' or ',' in an array */
             ** string). "a" + "b": parse_one joins them; a look past spaces
             ** for the '+'. */
             const char *r = plain_spaces(after, e);
-            if ((!v.len && after < e && *after == c) || (r < e && (*r == '+' || space_start[(unsigned char)*r]))) {
+            if ((!v.len && after < e && *after == c) ||
+                (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) { /* mostly a comma */
                 /* its single_quotes entry, the last one unless the log ran
                 ** out of memory (then nothing was added): parse_one reads
                 ** the string again. Not the log's length kept from before,
