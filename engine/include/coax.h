@@ -769,7 +769,7 @@ COAX_API void coax_engine_free(coax_engine *engine);
 COAX_API void coax_engine_interrupt(coax_engine *engine);
 
 /* Advances every session as far as it can go without waiting, then waits for timers (coax.sleep) and HTTP
-** (coax.http) at most 'timeout_ms' (0: never waits; past it, it returns even if a session could move at once).
+** (coax.http) at most 'timeout_ms' (0: never waits; past it, it returns within 64 passes whatever sessions do).
 ** Requests in flight move at every poll. Returns the sessions still running (in a callback: moves nothing). */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 

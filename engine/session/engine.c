@@ -156,9 +156,17 @@ static size_t count_running(const coax_engine *e)
     return n;
 }
 
+/* Past its timeout a poll still takes the steps that are due at once (a
+** reply's failure, then the next request; a partial to tell; a sleep's
+** end), this many passes at most, so it returns soon whatever its sessions
+** do: an agent that sleeps 0 in a loop no longer keeps it for ever (and its
+** call ends at VM_CALL_BUDGETS budgets). */
+#define POLL_EXTRA_PASSES 64
+
 static size_t poll_loop(coax_engine *e, int timeout_ms)
 {
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    unsigned extra = 0;
     e->wakes++;
     for (;;) {
         double next;
@@ -166,9 +174,10 @@ static size_t poll_loop(coax_engine *e, int timeout_ms)
         size_t running = pass(e, &next);
         if (running == 0 || e->free_pending) return running;
         double now = coax_now_ms();
-        /* past the timeout it returns, whoever could move at once: an agent
-        ** that sleeps 0 in a loop must not keep a frame's poll for ever */
-        if (now >= deadline) return running;
+        if (now >= deadline) {
+            if ((next == 0 || next <= now) && ++extra < POLL_EXTRA_PASSES) continue;
+            return running;
+        }
         if (next == 0 || next <= now) continue; /* someone can move at once */
         wait_for(e, (next < deadline ? next : deadline) - now);
         e->wakes++;
