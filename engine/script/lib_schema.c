@@ -142,6 +142,20 @@ static coax_code lua_resolve(void *ud, const char *uri, coax_arena *arena, coax_
 ** default, assert in 4, 6, 7), max_regex_steps (steps of one pattern
 ** match, default 1000000). An invalid schema returns nil, the
 ** message (with its location in the schema) and "COAX_ESCHEMA". */
+/* Budget option 'k' of the options at 2: a positive integer (at most 'max'
+** when not 0), or 0 when absent (the default). */
+static lua_Integer opt_budget(lua_State *L, const char *k, lua_Integer max)
+{
+    lua_getfield(L, 2, k);
+    lua_Integer n = 0;
+    if (!lua_isnil(L, -1)) {
+        n = luaL_checkinteger(L, -1);
+        if (n <= 0 || (max && n > max)) luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a positive integer", k));
+    }
+    lua_pop(L, 1);
+    return n;
+}
+
 static int l_schema(lua_State *L)
 {
     luaL_checkany(L, 1);
@@ -171,27 +185,9 @@ static int l_schema(lua_State *L)
             o.flags |= lua_toboolean(L, -1) ? COAX_SCHEMA_ASSERT_FORMAT : COAX_SCHEMA_ANNOTATE_FORMAT;
         }
         lua_pop(L, 1);
-        lua_getfield(L, 2, "max_regex_steps");
-        if (!lua_isnil(L, -1)) {
-            lua_Integer n = luaL_checkinteger(L, -1);
-            luaL_argcheck(L, n > 0 && n <= 0xFFFFFFFF, 2, "max_regex_steps must be a positive integer");
-            o.max_regex_steps = (uint32_t)n;
-        }
-        lua_pop(L, 1);
-        lua_getfield(L, 2, "max_steps");
-        if (!lua_isnil(L, -1)) {
-            lua_Integer n = luaL_checkinteger(L, -1);
-            luaL_argcheck(L, n > 0, 2, "max_steps must be a positive integer");
-            o.max_steps = (uint64_t)n;
-        }
-        lua_pop(L, 1);
-        lua_getfield(L, 2, "max_regex_total");
-        if (!lua_isnil(L, -1)) {
-            lua_Integer n = luaL_checkinteger(L, -1);
-            luaL_argcheck(L, n > 0, 2, "max_regex_total must be a positive integer");
-            o.max_regex_total = (uint64_t)n;
-        }
-        lua_pop(L, 1);
+        o.max_regex_steps = (uint32_t)opt_budget(L, "max_regex_steps", 0xFFFFFFFF);
+        o.max_steps = (uint64_t)opt_budget(L, "max_steps", 0);
+        o.max_regex_total = (uint64_t)opt_budget(L, "max_regex_total", 0);
         lua_getfield(L, 2, "resolver");
         if (!lua_isnil(L, -1)) {
             luaL_checktype(L, -1, LUA_TFUNCTION);
