@@ -252,6 +252,14 @@ describe("the instruction budget", function()
     local r = coax.run(recipe, "x", { source = true })
     assert.are.same({ "limit", "agent: script stopped: Lua instruction limit (160000000 over the agent's call and "
       .. "its resumes) reached" }, { r.outcome, r.error.message:match("^[^\n]*") })
+    -- a review found the resume restarting the hook's count, so an agent that
+    -- yields within every thousand instructions was never counted at all
+    local short = "local coax = require 'coax' return { schema = " .. SCHEMA .. ", prompt = 'x', agent = { call = "
+      .. "function() for i = 1, 200000 do coax.sleep(0) local x = 0 for j = 1, 200 do x = x + j end end "
+      .. "return nil, 'completed' end } }"
+    r = coax.run(short, "x", { source = true, lua_instructions = 100000, max_attempts = 1 })
+    assert.are.same({ "limit", "agent: script stopped: Lua instruction limit (1600000 over the agent's call and "
+      .. "its resumes) reached" }, { r.outcome, r.error.message:match("^[^\n]*") })
     -- an agent that sleeps 0 after a little work: each poll(0) comes back
     -- (after at most 64 passes past its timeout), the session still running
     local e = coax.engine()

@@ -100,6 +100,15 @@ describe("coax.run's options", function()
     assert.are.same({ false, "option max_attempts: 1099511627776 is out of range (1 to 2147483647)" }, { ok, err })
   end)
 
+  -- a review found 4 x lua_memory (the bound on a session's messages)
+  -- wrapping for a cap of 2^62 or more: every attempt ended with limit
+  it("takes the largest memory cap", function()
+    for _, cap in ipairs({ (1 << 62) - 1, 1 << 62, (1 << 62) + 1, math.maxinteger }) do
+      local r = coax.run(recipe("big" .. cap), "in", { replies = { '{"a": 1}' }, lua_memory = cap })
+      assert.are.equal("ok", r.outcome)
+    end
+  end)
+
   it("takes every documented one", function()
     local r = coax.run(recipe("all"), "in", { replies = { '{"a": 1}' }, max_attempts = 1, lua_path = "lua",
       lua_memory = 1 << 26, lua_instructions = 1 << 24, max_depth = 64, max_input = 1 << 20, max_string = 1 << 20,

@@ -230,13 +230,21 @@ static const char *error_text(lua_State *L)
     return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(error object is not a string)";
 }
 
+/* The count step back to HOOK_STEP on a thread a stop set to 1 (only
+** there: setting the hook restarts its count, and a coroutine that yields
+** within every thousand instructions would never be counted at all). */
+static void step_back(lua_State *L)
+{
+    if (lua_gethookcount(L) != HOOK_STEP) lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_STEP);
+}
+
 static void arm(coax_vm *vm)
 {
     vm->limit = LIMIT_NONE;
     vm->failed_size = 0;
     vm->instr_left = vm->instr_budget;
     vm->call_capped = false;
-    lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_STEP);
+    step_back(vm->L);
     vm->tick_ns = coax_now_ns();
 }
 
@@ -283,7 +291,7 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
         vm->call_capped = true;
     }
     long before = vm->instr_left;
-    lua_sethook(co, hook, LUA_MASKCOUNT, HOOK_STEP);
+    step_back(co);
     int rc = lua_resume(co, vm->L, nargs, nres);
     long spent = before - vm->instr_left; /* instr_left is below 0 once stopped */
     *call_left = spent >= *call_left ? 0 : *call_left - spent;

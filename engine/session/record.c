@@ -103,12 +103,13 @@ static int record_messages(lua_State *L)
     ** one 8 MiB string in 200 messages was 1.6 GB. An attempt's messages may
     ** take the cap, a session's MESSAGES_CAPS caps (the report keeps them). */
     coax_vm *vm = &s->engine->vm;
+    size_t session_cap = vm->mem_cap > SIZE_MAX / MESSAGES_CAPS ? SIZE_MAX : MESSAGES_CAPS * vm->mem_cap;
     for (lua_Integer i = kept + 1; i <= n; i++) {
         if (i > kept + 1) coax_buf_putc(b, ',');
         lua_rawgeti(L, 3, i);
         session_write_json(s, L, -1, b, said, nsaid);
         lua_pop(L, 1);
-        if (b->len > vm->mem_cap || s->messages_total + b->len > MESSAGES_CAPS * vm->mem_cap) {
+        if (b->len > vm->mem_cap || b->len > session_cap - s->messages_total) {
             vm->limit = LIMIT_MEMORY;
             return luaL_error(L, "the messages are larger than the Lua memory cap allows (lua_memory: an attempt's "
                                  "may take it, a session's %d times it)", MESSAGES_CAPS);
