@@ -51,11 +51,8 @@ static inline void skip_space(lp *ps)
 ** closing brace, were text of the comment): closing what is open after it
 ** is then a guess. */
 static bool only_space(const char *s, const char *t);
+static size_t ellipsis_at(const char *p, const char *e);
 
-/* A comment that says the model left content out, as an ellipsis does
-** ([1, 2 // and 20 more], {"a": 1 # other fields omitted}): removing it
-** would accept the part as the whole. Whole words, any case ("so on" and
-** "so forth" as "so" then the word); two dots or U+2026 anywhere. */
 static bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
 
 /* Whether the n letters at p are the lowercase word w, in any case. */
@@ -85,6 +82,10 @@ static bool elision_word(const char *p, size_t len, bool after_so)
     }
 }
 
+/* A comment that says the model left content out, as an ellipsis does
+** ([1, 2 // and 20 more], {"a": 1 # other fields omitted}): removing it
+** would accept the part as the whole. Whole words, any case ("so on" and
+** "so forth" as "so" then the word); two dots or U+2026 anywhere. */
 static bool comment_elides(const char *s, const char *t)
 {
     /* such a remark is short: the look is bounded, as comments are common
@@ -94,9 +95,7 @@ static bool comment_elides(const char *s, const char *t)
     for (const char *p = s; p < t;) {
         unsigned char c = (unsigned char)*p;
         if (!is_alpha_ascii((char)c)) {
-            if ((c == '.' && t - p >= 2 && p[1] == '.') ||
-                (c == 0xE2 && t - p >= 3 && (unsigned char)p[1] == 0x80 && (unsigned char)p[2] == 0xA6))
-                return true;
+            if ((c == '.' && t - p >= 2 && p[1] == '.') || (c == 0xE2 && ellipsis_at(p, t))) return true;
             after_so &= c == ' ';
             p++;
             continue;

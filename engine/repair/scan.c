@@ -221,16 +221,27 @@ static size_t fence_close(const char *t, size_t body, size_t len, char c, repair
     return first;
 }
 
+/* The end of the info string (c++, json) from 'i' after a fence. */
+static size_t info_string_end(const char *t, size_t i, size_t len)
+{
+    while (i < len && (is_name_char(t[i]) || t[i] == '+')) i++;
+    return i;
+}
+
+/* The line break ending the line from 'i' when only blanks come before it,
+** else SIZE_MAX. */
+static size_t blank_line_end(const char *t, size_t i, size_t len)
+{
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r')) i++;
+    return i < len && t[i] == '\n' ? i : SIZE_MAX;
+}
+
 /* Whether the fence ending at 'i' is followed by an info string alone on
 ** its line and then by more text. */
 static bool fence_opens_too(const char *t, size_t i, size_t len)
 {
-    size_t k = i;
-    while (k < len && (is_name_char(t[k]) || t[k] == '+')) k++;
-    if (k == i) return false;
-    while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\r')) k++;
-    if (k >= len || t[k] != '\n') return false;
-    return skip_spaces(t, k, len) < len;
+    size_t k = info_string_end(t, i, len), nl;
+    return k != i && (nl = blank_line_end(t, k, len)) != SIZE_MAX && skip_spaces(t, nl, len) < len;
 }
 
 /* Bytes the scanner stops at: 1 in prose, 2 inside a string too. */
@@ -485,12 +496,8 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
                 continue;
             }
             ok = prose_flush(&pr, t, i, out);
-            size_t lang = i + fn, le = lang;
-            while (le < len && (is_name_char(t[le]) || t[le] == '+')) le++;
-            size_t body = le;
-            size_t eol = body;
-            while (eol < len && (t[eol] == ' ' || t[eol] == '\t' || t[eol] == '\r')) eol++;
-            if (eol < len && t[eol] == '\n') body = eol + 1;
+            size_t lang = i + fn, le = info_string_end(t, lang, len), nl = blank_line_end(t, le, len);
+            size_t body = nl != SIZE_MAX ? nl + 1 : le;
             size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);
             /* Other languages count when the block holds a literal. */

@@ -56,6 +56,9 @@ void lcoax_arena_release(lua_State *L, int box);
 
 /* Compiles 'doc' through the state's allocator into a box of the kind
 ** 'tname' it pushes, which frees the schema (see lcoax_own). */
+coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
+                              const coax_schema_options *o, coax_schema **out, coax_error *err);
+
 /* In the engine's own Lua, where scripts run: every schema the coax module
 ** compiles (coax.schema, coax.extract's, coax.example's) validates within
 ** COAX_DEFAULT_MIN_STEPS steps and COAX_DEFAULT_MIN_REGEX_TOTAL regex steps
@@ -63,9 +66,6 @@ void lcoax_arena_release(lua_State *L, int box);
 ** grow with it): one call into C runs to its end before the instruction
 ** budget is charged, so it must end soon. */
 void lcoax_bound_validation(lua_State *L);
-
-coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value *doc,
-                              const coax_schema_options *o, coax_schema **out, coax_error *err);
 
 /* Pushes 'v' as a Lua value (see the README, "JSON on the Lua side").
 ** Raises a Lua error for nesting deeper than 'max_depth'. */

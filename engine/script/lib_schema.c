@@ -132,16 +132,6 @@ static coax_code lua_resolve(void *ud, const char *uri, coax_arena *arena, coax_
 
 /* ---- coax.schema -------------------------------------------------------- */
 
-/** coax.schema(schema [, options]) -> compiled schema | nil, message, code
-** 'schema' is a Lua value (coax.json shapes) or JSON text. options:
-** draft ("2020-12", "2019-09", "7", "6", "4": for schemas without $schema),
-** resolver (function(uri) -> schema table, JSON text or nil), remote_dir
-** and remote_base (files for URIs under remote_base), max_depth, meta
-** (false: skip the meta-schema check), assert_format (true: "format"
-** asserts in every draft; false: it only annotates; nil: the draft's
-** default, assert in 4, 6, 7), max_regex_steps (steps of one pattern
-** match, default 1000000). An invalid schema returns nil, the
-** message (with its location in the schema) and "COAX_ESCHEMA". */
 /* Budget option 'k' of the options at 2: a positive integer (at most 'max'
 ** when not 0), or 0 when absent (the default). */
 static lua_Integer opt_budget(lua_State *L, const char *k, lua_Integer max)
@@ -155,6 +145,19 @@ static lua_Integer opt_budget(lua_State *L, const char *k, lua_Integer max)
     lua_pop(L, 1);
     return n;
 }
+
+/** coax.schema(schema [, options]) -> compiled schema | nil, message, code
+** 'schema' is a Lua value (coax.json shapes) or JSON text. options:
+** draft ("2020-12", "2019-09", "7", "6", "4": for schemas without $schema),
+** resolver (function(uri) -> schema table, JSON text or nil), remote_dir
+** and remote_base (files for URIs under remote_base), max_depth, meta
+** (false: skip the meta-schema check), assert_format (true: "format"
+** asserts in every draft; false: it only annotates; nil: the draft's
+** default, assert in 4, 6, 7), max_regex_steps (steps of one pattern
+** match, default 1000000), max_steps and max_regex_total (a validation's
+** budgets; in the engine's Lua at most bound_budgets'). An invalid schema
+** returns nil, the message (with its location in the schema) and
+** "COAX_ESCHEMA". */
 
 static int l_schema(lua_State *L)
 {

@@ -7,8 +7,8 @@
 ** instructions against a budget that each call or resume starts afresh (a
 ** resume within what its coroutine's call has left, vm_resume); past it,
 ** or once any limit stopped the script, the hook raises an error at every
-** instruction until control is back in C. The sandbox's pcall, xpcall and coroutine.resume pass
-** these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
+** instruction until control is back in C. The sandbox's pcall, xpcall and
+** coroutine.resume pass these errors on (lua/coax/sandbox.lua), so a script cannot swallow them.
 ** C functions whose work an argument sets (table.move's range, ...) charge
 ** it up front (l_charge), since the hook never sees a C loop.
 **
@@ -78,12 +78,12 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+static void hook(lua_State *L, lua_Debug *ar);
+
 /* Raises the stop when the budget is spent or the host interrupted, and
 ** again at every tick of a script stopped for any limit (memory, a
 ** response's size), as its stop unwinds: a message without a position
 ** (wherever the count found the script, the traceback says). */
-static void hook(lua_State *L, lua_Debug *ar);
-
 static void stop_if_due(lua_State *L, coax_vm *vm)
 {
     if (vm->interrupted && vm->limit == LIMIT_NONE) vm->limit = LIMIT_INTERRUPT;

@@ -259,10 +259,10 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
                         pc == COAX_ENOMEM ? "out of memory" : "agent options must be a JSON object");
             return;
         }
-        /* the host named this server: its secrets may go there (lend_http.c) */
+        /* the host named this server: its secrets may go there (lend_http.c);
+        ** host_base stays "" when the URL has no host */
         const coax_value *base = coax_object_get(v, "base_url", 8);
-        if (coax_value_type(base) == COAX_STRING && !http_url_host(base->u.text, s->host_base, sizeof s->host_base))
-            s->host_base[0] = '\0';
+        if (coax_value_type(base) == COAX_STRING) (void)http_url_host(base->u.text, s->host_base, sizeof s->host_base);
         lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
         lua_setfield(L, -2, "agent");
     }

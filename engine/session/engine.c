@@ -163,7 +163,7 @@ static size_t count_running(const coax_engine *e)
 ** call ends at VM_CALL_BUDGETS budgets). */
 #define POLL_EXTRA_PASSES 64
 
-static size_t poll_loop(coax_engine *e, int timeout_ms)
+static void poll_loop(coax_engine *e, int timeout_ms)
 {
     double deadline = coax_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     unsigned extra = 0;
@@ -172,11 +172,11 @@ static size_t poll_loop(coax_engine *e, int timeout_ms)
         double next;
         http_perform(e->http);
         size_t running = pass(e, &next);
-        if (running == 0 || e->free_pending) return running;
+        if (running == 0 || e->free_pending) return;
         double now = coax_now_ms();
         if (now >= deadline) {
             if ((next == 0 || next <= now) && ++extra < POLL_EXTRA_PASSES) continue;
-            return running;
+            return;
         }
         if (next == 0 || next <= now) continue; /* someone can move at once */
         wait_for(e, (next < deadline ? next : deadline) - now);

@@ -64,13 +64,15 @@ static void put_said(coax_session *s, int which, const char *text, size_t len)
     w->len = !len || w->text.oom || b->oom ? 0 : b->len - at; /* 0: nothing kept */
 }
 
+/* A session's messages may take this many times the Lua memory cap (an
+** attempt's the cap: record_messages). */
+#define MESSAGES_CAPS 4
+
 /* Protected (S at 1, the session at 2): how many messages at the start of
 ** S.messages are S.previous's, the part of the conversation the attempt
 ** kept, and the JSON of the rest, which the report records: each message
 ** once. Compared here rather than in Lua, where the sandbox's next and
 ** rawget made comparing a conversation a third of a retry's Lua. */
-#define MESSAGES_CAPS 4
-
 static int record_messages(lua_State *L)
 {
     coax_session *s = lua_touserdata(L, 2);
