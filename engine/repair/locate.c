@@ -161,21 +161,20 @@ static inline __attribute__((always_inline)) void step_block(uint64_t nls, uint6
 }
 
 /* Line and column of text[at + k64] (k64 below 64), given them at text[at]
-** and the block's masks ('hw': bits64_as's). */
+** and the block's masks ('hw': bits64_as's). Without branches (the sweep
+** asks it at every entry, and whether a line break comes before the entry
+** in its block is a coin's toss): the column counts the code points from
+** the last line break below k64, or from the block's start when there is
+** none. Without popcnt, a count is asked only of a mask that has bits. */
 static inline __attribute__((always_inline)) void in_block(uint64_t nls, uint64_t conts, unsigned k64, uint32_t line,
                                                            uint32_t col, uint32_t *out_line, uint32_t *out_col, bool hw)
 {
     uint64_t below = ((uint64_t)1 << k64) - 1;
-    uint64_t n = nls & below, c = conts & below;
-    if (!n) {
-        *out_line = line;
-        *out_col = col + k64 - (c ? bits64_as(c, hw) : 0);
-    } else {
-        unsigned last = 63u - (unsigned)__builtin_clzll(n); /* below k64, so at most 62 */
-        uint64_t after = c & ~((2ull << last) - 1);
-        *out_line = line + (n & (n - 1) ? bits64_as(n, hw) : 1); /* mostly one line break */
-        *out_col = k64 - last - (after ? bits64_as(after, hw) : 0);
-    }
+    uint64_t n = nls & below;
+    unsigned from = n ? 64u - (unsigned)__builtin_clzll(n) : 0; /* just past that line break: at most k64 */
+    uint64_t after = conts & below & ~(((uint64_t)1 << from) - 1);
+    *out_line = line + (hw || n ? bits64_as(n, hw) : 0);
+    *out_col = (n ? 1 : col) + (k64 - from) - (hw || after ? bits64_as(after, hw) : 0);
 }
 
 /* Line and column of 'target' without moving any sweep: from the marks
