@@ -198,7 +198,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     ps->comma = NULL;
     for (;;) {
         if (ps->nopens && ps->fast && (rc = lp_fast_stretch(ps))) return rc;
+        p = ps->p;
         skip_space(ps);
+        /* Past a comment (the fast way stops at one), mostly a key or a
+        ** value it takes follows: its way again. */
+        if (ps->p != p && ps->nopens && ps->fast) continue;
         p = ps->p;
         if (p >= e) {
             if (ps->nopens == 0) return COAX_OK;
