@@ -375,8 +375,8 @@ static inline bool closes(uint32_t open, uint32_t c)
 ** string ("He said "hi" to me"). */
 static inline bool lp_ends_string(const lp *ps, const char *p, const char *e, int ctx)
 {
-    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
-        return p >= e || !is_ident((unsigned char)*p);
+    if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once; mostly by its colon */
+        return p >= e || *p == ':' || !is_ident((unsigned char)*p);
     /* Mostly a comma or colon at once, or a closing bracket, maybe after
     ** spaces and a line break: lp_ends_string_slow's answers for them. */
     if (p < e && (*p == ',' || *p == ':')) return true;
