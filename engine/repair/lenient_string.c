@@ -167,8 +167,12 @@ static bool lost_member_end(const char *body, const char *before)
 ** a quote and an operator between alternatives ("active" | "inactive",
 ** "yes" or "no", "A"/"B"): the model listed choices, or echoed a type,
 ** and gave no one value; read as one string, the list would pass a
-** schema that allows strings. */
-static bool alternatives_end(const char *body, const char *before)
+** schema that allows strings. So does another language's concatenation
+** set off by spaces on both sides ("x" . "y" in PHP, "x" .. "y" in Lua,
+** "x" & "y", "x" ~ "y"): the model meant "xy", not the expression as
+** text; 'spaced': spaces lie between the operator and the quote ("hi".
+** "Bye" in a quotation has none before its period). */
+static bool alternatives_end(const char *body, const char *before, bool spaced)
 {
     const char *c = before;
     if (c > body && (c[-1] == '|' || c[-1] == '/')) {
@@ -176,6 +180,10 @@ static bool alternatives_end(const char *body, const char *before)
         if (c > body && c[-1] == c[0]) c--; /* || and // */
     } else if (c - body >= 3 && c[-1] == 'r' && c[-2] == 'o' && (c[-3] == ' ' || c[-3] == '\t')) {
         c -= 2;
+    } else if (spaced && c > body && (c[-1] == '.' || c[-1] == '&' || c[-1] == '~')) {
+        c--;
+        if (c > body && c[-1] == c[0]) c--; /* .. and && */
+        if (c == body || (c[-1] != ' ' && c[-1] != '\t')) return false;
     } else {
         return false;
     }
@@ -323,7 +331,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             const char *before = p;
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
             bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) ||
-                         lost_member_end(body, before) || alternatives_end(body, before);
+                         lost_member_end(body, before) || alternatives_end(body, before, before < p);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
