@@ -155,7 +155,8 @@ static bool only_space(const char *s, const char *t)
     return true;
 }
 
-/* An ellipsis ("..." or U+2026) at p: its length, or 0. */
+/* An ellipsis ("...", U+2026, or the two-dot leader U+2025 and the
+** midline and vertical ellipses U+22EF, U+22EE) at p: its length, or 0. */
 static size_t ellipsis_at(const char *p, const char *e)
 {
     if (e - p >= 3 && p[0] == '.' && p[1] == '.' && p[2] == '.') {
@@ -163,10 +164,9 @@ static size_t ellipsis_at(const char *p, const char *e)
         while (p + n < e && p[n] == '.') n++;
         return n;
     }
-    if (e - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
-        (unsigned char)p[2] == 0xA6)
-        return 3;
-    return 0;
+    if (e - p < 3 || (unsigned char)p[0] != 0xE2) return 0;
+    unsigned char b1 = (unsigned char)p[1], b2 = (unsigned char)p[2];
+    return (b1 == 0x80 && (b2 == 0xA6 || b2 == 0xA5)) || (b1 == 0x8B && (b2 == 0xAF || b2 == 0xAE)) ? 3 : 0;
 }
 
 /* Skips the ')' of function-call wrappers around a finished value. */

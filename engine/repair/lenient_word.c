@@ -261,6 +261,13 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
     ** likely as an item of their own */
     if (prev->type == COAX_NUMBER && ps->e - p >= 3 && is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]))
         return ps->e - p == 3 || !is_digit(p[3]); /* [1 299.99, 2 499.00] too */
+    /* ["a long " "sentence"]: a space where two strings meet is a string
+    ** split in two (Python and C join adjacent literals), as likely as two
+    ** items */
+    uint32_t q;
+    if (prev->type == COAX_STRING && quote_at(p, ps->e, &q))
+        return (prev->len && ws_tab[(unsigned char)prev->u.text[prev->len - 1]]) ||
+               (ps->e - p > 1 && ws_tab[(unsigned char)p[1]]);
     return false;
 }
 
@@ -367,13 +374,39 @@ static bool mongo_type(const char *id, size_t n)
     return false;
 }
 
+/* Whether s..t is made only of the signs that stand for a value not
+** given or left out: ?, -, _, ~, dots and dashes of any kind, ellipses,
+** parentheses around them. Others are values ("route": /, "origins": *). */
+static bool placeholder_signs(const char *s, const char *t)
+{
+    for (const char *c = s; c < t;) {
+        if (!((unsigned char)*c & 0x80)) {
+            if (!*c || !strchr("?-_~.() \t", *c)) return false;
+            c++;
+            continue;
+        }
+        uint32_t cp;
+        size_t k = coax_utf8_decode((const unsigned char *)c, (size_t)(t - c), &cp);
+        /* U+00B7 middle dot, U+2010..2015 dashes, U+2024..2026 leaders and
+        ** the ellipsis, U+22EE..22EF vertical and midline ellipses */
+        if (!k || !(cp == 0xB7 || (cp >= 0x2010 && cp <= 0x2015) || (cp >= 0x2024 && cp <= 0x2026) ||
+                    cp == 0x22EE || cp == 0x22EF))
+            return false;
+        c += k;
+    }
+    return true;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}): read as a string,
-** it would carry what the model did not mean as text. */
+** it would carry what the model did not mean as text. So would signs
+** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
+** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)). */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
+    if (placeholder_signs(s, t)) return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
