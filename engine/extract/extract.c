@@ -19,6 +19,7 @@ typedef struct scored {
     coax_coercion *coercions;
     const coax_repair_entry *refused; /* the repair its first error names, or NULL */
     bool fragment_answer; /* valid and complete but for being one value of several */
+    bool cut_answer;      /* valid but for its block's end, cut off or never written */
 } scored;
 
 /* What every candidate is scored with. */
@@ -232,6 +233,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** reading of the reply, which makes the list of them no sure answer. */
     s->fragment_answer = s->validation.valid && s->complete && s->ninvented == 1 && gate &&
                          !strcmp(gate->kind, "fragment");
+    /* A block whose fence or tag never closed, around a value read whole:
+    ** refused alone (the reply was cut), yet beside another answer it is
+    ** another reading ("Corrected:" and a block cut before its fence). */
+    s->cut_answer = s->validation.valid && !s->complete && !gate;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -260,9 +265,9 @@ typedef struct plain_set {
 
 static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
 
-/* A rival of the best: a plain answer, or one value of several that would
-** be plain alone. */
-static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer; }
+/* A rival of the best: a plain answer, or one value of several, or one
+** in a block cut off, that would be plain alone. */
+static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer || s->cut_answer; }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
 static bool holds(const coax_candidate *a, const coax_candidate *b)
