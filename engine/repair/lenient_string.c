@@ -218,6 +218,7 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
                  ((c == 'a' || c == 'v' || c == 'e') && !word);
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
+    ps->kept_escape = true;
     coax_buf_putc(&ps->sb, '\\');
     return p + 1;
 }
@@ -288,6 +289,8 @@ static const char *copied_run(const char *p, const char *bound)
 static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const char **cut)
 {
     const char *p = ps->p, *body = ps->p;
+    bool control = false, mixed = false; /* a control escape decoded; noted with a backslash kept */
+    ps->kept_escape = false;
     while (p < bound) {
         const char *run = p;
         p = copied_run(p, bound);
@@ -295,7 +298,17 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
         if (c == '\\') {
+            /* "C:\path\to\file", "\b\d+\b": a backslash kept (\p, \d) says
+            ** the writer did not escape the string's backslashes, so its
+            ** \t, \f, \n, \r and \b are as likely text as the controls JSON
+            ** reads them as: which one was meant is a guess */
+            const char *esc = p;
+            control |= p + 1 < bound && p[1] && strchr("bfnrt", p[1]);
             p = decode_escape(ps, p, bound);
+            if (control && ps->kept_escape && !mixed) {
+                note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_INVENTED, esc);
+                mixed = true;
+            }
             continue;
         }
         if (c < 0x20) {
