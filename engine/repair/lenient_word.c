@@ -399,7 +399,8 @@ static bool placeholder_signs(const char *s, const char *t)
 
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
-** or opening with an operator ({"a" := 5}, {"a": = 1}): read as a string,
+** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
+** placeholder (%s) or an unpacked name (*rest): read as a string,
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)). */
@@ -410,7 +411,10 @@ static bool word_in_doubt(const char *s, const char *t)
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
-    if (strchr("=>|&:", *s)) return true; /* not '<': <b>hi</b> */
+    if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
+    /* a format's placeholder (%s, %d) or an unpacked name (*rest): no value */
+    if (n >= 2 && (*s == '%' || *s == '*') && is_ident((unsigned char)s[1]) && !(*s == '%' && is_digit(s[1])))
+        return true; /* not %20, a URL's escape */
     if (n >= 3 && s[0] == '<' && t[-1] == '>' && !memchr(s + 1, '<', n - 2) && !memchr(s + 1, '>', n - 2))
         return true; /* a template's placeholder, <age>, <your name>: no value was given */
     for (const char *c = s; c + 1 < t; c++)
