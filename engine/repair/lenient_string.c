@@ -210,13 +210,16 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 {
     char c = p[1];
     size_t nhex = 0;
-    if (c == 'x' || c == 'U')
+    if (c == 'x' || c == 'U' || c == 'u')
         while (p + 2 + nhex < bound && nhex < 8 && coax_hex_digit(p[2 + nhex]) >= 0) nhex++;
     /* \alpha, \vec, \epsilon (LaTeX) and D:\2024 are text: a letter or a
     ** digit after the escape's own says so */
     bool word = p + 2 < bound && (is_ident((unsigned char)p[2]) || is_digit(p[2]));
+    /* \u00A": a \u escape short of its four digits (C:\users and C:\udir
+    ** go on as a word); which character it was is a guess */
+    bool short_u = c == 'u' && nhex >= 1 && !(p + 2 + nhex < bound && is_ident((unsigned char)p[2 + nhex]));
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
-                 ((c == 'a' || c == 'v' || c == 'e') && !word);
+                 ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u;
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
     ps->kept_escape = true;
     coax_buf_putc(&ps->sb, '\\');

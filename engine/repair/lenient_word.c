@@ -397,17 +397,38 @@ static bool placeholder_signs(const char *s, const char *t)
     return true;
 }
 
+/* Whether s..t is true, false or null misspelt as JSON's test suites and
+** cut streams write them: a head of three letters or more (tru, fals,
+** nul) or the word with its last letter repeated (truee, nulll), in any
+** case. The model meant the literal, not a string of its letters. */
+static bool broken_literal(const char *s, const char *t)
+{
+    static const char *const words[] = {"true", "false", "null"};
+    size_t n = (size_t)(t - s);
+    if (n < 3) return false;
+    for (size_t w = 0; w < 3; w++) {
+        size_t len = strlen(words[w]), k = 0;
+        while (k < n && k < len && (s[k] | 0x20) == words[w][k]) k++;
+        if (k == n && n < len) return true; /* a head */
+        if (k < len) continue;
+        while (k < n && (s[k] | 0x20) == words[w][len - 1]) k++;
+        if (k == n) return true; /* its last letter repeated */
+    }
+    return false;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
 ** placeholder (%s) or an unpacked name (*rest): read as a string,
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
-** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)). */
+** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
+** literal misspelt. */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
-    if (placeholder_signs(s, t)) return true;
+    if (placeholder_signs(s, t) || broken_literal(s, t)) return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
