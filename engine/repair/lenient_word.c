@@ -100,11 +100,11 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         text = b->data;
         len = b->len;
     }
-    /* "1." and "1e" at the very end were cut while being written (1.5, 1e5):
-    ** what they say is a guess. */
-    bool cut = p == e && (dangling || (frac && fe == fd));
+    /* "1." at the very end was cut while being written (1.5): what it says
+    ** is a guess. So is "1e" anywhere ([0.3e], 1e-, 1e at the end): an
+    ** exponent lost, the number off by a power of ten no one knows. */
+    bool cut = dangling || (p == e && frac && fe == fd);
     if (cut) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INVENTED, s);
-    else if (dangling) note_as(ps, RK_NUMBER_FORMAT, COAX_CLASS_INFERRED, s);
     else if (plus || fixed) note(ps, RK_NUMBER_FORMAT, s);
     if (groups_end > groups) note(ps, RK_THOUSANDS_SEPARATOR, groups);
     bool is_int;
