@@ -81,7 +81,7 @@ typedef struct lp {
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
-    bool kept_escape;  /* the string being decoded kept a backslash (an escape JSON lacks) */
+    bool kept_escape;  /* the string being decoded kept a backslash before a letter or digit (\p, \d) */
     const char *quoted_end; /* the end of the last string that kept one */
     char *pool;             /* lp_carve's piece of the arena, what is left of it, the next piece's size */
     size_t pool_left, next_piece;

@@ -221,7 +221,7 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
                  ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u;
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
-    ps->kept_escape = true;
+    ps->kept_escape |= is_ident((unsigned char)c) && c != '_' && c != '$'; /* \p, \d: not \_ or \ */
     coax_buf_putc(&ps->sb, '\\');
     return p + 1;
 }
@@ -301,7 +301,8 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
         if (c == '\\') {
-            /* "C:\path\to\file", "\b\d+\b": a backslash kept (\p, \d) says
+            /* "C:\path\to\file", "\b\d+\b": a backslash kept before a letter
+            ** or a digit (\p, \d; not markdown's \_ or a lone \) says
             ** the writer did not escape the string's backslashes, so its
             ** \t, \f, \n, \r and \b are as likely text as the controls JSON
             ** reads them as: which one was meant is a guess */
