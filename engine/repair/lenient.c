@@ -71,13 +71,16 @@ static bool elision_word(const char *p, size_t len, bool after_so)
     case 2: return after_so && letters_are(p, "on", 2);
     case 3: return letters_are(p, "etc", 3);
     case 4: return letters_are(p, "more", 4) || letters_are(p, "omit", 4) || letters_are(p, "rest", 4) ||
-                   letters_are(p, "snip", 4);
+                   letters_are(p, "snip", 4) || letters_are(p, "todo", 4);
     case 5: return after_so && letters_are(p, "forth", 5);
-    case 6: return letters_are(p, "elided", 6);
+    case 6: return letters_are(p, "elided", 6) || letters_are(p, "others", 6) || letters_are(p, "repeat", 6);
     case 7: return letters_are(p, "omitted", 7) || letters_are(p, "similar", 7) || letters_are(p, "snipped", 7) ||
-                   letters_are(p, "skipped", 7);
-    case 9: return letters_are(p, "truncated", 9) || letters_are(p, "remaining", 9);
-    case 11: return letters_are(p, "abbreviated", 11);
+                   letters_are(p, "skipped", 7) || letters_are(p, "brevity", 7) || letters_are(p, "partial", 7) ||
+                   letters_are(p, "excerpt", 7);
+    case 8: return letters_are(p, "abridged", 8) || letters_are(p, "continue", 8);
+    case 9: return letters_are(p, "truncated", 9) || letters_are(p, "remaining", 9) || letters_are(p, "shortened", 9) ||
+                   letters_are(p, "continues", 9) || letters_are(p, "continued", 9);
+    case 11: return letters_are(p, "abbreviated", 11) || letters_are(p, "placeholder", 11);
     default: return false;
     }
 }
@@ -89,8 +92,9 @@ static bool elision_word(const char *p, size_t len, bool after_so)
 static bool comment_elides(const char *s, const char *t)
 {
     /* such a remark is short: the look is bounded, as comments are common
-    ** and one may run to the end of a one-line reply */
-    if (t - s > 64) t = s + 64;
+    ** and one may run to the end of a one-line reply (a sentence's worth:
+    ** "the full list goes on with many other identifiers, omitted here") */
+    if (t - s > 160) t = s + 160;
     bool after_so = false;
     for (const char *p = s; p < t;) {
         unsigned char c = (unsigned char)*p;
