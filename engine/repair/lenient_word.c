@@ -424,7 +424,7 @@ static bool broken_literal(const char *s, const char *t)
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
-** literal misspelt. */
+** literal misspelt, or an expression that calls something. */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
@@ -438,8 +438,13 @@ static bool word_in_doubt(const char *s, const char *t)
         return true; /* not %20, a URL's escape */
     if (n >= 3 && s[0] == '<' && t[-1] == '>' && !memchr(s + 1, '<', n - 2) && !memchr(s + 1, '>', n - 2))
         return true; /* a template's placeholder, <age>, <your name>: no value was given */
-    for (const char *c = s; c + 1 < t; c++)
+    for (const char *c = s; c + 1 < t; c++) {
         if (c[0] == '/' && (c[1] == '*' || (c[1] == '/' && (c == s || c[-1] != ':')))) return true; /* not https:// */
+        /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
+        ** function (() => 1): an expression, whose value is not its text;
+        ** "Ada (Countess)" has a space */
+        if ((c[1] == '(' && is_ident((unsigned char)c[0])) || (c[0] == '=' && c[1] == '>')) return true;
+    }
     return false;
 }
 
