@@ -169,7 +169,8 @@ static bool lost_member_end(const char *body, const char *before)
 ** and gave no one value; read as one string, the list would pass a
 ** schema that allows strings. So does another language's concatenation
 ** set off by spaces on both sides ("x" . "y" in PHP, "x" .. "y" in Lua,
-** "x" & "y", "x" ~ "y"): the model meant "xy", not the expression as
+** "x" & "y", "x" ~ "y", "x" ++ "y"), or a backslash that continues the
+** line: the model meant "xy", not the expression as
 ** text; 'spaced': spaces lie between the operator and the quote ("hi".
 ** "Bye" in a quotation has none before its period). */
 static bool alternatives_end(const char *body, const char *before, bool spaced)
@@ -180,10 +181,14 @@ static bool alternatives_end(const char *body, const char *before, bool spaced)
         if (c > body && c[-1] == c[0]) c--; /* || and // */
     } else if (c - body >= 3 && c[-1] == 'r' && c[-2] == 'o' && (c[-3] == ' ' || c[-3] == '\t')) {
         c -= 2;
-    } else if (spaced && c > body && (c[-1] == '.' || c[-1] == '&' || c[-1] == '~')) {
+    } else if (spaced && c > body && c[-1] && strchr(".&~+", c[-1])) {
         c--;
-        if (c > body && c[-1] == c[0]) c--; /* .. and && */
+        if (c > body && c[-1] == c[0]) c--; /* .., && and Haskell's ++ */
         if (c == body || (c[-1] != ' ' && c[-1] != '\t')) return false;
+    } else if (c > body && c[-1] == '\n') { /* "ab" \ and a new line: C's and the shell's line continuation */
+        c -= c - body >= 2 && c[-2] == '\r' ? 2 : 1;
+        if (c == body || c[-1] != '\\') return false;
+        c--;
     } else {
         return false;
     }
