@@ -94,7 +94,7 @@ static bool comment_elides(const char *s, const char *t)
     /* such a remark is short: the look is bounded, as comments are common
     ** and one may run to the end of a one-line reply (a sentence's worth:
     ** "the full list goes on with many other identifiers, omitted here") */
-    if (t - s > 160) t = s + 160;
+    if (t - s > 120) t = s + 120;
     bool after_so = false;
     for (const char *p = s; p < t;) {
         unsigned char c = (unsigned char)*p;
