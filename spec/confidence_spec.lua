@@ -132,6 +132,14 @@ describe("confidence classes", function()
     assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
     r = coax.extract('{"key": "a"}\n{"key": "b"}', '{"type": "array", "items": ' .. key .. '}')
     assert.are.equal('[{"key":"a"},{"key":"b"}]', coax.json.encode(r.value))
+    -- A list of values one after the other and its first value start at one
+    -- place: the error names the first value and the next one, not one place twice.
+    r = coax.extract('{"name":"Ada"}{"name":"Bob"}', "{}")
+    assert.are.equal("the reply holds two different answers, at line 1, column 1 and at line 1, column 15: "
+      .. "send one value", r.errors[1].error)
+    r = coax.extract('[1]\n  [2]', "{}")
+    assert.are.equal("the reply holds two different answers, at line 1, column 1 and at line 2, column 3: "
+      .. "send one value", r.errors[1].error)
     -- A draft that does not fit is no rival: the answer after it wins.
     r = coax.extract('{"name": "b"}\nFixed: {"key": "b"}', key)
     assert.are.equal('{"key":"b"}', coax.json.encode(r.value))

@@ -307,6 +307,21 @@ static coax_code refuse_at(coerce_ctx *c, const extract_job *x, scored *best, co
     return COAX_OK;
 }
 
+/* Where the second of two rival readings starts, for an error to name: its
+** start, unless both start at one place (a list of values one after the
+** other, and its first value), where it is the list's next value. */
+static size_t second_place(const coax_repair_result *r, const coax_candidate *first, const coax_candidate *second)
+{
+    if (second->start != first->start) return second->start;
+    const coax_candidate *list = first->end >= second->end ? first : second;
+    size_t at = list->end;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const coax_candidate *c = &r->candidates[i];
+        if (c->start > list->start && c->start < at && holds(list, c)) at = c->start;
+    }
+    return at;
+}
+
 /* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
 ** leave no way to tell which one the model meant: whether the first (a
 ** draft?) or the last (a correction?), picking one is a guess, so the best
@@ -327,7 +342,7 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
         return refuse_at(c, x, best,
                          "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
                          "send one value",
-                         first->start, second->start);
+                         first->start, second_place(x->repair, first, second));
     }
     return COAX_OK;
 }
