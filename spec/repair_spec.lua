@@ -33,6 +33,19 @@ describe("coax.repair", function()
       assert.are.equal('{"a":3,"b":2}', got)
       assert.are.same({ "duplicate_key" }, kinds)
       assert.are.same({ 17, 1, 18 }, { log[1].offset, log[1].line, log[1].column })
+      -- two values for one key: which one the model meant is a guess;
+      -- one value written twice loses nothing (strict and lenient alike)
+      assert.are.equal("invented", log[1].class)
+      local function dup_class(text)
+        local _, _, _, entries = fix(text)
+        for _, e in ipairs(entries) do
+          if e.kind == "duplicate_key" then return e.class end
+        end
+      end
+      assert.are.same({ "inferred", "inferred", "invented" }, {
+        dup_class('{"a": [1, {"b": 2}], "a": [1, {"b": 2}]}'),
+        dup_class("{'a': 1, 'a': 1.0,}"),
+        dup_class("{'a': 1, 'a': 2,}") })
     end)
 
     it("decodes double-encoded JSON", function()

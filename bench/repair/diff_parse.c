@@ -79,7 +79,12 @@ static void put_error(FILE *o, coax_code rc, const coax_error *e)
     fputc('\n', o);
 }
 
-static void on_dup(void *ud, size_t offset) { fprintf(ud, " dup@%zu", offset); }
+/* Only the offset: a library before the flag 'differs' passes no third argument. */
+static void on_dup(void *ud, size_t offset, bool differs)
+{
+    (void)differs;
+    fprintf(ud, " dup@%zu", offset);
+}
 
 static void check(FILE *o, coax_arena *a, const char *text, size_t len)
 {

@@ -258,14 +258,16 @@ int coax_value_hash(const coax_value *v, uint64_t seed, const coax_allocator *al
 /* Duplicate keys: last one wins, at the first one's position. Compacts
 ** m[0..n) in place and returns the new count, or SIZE_MAX when out of
 ** memory. 'on_dup' (may be NULL) hears the index (in the original order) of
-** every member whose key repeats an earlier one. */
+** every member whose key repeats an earlier one, and whether it gives
+** another value than the one it replaces. */
 size_t coax_members_dedupe(coax_member *m, size_t n, const coax_allocator *a,
-                           void (*on_dup)(void *ud, size_t index), void *ud);
+                           void (*on_dup)(void *ud, size_t index, bool differs), void *ud);
 
-/* coax_parse, with a hook for duplicate keys (offset of the later key). */
+/* coax_parse, with a hook for duplicate keys (offset of the later key, and
+** whether its value differs from the earlier one's). */
 coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
                         const coax_limits *limits, coax_value **out,
                         coax_error *err,
-                        void (*on_dup)(void *ud, size_t offset), void *ud);
+                        void (*on_dup)(void *ud, size_t offset, bool differs), void *ud);
 
 #endif

@@ -11,8 +11,16 @@ static bool same_key(const coax_member *a, const coax_member *b)
     return a->klen == b->klen && a->key[0] == b->key[0] && memcmp(a->key, b->key, a->klen) == 0;
 }
 
+/* Whether the later member j of a repeated key gives another value than
+** the earlier i (out of memory counts as another: the caller then treats
+** the choice as a guess, the safe side). */
+static bool other_value(const coax_member *i, const coax_member *j, const coax_allocator *a)
+{
+    return coax_value_equal(&i->value, &j->value, a) != 1;
+}
+
 size_t coax_members_dedupe(coax_member *m, size_t n, const coax_allocator *a,
-                           void (*on_dup)(void *ud, size_t index), void *ud)
+                           void (*on_dup)(void *ud, size_t index, bool differs), void *ud)
 {
     if (n < 2) return n;
     /* 'gone' marks a member merged into an earlier one: key set to NULL. */
@@ -21,10 +29,10 @@ size_t coax_members_dedupe(coax_member *m, size_t n, const coax_allocator *a,
         for (size_t j = 1; j < n; j++)
             for (size_t i = 0; i < j; i++)
                 if (m[i].key && same_key(&m[i], &m[j])) {
+                    if (on_dup) on_dup(ud, j, other_value(&m[i], &m[j], a));
                     m[i].value = m[j].value;
                     m[j].key = NULL;
                     removed++;
-                    if (on_dup) on_dup(ud, j);
                     break;
                 }
     } else {
@@ -43,11 +51,11 @@ size_t coax_members_dedupe(coax_member *m, size_t n, const coax_allocator *a,
             if (slots[h] == SIZE_MAX) {
                 slots[h] = j;
             } else {
+                if (on_dup) on_dup(ud, j, other_value(&m[slots[h]], &m[j], a));
                 m[slots[h]].value = m[j].value;
                 m[j].klen = 0;
                 m[j].key = NULL;
                 removed++;
-                if (on_dup) on_dup(ud, j);
             }
         }
         coax_free_raw(a, slots, size * sizeof *slots);

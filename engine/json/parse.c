@@ -53,7 +53,7 @@ typedef struct parser {
     frame *frames;
     frame *frames_room; /* one past the last frame both max_depth and the array allow */
     size_t cframes;
-    void (*on_dup)(void *, size_t);
+    void (*on_dup)(void *, size_t, bool);
     void *ud;
     const coax_member *dup_members; /* the pending members being deduplicated */
     char *region, *region_end; /* see bump() */
@@ -207,10 +207,10 @@ static inline void put_value(coax_value *v, unsigned type, unsigned flags, uint3
 #endif
 }
 
-static void report_dup(void *ud, size_t index)
+static void report_dup(void *ud, size_t index, bool differs)
 {
     parser *ps = ud;
-    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->dup_members[index].key - 1 - ps->start));
+    if (ps->on_dup) ps->on_dup(ps->ud, (size_t)(ps->dup_members[index].key - 1 - ps->start), differs);
 }
 
 /* Builds the container whose children wait in [base, top) into its slot,
@@ -519,7 +519,7 @@ static __attribute__((noinline)) char *run_strict(parser *ps, char *p) { return 
 
 coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
                         const coax_limits *limits, coax_value **out,
-                        coax_error *err, void (*on_dup)(void *, size_t),
+                        coax_error *err, void (*on_dup)(void *, size_t, bool),
                         void *ud)
 {
     if (!arena || !out || (!text && len))

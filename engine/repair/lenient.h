@@ -162,7 +162,7 @@ void lp_fill_null(lp *ps);
 coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof);
 
 /* coax_members_dedupe's report of a duplicate key of the innermost object. */
-void lp_report_dup(void *ud, size_t index);
+void lp_report_dup(void *ud, size_t index, bool differs);
 
 /* A closing bracket 'c' at ps->p while containers are open: closes the
 ** innermost, or, when 'c' matches one further out, closes everything up

@@ -18,12 +18,12 @@ bool lp_grow_kids(lp *ps)
     return true;
 }
 
-void lp_report_dup(void *ud, size_t index)
+void lp_report_dup(void *ud, size_t index, bool differs)
 {
     lp *ps = ud;
     uint32_t koff; /* the pending member's, kept after its key's length */
     memcpy(&koff, ps->kids + ps->opens[ps->nopens - 1].base + index * sizeof(coax_member) + LP_KOFF_AT, sizeof koff);
-    note(ps, RK_DUPLICATE_KEY, ps->b + (koff - ps->base));
+    note_as(ps, RK_DUPLICATE_KEY, class_if(differs), ps->b + (koff - ps->base));
 }
 
 /* null for a member whose value is missing: invented, so flagged. */

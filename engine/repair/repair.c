@@ -82,7 +82,12 @@ static void undo_double_encoding(job *j, pending *p)
     p->double_encoded = true;
 }
 
-static void on_dup(void *ud, size_t offset) { rlog_add(ud, RK_DUPLICATE_KEY, offset); }
+/* A key given twice with two values leaves which one the model meant a
+** guess; given twice with one value, nothing is lost. */
+static void on_dup(void *ud, size_t offset, bool differs)
+{
+    rlog_add_class(ud, RK_DUPLICATE_KEY, differs ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, offset);
+}
 
 /* JSON written with escaped quotes ({\"a\":1}): returns an unescaped copy
 ** of t[s..e) (one level: \" and \\), or NULL when the span is not that. */

@@ -190,16 +190,22 @@ static void test_numbers_in_place(void)
 }
 
 static size_t dups[8], ndups;
-static void on_dup(void *ud, size_t offset)
+static bool dups_differ[8];
+static void on_dup(void *ud, size_t offset, bool differs)
 {
     (void)ud;
-    if (ndups < 8) dups[ndups++] = offset;
+    if (ndups < 8) {
+        dups_differ[ndups] = differs;
+        dups[ndups++] = offset;
+    }
 }
 
-/* A repeated key is reported at its opening quote, escaped or not. */
+/* A repeated key is reported at its opening quote, escaped or not, with
+** whether its value differs from the one it replaces (1 and 1.0 are one
+** number; past 16 members the hash table's way says the same). */
 static void test_duplicate_key_offsets(void)
 {
-    const char *json = "{\"a\":1, \"b\":2,\n  \"\\u0061\":3, \"b\" : 4}";
+    const char *json = "{\"a\":1, \"b\":2,\n  \"\\u0061\":3, \"b\" : 2.0}";
     coax_arena *a = coax_arena_new(NULL);
     coax_value *v;
     ndups = 0;
@@ -207,8 +213,19 @@ static void test_duplicate_key_offsets(void)
     CHECK_INT(ndups, 2);
     CHECK_INT(dups[0], 17);
     CHECK_INT(dups[1], 29);
+    CHECK_INT(dups_differ[0], 1);
+    CHECK_INT(dups_differ[1], 0);
     CHECK_STR(coax_value_text(coax_object_get(v, "a", 1), NULL), "3");
-    CHECK_STR(coax_value_text(coax_object_get(v, "b", 1), NULL), "4");
+    CHECK_STR(coax_value_text(coax_object_get(v, "b", 1), NULL), "2.0");
+    char big[512];
+    int n = snprintf(big, sizeof big, "{");
+    for (int i = 0; i < 20; i++) n += snprintf(big + n, sizeof big - n, "\"k%d\":[%d],", i, i);
+    snprintf(big + n, sizeof big - n, "\"k3\":[3],\"k4\":[5]}");
+    ndups = 0;
+    CHECK_INT(coax_parse_ex(a, big, strlen(big), NULL, &v, NULL, on_dup, NULL), COAX_OK);
+    CHECK_INT(ndups, 2);
+    CHECK_INT(dups_differ[0], 0);
+    CHECK_INT(dups_differ[1], 1);
     coax_arena_free(a);
 }
 
