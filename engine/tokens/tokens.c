@@ -81,6 +81,11 @@ static ALWAYS_INLINE bool scan_word_ascii16(const unsigned char *s, size_t n, si
 }
 #endif
 
+#if BYTES16
+static bool scan_word_long_o200k(const unsigned char *s, size_t n, size_t j, word_info *wi);
+static bool scan_word_long_cl100k(const unsigned char *s, size_t n, size_t j, word_info *wi);
+#endif
+
 /* The common case: ASCII letters up to an ASCII non-letter. Returns false
 ** (and the caller takes the general path) when a non-ASCII character is met
 ** where it could continue the word. */
@@ -92,6 +97,12 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
         bool done;
         bool ok = scan_word_ascii16(s, n, j, o200k, wi, &done);
         if (done) return ok;
+        /* sixteen letters or more: out of line, through a copy (the
+        ** address of 'wi' would keep every word's fields in memory) */
+        word_info long_wi;
+        ok = o200k ? scan_word_long_o200k(s, n, j, &long_wi) : scan_word_long_cl100k(s, n, j, &long_wi);
+        *wi = long_wi;
+        return ok;
     }
 #endif
     size_t k = j;
@@ -135,6 +146,23 @@ static ALWAYS_INLINE bool scan_word_ascii(const unsigned char *s, size_t n, size
     else wi->casep = TOK_CASE_MIXED;
     return true;
 }
+
+#if BYTES16
+/* scan_word_ascii past sixteen letters, a copy per encoding: its loops
+** would take registers from the scan's, which a word this long seldom
+** reaches. */
+static __attribute__((noinline)) bool scan_word_long_o200k(const unsigned char *s, size_t n,
+                                                           size_t j, word_info *wi)
+{
+    return scan_word_ascii(s, n, j, true, false, wi);
+}
+
+static __attribute__((noinline)) bool scan_word_long_cl100k(const unsigned char *s, size_t n,
+                                                            size_t j, word_info *wi)
+{
+    return scan_word_ascii(s, n, j, false, false, wi);
+}
+#endif
 
 /* Classes as bits, to test a character against a set in one step. */
 #define CLS_BIT(c) (1u << (c))
