@@ -396,14 +396,21 @@ static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t
     return k;
 }
 
-/* The weight of a piece of 'nchars' code points in 'row' (a longer piece than
-** TOK_MAXLEN is rare: the short one is laid out inline). */
+/* row_weight past TOK_MAXLEN code points: the last weight and a slope. Out
+** of line, as a piece this long is rare. */
+static __attribute__((noinline)) uint64_t row_weight_long(const tok_model *m, size_t row,
+                                                          size_t nchars)
+{
+    return m->weight[row * TOK_MAXLEN + TOK_MAXLEN - 1] +
+           (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
+}
+
+/* The weight of a piece of 'nchars' code points in 'row'. */
 static inline uint64_t row_weight(const tok_model *m, const uint16_t *weight, size_t row,
                                   size_t nchars)
 {
-    const uint16_t *w = weight + row * TOK_MAXLEN;
-    if (__builtin_expect(nchars <= TOK_MAXLEN, 1)) return w[nchars - 1];
-    return w[TOK_MAXLEN - 1] + (uint64_t)(nchars - TOK_MAXLEN) * m->slope[row];
+    if (__builtin_expect(nchars <= TOK_MAXLEN, 1)) return weight[row * TOK_MAXLEN + nchars - 1];
+    return row_weight_long(m, row, nchars);
 }
 
 /* What a piece may read past its start without a test (scan_piece). */
