@@ -171,6 +171,16 @@ static __attribute__((noinline)) bool scan_word_long_cl100k(const unsigned char 
 #define LETTERS (CLS_BIT(TOK_C_LU) | CLS_BIT(TOK_C_LL) | CLS_BIT(TOK_C_LO)) /* \p{L} */
 #define CASELESS (CLS_BIT(TOK_C_LO) | CLS_BIT(TOK_C_MK)) /* in both [UP] and [LO] */
 
+/* 1 << script for every script group of a table byte (SCRIPT: five bits):
+** a load, where a shift by a variable count takes a register and two
+** instructions in the loops below. */
+static const uint32_t script_bit[32] = {
+    1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+    1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+    1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+    1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
+};
+
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
 ** capitals, the lowercase, the extra length of multi-token CJK characters.
@@ -195,7 +205,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         for (;;) {
             size_t run = k;
             while (CLS_BIT(CLS(b)) & CASELESS) {
-                seen |= 1u << SCRIPT(b);
+                seen |= script_bit[SCRIPT(b)];
                 extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 NEXT_CHAR();
@@ -208,7 +218,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             }
             if (CLS(b) != TOK_C_LU) break;
             do {
-                seen |= 1u << SCRIPT(b);
+                seen |= script_bit[SCRIPT(b)];
                 extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 nup++;
@@ -220,7 +230,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             for (;;) {
                 unsigned c = CLS(b);
                 if (!(CLS_BIT(c) & LOWERISH)) break;
-                seen |= 1u << SCRIPT(b);
+                seen |= script_bit[SCRIPT(b)];
                 extra += cjk_extra(cp, b, o200k);
                 nchars++;
                 nlow += c == TOK_C_LL;
@@ -242,7 +252,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         for (;;) {
             unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
-            seen |= 1u << SCRIPT(b);
+            seen |= script_bit[SCRIPT(b)];
             extra += cjk_extra(cp, b, o200k);
             nchars++;
             nup += c == TOK_C_LU;
