@@ -45,6 +45,14 @@ static inline uint64_t hash_word(uint64_t h, uint64_t word)
     return h ^ h >> 32;
 }
 
+/* The finish of a hash whose words were all whole. */
+static inline uint32_t hash_end(uint64_t h)
+{
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
 /* The hash of s[0..n); 'avail' (>= n) bytes from s may be read, so a tail
 ** of fewer than eight bytes with eight readable is one load, masked. */
 static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
@@ -57,15 +65,13 @@ static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
         avail -= 8;
     }
     if (n) return hash_tail(h, avail >= 8 ? load_le8(s) & (~0ull >> (64 - 8 * n)) : load_le_tail(s, n));
-    h *= 0xff51afd7ed558ccdu;
-    h ^= h >> 32;
-    return (uint32_t)h;
+    return hash_end(h);
 }
 
 /* tok_hash_any inline for most pieces: one to seven bytes with eight
 ** readable are one load, nine to fifteen with sixteen readable two (most
-** words of two-byte scripts, long English words), no loop. 'room': sixteen
-** are known to be readable. */
+** words of two-byte scripts, long English words), eight one whole word, no
+** loop. 'room': sixteen are known to be readable. */
 static ALWAYS_INLINE uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail, bool room)
 {
     uint64_t h = 0x9E3779B97F4A7C15u ^ n;
@@ -73,6 +79,7 @@ static ALWAYS_INLINE uint32_t tok_hash(const unsigned char *s, size_t n, size_t 
         return hash_tail(h, load_le8(s) & (~0ull >> (64 - 8 * n)));
     if (n - 9 < 7 && (room || avail >= 16))
         return hash_tail(hash_word(h, load_le8(s)), load_le8(s + 8) & (~0ull >> (128 - 8 * n)));
+    if (n == 8) return hash_end(hash_word(h, load_le8(s)));
     return tok_hash_any(s, n, avail);
 }
 
