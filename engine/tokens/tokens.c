@@ -181,6 +181,10 @@ static const uint32_t script_bit[32] = {
     1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
 };
 
+/* What a letter of each class adds to a count of capitals (low 32 bits) and
+** of lowercase letters (high 32 bits). */
+static const uint64_t case_count[8] = {[TOK_C_LU] = 1, [TOK_C_LL] = 1ull << 32};
+
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
 ** capitals, the lowercase, the extra length of multi-token CJK characters.
@@ -249,16 +253,20 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         k += cl;
         nchars += (unsigned)cl;
     } else {
+        /* the capitals (low half) and the lowercase (high half) counted by
+        ** one addition a letter */
+        uint64_t cases = 0;
         for (;;) {
             unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
             seen |= script_bit[SCRIPT(b)];
             extra += cjk_extra(cp, b, o200k);
             nchars++;
-            nup += c == TOK_C_LU;
-            nlow += c == TOK_C_LL;
+            cases += case_count[c];
             NEXT_CHAR();
         }
+        nup = (unsigned)cases;
+        nlow = (unsigned)(cases >> 32);
     }
 #undef NEXT_CHAR
     unsigned script = nchars ? SCRIPT(first) : TOK_S_OTHER, first_cls = nchars ? CLS(first) : 0;
