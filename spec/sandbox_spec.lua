@@ -363,6 +363,27 @@ describe("Lua patterns", function()
     end)
   end
 
+  -- A set is read whole at every step (its end found, its ranges tried): a
+  -- step of a 4 MB set is 8 MB of reading, and the 1,024 steps between two
+  -- charges ran for seconds before any count (a 16 MB set: 41 s on a budget
+  -- of 10,000,000). Sets and back references are charged by their length.
+  it("stop at the limit when a set or a back reference is megabytes long", function()
+    for _, c in ipairs({
+      { "set", "pcall(string.find, ('a'):rep(100000), '[' .. ('b'):rep(1 << 22) .. ']')" },
+      { "set, repeated", "pcall(string.find, ('a'):rep(100000), '[' .. ('a'):rep(1 << 22) .. ']*c')" },
+      { "back reference", "pcall(string.find, ('a'):rep(1 << 23), '^(a*)%1b')" },
+    }) do
+      local r
+      local cpu = H.best_cpu(function()
+        r = coax.run(c[2] .. " return { schema = {}, prompt = 'x' }", "x", { source = true, replies = { "{}" },
+          lua_instructions = 1000000 })
+      end)
+      assert.are.same({ c[1], "limit", "recipe: script stopped: Lua instruction limit (1000000) reached" },
+        { c[1], r.outcome, (r.error.message:gsub("\n.*", "")) })
+      assert.is_true(cpu < 1.5, c[1] .. ": " .. cpu .. " s")
+    end
+  end)
+
   -- Not only patterns: one instruction may do a millisecond of work in C
   -- (`s .. "y"` or s:upper() on a megabyte); time between two counts is
   -- charged too (engine/script/vm.c), so such loops stop with the budget.

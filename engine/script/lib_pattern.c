@@ -62,6 +62,12 @@ static void charge_steps(pm *m, size_t n)
 
 static int uc(char c) { return (unsigned char)c; }
 
+/* What reading the item from p to ep once costs beyond its one step: a set
+** is read whole (item_end, set_has), so a set of megabytes costs megabytes
+** a step; it is charged a step for every SET_BYTES of it. */
+#define SET_BYTES 32
+static size_t item_cost(const char *p, const char *ep) { return *p == '[' ? (size_t)(ep - p) / SET_BYTES : 0; }
+
 /* %a, %d, ... (their upper case: the complement); any other: itself. */
 static int class_has(int c, int cl)
 {
@@ -148,9 +154,10 @@ static const char *do_match(pm *m, const char *s, const char *p);
 static const char *max_expand(pm *m, const char *s, const char *p, const char *ep)
 {
     ptrdiff_t i = 0;
+    size_t cost = 1 + item_cost(p, ep);
     while (one(m, s + i, p, ep)) {
         i++;
-        step(m);
+        charge_steps(m, cost);
     }
     for (; i >= 0; i--) { /* the longest first */
         const char *r = do_match(m, s + i, ep + 1);
@@ -162,12 +169,13 @@ static const char *max_expand(pm *m, const char *s, const char *p, const char *e
 
 static const char *min_expand(pm *m, const char *s, const char *p, const char *ep)
 {
+    size_t cost = 1 + item_cost(p, ep);
     for (;;) {
         const char *r = do_match(m, s, ep + 1);
         if (r) return r;
         if (!one(m, s, p, ep)) return NULL;
         s++;
-        step(m);
+        charge_steps(m, cost);
     }
 }
 
@@ -217,7 +225,9 @@ static const char *backref(pm *m, const char *s, int d)
     int l = d - '1';
     if (l < 0 || l >= m->level || m->cap[l].len == CAP_OPEN) luaL_error(m->L, "invalid capture index %%%d", l + 1);
     ptrdiff_t len = m->cap[l].len;
-    if (len < 0 || m->se - s < len || memcmp(m->cap[l].at, s, (size_t)len)) return NULL;
+    if (len < 0 || m->se - s < len) return NULL;
+    charge_steps(m, (size_t)len / SET_BYTES); /* a capture of megabytes compared at every step */
+    if (memcmp(m->cap[l].at, s, (size_t)len)) return NULL;
     return s + len;
 }
 
@@ -251,6 +261,7 @@ static const char *do_match(pm *m, const char *s, const char *p)
                 p += 2;
                 if (p >= m->pe || *p != '[') luaL_error(m->L, "missing '[' after '%%f' in pattern");
                 const char *ep = item_end(m, p);
+                charge_steps(m, item_cost(p, ep));
                 int before = s == m->s0 ? 0 : uc(s[-1]);
                 int here = s < m->se ? uc(*s) : 0;
                 if (set_has(before, p, ep - 1) || !set_has(here, p, ep - 1)) goto done;
@@ -265,6 +276,7 @@ static const char *do_match(pm *m, const char *s, const char *p)
             }
         }
         const char *ep = item_end(m, p);
+        charge_steps(m, item_cost(p, ep));
         char q = ep < m->pe ? *ep : '\0';
         if (!one(m, s, p, ep)) {
             if (q == '*' || q == '?' || q == '-') { /* zero of them */
