@@ -519,3 +519,33 @@ describe("memory running out where C pushes values", function()
     assert.are.equal(1, code)
   end)
 end)
+
+describe("memory C functions hold for a script (lua-cjson's buffers)", function()
+  -- lua-cjson built its text with malloc, outside the engine's allocator
+  -- and the memory cap, and exit(-1)ed the host when malloc failed: a 1 MB
+  -- string 4,000 times in one table, cjson.encode'd, grew the host to the
+  -- address space's end and ended it ("Out of memory", status 255). An
+  -- error past the call (the cap, when its result was pushed) leaked the
+  -- buffer: 60 MB a session. Its buffers come from the Lua state's
+  -- allocator now, owned by a userdata while a call runs.
+  it("count against the cap: one string 4,000 times in cjson.encode is a limit, not the host's end", function()
+    assert.are.equal("limit: recipe: not enough memory", (probe(
+      "local s = string.rep('x', 1000000) local t = {} for i = 1, 4000 do t[i] = s end "
+      .. "return #require('cjson').encode(t)")))
+  end)
+
+  it("count while kept: 12 instances each keeping an encode buffer of 8 MB pass a 32 MiB cap", function()
+    local body = "local s = string.rep('x', 1000000) local keep = {} for i = 1, %d do "
+      .. "keep[i] = require('cjson') local n = #keep[i].encode(s) end return #keep"
+    assert.are.equal("ok: 2", (probe(body:format(2), { lua_memory = 32 << 20 })))
+    assert.are.equal("limit: recipe: not enough memory", (probe(body:format(12), { lua_memory = 32 << 20 })))
+  end)
+
+  it("still encode and decode as lua-cjson does, its errors included", function()
+    assert.are.equal([[ok: ["x\u0000",1.5]|{"a":[1,2]}|A|Expected value but found T_END at character 4]],
+      (probe([[local c = require('cjson') local kept = c.encode({ 'x\0', 1.5 })
+        c.encode_keep_buffer(false)
+        return kept .. '|' .. c.encode({ a = { 1, 2 } }) .. '|' .. c.decode('[1,"\\u0041"]')[2] .. '|'
+          .. select(2, pcall(c.decode, '[1,'))]])))
+  end)
+end)

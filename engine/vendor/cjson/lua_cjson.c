@@ -313,7 +313,7 @@ static int json_cfg_encode_keep_buffer(lua_State *l)
     /* Init / free the buffer if the setting has changed */
     if (old_value ^ cfg->encode_keep_buffer) {
         if (cfg->encode_keep_buffer)
-            strbuf_init(&cfg->encode_buf, 0);
+            strbuf_init(&cfg->encode_buf, 0, l);
         else
             strbuf_free(&cfg->encode_buf);
     }
@@ -374,6 +374,7 @@ static void json_create_config(lua_State *l)
     int i;
 
     cfg = lua_newuserdata(l, sizeof(*cfg));
+    memset(cfg, 0, sizeof(*cfg)); /* coax: its __gc frees encode_buf, even when set up failed before it */
 
     /* Create GC method to clean up strbuf */
     lua_newtable(l);
@@ -392,7 +393,7 @@ static void json_create_config(lua_State *l)
     cfg->encode_number_precision = DEFAULT_ENCODE_NUMBER_PRECISION;
 
 #if DEFAULT_ENCODE_KEEP_BUFFER > 0
-    strbuf_init(&cfg->encode_buf, 0);
+    strbuf_init(&cfg->encode_buf, 0, l);
 #endif
 
     /* Decoding init */
@@ -441,6 +442,32 @@ static void json_create_config(lua_State *l)
     cfg->escape2char['u'] = 'u';          /* Unicode parsing required */
 }
 
+/* coax: a buffer owned by a userdata at stack index 1 (below the call's
+ * arguments): an error that unwinds past the call (the memory cap, the
+ * engine's stop) leaves it to the collector instead of leaking it. */
+static int json_strbuf_gc(lua_State *l)
+{
+    strbuf_t *s = lua_touserdata(l, 1);
+    if (s)
+        strbuf_free(s);
+    return 0;
+}
+
+static strbuf_t *json_boxed_strbuf(lua_State *l, int len)
+{
+    strbuf_t *s = lua_newuserdata(l, sizeof(*s));
+    memset(s, 0, sizeof(*s));
+    s->alloc = lua_getallocf(l, &s->alloc_ud);
+    if (luaL_newmetatable(l, "cjson.strbuf")) {
+        lua_pushcfunction(l, json_strbuf_gc);
+        lua_setfield(l, -2, "__gc");
+    }
+    lua_setmetatable(l, -2);
+    lua_insert(l, 1);
+    strbuf_init(s, len, l);
+    return s;
+}
+
 /* ===== ENCODING ===== */
 
 static void json_encode_exception(lua_State *l, json_config_t *cfg, strbuf_t *json, int lindex,
@@ -466,6 +493,11 @@ static void json_append_string(lua_State *l, strbuf_t *json, int lindex)
     size_t len;
 
     str = lua_tolstring(l, lindex, &len);
+    if (len > (size_t)(INT_MAX - 2) / 6 - (size_t)strbuf_length(json))
+    {
+        lua_pushliteral(l, "not enough memory"); /* coax: len * 6 + 2 would overflow an int */
+        lua_error(l);
+    }
 
     /* Worst case is len * 6 (all unicode escapes).
      * This buffer is reused constantly for small strings
@@ -701,7 +733,6 @@ static void json_append_data(lua_State *l, json_config_t *cfg,
 static int json_encode(lua_State *l)
 {
     json_config_t *cfg = json_fetch_config(l);
-    strbuf_t local_encode_buf;
     strbuf_t *encode_buf;
     char *json;
     int len;
@@ -709,12 +740,12 @@ static int json_encode(lua_State *l)
     luaL_argcheck(l, lua_gettop(l) == 1, 1, "expected 1 argument");
 
     if (!cfg->encode_keep_buffer) {
-        /* Use private buffer */
-        encode_buf = &local_encode_buf;
-        strbuf_init(encode_buf, 0);
+        /* Use private buffer (coax: owned by a userdata) */
+        encode_buf = json_boxed_strbuf(l, 0);
     } else {
         /* Reuse existing buffer */
         encode_buf = &cfg->encode_buf;
+        encode_buf->L = l; /* coax: errors go to this call's state */
         strbuf_reset(encode_buf);
     }
 
@@ -1272,7 +1303,12 @@ static int json_decode(lua_State *l)
     /* Ensure the temporary buffer can hold the entire string.
      * This means we no longer need to do length checks since the decoded
      * string must be smaller than the entire json string */
-    json.tmp = strbuf_new(json_len);
+    if (json_len >= INT_MAX)
+    {
+        lua_pushliteral(l, "not enough memory"); /* coax: strbuf sizes are ints */
+        lua_error(l);
+    }
+    json.tmp = json_boxed_strbuf(l, (int)json_len);
 
     json_next_token(&json, &token);
     json_process_value(l, &json, &token);

@@ -29,28 +29,38 @@
 
 #include "strbuf.h"
 
-static void die(const char *fmt, ...)
+#include <limits.h>
+#include <lauxlib.h>
+
+/* coax: an error on the Lua state using the buffer, not exit(-1); no
+ * memory is the message Lua gives, without a position. */
+#define die(...) luaL_error(s->L, __VA_ARGS__)
+static void no_memory(strbuf_t *s)
 {
-    va_list arg;
-
-    va_start(arg, fmt);
-    vfprintf(stderr, fmt, arg);
-    va_end(arg);
-    fprintf(stderr, "\n");
-
-    exit(-1);
+    lua_pushliteral(s->L, "not enough memory");
+    lua_error(s->L);
 }
 
-void strbuf_init(strbuf_t *s, int len)
+static void *sb_realloc(strbuf_t *s, void *p, size_t osize, size_t nsize)
+{
+    return s->alloc(s->alloc_ud, p, p ? osize : 0, nsize);
+}
+
+void strbuf_init(strbuf_t *s, int len, lua_State *L)
 {
     int size;
 
+    s->L = L;
+    s->alloc = lua_getallocf(L, &s->alloc_ud);
+    s->buf = NULL;
+    s->size = 0;
     if (len <= 0)
         size = STRBUF_DEFAULT_SIZE;
+    else if (len == INT_MAX)
+        no_memory(s);
     else
         size = len + 1;         /* \0 terminator */
 
-    s->buf = NULL;
     s->size = size;
     s->length = 0;
     s->increment = STRBUF_DEFAULT_INCREMENT;
@@ -58,27 +68,13 @@ void strbuf_init(strbuf_t *s, int len)
     s->reallocs = 0;
     s->debug = 0;
 
-    s->buf = malloc(size);
-    if (!s->buf)
-        die("Out of memory");
+    s->buf = sb_realloc(s, NULL, 0, size);
+    if (!s->buf) {
+        s->size = 0;
+        no_memory(s);
+    }
 
     strbuf_ensure_null(s);
-}
-
-strbuf_t *strbuf_new(int len)
-{
-    strbuf_t *s;
-
-    s = malloc(sizeof(strbuf_t));
-    if (!s)
-        die("Out of memory");
-
-    strbuf_init(s, len);
-
-    /* Dynamic strbuf allocation / deallocation */
-    s->dynamic = 1;
-
-    return s;
 }
 
 void strbuf_set_increment(strbuf_t *s, int increment)
@@ -106,11 +102,10 @@ void strbuf_free(strbuf_t *s)
     debug_stats(s);
 
     if (s->buf) {
-        free(s->buf);
+        sb_realloc(s, s->buf, s->size, 0);
         s->buf = NULL;
     }
-    if (s->dynamic)
-        free(s);
+    s->size = 0;
 }
 
 char *strbuf_free_to_string(strbuf_t *s, int *len)
@@ -125,9 +120,6 @@ char *strbuf_free_to_string(strbuf_t *s, int *len)
     if (len)
         *len = s->length;
 
-    if (s->dynamic)
-        free(s);
-
     return buf;
 }
 
@@ -137,6 +129,8 @@ static int calculate_new_size(strbuf_t *s, int len)
 
     if (len <= 0)
         die("BUG: Invalid strbuf length requested");
+    if (len == INT_MAX)
+        no_memory(s); /* coax: len + 1 would overflow */
 
     /* Ensure there is room for optional NULL termination */
     reqsize = len + 1;
@@ -146,13 +140,23 @@ static int calculate_new_size(strbuf_t *s, int len)
         return reqsize;
 
     newsize = s->size;
+    if (newsize < 1)
+        newsize = 1;
     if (s->increment < 0) {
-        /* Exponential sizing */
-        while (newsize < reqsize)
+        /* Exponential sizing (coax: without overflowing int, which looped
+         * for ever once the size passed 2^30) */
+        while (newsize < reqsize) {
+            if (newsize > INT_MAX / -s->increment) {
+                newsize = reqsize;
+                break;
+            }
             newsize *= -s->increment;
+        }
     } else {
         /* Linear sizing */
-        newsize = ((newsize + s->increment - 1) / s->increment) * s->increment;
+        if (reqsize > INT_MAX - s->increment)
+            no_memory(s);
+        newsize = ((reqsize + s->increment - 1) / s->increment) * s->increment;
     }
 
     return newsize;
@@ -172,10 +176,11 @@ void strbuf_resize(strbuf_t *s, int len)
                 (long)s, s->size, newsize);
     }
 
+    char *buf = sb_realloc(s, s->buf, s->size, newsize);
+    if (!buf)
+        no_memory(s); /* the old buffer is still whole */
+    s->buf = buf;
     s->size = newsize;
-    s->buf = realloc(s->buf, s->size);
-    if (!s->buf)
-        die("Out of memory");
     s->reallocs++;
 }
 

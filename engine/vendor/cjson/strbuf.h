@@ -24,6 +24,7 @@
 
 #include <stdlib.h>
 #include <stdarg.h>
+#include <lua.h>
 
 /* Size: Total bytes allocated to *buf
  * Length: String length, excluding optional NULL terminator.
@@ -31,7 +32,14 @@
  * Dynamic: True if created via strbuf_new()
  */
 
+/* coax: a strbuf's memory comes from the Lua state's allocator (the
+ * engine's, which counts it against the script's memory cap), captured at
+ * init; a failure raises a Lua error on L (set by each call that uses the
+ * buffer) instead of exit(). */
 typedef struct {
+    lua_State *L;
+    lua_Alloc alloc;
+    void *alloc_ud;
     char *buf;
     int size;
     int length;
@@ -49,8 +57,7 @@ typedef struct {
 #endif
 
 /* Initialise */
-extern strbuf_t *strbuf_new(int len);
-extern void strbuf_init(strbuf_t *s, int len);
+extern void strbuf_init(strbuf_t *s, int len, lua_State *L);
 extern void strbuf_set_increment(strbuf_t *s, int increment);
 
 /* Release */
