@@ -290,6 +290,25 @@ static void test_allocation_failure_from_every_step_on(void)
 }
 static void test_allocation_failure_in_an_agent(void) { allocation_failure_at_every_step(1, TORTURE_AGENT_RECIPE, NULL); }
 
+/* lua-cjson's buffers come from the state's allocator (engine/vendor/README.md):
+** encode with its kept buffer and without, decode, and a decode's error,
+** each failing where the allocator does; stock cjson exit()ed the host. */
+static const char *TORTURE_CJSON_RECIPE =
+    "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },"
+    " prompt = function(input)"
+    "  local c = require('cjson')"
+    "  local t = c.decode('{\"x\":[1,{\"y\":\"\\\\u00e9\"}],\"z\":\"' .. string.rep('a', 3000) .. '\"}')"
+    "  local a = c.encode(t)"
+    "  c.encode_keep_buffer(false)"
+    "  local b = c.encode({ t, 'x\\0' })"
+    "  assert(not pcall(c.decode, '[1,'))"
+    "  return 'n ' .. #a .. #b .. input end }";
+static void test_allocation_failure_in_cjson(void)
+{
+    allocation_failure_at_every_step(0, TORTURE_CJSON_RECIPE, TORTURE_REPLIES);
+    allocation_failure_at_every_step(1, TORTURE_CJSON_RECIPE, TORTURE_REPLIES);
+}
+
 
 /* ---- the host agent ---- */
 
@@ -596,6 +615,7 @@ static void test_callbacks_reenter_safely(void)
     X(test_allocation_failure_at_every_step)           \
     X(test_allocation_failure_from_every_step_on)      \
     X(test_allocation_failure_in_an_agent)             \
+    X(test_allocation_failure_in_cjson)                \
     X(test_blocking_run_with_events)                   \
     X(test_polling_never_blocks)                       \
     X(test_failures_reach_the_host)                    \
