@@ -346,6 +346,23 @@ describe("the instruction budget", function()
     collectgarbage()
     assert.is_true(os.clock() - t0 < 5)
   end)
+
+  it("bounds coax.example whatever max_steps a script gives it (one call in C, its checks max_steps x 500)", function()
+    -- 40 $defs, each an anyOf of the next one twice, the last a string
+    -- no instance meets: 2^40 branches to try. A script's max_steps of
+    -- 1,280,000 ran 36.7 s in one call, before any instruction was charged
+    -- (2^50: hours); it is held to the default, 20,000, as a script's
+    -- schemas are held to 1,000,000 validation steps.
+    local body = "local defs = {} for i = 0, 39 do defs['d' .. i] = { anyOf = { { ['$ref'] = '#/$defs/d' .. (i + 1) }, "
+      .. "{ ['$ref'] = '#/$defs/d' .. (i + 1) } } } end "
+      .. "defs.d40 = { type = 'string', pattern = '^a$', minLength = 2 } "
+      .. "local v, e = require('coax').example({ ['$defs'] = defs, ['$ref'] = '#/$defs/d0' }, { max_steps = 1000000 }) "
+      .. "return tostring(v) .. ' ' .. e"
+    local got
+    local cpu = H.best_cpu(function() got = probe(body) end)
+    assert.are.equal("ok: nil validation used up its step budget of 10000000 steps (the example's max_steps x 500)", got)
+    assert.is_true(cpu < 5, cpu .. " s")
+  end)
 end)
 
 describe("the tables every session shares", function()

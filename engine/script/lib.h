@@ -66,6 +66,8 @@ coax_code lcoax_compile_owned(lua_State *L, const char *tname, const coax_value 
 ** grow with it): one call into C runs to its end before the instruction
 ** budget is charged, so it must end soon. */
 void lcoax_bound_validation(lua_State *L);
+/* Whether lcoax_bound_validation was called on this state (the engine's Lua). */
+bool lcoax_bounded(lua_State *L);
 
 /* Pushes 'v' as a Lua value (see the README, "JSON on the Lua side").
 ** Raises a Lua error for nesting deeper than 'max_depth'. */

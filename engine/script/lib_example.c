@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define LCOAX_EXAMPLE_SCHEMA "coax.example.schema"
+#define SCRIPT_MAX_STEPS 20000 /* coax_example's default max_steps */
 
 static size_t opt_size(lua_State *L, int t, const char *k)
 {
@@ -60,6 +61,11 @@ static int l_example(lua_State *L)
         eo.max_depth = opt_size(L, 2, "max_depth");
         eo.max_steps = opt_size(L, 2, "max_steps");
     }
+    /* In the engine's Lua a call runs to its end before any instruction is
+    ** charged, and its candidates' checks draw max_steps x 500 validation
+    ** steps: a script's max_steps of 2^50 on a schema with no instance ran
+    ** for hours. At most the default there, as its schemas' budgets. */
+    if (lcoax_bounded(L) && (!eo.max_steps || eo.max_steps > SCRIPT_MAX_STEPS)) eo.max_steps = SCRIPT_MAX_STEPS;
     lua_settop(L, 2);
     coax_arena *arena = lcoax_arena(L); /* at 3 */
     coax_error err;

@@ -41,13 +41,18 @@ void lcoax_bound_validation(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, LCOAX_BOUNDED);
 }
 
-/* The budgets of a schema compiled in the engine's Lua: at most the bounds. */
-static void bound_budgets(lua_State *L, coax_schema_options *o)
+bool lcoax_bounded(lua_State *L)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_BOUNDED);
     bool bounded = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    if (!bounded) return;
+    return bounded;
+}
+
+/* The budgets of a schema compiled in the engine's Lua: at most the bounds. */
+static void bound_budgets(lua_State *L, coax_schema_options *o)
+{
+    if (!lcoax_bounded(L)) return;
     if (!o->max_steps || o->max_steps > COAX_DEFAULT_MIN_STEPS) o->max_steps = COAX_DEFAULT_MIN_STEPS;
     if (!o->max_regex_total || o->max_regex_total > COAX_DEFAULT_MIN_REGEX_TOTAL)
         o->max_regex_total = COAX_DEFAULT_MIN_REGEX_TOTAL;
