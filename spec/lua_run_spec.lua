@@ -122,6 +122,9 @@ describe("coax.run when the session cannot start", function()
   it("returns nil, the message and the code, as the other functions do", function()
     assert.are.same({ nil, "cannot open recipe /nonexistent/r.lua: No such file or directory", "COAX_EIO" },
       { coax.run("/nonexistent/r.lua", "x") })
+    -- a host's path to a device is refused before a byte is read (it grew the host without end)
+    assert.are.same({ nil, "cannot open recipe /dev/zero: not a regular file", "COAX_EIO" },
+      { coax.run("/dev/zero", "x") })
   end)
 
   it("returns them for a transcript that is not one JSON string a line", function()

@@ -560,4 +560,21 @@ describe("coax run (command)", function()
     assert.are.equal(2, code)
     os.remove(bad)
   end)
+
+  it("reads a recipe only from a regular file, and at most --max-input of it", function()
+    -- /dev/zero grew the command without end (1 GB in 20 s), a FIFO with no
+    -- writer blocked it for ever; both are refused before a byte is read
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    assert(os.execute("mkfifo " .. H.quote(fifo)))
+    for _, path in ipairs({ "/dev/zero", fifo }) do
+      local _, err, code = H.coax({ "run", path, "--replay", "/dev/null" })
+      assert.are.same({ 2, "coax run: cannot open recipe " .. path .. ": not a regular file\n" }, { code, err })
+    end
+    os.remove(fifo)
+    local _, err, code = H.coax({ "run", "lua/recipes/contact.lua", "--max-input", "100" })
+    assert.are.equal(4, code)
+    assert.matches("^coax run: recipe .*/lua/recipes/contact.lua is larger than the limit of 100 bytes %(max_input%)\n$",
+      err)
+  end)
 end)

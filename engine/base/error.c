@@ -91,6 +91,7 @@ void coax_error_locate(coax_error *err, const char *text, size_t len)
 
 void coax_limits_default(coax_limits *l)
 {
+    if (!l) return;
     l->max_depth = COAX_DEFAULT_MAX_DEPTH;
     l->max_input = COAX_DEFAULT_MAX_INPUT;
     l->max_string = COAX_DEFAULT_MAX_STRING;

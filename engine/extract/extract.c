@@ -438,6 +438,7 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
 
 void coax_extract_options_default(coax_extract_options *o)
 {
+    if (!o) return;
     o->flags = 0;
     o->max_class = COAX_CLASS_INFERRED;
 }

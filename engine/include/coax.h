@@ -113,7 +113,7 @@ typedef struct coax_limits {
 ** values store lengths in 32 bits. */
 #define COAX_MAX_INPUT_CAP ((size_t)0xFFFFFFFFu)
 
-/* Fills 'limits' with the defaults. 'limits' must not be NULL. */
+/* Fills 'limits' with the defaults (NULL: nothing to fill). */
 COAX_API void coax_limits_default(coax_limits *limits);
 
 /* ---- Arenas ----------------------------------------------------------- */
@@ -446,7 +446,7 @@ COAX_API coax_code coax_schema_compile(const coax_value *schema, const coax_sche
 /* Frees a compiled schema. NULL is a no-op. */
 COAX_API void coax_schema_free(coax_schema *schema);
 
-/* The draft of the schema's root resource. */
+/* The draft of the schema's root resource (NULL: COAX_DRAFT_AUTO). */
 COAX_API coax_draft coax_schema_draft(const coax_schema *schema);
 
 /* One validation error, in the JSON Schema output format's words. */
@@ -564,7 +564,7 @@ typedef struct coax_extract_options {
     coax_class max_class;  /* the least certain repair a value may depend on */
 } coax_extract_options;
 
-/* Fills 'options' with the defaults. 'options' must not be NULL. */
+/* Fills 'options' with the defaults (NULL: nothing to fill). */
 COAX_API void coax_extract_options_default(coax_extract_options *options);
 
 /* The result of coax_extract; everything lives in the arena passed in. */
@@ -860,12 +860,15 @@ typedef struct coax_session_options {
 ** the engine is polled. Recipe or schema problems do not fail the call: the
 ** session ends at once with outcome COAX_OUTCOME_INVALID and says why in its
 ** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable
-** file, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
+** file or one that is not a regular file (a FIFO would block, a device
+** never end), COAX_ESIZE for one past the engine's max_input, COAX_EINVAL
+** for bad arguments, COAX_ENOMEM. The session is freed
 ** with coax_session_free or with its engine. */
 COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
                                           coax_session **out, coax_error *err);
 
-/* The same from recipe text; 'name' names it in messages ("=recipe"). */
+/* The same from recipe text; 'name' names it in messages ("=recipe").
+** COAX_ESIZE when 'len' passes the engine's max_input. */
 COAX_API coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
                                           const coax_session_options *options, coax_session **out, coax_error *err);
 

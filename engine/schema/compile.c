@@ -857,7 +857,7 @@ void coax_schema_free(coax_schema *s)
     coax_free_raw(s->alloc ? &copy : NULL, s, sizeof *s);
 }
 
-coax_draft coax_schema_draft(const coax_schema *s) { return (coax_draft)s->draft; }
+coax_draft coax_schema_draft(const coax_schema *s) { return s ? (coax_draft)s->draft : COAX_DRAFT_AUTO; }
 
 coax_draft coax_draft_parse(const char *name)
 {

@@ -387,6 +387,9 @@ coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, c
                                  const coax_session_options *o, coax_session **out, coax_error *err)
 {
     if (!e || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_text: NULL argument");
+    if (len > e->limits.max_input) /* a length no text has (SIZE_MAX) read past its end */
+        return coax_fail(err, COAX_ESIZE, 0, "the recipe's text is larger than the limit of %zu bytes (max_input)",
+                         e->limits.max_input);
     start_args a = {.text = text ? text : "", .len = len, .name = name ? name : "=recipe", .o = o};
     return start(e, &a, out, err);
 }
@@ -408,18 +411,15 @@ coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_se
                                  coax_session **out, coax_error *err)
 {
     if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
-    FILE *f = fopen(path, "rb");
-    if (!f) return coax_fail(err, COAX_EIO, 0, "cannot open recipe %s: %s", path, strerror(errno));
+    /* A regular file only, and at most max_input bytes of it, as a recipe's
+    ** schema: /dev/zero grew the host without end, a FIFO blocked it. */
     coax_buf b;
     coax_buf_init(&b, e->alloc);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) coax_buf_put(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad || b.oom) {
+    char msg[512];
+    coax_code read_rc = roots_read_path(path, e->limits.max_input, "recipe", &b, msg, sizeof msg);
+    if (read_rc) {
         coax_buf_free(&b);
-        return coax_fail(err, bad ? COAX_EIO : COAX_ENOMEM, 0, "cannot read recipe %s", path);
+        return coax_fail(err, read_rc, 0, "%s", msg);
     }
     char name[512], dir[4096];
     snprintf(name, sizeof name, "@%s", path);

@@ -133,3 +133,13 @@ coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *t
         snprintf(msg, mcap, "out of memory reading %s %.300s", what, path);
     return rc;
 }
+
+coax_code roots_read_path(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap)
+{
+    char resolved[PATH_MAX];
+    if (!realpath(path, resolved)) {
+        snprintf(msg, mcap, "cannot open %s %.300s: %s", what, path, strerror(errno));
+        return COAX_EIO;
+    }
+    return roots_read(resolved, max, what, text, msg, mcap);
+}

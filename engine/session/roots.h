@@ -43,4 +43,8 @@ const char *roots_confine(const coax_roots *r, const char *dir, const char *path
 ** limit) or COAX_ENOMEM, with a message naming 'what' in 'msg' (mcap bytes). */
 coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap);
 
+/* roots_read of 'path' after its symlinks and ".." are resolved (a host's
+** path, which may be a link: a recipe file), with the same outcomes. */
+coax_code roots_read_path(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap);
+
 #endif

@@ -303,6 +303,24 @@ static const char *TORTURE_CJSON_RECIPE =
     "  local b = c.encode({ t, 'x\\0' })"
     "  assert(not pcall(c.decode, '[1,'))"
     "  return 'n ' .. #a .. #b .. input end }";
+/* The API fed what a host should not give: a length no text has, a device
+** for a recipe file, NULL where an accessor or a filler is called. */
+static void test_garbage_from_the_host(void)
+{
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session *s = NULL;
+    coax_error err;
+    CHECK_INT(coax_session_from_text(e, "return {}", SIZE_MAX, "=x", NULL, &s, &err), COAX_ESIZE);
+    CHECK(s == NULL);
+    CHECK_INT(coax_session_from_file(e, "/dev/zero", NULL, &s, &err), COAX_EIO);
+    CHECK_STR(err.msg, "cannot open recipe /dev/zero: not a regular file");
+    coax_engine_free(e);
+    coax_limits_default(NULL);
+    coax_extract_options_default(NULL);
+    CHECK_INT(coax_schema_draft(NULL), COAX_DRAFT_AUTO);
+}
+
 static void test_allocation_failure_in_cjson(void)
 {
     allocation_failure_at_every_step(0, TORTURE_CJSON_RECIPE, TORTURE_REPLIES);
@@ -616,6 +634,7 @@ static void test_callbacks_reenter_safely(void)
     X(test_allocation_failure_from_every_step_on)      \
     X(test_allocation_failure_in_an_agent)             \
     X(test_allocation_failure_in_cjson)                \
+    X(test_garbage_from_the_host)                      \
     X(test_blocking_run_with_events)                   \
     X(test_polling_never_blocks)                       \
     X(test_failures_reach_the_host)                    \
