@@ -566,3 +566,24 @@ describe("memory C functions hold for a script (lua-cjson's buffers)", function(
           .. select(2, pcall(c.decode, '[1,'))]])))
   end)
 end)
+
+describe("tables a script hands C that repeat a table", function()
+  -- No depth limit sees a table holding the same table twice, 60 levels
+  -- down: 2^60 nodes. Converted into the session's memory (the host's, past
+  -- the Lua cap), a recipe's schema grew the host to 8 GB in 100 s, and a
+  -- strategy's message to 2 GB before the messages' bound was checked.
+  local DAG = "local dag = { 1 } for i = 1, 60 do dag = { dag, dag } end "
+  it("end within the Lua memory cap: as a recipe's schema", function()
+    local r = coax.run(DAG .. "return { schema = dag, prompt = 'x' }", "x", { source = true, replies = { "{}" } })
+    assert.are.same({ "invalid", "recipe schema: COAX_ESIZE: the value is larger than the limit of 67108864 bytes" },
+      { r.outcome, r.error.message:match("^[^\n]*") })
+  end)
+
+  it("end within the Lua memory cap: in a strategy's message", function()
+    local r = coax.run(DAG .. "return { schema = { type = 'integer' }, prompt = 'x', strategy = function() "
+      .. "return { { role = 'user', content = 'x', extra = dag } } end }", "x",
+      { source = true, replies = { "no", "1" } })
+    assert.are.same({ "limit", "messages: COAX_ESIZE: the value is larger than the limit of 67108864 bytes" },
+      { r.outcome, r.error.message:match("^[^\n]*") })
+  end)
+end)

@@ -78,6 +78,13 @@ void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth);
 coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena,
                            size_t max_depth);
 
+/* The same within 'max_bytes' of the value's nodes and texts: past them a
+** Lua error, with '*exceeded' (when not NULL) set first. What a script hands
+** C past its memory cap (a recipe's schema, its messages) converts within
+** this: shared tables repeat without a depth limit seeing them. */
+coax_value *lcoax_to_value_max(lua_State *L, int idx, coax_arena *arena, size_t max_depth, size_t max_bytes,
+                               bool *exceeded);
+
 /* Reads an optional limits table {max_depth=, max_input=, max_string=}. */
 coax_limits lcoax_limits(lua_State *L, int idx);
 

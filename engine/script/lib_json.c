@@ -168,10 +168,28 @@ typedef struct conv {
     lua_State *L;
     coax_arena *arena;
     size_t max;
+    size_t max_bytes_total;
+    size_t left;    /* bytes the value may still take (lcoax_to_value_max) */
+    bool *exceeded; /* set when it took more */
 } conv;
+
+/* Takes n bytes of the value's budget: a table that holds the same table
+** twice, 60 levels down, is 2^60 nodes, which a depth limit never sees. */
+static void conv_take(conv *c, size_t n)
+{
+    if (n <= c->left) {
+        c->left -= n;
+        return;
+    }
+    if (c->exceeded) *c->exceeded = true;
+    char limit[32]; /* in decimal here: Lua 5.1's luaL_error has no %I */
+    snprintf(limit, sizeof limit, "%zu", c->max_bytes_total);
+    luaL_error(c->L, "%s: the value is larger than the limit of %s bytes", coax_code_name(COAX_ESIZE), limit);
+}
 
 static void *conv_alloc(conv *c, size_t n)
 {
+    conv_take(c, n);
     void *p = coax_arena_alloc(c->arena, n);
     if (!p) luaL_error(c->L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
     return p;
@@ -426,6 +444,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
             if (!isfinite(d)) luaL_error(L, "cannot encode %s as JSON", isnan(d) ? "NaN" : "infinity");
             format_double(buf, sizeof buf, d);
         }
+        conv_take(c, strlen(buf) + 1);
         if (coax_set_number(c->arena, out, buf, strlen(buf)))
             luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
         return;
@@ -433,6 +452,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
+        conv_take(c, len + 1);
         coax_code rc = coax_set_string(c->arena, out, s, len);
         if (rc == COAX_EUTF8) { /* a model's reply, or text cut mid-character: U+FFFD, as Go's encoder does */
             if (len > SIZE_MAX / 3) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
@@ -481,12 +501,18 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
     luaL_error(L, "cannot encode a %s as JSON", luaL_typename(L, idx));
 }
 
-coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena, size_t max_depth)
+coax_value *lcoax_to_value_max(lua_State *L, int idx, coax_arena *arena, size_t max_depth, size_t max_bytes,
+                               bool *exceeded)
 {
-    conv c = {L, arena, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP};
+    conv c = {L, arena, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP, max_bytes, max_bytes, exceeded};
     coax_value *v = conv_alloc(&c, sizeof *v);
     conv_rec(&c, lua_absindex(L, idx), v, 0);
     return v;
+}
+
+coax_value *lcoax_to_value(lua_State *L, int idx, coax_arena *arena, size_t max_depth)
+{
+    return lcoax_to_value_max(L, idx, arena, max_depth, SIZE_MAX, NULL);
 }
 
 /* ---- coax.json --------------------------------------------------------- */
@@ -622,7 +648,7 @@ static int l_type(lua_State *L)
 static int l_keys(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    conv c = {L, lcoax_arena(L), 1};
+    conv c = {L, lcoax_arena(L), 1, SIZE_MAX, SIZE_MAX, NULL};
     size_t n;
     tkey **keys = ordered_keys(&c, 1, &n);
     lua_createtable(L, n < INT_MAX ? (int)n : 0, 0);

@@ -93,11 +93,39 @@ int session_raw_field(lua_State *L, int idx, const char *k)
     return lua_rawget(L, idx);
 }
 
+typedef struct to_value_args {
+    coax_session *s;
+    coax_value *v;
+    bool exceeded;
+} to_value_args;
+
+/* Protected: the value at 1 converted into the session's arena, within
+** the Lua memory cap (the session's arena is the host's memory: a table
+** holding one table twice, 60 levels down, grew the host to 8 GB). */
+static int to_value_capped(lua_State *L)
+{
+    to_value_args *a = lua_touserdata(L, 2);
+    a->v = lcoax_to_value_max(L, 1, a->s->arena, COAX_DEFAULT_MAX_DEPTH, a->s->engine->vm.mem_cap, &a->exceeded);
+    return 0;
+}
+
 void session_write_json(coax_session *s, lua_State *L, int idx, coax_buf *b, const coax_escaped *known,
                         size_t nknown)
 {
+    idx = lua_absindex(L, idx);
     coax_arena_mark mark = coax_arena_get_mark(s->arena);
-    coax_value *v = lcoax_to_value(L, idx, s->arena, COAX_DEFAULT_MAX_DEPTH);
+    to_value_args args = {s, NULL, false};
+    luaL_checkstack(L, 3, "JSON");
+    lua_pushcfunction(L, to_value_capped);
+    lua_pushvalue(L, idx);
+    lua_pushlightuserdata(L, &args);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+        coax_arena_rewind(s->arena, mark);
+        coax_arena_trim(s->arena);
+        if (args.exceeded) s->engine->vm.limit = LIMIT_MEMORY; /* a limit, as the messages' own bound */
+        lua_error(L);
+    }
+    coax_value *v = args.v;
     coax_code rc = coax_write_buf_reusing(b, v, 0, known, nknown);
     coax_arena_rewind(s->arena, mark);
     coax_arena_trim(s->arena); /* the blocks back: a session waiting on its agent keeps none */
