@@ -360,7 +360,8 @@ describe("the instruction budget", function()
       .. "return tostring(v) .. ' ' .. e"
     local got
     local cpu = H.best_cpu(function() got = probe(body) end)
-    assert.are.equal("ok: nil validation used up its step budget of 10000000 steps (the example's max_steps x 500)", got)
+    assert.are.equal("ok: nil validation used up its step budget of 10000000 steps (the example's max_steps x 500)",
+      got)
     assert.is_true(cpu < 5, cpu .. " s")
   end)
 end)

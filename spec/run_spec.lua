@@ -574,7 +574,7 @@ describe("coax run (command)", function()
     os.remove(fifo)
     local _, err, code = H.coax({ "run", "lua/recipes/contact.lua", "--max-input", "100" })
     assert.are.equal(4, code)
-    assert.matches("^coax run: recipe .*/lua/recipes/contact.lua is larger than the limit of 100 bytes %(max_input%)\n$",
-      err)
+    assert.matches("^coax run: recipe .*/lua/recipes/contact.lua is larger than the limit of 100 bytes "
+      .. "%(max_input%)\n$", err)
   end)
 end)

@@ -859,16 +859,13 @@ typedef struct coax_session_options {
 ** relative "schema" path is relative to the recipe). Nothing runs until
 ** the engine is polled. Recipe or schema problems do not fail the call: the
 ** session ends at once with outcome COAX_OUTCOME_INVALID and says why in its
-** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable
-** file or one that is not a regular file (a FIFO would block, a device
-** never end), COAX_ESIZE for one past the engine's max_input, COAX_EINVAL
-** for bad arguments, COAX_ENOMEM. The session is freed
+** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable file or not a regular one (a FIFO,
+** a device), COAX_ESIZE past max_input, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
 ** with coax_session_free or with its engine. */
 COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
                                           coax_session **out, coax_error *err);
 
-/* The same from recipe text; 'name' names it in messages ("=recipe").
-** COAX_ESIZE when 'len' passes the engine's max_input. */
+/* The same from recipe text; 'name' names it in messages ("=recipe"); COAX_ESIZE for 'len' past max_input. */
 COAX_API coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
                                           const coax_session_options *options, coax_session **out, coax_error *err);
 
