@@ -865,7 +865,7 @@ typedef struct coax_session_options {
 COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
                                           coax_session **out, coax_error *err);
 
-/* The same from recipe text; 'name' names it in messages ("=recipe"); COAX_ESIZE for 'len' past max_input. */
+/* The same from recipe text; 'name' names it in messages ("=recipe"); COAX_ESIZE for 'len' past lua_memory. */
 COAX_API coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
                                           const coax_session_options *options, coax_session **out, coax_error *err);
 

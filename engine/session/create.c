@@ -175,7 +175,7 @@ static const char *load_schema(coax_session *s, const char *dir, const text_args
                                             msg, cap);
         lua_pop(L, 1);
         if (refused) return refused;
-        coax_code rc = roots_read(path, s->engine->limits.max_input, "schema", &text, msg, cap);
+        coax_code rc = roots_read(path, s->engine->limits.max_input, "max_input", "schema", &text, msg, cap);
         if (rc) {
             coax_buf_free(&text);
             *limit = coax_exit_status(rc) == 4;
@@ -387,9 +387,11 @@ coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, c
                                  const coax_session_options *o, coax_session **out, coax_error *err)
 {
     if (!e || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_text: NULL argument");
-    if (len > e->limits.max_input) /* a length no text has (SIZE_MAX) read past its end */
-        return coax_fail(err, COAX_ESIZE, 0, "the recipe's text is larger than the limit of %zu bytes (max_input)",
-                         e->limits.max_input);
+    /* A recipe is compiled within the Lua memory cap, so no longer text can
+    ** load; and a length no text has (SIZE_MAX) would read past its end. */
+    if (len > e->vm.mem_cap)
+        return coax_fail(err, COAX_ESIZE, 0, "the recipe's text is larger than the limit of %zu bytes (lua_memory)",
+                         e->vm.mem_cap);
     start_args a = {.text = text ? text : "", .len = len, .name = name ? name : "=recipe", .o = o};
     return start(e, &a, out, err);
 }
@@ -411,12 +413,14 @@ coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_se
                                  coax_session **out, coax_error *err)
 {
     if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
-    /* A regular file only, and at most max_input bytes of it, as a recipe's
-    ** schema: /dev/zero grew the host without end, a FIFO blocked it. */
+    /* A regular file only, as a recipe's schema (/dev/zero grew the host
+    ** without end, a FIFO blocked it), and at most the Lua memory cap, which
+    ** no longer recipe compiles within. Not max_input: that bounds replies,
+    ** and a host may set it far below its recipes' size. */
     coax_buf b;
     coax_buf_init(&b, e->alloc);
     char msg[512];
-    coax_code read_rc = roots_read_path(path, e->limits.max_input, "recipe", &b, msg, sizeof msg);
+    coax_code read_rc = roots_read_path(path, e->vm.mem_cap, "lua_memory", "recipe", &b, msg, sizeof msg);
     if (read_rc) {
         coax_buf_free(&b);
         return coax_fail(err, read_rc, 0, "%s", msg);

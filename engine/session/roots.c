@@ -100,7 +100,8 @@ const char *roots_confine(const coax_roots *r, const char *dir, const char *path
     return msg;
 }
 
-coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap)
+coax_code roots_read(const char *path, size_t max, const char *limit, const char *what, coax_buf *text, char *msg,
+                     size_t mcap)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
@@ -128,18 +129,19 @@ coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *t
     }
     close(fd);
     if (rc == COAX_ESIZE)
-        snprintf(msg, mcap, "%s %.300s is larger than the limit of %zu bytes (max_input)", what, path, max);
+        snprintf(msg, mcap, "%s %.300s is larger than the limit of %zu bytes (%s)", what, path, max, limit);
     else if (rc == COAX_ENOMEM)
         snprintf(msg, mcap, "out of memory reading %s %.300s", what, path);
     return rc;
 }
 
-coax_code roots_read_path(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap)
+coax_code roots_read_path(const char *path, size_t max, const char *limit, const char *what, coax_buf *text,
+                          char *msg, size_t mcap)
 {
     char resolved[PATH_MAX];
     if (!realpath(path, resolved)) {
         snprintf(msg, mcap, "cannot open %s %.300s: %s", what, path, strerror(errno));
         return COAX_EIO;
     }
-    return roots_read(resolved, max, what, text, msg, mcap);
+    return roots_read(resolved, max, limit, what, text, msg, mcap);
 }

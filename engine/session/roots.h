@@ -40,11 +40,14 @@ const char *roots_confine(const coax_roots *r, const char *dir, const char *path
 ** or never end), opened without blocking and without following a link put
 ** there since the check, at most 'max' bytes. Returns COAX_OK; COAX_EIO (it
 ** cannot be opened or is not a regular file), COAX_ESIZE (over 'max': a
-** limit) or COAX_ENOMEM, with a message naming 'what' in 'msg' (mcap bytes). */
-coax_code roots_read(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap);
+** limit, named 'limit' in the message) or COAX_ENOMEM, with a message naming
+** 'what' in 'msg' (mcap bytes). */
+coax_code roots_read(const char *path, size_t max, const char *limit, const char *what, coax_buf *text, char *msg,
+                     size_t mcap);
 
 /* roots_read of 'path' after its symlinks and ".." are resolved (a host's
 ** path, which may be a link: a recipe file), with the same outcomes. */
-coax_code roots_read_path(const char *path, size_t max, const char *what, coax_buf *text, char *msg, size_t mcap);
+coax_code roots_read_path(const char *path, size_t max, const char *limit, const char *what, coax_buf *text,
+                          char *msg, size_t mcap);
 
 #endif
