@@ -325,6 +325,22 @@ describe("the instruction budget", function()
     assert.are.equal("ok", r.outcome)
   end)
 
+  -- Regression (attack round 3): a recipe's stream.atomic pointers are
+  -- copied into the session's memory (the host's, past the Lua cap) when it
+  -- starts: one 16 MiB pointer listed 60 times grew the host by 1 GB.
+  -- Restores 'memory is capped': together they may take the cap.
+  it("bounds the C copy of a recipe's stream.atomic pointers", function()
+    local recipe = "local p = '/' .. string.rep('a', 16 * 1024 * 1024) local atomic = {} "
+      .. "for i = 1, 60 do atomic[i] = p end return { schema = " .. SCHEMA .. ", prompt = 'x', "
+      .. "stream = { atomic = atomic } }"
+    local r = coax.run(recipe, "x", { source = true, replies = { '{"n": 1}' } })
+    assert.are.same({ "limit", "recipe: stream.atomic is larger than the Lua memory cap allows (lua_memory)" },
+      { r.outcome, r.error.message })
+    -- the twin: a few long pointers fit
+    r = coax.run(recipe:gsub("for i = 1, 60 do", "for i = 1, 3 do"), "x", { source = true, replies = { '{"n": 1}' } })
+    assert.are.equal("ok", r.outcome)
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))
