@@ -155,6 +155,10 @@ describe("the instruction budget", function()
       "local refs = {} for i = 1, 50 do refs[i] = { ['$ref'] = 'http://example.com/' .. i } end "
       .. "return require('coax').schema({ anyOf = refs }, { resolver = function() "
       .. "pcall(function() while true do end end) return { type = 'integer' } end })" },
+    -- attack round 3: one 1 MiB message 2,000 times was 6.2 s of C in one call
+    { "coax.tokens_chat of one long message many times",
+      "local m = { role = 'user', content = string.rep('hello world, ', 80000) } local l = {} "
+      .. "for i = 1, 2000 do l[i] = m end return require('coax').tokens_chat(l)" },
   }
   local baseline
   setup(function()
@@ -196,6 +200,12 @@ describe("the instruction budget", function()
       .. "return load(function() i = i + 1 return parts[i] end)()", "ok: 42" },
     { "load with a reader that fails", "local f, e = load(function() error('no more', 0) end) return e",
       "ok: no more" },
+    { "coax.tokens_chat, and its errors", "local c = require('coax') "
+      .. "local m = setmetatable({}, { __index = { role = 'user', content = 'hi there' } }) "
+      .. "return c.tokens_chat({ m, { role = 'assistant', content = 'ok', name = 'x' } }) == c.tokens_chat({ "
+      .. "{ role = 'user', content = 'hi there' }, { role = 'assistant', content = 'ok', name = 'x' } }) "
+      .. "and select(2, pcall(c.tokens_chat, { m, 5 })) .. '|' .. select(2, pcall(c.tokens_chat, { { role = 1 } }))",
+      "ok: coax.tokens_chat: message 2 is not a table|coax.tokens_chat: message 1 needs a string 'role'" },
     { "a schema resolver", "local s = require('coax').schema({ ['$ref'] = 'http://example.com/s' }, "
       .. "{ resolver = function() return { type = 'integer' } end }) return tostring(s:validate(1))", "ok: true" },
   }
