@@ -223,3 +223,29 @@ return { schema = { type = "object" }, prompt = "x", agent = { call = function()
     assert.is_nil(msg:find("does not go to", 1, true))
   end)
 end)
+
+-- Regression (attack round 3): coax.engine kept pointers into the host's own
+-- secrets table; a host that emptied it once the engine was made (so the
+-- keys are not left lying around) made the next session read freed strings
+-- (ASan: heap-use-after-free in find_secret; the key sent could be any
+-- bytes). Restores 'a reply or a recipe never hurts its host' (clean
+-- errors, never crashes): the engine keeps its own copy.
+describe("the secrets a host hands coax.engine", function()
+  it("are the engine's own copy: emptying the host's table changes nothing", function()
+    local secrets = { [table.concat({ "OPENAI", "_API_KEY" })] = KEY .. string.rep("-", 40) }
+    local e = coax.engine({ secrets = secrets })
+    for k in pairs(secrets) do secrets[k] = nil end
+    for i = 1, 200 do secrets["other" .. i] = string.rep("v", 40) .. i end -- a rehash drops the old keys
+    collectgarbage()
+    collectgarbage()
+    local recipe = [[local coax = require "coax"
+return { schema = { type = "object" }, prompt = "x", agent = { call = function()
+  local r, e, kind = coax.http.request({ url = "http://127.0.0.1:9/", method = "POST", body = "{}",
+    timeout_ms = 2000, headers = { Authorization = "Bearer " .. coax.secret("OPENAI_API_KEY") } })
+  return nil, "sent: " .. tostring(kind) end } }]]
+    local s = e:session(recipe, "x", { source = true })
+    s:run()
+    assert.are.equal("sent: connect", s:report().error.message:match("^[^\n]*"))
+    e:close()
+  end)
+end)

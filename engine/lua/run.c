@@ -176,15 +176,21 @@ static void engine_options(lua_State *L, int t, coax_engine_options *eo)
     }
     secrets *s = lua_newuserdatauv(L, sizeof *s + 2 * n * sizeof(char *), 1);
     s->n = 0;
-    lua_pushvalue(L, -2);
-    lua_setiuservalue(L, -2, 1);
+    /* The pointers point into a copy of the table, which the userdata keeps:
+    ** a host that empties its own table once the engine is made (clearing
+    ** its keys) left them pointing at freed strings, read at the next
+    ** session (ASan: heap-use-after-free in find_secret). */
+    lua_createtable(L, 0, n > INT_MAX ? INT_MAX : (int)n);
     lua_pushnil(L);
-    while (lua_next(L, -3)) {
+    while (lua_next(L, -4)) { /* the host's table: no metamethod runs, no Lua changes it meanwhile */
         s->kv[2 * s->n] = lua_tostring(L, -2);
         s->kv[2 * s->n + 1] = lua_tostring(L, -1);
         s->n++;
-        lua_pop(L, 1);
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4); /* copy[name] = value */
     }
+    lua_setiuservalue(L, -2, 1);
     lua_remove(L, -2);
     eo->secret = find_secret;
     eo->secret_ud = s;
