@@ -86,6 +86,7 @@ eval_count; error is {"error": message}.
   stall           true: read the request and never answer
   header_bytes    add a header "x-filler" of this many bytes
   many_headers    add this many headers "x-filler-N: 0123456789"
+  same_headers    add this many headers "x-same: N", one name repeated
   close           close the connection after the answer
 """
 import http.server
@@ -654,6 +655,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             lines.append("%s: %s" % (k, v))
         for k in range(int(step.get("many_headers", 0))):
             lines.append("x-filler-%d: 0123456789" % k)
+        for k in range(int(step.get("same_headers", 0))):
+            lines.append("x-same: %d" % k)
         if chunks is not None:
             lines.append("connection: close")
             self.close_connection = True
