@@ -351,6 +351,25 @@ describe("the instruction budget", function()
     assert.are.equal("ok", r.outcome)
   end)
 
+  -- Regression (attack round 3): coax.host_request parsed its text in the
+  -- host's memory, past the Lua cap, only to check it is JSON: an agent's
+  -- 30 MB of "[]," took 550 MB of the host's. Now in the Lua state's memory.
+  -- Restores 'memory is capped and counted'.
+  it("parses a host request within the Lua memory cap", function()
+    local function ask(n)
+      local e = coax.engine()
+      local s = e:session("local coax = require 'coax' return { schema = " .. SCHEMA .. ", prompt = 'x', "
+        .. "agent = { call = function() return coax.host_request('[' .. ('[],'):rep(" .. n .. ") .. '[]]') end } }",
+        "x", { source = true })
+      s:run()
+      local outcome, why = s:outcome(), select(2, s:error())
+      e:close()
+      return outcome, why
+    end
+    assert.are.same({ "limit", "agent: recipe:1: not enough memory" }, { ask(10000000) })
+    assert.are.same({ "running" }, { ask(1000) }) -- the twin: the session waits for its host's reply
+  end)
+
   it("refuses __gc finalizers, which Lua runs with the count hook off", function()
     assert.are.equal("error: recipe:2: setmetatable: __gc finalizers are not available to scripts",
       (probe("setmetatable({}, { __gc = function() while true do end end })")))

@@ -5,6 +5,7 @@
 */
 #include "session/lend.h"
 #include "base/clock.h"
+#include "script/lib.h"
 
 /* coax.sleep(ms): yields the agent's coroutine until the time has passed;
 ** the engine's poll wakes it (session_next_event). */
@@ -47,12 +48,15 @@ static int l_host_request(lua_State *L)
     if (L != s->co)
         return luaL_error(L, "coax.host_request: only the agent's own call can ask the host, "
                              "not a coroutine of its own");
-    coax_arena *a = coax_arena_new(s->engine->alloc); /* C only until it is freed: nothing raises between */
+    /* Parsed in the Lua state's memory, under its cap: in the host's, a
+    ** script's 30 MB of "[]," took 550 MB of it, past any cap. */
+    int box = lua_gettop(L) + 1;
+    coax_arena *a = lcoax_arena(L);
     coax_value *v;
     coax_error err = {0};
-    coax_code rc = a ? coax_parse(a, req, len, &s->engine->limits, &v, &err) : COAX_ENOMEM;
-    coax_arena_free(a);
-    if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
+    coax_code rc = coax_parse(a, req, len, &s->engine->limits, &v, &err);
+    lcoax_arena_release(L, box);
+    if (rc == COAX_ENOMEM) return luaL_error(L, "not enough memory");
     const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
     if (rc) return luaL_error(L, "coax.host_request: the request is not JSON: %s", why);
     if (!session_host_ask(s, req, len)) return luaL_error(L, "out of memory");
