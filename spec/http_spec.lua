@@ -108,6 +108,25 @@ describe("coax.http.request", function()
     assert.is_true(big < 12 * small + 60, ("%.0f ms against %.0f ms"):format(big, small))
   end)
 
+  -- Regression (attack round 3): the header lines are copied into the
+  -- host's memory, past the Lua cap: 60 headers sharing one 16 MiB value
+  -- took 2 GB of it. Restores 'memory is capped and counted'.
+  it("bounds the C copy of the request's headers by the Lua memory cap", function()
+    local body = [[
+      local big = string.rep("v", 16 * 1024 * 1024)
+      local h = {}
+      for i = 1, %d do h[i] = { "x-h" .. i, big } end
+      local r, e = coax.http.request{ url = "http://127.0.0.1:9/", headers = h, timeout_ms = 1000 }
+      return nil, "sent: " .. tostring(e)]]
+    local r = run(body:format(60))
+    assert.are.equal("limit", r.outcome)
+    assert.matches("coax.http.request: the headers are larger than the Lua memory cap allows %(lua_memory%)$",
+      r.error.message:match("^[^\n]*"))
+    r = run(body:format(2)) -- the twin: two long headers go
+    assert.are.equal("agent_error", r.outcome)
+    assert.matches("^sent: ", r.error.message)
+  end)
+
   it("hands a streamed body over line by line, as it arrives", function()
     local sc = server:scenario({ { stream = { '{"n"', ": 4", "}" }, chunk_delay_ms = 20 } })
     local r = run(([[

@@ -216,6 +216,13 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, 
     }
     coax_buf_putc(line, '\0');
     if (line->oom) luaL_error(L, "out of memory");
+    /* Copied into the host's memory, past the Lua cap: 60 headers sharing
+    ** one 16 MiB value took 2 GB of it. Together they may take the cap. */
+    coax_vm *vm = &lend_engine(L)->vm;
+    if (line->len > vm->mem_cap) {
+        vm->limit = LIMIT_MEMORY;
+        luaL_error(L, "coax.http.request: the headers are larger than the Lua memory cap allows (lua_memory)");
+    }
 }
 
 /* Pushes the option 'k' of the options table (index 1), raw: an __index
