@@ -155,6 +155,10 @@ describe("the instruction budget", function()
       "local refs = {} for i = 1, 50 do refs[i] = { ['$ref'] = 'http://example.com/' .. i } end "
       .. "return require('coax').schema({ anyOf = refs }, { resolver = function() "
       .. "pcall(function() while true do end end) return { type = 'integer' } end })" },
+    -- attack round 3: each match expanded its whole replacement uncharged, and
+    -- "%0" of an empty match adds nothing: 4,000 matches of 4,000,000 "%0" were 22 s
+    { "gsub of an empty pattern with a replacement of a million %0",
+      "return (('a'):rep(4000):gsub('', ('%0'):rep(1000000)))" },
     -- attack round 3: one 1 MiB message 2,000 times was 6.2 s of C in one call
     { "coax.tokens_chat of one long message many times",
       "local m = { role = 'user', content = string.rep('hello world, ', 80000) } local l = {} "

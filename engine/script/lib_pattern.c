@@ -467,6 +467,9 @@ static void add_string(pm *m, luaL_Buffer *b, const char *s, const char *e)
             return;
         }
         luaL_addlstring(b, r, (size_t)(pc - r));
+        /* a step each: "%0" of an empty match adds nothing, so no memory
+        ** bounds a replacement of a million of them at every position */
+        step(m);
         pc++;
         if (pc < end && *pc == '%') {
             luaL_addchar(b, '%');
