@@ -226,6 +226,8 @@ describe("the instruction budget", function()
     { "('x'):rep(2^40)", "return #('x'):rep(1 << 40)" },
     { "a 99-byte string repeated 2^30 times", "return #string.format('%099d', 1):rep(1 << 30)" },
     { "('ab'):rep(2^31, ',')", "return #('ab'):rep(1 << 31, ',')" },
+    -- attack round 3: the size overflowed in integers, and the string was "too large" again
+    { "('ab'):rep(2^62, ',')", "return #('ab'):rep(1 << 62, ',')" },
   }) do
     it("ends " .. c[1] .. " as a memory limit, not a script error", function()
       local result, r = probe(c[2])

@@ -153,7 +153,7 @@ return function(loader, coax_module, limit_hit, vm)
     -- the memory cap refuses, so the script ends as a limit.
     local count = as_integer(n)
     if type(s) == "string" and count and count > 0 and (sep == nil or type(sep) == "string")
-        and (#s + #(sep or "")) * count > 0x7fffffff then
+        and (#s + #(sep or "")) * (count + 0.0) > 0x7fffffff then -- in floats: 3 * 2^62 wraps in integers
       real_rep("x", 0x7fffffff)
     end
     return real_rep(s, n, sep)
