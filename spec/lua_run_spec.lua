@@ -134,3 +134,26 @@ describe("coax.run when the session cannot start", function()
       { coax.run(path, "x") })
   end)
 end)
+
+describe("coax.run and e:session with the host's tables", function()
+  -- the replay list's metatable was replaced with the JSON array's, and
+  -- agent_options gained the agent's name and the replies
+  it("leave the host's replies and agent_options tables as they were", function()
+    local mt = { __name = "host's" }
+    local replies = setmetatable({ '{"a": 1}' }, mt)
+    local options = { temperature = 0 }
+    for _, start in ipairs({
+      function(o) return coax.run(recipe("own"), "in", o) end,
+      function(o)
+        local s = coax.engine():session(recipe("own2"), "in", o)
+        return { outcome = s:run(), value = s:value() }
+      end,
+    }) do
+      local r = start({ replies = replies, agent_options = options })
+      assert.are.same({ "ok", '{"a":1}' }, { r.outcome, json.encode(r.value) })
+      assert.are.equal(mt, getmetatable(replies))
+      assert.are.same({ { '{"a": 1}' }, { temperature = 0 } }, { setmetatable(replies, nil), options })
+      setmetatable(replies, mt)
+    end
+  end)
+end)

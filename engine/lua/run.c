@@ -218,6 +218,18 @@ static bool names_agent(lua_State *L, int t)
     return named;
 }
 
+/* Copies table 'from''s own pairs into table 'to' (both absolute indexes). */
+static void copy_raw(lua_State *L, int from, int to)
+{
+    luaL_checkstack(L, 3, "options");
+    lua_pushnil(L);
+    while (lua_next(L, from)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, to);
+    }
+}
+
 /* The agent options of opts table 't' (nil: none) as JSON text pushed on
 ** the stack and returned: {name?, replies?, ...agent_options, fallback?}.
 ** When nothing names an agent, "fallback" is the default agent (as for
@@ -228,18 +240,23 @@ static bool names_agent(lua_State *L, int t)
 static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn secret, void *ud, bool verbose,
                        char *msg, size_t cap)
 {
-    if (t) lua_getfield(L, t, "agent_options");
-    else lua_pushnil(L);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_newtable(L);
+    /* Copies: the host's agent_options and replies tables are its own, and
+    ** stay as they were (no name or replies added, no metatable replaced). */
+    lua_newtable(L);
+    if (t && lua_getfield(L, t, "agent_options") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        copy_raw(L, lua_gettop(L), lua_gettop(L) - 1);
     }
+    lua_pop(L, 1);
     /* the agent: opts.agent, else replay with opts.replies, else command
     ** with opts.command, as --agent, --replay and --command choose */
     const char *name = t ? lcoax_opt_string(L, t, "agent") : NULL;
     if (t && lua_getfield(L, t, "replies") != LUA_TNIL) {
         luaL_checktype(L, -1, LUA_TTABLE);
+        lua_newtable(L);
+        copy_raw(L, lua_gettop(L) - 1, lua_gettop(L));
         luaL_setmetatable(L, LCOAX_ARRAY);
+        lua_remove(L, -2);
         lua_setfield(L, -2, "replies");
         if (!name) name = "replay";
     } else {
