@@ -241,6 +241,23 @@ static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
     return true;
 }
 
+/* Whether 'x' reads as exactly one item of a list. null and an empty string
+** are no item (wrapped they would be a list of one blank), and a string with a
+** list separator in it ("urgent, billing", lines, "[\"a\", \"b\"]") may be
+** one item or several: taking either is a guess. */
+static bool one_item(const coax_value *x)
+{
+    if (x->type == COAX_NULL) return false;
+    if (x->type != COAX_STRING) return true;
+    const char *s = x->u.text;
+    size_t n = x->len;
+    trim(&s, &n);
+    if (n == 0 || s[0] == '[') return false;
+    for (size_t i = 0; i < n; i++)
+        if (memchr(",;|\n\t", s[i], 5)) return false;
+    return true;
+}
+
 /* A new scalar value. */
 static coax_value *scalar(coax_arena *a, coax_type type, const char *text, size_t len, int b)
 {
@@ -291,7 +308,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         *kind = "float_to_integer";
         return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
     }
-    if (!strcmp(t, "array") && x->type != COAX_ARRAY) {
+    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(x)) {
         coax_value *arr = coax_new_value(a, COAX_ARRAY);
         coax_value *item = coax_arena_alloc(a, sizeof *item);
         if (!arr || !item) return NULL;
@@ -562,7 +579,19 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
     lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
     if (!edits || !declared_init(&d, c, props, kv) || !lidx_init(&members, c, x->len) || !lidx_init(&done, c, kv->len))
         return;
-    for (size_t i = 0; i < x->len; i++) lidx_add(&members, a, x->u.members[i].key, x->u.members[i].klen);
+    /* A member the schema does not declare may be the missing property under
+    ** another name ({"stauts": "closed"} beside a default "open"): filling the
+    ** default beside a value of its type would contradict what the reply may
+    ** have said. A name declared in another case is renamed, not undeclared.
+    ** Per JSON type, whether an undeclared member has a value of it. */
+    unsigned undeclared = 0;
+    for (size_t i = 0; i < x->len; i++) {
+        const coax_member *m = &x->u.members[i];
+        size_t hit;
+        long exact;
+        lidx_add(&members, a, m->key, m->klen);
+        if (!lidx_find(&d.ix, a, m->key, m->klen, &hit, 1, &exact)) undeclared |= 1u << m->value.type;
+    }
     size_t n = 0;
     for (size_t i = 0; i < kv->len; i++) {
         const coax_value *name = &kv->u.items[i];
@@ -582,7 +611,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         long pi = declared_exact(&d, a, name->u.text, name->len);
         const coax_value *ps = deref(c, c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
         const coax_value *def = member(ps, "default");
-        if (!def) continue; /* no default: nothing to fill without inventing */
+        if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
     }
