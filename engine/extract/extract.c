@@ -20,6 +20,7 @@ typedef struct scored {
     const coax_repair_entry *refused; /* the repair its first error names, or NULL */
     bool fragment_answer; /* valid and complete but for being one value of several */
     bool cut_answer;      /* valid but for its block's end, cut off or never written */
+    bool part_answer;     /* an object whose members are all valid, short of the whole */
 } scored;
 
 /* What every candidate is scored with. */
@@ -237,6 +238,13 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
     s->cut_answer = s->validation.valid && !s->complete && !gate;
+    /* An object read plainly whose members all fit, wrong only as a whole
+    ** (a required member missing): {"age": 37} after {"name": "Ada", "age":
+    ** 36} is a correction, or a draft the answer corrects. */
+    s->part_answer = !s->validation.valid && s->complete && !gate && s->ninvented == 0 &&
+                     s->value->type == COAX_OBJECT && s->value->len > 0;
+    for (size_t i = 0; i < s->validation.nerrors && s->part_answer; i++)
+        s->part_answer = !s->validation.errors[i].instance_location[0];
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -267,7 +275,7 @@ static bool is_plain(const scored *s) { return s->valid && s->complete && s->nin
 
 /* A rival of the best: a plain answer, or one value of several, or one
 ** in a block cut off, that would be plain alone. */
-static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer || s->cut_answer; }
+static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer; }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
 static bool holds(const coax_candidate *a, const coax_candidate *b)
@@ -322,6 +330,21 @@ static size_t second_place(const coax_repair_result *r, const coax_candidate *fi
     return at;
 }
 
+/* Whether the object 'part' agrees with 'whole': no member of it is in
+** 'whole' with another value (1), or one is (0); -1 out of memory. A part
+** that shares nothing is no correction of it. */
+static int agrees(coax_arena *a, const coax_value *part, const coax_value *whole)
+{
+    if (whole->type != COAX_OBJECT) return 1;
+    for (size_t i = 0; i < part->len; i++) {
+        const coax_member *m = &part->u.members[i];
+        const coax_value *w = coax_object_get(whole, m->key, m->klen);
+        int eq = w ? coax_value_equal(&m->value, w, coax_arena_allocator(a)) : 1;
+        if (eq <= 0) return eq;
+    }
+    return 1;
+}
+
 /* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
 ** leave no way to tell which one the model meant: whether the first (a
 ** draft?) or the last (a correction?), picking one is a guess, so the best
@@ -335,7 +358,8 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
         const scored *p = &plain->s[i];
         const coax_candidate *o = &x->repair->candidates[p->index];
         if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
-        int eq = coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+        int eq = p->part_answer ? agrees(c->arena, p->value, best->value)
+                                : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
