@@ -127,7 +127,8 @@ describe("coercion", function()
 
     -- One object with n forbidden members: one trial of n edits, applied
     -- by key; n keys each written like one declared name ("a" in another
-    -- case with tabs and spaces around): one is renamed, the rest dropped.
+    -- case with tabs and spaces around) with one value: one is renamed, the
+    -- rest dropped (with two values neither is dropped: that would pick one).
     it("stays linear when one object has n members to drop, or n written like one declared name", function()
       local schema = '{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}'
       local function plain(n)
@@ -140,7 +141,7 @@ describe("coercion", function()
         for i = 1, n do
           local pad = {}
           for b = 0, 15 do pad[#pad + 1] = ((i >> b) & 1 == 1) and " " or "\\t" end
-          t[i] = ('"%sA":%d'):format(table.concat(pad), i)
+          t[i] = ('"%sA":1'):format(table.concat(pad))
         end
         return "{" .. table.concat(t, ",") .. "}"
       end
@@ -154,8 +155,9 @@ describe("coercion", function()
           / best_time(function() coax.extract(small, schema) end)
         assert.is_true(ratio < 8, "time ratio at 4n/n: " .. ratio) -- linear 4, quadratic 16
       end
-      local r = coax.extract('{"A":1," a ":2,"b":3}', schema) -- twin: the first written like "a" is renamed
+      local r = coax.extract('{"A":1," a ":1,"b":3}', schema) -- twin: the first written like "a" is renamed
       assert.are.same({ 1, "key_renamed", "/a" }, { r.value.a, r.coercions[1].kind, r.coercions[1].pointer })
+      assert.is_false(coax.extract('{"A":1," a ":2,"b":3}', schema).valid) -- 1 or 2: a guess
     end)
 
     -- Schema and object grow together: n declared names against n members

@@ -633,12 +633,12 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     ** renamed to it already. The members written exactly as declared are
     ** marked first, so no name is searched for in the object: n members
     ** renamed to n names stay linear. */
-    uint8_t *taken = coax_arena_alloc(a, d.np + 1);
+    const coax_value **taken = coax_arena_alloc(a, (d.np + 1) * sizeof *taken); /* the value it holds */
     if (!taken) return;
-    memset(taken, 0, d.np + 1);
+    memset(taken, 0, (d.np + 1) * sizeof *taken);
     for (size_t i = 0; i < obj->len; i++) {
         long e = declared_exact(&d, a, obj->u.members[i].key, obj->u.members[i].klen);
-        if (e >= 0) taken[e] = 1;
+        if (e >= 0) taken[e] = &obj->u.members[i].value;
     }
     size_t n = 0;
     for (size_t i = 0; i < obj->len; i++) {
@@ -648,8 +648,10 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
         if (dn && !taken[di]) {
-            taken[di] = 1;
+            taken[di] = &m->value;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
+        } else if (dn && coax_value_equal(taken[di], &m->value, coax_arena_allocator(a)) != 1) {
+            return; /* {"name": "Ada", "Name": "Bob"}: two values for one property, neither dropped */
         } else {
             edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
         }
