@@ -433,6 +433,76 @@ static bool rewraps(const job *j, const char *kind, const char *at, size_t len)
     return x && !strcmp(j->prov[x->val - 1].kind, "wrap_in_array");
 }
 
+/* The length of an error's keyword path up to the branch index of its
+** innermost union ("/anyOf/" or "/oneOf/"), or 0 when it is under none. */
+static size_t union_prefix(const char *kw)
+{
+    size_t at = 0;
+    for (size_t i = 0; kw[i]; i++)
+        if (!strncmp(kw + i, "/anyOf/", 7) || !strncmp(kw + i, "/oneOf/", 7)) at = i + 7;
+    return at;
+}
+
+/* Per place and union: the first branch with a replacement, its value, and
+** whether another branch has a different one. */
+typedef struct union_seen {
+    long branch;
+    const coax_value *value;
+    bool ambiguous;
+} union_seen;
+
+/* Marks in 'amb' the places where two branches of one union each have a
+** replacement, different values ("5" for a number or a list of strings: 5
+** or ["5"]; "Ab" for const "AB" or enum ["ab"]): which branch the reply
+** meant is a guess, so neither is tried and the error stays. */
+static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb)
+{
+    union_seen *seen = coax_arena_alloc(j->scratch, val->nerrors * sizeof *seen + 1);
+    if (!seen || !hmap_init(amb, j->scratch, val->nerrors)) return COAX_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < val->nerrors; i++) {
+        const coax_schema_error *e = &val->errors[i];
+        size_t pl = union_prefix(e->keyword_location), ll = strlen(e->instance_location);
+        coax_value *x, *up;
+        bool invented;
+        if (!pl) continue;
+        if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
+            if (j->oom) return COAX_ENOMEM;
+            continue;
+        }
+        coerce_trials ts;
+        coerce_make_trials(j->c, x, up, e, &ts);
+        if (!ts.n || !ts.t[0].value || ts.atlen != ll) continue;
+        long branch = strtol(e->keyword_location + pl, NULL, 10);
+        hent *h = hmap_put(amb, e->instance_location, ll, e->keyword_location, pl,
+                           hash2(amb, e->instance_location, ll, e->keyword_location, pl));
+        if (!h) return COAX_ENOMEM;
+        if (!h->val) {
+            seen[n] = (union_seen){branch, ts.t[0].value, false};
+            h->val = ++n;
+            continue;
+        }
+        union_seen *u = &seen[h->val - 1];
+        if (u->ambiguous || u->branch == branch) continue;
+        int eq = coax_value_equal(u->value, ts.t[0].value, coax_arena_allocator(j->scratch));
+        if (eq < 0) return COAX_ENOMEM;
+        u->ambiguous = !eq;
+    }
+    for (size_t i = 0; i < amb->cap; i++) /* only the ambiguous places stay marked */
+        if (amb->e[i].val && !seen[amb->e[i].val - 1].ambiguous) amb->e[i].val = SIZE_MAX;
+    return COAX_OK;
+}
+
+/* Whether error 'e' is under a union 'amb' marks. */
+static bool in_ambiguous_union(const hmap *amb, const coax_schema_error *e, size_t ll)
+{
+    size_t pl = union_prefix(e->keyword_location);
+    if (!pl) return false;
+    hent *h = hmap_find(amb, e->instance_location, ll, e->keyword_location, pl,
+                        hash2(amb, e->instance_location, ll, e->keyword_location, pl));
+    return h && h->val != SIZE_MAX;
+}
+
 /* Plans one change per error that has a trial left and does not nest with
 ** another planned change. */
 static coax_code plan(job *j, const coax_validation *val, round *r)
@@ -442,6 +512,9 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
         return COAX_ENOMEM;
+    hmap amb;
+    coax_code rc = mark_unions(j, val, &amb);
+    if (rc) return rc;
     for (size_t i = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
         size_t ll = strlen(e->instance_location), kl = strlen(e->keyword_location);
@@ -450,6 +523,10 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         if (!used) return COAX_ENOMEM;
         used->round = r->id;
         if (used->val >= COERCE_MAX_TRIALS || nests(r, e->instance_location, ll)) continue;
+        if (in_ambiguous_union(&amb, e, ll)) {
+            used->val = COERCE_MAX_TRIALS;
+            continue;
+        }
         coax_value *x, *up;
         bool invented;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
