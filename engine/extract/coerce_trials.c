@@ -847,32 +847,40 @@ static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *
 ** declare as a property ({"invoice": {...}}: a scalar's key says what the
 ** scalar is, {"greeting": "hello"}, but a whole structure's key only
 ** labels it). */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
+static bool norm_key(const char *key, size_t klen, char *out, size_t cap)
 {
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
-        return true;
-    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
-                                        "json", "reply", "payload", "return", "returnvalue"};
-    char norm[32], title[32];
     size_t n = 0;
     for (size_t i = 0; i < klen; i++) {
         char ch = key[i];
         if (ch == ' ' || ch == '_' || ch == '-') continue;
-        if (n + 1 >= sizeof norm) return false;
-        norm[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        if (n + 1 >= cap) return false;
+        out[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
     }
-    norm[n] = '\0';
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (!strcmp(norm, words[i])) return true;
+    out[n] = '\0';
+    return true;
+}
+
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+{
+    char norm[32], title[32];
+    bool short_key = norm_key(key, klen, norm, sizeof norm);
     const coax_value *t = member(deref(NULL, doc, doc), "title");
-    if (!t || t->type != COAX_STRING) return false;
-    size_t m = 0;
-    for (size_t i = 0; i < t->len && m + 1 < sizeof title; i++) {
-        char ch = t->u.text[i];
-        if (ch == ' ' || ch == '_' || ch == '-') continue;
-        title[m++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-    }
-    title[m] = '\0';
-    if (m && m == n && !strcmp(norm, title)) return true;
-    return m && loose_equal(a, key, klen, t->u.text, t->len);
+    bool titled = t && t->type == COAX_STRING && norm_key(t->u.text, t->len, title, sizeof title) && title[0];
+    if (short_key && titled && !strcmp(norm, title)) return true;
+    /* A label saying what it holds is not the answer ({"errors": [...]},
+    ** {"example": {...}}, {"rejected": [...]}) takes nothing out of it. */
+    static const char *const not_answer[] = {"error", "warning", "example", "sample", "template", "schema", "draft",
+                                             "previous", "old", "before", "wrong", "incorrect", "invalid", "reject",
+                                             "exclud", "fail", "missing", "removed", "input", "question"};
+    for (size_t i = 0; short_key && i < sizeof not_answer / sizeof *not_answer; i++)
+        if (strlen(not_answer[i]) > 3 ? strstr(norm, not_answer[i]) != NULL : !strcmp(norm, not_answer[i]))
+            return false;
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
+        return true;
+    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
+                                        "json", "reply", "payload", "return", "returnvalue"};
+    for (size_t i = 0; short_key && i < sizeof words / sizeof *words; i++)
+        if (!strcmp(norm, words[i])) return true;
+    return titled && loose_equal(a, key, klen, t->u.text, t->len);
 }
