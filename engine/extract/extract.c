@@ -492,19 +492,28 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     /* A reply that fences or tags its answer holds it there: spans of the
     ** prose around are examples and explanations, never the value. */
     bool blocks = false;
-    for (size_t i = 0; i < r->ncandidates && !blocks; i++)
-        blocks = is_scored(r, i, first) && (r->candidates[i].source == COAX_SOURCE_FENCED ||
-                                            r->candidates[i].source == COAX_SOURCE_TAGGED);
+    size_t blocks_end = 0; /* where the last block ends */
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const coax_candidate *k = &r->candidates[i];
+        if (!is_scored(r, i, first) || (k->source != COAX_SOURCE_FENCED && k->source != COAX_SOURCE_TAGGED)) continue;
+        blocks = true;
+        if (k->end > blocks_end) blocks_end = k->end;
+    }
     plain_set plain = {coax_arena_alloc(arena, (r->ncandidates + 1) * sizeof *plain.s), 0};
     if (!plain.s) return COAX_ENOMEM;
     for (size_t i = 0; i < r->ncandidates; i++) {
-        if (!is_scored(r, i, first) || (blocks && r->candidates[i].source == COAX_SOURCE_PROSE)) continue;
+        bool aside = blocks && r->candidates[i].source == COAX_SOURCE_PROSE;
+        /* Beside a block, a span of prose is never the value, but a plain
+        ** answer after the last block that differs is a rival ("```{...}```
+        ** Actually it should be {...}"): which one the model meant is a
+        ** guess. Before a block it is an example ("For example {...}"). */
+        if (!is_scored(r, i, first) || (aside && r->candidates[i].start < blocks_end)) continue;
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
-        if (better(&s, &best)) best = s;
+        if (!aside && better(&s, &best)) best = s;
         else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
     }
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
