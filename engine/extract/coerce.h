@@ -104,6 +104,10 @@ coerce_root coerce_scalar_root(const coax_value *doc);
 ** the envelope's value. */
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner);
 
+/* Whether a label (an envelope's key, a tag's name) says what it holds is
+** not the answer: "errors", "example", "draft", "rejected_items", "old". */
+bool coerce_not_answer_label(const char *key, size_t klen);
+
 /* The class of coercion 'kind' (every kind is lossless or inferred: a
 ** coercion never guesses). */
 coax_class coerce_class(const char *kind);

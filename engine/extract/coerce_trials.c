@@ -861,6 +861,18 @@ static bool norm_key(const char *key, size_t klen, char *out, size_t cap)
     return true;
 }
 
+bool coerce_not_answer_label(const char *key, size_t klen)
+{
+    static const char *const stems[] = {"error", "warning", "example", "sample", "template", "schema", "draft",
+                                        "previous", "old", "before", "wrong", "incorrect", "invalid", "reject",
+                                        "exclud", "fail", "missing", "removed", "input", "question"};
+    char norm[32];
+    if (!norm_key(key, klen, norm, sizeof norm)) return false;
+    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
+        if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
+    return false;
+}
+
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
 {
     char norm[32], title[32];
@@ -868,14 +880,8 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
     const coax_value *t = member(deref(NULL, doc, doc), "title");
     bool titled = t && t->type == COAX_STRING && norm_key(t->u.text, t->len, title, sizeof title) && title[0];
     if (short_key && titled && !strcmp(norm, title)) return true;
-    /* A label saying what it holds is not the answer ({"errors": [...]},
-    ** {"example": {...}}, {"rejected": [...]}) takes nothing out of it. */
-    static const char *const not_answer[] = {"error", "warning", "example", "sample", "template", "schema", "draft",
-                                             "previous", "old", "before", "wrong", "incorrect", "invalid", "reject",
-                                             "exclud", "fail", "missing", "removed", "input", "question"};
-    for (size_t i = 0; short_key && i < sizeof not_answer / sizeof *not_answer; i++)
-        if (strlen(not_answer[i]) > 3 ? strstr(norm, not_answer[i]) != NULL : !strcmp(norm, not_answer[i]))
-            return false;
+    /* A label saying what it holds is not the answer takes nothing out of it. */
+    if (coerce_not_answer_label(key, klen)) return false;
     if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
         return true;
     static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",

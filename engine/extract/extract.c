@@ -371,11 +371,28 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
     return COAX_OK;
 }
 
-/* Whether candidate i is scored: the repair's own choice, sequences, and
-** the last MAX_SCORED from 'first' on. */
-static bool is_scored(const coax_repair_result *r, size_t i, size_t first)
+/* Whether a tagged candidate's tag says it holds no answer (<example>,
+** <draft>, <wrong_answer>): read at its tagged_block entry, the tag's start. */
+static bool unanswering_tag(const char *text, size_t len, const coax_candidate *cand)
 {
-    return i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE;
+    if (cand->source != COAX_SOURCE_TAGGED) return false;
+    for (size_t i = 0; i < cand->nlog; i++) {
+        size_t at = cand->log[i].offset + 1, n = 0;
+        if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
+        while (at + n < len && text[at + n] != '>') n++;
+        return coerce_not_answer_label(text + at, n);
+    }
+    return false;
+}
+
+/* Whether candidate i is scored: the repair's own choice, sequences, and
+** the last MAX_SCORED from 'first' on; never a block whose tag says it
+** holds no answer. */
+static bool is_scored(const extract_job *x, size_t i, size_t first)
+{
+    const coax_repair_result *r = x->repair;
+    return (i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE) &&
+           !unanswering_tag(x->text, x->len, &r->candidates[i]);
 }
 
 /* Whether the text from s to e holds a quoted key ("name": ...): a span of
@@ -417,7 +434,7 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *o = &r->candidates[i];
         bool apart = o->start >= b->end || o->end <= b->start;
-        if (!is_scored(r, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
+        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
             !invented_log(o) || !quoted_key_in(x->text, o->start, o->end))
             continue;
         return refuse_at(c, x, best,
@@ -495,7 +512,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     size_t blocks_end = 0; /* where the last block ends */
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *k = &r->candidates[i];
-        if (!is_scored(r, i, first) || (k->source != COAX_SOURCE_FENCED && k->source != COAX_SOURCE_TAGGED)) continue;
+        if (!is_scored(&x, i, first) || (k->source != COAX_SOURCE_FENCED && k->source != COAX_SOURCE_TAGGED)) continue;
         blocks = true;
         if (k->end > blocks_end) blocks_end = k->end;
     }
@@ -507,7 +524,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         ** answer after the last block that differs is a rival ("```{...}```
         ** Actually it should be {...}"): which one the model meant is a
         ** guess. Before a block it is an example ("For example {...}"). */
-        if (!is_scored(r, i, first) || (aside && r->candidates[i].start < blocks_end)) continue;
+        if (!is_scored(&x, i, first) || (aside && r->candidates[i].start < blocks_end)) continue;
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
