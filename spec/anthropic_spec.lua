@@ -276,6 +276,15 @@ describe("the anthropic agent against a mock server", function()
       assert.are.equal("stop", r.attempts[2].finish)
     end)
 
+    it("stopped by the context window or paused mid-turn: finish length, never accepted", function()
+      for _, why in ipairs { "model_context_window_exceeded", "pause_turn" } do
+        local r = run({ { reply = '{"name": "Ada", "age": 36', finish = why }, { reply = GOOD } })
+        assert.are.equal("ok", r.outcome)
+        assert.are.equal("length", r.attempts[1].finish)
+        assert.are.equal("invalid", r.attempts[1].outcome)
+      end
+    end)
+
     it("another stop reason is kept as it is", function()
       local r = run({ { reply = GOOD, finish = "stop_sequence" } })
       assert.are.equal("ok", r.outcome)

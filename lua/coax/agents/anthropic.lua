@@ -217,7 +217,10 @@ end
 
 -- ---- the response ----------------------------------------------------------
 
-local FINISH = { end_turn = "stop", max_tokens = "length" }
+-- A reply stopped by the context window, or paused mid-turn (server tools),
+-- is cut off as one at max_tokens is: what was to follow is missing.
+local FINISH = { end_turn = "stop", max_tokens = "length", model_context_window_exceeded = "length",
+  pause_turn = "length" }
 
 local function str(v)
   if type(v) == "string" then return v end
