@@ -241,20 +241,40 @@ static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
     return true;
 }
 
-/* Whether 'x' reads as exactly one item of a list. null and an empty string
-** are no item (wrapped they would be a list of one blank), and a string with a
-** list separator in it ("urgent, billing", lines, "[\"a\", \"b\"]") may be
-** one item or several: taking either is a guess. */
-static bool one_item(const coax_value *x)
+/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none). */
+static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
+{
+    for (size_t i = 0; allowed && allowed->type == COAX_ARRAY && i < allowed->len; i++) {
+        const coax_value *y = &allowed->u.items[i];
+        if (y->type == COAX_STRING && y->len == n && !memcmp(y->u.text, s, n)) return true;
+    }
+    return false;
+}
+
+/* Whether 'x' reads as exactly one item of a list whose items' "enum" is
+** 'allowed' (or NULL). null and an empty string are no item (wrapped they
+** would be a list of one blank), and a string with a list separator in it
+** ("urgent, billing", lines, "[\"a\", \"b\"]") may be one item or several:
+** taking either is a guess, unless it is an allowed item and none of its
+** pieces is ("New York, NY" among cities; not "a, b" where "a" is one). */
+static bool one_item(const coax_value *x, const coax_value *allowed)
 {
     if (x->type == COAX_NULL) return false;
     if (x->type != COAX_STRING) return true;
     const char *s = x->u.text;
     size_t n = x->len;
     trim(&s, &n);
-    if (n == 0 || s[0] == '[') return false;
-    for (size_t i = 0; i < n; i++)
-        if (memchr(",;|\n\t", s[i], 5)) return false;
+    bool listed = n && allowed_string(allowed, s, n);
+    if (n == 0 || (s[0] == '[' && !listed)) return false;
+    for (size_t i = 0, from = 0; i <= n; i++) {
+        if (i < n && !memchr(",;|\n\t", s[i], 5)) continue;
+        if (i == n && from == 0) break; /* no separator */
+        const char *p = s + from;
+        size_t pn = i - from;
+        trim(&p, &pn);
+        if (!listed || allowed_string(allowed, p, pn)) return false;
+        from = i + 1;
+    }
     return true;
 }
 
@@ -271,7 +291,8 @@ static coax_value *scalar(coax_arena *a, coax_type type, const char *text, size_
 
 /* 'x' converted to JSON type 't' ("integer", ...), or NULL when that would
 ** be a guess. 'kind' names the coercion. */
-static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, const char **kind)
+static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, const coax_value *allowed,
+                           const char **kind)
 {
     bool want_int = !strcmp(t, "integer"), want_num = want_int || !strcmp(t, "number");
     if (x->type == COAX_STRING && want_num) {
@@ -308,7 +329,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         *kind = "float_to_integer";
         return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
     }
-    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(x)) {
+    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(x, allowed)) {
         coax_value *arr = coax_new_value(a, COAX_ARRAY);
         coax_value *item = coax_arena_alloc(a, sizeof *item);
         if (!arr || !item) return NULL;
@@ -326,7 +347,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
             conv = coax_new_value(a, COAX_NULL);
             if (conv) *conv = *inner;
         } else {
-            conv = convert(a, inner, t, &k2);
+            conv = convert(a, inner, t, NULL, &k2);
         }
         *kind = "unwrap_array";
         return conv;
@@ -740,11 +761,12 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 
     if (!strcmp(kw, "type")) {
         size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
+        const coax_value *allowed = member(deref(c, c->doc, member(parent, "items")), "enum");
         for (size_t i = 0; i < n; i++) {
             const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
             const char *kind = NULL;
             if (t->type != COAX_STRING) continue;
-            coax_value *conv = convert(a, x, t->u.text, &kind);
+            coax_value *conv = convert(a, x, t->u.text, allowed, &kind);
             add_value(ts, kind, "converted the value to the type the schema asks for", conv);
         }
     } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
