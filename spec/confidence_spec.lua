@@ -140,6 +140,13 @@ describe("confidence classes", function()
     r = coax.extract('[1]\n  [2]', "{}")
     assert.are.equal("the reply holds two different answers, at line 1, column 1 and at line 2, column 3: "
       .. "send one value", r.errors[1].error)
+    -- A reply whose only JSON is in a block tagged as no answer says so (the
+    -- error was empty); a tag's attributes are not its name.
+    assert.are.same({ nil, "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
+      .. "line 2, column 1: send the answer itself", "COAX_ENOJSON" },
+      { coax.extract('<example>\n{"key": "v"}\n</example>', key) })
+    r = coax.extract('<answer type="example">\n{"key": "v"}\n</answer>', key)
+    assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
     -- A draft that does not fit is no rival: the answer after it wins.
     r = coax.extract('{"name": "b"}\nFixed: {"key": "b"}', key)
     assert.are.equal('{"key":"b"}', coax.json.encode(r.value))

@@ -254,7 +254,7 @@ describe("the instruction budget", function()
 
   it("ends a memory stop whose __close handler loops", function()
     local result, r = probe("local x <close> = setmetatable({}, { __close = function() while true do end end }) "
-      .. "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(1000) .. i end")
+      .. "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(100000) .. i end")
     assert.are.same({ "limit: recipe: not enough memory", "limit" }, { result, r.outcome })
   end)
 

@@ -863,12 +863,6 @@ static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *
     return found;
 }
 
-/* Whether 'key' names the whole answer rather than being content: a
-** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
-** or, for an object or array inside, any key the root schema does not
-** declare as a property ({"invoice": {...}}: a scalar's key says what the
-** scalar is, {"greeting": "hello"}, but a whole structure's key only
-** labels it). */
 /* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
 static bool norm_key(const char *key, size_t klen, char *out, size_t cap)
 {
@@ -895,6 +889,12 @@ bool coerce_not_answer_label(const char *key, size_t klen)
     return false;
 }
 
+/* Whether 'key' names the whole answer rather than being content: a
+** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
+** or, for an object or array inside, any key the root schema does not
+** declare as a property ({"invoice": {...}}: a scalar's key says what the
+** scalar is, {"greeting": "hello"}, but a whole structure's key only
+** labels it). */
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
 {
     char norm[32], title[32];

@@ -2,6 +2,7 @@
 ** extract.c: coax_extract. Repair finds the candidates; each is validated
 ** and coerced (coerce.c); the best one wins by score (see coax.h).
 */
+#include <ctype.h>
 #include "extract/coerce.h"
 #include "schema/schema.h"
 
@@ -379,7 +380,7 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
     for (size_t i = 0; i < cand->nlog; i++) {
         size_t at = cand->log[i].offset + 1, n = 0;
         if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
-        while (at + n < len && text[at + n] != '>') n++;
+        while (at + n < len && text[at + n] != '>' && !isspace((unsigned char)text[at + n])) n++; /* the name */
         return coerce_not_answer_label(text + at, n);
     }
     return false;
@@ -543,7 +544,15 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (bare && (!best.valid || repaired) &&
         (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, r, &best)))
         return rc;
-    if (best.index == SIZE_MAX) return COAX_ENOJSON;
+    if (best.index == SIZE_MAX) { /* every candidate was in a block whose tag says it holds no answer */
+        unsigned line, column;
+        size_t at = r->ncandidates ? r->candidates[0].start : 0;
+        line_column(text, len, at, &line, &column);
+        return coax_fail(err, COAX_ENOJSON, at,
+                         "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
+                         "line %u, column %u: send the answer itself",
+                         line, column);
+    }
     out->valid = best.valid;
     out->value = best.value;
     out->candidate = best.index;

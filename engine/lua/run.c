@@ -243,11 +243,13 @@ static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn s
     /* Copies: the host's agent_options and replies tables are its own, and
     ** stay as they were (no name or replies added, no metatable replaced). */
     lua_newtable(L);
-    if (t && lua_getfield(L, t, "agent_options") != LUA_TNIL) {
-        luaL_checktype(L, -1, LUA_TTABLE);
-        copy_raw(L, lua_gettop(L), lua_gettop(L) - 1);
+    if (t) {
+        if (lua_getfield(L, t, "agent_options") != LUA_TNIL) {
+            luaL_checktype(L, -1, LUA_TTABLE);
+            copy_raw(L, lua_gettop(L), lua_gettop(L) - 1);
+        }
+        lua_pop(L, 1);
     }
-    lua_pop(L, 1);
     /* the agent: opts.agent, else replay with opts.replies, else command
     ** with opts.command, as --agent, --replay and --command choose */
     const char *name = t ? lcoax_opt_string(L, t, "agent") : NULL;
@@ -259,8 +261,8 @@ static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn s
         lua_remove(L, -2);
         lua_setfield(L, -2, "replies");
         if (!name) name = "replay";
-    } else {
-        lua_pop(L, 1);
+    } else if (t) {
+        lua_pop(L, 1); /* the nil */
     }
     if (t && !name) {
         if (lua_getfield(L, t, "command") != LUA_TNIL) name = "command";

@@ -493,7 +493,7 @@ static void json_append_string(lua_State *l, strbuf_t *json, int lindex)
     size_t len;
 
     str = lua_tolstring(l, lindex, &len);
-    if (len > (size_t)(INT_MAX - 2) / 6 - (size_t)strbuf_length(json))
+    if (strbuf_length(json) > INT_MAX - 2 || len > ((size_t)INT_MAX - 2 - (size_t)strbuf_length(json)) / 6)
     {
         lua_pushliteral(l, "not enough memory"); /* coax: len * 6 + 2 would overflow an int */
         lua_error(l);
