@@ -274,8 +274,9 @@ typedef struct plain_set {
 
 static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
 
-/* A rival of the best: a plain answer, or one value of several, or one
-** in a block cut off, that would be plain alone. */
+/* A rival of the best: a plain answer; or one that would be plain alone
+** but for being one value of several, or in a block cut off; or an object
+** whose members all fit, short only of the whole (a correction, a draft). */
 static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer; }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
