@@ -211,6 +211,18 @@ static inline size_t coax_decimal(char *out, uint64_t u)
     return n;
 }
 
+/* ASCII classes, unlike <ctype.h>'s, which follow the host's LC_CTYPE (under
+** Latin-1, tolower turns UTF-8's lead byte 0xC3 into 0xE3). */
+static inline bool coax_ascii_alpha(int c) { return (unsigned)((c | 0x20) - 'a') < 26; }
+static inline bool coax_ascii_alnum(int c) { return coax_ascii_alpha(c) || (unsigned)(c - '0') < 10; }
+static inline bool coax_ascii_space(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static inline int coax_ascii_lower(int c) { return (unsigned)(c - 'A') < 26 ? c + 32 : c; }
+
+/* strtod and snprintf("%g"-like fmt, d) with a '.' for the decimal point
+** whatever the host's locale (dot_number.c); fmt holds one conversion. */
+double coax_dot_strtod(const char *s, char **end);
+int coax_dot_format(char *buf, size_t cap, const char *fmt, double d);
+
 /* Value builders: they copy and check their input. */
 coax_value *coax_new_value(coax_arena *arena, coax_type type);
 coax_code coax_set_string(coax_arena *arena, coax_value *v, const char *s,

@@ -157,7 +157,7 @@ typedef struct bounds {
     bool any_multiple;
 } bounds;
 
-static double num_of(const coax_value *v) { return strtod(v->u.text, NULL); }
+static double num_of(const coax_value *v) { return coax_dot_strtod(v->u.text, NULL); }
 
 static void collect_bounds(const ex_conj *L, bool integer, bounds *b)
 {
@@ -245,13 +245,13 @@ coax_value *ex_number(ex_ctx *c, const ex_conj *L, bool integer, size_t variant,
     if (attempt == 2) { /* between the bounds, for fractional ranges */
         if (integer || b.any_multiple || !b.has_lo || !b.has_hi) return NULL;
         double mid = b.lo + (b.hi - b.lo) / 2 + (double)variant * (b.hi - b.lo) / 1024;
-        snprintf(buf, sizeof buf, "%.17g", mid);
+        coax_dot_format(buf, sizeof buf, "%.17g", mid);
         return new_text(c, COAX_NUMBER, buf, strlen(buf));
     }
     if (attempt == 3 && b.has_lo && !b.lo_ex && !variant) return new_text(c, COAX_NUMBER, b.lo_v->u.text, b.lo_v->len);
     if (attempt == 4 && b.has_hi && !b.hi_ex && !variant) return new_text(c, COAX_NUMBER, b.hi_v->u.text, b.hi_v->len);
     if (attempt == 5 && b.has_lo && !b.has_hi && !variant) { /* beyond a huge lower bound */
-        snprintf(buf, sizeof buf, "%.17g", b.lo * (b.lo > 0 ? 2 : 0.5) + 1);
+        coax_dot_format(buf, sizeof buf, "%.17g", b.lo * (b.lo > 0 ? 2 : 0.5) + 1);
         return new_text(c, COAX_NUMBER, buf, strlen(buf));
     }
     return attempt <= 5 ? ex_number(c, L, integer, variant, 6) : NULL;

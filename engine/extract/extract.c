@@ -2,7 +2,6 @@
 ** extract.c: coax_extract. Repair finds the candidates; each is validated
 ** and coerced (coerce.c); the best one wins by score (see coax.h).
 */
-#include <ctype.h>
 #include "extract/coerce.h"
 #include "schema/schema.h"
 
@@ -381,7 +380,7 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
     for (size_t i = 0; i < cand->nlog; i++) {
         size_t at = cand->log[i].offset + 1, n = 0;
         if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
-        while (at + n < len && text[at + n] != '>' && !isspace((unsigned char)text[at + n])) n++; /* the name */
+        while (at + n < len && text[at + n] != '>' && !coax_ascii_space((unsigned char)text[at + n])) n++; /* the name */
         return coerce_not_answer_label(text + at, n);
     }
     return false;

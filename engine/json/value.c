@@ -32,7 +32,7 @@ int coax_number_is_int_text(const coax_value *v)
 
 double coax_value_double(const coax_value *v)
 {
-    return v && v->type == COAX_NUMBER ? strtod(v->u.text, NULL) : 0.0;
+    return v && v->type == COAX_NUMBER ? coax_dot_strtod(v->u.text, NULL) : 0.0;
 }
 
 const char *coax_value_text(const coax_value *v, size_t *len)

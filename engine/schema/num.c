@@ -133,7 +133,7 @@ int coax_num_multiple(const char *x, size_t xn, const char *d, size_t dn)
     if (b.zero) return 0;
     if (a.e < b.e) return 0; /* M_a has no factor 10, so M_b * 10^k cannot divide it */
     if (b.ndig > 18) {
-        double q = strtod(x, NULL) / strtod(d, NULL);
+        double q = coax_dot_strtod(x, NULL) / coax_dot_strtod(d, NULL);
         return isfinite(q) && q == floor(q);
     }
     uint64_t m = 0;

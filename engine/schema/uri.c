@@ -5,7 +5,6 @@
 */
 #include "schema/uri.h"
 
-#include <ctype.h>
 
 typedef struct part {
     const char *p;
@@ -22,9 +21,9 @@ static void uri_parse(const char *s, size_t n, uri *u)
     memset(u, 0, sizeof *u);
     size_t i = 0;
     /* scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
-    if (n && isalpha((unsigned char)s[0])) {
+    if (n && coax_ascii_alpha((unsigned char)s[0])) {
         size_t j = 1;
-        while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '+' || s[j] == '-' || s[j] == '.'))
+        while (j < n && (coax_ascii_alnum((unsigned char)s[j]) || s[j] == '+' || s[j] == '-' || s[j] == '.'))
             j++;
         if (j < n && s[j] == ':') {
             u->scheme = (part){s, j, true};
@@ -95,7 +94,7 @@ static void put_part(coax_buf *b, const part *x) { coax_buf_put(b, x->p, x->n); 
 
 static void put_lower(coax_buf *b, const part *x)
 {
-    for (size_t i = 0; i < x->n; i++) coax_buf_putc(b, (char)tolower((unsigned char)x->p[i]));
+    for (size_t i = 0; i < x->n; i++) coax_buf_putc(b, (char)coax_ascii_lower((unsigned char)x->p[i]));
 }
 
 /* Appends 'path' with dot segments removed. */

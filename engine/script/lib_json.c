@@ -84,7 +84,7 @@ static void push_number(lua_State *L, const coax_value *v)
             lua_pushnumber(L, qd);
             return;
         }
-        double d = strtod(v->u.text, NULL);
+        double d = coax_dot_strtod(v->u.text, NULL);
         if (isfinite(d)) {
             lua_pushnumber(L, d);
             return;
@@ -198,9 +198,10 @@ static void *conv_alloc(conv *c, size_t n)
 static void format_double(char *buf, size_t size, double d)
 {
     /* The shortest of %.15g..%.17g that reads back as the same double. */
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d) break;
+    static const char *const shortest_first[] = {"%.15g", "%.16g", "%.17g"};
+    for (size_t i = 0; i < sizeof shortest_first / sizeof *shortest_first; i++) {
+        coax_dot_format(buf, size, shortest_first[i], d);
+        if (coax_dot_strtod(buf, NULL) == d) break;
     }
     if (strspn(buf, "-0123456789") == strlen(buf)) strcat(buf, ".0");
 }

@@ -220,7 +220,9 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
         coax_buf_puts(b, ",\"tool_rounds\":");
         coax_buf_put(b, s->tool_rounds.data, s->tool_rounds.len);
     }
-    coax_buf_printf(b, ",\"elapsed_ms\":%.3f}", coax_now_ms() - s->t_attempt);
+    char ms[48]; /* JSON: a '.' whatever the host's locale */
+    coax_dot_format(ms, sizeof ms, "%.3f", coax_now_ms() - s->t_attempt);
+    coax_buf_printf(b, ",\"elapsed_ms\":%s}", ms);
     if (s->listener.attempt) {
         char told[EVENT_TEXT_BUF];
         session_attempt a = {outcome, reason ? session_event_text("reason", reason, told, sizeof told).text : NULL,
@@ -376,14 +378,17 @@ void session_metrics_read(const coax_session *s, session_metrics *m)
 
 void session_metrics_write(coax_buf *b, const session_metrics *m)
 {
-    char in_prov[32] = "null", out_prov[32] = "null";
+    char in_prov[32] = "null", out_prov[32] = "null", wall[48], engine[48], agent[48];
+    coax_dot_format(wall, sizeof wall, "%.3f", m->wall_ms); /* JSON: a '.' whatever the host's locale */
+    coax_dot_format(engine, sizeof engine, "%.3f", m->engine_ms);
+    coax_dot_format(agent, sizeof agent, "%.3f", m->agent_ms);
     if (m->have_input_tokens) snprintf(in_prov, sizeof in_prov, "%llu", (unsigned long long)m->input_tokens);
     if (m->have_output_tokens) snprintf(out_prov, sizeof out_prov, "%llu", (unsigned long long)m->output_tokens);
     coax_buf_printf(b,
-                    "{\"attempts\":%d,\"wall_ms\":%.3f,\"engine_ms\":%.3f,\"agent_ms\":%.3f,"
+                    "{\"attempts\":%d,\"wall_ms\":%s,\"engine_ms\":%s,\"agent_ms\":%s,"
                     "\"input_tokens_est\":%llu,\"output_tokens_est\":%llu,\"input_tokens\":%s,"
                     "\"output_tokens\":%s",
-                    m->attempts, m->wall_ms, m->engine_ms, m->agent_ms, (unsigned long long)m->input_tokens_est,
+                    m->attempts, wall, engine, agent, (unsigned long long)m->input_tokens_est,
                     (unsigned long long)m->output_tokens_est, in_prov, out_prov);
     for (size_t i = 0; i < N_USAGE_DETAILS; i++) /* only what some provider said */
         if (m->have_detail[i]) coax_buf_printf(b, ",\"%s\":%llu", USAGE_DETAILS[i], (unsigned long long)m->detail[i]);

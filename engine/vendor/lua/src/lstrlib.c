@@ -1327,7 +1327,7 @@ static int str_format (lua_State *L) {
           lua_Number n = luaL_checknumber(L, arg);
           checkformat(L, form, L_FMTFLAGSF, 1);
           addlenmod(form, LUA_NUMBER_FRMLEN);
-          nb = l_sprintf(buff, maxitem, form, (LUAI_UACNUMBER)n);
+          nb = coax_dot_format(buff, maxitem, form, (double)n);  /* coax: '.' */
           break;
         }
         case 'p': {

@@ -417,8 +417,21 @@
 
 #define l_floor(x)		(l_mathop(floor)(x))
 
+/*
+** coax: numbers are written and read with a '.' whatever the host's
+** locale (the engine's engine/base/dot_number.c, called afresh each time):
+** the engine's Lua is a sandbox inside someone else's process, whose
+** setlocale must not turn 1.5 into "1,5" in JSON or feedback, nor make
+** tonumber("1.5") fail. Lua's own hexadecimal reader is used (it takes
+** lua_getlocaledecpoint, now '.'), and '%a' and '%e/%f/%g' in string.format
+** go through the same writer.
+*/
+double coax_dot_strtod(const char *s, char **end);
+int coax_dot_format(char *buf, size_t cap, const char *fmt, double d);
+#define lua_getlocaledecpoint()		'.'
+
 #define lua_number2str(s,sz,n)  \
-	l_sprintf((s), sz, LUA_NUMBER_FMT, (LUAI_UACNUMBER)(n))
+	coax_dot_format((s), sz, LUA_NUMBER_FMT, (double)(n))
 
 /*
 @@ lua_numbertointeger converts a float number with an integral value
@@ -481,7 +494,7 @@
 
 #define l_mathop(op)		op
 
-#define lua_str2number(s,p)	strtod((s), (p))
+#define lua_str2number(s,p)	coax_dot_strtod((s), (p))  /* coax */
 
 #else						/* }{ */
 
@@ -606,9 +619,7 @@
 ** leave 'lua_strx2number' undefined and Lua will provide its own
 ** implementation.
 */
-#if !defined(LUA_USE_C89)
-#define lua_strx2number(s,p)		lua_str2number(s,p)
-#endif
+/* coax: left undefined, so Lua's own reader (see lua_number2str) */
 
 
 /*
@@ -626,7 +637,7 @@
 */
 #if !defined(LUA_USE_C89)
 #define lua_number2strx(L,b,sz,f,n)  \
-	((void)L, l_sprintf(b,sz,f,(LUAI_UACNUMBER)(n)))
+	((void)L, coax_dot_format(b,sz,f,(double)(n)))  /* coax */
 #endif
 
 

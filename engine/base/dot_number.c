@@ -1,0 +1,144 @@
+/*
+** dot_number.c: numbers read and written with a '.' whatever the host's locale.
+**
+** strtod and printf follow LC_NUMERIC, which belongs to the host process: a
+** host that calls setlocale(LC_ALL, "") under de_DE (GTK and Qt do) makes
+** strtod("1.5e3") stop at the '.' and read 1, printf("%g", 1.5) write "1,5",
+** and strtod("1,5]") read one and a half out of a JSON array's two numbers.
+** JSON's numbers are the engine's data, not the user's display, so every
+** conversion between a number's text and a double goes through these two.
+** No state: the locale can change between two calls, and hosts run engines
+** on several threads.
+*/
+#include "base/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A double's correct rounding never depends on more than 767 significant
+** digits (the longest exact halfway point between two doubles): keeping
+** 768 and one nonzero digit for any nonzero digit dropped rounds as the
+** whole numeral does. */
+#define KEEP_DIGITS 768
+/* An exponent this far out already makes any kept digits inf or 0. */
+#define EXP_LIMIT 100000
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Bytes a number's text holds in the "C" locale, hex and inf/nan included;
+** anything else in what strtod consumed is the locale's decimal point (one
+** byte or several) or its thousands separator. */
+static bool c_number_byte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '+' || c == '-' ||
+           c == '.' || c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* The decimal numeral at s read as the "C" locale reads it, by writing its
+** digits again as an integer with an exponent: a text with no point at all
+** reads alike under every locale. Returns false when s holds no digit. */
+static bool read_without_point(const char *s, double *out, char **end)
+{
+    char buf[KEEP_DIGITS + 32];
+    size_t n = 0, kept = 0;
+    long long exp10 = 0;
+    bool any = false, fraction = false, dropped = false;
+    const char *p = s;
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
+    if (*p == '-' || *p == '+') buf[n++] = *p++;
+    for (;; p++) {
+        if (*p == '.' && !fraction) {
+            fraction = true;
+            continue;
+        }
+        if (!is_digit(*p)) break;
+        any = true;
+        if (kept == 0 && *p == '0') {
+            exp10 -= fraction; /* a leading zero after the point moves the first digit right */
+        } else if (kept < KEEP_DIGITS) {
+            buf[n++] = *p;
+            kept++;
+            exp10 -= fraction;
+        } else {
+            dropped |= *p != '0';
+            exp10 += !fraction;
+        }
+    }
+    if (!any) return false;
+    if (kept == 0) buf[n++] = '0';
+    if (dropped) {
+        buf[n++] = '1';
+        exp10--;
+    }
+    if ((*p == 'e' || *p == 'E') &&
+        (is_digit(p[1]) || ((p[1] == '-' || p[1] == '+') && is_digit(p[2])))) {
+        const char *q = p + 1;
+        int sign = *q == '-' ? -1 : 1;
+        if (*q == '-' || *q == '+') q++;
+        long long e = 0;
+        for (; is_digit(*q); q++)
+            if (e < EXP_LIMIT) e = e * 10 + (*q - '0');
+        exp10 += sign * e;
+        p = q;
+    }
+    if (exp10 > EXP_LIMIT) exp10 = EXP_LIMIT;
+    if (exp10 < -EXP_LIMIT) exp10 = -EXP_LIMIT;
+    buf[n++] = 'e';
+    if (exp10 < 0) {
+        buf[n++] = '-';
+        exp10 = -exp10;
+    }
+    n += coax_decimal(buf + n, (uint64_t)exp10);
+    buf[n] = '\0';
+    *out = strtod(buf, NULL);
+    *end = (char *)p;
+    return true;
+}
+
+/* "0x…" after blanks and a sign: strtod's own reading stands (a hex
+** numeral's point is rare enough, and JSON has none). */
+static bool is_hex(const char *p)
+{
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
+    if (*p == '-' || *p == '+') p++;
+    return p[0] == '0' && (p[1] | 0x20) == 'x';
+}
+
+double coax_dot_strtod(const char *s, char **end)
+{
+    char *e;
+    double d = strtod(s, &e);
+    /* strtod's reading is the "C" locale's unless it stopped at a '.' (the
+    ** locale's point is another) or took in a byte no "C" numeral has (a
+    ** locale's ',' read as a point). In the "C" locale only "1.." stops at
+    ** a '.', and the reading below agrees with it. */
+    bool plain = *e != '.';
+    for (const char *p = s; plain && p < e; p++) plain = c_number_byte((unsigned char)*p);
+    if (!plain && !is_hex(s)) {
+        double d2;
+        char *e2;
+        if (read_without_point(s, &d2, &e2)) d = d2, e = e2;
+    }
+    if (end) *end = e;
+    return d;
+}
+
+int coax_dot_format(char *buf, size_t cap, const char *fmt, double d)
+{
+    int n = snprintf(buf, cap, fmt, d);
+    if (n <= 0 || cap == 0) return n;
+    size_t len = (size_t)n < cap ? (size_t)n : cap - 1, w = 0;
+    /* One conversion's output holds digits, signs, letters (e, inf, nan,
+    ** hex) and padding; any other run of bytes is the locale's point. */
+    for (size_t r = 0; r < len;) {
+        if (c_number_byte((unsigned char)buf[r]) && buf[r] != '.') {
+            buf[w++] = buf[r++];
+            continue;
+        }
+        buf[w++] = '.';
+        r++;
+        while (r < len && !c_number_byte((unsigned char)buf[r])) r++;
+    }
+    buf[w] = '\0';
+    return n - (int)(len - w);
+}
