@@ -223,6 +223,26 @@ const char *vm_error(coax_vm *vm)
     return vm->msg.data;
 }
 
+/* How a call that failed ended: VM_LIMIT for a Lua limit or for memory,
+** the cap's or the host's (a script that fails because an allocation did,
+** whatever error it then raised, ran out of memory: the host's allocator,
+** not the script, is to blame), VM_ERROR for the script's own error. */
+static int failed_as(coax_vm *vm, int limit, int rc)
+{
+    if (vm->host_failed && rc != LUA_ERRMEM && !limit) {
+        coax_buf m;
+        coax_buf_init(&m, vm->alloc);
+        coax_buf_printf(&m, "out of memory (the host's allocator failed), and then: %s", vm_message(vm));
+        coax_buf_putc(&m, '\0');
+        if (!m.oom) {
+            vm->head += m.len - 1 - strlen(vm_message(vm));
+            set_message(vm, m.data);
+        }
+        coax_buf_free(&m);
+    }
+    return limit || rc == LUA_ERRMEM || vm->host_failed ? VM_LIMIT : VM_ERROR;
+}
+
 /* The error object on top of 'L', as text, without converting it in place
 ** (converting a number allocates). */
 static const char *error_text(lua_State *L)
@@ -241,6 +261,7 @@ static void step_back(lua_State *L)
 static void arm(coax_vm *vm)
 {
     vm->limit = LIMIT_NONE;
+    vm->host_failed = false;
     vm->failed_size = 0;
     vm->instr_left = vm->instr_budget;
     vm->call_capped = false;
@@ -268,7 +289,7 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     if (rc == LUA_OK) return VM_OK;
     set_message(vm, error_text(L));
     lua_pop(L, 1);
-    return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+    return failed_as(vm, limit, rc);
 }
 
 int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults)
@@ -308,7 +329,7 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
     luaL_traceback(vm->L, co, msg, 0);
     set_message(vm, lua_tostring(vm->L, -1));
     lua_pop(vm->L, 1);
-    return limit || rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+    return failed_as(vm, limit, rc);
 }
 
 int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *name)
@@ -319,7 +340,7 @@ int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *nam
     if (rc != LUA_OK) {
         set_message(vm, error_text(L));
         lua_pop(L, 1);
-        return rc == LUA_ERRMEM ? VM_LIMIT : VM_ERROR;
+        return failed_as(vm, LIMIT_NONE, rc);
     }
     lua_newtable(L); /* the chunk's own globals */
     lua_newtable(L);

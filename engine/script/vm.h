@@ -29,6 +29,8 @@ typedef struct coax_vm {
     int limit;         /* LIMIT_*: why the running script was stopped */
     volatile sig_atomic_t interrupted; /* set from a signal handler: stop every script */
     int closing;       /* coroutine.close calls in progress, nested */
+    bool host_failed;  /* the host's allocator returned NULL since the last call began (set by
+                       ** the engine's allocator; a script's error then is out of memory) */
     void *failed_ptr;  /* the allocation that set LIMIT_MEMORY, which Lua may retry */
     size_t failed_size;
     char *dir;         /* the scripts folder (owned) */

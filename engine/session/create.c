@@ -292,7 +292,11 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     const char *problem = load_schema(s, dir, host_schema, msg, sizeof msg, &limit);
     if (problem) {
         lua_settop(L, recipe - 1);
-        session_end(s, limit ? COAX_FAILURE_SCHEMA_LIMIT : COAX_FAILURE_INVALID_SCHEMA, problem);
+        session_end(s,
+                    vm->host_failed ? COAX_FAILURE_OUT_OF_MEMORY /* the host's allocator, not the schema */
+                    : limit         ? COAX_FAILURE_SCHEMA_LIMIT
+                                    : COAX_FAILURE_INVALID_SCHEMA,
+                    problem);
         return;
     }
     lcoax_push_value(L, s->schema_doc, COAX_DEFAULT_MAX_DEPTH);

@@ -36,6 +36,26 @@ static const char *script_dir(const coax_engine_options *o)
     return COAX_SHARE_DIR;
 }
 
+static const coax_allocator *host_of(const coax_engine *e) { return e->host_set ? &e->host : NULL; }
+
+static void *watch_malloc(void *ctx, size_t size)
+{
+    coax_engine *e = ctx;
+    void *p = coax_alloc_raw(host_of(e), size);
+    if (!p) e->vm.host_failed = true;
+    return p;
+}
+
+static void *watch_realloc(void *ctx, void *ptr, size_t old_size, size_t size)
+{
+    coax_engine *e = ctx;
+    void *p = coax_realloc_raw(host_of(e), ptr, old_size, size);
+    if (!p) e->vm.host_failed = true;
+    return p;
+}
+
+static void watch_free(void *ctx, void *ptr, size_t size) { coax_free_raw(host_of(ctx), ptr, size); }
+
 coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_error *err)
 {
     if (!out) return coax_fail(err, COAX_EINVAL, 0, "coax_engine_new: NULL argument");
@@ -45,9 +65,11 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     if (!e) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     memset(e, 0, sizeof *e);
     if (alloc) {
-        e->alloc_copy = *alloc;
-        e->alloc = &e->alloc_copy;
+        e->host = *alloc;
+        e->host_set = true;
     }
+    e->watch = (coax_allocator){watch_malloc, watch_realloc, watch_free, e};
+    e->alloc = &e->watch;
     e->limits = coax_limits_resolve(o ? &o->limits : NULL);
     const char *dir = script_dir(o);
     if (!has_runtime(dir)) {
@@ -93,8 +115,8 @@ void coax_engine_free(coax_engine *e)
     roots_free(&e->roots);
     schema_cache_free(&e->schemas); /* after the sessions that shared them */
     coax_meta_cache_free(e->meta_cache);
-    coax_allocator copy = e->alloc_copy;
-    coax_free_raw(e->alloc ? &copy : NULL, e, sizeof *e);
+    coax_allocator host = e->host;
+    coax_free_raw(e->host_set ? &host : NULL, e, sizeof *e);
 }
 
 void coax_engine_interrupt(coax_engine *e)

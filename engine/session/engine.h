@@ -145,8 +145,14 @@ struct coax_session {
 };
 
 struct coax_engine {
-    coax_allocator alloc_copy;
-    const coax_allocator *alloc;
+    /* Everything the engine allocates goes through 'watch' (ctx: the
+    ** engine), which calls the host's allocator ('host', or the C library's
+    ** when 'host_set' is false) and marks the VM when it fails: a script
+    ** stopped by it ends in out_of_memory, not in the error it raised. */
+    coax_allocator host;
+    bool host_set;
+    coax_allocator watch;
+    const coax_allocator *alloc; /* &watch */
     coax_vm vm;
     coax_http *http;
     coax_limits limits;

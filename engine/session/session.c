@@ -273,9 +273,13 @@ void session_release_lua(coax_session *s)
     s->S_ref = LUA_NOREF;
 }
 
-/* A failed call into Lua ends the session: a limit, or a script error. */
+/* A failed call into Lua ends the session: the host's allocator failing
+** under it, a limit, or a script error. */
 void session_script_failed(coax_session *s, int rc, const char *what)
 {
+    coax_session_failure failure = s->engine->vm.host_failed ? COAX_FAILURE_OUT_OF_MEMORY
+                                   : rc == VM_LIMIT             ? COAX_FAILURE_SCRIPT_LIMIT
+                                                                : COAX_FAILURE_SCRIPT_ERROR;
     char head[128];
     snprintf(head, sizeof head, "%s: ", what);
     coax_buf msg;
@@ -285,7 +289,7 @@ void session_script_failed(coax_session *s, int rc, const char *what)
     ** limit says which, and that is all. */
     coax_buf_puts(&msg, rc == VM_LIMIT ? vm_error(&s->engine->vm) : vm_message(&s->engine->vm));
     coax_buf_putc(&msg, '\0');
-    session_end(s, rc == VM_LIMIT ? COAX_FAILURE_SCRIPT_LIMIT : COAX_FAILURE_SCRIPT_ERROR, msg.oom ? what : msg.data);
+    session_end(s, failure, msg.oom ? what : msg.data);
     coax_buf_free(&msg);
 }
 
