@@ -421,6 +421,12 @@ static int setup(lua_State *L)
     return 0;
 }
 
+int vm_over_memory_cap(lua_State *L, const char *what, const char *detail)
+{
+    vm_of(L)->limit = LIMIT_MEMORY;
+    return luaL_error(L, "%s larger than the Lua memory cap allows (lua_memory%s)", what, detail);
+}
+
 void vm_interrupt(coax_vm *vm) { vm->interrupted = 1; }
 
 coax_code vm_open(coax_vm *vm, const coax_allocator *alloc, const char *dir, size_t mem_cap,

@@ -55,6 +55,11 @@ void vm_close(coax_vm *vm);
 ** the stack holds nothing from the call and vm->msg says why. */
 int vm_call(coax_vm *vm, int nargs, int nresults);
 
+/* Stops the running script as its memory cap does (LIMIT_MEMORY): 'what'
+** (copied from the script into C, where the cap does not reach) "is larger
+** than the Lua memory cap allows (lua_memory" 'detail' ")". Raises. */
+int vm_over_memory_cap(lua_State *L, const char *what, const char *detail);
+
 /* Runs f(L) with 'ud' as its one argument (a light userdata) under
 ** vm_call: the way C code of the engine touches the state, since a value
 ** pushed or a result read outside a protected call may fail to allocate

@@ -218,11 +218,7 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, 
     if (line->oom) luaL_error(L, "out of memory");
     /* Copied into the host's memory, past the Lua cap: 60 headers sharing
     ** one 16 MiB value took 2 GB of it. Together they may take the cap. */
-    coax_vm *vm = &lend_engine(L)->vm;
-    if (line->len > vm->mem_cap) {
-        vm->limit = LIMIT_MEMORY;
-        luaL_error(L, "coax.http.request: the headers are larger than the Lua memory cap allows (lua_memory)");
-    }
+    if (line->len > lend_engine(L)->vm.mem_cap) vm_over_memory_cap(L, "coax.http.request: the headers are", "");
 }
 
 /* Pushes the option 'k' of the options table (index 1), raw: an __index

@@ -52,16 +52,12 @@ void stream_configure(coax_session *s, lua_State *L, int S)
         /* The pointers are copied into the session, past the Lua memory cap:
         ** one 16 MiB pointer listed 60 times was 1 GB of the host's memory.
         ** Together they may take the cap, as an attempt's messages may. */
-        coax_vm *vm = &s->engine->vm;
-        size_t room = vm->mem_cap;
+        size_t room = s->engine->vm.mem_cap;
         const char **atomic = n ? coax_arena_alloc(s->arena, n * sizeof *atomic) : NULL;
         for (size_t i = 0; atomic && i < n; i++) {
             size_t len = 0;
             const char *p = lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : "";
-            if (len + sizeof *atomic > room) {
-                vm->limit = LIMIT_MEMORY;
-                luaL_error(L, "stream.atomic is larger than the Lua memory cap allows (lua_memory)");
-            }
+            if (len + sizeof *atomic > room) vm_over_memory_cap(L, "stream.atomic is", "");
             room -= len + sizeof *atomic;
             atomic[i] = coax_arena_strdup(s->arena, p, len);
             if (!atomic[i]) atomic = NULL;

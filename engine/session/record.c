@@ -67,6 +67,8 @@ static void put_said(coax_session *s, int which, const char *text, size_t len)
 /* A session's messages may take this many times the Lua memory cap (an
 ** attempt's the cap: record_messages). */
 #define MESSAGES_CAPS 4
+#define TEXT_OF_(x) #x
+#define TEXT_OF(x) TEXT_OF_(x) /* a constant's digits, for a message */
 
 /* Protected (S at 1, the session at 2): how many messages at the start of
 ** S.messages are S.previous's, the part of the conversation the attempt
@@ -111,11 +113,9 @@ static int record_messages(lua_State *L)
         lua_rawgeti(L, 3, i);
         session_write_json(s, L, -1, b, said, nsaid);
         lua_pop(L, 1);
-        if (b->len > vm->mem_cap || b->len > session_cap - s->messages_total) {
-            vm->limit = LIMIT_MEMORY;
-            return luaL_error(L, "the messages are larger than the Lua memory cap allows (lua_memory: an attempt's "
-                                 "may take it, a session's %d times it)", MESSAGES_CAPS);
-        }
+        if (b->len > vm->mem_cap || b->len > session_cap - s->messages_total)
+            return vm_over_memory_cap(L, "the messages are",
+                                      ": an attempt's may take it, a session's " TEXT_OF(MESSAGES_CAPS) " times it");
     }
     coax_buf_putc(b, ']');
     if (b->oom) return luaL_error(L, "out of memory");
