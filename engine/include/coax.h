@@ -690,9 +690,8 @@ COAX_API coax_code coax_example(const coax_schema *schema,
 /* ---- Engines and sessions: the retry loop ----------------------------- */
 
 /* An engine owns one Lua state (sandboxed: the README's "Limits and
-** security"), its scheduler and its sessions. It never starts a thread and
-** never blocks longer than a poll's timeout. One engine is used from one
-** thread at a time; two engines never interfere. */
+** security"), its scheduler and its sessions. It starts no thread (libcurl resolves a host name on one that
+** ends with the lookup) and never blocks longer than a poll's timeout. One engine, one thread at a time. */
 typedef struct coax_engine coax_engine;
 
 /* One extraction: a bounded series of attempts. It belongs to its engine. */
