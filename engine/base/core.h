@@ -42,6 +42,10 @@ struct coax_member {
 ** rename or fill it, and a candidate holding one is not accepted unless
 ** the caller allows invented repairs. */
 #define COAX_VF_INVENTED 2u
+/* A number whose text a repair rewrote (+1, .5, 5., 12,111): its JSON text
+** is not what the model wrote, so it is never made a string (a phone
+** number's '+' would be lost). */
+#define COAX_VF_REWRITTEN 4u
 /* Private to one coercion (coerce.c): this container's items or members
 ** block was copied by it and may be written in place. Cleared before the
 ** coercion returns. */

@@ -108,6 +108,22 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
 bool coerce_not_answer_label(const char *key, size_t klen);
 
+/* ---- names and types (extract/names.c) ------------------------------------- */
+
+/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
+bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);
+
+/* Whether two member names may be one misspelt ("aeg" and "age",
+** "age_years" and "age"). */
+bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn);
+
+/* A value's bit among those of coerce_types_taken (integers apart). */
+unsigned coerce_type_bit(const coax_value *v);
+
+/* The bits of the values a "type" keyword's value 't' admits; every bit
+** when there is none (NULL) or it is malformed. */
+unsigned coerce_types_taken(const coax_value *t);
+
 /* The class of coercion 'kind' (every kind is lossless or inferred: a
 ** coercion never guesses). */
 coax_class coerce_class(const char *kind);

@@ -251,6 +251,26 @@ static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
     return false;
 }
 
+/* Whether s[0..n) (trimmed) says there is nothing rather than naming
+** one thing: "none", "N/A", "-", "[]" for a list is the empty list, not a
+** list of that word. */
+static bool says_nothing(const char *s, size_t n)
+{
+    static const char *const words[] = {"none", "n/a", "na", "null", "nil", "nothing", "empty", "-", "--", "\xE2\x80\x93",
+                                        "\xE2\x80\x94", "[]", "(none)", "none.", "n/a."};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && !strncasecmp(s, words[i], n)) return true;
+    return false;
+}
+
+/* Whether s[0..n) joins items with a word: "red and blue", "A & B". */
+static bool joins_items(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 3 <= n; i++)
+        if ((i + 5 <= n && !strncasecmp(s + i, " and ", 5)) || !memcmp(s + i, " & ", 3)) return true;
+    return false;
+}
+
 /* Whether 'x' reads as exactly one item of a list whose items' "enum" is
 ** 'allowed' (or NULL). null and an empty string are no item (wrapped they
 ** would be a list of one blank), and a string with a list separator in it
@@ -266,6 +286,7 @@ static bool one_item(const coax_value *x, const coax_value *allowed)
     trim(&s, &n);
     bool listed = n && allowed_string(allowed, s, n);
     if (n == 0 || (s[0] == '[' && !listed)) return false;
+    if (!listed && (says_nothing(s, n) || joins_items(s, n))) return false;
     for (size_t i = 0, from = 0; i <= n; i++) {
         if (i < n && !memchr(",;|\n\t", s[i], 5)) continue;
         if (i == n && from == 0) break; /* no separator */
@@ -320,6 +341,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         return scalar(a, COAX_BOOL, NULL, 0, b);
     }
     if (x->type == COAX_NUMBER && !strcmp(t, "string")) {
+        if (x->flags & COAX_VF_REWRITTEN) return NULL; /* "+15551234567" is not "15551234567" */
         *kind = "number_to_string";
         return scalar(a, COAX_STRING, x->u.text, x->len, 0);
     }
@@ -639,6 +661,10 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
     add_edits(ts, edits, n);
 }
 
+/* Absent properties a forbidden member's name is compared with, one by
+** one; past this many, a value of a type one of them takes is kept. */
+#define ABSENT_NAMED 64
+
 /* "additionalProperties": false: a forbidden member is renamed to the one
 ** declared name it differs from only in case or surrounding spaces (when
 ** that one is absent), else dropped. A member a repair invented is neither:
@@ -661,7 +687,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         long e = declared_exact(&d, a, obj->u.members[i].key, obj->u.members[i].klen);
         if (e >= 0) taken[e] = &obj->u.members[i].value;
     }
-    size_t n = 0;
+    size_t n = 0, ndrop = 0;
     for (size_t i = 0; i < obj->len; i++) {
         const coax_member *m = &obj->u.members[i];
         if (declared_exact(&d, a, m->key, m->klen) >= 0) continue;
@@ -673,9 +699,41 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
         } else if (dn && coax_value_equal(taken[di], &m->value, coax_arena_allocator(a)) != 1) {
             return; /* {"name": "Ada", "Name": "Bob"}: two values for one property, neither dropped */
+        } else if (!dn) {
+            ndrop++;
         } else {
             edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
         }
+    }
+    /* A member no declared name matches may be a declared property that is
+    ** absent, misspelt ({"aeg": 36} beside a missing "age"): dropping it
+    ** would lose what the reply said, so a value of a type some absent
+    ** property takes is kept (and the error with it). */
+    /* With few absent properties, only a name close to one of them counts
+    ** ("note" is no "tax_rate"); with many, any of a type one takes. */
+    unsigned absent = 0;
+    size_t nabsent = 0, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
+    if (!which) return;
+    for (size_t i = 0; ndrop && i < d.np; i++) {
+        if (taken[i]) continue;
+        absent |= coerce_types_taken(member(deref(c, c->doc, &props->u.members[i].value), "type"));
+        if (nabsent <= ABSENT_NAMED) which[nabsent < ABSENT_NAMED ? nabsent : ABSENT_NAMED] = i;
+        nabsent++;
+    }
+    for (size_t i = 0; ndrop && i < obj->len; i++) {
+        const coax_member *m = &obj->u.members[i];
+        size_t dl, di;
+        if (declared_exact(&d, a, m->key, m->klen) >= 0 || declared_match(&d, a, m->key, m->klen, &dl, &di)) continue;
+        if (!(absent & coerce_type_bit(&m->value))) goto drop;
+        if (nabsent > ABSENT_NAMED) return;
+        for (size_t k = 0; k < nabsent; k++) {
+            const coax_member *pm = &props->u.members[which[k]];
+            if ((coerce_types_taken(member(deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&
+                coerce_names_close(m->key, m->klen, pm->key, pm->klen))
+                return;
+        }
+    drop:
+        edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
     }
     add_edits(ts, edits, n);
 }
@@ -863,31 +921,7 @@ static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *
     return found;
 }
 
-/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
-static bool norm_key(const char *key, size_t klen, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < klen; i++) {
-        char ch = key[i];
-        if (ch == ' ' || ch == '_' || ch == '-') continue;
-        if (n + 1 >= cap) return false;
-        out[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-    }
-    out[n] = '\0';
-    return true;
-}
 
-bool coerce_not_answer_label(const char *key, size_t klen)
-{
-    static const char *const stems[] = {"error", "warning", "example", "sample", "template", "schema", "draft",
-                                        "previous", "old", "before", "wrong", "incorrect", "invalid", "reject",
-                                        "exclud", "fail", "missing", "removed", "input", "question"};
-    char norm[32];
-    if (!norm_key(key, klen, norm, sizeof norm)) return false;
-    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
-        if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
-    return false;
-}
 
 /* Whether 'key' names the whole answer rather than being content: a
 ** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
@@ -898,9 +932,9 @@ bool coerce_not_answer_label(const char *key, size_t klen)
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
 {
     char norm[32], title[32];
-    bool short_key = norm_key(key, klen, norm, sizeof norm);
+    bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
     const coax_value *t = member(deref(NULL, doc, doc), "title");
-    bool titled = t && t->type == COAX_STRING && norm_key(t->u.text, t->len, title, sizeof title) && title[0];
+    bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */
     if (coerce_not_answer_label(key, klen)) return false;

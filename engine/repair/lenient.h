@@ -102,6 +102,7 @@ enum { W_VALUE, W_NONE, W_CALL, W_STOP };
 /* The string at 'at' (its body from 'body') that lp_parse_string's quick
 ** way (below) does not take: a body to decode, or a closing quote in doubt. */
 coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body);
+coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, const char *body);
 
 #if BYTES16
 /* lp_plain_string's way past the first sixteen bytes of a body, or with
@@ -508,9 +509,9 @@ static inline coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
     size_t qn = quote_at(ps->p, ps->e, &open);
     const char *at = ps->p;
     if (open == '\'') note(ps, RK_SINGLE_QUOTES, at);
-    else if (open == '`') note(ps, RK_BACKTICK_QUOTES, at);
-    else if (open != '"') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
+    else if (open != '"' && open != '`') note(ps, RK_TYPOGRAPHIC_QUOTES, at);
     const char *body = ps->p + qn;
+    if (open == '`') return lp_parse_template(ps, ctx, out, at, body);
     if (qn == 1) {
         const char *e = ps->e;
         bool plain = true; /* nothing but plain_not's plain bytes */

@@ -431,6 +431,26 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
+/* A string in backticks: JavaScript's template literal. With ${...} in it,
+** its value is what the expression gives, which the reply does not say
+** (`Hello ${name}` is not the text "Hello ${name}"). */
+coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, const char *body)
+{
+    size_t mark = ps->log->n;
+    rlog_add(ps->log, RK_BACKTICK_QUOTES, off(ps, at));
+    coax_code rc = lp_parse_string_slow(ps, ctx, out, '`', at, body);
+    if (rc || !out->len) return rc;
+    const char *t = out->u.text;
+    size_t i = 0, n = out->len;
+    while (i + 1 < n && !(t[i] == '$' && t[i + 1] == '{')) i++;
+    if (i + 1 < n && memchr(t + i + 2, '}', n - i - 2)) { /* the first ${ has its }: later ones need no look */
+        if (mark < ps->log->n) rlog_set_class(ps->log, mark, RK_BACKTICK_QUOTES, COAX_CLASS_INVENTED);
+        ps->inv = ps->inv_any = true;
+        if (ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
+    }
+    return COAX_OK;
+}
+
 /* ---- block strings: Python triple quotes, fenced code -------------------- */
 
 /* Puts the text of a block b..e into ps->sb. Text on one line with its

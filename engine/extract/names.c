@@ -1,0 +1,94 @@
+/*
+** names.c: what the coercions read in a member's name: its loose form, a
+** name close enough to be another misspelt, a label saying it holds no
+** answer, and which JSON types a property's "type" admits.
+*/
+#include "extract/coerce.h"
+#include <string.h>
+
+/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
+bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < klen; i++) {
+        char ch = key[i];
+        if (ch == ' ' || ch == '_' || ch == '-') continue;
+        if (n + 1 >= cap) return false;
+        out[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/* Whether two keys may be one name misspelt: ignoring case, spaces, '_'
+** and '-', one holds the other ("age_years", "age") or they are one edit
+** apart, two for longer names (a letter added, lost, changed or two
+** swapped: "aeg", "adress", "emial"). */
+bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
+{
+    char a[33], b[33];
+    if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return false;
+    size_t n = strlen(a), m = strlen(b);
+    if (n < 2 || m < 2) return false;
+    if ((n >= 3 && strstr(b, a)) || (m >= 3 && strstr(a, b))) return true;
+    size_t most = (n < m ? n : m) > 5 ? 2 : 1;
+    if ((n > m ? n - m : m - n) > most) return false;
+    unsigned char dist[34][34]; /* optimal string alignment distance */
+    for (size_t i = 0; i <= n; i++) dist[i][0] = (unsigned char)i;
+    for (size_t j = 0; j <= m; j++) dist[0][j] = (unsigned char)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            unsigned v = dist[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (dist[i - 1][j] + 1u < v) v = dist[i - 1][j] + 1u;
+            if (dist[i][j - 1] + 1u < v) v = dist[i][j - 1] + 1u;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && dist[i - 2][j - 2] + 1u < v)
+                v = dist[i - 2][j - 2] + 1u;
+            dist[i][j] = (unsigned char)v;
+        }
+    return dist[n][m] <= most;
+}
+
+/* A value's bit among those of types_taken: integers apart from other numbers. */
+unsigned coerce_type_bit(const coax_value *v)
+{
+    if (v->type == COAX_NUMBER && (v->flags & COAX_VF_INT_TEXT)) return 1u << 7;
+    return 1u << v->type;
+}
+
+/* The bits (type_bit) of the values a property schema's "type" admits;
+** every bit when it states none (an enum, a $ref elsewhere, any value). */
+unsigned coerce_types_taken(const coax_value *t)
+{
+    if (!t) return ~0u;
+    unsigned bits = 0;
+    size_t nt = t->type == COAX_ARRAY ? t->len : 1;
+    for (size_t i = 0; i < nt; i++) {
+        const coax_value *one = t->type == COAX_ARRAY ? &t->u.items[i] : t;
+        if (one->type != COAX_STRING) return ~0u;
+        const char *w = one->u.text;
+        if (!strcmp(w, "integer")) bits |= 1u << 7;
+        else if (!strcmp(w, "number")) bits |= 1u << 7 | 1u << COAX_NUMBER;
+        else if (!strcmp(w, "string")) bits |= 1u << COAX_STRING;
+        else if (!strcmp(w, "boolean")) bits |= 1u << COAX_BOOL;
+        else if (!strcmp(w, "object")) bits |= 1u << COAX_OBJECT;
+        else if (!strcmp(w, "array")) bits |= 1u << COAX_ARRAY;
+        else if (!strcmp(w, "null")) bits |= 1u << COAX_NULL;
+    }
+    return bits;
+}
+
+bool coerce_not_answer_label(const char *key, size_t klen)
+{
+    static const char *const stems[] = {"error", "warning", "example", "sample", "template", "schema", "draft",
+                                        "previous", "old", "before", "wrong", "incorrect", "invalid", "reject",
+                                        "exclud", "fail", "missing", "removed", "input", "question",
+                                        /* a stand-in, another choice, or what was there first */
+                                        "mock", "dummy", "fake", "placeholder", "hypothetic", "alternativ",
+                                        "original", "deprecat", "obsolete", "outdated", "unused", "discard",
+                                        "ignor", "not"};
+    char norm[32];
+    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return false;
+    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
+        if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
+    return false;
+}
