@@ -75,12 +75,30 @@ describe("confidence classes", function()
 
   it("closes brackets missing at the very end unless the provider cut the reply", function()
     local reply = '{"name": "x", "transaction_amount": 2'
-    local r = coax.extract(reply, schema)
+    local r = coax.extract(reply, schema, { finish = "stop" })
     assert.is_true(r.valid)
     assert.are.same({ "closed_bracket", "inferred" }, { r.log[1].kind, r.log[1].class })
     r = coax.extract(reply, schema, { finish = "length" })
     assert.is_false(r.valid)
     assert.are.equal("the reply was cut off: the JSON is incomplete", r.errors[1].error)
+  end)
+
+  -- {"n": 12 may be {"n": 1234} cut: a number the reply ends on ended only
+  -- when the provider says the model stopped, or a space follows it.
+  it("takes a number an open reply ends on only when the model stopped or a space follows", function()
+    local reply = '{"name": "x", "transaction_amount": 12'
+    local r = coax.extract(reply, schema)
+    assert.are.same({ false, "the reply was cut off: the JSON is incomplete", "closed_bracket", "inferred" },
+      { r.valid, r.errors[1].error, r.log[1].kind, r.log[1].class })
+    assert.is_false(coax.extract(reply .. ".5", schema).valid)
+    assert.is_false(coax.extract('[1, 2, 3', '{"type": "array"}').valid)
+    assert.is_false(coax.extract('{"rows": [[1, 2], [3, 4', '{"type": "object"}').valid)
+    assert.are.equal(12, coax.extract(reply, schema, { finish = "stop" }).value.transaction_amount)
+    assert.are.equal(12, coax.extract(reply .. "\n", schema).value.transaction_amount)
+    assert.are.equal(12, coax.extract(reply .. " ", schema).value.transaction_amount)
+    assert.are.equal("y", coax.extract('{"transaction_amount": 12, "name": "y"', schema).value.name)
+    assert.is_true(coax.extract('{"name": "x", "transaction_amount": 12}', schema).valid) -- nothing left open
+    assert.is_true(coax.extract('{"a": [1, true', '{"type": "object"}').valid) -- a literal is whole
   end)
 
   it("prefers a candidate without invented repairs whatever the order", function()

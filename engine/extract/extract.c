@@ -28,7 +28,7 @@ typedef struct extract_job {
     const coax_repair_result *repair;
     const char *text;
     size_t len;
-    bool strict, cut_off;
+    bool strict, cut_off, finished; /* finished: the provider said the model stopped */
     coax_class max_class;
     const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
 } extract_job;
@@ -152,10 +152,13 @@ static const char *repair_error(coax_arena *a, const char *text, size_t len, con
 ** is excused: brackets closed at the end after a complete member (inferred
 ** closed_bracket), and nothing closed while it was still being written. An
 ** unclosed fence or tag around a complete value is not excused: the reply
-** stopped before its end. */
-static const coax_repair_entry *classify(const coax_candidate *cand, coax_class max, scored *s,
+** stopped before its end. Nor is a number the text ends on, brackets open
+** ({"n": 12 may have been cut from 1234: only a space after it, or the
+** provider saying the model stopped, says it ended). */
+static const coax_repair_entry *classify(const extract_job *x, const coax_candidate *cand, scored *s,
                                          bool *excused)
 {
+    coax_class max = x->max_class;
     const coax_repair_entry *gate = NULL;
     s->ninvented = s->ninferred = 0;
     bool closed = false, closed_invented = false;
@@ -165,7 +168,12 @@ static const coax_repair_entry *classify(const coax_candidate *cand, coax_class 
         s->ninferred += e->cls == COAX_CLASS_INFERRED;
         if (e->cls > max && !gate) gate = e;
         if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) closed_invented = true;
-        if (e->cls == COAX_CLASS_INFERRED && !strcmp(e->kind, "closed_bracket")) closed = true;
+        if (e->cls == COAX_CLASS_INFERRED && !strcmp(e->kind, "closed_bracket")) {
+            closed = true;
+            if (!x->finished && e->offset == x->len && x->len && x->text[x->len - 1] >= '0' &&
+                x->text[x->len - 1] <= '9')
+                closed_invented = true; /* a number the end touches: it may have been cut */
+        }
     }
     *excused = closed && !closed_invented;
     return gate;
@@ -219,7 +227,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     bool excused;
-    const coax_repair_entry *gate = classify(cand, x->max_class, s, &excused);
+    const coax_repair_entry *gate = classify(x, cand, s, &excused);
     if (x->whole_guess && !s->ninvented &&
         (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
         s->ninvented = 1; /* a piece of a broken reading */
@@ -502,7 +510,8 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
-    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0, o.max_class, whole_guess(r)};
+    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
+                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r)};
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};

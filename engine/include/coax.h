@@ -551,9 +551,11 @@ typedef struct coax_coercion {
 } coax_coercion;
 
 #define COAX_EXTRACT_STRICT 1u  /* no coercion: repair, validate, choose */
-/* The provider said the reply was cut off (finish reason "length"): a value
-** that needed closing brackets is never complete. */
+/* CUT_OFF: the provider said the reply was cut off (finish "length"): a
+** value that needed closing brackets is never complete. FINISHED: it said
+** the model stopped ("stop"): a number an open reply ends on ended there. */
 #define COAX_EXTRACT_CUT_OFF 2u
+#define COAX_EXTRACT_FINISHED 4u
 
 /* Options of coax_extract. NULL means the defaults: no flags and
 ** 'max_class' COAX_CLASS_INFERRED. Unlike coax_limits, a zero 'max_class'
@@ -608,12 +610,10 @@ typedef struct coax_extract_result {
 ** reply was cut off. A candidate that is not complete is truncated unless
 ** its only closing was brackets missing at the very end after a complete
 ** member (an inferred closed_bracket) and COAX_EXTRACT_CUT_OFF is not set:
-** a string, key or comma cut off, an unclosed fence or tag, or a
+** a string, key or comma cut off, a number the text ends on ({"n": 12 of
+** 1234?) unless COAX_EXTRACT_FINISHED, an unclosed fence or tag, or a
 ** provider's cut all make it truncated. Coercion looks keywords up in the
-** document 'schema' was compiled from, which the compiled schema keeps
-** (local "$ref"s are followed).
-**
-** Returns COAX_OK with out->valid saying whether the value validates (the
+** document 'schema' was compiled from (local "$ref"s are followed). Returns COAX_OK with out->valid saying whether the value validates (the
 ** errors are in out->validation); COAX_ENOJSON when the text holds no JSON
 ** (nor a bare scalar the schema accepts); a limit (COAX_EDEPTH, COAX_ESIZE,
 ** COAX_ESTRING, COAX_ELIMIT) or COAX_ENOMEM. 'limits', 'options' may be NULL. */

@@ -81,6 +81,8 @@ static int l_extract(lua_State *L)
         lua_getfield(L, 3, "finish"); /* the provider's finish reason: "length" is a cut */
         if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "length"))
             xo.flags |= COAX_EXTRACT_CUT_OFF;
+        else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "stop"))
+            xo.flags |= COAX_EXTRACT_FINISHED; /* the model stopped: a number it ends on ended */
         lua_pop(L, 4);
     }
     lua_settop(L, 3);

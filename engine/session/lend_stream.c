@@ -453,8 +453,13 @@ const coax_extract_result *stream_reply_extract(coax_session *s, const char *tex
     session_stream *st = &s->stream;
     coax_extract_options reader; /* what the reader extracts the candidate with */
     coax_extract_options_default(&reader);
-    if (!st->reader || xo->flags != reader.flags || xo->max_class != reader.max_class) return NULL;
-    return stream_root_extract(st->reader, text, len, st->promised);
+    /* A finished reply only excuses more (a number an open reply ends on):
+    ** the reader's valid value is its value too, an invalid one is redone. */
+    bool finished = (xo->flags & COAX_EXTRACT_FINISHED) != 0;
+    if (!st->reader || (xo->flags & ~COAX_EXTRACT_FINISHED) != reader.flags || xo->max_class != reader.max_class)
+        return NULL;
+    const coax_extract_result *r = stream_root_extract(st->reader, text, len, st->promised);
+    return r && finished && !r->valid ? NULL : r;
 }
 
 bool stream_kept_promises(coax_session *s, const coax_value *v, char *why, size_t cap)

@@ -218,7 +218,10 @@ static void handle_reply(coax_session *s)
     coax_extract_result r;
     coax_error err = {0};
     /* extract closes no brackets of a cut reply; refuse_cut_off then refuses the rest */
-    coax_extract_options xo = {cut_off_reason(s) ? COAX_EXTRACT_CUT_OFF : 0, s->max_class};
+    coax_extract_options xo = {cut_off_reason(s)            ? COAX_EXTRACT_CUT_OFF
+                               : !strcmp(s->finish, "stop") ? COAX_EXTRACT_FINISHED
+                                                            : 0,
+                               s->max_class};
     /* a streamed reply whose partials were told: its reader extracts this very text too */
     const coax_extract_result *streamed = stream_reply_extract(s, text, len, &xo);
     coax_code rc = COAX_OK;
