@@ -28,6 +28,70 @@ describe("coercion", function()
     end)
   end)
 
+  -- A coercion that would lose or change what the reply said is no
+  -- coercion: the value stays invalid and the error names the place.
+  describe("never loses what the reply said", function()
+    local function refused(reply, schema, location, message)
+      local r = coax.extract(reply, schema)
+      assert.are.same({ false, 0, location, message },
+        { r.valid, #r.coercions, r.errors[1].instanceLocation, r.errors[1].error })
+    end
+    local function coerced(reply, schema, want, kind, pointer)
+      local r = coax.extract(reply, schema)
+      assert.are.same({ true, want, kind, pointer },
+        { r.valid, coax.json.encode(r.value), r.coercions[1] and r.coercions[1].kind, r.coercions[1] and
+          r.coercions[1].pointer })
+    end
+
+    it("makes no string of a number whose text a repair rewrote", function()
+      local s = '{"type":"object","properties":{"p":{"type":"string"}}}'
+      refused('{"p": +15551234567}', s, "/p", "expected string, got number 15551234567")
+      refused('{"p": .5}', s, "/p", "expected string, got number 0.5")
+      refused('{"p": 12,111, "q": 1}', s, "/p", "expected string, got number 12111")
+      coerced('{"p": 15551234567}', s, '{"p":"15551234567"}', "number_to_string", "/p")
+      coerced('{"p": 1.10}', s, '{"p":"1.10"}', "number_to_string", "/p")
+    end)
+
+    it("wraps no string that says there is nothing, or joins items, into a list", function()
+      local s = '{"type":"object","properties":{"t":{"type":"array","items":{"type":"string"}}}}'
+      local says = { "none", "None", " N/A ", "n/a", "-", "\u{2014}", "nothing", "null", "red and blue", "A & B" }
+      for _, w in ipairs(says) do
+        refused(('{"t": "%s"}'):format(w), s, "/t", ('expected array, got string "%s"'):format(coax.json.decode(
+          ('"%s"'):format(w))))
+      end
+      coerced('{"t": "urgent"}', s, '{"t":["urgent"]}', "wrap_in_array", "/t")
+      coerced('{"t": "Anderson"}', s, '{"t":["Anderson"]}', "wrap_in_array", "/t")
+      coerced('{"t": "nonessential"}', s, '{"t":["nonessential"]}', "wrap_in_array", "/t")
+      local e = '{"type":"object","properties":{"t":{"type":"array","items":{"enum":["none","R and D"]}}}}'
+      coerced('{"t": "none"}', e, '{"t":["none"]}', "wrap_in_array", "/t")
+      coerced('{"t": "R and D"}', e, '{"t":["R and D"]}', "wrap_in_array", "/t")
+    end)
+
+    it("drops no forbidden member that may be an absent property misspelt", function()
+      local s = '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},'
+        .. '"email_address":{"type":"string"}},"additionalProperties":false}'
+      refused('{"name": "Ada", "aeg": 36}', s, "/aeg", 'property "aeg" is not allowed')
+      refused('{"name": "Ada", "age_years": 36}', s, "/age_years", 'property "age_years" is not allowed')
+      refused('{"nmae": "Ada"}', s, "/nmae", 'property "nmae" is not allowed')
+      refused('{"name": "Ada", "emial_adress": "a@b.c"}', s, "/emial_adress", 'property "emial_adress" is not allowed')
+      -- twins: a name far from every absent one, a value of a type none takes, nothing absent
+      coerced('{"name": "Ada", "notes": 1}', s, '{"name":"Ada"}', "property_dropped", "/notes")
+      coerced('{"name": "Ada", "aeg": "old"}', s, '{"name":"Ada"}', "property_dropped", "/aeg")
+      coerced('{"name": "Ada", "age": 1, "email_address": "x", "agee": 2}', s,
+        '{"name":"Ada","age":1,"email_address":"x"}', "property_dropped", "/agee")
+    end)
+
+    it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()
+      local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
+      for _, k in ipairs { "mock", "placeholder", "hypothetical", "alternative", "original", "not", "dummy",
+        "fake_user", "deprecated", "unused", "ignored", "discarded", "obsolete", "outdated" } do
+        refused(('{"%s": {"name": "Ada"}}'):format(k), s, "", 'missing required property "name"')
+      end
+      coerced('{"person": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+      coerced('{"notable": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+    end)
+  end)
+
   it("logs every step of a composed coercion, with its class", function()
     local schema = '{"type":"array","items":{"type":"object","additionalProperties":false,'
       .. '"required":["name","role"],"properties":{"name":{"type":"string"},"role":{"enum":["Admin","User"]}}}}'

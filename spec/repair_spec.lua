@@ -186,6 +186,20 @@ describe("coax.repair", function()
       no_guess('Result:\n{"a": [1, 2]}', '{"a":[1,2]}')
     end)
 
+    it("a template literal with ${...} is read only by a guess: its value is the expression's", function()
+      local v, log = coax.repair('{"greeting": `Hello ${name}`}')
+      assert.are.equal('{"greeting":"Hello ${name}"}', json.encode(v))
+      assert.are.same({ kind = "backtick_quotes", class = "invented", offset = 13, line = 1, column = 14,
+        detail = "read a template literal as its text: what ${...} stands for was not written" }, log[1])
+      invented("[`id-${n}`, `x`]", "backtick_quotes")
+      invented("{`k${i}`: 1}", "backtick_quotes")
+      -- twins: no ${...} with its brace, or ${...} between double quotes, is text
+      no_guess("{`a`: `b`}", '{"a":"b"}')
+      no_guess('{"price": `$5 {each}`}', '{"price":"$5 {each}"}')
+      no_guess('{"t": `${`}', '{"t":"${"}')
+      no_guess('{"tpl": "Hello ${name}"}', '{"tpl":"Hello ${name}"}')
+    end)
+
     it("members after stray closers, or text glued to a closer, mean the value was closed too early", function()
       invented('{"a": {"x": 1}}}, "b": 3}', "early_close")
       invented('{"name": "Ada", "age": 36, ]email": "ada@example.com"}', "early_close")

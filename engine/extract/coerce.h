@@ -108,7 +108,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
 bool coerce_not_answer_label(const char *key, size_t klen);
 
-/* ---- names and types (extract/names.c) ------------------------------------- */
+/* ---- names and types (extract/labels.c) ------------------------------------- */
 
 /* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
 bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);

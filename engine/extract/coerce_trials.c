@@ -662,8 +662,11 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
 }
 
 /* Absent properties a forbidden member's name is compared with, one by
-** one; past this many, a value of a type one of them takes is kept. */
+** one; past this many, or past NAME_COMPARES comparisons in one object (a
+** bound on time: each is at most 33 x 33 steps), a value of a type one of
+** them takes is kept. */
 #define ABSENT_NAMED 64
+#define NAME_COMPARES 4096
 
 /* "additionalProperties": false: a forbidden member is renamed to the one
 ** declared name it differs from only in case or surrounding spaces (when
@@ -712,7 +715,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     /* With few absent properties, only a name close to one of them counts
     ** ("note" is no "tax_rate"); with many, any of a type one takes. */
     unsigned absent = 0;
-    size_t nabsent = 0, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
+    size_t nabsent = 0, compares = NAME_COMPARES, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
         if (taken[i]) continue;
@@ -725,7 +728,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         size_t dl, di;
         if (declared_exact(&d, a, m->key, m->klen) >= 0 || declared_match(&d, a, m->key, m->klen, &dl, &di)) continue;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
-        if (nabsent > ABSENT_NAMED) return;
+        if (nabsent > ABSENT_NAMED || compares < nabsent) return;
+        compares -= nabsent;
         for (size_t k = 0; k < nabsent; k++) {
             const coax_member *pm = &props->u.members[which[k]];
             if ((coerce_types_taken(member(deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&

@@ -1,5 +1,5 @@
 /*
-** names.c: what the coercions read in a member's name: its loose form, a
+** labels.c: what the coercions read in a member's name: its loose form, a
 ** name close enough to be another misspelt, a label saying it holds no
 ** answer, and which JSON types a property's "type" admits.
 */
