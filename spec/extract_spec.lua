@@ -40,6 +40,30 @@ describe("coax.extract", function()
       json.encode(r.value))
   end)
 
+  -- A model that echoes its format writes placeholders in quotes: valid
+  -- strings, not an answer. The error is at the placeholder.
+  it("refuses a value holding a placeholder, at its place", function()
+    local schema = '{"type":"object","properties":{"name":{"type":"string"},"tags":{"type":"array"}}}'
+    local function refused(reply, location, shown)
+      local r = coax.extract(reply, schema)
+      assert.are.same({ false, location, ('a placeholder where a value was due ("%s"): send the value itself'):format(
+        shown) }, { r.valid, r.errors[1].instanceLocation, r.errors[1].error })
+    end
+    refused('{"name": "<name>"}', "/name", "<name>")
+    refused('{"name": "Ada", "tags": ["x", "..."]}', "/tags/1", "...")
+    refused('{"name": "[Insert name here]"}', "/name", "[Insert name here]")
+    refused('{"name": "{{ name }}"}', "/name", "{{ name }}")
+    refused('{"a/b": {"c~d": "<your answer>"}}', "/a~1b/c~0d", "<your answer>")
+    -- twins: a tag, markup, a trailing ellipsis, another member's name, brackets with other text
+    for _, v in ipairs { "<div>", "<b>Ada</b>", "Ada...", "<tags>", "[a-z]", "{x: 1}", "(none)", "$5" } do
+      local r = coax.extract(json.encode({ name = v }), schema)
+      assert.are.same({ true, v }, { r.valid, r.value.name })
+    end
+    -- the format, then the answer: the answer, not two answers
+    local r = coax.extract('Format: {"name": "<name>"}\nAnswer: {"name": "Ada"}', schema)
+    assert.are.same({ true, "Ada" }, { r.valid, r.value.name })
+  end)
+
   it("coerces nothing in strict mode", function()
     local r = coax.extract('{"invoice_id":"INV-7","total":"1250","currency":"USD","status":"open"}',
       fixture.schemas.invoice, { strict = true })

@@ -128,6 +128,19 @@ unsigned coerce_types_taken(const coax_value *t);
 ** coercion never guesses). */
 coax_class coerce_class(const char *kind);
 
+/* ---- placeholders (extract/placeholder.c) ---------------------------------- */
+
+/* Whether a string holds a place rather than a value: an ellipsis ("...",
+** "[...]"), a template's variable ("{{name}}", "${name}"), or a bracketed
+** name of its member ("email": "<email>", "{email}"), instruction ("[Your
+** Name]") or phrase ("<first name>"). 'key' is its member's name, or NULL. */
+bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen);
+
+/* The first placeholder string in 'v' (an array's items go by the array's
+** member name), its JSON Pointer in *pointer (arena memory); NULL when none
+** or out of memory. */
+const coax_value *extract_find_placeholder(coax_arena *a, const coax_value *v, const char **pointer);
+
 /* ---- bare replies (extract/bare.c) ---------------------------------------- */
 
 /* Whether candidate 'cand' of text[0..len) may stand for the reply: any

@@ -117,6 +117,27 @@ static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *me
     return COAX_OK;
 }
 
+/* A value valid against the schema that holds a placeholder ("<name>",
+** "[Your Email]", "...") is the reply's format, not its answer: an error
+** at the placeholder says so, and the value is not valid. */
+static coax_code placeholder_error(coax_arena *a, scored *s)
+{
+    const char *ptr;
+    const coax_value *hit = extract_find_placeholder(a, s->value, &ptr);
+    if (!hit) return COAX_OK;
+    coax_buf b;
+    coax_buf_init(&b, coax_arena_allocator(a));
+    coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself",
+                    (int)(hit->len > 40 ? 40 : hit->len), hit->u.text);
+    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
+    coax_buf_free(&b);
+    if (!msg || prepend_error(a, &s->validation, msg)) return COAX_ENOMEM;
+    s->validation.errors[0].instance_location = ptr;
+    s->valid = false;
+    s->nerrors = s->validation.nerrors;
+    return COAX_OK;
+}
+
 /* The text a repair was made at, for its error: up to the next delimiter
 ** on its line, at most 32 bytes, cut at a character boundary. */
 static size_t snippet(const char *text, size_t len, size_t at, const char **out)
@@ -224,6 +245,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->nerrors = s->validation.nerrors;
     s->index = index;
     if (!strict && (rc = try_envelope(c, s))) return rc;
+    if (s->valid && (rc = placeholder_error(c->arena, s))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     bool excused;

@@ -1,0 +1,114 @@
+/*
+** placeholder.c: strings that hold a place rather than a value. A model
+** that echoes its format writes them in quotes ({"name": "<name>", "email":
+** "[Your Email]", "notes": "..."}): valid JSON, and valid against a schema
+** that asks for strings, yet not what it meant to answer. The repair reads
+** unquoted ones as guesses (<age>, ...); these are found in the value a
+** candidate gives, after its coercions.
+*/
+#include <stdio.h>
+#include <strings.h>
+#include "extract/coerce.h"
+
+/* Whether s[0..n) is, ignoring case, one of the words that begin an
+** instruction to the reader rather than a value: "Your Name", "insert date". */
+static bool instruction(const char *s, size_t n)
+{
+    static const char *const words[] = {"your ", "insert ", "enter ", "fill in", "placeholder", "add "};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t w = strlen(words[i]);
+        if (n >= w && !strncasecmp(s, words[i], w)) return true;
+    }
+    return false;
+}
+
+/* Whether s[0..n) names the member 'key' (ignoring case, spaces, '_', '-'). */
+static bool names_key(const char *s, size_t n, const char *key, size_t klen)
+{
+    char a[33], b[33];
+    return key && coerce_norm_key(s, n, a, sizeof a) && coerce_norm_key(key, klen, b, sizeof b) && a[0] &&
+           !strcmp(a, b);
+}
+
+/* Whether s[0..n) is a word or a few: letters, digits, spaces, '_', '-'. */
+static bool words_only(const char *s, size_t n)
+{
+    if (n == 0 || n > 48) return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        bool letter = ch >= 0x80 || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
+        if (!letter && !(ch >= '0' && ch <= '9') && !(ch && strchr(" _-.", ch)))
+            return false;
+    }
+    return true;
+}
+
+bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen)
+{
+    while (n && (*s == ' ' || *s == '\t' || *s == '\n')) s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n')) n--;
+    if (n < 3 || !strchr(".<[{($\xE2", s[0])) return false; /* most strings stop here */
+    static const char *const elisions[] = {"...", "....", ". . .", "\xE2\x80\xA6", "[...]", "(...)", "{...}",
+                                           "<...>", "[\xE2\x80\xA6]", "(\xE2\x80\xA6)"};
+    for (size_t i = 0; i < sizeof elisions / sizeof *elisions; i++)
+        if (strlen(elisions[i]) == n && !memcmp(s, elisions[i], n)) return true;
+    char open = s[0], close = s[n - 1];
+    /* {{name}} and ${name}: a template's variable, never filled in */
+    if (n > 4 && open == '{' && s[1] == '{' && close == '}' && s[n - 2] == '}') return words_only(s + 2, n - 4);
+    if (n > 3 && open == '$' && s[1] == '{' && close == '}') return words_only(s + 2, n - 3);
+    bool angle = open == '<' && close == '>', square = open == '[' && close == ']', brace = open == '{' && close == '}';
+    if (!angle && !square && !brace) return false;
+    const char *in = s + 1;
+    size_t m = n - 2;
+    if (!words_only(in, m)) return false;
+    if (names_key(in, m, key, klen) || instruction(in, m)) return true; /* "email": "<email>", "[Your Name]" */
+    /* <first name>, <user_email>: an angle-bracketed phrase is no HTML tag */
+    return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
+}
+
+/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
+static void put_token(coax_buf *b, const char *k, size_t n)
+{
+    coax_buf_putc(b, '/');
+    for (size_t i = 0; i < n; i++) {
+        if (k[i] == '~') coax_buf_put(b, "~0", 2);
+        else if (k[i] == '/') coax_buf_put(b, "~1", 2);
+        else coax_buf_putc(b, k[i]);
+    }
+}
+
+/* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
+static const coax_value *find(const coax_value *v, const char *key, size_t klen, coax_buf *path)
+{
+    if (v->type == COAX_STRING) return extract_is_placeholder(v->u.text, v->len, key, klen) ? v : NULL;
+    size_t mark = path->len;
+    if (v->type == COAX_ARRAY) {
+        for (size_t i = 0; i < v->len; i++) {
+            char num[24];
+            int k = snprintf(num, sizeof num, "%zu", i);
+            put_token(path, num, (size_t)k);
+            const coax_value *hit = find(&v->u.items[i], key, klen, path); /* an item keeps its list's name */
+            if (hit) return hit;
+            path->len = mark;
+        }
+    } else if (v->type == COAX_OBJECT) {
+        for (size_t i = 0; i < v->len; i++) {
+            const coax_member *m = &v->u.members[i];
+            put_token(path, m->key, m->klen);
+            const coax_value *hit = find(&m->value, m->key, m->klen, path);
+            if (hit) return hit;
+            path->len = mark;
+        }
+    }
+    return NULL;
+}
+
+const coax_value *extract_find_placeholder(coax_arena *a, const coax_value *v, const char **pointer)
+{
+    coax_buf path;
+    coax_buf_init(&path, coax_arena_allocator(a));
+    const coax_value *hit = find(v, NULL, 0, &path);
+    *pointer = hit && !path.oom ? coax_arena_strdup(a, path.data ? path.data : "", path.len) : NULL;
+    coax_buf_free(&path);
+    return hit && *pointer ? hit : NULL;
+}
