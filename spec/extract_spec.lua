@@ -64,6 +64,14 @@ describe("coax.extract", function()
     assert.are.same({ true, "Ada" }, { r.valid, r.value.name })
   end)
 
+  it("says a reply with no JSON and no scalar the schema takes holds no JSON (not that a tag said so)", function()
+    local r, msg, code = coax.extract("Yes", '{"type":"boolean"}')
+    assert.are.same({ nil, "no JSON value found in 3 bytes of text", "COAX_ENOJSON" }, { r, msg, code })
+    r, msg, code = coax.extract("<example>{}</example>", '{"type":"boolean"}')
+    assert.are.same({ nil, "COAX_ENOJSON" }, { r, code })
+    assert.are.equal("the only JSON is in a block whose tag says it holds no answer", msg:sub(1, 61))
+  end)
+
   it("coerces nothing in strict mode", function()
     local r = coax.extract('{"invoice_id":"INV-7","total":"1250","currency":"USD","status":"open"}',
       fixture.schemas.invoice, { strict = true })

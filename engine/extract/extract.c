@@ -575,6 +575,9 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (bare && (!best.valid || repaired) &&
         (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, r, &best)))
         return rc;
+    /* No JSON, and the reply is no scalar the schema takes ("Yes" for a
+    ** boolean): the repair's reason, kept in 'err', is the answer. */
+    if (best.index == SIZE_MAX && !r->ncandidates) return COAX_ENOJSON;
     if (best.index == SIZE_MAX) { /* every candidate was in a block whose tag says it holds no answer */
         unsigned line, column;
         size_t at = r->ncandidates ? r->candidates[0].start : 0;
