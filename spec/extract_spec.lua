@@ -72,6 +72,29 @@ describe("coax.extract", function()
     assert.are.equal("the only JSON is in a block whose tag says it holds no answer", msg:sub(1, 61))
   end)
 
+  -- A span of prose a label ("Example:", "Wrong answer:") or a comment
+  -- (<!--, /*, //) marks as no answer is no candidate, as <example> is not.
+  it("takes no span a label or a comment before it marks as no answer", function()
+    local schema = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
+    for _, reply in ipairs { 'Example: {"name": "Bob"}', 'Wrong answers: {"name": "Bob"}',
+      '**Sample:** {"name": "Bob"}', '<!-- {"name": "Bob"} -->', '/* {"name": "Bob"} */', '  // {"name": "Bob"}' } do
+      local r, msg, code = coax.extract(reply, schema)
+      assert.are.same({ nil, "COAX_ENOJSON" }, { r, code }, reply)
+      assert.are.equal("the only JSON is marked as no answer by a label or a comment before it (Example:, <!--), at "
+        .. "line 1, column " .. (reply:find("{", 1, true)) .. ": send the answer itself", msg)
+    end
+    for reply, want in pairs {
+      ['Incorrect: {"name": "Bob"}\nCorrect: {"name": "Ada"}'] = "Ada",
+      ['<!-- {"name": "Bob"} -->\n{"name": "Ada"}'] = "Ada",
+      ['For your input: {"name": "Ada"}'] = "Ada",
+      ['An example helps. Answer: {"name": "Ada"}'] = "Ada",
+      ['Draft: {"name": "Ada"}'] = "Ada", -- a draft alone is the answer (beside another, refused)
+    } do
+      local r = coax.extract(reply, schema)
+      assert.are.same({ true, want }, { r.valid, r.value.name }, reply)
+    end
+  end)
+
   it("coerces nothing in strict mode", function()
     local r = coax.extract('{"invoice_id":"INV-7","total":"1250","currency":"USD","status":"open"}',
       fixture.schemas.invoice, { strict = true })

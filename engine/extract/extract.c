@@ -5,6 +5,7 @@
 #include "extract/coerce.h"
 #include "schema/schema.h"
 
+
 /* At most this many candidates are scored: the repair's own choice and the
 ** last ones (a reply holding thousands of NDJSON lines also has the whole
 ** sequence as one candidate, which is scored). */
@@ -416,14 +417,63 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
     return false;
 }
 
+/* Whether the word w[0..n) (ignoring case, a plural's 's') says what
+** follows is no answer: "Example:", "Wrong answer:", "Before:". Narrower
+** than a tag's list: "For your input:" introduces the answer. */
+static bool unanswering_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
+                                        "before", "template", "schema", "mock", "dummy", "placeholder",
+                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample"};
+    if (n > 1 && (w[n - 1] | 32) == 's') n--;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && !strncasecmp(w, words[i], n)) return true;
+    return false;
+}
+
+/* Whether a span of prose is marked as no answer by what stands before it
+** on its line: a comment that opens there (<!-- {...} -->, a block comment,
+** // {...}: text taken out), or a short label ending in a colon with a
+** word of unanswering_word ("For example: {...}", "Wrong answer: {...}").
+** The look back stops at the line's start and at 64 bytes. */
+static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
+{
+    if (cand->source != COAX_SOURCE_PROSE || cand->start > len) return false;
+    size_t line = cand->start, stop = cand->start > 64 ? cand->start - 64 : 0;
+    while (line > stop && text[line - 1] != '\n') line--;
+    size_t e = cand->start;
+    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+    if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
+        return true;
+    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
+    size_t b = line;
+    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
+    if (e == line || text[e - 1] != ':') return false;
+    size_t words = 0;
+    for (size_t w_end = e - 1; w_end > line && words < 4; words++) {
+        while (w_end > line && !coax_ascii_alpha((unsigned char)text[w_end - 1])) {
+            char ch = text[w_end - 1];
+            if (ch == '.' || ch == '!' || ch == '?') return false; /* the label's sentence began */
+            w_end--;
+        }
+        size_t w = w_end;
+        while (w > line && coax_ascii_alpha((unsigned char)text[w - 1])) w--;
+        if (w < w_end && unanswering_word(text + w, w_end - w)) return true;
+        w_end = w;
+    }
+    return false;
+}
+
 /* Whether candidate i is scored: the repair's own choice, sequences, and
 ** the last MAX_SCORED from 'first' on; never a block whose tag says it
-** holds no answer. */
+** holds no answer, nor prose a label or a comment marks so. */
 static bool is_scored(const extract_job *x, size_t i, size_t first)
 {
     const coax_repair_result *r = x->repair;
     return (i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE) &&
-           !unanswering_tag(x->text, x->len, &r->candidates[i]);
+           !unanswering_tag(x->text, x->len, &r->candidates[i]) &&
+           !unanswering_prose(x->text, x->len, &r->candidates[i]);
 }
 
 /* Whether the text from s to e holds a quoted key ("name": ...): a span of
@@ -582,6 +632,11 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         unsigned line, column;
         size_t at = r->ncandidates ? r->candidates[0].start : 0;
         line_column(text, len, at, &line, &column);
+        if (r->candidates[0].source == COAX_SOURCE_PROSE)
+            return coax_fail(err, COAX_ENOJSON, at,
+                             "the only JSON is marked as no answer by a label or a comment before it (Example:, "
+                             "<!--), at line %u, column %u: send the answer itself",
+                             line, column);
         return coax_fail(err, COAX_ENOJSON, at,
                          "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
                          "line %u, column %u: send the answer itself",
