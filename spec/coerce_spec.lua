@@ -84,7 +84,8 @@ describe("coercion", function()
     it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()
       local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
       for _, k in ipairs { "mock", "placeholder", "hypothetical", "alternative", "original", "not", "dummy",
-        "fake_user", "deprecated", "unused", "ignored", "discarded", "obsolete", "outdated" } do
+        "fake_user", "deprecated", "unused", "ignored", "discarded", "obsolete", "outdated", "skipped", "deleted",
+        "duplicates", "unmatched" } do
         refused(('{"%s": {"name": "Ada"}}'):format(k), s, "", 'missing required property "name"')
       end
       coerced('{"person": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")

@@ -85,7 +85,7 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         /* a stand-in, another choice, or what was there first */
                                         "mock", "dummy", "fake", "placeholder", "hypothetic", "alternativ",
                                         "original", "deprecat", "obsolete", "outdated", "unused", "discard",
-                                        "ignor", "not"};
+                                        "ignor", "skipped", "delet", "duplicat", "unmatch", "not"};
     char norm[32];
     if (!coerce_norm_key(key, klen, norm, sizeof norm)) return false;
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
