@@ -221,6 +221,13 @@ static inline bool coax_ascii_alpha(int c) { return (unsigned)((c | 0x20) - 'a')
 static inline bool coax_ascii_alnum(int c) { return coax_ascii_alpha(c) || (unsigned)(c - '0') < 10; }
 static inline bool coax_ascii_space(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 static inline int coax_ascii_lower(int c) { return (unsigned)(c - 'A') < 26 ? c + 32 : c; }
+/* strncasecmp's 0 in ASCII (under tr_TR, strncasecmp's 'I' is not 'i'). */
+static inline bool coax_ascii_casesame(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (coax_ascii_lower((unsigned char)a[i]) != coax_ascii_lower((unsigned char)b[i])) return false;
+    return true;
+}
 
 /* strtod and snprintf("%g"-like fmt, d) with a '.' for the decimal point
 ** whatever the host's locale (dot_number.c); fmt holds one conversion. */

@@ -22,7 +22,6 @@
 #include "base/unicode_nfc.h"
 
 #include <stdlib.h>
-#include <strings.h>
 
 /* ---- the schema side ---------------------------------------------------- */
 
@@ -259,7 +258,7 @@ static bool says_nothing(const char *s, size_t n)
     static const char *const words[] = {"none", "n/a", "na", "null", "nil", "nothing", "empty", "-", "--", "\xE2\x80\x93",
                                         "\xE2\x80\x94", "[]", "(none)", "none.", "n/a."};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && !strncasecmp(s, words[i], n)) return true;
+        if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
     return false;
 }
 
@@ -267,7 +266,7 @@ static bool says_nothing(const char *s, size_t n)
 static bool joins_items(const char *s, size_t n)
 {
     for (size_t i = 0; i + 3 <= n; i++)
-        if ((i + 5 <= n && !strncasecmp(s + i, " and ", 5)) || !memcmp(s + i, " & ", 3)) return true;
+        if ((i + 5 <= n && coax_ascii_casesame(s + i, " and ", 5)) || !memcmp(s + i, " & ", 3)) return true;
     return false;
 }
 
@@ -335,7 +334,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         const char *s = x->u.text;
         size_t n = x->len;
         trim(&s, &n);
-        int b = n == 4 && !strncasecmp(s, "true", 4) ? 1 : n == 5 && !strncasecmp(s, "false", 5) ? 0 : -1;
+        int b = n == 4 && coax_ascii_casesame(s, "true", 4) ? 1 : n == 5 && coax_ascii_casesame(s, "false", 5) ? 0 : -1;
         if (b < 0) return NULL;
         *kind = "string_to_boolean";
         return scalar(a, COAX_BOOL, NULL, 0, b);

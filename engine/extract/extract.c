@@ -5,7 +5,6 @@
 #include "extract/coerce.h"
 #include "schema/schema.h"
 
-
 /* At most this many candidates are scored: the repair's own choice and the
 ** last ones (a reply holding thousands of NDJSON lines also has the whole
 ** sequence as one candidate, which is scored). */
@@ -427,7 +426,7 @@ static bool unanswering_word(const char *w, size_t n)
                                         "hypothetical", "rejected", "bad", "old", "original", "counterexample"};
     if (n > 1 && (w[n - 1] | 32) == 's') n--;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && !strncasecmp(w, words[i], n)) return true;
+        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;
 }
 

@@ -7,7 +7,6 @@
 ** candidate gives, after its coercions.
 */
 #include <stdio.h>
-#include <strings.h>
 #include "extract/coerce.h"
 
 /* Whether s[0..n) is, ignoring case, one of the words that begin an
@@ -17,7 +16,7 @@ static bool instruction(const char *s, size_t n)
     static const char *const words[] = {"your ", "insert ", "enter ", "fill in", "placeholder", "add "};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t w = strlen(words[i]);
-        if (n >= w && !strncasecmp(s, words[i], w)) return true;
+        if (n >= w && coax_ascii_casesame(s, words[i], w)) return true;
     }
     return false;
 }

@@ -15,7 +15,6 @@
 
 #include "base/bytes.h"
 
-#include <strings.h>
 
 static inline bool add(rspans *out, coax_source src, size_t start, size_t end, bool complete, size_t mark)
 {
@@ -56,7 +55,7 @@ bool repair_is_reasoning(const char *name, size_t n)
 {
     static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strlen(names[i]) == n && strncasecmp(name, names[i], n) == 0) return true;
+        if (strlen(names[i]) == n && coax_ascii_casesame(name, names[i], n)) return true;
     return false;
 }
 
@@ -65,7 +64,7 @@ static bool json_language(const char *lang, size_t n)
     static const char *const langs[] = {"json", "jsonc", "json5", "jsonl", "ndjson", "javascript", "js"};
     if (n == 0) return true;
     for (size_t i = 0; i < sizeof langs / sizeof *langs; i++)
-        if (strlen(langs[i]) == n && strncasecmp(lang, langs[i], n) == 0) return true;
+        if (strlen(langs[i]) == n && coax_ascii_casesame(lang, langs[i], n)) return true;
     return false;
 }
 
