@@ -53,7 +53,15 @@ static inline bool closes_here(const lp *ps, const lopen *top)
 ** same pending children and open containers), with the cursor kept in a
 ** local. At anything else, or at the bracket that closes the outermost
 ** container, it stops where parse_one's loop goes on: ps->p, ps->st and
-** ps->comma as the loop would have them there. */
+** ps->comma as the loop would have them there.
+**
+** Objects and arrays have their own paths (as in the strict parser's
+** loop), so no step asks which one it is in: a member's value goes into
+** the slot its key made, with its context known; an item is pushed; the
+** comma after either leads to its container's next key or item. Only a
+** container that closes asks which one its parent is. ps->p is written
+** only where it is read: by the token readers that take it, and for the
+** offset of an error. */
 coax_code lp_fast_stretch(lp *ps)
 {
     const char *p = ps->p, *e = ps->e, *after;
@@ -64,8 +72,14 @@ coax_code lp_fast_stretch(lp *ps)
     char c;
     int st = ps->st;
     if (st == ST_KEY) goto key;
-    if (st == ST_VALUE) goto value;
-    if (st == ST_AFTER) goto after_value;
+    if (st == ST_VALUE) {
+        if (top->object) goto member_value;
+        goto item;
+    }
+    if (st == ST_AFTER) {
+        if (top->object) goto member_after;
+        goto item_after;
+    }
     goto colon;
 key: /* after '{' or ',' in an object */
     st = ST_KEY;
@@ -100,7 +114,7 @@ key: /* after '{' or ',' in an object */
         comma = NULL;
         if (p < e && *p == ':') { /* mostly the colon at once: colon's way without its spaces */
             p++;
-            goto value;
+            goto member_value;
         }
     }
 colon:
@@ -108,85 +122,136 @@ colon:
     p = plain_spaces(p, e);
     if (p >= e || *p != ':') goto stop;
     p++;
-value: /* after ':', '[' or ',' in an array */
+member_value: /* after a key's ':' */
     st = ST_VALUE;
     p = plain_spaces(p, e);
     if (p >= e || top->paren) goto stop; /* parse_one skips a wrapper's ')' after the value */
     c = *p;
-    if (c == '"' || c == '\'') goto quoted; /* most values: ahead of the switch's tests */
-    switch (c) {
-    case '{': case '[':
-        ps->p = p;
-        if ((rc = lp_push_open(ps, c == '{'))) return rc;
-        top = &ps->opens[ps->nopens - 1];
-        p++;
-        comma = NULL;
-        if (c == '{') goto key;
-        goto value;
-    case ']':
-        if (top->object || !closes_here(ps, top)) goto stop;
-        if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
-        goto close;
-    case '"': case '\'':
-    quoted:
-        {
-            if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, top->object ? CTX_OBJVAL : CTX_OTHER, &v))) goto stop;
-            /* A block string (three quotes) read as an empty string and a
-            ** third quote: parse_one's (asked here, not ahead of every
-            ** string). "a" + "b": parse_one joins them; a look past spaces
-            ** for the '+'. */
-            const char *r = plain_spaces(after, e);
-            if ((!v.len && after < e && *after == c) ||
-                (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) { /* mostly a comma */
-                /* its single_quotes entry, the last one unless the log ran
-                ** out of memory (then nothing was added): parse_one reads
-                ** the string again. Not the log's length kept from before,
-                ** which GCC kept on the stack for every string. */
-                if (c == '\'' && !ps->log->oom) ps->log->n--;
-                goto stop;
-            }
-            ps->p = after;
-            p = r; /* what follows, past its spaces */
+    if (c == '"' || c == '\'') { /* most values: ahead of the other tests */
+        if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v))) goto stop;
+        /* A block string (three quotes) read as an empty string and a
+        ** third quote: parse_one's (asked here, not ahead of every
+        ** string). "a" + "b": parse_one joins them; a look past spaces
+        ** for the '+'. */
+        const char *r = plain_spaces(after, e);
+        if ((!v.len && after < e && *after == c) ||
+            (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) { /* mostly a comma */
+            /* its single_quotes entry, the last one unless the log ran
+            ** out of memory (then nothing was added): parse_one reads
+            ** the string again. Not the log's length kept from before,
+            ** which GCC kept on the stack for every string. */
+            if (c == '\'' && !ps->log->oom) ps->log->n--;
+            goto stop;
         }
-        goto have_value_at;
-    case 't': case 'f': case 'n': case 'T': case 'F': case 'N':
+        flag_value(ps, &v);
+        *last_kid_value(ps) = v;
+        comma = NULL;
+        st = ST_AFTER;
+        p = r; /* past its spaces already: plain_spaces would not move */
+        goto member_after_spaces;
+    }
+    if (c == '{' || c == '[') goto open;
+    if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
         ps->p = p;
         if (!lp_literal(ps, e, &v)) goto stop;
-        p = ps->p;
-        goto have_value;
-    default:
-        if (!is_digit(c) && c != '-') goto stop;
+    } else {
+        if (!is_digit(c) && c != '-') goto stop; /* a ']' or '}' here is parse_one's too */
         ps->p = p;
-        if (!lp_json_number(ps, e, top->object ? CTX_OBJVAL : CTX_OTHER, &v)) goto stop;
-        p = ps->p;
-        goto have_value;
+        if (!lp_json_number(ps, e, CTX_OBJVAL, &v)) goto stop;
     }
-close: /* p on the bracket that closes 'top' (so lp_handle_close's way for a bracket that matches), not the outermost */
-    ps->p = ++p;
-    ps->st = st;
-    if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */
-    top = &ps->opens[ps->nopens - 1];
-have_value: /* v read, p just past it */
-    ps->p = p;
-have_value_at: /* v read, ps->p just past it */
+    p = ps->p;
+member_have: /* v read, p (and ps->p) just past it: the value of the object's last member */
     flag_value(ps, &v);
-    if ((rc = put_kid(ps, top, &v))) return rc;
+    *last_kid_value(ps) = v;
     comma = NULL;
     st = ST_AFTER;
-after_value:
+member_after:
     p = plain_spaces(p, e);
+member_after_spaces:
     if (p >= e) goto stop;
     c = *p;
     if (c == ',') {
         comma = p++;
-        if (top->object) goto key;
-        goto value;
+        goto key;
     }
-    if ((c == '}' || c == ']') && (c == '}') == top->object && closes_here(ps, top)) goto close;
+    if (c == '}' && closes_here(ps, top)) goto close;
+    goto stop;
+item: /* after '[' or ',' in an array */
+    st = ST_VALUE;
+    p = plain_spaces(p, e);
+    if (p >= e || top->paren) goto stop; /* parse_one skips a wrapper's ')' after the value */
+    c = *p;
+    if (c == '"' || c == '\'') { /* as a member's value, in an item's context */
+        if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v))) goto stop;
+        const char *r = plain_spaces(after, e);
+        if ((!v.len && after < e && *after == c) ||
+            (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) {
+            if (c == '\'' && !ps->log->oom) ps->log->n--;
+            goto stop;
+        }
+        flag_value(ps, &v);
+        if (!kid_room(ps)) {
+            ps->p = after;
+            return nomem(ps);
+        }
+        ps->kid_top += sizeof(coax_value);
+        *last_kid_value(ps) = v;
+        comma = NULL;
+        st = ST_AFTER;
+        p = r;
+        goto item_after_spaces;
+    }
+    if (c == '{' || c == '[') goto open;
+    if (c == ']') {
+        if (!closes_here(ps, top)) goto stop;
+        if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
+        goto close;
+    }
+    if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
+        ps->p = p;
+        if (!lp_literal(ps, e, &v)) goto stop;
+    } else {
+        if (!is_digit(c) && c != '-') goto stop;
+        ps->p = p;
+        if (!lp_json_number(ps, e, CTX_OTHER, &v)) goto stop;
+    }
+    p = ps->p;
+item_have: /* v read, p (and ps->p) just past it: the array's new item */
+    flag_value(ps, &v);
+    if (!kid_room(ps)) return nomem(ps);
+    ps->kid_top += sizeof(coax_value);
+    *last_kid_value(ps) = v;
+    comma = NULL;
+    st = ST_AFTER;
+item_after:
+    p = plain_spaces(p, e);
+item_after_spaces:
+    if (p >= e) goto stop;
+    c = *p;
+    if (c == ',') {
+        comma = p++;
+        goto item;
+    }
+    if (c == ']' && closes_here(ps, top)) goto close;
+    goto stop;
+open: /* '{' or '[' at p, a member's value or an item */
+    ps->p = p;
+    if ((rc = lp_push_open(ps, c == '{'))) return rc;
+    top = &ps->opens[ps->nopens - 1];
+    p++;
+    comma = NULL;
+    if (c == '{') goto key;
+    goto item;
+close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close's way for a bracket that matches */
+    ps->p = ++p;
+    ps->st = st;
+    if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */
+    top = &ps->opens[ps->nopens - 1];
+    if (top->object) goto member_have;
+    goto item_have;
 stop:
     ps->p = p;
     ps->st = st;
     ps->comma = comma;
     return COAX_OK;
 }
-
