@@ -97,7 +97,8 @@ key: /* after '{' or ',' in an object */
         ** after each store through a char pointer it was loaded again;
         ** no string limit to ask (SIZE_MAX): parse_one runs this loop only
         ** on a text no longer than max_string */
-        if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_KEY, &key))) {
+        char next = 0; /* the byte after a quoted key */
+        if ((c == '"' || c == '\'') && (after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next))) {
             p = after;
         } else if (is_ident((unsigned char)c) && !is_digit(c)) {
             ps->p = p;
@@ -112,7 +113,7 @@ key: /* after '{' or ',' in an object */
             return nomem(ps);
         }
         comma = NULL;
-        if (p < e && *p == ':') { /* mostly the colon at once: colon's way without its spaces */
+        if (next == ':' || (p < e && *p == ':')) { /* mostly the colon at once: colon's way without its spaces */
             p++;
             goto member_value;
         }
@@ -129,6 +130,13 @@ member_value: /* after a key's ':' */
     c = *p;
     if (c == '"' || c == '\'') { /* most values: ahead of the other tests */
         if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v))) goto stop;
+        if (after < e && *after == ',') { /* mostly a comma at once: no block string, no '+', the next key */
+            flag_value(ps, &v);
+            *last_kid_value(ps) = v;
+            comma = after;
+            p = after + 1;
+            goto key;
+        }
         /* A block string (three quotes) read as an empty string and a
         ** third quote: parse_one's (asked here, not ahead of every
         ** string). "a" + "b": parse_one joins them; a look past spaces
@@ -166,6 +174,10 @@ member_have: /* v read, p (and ps->p) just past it: the value of the object's la
     comma = NULL;
     st = ST_AFTER;
 member_after:
+    if (p < e && *p == ',') { /* mostly a comma at once: the next key without the look for spaces */
+        comma = p++;
+        goto key;
+    }
     p = plain_spaces(p, e);
 member_after_spaces:
     if (p >= e) goto stop;
@@ -183,6 +195,18 @@ item: /* after '[' or ',' in an array */
     c = *p;
     if (c == '"' || c == '\'') { /* as a member's value, in an item's context */
         if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v))) goto stop;
+        if (after < e && *after == ',') { /* as a member's value */
+            flag_value(ps, &v);
+            if (!kid_room(ps)) {
+                ps->p = after;
+                return nomem(ps);
+            }
+            ps->kid_top += sizeof(coax_value);
+            *last_kid_value(ps) = v;
+            comma = after;
+            p = after + 1;
+            goto item;
+        }
         const char *r = plain_spaces(after, e);
         if ((!v.len && after < e && *after == c) ||
             (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) {
@@ -224,6 +248,10 @@ item_have: /* v read, p (and ps->p) just past it: the array's new item */
     comma = NULL;
     st = ST_AFTER;
 item_after:
+    if (p < e && *p == ',') {
+        comma = p++;
+        goto item;
+    }
     p = plain_spaces(p, e);
 item_after_spaces:
     if (p >= e) goto stop;

@@ -119,9 +119,13 @@ static inline __attribute__((always_inline)) bool lp_literal(lp *ps, const char 
 ** are checked sixteen bytes at a time from bit masks). Returns the byte
 ** after the closing quote and fills 'out'; NULL (nothing read) for
 ** anything else, lp_parse_string's to read. A key read after an invented
-** repair is left to it too (its flag depends on the body). */
-static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, const char *e,
-                                                                            size_t max_string, int ctx, coax_value *out)
+** repair is left to it too (its flag depends on the body). '*next': the
+** byte after the closing quote (0 at e), read before the string's NUL and
+** its log entry are written, which GCC must take for writes over it: the
+** fast loop's look for a key's colon or a value's comma costs no load. */
+static inline __attribute__((always_inline)) const char *lp_plain_string_next(lp *ps, const char *p, const char *e,
+                                                                                 size_t max_string, int ctx,
+                                                                                 coax_value *out, char *next)
 {
     const char *body = p + 1, *q = body;
     char open = *p;
@@ -150,6 +154,7 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
     if (!(q = lp_plain_body(q, e, ps->b, open))) return NULL;
 found:
     if (*q != open || !lp_ends_string(ps, q + 1, e, ctx)) return NULL;
+    *next = q + 1 < e ? q[1] : 0;
     size_t n = (size_t)(q - body);
     if (n > max_string) return NULL;
     if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
@@ -159,11 +164,19 @@ found:
     return q + 1;
 }
 #else
-static inline const char *lp_plain_string(lp *ps, const char *p, const char *e, size_t max_string, int ctx,
-                                          coax_value *out)
+static inline const char *lp_plain_string_next(lp *ps, const char *p, const char *e, size_t max_string, int ctx,
+                                               coax_value *out, char *next)
 {
     return NULL;
 }
 #endif
+
+/* lp_plain_string_next without the byte after it. */
+static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, const char *e,
+                                                                            size_t max_string, int ctx, coax_value *out)
+{
+    char next;
+    return lp_plain_string_next(ps, p, e, max_string, ctx, out, &next);
+}
 
 #endif
