@@ -208,7 +208,7 @@ static inline __attribute__((always_inline)) void note_inline(lp *ps, rkind k, c
     rlog *log = ps->log;
     size_t at_off = off(ps, at);
     const rkind_info *info = &rkind_table[k];
-    if ((log->n != log->cap && !log->oom) || rlog_grow(log))
+    if (__builtin_expect(log->n != log->cap && !log->oom, 1) || rlog_grow(log))
         log->e[log->n++] = (coax_repair_entry){info->name, info->detail, at_off, 0, 0, info->cls};
     if (info->cls == COAX_CLASS_INVENTED) ps->inv = ps->inv_any = true;
 }
@@ -574,7 +574,7 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 ** (false when out of memory). */
 static inline __attribute__((always_inline)) bool kid_room(lp *ps)
 {
-    return ps->kid_end - ps->kid_top >= (ptrdiff_t)sizeof(coax_member) || lp_grow_kids(ps);
+    return __builtin_expect(ps->kid_end - ps->kid_top >= (ptrdiff_t)sizeof(coax_member), 1) || lp_grow_kids(ps);
 }
 
 /* The innermost container's last child: an array's last item, or the

@@ -135,13 +135,13 @@ static inline __attribute__((always_inline)) const char *lp_plain_string_next(lp
         ** no byte from 0x80 before it is lp_plain_body's answer at its
         ** first step, without a call. */
         __m128i w = bytes16_load(body);
-        __m128i quote = open == '"' ? _mm_set1_epi8('"') : _mm_set1_epi8('\'');
+        __m128i quote = __builtin_expect(open == '"', 1) ? _mm_set1_epi8('"') : _mm_set1_epi8('\'');
         __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
         unsigned stop = (unsigned)_mm_movemask_epi8(
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))), ctl));
         unsigned high = (unsigned)_mm_movemask_epi8(w);
-        if (stop) {
-            if (!(high & ((stop & (0u - stop)) - 1))) {
+        if (__builtin_expect(stop != 0, 1)) {
+            if (__builtin_expect(!(high & ((stop & (0u - stop)) - 1)), 1)) {
                 q = body + __builtin_ctz(stop);
                 goto found;
             }
@@ -173,7 +173,8 @@ static inline const char *lp_plain_string_next(lp *ps, const char *p, const char
 
 /* lp_plain_string_next without the byte after it. */
 static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps, const char *p, const char *e,
-                                                                            size_t max_string, int ctx, coax_value *out)
+                                                                            size_t max_string, int ctx,
+                                                                            coax_value *out)
 {
     char next;
     return lp_plain_string_next(ps, p, e, max_string, ctx, out, &next);
