@@ -53,7 +53,7 @@ static inline void skip_space(lp *ps)
 static bool only_space(const char *s, const char *t);
 static size_t ellipsis_at(const char *p, const char *e);
 
-static bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
+static inline bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
 
 /* Whether the n letters at p are the lowercase word w, in any case. */
 static bool letters_are(const char *p, const char *w, size_t n)
@@ -88,12 +88,77 @@ static bool elision_word(const char *p, size_t len, bool after_so)
 /* A comment that says the model left content out, as an ellipsis does
 ** ([1, 2 // and 20 more], {"a": 1 # other fields omitted}): removing it
 ** would accept the part as the whole. Whole words, any case ("so on" and
-** "so forth" as "so" then the word); two dots or U+2026 anywhere. */
-static bool comment_elides(const char *s, const char *t)
+** "so forth" as "so" then the word); two dots or U+2026 anywhere. Such a
+** remark is short: the look is bounded, as comments are common and one may
+** run to the end of a one-line reply (a sentence's worth: "the full list
+** goes on with many other identifiers, omitted here"). 'e': the text's end. */
+#if BYTES16
+/* The letters (is_alpha_ascii's), dots and 0xE2 bytes of s[0..n) (n at
+** most 120, the text ending at e) as bit masks, bytes 0-63 in word 0 and
+** 64-127 in word 1: the look asks about a comment's words, which a byte at
+** a time cost seven instructions a byte. */
+static void comment_masks(const char *s, size_t n, const char *e, uint64_t alpha[2], uint64_t dot[2],
+                          uint64_t e2[2])
 {
-    /* such a remark is short: the look is bounded, as comments are common
-    ** and one may run to the end of a one-line reply (a sentence's worth:
-    ** "the full list goes on with many other identifiers, omitted here") */
+    alpha[0] = alpha[1] = dot[0] = dot[1] = e2[0] = e2[1] = 0;
+    for (size_t k = 0; k < n; k += 16) {
+        __m128i w;
+        if (e - (s + k) >= 16) {
+            w = bytes16_load(s + k);
+        } else { /* the text's last bytes */
+            char pad[16] = {0};
+            memcpy(pad, s + k, (size_t)(e - (s + k)));
+            w = bytes16_load(pad);
+        }
+        /* (c | 0x20) - 'a' below 26, unsigned */
+        __m128i l = _mm_sub_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+        unsigned h = (unsigned)(k >> 6), at = (unsigned)(k & 63);
+        alpha[h] |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(25)), l)) << at;
+        dot[h] |= (uint64_t)bytes16_eq(w, '.') << at;
+        e2[h] |= (uint64_t)bytes16_eq(w, (char)0xE2) << at;
+    }
+    unsigned h = n >= 64, cut = (unsigned)(n - 64 * h); /* bits from n on: none (cut is below 64) */
+    uint64_t keep = ((uint64_t)1 << cut) - 1;
+    alpha[h] &= keep;
+    dot[h] &= keep;
+    e2[h] &= keep;
+}
+
+/* The byte loop's answer (below, for builds without SSE2): any of the
+** events it returns on, wherever they are, from the masks. */
+static bool comment_elides(const char *s, const char *t, const char *e)
+{
+    size_t n = t - s > 120 ? 120 : (size_t)(t - s);
+    uint64_t a[2], d[2], x[2];
+    comment_masks(s, n, e, a, d, x);
+    if ((d[0] & (d[0] >> 1 | d[1] << 63)) | (d[1] & d[1] >> 1)) return true; /* two dots, both before t */
+    for (unsigned h = 0; h < 2; h++)
+        for (uint64_t m = x[h]; m; m &= m - 1)
+            if (ellipsis_at(s + 64 * h + (unsigned)__builtin_ctzll(m), s + n)) return true;
+    bool after_so = false; /* the last word was "so" */
+    size_t prev_end = 0;   /* just past the last word */
+    for (unsigned h = 0; h < 2; h++) {
+        /* a word starts at a letter after a byte that is none (the last
+        ** byte of word 0 comes before word 1's first) */
+        uint64_t starts = a[h] & ~(a[h] << 1 | (h ? a[0] >> 63 : 0));
+        for (; starts; starts &= starts - 1) {
+            unsigned k = (unsigned)__builtin_ctzll(starts);
+            size_t i = 64 * h + k;
+            uint64_t rest = ~(a[h] >> k);
+            size_t len = rest ? (size_t)__builtin_ctzll(rest) : 64;
+            if (!h && len == 64 - k) len += (size_t)__builtin_ctzll(~a[1]); /* on into word 1 (never all letters) */
+            bool so = after_so;
+            for (size_t j = prev_end; so && j < i; j++) so = s[j] == ' '; /* only spaces since "so" */
+            if (elision_word(s + i, len, so)) return true;
+            after_so = len == 2 && letters_are(s + i, "so", 2);
+            prev_end = i + len;
+        }
+    }
+    return false;
+}
+#else
+static bool comment_elides(const char *s, const char *t, const char *e)
+{
     if (t - s > 120) t = s + 120;
     bool after_so = false;
     for (const char *p = s; p < t;) {
@@ -113,6 +178,7 @@ static bool comment_elides(const char *s, const char *t)
     }
     return false;
 }
+#endif
 
 static void note_comment(lp *ps, const char *at, const char *end)
 {
@@ -120,7 +186,7 @@ static void note_comment(lp *ps, const char *at, const char *end)
     ** ends the look, so the looks of all comments are linear together */
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
-    bool elides = ps->nopens && comment_elides(at, end);
+    bool elides = ps->nopens && comment_elides(at, end, ps->e);
     note_as(ps, RK_COMMENT, swallowed || elides ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
