@@ -238,6 +238,11 @@ static inline __attribute__((always_inline)) bool sweep_entries(rlocator *l, coa
             if (!(nls | conts)) { /* the block is ASCII on one line: mostly */
                 e->line = line;
                 e->column = col + (uint32_t)(target - at);
+            } else if (!conts) { /* ASCII (six blocks in ten): in_block without the continuation bytes */
+                unsigned k64 = (unsigned)(target - at);
+                uint64_t n = nls & (((uint64_t)1 << k64) - 1);
+                e->line = line + bits64_as(n, hw);
+                e->column = n ? k64 - (63u - (unsigned)__builtin_clzll(n)) : col + k64;
             } else {
                 in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column, hw);
             }
