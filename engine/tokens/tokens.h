@@ -39,7 +39,11 @@ enum {
 
 extern const uint8_t coax_tok_stage1[512];
 extern const uint8_t coax_tok_stage2[];
-extern const uint32_t coax_tok_runs[];
+/* The count is a constant so the search (chars.h) unrolls; unicode.c
+** includes this header, so a table of another length fails to compile
+** until it is changed here. */
+#define TOK_NRUNS 1140
+extern const uint32_t coax_tok_runs[TOK_NRUNS];
 extern const size_t coax_tok_nruns;
 /* CJK characters that are one token alone (a bit per code point of
 ** U+3000-U+9FFF, then U+AC00-U+D7AF); the others count double in a piece's
