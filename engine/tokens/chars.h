@@ -63,7 +63,9 @@ static inline unsigned char_slow(const unsigned char *s, size_t n, size_t i, siz
         if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) goto bad;
         *w = 3;
     } else if (c >= 0xF0 && c <= 0xF4) {
-        if (n - i < 4 || !cont(s[i + 1]) || !cont(s[i + 2]) || !cont(s[i + 3])) goto bad;
+        /* the three continuation bytes tested at once, as in char_dec */
+        if (n - i < 4 || (((s[i + 1] ^ 0x80u) | (s[i + 2] ^ 0x80u) | (s[i + 3] ^ 0x80u)) & 0xC0))
+            goto bad;
         cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3F) << 12 |
              (uint32_t)(s[i + 2] & 0x3F) << 6 | (s[i + 3] & 0x3F);
         if (cp < 0x10000 || cp > 0x10FFFF) goto bad;
