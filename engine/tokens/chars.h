@@ -93,6 +93,17 @@ static inline bool is_punct(unsigned cls) { return cls == TOK_C_P || cls == TOK_
 
 static inline bool is_space(unsigned cls) { return cls == TOK_C_WS || cls == TOK_C_NL; }
 
+/* The lead bytes of the non-ASCII characters in JavaScript's \s (U+00A0,
+** U+1680, U+2000-U+205F, U+3000, U+FEFF), a bit each at lead - 0xC0: no
+** other byte starts a space, so the table need not be asked for text of
+** most scripts after a space (spec/c/test_tokens.c checks the set against
+** the table). */
+#define SPACE_LEADS                                                                            \
+    (1ull << (0xC2 - 0xC0) | 1ull << (0xE1 - 0xC0) | 1ull << (0xE2 - 0xC0) |                   \
+     1ull << (0xE3 - 0xC0) | 1ull << (0xEF - 0xC0))
+
+static inline bool may_start_space(unsigned c) { return c >= 0xC0 && (SPACE_LEADS >> (c - 0xC0) & 1); }
+
 /* '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]) after the apostrophe at
 ** s[i]: the length of the whole contraction, or 0. */
 static inline size_t contraction(const unsigned char *s, size_t n, size_t i)

@@ -91,7 +91,7 @@ static ALWAYS_INLINE size_t scan_space_ascii(const unsigned char *s, size_t n, s
             break;
         }
     }
-    if (k < n && s[k] >= 0x80 && non_ascii_space_at(s, n, k)) return 0;
+    if (k < n && may_start_space(s[k]) && non_ascii_space_at(s, n, k)) return 0;
     r.stop = k;
     r.last_start = k - 1;
     r.cnt = (unsigned)(k - i);
@@ -118,7 +118,8 @@ static ALWAYS_INLINE size_t scan_space_ascii16(const unsigned char *s, size_t n,
         return 0;
     }
     *done = true;
-    if ((bytes16_high(v) >> len & 1) && non_ascii_space_at(s, n, i + len)) return 0;
+    if ((bytes16_high(v) >> len & 1) && may_start_space(s[i + len]) && non_ascii_space_at(s, n, i + len))
+        return 0;
     unsigned run = (1u << len) - 1;
     space_run r = {0};
     r.stop = i + len;

@@ -4,6 +4,7 @@
 ** with exact counts (spec/fixtures/tokens/heldout.jsonl, from gpt-tokenizer). */
 #include "coax.h"
 #include "tokens/tokens.h"
+#include "tokens/chars.h"
 
 #include <stdlib.h>
 
@@ -131,6 +132,20 @@ static void test_any_bytes_are_estimated_without_crashing(void)
     }
     /* surrogates and overlongs are invalid bytes, not code points */
     CHECK_INT(coax_tokens(COAX_ENC_CHARS4, "\xed\xa0\x80\xc0\xaf", 5), 2);
+}
+
+/* The scan asks the table whether a non-ASCII character after whitespace
+** is whitespace too only when its lead byte may start one (chars.h): every
+** code point the table calls whitespace must have such a lead byte. */
+static void test_space_lead_bytes_cover_the_table(void)
+{
+    for (uint32_t cp = 0x80; cp <= 0x10FFFF; cp++) {
+        if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+        if (!is_space(CLS(table_byte(cp)))) continue;
+        unsigned lead = cp < 0x800 ? 0xC0 | cp >> 6 : cp < 0x10000 ? 0xE0 | cp >> 12 : 0xF0 | cp >> 18;
+        CHECK(may_start_space(lead));
+    }
+    CHECK(!may_start_space('a') && !may_start_space(0x80) && !may_start_space(0xD0));
 }
 
 static void test_large_inputs_are_linear_and_exact_for_repeats(void)
@@ -264,6 +279,7 @@ static void test_held_out_sample_accuracy(void)
     X(test_chars4_counts_code_points_not_bytes)            \
     X(test_empty_and_null_give_zero_nonempty_at_least_one) \
     X(test_any_bytes_are_estimated_without_crashing)       \
+    X(test_space_lead_bytes_cover_the_table)               \
     X(test_large_inputs_are_linear_and_exact_for_repeats)  \
     X(test_encoding_names_round_trip)                      \
     X(test_chat_adds_openai_framing)                       \
