@@ -190,15 +190,14 @@ static const uint64_t case_count[8] = {[TOK_C_LU] = 1, [TOK_C_LL] = 1ull << 32};
 ** capitals, the lowercase, the extra length of multi-token CJK characters.
 ** Each loop holds the table byte of the character at k, decoded once (the
 ** class at the end of the text: P); the first character's is kept for the
-** key. s[j] is a letter. */
-static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, bool o200k,
-                                        word_info *wi)
+** key. s[j] is a letter, of table byte b, w bytes, code point cp (char_dec). */
+static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                        size_t w, uint32_t cp, bool o200k, word_info *wi)
 {
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
-    size_t k = j, w;
-    uint32_t cp;
-    unsigned b = char_dec(s, n, j, &w, &cp), first = b;
+    size_t k = j;
+    unsigned first = b;
 #define NEXT_CHAR() (k += w, b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P)
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, as runs of caseless letters and marks and
@@ -286,15 +285,36 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
-/* scan_word_any out of line, a copy per encoding. */
+/* scan_word_any out of line, a copy per encoding: from a first letter the
+** dispatch decoded (scan_piece's general path, after a space or other
+** prefix: most words of other scripts; decoding it again cost about 20
+** instructions), or decoding it. */
+static void scan_word_from_o200k(const unsigned char *s, size_t n, size_t j, unsigned b, size_t w,
+                                 uint32_t cp, word_info *wi)
+{
+    scan_word_any(s, n, j, b, w, cp, true, wi);
+}
+
+static void scan_word_from_cl100k(const unsigned char *s, size_t n, size_t j, unsigned b, size_t w,
+                                  uint32_t cp, word_info *wi)
+{
+    scan_word_any(s, n, j, b, w, cp, false, wi);
+}
+
 static void scan_word_any_o200k(const unsigned char *s, size_t n, size_t j, word_info *wi)
 {
-    scan_word_any(s, n, j, true, wi);
+    size_t w;
+    uint32_t cp;
+    unsigned b = char_dec(s, n, j, &w, &cp);
+    scan_word_any(s, n, j, b, w, cp, true, wi);
 }
 
 static void scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j, word_info *wi)
 {
-    scan_word_any(s, n, j, false, wi);
+    size_t w;
+    uint32_t cp;
+    unsigned b = char_dec(s, n, j, &w, &cp);
+    scan_word_any(s, n, j, b, w, cp, false, wi);
 }
 
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
@@ -542,14 +562,21 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
         /* P, WS, or (cl100k) a mark: a contraction, a prefixed word, a
         ** punctuation run or whitespace. */
         size_t cl = o200k ? 0 : contraction(s, n, i), w2 = 0;
-        unsigned nb = i + w < n ? char_at(s, n, i + w, &w2) : TOK_C_NL;
+        uint32_t cp2 = 0;
+        unsigned nb = i + w < n ? char_dec(s, n, i + w, &w2, &cp2) : TOK_C_NL;
         if (cl) {
             return finish_piece(st, i, i + cl, TOK_K_CONTR, TOK_ROW_CONTR, (unsigned)cl, true, false,
                                 room);
         } else if (i + w < n && is_letter(CLS(nb), o200k)) {
             word = i + w;
             pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
-            goto word;
+            if (s[word] < 0x80) goto word;
+            /* the letter after the prefix, decoded once: here */
+            word_info wi;
+            if (o200k) scan_word_from_o200k(s, n, word, nb, w2, cp2, &wi);
+            else scan_word_from_cl100k(s, n, word, nb, w2, cp2, &wi);
+            row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
+            return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
         } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
             goto punct;
         } else {
