@@ -285,44 +285,72 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
     wi->nchars = nchars ? nchars + extra : 1;
 }
 
+/* What scan_word_any finds, packed into two registers for its copies out of
+** line (a word_info through an address kept the caller's in memory): the
+** end, and the letters (low 32 bits), script (next 8) and case pattern. */
+typedef struct word_ret {
+    size_t end;
+    uint64_t key;
+} word_ret;
+
+static inline word_ret word_pack(const word_info *wi)
+{
+    return (word_ret){wi->end, wi->nchars | (uint64_t)wi->script << 32 | (uint64_t)wi->casep << 40};
+}
+
+static inline void word_unpack(word_ret r, word_info *wi)
+{
+    wi->end = r.end;
+    wi->nchars = (unsigned)r.key;
+    wi->script = (unsigned)(r.key >> 32) & 0xFF;
+    wi->casep = (unsigned)(r.key >> 40);
+}
+
 /* scan_word_any out of line, a copy per encoding: from a first letter the
 ** dispatch decoded (scan_piece's general path, after a space or other
 ** prefix: most words of other scripts; decoding it again cost about 20
 ** instructions), or decoding it. */
-static void scan_word_from_o200k(const unsigned char *s, size_t n, size_t j, unsigned b, size_t w,
-                                 uint32_t cp, word_info *wi)
+static word_ret scan_word_from_o200k(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                     size_t w, uint32_t cp)
 {
-    scan_word_any(s, n, j, b, w, cp, true, wi);
+    word_info wi;
+    scan_word_any(s, n, j, b, w, cp, true, &wi);
+    return word_pack(&wi);
 }
 
-static void scan_word_from_cl100k(const unsigned char *s, size_t n, size_t j, unsigned b, size_t w,
-                                  uint32_t cp, word_info *wi)
+static word_ret scan_word_from_cl100k(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                      size_t w, uint32_t cp)
 {
-    scan_word_any(s, n, j, b, w, cp, false, wi);
+    word_info wi;
+    scan_word_any(s, n, j, b, w, cp, false, &wi);
+    return word_pack(&wi);
 }
 
-static void scan_word_any_o200k(const unsigned char *s, size_t n, size_t j, word_info *wi)
+static word_ret scan_word_any_o200k(const unsigned char *s, size_t n, size_t j)
 {
     size_t w;
     uint32_t cp;
     unsigned b = char_dec(s, n, j, &w, &cp);
-    scan_word_any(s, n, j, b, w, cp, true, wi);
+    word_info wi;
+    scan_word_any(s, n, j, b, w, cp, true, &wi);
+    return word_pack(&wi);
 }
 
-static void scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j, word_info *wi)
+static word_ret scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j)
 {
     size_t w;
     uint32_t cp;
     unsigned b = char_dec(s, n, j, &w, &cp);
-    scan_word_any(s, n, j, b, w, cp, false, wi);
+    word_info wi;
+    scan_word_any(s, n, j, b, w, cp, false, &wi);
+    return word_pack(&wi);
 }
 
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
                                     bool room, word_info *wi)
 {
     if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, room, wi)) return;
-    if (o200k) scan_word_any_o200k(s, n, j, wi);
-    else scan_word_any_cl100k(s, n, j, wi);
+    word_unpack(o200k ? scan_word_any_o200k(s, n, j) : scan_word_any_cl100k(s, n, j), wi);
 }
 
 /* A run of punctuation: its script (of its first non-ASCII character, ASCII
@@ -573,8 +601,9 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
             if (s[word] < 0x80) goto word;
             /* the letter after the prefix, decoded once: here */
             word_info wi;
-            if (o200k) scan_word_from_o200k(s, n, word, nb, w2, cp2, &wi);
-            else scan_word_from_cl100k(s, n, word, nb, w2, cp2, &wi);
+            word_unpack(o200k ? scan_word_from_o200k(s, n, word, nb, w2, cp2)
+                              : scan_word_from_cl100k(s, n, word, nb, w2, cp2),
+                        &wi);
             row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
             return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
         } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
