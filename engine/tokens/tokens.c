@@ -492,7 +492,17 @@ typedef struct scan_state {
     void *ud;
     uint64_t total;
     bool prev_alnum; /* the last piece ended in a letter or digit */
+    uint64_t *seen;  /* the lookups of this call (NULL: none kept), LOOKUP_MEMO */
 } scan_state;
+
+/* The frequent-piece table's answer is a function of the piece's hash, and
+** text repeats its pieces (words, keys, indents): a call keeps the answers
+** it found (on its stack: no state between calls), a hash (low 32 bits) and
+** its tokens (high) a slot, by the hash's low bits; a hit costs a load and
+** a compare where the probe costs about 25 instructions. A slot holds a
+** real answer from the start (hash 0's), so one compare tells a hit. 256
+** slots: 128 and 512 measured more instructions. */
+#define LOOKUP_MEMO 256
 
 /* The end of a piece scanned from i to 'end': adds its weight (after the
 ** frequent-piece table when it is 'hashable'), tells the visitor, notes
@@ -514,7 +524,17 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     ** nothing (the calibration tool still hears the hash). */
     if (hashed && (st->visit || len > 1 || weight < TOK_SCALE)) {
         hash = tok_hash(s + i, len, st->n - i, room);
-        common = common_lookup(st->common, hash);
+        if (st->seen) {
+            uint64_t *slot = &st->seen[hash & (LOOKUP_MEMO - 1)], e = *slot;
+            if ((uint32_t)e == hash) {
+                common = (unsigned)(e >> 32);
+            } else {
+                common = common_lookup(st->common, hash);
+                *slot = (uint64_t)common << 32 | hash;
+            }
+        } else {
+            common = common_lookup(st->common, hash);
+        }
         /* a conditional move, not a branch: a hit is as likely as not */
         uint64_t hit = (uint64_t)common * TOK_SCALE;
         if (__builtin_expect_with_probability(common != 0, 1, 0.5)) weight = hit;
@@ -635,11 +655,27 @@ space: {
 ** piece. Pieces starting ROOM bytes or more before the end take the copy of
 ** scan_piece without the tests for room. */
 static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
-                                   tok_visit visit, void *ud)
+                                   tok_visit visit, void *ud, bool memoize)
 {
     const bool o200k = split == TOK_SPLIT_O200K;
-    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false};
+    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false,
+                     NULL};
     size_t i = 0, room_end = n > ROOM ? n - ROOM : 0;
+    /* on the stack: the call's own, nothing kept between calls */
+    uint64_t seen[LOOKUP_MEMO];
+    if (memoize) {
+        uint64_t zero = (uint64_t)common_lookup(m->common, 0) << 32;
+        /* sixteen bytes a store, unrolled: a short text pays about 150
+        ** instructions for it, not 500 */
+#if BYTES16
+        __m128i two = _mm_set1_epi64x((long long)zero);
+#pragma GCC unroll 16
+        for (size_t k = 0; k < LOOKUP_MEMO; k += 2) _mm_storeu_si128((__m128i *)(void *)(seen + k), two);
+#else
+        for (size_t k = 0; k < LOOKUP_MEMO; k++) seen[k] = zero;
+#endif
+        st.seen = seen;
+    }
     while (i < room_end) i = scan_piece(&st, i, o200k, true);
     while (i < n) i = scan_piece(&st, i, o200k, false);
     return st.total;
@@ -648,17 +684,17 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
 uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n, tok_visit visit,
                        void *ud)
 {
-    return scan(split, m, str, n, visit, ud);
+    return scan(split, m, str, n, visit, ud, false);
 }
 
 static uint64_t scan_o200k(const char *s, size_t n)
 {
-    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL);
+    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL, true);
 }
 
 static uint64_t scan_cl100k(const char *s, size_t n)
 {
-    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL);
+    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL, true);
 }
 
 /* ---- the public functions ------------------------------------------------- */
