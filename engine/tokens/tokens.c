@@ -443,12 +443,26 @@ static ALWAYS_INLINE size_t scan_number_ascii(const unsigned char *s, size_t n, 
 
 /* ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k; cl100k without the slash) at i,
 ** known to hold punctuation: its end, row and length. */
+static ALWAYS_INLINE size_t punct_tail(const unsigned char *s, size_t n, size_t k, bool o200k,
+                                       const punct_info *pi, bool lead, unsigned *row,
+                                       unsigned *nchars);
+
 static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t i, bool o200k,
                                         unsigned *row, unsigned *nchars)
 {
     bool lead = s[i] == ' ';
     punct_info pi;
     size_t k = punct_run(s, n, lead ? i + 1 : i, &pi);
+    return punct_tail(s, n, k, o200k, &pi, lead, row, nchars);
+}
+
+/* punct_piece past its run (ending at k): the trailing breaks (and, for
+** o200k, slashes), the row and the length. */
+static ALWAYS_INLINE size_t punct_tail(const unsigned char *s, size_t n, size_t k, bool o200k,
+                                       const punct_info *pi_, bool lead, unsigned *row,
+                                       unsigned *nchars)
+{
+    punct_info pi = *pi_;
     unsigned cnt = pi.count;
     bool rep = cnt >= 3 && pi.repeats * 2 >= cnt, brk = false;
     unsigned trail = o200k ? ASCII_BREAK | ASCII_SLASH : ASCII_BREAK; /* [\r\n/]* */
@@ -460,6 +474,35 @@ static ALWAYS_INLINE size_t punct_piece(const unsigned char *s, size_t n, size_t
     *row = TOK_ROW_PUNCT + ((pi.script * 2 + lead) * 2 + brk) * 2 + rep;
     *nchars = cnt;
     return k;
+}
+
+/* A punctuation piece starting with a character that is not ASCII, which
+** the dispatch decoded (table byte b, w bytes at i: an emoji, CJK or other
+** punctuation): punct_piece without decoding it again, out of line, a copy
+** per encoding, its results in registers. */
+typedef struct punct_end {
+    size_t end;
+    unsigned row, nchars;
+} punct_end;
+
+static ALWAYS_INLINE punct_end punct_from(const unsigned char *s, size_t n, size_t i, unsigned b,
+                                          size_t w, bool o200k)
+{
+    punct_info pi = {SCRIPT(b), 1, 0};
+    size_t k = punct_run_any(s, n, i + w, i, w, &pi);
+    punct_end r;
+    r.end = punct_tail(s, n, k, o200k, &pi, false, &r.row, &r.nchars);
+    return r;
+}
+
+static punct_end punct_from_o200k(const unsigned char *s, size_t n, size_t i, unsigned b, size_t w)
+{
+    return punct_from(s, n, i, b, w, true);
+}
+
+static punct_end punct_from_cl100k(const unsigned char *s, size_t n, size_t i, unsigned b, size_t w)
+{
+    return punct_from(s, n, i, b, w, false);
 }
 
 /* row_weight past TOK_MAXLEN code points: the last weight and a slope. Out
@@ -626,6 +669,9 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
                         &wi);
             row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
             return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
+        } else if (is_punct(c) && s[i] >= 0x80) {
+            punct_end r = o200k ? punct_from_o200k(s, n, i, b, w) : punct_from_cl100k(s, n, i, b, w);
+            return finish_piece(st, i, r.end, TOK_K_PUNCT, r.row, r.nchars, true, false, room);
         } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
             goto punct;
         } else {
