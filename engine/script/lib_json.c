@@ -9,6 +9,8 @@
 */
 #include "script/lib.h"
 
+#include "base/hash.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -164,6 +166,8 @@ void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth)
 
 /* ---- Lua -> coax value ------------------------------------------------- */
 
+struct order_memo;
+
 typedef struct conv {
     lua_State *L;
     coax_arena *arena;
@@ -171,6 +175,7 @@ typedef struct conv {
     size_t max_bytes_total;
     size_t left;    /* bytes the value may still take (lcoax_to_value_max) */
     bool *exceeded; /* set when it took more */
+    struct order_memo *orders; /* the key order lists indexed so far (order_index_of), or NULL */
 } conv;
 
 /* Takes n bytes of the value's budget: a table that holds the same table
@@ -216,6 +221,7 @@ typedef struct tkey {
     size_t len;
     lua_Integer integer;
     bool is_integer, placed;
+    size_t rank; /* its first position in an indexed order list */
 } tkey;
 
 static int tkey_cmp(const void *a, const void *b)
@@ -253,6 +259,155 @@ static void push_key(lua_State *L, const tkey *k)
     else lua_pushlstring(L, k->text, k->len);
 }
 
+/* The key an entry of a key order list names, for the entry on top of the
+** stack: false for an entry no JSON object's key is (a boolean, 2.5). A
+** string entry's bytes are the list's (it anchors them); an integer's
+** decimal goes to 'buf' (32 bytes). */
+static bool order_entry(lua_State *L, tkey *want, char *buf)
+{
+    memset(want, 0, sizeof *want);
+    int type = lua_type(L, -1);
+    if (type == LUA_TSTRING) {
+        want->text = lua_tolstring(L, -1, &want->len);
+        return true;
+    }
+    if (type != LUA_TNUMBER) return false;
+    lua_Number d = lua_tonumber(L, -1);
+    if (!lua_isinteger(L, -1) && !(d == floor(d) && d >= -0x1p63 && d < 0x1p63)) return false;
+    /* 2.0 names the key 2, as t[2.0] does */
+    want->integer = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : (lua_Integer)d;
+    want->is_integer = true;
+    want->len = (size_t)snprintf(buf, 32, "%lld", (long long)want->integer);
+    want->text = buf;
+    return true;
+}
+
+/* ---- key order lists much longer than their object --------------------
+** A remembered order is read from its start until each of the object's keys
+** is placed, so a list much longer than its object (keys removed since it
+** was decoded, a script's coax.json.object list of many names) was read to
+** its end for every occurrence of the object in a value, all in one C call:
+** a list of 1,000,000 names on an object held 1,000 times in an array took
+** 11 s to encode (8,000 times: 97 s), and no budget is charged inside a C
+** call. Such a list is indexed once a conversion (each key's first position,
+** in a hash keyed per conversion), so an occurrence costs its own keys. */
+
+/* Lists at most this much longer than twice their object's keys are read. */
+#define ORDER_READ_SLACK 16
+
+typedef struct order_index {
+    const void *list; /* the Lua table indexed */
+    int list_idx;     /* where it is on the stack while an occurrence of it is read */
+    uint32_t *slots;  /* a position in the list (1-based), 0 for none */
+    size_t mask;
+} order_index;
+
+typedef struct order_memo {
+    order_index **idx; /* open addressing by list */
+    size_t mask, count;
+    uint64_t seed;
+} order_memo;
+
+static uint64_t tkey_hash(const tkey *k, uint64_t seed)
+{
+    return coax_hash_bytes(k->text, k->len, seed) ^ (uint64_t)k->is_integer;
+}
+
+static bool tkey_same(const tkey *a, const tkey *b)
+{
+    return a->is_integer == b->is_integer && a->len == b->len && !memcmp(a->text, b->text, a->len);
+}
+
+/* The slot of 'k' in 'ix': the one holding its position, or the empty one
+** where it would go. */
+static uint32_t *order_slot(conv *c, order_index *ix, const tkey *k)
+{
+    lua_State *L = c->L;
+    for (size_t h = tkey_hash(k, c->orders->seed) & ix->mask;; h = (h + 1) & ix->mask) {
+        if (!ix->slots[h]) return &ix->slots[h];
+        tkey there;
+        char buf[32];
+        lua_rawgeti(L, ix->list_idx, (lua_Integer)ix->slots[h]);
+        bool same = order_entry(L, &there, buf) && tkey_same(&there, k);
+        lua_pop(L, 1);
+        if (same) return &ix->slots[h];
+    }
+}
+
+static void memo_put(conv *c, order_index *ix);
+
+/* The index of the list at 'list' (of length 'len'): made at its first use
+** in this conversion (the value being converted anchors the list, and no
+** Lua runs to change it), found in the memo after. */
+static order_index *order_index_of(conv *c, int list, size_t len)
+{
+    lua_State *L = c->L;
+    if (!c->orders) {
+        c->orders = conv_alloc(c, sizeof *c->orders);
+        memset(c->orders, 0, sizeof *c->orders);
+        c->orders->seed = coax_hash_seed(c);
+    }
+    order_memo *m = c->orders;
+    const void *p = lua_topointer(L, list);
+    size_t h = 0;
+    if (m->idx) {
+        for (h = coax_hash_mix((uint64_t)(uintptr_t)p, m->seed) & m->mask; m->idx[h]; h = (h + 1) & m->mask)
+            if (m->idx[h]->list == p) {
+                m->idx[h]->list_idx = lua_absindex(L, list); /* this occurrence's copy on the stack */
+                return m->idx[h];
+            }
+    }
+    if (len >= UINT32_MAX / 2) luaL_error(L, "%s: a key order list is too long", coax_code_name(COAX_ESIZE));
+    order_index *ix = conv_alloc(c, sizeof *ix);
+    size_t cap = 16;
+    while (cap < len + len / 2) cap <<= 1; /* at most two thirds full */
+    ix->list = p;
+    ix->list_idx = lua_absindex(L, list);
+    ix->mask = cap - 1;
+    ix->slots = conv_alloc(c, cap * sizeof *ix->slots);
+    memset(ix->slots, 0, cap * sizeof *ix->slots);
+    for (size_t j = 1; j <= len; j++) {
+        tkey want;
+        char buf[32];
+        lua_rawgeti(L, ix->list_idx, (lua_Integer)j);
+        if (order_entry(L, &want, buf)) {
+            uint32_t *slot = order_slot(c, ix, &want);
+            if (!*slot) *slot = (uint32_t)j; /* the first position wins, as the reading's does */
+        }
+        lua_pop(L, 1);
+    }
+    memo_put(c, ix);
+    return ix;
+}
+
+static void memo_put(conv *c, order_index *ix)
+{
+    order_memo *m = c->orders;
+    if (2 * (m->count + 1) > m->mask + 1 || !m->idx) { /* at most half full */
+        size_t cap = m->idx ? 2 * (m->mask + 1) : 16;
+        order_index **idx = conv_alloc(c, cap * sizeof *idx);
+        memset(idx, 0, cap * sizeof *idx);
+        for (size_t i = 0; m->idx && i <= m->mask; i++) {
+            if (!m->idx[i]) continue;
+            size_t h = coax_hash_mix((uint64_t)(uintptr_t)m->idx[i]->list, m->seed) & (cap - 1);
+            while (idx[h]) h = (h + 1) & (cap - 1);
+            idx[h] = m->idx[i];
+        }
+        m->idx = idx;
+        m->mask = cap - 1;
+    }
+    size_t h = coax_hash_mix((uint64_t)(uintptr_t)ix->list, m->seed) & m->mask;
+    while (m->idx[h]) h = (h + 1) & m->mask;
+    m->idx[h] = ix;
+    m->count++;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+    const tkey *x = *(tkey *const *)a, *y = *(tkey *const *)b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
 /* The keys of the table at 't' in the order encode writes them: the
 ** remembered order of a decoded object first (keys still present), then
 ** every other key sorted by its text. In C arrays, not Lua tables: two
@@ -276,30 +431,28 @@ static tkey **ordered_keys(conv *c, int t, size_t *count)
     size_t placed = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
     lua_pushvalue(L, t);
-    if (lua_rawget(L, -2) == LUA_TTABLE) {
-        lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer j = 1; j <= len && placed < n; j++) {
-            tkey want;
-            int type = lua_rawgeti(L, -1, j);
-            lua_Number d = type == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
-            if (type == LUA_TSTRING) { /* lua_tolstring gives the list's own bytes: it anchors them */
-                memset(&want, 0, sizeof want);
-                want.text = lua_tolstring(L, -1, &want.len);
-            } else if (type == LUA_TNUMBER && (lua_isinteger(L, -1) || (d == floor(d) && d >= -0x1p63 && d < 0x1p63))) {
-                /* 2.0 names the key 2, as t[2.0] does */
-                lua_pushinteger(L, lua_isinteger(L, -1) ? lua_tointeger(L, -1) : (lua_Integer)d);
-                key_of(c, lua_gettop(L), &want);
-                lua_pop(L, 1);
-            } else { /* a key no JSON object has */
-                lua_pop(L, 1);
-                continue;
-            }
-            tkey *k = bsearch(&want, keys, n, sizeof *keys, tkey_cmp);
-            lua_pop(L, 1);
-            if (k && !k->placed) {
-                k->placed = true;
-                order[placed++] = k;
-            }
+    size_t len = lua_rawget(L, -2) == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
+    if (n && len > 2 * n + ORDER_READ_SLACK) {
+        order_index *ix = order_index_of(c, lua_gettop(L), len);
+        for (size_t j = 0; j < n; j++) {
+            uint32_t at = *order_slot(c, ix, &keys[j]);
+            if (!at) continue;
+            keys[j].placed = true;
+            keys[j].rank = at;
+            order[placed++] = &keys[j];
+        }
+        qsort(order, placed, sizeof *order, rank_cmp);
+        len = 0; /* read */
+    }
+    for (size_t j = 1; j <= len && placed < n; j++) {
+        tkey want;
+        char buf[32];
+        lua_rawgeti(L, -1, (lua_Integer)j);
+        tkey *k = order_entry(L, &want, buf) ? bsearch(&want, keys, n, sizeof *keys, tkey_cmp) : NULL;
+        lua_pop(L, 1);
+        if (k && !k->placed) {
+            k->placed = true;
+            order[placed++] = k;
         }
     }
     lua_pop(L, 2);
@@ -505,7 +658,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
 coax_value *lcoax_to_value_max(lua_State *L, int idx, coax_arena *arena, size_t max_depth, size_t max_bytes,
                                bool *exceeded)
 {
-    conv c = {L, arena, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP, max_bytes, max_bytes, exceeded};
+    conv c = {L, arena, max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP, max_bytes, max_bytes, exceeded, NULL};
     coax_value *v = conv_alloc(&c, sizeof *v);
     conv_rec(&c, lua_absindex(L, idx), v, 0);
     return v;
@@ -649,7 +802,7 @@ static int l_type(lua_State *L)
 static int l_keys(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    conv c = {L, lcoax_arena(L), 1, SIZE_MAX, SIZE_MAX, NULL};
+    conv c = {L, lcoax_arena(L), 1, SIZE_MAX, SIZE_MAX, NULL, NULL};
     size_t n;
     tkey **keys = ordered_keys(&c, 1, &n);
     lua_createtable(L, n < INT_MAX ? (int)n : 0, 0);
