@@ -167,3 +167,50 @@ describe("attack 4: an object whose key order list is much longer than its keys"
       .. '{"k100":1,"k075":26,"k050":51,"k025":76,"new":true}]', coax.json.encode({ o, o }))
   end)
 end)
+
+describe("attack 4: the report of a reply or a recipe's values as deep as their limits allow", function()
+  -- The report holds the reply's value three levels down, a recipe's tool
+  -- rounds four: a valid 1 KB reply of 510 nested arrays, or tool rounds
+  -- 508 deep, made coax.run and s:report() raise COAX_EDEPTH (the report
+  -- was read within the default 512) instead of giving the report.
+  local function depth(v)
+    local d = 0
+    while type(v) == "table" and v[1] ~= nil do v, d = v[1], d + 1 end
+    return d + (type(v) == "table" and 1 or 0)
+  end
+  local ARRAY = "return { schema = { type = 'array' }, prompt = 'x' }"
+  -- coax.run itself, not helper's wrapper: that checks each report through
+  -- coax.json.encode, whose depth is the default 512
+  local run
+  setup(function()
+    local wrapped = package.loaded.coax
+    package.loaded.coax = nil
+    run = require("coax").run
+    package.loaded.coax = wrapped
+  end)
+  for _, d in ipairs({ 509, 510, 512 }) do
+    it("a reply " .. d .. " arrays deep: the report, its value exact", function()
+      local reply = ("["):rep(d) .. ("]"):rep(d)
+      local r = run(ARRAY, "x", { source = true, replies = { reply } })
+      assert.are.same({ "ok", d }, { r.outcome, depth(r.value) })
+      assert.are.equal(d, depth(r.attempts[1].value))
+      local e = coax.engine()
+      local s = e:session(ARRAY, "x", { source = true, replies = { reply } })
+      s:run()
+      assert.are.same({ "ok", d, d }, { s:report().outcome, depth(s:report().value), depth(s:value()) })
+      e:close()
+    end)
+  end
+  it("a reply past max_depth is still the limit it was", function()
+    local reply = ("["):rep(513) .. ("]"):rep(513)
+    local r = run(ARRAY, "x", { source = true, replies = { reply }, max_attempts = 1 })
+    assert.are.same({ "limit", "COAX_EDEPTH", "nesting deeper than 512" }, { r.outcome, r.error.code, r.error.message })
+  end)
+  it("tool rounds 508 deep from a recipe's agent: the report holds them", function()
+    local recipe = "local t = {} local c = t for i = 1, 507 do c[1] = {} c = c[1] end "
+      .. "return { schema = { type = 'integer' }, prompt = 'x', max_attempts = 1, "
+      .. "agent = { call = function() return { text = '1', tool_rounds = { { deep = t } } } end } }"
+    local r = run(recipe, "x", { source = true })
+    assert.are.same({ "ok", 1, 508 }, { r.outcome, r.value, depth(r.attempts[1].tool_rounds[1].deep) })
+  end)
+end)

@@ -324,6 +324,20 @@ static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn s
 ** as a table: {outcome, value, error, metrics, attempts}. */
 /* nil, message, code: a session that could not start (an unreadable
 ** recipe, a bad transcript), as the other functions report failures. */
+/* JSON the engine wrote (a report, a value, a host's request, an event's
+** data) holds a reply's value, or a recipe's tool rounds and messages, a
+** few levels below its top, each as deep as its own limit allows: a 1 KB
+** reply of 510 nested arrays, a valid one, made coax.run and s:report()
+** raise COAX_EDEPTH instead of giving the report. It is read as deep as a
+** value is ever pushed into Lua (lcoax_push_value's cap), and whole. */
+#define OWN_JSON_DEPTH 4096
+
+static coax_limits own_json_limits(size_t len)
+{
+    coax_limits lim = {OWN_JSON_DEPTH, len ? len : 1, len ? len : 1};
+    return lim;
+}
+
 static int start_failed(lua_State *L, coax_code rc, const char *msg)
 {
     lua_pushnil(L);
@@ -393,8 +407,9 @@ static int l_run(lua_State *L)
     if (!report) return lcoax_error(L, COAX_ENOMEM, NULL);
     coax_arena *a = lcoax_arena(L);
     coax_value *v;
-    if (coax_parse(a, report, len, NULL, &v, &err)) return lcoax_error(L, err.code, &err);
-    lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    coax_limits lim = own_json_limits(len);
+    if (coax_parse(a, report, len, &lim, &v, &err)) return lcoax_error(L, err.code, &err);
+    lcoax_push_value(L, v, lim.max_depth);
     lcoax_arena_release(L, box + 1);
     lcoax_own_release(L, box, LRUN_ENGINE);
     return 1;
@@ -444,7 +459,8 @@ static int call_handler(lua_State *L)
     lua_pushvalue(L, 1);
     lua_pushstring(L, name);
     coax_value *v;
-    if (coax_parse(a, data, strlen(data), NULL, &v, NULL) == COAX_OK) lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    coax_limits lim = own_json_limits(strlen(data));
+    if (coax_parse(a, data, strlen(data), &lim, &v, NULL) == COAX_OK) lcoax_push_value(L, v, lim.max_depth);
     else lua_pushnil(L);
     lua_call(L, 2, 0);
     return 0;
@@ -645,8 +661,9 @@ static int push_json(lua_State *L, const char *text, size_t len)
     coax_arena *a = lcoax_arena(L);
     coax_value *v;
     coax_error err;
-    if (coax_parse(a, text, len, NULL, &v, &err)) return lcoax_error(L, err.code, &err);
-    lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
+    coax_limits lim = own_json_limits(len);
+    if (coax_parse(a, text, len, &lim, &v, &err)) return lcoax_error(L, err.code, &err);
+    lcoax_push_value(L, v, lim.max_depth);
     return 1;
 }
 
