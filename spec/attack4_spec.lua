@@ -214,3 +214,31 @@ describe("attack 4: the report of a reply or a recipe's values as deep as their 
     assert.are.same({ "ok", 1, 508 }, { r.outcome, r.value, depth(r.attempts[1].tool_rounds[1].deep) })
   end)
 end)
+
+describe("attack 4: the report a session keeps in the host's memory", function()
+  -- Each attempt records its reply and tool rounds in the report, in the
+  -- host's memory: a recipe's agent that returned 20 MB of text for each of
+  -- max_attempts attempts grew the host by that much an attempt, without
+  -- end (16 attempts: a 335 MB report, 460 MB of host), while the Lua state
+  -- stayed within its cap. The report may take 4 times lua_memory before an
+  -- attempt starts: past it the session ends with limit.
+  local function recipe(attempts, rounds)
+    return "local big = string.rep('x', 2^20) return { schema = { type = 'integer' }, prompt = 'x', "
+      .. "max_attempts = " .. attempts .. ", strategy = function() return { { role = 'user', content = 'again' } } end, "
+      .. "agent = { call = function() return { text = " .. (rounds and "'no', tool_rounds = { { round = 1, calls = { { name = 't', "
+      .. "arguments = '{}', result = big, is_error = false } } } }" or "big")
+      .. " } end } }"
+  end
+  local LIMIT = "messages: the session's report is larger than the Lua memory cap allows (lua_memory: it may take "
+    .. "4 times it before an attempt)"
+  for _, c in ipairs({ { "a 1 MiB reply", false }, { "1 MiB of tool rounds", true } }) do
+    it("ends 1,000 attempts of " .. c[1] .. " each at 4 x lua_memory (8 MiB): 32 attempts recorded", function()
+      local r = coax.run(recipe(1000, c[2]), "x", { source = true, lua_memory = 8 * 2 ^ 20 })
+      assert.are.same({ "limit", "limit", LIMIT, 32 }, { r.outcome, r.error.code, r.error.message, #r.attempts })
+    end)
+    it("still runs 20 attempts of " .. c[1] .. " to their end", function()
+      local r = coax.run(recipe(20, c[2]), "x", { source = true, lua_memory = 8 * 2 ^ 20 })
+      assert.are.same({ "exhausted", 20 }, { r.outcome, #r.attempts })
+    end)
+  end
+end)

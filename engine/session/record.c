@@ -69,6 +69,13 @@ static void put_said(coax_session *s, int which, const char *text, size_t len)
 #define MESSAGES_CAPS 4
 #define TEXT_OF_(x) #x
 #define TEXT_OF(x) TEXT_OF_(x) /* a constant's digits, for a message */
+/* The report, in the host's memory, may take this many times the cap
+** before another attempt starts: each attempt records its reply and its
+** tool rounds too, so a recipe's agent that returned 20 MB of text (or of
+** tool rounds) for each of max_attempts attempts grew the host by that
+** much an attempt, without end (16 attempts: 335 MB of report, 460 MB of
+** host), while the Lua state stayed within its cap. */
+#define REPORT_CAPS 4
 
 /* Protected (S at 1, the session at 2): how many messages at the start of
 ** S.messages are S.previous's, the part of the conversation the attempt
@@ -102,11 +109,16 @@ static int record_messages(lua_State *L)
         if (w->len && !s->reported && w->at + w->len <= s->report.len)
             said[nsaid++] = (coax_escaped){w->text.data, s->report.data + w->at, w->text.len, w->len};
     }
+    coax_vm *vm = &s->engine->vm;
+    if (s->report.len > (vm->mem_cap > SIZE_MAX / REPORT_CAPS ? SIZE_MAX : REPORT_CAPS * vm->mem_cap)) {
+        vm->limit = LIMIT_MEMORY;
+        return luaL_error(L, "the session's report is larger than the Lua memory cap allows (lua_memory: it may take "
+                             "%d times it before an attempt)", REPORT_CAPS);
+    }
     coax_buf_putc(b, '[');
     /* What a script hands over is copied here, in C, past the Lua memory cap:
     ** one 8 MiB string in 200 messages was 1.6 GB. An attempt's messages may
     ** take the cap, a session's MESSAGES_CAPS caps (the report keeps them). */
-    coax_vm *vm = &s->engine->vm;
     size_t session_cap = vm->mem_cap > SIZE_MAX / MESSAGES_CAPS ? SIZE_MAX : MESSAGES_CAPS * vm->mem_cap;
     for (lua_Integer i = kept + 1; i <= n; i++) {
         if (i > kept + 1) coax_buf_putc(b, ',');
