@@ -163,6 +163,9 @@ describe("confidence classes", function()
     assert.are.same({ nil, "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
       .. "line 2, column 1: send the answer itself", "COAX_ENOJSON" },
       { coax.extract('<example>\n{"key": "v"}\n</example>', key) })
+    -- (attack round 4) a reply with no JSON at all is not said to hold it in such a block
+    assert.are.same({ nil, "no JSON value found in 11 bytes of text", "COAX_ENOJSON" },
+      { coax.extract("hello there", key) })
     r = coax.extract('<answer type="example">\n{"key": "v"}\n</answer>', key)
     assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
     -- A draft that does not fit is no rival: the answer after it wins.
