@@ -223,11 +223,12 @@ describe("attack 4: the report a session keeps in the host's memory", function()
   -- stayed within its cap. The report may take 4 times lua_memory before an
   -- attempt starts: past it the session ends with limit.
   local function recipe(attempts, rounds)
+    local returned = rounds and "'no', tool_rounds = { { round = 1, calls = { { name = 't', arguments = '{}', "
+      .. "result = big, is_error = false } } } }" or "big"
     return "local big = string.rep('x', 2^20) return { schema = { type = 'integer' }, prompt = 'x', "
-      .. "max_attempts = " .. attempts .. ", strategy = function() return { { role = 'user', content = 'again' } } end, "
-      .. "agent = { call = function() return { text = " .. (rounds and "'no', tool_rounds = { { round = 1, calls = { { name = 't', "
-      .. "arguments = '{}', result = big, is_error = false } } } }" or "big")
-      .. " } end } }"
+      .. "max_attempts = " .. attempts .. ", "
+      .. "strategy = function() return { { role = 'user', content = 'again' } } end, "
+      .. "agent = { call = function() return { text = " .. returned .. " } end } }"
   end
   local LIMIT = "messages: the session's report is larger than the Lua memory cap allows (lua_memory: it may take "
     .. "4 times it before an attempt)"
