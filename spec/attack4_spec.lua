@@ -243,3 +243,39 @@ describe("attack 4: the report a session keeps in the host's memory", function()
     end)
   end
 end)
+
+describe("attack 4: the default validation budget of a recipe's schema over a reply", function()
+  -- The default grew with the schema's size times the instance's, and a
+  -- recipe writes both (its schema, its agent's reply): an anyOf of n
+  -- consts over a reply of n items was a budget of 2n x 2n steps, spent in
+  -- one call of the session where no script budget is charged (4,000: 64
+  -- million steps, 1 s; 40,000: 6.4 billion, 100 s). It is also at most
+  -- 1,024 steps for each unit of the two together: linear.
+  local function fan(n)
+    local items = {}
+    for i = 1, n do items[i] = tostring(n) end
+    local recipe = "local consts = {} for i = 1, " .. n .. " do consts[i] = { const = i } end "
+      .. "return { schema = { type = 'array', items = { anyOf = consts } }, prompt = 'x', max_attempts = 1 }"
+    local r = coax.run(recipe, "x", { source = true, replies = { "[" .. table.concat(items, ",") .. "]" } })
+    return r.outcome .. ": " .. r.error.message
+  end
+  it("spends 8 times the steps on 8 times the consts and items, not 64 times", function()
+    assert.are.equal("limit: validation used up its step budget of 3078144 steps (max_steps)", fan(1000))
+    assert.are.equal("limit: validation used up its step budget of 24582144 steps (max_steps)", fan(8000))
+    local ratio = H.scaling_ratio(fan, 1000, 8)
+    assert.is_true(ratio < 12, ratio)
+  end)
+  it("still validates 20,000 objects through a 40-branch anyOf, and 160,000 items under a small schema", function()
+    local items = {}
+    local schema = "{ type = 'array', items = { anyOf = { " .. ("{ type = 'object', required = { 'k%d' } }, "):rep(40)
+      :gsub("%%d", "40") .. "} } }"
+    for i = 1, 20000 do items[i] = '{"k40": 1}' end
+    local r = coax.run("return { schema = " .. schema .. ", prompt = 'x' }", "x",
+      { source = true, replies = { "[" .. table.concat(items, ",") .. "]" } })
+    assert.are.same({ "ok", 20000 }, { r.outcome, #r.value })
+    for i = 1, 160000 do items[i] = tostring(i) end
+    r = coax.run("return { schema = { type = 'array', items = { type = 'integer', minimum = 1 } }, prompt = 'x' }", "x",
+      { source = true, replies = { "[" .. table.concat(items, ",") .. "]" } })
+    assert.are.same({ "ok", 160000 }, { r.outcome, #r.value })
+  end)
+end)

@@ -406,8 +406,8 @@ typedef struct coax_schema_options {
     ** 2^40 applications) ends with COAX_ELIMIT instead of running for
     ** days. 0: the default, twice the schema's size (the subschemas and
     ** keywords a validation can apply, $dynamicRef targets too) times the
-    ** instance's (values, members, string bytes / 64), at least
-    ** COAX_DEFAULT_MIN_STEPS: every keyword on every value, twice, fits. */
+    ** instance's (values, members, string bytes / 64), at most 1024 times
+    ** the two summed (linear), at least COAX_DEFAULT_MIN_STEPS. */
     uint64_t max_steps;
     /* Regular-expression steps of one validation, summed over every match
     ** ("pattern", "patternProperties", patterns under "propertyNames",

@@ -51,9 +51,22 @@ bool vctx_instance_size(vctx *c, const coax_value *v, uint64_t *values, uint64_t
 
 static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
 
+/* The default budget is at most this many steps for each unit of the
+** schema's size and the instance's together. Twice the product of the two
+** is quadratic in the input when both come from one author: a recipe's
+** anyOf of 4,000 consts over a reply of 4,000 items was a budget of 64
+** million steps (1 s in one call of the session, where no script budget is
+** charged), 40,000 of each 6.4 billion (100 s); now 12 million and 120
+** million. A schema applying at most 512 units to each value is never held
+** back by it. */
+#define STEPS_PER_UNIT 1024
+
 uint64_t vctx_default_steps(const vctx *c, uint64_t values, uint64_t bytes)
 {
-    uint64_t n = sat_mul(2 * c->s->weight, values + bytes / 64);
+    uint64_t units = values + bytes / 64;
+    uint64_t n = sat_mul(2 * c->s->weight, units);
+    uint64_t linear = sat_mul(STEPS_PER_UNIT, c->s->weight + units);
+    if (n > linear) n = linear;
     return n < COAX_DEFAULT_MIN_STEPS ? COAX_DEFAULT_MIN_STEPS : n;
 }
 
