@@ -77,6 +77,9 @@ static void put_said(coax_session *s, int which, const char *text, size_t len)
 ** host), while the Lua state stayed within its cap. */
 #define REPORT_CAPS 4
 
+/* k times the Lua memory cap, or SIZE_MAX past it. */
+static size_t caps(const coax_vm *vm, size_t k) { return vm->mem_cap > SIZE_MAX / k ? SIZE_MAX : k * vm->mem_cap; }
+
 /* Protected (S at 1, the session at 2): how many messages at the start of
 ** S.messages are S.previous's, the part of the conversation the attempt
 ** kept, and the JSON of the rest, which the report records: each message
@@ -110,16 +113,14 @@ static int record_messages(lua_State *L)
             said[nsaid++] = (coax_escaped){w->text.data, s->report.data + w->at, w->text.len, w->len};
     }
     coax_vm *vm = &s->engine->vm;
-    if (s->report.len > (vm->mem_cap > SIZE_MAX / REPORT_CAPS ? SIZE_MAX : REPORT_CAPS * vm->mem_cap)) {
-        vm->limit = LIMIT_MEMORY;
-        return luaL_error(L, "the session's report is larger than the Lua memory cap allows (lua_memory: it may take "
-                             "%d times it before an attempt)", REPORT_CAPS);
-    }
+    if (s->report.len > caps(vm, REPORT_CAPS))
+        return vm_over_memory_cap(L, "the session's report is",
+                                  ": it may take " TEXT_OF(REPORT_CAPS) " times it before an attempt");
     coax_buf_putc(b, '[');
     /* What a script hands over is copied here, in C, past the Lua memory cap:
     ** one 8 MiB string in 200 messages was 1.6 GB. An attempt's messages may
     ** take the cap, a session's MESSAGES_CAPS caps (the report keeps them). */
-    size_t session_cap = vm->mem_cap > SIZE_MAX / MESSAGES_CAPS ? SIZE_MAX : MESSAGES_CAPS * vm->mem_cap;
+    size_t session_cap = caps(vm, MESSAGES_CAPS);
     for (lua_Integer i = kept + 1; i <= n; i++) {
         if (i > kept + 1) coax_buf_putc(b, ',');
         lua_rawgeti(L, 3, i);
