@@ -53,6 +53,10 @@ local HALF = "247032822920623272088284396434110686182529901307162382212792841250
   .. "1396213837722826145437693412532098591327667236328125"
 local numerals = {
   "1.5", "1.5e3", "1.5E+3", "00012.50", ".5", "5.", " 1.5 ", "0x1.8p1", "1,5", "-0.0", "1e-400", "1e400",
+  -- no digit before the point, and the point alone (a comma locale's strtod reads ",5" as a half)
+  "-.5", " .5", "+.5", ",5", "-,5",
+  -- exponents past the clamp whose sum with the digits' own is 0: both are 1
+  "0." .. ("0"):rep(150000) .. "1e150001", "1" .. ("0"):rep(150000) .. ".5e-150000",
   -- the exact halfway point between 0 and the least double (752 digits) rounds to even, 0; with 300 zeros
   -- after it too (all past the 768 digits kept); with a 1 after those, up to the least double
   "2." .. HALF:sub(2) .. "e-324", "2." .. HALF:sub(2) .. ("0"):rep(300) .. "e-324",

@@ -102,10 +102,10 @@ for (const blk of order)
   for (let i = 0; i < BLOCK; i += 16) out.push('    ' + Array.from(blk.subarray(i, i + 16)).join(', ') + ',');
 out.push('};');
 out.push('');
+// its length is TOK_NRUNS in tokens.h: a table of another length fails to compile
 out.push(`const uint32_t coax_tok_runs[${runs.length}] = {`);
 for (let i = 0; i < runs.length; i += 8) out.push('    ' + runs.slice(i, i + 8).map((r) => '0x' + r.toString(16) + 'u').join(', ') + ',');
 out.push('};');
-out.push(`const size_t coax_tok_nruns = ${runs.length};`);
 // CJK characters that are one token on their own, per encoding: a bit per
 // code point of U+3000-U+9FFF and U+AC00-U+D7AF (Hangul syllables). The
 // others cost two or three byte tokens, which the estimator counts as

@@ -20,8 +20,11 @@
 ** 768 and one nonzero digit for any nonzero digit dropped rounds as the
 ** whole numeral does. */
 #define KEEP_DIGITS 768
-/* An exponent this far out already makes any kept digits inf or 0. */
+/* An exponent this far out already makes any kept digits inf or 0; it is
+** applied to the sum of the written exponent and the digits' own (a
+** numeral of a million zeros after its point and e1000002 is 1). */
 #define EXP_LIMIT 100000
+#define EXP_SATURATED (1LL << 50)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -76,8 +79,8 @@ static bool read_without_point(const char *s, double *out, char **end)
         int sign = *q == '-' ? -1 : 1;
         if (*q == '-' || *q == '+') q++;
         long long e = 0;
-        for (; is_digit(*q); q++)
-            if (e < EXP_LIMIT) e = e * 10 + (*q - '0');
+        for (; is_digit(*q); q++) /* saturates far past any sum that could come back into range */
+            if (e < EXP_SATURATED) e = e * 10 + (*q - '0');
         exp10 += sign * e;
         p = q;
     }
@@ -109,15 +112,22 @@ double coax_dot_strtod(const char *s, char **end)
     char *e;
     double d = strtod(s, &e);
     /* strtod's reading is the "C" locale's unless it stopped at a '.' (the
-    ** locale's point is another) or took in a byte no "C" numeral has (a
-    ** locale's ',' read as a point). In the "C" locale only "1.." stops at
-    ** a '.', and the reading below agrees with it. */
-    bool plain = *e != '.';
-    for (const char *p = s; plain && p < e; p++) plain = c_number_byte((unsigned char)*p);
+    ** locale's point is another), read nothing ("-.5" there), or took in a
+    ** byte no "C" numeral has (a locale's ',' read as a point). In the "C"
+    ** locale only "1.." stops at a '.', and the reading below agrees. */
+    bool plain = *e != '.' && e > s, c_bytes = true;
+    for (const char *p = s; c_bytes && p < e; p++) c_bytes = c_number_byte((unsigned char)*p);
+    plain = plain && c_bytes;
     if (!plain && !is_hex(s)) {
         double d2;
         char *e2;
-        if (read_without_point(s, &d2, &e2)) d = d2, e = e2;
+        if (read_without_point(s, &d2, &e2)) {
+            d = d2;
+            e = e2;
+        } else if (!c_bytes) { /* ",5": the locale's point alone, no numeral under "C" */
+            d = 0;
+            e = (char *)s;
+        }
     }
     if (end) *end = e;
     return d;

@@ -255,8 +255,8 @@ static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
 ** list of that word. */
 static bool says_nothing(const char *s, size_t n)
 {
-    static const char *const words[] = {"none", "n/a", "na", "null", "nil", "nothing", "empty", "-", "--", "\xE2\x80\x93",
-                                        "\xE2\x80\x94", "[]", "(none)", "none.", "n/a."};
+    static const char *const words[] = {"none",  "n/a", "na", "null",   "nil",   "nothing", "empty", "-",
+                                        "--",    "\xE2\x80\x93", "\xE2\x80\x94", "[]", "(none)", "none.", "n/a."};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
     return false;
@@ -667,6 +667,12 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
 #define ABSENT_NAMED 64
 #define NAME_COMPARES 4096
 
+/* The edit that drops member m, which the schema forbids. */
+static medit dropped(const coax_member *m)
+{
+    return (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+}
+
 /* "additionalProperties": false: a forbidden member is renamed to the one
 ** declared name it differs from only in case or surrounding spaces (when
 ** that one is absent), else dropped. A member a repair invented is neither:
@@ -704,7 +710,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         } else if (!dn) {
             ndrop++;
         } else {
-            edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+            edits[n++] = dropped(m);
         }
     }
     /* A member no declared name matches may be a declared property that is
@@ -736,7 +742,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
                 return;
         }
     drop:
-        edits[n++] = (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
+        edits[n++] = dropped(m);
     }
     add_edits(ts, edits, n);
 }

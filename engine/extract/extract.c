@@ -21,6 +21,7 @@ typedef struct scored {
     bool fragment_answer; /* valid and complete but for being one value of several */
     bool cut_answer;      /* valid but for its block's end, cut off or never written */
     bool part_answer;     /* an object whose members are all valid, short of the whole */
+    bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
 } scored;
 
 /* What every candidate is scored with. */
@@ -127,8 +128,10 @@ static coax_code placeholder_error(coax_arena *a, scored *s)
     if (!hit) return COAX_OK;
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(a));
-    coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself",
-                    (int)(hit->len > 40 ? 40 : hit->len), hit->u.text);
+    size_t shown = hit->len > 40 ? 40 : hit->len;
+    while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80) shown--; /* whole chars */
+    coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself", (int)shown,
+                    hit->u.text);
     char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
     coax_buf_free(&b);
     if (!msg || prepend_error(a, &s->validation, msg)) return COAX_ENOMEM;
@@ -245,7 +248,9 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->nerrors = s->validation.nerrors;
     s->index = index;
     if (!strict && (rc = try_envelope(c, s))) return rc;
+    bool valid_but_placeholder = s->valid;
     if (s->valid && (rc = placeholder_error(c->arena, s))) return rc;
+    valid_but_placeholder = valid_but_placeholder && !s->valid;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     bool excused;
@@ -275,6 +280,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
                      s->value->type == COAX_OBJECT && s->value->len > 0;
     for (size_t i = 0; i < s->validation.nerrors && s->part_answer; i++)
         s->part_answer = !s->validation.errors[i].instance_location[0];
+    /* A value that fills the reply's format but for a placeholder: the format
+    ** echoed before the answer, or a correction after it whose notes say
+    ** "..." (it corrects what it does write). */
+    s->format_answer = valid_but_placeholder && s->complete && !gate && s->ninvented == 0;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -306,7 +315,10 @@ static bool is_plain(const scored *s) { return s->valid && s->complete && s->nin
 /* A rival of the best: a plain answer; or one that would be plain alone
 ** but for being one value of several, or in a block cut off; or an object
 ** whose members all fit, short only of the whole (a correction, a draft). */
-static bool is_rival(const scored *s) { return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer; }
+static bool is_rival(const scored *s)
+{
+    return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->format_answer;
+}
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
 static bool holds(const coax_candidate *a, const coax_candidate *b)
@@ -361,6 +373,32 @@ static size_t second_place(const coax_repair_result *r, const coax_candidate *fi
     return at;
 }
 
+/* Whether 'format' (a value holding placeholders) and 'v' are one value
+** but where 'format' holds a placeholder (the value of member 'key'): 1,
+** 0, or -1 out of memory. */
+static int fills(coax_arena *a, const coax_value *format, const coax_value *v, const char *key, size_t klen)
+{
+    if (format->type == COAX_STRING && extract_is_placeholder(format->u.text, format->len, key, klen)) return 1;
+    if (format->type != v->type || format->len != v->len) return 0;
+    if (format->type == COAX_ARRAY) {
+        for (size_t i = 0; i < format->len; i++) {
+            int eq = fills(a, &format->u.items[i], &v->u.items[i], key, klen); /* items go by the array's key */
+            if (eq <= 0) return eq;
+        }
+        return 1;
+    }
+    if (format->type == COAX_OBJECT) {
+        for (size_t i = 0; i < format->len; i++) {
+            const coax_member *m = &format->u.members[i];
+            const coax_value *w = coax_object_get(v, m->key, m->klen);
+            int eq = w ? fills(a, &m->value, w, m->key, m->klen) : 0;
+            if (eq <= 0) return eq;
+        }
+        return 1;
+    }
+    return coax_value_equal(format, v, coax_arena_allocator(a));
+}
+
 /* Whether the object 'part' agrees with 'whole': no member of it is in
 ** 'whole' with another value (1), or one is (0); -1 out of memory. A part
 ** that shares nothing is no correction of it. */
@@ -370,7 +408,7 @@ static int agrees(coax_arena *a, const coax_value *part, const coax_value *whole
     for (size_t i = 0; i < part->len; i++) {
         const coax_member *m = &part->u.members[i];
         const coax_value *w = coax_object_get(whole, m->key, m->klen);
-        int eq = w ? coax_value_equal(&m->value, w, coax_arena_allocator(a)) : 1;
+        int eq = w ? fills(a, &m->value, w, m->key, m->klen) : 1; /* a placeholder agrees with any value */
         if (eq <= 0) return eq;
     }
     return 1;
@@ -389,8 +427,9 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
         const scored *p = &plain->s[i];
         const coax_candidate *o = &x->repair->candidates[p->index];
         if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
-        int eq = p->part_answer ? agrees(c->arena, p->value, best->value)
-                                : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+        int eq = p->part_answer     ? agrees(c->arena, p->value, best->value)
+                 : p->format_answer ? fills(c->arena, p->value, best->value, NULL, 0)
+                                    : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
@@ -410,7 +449,8 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
     for (size_t i = 0; i < cand->nlog; i++) {
         size_t at = cand->log[i].offset + 1, n = 0;
         if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
-        while (at + n < len && text[at + n] != '>' && !coax_ascii_space((unsigned char)text[at + n])) n++; /* the name */
+        while (at + n < len && text[at + n] != '>' && !coax_ascii_space((unsigned char)text[at + n]))
+            n++; /* the name */
         return coerce_not_answer_label(text + at, n);
     }
     return false;
@@ -430,11 +470,25 @@ static bool unanswering_word(const char *w, size_t n)
     return false;
 }
 
+/* Whether the word w[0..n) says what follows is the answer after all
+** ("Wrong; corrected:", "Bad example, fixed:"): a label holding one is no
+** label of a non-answer. */
+static bool answering_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated",
+                                        "revised", "instead", "right", "actual", "new"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
+    return false;
+}
+
 /* Whether a span of prose is marked as no answer by what stands before it
 ** on its line: a comment that opens there (<!-- {...} -->, a block comment,
-** // {...}: text taken out), or a short label ending in a colon with a
-** word of unanswering_word ("For example: {...}", "Wrong answer: {...}").
-** The look back stops at the line's start and at 64 bytes. */
+** // {...}: text taken out), or a label that is the whole line before it:
+** at most four words and a colon, one of them of unanswering_word and none
+** of answering_word ("For example: {...}", "**Wrong answer:** {...}"). A
+** word before a colon inside a sentence ("That was wrong; corrected: {...}")
+** labels nothing. The look back stops at 64 bytes: a longer line is no label. */
 static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
 {
     if (cand->source != COAX_SOURCE_PROSE || cand->start > len) return false;
@@ -448,20 +502,22 @@ static bool unanswering_prose(const char *text, size_t len, const coax_candidate
     size_t b = line;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    if (e == line || text[e - 1] != ':') return false;
+    if (e == line || text[e - 1] != ':' || (line > 0 && text[line - 1] != '\n')) return false;
     size_t words = 0;
-    for (size_t w_end = e - 1; w_end > line && words < 4; words++) {
-        while (w_end > line && !coax_ascii_alpha((unsigned char)text[w_end - 1])) {
-            char ch = text[w_end - 1];
-            if (ch == '.' || ch == '!' || ch == '?') return false; /* the label's sentence began */
-            w_end--;
+    bool unanswering = false;
+    for (size_t p = b; p < e - 1;) {
+        unsigned char ch = (unsigned char)text[p];
+        if (!coax_ascii_alpha(ch)) {
+            if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
+            p++;
+            continue;
         }
-        size_t w = w_end;
-        while (w > line && coax_ascii_alpha((unsigned char)text[w - 1])) w--;
-        if (w < w_end && unanswering_word(text + w, w_end - w)) return true;
-        w_end = w;
+        size_t w = p;
+        while (p < e - 1 && coax_ascii_alpha((unsigned char)text[p])) p++;
+        if (++words > 4 || answering_word(text + w, p - w)) return false;
+        unanswering = unanswering || unanswering_word(text + w, p - w);
     }
-    return false;
+    return unanswering;
 }
 
 /* Whether candidate i is scored: the repair's own choice, sequences, and

@@ -613,7 +613,8 @@ typedef struct coax_extract_result {
 ** a string, key or comma cut off, a number the text ends on ({"n": 12 of
 ** 1234?) unless COAX_EXTRACT_FINISHED, an unclosed fence or tag, or a
 ** provider's cut all make it truncated. Coercion looks keywords up in the
-** document 'schema' was compiled from (local "$ref"s are followed). Returns COAX_OK with out->valid saying whether the value validates (the
+** document 'schema' was compiled from (local "$ref"s are followed).
+** Returns COAX_OK with out->valid saying whether the value validates (the
 ** errors are in out->validation); COAX_ENOJSON when the text holds no JSON
 ** (nor a bare scalar the schema accepts); a limit (COAX_EDEPTH, COAX_ESIZE,
 ** COAX_ESTRING, COAX_ELIMIT) or COAX_ENOMEM. 'limits', 'options' may be NULL. */

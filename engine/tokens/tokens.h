@@ -44,7 +44,6 @@ extern const uint8_t coax_tok_stage2[];
 ** until it is changed here. */
 #define TOK_NRUNS 1140
 extern const uint32_t coax_tok_runs[TOK_NRUNS];
-extern const size_t coax_tok_nruns;
 /* CJK characters that are one token alone (a bit per code point of
 ** U+3000-U+9FFF, then U+AC00-U+D7AF); the others count double in a piece's
 ** length. */

@@ -1158,7 +1158,6 @@ const uint32_t coax_tok_runs[1140] = {
     0x2ceb056u, 0x2ebe1a0u, 0x2ebf056u, 0x2ee5ea0u, 0x2f80056u, 0x2fa1ea0u, 0x3000056u, 0x3134ba0u,
     0x3135056u, 0x3347aa0u, 0xe01009fu, 0xe01f0a0u,
 };
-const size_t coax_tok_nruns = 1140;
 
 const uint8_t coax_tok_cjk_single_o200k[4982] = {
     167, 255, 119, 16, 0, 0, 0, 0, 214, 253, 255, 255, 251, 239, 239, 251,
