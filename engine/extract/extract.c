@@ -482,27 +482,11 @@ static bool answering_word(const char *w, size_t n)
     return false;
 }
 
-/* Whether a span of prose is marked as no answer by what stands before it
-** on its line: a comment that opens there (<!-- {...} -->, a block comment,
-** // {...}: text taken out), or a label that is the whole line before it:
-** at most four words and a colon, one of them of unanswering_word and none
-** of answering_word ("For example: {...}", "**Wrong answer:** {...}"). A
-** word before a colon inside a sentence ("That was wrong; corrected: {...}")
-** labels nothing. The look back stops at 64 bytes: a longer line is no label. */
-static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
+/* Whether text[b..e), e just past a colon, is a label of a non-answer: at
+** most four words, one of them of unanswering_word and none of
+** answering_word ("For example:", "**Wrong answer:**"). */
+static bool unanswering_label(const char *text, size_t b, size_t e)
 {
-    if (cand->source != COAX_SOURCE_PROSE || cand->start > len) return false;
-    size_t line = cand->start, stop = cand->start > 64 ? cand->start - 64 : 0;
-    while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = cand->start;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
-    if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
-        return true;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
-    size_t b = line;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    if (e == line || text[e - 1] != ':' || (line > 0 && text[line - 1] != '\n')) return false;
     size_t words = 0;
     bool unanswering = false;
     for (size_t p = b; p < e - 1;) {
@@ -518,6 +502,63 @@ static bool unanswering_prose(const char *text, size_t len, const coax_candidate
         unanswering = unanswering || unanswering_word(text + w, p - w);
     }
     return unanswering;
+}
+
+/* Whether the line ending at 'end' (its '\n' or the text's start) is a
+** label of a non-answer that is the whole line: a colon last, after
+** markdown's closing marks. The look back stops at 64 bytes: a longer
+** line is no label. */
+static bool label_line(const char *text, size_t end)
+{
+    size_t line = end, stop = end > 64 ? end - 64 : 0;
+    while (line > stop && text[line - 1] != '\n') line--;
+    if (line > 0 && text[line - 1] != '\n') return false;
+    size_t e = end, b = line;
+    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
+    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
+}
+
+/* Whether a span of prose or a fenced block is marked as no answer by what
+** stands before it: on its line, a comment that opens there (<!-- {...}
+** -->, a block comment, // {...}: text taken out) or a label that is the
+** whole line before it (unanswering_label); for a value that starts its
+** line, a label that is the whole of the line above, past blank lines and a
+** fence's opening ("Wrong answer:\n```json\n{...}```" is the same label as
+** "Wrong answer: {...}"). A word before a colon inside a sentence ("That was
+** wrong; corrected: {...}") labels nothing. */
+static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
+{
+    if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
+    size_t line = cand->start, stop = cand->start > 64 ? cand->start - 64 : 0;
+    while (line > stop && text[line - 1] != '\n') line--;
+    size_t e = cand->start;
+    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+    if (e == line && (line == 0 || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
+        bool fence = false;
+        while (line > 0) {
+            size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
+            while (b > 0 && text[b - 1] != '\n' && above - b < 64) b--;
+            while (b < above && (text[b] == ' ' || text[b] == '\t')) b++;
+            bool blank = true;
+            for (size_t k = b; k < above; k++) blank = blank && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r');
+            bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
+            if (!blank && !opens) return label_line(text, above);
+            fence = fence || opens;
+            line = b;
+            while (line > 0 && text[line - 1] != '\n') line--;
+        }
+        return false;
+    }
+    if (cand->source != COAX_SOURCE_PROSE) return false;
+    if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
+        return true;
+    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
+    size_t b = line;
+    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
+    if (e == line || text[e - 1] != ':' || (line > 0 && text[line - 1] != '\n')) return false;
+    return unanswering_label(text, b, e);
 }
 
 /* Whether candidate i is scored: the repair's own choice, sequences, and
@@ -687,7 +728,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         unsigned line, column;
         size_t at = r->ncandidates ? r->candidates[0].start : 0;
         line_column(text, len, at, &line, &column);
-        if (r->candidates[0].source == COAX_SOURCE_PROSE)
+        if (r->candidates[0].source != COAX_SOURCE_TAGGED)
             return coax_fail(err, COAX_ENOJSON, at,
                              "the only JSON is marked as no answer by a label or a comment before it (Example:, "
                              "<!--), at line %u, column %u: send the answer itself",
