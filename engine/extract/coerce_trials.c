@@ -259,14 +259,22 @@ static bool says_nothing(const char *s, size_t n)
                                         "--",    "\xE2\x80\x93", "\xE2\x80\x94", "[]", "(none)", "none.", "n/a."};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
-    return false;
+    /* "no tags", "None found", "not applicable": a few words opening with a
+    ** negation deny the list rather than name its one item */
+    size_t words_in = 1;
+    for (size_t i = 0; i < n; i++) words_in += s[i] == ' ';
+    bool no = n > 3 && coax_ascii_casesame(s, "no ", 3), no_t = n > 4 && coax_ascii_casesame(s, "not ", 4);
+    return words_in <= 3 && (no || no_t || (n > 5 && coax_ascii_casesame(s, "none ", 5)));
 }
 
-/* Whether s[0..n) joins items with a word: "red and blue", "A & B". */
+/* Whether s[0..n) joins items with a word: "red and blue", "A & B", or
+** offers them as choices, "red or blue": two items or one is a guess. */
 static bool joins_items(const char *s, size_t n)
 {
     for (size_t i = 0; i + 3 <= n; i++)
-        if ((i + 5 <= n && coax_ascii_casesame(s + i, " and ", 5)) || !memcmp(s + i, " & ", 3)) return true;
+        if ((i + 5 <= n && coax_ascii_casesame(s + i, " and ", 5)) || !memcmp(s + i, " & ", 3) ||
+            (i + 4 <= n && coax_ascii_casesame(s + i, " or ", 4)))
+            return true;
     return false;
 }
 

@@ -21,12 +21,54 @@ static bool instruction(const char *s, size_t n)
     return false;
 }
 
-/* Whether s[0..n) names the member 'key' (ignoring case, spaces, '_', '-'). */
+/* Whether s[0..n) names the member 'key' (ignoring case, spaces, '_', '-'),
+** or one item of it: a list's key is a plural ("tags": ["<tag>"],
+** "categories": ["<category>"]). */
 static bool names_key(const char *s, size_t n, const char *key, size_t klen)
 {
     char a[33], b[33];
-    return key && coerce_norm_key(s, n, a, sizeof a) && coerce_norm_key(key, klen, b, sizeof b) && a[0] &&
-           !strcmp(a, b);
+    if (!key || !coerce_norm_key(s, n, a, sizeof a) || !coerce_norm_key(key, klen, b, sizeof b) || !a[0]) return false;
+    size_t la = strlen(a), lb = strlen(b);
+    if (!strcmp(a, b) || (lb == la + 1 && b[la] == 's' && !memcmp(a, b, la))) return true;
+    return la >= 2 && lb == la + 2 && a[la - 1] == 'y' && !memcmp(a, b, la - 1) && !strcmp(b + la - 1, "ies");
+}
+
+/* Whether s[0..n) names a type rather than giving a value of it: the
+** schema's words in brackets ("<string>", "[number]"). */
+static bool names_type(const char *s, size_t n)
+{
+    static const char *const words[] = {"string", "str", "number", "integer", "int", "float", "boolean", "bool",
+                                        "value", "text"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
+    return false;
+}
+
+/* Whether s[0..n) is a format's mask rather than a value in it: runs of one
+** letter of a date's (YYYY, MM, DD, HH, SS) or of X, two runs or more, with
+** separators between ("YYYY-MM-DD", "HH:MM", "XXX-XXX-XXXX"). */
+static bool mask(const char *s, size_t n)
+{
+    if (n < 5 || n > 32) return false;
+    size_t runs = 0;
+    for (size_t i = 0; i < n;) {
+        char ch = s[i];
+        if (strchr("-/:. ", ch)) {
+            if (i == 0 || strchr("-/:. ", s[i - 1])) return false;
+            i++;
+            continue;
+        }
+        if (!strchr("YMDHSXymdhsx", ch) || !ch) {
+            if (ch == 'T' && runs && i + 1 < n && s[i + 1] == 'H') { i++; continue; } /* YYYY-MM-DDTHH:MM */
+            return false;
+        }
+        size_t j = i;
+        while (j < n && s[j] == ch) j++;
+        if (j - i < 2) return false;
+        runs++;
+        i = j;
+    }
+    return runs >= 2;
 }
 
 /* Whether s[0..n) is a word or a few: letters, digits, spaces, '_', '-'. */
@@ -46,7 +88,9 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
 {
     while (n && (*s == ' ' || *s == '\t' || *s == '\n')) s++, n--;
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n')) n--;
-    if (n < 3 || !strchr(".<[{($\xE2", s[0])) return false; /* most strings stop here */
+    if (n < 3) return false;
+    if (strchr("YMDHXymdhx", s[0])) return mask(s, n);
+    if (!strchr(".<[{($\xE2", s[0])) return false; /* most strings stop here */
     static const char *const elisions[] = {"...", "....", ". . .", "\xE2\x80\xA6", "[...]", "(...)", "{...}",
                                            "<...>", "[\xE2\x80\xA6]", "(\xE2\x80\xA6)"};
     for (size_t i = 0; i < sizeof elisions / sizeof *elisions; i++)
@@ -60,7 +104,8 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     const char *in = s + 1;
     size_t m = n - 2;
     if (!words_only(in, m)) return false;
-    if (names_key(in, m, key, klen) || instruction(in, m)) return true; /* "email": "<email>", "[Your Name]" */
+    if (names_key(in, m, key, klen) || instruction(in, m) || ((angle || square) && names_type(in, m)))
+        return true; /* "email": "<email>", "[Your Name]", "<string>" */
     /* <first name>, <user_email>: an angle-bracketed phrase is no HTML tag */
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
 }
