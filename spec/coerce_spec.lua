@@ -54,7 +54,8 @@ describe("coercion", function()
 
     it("wraps no string that says there is nothing, or joins items, into a list", function()
       local s = '{"type":"object","properties":{"t":{"type":"array","items":{"type":"string"}}}}'
-      local says = { "none", "None", " N/A ", "n/a", "-", "\u{2014}", "nothing", "null", "red and blue", "A & B" }
+      local says = { "none", "None", " N/A ", "n/a", "-", "\u{2014}", "nothing", "null", "red and blue", "A & B",
+        "no tags", "None found", "not applicable", "red or blue" }
       for _, w in ipairs(says) do
         refused(('{"t": "%s"}'):format(w), s, "/t", ('expected array, got string "%s"'):format(coax.json.decode(
           ('"%s"'):format(w))))
@@ -62,6 +63,9 @@ describe("coercion", function()
       coerced('{"t": "urgent"}', s, '{"t":["urgent"]}', "wrap_in_array", "/t")
       coerced('{"t": "Anderson"}', s, '{"t":["Anderson"]}', "wrap_in_array", "/t")
       coerced('{"t": "nonessential"}', s, '{"t":["nonessential"]}', "wrap_in_array", "/t")
+      -- twins: a rule of four words opening with no, a word holding "or"
+      coerced('{"t": "no smoking in rooms"}', s, '{"t":["no smoking in rooms"]}', "wrap_in_array", "/t")
+      coerced('{"t": "orange"}', s, '{"t":["orange"]}', "wrap_in_array", "/t")
       local e = '{"type":"object","properties":{"t":{"type":"array","items":{"enum":["none","R and D"]}}}}'
       coerced('{"t": "none"}', e, '{"t":["none"]}', "wrap_in_array", "/t")
       coerced('{"t": "R and D"}', e, '{"t":["R and D"]}', "wrap_in_array", "/t")

@@ -54,8 +54,16 @@ describe("coax.extract", function()
     refused('{"name": "[Insert name here]"}', "/name", "[Insert name here]")
     refused('{"name": "{{ name }}"}', "/name", "{{ name }}")
     refused('{"a/b": {"c~d": "<your answer>"}}', "/a~1b/c~0d", "<your answer>")
+    -- an item named by its list's key in the singular, a type's name, a format's mask
+    refused('{"name": "Ada", "tags": ["x", "<tag>"]}', "/tags/1", "<tag>")
+    refused('{"name": "<string>"}', "/name", "<string>")
+    refused('{"name": "[number]"}', "/name", "[number]")
+    refused('{"name": "YYYY-MM-DD"}', "/name", "YYYY-MM-DD")
+    refused('{"name": "XXX-XXX-XXXX"}', "/name", "XXX-XXX-XXXX")
+    refused('{"name": "Ada", "tags": ["YYYY-MM-DDTHH:MM"]}', "/tags/0", "YYYY-MM-DDTHH:MM")
     -- twins: a tag, markup, a trailing ellipsis, another member's name, brackets with other text
-    for _, v in ipairs { "<div>", "<b>Ada</b>", "Ada...", "<tags>", "[a-z]", "{x: 1}", "(none)", "$5" } do
+    for _, v in ipairs { "<div>", "<b>Ada</b>", "Ada...", "<tags>", "[a-z]", "{x: 1}", "(none)", "$5", "XXL", "Dyms",
+      "MM", "Hyde-Smith", "2024-01-02" } do
       local r = coax.extract(json.encode({ name = v }), schema)
       assert.are.same({ true, v }, { r.valid, r.value.name })
     end
@@ -83,12 +91,25 @@ describe("coax.extract", function()
       assert.are.equal("the only JSON is marked as no answer by a label or a comment before it (Example:, <!--), at "
         .. "line 1, column " .. (reply:find("{", 1, true)) .. ": send the answer itself", msg)
     end
+    -- a label that is the whole line above, past blank lines and a fence's opening
+    for reply, line in pairs { ['Example:\n{"name": "Bob"}'] = 2, ['**Wrong answer:**\n\n{"name": "Bob"}'] = 3,
+      ['Sample output:\n```json\n{"name": "Bob"}\n```'] = 3, ['User input:\n{"name": "Bob"}'] = 2 } do
+      local r, msg, code = coax.extract(reply, schema)
+      assert.are.same({ nil, "COAX_ENOJSON" }, { r, code }, reply)
+      assert.are.equal("the only JSON is marked as no answer by a label or a comment before it (Example:, <!--), at "
+        .. "line " .. line .. ", column 1: send the answer itself", msg)
+    end
     for reply, want in pairs {
       ['Incorrect: {"name": "Bob"}\nCorrect: {"name": "Ada"}'] = "Ada",
       ['<!-- {"name": "Bob"} -->\n{"name": "Ada"}'] = "Ada",
       ['For your input: {"name": "Ada"}'] = "Ada",
       ['An example helps. Answer: {"name": "Ada"}'] = "Ada",
       ['Draft: {"name": "Ada"}'] = "Ada", -- a draft alone is the answer (beside another, refused)
+      ['Answer:\n```json\n{"name": "Ada"}\n```'] = "Ada",
+      ['Example:\n```json\n{"name": "Bob"}\n```\nFor your input: {"name": "Ada"}'] = "Ada",
+      ['Wrong: {"name": "Bob"}\nCorrected answer:\n{"name": "Ada"}'] = "Ada",
+      ['Input: {"name": "Bob"}\nOutput: {"name": "Ada"}'] = "Ada",
+      ['For your input:\n{"name": "Ada"}'] = "Ada",
     } do
       local r = coax.extract(reply, schema)
       assert.are.same({ true, want }, { r.valid, r.value.name }, reply)

@@ -482,13 +482,25 @@ static bool answering_word(const char *w, size_t n)
     return false;
 }
 
+/* Whether the word w[0..n) names what the user gave ("Input:", "User
+** request:"): JSON after it echoes the question, unless the label says
+** the answer is for it ("For your input:"). */
+static bool echo_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"input", "request", "query", "prompt", "question"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
+    return false;
+}
+
 /* Whether text[b..e), e just past a colon, is a label of a non-answer: at
-** most four words, one of them of unanswering_word and none of
-** answering_word ("For example:", "**Wrong answer:**"). */
+** most four words, one of them of unanswering_word (or of echo_word, with
+** no "for") and none of answering_word ("For example:", "**Wrong
+** answer:**", "Input:"). */
 static bool unanswering_label(const char *text, size_t b, size_t e)
 {
     size_t words = 0;
-    bool unanswering = false;
+    bool unanswering = false, echo = false, for_it = false;
     for (size_t p = b; p < e - 1;) {
         unsigned char ch = (unsigned char)text[p];
         if (!coax_ascii_alpha(ch)) {
@@ -500,8 +512,10 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
         while (p < e - 1 && coax_ascii_alpha((unsigned char)text[p])) p++;
         if (++words > 4 || answering_word(text + w, p - w)) return false;
         unanswering = unanswering || unanswering_word(text + w, p - w);
+        echo = echo || echo_word(text + w, p - w);
+        for_it = for_it || (p - w == 3 && coax_ascii_casesame(text + w, "for", 3));
     }
-    return unanswering;
+    return unanswering || (echo && !for_it);
 }
 
 /* Whether the line ending at 'end' (its '\n' or the text's start) is a
