@@ -475,8 +475,8 @@ static bool unanswering_word(const char *w, size_t n)
 ** label of a non-answer. */
 static bool answering_word(const char *w, size_t n)
 {
-    static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated",
-                                        "revised", "instead", "right", "actual", "new"};
+    static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
+                                        "completed", "revised", "instead", "right", "actual", "new"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;
