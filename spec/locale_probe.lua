@@ -61,6 +61,8 @@ local numerals = {
   -- after it too (all past the 768 digits kept); with a 1 after those, up to the least double
   "2." .. HALF:sub(2) .. "e-324", "2." .. HALF:sub(2) .. ("0"):rep(300) .. "e-324",
   "2." .. HALF:sub(2) .. ("0"):rep(300) .. "1e-324",
+  -- hex numerals: their point is '.' too (a comma locale's strtod read "0x1,8p1" as 3 and "0x1.8" as 1)
+  "0x1.8", "0x1,8p1", "-0x.8p-1", " 0x1.8P+1", "0x", "0x.p1",
 }
 local recipe = [[
 local cjson = require "cjson"
@@ -75,11 +77,13 @@ local computed = cjson.encode({
   written = tostring(1.5) .. " " .. 2.5 .. " " .. tostring(1e100),
   format = string.format("%.2f %g %e %a %5.1f", 2.25, 0.5, 1234.5, 1.5, -3.25),
   read = read, cjson_encoded = cjson.encode({ 1.5, 0.1 }), cjson_decoded = cjson.decode("[1,5, 2.5e1, 0.75]"),
+  cjson_hex = cjson.decode("[0x1,8, 0x1.8, -0x.4p4]"),
 })
 return { name = "locale", schema = { type = "object", properties = { n = { type = "number" } } },
   prompt = computed .. "\n", max_attempts = 1 }
 ]]
 local run = coax.run(recipe, "x", { source = true, replies = { '{"n": 1.25}' } })
+if not (run.attempts and run.attempts[1]) then error(tostring(run.error and run.error.message)) end
 out.run = { outcome = run.outcome, value = run.value,
   computed = json.decode(run.attempts[1].messages[1].content:match("^[^\n]*")),
   times_are_numbers = math.type(run.metrics.wall_ms) == "float" and math.type(run.attempts[1].elapsed_ms) == "float" }

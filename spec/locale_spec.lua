@@ -71,7 +71,9 @@ describe("numbers under the C locale", function()
     assert.same({ 1, 5, 25, 0.75 }, run.computed.cjson_decoded)
     assert.same({ "0x1.8p+0", "0x1.77p+10", "0x1.77p+10", "0x1.9p+3", "0x1p-1", "0x1.4p+2", "0x1.8p+0", "0x1.8p+1",
       "nil", "-0x0p+0", "0x0p+0", "inf", "-0x1p-1", "0x1p-1", "0x1p-1", "nil", "nil", "0x1p+0", "0x1p+0",
-      "0x0p+0", "0x0p+0", "0x0.0000000000001p-1022" }, run.computed.read)
+      "0x0p+0", "0x0p+0", "0x0.0000000000001p-1022",
+      "0x1.8p+0", "nil", "-0x1p-2", "0x1.8p+1", "nil", "nil" }, run.computed.read)
+    assert.same({ 1, 8, 1.5, -4 }, run.computed.cjson_hex)
   end)
 end)
 

@@ -37,80 +37,96 @@ static bool c_number_byte(unsigned char c)
            c == '.' || c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* The decimal numeral at s read as the "C" locale reads it, by writing its
-** digits again as an integer with an exponent: a text with no point at all
-** reads alike under every locale. Returns false when s holds no digit. */
-static bool read_without_point(const char *s, double *out, char **end)
+static bool is_xdigit(char c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+
+/* The numeral at s read as the "C" locale reads it, by writing its digits
+** again as an integer with an exponent: a text with no point at all reads
+** alike under every locale. 'hex': s is "0x" and hex digits (after blanks
+** and a sign), whose exponent is 'p' and binary, four bits a digit: a hex
+** numeral's point is the locale's too ("0x1,8p1" read 3 under de_DE, "0x1.8"
+** read 1), and cjson accepts hex. Returns false when s holds no digit. */
+static bool read_without_point(const char *s, bool hex, double *out, char **end)
 {
     char buf[KEEP_DIGITS + 32];
     size_t n = 0, kept = 0;
-    long long exp10 = 0;
+    long long exp = 0, step = hex ? 4 : 1;
     bool any = false, fraction = false, dropped = false;
     const char *p = s;
     while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
     if (*p == '-' || *p == '+') buf[n++] = *p++;
+    if (hex) {
+        buf[n++] = '0';
+        buf[n++] = 'x';
+        p += 2;
+    }
     for (;; p++) {
         if (*p == '.' && !fraction) {
             fraction = true;
             continue;
         }
-        if (!is_digit(*p)) break;
+        if (!(hex ? is_xdigit(*p) : is_digit(*p))) break;
         any = true;
         if (kept == 0 && *p == '0') {
-            exp10 -= fraction; /* a leading zero after the point moves the first digit right */
+            exp -= fraction * step; /* a leading zero after the point moves the first digit right */
         } else if (kept < KEEP_DIGITS) {
             buf[n++] = *p;
             kept++;
-            exp10 -= fraction;
+            exp -= fraction * step;
         } else {
             dropped |= *p != '0';
-            exp10 += !fraction;
+            exp += !fraction * step;
         }
     }
     if (!any) return false;
     if (kept == 0) buf[n++] = '0';
     if (dropped) {
         buf[n++] = '1';
-        exp10--;
+        exp -= step;
     }
-    if ((*p == 'e' || *p == 'E') &&
-        (is_digit(p[1]) || ((p[1] == '-' || p[1] == '+') && is_digit(p[2])))) {
+    char mark = hex ? 'p' : 'e';
+    if ((*p | 0x20) == mark && (is_digit(p[1]) || ((p[1] == '-' || p[1] == '+') && is_digit(p[2])))) {
         const char *q = p + 1;
         int sign = *q == '-' ? -1 : 1;
         if (*q == '-' || *q == '+') q++;
         long long e = 0;
         for (; is_digit(*q); q++) /* saturates far past any sum that could come back into range */
             if (e < EXP_SATURATED) e = e * 10 + (*q - '0');
-        exp10 += sign * e;
+        exp += sign * e;
         p = q;
     }
-    if (exp10 > EXP_LIMIT) exp10 = EXP_LIMIT;
-    if (exp10 < -EXP_LIMIT) exp10 = -EXP_LIMIT;
-    buf[n++] = 'e';
-    if (exp10 < 0) {
+    if (exp > EXP_LIMIT) exp = EXP_LIMIT;
+    if (exp < -EXP_LIMIT) exp = -EXP_LIMIT;
+    buf[n++] = mark;
+    if (exp < 0) {
         buf[n++] = '-';
-        exp10 = -exp10;
+        exp = -exp;
     }
-    n += coax_decimal(buf + n, (uint64_t)exp10);
+    n += coax_decimal(buf + n, (uint64_t)exp);
     buf[n] = '\0';
     *out = strtod(buf, NULL);
     *end = (char *)p;
     return true;
 }
 
-/* "0x…" after blanks and a sign: strtod's own reading stands (a hex
-** numeral's point is rare enough, and JSON has none). */
+/* "0x" and a hex digit, or a point and one, after blanks and a sign: what
+** the "C" locale reads as a hex numeral ("0x" alone is the numeral 0). */
 static bool is_hex(const char *p)
 {
     while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
     if (*p == '-' || *p == '+') p++;
-    return p[0] == '0' && (p[1] | 0x20) == 'x';
+    if (p[0] != '0' || (p[1] | 0x20) != 'x') return false;
+    return is_xdigit(p[2]) || (p[2] == '.' && is_xdigit(p[3]));
 }
 
 double coax_dot_strtod(const char *s, char **end)
 {
     char *e;
-    double d = strtod(s, &e);
+    double d;
+    if (is_hex(s) && read_without_point(s, true, &d, &e)) {
+        if (end) *end = e;
+        return d;
+    }
+    d = strtod(s, &e);
     /* strtod's reading is the "C" locale's unless it stopped at a '.' (the
     ** locale's point is another), read nothing ("-.5" there), or took in a
     ** byte no "C" numeral has (a locale's ',' read as a point). In the "C"
@@ -118,10 +134,10 @@ double coax_dot_strtod(const char *s, char **end)
     bool plain = *e != '.' && e > s, c_bytes = true;
     for (const char *p = s; c_bytes && p < e; p++) c_bytes = c_number_byte((unsigned char)*p);
     plain = plain && c_bytes;
-    if (!plain && !is_hex(s)) {
+    if (!plain) {
         double d2;
         char *e2;
-        if (read_without_point(s, &d2, &e2)) {
+        if (read_without_point(s, false, &d2, &e2)) {
             d = d2;
             e = e2;
         } else if (!c_bytes) { /* ",5": the locale's point alone, no numeral under "C" */
