@@ -65,8 +65,18 @@ static const char *const *allow_dirs(lua_State *L, int t)
         lua_createtable(L, 1, 0);
         lua_insert(L, -2);
         lua_rawseti(L, -2, 1);
+    } else {
+        /* A copy, as for the secrets: the host's list may lose its strings
+        ** to a later option's __index before the engine is made. */
+        luaL_argcheck(L, lua_istable(L, -1), t, "allow_dirs must be a folder or a list of folders");
+        size_t len = lua_rawlen(L, -1);
+        lua_createtable(L, len > INT_MAX ? 0 : (int)len, 0);
+        for (size_t i = 1; i <= len; i++) {
+            lua_rawgeti(L, -2, (int)i);
+            lua_rawseti(L, -2, (int)i);
+        }
+        lua_remove(L, -2);
     }
-    luaL_argcheck(L, lua_istable(L, -1), t, "allow_dirs must be a folder or a list of folders");
     size_t n = lua_rawlen(L, -1);
     const char **dirs = lua_newuserdatauv(L, (n + 1) * sizeof *dirs, 1);
     lua_pushvalue(L, -2);
@@ -149,9 +159,9 @@ static void check_options(lua_State *L, int t, const char *fn, const char *const
 /* Reads the engine options of table 't' into 'eo'. Pushes two values: the
 ** allowed folders (or nil), which must live until the engine is made, and
 ** on top the secrets (or nil), which must outlive the engine. */
-static void engine_options(lua_State *L, int t, coax_engine_options *eo)
+static void engine_options(lua_State *L, int t, int anchor, coax_engine_options *eo)
 {
-    eo->script_dir = lcoax_opt_string(L, t, "lua_path");
+    eo->script_dir = lcoax_opt_string(L, t, "lua_path", anchor);
     eo->allow_dirs = allow_dirs(L, t);
     eo->limits = lcoax_limits(L, t); /* max_depth, max_input, max_string */
     eo->lua_memory = (size_t)opt_count(L, t, "lua_memory", PTRDIFF_MAX);
@@ -159,8 +169,8 @@ static void engine_options(lua_State *L, int t, coax_engine_options *eo)
     eo->http_connect_timeout_ms = (long)opt_count(L, t, "http_connect_timeout_ms", INT32_MAX);
     eo->http_timeout_ms = (long)opt_count(L, t, "http_timeout_ms", INT32_MAX);
     eo->http_max_response = (size_t)opt_count(L, t, "http_max_response", PTRDIFF_MAX);
-    eo->proxy = lcoax_opt_string(L, t, "proxy");
-    eo->ca_file = lcoax_opt_string(L, t, "ca_file");
+    eo->proxy = lcoax_opt_string(L, t, "proxy", anchor);
+    eo->ca_file = lcoax_opt_string(L, t, "ca_file", anchor);
     lua_getfield(L, t, "verbose");
     if (lua_toboolean(L, -1)) eo->log = log_stderr;
     lua_pop(L, 1);
@@ -237,8 +247,8 @@ static void copy_raw(lua_State *L, int from, int to)
 ** with if the recipe names none either. 'recipe' is the recipe file (NULL
 ** for recipe text); 'secret' finds the provider keys (NULL: environment).
 ** A bad transcript is an error: false, with 'msg' set. */
-static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn secret, void *ud, bool verbose,
-                       char *msg, size_t cap)
+static bool agent_json(lua_State *L, int t, int anchor, const char *recipe, coax_secret_fn secret, void *ud,
+                       bool verbose, char *msg, size_t cap)
 {
     /* Copies: the host's agent_options and replies tables are its own, and
     ** stay as they were (no name or replies added, no metatable replaced). */
@@ -252,7 +262,7 @@ static bool agent_json(lua_State *L, int t, const char *recipe, coax_secret_fn s
     }
     /* the agent: opts.agent, else replay with opts.replies, else command
     ** with opts.command, as --agent, --replay and --command choose */
-    const char *name = t ? lcoax_opt_string(L, t, "agent") : NULL;
+    const char *name = t ? lcoax_opt_string(L, t, "agent", anchor) : NULL;
     if (t && lua_getfield(L, t, "replies") != LUA_TNIL) {
         luaL_checktype(L, -1, LUA_TTABLE);
         lua_newtable(L);
@@ -368,16 +378,18 @@ static int l_run(lua_State *L)
     so.input = input;
     so.input_len = ilen;
     bool source = false;
+    lua_newtable(L); /* keeps the string options until this returns */
+    int anchor = lua_gettop(L);
     if (opts) {
-        engine_options(L, opts, &eo); /* the folders and secrets stay on the stack */
+        engine_options(L, opts, anchor, &eo); /* the folders and secrets stay on the stack */
         so.max_attempts = (int)opt_count(L, opts, "max_attempts", INT_MAX);
         lua_getfield(L, opts, "source");
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        so.command = lcoax_opt_string(L, opts, "command");
+        so.command = lcoax_opt_string(L, opts, "command", anchor);
     }
     char msg[700];
-    if (!agent_json(L, opts, source ? NULL : recipe, eo.secret, eo.secret_ud, eo.log != NULL, msg, sizeof msg))
+    if (!agent_json(L, opts, anchor, source ? NULL : recipe, eo.secret, eo.secret_ud, eo.log != NULL, msg, sizeof msg))
         return start_failed(L, COAX_EINVAL, msg);
     so.agent_json = lua_tostring(L, -1);
     /* the engine, freed before this returns (if it raises, by its box at 'box') */
@@ -521,7 +533,8 @@ static int l_engine(lua_State *L)
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
         check_options(L, 1, "coax.engine", ENGINE_OPTS, NULL, NULL);
-        engine_options(L, 1, &eo);
+        lua_newtable(L); /* keeps the string options until this returns */
+        engine_options(L, 1, lua_gettop(L), &eo);
     } else {
         lua_pushnil(L);
     }
@@ -584,19 +597,21 @@ static int e_session(lua_State *L)
     bool source = false;
     int handler = LUA_NOREF;
     int opts = lua_istable(L, 4) ? 4 : 0;
+    lua_newtable(L); /* keeps the string options until this returns */
+    int anchor = lua_gettop(L);
     if (opts) {
         check_options(L, opts, "e:session", SESSION_OPTS, NULL, "on_event");
         so.max_attempts = (int)opt_count(L, 4, "max_attempts", INT_MAX);
         lua_getfield(L, 4, "source");
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        so.command = lcoax_opt_string(L, 4, "command");
+        so.command = lcoax_opt_string(L, 4, "command", anchor);
         lua_getfield(L, 4, "on_event");
         if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
         else lua_pop(L, 1);
     }
     char msg[700];
-    if (!agent_json(L, opts, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg)) {
+    if (!agent_json(L, opts, anchor, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg)) {
         if (handler != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, handler);
         return start_failed(L, COAX_EINVAL, msg);
     }

@@ -33,7 +33,7 @@ coax_limits lcoax_limits(lua_State *L, int idx)
     return l;
 }
 
-const char *lcoax_opt_string(lua_State *L, int t, const char *k)
+const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor)
 {
     lua_getfield(L, t, k);
     const char *s = NULL;
@@ -42,8 +42,13 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k)
         ** nothing keeps alive once popped. */
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option '%s' must be a string", k);
         s = lua_tostring(L, -1);
+        /* Not the options table: a host's __index may return a string made
+        ** fresh, and a later option's __index may clear the key and collect
+        ** (ASan: heap-use-after-free). The caller's anchor keeps it. */
+        lua_rawseti(L, anchor, (int)lua_rawlen(L, anchor) + 1);
+        return s;
     }
-    lua_pop(L, 1); /* the options table keeps the string alive */
+    lua_pop(L, 1);
     return s;
 }
 

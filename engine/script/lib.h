@@ -98,8 +98,10 @@ void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
 void lcoax_push_errors(lua_State *L, const coax_validation *v);
 
 /* The string option 'k' of the options table at 't', or NULL; raises for a
-** value that is not a string. The table keeps the string alive. */
-const char *lcoax_opt_string(lua_State *L, int t, const char *k);
+** value that is not a string. The string is appended to the table at the
+** absolute index 'anchor', which keeps it alive while the caller keeps that
+** table: neither __index nor the host's own table is trusted to. */
+const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor);
 
 /* Raises a Lua error for a coax_code with its message. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);

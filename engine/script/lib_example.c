@@ -21,14 +21,6 @@ static size_t opt_size(lua_State *L, int t, const char *k)
     return n;
 }
 
-static const char *opt_string(lua_State *L, int t, const char *k)
-{
-    lua_getfield(L, t, k);
-    const char *s = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
-    lua_pop(L, 1); /* the options table keeps the string alive */
-    return s;
-}
-
 /** coax.example(schema [, options]) -> value | nil, message [, code]
 ** An instance that validates against 'schema' (JSON text, a table in
 ** coax.json shapes, or a compiled schema from coax.schema, compiled once for
@@ -49,17 +41,20 @@ static int l_example(lua_State *L)
     memset(&eo, 0, sizeof eo);
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        const char *d = opt_string(L, 2, "draft");
+        lua_settop(L, 2);
+        lua_newtable(L); /* keeps the string options: at 2 once they are read */
+        const char *d = lcoax_opt_string(L, 2, "draft", 3);
         if (d && !(so.draft = coax_draft_parse(d)))
             return luaL_argerror(L, 2, "draft must be \"2020-12\", \"2019-09\", \"7\", \"6\" or \"4\"");
-        so.remote_dir = opt_string(L, 2, "remote_dir");
-        so.remote_base = opt_string(L, 2, "remote_base");
+        so.remote_dir = lcoax_opt_string(L, 2, "remote_dir", 3);
+        so.remote_base = lcoax_opt_string(L, 2, "remote_base", 3);
         luaL_argcheck(L, !so.remote_dir == !so.remote_base, 2, "remote_dir and remote_base go together");
         lua_getfield(L, 2, "minimal");
         if (lua_toboolean(L, -1)) eo.flags |= COAX_EXAMPLE_MINIMAL;
         lua_pop(L, 1);
         eo.max_depth = opt_size(L, 2, "max_depth");
         eo.max_steps = opt_size(L, 2, "max_steps");
+        lua_replace(L, 2); /* the options are read; their strings stay */
     }
     /* In the engine's Lua a call runs to its end before any instruction is
     ** charged, and its candidates' checks draw max_steps x 500 validation

@@ -172,11 +172,13 @@ static int l_schema(lua_State *L)
     lresolver res = {L, 0, 0, COAX_DEFAULT_MAX_DEPTH};
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        const char *d = lcoax_opt_string(L, 2, "draft");
+        lua_newtable(L); /* keeps the string options until this returns */
+        int anchor = lua_gettop(L);
+        const char *d = lcoax_opt_string(L, 2, "draft", anchor);
         if (d && !(o.draft = coax_draft_parse(d)))
             return luaL_argerror(L, 2, "draft must be \"2020-12\", \"2019-09\", \"7\", \"6\" or \"4\"");
-        o.remote_dir = lcoax_opt_string(L, 2, "remote_dir");
-        o.remote_base = lcoax_opt_string(L, 2, "remote_base");
+        o.remote_dir = lcoax_opt_string(L, 2, "remote_dir", anchor);
+        o.remote_base = lcoax_opt_string(L, 2, "remote_base", anchor);
         lua_getfield(L, 2, "max_depth");
         if (!lua_isnil(L, -1)) {
             lua_Integer n = luaL_checkinteger(L, -1);
