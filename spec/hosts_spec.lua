@@ -65,6 +65,21 @@ io.write(type(v[1]), ' ', type(v[2]), ' ', type(v[3]), ' ', v[3].text, ' ', c.js
     end
   end)
 
+  -- A count option a host gives as a number with no integer value: 5.1,
+  -- 5.2 and LuaJIT cast it (2.5 became 2, and 1e300, an undefined
+  -- conversion, INT64_MIN); every host now names it, as 5.4 did.
+  it("refuses a count option with no integer value, naming it", function()
+    local code = [[-e "local c = require 'coax'
+for _, n in ipairs({ 2.5, 1e300, -1e300 }) do
+  local ok, e = pcall(c.engine, { lua_instructions = n })
+  io.write(tostring(ok), ' ', e, ';')
+end
+io.write(tostring(select(2, pcall(c.schema, {}, { max_depth = 2.5 })):match('number has no integer representation')))"]]
+    prints_on_every_host(code, "false option lua_instructions: 2.5 is not an integer;"
+      .. "false option lua_instructions: 1e+300 is not an integer;"
+      .. "false option lua_instructions: -1e+300 is not an integer;number has no integer representation")
+  end)
+
   -- A kept schema's memory is charged to the collector with a step of it
   -- (lua_gc), which Lua before 5.4.4 would run inside a finalizer too and
   -- re-enter itself: schemas made in finalizers and dropped in a loop.

@@ -6,6 +6,7 @@
 #include "script/lib.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,11 @@ static void release_engine(void *e)
 static lua_Integer opt_count(lua_State *L, int t, const char *k, lua_Integer max)
 {
     lua_getfield(L, t, k);
+    if (lua_type(L, -1) == LUA_TNUMBER && !lua_isinteger(L, -1)) { /* 2.5, 1e300: named, on every host */
+        lua_Number d = lua_tonumber(L, -1);
+        if (!(d == floor(d) && d >= -0x1p63 && d < 0x1p63))
+            luaL_error(L, "option %s: %s is not an integer", k, luaL_tolstring(L, -1, NULL));
+    }
     lua_Integer n = lua_isnil(L, -1) ? 0 : luaL_checkinteger(L, -1);
     if (!lua_isnil(L, -1) && (n < 1 || n > max)) {
         char msg[160]; /* every host's Lua: 5.1's luaL_error has no %I */

@@ -177,6 +177,22 @@ static inline int coax_compat_isinteger(lua_State *L, int i)
     return n == floor(n) && n >= -9223372036854775808.0 && n < 9223372036854775808.0;
 }
 
+/* 5.3's luaL_checkinteger: a number with no integral value in 64 bits is
+** an argument error, as there. 5.1's cast made 2.5 a lua_memory of 2 and
+** 1e300 (an undefined conversion) one of INT64_MIN. */
+static inline lua_Integer coax_compat_checkinteger(lua_State *L, int arg)
+{
+    lua_Number n = luaL_checknumber(L, arg);
+    if (!(n == floor(n) && n >= -9223372036854775808.0 && n < 9223372036854775808.0))
+        luaL_argerror(L, arg, "number has no integer representation");
+    return (lua_Integer)n;
+}
+
+static inline lua_Integer coax_compat_optinteger(lua_State *L, int arg, lua_Integer def)
+{
+    return lua_isnoneornil(L, arg) ? def : coax_compat_checkinteger(L, arg);
+}
+
 /* Rotates the values from 'i' to the top 'n' places toward the top. */
 static inline void coax_compat_rotate(lua_State *L, int i, int n)
 {
@@ -204,6 +220,10 @@ static inline void coax_compat_rotate(lua_State *L, int i, int n)
 #undef lua_rawsetp
 #define lua_rawsetp coax_compat_rawsetp
 #define lua_isinteger coax_compat_isinteger
+#undef luaL_checkinteger
+#define luaL_checkinteger coax_compat_checkinteger
+#undef luaL_optinteger
+#define luaL_optinteger coax_compat_optinteger
 #define lua_rotate coax_compat_rotate
 #endif
 
