@@ -22,7 +22,7 @@ local DIR = "./././././././././spec/json-schema-test-suite/remotes"
 -- function: its result), and collects all garbage when asked for
 -- 'collect_on'.
 local function hostile(raw, give, collect_on)
-  return setmetatable(raw, { __index = function(t, k)
+  return setmetatable(raw, { __index = function(_, k)
     if k == collect_on then
       collectgarbage()
       collectgarbage()
