@@ -33,11 +33,10 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 ** byte or several) or its thousands separator. */
 static bool c_number_byte(unsigned char c)
 {
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '+' || c == '-' ||
-           c == '.' || c == ' ' || (c >= '\t' && c <= '\r');
+    return coax_ascii_alnum(c) || c == '+' || c == '-' || c == '.' || coax_ascii_space(c);
 }
 
-static bool is_xdigit(char c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
+static bool is_xdigit(char c) { return coax_hex_digit((unsigned char)c) >= 0; }
 
 /* The numeral at s read as the "C" locale reads it, by writing its digits
 ** again as an integer with an exponent: a text with no point at all reads
@@ -52,7 +51,7 @@ static bool read_without_point(const char *s, bool hex, double *out, char **end)
     long long exp = 0, step = hex ? 4 : 1;
     bool any = false, fraction = false, dropped = false;
     const char *p = s;
-    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
+    while (coax_ascii_space((unsigned char)*p)) p++;
     if (*p == '-' || *p == '+') buf[n++] = *p++;
     if (hex) {
         buf[n++] = '0';
@@ -112,7 +111,7 @@ static bool read_without_point(const char *s, bool hex, double *out, char **end)
 ** the "C" locale reads as a hex numeral ("0x" alone is the numeral 0). */
 static bool is_hex(const char *p)
 {
-    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;
+    while (coax_ascii_space((unsigned char)*p)) p++;
     if (*p == '-' || *p == '+') p++;
     if (p[0] != '0' || (p[1] | 0x20) != 'x') return false;
     return is_xdigit(p[2]) || (p[2] == '.' && is_xdigit(p[3]));
