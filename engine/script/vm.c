@@ -23,6 +23,7 @@
 #include "script/lib.h"
 
 #include <lauxlib.h>
+#include <lstate.h> /* gcemergency: see lua_retrying */
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,17 +40,21 @@
 coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 
 /* A failed allocation stops the script (LIMIT_MEMORY), unless Lua's retry
-** of the same request after its emergency collection succeeds: garbage
-** another session left is not this script's limit. */
-static void *alloc_failed(coax_vm *vm, void *ptr, size_t nsize)
+** after its emergency collection succeeds: garbage another session left is
+** not this script's limit, and a host allocator that failed once and then
+** gave is no failure. */
+static void *alloc_failed(coax_vm *vm, bool first_host_failure)
 {
     if (vm->limit == LIMIT_NONE) {
         vm->limit = LIMIT_MEMORY;
-        vm->failed_ptr = ptr;
-        vm->failed_size = nsize;
+        vm->failed_host = first_host_failure;
     }
     return NULL;
 }
+
+/* Whether Lua is trying a failed request again (the vendored lmem.c's
+** tryagain sets gcemergency around it; the collection itself only frees). */
+static bool lua_retrying(const coax_vm *vm) { return vm->L && G(vm->L)->gcemergency; }
 
 static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -62,17 +67,18 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         }
         return NULL;
     }
-    if (nsize > old && vm->mem_used + (nsize - old) > vm->mem_cap) return alloc_failed(vm, ptr, nsize);
+    if (nsize > old && vm->mem_used + (nsize - old) > vm->mem_cap) return alloc_failed(vm, false);
+    bool host_had_failed = vm->host_failed;
     void *p = ptr ? coax_realloc_raw(vm->alloc, ptr, osize, nsize) : coax_alloc_raw(vm->alloc, nsize);
     if (!p) {
         /* Lua 5.4 copes with any failure, shrinking included; returning the
         ** old block instead would leave Lua and the host disagreeing on its
         ** size when it is freed. */
-        return alloc_failed(vm, ptr, nsize);
+        return alloc_failed(vm, !host_had_failed && vm->host_failed);
     }
-    if (vm->limit == LIMIT_MEMORY && vm->failed_size == nsize && vm->failed_ptr == ptr) {
-        vm->limit = LIMIT_NONE; /* the retry worked */
-        vm->failed_size = 0;
+    if (vm->limit == LIMIT_MEMORY && lua_retrying(vm)) { /* it worked: nothing failed */
+        vm->limit = LIMIT_NONE;
+        if (vm->failed_host) vm->host_failed = false;
     }
     vm->mem_used = vm->mem_used - old + nsize;
     return p;
@@ -262,7 +268,6 @@ static void arm(coax_vm *vm)
 {
     vm->limit = LIMIT_NONE;
     vm->host_failed = false;
-    vm->failed_size = 0;
     vm->instr_left = vm->instr_budget;
     vm->call_capped = false;
     step_back(vm->L);

@@ -31,8 +31,8 @@ typedef struct coax_vm {
     int closing;       /* coroutine.close calls in progress, nested */
     bool host_failed;  /* the host's allocator returned NULL since the last call began (set by
                        ** the engine's allocator; a script's error then is out of memory) */
-    void *failed_ptr;  /* the allocation that set LIMIT_MEMORY, which Lua may retry */
-    size_t failed_size;
+    bool failed_host;  /* the allocation that set LIMIT_MEMORY was the first the host's
+                       ** allocator refused in this call (Lua may try it again) */
     char *dir;         /* the scripts folder (owned) */
     int env_ref;       /* the sandbox environment */
     int runtime_ref;   /* coax.runtime */

@@ -295,6 +295,63 @@ static void test_allocation_failure_from_every_step_on(void)
 }
 static void test_allocation_failure_in_an_agent(void) { allocation_failure_at_every_step(1, TORTURE_AGENT_RECIPE, NULL); }
 
+/* An allocator that refuses the first 'refusals' requests for a block
+** of about 100 KB (the string the recipe below concatenates: Lua's own
+** allocation, which it tries again; string.rep's buffer it does not), and
+** counts. */
+typedef struct refusing {
+    counting c;
+    int refusals;
+} refusing;
+
+static bool refused(refusing *r, size_t n)
+{
+    if (n < 100000 || n > 100100 || r->refusals == 0) return false;
+    r->refusals--;
+    return true;
+}
+static void *r_malloc(void *ctx, size_t n) { return refused(ctx, n) ? NULL : c_malloc(&((refusing *)ctx)->c, n); }
+static void *r_realloc(void *ctx, void *p, size_t o, size_t n)
+{
+    return refused(ctx, n) ? NULL : c_realloc(&((refusing *)ctx)->c, p, o, n);
+}
+static void r_free(void *ctx, void *p, size_t n) { c_free(&((refusing *)ctx)->c, p, n); }
+
+/* Lua tries a failed allocation again after an emergency collection. When
+** the host's allocator then gives, nothing failed: the script's own error
+** after it is a script error (it was out_of_memory, "the host's allocator
+** failed, and then: mine"). When it refuses the retry too, out of memory. */
+static void test_allocation_retried_is_no_failure(void)
+{
+    static const char *recipe =
+        "return { schema = { type = 'integer' }, prompt = 'n',"
+        " on_submit = function(v) local big = string.rep('a', 50000) .. string.rep('b', 50000) error('mine ' .. #big) end }";
+    for (int refusals = 0; refusals <= 3; refusals++) {
+        refusing r = {{0, 0, 0}, refusals};
+        coax_allocator al = {r_malloc, r_realloc, r_free, &r};
+        coax_engine_options o = {0};
+        o.alloc = &al;
+        coax_engine *e = NULL;
+        CHECK_INT(coax_engine_new(&o, &e, NULL), COAX_OK);
+        coax_session_options so = {0};
+        so.agent_json = "{\"name\":\"replay\",\"replies\":[\"1\"]}";
+        coax_session *s = NULL;
+        CHECK_INT(coax_session_from_text(e, recipe, strlen(recipe), "=t", &so, &s, NULL), COAX_OK);
+        CHECK_INT(coax_session_run(s), refusals <= 1 ? COAX_OUTCOME_SCRIPT_ERROR : COAX_OUTCOME_LIMIT);
+        const char *message = NULL;
+        coax_session_failure why = coax_session_error(s, &message);
+        if (refusals <= 1) {
+            CHECK_INT(why, COAX_FAILURE_SCRIPT_ERROR);
+            CHECK(message && strstr(message, "mine 100000") && !strstr(message, "allocator"));
+        } else {
+            CHECK_INT(why, COAX_FAILURE_OUT_OF_MEMORY);
+        }
+        CHECK_INT(r.refusals, refusals > 2 ? refusals - 2 : 0); /* a request and its one retry */
+        coax_engine_free(e);
+        CHECK_INT(r.c.live, 0);
+    }
+}
+
 /* lua-cjson's buffers come from the state's allocator (engine/vendor/README.md):
 ** encode with its kept buffer and without, decode, and a decode's error,
 ** each failing where the allocator does; stock cjson exit()ed the host. */
@@ -639,6 +696,7 @@ static void test_callbacks_reenter_safely(void)
     X(test_allocation_failure_from_every_step_on)      \
     X(test_allocation_failure_in_an_agent)             \
     X(test_allocation_failure_in_cjson)                \
+    X(test_allocation_retried_is_no_failure)           \
     X(test_garbage_from_the_host)                      \
     X(test_blocking_run_with_events)                   \
     X(test_polling_never_blocks)                       \

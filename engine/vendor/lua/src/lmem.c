@@ -163,8 +163,14 @@ static void *tryagain (lua_State *L, void *block,
                        size_t osize, size_t nsize) {
   global_State *g = G(L);
   if (cantryagain(g)) {
+    void *newblock;
     luaC_fullgc(L, 1);  /* try to free some memory... */
-    return callfrealloc(g, block, osize, nsize);  /* try again */
+    /* coax: the allocator tells this retry from a new request (C code
+    ** calls it too) by 'gcemergency' (read only by the collector) */
+    g->gcemergency = 1;
+    newblock = callfrealloc(g, block, osize, nsize);  /* try again */
+    g->gcemergency = 0;
+    return newblock;
   }
   else return NULL;  /* cannot run an emergency collection */
 }
