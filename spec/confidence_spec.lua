@@ -37,7 +37,7 @@ describe("confidence classes", function()
   local guessed = '{"name": "x", "transaction_amount": -2,00.00}'
 
   it("gives every log entry its class", function()
-    local _, log = coax.repair("{a: 1, 'b': [1,], c d: 2}")
+    local _, log = coax.repair("{a: 1, 'b': [1,], c d: 2}", { guess = true })
     local got = {}
     for i, e in ipairs(log) do got[i] = e.kind .. " " .. e.class end
     assert.are.same({ "unquoted_key inferred", "single_quotes lossless", "trailing_comma lossless",
@@ -126,7 +126,7 @@ describe("confidence classes", function()
     -- the scanner sees {"a": 1} inside the 600 open x{; the span over the
     -- limit is rejected and what it holds is still a candidate, never certain
     local reply = "See " .. string.rep("x{", 600) .. '\n{"a": 1}'
-    local v, log, info = coax.repair(reply)
+    local v, log, info = coax.repair(reply, { guess = true })
     assert.are.same({ '{"a":1}', "prose", 1 }, { coax.json.encode(v), info.source, info.candidates })
     assert.are.same({ "prose_span", "fragment", "invented" }, { log[1].kind, log[2].kind, log[2].class })
     local r = coax.extract(reply, { type = "object" })
@@ -190,12 +190,12 @@ describe("confidence classes", function()
     assert.is_true(ratio < 8, ("time(12500 blocks) / time(3125 blocks) = %.2f (linear 4, quadratic 16)"):format(ratio))
   end)
 
-  it("chooses by the README's rule without a schema, and LaTeX in prose does not win", function()
-    local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.')
+  it("coax_repair's own choice (guess = true) follows the README's rule, and LaTeX in prose does not win", function()
+    local v, _, info = coax.repair('{"a": 1}\n\nwhere \\frac{1}{2} is a half.', { guess = true })
     assert.are.equal('{"a":1}', coax.json.encode(v))
     assert.are.equal("prose", info.source)
     local log
-    v, log, info = coax.repair('Shape: {"name": "Bob"}\n```json\n{"name": "Ada", "age": 3')
+    v, log, info = coax.repair('Shape: {"name": "Bob"}\n```json\n{"name": "Ada", "age": 3', { guess = true })
     assert.are.same({ '{"name":"Ada","age":3}', "fenced" }, { coax.json.encode(v), info.source })
     assert.are.same({ "closed_bracket", "invented" }, { log[2].kind, log[2].class })
   end)

@@ -46,6 +46,26 @@ function H.scaling_ratio(run, n, k)
 end
 
 --- Writes text to a fresh temporary file and returns its path.
+-- 'count' texts of up to 'max' characters drawn from 'alphabet' (one byte
+-- each), the same ones on every run for one 'seed'; an iterator.
+function H.garbage(seed, count, max, alphabet)
+  local function rnd(n)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % n
+  end
+  local made = 0
+  return function()
+    if made == count then return nil end
+    made = made + 1
+    local t = {}
+    for i = 1, rnd(max) do
+      local k = rnd(#alphabet) + 1
+      t[i] = alphabet:sub(k, k)
+    end
+    return table.concat(t)
+  end
+end
+
 function H.tmpfile(text)
   local path = os.tmpname()
   local f = assert(io.open(path, "wb"))

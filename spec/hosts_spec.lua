@@ -113,7 +113,7 @@ io.write(ran)"]]
   -- running the finalizers of objects made before the require: a segfault.
   it("serves a finalizer made before the require, at lua_close", function()
     local code = [[-e "local c
-local function fin() io.write(c.json.encode(c.repair('{\"a\":1'))) end
+local function fin() io.write(c.json.encode(c.repair('{\"a\":1 '))) end
 if newproxy then GUARD = newproxy(true) getmetatable(GUARD).__gc = fin
 else GUARD = setmetatable({}, { __gc = fin }) end
 c = require 'coax'"]]

@@ -2,9 +2,14 @@ local H = require "helper"
 local coax = require "coax"
 local json = coax.json
 
+-- What the lenient parser reads and logs: coax_repair's own choice, which
+-- may be a guess (the log's classes say so). What coax.repair accepts by
+-- default, refusing guesses, is the last block of this file.
+local GUESS = { guess = true }
+
 -- The repaired value as compact JSON, and the kinds of its log.
 local function fix(text)
-  local v, log, info = coax.repair(text)
+  local v, log, info = coax.repair(text, GUESS)
   if v == nil then return nil, log end
   local kinds = {}
   for i, e in ipairs(log) do kinds[i] = e.kind end
@@ -17,7 +22,7 @@ local function expect(text, want, kinds)
   if kinds then assert.are.same(kinds, k, "input: " .. text) end
 end
 
-describe("coax.repair", function()
+describe("coax.repair's reading (guess = true)", function()
   describe("valid JSON", function()
     it("takes the fast path: same value, empty log", function()
       local text = '{"n": 12345678901234567890, "f": 1.5, "s": "caf\\u00e9", "a": [true, null]}'
@@ -79,7 +84,7 @@ describe("coax.repair", function()
     end)
 
     it("offers concatenated values and NDJSON as an array candidate", function()
-      local v, _, info = coax.repair('{"v": 1}\n{"v": 2}\n{"v": 3}')
+      local v, _, info = coax.repair('{"v": 1}\n{"v": 2}\n{"v": 3}', GUESS)
       assert.are.equal('{"v":3}', json.encode(v))
       assert.are.equal(4, info.candidates) -- three values and the sequence
     end)
@@ -90,7 +95,7 @@ describe("coax.repair", function()
 
     it("reports no JSON for prose and for nothing", function()
       for _, text in ipairs { "", "   ", "I cannot help with that.", "hello world", "```\n```" } do
-        local v, msg, code = coax.repair(text)
+        local v, msg, code = coax.repair(text, GUESS)
         assert.is_nil(v, text)
         assert.are.equal("COAX_ENOJSON", code)
         assert.matches("no JSON value found", msg)
@@ -156,7 +161,7 @@ describe("coax.repair", function()
   -- beside them, which have one reading, stay as they were.
   describe("guesses are never certain", function()
     local function classes(text)
-      local v, log = coax.repair(text)
+      local v, log = coax.repair(text, GUESS)
       assert.is_not_nil(v, text)
       local out = {}
       for _, e in ipairs(log) do out[#out + 1] = e.kind .. ":" .. e.class end
@@ -187,7 +192,7 @@ describe("coax.repair", function()
     end)
 
     it("a template literal with ${...} is read only by a guess: its value is the expression's", function()
-      local v, log = coax.repair('{"greeting": `Hello ${name}`}')
+      local v, log = coax.repair('{"greeting": `Hello ${name}`}', GUESS)
       assert.are.equal('{"greeting":"Hello ${name}"}', json.encode(v))
       assert.are.same({ kind = "backtick_quotes", class = "invented", offset = 13, line = 1, column = 14,
         detail = "read a template literal as its text: what ${...} stands for was not written" }, log[1])
@@ -316,7 +321,7 @@ describe("coax.repair", function()
 
     it("another language's true, false and null are the constants, never strings", function()
       assert.are.equal('[true,false,null,null,null,null]',
-        json.encode((coax.repair('[TRUE, FALSE, NULL, Null, nil, NIL]'))))
+        json.encode((coax.repair('[TRUE, FALSE, NULL, Null, nil, NIL]', GUESS))))
       local _, out = classes('{"a": NULL, "b": nil}')
       assert.are.same({ "other_literal:inferred", "other_literal:inferred" }, out)
       -- an enumeration's constant, and words that only begin like one, stay strings
@@ -386,14 +391,14 @@ describe("coax.repair", function()
 
   describe("bad input", function()
     it("gives a clean depth error for 1,000,000 [", function()
-      local v, msg, code = coax.repair(string.rep("[", 1000000))
+      local v, msg, code = coax.repair(string.rep("[", 1000000), GUESS)
       assert.is_nil(v)
       assert.are.equal("COAX_EDEPTH", code)
       assert.are.equal("nesting deeper than 512", msg)
     end)
 
     it("gives a clean depth error for deep nesting the lenient parser sees", function()
-      local v, _, code = coax.repair("Here: " .. string.rep("{'a':", 600))
+      local v, _, code = coax.repair("Here: " .. string.rep("{'a':", 600), GUESS)
       assert.is_nil(v)
       assert.are.equal("COAX_EDEPTH", code)
     end)
@@ -404,63 +409,53 @@ describe("coax.repair", function()
       for _, c in ipairs({ { 512, 2, false }, { 511, 3, true } }) do
         local depth, candidates, listed = c[1], c[2], c[3]
         local reply = string.rep("[", depth) .. string.rep("]", depth) .. " 1"
-        local v, _, info = coax.repair(reply)
+        local v, _, info = coax.repair(reply, GUESS)
         assert.are.same({ 0, candidates }, { info.start, info.candidates }) -- the deep array chosen
         assert.is_not_nil(v[1])
         local r = coax.extract(reply, { type = "array", minItems = 2 })
         assert.are.same({ listed, listed and 3 or 1 }, { r.valid, r.candidate })
         if listed then assert.are.equal(1, r.value[2]) end
       end
-      local v, _, info = coax.repair("[[1]] 2", { max_depth = 2 }) -- the caller's limit too
+      local v, _, info = coax.repair("[[1]] 2", { max_depth = 2, guess = true }) -- the caller's limit too
       assert.are.same({ 1, 2 }, { v[1][1], info.candidates })
-      assert.are.equal(3, select(3, coax.repair("[[1]] 2", { max_depth = 3 })).candidates)
+      assert.are.equal(3, select(3, coax.repair("[[1]] 2", { max_depth = 3, guess = true })).candidates)
     end)
 
     it("honours the caller's limits", function()
-      assert.are.equal("COAX_EDEPTH", select(3, coax.repair("[[[1]]]", { max_depth = 2 })))
-      assert.are.equal("COAX_ESIZE", select(3, coax.repair("[1, 2]", { max_input = 4 })))
-      assert.are.equal("COAX_ESTRING", select(3, coax.repair('["abcdef"]', { max_string = 3 })))
-      assert.are.equal("COAX_ESTRING", select(3, coax.repair("{'abcdef'", { max_string = 3 })))
+      assert.are.equal("COAX_EDEPTH", select(3, coax.repair("[[[1]]]", { max_depth = 2, guess = true })))
+      assert.are.equal("COAX_ESIZE", select(3, coax.repair("[1, 2]", { max_input = 4, guess = true })))
+      assert.are.equal("COAX_ESTRING", select(3, coax.repair('["abcdef"]', { max_string = 3, guess = true })))
+      assert.are.equal("COAX_ESTRING", select(3, coax.repair("{'abcdef'", { max_string = 3, guess = true })))
     end)
 
     it("survives every single byte and every truncation of a reply", function()
-      for b = 0, 255 do coax.repair(string.char(b)) end
+      for b = 0, 255 do coax.repair(string.char(b), GUESS) end
       local reply = 'Sure:\n```json\n{"a": [1, "two", {"b": null}], c: \'d\' /* e */}\n```\n'
       for i = 0, #reply do
-        local v = coax.repair(reply:sub(1, i))
+        local v = coax.repair(reply:sub(1, i, GUESS))
         if v ~= nil then assert.is_string(json.encode(v)) end
       end
     end)
 
     it("survives random garbage and always returns valid JSON", function()
-      local seed = 12345
-      local function rnd(n)
-        seed = (seed * 1103515245 + 12345) % 2147483648
-        return seed % n
-      end
       local alphabet = '{}[]",:\'`0123456789.-+eE truefalsnulNaI\\/\n\t#*<>think' .. "\226\128\156\255"
-      for _ = 1, 2000 do
-        local t = {}
-        for i = 1, rnd(60) do
-          local k = rnd(#alphabet) + 1
-          t[i] = alphabet:sub(k, k)
-        end
-        local v = coax.repair(table.concat(t))
+      for text in H.garbage(12345, 2000, 60, alphabet) do
+        local v = coax.repair(text, GUESS)
         if v ~= nil then
-          local text = json.encode(v)
-          assert.are.equal(text, json.encode(json.decode(text)))
+          local out = json.encode(v)
+          assert.are.equal(out, json.encode(json.decode(out)))
         end
       end
     end)
 
     it("handles megabytes of brackets and quotes in linear time", function()
-      local v = coax.repair(string.rep('"', 1000000))
+      local v = coax.repair(string.rep('"', 1000000), GUESS)
       assert.is_not_nil(v)
-      assert.is_nil((coax.repair(string.rep("x[", 500000))))
-      local obj, _, info = coax.repair(string.rep("{", 1000000))
+      assert.is_nil((coax.repair(string.rep("x[", 500000), GUESS)))
+      local obj, _, info = coax.repair(string.rep("{", 1000000), GUESS)
       assert.are.equal("{}", json.encode(obj)) -- a '{' where a key belongs is skipped
       assert.is_false(info.complete)
-      assert.are.equal("COAX_EDEPTH", select(3, coax.repair(string.rep('{"a":', 1000000))))
+      assert.are.equal("COAX_EDEPTH", select(3, coax.repair(string.rep('{"a":', 1000000), GUESS)))
     end)
   end)
 

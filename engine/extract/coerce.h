@@ -155,4 +155,19 @@ bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *ca
 ** nothing is left, the text is a container, or out of memory. */
 coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, bool literal_only);
 
+/* ---- without a schema (extract/sure.c) ----------------------------------- */
+
+/* The value `coax repair` and coax.repair accept from 'text': coax_extract's
+** with the schema true, so a value that depends on a repair less certain
+** than options' max_class, one of two different answers, a reply cut off or
+** a value labelled an example is refused (out->valid 0, the first error
+** says why). Returns what coax_extract returns. */
+coax_code extract_sure_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                              const coax_extract_options *options, coax_extract_result *out, coax_error *err);
+
+/* coax_repair's own choice, whatever it depends on (its log's classes say
+** what was guessed), in the same shape: out->valid when there is one. */
+coax_code extract_guess_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                               coax_extract_result *out, coax_error *err);
+
 #endif

@@ -314,8 +314,10 @@ typedef struct coax_repair_result {
 ** the last complete object in prose, else the last complete array, else a
 ** truncated span; else whatever the whole text gave. A candidate that
 ** needed an invented repair (entry class COAX_CLASS_INVENTED) is chosen only
-** when no other exists. A span over a limit (depth, string length) is a
-** rejected candidate; the limit is returned only when no candidate is left.
+** when no other exists: the value may be a guess (the log says), which
+** coax_extract refuses (`coax repair` is coax_extract with the schema true).
+** A span over a limit (depth, string length) is a rejected candidate; the
+** limit is returned only when no candidate is left.
 **
 ** Returns COAX_OK and fills 'out'; COAX_ENOJSON when nothing is recoverable;
 ** COAX_EDEPTH, COAX_ESIZE, COAX_ESTRING or COAX_ENOMEM for limits (depth and
@@ -427,12 +429,11 @@ typedef struct coax_schema_options {
 #define COAX_DEFAULT_MIN_REGEX_TOTAL 10000000u
 #define COAX_DEFAULT_MAX_ERROR_BYTES ((size_t)64 << 20)
 
-/* Compiles 'schema' (any JSON value; a boolean is a schema too). The schema
-** is copied: 'schema' may be freed after the call. Every reference is
-** resolved now, in this order: the schema's own resources, the embedded
-** official meta-schemas (drafts 4, 6, 7, 2019-09, 2020-12), the resolver,
-** remote_dir. The schema is checked against its meta-schema (unless
-** COAX_SCHEMA_NO_META).
+/* Compiles 'schema' (any JSON value; a boolean is a schema too), a copy:
+** 'schema' may be freed after the call. Every reference is resolved now, in
+** this order: the schema's own resources, the embedded official meta-schemas
+** (drafts 4, 6, 7, 2019-09, 2020-12), the resolver, remote_dir. The schema
+** is checked against its meta-schema (unless COAX_SCHEMA_NO_META).
 **
 ** Returns COAX_OK and sets '*out' (free it with coax_schema_free);
 ** COAX_ESCHEMA for an invalid schema, an unknown "$schema" or an
@@ -654,8 +655,7 @@ typedef struct coax_example_result {
 #define COAX_EXAMPLE_HIT_STEPS 2u /* options->max_steps was used up */
 
 /* Builds an instance that validates against 'schema': what a model is shown
-** when it asks for an example, and what a recipe author reads to see what a
-** schema wants.
+** when it asks for an example, what a recipe author reads to see a schema.
 **
 ** The compiled schema is walked with every reference resolved as the
 ** validator resolves it (local, $defs/definitions, $id, anchors, remote).

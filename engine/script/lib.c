@@ -52,6 +52,21 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor)
     return s;
 }
 
+void lcoax_reply_options(lua_State *L, int idx, coax_extract_options *xo)
+{
+    if (!lua_istable(L, idx)) return;
+    lua_getfield(L, idx, "max_class");
+    if (!lua_isnil(L, -1))
+        luaL_argcheck(L, coax_class_parse(lua_tostring(L, -1), &xo->max_class), idx,
+                      "max_class is lossless, inferred or invented");
+    lua_getfield(L, idx, "finish"); /* the provider's finish reason: "length" is a cut */
+    if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "length"))
+        xo->flags |= COAX_EXTRACT_CUT_OFF;
+    else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "stop"))
+        xo->flags |= COAX_EXTRACT_FINISHED; /* the model stopped: a number it ends on ended */
+    lua_pop(L, 2);
+}
+
 static void *state_malloc(void *ctx, size_t n)
 {
     lcoax_lua_alloc *a = ctx;

@@ -106,6 +106,12 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor);
 /* Raises a Lua error for a coax_code with its message. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 
+/* Reads what a reply's reading depends on from the options table at 'idx'
+** (if a table) into 'xo': max_class ("lossless", "inferred", "invented")
+** and finish (the provider's finish reason: "length" is a cut, "stop" says
+** the model stopped). Raises on a bad max_class. */
+void lcoax_reply_options(lua_State *L, int idx, coax_extract_options *xo);
+
 /* A coax allocator over the state's own (lua_getallocf), so a memory cap on
 ** the state covers coax's memory too. It lives where the caller puts it
 ** (beside what it allocates, in a userdata). */

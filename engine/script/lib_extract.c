@@ -74,17 +74,9 @@ static int l_extract(lua_State *L)
             draft = coax_draft_parse(lua_tostring(L, -1));
             luaL_argcheck(L, draft != COAX_DRAFT_AUTO, 3, "unknown draft");
         }
-        lua_getfield(L, 3, "max_class");
-        if (!lua_isnil(L, -1))
-            luaL_argcheck(L, coax_class_parse(lua_tostring(L, -1), &xo.max_class), 3,
-                          "max_class is lossless, inferred or invented");
-        lua_getfield(L, 3, "finish"); /* the provider's finish reason: "length" is a cut */
-        if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "length"))
-            xo.flags |= COAX_EXTRACT_CUT_OFF;
-        else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "stop"))
-            xo.flags |= COAX_EXTRACT_FINISHED; /* the model stopped: a number it ends on ended */
-        lua_pop(L, 4);
+        lua_pop(L, 2);
     }
+    lcoax_reply_options(L, 3, &xo);
     lua_settop(L, 3);
     coax_arena *arena = lcoax_arena(L);            /* at 4 */
     coax_schema *schema = schema_arg(L, 2, arena, draft); /* a box or nil at 5 */

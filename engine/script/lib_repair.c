@@ -1,7 +1,8 @@
 /*
-** script/lib_repair.c: coax.repair(text [, limits]).
+** script/lib_repair.c: coax.repair(text [, opts]).
 */
 #include "script/lib.h"
+#include "extract/coerce.h"
 
 void lcoax_push_repair_entry(lua_State *L, const coax_repair_entry *e)
 {
@@ -29,32 +30,43 @@ void lcoax_push_repair_log(lua_State *L, const coax_repair_entry *log, size_t n)
     }
 }
 
-/** coax.repair(text [, limits]) -> value, log, info | nil, message, code
-** 'log' lists every fix ({kind, detail, offset, line, column, class}); 'info' says
-** where the value came from: {source, start, stop, complete, candidates}.
-** Offsets are 0-based bytes, as in the C API. Limits raise no error: they
-** return nil, message and the code (COAX_EDEPTH, ...), like "no JSON". */
+/** coax.repair(text [, opts]) -> value, log, info | nil, message, code
+** The value coax accepts from a raw reply without a schema: a value that
+** would be a guess (a repair less certain than opts.max_class, "inferred"
+** by default; one of two different answers; a reply cut off) is refused
+** with nil, the reason and "COAX_ENOJSON", as no JSON is. opts: max_class,
+** finish (as coax.extract's), guess (true: the best reading even when it
+** is a guess; its log's classes say what was guessed) and the limits.
+** 'log' lists every fix ({kind, detail, offset, line, column, class});
+** 'info' says where the value came from: {source, start, stop, complete,
+** candidates}. Offsets are 0-based bytes, as in the C API. Limits raise no
+** error: they return nil, message and the code (COAX_EDEPTH, ...). */
 static int l_repair(lua_State *L)
 {
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     coax_limits lim = lcoax_limits(L, 2);
+    coax_extract_options xo;
+    coax_extract_options_default(&xo);
+    lcoax_reply_options(L, 2, &xo);
+    bool guess = lua_istable(L, 2) && lua_getfield(L, 2, "guess") != LUA_TNIL && lua_toboolean(L, -1);
     lua_settop(L, 2);
     coax_arena *arena = lcoax_arena(L); /* at 3, released once the result is pushed */
-    coax_repair_result r;
-    coax_error err;
-    coax_code rc = coax_repair(arena, text, len, &lim, &r, &err);
+    coax_extract_result r;
+    coax_error err = {0};
+    coax_code rc = guess ? extract_guess_repair(arena, text, len, &lim, &r, &err)
+                         : extract_sure_repair(arena, text, len, &lim, &xo, &r, &err);
     if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
-    if (rc) {
-        lcoax_arena_release(L, 3);
+    if (rc || !r.valid) {
         lua_pushnil(L);
-        lua_pushstring(L, err.msg);
-        lua_pushstring(L, coax_code_name(rc));
+        lua_pushstring(L, rc ? err.msg : r.validation.errors[0].message);
+        lua_pushstring(L, coax_code_name(rc ? rc : COAX_ENOJSON));
+        lcoax_arena_release(L, 3);
         return 3;
     }
     lcoax_push_value(L, r.value, lim.max_depth);
-    lcoax_push_repair_log(L, r.log, r.nlog);
-    const coax_candidate *c = &r.candidates[r.chosen];
+    lcoax_push_repair_log(L, r.repair.log, r.repair.nlog);
+    const coax_candidate *c = &r.repair.candidates[r.candidate];
     lua_createtable(L, 0, 5);
     lua_pushstring(L, coax_source_name(c->source));
     lua_setfield(L, -2, "source");
@@ -64,7 +76,7 @@ static int l_repair(lua_State *L)
     lua_setfield(L, -2, "stop");
     lua_pushboolean(L, c->complete);
     lua_setfield(L, -2, "complete");
-    lua_pushinteger(L, (lua_Integer)r.ncandidates);
+    lua_pushinteger(L, (lua_Integer)r.repair.ncandidates);
     lua_setfield(L, -2, "candidates");
     lcoax_arena_release(L, 3);
     return 3;

@@ -1,0 +1,139 @@
+-- What coax.repair and `coax repair` accept without a schema: the value a
+-- reply surely holds. A value that would be a guess is refused with the
+-- reason (nil, message, "COAX_ENOJSON"; exit 1), as coax.extract refuses it
+-- with the schema true. repair_spec.lua covers the parser's own reading.
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+
+local function refusal(text, opts)
+  local v, msg, code = coax.repair(text, opts)
+  assert.is_nil(v, text)
+  assert.are.equal("COAX_ENOJSON", code, text)
+  return msg
+end
+
+local function accepted(text, opts)
+  local v, log = coax.repair(text, opts)
+  assert.is_not_nil(v, text)
+  return json.encode(v), log
+end
+
+describe("coax.repair without a schema", function()
+  it("refuses each kind of guess, saying where and why", function()
+    local cases = {
+      -- one item of a larger structure, or several values: which is the answer?
+      { "1,2,3", "the reply holds two different answers, at line 1, column 1 and at line 1, column 3: send one value" },
+      { '{"key": "value"}, {}',
+        "the reply holds two different answers, at line 1, column 1 and at line 1, column 19: send one value" },
+      { '{"v": 1}\n{"v": 2}',
+        "the reply holds two different answers, at line 1, column 1 and at line 2, column 1: send one value" },
+      { 'I think {"a": 1} or maybe {"a": 2}',
+        "the reply holds two different answers, at line 1, column 9 and at line 1, column 27: send one value" },
+      -- structure or content invented
+      { '{"a"2}', "unreadable text at line 1, column 4 (guessed which quote ends the string: '\"2'); send valid JSON" },
+      { "{:2}", "unreadable text at line 1, column 2 (skipped an unexpected character: ':2'); send valid JSON" },
+      { '{"a":1,"a":2}', "unreadable text at line 1, column 8 (a key given twice with two values: which one was"
+        .. " meant is a guess: '\"a'); send valid JSON" },
+      { "[1, 2, ...]", "unreadable text at line 1, column 8 (removed an ellipsis: '...'); send valid JSON" },
+      -- cut off, a template, an example
+      { '{"a": "x", "b": tru', "the reply was cut off: the JSON is incomplete" },
+      { '{"n": 12', "the reply was cut off: the JSON is incomplete" },
+      { '{"name": "<name>"}', 'a placeholder where a value was due ("<name>"): send the value itself' },
+      { 'Example: {"a": 1}', "the only JSON is marked as no answer by a label or a comment before it (Example:,"
+        .. " <!--), at line 1, column 10: send the answer itself" },
+      { "The answer is 42", "no JSON value found in 16 bytes of text" },
+    }
+    for _, c in ipairs(cases) do assert.are.equal(c[2], refusal(c[1]), c[1]) end
+  end)
+
+  it("accepts what is sure, with the log of what was fixed (twins of the refusals)", function()
+    local cases = {
+      { "Sure! {name: 'Ada', tags: ['x',],}", '{"name":"Ada","tags":["x"]}' },
+      { "```json\n{'a': 1, b: [1,2,],}\n```", '{"a":1,"b":[1,2]}' },
+      { '{"a": 1}\n\nwhere \\frac{1}{2} is a half.', '{"a":1}' }, -- LaTeX reads only as a guess
+      { '{"a":1,"a":1}', '{"a":1}' }, -- a key given twice with one value
+      { "[TRUE, None]", "[true,null]" },
+      { '{"name": "Ada", "tags": ["x", "y"', '{"name":"Ada","tags":["x","y"]}' }, -- brackets after a whole item
+      { '"hello"', '"hello"' },
+      { "42", "42" },
+      { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
+    }
+    for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end
+    local _, log = accepted("{a: 1, 'b': [1,],}")
+    local kinds = {}
+    for i, e in ipairs(log) do kinds[i] = e.kind .. " " .. e.class end
+    assert.are.same({ "unquoted_key inferred", "single_quotes lossless", "trailing_comma lossless",
+      "trailing_comma lossless" }, kinds)
+  end)
+
+  it("takes max_class and finish as coax.extract does", function()
+    assert.are.equal('{"a\\"2":null}', (accepted('{"a"2}', { max_class = "invented" })))
+    assert.are.equal("text that is not strict JSON at line 1, column 2 (quoted an unquoted key: 'a'); send valid JSON",
+      refusal("{a: 1}", { max_class = "lossless" }))
+    assert.are.equal('{"n":12}', (accepted('{"n": 12', { finish = "stop" })))
+    assert.are.equal("the reply was cut off: the JSON is incomplete",
+      refusal('{"name": "Ada", "tags": ["x", "y"', { finish = "length" }))
+    assert.has_error(function() coax.repair("{}", { max_class = "sure" }) end)
+  end)
+
+  it("gives coax's reading with guess = true, its log saying what was guessed", function()
+    local v, log = coax.repair("1,2,3", { guess = true })
+    assert.are.same({ 3, "fragment", "invented" }, { v, log[1].kind, log[1].class })
+  end)
+
+  it("survives garbage, truncation, huge and deep input with a value or a reason", function()
+    local alphabet = '{}[]",:\'`0123456789.-+eE truefalsnulNaI\\/\n\t#*<>' .. "\226\128\156\255"
+    for text in H.garbage(7, 2000, 60, alphabet) do
+      local v, msg, code = coax.repair(text)
+      if v == nil then
+        assert.is_string(msg)
+        assert.is_true(code == "COAX_ENOJSON" or code == "COAX_EDEPTH", code)
+      else
+        local out = json.encode(v)
+        assert.are.equal(out, json.encode(json.decode(out)))
+      end
+    end
+    -- every cut of a reply: the whole value, one cut after a whole member,
+    -- or a refusal, never a value with a part cut short
+    local reply = 'Here: {"name": "Ada Lovelace", "n": 1815, "tags": ["math", "poetry"], "ok": true}'
+    for i = 1, #reply do
+      local v = coax.repair(reply:sub(1, i))
+      if v ~= nil then
+        assert.is_true(v.name == nil or v.name == "Ada Lovelace", reply:sub(1, i))
+        assert.is_true(v.n == nil or v.n == 1815, reply:sub(1, i))
+        assert.is_true(v.tags == nil or #v.tags == 0 or v.tags[1] == "math", reply:sub(1, i))
+        for _, tag in ipairs(v.tags or {}) do assert.is_true(tag == "math" or tag == "poetry", reply:sub(1, i)) end
+      end
+    end
+    assert.are.equal("COAX_EDEPTH", select(3, coax.repair(string.rep("[", 100000))))
+    assert.are.equal('"' .. string.rep("x", 1000000) .. '"', (accepted('"' .. string.rep("x", 1000000) .. '"')))
+  end)
+
+  assert(H)
+end)
+
+describe("coax repair (command) without a guess", function()
+  it("refuses a guess: exit 1 and the reason; --guess and --max-class invented print coax's reading", function()
+    local out, err, code = H.coax({ "repair" }, '{"a"2}')
+    assert.are.same({ "", 1 }, { out, code })
+    assert.are.equal("coax repair: no sure value: unreadable text at line 1, column 4 (guessed which quote ends"
+      .. " the string: '\"2'); send valid JSON\n", err)
+    assert.are.equal('{"a\\"2":null}\n', (H.coax({ "repair", "--max-class", "invented" }, '{"a"2}')))
+    out, err, code = H.coax({ "repair", "--guess", "--log" }, "1,2,3")
+    assert.are.same({ "3\n", 0 }, { out, code })
+    assert.truthy(err:find('"kind":"fragment"', 1, true))
+    out, err, code = H.coax({ "repair", "--max-class", "sure" }, "1")
+    assert.are.same({ "", 2 }, { out, code })
+    assert.are.equal("coax repair: --max-class takes lossless, inferred or invented, not 'sure'\n", err)
+  end)
+
+  it("answers each line of --jsonl, a refusal as that line's error", function()
+    local out, _, code = H.coax({ "repair", "--jsonl" }, '"{a: 1}"\n"1,2,3"\n"{\\"a\\": [1"\n')
+    assert.are.equal(1, code)
+    assert.are.equal('{"value":{"a":1},"repairs":1}\n'
+      .. '{"error":"the reply holds two different answers, at line 1, column 1 and at line 1, column 3: '
+      .. 'send one value"}\n'
+      .. '{"error":"the reply was cut off: the JSON is incomplete"}\n', out)
+  end)
+end)
