@@ -219,7 +219,7 @@ static const char *TORTURE_RECIPE =
     "return { schema = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },"
     " prompt = function(input)"
     "  assert(coax.schema('{\"type\":\"integer\"}'):validate(1) and coax.extract('{\"n\":1}', { type = 'object' }).valid"
-    "    and coax.example({ type = 'integer' }) and coax.repair('[1,'))"
+    "    and coax.example({ type = 'integer' }) and coax.repair(\"{'a': [1,],}\"))"
     /* the resolver runs inside the compilation: a failure there must not lose it */
     "  assert(coax.schema({ ['$id'] = 'http://a/b/', ['$ref'] = 'c' .. input },"
     "    { resolver = function(u) return '{\"type\":\"integer\"}' end }):validate(1))"
