@@ -218,9 +218,39 @@ describe("coax.repair", function()
       no_guess('{"a": "Error: "File not found" occurred"}', '{"a":"Error: \\"File not found\\" occurred"}')
       -- inside text, one unescaped quote is the reading with the fewest errors
       no_guess('{"q": "He said "hi" to me"}', '{"q":"He said \\"hi\\" to me"}')
-      no_guess('["He said "hi", "bye"]', '["He said \\"hi","bye"]')
+      no_guess('["He said "hi" twice", "bye"]', '["He said \\"hi\\" twice","bye"]')
+      no_guess('{"a": "12" pipe", "b": 1}', '{"a":"12\\" pipe","b":1}')
       no_guess('{"array": [1, "somet"string with quotes"]}', '{"array":[1,"somet\\"string with quotes"]}')
       no_guess("{'a': 'it's'}", '{"a":"it\'s"}')
+    end)
+
+    it("a quotation a string opens and no quote closes leaves the string's end a guess", function()
+      -- "He said "hi" lost the quotation's end or the string's: either way
+      -- the value read would be one of two
+      local v, log = coax.repair('{"title": "The "Matrix", "year": 1999}')
+      assert.are.equal('{"title":"The \\"Matrix","year":1999}', json.encode(v))
+      assert.are.same({ kind = "unescaped_quote", class = "invented", offset = 15, line = 1, column = 16,
+        detail = "guessed which quote ends the string" }, log[1])
+      invented('["He said "hi", "bye"]', "unescaped_quote")
+      invented('{"a": "Press "OK to continue"}', "unescaped_quote")
+      -- twins: the quotation closes, the quote is an inch mark, or an
+      -- apostrophe in single quotes ('90s)
+      no_guess('{"a": "Press "OK" to continue"}', '{"a":"Press \\"OK\\" to continue"}')
+      no_guess('{"a": "a ("b") c"}', '{"a":"a (\\"b\\") c"}')
+      no_guess("{'a': 'the '90s'}", '{"a":"the \'90s"}')
+    end)
+
+    it("Infinity and half a surrogate pair have no JSON value: null and U+FFFD are guesses", function()
+      local v, log = coax.repair('{"max": Infinity, "min": NaN}')
+      assert.are.equal('{"max":null,"min":null}', json.encode(v))
+      assert.are.same({ "non_json_number:invented", "non_json_number:inferred" },
+        { log[1].kind .. ":" .. log[1].class, log[2].kind .. ":" .. log[2].class })
+      assert.are.equal("read Infinity as null: JSON has no such number, and null says there is none", log[1].detail)
+      invented('[-Infinity]', "non_json_number")
+      invented('["smile \\ud83d"]', "lone_surrogate")
+      invented('["\\ude00\\ud83d"]', "lone_surrogate")
+      no_guess('[NaN, undefined]', '[null,null]')
+      no_guess('["\\ud83d\\ude00"]', '["\240\159\152\128"]')
     end)
 
     it("1. and 1e at the very end were cut while being written", function()

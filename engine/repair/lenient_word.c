@@ -334,7 +334,8 @@ static const uint8_t word_stop[256] = {
 ** mapping: lossless), and other languages' spellings of true, false and
 ** null (SQL's and C's TRUE, NULL; Lua's, Ruby's and Go's nil): the model
 ** meant the constant, and a string "NULL" would pass a schema that allows
-** strings. NaN, Infinity and undefined are null (no JSON number). NONE is
+** strings. NaN, Infinity and undefined are null (no JSON number; Infinity
+** by a guess). NONE is
 ** not here: an enumeration's constant as often as a null. */
 typedef struct literal_word {
     char text[10];
@@ -462,7 +463,10 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     size_t n = (size_t)(p - id);
     const literal_word *lit = ctx != CTX_KEY && n && delimited(p, e, ctx) ? literal_of(id, n) : NULL;
     if (lit && (!neg || (lit->kind == RK_NON_JSON_NUMBER && *id != 'u'))) { /* -NaN, -Infinity: null too */
-        if (lit->kind != RK_COUNT) note(ps, (rkind)lit->kind, s);
+        /* NaN and undefined say there is no number, as null does; Infinity
+        ** is a number, unbounded, that null would turn into none */
+        if (lit->kind == RK_NON_JSON_NUMBER && *id == 'I') note_as(ps, RK_NON_JSON_NUMBER, COAX_CLASS_INVENTED, s);
+        else if (lit->kind != RK_COUNT) note(ps, (rkind)lit->kind, s);
         out->type = lit->type;
         out->u.boolean = lit->truth;
         ps->p = p;
