@@ -253,6 +253,19 @@ describe("coax.repair", function()
       no_guess('["\\ud83d\\ude00"]', '["\240\159\152\128"]')
     end)
 
+    it("an unquoted value that holds the next member's key and colon swallowed it", function()
+      -- a full-width comma or a semicolon is no separator JSON reads
+      local v, log = coax.repair("{\"a\": 1\239\188\140'b': 2}")
+      assert.are.equal('{"a":"1\239\188\140\'b\': 2"}', json.encode(v))
+      assert.are.same({ "unquoted_string:invented" }, { log[1].kind .. ":" .. log[1].class })
+      invented("{a: 1\239\188\140b: 2}", "unquoted_string")
+      invented("{a: x; b: 3}", "unquoted_string")
+      invented('{"k":\239\188\1541}', "unquoted_string")
+      no_guess("{a: 10:30, b: 2}", '{"a":"10:30","b":2}')
+      no_guess("{a: Note: see below}", '{"a":"Note: see below"}')
+      no_guess("{a: rock 'n' roll, b: 2}", '{"a":"rock \'n\' roll","b":2}')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

@@ -298,6 +298,39 @@ static bool ws_ahead_closes(const char *p, const char *e)
     return p < e && (*p == '}' || *p == ']');
 }
 
+/* Whether the full-width sign (，：；) at p, below e, is k: the comma,
+** colon and semicolon of Chinese and Japanese text, which a model may
+** type for JSON's own. */
+static bool full_width(const char *p, const char *e, unsigned char k)
+{
+    return e - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBC && (unsigned char)p[2] == k;
+}
+enum { FW_COMMA = 0x8C, FW_COLON = 0x9A, FW_SEMICOLON = 0x9B };
+
+/* Whether unquoted text s..t holds a member that a separator JSON does
+** not read stopped from being one: a quoted key and its colon (1，'b': 2)
+** or a word and its colon after a full-width comma or a semicolon
+** (1，b: 2; x; y: 3): the value would swallow the members after it. */
+static bool swallows_member(const char *s, const char *t)
+{
+    for (const char *c = s; c < t; c++) {
+        if (*c != ':' && !full_width(c, t, FW_COLON)) continue;
+        const char *b = c;
+        while (b > s && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b > s && (b[-1] == '\'' || b[-1] == '"' ||
+                      (b - s >= 3 && (unsigned char)b[-3] == 0xE2 && (unsigned char)b[-2] == 0x80 &&
+                       ((unsigned char)b[-1] == 0x99 || (unsigned char)b[-1] == 0x9D))))
+            return true; /* 'b': or "b": or ’b’: */
+        const char *w = b;
+        while (w > s && is_ident((unsigned char)w[-1])) w--;
+        if (w == b) continue;
+        while (w > s && (w[-1] == ' ' || w[-1] == '\t')) w--;
+        if (w > s && (w[-1] == ';' || (w - s >= 3 && (full_width(w - 3, t, FW_COMMA) || full_width(w - 3, t, FW_SEMICOLON)))))
+            return true;
+    }
+    return false;
+}
+
 /* Whether an unquoted value s..t (stopped at p) has an obvious end: a
 ** closing bracket, or a comma or line break followed by a key (in an
 ** array: a comma after a single word). A value that lost its quotes, or
@@ -310,7 +343,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
         if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
-    if (!brackets_balance(s, t)) return false;
+    if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
     if (p >= e) return false;
     if (*p == '}' || *p == ']') return true;
     if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
@@ -434,6 +467,7 @@ static bool word_in_doubt(const char *s, const char *t)
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
     if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
+    if (full_width(s, t, FW_COLON) || full_width(s, t, FW_COMMA)) return true; /* {"k":：1}: a colon typed twice */
     /* a format's placeholder (%s, %d) or an unpacked name (*rest): no value */
     if (n >= 2 && (*s == '%' || *s == '*') && is_ident((unsigned char)s[1]) && !(*s == '%' && is_digit(s[1])))
         return true; /* not %20, a URL's escape */
