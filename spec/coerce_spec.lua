@@ -52,6 +52,15 @@ describe("coercion", function()
       coerced('{"p": 1.10}', s, '{"p":"1.10"}', "number_to_string", "/p")
     end)
 
+    it("makes no integer of a string whose dot may group thousands", function()
+      local s = '{"type":"object","properties":{"n":{"type":"integer"}}}'
+      refused('{"n": "1.000"}', s, "/n", 'expected integer, got string "1.000"')
+      refused('{"n": "-250.000"}', s, "/n", 'expected integer, got string "-250.000"')
+      coerced('{"n": "5.0"}', s, '{"n":5}', "string_to_integer", "/n")
+      coerced('{"n": "1.0000"}', s, '{"n":1}', "string_to_integer", "/n")
+      coerced('{"n": "1000.000"}', s, '{"n":1000}', "string_to_integer", "/n")
+    end)
+
     it("wraps no string that says there is nothing, or joins items, into a list", function()
       local s = '{"type":"object","properties":{"t":{"type":"array","items":{"type":"string"}}}}'
       local says = { "none", "None", " N/A ", "n/a", "-", "\u{2014}", "nothing", "null", "red and blue", "A & B",

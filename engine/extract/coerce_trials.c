@@ -240,6 +240,20 @@ static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
     return true;
 }
 
+/* Whether s[0..n) is a group of one to three digits, a dot and three
+** more (1.000, -12.000): in much of Europe the dot groups thousands, so
+** as an integer the text is 1000 as likely as 1 (only a fraction of
+** zeros makes it integral at all, and nobody writes 1 so). */
+static bool dot_grouped(const char *s, size_t n)
+{
+    size_t i = n && s[0] == '-', d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d || i - d > 3 || s[d] == '0' || i + 4 != n || s[i] != '.') return false;
+    for (i++; i < n; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
 /* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none). */
 static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
 {
@@ -331,7 +345,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         if (n == 0 || coax_number_span(s, n, &is_int) != n) return NULL;
         char buf[48];
         if (want_int) {
-            if (!integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
+            if (dot_grouped(s, n) || !integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
             s = buf;
             n = strlen(buf);
         }
