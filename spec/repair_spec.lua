@@ -266,6 +266,15 @@ describe("coax.repair", function()
       no_guess("{a: rock 'n' roll, b: 2}", '{"a":"rock \'n\' roll","b":2}')
     end)
 
+    it("an unquoted value in markdown bold is formatted, not written with asterisks", function()
+      local v, log = coax.repair('{"name": **Ada**}')
+      assert.are.equal('{"name":"**Ada**"}', json.encode(v))
+      assert.are.same({ "unquoted_string:invented" }, { log[1].kind .. ":" .. log[1].class })
+      invented('{"n": **36**}', "unquoted_string")
+      no_guess('{"method": __init__}', '{"method":"__init__"}')
+      no_guess('{"v": a**b**c}', '{"v":"a**b**c"}')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

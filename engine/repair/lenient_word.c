@@ -468,6 +468,10 @@ static bool word_in_doubt(const char *s, const char *t)
         return true;
     if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
     if (full_width(s, t, FW_COLON) || full_width(s, t, FW_COMMA)) return true; /* {"k":：1}: a colon typed twice */
+    /* markdown's bold (**Ada**, **36**): the reply's formatting around a
+    ** value, not its text; without it the value's type is a guess too
+    ** (__init__ is Python's name, not bold) */
+    if (n >= 5 && s[0] == '*' && s[1] == '*' && t[-1] == '*' && t[-2] == '*') return true;
     /* a format's placeholder (%s, %d) or an unpacked name (*rest): no value */
     if (n >= 2 && (*s == '%' || *s == '*') && is_ident((unsigned char)s[1]) && !(*s == '%' && is_digit(s[1])))
         return true; /* not %20, a URL's escape */
