@@ -275,6 +275,15 @@ describe("coax.repair", function()
       no_guess('{"v": a**b**c}', '{"v":"a**b**c"}')
     end)
 
+    it("a word or a number, a colon and a space as an array's item is a member that lost its braces", function()
+      local v, log = coax.repair('[1, 2: 3]')
+      assert.are.equal('[1,"2: 3"]', json.encode(v))
+      assert.are.same({ "unquoted_string:invented" }, { log[1].kind .. ":" .. log[1].class })
+      invented('[a: x, b: y]', "unquoted_string")
+      no_guess('[10:30, 11:00]', '["10:30","11:00"]')
+      no_guess('[https://x.com, b]', '["https://x.com","b"]')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

@@ -331,6 +331,17 @@ static bool swallows_member(const char *s, const char *t)
     return false;
 }
 
+/* Whether an unquoted item s..t of an array opens with a word or a number
+** and its colon, then a space ([1: 2], [a: x]): a member written where
+** an item goes, the object's braces lost; as text it is no item the
+** model meant (10:30 and https://x have no space). */
+static bool member_shaped(const char *s, const char *t)
+{
+    const char *c = s + (s < t && *s == '-');
+    while (c < t && (is_ident((unsigned char)*c) || *c == '.')) c++;
+    return c > s && c + 1 < t && *c == ':' && (c[1] == ' ' || c[1] == '\t');
+}
+
 /* Whether an unquoted value s..t (stopped at p) has an obvious end: a
 ** closing bracket, or a comma or line break followed by a key (in an
 ** array: a comma after a single word). A value that lost its quotes, or
@@ -553,7 +564,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     ** is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
-                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t);
+                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
+                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && member_shaped(s, t));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
