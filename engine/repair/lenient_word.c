@@ -331,15 +331,24 @@ static bool swallows_member(const char *s, const char *t)
     return false;
 }
 
-/* Whether an unquoted item s..t of an array opens with a word or a number
-** and its colon, then a space ([1: 2], [a: x]): a member written where
-** an item goes, the object's braces lost; as text it is no item the
-** model meant (10:30 and https://x have no space). */
-static bool member_shaped(const char *s, const char *t)
+/* Whether unquoted text s..t opens with a word or a number and its colon,
+** then a space: in an array ([1: 2], [a: x]) a member written where an
+** item goes, the object's braces lost; as a member's value ('object'), when
+** what follows is one number or literal ({a: b: 1}), a member nested in
+** braces that were lost. As text it is no value the model meant (10:30
+** and https://x have no space; Note: see below is a sentence). */
+static bool member_shaped(const char *s, const char *t, bool object)
 {
     const char *c = s + (s < t && *s == '-');
     while (c < t && (is_ident((unsigned char)*c) || *c == '.')) c++;
-    return c > s && c + 1 < t && *c == ':' && (c[1] == ' ' || c[1] == '\t');
+    if (!(c > s && c + 1 < t && *c == ':' && (c[1] == ' ' || c[1] == '\t'))) return false;
+    if (!object) return true;
+    const char *r = c + 1;
+    while (r < t && (*r == ' ' || *r == '\t')) r++;
+    size_t n = (size_t)(t - r);
+    bool is_int;
+    return coax_number_span(r, n, &is_int) == n || (n == 4 && (!memcmp(r, "true", 4) || !memcmp(r, "null", 4))) ||
+           (n == 5 && !memcmp(r, "false", 5));
 }
 
 /* Whether an unquoted value s..t (stopped at p) has an obvious end: a
@@ -565,7 +574,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     bool ident = !neg && n && t == id + n && !is_digit(*id);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
-                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && member_shaped(s, t));
+                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
