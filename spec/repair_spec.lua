@@ -288,6 +288,17 @@ describe("coax.repair", function()
       no_guess('[https://x.com, b]', '["https://x.com","b"]')
     end)
 
+    it("code read as its text is a guess: its value is what it computes", function()
+      for _, t in ipairs({ '{"v": void 0}', '{"v": typeof x}', '{"v": -true}', '{"v": x ? 1 : 2}', '{"v": Math.PI}',
+        '{"v": Number.MAX_SAFE_INTEGER}', '{"v": 2**10}' }) do
+        invented(t, "unquoted_string")
+      end
+      no_guess('{"v": Node.js}', '{"v":"Node.js"}')
+      no_guess('{"v": Ph.D}', '{"v":"Ph.D"}')
+      no_guess('{"v": What? No: way}', '{"v":"What? No: way"}')
+      no_guess('{"v": voidness}', '{"v":"voidness"}')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

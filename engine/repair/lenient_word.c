@@ -388,8 +388,8 @@ static const uint8_t word_stop[256] = {
 ** null (SQL's and C's TRUE, NULL; Lua's, Ruby's and Go's nil): the model
 ** meant the constant, and a string "NULL" would pass a schema that allows
 ** strings. NaN, Infinity and undefined are null (no JSON number; Infinity
-** by a guess). NONE is
-** not here: an enumeration's constant as often as a null. */
+** by a guess). NONE is not here: an enumeration's constant as often as a
+** null. */
 typedef struct literal_word {
     char text[10];
     uint8_t len, type, truth, kind; /* kind RK_COUNT: JSON's own, nothing to log */
@@ -471,6 +471,40 @@ static bool broken_literal(const char *s, const char *t)
     return false;
 }
 
+/* Whether s..t is code whose value is what it computes, not its text:
+** an operator word (void 0, typeof x, await f, delete o.k), a sign
+** before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
+** or a constant of a namespace (Math.PI, Number.MAX_SAFE_INTEGER,
+** Color.RED: its value is elsewhere; Node.js, U.S.A and Ph.D are names). */
+static bool expression_shape(const char *s, const char *t)
+{
+    static const char *const ops[] = {"void ", "typeof ", "await ", "delete "};
+    size_t n = (size_t)(t - s);
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (n > strlen(ops[i]) && !memcmp(s, ops[i], strlen(ops[i]))) return true;
+    if (n >= 5 && (*s == '-' || *s == '+') && (!memcmp(s + 1, "true", 4) || !memcmp(s + 1, "null", 4) ||
+                                                (n >= 6 && !memcmp(s + 1, "false", 5))))
+        return true;
+    const char *q = NULL;
+    for (const char *c = s; c < t; c++) {
+        if (c > s && c + 2 < t && c[0] == '*' && c[1] == '*' && is_digit(c[-1]) && is_digit(c[2])) return true;
+        if (c > s && c + 1 < t && c[-1] == ' ' && c[1] == ' ') {
+            if (*c == '?') q = c;
+            else if (*c == ':' && q) return true;
+        }
+    }
+    /* Name.CONSTANT: a capitalised name with a small letter, a dot, then
+    ** capitals, digits and '_' to the end */
+    if (n < 4 || *s < 'A' || *s > 'Z') return false;
+    const char *d = s + 1;
+    bool small = false;
+    while (d < t && is_ident((unsigned char)*d)) small |= *d >= 'a' && *d <= 'z', d++;
+    if (!small || d + 2 >= t || *d != '.' || d[1] < 'A' || d[1] > 'Z') return false; /* Ph.D, Mr.X: names */
+    for (d++; d < t; d++)
+        if (!((*d >= 'A' && *d <= 'Z') || is_digit(*d) || *d == '_')) return false;
+    return true;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -482,7 +516,7 @@ static bool broken_literal(const char *s, const char *t)
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
-    if (placeholder_signs(s, t) || broken_literal(s, t)) return true;
+    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t)) return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
