@@ -299,6 +299,15 @@ describe("coax.repair", function()
       no_guess('{"v": voidness}', '{"v":"voidness"}')
     end)
 
+    it("a value wrapped whole in quotation marks JSON does not read as quotes: with or without them?", function()
+      local v, log = coax.repair('{"a": \194\171Bonjour\194\187}')
+      assert.are.equal('{"a":"\194\171Bonjour\194\187"}', json.encode(v))
+      assert.are.same({ "unquoted_string:invented" }, { log[1].kind .. ":" .. log[1].class })
+      invented('{"a": \226\128\158Guten Tag\226\128\156}', "unquoted_string")
+      invented('{"a": \227\128\140x\227\128\141}', "unquoted_string")
+      no_guess('{"a": Le \194\171mot\194\187 juste}', '{"a":"Le \194\171mot\194\187 juste"}')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

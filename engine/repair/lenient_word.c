@@ -471,6 +471,25 @@ static bool broken_literal(const char *s, const char *t)
     return false;
 }
 
+/* Whether s..t is wrapped whole in quotation marks JSON's reading does not
+** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›.
+** The model may have quoted the value with them (its text is inside) or
+** written them as part of it: which one is a guess. */
+static bool quoted_by_marks(const char *s, const char *t)
+{
+    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A};
+    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039};
+    uint32_t a, b = 0;
+    size_t n = coax_utf8_decode((const unsigned char *)s, (size_t)(t - s), &a);
+    if (!n || t - s < 4) return false;
+    const char *l = t - 1;
+    while (l > s && ((unsigned char)*l & 0xC0) == 0x80) l--;
+    if (l <= s || !coax_utf8_decode((const unsigned char *)l, (size_t)(t - l), &b)) return false;
+    for (size_t i = 0; i < sizeof open / sizeof *open; i++)
+        if (a == open[i]) return b == close[i] || (a == 0x201E && b == 0x201D) || (a == 0x201A && b == 0x2019);
+    return false;
+}
+
 /* Whether s..t is code whose value is what it computes, not its text:
 ** an operator word (void 0, typeof x, await f, delete o.k), a sign
 ** before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
@@ -516,7 +535,8 @@ static bool expression_shape(const char *s, const char *t)
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
-    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t)) return true;
+    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t))
+        return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
