@@ -94,6 +94,14 @@ describe("coercion", function()
         '{"name":"Ada","age":1,"email_address":"x"}', "property_dropped", "/agee")
     end)
 
+    it("drops no member that is a present property written with separators, holding another value", function()
+      local s = '{"type":"object","properties":{"firstName":{"type":"string"}},"additionalProperties":false}'
+      refused('{"first_name": "Ada", "firstName": "Bob"}', s, "/first_name", 'property "first_name" is not allowed')
+      refused('{"firstName": "Bob", "first name": "Ada"}', s, "/first name", 'property "first name" is not allowed')
+      coerced('{"first_name": "Ada", "firstName": "Ada"}', s, '{"firstName":"Ada"}', "property_dropped", "/first_name")
+      coerced('{"firstName": "Ada", "nick_name": "A"}', s, '{"firstName":"Ada"}', "property_dropped", "/nick_name")
+    end)
+
     it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()
       local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
       for _, k in ipairs { "mock", "placeholder", "hypothetical", "alternative", "original", "not", "dummy",
