@@ -246,15 +246,18 @@ describe("coax.repair", function()
       no_guess("{'a': 'the '90s'}", '{"a":"the \'90s"}')
     end)
 
-    it("Infinity and half a surrogate pair have no JSON value: null and U+FFFD are guesses", function()
+    it("Infinity, a member undefined and half a surrogate pair: null and U+FFFD are guesses", function()
       local v, log = coax.repair('{"max": Infinity, "min": NaN}')
       assert.are.equal('{"max":null,"min":null}', json.encode(v))
       assert.are.same({ "non_json_number:invented", "non_json_number:inferred" },
         { log[1].kind .. ":" .. log[1].class, log[2].kind .. ":" .. log[2].class })
-      assert.are.equal("read Infinity as null: JSON has no such number, and null says there is none", log[1].detail)
+      assert.are.equal("read Infinity, or a member's undefined, as null: Infinity is a number JSON lacks, and a member "
+        .. "undefined is absent", log[1].detail)
       invented('[-Infinity]', "non_json_number")
       invented('["smile \\ud83d"]', "lone_surrogate")
       invented('["\\ude00\\ud83d"]', "lone_surrogate")
+      -- a member undefined is absent (JSON.stringify leaves it out), not null; an item is null
+      invented('{"a": undefined}', "non_json_number")
       no_guess('[NaN, undefined]', '[null,null]')
       no_guess('["\\ud83d\\ude00"]', '["\240\159\152\128"]')
     end)

@@ -576,8 +576,11 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const literal_word *lit = ctx != CTX_KEY && n && delimited(p, e, ctx) ? literal_of(id, n) : NULL;
     if (lit && (!neg || (lit->kind == RK_NON_JSON_NUMBER && *id != 'u'))) { /* -NaN, -Infinity: null too */
         /* NaN and undefined say there is no number, as null does; Infinity
-        ** is a number, unbounded, that null would turn into none */
-        if (lit->kind == RK_NON_JSON_NUMBER && *id == 'I') note_as(ps, RK_NON_JSON_NUMBER, COAX_CLASS_INVENTED, s);
+        ** is a number, unbounded, that null would turn into none; and a
+        ** member whose value is undefined is absent (JSON.stringify leaves
+        ** it out), which null is not (null may clear what absence keeps) */
+        bool guess = *id == 'I' || (*id == 'u' && ctx == CTX_OBJVAL);
+        if (lit->kind == RK_NON_JSON_NUMBER && guess) note_as(ps, RK_NON_JSON_NUMBER, COAX_CLASS_INVENTED, s);
         else if (lit->kind != RK_COUNT) note(ps, (rkind)lit->kind, s);
         out->type = lit->type;
         out->u.boolean = lit->truth;
