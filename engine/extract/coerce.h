@@ -127,7 +127,6 @@ bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);
 ** "age_years" and "age"). */
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn);
 
-
 /* A value's bit among those of coerce_types_taken (integers apart). */
 unsigned coerce_type_bit(const coax_value *v);
 

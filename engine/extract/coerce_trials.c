@@ -660,16 +660,17 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
     if (!np) return false;
     if (!jn->built) {
         jn->built = true;
-        jn->prop = coax_arena_alloc(a, np * sizeof *jn->prop);
-        if (!jn->prop || !lidx_init(&jn->ix, c, np)) return true;
+        size_t *prop = coax_arena_alloc(a, np * sizeof *prop);
+        if (!prop || !lidx_init(&jn->ix, c, np)) return true;
         for (size_t k = 0; k < np; k++) {
             const coax_member *pm = &props->u.members[k];
             char *j = taken[k] ? coax_arena_alloc(a, pm->klen + 1) : NULL;
-            if (taken[k] && !j) return true;
+            if (taken[k] && !j) return true; /* jn->prop stays NULL: no index, every member differs */
             if (!j || !coerce_norm_key(pm->key, pm->klen, j, pm->klen + 1)) continue;
-            jn->prop[jn->ix.n] = k;
+            prop[jn->ix.n] = k;
             lidx_add(&jn->ix, a, j, strlen(j));
         }
+        jn->prop = prop;
     }
     if (!jn->prop) return true;
     char *mk = coax_arena_alloc(a, m->klen + 1);
