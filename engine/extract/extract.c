@@ -243,9 +243,9 @@ static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, 
         const char *p = c->log[i].pointer;
         if (strcmp(c->log[i].kind, "wrap_in_array") || p[0] != '/' || !p[1] || p[1 + strspn(p + 1, "0123456789")])
             continue;
-        if (prepend_error(c->arena, &s->validation, "values one after the other, each put in a list of its own: one list of "
-                                             "them all is another reading; send one JSON value"))
-            return COAX_ENOMEM;
+        static const char msg[] = "values one after the other, each put in a list of its own: one list of them all "
+                                  "is another reading; send one JSON value";
+        if (prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
         s->validation.errors[0].instance_location = p;
         s->valid = false;
         s->nerrors = s->validation.nerrors;

@@ -442,7 +442,8 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
-    const char *opener = r == S_CLOSED && !cut && ps->inner_quote && open == '"' ? open_quotation(body, ps->p - 1) : NULL;
+    bool plain_end = r == S_CLOSED && !cut && ps->inner_quote && open == '"';
+    const char *opener = plain_end ? open_quotation(body, ps->p - 1) : NULL;
     for (size_t i = mark; opener && i < ps->log->n; i++)
         if (ps->log->e[i].offset == off(ps, opener)) {
             rlog_set_class(ps->log, i, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);

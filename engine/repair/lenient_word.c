@@ -325,8 +325,8 @@ static bool swallows_member(const char *s, const char *t)
         while (w > s && is_ident((unsigned char)w[-1])) w--;
         if (w == b) continue;
         while (w > s && (w[-1] == ' ' || w[-1] == '\t')) w--;
-        if (w > s && (w[-1] == ';' || (w - s >= 3 && (full_width(w - 3, t, FW_COMMA) || full_width(w - 3, t, FW_SEMICOLON)))))
-            return true;
+        bool fw = w - s >= 3 && (full_width(w - 3, t, FW_COMMA) || full_width(w - 3, t, FW_SEMICOLON));
+        if (w > s && (w[-1] == ';' || fw)) return true;
     }
     return false;
 }
