@@ -394,15 +394,28 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
-/* The unescaped quote in a double-quoted body..close that opens a quotation
-** ("the "best) no later quote closes: the quote taken as the string's end
-** may be the quotation's own ("the "best"}: the string's end was lost)
-** or the string's (the quotation's end was lost); either reading is a
-** guess. A quote opens after a space or the body's start and before a
-** non-space; after a non-space it closes (5" inches, "hi" said). Single
-** quotes are apostrophes there ('the '90s', 'rock 'n' roll'). Returns
-** NULL when every quotation closes. */
-static const char *open_quotation(const char *body, const char *close)
+/* Whether the apostrophe at p (below e) begins a word it shortens: 'em,
+** 'tis, 'til, 'cause, rock 'n' roll, the '90s. */
+static bool elision_at(const char *p, const char *e)
+{
+    static const char *const words[] = {"em", "tis", "twas", "til", "cause", "bout", "round", "n", "neath", "nuff"};
+    const char *w = p + 1, *x = w;
+    if (x < e && is_digit(*x)) return true;
+    while (x < e && ((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z'))) x++;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if ((size_t)(x - w) == strlen(words[i]) && coax_ascii_casesame(w, words[i], (size_t)(x - w))) return true;
+    return false;
+}
+
+/* The unescaped quote q in a body..close quoted with q that opens a
+** quotation ("the "best) no later quote closes: the quote taken as the
+** string's end may be the quotation's own ("the "best"}: the string's end
+** was lost) or the string's (the quotation's end was lost); either reading
+** is a guess. A quote opens after a space or the body's start and before a
+** non-space; after a non-space it closes (5" inches, "hi" said, dogs').
+** An apostrophe that shortens a word opens nothing ('the '90s', 'rock 'n'
+** roll'). Returns NULL when every quotation closes. */
+static const char *open_quotation(const char *body, const char *close, char q)
 {
     const char *opener = NULL;
     for (const char *p = body; p < close; p++) {
@@ -410,10 +423,12 @@ static const char *open_quotation(const char *body, const char *close)
             p++;
             continue;
         }
-        if (*p != '"') continue;
+        if (*p != q) continue;
         bool spaced_before = p == body || ws_tab[(unsigned char)p[-1]] || p[-1] == '(';
         if (opener && !spaced_before) opener = NULL;
-        else if (!opener && spaced_before && p + 1 < close && !ws_tab[(unsigned char)p[1]]) opener = p;
+        else if (!opener && spaced_before && p + 1 < close && !ws_tab[(unsigned char)p[1]] &&
+                 !(q == '\'' && elision_at(p, close)))
+            opener = p;
     }
     return opener;
 }
@@ -442,8 +457,8 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
-    bool plain_end = r == S_CLOSED && !cut && ps->inner_quote && open == '"';
-    const char *opener = plain_end ? open_quotation(body, ps->p - 1) : NULL;
+    bool plain_end = r == S_CLOSED && !cut && ps->inner_quote && (open == '"' || open == '\'');
+    const char *opener = plain_end ? open_quotation(body, ps->p - 1, (char)open) : NULL;
     for (size_t i = mark; opener && i < ps->log->n; i++)
         if (ps->log->e[i].offset == off(ps, opener)) {
             rlog_set_class(ps->log, i, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
