@@ -60,6 +60,10 @@ describe("attack: extract --partial agrees with the lenient parser after a part 
     { '{"a": "x", "b": "He said "hi", ok", "c": 1}',
       '{"partial": {"a":"x","b":"He said "}, "complete": ["/a"], "in_progress": "/b", "stopped": true}\n',
       '{"a":"x","b":"He said \\"hi","ok":null,"c":1}\n' },
+    -- a comma right after the value: it was closed before members that follow
+    { '{"a": "x"}, "b": 2}', '{"partial": {"a":"x"}, "complete": [""], "in_progress": null, "stopped": true}\n',
+      '{"a":"x"}\n' },
+    { '{"a": "x"} thanks, bye', '{"partial": {"a":"x"}, "complete": [""], "in_progress": null}\n', '{"a":"x"}\n' },
   }
   for _, c in ipairs(cases) do
     it(c[1], function()

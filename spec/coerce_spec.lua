@@ -52,6 +52,15 @@ describe("coercion", function()
       coerced('{"p": 1.10}', s, '{"p":"1.10"}', "number_to_string", "/p")
     end)
 
+    it("makes no integer of a string whose dot may group thousands", function()
+      local s = '{"type":"object","properties":{"n":{"type":"integer"}}}'
+      refused('{"n": "1.000"}', s, "/n", 'expected integer, got string "1.000"')
+      refused('{"n": "-250.000"}', s, "/n", 'expected integer, got string "-250.000"')
+      coerced('{"n": "5.0"}', s, '{"n":5}', "string_to_integer", "/n")
+      coerced('{"n": "1.0000"}', s, '{"n":1}', "string_to_integer", "/n")
+      coerced('{"n": "1000.000"}', s, '{"n":1000}', "string_to_integer", "/n")
+    end)
+
     it("wraps no string that says there is nothing, or joins items, into a list", function()
       local s = '{"type":"object","properties":{"t":{"type":"array","items":{"type":"string"}}}}'
       local says = { "none", "None", " N/A ", "n/a", "-", "\u{2014}", "nothing", "null", "red and blue", "A & B",
@@ -83,6 +92,14 @@ describe("coercion", function()
       coerced('{"name": "Ada", "aeg": "old"}', s, '{"name":"Ada"}', "property_dropped", "/aeg")
       coerced('{"name": "Ada", "age": 1, "email_address": "x", "agee": 2}', s,
         '{"name":"Ada","age":1,"email_address":"x"}', "property_dropped", "/agee")
+    end)
+
+    it("drops no member that is a present property written with separators, holding another value", function()
+      local s = '{"type":"object","properties":{"firstName":{"type":"string"}},"additionalProperties":false}'
+      refused('{"first_name": "Ada", "firstName": "Bob"}', s, "/first_name", 'property "first_name" is not allowed')
+      refused('{"firstName": "Bob", "first name": "Ada"}', s, "/first name", 'property "first name" is not allowed')
+      coerced('{"first_name": "Ada", "firstName": "Ada"}', s, '{"firstName":"Ada"}', "property_dropped", "/first_name")
+      coerced('{"firstName": "Ada", "nick_name": "A"}', s, '{"firstName":"Ada"}', "property_dropped", "/nick_name")
     end)
 
     it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()

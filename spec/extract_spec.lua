@@ -124,6 +124,18 @@ describe("coax.extract", function()
     assert.are.equal("/total", r.errors[1].instanceLocation)
   end)
 
+  it("puts no values one after the other each in a list: one list of them all is another reading", function()
+    local lists = '{"type":"array","items":{"type":"array"}}'
+    local r = coax.extract("1\n2\n3", lists)
+    assert.are.same({ false, "/0", "values one after the other, each put in a list of its own: one list of them all "
+      .. "is another reading; send one JSON value" }, { r.valid, r.errors[1].instanceLocation, r.errors[1].error })
+    assert.is_false(coax.extract('{"a": 1}\n{"b": 2}', lists).valid)
+    -- twins: lists one after the other, objects for a list of objects
+    assert.are.equal("[[1,2],[3,4]]", coax.json.encode(coax.extract("[1, 2]\n[3, 4]", lists).value))
+    assert.are.equal('[{"a":1},{"a":2}]', coax.json.encode(coax.extract('{"a": 1}\n{"a": 2}',
+      '{"type":"array","items":{"type":"object"}}').value))
+  end)
+
   it("says the reply was cut off when it was", function()
     local r = coax.extract('{"invoice_id":"INV-7","total":1250,"currency":"USD","status":"op', fixture.schemas.invoice)
     assert.is_false(r.valid)

@@ -174,6 +174,12 @@ describe("coax.repair's reading (guess = true)", function()
       end
       error("no invented " .. kind .. " for " .. text .. ": " .. table.concat(out, " "))
     end
+    -- the value read, and the first entry of its log: the guess
+    local function guessed_first(text, want, kind)
+      local got, out = classes(text)
+      assert.are.equal(want, got, text)
+      assert.are.equal(kind .. ":invented", out[1], text)
+    end
     local function no_guess(text, want)
       local got, out = classes(text)
       assert.are.equal(want, got, text)
@@ -223,9 +229,91 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": "Error: "File not found" occurred"}', '{"a":"Error: \\"File not found\\" occurred"}')
       -- inside text, one unescaped quote is the reading with the fewest errors
       no_guess('{"q": "He said "hi" to me"}', '{"q":"He said \\"hi\\" to me"}')
-      no_guess('["He said "hi", "bye"]', '["He said \\"hi","bye"]')
+      no_guess('["He said "hi" twice", "bye"]', '["He said \\"hi\\" twice","bye"]')
+      no_guess('{"a": "12" pipe", "b": 1}', '{"a":"12\\" pipe","b":1}')
       no_guess('{"array": [1, "somet"string with quotes"]}', '{"array":[1,"somet\\"string with quotes"]}')
       no_guess("{'a': 'it's'}", '{"a":"it\'s"}')
+    end)
+
+    it("a quotation a string opens and no quote closes leaves the string's end a guess", function()
+      -- "He said "hi" lost the quotation's end or the string's: either way
+      -- the value read would be one of two
+      local v, log = coax.repair('{"title": "The "Matrix", "year": 1999}')
+      assert.are.equal('{"title":"The \\"Matrix","year":1999}', json.encode(v))
+      assert.are.same({ kind = "unescaped_quote", class = "invented", offset = 15, line = 1, column = 16,
+        detail = "guessed which quote ends the string" }, log[1])
+      invented('["He said "hi", "bye"]', "unescaped_quote")
+      invented('{"a": "Press "OK to continue"}', "unescaped_quote")
+      invented("{'q': 'say 'hi now'}", "unescaped_quote")
+      -- twins: the quotation closes, the quote is an inch mark, or an
+      -- apostrophe in single quotes shortens a word ('90s, 'em)
+      no_guess('{"a": "Press "OK" to continue"}', '{"a":"Press \\"OK\\" to continue"}')
+      no_guess('{"a": "a ("b") c"}', '{"a":"a (\\"b\\") c"}')
+      no_guess("{'a': 'the '90s'}", '{"a":"the \'90s"}')
+      no_guess("{'a': 'give 'em hell'}", '{"a":"give \'em hell"}')
+    end)
+
+    it("Infinity, a member undefined and half a surrogate pair: null and U+FFFD are guesses", function()
+      local v, log = coax.repair('{"max": Infinity, "min": NaN}')
+      assert.are.equal('{"max":null,"min":null}', json.encode(v))
+      assert.are.same({ "non_json_number:invented", "non_json_number:inferred" },
+        { log[1].kind .. ":" .. log[1].class, log[2].kind .. ":" .. log[2].class })
+      assert.are.equal("read Infinity, or a member's undefined, as null: Infinity is a number JSON lacks, and a member "
+        .. "undefined is absent", log[1].detail)
+      invented('[-Infinity]', "non_json_number")
+      invented('["smile \\ud83d"]', "lone_surrogate")
+      invented('["\\ude00\\ud83d"]', "lone_surrogate")
+      -- a member undefined is absent (JSON.stringify leaves it out), not null; an item is null
+      invented('{"a": undefined}', "non_json_number")
+      no_guess('[NaN, undefined]', '[null,null]')
+      no_guess('["\\ud83d\\ude00"]', '["\240\159\152\128"]')
+    end)
+
+    it("an unquoted value that holds the next member's key and colon swallowed it", function()
+      -- a full-width comma or a semicolon is no separator JSON reads
+      guessed_first("{\"a\": 1\239\188\140'b': 2}", '{"a":"1\239\188\140\'b\': 2"}', "unquoted_string")
+      invented("{a: 1\239\188\140b: 2}", "unquoted_string")
+      invented("{a: x; b: 3}", "unquoted_string")
+      invented('{"k":\239\188\1541}', "unquoted_string")
+      no_guess("{a: 10:30, b: 2}", '{"a":"10:30","b":2}')
+      no_guess("{a: Note: see below}", '{"a":"Note: see below"}')
+      no_guess("{a: rock 'n' roll, b: 2}", '{"a":"rock \'n\' roll","b":2}')
+    end)
+
+    it("an unquoted value in markdown bold is formatted, not written with asterisks", function()
+      guessed_first('{"name": **Ada**}', '{"name":"**Ada**"}', "unquoted_string")
+      invented('{"n": **36**}', "unquoted_string")
+      no_guess('{"method": __init__}', '{"method":"__init__"}')
+      no_guess('{"v": a**b**c}', '{"v":"a**b**c"}')
+    end)
+
+    it("a word or a number, a colon and a space as an item or a value is a member that lost its braces", function()
+      guessed_first('[1, 2: 3]', '[1,"2: 3"]', "unquoted_string")
+      invented('[a: x, b: y]', "unquoted_string")
+      -- a member's value of that shape, when one number or literal follows
+      invented('{a: b: 1}', "unquoted_string")
+      invented('{"total": Total: 5}', "unquoted_string")
+      no_guess('{"a": Note: see below}', '{"a":"Note: see below"}')
+      no_guess('[10:30, 11:00]', '["10:30","11:00"]')
+      no_guess('[https://x.com, b]', '["https://x.com","b"]')
+    end)
+
+    it("code read as its text is a guess: its value is what it computes", function()
+      for _, t in ipairs({ '{"v": void 0}', '{"v": typeof x}', '{"v": -true}', '{"v": x ? 1 : 2}', '{"v": Math.PI}',
+        '{"v": Number.MAX_SAFE_INTEGER}', '{"v": 2**10}' }) do
+        invented(t, "unquoted_string")
+      end
+      no_guess('{"v": Node.js}', '{"v":"Node.js"}')
+      no_guess('{"v": Ph.D}', '{"v":"Ph.D"}')
+      no_guess('{"v": What? No: way}', '{"v":"What? No: way"}')
+      no_guess('{"v": voidness}', '{"v":"voidness"}')
+    end)
+
+    it("a value wrapped whole in quotation marks JSON does not read as quotes: with or without them?", function()
+      guessed_first('{"a": \194\171Bonjour\194\187}', '{"a":"\194\171Bonjour\194\187"}', "unquoted_string")
+      invented('{"a": \226\128\158Guten Tag\226\128\156}', "unquoted_string")
+      invented('{"a": \227\128\140x\227\128\141}', "unquoted_string")
+      no_guess('{"a": Le \194\171mot\194\187 juste}', '{"a":"Le \194\171mot\194\187 juste"}')
     end)
 
     it("1. and 1e at the very end were cut while being written", function()

@@ -108,6 +108,16 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
 bool coerce_not_answer_label(const char *key, size_t klen);
 
+/* ---- number texts (extract/number_text.c) ----------------------------------- */
+
+/* The integer text of an integral number text ("2.0" -> "2", "1e3" ->
+** "1000") in 'buf' (false: not integral, or longer than 'cap'). */
+bool coerce_integral_text(const char *s, size_t n, char *buf, size_t cap);
+
+/* Whether a text is one to three digits, a dot and three more ("1.000"):
+** a dot that may group thousands. */
+bool coerce_dot_grouped(const char *s, size_t n);
+
 /* ---- names and types (extract/labels.c) ------------------------------------- */
 
 /* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */

@@ -197,49 +197,6 @@ static void trim(const char **s, size_t *n)
     while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
-/* The integer text of an integral number text ("2.0" -> "2", "1e3" ->
-** "1000"), in 'buf'; false when not integral or too long to spell. */
-static bool integral_text(const char *s, size_t n, char *buf, size_t cap)
-{
-    size_t i = 0, k = 0;
-    bool neg = i < n && s[i] == '-';
-    if (neg) i++;
-    char digits[64];
-    size_t nd = 0;
-    long point = -1; /* digits before the decimal point */
-    for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
-        if (s[i] == '.') {
-            point = (long)nd;
-            continue;
-        }
-        if (nd == 0 && s[i] == '0' && point < 0) continue; /* leading zeros */
-        if (nd >= sizeof digits) return false;
-        digits[nd++] = s[i];
-    }
-    if (point < 0) point = (long)nd;
-    long exp = 0;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        char *end;
-        exp = strtol(s + i + 1, &end, 10);
-        if (exp > 40 || exp < -400) return false;
-    }
-    long intlen = point + exp;
-    /* Everything at and after position intlen must be zero. */
-    for (long d = intlen < 0 ? 0 : intlen; d < (long)nd; d++)
-        if (digits[d] != '0') return false;
-    if (intlen <= 0) {
-        if (cap < 2) return false;
-        buf[0] = '0';
-        buf[1] = '\0';
-        return true;
-    }
-    if ((size_t)intlen + 2 > cap) return false;
-    if (neg) buf[k++] = '-';
-    for (long d = 0; d < intlen; d++) buf[k++] = d < (long)nd ? digits[d] : '0';
-    buf[k] = '\0';
-    return true;
-}
-
 /* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none). */
 static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
 {
@@ -331,7 +288,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         if (n == 0 || coax_number_span(s, n, &is_int) != n) return NULL;
         char buf[48];
         if (want_int) {
-            if (!integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
+            if (coerce_dot_grouped(s, n) || !coerce_integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
             s = buf;
             n = strlen(buf);
         }
@@ -354,7 +311,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
     }
     if (x->type == COAX_NUMBER && want_int && !(x->flags & COAX_VF_INT_TEXT)) {
         char buf[48];
-        if (!integral_text(x->u.text, x->len, buf, sizeof buf)) return NULL;
+        if (!coerce_integral_text(x->u.text, x->len, buf, sizeof buf)) return NULL;
         *kind = "float_to_integer";
         return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
     }
@@ -681,6 +638,52 @@ static medit dropped(const coax_member *m)
     return (medit){MEDIT_DROP, "property_dropped", "dropped a property the schema forbids", m->key, m->klen, NULL, 0, NULL};
 }
 
+/* The present properties' names written with their words together: lower
+** case without '_', '-' and spaces (coerce_norm_key), built at the first
+** need; prop[e] is the property of entry e. */
+typedef struct joined_names {
+    lidx ix;
+    size_t *prop;
+    bool built;
+} joined_names;
+
+/* Whether member m, whose name matches no declared one loosely, is a
+** present property written with its words apart or together (first_name,
+** First Name, firstName) holding another value. One index of the names
+** serves every member, so n members against n names stay linear; out of
+** memory reads as "differs": nothing dropped, never a value lost. */
+static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_value **taken, joined_names *jn,
+                           const coax_member *m)
+{
+    coax_arena *a = c->arena;
+    size_t np = props && props->type == COAX_OBJECT ? props->len : 0;
+    if (!np) return false;
+    if (!jn->built) {
+        jn->built = true;
+        size_t *prop = coax_arena_alloc(a, np * sizeof *prop);
+        if (!prop || !lidx_init(&jn->ix, c, np)) return true;
+        for (size_t k = 0; k < np; k++) {
+            const coax_member *pm = &props->u.members[k];
+            char *j = taken[k] ? coax_arena_alloc(a, pm->klen + 1) : NULL;
+            if (taken[k] && !j) return true; /* jn->prop stays NULL: no index, every member differs */
+            if (!j || !coerce_norm_key(pm->key, pm->klen, j, pm->klen + 1)) continue;
+            prop[jn->ix.n] = k;
+            lidx_add(&jn->ix, a, j, strlen(j));
+        }
+        jn->prop = prop;
+    }
+    if (!jn->prop) return true;
+    char *mk = coax_arena_alloc(a, m->klen + 1);
+    if (!mk) return true;
+    if (!coerce_norm_key(m->key, m->klen, mk, m->klen + 1)) return false;
+    size_t hit[4];
+    long exact;
+    size_t n = lidx_find(&jn->ix, a, mk, strlen(mk), hit, 4, &exact);
+    for (size_t i = 0; i < n && i < 4; i++)
+        if (coax_value_equal(taken[jn->prop[hit[i]]], &m->value, coax_arena_allocator(a)) != 1) return true;
+    return n > 4;
+}
+
 /* "additionalProperties": false: a forbidden member is renamed to the one
 ** declared name it differs from only in case or surrounding spaces (when
 ** that one is absent), else dropped. A member a repair invented is neither:
@@ -729,6 +732,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     ** ("note" is no "tax_rate"); with many, any of a type one takes. */
     unsigned absent = 0;
     size_t nabsent = 0, compares = NAME_COMPARES, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
+    joined_names joined = {0};
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
         if (taken[i]) continue;
@@ -740,6 +744,9 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         const coax_member *m = &obj->u.members[i];
         size_t dl, di;
         if (declared_exact(&d, a, m->key, m->klen) >= 0 || declared_match(&d, a, m->key, m->klen, &dl, &di)) continue;
+        /* first_name beside firstName: one property written two ways, with
+        ** two values; which one the model meant is a guess */
+        if (joined_differs(c, props, taken, &joined, m)) return;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
         if (nabsent > ABSENT_NAMED || compares < nabsent) return;
         compares -= nabsent;

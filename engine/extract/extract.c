@@ -232,6 +232,28 @@ static const char *prose_error(coax_arena *a, const char *text, size_t len, size
     return msg;
 }
 
+/* Values one after the other (1\n2\n3), read as a list whose items the
+** coercion wrapped each in a list of its own: one list of them all
+** ([[1, 2, 3]]) is as much the reply's reading as a list of each
+** ([[1], [2], [3]]). An error at the first wrapped item says so. */
+static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, scored *s)
+{
+    if (cand->source != COAX_SOURCE_SEQUENCE || !s->valid) return COAX_OK;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *p = c->log[i].pointer;
+        if (strcmp(c->log[i].kind, "wrap_in_array") || p[0] != '/' || !p[1] || p[1 + strspn(p + 1, "0123456789")])
+            continue;
+        static const char msg[] = "values one after the other, each put in a list of its own: one list of them all "
+                                  "is another reading; send one JSON value";
+        if (prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
+        s->validation.errors[0].instance_location = p;
+        s->valid = false;
+        s->nerrors = s->validation.nerrors;
+        return COAX_OK;
+    }
+    return COAX_OK;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
@@ -250,6 +272,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->nerrors = s->validation.nerrors;
     s->index = index;
     if (!strict && (rc = try_envelope(c, s))) return rc;
+    if (!strict && (rc = wrapped_items_error(c, cand, s))) return rc;
     bool valid_but_placeholder = s->valid;
     if (s->valid && (rc = placeholder_error(c->arena, s))) return rc;
     valid_but_placeholder = valid_but_placeholder && !s->valid;

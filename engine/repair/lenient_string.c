@@ -260,7 +260,7 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
             put_cp(ps, coax_utf16_pair(cp, lo));
             return p + 6;
         }
-        if (cp >= 0xD800 && cp <= 0xDFFF) {
+        if (cp >= 0xD800 && cp <= 0xDFFF) { /* half a character: the whole one is lost (log.c: invented) */
             note(ps, RK_LONE_SURROGATE, p - 6);
             cp = 0xFFFD;
         }
@@ -394,6 +394,45 @@ static const char *unterminated_end(lp *ps, const char *body)
     return run;
 }
 
+/* Whether the apostrophe at p (below e) begins a word it shortens: 'em,
+** 'tis, 'til, 'cause, rock 'n' roll, the '90s. */
+static bool elision_at(const char *p, const char *e)
+{
+    static const char *const words[] = {"em", "tis", "twas", "til", "cause", "bout", "round", "n", "neath", "nuff"};
+    const char *w = p + 1, *x = w;
+    if (x < e && is_digit(*x)) return true;
+    while (x < e && ((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z'))) x++;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if ((size_t)(x - w) == strlen(words[i]) && coax_ascii_casesame(w, words[i], (size_t)(x - w))) return true;
+    return false;
+}
+
+/* The unescaped quote q in a body..close quoted with q that opens a
+** quotation ("the "best) no later quote closes: the quote taken as the
+** string's end may be the quotation's own ("the "best"}: the string's end
+** was lost) or the string's (the quotation's end was lost); either reading
+** is a guess. A quote opens after a space or the body's start and before a
+** non-space; after a non-space it closes (5" inches, "hi" said, dogs').
+** An apostrophe that shortens a word opens nothing ('the '90s', 'rock 'n'
+** roll'). Returns NULL when every quotation closes. */
+static const char *open_quotation(const char *body, const char *close, char q)
+{
+    const char *opener = NULL;
+    for (const char *p = body; p < close; p++) {
+        if (*p == '\\') {
+            p++;
+            continue;
+        }
+        if (*p != q) continue;
+        bool spaced_before = p == body || ws_tab[(unsigned char)p[-1]] || p[-1] == '(';
+        if (opener && !spaced_before) opener = NULL;
+        else if (!opener && spaced_before && p + 1 < close && !ws_tab[(unsigned char)p[1]] &&
+                 !(q == '\'' && elision_at(p, close)))
+            opener = p;
+    }
+    return opener;
+}
+
 /* The string at 'at' whose body (from 'body') needs decoding, or whose
 ** closing quote is in doubt. */
 coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body)
@@ -418,6 +457,13 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
         while (ps->sb.len && ws_tab[(unsigned char)ps->sb.data[ps->sb.len - 1]]) ps->sb.len--;
     }
     if (r != S_CLOSED) note(ps, RK_UNTERMINATED_STRING, ps->p);
+    bool plain_end = r == S_CLOSED && !cut && ps->inner_quote && (open == '"' || open == '\'');
+    const char *opener = plain_end ? open_quotation(body, ps->p - 1, (char)open) : NULL;
+    for (size_t i = mark; opener && i < ps->log->n; i++)
+        if (ps->log->e[i].offset == off(ps, opener)) {
+            rlog_set_class(ps->log, i, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
+            ps->inv = ps->inv_any = true;
+        }
     if (ps->inner_quote) ps->quoted_end = ps->p;
     if (ps->sb.oom) return nomem(ps);
     if (ps->sb.len > ps->lim.max_string)

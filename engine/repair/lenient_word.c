@@ -298,6 +298,59 @@ static bool ws_ahead_closes(const char *p, const char *e)
     return p < e && (*p == '}' || *p == ']');
 }
 
+/* Whether the full-width sign (，：；) at p, below e, is k: the comma,
+** colon and semicolon of Chinese and Japanese text, which a model may
+** type for JSON's own. */
+static bool full_width(const char *p, const char *e, unsigned char k)
+{
+    return e - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBC && (unsigned char)p[2] == k;
+}
+enum { FW_COMMA = 0x8C, FW_COLON = 0x9A, FW_SEMICOLON = 0x9B };
+
+/* Whether unquoted text s..t holds a member that a separator JSON does
+** not read stopped from being one: a quoted key and its colon (1，'b': 2)
+** or a word and its colon after a full-width comma or a semicolon
+** (1，b: 2; x; y: 3): the value would swallow the members after it. */
+static bool swallows_member(const char *s, const char *t)
+{
+    for (const char *c = s; c < t; c++) {
+        if (*c != ':' && !full_width(c, t, FW_COLON)) continue;
+        const char *b = c;
+        while (b > s && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b > s && (b[-1] == '\'' || b[-1] == '"' ||
+                      (b - s >= 3 && (unsigned char)b[-3] == 0xE2 && (unsigned char)b[-2] == 0x80 &&
+                       ((unsigned char)b[-1] == 0x99 || (unsigned char)b[-1] == 0x9D))))
+            return true; /* 'b': or "b": or ’b’: */
+        const char *w = b;
+        while (w > s && is_ident((unsigned char)w[-1])) w--;
+        if (w == b) continue;
+        while (w > s && (w[-1] == ' ' || w[-1] == '\t')) w--;
+        bool fw = w - s >= 3 && (full_width(w - 3, t, FW_COMMA) || full_width(w - 3, t, FW_SEMICOLON));
+        if (w > s && (w[-1] == ';' || fw)) return true;
+    }
+    return false;
+}
+
+/* Whether unquoted text s..t opens with a word or a number and its colon,
+** then a space: in an array ([1: 2], [a: x]) a member written where an
+** item goes, the object's braces lost; as a member's value ('object'), when
+** what follows is one number or literal ({a: b: 1}), a member nested in
+** braces that were lost. As text it is no value the model meant (10:30
+** and https://x have no space; Note: see below is a sentence). */
+static bool member_shaped(const char *s, const char *t, bool object)
+{
+    const char *c = s + (s < t && *s == '-');
+    while (c < t && (is_ident((unsigned char)*c) || *c == '.')) c++;
+    if (!(c > s && c + 1 < t && *c == ':' && (c[1] == ' ' || c[1] == '\t'))) return false;
+    if (!object) return true;
+    const char *r = c + 1;
+    while (r < t && (*r == ' ' || *r == '\t')) r++;
+    size_t n = (size_t)(t - r);
+    bool is_int;
+    return coax_number_span(r, n, &is_int) == n || (n == 4 && (!memcmp(r, "true", 4) || !memcmp(r, "null", 4))) ||
+           (n == 5 && !memcmp(r, "false", 5));
+}
+
 /* Whether an unquoted value s..t (stopped at p) has an obvious end: a
 ** closing bracket, or a comma or line break followed by a key (in an
 ** array: a comma after a single word). A value that lost its quotes, or
@@ -310,7 +363,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
         if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
-    if (!brackets_balance(s, t)) return false;
+    if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
     if (p >= e) return false;
     if (*p == '}' || *p == ']') return true;
     if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
@@ -334,8 +387,9 @@ static const uint8_t word_stop[256] = {
 ** mapping: lossless), and other languages' spellings of true, false and
 ** null (SQL's and C's TRUE, NULL; Lua's, Ruby's and Go's nil): the model
 ** meant the constant, and a string "NULL" would pass a schema that allows
-** strings. NaN, Infinity and undefined are null (no JSON number). NONE is
-** not here: an enumeration's constant as often as a null. */
+** strings. NaN, Infinity and undefined are null (no JSON number; Infinity
+** by a guess). NONE is not here: an enumeration's constant as often as a
+** null. */
 typedef struct literal_word {
     char text[10];
     uint8_t len, type, truth, kind; /* kind RK_COUNT: JSON's own, nothing to log */
@@ -417,6 +471,59 @@ static bool broken_literal(const char *s, const char *t)
     return false;
 }
 
+/* Whether s..t is wrapped whole in quotation marks JSON's reading does not
+** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›.
+** The model may have quoted the value with them (its text is inside) or
+** written them as part of it: which one is a guess. */
+static bool quoted_by_marks(const char *s, const char *t)
+{
+    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A};
+    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039};
+    uint32_t a, b = 0;
+    size_t n = coax_utf8_decode((const unsigned char *)s, (size_t)(t - s), &a);
+    if (!n || t - s < 4) return false;
+    const char *l = t - 1;
+    while (l > s && ((unsigned char)*l & 0xC0) == 0x80) l--;
+    if (l <= s || !coax_utf8_decode((const unsigned char *)l, (size_t)(t - l), &b)) return false;
+    for (size_t i = 0; i < sizeof open / sizeof *open; i++)
+        if (a == open[i]) return b == close[i] || (a == 0x201E && b == 0x201D) || (a == 0x201A && b == 0x2019);
+    return false;
+}
+
+/* Whether s..t is code whose value is what it computes, not its text:
+** an operator word (void 0, typeof x, await f, delete o.k), a sign
+** before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
+** or a constant of a namespace (Math.PI, Number.MAX_SAFE_INTEGER,
+** Color.RED: its value is elsewhere; Node.js, U.S.A and Ph.D are names). */
+static bool expression_shape(const char *s, const char *t)
+{
+    static const char *const ops[] = {"void ", "typeof ", "await ", "delete "};
+    size_t n = (size_t)(t - s);
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (n > strlen(ops[i]) && !memcmp(s, ops[i], strlen(ops[i]))) return true;
+    if (n >= 5 && (*s == '-' || *s == '+') && (!memcmp(s + 1, "true", 4) || !memcmp(s + 1, "null", 4) ||
+                                                (n >= 6 && !memcmp(s + 1, "false", 5))))
+        return true;
+    const char *q = NULL;
+    for (const char *c = s; c < t; c++) {
+        if (c > s && c + 2 < t && c[0] == '*' && c[1] == '*' && is_digit(c[-1]) && is_digit(c[2])) return true;
+        if (c > s && c + 1 < t && c[-1] == ' ' && c[1] == ' ') {
+            if (*c == '?') q = c;
+            else if (*c == ':' && q) return true;
+        }
+    }
+    /* Name.CONSTANT: a capitalised name with a small letter, a dot, then
+    ** capitals, digits and '_' to the end */
+    if (n < 4 || *s < 'A' || *s > 'Z') return false;
+    const char *d = s + 1;
+    bool small = false;
+    while (d < t && is_ident((unsigned char)*d)) small |= *d >= 'a' && *d <= 'z', d++;
+    if (!small || d + 2 >= t || *d != '.' || d[1] < 'A' || d[1] > 'Z') return false; /* Ph.D, Mr.X: names */
+    for (d++; d < t; d++)
+        if (!((*d >= 'A' && *d <= 'Z') || is_digit(*d) || *d == '_')) return false;
+    return true;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -428,11 +535,17 @@ static bool broken_literal(const char *s, const char *t)
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
-    if (placeholder_signs(s, t) || broken_literal(s, t)) return true;
+    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t))
+        return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
     if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
+    if (full_width(s, t, FW_COLON) || full_width(s, t, FW_COMMA)) return true; /* {"k":：1}: a colon typed twice */
+    /* markdown's bold (**Ada**, **36**): the reply's formatting around a
+    ** value, not its text; without it the value's type is a guess too
+    ** (__init__ is Python's name, not bold) */
+    if (n >= 5 && s[0] == '*' && s[1] == '*' && t[-1] == '*' && t[-2] == '*') return true;
     /* a format's placeholder (%s, %d) or an unpacked name (*rest): no value */
     if (n >= 2 && (*s == '%' || *s == '*') && is_ident((unsigned char)s[1]) && !(*s == '%' && is_digit(s[1])))
         return true; /* not %20, a URL's escape */
@@ -462,7 +575,13 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     size_t n = (size_t)(p - id);
     const literal_word *lit = ctx != CTX_KEY && n && delimited(p, e, ctx) ? literal_of(id, n) : NULL;
     if (lit && (!neg || (lit->kind == RK_NON_JSON_NUMBER && *id != 'u'))) { /* -NaN, -Infinity: null too */
-        if (lit->kind != RK_COUNT) note(ps, (rkind)lit->kind, s);
+        /* NaN and undefined say there is no number, as null does; Infinity
+        ** is a number, unbounded, that null would turn into none; and a
+        ** member whose value is undefined is absent (JSON.stringify leaves
+        ** it out), which null is not (null may clear what absence keeps) */
+        bool guess = *id == 'I' || (*id == 'u' && ctx == CTX_OBJVAL);
+        if (lit->kind == RK_NON_JSON_NUMBER && guess) note_as(ps, RK_NON_JSON_NUMBER, COAX_CLASS_INVENTED, s);
+        else if (lit->kind != RK_COUNT) note(ps, (rkind)lit->kind, s);
         out->type = lit->type;
         out->u.boolean = lit->truth;
         ps->p = p;
@@ -511,7 +630,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     ** is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
-                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t);
+                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
+                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;

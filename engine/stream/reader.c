@@ -252,6 +252,7 @@ static int closes(stream_reader *r, unsigned char c, coax_error *err)
         r->ended = true;
         r->seek = SK_AFTER;
         r->run = 0;
+        r->after_text = false;
         if (r->o.schema) r->root_pending = true; /* the root's value is coax_extract's, at the next partial */
     } else {
         r->pstate = P_AFTER;

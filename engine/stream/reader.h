@@ -148,6 +148,7 @@ struct stream_reader {
     bool held_spaced;       /* a space followed it */
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
+    bool after_text;        /* after the value: a byte other than a space came */
     const char *literal;    /* the literal being matched ("true"...) */
     uint32_t hex, high;     /* \u escape being read; pending high surrogate */
     unsigned char u8[4];    /* a UTF-8 character being read */

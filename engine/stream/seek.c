@@ -169,8 +169,10 @@ bool seek_byte(stream_reader *r, unsigned char c)
     case SK_AFTER:
         /* Another value, or another block, might be what the extraction
         ** prefers: the reader no longer answers for the reply. A fenced
-        ** candidate's own closing fence is expected. */
-        if (c == '{' || c == '[') {
+        ** candidate's own closing fence is expected. A comma right after
+        ** it says the value was closed early ({"a": 1}, "b": 2}): the
+        ** extraction reads the members after it, or refuses the value. */
+        if (c == '{' || c == '[' || (c == ',' && !r->after_text)) {
             r->stopped = true;
             r->changed = true;
             r->seek = SK_DONE;
@@ -185,6 +187,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
             if (r->run >= 3) r->closing_seen = true;
             r->run = 0;
         }
+        r->after_text |= !is_ws[c];
         return false;
     default:
         return false;
