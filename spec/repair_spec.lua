@@ -238,7 +238,7 @@ describe("coax.repair's reading (guess = true)", function()
     it("a quotation a string opens and no quote closes leaves the string's end a guess", function()
       -- "He said "hi" lost the quotation's end or the string's: either way
       -- the value read would be one of two
-      local v, log = coax.repair('{"title": "The "Matrix", "year": 1999}')
+      local v, log = coax.repair('{"title": "The "Matrix", "year": 1999}', GUESS)
       assert.are.equal('{"title":"The \\"Matrix","year":1999}', json.encode(v))
       assert.are.same({ kind = "unescaped_quote", class = "invented", offset = 15, line = 1, column = 16,
         detail = "guessed which quote ends the string" }, log[1])
@@ -254,7 +254,7 @@ describe("coax.repair's reading (guess = true)", function()
     end)
 
     it("Infinity, a member undefined and half a surrogate pair: null and U+FFFD are guesses", function()
-      local v, log = coax.repair('{"max": Infinity, "min": NaN}')
+      local v, log = coax.repair('{"max": Infinity, "min": NaN}', GUESS)
       assert.are.equal('{"max":null,"min":null}', json.encode(v))
       assert.are.same({ "non_json_number:invented", "non_json_number:inferred" },
         { log[1].kind .. ":" .. log[1].class, log[2].kind .. ":" .. log[2].class })
