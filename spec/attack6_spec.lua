@@ -40,3 +40,68 @@ describe("attack 6: an example of an array under uniqueItems", function()
     assert.are.equal('no valid instance found: at "": expected array, got null', message)
   end)
 end)
+
+-- A table whose entries sit at 1, 2, 4, ..., 2^k has the length 2^k in
+-- Lua 5.4 (a border: t[2^k] is set, t[2^k + 1] is not), with k + 1 entries.
+local function sparse(k, value)
+  local t = {}
+  for i = k, 0, -1 do t[1 << i] = value(i) end
+  return t
+end
+
+describe("attack 6: a key order list with few entries and a long border", function()
+  -- The index of a long order list read every position 1..#list: 25 names
+  -- at 1, 2, 4, ..., 2^24 made encoding a one-key object take 0.54 s (and
+  -- 2^27 slots of memory), coax.json.keys too; at 2^30, 35 s and 6 GB in
+  -- the host. It now visits the list's entries.
+  local function name(i) return "k" .. i end
+
+  it("costs its entries, not its border: encode and keys", function()
+    local long, short = sparse(24, name), {}
+    for i = 0, 24 do short[i + 1] = name(i) end
+    local function run(list)
+      return function()
+        for _ = 1, 20 do
+          local obj = J.object({ k1 = 1, k0 = 0 }, list)
+          assert.are.equal('{"k0":0,"k1":1}', J.encode(obj))
+          assert.are.same({ "k0", "k1" }, J.keys(obj))
+        end
+      end
+    end
+    local sparse_cpu, dense_cpu = H.best_cpu(run(long)), H.best_cpu(run(short))
+    assert.is_true(sparse_cpu < 3 * dense_cpu + 0.02, ("%.3f s against %.3f s"):format(sparse_cpu, dense_cpu))
+  end)
+
+  it("twins: the first position of a name wins; names past a hole are not the list's", function()
+    local list = { "b", "a", "b", "c" }
+    for i = 5, 40 do list[i] = "x" .. i end -- long: the index reads it
+    assert.are.equal('{"b":2,"a":1,"c":3}', J.encode(J.object({ a = 1, b = 2, c = 3 }, list)))
+    local holed = sparse(6, function(i) return ({ [0] = "z", "y", "x", "w", "v", "u", "t" })[i] end)
+    holed[3] = "a" -- #holed is 64: 3 is read, as every position up to the border
+    assert.are.equal('{"z":0,"y":1,"a":3,"x":2}', J.encode(J.object({ a = 3, x = 2, y = 1, z = 0 }, holed)))
+  end)
+end)
+
+describe("attack 6: a host's allow_dirs with a long border", function()
+  -- Copied position by position to its border before its strings were
+  -- checked: 25 folders at 1, 2, 4, ..., 2^24 took 0.3 s before the error
+  -- (2^30: 20 s). The copy now stops at the first position that is not a
+  -- folder.
+  it("is refused at its first hole, in a hole's time", function()
+    local function run(list)
+      return function()
+        local ok, err = pcall(coax.engine, { allow_dirs = list })
+        assert.is_false(ok)
+        assert.matches("allow_dirs must be a folder or a list of folders", err, 1, true)
+      end
+    end
+    local long = sparse(24, function() return "spec" end)
+    local sparse_cpu, twin_cpu = H.best_cpu(run(long)), H.best_cpu(run({ "spec", 5 }))
+    assert.is_true(sparse_cpu < 3 * twin_cpu + 0.02, ("%.3f s against %.3f s"):format(sparse_cpu, twin_cpu))
+  end)
+
+  it("twin: a list of folders still makes an engine", function()
+    local e = coax.engine({ allow_dirs = { "spec", "lua" } })
+    e:close()
+  end)
+end)
