@@ -76,10 +76,13 @@ static const char *const *allow_dirs(lua_State *L, int t)
         ** to a later option's __index before the engine is made. */
         luaL_argcheck(L, lua_istable(L, -1), t, "allow_dirs must be a folder or a list of folders");
         size_t len = lua_rawlen(L, -1);
-        lua_createtable(L, len > INT_MAX ? 0 : (int)len, 0);
+        lua_newtable(L); /* grown as it is filled: its length may be a border far past its entries */
         for (size_t i = 1; i <= len; i++) {
-            lua_rawgeti(L, -2, (int)i);
-            lua_rawseti(L, -2, (int)i);
+            /* checked here, so a hole ends the copy: a list of 31 folders at
+            ** 1, 2, 4, ..., 2^30 has the length 2^30 (a border) */
+            luaL_argcheck(L, lua_rawgeti(L, -2, (lua_Integer)i) == LUA_TSTRING, t,
+                          "allow_dirs must be a folder or a list of folders");
+            lua_rawseti(L, -2, (lua_Integer)i);
         }
         lua_remove(L, -2);
     }
