@@ -647,48 +647,6 @@ static ex_conj *item_conj(ex_ctx *c, const ex_conj *L, size_t i, const snode *ex
     return M;
 }
 
-/* The items of an array under uniqueItems made so far, by hash: a new
-** candidate is compared with the items of its hash only. Compared with
-** every item made before, 4 arrays of 4,096 integers (a 300-byte schema)
-** took 1.8 s in one call, whatever max_steps said. */
-typedef struct item_set {
-    uint32_t *slots; /* open addressing: an item's index + 1, 0 for none */
-    uint64_t *hashes; /* per item */
-    uint64_t seed;
-    size_t mask;
-} item_set;
-
-static bool item_set_init(ex_ctx *c, item_set *set, size_t total)
-{
-    size_t cap = 16;
-    while (cap < 2 * total) cap <<= 1; /* at most half full */
-    set->slots = coax_arena_alloc(c->work, cap * sizeof *set->slots);
-    set->hashes = coax_arena_alloc(c->work, (total ? total : 1) * sizeof *set->hashes);
-    if (!set->slots || !set->hashes) return false;
-    memset(set->slots, 0, cap * sizeof *set->slots);
-    set->mask = cap - 1;
-    set->seed = coax_hash_seed(set);
-    return true;
-}
-
-/* Whether 'v' equals an item of 'items' in the set (-1: out of memory);
-** when not, '*slot' is where it goes and '*h' its hash. */
-static int item_set_has(ex_ctx *c, const item_set *set, const coax_value *items, const coax_value *v,
-                        uint64_t *h, size_t *slot)
-{
-    const coax_allocator *a = coax_arena_allocator(c->work);
-    if (coax_value_hash(v, set->seed, a, h, NULL)) return -1;
-    size_t j = *h & set->mask;
-    for (; set->slots[j]; j = (j + 1) & set->mask) {
-        uint32_t i = set->slots[j] - 1;
-        if (set->hashes[i] != *h) continue;
-        int e = coax_value_equal(v, &items[i], a);
-        if (e) return e;
-    }
-    *slot = j;
-    return 0;
-}
-
 static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t variant,
                               bool minimal)
 {
@@ -724,8 +682,8 @@ static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t 
         c->rc = COAX_ENOMEM;
         return NULL;
     }
-    item_set set;
-    if (unique && !item_set_init(c, &set, total)) {
+    ex_items set;
+    if (unique && !ex_items_init(c->work, &set, total)) {
         c->rc = COAX_ENOMEM;
         return NULL;
     }
@@ -758,7 +716,7 @@ static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t 
         for (int t = 0; t < 4 && !c->rc; t++, var += total) {
             v = gen(c, M, depth + 1, var, minimal, &ok);
             if (!v || !unique) break;
-            dup = item_set_has(c, &set, items, v, &h, &slot);
+            dup = ex_items_has(c->work, &set, items, v, &h, &slot);
             if (dup < 0) c->rc = COAX_ENOMEM;
             if (!dup) break;
         }
