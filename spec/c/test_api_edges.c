@@ -228,6 +228,76 @@ static void test_engines_and_sessions(void)
     CHECK_INT(c.live, 0);
 }
 
+/* A copy of text[0..len) in a block of exactly 'len' bytes, no NUL after
+** it: under ASan a read past the end is an error. */
+static char *exact(const char *text, size_t len)
+{
+    char *p = malloc(len ? len : 1);
+    memcpy(p, text, len);
+    return p;
+}
+
+/* Text given with its length is never read past that length, NUL or not
+** ("coax never requires NUL termination of input"). */
+static void test_unterminated_buffers(void)
+{
+    static const char *const texts[] = {"{\"a\": [1, 2", "```json\n{\"a\": 1}\n```", "\"\\u00", "tru", "-", "{\"a\":1}"};
+    coax_arena *a = coax_arena_new(NULL);
+    coax_value *sv, *v;
+    CHECK_INT(coax_parse(a, "{\"type\":\"object\"}", 17, NULL, &sv, NULL), COAX_OK);
+    coax_schema *s;
+    CHECK_INT(coax_schema_compile(sv, NULL, NULL, &s, NULL), COAX_OK);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        size_t len = strlen(texts[i]);
+        char *t = exact(texts[i], len);
+        coax_repair_result rr;
+        coax_extract_result er;
+        coax_parse(a, t, len, NULL, &v, NULL);
+        coax_repair(a, t, len, NULL, &rr, NULL);
+        coax_extract(a, s, t, len, NULL, NULL, &er, NULL);
+        CHECK(coax_tokens(COAX_ENC_O200K, t, len) > 0);
+        const coax_value *out;
+        coax_pointer_get(sv, t, len, &out);
+        coax_object_get(sv, t, len);
+        free(t);
+    }
+    char *name = exact("o200k", 5);
+    coax_encoding enc;
+    CHECK_INT(coax_encoding_parse(name, 5, &enc), COAX_OK);
+    CHECK_INT(coax_encoding_parse(name, 4, &enc), COAX_EINVAL);
+    free(name);
+    char *key = exact("type", 4);
+    CHECK(coax_object_get(sv, key, 4) != NULL);
+    CHECK(coax_object_get(sv, key, 3) == NULL);
+    free(key);
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(NULL, &e, NULL), COAX_OK);
+    coax_session_options o = {0};
+    o.input = exact("xyz", 3), o.input_len = 3;
+    o.agent_json = "{\"name\":\"host\"}";
+    char *recipe = exact(RECIPE, strlen(RECIPE)), *schema = exact("{\"type\":\"integer\"}", 18);
+    coax_session *r, *sc;
+    CHECK_INT(coax_session_from_text(e, recipe, strlen(RECIPE), "=r", &o, &r, NULL), COAX_OK);
+    CHECK_INT(coax_session_from_schema(e, schema, 18, "p {{input}}", &o, &sc, NULL), COAX_OK);
+    free(recipe);
+    free(schema);
+    free((char *)o.input);
+    for (int i = 0; i < 50 && !(coax_session_host_request(r, NULL) && coax_session_host_request(sc, NULL)); i++)
+        coax_engine_poll(e, 10);
+    char *piece = exact("{\"n\": 1", 7), *reply = exact("{\"n\": 1}", 8), *whole = exact("7", 1);
+    CHECK_INT(coax_session_host_piece(r, piece, 7, NULL), COAX_OK);
+    CHECK_INT(coax_session_host_reply(r, reply, 8, -1, -1, NULL), COAX_OK);
+    CHECK_INT(coax_session_host_reply(sc, whole, 1, -1, -1, NULL), COAX_OK);
+    free(piece);
+    free(reply);
+    free(whole);
+    CHECK_INT(coax_session_run(r), COAX_OUTCOME_OK);
+    CHECK_INT(coax_session_run(sc), COAX_OUTCOME_OK);
+    coax_engine_free(e);
+    coax_schema_free(s);
+    coax_arena_free(a);
+}
+
 /* What the host's on_submit does inside the poll that asked it: the
 ** session, another one, or the engine, as test_session.c's on_event. */
 typedef struct submitter {
@@ -307,5 +377,6 @@ static void test_on_submit_reenters_safely(void)
     X(test_texts_and_values)                \
     X(test_schemas_extract_and_example)     \
     X(test_engines_and_sessions)            \
+    X(test_unterminated_buffers)            \
     X(test_on_submit_reenters_safely)
 #include "test.h"
