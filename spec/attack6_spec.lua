@@ -105,3 +105,48 @@ describe("attack 6: a host's allow_dirs with a long border", function()
     e:close()
   end)
 end)
+
+describe("attack 6: the on_event handler of an e:session that raised", function()
+  -- The handler was referenced from the registry before the agent options
+  -- were read: an option that raised (replies = 5, agent = {}, a function
+  -- in agent_options) left the reference, so a host retrying in a loop
+  -- kept every handler and all it held (1,000 tries: 1,000 references).
+  local RECIPE = "return { schema = { type = 'integer' }, prompt = 'p' }"
+
+  local function collected(make)
+    local seen = setmetatable({}, { __mode = "k" })
+    make(seen)
+    collectgarbage()
+    collectgarbage()
+    return next(seen) == nil
+  end
+
+  for _, bad in ipairs({ { "replies = 5", { replies = 5 } }, { "agent = {}", { agent = {} } },
+    { "a function in agent_options", { agent_options = { x = print } } } }) do
+    it("is not kept when " .. bad[1] .. " raises", function()
+      local e = coax.engine()
+      assert.is_true(collected(function(seen)
+        local handler = function() end
+        seen[handler] = true
+        local opts = { source = true, on_event = handler }
+        for k, v in pairs(bad[2]) do opts[k] = v end
+        assert.is_false(pcall(e.session, e, RECIPE, "x", opts))
+      end))
+      e:close()
+    end)
+  end
+
+  it("twin: a session's handler hears its events, and is let go with the session", function()
+    local e = coax.engine()
+    local names = {}
+    assert.is_true(collected(function(seen)
+      local handler = function(name) names[#names + 1] = name end
+      seen[handler] = true
+      local s = e:session(RECIPE, "x", { source = true, on_event = handler, replies = { "7" } })
+      assert.are.equal("ok", s:run())
+      s:close()
+    end))
+    assert.are.same({ "attempt_start", "reply", "success" }, names)
+    e:close()
+  end)
+end)

@@ -604,7 +604,6 @@ static int e_session(lua_State *L)
     so.input = input;
     so.input_len = ilen;
     bool source = false;
-    int handler = LUA_NOREF;
     int opts = lua_istable(L, 4) ? 4 : 0;
     lua_newtable(L); /* keeps the string options until this returns */
     int anchor = lua_gettop(L);
@@ -615,21 +614,24 @@ static int e_session(lua_State *L)
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
         so.command = lcoax_opt_string(L, 4, "command", anchor);
-        lua_getfield(L, 4, "on_event");
-        if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
-        else lua_pop(L, 1);
     }
+    lua_pushnil(L); /* the handler, kept here: a reference taken now was lost when an option below raised */
+    int handler = lua_gettop(L);
+    if (opts && lua_getfield(L, 4, "on_event") == LUA_TFUNCTION) lua_replace(L, handler);
+    else lua_settop(L, handler);
     char msg[700];
-    if (!agent_json(L, opts, anchor, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg)) {
-        if (handler != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, handler);
+    if (!agent_json(L, opts, anchor, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg))
         return start_failed(L, COAX_EINVAL, msg);
-    }
     so.agent_json = lua_tostring(L, -1);
     lsession *s = lua_newuserdatauv(L, sizeof *s, 1);
     s->session = NULL;
     s->owner = e;
-    s->on_event = handler;
-    luaL_setmetatable(L, LSESSION);
+    s->on_event = LUA_NOREF;
+    luaL_setmetatable(L, LSESSION); /* from here its __gc drops the reference */
+    if (!lua_isnil(L, handler)) {
+        lua_pushvalue(L, handler);
+        s->on_event = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1); /* the engine outlives its sessions' objects */
     so.on_event = lua_event;
