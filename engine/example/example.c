@@ -682,6 +682,11 @@ static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t 
         c->rc = COAX_ENOMEM;
         return NULL;
     }
+    ex_items set;
+    if (unique && !ex_items_init(c->work, &set, total)) {
+        c->rc = COAX_ENOMEM;
+        return NULL;
+    }
     size_t saved = c->npath - L->len, n = 0;
     size_t first_contains = total > need ? total - need : 0;
     bool failed = false;
@@ -705,21 +710,23 @@ static coax_value *make_array(ex_ctx *c, const ex_conj *L, size_t depth, size_t 
         }
         coax_value *v = NULL;
         bool ok = false;
-        size_t var = unique ? variant + i : variant;
+        size_t var = unique ? variant + i : variant, slot = 0;
+        uint64_t h = 0;
+        int dup = 1;
         for (int t = 0; t < 4 && !c->rc; t++, var += total) {
             v = gen(c, M, depth + 1, var, minimal, &ok);
             if (!v || !unique) break;
-            bool dup = false;
-            for (size_t p = 0; p < n && !dup; p++) {
-                int e = coax_value_equal(v, &items[p], coax_arena_allocator(c->work));
-                if (e < 0) c->rc = COAX_ENOMEM;
-                dup = e != 0;
-            }
+            dup = ex_items_has(c->work, &set, items, v, &h, &slot);
+            if (dup < 0) c->rc = COAX_ENOMEM;
             if (!dup) break;
         }
         if (!v) {
             failed = true;
             break;
+        }
+        if (unique && !dup) { /* a duplicate left after the tries is kept unfiled: the check names it */
+            set.hashes[n] = h;
+            set.slots[slot] = (uint32_t)n + 1;
         }
         items[n++] = *v;
     }

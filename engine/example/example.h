@@ -2,7 +2,8 @@
 ** example.h: example instances (internal). example.c walks the compiled
 ** schema (references already resolved by the compiler) and builds
 ** candidates; example/scalar.c makes numbers and strings (formats,
-** lengths, bounds); example/pattern.c makes a string a pattern matches.
+** lengths, bounds); example/pattern.c makes a string a pattern matches;
+** example/unique.c files the items of a uniqueItems array by hash.
 ** Every candidate is checked with the validator before it is kept.
 */
 #ifndef COAX_EXAMPLE_H
@@ -57,6 +58,23 @@ coax_value *ex_format(ex_ctx *c, const char *fmt, size_t variant);
 ** unbounded quantifier 'extra' more times than its minimum. Returns false
 ** for constructs it cannot generate (back-references, deep nesting). */
 bool ex_regex_string(coax_buf *b, const char *p, size_t len, size_t extra, size_t variant);
+
+/* The items of an array under uniqueItems made so far, by hash
+** (example/unique.c), in arena 'work'. */
+typedef struct ex_items {
+    uint32_t *slots;  /* open addressing: an item's index + 1, 0 for none */
+    uint64_t *hashes; /* per item */
+    uint64_t seed;
+    size_t mask;
+} ex_items;
+
+/* Room for 'total' items; false when out of memory. */
+bool ex_items_init(coax_arena *work, ex_items *set, size_t total);
+
+/* 1 when 'v' equals one of items[] in the set, 0 when not ('*h' is then
+** its hash and '*slot' where it goes), -1 when out of memory. */
+int ex_items_has(coax_arena *work, const ex_items *set, const coax_value *items, const coax_value *v, uint64_t *h,
+                 size_t *slot);
 
 /* The string member 'key' of an object schema node, or NULL. */
 const coax_value *ex_member(const snode *n, const char *key);

@@ -76,10 +76,13 @@ static const char *const *allow_dirs(lua_State *L, int t)
         ** to a later option's __index before the engine is made. */
         luaL_argcheck(L, lua_istable(L, -1), t, "allow_dirs must be a folder or a list of folders");
         size_t len = lua_rawlen(L, -1);
-        lua_createtable(L, len > INT_MAX ? 0 : (int)len, 0);
+        lua_newtable(L); /* grown as it is filled: its length may be a border far past its entries */
         for (size_t i = 1; i <= len; i++) {
-            lua_rawgeti(L, -2, (int)i);
-            lua_rawseti(L, -2, (int)i);
+            /* checked here, so a hole ends the copy: a list of 31 folders at
+            ** 1, 2, 4, ..., 2^30 has the length 2^30 (a border) */
+            luaL_argcheck(L, lua_rawgeti(L, -2, (lua_Integer)i) == LUA_TSTRING, t,
+                          "allow_dirs must be a folder or a list of folders");
+            lua_rawseti(L, -2, (lua_Integer)i);
         }
         lua_remove(L, -2);
     }
@@ -601,7 +604,6 @@ static int e_session(lua_State *L)
     so.input = input;
     so.input_len = ilen;
     bool source = false;
-    int handler = LUA_NOREF;
     int opts = lua_istable(L, 4) ? 4 : 0;
     lua_newtable(L); /* keeps the string options until this returns */
     int anchor = lua_gettop(L);
@@ -612,21 +614,24 @@ static int e_session(lua_State *L)
         source = lua_toboolean(L, -1);
         lua_pop(L, 1);
         so.command = lcoax_opt_string(L, 4, "command", anchor);
-        lua_getfield(L, 4, "on_event");
-        if (lua_isfunction(L, -1)) handler = luaL_ref(L, LUA_REGISTRYINDEX);
-        else lua_pop(L, 1);
     }
+    lua_pushnil(L); /* the handler, kept here: a reference taken now was lost when an option below raised */
+    int handler = lua_gettop(L);
+    if (opts && lua_getfield(L, 4, "on_event") == LUA_TFUNCTION) lua_replace(L, handler);
+    else lua_settop(L, handler);
     char msg[700];
-    if (!agent_json(L, opts, anchor, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg)) {
-        if (handler != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, handler);
+    if (!agent_json(L, opts, anchor, source ? NULL : recipe, e->secret, e->secret_ud, false, msg, sizeof msg))
         return start_failed(L, COAX_EINVAL, msg);
-    }
     so.agent_json = lua_tostring(L, -1);
     lsession *s = lua_newuserdatauv(L, sizeof *s, 1);
     s->session = NULL;
     s->owner = e;
-    s->on_event = handler;
-    luaL_setmetatable(L, LSESSION);
+    s->on_event = LUA_NOREF;
+    luaL_setmetatable(L, LSESSION); /* from here its __gc drops the reference */
+    if (!lua_isnil(L, handler)) {
+        lua_pushvalue(L, handler);
+        s->on_event = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1); /* the engine outlives its sessions' objects */
     so.on_event = lua_event;

@@ -543,7 +543,8 @@ const char *coax_class_name(coax_class cls)
 
 int coax_class_parse(const char *name, coax_class *out)
 {
-    for (int c = COAX_CLASS_LOSSLESS; name && c <= COAX_CLASS_INVENTED; c++)
+    /* NULL 'out' is a NULL argument, as coax_encoding_parse's: 0, not a store through it */
+    for (int c = COAX_CLASS_LOSSLESS; name && out && c <= COAX_CLASS_INVENTED; c++)
         if (!strcmp(name, coax_class_name((coax_class)c))) {
             *out = (coax_class)c;
             return 1;
