@@ -199,6 +199,16 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
     size_t k = j;
     unsigned first = b;
 #define NEXT_CHAR() (k += w, b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P)
+    /* a run of Han, kana or Hangul at once (cjk_run), then the character
+    ** after it */
+#define TAKE_CJK()                                                                                 \
+    if (cjk_byte(cp) & TOK_CJK_LETTER) {                                                           \
+        cjk_count cc = {seen, nchars, extra};                                                      \
+        k = cjk_run(s, n, k, cjk_byte(cp), o200k, &cc);                                            \
+        seen = cc.seen, nchars = cc.nchars, extra = cc.extra;                                      \
+        b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P;                                        \
+        continue;                                                                                  \
+    }
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, as runs of caseless letters and marks and
         ** runs of capitals, remembering where the last caseless run ended
@@ -208,8 +218,9 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         for (;;) {
             size_t run = k;
             while (CLS_BIT(CLS(b)) & CASELESS) {
+                TAKE_CJK();
                 seen |= script_bit[SCRIPT(b)];
-                extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, o200k);
                 nchars++;
                 NEXT_CHAR();
             }
@@ -222,7 +233,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             if (CLS(b) != TOK_C_LU) break;
             do {
                 seen |= script_bit[SCRIPT(b)];
-                extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, o200k);
                 nchars++;
                 nup++;
                 NEXT_CHAR();
@@ -233,8 +244,9 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             for (;;) {
                 unsigned c = CLS(b);
                 if (!(CLS_BIT(c) & LOWERISH)) break;
+                TAKE_CJK();
                 seen |= script_bit[SCRIPT(b)];
-                extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, o200k);
                 nchars++;
                 nlow += c == TOK_C_LL;
                 NEXT_CHAR();
@@ -258,8 +270,9 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         for (;;) {
             unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
+            TAKE_CJK();
             seen |= script_bit[SCRIPT(b)];
-            extra += cjk_extra(cp, b, o200k);
+            extra += cjk_extra(cp, o200k);
             nchars++;
             cases += case_count[c];
             NEXT_CHAR();
@@ -268,6 +281,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         nlow = (unsigned)(cases >> 32);
     }
 #undef NEXT_CHAR
+#undef TAKE_CJK
     unsigned script = nchars ? SCRIPT(first) : TOK_S_OTHER, first_cls = nchars ? CLS(first) : 0;
     if (script == TOK_S_ASCII && (seen >> TOK_S_LATIN & 1)) script = TOK_S_LATIN;
     if (script == TOK_S_HAN && (seen & (1u << TOK_S_HIRAGANA | 1u << TOK_S_KATAKANA)))
