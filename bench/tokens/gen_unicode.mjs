@@ -82,6 +82,10 @@ for (let b = 0; b < LIMIT / BLOCK; b++) {
   stage1.push(blocks.get(k));
 }
 if (order.length > 65535) throw new Error('too many blocks');
+// Below U+0800 (the characters of one and two bytes) every block is its
+// own, so stage2[cp] is the byte of cp without stage1: the estimator's
+// decoding of two-byte characters skips a load (TOK_STAGE2_DIRECT).
+for (let b = 0; b < 0x800 / BLOCK; b++) if (stage1[b] !== b) throw new Error('stage2 not direct below U+0800');
 const wide = order.length > 255;
 
 const out = [];

@@ -213,7 +213,8 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
     } else if (c - 0xC2 < 0xE0u - 0xC2 && n - i >= 2 && cont(s[i + 1])) {
         v = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
         *w = 2;
-        goto bmp;
+        *cp = v;
+        return coax_tok_stage2[v]; /* below TOK_STAGE2_DIRECT */
     }
     *cp = 0;
     /* through a local: the address of *w would keep the loops' widths in
@@ -252,6 +253,8 @@ static ALWAYS_INLINE unsigned letter_dec(const unsigned char *s, size_t n, size_
         if (c1 & 0xC0) return char_dec(s, n, i, w, cp);
         v = (uint32_t)(c & 0x1F) << 6 | c1;
         *w = 2;
+        *cp = v;
+        return coax_tok_stage2[v]; /* below TOK_STAGE2_DIRECT */
     } else {
         return char_dec(s, n, i, w, cp);
     }

@@ -39,6 +39,9 @@ enum {
 
 extern const uint8_t coax_tok_stage1[512];
 extern const uint8_t coax_tok_stage2[];
+/* Below this code point coax_tok_stage2[cp] is cp's byte (the generator
+** checks that the first blocks are in order). */
+#define TOK_STAGE2_DIRECT 0x800
 /* The count is a constant so the search (chars.h) unrolls; unicode.c
 ** includes this header, so a table of another length fails to compile
 ** until it is changed here. */
