@@ -75,6 +75,9 @@ static ALWAYS_INLINE bool scan_word_ascii16(const unsigned char *s, size_t n, si
     size_t cl = o200k && next == '\'' ? contraction(s, n, k) : 0;
     wi->end = k + cl;
     wi->nchars = len + (unsigned)cl;
+    /* fewer than sixteen letters and a contraction: the weight needs no
+    ** test for a long piece (TOK_MAXLEN) */
+    if (wi->nchars > 18) __builtin_unreachable();
     wi->script = TOK_S_ASCII;
     wi->casep = casep;
     return true;
@@ -578,8 +581,9 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     bool hashed = hashable && len <= TOK_HASH_MAX;
     /* A piece of one byte is at most one token and a frequent piece at
     ** least one: when the weight is one already, the table changes
-    ** nothing (the calibration tool still hears the hash). */
-    if (hashed && (st->visit || len > 1 || weight < TOK_SCALE)) {
+    ** nothing (the calibration tool still hears the hash). Most pieces
+    ** looked up are of two bytes or more: one compare. */
+    if (hashable && (len - 2 <= TOK_HASH_MAX - 2 || (len == 1 && (st->visit || weight < TOK_SCALE)))) {
         hash = tok_hash(s + i, len, st->n - i, room);
         if (st->seen) {
             uint64_t *slot = &st->seen[hash & (LOOKUP_MEMO - 1)], e = *slot;
