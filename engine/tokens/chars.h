@@ -156,11 +156,13 @@ typedef struct cjk_count {
     unsigned nchars, extra; /* letters, and those not a token of their own */
 } cjk_count;
 
-/* The end of the run of caseless Han, kana and Hangul letters
-** (TOK_CJK_LETTER) starting at k with a letter of coax_tok_cjk byte t. Each
-** is three bytes, and one table byte tells all a word needs of it, where the
-** general loop decodes it for two tables and tests its class, script and
-** range apart: text of those languages is mostly such runs. */
+/* The end of the run of caseless letters of U+3000-U+D7AF (TOK_CJK_LETTER:
+** Han, kana, Hangul and others, not Latin) starting at k with a letter of
+** coax_tok_cjk byte t. Each is three bytes, and one table byte tells all a
+** word needs of it (of a letter after its first, a word asks only whether it
+** is Latin, Hiragana or Katakana), where the general loop decodes it for two
+** tables and tests its class, script and range apart: text of those
+** languages is mostly such runs. */
 static ALWAYS_INLINE size_t cjk_run(const unsigned char *s, size_t n, size_t k, unsigned t,
                                     bool o200k, cjk_count *cc)
 {
@@ -182,7 +184,7 @@ static ALWAYS_INLINE size_t cjk_run(const unsigned char *s, size_t n, size_t k, 
         t = coax_tok_cjk[i];
         if (!(t & TOK_CJK_LETTER)) break;
     }
-    cc->seen |= (scripts & TOK_CJK_LETTER) << TOK_S_HAN;
+    cc->seen |= (scripts & TOK_CJK_SCRIPT) << TOK_S_HAN;
     cc->nchars += (unsigned)(k - start) / 3;
     cc->extra += extra / TOK_CJK_EXTRA(o200k);
     return k;

@@ -198,21 +198,22 @@ static inline unsigned word_script(unsigned first, uint32_t seen)
     return first;
 }
 
-/* A word of Han, kana or Hangul letters from j, the first of coax_tok_cjk
-** byte t (a TOK_CJK_LETTER), when a run of them (cjk_run) is the whole word:
+/* A word of Han, kana or Hangul letters from j, the first of table byte b
+** and coax_tok_cjk byte t (a TOK_CJK_LETTER), when a run of them (cjk_run)
+** is the whole word:
 ** it ends the text or meets neither a letter, a mark nor an apostrophe
 ** (caseless, so neither split backtracks). Fills *wi as scan_word_any would
 ** in a fraction of its instructions; false when the word is not such. Most
 ** words of those languages are. */
-static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t j, unsigned t,
-                                        bool o200k, word_info *wi)
+static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                        unsigned t, bool o200k, word_info *wi)
 {
     cjk_count cc = {0, 0, 0};
     size_t k = cjk_run(s, n, j, t, o200k, &cc), w;
     if (k < n && (is_ascii_letter(s[k]) || s[k] == '\'')) return false;
     if (k < n && s[k] >= 0x80 && CLS(char_at(s, n, k, &w)) >= TOK_C_LU) return false;
     wi->end = k;
-    wi->script = word_script(TOK_S_HAN + (unsigned)__builtin_ctz(t & TOK_CJK_LETTER), cc.seen);
+    wi->script = word_script(SCRIPT(b), cc.seen);
     wi->casep = TOK_CASE_LOWER;
     wi->nchars = cc.nchars + cc.extra;
     return true;
@@ -227,7 +228,7 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
 static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         size_t w, uint32_t cp, bool o200k, word_info *wi)
 {
-    if ((cjk_byte(cp) & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, cjk_byte(cp), o200k, wi)) return;
+    if ((cjk_byte(cp) & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, b, cjk_byte(cp), o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
     size_t k = j;

@@ -48,14 +48,15 @@ extern const uint8_t coax_tok_stage2[];
 #define TOK_NRUNS 1140
 extern const uint32_t coax_tok_runs[TOK_NRUNS];
 /* A byte per code point of U+3000-U+D7AF (index cp - TOK_CJK_FIRST):
-** TOK_CJK_LETTER, the script group of a caseless Han, kana or Hangul
-** letter as one bit (1 << (group - TOK_S_HAN)), 0 for any other character;
-** TOK_CJK_EXTRA(o200k), a Han, kana or Hangul character of U+3000-U+9FFF or
-** a Hangul syllable that is not one token alone in the encoding: it counts
-** double in a piece's length. */
+** TOK_CJK_SCRIPT, the script group of a caseless Han, kana or Hangul
+** letter as one bit (1 << (group - TOK_S_HAN)); TOK_CJK_LETTER, any
+** caseless letter (TOK_C_LO) but Latin ones; TOK_CJK_EXTRA(o200k), a Han, kana or Hangul
+** character of U+3000-U+9FFF or a Hangul syllable that is not one token
+** alone in the encoding: it counts double in a piece's length. */
 #define TOK_CJK_FIRST 0x3000
 #define TOK_CJK_CHARS (0xD7B0 - TOK_CJK_FIRST)
-#define TOK_CJK_LETTER 0x0F
+#define TOK_CJK_SCRIPT 0x0F
+#define TOK_CJK_LETTER 0x4F
 #define TOK_CJK_EXTRA(o200k) ((o200k) ? 0x10 : 0x20)
 extern const uint8_t coax_tok_cjk[TOK_CJK_CHARS];
 
