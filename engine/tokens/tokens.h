@@ -47,6 +47,11 @@ extern const uint8_t coax_tok_stage2[];
 ** until it is changed here. */
 #define TOK_NRUNS 1140
 extern const uint32_t coax_tok_runs[TOK_NRUNS];
+/* The bytes of the emoji blocks, U+1F000-U+1FAFF, also a byte each (index
+** cp - TOK_EMOJI_FIRST), not searched for in the runs. */
+#define TOK_EMOJI_FIRST 0x1F000
+#define TOK_EMOJI_CHARS 0xB00
+extern const uint8_t coax_tok_emoji[TOK_EMOJI_CHARS];
 /* A byte per code point of U+3000-U+D7AF (index cp - TOK_CJK_FIRST):
 ** TOK_CJK_SCRIPT, the script group of a caseless Han, kana or Hangul
 ** letter as one bit (1 << (group - TOK_S_HAN)); TOK_CJK_LETTER, any
