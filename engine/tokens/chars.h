@@ -31,8 +31,8 @@ static inline unsigned table_byte(uint32_t cp)
     /* The last run starting at or before cp (the first when none does), in
     ** steps of fixed powers of two, unrolled (a supplementary character
     ** took about 90 instructions in a loop halving the candidates; the
-    ** emoji, most of them, skip the search): the first step leaves a window of RUNS_STEP runs that
-    ** holds the answer, each next halves it. Every step is a conditional
+    ** emoji, most of them, skip the search): the first step leaves a
+    ** window of RUNS_STEP runs that holds the answer, each next halves it. Every step is a conditional
     ** move, not a branch. */
 #define RUNS_STEP 1024
     _Static_assert(TOK_NRUNS > RUNS_STEP && TOK_NRUNS <= 2 * RUNS_STEP, "one first step");

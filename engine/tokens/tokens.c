@@ -198,13 +198,12 @@ static inline unsigned word_script(unsigned first, uint32_t seen)
     return first;
 }
 
-/* A word of Han, kana or Hangul letters from j, the first of table byte b
-** and coax_tok_cjk byte t (a TOK_CJK_LETTER), when a run of them (cjk_run)
-** is the whole word:
-** it ends the text or meets neither a letter, a mark nor an apostrophe
-** (caseless, so neither split backtracks). Fills *wi as scan_word_any would
-** in a fraction of its instructions; false when the word is not such. Most
-** words of those languages are. */
+/* A word of CJK letters (TOK_CJK_LETTER: Han, kana, Hangul, ...) from j,
+** the first of table byte b and coax_tok_cjk byte t, when a run of them
+** (cjk_run) is the whole word: it ends the text or meets neither a letter,
+** a mark nor an apostrophe (caseless, so neither split backtracks). Fills
+** *wi as scan_word_any would in a fraction of its instructions; false when
+** the word is not such. Most words of those languages are. */
 static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         unsigned t, bool o200k, word_info *wi)
 {
@@ -228,14 +227,14 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
 static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         size_t w, uint32_t cp, bool o200k, word_info *wi)
 {
-    if ((cjk_byte(cp) & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, b, cjk_byte(cp), o200k, wi)) return;
+    unsigned t = cjk_byte(cp); /* most words of CJK letters are one run */
+    if ((t & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, b, t, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
     size_t k = j;
     unsigned first = b;
 #define NEXT_CHAR() (k += w, b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P)
-    /* a run of Han, kana or Hangul at once (cjk_run), then the character
-    ** after it */
+    /* a run of CJK letters at once (cjk_run), then the character after it */
 #define TAKE_CJK()                                                                                 \
     if (cjk_byte(cp) & TOK_CJK_LETTER) {                                                           \
         cjk_count cc = {seen, nchars, extra};                                                      \
