@@ -27,11 +27,12 @@ static inline unsigned table_bmp(uint32_t cp)
 static inline unsigned table_byte(uint32_t cp)
 {
     if (cp < 0x10000) return table_bmp(cp);
+    if (cp - TOK_EMOJI_FIRST < TOK_EMOJI_CHARS) return coax_tok_emoji[cp - TOK_EMOJI_FIRST];
     /* The last run starting at or before cp (the first when none does), in
-    ** steps of fixed powers of two, unrolled (a supplementary character,
-    ** mostly an emoji, took about 90 instructions in a loop halving the
-    ** candidates): the first step leaves a window of RUNS_STEP runs that
-    ** holds the answer, each next halves it. Every step is a conditional
+    ** steps of fixed powers of two, unrolled (a supplementary character
+    ** took about 90 instructions in a loop halving the candidates; the
+    ** emoji, most of them, skip the search): the first step leaves a
+    ** window of RUNS_STEP runs that holds the answer, each next halves it. Every step is a conditional
     ** move, not a branch. */
 #define RUNS_STEP 1024
     _Static_assert(TOK_NRUNS > RUNS_STEP && TOK_NRUNS <= 2 * RUNS_STEP, "one first step");
@@ -117,6 +118,11 @@ static inline size_t contraction(const unsigned char *s, size_t n, size_t i)
 
 /* ---- loads ----------------------------------------------------------------- */
 
+static inline uint32_t load_le4(const unsigned char *s)
+{
+    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
 static inline uint64_t load_le8(const unsigned char *s)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -130,19 +136,59 @@ static inline uint64_t load_le8(const unsigned char *s)
 #endif
 }
 
-/* 1 when the CJK character cp (its table byte b) is not a token of its own
-** in the encoding, so it costs about one more. */
-static inline unsigned cjk_extra(uint32_t cp, unsigned b, bool o200k)
+/* 1 when the CJK character cp is not a token of its own in the encoding,
+** so it costs about one more. */
+static inline unsigned cjk_extra(uint32_t cp, bool o200k)
 {
-    if (SCRIPT(b) - TOK_S_HAN > (unsigned)(TOK_S_HANGUL - TOK_S_HAN)) return 0;
-    uint32_t i = cp - 0x3000;
-    if (i >= 0x7000) {
-        i = cp - 0xAC00;
-        if (i >= 0xD7B0 - 0xAC00) return 0;
-        i += 0x7000;
+    uint32_t i = cp - TOK_CJK_FIRST;
+    return i < TOK_CJK_CHARS && (coax_tok_cjk[i] & TOK_CJK_EXTRA(o200k));
+}
+
+/* The coax_tok_cjk byte of code point cp (0 outside the table). */
+static inline unsigned cjk_byte(uint32_t cp)
+{
+    uint32_t i = cp - TOK_CJK_FIRST;
+    return i < TOK_CJK_CHARS ? coax_tok_cjk[i] : 0;
+}
+
+/* What a run of CJK letters adds to a word (scan_word_any in tokens.c). */
+typedef struct cjk_count {
+    uint32_t seen;          /* a bit per script group */
+    unsigned nchars, extra; /* letters, and those not a token of their own */
+} cjk_count;
+
+/* The end of the run of caseless letters of U+3000-U+D7AF (TOK_CJK_LETTER:
+** Han, kana, Hangul and others, not Latin) starting at k with a letter of
+** coax_tok_cjk byte t. Each is three bytes, and one table byte tells all a
+** word needs of it (of a letter after its first, a word asks only whether it
+** is Latin, Hiragana or Katakana), where the general loop decodes it for two
+** tables and tests its class, script and range apart: text of those
+** languages is mostly such runs. */
+static ALWAYS_INLINE size_t cjk_run(const unsigned char *s, size_t n, size_t k, unsigned t,
+                                    bool o200k, cjk_count *cc)
+{
+    /* the letters from the distance, the extra ones as a sum of their bits */
+    size_t start = k;
+    unsigned scripts = 0, extra = 0;
+    for (;;) {
+        scripts |= t;
+        extra += t & TOK_CJK_EXTRA(o200k);
+        k += 3;
+        /* four bytes at once: a lead byte of three, two continuation bytes
+        ** (a character ending the text is left to the general loop) */
+        if (n - k < 4) break;
+        uint32_t x = load_le4(s + k);
+        if ((x & 0xC0C0F0) != 0x8080E0) break;
+        /* U+3000-U+D7AF past the subtraction, surrogates above it */
+        uint32_t i = ((x & 0x0F) << 12 | (x & 0x3F00) >> 2 | (x >> 16 & 0x3F)) - TOK_CJK_FIRST;
+        if (i >= TOK_CJK_CHARS) break;
+        t = coax_tok_cjk[i];
+        if (!(t & TOK_CJK_LETTER)) break;
     }
-    const uint8_t *bits = o200k ? coax_tok_cjk_single_o200k : coax_tok_cjk_single_cl100k;
-    return !(bits[i >> 3] >> (i & 7) & 1);
+    cc->seen |= (scripts & TOK_CJK_SCRIPT) << TOK_S_HAN;
+    cc->nchars += (unsigned)(k - start) / 3;
+    cc->extra += extra / TOK_CJK_EXTRA(o200k);
+    return k;
 }
 
 /* The table byte of the character at s[i] (i < n) and its length in *w:
@@ -170,7 +216,8 @@ static ALWAYS_INLINE unsigned char_dec(const unsigned char *s, size_t n, size_t 
     } else if (c - 0xC2 < 0xE0u - 0xC2 && n - i >= 2 && cont(s[i + 1])) {
         v = (uint32_t)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
         *w = 2;
-        goto bmp;
+        *cp = v;
+        return coax_tok_stage2[v]; /* below TOK_STAGE2_DIRECT */
     }
     *cp = 0;
     /* through a local: the address of *w would keep the loops' widths in
@@ -209,6 +256,8 @@ static ALWAYS_INLINE unsigned letter_dec(const unsigned char *s, size_t n, size_
         if (c1 & 0xC0) return char_dec(s, n, i, w, cp);
         v = (uint32_t)(c & 0x1F) << 6 | c1;
         *w = 2;
+        *cp = v;
+        return coax_tok_stage2[v]; /* below TOK_STAGE2_DIRECT */
     } else {
         return char_dec(s, n, i, w, cp);
     }

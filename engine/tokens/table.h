@@ -15,10 +15,6 @@
 
 /* A 64-bit multiply-xorshift hash over little-endian words (load_le8): the
 ** same value on every platform, since the tables are generated from it. */
-static inline uint32_t load_le4(const unsigned char *s)
-{
-    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
-}
 
 /* The n (1..7) bytes at s as a little-endian word, reading only s[0..n):
 ** two overlapping loads whose shared bytes agree. */

@@ -75,6 +75,9 @@ static ALWAYS_INLINE bool scan_word_ascii16(const unsigned char *s, size_t n, si
     size_t cl = o200k && next == '\'' ? contraction(s, n, k) : 0;
     wi->end = k + cl;
     wi->nchars = len + (unsigned)cl;
+    /* fewer than sixteen letters and a contraction: the weight needs no
+    ** test for a long piece (TOK_MAXLEN) */
+    if (wi->nchars > 18) __builtin_unreachable();
     wi->script = TOK_S_ASCII;
     wi->casep = casep;
     return true;
@@ -185,6 +188,36 @@ static const uint32_t script_bit[32] = {
 ** of lowercase letters (high 32 bits). */
 static const uint64_t case_count[8] = {[TOK_C_LU] = 1, [TOK_C_LL] = 1ull << 32};
 
+/* A word's script group from its first letter's: Han letters with kana
+** among them are Japanese, keyed as the first kana seen ('seen': a bit per
+** group). */
+static inline unsigned word_script(unsigned first, uint32_t seen)
+{
+    if (first == TOK_S_HAN && (seen & (1u << TOK_S_HIRAGANA | 1u << TOK_S_KATAKANA)))
+        return seen >> TOK_S_HIRAGANA & 1 ? TOK_S_HIRAGANA : TOK_S_KATAKANA;
+    return first;
+}
+
+/* A word of CJK letters (TOK_CJK_LETTER: Han, kana, Hangul, ...) from j,
+** the first of table byte b and coax_tok_cjk byte t, when a run of them
+** (cjk_run) is the whole word: it ends the text or meets neither a letter,
+** a mark nor an apostrophe (caseless, so neither split backtracks). Fills
+** *wi as scan_word_any would in a fraction of its instructions; false when
+** the word is not such. Most words of those languages are. */
+static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                        unsigned t, bool o200k, word_info *wi)
+{
+    cjk_count cc = {0, 0, 0};
+    size_t k = cjk_run(s, n, j, t, o200k, &cc), w;
+    if (k < n && (is_ascii_letter(s[k]) || s[k] == '\'')) return false;
+    if (k < n && s[k] >= 0x80 && CLS(char_at(s, n, k, &w)) >= TOK_C_LU) return false;
+    wi->end = k;
+    wi->script = word_script(SCRIPT(b), cc.seen);
+    wi->casep = TOK_CASE_LOWER;
+    wi->nchars = cc.nchars + cc.extra;
+    return true;
+}
+
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
 ** capitals, the lowercase, the extra length of multi-token CJK characters.
@@ -194,11 +227,22 @@ static const uint64_t case_count[8] = {[TOK_C_LU] = 1, [TOK_C_LL] = 1ull << 32};
 static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         size_t w, uint32_t cp, bool o200k, word_info *wi)
 {
+    unsigned t = cjk_byte(cp); /* most words of CJK letters are one run */
+    if ((t & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, b, t, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
     uint32_t seen = 0; /* a bit per script group */
     size_t k = j;
     unsigned first = b;
 #define NEXT_CHAR() (k += w, b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P)
+    /* a run of CJK letters at once (cjk_run), then the character after it */
+#define TAKE_CJK()                                                                                 \
+    if (cjk_byte(cp) & TOK_CJK_LETTER) {                                                           \
+        cjk_count cc = {seen, nchars, extra};                                                      \
+        k = cjk_run(s, n, k, cjk_byte(cp), o200k, &cc);                                            \
+        seen = cc.seen, nchars = cc.nchars, extra = cc.extra;                                      \
+        b = k < n ? letter_dec(s, n, k, &w, &cp) : TOK_C_P;                                        \
+        continue;                                                                                  \
+    }
     if (o200k) {
         /* [UP]*: Lu Lt Lm Lo M, as runs of caseless letters and marks and
         ** runs of capitals, remembering where the last caseless run ended
@@ -208,8 +252,9 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         for (;;) {
             size_t run = k;
             while (CLS_BIT(CLS(b)) & CASELESS) {
+                TAKE_CJK();
                 seen |= script_bit[SCRIPT(b)];
-                extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, o200k);
                 nchars++;
                 NEXT_CHAR();
             }
@@ -222,7 +267,7 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             if (CLS(b) != TOK_C_LU) break;
             do {
                 seen |= script_bit[SCRIPT(b)];
-                extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, o200k);
                 nchars++;
                 nup++;
                 NEXT_CHAR();
@@ -233,8 +278,9 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
             for (;;) {
                 unsigned c = CLS(b);
                 if (!(CLS_BIT(c) & LOWERISH)) break;
+                TAKE_CJK();
                 seen |= script_bit[SCRIPT(b)];
-                extra += cjk_extra(cp, b, o200k);
+                extra += cjk_extra(cp, o200k);
                 nchars++;
                 nlow += c == TOK_C_LL;
                 NEXT_CHAR();
@@ -258,8 +304,9 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         for (;;) {
             unsigned c = CLS(b);
             if (!(CLS_BIT(c) & LETTERS)) break;
+            TAKE_CJK();
             seen |= script_bit[SCRIPT(b)];
-            extra += cjk_extra(cp, b, o200k);
+            extra += cjk_extra(cp, o200k);
             nchars++;
             cases += case_count[c];
             NEXT_CHAR();
@@ -268,10 +315,10 @@ static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t
         nlow = (unsigned)(cases >> 32);
     }
 #undef NEXT_CHAR
+#undef TAKE_CJK
     unsigned script = nchars ? SCRIPT(first) : TOK_S_OTHER, first_cls = nchars ? CLS(first) : 0;
     if (script == TOK_S_ASCII && (seen >> TOK_S_LATIN & 1)) script = TOK_S_LATIN;
-    if (script == TOK_S_HAN && (seen & (1u << TOK_S_HIRAGANA | 1u << TOK_S_KATAKANA)))
-        script = seen >> TOK_S_HIRAGANA & 1 ? TOK_S_HIRAGANA : TOK_S_KATAKANA;
+    script = word_script(script, seen);
     unsigned casep;
     if (nup == 0) casep = TOK_CASE_LOWER;
     else if (nup == 1 && first_cls == TOK_C_LU) casep = TOK_CASE_CAP;
@@ -564,8 +611,9 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     bool hashed = hashable && len <= TOK_HASH_MAX;
     /* A piece of one byte is at most one token and a frequent piece at
     ** least one: when the weight is one already, the table changes
-    ** nothing (the calibration tool still hears the hash). */
-    if (hashed && (st->visit || len > 1 || weight < TOK_SCALE)) {
+    ** nothing (the calibration tool still hears the hash). Most pieces
+    ** looked up are of two bytes or more: one compare. */
+    if (hashable && (len - 2 <= TOK_HASH_MAX - 2 || (len == 1 && (st->visit || weight < TOK_SCALE)))) {
         hash = tok_hash(s + i, len, st->n - i, room);
         if (st->seen) {
             uint64_t *slot = &st->seen[hash & (LOOKUP_MEMO - 1)], e = *slot;

@@ -39,17 +39,31 @@ enum {
 
 extern const uint8_t coax_tok_stage1[512];
 extern const uint8_t coax_tok_stage2[];
+/* Below this code point coax_tok_stage2[cp] is cp's byte (the generator
+** checks that the first blocks are in order). */
+#define TOK_STAGE2_DIRECT 0x800
 /* The count is a constant so the search (chars.h) unrolls; unicode.c
 ** includes this header, so a table of another length fails to compile
 ** until it is changed here. */
 #define TOK_NRUNS 1140
 extern const uint32_t coax_tok_runs[TOK_NRUNS];
-/* CJK characters that are one token alone (a bit per code point of
-** U+3000-U+9FFF, then U+AC00-U+D7AF); the others count double in a piece's
-** length. */
-#define TOK_CJK_BITS (0x7000 + (0xD7B0 - 0xAC00))
-extern const uint8_t coax_tok_cjk_single_o200k[TOK_CJK_BITS / 8];
-extern const uint8_t coax_tok_cjk_single_cl100k[TOK_CJK_BITS / 8];
+/* The bytes of the emoji blocks, U+1F000-U+1FAFF, also a byte each (index
+** cp - TOK_EMOJI_FIRST), not searched for in the runs. */
+#define TOK_EMOJI_FIRST 0x1F000
+#define TOK_EMOJI_CHARS 0xB00
+extern const uint8_t coax_tok_emoji[TOK_EMOJI_CHARS];
+/* A byte per code point of U+3000-U+D7AF (index cp - TOK_CJK_FIRST):
+** TOK_CJK_SCRIPT, the script group of a caseless Han, kana or Hangul
+** letter as one bit (1 << (group - TOK_S_HAN)); TOK_CJK_LETTER, any
+** caseless letter (TOK_C_LO) but Latin ones; TOK_CJK_EXTRA(o200k), a Han, kana or Hangul
+** character of U+3000-U+9FFF or a Hangul syllable that is not one token
+** alone in the encoding: it counts double in a piece's length. */
+#define TOK_CJK_FIRST 0x3000
+#define TOK_CJK_CHARS (0xD7B0 - TOK_CJK_FIRST)
+#define TOK_CJK_SCRIPT 0x0F
+#define TOK_CJK_LETTER 0x4F
+#define TOK_CJK_EXTRA(o200k) ((o200k) ? 0x10 : 0x20)
+extern const uint8_t coax_tok_cjk[TOK_CJK_CHARS];
 
 /* Piece kinds. */
 enum {
