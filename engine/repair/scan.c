@@ -391,6 +391,25 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
     return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) ? s : SIZE_MAX;
 }
 
+#if BYTES32
+/* quiet_from's look for 64 bytes with none of its bytes, by AVX2 (where
+** the CPU has it): from len back, the offset of the 64 bytes where one is,
+** or the offset below 64 that is left. */
+static BYTES32_TARGET size_t quiet_wide(const char *t, size_t i)
+{
+    __m256i tick = _mm256_set1_epi8('`'), tilde = _mm256_set1_epi8('~'), lt = _mm256_set1_epi8('<');
+    for (; i >= 64; i -= 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(t + i - 64));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(t + i - 32));
+        __m256i x = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, tick), _mm256_cmpeq_epi8(a, tilde)),
+                                    _mm256_or_si256(_mm256_cmpeq_epi8(a, lt), _mm256_cmpeq_epi8(b, tick)));
+        x = _mm256_or_si256(x, _mm256_or_si256(_mm256_cmpeq_epi8(b, tilde), _mm256_cmpeq_epi8(b, lt)));
+        if (_mm256_movemask_epi8(x)) break;
+    }
+    return i;
+}
+#endif
+
 /* The offset just past the last byte that can begin a block or a reasoning
 ** block (a fence's ` or ~, a tag's <), 0 when there is none: from there on
 ** the scan finds prose spans only. Read from the end, sixteen bytes at a
@@ -398,6 +417,9 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
 static size_t quiet_from(const char *t, size_t len)
 {
     size_t i = len;
+#if BYTES32
+    if (len >= 64 && bytes32_ok()) i = quiet_wide(t, i);
+#endif
 #if BYTES16
     for (; i >= 64; i -= 64) { /* none in 64 bytes: mostly */
         const char *b = t + i - 64;
