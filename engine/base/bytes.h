@@ -55,8 +55,9 @@ static inline bool bits_hw_ok(void) { return false; }
 
 /* AVX2, where the CPU has it, as popcnt above: a scanner that reads a
 ** text's every block (the log's line and column sweep, the candidate
-** scan's prose) has a second way for 32 bytes at a time, in a
-** BYTES32_TARGET function, and picks one per call (bytes32_ok). */
+** scan, the parsers' copies of the text) has a second way for 32 bytes at
+** a time, in a BYTES32_TARGET function, and picks one per call
+** (bytes32_ok). */
 #if BYTES16 && defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define BYTES32 1
