@@ -53,6 +53,20 @@ static inline bool bits_hw_ok(void) { return __builtin_cpu_supports("popcnt"); }
 static inline bool bits_hw_ok(void) { return false; }
 #endif
 
+/* AVX2, where the CPU has it, as popcnt above: a scanner that reads a
+** text's every block (the log's line and column sweep, the candidate
+** scan, the parsers' copies of the text) has a second way for 32 bytes at
+** a time, in a BYTES32_TARGET function, and picks one per call
+** (bytes32_ok). */
+#if BYTES16 && defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define BYTES32 1
+#define BYTES32_TARGET __attribute__((target("avx2")))
+static inline bool bytes32_ok(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define BYTES32 0
+#endif
+
 /* bits64, by the instruction when 'hw' (a constant, true only in a
 ** BITS_HW_TARGET function). */
 static inline __attribute__((always_inline)) unsigned bits64_as(uint64_t x, bool hw)

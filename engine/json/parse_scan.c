@@ -3,6 +3,7 @@
 ** multi-byte sequences, faults) and whitespace runs, out of its loop.
 */
 #include "json/parse_scan.h"
+#include "base/bytes.h"
 
 coax_code coax_json_fail(coax_error *err, const char *start, const char *end, coax_code code, const char *at,
                          const char *what)
@@ -102,6 +103,32 @@ static inline uint64_t high_bits(const char *p)
 }
 #endif
 
+#if BYTES32
+/* coax_json_copy_input's 64-byte steps by AVX2, where the CPU has it
+** (base/bytes.h): two loads, two stores and one test of the high bits a
+** step. Returns where the steps stopped. */
+static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *restrict text, size_t len, bool *valid,
+                                             unsigned *skip)
+{
+    size_t i = 0;
+    for (; len - i >= 64 + 3; i += 64) {
+        const char *s = text + i;
+        char *d = copy + i;
+        __m256i a = _mm256_loadu_si256((const __m256i *)s), b = _mm256_loadu_si256((const __m256i *)(s + 32));
+        _mm256_storeu_si256((__m256i *)d, a);
+        _mm256_storeu_si256((__m256i *)(d + 32), b);
+        if (__builtin_expect(!_mm256_movemask_epi8(_mm256_or_si256(a, b)), 1)) {
+            *skip = 0;
+            continue;
+        }
+        if (!*valid) continue;
+        uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+        *valid = check_block((const unsigned char *)s, m, 64, skip);
+    }
+    return i;
+}
+#endif
+
 bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len)
 {
     bool valid = true;
@@ -113,6 +140,9 @@ bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t
     ** last steps' are read from the copy's padding below). A text with an
     ** invalid sequence is copied on and left to the strings' own checks. */
     unsigned skip = 0;
+#if BYTES32
+    if (bytes32_ok()) i = copy_input_wide(copy, text, len, &valid, &skip);
+#endif
     for (; len - i >= 64 + 3; i += 64) {
         const char *s = text + i;
         char *d = copy + i;

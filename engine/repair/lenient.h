@@ -123,6 +123,14 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx);
 coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok);
 coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok);
 
+/* A string with raw control characters in its body, which lp_plain_string
+** does not read, as lp_parse_string reads it (NULL when it is not that). */
+const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coax_value *out);
+
+/* lp_parse_string for a key at ps->p, out of line (for the fast way, which
+** inlines it nowhere). */
+coax_code lp_parse_key(lp *ps, coax_value *out);
+
 /* Whether a quoted string that ends the way 'ctx' expects starts at p
 ** (after spaces): a key and its colon in an object, an item and its comma
 ** or bracket in an array. */
@@ -542,6 +550,14 @@ static const uint8_t space_start[256] = {
     [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1, ['/'] = 1, ['#'] = 1,
     [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
 };
+
+/* Whether what follows a string, past its spaces at r, may go on with it
+** (mostly a comma follows): a '+' ("a" + "b", which parse_one joins) or a
+** comment or a Unicode space, which parse_one's look for a '+' passes. */
+static inline bool lp_string_goes_on(const char *r, const char *e)
+{
+    return r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]);
+}
 
 /* Whether the value about to start belongs to a member whose key was
 ** guessed (only after an invented repair in this value: the common case

@@ -161,7 +161,9 @@ member_value_at: /* p past the spaces */
     if (__builtin_expect(p >= e || top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
     if (c == '"' || c == '\'') { /* most values: ahead of the other tests */
-        if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v))) goto stop;
+        if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v)), 0) &&
+            !(after = lp_control_string(ps, p, e, CTX_OBJVAL, &v)))
+            goto stop;
         /* mostly a comma at once: no block string, no '+', the next key */
         if (__builtin_expect(after < e && *after == ',', 1)) {
             flag_value(ps, &v);
@@ -175,8 +177,7 @@ member_value_at: /* p past the spaces */
         ** string). "a" + "b": parse_one joins them; a look past spaces
         ** for the '+'. */
         const char *r = plain_spaces(after, e);
-        if ((!v.len && after < e && *after == c) ||
-            (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) { /* mostly a comma */
+        if ((!v.len && after < e && *after == c) || lp_string_goes_on(r, e)) {
             /* its single_quotes entry, the last one unless the log ran
             ** out of memory (then nothing was added): parse_one reads
             ** the string again. Not the log's length kept from before,
@@ -227,7 +228,9 @@ item: /* after '[' or ',' in an array */
     if (__builtin_expect(p >= e || top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
     if (c == '"' || c == '\'') { /* as a member's value, in an item's context */
-        if (!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v))) goto stop;
+        if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v)), 0) &&
+            !(after = lp_control_string(ps, p, e, CTX_OTHER, &v)))
+            goto stop;
         if (after < e && *after == ',') { /* as a member's value */
             flag_value(ps, &v);
             if (!kid_room(ps)) {
@@ -241,8 +244,7 @@ item: /* after '[' or ',' in an array */
             goto item;
         }
         const char *r = plain_spaces(after, e);
-        if ((!v.len && after < e && *after == c) ||
-            (r < e && *r != ',' && (*r == '+' || space_start[(unsigned char)*r]))) {
+        if ((!v.len && after < e && *after == c) || lp_string_goes_on(r, e)) {
             if (c == '\'' && !ps->log->oom) ps->log->n--;
             goto stop;
         }

@@ -139,6 +139,40 @@ bool lp_item_ahead(const char *p, const char *e, int ctx)
     return ctx == CTX_OBJVAL ? *p == ':' : (*p == ',' || *p == ']' || *p == '\n' || *p == '\r');
 }
 
+/* A string in double or single quotes at p whose body is what
+** lp_plain_string reads but for raw control characters (a line break the
+** model wrote for "\n"), each a stop of its look, up to a closing quote
+** that ends it and that no '+' or comment follows: read as
+** lp_parse_string_slow reads it (every control character kept and logged,
+** after the single quotes), without its decoding into ps->sb and its copy.
+** NULL, nothing logged, for any other string: a backslash, invalid UTF-8,
+** a line break before the next item ("abc\n"def": cut there), more control
+** characters than it keeps, none at all. */
+const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coax_value *out)
+{
+    const char *body = p + 1, *q = body, *ctl[16];
+    char open = *p;
+    size_t nctl = 0;
+    for (bool plain;;) {
+        q = lp_quick_body(q, e, open, &plain);
+        if (q >= e) return NULL;
+        unsigned char c = (unsigned char)*q;
+        if (c == (unsigned char)open) break;
+        if (c >= 0x20 || nctl == sizeof ctl / sizeof *ctl) return NULL;
+        if (c == '\n' && ctx != CTX_KEY && ps->nopens && lp_item_ahead(q + 1, e, ctx)) return NULL;
+        ctl[nctl++] = q++;
+    }
+    const char *after = q + 1;
+    if (!nctl || !lp_ends_string(ps, after, e, ctx) || lp_string_goes_on(skip_ws_run(after, e), e)) return NULL;
+    if (open == '\'') note(ps, RK_SINGLE_QUOTES, p);
+    for (size_t i = 0; i < nctl; i++) note(ps, RK_CONTROL_CHARACTER, ctl[i]);
+    size_t n = (size_t)(q - body);
+    *out = (coax_value){.type = COAX_STRING, .len = (uint32_t)n, .u.text = lp_text(ps, body, n)};
+    return after;
+}
+
+coax_code lp_parse_key(lp *ps, coax_value *out) { return lp_parse_string(ps, CTX_KEY, out); }
+
 /* ---- string bodies ------------------------------------------------------- */
 
 /* Four hexadecimal digits at 's', before 'e'. */

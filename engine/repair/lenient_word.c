@@ -409,7 +409,11 @@ static const literal_word literal_words[] = {
 /* The literal the word s[0..n) is, or NULL. */
 static const literal_word *literal_of(const char *s, size_t n)
 {
-    if (n < 3 || n > 9) return NULL;
+    /* The first letters of literal_words: most words are none of them
+    ** (the "Here" and "Sure" of a reply's prose, asked for every reply). */
+    static const uint8_t first[256] = {['t'] = 1, ['f'] = 1, ['n'] = 1, ['T'] = 1, ['F'] = 1,
+                                       ['N'] = 1, ['I'] = 1, ['u'] = 1};
+    if (n < 3 || n > 9 || !first[(unsigned char)s[0]]) return NULL;
     for (size_t i = 0; i < sizeof literal_words / sizeof *literal_words; i++)
         if (literal_words[i].len == n && literal_words[i].text[0] == s[0] && !memcmp(s, literal_words[i].text, n))
             return &literal_words[i];

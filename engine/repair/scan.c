@@ -333,6 +333,52 @@ static inline uint64_t prefix_xor(uint64_t x)
     return x;
 }
 
+/* What prose_block64 reads of 64 bytes, bit k for byte k: whether any
+** asks the byte loop to look (block_bytes), the quotes, the line breaks,
+** the opening and the closing brackets. */
+typedef struct block_bits {
+    bool look;
+    uint64_t quotes, nls, opens, closes;
+} block_bits;
+
+/* The masks from four sixteen-byte blocks (the quotes, line breaks and
+** brackets only when no byte asks the byte loop to look). */
+static inline __attribute__((always_inline)) void bits16x4(const char *p, block_bits *b)
+{
+    __m128i w0 = bytes16_load(p), w1 = bytes16_load(p + 16), w2 = bytes16_load(p + 32), w3 = bytes16_load(p + 48);
+    b->look = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(block_bytes(w0), block_bytes(w1)),
+                                             _mm_or_si128(block_bytes(w2), block_bytes(w3))));
+    if (b->look) return;
+    b->quotes = mask64(eq16(w0, '"'), eq16(w1, '"'), eq16(w2, '"'), eq16(w3, '"'));
+    b->nls = mask64(eq16(w0, '\n'), eq16(w1, '\n'), eq16(w2, '\n'), eq16(w3, '\n'));
+    b->opens = mask64(opens16(w0), opens16(w1), opens16(w2), opens16(w3));
+    b->closes = mask64(closes16(w0), closes16(w1), closes16(w2), closes16(w3));
+}
+
+#if BYTES32
+/* bits16x4 by AVX2. */
+static inline BYTES32_TARGET void bits32x2(const char *p, block_bits *b)
+{
+    __m256i w0 = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+#define EQ32(w, c) _mm256_cmpeq_epi8(w, _mm256_set1_epi8(c))
+#define MASK32(m0, m1) \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(m0) | (uint64_t)(uint32_t)_mm256_movemask_epi8(m1) << 32)
+    __m256i look = _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(EQ32(w0, '`'), EQ32(w0, '~')),
+                                                   _mm256_or_si256(EQ32(w0, '<'), EQ32(w0, '\\'))),
+                                   _mm256_or_si256(_mm256_or_si256(EQ32(w1, '`'), EQ32(w1, '~')),
+                                                   _mm256_or_si256(EQ32(w1, '<'), EQ32(w1, '\\'))));
+    b->look = _mm256_movemask_epi8(look);
+    if (b->look) return;
+    __m256i x0 = _mm256_or_si256(w0, _mm256_set1_epi8(0x20)), x1 = _mm256_or_si256(w1, _mm256_set1_epi8(0x20));
+    b->quotes = MASK32(EQ32(w0, '"'), EQ32(w1, '"'));
+    b->nls = MASK32(EQ32(w0, '\n'), EQ32(w1, '\n'));
+    b->opens = MASK32(EQ32(x0, '{'), EQ32(x1, '{')); /* as opens16 and closes16 */
+    b->closes = MASK32(EQ32(x0, '}'), EQ32(x1, '}'));
+#undef EQ32
+#undef MASK32
+}
+#endif
+
 /* Inside brackets, the 64 bytes at t[*ip] read from bit masks, as the byte
 ** loop would read them: a quote toggles a string, brackets outside strings
 ** open and close spans. Only a block with nothing else that matters: no
@@ -340,24 +386,24 @@ static inline uint64_t prefix_xor(uint64_t x)
 ** (the loop looks for a fence after one). '*ip' is left as it is when the
 ** block is not for this way, and stops after a bracket that closes the
 ** outermost span (quotes in prose around spans open no string). Returns
-** false when memory ran out. Inlined: a call saved six registers and
-** loaded the block's constants again every 64 bytes (callgrind: 0.1
-** instructions a byte over the broken replies). */
+** false when memory ran out. 'wide': bits32x2 reads the masks (a
+** constant, true only in a BYTES32_TARGET function). */
 static inline __attribute__((always_inline)) bool prose_block64(prose *pr, const char *t, size_t *ip,
-                                                                const coax_allocator *a)
+                                                                const coax_allocator *a, bool wide)
 {
     size_t i = *ip;
-    __m128i w0 = bytes16_load(t + i), w1 = bytes16_load(t + i + 16), w2 = bytes16_load(t + i + 32),
-            w3 = bytes16_load(t + i + 48);
-    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(block_bytes(w0), block_bytes(w1)),
-                                       _mm_or_si128(block_bytes(w2), block_bytes(w3)))))
-        return true;
-    uint64_t quotes = mask64(eq16(w0, '"'), eq16(w1, '"'), eq16(w2, '"'), eq16(w3, '"')), parity = prefix_xor(quotes);
+    block_bits b;
+#if BYTES32
+    if (wide) bits32x2(t + i, &b);
+    else
+#endif
+        bits16x4(t + i, &b);
+    if (b.look) return true;
+    uint64_t quotes = b.quotes, parity = prefix_xor(quotes);
     uint64_t in_string = (pr->in_string ? ~parity : parity) & ~quotes; /* bytes inside strings, but quotes */
-    if (in_string && (mask64(eq16(w0, '\n'), eq16(w1, '\n'), eq16(w2, '\n'), eq16(w3, '\n')) & in_string))
-        return true;
-    uint64_t opens = mask64(opens16(w0), opens16(w1), opens16(w2), opens16(w3));
-    uint64_t brackets = (opens | mask64(closes16(w0), closes16(w1), closes16(w2), closes16(w3))) & ~in_string;
+    if (b.nls & in_string) return true;
+    uint64_t opens = b.opens;
+    uint64_t brackets = (opens | b.closes) & ~in_string;
     for (; brackets; brackets &= brackets - 1) {
         unsigned k = (unsigned)__builtin_ctzll(brackets);
         if (opens >> k & 1) {
@@ -376,6 +422,38 @@ static inline __attribute__((always_inline)) bool prose_block64(prose *pr, const
     *ip = i + 64;
     return true;
 }
+
+/* prose_block64 block after block while brackets are open and 64 bytes
+** are left; '*retry' is set past a block it left to the byte loop. False
+** when memory ran out. A call for a run of blocks, each way compiled
+** apart (prose_blocks16, prose_blocks32): a call for each block saved six
+** registers and loaded the block's constants again every 64 bytes. */
+static inline __attribute__((always_inline)) bool prose_blocks(prose *pr, const char *t, size_t *ip, size_t len,
+                                                               size_t *retry, const coax_allocator *a, bool wide)
+{
+    while (pr->n && len - *ip >= 64) {
+        size_t from = *ip;
+        if (!prose_block64(pr, t, ip, a, wide)) return false;
+        if (*ip == from) {
+            *retry = from + 64;
+            break;
+        }
+    }
+    return true;
+}
+
+static bool prose_blocks16(prose *pr, const char *t, size_t *ip, size_t len, size_t *retry, const coax_allocator *a)
+{
+    return prose_blocks(pr, t, ip, len, retry, a, false);
+}
+
+#if BYTES32
+static BYTES32_TARGET bool prose_blocks32(prose *pr, const char *t, size_t *ip, size_t len, size_t *retry,
+                                          const coax_allocator *a)
+{
+    return prose_blocks(pr, t, ip, len, retry, a, true);
+}
+#endif
 #endif
 
 /* Where the whole text's candidate starts (after reasoning, spaces and
@@ -391,6 +469,25 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
     return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) ? s : SIZE_MAX;
 }
 
+#if BYTES32
+/* quiet_from's look for 64 bytes with none of its bytes, by AVX2 (where
+** the CPU has it): from len back, the offset of the 64 bytes where one is,
+** or the offset below 64 that is left. */
+static BYTES32_TARGET size_t quiet_wide(const char *t, size_t i)
+{
+    __m256i tick = _mm256_set1_epi8('`'), tilde = _mm256_set1_epi8('~'), lt = _mm256_set1_epi8('<');
+    for (; i >= 64; i -= 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(t + i - 64));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(t + i - 32));
+        __m256i x = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, tick), _mm256_cmpeq_epi8(a, tilde)),
+                                    _mm256_or_si256(_mm256_cmpeq_epi8(a, lt), _mm256_cmpeq_epi8(b, tick)));
+        x = _mm256_or_si256(x, _mm256_or_si256(_mm256_cmpeq_epi8(b, tilde), _mm256_cmpeq_epi8(b, lt)));
+        if (_mm256_movemask_epi8(x)) break;
+    }
+    return i;
+}
+#endif
+
 /* The offset just past the last byte that can begin a block or a reasoning
 ** block (a fence's ` or ~, a tag's <), 0 when there is none: from there on
 ** the scan finds prose spans only. Read from the end, sixteen bytes at a
@@ -398,6 +495,9 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
 static size_t quiet_from(const char *t, size_t len)
 {
     size_t i = len;
+#if BYTES32
+    if (len >= 64 && bytes32_ok()) i = quiet_wide(t, i);
+#endif
 #if BYTES16
     for (; i >= 64; i -= 64) { /* none in 64 bytes: mostly */
         const char *b = t + i - 64;
@@ -438,14 +538,19 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
 #if BYTES16
     size_t retry = 0; /* where prose_block64 is tried again after a block it left */
+#if BYTES32
+    bool wide = bytes32_ok();
+#endif
 #endif
     while (ok && i < len) {
 #if BYTES16
         if (pr.n && i >= retry && len - i >= 64) {
-            size_t from = i;
-            if (!(ok = prose_block64(&pr, t, &i, a))) break;
-            if (i != from) continue;
-            retry = i + 64;
+#if BYTES32
+            if (wide) ok = prose_blocks32(&pr, t, &i, len, &retry, a);
+            else
+#endif
+                ok = prose_blocks16(&pr, t, &i, len, &retry, a);
+            if (!ok) break;
         }
 #endif
         i = next_stop(t, i, len, pr.in_string ? 2 : 1, &blk);
