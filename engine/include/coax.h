@@ -248,7 +248,7 @@ typedef enum coax_class {
     COAX_CLASS_INVENTED = 2  /* structure or content was guessed (text turned into a key) */
 } coax_class;
 
-/* The name of a class: "lossless", "inferred", "invented". */
+/* The name of a class: "lossless", "inferred", "invented"; else "unknown". */
 COAX_API const char *coax_class_name(coax_class cls);
 
 /* The class named 'name' ("lossless", "inferred", "invented") into '*out':
@@ -349,7 +349,7 @@ typedef enum coax_draft {
 ** "draft2020-12"); COAX_DRAFT_AUTO for anything else. 'name' may be NULL. */
 COAX_API coax_draft coax_draft_parse(const char *name);
 
-/* "2020-12", "2019-09", "7", "6", "4"; "auto" for COAX_DRAFT_AUTO. */
+/* "2020-12", "2019-09", "7", "6", "4"; "auto" for COAX_DRAFT_AUTO; else "unknown". */
 COAX_API const char *coax_draft_name(coax_draft draft);
 
 /* A host-supplied resolver for references to documents coax does not hold

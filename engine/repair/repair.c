@@ -538,7 +538,7 @@ const char *coax_class_name(coax_class cls)
     case COAX_CLASS_INFERRED: return "inferred";
     case COAX_CLASS_INVENTED: return "invented";
     }
-    return "invented";
+    return "unknown";
 }
 
 int coax_class_parse(const char *name, coax_class *out)

@@ -885,6 +885,7 @@ const char *coax_draft_name(coax_draft d)
     case COAX_DRAFT_7: return "7";
     case COAX_DRAFT_2019_09: return "2019-09";
     case COAX_DRAFT_2020_12: return "2020-12";
-    default: return "auto";
+    case COAX_DRAFT_AUTO: return "auto";
+    default: return "unknown";
     }
 }
