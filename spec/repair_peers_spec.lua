@@ -54,8 +54,9 @@ describe("coax.repair on the peers' test inputs", function()
         end
       end
       -- by default, a value that would be a guess (an invented repair, two
-      -- answers, a reply cut off) is refused: 240 of coax's 591 readings
-      assert.are.equal(opts.guess and 591 or 351, values)
+      -- answers, a reply cut off, a number in another language's syntax) is
+      -- refused: 245 of coax's 591 readings
+      assert.are.equal(opts.guess and 591 or 346, values)
     end
   end)
 
@@ -72,7 +73,7 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    assert.is_true(jr >= 324, "agreement with jsonrepair fell to " .. jr)
+    assert.is_true(jr >= 319, "agreement with jsonrepair fell to " .. jr)
     assert.is_true(py >= 281, "agreement with json_repair fell to " .. py)
   end)
 

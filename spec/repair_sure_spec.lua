@@ -19,6 +19,13 @@ local function accepted(text, opts)
   return json.encode(v), log
 end
 
+-- The refusal of a bare word read as a string by a guess, at where.
+local function unquoted(where, word)
+  return "unreadable text at " .. where .. " (a string was guessed from text whose end is unclear, or that is no"
+    .. " value (etc., a placeholder such as <age>, a number in another language's syntax such as 0x1F): '"
+    .. word .. "'); send valid JSON"
+end
+
 describe("coax.repair without a schema", function()
   it("refuses each kind of guess, saying where and why", function()
     local cases = {
@@ -43,6 +50,12 @@ describe("coax.repair without a schema", function()
       { 'Example: {"a": 1}', "the only JSON is marked as no answer by a label or a comment before it (Example:,"
         .. " <!--), at line 1, column 10: send the answer itself" },
       { "The answer is 42", "no JSON value found in 16 bytes of text" },
+      -- a number in another language's syntax: which number, or a code, is a guess
+      { '{"mask": 0x1F}', unquoted("line 1, column 10", "0x1F") },
+      { "[1_000]", unquoted("line 1, column 2", "1_000") },
+      { '{"mode": 0755}', unquoted("line 1, column 10", "0755") },
+      -- a bare value that runs into the next key: a comma left out, or its words?
+      { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], refusal(c[1]), c[1]) end
   end)
@@ -57,6 +70,8 @@ describe("coax.repair without a schema", function()
       { '{"name": "Ada", "tags": ["x", "y"', '{"name":"Ada","tags":["x","y"]}' }, -- brackets after a whole item
       { '"hello"', '"hello"' },
       { "42", "42" },
+      { '{"n": 0, "x": 0.5, "d": 2024-01-05, "k": snake_case}', '{"n":0,"x":0.5,"d":"2024-01-05","k":"snake_case"}' },
+      { "{a: Note: see below, t: at 10:30}", '{"a":"Note: see below","t":"at 10:30"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

@@ -331,6 +331,23 @@ static bool swallows_member(const char *s, const char *t)
     return false;
 }
 
+/* Whether a member's unquoted value s..t holds, after a space, a word and
+** its colon ({name: Ada Lovelace age: 36}): the comma before a key may have
+** been left out, or the words be the value's own ("Ada Lovelace age: 36");
+** which one is a guess. Not "Note: see below", whose word opens the value,
+** "What? No: way", whose word opens a sentence, nor 10:30 or https://x,
+** whose colon has no space after it. */
+static bool key_inside(const char *s, const char *t)
+{
+    for (const char *c = s; c < t; c++) {
+        if ((*c != ' ' && *c != '\t') || c == s || !is_ident((unsigned char)c[-1])) continue;
+        const char *w = c + 1;
+        while (w < t && is_ident((unsigned char)*w)) w++;
+        if (w > c + 1 && w + 1 < t && *w == ':' && (w[1] == ' ' || w[1] == '\t')) return true;
+    }
+    return false;
+}
+
 /* Whether unquoted text s..t opens with a word or a number and its colon,
 ** then a space: in an array ([1: 2], [a: x]) a member written where an
 ** item goes, the object's braces lost; as a member's value ('object'), when
@@ -524,6 +541,25 @@ static bool expression_shape(const char *s, const char *t)
     return true;
 }
 
+/* Whether s..t is a number written in another language's syntax: 0x1F,
+** 0o17, 0b101 (31, 15 and 5 in JavaScript, Python and JSON5), 1_000
+** (Python's and Rust's 1000) or 017 (C's and YAML 1.1's octal 15, or a
+** code whose zero counts). The writer meant a number or a code: which one,
+** and which number, is a guess; its text as a string is neither. */
+static bool foreign_number(const char *s, const char *t)
+{
+    if (s < t && (*s == '-' || *s == '+')) s++;
+    if (t - s < 2 || !is_digit(*s)) return false;
+    bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false;
+    for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
+        if (*c == '_' && c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]))
+            underscore = true;
+        else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.')))
+            return false;
+    }
+    return radix ? t - s > 2 : underscore || (*s == '0' && is_digit(s[1]));
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -531,11 +567,13 @@ static bool expression_shape(const char *s, const char *t)
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
-** literal misspelt, or an expression that calls something. */
+** literal misspelt, an expression that calls something, or a number in
+** another language's syntax (0x1F, 1_000, 017). */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
-    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t))
+    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
+        foreign_number(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
@@ -631,7 +669,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     bool ident = !neg && n && t == id + n && !is_digit(*id);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
-                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object));
+                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OBJVAL && key_inside(s, t));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
