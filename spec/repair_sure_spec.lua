@@ -56,6 +56,8 @@ describe("coax.repair without a schema", function()
       { '{"mode": 0755}', unquoted("line 1, column 10", "0755") },
       -- a bare value that runs into the next key: a comma left out, or its words?
       { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
+      -- a # between spaces: Python's or YAML's comment, or the value's text?
+      { '{"a": b # c}', unquoted("line 1, column 7", "b # c") },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], refusal(c[1]), c[1]) end
   end)
@@ -72,6 +74,7 @@ describe("coax.repair without a schema", function()
       { "42", "42" },
       { '{"n": 0, "x": 0.5, "d": 2024-01-05, "k": snake_case}', '{"n":0,"x":0.5,"d":"2024-01-05","k":"snake_case"}' },
       { "{a: Note: see below, t: at 10:30}", '{"a":"Note: see below","t":"at 10:30"}' },
+      { "{a: C# and F#, b: Issue #42}", '{"a":"C# and F#","b":"Issue #42"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

@@ -591,6 +591,10 @@ static bool word_in_doubt(const char *s, const char *t)
         return true; /* a template's placeholder, <age>, <your name>: no value was given */
     for (const char *c = s; c + 1 < t; c++) {
         if (c[0] == '/' && (c[1] == '*' || (c[1] == '/' && (c == s || c[-1] != ':')))) return true; /* not https:// */
+        /* b # c: Python's, YAML's and shell's comment after the value, as
+        ** after a number ({"a": 1 # one}), or its text; a # written alone
+        ** between spaces, not C#, #42 or #fff */
+        if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
         /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
         ** function (() => 1): an expression, whose value is not its text;
         ** "Ada (Countess)" has a space */
