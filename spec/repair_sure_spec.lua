@@ -54,6 +54,10 @@ describe("coax.repair without a schema", function()
       { '{"mask": 0x1F}', unquoted("line 1, column 10", "0x1F") },
       { "[1_000]", unquoted("line 1, column 2", "1_000") },
       { '{"mode": 0755}', unquoted("line 1, column 10", "0755") },
+      { "[1.5, nan, inf]", unquoted("line 1, column 7", "nan") },
+      { '{"n": １２}', unquoted("line 1, column 7", "１２") },
+      { '{"n": 1+2}', unquoted("line 1, column 7", "1+2") },
+      { '{"sep": \\n}', unquoted("line 1, column 9", "\\n") },
       -- a bare value that runs into the next key: a comma left out, or its words?
       { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
       -- a # between spaces: Python's or YAML's comment, or the value's text?
@@ -75,6 +79,7 @@ describe("coax.repair without a schema", function()
       { '{"n": 0, "x": 0.5, "d": 2024-01-05, "k": snake_case}', '{"n":0,"x":0.5,"d":"2024-01-05","k":"snake_case"}' },
       { "{a: Note: see below, t: at 10:30}", '{"a":"Note: see below","t":"at 10:30"}' },
       { "{a: C# and F#, b: Issue #42}", '{"a":"C# and F#","b":"Issue #42"}' },
+      { "{a: infinite, b: C++, c: nano}", '{"a":"infinite","b":"C++","c":"nano"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

@@ -543,21 +543,42 @@ static bool expression_shape(const char *s, const char *t)
 
 /* Whether s..t is a number written in another language's syntax: 0x1F,
 ** 0o17, 0b101 (31, 15 and 5 in JavaScript, Python and JSON5), 1_000
-** (Python's and Rust's 1000) or 017 (C's and YAML 1.1's octal 15, or a
-** code whose zero counts). The writer meant a number or a code: which one,
-** and which number, is a guess; its text as a string is neither. */
+** (Python's and Rust's 1000), 017 (C's and YAML 1.1's octal 15, or a
+** code whose zero counts), inf and nan (Python's, C's and R's infinity and
+** no-number), full-width digits (１２, typed with a CJK keyboard), a sign
+** parted from its digits (- 1) or a sum or product (1+2, 3*4), and an
+** escape written outside quotes (\n: a line break, or the two signs?).
+** The writer meant a number, a code or a character: which one, and which
+** number, is a guess; the text as a string is none of them. */
 static bool foreign_number(const char *s, const char *t)
 {
-    if (s < t && (*s == '-' || *s == '+')) s++;
-    if (t - s < 2 || !is_digit(*s)) return false;
-    bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false;
-    for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
-        if (*c == '_' && c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]))
-            underscore = true;
-        else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.')))
-            return false;
+    static const char *const words[] = {"inf", "infinity", "nan"};
+    if (s < t && *s == '\\') return true;
+    if (s < t && (*s == '-' || *s == '+')) {
+        const char *d = s + 1;
+        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
+        s++;
     }
-    return radix ? t - s > 2 : underscore || (*s == '0' && is_digit(s[1]));
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i]), k = 0;
+        while (k < n && s + k < t && (s[k] | 0x20) == words[i][k]) k++;
+        if (k == n && s + n == t) return true;
+    }
+    const char *f = s; /* U+FF10..FF19, the full-width digits */
+    while (t - f >= 3 && (unsigned char)f[0] == 0xEF && (unsigned char)f[1] == 0xBC && (unsigned char)f[2] >= 0x90 &&
+           (unsigned char)f[2] <= 0x99)
+        f += 3;
+    if (f > s && f == t) return true;
+    if (t - s < 2 || !is_digit(*s)) return false;
+    bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false, op = false;
+    for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
+        bool between = c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]);
+        if (*c == '_' && between) underscore = true;
+        else if ((*c == '+' || *c == '*') && !radix && between && is_digit(c[-1]) && is_digit(c[1])) op = true;
+        else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.'))) return false;
+    }
+    return radix ? t - s > 2 : underscore || op || (*s == '0' && is_digit(s[1]));
 }
 
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
@@ -568,7 +589,7 @@ static bool foreign_number(const char *s, const char *t)
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
 ** literal misspelt, an expression that calls something, or a number in
-** another language's syntax (0x1F, 1_000, 017). */
+** another language's syntax (0x1F, 1_000, 017, inf, １２, 1+2). */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
