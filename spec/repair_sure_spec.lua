@@ -31,6 +31,8 @@ describe("coax.repair without a schema", function()
     local cases = {
       -- one item of a larger structure, or several values: which is the answer?
       { "1,2,3", "the reply holds two different answers, at line 1, column 1 and at line 1, column 3: send one value" },
+      { "1,234", "unreadable text at line 1, column 2 (a comma before three digits: one number's thousands separator,"
+        .. " or two items: ',234'); send valid JSON" },
       { '{"key": "value"}, {}',
         "the reply holds two different answers, at line 1, column 1 and at line 1, column 19: send one value" },
       { '{"v": 1}\n{"v": 2}',

@@ -47,7 +47,7 @@ const rkind_info rkind_table[RK_COUNT] = {
     [RK_UNICODE_WHITESPACE] = {"unicode_whitespace", "treated a Unicode space as whitespace", COAX_CLASS_LOSSLESS, NULL},
     [RK_TRIPLE_QUOTED_STRING] = {"triple_quoted_string", "read a triple-quoted string", COAX_CLASS_LOSSLESS, NULL},
     [RK_FENCED_STRING] = {"fenced_string", "read a fenced code block written as a string value", COAX_CLASS_LOSSLESS, NULL},
-    [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, NULL},
+    [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, "a comma before three digits: one number's thousands separator, or two items"},
     [RK_FRAGMENT] = {"fragment", "took one item of a larger structure as the whole value", COAX_CLASS_INVENTED, NULL},
     [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},
 };
