@@ -62,6 +62,9 @@ describe("coax.repair without a schema", function()
       { '{"sep": \\n}', unquoted("line 1, column 9", "\\n") },
       -- a bare value that runs into the next key: a comma left out, or its words?
       { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
+      -- backticks around JSON's own scalar: Markdown's code span, or a string's quotes?
+      { "`42`", "unreadable text at line 1, column 1 (read a template literal as its text: what ${...} stands for was"
+        .. " not written, or the backticks are Markdown's around a value (`42`, `true`): '`42`'); send valid JSON" },
       -- a # between spaces: Python's or YAML's comment, or the value's text?
       { '{"a": b # c}', unquoted("line 1, column 7", "b # c") },
     }
@@ -82,6 +85,7 @@ describe("coax.repair without a schema", function()
       { "{a: Note: see below, t: at 10:30}", '{"a":"Note: see below","t":"at 10:30"}' },
       { "{a: C# and F#, b: Issue #42}", '{"a":"C# and F#","b":"Issue #42"}' },
       { "{a: infinite, b: C++, c: nano}", '{"a":"infinite","b":"C++","c":"nano"}' },
+      { "{a: `x`, b: `true story`}", '{"a":"x","b":"true story"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

@@ -477,9 +477,22 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
+/* Whether t[0..n) is JSON's own scalar: a number, true, false, null or a
+** string in double quotes. */
+static bool json_scalar_text(const char *t, size_t n)
+{
+    bool is_int;
+    if (n && coax_number_span(t, n, &is_int) == n) return true;
+    if ((n == 4 && (!memcmp(t, "true", 4) || !memcmp(t, "null", 4))) || (n == 5 && !memcmp(t, "false", 5)))
+        return true;
+    return n >= 2 && t[0] == '"' && t[n - 1] == '"';
+}
+
 /* A string in backticks: JavaScript's template literal. With ${...} in it,
 ** its value is what the expression gives, which the reply does not say
-** (`Hello ${name}` is not the text "Hello ${name}"). */
+** (`Hello ${name}` is not the text "Hello ${name}"). Around JSON's own
+** scalar (`42`, `true`, `"hi"`) the backticks are as likely Markdown's
+** code span around the value (42, true, "hi") as a string's quotes. */
 coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, const char *body)
 {
     size_t mark = ps->log->n;
@@ -489,7 +502,8 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
     const char *t = out->u.text;
     size_t i = 0, n = out->len;
     while (i + 1 < n && !(t[i] == '$' && t[i + 1] == '{')) i++;
-    if (i + 1 < n && memchr(t + i + 2, '}', n - i - 2)) { /* the first ${ has its }: later ones need no look */
+    bool code_span = ctx != CTX_KEY && json_scalar_text(t, n);
+    if (code_span || (i + 1 < n && memchr(t + i + 2, '}', n - i - 2))) { /* the first ${ has its }: later ones need no look */
         if (mark < ps->log->n) rlog_set_class(ps->log, mark, RK_BACKTICK_QUOTES, COAX_CLASS_INVENTED);
         ps->inv = ps->inv_any = true;
         if (ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
