@@ -62,6 +62,11 @@ describe("coax.repair without a schema", function()
       { '{"sep": \\n}', unquoted("line 1, column 9", "\\n") },
       -- a bare value that runs into the next key: a comma left out, or its words?
       { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
+      -- a quote alone between spaces, or after a comment or a plus: the string's end, or text?
+      { '{"a": "abc " def"}', "unreadable text at line 1, column 12 (guessed which quote ends the string: '\" def');"
+        .. " send valid JSON" },
+      { '["abc/*c*/+"def"]', "unreadable text at line 1, column 12 (guessed which quote ends the string: '\"def');"
+        .. " send valid JSON" },
       -- backticks around JSON's own scalar: Markdown's code span, or a string's quotes?
       { "`42`", "unreadable text at line 1, column 1 (read a template literal as its text: what ${...} stands for was"
         .. " not written, or the backticks are Markdown's around a value (`42`, `true`): '`42`'); send valid JSON" },
@@ -86,6 +91,7 @@ describe("coax.repair without a schema", function()
       { "{a: C# and F#, b: Issue #42}", '{"a":"C# and F#","b":"Issue #42"}' },
       { "{a: infinite, b: C++, c: nano}", '{"a":"infinite","b":"C++","c":"nano"}' },
       { "{a: `x`, b: `true story`}", '{"a":"x","b":"true story"}' },
+      { '{"a": "I like "C++" a lot", "b": "5" tall"}', '{"a":"I like \\"C++\\" a lot","b":"5\\" tall"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

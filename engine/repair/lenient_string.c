@@ -291,6 +291,21 @@ static const char *copied_run(const char *p, const char *bound)
     }
 }
 
+/* Whether the next quote from p that could close a string opened with
+** 'open' is where the string ends. */
+static bool next_quote_ends(const lp *ps, uint32_t open, const char *p, int ctx)
+{
+    for (uint32_t q; p < ps->e; p++) {
+        if (*p == '\\') {
+            p++;
+            continue;
+        }
+        size_t qn = quote_at(p, ps->e, &q);
+        if (qn && closes(open, q)) return lp_ends_string(ps, p + qn, ps->e, ctx);
+    }
+    return false;
+}
+
 /* Decodes a string body from ps->p up to its closing quote (consumed:
 ** S_CLOSED) or to 'bound' (S_BOUND). S_CUT: the closing quote is missing
 ** and the string should end at *cut (decode again with that bound). */
@@ -349,11 +364,22 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             }
             /* Inside a key a stray quote leaves the key itself in doubt, and
             ** one after a comma, a bracket or a colon may open the next item
-            ** or member ("a, "b"]; [["a], ["b", 1]] was two arrays): a guess. */
+            ** or member ("a, "b"]; [["a], ["b", 1]] was two arrays): a guess.
+            ** So is a quote alone between spaces ("abc " def": it neither
+            ** closes a word nor opens one, and "abc " may be the string) and
+            ** one right after the end of a comment ("abc COMMENT "def", the
+            ** comment in slash-star) or a plus after a space or a comment
+            ** ("hello + "world"), when the next quote ends the string: two
+            ** strings joined, or one (not C++", nor "1 + "2" is not 3"). */
             const char *before = p;
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
-            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) ||
-                         lost_member_end(body, before) || alternatives_end(body, before, before < p);
+            bool alone = before < p && p + qn < bound && ws_tab[(unsigned char)p[qn]];
+            const char *b = before > body && before[-1] == '+' ? before - 1 : before;
+            bool comment_end = b - body >= 2 && b[-1] == '/' && b[-2] == '*';
+            bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]]))) &&
+                                 next_quote_ends(ps, open, p + qn, ctx);
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) || alone ||
+                         after_comment || lost_member_end(body, before) || alternatives_end(body, before, before < p);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
