@@ -59,6 +59,7 @@ describe("coax.repair without a schema", function()
       { "[1.5, nan, inf]", unquoted("line 1, column 7", "nan") },
       { '{"n": １２}', unquoted("line 1, column 7", "１２") },
       { '{"n": 1+2}', unquoted("line 1, column 7", "1+2") },
+      { '{"n": 10n}', unquoted("line 1, column 7", "10n") },
       { '{"sep": \\n}', unquoted("line 1, column 9", "\\n") },
       -- a bare value that runs into the next key: a comma left out, or its words?
       { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
@@ -90,6 +91,7 @@ describe("coax.repair without a schema", function()
       { "{a: Note: see below, t: at 10:30}", '{"a":"Note: see below","t":"at 10:30"}' },
       { "{a: C# and F#, b: Issue #42}", '{"a":"C# and F#","b":"Issue #42"}' },
       { "{a: infinite, b: C++, c: nano}", '{"a":"infinite","b":"C++","c":"nano"}' },
+      { "{a: 2nd, b: 100px}", '{"a":"2nd","b":"100px"}' },
       { "{a: `x`, b: `true story`}", '{"a":"x","b":"true story"}' },
       { '{"a": "I like "C++" a lot", "b": "5" tall"}', '{"a":"I like \\"C++\\" a lot","b":"5\\" tall"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },

@@ -546,7 +546,8 @@ static bool expression_shape(const char *s, const char *t)
 ** (Python's and Rust's 1000), 017 (C's and YAML 1.1's octal 15, or a
 ** code whose zero counts), inf and nan (Python's, C's and R's infinity and
 ** no-number), full-width digits (１２, typed with a CJK keyboard), a sign
-** parted from its digits (- 1) or a sum or product (1+2, 3*4), and an
+** parted from its digits (- 1), a literal's suffix (1L, 10n, 1.5f, 1j),
+** a sum or product (1+2, 3*4), and an
 ** escape written outside quotes (\n: a line break, or the two signs?).
 ** The writer meant a number, a code or a character: which one, and which
 ** number, is a guess; the text as a string is none of them. */
@@ -565,6 +566,14 @@ static bool foreign_number(const char *s, const char *t)
         while (k < n && s + k < t && (s[k] | 0x20) == words[i][k]) k++;
         if (k == n && s + n == t) return true;
     }
+    /* a literal's suffix: C's and Java's 1L, 10UL, 1.5f, JavaScript's
+    ** 10n, Python's complex 1j: the number, or its text? */
+    static const char *const suffixes[] = {"L", "l", "LL", "UL", "ULL", "u", "U", "f", "F", "n", "j", "J"};
+    bool is_int;
+    size_t num = coax_number_span(s, (size_t)(t - s), &is_int);
+    for (size_t i = 0; num && i < sizeof suffixes / sizeof *suffixes; i++)
+        if (strlen(suffixes[i]) == (size_t)(t - s) - num && !memcmp(s + num, suffixes[i], (size_t)(t - s) - num))
+            return true;
     const char *f = s; /* U+FF10..FF19, the full-width digits */
     while (t - f >= 3 && (unsigned char)f[0] == 0xEF && (unsigned char)f[1] == 0xBC && (unsigned char)f[2] >= 0x90 &&
            (unsigned char)f[2] <= 0x99)
