@@ -22,13 +22,7 @@ end
 -- that any change to them is a decision (every other value it accepts is
 -- one peer's reading too).
 local ONLY_COAX = {
-  -- a comment inside a string is text, and the quote after it is in the
-  -- string (the peers join or split strings around the comment)
-  ['["abc+/*comment*/"def"]'] = '["abc+/*comment*/\\"def"]',
-  ['["abc/*comment*/+"def"]'] = '["abc/*comment*/+\\"def"]',
-  ['["abc,/*comment*/"def"]'] = '["abc,/*comment*/\\"def"]',
   ['"first\\\nsecond"'] = '"firstsecond"', -- JavaScript's line continuation
-  ['"hello +\n " world"'] = '"hello +\\n \\" world"',
   ["Null"] = "null", -- another language's null, as json_repair reads NULL
 }
 
@@ -54,8 +48,9 @@ describe("coax.repair on the peers' test inputs", function()
         end
       end
       -- by default, a value that would be a guess (an invented repair, two
-      -- answers, a reply cut off) is refused: 240 of coax's 591 readings
-      assert.are.equal(opts.guess and 591 or 351, values)
+      -- answers, a reply cut off, a number in another language's syntax) is
+      -- refused: 249 of coax's 591 readings
+      assert.are.equal(opts.guess and 591 or 342, values)
     end
   end)
 
@@ -72,7 +67,7 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    assert.is_true(jr >= 324, "agreement with jsonrepair fell to " .. jr)
+    assert.is_true(jr >= 319, "agreement with jsonrepair fell to " .. jr)
     assert.is_true(py >= 281, "agreement with json_repair fell to " .. py)
   end)
 

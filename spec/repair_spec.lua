@@ -201,7 +201,8 @@ describe("coax.repair's reading (guess = true)", function()
       local v, log = coax.repair('{"greeting": `Hello ${name}`}', GUESS)
       assert.are.equal('{"greeting":"Hello ${name}"}', json.encode(v))
       assert.are.same({ kind = "backtick_quotes", class = "invented", offset = 13, line = 1, column = 14,
-        detail = "read a template literal as its text: what ${...} stands for was not written" }, log[1])
+        detail = "read a template literal as its text: what ${...} stands for was not written, or the backticks are"
+          .. " Markdown's around a value (`42`, `true`)" }, log[1])
       invented("[`id-${n}`, `x`]", "backtick_quotes")
       invented("{`k${i}`: 1}", "backtick_quotes")
       -- twins: no ${...} with its brace, or ${...} between double quotes, is text

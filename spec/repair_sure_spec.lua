@@ -19,11 +19,20 @@ local function accepted(text, opts)
   return json.encode(v), log
 end
 
+-- The refusal of a bare word read as a string by a guess, at where.
+local function unquoted(where, word)
+  return "unreadable text at " .. where .. " (a string was guessed from text whose end is unclear, or that is no"
+    .. " value (etc., a placeholder such as <age>, a number in another language's syntax such as 0x1F): '"
+    .. word .. "'); send valid JSON"
+end
+
 describe("coax.repair without a schema", function()
   it("refuses each kind of guess, saying where and why", function()
     local cases = {
       -- one item of a larger structure, or several values: which is the answer?
       { "1,2,3", "the reply holds two different answers, at line 1, column 1 and at line 1, column 3: send one value" },
+      { "1,234", "unreadable text at line 1, column 2 (a comma before three digits: one number's thousands separator,"
+        .. " or two items: ',234'); send valid JSON" },
       { '{"key": "value"}, {}',
         "the reply holds two different answers, at line 1, column 1 and at line 1, column 19: send one value" },
       { '{"v": 1}\n{"v": 2}',
@@ -43,6 +52,27 @@ describe("coax.repair without a schema", function()
       { 'Example: {"a": 1}', "the only JSON is marked as no answer by a label or a comment before it (Example:,"
         .. " <!--), at line 1, column 10: send the answer itself" },
       { "The answer is 42", "no JSON value found in 16 bytes of text" },
+      -- a number in another language's syntax: which number, or a code, is a guess
+      { '{"mask": 0x1F}', unquoted("line 1, column 10", "0x1F") },
+      { "[1_000]", unquoted("line 1, column 2", "1_000") },
+      { '{"mode": 0755}', unquoted("line 1, column 10", "0755") },
+      { "[1.5, nan, inf]", unquoted("line 1, column 7", "nan") },
+      { '{"n": １２}', unquoted("line 1, column 7", "１２") },
+      { '{"n": 1+2}', unquoted("line 1, column 7", "1+2") },
+      { '{"n": 10n}', unquoted("line 1, column 7", "10n") },
+      { '{"sep": \\n}', unquoted("line 1, column 9", "\\n") },
+      -- a bare value that runs into the next key: a comma left out, or its words?
+      { "{name: Ada Lovelace age: 36}", unquoted("line 1, column 8", "Ada Lovelace age") },
+      -- a quote alone between spaces, or after a comment or a plus: the string's end, or text?
+      { '{"a": "abc " def"}', "unreadable text at line 1, column 12 (guessed which quote ends the string: '\" def');"
+        .. " send valid JSON" },
+      { '["abc/*c*/+"def"]', "unreadable text at line 1, column 12 (guessed which quote ends the string: '\"def');"
+        .. " send valid JSON" },
+      -- backticks around JSON's own scalar: Markdown's code span, or a string's quotes?
+      { "`42`", "unreadable text at line 1, column 1 (read a template literal as its text: what ${...} stands for was"
+        .. " not written, or the backticks are Markdown's around a value (`42`, `true`): '`42`'); send valid JSON" },
+      -- a # between spaces: Python's or YAML's comment, or the value's text?
+      { '{"a": b # c}', unquoted("line 1, column 7", "b # c") },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], refusal(c[1]), c[1]) end
   end)
@@ -57,6 +87,13 @@ describe("coax.repair without a schema", function()
       { '{"name": "Ada", "tags": ["x", "y"', '{"name":"Ada","tags":["x","y"]}' }, -- brackets after a whole item
       { '"hello"', '"hello"' },
       { "42", "42" },
+      { '{"n": 0, "x": 0.5, "d": 2024-01-05, "k": snake_case}', '{"n":0,"x":0.5,"d":"2024-01-05","k":"snake_case"}' },
+      { "{a: Note: see below, t: at 10:30}", '{"a":"Note: see below","t":"at 10:30"}' },
+      { "{a: C# and F#, b: Issue #42}", '{"a":"C# and F#","b":"Issue #42"}' },
+      { "{a: infinite, b: C++, c: nano}", '{"a":"infinite","b":"C++","c":"nano"}' },
+      { "{a: 2nd, b: 100px}", '{"a":"2nd","b":"100px"}' },
+      { "{a: `x`, b: `true story`}", '{"a":"x","b":"true story"}' },
+      { '{"a": "I like "C++" a lot", "b": "5" tall"}', '{"a":"I like \\"C++\\" a lot","b":"5\\" tall"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

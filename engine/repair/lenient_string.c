@@ -325,6 +325,21 @@ static const char *copied_run(const char *p, const char *bound)
     }
 }
 
+/* Whether the next quote from p that could close a string opened with
+** 'open' is where the string ends. */
+static bool next_quote_ends(const lp *ps, uint32_t open, const char *p, int ctx)
+{
+    for (uint32_t q; p < ps->e; p++) {
+        if (*p == '\\') {
+            p++;
+            continue;
+        }
+        size_t qn = quote_at(p, ps->e, &q);
+        if (qn && closes(open, q)) return lp_ends_string(ps, p + qn, ps->e, ctx);
+    }
+    return false;
+}
+
 /* Decodes a string body from ps->p up to its closing quote (consumed:
 ** S_CLOSED) or to 'bound' (S_BOUND). S_CUT: the closing quote is missing
 ** and the string should end at *cut (decode again with that bound). */
@@ -383,11 +398,22 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             }
             /* Inside a key a stray quote leaves the key itself in doubt, and
             ** one after a comma, a bracket or a colon may open the next item
-            ** or member ("a, "b"]; [["a], ["b", 1]] was two arrays): a guess. */
+            ** or member ("a, "b"]; [["a], ["b", 1]] was two arrays): a guess.
+            ** So is a quote alone between spaces ("abc " def": it neither
+            ** closes a word nor opens one, and "abc " may be the string) and
+            ** one right after the end of a comment ("abc COMMENT "def", the
+            ** comment in slash-star) or a plus after a space or a comment
+            ** ("hello + "world"), when the next quote ends the string: two
+            ** strings joined, or one (not C++", nor "1 + "2" is not 3"). */
             const char *before = p;
             while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
-            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) ||
-                         lost_member_end(body, before) || alternatives_end(body, before, before < p);
+            bool alone = before < p && p + qn < bound && ws_tab[(unsigned char)p[qn]];
+            const char *b = before > body && before[-1] == '+' ? before - 1 : before;
+            bool comment_end = b - body >= 2 && b[-1] == '/' && b[-2] == '*';
+            bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]]))) &&
+                                 next_quote_ends(ps, open, p + qn, ctx);
+            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) || alone ||
+                         after_comment || lost_member_end(body, before) || alternatives_end(body, before, before < p);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
@@ -511,9 +537,22 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
     return out->u.text ? COAX_OK : nomem(ps);
 }
 
+/* Whether t[0..n) is JSON's own scalar: a number, true, false, null or a
+** string in double quotes. */
+static bool json_scalar_text(const char *t, size_t n)
+{
+    bool is_int;
+    if (n && coax_number_span(t, n, &is_int) == n) return true;
+    if ((n == 4 && (!memcmp(t, "true", 4) || !memcmp(t, "null", 4))) || (n == 5 && !memcmp(t, "false", 5)))
+        return true;
+    return n >= 2 && t[0] == '"' && t[n - 1] == '"';
+}
+
 /* A string in backticks: JavaScript's template literal. With ${...} in it,
 ** its value is what the expression gives, which the reply does not say
-** (`Hello ${name}` is not the text "Hello ${name}"). */
+** (`Hello ${name}` is not the text "Hello ${name}"). Around JSON's own
+** scalar (`42`, `true`, `"hi"`) the backticks are as likely Markdown's
+** code span around the value (42, true, "hi") as a string's quotes. */
 coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, const char *body)
 {
     size_t mark = ps->log->n;
@@ -523,7 +562,8 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
     const char *t = out->u.text;
     size_t i = 0, n = out->len;
     while (i + 1 < n && !(t[i] == '$' && t[i + 1] == '{')) i++;
-    if (i + 1 < n && memchr(t + i + 2, '}', n - i - 2)) { /* the first ${ has its }: later ones need no look */
+    bool code_span = ctx != CTX_KEY && json_scalar_text(t, n);
+    if (code_span || (i + 1 < n && memchr(t + i + 2, '}', n - i - 2))) { /* the first ${ has its }: later ones need no look */
         if (mark < ps->log->n) rlog_set_class(ps->log, mark, RK_BACKTICK_QUOTES, COAX_CLASS_INVENTED);
         ps->inv = ps->inv_any = true;
         if (ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;

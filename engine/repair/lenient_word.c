@@ -331,6 +331,23 @@ static bool swallows_member(const char *s, const char *t)
     return false;
 }
 
+/* Whether a member's unquoted value s..t holds, after a space, a word and
+** its colon ({name: Ada Lovelace age: 36}): the comma before a key may have
+** been left out, or the words be the value's own ("Ada Lovelace age: 36");
+** which one is a guess. Not "Note: see below", whose word opens the value,
+** "What? No: way", whose word opens a sentence, nor 10:30 or https://x,
+** whose colon has no space after it. */
+static bool key_inside(const char *s, const char *t)
+{
+    for (const char *c = s; c < t; c++) {
+        if ((*c != ' ' && *c != '\t') || c == s || !is_ident((unsigned char)c[-1])) continue;
+        const char *w = c + 1;
+        while (w < t && is_ident((unsigned char)*w)) w++;
+        if (w > c + 1 && w + 1 < t && *w == ':' && (w[1] == ' ' || w[1] == '\t')) return true;
+    }
+    return false;
+}
+
 /* Whether unquoted text s..t opens with a word or a number and its colon,
 ** then a space: in an array ([1: 2], [a: x]) a member written where an
 ** item goes, the object's braces lost; as a member's value ('object'), when
@@ -528,6 +545,55 @@ static bool expression_shape(const char *s, const char *t)
     return true;
 }
 
+/* Whether s..t is a number written in another language's syntax: 0x1F,
+** 0o17, 0b101 (31, 15 and 5 in JavaScript, Python and JSON5), 1_000
+** (Python's and Rust's 1000), 017 (C's and YAML 1.1's octal 15, or a
+** code whose zero counts), inf and nan (Python's, C's and R's infinity and
+** no-number), full-width digits (１２, typed with a CJK keyboard), a sign
+** parted from its digits (- 1), a literal's suffix (1L, 10n, 1.5f, 1j),
+** a sum or product (1+2, 3*4), and an
+** escape written outside quotes (\n: a line break, or the two signs?).
+** The writer meant a number, a code or a character: which one, and which
+** number, is a guess; the text as a string is none of them. */
+static bool foreign_number(const char *s, const char *t)
+{
+    static const char *const words[] = {"inf", "infinity", "nan"};
+    if (s < t && *s == '\\') return true;
+    if (s < t && (*s == '-' || *s == '+')) {
+        const char *d = s + 1;
+        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
+        s++;
+    }
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i]), k = 0;
+        while (k < n && s + k < t && (s[k] | 0x20) == words[i][k]) k++;
+        if (k == n && s + n == t) return true;
+    }
+    /* a literal's suffix: C's and Java's 1L, 10UL, 1.5f, JavaScript's
+    ** 10n, Python's complex 1j: the number, or its text? */
+    static const char *const suffixes[] = {"L", "l", "LL", "UL", "ULL", "u", "U", "f", "F", "n", "j", "J"};
+    bool is_int;
+    size_t num = coax_number_span(s, (size_t)(t - s), &is_int);
+    for (size_t i = 0; num && i < sizeof suffixes / sizeof *suffixes; i++)
+        if (strlen(suffixes[i]) == (size_t)(t - s) - num && !memcmp(s + num, suffixes[i], (size_t)(t - s) - num))
+            return true;
+    const char *f = s; /* U+FF10..FF19, the full-width digits */
+    while (t - f >= 3 && (unsigned char)f[0] == 0xEF && (unsigned char)f[1] == 0xBC && (unsigned char)f[2] >= 0x90 &&
+           (unsigned char)f[2] <= 0x99)
+        f += 3;
+    if (f > s && f == t) return true;
+    if (t - s < 2 || !is_digit(*s)) return false;
+    bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false, op = false;
+    for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
+        bool between = c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]);
+        if (*c == '_' && between) underscore = true;
+        else if ((*c == '+' || *c == '*') && !radix && between && is_digit(c[-1]) && is_digit(c[1])) op = true;
+        else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.'))) return false;
+    }
+    return radix ? t - s > 2 : underscore || op || (*s == '0' && is_digit(s[1]));
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -535,11 +601,13 @@ static bool expression_shape(const char *s, const char *t)
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
-** literal misspelt, or an expression that calls something. */
+** literal misspelt, an expression that calls something, or a number in
+** another language's syntax (0x1F, 1_000, 017, inf, １２, 1+2). */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
-    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t))
+    if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
+        foreign_number(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
@@ -557,6 +625,10 @@ static bool word_in_doubt(const char *s, const char *t)
         return true; /* a template's placeholder, <age>, <your name>: no value was given */
     for (const char *c = s; c + 1 < t; c++) {
         if (c[0] == '/' && (c[1] == '*' || (c[1] == '/' && (c == s || c[-1] != ':')))) return true; /* not https:// */
+        /* b # c: Python's, YAML's and shell's comment after the value, as
+        ** after a number ({"a": 1 # one}), or its text; a # written alone
+        ** between spaces, not C#, #42 or #fff */
+        if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
         /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
         ** function (() => 1): an expression, whose value is not its text;
         ** "Ada (Countess)" has a space */
@@ -635,7 +707,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     bool ident = !neg && n && t == id + n && !is_digit(*id);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
-                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object));
+                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OBJVAL && key_inside(s, t));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;

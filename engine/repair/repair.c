@@ -82,6 +82,18 @@ static void undo_double_encoding(job *j, pending *p)
     p->double_encoded = true;
 }
 
+/* Whether values i-1 and i of a bare list are one number written with a
+** thousands separator as well as two items: 1,234 is 1234 as much as
+** [1, 234] (a comma with no space, then a group of three digits). */
+static bool grouped_pair(const job *j, const rvalues *vals, size_t i)
+{
+    const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
+    const char *t = j->text;
+    return a->value->type == COAX_NUMBER && b->value->type == COAX_NUMBER && b->start == a->end + 1 &&
+           t[a->end] == ',' && b->end - b->start == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
+           t[b->start + 1] >= '0' && t[b->start + 1] <= '9' && t[b->start + 2] >= '0' && t[b->start + 2] <= '9';
+}
+
 /* A key given twice with two values leaves which one the model meant a
 ** guess; given twice with one value, nothing is lost. */
 static void on_dup(void *ud, size_t offset, bool differs)
@@ -245,8 +257,16 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     /* Concatenated values or NDJSON, as one array: one level more than the
     ** deepest of them, so not when that one is at max_depth already. */
     bool wraps = !rc && vals.n > 1;
-    for (size_t i = 0; wraps && i < vals.n; i++)
+    size_t grouped = 0; /* where a comma may part a number's digits, or 0 */
+    for (size_t i = 0; wraps && i < vals.n; i++) {
         if (vals.v[i].at_limit && nests_to(j, vals.v[i].value, j->lim.max_depth)) wraps = false;
+        if (i && !grouped && grouped_pair(j, &vals, i)) grouped = vals.v[i - 1].end;
+    }
+    if (wraps && grouped && vals.v[vals.n - 1].log_to == j->log.n) { /* the list is a guess: its log says so */
+        rlog_add_class(&j->log, RK_THOUSANDS_SEPARATOR, COAX_CLASS_INVENTED, grouped);
+        vals.v[vals.n - 1].log_to = j->log.n;
+        any_invented = true;
+    }
     if (wraps) {
         coax_value *arr = coax_new_value(j->arena, COAX_ARRAY);
         coax_value *items = coax_arena_alloc(j->arena, vals.n * sizeof *items);
