@@ -112,6 +112,13 @@ describe("coax.repair without a schema", function()
     assert.are.equal("the reply was cut off: the JSON is incomplete",
       refusal('{"name": "Ada", "tags": ["x", "y"', { finish = "length" }))
     assert.has_error(function() coax.repair("{}", { max_class = "sure" }) end)
+    -- a misspelt option would read the reply at the default: an error instead
+    assert.has_error(function() coax.repair("{a: 1}", { maxclass = "lossless" }) end,
+      "coax.repair: unknown option 'maxclass'")
+    assert.has_error(function() coax.extract("{a: 1}", "{}", { max_clas = "lossless" }) end,
+      "coax.extract: unknown option 'max_clas'")
+    assert.are.equal("table", type(coax.extract("{}", "{}", { strict = true, draft = "7", finish = "stop",
+      max_class = "lossless", max_depth = 4, max_input = 10, max_string = 10 })))
   end)
 
   it("gives coax's reading with guess = true, its log saying what was guessed", function()

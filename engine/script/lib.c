@@ -13,6 +13,20 @@ int lcoax_error(lua_State *L, coax_code code, const coax_error *err)
     return luaL_error(L, "%s: %s", coax_code_name(code), coax_strerror(code));
 }
 
+void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *known)
+{
+    if (!lua_istable(L, idx)) return;
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        size_t i = 0;
+        while (k && known[i] && strcmp(known[i], k)) i++;
+        if (!k || !known[i]) luaL_error(L, "%s: unknown option '%s'", fn, luaL_tolstring(L, -1, NULL));
+    }
+}
+
 coax_limits lcoax_limits(lua_State *L, int idx)
 {
     coax_limits l;

@@ -106,6 +106,11 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor);
 /* Raises a Lua error for a coax_code with its message. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 
+/* Raises "<fn>: unknown option 'k'" for a key of the options table at
+** 'idx' (if a table) that is not in 'known' (NULL-terminated): a misspelt
+** max_class would otherwise read the reply at the default, silently. */
+void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *known);
+
 /* Reads what a reply's reading depends on from the options table at 'idx'
 ** (if a table) into 'xo': max_class ("lossless", "inferred", "invented")
 ** and finish (the provider's finish reason: "length" is a cut, "stop" says
