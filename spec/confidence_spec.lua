@@ -153,11 +153,11 @@ describe("confidence classes", function()
     -- A list of values one after the other and its first value start at one
     -- place: the error names the first value and the next one, not one place twice.
     r = coax.extract('{"name":"Ada"}{"name":"Bob"}', "{}")
-    assert.are.equal("the reply holds two different answers, at line 1, column 1 and at line 1, column 15: "
-      .. "send one value", r.errors[1].error)
+    assert.are.equal("the reply holds several values one after another, at line 1, column 1 and at line 1, "
+      .. "column 15: send one value (a list, if they are one answer)", r.errors[1].error)
     r = coax.extract('[1]\n  [2]', "{}")
-    assert.are.equal("the reply holds two different answers, at line 1, column 1 and at line 2, column 3: "
-      .. "send one value", r.errors[1].error)
+    assert.are.equal("the reply holds several values one after another, at line 1, column 1 and at line 2, "
+      .. "column 3: send one value (a list, if they are one answer)", r.errors[1].error)
     -- A reply whose only JSON is in a block tagged as no answer says so (the
     -- error was empty); a tag's attributes are not its name.
     assert.are.same({ nil, "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "

@@ -29,14 +29,20 @@ end
 describe("coax.repair without a schema", function()
   it("refuses each kind of guess, saying where and why", function()
     local cases = {
-      -- one item of a larger structure, or several values: which is the answer?
-      { "1,2,3", "the reply holds two different answers, at line 1, column 1 and at line 1, column 3: send one value" },
+      -- several values one after another: one list, or one of them? (equal ones too)
+      { '{"a": 1} {"a": 1}', "the reply holds several values one after another, at line 1, column 1 and at line 1, "
+        .. "column 10: send one value (a list, if they are one answer)" },
+      { "1,2,3",
+        "the reply holds several values one after another, at line 1, column 1 and at line 1, column 3: "
+        .. "send one value (a list, if they are one answer)" },
       { "1,234", "unreadable text at line 1, column 2 (a comma before three digits: one number's thousands separator,"
         .. " or two items: ',234'); send valid JSON" },
       { '{"key": "value"}, {}',
-        "the reply holds two different answers, at line 1, column 1 and at line 1, column 19: send one value" },
+        "the reply holds several values one after another, at line 1, column 1 and at line 1, column 19: "
+        .. "send one value (a list, if they are one answer)" },
       { '{"v": 1}\n{"v": 2}',
-        "the reply holds two different answers, at line 1, column 1 and at line 2, column 1: send one value" },
+        "the reply holds several values one after another, at line 1, column 1 and at line 2, column 1: "
+        .. "send one value (a list, if they are one answer)" },
       { 'I think {"a": 1} or maybe {"a": 2}',
         "the reply holds two different answers, at line 1, column 9 and at line 1, column 27: send one value" },
       -- structure or content invented
@@ -176,8 +182,8 @@ describe("coax repair (command) without a guess", function()
     local out, _, code = H.coax({ "repair", "--jsonl" }, '"{a: 1}"\n"1,2,3"\n"{\\"a\\": [1"\n')
     assert.are.equal(1, code)
     assert.are.equal('{"value":{"a":1},"repairs":1}\n'
-      .. '{"error":"the reply holds two different answers, at line 1, column 1 and at line 1, column 3: '
-      .. 'send one value"}\n'
+      .. '{"error":"the reply holds several values one after another, at line 1, column 1 and at line 1, '
+      .. 'column 3: send one value (a list, if they are one answer)"}\n'
       .. '{"error":"the reply was cut off: the JSON is incomplete"}\n', out)
   end)
 end)

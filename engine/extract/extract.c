@@ -504,6 +504,13 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
+        /* The values one after another, read as one list, against one of
+        ** them: they need not differ from each other ({"a":1} {"a":1}). */
+        if (o->source == COAX_SOURCE_SEQUENCE || b->source == COAX_SOURCE_SEQUENCE)
+            return refuse_at(c, x, best,
+                             "the reply holds several values one after another, at line %u, column %u and at line "
+                             "%u, column %u: send one value (a list, if they are one answer)",
+                             first->start, second_place(x->repair, first, second));
         return refuse_at(c, x, best,
                          "the reply holds two different answers, at line %u, column %u and at line %u, column %u: "
                          "send one value",
