@@ -2,6 +2,12 @@
 ** utf8.c: RFC 3629 decoding, validation and encoding.
 */
 #include "base/core.h"
+#include "base/bytes.h"
+
+#if BYTES32
+/* base/bytes.h's switch: false, the AVX2 way wherever the CPU has it. */
+bool coax_bytes32_off = false;
+#endif
 
 size_t coax_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
