@@ -224,7 +224,8 @@ static void test_avx2_and_sse2_agree(void)
     }
     for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++)
         for (size_t k = 0; k < sizeof tails / sizeof *tails; k++)
-            for (size_t len = 60; len <= MAXLEN; len += 5) compare_ways(s, place(bodies[b], tails[k], len), len, &differ);
+            for (size_t len = 60; len <= MAXLEN; len += 5)
+                compare_ways(s, place(bodies[b], tails[k], len), len, &differ);
     CHECK_INT(differ, 0);
     free(t);
     coax_schema_free(s);
