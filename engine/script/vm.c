@@ -42,9 +42,12 @@ coax_vm *vm_of(lua_State *L) { return *(coax_vm **)lua_getextraspace(L); }
 /* A failed allocation stops the script (LIMIT_MEMORY), unless Lua's retry
 ** after its emergency collection succeeds: garbage another session left is
 ** not this script's limit, and a host allocator that failed once and then
-** gave is no failure. */
+** gave is no failure. The retry forgives its own failure alone: a stop set
+** before it (a request the retry never saw, a __close handler running as
+** that stop unwinds and then retrying a request of its own) stands. */
 static void *alloc_failed(coax_vm *vm, bool first_host_failure)
 {
+    vm->retry_forgives = vm->limit == LIMIT_NONE;
     if (vm->limit == LIMIT_NONE) {
         vm->limit = LIMIT_MEMORY;
         vm->failed_host = first_host_failure;
@@ -76,7 +79,7 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         ** size when it is freed. */
         return alloc_failed(vm, !host_had_failed && vm->host_failed);
     }
-    if (vm->limit == LIMIT_MEMORY && lua_retrying(vm)) { /* it worked: nothing failed */
+    if (vm->limit == LIMIT_MEMORY && vm->retry_forgives && lua_retrying(vm)) { /* it worked: nothing failed */
         vm->limit = LIMIT_NONE;
         if (vm->failed_host) vm->host_failed = false;
     }

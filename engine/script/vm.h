@@ -33,6 +33,8 @@ typedef struct coax_vm {
                        ** the engine's allocator; a script's error then is out of memory) */
     bool failed_host;  /* the allocation that set LIMIT_MEMORY was the first the host's
                        ** allocator refused in this call (Lua may try it again) */
+    bool retry_forgives; /* the last failed allocation set LIMIT_MEMORY: only its retry,
+                         ** when it works, may clear the stop (never one set before) */
     char *dir;         /* the scripts folder (owned) */
     int env_ref;       /* the sandbox environment */
     int runtime_ref;   /* coax.runtime */

@@ -1,0 +1,66 @@
+--- Attacker round 7: the second promise (a recipe or a reply never hurts
+-- its host) against the VM allocator's retry. Each hole has its twin.
+local coax = require "coax"
+local H = require "helper"
+
+local dir
+
+local function write(name, text)
+  local path = dir .. "/" .. name
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+setup(function()
+  dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  write("schema.json", '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}')
+end)
+
+teardown(function() os.execute("rm -rf " .. H.quote(dir)) end)
+
+local function run_lua(recipe)
+  local opts = { replies = { '{"name": "Ada"}' }, lua_memory = 16 << 20 }
+  return coax.run(write("recipe.lua", recipe), "input", opts)
+end
+
+-- A request over the cap stops the script (LIMIT_MEMORY); Lua's retry of
+-- a failed request after its emergency collection, when it works, forgives
+-- that request's own failure (engine/script/vm.c l_alloc). A __close
+-- handler runs as the stop unwinds, before pcall looks at limit_hit(): it
+-- dropped garbage and made a request the cap refused until the emergency
+-- collection freed that garbage; the retry's success cleared the stop the
+-- 1 GiB string.rep had set, pcall returned false and the recipe ran on
+-- to outcome ok, its limit never reported.
+local STOPPED = [[
+local ok = pcall(function()
+  local big = ("z"):rep(4 << 20)
+  local t = {} for i = 1, 6 do t[i] = ("y"):rep(1 << 20) .. i end
+  local c <close> = setmetatable({}, {__close = function()
+    t = nil
+    local s = big .. "!"
+  end})
+  STOP
+end)
+return { schema = "schema.json", prompt = "Who? {{input}}" }]]
+
+describe("Lua memory: a retry that works forgives only its own failure", function()
+  it("a stop, then a retry in a __close handler that works: still the limit", function()
+    local r = run_lua((STOPPED:gsub("STOP", 'string.rep("x", 1 << 30)')))
+    assert.are.same({ "limit", "limit", "recipe: not enough memory" },
+      { r.outcome, r.error.code, r.error.message })
+  end)
+
+  it("twin: the same retry after a plain error is no limit", function()
+    local r = run_lua((STOPPED:gsub("STOP", 'error("plain")')))
+    assert.are.equal("ok", r.outcome)
+  end)
+
+  it("twin: the stop without the __close handler is the limit", function()
+    local r = run_lua('pcall(string.rep, "x", 1 << 30) return { schema = "schema.json", prompt = "Who? {{input}}" }')
+    assert.are.same({ "limit", "limit" }, { r.outcome, r.error.code })
+  end)
+end)
