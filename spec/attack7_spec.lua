@@ -64,3 +64,22 @@ describe("Lua memory: a retry that works forgives only its own failure", functio
     assert.are.same({ "limit", "limit" }, { r.outcome, r.error.code })
   end)
 end)
+
+-- d78b99a: coax.repair and coax.extract raise on an option they do not
+-- know. The check compared names with strcmp, which stops at a NUL: the
+-- key "max_class\0x" passed as max_class, and then lua_getfield found no
+-- max_class, so the reply was read at the default, silently.
+describe("options: a name with a NUL in it is no option", function()
+  local schema = coax.schema("{}")
+  it("coax.repair and coax.extract raise on max_class\\0x and finish\\0", function()
+    assert.has_error(function() coax.repair('{"a":1}', { ["max_class\0x"] = "lossless" }) end,
+      "coax.repair: unknown option 'max_class\0x'")
+    assert.has_error(function() coax.extract('{"a":1}', schema, { ["finish\0"] = "length" }) end,
+      "coax.extract: unknown option 'finish\0'")
+  end)
+
+  it("twin: the names themselves are options", function()
+    assert.is_not_nil(coax.repair('{"a":1}', { max_class = "lossless" }))
+    assert.is_not_nil(coax.extract('{"a":1}', schema, { finish = "length" }))
+  end)
+end)

@@ -20,10 +20,18 @@ void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        size_t n = 0;
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
         size_t i = 0;
-        while (k && known[i] && strcmp(known[i], k)) i++;
-        if (!k || !known[i]) luaL_error(L, "%s: unknown option '%s'", fn, luaL_tolstring(L, -1, NULL));
+        /* by length too: "max_class\0x" is no option, though strcmp stops at its NUL */
+        while (k && known[i] && (strlen(known[i]) != n || memcmp(known[i], k, n))) i++;
+        if (k && known[i]) continue;
+        /* concatenated, not through %s: the name is shown whole, NULs included */
+        lua_pushfstring(L, "%s: unknown option '", fn);
+        luaL_tolstring(L, -2, NULL);
+        lua_pushliteral(L, "'");
+        lua_concat(L, 3);
+        lua_error(L);
     }
 }
 
