@@ -1,7 +1,9 @@
 --- Attacker round 7: the second promise (a recipe or a reply never hurts
--- its host) against the VM allocator's retry. Each hole has its twin.
+-- its host) against the VM allocator's retry and coax.repair's option
+-- check. Each hole has its twin. (The guard-page readers and the AVX2
+-- and 16-byte ways: spec/c/test_guard_page.c.)
+local H = require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
-local H = require "helper"
 
 local dir
 
