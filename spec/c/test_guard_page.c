@@ -125,6 +125,37 @@ static void test_no_reader_reads_before_the_start(void)
     coax_schema_free(s);
 }
 
+/* The stream reader fed a text in pieces of 1..17 bytes, each piece moved
+** to end at the guard page: a piece cut inside a UTF-8 character, an
+** escape or a fence is read to its end and no further. */
+static void test_stream_pieces_end_at_the_guard(void)
+{
+    coax_schema *s = compile("{\"type\":\"object\"}");
+    char *text = malloc(MAXLEN);
+    for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++)
+        for (size_t k = 0; k < sizeof tails / sizeof *tails; k++) {
+            size_t len = 77 + 7 * k;
+            memcpy(text, place(bodies[b], tails[k], len), len);
+            stream_options o = {s, NULL, NULL, 0, NULL};
+            stream_reader *r;
+            if (stream_new(NULL, &o, &r, NULL) != COAX_OK) continue;
+            coax_arena *a = coax_arena_new(NULL);
+            for (size_t at = 0, n; at < len; at += n) {
+                n = 1 + (at * 7 + k) % 17;
+                if (n > len - at) n = len - at;
+                char *piece = pages + 2 * page - n;
+                memcpy(piece, text + at, n);
+                CHECK_INT(stream_feed(r, piece, n, NULL), COAX_OK);
+                stream_partial p;
+                stream_partial_get(r, a, &p, NULL);
+            }
+            coax_arena_free(a);
+            stream_free(r);
+        }
+    free(text);
+    coax_schema_free(s);
+}
+
 /* ---- the AVX2 way and the 16-byte way give the same results ------------ */
 
 typedef struct print {
@@ -238,6 +269,7 @@ static void test_guard_setup(void) { CHECK(pages != NULL); }
     X(test_guard_setup)                          \
     X(test_no_reader_reads_past_the_end)         \
     X(test_no_reader_reads_before_the_start)     \
+    X(test_stream_pieces_end_at_the_guard)       \
     X(test_avx2_and_sse2_agree)
 
 int main_guard(void);
