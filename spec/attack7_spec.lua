@@ -80,6 +80,17 @@ describe("options: a name with a NUL in it is no option", function()
       "coax.extract: unknown option 'finish\0'")
   end)
 
+  it("and on a value with a NUL: max_class \"lossless\\0x\" is no class, finish \"length\\0\" no reason", function()
+    local ok, err = pcall(coax.repair, '{"a":1}', { max_class = "lossless\0x" })
+    assert.is_false(ok)
+    assert.matches("max_class is lossless, inferred or invented", err, 1, true)
+    -- "length" makes {"a": "x" a cut, so refused; "length\0" is no reason, as "lengthy" is not
+    assert.is_nil(coax.repair('{"a": "x"', { finish = "length" }))
+    local lengthy = coax.repair('{"a": "x"', { finish = "lengthy" })
+    assert.is_not_nil(lengthy)
+    assert.are.same(lengthy, (coax.repair('{"a": "x"', { finish = "length\0" })))
+  end)
+
   it("twin: the names themselves are options", function()
     assert.is_not_nil(coax.repair('{"a":1}', { max_class = "lossless" }))
     assert.is_not_nil(coax.extract('{"a":1}', schema, { finish = "length" }))

@@ -77,14 +77,18 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor)
 void lcoax_reply_options(lua_State *L, int idx, coax_extract_options *xo)
 {
     if (!lua_istable(L, idx)) return;
+    size_t n = 0;
     lua_getfield(L, idx, "max_class");
+    const char *name = lua_isnil(L, -1) ? NULL : lua_tolstring(L, -1, &n);
+    /* the whole string is the name: "lossless\0x" is none (strcmp would stop at the NUL) */
     if (!lua_isnil(L, -1))
-        luaL_argcheck(L, coax_class_parse(lua_tostring(L, -1), &xo->max_class), idx,
+        luaL_argcheck(L, name && strlen(name) == n && coax_class_parse(name, &xo->max_class), idx,
                       "max_class is lossless, inferred or invented");
     lua_getfield(L, idx, "finish"); /* the provider's finish reason: "length" is a cut */
-    if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "length"))
-        xo->flags |= COAX_EXTRACT_CUT_OFF;
-    else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "stop"))
+    n = 0;
+    const char *finish = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : "";
+    if (n == 6 && !memcmp(finish, "length", 6)) xo->flags |= COAX_EXTRACT_CUT_OFF;
+    else if (n == 4 && !memcmp(finish, "stop", 4))
         xo->flags |= COAX_EXTRACT_FINISHED; /* the model stopped: a number it ends on ended */
     lua_pop(L, 2);
 }
