@@ -232,21 +232,46 @@ static const char *prose_error(coax_arena *a, const char *text, size_t len, size
     return msg;
 }
 
-/* Values one after the other (1\n2\n3), read as a list whose items the
-** coercion wrapped each in a list of its own: one list of them all
-** ([[1, 2, 3]]) is as much the reply's reading as a list of each
-** ([[1], [2], [3]]). An error at the first wrapped item says so. */
+/* Whether log entry 'p' is a wrap_in_array of an item of an array: then
+** *plen is the length of the array's pointer. */
+static bool wrapped_item(const coax_coercion *e, size_t *plen)
+{
+    const char *p = e->pointer, *slash = strrchr(p, '/');
+    if (strcmp(e->kind, "wrap_in_array") || !slash || !slash[1] || slash[1 + strspn(slash + 1, "0123456789")])
+        return false;
+    *plen = (size_t)(slash - p);
+    return true;
+}
+
+/* A list whose items the coercion wrapped each in a list of its own, none
+** of them written as a list: one list of them all ([[1, 2, 3]]) is as much
+** the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4]
+** for a list of points was one point. So are values one after the other
+** (1\n2\n3), read as a list, where one wrapped item is enough to doubt. An
+** error at the first wrapped item's list says so. */
 static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
-    if (cand->source != COAX_SOURCE_SEQUENCE || !s->valid) return COAX_OK;
+    if (!s->valid) return COAX_OK;
     for (size_t i = 0; i < c->n; i++) {
+        size_t plen, count = 0;
+        const coax_value *list;
         const char *p = c->log[i].pointer;
-        if (strcmp(c->log[i].kind, "wrap_in_array") || p[0] != '/' || !p[1] || p[1 + strspn(p + 1, "0123456789")])
+        bool sequence = cand->source == COAX_SOURCE_SEQUENCE;
+        if (!wrapped_item(&c->log[i], &plen) || (plen && sequence) || (!sequence && strcmp(p + plen, "/0")) ||
+            coax_pointer_get(s->value, p, plen, &list) || list->type != COAX_ARRAY)
             continue;
-        static const char msg[] = "values one after the other, each put in a list of its own: one list of them all "
-                                  "is another reading; send one JSON value";
-        if (prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
-        s->validation.errors[0].instance_location = p;
+        for (size_t k = 0; k < c->n && !sequence; k++) {
+            size_t klen;
+            count += wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen);
+        }
+        if (!sequence && (list->len < 2 || count < list->len)) continue;
+        static const char seq[] = "values one after the other, each put in a list of its own: one list of them "
+                                  "all is another reading; send one JSON value";
+        static const char msg[] = "a list whose items were each put in a list of their own: one list of them all "
+                                  "is another reading; send the lists as you mean them";
+        char *at = coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen);
+        if (!at || prepend_error(c->arena, &s->validation, sequence ? seq : msg)) return COAX_ENOMEM;
+        s->validation.errors[0].instance_location = at;
         s->valid = false;
         s->nerrors = s->validation.nerrors;
         return COAX_OK;
