@@ -23,6 +23,7 @@ typedef struct scored {
     bool fragment_answer; /* valid and complete but for being one value of several */
     bool cut_answer;      /* valid but for its block's end, cut off or never written */
     bool part_answer;     /* an object whose members are all valid, short of the whole */
+    bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
 } scored;
 
@@ -328,8 +329,14 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** 36} is a correction, or a draft the answer corrects. */
     s->part_answer = !s->validation.valid && s->complete && !gate && s->ninvented == 0 &&
                      s->value->type == COAX_OBJECT && s->value->len > 0;
-    for (size_t i = 0; i < s->validation.nerrors && s->part_answer; i++)
-        s->part_answer = !s->validation.errors[i].instance_location[0];
+    /* One wrong only in its members' values ({"age": "thirty"}): after an
+    ** answer, a correction that gives a member another value, in words the
+    ** schema does not take; before it, a draft the answer corrects. */
+    s->misfit_answer = s->part_answer;
+    for (size_t i = 0; i < s->validation.nerrors && (s->part_answer || s->misfit_answer); i++) {
+        s->part_answer = s->part_answer && !s->validation.errors[i].instance_location[0];
+        s->misfit_answer = s->misfit_answer && s->validation.errors[i].instance_location[0];
+    }
     /* A value that fills the reply's format but for a placeholder: the format
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
@@ -367,7 +374,8 @@ static bool is_plain(const scored *s) { return s->valid && s->complete && s->nin
 ** whose members all fit, short only of the whole (a correction, a draft). */
 static bool is_rival(const scored *s)
 {
-    return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->format_answer;
+    return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->misfit_answer ||
+           s->format_answer;
 }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
@@ -522,8 +530,10 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
     for (size_t i = 0; i < plain->n; i++) {
         const scored *p = &plain->s[i];
         const coax_candidate *o = &x->repair->candidates[p->index];
-        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
-        int eq = p->part_answer     ? agrees(c->arena, p->value, best->value)
+        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best) ||
+            (p->misfit_answer && o->start < b->start))
+            continue;
+        int eq = p->part_answer || p->misfit_answer ? agrees(c->arena, p->value, best->value)
                  : p->format_answer ? fills(c->arena, p->value, best->value, NULL, 0)
                                     : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
@@ -823,7 +833,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = aside ? is_plain(&s) || s.part_answer : is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
         else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
