@@ -649,7 +649,8 @@ typedef struct joined_names {
 
 /* Whether member m, whose name matches no declared one loosely, is a
 ** present property written with its words apart or together (first_name,
-** First Name, firstName) holding another value. One index of the names
+** First Name, firstName), or with a word saying it replaces it
+** (corrected_age), holding another value. One index of the names
 ** serves every member, so n members against n names stay linear; out of
 ** memory reads as "differs": nothing dropped, never a value lost. */
 static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_value **taken, joined_names *jn,
@@ -676,12 +677,25 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
     char *mk = coax_arena_alloc(a, m->klen + 1);
     if (!mk) return true;
     if (!coerce_norm_key(m->key, m->klen, mk, m->klen + 1)) return false;
-    size_t hit[4];
-    long exact;
-    size_t n = lidx_find(&jn->ix, a, mk, strlen(mk), hit, 4, &exact);
-    for (size_t i = 0; i < n && i < 4; i++)
-        if (coax_value_equal(taken[jn->prop[hit[i]]], &m->value, coax_arena_allocator(a)) != 1) return true;
-    return n > 4;
+    /* A word saying the member replaces the property (corrected_age,
+    ** newAge, age_final) beside it: two values for it too. */
+    static const char *const fix[] = {"", "corrected", "correct", "actual", "new", "updated", "final", "revised",
+                                      "fixed", "real", "true"};
+    size_t ml = strlen(mk);
+    for (size_t w = 0; w < sizeof fix / sizeof *fix; w++) {
+        size_t wl = strlen(fix[w]);
+        for (int end = 0; end < 2 && (end == 0 || wl); end++) {
+            const char *rest = end ? mk : mk + wl;
+            if (wl && (ml <= wl || memcmp(end ? mk + ml - wl : mk, fix[w], wl))) continue;
+            size_t hit[4];
+            long exact;
+            size_t n = lidx_find(&jn->ix, a, rest, ml - wl, hit, 4, &exact);
+            for (size_t i = 0; i < n && i < 4; i++)
+                if (coax_value_equal(taken[jn->prop[hit[i]]], &m->value, coax_arena_allocator(a)) != 1) return true;
+            if (n > 4) return true;
+        }
+    }
+    return false;
 }
 
 /* "additionalProperties": false: a forbidden member is renamed to the one
