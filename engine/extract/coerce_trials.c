@@ -285,10 +285,12 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         size_t n = x->len;
         trim(&s, &n);
         bool is_int;
-        if (n == 0 || coax_number_span(s, n, &is_int) != n) return NULL;
+        /* "1.500" in a string: 1.5, or 1500 with a dot that groups
+        ** thousands? For a number as for an integer, neither is sure. */
+        if (n == 0 || coax_number_span(s, n, &is_int) != n || coerce_dot_grouped(s, n)) return NULL;
         char buf[48];
         if (want_int) {
-            if (coerce_dot_grouped(s, n) || !coerce_integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
+            if (!coerce_integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
             s = buf;
             n = strlen(buf);
         }
