@@ -366,7 +366,8 @@ const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const c
             const char *s = x->u.text;
             size_t sn = x->len;
             trim(&s, &sn);
-            m = sn && coax_number_span(s, sn, NULL) == sn && coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
+            m = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn) && /* "1.500": 1500? */
+                coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
         } else if (x->type == COAX_NUMBER && y->type == COAX_STRING) {
             m = loose_equal(a, x->u.text, x->len, y->u.text, y->len);
         } else if (x->type == COAX_STRING && (y->type == COAX_BOOL || y->type == COAX_NULL)) {
@@ -835,7 +836,7 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
         const char *s = x->u.text;
         size_t sn = x->len;
         trim(&s, &sn);
-        bool numeric = sn && coax_number_span(s, sn, NULL) == sn;
+        bool numeric = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn);
         for (size_t i = 0; numeric && i < ix->nnum; i++) {
             const coax_value *y = &kv->u.items[ix->numbers[i]];
             if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
