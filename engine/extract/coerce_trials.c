@@ -240,10 +240,18 @@ static bool joins_items(const char *s, size_t n)
 ** would be a list of one blank), and a string with a list separator in it
 ** ("urgent, billing", lines, "[\"a\", \"b\"]") may be one item or several:
 ** taking either is a guess, unless it is an allowed item and none of its
-** pieces is ("New York, NY" among cities; not "a, b" where "a" is one). */
+** pieces is ("New York, NY" among cities; not "a, b" where "a" is one). An
+** object of two or more members, each an object or a list, is a map of
+** records keyed by name or number: one item, or one per member? */
 static bool one_item(const coax_value *x, const coax_value *allowed)
 {
     if (x->type == COAX_NULL) return false;
+    if (x->type == COAX_OBJECT && x->len >= 2) { /* {"ada": {...}, "bob": {...}}: records by name, one each? */
+        size_t k = 0;
+        while (k < x->len && (x->u.members[k].value.type == COAX_OBJECT || x->u.members[k].value.type == COAX_ARRAY))
+            k++;
+        return k < x->len;
+    }
     if (x->type != COAX_STRING) return true;
     const char *s = x->u.text;
     size_t n = x->len;
