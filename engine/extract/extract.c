@@ -518,6 +518,21 @@ static int agrees(coax_arena *a, const coax_value *part, const coax_value *whole
     return 1;
 }
 
+/* Whether every scalar in 'v' is a string naming a JSON type ({"age":
+** "integer"}): the reply's format echoed, not a value for its members. */
+static bool type_names(const coax_value *v)
+{
+    static const char *const names[] = {"string", "integer", "number", "boolean", "array", "object", "null"};
+    if (v->type == COAX_OBJECT || v->type == COAX_ARRAY) {
+        for (size_t i = 0; i < v->len; i++)
+            if (!type_names(v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i])) return false;
+        return v->len > 0;
+    }
+    for (size_t i = 0; v->type == COAX_STRING && i < sizeof names / sizeof *names; i++)
+        if (v->len == strlen(names[i]) && coax_ascii_casesame(v->u.text, names[i], v->len)) return true;
+    return false;
+}
+
 /* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
 ** leave no way to tell which one the model meant: whether the first (a
 ** draft?) or the last (a correction?), picking one is a guess, so the best
@@ -531,7 +546,7 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
         const scored *p = &plain->s[i];
         const coax_candidate *o = &x->repair->candidates[p->index];
         if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best) ||
-            (p->misfit_answer && o->start < b->start))
+            (p->misfit_answer && (o->start < b->start || type_names(p->value))))
             continue;
         int eq = p->part_answer || p->misfit_answer ? agrees(c->arena, p->value, best->value)
                  : p->format_answer ? fills(c->arena, p->value, best->value, NULL, 0)
