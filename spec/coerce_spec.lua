@@ -52,12 +52,15 @@ describe("coercion", function()
       coerced('{"p": 1.10}', s, '{"p":"1.10"}', "number_to_string", "/p")
     end)
 
-    it("makes no integer of a string whose dot may group thousands", function()
+    it("makes no integer or number of a string whose dot may group thousands", function()
       local s = '{"type":"object","properties":{"n":{"type":"integer"}}}'
       refused('{"n": "1.000"}', s, "/n", 'expected integer, got string "1.000"')
       refused('{"n": "-250.000"}', s, "/n", 'expected integer, got string "-250.000"')
       coerced('{"n": "5.0"}', s, '{"n":5}', "string_to_integer", "/n")
       coerced('{"n": "1.0000"}', s, '{"n":1}', "string_to_integer", "/n")
+      local num = '{"type":"object","properties":{"n":{"type":"number"}}}'
+      refused('{"n": "1.250"}', num, "/n", 'expected number, got string "1.250"')
+      coerced('{"n": "1.25"}', num, '{"n":1.25}', "string_to_number", "/n")
       coerced('{"n": "1000.000"}', s, '{"n":1000}', "string_to_integer", "/n")
     end)
 

@@ -447,44 +447,74 @@ static size_t union_prefix(const char *kw)
 ** whether another branch has a different one. */
 typedef struct union_seen {
     long branch;
-    const coax_value *value;
+    const coerce_trial *trial;
     bool ambiguous;
 } union_seen;
 
+/* Whether two branches' first trials at one place make one change: equal
+** replacements, or the same edit of the same member (1); 0 if not, -1 out
+** of memory. */
+static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial *y)
+{
+    if (x->value && y->value) return coax_value_equal(x->value, y->value, coax_arena_allocator(a));
+    if (x->value || y->value) return 0;
+    const medit *d = x->edits, *f = y->edits;
+    return d->op == f->op && d->klen == f->klen && !memcmp(d->key, f->key, d->klen) && d->tolen == f->tolen &&
+           (!d->tolen || !memcmp(d->to, f->to, d->tolen));
+}
+
 /* Marks in 'amb' the places where two branches of one union each have a
-** replacement, different values ("5" for a number or a list of strings: 5
-** or ["5"]; "Ab" for const "AB" or enum ["ab"]): which branch the reply
-** meant is a guess, so neither is tried and the error stays. */
+** change, different ones ("5" for a number or a list of strings: 5 or
+** ["5"]; "Ab" for const "AB" or enum ["ab"]; {"n": 1, "m": 2} for closed
+** objects of n or of m: m dropped or n dropped): which branch the reply
+** meant is a guess, so neither is tried and the error stays. A member edit
+** is marked at its object's place, a replacement at the error's. */
 static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb)
 {
     union_seen *seen = coax_arena_alloc(j->scratch, val->nerrors * sizeof *seen + 1);
-    if (!seen || !hmap_init(amb, j->scratch, val->nerrors)) return COAX_ENOMEM;
-    size_t n = 0;
+    coerce_trials *tried = coax_arena_alloc(j->scratch, val->nerrors * sizeof *tried + 1);
+    hmap hopeless; /* branches with an error no trial may fix: no member edit of theirs is a reading */
+    if (!seen || !tried || !hmap_init(amb, j->scratch, val->nerrors) || !hmap_init(&hopeless, j->scratch, val->nerrors))
+        return COAX_ENOMEM;
     for (size_t i = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
         size_t pl = union_prefix(e->keyword_location), ll = strlen(e->instance_location);
         coax_value *x, *up;
         bool invented;
+        tried[i].n = 0;
         if (!pl) continue;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
             if (j->oom) return COAX_ENOMEM;
             continue;
         }
-        coerce_trials ts;
-        coerce_make_trials(j->c, x, up, e, &ts);
-        if (!ts.n || !ts.t[0].value || ts.atlen != ll) continue;
+        coerce_make_trials(j->c, x, up, e, &tried[i]);
+        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+        if (!tried[i].n && !hmap_put(&hopeless, e->keyword_location, bl, NULL, 0,
+                                     hash2(&hopeless, e->keyword_location, bl, NULL, 0)))
+            return COAX_ENOMEM;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < val->nerrors; i++) {
+        const coax_schema_error *e = &val->errors[i];
+        const coerce_trials *ts = &tried[i];
+        size_t pl = union_prefix(e->keyword_location), ll = strlen(e->instance_location);
+        if (!ts->n || (ts->t[0].value ? ts->atlen != ll : !ts->t[0].nedits)) continue;
+        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+        if (!ts->t[0].value && hmap_find(&hopeless, e->keyword_location, bl, NULL, 0,
+                                         hash2(&hopeless, e->keyword_location, bl, NULL, 0)))
+            continue;
         long branch = strtol(e->keyword_location + pl, NULL, 10);
-        hent *h = hmap_put(amb, e->instance_location, ll, e->keyword_location, pl,
-                           hash2(amb, e->instance_location, ll, e->keyword_location, pl));
+        hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, pl,
+                           hash2(amb, ts->at, ts->atlen, e->keyword_location, pl));
         if (!h) return COAX_ENOMEM;
         if (!h->val) {
-            seen[n] = (union_seen){branch, ts.t[0].value, false};
+            seen[n] = (union_seen){branch, &ts->t[0], false};
             h->val = ++n;
             continue;
         }
         union_seen *u = &seen[h->val - 1];
         if (u->ambiguous || u->branch == branch) continue;
-        int eq = coax_value_equal(u->value, ts.t[0].value, coax_arena_allocator(j->scratch));
+        int eq = same_change(j->scratch, u->trial, &ts->t[0]);
         if (eq < 0) return COAX_ENOMEM;
         u->ambiguous = !eq;
     }
@@ -493,13 +523,13 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb)
     return COAX_OK;
 }
 
-/* Whether error 'e' is under a union 'amb' marks. */
-static bool in_ambiguous_union(const hmap *amb, const coax_schema_error *e, size_t ll)
+/* Whether error 'e', with a change at at[0..ll), is under a union 'amb'
+** marks there. */
+static bool in_ambiguous_union(const hmap *amb, const coax_schema_error *e, const char *at, size_t ll)
 {
     size_t pl = union_prefix(e->keyword_location);
     if (!pl) return false;
-    hent *h = hmap_find(amb, e->instance_location, ll, e->keyword_location, pl,
-                        hash2(amb, e->instance_location, ll, e->keyword_location, pl));
+    hent *h = hmap_find(amb, at, ll, e->keyword_location, pl, hash2(amb, at, ll, e->keyword_location, pl));
     return h && h->val != SIZE_MAX;
 }
 
@@ -523,7 +553,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         if (!used) return COAX_ENOMEM;
         used->round = r->id;
         if (used->val >= COERCE_MAX_TRIALS || nests(r, e->instance_location, ll)) continue;
-        if (in_ambiguous_union(&amb, e, ll)) {
+        if (in_ambiguous_union(&amb, e, e->instance_location, ll)) {
             used->val = COERCE_MAX_TRIALS;
             continue;
         }
@@ -536,7 +566,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         }
         coerce_trials ts;
         coerce_make_trials(j->c, x, up, e, &ts);
-        if (used->val >= ts.n) {
+        if (used->val >= ts.n || (!ts.t[used->val].value && in_ambiguous_union(&amb, e, ts.at, ts.atlen))) {
             used->val = COERCE_MAX_TRIALS;
             continue;
         }

@@ -240,10 +240,18 @@ static bool joins_items(const char *s, size_t n)
 ** would be a list of one blank), and a string with a list separator in it
 ** ("urgent, billing", lines, "[\"a\", \"b\"]") may be one item or several:
 ** taking either is a guess, unless it is an allowed item and none of its
-** pieces is ("New York, NY" among cities; not "a, b" where "a" is one). */
+** pieces is ("New York, NY" among cities; not "a, b" where "a" is one). An
+** object of two or more members, each an object or a list, is a map of
+** records keyed by name or number: one item, or one per member? */
 static bool one_item(const coax_value *x, const coax_value *allowed)
 {
     if (x->type == COAX_NULL) return false;
+    if (x->type == COAX_OBJECT && x->len >= 2) { /* {"ada": {...}, "bob": {...}}: records by name, one each? */
+        size_t k = 0;
+        while (k < x->len && (x->u.members[k].value.type == COAX_OBJECT || x->u.members[k].value.type == COAX_ARRAY))
+            k++;
+        return k < x->len;
+    }
     if (x->type != COAX_STRING) return true;
     const char *s = x->u.text;
     size_t n = x->len;
@@ -285,10 +293,12 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         size_t n = x->len;
         trim(&s, &n);
         bool is_int;
-        if (n == 0 || coax_number_span(s, n, &is_int) != n) return NULL;
+        /* "1.500" in a string: 1.5, or 1500 with a dot that groups
+        ** thousands? For a number as for an integer, neither is sure. */
+        if (n == 0 || coax_number_span(s, n, &is_int) != n || coerce_dot_grouped(s, n)) return NULL;
         char buf[48];
         if (want_int) {
-            if (coerce_dot_grouped(s, n) || !coerce_integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
+            if (!coerce_integral_text(s, n, buf, sizeof buf)) return NULL; /* no rounding */
             s = buf;
             n = strlen(buf);
         }
@@ -364,7 +374,8 @@ const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const c
             const char *s = x->u.text;
             size_t sn = x->len;
             trim(&s, &sn);
-            m = sn && coax_number_span(s, sn, NULL) == sn && coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
+            m = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn) && /* "1.500": 1500? */
+                coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
         } else if (x->type == COAX_NUMBER && y->type == COAX_STRING) {
             m = loose_equal(a, x->u.text, x->len, y->u.text, y->len);
         } else if (x->type == COAX_STRING && (y->type == COAX_BOOL || y->type == COAX_NULL)) {
@@ -649,7 +660,8 @@ typedef struct joined_names {
 
 /* Whether member m, whose name matches no declared one loosely, is a
 ** present property written with its words apart or together (first_name,
-** First Name, firstName) holding another value. One index of the names
+** First Name, firstName), or with a word saying it replaces it
+** (corrected_age), holding another value. One index of the names
 ** serves every member, so n members against n names stay linear; out of
 ** memory reads as "differs": nothing dropped, never a value lost. */
 static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_value **taken, joined_names *jn,
@@ -676,12 +688,25 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
     char *mk = coax_arena_alloc(a, m->klen + 1);
     if (!mk) return true;
     if (!coerce_norm_key(m->key, m->klen, mk, m->klen + 1)) return false;
-    size_t hit[4];
-    long exact;
-    size_t n = lidx_find(&jn->ix, a, mk, strlen(mk), hit, 4, &exact);
-    for (size_t i = 0; i < n && i < 4; i++)
-        if (coax_value_equal(taken[jn->prop[hit[i]]], &m->value, coax_arena_allocator(a)) != 1) return true;
-    return n > 4;
+    /* A word saying the member replaces the property (corrected_age,
+    ** newAge, age_final) beside it: two values for it too. */
+    static const char *const fix[] = {"", "corrected", "correct", "actual", "new", "updated", "final", "revised",
+                                      "fixed", "real", "true"};
+    size_t ml = strlen(mk);
+    for (size_t w = 0; w < sizeof fix / sizeof *fix; w++) {
+        size_t wl = strlen(fix[w]);
+        for (int end = 0; end < 2 && (end == 0 || wl); end++) {
+            const char *rest = end ? mk : mk + wl;
+            if (wl && (ml <= wl || memcmp(end ? mk + ml - wl : mk, fix[w], wl))) continue;
+            size_t hit[4];
+            long exact;
+            size_t n = lidx_find(&jn->ix, a, rest, ml - wl, hit, 4, &exact);
+            for (size_t i = 0; i < n && i < 4; i++)
+                if (coax_value_equal(taken[jn->prop[hit[i]]], &m->value, coax_arena_allocator(a)) != 1) return true;
+            if (n > 4) return true;
+        }
+    }
+    return false;
 }
 
 /* "additionalProperties": false: a forbidden member is renamed to the one
@@ -819,7 +844,7 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
         const char *s = x->u.text;
         size_t sn = x->len;
         trim(&s, &sn);
-        bool numeric = sn && coax_number_span(s, sn, NULL) == sn;
+        bool numeric = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn);
         for (size_t i = 0; numeric && i < ix->nnum; i++) {
             const coax_value *y = &kv->u.items[ix->numbers[i]];
             if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;

@@ -23,6 +23,7 @@ typedef struct scored {
     bool fragment_answer; /* valid and complete but for being one value of several */
     bool cut_answer;      /* valid but for its block's end, cut off or never written */
     bool part_answer;     /* an object whose members are all valid, short of the whole */
+    bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
 } scored;
 
@@ -232,21 +233,46 @@ static const char *prose_error(coax_arena *a, const char *text, size_t len, size
     return msg;
 }
 
-/* Values one after the other (1\n2\n3), read as a list whose items the
-** coercion wrapped each in a list of its own: one list of them all
-** ([[1, 2, 3]]) is as much the reply's reading as a list of each
-** ([[1], [2], [3]]). An error at the first wrapped item says so. */
+/* Whether log entry 'p' is a wrap_in_array of an item of an array: then
+** *plen is the length of the array's pointer. */
+static bool wrapped_item(const coax_coercion *e, size_t *plen)
+{
+    const char *p = e->pointer, *slash = strrchr(p, '/');
+    if (strcmp(e->kind, "wrap_in_array") || !slash || !slash[1] || slash[1 + strspn(slash + 1, "0123456789")])
+        return false;
+    *plen = (size_t)(slash - p);
+    return true;
+}
+
+/* A list whose items the coercion wrapped each in a list of its own, none
+** of them written as a list: one list of them all ([[1, 2, 3]]) is as much
+** the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4]
+** for a list of points was one point. So are values one after the other
+** (1\n2\n3), read as a list, where one wrapped item is enough to doubt. An
+** error at the first wrapped item's list says so. */
 static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
-    if (cand->source != COAX_SOURCE_SEQUENCE || !s->valid) return COAX_OK;
+    if (!s->valid) return COAX_OK;
     for (size_t i = 0; i < c->n; i++) {
+        size_t plen, count = 0;
+        const coax_value *list;
         const char *p = c->log[i].pointer;
-        if (strcmp(c->log[i].kind, "wrap_in_array") || p[0] != '/' || !p[1] || p[1 + strspn(p + 1, "0123456789")])
+        bool sequence = cand->source == COAX_SOURCE_SEQUENCE;
+        if (!wrapped_item(&c->log[i], &plen) || (plen && sequence) || (!sequence && strcmp(p + plen, "/0")) ||
+            coax_pointer_get(s->value, p, plen, &list) || list->type != COAX_ARRAY)
             continue;
-        static const char msg[] = "values one after the other, each put in a list of its own: one list of them all "
-                                  "is another reading; send one JSON value";
-        if (prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
-        s->validation.errors[0].instance_location = p;
+        for (size_t k = 0; k < c->n && !sequence; k++) {
+            size_t klen;
+            count += wrapped_item(&c->log[k], &klen) && klen == plen && !memcmp(c->log[k].pointer, p, plen);
+        }
+        if (!sequence && (list->len < 2 || count < list->len)) continue;
+        static const char seq[] = "values one after the other, each put in a list of its own: one list of them "
+                                  "all is another reading; send one JSON value";
+        static const char msg[] = "a list whose items were each put in a list of their own: one list of them all "
+                                  "is another reading; send the lists as you mean them";
+        char *at = coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen);
+        if (!at || prepend_error(c->arena, &s->validation, sequence ? seq : msg)) return COAX_ENOMEM;
+        s->validation.errors[0].instance_location = at;
         s->valid = false;
         s->nerrors = s->validation.nerrors;
         return COAX_OK;
@@ -303,8 +329,14 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** 36} is a correction, or a draft the answer corrects. */
     s->part_answer = !s->validation.valid && s->complete && !gate && s->ninvented == 0 &&
                      s->value->type == COAX_OBJECT && s->value->len > 0;
-    for (size_t i = 0; i < s->validation.nerrors && s->part_answer; i++)
-        s->part_answer = !s->validation.errors[i].instance_location[0];
+    /* One wrong only in its members' values ({"age": "thirty"}): after an
+    ** answer, a correction that gives a member another value, in words the
+    ** schema does not take; before it, a draft the answer corrects. */
+    s->misfit_answer = s->part_answer;
+    for (size_t i = 0; i < s->validation.nerrors && (s->part_answer || s->misfit_answer); i++) {
+        s->part_answer = s->part_answer && !s->validation.errors[i].instance_location[0];
+        s->misfit_answer = s->misfit_answer && s->validation.errors[i].instance_location[0];
+    }
     /* A value that fills the reply's format but for a placeholder: the format
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
@@ -342,7 +374,8 @@ static bool is_plain(const scored *s) { return s->valid && s->complete && s->nin
 ** whose members all fit, short only of the whole (a correction, a draft). */
 static bool is_rival(const scored *s)
 {
-    return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->format_answer;
+    return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->misfit_answer ||
+           s->format_answer;
 }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
@@ -485,6 +518,21 @@ static int agrees(coax_arena *a, const coax_value *part, const coax_value *whole
     return 1;
 }
 
+/* Whether every scalar in 'v' is a string naming a JSON type ({"age":
+** "integer"}): the reply's format echoed, not a value for its members. */
+static bool type_names(const coax_value *v)
+{
+    static const char *const names[] = {"string", "integer", "number", "boolean", "array", "object", "null"};
+    if (v->type == COAX_OBJECT || v->type == COAX_ARRAY) {
+        for (size_t i = 0; i < v->len; i++)
+            if (!type_names(v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i])) return false;
+        return v->len > 0;
+    }
+    for (size_t i = 0; v->type == COAX_STRING && i < sizeof names / sizeof *names; i++)
+        if (v->len == strlen(names[i]) && coax_ascii_casesame(v->u.text, names[i], v->len)) return true;
+    return false;
+}
+
 /* Two plain answers that differ ({"key": "value1"} ... {"key": "value2"})
 ** leave no way to tell which one the model meant: whether the first (a
 ** draft?) or the last (a correction?), picking one is a guess, so the best
@@ -497,8 +545,10 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
     for (size_t i = 0; i < plain->n; i++) {
         const scored *p = &plain->s[i];
         const coax_candidate *o = &x->repair->candidates[p->index];
-        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best)) continue;
-        int eq = p->part_answer     ? agrees(c->arena, p->value, best->value)
+        if (p->index == best->index || part_of(b, best, o, p) || part_of(o, p, b, best) ||
+            (p->misfit_answer && (o->start < b->start || type_names(p->value))))
+            continue;
+        int eq = p->part_answer || p->misfit_answer ? agrees(c->arena, p->value, best->value)
                  : p->format_answer ? fills(c->arena, p->value, best->value, NULL, 0)
                                     : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
@@ -798,7 +848,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = aside ? is_plain(&s) || s.part_answer : is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
         else if (!kept) coax_arena_rewind(arena, mark); /* a loser's trials and errors */
