@@ -46,6 +46,9 @@ struct coax_member {
 ** is not what the model wrote, so it is never made a string (a phone
 ** number's '+' would be lost). */
 #define COAX_VF_REWRITTEN 4u
+/* A number read with thousands separators ("n": 1,234): its commas may as
+** well separate items (1 and 234), so it is never wrapped into a list. */
+#define COAX_VF_GROUPED 8u
 /* Private to one coercion (coerce.c): this container's items or members
 ** block was copied by it and may be written in place. Cleared before the
 ** coercion returns. */

@@ -242,10 +242,11 @@ static bool joins_items(const char *s, size_t n)
 ** taking either is a guess, unless it is an allowed item and none of its
 ** pieces is ("New York, NY" among cities; not "a, b" where "a" is one). An
 ** object of two or more members, each an object or a list, is a map of
-** records keyed by name or number: one item, or one per member? */
+** records keyed by name or number: one item, or one per member? So is a
+** number read with thousands separators ("n": 1,234: 1234, or 1 and 234?). */
 static bool one_item(const coax_value *x, const coax_value *allowed)
 {
-    if (x->type == COAX_NULL) return false;
+    if (x->type == COAX_NULL || (x->type == COAX_NUMBER && (x->flags & COAX_VF_GROUPED))) return false;
     if (x->type == COAX_OBJECT && x->len >= 2) { /* {"ada": {...}, "bob": {...}}: records by name, one each? */
         size_t k = 0;
         while (k < x->len && (x->u.members[k].value.type == COAX_OBJECT || x->u.members[k].value.type == COAX_ARRAY))

@@ -114,7 +114,8 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
         return COAX_OK; /* not a number after all: a bare word */
     }
     out->type = COAX_NUMBER;
-    out->flags = (is_int ? COAX_VF_INT_TEXT : 0) | (text == s ? 0 : COAX_VF_REWRITTEN);
+    out->flags = (is_int ? COAX_VF_INT_TEXT : 0) | (text == s ? 0 : COAX_VF_REWRITTEN) |
+                 (groups_end > groups ? COAX_VF_GROUPED : 0);
     out->len = (uint32_t)len;
     out->u.text = lp_strdup(ps, text, len);
     if (!out->u.text) return nomem(ps);
