@@ -8,21 +8,16 @@ local coax = require "coax"
 local dir
 
 local function write(name, text)
-  local path = dir .. "/" .. name
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-  return path
+  H.write(dir .. "/" .. name, text)
+  return dir .. "/" .. name
 end
 
 setup(function()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. H.quote(dir)))
+  dir = H.tmpdir()
   write("schema.json", '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}')
 end)
 
-teardown(function() os.execute("rm -rf " .. H.quote(dir)) end)
+teardown(function() H.rmtree(dir) end)
 
 local function run_lua(recipe)
   local opts = { replies = { '{"name": "Ada"}' }, lua_memory = 16 << 20 }
