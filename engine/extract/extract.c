@@ -332,7 +332,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* One wrong only in its members' values ({"age": "thirty"}): after an
     ** answer, a correction that gives a member another value, in words the
     ** schema does not take; before it, a draft the answer corrects. */
-    s->misfit_answer = s->part_answer;
+    s->misfit_answer = s->part_answer && !valid_but_placeholder; /* a placeholder's error is no wrong value */
     for (size_t i = 0; i < s->validation.nerrors && (s->part_answer || s->misfit_answer); i++) {
         s->part_answer = s->part_answer && !s->validation.errors[i].instance_location[0];
         s->misfit_answer = s->misfit_answer && s->validation.errors[i].instance_location[0];
