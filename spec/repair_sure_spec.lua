@@ -125,6 +125,12 @@ describe("coax.repair without a schema", function()
       "coax.extract: unknown option 'max_clas'")
     assert.are.equal("table", type(coax.extract("{}", "{}", { strict = true, draft = "7", finish = "stop",
       max_class = "lossless", max_depth = 4, max_input = 10, max_string = 10 })))
+    -- each call's own options are its own: the other's is unknown to it
+    assert.has_error(function() coax.extract("{}", "{}", { guess = true }) end,
+      "coax.extract: unknown option 'guess'")
+    assert.has_error(function() coax.repair("{}", { strict = true }) end, "coax.repair: unknown option 'strict'")
+    assert.are.equal("{}", coax.json.encode((coax.repair("{}", { guess = true, finish = "stop", max_class = "lossless",
+      max_depth = 4, max_input = 10, max_string = 10 }))))
   end)
 
   it("gives coax's reading with guess = true, its log saying what was guessed", function()

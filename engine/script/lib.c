@@ -13,7 +13,20 @@ int lcoax_error(lua_State *L, coax_code code, const coax_error *err)
     return luaL_error(L, "%s: %s", coax_code_name(code), coax_strerror(code));
 }
 
-void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *known)
+/* The options every call that reads a reply takes: its limits
+** (lcoax_limits) and its reading (lcoax_reply_options). */
+static const char *const reply_option_names[] = {"max_depth", "max_input", "max_string", "max_class", "finish",
+                                                 NULL};
+
+/* by length too: "max_class\0x" is no option, though strcmp stops at its NUL */
+static bool name_listed(const char *const *list, const char *k, size_t n)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !memcmp(list[i], k, n)) return true;
+    return false;
+}
+
+void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *own)
 {
     if (!lua_istable(L, idx)) return;
     idx = lua_absindex(L, idx);
@@ -22,10 +35,7 @@ void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *
         lua_pop(L, 1);
         size_t n = 0;
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
-        size_t i = 0;
-        /* by length too: "max_class\0x" is no option, though strcmp stops at its NUL */
-        while (k && known[i] && (strlen(known[i]) != n || memcmp(known[i], k, n))) i++;
-        if (k && known[i]) continue;
+        if (k && (name_listed(reply_option_names, k, n) || name_listed(own, k, n))) continue;
         /* concatenated, not through %s: the name is shown whole, NULs included */
         lua_pushfstring(L, "%s: unknown option '", fn);
         luaL_tolstring(L, -2, NULL);

@@ -107,9 +107,10 @@ const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor);
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 
 /* Raises "<fn>: unknown option 'k'" for a key of the options table at
-** 'idx' (if a table) that is not in 'known' (NULL-terminated): a misspelt
-** max_class would otherwise read the reply at the default, silently. */
-void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *known);
+** 'idx' (if a table) that is neither a reply's option (the limits,
+** max_class, finish) nor in 'own' (NULL-terminated): a misspelt max_class
+** would otherwise read the reply at the default, silently. */
+void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *own);
 
 /* Reads what a reply's reading depends on from the options table at 'idx'
 ** (if a table) into 'xo': max_class ("lossless", "inferred", "invented")

@@ -62,9 +62,8 @@ static int l_extract(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     luaL_checkany(L, 2);
-    static const char *const known[] = {"max_depth", "max_input", "max_string", "max_class", "finish", "strict",
-                                        "draft", NULL};
-    lcoax_check_keys(L, 3, "coax.extract", known);
+    static const char *const own[] = {"strict", "draft", NULL};
+    lcoax_check_keys(L, 3, "coax.extract", own);
     coax_limits lim = lcoax_limits(L, 3);
     coax_extract_options xo;
     coax_extract_options_default(&xo);

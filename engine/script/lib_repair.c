@@ -45,8 +45,8 @@ static int l_repair(lua_State *L)
 {
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
-    static const char *const known[] = {"max_depth", "max_input", "max_string", "max_class", "finish", "guess", NULL};
-    lcoax_check_keys(L, 2, "coax.repair", known);
+    static const char *const own[] = {"guess", NULL};
+    lcoax_check_keys(L, 2, "coax.repair", own);
     coax_limits lim = lcoax_limits(L, 2);
     coax_extract_options xo;
     coax_extract_options_default(&xo);
