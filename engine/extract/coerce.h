@@ -46,6 +46,26 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
 coax_code coerce_log(coerce_ctx *c, const char *kind, const char *detail, const char *pointer,
                      size_t plen);
 
+/* ---- the schema document (extract/schema_lookup.c) ------------------------- */
+
+/* The member 'key' of 'obj' when it is an object, else NULL. */
+const coax_value *coerce_member(const coax_value *obj, const char *key);
+
+/* One hash seed per coercion, for its indexes. */
+uint64_t coerce_seed(coerce_ctx *c);
+
+/* Follows a local "$ref" ("#" or "#/json/pointer") from 'doc'; NULL for
+** any other. With a coercion's context (c non-NULL) lookups are indexed. */
+const coax_value *coerce_local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref);
+
+/* A subschema with its own "$ref"s followed (for "properties/x": {"$ref"}). */
+const coax_value *coerce_deref(coerce_ctx *c, const coax_value *doc, const coax_value *s);
+
+/* Walks an evaluation path through the schema document. On success sets the
+** subschema holding the failing keyword, and the keyword's name and value. */
+bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
+                       char *kw, size_t kwcap, const coax_value **value);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8

@@ -23,169 +23,6 @@
 
 #include <stdlib.h>
 
-/* ---- the schema side ---------------------------------------------------- */
-
-static const coax_value *member(const coax_value *obj, const char *key)
-{
-    return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, strlen(key)) : NULL;
-}
-
-/* One seed per coercion (drawn once: a clock read per object would cost
-** more than the lookups it serves). */
-static uint64_t ctx_seed(coerce_ctx *c)
-{
-    if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
-    return c->docidx_seed;
-}
-
-/* The member of the schema object 'obj' named key[0..n): a scan for a small
-** object, else through one of the latest indexes (built on first use, in
-** the arena). */
-static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
-{
-    if (obj->len <= 16) return coax_object_get(obj, key, n);
-    const size_t count = sizeof c->docidx / sizeof *c->docidx;
-    struct coerce_doc_index *x = NULL;
-    for (size_t i = 0; i < count && !x; i++)
-        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
-    if (!x) {
-        size_t cap = 32;
-        while (cap < (size_t)obj->len * 2) cap *= 2;
-        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
-        if (!slot) return coax_object_get(obj, key, n);
-        memset(slot, 0, cap * sizeof *slot);
-        ctx_seed(c);
-        for (uint32_t i = 0; i < obj->len; i++) {
-            const coax_member *m = &obj->u.members[i];
-            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
-            while (slot[at]) at = (at + 1) & (cap - 1);
-            slot[at] = i + 1;
-        }
-        x = &c->docidx[c->docidx_next++ % count];
-        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
-    }
-    for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
-        const coax_member *m = &obj->u.members[x->slot[at] - 1];
-        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
-    }
-    return NULL;
-}
-
-/* The value at JSON pointer p[0..len) in the schema document, as
-** coax_pointer_get finds it (the first of equal keys), but each object's
-** member through doc_member: a reply's n errors behind n "$ref"s into
-** one "$defs" of n entries cost n lookups, not n scans of n members. */
-static const coax_value *doc_pointer(coerce_ctx *c, const coax_value *doc, const char *p, size_t len)
-{
-    if (len && p[0] != '/') return NULL;
-    const coax_value *v = doc;
-    char *tok = NULL; /* an escaped token, unescaped; no longer than the pointer */
-    for (size_t i = 0; i < len;) {
-        size_t start = ++i;
-        bool escaped = false;
-        while (i < len && p[i] != '/') {
-            if (p[i] == '~') {
-                if (i + 1 >= len || (p[i + 1] != '0' && p[i + 1] != '1')) return NULL;
-                escaped = true;
-                i += 2;
-            } else {
-                i++;
-            }
-        }
-        const char *t = p + start;
-        size_t tlen = i - start;
-        if (escaped) {
-            if (!tok && !(tok = coax_arena_alloc(c->arena, len))) return NULL;
-            size_t n = 0;
-            for (size_t k = 0; k < tlen; k++) tok[n++] = t[k] == '~' ? (t[++k] == '1' ? '/' : '~') : t[k];
-            t = tok, tlen = n;
-        }
-        if (v->type == COAX_OBJECT) {
-            v = doc_member(c, v, t, tlen);
-        } else if (v->type == COAX_ARRAY) {
-            if (tlen == 0 || (tlen > 1 && t[0] == '0')) return NULL;
-            size_t idx = 0;
-            for (size_t k = 0; k < tlen; k++) {
-                if (t[k] < '0' || t[k] > '9' || idx > (SIZE_MAX - 9) / 10) return NULL;
-                idx = idx * 10 + (size_t)(t[k] - '0');
-            }
-            v = idx < v->len ? &v->u.items[idx] : NULL;
-        } else {
-            return NULL;
-        }
-        if (!v) return NULL;
-    }
-    return v;
-}
-
-/* Follows a local "$ref" ("#" or "#/json/pointer"); NULL for any other.
-** With a coercion's context its document lookups are indexed. */
-static const coax_value *local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref)
-{
-    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
-    if (memchr(ref->u.text, '%', ref->len)) return NULL;
-    if (c) return doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
-    const coax_value *out;
-    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
-    return out;
-}
-
-/* A subschema with its own "$ref" followed (for "properties/x": {"$ref"}). */
-static const coax_value *deref(coerce_ctx *c, const coax_value *doc, const coax_value *s)
-{
-    for (int hops = 0; s && hops < 16; hops++) {
-        const coax_value *ref = member(s, "$ref");
-        if (!ref) return s;
-        s = local_ref(c, doc, ref);
-    }
-    return NULL;
-}
-
-/* Walks an evaluation path through the schema document. On success sets the
-** subschema holding the failing keyword, and the keyword's name and value. */
-static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
-                       char *kw, size_t kwcap, const coax_value **value)
-{
-    const coax_value *cur = doc, *holder = NULL;
-    const char *p = loc;
-    if (*p == '\0') return false;
-    while (*p == '/') {
-        const char *s = ++p;
-        while (*p && *p != '/') p++;
-        size_t n = 0;
-        for (const char *c = s; c < p; c++) { /* unescape the token */
-            char ch = *c;
-            if (ch == '~' && c + 1 < p) ch = *++c == '1' ? '/' : '~';
-            if (n + 1 >= kwcap) return false;
-            kw[n++] = ch;
-        }
-        kw[n] = '\0';
-        if (!strcmp(kw, "$ref")) {
-            cur = local_ref(c, doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
-            if (!cur) return false;
-            continue;
-        }
-        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
-        holder = cur;
-        /* Inside an embedded resource "#/..." refers to that resource, not
-        ** to the document: do not look keywords up there. */
-        if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
-        if (cur->type == COAX_OBJECT) {
-            cur = doc_member(c, cur, kw, n);
-        } else if (cur->type == COAX_ARRAY) {
-            char *end;
-            unsigned long i = strtoul(kw, &end, 10);
-            cur = *end ? NULL : coax_array_get(cur, i);
-        } else {
-            cur = NULL;
-        }
-        if (!cur) return false;
-    }
-    *parent = holder;
-    *value = cur;
-    return holder != NULL;
-}
-
 /* ---- the instance side --------------------------------------------------- */
 
 static void trim(const char **s, size_t *n)
@@ -484,7 +321,7 @@ static bool lidx_init(lidx *ix, coerce_ctx *c, size_t cap)
     ix->head = ix->next + cap;
     memset(ix->head, 0, slots * sizeof *ix->head);
     ix->mask = slots - 1;
-    ix->seed = ctx_seed(c);
+    ix->seed = coerce_seed(c);
     return true;
 }
 
@@ -584,6 +421,44 @@ static const coax_member *rename_source(coax_arena *a, const coax_value *obj, co
     return dn && dl == nlen && !memcmp(dn, name, nlen) ? m : NULL;
 }
 
+/* The defaults a property's schema gives: one, or unsure (two that
+** differ, or a schema a reference leads to that is not read). */
+typedef struct defaults {
+    const coax_value *one;
+    bool unsure;
+} defaults;
+
+/* Collects the defaults of schema 's' of the resource 'root' as a validator
+** applies them: its own, its "allOf" branches' and its "$ref" target's,
+** the reference read against the resource it is written in (an "$id"
+** starts one: {"$id": "inner", "$ref": "#/$defs/a"} is inner's a, not the
+** document's). Before 2019-09 the keywords beside "$ref" are ignored, so
+** the target's default is the only one; from 2019-09 on a default beside
+** "$ref" applies too ({"$ref": "#/$defs/s", "default": "open"} where s says
+** "new": which one the reply would have meant is a guess). */
+static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, int depth, defaults *d)
+{
+    if (d->unsure || !s || s->type != COAX_OBJECT) {
+        d->unsure = d->unsure || !s || depth > 16;
+        return;
+    }
+    if (depth > 16) {
+        d->unsure = true;
+        return;
+    }
+    const coax_value *ref = coerce_member(s, "$ref");
+    bool siblings = !ref || c->draft >= COAX_DRAFT_2019_09 || c->draft == COAX_DRAFT_AUTO;
+    if (siblings && s != c->doc && coerce_member(s, c->draft == COAX_DRAFT_4 ? "id" : "$id")) root = s;
+    if (siblings) {
+        const coax_value *def = coerce_member(s, "default"), *all = coerce_member(s, "allOf");
+        if (def && !d->one) d->one = def;
+        else if (def && coax_value_equal(d->one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
+        for (size_t i = 0; all && all->type == COAX_ARRAY && i < all->len; i++)
+            collect_default(c, root, &all->u.items[i], depth + 1, d);
+    }
+    if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), depth + 1, d);
+}
+
 #define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
 
 /* "required": rename a member written in another case, else fill the
@@ -592,7 +467,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
                             coerce_trials *ts)
 {
     coax_arena *a = c->arena;
-    const coax_value *props = member(parent, "properties");
+    const coax_value *props = coerce_member(parent, "properties");
     medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
     declared d;
     lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
@@ -628,8 +503,9 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
             continue;
         }
         long pi = declared_exact(&d, a, name->u.text, name->len);
-        const coax_value *ps = deref(c, c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
-        const coax_value *def = member(ps, "default");
+        defaults found = {NULL, false};
+        if (pi >= 0) collect_default(c, c->doc, &props->u.members[pi].value, 0, &found);
+        const coax_value *def = found.unsure ? NULL : found.one;
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
@@ -717,7 +593,7 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
 static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_value *parent, coerce_trials *ts)
 {
     coax_arena *a = c->arena;
-    const coax_value *props = member(parent, "properties");
+    const coax_value *props = coerce_member(parent, "properties");
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
     declared d;
     if (!edits || !declared_init(&d, c, props, NULL)) return;
@@ -739,6 +615,10 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         if (m->value.flags & COAX_VF_INVENTED) return;
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
+        size_t hit;
+        long exact;
+        if (!dn && lidx_find(&d.ix, a, m->key, m->klen, &hit, 1, &exact) > 1)
+            return; /* " a" beside declared "a" and "A": one of them (a guess), not unknown */
         if (dn && !taken[di]) {
             taken[di] = &m->value;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
@@ -762,7 +642,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
         if (taken[i]) continue;
-        absent |= coerce_types_taken(member(deref(c, c->doc, &props->u.members[i].value), "type"));
+        absent |= coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &props->u.members[i].value), "type"));
         if (nabsent <= ABSENT_NAMED) which[nabsent < ABSENT_NAMED ? nabsent : ABSENT_NAMED] = i;
         nabsent++;
     }
@@ -778,7 +658,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         compares -= nabsent;
         for (size_t k = 0; k < nabsent; k++) {
             const coax_member *pm = &props->u.members[which[k]];
-            if ((coerce_types_taken(member(deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&
+            if ((coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&
                 coerce_names_close(m->key, m->klen, pm->key, pm->klen))
                 return;
         }
@@ -864,12 +744,12 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     ts->n = 0;
     ts->at = e->instance_location;
     ts->atlen = strlen(ts->at);
-    if (!keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
+    if (!coerce_keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
         size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
-        const coax_value *allowed = member(deref(c, c->doc, member(parent, "items")), "enum");
+        const coax_value *allowed = coerce_member(coerce_deref(c, c->doc, coerce_member(parent, "items")), "enum");
         for (size_t i = 0; i < n; i++) {
             const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
             const char *kind = NULL;
@@ -877,6 +757,11 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             coax_value *conv = convert(a, x, t->u.text, allowed, &kind);
             add_value(ts, kind, "converted the value to the type the schema asks for", conv);
         }
+        /* Several types are a union: two that read the value differently
+        ** ("5" for an integer or a list: 5 or ["5"]) leave which one the
+        ** reply meant a guess, whichever the schema lists first. */
+        for (size_t i = 1; i < ts->n; i++)
+            if (coax_value_equal(ts->t[0].value, ts->t[i].value, coax_arena_allocator(a)) != 1) ts->n = 0;
     } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
         bool is_const = !strcmp(kw, "const");
         const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
@@ -888,7 +773,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
         required_trials(c, x, parent, kv, ts);
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
-               !member(parent, "patternProperties")) {
+               !coerce_member(parent, "patternProperties")) {
         /* The error is at the object or at the property, as validators
         ** differ: the trial edits the object. */
         if (x->type != COAX_OBJECT) {
@@ -908,13 +793,13 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** {"const": 3}]} asks for a scalar when every branch does. */
 static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
 {
-    s = deref(NULL, doc, s);
+    s = coerce_deref(NULL, doc, s);
     if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
-    if (member(s, "enum") || member(s, "const")) return ROOT_SCALAR;
+    if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
     static const char *const unions[] = {"anyOf", "oneOf"};
     for (size_t u = 0; u < 2; u++) {
-        const coax_value *b = member(s, unions[u]);
-        if (!b || member(s, "type")) continue;
+        const coax_value *b = coerce_member(s, unions[u]);
+        if (!b || coerce_member(s, "type")) continue;
         if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
         coerce_root all = ROOT_SCALAR;
         for (size_t i = 0; i < b->len; i++) {
@@ -924,7 +809,7 @@ static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int
         }
         return all;
     }
-    const coax_value *t = member(s, "type");
+    const coax_value *t = coerce_member(s, "type");
     size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
     bool string = false;
     for (size_t i = 0; i < n; i++) {
@@ -952,7 +837,7 @@ static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *
     while (n && !found) {
         const coax_value *v = stack[--n];
         if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
-        const coax_value *props = v->type == COAX_OBJECT ? member(v, "properties") : NULL;
+        const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
         if (props && props->type == COAX_OBJECT && has_key(props, key, klen)) found = true;
         if (n + v->len > cap) {
             while (n + v->len > cap) cap *= 2;
@@ -983,7 +868,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 {
     char norm[32], title[32];
     bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
-    const coax_value *t = member(deref(NULL, doc, doc), "title");
+    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
     bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */
