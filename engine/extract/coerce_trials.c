@@ -426,7 +426,10 @@ static const coax_member *rename_source(coax_arena *a, const coax_value *obj, co
 typedef struct defaults {
     const coax_value *one;
     bool unsure;
+    unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
 } defaults;
+
+#define DEFAULT_VISITS 64
 
 /* Collects the defaults of schema 's' of the resource 'root' as a validator
 ** applies them: its own, its "allOf" branches' and its "$ref" target's,
@@ -438,17 +441,17 @@ typedef struct defaults {
 ** "new": which one the reply would have meant is a guess). */
 static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, int depth, defaults *d)
 {
-    if (d->unsure || !s || s->type != COAX_OBJECT) {
-        d->unsure = d->unsure || !s || depth > 16;
-        return;
-    }
-    if (depth > 16) {
+    if (d->unsure) return;
+    if (!s || depth > 16 || ++d->visits > DEFAULT_VISITS) {
         d->unsure = true;
         return;
     }
+    if (s->type != COAX_OBJECT) return;
     const coax_value *ref = coerce_member(s, "$ref");
     bool siblings = !ref || c->draft >= COAX_DRAFT_2019_09 || c->draft == COAX_DRAFT_AUTO;
-    if (siblings && s != c->doc && coerce_member(s, c->draft == COAX_DRAFT_4 ? "id" : "$id")) root = s;
+    const coax_value *id = coerce_member(s, c->draft == COAX_DRAFT_4 ? "id" : "$id");
+    if (siblings && s != c->doc && id && id->type == COAX_STRING && id->len && id->u.text[0] != '#')
+        root = s; /* "#name" before 2019-09 names the schema, starts no resource */
     if (siblings) {
         const coax_value *def = coerce_member(s, "default"), *all = coerce_member(s, "allOf");
         if (def && !d->one) d->one = def;
@@ -503,7 +506,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
             continue;
         }
         long pi = declared_exact(&d, a, name->u.text, name->len);
-        defaults found = {NULL, false};
+        defaults found = {NULL, false, 0};
         if (pi >= 0) collect_default(c, c->doc, &props->u.members[pi].value, 0, &found);
         const coax_value *def = found.unsure ? NULL : found.one;
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
