@@ -76,4 +76,22 @@ describe("hunt10", function()
       .. '{"properties":{"x":{"default":2}},"required":["x"]}]}'
     refused("{}", s, "", 'missing required property "x"')
   end)
+  it("drops no member a nested object property declares, unless the nested object holds it already", function()
+    local s = '{"type":"object","properties":{"name":{"type":"string"},"address":{"type":"object",'
+      .. '"properties":{"city":{"type":"string"},"zip":{"type":"string"}}}},"additionalProperties":false}'
+    refused('{"name": "Ada", "address": {"zip": "75001"}, "city": "Paris"}', s, "/city", 'property "city" is not allowed')
+    coerced('{"name": "Ada", "address": {"city": "Paris"}, "city": "Paris"}', s,
+      '{"name":"Ada","address":{"city":"Paris"}}', { "property_dropped /city" })
+  end)
+
+  it("keeps members past NESTED_NAMES nested names rather than look further", function()
+    local sub = {}
+    for i = 1, 70000 do sub[i] = ('"n%d":{}'):format(i) end
+    local s = '{"type":"object","properties":{"big":{"type":"object","properties":{' .. table.concat(sub, ",")
+      .. '}}},"additionalProperties":false}'
+    refused('{"debug": 1}', s, "/debug", 'property "debug" is not allowed')
+    s = '{"type":"object","properties":{"big":{"type":"object","properties":{' .. table.concat(sub, ",", 1, 1000)
+      .. '}}},"additionalProperties":false}'
+    coerced('{"debug": 1}', s, "{}", { "property_dropped /debug" })
+  end)
 end)

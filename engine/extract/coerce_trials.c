@@ -589,6 +589,82 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
     return false;
 }
 
+/* Names declared_below indexes: past this many, every member it is asked
+** about is kept (a bound on time and memory). */
+#define NESTED_NAMES 65536
+
+/* The names the object properties of an object's schema declare, one or
+** two levels down (address/city, address/geo/lat), built at the first
+** need: per entry, the types its schema takes and the value the reply's
+** nested object holds for it (NULL: none). */
+typedef struct nested_names {
+    lidx ix;
+    unsigned *types;
+    const coax_value **held;
+    bool built, overflow;
+} nested_names;
+
+/* Walks the object properties of 'props' (the reply's object 'inst', or
+** NULL) to 'depth' 1, counting the names found in '*n' and, with 'nn'
+** ready, indexing them. False past NESTED_NAMES. */
+static bool nested_walk(coerce_ctx *c, const coax_value *props, const coax_value *inst, int depth, size_t *n,
+                        nested_names *nn)
+{
+    for (size_t i = 0; props && props->type == COAX_OBJECT && i < props->len; i++) {
+        const coax_member *pm = &props->u.members[i];
+        const coax_value *sub = coerce_member(coerce_deref(c, c->doc, &pm->value), "properties");
+        if (!sub || sub->type != COAX_OBJECT) continue;
+        const coax_value *held = inst && inst->type == COAX_OBJECT ? coax_object_get(inst, pm->key, pm->klen) : NULL;
+        if (held && held->type != COAX_OBJECT) held = NULL;
+        if (*n + sub->len > NESTED_NAMES) return false;
+        for (size_t k = 0; nn && k < sub->len; k++) {
+            const coax_member *sm = &sub->u.members[k];
+            nn->types[nn->ix.n] = coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &sm->value), "type"));
+            nn->held[nn->ix.n] = held ? coax_object_get(held, sm->key, sm->klen) : NULL;
+            lidx_add(&nn->ix, c->arena, sm->key, sm->klen);
+        }
+        *n += sub->len;
+        if (depth < 1 && !nested_walk(c, sub, held, depth + 1, n, nn)) return false;
+    }
+    return true;
+}
+
+/* Whether member m of object 'obj' is a property that an object property
+** of 'props' declares ({"city": "Paris"} beside "address": {"zip":
+** "75001"}, where address declares city): the reply's value for it written
+** a level too high. Moving it there is a guess and dropping it loses it,
+** unless the nested object holds it with that value already. One index of
+** the nested names serves every member; out of memory or past
+** NESTED_NAMES reads as "declared": nothing dropped. */
+static bool declared_below(coerce_ctx *c, const coax_value *props, const coax_value *obj, nested_names *nn,
+                           const coax_member *m)
+{
+    if (!nn->built) {
+        nn->built = true;
+        size_t n = 0;
+        nn->overflow = !nested_walk(c, props, obj, 0, &n, NULL);
+        if (nn->overflow || !n) return nn->overflow;
+        nn->types = coax_arena_alloc(c->arena, n * sizeof *nn->types);
+        nn->held = coax_arena_alloc(c->arena, n * sizeof *nn->held);
+        nn->overflow = !nn->types || !nn->held || !lidx_init(&nn->ix, c, n);
+        n = 0;
+        if (!nn->overflow) nested_walk(c, props, obj, 0, &n, nn);
+    }
+    if (nn->overflow) return true;
+    if (!nn->ix.n) return false;
+    size_t hit[8];
+    long exact;
+    size_t hits = lidx_find(&nn->ix, c->arena, m->key, m->klen, hit, 8, &exact);
+    if (hits > 8) return true;
+    for (size_t k = 0; k < hits; k++) {
+        size_t e = hit[k];
+        if (nn->ix.klen[e] != m->klen || memcmp(nn->ix.key[e], m->key, m->klen)) continue;
+        if (!(nn->types[e] & coerce_type_bit(&m->value))) continue;
+        if (!nn->held[e] || coax_value_equal(nn->held[e], &m->value, coax_arena_allocator(c->arena)) != 1) return true;
+    }
+    return false;
+}
+
 /* "additionalProperties": false: a forbidden member is renamed to the one
 ** declared name it differs from only in case or surrounding spaces (when
 ** that one is absent), else dropped. A member a repair invented is neither:
@@ -642,6 +718,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     unsigned absent = 0;
     size_t nabsent = 0, compares = NAME_COMPARES, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
     joined_names joined = {0};
+    nested_names nested = {0};
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
         if (taken[i]) continue;
@@ -656,6 +733,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         /* first_name beside firstName: one property written two ways, with
         ** two values; which one the model meant is a guess */
         if (joined_differs(c, props, taken, &joined, m)) return;
+        if (declared_below(c, props, obj, &nested, m)) return;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
         if (nabsent > ABSENT_NAMED || compares < nabsent) return;
         compares -= nabsent;
