@@ -79,7 +79,8 @@ describe("hunt10", function()
   it("drops no member a nested object property declares, unless the nested object holds it already", function()
     local s = '{"type":"object","properties":{"name":{"type":"string"},"address":{"type":"object",'
       .. '"properties":{"city":{"type":"string"},"zip":{"type":"string"}}}},"additionalProperties":false}'
-    refused('{"name": "Ada", "address": {"zip": "75001"}, "city": "Paris"}', s, "/city", 'property "city" is not allowed')
+    refused('{"name": "Ada", "address": {"zip": "75001"}, "city": "Paris"}', s, "/city",
+      'property "city" is not allowed')
     coerced('{"name": "Ada", "address": {"city": "Paris"}, "city": "Paris"}', s,
       '{"name":"Ada","address":{"city":"Paris"}}', { "property_dropped /city" })
   end)
