@@ -421,25 +421,42 @@ static const coax_member *rename_source(coax_arena *a, const coax_value *obj, co
     return dn && dl == nlen && !memcmp(dn, name, nlen) ? m : NULL;
 }
 
-/* The defaults a property's schema gives: one, or unsure (two that
-** differ, or a schema a reference leads to that is not read). */
+/* The defaults the schemas of a property give: one, or unsure (two that
+** differ, or a schema a reference leads to that is not read). Those of
+** subschemas that apply only to some instances (anyOf, oneOf, then, else,
+** dependentSchemas) are apart: 'cond'. */
 typedef struct defaults {
-    const coax_value *one;
+    const coax_value *one, *cond;
     bool unsure;
     unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
 } defaults;
 
 #define DEFAULT_VISITS 64
 
-/* Collects the defaults of schema 's' of the resource 'root' as a validator
-** applies them: its own, its "allOf" branches' and its "$ref" target's,
-** the reference read against the resource it is written in (an "$id"
-** starts one: {"$id": "inner", "$ref": "#/$defs/a"} is inner's a, not the
-** document's). Before 2019-09 the keywords beside "$ref" are ignored, so
-** the target's default is the only one; from 2019-09 on a default beside
-** "$ref" applies too ({"$ref": "#/$defs/s", "default": "open"} where s says
-** "new": which one the reply would have meant is a guess). */
-static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, int depth, defaults *d)
+static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
+                            bool cond, int depth, defaults *d);
+
+/* Applies collect_default to every schema of the array or object 'v'. */
+static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value *v, const coax_value *name,
+                         bool cond, int depth, defaults *d)
+{
+    for (size_t i = 0; v && (v->type == COAX_ARRAY || v->type == COAX_OBJECT) && i < v->len; i++)
+        collect_default(c, root, v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value, name, cond, depth, d);
+}
+
+/* Collects the defaults schema 's' of the resource 'root' gives, as a
+** validator applies it: 'name' NULL, its own, its "allOf" branches' and its
+** "$ref" target's; else those it gives its property 'name' through
+** "properties", its applicators and its "$ref". A reference is read against
+** the resource it is written in (an "$id" starts one: {"$id": "inner",
+** "$ref": "#/$defs/a"} is inner's a, not the document's). Before 2019-09
+** the keywords beside "$ref" are ignored, so the target's default is the
+** only one; from 2019-09 on a default beside "$ref" applies too ({"$ref":
+** "#/$defs/s", "default": "open"} where s says "new": which one the reply
+** would have meant is a guess). 'cond': under a subschema that applies
+** only to some instances. */
+static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
+                            bool cond, int depth, defaults *d)
 {
     if (d->unsure) return;
     if (!s || depth > 16 || ++d->visits > DEFAULT_VISITS) {
@@ -452,14 +469,36 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
     const coax_value *id = coerce_member(s, c->draft == COAX_DRAFT_4 ? "id" : "$id");
     if (siblings && s != c->doc && id && id->type == COAX_STRING && id->len && id->u.text[0] != '#')
         root = s; /* "#name" before 2019-09 names the schema, starts no resource */
-    if (siblings) {
-        const coax_value *def = coerce_member(s, "default"), *all = coerce_member(s, "allOf");
-        if (def && !d->one) d->one = def;
-        else if (def && coax_value_equal(d->one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
-        for (size_t i = 0; all && all->type == COAX_ARRAY && i < all->len; i++)
-            collect_default(c, root, &all->u.items[i], depth + 1, d);
+    if (siblings && !name) {
+        const coax_value *def = coerce_member(s, "default");
+        const coax_value **one = cond ? &d->cond : &d->one;
+        if (def && !*one) *one = def;
+        else if (def && coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
+    } else if (siblings) {
+        const coax_value *props = coerce_member(s, "properties");
+        const coax_value *p = props && props->type == COAX_OBJECT ? coax_object_get(props, name->u.text, name->len) : NULL;
+        if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
+        static const char *const some[] = {"anyOf", "oneOf", "then", "else", "dependentSchemas"};
+        for (size_t k = 0; k < sizeof some / sizeof *some; k++) {
+            const coax_value *v = coerce_member(s, some[k]);
+            if (v && v->type == COAX_OBJECT && (k == 2 || k == 3)) collect_default(c, root, v, name, true, depth + 1, d);
+            else if (k != 2 && k != 3) collect_each(c, root, v, name, true, depth + 1, d);
+        }
     }
-    if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), depth + 1, d);
+    if (siblings) collect_each(c, root, coerce_member(s, "allOf"), name, cond, depth + 1, d);
+    if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
+}
+
+/* The one default the object schema 'parent' gives its property 'name':
+** NULL when none, when two differ, or when one applies only to some
+** instances (a branch's, a "then"'s) and the others give none or another. */
+static const coax_value *property_default(coerce_ctx *c, const coax_value *parent, const coax_value *name)
+{
+    defaults d = {NULL, NULL, false, 0};
+    collect_default(c, c->doc, parent, name, false, 0, &d);
+    if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
+        return NULL;
+    return d.one;
 }
 
 #define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
@@ -505,10 +544,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
         }
-        long pi = declared_exact(&d, a, name->u.text, name->len);
-        defaults found = {NULL, false, 0};
-        if (pi >= 0) collect_default(c, c->doc, &props->u.members[pi].value, 0, &found);
-        const coax_value *def = found.unsure ? NULL : found.one;
+        const coax_value *def = property_default(c, parent, name);
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
