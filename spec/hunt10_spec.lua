@@ -95,4 +95,15 @@ describe("hunt10", function()
       .. '}}},"additionalProperties":false}'
     coerced('{"debug": 1}', s, "{}", { "property_dropped /debug" })
   end)
+  it("looks a default up in every schema that applies to the object, from where the object is entered", function()
+    local base = '"$defs":{"base":{"type":"object","properties":{"x":{"default":3}},"required":["x"]}}'
+    refused("{}", '{"allOf":[{"$ref":"#/$defs/base"},{"properties":{"x":{"default":4}}}],' .. base .. "}", "",
+      'missing required property "x"')
+    coerced("{}", '{"allOf":[{"$ref":"#/$defs/base"},{"properties":{"y":{"default":4}}}],' .. base .. "}",
+      '{"x":3}', { "default_filled /x" })
+    local ife = '{"type":"object","properties":{"k":{"type":"string"}},"if":{"properties":{"k":{"const":"a"}}},'
+      .. '"then":{"properties":{"x":{"default":1}},"required":["x"]},'
+      .. '"else":{"properties":{"x":{"default":2}},"required":["x"]}}'
+    coerced('{"k": "b"}', ife, '{"k":"b","x":2}', { "default_filled /x" })
+  end)
 end)

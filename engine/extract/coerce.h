@@ -66,6 +66,20 @@ const coax_value *coerce_deref(coerce_ctx *c, const coax_value *doc, const coax_
 bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
                        char *kw, size_t kwcap, const coax_value **value);
 
+/* The schemas an evaluation path 'loc' (an error's keywordLocation) applies
+** to the instance its last keyword fails at, from the one where that
+** instance is entered (past the last "properties/x", "items", ...) to the
+** one holding the keyword, in path[0..n) (n returned; 0: a path not read,
+** through an "$id", a "$dynamicRef" or an unknown keyword, or longer than
+** 'cap'). */
+size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path, size_t cap);
+
+/* The one default the schemas path[0..n) (coerce_entry_path) give an
+** object's property 'name': NULL when none, when two differ, or when one
+** applies only to some objects (a branch's, a "then"'s) and the others give
+** none or another. */
+const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8

@@ -421,93 +421,15 @@ static const coax_member *rename_source(coax_arena *a, const coax_value *obj, co
     return dn && dl == nlen && !memcmp(dn, name, nlen) ? m : NULL;
 }
 
-/* The defaults the schemas of a property give: one, or unsure (two that
-** differ, or a schema a reference leads to that is not read). Those of
-** subschemas that apply only to some instances (anyOf, oneOf, then, else,
-** dependentSchemas) are apart: 'cond'. */
-typedef struct defaults {
-    const coax_value *one, *cond;
-    bool unsure;
-    unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
-} defaults;
-
-#define DEFAULT_VISITS 64
-
-static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
-                            bool cond, int depth, defaults *d);
-
-/* Applies collect_default to every schema of the array or object 'v'. */
-static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value *v, const coax_value *name,
-                         bool cond, int depth, defaults *d)
-{
-    for (size_t i = 0; v && (v->type == COAX_ARRAY || v->type == COAX_OBJECT) && i < v->len; i++)
-        collect_default(c, root, v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value, name, cond, depth, d);
-}
-
-/* Collects the defaults schema 's' of the resource 'root' gives, as a
-** validator applies it: 'name' NULL, its own, its "allOf" branches' and its
-** "$ref" target's; else those it gives its property 'name' through
-** "properties", its applicators and its "$ref". A reference is read against
-** the resource it is written in (an "$id" starts one: {"$id": "inner",
-** "$ref": "#/$defs/a"} is inner's a, not the document's). Before 2019-09
-** the keywords beside "$ref" are ignored, so the target's default is the
-** only one; from 2019-09 on a default beside "$ref" applies too ({"$ref":
-** "#/$defs/s", "default": "open"} where s says "new": which one the reply
-** would have meant is a guess). 'cond': under a subschema that applies
-** only to some instances. */
-static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
-                            bool cond, int depth, defaults *d)
-{
-    if (d->unsure) return;
-    if (!s || depth > 16 || ++d->visits > DEFAULT_VISITS) {
-        d->unsure = true;
-        return;
-    }
-    if (s->type != COAX_OBJECT) return;
-    const coax_value *ref = coerce_member(s, "$ref");
-    bool siblings = !ref || c->draft >= COAX_DRAFT_2019_09 || c->draft == COAX_DRAFT_AUTO;
-    const coax_value *id = coerce_member(s, c->draft == COAX_DRAFT_4 ? "id" : "$id");
-    if (siblings && s != c->doc && id && id->type == COAX_STRING && id->len && id->u.text[0] != '#')
-        root = s; /* "#name" before 2019-09 names the schema, starts no resource */
-    if (siblings && !name) {
-        const coax_value *def = coerce_member(s, "default");
-        const coax_value **one = cond ? &d->cond : &d->one;
-        if (def && !*one) *one = def;
-        else if (def && coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
-    } else if (siblings) {
-        const coax_value *props = coerce_member(s, "properties");
-        const coax_value *p = props && props->type == COAX_OBJECT ? coax_object_get(props, name->u.text, name->len) : NULL;
-        if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
-        static const char *const some[] = {"anyOf", "oneOf", "then", "else", "dependentSchemas"};
-        for (size_t k = 0; k < sizeof some / sizeof *some; k++) {
-            const coax_value *v = coerce_member(s, some[k]);
-            if (v && v->type == COAX_OBJECT && (k == 2 || k == 3)) collect_default(c, root, v, name, true, depth + 1, d);
-            else if (k != 2 && k != 3) collect_each(c, root, v, name, true, depth + 1, d);
-        }
-    }
-    if (siblings) collect_each(c, root, coerce_member(s, "allOf"), name, cond, depth + 1, d);
-    if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
-}
-
-/* The one default the object schema 'parent' gives its property 'name':
-** NULL when none, when two differ, or when one applies only to some
-** instances (a branch's, a "then"'s) and the others give none or another. */
-static const coax_value *property_default(coerce_ctx *c, const coax_value *parent, const coax_value *name)
-{
-    defaults d = {NULL, NULL, false, 0};
-    collect_default(c, c->doc, parent, name, false, 0, &d);
-    if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
-        return NULL;
-    return d.one;
-}
-
 #define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
 
 /* "required": rename a member written in another case, else fill the
 ** property from its schema's default. */
 static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value *parent, const coax_value *kv,
-                            coerce_trials *ts)
+                            const char *keyword_location, coerce_trials *ts)
 {
+    const coax_value *path[64]; /* the schemas that apply to the object, where its defaults are looked up */
+    size_t npath = coerce_entry_path(c, keyword_location, path, sizeof path / sizeof *path);
     coax_arena *a = c->arena;
     const coax_value *props = coerce_member(parent, "properties");
     medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
@@ -544,7 +466,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
         }
-        const coax_value *def = property_default(c, parent, name);
+        const coax_value *def = coerce_property_default(c, path, npath, name);
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
@@ -888,7 +810,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
-        required_trials(c, x, parent, kv, ts);
+        required_trials(c, x, parent, kv, e->keyword_location, ts);
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
                !coerce_member(parent, "patternProperties")) {
         /* The error is at the object or at the property, as validators
