@@ -106,4 +106,15 @@ describe("hunt10", function()
       .. '"else":{"properties":{"x":{"default":2}},"required":["x"]}}'
     coerced('{"k": "b"}', ife, '{"k":"b","x":2}', { "default_filled /x" })
   end)
+  it("fills no default beside a member that may say the value, and bounds the members compared", function()
+    local s = '{"type":"object","properties":{"status":{"enum":["open","closed"],"default":"open"}},'
+      .. '"required":["status"]}'
+    refused('{"closed": true}', s, "", 'missing required property "status"')
+    coerced('{"note": 5}', s, '{"note":5,"status":"open"}', { "default_filled /status" })
+    local many = {}
+    for i = 1, 2000 do many[i] = ('"n%d":%d'):format(i, i) end
+    refused("{" .. table.concat(many, ",") .. "}", s, "", 'missing required property "status"')
+    local few = table.concat(many, ",", 1, 100)
+    coerced("{" .. few .. "}", s, "{" .. few .. ',"status":"open"}', { "default_filled /status" })
+  end)
 end)

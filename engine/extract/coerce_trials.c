@@ -423,6 +423,40 @@ static const coax_member *rename_source(coax_arena *a, const coax_value *obj, co
 
 #define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
 
+/* Comparisons may_say makes for one object: past them, no default is filled
+** (a bound on time: n missing names against n members). */
+#define SAY_COMPARES 4096
+
+/* Whether an undeclared member of object 'x' may say what the missing
+** property 'name' is, in a shape other than a value of the default's type:
+** a name close to its name ({"status_code": 5}), a name that is one of its
+** allowed values 'allowed' ({"closed": true} beside an enum of "open" and
+** "closed"), or an object that holds a member of its name ({"info":
+** {"status": "closed"}}). Filling the default beside it would contradict
+** what the reply may have said. Each comparison is charged to '*budget':
+** past it, true. */
+static bool may_say(coerce_ctx *c, const coax_value *x, const declared *d, const coax_value *name,
+                    const coax_value *allowed, size_t *budget)
+{
+    size_t na = allowed && allowed->type == COAX_ARRAY ? allowed->len : 0;
+    for (size_t i = 0; i < x->len; i++) {
+        const coax_member *m = &x->u.members[i];
+        size_t hit;
+        long exact;
+        if (lidx_find(&d->ix, c->arena, m->key, m->klen, &hit, 1, &exact)) continue; /* declared */
+        if (*budget < na + 2) return true;
+        *budget -= na + 2;
+        if (coerce_names_close(m->key, m->klen, name->u.text, name->len)) return true;
+        if (m->value.type == COAX_OBJECT && coax_object_get(&m->value, name->u.text, name->len)) return true;
+        for (size_t k = 0; k < na; k++) {
+            const coax_value *v = &allowed->u.items[k];
+            if (v->type == COAX_STRING && v->len == m->klen && coax_ascii_casesame(v->u.text, m->key, m->klen))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* "required": rename a member written in another case, else fill the
 ** property from its schema's default. */
 static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value *parent, const coax_value *kv,
@@ -450,7 +484,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         lidx_add(&members, a, m->key, m->klen);
         if (!lidx_find(&d.ix, a, m->key, m->klen, &hit, 1, &exact)) undeclared |= 1u << m->value.type;
     }
-    size_t n = 0;
+    size_t n = 0, budget = SAY_COMPARES;
     for (size_t i = 0; i < kv->len; i++) {
         const coax_value *name = &kv->u.items[i];
         size_t hit;
@@ -468,6 +502,9 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         }
         const coax_value *def = coerce_property_default(c, path, npath, name);
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
+        long pi = declared_exact(&d, a, name->u.text, name->len);
+        const coax_value *ps = pi >= 0 ? coerce_deref(c, c->doc, &props->u.members[pi].value) : NULL;
+        if (may_say(c, x, &d, name, coerce_member(ps, "enum"), &budget)) continue;
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
     }
