@@ -38,6 +38,9 @@ describe("hunt10", function()
     coerced('{"a": "x", "zzz": true}', s, '{"a":"x"}', { "property_dropped /zzz" })
     coerced('{" a": "x"}', '{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}',
       '{"a":"x"}', { "key_renamed /a" })
+    s = '{"allOf":[{"properties":{"a":{"type":"string"}}}],"properties":{"b":{}},"additionalProperties":false}'
+    refused('{"a": "x", "b": 1}', s, "/a", 'property "a" is not allowed')
+    coerced('{"c": "x", "b": 1}', s, '{"b":1}', { "property_dropped /c" })
   end)
 
   it("fills a default only when every schema that applies gives that one", function()

@@ -80,6 +80,12 @@ size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path
 ** none or another. */
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name);
 
+/* Whether a schema of path[0..n) that applies to the object (its own, an
+** allOf branch's, a $ref target's, a branch's or then's) declares the
+** property key[0..klen) in its "properties"; true when that is not known
+** (a path not read, a reference not followed, past 64 schemas). */
+bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8

@@ -664,8 +664,11 @@ static bool declared_below(coerce_ctx *c, const coax_value *props, const coax_va
 ** declared name it differs from only in case or surrounding spaces (when
 ** that one is absent), else dropped. A member a repair invented is neither:
 ** the error stays. */
-static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_value *parent, coerce_trials *ts)
+static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_value *parent,
+                             const char *keyword_location, coerce_trials *ts)
 {
+    const coax_value *path[64]; /* the schemas that apply to the object: one may declare a member */
+    size_t npath = coerce_entry_path(c, keyword_location, path, sizeof path / sizeof *path);
     coax_arena *a = c->arena;
     const coax_value *props = coerce_member(parent, "properties");
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
@@ -728,6 +731,10 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         /* first_name beside firstName: one property written two ways, with
         ** two values; which one the model meant is a guess */
         if (joined_differs(c, props, taken, &joined, m)) return;
+        /* {"allOf": [{"properties": {"a": ...}}], "additionalProperties":
+        ** false}: a is declared, and forbidden only by the schema's own
+        ** contradiction; dropping it loses a value the schema names */
+        if (coerce_declared_anywhere(c, path, npath, m->key, m->klen)) return;
         if (declared_below(c, props, obj, &nested, m)) return;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
         if (nabsent > ABSENT_NAMED || compares < nabsent) return;
@@ -858,7 +865,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             ts->atlen = (size_t)(slash - ts->at);
             x = up;
         }
-        forbidden_trials(c, x, parent, ts);
+        forbidden_trials(c, x, parent, e->keyword_location, ts);
     }
 }
 

@@ -233,7 +233,7 @@ size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path
 ** dependentSchemas) are apart: 'cond'. */
 typedef struct defaults {
     const coax_value *one, *cond;
-    bool unsure;
+    bool unsure, declared; /* declared: a "properties" holds the name */
     unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
     const coax_value **path; /* the schemas the failing keyword's path went through: they apply */
     size_t npath;
@@ -303,7 +303,8 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
         else if (def && coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
     } else if (siblings) {
         const coax_value *props = coerce_member(s, "properties");
-        const coax_value *p = props && props->type == COAX_OBJECT ? coax_object_get(props, name->u.text, name->len) : NULL;
+        const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
+        d->declared = d->declared || p;
         if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
         static const char *const some[] = {"anyOf", "oneOf", "dependentSchemas", "then", "else"};
         const coax_value *then = coerce_member(s, "then"), *otherwise = coerce_member(s, "else");
@@ -320,10 +321,23 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
 
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
 {
-    defaults d = {NULL, NULL, false, 0, path, n};
+    defaults d = {NULL, NULL, false, false, 0, path, n};
     if (!n) return NULL;
     collect_default(c, c->doc, path[0], name, false, 0, &d);
     if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
         return NULL;
     return d.one;
+}
+
+bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+{
+    coax_value name;
+    memset(&name, 0, sizeof name);
+    name.type = COAX_STRING;
+    name.u.text = key;
+    name.len = (uint32_t)klen;
+    defaults d = {NULL, NULL, false, false, 0, path, n};
+    if (!n) return true;
+    collect_default(c, c->doc, path[0], &name, false, 0, &d);
+    return d.declared || d.unsure;
 }
