@@ -443,6 +443,15 @@ static size_t union_prefix(const char *kw)
     return at;
 }
 
+/* Whether error 'e' is under a union branch 'hopeless' holds. */
+static bool in_hopeless_branch(const hmap *hopeless, const coax_schema_error *e)
+{
+    size_t pl = union_prefix(e->keyword_location);
+    if (!pl) return false;
+    size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+    return hmap_find(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0)) != NULL;
+}
+
 /* Per place and union: the first branch with a replacement, its value, and
 ** whether another branch has a different one. */
 typedef struct union_seen {
@@ -452,15 +461,22 @@ typedef struct union_seen {
 } union_seen;
 
 /* Whether two branches' first trials at one place make one change: equal
-** replacements, or the same edit of the same member (1); 0 if not, -1 out
-** of memory. */
+** replacements, or the same edits of the same members, a member added
+** with equal values (1: a default of 1 and one of 2 are two readings); 0
+** if not, -1 out of memory. */
 static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial *y)
 {
     if (x->value && y->value) return coax_value_equal(x->value, y->value, coax_arena_allocator(a));
-    if (x->value || y->value) return 0;
-    const medit *d = x->edits, *f = y->edits;
-    return d->op == f->op && d->klen == f->klen && !memcmp(d->key, f->key, d->klen) && d->tolen == f->tolen &&
-           (!d->tolen || !memcmp(d->to, f->to, d->tolen));
+    if (x->value || y->value || x->nedits != y->nedits) return 0;
+    for (size_t k = 0; k < x->nedits; k++) {
+        const medit *d = &x->edits[k], *f = &y->edits[k];
+        if (d->op != f->op || d->klen != f->klen || memcmp(d->key, f->key, d->klen) || d->tolen != f->tolen ||
+            (d->tolen && memcmp(d->to, f->to, d->tolen)))
+            return 0;
+        int eq = d->op == MEDIT_ADD ? coax_value_equal(d->value, f->value, coax_arena_allocator(a)) : 1;
+        if (eq != 1) return eq;
+    }
+    return 1;
 }
 
 /* Marks in 'amb' the places where two branches of one union each have a
@@ -468,13 +484,15 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 ** ["5"]; "Ab" for const "AB" or enum ["ab"]; {"n": 1, "m": 2} for closed
 ** objects of n or of m: m dropped or n dropped): which branch the reply
 ** meant is a guess, so neither is tried and the error stays. A member edit
-** is marked at its object's place, a replacement at the error's. */
-static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb)
+** is marked at its object's place, a replacement at the error's. Puts in
+** 'hopeless' the branches with an error no trial may fix: no member edit
+** of theirs is a reading (their default filled in would let another
+** branch pass with a value that branch does not give). */
+static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless)
 {
     union_seen *seen = coax_arena_alloc(j->scratch, val->nerrors * sizeof *seen + 1);
     coerce_trials *tried = coax_arena_alloc(j->scratch, val->nerrors * sizeof *tried + 1);
-    hmap hopeless; /* branches with an error no trial may fix: no member edit of theirs is a reading */
-    if (!seen || !tried || !hmap_init(amb, j->scratch, val->nerrors) || !hmap_init(&hopeless, j->scratch, val->nerrors))
+    if (!seen || !tried || !hmap_init(amb, j->scratch, val->nerrors) || !hmap_init(hopeless, j->scratch, val->nerrors))
         return COAX_ENOMEM;
     for (size_t i = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
@@ -489,8 +507,8 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb)
         }
         coerce_make_trials(j->c, x, up, e, &tried[i]);
         size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-        if (!tried[i].n && !hmap_put(&hopeless, e->keyword_location, bl, NULL, 0,
-                                     hash2(&hopeless, e->keyword_location, bl, NULL, 0)))
+        if (!tried[i].n && !hmap_put(hopeless, e->keyword_location, bl, NULL, 0,
+                                     hash2(hopeless, e->keyword_location, bl, NULL, 0)))
             return COAX_ENOMEM;
     }
     size_t n = 0;
@@ -499,10 +517,7 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb)
         const coerce_trials *ts = &tried[i];
         size_t pl = union_prefix(e->keyword_location), ll = strlen(e->instance_location);
         if (!ts->n || (ts->t[0].value ? ts->atlen != ll : !ts->t[0].nedits)) continue;
-        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-        if (!ts->t[0].value && hmap_find(&hopeless, e->keyword_location, bl, NULL, 0,
-                                         hash2(&hopeless, e->keyword_location, bl, NULL, 0)))
-            continue;
+        if (!ts->t[0].value && in_hopeless_branch(hopeless, e)) continue;
         long branch = strtol(e->keyword_location + pl, NULL, 10);
         hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, pl,
                            hash2(amb, ts->at, ts->atlen, e->keyword_location, pl));
@@ -542,8 +557,8 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
         return COAX_ENOMEM;
-    hmap amb;
-    coax_code rc = mark_unions(j, val, &amb);
+    hmap amb, hopeless;
+    coax_code rc = mark_unions(j, val, &amb, &hopeless);
     if (rc) return rc;
     for (size_t i = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
@@ -566,7 +581,8 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         }
         coerce_trials ts;
         coerce_make_trials(j->c, x, up, e, &ts);
-        if (used->val >= ts.n || (!ts.t[used->val].value && in_ambiguous_union(&amb, e, ts.at, ts.atlen))) {
+        if (used->val >= ts.n || (!ts.t[used->val].value && (in_ambiguous_union(&amb, e, ts.at, ts.atlen) ||
+                                                             in_hopeless_branch(&hopeless, e)))) {
             used->val = COERCE_MAX_TRIALS;
             continue;
         }

@@ -46,6 +46,46 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
 coax_code coerce_log(coerce_ctx *c, const char *kind, const char *detail, const char *pointer,
                      size_t plen);
 
+/* ---- the schema document (extract/schema_lookup.c) ------------------------- */
+
+/* The member 'key' of 'obj' when it is an object, else NULL. */
+const coax_value *coerce_member(const coax_value *obj, const char *key);
+
+/* One hash seed per coercion, for its indexes. */
+uint64_t coerce_seed(coerce_ctx *c);
+
+/* Follows a local "$ref" ("#" or "#/json/pointer") from 'doc'; NULL for
+** any other. With a coercion's context (c non-NULL) lookups are indexed. */
+const coax_value *coerce_local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref);
+
+/* A subschema with its own "$ref"s followed (for "properties/x": {"$ref"}). */
+const coax_value *coerce_deref(coerce_ctx *c, const coax_value *doc, const coax_value *s);
+
+/* Walks an evaluation path through the schema document. On success sets the
+** subschema holding the failing keyword, and the keyword's name and value. */
+bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
+                       char *kw, size_t kwcap, const coax_value **value);
+
+/* The schemas an evaluation path 'loc' (an error's keywordLocation) applies
+** to the instance its last keyword fails at, from the one where that
+** instance is entered (past the last "properties/x", "items", ...) to the
+** one holding the keyword, in path[0..n) (n returned; 0: a path not read,
+** through an "$id", a "$dynamicRef" or an unknown keyword, or longer than
+** 'cap'). */
+size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path, size_t cap);
+
+/* The one default the schemas path[0..n) (coerce_entry_path) give an
+** object's property 'name': NULL when none, when two differ, or when one
+** applies only to some objects (a branch's, a "then"'s) and the others give
+** none or another. */
+const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name);
+
+/* Whether a schema of path[0..n) that applies to the object (its own, an
+** allOf branch's, a $ref target's, a branch's or then's) declares the
+** property key[0..klen) in its "properties"; true when that is not known
+** (a path not read, a reference not followed, past 64 schemas). */
+bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8

@@ -23,169 +23,6 @@
 
 #include <stdlib.h>
 
-/* ---- the schema side ---------------------------------------------------- */
-
-static const coax_value *member(const coax_value *obj, const char *key)
-{
-    return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, strlen(key)) : NULL;
-}
-
-/* One seed per coercion (drawn once: a clock read per object would cost
-** more than the lookups it serves). */
-static uint64_t ctx_seed(coerce_ctx *c)
-{
-    if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
-    return c->docidx_seed;
-}
-
-/* The member of the schema object 'obj' named key[0..n): a scan for a small
-** object, else through one of the latest indexes (built on first use, in
-** the arena). */
-static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
-{
-    if (obj->len <= 16) return coax_object_get(obj, key, n);
-    const size_t count = sizeof c->docidx / sizeof *c->docidx;
-    struct coerce_doc_index *x = NULL;
-    for (size_t i = 0; i < count && !x; i++)
-        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
-    if (!x) {
-        size_t cap = 32;
-        while (cap < (size_t)obj->len * 2) cap *= 2;
-        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
-        if (!slot) return coax_object_get(obj, key, n);
-        memset(slot, 0, cap * sizeof *slot);
-        ctx_seed(c);
-        for (uint32_t i = 0; i < obj->len; i++) {
-            const coax_member *m = &obj->u.members[i];
-            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
-            while (slot[at]) at = (at + 1) & (cap - 1);
-            slot[at] = i + 1;
-        }
-        x = &c->docidx[c->docidx_next++ % count];
-        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
-    }
-    for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
-        const coax_member *m = &obj->u.members[x->slot[at] - 1];
-        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
-    }
-    return NULL;
-}
-
-/* The value at JSON pointer p[0..len) in the schema document, as
-** coax_pointer_get finds it (the first of equal keys), but each object's
-** member through doc_member: a reply's n errors behind n "$ref"s into
-** one "$defs" of n entries cost n lookups, not n scans of n members. */
-static const coax_value *doc_pointer(coerce_ctx *c, const coax_value *doc, const char *p, size_t len)
-{
-    if (len && p[0] != '/') return NULL;
-    const coax_value *v = doc;
-    char *tok = NULL; /* an escaped token, unescaped; no longer than the pointer */
-    for (size_t i = 0; i < len;) {
-        size_t start = ++i;
-        bool escaped = false;
-        while (i < len && p[i] != '/') {
-            if (p[i] == '~') {
-                if (i + 1 >= len || (p[i + 1] != '0' && p[i + 1] != '1')) return NULL;
-                escaped = true;
-                i += 2;
-            } else {
-                i++;
-            }
-        }
-        const char *t = p + start;
-        size_t tlen = i - start;
-        if (escaped) {
-            if (!tok && !(tok = coax_arena_alloc(c->arena, len))) return NULL;
-            size_t n = 0;
-            for (size_t k = 0; k < tlen; k++) tok[n++] = t[k] == '~' ? (t[++k] == '1' ? '/' : '~') : t[k];
-            t = tok, tlen = n;
-        }
-        if (v->type == COAX_OBJECT) {
-            v = doc_member(c, v, t, tlen);
-        } else if (v->type == COAX_ARRAY) {
-            if (tlen == 0 || (tlen > 1 && t[0] == '0')) return NULL;
-            size_t idx = 0;
-            for (size_t k = 0; k < tlen; k++) {
-                if (t[k] < '0' || t[k] > '9' || idx > (SIZE_MAX - 9) / 10) return NULL;
-                idx = idx * 10 + (size_t)(t[k] - '0');
-            }
-            v = idx < v->len ? &v->u.items[idx] : NULL;
-        } else {
-            return NULL;
-        }
-        if (!v) return NULL;
-    }
-    return v;
-}
-
-/* Follows a local "$ref" ("#" or "#/json/pointer"); NULL for any other.
-** With a coercion's context its document lookups are indexed. */
-static const coax_value *local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref)
-{
-    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
-    if (memchr(ref->u.text, '%', ref->len)) return NULL;
-    if (c) return doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
-    const coax_value *out;
-    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
-    return out;
-}
-
-/* A subschema with its own "$ref" followed (for "properties/x": {"$ref"}). */
-static const coax_value *deref(coerce_ctx *c, const coax_value *doc, const coax_value *s)
-{
-    for (int hops = 0; s && hops < 16; hops++) {
-        const coax_value *ref = member(s, "$ref");
-        if (!ref) return s;
-        s = local_ref(c, doc, ref);
-    }
-    return NULL;
-}
-
-/* Walks an evaluation path through the schema document. On success sets the
-** subschema holding the failing keyword, and the keyword's name and value. */
-static bool keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
-                       char *kw, size_t kwcap, const coax_value **value)
-{
-    const coax_value *cur = doc, *holder = NULL;
-    const char *p = loc;
-    if (*p == '\0') return false;
-    while (*p == '/') {
-        const char *s = ++p;
-        while (*p && *p != '/') p++;
-        size_t n = 0;
-        for (const char *c = s; c < p; c++) { /* unescape the token */
-            char ch = *c;
-            if (ch == '~' && c + 1 < p) ch = *++c == '1' ? '/' : '~';
-            if (n + 1 >= kwcap) return false;
-            kw[n++] = ch;
-        }
-        kw[n] = '\0';
-        if (!strcmp(kw, "$ref")) {
-            cur = local_ref(c, doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
-            if (!cur) return false;
-            continue;
-        }
-        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
-        holder = cur;
-        /* Inside an embedded resource "#/..." refers to that resource, not
-        ** to the document: do not look keywords up there. */
-        if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
-        if (cur->type == COAX_OBJECT) {
-            cur = doc_member(c, cur, kw, n);
-        } else if (cur->type == COAX_ARRAY) {
-            char *end;
-            unsigned long i = strtoul(kw, &end, 10);
-            cur = *end ? NULL : coax_array_get(cur, i);
-        } else {
-            cur = NULL;
-        }
-        if (!cur) return false;
-    }
-    *parent = holder;
-    *value = cur;
-    return holder != NULL;
-}
-
 /* ---- the instance side --------------------------------------------------- */
 
 static void trim(const char **s, size_t *n)
@@ -484,7 +321,7 @@ static bool lidx_init(lidx *ix, coerce_ctx *c, size_t cap)
     ix->head = ix->next + cap;
     memset(ix->head, 0, slots * sizeof *ix->head);
     ix->mask = slots - 1;
-    ix->seed = ctx_seed(c);
+    ix->seed = coerce_seed(c);
     return true;
 }
 
@@ -586,13 +423,49 @@ static const coax_member *rename_source(coax_arena *a, const coax_value *obj, co
 
 #define RENAMED "renamed a property written in another case or with surrounding spaces to its declared name"
 
+/* Comparisons may_say makes for one object: past them, no default is filled
+** (a bound on time: n missing names against n members). */
+#define SAY_COMPARES 4096
+
+/* Whether an undeclared member of object 'x' may say what the missing
+** property 'name' is, in a shape other than a value of the default's type:
+** a name close to its name ({"status_code": 5}), a name that is one of its
+** allowed values 'allowed' ({"closed": true} beside an enum of "open" and
+** "closed"), or an object that holds a member of its name ({"info":
+** {"status": "closed"}}). Filling the default beside it would contradict
+** what the reply may have said. Each comparison is charged to '*budget':
+** past it, true. */
+static bool may_say(coerce_ctx *c, const coax_value *x, const declared *d, const coax_value *name,
+                    const coax_value *allowed, size_t *budget)
+{
+    size_t na = allowed && allowed->type == COAX_ARRAY ? allowed->len : 0;
+    for (size_t i = 0; i < x->len; i++) {
+        const coax_member *m = &x->u.members[i];
+        size_t hit;
+        long exact;
+        if (lidx_find(&d->ix, c->arena, m->key, m->klen, &hit, 1, &exact)) continue; /* declared */
+        if (*budget < na + 2) return true;
+        *budget -= na + 2;
+        if (coerce_names_close(m->key, m->klen, name->u.text, name->len)) return true;
+        if (m->value.type == COAX_OBJECT && coax_object_get(&m->value, name->u.text, name->len)) return true;
+        for (size_t k = 0; k < na; k++) {
+            const coax_value *v = &allowed->u.items[k];
+            if (v->type == COAX_STRING && v->len == m->klen && coax_ascii_casesame(v->u.text, m->key, m->klen))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* "required": rename a member written in another case, else fill the
 ** property from its schema's default. */
 static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value *parent, const coax_value *kv,
-                            coerce_trials *ts)
+                            const char *keyword_location, coerce_trials *ts)
 {
+    const coax_value *path[64]; /* the schemas that apply to the object, where its defaults are looked up */
+    size_t npath = coerce_entry_path(c, keyword_location, path, sizeof path / sizeof *path);
     coax_arena *a = c->arena;
-    const coax_value *props = member(parent, "properties");
+    const coax_value *props = coerce_member(parent, "properties");
     medit *edits = coax_arena_alloc(a, kv->len * sizeof *edits + 1);
     declared d;
     lidx members, done; /* the object's keys; the names handled (listed twice in "required") */
@@ -611,7 +484,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         lidx_add(&members, a, m->key, m->klen);
         if (!lidx_find(&d.ix, a, m->key, m->klen, &hit, 1, &exact)) undeclared |= 1u << m->value.type;
     }
-    size_t n = 0;
+    size_t n = 0, budget = SAY_COMPARES;
     for (size_t i = 0; i < kv->len; i++) {
         const coax_value *name = &kv->u.items[i];
         size_t hit;
@@ -627,10 +500,11 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
         }
-        long pi = declared_exact(&d, a, name->u.text, name->len);
-        const coax_value *ps = deref(c, c->doc, pi >= 0 ? &props->u.members[pi].value : NULL);
-        const coax_value *def = member(ps, "default");
+        const coax_value *def = coerce_property_default(c, path, npath, name);
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
+        long pi = declared_exact(&d, a, name->u.text, name->len);
+        const coax_value *ps = pi >= 0 ? coerce_deref(c, c->doc, &props->u.members[pi].value) : NULL;
+        if (may_say(c, x, &d, name, coerce_member(ps, "enum"), &budget)) continue;
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
     }
@@ -710,14 +584,93 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
     return false;
 }
 
+/* Names declared_below indexes: past this many, every member it is asked
+** about is kept (a bound on time and memory). */
+#define NESTED_NAMES 65536
+
+/* The names the object properties of an object's schema declare, one or
+** two levels down (address/city, address/geo/lat), built at the first
+** need: per entry, the types its schema takes and the value the reply's
+** nested object holds for it (NULL: none). */
+typedef struct nested_names {
+    lidx ix;
+    unsigned *types;
+    const coax_value **held;
+    bool built, overflow;
+} nested_names;
+
+/* Walks the object properties of 'props' (the reply's object 'inst', or
+** NULL) to 'depth' 1, counting the names found in '*n' and, with 'nn'
+** ready, indexing them. False past NESTED_NAMES. */
+static bool nested_walk(coerce_ctx *c, const coax_value *props, const coax_value *inst, int depth, size_t *n,
+                        nested_names *nn)
+{
+    for (size_t i = 0; props && props->type == COAX_OBJECT && i < props->len; i++) {
+        const coax_member *pm = &props->u.members[i];
+        const coax_value *sub = coerce_member(coerce_deref(c, c->doc, &pm->value), "properties");
+        if (!sub || sub->type != COAX_OBJECT) continue;
+        const coax_value *held = inst && inst->type == COAX_OBJECT ? coax_object_get(inst, pm->key, pm->klen) : NULL;
+        if (held && held->type != COAX_OBJECT) held = NULL;
+        if (*n + sub->len > NESTED_NAMES) return false;
+        for (size_t k = 0; nn && k < sub->len; k++) {
+            const coax_member *sm = &sub->u.members[k];
+            nn->types[nn->ix.n] = coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &sm->value), "type"));
+            nn->held[nn->ix.n] = held ? coax_object_get(held, sm->key, sm->klen) : NULL;
+            lidx_add(&nn->ix, c->arena, sm->key, sm->klen);
+        }
+        *n += sub->len;
+        if (depth < 1 && !nested_walk(c, sub, held, depth + 1, n, nn)) return false;
+    }
+    return true;
+}
+
+/* Whether member m of object 'obj' is a property that an object property
+** of 'props' declares ({"city": "Paris"} beside "address": {"zip":
+** "75001"}, where address declares city): the reply's value for it written
+** a level too high. Moving it there is a guess and dropping it loses it,
+** unless the nested object holds it with that value already. One index of
+** the nested names serves every member; out of memory or past
+** NESTED_NAMES reads as "declared": nothing dropped. */
+static bool declared_below(coerce_ctx *c, const coax_value *props, const coax_value *obj, nested_names *nn,
+                           const coax_member *m)
+{
+    if (!nn->built) {
+        nn->built = true;
+        size_t n = 0;
+        nn->overflow = !nested_walk(c, props, obj, 0, &n, NULL);
+        if (nn->overflow || !n) return nn->overflow;
+        nn->types = coax_arena_alloc(c->arena, n * sizeof *nn->types);
+        nn->held = coax_arena_alloc(c->arena, n * sizeof *nn->held);
+        nn->overflow = !nn->types || !nn->held || !lidx_init(&nn->ix, c, n);
+        n = 0;
+        if (!nn->overflow) nested_walk(c, props, obj, 0, &n, nn);
+    }
+    if (nn->overflow) return true;
+    if (!nn->ix.n) return false;
+    size_t hit[8];
+    long exact;
+    size_t hits = lidx_find(&nn->ix, c->arena, m->key, m->klen, hit, 8, &exact);
+    if (hits > 8) return true;
+    for (size_t k = 0; k < hits; k++) {
+        size_t e = hit[k];
+        if (nn->ix.klen[e] != m->klen || memcmp(nn->ix.key[e], m->key, m->klen)) continue;
+        if (!(nn->types[e] & coerce_type_bit(&m->value))) continue;
+        if (!nn->held[e] || coax_value_equal(nn->held[e], &m->value, coax_arena_allocator(c->arena)) != 1) return true;
+    }
+    return false;
+}
+
 /* "additionalProperties": false: a forbidden member is renamed to the one
 ** declared name it differs from only in case or surrounding spaces (when
 ** that one is absent), else dropped. A member a repair invented is neither:
 ** the error stays. */
-static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_value *parent, coerce_trials *ts)
+static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_value *parent,
+                             const char *keyword_location, coerce_trials *ts)
 {
+    const coax_value *path[64]; /* the schemas that apply to the object: one may declare a member */
+    size_t npath = coerce_entry_path(c, keyword_location, path, sizeof path / sizeof *path);
     coax_arena *a = c->arena;
-    const coax_value *props = member(parent, "properties");
+    const coax_value *props = coerce_member(parent, "properties");
     medit *edits = coax_arena_alloc(a, obj->len * sizeof *edits + 1);
     declared d;
     if (!edits || !declared_init(&d, c, props, NULL)) return;
@@ -739,6 +692,10 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         if (m->value.flags & COAX_VF_INVENTED) return;
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
+        size_t hit;
+        long exact;
+        if (!dn && lidx_find(&d.ix, a, m->key, m->klen, &hit, 1, &exact) > 1)
+            return; /* " a" beside declared "a" and "A": one of them (a guess), not unknown */
         if (dn && !taken[di]) {
             taken[di] = &m->value;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
@@ -759,10 +716,11 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     unsigned absent = 0;
     size_t nabsent = 0, compares = NAME_COMPARES, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
     joined_names joined = {0};
+    nested_names nested = {0};
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
         if (taken[i]) continue;
-        absent |= coerce_types_taken(member(deref(c, c->doc, &props->u.members[i].value), "type"));
+        absent |= coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &props->u.members[i].value), "type"));
         if (nabsent <= ABSENT_NAMED) which[nabsent < ABSENT_NAMED ? nabsent : ABSENT_NAMED] = i;
         nabsent++;
     }
@@ -773,12 +731,17 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         /* first_name beside firstName: one property written two ways, with
         ** two values; which one the model meant is a guess */
         if (joined_differs(c, props, taken, &joined, m)) return;
+        /* {"allOf": [{"properties": {"a": ...}}], "additionalProperties":
+        ** false}: a is declared, and forbidden only by the schema's own
+        ** contradiction; dropping it loses a value the schema names */
+        if (coerce_declared_anywhere(c, path, npath, m->key, m->klen)) return;
+        if (declared_below(c, props, obj, &nested, m)) return;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
         if (nabsent > ABSENT_NAMED || compares < nabsent) return;
         compares -= nabsent;
         for (size_t k = 0; k < nabsent; k++) {
             const coax_member *pm = &props->u.members[which[k]];
-            if ((coerce_types_taken(member(deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&
+            if ((coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&
                 coerce_names_close(m->key, m->klen, pm->key, pm->klen))
                 return;
         }
@@ -864,12 +827,12 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     ts->n = 0;
     ts->at = e->instance_location;
     ts->atlen = strlen(ts->at);
-    if (!keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
+    if (!coerce_keyword_at(c, c->doc, e->keyword_location, &parent, kw, sizeof kw, &kv)) return;
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
         size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
-        const coax_value *allowed = member(deref(c, c->doc, member(parent, "items")), "enum");
+        const coax_value *allowed = coerce_member(coerce_deref(c, c->doc, coerce_member(parent, "items")), "enum");
         for (size_t i = 0; i < n; i++) {
             const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
             const char *kind = NULL;
@@ -877,6 +840,11 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             coax_value *conv = convert(a, x, t->u.text, allowed, &kind);
             add_value(ts, kind, "converted the value to the type the schema asks for", conv);
         }
+        /* Several types are a union: two that read the value differently
+        ** ("5" for an integer or a list: 5 or ["5"]) leave which one the
+        ** reply meant a guess, whichever the schema lists first. */
+        for (size_t i = 1; i < ts->n; i++)
+            if (coax_value_equal(ts->t[0].value, ts->t[i].value, coax_arena_allocator(a)) != 1) ts->n = 0;
     } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
         bool is_const = !strcmp(kw, "const");
         const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
@@ -886,9 +854,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
-        required_trials(c, x, parent, kv, ts);
+        required_trials(c, x, parent, kv, e->keyword_location, ts);
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
-               !member(parent, "patternProperties")) {
+               !coerce_member(parent, "patternProperties")) {
         /* The error is at the object or at the property, as validators
         ** differ: the trial edits the object. */
         if (x->type != COAX_OBJECT) {
@@ -897,7 +865,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             ts->atlen = (size_t)(slash - ts->at);
             x = up;
         }
-        forbidden_trials(c, x, parent, ts);
+        forbidden_trials(c, x, parent, e->keyword_location, ts);
     }
 }
 
@@ -908,13 +876,13 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** {"const": 3}]} asks for a scalar when every branch does. */
 static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
 {
-    s = deref(NULL, doc, s);
+    s = coerce_deref(NULL, doc, s);
     if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
-    if (member(s, "enum") || member(s, "const")) return ROOT_SCALAR;
+    if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
     static const char *const unions[] = {"anyOf", "oneOf"};
     for (size_t u = 0; u < 2; u++) {
-        const coax_value *b = member(s, unions[u]);
-        if (!b || member(s, "type")) continue;
+        const coax_value *b = coerce_member(s, unions[u]);
+        if (!b || coerce_member(s, "type")) continue;
         if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
         coerce_root all = ROOT_SCALAR;
         for (size_t i = 0; i < b->len; i++) {
@@ -924,7 +892,7 @@ static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int
         }
         return all;
     }
-    const coax_value *t = member(s, "type");
+    const coax_value *t = coerce_member(s, "type");
     size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
     bool string = false;
     for (size_t i = 0; i < n; i++) {
@@ -952,7 +920,7 @@ static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *
     while (n && !found) {
         const coax_value *v = stack[--n];
         if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
-        const coax_value *props = v->type == COAX_OBJECT ? member(v, "properties") : NULL;
+        const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
         if (props && props->type == COAX_OBJECT && has_key(props, key, klen)) found = true;
         if (n + v->len > cap) {
             while (n + v->len > cap) cap *= 2;
@@ -983,7 +951,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 {
     char norm[32], title[32];
     bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
-    const coax_value *t = member(deref(NULL, doc, doc), "title");
+    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
     bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */

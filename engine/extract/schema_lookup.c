@@ -1,0 +1,343 @@
+/*
+** schema_lookup.c: the schema side of coercion: keywords looked up in the
+** schema document by an error's keywordLocation, local "$ref"s followed
+** (anything else is not guessed at), large schema objects indexed, and the
+** defaults the schemas that apply give a property.
+*/
+#include "extract/coerce.h"
+#include "base/hash.h"
+
+#include <stdlib.h>
+
+const coax_value *coerce_member(const coax_value *obj, const char *key)
+{
+    return obj && obj->type == COAX_OBJECT ? coax_object_get(obj, key, strlen(key)) : NULL;
+}
+
+/* Drawn once: a clock read per object would cost more than the lookups it
+** serves. */
+uint64_t coerce_seed(coerce_ctx *c)
+{
+    if (!c->docidx_seed) c->docidx_seed = coax_hash_seed(c) | 1;
+    return c->docidx_seed;
+}
+
+/* The member of the schema object 'obj' named key[0..n): a scan for a small
+** object, else through one of the latest indexes (built on first use, in
+** the arena). */
+static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
+{
+    if (obj->len <= 16) return coax_object_get(obj, key, n);
+    const size_t count = sizeof c->docidx / sizeof *c->docidx;
+    struct coerce_doc_index *x = NULL;
+    for (size_t i = 0; i < count && !x; i++)
+        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
+    if (!x) {
+        size_t cap = 32;
+        while (cap < (size_t)obj->len * 2) cap *= 2;
+        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
+        if (!slot) return coax_object_get(obj, key, n);
+        memset(slot, 0, cap * sizeof *slot);
+        coerce_seed(c);
+        for (uint32_t i = 0; i < obj->len; i++) {
+            const coax_member *m = &obj->u.members[i];
+            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
+            while (slot[at]) at = (at + 1) & (cap - 1);
+            slot[at] = i + 1;
+        }
+        x = &c->docidx[c->docidx_next++ % count];
+        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
+    }
+    for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
+        const coax_member *m = &obj->u.members[x->slot[at] - 1];
+        if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
+    }
+    return NULL;
+}
+
+/* The value at JSON pointer p[0..len) in the schema document, as
+** coax_pointer_get finds it (the first of equal keys), but each object's
+** member through doc_member: a reply's n errors behind n "$ref"s into
+** one "$defs" of n entries cost n lookups, not n scans of n members. */
+static const coax_value *doc_pointer(coerce_ctx *c, const coax_value *doc, const char *p, size_t len)
+{
+    if (len && p[0] != '/') return NULL;
+    const coax_value *v = doc;
+    char *tok = NULL; /* an escaped token, unescaped; no longer than the pointer */
+    for (size_t i = 0; i < len;) {
+        size_t start = ++i;
+        bool escaped = false;
+        while (i < len && p[i] != '/') {
+            if (p[i] == '~') {
+                if (i + 1 >= len || (p[i + 1] != '0' && p[i + 1] != '1')) return NULL;
+                escaped = true;
+                i += 2;
+            } else {
+                i++;
+            }
+        }
+        const char *t = p + start;
+        size_t tlen = i - start;
+        if (escaped) {
+            if (!tok && !(tok = coax_arena_alloc(c->arena, len))) return NULL;
+            size_t n = 0;
+            for (size_t k = 0; k < tlen; k++) tok[n++] = t[k] == '~' ? (t[++k] == '1' ? '/' : '~') : t[k];
+            t = tok, tlen = n;
+        }
+        if (v->type == COAX_OBJECT) {
+            v = doc_member(c, v, t, tlen);
+        } else if (v->type == COAX_ARRAY) {
+            if (tlen == 0 || (tlen > 1 && t[0] == '0')) return NULL;
+            size_t idx = 0;
+            for (size_t k = 0; k < tlen; k++) {
+                if (t[k] < '0' || t[k] > '9' || idx > (SIZE_MAX - 9) / 10) return NULL;
+                idx = idx * 10 + (size_t)(t[k] - '0');
+            }
+            v = idx < v->len ? &v->u.items[idx] : NULL;
+        } else {
+            return NULL;
+        }
+        if (!v) return NULL;
+    }
+    return v;
+}
+
+const coax_value *coerce_local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref)
+{
+    if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
+    if (memchr(ref->u.text, '%', ref->len)) return NULL;
+    if (c) return doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
+    const coax_value *out;
+    if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
+    return out;
+}
+
+const coax_value *coerce_deref(coerce_ctx *c, const coax_value *doc, const coax_value *s)
+{
+    for (int hops = 0; s && hops < 16; hops++) {
+        const coax_value *ref = coerce_member(s, "$ref");
+        if (!ref) return s;
+        s = coerce_local_ref(c, doc, ref);
+    }
+    return NULL;
+}
+
+/* Reads the JSON Pointer token after the '/' at *p into tok[0..cap),
+** unescaped, and moves *p to its end. False when it is longer. */
+static bool read_token(const char **p, char *tok, size_t cap, size_t *len)
+{
+    const char *s = ++*p, *e = s;
+    while (*e && *e != '/') e++;
+    size_t n = 0;
+    for (const char *q = s; q < e; q++) {
+        char ch = *q;
+        if (ch == '~' && q + 1 < e) ch = *++q == '1' ? '/' : '~';
+        if (n + 1 >= cap) return false;
+        tok[n++] = ch;
+    }
+    tok[n] = '\0';
+    *len = n;
+    *p = e;
+    return true;
+}
+
+bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, const coax_value **parent,
+                              char *kw, size_t kwcap, const coax_value **value)
+{
+    const coax_value *cur = doc, *holder = NULL;
+    const char *p = loc;
+    if (*p == '\0') return false;
+    while (*p == '/') {
+        size_t n;
+        if (!read_token(&p, kw, kwcap, &n)) return false;
+        if (!strcmp(kw, "$ref")) {
+            cur = coerce_local_ref(c, doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
+            if (!cur) return false;
+            continue;
+        }
+        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
+        holder = cur;
+        /* Inside an embedded resource "#/..." refers to that resource, not
+        ** to the document: do not look keywords up there. */
+        if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
+        if (cur->type == COAX_OBJECT) {
+            cur = doc_member(c, cur, kw, n);
+        } else if (cur->type == COAX_ARRAY) {
+            char *end;
+            unsigned long i = strtoul(kw, &end, 10);
+            cur = *end ? NULL : coax_array_get(cur, i);
+        } else {
+            cur = NULL;
+        }
+        if (!cur) return false;
+    }
+    *parent = holder;
+    *value = cur;
+    return holder != NULL;
+}
+
+/* How a keyword holds subschemas: one ('S'), an array of them ('A') or an
+** object of them ('O'), and whether they apply to a member or item of the
+** instance rather than to the instance itself. */
+static const struct applicator {
+    const char *name;
+    char holds;
+    bool consumes;
+} applicators[] = {
+    {"properties", 'O', true},         {"patternProperties", 'O', true}, {"additionalProperties", 'S', true},
+    {"unevaluatedProperties", 'S', true}, {"propertyNames", 'S', true}, {"items", 'S', true},
+    {"prefixItems", 'A', true},        {"additionalItems", 'S', true},   {"unevaluatedItems", 'S', true},
+    {"contains", 'S', true},           {"allOf", 'A', false},            {"anyOf", 'A', false},
+    {"oneOf", 'A', false},             {"not", 'S', false},              {"if", 'S', false},
+    {"then", 'S', false},              {"else", 'S', false},             {"dependentSchemas", 'O', false},
+    {"dependencies", 'O', false},
+};
+
+size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path, size_t cap)
+{
+    const coax_value *doc = c->doc, *cur = doc;
+    char tok[128];
+    size_t n = 0;
+    path[n++] = doc;
+    for (const char *p = loc; *p == '/';) {
+        size_t tn;
+        if (!read_token(&p, tok, sizeof tok, &tn)) return 0;
+        if (!*p) return n; /* the last token is the failing keyword */
+        if (cur->type != COAX_OBJECT || (cur != doc && doc_member(c, cur, "$id", 3))) return 0;
+        if (!strcmp(tok, "$ref")) {
+            cur = coerce_local_ref(c, doc, doc_member(c, cur, "$ref", 4));
+        } else {
+            const struct applicator *k = NULL;
+            for (size_t i = 0; i < sizeof applicators / sizeof *applicators && !k; i++)
+                if (!strcmp(applicators[i].name, tok)) k = &applicators[i];
+            if (!k || !(cur = doc_member(c, cur, tok, tn))) return 0;
+            if (cur->type == COAX_ARRAY || (k->holds == 'O' && cur->type == COAX_OBJECT)) { /* the index or name */
+                if (*p != '/' || !read_token(&p, tok, sizeof tok, &tn) || !*p) return 0;
+                char *end;
+                unsigned long i = strtoul(tok, &end, 10);
+                cur = cur->type == COAX_ARRAY ? (*end || !tn ? NULL : coax_array_get(cur, i)) : doc_member(c, cur, tok, tn);
+            }
+            if (k->consumes) n = 0; /* another instance: its schemas start here */
+        }
+        if (!cur || n == cap) return 0;
+        path[n++] = cur;
+    }
+    return 0;
+}
+
+/* ---- defaults ------------------------------------------------------------ */
+
+/* The defaults the schemas of a property give: one, or unsure (two that
+** differ, or a schema a reference leads to that is not read). Those of
+** subschemas that apply only to some instances (anyOf, oneOf, then, else,
+** dependentSchemas) are apart: 'cond'. */
+typedef struct defaults {
+    const coax_value *one, *cond;
+    bool unsure, declared; /* declared: a "properties" holds the name */
+    unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
+    const coax_value **path; /* the schemas the failing keyword's path went through: they apply */
+    size_t npath;
+} defaults;
+
+#define DEFAULT_VISITS 64
+
+static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
+                            bool cond, int depth, defaults *d);
+
+static bool on_path(const defaults *d, const coax_value *s)
+{
+    for (size_t k = 0; k < d->npath; k++)
+        if (d->path[k] == s) return true;
+    return false;
+}
+
+/* Applies collect_default to the schema 'v' ('one') or to every schema of
+** the array or object 'v'; with 'some', each applies only to some
+** instances, unless the failing keyword's path went through it. With
+** 'rivals' (a union's branches), a branch on the path is the only one
+** looked into: the others' defaults are the union's other readings, which
+** coerce.c weighs (mark_unions). */
+static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value *v, bool one, const coax_value *name,
+                         bool cond, bool some, bool rivals, int depth, defaults *d)
+{
+    size_t n = !v ? 0 : one ? 1 : v->type == COAX_ARRAY || v->type == COAX_OBJECT ? v->len : 0;
+    const coax_value *taken = NULL;
+    for (size_t i = 0; rivals && i < n && !taken; i++)
+        if (on_path(d, &v->u.items[i])) taken = &v->u.items[i];
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *x = one ? v : v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
+        if (taken && x != taken) continue;
+        collect_default(c, root, x, name, cond || (some && !on_path(d, x)), depth, d);
+    }
+}
+
+/* Collects the defaults schema 's' of the resource 'root' gives, as a
+** validator applies it: 'name' NULL, its own, its "allOf" branches' and its
+** "$ref" target's; else those it gives its property 'name' through
+** "properties", its applicators and its "$ref". A reference is read against
+** the resource it is written in (an "$id" starts one: {"$id": "inner",
+** "$ref": "#/$defs/a"} is inner's a, not the document's). Before 2019-09
+** the keywords beside "$ref" are ignored, so the target's default is the
+** only one; from 2019-09 on a default beside "$ref" applies too ({"$ref":
+** "#/$defs/s", "default": "open"} where s says "new": which one the reply
+** would have meant is a guess). 'cond': under a subschema that applies
+** only to some instances. */
+static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
+                            bool cond, int depth, defaults *d)
+{
+    if (d->unsure) return;
+    if (!s || depth > 16 || ++d->visits > DEFAULT_VISITS) {
+        d->unsure = true;
+        return;
+    }
+    if (s->type != COAX_OBJECT) return;
+    const coax_value *ref = coerce_member(s, "$ref");
+    bool siblings = !ref || c->draft >= COAX_DRAFT_2019_09 || c->draft == COAX_DRAFT_AUTO;
+    const coax_value *id = coerce_member(s, c->draft == COAX_DRAFT_4 ? "id" : "$id");
+    if (siblings && s != c->doc && id && id->type == COAX_STRING && id->len && id->u.text[0] != '#')
+        root = s; /* "#name" before 2019-09 names the schema, starts no resource */
+    if (siblings && !name) {
+        const coax_value *def = coerce_member(s, "default");
+        const coax_value **one = cond ? &d->cond : &d->one;
+        if (def && !*one) *one = def;
+        else if (def && coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
+    } else if (siblings) {
+        const coax_value *props = coerce_member(s, "properties");
+        const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
+        d->declared = d->declared || p;
+        if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
+        static const char *const some[] = {"anyOf", "oneOf", "dependentSchemas", "then", "else"};
+        const coax_value *then = coerce_member(s, "then"), *otherwise = coerce_member(s, "else");
+        bool then_taken = then && on_path(d, then), else_taken = otherwise && on_path(d, otherwise);
+        for (size_t k = 0; k < sizeof some / sizeof *some; k++) {
+            if ((k == 3 && else_taken) || (k == 4 && then_taken)) continue; /* the if's other outcome */
+            const coax_value *v = coerce_member(s, some[k]);
+            collect_each(c, root, v, k >= 3, name, cond, true, k < 2 && v && v->type == COAX_ARRAY, depth + 1, d);
+        }
+    }
+    if (siblings) collect_each(c, root, coerce_member(s, "allOf"), false, name, cond, false, false, depth + 1, d);
+    if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
+}
+
+const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
+{
+    defaults d = {NULL, NULL, false, false, 0, path, n};
+    if (!n) return NULL;
+    collect_default(c, c->doc, path[0], name, false, 0, &d);
+    if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
+        return NULL;
+    return d.one;
+}
+
+bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+{
+    coax_value name;
+    memset(&name, 0, sizeof name);
+    name.type = COAX_STRING;
+    name.u.text = key;
+    name.len = (uint32_t)klen;
+    defaults d = {NULL, NULL, false, false, 0, path, n};
+    if (!n) return true;
+    collect_default(c, c->doc, path[0], &name, false, 0, &d);
+    return d.declared || d.unsure;
+}
