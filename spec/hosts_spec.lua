@@ -125,6 +125,35 @@ c = require 'coax'"]]
     assert.is_true(ok, text)
     assert.are.equal(expected, text)
   end)
+
+  -- Every build names its types alike in the registry: a second build in
+  -- the state would take the first one's metatables and read the other's
+  -- objects with its own layout. It refuses to open; the first keeps working,
+  -- and opens again (the same library is the same build).
+  it("refuses to open a second build of coax in one Lua state, and the first keeps working", function()
+    local dir = H.tmpdir()
+    local code = [[-e "local c = require 'coax'
+local ok, err = pcall(assert(package.loadlib(OTHER, 'luaopen_coax')))
+io.write(tostring(ok), '|', (err:gsub('[^ ()]*/', '')), '|')
+package.loaded.coax = nil
+local again = require 'coax'
+io.write(c.json.encode(c.repair('[1, 2]')), ' ', again.json.encode(again.repair('[3]')))"]]
+    local want = "false|coax: cannot open coax.so: another build of coax (coax.so) is open in this Lua state, and "
+      .. "the two would mistake each other's objects; load one|[1,2] [3]"
+    for _, h in ipairs(HOSTS) do
+      local other = dir .. "/" .. h[1] .. "/coax.so"
+      os.execute("mkdir -p " .. H.quote(dir .. "/" .. h[1]))
+      H.write(other, H.read(module(h[1])))
+      local ok, text = run(h[2], h[1], code:gsub("OTHER", "'" .. other .. "'"))
+      assert.is_true(ok, h[1] .. ": " .. text)
+      assert.are.equal(want, text, h[1])
+    end
+    -- the case LuaJIT meets on its own: the 5.1 module beside LuaJIT's
+    local ok, text = run("luajit", "luajit", code:gsub("OTHER", "'" .. module("5.1") .. "'"))
+    assert.is_true(ok, text)
+    assert.are.equal(want, text)
+    H.rmtree(dir)
+  end)
 end)
 
 describe("the engine's own Lua", function()
