@@ -270,6 +270,13 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('["\\ud83d\\ude00"]', '["\240\159\152\128"]')
     end)
 
+    it("invalid UTF-8 in a value is a guess: U+FFFD stands for a character the reply lost", function()
+      guessed_first('{"name": "Jos\233"}', '{"name":"Jos\239\191\189"}', "invalid_utf8") -- Latin-1's é
+      invented('{n\228me: 1}', "invalid_utf8") -- an unquoted key's
+      no_guess('{"name": "Jos\195\169"}', '{"name":"Jos\195\169"}')
+      no_guess('Voil\224:\n{"name": "Ada"}', '{"name":"Ada"}') -- in the prose around the value
+    end)
+
     it("an unquoted value that holds the next member's key and colon swallowed it", function()
       -- a full-width comma or a semicolon is no separator JSON reads
       guessed_first("{\"a\": 1\239\188\140'b': 2}", '{"a":"1\239\188\140\'b\': 2"}', "unquoted_string")
@@ -338,7 +345,10 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": "\\users"}', '{"a":"\\\\users"}')
       no_guess('{"a": "it\\\'s"}', '{"a":"it\'s"}')
       no_guess('{"a": "a \\„ b"}', '{"a":"a „ b"}')
-      no_guess('{"a": "line\\\ntwo"}', '{"a":"linetwo"}')
+      -- a backslash before a line break: JavaScript's continuation (nothing) or the break escaped?
+      guessed_first('{"a": "line\\\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
+      guessed_first('{"a": "line\\\r\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
+      no_guess('{"a": "line\\\\\ntwo"}', '{"a":"line\\\\\\ntwo"}') -- an escaped backslash, then the break
       for _, t in ipairs({ '{"a": "\\x41"}', '{"a": "\\U0001F600"}', '{"a": "\\0"}', '{"a": "\\a"}' }) do
         invented(t, "invalid_escape")
       end

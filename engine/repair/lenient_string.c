@@ -301,9 +301,17 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
         put_cp(ps, cp);
         return p;
     }
-    if (c == '\n' || quote_char(p + 1, bound)) { /* a line continuation, it\'s, a \„ b: certain */
+    if (c == '\n' || c == '\r') {
+        /* a backslash before a line break: JavaScript's and JSON5's line
+        ** continuation (nothing), or the break escaped (jsonrepair keeps
+        ** it, as a writer who meant \n did): "firstsecond" or two lines is
+        ** a guess; read as the continuation, CR LF and all */
+        note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_INVENTED, p);
+        return p + (c == '\r' && p + 2 < bound && p[2] == '\n' ? 3 : 2);
+    }
+    if (quote_char(p + 1, bound)) { /* it\'s, a \„ b: certain */
         note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_LOSSLESS, p);
-        return c == '\n' ? p + 2 : p + 1; /* a quote after it is copied as text */
+        return p + 1; /* the quote after it is copied as text */
     }
     return kept_backslash(ps, p, bound);
 }
