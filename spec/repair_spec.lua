@@ -324,6 +324,16 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": Le \194\171mot\194\187 juste}', '{"a":"Le \194\171mot\194\187 juste"}')
     end)
 
+    it("a bracket missing at the end was lost elsewhere when the layout puts a member outside the bracket closed", function()
+      -- the last brace sits left of the line that opened the object it closed, and a member inside sits
+      -- no further right than that line: written for the object further out
+      invented('{\n  "user": {\n    "age": 3\n  "active": true\n}', "closed_bracket")
+      guessed_first('[\n  [1, 2,\n  3\n]', '[[1,2,3]]', "closed_bracket")
+      no_guess('{\n  "user": {\n    "age": 3\n  }\n', '{"user":{"age":3}}') -- each brace under its opener
+      no_guess('{\n  "a":{"b":2\n}', '{"a":{"b":2}}') -- left of its opener, but nothing written outside it
+      no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

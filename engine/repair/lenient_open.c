@@ -54,6 +54,52 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
     return lp_close_children(ps, o, v);
 }
 
+/* The indentation of the line 'p' is on (spaces and tabs at its start), or
+** -1: when 'own' and other text precedes p on its line, or when the line's
+** start lies further back than a bounded look (so that the cost per
+** bracket is bounded). The parsed bytes' start counts as a line's. */
+static long line_indent(const lp *ps, const char *p, bool own)
+{
+    enum { LOOK = 160 };
+    const char *s = p, *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
+    while (s > stop && s[-1] != '\n') {
+        if (own && s[-1] != ' ' && s[-1] != '\t') return -1;
+        s--;
+    }
+    if (s > ps->b && s[-1] != '\n') return -1;
+    const char *t = s;
+    while (t < p && (*t == ' ' || *t == '\t')) t++;
+    return (long)(t - s);
+}
+
+/* Whether a line between a and b (from a line break after a) starts with
+** text other than a closing bracket no further right than 'indent'. */
+static bool line_at_or_left(const char *a, const char *b, long indent)
+{
+    for (const char *p = memchr(a, '\n', (size_t)(b - a)); p; p = memchr(p, '\n', (size_t)(b - p))) {
+        const char *t = ++p;
+        while (t < b && (*t == ' ' || *t == '\t')) t++;
+        if (t < b && t - p <= indent && *t != '}' && *t != ']' && *t != '\n' && *t != '\r') return true;
+    }
+    return false;
+}
+
+/* A pretty-printed reply puts a closing bracket under the line that opened
+** it; one further left was written for a container further out, and a
+** member inside on a line no further right than the opener's was written
+** for that container too: the bracket the reply lacks at its end was lost
+** before that member, which the parse put inside ({ "user": { "age": 3 ⏎
+** "active": true ⏎ }: which object holds "active"?). Past the bytes it
+** may read, the reply's layout is taken as saying so. */
+void lp_closer_layout(lp *ps, const lopen *o, const char *closer)
+{
+    long c = line_indent(ps, closer, true), open = c >= 0 ? line_indent(ps, o->at, false) : -1;
+    if (c < 0 || c >= open) return;
+    size_t span = (size_t)(closer - o->at);
+    if (span > ps->layout_look || line_at_or_left(o->at, closer, open)) ps->closer_dedented = true;
+    ps->layout_look -= span < ps->layout_look ? span : ps->layout_look;
+}
+
 /* A closing bracket 'c' while containers are open: closes the innermost,
 ** or, when 'c' matches one further out, closes everything up to it. */
 coax_code lp_handle_close(lp *ps, char c, coax_value *v)
@@ -84,6 +130,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
                 if ((rc = put_kid(ps, &ps->opens[ps->nopens - 1], &inner))) return rc;
             }
         }
+    } else {
+        lp_closer_layout(ps, &ps->opens[ps->nopens - 1], at);
     }
     return lp_close_top(ps, v, false);
 }
