@@ -328,7 +328,9 @@ describe("coax.repair's reading (guess = true)", function()
       -- the last brace sits left of the line that opened the object it closed, and a member inside sits
       -- no further right than that line: written for the object further out
       invented('{\n  "user": {\n    "age": 3\n  "active": true\n}', "closed_bracket")
-      guessed_first('[\n  [1, 2,\n  3\n]', '[[1,2,3]]', "closed_bracket")
+      invented('[\n  [\n    1,\n    2\n  3\n]', "closed_bracket")
+      invented('{\n  "user": {\n    "age": 3,\n  "active": true\n', "closed_bracket") -- left open at the end
+      no_guess('{\n"user": {\n"age": 3\n', '{"user":{"age":3}}') -- flush left: no layout to go by
       no_guess('{\n  "user": {\n    "age": 3\n  }\n', '{"user":{"age":3}}') -- each brace under its opener
       no_guess('{\n  "a":{"b":2\n}', '{"a":{"b":2}}') -- left of its opener, but nothing written outside it
       no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost

@@ -283,8 +283,10 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             /* After a bracket was replaced or inserted, the one missing at
             ** the end could have been missing elsewhere. */
             /* So could one that a closing bracket's layout places
-            ** further in than the bracket it closed. */
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || ps->closer_dedented);
+            ** further in than the bracket it closed, or one whose
+            ** container the layout ends before a member. */
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || ps->closer_dedented ||
+                                      lp_open_layout(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);

@@ -182,8 +182,13 @@ void lp_report_dup(void *ud, size_t index, bool differs);
 coax_code lp_handle_close(lp *ps, char c, coax_value *v);
 
 /* Notes (closer_dedented) a closing bracket at 'closer' that closes 'o'
-** from a line of its own left of the line 'o' opened on. */
+** from a line of its own left of the line 'o' opened on, with a member
+** inside no further right than that line. */
 void lp_closer_layout(lp *ps, const lopen *o, const char *closer);
+
+/* Whether a container left open at the end, inside another, holds a
+** member its layout puts outside it. */
+bool lp_open_layout(lp *ps);
 
 /* ---- lenient_fast.c ------------------------------------------------------ */
 

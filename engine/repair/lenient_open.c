@@ -72,32 +72,53 @@ static long line_indent(const lp *ps, const char *p, bool own)
     return (long)(t - s);
 }
 
-/* Whether a line between a and b (from a line break after a) starts with
-** text other than a closing bracket no further right than 'indent'. */
-static bool line_at_or_left(const char *a, const char *b, long indent)
+/* Whether the layout of o's text up to 'end' puts a member outside it:
+** its first line of text starts further right than the line o opened on
+** (the reply is indented), and a later one, other than a closing
+** bracket's, no further right than that line. Past the bytes it may read
+** (layout_look), the layout is taken as saying so. */
+static bool member_outside(lp *ps, const lopen *o, const char *end)
 {
-    for (const char *p = memchr(a, '\n', (size_t)(b - a)); p; p = memchr(p, '\n', (size_t)(b - p))) {
+    long open = line_indent(ps, o->at, false), first = -1;
+    size_t span = (size_t)(end - o->at);
+    if (span > ps->layout_look) return true;
+    ps->layout_look -= span;
+    if (open < 0) return false;
+    for (const char *p = memchr(o->at, '\n', span); p; p = memchr(p, '\n', (size_t)(end - p))) {
         const char *t = ++p;
-        while (t < b && (*t == ' ' || *t == '\t')) t++;
-        if (t < b && t - p <= indent && *t != '}' && *t != ']' && *t != '\n' && *t != '\r') return true;
+        while (t < end && (*t == ' ' || *t == '\t')) t++;
+        if (t == end || *t == '}' || *t == ']' || *t == '\n' || *t == '\r') continue;
+        if (first < 0) {
+            first = t - p;
+            if (first <= open) return false; /* not indented: no layout to go by */
+        } else if (t - p <= open) {
+            return true;
+        }
     }
     return false;
 }
 
 /* A pretty-printed reply puts a closing bracket under the line that opened
-** it; one further left was written for a container further out, and a
-** member inside on a line no further right than the opener's was written
-** for that container too: the bracket the reply lacks at its end was lost
-** before that member, which the parse put inside ({ "user": { "age": 3 ⏎
-** "active": true ⏎ }: which object holds "active"?). Past the bytes it
-** may read, the reply's layout is taken as saying so. */
+** it; one further left was written for a container further out, and when
+** a member inside sits no further right than the opener's line, so was
+** that member: the bracket the reply lacks at its end was lost before it,
+** and the parse put it inside ({ "user": { "age": 3 ⏎ "active": true ⏎ }:
+** which object holds "active"?). */
 void lp_closer_layout(lp *ps, const lopen *o, const char *closer)
 {
-    long c = line_indent(ps, closer, true), open = c >= 0 ? line_indent(ps, o->at, false) : -1;
-    if (c < 0 || c >= open) return;
-    size_t span = (size_t)(closer - o->at);
-    if (span > ps->layout_look || line_at_or_left(o->at, closer, open)) ps->closer_dedented = true;
-    ps->layout_look -= span < ps->layout_look ? span : ps->layout_look;
+    long c = line_indent(ps, closer, true);
+    if (c >= 0 && c < line_indent(ps, o->at, false) && member_outside(ps, o, closer)) ps->closer_dedented = true;
+}
+
+/* Whether a container left open at the end, inside another, holds a
+** member the layout puts outside it (member_outside): its bracket was lost
+** before that member, not at the end. The innermost first: the shortest
+** looks. */
+bool lp_open_layout(lp *ps)
+{
+    for (size_t k = ps->nopens; k-- > 1;)
+        if (member_outside(ps, &ps->opens[k], ps->e)) return true;
+    return false;
 }
 
 /* A closing bracket 'c' while containers are open: closes the innermost,
