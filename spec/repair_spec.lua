@@ -336,6 +336,18 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost
     end)
 
+    it("a value an expression applies to is not the expression's value", function()
+      invented("The answer is sorted([3, 1, 2]).", "operand")
+      invented("Result: list(reversed([1, 2]))", "operand")
+      invented('["x"] * 3', "operand")
+      invented("```json\n[0] * 5\n```", "operand")
+      invented('{"a": 1}.toString()', "operand")
+      no_guess('print({"a": 1})', '{"a":1}') -- a call wraps an object, as JSONP's callback does
+      no_guess('Here: {"a": 1}. Done.', '{"a":1}')
+      no_guess('{"a": 1} * as needed', '{"a":1}')
+      no_guess('The tags (["a", "b"]) are set.', '["a","b"]')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")

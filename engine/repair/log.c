@@ -50,6 +50,7 @@ const rkind_info rkind_table[RK_COUNT] = {
     [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, "a comma before three digits: one number's thousands separator, or two items"},
     [RK_FRAGMENT] = {"fragment", "took one item of a larger structure as the whole value", COAX_CLASS_INVENTED, NULL},
     [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},
+    [RK_OPERAND] = {"operand", "took a value an expression applies to (a call's argument, an operator's operand): the expression's value is not its text", COAX_CLASS_INVENTED, NULL},
 };
 
 const char *rkind_name(rkind k) { return k < RK_COUNT ? rkind_table[k].name : "unknown"; }
