@@ -324,7 +324,7 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": Le \194\171mot\194\187 juste}', '{"a":"Le \194\171mot\194\187 juste"}')
     end)
 
-    it("a bracket missing at the end was lost elsewhere when the layout puts a member outside the bracket closed", function()
+    it("a bracket missing at the end was lost elsewhere when the layout puts a member outside it", function()
       -- the last brace sits left of the line that opened the object it closed, and a member inside sits
       -- no further right than that line: written for the object further out
       invented('{\n  "user": {\n    "age": 3\n  "active": true\n}', "closed_bracket")

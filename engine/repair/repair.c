@@ -195,7 +195,7 @@ static size_t operand_at(const job *j, const rvalue *val)
         size_t o = a + 1;
         if (o < j->len && t[o] == t[a]) o++; /* ** and // */
         while (o < j->len && (t[o] == ' ' || t[o] == '\t')) o++;
-        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || strchr("[{(\"'", t[o]))) return a;
+        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || (t[o] && strchr("[{(\"'", t[o])))) return a;
     }
     return SIZE_MAX;
 }
