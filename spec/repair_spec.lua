@@ -336,6 +336,13 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost
     end)
 
+    it("a container left open at the end whose last value starts it over may be a restart", function()
+      invented('{"a": 1, "b": \n{"a": 1, "b": 2}', "closed_bracket")
+      invented('[1, 2, [1, 2, 3]', "closed_bracket")
+      no_guess('{"id": 1, "child": {"id": 2, "child": null}', '{"id":1,"child":{"id":2,"child":null}}')
+      no_guess('{"a": 1, "b": {"a": 1}', '{"a":1,"b":{"a":1}}') -- no copy of the key it is the value of
+    end)
+
     it("a value an expression applies to is not the expression's value", function()
       invented("The answer is sorted([3, 1, 2]).", "operand")
       invented("Result: list(reversed([1, 2]))", "operand")

@@ -284,9 +284,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** the end could have been missing elsewhere. */
             /* So could one that a closing bracket's layout places
             ** further in than the bracket it closed, or one whose
-            ** container the layout ends before a member. */
+            ** container the layout ends before a member; and a
+            ** container whose last value starts it over may be the
+            ** reply's restart, not nested. */
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || ps->closer_dedented ||
-                                      lp_open_layout(ps));
+                                      lp_open_layout(ps) || lp_open_restarts(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);

@@ -190,6 +190,10 @@ void lp_closer_layout(lp *ps, const lopen *o, const char *closer);
 ** member its layout puts outside it. */
 bool lp_open_layout(lp *ps);
 
+/* Whether the innermost container left open at the end starts over in
+** its last value ({"a": 1, "b": {"a": 1, "b": 2}, [1, 2, [1, 2, 3]). */
+bool lp_open_restarts(lp *ps);
+
 /* ---- lenient_fast.c ------------------------------------------------------ */
 
 /* The state machine's fast way over well-formed stretches inside a

@@ -121,6 +121,43 @@ bool lp_open_layout(lp *ps)
     return false;
 }
 
+/* Whether the container o, left open at the end, ends with a value that
+** starts it over: an object whose last member's value is an object whose
+** first members are o's, the others' values too, and the last's key ({"a":
+** 1, "b": ⏎ {"a": 1, "b": 2}), or a list whose last item is a list that
+** begins with o's other items and goes on ([1, 2, [1, 2, 3]). The reply
+** restarted as likely as it nested a copy: which is the answer is a guess. */
+static bool restarts(const lp *ps, const lopen *o, const char *end)
+{
+    const char *first = ps->kids + o->base;
+    size_t n = (size_t)(end - first) / (o->object ? sizeof(coax_member) : sizeof(coax_value));
+    if (n < 2) return false;
+    if (o->object) {
+        const coax_member *m = (const coax_member *)(const void *)first;
+        const coax_value *v = &m[n - 1].value;
+        if (v->type != COAX_OBJECT || v->len < n) return false;
+        for (size_t i = 0; i < n; i++) {
+            const coax_member *c = &v->u.members[i];
+            if (c->klen != m[i].klen || memcmp(c->key, m[i].key, c->klen) ||
+                (i + 1 < n && !coax_value_equal(&c->value, &m[i].value, ps->alloc)))
+                return false; /* out of memory (-1): as if it did */
+        }
+        return true;
+    }
+    const coax_value *items = (const coax_value *)(const void *)first, *v = &items[n - 1];
+    if (v->type != COAX_ARRAY || v->len < n) return false;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!coax_value_equal(&v->u.items[i], &items[i], ps->alloc)) return false;
+    return true;
+}
+
+/* Whether the innermost container left open at the end starts over in its
+** last value (restarts); those further out hold an open one last. */
+bool lp_open_restarts(lp *ps)
+{
+    return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
+}
+
 /* A closing bracket 'c' while containers are open: closes the innermost,
 ** or, when 'c' matches one further out, closes everything up to it. */
 coax_code lp_handle_close(lp *ps, char c, coax_value *v)
