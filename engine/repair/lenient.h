@@ -81,7 +81,7 @@ typedef struct lp {
     size_t inv_opens;  /* open containers with 'invented' set */
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool closer_dedented; /* a closing bracket sits left of its opener's line, after a member at that line's left */
-    size_t layout_look;   /* the bytes lp_closer_layout may still read: twice the text's, so linear */
+    size_t layout_look;   /* the bytes the layout's looks (lenient_open.c) may still read: twice the text's */
     bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     bool kept_escape;  /* the string being decoded kept a backslash before a letter or digit (\p, \d) */
