@@ -336,6 +336,13 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost
     end)
 
+    it("the one quote a string keeps, right before its closing quote, may be that quote typed twice", function()
+      guessed_first('{"a": "x""}', '{"a":"x\\""}', "unescaped_quote")
+      guessed_first('["a"", "b"]', '["a\\"","b"]', "unescaped_quote")
+      no_guess("{\"a\": \"5' 10\"\"}", '{"a":"5\' 10\\""}') -- an inch mark
+      no_guess('{"a": "He said "hi""}', '{"a":"He said \\"hi\\""}') -- it closes a quotation
+    end)
+
     it("a container left open at the end whose last value starts it over may be a restart", function()
       invented('{"a": 1, "b": \n{"a": 1, "b": 2}', "closed_bracket")
       invented('[1, 2, [1, 2, 3]', "closed_bracket")
