@@ -8,16 +8,22 @@ local M = {}
 
 M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nesting", "closed_bracket",
   "spans", "mixed", "replies", "peers", "guesses", "hunt3", "hunt4", "hunt5", "hunt6", "hunt7",
-  "hunt8", "hunt10" }
+  "hunt8", "hunt9", "hunt10" }
 
 --- How many plain cases each file may see refused (none where absent).
 M.refused_allowed = { peers = 1 }
 
---- Every case of one file: {name, input, schema, expect, finish}.
+--- Every case of one file: {name, input, schema, expect, finish}. A reply
+-- that is no valid UTF-8 (which no JSON line can hold) is written as
+-- "input_hex", its bytes in hexadecimal.
 function M.cases(file)
   local out = {}
   for line in io.lines("spec/fixtures/confidence/" .. file .. ".jsonl") do
-    out[#out + 1] = json.decode(line)
+    local c = json.decode(line)
+    if c.input_hex then
+      c.input = c.input_hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)
+    end
+    out[#out + 1] = c
   end
   return out
 end

@@ -188,16 +188,17 @@ describe("faults: the body", function()
 end)
 
 describe("faults: invalid UTF-8 from the model", function()
-  it("inside the JSON reply: ok, each bad byte U+FFFD in the value, the report valid JSON", function()
-    local r = run({ { body_hex = hex(completion('{\\"name\\": \\"Ad\255\254a\\"}')) } })
-    assert.are.same({ '{"name":"Ad' .. FFFD .. FFFD .. 'a"}\n', "", 0 }, { r.out, r.err, r.code })
-    local rep = r.report
-    assert.are.equal("ok", rep.outcome)
-    assert.are.same({ name = "Ad" .. FFFD .. FFFD .. "a" }, rep.value)
-    assert.are.equal('{"name": "Ad' .. FFFD .. FFFD .. 'a"}', rep.attempts[1].reply)
-    assert.are.same({ "invalid_utf8", "invalid_utf8" }, { rep.attempts[1].log[1].kind, rep.attempts[1].log[2].kind })
-    assert.is_nil(r.report_text:find("\255", 1, true))
-  end)
+  it("inside the JSON reply: U+FFFD for each bad byte is a guess, refused; feedback and report valid JSON, then ok",
+    function()
+      local r = run({ { body_hex = hex(completion('{\\"name\\": \\"Ad\255\254a\\"}')) }, { reply = GOOD } })
+      ok(r, 0, 2)
+      local first = r.report.attempts[1]
+      assert.are.equal('{"name": "Ad' .. FFFD .. FFFD .. 'a"}', first.reply)
+      assert.are.same({ "invalid_utf8", "invalid_utf8" }, { first.log[1].kind, first.log[2].kind })
+      assert.is_nil(r.report_text:find("\255", 1, true))
+      local sent = strict(r.log[2].body, "the second request").messages
+      assert.are.same({ "assistant", '{"name": "Ad' .. FFFD .. FFFD .. 'a"}' }, { sent[2].role, sent[2].content })
+    end)
 
   it("in a reply without JSON: the feedback quotes it with U+FFFD, the next request is valid JSON, then ok", function()
     local r = run({ { body_hex = hex(completion("no JSON \255 here")) }, { reply = GOOD } })
@@ -226,15 +227,15 @@ describe("faults: invalid UTF-8 from the model", function()
   end)
 
   it("through coax batch: every output line is valid JSON", function()
-    local sc = fixture:scenario({ { body_hex = hex(completion('{\\"name\\": \\"B\255\\"}')), times = 2 } })
+    local sc = fixture:scenario({ { body_hex = hex(completion('{\\"name\\": \\"B\255\\"}')), times = 4 } })
     local input = '{"id": 1, "input": "B"}\n{"id": 2, "input": "B"}\n'
     local out, err, code = coax_cmd({ "batch", recipe, "--agent", "openai", "--base-url", sc.base_url, "--quiet",
       "--agent-options", agent_options() }, input)
-    assert.are.same({ "", 0 }, { err, code })
+    assert.are.same({ "", 1 }, { err, code }) -- 1: some lines failed
     local n = 0
     for line in out:gmatch("[^\n]+") do
       local v = strict(line, "an output line")
-      assert.are.same({ "ok", { name = "B" .. FFFD } }, { v.outcome, v.value })
+      assert.are.same({ "exhausted", nil }, { v.outcome, v.value }) -- each attempt's U+FFFD a guess
       n = n + 1
     end
     assert.are.equal(2, n)

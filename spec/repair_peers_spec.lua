@@ -21,8 +21,9 @@ end
 -- The values coax accepts by default that neither peer gives, pinned so
 -- that any change to them is a decision (every other value it accepts is
 -- one peer's reading too).
+-- ("first\ and a line break" read as JavaScript's line continuation was one
+-- until hunt9: jsonrepair keeps the break, so the reading is a guess, refused.)
 local ONLY_COAX = {
-  ['"first\\\nsecond"'] = '"firstsecond"', -- JavaScript's line continuation
   ["Null"] = "null", -- another language's null, as json_repair reads NULL
 }
 
@@ -49,8 +50,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
       -- by default, a value that would be a guess (an invented repair, two
       -- answers, a reply cut off, a number in another language's syntax) is
-      -- refused: 249 of coax's 591 readings
-      assert.are.equal(opts.guess and 591 or 342, values)
+      -- refused: 250 of coax's 591 readings
+      assert.are.equal(opts.guess and 591 or 341, values)
     end
   end)
 

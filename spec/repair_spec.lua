@@ -270,6 +270,13 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('["\\ud83d\\ude00"]', '["\240\159\152\128"]')
     end)
 
+    it("invalid UTF-8 in a value is a guess: U+FFFD stands for a character the reply lost", function()
+      guessed_first('{"name": "Jos\233"}', '{"name":"Jos\239\191\189"}', "invalid_utf8") -- Latin-1's é
+      invented('{n\228me: 1}', "invalid_utf8") -- an unquoted key's
+      no_guess('{"name": "Jos\195\169"}', '{"name":"Jos\195\169"}')
+      no_guess('Voil\224:\n{"name": "Ada"}', '{"name":"Ada"}') -- in the prose around the value
+    end)
+
     it("an unquoted value that holds the next member's key and colon swallowed it", function()
       -- a full-width comma or a semicolon is no separator JSON reads
       guessed_first("{\"a\": 1\239\188\140'b': 2}", '{"a":"1\239\188\140\'b\': 2"}', "unquoted_string")
@@ -317,6 +324,44 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": Le \194\171mot\194\187 juste}', '{"a":"Le \194\171mot\194\187 juste"}')
     end)
 
+    it("a bracket missing at the end was lost elsewhere when the layout puts a member outside it", function()
+      -- the last brace sits left of the line that opened the object it closed, and a member inside sits
+      -- no further right than that line: written for the object further out
+      invented('{\n  "user": {\n    "age": 3\n  "active": true\n}', "closed_bracket")
+      invented('[\n  [\n    1,\n    2\n  3\n]', "closed_bracket")
+      invented('{\n  "user": {\n    "age": 3,\n  "active": true\n', "closed_bracket") -- left open at the end
+      no_guess('{\n"user": {\n"age": 3\n', '{"user":{"age":3}}') -- flush left: no layout to go by
+      no_guess('{\n  "user": {\n    "age": 3\n  }\n', '{"user":{"age":3}}') -- each brace under its opener
+      no_guess('{\n  "a":{"b":2\n}', '{"a":{"b":2}}') -- left of its opener, but nothing written outside it
+      no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost
+    end)
+
+    it("the one quote a string keeps, right before its closing quote, may be that quote typed twice", function()
+      guessed_first('{"a": "x""}', '{"a":"x\\""}', "unescaped_quote")
+      guessed_first('["a"", "b"]', '["a\\"","b"]', "unescaped_quote")
+      no_guess("{\"a\": \"5' 10\"\"}", '{"a":"5\' 10\\""}') -- an inch mark
+      no_guess('{"a": "He said "hi""}', '{"a":"He said \\"hi\\""}') -- it closes a quotation
+    end)
+
+    it("a container left open at the end whose last value starts it over may be a restart", function()
+      invented('{"a": 1, "b": \n{"a": 1, "b": 2}', "closed_bracket")
+      invented('[1, 2, [1, 2, 3]', "closed_bracket")
+      no_guess('{"id": 1, "child": {"id": 2, "child": null}', '{"id":1,"child":{"id":2,"child":null}}')
+      no_guess('{"a": 1, "b": {"a": 1}', '{"a":1,"b":{"a":1}}') -- no copy of the key it is the value of
+    end)
+
+    it("a value an expression applies to is not the expression's value", function()
+      invented("The answer is sorted([3, 1, 2]).", "operand")
+      invented("Result: list(reversed([1, 2]))", "operand")
+      invented('["x"] * 3', "operand")
+      invented("```json\n[0] * 5\n```", "operand")
+      invented('{"a": 1}.toString()', "operand")
+      no_guess('print({"a": 1})', '{"a":1}') -- a call wraps an object, as JSONP's callback does
+      no_guess('Here: {"a": 1}. Done.', '{"a":1}')
+      no_guess('{"a": 1} * as needed', '{"a":1}')
+      no_guess('The tags (["a", "b"]) are set.', '["a","b"]')
+    end)
+
     it("1. and 1e at the very end were cut while being written", function()
       for _, t in ipairs({ '{"n": 1.', '{"n": 12.5e', '{"n": 1e+', '{"n": 0.', '{"n": 2.5E-' }) do
         invented(t, "number_format")
@@ -338,7 +383,10 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": "\\users"}', '{"a":"\\\\users"}')
       no_guess('{"a": "it\\\'s"}', '{"a":"it\'s"}')
       no_guess('{"a": "a \\„ b"}', '{"a":"a „ b"}')
-      no_guess('{"a": "line\\\ntwo"}', '{"a":"linetwo"}')
+      -- a backslash before a line break: JavaScript's continuation (nothing) or the break escaped?
+      guessed_first('{"a": "line\\\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
+      guessed_first('{"a": "line\\\r\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
+      no_guess('{"a": "line\\\\\ntwo"}', '{"a":"line\\\\\\ntwo"}') -- an escaped backslash, then the break
       for _, t in ipairs({ '{"a": "\\x41"}', '{"a": "\\U0001F600"}', '{"a": "\\0"}', '{"a": "\\a"}' }) do
         invented(t, "invalid_escape")
       end

@@ -282,7 +282,13 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** off, what is closed was still being written. */
             /* After a bracket was replaced or inserted, the one missing at
             ** the end could have been missing elsewhere. */
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed);
+            /* So could one that a closing bracket's layout places
+            ** further in than the bracket it closed, or one whose
+            ** container the layout ends before a member; and a
+            ** container whose last value starts it over may be the
+            ** reply's restart, not nested. */
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || ps->closer_dedented ||
+                                      lp_open_layout(ps) || lp_open_restarts(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -602,6 +608,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.bias = (uintptr_t)ps.b - start;
     ps.exact = !shift;
     ps.fast = end - start <= lim->max_string;
+    ps.layout_look = 2 * (size_t)(end - start);
     /* lp_carve's first piece, taken with the copy of the text (an arena
     ** call less): twice the text, 256 bytes to 64 KB, as the containers a
     ** broken reply makes take more than its text (a member of 32 bytes
@@ -654,7 +661,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         coax_value v;
         bool got;
         ps.truncated = false;
-        ps.inv_any = ps.bracket_fixed = ps.at_limit = false;
+        ps.inv_any = ps.bracket_fixed = ps.closer_dedented = ps.at_limit = false;
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_closed_early(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);

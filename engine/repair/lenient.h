@@ -51,6 +51,7 @@ typedef struct lopen {
     bool invented;     /* opened under an invented repair: all inside is flagged */
     bool key_invented; /* an object's last key was guessed: its value is flagged */
     unsigned paren;    /* function-call wrappers opened at this level */
+    const char *at;    /* its opening bracket: lp_closer_layout */
 } lopen;
 
 typedef struct lp {
@@ -79,6 +80,8 @@ typedef struct lp {
     bool inv_any;      /* an invented repair in this top-level value */
     size_t inv_opens;  /* open containers with 'invented' set */
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
+    bool closer_dedented; /* a closing bracket sits left of its opener's line, after a member at that line's left */
+    size_t layout_look;   /* the bytes the layout's looks (lenient_open.c) may still read: twice the text's */
     bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     bool kept_escape;  /* the string being decoded kept a backslash before a letter or digit (\p, \d) */
@@ -177,6 +180,19 @@ void lp_report_dup(void *ud, size_t index, bool differs);
 ** innermost, or, when 'c' matches one further out, closes everything up
 ** to it. */
 coax_code lp_handle_close(lp *ps, char c, coax_value *v);
+
+/* Notes (closer_dedented) a closing bracket at 'closer' that closes 'o'
+** from a line of its own left of the line 'o' opened on, with a member
+** inside no further right than that line. */
+void lp_closer_layout(lp *ps, const lopen *o, const char *closer);
+
+/* Whether a container left open at the end, inside another, holds a
+** member its layout puts outside it. */
+bool lp_open_layout(lp *ps);
+
+/* Whether the innermost container left open at the end starts over in
+** its last value ({"a": 1, "b": {"a": 1, "b": 2}, [1, 2, [1, 2, 3]). */
+bool lp_open_restarts(lp *ps);
 
 /* ---- lenient_fast.c ------------------------------------------------------ */
 
@@ -646,7 +662,7 @@ static inline coax_code lp_push_open(lp *ps, bool object)
         !coax_grow(ps->alloc, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
         return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
-    ps->opens[ps->nopens++] = (lopen){(size_t)(ps->kid_top - ps->kids), 0, object, invented, false, 0};
+    ps->opens[ps->nopens++] = (lopen){(size_t)(ps->kid_top - ps->kids), 0, object, invented, false, 0, ps->p};
     if (invented) {
         ps->inv = false;
         ps->inv_opens++;

@@ -306,6 +306,7 @@ open: /* '{' or '[' at p, a member's value or an item */
     if (c == '{') goto key;
     goto item;
 close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close's way for a bracket that matches */
+    lp_closer_layout(ps, top, p);
     ps->p = ++p;
     ps->st = st;
     if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */

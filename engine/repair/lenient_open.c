@@ -54,6 +54,110 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
     return lp_close_children(ps, o, v);
 }
 
+/* The indentation of the line 'p' is on (spaces and tabs at its start), or
+** -1: when 'own' and other text precedes p on its line, or when the line's
+** start lies further back than a bounded look (so that the cost per
+** bracket is bounded). The parsed bytes' start counts as a line's. */
+static long line_indent(const lp *ps, const char *p, bool own)
+{
+    enum { LOOK = 160 };
+    const char *s = p, *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
+    while (s > stop && s[-1] != '\n') {
+        if (own && s[-1] != ' ' && s[-1] != '\t') return -1;
+        s--;
+    }
+    if (s > ps->b && s[-1] != '\n') return -1;
+    const char *t = s;
+    while (t < p && (*t == ' ' || *t == '\t')) t++;
+    return (long)(t - s);
+}
+
+/* Whether the layout of o's text up to 'end' puts a member outside it:
+** its first line of text starts further right than the line o opened on
+** (the reply is indented), and a later one, other than a closing
+** bracket's, no further right than that line. Past the bytes it may read
+** (layout_look), the layout is taken as saying so. */
+static bool member_outside(lp *ps, const lopen *o, const char *end)
+{
+    long open = line_indent(ps, o->at, false), first = -1;
+    size_t span = (size_t)(end - o->at);
+    if (span > ps->layout_look) return true;
+    ps->layout_look -= span;
+    if (open < 0) return false;
+    for (const char *p = memchr(o->at, '\n', span); p; p = memchr(p, '\n', (size_t)(end - p))) {
+        const char *t = ++p;
+        while (t < end && (*t == ' ' || *t == '\t')) t++;
+        if (t == end || *t == '}' || *t == ']' || *t == '\n' || *t == '\r') continue;
+        if (first < 0) {
+            first = t - p;
+            if (first <= open) return false; /* not indented: no layout to go by */
+        } else if (t - p <= open) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A pretty-printed reply puts a closing bracket under the line that opened
+** it; one further left was written for a container further out, and when
+** a member inside sits no further right than the opener's line, so was
+** that member: the bracket the reply lacks at its end was lost before it,
+** and the parse put it inside ({ "user": { "age": 3 ⏎ "active": true ⏎ }:
+** which object holds "active"?). */
+void lp_closer_layout(lp *ps, const lopen *o, const char *closer)
+{
+    long c = line_indent(ps, closer, true);
+    if (c >= 0 && c < line_indent(ps, o->at, false) && member_outside(ps, o, closer)) ps->closer_dedented = true;
+}
+
+/* Whether a container left open at the end, inside another, holds a
+** member the layout puts outside it (member_outside): its bracket was lost
+** before that member, not at the end. The innermost first: the shortest
+** looks. */
+bool lp_open_layout(lp *ps)
+{
+    for (size_t k = ps->nopens; k-- > 1;)
+        if (member_outside(ps, &ps->opens[k], ps->e)) return true;
+    return false;
+}
+
+/* Whether the container o, left open at the end, ends with a value that
+** starts it over: an object whose last member's value is an object whose
+** first members are o's, the others' values too, and the last's key ({"a":
+** 1, "b": ⏎ {"a": 1, "b": 2}), or a list whose last item is a list that
+** begins with o's other items and goes on ([1, 2, [1, 2, 3]). The reply
+** restarted as likely as it nested a copy: which is the answer is a guess. */
+static bool restarts(const lp *ps, const lopen *o, const char *end)
+{
+    const char *first = ps->kids + o->base;
+    size_t n = (size_t)(end - first) / (o->object ? sizeof(coax_member) : sizeof(coax_value));
+    if (n < 2) return false;
+    if (o->object) {
+        const coax_member *m = (const coax_member *)(const void *)first;
+        const coax_value *v = &m[n - 1].value;
+        if (v->type != COAX_OBJECT || v->len < n) return false;
+        for (size_t i = 0; i < n; i++) {
+            const coax_member *c = &v->u.members[i];
+            if (c->klen != m[i].klen || memcmp(c->key, m[i].key, c->klen) ||
+                (i + 1 < n && !coax_value_equal(&c->value, &m[i].value, ps->alloc)))
+                return false; /* out of memory (-1): as if it did */
+        }
+        return true;
+    }
+    const coax_value *items = (const coax_value *)(const void *)first, *v = &items[n - 1];
+    if (v->type != COAX_ARRAY || v->len < n) return false;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!coax_value_equal(&v->u.items[i], &items[i], ps->alloc)) return false;
+    return true;
+}
+
+/* Whether the innermost container left open at the end starts over in its
+** last value (restarts); those further out hold an open one last. */
+bool lp_open_restarts(lp *ps)
+{
+    return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
+}
+
 /* A closing bracket 'c' while containers are open: closes the innermost,
 ** or, when 'c' matches one further out, closes everything up to it. */
 coax_code lp_handle_close(lp *ps, char c, coax_value *v)
@@ -84,6 +188,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
                 if ((rc = put_kid(ps, &ps->opens[ps->nopens - 1], &inner))) return rc;
             }
         }
+    } else {
+        lp_closer_layout(ps, &ps->opens[ps->nopens - 1], at);
     }
     return lp_close_top(ps, v, false);
 }

@@ -301,9 +301,17 @@ static const char *decode_escape(lp *ps, const char *p, const char *bound)
         put_cp(ps, cp);
         return p;
     }
-    if (c == '\n' || quote_char(p + 1, bound)) { /* a line continuation, it\'s, a \„ b: certain */
+    if (c == '\n' || c == '\r') {
+        /* a backslash before a line break: JavaScript's and JSON5's line
+        ** continuation (nothing), or the break escaped (jsonrepair keeps
+        ** it, as a writer who meant \n did): "firstsecond" or two lines is
+        ** a guess; read as the continuation, CR LF and all */
+        note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_INVENTED, p);
+        return p + (c == '\r' && p + 2 < bound && p[2] == '\n' ? 3 : 2);
+    }
+    if (quote_char(p + 1, bound)) { /* it\'s, a \„ b: certain */
         note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_LOSSLESS, p);
-        return c == '\n' ? p + 2 : p + 1; /* a quote after it is copied as text */
+        return p + 1; /* the quote after it is copied as text */
     }
     return kept_backslash(ps, p, bound);
 }
@@ -493,6 +501,22 @@ static const char *open_quotation(const char *body, const char *close, char q)
     return opener;
 }
 
+/* Whether the one quote a string just closed kept sits right before its
+** closing quote ("x"", ["a"", "b"]): a string that ends in a quote, or its
+** closing quote typed twice? A guess, made so (invented), but after a
+** digit, where it is an inch mark ("5' 10""). */
+static bool doubled_close(lp *ps, size_t mark, const char *body, char open)
+{
+    const char *kept = ps->p - 2;
+    size_t at = SIZE_MAX, quotes = 0;
+    if (kept < body || *kept != open || (kept > body && is_digit(kept[-1]))) return false;
+    for (size_t i = mark; i < ps->log->n; i++)
+        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) quotes++, at = i;
+    if (quotes != 1 || ps->log->e[at].offset != off(ps, kept)) return false;
+    rlog_set_class(ps->log, at, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
+    return true;
+}
+
 /* The string at 'at' whose body (from 'body') needs decoding, or whose
 ** closing quote is in doubt. */
 coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, const char *at, const char *body)
@@ -524,6 +548,7 @@ coax_code lp_parse_string_slow(lp *ps, int ctx, coax_value *out, uint32_t open, 
             rlog_set_class(ps->log, i, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
             ps->inv = ps->inv_any = true;
         }
+    if (plain_end && doubled_close(ps, mark, body, (char)open)) ps->inv = ps->inv_any = true;
     if (ps->inner_quote) ps->quoted_end = ps->p;
     if (ps->sb.oom) return nomem(ps);
     if (ps->sb.len > ps->lim.max_string)

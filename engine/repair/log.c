@@ -25,8 +25,8 @@ const rkind_info rkind_table[RK_COUNT] = {
     [RK_UNESCAPED_QUOTE] = {"unescaped_quote", "escaped a quote inside a string", COAX_CLASS_INFERRED, "guessed which quote ends the string"},
     [RK_UNTERMINATED_STRING] = {"unterminated_string", "closed an unterminated string", COAX_CLASS_INVENTED, NULL},
     [RK_CONTROL_CHARACTER] = {"control_character", "escaped a raw control character in a string", COAX_CLASS_LOSSLESS, NULL},
-    [RK_INVALID_ESCAPE] = {"invalid_escape", "repaired an escape JSON does not have (a quote escaped is the quote, others keep their backslash)", COAX_CLASS_INFERRED, "read an escape whose meaning is a guess: another language's (\\x41), or a control (\\t) beside a backslash kept as text"},
-    [RK_INVALID_UTF8] = {"invalid_utf8", "replaced invalid UTF-8 with U+FFFD", COAX_CLASS_INFERRED, NULL},
+    [RK_INVALID_ESCAPE] = {"invalid_escape", "repaired an escape JSON does not have (a quote escaped is the quote, others keep their backslash)", COAX_CLASS_INFERRED, "read an escape whose meaning is a guess: another language's (\\x41), a control (\\t) beside a backslash kept as text, or a backslash before a line break (a line continuation, or the break?)"},
+    [RK_INVALID_UTF8] = {"invalid_utf8", "replaced invalid UTF-8 with U+FFFD, standing for a character the reply lost", COAX_CLASS_INVENTED, NULL},
     [RK_LONE_SURROGATE] = {"lone_surrogate", "replaced an unpaired surrogate with U+FFFD", COAX_CLASS_INVENTED, NULL},
     [RK_COMMENT] = {"comment", "removed a comment", COAX_CLASS_LOSSLESS, "removed a comment that says content was left out, or that may hold the rest of the value"},
     [RK_PYTHON_LITERAL] = {"python_literal", "replaced a Python literal (True, False, None)", COAX_CLASS_LOSSLESS, NULL},
@@ -38,7 +38,7 @@ const rkind_info rkind_table[RK_COUNT] = {
     [RK_ESCAPED_JSON] = {"escaped_json", "unescaped JSON written with escaped quotes", COAX_CLASS_LOSSLESS, NULL},
     [RK_DOUBLE_ENCODED] = {"double_encoded", "decoded JSON encoded inside a string", COAX_CLASS_LOSSLESS, NULL},
     [RK_STRING_CONCATENATION] = {"string_concatenation", "joined concatenated strings", COAX_CLASS_LOSSLESS, NULL},
-    [RK_CLOSED_BRACKET] = {"closed_bracket", "closed an array or object left open", COAX_CLASS_INFERRED, "the reply ends inside a value"},
+    [RK_CLOSED_BRACKET] = {"closed_bracket", "closed an array or object left open", COAX_CLASS_INFERRED, "the reply ends inside a value, or the bracket it lacks may have been lost before members it holds (a closing bracket was replaced, or the layout puts a member outside), or the reply started over inside it"},
     [RK_MISMATCHED_BRACKET] = {"mismatched_bracket", "replaced a mismatched closing bracket", COAX_CLASS_INFERRED, NULL},
     [RK_MISSING_BRACKET] = {"missing_bracket", "inserted a missing closing bracket", COAX_CLASS_INFERRED, "a closing bracket was guessed for several levels"},
     [RK_SKIPPED_CHARACTER] = {"skipped_character", "skipped an unexpected character", COAX_CLASS_INVENTED, NULL},
@@ -50,6 +50,7 @@ const rkind_info rkind_table[RK_COUNT] = {
     [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, "a comma before three digits: one number's thousands separator, or two items"},
     [RK_FRAGMENT] = {"fragment", "took one item of a larger structure as the whole value", COAX_CLASS_INVENTED, NULL},
     [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},
+    [RK_OPERAND] = {"operand", "took a value an expression applies to (a call's argument, an operator's operand): the expression's value is not its text", COAX_CLASS_INVENTED, NULL},
 };
 
 const char *rkind_name(rkind k) { return k < RK_COUNT ? rkind_table[k].name : "unknown"; }

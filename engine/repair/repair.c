@@ -169,6 +169,37 @@ static bool prose_fragment(const job *j, const rspan *sp)
     return false;
 }
 
+static bool ident_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* Where the value val, a span of prose or a reply's value before its
+** trailing text, is an expression's operand, or SIZE_MAX: the
+** argument of a call (sorted([3, 1, 2]), list(reversed([1, 2]))), but
+** for an object's, which a call wraps (callback({...}), print({...}), as
+** in a whole reply); or followed on its line by an operator and another
+** operand ([0] * 5, ["x"] * 3) or by a member access ({...}.keys(),
+** [1, 2].length). The expression's value is not the span's; a sentence's
+** period, a parenthesis after a space and prose after an operator are no
+** expression. */
+static size_t operand_at(const job *j, const rvalue *val)
+{
+    const char *t = j->text;
+    size_t b = val->start, a = val->end;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
+    while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
+    if (a + 1 < j->len && t[a] == '.' && ident_byte(t[a + 1]) && !(t[a + 1] >= '0' && t[a + 1] <= '9')) return a;
+    if (a < j->len && (t[a] == '*' || t[a] == '+' || t[a] == '/' || t[a] == '%')) {
+        size_t o = a + 1;
+        if (o < j->len && t[o] == t[a]) o++; /* ** and // */
+        while (o < j->len && (t[o] == ' ' || t[o] == '\t')) o++;
+        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || (t[o] && strchr("[{(\"'", t[o])))) return a;
+    }
+    return SIZE_MAX;
+}
+
 /* Whether v nests 'limit' arrays and objects deep (v itself is one): the
 ** list that wraps several values must not go past max_depth, as no other
 ** candidate does. Walked without recursion, only for a value whose parse
@@ -237,6 +268,19 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         vals.v[vals.n - 1].log_to = j->log.n;
         vals.v[vals.n - 1].invented = true;
         vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
+    }
+    /* A value an expression applies to: its log takes the text ignored
+    ** after it, if any, with the guess. */
+    bool before_text = vals.trailing; /* a whole reply's value, or a block's */
+    bool own_log = vals.n == 1 && (vals.v[0].log_to == j->log.n || (before_text && vals.v[0].log_to + 1 == j->log.n));
+    size_t operand = !rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift
+                         ? operand_at(j, &vals.v[0])
+                         : SIZE_MAX;
+    if (operand != SIZE_MAX) {
+        rlog_add(&j->log, RK_OPERAND, operand);
+        vals.v[0].log_to = j->log.n;
+        vals.v[0].invented = true;
+        vals.v[0].value->flags |= COAX_VF_INVENTED;
     }
     bool all_complete = true, any_invented = false;
     for (size_t i = 0; !rc && i < vals.n; i++) {
