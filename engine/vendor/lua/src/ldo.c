@@ -1010,6 +1010,11 @@ int luaD_protectedparser (lua_State *L, ZIO *z, const char *name,
                                         const char *mode) {
   struct SParser p;
   int status;
+  /* coax: the count hook runs while parsing (llex.c's parsetick) and may
+  ** raise out of it, leaving the marks it sets on the caller's frame */
+  CallInfo *ci = L->ci;
+  unsigned short hooked = ci->callstatus & CIST_HOOKED;
+  ptrdiff_t ci_top = savestack(L, ci->top.p);
   incnny(L);  /* cannot yield during parsing */
   p.z = z; p.name = name; p.mode = mode;
   p.dyd.actvar.arr = NULL; p.dyd.actvar.size = 0;
@@ -1021,6 +1026,8 @@ int luaD_protectedparser (lua_State *L, ZIO *z, const char *name,
   luaM_freearray(L, p.dyd.actvar.arr, p.dyd.actvar.size);
   luaM_freearray(L, p.dyd.gt.arr, p.dyd.gt.size);
   luaM_freearray(L, p.dyd.label.arr, p.dyd.label.size);
+  ci->callstatus = (ci->callstatus & ~CIST_HOOKED) | hooked;  /* coax */
+  ci->top.p = restorestack(L, ci_top);
   decnny(L);
   return status;
 }

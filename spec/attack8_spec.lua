@@ -1,0 +1,63 @@
+--- Attack round 8: the second promise (a recipe or a reply never hurts its
+-- host) against work no budget saw, each hole with its input and the twins
+-- that must keep working. Work is compared at n and a multiple of n, never
+-- against a clock.
+local H = require "helper" -- first: it points package.cpath at COAX_BUILD
+local coax = require "coax"
+
+-- Lua text whose names are looked up through `depth` nested functions of
+-- 199 locals each: the parser scans every level's locals (and upvalues) for
+-- each name, so each `y=y` costs `depth` x 199 x 2 comparisons.
+local function nested(depth, uses)
+  local locals = {}
+  for i = 1, 199 do locals[i] = "v" .. i end
+  local level = "local " .. table.concat(locals, ",") .. " local function f() "
+  return level:rep(depth) .. ("y=y "):rep(uses) .. (" end "):rep(depth)
+end
+
+local STOPPED = "recipe: script stopped: Lua instruction limit (1000000) reached"
+
+describe("attack 8: the parser's work is charged to the instruction budget", function()
+  -- A parse is one call in C, and the count hook never ran inside it: 1.7
+  -- MB of such names took 11.5 s in one `load` from a recipe (and as the
+  -- recipe's own text), where no instruction was counted; 14 MB fit the
+  -- 64 MiB cap. The count hook now runs every 1,024 tokens a parse reads
+  -- (engine/vendor/lua/src/llex.c) and charges its time, so the parse stops
+  -- with the budget, in its own time whatever the text's length.
+  local LOAD = "local f, e = load(%q .. (%q):rep(%d) .. %q) "
+  local function load_recipe(uses)
+    local src = nested(190, 0)
+    local head, tail = src:sub(1, #src - 190 * 5), (" end "):rep(190)
+    return LOAD:format(head, "y=y ", uses, tail) .. "return { schema = {}, prompt = tostring(e) }"
+  end
+  local function recipe_text(uses) return nested(190, uses) .. " return { schema = {}, prompt = 'x' }" end
+
+  for _, c in ipairs({ { "in a chunk a recipe loads", load_recipe }, { "in the recipe's own text", recipe_text } }) do
+    it("stops at the limit " .. c[1] .. ", in the same work at 4 times the text", function()
+      local r
+      local ratio = H.scaling_ratio(function(n)
+        r = coax.run(c[2](n), "x", { source = true, replies = { "{}" }, lua_instructions = 1000000 })
+      end, 100000, 4)
+      assert.are.same({ "limit", "limit", STOPPED }, { r.outcome, r.error.code, (r.error.message:gsub("\n.*", "")) })
+      assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
+    end)
+  end
+
+  it("twins: the same shapes small, a flat megabyte, and syntax errors are what they were", function()
+    local r = coax.run(load_recipe(1000), "x", { source = true, replies = { "{}" }, lua_instructions = 1000000 })
+    assert.are.same({ "ok", "nil" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
+    r = coax.run(recipe_text(1000), "x", { source = true, replies = { "{}" }, lua_instructions = 1000000 })
+    assert.are.equal("ok", r.outcome)
+    -- 300,000 tokens at the default budget: parsed, run, its value exact
+    r = coax.run("local f = load('local x = 0 ' .. ('x = x + 1 '):rep(60000) .. 'return x') "
+      .. "return { schema = {}, prompt = tostring(f()) }", "x", { source = true, replies = { "{}" } })
+    assert.are.same({ "ok", "60000" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
+    r = coax.run("local f, e = load(('x = 1 '):rep(1000) .. 'x = ') return { schema = {}, prompt = e }", "x",
+      { source = true, replies = { "{}" } })
+    assert.are.same({ "ok", '[string "x = 1 x = 1 x = 1 x = 1 x = 1 x = 1 x = 1 x =..."]:1: '
+      .. "unexpected symbol near <eof>" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
+    r = coax.run(("x = 1 "):rep(1000) .. "x = ", "x", { source = true, replies = { "{}" } })
+    assert.are.same({ "invalid", "invalid_recipe", "recipe:1: unexpected symbol near <eof>" },
+      { r.outcome, r.error.code, r.error.message })
+  end)
+end)
