@@ -61,3 +61,43 @@ describe("attack 8: the parser's work is charged to the instruction budget", fun
       { r.outcome, r.error.code, r.error.message })
   end)
 end)
+
+describe("attack 8: the texts of an attempt's messages are read within the memory cap", function()
+  -- Before a call, every message's text not weighed by the last call was
+  -- hashed for the token estimate's cache; the cap on what an attempt adds
+  -- (lua_memory bytes of JSON) was applied after, when the messages were
+  -- recorded. One long text a strategy listed many times was hashed each
+  -- time: 2^20 times 64 KiB, 64 GB read in one step, 6.2 s (16 MiB texts:
+  -- hours). The hashing now stops where the record would refuse.
+  local TOO_MANY = "return { schema = { type = 'integer' }, prompt = 'x', strategy = function() "
+    .. "local m = { role = 'user', content = ('x'):rep(%d) } local t = {} for i = 1, %d do t[i] = m end return t end }"
+  local OVER = "messages: the messages are larger than the Lua memory cap allows (lua_memory: an attempt's may take "
+    .. "it, a session's 4 times it)"
+
+  it("a 1 MiB text listed 1,024 and 4,096 times stops at the cap in the same work", function()
+    local r
+    local ratio = H.scaling_ratio(function(n)
+      r = coax.run(TOO_MANY:format(1 << 20, n), "x", { source = true, replies = { "no", "1" }, lua_memory = 16 << 20 })
+    end, 1024, 4)
+    assert.are.same({ "limit", "limit", OVER }, { r.outcome, r.error.code, r.error.message })
+    assert.are.equal(1, #r.attempts)
+    assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: a short text listed 4,096 times and a 1 MiB one 8 times are sent; a 2 MiB prompt carried on", function()
+    local AGENT = "prompt = 'x', agent = { call = function(req) return { text = 'n=' .. #req.messages } end },"
+    for _, c in ipairs({ { 16, 4096 }, { 1 << 20, 8 } }) do
+      local r = coax.run(TOO_MANY:format(c[1], c[2]):gsub("prompt = 'x',", AGENT), "x",
+        { source = true, lua_memory = 16 << 20 })
+      assert.are.same({ "exhausted", "n=1", "n=" .. c[2] }, { r.outcome, r.attempts[1].reply, r.attempts[2].reply })
+    end
+    -- each call's messages hold the prompt; the calls after the first have weighed it
+    local r = coax.run("return { schema = { type = 'integer' }, prompt = ('p'):rep(2 << 20) }", "x",
+      { source = true, replies = { "no", "no", "7" }, lua_memory = 16 << 20 })
+    assert.are.same({ "ok", 7, 3 }, { r.outcome, r.value, #r.attempts })
+    r = coax.run("return { schema = { type = 'integer' }, prompt = 'x', budget = { tokens = 60 }, strategy = function() "
+      .. "return { { role = 'user', content = ('word '):rep(40) } } end }", "x", { source = true, replies = { "no", "1" } })
+    assert.are.same({ "limit", "token budget of 60 would be passed (22 used, 46 more for this call)" },
+      { r.outcome, r.error.message })
+  end)
+end)

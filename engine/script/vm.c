@@ -436,7 +436,7 @@ static int setup(lua_State *L)
 int vm_over_memory_cap(lua_State *L, const char *what, const char *detail)
 {
     vm_of(L)->limit = LIMIT_MEMORY;
-    return luaL_error(L, "%s larger than the Lua memory cap allows (lua_memory%s)", what, detail);
+    return luaL_error(L, VM_OVER_CAP, what, detail);
 }
 
 void vm_interrupt(coax_vm *vm) { vm->interrupted = 1; }
