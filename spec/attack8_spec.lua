@@ -44,9 +44,9 @@ describe("attack 8: the parser's work is charged to the instruction budget", fun
   end
 
   it("twins: the same shapes small, a flat megabyte, and syntax errors are what they were", function()
-    local r = coax.run(load_recipe(1000), "x", { source = true, replies = { "{}" }, lua_instructions = 1000000 })
+    local r = coax.run(load_recipe(1000), "x", { source = true, replies = { "{}" } })
     assert.are.same({ "ok", "nil" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
-    r = coax.run(recipe_text(1000), "x", { source = true, replies = { "{}" }, lua_instructions = 1000000 })
+    r = coax.run(recipe_text(1000), "x", { source = true, replies = { "{}" } })
     assert.are.equal("ok", r.outcome)
     -- 300,000 tokens at the default budget: parsed, run, its value exact
     r = coax.run("local f = load('local x = 0 ' .. ('x = x + 1 '):rep(60000) .. 'return x') "
@@ -99,5 +99,35 @@ describe("attack 8: the texts of an attempt's messages are read within the memor
       .. "return { { role = 'user', content = ('word '):rep(40) } } end }", "x", { source = true, replies = { "no", "1" } })
     assert.are.same({ "limit", "token budget of 60 would be passed (22 used, 46 more for this call)" },
       { r.outcome, r.error.message })
+  end)
+end)
+
+describe("attack 8: a C function's time is charged when it returns", function()
+  -- Time in C was charged at the count hook, every 1,000 instructions, and
+  -- a loop of four instructions holds 250 calls: string.format("%q") of 8
+  -- MB (130 ms a call) ran 33.8 s, coax.tokens of 16 MB 5.5 s, on a budget
+  -- whose time is 2.5 s. The hook now runs too as a C function returns
+  -- once a coarse clock moved (engine/vendor/lua/src/ldo.c), so the loop
+  -- stops within a call of its budget, whatever each call costs.
+  local LOOP = "local s = ('\\1'):rep(%d) local f = string.format for i = 1, 1e9 do local t = f('%%q', s) end "
+    .. "return { schema = {}, prompt = 'x' }"
+
+  it("a loop of string.format('%q') on 1 MB and on 4 MB stops at the limit in the same work", function()
+    local r
+    local ratio = H.scaling_ratio(function(n)
+      r = coax.run(LOOP:format(n), "x", { source = true, replies = { "{}" }, lua_instructions = 1000000 })
+    end, 1 << 20, 4)
+    assert.are.same({ "limit", "limit", STOPPED }, { r.outcome, r.error.code, (r.error.message:gsub("\n.*", "")) })
+    assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: 1.5 million cheap C calls run within the default budget, their results exact", function()
+    local r = coax.run("local s, n = 'hello world', 0 for i = 1, 5e5 do n = n + #s:sub(2, 5) + select('#', i, i) "
+      .. "+ #tostring(i) end return { schema = {}, prompt = tostring(n) }", "x", { source = true, replies = { "{}" } })
+    assert.are.same({ "ok", "5888895" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
+    -- a formatting loop that ends: its value exact
+    r = coax.run("local n = 0 for i = 1, 100 do n = n + #string.format('%q', ('\\1'):rep(1000)) end "
+      .. "return { schema = {}, prompt = tostring(n) }", "x", { source = true, replies = { "{}" } })
+    assert.are.same({ "ok", "200200" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
   end)
 end)

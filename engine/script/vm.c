@@ -125,10 +125,12 @@ static void stop_if_due(lua_State *L, coax_vm *vm)
     lua_error(L);
 }
 
-/* Runs every HOOK_STEP instructions, and every 1024 tokens Lua parses
-** (the vendored llex.c: a parse is one call in C, whose cost a text can make
-** far larger than its size). A parser's tick, in a C function's frame, ran
-** no instruction: only its time is charged. */
+/* Runs every HOOK_STEP instructions; every 1024 tokens Lua parses (the
+** vendored llex.c: a parse is one call in C, whose cost a text can make far
+** larger than its size); and as a C function returns once the coarse clock
+** moved (the vendored ldo.c: a thousand instructions can hold 250 calls of
+** a costly C function). Those two run in a C function's frame and ran no
+** instruction: only their time is charged. */
 static void hook(lua_State *L, lua_Debug *ar)
 {
     coax_vm *vm = vm_of(L);
