@@ -130,4 +130,10 @@ describe("attack 8: a C function's time is charged when it returns", function()
       .. "return { schema = {}, prompt = tostring(n) }", "x", { source = true, replies = { "{}" } })
     assert.are.same({ "ok", "200200" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
   end)
+
+  it("twin: the engine's own C work (reading a 6 MB reply) is not a script's, whatever its budget", function()
+    local r = coax.run("return { schema = { type = 'array' }, prompt = 'x' }", "x",
+      { source = true, replies = { "[" .. ("1,"):rep(3 << 20) .. "1]" }, lua_instructions = 100000 })
+    assert.are.same({ "ok", (3 << 20) + 1 }, { r.outcome, #r.value })
+  end)
 end)

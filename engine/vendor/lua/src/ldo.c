@@ -520,7 +520,8 @@ l_sinline CallInfo *prepCallInfo (lua_State *L, StkId func, int nret,
 ** a host that charges time through the hook (the engine's VM) charges a C
 ** function's work when it ends rather than up to its count later: a
 ** thousand instructions held 250 calls of string.format("%q") on 4 MB,
-** 64 ms each, and a budget of 2.5 s of C ran for 16 s.
+** 64 ms each, and a budget of 2.5 s of C ran for 16 s. Only functions a
+** Lua function called: those the host's C calls are the host's work.
 */
 #if defined(CLOCK_MONOTONIC_COARSE)
 #define COARSE_CLOCK	CLOCK_MONOTONIC_COARSE
@@ -556,8 +557,8 @@ l_sinline int precallC (lua_State *L, StkId func, int nresults,
   n = (*f)(L);  /* do the actual call */
   lua_lock(L);
   api_checknelems(L, n);
-  if (l_unlikely(L->hookmask & LUA_MASKCOUNT))
-    ctimecheck(L);  /* coax */
+  if (l_unlikely(L->hookmask & LUA_MASKCOUNT) && isLua(ci->previous))
+    ctimecheck(L);  /* coax: a call a script made (not the host's C, which it calls) */
   luaD_poscall(L, ci, n);
   return n;
 }
