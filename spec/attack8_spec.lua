@@ -95,8 +95,9 @@ describe("attack 8: the texts of an attempt's messages are read within the memor
     local r = coax.run("return { schema = { type = 'integer' }, prompt = ('p'):rep(2 << 20) }", "x",
       { source = true, replies = { "no", "no", "7" }, lua_memory = 16 << 20 })
     assert.are.same({ "ok", 7, 3 }, { r.outcome, r.value, #r.attempts })
-    r = coax.run("return { schema = { type = 'integer' }, prompt = 'x', budget = { tokens = 60 }, strategy = function() "
-      .. "return { { role = 'user', content = ('word '):rep(40) } } end }", "x", { source = true, replies = { "no", "1" } })
+    r = coax.run("return { schema = { type = 'integer' }, prompt = 'x', budget = { tokens = 60 }, "
+      .. "strategy = function() return { { role = 'user', content = ('word '):rep(40) } } end }", "x",
+      { source = true, replies = { "no", "1" } })
     assert.are.same({ "limit", "token budget of 60 would be passed (22 used, 46 more for this call)" },
       { r.outcome, r.error.message })
   end)
