@@ -23,7 +23,7 @@
 #include "script/lib.h"
 
 #include <lauxlib.h>
-#include <lstate.h> /* gcemergency: see lua_retrying */
+#include <lstate.h> /* gcemergency: see lua_retrying; CIST_C: see hook */
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,15 +125,21 @@ static void stop_if_due(lua_State *L, coax_vm *vm)
     lua_error(L);
 }
 
+/* Runs every HOOK_STEP instructions; every 1024 tokens Lua parses (the
+** vendored llex.c: a parse is one call in C, whose cost a text can make far
+** larger than its size); and as a C function returns once the coarse clock
+** moved (the vendored ldo.c: a thousand instructions can hold 250 calls of
+** a costly C function). Those two run in a C function's frame and ran no
+** instruction: only their time is charged. */
 static void hook(lua_State *L, lua_Debug *ar)
 {
-    (void)ar;
     coax_vm *vm = vm_of(L);
     uint64_t t = coax_now_ns();
     uint64_t spent = (t - vm->tick_ns) / NS_PER_INSTRUCTION;
     vm->tick_ns = t;
     long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
-    vm->instr_left -= charge > HOOK_STEP ? charge : HOOK_STEP;
+    long ran = ar->i_ci->callstatus & CIST_C ? 0 : HOOK_STEP;
+    vm->instr_left -= charge > ran ? charge : ran;
     stop_if_due(L, vm);
 }
 
@@ -345,10 +351,10 @@ int vm_load_sandboxed(coax_vm *vm, const char *text, size_t len, const char *nam
     lua_State *L = vm->L;
     arm(vm);
     int rc = luaL_loadbufferx(L, text, len, name, "t");
-    if (rc != LUA_OK) {
+    if (rc != LUA_OK) { /* a syntax error, or a stop: the count hook runs while Lua parses */
         set_message(vm, error_text(L));
         lua_pop(L, 1);
-        return failed_as(vm, LIMIT_NONE, rc);
+        return failed_as(vm, vm->limit, rc);
     }
     lua_newtable(L); /* the chunk's own globals */
     lua_newtable(L);
@@ -432,7 +438,7 @@ static int setup(lua_State *L)
 int vm_over_memory_cap(lua_State *L, const char *what, const char *detail)
 {
     vm_of(L)->limit = LIMIT_MEMORY;
-    return luaL_error(L, "%s larger than the Lua memory cap allows (lua_memory%s)", what, detail);
+    return luaL_error(L, VM_OVER_CAP, what, detail);
 }
 
 void vm_interrupt(coax_vm *vm) { vm->interrupted = 1; }

@@ -59,8 +59,11 @@ int vm_call(coax_vm *vm, int nargs, int nresults);
 
 /* Stops the running script as its memory cap does (LIMIT_MEMORY): 'what'
 ** (copied from the script into C, where the cap does not reach) "is larger
-** than the Lua memory cap allows (lua_memory" 'detail' ")". Raises. */
+** than the Lua memory cap allows (lua_memory" 'detail' ")" (VM_OVER_CAP,
+** for C that refuses the same without raising). Raises. */
 int vm_over_memory_cap(lua_State *L, const char *what, const char *detail);
+#define VM_OVER_CAP "%s larger than the Lua memory cap allows (lua_memory%s)"
+
 
 /* Runs f(L) with 'ud' as its one argument (a light userdata) under
 ** vm_call: the way C code of the engine touches the state, since a value

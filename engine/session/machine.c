@@ -441,6 +441,11 @@ static bool within_budget(coax_session *s)
         lua_rawset(L, S);
     }
     int known = lua_gettop(L);
+    /* The bytes of the texts hashed here: the messages an attempt adds may
+    ** take the Lua memory cap (record_messages), and no more is read. One
+    ** long text a strategy listed a million times was hashed a million
+    ** times, past any cap, before the record refused it (64 KiB: 6 s). */
+    size_t hashed = 0;
     lua_pushliteral(L, "messages");
     lua_rawget(L, S);
     lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
@@ -461,6 +466,11 @@ static bool within_budget(coax_session *s)
                 count = (uint64_t)lua_tointeger(L, -1);
             } else { /* estimated once per distinct text (the cache), kept here by position */
                 lua_settop(L, S + 5); /* ... messages, message, content */
+                if ((hashed += lua_rawlen(L, -1)) > s->engine->vm.mem_cap) {
+                    lua_settop(L, top);
+                    session_messages_over_cap(s);
+                    return false;
+                }
                 count = session_estimate_cached(L, cache, -1);
                 lua_pushvalue(L, -1);
                 lua_rawseti(L, known, 2 * i - 1);

@@ -69,6 +69,7 @@ static void put_said(coax_session *s, int which, const char *text, size_t len)
 #define MESSAGES_CAPS 4
 #define TEXT_OF_(x) #x
 #define TEXT_OF(x) TEXT_OF_(x) /* a constant's digits, for a message */
+#define MESSAGES_OVER ": an attempt's may take it, a session's " TEXT_OF(MESSAGES_CAPS) " times it"
 /* The report, in the host's memory, may take this many times the cap
 ** before another attempt starts: each attempt records its reply and its
 ** tool rounds too, so a recipe's agent that returned 20 MB of text (or of
@@ -127,13 +128,19 @@ static int record_messages(lua_State *L)
         session_write_json(s, L, -1, b, said, nsaid);
         lua_pop(L, 1);
         if (b->len > vm->mem_cap || b->len > session_cap - s->messages_total)
-            return vm_over_memory_cap(L, "the messages are",
-                                      ": an attempt's may take it, a session's " TEXT_OF(MESSAGES_CAPS) " times it");
+            return vm_over_memory_cap(L, "the messages are", MESSAGES_OVER);
     }
     coax_buf_putc(b, ']');
     if (b->oom) return luaL_error(L, "out of memory");
     s->messages_total += b->len;
     return 0;
+}
+
+void session_messages_over_cap(coax_session *s)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "messages: " VM_OVER_CAP, "the messages are", MESSAGES_OVER);
+    session_end(s, COAX_FAILURE_SCRIPT_LIMIT, msg);
 }
 
 void session_record_messages(coax_session *s)

@@ -122,6 +122,10 @@ void session_summarize(char *buf, size_t cap, const coax_validation *v);
 ** message once. */
 void session_record_messages(coax_session *s);
 
+/* Ends 's' as session_record_messages does when the messages an attempt
+** adds pass the Lua memory cap (outcome limit), for C that finds so first. */
+void session_messages_over_cap(coax_session *s);
+
 /* The message the session ended with (NUL-terminated), or "". */
 const char *session_ended_reason(coax_session *s);
 

@@ -238,6 +238,42 @@ static void test_lua_instructions(void)
     }
 }
 
+/* A recipe's text whose names are looked up through 190 nested functions
+** of 199 locals each ('uses' of them): its parse, one call in C, ran 11.5 s
+** for 1.7 MB (400,000 uses) before any instruction was counted. The parser
+** runs the count hook (the vendored llex.c), and the parse stops at the
+** budget: outcome limit, not an invalid recipe. (spec/attack8_spec.lua
+** compares the work at two sizes.) */
+static char *nested_recipe(size_t uses)
+{
+    static const char tail[] = " return { schema = { type = 'object' }, prompt = 'x' }";
+    size_t cap = 190 * 1700 + uses * 4 + 190 * 5 + sizeof tail;
+    char *text = malloc(cap), *p = text;
+    for (int d = 0; d < 190; d++) {
+        p += sprintf(p, "local v1");
+        for (int i = 2; i < 200; i++) p += sprintf(p, ",v%d", i);
+        p += sprintf(p, " local function f() ");
+    }
+    for (size_t i = 0; i < uses; i++) p += sprintf(p, "y=y ");
+    for (int d = 0; d < 190; d++) p += sprintf(p, " end ");
+    memcpy(p, tail, sizeof tail);
+    return text;
+}
+
+static void test_lua_instructions_in_the_parser(void)
+{
+    char *text = nested_recipe(400000);
+    ran r = run(text, 0, 1000000);
+    CHECK_INT(r.outcome, COAX_OUTCOME_LIMIT);
+    CHECK(error_says(&r, "\"error\":{\"code\":\"limit\",\"message\":\"recipe: script stopped: Lua instruction limit "
+                         "(1000000) reached\"}"));
+    free(text);
+    text = nested_recipe(100); /* twin: the same shape, short, runs */
+    r = run(text, 0, 0);
+    CHECK_INT(r.outcome, COAX_OUTCOME_OK);
+    free(text);
+}
+
 static void test_lua_memory(void)
 {
     static const char *const recipes[] = {
@@ -337,6 +373,7 @@ static void test_token_budget_and_deadline(void)
     X(test_schema_reference_depth)     \
     X(test_regex_steps)                \
     X(test_lua_instructions)           \
+    X(test_lua_instructions_in_the_parser) \
     X(test_lua_memory)                 \
     X(test_script_schemas_within_lua_memory) \
     X(test_script_calls_free_what_they_made) \
