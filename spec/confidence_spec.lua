@@ -88,7 +88,7 @@ describe("confidence classes", function()
   it("takes a number an open reply ends on only when the model stopped or a space follows", function()
     local reply = '{"name": "x", "transaction_amount": 12'
     local r = coax.extract(reply, schema)
-    assert.are.same({ false, "the reply was cut off: the JSON is incomplete", "closed_bracket", "inferred" },
+    assert.are.same({ false, "the JSON is incomplete: the reply ends inside it", "closed_bracket", "inferred" },
       { r.valid, r.errors[1].error, r.log[1].kind, r.log[1].class })
     assert.is_false(coax.extract(reply .. ".5", schema).valid)
     assert.is_false(coax.extract('[1, 2, 3', '{"type": "array"}').valid)

@@ -136,11 +136,19 @@ describe("coax.extract", function()
       '{"type":"array","items":{"type":"object"}}').value))
   end)
 
-  it("says the reply was cut off when it was", function()
-    local r = coax.extract('{"invoice_id":"INV-7","total":1250,"currency":"USD","status":"op', fixture.schemas.invoice)
-    assert.is_false(r.valid)
-    assert.are.equal("the reply was cut off: the JSON is incomplete", r.errors[1].error)
-    assert.are.equal("", r.errors[1].instanceLocation)
+  -- "cut off" only where the provider said so: a model that stopped with
+  -- its JSON open, or a reply whose finish nobody gave, is told the JSON is
+  -- incomplete, not that its reply was cut
+  it("says the JSON is incomplete, and that the reply was cut off only when the provider said so", function()
+    local reply = '{"invoice_id":"INV-7","total":1250,"currency":"USD","status":"op'
+    local incomplete = "the JSON is incomplete: the reply ends inside it"
+    local cut = "the reply was cut off: the JSON is incomplete"
+    for _, c in ipairs({ { nil, incomplete }, { "stop", incomplete }, { "length", cut } }) do
+      local r = coax.extract(reply, fixture.schemas.invoice, { finish = c[1] })
+      assert.is_false(r.valid)
+      assert.are.equal(c[2], r.errors[1].error, c[1])
+      assert.are.equal("", r.errors[1].instanceLocation)
+    end
   end)
 
   it("takes a schema compiled once (coax.schema) and gives what the table gives, on every case", function()

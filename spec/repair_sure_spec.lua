@@ -52,8 +52,8 @@ describe("coax.repair without a schema", function()
         .. " meant is a guess: '\"a'); send valid JSON" },
       { "[1, 2, ...]", "unreadable text at line 1, column 8 (removed an ellipsis: '...'); send valid JSON" },
       -- cut off, a template, an example
-      { '{"a": "x", "b": tru', "the reply was cut off: the JSON is incomplete" },
-      { '{"n": 12', "the reply was cut off: the JSON is incomplete" },
+      { '{"a": "x", "b": tru', "the JSON is incomplete: the reply ends inside it" },
+      { '{"n": 12', "the JSON is incomplete: the reply ends inside it" },
       { '{"name": "<name>"}', 'a placeholder where a value was due ("<name>"): send the value itself' },
       { 'Example: {"a": 1}', "the only JSON is marked as no answer by a label or a comment before it (Example:,"
         .. " <!--), at line 1, column 10: send the answer itself" },
@@ -190,6 +190,6 @@ describe("coax repair (command) without a guess", function()
     assert.are.equal('{"value":{"a":1},"repairs":1}\n'
       .. '{"error":"the reply holds several values one after another, at line 1, column 1 and at line 1, '
       .. 'column 3: send one value (a list, if they are one answer)"}\n'
-      .. '{"error":"the reply was cut off: the JSON is incomplete"}\n', out)
+      .. '{"error":"the JSON is incomplete: the reply ends inside it"}\n', out)
   end)
 end)

@@ -346,8 +346,12 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
     }
-    if (!s->complete &&
-        (rc = prepend_error(c->arena, &s->validation, "the reply was cut off: the JSON is incomplete")))
+    /* "Cut off" only where the provider said so: a model that stopped with
+    ** a bracket left open (or whose layout says one was lost) is told what
+    ** is wrong with its JSON, not that its reply was cut. */
+    if (!s->complete && (rc = prepend_error(c->arena, &s->validation,
+                                            x->cut_off ? "the reply was cut off: the JSON is incomplete"
+                                                       : "the JSON is incomplete: the reply ends inside it")))
         return rc;
     if (!extract_scalar_alone(x->text, x->len, cand)) {
         const char *msg = prose_error(c->arena, x->text, x->len, cand->start);

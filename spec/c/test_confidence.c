@@ -79,6 +79,9 @@ static void test_extract_options(void)
     const char *open = "{\"n\": 1";
     CHECK_INT(coax_extract(a, s, open, strlen(open), NULL, NULL, &x, NULL), COAX_OK);
     CHECK(!x.valid); /* 1 may have been cut from 12 */
+    CHECK_STR(x.validation.errors[0].message, "the JSON is incomplete: the reply ends inside it");
+    o = (coax_extract_options){COAX_EXTRACT_CUT_OFF, COAX_CLASS_INFERRED}; /* the provider said it cut */
+    CHECK_INT(coax_extract(a, s, open, strlen(open), NULL, &o, &x, NULL), COAX_OK);
     CHECK_STR(x.validation.errors[0].message, "the reply was cut off: the JSON is incomplete");
     o = (coax_extract_options){COAX_EXTRACT_FINISHED, COAX_CLASS_INFERRED}; /* the model stopped there */
     CHECK_INT(coax_extract(a, s, open, strlen(open), NULL, &o, &x, NULL), COAX_OK);
