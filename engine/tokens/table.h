@@ -34,8 +34,14 @@ static inline uint64_t load_le_tail(const unsigned char *s, size_t n)
     return (uint64_t)s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
 }
 
-/* The bytes of a word past the first n (0..7), set. */
-static inline uint64_t past(size_t n) { return ~0ull << (8 * n); }
+/* The bytes of a piece's last word past its end, set: past[n] for a piece
+** of n (0..16) bytes, none when its last word is whole. A load, where the
+** shift by a variable count took four instructions. */
+static const uint64_t past[17] = {
+    ~0ull,       ~0ull << 8,  ~0ull << 16, ~0ull << 24, ~0ull << 32, ~0ull << 40,
+    ~0ull << 48, ~0ull << 56, 0,           ~0ull << 8,  ~0ull << 16, ~0ull << 24,
+    ~0ull << 32, ~0ull << 40, ~0ull << 48, ~0ull << 56, 0,
+};
 
 /* A piece of one word, and a later word into the hash of the words before. */
 static inline uint32_t hash_one(uint64_t word) { return (uint32_t)coax_mum(word, TOK_HASH_K0); }
@@ -50,25 +56,23 @@ static uint32_t tok_hash_any(const unsigned char *s, size_t n, size_t avail)
 {
     if (n <= 8) {
         if (n == 8) return hash_one(load_le8(s));
-        if (!n) return hash_one(~0ull);
-        return hash_one((avail >= 8 ? load_le8(s) : load_le_tail(s, n)) | past(n));
+        if (!n) return hash_one(past[0]);
+        return hash_one((avail >= 8 ? load_le8(s) : load_le_tail(s, n)) | past[n]);
     }
     uint64_t h = load_le8(s);
     for (s += 8, n -= 8, avail -= 8; n >= 8; s += 8, n -= 8, avail -= 8) h = hash_next(h, load_le8(s));
-    if (n) h = hash_next(h, (avail >= 8 ? load_le8(s) : load_le_tail(s, n)) | past(n));
+    if (n) h = hash_next(h, (avail >= 8 ? load_le8(s) : load_le_tail(s, n)) | past[n]);
     return (uint32_t)h;
 }
 
 /* tok_hash_any inline for most pieces: one to eight bytes with eight
-** readable are one load and one multiply, nine to fifteen with sixteen
+** readable are one load and one multiply, nine to sixteen with sixteen
 ** readable two loads and two multiplies (most words of two-byte scripts,
 ** long English words), no loop. 'room': sixteen are known to be readable. */
 static ALWAYS_INLINE uint32_t tok_hash(const unsigned char *s, size_t n, size_t avail, bool room)
 {
-    if (n - 1 < 7 && (room || avail >= 8)) return hash_one(load_le8(s) | past(n));
-    if (n - 9 < 7 && (room || avail >= 16))
-        return (uint32_t)hash_next(load_le8(s), load_le8(s + 8) | past(n - 8));
-    if (n == 8) return hash_one(load_le8(s));
+    if (n - 1 < 8 && (room || avail >= 8)) return hash_one(load_le8(s) | past[n]);
+    if (n - 9 < 8 && (room || avail >= 16)) return (uint32_t)hash_next(load_le8(s), load_le8(s + 8) | past[n]);
     return tok_hash_any(s, n, avail);
 }
 
