@@ -289,7 +289,8 @@ function readTables(file, enc) {
     if (!m) throw new Error(`${file}: no ${enc}_${name}`);
     return Uint16Array.from(m[1].split(',').map((x) => x.trim()).filter(Boolean).map(Number));
   };
-  return { model: { weight: array('weight'), slope: array('slope') }, table: array('common') };
+  const common = array('common'); // power-of-two slots, then perhaps the wrap's copy
+  return { model: { weight: array('weight'), slope: array('slope') }, table: common.subarray(0, 1 << Math.floor(Math.log2(common.length))) };
 }
 
 // Rebuilds 'from.table' under PIECES' hash: every corpus piece whose old
@@ -373,7 +374,12 @@ for (const enc of ['o200k', 'cl100k']) {
   report('evaluation ', evalSet, e.samples, model, table);
   parts.push(cArray('uint16_t', `${enc}_weight`, model.weight, 24));
   parts.push(cArray('uint16_t', `${enc}_slope`, model.slope, 16));
-  parts.push(cArray('uint16_t', `${enc}_common`, table, 16));
+  // the first PROBES - 1 slots again after the last: a probe's one load
+  // near the end reads them in place of its wrap
+  const padded = new Uint16Array(SLOTS + PROBES - 1);
+  padded.set(table);
+  padded.set(table.subarray(0, PROBES - 1), SLOTS);
+  parts.push(cArray('uint16_t', `${enc}_common`, padded, 16));
   parts.push(`const tok_model coax_tok_model_${enc} = {${enc}_weight, ${enc}_slope, ${enc}_common};`);
 }
 

@@ -91,8 +91,9 @@ static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, 
 #define LANES16_LOW 0x0001000100010001u
 #define LANES16_HIGH 0x8000800080008000u
 
-/* The four slots at once, when they do not wrap: the first slot that is
-** empty or holds the fingerprint decides, as in the loop, without a branch.
+/* The four slots at once (the table repeats its first three slots after its
+** last, so four from any slot are one load): the first slot that is empty
+** or holds the fingerprint decides, as in the loop, without a branch.
 ** An entry's fingerprint is never 0, so a slot is empty exactly when its
 ** fingerprint bits are. */
 static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
@@ -102,7 +103,7 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
     if (!fp) fp = 1;
     uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
 #if defined(__SSE2__) && !defined(COAX_TOK_NO_SIMD)
-    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+    {
         /* 16-bit lanes compared in one step (SSE2, which every x86-64 has);
         ** the load clears lanes 4-7, which read as empty and stop the
         ** search past the four. Every lane's tokens where the fingerprint
@@ -120,7 +121,7 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
         return (unsigned)(lanes >> (8 * at & 63)) & 7;
     }
 #elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (slot <= TOK_COMMON_SLOTS - TOK_PROBES) {
+    {
         /* 16-bit lanes of one 64-bit word: (v - 1) & ~v marks a zero lane
         ** exactly at the lowest one; lanes above it may be marked falsely, so
         ** only the lowest counts: its mark isolated (hit & -hit) widens to a
@@ -136,8 +137,9 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
         uint64_t entry = e & ((first << 1) - (first >> 15));
         return (unsigned)(((entry & LANES16_LOW * 3) * LANES16_LOW) >> 48) + (entry != 0);
     }
-#endif
+#else
     return common_lookup_loop(table, slot, fp);
+#endif
 }
 
 #endif

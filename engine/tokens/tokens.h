@@ -121,7 +121,7 @@ enum {
 typedef struct tok_model {
     const uint16_t *weight; /* [TOK_NKEYS] */
     const uint16_t *slope;  /* [TOK_NROWS] per code point beyond TOK_MAXLEN */
-    const uint16_t *common; /* [TOK_COMMON_SLOTS] */
+    const uint16_t *common; /* [TOK_COMMON_SLOTS + TOK_PROBES - 1]: slots 0-2 again */
 } tok_model;
 
 extern const tok_model coax_tok_model_o200k;
