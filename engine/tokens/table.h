@@ -111,8 +111,8 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
         __m128i e = _mm_loadl_epi64((const __m128i *)(const void *)(table + slot));
         __m128i fps = _mm_and_si128(e, _mm_set1_epi16((short)~3));
         __m128i match = _mm_cmpeq_epi16(fps, _mm_set1_epi16((short)(fp << 2)));
-        unsigned stop = (unsigned)_mm_movemask_epi8(match) |
-                        (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(fps, _mm_setzero_si128()));
+        unsigned stop = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(match, _mm_cmpeq_epi16(fps, _mm_setzero_si128())));
         /* two mask bits a lane; when lanes 0-3 go on, lane 4 (at 8) stops
         ** and the shift, taken mod 64, reads lane 0, which matched nothing */
         unsigned at = (unsigned)__builtin_ctz(stop);
