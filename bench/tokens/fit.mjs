@@ -1,7 +1,22 @@
 // Fits the estimator's weights and writes engine/tokens/weights.c.
 //
 //   node fit.mjs PIECES CORPUS_DIR OUT.c
+//   EVAL=weights.c node fit.mjs PIECES CORPUS_DIR
 //
+//   REHASH=OLD_PIECES FROM=weights.c node fit.mjs PIECES CORPUS_DIR OUT.c
+//
+// With REHASH, fits nothing either: keeps FROM's weights and slopes and
+// places its table's entries again by the hash PIECES is built with (after
+// a change of the piece hash), each entry known by the corpus pieces that
+// OLD_PIECES (built with FROM's hash) finds in it; so the estimates of the
+// corpus stay as they were, but where a piece finds no slot or a fingerprint
+// matches falsely, which it counts. The slots of entries no corpus piece
+// finds (fitted on another corpus) and of those that find no slot go to the
+// pieces chooseCommon ranks first, up to FROM's count of entries, with ADD=1.
+// ALSO: more corpus files (JSON lines with a text) to find entries by.
+// With EVAL, fits nothing: reports the errors of the weights and table in
+// that file (PIECES built with the hash they were placed by), so a refit's
+// errors can be set beside the tables it replaces (VERBOSE=1: per category).
 // PIECES is the bench tool that splits text exactly as the library does
 // (pieces.c); CORPUS_DIR holds calib.jsonl (fitted on) and eval.jsonl (only
 // reported, never fitted on). For each encoding:
@@ -25,10 +40,10 @@ const ROWS_WORD = NSCRIPT * NCASE * NPRE, ROWS_PUNCT = NSCRIPT * 8, ROWS_NUM = N
 const ROW_WORD = 0, ROW_PUNCT = ROW_WORD + ROWS_WORD, ROW_NUM = ROW_PUNCT + ROWS_PUNCT;
 const ROW_SPACE = ROW_NUM + ROWS_NUM, ROW_NEWLINE = ROW_SPACE + 3, ROW_CONTR = ROW_NEWLINE + 3;
 const NROWS = ROW_CONTR + 1, NKEYS = NROWS * MAXLEN;
-const SLOTS = +(process.env.SLOTS || 8192), COMMON_MAX = +(process.env.COMMON_MAX || 7000), PROBES = 4, SHRINK = 5;
+const SLOTS = +(process.env.SLOTS || 16384), COMMON_MAX = +(process.env.COMMON_MAX || 7000), PROBES = 4, SHRINK = 5;
 
 const [PIECES, DIR, OUTC] = process.argv.slice(2);
-if (!OUTC) { console.error('usage: node fit.mjs PIECES CORPUS_DIR OUT.c'); process.exit(2); }
+if (!OUTC && !process.env.EVAL) { console.error('usage: node fit.mjs PIECES CORPUS_DIR OUT.c'); process.exit(2); }
 
 function loadCorpus(file) {
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -175,25 +190,49 @@ function chooseCommon(samplesPieces, model) {
   return new Map(ranked.slice(0, COMMON_MAX).map(([h, b]) => [h, b.t]));
 }
 
-// Entries go in by decreasing benefit; one that finds no free slot within
-// PROBES of its hash is left out (and its piece keeps its key's weight).
+// Entries go in by decreasing benefit, each into a free slot within PROBES
+// of its hash, moving placed entries within theirs when that frees one (an
+// augmenting path: as many entries as any placement holds); one that finds
+// none is left out (and its piece keeps its key's weight). Entries then move
+// back while the slot before them is free and within their reach, so none
+// sits after an empty slot of its reach, where the probe, which stops at an
+// empty slot, would not find it.
 function buildTable(common) {
-  const table = new Uint16Array(SLOTS);
-  const kept = new Map();
-  for (const [h, t] of common) {
-    let fp = (h >>> 18) & 0x3fff; if (!fp) fp = 1;
-    let slot = h & (SLOTS - 1), p = 0;
-    while (p < PROBES && table[slot]) { slot = (slot + 1) & (SLOTS - 1); p++; }
-    if (p === PROBES) continue;
-    table[slot] = (fp << 2) | (t - 1);
-    kept.set(h, t);
+  const hashes = [...common.keys()], owner = new Int32Array(SLOTS).fill(-1), seen = new Int32Array(SLOTS).fill(-1);
+  const home = (e) => hashes[e] & (SLOTS - 1);
+  const place = (e, stamp) => {
+    for (let p = 0, slot = home(e); p < PROBES; p++, slot = (slot + 1) & (SLOTS - 1)) {
+      if (seen[slot] === stamp) continue;
+      seen[slot] = stamp;
+      if (owner[slot] < 0 || place(owner[slot], stamp)) { owner[slot] = e; return true; }
+    }
+    return false;
+  };
+  const placed = hashes.map((_, e) => place(e, e));
+  for (let moved = true; moved;) {
+    moved = false;
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const e = owner[slot], before = (slot - 1) & (SLOTS - 1);
+      if (e >= 0 && slot !== home(e) && owner[before] < 0) { owner[before] = e; owner[slot] = -1; moved = true; }
+    }
   }
+  const table = new Uint16Array(SLOTS);
+  for (let slot = 0; slot < SLOTS; slot++) {
+    const e = owner[slot];
+    if (e < 0) continue;
+    const h = hashes[e];
+    let fp = (h >>> 18) & 0x3fff; if (!fp) fp = 1;
+    table[slot] = (fp << 2) | (common.get(h) - 1);
+  }
+  const kept = new Map();
+  for (let e = 0; e < hashes.length; e++) if (placed[e] && lookup(table, hashes[e]) === common.get(hashes[e])) kept.set(hashes[e], common.get(hashes[e]));
   return { table, kept };
 }
 function lookup(table, h) {
   let fp = (h >>> 18) & 0x3fff; if (!fp) fp = 1;
-  let slot = h & (SLOTS - 1);
-  for (let p = 0; p < PROBES; p++, slot = (slot + 1) & (SLOTS - 1)) {
+  const slots = table.length;
+  let slot = h & (slots - 1);
+  for (let p = 0; p < PROBES; p++, slot = (slot + 1) & (slots - 1)) {
     const e = table[slot];
     if (!e) return 0;
     if (e >> 2 === fp) return (e & 3) + 1;
@@ -242,6 +281,73 @@ function cArray(type, name, arr, perLine = 16) {
   return lines.join('\n');
 }
 
+// The weights, slopes and table of 'enc' from a weights.c this tool wrote.
+function readTables(file, enc) {
+  const src = fs.readFileSync(file, 'utf8');
+  const array = (name) => {
+    const m = src.match(new RegExp(`${enc}_${name}\\[\\d+\\] = \\{([^}]*)\\}`));
+    if (!m) throw new Error(`${file}: no ${enc}_${name}`);
+    return Uint16Array.from(m[1].split(',').map((x) => x.trim()).filter(Boolean).map(Number));
+  };
+  const common = array('common'); // power-of-two slots, then perhaps the wrap's copy
+  return { model: { weight: array('weight'), slope: array('slope') }, table: common.subarray(0, 1 << Math.floor(Math.log2(common.length))) };
+}
+
+// Rebuilds 'from.table' under PIECES' hash: every corpus piece whose old
+// hash finds an entry becomes an entry of the new table (most frequent
+// first), with the old entry's tokens.
+function rehash(enc, from, samplesPieces) {
+  const entries = new Map(), usedOld = new Set();
+  const raws = [];
+  const also = (process.env.ALSO || '').split(/\s+/).filter(Boolean);
+  for (const file of [path.join(DIR, 'calib.jsonl'), path.join(DIR, 'eval.jsonl'), ...also]) {
+    const raw = (bin) => {
+      const b = execFileSync(bin, [enc, file], { maxBuffer: 1 << 30 });
+      return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+    };
+    const o = raw(process.env.REHASH), n = raw(PIECES);
+    if (o.length !== n.length) throw new Error(`${file}: the two pieces tools split differently`);
+    raws.push([o, n]);
+    for (let at = 0; at < o.length;) {
+      const np = o[at++];
+      for (let i = 0; i < np; i++, at += 6) {
+        if (o[at] !== n[at] || o[at + 1] !== n[at + 1]) throw new Error(`${file}: pieces differ at ${at}`);
+        if (!o[at + 4]) continue;
+        const t = lookup(from.table, o[at + 3]);
+        if (!t) continue;
+        usedOld.add(o[at + 3]);
+        const e = entries.get(n[at + 3]);
+        if (!e) entries.set(n[at + 3], { t, count: 1 });
+        else if (e.t === t) e.count++;
+        else throw new Error(`${enc}: two pieces of new hash ${n[at + 3]} have ${e.t} and ${t} tokens`);
+      }
+    }
+  }
+  const ranked = [...entries.entries()].sort((a, b) => b[1].count - a[1].count || a[0] - b[0]);
+  const common = new Map(ranked.map(([h, e]) => [h, e.t]));
+  const full = from.table.reduce((a, e) => a + (e !== 0), 0);
+  for (const [h, t] of process.env.ADD ? chooseCommon(samplesPieces, from.model) : []) {
+    if (common.size >= full) break;
+    if (!common.has(h)) common.set(h, t);
+  }
+  const { table, kept } = buildTable(common);
+  let pieces = 0, changed = 0;
+  for (const [o, n] of raws) {
+    for (let at = 0; at < o.length;) {
+      const np = o[at++];
+      for (let i = 0; i < np; i++, at += 6) {
+        if (!o[at + 4]) continue;
+        pieces++;
+        if (lookup(from.table, o[at + 3]) !== lookup(table, n[at + 3])) changed++;
+      }
+    }
+  }
+  const old = ranked.filter(([h]) => kept.has(h)).length;
+  console.error(`  rehash: ${full} entries, ${entries.size} pieces found in them (by ${usedOld.size} hashes), ` +
+    `${old} placed, ${kept.size - old} added; ${changed} of ${pieces} hashed corpus pieces answered differently`);
+  return table;
+}
+
 const calib = loadCorpus(path.join(DIR, 'calib.jsonl'));
 const evalSet = loadCorpus(path.join(DIR, 'eval.jsonl'));
 const parts = [];
@@ -249,26 +355,40 @@ for (const enc of ['o200k', 'cl100k']) {
   const c = piecesOf(enc, path.join(DIR, 'calib.jsonl'), calib);
   const e = piecesOf(enc, path.join(DIR, 'eval.jsonl'), evalSet);
   console.error(`${enc}: pieces agreeing with the real pre-tokenizer: ${(100 * c.agree / c.total).toFixed(3)}% of ${c.total}`);
-  let common = new Map(), table;
-  let model = fit(c.samples, common);
-  for (let round = 0; round < 2; round++) {
-    ({ table, kept: common } = buildTable(chooseCommon(c.samples, model)));
+  let common = new Map(), table, model;
+  if (process.env.EVAL) {
+    ({ model, table } = readTables(process.env.EVAL, enc));
+  } else if (process.env.REHASH) {
+    const from = readTables(process.env.FROM, enc);
+    model = from.model;
+    table = rehash(enc, from, c.samples);
+  } else {
     model = fit(c.samples, common);
+    for (let round = 0; round < 2; round++) {
+      ({ table, kept: common } = buildTable(chooseCommon(c.samples, model)));
+      model = fit(c.samples, common);
+    }
   }
-  console.error(`  common pieces: ${common.size} in ${SLOTS} slots`);
+  if (!process.env.EVAL) console.error(`  common pieces: ${table.reduce((a, e) => a + (e !== 0), 0)} in ${SLOTS} slots`);
   report('calibration', calib, c.samples, model, table);
   report('evaluation ', evalSet, e.samples, model, table);
   parts.push(cArray('uint16_t', `${enc}_weight`, model.weight, 24));
   parts.push(cArray('uint16_t', `${enc}_slope`, model.slope, 16));
-  parts.push(cArray('uint16_t', `${enc}_common`, table, 16));
+  // the first PROBES - 1 slots again after the last: a probe's one load
+  // near the end reads them in place of its wrap
+  const padded = new Uint16Array(SLOTS + PROBES - 1);
+  padded.set(table);
+  padded.set(table.subarray(0, PROBES - 1), SLOTS);
+  parts.push(cArray('uint16_t', `${enc}_common`, padded, 16));
   parts.push(`const tok_model coax_tok_model_${enc} = {${enc}_weight, ${enc}_slope, ${enc}_common};`);
 }
 
+if (process.env.EVAL) process.exit(0);
 const header = `/*
 ** tokens/weights.c: GENERATED by bench/tokens/fit.mjs (make -C bench tokens-fit)
 ** from the corpus of bench/tokens/corpus.mjs and the exact tokenizers of
 ** gpt-tokenizer (bench/tokens/package.json). Do not edit.
-** Per encoding: weights per key (1/${SCALE} token), slopes per row, and the
+**${process.env.REHASH ? ' REHASH: the weights and slopes of the fit before, its table\n** re-placed by the piece hash of table.h and filled up with new pieces.\n**' : ''} Per encoding: weights per key (1/${SCALE} token), slopes per row, and the
 ** fingerprint table of frequent pieces (tokens.h).
 */
 #include "tokens/tokens.h"

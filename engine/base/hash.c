@@ -15,22 +15,6 @@
 #define P1 0xe7037ed1a0b428dbull
 #define P2 0x8ebc6af09c88c6e3ull
 
-/* The 128-bit product of a and b, its halves xored. */
-static uint64_t mum(uint64_t a, uint64_t b)
-{
-#ifdef __SIZEOF_INT128__
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-#else
-    uint64_t ha = a >> 32, la = (uint32_t)a, hb = b >> 32, lb = (uint32_t)b;
-    uint64_t hh = ha * hb, hl = ha * lb, lh = la * hb, ll = la * lb;
-    uint64_t mid = (ll >> 32) + (uint32_t)hl + (uint32_t)lh;
-    uint64_t lo = (mid << 32) | (uint32_t)ll;
-    uint64_t hi = hh + (hl >> 32) + (lh >> 32) + (mid >> 32);
-    return lo ^ hi;
-#endif
-}
-
 static uint64_t r64(const unsigned char *p)
 {
     uint64_t v;
@@ -51,14 +35,14 @@ uint64_t coax_hash_seed(const void *salt)
     int local = 0;
     uint64_t t = 0;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    uint64_t x = mum((uint64_t)(uintptr_t)salt ^ P0, (uint64_t)(uintptr_t)&local ^ P1);
-    return mum(x ^ P2, t ^ P0);
+    uint64_t x = coax_mum((uint64_t)(uintptr_t)salt ^ P0, (uint64_t)(uintptr_t)&local ^ P1);
+    return coax_mum(x ^ P2, t ^ P0);
 }
 
 uint64_t coax_hash_bytes(const void *key, size_t n, uint64_t seed)
 {
     const unsigned char *p = key;
-    uint64_t s = seed ^ mum(seed ^ P0, P1), k = mum(seed ^ P2, P0) ^ P1, a, b;
+    uint64_t s = seed ^ coax_mum(seed ^ P0, P1), k = coax_mum(seed ^ P2, P0) ^ P1, a, b;
     if (n <= 16) {
         if (n >= 4) {
             size_t q = (n >> 3) << 2;
@@ -73,17 +57,17 @@ uint64_t coax_hash_bytes(const void *key, size_t n, uint64_t seed)
     } else {
         size_t i = n;
         while (i > 16) {
-            s = mum(r64(p) ^ k, r64(p + 8) ^ s);
+            s = coax_mum(r64(p) ^ k, r64(p + 8) ^ s);
             p += 16;
             i -= 16;
         }
         a = r64(p + i - 16);
         b = r64(p + i - 8);
     }
-    return mum(k ^ (uint64_t)n, mum(a ^ k, b ^ s));
+    return coax_mum(k ^ (uint64_t)n, coax_mum(a ^ k, b ^ s));
 }
 
 uint64_t coax_hash_mix(uint64_t h, uint64_t seed)
 {
-    return mum(h ^ seed ^ P0, (seed ^ P1) + 0x9E3779B97F4A7C15ull);
+    return coax_mum(h ^ seed ^ P0, (seed ^ P1) + 0x9E3779B97F4A7C15ull);
 }

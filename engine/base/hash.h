@@ -13,6 +13,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The 128-bit product of a and b, its halves xored (the mixing step of the
+** keyed hash, and of the token estimator's piece hash, engine/tokens/table.h);
+** the same value on every platform. */
+static inline uint64_t coax_mum(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+    uint64_t ha = a >> 32, la = (uint32_t)a, hb = b >> 32, lb = (uint32_t)b;
+    uint64_t hh = ha * hb, hl = ha * lb, lh = la * hb, ll = la * lb;
+    uint64_t mid = (ll >> 32) + (uint32_t)hl + (uint32_t)lh;
+    uint64_t lo = (mid << 32) | (uint32_t)ll;
+    uint64_t hi = hh + (hl >> 32) + (lh >> 32) + (mid >> 32);
+    return lo ^ hi;
+#endif
+}
+
 /* A fresh seed: the address 'salt' (a table, a local), the address of a
 ** local of this call and a clock reading, mixed. Thread-safe, no state. */
 uint64_t coax_hash_seed(const void *salt);

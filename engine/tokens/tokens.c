@@ -588,10 +588,12 @@ typedef struct scan_state {
 /* The frequent-piece table's answer is a function of the piece's hash, and
 ** text repeats its pieces (words, keys, indents): a call keeps the answers
 ** it found (on its stack: no state between calls), a hash (low 32 bits) and
-** its tokens (high) a slot, by the hash's low bits; a hit costs a load and
-** a compare where the probe costs about 25 instructions. A slot holds a
-** real answer from the start (hash 0's), so one compare tells a hit. 256
-** slots: 128 and 512 measured more instructions. */
+** its weight (high: the tokens times TOK_SCALE, 0 for none, ready to use) a
+** slot, by the hash's low bits; a hit costs a load and a compare where the
+** probe costs about 20 instructions. A slot holds a real answer from the
+** start (hash 0's), so one compare tells a hit. 256 slots: 128 and 512
+** measured more instructions (512 a hair fewer on long texts since the
+** probe got cheaper, for twice the filling). */
 #define LOOKUP_MEMO 256
 
 /* The end of a piece scanned from i to 'end': adds its weight (after the
@@ -615,20 +617,22 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     ** looked up are of two bytes or more: one compare. */
     if (hashable && (len - 2 <= TOK_HASH_MAX - 2 || (len == 1 && (st->visit || weight < TOK_SCALE)))) {
         hash = tok_hash(s + i, len, st->n - i, room);
+        uint64_t hit; /* the table's weight, 0 for none */
         if (st->seen) {
             uint64_t *slot = &st->seen[hash & (LOOKUP_MEMO - 1)], e = *slot;
             if ((uint32_t)e == hash) {
-                common = (unsigned)(e >> 32);
+                hit = e >> 32;
             } else {
-                common = common_lookup(st->common, hash);
-                *slot = (uint64_t)common << 32 | hash;
+                hit = (uint64_t)common_lookup(st->common, hash) * TOK_SCALE;
+                *slot = hit << 32 | hash;
             }
+            common = (unsigned)(hit / TOK_SCALE);
         } else {
             common = common_lookup(st->common, hash);
+            hit = (uint64_t)common * TOK_SCALE;
         }
         /* a conditional move, not a branch: a hit is as likely as not */
-        uint64_t hit = (uint64_t)common * TOK_SCALE;
-        if (__builtin_expect_with_probability(common != 0, 1, 0.5)) weight = hit;
+        if (__builtin_expect_with_probability(hit != 0, 1, 0.5)) weight = hit;
     }
     /* Byte-level BPE never makes more tokens than bytes. */
     if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
@@ -758,7 +762,7 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
     /* on the stack: the call's own, nothing kept between calls */
     uint64_t seen[LOOKUP_MEMO];
     if (memoize) {
-        uint64_t zero = (uint64_t)common_lookup(m->common, 0) << 32;
+        uint64_t zero = (uint64_t)common_lookup(m->common, 0) * TOK_SCALE << 32;
         /* sixteen bytes a store, unrolled: a short text pays about 150
         ** instructions for it, not 500 */
 #if BYTES16
