@@ -118,6 +118,9 @@ static void stop_if_due(lua_State *L, coax_vm *vm)
     case LIMIT_MEMORY:
         lua_pushliteral(L, "not enough memory");
         break;
+    case LIMIT_RESPONSE:
+        lua_pushstring(L, vm->response_why);
+        break;
     default:
         lua_pushliteral(L, "script stopped: a limit was reached");
         break;
@@ -283,6 +286,13 @@ static void arm(coax_vm *vm)
     vm->tick_ns = coax_now_ns();
 }
 
+/* The message of a stop the script caught and then ended (or yielded)
+** before a tick raised it again. */
+static const char *limit_caught(const coax_vm *vm, int limit)
+{
+    return limit == LIMIT_RESPONSE ? vm->response_why : "script stopped: a Lua limit was reached";
+}
+
 int vm_call(coax_vm *vm, int nargs, int nresults)
 {
     lua_State *L = vm->L;
@@ -297,7 +307,7 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     vm->limit = LIMIT_NONE;
     if (rc == LUA_OK && limit) { /* stopped, but the script caught it somehow */
         lua_pop(L, nresults == LUA_MULTRET ? 0 : nresults);
-        set_message(vm, "script stopped: a Lua limit was reached");
+        set_message(vm, limit_caught(vm, limit));
         return VM_LIMIT;
     }
     if (rc == LUA_OK) return VM_OK;
@@ -333,7 +343,7 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
     int limit = vm->limit;
     vm->limit = LIMIT_NONE;
     if ((rc == LUA_OK || rc == LUA_YIELD) && limit) {
-        set_message(vm, "script stopped: a Lua limit was reached");
+        set_message(vm, limit_caught(vm, limit));
         return VM_LIMIT;
     }
     if (rc == LUA_OK) return VM_OK;
@@ -433,6 +443,15 @@ static int setup(lua_State *L)
     lua_pushliteral(L, "error in error handling");
     luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
+}
+
+int vm_stop_response(lua_State *L, const char *why)
+{
+    coax_vm *vm = vm_of(L);
+    vm->limit = LIMIT_RESPONSE;
+    snprintf(vm->response_why, sizeof vm->response_why, "%s", why);
+    lua_pushstring(L, vm->response_why); /* no position: the message is the same from any agent */
+    return lua_error(L);
 }
 
 int vm_over_memory_cap(lua_State *L, const char *what, const char *detail)

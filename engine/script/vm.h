@@ -27,6 +27,8 @@ typedef struct coax_vm {
     uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
     bool timed;        /* time is charged (not while the engine's setup runs) */
     int limit;         /* LIMIT_*: why the running script was stopped */
+    char response_why[512]; /* LIMIT_RESPONSE's message (vm_stop_response), raised again
+                            ** at each tick of the stop: the script may catch the first */
     volatile sig_atomic_t interrupted; /* set from a signal handler: stop every script */
     int closing;       /* coroutine.close calls in progress, nested */
     bool host_failed;  /* the host's allocator returned NULL since the last call began (set by
@@ -70,6 +72,12 @@ int vm_over_memory_cap(lua_State *L, const char *what, const char *detail);
 ** pushed or a result read outside a protected call may fail to allocate
 ** and Lua's panic aborts. Out of memory there is VM_LIMIT. */
 int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults);
+
+/* Stops the running script as a response past its size cap does
+** (LIMIT_RESPONSE), with 'why' as the message of the stop wherever it
+** ends: the script may catch the first raise, and every tick after raises
+** it again. Raises. */
+int vm_stop_response(lua_State *L, const char *why);
 
 /* Stops every script of the VM at its next instruction tick, now and from
 ** now on (as a limit). Async-signal-safe. */

@@ -23,8 +23,7 @@ static int finish(lua_State *L, coax_session *s)
         char msg[200];
         if (o.fail == PROC_OOM) snprintf(msg, sizeof msg, "coax.command: out of memory reading the output");
         else snprintf(msg, sizeof msg, "coax.command: the output is larger than the limit of %zu bytes", o.cap);
-        vm_of(L)->limit = LIMIT_RESPONSE;
-        return luaL_error(L, "%s", msg); /* the session ends; it frees p */
+        return vm_stop_response(L, msg); /* the session ends; it frees p */
     }
     /* Built while the session still owns p: a memory error on the way
     ** ends the session, which frees it. */

@@ -462,9 +462,7 @@ static int push_news(lua_State *L, coax_session *s)
     const char *why = http_result(r, &resp, &kind, buf);
     if (why && !kind) {
         drop(s);
-        vm_of(L)->limit = LIMIT_RESPONSE;
-        lua_pushstring(L, why); /* no position: the message is the same from any agent */
-        return lua_error(L);
+        return vm_stop_response(L, why);
     }
     lua_pushliteral(L, "done");
     if (why) {
