@@ -89,11 +89,12 @@ typedef struct spending {
 } spending;
 
 /* The state where nothing more is read. */
-#define STREAM_SEEK_DONE 11
+#define STREAM_SEEK_DONE 12
 
 /* Where the JSON starts (seek.c), and the parser reading it (reader.c). */
 enum seek_state {
     SK_PROSE,      /* looking for a value, a fence, a tag */
+    SK_QUOTE,      /* a block begins with U+2018 or U+2019 (seek.c, quoted_block)? its bytes */
     SK_TAG,        /* after '<': a tag's name */
     SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
     SK_FENCE_RUN,  /* a run of backticks or tildes */
@@ -106,6 +107,7 @@ enum seek_state {
     SK_AFTER,      /* the value ended: watching for another that might win */
     SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
 };
+_Static_assert(SK_AFTER + 1 == SK_DONE, "STREAM_SEEK_DONE is the state after the others");
 
 enum parse_state {
     P_VALUE,          /* a value (after ':' or ',' in an array) */

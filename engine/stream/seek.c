@@ -30,10 +30,30 @@ static void begin_candidate(stream_reader *r, coax_source source)
 /* Bytes that matter in prose. */
 static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
 
+/* A block (the reply, a tag's content, the text after reasoning) that
+** begins with a quote other than JSON's: ', a code span's ` or ``, U+2018,
+** U+2019. The lenient parser may read all that follows as one string
+** ('x {"a": 1}' is the text "x {\"a\": 1}", so is `{"a": 1} y`), or as a
+** string left open ('Sure,' {"a": 1} is refused as cut off): no value in the
+** block is certain, so the reader follows nothing in the reply. */
+static bool quoted_block(stream_reader *r)
+{
+    r->stopped = true;
+    r->changed = true;
+    r->seek = SK_DONE;
+    return false;
+}
+
+/* The byte that may begin a block's quote: ', or U+2018/U+2019's first. */
+static bool quote_lead(unsigned char c) { return c == '\'' || c == 0xE2; }
+
 size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len)
 {
     while (i < len && !prose_stops[p[i]]) {
-        if (!is_ws[p[i]]) r->block_start = false;
+        if (!is_ws[p[i]]) {
+            if (r->block_start && quote_lead(p[i])) break; /* seek_byte decides */
+            r->block_start = false;
+        }
         i++;
     }
     return i;
@@ -66,8 +86,23 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->run = 1;
             return false;
         }
+        if (r->block_start && c == '\'') return quoted_block(r);
+        if (r->block_start && c == 0xE2) {
+            r->seek = SK_QUOTE;
+            r->run = 1;
+            return false;
+        }
         if (!is_ws[c]) r->block_start = false;
         return false;
+    case SK_QUOTE: /* E2 80 98 or E2 80 99 */
+        if (r->run == 1 && c == 0x80) {
+            r->run = 2;
+            return false;
+        }
+        if (r->run == 2 && (c == 0x98 || c == 0x99)) return quoted_block(r);
+        r->seek = SK_PROSE;
+        r->block_start = false;
+        return true;
     case SK_BRACKET:
         if (is_ws[c]) return false;
         if (c == '{' || c == '[' || c == '"' || c == ']') {
@@ -121,6 +156,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
             return false;
         }
         if (r->run < 3) {
+            if (r->block_start && r->fence_char == '`') return quoted_block(r); /* a code span */
             r->seek = SK_PROSE;
             r->block_start = false;
             return true;

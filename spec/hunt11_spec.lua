@@ -1,0 +1,79 @@
+-- hunt11: the streaming reader's promise that a part listed complete is the
+-- one the whole reply's extraction takes. Every prefix of many replies is
+-- checked in spec/c/test_stream_property.c; here the inputs that broke it,
+-- and their twins, through `coax extract --partial` and `coax extract`.
+local H = require "helper"
+
+local ANY = "{}"
+local OBJECT = '{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}'
+
+describe("hunt11: a block that opens with a quote other than JSON's", function()
+  local dir
+  setup(function()
+    dir = H.tmpdir()
+    H.write(dir .. "/any.json", ANY)
+    H.write(dir .. "/object.json", OBJECT)
+  end)
+  teardown(function() H.rmtree(dir) end)
+
+  local function partial(text)
+    local out, err, code = H.coax({ "extract", "--partial", "--schema", dir .. "/object.json", "-" }, text)
+    assert.are.same({ "", 0 }, { err, code })
+    return out
+  end
+  local function final(text)
+    local out, err, code = H.coax({ "extract", "--schema", dir .. "/any.json", "-" }, text)
+    return code == 0 and out or err
+  end
+
+  local STOPPED = '{"partial": null, "complete": [], "in_progress": null, "stopped": true}\n'
+  -- The lenient parser reads the reply as one string (or one left open):
+  -- before the fix the reader listed {"a":1} as complete, the root.
+  local broke = {
+    { "'x {\"a\": 1}'", '"x {\\"a\\": 1}"\n' },
+    { '`{"a": 1} and more`', '"{\\"a\\": 1} and more"\n' },
+    { '``{"a": 1}``', '"`{\\"a\\": 1}`"\n' },
+    { "\u{2018}x {\"a\": 1}\u{2019}", '"x {\\"a\\": 1}"\n' },
+    { "\u{2019}x {\"a\": 1}\u{2019}", '"x {\\"a\\": 1}"\n' },
+    { "'x {\"a\": 1}\nmore'", '"x {\\"a\\": 1}\\nmore"\n' },
+    { "'Sure,' {\"a\": 1}",
+      "coax extract: no valid value: at '': the reply was cut off: the JSON is incomplete (2 errors)\n" },
+    { "`x` {\"a\": 1}",
+      "coax extract: no valid value: at '': the reply was cut off: the JSON is incomplete (1 error)\n" },
+  }
+  for _, c in ipairs(broke) do
+    it("follows nothing in " .. c[1], function()
+      assert.are.equal(STOPPED, partial(c[1]))
+      assert.are.equal(c[2], final(c[1]))
+    end)
+  end
+
+  -- A quote at the start of a tag's content or of the text after reasoning
+  -- opens a block too; the reader stops (the extraction may still find the
+  -- object: a stop costs partials, never a value).
+  it("at the start of a tag's content or after reasoning", function()
+    assert.are.equal(STOPPED, partial("<json>'{\"a\": 1} y'</json>"))
+    assert.are.equal('{"a":1}\n', final("<json>'{\"a\": 1} y'</json>"))
+    assert.are.equal(STOPPED, partial("<think>hm</think> 'x {\"a\": 1}'"))
+    assert.are.equal(STOPPED, partial("`{\"a\": 1}`"))
+    assert.are.equal('{"a":1}\n', final("`{\"a\": 1}`"))
+  end)
+
+  -- Twins: a quote that does not open the block, JSON's own quote, a
+  -- typographic double quote, a fence, a tilde: followed as before.
+  local twins = {
+    "it's {\"a\": 1}", "Answer: `{\"a\": 1} and more`", "Answer:\n'x {\"a\": 1}'", "\u{201C}x {\"a\": 1}\u{201D}",
+    '"x {"a": 1}"', "```json\n{\"a\": 1}\n```", "~{\"a\": 1}", "\u{2014} {\"a\": 1}",
+  }
+  for _, t in ipairs(twins) do
+    it("still follows " .. t, function()
+      assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial(t))
+      assert.are.equal('{"a":1}\n', final(t))
+    end)
+  end
+
+  it("a quote after the value changes nothing listed", function()
+    assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial("{\"a\": 1} it's done"))
+    assert.are.equal('{"a":1}\n', final("{\"a\": 1} it's done"))
+  end)
+end)
