@@ -60,15 +60,21 @@ describe("hunt11: a block that opens with a quote other than JSON's", function()
   end)
 
   -- Twins: a quote that does not open the block, JSON's own quote, a
-  -- typographic double quote, a fence, a tilde: followed as before.
+  -- typographic double quote, a fence, a tilde: followed as before. A quote
+  -- right after the value may open another one (below): the reader stops
+  -- there, the root listed before (the extraction takes it).
+  local LISTED = '{"partial": {"a":1}, "complete": [""], "in_progress": null}\n'
+  local LISTED_STOPPED = '{"partial": {"a":1}, "complete": [""], "in_progress": null, "stopped": true}\n'
   local twins = {
-    "it's {\"a\": 1}", "Answer: `{\"a\": 1} and more`", "Answer:\n'x {\"a\": 1}'", "\u{201C}x {\"a\": 1}\u{201D}",
-    '"x {"a": 1}"', "```json\n{\"a\": 1}\n```", "~{\"a\": 1}", "\u{2014} {\"a\": 1}",
+    { "it's {\"a\": 1}", LISTED }, { "Answer: `{\"a\": 1} and more`", LISTED },
+    { "```json\n{\"a\": 1}\n```", LISTED }, { "~{\"a\": 1}", LISTED }, { "\u{2014} {\"a\": 1}", LISTED },
+    { "Answer:\n'x {\"a\": 1}'", LISTED_STOPPED }, { "\u{201C}x {\"a\": 1}\u{201D}", LISTED_STOPPED },
+    { '"x {"a": 1}"', LISTED_STOPPED },
   }
-  for _, t in ipairs(twins) do
-    it("still follows " .. t, function()
-      assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial(t))
-      assert.are.equal('{"a":1}\n', final(t))
+  for _, c in ipairs(twins) do
+    it("still follows " .. c[1], function()
+      assert.are.equal(c[2], partial(c[1]))
+      assert.are.equal('{"a":1}\n', final(c[1]))
     end)
   end
 
@@ -76,4 +82,52 @@ describe("hunt11: a block that opens with a quote other than JSON's", function()
     assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial("{\"a\": 1} it's done"))
     assert.are.equal('{"a":1}\n', final("{\"a\": 1} it's done"))
   end)
+end)
+
+describe("hunt11: another value after the one the reader followed", function()
+  local dir
+  setup(function()
+    dir = H.tmpdir()
+    H.write(dir .. "/array.json", '{"type":"array"}')
+    H.write(dir .. "/any.json", ANY)
+  end)
+  teardown(function() H.rmtree(dir) end)
+
+  local function both(text, schema)
+    local p, err, code = H.coax({ "extract", "--partial", "--schema", dir .. "/" .. schema, "-" }, text)
+    assert.are.same({ "", 0 }, { err, code })
+    local out, err2 = H.coax({ "extract", "--schema", dir .. "/" .. schema, "-" }, text)
+    return p, out ~= "" and out or err2
+  end
+
+  -- A string, number or literal after the value: the text holds several
+  -- values, an array to a schema that takes one. Before the fix the reader
+  -- listed the root as [{"a":1}] and did not stop, as it does for a '{'.
+  local several = {
+    { '{"a": 1} "x"', '[{"a":1},"x"]' }, { "{\"a\": 1} 'x'", '[{"a":1},"x"]' },
+    { '{"a": 1} `x`', '[{"a":1},"x"]' }, { '{"a": 1} 5', '[{"a":1},5]' }, { '{"a": 1} -5', '[{"a":1},-5]' },
+    { '{"a": 1} true', '[{"a":1},true]' }, { '{"a": 1} None', '[{"a":1},null]' },
+    { '{"a": 1}\n\u{2018}x\u{2019}', '[{"a":1},"x"]' }, { '```json\n{"a": 1} 5\n```', '[{"a":1},5]' },
+  }
+  for _, c in ipairs(several) do
+    it("stops at " .. c[1], function()
+      local p, f = both(c[1], "array.json")
+      assert.are.equal('{"partial": [{"a":1}], "complete": [""], "in_progress": null, "stopped": true}\n', p)
+      assert.are.equal(c[2] .. "\n", f)
+    end)
+  end
+
+  -- Twins: prose after the value, a word that starts like a literal, a
+  -- dash, the closing fence, a tag, a code span after the fence.
+  local prose = {
+    "{\"a\": 1} thanks, bye", "{\"a\": 1} truly", "{\"a\": 1} - done", "{\"a\": 1} Hope this helps.",
+    "```json\n{\"a\": 1}\n``` `x`", "<json>{\"a\": 1}</json>", "{\"a\": 1} nothing else",
+  }
+  for _, t in ipairs(prose) do
+    it("follows on after " .. t, function()
+      local p, f = both(t, "array.json")
+      assert.are.equal('{"partial": [{"a":1}], "complete": [""], "in_progress": null}\n', p)
+      assert.are.equal('[{"a":1}]\n', f)
+    end)
+  end
 end)

@@ -253,6 +253,7 @@ static int closes(stream_reader *r, unsigned char c, coax_error *err)
         r->seek = SK_AFTER;
         r->run = 0;
         r->after_text = false;
+        r->nfirst = 0;
         if (r->o.schema) r->root_pending = true; /* the root's value is coax_extract's, at the next partial */
     } else {
         r->pstate = P_AFTER;

@@ -151,6 +151,8 @@ struct stream_reader {
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     bool after_text;        /* after the value: a byte other than a space came */
+    char first[16];         /* after the value: the first text (seek.c, value_follows) */
+    uint8_t nfirst;         /* its length; sizeof first once it is decided */
     const char *literal;    /* the literal being matched ("true"...) */
     uint32_t hex, high;     /* \u escape being read; pending high surrogate */
     unsigned char u8[4];    /* a UTF-8 character being read */

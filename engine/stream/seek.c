@@ -59,6 +59,31 @@ size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len
     return i;
 }
 
+/* The first text after the value, a byte at a time (a bounded window of
+** it): whether it starts another value the lenient parser reads beside
+** this one (a string in any quotes, a number, a literal: repair's own
+** test), so that the text holds several values: an array to a schema that
+** takes one ({"a": 1} "x" is [{"a":1},"x"]), else refused. Backticks are
+** a code span's quotes in a run of one or two (a reply may end after ``, an
+** empty string), a fence in a longer one: either stops the reader, but a
+** fenced candidate's own closing fence. */
+static bool value_follows(stream_reader *r, unsigned char c)
+{
+    if (r->nfirst >= sizeof r->first || (!r->nfirst && is_ws[c])) return false;
+    r->first[r->nfirst++] = (char)c;
+    if (r->first[0] == '`' && r->source != COAX_SOURCE_FENCED) return true;
+    if (r->first[0] == '`') {
+        size_t run = 0;
+        while (run < r->nfirst && r->first[run] == '`') run++;
+        if (run == r->nfirst) return false; /* the run goes on */
+        if (run >= 3) {
+            r->nfirst = sizeof r->first; /* a fence: the reader's own rule */
+            return false;
+        }
+    }
+    return repair_value_starts(r->first, r->first + r->nfirst);
+}
+
 bool seek_byte(stream_reader *r, unsigned char c)
 {
     switch (r->seek) {
@@ -203,6 +228,12 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->run = 0;
         return false;
     case SK_AFTER:
+        if (value_follows(r, c)) {
+            r->stopped = true;
+            r->changed = true;
+            r->seek = SK_DONE;
+            return false;
+        }
         /* Another value, or another block, might be what the extraction
         ** prefers: the reader no longer answers for the reply. A fenced
         ** candidate's own closing fence is expected. A comma right after
