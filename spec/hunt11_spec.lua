@@ -131,3 +131,65 @@ describe("hunt11: another value after the one the reader followed", function()
     end)
   end
 end)
+
+describe("hunt11: JSON the extraction scores as no answer (an example, a draft, a wrong answer)", function()
+  local dir
+  setup(function()
+    dir = H.tmpdir()
+    H.write(dir .. "/object.json", OBJECT)
+  end)
+  teardown(function() H.rmtree(dir) end)
+
+  local function both(text)
+    local p, err, code = H.coax({ "extract", "--partial", "--schema", dir .. "/object.json", "-" }, text)
+    assert.are.same({ "", 0 }, { err, code })
+    local out, err2 = H.coax({ "extract", "--schema", dir .. "/object.json", "-" }, text)
+    return p, out ~= "" and out or err2
+  end
+
+  -- Before the fix the reader followed the example, listed /a = "x" and
+  -- said doomed: stop_early cancelled a reply the extraction accepts, and a
+  -- partial told made the session refuse it.
+  local DOOMED_BEFORE = {
+    "Wrong answer:\n```json\n{\"a\": \"x\"}\n```\nRight:\n```json\n{\"a\": 2}\n```",
+    "<draft>{\"a\": \"x\"}</draft>\n{\"a\": 2}",
+    "<wrong_answer>{\"a\": \"x\"}</wrong_answer><answer>{\"a\": 2}</answer>",
+    "Example:\n{\"a\": \"x\"}\nNow yours:\n{\"a\": 2}",
+    "<!-- {\"a\": \"x\"} --> {\"a\": 2}",
+  }
+  local partials = {
+    '{"partial": null, "complete": [], "in_progress": null, "stopped": true}\n',
+    '{"partial": {"a":2}, "complete": [""], "in_progress": null}\n',
+    '{"partial": {"a":2}, "complete": [""], "in_progress": null}\n',
+    '{"partial": null, "complete": [], "in_progress": null, "stopped": true}\n',
+    '{"partial": null, "complete": [], "in_progress": null, "stopped": true}\n',
+  }
+  for i, t in ipairs(DOOMED_BEFORE) do
+    it("is not doomed by " .. t:gsub("\n", " "), function()
+      local p, f = both(t)
+      assert.are.same({ partials[i], '{"a":2}\n' }, { p, f })
+    end)
+  end
+
+  it("the only JSON, an example: nothing listed, refused by the extraction", function()
+    local p, f = both('Example: {"a": 1}')
+    assert.are.equal('{"partial": null, "complete": [], "in_progress": null, "stopped": true}\n', p)
+    assert.matches("the only JSON is marked as no answer", f, 1, true)
+    p, f = both('<example>{"a": 1}</example>')
+    assert.are.equal('{"partial": null, "complete": [], "in_progress": null}\n', p)
+    assert.matches("the only JSON is in a block whose tag says it holds no answer", f, 1, true)
+  end)
+
+  -- Twins: labels that introduce the answer, a tag that holds it, a word
+  -- inside a sentence.
+  local twins = {
+    "For your input:\n```json\n{\"a\": 2}\n```", "Here: {\"a\": 2}", "<answer>{\"a\": 2}</answer>",
+    "That was wrong; corrected: {\"a\": 2}", "Example 1 was wrong. Final:\n{\"a\": 2}",
+  }
+  for _, t in ipairs(twins) do
+    it("follows " .. t:gsub("\n", " "), function()
+      local p, f = both(t)
+      assert.are.same({ '{"partial": {"a":2}, "complete": [""], "in_progress": null}\n', '{"a":2}\n' }, { p, f })
+    end)
+  end
+end)

@@ -599,8 +599,13 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
     for (size_t i = 0; i < len;) {
         if (r->seek == SK_DONE) break;
         if (r->seek != SK_JSON) {
-            if (r->seek == SK_PROSE && (i = seek_prose(r, p, i, len)) >= len) break; /* the common case */
-            if (!seek_byte(r, p[i])) i++;
+            if (r->seek == SK_PROSE) { /* the common case */
+                size_t from = i;
+                i = seek_prose(r, p, i, len);
+                seek_remember(r, p + from, i - from);
+                if (i >= len) break;
+            }
+            if (!seek_byte(r, p[i])) seek_remember(r, p + i++, 1);
             if (r->seek == SK_JSON && r->bracket_pending) {
                 r->bracket_pending = false;
                 if (r->o.schema) coax_buf_putc(&r->cand, '[');

@@ -151,6 +151,8 @@ struct stream_reader {
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     bool after_text;        /* after the value: a byte other than a space came */
+    char recent[256];       /* the last bytes before the JSON, a ring (seek.c, labelled) */
+    size_t nrecent;         /* bytes put in it, ever */
     char first[16];         /* after the value: the first text (seek.c, value_follows) */
     uint8_t nfirst;         /* its length; sizeof first once it is decided */
     const char *literal;    /* the literal being matched ("true"...) */
@@ -191,6 +193,8 @@ struct stream_reader {
 /* Passes over prose from p[i] up to the next byte that may matter in it;
 ** returns its index (len: none in this piece). */
 size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len);
+/* Keeps bytes the seek read in a window of the last ones (reader.c calls it). */
+void seek_remember(stream_reader *r, const unsigned char *p, size_t n);
 /* One byte outside the candidate. Returns true when it is to be read again
 ** in the state it led to (SK_JSON: the candidate begins with it). */
 bool seek_byte(stream_reader *r, unsigned char c);

@@ -8,6 +8,7 @@
 
 #include "json/parse_scan.h"
 
+#include "extract/coerce.h"
 #include "repair/repair.h"
 
 static bool is_name_char(unsigned char c)
@@ -15,8 +16,46 @@ static bool is_name_char(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-static void begin_candidate(stream_reader *r, coax_source source)
+void seek_remember(stream_reader *r, const unsigned char *p, size_t n)
 {
+    const size_t cap = sizeof r->recent;
+    if (n > cap) {
+        p += n - cap;
+        r->nrecent += n - cap;
+        n = cap;
+    }
+    for (size_t i = 0; i < n; i++) r->recent[(r->nrecent + i) % cap] = (char)p[i];
+    r->nrecent += n;
+}
+
+/* Whether the candidate starting now is marked as no answer by the text
+** before it ("Wrong answer:" above a fence, "Example: {...}", "<!-- {...}"):
+** the extraction scores no such candidate and may take a later one. A
+** prose candidate's '[' (and spaces after it) is its own text. */
+static bool labelled(stream_reader *r, coax_source source, bool bracket)
+{
+    const size_t cap = sizeof r->recent;
+    char before[sizeof r->recent];
+    size_t n = r->nrecent < cap ? r->nrecent : cap;
+    for (size_t i = 0; i < n; i++) before[i] = r->recent[(r->nrecent - n + i) % cap];
+    if (bracket) {
+        while (n && before[n - 1] != '[') n--;
+        if (n) n--;
+    }
+    return extract_labelled_no_answer(before, n, source);
+}
+
+static bool begin_candidate(stream_reader *r, coax_source source)
+{
+    /* a candidate the extraction does not score: the reader follows nothing
+    ** after it either (it cannot tell which later one will be taken) */
+    if ((source == COAX_SOURCE_PROSE || source == COAX_SOURCE_FENCED) &&
+        labelled(r, source, r->seek == SK_BRACKET)) {
+        r->stopped = true;
+        r->changed = true;
+        r->seek = SK_DONE;
+        return false;
+    }
     r->source = (int)source;
     r->seek = SK_JSON;
     r->pstate = P_VALUE;
@@ -24,6 +63,7 @@ static void begin_candidate(stream_reader *r, coax_source source)
     r->held.type = 0xFF;
     r->cand.len = 0;
     r->changed = true;
+    return true;
 }
 
 
@@ -131,7 +171,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
     case SK_BRACKET:
         if (is_ws[c]) return false;
         if (c == '{' || c == '[' || c == '"' || c == ']') {
-            begin_candidate(r, COAX_SOURCE_PROSE);
+            if (!begin_candidate(r, COAX_SOURCE_PROSE)) return false;
             /* the '[' itself, then this byte */
             r->seek = SK_JSON;
             r->bracket_pending = true;
@@ -151,7 +191,11 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->block_start = false;
             return true;
         }
-        if (repair_is_reasoning(r->name, r->nlen)) {
+        /* A reasoning block, or one whose tag says it holds no answer
+        ** (<example>, <draft>, <wrong_answer>): the extraction takes no
+        ** candidate in it (extract.c, unanswering_tag), and the reader
+        ** follows none: up to its closing tag. */
+        if (repair_is_reasoning(r->name, r->nlen) || coerce_not_answer_label(r->name, r->nlen)) {
             /* the closing tag, as the scan looks for it: "</" name ">" */
             memmove(r->name + 2, r->name, r->nlen);
             r->name[0] = '<';

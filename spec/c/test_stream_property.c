@@ -73,6 +73,8 @@ static const char *const bodies[] = {
 static const char *const before[] = {
     "", "Here it is: ", "```json\n", "<think>{\"name\": 1}</think>", "Sure! [1] ", "<json>", "The value {x} is: ",
     "'", "`", "``", "\xE2\x80\x98", "'Sure,' ", "x `", "\xE2\x80\x9C",
+    "<example>{\"name\": 1}</example>", "Example: {\"name\": \"x\", \"age\": \"y\"}\nAnswer: ",
+    "Wrong answer:\n```json\n{\"age\": \"x\"}\n```\nRight:\n```json\n", "<!-- {\"age\": \"x\"} -->",
 };
 static const char *const after[] = {
     "", "\n```", " Hope this helps.", " Sorry, corrected: {\"name\": \"Bob\", \"age\": 2}",
@@ -175,7 +177,7 @@ static void test_arranged(void)
 {
     coax_schema *s = compile(schema_text), *any = compile("{}"), *list = compile("{\"type\":\"array\"}");
     CHECK(s && any && list);
-    char text[512];
+    char text[640];
     nclaims = nfinal = 0;
     for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++)
         for (size_t b = 0; b < sizeof before / sizeof *before; b++)
