@@ -7,12 +7,13 @@ local H = require "helper"
 local ANY = "{}"
 local OBJECT = '{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}'
 
-describe("hunt11: a block that opens with a quote other than JSON's", function()
+describe("hunt11: a block that begins with a value of its own", function()
   local dir
   setup(function()
     dir = H.tmpdir()
-    H.write(dir .. "/any.json", ANY)
+    H.write(dir .. "/array.json", '{"type":"array"}')
     H.write(dir .. "/object.json", OBJECT)
+    H.write(dir .. "/any.json", ANY)
   end)
   teardown(function() H.rmtree(dir) end)
 
@@ -21,14 +22,15 @@ describe("hunt11: a block that opens with a quote other than JSON's", function()
     assert.are.same({ "", 0 }, { err, code })
     return out
   end
-  local function final(text)
-    local out, err, code = H.coax({ "extract", "--schema", dir .. "/any.json", "-" }, text)
+  local function final(text, schema)
+    local out, err, code = H.coax({ "extract", "--schema", dir .. "/" .. (schema or "array.json"), "-" }, text)
     return code == 0 and out or err
   end
 
   local STOPPED = '{"partial": null, "complete": [], "in_progress": null, "stopped": true}\n'
-  -- The lenient parser reads the reply as one string (or one left open):
-  -- before the fix the reader listed {"a":1} as complete, the root.
+  -- The lenient parser reads the block as values one after another, as one
+  -- string, or as a string left open: before the fix the reader listed the
+  -- object inside as the complete root.
   local broke = {
     { "'x {\"a\": 1}'", '"x {\\"a\\": 1}"\n' },
     { '`{"a": 1} and more`', '"{\\"a\\": 1} and more"\n' },
@@ -36,6 +38,10 @@ describe("hunt11: a block that opens with a quote other than JSON's", function()
     { "\u{2018}x {\"a\": 1}\u{2019}", '"x {\\"a\\": 1}"\n' },
     { "\u{2019}x {\"a\": 1}\u{2019}", '"x {\\"a\\": 1}"\n' },
     { "'x {\"a\": 1}\nmore'", '"x {\\"a\\": 1}\\nmore"\n' },
+    { '1. {"a": 1}', '[1.0,{"a":1}]\n' },
+    { '0{"a": 1}', '[0,{"a":1}]\n' },
+    { 'true {"a": 1}', '[true,{"a":1}]\n' },
+    { '<think>x</think>5 {"a": 1}', '[5,{"a":1}]\n' },
     { "'Sure,' {\"a\": 1}",
       "coax extract: no valid value: at '': the reply was cut off: the JSON is incomplete (2 errors)\n" },
     { "`x` {\"a\": 1}",
@@ -44,43 +50,36 @@ describe("hunt11: a block that opens with a quote other than JSON's", function()
   for _, c in ipairs(broke) do
     it("follows nothing in " .. c[1], function()
       assert.are.equal(STOPPED, partial(c[1]))
-      assert.are.equal(c[2], final(c[1]))
+      assert.are.equal(c[2], final(c[1], c[2]:find("^%[") and "array.json" or "any.json"))
     end)
   end
 
-  -- A quote at the start of a tag's content or of the text after reasoning
-  -- opens a block too; the reader stops (the extraction may still find the
-  -- object: a stop costs partials, never a value).
-  it("at the start of a tag's content or after reasoning", function()
-    assert.are.equal(STOPPED, partial("<json>'{\"a\": 1} y'</json>"))
-    assert.are.equal('{"a":1}\n', final("<json>'{\"a\": 1} y'</json>"))
-    assert.are.equal(STOPPED, partial("<think>hm</think> 'x {\"a\": 1}'"))
-    assert.are.equal(STOPPED, partial("`{\"a\": 1}`"))
-    assert.are.equal('{"a":1}\n', final("`{\"a\": 1}`"))
-  end)
+  -- Where the extraction takes the object after all, the stop costs the
+  -- partials, never a value.
+  for _, t in ipairs { '`{"a": 1}`', '200 OK {"a": 1}', '"x {"a": 1}"', "\u{201C}x {\"a\": 1}\u{201D}",
+    "<json>'{\"a\": 1} y'</json>" } do
+    it("stops in " .. t .. ", taken by the extraction", function()
+      assert.are.equal(STOPPED, partial(t))
+      assert.are.equal('{"a":1}\n', final(t, "object.json"))
+    end)
+  end
 
-  -- Twins: a quote that does not open the block, JSON's own quote, a
-  -- typographic double quote, a fence, a tilde: followed as before. A quote
-  -- right after the value may open another one (below): the reader stops
-  -- there, the root listed before (the extraction takes it).
-  local LISTED = '{"partial": {"a":1}, "complete": [""], "in_progress": null}\n'
-  local LISTED_STOPPED = '{"partial": {"a":1}, "complete": [""], "in_progress": null, "stopped": true}\n'
+  -- Twins: prose first, a quote that does not begin the block, a fence, a
+  -- tilde, a dash, a call: followed as before.
   local twins = {
-    { "it's {\"a\": 1}", LISTED }, { "Answer: `{\"a\": 1} and more`", LISTED },
-    { "```json\n{\"a\": 1}\n```", LISTED }, { "~{\"a\": 1}", LISTED }, { "\u{2014} {\"a\": 1}", LISTED },
-    { "Answer:\n'x {\"a\": 1}'", LISTED_STOPPED }, { "\u{201C}x {\"a\": 1}\u{201D}", LISTED_STOPPED },
-    { '"x {"a": 1}"', LISTED_STOPPED },
+    "it's {\"a\": 1}", "Sure! {\"a\": 1}", "Answer: `{\"a\": 1} and more`", "```json\n{\"a\": 1}\n```",
+    "~{\"a\": 1}", "\u{2014} {\"a\": 1}", "json({\"a\": 1})", "<answer>{\"a\": 1}</answer>",
   }
-  for _, c in ipairs(twins) do
-    it("still follows " .. c[1], function()
-      assert.are.equal(c[2], partial(c[1]))
-      assert.are.equal('{"a":1}\n', final(c[1]))
+  for _, t in ipairs(twins) do
+    it("still follows " .. t, function()
+      assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial(t))
+      assert.are.equal('{"a":1}\n', final(t, "object.json"))
     end)
   end
 
   it("a quote after the value changes nothing listed", function()
     assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial("{\"a\": 1} it's done"))
-    assert.are.equal('{"a":1}\n', final("{\"a\": 1} it's done"))
+    assert.are.equal('{"a":1}\n', final("{\"a\": 1} it's done", "object.json"))
   end)
 end)
 

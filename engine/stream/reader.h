@@ -89,12 +89,11 @@ typedef struct spending {
 } spending;
 
 /* The state where nothing more is read. */
-#define STREAM_SEEK_DONE 12
+#define STREAM_SEEK_DONE 11
 
 /* Where the JSON starts (seek.c), and the parser reading it (reader.c). */
 enum seek_state {
     SK_PROSE,      /* looking for a value, a fence, a tag */
-    SK_QUOTE,      /* a block begins with U+2018 or U+2019 (seek.c, quoted_block)? its bytes */
     SK_TAG,        /* after '<': a tag's name */
     SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
     SK_FENCE_RUN,  /* a run of backticks or tildes */
@@ -153,6 +152,8 @@ struct stream_reader {
     bool after_text;        /* after the value: a byte other than a space came */
     char recent[256];       /* the last bytes before the JSON, a ring (seek.c, labelled) */
     size_t nrecent;         /* bytes put in it, ever */
+    size_t block_at;        /* nrecent where the block (the reply, a tag's content...) began */
+    char lead[32];          /* the block's first bytes (seek.c, block_of_values) */
     char first[16];         /* after the value: the first text (seek.c, value_follows) */
     uint8_t nfirst;         /* its length; sizeof first once it is decided */
     const char *literal;    /* the literal being matched ("true"...) */

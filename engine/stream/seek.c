@@ -18,6 +18,10 @@ static bool is_name_char(unsigned char c)
 
 void seek_remember(stream_reader *r, const unsigned char *p, size_t n)
 {
+    if (r->nrecent - r->block_at < sizeof r->lead) { /* the block's first bytes */
+        size_t at = r->nrecent - r->block_at, k = sizeof r->lead - at < n ? sizeof r->lead - at : n;
+        memcpy(r->lead + at, p, k);
+    }
     const size_t cap = sizeof r->recent;
     if (n > cap) {
         p += n - cap;
@@ -45,12 +49,33 @@ static bool labelled(stream_reader *r, coax_source source, bool bracket)
     return extract_labelled_no_answer(before, n, source);
 }
 
+/* Whether the block the candidate is in begins with a value of its own
+** (repair's test over its first bytes, past spaces and a byte order mark):
+** then the lenient parser reads the block as values one after another, or
+** as one string, and the candidate may be one of them (1. {"a": 1} is
+** [1.0,{"a":1}] to a schema that takes an array), part of a string ('x {"a":
+** 1}' is the text) or of one left open ('Sure,' {"a": 1} is refused as cut
+** off): the reader follows nothing in it. A first text read as prose
+** ("Sure", "200 OK") is not one. */
+static bool block_of_values(const stream_reader *r)
+{
+    size_t n = r->nrecent - r->block_at < sizeof r->lead ? r->nrecent - r->block_at : sizeof r->lead, i = 0;
+    for (;;) {
+        while (i < n && is_ws[(unsigned char)r->lead[i]]) i++;
+        if (n - i >= 3 && !memcmp(r->lead + i, "\xEF\xBB\xBF", 3)) i += 3;
+        else break;
+    }
+    return repair_value_starts(r->lead + i, r->lead + n);
+}
+
 static bool begin_candidate(stream_reader *r, coax_source source)
 {
-    /* a candidate the extraction does not score: the reader follows nothing
-    ** after it either (it cannot tell which later one will be taken) */
-    if ((source == COAX_SOURCE_PROSE || source == COAX_SOURCE_FENCED) &&
-        labelled(r, source, r->seek == SK_BRACKET)) {
+    /* a candidate the extraction does not score, or one inside a block of
+    ** values: the reader follows nothing after it either (it cannot tell
+    ** which later one will be taken) */
+    if ((source == COAX_SOURCE_PROSE && block_of_values(r)) ||
+        ((source == COAX_SOURCE_PROSE || source == COAX_SOURCE_FENCED) &&
+         labelled(r, source, r->seek == SK_BRACKET))) {
         r->stopped = true;
         r->changed = true;
         r->seek = SK_DONE;
@@ -70,30 +95,10 @@ static bool begin_candidate(stream_reader *r, coax_source source)
 /* Bytes that matter in prose. */
 static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
 
-/* A block (the reply, a tag's content, the text after reasoning) that
-** begins with a quote other than JSON's: ', a code span's ` or ``, U+2018,
-** U+2019. The lenient parser may read all that follows as one string
-** ('x {"a": 1}' is the text "x {\"a\": 1}", so is `{"a": 1} y`), or as a
-** string left open ('Sure,' {"a": 1} is refused as cut off): no value in the
-** block is certain, so the reader follows nothing in the reply. */
-static bool quoted_block(stream_reader *r)
-{
-    r->stopped = true;
-    r->changed = true;
-    r->seek = SK_DONE;
-    return false;
-}
-
-/* The byte that may begin a block's quote: ', or U+2018/U+2019's first. */
-static bool quote_lead(unsigned char c) { return c == '\'' || c == 0xE2; }
-
 size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len)
 {
     while (i < len && !prose_stops[p[i]]) {
-        if (!is_ws[p[i]]) {
-            if (r->block_start && quote_lead(p[i])) break; /* seek_byte decides */
-            r->block_start = false;
-        }
+        if (!is_ws[p[i]]) r->block_start = false;
         i++;
     }
     return i;
@@ -151,23 +156,8 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->run = 1;
             return false;
         }
-        if (r->block_start && c == '\'') return quoted_block(r);
-        if (r->block_start && c == 0xE2) {
-            r->seek = SK_QUOTE;
-            r->run = 1;
-            return false;
-        }
         if (!is_ws[c]) r->block_start = false;
         return false;
-    case SK_QUOTE: /* E2 80 98 or E2 80 99 */
-        if (r->run == 1 && c == 0x80) {
-            r->run = 2;
-            return false;
-        }
-        if (r->run == 2 && (c == 0x98 || c == 0x99)) return quoted_block(r);
-        r->seek = SK_PROSE;
-        r->block_start = false;
-        return true;
     case SK_BRACKET:
         if (is_ws[c]) return false;
         if (c == '{' || c == '[' || c == '"' || c == ']') {
@@ -206,6 +196,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->seek = SK_REASONING;
         } else {
             r->block_start = true; /* a tag's content: any value */
+            r->block_at = r->nrecent + 1; /* after this '>' */
         }
         return false;
     case SK_REASONING:
@@ -214,6 +205,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
             if (++r->run == r->nlen) {
                 r->seek = SK_PROSE;
                 r->block_start = true; /* the text after reasoning may be one value */
+                r->block_at = r->nrecent + 1;
             }
         } else {
             r->run = c == '<' ? 1 : 0;
@@ -225,7 +217,6 @@ bool seek_byte(stream_reader *r, unsigned char c)
             return false;
         }
         if (r->run < 3) {
-            if (r->block_start && r->fence_char == '`') return quoted_block(r); /* a code span */
             r->seek = SK_PROSE;
             r->block_start = false;
             return true;

@@ -208,10 +208,10 @@ static void test_mutated(void)
     static const char *const bits[] = {
         "\"", "'", ",", ":", "{", "}", "[", "]", " ", "\n", "1", "0", ".", "e", "-", "+", "\\", "u", "t", "n", "/",
         "*", "#", "`", "<", ">", "\xC3\xA9", "\\u", "\\ud83d", "000", ",000", " 000", "true", "//", "```", "\xC3",
-        "\xF0\x9F", "\"x\"", "\"age\"", ": 5", ", \"age\": 3", "\xE2\x80\x98",
+        "\xF0\x9F", "\"x\"", "\"age\"", ": 5", ", \"age\": 3", "\xE2\x80\x98", "null", "Example:\n", "<draft>",
     };
-    coax_schema *s = compile(schema_text), *any = compile("{}");
-    CHECK(s && any);
+    coax_schema *s = compile(schema_text), *any = compile("{}"), *list = compile("{\"type\":\"array\"}");
+    CHECK(s && any && list);
     unsigned seed = 11;
 #define NEXT(n) ((seed = seed * 1103515245u + 12345u), (size_t)((seed >> 16) % (n)))
     char text[512], tmp[512];
@@ -227,8 +227,10 @@ static void test_mutated(void)
         }
         check(NULL, any, text);
         check(s, any, text);
+        check(list, any, text);
     }
 #undef NEXT
+    coax_schema_free(list);
     coax_schema_free(s);
     coax_schema_free(any);
 }
