@@ -89,13 +89,14 @@ typedef struct spending {
 } spending;
 
 /* The state where nothing more is read. */
-#define STREAM_SEEK_DONE 11
+#define STREAM_SEEK_DONE 12
 
 /* Where the JSON starts (seek.c), and the parser reading it (reader.c). */
 enum seek_state {
     SK_PROSE,      /* looking for a value, a fence, a tag */
     SK_TAG,        /* after '<': a tag's name */
     SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
+    SK_TAG_BODY,   /* after a tag that says it holds no answer: does JSON start its content? */
     SK_FENCE_RUN,  /* a run of backticks or tildes */
     SK_FENCE_LANG, /* a fence's language */
     SK_FENCE_EOL,  /* spaces after the language */

@@ -182,10 +182,13 @@ bool seek_byte(stream_reader *r, unsigned char c)
             return true;
         }
         /* A reasoning block, or one whose tag says it holds no answer
-        ** (<example>, <draft>, <wrong_answer>): the extraction takes no
+        ** (<example>, <draft>, <wrong_answer>) when its content starts
+        ** with JSON (the scan's tagged block): the extraction takes no
         ** candidate in it (extract.c, unanswering_tag), and the reader
         ** follows none: up to its closing tag. */
-        if (repair_is_reasoning(r->name, r->nlen) || coerce_not_answer_label(r->name, r->nlen)) {
+        r->block_at = r->nrecent + 1; /* after this '>' */
+        bool reasoning = repair_is_reasoning(r->name, r->nlen);
+        if (reasoning || coerce_not_answer_label(r->name, r->nlen)) {
             /* the closing tag, as the scan looks for it: "</" name ">" */
             memmove(r->name + 2, r->name, r->nlen);
             r->name[0] = '<';
@@ -193,12 +196,21 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->name[r->nlen + 2] = '>';
             r->nlen += 3;
             r->run = 0;
-            r->seek = SK_REASONING;
+            r->seek = reasoning ? SK_REASONING : SK_TAG_BODY;
         } else {
             r->block_start = true; /* a tag's content: any value */
-            r->block_at = r->nrecent + 1; /* after this '>' */
         }
         return false;
+    case SK_TAG_BODY:
+        if (is_ws[c]) return false;
+        if (c == '{' || c == '[') {
+            r->seek = SK_REASONING;
+            return false;
+        }
+        /* prose in the tag: its spans are candidates as anywhere */
+        r->seek = SK_PROSE;
+        r->block_start = true;
+        return true;
     case SK_REASONING:
         /* '<' appears only first in the closing tag: a mismatch restarts. */
         if ((char)c == r->name[r->run]) {
