@@ -202,3 +202,41 @@ describe("hunt11: JSON the extraction scores as no answer (an example, a draft, 
     end)
   end
 end)
+
+describe("hunt11: stop_early on a reply whose first JSON is no answer", function()
+  local coax = require "coax"
+  local dir
+  setup(function()
+    dir = H.tmpdir()
+    H.write(dir .. "/p.json", '{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},'
+      .. '"required":["name","age"]}')
+  end)
+  teardown(function() H.rmtree(dir) end)
+
+  -- The recipe's own agent streams the reply three bytes a piece. Before
+  -- the fix the example's "x" doomed the reply: cancelled, 1 attempt spent,
+  -- where the extraction of the whole reply takes the answer after it.
+  local replies = {
+    '<draft>{"name": "X", "age": "x"}</draft>\n{"name": "Ada", "age": 36}',
+    'Wrong answer:\n```json\n{"name": "X", "age": "x"}\n```\nRight:\n```json\n{"name": "Ada", "age": 36}\n```',
+  }
+  for _, text in ipairs(replies) do
+    it("takes the answer: " .. text:gsub("\n", " "), function()
+      H.write(dir .. "/r.lua", ([[return { schema = "p.json", prompt = "x", max_attempts = 1,
+  stream = { every_ms = 0, stop_early = true },
+  agent = { stream = true, call = function(request)
+    local t = %q
+    for i = 1, #t, 3 do request.on_text(t:sub(i, i + 2)) end
+    return { text = t }
+  end } }]]):format(text))
+      local e = coax.engine()
+      local s = e:session(dir .. "/r.lua", "x")
+      local status = s:run()
+      local report = s:report()
+      assert.are.same({ "ok", { name = "Ada", age = 36 }, #text },
+        { status, s:value(), report.attempts[1].bytes_received })
+      assert.is_nil(report.attempts[1].stopped_early)
+      e:close()
+    end)
+  end
+end)
