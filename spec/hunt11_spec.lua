@@ -38,7 +38,6 @@ describe("hunt11: a block that begins with a value of its own", function()
     { "\u{2018}x {\"a\": 1}\u{2019}", '"x {\\"a\\": 1}"\n' },
     { "\u{2019}x {\"a\": 1}\u{2019}", '"x {\\"a\\": 1}"\n' },
     { "'x {\"a\": 1}\nmore'", '"x {\\"a\\": 1}\\nmore"\n' },
-    { '1. {"a": 1}', '[1.0,{"a":1}]\n' },
     { '0{"a": 1}', '[0,{"a":1}]\n' },
     { 'true {"a": 1}', '[true,{"a":1}]\n' },
     { '<think>x</think>5 {"a": 1}', '[5,{"a":1}]\n' },
@@ -56,7 +55,8 @@ describe("hunt11: a block that begins with a value of its own", function()
 
   -- Where the extraction takes the object after all, the stop costs the
   -- partials, never a value.
-  for _, t in ipairs { '`{"a": 1}`', '200 OK {"a": 1}', '"x {"a": 1}"', "\u{201C}x {\"a\": 1}\u{201D}",
+  for _, t in ipairs { '`{"a": 1}`', '200 OK {"a": 1}', 'json({"a": 1})', '"x {"a": 1}"',
+    "\u{201C}x {\"a\": 1}\u{201D}",
     "<json>'{\"a\": 1} y'</json>" } do
     it("stops in " .. t .. ", taken by the extraction", function()
       assert.are.equal(STOPPED, partial(t))
@@ -64,11 +64,25 @@ describe("hunt11: a block that begins with a value of its own", function()
     end)
   end
 
+  -- A numbered list's marker is no value (repair_value_starts): before the
+  -- fix "1. {...}" was [1.0,{"a":1}] to a schema that takes an array, and
+  -- a list of two objects [1.0,{"a":1},2.0,{"a":2}] (a lossless number_format).
+  it("reads 1. as a list's marker, not a number", function()
+    assert.are.equal('{"partial": {"a":1}, "complete": [""], "in_progress": null}\n', partial('1. {"a": 1}'))
+    assert.are.equal('[{"a":1}]\n', final('1. {"a": 1}', "array.json"))
+    assert.matches("the reply holds two different answers", final('1. {"a": 1}\n2. {"a": 2}', "array.json"), 1, true)
+    assert.are.equal("coax extract: no JSON value found in 4 bytes of text\n", final("3. 5", "array.json"))
+    -- twins: a number and a period at the end of its line, 1.5, a cut 5.
+    assert.are.equal("[5.0]\n", final("5. ", "array.json"))
+    assert.are.equal("[1.5,{\"a\":1}]\n", final('1.5 {"a": 1}', "array.json"))
+    assert.are.equal(STOPPED, partial('1.5 {"a": 1}'))
+  end)
+
   -- Twins: prose first, a quote that does not begin the block, a fence, a
   -- tilde, a dash, a call: followed as before.
   local twins = {
     "it's {\"a\": 1}", "Sure! {\"a\": 1}", "Answer: `{\"a\": 1} and more`", "```json\n{\"a\": 1}\n```",
-    "~{\"a\": 1}", "\u{2014} {\"a\": 1}", "json({\"a\": 1})", "<answer>{\"a\": 1}</answer>",
+    "~{\"a\": 1}", "\u{2014} {\"a\": 1}", "<answer>{\"a\": 1}</answer>",
   }
   for _, t in ipairs(twins) do
     it("still follows " .. t, function()

@@ -57,15 +57,18 @@ static bool labelled(stream_reader *r, coax_source source, bool bracket)
 ** 1}' is the text) or of one left open ('Sure,' {"a": 1} is refused as cut
 ** off): the reader follows nothing in it. A first text read as prose
 ** ("Sure", "200 OK") is not one. */
-static bool block_of_values(const stream_reader *r)
+static bool block_of_values(const stream_reader *r, char first)
 {
+    char lead[sizeof r->lead + 1]; /* and the candidate's first byte: "1. {" is a list's item */
     size_t n = r->nrecent - r->block_at < sizeof r->lead ? r->nrecent - r->block_at : sizeof r->lead, i = 0;
+    memcpy(lead, r->lead, n);
+    if (first) lead[n++] = first; /* a prose '[' is in the lead already */
     for (;;) {
-        while (i < n && is_ws[(unsigned char)r->lead[i]]) i++;
-        if (n - i >= 3 && !memcmp(r->lead + i, "\xEF\xBB\xBF", 3)) i += 3;
+        while (i < n && is_ws[(unsigned char)lead[i]]) i++;
+        if (n - i >= 3 && !memcmp(lead + i, "\xEF\xBB\xBF", 3)) i += 3;
         else break;
     }
-    return repair_value_starts(r->lead + i, r->lead + n);
+    return repair_value_starts(lead + i, lead + n);
 }
 
 static bool begin_candidate(stream_reader *r, coax_source source)
@@ -73,7 +76,7 @@ static bool begin_candidate(stream_reader *r, coax_source source)
     /* a candidate the extraction does not score, or one inside a block of
     ** values: the reader follows nothing after it either (it cannot tell
     ** which later one will be taken) */
-    if ((source == COAX_SOURCE_PROSE && block_of_values(r)) ||
+    if ((source == COAX_SOURCE_PROSE && block_of_values(r, r->seek == SK_BRACKET ? 0 : '{')) ||
         ((source == COAX_SOURCE_PROSE || source == COAX_SOURCE_FENCED) &&
          labelled(r, source, r->seek == SK_BRACKET))) {
         r->stopped = true;
