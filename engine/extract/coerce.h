@@ -148,6 +148,13 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
 bool coerce_not_answer_label(const char *key, size_t klen);
 
+/* Whether a candidate of 'source' (prose, fenced) that starts right after
+** before[0..len) is marked as no answer by what stands before it ("Wrong
+** answer:", "Example:" on the line above, a comment opening on its line):
+** extract.c's own test, for the streaming reader, which keeps the text
+** before a candidate in a window (a window too short only says no). */
+bool extract_labelled_no_answer(const char *before, size_t len, coax_source source);
+
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
 /* The integer text of an integral number text ("2.0" -> "2", "1e3" ->

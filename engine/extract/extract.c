@@ -707,6 +707,12 @@ static bool unanswering_prose(const char *text, size_t len, const coax_candidate
     return unanswering_label(text, b, e);
 }
 
+bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)
+{
+    coax_candidate c = {.source = source, .start = len};
+    return unanswering_prose(before, len, &c);
+}
+
 /* Whether candidate i is scored: the repair's own choice, sequences, and
 ** the last MAX_SCORED from 'first' on; never a block whose tag says it
 ** holds no answer, nor prose a label or a comment marks so. */

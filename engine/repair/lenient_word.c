@@ -802,6 +802,16 @@ static bool value_resumes(const char *p, const char *e)
 
 bool repair_closed_early(const char *p, const char *e) { return members_follow(p, e) || value_resumes(p, e); }
 
+/* Whether p starts a numbered list's marker: digits, a period, spaces and
+** more on the line ("1. {...}" is an item, not the number 1.0 and a value). */
+static bool list_marker(const char *p, const char *end)
+{
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (end - p < 2 || *p != '.' || (p[1] != ' ' && p[1] != '\t')) return false;
+    for (p++; p < end && (*p == ' ' || *p == '\t'); p++) {}
+    return p < end && *p != '\n' && *p != '\r';
+}
+
 bool repair_value_starts(const char *p, const char *end)
 {
 again:
@@ -809,6 +819,7 @@ again:
     unsigned char c = (unsigned char)*p;
     uint32_t q;
     if (c == '{' || c == '[' || quote_at(p, end, &q)) return true;
+    if (c >= '0' && c <= '9' && list_marker(p, end)) return false;
     if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
         const char *d = p + (c == '-' || c == '+');
         if (d < end && *d == '.') d++;

@@ -253,6 +253,7 @@ static int closes(stream_reader *r, unsigned char c, coax_error *err)
         r->seek = SK_AFTER;
         r->run = 0;
         r->after_text = false;
+        r->nfirst = 0;
         if (r->o.schema) r->root_pending = true; /* the root's value is coax_extract's, at the next partial */
     } else {
         r->pstate = P_AFTER;
@@ -598,8 +599,13 @@ coax_code stream_feed(stream_reader *r, const char *piece, size_t len, coax_erro
     for (size_t i = 0; i < len;) {
         if (r->seek == SK_DONE) break;
         if (r->seek != SK_JSON) {
-            if (r->seek == SK_PROSE && (i = seek_prose(r, p, i, len)) >= len) break; /* the common case */
-            if (!seek_byte(r, p[i])) i++;
+            if (r->seek == SK_PROSE) { /* the common case */
+                size_t from = i;
+                i = seek_prose(r, p, i, len);
+                seek_remember(r, p + from, i - from);
+                if (i >= len) break;
+            }
+            if (!seek_byte(r, p[i])) seek_remember(r, p + i++, 1);
             if (r->seek == SK_JSON && r->bracket_pending) {
                 r->bracket_pending = false;
                 if (r->o.schema) coax_buf_putc(&r->cand, '[');

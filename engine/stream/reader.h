@@ -89,13 +89,14 @@ typedef struct spending {
 } spending;
 
 /* The state where nothing more is read. */
-#define STREAM_SEEK_DONE 11
+#define STREAM_SEEK_DONE 12
 
 /* Where the JSON starts (seek.c), and the parser reading it (reader.c). */
 enum seek_state {
     SK_PROSE,      /* looking for a value, a fence, a tag */
     SK_TAG,        /* after '<': a tag's name */
     SK_REASONING,  /* inside a reasoning block: looking for its closing tag */
+    SK_TAG_BODY,   /* after a tag that says it holds no answer: does JSON start its content? */
     SK_FENCE_RUN,  /* a run of backticks or tildes */
     SK_FENCE_LANG, /* a fence's language */
     SK_FENCE_EOL,  /* spaces after the language */
@@ -106,6 +107,7 @@ enum seek_state {
     SK_AFTER,      /* the value ended: watching for another that might win */
     SK_DONE = STREAM_SEEK_DONE /* stopped or failed: nothing more is read */
 };
+_Static_assert(SK_AFTER + 1 == SK_DONE, "STREAM_SEEK_DONE is the state after the others");
 
 enum parse_state {
     P_VALUE,          /* a value (after ':' or ',' in an array) */
@@ -149,6 +151,12 @@ struct stream_reader {
     bool bracket_pending;   /* a '[' in prose turned out to start the candidate */
     bool closing_seen;      /* after the value: the fenced candidate's closing fence passed */
     bool after_text;        /* after the value: a byte other than a space came */
+    char recent[256];       /* the last bytes before the JSON, a ring (seek.c, labelled) */
+    size_t nrecent;         /* bytes put in it, ever */
+    size_t block_at;        /* nrecent where the block (the reply, a tag's content...) began */
+    char lead[32];          /* the block's first bytes (seek.c, block_of_values) */
+    char first[16];         /* after the value: the first text (seek.c, value_follows) */
+    uint8_t nfirst;         /* its length; sizeof first once it is decided */
     const char *literal;    /* the literal being matched ("true"...) */
     uint32_t hex, high;     /* \u escape being read; pending high surrogate */
     unsigned char u8[4];    /* a UTF-8 character being read */
@@ -187,6 +195,8 @@ struct stream_reader {
 /* Passes over prose from p[i] up to the next byte that may matter in it;
 ** returns its index (len: none in this piece). */
 size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len);
+/* Keeps bytes the seek read in a window of the last ones (reader.c calls it). */
+void seek_remember(stream_reader *r, const unsigned char *p, size_t n);
 /* One byte outside the candidate. Returns true when it is to be read again
 ** in the state it led to (SK_JSON: the candidate begins with it). */
 bool seek_byte(stream_reader *r, unsigned char c);

@@ -8,6 +8,7 @@
 
 #include "json/parse_scan.h"
 
+#include "extract/coerce.h"
 #include "repair/repair.h"
 
 static bool is_name_char(unsigned char c)
@@ -15,8 +16,74 @@ static bool is_name_char(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-static void begin_candidate(stream_reader *r, coax_source source)
+void seek_remember(stream_reader *r, const unsigned char *p, size_t n)
 {
+    if (r->nrecent - r->block_at < sizeof r->lead) { /* the block's first bytes */
+        size_t at = r->nrecent - r->block_at, k = sizeof r->lead - at < n ? sizeof r->lead - at : n;
+        memcpy(r->lead + at, p, k);
+    }
+    const size_t cap = sizeof r->recent;
+    if (n > cap) {
+        p += n - cap;
+        r->nrecent += n - cap;
+        n = cap;
+    }
+    for (size_t i = 0; i < n; i++) r->recent[(r->nrecent + i) % cap] = (char)p[i];
+    r->nrecent += n;
+}
+
+/* Whether the candidate starting now is marked as no answer by the text
+** before it ("Wrong answer:" above a fence, "Example: {...}", "<!-- {...}"):
+** the extraction scores no such candidate and may take a later one. A
+** prose candidate's '[' (and spaces after it) is its own text. */
+static bool labelled(stream_reader *r, coax_source source, bool bracket)
+{
+    const size_t cap = sizeof r->recent;
+    char before[sizeof r->recent];
+    size_t n = r->nrecent < cap ? r->nrecent : cap;
+    for (size_t i = 0; i < n; i++) before[i] = r->recent[(r->nrecent - n + i) % cap];
+    if (bracket) {
+        while (n && before[n - 1] != '[') n--;
+        if (n) n--;
+    }
+    return extract_labelled_no_answer(before, n, source);
+}
+
+/* Whether the block the candidate is in begins with a value of its own
+** (repair's test over its first bytes, past spaces and a byte order mark):
+** then the lenient parser reads the block as values one after another, or
+** as one string, and the candidate may be one of them (1. {"a": 1} is
+** [1.0,{"a":1}] to a schema that takes an array), part of a string ('x {"a":
+** 1}' is the text) or of one left open ('Sure,' {"a": 1} is refused as cut
+** off): the reader follows nothing in it. A first text read as prose
+** ("Sure", "200 OK") is not one. */
+static bool block_of_values(const stream_reader *r, char first)
+{
+    char lead[sizeof r->lead + 1]; /* and the candidate's first byte: "1. {" is a list's item */
+    size_t n = r->nrecent - r->block_at < sizeof r->lead ? r->nrecent - r->block_at : sizeof r->lead, i = 0;
+    memcpy(lead, r->lead, n);
+    if (first) lead[n++] = first; /* a prose '[' is in the lead already */
+    for (;;) {
+        while (i < n && is_ws[(unsigned char)lead[i]]) i++;
+        if (n - i >= 3 && !memcmp(lead + i, "\xEF\xBB\xBF", 3)) i += 3;
+        else break;
+    }
+    return repair_value_starts(lead + i, lead + n);
+}
+
+static bool begin_candidate(stream_reader *r, coax_source source)
+{
+    /* a candidate the extraction does not score, or one inside a block of
+    ** values: the reader follows nothing after it either (it cannot tell
+    ** which later one will be taken) */
+    if ((source == COAX_SOURCE_PROSE && block_of_values(r, r->seek == SK_BRACKET ? 0 : '{')) ||
+        ((source == COAX_SOURCE_PROSE || source == COAX_SOURCE_FENCED) &&
+         labelled(r, source, r->seek == SK_BRACKET))) {
+        r->stopped = true;
+        r->changed = true;
+        r->seek = SK_DONE;
+        return false;
+    }
     r->source = (int)source;
     r->seek = SK_JSON;
     r->pstate = P_VALUE;
@@ -24,6 +91,7 @@ static void begin_candidate(stream_reader *r, coax_source source)
     r->held.type = 0xFF;
     r->cand.len = 0;
     r->changed = true;
+    return true;
 }
 
 
@@ -37,6 +105,31 @@ size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len
         i++;
     }
     return i;
+}
+
+/* The first text after the value, a byte at a time (a bounded window of
+** it): whether it starts another value the lenient parser reads beside
+** this one (a string in any quotes, a number, a literal: repair's own
+** test), so that the text holds several values: an array to a schema that
+** takes one ({"a": 1} "x" is [{"a":1},"x"]), else refused. Backticks are
+** a code span's quotes in a run of one or two (a reply may end after ``, an
+** empty string), a fence in a longer one: either stops the reader, but a
+** fenced candidate's own closing fence. */
+static bool value_follows(stream_reader *r, unsigned char c)
+{
+    if (r->nfirst >= sizeof r->first || (!r->nfirst && is_ws[c])) return false;
+    r->first[r->nfirst++] = (char)c;
+    if (r->first[0] == '`' && r->source != COAX_SOURCE_FENCED) return true;
+    if (r->first[0] == '`') {
+        size_t run = 0;
+        while (run < r->nfirst && r->first[run] == '`') run++;
+        if (run == r->nfirst) return false; /* the run goes on */
+        if (run >= 3) {
+            r->nfirst = sizeof r->first; /* a fence: the reader's own rule */
+            return false;
+        }
+    }
+    return repair_value_starts(r->first, r->first + r->nfirst);
 }
 
 bool seek_byte(stream_reader *r, unsigned char c)
@@ -71,7 +164,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
     case SK_BRACKET:
         if (is_ws[c]) return false;
         if (c == '{' || c == '[' || c == '"' || c == ']') {
-            begin_candidate(r, COAX_SOURCE_PROSE);
+            if (!begin_candidate(r, COAX_SOURCE_PROSE)) return false;
             /* the '[' itself, then this byte */
             r->seek = SK_JSON;
             r->bracket_pending = true;
@@ -91,7 +184,14 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->block_start = false;
             return true;
         }
-        if (repair_is_reasoning(r->name, r->nlen)) {
+        /* A reasoning block, or one whose tag says it holds no answer
+        ** (<example>, <draft>, <wrong_answer>) when its content starts
+        ** with JSON (the scan's tagged block): the extraction takes no
+        ** candidate in it (extract.c, unanswering_tag), and the reader
+        ** follows none: up to its closing tag. */
+        r->block_at = r->nrecent + 1; /* after this '>' */
+        bool reasoning = repair_is_reasoning(r->name, r->nlen);
+        if (reasoning || coerce_not_answer_label(r->name, r->nlen)) {
             /* the closing tag, as the scan looks for it: "</" name ">" */
             memmove(r->name + 2, r->name, r->nlen);
             r->name[0] = '<';
@@ -99,17 +199,28 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->name[r->nlen + 2] = '>';
             r->nlen += 3;
             r->run = 0;
-            r->seek = SK_REASONING;
+            r->seek = reasoning ? SK_REASONING : SK_TAG_BODY;
         } else {
             r->block_start = true; /* a tag's content: any value */
         }
         return false;
+    case SK_TAG_BODY:
+        if (is_ws[c]) return false;
+        if (c == '{' || c == '[') {
+            r->seek = SK_REASONING;
+            return false;
+        }
+        /* prose in the tag: its spans are candidates as anywhere */
+        r->seek = SK_PROSE;
+        r->block_start = true;
+        return true;
     case SK_REASONING:
         /* '<' appears only first in the closing tag: a mismatch restarts. */
         if ((char)c == r->name[r->run]) {
             if (++r->run == r->nlen) {
                 r->seek = SK_PROSE;
                 r->block_start = true; /* the text after reasoning may be one value */
+                r->block_at = r->nrecent + 1;
             }
         } else {
             r->run = c == '<' ? 1 : 0;
@@ -167,6 +278,12 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->run = 0;
         return false;
     case SK_AFTER:
+        if (value_follows(r, c)) {
+            r->stopped = true;
+            r->changed = true;
+            r->seek = SK_DONE;
+            return false;
+        }
         /* Another value, or another block, might be what the extraction
         ** prefers: the reader no longer answers for the reply. A fenced
         ** candidate's own closing fence is expected. A comma right after

@@ -26,9 +26,12 @@
 **   is not complete yet not at all; an item in progress only at its own
 **   index (not after earlier items that are not shown).
 ** - When the reader meets text it cannot read with certainty (anything but
-**   strict JSON inside the candidate, a duplicate key, a lone surrogate...),
-**   it stops following the reply: later partials are the last one
-**   (stopped = true). A candidate is never dropped for a later one: the
+**   strict JSON inside the candidate, a duplicate key, a lone surrogate...;
+**   JSON in a block that begins with a value of its own, or that a label
+**   before it marks as no answer; a value after the one it followed), it
+**   stops following the reply: later partials are the last one
+**   (stopped = true). A tag that says it holds no answer (<example>) is
+**   skipped as reasoning is. A candidate is never dropped for a later one: the
 **   lenient parser may read the failed text as the answer. The final value comes from coax_extract
 **   over the whole reply, never from the reader (stream_root_extract gives the reader's call of
 **   it when the whole reply is the candidate: the same call, made once).
