@@ -239,6 +239,20 @@ static size_t ellipsis_at(const char *p, const char *e)
     return (b1 == 0x80 && (b2 == 0xA6 || b2 == 0xA5)) || (b1 == 0x8B && (b2 == 0xAF || b2 == 0xAE)) ? 3 : 0;
 }
 
+/* Whether a comma missing before p, in the container top, has one
+** reading. Not where two quotes meet ("a""b": a doubled quote may be an
+** escape, as in CSV, not two strings), nor after a string that kept an
+** unescaped quote (where it ended was itself a guess: "a "b" c" "d", which
+** quote closes?), nor before an item in doubt; and a member or an item
+** starts at p. */
+bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
+{
+    uint32_t q;
+    bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
+    bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
+    return !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) && lp_member_starts(p, ps->e, top->object);
+}
+
 /* Skips the ')' of function-call wrappers around a finished value. */
 static void close_parens(lp *ps, unsigned *paren)
 {
@@ -398,14 +412,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            /* "a""b": a doubled quote may be an escape (CSV), not two strings;
-            ** and after a string that kept an unescaped quote, where it ended
-            ** was itself a guess ("a "b" c" "d": which quote closes?). */
-            bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, e, &q);
-            bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-            bool clear = !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) &&
-                         lp_member_starts(p, e, top->object);
-            note_as(ps, RK_MISSING_COMMA, class_if(!clear), p);
+            note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;

@@ -221,6 +221,11 @@ member_after_spaces:
         goto key;
     }
     if (c == '}' && closes_here(ps, top)) goto close;
+    if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* a member after a missing comma: parse_one's way */
+        note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
+        comma = NULL;
+        goto key;
+    }
     goto stop;
 item: /* after '[' or ',' in an array */
     st = ST_VALUE;
@@ -296,6 +301,11 @@ item_after_spaces:
         goto item;
     }
     if (c == ']' && closes_here(ps, top)) goto close;
+    if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* an item after a missing comma: parse_one's way */
+        note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
+        comma = NULL;
+        goto item;
+    }
     goto stop;
 open: /* '{' or '[' at p, a member's value or an item */
     ps->p = p;
