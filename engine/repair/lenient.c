@@ -45,6 +45,9 @@ static inline void skip_space(lp *ps)
     skip_space_slow(ps);
 }
 
+/* skip_space for the fast loop (lenient_fast.c), at a comment before a key. */
+void lp_skip_space(lp *ps) { skip_space(ps); }
+
 /* A comment from 'at' to 'end'. One that runs into the end of the text
 ** inside a value may have swallowed what was meant to follow
 ** ({"id": 7, "priority": 2 # high, "owner": "bob"}: the owner, and the

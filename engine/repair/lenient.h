@@ -160,6 +160,9 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p);
 ** (then logged as inferred, else as invented): parse_one's test, and the
 ** fast loop's before a quote or a word. */
 bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p);
+/* Skips spaces, comments and Unicode spaces at ps->p, logging what is not
+** JSON, as parse_one does between tokens. */
+void lp_skip_space(lp *ps);
 
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);

@@ -126,6 +126,12 @@ key: /* after '{' or ',' in an object */
             ps->p = p;
             if (!lp_ident_key(ps, e, SIZE_MAX, &key)) goto stop;
             p = ps->p;
+        } else if (c == '/' || c == '#') { /* a comment before a key: parse_one's skip_space, then this way again */
+            ps->p = p;
+            lp_skip_space(ps);
+            if (ps->p == p) goto stop;
+            p = ps->p;
+            goto key;
         } else {
             goto stop;
         }
