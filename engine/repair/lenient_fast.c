@@ -128,7 +128,7 @@ key: /* after '{' or ',' in an object */
             p = ps->p;
         } else if (c == '/' || c == '#') { /* a comment before a key: parse_one's skip_space, then this way again */
             ps->p = p;
-            lp_skip_space(ps);
+            lp_skip_space_slow(ps); /* skip_space's way at a '/' or a '#' */
             if (ps->p == p) goto stop;
             p = ps->p;
             goto key;
