@@ -57,6 +57,16 @@ static inline __attribute__((always_inline)) const char *line_spaces(const char 
     return plain_spaces(p, e);
 }
 
+/* A quoted key lp_plain_string_next leaves (after an invented repair, or
+** with escapes, other quotes, control characters): parse_one's way,
+** lp_parse_string and push_key, out of the loop's way. */
+static __attribute__((noinline)) coax_code slow_key(lp *ps, lopen *top, size_t koff)
+{
+    coax_value key;
+    coax_code rc = lp_parse_string(ps, CTX_KEY, &key);
+    return rc ? rc : push_member(ps, top, key.u.text, key.len, koff, key.flags & COAX_VF_INVENTED);
+}
+
 /* Whether the loop closes the innermost container: not the outermost
 ** (parse_one finishes the value there), nor one inside a function-call
 ** wrapper (parse_one skips its ')' after the container). */
@@ -119,8 +129,13 @@ key: /* after '{' or ',' in an object */
         ** no string limit to ask (SIZE_MAX): parse_one runs this loop only
         ** on a text no longer than max_string */
         char next = 0; /* the byte after a quoted key */
-        if (__builtin_expect(c == '"' || c == '\'', 1) &&
-            (after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next))) {
+        if (__builtin_expect(c == '"' || c == '\'', 1)) {
+            if (__builtin_expect(!(after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next)), 0)) {
+                ps->p = p;
+                if ((rc = slow_key(ps, top, koff))) return rc;
+                p = ps->p;
+                goto pushed;
+            }
             p = after;
         } else if (is_ident((unsigned char)c) && !is_digit(c)) {
             ps->p = p;
@@ -140,6 +155,7 @@ key: /* after '{' or ',' in an object */
             ps->p = p; /* nomem's offset */
             return nomem(ps);
         }
+    pushed:
         comma = NULL;
         /* mostly the colon at once: colon's way without its spaces */
         if (__builtin_expect(next == ':', 1) || (p < e && *p == ':')) {
