@@ -530,7 +530,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
-    size_t i = 0, whole;
+    size_t i = 0, whole = SIZE_MAX;
     /* Lazily, the text that begins with a value past its last block byte
     ** gives the whole text's candidate alone: the spans of its prose count
     ** only when that candidate has text left over, and the caller then
