@@ -338,7 +338,8 @@ open: /* '{' or '[' at p, a member's value or an item */
     if (c == '{') goto key;
     goto item;
 close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close's way for a bracket that matches */
-    lp_closer_layout(ps, top, p);
+    /* only a closer after spaces or a line break can have a layout to go by */
+    if (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') lp_closer_layout(ps, top, p);
     ps->p = ++p;
     ps->st = st;
     if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */
