@@ -1,6 +1,7 @@
 /*
 ** lenient.c: the lenient parser (lenient.h; strings are read by
-** lenient_string.c, numbers and bare words by lenient_word.c).
+** lenient_string.c, numbers and bare words by lenient_word.c, spaces and
+** comments by lenient_space.c).
 **
 ** A state machine over an explicit stack (nesting is input-controlled), in
 ** the shape of the strict parser, that accepts what language models write
@@ -15,23 +16,9 @@
 #include "repair/lenient_token.h"
 #include "base/bytes.h"
 
-/* ---- spaces and comments ------------------------------------------------- */
-
-/* A Unicode space outside strings: returns its byte length, or 0. */
-static size_t unicode_space(const char *p, const char *e, bool *bom)
-{
-    uint32_t cp;
-    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    if (!n) return 0;
-    *bom = cp == 0xFEFF;
-    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
-        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-        return n;
-    return 0;
-}
+/* ---- spaces ------------------------------------------------------------- */
 
 /* Skips whitespace, comments and Unicode spaces, logging what is not JSON. */
-static void skip_space_slow(lp *ps);
 static inline void skip_space(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
@@ -42,201 +29,7 @@ static inline void skip_space(lp *ps)
         ps->p = p;
         if (p < e && !space_start[(unsigned char)*p]) return;
     }
-    skip_space_slow(ps);
-}
-
-/* A comment from 'at' to 'end'. One that runs into the end of the text
-** inside a value may have swallowed what was meant to follow
-** ({"id": 7, "priority": 2 # high, "owner": "bob"}: the owner, and the
-** closing brace, were text of the comment): closing what is open after it
-** is then a guess. */
-static bool only_space(const char *s, const char *t);
-static size_t ellipsis_at(const char *p, const char *e);
-
-static inline bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
-
-/* Whether the n letters at p are the lowercase word w, in any case. */
-static bool letters_are(const char *p, const char *w, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        if ((p[k] | 0x20) != w[k]) return false;
-    return true;
-}
-
-/* Whether the word p[0..len) says something was left out; after_so: the
-** word before it was "so". */
-static bool elision_word(const char *p, size_t len, bool after_so)
-{
-    switch (len) {
-    case 2: return after_so && letters_are(p, "on", 2);
-    case 3: return letters_are(p, "etc", 3);
-    case 4: return letters_are(p, "more", 4) || letters_are(p, "omit", 4) || letters_are(p, "rest", 4) ||
-                   letters_are(p, "snip", 4) || letters_are(p, "todo", 4);
-    case 5: return after_so && letters_are(p, "forth", 5);
-    case 6: return letters_are(p, "elided", 6) || letters_are(p, "others", 6) || letters_are(p, "repeat", 6);
-    case 7: return letters_are(p, "omitted", 7) || letters_are(p, "similar", 7) || letters_are(p, "snipped", 7) ||
-                   letters_are(p, "skipped", 7) || letters_are(p, "brevity", 7) || letters_are(p, "partial", 7) ||
-                   letters_are(p, "excerpt", 7);
-    case 8: return letters_are(p, "abridged", 8) || letters_are(p, "continue", 8);
-    case 9: return letters_are(p, "truncated", 9) || letters_are(p, "remaining", 9) || letters_are(p, "shortened", 9) ||
-                   letters_are(p, "continues", 9) || letters_are(p, "continued", 9);
-    case 11: return letters_are(p, "abbreviated", 11) || letters_are(p, "placeholder", 11);
-    default: return false;
-    }
-}
-
-/* A comment that says the model left content out, as an ellipsis does
-** ([1, 2 // and 20 more], {"a": 1 # other fields omitted}): removing it
-** would accept the part as the whole. Whole words, any case ("so on" and
-** "so forth" as "so" then the word); two dots or U+2026 anywhere. Such a
-** remark is short: the look is bounded, as comments are common and one may
-** run to the end of a one-line reply (a sentence's worth: "the full list
-** goes on with many other identifiers, omitted here"). 'e': the text's end. */
-#if BYTES16
-/* The letters (is_alpha_ascii's), dots and 0xE2 bytes of s[0..n) (n at
-** most 120, the text ending at e) as bit masks, bytes 0-63 in word 0 and
-** 64-127 in word 1: the look asks about a comment's words, which a byte at
-** a time cost seven instructions a byte. */
-static void comment_masks(const char *s, size_t n, const char *e, uint64_t alpha[2], uint64_t dot[2],
-                          uint64_t e2[2])
-{
-    alpha[0] = alpha[1] = dot[0] = dot[1] = e2[0] = e2[1] = 0;
-    for (size_t k = 0; k < n; k += 16) {
-        __m128i w;
-        if (e - (s + k) >= 16) {
-            w = bytes16_load(s + k);
-        } else { /* the text's last bytes */
-            char pad[16] = {0};
-            memcpy(pad, s + k, (size_t)(e - (s + k)));
-            w = bytes16_load(pad);
-        }
-        /* (c | 0x20) - 'a' below 26, unsigned */
-        __m128i l = _mm_sub_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-        unsigned h = (unsigned)(k >> 6), at = (unsigned)(k & 63);
-        alpha[h] |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(25)), l)) << at;
-        dot[h] |= (uint64_t)bytes16_eq(w, '.') << at;
-        e2[h] |= (uint64_t)bytes16_eq(w, (char)0xE2) << at;
-    }
-    unsigned h = n >= 64, cut = (unsigned)(n - 64 * h); /* bits from n on: none (cut is below 64) */
-    uint64_t keep = ((uint64_t)1 << cut) - 1;
-    alpha[h] &= keep;
-    dot[h] &= keep;
-    e2[h] &= keep;
-}
-
-/* The byte loop's answer (below, for builds without SSE2): any of the
-** events it returns on, wherever they are, from the masks. */
-static bool comment_elides(const char *s, const char *t, const char *e)
-{
-    size_t n = t - s > 120 ? 120 : (size_t)(t - s);
-    uint64_t a[2], d[2], x[2];
-    comment_masks(s, n, e, a, d, x);
-    if ((d[0] & (d[0] >> 1 | d[1] << 63)) | (d[1] & d[1] >> 1)) return true; /* two dots, both before t */
-    for (unsigned h = 0; h < 2; h++)
-        for (uint64_t m = x[h]; m; m &= m - 1)
-            if (ellipsis_at(s + 64 * h + (unsigned)__builtin_ctzll(m), s + n)) return true;
-    bool after_so = false; /* the last word was "so" */
-    size_t prev_end = 0;   /* just past the last word */
-    for (unsigned h = 0; h < 2; h++) {
-        /* a word starts at a letter after a byte that is none (the last
-        ** byte of word 0 comes before word 1's first) */
-        uint64_t starts = a[h] & ~(a[h] << 1 | (h ? a[0] >> 63 : 0));
-        for (; starts; starts &= starts - 1) {
-            unsigned k = (unsigned)__builtin_ctzll(starts);
-            size_t i = 64 * h + k;
-            uint64_t rest = ~(a[h] >> k);
-            size_t len = rest ? (size_t)__builtin_ctzll(rest) : 64;
-            if (!h && len == 64 - k) len += (size_t)__builtin_ctzll(~a[1]); /* on into word 1 (never all letters) */
-            bool so = after_so;
-            for (size_t j = prev_end; so && j < i; j++) so = s[j] == ' '; /* only spaces since "so" */
-            if (elision_word(s + i, len, so)) return true;
-            after_so = len == 2 && letters_are(s + i, "so", 2);
-            prev_end = i + len;
-        }
-    }
-    return false;
-}
-#else
-static bool comment_elides(const char *s, const char *t, const char *e)
-{
-    if (t - s > 120) t = s + 120;
-    bool after_so = false;
-    for (const char *p = s; p < t;) {
-        unsigned char c = (unsigned char)*p;
-        if (!is_alpha_ascii((char)c)) {
-            if ((c == '.' && t - p >= 2 && p[1] == '.') || (c == 0xE2 && ellipsis_at(p, t))) return true;
-            after_so &= c == ' ';
-            p++;
-            continue;
-        }
-        const char *q = p + 1;
-        while (q < t && is_alpha_ascii(*q)) q++;
-        size_t len = (size_t)(q - p);
-        if (elision_word(p, len, after_so)) return true;
-        after_so = len == 2 && letters_are(p, "so", 2);
-        p = q;
-    }
-    return false;
-}
-#endif
-
-static void note_comment(lp *ps, const char *at, const char *end)
-{
-    /* only spaces after it (a reply's last new line): its first non-space
-    ** ends the look, so the looks of all comments are linear together */
-    bool swallowed = ps->nopens && only_space(end, ps->e) &&
-                     memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
-    bool elides = ps->nopens && comment_elides(at, end, ps->e);
-    note_as(ps, RK_COMMENT, swallowed || elides ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
-}
-
-static void skip_space_slow(lp *ps)
-{
-    const char *p = ps->p, *e = ps->e;
-    for (;;) {
-        p = skip_ws_run(p, e);
-        if (p >= e) break;
-        bool closed;
-        const char *end = lp_comment_end(p, e, &closed);
-        if (end != p) {
-            note_comment(ps, p, end);
-            p = end;
-            continue;
-        }
-        if ((unsigned char)*p >= 0x80) {
-            bool bom;
-            size_t n = unicode_space(p, e, &bom);
-            if (n) {
-                note(ps, bom ? RK_BYTE_ORDER_MARK : RK_UNICODE_WHITESPACE, p);
-                p += n;
-                continue;
-            }
-        }
-        break;
-    }
-    ps->p = p;
-}
-
-/* Whether s..t holds nothing but whitespace. */
-static bool only_space(const char *s, const char *t)
-{
-    for (; s < t; s++)
-        if (!ws_tab[(unsigned char)*s]) return false;
-    return true;
-}
-
-/* An ellipsis ("...", U+2026, or the two-dot leader U+2025 and the
-** midline and vertical ellipses U+22EF, U+22EE) at p: its length, or 0. */
-static size_t ellipsis_at(const char *p, const char *e)
-{
-    if (e - p >= 3 && p[0] == '.' && p[1] == '.' && p[2] == '.') {
-        size_t n = 3;
-        while (p + n < e && p[n] == '.') n++;
-        return n;
-    }
-    if (e - p < 3 || (unsigned char)p[0] != 0xE2) return 0;
-    unsigned char b1 = (unsigned char)p[1], b2 = (unsigned char)p[2];
-    return (b1 == 0x80 && (b2 == 0xA6 || b2 == 0xA5)) || (b1 == 0x8B && (b2 == 0xAF || b2 == 0xAE)) ? 3 : 0;
+    lp_skip_space_slow(ps);
 }
 
 /* Skips the ')' of function-call wrappers around a finished value. */
@@ -300,7 +93,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             return COAX_OK;
         }
         c = *p;
-        size_t ell = c == '.' || c == '\xE2' ? ellipsis_at(p, e) : 0;
+        size_t ell = c == '.' || c == '\xE2' ? lp_ellipsis_at(p, e) : 0;
         if (ell && ps->nopens && ps->st != ST_COLON) {
             note(ps, RK_ELLIPSIS, p);
             ps->p += ell;
@@ -398,14 +191,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 ps->p++;
                 continue;
             }
-            /* "a""b": a doubled quote may be an escape (CSV), not two strings;
-            ** and after a string that kept an unescaped quote, where it ended
-            ** was itself a guess ("a "b" c" "d": which quote closes?). */
-            bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, e, &q);
-            bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-            bool clear = !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) &&
-                         lp_member_starts(p, e, top->object);
-            note_as(ps, RK_MISSING_COMMA, class_if(!clear), p);
+            note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
             ps->st = top->object ? ST_KEY : ST_VALUE;
             ps->comma = NULL;
             continue;

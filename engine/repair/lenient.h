@@ -156,6 +156,16 @@ bool lp_member_starts(const char *p, const char *e, bool object);
 ** reading: after a scalar, a bracket (one typed for a comma?) or, after a
 ** number, a group of three digits (a thousands group?). */
 bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p);
+/* Whether a comma missing before the member or item at p has one reading
+** (then logged as inferred, else as invented): parse_one's test, and the
+** fast loop's before a quote or a word. */
+bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p);
+/* Skips spaces, comments and Unicode spaces at ps->p, logging what is not
+** JSON (lenient_space.c): parse_one's way past what is not a space or a
+** tab, and the fast loop's at a comment before a key. */
+void lp_skip_space_slow(lp *ps);
+/* An ellipsis ("...", U+2026, U+2025, U+22EF, U+22EE) at p: its length, or 0. */
+size_t lp_ellipsis_at(const char *p, const char *e);
 
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);

@@ -57,6 +57,16 @@ static inline __attribute__((always_inline)) const char *line_spaces(const char 
     return plain_spaces(p, e);
 }
 
+/* A quoted key lp_plain_string_next leaves (after an invented repair, or
+** with escapes, other quotes, control characters): parse_one's way,
+** lp_parse_string and push_key, out of the loop's way. */
+static __attribute__((noinline)) coax_code slow_key(lp *ps, lopen *top, size_t koff)
+{
+    coax_value key;
+    coax_code rc = lp_parse_string(ps, CTX_KEY, &key);
+    return rc ? rc : push_member(ps, top, key.u.text, key.len, koff, key.flags & COAX_VF_INVENTED);
+}
+
 /* Whether the loop closes the innermost container: not the outermost
 ** (parse_one finishes the value there), nor one inside a function-call
 ** wrapper (parse_one skips its ')' after the container). */
@@ -119,13 +129,24 @@ key: /* after '{' or ',' in an object */
         ** no string limit to ask (SIZE_MAX): parse_one runs this loop only
         ** on a text no longer than max_string */
         char next = 0; /* the byte after a quoted key */
-        if (__builtin_expect(c == '"' || c == '\'', 1) &&
-            (after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next))) {
+        if (__builtin_expect(c == '"' || c == '\'', 1)) {
+            if (__builtin_expect(!(after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next)), 0)) {
+                ps->p = p;
+                if ((rc = slow_key(ps, top, koff))) return rc;
+                p = ps->p;
+                goto pushed;
+            }
             p = after;
         } else if (is_ident((unsigned char)c) && !is_digit(c)) {
             ps->p = p;
             if (!lp_ident_key(ps, e, SIZE_MAX, &key)) goto stop;
             p = ps->p;
+        } else if (c == '/' || c == '#') { /* a comment before a key: parse_one's skip_space, then this way again */
+            ps->p = p;
+            lp_skip_space_slow(ps); /* skip_space's way at a '/' or a '#' */
+            if (ps->p == p) goto stop;
+            p = ps->p;
+            goto key;
         } else {
             goto stop;
         }
@@ -134,6 +155,7 @@ key: /* after '{' or ',' in an object */
             ps->p = p; /* nomem's offset */
             return nomem(ps);
         }
+    pushed:
         comma = NULL;
         /* mostly the colon at once: colon's way without its spaces */
         if (__builtin_expect(next == ':', 1) || (p < e && *p == ':')) {
@@ -221,6 +243,11 @@ member_after_spaces:
         goto key;
     }
     if (c == '}' && closes_here(ps, top)) goto close;
+    if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* a member after a missing comma: parse_one's way */
+        note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
+        comma = NULL;
+        goto key;
+    }
     goto stop;
 item: /* after '[' or ',' in an array */
     st = ST_VALUE;
@@ -296,6 +323,11 @@ item_after_spaces:
         goto item;
     }
     if (c == ']' && closes_here(ps, top)) goto close;
+    if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* an item after a missing comma: parse_one's way */
+        note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
+        comma = NULL;
+        goto item;
+    }
     goto stop;
 open: /* '{' or '[' at p, a member's value or an item */
     ps->p = p;
@@ -306,7 +338,8 @@ open: /* '{' or '[' at p, a member's value or an item */
     if (c == '{') goto key;
     goto item;
 close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close's way for a bracket that matches */
-    lp_closer_layout(ps, top, p);
+    /* only a closer after spaces or a line break can have a layout to go by */
+    if (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') lp_closer_layout(ps, top, p);
     ps->p = ++p;
     ps->st = st;
     if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */

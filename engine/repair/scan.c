@@ -530,11 +530,12 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
-    size_t i = 0, whole;
+    size_t i = 0, whole = SIZE_MAX;
     /* Lazily, the text that begins with a value past its last block byte
     ** gives the whole text's candidate alone: the spans of its prose count
     ** only when that candidate has text left over, and the caller then
     ** scans again in full. */
+    bool whole0 = lazy; /* whole holds whole_start(t, len, 0): the end asks it again when no reasoning came first */
     if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
 #if BYTES16
     size_t retry = 0; /* where prose_block64 is tried again after a block it left */
@@ -664,7 +665,7 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     /* The whole text, when it begins with a value and holds no blocks. It
     ** comes first; a prose span that is the same text is dropped. */
     if (blocks == 0) {
-        size_t s = whole_start(t, len, *reasoning_end);
+        size_t s = whole0 && !*reasoning_end ? whole : whole_start(t, len, *reasoning_end);
         if (s != SIZE_MAX) {
             if (out->n && out->s[0].start == s && skip_spaces(t, out->s[0].end, len) == len) {
                 out->s[0] = (rspan){COAX_SOURCE_WHOLE, *reasoning_end, len, true, s, false};
