@@ -573,11 +573,30 @@ static bool json_scalar_text(const char *t, size_t n)
     return n >= 2 && t[0] == '"' && t[n - 1] == '"';
 }
 
+/* Whether t[0..n), a template literal's text, reads as Markdown's code
+** span as well: JSON's own scalar (`42`, `true`, `"hi"`), text between
+** backticks of its own (``{"a": 1}``: a code span opened with two so that
+** it may hold one), or inside a container an object or a list in JSON ({"a":
+** `{"b": 1}`}; `[a-z]` is no list). A whole reply's string that holds JSON
+** is that JSON (`{"a": 1}` alone is the object): no second reading there. */
+static bool code_span_text(lp *ps, const char *t, size_t n)
+{
+    if (json_scalar_text(t, n)) return true;
+    if (n < 2) return false;
+    if (t[0] == '`' && t[n - 1] == '`') return true;
+    if (!ps->nopens || !((t[0] == '{' && t[n - 1] == '}') || (t[0] == '[' && t[n - 1] == ']'))) return false;
+    coax_arena_mark mark = coax_arena_get_mark(ps->arena); /* the parse is a test: nothing of it is kept */
+    coax_value *v;
+    bool json = coax_parse(ps->arena, t, n, &ps->lim, &v, NULL) == COAX_OK;
+    coax_arena_rewind(ps->arena, mark);
+    return json;
+}
+
 /* A string in backticks: JavaScript's template literal. With ${...} in it,
 ** its value is what the expression gives, which the reply does not say
-** (`Hello ${name}` is not the text "Hello ${name}"). Around JSON's own
-** scalar (`42`, `true`, `"hi"`) the backticks are as likely Markdown's
-** code span around the value (42, true, "hi") as a string's quotes. */
+** (`Hello ${name}` is not the text "Hello ${name}"). Around a value
+** (code_span_text) the backticks are as likely Markdown's code span
+** around it (42, {"b": 1}) as a string's quotes. */
 coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, const char *body)
 {
     size_t mark = ps->log->n;
@@ -587,7 +606,7 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
     const char *t = out->u.text;
     size_t i = 0, n = out->len;
     while (i + 1 < n && !(t[i] == '$' && t[i + 1] == '{')) i++;
-    bool code_span = ctx != CTX_KEY && json_scalar_text(t, n);
+    bool code_span = ctx != CTX_KEY && code_span_text(ps, t, n);
     if (code_span || (i + 1 < n && memchr(t + i + 2, '}', n - i - 2))) { /* the first ${ has its }: later ones need no look */
         if (mark < ps->log->n) rlog_set_class(ps->log, mark, RK_BACKTICK_QUOTES, COAX_CLASS_INVENTED);
         ps->inv = ps->inv_any = true;
