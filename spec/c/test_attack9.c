@@ -1,0 +1,112 @@
+/* Attack round 9 through the C API: what sessions of one engine share, and
+** calls the host makes from inside its callbacks. */
+#include "coax.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "counting.h"
+#include "test.h"
+
+static const char *RECIPE =
+    "return { schema = { type = 'object', properties = { n = { type = 'integer' } },"
+    " required = { 'n' } }, prompt = 'Give n for {{input}}' }";
+static const char *REPLAY = "{\"name\":\"replay\",\"replies\":[\"{\\\"n\\\": 1}\"]}";
+
+/* An agent that spins, then asks for a secret: the secret callback runs
+** inside the agent's call. */
+static const char *SECRET_RECIPE =
+    "local coax = require('coax') "
+    "return { schema = { type = 'integer' }, prompt = 'n',"
+    " agent = { call = function(request)"
+    "  local n = 0 for i = 1, %d do n = n + 1 end"
+    "  local k = coax.secret('X_API_KEY')"
+    "  for i = 1, %d do n = n + 1 end"
+    "  return { text = tostring(n) } end } }";
+
+typedef struct inside {
+    coax_engine *e;
+    bool make;
+    int calls;
+    coax_session *made[8];
+    int nmade;
+    coax_code rc[8];
+} inside;
+
+static const char *secret_makes_session(void *ud, const char *name)
+{
+    inside *in = ud;
+    (void)name;
+    in->calls++;
+    if (in->make && in->nmade < 8) {
+        coax_session_options o = {0};
+        o.agent_json = REPLAY;
+        o.input = "x", o.input_len = 1;
+        in->rc[in->nmade] = coax_session_from_text(in->e, RECIPE, strlen(RECIPE), "=inner", &o, &in->made[in->nmade], NULL);
+        in->nmade++;
+    }
+    return "sekrit-value";
+}
+
+/* A session the host starts from a callback made inside a script's C call
+** (here its secret callback, inside coax.secret) ran its recipe with the
+** VM armed afresh, and the script went on with that fresh budget: an agent
+** of 1.2 million instructions under a budget of 1 million ended ok when the
+** host started a session in between, and at the limit when it did not.
+** The VM now keeps the outer script's budget, stop and memory flags across
+** the nested call (engine/script/vm.c, enter and leave). */
+static coax_outcome made_inside(bool make, int loop, int *made, coax_outcome *inner, const char **message)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+    inside in = {0};
+    in.make = make;
+    coax_engine_options eo = {0};
+    eo.alloc = &al;
+    eo.secret = secret_makes_session;
+    eo.secret_ud = &in;
+    eo.lua_instructions = 1000000;
+    CHECK_INT(coax_engine_new(&eo, &in.e, NULL), COAX_OK);
+    char recipe[1024];
+    snprintf(recipe, sizeof recipe, SECRET_RECIPE, loop, loop);
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(in.e, recipe, strlen(recipe), "=outer", NULL, &s, NULL), COAX_OK);
+    coax_outcome out = coax_session_run(s);
+    static char msg[256];
+    const char *m = NULL;
+    coax_session_error(s, &m);
+    snprintf(msg, sizeof msg, "%s", m ? m : "");
+    *message = msg;
+    CHECK_INT(in.calls, 1);
+    *made = in.nmade;
+    *inner = COAX_OUTCOME_INVALID;
+    if (in.nmade) {
+        CHECK_INT(in.rc[0], COAX_OK);
+        *inner = coax_session_run(in.made[0]);
+    }
+    coax_engine_free(in.e);
+    CHECK_INT(c.live, 0);
+    return out;
+}
+
+#define STOPPED "agent: script stopped: Lua instruction limit (1000000) reached"
+
+static void test_session_made_inside_a_script_keeps_its_budget(void)
+{
+    int made;
+    coax_outcome inner;
+    const char *msg;
+    CHECK_INT(made_inside(true, 300000, &made, &inner, &msg), COAX_OUTCOME_LIMIT);
+    CHECK_STR(msg, STOPPED);
+    CHECK_INT(made, 1);
+    CHECK_INT(inner, COAX_OUTCOME_OK); /* the session started inside runs as any other */
+    /* twins: the same agent stopped without the session; a smaller one ends ok, with it or without */
+    CHECK_INT(made_inside(false, 300000, &made, &inner, &msg), COAX_OUTCOME_LIMIT);
+    CHECK_STR(msg, STOPPED);
+    CHECK_INT(made_inside(true, 100000, &made, &inner, &msg), COAX_OUTCOME_OK);
+    CHECK_INT(inner, COAX_OUTCOME_OK);
+    CHECK_INT(made_inside(false, 100000, &made, &inner, &msg), COAX_OUTCOME_OK);
+    CHECK_INT(made, 0);
+}
+#define TESTS X(test_session_made_inside_a_script_keeps_its_budget)
+#include "test.h"
