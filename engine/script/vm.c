@@ -286,19 +286,22 @@ static void arm(coax_vm *vm)
 /* What a call arms: the running script's, kept while a call nested in it
 ** (a host callback inside one of its C calls starting a session) runs. A
 ** nested call re-armed it: the script went on with a fresh budget, its
-** stop or a memory failure forgotten. */
+** stop or a memory failure forgotten; and the nested one ran as the agent
+** being resumed (vm->current), so the functions lent to agents acted on
+** another session. */
 typedef struct armed {
     int limit;
     bool host_failed, failed_host, retry_forgives, call_capped;
     long instr_left;
     int hook_count; /* the main thread's: 1 while a script on it is being stopped */
+    void *current;
 } armed;
 
 static armed enter(coax_vm *vm)
 {
     vm->calls++;
     return (armed){vm->limit,      vm->host_failed, vm->failed_host,           vm->retry_forgives,
-                   vm->call_capped, vm->instr_left, lua_gethookcount(vm->L)};
+                   vm->call_capped, vm->instr_left, lua_gethookcount(vm->L), vm->current};
 }
 
 /* The nested call's time was its own script's: the outer one's clock
@@ -314,6 +317,7 @@ static void leave(coax_vm *vm, const armed *outer)
     vm->retry_forgives = outer->retry_forgives;
     vm->call_capped = outer->call_capped;
     vm->instr_left = outer->instr_left;
+    vm->current = outer->current;
     vm->tick_ns = coax_now_ns();
     if (lua_gethookcount(vm->L) != outer->hook_count) lua_sethook(vm->L, hook, LUA_MASKCOUNT, outer->hook_count);
 }
@@ -326,6 +330,7 @@ int vm_call(coax_vm *vm, int nargs, int nresults)
     lua_insert(L, base);
     armed outer = enter(vm);
     arm(vm);
+    vm->current = NULL; /* a call runs no agent: one nested in an agent's is not that agent's */
     vm->head = SIZE_MAX;
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);

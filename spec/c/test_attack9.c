@@ -27,6 +27,7 @@ static const char *SECRET_RECIPE =
 typedef struct inside {
     coax_engine *e;
     bool make;
+    const char *recipe; /* what the session started inside runs: RECIPE when NULL */
     int calls;
     coax_session *made[8];
     int nmade;
@@ -42,7 +43,8 @@ static const char *secret_makes_session(void *ud, const char *name)
         coax_session_options o = {0};
         o.agent_json = REPLAY;
         o.input = "x", o.input_len = 1;
-        in->rc[in->nmade] = coax_session_from_text(in->e, RECIPE, strlen(RECIPE), "=inner", &o, &in->made[in->nmade], NULL);
+        const char *r = in->recipe ? in->recipe : RECIPE;
+        in->rc[in->nmade] = coax_session_from_text(in->e, r, strlen(r), "=inner", &o, &in->made[in->nmade], NULL);
         in->nmade++;
     }
     return "sekrit-value";
@@ -108,5 +110,42 @@ static void test_session_made_inside_a_script_keeps_its_budget(void)
     CHECK_INT(made_inside(false, 100000, &made, &inner, &msg), COAX_OUTCOME_OK);
     CHECK_INT(made, 0);
 }
-#define TESTS X(test_session_made_inside_a_script_keeps_its_budget)
+/* The session started inside ran its recipe as if it were the outer
+** session's agent (the VM's current task, which the functions lent to
+** agents act on): its coax.check_reply checked a text against the other
+** session's schema and handed back its verdict. Now a nested call runs as
+** no agent's. */
+static void test_session_made_inside_a_script_is_no_agent(void)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+    inside in = {0};
+    in.make = true;
+    in.recipe = "local coax = require('coax') local ok, r = pcall(coax.check_reply, '5') "
+                "return { schema = { type = 'string' }, prompt = 'inner ' .. tostring(ok) .. ' ' "
+                ".. (ok and tostring(r.valid) or r) .. ' ' .. tostring(pcall(coax.stream_sink)) }";
+    coax_engine_options eo = {0};
+    eo.alloc = &al;
+    eo.secret = secret_makes_session;
+    eo.secret_ud = &in;
+    CHECK_INT(coax_engine_new(&eo, &in.e, NULL), COAX_OK);
+    char recipe[1024];
+    snprintf(recipe, sizeof recipe, SECRET_RECIPE, 1, 1);
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(in.e, recipe, strlen(recipe), "=outer", NULL, &s, NULL), COAX_OK);
+    CHECK_INT(coax_session_run(s), COAX_OUTCOME_OK);
+    CHECK_STR(coax_session_value(s, NULL), "2");
+    CHECK_INT(in.nmade, 1);
+    coax_session_run(in.made[0]);
+    const char *report = coax_session_report(in.made[0], NULL);
+    const char *want = "inner false coax.check_reply: only an agent's call can check a reply false";
+    if (!report || !strstr(report, want)) printf("  report: %.300s\n", report ? report : "(null)");
+    CHECK(report && strstr(report, want));
+    coax_engine_free(in.e);
+    CHECK_INT(c.live, 0);
+}
+
+#define TESTS                                                 \
+    X(test_session_made_inside_a_script_keeps_its_budget)     \
+    X(test_session_made_inside_a_script_is_no_agent)
 #include "test.h"
