@@ -145,7 +145,107 @@ static void test_session_made_inside_a_script_is_no_agent(void)
     CHECK_INT(c.live, 0);
 }
 
+/* curl's torture idea (test_session.c) over the paths it does not take:
+** two sessions of one engine sharing a cached schema (from a schema's text
+** and from a recipe), the host agent's question and answer, a session freed
+** while the other waits, reports and values read after each step. Each
+** allocation fails in turn, once or from then on: every call returns a
+** code, every session ends ok or out of memory, nothing leaks. */
+static const char *SCHEMA = "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}";
+static const char *HOST = "{\"name\":\"host\"}";
+
+static bool ended_right(coax_session *s, long n)
+{
+    coax_outcome out = coax_session_outcome(s);
+    const char *message = NULL;
+    coax_session_failure why = coax_session_error(s, &message);
+    bool right = out == COAX_OUTCOME_OK || out == COAX_OUTCOME_RUNNING || why == COAX_FAILURE_OUT_OF_MEMORY;
+    if (!right)
+        printf("  %s (%s) when allocation %ld fails: %.200s\n", coax_outcome_name(out), coax_failure_name(why), n,
+               message ? message : "");
+    const char *r = coax_session_report(s, NULL);
+    if (r && r[0] != '{') right = false;
+    return right;
+}
+
+static void answer(coax_session *s, int k)
+{
+    coax_error err = {0};
+    /* first a reply to coerce and a piece of one, then one that fails validation */
+    coax_code rc = k % 2 ? coax_session_host_reply(s, "{\"n\": \"7\"}", 10, 3, 2, &err)
+                         : coax_session_host_piece(s, "{\"n\"", 4, &err);
+    if (rc == COAX_OK && k % 2 == 0) rc = coax_session_host_reply(s, "{\"n\": 1.5}", 10, -1, -1, &err);
+    CHECK(rc == COAX_OK || rc == COAX_ENOMEM || rc == COAX_EINVAL);
+}
+
+static bool shared_torture(long n, int persistent, long *allocs, int *oks)
+{
+    counting c = {0, 0, persistent ? -n : n};
+    coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+    coax_engine_options o = {0};
+    o.alloc = &al;
+    coax_engine *e = NULL;
+    coax_code rc = coax_engine_new(&o, &e, NULL);
+    CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+    bool all_ok = rc == COAX_OK;
+    if (rc == COAX_OK) {
+        coax_session_options so = {0};
+        so.input = "x", so.input_len = 1, so.agent_json = HOST;
+        coax_session *s[3] = {NULL, NULL, NULL};
+        for (int i = 0; i < 2; i++) {
+            rc = coax_session_from_schema(e, SCHEMA, strlen(SCHEMA), "n in {{input}}", &so, &s[i], NULL);
+            CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+        }
+        so.agent_json = REPLAY;
+        rc = coax_session_from_text(e, RECIPE, strlen(RECIPE), "=t", &so, &s[2], NULL);
+        CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+        for (int round = 0; round < 6 && coax_engine_poll(e, 0) > 0; round++) {
+            for (int i = 0; i < 3; i++) {
+                if (!s[i]) continue;
+                if (coax_session_host_request(s[i], NULL)) answer(s[i], round + i);
+                coax_session_value(s[i], NULL);
+                coax_session_report(s[i], NULL);
+            }
+            if (round == 1 && s[0]) { /* freed while its twin shares its schema and waits */
+                coax_session_free(s[0]);
+                s[0] = NULL;
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            if (!s[i]) continue;
+            CHECK(ended_right(s[i], n));
+            *oks += coax_session_outcome(s[i]) == COAX_OUTCOME_OK;
+            all_ok &= coax_session_outcome(s[i]) != COAX_OUTCOME_LIMIT;
+        }
+        coax_engine_free(e);
+    }
+    if (c.live) printf("  leak of %ld bytes when allocation %ld fails\n", c.live, n);
+    CHECK_INT(c.live, 0);
+    *allocs = c.allocs;
+    return all_ok && !c.live;
+}
+
+static void test_allocation_failure_across_shared_sessions(void)
+{
+    for (int persistent = 0; persistent <= 1; persistent++) {
+        long n, allocs = 0;
+        int oks = 0;
+        for (n = 1; n < 100000; n++) {
+            bool ok = shared_torture(n, persistent, &allocs, &oks);
+            if (test_failed_now) break;
+            if (ok && allocs < n) break; /* nothing left to fail */
+        }
+        CHECK(n > 100 && n < 100000);
+    }
+    /* the twin: nothing fails, the two left end ok (the freed one's twin after a retry) */
+    long allocs = 0;
+    int oks = 0;
+    CHECK(shared_torture(0, 0, &allocs, &oks));
+    CHECK_INT(oks, 2);
+}
+
 #define TESTS                                                 \
     X(test_session_made_inside_a_script_keeps_its_budget)     \
-    X(test_session_made_inside_a_script_is_no_agent)
+    X(test_session_made_inside_a_script_is_no_agent)      \
+    X(test_allocation_failure_across_shared_sessions)
 #include "test.h"
