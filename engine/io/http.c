@@ -363,7 +363,7 @@ bool http_url_host(const char *url, char *out, size_t cap)
     return true;
 }
 
-bool http_secret_may_go(const char *name, const char *host, const char *allowed)
+bool http_secret_may_go(const char *name, const char *host, bool tls, const char *allowed, bool allowed_plain)
 {
     static const struct {
         const char *name, *host;
@@ -375,7 +375,8 @@ bool http_secret_may_go(const char *name, const char *host, const char *allowed)
     if (!strcmp(host, "localhost") || !strcmp(host, "::1") ||
         (!strncmp(host, "127.", 4) && !host[strspn(host, "0123456789.")])) /* 127.evil.com is not */
         return true;
-    if (allowed && !strcmp(host, allowed)) return true;
+    if (allowed && !strcmp(host, allowed)) return tls || allowed_plain;
+    if (!tls) return false;
     for (size_t i = 0; i < sizeof providers / sizeof *providers; i++)
         if (!strcmp(name, providers[i].name) && !strcmp(host, providers[i].host)) return true;
     return false;

@@ -46,8 +46,11 @@ bool http_url_host(const char *url, char *out, size_t cap);
 ** api.anthropic.com, generativelanguage.googleapis.com), this machine
 ** (localhost, 127.0.0.0/8, ::1), or 'allowed' (a host the host itself named;
 ** NULL: none). A recipe names its URLs: without this, its agent could send
-** the host's key to a server of its own. */
-bool http_secret_may_go(const char *name, const char *host, const char *allowed);
+** the host's key to a server of its own. Off this machine it goes over TLS
+** ('tls': the URL is https) unless the host named 'allowed' with an http
+** URL ('allowed_plain'): a recipe that wrote http://api.openai.com/ sent the
+** key in clear text across the network (and to any proxy on the way). */
+bool http_secret_may_go(const char *name, const char *host, bool tls, const char *allowed, bool allowed_plain);
 
 /* Whether a header name (printable ASCII, no colon, at most 256 bytes) or
 ** value (no CR, LF or NUL) may be sent as it is. */

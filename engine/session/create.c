@@ -262,7 +262,8 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         /* the host named this server: its secrets may go there (lend_http.c);
         ** host_base stays "" when the URL has no host */
         const coax_value *base = coax_object_get(v, "base_url", 8);
-        if (coax_value_type(base) == COAX_STRING) (void)http_url_host(base->u.text, s->host_base, sizeof s->host_base);
+        if (coax_value_type(base) == COAX_STRING && http_url_host(base->u.text, s->host_base, sizeof s->host_base))
+            s->host_base_plain = !strncmp(base->u.text, "http://", 7);
         lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
         lua_setfield(L, -2, "agent");
     }
