@@ -41,6 +41,9 @@ const char *http_secret(const coax_http *h, const char *name);
 ** when the URL has none or it does not fit. */
 bool http_url_host(const char *url, char *out, size_t cap);
 
+/* Whether 'host' (http_url_host) is this machine: localhost, 127.0.0.0/8, ::1. */
+bool http_host_is_loopback(const char *host);
+
 /* Whether the host's secret 'name' may travel to 'host' (http_url_host):
 ** its provider's own host (api.openai.com for OPENAI_API_KEY,
 ** api.anthropic.com, generativelanguage.googleapis.com), this machine
