@@ -244,8 +244,48 @@ static void test_allocation_failure_across_shared_sessions(void)
     CHECK_INT(oks, 2);
 }
 
+/* The host agent's request was parsed under the limits of replies: an
+** engine whose max_input (1,000 bytes) or max_string (100) is below its own
+** request could never ask its host (the session ended script_error, "the
+** request is not JSON: input of 1623 bytes exceeds the limit of 1000"). The
+** limits of a reply still apply to the reply. */
+static void test_host_request_is_no_reply(void)
+{
+    coax_engine_options eo = {0};
+    eo.limits.max_input = 1000;
+    eo.limits.max_string = 100;
+    coax_engine *e;
+    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    char prompt[1600];
+    memset(prompt, 'p', sizeof prompt - 1);
+    prompt[sizeof prompt - 1] = '\0';
+    coax_session_options o = {0};
+    o.agent_json = HOST;
+    const char *schema = "{\"type\":\"integer\"}";
+    coax_session *s[2];
+    for (int i = 0; i < 2; i++)
+        CHECK_INT(coax_session_from_schema(e, schema, strlen(schema), prompt, &o, &s[i], NULL), COAX_OK);
+    coax_engine_poll(e, 0);
+    size_t len = 0;
+    CHECK(coax_session_host_request(s[0], &len) != NULL);
+    CHECK(len > 1600);
+    CHECK_INT(coax_session_host_reply(s[0], "5", 1, -1, -1, NULL), COAX_OK);
+    char big[1200];
+    memset(big, ' ', sizeof big);
+    big[0] = '7';
+    CHECK_INT(coax_session_host_reply(s[1], big, sizeof big, -1, -1, NULL), COAX_OK);
+    coax_engine_poll(e, 0);
+    CHECK_STR(coax_session_value(s[0], NULL), "5");
+    const char *why = NULL;
+    CHECK_INT(coax_session_outcome(s[1]), COAX_OUTCOME_LIMIT); /* the twin: a reply past max_input */
+    coax_session_error(s[1], &why);
+    CHECK_STR(why, "input of 1200 bytes exceeds the limit of 1000");
+    coax_engine_free(e);
+}
+
 #define TESTS                                                 \
     X(test_session_made_inside_a_script_keeps_its_budget)     \
     X(test_session_made_inside_a_script_is_no_agent)      \
-    X(test_allocation_failure_across_shared_sessions)
+    X(test_allocation_failure_across_shared_sessions)     \
+    X(test_host_request_is_no_reply)
 #include "test.h"
