@@ -283,9 +283,64 @@ static void test_host_request_is_no_reply(void)
     coax_engine_free(e);
 }
 
+/* A session started from a callback after the host freed the engine in it
+** (the engine is freed when the poll returns) was made, its recipe run in
+** the interrupted VM, and freed with the engine: the host held a session
+** freed behind its back. Now it is refused. */
+typedef struct after_free {
+    coax_engine *e;
+    coax_code rc;
+    coax_session *made;
+    int events;
+} after_free;
+
+static void free_then_start(void *ud, coax_session *s, const char *name, const char *data)
+{
+    (void)s, (void)name, (void)data;
+    after_free *a = ud;
+    if (a->events++) return;
+    coax_engine_free(a->e);
+    coax_error err = {0};
+    a->rc = coax_session_from_text(a->e, RECIPE, strlen(RECIPE), "=late", NULL, &a->made, &err);
+    CHECK_STR(err.msg, "the engine is being freed (coax_engine_free in a callback)");
+    CHECK_INT(coax_session_from_schema(a->e, "{}", 2, "p", NULL, &a->made, NULL), COAX_EINVAL);
+    CHECK_INT(coax_session_from_file(a->e, "/nonexistent", NULL, &a->made, NULL), COAX_EINVAL);
+}
+
+static void test_no_session_once_the_engine_is_freed(void)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = {c_malloc, c_realloc, c_free, &c};
+    coax_engine_options eo = {0};
+    eo.alloc = &al;
+    after_free a = {NULL, COAX_OK, NULL, 0};
+    CHECK_INT(coax_engine_new(&eo, &a.e, NULL), COAX_OK);
+    coax_session_options o = {0};
+    o.agent_json = REPLAY;
+    o.on_event = free_then_start;
+    o.event_ud = &a;
+    coax_session *s;
+    CHECK_INT(coax_session_from_text(a.e, RECIPE, strlen(RECIPE), "=a", &o, &s, NULL), COAX_OK);
+    CHECK_INT(coax_engine_poll(a.e, 1000), 0);
+    CHECK_INT(a.rc, COAX_EINVAL);
+    CHECK(a.made == NULL);
+    CHECK_INT(c.live, 0);
+    /* the twin: a session started from a callback of a live engine runs */
+    CHECK_INT(coax_engine_new(&eo, &a.e, NULL), COAX_OK);
+    inside in = {0};
+    in.make = true;
+    in.e = a.e;
+    secret_makes_session(&in, "X");
+    CHECK_INT(in.rc[0], COAX_OK);
+    CHECK_INT(coax_session_run(in.made[0]), COAX_OUTCOME_OK);
+    coax_engine_free(a.e);
+    CHECK_INT(c.live, 0);
+}
+
 #define TESTS                                                 \
     X(test_session_made_inside_a_script_keeps_its_budget)     \
     X(test_session_made_inside_a_script_is_no_agent)      \
     X(test_allocation_failure_across_shared_sessions)     \
-    X(test_host_request_is_no_reply)
+    X(test_host_request_is_no_reply)                      \
+    X(test_no_session_once_the_engine_is_freed)
 #include "test.h"
