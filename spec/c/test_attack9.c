@@ -3,6 +3,7 @@
 #include "coax.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "counting.h"
@@ -269,6 +270,11 @@ static void test_host_request_is_no_reply(void)
     size_t len = 0;
     CHECK(coax_session_host_request(s[0], &len) != NULL);
     CHECK(len > 1600);
+    /* a length no reply has: ESIZE, not out of memory (which the host tries again) */
+    coax_error err = {0};
+    CHECK_INT(coax_session_host_reply(s[0], "5", SIZE_MAX, -1, -1, &err), COAX_ESIZE);
+    CHECK_STR(err.msg, "a reply of 18446744073709551615 bytes: longer than any text coax reads (4 GiB)");
+    CHECK_INT(coax_session_host_piece(s[0], "5", SIZE_MAX, &err), COAX_ESIZE);
     CHECK_INT(coax_session_host_reply(s[0], "5", 1, -1, -1, NULL), COAX_OK);
     char big[1200];
     memset(big, ' ', sizeof big);
