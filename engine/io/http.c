@@ -363,7 +363,13 @@ bool http_url_host(const char *url, char *out, size_t cap)
     return true;
 }
 
-bool http_secret_may_go(const char *name, const char *host, const char *allowed)
+bool http_host_is_loopback(const char *host)
+{
+    return !strcmp(host, "localhost") || !strcmp(host, "::1") ||
+           (!strncmp(host, "127.", 4) && !host[strspn(host, "0123456789.")]); /* 127.evil.com is not */
+}
+
+bool http_secret_may_go(const char *name, const char *host, bool tls, const char *allowed, bool allowed_plain)
 {
     static const struct {
         const char *name, *host;
@@ -372,10 +378,9 @@ bool http_secret_may_go(const char *name, const char *host, const char *allowed)
         {"ANTHROPIC_API_KEY", "api.anthropic.com"},
         {"GEMINI_API_KEY", "generativelanguage.googleapis.com"},
     };
-    if (!strcmp(host, "localhost") || !strcmp(host, "::1") ||
-        (!strncmp(host, "127.", 4) && !host[strspn(host, "0123456789.")])) /* 127.evil.com is not */
-        return true;
-    if (allowed && !strcmp(host, allowed)) return true;
+    if (http_host_is_loopback(host)) return true;
+    if (allowed && !strcmp(host, allowed)) return tls || allowed_plain;
+    if (!tls) return false;
     for (size_t i = 0; i < sizeof providers / sizeof *providers; i++)
         if (!strcmp(name, providers[i].name) && !strcmp(host, providers[i].host)) return true;
     return false;
@@ -446,7 +451,13 @@ static bool set_options(http_req *r, const http_options *o)
     SETOPT(c, CURLOPT_HEADERDATA, r);
     SETOPT(c, CURLOPT_ERRORBUFFER, r->errbuf);
     SETOPT(c, CURLOPT_PRIVATE, (char *)r);
-    if (h->proxy) SETOPT(c, CURLOPT_PROXY, h->proxy);
+    /* This machine is reached directly, whatever proxy the host or the
+    ** environment names (curl sends localhost to it too): a secret may go
+    ** to this machine in clear text, and a proxy elsewhere is not this
+    ** machine (nor is its own localhost ours). */
+    char host[256];
+    if (http_url_host(url_of(r), host, sizeof host) && http_host_is_loopback(host)) SETOPT(c, CURLOPT_PROXY, "");
+    else if (h->proxy) SETOPT(c, CURLOPT_PROXY, h->proxy);
     if (h->ca_file) SETOPT(c, CURLOPT_CAINFO, h->ca_file);
     if (!strcmp(o->method, "GET") && !o->body) {
         SETOPT(c, CURLOPT_HTTPGET, 1L);

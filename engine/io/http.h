@@ -41,13 +41,19 @@ const char *http_secret(const coax_http *h, const char *name);
 ** when the URL has none or it does not fit. */
 bool http_url_host(const char *url, char *out, size_t cap);
 
+/* Whether 'host' (http_url_host) is this machine: localhost, 127.0.0.0/8, ::1. */
+bool http_host_is_loopback(const char *host);
+
 /* Whether the host's secret 'name' may travel to 'host' (http_url_host):
 ** its provider's own host (api.openai.com for OPENAI_API_KEY,
 ** api.anthropic.com, generativelanguage.googleapis.com), this machine
 ** (localhost, 127.0.0.0/8, ::1), or 'allowed' (a host the host itself named;
 ** NULL: none). A recipe names its URLs: without this, its agent could send
-** the host's key to a server of its own. */
-bool http_secret_may_go(const char *name, const char *host, const char *allowed);
+** the host's key to a server of its own. Off this machine it goes over TLS
+** ('tls': the URL is https) unless the host named 'allowed' with an http
+** URL ('allowed_plain'): a recipe that wrote http://api.openai.com/ sent the
+** key in clear text across the network (and to any proxy on the way). */
+bool http_secret_may_go(const char *name, const char *host, bool tls, const char *allowed, bool allowed_plain);
 
 /* Whether a header name (printable ASCII, no colon, at most 256 bytes) or
 ** value (no CR, LF or NUL) may be sent as it is. */

@@ -293,18 +293,60 @@ static const char *limit_caught(const coax_vm *vm, int limit)
     return limit == LIMIT_RESPONSE ? vm->response_why : "script stopped: a Lua limit was reached";
 }
 
+/* What a call arms: the running script's, kept while a call nested in it
+** (a host callback inside one of its C calls starting a session) runs. A
+** nested call re-armed it: the script went on with a fresh budget, its
+** stop or a memory failure forgotten; and the nested one ran as the agent
+** being resumed (vm->current), so the functions lent to agents acted on
+** another session. */
+typedef struct armed {
+    int limit;
+    bool host_failed, failed_host, retry_forgives, call_capped;
+    long instr_left;
+    int hook_count; /* the main thread's: 1 while a script on it is being stopped */
+    void *current;
+} armed;
+
+static armed enter(coax_vm *vm)
+{
+    vm->calls++;
+    return (armed){vm->limit,      vm->host_failed, vm->failed_host,           vm->retry_forgives,
+                   vm->call_capped, vm->instr_left, lua_gethookcount(vm->L), vm->current};
+}
+
+/* The nested call's time was its own script's: the outer one's clock
+** restarts now. A failure of the host's allocator in it stays known: the
+** engine's own nested calls (a recipe's schema table converted as the
+** recipe is read) fail the outer one for it. */
+static void leave(coax_vm *vm, const armed *outer)
+{
+    if (--vm->calls == 0) return;
+    vm->limit = outer->limit;
+    vm->host_failed = outer->host_failed || vm->host_failed;
+    vm->failed_host = outer->failed_host;
+    vm->retry_forgives = outer->retry_forgives;
+    vm->call_capped = outer->call_capped;
+    vm->instr_left = outer->instr_left;
+    vm->current = outer->current;
+    vm->tick_ns = coax_now_ns();
+    if (lua_gethookcount(vm->L) != outer->hook_count) lua_sethook(vm->L, hook, LUA_MASKCOUNT, outer->hook_count);
+}
+
 int vm_call(coax_vm *vm, int nargs, int nresults)
 {
     lua_State *L = vm->L;
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback);
     lua_insert(L, base);
+    armed outer = enter(vm);
     arm(vm);
+    vm->current = NULL; /* a call runs no agent: one nested in an agent's is not that agent's */
     vm->head = SIZE_MAX;
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);
     int limit = vm->limit;
-    vm->limit = LIMIT_NONE;
+    leave(vm, &outer);
+    if (!vm->calls) vm->limit = LIMIT_NONE;
     if (rc == LUA_OK && limit) { /* stopped, but the script caught it somehow */
         lua_pop(L, nresults == LUA_MULTRET ? 0 : nresults);
         set_message(vm, limit_caught(vm, limit));
@@ -330,6 +372,7 @@ int vm_protect(coax_vm *vm, lua_CFunction f, void *ud, int nresults)
 
 int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
 {
+    armed outer = enter(vm);
     arm(vm);
     if (*call_left < vm->instr_left) {
         vm->instr_left = *call_left;
@@ -341,7 +384,8 @@ int vm_resume(coax_vm *vm, lua_State *co, int nargs, int *nres, long *call_left)
     long spent = before - vm->instr_left; /* instr_left is below 0 once stopped */
     *call_left = spent >= *call_left ? 0 : *call_left - spent;
     int limit = vm->limit;
-    vm->limit = LIMIT_NONE;
+    leave(vm, &outer);
+    if (!vm->calls) vm->limit = LIMIT_NONE;
     if ((rc == LUA_OK || rc == LUA_YIELD) && limit) {
         set_message(vm, limit_caught(vm, limit));
         return VM_LIMIT;

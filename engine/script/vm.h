@@ -31,6 +31,8 @@ typedef struct coax_vm {
                             ** at each tick of the stop: the script may catch the first */
     volatile sig_atomic_t interrupted; /* set from a signal handler: stop every script */
     int closing;       /* coroutine.close calls in progress, nested */
+    int calls;         /* vm_call and vm_resume in progress, nested: a host callback a script's C
+                       ** call makes (a secret, a log line, an event) may start a session */
     bool host_failed;  /* the host's allocator returned NULL since the last call began (set by
                        ** the engine's allocator; a script's error then is out of memory) */
     bool failed_host;  /* the allocation that set LIMIT_MEMORY was the first the host's

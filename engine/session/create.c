@@ -262,7 +262,8 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
         /* the host named this server: its secrets may go there (lend_http.c);
         ** host_base stays "" when the URL has no host */
         const coax_value *base = coax_object_get(v, "base_url", 8);
-        if (coax_value_type(base) == COAX_STRING) (void)http_url_host(base->u.text, s->host_base, sizeof s->host_base);
+        if (coax_value_type(base) == COAX_STRING && http_url_host(base->u.text, s->host_base, sizeof s->host_base))
+            s->host_base_plain = !strncmp(base->u.text, "http://", 7);
         lcoax_push_value(L, v, COAX_DEFAULT_MAX_DEPTH);
         lua_setfield(L, -2, "agent");
     }
@@ -372,8 +373,18 @@ static int start_protected(lua_State *L)
     return 0;
 }
 
+/* COAX_EINVAL once a callback freed the engine (it is freed when the poll
+** returns, with its sessions: one made now would be freed behind the
+** host's back). */
+static coax_code engine_closing(const coax_engine *e, coax_error *err)
+{
+    return e->free_pending ? coax_fail(err, COAX_EINVAL, 0, "the engine is being freed (coax_engine_free in a callback)")
+                           : COAX_OK;
+}
+
 static coax_code start(coax_engine *e, const start_args *args, coax_session **out, coax_error *err)
 {
+    if (engine_closing(e, err)) return COAX_EINVAL;
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     int top = lua_gettop(e->vm.L);
@@ -417,6 +428,7 @@ coax_code coax_session_from_file(coax_engine *e, const char *path, const coax_se
                                  coax_session **out, coax_error *err)
 {
     if (!e || !path || !out) return coax_fail(err, COAX_EINVAL, 0, "coax_session_from_file: NULL argument");
+    if (engine_closing(e, err)) return COAX_EINVAL;
     /* A regular file only, as a recipe's schema (/dev/zero grew the host
     ** without end, a FIFO blocked it), and at most the Lua memory cap, which
     ** no longer recipe compiles within. Not max_input: that bounds replies,

@@ -67,6 +67,7 @@ struct coax_session {
     proc_req *proc;      /* the command agent's process, or NULL */
     const char *command; /* the host's command line (in the arena), or NULL */
     char host_base[256]; /* the host of the base_url the host gave (agent_json), where its secrets may go, or "" */
+    bool host_base_plain; /* that base_url is http: the secrets may go there in clear text, as the host said */
     char finish[24];     /* the reply's finish reason this attempt, or "" */
     int retries;         /* the agent's transport retries this attempt, or -1 */
     int http_status;     /* the HTTP status an agent error reports, or 0 */

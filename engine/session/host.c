@@ -150,6 +150,10 @@ static coax_code host_answer(coax_session *s, bool failed, const char *text, siz
 coax_code coax_session_host_reply(coax_session *s, const char *text, size_t len, long long input_tokens,
                                   long long output_tokens, coax_error *err)
 {
+    /* No text is longer (values store lengths in 32 bits): a length no
+    ** reply has (SIZE_MAX) was out of memory, which the host tries again. */
+    if (s && len > COAX_MAX_INPUT_CAP && waiting(s, NULL) == COAX_OK)
+        return coax_fail(err, COAX_ESIZE, 0, "a reply of %zu bytes: longer than any text coax reads (4 GiB)", len);
     /* A reply that is not its pieces joined is a reply that started over
     ** with this text: the partials told stay promises it must keep. */
     if (s && (text || !len) && waiting(s, NULL) == COAX_OK && s->stream.fed &&

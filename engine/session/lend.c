@@ -54,7 +54,11 @@ static int l_host_request(lua_State *L)
     coax_arena *a = lcoax_arena(L);
     coax_value *v;
     coax_error err = {0};
-    coax_code rc = coax_parse(a, req, len, &s->engine->limits, &v, &err);
+    /* The engine's own request (the recipe's messages, bounded by the Lua
+    ** memory cap): the limits of replies (max_input, max_string) are not its
+    ** own, and a host that set them low for replies could not ask at all. */
+    coax_limits limits = {s->engine->limits.max_depth, COAX_MAX_INPUT_CAP, COAX_MAX_INPUT_CAP};
+    coax_code rc = coax_parse(a, req, len, &limits, &v, &err);
     lcoax_arena_release(L, box);
     if (rc == COAX_ENOMEM) return luaL_error(L, "not enough memory");
     const char *why = err.msg[0] ? err.msg : coax_strerror(rc);

@@ -171,7 +171,9 @@ static void release_pending(void *p_)
 /* Where the request goes: its host, and the one the session's host named. */
 typedef struct destination {
     char host[256];
+    bool tls; /* https */
     const char *allowed;
+    bool allowed_plain;
 } destination;
 
 /* Adds "name: value" (the value at 'vi', a string or a secret) to the
@@ -193,9 +195,12 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, 
         lua_getiuservalue(L, vi, 2);
         lua_getiuservalue(L, vi, 3);
         const char *secret = lua_tostring(L, -2);
-        if (!http_secret_may_go(secret, to->host, to->allowed))
-            luaL_error(L, "coax.http.request: the secret %s does not go to %s (only to its provider's host, "
-                          "this machine, or a base_url the host gave: --base-url, agent_options)", secret, to->host);
+        if (!http_secret_may_go(secret, to->host, to->tls, to->allowed, to->allowed_plain)) {
+            bool host_ok = http_secret_may_go(secret, to->host, true, to->allowed, to->allowed_plain);
+            luaL_error(L, "coax.http.request: the secret %s does not go to %s%s (only to its provider's host, "
+                          "this machine, or a base_url the host gave: --base-url, agent_options)", secret, to->host,
+                       host_ok ? " over plain http" : "");
+        }
         const char *value = http_secret(h, secret);
         if (!value) luaL_error(L, "coax.http.request: the secret %s is not available", secret);
         size_t plen, slen, vlen = strlen(value);
@@ -315,7 +320,7 @@ int lend_http_start(lua_State *L)
     if (!o.url) return luaL_error(L, "coax.http.request: 'url' is required");
     if (strncmp(o.url, "http://", 7) && strncmp(o.url, "https://", 8))
         return luaL_error(L, "coax.http.request: only http:// and https:// URLs");
-    destination to = {{0}, s->host_base[0] ? s->host_base : NULL};
+    destination to = {{0}, !strncmp(o.url, "https://", 8), s->host_base[0] ? s->host_base : NULL, s->host_base_plain};
     if (strlen(o.url) != url_len || !http_header_value_ok(o.url, url_len) || !http_url_host(o.url, to.host, sizeof to.host))
         return luaL_error(L, "coax.http.request: bad URL");
     if (!o.method) o.method = o.body ? "POST" : "GET";
