@@ -1,8 +1,7 @@
 --- Attack round 9: what sessions of one engine share, and the host's secrets
 -- on their way out, each hole with its input and the twins that must keep
 -- working. (The C API's side: spec/c/test_attack9.c.)
-require "helper" -- first: it points package.cpath at COAX_BUILD
-local coax = require "coax"
+local H = require "helper" -- first: it points package.cpath at COAX_BUILD
 local mock = require "mock.client"
 
 local KEY = "sk-SENTINEL-attack9-plain"
@@ -10,13 +9,7 @@ local KEY = "sk-SENTINEL-attack9-plain"
 -- The first line of the error of an agent that sends the OpenAI key to
 -- `url` (the request fails here either way: a refused port, no such host).
 local function send_to(url, agent_options)
-  local recipe = ([[local coax = require "coax"
-return { schema = { type = "object" }, prompt = "x", agent = { call = function()
-  local r, e, kind = coax.http.request({ url = %q, method = "POST", body = "{}", timeout_ms = 2000,
-    headers = { Authorization = "Bearer " .. coax.secret("OPENAI_API_KEY") } })
-  return nil, "sent: " .. tostring(kind) end } }]]):format(url)
-  local r = coax.run(recipe, "x", { source = true, secrets = { OPENAI_API_KEY = KEY }, agent_options = agent_options })
-  return r.error.message:match("^[^\n]*")
+  return H.send_secret(url, KEY, { agent_options = agent_options }):match("^[^\n]*")
 end
 
 local REFUSED = "coax.http.request: the secret OPENAI_API_KEY does not go to %s over plain http (only to its "
@@ -57,14 +50,8 @@ describe("attack 9: this machine is reached directly, whatever proxy is named", 
   teardown(function() server:stop() end)
 
   local function via(url, proxy)
-    local recipe = ([[local coax = require "coax"
-return { schema = { type = "object" }, prompt = "x", agent = { call = function()
-  local r, e, kind = coax.http.request({ url = %q, method = "POST", body = "{}", timeout_ms = 5000,
-    headers = { Authorization = "Bearer " .. coax.secret("OPENAI_API_KEY") } })
-  return nil, "got: " .. tostring(r and r.status or kind) end } }]]):format(url)
-    local r = coax.run(recipe, "x", { source = true, secrets = { OPENAI_API_KEY = KEY }, proxy = proxy,
-      agent_options = { base_url = "http://gateway.invalid/v1" } })
-    return r.error.message:match("^got: (%w+)")
+    return H.send_secret(url, KEY, { proxy = proxy, agent_options = { base_url = "http://gateway.invalid/v1" } })
+      :match("^sent: (%w+)")
   end
 
   it("a request to 127.0.0.1 does not go to a proxy at a closed port", function()

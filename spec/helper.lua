@@ -45,6 +45,21 @@ function H.scaling_ratio(run, n, k)
   return big / small
 end
 
+--- The error message of a session whose agent sends the secret
+--- OPENAI_API_KEY (= 'key') to 'url' in a header and then fails with
+--- "sent: " and the response's status or the request's error kind (or
+--- coax.http.request's refusal). 'options' join coax.run's.
+function H.send_secret(url, key, options)
+  local recipe = ([[local coax = require "coax"
+return { schema = { type = "object" }, prompt = "x", agent = { call = function()
+  local r, e, kind = coax.http.request({ url = %q, method = "POST", body = "{}", timeout_ms = 5000,
+    headers = { Authorization = "Bearer " .. coax.secret("OPENAI_API_KEY") } })
+  return nil, "sent: " .. tostring(r and r.status or kind) end } }]]):format(url)
+  local o = { source = true, secrets = { OPENAI_API_KEY = key } }
+  for k, v in pairs(options or {}) do o[k] = v end
+  return require("coax").run(recipe, "x", o).error.message
+end
+
 --- Writes text to a fresh temporary file and returns its path.
 -- 'count' texts of up to 'max' characters drawn from 'alphabet' (one byte
 -- each), the same ones on every run for one 'seed'; an iterator.

@@ -195,14 +195,7 @@ end
 -- base_url the host itself gave (--base-url, agent_options).
 describe("where a secret may go", function()
   local function send_to(url, agent_options)
-    local recipe = ([[local coax = require "coax"
-return { schema = { type = "object" }, prompt = "x", agent = { call = function()
-  local r, e, kind = coax.http.request({ url = %q, method = "POST", body = "{}", timeout_ms = 2000,
-    headers = { Authorization = "Bearer " .. coax.secret("OPENAI_API_KEY") } })
-  return nil, "sent: " .. tostring(kind) end } }]]):format(url)
-    local r = coax.run(recipe, "x", { source = true, secrets = { OPENAI_API_KEY = KEY },
-      agent_options = agent_options })
-    return r.error.message:match("^[^\n]*")
+    return H.send_secret(url, KEY, { agent_options = agent_options }):match("^[^\n]*")
   end
 
   it("not to a server a recipe names", function()
