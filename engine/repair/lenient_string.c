@@ -240,11 +240,28 @@ static bool quote_char(const char *p, const char *bound)
            ((unsigned char)p[2] == 0x9E || (unsigned char)p[2] == 0x9A);
 }
 
+/* Whether the octal escape at p (on the backslash; C's, Python's and
+** JavaScript's \101, up to three digits, below 0400) reads as a character
+** a writer may have typed that way: a printable one (\101 is A, \251 is
+** Python's ©), a tab or a line break (\11, \12, \15), or any value
+** written with its leading zero (\012, \000). D:\2024's \202 and a
+** pattern's \1 read as controls nobody types: a path, a back-reference. */
+static bool octal_character(const char *p, const char *bound)
+{
+    unsigned v = 0;
+    const char *d = p + 1;
+    while (d < bound && d < p + 4 && *d >= '0' && *d <= '7' && v * 8 + (unsigned)(*d - '0') < 0400)
+        v = v * 8 + (unsigned)(*d++ - '0');
+    if (d == p + 1) return false;
+    return (v >= 0x20 && v < 0x7F) || v >= 0xA0 || v == '\t' || v == '\n' || v == '\r' ||
+           (p[1] == '0' && d > p + 2);
+}
+
 /* An escape JSON does not have: what it meant is the backslash as written
 ** (a pattern's \d, a path's C:\Users), kept, one obvious reading; unless
 ** another language reads it as a character (\x41, \U0001F600, \0, \a,
-** \v, \e): which one was meant is a guess. Returns where the text goes on
-** (the character after the backslash, copied as text). */
+** \v, \e, \101): which one was meant is a guess. Returns where the text
+** goes on (the character after the backslash, copied as text). */
 static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 {
     char c = p[1];
@@ -258,7 +275,8 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     ** go on as a word); which character it was is a guess */
     bool short_u = c == 'u' && nhex >= 1 && !(p + 2 + nhex < bound && is_ident((unsigned char)p[2 + nhex]));
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
-                 ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u;
+                 ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u ||
+                 octal_character(p, bound);
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
     ps->kept_escape |= is_ident((unsigned char)c) && c != '_' && c != '$'; /* \p, \d: not \_ or \ */
     coax_buf_putc(&ps->sb, '\\');

@@ -595,6 +595,29 @@ static bool foreign_number(const char *s, const char *t)
     return radix ? t - s > 2 : underscore || op || (*s == '0' && is_digit(s[1]));
 }
 
+/* Whether s..t is a regular expression's literal (/ab+c/i, /^\d+$/,
+** /abc/g): a RegExp in JavaScript, which JSON.stringify writes as {}; its
+** text, its pattern alone (ab+c) or the pattern with its flags is a guess.
+** A path (/usr/bin/env, /home/ada/) has no pattern's signs and ends in no
+** flags, or in letters that cannot be flags (a letter twice: /usr/sys). */
+static bool regex_literal(const char *s, const char *t)
+{
+    const char *l = t - 1;
+    while (l > s && *l != '/') l--;
+    if (*s != '/' || l <= s + 1) return false;
+    static const char flags[] = "dgimsuvy";
+    unsigned seen = 0;
+    for (const char *f = l + 1; f < t; f++) {
+        const char *k = *f ? strchr(flags, *f) : NULL;
+        if (!k || seen & (1u << (k - flags))) return false;
+        seen |= 1u << (k - flags);
+    }
+    if (seen && !memchr(s + 1, '/', (size_t)(l - s - 1))) return true; /* /abc/g */
+    for (const char *c = s + 1; c < l; c++)
+        if (strchr("\\^$*+?()[]{}|", *c) && *c) return true;
+    return false;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -608,7 +631,7 @@ static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
-        foreign_number(s, t))
+        foreign_number(s, t) || regex_literal(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
