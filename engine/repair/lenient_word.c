@@ -552,7 +552,8 @@ static bool expression_shape(const char *s, const char *t)
 ** code whose zero counts), inf and nan (Python's, C's and R's infinity and
 ** no-number), full-width digits (１２, typed with a CJK keyboard), a sign
 ** parted from its digits (- 1), a literal's suffix (1L, 10n, 1.5f, 1j),
-** a sum or product (1+2, 3*4), and an
+** a sum, product, quotient or power (1+2, 3*4, 1/2, 2^10: C's ^ is
+** its exclusive or), and an
 ** escape written outside quotes (\n: a line break, or the two signs?).
 ** The writer meant a number, a code or a character: which one, and which
 ** number, is a guess; the text as a string is none of them. */
@@ -586,13 +587,15 @@ static bool foreign_number(const char *s, const char *t)
     if (f > s && f == t) return true;
     if (t - s < 2 || !is_digit(*s)) return false;
     bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false, op = false;
+    int slashes = 0; /* 1/2: a half, or its text; 12/31/2024 is a date */
     for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
         bool between = c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]);
         if (*c == '_' && between) underscore = true;
-        else if ((*c == '+' || *c == '*') && !radix && between && is_digit(c[-1]) && is_digit(c[1])) op = true;
+        else if (*c && strchr("+*/^", *c) && !radix && between && is_digit(c[-1]) && is_digit(c[1]))
+            op = true, slashes += *c == '/';
         else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.'))) return false;
     }
-    return radix ? t - s > 2 : underscore || op || (*s == '0' && is_digit(s[1]));
+    return radix ? t - s > 2 : underscore || (op && slashes <= 1) || (*s == '0' && is_digit(s[1]));
 }
 
 /* Whether s..t is a regular expression's literal (/ab+c/i, /^\d+$/,
