@@ -50,8 +50,10 @@ describe("coax.repair on the peers' test inputs", function()
       end
       -- by default, a value that would be a guess (an invented repair, two
       -- answers, a reply cut off, a number in another language's syntax) is
-      -- refused: 250 of coax's 591 readings
-      assert.are.equal(opts.guess and 591 or 341, values)
+      -- refused: 254 of coax's 591 readings (hunt12: json_repair's four
+      -- fractions, {"key": 1/3} read as the text "1/3", are a quotient or its
+      -- text, a guess as 1+2 is)
+      assert.are.equal(opts.guess and 591 or 337, values)
     end
   end)
 
@@ -69,7 +71,7 @@ describe("coax.repair on the peers' test inputs", function()
     end
     assert.are.same(ONLY_COAX, only)
     assert.is_true(jr >= 319, "agreement with jsonrepair fell to " .. jr)
-    assert.is_true(py >= 281, "agreement with json_repair fell to " .. py)
+    assert.is_true(py >= 277, "agreement with json_repair fell to " .. py)
   end)
 
   it("reads (guess = true) as the peers do at least as often as measured", function()
