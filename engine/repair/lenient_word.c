@@ -513,8 +513,9 @@ static bool quoted_by_marks(const char *s, const char *t)
 }
 
 /* Whether s..t is code whose value is what it computes, not its text:
-** an operator word (void 0, typeof x, await f, delete o.k), a sign
-** before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
+** an operator word (void 0, typeof x, await f, delete o.k, not True), a
+** sign before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
+** a member of this, self or a chain (this.name, user?.name),
 ** or a constant of a namespace (Math.PI, Number.MAX_SAFE_INTEGER,
 ** Color.RED: its value is elsewhere; Node.js, U.S.A and Ph.D are names). */
 static bool expression_shape(const char *s, const char *t)
@@ -526,6 +527,14 @@ static bool expression_shape(const char *s, const char *t)
     if (n >= 5 && (*s == '-' || *s == '+') && (!memcmp(s + 1, "true", 4) || !memcmp(s + 1, "null", 4) ||
                                                 (n >= 6 && !memcmp(s + 1, "false", 5))))
         return true;
+    /* Python's not before a literal (not True is False): "not sure" is text */
+    if (n > 4 && !memcmp(s, "not ", 4) && literal_of(s + 4, n - 4)) return true;
+    /* a reference to a value held elsewhere: this.name, self.name, and
+    ** JavaScript's optional chaining, user?.name */
+    if (n > 5 && (!memcmp(s, "this.", 5) || !memcmp(s, "self.", 5)) && is_ident((unsigned char)s[5]))
+        return true;
+    for (const char *c = s + 1; c + 2 < t; c++)
+        if (c[0] == '?' && c[1] == '.' && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[2])) return true;
     const char *q = NULL;
     for (const char *c = s; c < t; c++) {
         if (c > s && c + 2 < t && c[0] == '*' && c[1] == '*' && is_digit(c[-1]) && is_digit(c[2])) return true;
