@@ -257,10 +257,25 @@ static bool octal_character(const char *p, const char *bound)
            (p[1] == '0' && d > p + 2);
 }
 
+/* Whether the escape at p (on the backslash) names its character between
+** braces: \u{1F600} (JavaScript's, Rust's, Swift's and Ruby's code
+** point), \x{41} (Perl's) or \N{EM DASH} (Python's name of it). */
+static bool braced_character(const char *p, const char *bound)
+{
+    char c = p[1];
+    if (!(c == 'u' || c == 'x' || c == 'N') || p + 3 >= bound || p[2] != '{') return false;
+    const char *d = p + 3;
+    while (d < bound && d < p + 3 + 64 && *d != '}' &&
+           (c == 'N' ? (*d >= 'A' && *d <= 'Z') || is_digit(*d) || *d == ' ' || *d == '-'
+                     : coax_hex_digit(*d) >= 0))
+        d++;
+    return d > p + 3 && d < bound && *d == '}' && (c == 'N' || d <= p + 9);
+}
+
 /* An escape JSON does not have: what it meant is the backslash as written
 ** (a pattern's \d, a path's C:\Users), kept, one obvious reading; unless
 ** another language reads it as a character (\x41, \U0001F600, \0, \a,
-** \v, \e, \101): which one was meant is a guess. Returns where the text
+** \v, \e, \101, \u{1F600}): which one was meant is a guess. Returns where the text
 ** goes on (the character after the backslash, copied as text). */
 static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 {
@@ -276,7 +291,7 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     bool short_u = c == 'u' && nhex >= 1 && !(p + 2 + nhex < bound && is_ident((unsigned char)p[2 + nhex]));
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
                  ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u ||
-                 octal_character(p, bound);
+                 octal_character(p, bound) || braced_character(p, bound);
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
     ps->kept_escape |= is_ident((unsigned char)c) && c != '_' && c != '$'; /* \p, \d: not \_ or \ */
     coax_buf_putc(&ps->sb, '\\');

@@ -560,7 +560,7 @@ static bool expression_shape(const char *s, const char *t)
 ** (Python's and Rust's 1000), 017 (C's and YAML 1.1's octal 15, or a
 ** code whose zero counts), inf and nan (Python's, C's and R's infinity and
 ** no-number), full-width digits (１２, typed with a CJK keyboard), a sign
-** parted from its digits (- 1), a literal's suffix (1L, 10n, 1.5f, 1j),
+** parted from its digits (- 1) or stacked (--5, +-5), a literal's suffix (1L, 10n, 1.5f, 1j),
 ** a sum, product, quotient or power (1+2, 3*4, 1/2, 2^10: C's ^ is
 ** its exclusive or), and an
 ** escape written outside quotes (\n: a line break, or the two signs?).
@@ -574,6 +574,8 @@ static bool foreign_number(const char *s, const char *t)
         const char *d = s + 1;
         while (d < t && (*d == ' ' || *d == '\t')) d++;
         if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
+        while (d < t && (*d == '-' || *d == '+')) d++;
+        if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
         s++;
     }
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
