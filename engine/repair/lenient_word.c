@@ -667,6 +667,10 @@ static bool word_in_doubt(const char *s, const char *t)
         ** after a number ({"a": 1 # one}), or its text; a # written alone
         ** between spaces, not C#, #42 or #fff */
         if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
+        /* b -- c: SQL's, Lua's and Haskell's comment, or a dash in prose */
+        if (ws_tab[(unsigned char)c[0]] && c[1] == '-' && c + 2 < t && c[2] == '-' &&
+            (c + 3 == t || ws_tab[(unsigned char)c[3]]))
+            return true;
         /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
         ** function (() => 1): an expression, whose value is not its text;
         ** "Ada (Countess)" has a space */
