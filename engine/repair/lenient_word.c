@@ -632,6 +632,19 @@ static bool regex_literal(const char *s, const char *t)
     return false;
 }
 
+/* Whether s..t is wrapped whole in parentheses: (100) is an expression's
+** 100 or accounting's -100, (none) and (see below) a note where the value
+** should be; its text with the parentheses is none of them. (1) first is
+** a label before text. */
+static bool parenthesized(const char *s, const char *t)
+{
+    if (t - s < 3 || *s != '(' || t[-1] != ')') return false;
+    int depth = 0;
+    for (const char *c = s; c < t - 1; c++)
+        if ((depth += (*c == '(') - (*c == ')')) == 0) return false;
+    return true;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -645,7 +658,7 @@ static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
-        foreign_number(s, t) || regex_literal(s, t))
+        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
