@@ -692,6 +692,25 @@ static bool word_in_doubt(const char *s, const char *t)
     return false;
 }
 
+/* Whether an array's unquoted item s..t holds, after a space, a number or
+** a literal standing alone (abc 2, 0.0.1 2, x true): items parted by
+** spaces, as [1 2] is read, or one item's text? New York has none. */
+static bool spaced_scalar(const char *s, const char *t)
+{
+    for (const char *c = s; c < t; c++) {
+        if (!ws_tab[(unsigned char)*c]) continue;
+        while (c < t && ws_tab[(unsigned char)*c]) c++;
+        const char *w = c;
+        while (c < t && !ws_tab[(unsigned char)*c]) c++;
+        bool is_int;
+        size_t n = (size_t)(c - w);
+        if (n && (coax_number_span(w, n, &is_int) == n || (literal_of(w, n) && literal_of(w, n)->kind == RK_COUNT)))
+            return true;
+        c--;
+    }
+    return false;
+}
+
 coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
 {
     const char *s = ps->p, *p = s, *e = ps->e;
@@ -763,6 +782,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
                                         (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(s, t)) ||
                                         (ctx == CTX_OBJVAL && key_inside(s, t));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;

@@ -175,7 +175,7 @@ static bool ident_byte(char c)
 }
 
 /* Where the value val, a span of prose or a reply's value before its
-** trailing text, is an expression's operand, or SIZE_MAX: the
+** trailing text, is an expression's operand or text's part, or SIZE_MAX: the
 ** argument of a call (sorted([3, 1, 2]), list(reversed([1, 2]))), but
 ** for an object's, which a call wraps (callback({...}), print({...}), as
 ** in a whole reply); or followed on its line by an operator and another
@@ -187,6 +187,13 @@ static size_t operand_at(const job *j, const rvalue *val)
 {
     const char *t = j->text;
     size_t b = val->start, a = val->end;
+    /* a bracket glued to the text before or after it: a subscript (arr[0],
+    ** f()[1]), a markdown link or image ([docs](url), ![alt](a.png),
+    ** [text][1]) or a pattern's class ([a-z]+, /[a-z]/): text, not a list */
+    if (t[b] == '[' && b > 0 && (ident_byte(t[b - 1]) || (t[b - 1] && strchr("!)]/\\", t[b - 1])))) return b - 1;
+    if (t[b] == '[' && a > b && t[a - 1] == ']' && a < j->len &&
+        (ident_byte(t[a]) || (t[a] && strchr("([+*?{", t[a]))))
+        return a;
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
     while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
