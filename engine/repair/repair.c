@@ -207,6 +207,27 @@ static size_t operand_at(const job *j, const rvalue *val)
     return SIZE_MAX;
 }
 
+/* Whether the value val, a span of prose or a reply's value before its
+** trailing text, is words in brackets that words follow on their line,
+** prose's own punctuation: a log's level ([INFO] Server started), a task's
+** box (- [x] Buy milk), an editor's note (He said [inaudible] then left);
+** not a list (["Paris"] then text, [red, green], [1], and Tags: [python]
+** at the line's end are lists). */
+static bool bracketed_words(const job *j, const rvalue *val)
+{
+    const char *t = j->text;
+    const coax_value *v = val->value;
+    size_t end = val->end;
+    while (end > val->start && around_value(t[end - 1])) end--;
+    if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len != 1 ||
+        v->u.items[0].type != COAX_STRING)
+        return false;
+    for (size_t i = val->start + 1; i + 1 < end; i++)
+        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+    while (end < j->len && (t[end] == ' ' || t[end] == '\t')) end++;
+    return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
+}
+
 /* Whether v nests 'limit' arrays and objects deep (v itself is one): the
 ** list that wraps several values must not go past max_depth, as no other
 ** candidate does. Walked without recursion, only for a value whose parse
@@ -285,6 +306,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
                          : SIZE_MAX;
     if (operand != SIZE_MAX) {
         rlog_add(&j->log, RK_OPERAND, operand);
+        vals.v[0].log_to = j->log.n;
+        vals.v[0].invented = true;
+        vals.v[0].value->flags |= COAX_VF_INVENTED;
+    } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
+               bracketed_words(j, &vals.v[0])) {
+        rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         vals.v[0].log_to = j->log.n;
         vals.v[0].invented = true;
         vals.v[0].value->flags |= COAX_VF_INVENTED;
