@@ -453,8 +453,14 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             bool comment_end = b - body >= 2 && b[-1] == '/' && b[-2] == '*';
             bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]]))) &&
                                  next_quote_ends(ps, open, p + qn, ctx);
+            /* \\" (She said \\"hi\\"): JSON escaped twice, its quotes meant
+            ** ("hi" quoted), or a backslash before each quote? */
+            const char *k = p;
+            while (k > body && k[-1] == '\\') k--;
+            bool escaped_twice = p - k >= 2 && (p - k) % 2 == 0;
             bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) || alone ||
-                         after_comment || lost_member_end(body, before) || alternatives_end(body, before, before < p);
+                         after_comment || escaped_twice || lost_member_end(body, before) ||
+                         alternatives_end(body, before, before < p);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);
