@@ -652,8 +652,9 @@ static bool parenthesized(const char *s, const char *t)
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
-** literal misspelt, an expression that calls something, or a number in
-** another language's syntax (0x1F, 1_000, 017, inf, １２, 1+2). */
+** literal misspelt, an expression that calls something, a number in
+** another language's syntax (0x1F, 1_000, 017, inf, １２, 1+2), or an
+** escape JSON reads (line1\nline2). */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
@@ -688,6 +689,13 @@ static bool word_in_doubt(const char *s, const char *t)
         ** function (() => 1): an expression, whose value is not its text;
         ** "Ada (Countess)" has a space */
         if ((c[1] == '(' && is_ident((unsigned char)c[0])) || (c[0] == '=' && c[1] == '>')) return true;
+        /* line1\nline2, caf\u00e9: an escape JSON reads, so the quotes lost
+        ** made it a line break or é; as text it is the two signs (C:\Users
+        ** holds none JSON reads) */
+        if (c[0] == '\\' && (strchr("\"\\/bfnrt", c[1]) ||
+                              (c[1] == 'u' && t - c >= 6 && coax_hex_digit(c[2]) >= 0 && coax_hex_digit(c[3]) >= 0 &&
+                               coax_hex_digit(c[4]) >= 0 && coax_hex_digit(c[5]) >= 0)))
+            return true;
     }
     return false;
 }
