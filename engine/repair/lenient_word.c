@@ -179,17 +179,19 @@ static bool is_identifier(const char *s, const char *t)
 }
 
 /* Whether s..t is a plain number (5, -1, 2.17) written where a key goes:
-** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"}). */
+** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"});
+** not with a zero that ends its fraction (1.50: JavaScript's key is 1.5)
+** nor -0 (0 to JavaScript and Python). */
 static bool is_number_key(const char *s, const char *t)
 {
     const char *c = s + (s < t && *s == '-');
     const char *d = c;
     while (c < t && *c >= '0' && *c <= '9') c++;
-    if (c == d || (c - d > 1 && *d == '0')) return false;
+    if (c == d || (c - d > 1 && *d == '0') || (c - s == 2 && *s == '-' && *d == '0' && c == t)) return false; /* -0 */
     if (c < t && *c == '.') {
         const char *f = ++c;
         while (c < t && *c >= '0' && *c <= '9') c++;
-        if (c == f) return false;
+        if (c == f || c[-1] == '0') return false;
     }
     return c == t;
 }
