@@ -189,11 +189,14 @@ static size_t operand_at(const job *j, const rvalue *val)
     size_t b = val->start, a = val->end;
     /* a bracket glued to the text before or after it: a subscript (arr[0],
     ** f()[1]), a markdown link or image ([docs](url), ![alt](a.png),
-    ** [text][1]) or a pattern's class ([a-z]+, /[a-z]/): text, not a list */
-    if (t[b] == '[' && b > 0 && (ident_byte(t[b - 1]) || (t[b - 1] && strchr("!)]/\\", t[b - 1])))) return b - 1;
-    if (t[b] == '[' && a > b && t[a - 1] == ']' && a < j->len &&
-        (ident_byte(t[a]) || (t[a] && strchr("([+*?{", t[a]))))
-        return a;
+    ** [text][1]) or a pattern's class ([a-z]+, /[a-z]/): text, not a list;
+    ** but for markdown's emphasis around it (**[1, 2]**, _[1, 2]_) */
+    if (t[b] == '[' && a > b && t[a - 1] == ']') {
+        char before = b > 0 ? t[b - 1] : ' ', after = a < j->len ? t[a] : ' ';
+        bool emphasis = (before == '*' || before == '_') && after == before;
+        if (!emphasis && (ident_byte(before) || (before && strchr("!)]/\\", before)))) return b - 1;
+        if (!emphasis && (ident_byte(after) || (after && strchr("([+*?{", after)))) return a;
+    }
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
     while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
@@ -219,8 +222,9 @@ static bool bracketed_words(const job *j, const rvalue *val)
     const coax_value *v = val->value;
     size_t end = val->end;
     while (end > val->start && around_value(t[end - 1])) end--;
-    if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len != 1 ||
-        v->u.items[0].type != COAX_STRING)
+    /* one unquoted item, or none between spaces: a task's open box, [ ] */
+    if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len > 1 ||
+        (v->len == 1 && v->u.items[0].type != COAX_STRING))
         return false;
     for (size_t i = val->start + 1; i + 1 < end; i++)
         if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
