@@ -178,7 +178,8 @@ static bool ident_byte(char c)
 ** trailing text, is an expression's operand or text's part, or SIZE_MAX: the
 ** argument of a call (sorted([3, 1, 2]), list(reversed([1, 2]))), but
 ** for an object's, which a call wraps (callback({...}), print({...}), as
-** in a whole reply); or followed on its line by an operator and another
+** in a whole reply); or after an operand and an operator on its line
+** ([1, 2] + [3]); or followed on its line by an operator and another
 ** operand ([0] * 5, ["x"] * 3) or by a member access ({...}.keys(),
 ** [1, 2].length). The expression's value is not the span's; a sentence's
 ** period, a parenthesis after a space and prose after an operator are no
@@ -199,6 +200,14 @@ static size_t operand_at(const job *j, const rvalue *val)
     }
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
+    /* the right operand of an operator after another on its line ([1, 2] +
+    ** [3] is [1, 2, 3] to Python, "1,23" to JavaScript; 5 * [0]) */
+    if (b > 1 && (t[b - 1] == '*' || t[b - 1] == '+' || t[b - 1] == '/')) { /* not 50% [1, 2] */
+        size_t o = b - 1;
+        if (o > 0 && t[o - 1] == t[b - 1]) o--; /* ** and // */
+        while (o > 0 && (t[o - 1] == ' ' || t[o - 1] == '\t')) o--;
+        if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || strchr("]})\"'", t[o - 1]))) return b - 1;
+    }
     while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
     if (a + 1 < j->len && t[a] == '.' && ident_byte(t[a + 1]) && !(t[a + 1] >= '0' && t[a + 1] <= '9')) return a;
     if (a < j->len && (t[a] == '*' || t[a] == '+' || t[a] == '/' || t[a] == '%')) {
