@@ -50,8 +50,13 @@ describe("coax.repair on the peers' test inputs", function()
       end
       -- by default, a value that would be a guess (an invented repair, two
       -- answers, a reply cut off, a number in another language's syntax) is
-      -- refused: 250 of coax's 591 readings
-      assert.are.equal(opts.guess and 591 or 341, values)
+      -- refused: 257 of coax's 591 readings (hunt12: json_repair's four
+      -- fractions, {"key": 1/3} read as the text "1/3", are a quotient or its
+      -- text, a guess as 1+2 is; {"scalar_group": (1)} is 1 to json_repair and
+      -- "(1)" to jsonrepair, a value wrapped whole in parentheses; [2 0.0.1 2]
+      -- is [2, "0.0.1 2"] to jsonrepair and [2, "0.0.1", 2] to json_repair, an
+      -- item with a number after a space; /[a-z]_/ is a pattern, not ["a-z"])
+      assert.are.equal(opts.guess and 591 or 334, values)
     end
   end)
 
@@ -68,8 +73,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    assert.is_true(jr >= 319, "agreement with jsonrepair fell to " .. jr)
-    assert.is_true(py >= 281, "agreement with json_repair fell to " .. py)
+    assert.is_true(jr >= 317, "agreement with jsonrepair fell to " .. jr)
+    assert.is_true(py >= 276, "agreement with json_repair fell to " .. py)
   end)
 
   it("reads (guess = true) as the peers do at least as often as measured", function()

@@ -240,11 +240,43 @@ static bool quote_char(const char *p, const char *bound)
            ((unsigned char)p[2] == 0x9E || (unsigned char)p[2] == 0x9A);
 }
 
+/* Whether the octal escape at p (on the backslash; C's, Python's and
+** JavaScript's \101, up to three digits, below 0400) reads as a character
+** a writer may have typed that way: a printable one (\101 is A, \251 is
+** Python's ©), a tab or a line break (\11, \12, \15), or any value
+** written with its leading zero (\012, \000). D:\2024's \202 and a
+** pattern's \1 read as controls nobody types: a path, a back-reference. */
+static bool octal_character(const char *p, const char *bound)
+{
+    unsigned v = 0;
+    const char *d = p + 1;
+    while (d < bound && d < p + 4 && *d >= '0' && *d <= '7' && v * 8 + (unsigned)(*d - '0') < 0400)
+        v = v * 8 + (unsigned)(*d++ - '0');
+    if (d == p + 1) return false;
+    return (v >= 0x20 && v < 0x7F) || v >= 0xA0 || v == '\t' || v == '\n' || v == '\r' ||
+           (p[1] == '0' && d > p + 2);
+}
+
+/* Whether the escape at p (on the backslash) names its character between
+** braces: \u{1F600} (JavaScript's, Rust's, Swift's and Ruby's code
+** point), \x{41} (Perl's) or \N{EM DASH} (Python's name of it). */
+static bool braced_character(const char *p, const char *bound)
+{
+    char c = p[1];
+    if (!(c == 'u' || c == 'x' || c == 'N') || p + 3 >= bound || p[2] != '{') return false;
+    const char *d = p + 3;
+    while (d < bound && d < p + 3 + 64 && *d != '}' &&
+           (c == 'N' ? (*d >= 'A' && *d <= 'Z') || is_digit(*d) || *d == ' ' || *d == '-'
+                     : coax_hex_digit(*d) >= 0))
+        d++;
+    return d > p + 3 && d < bound && *d == '}' && (c == 'N' || d <= p + 9);
+}
+
 /* An escape JSON does not have: what it meant is the backslash as written
 ** (a pattern's \d, a path's C:\Users), kept, one obvious reading; unless
 ** another language reads it as a character (\x41, \U0001F600, \0, \a,
-** \v, \e): which one was meant is a guess. Returns where the text goes on
-** (the character after the backslash, copied as text). */
+** \v, \e, \101, \u{1F600}): which one was meant is a guess. Returns where the text
+** goes on (the character after the backslash, copied as text). */
 static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 {
     char c = p[1];
@@ -258,7 +290,8 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     ** go on as a word); which character it was is a guess */
     bool short_u = c == 'u' && nhex >= 1 && !(p + 2 + nhex < bound && is_ident((unsigned char)p[2 + nhex]));
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
-                 ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u;
+                 ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u ||
+                 octal_character(p, bound) || braced_character(p, bound);
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
     ps->kept_escape |= is_ident((unsigned char)c) && c != '_' && c != '$'; /* \p, \d: not \_ or \ */
     coax_buf_putc(&ps->sb, '\\');
@@ -420,8 +453,14 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             bool comment_end = b - body >= 2 && b[-1] == '/' && b[-2] == '*';
             bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]]))) &&
                                  next_quote_ends(ps, open, p + qn, ctx);
+            /* \\" (She said \\"hi\\"): JSON escaped twice, its quotes meant
+            ** ("hi" quoted), or a backslash before each quote? */
+            const char *k = p;
+            while (k > body && k[-1] == '\\') k--;
+            bool escaped_twice = p - k >= 2 && (p - k) % 2 == 0;
             bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) || alone ||
-                         after_comment || lost_member_end(body, before) || alternatives_end(body, before, before < p);
+                         after_comment || escaped_twice || lost_member_end(body, before) ||
+                         alternatives_end(body, before, before < p);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
             ps->inner_quote = true;
             coax_buf_put(&ps->sb, p, qn);

@@ -179,17 +179,19 @@ static bool is_identifier(const char *s, const char *t)
 }
 
 /* Whether s..t is a plain number (5, -1, 2.17) written where a key goes:
-** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"}). */
+** followed by its colon, it is the key's text ({5: "b"} is {"5": "b"});
+** not with a zero that ends its fraction (1.50: JavaScript's key is 1.5)
+** nor -0 (0 to JavaScript and Python). */
 static bool is_number_key(const char *s, const char *t)
 {
     const char *c = s + (s < t && *s == '-');
     const char *d = c;
     while (c < t && *c >= '0' && *c <= '9') c++;
-    if (c == d || (c - d > 1 && *d == '0')) return false;
+    if (c == d || (c - d > 1 && *d == '0') || (c - s == 2 && *s == '-' && *d == '0' && c == t)) return false; /* -0 */
     if (c < t && *c == '.') {
         const char *f = ++c;
         while (c < t && *c >= '0' && *c <= '9') c++;
-        if (c == f) return false;
+        if (c == f || c[-1] == '0') return false;
     }
     return c == t;
 }
@@ -513,8 +515,9 @@ static bool quoted_by_marks(const char *s, const char *t)
 }
 
 /* Whether s..t is code whose value is what it computes, not its text:
-** an operator word (void 0, typeof x, await f, delete o.k), a sign
-** before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
+** an operator word (void 0, typeof x, await f, delete o.k, not True), a
+** sign before a literal (-true), a power (2**10), a conditional (x ? 1 : 2),
+** a member of this, self or a chain (this.name, user?.name),
 ** or a constant of a namespace (Math.PI, Number.MAX_SAFE_INTEGER,
 ** Color.RED: its value is elsewhere; Node.js, U.S.A and Ph.D are names). */
 static bool expression_shape(const char *s, const char *t)
@@ -526,6 +529,14 @@ static bool expression_shape(const char *s, const char *t)
     if (n >= 5 && (*s == '-' || *s == '+') && (!memcmp(s + 1, "true", 4) || !memcmp(s + 1, "null", 4) ||
                                                 (n >= 6 && !memcmp(s + 1, "false", 5))))
         return true;
+    /* Python's not before a literal (not True is False): "not sure" is text */
+    if (n > 4 && !memcmp(s, "not ", 4) && literal_of(s + 4, n - 4)) return true;
+    /* a reference to a value held elsewhere: this.name, self.name, and
+    ** JavaScript's optional chaining, user?.name */
+    if (n > 5 && (!memcmp(s, "this.", 5) || !memcmp(s, "self.", 5)) && is_ident((unsigned char)s[5]))
+        return true;
+    for (const char *c = s + 1; c + 2 < t; c++)
+        if (c[0] == '?' && c[1] == '.' && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[2])) return true;
     const char *q = NULL;
     for (const char *c = s; c < t; c++) {
         if (c > s && c + 2 < t && c[0] == '*' && c[1] == '*' && is_digit(c[-1]) && is_digit(c[2])) return true;
@@ -551,8 +562,9 @@ static bool expression_shape(const char *s, const char *t)
 ** (Python's and Rust's 1000), 017 (C's and YAML 1.1's octal 15, or a
 ** code whose zero counts), inf and nan (Python's, C's and R's infinity and
 ** no-number), full-width digits (１２, typed with a CJK keyboard), a sign
-** parted from its digits (- 1), a literal's suffix (1L, 10n, 1.5f, 1j),
-** a sum or product (1+2, 3*4), and an
+** parted from its digits (- 1) or stacked (--5, +-5), a literal's suffix (1L, 10n, 1.5f, 1j),
+** a sum, product, quotient or power (1+2, 3*4, 1/2, 2^10: C's ^ is
+** its exclusive or), and an
 ** escape written outside quotes (\n: a line break, or the two signs?).
 ** The writer meant a number, a code or a character: which one, and which
 ** number, is a guess; the text as a string is none of them. */
@@ -564,6 +576,8 @@ static bool foreign_number(const char *s, const char *t)
         const char *d = s + 1;
         while (d < t && (*d == ' ' || *d == '\t')) d++;
         if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
+        while (d < t && (*d == '-' || *d == '+')) d++;
+        if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
         s++;
     }
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
@@ -586,13 +600,51 @@ static bool foreign_number(const char *s, const char *t)
     if (f > s && f == t) return true;
     if (t - s < 2 || !is_digit(*s)) return false;
     bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false, op = false;
+    int slashes = 0; /* 1/2: a half, or its text; 12/31/2024 is a date */
     for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
         bool between = c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]);
         if (*c == '_' && between) underscore = true;
-        else if ((*c == '+' || *c == '*') && !radix && between && is_digit(c[-1]) && is_digit(c[1])) op = true;
+        else if (*c && strchr("+*/^", *c) && !radix && between && is_digit(c[-1]) && is_digit(c[1]))
+            op = true, slashes += *c == '/';
         else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.'))) return false;
     }
-    return radix ? t - s > 2 : underscore || op || (*s == '0' && is_digit(s[1]));
+    return radix ? t - s > 2 : underscore || (op && slashes <= 1) || (*s == '0' && is_digit(s[1]));
+}
+
+/* Whether s..t is a regular expression's literal (/ab+c/i, /^\d+$/,
+** /abc/g): a RegExp in JavaScript, which JSON.stringify writes as {}; its
+** text, its pattern alone (ab+c) or the pattern with its flags is a guess.
+** A path (/usr/bin/env, /home/ada/) has no pattern's signs and ends in no
+** flags, or in letters that cannot be flags (a letter twice: /usr/sys). */
+static bool regex_literal(const char *s, const char *t)
+{
+    const char *l = t - 1;
+    while (l > s && *l != '/') l--;
+    if (*s != '/' || l <= s + 1) return false;
+    static const char flags[] = "dgimsuvy";
+    unsigned seen = 0;
+    for (const char *f = l + 1; f < t; f++) {
+        const char *k = *f ? strchr(flags, *f) : NULL;
+        if (!k || seen & (1u << (k - flags))) return false;
+        seen |= 1u << (k - flags);
+    }
+    if (seen && !memchr(s + 1, '/', (size_t)(l - s - 1))) return true; /* /abc/g */
+    for (const char *c = s + 1; c < l; c++)
+        if (strchr("\\^$*+?()[]{}|", *c) && *c) return true;
+    return false;
+}
+
+/* Whether s..t is wrapped whole in parentheses: (100) is an expression's
+** 100 or accounting's -100, (none) and (see below) a note where the value
+** should be; its text with the parentheses is none of them. (1) first is
+** a label before text. */
+static bool parenthesized(const char *s, const char *t)
+{
+    if (t - s < 3 || *s != '(' || t[-1] != ')') return false;
+    int depth = 0;
+    for (const char *c = s; c < t - 1; c++)
+        if ((depth += (*c == '(') - (*c == ')')) == 0) return false;
+    return true;
 }
 
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
@@ -602,13 +654,14 @@ static bool foreign_number(const char *s, const char *t)
 ** it would carry what the model did not mean as text. So would signs
 ** alone that hold a place: a value not given ({"a": ?}, -, --, _, YAML's
 ** null ~) or an ellipsis of another shape (. . ., ···, ⋯, (...)), and a
-** literal misspelt, an expression that calls something, or a number in
-** another language's syntax (0x1F, 1_000, 017, inf, １２, 1+2). */
+** literal misspelt, an expression that calls something, a number in
+** another language's syntax (0x1F, 1_000, 017, inf, １２, 1+2), or an
+** escape JSON reads (line1\nline2). */
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
-        foreign_number(s, t))
+        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
@@ -630,10 +683,40 @@ static bool word_in_doubt(const char *s, const char *t)
         ** after a number ({"a": 1 # one}), or its text; a # written alone
         ** between spaces, not C#, #42 or #fff */
         if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
+        /* b -- c: SQL's, Lua's and Haskell's comment, or a dash in prose */
+        if (ws_tab[(unsigned char)c[0]] && c[1] == '-' && c + 2 < t && c[2] == '-' &&
+            (c + 3 == t || ws_tab[(unsigned char)c[3]]))
+            return true;
         /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
         ** function (() => 1): an expression, whose value is not its text;
         ** "Ada (Countess)" has a space */
         if ((c[1] == '(' && is_ident((unsigned char)c[0])) || (c[0] == '=' && c[1] == '>')) return true;
+        /* line1\nline2, caf\u00e9: an escape JSON reads, so the quotes lost
+        ** made it a line break or é; as text it is the two signs (C:\Users
+        ** holds none JSON reads) */
+        if (c[0] == '\\' && (strchr("\"\\/bfnrt", c[1]) ||
+                              (c[1] == 'u' && t - c >= 6 && coax_hex_digit(c[2]) >= 0 && coax_hex_digit(c[3]) >= 0 &&
+                               coax_hex_digit(c[4]) >= 0 && coax_hex_digit(c[5]) >= 0)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether an array's unquoted item s..t holds, after a space, a number or
+** a literal standing alone (abc 2, 0.0.1 2, x true): items parted by
+** spaces, as [1 2] is read, or one item's text? New York has none. */
+static bool spaced_scalar(const char *s, const char *t)
+{
+    for (const char *c = s; c < t; c++) {
+        if (!ws_tab[(unsigned char)*c]) continue;
+        while (c < t && ws_tab[(unsigned char)*c]) c++;
+        const char *w = c;
+        while (c < t && !ws_tab[(unsigned char)*c]) c++;
+        bool is_int;
+        size_t n = (size_t)(c - w);
+        if (n && (coax_number_span(w, n, &is_int) == n || (literal_of(w, n) && literal_of(w, n)->kind == RK_COUNT)))
+            return true;
+        c--;
     }
     return false;
 }
@@ -709,6 +792,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
                                         (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(s, t)) ||
                                         (ctx == CTX_OBJVAL && key_inside(s, t));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;

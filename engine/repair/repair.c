@@ -175,10 +175,11 @@ static bool ident_byte(char c)
 }
 
 /* Where the value val, a span of prose or a reply's value before its
-** trailing text, is an expression's operand, or SIZE_MAX: the
+** trailing text, is an expression's operand or text's part, or SIZE_MAX: the
 ** argument of a call (sorted([3, 1, 2]), list(reversed([1, 2]))), but
 ** for an object's, which a call wraps (callback({...}), print({...}), as
-** in a whole reply); or followed on its line by an operator and another
+** in a whole reply); or after an operand and an operator on its line
+** ([1, 2] + [3]); or followed on its line by an operator and another
 ** operand ([0] * 5, ["x"] * 3) or by a member access ({...}.keys(),
 ** [1, 2].length). The expression's value is not the span's; a sentence's
 ** period, a parenthesis after a space and prose after an operator are no
@@ -187,8 +188,26 @@ static size_t operand_at(const job *j, const rvalue *val)
 {
     const char *t = j->text;
     size_t b = val->start, a = val->end;
+    /* a bracket glued to the text before or after it: a subscript (arr[0],
+    ** f()[1]), a markdown link or image ([docs](url), ![alt](a.png),
+    ** [text][1]) or a pattern's class ([a-z]+, /[a-z]/): text, not a list;
+    ** but for markdown's emphasis around it (**[1, 2]**, _[1, 2]_) */
+    if (t[b] == '[' && a > b && t[a - 1] == ']') {
+        char before = b > 0 ? t[b - 1] : ' ', after = a < j->len ? t[a] : ' ';
+        bool emphasis = (before == '*' || before == '_') && after == before;
+        if (!emphasis && (ident_byte(before) || (before && strchr("!)]/\\", before)))) return b - 1;
+        if (!emphasis && (ident_byte(after) || (after && strchr("([+*?{", after)))) return a;
+    }
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
+    /* the right operand of an operator after another on its line ([1, 2] +
+    ** [3] is [1, 2, 3] to Python, "1,23" to JavaScript; 5 * [0]) */
+    if (b > 1 && (t[b - 1] == '*' || t[b - 1] == '+' || t[b - 1] == '/')) { /* not 50% [1, 2] */
+        size_t o = b - 1;
+        if (o > 0 && t[o - 1] == t[b - 1]) o--; /* ** and // */
+        while (o > 0 && (t[o - 1] == ' ' || t[o - 1] == '\t')) o--;
+        if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || strchr("]})\"'", t[o - 1]))) return b - 1;
+    }
     while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
     if (a + 1 < j->len && t[a] == '.' && ident_byte(t[a + 1]) && !(t[a + 1] >= '0' && t[a + 1] <= '9')) return a;
     if (a < j->len && (t[a] == '*' || t[a] == '+' || t[a] == '/' || t[a] == '%')) {
@@ -198,6 +217,28 @@ static size_t operand_at(const job *j, const rvalue *val)
         if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || (t[o] && strchr("[{(\"'", t[o])))) return a;
     }
     return SIZE_MAX;
+}
+
+/* Whether the value val, a span of prose or a reply's value before its
+** trailing text, is words in brackets that words follow on their line,
+** prose's own punctuation: a log's level ([INFO] Server started), a task's
+** box (- [x] Buy milk), an editor's note (He said [inaudible] then left);
+** not a list (["Paris"] then text, [red, green], [1], and Tags: [python]
+** at the line's end are lists). */
+static bool bracketed_words(const job *j, const rvalue *val)
+{
+    const char *t = j->text;
+    const coax_value *v = val->value;
+    size_t end = val->end;
+    while (end > val->start && around_value(t[end - 1])) end--;
+    /* one unquoted item, or none between spaces: a task's open box, [ ] */
+    if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len > 1 ||
+        (v->len == 1 && v->u.items[0].type != COAX_STRING))
+        return false;
+    for (size_t i = val->start + 1; i + 1 < end; i++)
+        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+    while (end < j->len && (t[end] == ' ' || t[end] == '\t')) end++;
+    return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
 }
 
 /* Whether v nests 'limit' arrays and objects deep (v itself is one): the
@@ -278,6 +319,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
                          : SIZE_MAX;
     if (operand != SIZE_MAX) {
         rlog_add(&j->log, RK_OPERAND, operand);
+        vals.v[0].log_to = j->log.n;
+        vals.v[0].invented = true;
+        vals.v[0].value->flags |= COAX_VF_INVENTED;
+    } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
+               bracketed_words(j, &vals.v[0])) {
+        rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         vals.v[0].log_to = j->log.n;
         vals.v[0].invented = true;
         vals.v[0].value->flags |= COAX_VF_INVENTED;
