@@ -225,6 +225,32 @@ static size_t operand_at(const job *j, const rvalue *val)
 ** box (- [x] Buy milk), an editor's note (He said [inaudible] then left);
 ** not a list (["Paris"] then text, [red, green], [1], and Tags: [python]
 ** at the line's end are lists). */
+/* Whether words in brackets stand before 'at' on its line ("Options: [a]
+** or [b]"): the span at 'at' is one of several, not the answer. A number
+** in brackets there ("See [1] and then: [Paris]") is a list of its own, a
+** rival, so it says nothing here. Looked at over 256 bytes before 'at',
+** so many spans on one long line cost each a bounded look. */
+static bool words_in_brackets_before(const char *t, size_t at)
+{
+    size_t stop = at > 256 ? at - 256 : 0, close = SIZE_MAX;
+    for (size_t i = at; i > stop && t[i - 1] != '\n'; i--) {
+        char c = t[i - 1];
+        if (c == ']') close = i - 1;
+        else if (c == '[' && close != SIZE_MAX) {
+            bool letter = false, other = false, blank = true; /* blank: a task's open box, [ ] */
+            for (size_t k = i; k < close; k++) {
+                unsigned char b = (unsigned char)t[k];
+                letter = letter || b >= 0x80 || (unsigned)((b | 0x20) - 'a') < 26u;
+                other = other || strchr("\"'`,[]{}", b) || !b;
+                blank = blank && b == ' ';
+            }
+            if (!other && (letter || blank)) return true;
+            close = SIZE_MAX;
+        }
+    }
+    return false;
+}
+
 static bool bracketed_words(const job *j, const rvalue *val)
 {
     const char *t = j->text;
@@ -237,6 +263,7 @@ static bool bracketed_words(const job *j, const rvalue *val)
         return false;
     for (size_t i = val->start + 1; i + 1 < end; i++)
         if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+    if (words_in_brackets_before(t, val->start)) return true;
     while (end < j->len && (t[end] == ' ' || t[end] == '\t')) end++;
     return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
 }
