@@ -554,6 +554,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
 {
     coax_arena *a = j->scratch;
     r->n = 0;
+    j->c->plan_id++; /* the instance may have changed: trials built before are stale */
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
         return COAX_ENOMEM;

@@ -31,6 +31,14 @@ typedef struct coerce_ctx {
     /* The last large "enum" matched loosely, and its index (coerce_trials.c). */
     const coax_value *enum_of;
     void *enum_index;
+    /* The trials last built for an object's "required" or forbidden
+    ** members, within one plan (coerce.c bumps 'plan_id'): its n errors
+    ** (one a forbidden member) share them, so a scan of the object each
+    ** would cost n^2 (coerce_trials.c). */
+    unsigned plan_id, memo_plan;
+    const coax_value *memo_obj, *memo_kv;
+    const char *memo_loc;
+    void *memo_trials;
 } coerce_ctx;
 
 /* Validates 'v' and, while it is invalid, applies coercions that make a

@@ -819,6 +819,29 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
     return hits == 1 ? hit : NULL;
 }
 
+/* The trials built for the object 'x' under the keyword 'kv' reached by
+** the path 'loc' in this plan, copied into 'ts' (its place kept): a
+** forbidden member's error comes once per member, and each scan of the
+** object is linear in it. */
+static bool memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts)
+{
+    if (!c->memo_trials || c->memo_plan != c->plan_id || c->memo_obj != x || c->memo_kv != kv ||
+        strcmp(c->memo_loc, loc))
+        return false;
+    const coerce_trials *m = c->memo_trials;
+    memcpy(ts->t, m->t, sizeof ts->t);
+    ts->n = m->n;
+    return true;
+}
+
+static void memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc,
+                     const coerce_trials *ts)
+{
+    if (!c->memo_trials && !(c->memo_trials = coax_arena_alloc(c->arena, sizeof *ts))) return;
+    memcpy(c->memo_trials, ts, sizeof *ts);
+    c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
+}
+
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
                         coerce_trials *ts)
 {
@@ -854,7 +877,10 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
-        required_trials(c, x, parent, kv, e->keyword_location, ts);
+        if (!memo_get(c, x, kv, e->keyword_location, ts)) {
+            required_trials(c, x, parent, kv, e->keyword_location, ts);
+            memo_put(c, x, kv, e->keyword_location, ts);
+        }
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
                !coerce_member(parent, "patternProperties")) {
         /* The error is at the object or at the property, as validators
@@ -865,7 +891,10 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             ts->atlen = (size_t)(slash - ts->at);
             x = up;
         }
-        forbidden_trials(c, x, parent, e->keyword_location, ts);
+        if (!memo_get(c, x, kv, e->keyword_location, ts)) {
+            forbidden_trials(c, x, parent, e->keyword_location, ts);
+            memo_put(c, x, kv, e->keyword_location, ts);
+        }
     }
 }
 
