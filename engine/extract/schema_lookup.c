@@ -262,9 +262,14 @@ static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value
 {
     size_t n = !v ? 0 : one ? 1 : v->type == COAX_ARRAY || v->type == COAX_OBJECT ? v->len : 0;
     const coax_value *taken = NULL;
-    for (size_t i = 0; rivals && i < n && !taken; i++)
-        if (on_path(d, &v->u.items[i])) taken = &v->u.items[i];
-    for (size_t i = 0; i < n; i++) {
+    /* the path's schemas are looked for among the branches, not each
+    ** branch on the path: a union of n branches costs the path's length */
+    uintptr_t first = (uintptr_t)(rivals && n ? v->u.items : NULL), end = first + (rivals ? n : 0) * sizeof *v->u.items;
+    for (size_t k = 0; k < d->npath; k++) { /* the first branch the path went through */
+        uintptr_t p = (uintptr_t)d->path[k];
+        if (p >= first && p < end && (!taken || p < (uintptr_t)taken)) taken = d->path[k];
+    }
+    for (size_t i = 0; i < n && !d->unsure; i++) { /* past DEFAULT_VISITS the rest is not looked into */
         const coax_value *x = one ? v : v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
         if (taken && x != taken) continue;
         collect_default(c, root, x, name, cond || (some && !on_path(d, x)), depth, d);

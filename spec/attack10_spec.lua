@@ -1,0 +1,114 @@
+--- Attack round 10: the promise "every input-driven cost is near-linear or a
+-- named limit" against the code that walks a schema outside the
+-- validator's step budget (coercion's trials and its lookups of defaults
+-- and declared names). The recipe writes the schema, the model the reply:
+-- both sizes count. Work is compared at n and 4n (linear 4, quadratic 16),
+-- never against a clock.
+local H = require "helper" -- first: it points package.cpath at COAX_BUILD
+local coax = require "coax"
+
+local function members(n, value)
+  local t = {}
+  for i = 1, n do t[i] = ('"z%d":%s'):format(i, value) end
+  return "{" .. table.concat(t, ",") .. "}"
+end
+
+local function branches(n)
+  local t = {}
+  for i = 1, n do t[i] = ('{"properties":{"q%d":{"default":1}}}'):format(i) end
+  return table.concat(t, ",")
+end
+
+describe("attack 10: an object's coercion trials are built once, not once per error", function()
+  -- Each forbidden member is an error of its own, and each error rebuilt
+  -- the trials of the whole object. When a change was planned the others
+  -- waited for it; past NAME_COMPARES (4,096 names compared) there is none
+  -- to plan, so every member's error scanned every member: 6,000 members
+  -- took 7.4 s, 20,000 would take minutes. The trials are now kept for the
+  -- plan (coerce_ctx's memo) and each further error reuses them.
+  local FORBID = coax.schema('{"type":"object","properties":{"a":{}},"additionalProperties":false}')
+
+  it("5,000 and 20,000 undeclared members: all kept with their errors, in linear work", function()
+    local r
+    local ratio = H.scaling_ratio(function(n) r = coax.extract(members(n, "1"), FORBID) end, 5000, 4)
+    assert.are.same({ false, 5000, 'property "z1" is not allowed', "/z5000", 0 }, -- the last run is n's
+      { r.valid, #r.errors, r.errors[1].error, r.errors[5000].instanceLocation, #r.coercions })
+    assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: 4,096 are dropped (each logged), a misspelt absent name keeps its member", function()
+    local r = coax.extract(members(4096, "1"), FORBID)
+    assert.are.same({ true, 4096, "property_dropped", "/z4096" },
+      { r.valid, #r.coercions, r.coercions[1].kind, r.coercions[4096].pointer })
+    local s = coax.schema('{"type":"object","properties":{"age":{"type":"integer"},"name":{"type":"string"}},'
+      .. '"additionalProperties":false}')
+    r = coax.extract('{"name":"Ada","aeg":36}', s)
+    assert.are.same({ false, 'property "aeg" is not allowed', 0 }, { r.valid, r.errors[1].error, #r.coercions })
+    r = coax.extract('{"Name":"Ada","zz":true}', s)
+    assert.are.same({ true, '{"name":"Ada"}' }, { r.valid, coax.json.encode(r.value) })
+  end)
+end)
+
+describe("attack 10: a union's branch on the failing path is found in the path's length", function()
+  -- Looking up a property's default (or whether any schema declares a
+  -- name) in a union scanned every branch for the one the path went
+  -- through, and went on over the branches after the 64-schema bound had
+  -- made the answer unsure: n missing names (or n undeclared members) under
+  -- an anyOf of n branches cost n^2. The path's schemas are now placed
+  -- among the branches by address, and the scan stops once unsure.
+  local function required(n)
+    local t = {}
+    for i = 1, n do t[i] = ('"p%d"'):format(i) end
+    return coax.schema('{"type":"object","required":[' .. table.concat(t, ",") .. '],"anyOf":['
+      .. branches(n) .. "]}")
+  end
+
+  it("n missing required names under n branches: linear", function()
+    local s = { [2000] = required(2000), [8000] = required(8000) }
+    local r
+    local ratio = H.scaling_ratio(function(n) r = coax.extract("{}", s[n]) end, 2000, 4)
+    assert.are.same({ false, 2000, 'missing required property "p1"', 0 },
+      { r.valid, #r.errors, r.errors[1].error, #r.coercions })
+    assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("n undeclared members under n branches (and n dependentSchemas): linear", function()
+    for _, kw in ipairs({ "anyOf", "dependentSchemas" }) do
+      local function schema(n)
+        local b = branches(n)
+        if kw == "dependentSchemas" then
+          local i = 0
+          b = "{" .. b:gsub("{\"properties\"", function() i = i + 1 return ('"k%d":{"properties"'):format(i) end) .. "}"
+        else
+          b = "[" .. b .. "]"
+        end
+        return coax.schema('{"type":"object","properties":{"a":{}},"additionalProperties":false,"' .. kw .. '":'
+          .. b .. "}")
+      end
+      local s = { [1000] = schema(1000), [4000] = schema(4000) }
+      local r
+      local ratio = H.scaling_ratio(function(n) r = coax.extract(members(n, "1"), s[n]) end, 1000, 4)
+      assert.are.same({ false, 1000, 0 }, { r.valid, #r.errors, #r.coercions }, kw)
+      assert.is_true(ratio < 8, ("%s ratio %.1f"):format(kw, ratio))
+    end
+  end)
+
+  it("twins: the default of the branch the path went through is filled; a rival's default is not", function()
+    local s = coax.schema('{"anyOf":[{"type":"object","properties":{"b":{"default":"x"}},"required":["b"]},'
+      .. '{"type":"string"}]}')
+    local r = coax.extract("{}", s)
+    assert.are.same({ true, '{"b":"x"}' }, { r.valid, coax.json.encode(r.value) })
+    s = coax.schema('{"type":"object","required":["p1"],"anyOf":[{"properties":{"p1":{"default":1}}},'
+      .. '{"properties":{"q":{"default":1}}}]}')
+    r = coax.extract("{}", s)
+    assert.are.same({ false, 'missing required property "p1"', 0 }, { r.valid, r.errors[1].error, #r.coercions })
+    s = coax.schema('{"type":"object","required":["p1"],"allOf":[' .. branches(100)
+      .. ',{"properties":{"p1":{"default":1}}}]}')
+    r = coax.extract("{}", s)
+    assert.are.same({ false, 0 }, { r.valid, #r.coercions }) -- past 64 schemas: unsure, nothing filled
+    s = coax.schema('{"type":"object","required":["p1"],"allOf":[' .. branches(10)
+      .. ',{"properties":{"p1":{"default":1}}}]}')
+    r = coax.extract("{}", s)
+    assert.are.same({ true, '{"p1":1}' }, { r.valid, coax.json.encode(r.value) })
+  end)
+end)
