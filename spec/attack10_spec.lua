@@ -112,3 +112,40 @@ describe("attack 10: a union's branch on the failing path is found in the path's
     assert.are.same({ true, '{"p1":1}' }, { r.valid, coax.json.encode(r.value) })
   end)
 end)
+
+describe("attack 10: whether bare text may be the answer is decided in bounded work", function()
+  -- Before reading a reply, extract asks whether the schema takes a bare
+  -- scalar: every branch of an anyOf or oneOf, 8 levels deep. Branches that
+  -- refer to the next level's union (w "$ref"s at each level) were w^8
+  -- visits: a 1.9 KB schema (w = 10) took 3.5 s, w = 16 minutes. The look
+  -- is now bounded by SCALAR_WORK (2^20 members read); past it bare text
+  -- is not read (as for any schema that is no scalar).
+  local function levels(w, leaf)
+    local d = {}
+    for i = 0, 7 do
+      local b = {}
+      for k = 1, w do b[k] = i < 7 and ('{"$ref":"#/$defs/d%d"}'):format(i + 1) or leaf end
+      d[#d + 1] = ('"d%d":{"anyOf":[%s]}'):format(i, table.concat(b, ","))
+    end
+    return coax.schema('{"$ref":"#/$defs/d0","$defs":{' .. table.concat(d, ",") .. "}}")
+  end
+
+  it("w = 8 and 32 unions referring to the next, 8 levels: the same work", function()
+    local s = { [8] = levels(8, '{"type":"integer"}'), [32] = levels(32, '{"type":"integer"}') }
+    local r, e
+    local ratio = H.scaling_ratio(function(w) r, e = coax.extract("the answer is 42", s[w]) end, 8, 4)
+    assert.are.same({ nil, "no JSON value found in 16 bytes of text" }, { r, e })
+    assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: bare scalars are read under two-way unions 8 deep and a flat union of 20,000 consts", function()
+    local r = coax.extract("42", levels(2, '{"type":"integer"}'))
+    assert.are.same({ true, 42 }, { r.valid, r.value })
+    local c = {}
+    for i = 1, 20000 do c[i] = ('{"const":%d}'):format(i) end
+    r = coax.extract("19999", coax.schema('{"anyOf":[' .. table.concat(c, ",") .. "]}"))
+    assert.are.same({ true, 19999 }, { r.valid, r.value })
+    r = coax.extract("true", levels(2, '{"type":"boolean"}'))
+    assert.are.same({ true, true }, { r.valid, r.value })
+  end)
+end)

@@ -819,16 +819,13 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
     return hits == 1 ? hit : NULL;
 }
 
-/* The trials built for the object 'x' under the keyword 'kv' reached by
-** the path 'loc' in this plan, copied into 'ts' (its place kept): a
-** forbidden member's error comes once per member, and each scan of the
-** object is linear in it. */
+/* The trials built for the object 'x' under the keyword 'kv' reached by the path 'loc' in
+** this plan, copied into 'ts' (its place kept): a forbidden member's error comes once per
+** member, and each scan of the object is linear in it. */
 static bool memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts)
 {
-    if (!c->memo_trials || c->memo_plan != c->plan_id || c->memo_obj != x || c->memo_kv != kv ||
-        strcmp(c->memo_loc, loc))
-        return false;
     const coerce_trials *m = c->memo_trials;
+    if (!m || c->memo_plan != c->plan_id || c->memo_obj != x || c->memo_kv != kv || strcmp(c->memo_loc, loc)) return false;
     memcpy(ts->t, m->t, sizeof ts->t);
     ts->n = m->n;
     return true;
@@ -903,10 +900,11 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** a string (any prose is one), or something else. 'depth' bounds the
 ** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
 ** {"const": 3}]} asks for a scalar when every branch does. */
-static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
+static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth, size_t *work)
 {
     s = coerce_deref(NULL, doc, s);
-    if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
+    if (!s || s->type != COAX_OBJECT || *work < s->len + 1) return ROOT_OTHER;
+    *work -= s->len + 1;
     if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
     static const char *const unions[] = {"anyOf", "oneOf"};
     for (size_t u = 0; u < 2; u++) {
@@ -915,7 +913,7 @@ static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int
         if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
         coerce_root all = ROOT_SCALAR;
         for (size_t i = 0; i < b->len; i++) {
-            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1);
+            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1, work);
             if (k == ROOT_OTHER) return ROOT_OTHER;
             if (k == ROOT_STRING) all = ROOT_STRING;
         }
@@ -935,7 +933,16 @@ static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int
     return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
 }
 
-coerce_root coerce_scalar_root(const coax_value *doc) { return scalar_schema(doc, doc, 0); }
+/* Members of the schema objects scalar_schema reads, at most: w branches referring to
+** the next level's union ({"anyOf": [{"$ref": "#/$defs/a"}, ...]}) at each of 8 levels
+** are w^8 visits; past it bare text is not read. A flat union of 100,000 consts fits. */
+#define SCALAR_WORK (1u << 20)
+
+coerce_root coerce_scalar_root(const coax_value *doc)
+{
+    size_t work = SCALAR_WORK;
+    return scalar_schema(doc, doc, 0, &work);
+}
 
 /* Whether any "properties" in the schema document declares 'key' (an
 ** explicit stack: the document's depth is input). True when out of memory. */
@@ -967,8 +974,6 @@ static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *
     coax_arena_rewind(a, mark);
     return found;
 }
-
-
 
 /* Whether 'key' names the whole answer rather than being content: a
 ** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
