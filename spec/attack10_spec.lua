@@ -36,6 +36,19 @@ describe("attack 10: an object's coercion trials are built once, not once per er
     assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
   end)
 
+  -- Under a union every error's trials were built (mark_unions weighs the
+  -- branches' readings) and each compared, edit by edit, with the first
+  -- branch's: n members under two closed branches took 8.8 s at 4,000.
+  -- Errors sharing an object's trials now compare them once.
+  it("1,000 and 4,000 undeclared members under a union of two closed objects: dropped, in linear work", function()
+    local s = coax.schema('{"anyOf":[{"type":"object","properties":{"a":{}},"additionalProperties":false},'
+      .. '{"type":"object","properties":{"a":{},"b":{}},"additionalProperties":false}]}')
+    local r
+    local ratio = H.scaling_ratio(function(n) r = coax.extract(members(n, "1"):gsub("^{", '{"a":1,'), s) end, 1000, 4)
+    assert.are.same({ true, 1000, '{"a":1}' }, { r.valid, #r.coercions, coax.json.encode(r.value) })
+    assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
+  end)
+
   it("twins: 4,096 are dropped (each logged), a misspelt absent name keeps its member", function()
     local r = coax.extract(members(4096, "1"), FORBID)
     assert.are.same({ true, 4096, "property_dropped", "/z4096" },
