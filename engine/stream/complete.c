@@ -219,7 +219,10 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
     ** coercion left one member), and then this container is judged as the
     ** root. Neither it nor anything in it is final before the root. */
     if (parent == r->frames && parent->object && parent->key_sub) {
-        coax_value inner = {.type = (uint8_t)(f->object ? COAX_OBJECT : COAX_ARRAY)};
+        /* The key is declared (key_sub: the root's "properties" holds it), which is
+        ** all coerce_wrapper_key walks the schema to learn for a container (n root
+        ** keys cost n walks of it): it is asked as for a scalar, the same answer. */
+        coax_value inner = {.type = COAX_NULL};
         if (coerce_wrapper_key(r->ar, doc, parent->key, parent->klen, &inner)) {
             parent->key_sub = NULL;
             return;
