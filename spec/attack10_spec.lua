@@ -254,3 +254,63 @@ describe("attack 10: the streaming reader finds a key's subschema in constant ti
     assert.are.equal('{"k":"7","p1":"x"}\n', out)
   end)
 end)
+
+describe("attack 10: a large enum is indexed once a coercion, its numbers by value", function()
+  -- The index of a large enum (loose matching of "usd" to "USD") was kept
+  -- for the last enum only: replies whose errors took turns between two
+  -- enums of n values rebuilt it at each error (4,000: 0.9 s); and a
+  -- numeric string was compared with every number of the enum (8,000 of
+  -- each: 0.72 s). Each enum's index is now kept for the coercion, its
+  -- numbers chained by their value's hash (1, 1.0 and 10e-1 alike).
+  local function words(prefix, n, case)
+    local t = {}
+    for i = 1, n do t[i] = ('"%s%d"'):format(case and prefix:upper() or prefix, i) end
+    return table.concat(t, ",")
+  end
+
+  it("n objects whose two members take turns between two enums of n values: linear", function()
+    local function schema(n)
+      return coax.schema('{"type":"array","items":{"type":"object","properties":{"a":{"enum":[' .. words("alpha", n, true)
+        .. ']},"b":{"enum":[' .. words("beta", n, true) .. "]}}}}")
+    end
+    local function reply(n)
+      local t = {}
+      for i = 1, n do t[i] = ('{"a":"alpha%d","b":"beta%d"}'):format(i, i) end
+      return "[" .. table.concat(t, ",") .. "]"
+    end
+    local s, text = { [1000] = schema(1000), [4000] = schema(4000) }, { [1000] = reply(1000), [4000] = reply(4000) }
+    local r
+    local ratio = H.scaling_ratio(function(n) r = coax.extract(text[n], s[n]) end, 1000, 4)
+    assert.are.same({ true, 2000, "ALPHA1000", "BETA7" }, { r.valid, #r.coercions, r.value[1000].a, r.value[7].b })
+    assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("n numeric strings against an enum of n numbers: linear", function()
+    local function schema(n)
+      local t = {}
+      for i = 1, n do t[i] = tostring(2 * i) end
+      return coax.schema('{"type":"array","items":{"enum":[' .. table.concat(t, ",") .. "]}}")
+    end
+    local function reply(n)
+      local t = {}
+      for i = 1, n do t[i] = ('"%d"'):format(2 * i) end
+      return "[" .. table.concat(t, ",") .. "]"
+    end
+    local s, text = { [1000] = schema(1000), [4000] = schema(4000) }, { [1000] = reply(1000), [4000] = reply(4000) }
+    local r
+    local ratio = H.scaling_ratio(function(n) r = coax.extract(text[n], s[n]) end, 1000, 4)
+    assert.are.same({ true, 1000, 2000 }, { r.valid, #r.coercions, r.value[1000] })
+    assert.is_true(ratio < 8, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: a number spelt another way matches; two equal numbers or none leave the error", function()
+    local t = {}
+    for i = 1, 40 do t[i] = tostring(2 * i) end
+    local base = table.concat(t, ",")
+    for _, c in ipairs({ { base, '"1e1"', true, 10 }, { base, '"10.0"', true, 10 }, { base, '" 10 "', true, 10 },
+      { base .. ",10.0", '"10"', false, "10" }, { base, '"11"', false, "11" }, { base .. ',"Ten"', '"ten"', true, "Ten" } }) do
+      local r = coax.extract(c[2], coax.schema('{"enum":[' .. c[1] .. "]}"))
+      assert.are.same({ c[3], c[4] }, { r.valid, r.value }, c[2])
+    end
+  end)
+end)

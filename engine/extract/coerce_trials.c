@@ -3,8 +3,7 @@
 **
 ** The error's keywordLocation is resolved in the schema document (local
 ** "$ref"s are followed, anything else is not guessed at) and, for the
-** keyword found, a few trial values are built. coerce.c decides which one
-** passes.
+** keyword found, a few trial values are built. coerce.c decides which one passes.
 **
 ** Coercions (class in coerce_class): numeric strings to number/integer,
 ** "true"/"false" to boolean, numbers to strings, integral floats to
@@ -759,29 +758,49 @@ typedef struct enum_index {
     size_t *item;    /* per entry of 'words': the enum item */
     size_t *numbers; /* the items that are numbers */
     size_t nnum;
+    uint32_t *nhead, *nnext; /* the numbers chained by their value's hash (1 and 1.0 alike): entry + 1 */
+    uint64_t *nh;
+    size_t nmask;
 } enum_index;
+
+static uint64_t number_value_hash(const char *t, size_t n, uint64_t seed)
+{
+    coax_value v = {.type = COAX_NUMBER, .len = (uint32_t)n, .u.text = t};
+    uint64_t h = 0;
+    return coax_value_hash(&v, seed, NULL, &h, NULL) ? 0 : h;
+}
 
 static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
 {
-    if (c->enum_of == kv) return c->enum_index;
+    void **known = coerce_ptr_slot(c, kv);
+    if (!known || *known) return known ? *known : NULL;
     coax_arena *a = c->arena;
     enum_index *x = coax_arena_alloc(a, sizeof *x);
     if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
-    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1);
+    size_t slots = 4;
+    while (slots < (size_t)kv->len * 2) slots *= 2;
+    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1), x->nh = coax_arena_alloc(a, kv->len * sizeof *x->nh + 1);
     x->numbers = coax_arena_alloc(a, kv->len * sizeof *x->numbers + 1);
-    if (!x->item || !x->numbers) return NULL;
+    x->nnext = coax_arena_alloc(a, kv->len * sizeof *x->nnext + 1);
+    x->nhead = coax_arena_alloc(a, slots * sizeof *x->nhead);
+    if (!x->item || !x->numbers || !x->nnext || !x->nh || !x->nhead) return NULL;
+    memset(x->nhead, 0, slots * sizeof *x->nhead);
+    x->nmask = slots - 1;
     x->nnum = 0;
     for (size_t i = 0; i < kv->len; i++) {
         const coax_value *y = &kv->u.items[i];
         const char *word = y->type == COAX_NULL ? "null" : y->type == COAX_BOOL ? (y->u.boolean ? "true" : "false") : NULL;
-        if (y->type == COAX_NUMBER) x->numbers[x->nnum++] = i;
+        if (y->type == COAX_NUMBER) {
+            uint64_t h = x->nh[x->nnum] = number_value_hash(y->u.text, y->len, x->words.seed);
+            x->nnext[x->nnum] = x->nhead[h & x->nmask];
+            x->numbers[x->nnum++] = i;
+            x->nhead[h & x->nmask] = (uint32_t)x->nnum;
+        }
         if (y->type != COAX_STRING && !word) continue;
         x->item[x->words.n] = i;
         lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
     }
-    c->enum_of = kv;
-    c->enum_index = x;
-    return x;
+    return *known = x;
 }
 
 /* coerce_loose_match over a large "enum" through its index: the same rules
@@ -809,34 +828,15 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
         size_t sn = x->len;
         trim(&s, &sn);
         bool numeric = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn);
-        for (size_t i = 0; numeric && i < ix->nnum; i++) {
-            const coax_value *y = &kv->u.items[ix->numbers[i]];
-            if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
+        uint64_t nh = numeric ? number_value_hash(s, sn, ix->words.seed) : 0;
+        for (uint32_t e = numeric ? ix->nhead[nh & ix->nmask] : 0; e; e = ix->nnext[e - 1]) {
+            const coax_value *y = &kv->u.items[ix->numbers[e - 1]];
+            if (ix->nh[e - 1] != nh || coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
             hit = y;
             hits++;
         }
     }
     return hits == 1 ? hit : NULL;
-}
-
-/* The trials built for the object 'x' under the keyword 'kv' reached by the path 'loc' in
-** this plan, copied into 'ts' (its place kept): a forbidden member's error comes once per
-** member, and each scan of the object is linear in it. */
-static bool memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts)
-{
-    const coerce_trials *m = c->memo_trials;
-    if (!m || c->memo_plan != c->plan_id || c->memo_obj != x || c->memo_kv != kv || strcmp(c->memo_loc, loc)) return false;
-    memcpy(ts->t, m->t, sizeof ts->t);
-    ts->n = m->n;
-    return true;
-}
-
-static void memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc,
-                     const coerce_trials *ts)
-{
-    if (!c->memo_trials && !(c->memo_trials = coax_arena_alloc(c->arena, sizeof *ts))) return;
-    memcpy(c->memo_trials, ts, sizeof *ts);
-    c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
 }
 
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
@@ -874,9 +874,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
-        if (!memo_get(c, x, kv, e->keyword_location, ts)) {
+        if (!coerce_memo_get(c, x, kv, e->keyword_location, ts)) {
             required_trials(c, x, parent, kv, e->keyword_location, ts);
-            memo_put(c, x, kv, e->keyword_location, ts);
+            coerce_memo_put(c, x, kv, e->keyword_location, ts);
         }
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
                !coerce_member(parent, "patternProperties")) {
@@ -888,9 +888,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             ts->atlen = (size_t)(slash - ts->at);
             x = up;
         }
-        if (!memo_get(c, x, kv, e->keyword_location, ts)) {
+        if (!coerce_memo_get(c, x, kv, e->keyword_location, ts)) {
             forbidden_trials(c, x, parent, e->keyword_location, ts);
-            memo_put(c, x, kv, e->keyword_location, ts);
+            coerce_memo_put(c, x, kv, e->keyword_location, ts);
         }
     }
 }
