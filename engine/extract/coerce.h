@@ -99,6 +99,10 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** (a path not read, a reference not followed, past 64 schemas). */
 bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* Whether any "properties" in the schema document 'doc' declares key[0..klen)
+** (true out of memory). */
+bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
+
 /* The slot of what was built for 'key' in this coercion (NULL at first), or NULL out of memory. */
 void **coerce_ptr_slot(coerce_ctx *c, const void *key);
 

@@ -33,9 +33,15 @@ static void trim(const char **s, size_t *n)
     while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
-/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none). */
-static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
+static bool enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
+
+/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none);
+** a large one through its index (n values wrapped against n allowed ones). */
+static bool allowed_string(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n)
 {
+    bool known = false, has = allowed && allowed->type == COAX_ARRAY && allowed->len > 16 &&
+                                enum_has_string(c, allowed, s, n, &known);
+    if (known) return has;
     for (size_t i = 0; allowed && allowed->type == COAX_ARRAY && i < allowed->len; i++) {
         const coax_value *y = &allowed->u.items[i];
         if (y->type == COAX_STRING && y->len == n && !memcmp(y->u.text, s, n)) return true;
@@ -80,7 +86,7 @@ static bool joins_items(const char *s, size_t n)
 ** object of two or more members, each an object or a list, is a map of
 ** records keyed by name or number: one item, or one per member? So is a
 ** number read with thousands separators ("n": 1,234: 1234, or 1 and 234?). */
-static bool one_item(const coax_value *x, const coax_value *allowed)
+static bool one_item(coerce_ctx *c, const coax_value *x, const coax_value *allowed)
 {
     if (x->type == COAX_NULL || (x->type == COAX_NUMBER && (x->flags & COAX_VF_GROUPED))) return false;
     if (x->type == COAX_OBJECT && x->len >= 2) { /* {"ada": {...}, "bob": {...}}: records by name, one each? */
@@ -93,7 +99,7 @@ static bool one_item(const coax_value *x, const coax_value *allowed)
     const char *s = x->u.text;
     size_t n = x->len;
     trim(&s, &n);
-    bool listed = n && allowed_string(allowed, s, n);
+    bool listed = n && allowed_string(c, allowed, s, n);
     if (n == 0 || (s[0] == '[' && !listed)) return false;
     if (!listed && (says_nothing(s, n) || joins_items(s, n))) return false;
     for (size_t i = 0, from = 0; i <= n; i++) {
@@ -102,7 +108,7 @@ static bool one_item(const coax_value *x, const coax_value *allowed)
         const char *p = s + from;
         size_t pn = i - from;
         trim(&p, &pn);
-        if (!listed || allowed_string(allowed, p, pn)) return false;
+        if (!listed || allowed_string(c, allowed, p, pn)) return false;
         from = i + 1;
     }
     return true;
@@ -121,9 +127,10 @@ static coax_value *scalar(coax_arena *a, coax_type type, const char *text, size_
 
 /* 'x' converted to JSON type 't' ("integer", ...), or NULL when that would
 ** be a guess. 'kind' names the coercion. */
-static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, const coax_value *allowed,
+static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, const coax_value *allowed,
                            const char **kind)
 {
+    coax_arena *a = c->arena;
     bool want_int = !strcmp(t, "integer"), want_num = want_int || !strcmp(t, "number");
     if (x->type == COAX_STRING && want_num) {
         const char *s = x->u.text;
@@ -162,7 +169,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         *kind = "float_to_integer";
         return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
     }
-    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(x, allowed)) {
+    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(c, x, allowed)) {
         coax_value *arr = coax_new_value(a, COAX_ARRAY);
         coax_value *item = coax_arena_alloc(a, sizeof *item);
         if (!arr || !item) return NULL;
@@ -180,7 +187,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
             conv = coax_new_value(a, COAX_NULL);
             if (conv) *conv = *inner;
         } else {
-            conv = convert(a, inner, t, NULL, &k2);
+            conv = convert(c, inner, t, NULL, &k2);
         }
         *kind = "unwrap_array";
         return conv;
@@ -267,8 +274,6 @@ static void add_edits(coerce_trials *ts, medit *edits, size_t n)
 {
     if (edits && n && ts->n < COERCE_MAX_TRIALS) ts->t[ts->n++] = (coerce_trial){NULL, NULL, NULL, edits, n};
 }
-
-static bool has_key(const coax_value *obj, const char *k, size_t n) { return coax_object_get(obj, k, n) != NULL; }
 
 /* ---- names compared loosely, through an index ------------------------------ */
 
@@ -803,6 +808,20 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
     return *known = x;
 }
 
+/* Whether the large enum 'kv' holds the string s[0..n): '*known' false when
+** its index could not be built (out of memory). */
+static bool enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known)
+{
+    const enum_index *ix = enum_index_of(c, kv);
+    if (!(*known = ix != NULL)) return false;
+    uint64_t h = loose_hash(c->arena, s, n, ix->words.seed);
+    for (uint32_t e = ix->words.head[h & ix->words.mask]; e; e = ix->words.next[e - 1]) {
+        const coax_value *y = &kv->u.items[ix->item[e - 1]];
+        if (y->type == COAX_STRING && y->len == n && !memcmp(y->u.text, s, n)) return true;
+    }
+    return false;
+}
+
 /* coerce_loose_match over a large "enum" through its index: the same rules
 ** (a string is its loose equal among strings, booleans and nulls, or the
 ** number it spells; a number is its loose equal among strings), the same
@@ -857,7 +876,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
             const char *kind = NULL;
             if (t->type != COAX_STRING) continue;
-            coax_value *conv = convert(a, x, t->u.text, allowed, &kind);
+            coax_value *conv = convert(c, x, t->u.text, allowed, &kind);
             add_value(ts, kind, "converted the value to the type the schema asks for", conv);
         }
         /* Several types are a union: two that read the value differently
@@ -944,37 +963,6 @@ coerce_root coerce_scalar_root(const coax_value *doc)
     return scalar_schema(doc, doc, 0, &work);
 }
 
-/* Whether any "properties" in the schema document declares 'key' (an
-** explicit stack: the document's depth is input). True when out of memory. */
-static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
-{
-    coax_arena_mark mark = coax_arena_get_mark(a);
-    size_t cap = 64, n = 0;
-    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
-    bool found = !stack;
-    if (stack) stack[n++] = doc;
-    while (n && !found) {
-        const coax_value *v = stack[--n];
-        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
-        const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
-        if (props && props->type == COAX_OBJECT && has_key(props, key, klen)) found = true;
-        if (n + v->len > cap) {
-            while (n + v->len > cap) cap *= 2;
-            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
-            if (!s) {
-                found = true;
-                break;
-            }
-            memcpy(s, stack, n * sizeof *s);
-            stack = s;
-        }
-        for (size_t i = 0; i < v->len; i++)
-            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
-    }
-    coax_arena_rewind(a, mark);
-    return found;
-}
-
 /* Whether 'key' names the whole answer rather than being content: a
 ** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
 ** or, for an object or array inside, any key the root schema does not
@@ -990,7 +978,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */
     if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
         return true;
     static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
                                         "json", "reply", "payload", "return", "returnvalue"};

@@ -396,3 +396,34 @@ void **coerce_ptr_slot(coerce_ctx *c, const void *key)
     t[at] = (struct coerce_ptr_entry){key, NULL};
     return &t[at].value;
 }
+
+/* Whether any "properties" in the schema document declares 'key' (an
+** explicit stack: the document's depth is input). True when out of memory. */
+bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+{
+    coax_arena_mark mark = coax_arena_get_mark(a);
+    size_t cap = 64, n = 0;
+    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    bool found = !stack;
+    if (stack) stack[n++] = doc;
+    while (n && !found) {
+        const coax_value *v = stack[--n];
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
+        if (props && props->type == COAX_OBJECT && coax_object_get(props, key, klen)) found = true;
+        if (n + v->len > cap) {
+            while (n + v->len > cap) cap *= 2;
+            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
+            if (!s) {
+                found = true;
+                break;
+            }
+            memcpy(s, stack, n * sizeof *s);
+            stack = s;
+        }
+        for (size_t i = 0; i < v->len; i++)
+            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    }
+    coax_arena_rewind(a, mark);
+    return found;
+}
