@@ -270,8 +270,8 @@ describe("attack 10: a large enum is indexed once a coercion, its numbers by val
 
   it("n objects whose two members take turns between two enums of n values: linear", function()
     local function schema(n)
-      return coax.schema('{"type":"array","items":{"type":"object","properties":{"a":{"enum":[' .. words("alpha", n, true)
-        .. ']},"b":{"enum":[' .. words("beta", n, true) .. "]}}}}")
+      return coax.schema('{"type":"array","items":{"type":"object","properties":{"a":{"enum":['
+        .. words("alpha", n, true) .. ']},"b":{"enum":[' .. words("beta", n, true) .. "]}}}}")
     end
     local function reply(n)
       local t = {}
@@ -308,7 +308,8 @@ describe("attack 10: a large enum is indexed once a coercion, its numbers by val
     for i = 1, 40 do t[i] = tostring(2 * i) end
     local base = table.concat(t, ",")
     for _, c in ipairs({ { base, '"1e1"', true, 10 }, { base, '"10.0"', true, 10 }, { base, '" 10 "', true, 10 },
-      { base .. ",10.0", '"10"', false, "10" }, { base, '"11"', false, "11" }, { base .. ',"Ten"', '"ten"', true, "Ten" } }) do
+      { base .. ",10.0", '"10"', false, "10" }, { base, '"11"', false, "11" },
+      { base .. ',"Ten"', '"ten"', true, "Ten" } }) do
       local r = coax.extract(c[2], coax.schema('{"enum":[' .. c[1] .. "]}"))
       assert.are.same({ c[3], c[4] }, { r.valid, r.value }, c[2])
     end
@@ -340,8 +341,8 @@ describe("attack 10: a string wrapped into a list is looked up in a large enum o
     for i = 1, 40 do t[i] = ('"v%d"'):format(i) end
     local s = coax.schema('{"type":"array","items":{"type":"array","items":{"enum":[' .. table.concat(t, ",")
       .. ',"a,b","a","b","c;d"]}}}')
-    for _, c in ipairs({ { '["v3"]', true, '[["v3"]]' }, { '["c;d"]', true, '[["c;d"]]' }, { '["a,b"]', false, '["a,b"]' },
-      { '["v1;v2"]', false, '["v1;v2"]' }, { '["x"]', false, '["x"]' } }) do
+    for _, c in ipairs({ { '["v3"]', true, '[["v3"]]' }, { '["c;d"]', true, '[["c;d"]]' },
+      { '["a,b"]', false, '["a,b"]' }, { '["v1;v2"]', false, '["v1;v2"]' }, { '["x"]', false, '["x"]' } }) do
       local r = coax.extract(c[1], s)
       assert.are.same({ c[2], c[3] }, { r.valid, coax.json.encode(r.value) }, c[1])
     end
