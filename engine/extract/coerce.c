@@ -457,6 +457,7 @@ static bool in_hopeless_branch(const hmap *hopeless, const coax_schema_error *e)
 typedef struct union_seen {
     long branch;
     const coerce_trial *trial;
+    const medit *same; /* edits found the same change: an object's n errors share theirs, compared once */
     bool ambiguous;
 } union_seen;
 
@@ -523,15 +524,16 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
                            hash2(amb, ts->at, ts->atlen, e->keyword_location, pl));
         if (!h) return COAX_ENOMEM;
         if (!h->val) {
-            seen[n] = (union_seen){branch, &ts->t[0], false};
+            seen[n] = (union_seen){branch, &ts->t[0], NULL, false};
             h->val = ++n;
             continue;
         }
         union_seen *u = &seen[h->val - 1];
-        if (u->ambiguous || u->branch == branch) continue;
+        if (u->ambiguous || u->branch == branch || (ts->t[0].nedits && ts->t[0].edits == u->same)) continue;
         int eq = same_change(j->scratch, u->trial, &ts->t[0]);
         if (eq < 0) return COAX_ENOMEM;
         u->ambiguous = !eq;
+        if (eq) u->same = ts->t[0].edits;
     }
     for (size_t i = 0; i < amb->cap; i++) /* only the ambiguous places stay marked */
         if (amb->e[i].val && !seen[amb->e[i].val - 1].ambiguous) amb->e[i].val = SIZE_MAX;
@@ -554,6 +556,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
 {
     coax_arena *a = j->scratch;
     r->n = 0;
+    j->c->plan_id++; /* the instance may have changed: trials built before are stale */
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
         return COAX_ENOMEM;

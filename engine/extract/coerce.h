@@ -28,9 +28,22 @@ typedef struct coerce_ctx {
     } docidx[4];
     unsigned docidx_next;
     uint64_t docidx_seed;
-    /* The last large "enum" matched loosely, and its index (coerce_trials.c). */
-    const coax_value *enum_of;
-    void *enum_index;
+    /* Per schema value, what was built for it once (coerce_ptr_slot): the
+    ** large enums' indexes (coerce_trials.c), so enums taking turns are not
+    ** indexed again each time. */
+    struct coerce_ptr_entry {
+        const void *key;
+        void *value;
+    } *ptrs;
+    size_t nptrs, ptrs_mask;
+    /* The trials last built for an object's "required" or forbidden
+    ** members, within one plan (coerce.c bumps 'plan_id'): its n errors
+    ** (one a forbidden member) share them, so a scan of the object each
+    ** would cost n^2 (coerce_trials.c). */
+    unsigned plan_id, memo_plan;
+    const coax_value *memo_obj, *memo_kv;
+    const char *memo_loc;
+    void *memo_trials;
 } coerce_ctx;
 
 /* Validates 'v' and, while it is invalid, applies coercions that make a
@@ -86,6 +99,13 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** (a path not read, a reference not followed, past 64 schemas). */
 bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* Whether any "properties" in the schema document 'doc' declares key[0..klen)
+** (true out of memory). */
+bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
+
+/* The slot of what was built for 'key' in this coercion (NULL at first), or NULL out of memory. */
+void **coerce_ptr_slot(coerce_ctx *c, const void *key);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8
@@ -124,6 +144,11 @@ typedef struct coerce_trials {
 ** value carries COAX_VF_INVENTED. */
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up,
                         const coax_schema_error *e, coerce_trials *ts);
+
+/* The trials an object's error under the keyword 'kv' reached by 'loc' had in this plan
+** (copied into 'ts'), and keeping them (schema_lookup.c). */
+bool coerce_memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts);
+void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, const coerce_trials *ts);
 
 /* The one value of allowed[0..n) that 'x' matches ignoring case (ASCII and
 ** the common scripts' simple case pairs) and surrounding whitespace, after

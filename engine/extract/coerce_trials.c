@@ -3,8 +3,7 @@
 **
 ** The error's keywordLocation is resolved in the schema document (local
 ** "$ref"s are followed, anything else is not guessed at) and, for the
-** keyword found, a few trial values are built. coerce.c decides which one
-** passes.
+** keyword found, a few trial values are built. coerce.c decides which one passes.
 **
 ** Coercions (class in coerce_class): numeric strings to number/integer,
 ** "true"/"false" to boolean, numbers to strings, integral floats to
@@ -34,9 +33,15 @@ static void trim(const char **s, size_t *n)
     while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
-/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none). */
-static bool allowed_string(const coax_value *allowed, const char *s, size_t n)
+static bool enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
+
+/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none);
+** a large one through its index (n values wrapped against n allowed ones). */
+static bool allowed_string(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n)
 {
+    bool known = false, has = allowed && allowed->type == COAX_ARRAY && allowed->len > 16 &&
+                                enum_has_string(c, allowed, s, n, &known);
+    if (known) return has;
     for (size_t i = 0; allowed && allowed->type == COAX_ARRAY && i < allowed->len; i++) {
         const coax_value *y = &allowed->u.items[i];
         if (y->type == COAX_STRING && y->len == n && !memcmp(y->u.text, s, n)) return true;
@@ -81,7 +86,7 @@ static bool joins_items(const char *s, size_t n)
 ** object of two or more members, each an object or a list, is a map of
 ** records keyed by name or number: one item, or one per member? So is a
 ** number read with thousands separators ("n": 1,234: 1234, or 1 and 234?). */
-static bool one_item(const coax_value *x, const coax_value *allowed)
+static bool one_item(coerce_ctx *c, const coax_value *x, const coax_value *allowed)
 {
     if (x->type == COAX_NULL || (x->type == COAX_NUMBER && (x->flags & COAX_VF_GROUPED))) return false;
     if (x->type == COAX_OBJECT && x->len >= 2) { /* {"ada": {...}, "bob": {...}}: records by name, one each? */
@@ -94,7 +99,7 @@ static bool one_item(const coax_value *x, const coax_value *allowed)
     const char *s = x->u.text;
     size_t n = x->len;
     trim(&s, &n);
-    bool listed = n && allowed_string(allowed, s, n);
+    bool listed = n && allowed_string(c, allowed, s, n);
     if (n == 0 || (s[0] == '[' && !listed)) return false;
     if (!listed && (says_nothing(s, n) || joins_items(s, n))) return false;
     for (size_t i = 0, from = 0; i <= n; i++) {
@@ -103,7 +108,7 @@ static bool one_item(const coax_value *x, const coax_value *allowed)
         const char *p = s + from;
         size_t pn = i - from;
         trim(&p, &pn);
-        if (!listed || allowed_string(allowed, p, pn)) return false;
+        if (!listed || allowed_string(c, allowed, p, pn)) return false;
         from = i + 1;
     }
     return true;
@@ -122,9 +127,10 @@ static coax_value *scalar(coax_arena *a, coax_type type, const char *text, size_
 
 /* 'x' converted to JSON type 't' ("integer", ...), or NULL when that would
 ** be a guess. 'kind' names the coercion. */
-static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, const coax_value *allowed,
+static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, const coax_value *allowed,
                            const char **kind)
 {
+    coax_arena *a = c->arena;
     bool want_int = !strcmp(t, "integer"), want_num = want_int || !strcmp(t, "number");
     if (x->type == COAX_STRING && want_num) {
         const char *s = x->u.text;
@@ -163,7 +169,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
         *kind = "float_to_integer";
         return scalar(a, COAX_NUMBER, buf, strlen(buf), 0);
     }
-    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(x, allowed)) {
+    if (!strcmp(t, "array") && x->type != COAX_ARRAY && one_item(c, x, allowed)) {
         coax_value *arr = coax_new_value(a, COAX_ARRAY);
         coax_value *item = coax_arena_alloc(a, sizeof *item);
         if (!arr || !item) return NULL;
@@ -181,7 +187,7 @@ static coax_value *convert(coax_arena *a, const coax_value *x, const char *t, co
             conv = coax_new_value(a, COAX_NULL);
             if (conv) *conv = *inner;
         } else {
-            conv = convert(a, inner, t, NULL, &k2);
+            conv = convert(c, inner, t, NULL, &k2);
         }
         *kind = "unwrap_array";
         return conv;
@@ -268,8 +274,6 @@ static void add_edits(coerce_trials *ts, medit *edits, size_t n)
 {
     if (edits && n && ts->n < COERCE_MAX_TRIALS) ts->t[ts->n++] = (coerce_trial){NULL, NULL, NULL, edits, n};
 }
-
-static bool has_key(const coax_value *obj, const char *k, size_t n) { return coax_object_get(obj, k, n) != NULL; }
 
 /* ---- names compared loosely, through an index ------------------------------ */
 
@@ -759,29 +763,63 @@ typedef struct enum_index {
     size_t *item;    /* per entry of 'words': the enum item */
     size_t *numbers; /* the items that are numbers */
     size_t nnum;
+    uint32_t *nhead, *nnext; /* the numbers chained by their value's hash (1 and 1.0 alike): entry + 1 */
+    uint64_t *nh;
+    size_t nmask;
 } enum_index;
+
+static uint64_t number_value_hash(const char *t, size_t n, uint64_t seed)
+{
+    coax_value v = {.type = COAX_NUMBER, .len = (uint32_t)n, .u.text = t};
+    uint64_t h = 0;
+    return coax_value_hash(&v, seed, NULL, &h, NULL) ? 0 : h;
+}
 
 static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
 {
-    if (c->enum_of == kv) return c->enum_index;
+    void **known = coerce_ptr_slot(c, kv);
+    if (!known || *known) return known ? *known : NULL;
     coax_arena *a = c->arena;
     enum_index *x = coax_arena_alloc(a, sizeof *x);
     if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
-    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1);
+    size_t slots = 4;
+    while (slots < (size_t)kv->len * 2) slots *= 2;
+    x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1), x->nh = coax_arena_alloc(a, kv->len * sizeof *x->nh + 1);
     x->numbers = coax_arena_alloc(a, kv->len * sizeof *x->numbers + 1);
-    if (!x->item || !x->numbers) return NULL;
+    x->nnext = coax_arena_alloc(a, kv->len * sizeof *x->nnext + 1);
+    x->nhead = coax_arena_alloc(a, slots * sizeof *x->nhead);
+    if (!x->item || !x->numbers || !x->nnext || !x->nh || !x->nhead) return NULL;
+    memset(x->nhead, 0, slots * sizeof *x->nhead);
+    x->nmask = slots - 1;
     x->nnum = 0;
     for (size_t i = 0; i < kv->len; i++) {
         const coax_value *y = &kv->u.items[i];
         const char *word = y->type == COAX_NULL ? "null" : y->type == COAX_BOOL ? (y->u.boolean ? "true" : "false") : NULL;
-        if (y->type == COAX_NUMBER) x->numbers[x->nnum++] = i;
+        if (y->type == COAX_NUMBER) {
+            uint64_t h = x->nh[x->nnum] = number_value_hash(y->u.text, y->len, x->words.seed);
+            x->nnext[x->nnum] = x->nhead[h & x->nmask];
+            x->numbers[x->nnum++] = i;
+            x->nhead[h & x->nmask] = (uint32_t)x->nnum;
+        }
         if (y->type != COAX_STRING && !word) continue;
         x->item[x->words.n] = i;
         lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
     }
-    c->enum_of = kv;
-    c->enum_index = x;
-    return x;
+    return *known = x;
+}
+
+/* Whether the large enum 'kv' holds the string s[0..n): '*known' false when
+** its index could not be built (out of memory). */
+static bool enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known)
+{
+    const enum_index *ix = enum_index_of(c, kv);
+    if (!(*known = ix != NULL)) return false;
+    uint64_t h = loose_hash(c->arena, s, n, ix->words.seed);
+    for (uint32_t e = ix->words.head[h & ix->words.mask]; e; e = ix->words.next[e - 1]) {
+        const coax_value *y = &kv->u.items[ix->item[e - 1]];
+        if (y->type == COAX_STRING && y->len == n && !memcmp(y->u.text, s, n)) return true;
+    }
+    return false;
 }
 
 /* coerce_loose_match over a large "enum" through its index: the same rules
@@ -809,9 +847,10 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
         size_t sn = x->len;
         trim(&s, &sn);
         bool numeric = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn);
-        for (size_t i = 0; numeric && i < ix->nnum; i++) {
-            const coax_value *y = &kv->u.items[ix->numbers[i]];
-            if (coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
+        uint64_t nh = numeric ? number_value_hash(s, sn, ix->words.seed) : 0;
+        for (uint32_t e = numeric ? ix->nhead[nh & ix->nmask] : 0; e; e = ix->nnext[e - 1]) {
+            const coax_value *y = &kv->u.items[ix->numbers[e - 1]];
+            if (ix->nh[e - 1] != nh || coax_number_compare_text(s, sn, y->u.text, y->len) != 0) continue;
             hit = y;
             hits++;
         }
@@ -837,7 +876,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
             const char *kind = NULL;
             if (t->type != COAX_STRING) continue;
-            coax_value *conv = convert(a, x, t->u.text, allowed, &kind);
+            coax_value *conv = convert(c, x, t->u.text, allowed, &kind);
             add_value(ts, kind, "converted the value to the type the schema asks for", conv);
         }
         /* Several types are a union: two that read the value differently
@@ -854,7 +893,10 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {
-        required_trials(c, x, parent, kv, e->keyword_location, ts);
+        if (!coerce_memo_get(c, x, kv, e->keyword_location, ts)) {
+            required_trials(c, x, parent, kv, e->keyword_location, ts);
+            coerce_memo_put(c, x, kv, e->keyword_location, ts);
+        }
     } else if (!strcmp(kw, "additionalProperties") && kv->type == COAX_BOOL && !kv->u.boolean &&
                !coerce_member(parent, "patternProperties")) {
         /* The error is at the object or at the property, as validators
@@ -865,7 +907,10 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             ts->atlen = (size_t)(slash - ts->at);
             x = up;
         }
-        forbidden_trials(c, x, parent, e->keyword_location, ts);
+        if (!coerce_memo_get(c, x, kv, e->keyword_location, ts)) {
+            forbidden_trials(c, x, parent, e->keyword_location, ts);
+            coerce_memo_put(c, x, kv, e->keyword_location, ts);
+        }
     }
 }
 
@@ -874,10 +919,11 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** a string (any prose is one), or something else. 'depth' bounds the
 ** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
 ** {"const": 3}]} asks for a scalar when every branch does. */
-static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth)
+static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth, size_t *work)
 {
     s = coerce_deref(NULL, doc, s);
-    if (!s || s->type != COAX_OBJECT) return ROOT_OTHER;
+    if (!s || s->type != COAX_OBJECT || *work < s->len + 1) return ROOT_OTHER;
+    *work -= s->len + 1;
     if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
     static const char *const unions[] = {"anyOf", "oneOf"};
     for (size_t u = 0; u < 2; u++) {
@@ -886,7 +932,7 @@ static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int
         if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
         coerce_root all = ROOT_SCALAR;
         for (size_t i = 0; i < b->len; i++) {
-            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1);
+            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1, work);
             if (k == ROOT_OTHER) return ROOT_OTHER;
             if (k == ROOT_STRING) all = ROOT_STRING;
         }
@@ -906,40 +952,16 @@ static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int
     return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
 }
 
-coerce_root coerce_scalar_root(const coax_value *doc) { return scalar_schema(doc, doc, 0); }
+/* Members of the schema objects scalar_schema reads, at most: w branches referring to
+** the next level's union ({"anyOf": [{"$ref": "#/$defs/a"}, ...]}) at each of 8 levels
+** are w^8 visits; past it bare text is not read. A flat union of 100,000 consts fits. */
+#define SCALAR_WORK (1u << 20)
 
-/* Whether any "properties" in the schema document declares 'key' (an
-** explicit stack: the document's depth is input). True when out of memory. */
-static bool declared_anywhere(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+coerce_root coerce_scalar_root(const coax_value *doc)
 {
-    coax_arena_mark mark = coax_arena_get_mark(a);
-    size_t cap = 64, n = 0;
-    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
-    bool found = !stack;
-    if (stack) stack[n++] = doc;
-    while (n && !found) {
-        const coax_value *v = stack[--n];
-        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
-        const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
-        if (props && props->type == COAX_OBJECT && has_key(props, key, klen)) found = true;
-        if (n + v->len > cap) {
-            while (n + v->len > cap) cap *= 2;
-            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
-            if (!s) {
-                found = true;
-                break;
-            }
-            memcpy(s, stack, n * sizeof *s);
-            stack = s;
-        }
-        for (size_t i = 0; i < v->len; i++)
-            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
-    }
-    coax_arena_rewind(a, mark);
-    return found;
+    size_t work = SCALAR_WORK;
+    return scalar_schema(doc, doc, 0, &work);
 }
-
-
 
 /* Whether 'key' names the whole answer rather than being content: a
 ** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
@@ -956,7 +978,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */
     if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !declared_anywhere(a, doc, key, klen))
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
         return true;
     static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
                                         "json", "reply", "payload", "return", "returnvalue"};

@@ -262,9 +262,14 @@ static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value
 {
     size_t n = !v ? 0 : one ? 1 : v->type == COAX_ARRAY || v->type == COAX_OBJECT ? v->len : 0;
     const coax_value *taken = NULL;
-    for (size_t i = 0; rivals && i < n && !taken; i++)
-        if (on_path(d, &v->u.items[i])) taken = &v->u.items[i];
-    for (size_t i = 0; i < n; i++) {
+    /* the path's schemas are looked for among the branches, not each
+    ** branch on the path: a union of n branches costs the path's length */
+    uintptr_t first = (uintptr_t)(rivals && n ? v->u.items : NULL), end = first + (rivals ? n : 0) * sizeof *v->u.items;
+    for (size_t k = 0; k < d->npath; k++) { /* the first branch the path went through */
+        uintptr_t p = (uintptr_t)d->path[k];
+        if (p >= first && p < end && (!taken || p < (uintptr_t)taken)) taken = d->path[k];
+    }
+    for (size_t i = 0; i < n && !d->unsure; i++) { /* past DEFAULT_VISITS the rest is not looked into */
         const coax_value *x = one ? v : v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
         if (taken && x != taken) continue;
         collect_default(c, root, x, name, cond || (some && !on_path(d, x)), depth, d);
@@ -340,4 +345,85 @@ bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, 
     if (!n) return true;
     collect_default(c, c->doc, path[0], &name, false, 0, &d);
     return d.declared || d.unsure;
+}
+
+/* ---- what one coercion keeps ------------------------------------------ */
+
+/* The trials built for the object 'x' under the keyword 'kv' reached by the path 'loc' in
+** this plan, copied into 'ts' (its place kept): a forbidden member's error comes once per
+** member, and each scan of the object is linear in it. */
+bool coerce_memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts)
+{
+    const coerce_trials *m = c->memo_trials;
+    if (!m || c->memo_plan != c->plan_id || c->memo_obj != x || c->memo_kv != kv || strcmp(c->memo_loc, loc)) return false;
+    memcpy(ts->t, m->t, sizeof ts->t);
+    ts->n = m->n;
+    return true;
+}
+
+void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc,
+                     const coerce_trials *ts)
+{
+    if (!c->memo_trials && !(c->memo_trials = coax_arena_alloc(c->arena, sizeof *ts))) return;
+    memcpy(c->memo_trials, ts, sizeof *ts);
+    c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
+}
+
+void **coerce_ptr_slot(coerce_ctx *c, const void *key)
+{
+    struct coerce_ptr_entry *t = c->ptrs;
+    if (t) {
+        size_t at = ((uintptr_t)key >> 4 ^ (uintptr_t)key >> 17) & c->ptrs_mask;
+        for (; t[at].key; at = (at + 1) & c->ptrs_mask)
+            if (t[at].key == key) return &t[at].value;
+    }
+    if (!t || (c->nptrs + 1) * 2 > c->ptrs_mask + 1) { /* grow: the old table stays in the arena */
+        size_t cap = t ? (c->ptrs_mask + 1) * 2 : 16;
+        struct coerce_ptr_entry *n = coax_arena_alloc(c->arena, cap * sizeof *n);
+        if (!n) return NULL;
+        memset(n, 0, cap * sizeof *n);
+        for (size_t i = 0; t && i <= c->ptrs_mask; i++) {
+            if (!t[i].key) continue;
+            size_t at = ((uintptr_t)t[i].key >> 4 ^ (uintptr_t)t[i].key >> 17) & (cap - 1);
+            while (n[at].key) at = (at + 1) & (cap - 1);
+            n[at] = t[i];
+        }
+        c->ptrs = t = n, c->ptrs_mask = cap - 1;
+    }
+    size_t at = ((uintptr_t)key >> 4 ^ (uintptr_t)key >> 17) & c->ptrs_mask;
+    while (t[at].key) at = (at + 1) & c->ptrs_mask;
+    c->nptrs++;
+    t[at] = (struct coerce_ptr_entry){key, NULL};
+    return &t[at].value;
+}
+
+/* Whether any "properties" in the schema document declares 'key' (an
+** explicit stack: the document's depth is input). True when out of memory. */
+bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+{
+    coax_arena_mark mark = coax_arena_get_mark(a);
+    size_t cap = 64, n = 0;
+    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    bool found = !stack;
+    if (stack) stack[n++] = doc;
+    while (n && !found) {
+        const coax_value *v = stack[--n];
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
+        if (props && props->type == COAX_OBJECT && coax_object_get(props, key, klen)) found = true;
+        if (n + v->len > cap) {
+            while (n + v->len > cap) cap *= 2;
+            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
+            if (!s) {
+                found = true;
+                break;
+            }
+            memcpy(s, stack, n * sizeof *s);
+            stack = s;
+        }
+        for (size_t i = 0; i < v->len; i++)
+            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    }
+    coax_arena_rewind(a, mark);
+    return found;
 }

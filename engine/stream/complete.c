@@ -29,6 +29,7 @@
 ** the reply is doomed.
 */
 #include "stream/reader.h"
+#include "base/hash.h"
 
 #include "extract/coerce.h"
 #include "schema/schema.h"
@@ -218,7 +219,10 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
     ** coercion left one member), and then this container is judged as the
     ** root. Neither it nor anything in it is final before the root. */
     if (parent == r->frames && parent->object && parent->key_sub) {
-        coax_value inner = {.type = (uint8_t)(f->object ? COAX_OBJECT : COAX_ARRAY)};
+        /* The key is declared (key_sub: the root's "properties" holds it), which is
+        ** all coerce_wrapper_key walks the schema to learn for a container (n root
+        ** keys cost n walks of it): it is asked as for a scalar, the same answer. */
+        coax_value inner = {.type = COAX_NULL};
         if (coerce_wrapper_key(r->ar, doc, parent->key, parent->klen, &inner)) {
             parent->key_sub = NULL;
             return;
@@ -232,21 +236,88 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
     items_trivial(r, f);
 }
 
+/* A "properties" of more than PROPS_SCAN names, indexed once per reader: a
+** reply's n keys under a schema of n names cost n lookups, not n^2 compares. */
+#define PROPS_SCAN 16
+struct sprops {
+    const coax_value *props; /* NULL: an empty slot */
+    uint32_t *slot;          /* member index + 1, 0: empty */
+    size_t mask;
+    uint64_t seed;
+};
+
+static size_t ptr_slot(const void *p, size_t mask)
+{
+    uintptr_t h = (uintptr_t)p;
+    return (size_t)(h >> 4 ^ h >> 17) & mask;
+}
+
+/* The index of 'props' (built on first use), or NULL out of memory. */
+static const struct sprops *props_index(stream_reader *r, const coax_value *props)
+{
+    size_t at = 0;
+    if (r->pidx)
+        for (at = ptr_slot(props, r->pidx_mask); r->pidx[at].props; at = (at + 1) & r->pidx_mask)
+            if (r->pidx[at].props == props) return &r->pidx[at];
+    if (!r->pidx || (r->npidx + 1) * 2 > r->pidx_mask + 1) { /* grow, then place again */
+        size_t cap = r->pidx ? (r->pidx_mask + 1) * 2 : 16;
+        struct sprops *t = coax_arena_alloc(r->ar, cap * sizeof *t);
+        if (!t) return NULL;
+        memset(t, 0, cap * sizeof *t);
+        for (size_t i = 0; r->pidx && i <= r->pidx_mask; i++) {
+            if (!r->pidx[i].props) continue;
+            size_t k = ptr_slot(r->pidx[i].props, cap - 1);
+            while (t[k].props) k = (k + 1) & (cap - 1);
+            t[k] = r->pidx[i];
+        }
+        r->pidx = t, r->pidx_mask = cap - 1;
+        for (at = ptr_slot(props, r->pidx_mask); r->pidx[at].props; at = (at + 1) & r->pidx_mask) {}
+    }
+    size_t cap = 32;
+    while (cap < (size_t)props->len * 2) cap *= 2;
+    uint32_t *slot = coax_arena_alloc(r->ar, cap * sizeof *slot);
+    if (!slot) return NULL;
+    memset(slot, 0, cap * sizeof *slot);
+    uint64_t seed = coax_hash_seed(slot);
+    for (uint32_t i = 0; i < props->len; i++) {
+        const coax_member *m = &props->u.members[i];
+        size_t k = (size_t)coax_hash_bytes(m->key, m->klen, seed) & (cap - 1);
+        while (slot[k]) k = (k + 1) & (cap - 1);
+        slot[k] = i + 1;
+    }
+    r->npidx++;
+    r->pidx[at] = (struct sprops){props, slot, cap - 1, seed};
+    return &r->pidx[at];
+}
+
+/* The first member of 'props' named key[0..klen), or NULL. */
+static const coax_member *declared(stream_reader *r, const coax_value *props, const char *key, size_t klen)
+{
+    const struct sprops *x = props->len > PROPS_SCAN ? props_index(r, props) : NULL;
+    if (!x) {
+        for (size_t i = 0; i < props->len; i++)
+            if (props->u.members[i].klen == klen && coax_same_bytes(props->u.members[i].key, key, klen))
+                return &props->u.members[i];
+        return NULL;
+    }
+    const coax_member *first = NULL;
+    for (size_t k = (size_t)coax_hash_bytes(key, klen, x->seed) & x->mask; x->slot[k]; k = (k + 1) & x->mask) {
+        const coax_member *m = &props->u.members[x->slot[k] - 1];
+        if (m->klen == klen && coax_same_bytes(m->key, key, klen) && (!first || m < first)) first = m;
+    }
+    return first;
+}
+
 const char *complete_key(stream_reader *r, sframe *f, const char *key, size_t klen)
 {
     f->key_sub = NULL;
     if (!f->children_final || !f->props || f->props->type != COAX_OBJECT) return NULL;
-    const coax_value *props = f->props;
-    for (size_t i = 0; i < props->len; i++) {
-        const coax_member *m = &props->u.members[i];
-        if (m->klen == klen && coax_same_bytes(m->key, key, klen)) {
-            f->key_sub = &m->value;
-            /* "propertyNames" above it judges its key */
-            f->child_trivial = sub_info(r, &m->value)->trivial && !f->names;
-            return m->key;
-        }
-    }
-    return NULL;
+    const coax_member *m = declared(r, f->props, key, klen);
+    if (!m) return NULL;
+    f->key_sub = &m->value;
+    /* "propertyNames" above it judges its key */
+    f->child_trivial = sub_info(r, &m->value)->trivial && !f->names;
+    return m->key;
 }
 
 void complete_unpend(stream_reader *r, size_t d, const char *ptr, size_t plen)

@@ -182,6 +182,8 @@ struct stream_reader {
     size_t npending, pendingcap;
     coax_arena *scratch;    /* the skeletons' (reset after each) */
     ssub subs[STREAM_SUB_SLOTS]; /* what complete.c knows of subschemas */
+    struct sprops *pidx;    /* per large "properties" looked into, a hash of its names (complete.c) */
+    size_t npidx, pidx_mask;
     coax_extract_result root_x; /* the root's extraction (its errors wait for the settled parts when invalid) */
     bool root_read;         /* 'root_x' holds it: coax_extract read the candidate */
     bool root_errors_pending;
