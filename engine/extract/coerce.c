@@ -746,6 +746,7 @@ static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *prog
     }
     if (bad) {
         coax_arena_rewind(j->a, mark);
+        coerce_forget(c);
         for (size_t i = r.n; i-- > 0;)
             if (r.ch[i].verdict == BAD && (rc = undo(j, r.ch[i].at, r.ch[i].atlen, &r.ch[i].saved))) return rc;
         if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;

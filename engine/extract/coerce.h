@@ -46,6 +46,21 @@ typedef struct coerce_ctx {
     void *memo_trials;
 } coerce_ctx;
 
+/* Drops what the context built in its arena to be used again (the schema's
+** indexes, the enums', the trials' memo): a caller that rewinds the arena
+** (a losing candidate's memory) frees them, and a later lookup would read,
+** and a later memo write into, memory the arena hands out again (ASan:
+** use-after-poison in coerce_memo_put). They are built anew when needed. */
+static inline void coerce_forget(coerce_ctx *c)
+{
+    memset(c->docidx, 0, sizeof c->docidx);
+    c->docidx_next = 0;
+    c->ptrs = NULL;
+    c->nptrs = c->ptrs_mask = 0;
+    c->memo_trials = NULL;
+    c->memo_plan = 0;
+}
+
 /* Validates 'v' and, while it is invalid, applies coercions that make a
 ** failing location pass without new errors, until none applies. Sets
 ** '*out' to the final value and 'val' to its validation. 'v' is not
