@@ -219,12 +219,15 @@ static size_t operand_at(const job *j, const rvalue *val)
     return SIZE_MAX;
 }
 
-/* Whether the value val, a span of prose or a reply's value before its
-** trailing text, is words in brackets that words follow on their line,
-** prose's own punctuation: a log's level ([INFO] Server started), a task's
-** box (- [x] Buy milk), an editor's note (He said [inaudible] then left);
-** not a list (["Paris"] then text, [red, green], [1], and Tags: [python]
-** at the line's end are lists). */
+/* Whether t[from..to), inside brackets, holds nothing JSON writes a list
+** with (quotes, commas, brackets, braces, NUL): words, as prose writes them. */
+static bool unlisted_text(const char *t, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+    return true;
+}
+
 /* Whether words in brackets stand before 'at' on its line ("Options: [a]
 ** or [b]"): the span at 'at' is one of several, not the answer. A number
 ** in brackets there ("See [1] and then: [Paris]") is a list of its own, a
@@ -237,20 +240,26 @@ static bool words_in_brackets_before(const char *t, size_t at)
         char c = t[i - 1];
         if (c == ']') close = i - 1;
         else if (c == '[' && close != SIZE_MAX) {
-            bool letter = false, other = false, blank = true; /* blank: a task's open box, [ ] */
+            bool letter = false, blank = true; /* blank: a task's open box, [ ] */
             for (size_t k = i; k < close; k++) {
                 unsigned char b = (unsigned char)t[k];
                 letter = letter || b >= 0x80 || (unsigned)((b | 0x20) - 'a') < 26u;
-                other = other || strchr("\"'`,[]{}", b) || !b;
                 blank = blank && b == ' ';
             }
-            if (!other && (letter || blank)) return true;
+            if ((letter || blank) && unlisted_text(t, i, close)) return true;
             close = SIZE_MAX;
         }
     }
     return false;
 }
 
+/* Whether the value val, a span of prose or a reply's value before its
+** trailing text, is words in brackets that words follow on their line,
+** or that come after other words in brackets on it, prose's own
+** punctuation: a log's level ([INFO] Server started), a task's
+** box (- [x] Buy milk), an editor's note (He said [inaudible] then left);
+** not a list (["Paris"] then text, [red, green], [1], and Tags: [python]
+** at the line's end are lists). */
 static bool bracketed_words(const job *j, const rvalue *val)
 {
     const char *t = j->text;
@@ -261,8 +270,7 @@ static bool bracketed_words(const job *j, const rvalue *val)
     if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len > 1 ||
         (v->len == 1 && v->u.items[0].type != COAX_STRING))
         return false;
-    for (size_t i = val->start + 1; i + 1 < end; i++)
-        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+    if (!unlisted_text(t, val->start + 1, end - 1)) return false;
     if (words_in_brackets_before(t, val->start)) return true;
     while (end < j->len && (t[end] == ' ' || t[end] == '\t')) end++;
     return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
