@@ -745,8 +745,7 @@ static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *prog
         bad = bad || r.ch[i].verdict == BAD;
     }
     if (bad) {
-        coax_arena_rewind(j->a, mark);
-        coerce_forget(c);
+        coerce_rewind(c, mark); /* j->a is the context's arena */
         for (size_t i = r.n; i-- > 0;)
             if (r.ch[i].verdict == BAD && (rc = undo(j, r.ch[i].at, r.ch[i].atlen, &r.ch[i].saved))) return rc;
         if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;

@@ -46,13 +46,15 @@ typedef struct coerce_ctx {
     void *memo_trials;
 } coerce_ctx;
 
-/* Drops what the context built in its arena to be used again (the schema's
-** indexes, the enums', the trials' memo): a caller that rewinds the arena
-** (a losing candidate's memory) frees them, and a later lookup would read,
-** and a later memo write into, memory the arena hands out again (ASan:
-** use-after-poison in coerce_memo_put). They are built anew when needed. */
-static inline void coerce_forget(coerce_ctx *c)
+/* Rewinds the context's arena to 'mark' (a losing candidate's memory, a
+** round's bad changes) and drops what the context built in it to be used
+** again (the schema's indexes, the enums', the trials' memo): a later
+** lookup would read, and a later memo write go into, memory the arena
+** hands out again (ASan: use-after-poison in coerce_memo_put). They are
+** built anew when needed. */
+static inline void coerce_rewind(coerce_ctx *c, coax_arena_mark mark)
 {
+    coax_arena_rewind(c->arena, mark);
     memset(c->docidx, 0, sizeof c->docidx);
     c->docidx_next = 0;
     c->ptrs = NULL;

@@ -88,8 +88,7 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
         c->log = log;
         c->n = before;
         c->cap = cap;
-        coax_arena_rewind(c->arena, mark);
-        coerce_forget(c);
+        coerce_rewind(c, mark);
         return COAX_OK;
     }
     /* The earlier coercions were of the envelope: only the inner ones stay,
@@ -791,8 +790,7 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     if (!rc) rc = coerce_candidate(c, v, &s.value, &s.validation);
     if (rc) return rc;
     if (!s.validation.valid) {
-        coax_arena_rewind(c->arena, mark);
-        coerce_forget(c);
+        coerce_rewind(c, mark);
         return COAX_OK;
     }
     coax_candidate *cands = coax_arena_alloc(c->arena, (r->ncandidates + 1) * sizeof *cands);
@@ -863,10 +861,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
-        else if (!kept) { /* a loser's trials and errors */
-            coax_arena_rewind(arena, mark);
-            coerce_forget(&c);
-        }
+        else if (!kept) coerce_rewind(&c, mark); /* a loser's trials and errors */
     }
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     if (best.valid && (rc = refuse_beside_unread(&c, &x, blocks, first, &best))) return rc;
