@@ -8,6 +8,7 @@
 #define COAX_COERCE_H
 
 #include "base/core.h"
+#include "schema/map.h"
 
 typedef struct coerce_ctx {
     coax_arena *arena;
@@ -28,14 +29,10 @@ typedef struct coerce_ctx {
     } docidx[4];
     unsigned docidx_next;
     uint64_t docidx_seed;
-    /* Per schema value, what was built for it once (coerce_ptr_slot): the
-    ** large enums' indexes (coerce_trials.c), so enums taking turns are not
+    /* Per schema value, what was built for it once (smap_getp): the large
+    ** enums' indexes (coerce_trials.c), so enums taking turns are not
     ** indexed again each time. */
-    struct coerce_ptr_entry {
-        const void *key;
-        void *value;
-    } *ptrs;
-    size_t nptrs, ptrs_mask;
+    smap built;
     /* The trials last built for an object's "required" or forbidden
     ** members, within one plan (coerce.c bumps 'plan_id'): its n errors
     ** (one a forbidden member) share them, so a scan of the object each
@@ -57,8 +54,7 @@ static inline void coerce_rewind(coerce_ctx *c, coax_arena_mark mark)
     coax_arena_rewind(c->arena, mark);
     memset(c->docidx, 0, sizeof c->docidx);
     c->docidx_next = 0;
-    c->ptrs = NULL;
-    c->nptrs = c->ptrs_mask = 0;
+    memset(&c->built, 0, sizeof c->built);
     c->memo_trials = NULL;
     c->memo_plan = 0;
 }
@@ -119,9 +115,6 @@ bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, 
 /* Whether any "properties" in the schema document 'doc' declares key[0..klen)
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
-
-/* The slot of what was built for 'key' in this coercion (NULL at first), or NULL out of memory. */
-void **coerce_ptr_slot(coerce_ctx *c, const void *key);
 
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 

@@ -777,8 +777,8 @@ static uint64_t number_value_hash(const char *t, size_t n, uint64_t seed)
 
 static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
 {
-    void **known = coerce_ptr_slot(c, kv);
-    if (!known || *known) return known ? *known : NULL;
+    const enum_index *known = smap_getp(&c->built, kv);
+    if (known) return known;
     coax_arena *a = c->arena;
     enum_index *x = coax_arena_alloc(a, sizeof *x);
     if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
@@ -805,7 +805,7 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
         x->item[x->words.n] = i;
         lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
     }
-    return *known = x;
+    return smap_putp(&c->built, a, kv, x) ? x : NULL;
 }
 
 /* Whether the large enum 'kv' holds the string s[0..n): '*known' false when

@@ -369,34 +369,6 @@ void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, c
     c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
 }
 
-void **coerce_ptr_slot(coerce_ctx *c, const void *key)
-{
-    struct coerce_ptr_entry *t = c->ptrs;
-    if (t) {
-        size_t at = ((uintptr_t)key >> 4 ^ (uintptr_t)key >> 17) & c->ptrs_mask;
-        for (; t[at].key; at = (at + 1) & c->ptrs_mask)
-            if (t[at].key == key) return &t[at].value;
-    }
-    if (!t || (c->nptrs + 1) * 2 > c->ptrs_mask + 1) { /* grow: the old table stays in the arena */
-        size_t cap = t ? (c->ptrs_mask + 1) * 2 : 16;
-        struct coerce_ptr_entry *n = coax_arena_alloc(c->arena, cap * sizeof *n);
-        if (!n) return NULL;
-        memset(n, 0, cap * sizeof *n);
-        for (size_t i = 0; t && i <= c->ptrs_mask; i++) {
-            if (!t[i].key) continue;
-            size_t at = ((uintptr_t)t[i].key >> 4 ^ (uintptr_t)t[i].key >> 17) & (cap - 1);
-            while (n[at].key) at = (at + 1) & (cap - 1);
-            n[at] = t[i];
-        }
-        c->ptrs = t = n, c->ptrs_mask = cap - 1;
-    }
-    size_t at = ((uintptr_t)key >> 4 ^ (uintptr_t)key >> 17) & c->ptrs_mask;
-    while (t[at].key) at = (at + 1) & c->ptrs_mask;
-    c->nptrs++;
-    t[at] = (struct coerce_ptr_entry){key, NULL};
-    return &t[at].value;
-}
-
 /* Whether any "properties" in the schema document declares 'key' (an
 ** explicit stack: the document's depth is input). True when out of memory. */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)

@@ -240,43 +240,21 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
 ** reply's n keys under a schema of n names cost n lookups, not n^2 compares. */
 #define PROPS_SCAN 16
 struct sprops {
-    const coax_value *props; /* NULL: an empty slot */
-    uint32_t *slot;          /* member index + 1, 0: empty */
+    uint32_t *slot; /* member index + 1, 0: empty */
     size_t mask;
     uint64_t seed;
 };
 
-static size_t ptr_slot(const void *p, size_t mask)
-{
-    uintptr_t h = (uintptr_t)p;
-    return (size_t)(h >> 4 ^ h >> 17) & mask;
-}
-
 /* The index of 'props' (built on first use), or NULL out of memory. */
 static const struct sprops *props_index(stream_reader *r, const coax_value *props)
 {
-    size_t at = 0;
-    if (r->pidx)
-        for (at = ptr_slot(props, r->pidx_mask); r->pidx[at].props; at = (at + 1) & r->pidx_mask)
-            if (r->pidx[at].props == props) return &r->pidx[at];
-    if (!r->pidx || (r->npidx + 1) * 2 > r->pidx_mask + 1) { /* grow, then place again */
-        size_t cap = r->pidx ? (r->pidx_mask + 1) * 2 : 16;
-        struct sprops *t = coax_arena_alloc(r->ar, cap * sizeof *t);
-        if (!t) return NULL;
-        memset(t, 0, cap * sizeof *t);
-        for (size_t i = 0; r->pidx && i <= r->pidx_mask; i++) {
-            if (!r->pidx[i].props) continue;
-            size_t k = ptr_slot(r->pidx[i].props, cap - 1);
-            while (t[k].props) k = (k + 1) & (cap - 1);
-            t[k] = r->pidx[i];
-        }
-        r->pidx = t, r->pidx_mask = cap - 1;
-        for (at = ptr_slot(props, r->pidx_mask); r->pidx[at].props; at = (at + 1) & r->pidx_mask) {}
-    }
+    const struct sprops *known = smap_getp(&r->pidx, props);
+    if (known) return known;
     size_t cap = 32;
     while (cap < (size_t)props->len * 2) cap *= 2;
+    struct sprops *x = coax_arena_alloc(r->ar, sizeof *x);
     uint32_t *slot = coax_arena_alloc(r->ar, cap * sizeof *slot);
-    if (!slot) return NULL;
+    if (!x || !slot) return NULL;
     memset(slot, 0, cap * sizeof *slot);
     uint64_t seed = coax_hash_seed(slot);
     for (uint32_t i = 0; i < props->len; i++) {
@@ -285,9 +263,8 @@ static const struct sprops *props_index(stream_reader *r, const coax_value *prop
         while (slot[k]) k = (k + 1) & (cap - 1);
         slot[k] = i + 1;
     }
-    r->npidx++;
-    r->pidx[at] = (struct sprops){props, slot, cap - 1, seed};
-    return &r->pidx[at];
+    *x = (struct sprops){slot, cap - 1, seed};
+    return smap_putp(&r->pidx, r->ar, props, x) ? x : NULL;
 }
 
 /* The first member of 'props' named key[0..klen), or NULL. */

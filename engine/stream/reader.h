@@ -16,6 +16,7 @@
 #define COAX_STREAM_READER_H
 
 #include "stream/stream.h"
+#include "schema/map.h"
 
 /* One open container. Its children so far are 'raw' (as parsed, every one
 ** that closed); 'shown' holds the values of its complete children (their
@@ -182,8 +183,7 @@ struct stream_reader {
     size_t npending, pendingcap;
     coax_arena *scratch;    /* the skeletons' (reset after each) */
     ssub subs[STREAM_SUB_SLOTS]; /* what complete.c knows of subschemas */
-    struct sprops *pidx;    /* per large "properties" looked into, a hash of its names (complete.c) */
-    size_t npidx, pidx_mask;
+    smap pidx;              /* per large "properties" looked into, a hash of its names (complete.c) */
     coax_extract_result root_x; /* the root's extraction (its errors wait for the settled parts when invalid) */
     bool root_read;         /* 'root_x' holds it: coax_extract read the candidate */
     bool root_errors_pending;
