@@ -116,6 +116,11 @@ bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, 
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
 
+/* An index of the object 'obj''s members by name, in 'a': open addressing
+** over *mask + 1 slots, each a member's index + 1 (0: empty), a name's
+** first slot coax_hash_bytes(name, seed) & *mask. NULL out of memory. */
+uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed, size_t *mask);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8

@@ -22,6 +22,23 @@ uint64_t coerce_seed(coerce_ctx *c)
     return c->docidx_seed;
 }
 
+uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed, size_t *mask)
+{
+    size_t cap = 32;
+    while (cap < (size_t)obj->len * 2) cap *= 2;
+    uint32_t *slot = coax_arena_alloc(a, cap * sizeof *slot);
+    if (!slot) return NULL;
+    memset(slot, 0, cap * sizeof *slot);
+    for (uint32_t i = 0; i < obj->len; i++) {
+        const coax_member *m = &obj->u.members[i];
+        size_t at = (size_t)coax_hash_bytes(m->key, m->klen, seed) & (cap - 1);
+        while (slot[at]) at = (at + 1) & (cap - 1);
+        slot[at] = i + 1;
+    }
+    *mask = cap - 1;
+    return slot;
+}
+
 /* The member of the schema object 'obj' named key[0..n): a scan for a small
 ** object, else through one of the latest indexes (built on first use, in
 ** the arena). */
@@ -33,20 +50,11 @@ static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const 
     for (size_t i = 0; i < count && !x; i++)
         if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
     if (!x) {
-        size_t cap = 32;
-        while (cap < (size_t)obj->len * 2) cap *= 2;
-        uint32_t *slot = coax_arena_alloc(c->arena, cap * sizeof *slot);
+        size_t mask;
+        uint32_t *slot = coerce_name_index(c->arena, obj, coerce_seed(c), &mask);
         if (!slot) return coax_object_get(obj, key, n);
-        memset(slot, 0, cap * sizeof *slot);
-        coerce_seed(c);
-        for (uint32_t i = 0; i < obj->len; i++) {
-            const coax_member *m = &obj->u.members[i];
-            size_t at = (size_t)coax_hash_bytes(m->key, m->klen, c->docidx_seed) & (cap - 1);
-            while (slot[at]) at = (at + 1) & (cap - 1);
-            slot[at] = i + 1;
-        }
         x = &c->docidx[c->docidx_next++ % count];
-        *x = (struct coerce_doc_index){obj->u.members, slot, cap - 1};
+        *x = (struct coerce_doc_index){obj->u.members, slot, mask};
     }
     for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
         const coax_member *m = &obj->u.members[x->slot[at] - 1];

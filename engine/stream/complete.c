@@ -250,21 +250,11 @@ static const struct sprops *props_index(stream_reader *r, const coax_value *prop
 {
     const struct sprops *known = smap_getp(&r->pidx, props);
     if (known) return known;
-    size_t cap = 32;
-    while (cap < (size_t)props->len * 2) cap *= 2;
     struct sprops *x = coax_arena_alloc(r->ar, sizeof *x);
-    uint32_t *slot = coax_arena_alloc(r->ar, cap * sizeof *slot);
-    if (!x || !slot) return NULL;
-    memset(slot, 0, cap * sizeof *slot);
-    uint64_t seed = coax_hash_seed(slot);
-    for (uint32_t i = 0; i < props->len; i++) {
-        const coax_member *m = &props->u.members[i];
-        size_t k = (size_t)coax_hash_bytes(m->key, m->klen, seed) & (cap - 1);
-        while (slot[k]) k = (k + 1) & (cap - 1);
-        slot[k] = i + 1;
-    }
-    *x = (struct sprops){slot, cap - 1, seed};
-    return smap_putp(&r->pidx, r->ar, props, x) ? x : NULL;
+    if (!x) return NULL;
+    x->seed = coax_hash_seed(x);
+    x->slot = coerce_name_index(r->ar, props, x->seed, &x->mask);
+    return x->slot && smap_putp(&r->pidx, r->ar, props, x) ? x : NULL;
 }
 
 /* The first member of 'props' named key[0..klen), or NULL. */
