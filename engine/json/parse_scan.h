@@ -10,6 +10,7 @@
 #define COAX_JSON_PARSE_SCAN_H
 
 #include "base/core.h"
+#include "json/copy_input.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -19,8 +20,6 @@
 #if defined(__x86_64__) && defined(__SSE2__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
 #define SCAN_ASM 1
 #endif
-
-#define SCAN_PAD 16
 
 /* Fills 'err' for a fault at 'at' in the copy [start, end), as coax_fail:
 ** a syntax error says what was expected ('what'), at the end of the input
@@ -174,12 +173,6 @@ static inline size_t text_scan(const char *s)
     while (!text_stop_at(s + i, &at)) i += 16;
     return i + at;
 }
-
-/* Copies the input's len bytes from text to copy, then its NUL and
-** SCAN_PAD zero bytes, and returns whether the input is all valid UTF-8
-** (then no string of it can hold invalid UTF-8, and text_scan crosses
-** multi-byte sequences unchecked). */
-bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len);
 
 /* Where a string ends: its closing quote and decoded length, or no quote
 ** and the error code in 'len'. Two words, returned in registers: the hot

@@ -14,6 +14,7 @@
 ** times, so time is linear in the input.
 */
 #include "repair/lenient_token.h"
+#include "json/copy_input.h"
 #include "base/bytes.h"
 
 /* ---- spaces ------------------------------------------------------------- */
@@ -332,48 +333,6 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     }
 }
 
-#if BYTES32
-/* copy_span's 64-byte steps by AVX2, where the CPU has it (base/bytes.h):
-** two loads and two stores a step. Returns what is left, below 64 bytes. */
-static BYTES32_TARGET size_t copy_wide(char *restrict d, const char *restrict s, size_t n)
-{
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)s), b = _mm256_loadu_si256((const __m256i *)(s + 32));
-        _mm256_storeu_si256((__m256i *)d, a);
-        _mm256_storeu_si256((__m256i *)(d + 32), b);
-        __asm__("" : "+r"(d));
-    }
-    return n;
-}
-#endif
-
-/* Copies n bytes, 64 at a time (the C library's memcpy moves large blocks
-** with 'rep movsb', an instruction a byte under callgrind; GCC would turn
-** a plain loop into a call to it, hence the empty asm). */
-static void copy_span(char *restrict d, const char *restrict s, size_t n)
-{
-#if BYTES32
-    if (n >= 64 && bytes32_ok()) {
-        size_t left = copy_wide(d, s, n);
-        d += n - left;
-        s += n - left;
-        n = left;
-    }
-#endif
-#if BYTES16
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i a = bytes16_load(s), b = bytes16_load(s + 16), c = bytes16_load(s + 32), e = bytes16_load(s + 48);
-        _mm_storeu_si128((__m128i *)d, a);
-        _mm_storeu_si128((__m128i *)(d + 16), b);
-        _mm_storeu_si128((__m128i *)(d + 32), c);
-        _mm_storeu_si128((__m128i *)(d + 48), e);
-        __asm__("" : "+r"(d));
-    }
-    for (; n >= 16; n -= 16, d += 16, s += 16) _mm_storeu_si128((__m128i *)d, bytes16_load(s));
-#endif
-    if (n) memcpy(d, s, n);
-}
-
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text, size_t start,
                        size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
 {
@@ -408,10 +367,12 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     coax_code rc = COAX_OK;
     bool first = true;
     size_t log_from = log->n; /* the entries this parse adds */
-    size_t copy_size = (span + 1 + 7) & ~(size_t)7; /* the piece after it 8-byte aligned */
+    /* the strict parser's copy: its NUL and padding, the piece after it
+    ** 8-byte aligned, and whether the text is valid UTF-8 in the same pass */
+    size_t copy_size = (span + 1 + SCAN_PAD + 7) & ~(size_t)7;
     ps.copy = coax_arena_alloc(arena, copy_size + piece);
     if (ps.copy) {
-        copy_span(ps.copy, ps.b, span);
+        ps.utf8 = coax_json_copy_input(ps.copy, ps.b, span);
         ps.to_copy = (uintptr_t)ps.copy - (uintptr_t)ps.b;
         ps.pool = ps.copy + copy_size;
         ps.pool_left = piece;

@@ -64,6 +64,7 @@ typedef struct lp {
     uintptr_t bias;        /* b's address less base: off() */
     bool exact;            /* false: every log offset is 'base' (repair_parse sets them at its end) */
     bool fast;             /* lp_fast_stretch may run: no string in b..e can pass max_string (it does not ask) */
+    bool utf8;             /* b..e is valid UTF-8 (coax_json_copy_input): plain strings need no look at its sequences */
     coax_limits lim;
     rlog *log;
     coax_error *err;
@@ -115,6 +116,10 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
 ** is not plain bytes and the UTF-8 sequences lp_plain_string takes up to
 ** there, or has no stop. */
 const char *lp_plain_body(const char *q, const char *e, const char *b, char open);
+/* lp_plain_body for a text known to be valid UTF-8 (lp's utf8): every
+** sequence is one lp_plain_string takes, so only the stops are looked for,
+** sixteen bytes a step. */
+const char *lp_text_body(const char *q, const char *e, const char *b, char open);
 #endif
 
 /* Whether the string ends at a candidate closing quote (p just past it):

@@ -62,6 +62,25 @@ const char *lp_plain_body(const char *q, const char *e, const char *b, char open
     if (!plain_block(bytes16_load(e - 16), open, 16 - left, (1u << left) - 1, &carry, &stop) || !stop) return NULL;
     return carry ? NULL : q + __builtin_ctz(stop);
 }
+
+const char *lp_text_body(const char *q, const char *e, const char *b, char open)
+{
+    __m128i quote = _mm_set1_epi8(open), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    for (; e - q >= 16; q += 16) {
+        __m128i w = bytes16_load(q);
+        unsigned stop = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, backslash)), _mm_cmpeq_epi8(_mm_min_epu8(w, ctl), w)));
+        if (stop) return q + __builtin_ctz(stop);
+    }
+    if (e - b < 16 || q == e) return NULL;
+    /* the sixteen bytes that end the text, for the body's part of them */
+    unsigned left = (unsigned)(e - q);
+    __m128i w = bytes16_load(e - 16);
+    unsigned stop = ((unsigned)_mm_movemask_epi8(_mm_or_si128(
+                         _mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, backslash)),
+                         _mm_cmpeq_epi8(_mm_min_epu8(w, ctl), w))) >> (16 - left));
+    return stop ? q + __builtin_ctz(stop) : NULL;
+}
 #endif
 
 /* After a candidate closing quote: lenient.h's lp_ends_string, which

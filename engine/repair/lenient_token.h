@@ -141,17 +141,18 @@ static inline __attribute__((always_inline)) const char *lp_plain_string_next(lp
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))), ctl));
         unsigned high = (unsigned)_mm_movemask_epi8(w);
         if (__builtin_expect(stop != 0, 1)) {
-            if (__builtin_expect(!(high & ((stop & (0u - stop)) - 1)), 1)) {
+            /* a text of valid UTF-8 (most) has only sequences taken before it */
+            if (__builtin_expect(ps->utf8 || !(high & ((stop & (0u - stop)) - 1)), 1)) {
                 q = body + __builtin_ctz(stop);
                 goto found;
             }
-        } else if (!high) {
+        } else if (!high || ps->utf8) {
             q = body + 16; /* sixteen plain bytes: lp_plain_body's first step, done */
         }
     }
     /* Out of line: the sixteen-byte loop's set-up and the UTF-8 masks made
     ** GCC spill registers of the fast loop around every string that took it. */
-    if (!(q = lp_plain_body(q, e, ps->b, open))) return NULL;
+    if (!(q = ps->utf8 ? lp_text_body(q, e, ps->b, open) : lp_plain_body(q, e, ps->b, open))) return NULL;
 found:
     if (*q != open || !lp_ends_string(ps, q + 1, e, ctx)) return NULL;
     *next = q + 1 < e ? q[1] : 0;
