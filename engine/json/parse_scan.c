@@ -107,6 +107,44 @@ static inline uint64_t high_bits(const char *p)
 /* The bytes of 32 before 'in' by n (1 to 3): the last of 'prev' first. */
 #define BEFORE(in, prev, n) _mm256_alignr_epi8((in), _mm256_permute2x128_si256((prev), (in), 0x21), 16 - (n))
 
+/* utf8_faults' constants: its three tables (each twice, one a lane),
+** the low nibble's mask, and the bytes that subtracted from a lead of three
+** bytes (or more) and of four leave it at 0x80 or above. */
+typedef struct utf8_consts {
+    __m256i lead_high, lead_low, next_high, nibble, third, fourth, top;
+} utf8_consts;
+
+static inline BYTES32_TARGET utf8_consts utf8_consts_make(void)
+{
+    enum { SHORT = 0x01, LONG = 0x02, OVER3 = 0x04, LARGE = 0x08, SURR = 0x10, OVER2 = 0x20, LARGE1000 = 0x40,
+           OVER4 = 0x40, CONTS = 0x80, CARRY = SHORT | LONG | CONTS };
+    utf8_consts k;
+    k.lead_high = _mm256_setr_epi8(
+        LONG, LONG, LONG, LONG, LONG, LONG, LONG, LONG, CONTS, CONTS, CONTS, CONTS, SHORT | OVER2, SHORT,
+        SHORT | OVER3 | SURR, SHORT | LARGE | LARGE1000 | OVER4, LONG, LONG, LONG, LONG, LONG, LONG, LONG, LONG,
+        CONTS, CONTS, CONTS, CONTS, SHORT | OVER2, SHORT, SHORT | OVER3 | SURR, SHORT | LARGE | LARGE1000 | OVER4);
+    k.lead_low = _mm256_setr_epi8(
+        CARRY | OVER3 | OVER2 | OVER4, CARRY | OVER2, CARRY, CARRY, CARRY | LARGE, CARRY | LARGE | LARGE1000,
+        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
+        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
+        CARRY | LARGE | LARGE1000 | SURR, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
+        CARRY | OVER3 | OVER2 | OVER4, CARRY | OVER2, CARRY, CARRY, CARRY | LARGE, CARRY | LARGE | LARGE1000,
+        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
+        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
+        CARRY | LARGE | LARGE1000 | SURR, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000);
+    k.next_high = _mm256_setr_epi8(
+        SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, LONG | OVER2 | CONTS | OVER3 | LARGE1000 | OVER4,
+        LONG | OVER2 | CONTS | OVER3 | LARGE, LONG | OVER2 | CONTS | SURR | LARGE, LONG | OVER2 | CONTS | SURR | LARGE,
+        SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT,
+        LONG | OVER2 | CONTS | OVER3 | LARGE1000 | OVER4, LONG | OVER2 | CONTS | OVER3 | LARGE,
+        LONG | OVER2 | CONTS | SURR | LARGE, LONG | OVER2 | CONTS | SURR | LARGE, SHORT, SHORT, SHORT, SHORT);
+    k.nibble = _mm256_set1_epi8(0x0F);
+    k.third = _mm256_set1_epi8(0xE0 - 0x80);
+    k.fourth = _mm256_set1_epi8((char)(0xF0 - 0x80));
+    k.top = _mm256_set1_epi8((char)0x80);
+    return k;
+}
+
 /* The faults of the 32 bytes 'in' after 'prev' (both by AVX2), as bits:
 ** none when every sequence that ends in them is valid UTF-8 (RFC 3629's
 ** table, as sequence_length checks it). Each pair of a byte and the one
@@ -116,40 +154,18 @@ static inline uint64_t high_bits(const char *p)
 ** sequence are then required from the lead two or three bytes back.
 ** About twenty instructions for 32 bytes, whatever the number of
 ** sequences: the byte-wise check cost some fifty a sequence. */
-static inline BYTES32_TARGET __m256i utf8_faults(__m256i in, __m256i prev)
+static inline BYTES32_TARGET __m256i utf8_faults(__m256i in, __m256i prev, const utf8_consts *k)
 {
-    enum { SHORT = 0x01, LONG = 0x02, OVER3 = 0x04, LARGE = 0x08, SURR = 0x10, OVER2 = 0x20, LARGE1000 = 0x40,
-           OVER4 = 0x40, CONTS = 0x80, CARRY = SHORT | LONG | CONTS };
-    const __m256i lead_high = _mm256_setr_epi8(
-        LONG, LONG, LONG, LONG, LONG, LONG, LONG, LONG, CONTS, CONTS, CONTS, CONTS, SHORT | OVER2, SHORT,
-        SHORT | OVER3 | SURR, SHORT | LARGE | LARGE1000 | OVER4, LONG, LONG, LONG, LONG, LONG, LONG, LONG, LONG,
-        CONTS, CONTS, CONTS, CONTS, SHORT | OVER2, SHORT, SHORT | OVER3 | SURR, SHORT | LARGE | LARGE1000 | OVER4);
-    const __m256i lead_low = _mm256_setr_epi8(
-        CARRY | OVER3 | OVER2 | OVER4, CARRY | OVER2, CARRY, CARRY, CARRY | LARGE, CARRY | LARGE | LARGE1000,
-        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
-        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
-        CARRY | LARGE | LARGE1000 | SURR, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
-        CARRY | OVER3 | OVER2 | OVER4, CARRY | OVER2, CARRY, CARRY, CARRY | LARGE, CARRY | LARGE | LARGE1000,
-        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
-        CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000,
-        CARRY | LARGE | LARGE1000 | SURR, CARRY | LARGE | LARGE1000, CARRY | LARGE | LARGE1000);
-    const __m256i next_high = _mm256_setr_epi8(
-        SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, LONG | OVER2 | CONTS | OVER3 | LARGE1000 | OVER4,
-        LONG | OVER2 | CONTS | OVER3 | LARGE, LONG | OVER2 | CONTS | SURR | LARGE, LONG | OVER2 | CONTS | SURR | LARGE,
-        SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT, SHORT,
-        LONG | OVER2 | CONTS | OVER3 | LARGE1000 | OVER4, LONG | OVER2 | CONTS | OVER3 | LARGE,
-        LONG | OVER2 | CONTS | SURR | LARGE, LONG | OVER2 | CONTS | SURR | LARGE, SHORT, SHORT, SHORT, SHORT);
-    const __m256i nibble = _mm256_set1_epi8(0x0F);
     __m256i prev1 = BEFORE(in, prev, 1);
     __m256i special = _mm256_and_si256(
-        _mm256_and_si256(_mm256_shuffle_epi8(lead_high, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble)),
-                         _mm256_shuffle_epi8(lead_low, _mm256_and_si256(prev1, nibble))),
-        _mm256_shuffle_epi8(next_high, _mm256_and_si256(_mm256_srli_epi16(in, 4), nibble)));
+        _mm256_and_si256(_mm256_shuffle_epi8(k->lead_high, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), k->nibble)),
+                         _mm256_shuffle_epi8(k->lead_low, _mm256_and_si256(prev1, k->nibble))),
+        _mm256_shuffle_epi8(k->next_high, _mm256_and_si256(_mm256_srli_epi16(in, 4), k->nibble)));
     /* 0x80 where a third or fourth byte is due: a lead of three bytes (or
     ** more) two back, of four three back */
-    __m256i due = _mm256_or_si256(_mm256_subs_epu8(BEFORE(in, prev, 2), _mm256_set1_epi8(0xE0 - 0x80)),
-                                  _mm256_subs_epu8(BEFORE(in, prev, 3), _mm256_set1_epi8((char)(0xF0 - 0x80))));
-    return _mm256_xor_si256(_mm256_and_si256(due, _mm256_set1_epi8((char)0x80)), special);
+    __m256i due = _mm256_or_si256(_mm256_subs_epu8(BEFORE(in, prev, 2), k->third),
+                                  _mm256_subs_epu8(BEFORE(in, prev, 3), k->fourth));
+    return _mm256_xor_si256(_mm256_and_si256(due, k->top), special);
 }
 
 /* coax_json_copy_input's 64-byte steps by AVX2, where the CPU has it
@@ -166,6 +182,11 @@ static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *re
     const __m256i last = _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                           -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, (char)0xEF, (char)0xDF, (char)0xBF);
     __m256i prev = _mm256_setzero_si256(), faults = prev, open = prev;
+    /* made before the loop and kept there (opaque): GCC made each again in
+    ** every step with sequences, a dozen instructions */
+    utf8_consts k = utf8_consts_make();
+    __asm__("" : "+x"(k.lead_high), "+x"(k.lead_low), "+x"(k.next_high), "+x"(k.nibble), "+x"(k.third),
+            "+x"(k.fourth), "+x"(k.top));
     for (; len - i >= 64 + 3; i += 64) {
         const char *s = text + i;
         char *d = copy + i;
@@ -176,7 +197,7 @@ static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *re
             faults = _mm256_or_si256(faults, open); /* ASCII: a sequence left open before it is cut short */
             open = _mm256_setzero_si256();
         } else {
-            faults = _mm256_or_si256(faults, _mm256_or_si256(utf8_faults(a, prev), utf8_faults(b, a)));
+            faults = _mm256_or_si256(faults, _mm256_or_si256(utf8_faults(a, prev, &k), utf8_faults(b, a, &k)));
             open = _mm256_subs_epu8(b, last);
         }
         prev = b;
