@@ -533,6 +533,34 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
     return COAX_OK;
 }
 
+/* Whether the strict parser, on the text from 'at' (a '{' or a '['), stops
+** with a syntax error before it reads anything but brackets and spaces:
+** the innermost of the brackets it opens first holds no key ({name: ...},
+** {'a': ...}, { // ...) or no value ([True, ...]). Its first fault comes
+** before any limit it checks could (a string, a number, or a depth: the
+** look stops below max_depth and below the parser's first frames, which
+** it takes without an allocation), so its copy of the text and its parse
+** are spared; most broken replies that begin with a bracket break there. */
+static bool strict_breaks_at_once(const job *j, size_t at)
+{
+    static const uint8_t json_space[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+    static const uint8_t item_start[256] = {
+        ['{'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1, ['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+        ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['t'] = 1, ['f'] = 1, ['n'] = 1,
+    };
+    const unsigned char *t = (const unsigned char *)j->text;
+    for (size_t depth = 0; depth < j->lim.max_depth && depth < 16; depth++) {
+        bool object = t[at] == '{';
+        at++;
+        while (at < j->len && json_space[t[at]]) at++;
+        if (at >= j->len) return false;
+        if (object) return t[at] != '"' && t[at] != '}';
+        if (!item_start[t[at]]) return true;
+        if (t[at] != '{' && t[at] != '[') return false;
+    }
+    return false;
+}
+
 static coax_code run(job *j, coax_repair_result *out)
 {
     coax_value *v;
@@ -550,7 +578,8 @@ static coax_code run(job *j, coax_repair_result *out)
     };
     size_t first = 0;
     while (first < j->len && starts_value[(unsigned char)j->text[first]] == 2) first++;
-    coax_code rc = first < j->len && starts_value[(unsigned char)j->text[first]] == 1
+    coax_code rc = first < j->len && starts_value[(unsigned char)j->text[first]] == 1 &&
+                           !((j->text[first] == '{' || j->text[first] == '[') && strict_breaks_at_once(j, first))
                        ? coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log)
                        : COAX_ESYNTAX;
     if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
