@@ -172,8 +172,17 @@ const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coa
     const char *body = p + 1, *q = body, *ctl[16];
     char open = *p;
     size_t nctl = 0;
+    /* a text of valid UTF-8 (of sixteen bytes or more, for lp_text_body's
+    ** last block) has only sequences lp_quick_body passes: its stops alone */
+    bool text = ps->utf8 && e - ps->b >= 16;
     for (bool plain;;) {
-        q = lp_quick_body(q, e, open, &plain);
+#if BYTES16
+        if (text) {
+            const char *stop = lp_text_body(q, e, ps->b, open);
+            q = stop ? stop : e;
+        } else
+#endif
+            q = lp_quick_body(q, e, open, &plain);
         if (q >= e) return NULL;
         unsigned char c = (unsigned char)*q;
         if (c == (unsigned char)open) break;
