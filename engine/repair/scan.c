@@ -93,7 +93,7 @@ static void prose_free(prose *pr, const coax_allocator *a)
     rspans_free(&pr->done);
 }
 
-static bool prose_push(prose *pr, size_t at, const coax_allocator *a)
+static inline __attribute__((always_inline)) bool prose_push(prose *pr, size_t at, const coax_allocator *a)
 {
     if (pr->n == pr->cap && !coax_grow(a, (void **)&pr->open, &pr->cap, pr->n + 1, sizeof *pr->open, pr->first_open))
         return false;
@@ -102,7 +102,7 @@ static bool prose_push(prose *pr, size_t at, const coax_allocator *a)
 }
 
 /* A span closed: it replaces the spans it contains. */
-static bool prose_close(prose *pr, size_t start, size_t end)
+static inline __attribute__((always_inline)) bool prose_close(prose *pr, size_t start, size_t end)
 {
     while (pr->done.n && pr->done.s[pr->done.n - 1].start > start) pr->done.n--;
     return add(&pr->done, COAX_SOURCE_PROSE, start, end, true, start);
