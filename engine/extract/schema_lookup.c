@@ -184,6 +184,34 @@ bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, co
     return holder != NULL;
 }
 
+bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const char *loc)
+{
+    size_t pl = 0, len = strlen(loc);
+    for (size_t i = 0; i + 7 <= len; i++)
+        if (!strncmp(loc + i, "/anyOf/", 7) || !strncmp(loc + i, "/oneOf/", 7)) pl = i + 7;
+    if (!pl) return false;
+    char *end;
+    long branch = strtol(loc + pl, &end, 10);
+    if (end == loc + pl) return false;
+    while (!strncmp(end, "/$ref", 5) && (end[5] == '/' || !end[5])) end += 5;
+    if (strcmp(end, "/type")) return false; /* the branch's own type, not a member's or an item's */
+    char *at = coax_arena_strdup(c->arena, loc, pl - 1);
+    const coax_value *parent, *branches;
+    char kw[16];
+    if (!at || !coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &branches) || branches->type != COAX_ARRAY)
+        return false;
+    unsigned bit = x->type == COAX_NUMBER ? 1u << 7 | 1u << COAX_NUMBER : coerce_type_bit(x);
+    for (size_t i = 0; i < branches->len; i++) {
+        const coax_value *b = coerce_deref(c, c->doc, &branches->u.items[i]);
+        if ((long)i == branch || !b || b->type != COAX_OBJECT || coerce_member(b, "enum") || coerce_member(b, "const"))
+            continue;
+        const coax_value *t = coerce_member(b, "type");
+        unsigned taken = t ? coerce_types_taken(t) : 0;
+        if (taken != ~0u && (taken & bit)) return true;
+    }
+    return false;
+}
+
 /* How a keyword holds subschemas: one ('S'), an array of them ('A') or an
 ** object of them ('O'), and whether they apply to a member or item of the
 ** instance rather than to the instance itself. */
