@@ -387,7 +387,9 @@ describe("coax.repair's reading (guess = true)", function()
       guessed_first('{"a": "line\\\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
       guessed_first('{"a": "line\\\r\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
       no_guess('{"a": "line\\\\\ntwo"}', '{"a":"line\\\\\\ntwo"}') -- an escaped backslash, then the break
-      for _, t in ipairs({ '{"a": "\\x41"}', '{"a": "\\U0001F600"}', '{"a": "\\0"}', '{"a": "\\a"}' }) do
+      -- Markdown's (and LaTeX's) escaped punctuation: snake_case, or the backslash kept?
+      for _, t in ipairs({ '{"a": "\\x41"}', '{"a": "\\U0001F600"}', '{"a": "\\0"}', '{"a": "\\a"}',
+        '{"a": "snake\\_case"}', '{"a": "\\*bold\\*"}', '{"a": "\\# h"}' }) do
         invented(t, "invalid_escape")
       end
     end)
