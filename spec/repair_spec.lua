@@ -394,6 +394,15 @@ describe("coax.repair's reading (guess = true)", function()
       end
     end)
 
+    it("numbers in brackets after a word naming a place in a text are a reference, a guess as a list", function()
+      for _, t in ipairs({ "See section [3.2] for details", "See [1] for details", "as in Fig. [2].", "cf. [4, 7]" }) do
+        invented(t, "prose_span")
+      end
+      no_guess("The answer is [1] as asked", "[1]")
+      no_guess("Top pages [3, 5]", "[3,5]") -- pages named may be the answer
+      no_guess("See the result: [1, 2]", "[1,2]")
+    end)
+
     it("a structure made up, or a comma with two readings, is a guess", function()
       invented('{"items": [{ {"sku": "A1", "qty": 2}]}', "missing_bracket") -- an empty object made up
       invented('[{ {"a": 1}]', "missing_bracket")
