@@ -119,6 +119,12 @@ describe("coercion", function()
       local obj = '{"type":"object","properties":{"a":{"anyOf":[{"type":"object","required":["x"],'
         .. '"properties":{"x":{"type":"integer"}}},{"type":"array"}]}}}'
       coerced('{"a": {"X": 1}}', obj, '{"a":{"x":1}}', "key_renamed", "/a/x")
+      local named = '{"type":"object","properties":{"a":{"anyOf":[{"type":"number","maximum":100},'
+        .. '{"enum":["150","Low"]}]}}}'
+      refused('{"a": 150}', named, "/a", "expected a number at most 100, got 150")
+      coerced('{"a": "low"}', named, '{"a":"Low"}', "enum_match", "/a")
+      local bounded = '{"type":"object","properties":{"a":{"anyOf":[{"maximum":100},{"type":"string"}]}}}'
+      refused('{"a": 150}', bounded, "/a", "expected a number at most 100, got 150")
     end)
 
     it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()

@@ -113,13 +113,15 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
 /* Whether a union's other branch takes values of x's type, bounded only (a
-** maximum, a pattern, items; no enum or const), when 'loc' is a branch's own
-** "type" error: x, written as that branch's kind of value, fails there, and
-** converting it for this branch (150 past "maximum": 100 into a string
-** branch's "150", 20 into a list's [20]) would pass another meaning off for
-** what the reply wrote. A branch naming its values claims none ("12" is no
-** "unknown": 12 for an integer branch stays the one reading). */
-bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const char *loc);
+** maximum, a pattern, items; by "type" or, with none, by such keywords; no
+** enum or const), when 'loc' is a branch's own "type", "enum" or "const"
+** error and its trial 'to' (NULL: any) is of another type: x, written as
+** that branch's kind of value, fails there, and converting it for this
+** branch (150 past "maximum": 100 into a string branch's "150", 20 into a
+** list's [20]) would pass another meaning off for what the reply wrote. A
+** branch naming its values claims none ("12" is no "unknown": 12 for an
+** integer branch stays the one reading). */
+bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
 
 /* Whether any "properties" in the schema document 'doc' declares key[0..klen)
 ** (true out of memory). */
