@@ -289,13 +289,14 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
 {
     bool decoded = false;
     for (size_t i = 0; i < cand->nlog && !decoded; i++) decoded = !strcmp(cand->log[i].kind, "double_encoded");
+    size_t from = cand->start, to = cand->end < x->len ? cand->end : x->len;
+    while (from < to && strchr(" \t\r\n", x->text[from])) from++;
+    while (to > from && strchr(" \t\r\n", x->text[to - 1])) to--;
     /* `{"a": 1}` is Markdown's code span around the value, no string */
-    if (!s->valid || !decoded || cand->end < cand->start + 2 || cand->end > x->len ||
-        (x->text[cand->start] != '"' && x->text[cand->start] != '\''))
+    if (!s->valid || !decoded || to < from + 2 || (x->text[from] != '"' && x->text[from] != '\''))
         return COAX_OK;
     coax_value *str = coax_new_value(c->arena, COAX_STRING);
-    if (!str || coax_set_string(c->arena, str, x->text + cand->start + 1, cand->end - cand->start - 2))
-        return COAX_ENOMEM;
+    if (!str || coax_set_string(c->arena, str, x->text + from + 1, to - from - 2)) return COAX_ENOMEM;
     coax_validation v;
     coax_code rc = coax_validate(c->schema, str, c->arena, 0, &v, c->err);
     if (rc || !v.valid) return rc;
