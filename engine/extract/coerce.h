@@ -123,6 +123,12 @@ bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, 
 ** integer branch stays the one reading). */
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
 
+/* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type;
+** 'up' the array), fits slot k as written while slot k's item fits slot i's
+** and not its own: ["5", 6] for an integer and a string is 5 and "6", or
+** the two swapped; which one is a guess. */
+bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc);
+
 /* Whether any "properties" in the schema document 'doc' declares key[0..klen)
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);

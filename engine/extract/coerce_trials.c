@@ -870,7 +870,8 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
-        if (coerce_union_claims(c, x, NULL, e->keyword_location)) return;
+        if (coerce_union_claims(c, x, NULL, e->keyword_location) || coerce_tuple_swapped(c, x, up, e->keyword_location))
+            return;
         size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
         const coax_value *allowed = coerce_member(coerce_deref(c, c->doc, coerce_member(parent, "items")), "enum");
         for (size_t i = 0; i < n; i++) {

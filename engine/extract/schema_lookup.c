@@ -240,6 +240,34 @@ bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *t
     return false;
 }
 
+bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc)
+{
+    static const char slot[] = "/prefixItems/";
+    const char *p = NULL;
+    for (const char *q = strstr(loc, slot); q; q = strstr(q + 1, slot)) p = q;
+    if (!p || !up || up->type != COAX_ARRAY) return false;
+    char *end;
+    unsigned long i = strtoul(p + sizeof slot - 1, &end, 10);
+    if (end == p + sizeof slot - 1 || strcmp(end, "/type") || i >= up->len) return false;
+    char *at = coax_arena_strdup(c->arena, loc, (size_t)(p - loc) + sizeof slot - 2);
+    const coax_value *parent, *slots;
+    char kw[16];
+    if (!at || !coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &slots) || slots->type != COAX_ARRAY ||
+        i >= slots->len)
+        return false;
+    const coax_value *ti = coerce_member(coerce_deref(c, c->doc, &slots->u.items[i]), "type");
+    unsigned takes_i = ti ? coerce_types_taken(ti) : ~0u;
+    for (size_t k = 0; k < slots->len && k < up->len; k++) {
+        const coax_value *tk = coerce_member(coerce_deref(c, c->doc, &slots->u.items[k]), "type");
+        unsigned takes_k = tk ? coerce_types_taken(tk) : ~0u;
+        const coax_value *y = &up->u.items[k];
+        if (k != i && takes_k != ~0u && takes_i != ~0u && (takes_k & coerce_type_bit(x)) &&
+            (takes_i & coerce_type_bit(y)) && !(takes_k & coerce_type_bit(y)))
+            return true;
+    }
+    return false;
+}
+
 /* How a keyword holds subschemas: one ('S'), an array of them ('A') or an
 ** object of them ('O'), and whether they apply to a member or item of the
 ** instance rather than to the instance itself. */
