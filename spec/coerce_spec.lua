@@ -127,6 +127,13 @@ describe("coercion", function()
       refused('{"a": 150}', bounded, "/a", "expected a number at most 100, got 150")
     end)
 
+    it("converts no tuple item that fits another slot as written, whose item fits its own", function()
+      local pair = '{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}]}'
+      refused('["5", 6]', pair, "/0", 'expected integer, got string "5"')
+      coerced('["5", "x"]', pair, '[5,"x"]', "string_to_integer", "/0")
+      coerced('[5, 6]', pair, '[5,"6"]', "number_to_string", "/1")
+    end)
+
     it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()
       local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
       for _, k in ipairs { "mock", "placeholder", "hypothetical", "alternative", "original", "not", "dummy",
