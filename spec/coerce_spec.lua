@@ -105,6 +105,35 @@ describe("coercion", function()
       coerced('{"firstName": "Ada", "nick_name": "A"}', s, '{"firstName":"Ada"}', "property_dropped", "/nick_name")
     end)
 
+    it("converts no value for a union's branch when another branch takes the type it was written in", function()
+      local num = '{"type":"object","properties":{"a":{"anyOf":[{"type":"number","maximum":100},{"type":"string"}]}}}'
+      refused('{"a": 150}', num, "/a", "expected a number at most 100, got 150")
+      coerced('{"a": "150"}', num, '{"a":"150"}', nil, nil)
+      local list = '{"type":"object","properties":{"a":{"anyOf":[{"type":"integer","maximum":10},'
+        .. '{"type":"array","items":{"type":"integer"}}]}}}'
+      refused('{"a": 20}', list, "/a", "expected a number at most 10, got 20")
+      coerced('{"a": [20]}', list, '{"a":[20]}', nil, nil)
+      local words = '{"type":"object","properties":{"a":{"anyOf":[{"type":"integer"},'
+        .. '{"type":"string","enum":["unknown"]}]}}}'
+      coerced('{"a": "12"}', words, '{"a":12}', "string_to_integer", "/a")
+      local obj = '{"type":"object","properties":{"a":{"anyOf":[{"type":"object","required":["x"],'
+        .. '"properties":{"x":{"type":"integer"}}},{"type":"array"}]}}}'
+      coerced('{"a": {"X": 1}}', obj, '{"a":{"x":1}}', "key_renamed", "/a/x")
+      local named = '{"type":"object","properties":{"a":{"anyOf":[{"type":"number","maximum":100},'
+        .. '{"enum":["150","Low"]}]}}}'
+      refused('{"a": 150}', named, "/a", "expected a number at most 100, got 150")
+      coerced('{"a": "low"}', named, '{"a":"Low"}', "enum_match", "/a")
+      local bounded = '{"type":"object","properties":{"a":{"anyOf":[{"maximum":100},{"type":"string"}]}}}'
+      refused('{"a": 150}', bounded, "/a", "expected a number at most 100, got 150")
+    end)
+
+    it("converts no tuple item that fits another slot as written, whose item fits its own", function()
+      local pair = '{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}]}'
+      refused('["5", 6]', pair, "/0", 'expected integer, got string "5"')
+      coerced('["5", "x"]', pair, '[5,"x"]', "string_to_integer", "/0")
+      coerced('[5, 6]', pair, '[5,"6"]', "number_to_string", "/1")
+    end)
+
     it("unwraps no envelope whose label says it holds a stand-in, another choice or the original", function()
       local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
       for _, k in ipairs { "mock", "placeholder", "hypothetical", "alternative", "original", "not", "dummy",

@@ -387,9 +387,20 @@ describe("coax.repair's reading (guess = true)", function()
       guessed_first('{"a": "line\\\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
       guessed_first('{"a": "line\\\r\ntwo"}', '{"a":"linetwo"}', "invalid_escape")
       no_guess('{"a": "line\\\\\ntwo"}', '{"a":"line\\\\\\ntwo"}') -- an escaped backslash, then the break
-      for _, t in ipairs({ '{"a": "\\x41"}', '{"a": "\\U0001F600"}', '{"a": "\\0"}', '{"a": "\\a"}' }) do
+      -- Markdown's (and LaTeX's) escaped punctuation: snake_case, or the backslash kept?
+      for _, t in ipairs({ '{"a": "\\x41"}', '{"a": "\\U0001F600"}', '{"a": "\\0"}', '{"a": "\\a"}',
+        '{"a": "snake\\_case"}', '{"a": "\\*bold\\*"}', '{"a": "\\# h"}' }) do
         invented(t, "invalid_escape")
       end
+    end)
+
+    it("numbers in brackets after a word naming a place in a text are a reference, a guess as a list", function()
+      for _, t in ipairs({ "See section [3.2] for details", "See [1] for details", "as in Fig. [2].", "cf. [4, 7]" }) do
+        invented(t, "prose_span")
+      end
+      no_guess("The answer is [1] as asked", "[1]")
+      no_guess("Top pages [3, 5]", "[3,5]") -- pages named may be the answer
+      no_guess("See the result: [1, 2]", "[1,2]")
     end)
 
     it("a structure made up, or a comma with two readings, is a guess", function()

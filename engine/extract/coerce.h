@@ -112,6 +112,23 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** (a path not read, a reference not followed, past 64 schemas). */
 bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* Whether a union's other branch takes values of x's type, bounded only (a
+** maximum, a pattern, items; by "type" or, with none, by such keywords; no
+** enum or const), when 'loc' is a branch's own "type", "enum" or "const"
+** error and its trial 'to' (NULL: any) is of another type: x, written as
+** that branch's kind of value, fails there, and converting it for this
+** branch (150 past "maximum": 100 into a string branch's "150", 20 into a
+** list's [20]) would pass another meaning off for what the reply wrote. A
+** branch naming its values claims none ("12" is no "unknown": 12 for an
+** integer branch stays the one reading). */
+bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
+
+/* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type;
+** 'up' the array), fits slot k as written while slot k's item fits slot i's
+** and not its own: ["5", 6] for an integer and a string is 5 and "6", or
+** the two swapped; which one is a guess. */
+bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc);
+
 /* Whether any "properties" in the schema document 'doc' declares key[0..klen)
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);

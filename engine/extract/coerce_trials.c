@@ -870,6 +870,8 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
     coax_arena *a = c->arena;
 
     if (!strcmp(kw, "type")) {
+        if (coerce_union_claims(c, x, NULL, e->keyword_location) || coerce_tuple_swapped(c, x, up, e->keyword_location))
+            return;
         size_t n = kv->type == COAX_ARRAY ? kv->len : 1;
         const coax_value *allowed = coerce_member(coerce_deref(c, c->doc, coerce_member(parent, "items")), "enum");
         for (size_t i = 0; i < n; i++) {
@@ -889,7 +891,7 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
                                 : kv->len > 16 ? enum_loose_match(c, x, kv)
                                                : coerce_loose_match(a, x, kv->u.items, kv->len);
-        if (hit)
+        if (hit && !coerce_union_claims(c, x, hit, e->keyword_location))
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
     } else if (!strcmp(kw, "required") && x->type == COAX_OBJECT && kv->type == COAX_ARRAY) {

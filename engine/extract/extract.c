@@ -280,6 +280,32 @@ static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, 
     return COAX_OK;
 }
 
+/* A reply that is a string holding JSON ("{\"a\": 1}", '[1, 2]') was
+** decoded (repair.c, double_encoded): where the schema takes the string as written too ({}, a string
+** or an object), the string and the value it holds are two readings. The
+** string is checked as its text between the quotes (escapes as written:
+** the schema's type decides, its pattern or length nearly so). */
+static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const coax_candidate *cand, scored *s)
+{
+    bool decoded = false;
+    for (size_t i = 0; i < cand->nlog && !decoded; i++) decoded = !strcmp(cand->log[i].kind, "double_encoded");
+    size_t from = cand->start, to = cand->end < x->len ? cand->end : x->len;
+    while (from < to && strchr(" \t\r\n", x->text[from])) from++;
+    while (to > from && strchr(" \t\r\n", x->text[to - 1])) to--;
+    /* `{"a": 1}` is Markdown's code span around the value, no string */
+    if (!s->valid || !decoded || to < from + 2 || (x->text[from] != '"' && x->text[from] != '\''))
+        return COAX_OK;
+    coax_value *str = coax_new_value(c->arena, COAX_STRING);
+    if (!str || coax_set_string(c->arena, str, x->text + from + 1, to - from - 2)) return COAX_ENOMEM;
+    coax_validation v;
+    coax_code rc = coax_validate(c->schema, str, c->arena, 0, &v, c->err);
+    if (rc || !v.valid) return rc;
+    s->valid = false;
+    return prepend_error(c->arena, &s->validation,
+                         "the reply is a string holding JSON: the string and the value it holds are two "
+                         "readings the schema both takes; send the value alone");
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
@@ -299,6 +325,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->index = index;
     if (!strict && (rc = try_envelope(c, s))) return rc;
     if (!strict && (rc = wrapped_items_error(c, cand, s))) return rc;
+    if ((rc = double_encoded_error(c, x, cand, s))) return rc;
     bool valid_but_placeholder = s->valid;
     if (s->valid && (rc = placeholder_error(c->arena, s))) return rc;
     valid_but_placeholder = valid_but_placeholder && !s->valid;

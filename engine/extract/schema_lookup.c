@@ -184,6 +184,90 @@ bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, co
     return holder != NULL;
 }
 
+/* The types a schema without "type" bounds by its keywords: numbers for
+** "maximum", strings for "maxLength", ... ({"maximum": 100} takes 150 as
+** its number, failing it). */
+static unsigned types_bounded(const coax_value *s)
+{
+    static const struct {
+        const char *kw;
+        unsigned bits;
+    } bounds[] = {
+        {"minimum", 1u << 7 | 1u << COAX_NUMBER}, {"maximum", 1u << 7 | 1u << COAX_NUMBER},
+        {"exclusiveMinimum", 1u << 7 | 1u << COAX_NUMBER}, {"exclusiveMaximum", 1u << 7 | 1u << COAX_NUMBER},
+        {"multipleOf", 1u << 7 | 1u << COAX_NUMBER}, {"minLength", 1u << COAX_STRING},
+        {"maxLength", 1u << COAX_STRING}, {"pattern", 1u << COAX_STRING}, {"items", 1u << COAX_ARRAY},
+        {"prefixItems", 1u << COAX_ARRAY}, {"minItems", 1u << COAX_ARRAY}, {"maxItems", 1u << COAX_ARRAY},
+        {"uniqueItems", 1u << COAX_ARRAY}, {"contains", 1u << COAX_ARRAY}, {"properties", 1u << COAX_OBJECT},
+        {"required", 1u << COAX_OBJECT}, {"minProperties", 1u << COAX_OBJECT},
+        {"maxProperties", 1u << COAX_OBJECT}, {"additionalProperties", 1u << COAX_OBJECT},
+        {"patternProperties", 1u << COAX_OBJECT}, {"propertyNames", 1u << COAX_OBJECT},
+        {"dependentRequired", 1u << COAX_OBJECT},
+    };
+    unsigned bits = 0;
+    for (size_t i = 0; i < sizeof bounds / sizeof *bounds; i++)
+        if (coerce_member(s, bounds[i].kw)) bits |= bounds[i].bits;
+    return bits;
+}
+
+bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc)
+{
+    unsigned bit = x->type == COAX_NUMBER ? 1u << 7 | 1u << COAX_NUMBER : coerce_type_bit(x);
+    if (to && to->type == x->type) return false; /* a case or spaces fixed: no other meaning */
+    size_t pl = 0, len = strlen(loc);
+    for (size_t i = 0; i + 7 <= len; i++)
+        if (!strncmp(loc + i, "/anyOf/", 7) || !strncmp(loc + i, "/oneOf/", 7)) pl = i + 7;
+    if (!pl) return false;
+    char *end;
+    long branch = strtol(loc + pl, &end, 10);
+    if (end == loc + pl) return false;
+    while (!strncmp(end, "/$ref", 5) && (end[5] == '/' || !end[5])) end += 5;
+    /* the branch's own keyword, not a member's or an item's */
+    if (strcmp(end, "/type") && strcmp(end, "/enum") && strcmp(end, "/const")) return false;
+    char *at = coax_arena_strdup(c->arena, loc, pl - 1);
+    const coax_value *parent, *branches;
+    char kw[16];
+    if (!at || !coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &branches) || branches->type != COAX_ARRAY)
+        return false;
+    for (size_t i = 0; i < branches->len; i++) {
+        const coax_value *b = coerce_deref(c, c->doc, &branches->u.items[i]);
+        if ((long)i == branch || !b || b->type != COAX_OBJECT || coerce_member(b, "enum") || coerce_member(b, "const"))
+            continue;
+        const coax_value *t = coerce_member(b, "type");
+        unsigned taken = t ? coerce_types_taken(t) : types_bounded(b);
+        if (taken != ~0u && (taken & bit)) return true;
+    }
+    return false;
+}
+
+bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc)
+{
+    static const char slot[] = "/prefixItems/";
+    const char *p = NULL;
+    for (const char *q = strstr(loc, slot); q; q = strstr(q + 1, slot)) p = q;
+    if (!p || !up || up->type != COAX_ARRAY) return false;
+    char *end;
+    unsigned long i = strtoul(p + sizeof slot - 1, &end, 10);
+    if (end == p + sizeof slot - 1 || strcmp(end, "/type") || i >= up->len) return false;
+    char *at = coax_arena_strdup(c->arena, loc, (size_t)(p - loc) + sizeof slot - 2);
+    const coax_value *parent, *slots;
+    char kw[16];
+    if (!at || !coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &slots) || slots->type != COAX_ARRAY ||
+        i >= slots->len)
+        return false;
+    const coax_value *ti = coerce_member(coerce_deref(c, c->doc, &slots->u.items[i]), "type");
+    unsigned takes_i = ti ? coerce_types_taken(ti) : ~0u;
+    for (size_t k = 0; k < slots->len && k < up->len; k++) {
+        const coax_value *tk = coerce_member(coerce_deref(c, c->doc, &slots->u.items[k]), "type");
+        unsigned takes_k = tk ? coerce_types_taken(tk) : ~0u;
+        const coax_value *y = &up->u.items[k];
+        if (k != i && takes_k != ~0u && takes_i != ~0u && (takes_k & coerce_type_bit(x)) &&
+            (takes_i & coerce_type_bit(y)) && !(takes_k & coerce_type_bit(y)))
+            return true;
+    }
+    return false;
+}
+
 /* How a keyword holds subschemas: one ('S'), an array of them ('A') or an
 ** object of them ('O'), and whether they apply to a member or item of the
 ** instance rather than to the instance itself. */

@@ -300,10 +300,18 @@ static bool braced_character(const char *p, const char *bound)
     return d > p + 3 && d < bound && *d == '}' && (c == 'N' || d <= p + 9);
 }
 
+/* Whether \c escapes Markdown's (and LaTeX's) punctuation, \_ \* \#:
+** there it is the character alone (snake\_case is snake_case), where a
+** pattern or a path keeps the backslash; which one was meant is a guess. */
+static bool markdown_escape(char c)
+{
+    return c == '_' || c == '*' || c == '#';
+}
+
 /* An escape JSON does not have: what it meant is the backslash as written
 ** (a pattern's \d, a path's C:\Users), kept, one obvious reading; unless
 ** another language reads it as a character (\x41, \U0001F600, \0, \a,
-** \v, \e, \101, \u{1F600}): which one was meant is a guess. Returns where the text
+** \v, \e, \101, \u{1F600}, Markdown's \_): which one was meant is a guess. Returns where the text
 ** goes on (the character after the backslash, copied as text). */
 static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 {
@@ -319,7 +327,7 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
     bool short_u = c == 'u' && nhex >= 1 && !(p + 2 + nhex < bound && is_ident((unsigned char)p[2 + nhex]));
     bool other = (c == 'x' && nhex >= 2) || (c == 'U' && nhex == 8) || (c == '0' && !word) ||
                  ((c == 'a' || c == 'v' || c == 'e') && !word) || short_u ||
-                 octal_character(p, bound) || braced_character(p, bound);
+                 octal_character(p, bound) || braced_character(p, bound) || markdown_escape(c);
     note_as(ps, RK_INVALID_ESCAPE, other ? COAX_CLASS_INVENTED : COAX_CLASS_INFERRED, p);
     ps->kept_escape |= is_ident((unsigned char)c) && c != '_' && c != '$'; /* \p, \d: not \_ or \ */
     coax_buf_putc(&ps->sb, '\\');

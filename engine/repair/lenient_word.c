@@ -693,8 +693,8 @@ static bool word_in_doubt(const char *s, const char *t)
         if ((c[1] == '(' && is_ident((unsigned char)c[0])) || (c[0] == '=' && c[1] == '>')) return true;
         /* line1\nline2, caf\u00e9: an escape JSON reads, so the quotes lost
         ** made it a line break or é; as text it is the two signs (C:\Users
-        ** holds none JSON reads) */
-        if (c[0] == '\\' && (strchr("\"\\/bfnrt", c[1]) ||
+        ** holds none JSON reads); Markdown's snake\_case is snake_case */
+        if (c[0] == '\\' && (strchr("\"\\/bfnrt_*#", c[1]) ||
                               (c[1] == 'u' && t - c >= 6 && coax_hex_digit(c[2]) >= 0 && coax_hex_digit(c[3]) >= 0 &&
                                coax_hex_digit(c[4]) >= 0 && coax_hex_digit(c[5]) >= 0)))
             return true;

@@ -276,6 +276,40 @@ static bool bracketed_words(const job *j, const rvalue *val)
     return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
 }
 
+/* Whether the value val, a span of prose, is numbers in brackets after a
+** word that names a place in a text (See section [3.2] for details, as in
+** figure [2], cf. [1, 4]): a reference, its section's or its sources'
+** numbers, not the list asked for ("The answer is [1] as asked" is one). */
+static bool reference_marker(const job *j, const rvalue *val)
+{
+    /* singular: "pages [3, 5]" may be the pages asked for */
+    static const char *const places[] = {"see", "cf", "section", "sec", "chapter", "ch", "figure", "fig",
+                                         "table", "page", "p", "pp", "ref", "reference", "eq", "equation",
+                                         "appendix", "footnote", "note", "paragraph", "para", "clause",
+                                         "article", "art", "step", "line", "source", "citation", "item", "rule"};
+    const char *t = j->text;
+    const coax_value *v = val->value;
+    if (t[val->start] != '[' || v->type != COAX_ARRAY || !v->len) return false;
+    for (size_t i = 0; i < v->len; i++)
+        if (v->u.items[i].type != COAX_NUMBER) return false;
+    /* another span on its line ("See [1] and then: [Paris]") is a rival:
+    ** two lists, which the choice between them refuses already */
+    for (size_t e = val->end; e < j->len && t[e] != '\n'; e++)
+        if (t[e] == '[') return false;
+    size_t b = val->start;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b > 0 && t[b - 1] == '.') b--; /* fig. [2] */
+    size_t w = b;
+    while (w > 0 && (unsigned)((t[w - 1] | 0x20) - 'a') < 26u) w--;
+    if (w == b || b - w > 10 || (w > 0 && ident_byte(t[w - 1]))) return false;
+    char word[11];
+    for (size_t k = w; k < b; k++) word[k - w] = (char)(t[k] | 0x20);
+    word[b - w] = '\0';
+    for (size_t k = 0; k < sizeof places / sizeof *places; k++)
+        if (!strcmp(places[k], word)) return true;
+    return false;
+}
+
 /* Whether v nests 'limit' arrays and objects deep (v itself is one): the
 ** list that wraps several values must not go past max_depth, as no other
 ** candidate does. Walked without recursion, only for a value whose parse
@@ -358,7 +392,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         vals.v[0].invented = true;
         vals.v[0].value->flags |= COAX_VF_INVENTED;
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
-               bracketed_words(j, &vals.v[0])) {
+               (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]))) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         vals.v[0].log_to = j->log.n;
         vals.v[0].invented = true;

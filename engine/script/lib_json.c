@@ -65,6 +65,16 @@ static bool quick_number(const char *t, size_t len, bool integer, lua_Integer *i
     return true;
 }
 
+/* Whether a number's digits before its exponent hold one that is not 0:
+** 1e-400 is no zero, though a double rounds it to one (as 1e400 to
+** infinity), so it stays text. */
+static bool nonzero_digit(const char *t, size_t len)
+{
+    for (size_t k = 0; k < len && t[k] != 'e' && t[k] != 'E'; k++)
+        if (t[k] >= '1' && t[k] <= '9') return true;
+    return false;
+}
+
 static void push_number(lua_State *L, const coax_value *v)
 {
     lua_Integer qi;
@@ -87,7 +97,7 @@ static void push_number(lua_State *L, const coax_value *v)
             return;
         }
         double d = coax_dot_strtod(v->u.text, NULL);
-        if (isfinite(d)) {
+        if (isfinite(d) && (d != 0 || !nonzero_digit(v->u.text, v->len))) {
             lua_pushnumber(L, d);
             return;
         }
