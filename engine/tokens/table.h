@@ -102,6 +102,12 @@ static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
     unsigned fp = (hash >> 18) & 0x3FFF;
     if (!fp) fp = 1;
     uint32_t slot = hash & (TOK_COMMON_SLOTS - 1);
+    /* The home slot alone decides most lookups: at a third full it is
+    ** empty for most pieces not in the table, and holds most entries
+    ** that are. */
+    unsigned home = table[slot];
+    if (!home) return 0;
+    if ((home >> 2) == fp) return (home & 3) + 1;
 #if defined(__SSE2__) && !defined(COAX_TOK_NO_SIMD)
     {
         /* 16-bit lanes compared in one step (SSE2, which every x86-64 has);
