@@ -393,10 +393,11 @@ static word_ret scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j)
     return word_pack(&wi);
 }
 
+/* The word whose letters start with the ASCII letter at j. */
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
                                     bool room, word_info *wi)
 {
-    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, room, wi)) return;
+    if (scan_word_ascii(s, n, j, o200k, room, wi)) return;
     word_unpack(o200k ? scan_word_any_o200k(s, n, j) : scan_word_any_cl100k(s, n, j), wi);
 }
 
