@@ -583,19 +583,14 @@ typedef struct scan_state {
     void *ud;
     uint64_t total;
     bool prev_alnum; /* the last piece ended in a letter or digit */
-    uint64_t *seen;  /* the lookups of this call (NULL: none kept), LOOKUP_MEMO */
 } scan_state;
 
-/* The frequent-piece table's answer is a function of the piece's hash, and
-** text repeats its pieces (words, keys, indents): a call keeps the answers
-** it found (on its stack: no state between calls), a hash (low 32 bits) and
-** its weight (high: the tokens times TOK_SCALE, 0 for none, ready to use) a
-** slot, by the hash's low bits; a hit costs a load and a compare where the
-** probe costs about 20 instructions. A slot holds a real answer from the
-** start (hash 0's), so one compare tells a hit. 256 slots: 128 and 512
-** measured more instructions (512 a hair fewer on long texts since the
-** probe got cheaper, for twice the filling). */
-#define LOOKUP_MEMO 256
+/* No memo of the table's answers: a per-call memo of 256 (hash, weight)
+** slots on the stack paid while a miss probed four slots, but once the
+** home slot decides most lookups (table.h) its compare, store and the
+** registers it held cost more than the probes it saved (o200k 29.60 ->
+** 29.54 instructions a byte, cl100k 29.35 -> 29.04), and texts of every
+** length take one copy of the scan. */
 
 /* The end of a piece scanned from i to 'end': adds its weight (after the
 ** frequent-piece table when it is 'hashable'), tells the visitor, notes
@@ -618,20 +613,8 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     ** looked up are of two bytes or more: one compare. */
     if (hashable && (len - 2 <= TOK_HASH_MAX - 2 || (len == 1 && (st->visit || weight < TOK_SCALE)))) {
         hash = tok_hash(s + i, len, st->n - i, room);
-        uint64_t hit; /* the table's weight, 0 for none */
-        if (st->seen) {
-            uint64_t *slot = &st->seen[hash & (LOOKUP_MEMO - 1)], e = *slot;
-            if ((uint32_t)e == hash) {
-                hit = e >> 32;
-            } else {
-                hit = (uint64_t)common_lookup(st->common, hash) * TOK_SCALE;
-                *slot = hit << 32 | hash;
-            }
-            common = (unsigned)(hit / TOK_SCALE);
-        } else {
-            common = common_lookup(st->common, hash);
-            hit = (uint64_t)common * TOK_SCALE;
-        }
+        common = common_lookup(st->common, hash);
+        uint64_t hit = (uint64_t)common * TOK_SCALE; /* the table's weight, 0 for none */
         /* a conditional move, not a branch: a hit is as likely as not */
         if (__builtin_expect_with_probability(hit != 0, 1, 0.5)) weight = hit;
     }
@@ -754,27 +737,11 @@ space: {
 ** piece. Pieces starting ROOM bytes or more before the end take the copy of
 ** scan_piece without the tests for room. */
 static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
-                                   tok_visit visit, void *ud, bool memoize)
+                                   tok_visit visit, void *ud)
 {
     const bool o200k = split == TOK_SPLIT_O200K;
-    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false,
-                     NULL};
+    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false};
     size_t i = 0, room_end = n > ROOM ? n - ROOM : 0;
-    /* on the stack: the call's own, nothing kept between calls */
-    uint64_t seen[LOOKUP_MEMO];
-    if (memoize) {
-        uint64_t zero = (uint64_t)common_lookup(m->common, 0) * TOK_SCALE << 32;
-        /* sixteen bytes a store, unrolled: a short text pays about 150
-        ** instructions for it, not 500 */
-#if BYTES16
-        __m128i two = _mm_set1_epi64x((long long)zero);
-#pragma GCC unroll 16
-        for (size_t k = 0; k < LOOKUP_MEMO; k += 2) _mm_storeu_si128((__m128i *)(void *)(seen + k), two);
-#else
-        for (size_t k = 0; k < LOOKUP_MEMO; k++) seen[k] = zero;
-#endif
-        st.seen = seen;
-    }
     while (i < room_end) i = scan_piece(&st, i, o200k, true);
     while (i < n) i = scan_piece(&st, i, o200k, false);
     return st.total;
@@ -783,33 +750,17 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
 uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n, tok_visit visit,
                        void *ud)
 {
-    return scan(split, m, str, n, visit, ud, false);
-}
-
-/* Texts too short to repay filling the memo (a chat message's role, a
-** name, a short message: it saves under an instruction a byte and costs
-** about 150 to fill): a copy of the scan without it, out of line (a test in
-** the scan, or a second copy inline, cost the long texts 0.4 a byte). */
-#define LOOKUP_MEMO_MIN 256
-
-static __attribute__((noinline)) uint64_t scan_short_o200k(const char *s, size_t n)
-{
-    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL, false);
-}
-
-static __attribute__((noinline)) uint64_t scan_short_cl100k(const char *s, size_t n)
-{
-    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL, false);
+    return scan(split, m, str, n, visit, ud);
 }
 
 static uint64_t scan_o200k(const char *s, size_t n)
 {
-    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL, true);
+    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL);
 }
 
 static uint64_t scan_cl100k(const char *s, size_t n)
 {
-    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL, true);
+    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL);
 }
 
 /* ---- the public functions ------------------------------------------------- */
@@ -855,9 +806,7 @@ size_t coax_tokens(coax_encoding enc, const char *text, size_t len)
     if (!text || !len) return 0;
     if (enc == COAX_ENC_CHARS4) return chars4((const unsigned char *)text, len);
     bool cl = enc == COAX_ENC_CL100K || enc == COAX_ENC_LLAMA3;
-    uint64_t sum = len < LOOKUP_MEMO_MIN ? (cl ? scan_short_cl100k(text, len) : scan_short_o200k(text, len))
-                   : cl                  ? scan_cl100k(text, len)
-                                         : scan_o200k(text, len);
+    uint64_t sum = cl ? scan_cl100k(text, len) : scan_o200k(text, len);
     if (enc == COAX_ENC_CLAUDE) sum = sum / 5 * 6 + (sum % 5) * 6 / 5; /* x 1.2 */
     uint64_t n = enc == COAX_ENC_CLAUDE ? (sum + TOK_SCALE - 1) / TOK_SCALE
                                         : (sum + TOK_SCALE / 2) / TOK_SCALE;
