@@ -595,10 +595,12 @@ typedef struct scan_state {
 /* The end of a piece scanned from i to 'end': adds its weight (after the
 ** frequent-piece table when it is 'hashable'), tells the visitor, notes
 ** whether it ends in a letter or digit, returns its end. Inlined once per
-** kind of piece, so the kind's constants decide at compile time. */
+** kind of piece, so the kind's constants decide at compile time; 'capped':
+** the row is one of TOK_ROW_CAPPED's (tokens.h) and the piece not hashable,
+** so the clamp is skipped (3 instructions a piece). */
 static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, unsigned kind,
                                          unsigned row, unsigned nchars, bool hashable,
-                                         bool alnum_end, bool room)
+                                         bool alnum_end, bool room, bool capped)
 {
     const unsigned char *s = st->s;
     const tok_model *m = st->m;
@@ -619,7 +621,7 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
         if (__builtin_expect_with_probability(hit != 0, 1, 0.5)) weight = hit;
     }
     /* Byte-level BPE never makes more tokens than bytes. */
-    if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
+    if (!capped && weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
     st->total += weight;
     if (st->visit) {
         tok_piece p = {i, end, kind, row, nchars,
@@ -651,7 +653,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     } else if (a0 & ASCII_DIGIT) {
         size_t end = scan_number_ascii(s, n, i, room, &nchars);
         return finish_piece(st, i, end, TOK_K_NUM, TOK_ROW_NUM + TOK_S_ASCII, nchars, false, true,
-                            room);
+                            room, true);
     } else if (c0 == ' ') {
         unsigned c1 = room || i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
         if (is_ascii_letter(c1)) {
@@ -682,7 +684,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     } else if (c == TOK_C_N) {
         number_run r = scan_number(s, n, i + w);
         return finish_piece(st, i, r.end, TOK_K_NUM, TOK_ROW_NUM + SCRIPT(b), r.count, false, true,
-                            room);
+                            room, false);
     } else if (c == TOK_C_NL) {
         goto space;
     } else {
@@ -693,7 +695,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
         unsigned nb = i + w < n ? char_dec(s, n, i + w, &w2, &cp2) : TOK_C_NL;
         if (cl) {
             return finish_piece(st, i, i + cl, TOK_K_CONTR, TOK_ROW_CONTR, (unsigned)cl, true, false,
-                                room);
+                                room, false);
         } else if (i + w < n && is_letter(CLS(nb), o200k)) {
             word = i + w;
             pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
@@ -704,10 +706,10 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
                               : scan_word_from_cl100k(s, n, word, nb, w2, cp2),
                         &wi);
             row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
-            return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
+            return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room, false);
         } else if (is_punct(c) && s[i] >= 0x80) {
             punct_end r = o200k ? punct_from_o200k(s, n, i, b, w) : punct_from_cl100k(s, n, i, b, w);
-            return finish_piece(st, i, r.end, TOK_K_PUNCT, r.row, r.nchars, true, false, room);
+            return finish_piece(st, i, r.end, TOK_K_PUNCT, r.row, r.nchars, true, false, room, false);
         } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
             goto punct;
         } else {
@@ -718,16 +720,16 @@ word: {
         word_info wi;
         scan_word(s, n, word, o200k, room, &wi);
         row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
-        return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
+        return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room, false);
     }
 punct: {
         size_t end = punct_piece(s, n, i, o200k, &row, &nchars);
-        return finish_piece(st, i, end, TOK_K_PUNCT, row, nchars, true, false, room);
+        return finish_piece(st, i, end, TOK_K_PUNCT, row, nchars, true, false, room, false);
     }
 space: {
         unsigned kind;
         size_t end = scan_space(s, n, i, o200k, room, &kind, &row, &nchars);
-        return finish_piece(st, i, end, kind, row, nchars, false, false, room);
+        return finish_piece(st, i, end, kind, row, nchars, false, false, room, true);
     }
 }
 

@@ -148,6 +148,28 @@ static void test_space_lead_bytes_cover_the_table(void)
     CHECK(!may_start_space('a') && !may_start_space(0x80) && !may_start_space(0xD0));
 }
 
+/* The scan skips the clamp to a token a byte for the rows TOK_ROW_CAPPED
+** names, as their weights are at most a token a character: a refit that
+** breaks it fails here (then pass 'capped' false for the row in tokens.c).
+** Numbers have at most three characters; longer whitespace takes the slope. */
+static void test_capped_rows_stay_within_a_token_a_character(void)
+{
+    const tok_model *models[] = {&coax_tok_model_o200k, &coax_tok_model_cl100k};
+    unsigned capped = 0;
+    for (int e = 0; e < 2; e++)
+        for (unsigned row = 0; row < TOK_NROWS; row++) {
+            if (!TOK_ROW_CAPPED(row)) continue;
+            capped++;
+            unsigned maxlen = row < TOK_ROW_SPACE ? 3 : TOK_MAXLEN;
+            for (unsigned k = 1; k <= maxlen; k++) CHECK(models[e]->weight[row * TOK_MAXLEN + k - 1] <= k * TOK_SCALE);
+            if (maxlen == TOK_MAXLEN) CHECK(models[e]->slope[row] <= TOK_SCALE);
+        }
+    CHECK_INT(capped, 2 * (1 + TOK_ROWS_SPACE + TOK_ROWS_NEWLINE));
+    /* rows some of whose weights pass a token a character stay out */
+    CHECK(!TOK_ROW_CAPPED(TOK_ROW_WORD) && !TOK_ROW_CAPPED(TOK_ROW_NUM + TOK_S_ARABIC) &&
+          !TOK_ROW_CAPPED(TOK_ROW_CONTR) && !TOK_ROW_CAPPED(TOK_ROW_PUNCT));
+}
+
 static void test_large_inputs_are_linear_and_exact_for_repeats(void)
 {
     size_t n = 8u << 20;
@@ -280,6 +302,7 @@ static void test_held_out_sample_accuracy(void)
     X(test_empty_and_null_give_zero_nonempty_at_least_one) \
     X(test_any_bytes_are_estimated_without_crashing)       \
     X(test_space_lead_bytes_cover_the_table)               \
+    X(test_capped_rows_stay_within_a_token_a_character)    \
     X(test_large_inputs_are_linear_and_exact_for_repeats)  \
     X(test_encoding_names_round_trip)                      \
     X(test_chat_adds_openai_framing)                       \
