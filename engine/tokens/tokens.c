@@ -218,6 +218,77 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
     return true;
 }
 
+/* A word of two-byte letters (U+0080-U+07FF: accented Latin, Greek,
+** Cyrillic, Armenian, Hebrew, Arabic), the first at j of table byte b, in
+** the shapes most such words take, a character a test of its two bytes and
+** a load: for o200k one capital at most, first, then lowercase, caseless
+** letters and marks; for cl100k any letters. Their scripts matter to no key
+** (only an ASCII or Han first letter's word looks at what follows it) and
+** none is a CJK character, so the key needs the count and the case alone.
+** False (scan_word_any decides) for other shapes: a capital after others
+** before any lowercase (the regex's [UP]* goes on), an ASCII letter or a
+** longer character that may go on with the word, an ASCII-script first. */
+static ALWAYS_INLINE bool scan_word_two(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                        bool o200k, word_info *wi)
+{
+    if (SCRIPT(b) == TOK_S_ASCII) return false;
+    size_t k = j;
+    unsigned t = b, count = 0;
+    bool lower = false;  /* o200k: a lowercase letter seen, so a capital ends the word */
+    uint64_t cases = 0; /* cl100k: capitals (low half) and lowercase (high), as case_count */
+    for (;;) {
+        unsigned c = CLS(t);
+        if (o200k) {
+            if (c == TOK_C_LU) {
+                if (count && !lower) return false;
+                if (count) break;
+            } else if (CLS_BIT(c) & LOWERISH) {
+                lower |= c == TOK_C_LL;
+            } else {
+                break;
+            }
+        } else {
+            if (!(CLS_BIT(c) & LETTERS)) break;
+            cases += case_count[c];
+        }
+        count++;
+        k += 2;
+        if (k == n) break;
+        unsigned lead = s[k];
+        if (lead < 0x80) {
+            if (is_ascii_letter(lead)) return false;
+            break;
+        }
+        if (lead - 0xC2 <= 0xDFu - 0xC2 && n - k >= 2 && cont(s[k + 1])) {
+            t = coax_tok_stage2[(lead & 0x1F) << 6 | (s[k + 1] & 0x3F)]; /* below TOK_STAGE2_DIRECT */
+            continue;
+        }
+        size_t w;
+        if (CLS(char_at(s, n, k, &w)) >= TOK_C_LU) return false; /* a letter or a mark */
+        break;
+    }
+    unsigned casep;
+    if (o200k) {
+        /* [UP]* took the capital, if any, [LO]+ the rest (or, with no
+        ** lowercase, the last caseless letter: the same end) */
+        casep = CLS(b) == TOK_C_LU ? TOK_CASE_CAP : TOK_CASE_LOWER;
+        size_t cl = contraction(s, n, k);
+        k += cl;
+        count += (unsigned)cl;
+    } else {
+        unsigned nup = (unsigned)cases, nlow = (unsigned)(cases >> 32);
+        casep = nup == 0                            ? TOK_CASE_LOWER
+                : nup == 1 && CLS(b) == TOK_C_LU ? TOK_CASE_CAP
+                : nlow == 0                         ? TOK_CASE_UPPER
+                                                    : TOK_CASE_MIXED;
+    }
+    wi->end = k;
+    wi->script = SCRIPT(b);
+    wi->casep = casep;
+    wi->nchars = count;
+    return true;
+}
+
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
 ** capitals, the lowercase, the extra length of multi-token CJK characters.
@@ -227,6 +298,7 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
 static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         size_t w, uint32_t cp, bool o200k, word_info *wi)
 {
+    if (w == 2 && scan_word_two(s, n, j, b, o200k, wi)) return;
     unsigned t = cjk_byte(cp); /* most words of CJK letters are one run */
     if ((t & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, b, t, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
@@ -393,7 +465,8 @@ static word_ret scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j)
     return word_pack(&wi);
 }
 
-/* The word whose letters start with the ASCII letter at j. */
+/* The word whose letters start at j: scan_word_ascii finds no letters at a
+** byte that is not ASCII and gives way, so it is not tested first. */
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
                                     bool room, word_info *wi)
 {
