@@ -228,25 +228,31 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
 ** False (scan_word_any decides) for other shapes: a capital after others
 ** before any lowercase (the regex's [UP]* goes on), an ASCII letter or a
 ** longer character that may go on with the word, an ASCII-script first. */
+/* What o200k's words make of a letter's class, a load for three tests:
+** a capital, [LO]'s classes (lowercase, caseless, marks), lowercase. */
+enum { TWO_CAPITAL = 1, TWO_LOWERISH = 2, TWO_LOWER = 4 };
+static const uint8_t two_byte_o200k[8] = {
+    [TOK_C_LU] = TWO_CAPITAL, [TOK_C_LL] = TWO_LOWERISH | TWO_LOWER,
+    [TOK_C_LO] = TWO_LOWERISH, [TOK_C_MK] = TWO_LOWERISH};
+
 static ALWAYS_INLINE bool scan_word_two(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         bool o200k, word_info *wi)
 {
     if (SCRIPT(b) == TOK_S_ASCII) return false;
     size_t k = j;
     unsigned t = b, count = 0;
-    bool lower = false;  /* o200k: a lowercase letter seen, so a capital ends the word */
+    unsigned lower = 0;  /* o200k: the classes seen (TWO_LOWER: a capital ends the word) */
     uint64_t cases = 0; /* cl100k: capitals (low half) and lowercase (high), as case_count */
     for (;;) {
         unsigned c = CLS(t);
         if (o200k) {
-            if (c == TOK_C_LU) {
-                if (count && !lower) return false;
+            unsigned a = two_byte_o200k[c];
+            if (!(a & TWO_LOWERISH)) {
+                if (!a) break;
+                if (count && !(lower & TWO_LOWER)) return false;
                 if (count) break;
-            } else if (CLS_BIT(c) & LOWERISH) {
-                lower |= c == TOK_C_LL;
-            } else {
-                break;
             }
+            lower |= a;
         } else {
             if (!(CLS_BIT(c) & LETTERS)) break;
             cases += case_count[c];
