@@ -95,7 +95,13 @@ static inline unsigned common_lookup_loop(const uint16_t *table, uint32_t slot, 
 ** last, so four from any slot are one load): the first slot that is empty
 ** or holds the fingerprint decides, as in the loop, without a branch.
 ** An entry's fingerprint is never 0, so a slot is empty exactly when its
-** fingerprint bits are. */
+** fingerprint bits are. Without a branch on purpose: whether a piece is in
+** the table, or its home slot empty, is as likely as not, and every such
+** branch is mispredicted half the time. The loop above a slot at a time
+** (or a test of the home slot before the four) takes fewer instructions
+** (o200k 28.2 a byte against 29.9, cl100k 27.3 against 28.9) but runs a
+** fifth slower (CPU time, alternating runs: 303 MB/s against 382, 319
+** against 395). */
 static inline unsigned common_lookup(const uint16_t *table, uint32_t hash)
 {
     _Static_assert(TOK_PROBES == 4, "four 16-bit slots in one load");

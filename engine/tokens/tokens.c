@@ -218,6 +218,83 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
     return true;
 }
 
+/* A word of two-byte letters (U+0080-U+07FF: accented Latin, Greek,
+** Cyrillic, Armenian, Hebrew, Arabic), the first at j of table byte b, in
+** the shapes most such words take, a character a test of its two bytes and
+** a load: for o200k one capital at most, first, then lowercase, caseless
+** letters and marks; for cl100k any letters. Their scripts matter to no key
+** (only an ASCII or Han first letter's word looks at what follows it) and
+** none is a CJK character, so the key needs the count and the case alone.
+** False (scan_word_any decides) for other shapes: a capital after others
+** before any lowercase (the regex's [UP]* goes on), an ASCII letter or a
+** longer character that may go on with the word, an ASCII-script first. */
+/* What o200k's words make of a letter's class, a load for three tests:
+** a capital, [LO]'s classes (lowercase, caseless, marks), lowercase. */
+enum { TWO_CAPITAL = 1, TWO_LOWERISH = 2, TWO_LOWER = 4 };
+static const uint8_t two_byte_o200k[8] = {
+    [TOK_C_LU] = TWO_CAPITAL, [TOK_C_LL] = TWO_LOWERISH | TWO_LOWER,
+    [TOK_C_LO] = TWO_LOWERISH, [TOK_C_MK] = TWO_LOWERISH};
+
+static ALWAYS_INLINE bool scan_word_two(const unsigned char *s, size_t n, size_t j, unsigned b,
+                                        bool o200k, word_info *wi)
+{
+    if (SCRIPT(b) == TOK_S_ASCII) return false;
+    size_t k = j;
+    unsigned t = b, count = 0;
+    unsigned lower = 0;  /* o200k: the classes seen (TWO_LOWER: a capital ends the word) */
+    uint64_t cases = 0; /* cl100k: capitals (low half) and lowercase (high), as case_count */
+    for (;;) {
+        unsigned c = CLS(t);
+        if (o200k) {
+            unsigned a = two_byte_o200k[c];
+            if (!(a & TWO_LOWERISH)) {
+                if (!a) break;
+                if (count && !(lower & TWO_LOWER)) return false;
+                if (count) break;
+            }
+            lower |= a;
+        } else {
+            if (!(CLS_BIT(c) & LETTERS)) break;
+            cases += case_count[c];
+        }
+        count++;
+        k += 2;
+        if (k == n) break;
+        unsigned lead = s[k];
+        if (lead < 0x80) {
+            if (is_ascii_letter(lead)) return false;
+            break;
+        }
+        if (lead - 0xC2 <= 0xDFu - 0xC2 && n - k >= 2 && cont(s[k + 1])) {
+            t = coax_tok_stage2[(lead & 0x1F) << 6 | (s[k + 1] & 0x3F)]; /* below TOK_STAGE2_DIRECT */
+            continue;
+        }
+        size_t w;
+        if (CLS(char_at(s, n, k, &w)) >= TOK_C_LU) return false; /* a letter or a mark */
+        break;
+    }
+    unsigned casep;
+    if (o200k) {
+        /* [UP]* took the capital, if any, [LO]+ the rest (or, with no
+        ** lowercase, the last caseless letter: the same end) */
+        casep = CLS(b) == TOK_C_LU ? TOK_CASE_CAP : TOK_CASE_LOWER;
+        size_t cl = contraction(s, n, k);
+        k += cl;
+        count += (unsigned)cl;
+    } else {
+        unsigned nup = (unsigned)cases, nlow = (unsigned)(cases >> 32);
+        casep = nup == 0                            ? TOK_CASE_LOWER
+                : nup == 1 && CLS(b) == TOK_C_LU ? TOK_CASE_CAP
+                : nlow == 0                         ? TOK_CASE_UPPER
+                                                    : TOK_CASE_MIXED;
+    }
+    wi->end = k;
+    wi->script = SCRIPT(b);
+    wi->casep = casep;
+    wi->nchars = count;
+    return true;
+}
+
 /* Any letters: the regex's alternatives character by character. Per
 ** character only what the key needs: the scripts seen (a bit each), the
 ** capitals, the lowercase, the extra length of multi-token CJK characters.
@@ -227,6 +304,7 @@ static ALWAYS_INLINE bool scan_word_cjk(const unsigned char *s, size_t n, size_t
 static ALWAYS_INLINE void scan_word_any(const unsigned char *s, size_t n, size_t j, unsigned b,
                                         size_t w, uint32_t cp, bool o200k, word_info *wi)
 {
+    if (w == 2 && scan_word_two(s, n, j, b, o200k, wi)) return;
     unsigned t = cjk_byte(cp); /* most words of CJK letters are one run */
     if ((t & TOK_CJK_LETTER) && scan_word_cjk(s, n, j, b, t, o200k, wi)) return;
     unsigned nup = 0, nlow = 0, nchars = 0, extra = 0;
@@ -393,10 +471,12 @@ static word_ret scan_word_any_cl100k(const unsigned char *s, size_t n, size_t j)
     return word_pack(&wi);
 }
 
+/* The word whose letters start at j: scan_word_ascii finds no letters at a
+** byte that is not ASCII and gives way, so it is not tested first. */
 static ALWAYS_INLINE void scan_word(const unsigned char *s, size_t n, size_t j, bool o200k,
                                     bool room, word_info *wi)
 {
-    if (s[j] < 0x80 && scan_word_ascii(s, n, j, o200k, room, wi)) return;
+    if (scan_word_ascii(s, n, j, o200k, room, wi)) return;
     word_unpack(o200k ? scan_word_any_o200k(s, n, j) : scan_word_any_cl100k(s, n, j), wi);
 }
 
@@ -582,27 +662,24 @@ typedef struct scan_state {
     void *ud;
     uint64_t total;
     bool prev_alnum; /* the last piece ended in a letter or digit */
-    uint64_t *seen;  /* the lookups of this call (NULL: none kept), LOOKUP_MEMO */
 } scan_state;
 
-/* The frequent-piece table's answer is a function of the piece's hash, and
-** text repeats its pieces (words, keys, indents): a call keeps the answers
-** it found (on its stack: no state between calls), a hash (low 32 bits) and
-** its weight (high: the tokens times TOK_SCALE, 0 for none, ready to use) a
-** slot, by the hash's low bits; a hit costs a load and a compare where the
-** probe costs about 20 instructions. A slot holds a real answer from the
-** start (hash 0's), so one compare tells a hit. 256 slots: 128 and 512
-** measured more instructions (512 a hair fewer on long texts since the
-** probe got cheaper, for twice the filling). */
-#define LOOKUP_MEMO 256
+/* No memo of the table's answers: a per-call memo of 256 (hash, weight)
+** slots on the stack saved instructions (o200k 29.14 a byte with it, 29.88
+** without), but its test hits about half the time, so it is mispredicted
+** about half the time, and it held registers: without it the scan runs a
+** sixth faster (CPU time, alternating runs: o200k 311 -> 370 MB/s, cl100k
+** 317 -> 398), and texts of every length take one copy of the scan. */
 
 /* The end of a piece scanned from i to 'end': adds its weight (after the
 ** frequent-piece table when it is 'hashable'), tells the visitor, notes
 ** whether it ends in a letter or digit, returns its end. Inlined once per
-** kind of piece, so the kind's constants decide at compile time. */
+** kind of piece, so the kind's constants decide at compile time; 'capped':
+** the row is one of TOK_ROW_CAPPED's (tokens.h) and the piece not hashable,
+** so the clamp is skipped (3 instructions a piece). */
 static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, unsigned kind,
                                          unsigned row, unsigned nchars, bool hashable,
-                                         bool alnum_end, bool room)
+                                         bool alnum_end, bool room, bool capped)
 {
     const unsigned char *s = st->s;
     const tok_model *m = st->m;
@@ -617,25 +694,13 @@ static ALWAYS_INLINE size_t finish_piece(scan_state *st, size_t i, size_t end, u
     ** looked up are of two bytes or more: one compare. */
     if (hashable && (len - 2 <= TOK_HASH_MAX - 2 || (len == 1 && (st->visit || weight < TOK_SCALE)))) {
         hash = tok_hash(s + i, len, st->n - i, room);
-        uint64_t hit; /* the table's weight, 0 for none */
-        if (st->seen) {
-            uint64_t *slot = &st->seen[hash & (LOOKUP_MEMO - 1)], e = *slot;
-            if ((uint32_t)e == hash) {
-                hit = e >> 32;
-            } else {
-                hit = (uint64_t)common_lookup(st->common, hash) * TOK_SCALE;
-                *slot = hit << 32 | hash;
-            }
-            common = (unsigned)(hit / TOK_SCALE);
-        } else {
-            common = common_lookup(st->common, hash);
-            hit = (uint64_t)common * TOK_SCALE;
-        }
+        common = common_lookup(st->common, hash);
+        uint64_t hit = (uint64_t)common * TOK_SCALE; /* the table's weight, 0 for none */
         /* a conditional move, not a branch: a hit is as likely as not */
         if (__builtin_expect_with_probability(hit != 0, 1, 0.5)) weight = hit;
     }
     /* Byte-level BPE never makes more tokens than bytes. */
-    if (weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
+    if (!capped && weight > (uint64_t)len * TOK_SCALE) weight = (uint64_t)len * TOK_SCALE;
     st->total += weight;
     if (st->visit) {
         tok_piece p = {i, end, kind, row, nchars,
@@ -667,7 +732,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     } else if (a0 & ASCII_DIGIT) {
         size_t end = scan_number_ascii(s, n, i, room, &nchars);
         return finish_piece(st, i, end, TOK_K_NUM, TOK_ROW_NUM + TOK_S_ASCII, nchars, false, true,
-                            room);
+                            room, true);
     } else if (c0 == ' ') {
         unsigned c1 = room || i + 1 < n ? s[i + 1] : '\n'; /* the end: as a break */
         if (is_ascii_letter(c1)) {
@@ -698,7 +763,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
     } else if (c == TOK_C_N) {
         number_run r = scan_number(s, n, i + w);
         return finish_piece(st, i, r.end, TOK_K_NUM, TOK_ROW_NUM + SCRIPT(b), r.count, false, true,
-                            room);
+                            room, false);
     } else if (c == TOK_C_NL) {
         goto space;
     } else {
@@ -709,7 +774,7 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
         unsigned nb = i + w < n ? char_dec(s, n, i + w, &w2, &cp2) : TOK_C_NL;
         if (cl) {
             return finish_piece(st, i, i + cl, TOK_K_CONTR, TOK_ROW_CONTR, (unsigned)cl, true, false,
-                                room);
+                                room, false);
         } else if (i + w < n && is_letter(CLS(nb), o200k)) {
             word = i + w;
             pre = s[i] == ' ' ? TOK_PRE_SPACE : TOK_PRE_OTHER;
@@ -720,10 +785,10 @@ static ALWAYS_INLINE size_t scan_piece(scan_state *st, size_t i, bool o200k, boo
                               : scan_word_from_cl100k(s, n, word, nb, w2, cp2),
                         &wi);
             row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
-            return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
+            return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room, false);
         } else if (is_punct(c) && s[i] >= 0x80) {
             punct_end r = o200k ? punct_from_o200k(s, n, i, b, w) : punct_from_cl100k(s, n, i, b, w);
-            return finish_piece(st, i, r.end, TOK_K_PUNCT, r.row, r.nchars, true, false, room);
+            return finish_piece(st, i, r.end, TOK_K_PUNCT, r.row, r.nchars, true, false, room, false);
         } else if (is_punct(c) || (s[i] == ' ' && i + 1 < n && is_punct(CLS(nb)))) {
             goto punct;
         } else {
@@ -734,16 +799,16 @@ word: {
         word_info wi;
         scan_word(s, n, word, o200k, room, &wi);
         row = TOK_ROW_WORD + (wi.script * TOK_NCASE + wi.casep) * TOK_NPRE + pre;
-        return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room);
+        return finish_piece(st, i, wi.end, TOK_K_WORD, row, wi.nchars, true, true, room, false);
     }
 punct: {
         size_t end = punct_piece(s, n, i, o200k, &row, &nchars);
-        return finish_piece(st, i, end, TOK_K_PUNCT, row, nchars, true, false, room);
+        return finish_piece(st, i, end, TOK_K_PUNCT, row, nchars, true, false, room, false);
     }
 space: {
         unsigned kind;
         size_t end = scan_space(s, n, i, o200k, room, &kind, &row, &nchars);
-        return finish_piece(st, i, end, kind, row, nchars, false, false, room);
+        return finish_piece(st, i, end, kind, row, nchars, false, false, room, true);
     }
 }
 
@@ -753,27 +818,11 @@ space: {
 ** piece. Pieces starting ROOM bytes or more before the end take the copy of
 ** scan_piece without the tests for room. */
 static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *str, size_t n,
-                                   tok_visit visit, void *ud, bool memoize)
+                                   tok_visit visit, void *ud)
 {
     const bool o200k = split == TOK_SPLIT_O200K;
-    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false,
-                     NULL};
+    scan_state st = {(const unsigned char *)str, n, m, m->weight, m->common, visit, ud, 0, false};
     size_t i = 0, room_end = n > ROOM ? n - ROOM : 0;
-    /* on the stack: the call's own, nothing kept between calls */
-    uint64_t seen[LOOKUP_MEMO];
-    if (memoize) {
-        uint64_t zero = (uint64_t)common_lookup(m->common, 0) * TOK_SCALE << 32;
-        /* sixteen bytes a store, unrolled: a short text pays about 150
-        ** instructions for it, not 500 */
-#if BYTES16
-        __m128i two = _mm_set1_epi64x((long long)zero);
-#pragma GCC unroll 16
-        for (size_t k = 0; k < LOOKUP_MEMO; k += 2) _mm_storeu_si128((__m128i *)(void *)(seen + k), two);
-#else
-        for (size_t k = 0; k < LOOKUP_MEMO; k++) seen[k] = zero;
-#endif
-        st.seen = seen;
-    }
     while (i < room_end) i = scan_piece(&st, i, o200k, true);
     while (i < n) i = scan_piece(&st, i, o200k, false);
     return st.total;
@@ -782,33 +831,17 @@ static ALWAYS_INLINE uint64_t scan(int split, const tok_model *m, const char *st
 uint64_t coax_tok_scan(int split, const tok_model *m, const char *str, size_t n, tok_visit visit,
                        void *ud)
 {
-    return scan(split, m, str, n, visit, ud, false);
-}
-
-/* Texts too short to repay filling the memo (a chat message's role, a
-** name, a short message: it saves under an instruction a byte and costs
-** about 150 to fill): a copy of the scan without it, out of line (a test in
-** the scan, or a second copy inline, cost the long texts 0.4 a byte). */
-#define LOOKUP_MEMO_MIN 256
-
-static __attribute__((noinline)) uint64_t scan_short_o200k(const char *s, size_t n)
-{
-    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL, false);
-}
-
-static __attribute__((noinline)) uint64_t scan_short_cl100k(const char *s, size_t n)
-{
-    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL, false);
+    return scan(split, m, str, n, visit, ud);
 }
 
 static uint64_t scan_o200k(const char *s, size_t n)
 {
-    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL, true);
+    return scan(TOK_SPLIT_O200K, &coax_tok_model_o200k, s, n, NULL, NULL);
 }
 
 static uint64_t scan_cl100k(const char *s, size_t n)
 {
-    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL, true);
+    return scan(TOK_SPLIT_CL100K, &coax_tok_model_cl100k, s, n, NULL, NULL);
 }
 
 /* ---- the public functions ------------------------------------------------- */
@@ -854,9 +887,7 @@ size_t coax_tokens(coax_encoding enc, const char *text, size_t len)
     if (!text || !len) return 0;
     if (enc == COAX_ENC_CHARS4) return chars4((const unsigned char *)text, len);
     bool cl = enc == COAX_ENC_CL100K || enc == COAX_ENC_LLAMA3;
-    uint64_t sum = len < LOOKUP_MEMO_MIN ? (cl ? scan_short_cl100k(text, len) : scan_short_o200k(text, len))
-                   : cl                  ? scan_cl100k(text, len)
-                                         : scan_o200k(text, len);
+    uint64_t sum = cl ? scan_cl100k(text, len) : scan_o200k(text, len);
     if (enc == COAX_ENC_CLAUDE) sum = sum / 5 * 6 + (sum % 5) * 6 / 5; /* x 1.2 */
     uint64_t n = enc == COAX_ENC_CLAUDE ? (sum + TOK_SCALE - 1) / TOK_SCALE
                                         : (sum + TOK_SCALE / 2) / TOK_SCALE;

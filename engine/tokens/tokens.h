@@ -107,6 +107,13 @@ enum {
 /* Weights are in 1/TOK_SCALE token. */
 #define TOK_SCALE 256
 
+/* Rows whose weights are at most a token a character, slopes too (ASCII
+** numbers, whitespace): the clamp of a piece's weight to a token a byte
+** never changes theirs, as a character is a byte or more, and the scan
+** skips it. spec/c/test_tokens.c checks the fitted weights for it. */
+#define TOK_ROW_CAPPED(row) \
+    ((row) == TOK_ROW_NUM + TOK_S_ASCII || ((row) >= TOK_ROW_SPACE && (row) < TOK_ROW_CONTR))
+
 /* Frequent pieces: an open-addressed table of TOK_COMMON_SLOTS entries,
 ** each (fingerprint << 2 | (tokens - 1)), 0 for an empty slot, every entry
 ** within TOK_PROBES slots of its hash. Pieces of at most TOK_HASH_MAX bytes

@@ -73,6 +73,67 @@ static void test_pieces_follow_the_cl100k_pre_tokenizer(void)
     CHECK_STR(pieces(c, "HTTPServer ABCdef aBC नमस्ते"), "HTTPServer| ABCdef| aBC| नमस|्त|े");
 }
 
+/* Words of two-byte letters have a loop of their own for the shapes most
+** take (tokens.c, scan_word_two); every other shape is the general loop's.
+** Both must give the pieces, rows and lengths the general loop gave before
+** the fast loop existed (these expectations are its output): lowercase,
+** capitalised, all capitals and case splits (the general loop's), caseless
+** Arabic and Hebrew, marks after a capital with and without lowercase, a
+** contraction, an ASCII letter, a longer letter or punctuation, a cut or
+** invalid sequence and a no-break space after the letters, Greek, titlecase,
+** an ASCII first letter. Each piece: its end, row and length. */
+static const struct {
+    const char *text, *o200k, *cl100k;
+} two_byte_words[] = {
+    {"привет мир", "12:48:6 19:50:3", "12:48:6 19:50:3"},
+    {"Привет, мир", "12:52:6 13:336:1 20:50:3", "12:52:6 13:336:1 20:50:3"},
+    {"ПРИВЕТ", "12:56:6", "12:56:6"},
+    {"МосКва", "6:52:3 12:53:3", "12:60:6"},
+    {"мОСКВА", "2:48:1 12:57:5", "12:60:6"},
+    {"كتاب العربية", "8:96:4 23:98:7", "8:96:4 23:98:7"},
+    {" Ελληνικά γλώσσα", "17:38:8 30:34:6", "17:38:8 30:34:6"},
+    {"caf\xc3\xa9 e\xcc\x81t\xc3\xa9", "5:16:4 12:18:4", "5:16:4 7:2:1 12:19:2"},
+    {"\xc3\x84\xcc\x81x", "5:20:3", "2:20:1 5:3:1"},
+    {"\xd7\x90\xd7\x91\xd7\x92", "6:80:3", "6:80:3"},
+    {"кот's кот'S котs", "8:48:5 17:50:5 25:50:4", "6:48:3 8:531:2 15:50:3 17:531:2 25:50:4"},
+    {"слово\xe2\x80\xa6", "10:48:5 13:472:1", "10:48:5 13:472:1"},
+    {"слово\xe4\xb8\xad", "13:48:6", "13:48:6"},
+    {"словоabc", "13:48:8", "13:48:8"},
+    {"сл\xd0", "4:48:2 5:496:1", "4:48:2 5:496:1"},
+    {"\xd0 \xd0\xbf", "1:496:1 4:50:1", "1:496:1 4:50:1"},
+    {"Ωmega", "6:36:5", "6:36:5"},
+    {"ǅemal", "6:20:5", "6:20:5"},
+    {"\xc2\xaa\xd0\x91", "2:16:1 4:53:1", "4:24:2"},
+    {"\xd0\x91\xcc\x81", "4:52:2", "2:52:1 4:488:1"},
+    {"\xd0\x91\xcc\x81\xd0\xb1", "6:52:3", "2:52:1 6:51:1"},
+    {"\xd0\x91\xcc\x81\xd0\x91", "4:52:2 6:53:1", "2:52:1 6:55:1"},
+    {"я\xe0\xa4\x95", "5:48:2", "5:48:2"},
+    {"Я", "2:52:1", "2:52:1"},
+    {"я", "2:48:1", "2:48:1"},
+    {"\xd9\x8e\xd8\xa8", "4:304:2", "4:99:1"},
+    {"\xd0\xb1\xc2\xa0\xd0\xb1", "2:48:1 6:51:1", "2:48:1 6:51:1"},
+    {"Ǆ\xc7\x86", "4:20:2", "4:20:2"},
+};
+
+static void piece_key(void *ud, const tok_piece *p)
+{
+    joined *j = ud;
+    int w = snprintf(j->buf + j->len, sizeof j->buf - j->len, "%s%zu:%u:%u", j->len ? " " : "", p->end,
+                     p->row, p->nchars);
+    if (w > 0 && (size_t)w < sizeof j->buf - j->len) j->len += (size_t)w;
+}
+
+static void test_two_byte_words_keep_their_keys(void)
+{
+    for (size_t k = 0; k < sizeof two_byte_words / sizeof *two_byte_words; k++)
+        for (int sp = 0; sp < 2; sp++) {
+            joined j = {.len = 0};
+            const char *t = two_byte_words[k].text;
+            coax_tok_scan(sp, sp ? &coax_tok_model_cl100k : &coax_tok_model_o200k, t, strlen(t), piece_key, &j);
+            CHECK_STR(j.buf, sp ? two_byte_words[k].cl100k : two_byte_words[k].o200k);
+        }
+}
+
 /* ---- estimates ------------------------------------------------------------ */
 
 static size_t est(coax_encoding e, const char *s) { return coax_tokens(e, s, strlen(s)); }
@@ -146,6 +207,28 @@ static void test_space_lead_bytes_cover_the_table(void)
         CHECK(may_start_space(lead));
     }
     CHECK(!may_start_space('a') && !may_start_space(0x80) && !may_start_space(0xD0));
+}
+
+/* The scan skips the clamp to a token a byte for the rows TOK_ROW_CAPPED
+** names, as their weights are at most a token a character: a refit that
+** breaks it fails here (then pass 'capped' false for the row in tokens.c).
+** Numbers have at most three characters; longer whitespace takes the slope. */
+static void test_capped_rows_stay_within_a_token_a_character(void)
+{
+    const tok_model *models[] = {&coax_tok_model_o200k, &coax_tok_model_cl100k};
+    unsigned capped = 0;
+    for (int e = 0; e < 2; e++)
+        for (unsigned row = 0; row < TOK_NROWS; row++) {
+            if (!TOK_ROW_CAPPED(row)) continue;
+            capped++;
+            unsigned maxlen = row < TOK_ROW_SPACE ? 3 : TOK_MAXLEN;
+            for (unsigned k = 1; k <= maxlen; k++) CHECK(models[e]->weight[row * TOK_MAXLEN + k - 1] <= k * TOK_SCALE);
+            if (maxlen == TOK_MAXLEN) CHECK(models[e]->slope[row] <= TOK_SCALE);
+        }
+    CHECK_INT(capped, 2 * (1 + TOK_ROWS_SPACE + TOK_ROWS_NEWLINE));
+    /* rows some of whose weights pass a token a character stay out */
+    CHECK(!TOK_ROW_CAPPED(TOK_ROW_WORD) && !TOK_ROW_CAPPED(TOK_ROW_NUM + TOK_S_ARABIC) &&
+          !TOK_ROW_CAPPED(TOK_ROW_CONTR) && !TOK_ROW_CAPPED(TOK_ROW_PUNCT));
 }
 
 static void test_large_inputs_are_linear_and_exact_for_repeats(void)
@@ -275,11 +358,13 @@ static void test_held_out_sample_accuracy(void)
 #define TESTS                                              \
     X(test_pieces_follow_the_o200k_pre_tokenizer)          \
     X(test_pieces_follow_the_cl100k_pre_tokenizer)         \
+    X(test_two_byte_words_keep_their_keys)                 \
     X(test_fixed_strings_have_fixed_estimates)             \
     X(test_chars4_counts_code_points_not_bytes)            \
     X(test_empty_and_null_give_zero_nonempty_at_least_one) \
     X(test_any_bytes_are_estimated_without_crashing)       \
     X(test_space_lead_bytes_cover_the_table)               \
+    X(test_capped_rows_stay_within_a_token_a_character)    \
     X(test_large_inputs_are_linear_and_exact_for_repeats)  \
     X(test_encoding_names_round_trip)                      \
     X(test_chat_adds_openai_framing)                       \
