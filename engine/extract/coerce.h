@@ -107,10 +107,12 @@ size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name);
 
 /* Whether a schema of path[0..n) that applies to the object (its own, an
-** allOf branch's, a $ref target's, a branch's or then's) declares the
-** property key[0..klen) in its "properties"; true when that is not known
-** (a path not read, a reference not followed, past 64 schemas). */
-bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
+** allOf branch's, a $ref target's, a branch's, then's, or a condition's)
+** names the property key[0..klen): declares it in its "properties", lists
+** it in "required" or a dependency, or has a "patternProperties" pattern
+** that matches it; true when that is not known (a path not read, a
+** reference not followed, past 64 schemas). */
+bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
 /* Whether a union's other branch takes values of x's type, bounded only (a
 ** maximum, a pattern, items; by "type" or, with none, by such keywords; no

@@ -500,6 +500,11 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         if (exact >= 0) continue;
         lidx_add(&done, a, name->u.text, name->len);
         const coax_member *src = rename_source(a, x, &members, &d, name->u.text, name->len);
+        /* a member the schema names as written ({"ID": ...} beside
+        ** patternProperties "^ID$", a dependency on "A") is its own
+        ** property, or the missing one misnamed: a guess, and no default
+        ** is filled beside it either */
+        if (src && coerce_names_anywhere(c, path, npath, src->key, src->klen)) continue;
         if (src) {
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
@@ -738,7 +743,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         /* {"allOf": [{"properties": {"a": ...}}], "additionalProperties":
         ** false}: a is declared, and forbidden only by the schema's own
         ** contradiction; dropping it loses a value the schema names */
-        if (coerce_declared_anywhere(c, path, npath, m->key, m->klen)) return;
+        if (coerce_names_anywhere(c, path, npath, m->key, m->klen)) return;
         if (declared_below(c, props, obj, &nested, m)) return;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
         if (nabsent > ABSENT_NAMED || compares < nabsent) return;

@@ -6,6 +6,7 @@
 */
 #include "extract/coerce.h"
 #include "base/hash.h"
+#include "schema/schema.h"
 
 #include <stdlib.h>
 
@@ -326,6 +327,7 @@ size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path
 typedef struct defaults {
     const coax_value *one, *cond;
     bool unsure, declared; /* declared: a "properties" holds the name */
+    bool mentions, mentioned; /* mentioned: another keyword names it (with 'mentions', looked for) */
     unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
     const coax_value **path; /* the schemas the failing keyword's path went through: they apply */
     size_t npath;
@@ -335,6 +337,47 @@ typedef struct defaults {
 
 static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
                             bool cond, int depth, defaults *d);
+
+/* The names the value of "required", "dependentRequired",
+** "dependentSchemas" or "dependencies" 'v' lists (its strings, its keys and
+** the strings of its arrays), as a set built once per value (c->built): a
+** lookup per member renamed would otherwise scan the list each time. NULL
+** when out of memory. */
+static const smap *listed_names(coerce_ctx *c, const coax_value *v)
+{
+    smap *set = smap_getp(&c->built, v);
+    if (set) return set;
+    if (!(set = coax_arena_alloc(c->arena, sizeof *set))) return NULL;
+    memset(set, 0, sizeof *set);
+    for (size_t i = 0; i < v->len; i++) {
+        const coax_value *x = v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
+        if (v->type == COAX_OBJECT && !smap_put(set, c->arena, v->u.members[i].key, v->u.members[i].klen, set))
+            return NULL;
+        for (size_t j = 0, nx = x->type == COAX_ARRAY ? x->len : 1; j < nx; j++) {
+            const coax_value *y = x->type == COAX_ARRAY ? &x->u.items[j] : x;
+            if (y->type == COAX_STRING && !smap_put(set, c->arena, y->u.text, y->len, set)) return NULL;
+        }
+    }
+    return smap_putp(&c->built, c->arena, v, set) ? set : NULL;
+}
+
+/* Whether a keyword of schema 's' other than "properties" names the
+** property 'name': "required", a key or a listed name of "dependentRequired",
+** "dependentSchemas" or "dependencies", or a pattern of "patternProperties"
+** that matches it (true when that is not known). */
+static bool names_property(coerce_ctx *c, const coax_value *s, const coax_value *name)
+{
+    static const char *const lists[] = {"required", "dependentRequired", "dependentSchemas", "dependencies"};
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+        const coax_value *v = coerce_member(s, lists[k]);
+        if (!v || (v->type != COAX_ARRAY && v->type != COAX_OBJECT) || !v->len) continue;
+        const smap *set = listed_names(c, v);
+        if (!set || smap_get(set, name->u.text, name->len)) return true;
+    }
+    const coax_value *pp = coerce_member(s, "patternProperties");
+    return pp && pp->type == COAX_OBJECT && pp->len &&
+           (!c->schema || coax_schema_pattern_names(c->schema, pp, name->u.text, name->len) != 0);
+}
 
 static bool on_path(const defaults *d, const coax_value *s)
 {
@@ -402,6 +445,7 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
         const coax_value *props = coerce_member(s, "properties");
         const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
         d->declared = d->declared || p;
+        if (d->mentions && !d->mentioned) d->mentioned = names_property(c, s, name);
         if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
         static const char *const some[] = {"anyOf", "oneOf", "dependentSchemas", "then", "else"};
         const coax_value *then = coerce_member(s, "then"), *otherwise = coerce_member(s, "else");
@@ -411,6 +455,8 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
             const coax_value *v = coerce_member(s, some[k]);
             collect_each(c, root, v, k >= 3, name, cond, true, k < 2 && v && v->type == COAX_ARRAY, depth + 1, d);
         }
+        for (size_t k = 0; d->mentions && k < 2; k++) /* conditions name properties too; they fill none */
+            collect_each(c, root, coerce_member(s, k ? "not" : "if"), true, name, true, true, false, depth + 1, d);
     }
     if (siblings) collect_each(c, root, coerce_member(s, "allOf"), false, name, cond, false, false, depth + 1, d);
     if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
@@ -418,7 +464,7 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
 
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
 {
-    defaults d = {NULL, NULL, false, false, 0, path, n};
+    defaults d = {NULL, NULL, false, false, false, false, 0, path, n};
     if (!n) return NULL;
     collect_default(c, c->doc, path[0], name, false, 0, &d);
     if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
@@ -426,17 +472,17 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
     return d.one;
 }
 
-bool coerce_declared_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
 {
     coax_value name;
     memset(&name, 0, sizeof name);
     name.type = COAX_STRING;
     name.u.text = key;
     name.len = (uint32_t)klen;
-    defaults d = {NULL, NULL, false, false, 0, path, n};
+    defaults d = {NULL, NULL, false, false, true, false, 0, path, n};
     if (!n) return true;
     collect_default(c, c->doc, path[0], &name, false, 0, &d);
-    return d.declared || d.unsure;
+    return d.declared || d.mentioned || d.unsure;
 }
 
 /* ---- what one coercion keeps ------------------------------------------ */

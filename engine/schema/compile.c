@@ -455,6 +455,7 @@ coax_code cc_compile_node(cc *c, snode *n)
                     if (!add_regex(c, n, "patternProperties", pat->u.members[i].key,
                                    pat->u.members[i].klen, &k->res[i]))
                         return c->rc;
+                if (!smap_putp(&c->s->patterns, c->a, pat, k->res)) return cc_fail(c, COAX_ENOMEM, "out of memory");
             }
             if (add && !(k->add = child(c, n, add, "additionalProperties"))) return c->rc;
         }
@@ -855,6 +856,17 @@ void coax_schema_free(coax_schema *s)
     coax_arena_free(s->arena);
     coax_allocator copy = s->alloc_copy;
     coax_free_raw(s->alloc ? &copy : NULL, s, sizeof *s);
+}
+
+int coax_schema_pattern_names(const coax_schema *s, const coax_value *pp, const char *name, size_t len)
+{
+    coax_regex **res = smap_getp(&s->patterns, pp);
+    if (!res) return -1;
+    for (size_t i = 0; i < pp->len; i++) {
+        int m = coax_regex_match(s->re_env, res[i], name, len);
+        if (m) return m == 1 ? 1 : -1;
+    }
+    return 0;
 }
 
 coax_draft coax_schema_draft(const coax_schema *s) { return s ? (coax_draft)s->draft : COAX_DRAFT_AUTO; }

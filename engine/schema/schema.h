@@ -16,6 +16,7 @@
 #include "base/core.h"
 #include "base/hash.h"
 #include "regex/regex.h"
+#include "schema/map.h"
 
 #include <stdatomic.h>
 
@@ -356,6 +357,9 @@ struct coax_schema {
     bool root_dynamic;           /* a $dynamicRef or $recursiveRef is reachable from 'root':
                                  ** runs from it keep the dynamic scope (program.c) */
     sres *resources;
+    /* Each "patternProperties" object of 'doc' -> its compiled patterns
+    ** (coax_regex **, aligned with its members): coax_schema_pattern_names. */
+    smap patterns;
 };
 
 /* Looks up an embedded meta-schema by URI (fragment ignored, http and https
@@ -373,6 +377,11 @@ typedef struct coax_vpool {
     uint64_t size;         /* of each, at the start */
     const char *what;      /* where the size comes from: "the example's max_steps x 500" */
 } coax_vpool;
+
+/* Whether a pattern of the "patternProperties" object 'pp' (a value of
+** s->doc) matches name[0..len) (valid UTF-8): 1 or 0; -1 when not known
+** (an object the schema did not compile, a match past its limits). */
+int coax_schema_pattern_names(const coax_schema *s, const coax_value *pp, const char *name, size_t len);
 
 /* Runs the compiled node 'root' (not necessarily the schema's root) on an
 ** instance: coax_validate for any subschema (validate_run.c). 'pool' may be
