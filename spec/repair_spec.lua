@@ -456,6 +456,28 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('// the rest is JSON\n{"a": 1}', '{"a":1}')
     end)
 
+    -- hunt13: a comment on a value's line after it that takes the value back.
+    it("a comment that corrects, makes up or stands in for the value before it disowns it", function()
+      invented('{"age": 36 // actually 37\n}', "comment")
+      invented('{"age": 36, // typo, 63\n"name": "Ada"}', "comment")
+      invented('{"a": "x" /* use "y" instead */}', "comment")
+      invented('{"city": "Paris" // I meant Lyon\n}', "comment")
+      invented('{"a": 5 // should be 6\n}', "comment")
+      invented('{"a": "k" // dummy\n}', "comment")
+      invented('{"age": 0 // unknown\n}', "comment")
+      invented('{"a": 0 # N/A\n}', "comment")
+      invented('{"a": 5 // ?\n}', "comment")
+      invented('36 // actually 37', "comment")
+      -- none already says no answer; a remark on its own line or before the value is about what follows
+      no_guess('{"email": null // not given\n}', '{"email":null}')
+      no_guess('{"tags": [] // unknown\n}', '{"tags":[]}')
+      no_guess('{\n  "age": 36,\n  // actually in years\n  "name": "Ada"\n}', '{"age":36,"name":"Ada"}')
+      no_guess('{"age": /* actually */ 36}', '{"age":36}')
+      no_guess('{"age": 36 // inferred, not stated\n}', '{"age":36}')
+      no_guess('{"a": 1 // see http://x.com/n/a\n}', '{"a":1}')
+      no_guess('{"a": 1 // should stay positive\n}', '{"a":1}')
+    end)
+
     it("another language's true, false and null are the constants, never strings", function()
       assert.are.equal('[true,false,null,null,null,null]',
         json.encode((coax.repair('[TRUE, FALSE, NULL, Null, nil, NIL]', GUESS))))
