@@ -195,6 +195,13 @@ bool coerce_not_answer_label(const char *key, size_t klen);
 ** before a candidate in a window (a window too short only says no). */
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source);
 
+/* ---- prose that takes an answer back (extract/retract.c) ------------------- */
+
+/* Where in text[from..to), the prose after an answer, a sentence opens by
+** taking it back ("Actually, ...", "Oops, I meant ...", "Correction:") or
+** a typo is named: SIZE_MAX when none does in the first bytes looked at. */
+size_t extract_taken_back(const char *text, size_t from, size_t to);
+
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
 /* The integer text of an integral number text ("2.0" -> "2", "1e3" ->

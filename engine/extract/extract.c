@@ -774,6 +774,25 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     return COAX_OK;
 }
 
+/* Prose after the answer, up to the next candidate, that takes it back
+** ("```json {...}``` Actually, the age is 37."): the value written or the
+** one the words give? The best is refused where no rival JSON decides. */
+static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *best)
+{
+    if (!is_plain(best)) return COAX_OK;
+    const coax_repair_result *r = x->repair;
+    const coax_candidate *b = &r->candidates[best->index];
+    size_t to = x->len;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (r->candidates[i].start >= b->end && r->candidates[i].start < to) to = r->candidates[i].start;
+    size_t at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
+    if (at == SIZE_MAX) return COAX_OK;
+    return refuse_at(c, x, best,
+                     "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
+                     "column %u (Actually, Oops, I meant, a typo): which value was meant is a guess; send it alone",
+                     b->start, at);
+}
+
 /* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
 ** scalar, tried when no candidate is valid: kept only when valid, as one
 ** more candidate (the whole text). */
@@ -865,6 +884,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     }
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     if (best.valid && (rc = refuse_beside_unread(&c, &x, blocks, first, &best))) return rc;
+    if (best.valid && (rc = refuse_taken_back(&c, &x, &best))) return rc;
     /* A valid whole-text candidate that needed repairs yields to the reply
     ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
     ** not a string holding quotes. */
