@@ -115,6 +115,19 @@ describe("coercion", function()
       coerced('{"person": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
       coerced('{"notable": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
     end)
+
+    -- hunt13: the user's words echoed (as a label before JSON in prose is), one choice of several, a try
+    it("unwraps no envelope labelled as the query, an option, a hypothesis, an attempt or a part", function()
+      local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
+      for _, k in ipairs { "query", "request", "user_prompt", "hypothesis", "counterfactual", "option_a", "options",
+        "candidates", "attempt_1", "initial", "first_try", "partial", "fallback", "old_value" } do
+        refused(('{"%s": {"name": "Ada"}}'):format(k), s, "", 'missing required property "name"')
+      end
+      refused('{"options": [{"name": "Ada"}]}', s, "", 'missing required property "name"')
+      coerced('{"profile": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+      coerced('{"final": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+      coerced('{"suggestion": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+    end)
   end)
 
   it("logs every step of a composed coercion, with its class", function()

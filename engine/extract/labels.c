@@ -85,7 +85,12 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         /* a stand-in, another choice, or what was there first */
                                         "mock", "dummy", "fake", "placeholder", "hypothetic", "alternativ",
                                         "original", "deprecat", "obsolete", "outdated", "unused", "discard",
-                                        "ignor", "skipped", "delet", "duplicat", "unmatch", "not"};
+                                        "ignor", "skipped", "delet", "duplicat", "unmatch", "not",
+                                        /* the user's words echoed (as extract.c's echo_word reads a label) */
+                                        "query", "request", "prompt",
+                                        /* one choice of several, a try before the answer, a part of it */
+                                        "hypothes", "counterfact", "option", "candidate", "attempt", "initial",
+                                        "firsttry", "partial", "fallback", "oldvalue"};
     char norm[32];
     if (!coerce_norm_key(key, klen, norm, sizeof norm)) return false;
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
