@@ -71,6 +71,13 @@ describe("coax.repair's reading (guess = true)", function()
     it("takes a tagged block and skips reasoning blocks", function()
       expect('<json>{"a": 1}</json>', '{"a":1}', { "tagged_block" })
       expect('<think>maybe {"x": 0}?</think>\n{"y": 1}', '{"y":1}')
+      -- hunt13: a reply that began inside reasoning (its "<think>" in the
+      -- prompt) holds only the closing tag; <analysis> is reasoning too
+      expect('maybe {"x": 0}?\n</think>\n{"y": 1}', '{"y":1}', { "reasoning_skipped" })
+      expect('<analysis>{"x": 0}</analysis>\n{"y": 1}', '{"y":1}', { "reasoning_skipped" })
+      assert.are.equal("COAX_ENOJSON", select(3, coax.repair('maybe {"x": 0}?</think>\nNo idea.', GUESS)))
+      -- not inside a value: there it is text
+      expect('{"note": "ends with </think>", "y": 1}', '{"note":"ends with </think>","y":1}')
     end)
 
     it("does not let a stray [ in prose win over the real object", function()

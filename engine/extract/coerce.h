@@ -188,6 +188,12 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
 bool coerce_not_answer_label(const char *key, size_t klen);
 
+/* Whether a tag's name says its block holds no answer: such a label, or
+** words that others wrote, which a reply quotes (<user>, <system>,
+** <context>, <document>, <tool_result>, <search_results>, <observation>):
+** a word that names an answer's envelope ({"user": {...}}) as well. */
+bool coerce_not_answer_tag(const char *name, size_t n);
+
 /* Whether a candidate of 'source' (prose, fenced) that starts right after
 ** before[0..len) is marked as no answer by what stands before it ("Wrong
 ** answer:", "Example:" on the line above, a comment opening on its line):

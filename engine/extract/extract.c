@@ -574,7 +574,8 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
 }
 
 /* Whether a tagged candidate's tag says it holds no answer (<example>,
-** <draft>, <wrong_answer>): read at its tagged_block entry, the tag's start. */
+** <draft>, <wrong_answer>, <tool_result>): read at its tagged_block entry,
+** the tag's start. */
 static bool unanswering_tag(const char *text, size_t len, const coax_candidate *cand)
 {
     if (cand->source != COAX_SOURCE_TAGGED) return false;
@@ -583,7 +584,7 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
         if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
         while (at + n < len && text[at + n] != '>' && !coax_ascii_space((unsigned char)text[at + n]))
             n++; /* the name */
-        return coerce_not_answer_label(text + at, n);
+        return coerce_not_answer_tag(text + at, n);
     }
     return false;
 }
@@ -595,7 +596,8 @@ static bool unanswering_word(const char *w, size_t n)
 {
     static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
                                         "before", "template", "schema", "mock", "dummy", "placeholder",
-                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample"};
+                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample",
+                                        "thought", "thinking"};
     if (n > 1 && (w[n - 1] | 32) == 's') n--;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
@@ -614,12 +616,14 @@ static bool answering_word(const char *w, size_t n)
     return false;
 }
 
-/* Whether the word w[0..n) names what the user gave ("Input:", "User
-** request:"): JSON after it echoes the question, unless the label says
-** the answer is for it ("For your input:"). */
+/* Whether the word w[0..n) names what the user or a tool gave ("Input:",
+** "User request:", "Observation:" in a ReAct trace): JSON after it echoes
+** the question, unless the label says the answer is for it ("For your
+** input:"). */
 static bool echo_word(const char *w, size_t n)
 {
-    static const char *const words[] = {"input", "request", "query", "prompt", "question"};
+    static const char *const words[] = {"input",  "request", "query",   "prompt",      "question",
+                                        "user",   "human",   "system",  "observation", "context"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;
