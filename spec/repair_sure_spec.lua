@@ -86,6 +86,12 @@ describe("coax.repair without a schema", function()
       { '```json\n{"city": "Paris"}\n```\nOops, I meant Lyon.', "the reply's answer at line 2, column 1 is taken"
         .. " back by the text after it, at line 4, column 1 (Actually, Oops, I meant, a typo): which value was meant is"
         .. " a guess; send it alone" },
+      { 'For example, {"a": 1} would do.', "the reply's JSON at line 1, column 14 sits in a sentence that marks it as"
+        .. " no answer, at line 1, column 5 (For example, Suppose, Instead of, Not): send the answer alone" },
+      { 'Do not return {"a": 1}.', "the reply's JSON at line 1, column 15 sits in a sentence that marks it as no"
+        .. " answer, at line 1, column 4 (For example, Suppose, Instead of, Not): send the answer alone" },
+      { '{"a": 1} is not the answer.', "the reply's answer at line 1, column 1 is taken back by the text after it, at"
+        .. " line 1, column 10 (Actually, Oops, I meant, a typo): which value was meant is a guess; send it alone" },
       { '{"a": 1}\nNote: a should actually be 3.', "the reply's answer at line 1, column 1 is taken back by the text"
         .. " after it, at line 2, column 9 (Actually, Oops, I meant, a typo): which value was meant is a guess; send"
         .. " it alone" },
@@ -115,6 +121,8 @@ describe("coax.repair without a schema", function()
       { '{"timeout": 30 // seconds\n}', '{"timeout":30}' },
       { '{"email": null // not given\n}', '{"email":null}' },
       { '{"a": 1}\nLet me know if I made a mistake.', '{"a":1}' },
+      { 'Based on the example you gave, here is the result: {"a": 1}', '{"a":1}' },
+      { 'The earlier draft was wrong. Here it is: {"a": 1}', '{"a":1}' },
       { 'Actually, here it is:\n```json\n{"a": 1}\n```\nThis is actually simple.', '{"a":1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end

@@ -780,7 +780,10 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
 
 /* Prose after the answer, up to the next candidate, that takes it back
 ** ("```json {...}``` Actually, the age is 37."): the value written or the
-** one the words give? The best is refused where no rival JSON decides. */
+** one the words give? Or, for a span of prose, words before it in its
+** sentence that mark it as no answer ("For example, {...} would do"). The
+** best is refused, not passed over for another candidate: which one the
+** words are about is a guess. */
 static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *best)
 {
     if (!is_plain(best)) return COAX_OK;
@@ -789,7 +792,13 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     size_t to = x->len;
     for (size_t i = 0; i < r->ncandidates; i++)
         if (r->candidates[i].start >= b->end && r->candidates[i].start < to) to = r->candidates[i].start;
-    size_t at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
+    size_t at = b->source == COAX_SOURCE_PROSE ? extract_marked_before(x->text, b->start) : SIZE_MAX;
+    if (at != SIZE_MAX)
+        return refuse_at(c, x, best,
+                         "the reply's JSON at line %u, column %u sits in a sentence that marks it as no answer, at "
+                         "line %u, column %u (For example, Suppose, Instead of, Not): send the answer alone",
+                         b->start, at);
+    at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
     if (at == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
                      "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "

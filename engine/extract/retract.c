@@ -26,12 +26,14 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
 /* Whether the sentence starting at text[at] takes back what came before
 ** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
 ** "Wait:") or before its subject or a value ("Actually the age is 37",
-** "actually 37"), not as an
-** adverb ("Actually useful for tests"). */
+** "actually 37"), not as an adverb ("Actually useful for tests"). */
 static bool retracting_sentence(const char *text, size_t at, size_t e)
 {
-    static const char *const openers[] = {"oops",   "whoops",  "correction",       "hold on",        "oh wait",
-                                          "my mistake", "my bad", "erratum", "i made a mistake", "i made an error"};
+    static const char *const openers[] = {"oops",        "whoops",         "correction",       "hold on",
+                                          "oh wait",     "my mistake",     "my bad",           "erratum",
+                                          "i made a mistake", "i made an error", "ignore the above", "ignore that",
+                                          "disregard",   "please disregard", "that's wrong",   "that is wrong",
+                                          "that was wrong", "the above is wrong", "the above is incorrect"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we"};
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
         if (opens_with(text, at, e, openers[i])) return true;
@@ -48,11 +50,12 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
 
 /* Whether a phrase that takes a value back anywhere starts at text[at]: a
 ** typo named, "I meant", "should actually be", "should have been",
-** "scratch that", "on second thought". */
+** "scratch that", "on second thought", "{...} is not the answer". */
 static bool retracting_phrase(const char *text, size_t at, size_t e)
 {
-    static const char *const phrases[] = {"typo",         "typos",           "i meant", "should actually",
-                                          "should have been", "scratch that", "on second thought"};
+    static const char *const phrases[] = {"typo",           "typos",        "i meant",           "should actually",
+                                          "should have been", "scratch that", "on second thought", "is not the answer",
+                                          "would be wrong"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
     return false;
@@ -79,4 +82,72 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
             start = false;
     }
     return SIZE_MAX;
+}
+
+/* Whether the word at text[at..at+n) marks the JSON after it in its
+** sentence as no answer: an example ("For example, {...}", "e.g."), a
+** supposition ("Suppose ...", "Imagine"), a value to avoid or replace
+** ("Instead of {...}", "Rather than", "Do not return"), a wrong or an
+** earlier one ("The wrong answer is", "Your previous value"). */
+static bool marking_word(const char *text, size_t at, size_t n)
+{
+    static const char *const words[] = {"example", "examples", "eg", "instance", "illustration", "sample", "imagine",
+                                        "suppose", "supposing", "hypothetically", "hypothetical", "wrong",
+                                        "incorrect", "invalid", "previous", "instead", "rather", "avoid"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && coax_ascii_casesame(text + at, words[i], n)) return true;
+    return false;
+}
+
+/* Whether text[p..q) is the word "not" or "don't". */
+static bool negation(const char *text, size_t p, size_t q)
+{
+    return (q - p == 3 && coax_ascii_casesame(text + p, "not", 3)) ||
+           (q - p == 5 && coax_ascii_casesame(text + p, "don't", 5));
+}
+
+/* Whether text[from..to) holds only spaces and markdown's marks. */
+static bool blank(const char *text, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
+        if (!strchr(" \t*_`", text[k])) return false;
+    return true;
+}
+
+size_t extract_marked_before(const char *text, size_t start)
+{
+    size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
+    /* the sentence: back to its line's start or a sentence's end (a stop
+    ** then a space; not e.g.'s) */
+    while (b > stop && text[b - 1] != '\n' &&
+           !(text[b - 1] == ' ' && b >= 2 && strchr(".!?", text[b - 2]) &&
+             !(b >= 4 && (text[b - 3] | 32) == 'g' && text[b - 4] == '.')))
+        b--;
+    /* its clause right before the value, or the one before that when the
+    ** value opens its own ("For example, {...}", "Here is an example of
+    ** the format: {...}"), but no further: "Based on the example you gave,
+    ** here is the result: {...}" marks nothing */
+    size_t c = start;
+    while (c > b && !strchr(",;:(", text[c - 1])) c--;
+    size_t from = c, to = start;
+    if (c > b && blank(text, c, start)) {
+        to = c - 1;
+        for (from = to; from > b && !strchr(",;:(", text[from - 1]);) from--;
+    }
+    size_t neg = SIZE_MAX; /* where a "not" stands that only "return" and spaces follow */
+    for (size_t p = from; p < to;) {
+        if (!coax_ascii_alpha((unsigned char)text[p])) {
+            if (text[p] != ' ' && text[p] != '\t') neg = SIZE_MAX;
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < to && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
+        bool eg = q - p == 1 && (text[p] | 32) == 'e' && q + 1 < to && text[q] == '.' && (text[q + 1] | 32) == 'g';
+        if (marking_word(text, p, q - p) || eg) return p;
+        if (negation(text, p, q)) neg = p;
+        else if (!(q - p == 6 && coax_ascii_casesame(text + p, "return", 6))) neg = SIZE_MAX;
+        p = q;
+    }
+    return to == start ? neg : SIZE_MAX; /* "Not {...}", "Do not return {...}" */
 }
