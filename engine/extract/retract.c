@@ -126,13 +126,14 @@ size_t extract_marked_before(const char *text, size_t start)
     /* its clause right before the value, or the one before that when the
     ** value opens its own ("For example, {...}", "Here is an example of
     ** the format: {...}"), but no further: "Based on the example you gave,
-    ** here is the result: {...}" marks nothing */
+    ** here is the result: {...}" marks nothing; a tag or another value
+    ** ends a clause too ("<example>...</example> and {...}") */
     size_t c = start;
-    while (c > b && !strchr(",;:(", text[c - 1])) c--;
+    while (c > b && !strchr(",;:()<>[]{}", text[c - 1])) c--;
     size_t from = c, to = start;
     if (c > b && blank(text, c, start)) {
         to = c - 1;
-        for (from = to; from > b && !strchr(",;:(", text[from - 1]);) from--;
+        for (from = to; from > b && !strchr(",;:()<>[]{}", text[from - 1]);) from--;
     }
     size_t neg = SIZE_MAX; /* where a "not" stands that only "return" and spaces follow */
     for (size_t p = from; p < to;) {
