@@ -76,6 +76,10 @@ describe("coax.repair's reading (guess = true)", function()
       expect('maybe {"x": 0}?\n</think>\n{"y": 1}', '{"y":1}', { "reasoning_skipped" })
       expect('<analysis>{"x": 0}</analysis>\n{"y": 1}', '{"y":1}', { "reasoning_skipped" })
       assert.are.equal("COAX_ENOJSON", select(3, coax.repair('maybe {"x": 0}?</think>\nNo idea.', GUESS)))
+      -- the harmony format's analysis channel (gpt-oss's raw reply) up to its <|end|>
+      expect('<|channel|>analysis<|message|>Draft: {"x": 0}.<|end|><|start|>assistant<|channel|>final<|message|>'
+        .. '{"y": 1}<|return|>', '{"y":1}', { "reasoning_skipped", "prose_span" })
+      assert.are.equal("COAX_ENOJSON", select(3, coax.repair('<|channel|>analysis<|message|>{"x": 0}<|end|>', GUESS)))
       -- not inside a value: there it is text
       expect('{"note": "ends with </think>", "y": 1}', '{"note":"ends with </think>","y":1}')
     end)

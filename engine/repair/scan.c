@@ -637,6 +637,18 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
                     goto whole_only;
                 continue;
             }
+            /* The harmony format's analysis channel (gpt-oss's raw reply)
+            ** is reasoning up to its <|end|>: the final channel follows. */
+            static const char analysis[] = "<|channel|>analysis<|message|>";
+            if (len - i >= sizeof analysis - 1 && !memcmp(t + i, analysis, sizeof analysis - 1)) {
+                ok = prose_flush(&pr, t, i, out);
+                size_t end = find(t, i + sizeof analysis - 1, len, "<|end|>", 7);
+                *reasoning_end = i = end < len ? end + 7 : len;
+                if (ok && lazy && blocks == 0 && (whole = whole_start(t, len, i)) != SIZE_MAX &&
+                    i >= (quiet != SIZE_MAX ? quiet : (quiet = quiet_from(t, len))))
+                    goto whole_only;
+                continue;
+            }
             size_t n = i + 1;
             while (n < len && is_name_char(t[n])) n++;
             size_t nlen = n - i - 1;
