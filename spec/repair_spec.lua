@@ -489,6 +489,17 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": 1 // should stay positive\n}', '{"a":1}')
     end)
 
+    -- hunt13: struck-out words in a bare value, and a number with a mark of doubt or a footnote's
+    it("a bare value with struck-out words, or a number marked by ? or *, has two readings", function()
+      invented('{"age": ~~35~~ 36}', "unquoted_string")
+      invented('{"age": <del>35</del> 36}', "unquoted_string")
+      invented('{"name": ~~Bob~~ Ada, "b": 1}', "unquoted_string")
+      invented('{"age": 36?}', "unquoted_string")
+      invented('{"ids": [1, 2*]}', "unquoted_string")
+      no_guess('{"a": "~~Bob~~ Ada"}', '{"a":"~~Bob~~ Ada"}') -- quoted: its text
+      no_guess('{"a": ~/docs, "b": C*, "q": why?}', '{"a":"~/docs","b":"C*","q":"why?"}')
+    end)
+
     it("another language's true, false and null are the constants, never strings", function()
       assert.are.equal('[true,false,null,null,null,null]',
         json.encode((coax.repair('[TRUE, FALSE, NULL, Null, nil, NIL]', GUESS))))
