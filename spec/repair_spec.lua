@@ -487,6 +487,9 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"age": 36 // inferred, not stated\n}', '{"age":36}')
       no_guess('{"a": 1 // see http://x.com/n/a\n}', '{"a":1}')
       no_guess('{"a": 1 // should stay positive\n}', '{"a":1}')
+      -- a condition makes it a remark on the format, not on the value
+      no_guess('{"age": 36 // null if unknown\n}', '{"age":36}')
+      invented('{"age": 36 // actually 37 if born in 1815\n}', "comment")
     end)
 
     -- hunt13: struck-out words in a bare value, and a number with a mark of doubt or a footnote's

@@ -205,6 +205,25 @@ static bool none_before(const char *b, const char *t)
     return false;
 }
 
+/* Whether the words s..t hold a condition ("null if unknown", "0 when
+** not found", "else empty"): a remark on the format, which a "no answer"
+** word in it does not make about the value before it. */
+static bool conditional(const char *s, const char *t)
+{
+    static const char *const words[] = {"if", "when", "unless", "otherwise", "else"};
+    for (const char *p = s; p < t;) {
+        if (!is_alpha_ascii(*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (q < t && is_alpha_ascii(*q)) q++;
+        if (WORD_IS(p, (size_t)(q - p), words)) return true;
+        p = q;
+    }
+    return false;
+}
+
 /* Whether the comment from 'at' to 'end' follows a value on its line
 ** (after a comma, perhaps) and disowns it. The look is the comment's first
 ** 120 bytes and, back, its line: linear over all comments, as each line's
@@ -216,9 +235,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     if (t > ps->b && t[-1] == ',') t--;
     while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
     if (t == ps->b || strchr("{[:,\n\r", t[-1])) return false; /* no value before it on its line */
-    bool none = none_before(ps->b, t);
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    bool none = none_before(ps->b, t) || conditional(s, stop);
     const char *prev = NULL;
     size_t pn = 0;
     bool only_question = true, question = false;
