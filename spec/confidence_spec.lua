@@ -179,6 +179,13 @@ describe("confidence classes", function()
     for _, label in ipairs { "User", "Observation", "Thought", "Human", "System prompt" } do
       assert.are.equal("COAX_ENOJSON", select(3, coax.extract(label .. ': {"key": "v"}', key)), label)
     end
+    for _, label in ipairs { "First attempt:", "Option A:", "Candidate:", "Hypothesis:", "Analysis:", "Partial:",
+      "**Reasoning:**", "## Reasoning\n", "### Example\n" } do
+      assert.are.equal("COAX_ENOJSON", select(3, coax.extract(label .. ' {"key": "v"}', key)), label)
+    end
+    for _, label in ipairs { "Best option:", "Selected candidate:", "## Answer\n", "## Result for Ada\n" } do
+      assert.are.equal('{"key":"v"}', coax.json.encode(coax.extract(label .. ' {"key": "v"}', key).value), label)
+    end
     r = coax.extract('<tool_result>{"key": "a"}</tool_result>\n<answer>{"key": "v"}</answer>', key)
     assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
     r = coax.extract('For the user: {"key": "v"}', key)

@@ -597,10 +597,13 @@ static bool unanswering_word(const char *w, size_t n)
     static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
                                         "before", "template", "schema", "mock", "dummy", "placeholder",
                                         "hypothetical", "rejected", "bad", "old", "original", "counterexample",
-                                        "thought", "thinking"};
-    if (n > 1 && (w[n - 1] | 32) == 's') n--;
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
+                                        "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
+                                        "option", "candidate", "hypothesis", "partial"};
+    size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t k = strlen(words[i]);
+        if ((k == n || k == singular) && coax_ascii_casesame(w, words[i], k)) return true;
+    }
     return false;
 }
 
@@ -610,7 +613,8 @@ static bool unanswering_word(const char *w, size_t n)
 static bool answering_word(const char *w, size_t n)
 {
     static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
-                                        "completed", "revised", "instead", "right", "actual", "new"};
+                                        "completed", "revised", "instead", "right", "actual", "new", "chosen",
+                                        "selected", "best", "recommended", "preferred"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;
@@ -656,7 +660,7 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
 
 /* Whether the line ending at 'end' (its '\n' or the text's start) is a
 ** label of a non-answer that is the whole line: a colon last, after
-** markdown's closing marks. The look back stops at 64 bytes: a longer
+** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
 ** line is no label. */
 static bool label_line(const char *text, size_t end)
 {
@@ -666,6 +670,8 @@ static bool label_line(const char *text, size_t end)
     size_t e = end, b = line;
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    if (e > b && text[e - 1] != ':' && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
+        return unanswering_label(text, b, e + 1);
     return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
 }
 
