@@ -479,6 +479,9 @@ describe("coax.repair's reading (guess = true)", function()
       invented('{"a": 0 # N/A\n}', "comment")
       invented('{"a": 5 // ?\n}', "comment")
       invented('36 // actually 37', "comment")
+      -- after the whole value, a comment on a line of its own is about it
+      invented('```json\n{"a": 1}\n// actually a should be 2\n```', "comment")
+      no_guess('{"a": 1}\n// note: a is the count\n', '{"a":1}')
       -- none already says no answer; a remark on its own line or before the value is about what follows
       no_guess('{"email": null // not given\n}', '{"email":null}')
       no_guess('{"tags": [] // unknown\n}', '{"tags":[]}')

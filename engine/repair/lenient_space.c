@@ -225,13 +225,15 @@ static bool conditional(const char *s, const char *t)
 }
 
 /* Whether the comment from 'at' to 'end' follows a value on its line
-** (after a comma, perhaps) and disowns it. The look is the comment's first
+** (after a comma, perhaps), or the whole value, and disowns it. The look is the comment's first
 ** 120 bytes and, back, its line: linear over all comments, as each line's
 ** look stops at the comment or value before. */
 static bool comment_disowns(const lp *ps, const char *at, const char *end)
 {
     const char *t = at;
-    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
+    /* after the whole value (nothing open), a comment on a line of its own
+    ** can be about that value only */
+    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t' || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')))) t--;
     if (t > ps->b && t[-1] == ',') t--;
     while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
     if (t == ps->b || strchr("{[:,\n\r", t[-1])) return false; /* no value before it on its line */
