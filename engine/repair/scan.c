@@ -621,12 +621,12 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
         }
         case '<': {
             size_t rn = i + 2;
-            while (rn < len && is_name_char(t[rn])) rn++;
+            while (i + 1 < len && t[i + 1] == '/' && rn < len && is_name_char(t[rn]) && rn - i < 36) rn++;
             /* A reasoning block's closing tag with none opened before it:
             ** the reply began inside it (a template that writes "<think>"
             ** into the prompt), so all before it is reasoning, the JSON
             ** there a draft as in any reasoning block. Not inside a span. */
-            if (i + 1 < len && t[i + 1] == '/' && rn < len && t[rn] == '>' && !*reasoning_end && !pr.n &&
+            if (rn > i + 2 && rn < len && t[rn] == '>' && !*reasoning_end && !pr.n &&
                 repair_is_reasoning(t + i + 2, rn - i - 2)) {
                 out->n = 0;
                 pr.done.n = 0;
