@@ -208,10 +208,11 @@ bool extract_labelled_no_answer(const char *before, size_t len, coax_source sour
 ** a typo is named: SIZE_MAX when none does in the first bytes looked at. */
 size_t extract_taken_back(const char *text, size_t from, size_t to);
 
-/* Where in the sentence of prose before a value starting at text[start]
-** (back to its line's start) a word marks it as no answer: an example
-** ("For example, {...}"), a supposition, a value to avoid ("Instead of",
-** "Not {...}"), a wrong or earlier one: SIZE_MAX when none does. */
+/* Where in the clause of prose before a value starting at text[start] (or
+** the clause before, when the value opens its own) a word marks it as no
+** answer: an example named as one ("For example, {...}"), a supposition,
+** a value to avoid ("Instead of", "Not {...}"), a wrong or earlier one a
+** word or two before it: SIZE_MAX when none does. */
 size_t extract_marked_before(const char *text, size_t start);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */

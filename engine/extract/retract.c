@@ -34,7 +34,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
                                           "i made a mistake", "i made an error", "ignore the above", "ignore that",
                                           "disregard",   "please disregard", "that's wrong",   "that is wrong",
                                           "that was wrong", "the above is wrong", "the above is incorrect"};
-    static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we"};
+    static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
         if (opens_with(text, at, e, openers[i])) return true;
     size_t n = opens_with(text, at, e, "actually") ? 8 : opens_with(text, at, e, "wait") ? 4 : 0;
@@ -53,12 +53,13 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
 ** "scratch that", "on second thought", "{...} is not the answer". */
 static bool retracting_phrase(const char *text, size_t at, size_t e)
 {
-    static const char *const phrases[] = {"typo",           "typos",        "i meant",           "should actually",
-                                          "should have been", "scratch that", "on second thought", "is not the answer",
-                                          "would be wrong"};
+    static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
+                                          "scratch that",  "on second thought", "is not the answer", "would be wrong"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
-    return false;
+    /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
+    return opens_with(text, at, e, "i meant") && at + 8 < e && text[at + 7] == ' ' &&
+           (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
 
 size_t extract_taken_back(const char *text, size_t from, size_t to)
@@ -76,7 +77,7 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
         }
         /* a line, a sentence's end then a space, markdown's marks and a
         ** fence's backticks start one; other signs and spaces keep it */
-        if (ch == '\n' || ((ch == '.' || ch == '!' || ch == '?' || ch == ';') && p + 1 < e && text[p + 1] == ' '))
+        if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
             start = true;
         else if (!strchr(" \t\r*_>#-`(", ch))
             start = false;
@@ -84,19 +85,42 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
     return SIZE_MAX;
 }
 
-/* Whether the word at text[at..at+n) marks the JSON after it in its
-** sentence as no answer: an example ("For example, {...}", "e.g."), a
-** supposition ("Suppose ...", "Imagine"), a value to avoid or replace
-** ("Instead of {...}", "Rather than", "Do not return"), a wrong or an
-** earlier one ("The wrong answer is", "Your previous value"). */
-static bool marking_word(const char *text, size_t at, size_t n)
+/* Whether the word text[at..at+n) is one of 'words'. */
+static bool word_of(const char *text, size_t at, size_t n, const char *const *words, size_t count)
 {
-    static const char *const words[] = {"example", "examples", "eg", "instance", "illustration", "sample", "imagine",
-                                        "suppose", "supposing", "hypothetically", "hypothetical", "wrong",
-                                        "incorrect", "invalid", "previous", "instead", "rather", "avoid"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    for (size_t i = 0; i < count; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(text + at, words[i], n)) return true;
     return false;
+}
+
+#define WORD_OF(text, at, n, words) word_of(text, at, n, words, sizeof words / sizeof *words)
+
+/* Whether the word text[at..at+n), after the word text[pw..pw+pn) (pn 0:
+** none), marks the JSON after it in its clause as no answer: a
+** supposition ("Suppose ...", "Imagine", "Hypothetically"), a value to
+** avoid or replace ("Avoid", "Instead of", "Rather than"), or an example
+** named as one ("For example", "an example of the format", "as an
+** illustration"; "the example you gave" is another thing). */
+static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
+{
+    static const char *const anywhere[] = {"imagine", "suppose", "supposing", "hypothetically", "hypothetical", "avoid"};
+    static const char *const named[] = {"example", "examples", "instance", "illustration", "sample"};
+    static const char *const naming[] = {"a", "an", "for", "as", "another", "one"};
+    if (WORD_OF(text, at, n, anywhere)) return true;
+    if (WORD_OF(text, at, n, named) && pn && WORD_OF(text, pw, pn, naming)) return true;
+    return pn && ((n == 2 && coax_ascii_casesame(text + at, "of", 2) && pn == 7 &&
+                   coax_ascii_casesame(text + pw, "instead", 7)) ||
+                  (n == 4 && coax_ascii_casesame(text + at, "than", 4) && pn == 6 &&
+                   coax_ascii_casesame(text + pw, "rather", 6)));
+}
+
+/* Whether the word text[at..at+n) says the value a word or two after it
+** is a wrong or an earlier one ("The wrong answer is {...}", "Your
+** previous value {...}"; not "Updated from the previous turn: {...}"). */
+static bool wrong_word(const char *text, size_t at, size_t n)
+{
+    static const char *const words[] = {"wrong", "incorrect", "invalid", "previous", "rejected", "outdated"};
+    return WORD_OF(text, at, n, words);
 }
 
 /* Whether text[p..q) is the word "not" or "don't". */
@@ -135,7 +159,9 @@ size_t extract_marked_before(const char *text, size_t start)
         to = c - 1;
         for (from = to; from > b && !strchr(",;:()<>[]{}", text[from - 1]);) from--;
     }
-    size_t neg = SIZE_MAX; /* where a "not" stands that only "return" and spaces follow */
+    size_t neg = SIZE_MAX;   /* where a "not" stands that only "return" and spaces follow */
+    size_t wrong = SIZE_MAX; /* where a wrong_word stands, and the words since */
+    size_t since = 0, pw = 0, pn = 0;
     for (size_t p = from; p < to;) {
         if (!coax_ascii_alpha((unsigned char)text[p])) {
             if (text[p] != ' ' && text[p] != '\t') neg = SIZE_MAX;
@@ -145,10 +171,15 @@ size_t extract_marked_before(const char *text, size_t start)
         size_t q = p;
         while (q < to && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
         bool eg = q - p == 1 && (text[p] | 32) == 'e' && q + 1 < to && text[q] == '.' && (text[q + 1] | 32) == 'g';
-        if (marking_word(text, p, q - p) || eg) return p;
+        if (marking_word(text, p, q - p, pw, pn) || eg) return p;
         if (negation(text, p, q)) neg = p;
         else if (!(q - p == 6 && coax_ascii_casesame(text + p, "return", 6))) neg = SIZE_MAX;
+        since++;
+        if (wrong_word(text, p, q - p)) wrong = p, since = 0;
+        pw = p;
+        pn = q - p;
         p = q;
     }
-    return to == start ? neg : SIZE_MAX; /* "Not {...}", "Do not return {...}" */
+    if (to != start) return SIZE_MAX; /* a clause before the value's own: its label's words said it */
+    return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
 }
