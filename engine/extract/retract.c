@@ -29,20 +29,26 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
 ** "actually 37"), not as an adverb ("Actually useful for tests"). */
 static bool retracting_sentence(const char *text, size_t at, size_t e)
 {
-    static const char *const openers[] = {"oops",        "whoops",         "correction",       "hold on",
-                                          "oh wait",     "my mistake",     "my bad",           "erratum",
-                                          "i made a mistake", "i made an error", "ignore the above", "ignore that",
-                                          "disregard",   "please disregard", "that's wrong",   "that is wrong",
-                                          "that was wrong", "the above is wrong", "the above is incorrect"};
+    static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
+                                          "my bad",           "i made a mistake", "i made an error",  "ignore the above",
+                                          "ignore my",        "disregard the above", "disregard that", "disregard my",
+                                          "please disregard", "that's wrong",     "that is wrong",    "that was wrong",
+                                          "the above is wrong", "the above is incorrect"};
+    /* words that take back only as a remark set off ("Correction:", "Hold
+    ** on,"), not as a noun or verb ("Correction factor: 1.2") */
+    static const char *const remarks[] = {"actually", "wait", "correction", "erratum", "hold on"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
         if (opens_with(text, at, e, openers[i])) return true;
-    size_t n = opens_with(text, at, e, "actually") ? 8 : opens_with(text, at, e, "wait") ? 4 : 0;
+    size_t n = 0;
+    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++)
+        if (opens_with(text, at, e, remarks[i])) n = strlen(remarks[i]);
     if (!n || at + n >= e) return false;
     char next = text[at + n];
-    if (strchr(",:;!.", next) || (unsigned char)next == 0xE2) return true; /* a comma, or a dash (U+2014) */
-    if (next != ' ') return false;
-    if (at + n + 1 < e && (strchr("0123456789\"'", text[at + n + 1]))) return true; /* "actually 37" */
+    if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
+    /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
+    if (next != ' ' || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
+    if (at + n + 1 < e && strchr("0123456789\"'", text[at + n + 1])) return true;
     for (size_t i = 0; i < sizeof subjects / sizeof *subjects; i++)
         if (opens_with(text, at + n + 1, e, subjects[i])) return true;
     return false;
