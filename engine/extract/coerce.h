@@ -215,6 +215,11 @@ size_t extract_taken_back(const char *text, size_t from, size_t to);
 ** word or two before it: SIZE_MAX when none does. */
 size_t extract_marked_before(const char *text, size_t start);
 
+/* Whether a remark (a string member the schema does not declare, "note":
+** "age should be 36") takes a value back: a retraction as after an
+** answer, or a correction's word anywhere in its first bytes. */
+bool extract_remark_takes_back(const char *s, size_t n);
+
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
 /* The integer text of an integral number text ("2.0" -> "2", "1e3" ->

@@ -189,3 +189,22 @@ size_t extract_marked_before(const char *text, size_t start)
     if (to != start) return SIZE_MAX; /* a clause before the value's own: its label's words said it */
     return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
 }
+
+bool extract_remark_takes_back(const char *s, size_t n)
+{
+    static const char *const words[] = {"actually", "typo", "typos", "incorrect", "wrong", "mistake", "mistaken",
+                                        "correction", "corrected", "instead"};
+    if (n > RETRACT_LOOK) n = RETRACT_LOOK;
+    if (extract_taken_back(s, 0, n) != SIZE_MAX) return true;
+    for (size_t p = 0; p < n;) {
+        if (!coax_ascii_alpha((unsigned char)s[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < n && coax_ascii_alpha((unsigned char)s[q])) q++;
+        if (WORD_OF(s, p, q - p, words) || (opens_with(s, p, n, "should be"))) return true;
+        p = q;
+    }
+    return false;
+}
