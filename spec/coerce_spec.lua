@@ -144,6 +144,27 @@ describe("coercion", function()
       coerced('{"person": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
       coerced('{"notable": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
     end)
+
+    -- hunt13: a remark the schema forbids that takes a value back is kept, and the error with it
+    it("drops no remark member that corrects a value", function()
+      local s = '{"type":"object","properties":{"age":{"type":"integer"}},"additionalProperties":false}'
+      refused('{"age": 35, "note": "age should be 36"}', s, "/note", 'property "note" is not allowed')
+      refused('{"age": 63, "comment": "typo, 36"}', s, "/comment", 'property "comment" is not allowed')
+      coerced('{"age": 36, "note": "from the 1851 census"}', s, '{"age":36}', "property_dropped", "/note")
+    end)
+
+    -- hunt13: the user's words echoed (as a label before JSON in prose is), one choice of several, a try
+    it("unwraps no envelope labelled as the query, an option, a hypothesis, an attempt or a part", function()
+      local s = '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}'
+      for _, k in ipairs { "query", "request", "user_prompt", "hypothesis", "counterfactual", "option_a", "options",
+        "candidates", "attempt_1", "initial", "first_try", "partial", "fallback", "old_value" } do
+        refused(('{"%s": {"name": "Ada"}}'):format(k), s, "", 'missing required property "name"')
+      end
+      refused('{"options": [{"name": "Ada"}]}', s, "", 'missing required property "name"')
+      coerced('{"profile": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+      coerced('{"final": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+      coerced('{"suggestion": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
+    end)
   end)
 
   it("logs every step of a composed coercion, with its class", function()

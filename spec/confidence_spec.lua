@@ -168,6 +168,28 @@ describe("confidence classes", function()
       { coax.extract("hello there", key) })
     r = coax.extract('<answer type="example">\n{"key": "v"}\n</answer>', key)
     assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
+    -- (hunt13) JSON others wrote, which the reply quotes (a tool's result,
+    -- a document, the user's turn), is no answer; nor is a Thought: line
+    for _, tag in ipairs { "tool_result", "function_results", "search_results", "document", "context", "user",
+      "system", "observation" } do
+      assert.are.same({ nil, "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
+        .. "line 1, column " .. (#tag + 3) .. ": send the answer itself", "COAX_ENOJSON" },
+        { coax.extract(("<%s>{\"key\": \"v\"}</%s>"):format(tag, tag), key) }, tag)
+    end
+    for _, label in ipairs { "User", "Observation", "Thought", "Human", "System prompt" } do
+      assert.are.equal("COAX_ENOJSON", select(3, coax.extract(label .. ': {"key": "v"}', key)), label)
+    end
+    for _, label in ipairs { "First attempt:", "Option A:", "Candidate:", "Hypothesis:", "Analysis:", "Partial:",
+      "**Reasoning:**", "## Reasoning\n", "### Example\n" } do
+      assert.are.equal("COAX_ENOJSON", select(3, coax.extract(label .. ' {"key": "v"}', key)), label)
+    end
+    for _, label in ipairs { "Best option:", "Selected candidate:", "## Answer\n", "## Result for Ada\n" } do
+      assert.are.equal('{"key":"v"}', coax.json.encode(coax.extract(label .. ' {"key": "v"}', key).value), label)
+    end
+    r = coax.extract('<tool_result>{"key": "a"}</tool_result>\n<answer>{"key": "v"}</answer>', key)
+    assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
+    r = coax.extract('For the user: {"key": "v"}', key)
+    assert.are.equal('{"key":"v"}', coax.json.encode(r.value))
     -- A draft that does not fit is no rival: the answer after it wins.
     r = coax.extract('{"name": "b"}\nFixed: {"key": "b"}', key)
     assert.are.equal('{"key":"b"}', coax.json.encode(r.value))

@@ -71,6 +71,17 @@ describe("coax.repair's reading (guess = true)", function()
     it("takes a tagged block and skips reasoning blocks", function()
       expect('<json>{"a": 1}</json>', '{"a":1}', { "tagged_block" })
       expect('<think>maybe {"x": 0}?</think>\n{"y": 1}', '{"y":1}')
+      -- hunt13: a reply that began inside reasoning (its "<think>" in the
+      -- prompt) holds only the closing tag; <analysis> is reasoning too
+      expect('maybe {"x": 0}?\n</think>\n{"y": 1}', '{"y":1}', { "reasoning_skipped" })
+      expect('<analysis>{"x": 0}</analysis>\n{"y": 1}', '{"y":1}', { "reasoning_skipped" })
+      assert.are.equal("COAX_ENOJSON", select(3, coax.repair('maybe {"x": 0}?</think>\nNo idea.', GUESS)))
+      -- the harmony format's analysis channel (gpt-oss's raw reply) up to its <|end|>
+      expect('<|channel|>analysis<|message|>Draft: {"x": 0}.<|end|><|start|>assistant<|channel|>final<|message|>'
+        .. '{"y": 1}<|return|>', '{"y":1}', { "reasoning_skipped", "prose_span" })
+      assert.are.equal("COAX_ENOJSON", select(3, coax.repair('<|channel|>analysis<|message|>{"x": 0}<|end|>', GUESS)))
+      -- not inside a value: there it is text
+      expect('{"note": "ends with </think>", "y": 1}', '{"note":"ends with </think>","y":1}')
     end)
 
     it("does not let a stray [ in prose win over the real object", function()
@@ -465,6 +476,45 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": 1 /* in USD */}', '{"a":1}')
       -- a comment before the value speaks of the reply, not of the value's items
       no_guess('// the rest is JSON\n{"a": 1}', '{"a":1}')
+    end)
+
+    -- hunt13: a comment on a value's line after it that takes the value back.
+    it("a comment that corrects, makes up or stands in for the value before it disowns it", function()
+      invented('{"age": 36 // actually 37\n}', "comment")
+      invented('{"age": 36, // typo, 63\n"name": "Ada"}', "comment")
+      invented('{"a": "x" /* use "y" instead */}', "comment")
+      invented('{"city": "Paris" // I meant Lyon\n}', "comment")
+      invented('{"a": 5 // should be 6\n}', "comment")
+      invented('{"a": "k" // dummy\n}', "comment")
+      invented('{"age": 0 // unknown\n}', "comment")
+      invented('{"a": 0 # N/A\n}', "comment")
+      invented('{"a": 5 // ?\n}', "comment")
+      invented('36 // actually 37', "comment")
+      -- after the whole value, a comment on a line of its own is about it
+      invented('```json\n{"a": 1}\n// actually a should be 2\n```', "comment")
+      no_guess('{"a": 1}\n// note: a is the count\n', '{"a":1}')
+      -- none already says no answer; a remark on its own line or before the value is about what follows
+      no_guess('{"email": null // not given\n}', '{"email":null}')
+      no_guess('{"tags": [] // unknown\n}', '{"tags":[]}')
+      no_guess('{\n  "age": 36,\n  // actually in years\n  "name": "Ada"\n}', '{"age":36,"name":"Ada"}')
+      no_guess('{"age": /* actually */ 36}', '{"age":36}')
+      no_guess('{"age": 36 // inferred, not stated\n}', '{"age":36}')
+      no_guess('{"a": 1 // see http://x.com/n/a\n}', '{"a":1}')
+      no_guess('{"a": 1 // should stay positive\n}', '{"a":1}')
+      -- a condition makes it a remark on the format, not on the value
+      no_guess('{"age": 36 // null if unknown\n}', '{"age":36}')
+      invented('{"age": 36 // actually 37 if born in 1815\n}', "comment")
+    end)
+
+    -- hunt13: struck-out words in a bare value, and a number with a mark of doubt or a footnote's
+    it("a bare value with struck-out words, or a number marked by ? or *, has two readings", function()
+      invented('{"age": ~~35~~ 36}', "unquoted_string")
+      invented('{"age": <del>35</del> 36}', "unquoted_string")
+      invented('{"name": ~~Bob~~ Ada, "b": 1}', "unquoted_string")
+      invented('{"age": 36?}', "unquoted_string")
+      invented('{"ids": [1, 2*]}', "unquoted_string")
+      no_guess('{"a": "~~Bob~~ Ada"}', '{"a":"~~Bob~~ Ada"}') -- quoted: its text
+      no_guess('{"a": ~/docs, "b": C*, "q": why?}', '{"a":"~/docs","b":"C*","q":"why?"}')
     end)
 
     it("another language's true, false and null are the constants, never strings", function()

@@ -79,6 +79,22 @@ describe("coax.repair without a schema", function()
         .. " not written, or the backticks are Markdown's around a value (`42`, `true`): '`42`'); send valid JSON" },
       -- a # between spaces: Python's or YAML's comment, or the value's text?
       { '{"a": b # c}', unquoted("line 1, column 7", "b # c") },
+      -- (hunt13) a comment that takes back the value before it, or prose after the answer that does
+      { '{"age": 36 // actually 37\n}', "unreadable text at line 1, column 12 (removed a comment that says content"
+        .. " was left out, that may hold the rest of the value, or that takes back the value before it (a correction,"
+        .. " a made-up value, a stand-in for none): '// actually 37'); send valid JSON" },
+      { '```json\n{"city": "Paris"}\n```\nOops, I meant Lyon.', "the reply's answer at line 2, column 1 is taken"
+        .. " back by the text after it, at line 4, column 1 (Actually, Oops, I meant, a typo): which value was meant is"
+        .. " a guess; send it alone" },
+      { 'For example, {"a": 1} would do.', "the reply's JSON at line 1, column 14 sits in a sentence that marks it as"
+        .. " no answer, at line 1, column 5 (For example, Suppose, Instead of, Not): send the answer alone" },
+      { 'Do not return {"a": 1}.', "the reply's JSON at line 1, column 15 sits in a sentence that marks it as no"
+        .. " answer, at line 1, column 4 (For example, Suppose, Instead of, Not): send the answer alone" },
+      { '{"a": 1} is not the answer.', "the reply's answer at line 1, column 1 is taken back by the text after it, at"
+        .. " line 1, column 10 (Actually, Oops, I meant, a typo): which value was meant is a guess; send it alone" },
+      { '{"a": 1}\nNote: a should actually be 3.', "the reply's answer at line 1, column 1 is taken back by the text"
+        .. " after it, at line 2, column 9 (Actually, Oops, I meant, a typo): which value was meant is a guess; send"
+        .. " it alone" },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], refusal(c[1]), c[1]) end
   end)
@@ -101,6 +117,13 @@ describe("coax.repair without a schema", function()
       { "{a: `x`, b: `true story`}", '{"a":"x","b":"true story"}' },
       { '{"a": "I like "C++" a lot", "b": "5" tall"}', '{"a":"I like \\"C++\\" a lot","b":"5\\" tall"}' },
       { '{"big": 12345678901234567890, "price": 1.10}', '{"big":12345678901234567890,"price":1.1}' },
+      -- (hunt13) a remark about the value, and prose that takes back nothing
+      { '{"timeout": 30 // seconds\n}', '{"timeout":30}' },
+      { '{"email": null // not given\n}', '{"email":null}' },
+      { '{"a": 1}\nLet me know if I made a mistake.', '{"a":1}' },
+      { 'Based on the example you gave, here is the result: {"a": 1}', '{"a":1}' },
+      { 'The earlier draft was wrong. Here it is: {"a": 1}', '{"a":1}' },
+      { 'Actually, here it is:\n```json\n{"a": 1}\n```\nThis is actually simple.', '{"a":1}' },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], (accepted(c[1])), c[1]) end
     local _, log = accepted("{a: 1, 'b': [1,],}")

@@ -207,12 +207,37 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
 bool coerce_not_answer_label(const char *key, size_t klen);
 
+/* Whether a tag's name says its block holds no answer: such a label, or
+** words that others wrote, which a reply quotes (<user>, <system>,
+** <context>, <document>, <tool_result>, <search_results>, <observation>):
+** a word that names an answer's envelope ({"user": {...}}) as well. */
+bool coerce_not_answer_tag(const char *name, size_t n);
+
 /* Whether a candidate of 'source' (prose, fenced) that starts right after
 ** before[0..len) is marked as no answer by what stands before it ("Wrong
 ** answer:", "Example:" on the line above, a comment opening on its line):
 ** extract.c's own test, for the streaming reader, which keeps the text
 ** before a candidate in a window (a window too short only says no). */
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source);
+
+/* ---- prose that takes an answer back (extract/retract.c) ------------------- */
+
+/* Where in text[from..to), the prose after an answer, a sentence opens by
+** taking it back ("Actually, ...", "Oops, I meant ...", "Correction:") or
+** a typo is named: SIZE_MAX when none does in the first bytes looked at. */
+size_t extract_taken_back(const char *text, size_t from, size_t to);
+
+/* Where in the clause of prose before a value starting at text[start] (or
+** the clause before, when the value opens its own) a word marks it as no
+** answer: an example named as one ("For example, {...}"), a supposition,
+** a value to avoid ("Instead of", "Not {...}"), a wrong or earlier one a
+** word or two before it: SIZE_MAX when none does. */
+size_t extract_marked_before(const char *text, size_t start);
+
+/* Whether a remark (a string member the schema does not declare, "note":
+** "age should be 36") takes a value back: a retraction as after an
+** answer, or a correction's word anywhere in its first bytes. */
+bool extract_remark_takes_back(const char *s, size_t n);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 

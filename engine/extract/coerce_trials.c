@@ -745,6 +745,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         ** contradiction; dropping it loses a value the schema names */
         if (coerce_names_anywhere(c, path, npath, m->key, m->klen)) return;
         if (declared_below(c, props, obj, &nested, m)) return;
+        /* {"age": 35, "note": "age should be 36"}: dropped, it hides the correction */
+        if (m->value.type == COAX_STRING && extract_remark_takes_back(m->value.u.text, m->value.len)) return;
         if (!(absent & coerce_type_bit(&m->value))) goto drop;
         if (nabsent > ABSENT_NAMED || compares < nabsent) return;
         compares -= nabsent;

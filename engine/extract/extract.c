@@ -601,7 +601,8 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
 }
 
 /* Whether a tagged candidate's tag says it holds no answer (<example>,
-** <draft>, <wrong_answer>): read at its tagged_block entry, the tag's start. */
+** <draft>, <wrong_answer>, <tool_result>): read at its tagged_block entry,
+** the tag's start. */
 static bool unanswering_tag(const char *text, size_t len, const coax_candidate *cand)
 {
     if (cand->source != COAX_SOURCE_TAGGED) return false;
@@ -610,7 +611,7 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
         if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
         while (at + n < len && text[at + n] != '>' && !coax_ascii_space((unsigned char)text[at + n]))
             n++; /* the name */
-        return coerce_not_answer_label(text + at, n);
+        return coerce_not_answer_tag(text + at, n);
     }
     return false;
 }
@@ -622,10 +623,14 @@ static bool unanswering_word(const char *w, size_t n)
 {
     static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
                                         "before", "template", "schema", "mock", "dummy", "placeholder",
-                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample"};
-    if (n > 1 && (w[n - 1] | 32) == 's') n--;
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
+                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample",
+                                        "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
+                                        "option", "candidate", "hypothesis", "partial"};
+    size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t k = strlen(words[i]);
+        if ((k == n || k == singular) && coax_ascii_casesame(w, words[i], k)) return true;
+    }
     return false;
 }
 
@@ -635,18 +640,21 @@ static bool unanswering_word(const char *w, size_t n)
 static bool answering_word(const char *w, size_t n)
 {
     static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
-                                        "completed", "revised", "instead", "right", "actual", "new"};
+                                        "completed", "revised", "instead", "right", "actual", "new", "chosen",
+                                        "selected", "best", "recommended", "preferred"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;
 }
 
-/* Whether the word w[0..n) names what the user gave ("Input:", "User
-** request:"): JSON after it echoes the question, unless the label says
-** the answer is for it ("For your input:"). */
+/* Whether the word w[0..n) names what the user or a tool gave ("Input:",
+** "User request:", "Observation:" in a ReAct trace): JSON after it echoes
+** the question, unless the label says the answer is for it ("For your
+** input:"). */
 static bool echo_word(const char *w, size_t n)
 {
-    static const char *const words[] = {"input", "request", "query", "prompt", "question"};
+    static const char *const words[] = {"input",  "request", "query",   "prompt",      "question",
+                                        "user",   "human",   "system",  "observation", "context"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;
@@ -679,7 +687,7 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
 
 /* Whether the line ending at 'end' (its '\n' or the text's start) is a
 ** label of a non-answer that is the whole line: a colon last, after
-** markdown's closing marks. The look back stops at 64 bytes: a longer
+** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
 ** line is no label. */
 static bool label_line(const char *text, size_t end)
 {
@@ -689,6 +697,8 @@ static bool label_line(const char *text, size_t end)
     size_t e = end, b = line;
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    if (e > b && text[e - 1] != ':' && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
+        return unanswering_label(text, b, e + 1);
     return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
 }
 
@@ -801,6 +811,34 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     return COAX_OK;
 }
 
+/* Prose after the answer, up to the next candidate, that takes it back
+** ("```json {...}``` Actually, the age is 37."): the value written or the
+** one the words give? Or, for a span of prose, words before it in its
+** sentence that mark it as no answer ("For example, {...} would do"). The
+** best is refused, not passed over for another candidate: which one the
+** words are about is a guess. */
+static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *best)
+{
+    if (!is_plain(best)) return COAX_OK;
+    const coax_repair_result *r = x->repair;
+    const coax_candidate *b = &r->candidates[best->index];
+    size_t to = x->len;
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (r->candidates[i].start >= b->end && r->candidates[i].start < to) to = r->candidates[i].start;
+    size_t at = b->source == COAX_SOURCE_PROSE ? extract_marked_before(x->text, b->start) : SIZE_MAX;
+    if (at != SIZE_MAX)
+        return refuse_at(c, x, best,
+                         "the reply's JSON at line %u, column %u sits in a sentence that marks it as no answer, at "
+                         "line %u, column %u (For example, Suppose, Instead of, Not): send the answer alone",
+                         b->start, at);
+    at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
+    if (at == SIZE_MAX) return COAX_OK;
+    return refuse_at(c, x, best,
+                     "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
+                     "column %u (Actually, Oops, I meant, a typo): which value was meant is a guess; send it alone",
+                     b->start, at);
+}
+
 /* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
 ** scalar, tried when no candidate is valid: kept only when valid, as one
 ** more candidate (the whole text). */
@@ -892,6 +930,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     }
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     if (best.valid && (rc = refuse_beside_unread(&c, &x, blocks, first, &best))) return rc;
+    if (best.valid && (rc = refuse_taken_back(&c, &x, &best))) return rc;
     /* A valid whole-text candidate that needed repairs yields to the reply
     ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
     ** not a string holding quotes. */

@@ -85,10 +85,31 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         /* a stand-in, another choice, or what was there first */
                                         "mock", "dummy", "fake", "placeholder", "hypothetic", "alternativ",
                                         "original", "deprecat", "obsolete", "outdated", "unused", "discard",
-                                        "ignor", "skipped", "delet", "duplicat", "unmatch", "not"};
+                                        "ignor", "skipped", "delet", "duplicat", "unmatch", "not",
+                                        /* the user's words echoed (as extract.c's echo_word reads a label) */
+                                        "query", "request", "prompt",
+                                        /* one choice of several, a try before the answer, a part of it */
+                                        "hypothes", "counterfact", "option", "candidate", "attempt", "initial",
+                                        "firsttry", "partial", "fallback", "oldvalue"};
     char norm[32];
     if (!coerce_norm_key(key, klen, norm, sizeof norm)) return false;
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
         if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
+    return false;
+}
+
+bool coerce_not_answer_tag(const char *name, size_t n)
+{
+    static const char *const others[] = {"user", "system", "human", "context", "document", "documents", "observation",
+                                         "source", "sources", "reference", "references", "retrieved", "quote"};
+    static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
+                                        "functionresponse", "functionoutput", "searchresult"};
+    char norm[32];
+    if (coerce_not_answer_label(name, n)) return true;
+    if (!coerce_norm_key(name, n, norm, sizeof norm)) return false;
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (!strcmp(norm, others[i])) return true;
+    for (size_t i = 0; i < sizeof stems / sizeof *stems; i++)
+        if (strstr(norm, stems[i])) return true;
     return false;
 }

@@ -156,6 +156,117 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 }
 #endif
 
+/* A comment on a value's line after it that disowns the value: says it
+** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
+** meant"), made up ("dummy", "fake", "replace with ...") or a stand-in for
+** no answer ({"age": 0 // unknown}, "not found", "N/A", "?"): removing it
+** accepts a value its writer took back. A stand-in for none is what null,
+** "" or an empty container already say ({"email": null // not given}). */
+static bool word_is(const char *p, size_t n, const char *const *words, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(words[i]) == n && letters_are(p, words[i], n)) return true;
+    return false;
+}
+
+#define WORD_IS(p, n, words) word_is(p, n, words, sizeof words / sizeof *words)
+
+/* Whether the word p[0..n) disowns the value before a comment; prev: the
+** word before it, pn its length (0: none); none: that value is null, ""
+** or empty, which a "no answer" remark agrees with. */
+static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, bool none)
+{
+    static const char *const taken_back[] = {"actually", "typo",       "mistake", "mistaken", "wrong",  "incorrect",
+                                             "erroneous", "oops",      "correction", "corrected", "instead", "dummy",
+                                             "fake",     "fictional", "fictitious", "hypothetical", "replace"};
+    /* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
+    static const char *const no_answer[] = {"unknown", "missing", "unspecified", "unavailable"};
+    static const char *const not_what[] = {"found", "given", "provided", "specified", "available", "known"};
+    if (WORD_IS(p, n, taken_back)) return true;
+    if (pn == 6 && letters_are(prev, "should", 6) &&
+        ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
+        return true;
+    if (pn == 1 && (*prev | 0x20) == 'i' && n == 5 && letters_are(p, "meant", 5)) return true;
+    if (none) return false;
+    return WORD_IS(p, n, no_answer) || (pn == 3 && letters_are(prev, "not", 3) && WORD_IS(p, n, not_what));
+}
+
+/* Whether the text ending at t (after spaces) is a value that says none:
+** null (None, nil), "" or '' or an empty [] or {}. */
+static bool none_before(const char *b, const char *t)
+{
+    static const char *const nulls[] = {"null", "None", "nil", "\"\"", "''", "[]", "{}"};
+    for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++) {
+        size_t n = strlen(nulls[i]);
+        if ((size_t)(t - b) >= n && !memcmp(t - n, nulls[i], n) &&
+            ((size_t)(t - b) == n || !is_alpha_ascii(t[-(ptrdiff_t)n - 1])))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the words s..t hold a condition ("null if unknown", "0 when
+** not found", "else empty"): a remark on the format, which a "no answer"
+** word in it does not make about the value before it. */
+static bool conditional(const char *s, const char *t)
+{
+    static const char *const words[] = {"if", "when", "unless", "otherwise", "else"};
+    for (const char *p = s; p < t;) {
+        if (!is_alpha_ascii(*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (q < t && is_alpha_ascii(*q)) q++;
+        if (WORD_IS(p, (size_t)(q - p), words)) return true;
+        p = q;
+    }
+    return false;
+}
+
+/* Whether the comment from 'at' to 'end' follows a value on its line
+** (after a comma, perhaps), or the whole value, and disowns it. The look is the comment's first
+** 120 bytes and, back, its line: linear over all comments, as each line's
+** look stops at the comment or value before. */
+static bool comment_disowns(const lp *ps, const char *at, const char *end)
+{
+    const char *t = at;
+    /* after the whole value (nothing open), a comment on a line of its own
+    ** can be about that value only */
+    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t' || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')))) t--;
+    if (t > ps->b && t[-1] == ',') t--;
+    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
+    if (t == ps->b || strchr("{[:,\n\r", t[-1])) return false; /* no value before it on its line */
+    const char *s = at, *stop = end - at > 120 ? at + 120 : end;
+    while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    bool none = none_before(ps->b, t) || conditional(s, stop);
+    const char *prev = NULL;
+    size_t pn = 0;
+    bool only_question = true, question = false;
+    for (const char *p = s; p < stop;) {
+        if (!is_alpha_ascii(*p)) {
+            if (*p == '?') question = true;
+            else if (!ws_tab[(unsigned char)*p] && !(*p == '*' && p + 1 < stop && p[1] == '/') && *p != '/')
+                only_question = false;
+            /* "N/A", "n/a" between spaces (not a path's /n/a) */
+            if (!none && *p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
+                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) && (p + 2 == stop || ws_tab[(unsigned char)p[2]] ||
+                                                                 p[2] == ',' || p[2] == '.' || p[2] == '*'))
+                return true;
+            p++;
+            continue;
+        }
+        only_question = false;
+        const char *q = p + 1;
+        while (q < stop && is_alpha_ascii(*q)) q++;
+        if (disowning_word(p, (size_t)(q - p), prev, pn, none)) return true;
+        prev = p;
+        pn = (size_t)(q - p);
+        p = q;
+    }
+    return question && only_question && !none; /* "// ?", "# ???": the value is in doubt */
+}
+
 static void note_comment(lp *ps, const char *at, const char *end)
 {
     /* only spaces after it (a reply's last new line): its first non-space
@@ -163,7 +274,8 @@ static void note_comment(lp *ps, const char *at, const char *end)
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     bool elides = ps->nopens && comment_elides(at, end, ps->e);
-    note_as(ps, RK_COMMENT, swallowed || elides ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
+    bool invented = swallowed || elides || comment_disowns(ps, at, end);
+    note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
 void lp_skip_space_slow(lp *ps)

@@ -586,8 +586,10 @@ static bool foreign_number(const char *s, const char *t)
         if (k == n && s + n == t) return true;
     }
     /* a literal's suffix: C's and Java's 1L, 10UL, 1.5f, JavaScript's
-    ** 10n, Python's complex 1j: the number, or its text? */
-    static const char *const suffixes[] = {"L", "l", "LL", "UL", "ULL", "u", "U", "f", "F", "n", "j", "J"};
+    ** 10n, Python's complex 1j: the number, or its text? So is a mark of
+    ** doubt or a footnote's (36?, 36*, 36**): the number, or its text? */
+    static const char *const suffixes[] = {"L", "l", "LL", "UL", "ULL", "u", "U", "f", "F", "n", "j", "J",
+                                           "?", "??", "*", "**"};
     bool is_int;
     size_t num = coax_number_span(s, (size_t)(t - s), &is_int);
     for (size_t i = 0; num && i < sizeof suffixes / sizeof *suffixes; i++)
@@ -683,6 +685,12 @@ static bool word_in_doubt(const char *s, const char *t)
         ** after a number ({"a": 1 # one}), or its text; a # written alone
         ** between spaces, not C#, #42 or #fff */
         if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
+        /* ~~35~~ 36, <del>35</del> 36: markdown's or HTML's struck-out
+        ** words, a correction: the value with them, or without? */
+        if ((c[0] == '~' && c[1] == '~') ||
+            (c[0] == '<' && ((t - c >= 5 && !memcmp(c, "<del>", 5)) || (t - c >= 3 && !memcmp(c, "<s>", 3)) ||
+                             (t - c >= 8 && !memcmp(c, "<strike>", 8)))))
+            return true;
         /* b -- c: SQL's, Lua's and Haskell's comment, or a dash in prose */
         if (ws_tab[(unsigned char)c[0]] && c[1] == '-' && c + 2 < t && c[2] == '-' &&
             (c + 3 == t || ws_tab[(unsigned char)c[3]]))

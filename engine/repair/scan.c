@@ -1,7 +1,8 @@
 /*
 ** scan.c: where JSON may be in a model's reply.
 **
-** One pass over the text finds reasoning blocks (<think>...</think>, skipped),
+** One pass over the text finds reasoning blocks (<think>...</think>, skipped;
+** a reply holding only the closing tag began inside one),
 ** fenced code blocks (``` or ~~~, JSON-like languages only), tagged blocks
 ** (<json>{...}</json>, any tag whose content starts with { or [), and the
 ** maximal balanced {...} / [...] spans of the remaining prose (a bracket
@@ -53,7 +54,7 @@ static bool is_name_char(char c)
 
 bool repair_is_reasoning(const char *name, size_t n)
 {
-    static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad"};
+    static const char *const names[] = {"think", "thinking", "reasoning", "reflection", "scratchpad", "analysis"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strlen(names[i]) == n && coax_ascii_casesame(name, names[i], n)) return true;
     return false;
@@ -619,6 +620,35 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             continue;
         }
         case '<': {
+            size_t rn = i + 2;
+            while (i + 1 < len && t[i + 1] == '/' && rn < len && is_name_char(t[rn]) && rn - i < 36) rn++;
+            /* A reasoning block's closing tag with none opened before it:
+            ** the reply began inside it (a template that writes "<think>"
+            ** into the prompt), so all before it is reasoning, the JSON
+            ** there a draft as in any reasoning block. Not inside a span. */
+            if (rn > i + 2 && rn < len && t[rn] == '>' && !*reasoning_end && !pr.n &&
+                repair_is_reasoning(t + i + 2, rn - i - 2)) {
+                out->n = 0;
+                pr.done.n = 0;
+                blocks = 0;
+                *reasoning_end = i = rn + 1;
+                if (lazy && (whole = whole_start(t, len, i)) != SIZE_MAX &&
+                    i >= (quiet != SIZE_MAX ? quiet : (quiet = quiet_from(t, len))))
+                    goto whole_only;
+                continue;
+            }
+            /* The harmony format's analysis channel (gpt-oss's raw reply)
+            ** is reasoning up to its <|end|>: the final channel follows. */
+            static const char analysis[] = "<|channel|>analysis<|message|>";
+            if (len - i >= sizeof analysis - 1 && !memcmp(t + i, analysis, sizeof analysis - 1)) {
+                ok = prose_flush(&pr, t, i, out);
+                size_t end = find(t, i + sizeof analysis - 1, len, "<|end|>", 7);
+                *reasoning_end = i = end < len ? end + 7 : len;
+                if (ok && lazy && blocks == 0 && (whole = whole_start(t, len, i)) != SIZE_MAX &&
+                    i >= (quiet != SIZE_MAX ? quiet : (quiet = quiet_from(t, len))))
+                    goto whole_only;
+                continue;
+            }
             size_t n = i + 1;
             while (n < len && is_name_char(t[n])) n++;
             size_t nlen = n - i - 1;

@@ -191,7 +191,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
         ** follows none: up to its closing tag. */
         r->block_at = r->nrecent + 1; /* after this '>' */
         bool reasoning = repair_is_reasoning(r->name, r->nlen);
-        if (reasoning || coerce_not_answer_label(r->name, r->nlen)) {
+        if (reasoning || coerce_not_answer_tag(r->name, r->nlen)) {
             /* the closing tag, as the scan looks for it: "</" name ">" */
             memmove(r->name + 2, r->name, r->nlen);
             r->name[0] = '<';

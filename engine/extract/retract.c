@@ -1,0 +1,210 @@
+/*
+** retract.c: prose after an answer that takes it back. A reply that goes
+** on, after its JSON, with "Actually, the age is 37." or "Oops, I meant
+** Lyon." holds two readings of the answer, the value written and the one
+** the words give, and no way to read the second: the value is no answer.
+** Only what opens a sentence counts ("Let me know if I made a mistake"
+** takes nothing back), besides a few phrases anywhere (a typo named, "I
+** meant", "should have been").
+*/
+#include "extract/coerce.h"
+
+#include <string.h>
+
+/* How far after the answer the look goes: the remark that takes it back
+** comes right after it; a long explanation's later sentences do not. */
+#define RETRACT_LOOK 400
+
+/* Whether text[at..e) starts with the words w (spaces as in w, any case),
+** a letter not following them. */
+static bool opens_with(const char *text, size_t at, size_t e, const char *w)
+{
+    size_t n = strlen(w);
+    return e - at >= n && coax_ascii_casesame(text + at, w, n) && (e - at == n || !coax_ascii_alpha(text[at + n]));
+}
+
+/* Whether the sentence starting at text[at] takes back what came before
+** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
+** "Wait:") or before its subject or a value ("Actually the age is 37",
+** "actually 37"), not as an adverb ("Actually useful for tests"). */
+static bool retracting_sentence(const char *text, size_t at, size_t e)
+{
+    static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
+                                          "my bad",           "i made a mistake", "i made an error",  "ignore the above",
+                                          "ignore my",        "disregard the above", "disregard that", "disregard my",
+                                          "please disregard", "that's wrong",     "that is wrong",    "that was wrong",
+                                          "the above is wrong", "the above is incorrect"};
+    /* words that take back only as a remark set off ("Correction:", "Hold
+    ** on,"), not as a noun or verb ("Correction factor: 1.2") */
+    static const char *const remarks[] = {"actually", "wait", "correction", "erratum", "hold on"};
+    static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
+    for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
+        if (opens_with(text, at, e, openers[i])) return true;
+    size_t n = 0;
+    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++)
+        if (opens_with(text, at, e, remarks[i])) n = strlen(remarks[i]);
+    if (!n || at + n >= e) return false;
+    char next = text[at + n];
+    if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
+    /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
+    if (next != ' ' || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
+    if (at + n + 1 < e && strchr("0123456789\"'", text[at + n + 1])) return true;
+    for (size_t i = 0; i < sizeof subjects / sizeof *subjects; i++)
+        if (opens_with(text, at + n + 1, e, subjects[i])) return true;
+    return false;
+}
+
+/* Whether a phrase that takes a value back anywhere starts at text[at]: a
+** typo named, "I meant", "should actually be", "should have been",
+** "scratch that", "on second thought", "{...} is not the answer". */
+static bool retracting_phrase(const char *text, size_t at, size_t e)
+{
+    static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
+                                          "scratch that",  "on second thought", "is not the answer", "would be wrong"};
+    for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
+        if (opens_with(text, at, e, phrases[i])) return true;
+    /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
+    return opens_with(text, at, e, "i meant") && at + 8 < e && text[at + 7] == ' ' &&
+           (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
+}
+
+size_t extract_taken_back(const char *text, size_t from, size_t to)
+{
+    size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
+    bool start = true; /* a sentence may start here */
+    for (size_t p = from; p < e; p++) {
+        unsigned char ch = (unsigned char)text[p];
+        if (coax_ascii_alpha(ch)) {
+            if (start && retracting_sentence(text, p, e)) return p;
+            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) && retracting_phrase(text, p, e))
+                return p;
+            start = false;
+            continue;
+        }
+        /* a line, a sentence's end then a space, markdown's marks and a
+        ** fence's backticks start one; other signs and spaces keep it */
+        if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
+            start = true;
+        else if (!strchr(" \t\r*_>#-`(", ch))
+            start = false;
+    }
+    return SIZE_MAX;
+}
+
+/* Whether the word text[at..at+n) is one of 'words'. */
+static bool word_of(const char *text, size_t at, size_t n, const char *const *words, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(words[i]) == n && coax_ascii_casesame(text + at, words[i], n)) return true;
+    return false;
+}
+
+#define WORD_OF(text, at, n, words) word_of(text, at, n, words, sizeof words / sizeof *words)
+
+/* Whether the word text[at..at+n), after the word text[pw..pw+pn) (pn 0:
+** none), marks the JSON after it in its clause as no answer: a
+** supposition ("Suppose ...", "Imagine", "Hypothetically"), a value to
+** avoid or replace ("Avoid", "Instead of", "Rather than"), or an example
+** named as one ("For example", "an example of the format", "as an
+** illustration"; "the example you gave" is another thing). */
+static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
+{
+    static const char *const anywhere[] = {"imagine", "suppose", "supposing", "hypothetically", "hypothetical", "avoid"};
+    static const char *const named[] = {"example", "examples", "instance", "illustration", "sample"};
+    static const char *const naming[] = {"a", "an", "for", "as", "another", "one"};
+    if (WORD_OF(text, at, n, anywhere)) return true;
+    if (WORD_OF(text, at, n, named) && pn && WORD_OF(text, pw, pn, naming)) return true;
+    return pn && ((n == 2 && coax_ascii_casesame(text + at, "of", 2) && pn == 7 &&
+                   coax_ascii_casesame(text + pw, "instead", 7)) ||
+                  (n == 4 && coax_ascii_casesame(text + at, "than", 4) && pn == 6 &&
+                   coax_ascii_casesame(text + pw, "rather", 6)));
+}
+
+/* Whether the word text[at..at+n) says the value a word or two after it
+** is a wrong or an earlier one ("The wrong answer is {...}", "Your
+** previous value {...}"; not "Updated from the previous turn: {...}"). */
+static bool wrong_word(const char *text, size_t at, size_t n)
+{
+    static const char *const words[] = {"wrong", "incorrect", "invalid", "previous", "rejected", "outdated"};
+    return WORD_OF(text, at, n, words);
+}
+
+/* Whether text[p..q) is the word "not" or "don't". */
+static bool negation(const char *text, size_t p, size_t q)
+{
+    return (q - p == 3 && coax_ascii_casesame(text + p, "not", 3)) ||
+           (q - p == 5 && coax_ascii_casesame(text + p, "don't", 5));
+}
+
+/* Whether text[from..to) holds only spaces and markdown's marks. */
+static bool blank(const char *text, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
+        if (!strchr(" \t*_`", text[k])) return false;
+    return true;
+}
+
+size_t extract_marked_before(const char *text, size_t start)
+{
+    size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
+    /* the sentence: back to its line's start or a sentence's end (a stop
+    ** then a space; not e.g.'s) */
+    while (b > stop && text[b - 1] != '\n' &&
+           !(text[b - 1] == ' ' && b >= 2 && strchr(".!?", text[b - 2]) &&
+             !(b >= 4 && (text[b - 3] | 32) == 'g' && text[b - 4] == '.')))
+        b--;
+    /* its clause right before the value, or the one before that when the
+    ** value opens its own ("For example, {...}", "Here is an example of
+    ** the format: {...}"), but no further: "Based on the example you gave,
+    ** here is the result: {...}" marks nothing; a tag or another value
+    ** ends a clause too ("<example>...</example> and {...}") */
+    size_t c = start;
+    while (c > b && !strchr(",;:()<>[]{}", text[c - 1])) c--;
+    size_t from = c, to = start;
+    if (c > b && blank(text, c, start)) {
+        to = c - 1;
+        for (from = to; from > b && !strchr(",;:()<>[]{}", text[from - 1]);) from--;
+    }
+    size_t neg = SIZE_MAX;   /* where a "not" stands that only "return" and spaces follow */
+    size_t wrong = SIZE_MAX; /* where a wrong_word stands, and the words since */
+    size_t since = 0, pw = 0, pn = 0;
+    for (size_t p = from; p < to;) {
+        if (!coax_ascii_alpha((unsigned char)text[p])) {
+            if (text[p] != ' ' && text[p] != '\t') neg = SIZE_MAX;
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < to && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
+        bool eg = q - p == 1 && (text[p] | 32) == 'e' && q + 1 < to && text[q] == '.' && (text[q + 1] | 32) == 'g';
+        if (marking_word(text, p, q - p, pw, pn) || eg) return p;
+        if (negation(text, p, q)) neg = p;
+        else if (!(q - p == 6 && coax_ascii_casesame(text + p, "return", 6))) neg = SIZE_MAX;
+        since++;
+        if (wrong_word(text, p, q - p)) wrong = p, since = 0;
+        pw = p;
+        pn = q - p;
+        p = q;
+    }
+    if (to != start) return SIZE_MAX; /* a clause before the value's own: its label's words said it */
+    return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
+}
+
+bool extract_remark_takes_back(const char *s, size_t n)
+{
+    static const char *const words[] = {"actually", "typo", "typos", "incorrect", "wrong", "mistake", "mistaken",
+                                        "correction", "corrected", "instead"};
+    if (n > RETRACT_LOOK) n = RETRACT_LOOK;
+    if (extract_taken_back(s, 0, n) != SIZE_MAX) return true;
+    for (size_t p = 0; p < n;) {
+        if (!coax_ascii_alpha((unsigned char)s[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < n && coax_ascii_alpha((unsigned char)s[q])) q++;
+        if (WORD_OF(s, p, q - p, words) || (opens_with(s, p, n, "should be"))) return true;
+        p = q;
+    }
+    return false;
+}
