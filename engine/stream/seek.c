@@ -95,6 +95,24 @@ static bool begin_candidate(stream_reader *r, coax_source source)
 }
 
 
+/* Whether the bytes before a '>' close a reasoning block none opened
+** ("...</think>"): the reply began inside reasoning, so the extraction
+** takes all before the tag as reasoning (repair/scan.c), the value the
+** reader followed with it. */
+static bool closes_reasoning(const stream_reader *r)
+{
+    const size_t cap = sizeof r->recent;
+    char name[34];
+    size_t n = 0;
+    while (n < sizeof name && n < r->nrecent && n < cap &&
+           is_name_char((unsigned char)r->recent[(r->nrecent - 1 - n) % cap]))
+        n++;
+    if (!n || n == sizeof name || r->nrecent < n + 2 || n + 2 > cap) return false;
+    if (r->recent[(r->nrecent - n - 1) % cap] != '/' || r->recent[(r->nrecent - n - 2) % cap] != '<') return false;
+    for (size_t i = 0; i < n; i++) name[i] = r->recent[(r->nrecent - n + i) % cap];
+    return repair_is_reasoning(name, n);
+}
+
 /* Bytes that matter in prose. */
 static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
 
@@ -278,7 +296,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->run = 0;
         return false;
     case SK_AFTER:
-        if (value_follows(r, c)) {
+        if (value_follows(r, c) || (c == '>' && closes_reasoning(r))) {
             r->stopped = true;
             r->changed = true;
             r->seek = SK_DONE;

@@ -325,6 +325,17 @@ static const exact exacts[] = {
     {NULL, "{\"a\": [1, ]}", "{\"partial\": {\"a\":[1]}, \"complete\": [\"/a/0\"], \"in_progress\": \"/a\", \"stopped\": true}"},
     {NULL, "{\"a\": 1} {\"b\": 2}",
      "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null, \"stopped\": true}"},
+    /* a reasoning block's closing tag none opened after the value: all
+    ** before it was reasoning (the extraction refuses the first, takes
+    ** the second); twins: an answer tag's closing tag, another tag */
+    {NULL, "Hmm {\"a\": 1}</think>\nNo answer.",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "{\"a\": 1}\n</reasoning>{\"a\": 2}",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "<answer>{\"a\": 1}</answer>",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {NULL, "{\"a\": 1} </b> <think",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
     /* atomic strings are shown once complete only: below */
     /* a schema: declared keys under plain ancestors complete as they close */
     {person, "{\"name\": \"Jo\", \"age\": \"40\", ",
