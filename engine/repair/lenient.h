@@ -57,7 +57,7 @@ typedef struct lopen {
 typedef struct lp {
     coax_arena *arena;
     const coax_allocator *alloc;
-    const char *b, *p, *e; /* the bytes parsed */
+    const char *b, *p, *e; /* the bytes parsed: a copy, a NUL and SCAN_PAD zero bytes after e */
     char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
     uintptr_t to_copy;     /* copy's address less b's: lp_text */
     size_t base;           /* offset in the text of b[0] */
@@ -416,12 +416,13 @@ static inline bool closes(uint32_t open, uint32_t c)
 ** string ("He said "hi" to me"). */
 static inline bool lp_ends_string(const lp *ps, const char *p, const char *e, int ctx)
 {
+    /* p at e reads the text's NUL (the copy's, lp): no test for e first */
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once; mostly by its colon */
-        return p >= e || *p == ':' || !is_ident((unsigned char)*p);
+        return *p == ':' || !is_ident((unsigned char)*p);
     /* Mostly a comma or colon at once, or a closing bracket, maybe after
     ** spaces and a line break: lp_ends_string_slow's answers for them. */
-    if (p < e && (*p == ',' || *p == ':')) return true;
-    const char *r = p < e && ws_tab[(unsigned char)*p] ? skip_ws_run(p, e) : p;
+    if (*p == ',' || *p == ':') return true;
+    const char *r = ws_tab[(unsigned char)*p] ? skip_ws_run(p, e) : p;
     if (r >= e || *r == ',' || *r == ':') return true;
     if (*r == '}' || *r == ']') return ps->nopens > 0;
     return lp_ends_string_slow(ps, p, ctx);
