@@ -341,7 +341,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.fences.ready = false;
     ps.kids = ps.kid_top = ps.first_kids;
     ps.ckids = sizeof ps.first_kids;
-    ps.kid_end = ps.kids + ps.ckids;
+    ps.kid_last = ps.kids + ps.ckids - sizeof(coax_member);
     ps.opens = ps.first_opens;
     ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
     ps.arena = arena;

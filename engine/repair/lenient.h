@@ -68,7 +68,9 @@ typedef struct lp {
     coax_limits lim;
     rlog *log;
     coax_error *err;
-    char *kids, *kid_top, *kid_end; /* the pending children (see lopen): their stack, its top and end */
+    /* the pending children (see lopen): their stack, its top, and the last
+    ** place a member fits in it (one compare for room, kid_room) */
+    char *kids, *kid_top, *kid_last;
     size_t ckids;                   /* its bytes */
     lopen *opens;
     size_t nopens, copens;
@@ -622,7 +624,7 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 ** (false when out of memory). */
 static inline __attribute__((always_inline)) bool kid_room(lp *ps)
 {
-    return __builtin_expect(ps->kid_end - ps->kid_top >= (ptrdiff_t)sizeof(coax_member), 1) || lp_grow_kids(ps);
+    return __builtin_expect(ps->kid_top <= ps->kid_last, 1) || lp_grow_kids(ps);
 }
 
 /* The innermost container's last child: an array's last item, or the

@@ -127,7 +127,7 @@ key: /* after '{' or ',' in an object */
         ** no string limit to ask (SIZE_MAX): parse_one runs this loop only
         ** on a text no longer than max_string */
         char next = 0; /* the byte after a quoted key */
-        if (__builtin_expect(c == '"' || c == '\'', 1)) {
+        if (__builtin_expect(c == '"', 1) || c == '\'') {
             if (__builtin_expect(!(after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next)), 0)) {
                 ps->p = p;
                 if ((rc = slow_key(ps, top, koff))) return rc;
@@ -180,7 +180,7 @@ member_value: /* after a key's ':' */
 member_value_at: /* p past the spaces */
     if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
-    if (c == '"' || c == '\'') { /* most values: ahead of the other tests */
+    if (__builtin_expect(c == '"', 1) || c == '\'') { /* most values: ahead of the other tests */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v)), 0) &&
             !(after = lp_control_string(ps, p, e, CTX_OBJVAL, &v)))
             goto stop;
@@ -214,15 +214,13 @@ member_value_at: /* p past the spaces */
     }
     if (c == '{' || c == '[') goto open;
     if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
-        ps->p = p;
-        if (!lp_literal(ps, e, &v)) goto stop;
+        if (!(after = lp_literal(ps, p, e, &v))) goto stop;
     } else {
         if (!is_digit(c) && c != '-') goto stop; /* a ']' or '}' here is parse_one's too */
-        ps->p = p;
-        if (!lp_json_number(ps, e, CTX_OBJVAL, &v)) goto stop;
+        if (!(after = lp_json_number_at(ps, p, e, CTX_OBJVAL, &v))) goto stop;
     }
-    p = ps->p;
-member_have: /* v read, p (and ps->p) just past it: the value of the object's last member */
+    p = after;
+member_have: /* v read, p just past it: the value of the object's last member */
     flag_value(ps, &v);
     *last_kid_value(ps) = v;
     comma = NULL;
@@ -251,7 +249,7 @@ item: /* after '[' or ',' in an array */
     p = plain_spaces(p, e);
     if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
-    if (c == '"' || c == '\'') { /* as a member's value, in an item's context */
+    if (__builtin_expect(c == '"', 1) || c == '\'') { /* as a member's value, in an item's context */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v)), 0) &&
             !(after = lp_control_string(ps, p, e, CTX_OTHER, &v)))
             goto stop;
@@ -291,17 +289,18 @@ item: /* after '[' or ',' in an array */
         goto close;
     }
     if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
-        ps->p = p;
-        if (!lp_literal(ps, e, &v)) goto stop;
+        if (!(after = lp_literal(ps, p, e, &v))) goto stop;
     } else {
         if (!is_digit(c) && c != '-') goto stop;
-        ps->p = p;
-        if (!lp_json_number(ps, e, CTX_OTHER, &v)) goto stop;
+        if (!(after = lp_json_number_at(ps, p, e, CTX_OTHER, &v))) goto stop;
     }
-    p = ps->p;
-item_have: /* v read, p (and ps->p) just past it: the array's new item */
+    p = after;
+item_have: /* v read, p just past it: the array's new item */
     flag_value(ps, &v);
-    if (!kid_room(ps)) return nomem(ps);
+    if (!kid_room(ps)) {
+        ps->p = p; /* nomem's offset */
+        return nomem(ps);
+    }
     ps->kid_top += sizeof(coax_value);
     *last_kid_value(ps) = v;
     comma = NULL;

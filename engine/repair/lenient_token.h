@@ -39,31 +39,40 @@ static inline __attribute__((always_inline)) const char *lp_digits_end(const cha
 }
 
 /* A number as JSON writes it, -?int(.frac)? before a comma, a space or a
-** closing bracket, at ps->p: read into 'out' (true), as lp_try_number's
-** reading makes of it; false (nothing read) for anything else. */
-static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const char *e, int ctx, coax_value *out)
+** closing bracket, at s: read into 'out', as lp_try_number's reading
+** makes of it, and its end returned; NULL (nothing read) for anything
+** else. */
+static inline __attribute__((always_inline)) const char *lp_json_number_at(lp *ps, const char *s, const char *e,
+                                                                              int ctx, coax_value *out)
 {
-    const char *s = ps->p;
     const char *d = s + (*s == '-'), *q = lp_digits_end(d, e);
     size_t nd = (size_t)(q - d);
-    if (!nd || (nd > 1 && *d == '0')) return false;
+    if (!nd || (nd > 1 && *d == '0')) return NULL;
     bool frac = false;
     if (*q == '.') {
         const char *f = ++q;
         q = lp_digits_end(q, e);
-        if (q == f) return false;
+        if (q == f) return NULL;
         frac = true;
     }
     if (*q == ',') {
         /* a digit after a comma may be a thousands group: lp_try_number's reading */
-        if (!frac && ctx == CTX_OBJVAL && is_digit(q[1])) return false;
+        if (!frac && ctx == CTX_OBJVAL && is_digit(q[1])) return NULL;
     } else if (*q != '}' && *q != ']' && !ws_tab[(unsigned char)*q] && q < e) {
-        return false;
+        return NULL;
     }
     out->type = COAX_NUMBER;
     out->flags = frac ? 0 : COAX_VF_INT_TEXT;
     out->len = (uint32_t)(q - s);
     out->u.text = lp_text(ps, s, (size_t)(q - s));
+    return q;
+}
+
+/* lp_json_number_at at ps->p, moved past it (true) when there is one. */
+static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const char *e, int ctx, coax_value *out)
+{
+    const char *q = lp_json_number_at(ps, ps->p, e, ctx, out);
+    if (!q) return false;
     ps->p = q;
     return true;
 }
@@ -83,31 +92,30 @@ static inline bool lp_ident_key(lp *ps, const char *e, size_t max_string, coax_v
     return true;
 }
 
-/* true, false, null or their Python spellings as a value at ps->p, before a
+/* true, false, null or their Python spellings as a value at s, before a
 ** comma, a space, a closing bracket or the end: read into 'out' (a Python
-** one logged) as lp_parse_word reads them (true); false, nothing read, for
-** anything else. */
-static inline __attribute__((always_inline)) bool lp_literal(lp *ps, const char *e, coax_value *out)
+** one logged) as lp_parse_word reads them, and its end returned; NULL,
+** nothing read, for anything else. */
+static inline __attribute__((always_inline)) const char *lp_literal(lp *ps, const char *s, const char *e,
+                                                                       coax_value *out)
 {
-    const char *s = ps->p;
     /* The word compared first, then the byte after it: no identifier byte
     ** (so the word is the whole run of them) and a delimiter. */
     bool t = !memcmp(s, "true", 4) || !memcmp(s, "True", 4), f = false;
     size_t n = 4;
     if (!t && memcmp(s, "null", 4) && memcmp(s, "None", 4)) {
-        if (memcmp(s, "false", 5) && memcmp(s, "False", 5)) return false;
+        if (memcmp(s, "false", 5) && memcmp(s, "False", 5)) return NULL;
         f = true;
         n = 5;
     }
     const char *p = s + n;
     if (p < e && (is_ident((unsigned char)*p) || (!ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']')))
-        return false;
+        return NULL;
     if (*s == 'T' || *s == 'F' || *s == 'N') note_inline(ps, RK_PYTHON_LITERAL, s);
     memset(out, 0, sizeof *out);
     out->type = t || f ? COAX_BOOL : COAX_NULL;
     out->u.boolean = t;
-    ps->p = p;
-    return true;
+    return p;
 }
 
 #if BYTES16
