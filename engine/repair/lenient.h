@@ -120,8 +120,9 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
 const char *lp_plain_body(const char *q, const char *e, const char *b, char open);
 /* lp_plain_body for a text known to be valid UTF-8 (lp's utf8): every
 ** sequence is one lp_plain_string takes, so only the stops are looked for,
-** sixteen bytes a step. */
-const char *lp_text_body(const char *q, const char *e, const char *b, char open);
+** sixteen bytes a step, up to e, whose NUL is one (lp's copy): e when
+** there is none before it. */
+const char *lp_text_body(const char *q, char open);
 #endif
 
 /* Whether the string ends at a candidate closing quote (p just past it):

@@ -160,7 +160,7 @@ static inline __attribute__((always_inline)) const char *lp_plain_string_next(lp
     }
     /* Out of line: the sixteen-byte loop's set-up and the UTF-8 masks made
     ** GCC spill registers of the fast loop around every string that took it. */
-    if (!(q = ps->utf8 ? lp_text_body(q, e, ps->b, open) : lp_plain_body(q, e, ps->b, open))) return NULL;
+    if (!(q = ps->utf8 ? lp_text_body(q, open) : lp_plain_body(q, e, ps->b, open))) return NULL;
 found:
     if (*q != open || !lp_ends_string(ps, q + 1, e, ctx)) return NULL;
     *next = q[1]; /* 0 at e */
