@@ -16,5 +16,9 @@
 ** (then no string of it can hold invalid UTF-8, and text_scan crosses
 ** multi-byte sequences unchecked). */
 bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len);
+/* coax_json_copy_input, the bytes and their NUL copied to 'twin' too in the
+** same pass (the lenient parser reads one copy and writes its tokens'
+** NULs into the other). */
+bool coax_json_copy_input_twin(char *restrict copy, char *restrict twin, const char *restrict text, size_t len);
 
 #endif

@@ -169,12 +169,14 @@ static inline BYTES32_TARGET __m256i utf8_faults(__m256i in, __m256i prev, const
 }
 
 /* coax_json_copy_input's 64-byte steps by AVX2, where the CPU has it
-** (base/bytes.h): two loads, two stores and one test of the high bits a
-** step, and utf8_faults for a step that has any. Returns where the steps
-** stopped; '*skip': the continuation bytes after it of a sequence begun
-** before (checked here). */
-static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *restrict text, size_t len, bool *valid,
-                                             unsigned *skip)
+** (base/bytes.h): two loads, two stores (four with a twin) and one test of
+** the high bits a step, and utf8_faults for a step that has any. Returns
+** where the steps stopped; '*skip': the continuation bytes after it of a
+** sequence begun before (checked here). Inlined twice: with no twin and
+** with one, the test for it made once each. */
+static BYTES32_TARGET inline __attribute__((always_inline)) size_t
+copy_input_steps(char *restrict copy, char *restrict twin, const char *restrict text, size_t len, bool *valid,
+                 unsigned *skip)
 {
     size_t i = 0;
     /* open: not 0 where the last step's last three bytes begin a
@@ -193,6 +195,10 @@ static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *re
         __m256i a = _mm256_loadu_si256((const __m256i *)s), b = _mm256_loadu_si256((const __m256i *)(s + 32));
         _mm256_storeu_si256((__m256i *)d, a);
         _mm256_storeu_si256((__m256i *)(d + 32), b);
+        if (twin) {
+            _mm256_storeu_si256((__m256i *)(twin + i), a);
+            _mm256_storeu_si256((__m256i *)(twin + i + 32), b);
+        }
         if (__builtin_expect(!_mm256_movemask_epi8(_mm256_or_si256(a, b)), 1)) {
             faults = _mm256_or_si256(faults, open); /* ASCII: a sequence left open before it is cut short */
             open = _mm256_setzero_si256();
@@ -217,11 +223,27 @@ static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *re
     }
     return i;
 }
+
+static BYTES32_TARGET size_t copy_input_wide(char *restrict copy, const char *restrict text, size_t len, bool *valid,
+                                             unsigned *skip)
+{
+    return copy_input_steps(copy, NULL, text, len, valid, skip);
+}
+
+static BYTES32_TARGET size_t copy_input_wide_twin(char *restrict copy, char *restrict twin, const char *restrict text,
+                                                  size_t len, bool *valid, unsigned *skip)
+{
+    return copy_input_steps(copy, twin, text, len, valid, skip);
+}
 #endif
 
-bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len)
+/* coax_json_copy_input, with the bytes and the NUL to 'twin' too unless it
+** is NULL: twice inlined, as copy_input_steps. */
+static inline __attribute__((always_inline)) bool copy_input(char *restrict copy, char *restrict twin,
+                                                             const char *restrict text, size_t len)
 {
     bool valid = true;
+    size_t twinned = 0; /* the bytes the AVX2 steps gave the twin */
 #ifdef __SSE2__
     size_t i = 0;
     /* 64 bytes a step, and the bytes >= 0x80 among them checked from the
@@ -231,7 +253,9 @@ bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t
     ** invalid sequence is copied on and left to the strings' own checks. */
     unsigned skip = 0;
 #if BYTES32
-    if (bytes32_ok()) i = copy_input_wide(copy, text, len, &valid, &skip);
+    if (bytes32_ok())
+        twinned = i = twin ? copy_input_wide_twin(copy, twin, text, len, &valid, &skip)
+                           : copy_input_wide(copy, text, len, &valid, &skip);
 #endif
     for (; len - i >= 64 + 3; i += 64) {
         const char *s = text + i;
@@ -269,7 +293,18 @@ bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t
         }
     }
 #endif
+    if (twin) memcpy(twin + twinned, copy + twinned, len + 1 - twinned);
     return valid;
+}
+
+bool coax_json_copy_input(char *restrict copy, const char *restrict text, size_t len)
+{
+    return copy_input(copy, NULL, text, len);
+}
+
+bool coax_json_copy_input_twin(char *restrict copy, char *restrict twin, const char *restrict text, size_t len)
+{
+    return copy_input(copy, twin, text, len);
 }
 
 /* Decodes the escapes of a string body in place (s..e, known to be free of

@@ -341,7 +341,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.fences.ready = false;
     ps.kids = ps.kid_top = ps.first_kids;
     ps.ckids = sizeof ps.first_kids;
-    ps.kid_end = ps.kids + ps.ckids;
+    ps.kid_last = ps.kids + ps.ckids - sizeof(coax_member);
     ps.opens = ps.first_opens;
     ps.copens = sizeof ps.first_opens / sizeof *ps.first_opens;
     ps.arena = arena;
@@ -367,13 +367,26 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     coax_code rc = COAX_OK;
     bool first = true;
     size_t log_from = log->n; /* the entries this parse adds */
-    /* the strict parser's copy: its NUL and padding, the piece after it
-    ** 8-byte aligned, and whether the text is valid UTF-8 in the same pass */
+    /* The text the parser reads: the strict parser's copy, its NUL and
+    ** padding (the fast way's readers look a byte or a block past a token
+    ** without asking for the end: they read the NUL there), and whether
+    ** the text is valid UTF-8 in the same pass; on the stack for most
+    ** replies, else a loan (a call each way, some 150 instructions), given
+    ** back at the end: a text's worth of the arena more for every parse
+    ** kept a large text's working set out of the caches. A second copy of
+    ** it, in the arena, takes the tokens' texts (lp_text), whose NULs would
+    ** hide the delimiters read after them; the piece after it 8-byte
+    ** aligned. */
     size_t copy_size = (span + 1 + SCAN_PAD + 7) & ~(size_t)7;
-    ps.copy = coax_arena_alloc(arena, copy_size + piece);
+    _Alignas(16) char small[4096];
+    char *read = copy_size <= sizeof small ? small : coax_alloc_raw(ps.alloc, copy_size);
+    ps.copy = read ? coax_arena_alloc(arena, copy_size + piece) : NULL;
     if (ps.copy) {
-        ps.utf8 = coax_json_copy_input(ps.copy, ps.b, span);
-        ps.to_copy = (uintptr_t)ps.copy - (uintptr_t)ps.b;
+        ps.utf8 = coax_json_copy_input_twin(read, ps.copy, ps.b, span);
+        ps.b = ps.p = read;
+        ps.e = read + span;
+        ps.bias = (uintptr_t)read - start;
+        ps.to_copy = (uintptr_t)ps.copy - (uintptr_t)read;
         ps.pool = ps.copy + copy_size;
         ps.pool_left = piece;
     } else {
@@ -439,5 +452,6 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     coax_buf_free(&ps.sb);
     if (ps.kids != ps.first_kids) coax_free_raw(ps.alloc, ps.kids, ps.ckids);
     if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
+    if (read != small) coax_free_raw(ps.alloc, read, copy_size);
     return rc;
 }

@@ -57,7 +57,7 @@ typedef struct lopen {
 typedef struct lp {
     coax_arena *arena;
     const coax_allocator *alloc;
-    const char *b, *p, *e; /* the bytes parsed */
+    const char *b, *p, *e; /* the bytes parsed: a copy, a NUL and SCAN_PAD zero bytes after e */
     char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
     uintptr_t to_copy;     /* copy's address less b's: lp_text */
     size_t base;           /* offset in the text of b[0] */
@@ -68,7 +68,9 @@ typedef struct lp {
     coax_limits lim;
     rlog *log;
     coax_error *err;
-    char *kids, *kid_top, *kid_end; /* the pending children (see lopen): their stack, its top and end */
+    /* the pending children (see lopen): their stack, its top, and the last
+    ** place a member fits in it (one compare for room, kid_room) */
+    char *kids, *kid_top, *kid_last;
     size_t ckids;                   /* its bytes */
     lopen *opens;
     size_t nopens, copens;
@@ -118,8 +120,9 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
 const char *lp_plain_body(const char *q, const char *e, const char *b, char open);
 /* lp_plain_body for a text known to be valid UTF-8 (lp's utf8): every
 ** sequence is one lp_plain_string takes, so only the stops are looked for,
-** sixteen bytes a step. */
-const char *lp_text_body(const char *q, const char *e, const char *b, char open);
+** sixteen bytes a step, up to e, whose NUL is one (lp's copy): e when
+** there is none before it. */
+const char *lp_text_body(const char *q, char open);
 #endif
 
 /* Whether the string ends at a candidate closing quote (p just past it):
@@ -416,12 +419,13 @@ static inline bool closes(uint32_t open, uint32_t c)
 ** string ("He said "hi" to me"). */
 static inline bool lp_ends_string(const lp *ps, const char *p, const char *e, int ctx)
 {
+    /* p at e reads the text's NUL (the copy's, lp): no test for e first */
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once; mostly by its colon */
-        return p >= e || *p == ':' || !is_ident((unsigned char)*p);
+        return *p == ':' || !is_ident((unsigned char)*p);
     /* Mostly a comma or colon at once, or a closing bracket, maybe after
     ** spaces and a line break: lp_ends_string_slow's answers for them. */
-    if (p < e && (*p == ',' || *p == ':')) return true;
-    const char *r = p < e && ws_tab[(unsigned char)*p] ? skip_ws_run(p, e) : p;
+    if (*p == ',' || *p == ':') return true;
+    const char *r = ws_tab[(unsigned char)*p] ? skip_ws_run(p, e) : p;
     if (r >= e || *r == ',' || *r == ':') return true;
     if (*r == '}' || *r == ']') return ps->nopens > 0;
     return lp_ends_string_slow(ps, p, ctx);
@@ -621,7 +625,7 @@ static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
 ** (false when out of memory). */
 static inline __attribute__((always_inline)) bool kid_room(lp *ps)
 {
-    return __builtin_expect(ps->kid_end - ps->kid_top >= (ptrdiff_t)sizeof(coax_member), 1) || lp_grow_kids(ps);
+    return __builtin_expect(ps->kid_top <= ps->kid_last, 1) || lp_grow_kids(ps);
 }
 
 /* The innermost container's last child: an array's last item, or the

@@ -11,26 +11,25 @@
 #include "repair/lenient_token.h"
 
 /* The end of the spaces (ws_tab) at p: what skip_space passes without
-** logging (comments and Unicode spaces are its own). */
+** logging (comments and Unicode spaces are its own). The text's NUL at e
+** and the zero bytes after it (lenient.h) end every run: no test for e. */
 static inline __attribute__((always_inline)) const char *plain_spaces(const char *p, const char *e)
 {
     /* Mostly a token follows at once, or a space or a line break: compares,
     ** not the table (whose address is one more register the loop would
     ** keep or reload). */
-    if (p < e && (unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || ws_tab[(unsigned char)*p])) {
+    if ((unsigned char)*p <= ' ' && (*p == ' ' || *p == '\n' || ws_tab[(unsigned char)*p])) {
         p++;
-        if (p < e && (unsigned char)*p <= ' ') {
+        if ((unsigned char)*p <= ' ') {
 #if BYTES16
             /* Indentation after a line break: spaces, found with one compare
             ** of sixteen bytes (skip_ws_run's test for all six spaces
             ** costs four more, and its set-up as much again). Any other
             ** space at the run's end goes on in skip_ws_run. */
-            if (__builtin_expect(e - p >= 16, 1)) {
-                unsigned other = ~bytes16_eq(bytes16_load(p), ' ') & 0xFFFFu;
-                if (__builtin_expect(!other, 0)) return skip_ws_run(p + 16, e);
-                p += __builtin_ctz(other);
-                if ((unsigned char)*p > ' ') return p;
-            }
+            unsigned other = ~bytes16_eq(bytes16_load(p), ' ') & 0xFFFFu;
+            if (__builtin_expect(!other, 0)) return skip_ws_run(p + 16, e);
+            p += __builtin_ctz(other);
+            if ((unsigned char)*p > ' ') return p;
 #endif
             if (ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e); /* a run of any spaces */
         }
@@ -46,7 +45,7 @@ static inline __attribute__((always_inline)) const char *plain_spaces(const char
 static inline __attribute__((always_inline)) const char *line_spaces(const char *p, const char *e)
 {
 #if BYTES16
-    if (p < e && *p == '\n' && e - p >= 17) {
+    if (*p == '\n') {
         unsigned other = ~bytes16_eq(bytes16_load(p + 1), ' ') & 0xFFFFu;
         if (__builtin_expect(other != 0, 1)) {
             const char *q = p + 1 + __builtin_ctz(other);
@@ -115,8 +114,7 @@ coax_code lp_fast_stretch(lp *ps)
 key: /* after '{' or ',' in an object */
     st = ST_KEY;
     p = line_spaces(p, e);
-    if (p >= e) goto stop;
-    c = *p;
+    c = *p; /* the NUL at e: none of the bytes below, a stop */
     if (c == '}' && closes_here(ps, top)) {
         if (comma) note_inline(ps, RK_TRAILING_COMMA, comma);
         goto close;
@@ -129,7 +127,7 @@ key: /* after '{' or ',' in an object */
         ** no string limit to ask (SIZE_MAX): parse_one runs this loop only
         ** on a text no longer than max_string */
         char next = 0; /* the byte after a quoted key */
-        if (__builtin_expect(c == '"' || c == '\'', 1)) {
+        if (__builtin_expect(c == '"', 1) || c == '\'') {
             if (__builtin_expect(!(after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next)), 0)) {
                 ps->p = p;
                 if ((rc = slow_key(ps, top, koff))) return rc;
@@ -158,36 +156,36 @@ key: /* after '{' or ',' in an object */
     pushed:
         comma = NULL;
         /* mostly the colon at once: colon's way without its spaces */
-        if (__builtin_expect(next == ':', 1) || (p < e && *p == ':')) {
+        if (__builtin_expect(next == ':', 1) || *p == ':') {
             p++;
             st = ST_VALUE;
             /* and mostly one space or none before the value: plain_spaces'
             ** answer for them, without its way through a line break */
-            if (__builtin_expect(p + 1 < e && *p == ' ' && (unsigned char)p[1] > ' ', 1)) {
+            if (__builtin_expect(*p == ' ' && (unsigned char)p[1] > ' ', 1)) {
                 p++;
                 goto member_value_at;
             }
-            if (p < e && (unsigned char)*p > ' ') goto member_value_at;
+            if ((unsigned char)*p > ' ') goto member_value_at;
             goto member_value;
         }
     }
 colon:
     st = ST_COLON;
     p = plain_spaces(p, e);
-    if (p >= e || *p != ':') goto stop;
+    if (*p != ':') goto stop;
     p++;
 member_value: /* after a key's ':' */
     st = ST_VALUE;
     p = plain_spaces(p, e);
 member_value_at: /* p past the spaces */
-    if (__builtin_expect(p >= e || top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
+    if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
-    if (c == '"' || c == '\'') { /* most values: ahead of the other tests */
+    if (__builtin_expect(c == '"', 1) || c == '\'') { /* most values: ahead of the other tests */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v)), 0) &&
             !(after = lp_control_string(ps, p, e, CTX_OBJVAL, &v)))
             goto stop;
         /* mostly a comma at once: no block string, no '+', the next key */
-        if (__builtin_expect(after < e && *after == ',', 1)) {
+        if (__builtin_expect(*after == ',', 1)) {
             flag_value(ps, &v);
             *last_kid_value(ps) = v;
             comma = after;
@@ -199,7 +197,7 @@ member_value_at: /* p past the spaces */
         ** string). "a" + "b": parse_one joins them; a look past spaces
         ** for the '+'. */
         const char *r = plain_spaces(after, e);
-        if ((!v.len && after < e && *after == c) || lp_string_goes_on(r, e)) {
+        if ((!v.len && *after == c) || lp_string_goes_on(r, e)) {
             /* its single_quotes entry, the last one unless the log ran
             ** out of memory (then nothing was added): parse_one reads
             ** the string again. Not the log's length kept from before,
@@ -216,27 +214,24 @@ member_value_at: /* p past the spaces */
     }
     if (c == '{' || c == '[') goto open;
     if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
-        ps->p = p;
-        if (!lp_literal(ps, e, &v)) goto stop;
+        if (!(after = lp_literal(ps, p, e, &v))) goto stop;
     } else {
         if (!is_digit(c) && c != '-') goto stop; /* a ']' or '}' here is parse_one's too */
-        ps->p = p;
-        if (!lp_json_number(ps, e, CTX_OBJVAL, &v)) goto stop;
+        if (!(after = lp_json_number_at(ps, p, e, CTX_OBJVAL, &v))) goto stop;
     }
-    p = ps->p;
-member_have: /* v read, p (and ps->p) just past it: the value of the object's last member */
+    p = after;
+member_have: /* v read, p just past it: the value of the object's last member */
     flag_value(ps, &v);
     *last_kid_value(ps) = v;
     comma = NULL;
     st = ST_AFTER;
 member_after:
-    if (p < e && *p == ',') { /* mostly a comma at once: the next key without the look for spaces */
+    if (*p == ',') { /* mostly a comma at once: the next key without the look for spaces */
         comma = p++;
         goto key;
     }
     p = plain_spaces(p, e);
 member_after_spaces:
-    if (p >= e) goto stop;
     c = *p;
     if (c == ',') {
         comma = p++;
@@ -252,13 +247,13 @@ member_after_spaces:
 item: /* after '[' or ',' in an array */
     st = ST_VALUE;
     p = plain_spaces(p, e);
-    if (__builtin_expect(p >= e || top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
+    if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
-    if (c == '"' || c == '\'') { /* as a member's value, in an item's context */
+    if (__builtin_expect(c == '"', 1) || c == '\'') { /* as a member's value, in an item's context */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v)), 0) &&
             !(after = lp_control_string(ps, p, e, CTX_OTHER, &v)))
             goto stop;
-        if (after < e && *after == ',') { /* as a member's value */
+        if (*after == ',') { /* as a member's value */
             flag_value(ps, &v);
             if (!kid_room(ps)) {
                 ps->p = after;
@@ -271,7 +266,7 @@ item: /* after '[' or ',' in an array */
             goto item;
         }
         const char *r = plain_spaces(after, e);
-        if ((!v.len && after < e && *after == c) || lp_string_goes_on(r, e)) {
+        if ((!v.len && *after == c) || lp_string_goes_on(r, e)) {
             if (c == '\'' && !ps->log->oom) ps->log->n--;
             goto stop;
         }
@@ -294,29 +289,29 @@ item: /* after '[' or ',' in an array */
         goto close;
     }
     if (c == 't' || c == 'f' || c == 'n' || c == 'T' || c == 'F' || c == 'N') {
-        ps->p = p;
-        if (!lp_literal(ps, e, &v)) goto stop;
+        if (!(after = lp_literal(ps, p, e, &v))) goto stop;
     } else {
         if (!is_digit(c) && c != '-') goto stop;
-        ps->p = p;
-        if (!lp_json_number(ps, e, CTX_OTHER, &v)) goto stop;
+        if (!(after = lp_json_number_at(ps, p, e, CTX_OTHER, &v))) goto stop;
     }
-    p = ps->p;
-item_have: /* v read, p (and ps->p) just past it: the array's new item */
+    p = after;
+item_have: /* v read, p just past it: the array's new item */
     flag_value(ps, &v);
-    if (!kid_room(ps)) return nomem(ps);
+    if (!kid_room(ps)) {
+        ps->p = p; /* nomem's offset */
+        return nomem(ps);
+    }
     ps->kid_top += sizeof(coax_value);
     *last_kid_value(ps) = v;
     comma = NULL;
     st = ST_AFTER;
 item_after:
-    if (p < e && *p == ',') {
+    if (*p == ',') {
         comma = p++;
         goto item;
     }
     p = plain_spaces(p, e);
 item_after_spaces:
-    if (p >= e) goto stop;
     c = *p;
     if (c == ',') {
         comma = p++;

@@ -14,7 +14,7 @@ bool lp_grow_kids(lp *ps)
     if (ps->kids == ps->first_kids && hint > need) need = hint < most ? hint : most;
     if (!coax_grow(ps->alloc, (void **)&ps->kids, &ps->ckids, need, 1, ps->first_kids)) return false;
     ps->kid_top = ps->kids + used;
-    ps->kid_end = ps->kids + ps->ckids;
+    ps->kid_last = ps->kids + ps->ckids - sizeof(coax_member);
     return true;
 }
 

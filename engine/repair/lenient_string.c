@@ -63,23 +63,15 @@ const char *lp_plain_body(const char *q, const char *e, const char *b, char open
     return carry ? NULL : q + __builtin_ctz(stop);
 }
 
-const char *lp_text_body(const char *q, const char *e, const char *b, char open)
+const char *lp_text_body(const char *q, char open)
 {
     __m128i quote = _mm_set1_epi8(open), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
-    for (; e - q >= 16; q += 16) {
+    for (;; q += 16) { /* the text's NUL at e is a stop */
         __m128i w = bytes16_load(q);
         unsigned stop = (unsigned)_mm_movemask_epi8(_mm_or_si128(
             _mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, backslash)), _mm_cmpeq_epi8(_mm_min_epu8(w, ctl), w)));
         if (stop) return q + __builtin_ctz(stop);
     }
-    if (e - b < 16 || q == e) return NULL;
-    /* the sixteen bytes that end the text, for the body's part of them */
-    unsigned left = (unsigned)(e - q);
-    __m128i w = bytes16_load(e - 16);
-    unsigned stop = ((unsigned)_mm_movemask_epi8(_mm_or_si128(
-                         _mm_or_si128(_mm_cmpeq_epi8(w, quote), _mm_cmpeq_epi8(w, backslash)),
-                         _mm_cmpeq_epi8(_mm_min_epu8(w, ctl), w))) >> (16 - left));
-    return stop ? q + __builtin_ctz(stop) : NULL;
 }
 #endif
 
@@ -172,14 +164,13 @@ const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coa
     const char *body = p + 1, *q = body, *ctl[16];
     char open = *p;
     size_t nctl = 0;
-    /* a text of valid UTF-8 (of sixteen bytes or more, for lp_text_body's
-    ** last block) has only sequences lp_quick_body passes: its stops alone */
-    bool text = ps->utf8 && e - ps->b >= 16;
+    /* a text of valid UTF-8 has only sequences lp_quick_body passes: its
+    ** stops alone */
+    bool text = ps->utf8;
     for (bool plain;;) {
 #if BYTES16
         if (text) {
-            const char *stop = lp_text_body(q, e, ps->b, open);
-            q = stop ? stop : e;
+            q = lp_text_body(q, open);
         } else
 #endif
             q = lp_quick_body(q, e, open, &plain);

@@ -4,22 +4,23 @@
 ** lenient_word.c): numbers as JSON writes them, strings in double or
 ** single quotes whose body needs no decoding, identifiers before their
 ** colon as keys, and literals. Each reads what the general way would read
-** there, or nothing (false, NULL) for the general way to read.
+** there, or nothing (false, NULL) for the general way to read. They read
+** a byte, a word or a block past a token without a test for the text's
+** end: the NUL and zero bytes after it (lenient.h) stop them there.
 */
 #ifndef COAX_REPAIR_LENIENT_TOKEN_H
 #define COAX_REPAIR_LENIENT_TOKEN_H
 
 #include "repair/lenient.h"
 
-/* The end of the run of ASCII digits at q (below e). A byte at a time
-** cost four instructions a digit; where eight bytes are left, eight are
-** read as one word and the first byte that is no digit found from its bits
+/* The end of the run of ASCII digits at q (up to e). A byte at a time
+** cost four instructions a digit; eight bytes are read as one word and the first byte that is no digit found from its bits
 ** (one step for most numbers). Forced inline, as lp_literal: with the fast
 ** loop's object and array paths each reading numbers, GCC called both. */
 static inline __attribute__((always_inline)) const char *lp_digits_end(const char *q, const char *e)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    while (e - q >= 8) {
+    for (;;) { /* a word at e or before it: its zero bytes end the run */
         uint64_t w;
         memcpy(&w, q, 8);
         uint64_t x = w ^ 0x3030303030303030ull; /* a digit's byte becomes 0..9 */
@@ -31,39 +32,47 @@ static inline __attribute__((always_inline)) const char *lp_digits_end(const cha
         if (other) return q + (__builtin_ctzll(other) >> 3);
         q += 8;
     }
-#endif
+#else
     while (q < e && is_digit(*q)) q++;
     return q;
+#endif
 }
 
 /* A number as JSON writes it, -?int(.frac)? before a comma, a space or a
-** closing bracket, at ps->p: read into 'out' (true), as lp_try_number's
-** reading makes of it; false (nothing read) for anything else. */
-static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const char *e, int ctx, coax_value *out)
+** closing bracket, at s: read into 'out', as lp_try_number's reading
+** makes of it, and its end returned; NULL (nothing read) for anything
+** else. */
+static inline __attribute__((always_inline)) const char *lp_json_number_at(lp *ps, const char *s, const char *e,
+                                                                              int ctx, coax_value *out)
 {
-    const char *s = ps->p;
     const char *d = s + (*s == '-'), *q = lp_digits_end(d, e);
     size_t nd = (size_t)(q - d);
-    if (!nd || (nd > 1 && *d == '0')) return false;
+    if (!nd || (nd > 1 && *d == '0')) return NULL;
     bool frac = false;
-    if (q < e && *q == '.') {
+    if (*q == '.') {
         const char *f = ++q;
         q = lp_digits_end(q, e);
-        if (q == f) return false;
+        if (q == f) return NULL;
         frac = true;
     }
-    if (q < e) {
-        if (*q == ',') {
-            /* a digit after a comma may be a thousands group: lp_try_number's reading */
-            if (!frac && ctx == CTX_OBJVAL && e - q > 1 && is_digit(q[1])) return false;
-        } else if (*q != '}' && *q != ']' && !ws_tab[(unsigned char)*q]) {
-            return false;
-        }
+    if (*q == ',') {
+        /* a digit after a comma may be a thousands group: lp_try_number's reading */
+        if (!frac && ctx == CTX_OBJVAL && is_digit(q[1])) return NULL;
+    } else if (*q != '}' && *q != ']' && !ws_tab[(unsigned char)*q] && q < e) {
+        return NULL;
     }
     out->type = COAX_NUMBER;
     out->flags = frac ? 0 : COAX_VF_INT_TEXT;
     out->len = (uint32_t)(q - s);
     out->u.text = lp_text(ps, s, (size_t)(q - s));
+    return q;
+}
+
+/* lp_json_number_at at ps->p, moved past it (true) when there is one. */
+static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const char *e, int ctx, coax_value *out)
+{
+    const char *q = lp_json_number_at(ps, ps->p, e, ctx, out);
+    if (!q) return false;
     ps->p = q;
     return true;
 }
@@ -74,41 +83,39 @@ static inline __attribute__((always_inline)) bool lp_json_number(lp *ps, const c
 static inline bool lp_ident_key(lp *ps, const char *e, size_t max_string, coax_value *out)
 {
     const char *s = ps->p, *p = s;
-    while (p < e && is_ident((unsigned char)*p)) p++;
+    while (is_ident((unsigned char)*p)) p++;
     size_t n = (size_t)(p - s);
-    if (!n || n > max_string || p >= e || *p != ':') return false;
+    if (!n || n > max_string || *p != ':') return false;
     note_inline(ps, RK_UNQUOTED_KEY, s); /* its usual class: inferred */
     *out = (coax_value){.type = COAX_STRING, .len = (uint32_t)n, .u.text = lp_text(ps, s, n)}; /* as lp_plain_string's */
     ps->p = p;
     return true;
 }
 
-/* true, false, null or their Python spellings as a value at ps->p, before a
+/* true, false, null or their Python spellings as a value at s, before a
 ** comma, a space, a closing bracket or the end: read into 'out' (a Python
-** one logged) as lp_parse_word reads them (true); false, nothing read, for
-** anything else. */
-static inline __attribute__((always_inline)) bool lp_literal(lp *ps, const char *e, coax_value *out)
+** one logged) as lp_parse_word reads them, and its end returned; NULL,
+** nothing read, for anything else. */
+static inline __attribute__((always_inline)) const char *lp_literal(lp *ps, const char *s, const char *e,
+                                                                       coax_value *out)
 {
-    const char *s = ps->p;
     /* The word compared first, then the byte after it: no identifier byte
     ** (so the word is the whole run of them) and a delimiter. */
-    if (e - s < 4) return false;
     bool t = !memcmp(s, "true", 4) || !memcmp(s, "True", 4), f = false;
     size_t n = 4;
     if (!t && memcmp(s, "null", 4) && memcmp(s, "None", 4)) {
-        if (e - s < 5 || (memcmp(s, "false", 5) && memcmp(s, "False", 5))) return false;
+        if (memcmp(s, "false", 5) && memcmp(s, "False", 5)) return NULL;
         f = true;
         n = 5;
     }
     const char *p = s + n;
     if (p < e && (is_ident((unsigned char)*p) || (!ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']')))
-        return false;
+        return NULL;
     if (*s == 'T' || *s == 'F' || *s == 'N') note_inline(ps, RK_PYTHON_LITERAL, s);
     memset(out, 0, sizeof *out);
     out->type = t || f ? COAX_BOOL : COAX_NULL;
     out->u.boolean = t;
-    ps->p = p;
-    return true;
+    return p;
 }
 
 #if BYTES16
@@ -130,10 +137,11 @@ static inline __attribute__((always_inline)) const char *lp_plain_string_next(lp
     const char *body = p + 1, *q = body;
     char open = *p;
     if (ctx == CTX_KEY && ps->inv) return NULL;
-    if (e - body >= 16) {
+    {
         /* Most strings are short and ASCII: a stop in the first block with
         ** no byte from 0x80 before it is lp_plain_body's answer at its
-        ** first step, without a call. */
+        ** first step, without a call. Near e the block ends in the text's
+        ** NUL, a stop. */
         __m128i w = bytes16_load(body);
         __m128i quote = __builtin_expect(open == '"', 1) ? _mm_set1_epi8('"') : _mm_set1_epi8('\'');
         __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(w, _mm_set1_epi8(0x1F)), w); /* bytes below 0x20 */
@@ -152,10 +160,10 @@ static inline __attribute__((always_inline)) const char *lp_plain_string_next(lp
     }
     /* Out of line: the sixteen-byte loop's set-up and the UTF-8 masks made
     ** GCC spill registers of the fast loop around every string that took it. */
-    if (!(q = ps->utf8 ? lp_text_body(q, e, ps->b, open) : lp_plain_body(q, e, ps->b, open))) return NULL;
+    if (!(q = ps->utf8 ? lp_text_body(q, open) : lp_plain_body(q, e, ps->b, open))) return NULL;
 found:
     if (*q != open || !lp_ends_string(ps, q + 1, e, ctx)) return NULL;
-    *next = q + 1 < e ? q[1] : 0;
+    *next = q[1]; /* 0 at e */
     size_t n = (size_t)(q - body);
     if (n > max_string) return NULL;
     if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
