@@ -156,32 +156,44 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 }
 #endif
 
-/* A comment on a value's line after it that disowns the value: says it
-** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
-** meant"), made up ("dummy", "fake", "replace with ...") or a stand-in for
-** no answer ({"age": 0 // unknown}, "not found", "N/A", "?"): removing it
-** accepts a value its writer took back. A stand-in for none is what null,
-** "" or an empty container already say ({"email": null // not given}). */
-static bool word_is(const char *p, size_t n, const char *const *words, size_t count)
+typedef struct {
+    const char *text;
+    size_t n;
+} word;
+
+#define W(s) {s, sizeof s - 1}
+
+/* Whether the letters p[0..n) are one of the words (any case): a length
+** compare first, as most words of a comment are none of them. */
+static bool word_is(const char *p, size_t n, const word *words, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        if (strlen(words[i]) == n && letters_are(p, words[i], n)) return true;
+        if (words[i].n == n && letters_are(p, words[i].text, n)) return true;
     return false;
 }
 
 #define WORD_IS(p, n, words) word_is(p, n, words, sizeof words / sizeof *words)
 
-/* Whether the word p[0..n) disowns the value before a comment; prev: the
+/* A comment on a value's line after it that disowns the value: says it
+** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
+** meant"), made up ("dummy", "fake", "replace with ...") or a stand-in for
+** no answer ({"age": 0 // unknown}, "not found", "N/A", "?"): removing it
+** accepts a value its writer took back. A stand-in for none is what null,
+** "" or an empty container already say ({"email": null // not given}).
+** Whether the word p[0..n) of such a comment disowns the value; prev: the
 ** word before it, pn its length (0: none); none: that value is null, ""
 ** or empty, which a "no answer" remark agrees with. */
 static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, bool none)
 {
-    static const char *const taken_back[] = {"actually", "typo",       "mistake", "mistaken", "wrong",  "incorrect",
-                                             "erroneous", "oops",      "correction", "corrected", "instead", "dummy",
-                                             "fake",     "fictional", "fictitious", "hypothetical", "replace"};
+    static const word taken_back[] = {W("actually"),   W("typo"),      W("mistake"),    W("mistaken"),
+                                      W("wrong"),      W("incorrect"), W("erroneous"),  W("oops"),
+                                      W("correction"), W("corrected"), W("instead"),    W("dummy"),
+                                      W("fake"),       W("fictional"), W("fictitious"), W("hypothetical"),
+                                      W("replace")};
     /* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
-    static const char *const no_answer[] = {"unknown", "missing", "unspecified", "unavailable"};
-    static const char *const not_what[] = {"found", "given", "provided", "specified", "available", "known"};
+    static const word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
+    static const word not_what[] = {W("found"),     W("given"),     W("provided"),
+                                    W("specified"), W("available"), W("known")};
     if (WORD_IS(p, n, taken_back)) return true;
     if (pn == 6 && letters_are(prev, "should", 6) &&
         ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
@@ -195,10 +207,13 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
 ** null (None, nil), "" or '' or an empty [] or {}. */
 static bool none_before(const char *b, const char *t)
 {
-    static const char *const nulls[] = {"null", "None", "nil", "\"\"", "''", "[]", "{}"};
+    static const struct {
+        char text[5];
+        uint8_t n;
+    } nulls[] = {{"null", 4}, {"None", 4}, {"nil", 3}, {"\"\"", 2}, {"''", 2}, {"[]", 2}, {"{}", 2}};
     for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++) {
-        size_t n = strlen(nulls[i]);
-        if ((size_t)(t - b) >= n && !memcmp(t - n, nulls[i], n) &&
+        size_t n = nulls[i].n;
+        if ((size_t)(t - b) >= n && !memcmp(t - n, nulls[i].text, n) &&
             ((size_t)(t - b) == n || !is_alpha_ascii(t[-(ptrdiff_t)n - 1])))
             return true;
     }
@@ -210,7 +225,7 @@ static bool none_before(const char *b, const char *t)
 ** word in it does not make about the value before it. */
 static bool conditional(const char *s, const char *t)
 {
-    static const char *const words[] = {"if", "when", "unless", "otherwise", "else"};
+    static const word words[] = {W("if"), W("when"), W("unless"), W("otherwise"), W("else")};
     for (const char *p = s; p < t;) {
         if (!is_alpha_ascii(*p)) {
             p++;
