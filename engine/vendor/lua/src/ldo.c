@@ -536,8 +536,31 @@ static void ctimecheck (lua_State *L) {
   now = cast_uint(ts.tv_sec) * 1000u + cast_uint(ts.tv_nsec / 1000000);
   if (now != G(L)->ctimecheck && L->allowhook) {
     G(L)->ctimecheck = now;
-    luaD_hook(L, LUA_HOOKCOUNT, -1, 0, 0);
+    luaD_hook(L, LUA_HOOKCOUNT, LUA_HOOKTIME, 0, 0);
   }
+}
+
+
+/*
+** coax: 'bytes' of a string about to be compared or joined (lvm.c). One
+** instruction, or one C call (a sort's comparisons), may repeat that work
+** on the same long strings without allocating, where neither the count nor
+** the memory cap sees it: 200,000 references to two strings of 4 MB sorted
+** for hours in one call. Every WORKTICK bytes the count hook runs as it does
+** when a C function returns, so their time is charged as it is spent and
+** may stop the script here (the callers may raise: they run metamethods).
+*/
+#define WORKTICK	((size_t)1 << 20)
+
+void luaD_work (lua_State *L, size_t bytes) {
+  global_State *g = G(L);
+  if (bytes < WORKTICK - g->workbytes) {
+    g->workbytes += bytes;
+    return;
+  }
+  g->workbytes = 0;
+  if (L->hook && (L->hookmask & LUA_MASKCOUNT))
+    ctimecheck(L);
 }
 
 
