@@ -680,6 +680,7 @@ void luaV_concat (lua_State *L, int total) {
       }
       else {  /* long string; copy strings directly to final result */
         luaD_work(L, tl);  /* coax: its time charged; nothing unanchored yet */
+        top = L->top.p;  /* coax: the hook may have moved the stack */
         ts = luaS_createlngstrobj(L, tl);
         copy2buff(top, n, getlngstr(ts));
       }
