@@ -55,6 +55,33 @@ describe("attack 11: comparing and joining long strings is charged as it runs", 
     end)
   end
 
+  -- A comparator written in C ran from sort's own C: a C function's time
+  -- is charged as it returns to Lua, never as it returns to C, so
+  -- string.format (a copy of its first argument) compared 4,000 references
+  -- to a string of 4 MB for 11.8 s in one call on a budget of 0.25 s (1,000:
+  -- 2.4 s), charged 48,000 instructions. The sandbox's sort now calls such a
+  -- comparator from Lua, and each comparison's time is charged as it returns.
+  it("a sort of 1,000 and of 4,000 references with string.format as its comparator stops in the same work", function()
+    local r
+    local ratio = H.scaling_ratio(function(n)
+      r = run(("local s = ('a'):rep(4 << 20) local t = {} for i = 1, %d do t[i] = s end "
+        .. "table.sort(t, string.format) return { schema = {}, prompt = 'x' }"):format(n),
+        { lua_instructions = 1000000 })
+    end, 1000, 4)
+    assert.are.same({ "limit", "limit", STOPPED }, stopped(r))
+    assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: a C comparator still sorts, and its errors are still errors", function()
+    local r = run("local t = { 5, 3, 9, 1, 7 } table.sort(t, math.ult) "
+      .. "local ok, e = pcall(table.sort, { 'b', 'a', 'c' }, string.rep) "
+      .. "local ok2, e2 = pcall(table.sort, { {}, {} }, string.format) "
+      .. "return { schema = {}, prompt = table.concat(t, ',') .. ' ' .. tostring(ok) .. ' ' .. tostring(ok2) "
+      .. ".. ' ' .. e2:gsub('^.-: ', '') }")
+    assert.are.same({ "ok", "1,3,5,7,9 false false bad argument #1 to 'comparator' (string expected, got table)" },
+      { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
+  end)
+
   it("twins: sorts, comparisons and joins that end give exact results", function()
     local r = run("local t = {} for i = 1, 2000 do t[i] = ('z'):rep(10000) .. ('%05d'):format(i * 7919 % 2003) end "
       .. "table.sort(t) local ok = true for i = 2, #t do ok = ok and t[i - 1] < t[i] end "
