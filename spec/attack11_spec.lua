@@ -55,12 +55,15 @@ describe("attack 11: comparing and joining long strings is charged as it runs", 
     end)
   end
 
-  -- A comparator written in C ran from sort's own C: a C function's time
-  -- is charged as it returns to Lua, never as it returns to C, so
+  -- A C function's time was charged as it returned to Lua, never as it
+  -- returned to C: a comparator written in C runs from sort's C, and
   -- string.format (a copy of its first argument) compared 4,000 references
   -- to a string of 4 MB for 11.8 s in one call on a budget of 0.25 s (1,000:
-  -- 2.4 s), charged 48,000 instructions. The sandbox's sort now calls such a
-  -- comparator from Lua, and each comparison's time is charged as it returns.
+  -- 2.4 s), charged 48,000 instructions; a metamethod in C runs from the C
+  -- of table.concat, and coax.json.type (a scan of its table) as __index of
+  -- a table of 100,000 keys ran 4.9 s for 8,000 missing keys on the same
+  -- budget. The vendored ldo.c now charges a C function's time as it
+  -- returns whenever a script's call is below it (underlua).
   it("a sort of 1,000 and of 4,000 references with string.format as its comparator stops in the same work", function()
     local r
     local ratio = H.scaling_ratio(function(n)
@@ -72,14 +75,25 @@ describe("attack 11: comparing and joining long strings is charged as it runs", 
     assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
   end)
 
-  it("twins: a C comparator still sorts, and its errors are still errors", function()
-    local r = run("local t = { 5, 3, 9, 1, 7 } table.sort(t, math.ult) "
-      .. "local ok, e = pcall(table.sort, { 'b', 'a', 'c' }, string.rep) "
-      .. "local ok2, e2 = pcall(table.sort, { {}, {} }, string.format) "
-      .. "return { schema = {}, prompt = table.concat(t, ',') .. ' ' .. tostring(ok) .. ' ' .. tostring(ok2) "
-      .. ".. ' ' .. e2:gsub('^.-: ', '') }")
-    assert.are.same({ "ok", "1,3,5,7,9 false false bad argument #1 to 'comparator' (string expected, got table)" },
-      { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
+  it("table.concat of 2,000 and of 8,000 keys a C __index answers stops in the same work", function()
+    local r
+    local ratio = H.scaling_ratio(function(n)
+      r = run(("local coax = require 'coax' local t = { 1 } for i = 3, 100000 do t[i] = i end "
+        .. "setmetatable(t, { __index = coax.json.type }) local s = table.concat(t, '', 100001, 100000 + %d) "
+        .. "return { schema = {}, prompt = 'x' }"):format(n), { lua_instructions = 1000000 })
+    end, 2000, 4)
+    assert.are.same({ "limit", "limit", STOPPED }, stopped(r))
+    assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
+  end)
+
+  it("twins: C comparators and metamethods still work, and their errors are still errors", function()
+    local r = run("local coax = require 'coax' local t = { 5, 3, 9, 1, 7 } table.sort(t, math.ult) "
+      .. "local ok, e = pcall(table.sort, { {}, {} }, string.format) "
+      .. "local u = setmetatable({ 1, 2 }, { __index = coax.json.type }) "
+      .. "return { schema = {}, prompt = table.concat(t, ',') .. ' ' .. tostring(ok) .. ' ' .. e:gsub('^.-: ', '') "
+      .. ".. ' ' .. table.concat(u, ' ', 1, 4) }")
+    assert.are.same({ "ok", "1,3,5,7,9 false bad argument #1 to 'string.format' (string expected, got table) "
+      .. "1 2 array array" }, { r.outcome, r.attempts[1].messages[1].content:match("^[^\n]*") })
   end)
 
   it("twins: sorts, comparisons and joins that end give exact results", function()

@@ -29,6 +29,8 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
 ** is then a guess. */
 static bool only_space(const char *s, const char *t);
 
+static inline bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
+
 /* Whether the n letters at p are the lowercase word w, in any case. */
 static bool letters_are(const char *p, const char *w, size_t n)
 {
@@ -131,9 +133,6 @@ static bool comment_elides(const char *s, const char *t, const char *e)
     return false;
 }
 #else
-/* only this reading uses it: clang refuses an unused one where BYTES16 holds */
-static inline bool is_alpha_ascii(char c) { return (unsigned)((c | 0x20) - 'a') < 26u; }
-
 static bool comment_elides(const char *s, const char *t, const char *e)
 {
     if (t - s > 120) t = s + 120;

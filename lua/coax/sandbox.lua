@@ -41,7 +41,6 @@ return function(loader, coax_module, limit_hit, vm)
   local real_pcall, real_xpcall, resume = pcall, xpcall, coroutine.resume
   local select, error, type, tonumber = select, error, type, tonumber
   local charge, tointeger, ult = vm.charge, math.tointeger, math.ult
-  local getinfo = debug.getinfo -- trusted: the sandbox is built in the full environment
 
   --- Makes an HTTP request and waits for it (the agent's coroutine yields;
   -- other sessions go on). Only an agent's call can use it.
@@ -211,16 +210,7 @@ return function(loader, coax_module, limit_hit, vm)
   end
   -- A sort compares about n log2 n times; a table with metamethods is
   -- sorted as a plain copy, so the length sort reads is the one charged.
-  -- A comparator in C (string.format: a copy of its first argument) runs
-  -- from sort's C, where no return charges its time (vendored ldo.c charges
-  -- a C function's time as it returns to Lua): 4,000 references to a
-  -- string of 4 MB ran 11.8 s in one call. It is called from Lua here, so
-  -- each comparison is charged.
   local function sort(t, comp)
-    if type(comp) == "function" and getinfo(comp, "S").what == "C" then
-      local comparator = comp
-      comp = function(a, b) return (comparator(a, b)) end
-    end
     if type(t) ~= "table" then return real_sort(t, comp) end
     local n = length(t)
     if n > 1 then charge(n * math.log(n, 2)) end
