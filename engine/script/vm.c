@@ -23,7 +23,7 @@
 #include "script/lib.h"
 
 #include <lauxlib.h>
-#include <lstate.h> /* gcemergency: see lua_retrying; CIST_C: see hook */
+#include <lstate.h> /* gcemergency: see lua_retrying; LUA_HOOKTIME: see hook */
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,10 +130,12 @@ static void stop_if_due(lua_State *L, coax_vm *vm)
 
 /* Runs every HOOK_STEP instructions; every 1024 tokens Lua parses (the
 ** vendored llex.c: a parse is one call in C, whose cost a text can make far
-** larger than its size); and as a C function returns once the coarse clock
+** larger than its size); as a C function returns once the coarse clock
 ** moved (the vendored ldo.c: a thousand instructions can hold 250 calls of
-** a costly C function). Those two run in a C function's frame and ran no
-** instruction: only their time is charged. */
+** a costly C function); and every MiB of strings compared or joined, once
+** that clock moved (ldo.c's luaD_work: a sort of the same long strings).
+** Those three ran no instruction (LUA_HOOKTIME): only their time is
+** charged. */
 static void hook(lua_State *L, lua_Debug *ar)
 {
     coax_vm *vm = vm_of(L);
@@ -141,7 +143,7 @@ static void hook(lua_State *L, lua_Debug *ar)
     uint64_t spent = (t - vm->tick_ns) / NS_PER_INSTRUCTION;
     vm->tick_ns = t;
     long charge = !vm->timed ? 0 : spent > (uint64_t)vm->instr_budget ? vm->instr_budget + 1 : (long)spent;
-    long ran = ar->i_ci->callstatus & CIST_C ? 0 : HOOK_STEP;
+    long ran = ar->currentline == LUA_HOOKTIME ? 0 : HOOK_STEP;
     vm->instr_left -= charge > ran ? charge : ran;
     stop_if_due(L, vm);
 }

@@ -521,7 +521,8 @@ l_sinline CallInfo *prepCallInfo (lua_State *L, StkId func, int nret,
 ** function's work when it ends rather than up to its count later: a
 ** thousand instructions held 250 calls of string.format("%q") on 4 MB,
 ** 64 ms each, and a budget of 2.5 s of C ran for 16 s. Only functions a
-** Lua function called: those the host's C calls are the host's work.
+** script's call reached (underlua): those the host's C calls are the
+** host's work.
 */
 #if defined(CLOCK_MONOTONIC_COARSE)
 #define COARSE_CLOCK	CLOCK_MONOTONIC_COARSE
@@ -529,15 +530,52 @@ l_sinline CallInfo *prepCallInfo (lua_State *L, StkId func, int nret,
 #define COARSE_CLOCK	CLOCK_MONOTONIC
 #endif
 
+/*
+** Whether a Lua function runs below the current call: C that a script's
+** call reached, directly or through other C (a comparator table.sort
+** calls, a metamethod table.concat runs: 4,000 comparisons of 3 ms ran
+** from sort's C for 11.8 s, charged when it returned), is the script's
+** work; C the host's C called with no script below is the host's.
+*/
+static int underlua (lua_State *L) {
+  CallInfo *ci;
+  for (ci = L->ci; ci != NULL; ci = ci->previous)
+    if (isLua(ci)) return 1;
+  return 0;
+}
+
 static void ctimecheck (lua_State *L) {
   struct timespec ts;
   unsigned int now;
   clock_gettime(COARSE_CLOCK, &ts);
   now = cast_uint(ts.tv_sec) * 1000u + cast_uint(ts.tv_nsec / 1000000);
-  if (now != G(L)->ctimecheck && L->allowhook) {
+  if (now != G(L)->ctimecheck && L->allowhook && underlua(L)) {
     G(L)->ctimecheck = now;
-    luaD_hook(L, LUA_HOOKCOUNT, -1, 0, 0);
+    luaD_hook(L, LUA_HOOKCOUNT, LUA_HOOKTIME, 0, 0);
   }
+}
+
+
+/*
+** coax: 'bytes' of a string about to be compared or joined (lvm.c). One
+** instruction, or one C call (a sort's comparisons), may repeat that work
+** on the same long strings without allocating, where neither the count nor
+** the memory cap sees it: 200,000 references to two strings of 4 MB sorted
+** for hours in one call. Every WORKTICK bytes the count hook runs as it does
+** when a C function returns, so their time is charged as it is spent and
+** may stop the script here (the callers may raise: they run metamethods).
+*/
+#define WORKTICK	((size_t)1 << 20)
+
+void luaD_work (lua_State *L, size_t bytes) {
+  global_State *g = G(L);
+  if (bytes < WORKTICK - g->workbytes) {
+    g->workbytes += bytes;
+    return;
+  }
+  g->workbytes = 0;
+  if (L->hook && (L->hookmask & LUA_MASKCOUNT))
+    ctimecheck(L);
 }
 
 
@@ -557,8 +595,8 @@ l_sinline int precallC (lua_State *L, StkId func, int nresults,
   n = (*f)(L);  /* do the actual call */
   lua_lock(L);
   api_checknelems(L, n);
-  if (l_unlikely(L->hookmask & LUA_MASKCOUNT) && isLua(ci->previous))
-    ctimecheck(L);  /* coax: a call a script made (not the host's C, which it calls) */
+  if (l_unlikely(L->hookmask & LUA_MASKCOUNT))
+    ctimecheck(L);  /* coax: a call a script made (not the host's C: underlua) */
   luaD_poscall(L, ci, n);
   return n;
 }

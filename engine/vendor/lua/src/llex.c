@@ -579,7 +579,7 @@ static void parsetick (LexState *ls) {
   lua_State *L = ls->L;
   ls->untiltick = PARSETICK;
   if (L->hook && (L->hookmask & LUA_MASKCOUNT) && L->allowhook)
-    luaD_hook(L, LUA_HOOKCOUNT, -1, 0, 0);
+    luaD_hook(L, LUA_HOOKCOUNT, LUA_HOOKTIME, 0, 0);
 }
 
 

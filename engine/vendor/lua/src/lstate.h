@@ -208,6 +208,10 @@ struct CallInfo {
 ** Bits in CallInfo status
 */
 #define CIST_OAH	(1<<0)	/* original value of 'allowhook' */
+/* coax: the 'currentline' of a count hook run only to charge time (ldo.c's
+** ctimecheck): no instruction ran since the last count */
+#define LUA_HOOKTIME	(-2)
+
 #define CIST_C		(1<<1)	/* call is running a C function */
 #define CIST_FRESH	(1<<2)	/* call is on a fresh "luaV_execute" frame */
 #define CIST_HOOKED	(1<<3)	/* call is running a debug hook */
@@ -267,6 +271,7 @@ typedef struct global_State {
   lu_byte gckind;  /* kind of GC running */
   lu_byte gcstopem;  /* stops emergency collections */
   unsigned int ctimecheck;  /* coax: the coarse clock when a C function's return last ran the count hook (ldo.c) */
+  size_t workbytes;  /* coax: string bytes compared or joined since luaD_work last looked at the clock (ldo.c) */
   lu_byte genminormul;  /* control for minor generational collections */
   lu_byte genmajormul;  /* control for major generational collections */
   lu_byte gcstp;  /* control whether GC is running */
