@@ -75,6 +75,20 @@ static bool nonzero_digit(const char *t, size_t len)
     return false;
 }
 
+static void format_double(char *buf, size_t size, double d);
+
+/* Whether the double 'd' read from text[0..len) is that number: its
+** shortest text is the same value. More digits than a double holds
+** (3.14159265358979323846, 123456789012345678901234567890.5,
+** 1.00000000000000001) would change on the way to Lua, silently: such a
+** number stays text, as a number out of a double's range does. */
+static bool double_is_text(double d, const char *text, size_t len)
+{
+    char buf[64];
+    format_double(buf, sizeof buf, d);
+    return coax_number_compare_text(buf, strlen(buf), text, len) == 0;
+}
+
 static void push_number(lua_State *L, const coax_value *v)
 {
     lua_Integer qi;
@@ -97,7 +111,7 @@ static void push_number(lua_State *L, const coax_value *v)
             return;
         }
         double d = coax_dot_strtod(v->u.text, NULL);
-        if (isfinite(d) && (d != 0 || !nonzero_digit(v->u.text, v->len))) {
+        if (isfinite(d) && (d != 0 || !nonzero_digit(v->u.text, v->len)) && double_is_text(d, v->u.text, v->len)) {
             lua_pushnumber(L, d);
             return;
         }
