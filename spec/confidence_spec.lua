@@ -92,7 +92,8 @@ describe("confidence classes", function()
     assert.are.same({ true, '{"n":42}' }, { r.valid, coax.json.encode(r.value) })
     r = coax.extract('{"n": 2.0}', '{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", '
       .. '"properties": {"n": {"type": "integer"}}}', { max_class = "lossless" })
-    assert.are.same({ true, '{"n":2}', "float_to_integer" }, { r.valid, coax.json.encode(r.value), r.coercions[1].kind })
+    assert.are.same({ true, '{"n":2}', "float_to_integer" },
+      { r.valid, coax.json.encode(r.value), r.coercions[1].kind })
     r = coax.extract('{"n": "42"}', int)
     assert.are.same({ true, '{"n":42}' }, { r.valid, coax.json.encode(r.value) })
     r = coax.extract("**42**", '{"type": "integer"}')
