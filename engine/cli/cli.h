@@ -77,11 +77,6 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err);
 /* Appends one repair-log entry as a JSON line (the --log format). */
 void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e);
 
-/* The least certain class an accepted value rests on, its repairs' and its
-** coercions' (lossless when none): what a --jsonl line says, so that no
-** guess taken by --guess or --max-class invented looks certain. */
-coax_class cli_least_class(const coax_extract_result *r);
-
 /* Tells on stderr ("coax CMD: a guess at line L, column C: ...") when the
 ** accepted value rests on an invented repair, unless --log lists it. */
 void cli_tell_guess(const char *cmd, const coax_extract_result *r);

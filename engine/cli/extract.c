@@ -4,6 +4,7 @@
 **                coax extract --partial [--schema SCHEMA] [--atomic PTR] [FILE|-]
 */
 #include "cli/cli.h"
+#include "extract/coerce.h"
 #include "stream/stream.h"
 
 #include <stdlib.h>
@@ -96,7 +97,7 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
     if (rc == COAX_OK && r.valid) {
         if (line) coax_buf_puts(out, "{\"value\":");
         coax_write_buf(out, r.value, 0);
-        if (line) coax_buf_printf(out, ",\"class\":\"%s\"}\n", coax_class_name(cli_least_class(&r)));
+        if (line) coax_buf_printf(out, ",\"class\":\"%s\"}\n", coax_class_name(extract_least_class(&r)));
         else coax_buf_putc(out, '\n');
         if (!o->log && !line) cli_tell_guess("extract", &r);
     } else if (rc == COAX_OK || rc == COAX_ENOJSON) {

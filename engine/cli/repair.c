@@ -109,7 +109,7 @@ static int repair_line(void *ud, const char *text, size_t len, coax_buf *out)
         coax_buf_puts(out, "{\"value\":");
         coax_write_buf(out, r.value, 0);
         coax_buf_printf(out, ",\"repairs\":%zu,\"class\":\"%s\"}\n", r.repair.nlog,
-                        coax_class_name(cli_least_class(&r)));
+                        coax_class_name(extract_least_class(&r)));
     } else {
         const char *msg = rc == COAX_OK ? refusal(&r) : err.msg[0] ? err.msg : coax_strerror(rc);
         coax_buf_puts(out, "{\"error\":");

@@ -231,16 +231,6 @@ void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e)
     coax_buf_printf(b, ",\"class\":\"%s\"}\n", coax_class_name(e->cls));
 }
 
-coax_class cli_least_class(const coax_extract_result *r)
-{
-    coax_class least = COAX_CLASS_LOSSLESS;
-    for (size_t i = 0; i < r->repair.nlog; i++)
-        if (r->repair.log[i].cls > least) least = r->repair.log[i].cls;
-    for (size_t i = 0; i < r->ncoercions; i++)
-        if (r->coercions[i].cls > least) least = r->coercions[i].cls;
-    return least;
-}
-
 void cli_tell_guess(const char *cmd, const coax_extract_result *r)
 {
     for (size_t i = 0; i < r->repair.nlog; i++) {
