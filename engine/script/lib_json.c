@@ -75,17 +75,28 @@ static bool nonzero_digit(const char *t, size_t len)
     return false;
 }
 
-static void format_double(char *buf, size_t size, double d);
-
-/* Whether the double 'd' read from text[0..len) is that number: its
-** shortest text is the same value. More digits than a double holds
-** (3.14159265358979323846, 123456789012345678901234567890.5,
+/* Whether the double 'd' read from text[0..len) holds every digit the text
+** writes: printed with as many significant digits, it is the same number
+** (0.1, 1.10, 1.6000000000000001, 0.30000000000000004). More digits than
+** a double holds (3.14159265358979323846, 123456789012345678901234567890.5,
 ** 1.00000000000000001) would change on the way to Lua, silently: such a
 ** number stays text, as a number out of a double's range does. */
 static bool double_is_text(double d, const char *text, size_t len)
 {
-    char buf[64];
-    format_double(buf, sizeof buf, d);
+    size_t first = SIZE_MAX, last = 0, digits = 0; /* significant digits: the first and last not 0 */
+    for (size_t k = 0; k < len && text[k] != 'e' && text[k] != 'E'; k++) {
+        if (text[k] < '0' || text[k] > '9') continue;
+        if (text[k] != '0') {
+            if (first == SIZE_MAX) first = digits;
+            last = digits;
+        }
+        digits++;
+    }
+    size_t n = first == SIZE_MAX ? 1 : last - first + 1;
+    if (n > 40) return false;
+    char fmt[16], buf[80];
+    snprintf(fmt, sizeof fmt, "%%.%zug", n);
+    coax_dot_format(buf, sizeof buf, fmt, d);
     return coax_number_compare_text(buf, strlen(buf), text, len) == 0;
 }
 
