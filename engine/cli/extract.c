@@ -23,7 +23,7 @@ static const char usage_text[] =
     "                        \"doomed\", \"stopped\" when they apply)\n"
     "  --atomic PTR          with --partial: the string at PTR is shown only complete\n"
     "  --strict              no coercion: the value as the reply has it\n"
-    "  --max-class C         the least certain repair accepted: lossless, inferred\n"
+    "  --max-class C         the least certain repair or coercion accepted: lossless, inferred\n"
     "                        (default) or invented (guessed keys, strings ended at a guess)\n"
     "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
     "  --output basic        on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
