@@ -92,10 +92,12 @@ describe("coax batch", function()
     local got = lines(out)
     for i, l in ipairs(got) do got[i] = untimed(l) end
     assert.are.same({
-      '{"id":1,"outcome":"ok","value":{"name":"Ada","age":36},"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,'
+      '{"id":1,"outcome":"ok","value":{"name":"Ada","age":36},"class":"lossless",'
+        .. '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,'
         .. '"agent_ms":T,"input_tokens_est":58,"output_tokens_est":12,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
-      '{"id":"b2","outcome":"ok","value":{"name":"Bob","age":40},"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,'
+      '{"id":"b2","outcome":"ok","value":{"name":"Bob","age":40},"class":"inferred",'
+        .. '"metrics":{"attempts":1,"wall_ms":T,"engine_ms":T,'
         .. '"agent_ms":T,"input_tokens_est":58,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":1,"coercions":1}}',
       '{"id":3,"outcome":"exhausted","error":{"code":"exhausted","message":"2 attempts used up; the last failed: '
@@ -104,7 +106,8 @@ describe("coax batch", function()
         .. '"error":"expected integer, got string \\"old\\""}],"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
         .. '"agent_ms":T,"input_tokens_est":187,"output_tokens_est":18,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
-      '{"id":4,"outcome":"ok","value":{"name":"Di","age":29},"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
+      '{"id":4,"outcome":"ok","value":{"name":"Di","age":29},"class":"lossless",'
+        .. '"metrics":{"attempts":2,"wall_ms":T,"engine_ms":T,'
         .. '"agent_ms":T,"input_tokens_est":175,"output_tokens_est":16,"input_tokens":null,"output_tokens":null,'
         .. '"repairs":0,"coercions":0}}',
       '{"id":5,"outcome":"agent_error","error":{"code":"agent_error",'
@@ -151,10 +154,27 @@ describe("coax batch", function()
       .. 'the last failed: 1 validation error, the first at \'\': expected at most 0 items, got 1"},'
       .. '"errors":[{"instanceLocation":"","keywordLocation":"/maxItems","error":"expected at most 0 items, got 1"}],'
       .. metrics:format(20), untimed(got[1]))
-    assert.are.equal('{"id":2,"outcome":"ok","value":[],' .. metrics:format(1), untimed(got[2]))
+    assert.are.equal('{"id":2,"outcome":"ok","value":[],"class":"lossless",' .. metrics:format(1), untimed(got[2]))
     assert.are.equal(1, code)
     assert.matches("attempts: 1: 2\n", err, 1, true)
   end)
+
+  it("says the least certain class of each value: a guess max_class = \"invented\" took never looks plain (hunt15)",
+    function()
+      local recipe = tmp .. "/guess.lua"
+      H.write(recipe, 'return { schema = { type = "object", properties = { n = { type = "integer" } } }, '
+        .. 'prompt = "{{input}}", max_attempts = 1, max_class = "invented" }')
+      local out, _, code = H.coax({ "batch", recipe, "--replies-field", "replies", "--quiet", "--concurrency", "1" },
+        json.encode({ id = 1, input = "x", replies = { '{"n": 1, "n": 2}' } }) .. "\n"
+          .. json.encode({ id = 2, input = "x", replies = { '{"n": "3"}' } }) .. "\n"
+          .. json.encode({ id = 3, input = "x", replies = { '{"n": 4}' } }) .. "\n")
+      local got = lines(out)
+      for i, l in ipairs(got) do got[i] = l:gsub(',"metrics":.*', "}") end
+      assert.are.same({ '{"id":1,"outcome":"ok","value":{"n":2},"class":"invented"}',
+        '{"id":2,"outcome":"ok","value":{"n":3},"class":"inferred"}',
+        '{"id":3,"outcome":"ok","value":{"n":4},"class":"lossless"}' }, got)
+      assert.are.equal(0, code)
+    end)
 
   it("gives every line the replies of --replay, from the start", function()
     local replies = H.tmpfile('"nothing here"\n"{\\"name\\": \\"X\\", \\"age\\": 1}"\n')

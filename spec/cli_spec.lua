@@ -365,7 +365,7 @@ describe("the default agent", function()
     f:write('return { schema = { type = "object" }, prompt = "x", agent = { name = "replay", replies = { "{}" } } }')
     f:close()
     assert.are.same({ "{}\n", "", 0 }, { H.coax({ "run", named }, nil, env) })
-    assert.are.same({ '{"id":1,"outcome":"ok","value":{}}', "", 0 },
+    assert.are.same({ '{"id":1,"outcome":"ok","value":{},"class":"lossless"}', "", 0 },
       { (H.coax({ "batch", named, "--quiet" }, '{"id": 1, "input": "x"}\n', env)):gsub(',"metrics":.*', "}"), "", 0 })
   end)
 end)

@@ -8,12 +8,12 @@ local M = {}
 
 M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nesting", "closed_bracket",
   "spans", "mixed", "replies", "peers", "guesses", "hunt3", "hunt4", "hunt5", "hunt6", "hunt7",
-  "hunt8", "hunt9", "hunt10", "hunt11", "hunt12", "hunt13", "hunt14" }
+  "hunt8", "hunt9", "hunt10", "hunt11", "hunt12", "hunt13", "hunt14", "hunt15" }
 
 --- How many plain cases each file may see refused (none where absent).
 M.refused_allowed = { peers = 1 }
 
---- Every case of one file: {name, input, schema, expect, finish}. A reply
+--- Every case of one file: {name, input, schema, expect, finish, max_class}. A reply
 -- that is no valid UTF-8 (which no JSON line can hold) is written as
 -- "input_hex", its bytes in hexadecimal.
 function M.cases(file)
@@ -50,7 +50,7 @@ end
 -- "wrong" (a value came that is not the expected one, or any value where a
 -- refusal was due), and what came back.
 function M.run(c)
-  local r, msg = coax.extract(c.input, json.encode(c.schema), { finish = c.finish })
+  local r, msg = coax.extract(c.input, json.encode(c.schema), { finish = c.finish, max_class = c.max_class })
   local got = r and r.valid and json.encode(r.value)
   local detail = got or (r and r.errors[1] and r.errors[1].error) or msg
   if c.expect == "refuse" then return got and "wrong" or "right", detail end

@@ -73,6 +73,33 @@ describe("confidence classes", function()
     assert.has_error(function() coax.extract("{}", schema, { max_class = "guessed" }) end)
   end)
 
+  it("refuses under max_class = lossless a value a coercion inferred, at the coercion's place (hunt15)", function()
+    local int = '{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}'
+    local r = coax.extract('{"n": "42"}', int, { max_class = "lossless" })
+    assert.is_false(r.valid)
+    assert.are.same({ instanceLocation = "/n", keywordLocation = "",
+      error = "a coercion less certain than the class allowed (string_to_integer: converted the value to the type "
+        .. "the schema asks for); send the value as the schema asks for it" }, r.errors[1])
+    r = coax.extract('{"result": {"n": 42}}', int, { max_class = "lossless" })
+    assert.are.same({ false, "", "a coercion less certain than the class allowed (envelope_unwrapped: took the "
+      .. "value inside a single-key envelope); send the value as the schema asks for it" },
+      { r.valid, r.errors[1].instanceLocation, r.errors[1].error })
+    r = coax.extract("**42**", '{"type": "integer"}', { max_class = "lossless" })
+    assert.are.same({ false, "a coercion less certain than the class allowed (bare_scalar: read the whole reply as one "
+      .. "value); send the value as the schema asks for it" }, { r.valid, r.errors[1].error })
+    -- twins: what needs no coercion, or a lossless one, is still taken; inferred takes the coercions
+    r = coax.extract('{"n": 42}', int, { max_class = "lossless" })
+    assert.are.same({ true, '{"n":42}' }, { r.valid, coax.json.encode(r.value) })
+    r = coax.extract('{"n": 2.0}', '{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", '
+      .. '"properties": {"n": {"type": "integer"}}}', { max_class = "lossless" })
+    assert.are.same({ true, '{"n":2}', "float_to_integer" },
+      { r.valid, coax.json.encode(r.value), r.coercions[1].kind })
+    r = coax.extract('{"n": "42"}', int)
+    assert.are.same({ true, '{"n":42}' }, { r.valid, coax.json.encode(r.value) })
+    r = coax.extract("**42**", '{"type": "integer"}')
+    assert.are.same({ true, 42 }, { r.valid, r.value })
+  end)
+
   it("closes brackets missing at the very end unless the provider cut the reply", function()
     local reply = '{"name": "x", "transaction_amount": 2'
     local r = coax.extract(reply, schema, { finish = "stop" })

@@ -125,8 +125,9 @@ describe("every command maps a condition to one exit code", function()
   it("answers every --jsonl line, the one over --max-input included, in order", function()
     local input = '"{}"\n"' .. BIG .. '"\n"[1]"\n'
     local out, _, code = H.coax({ "repair", "--jsonl", "--max-input", "1k" }, input)
-    assert.are.same({ '{"value":{},"repairs":0}\n{"error":"line longer than --max-input (1024 bytes)"}\n'
-      .. '{"value":[1],"repairs":0}\n', 1 }, { out, code })
+    assert.are.same({ '{"value":{},"repairs":0,"class":"lossless"}\n'
+      .. '{"error":"line longer than --max-input (1024 bytes)"}\n'
+      .. '{"value":[1],"repairs":0,"class":"lossless"}\n', 1 }, { out, code })
     out, _, code = H.coax({ "validate", "--jsonl", "--max-input", "1k", path("ok.json") }, '{}\n"' .. BIG .. '"\n[]\n')
     assert.are.same({ '{"valid":true}\n{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"",'
       .. '"error":"line longer than --max-input (1024 bytes)"}]}\n{"valid":false,"errors":[{"instanceLocation":"",'

@@ -263,7 +263,8 @@ describe("coax extract (command)", function()
     local lines = {}
     for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
     assert.are.equal(3, #lines)
-    assert.are.equal('{"value":{"invoice_id":"A","total":5,"currency":"EUR","status":"open"}}', lines[1])
+    assert.are.equal('{"value":{"invoice_id":"A","total":5,"currency":"EUR","status":"open"},"class":"inferred"}',
+      lines[1])
     assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"",'
       .. '"error":"no JSON value found in 12 bytes of text"}]}', lines[2])
     assert.are.equal("/total", json.decode(lines[3]).errors[1].instanceLocation)

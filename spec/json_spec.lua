@@ -29,6 +29,23 @@ describe("coax.json", function()
     assert.are.equal('[1e-400,2e-324,0.0,-0.0,4.94065645841247e-324]', json.encode(u))
   end)
 
+  it("keeps as text a number with more digits than a double holds, never rounded on the way (hunt15)", function()
+    local v = json.decode('[3.141592653589793238462643383279, 123456789012345678901234567890.5, '
+      .. '1.00000000000000001, 12345678901234567890.0]')
+    for i = 1, 4 do assert.are.equal("number", json.type(v[i])) end
+    assert.are.same({ "3.141592653589793238462643383279", "1.00000000000000001" }, { tostring(v[1]), tostring(v[3]) })
+    assert.are.equal('[3.141592653589793238462643383279,123456789012345678901234567890.5,1.00000000000000001,'
+      .. '12345678901234567890.0]', json.encode(v))
+    -- twins: a number whose every digit its double holds is a float
+    local u = json.decode('[0.1, 1.10, 3.141592653589793, 100000000000000000000.0, 0.30000000000000004, 1E2, '
+      .. '1.6000000000000001]')
+    assert.are.same({ 0.1, 1.1, 3.141592653589793, 1e20, 0.30000000000000004, 100.0, 1.6 }, u)
+    for i = 1, 7 do assert.are.equal("float", math.type(u[i])) end
+    local r = coax.repair('{"pi": 3.14159265358979323846}')
+    assert.are.same({ "3.14159265358979323846", '{"pi":3.14159265358979323846}' },
+      { tostring(r.pi), json.encode(r) })
+  end)
+
   it("tells [] from {} and null from a missing value", function()
     local v = json.decode('{"a":[],"b":{},"c":null}')
     assert.are.equal("array", json.type(v.a))

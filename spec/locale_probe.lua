@@ -15,7 +15,9 @@ assert(os.setlocale(locale, "numeric") == locale, "cannot set LC_NUMERIC to " ..
 local out = { host = string.format("%.1f", 1.5) } -- the host's own Lua follows the locale
 
 -- Numbers of a reply, read into Lua values of the host.
-out.repair = coax.repair("[1.5e3, 3.14159265358979323846, 0.1, -2.5E-3, 12345678901234567890.5]")
+-- (more digits than a double holds stay text, hunt15; 16 and 17 digits a double holds read as floats)
+out.repair = coax.repair("[1.5e3, 3.14159265358979323846, 0.1, -2.5E-3, 12345678901234567890.5, "
+  .. "3.141592653589793, 12345678901234567000.0]")
 
 -- Schemas whose keywords are fractions, given as tables (numbers written by
 -- coax) and as text (numbers kept as written).

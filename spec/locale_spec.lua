@@ -52,7 +52,9 @@ describe("numbers under the C locale", function()
   it("are the exact values, every way coax converts them", function()
     in_c = probe("C")
     assert.equal("1.5", in_c.host)
-    assert.same({ 1500.0, 3.141592653589793, 0.1, -0.0025, 1.2345678901234567e+19 }, in_c.repair)
+    local r = in_c.repair
+    assert.same({ 1500.0, 0.1, -0.0025, 3.141592653589793, 1.2345678901234567e+19 }, { r[1], r[3], r[4], r[6], r[7] })
+    assert.same({ "3.14159265358979323846", "12345678901234567890.5" }, { tostring(r[2]), tostring(r[5]) })
     assert.same({ valid = false, errors = { "expected a number at most 1.2, got 1.5" }, value = { a = 1.5 } },
       in_c.maximum)
     assert.same({ "expected a multiple of 0.5, got 1.3" }, in_c.multiple.errors)

@@ -81,16 +81,16 @@ describe("coax repair (command)", function()
       assert.are.equal(1, code)
       assert.are.equal("", err)
       assert.are.equal(table.concat({
-        '{"value":{"a":1},"repairs":1}',
+        '{"value":{"a":1},"repairs":1,"class":"lossless"}',
         '{"error":"no JSON value found in 12 bytes of text"}',
-        '{"value":[1,2],"repairs":1}',
+        '{"value":[1,2],"repairs":1,"class":"lossless"}',
         '{"error":"expected a JSON value"}',
         '{"error":"nesting deeper than 512"}',
       }, "\n") .. "\n", out)
     end)
 
     it("handles input without a final newline and empty input", function()
-      assert.are.equal('{"value":1,"repairs":0}\n', (H.coax({ "repair", "--jsonl" }, '"1"')))
+      assert.are.equal('{"value":1,"repairs":0,"class":"lossless"}\n', (H.coax({ "repair", "--jsonl" }, '"1"')))
       local out, _, code = H.coax({ "repair", "--jsonl" }, "")
       assert.are.equal("", out)
       assert.are.equal(0, code)

@@ -198,7 +198,11 @@ describe("coax repair (command) without a guess", function()
     assert.are.same({ "", 1 }, { out, code })
     assert.are.equal("coax repair: no sure value: unreadable text at line 1, column 4 (guessed which quote ends"
       .. " the string: '\"2'); send valid JSON\n", err)
-    assert.are.equal('{"a\\"2":null}\n', (H.coax({ "repair", "--max-class", "invented" }, '{"a"2}')))
+    out, err, code = H.coax({ "repair", "--max-class", "invented" }, '{"a"2}')
+    assert.are.same({ '{"a\\"2":null}\n', 0 }, { out, code })
+    -- the guess is told on stderr, --log or not (hunt15)
+    assert.are.equal("coax repair: a guess at line 1, column 4: guessed which quote ends the string (--log lists "
+      .. "every repair)\n", err)
     out, err, code = H.coax({ "repair", "--guess", "--log" }, "1,2,3")
     assert.are.same({ "3\n", 0 }, { out, code })
     assert.truthy(err:find('"kind":"fragment"', 1, true))
@@ -207,10 +211,37 @@ describe("coax repair (command) without a guess", function()
     assert.are.equal("coax repair: --max-class takes lossless, inferred or invented, not 'sure'\n", err)
   end)
 
+  it("says the least certain class of each --jsonl value: a guess never looks certain (hunt15)", function()
+    local input = '"{\\"a\\":1,\\"a\\":2}"\n"{a: 1}"\n"[1]"\n'
+    local out, err, code = H.coax({ "repair", "--jsonl", "--guess" }, input)
+    assert.are.same({ '{"value":{"a":2},"repairs":1,"class":"invented"}\n{"value":{"a":1},"repairs":1,'
+      .. '"class":"inferred"}\n{"value":[1],"repairs":0,"class":"lossless"}\n', "", 0 }, { out, err, code })
+    out, err, code = H.coax({ "repair", "--jsonl", "--max-class", "invented" }, input)
+    assert.are.same({ '{"value":{"a":2},"repairs":1,"class":"invented"}\n{"value":{"a":1},"repairs":1,'
+      .. '"class":"inferred"}\n{"value":[1],"repairs":0,"class":"lossless"}\n', "", 0 }, { out, err, code })
+    out, err, code = H.coax({ "repair", "--guess" }, '{"a":1,"a":2}')
+    assert.are.same({ '{"a":2}\n', "coax repair: a guess at line 1, column 8: a key given twice with two values: "
+      .. "which one was meant is a guess (--log lists every repair)\n", 0 }, { out, err, code })
+    -- twins: no guess, nothing told; with --log the log tells it
+    out, err, code = H.coax({ "repair", "--guess" }, "{a: 1}")
+    assert.are.same({ '{"a":1}\n', "", 0 }, { out, err, code })
+    out, err = H.coax({ "repair", "--guess", "--log" }, '{"a":1,"a":2}')
+    assert.are.same({ '{"a":2}\n', 1 }, { out, select(2, err:gsub("\n", "")) })
+    local schema = H.tmpfile('{"type":"object","properties":{"n":{"type":"integer"}}}')
+    out, err, code = H.coax({ "extract", "--schema", schema, "--jsonl", "--max-class", "invented" },
+      '"{\\"n\\":\\"4\\"}"\n"{\\"n\\":1,\\"n\\":2}"\n"{\\"n\\":1}"\n')
+    assert.are.same({ '{"value":{"n":4},"class":"inferred"}\n{"value":{"n":2},"class":"invented"}\n'
+      .. '{"value":{"n":1},"class":"lossless"}\n', "", 0 }, { out, err, code })
+    out, err, code = H.coax({ "extract", "--schema", schema, "--max-class", "invented" }, '{"n":1,"n":2}')
+    assert.are.same({ '{"n":2}\n', "coax extract: a guess at line 1, column 8: a key given twice with two values: "
+      .. "which one was meant is a guess (--log lists every repair)\n", 0 }, { out, err, code })
+    os.remove(schema)
+  end)
+
   it("answers each line of --jsonl, a refusal as that line's error", function()
     local out, _, code = H.coax({ "repair", "--jsonl" }, '"{a: 1}"\n"1,2,3"\n"{\\"a\\": [1"\n')
     assert.are.equal(1, code)
-    assert.are.equal('{"value":{"a":1},"repairs":1}\n'
+    assert.are.equal('{"value":{"a":1},"repairs":1,"class":"inferred"}\n'
       .. '{"error":"the reply holds several values one after another, at line 1, column 1 and at line 1, '
       .. 'column 3: send one value (a list, if they are one answer)"}\n'
       .. '{"error":"the JSON is incomplete: the reply ends inside it"}\n', out)

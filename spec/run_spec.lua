@@ -535,6 +535,23 @@ describe("coax run (command)", function()
     end
   end)
 
+  it("tells on stderr a value a recipe's max_class = \"invented\" took from a guess (hunt15)", function()
+    local path = dir .. "/recipe.lua"
+    local f = assert(io.open(path, "w"))
+    f:write(recipe(', max_class = "invented"'))
+    f:close()
+    local replies = H.tmpfile('"{\\"name\\": \\"Ada\\", \\"age\\": 35, \\"age\\": 36}"\n')
+    local out, err, code = H.coax({ "run", path, "--replay", replies })
+    assert.are.same({ GOOD .. "\n", "coax run: a guess at line 1, column 28 of the reply: a key given twice with two "
+      .. "values: which one was meant is a guess (the report's log lists every repair)\n", 0 }, { out, err, code })
+    -- twin: a value that rests on no guess is printed alone
+    os.remove(replies)
+    replies = H.tmpfile('"{name: \\"Ada\\", \\"age\\": 36}"\n')
+    out, err, code = H.coax({ "run", path, "--replay", replies })
+    assert.are.same({ GOOD .. "\n", "", 0 }, { out, err, code })
+    os.remove(replies)
+  end)
+
   it("exits by outcome with the reason on stderr", function()
     local replies = H.tmpfile('"nothing"\n"still nothing"\n"no"\n')
     local out, err, code = H.coax({ "run", "lua/recipes/contact.lua", "--replay", replies, "--max-attempts", "2" })

@@ -74,6 +74,25 @@ describe("coax validate (command)", function()
     assert.are.equal(1, code)
   end)
 
+  it("refuses an instance that gives a key twice with two values: valid would judge one reading (hunt15)", function()
+    -- the last value (EUR) is valid, the first (a number) is not: which one the instance means is a guess
+    local out, _, code = H.coax({ "validate", schema }, '{"currency_code": 7,\n "currency_code": "EUR"}')
+    assert.are.same({ '{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"",'
+      .. '"error":"not JSON: a key given twice with two values: which one is meant is a guess (line 2, column 2)"}]}\n',
+      1 }, { out, code })
+    out, _, code = H.coax({ "validate", "--jsonl", "--output", "flag", schema },
+      '{"currency_code":"EUR","amount":1,"amount":2}\n{"currency_code":"EUR","amount":1,"amount":1}\n')
+    assert.are.same({ '{"valid":false}\n{"valid":true}\n', 1 }, { out, code })
+    -- twin: a key given twice with one value is one reading, valid
+    out, _, code = H.coax({ "validate", schema }, '{"currency_code":"EUR","currency_code":"EUR"}')
+    assert.are.same({ '{"valid":true}\n', 0 }, { out, code })
+    local coax = require "coax"
+    local s = coax.schema(ORDER)
+    assert.are.same({ nil, "a key given twice with two values: which one is meant is a guess at line 1, column 24",
+      "COAX_ESYNTAX" }, { s:validate('{"currency_code":"EUR","currency_code":"USD"}', "json") })
+    assert.is_true((s:validate('{"currency_code":"EUR","currency_code":"EUR"}', "json")))
+  end)
+
   it("chooses the draft with --draft when the schema has no $schema", function()
     local s = H.tmpfile('{"$ref":"#/definitions/a","type":"string","definitions":{"a":{}}}')
     assert.are.equal(0, select(3, H.coax({ "validate", "--draft", "7", s }, "1")))

@@ -296,4 +296,11 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
                         coax_error *err,
                         void (*on_dup)(void *ud, size_t offset, bool differs), void *ud);
 
+/* coax_parse for a value judged as it is (coax validate, validate_json): a
+** key given twice with two values fails with COAX_ESYNTAX at the later key,
+** since keeping the last value (as coax_parse does) would judge one of two
+** readings: {"a": 9, "a": 2} is valid for a maximum of 5 one way only. */
+coax_code coax_parse_unique(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                            coax_value **out, coax_error *err);
+
 #endif

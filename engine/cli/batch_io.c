@@ -38,6 +38,7 @@ void batch_result_line(coax_buf *L, coax_session *s, const char *id, size_t id_l
     if (value) {
         coax_buf_puts(L, ",\"value\":");
         coax_buf_put(L, value, vlen);
+        coax_buf_printf(L, ",\"class\":\"%s\"", coax_class_name(session_value_class(s)));
     }
     if (oc != COAX_OUTCOME_OK) {
         coax_buf_puts(L, ",\"error\":");

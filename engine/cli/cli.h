@@ -77,6 +77,10 @@ int cli_fail(const char *cmd, coax_code code, const coax_error *err);
 /* Appends one repair-log entry as a JSON line (the --log format). */
 void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e);
 
+/* Tells on stderr ("coax CMD: a guess at line L, column C: ...") when the
+** accepted value rests on an invented repair, unless --log lists it. */
+void cli_tell_guess(const char *cmd, const coax_extract_result *r);
+
 /* The agent options `run` and `batch` share (cli/agent.c). */
 typedef struct cli_agent {
     const char *name, *model, *base_url, *mode; /* --agent, --model, --base-url, --mode */

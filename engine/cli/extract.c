@@ -4,6 +4,7 @@
 **                coax extract --partial [--schema SCHEMA] [--atomic PTR] [FILE|-]
 */
 #include "cli/cli.h"
+#include "extract/coerce.h"
 #include "stream/stream.h"
 
 #include <stdlib.h>
@@ -22,12 +23,13 @@ static const char usage_text[] =
     "                        \"doomed\", \"stopped\" when they apply)\n"
     "  --atomic PTR          with --partial: the string at PTR is shown only complete\n"
     "  --strict              no coercion: the value as the reply has it\n"
-    "  --max-class C         the least certain repair accepted: lossless, inferred\n"
+    "  --max-class C         the least certain repair or coercion accepted: lossless, inferred\n"
     "                        (default) or invented (guessed keys, strings ended at a guess)\n"
     "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
     "  --output basic        on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
     "  --log                 the repair and coercion log on stderr, one JSON object a line\n"
-    "  --jsonl               a JSON string (one reply) a line in; {\"value\"} or the errors out\n"
+    "  --jsonl               a JSON string (one reply) a line in; {\"value\", \"class\"} (the\n"
+    "                        least certain repair or coercion) or the errors out\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of input (default 256M; k, M and G suffixes)\n"
     "  --max-string N        bytes of one decoded string (default 64M)\n"
@@ -95,7 +97,9 @@ static int extract_one(const opts *o, const char *text, size_t len, coax_buf *ou
     if (rc == COAX_OK && r.valid) {
         if (line) coax_buf_puts(out, "{\"value\":");
         coax_write_buf(out, r.value, 0);
-        coax_buf_puts(out, line ? "}\n" : "\n");
+        if (line) coax_buf_printf(out, ",\"class\":\"%s\"}\n", coax_class_name(extract_least_class(&r)));
+        else coax_buf_putc(out, '\n');
+        if (!o->log && !line) cli_tell_guess("extract", &r);
     } else if (rc == COAX_OK || rc == COAX_ENOJSON) {
         const char *nojson = rc == COAX_ENOJSON ? err.msg : NULL;
         if (line || o->basic) {

@@ -20,8 +20,8 @@ static const char usage_text[] =
     "                        ended at a guess, one item of a larger structure)\n"
     "  --guess               coax's best reading, even a guess or a reply cut off\n"
     "                        (--log says what was guessed)\n"
-    "  --jsonl               a JSON string (one reply) a line in; {\"value\", \"repairs\"} or\n"
-    "                        {\"error\"} a line out\n"
+    "  --jsonl               a JSON string (one reply) a line in; {\"value\", \"repairs\",\n"
+    "                        \"class\"} or {\"error\"} a line out (class: the least certain repair)\n"
     "  --max-depth N         nesting of arrays and objects (default 512)\n"
     "  --max-input N         bytes of input (default 256M; k, M and G suffixes)\n"
     "  --max-string N        bytes of one decoded string (default 64M)\n"
@@ -73,6 +73,7 @@ static int repair_one(const repair_opts *o, const char *text, size_t len)
         fprintf(stderr, "coax repair: no sure value: %s\n", refusal(&r));
         status = 1;
     } else {
+        if (!o->log) cli_tell_guess("repair", &r);
         coax_buf out;
         coax_buf_init(&out, NULL);
         coax_write_buf(&out, r.value, o->pretty ? COAX_WRITE_PRETTY : 0);
@@ -107,7 +108,8 @@ static int repair_line(void *ud, const char *text, size_t len, coax_buf *out)
     if (rc == COAX_OK && r.valid) {
         coax_buf_puts(out, "{\"value\":");
         coax_write_buf(out, r.value, 0);
-        coax_buf_printf(out, ",\"repairs\":%zu}\n", r.repair.nlog);
+        coax_buf_printf(out, ",\"repairs\":%zu,\"class\":\"%s\"}\n", r.repair.nlog,
+                        coax_class_name(extract_least_class(&r)));
     } else {
         const char *msg = rc == COAX_OK ? refusal(&r) : err.msg[0] ? err.msg : coax_strerror(rc);
         coax_buf_puts(out, "{\"error\":");

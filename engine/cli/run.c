@@ -60,6 +60,8 @@ typedef struct run_events {
     coax_buf told;    /* the narration of the attempts so far */
     int attempts;     /* the attempts narrated */
     int write_error;  /* errno of a failed write to stdout, or 0 */
+    bool tell;        /* narrate each attempt */
+    char guess[320];  /* the accepted value's first invented repair, told after it; "" when none */
 } run_events;
 
 /* Writes 'line' (newline-terminated) to stdout at once: a reader of the
@@ -173,6 +175,23 @@ static void narrate(void *ud, const session_attempt *a)
     }
 }
 
+/* After each attempt: its narration, when told; for the accepted one, the
+** first invented repair its value rests on (a recipe's max_class =
+** "invented" takes one): stdout shows the value alone, so stderr says it
+** was a guess, as coax repair and coax extract do. */
+static void on_attempt(void *ud, const session_attempt *a)
+{
+    run_events *ev = ud;
+    if (ev->tell) narrate(ud, a);
+    for (size_t k = 0; a->r && !strcmp(a->outcome, "ok") && k < a->r->repair.nlog; k++) {
+        const coax_repair_entry *e = &a->r->repair.log[k];
+        if (e->cls != COAX_CLASS_INVENTED) continue;
+        snprintf(ev->guess, sizeof ev->guess, "a guess at line %u, column %u of the reply: %s", e->line, e->column,
+                 e->detail);
+        break;
+    }
+}
+
 int cli_run(int argc, char **argv)
 {
     const char *recipe = NULL, *input_path = NULL, *report = NULL, *attempts = NULL;
@@ -257,7 +276,8 @@ int cli_run(int argc, char **argv)
         if (rc) status = cli_fail("run", rc, &err);
     }
     if (status == 0) { /* nothing has run yet: the session runs when polled */
-        session_listener l = {tell ? narrate : NULL, stream ? print_partial : NULL, &events};
+        events.tell = tell;
+        session_listener l = {on_attempt, stream ? print_partial : NULL, &events};
         session_listen(s, &l);
     }
     /* Opened before any model call, so a path that cannot be written costs none. */
@@ -326,6 +346,8 @@ int cli_run(int argc, char **argv)
                 coax_session_error(s, &why);
                 fprintf(stderr, "coax run: %s: %s\n", coax_outcome_name(outcome), why ? why : "(no detail)");
             }
+            if (value && events.guess[0])
+                fprintf(stderr, "coax run: %s (the report's log lists every repair)\n", events.guess);
             status = write_status ? write_status : coax_outcome_exit_status(outcome);
         }
     }

@@ -230,3 +230,14 @@ void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e)
     coax_buf_put_json_string(b, e->detail, strlen(e->detail));
     coax_buf_printf(b, ",\"class\":\"%s\"}\n", coax_class_name(e->cls));
 }
+
+void cli_tell_guess(const char *cmd, const coax_extract_result *r)
+{
+    for (size_t i = 0; i < r->repair.nlog; i++) {
+        const coax_repair_entry *e = &r->repair.log[i];
+        if (e->cls != COAX_CLASS_INVENTED) continue;
+        fprintf(stderr, "coax %s: a guess at line %u, column %u: %s (--log lists every repair)\n", cmd, e->line,
+                e->column, e->detail);
+        return;
+    }
+}

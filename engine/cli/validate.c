@@ -72,7 +72,7 @@ static int check_one(const coax_schema *s, const char *text, size_t len, const o
     coax_error err;
     memset(&err, 0, sizeof err);
     int status = 0;
-    coax_code rc = coax_parse(arena, text, len, &o->lim, &v, &err);
+    coax_code rc = coax_parse_unique(arena, text, len, &o->lim, &v, &err);
     if (rc == COAX_OK) {
         coax_validation r;
         unsigned flags = o->format == COAX_OUTPUT_FLAG ? COAX_VALIDATE_FIRST

@@ -311,4 +311,10 @@ coax_code extract_sure_repair(coax_arena *arena, const char *text, size_t len, c
 coax_code extract_guess_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                                coax_extract_result *out, coax_error *err);
 
+/* The least certain class a value rests on, its repairs' and its coercions'
+** (lossless when none): what coax repair --jsonl, coax extract --jsonl and
+** coax batch say of a value, so a guess --max-class invented took never
+** looks certain. */
+coax_class extract_least_class(const coax_extract_result *r);
+
 #endif

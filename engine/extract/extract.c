@@ -206,6 +206,31 @@ static const coax_repair_entry *classify(const extract_job *x, const coax_candid
     return gate;
 }
 
+/* A coercion less certain than 'max' (string_to_integer, an envelope
+** unwrapped, a bare scalar: inferred) is as much a reading the caller did
+** not allow as a repair of that class: the value is refused at the
+** coercion's place, with the rule it broke. */
+static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const coax_coercion *e = &c->log[i];
+        if (e->cls <= max) continue;
+        coax_buf b;
+        coax_buf_init(&b, coax_arena_allocator(c->arena));
+        coax_buf_printf(&b, "a coercion less certain than the class allowed (%s: %s); send the value as the schema "
+                            "asks for it",
+                        e->kind, e->detail);
+        char *msg = b.oom ? NULL : coax_arena_strdup(c->arena, b.data, b.len);
+        coax_buf_free(&b);
+        if (!msg || prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
+        s->validation.errors[0].instance_location = e->pointer;
+        s->valid = false;
+        s->nerrors = s->validation.nerrors;
+        return COAX_OK;
+    }
+    return COAX_OK;
+}
+
 /* The line and column (in characters, from 1) of byte 'at'. */
 static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
 {
@@ -331,6 +356,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     valid_but_placeholder = valid_but_placeholder && !s->valid;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
+    if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
     bool excused;
     const coax_repair_entry *gate = classify(x, cand, s, &excused);
     if (x->whole_guess && !s->ninvented &&
@@ -842,8 +868,8 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
 /* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
 ** scalar, tried when no candidate is valid: kept only when valid, as one
 ** more candidate (the whole text). */
-static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool literal_only, coax_repair_result *r,
-                          scored *best)
+static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool literal_only, coax_class max,
+                          coax_repair_result *r, scored *best)
 {
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
     coax_value *v = extract_bare_scalar(c->arena, text, len, literal_only);
@@ -853,8 +879,11 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     scored s = {.complete = true, .index = r->ncandidates};
     coax_code rc = coerce_log(c, "bare_scalar", "read the whole reply as one value", "", 0);
     if (!rc) rc = coerce_candidate(c, v, &s.value, &s.validation);
+    bool fits = !rc && s.validation.valid;
+    if (fits) rc = coercion_gate(c, max, &s);
     if (rc) return rc;
-    if (!s.validation.valid) {
+    /* refused by the gate alone, it is the answer's reason when nothing else was read */
+    if (!s.validation.valid && !(fits && best->index == SIZE_MAX)) {
         coerce_rewind(c, mark);
         return COAX_OK;
     }
@@ -864,7 +893,8 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, 0, len, 1, NULL, 0};
     r->candidates = cands;
     r->ncandidates++;
-    s.valid = true;
+    s.valid = s.validation.valid;
+    s.nerrors = s.validation.nerrors;
     s.coercions = c->log;
     s.ncoercions = c->n;
     *best = s;
@@ -937,7 +967,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     bool repaired = best.index != SIZE_MAX && r->candidates[best.index].nlog &&
                     r->candidates[best.index].source == COAX_SOURCE_WHOLE;
     if (bare && (!best.valid || repaired) &&
-        (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, r, &best)))
+        (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, o.max_class, r, &best)))
         return rc;
     /* No JSON, and the reply is no scalar the schema takes ("Yes" for a
     ** boolean): the repair's reason, kept in 'err', is the answer. */

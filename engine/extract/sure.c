@@ -36,3 +36,13 @@ coax_code extract_guess_repair(coax_arena *arena, const char *text, size_t len, 
     out->candidate = out->repair.chosen;
     return rc;
 }
+
+coax_class extract_least_class(const coax_extract_result *r)
+{
+    coax_class least = COAX_CLASS_LOSSLESS;
+    for (size_t i = 0; i < r->repair.nlog; i++)
+        if (r->repair.log[i].cls > least) least = r->repair.log[i].cls;
+    for (size_t i = 0; i < r->ncoercions; i++)
+        if (r->coercions[i].cls > least) least = r->coercions[i].cls;
+    return least;
+}

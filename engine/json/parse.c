@@ -594,3 +594,22 @@ coax_code coax_parse(coax_arena *arena, const char *text, size_t len,
 {
     return coax_parse_ex(arena, text, len, limits, out, err, NULL, NULL);
 }
+
+/* The first key given twice with two values. */
+static void first_other_dup(void *ud, size_t offset, bool differs)
+{
+    size_t *at = ud;
+    if (differs && *at == SIZE_MAX) *at = offset;
+}
+
+coax_code coax_parse_unique(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                            coax_value **out, coax_error *err)
+{
+    size_t dup = SIZE_MAX;
+    coax_code rc = coax_parse_ex(arena, text, len, limits, out, err, first_other_dup, &dup);
+    if (rc || dup == SIZE_MAX) return rc;
+    *out = NULL;
+    coax_fail(err, COAX_ESYNTAX, dup, "a key given twice with two values: which one is meant is a guess");
+    coax_error_locate(err, text, len);
+    return COAX_ESYNTAX;
+}

@@ -75,6 +75,31 @@ static bool nonzero_digit(const char *t, size_t len)
     return false;
 }
 
+/* Whether the double 'd' read from text[0..len) holds every digit the text
+** writes: printed with as many significant digits, it is the same number
+** (0.1, 1.10, 1.6000000000000001, 0.30000000000000004). More digits than
+** a double holds (3.14159265358979323846, 123456789012345678901234567890.5,
+** 1.00000000000000001) would change on the way to Lua, silently: such a
+** number stays text, as a number out of a double's range does. */
+static bool double_is_text(double d, const char *text, size_t len)
+{
+    size_t first = SIZE_MAX, last = 0, digits = 0; /* significant digits: the first and last not 0 */
+    for (size_t k = 0; k < len && text[k] != 'e' && text[k] != 'E'; k++) {
+        if (text[k] < '0' || text[k] > '9') continue;
+        if (text[k] != '0') {
+            if (first == SIZE_MAX) first = digits;
+            last = digits;
+        }
+        digits++;
+    }
+    size_t n = first == SIZE_MAX ? 1 : last - first + 1;
+    if (n > 40) return false;
+    char fmt[16], buf[80];
+    snprintf(fmt, sizeof fmt, "%%.%zug", n);
+    coax_dot_format(buf, sizeof buf, fmt, d);
+    return coax_number_compare_text(buf, strlen(buf), text, len) == 0;
+}
+
 static void push_number(lua_State *L, const coax_value *v)
 {
     lua_Integer qi;
@@ -97,7 +122,7 @@ static void push_number(lua_State *L, const coax_value *v)
             return;
         }
         double d = coax_dot_strtod(v->u.text, NULL);
-        if (isfinite(d) && (d != 0 || !nonzero_digit(v->u.text, v->len))) {
+        if (isfinite(d) && (d != 0 || !nonzero_digit(v->u.text, v->len)) && double_is_text(d, v->u.text, v->len)) {
             lua_pushnumber(L, d);
             return;
         }

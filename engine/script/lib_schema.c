@@ -287,7 +287,7 @@ static int l_validate(lua_State *L)
     if (json) {
         size_t len;
         const char *text = luaL_checklstring(L, 2, &len);
-        rc = coax_parse(arena, text, len, NULL, &v, &err);
+        rc = coax_parse_unique(arena, text, len, NULL, &v, &err);
         if (rc == COAX_ENOMEM) return lcoax_error(L, rc, &err);
         if (rc) {
             lcoax_arena_release(L, 4);

@@ -107,6 +107,7 @@ struct coax_session {
     uint64_t detail_prov[SESSION_USAGE_DETAILS];
     bool have_detail_prov[SESSION_USAGE_DETAILS];
     size_t repairs, coercions;
+    coax_class value_class; /* the accepted value's least certain repair or coercion (coax batch says it) */
     double t_attempt;
     coax_buf messages;   /* the JSON of the messages this attempt added to the conversation */
     size_t messages_total; /* the bytes of that JSON over the attempts (record.c bounds it) */

@@ -4,6 +4,7 @@
 ** reply through extraction and on_submit, the retry, the budgets.
 */
 #include "session/session.h"
+#include "extract/coerce.h"
 
 #include <lauxlib.h>
 #include <math.h>
@@ -268,6 +269,7 @@ static void handle_reply(coax_session *s)
                                        len, &r, true, usage[0] ? usage : NULL);
             } else if (lua_toboolean(L, -2) && write_value(s, r.value) && host_accepts(s, reason, sizeof reason)) {
                 lua_pop(L, 2);
+                s->value_class = extract_least_class(&r);
                 session_record_attempt(s, "ok", NULL, text, len, &r, true, usage[0] ? usage : NULL);
                 session_event(s, "success", NULL);
                 session_end(s, COAX_FAILURE_NONE, NULL);

@@ -500,3 +500,5 @@ coax_session_failure coax_session_error(const coax_session *s, const char **mess
     if (message) *message = f ? session_ended_reason((coax_session *)s) : NULL; /* only NUL-terminates */
     return f;
 }
+
+coax_class session_value_class(const coax_session *s) { return s->value_class; }

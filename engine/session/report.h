@@ -38,6 +38,10 @@ void session_error_write(coax_buf *b, const coax_session *s);
 ** attempts were recorded (coax_session_report is then NULL). */
 bool session_has_report(const coax_session *s);
 
+/* The least certain class the accepted value rests on (its repairs' and
+** coercions'), for a line that shows the value without its log. */
+coax_class session_value_class(const coax_session *s);
+
 /* The JSON text of the last attempt's "errors" in the report (an array,
 ** "[]" when it had none), or NULL when no attempt was recorded or the
 ** session has no report. Points into the session, '*len' bytes. */
