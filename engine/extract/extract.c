@@ -217,9 +217,8 @@ static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
         if (e->cls <= max) continue;
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(c->arena));
-        coax_buf_printf(&b, "a coercion less certain than the class allowed (%s: %s); send the value as the schema "
-                            "asks for it",
-                        e->kind, e->detail);
+        coax_buf_printf(&b, "a coercion less certain than the class allowed (%s: %s); send the value as the "
+                            "schema asks for it", e->kind, e->detail);
         char *msg = b.oom ? NULL : coax_arena_strdup(c->arena, b.data, b.len);
         coax_buf_free(&b);
         if (!msg || prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
