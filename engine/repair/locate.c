@@ -272,9 +272,19 @@ static inline __attribute__((always_inline)) bool sweep_entries(rlocator *l, coa
         size_t offset = e->offset;
         size_t target = offset > len ? len : offset;
         if (target - at < 64) {
-            if (!(nls | conts)) { /* the block is ASCII on one line: mostly */
-                e->line = line;
-                e->column = col + (uint32_t)(target - at);
+            if (!(nls | conts)) { /* the block is ASCII on one line (mostly): its entries in a row */
+                uint32_t col_at = col - (uint32_t)at; /* plus the target's offset: its column */
+                size_t room = len - at < 64 ? len - at + 1 : 64; /* offsets below at + room are in the text */
+                for (;;) {
+                    e->line = line;
+                    e->column = col_at + (uint32_t)target;
+                    ascending &= offset >= prev;
+                    prev = offset;
+                    if (++e == end) break;
+                    target = offset = e->offset;
+                    if (offset - at >= room) break; /* the loop's way: the next block, or past the text */
+                }
+                continue;
             } else if (!conts) { /* ASCII (six blocks in ten): in_block without the continuation bytes */
                 unsigned k64 = (unsigned)(target - at);
                 uint64_t n = nls & (((uint64_t)1 << k64) - 1);

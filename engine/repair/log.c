@@ -62,7 +62,13 @@ bool rlog_grow(rlog *log)
     if (log->oom) return false;
     if (log->n < log->cap) return true;
     size_t cap = log->cap ? log->cap * 2 : log->first_cap > 16 ? log->first_cap : 16;
-    void *p = coax_realloc_raw(log->alloc, log->e, log->cap * sizeof *log->e, cap * sizeof *log->e);
+    void *p;
+    if (log->in_arena) { /* the arena's block stays with the arena */
+        if ((p = coax_alloc_raw(log->alloc, cap * sizeof *log->e))) memcpy(p, log->e, log->n * sizeof *log->e);
+        log->in_arena = !p;
+    } else {
+        p = coax_realloc_raw(log->alloc, log->e, log->cap * sizeof *log->e, cap * sizeof *log->e);
+    }
     if (!p) {
         log->oom = true;
         return false;
@@ -81,7 +87,8 @@ void rlog_set_class(rlog *log, size_t i, rkind kind, coax_class cls)
 
 void rlog_free(rlog *log)
 {
-    coax_free_raw(log->alloc, log->e, log->cap * sizeof *log->e);
+    if (!log->in_arena) coax_free_raw(log->alloc, log->e, log->cap * sizeof *log->e);
+    log->in_arena = false;
     log->e = NULL;
     log->n = log->cap = 0;
 }

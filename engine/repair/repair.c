@@ -640,6 +640,13 @@ static coax_code run(job *j, coax_repair_result *out)
         /* Broken replies log a fix every 10 to 100 bytes: a log sized for
         ** one every 8 (up to 160 KB) is seldom copied as it grows. */
         j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
+        if (!j->log.e) { /* from the arena, which keeps it: no loan to take, then adopt */
+            size_t cap = j->log.first_cap > 16 ? j->log.first_cap : 16;
+            if ((j->log.e = coax_arena_alloc(j->arena, cap * sizeof *j->log.e))) {
+                j->log.cap = cap;
+                j->log.in_arena = true;
+            }
+        }
         rspans spans;
         rspans_init(&spans, j->alloc);
         size_t reasoning_end, from = 0;
@@ -690,7 +697,7 @@ static coax_code run(job *j, coax_repair_result *out)
         return coax_fail(j->err, COAX_ENOJSON, 0, "no JSON value found in %zu bytes of text", j->len);
     if (j->log.n) j->log_ascends = rlocate_entries(&j->where, j->log.e, j->log.n);
     locate_starts(j);
-    if (j->log.e) { /* the arena owns the log from here on */
+    if (j->log.e && !j->log.in_arena) { /* the arena owns the log from here on */
         if (!coax_arena_adopt(j->arena, j->log.e, j->log.cap * sizeof *j->log.e)) return nomem(j);
         j->log.cap = 0;
     }

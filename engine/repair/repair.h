@@ -39,6 +39,7 @@ typedef struct rlog {
     size_t first_cap; /* the capacity to start with, when more than 16 */
     const coax_allocator *alloc;
     bool oom;
+    bool in_arena; /* e was carved from the arena: neither freed nor adopted, copied out to grow */
 } rlog;
 
 /* What log.c's table says of each kind; read inline, as a broken reply
