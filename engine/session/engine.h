@@ -81,6 +81,7 @@ struct coax_session {
     size_t host_piece_len;
     uint64_t host_piece_hash;
     bool host_failed;
+    size_t host_over;            /* a reply past max_input: its length, not copied */
     long long host_in, host_out; /* provider usage the host reported, or -1 */
     /* The secret values the agent's requests carried, each NUL-terminated:
     ** lend_http.c redacts them line by line, and the session redacts the reply

@@ -30,6 +30,7 @@ bool session_host_ask(void *task, const char *request, size_t len)
     if (s->host_request.oom) return false;
     s->host_request.len--; /* the NUL stays, outside the length */
     s->host_answer.len = 0;
+    s->host_over = 0;
     s->host_failed = false;
     s->host_in = s->host_out = -1;
     s->host_piece_len = 0;
@@ -43,6 +44,13 @@ int session_host_answer(void *task, lua_State *L)
 {
     coax_session *s = task;
     s->host = HOST_IDLE;
+    if (s->host_over) { /* as a response past its cap ends an agent's HTTP call */
+        char why[160];
+        snprintf(why, sizeof why, "the host's reply of %zu bytes passes max_input (%zu bytes)", s->host_over,
+                 s->engine->limits.max_input);
+        s->host_over = 0;
+        return vm_stop_response(L, why);
+    }
     const char *a = s->host_answer.data ? s->host_answer.data : "";
     if (s->host_failed) {
         lua_pushnil(L);
@@ -137,7 +145,10 @@ static coax_code host_answer(coax_session *s, bool failed, const char *text, siz
     coax_code rc = waiting(s, err);
     if (rc) return rc;
     s->host_answer.len = 0;
-    coax_buf_put(&s->host_answer, text ? text : "", len);
+    /* a reply past max_input ends the session as a reply past the limit
+    ** does, without a copy of it (it may be as long as the host's memory) */
+    s->host_over = !failed && len > s->engine->limits.max_input ? len : 0;
+    if (!s->host_over) coax_buf_put(&s->host_answer, text ? text : "", len);
     if (s->host_answer.oom) {
         s->host_answer.oom = false; /* the host may try again */
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");

@@ -444,6 +444,11 @@ static void test_a_piece_past_max_input(void)
     snprintf(whole, sizeof whole, "{\"name\": \"%s\", \"hp\": 1}", big);
     answer(e, s, whole, COAX_OUTCOME_LIMIT);
     CHECK(strstr(coax_session_report(s, NULL), "\"bytes_received\":3020") != NULL);
+    /* the whole reply is not copied: the session ends as an agent's
+    ** response past its cap does */
+    const char *why = NULL;
+    coax_session_error(s, &why);
+    CHECK_STR(why, "agent: the host's reply of 3020 bytes passes max_input (2048 bytes)");
     coax_engine_free(e);
 }
 
