@@ -494,8 +494,13 @@ static bool within_budget(coax_session *s)
     return true;
 }
 
+/* One step starts one agent call at most: a recipe's agent that answers without yielding, under a
+** max_attempts of a million, ran every attempt in one step, so one coax_engine_poll(e, 0) of the host's
+** frame ran the whole session (1,600 attempts: 1.6 s). The next attempt is due at once: the poll takes it
+** while its timeout lasts, and past it at most POLL_EXTRA_PASSES more (engine.c). */
 static void step(coax_session *s)
 {
+    bool started = false;
     while (s->state != SS_DONE) {
         if (s->t_start > 0 && s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
             if (s->state == SS_WAIT) { /* the call in flight is this attempt's end */
@@ -518,6 +523,8 @@ static void step(coax_session *s)
             break;
         }
         case SS_CALL:
+            if (started) return;
+            started = true;
             if (!within_budget(s)) return;
             session_record_messages(s);
             if (s->state == SS_DONE) return;
