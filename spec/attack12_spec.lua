@@ -44,3 +44,39 @@ describe("attack 12: one poll of the host's frame", function()
     assert.are.equal(100, #r.attempts)
   end)
 end)
+
+describe("attack 12: sessions of one engine share its Lua memory", function()
+  -- A recipe that holds 14 MiB while its agent sleeps (within a cap of 16 MiB) left a second session
+  -- of the same engine, whose recipe carries a 3 MiB reply, without memory: it ended with
+  -- "recipe: not enough memory", as if its own recipe were past the cap. lua_memory caps the engine's
+  -- one Lua state, whatever session allocates; the victim's report now says so, and where to go.
+  local HOG = "local coax = require 'coax' return { schema = { type = 'integer' }, prompt = 'p',"
+    .. " agent = { call = function(request) local t = {}"
+    .. " for i = 1, 14 do t[i] = string.rep(string.char(64 + i), 2^20) end"
+    .. " coax.sleep(200) return { text = tostring(#t) } end } }"
+  local VICTIM = "return { schema = { type = 'object' }, prompt = 'p', agent = { name = 'replay',"
+    .. " replies = { '{\"a\": \"" .. ("x"):rep(3 * 2 ^ 20) .. "\"}' } } }"
+
+  local function victim_beside(hog)
+    local e = coax.engine({ lua_memory = 16 * 2 ^ 20 })
+    local h = hog and e:session(HOG, "x", { source = true })
+    e:poll(0) -- the hog's agent holds its memory and sleeps
+    local v = e:session(VICTIM, "x", { source = true })
+    while e:poll(50) > 0 do end
+    local got = { v:outcome(), v:error() }
+    if h then got[#got + 1] = h:outcome() end
+    e:close()
+    return got
+  end
+
+  it("a session starved by another's memory is told the cap is the engine's", function()
+    assert.are.same({ "limit", "limit", "recipe: not enough memory (lua_memory, 16777216 bytes, is the engine's "
+      .. "whole Lua state, shared with 1 other session running: recipes that must not starve each other need an "
+      .. "engine each)", "ok" }, victim_beside(true))
+  end)
+
+  it("the same recipe alone in its engine runs", function()
+    assert.are.same({ "ok" }, victim_beside(false))
+  end)
+end)
+

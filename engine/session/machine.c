@@ -497,7 +497,7 @@ static bool within_budget(coax_session *s)
 /* One step starts one agent call at most: a recipe's agent that answers without yielding, under a
 ** max_attempts of a million, ran every attempt in one step, so one coax_engine_poll(e, 0) of the host's
 ** frame ran the whole session (1,600 attempts: 1.6 s). The next attempt is due at once: the poll takes it
-** while its timeout lasts, and past it at most POLL_EXTRA_PASSES more (engine.c). */
+** while its timeout lasts, and past it within POLL_EXTRA_PASSES passes in all (engine.c). */
 static void step(coax_session *s)
 {
     bool started = false;
