@@ -80,3 +80,87 @@ describe("attack 12: sessions of one engine share its Lua memory", function()
   end)
 end)
 
+describe("attack 12: token counts the host or a provider reports", function()
+  -- The session summed reported usage in 64 bits that wrapped: three replies each said to cost
+  -- 2^63 - 1 input tokens made the report's total 9223372036854775805, and one said to cost 2^63 - 1
+  -- input and output tokens each let a budget of 1,000,000 pass (2^64 - 2 used, plus the next call,
+  -- wrapped to a few hundred). The sums
+  -- now stop at 2^64 - 1 (the report's total: at least that many), and the budget sees them.
+  local function session(budget, output_tokens)
+    local e = coax.engine()
+    local s = e:session("return { schema = { type = 'integer' }, prompt = 'p', agent = 'host', max_attempts = 3"
+      .. (budget and ", budget = { tokens = " .. budget .. " }" or "") .. " }", "x", { source = true })
+    for _ = 1, 3 do
+      e:poll(0)
+      if s:outcome() ~= "running" then break end
+      assert.is_true(s:host_reply("no", { input_tokens = math.maxinteger, output_tokens = output_tokens }))
+    end
+    e:poll(0)
+    local r = s:report()
+    e:close()
+    return r
+  end
+
+  it("a budget is not passed by sums that wrap", function()
+    local r = session(1000000, math.maxinteger)
+    assert.are.equal("tokens", r.error.code)
+    assert.are.equal(1, #r.attempts)
+    assert.matches("^token budget of 1000000 would be passed %(18446744073709551614 used, %d+ more for this call%)$",
+      r.error.message)
+  end)
+
+  it("the report's totals stop at 2^64 - 1", function()
+    local r = session(nil, 1)
+    assert.are.equal("exhausted", r.error.code)
+    assert.are.equal(3, #r.attempts)
+    assert.are.equal(math.maxinteger, r.attempts[3].usage.input_tokens)
+    assert.are.equal("18446744073709551615", tostring(r.metrics.input_tokens)) -- a number past Lua's integers
+    assert.are.equal(3, r.metrics.output_tokens)
+  end)
+end)
+
+describe("attack 12: a recipe's max_attempts is a C int", function()
+  -- The session kept max_attempts in a C int, cast from whatever the recipe wrote: 2^31 ended after one
+  -- attempt saying "-2147483648 attempts used up", 2^32 + 2 gave two attempts, 1e300 and 2^53 "0
+  -- attempts used up". Past 2^31 - 1 the recipe is now invalid, as a fraction or 0 was.
+  local function run(max_attempts)
+    local r = coax.run("return { schema = { type = 'integer' }, prompt = 'p', max_attempts = " .. max_attempts
+      .. ", agent = { name = 'replay', replies = { 'no', '3' } } }", "x", { source = true })
+    return { r.outcome, #r.attempts, r.error ~= coax.null and r.error.message or nil }
+  end
+  local REFUSED = "recipe field 'max_attempts' must be a positive integer of at most 2147483647"
+
+  it("refuses what the C int cannot hold", function()
+    for _, m in ipairs { "2^31", "2^32 + 2", "2^53", "1e300", "math.maxinteger", "math.huge" } do
+      assert.are.same({ "invalid", 0, REFUSED }, run(m))
+    end
+    assert.are.same({ "invalid", 0, REFUSED }, run("0"))
+    assert.are.same({ "invalid", 0, REFUSED }, run("2.5"))
+  end)
+
+  it("takes every count it can hold", function()
+    assert.are.same({ "ok", 2 }, run("2147483647"))
+    assert.are.same({ "ok", 2 }, run("2^31 - 1"))
+    assert.are.same({ "exhausted", 1, "1 attempt used up; the last failed: no JSON value found in 2 bytes of text" },
+      run("1"))
+  end)
+end)
+
+describe("attack 12: an agent's retries are a C int", function()
+  -- An agent's reply table says how many transport retries it took; the session cast the count to a C
+  -- int, so 2^32 + 1 was reported as 1 retry. A count past the int is now not said, as a negative one.
+  local function retries(n)
+    local r = coax.run("return { schema = { type = 'integer' }, prompt = 'p', agent = { call = function()"
+      .. " return { text = '3', retries = " .. n .. " } end } }", "x", { source = true })
+    return r.attempts[1].retries
+  end
+
+  it("reports the count it can hold, and no other", function()
+    assert.are.equal(2, retries("2"))
+    assert.are.equal(2147483647, retries("2147483647"))
+    assert.is_nil(retries("2^32 + 1"))
+    assert.is_nil(retries("math.maxinteger"))
+    assert.is_nil(retries("-1"))
+  end)
+end)
+

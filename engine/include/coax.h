@@ -8,8 +8,8 @@
 ** - No globals. Nothing in libcoax keeps process-wide state; two arenas, or
 **   two engines, never interfere. An object is used from one thread at a
 **   time; different objects may be used from different threads.
-** - Memory. Every allocation coax makes goes through a coax_allocator. A NULL
-**   allocator pointer means the C library's malloc/realloc/free.
+** - Memory. Every allocation coax makes goes through a coax_allocator (NULL: the C library's malloc,
+**   realloc, free; one with a NULL function is refused: COAX_EINVAL, or NULL from a _new function).
 ** - Errors. Fallible functions return a coax_code; COAX_OK is 0. Where a
 **   coax_error pointer is taken it may be NULL; when not NULL it is filled on
 **   failure with the code, a one-line message and, where one exists, a byte

@@ -482,15 +482,16 @@ static bool within_budget(coax_session *s)
         lua_settop(L, S + 3); /* ... messages */
     }
     lua_settop(L, top);
-    uint64_t used = (s->have_in_prov ? s->in_prov : s->in_est) + (s->have_out_prov ? s->out_prov : s->out_est);
-    if (s->budget_tokens && used + in > s->budget_tokens) {
+    uint64_t used = session_add_tokens(s->have_in_prov ? s->in_prov : s->in_est,
+                                       s->have_out_prov ? s->out_prov : s->out_est);
+    if (s->budget_tokens && session_add_tokens(used, in) > s->budget_tokens) {
         char msg[160];
         snprintf(msg, sizeof msg, "token budget of %llu would be passed (%llu used, %llu more for this call)",
                  (unsigned long long)s->budget_tokens, (unsigned long long)used, (unsigned long long)in);
         session_end(s, COAX_FAILURE_TOKENS, msg);
         return false;
     }
-    s->in_est += in;
+    s->in_est = session_add_tokens(s->in_est, in);
     return true;
 }
 

@@ -171,5 +171,57 @@ static void test_each_allocation_fails_in_turn(void)
     printf("  %ld allocations\n", whole.calls);
 }
 
-#define TESTS X(test_host_allocator_contract) X(test_each_allocation_fails_in_turn)
+/* An allocator with a NULL function (a host that set malloc and free only) was called through NULL at the
+** first realloc: a segfault inside coax_engine_new. Each function handed one refuses it. */
+static void test_allocator_missing_a_function(void)
+{
+    strict st = {0};
+    coax_allocator whole = {s_malloc, s_realloc, s_free, &st};
+    coax_allocator no_realloc = {s_malloc, NULL, s_free, &st}, no_malloc = {NULL, s_realloc, s_free, &st},
+                   no_free = {s_malloc, s_realloc, NULL, &st};
+    const coax_allocator *incomplete[] = {&no_realloc, &no_malloc, &no_free};
+    coax_arena *a = coax_arena_new(&whole);
+    coax_value *v = NULL;
+    CHECK_INT(coax_parse(a, "{\"type\":\"integer\"}", 18, NULL, &v, NULL), COAX_OK);
+    for (size_t i = 0; i < 3; i++) {
+        const coax_allocator *bad = incomplete[i];
+        coax_engine_options o = {0};
+        o.alloc = bad;
+        coax_engine *e = (coax_engine *)1;
+        coax_error err = {0};
+        CHECK_INT(coax_engine_new(&o, &e, &err), COAX_EINVAL);
+        CHECK(e == NULL);
+        CHECK_STR(err.msg, "coax_engine_new: the allocator lacks a function");
+        CHECK(coax_arena_new(bad) == NULL);
+        CHECK(coax_meta_cache_new(bad) == NULL);
+        coax_schema *schema = (coax_schema *)1;
+        CHECK_INT(coax_schema_compile(v, NULL, bad, &schema, &err), COAX_EINVAL);
+        CHECK(schema == NULL);
+        CHECK_STR(err.msg, "coax_schema_compile: the allocator lacks a function");
+        char *text = NULL;
+        size_t len = 0;
+        CHECK_INT(coax_write(v, 0, bad, &text, &len), COAX_EINVAL);
+        CHECK_INT(coax_value_equal(v, v, bad), -1);
+        coax_free(bad, &st, 1); /* not called: nothing to free it with */
+    }
+    /* the twin: the whole allocator still serves each of them */
+    coax_schema *schema = NULL;
+    CHECK_INT(coax_schema_compile(v, NULL, &whole, &schema, NULL), COAX_OK);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK_INT(coax_write(v, 0, &whole, &text, &len), COAX_OK);
+    CHECK_STR(text, "{\"type\":\"integer\"}");
+    coax_free(&whole, text, len + 1);
+    CHECK_INT(coax_value_equal(v, v, &whole), 1);
+    coax_meta_cache *mc = coax_meta_cache_new(&whole);
+    CHECK(mc != NULL);
+    coax_meta_cache_free(mc);
+    coax_schema_free(schema);
+    coax_arena_free(a);
+    CHECK_INT(st.live, 0);
+    CHECK_INT(st.wrong_size, 0);
+}
+
+#define TESTS X(test_host_allocator_contract) X(test_each_allocation_fails_in_turn) \
+    X(test_allocator_missing_a_function)
 #include "test.h"
