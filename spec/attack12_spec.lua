@@ -164,3 +164,20 @@ describe("attack 12: an agent's retries are a C int", function()
   end)
 end)
 
+describe("attack 12: an input past lua_memory", function()
+  -- A session's input is a Lua string within the engine's memory cap, as its recipe's text is; an input
+  -- past the cap ended the session "recipe: not enough memory", blaming the recipe, where a recipe's text
+  -- past it is COAX_ESIZE when the session is made. The input is now refused the same way.
+  local RECIPE = "return { schema = { type = 'integer' }, prompt = 'p {{input}}', agent = { name = 'replay',"
+    .. " replies = { '3' } } }"
+
+  it("is refused when the session is made", function()
+    local e = coax.engine({ lua_memory = 16 * 2 ^ 20 })
+    assert.are.same({ nil, "the input is larger than the limit of 16777216 bytes (lua_memory)", "COAX_ESIZE" },
+      { e:session(RECIPE, ("x"):rep(16 * 2 ^ 20 + 1), { source = true }) })
+    local s = e:session(RECIPE, ("x"):rep(2 * 2 ^ 20), { source = true }) -- the prompt holds it more than once
+    assert.are.equal("ok", s:run())
+    e:close()
+  end)
+end)
+

@@ -860,7 +860,7 @@ typedef struct coax_session_options {
 ** the engine is polled. Recipe or schema problems do not fail the call: the
 ** session ends at once with outcome COAX_OUTCOME_INVALID and says why in its
 ** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable file or not a regular one (a FIFO,
-** a device), COAX_ESIZE past lua_memory, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
+** a device), COAX_ESIZE for a recipe or input past lua_memory, COAX_EINVAL for bad arguments, COAX_ENOMEM. Freed
 ** with coax_session_free or with its engine. */
 COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
                                           coax_session **out, coax_error *err);
