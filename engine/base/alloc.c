@@ -65,9 +65,11 @@ bool coax_grow(const coax_allocator *a, void **arr, size_t *cap, size_t need, si
     return true;
 }
 
+bool coax_allocator_incomplete(const coax_allocator *a) { return a && (!a->malloc || !a->realloc || !a->free); }
+
 void coax_free(const coax_allocator *alloc, void *ptr, size_t size)
 {
-    coax_free_raw(alloc, ptr, size);
+    if (!coax_allocator_incomplete(alloc)) coax_free_raw(alloc, ptr, size);
 }
 
 /* ---- arena ---------------------------------------------------------------
@@ -249,6 +251,7 @@ static void *lend_realloc(void *ctx, void *p, size_t old, size_t n)
 
 coax_arena *coax_arena_new(const coax_allocator *alloc)
 {
+    if (coax_allocator_incomplete(alloc)) return NULL;
     coax_arena *a = coax_alloc_raw(alloc, sizeof *a);
     if (!a) return NULL;
     memset(a, 0, sizeof *a);

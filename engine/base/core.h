@@ -59,6 +59,9 @@ void *coax_alloc_raw(const coax_allocator *a, size_t size);
 void *coax_realloc_raw(const coax_allocator *a, void *p, size_t old_size,
                        size_t size);
 void coax_free_raw(const coax_allocator *a, void *p, size_t size);
+/* Whether a host's allocator lacks one of its functions (a host that set
+** malloc and free only): refused where it is handed over, not called. */
+bool coax_allocator_incomplete(const coax_allocator *a);
 
 /* Room for 'need' elements of 'elem' bytes in the array *arr of capacity
 ** *cap: the capacity doubles (from 32 when it is 0) until they fit. 'first'

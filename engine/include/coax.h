@@ -8,8 +8,8 @@
 ** - No globals. Nothing in libcoax keeps process-wide state; two arenas, or
 **   two engines, never interfere. An object is used from one thread at a
 **   time; different objects may be used from different threads.
-** - Memory. Every allocation coax makes goes through a coax_allocator. A NULL
-**   allocator pointer means the C library's malloc/realloc/free.
+** - Memory. Every allocation coax makes goes through a coax_allocator (NULL: the C library's malloc,
+**   realloc, free; one with a NULL function is refused: COAX_EINVAL, or NULL from a _new function).
 ** - Errors. Fallible functions return a coax_code; COAX_OK is 0. Where a
 **   coax_error pointer is taken it may be NULL; when not NULL it is filled on
 **   failure with the code, a one-line message and, where one exists, a byte
@@ -768,8 +768,8 @@ COAX_API void coax_engine_free(coax_engine *engine);
 ** host that is shutting down; async-signal-safe (it sets a flag), so a signal handler may call it. */
 COAX_API void coax_engine_interrupt(coax_engine *engine);
 
-/* Advances every session as far as it can go without waiting, then waits for timers (coax.sleep) and HTTP
-** (coax.http) at most 'timeout_ms' (0: never waits; past it, it returns within 64 passes whatever sessions do).
+/* Advances every session without waiting (a pass starts one attempt a session at most), then waits for timers
+** (coax.sleep) and HTTP (coax.http) at most 'timeout_ms' (0: never waits; past it, it returns within 64 passes).
 ** Requests in flight move at every poll. Returns the sessions still running (in a callback: moves nothing). */
 COAX_API size_t coax_engine_poll(coax_engine *engine, int timeout_ms);
 
@@ -860,7 +860,7 @@ typedef struct coax_session_options {
 ** the engine is polled. Recipe or schema problems do not fail the call: the
 ** session ends at once with outcome COAX_OUTCOME_INVALID and says why in its
 ** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable file or not a regular one (a FIFO,
-** a device), COAX_ESIZE past lua_memory, COAX_EINVAL for bad arguments, COAX_ENOMEM. The session is freed
+** a device), COAX_ESIZE for a recipe or input past lua_memory, COAX_EINVAL for bad arguments, COAX_ENOMEM. Freed
 ** with coax_session_free or with its engine. */
 COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
                                           coax_session **out, coax_error *err);

@@ -339,6 +339,7 @@ int coax_value_equal(const coax_value *a, const coax_value *b,
     size_t n = 0, cap = 32;
     int result = 1;
     if (!a || !b) return a == b; /* two absent values are alike; absent and null are not */
+    if (coax_allocator_incomplete(alloc)) return -1;
     if (!shallow_equal(a, b)) return 0;
     const coax_value *cx = a, *cy = b;
     while (result == 1) {

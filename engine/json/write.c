@@ -233,7 +233,7 @@ coax_code coax_write_buf_reusing(coax_buf *b, const coax_value *v, unsigned flag
 coax_code coax_write(const coax_value *v, unsigned flags,
                      const coax_allocator *alloc, char **out, size_t *len)
 {
-    if (!v || !out) return COAX_EINVAL;
+    if (!v || !out || coax_allocator_incomplete(alloc)) return COAX_EINVAL;
     coax_buf b;
     coax_buf_init(&b, alloc);
     coax_code rc = coax_write_buf(&b, v, flags);

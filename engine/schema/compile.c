@@ -630,6 +630,7 @@ struct coax_meta_cache {
 
 coax_meta_cache *coax_meta_cache_new(const coax_allocator *alloc)
 {
+    if (coax_allocator_incomplete(alloc)) return NULL;
     coax_meta_cache *mc = coax_alloc_raw(alloc, sizeof *mc);
     if (!mc) return NULL;
     memset(mc, 0, sizeof *mc);
@@ -776,6 +777,8 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
 {
     if (!schema || !out) return coax_fail(err, COAX_EINVAL, 0, "schema and out must not be NULL");
     *out = NULL;
+    if (coax_allocator_incomplete(alloc))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_schema_compile: the allocator lacks a function");
     coax_schema *s = coax_alloc_raw(alloc, sizeof *s);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     memset(s, 0, sizeof *s);

@@ -385,6 +385,12 @@ static coax_code engine_closing(const coax_engine *e, coax_error *err)
 static coax_code start(coax_engine *e, const start_args *args, coax_session **out, coax_error *err)
 {
     if (engine_closing(e, err)) return COAX_EINVAL;
+    /* The input is a Lua string within the same cap as the recipe: one past
+    ** it ended the session as "recipe: not enough memory", blaming the recipe. */
+    const coax_session_options *o = args->o;
+    if (o && o->input && o->input_len > e->vm.mem_cap)
+        return coax_fail(err, COAX_ESIZE, 0, "the input is larger than the limit of %zu bytes (lua_memory)",
+                         e->vm.mem_cap);
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     int top = lua_gettop(e->vm.L);

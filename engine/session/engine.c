@@ -61,6 +61,8 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     if (!out) return coax_fail(err, COAX_EINVAL, 0, "coax_engine_new: NULL argument");
     *out = NULL;
     const coax_allocator *alloc = o ? o->alloc : NULL;
+    if (coax_allocator_incomplete(alloc))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_engine_new: the allocator lacks a function");
     coax_engine *e = coax_alloc_raw(alloc, sizeof *e);
     if (!e) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     memset(e, 0, sizeof *e);

@@ -484,20 +484,26 @@ static bool within_budget(coax_session *s)
         lua_settop(L, S + 3); /* ... messages */
     }
     lua_settop(L, top);
-    uint64_t used = (s->have_in_prov ? s->in_prov : s->in_est) + (s->have_out_prov ? s->out_prov : s->out_est);
-    if (s->budget_tokens && used + in > s->budget_tokens) {
+    uint64_t used = session_add_tokens(s->have_in_prov ? s->in_prov : s->in_est,
+                                       s->have_out_prov ? s->out_prov : s->out_est);
+    if (s->budget_tokens && session_add_tokens(used, in) > s->budget_tokens) {
         char msg[160];
         snprintf(msg, sizeof msg, "token budget of %llu would be passed (%llu used, %llu more for this call)",
                  (unsigned long long)s->budget_tokens, (unsigned long long)used, (unsigned long long)in);
         session_end(s, COAX_FAILURE_TOKENS, msg);
         return false;
     }
-    s->in_est += in;
+    s->in_est = session_add_tokens(s->in_est, in);
     return true;
 }
 
+/* One step starts one agent call at most: a recipe's agent that answers without yielding, under a
+** max_attempts of a million, ran every attempt in one step, so one coax_engine_poll(e, 0) of the host's
+** frame ran the whole session (1,600 attempts: 1.6 s). The next attempt is due at once: the poll takes it
+** while its timeout lasts, and past it within POLL_EXTRA_PASSES passes in all (engine.c). */
 static void step(coax_session *s)
 {
+    bool started = false;
     while (s->state != SS_DONE) {
         if (s->t_start > 0 && s->deadline_ms > 0 && coax_now_ms() - s->t_start >= s->deadline_ms) {
             if (s->state == SS_WAIT) { /* the call in flight is this attempt's end */
@@ -520,6 +526,8 @@ static void step(coax_session *s)
             break;
         }
         case SS_CALL:
+            if (started) return;
+            started = true;
             if (!within_budget(s)) return;
             session_record_messages(s);
             if (s->state == SS_DONE) return;

@@ -296,11 +296,11 @@ void session_take_usage(coax_session *s, char *json, size_t cap)
     }
     lua_Integer in = usage_count(L, "input_tokens"), out = usage_count(L, "output_tokens");
     if (in >= 0) {
-        s->in_prov += (uint64_t)in;
+        s->in_prov = session_add_tokens(s->in_prov, (uint64_t)in);
         s->have_in_prov = true;
     }
     if (out >= 0) {
-        s->out_prov += (uint64_t)out;
+        s->out_prov = session_add_tokens(s->out_prov, (uint64_t)out);
         s->have_out_prov = true;
     }
     snprintf(json, cap, "{");
@@ -309,7 +309,7 @@ void session_take_usage(coax_session *s, char *json, size_t cap)
     for (size_t i = 0; i < N_USAGE_DETAILS; i++) {
         lua_Integer n = usage_count(L, USAGE_DETAILS[i]);
         if (n < 0) continue;
-        s->detail_prov[i] += (uint64_t)n;
+        s->detail_prov[i] = session_add_tokens(s->detail_prov[i], (uint64_t)n);
         s->have_detail_prov[i] = true;
         put_count(json, cap, USAGE_DETAILS[i], n, false);
     }
@@ -326,7 +326,9 @@ void session_take_meta(coax_session *s, lua_State *L, int idx)
     idx = lua_absindex(L, idx);
     if (session_raw_field(L, idx, "finish") == LUA_TSTRING)
         snprintf(s->finish, sizeof s->finish, "%s", lua_tostring(L, -1));
-    if (session_raw_field(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0)
+    /* a count past the int it is kept in is not said (2^32 + 1 was 1) */
+    if (session_raw_field(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0 &&
+        lua_tointeger(L, -1) <= INT_MAX)
         s->retries = (int)lua_tointeger(L, -1);
     if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
         s->http_status = (int)lua_tointeger(L, -1);

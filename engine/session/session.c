@@ -287,7 +287,17 @@ void session_script_failed(coax_session *s, int rc, const char *what)
     coax_buf_puts(&msg, head);
     /* A script error keeps its traceback (the recipe's author needs it); a
     ** limit says which, and that is all. */
-    coax_buf_puts(&msg, rc == VM_LIMIT ? vm_error(&s->engine->vm) : vm_message(&s->engine->vm));
+    const char *why = rc == VM_LIMIT ? vm_error(&s->engine->vm) : vm_message(&s->engine->vm);
+    coax_buf_puts(&msg, why);
+    /* The cap is the engine's, not the session's: what another session
+    ** holds while it waits (a sleep, a request) counts against this one,
+    ** which may have done nothing wrong. Its report says so. */
+    size_t others = 0;
+    for (const coax_session *o = s->engine->sessions; o; o = o->next) others += o != s && o->state != SS_DONE;
+    if (failure == COAX_FAILURE_SCRIPT_LIMIT && others && !strcmp(why, "not enough memory"))
+        coax_buf_printf(&msg, " (lua_memory, %zu bytes, is the engine's whole Lua state, shared with %zu other "
+                              "session%s running: recipes that must not starve each other need an engine each)",
+                        s->engine->vm.mem_cap, others, others == 1 ? "" : "s");
     coax_buf_putc(&msg, '\0');
     session_end(s, failure, msg.oom ? what : msg.data);
     coax_buf_free(&msg);

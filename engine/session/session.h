@@ -139,6 +139,11 @@ void session_record_attempt(coax_session *s, const char *outcome, const char *re
 ** bytes): the totals (null when not said) and each detail the provider gave. */
 void session_take_usage(coax_session *s, char *json, size_t cap);
 
+/* a + b, or UINT64_MAX past it: token counts come from providers and
+** hosts (each up to 2^63 - 1), and a sum that wrapped made the report's
+** total small and let the token budget pass. */
+static inline uint64_t session_add_tokens(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 /* Reads what the agent says about its call from the table at 'idx' of
 ** 'L': the finish reason ("stop", "length", ...), its transport retries
 ** and, when it failed, the HTTP status of the last response. */

@@ -27,6 +27,8 @@ end
 -- @treturn[1] table r
 -- @treturn[2] nil
 -- @treturn[2] string
+local MAX_ATTEMPTS = 2147483647
+
 function M.check(r)
   if type(r) ~= "table" then return nil, "a recipe must return a table, not a " .. type(r) end
   for k, v in pairs(r) do
@@ -38,8 +40,10 @@ function M.check(r)
   end
   if r.schema == nil then return nil, "recipe field 'schema' is required" end
   if r.prompt == nil then return nil, "recipe field 'prompt' is required" end
-  if r.max_attempts and (r.max_attempts < 1 or r.max_attempts ~= math.floor(r.max_attempts)) then
-    return nil, "recipe field 'max_attempts' must be a positive integer"
+  -- at most the C int the session counts attempts in: 2^31 was -2147483648 attempts, 1e300 none
+  if r.max_attempts and (r.max_attempts < 1 or r.max_attempts ~= math.floor(r.max_attempts)
+      or r.max_attempts > MAX_ATTEMPTS) then
+    return nil, "recipe field 'max_attempts' must be a positive integer of at most " .. MAX_ATTEMPTS
   end
   if r.max_class and not classes[r.max_class] then
     return nil, "recipe field 'max_class' must be lossless, inferred or invented, not '" .. r.max_class .. "'"
