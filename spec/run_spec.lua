@@ -544,11 +544,17 @@ describe("coax run (command)", function()
     local out, err, code = H.coax({ "run", path, "--replay", replies })
     assert.are.same({ GOOD .. "\n", "coax run: a guess at line 1, column 28 of the reply: a key given twice with two "
       .. "values: which one was meant is a guess (the report's log lists every repair)\n", 0 }, { out, err, code })
+    -- --stream's last line says the class, as coax batch's line does
+    local function last_line(text) return json.decode(text:match("([^\n]+)\n$")) end
+    out, err, code = H.coax({ "run", path, "--replay", replies, "--stream" })
+    assert.are.same({ { value = json.decode(GOOD), class = "invented" }, 0 }, { last_line(out), code }, err)
     -- twin: a value that rests on no guess is printed alone
     os.remove(replies)
     replies = H.tmpfile('"{name: \\"Ada\\", \\"age\\": 36}"\n')
     out, err, code = H.coax({ "run", path, "--replay", replies })
     assert.are.same({ GOOD .. "\n", "", 0 }, { out, err, code })
+    out, err, code = H.coax({ "run", path, "--replay", replies, "--stream" })
+    assert.are.same({ { value = json.decode(GOOD), class = "inferred" }, 0 }, { last_line(out), code }, err)
     os.remove(replies)
   end)
 

@@ -479,7 +479,7 @@ describe("coax run --stream", function()
       "--stream" }
     assert.are.equal(0, code, err)
     local lines = lines_of(out)
-    assert.are.same({ value = VALUE }, lines[#lines])
+    assert.are.same({ value = VALUE, class = "lossless" }, lines[#lines])
     assert.is_true(#lines >= 3, out)
     local partials = {}
     for i = 1, #lines - 1 do

@@ -33,7 +33,8 @@ static const char usage_text[] =
     "  --stream              ask the agent for a streamed reply; stdout becomes JSON lines:\n"
     "                        {\"partial\": V, \"attempt\": N, \"complete\": [...], \"in_progress\": \"/x\"}\n"
     "                        as the value arrives (the recipe's stream.every_ms apart), then\n"
-    "                        {\"value\": V}, or the line coax batch writes for a failed session\n"
+    "                        {\"value\": V, \"class\": C}, or the line coax batch writes for a\n"
+    "                        failed session\n"
     "  --replay FILE         the replay agent, with these replies (one JSON string a line)\n"
     "  --verbose, -v         log each HTTP request and response on stderr (keys redacted), and\n"
     "                        what became of each attempt (repairs, coercions, errors, fed back)\n"
@@ -98,8 +99,9 @@ static void print_partial(void *ud, const coax_value *data)
     coax_buf_free(&line);
 }
 
-/* --stream's last line: {"value": V}, or the line coax batch writes for a
-** failed session (without an id). */
+/* --stream's last line: {"value": V, "class": C} (the least certain class
+** the value rests on, as coax batch's line says it), or the line coax batch
+** writes for a failed session (without an id). */
 static void print_last(run_events *ev, coax_session *s)
 {
     coax_buf line;
@@ -109,7 +111,7 @@ static void print_last(run_events *ev, coax_session *s)
     if (value) {
         coax_buf_puts(&line, "{\"value\":");
         coax_buf_put(&line, value, vlen);
-        coax_buf_puts(&line, "}\n");
+        coax_buf_printf(&line, ",\"class\":\"%s\"}\n", coax_class_name(session_value_class(s)));
     } else {
         session_metrics m;
         batch_result_line(&line, s, NULL, 0, &m);
