@@ -113,6 +113,16 @@ static bool closes_reasoning(const stream_reader *r)
     return repair_is_reasoning(name, n);
 }
 
+/* Whether the bytes read before this one end with s[0..n). */
+static bool recent_ends_with(const stream_reader *r, const char *s, size_t n)
+{
+    const size_t cap = sizeof r->recent;
+    if (r->nrecent < n || n > cap) return false;
+    for (size_t i = 0; i < n; i++)
+        if (r->recent[(r->nrecent - n + i) % cap] != s[i]) return false;
+    return true;
+}
+
 /* Bytes that matter in prose. */
 static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
 
@@ -192,6 +202,16 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->block_start = false;
         return true;
     case SK_TAG:
+        /* The harmony format's analysis channel ("<|channel|>analysis" then
+        ** "<|message|>", this '|' after its '<') is reasoning up to its
+        ** <|end|>, as the scan reads it (repair/scan.c): no part in it. */
+        if (c == '|' && !r->nlen && recent_ends_with(r, "<|channel|>analysis<", 20)) {
+            memcpy(r->name, "<|end|>", 7);
+            r->nlen = 7;
+            r->run = 0;
+            r->seek = SK_REASONING;
+            return false;
+        }
         if (is_name_char(c) && r->nlen < 33) {
             if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
             r->nlen++;
