@@ -520,12 +520,19 @@ static size_t quiet_from(const char *t, size_t len)
 /* Where Kimi's reasoning (◁think▷ ... ◁/think▷, in no tag the scan
 ** reads) ends: after its closing marker, all before it reasoning as
 ** before a stray </think>; at the end for an opening one at the start
-** left open (the JSON in it a draft); 0 for none. */
+** left open (the JSON in it a draft); 0 for none. A closing marker after
+** an odd count of quotes is in a string ({"note": "◁/think▷", ...}):
+** text, not the end of reasoning. */
 static size_t kimi_reasoning_end(const char *t, size_t len)
 {
     static const char open[] = "\xE2\x97\x81think\xE2\x96\xB7", close[] = "\xE2\x97\x81/think\xE2\x96\xB7";
-    size_t c = find(t, 0, len, close, sizeof close - 1);
-    if (c < len) return c + sizeof close - 1;
+    size_t quotes = 0, counted = 0; /* the quotes not escaped in t[0..counted) */
+    for (size_t c = find(t, 0, len, close, sizeof close - 1); c < len;
+         c = find(t, c + sizeof close - 1, len, close, sizeof close - 1)) {
+        for (; counted < c; counted++)
+            if (t[counted] == '"' && !(counted && t[counted - 1] == '\\')) quotes++;
+        if (quotes % 2 == 0) return c + sizeof close - 1;
+    }
     size_t s = skip_spaces(t, 0, len);
     return len - s >= sizeof open - 1 && !memcmp(t + s, open, sizeof open - 1) ? len : 0;
 }
