@@ -104,7 +104,6 @@ describe("coax.extract", function()
       ['<!-- {"name": "Bob"} -->\n{"name": "Ada"}'] = "Ada",
       ['For your input: {"name": "Ada"}'] = "Ada",
       ['An example helps. Answer: {"name": "Ada"}'] = "Ada",
-      ['Draft: {"name": "Ada"}'] = "Ada", -- a draft alone is the answer (beside another, refused)
       ['Answer:\n```json\n{"name": "Ada"}\n```'] = "Ada",
       ['Example:\n```json\n{"name": "Bob"}\n```\nFor your input: {"name": "Ada"}'] = "Ada",
       ['Wrong: {"name": "Bob"}\nCorrected answer:\n{"name": "Ada"}'] = "Ada",
@@ -114,6 +113,11 @@ describe("coax.extract", function()
       local r = coax.extract(reply, schema)
       assert.are.same({ true, want }, { r.valid, r.value.name }, reply)
     end
+    -- a draft named is no answer, alone too (hunt16.jsonl): refused where it stands
+    local r = coax.extract('Draft: {"name": "Ada"}', schema)
+    assert.are.same({ false, 1, "the reply's JSON at line 1, column 8 sits in a sentence that marks it as no answer, "
+      .. "at line 1, column 1 (For example, Suppose, Instead of, Not): send the answer alone" },
+      { r.valid, #r.errors, r.errors[1].error })
   end)
 
   it("coerces nothing in strict mode", function()

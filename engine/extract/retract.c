@@ -60,7 +60,10 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
 static bool retracting_phrase(const char *text, size_t at, size_t e)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
-                                          "scratch that",  "on second thought", "is not the answer", "would be wrong"};
+                                          "scratch that",  "on second thought", "is not the answer", "would be wrong",
+                                          /* a guess named as one: which value is right, the reply does not know */
+                                          "just a guess", "only a guess", "a rough guess", "best guess",
+                                          "am guessing", "i'm guessing", "i guess"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
     /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
@@ -68,9 +71,24 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
 
+/* Whether the words right after the answer, on its line, make it hold
+** only on a condition: "{...} if she was born in 1990", "{...},
+** assuming ...", "(unless ...)". A new line or sentence ("{...}\n\nIf
+** you need more, ask") is another matter. */
+static bool conditional_after(const char *text, size_t from, size_t e)
+{
+    static const char *const words[] = {"if", "unless", "assuming", "provided", "supposing", "presuming"};
+    size_t p = from;
+    while (p < e && strchr(" \t,(*_", text[p])) p++;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (opens_with(text, p, e, words[i])) return true;
+    return false;
+}
+
 size_t extract_taken_back(const char *text, size_t from, size_t to)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
+    if (conditional_after(text, from, e)) return from;
     bool start = true; /* a sentence may start here */
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
@@ -106,10 +124,15 @@ static bool word_of(const char *text, size_t at, size_t n, const char *const *wo
 ** supposition ("Suppose ...", "Imagine", "Hypothetically"), a value to
 ** avoid or replace ("Avoid", "Instead of", "Rather than"), or an example
 ** named as one ("For example", "an example of the format", "as an
-** illustration"; "the example you gave" is another thing). */
+** illustration"; "the example you gave" is another thing), a guess, an
+** assumption or a draft ("If I had to guess", "Assuming ...", "Draft:"). */
 static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
 {
-    static const char *const anywhere[] = {"imagine", "suppose", "supposing", "hypothetically", "hypothetical", "avoid"};
+    static const char *const anywhere[] = {"imagine", "suppose", "supposing", "hypothetically", "hypothetical", "avoid",
+                                           "assuming", "assume", "presuming", "guessing", "guessed", "draft"};
+    /* "guess" after a word ("If I had to guess", "My best guess is"); a
+    ** label "Guess:" alone names a game's answer (hunt13.jsonl) */
+    if (pn && n == 5 && coax_ascii_casesame(text + at, "guess", 5)) return true;
     static const char *const named[] = {"example", "examples", "instance", "illustration", "sample"};
     static const char *const naming[] = {"a", "an", "for", "as", "another", "one"};
     if (WORD_OF(text, at, n, anywhere)) return true;
@@ -142,6 +165,27 @@ static bool blank(const char *text, size_t from, size_t to)
     for (size_t k = from; k < to; k++)
         if (!strchr(" \t*_`", text[k])) return false;
     return true;
+}
+
+/* Whether the word text[at..at+n), last before the value, after the word
+** text[pw..pw+pn), names a shape the answer may take, not the answer:
+** "such as {...}", "something like {...}", "would look like {...}" (not
+** "Looks like the answer is {...}", where more words follow). */
+static bool shape_named(const char *text, size_t at, size_t n, size_t pw, size_t pn)
+{
+    static const char *const before_like[] = {"something", "look", "looks", "looking"};
+    if (!pn) return false;
+    if (n == 2 && coax_ascii_casesame(text + at, "as", 2)) return pn == 4 && coax_ascii_casesame(text + pw, "such", 4);
+    return n == 4 && coax_ascii_casesame(text + at, "like", 4) && WORD_OF(text, pw, pn, before_like);
+}
+
+/* Whether the sentence at text[b] opens with "If" ("If she was born in
+** 1990, the answer would be {...}"): with "would" before the value, the
+** value holds on its condition only. */
+static bool conditional_opening(const char *text, size_t b, size_t e)
+{
+    while (b < e && strchr(" \t*_>#-", text[b])) b++;
+    return opens_with(text, b, e, "if");
 }
 
 size_t extract_marked_before(const char *text, size_t start)
@@ -177,7 +221,9 @@ size_t extract_marked_before(const char *text, size_t start)
         size_t q = p;
         while (q < to && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
         bool eg = q - p == 1 && (text[p] | 32) == 'e' && q + 1 < to && text[q] == '.' && (text[q + 1] | 32) == 'g';
-        if (marking_word(text, p, q - p, pw, pn) || eg) return p;
+        if (marking_word(text, p, q - p, pw, pn) || eg || (blank(text, q, to) && shape_named(text, p, q - p, pw, pn)))
+            return p;
+        if (q - p == 5 && coax_ascii_casesame(text + p, "would", 5) && conditional_opening(text, b, start)) return p;
         if (negation(text, p, q)) neg = p;
         else if (!(q - p == 6 && coax_ascii_casesame(text + p, "return", 6))) neg = SIZE_MAX;
         since++;

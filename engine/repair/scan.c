@@ -517,6 +517,26 @@ static size_t quiet_from(const char *t, size_t len)
     return i;
 }
 
+/* Where Kimi's reasoning (◁think▷ ... ◁/think▷, in no tag the scan
+** reads) ends: after its closing marker, all before it reasoning as
+** before a stray </think>; at the end for an opening one at the start
+** left open (the JSON in it a draft); 0 for none. A closing marker after
+** an odd count of quotes is in a string ({"note": "◁/think▷", ...}):
+** text, not the end of reasoning. */
+static size_t kimi_reasoning_end(const char *t, size_t len)
+{
+    static const char open[] = "\xE2\x97\x81think\xE2\x96\xB7", close[] = "\xE2\x97\x81/think\xE2\x96\xB7";
+    size_t quotes = 0, counted = 0; /* the quotes not escaped in t[0..counted) */
+    for (size_t c = find(t, 0, len, close, sizeof close - 1); c < len;
+         c = find(t, c + sizeof close - 1, len, close, sizeof close - 1)) {
+        for (; counted < c; counted++)
+            if (t[counted] == '"' && !(counted && t[counted - 1] == '\\')) quotes++;
+        if (quotes % 2 == 0) return c + sizeof close - 1;
+    }
+    size_t s = skip_spaces(t, 0, len);
+    return len - s >= sizeof open - 1 && !memcmp(t + s, open, sizeof open - 1) ? len : 0;
+}
+
 coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t *reasoning_end, bool *partial)
 {
     const coax_allocator *a = out->alloc;
@@ -531,13 +551,14 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
     size_t loose_from = SIZE_MAX; /* fence_close's cache */
     stop_block blk = {0, 0, 0, 0};
     *reasoning_end = 0;
-    size_t i = 0, whole = SIZE_MAX;
+    size_t i = kimi_reasoning_end(t, len), whole = SIZE_MAX;
+    *reasoning_end = i;
     /* Lazily, the text that begins with a value past its last block byte
     ** gives the whole text's candidate alone: the spans of its prose count
     ** only when that candidate has text left over, and the caller then
     ** scans again in full. */
-    bool whole0 = lazy; /* whole holds whole_start(t, len, 0): the end asks it again when no reasoning came first */
-    if (lazy && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
+    bool whole0 = lazy && !i; /* whole holds whole_start(t, len, 0): the end asks it again when no reasoning came first */
+    if (whole0 && (whole = whole_start(t, len, 0)) != SIZE_MAX && (quiet = quiet_from(t, len)) == 0) goto whole_only;
 #if BYTES16
     size_t retry = 0; /* where prose_block64 is tried again after a block it left */
 #if BYTES32

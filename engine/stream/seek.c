@@ -113,8 +113,35 @@ static bool closes_reasoning(const stream_reader *r)
     return repair_is_reasoning(name, n);
 }
 
+/* Whether the bytes read before this one end with s[0..n). */
+static bool recent_ends_with(const stream_reader *r, const char *s, size_t n)
+{
+    const size_t cap = sizeof r->recent;
+    if (r->nrecent < n || n > cap) return false;
+    for (size_t i = 0; i < n; i++)
+        if (r->recent[(r->nrecent - n + i) % cap] != s[i]) return false;
+    return true;
+}
+
+/* Kimi's reasoning markers, but for their last byte (0xB7, the one the
+** reader stops at): the scan reads all before the closing one, and all
+** after an opening one at the reply's start left open, as reasoning
+** (repair/scan.c, kimi_reasoning_end). */
+static const char kimi_open[] = "\xE2\x97\x81think\xE2\x96", kimi_close[] = "\xE2\x97\x81/think\xE2\x96";
+
+/* Whether the bytes before this 0xB7 open Kimi's reasoning at the reply's
+** start, after spaces only. */
+static bool kimi_opens(const stream_reader *r)
+{
+    const size_t n = sizeof kimi_open - 1;
+    if (r->nrecent > sizeof r->recent || !recent_ends_with(r, kimi_open, n)) return false;
+    for (size_t i = 0; i + n < r->nrecent; i++)
+        if (!is_ws[(unsigned char)r->recent[i]]) return false;
+    return true;
+}
+
 /* Bytes that matter in prose. */
-static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1};
+static const uint8_t prose_stops[256] = {['{'] = 1, ['['] = 1, ['<'] = 1, ['`'] = 1, ['~'] = 1, [0xB7] = 1};
 
 size_t seek_prose(stream_reader *r, const unsigned char *p, size_t i, size_t len)
 {
@@ -177,6 +204,14 @@ bool seek_byte(stream_reader *r, unsigned char c)
             r->run = 1;
             return false;
         }
+        if (c == 0xB7 && kimi_opens(r)) { /* up to its closing marker, whole */
+            memcpy(r->name, kimi_close, sizeof kimi_close - 1);
+            r->name[sizeof kimi_close - 1] = (char)0xB7;
+            r->nlen = sizeof kimi_close;
+            r->run = 0;
+            r->seek = SK_REASONING;
+            return false;
+        }
         if (!is_ws[c]) r->block_start = false;
         return false;
     case SK_BRACKET:
@@ -192,6 +227,16 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->block_start = false;
         return true;
     case SK_TAG:
+        /* The harmony format's analysis channel ("<|channel|>analysis" then
+        ** "<|message|>", this '|' after its '<') is reasoning up to its
+        ** <|end|>, as the scan reads it (repair/scan.c): no part in it. */
+        if (c == '|' && !r->nlen && recent_ends_with(r, "<|channel|>analysis<", 20)) {
+            memcpy(r->name, "<|end|>", 7);
+            r->nlen = 7;
+            r->run = 0;
+            r->seek = SK_REASONING;
+            return false;
+        }
         if (is_name_char(c) && r->nlen < 33) {
             if (r->nlen < sizeof r->name) r->name[r->nlen] = (char)c;
             r->nlen++;
@@ -233,7 +278,9 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->block_start = true;
         return true;
     case SK_REASONING:
-        /* '<' appears only first in the closing tag: a mismatch restarts. */
+        /* a mismatch restarts: the closer's first byte ('<', 0xE2) comes
+        ** again only in Kimi's, where a false start may hide a match (the
+        ** reader then lists nothing more: never a part the scan drops) */
         if ((char)c == r->name[r->run]) {
             if (++r->run == r->nlen) {
                 r->seek = SK_PROSE;
@@ -241,7 +288,7 @@ bool seek_byte(stream_reader *r, unsigned char c)
                 r->block_at = r->nrecent + 1;
             }
         } else {
-            r->run = c == '<' ? 1 : 0;
+            r->run = (char)c == r->name[0] ? 1 : 0;
         }
         return false;
     case SK_FENCE_RUN:
@@ -296,7 +343,8 @@ bool seek_byte(stream_reader *r, unsigned char c)
         r->run = 0;
         return false;
     case SK_AFTER:
-        if (value_follows(r, c) || (c == '>' && closes_reasoning(r))) {
+        if (value_follows(r, c) || (c == '>' && closes_reasoning(r)) ||
+            (c == 0xB7 && recent_ends_with(r, kimi_close, sizeof kimi_close - 1))) {
             r->stopped = true;
             r->changed = true;
             r->seek = SK_DONE;

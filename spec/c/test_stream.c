@@ -336,6 +336,27 @@ static const exact exacts[] = {
      "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
     {NULL, "{\"a\": 1} </b> <think",
      "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
+    /* the harmony format's analysis channel is reasoning up to its <|end|>:
+    ** no part from inside it, the final channel's value after it; twin:
+    ** another channel's JSON is followed */
+    {NULL, "<|channel|>analysis<|message|>{\"a\": 1, \"b\": 2}",
+     "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+    {NULL, "<|channel|>analysis<|message|>{\"a\": 1}<|end|><|start|>assistant<|channel|>final<|message|>{\"a\": 2}",
+     "{\"partial\": {\"a\":2}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {NULL, "<|channel|>final<|message|>{\"a\": 3}",
+     "{\"partial\": {\"a\":3}, \"complete\": [\"\"], \"in_progress\": null}"},
+    /* Kimi's reasoning markers as the scan reads them: no part from inside
+    ** an opening one at the start, the value after the closing one; a
+    ** closing one after a value stops the reader; twin: an opening one
+    ** after prose is text */
+    {NULL, "\xE2\x97\x81think\xE2\x96\xB7{\"a\": 1, \"b\": 2}",
+     "{\"partial\": null, \"complete\": [], \"in_progress\": null}"},
+    {NULL, " \xE2\x97\x81think\xE2\x96\xB7{\"a\": 1}\xE2\x97\x81/think\xE2\x96\xB7{\"a\": 2}",
+     "{\"partial\": {\"a\":2}, \"complete\": [\"\"], \"in_progress\": null}"},
+    {NULL, "{\"a\": 1}\xE2\x97\x81/think\xE2\x96\xB7No answer.",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "Note \xE2\x97\x81think\xE2\x96\xB7 {\"a\": 3}",
+     "{\"partial\": {\"a\":3}, \"complete\": [\"\"], \"in_progress\": null}"},
     /* atomic strings are shown once complete only: below */
     /* a schema: declared keys under plain ancestors complete as they close */
     {person, "{\"name\": \"Jo\", \"age\": \"40\", ",
