@@ -104,12 +104,12 @@ static long line_indent(const lp *ps, const char *p)
 static long own_line_indent(const lp *ps, const char *p)
 {
     enum { LOOK = 160 };
-    /* the byte before it first, the look's bound only for an indentation */
+    /* the byte before it first, the look's bound only past the first block of an indentation */
     if (p == ps->b) return 0;
     if (p[-1] != ' ' && p[-1] != '\t') return p[-1] != '\n' ? -1 : 0; /* "1}": mostly */
-    const char *s = p, *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
+    const char *s = p;
 #if BYTES16
-    if (s - stop >= 16) { /* an indentation: its start in one step, mostly */
+    if (p - ps->b >= 16) { /* an indentation: its start in one step, mostly (within the bound) */
         __m128i w = bytes16_load(s - 16);
         unsigned other = ~(bytes16_eq(w, ' ') | bytes16_eq(w, '\t')) & 0xFFFFu;
         if (other) {
@@ -119,6 +119,7 @@ static long own_line_indent(const lp *ps, const char *p)
         s -= 16;
     }
 #endif
+    const char *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
     while (s > stop && (s[-1] == ' ' || s[-1] == '\t')) s--;
     if (s > ps->b && s[-1] != '\n') return -1;
     return (long)(p - s);
