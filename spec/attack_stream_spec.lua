@@ -174,7 +174,7 @@ describe("attack: coax run --stream output lines", function()
     local lines = {}
     for line in out:gmatch("[^\n]+") do lines[#lines + 1] = cjson.decode(line) end
     assert.is_true(#lines >= 2)
-    assert.are.same({ value = { name = "Ada", age = 36, tags = { "a", "b" } } }, lines[#lines])
+    assert.are.same({ value = { name = "Ada", age = 36, tags = { "a", "b" } }, class = "lossless" }, lines[#lines])
     for i = 1, #lines - 1 do
       assert.are.equal(1, lines[i].attempt)
       assert.is_not_nil(lines[i].partial)
