@@ -347,6 +347,14 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{\n  "user": {\n    "age": 3\n}\n}', '{"user":{"age":3}}') -- whole: no bracket lost
     end)
 
+    it("the layout of an opener's line is read up to 160 bytes back from its bracket, and no further", function()
+      -- the bracket 160 bytes from its line's start: the layout is read; 161: none to go by
+      local function reply(n) return '{\n  "' .. ("k"):rep(n) .. '": {\n    "age": 3\n  "active": true\n}' end
+      invented(reply(154), "closed_bracket")
+      local k = ("k"):rep(155)
+      no_guess(reply(155), '{"' .. k .. '":{"age":3,"active":true}}')
+    end)
+
     it("the one quote a string keeps, right before its closing quote, may be that quote typed twice", function()
       guessed_first('{"a": "x""}', '{"a":"x\\""}', "unescaped_quote")
       guessed_first('["a"", "b"]', '["a\\"","b"]', "unescaped_quote")

@@ -63,7 +63,15 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
 static const char *line_start(const lp *ps, const char *p)
 {
     enum { LOOK = 160 };
-    const char *s = p, *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
+    const char *s = p;
+#if BYTES16
+    if (p - ps->b >= 16) { /* mostly the line break is in the first block: no bound to work out for it */
+        unsigned nl = bytes16_eq(bytes16_load(p - 16), '\n');
+        if (nl) return p + 16 - __builtin_clz(nl); /* just past the last line break */
+        s -= 16;
+    }
+#endif
+    const char *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
 #if BYTES16
     while (s - stop >= 16) {
         unsigned nl = bytes16_eq(bytes16_load(s - 16), '\n');
@@ -96,10 +104,12 @@ static long line_indent(const lp *ps, const char *p)
 static long own_line_indent(const lp *ps, const char *p)
 {
     enum { LOOK = 160 };
-    const char *s = p, *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
-    if (s == stop || (s[-1] != ' ' && s[-1] != '\t')) return s > ps->b && s[-1] != '\n' ? -1 : 0; /* "1}": mostly */
+    /* the byte before it first, the look's bound only past the first block of an indentation */
+    if (p == ps->b) return 0;
+    if (p[-1] != ' ' && p[-1] != '\t') return p[-1] != '\n' ? -1 : 0; /* "1}": mostly */
+    const char *s = p;
 #if BYTES16
-    if (s - stop >= 16) { /* an indentation: its start in one step, mostly */
+    if (p - ps->b >= 16) { /* an indentation: its start in one step, mostly (within the bound) */
         __m128i w = bytes16_load(s - 16);
         unsigned other = ~(bytes16_eq(w, ' ') | bytes16_eq(w, '\t')) & 0xFFFFu;
         if (other) {
@@ -109,6 +119,7 @@ static long own_line_indent(const lp *ps, const char *p)
         s -= 16;
     }
 #endif
+    const char *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
     while (s > stop && (s[-1] == ' ' || s[-1] == '\t')) s--;
     if (s > ps->b && s[-1] != '\n') return -1;
     return (long)(p - s);

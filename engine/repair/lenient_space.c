@@ -251,7 +251,12 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t' || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')))) t--;
     if (t > ps->b && t[-1] == ',') t--;
     while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
-    if (t == ps->b || strchr("{[:,\n\r", t[-1])) return false; /* no value before it on its line */
+    /* no value before it on its line (a NUL too: strchr's answer was true for it) */
+    if (t == ps->b) return false;
+    switch (t[-1]) {
+    case '{': case '[': case ':': case ',': case '\n': case '\r': case '\0': return false;
+    default: break;
+    }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
     bool none = none_before(ps->b, t) || conditional(s, stop);
@@ -288,8 +293,8 @@ static void note_comment(lp *ps, const char *at, const char *end)
     ** ends the look, so the looks of all comments are linear together */
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
-    bool elides = ps->nopens && comment_elides(at, end, ps->e);
-    bool invented = swallowed || elides || comment_disowns(ps, at, end);
+    /* each look only when the one before said no: all three are questions, nothing else */
+    bool invented = swallowed || (ps->nopens && comment_elides(at, end, ps->e)) || comment_disowns(ps, at, end);
     note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
