@@ -4,6 +4,7 @@
 **            [--max-depth N] [--max-input N] [--max-string N]
 */
 #include "cli/batch.h"
+#include "extract/coerce.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -185,13 +186,10 @@ static void on_attempt(void *ud, const session_attempt *a)
 {
     run_events *ev = ud;
     if (ev->tell) narrate(ud, a);
-    for (size_t k = 0; a->r && !strcmp(a->outcome, "ok") && k < a->r->repair.nlog; k++) {
-        const coax_repair_entry *e = &a->r->repair.log[k];
-        if (e->cls != COAX_CLASS_INVENTED) continue;
+    const coax_repair_entry *e = a->r && !strcmp(a->outcome, "ok") ? extract_first_guess(a->r) : NULL;
+    if (e)
         snprintf(ev->guess, sizeof ev->guess, "a guess at line %u, column %u of the reply: %s", e->line, e->column,
                  e->detail);
-        break;
-    }
 }
 
 int cli_run(int argc, char **argv)

@@ -4,6 +4,7 @@
 ** shares").
 */
 #include "cli/cli.h"
+#include "extract/coerce.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -233,11 +234,8 @@ void cli_put_repair_entry(coax_buf *b, const coax_repair_entry *e)
 
 void cli_tell_guess(const char *cmd, const coax_extract_result *r)
 {
-    for (size_t i = 0; i < r->repair.nlog; i++) {
-        const coax_repair_entry *e = &r->repair.log[i];
-        if (e->cls != COAX_CLASS_INVENTED) continue;
+    const coax_repair_entry *e = extract_first_guess(r);
+    if (e)
         fprintf(stderr, "coax %s: a guess at line %u, column %u: %s (--log lists every repair)\n", cmd, e->line,
                 e->column, e->detail);
-        return;
-    }
 }

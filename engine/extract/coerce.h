@@ -317,4 +317,8 @@ coax_code extract_guess_repair(coax_arena *arena, const char *text, size_t len, 
 ** looks certain. */
 coax_class extract_least_class(const coax_extract_result *r);
 
+/* The first invented repair a value rests on, or NULL: what coax repair,
+** coax extract and coax run tell on stderr beside a value printed alone. */
+const coax_repair_entry *extract_first_guess(const coax_extract_result *r);
+
 #endif

@@ -46,3 +46,10 @@ coax_class extract_least_class(const coax_extract_result *r)
         if (r->coercions[i].cls > least) least = r->coercions[i].cls;
     return least;
 }
+
+const coax_repair_entry *extract_first_guess(const coax_extract_result *r)
+{
+    for (size_t i = 0; i < r->repair.nlog; i++)
+        if (r->repair.log[i].cls == COAX_CLASS_INVENTED) return &r->repair.log[i];
+    return NULL;
+}
