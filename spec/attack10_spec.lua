@@ -13,6 +13,13 @@ local function members(n, value)
   return "{" .. table.concat(t, ",") .. "}"
 end
 
+-- '"p1","p2",...,"pn"': n quoted names (required lists, enums)
+local function quoted(prefix, n)
+  local t = {}
+  for i = 1, n do t[i] = ('"%s%d"'):format(prefix, i) end
+  return table.concat(t, ",")
+end
+
 local function branches(n)
   local t = {}
   for i = 1, n do t[i] = ('{"properties":{"q%d":{"default":1}}}'):format(i) end
@@ -70,10 +77,7 @@ describe("attack 10: a union's branch on the failing path is found in the path's
   -- an anyOf of n branches cost n^2. The path's schemas are now placed
   -- among the branches by address, and the scan stops once unsure.
   local function required(n)
-    local t = {}
-    for i = 1, n do t[i] = ('"p%d"'):format(i) end
-    return coax.schema('{"type":"object","required":[' .. table.concat(t, ",") .. '],"anyOf":['
-      .. branches(n) .. "]}")
+    return coax.schema('{"type":"object","required":[' .. quoted("p", n) .. '],"anyOf":[' .. branches(n) .. "]}")
   end
 
   it("n missing required names under n branches: linear", function()
@@ -322,9 +326,7 @@ describe("attack 10: a string wrapped into a list is looked up in a large enum o
   -- an enum of n values (16,000: 0.26 s, 64,000: about 4 s). A large enum
   -- is looked up through its index.
   local function schema(n)
-    local t = {}
-    for i = 1, n do t[i] = ('"v%d"'):format(i) end
-    return coax.schema('{"type":"array","items":{"type":"array","items":{"enum":[' .. table.concat(t, ",") .. "]}}}")
+    return coax.schema('{"type":"array","items":{"type":"array","items":{"enum":[' .. quoted("v", n) .. "]}}}")
   end
   local function reply(n) return "[" .. ('"v%d",'):format(n):rep(n - 1) .. ('"v%d"]'):format(n) end
 
@@ -337,9 +339,7 @@ describe("attack 10: a string wrapped into a list is looked up in a large enum o
   end)
 
   it("twins: an allowed item with a separator is one item; separated allowed items are not guessed", function()
-    local t = {}
-    for i = 1, 40 do t[i] = ('"v%d"'):format(i) end
-    local s = coax.schema('{"type":"array","items":{"type":"array","items":{"enum":[' .. table.concat(t, ",")
+    local s = coax.schema('{"type":"array","items":{"type":"array","items":{"enum":[' .. quoted("v", 40)
       .. ',"a,b","a","b","c;d"]}}}')
     for _, c in ipairs({ { '["v3"]', true, '[["v3"]]' }, { '["c;d"]', true, '[["c;d"]]' },
       { '["a,b"]', false, '["a,b"]' }, { '["v1;v2"]', false, '["v1;v2"]' }, { '["x"]', false, '["x"]' } }) do
