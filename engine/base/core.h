@@ -235,6 +235,23 @@ static inline bool coax_ascii_casesame(const char *a, const char *b, size_t n)
     return true;
 }
 
+/* A listed word with its length (COAX_WORD("typo")), so that a look-up
+** compares lengths first: most words of a text are none of the list's. */
+typedef struct coax_word {
+    const char *text;
+    size_t n;
+} coax_word;
+
+#define COAX_WORD(s) {s, sizeof s - 1}
+
+/* Whether p[0..n) is one of the words, in any case. */
+static inline bool coax_word_in(const char *p, size_t n, const coax_word *words, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (words[i].n == n && coax_ascii_casesame(p, words[i].text, n)) return true;
+    return false;
+}
+
 /* strtod and snprintf("%g"-like fmt, d) with a '.' for the decimal point
 ** whatever the host's locale (dot_number.c); fmt holds one conversion. */
 double coax_dot_strtod(const char *s, char **end);

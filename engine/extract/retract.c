@@ -109,15 +109,7 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
     return SIZE_MAX;
 }
 
-/* Whether the word text[at..at+n) is one of 'words'. */
-static bool word_of(const char *text, size_t at, size_t n, const char *const *words, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(text + at, words[i], n)) return true;
-    return false;
-}
-
-#define WORD_OF(text, at, n, words) word_of(text, at, n, words, sizeof words / sizeof *words)
+#define WORD_OF(text, at, n, words) coax_word_in((text) + (at), n, words, sizeof words / sizeof *words)
 
 /* Whether the word text[at..at+n), after the word text[pw..pw+pn) (pn 0:
 ** none), marks the JSON after it in its clause as no answer: a
@@ -128,13 +120,17 @@ static bool word_of(const char *text, size_t at, size_t n, const char *const *wo
 ** assumption or a draft ("If I had to guess", "Assuming ...", "Draft:"). */
 static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
 {
-    static const char *const anywhere[] = {"imagine", "suppose", "supposing", "hypothetically", "hypothetical", "avoid",
-                                           "assuming", "assume", "presuming", "guessing", "guessed", "draft"};
+    static const coax_word anywhere[] = {COAX_WORD("imagine"), COAX_WORD("suppose"), COAX_WORD("supposing"),
+                                         COAX_WORD("hypothetically"), COAX_WORD("hypothetical"), COAX_WORD("avoid"),
+                                         COAX_WORD("assuming"), COAX_WORD("assume"), COAX_WORD("presuming"),
+                                         COAX_WORD("guessing"), COAX_WORD("guessed"), COAX_WORD("draft")};
     /* "guess" after a word ("If I had to guess", "My best guess is"); a
     ** label "Guess:" alone names a game's answer (hunt13.jsonl) */
     if (pn && n == 5 && coax_ascii_casesame(text + at, "guess", 5)) return true;
-    static const char *const named[] = {"example", "examples", "instance", "illustration", "sample"};
-    static const char *const naming[] = {"a", "an", "for", "as", "another", "one"};
+    static const coax_word named[] = {COAX_WORD("example"), COAX_WORD("examples"), COAX_WORD("instance"),
+                                      COAX_WORD("illustration"), COAX_WORD("sample")};
+    static const coax_word naming[] = {COAX_WORD("a"), COAX_WORD("an"), COAX_WORD("for"), COAX_WORD("as"),
+                                       COAX_WORD("another"), COAX_WORD("one")};
     if (WORD_OF(text, at, n, anywhere)) return true;
     if (WORD_OF(text, at, n, named) && pn && WORD_OF(text, pw, pn, naming)) return true;
     return pn && ((n == 2 && coax_ascii_casesame(text + at, "of", 2) && pn == 7 &&
@@ -148,7 +144,8 @@ static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_
 ** previous value {...}"; not "Updated from the previous turn: {...}"). */
 static bool wrong_word(const char *text, size_t at, size_t n)
 {
-    static const char *const words[] = {"wrong", "incorrect", "invalid", "previous", "rejected", "outdated"};
+    static const coax_word words[] = {COAX_WORD("wrong"), COAX_WORD("incorrect"), COAX_WORD("invalid"),
+                                      COAX_WORD("previous"), COAX_WORD("rejected"), COAX_WORD("outdated")};
     return WORD_OF(text, at, n, words);
 }
 
@@ -173,7 +170,8 @@ static bool blank(const char *text, size_t from, size_t to)
 ** "Looks like the answer is {...}", where more words follow). */
 static bool shape_named(const char *text, size_t at, size_t n, size_t pw, size_t pn)
 {
-    static const char *const before_like[] = {"something", "look", "looks", "looking"};
+    static const coax_word before_like[] = {COAX_WORD("something"), COAX_WORD("look"), COAX_WORD("looks"),
+                                            COAX_WORD("looking")};
     if (!pn) return false;
     if (n == 2 && coax_ascii_casesame(text + at, "as", 2)) return pn == 4 && coax_ascii_casesame(text + pw, "such", 4);
     return n == 4 && coax_ascii_casesame(text + at, "like", 4) && WORD_OF(text, pw, pn, before_like);
@@ -238,8 +236,10 @@ size_t extract_marked_before(const char *text, size_t start)
 
 bool extract_remark_takes_back(const char *s, size_t n)
 {
-    static const char *const words[] = {"actually", "typo", "typos", "incorrect", "wrong", "mistake", "mistaken",
-                                        "correction", "corrected", "instead"};
+    static const coax_word words[] = {COAX_WORD("actually"), COAX_WORD("typo"), COAX_WORD("typos"),
+                                      COAX_WORD("incorrect"), COAX_WORD("wrong"), COAX_WORD("mistake"),
+                                      COAX_WORD("mistaken"), COAX_WORD("correction"), COAX_WORD("corrected"),
+                                      COAX_WORD("instead")};
     if (n > RETRACT_LOOK) n = RETRACT_LOOK;
     if (extract_taken_back(s, 0, n) != SIZE_MAX) return true;
     for (size_t p = 0; p < n;) {

@@ -156,23 +156,8 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 }
 #endif
 
-typedef struct {
-    const char *text;
-    size_t n;
-} word;
-
-#define W(s) {s, sizeof s - 1}
-
-/* Whether the letters p[0..n) are one of the words (any case): a length
-** compare first, as most words of a comment are none of them. */
-static bool word_is(const char *p, size_t n, const word *words, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (words[i].n == n && letters_are(p, words[i].text, n)) return true;
-    return false;
-}
-
-#define WORD_IS(p, n, words) word_is(p, n, words, sizeof words / sizeof *words)
+#define W(s) COAX_WORD(s)
+#define WORD_IS(p, n, words) coax_word_in(p, n, words, sizeof words / sizeof *words)
 
 /* A comment on a value's line after it that disowns the value: says it
 ** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
@@ -185,14 +170,14 @@ static bool word_is(const char *p, size_t n, const word *words, size_t count)
 ** or empty, which a "no answer" remark agrees with. */
 static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, bool none)
 {
-    static const word taken_back[] = {W("actually"),   W("typo"),      W("mistake"),    W("mistaken"),
+    static const coax_word taken_back[] = {W("actually"),   W("typo"),      W("mistake"),    W("mistaken"),
                                       W("wrong"),      W("incorrect"), W("erroneous"),  W("oops"),
                                       W("correction"), W("corrected"), W("instead"),    W("dummy"),
                                       W("fake"),       W("fictional"), W("fictitious"), W("hypothetical"),
                                       W("replace")};
     /* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
-    static const word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
-    static const word not_what[] = {W("found"),     W("given"),     W("provided"),
+    static const coax_word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
+    static const coax_word not_what[] = {W("found"),     W("given"),     W("provided"),
                                     W("specified"), W("available"), W("known")};
     if (WORD_IS(p, n, taken_back)) return true;
     if (pn == 6 && letters_are(prev, "should", 6) &&
@@ -225,7 +210,7 @@ static bool none_before(const char *b, const char *t)
 ** word in it does not make about the value before it. */
 static bool conditional(const char *s, const char *t)
 {
-    static const word words[] = {W("if"), W("when"), W("unless"), W("otherwise"), W("else")};
+    static const coax_word words[] = {W("if"), W("when"), W("unless"), W("otherwise"), W("else")};
     for (const char *p = s; p < t;) {
         if (!is_alpha_ascii(*p)) {
             p++;
