@@ -1,6 +1,7 @@
 /*
 ** cli/extract.c: coax extract --schema SCHEMA [--strict] [--max-class C]
-**                [--output basic] [--log] [--jsonl] [--draft D] [limits] [FILE|-]
+**                [--output basic] [--log] [--jsonl] [--draft D] [--annotate-format]
+**                [limits] [FILE|-]
 **                coax extract --partial [--schema SCHEMA] [--atomic PTR] [FILE|-]
 */
 #include "cli/cli.h"
@@ -26,6 +27,8 @@ static const char usage_text[] =
     "  --max-class C         the least certain repair or coercion accepted: lossless, inferred\n"
     "                        (default) or invented (guessed keys, strings ended at a guess)\n"
     "  --draft D             2020-12 (default), 2019-09, 7, 6 or 4, when $schema says none\n"
+    "  --annotate-format     \"format\" never fails a value (by default an extraction checks\n"
+    "                        the formats coax knows in every draft: a date is a real date)\n"
     "  --output basic        on failure, print {\"valid\": false, \"errors\": [...]} on stdout\n"
     "  --log                 the repair and coercion log on stderr, one JSON object a line\n"
     "  --jsonl               a JSON string (one reply) a line in; {\"value\", \"class\"} (the\n"
@@ -173,10 +176,10 @@ static int partial_one(const coax_schema *schema, const coax_limits *lim, const 
 }
 
 /* Reads and compiles SCHEMA; 0, or the exit status after a message. */
-static int load_schema(const char *path, const char *draft, coax_arena *arena,
+static int load_schema(const char *path, const char *draft, bool annotate_format, coax_arena *arena,
                        coax_value **doc, coax_schema **schema)
 {
-    coax_schema_options so = {0};
+    coax_schema_options so = {.flags = annotate_format ? COAX_SCHEMA_ANNOTATE_FORMAT : COAX_SCHEMA_ASSERT_FORMAT};
     if (draft && !(so.draft = coax_draft_parse(draft)))
         return cli_usage("extract", "--draft takes 2020-12, 2019-09, 7, 6 or 4, not '%s'", draft);
     return cli_load_schema("extract", path, NULL, &so, arena, doc, schema);
@@ -186,7 +189,7 @@ int cli_extract(int argc, char **argv)
 {
     const char *path = NULL, *schema_path = NULL, *draft = NULL, *output = NULL, *max_class = NULL;
     opts o = {0};
-    bool jsonl = false, partial = false;
+    bool jsonl = false, partial = false, annotate_format = false;
     const char *atomic[64];
     size_t natomic = 0;
     coax_limits_default(&o.lim);
@@ -207,6 +210,7 @@ int cli_extract(int argc, char **argv)
         else if (!strcmp(a, "--log")) o.log = true;
         else if (!strcmp(a, "--jsonl")) jsonl = true;
         else if (!strcmp(a, "--partial")) partial = true;
+        else if (!strcmp(a, "--annotate-format")) annotate_format = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage_text, stdout);
             return 0;
@@ -226,7 +230,7 @@ int cli_extract(int argc, char **argv)
     coax_arena *keep = coax_arena_new(NULL);
     coax_schema *schema = NULL;
     coax_value *doc = NULL;
-    int status = !keep ? 4 : schema_path ? load_schema(schema_path, draft, keep, &doc, &schema) : 0;
+    int status = !keep ? 4 : schema_path ? load_schema(schema_path, draft, annotate_format, keep, &doc, &schema) : 0;
     char *data = NULL;
     size_t len = 0;
     o.schema = schema;

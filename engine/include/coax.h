@@ -367,10 +367,10 @@ typedef coax_code (*coax_schema_resolver)(void *ud, const char *uri,
 
 #define COAX_SCHEMA_NO_META 1u /* skip checking the schema against its meta-schema */
 /* "format": by default it asserts in drafts 4, 6 and 7 (their text asks
-** for validation) and under the 2020-12 format-assertion vocabulary, and is
-** an annotation only in 2019-09 and 2020-12. These flags choose for every
-** draft. Formats checked: date-time, date, time, duration, email,
-** idn-email, hostname, idn-hostname, ipv4, ipv6, uri, uri-reference, iri,
+** for validation) and the 2020-12 format-assertion vocabulary, and is an
+** annotation in 2019-09 and 2020-12 (schemas an extraction compiles itself
+** assert). Checked: date-time, date, time, duration, email, idn-email,
+** hostname, idn-hostname, ipv4, ipv6, uri, uri-reference, iri,
 ** iri-reference, uuid, uri-template, json-pointer, relative-json-pointer,
 ** regex; any other name is an annotation. */
 #define COAX_SCHEMA_ASSERT_FORMAT 2u

@@ -31,7 +31,7 @@ static coax_schema *schema_arg(lua_State *L, int idx, coax_arena *arena, coax_dr
         luaL_checktype(L, idx, LUA_TTABLE);
         doc = lcoax_to_value(L, idx, arena, COAX_DEFAULT_MAX_DEPTH);
     }
-    coax_schema_options so = {0};
+    coax_schema_options so = {.flags = COAX_SCHEMA_ASSERT_FORMAT}; /* an extraction's "format" is no remark */
     so.draft = draft;
     coax_schema *s;
     coax_code rc = lcoax_compile_owned(L, LCOAX_EXTRACT_SCHEMA, doc, &so, &s, &err);

@@ -100,6 +100,7 @@ static coax_code compile_schema(coax_engine *e, const coax_value *doc, coax_sche
     if (!e->meta_cache && !(e->meta_cache = coax_meta_cache_new(e->alloc)))
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     coax_schema_options o = {0};
+    o.flags = COAX_SCHEMA_ASSERT_FORMAT; /* an extraction's "format" is no remark (README, coax extract) */
     o.meta_cache = e->meta_cache;
     return coax_schema_compile(doc, &o, e->alloc, out, err);
 }
