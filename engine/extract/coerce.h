@@ -239,6 +239,23 @@ size_t extract_marked_before(const char *text, size_t start);
 ** answer, or a correction's word anywhere in its first bytes. */
 bool extract_remark_takes_back(const char *s, size_t n);
 
+/* ---- members that give a property a second value (extract/restated.c) ------ */
+
+/* The words that, before or after a property's name, say a member replaces
+** it (corrected_age, newAge, age_final); the first is "" (first_name beside
+** firstName: the name itself written another way). */
+#define COERCE_REPLACING_WORDS 12
+extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
+
+/* In a value valid against the schema document 'doc', the first member no
+** "properties" of it declares that gives a declared property of its object
+** another value: by its name ({"age": 36, "corrected_age": 37}), by its
+** members ("correction": {"age": 36}) or by a remark naming it ("note":
+** "age should be 36"). *message and *pointer (arena memory) say where and
+** why; both NULL when none. COAX_ENOMEM when memory ran out. */
+coax_code extract_find_restated(coax_arena *a, const coax_value *doc, const coax_value *v, const char **message,
+                                const char **pointer);
+
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
 /* The integer text of an integral number text ("2.0" -> "2", "1e3" ->
@@ -278,9 +295,9 @@ coax_class coerce_class(const char *kind);
 bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen);
 
 /* The first placeholder string in 'v' (an array's items go by the array's
-** member name), its JSON Pointer in *pointer (arena memory); NULL when none
-** or out of memory. */
-const coax_value *extract_find_placeholder(coax_arena *a, const coax_value *v, const char **pointer);
+** member name): its error's message and JSON Pointer (arena memory), both
+** NULL when none; COAX_ENOMEM when memory ran out. */
+coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer);
 
 /* ---- bare replies (extract/bare.c) ---------------------------------------- */
 

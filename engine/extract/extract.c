@@ -121,23 +121,14 @@ static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *me
     return COAX_OK;
 }
 
-/* A value valid against the schema that holds a placeholder ("<name>",
-** "[Your Email]", "...") is the reply's format, not its answer: an error
-** at the placeholder says so, and the value is not valid. */
-static coax_code placeholder_error(coax_arena *a, scored *s)
+/* A value valid against the schema that is no answer as it stands, with
+** an error at the place saying why (msg NULL: none): a placeholder in it
+** ("<name>", "[Your Email]", "..."), the reply's format rather than its
+** answer, or a member giving a property a second value ("corrected_age"). */
+static coax_code unmeant_error(coax_arena *a, scored *s, const char *msg, const char *ptr)
 {
-    const char *ptr;
-    const coax_value *hit = extract_find_placeholder(a, s->value, &ptr);
-    if (!hit) return COAX_OK;
-    coax_buf b;
-    coax_buf_init(&b, coax_arena_allocator(a));
-    size_t shown = hit->len > 40 ? 40 : hit->len;
-    while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80) shown--; /* whole chars */
-    coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself", (int)shown,
-                    hit->u.text);
-    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
-    coax_buf_free(&b);
-    if (!msg || prepend_error(a, &s->validation, msg)) return COAX_ENOMEM;
+    if (!msg) return COAX_OK;
+    if (prepend_error(a, &s->validation, msg)) return COAX_ENOMEM;
     s->validation.errors[0].instance_location = ptr;
     s->valid = false;
     s->nerrors = s->validation.nerrors;
@@ -350,9 +341,15 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!strict && (rc = try_envelope(c, s))) return rc;
     if (!strict && (rc = wrapped_items_error(c, cand, s))) return rc;
     if ((rc = double_encoded_error(c, x, cand, s))) return rc;
+    const char *msg, *ptr;
     bool valid_but_placeholder = s->valid;
-    if (s->valid && (rc = placeholder_error(c->arena, s))) return rc;
+    if (s->valid && ((rc = extract_find_placeholder(c->arena, s->value, &msg, &ptr)) ||
+                     (rc = unmeant_error(c->arena, s, msg, ptr))))
+        return rc;
     valid_but_placeholder = valid_but_placeholder && !s->valid;
+    if (s->valid && ((rc = extract_find_restated(c->arena, c->doc, s->value, &msg, &ptr)) ||
+                     (rc = unmeant_error(c->arena, s, msg, ptr))))
+        return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;

@@ -147,12 +147,25 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
     return NULL;
 }
 
-const coax_value *extract_find_placeholder(coax_arena *a, const coax_value *v, const char **pointer)
+coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer)
 {
     coax_buf path;
     coax_buf_init(&path, coax_arena_allocator(a));
     const coax_value *hit = find(v, NULL, 0, &path);
-    *pointer = hit && !path.oom ? coax_arena_strdup(a, path.data ? path.data : "", path.len) : NULL;
+    *message = *pointer = NULL;
+    coax_code rc = COAX_OK;
+    if (hit) {
+        *pointer = path.oom ? NULL : coax_arena_strdup(a, path.data ? path.data : "", path.len);
+        coax_buf b;
+        coax_buf_init(&b, coax_arena_allocator(a));
+        size_t shown = hit->len > 40 ? 40 : hit->len;
+        while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80) shown--; /* whole chars */
+        coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself", (int)shown,
+                        hit->u.text);
+        *message = b.oom || !*pointer ? NULL : coax_arena_strdup(a, b.data, b.len);
+        coax_buf_free(&b);
+        if (!*message) rc = COAX_ENOMEM, *pointer = NULL;
+    }
     coax_buf_free(&path);
-    return hit && *pointer ? hit : NULL;
+    return rc;
 }

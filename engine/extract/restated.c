@@ -1,0 +1,224 @@
+/*
+** restated.c: members that give a property a second value. A model that
+** corrects itself inside its JSON may keep both values: {"age": 36,
+** "corrected_age": 37}, {"city": "Paris", "actual_city": "Lyon"}, {"age":
+** 35, "correction": {"age": 36}}, {"age": 35, "note": "age should be
+** 36"}. Where the schema forbids the extra member, coercion keeps it rather
+** than drop it (coerce_trials.c); where the object is open, the value
+** validates with both, and the caller reads the property the reply took
+** back. Only a member no "properties" of the schema declares counts, and
+** only against a property one does: {"price": 100, "final_price": 90}
+** where the schema asks for both is two answers, not one twice.
+*/
+#include "extract/coerce.h"
+#include "base/hash.h"
+
+#include <stdio.h>
+
+const char *const coerce_replacing_words[COERCE_REPLACING_WORDS] = {
+    "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true"};
+
+/* Names that say a member holds corrections of its object's members
+** ({"age": 35, "correction": {"age": 36}}). */
+static bool correcting_name(const char *mk, size_t n)
+{
+    static const coax_word words[] = {COAX_WORD("correction"), COAX_WORD("corrections"), COAX_WORD("corrected"),
+                                      COAX_WORD("fix"),        COAX_WORD("fixes"),       COAX_WORD("fixed"),
+                                      COAX_WORD("update"),     COAX_WORD("updates"),     COAX_WORD("updated"),
+                                      COAX_WORD("revision"),   COAX_WORD("revised"),     COAX_WORD("erratum"),
+                                      COAX_WORD("errata"),     COAX_WORD("actual"),      COAX_WORD("new"),
+                                      COAX_WORD("final")};
+    return coax_word_in(mk, n, words, sizeof words / sizeof *words);
+}
+
+/* Doc walks (coerce_declared_in_doc) per value: past this many, a member
+** is taken as declared (nothing refused), a bound on time. */
+#define RESTATED_WALKS 64
+
+/* One object's members by their names normalized (coerce_norm_key). */
+typedef struct names {
+    const coax_value *obj;
+    char **norm;     /* per member, its normalized name (NULL: too long to hold) */
+    uint32_t *slot;  /* member index + 1, 0: empty */
+    size_t mask;
+    uint64_t seed;
+} names;
+
+typedef struct look {
+    coax_arena *a;
+    const coax_value *doc;
+    unsigned walks;
+    coax_buf path;
+    const char *message;
+} look;
+
+static bool names_init(names *ns, coax_arena *a, const coax_value *obj, uint64_t seed)
+{
+    size_t cap = 32;
+    while (cap < (size_t)obj->len * 2) cap *= 2;
+    ns->obj = obj, ns->mask = cap - 1, ns->seed = seed;
+    ns->slot = coax_arena_alloc(a, cap * sizeof *ns->slot);
+    ns->norm = coax_arena_alloc(a, (obj->len + 1) * sizeof *ns->norm);
+    if (!ns->slot || !ns->norm) return false;
+    memset(ns->slot, 0, cap * sizeof *ns->slot);
+    for (uint32_t i = 0; i < obj->len; i++) {
+        const coax_member *m = &obj->u.members[i];
+        char *k = coax_arena_alloc(a, m->klen + 1);
+        if (!k) return false;
+        ns->norm[i] = coerce_norm_key(m->key, m->klen, k, m->klen + 1) && k[0] ? k : NULL;
+        if (!ns->norm[i]) continue;
+        size_t at = (size_t)coax_hash_bytes(k, strlen(k), seed) & ns->mask;
+        while (ns->slot[at]) at = (at + 1) & ns->mask;
+        ns->slot[at] = i + 1;
+    }
+    return true;
+}
+
+/* The first member but 'not' whose normalized name is k[0..n) and whose
+** value differs from 'v' (NULL: any value): its index + 1, 0 when none. */
+static size_t differing(const names *ns, coax_arena *a, const char *k, size_t n, size_t not, const coax_value *v)
+{
+    for (size_t at = (size_t)coax_hash_bytes(k, n, ns->seed) & ns->mask; ns->slot[at]; at = (at + 1) & ns->mask) {
+        size_t i = ns->slot[at] - 1;
+        const char *o = ns->norm[i];
+        if (i == not || strlen(o) != n || memcmp(o, k, n)) continue;
+        if (!v || coax_value_equal(&ns->obj->u.members[i].value, v, coax_arena_allocator(a)) != 1) return i + 1;
+    }
+    return 0;
+}
+
+/* Whether the schema declares 'key' somewhere; true past the walks allowed. */
+static bool declared(look *lk, const char *key, size_t klen)
+{
+    if (lk->walks >= RESTATED_WALKS) return true;
+    lk->walks++;
+    return coerce_declared_in_doc(lk->a, lk->doc, key, klen);
+}
+
+/* The member of 'ns' that member i, undeclared, gives another value: by
+** its name (corrected_age, age_new, firstName beside first_name), by
+** members of its own (correction: {"age": 36}), or by a remark that takes
+** back a value and names the member ("age should be 36"). Index + 1. */
+static size_t restated_by(look *lk, const names *ns, size_t i)
+{
+    const coax_member *m = &ns->obj->u.members[i];
+    const char *mk = ns->norm[i];
+    if (mk) {
+        size_t ml = strlen(mk);
+        for (size_t w = 0; w < COERCE_REPLACING_WORDS; w++) {
+            size_t wl = strlen(coerce_replacing_words[w]);
+            for (int end = 0; end < 2 && (end == 0 || wl); end++) {
+                if (wl && (ml <= wl || memcmp(end ? mk + ml - wl : mk, coerce_replacing_words[w], wl))) continue;
+                size_t hit = differing(ns, lk->a, end ? mk : mk + wl, ml - wl, i, &m->value);
+                if (hit) return hit;
+            }
+        }
+        if (m->value.type == COAX_OBJECT && correcting_name(mk, ml))
+            for (size_t k = 0; k < m->value.len; k++) {
+                const coax_member *c = &m->value.u.members[k];
+                char *ck = coax_arena_alloc(lk->a, c->klen + 1);
+                size_t hit = ck && coerce_norm_key(c->key, c->klen, ck, c->klen + 1)
+                                 ? differing(ns, lk->a, ck, strlen(ck), i, &c->value)
+                                 : 0;
+                if (hit) return hit;
+            }
+    }
+    if (m->value.type != COAX_STRING || !extract_remark_takes_back(m->value.u.text, m->value.len)) return 0;
+    /* the remark's words, alone and two together ("first name"), against the names */
+    const char *s = m->value.u.text;
+    size_t n = m->value.len > 400 ? 400 : m->value.len, prev = SIZE_MAX, prevn = 0;
+    for (size_t p = 0; p < n;) {
+        if (!coax_ascii_alnum((unsigned char)s[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < n && (coax_ascii_alnum((unsigned char)s[q]) || s[q] == '_')) q++;
+        char w[64];
+        size_t hit = 0;
+        if (coerce_norm_key(s + p, q - p, w, sizeof w)) hit = differing(ns, lk->a, w, strlen(w), i, NULL);
+        if (!hit && prev != SIZE_MAX && prevn + (q - p) < sizeof w) {
+            char two[64];
+            if (coerce_norm_key(s + prev, prevn, two, sizeof two) &&
+                coerce_norm_key(s + p, q - p, two + strlen(two), sizeof two - strlen(two)))
+                hit = differing(ns, lk->a, two, strlen(two), i, NULL);
+        }
+        if (hit) return hit;
+        prev = p, prevn = q - p, p = q;
+    }
+    return 0;
+}
+
+/* Appends one reference token of a JSON Pointer. */
+static void put_token(coax_buf *b, const char *k, size_t n)
+{
+    coax_buf_putc(b, '/');
+    for (size_t i = 0; i < n; i++) {
+        if (k[i] == '~') coax_buf_put(b, "~0", 2);
+        else if (k[i] == '/') coax_buf_put(b, "~1", 2);
+        else coax_buf_putc(b, k[i]);
+    }
+}
+
+/* Depth-first: false once a restating member is found (its pointer in the
+** path, lk->message set) or memory ran out (message NULL). */
+static bool walk(look *lk, const coax_value *v, uint64_t seed)
+{
+    size_t mark = lk->path.len;
+    if (v->type == COAX_ARRAY) {
+        for (size_t i = 0; i < v->len; i++) {
+            char num[24];
+            put_token(&lk->path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
+            if (!walk(lk, &v->u.items[i], seed)) return false;
+            lk->path.len = mark;
+        }
+        return true;
+    }
+    if (v->type != COAX_OBJECT) return true;
+    coax_arena_mark am = coax_arena_get_mark(lk->a);
+    names ns;
+    if (!names_init(&ns, lk->a, v, seed)) return false;
+    for (size_t i = 0; i < v->len; i++) {
+        const coax_member *m = &v->u.members[i];
+        size_t hit = restated_by(lk, &ns, i);
+        if (hit) {
+            const coax_member *p = &v->u.members[hit - 1];
+            if (!declared(lk, m->key, m->klen) && declared(lk, p->key, p->klen)) {
+                coax_buf b;
+                coax_buf_init(&b, coax_arena_allocator(lk->a));
+                coax_buf_printf(&b, "the member \"%.*s\" gives \"%.*s\" another value (a correction kept beside it): "
+                                    "which one was meant is a guess; send one value",
+                                (int)(m->klen > 40 ? 40 : m->klen), m->key, (int)(p->klen > 40 ? 40 : p->klen), p->key);
+                lk->message = b.oom ? NULL : coax_arena_strdup(lk->a, b.data, b.len);
+                coax_buf_free(&b);
+                put_token(&lk->path, m->key, m->klen);
+                return false;
+            }
+        }
+    }
+    for (size_t i = 0; i < v->len; i++) {
+        const coax_member *m = &v->u.members[i];
+        put_token(&lk->path, m->key, m->klen);
+        if (!walk(lk, &m->value, seed)) return false;
+        lk->path.len = mark;
+    }
+    coax_arena_rewind(lk->a, am);
+    return true;
+}
+
+coax_code extract_find_restated(coax_arena *a, const coax_value *doc, const coax_value *v, const char **message,
+                                const char **pointer)
+{
+    look lk = {a, doc, 0, {0}, NULL};
+    coax_buf_init(&lk.path, coax_arena_allocator(a));
+    *message = *pointer = NULL;
+    coax_code rc = COAX_OK;
+    if (!walk(&lk, v, coax_hash_seed(&lk) | 1)) {
+        *pointer = lk.message && !lk.path.oom ? coax_arena_strdup(a, lk.path.data ? lk.path.data : "", lk.path.len)
+                                              : NULL;
+        if (*pointer) *message = lk.message;
+        else rc = COAX_ENOMEM;
+    }
+    coax_buf_free(&lk.path);
+    return rc;
+}
