@@ -647,7 +647,8 @@ static bool unanswering_word(const char *w, size_t n)
                                         "before", "template", "schema", "mock", "dummy", "placeholder",
                                         "hypothetical", "rejected", "bad", "old", "original", "counterexample",
                                         "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
-                                        "option", "candidate", "hypothesis", "partial"};
+                                        "option", "candidate", "hypothesis", "partial", /* and doubt: */
+                                        "probably", "maybe", "perhaps", "possibly", "tentative", "unsure", "think", "believe"};
     size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t k = strlen(words[i]);

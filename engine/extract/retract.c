@@ -15,12 +15,29 @@
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
-/* Whether text[at..e) starts with the words w (spaces as in w, any case),
-** a letter not following them. */
+/* How many bytes of text[at..e) the words w take (spaces as in w, any
+** case, an apostrophe straight or curly: "I’m"), a letter not following
+** them: 0 when they do not open it. */
+static size_t matched(const char *text, size_t at, size_t e, const char *w)
+{
+    size_t p = at;
+    for (; *w; w++) {
+        if (*w == '\'' && e - p >= 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) {
+            p += 3;
+            continue;
+        }
+        if (p >= e) return 0;
+        char t = text[p++];
+        if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
+            return 0;
+    }
+    return p < e && coax_ascii_alpha((unsigned char)text[p]) ? 0 : p - at;
+}
+
+/* Whether text[at..e) starts with the words w (matched). */
 static bool opens_with(const char *text, size_t at, size_t e, const char *w)
 {
-    size_t n = strlen(w);
-    return e - at >= n && coax_ascii_casesame(text + at, w, n) && (e - at == n || !coax_ascii_alpha(text[at + n]));
+    return matched(text, at, e, w) != 0;
 }
 
 /* Whether the sentence starting at text[at] takes back what came before
@@ -40,9 +57,14 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
         if (opens_with(text, at, e, openers[i])) return true;
+    /* doubt that opens the sentence after the answer: "Not sure about the
+    ** age.", "(not certain)" */
+    static const char *const doubts[] = {"not sure", "not certain", "not 100%", "not entirely sure", "unsure",
+                                         "uncertain", "not confident", "unverified"};
+    for (size_t i = 0; i < sizeof doubts / sizeof *doubts; i++)
+        if (opens_with(text, at, e, doubts[i])) return true;
     size_t n = 0;
-    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++)
-        if (opens_with(text, at, e, remarks[i])) n = strlen(remarks[i]);
+    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n || at + n >= e) return false;
     char next = text[at + n];
     if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
@@ -63,7 +85,16 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
                                           "scratch that",  "on second thought", "is not the answer", "would be wrong",
                                           /* a guess named as one: which value is right, the reply does not know */
                                           "just a guess", "only a guess", "a rough guess", "best guess",
-                                          "am guessing", "i'm guessing", "i guess"};
+                                          "am guessing", "i'm guessing", "i guess",
+                                          /* doubt in the first person: the reply does not know its value */
+                                          "i'm not sure", "i am not sure", "i'm not certain", "i am not certain",
+                                          "i'm not 100%", "not 100% sure", "i'm not entirely", "i am not entirely",
+                                          "i'm unsure", "i am unsure", "i'm not confident", "i am not confident",
+                                          "i might be wrong", "i could be wrong", "i may be wrong", "i might be mistaken",
+                                          "i could be mistaken", "i may be mistaken", "don't quote me",
+                                          "can't verify", "cannot verify", "couldn't verify", "could not verify",
+                                          "can't confirm", "cannot confirm", "couldn't confirm", "could not confirm",
+                                          "low confidence", "confidence: low", "not verified", "double-check", "double check"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
     /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
@@ -77,8 +108,12 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
 ** you need more, ask") is another matter. */
 static bool conditional_after(const char *text, size_t from, size_t e)
 {
-    static const char *const words[] = {"if", "unless", "assuming", "provided", "supposing", "presuming"};
+    static const char *const words[] = {"if",       "unless",  "assuming", "provided", "supposing", "presuming",
+                                        /* or as a guess: "{...} probably", "{...}, I think" */
+                                        "probably", "maybe",   "perhaps",  "possibly", "i think",   "i believe"};
     size_t p = from;
+    while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
+    if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
     while (p < e && strchr(" \t,(*_", text[p])) p++;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (opens_with(text, p, e, words[i])) return true;
@@ -186,6 +221,71 @@ static bool conditional_opening(const char *text, size_t b, size_t e)
     return opens_with(text, b, e, "if");
 }
 
+/* Whether the word text[at..at+n), after the word text[pw..pw+pn) (pn 0:
+** none), doubts what the sentence says: "Probably {...}", "Not sure, but
+** {...}", "It might be {...}", "It seems to be {...}", "IIRC". */
+static bool doubt_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
+{
+    static const coax_word alone[] = {COAX_WORD("probably"), COAX_WORD("perhaps"),    COAX_WORD("maybe"),
+                                      COAX_WORD("possibly"), COAX_WORD("presumably"), COAX_WORD("likely"),
+                                      COAX_WORD("unsure"),   COAX_WORD("uncertain"),  COAX_WORD("iirc"),
+                                      COAX_WORD("afaik"),    COAX_WORD("afaict")};
+    /* a word after another: "not sure", "might be", "seems to", "if I remember correctly" */
+    static const struct { const char *before, *word; } pairs[] = {
+        {"not", "sure"},     {"not", "certain"},    {"not", "confident"},   {"entirely", "sure"},
+        {"might", "be"},     {"may", "be"},         {"could", "be"},        {"seems", "to"},
+        {"seem", "to"},      {"appears", "to"},     {"remember", "correctly"}, {"recall", "correctly"}};
+    if (WORD_OF(text, at, n, alone)) return true;
+    for (size_t i = 0; pn && i < sizeof pairs / sizeof *pairs; i++)
+        if (matched(text, at, at + n, pairs[i].word) == n && matched(text, pw, pw + pn, pairs[i].before) == pn)
+            return true;
+    return false;
+}
+
+/* Whether the word text[at..at+n), after the word text[pw..pw+pn), is a
+** verb of belief in the first person ("I think", "I believe", "I'd say")
+** whose object is the value: nothing but a verb "to be" stands between it
+** and the value at 'start' ("I think it's {...}", "I believe the answer
+** is: {...}"; "I think this is what you need: {...}" doubts the need). */
+static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, size_t pn, size_t start)
+{
+    static const struct { const char *before, *word; } verbs[] = {
+        {"i", "think"}, {"i", "believe"}, {"i", "suspect"}, {"i", "reckon"}, {"i'd", "say"}, {"would", "say"}};
+    bool belief = false;
+    for (size_t i = 0; pn && !belief && i < sizeof verbs / sizeof *verbs; i++)
+        belief = matched(text, at, at + n, verbs[i].word) == n && matched(text, pw, pw + pn, verbs[i].before) == pn;
+    if (!belief) return false;
+    size_t q = start;
+    while (q > at + n && strchr(" \t:*_`-", text[q - 1])) q--;
+    if (q == at + n) return true; /* "I think: {...}" */
+    size_t w = q;
+    while (w > at + n && text[w - 1] != ' ') w--;
+    static const char *const copulas[] = {"is", "are", "was", "were", "be", "it's", "that's", "this"};
+    for (size_t i = 0; i < sizeof copulas / sizeof *copulas; i++)
+        if (matched(text, w, q, copulas[i]) == q - w) return true;
+    return false;
+}
+
+/* Where a word in the sentence text[b..start) before a value doubts it
+** (doubt_word, belief_of_value): SIZE_MAX when none does. */
+static size_t doubted_before(const char *text, size_t b, size_t start)
+{
+    size_t pw = 0, pn = 0;
+    for (size_t p = b; p < start;) {
+        if (!coax_ascii_alpha((unsigned char)text[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < start && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'' ||
+                             (start - q >= 3 && !memcmp(text + q, "\xE2\x80\x99", 3) && (q += 2))))
+            q++;
+        if (doubt_word(text, p, q - p, pw, pn) || belief_of_value(text, p, q - p, pw, pn, start)) return p;
+        pw = p, pn = q - p, p = q;
+    }
+    return SIZE_MAX;
+}
+
 size_t extract_marked_before(const char *text, size_t start)
 {
     size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
@@ -195,6 +295,8 @@ size_t extract_marked_before(const char *text, size_t start)
            !(text[b - 1] == ' ' && b >= 2 && strchr(".!?", text[b - 2]) &&
              !(b >= 4 && (text[b - 3] | 32) == 'g' && text[b - 4] == '.')))
         b--;
+    size_t doubt = doubted_before(text, b, start);
+    if (doubt != SIZE_MAX) return doubt;
     /* its clause right before the value, or the one before that when the
     ** value opens its own ("For example, {...}", "Here is an example of
     ** the format: {...}"), but no further: "Based on the example you gave,
