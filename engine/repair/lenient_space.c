@@ -179,7 +179,14 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
     static const coax_word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
     static const coax_word not_what[] = {W("found"),     W("given"),     W("provided"),
                                     W("specified"), W("available"), W("known")};
-    if (WORD_IS(p, n, taken_back)) return true;
+    /* a value in doubt: "// probably", "# not sure", "// or 37" (another value offered), "// TBD" */
+    static const coax_word doubted[] = {W("probably"), W("maybe"),    W("perhaps"), W("possibly"), W("unsure"),
+                                        W("uncertain"), W("unverified"), W("unconfirmed"), W("guess"), W("guessing"),
+                                        W("guessed"),  W("tbd"),      W("tbc"),     W("todo"),     W("fixme")};
+    if (WORD_IS(p, n, taken_back) || WORD_IS(p, n, doubted)) return true;
+    if (!pn && n == 2 && letters_are(p, "or", 2)) return true;
+    if (pn == 3 && letters_are(prev, "not", 3) && ((n == 4 && letters_are(p, "sure", 4)) || (n == 7 && letters_are(p, "certain", 7))))
+        return true;
     if (pn == 6 && letters_are(prev, "should", 6) &&
         ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
         return true;
