@@ -247,14 +247,18 @@ bool extract_remark_takes_back(const char *s, size_t n);
 #define COERCE_REPLACING_WORDS 12
 extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
 
-/* In a value valid against the schema document 'doc', the first member no
-** "properties" of it declares that gives a declared property of its object
-** another value: by its name ({"age": 36, "corrected_age": 37}), by its
-** members ("correction": {"age": 36}) or by a remark naming it ("note":
-** "age should be 36"). *message and *pointer (arena memory) say where and
-** why; both NULL when none. COAX_ENOMEM when memory ran out. */
-coax_code extract_find_restated(coax_arena *a, const coax_value *doc, const coax_value *v, const char **message,
-                                const char **pointer);
+/* In a value valid against the schema, the first place with a second
+** reading: a member no "properties" of the schema declares that gives a
+** declared property of its object another value, by its name ({"age": 36,
+** "corrected_age": 37}), by its members ("correction": {"age": 36}) or by a
+** remark naming it ("note": "age should be 36"); else a string spelling
+** null where null fits too (extract_find_null_text). *message and *pointer
+** (arena memory) say why and where; both NULL when none. */
+coax_code extract_find_restated(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
+
+/* The first string in 'v' that spells null ("None", "null", "undefined")
+** at a place where the schema takes null too: its pointer and a message. */
+coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
@@ -298,6 +302,9 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
 ** member name): its error's message and JSON Pointer (arena memory), both
 ** NULL when none; COAX_ENOMEM when memory ran out. */
 coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer);
+
+/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
+void extract_put_token(coax_buf *b, const char *k, size_t n);
 
 /* ---- bare replies (extract/bare.c) ---------------------------------------- */
 

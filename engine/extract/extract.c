@@ -347,7 +347,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
                      (rc = unmeant_error(c->arena, s, msg, ptr))))
         return rc;
     valid_but_placeholder = valid_but_placeholder && !s->valid;
-    if (s->valid && ((rc = extract_find_restated(c->arena, c->doc, s->value, &msg, &ptr)) ||
+    if (s->valid && ((rc = extract_find_restated(c, s->value, &msg, &ptr)) ||
                      (rc = unmeant_error(c->arena, s, msg, ptr))))
         return rc;
     /* After every coercion and the envelope: nothing may make valid what

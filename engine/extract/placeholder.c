@@ -110,8 +110,7 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
 }
 
-/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
-static void put_token(coax_buf *b, const char *k, size_t n)
+void extract_put_token(coax_buf *b, const char *k, size_t n)
 {
     coax_buf_putc(b, '/');
     for (size_t i = 0; i < n; i++) {
@@ -130,7 +129,7 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
         for (size_t i = 0; i < v->len; i++) {
             char num[24];
             int k = snprintf(num, sizeof num, "%zu", i);
-            put_token(path, num, (size_t)k);
+            extract_put_token(path, num, (size_t)k);
             const coax_value *hit = find(&v->u.items[i], key, klen, path); /* an item keeps its list's name */
             if (hit) return hit;
             path->len = mark;
@@ -138,7 +137,7 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
     } else if (v->type == COAX_OBJECT) {
         for (size_t i = 0; i < v->len; i++) {
             const coax_member *m = &v->u.members[i];
-            put_token(path, m->key, m->klen);
+            extract_put_token(path, m->key, m->klen);
             const coax_value *hit = find(&m->value, m->key, m->klen, path);
             if (hit) return hit;
             path->len = mark;

@@ -149,17 +149,6 @@ static size_t restated_by(look *lk, const names *ns, size_t i)
     return 0;
 }
 
-/* Appends one reference token of a JSON Pointer. */
-static void put_token(coax_buf *b, const char *k, size_t n)
-{
-    coax_buf_putc(b, '/');
-    for (size_t i = 0; i < n; i++) {
-        if (k[i] == '~') coax_buf_put(b, "~0", 2);
-        else if (k[i] == '/') coax_buf_put(b, "~1", 2);
-        else coax_buf_putc(b, k[i]);
-    }
-}
-
 /* Depth-first: false once a restating member is found (its pointer in the
 ** path, lk->message set) or memory ran out (message NULL). */
 static bool walk(look *lk, const coax_value *v, uint64_t seed)
@@ -168,7 +157,7 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
     if (v->type == COAX_ARRAY) {
         for (size_t i = 0; i < v->len; i++) {
             char num[24];
-            put_token(&lk->path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
+            extract_put_token(&lk->path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
             if (!walk(lk, &v->u.items[i], seed)) return false;
             lk->path.len = mark;
         }
@@ -191,14 +180,14 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
                                 (int)(m->klen > 40 ? 40 : m->klen), m->key, (int)(p->klen > 40 ? 40 : p->klen), p->key);
                 lk->message = b.oom ? NULL : coax_arena_strdup(lk->a, b.data, b.len);
                 coax_buf_free(&b);
-                put_token(&lk->path, m->key, m->klen);
+                extract_put_token(&lk->path, m->key, m->klen);
                 return false;
             }
         }
     }
     for (size_t i = 0; i < v->len; i++) {
         const coax_member *m = &v->u.members[i];
-        put_token(&lk->path, m->key, m->klen);
+        extract_put_token(&lk->path, m->key, m->klen);
         if (!walk(lk, &m->value, seed)) return false;
         lk->path.len = mark;
     }
@@ -206,19 +195,19 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
     return true;
 }
 
-coax_code extract_find_restated(coax_arena *a, const coax_value *doc, const coax_value *v, const char **message,
-                                const char **pointer)
+coax_code extract_find_restated(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
-    look lk = {a, doc, 0, {0}, NULL};
-    coax_buf_init(&lk.path, coax_arena_allocator(a));
+    look lk = {c->arena, c->doc, 0, {0}, NULL};
+    coax_buf_init(&lk.path, coax_arena_allocator(c->arena));
     *message = *pointer = NULL;
     coax_code rc = COAX_OK;
-    if (!walk(&lk, v, coax_hash_seed(&lk) | 1)) {
-        *pointer = lk.message && !lk.path.oom ? coax_arena_strdup(a, lk.path.data ? lk.path.data : "", lk.path.len)
-                                              : NULL;
+    if (!walk(&lk, v, coerce_seed(c))) {
+        *pointer = lk.message && !lk.path.oom
+                       ? coax_arena_strdup(c->arena, lk.path.data ? lk.path.data : "", lk.path.len)
+                       : NULL;
         if (*pointer) *message = lk.message;
         else rc = COAX_ENOMEM;
     }
     coax_buf_free(&lk.path);
-    return rc;
+    return rc ? rc : *message ? COAX_OK : extract_find_null_text(c, v, message, pointer);
 }

@@ -1,0 +1,126 @@
+/*
+** null_text.c: null written as text. A model trained on Python or code
+** writes "None", "null" or "undefined" in quotes where it means no value:
+** {"middle_name": "None"}. Where the schema takes null at that place too,
+** the reply has two readings, the null it meant or the text it wrote, and
+** the caller would store the word "None" as a name. Where the schema takes
+** a string only, the text is the one reading the schema leaves.
+*/
+#include "extract/coerce.h"
+
+#include <stdio.h>
+
+/* Whether a string is null spelled in a language's syntax. "none" and
+** "N/A" are words people write as values; these are not. */
+static bool spells_null(const coax_value *v)
+{
+    static const coax_word words[] = {COAX_WORD("null"), COAX_WORD("NULL"), COAX_WORD("Null"), COAX_WORD("None"),
+                                      COAX_WORD("nil"),  COAX_WORD("undefined")};
+    if (v->type != COAX_STRING) return false;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (v->len == words[i].n && !memcmp(v->u.text, words[i].text, words[i].n)) return true;
+    return false;
+}
+
+/* The JSON Pointers of the strings made null, one after another (each
+** NUL-terminated) in 'paths'. */
+typedef struct nulling {
+    coax_arena *a;
+    const coax_value *with; /* what each such string becomes */
+    coax_buf path, paths;
+    size_t count;
+    bool oom;
+} nulling;
+
+/* A copy of 'v' with every string that spells null made nl->with (v itself
+** when none is under it); NULL when memory ran out. */
+static const coax_value *nulled(nulling *nl, const coax_value *v)
+{
+    if (spells_null(v)) {
+        coax_buf_put(&nl->paths, nl->path.data ? nl->path.data : "", nl->path.len);
+        coax_buf_putc(&nl->paths, '\0');
+        nl->count++;
+        return nl->with;
+    }
+    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) return v;
+    size_t before = nl->count, mark = nl->path.len;
+    const coax_value **sub = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *sub);
+    if (!sub) return NULL;
+    for (size_t i = 0; i < v->len; i++) {
+        if (v->type == COAX_ARRAY) {
+            char num[24];
+            extract_put_token(&nl->path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
+        } else {
+            extract_put_token(&nl->path, v->u.members[i].key, v->u.members[i].klen);
+        }
+        sub[i] = nulled(nl, v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value);
+        nl->path.len = mark;
+        if (!sub[i]) return NULL;
+    }
+    if (nl->count == before) return v;
+    coax_value *copy = coax_arena_alloc(nl->a, sizeof *copy);
+    if (!copy) return NULL;
+    *copy = *v;
+    if (v->type == COAX_ARRAY) {
+        coax_value *items = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *items);
+        if (!items) return NULL;
+        for (size_t i = 0; i < v->len; i++) items[i] = *sub[i];
+        copy->u.items = items;
+    } else {
+        coax_member *members = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *members);
+        if (!members) return NULL;
+        for (size_t i = 0; i < v->len; i++) members[i] = v->u.members[i], members[i].value = *sub[i];
+        copy->u.members = members;
+    }
+    return copy;
+}
+
+/* The places of the strings that spell null in 'v' (*paths, *count) whose
+** value the schema refuses once each is made 'with', in a map. */
+static coax_code refused_places(coerce_ctx *c, const coax_value *v, const coax_value *with, smap *refused,
+                                coax_buf *paths, size_t *count)
+{
+    nulling nl = {.a = c->arena, .with = with};
+    coax_buf_init(&nl.path, coax_arena_allocator(c->arena));
+    coax_buf_init(&nl.paths, coax_arena_allocator(c->arena));
+    const coax_value *copy = nulled(&nl, v);
+    coax_code rc = !copy || nl.path.oom || nl.paths.oom ? COAX_ENOMEM : COAX_OK;
+    coax_validation out;
+    if (!rc && nl.count && !(rc = coax_validate(c->schema, copy, c->arena, 0, &out, c->err)))
+        for (size_t i = 0; i < out.nerrors && !rc; i++) {
+            const char *at = out.errors[i].instance_location;
+            if (!smap_put(refused, c->arena, at, strlen(at), (void *)at)) rc = COAX_ENOMEM;
+        }
+    coax_buf_free(&nl.path);
+    *count = nl.count;
+    if (paths) *paths = nl.paths;
+    else coax_buf_free(&nl.paths);
+    return rc;
+}
+
+coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
+{
+    static const coax_value null_value = {COAX_NULL, 0, 0, {0}}, true_value = {COAX_BOOL, 0, 0, {.boolean = 1}};
+    *message = *pointer = NULL;
+    /* A place with no error of its own once null takes null (an error above
+    ** it, a parent's oneOf, cannot tell: taken as taking it); a place that
+    ** takes true as well takes any value ({"type": "object"} with no
+    ** properties): it says nothing of null, and the text stays. One
+    ** validation each, and maps: n places, n errors. */
+    smap nulls_refused = {0}, trues_refused = {0};
+    coax_buf paths;
+    size_t count = 0;
+    coax_code rc = refused_places(c, v, &null_value, &nulls_refused, &paths, &count);
+    if (!rc && count) rc = refused_places(c, v, &true_value, &trues_refused, NULL, &count);
+    const char *p = paths.data;
+    for (size_t k = 0; !rc && k < count; k++, p += strlen(p) + 1) {
+        size_t n = strlen(p);
+        if (smap_get(&nulls_refused, p, n) || !smap_get(&trues_refused, p, n)) continue;
+        if (!(*pointer = coax_arena_strdup(c->arena, p, n))) rc = COAX_ENOMEM;
+        else *message = "a string that spells null where the schema takes null too (\"None\", \"null\"): the "
+                        "model's null, or the text? send null or another text";
+        break;
+    }
+    coax_buf_free(&paths);
+    return rc;
+}
