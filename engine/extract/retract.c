@@ -94,7 +94,10 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
                                           "i could be mistaken", "i may be mistaken", "don't quote me",
                                           "can't verify", "cannot verify", "couldn't verify", "could not verify",
                                           "can't confirm", "cannot confirm", "couldn't confirm", "could not confirm",
-                                          "low confidence", "confidence: low", "not verified", "double-check", "double check"};
+                                          "might be wrong", "may be wrong", "could be wrong", "might be off",
+                                          "may be off", "could be off", "might be incorrect", "may be incorrect",
+                                          "might not be accurate", "may not be accurate", "might not be correct",
+                                          "may not be correct", "low confidence", "confidence: low", "not verified", "double-check", "double check"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
     /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
@@ -106,15 +109,22 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
 ** only on a condition: "{...} if she was born in 1990", "{...},
 ** assuming ...", "(unless ...)". A new line or sentence ("{...}\n\nIf
 ** you need more, ask") is another matter. */
+/* Whether text[p..e) opens with a dash, en or em (U+2013, U+2014). */
+static bool dash(const char *text, size_t p, size_t e)
+{
+    return e - p >= 3 && !memcmp(text + p, "\xE2\x80", 2) && (text[p + 2] == '\x93' || text[p + 2] == '\x94');
+}
+
 static bool conditional_after(const char *text, size_t from, size_t e)
 {
     static const char *const words[] = {"if",       "unless",  "assuming", "provided", "supposing", "presuming",
                                         /* or as a guess: "{...} probably", "{...}, I think" */
-                                        "probably", "maybe",   "perhaps",  "possibly", "i think",   "i believe"};
+                                        "probably", "maybe",   "perhaps",  "possibly", "i think",   "i believe",
+                                        "i suspect", "i reckon", "i'd guess", "i'd say", "i would say", "i would guess"};
     size_t p = from;
     while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
     if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
-    while (p < e && strchr(" \t,(*_", text[p])) p++;
+    while (p < e && (strchr(" \t,(*_-", text[p]) || dash(text, p, e))) p += dash(text, p, e) ? 3 : 1;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (opens_with(text, p, e, words[i])) return true;
     return false;
@@ -138,6 +148,8 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
         ** fence's backticks start one; other signs and spaces keep it */
         if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
             start = true;
+        else if (dash(text, p, e)) /* "{...} — not sure about the age" */
+            p += 2;
         else if (!strchr(" \t\r*_>#-`(", ch))
             start = false;
     }
@@ -222,17 +234,16 @@ static bool conditional_opening(const char *text, size_t b, size_t e)
 }
 
 /* Whether the word text[at..at+n), after the word text[pw..pw+pn) (pn 0:
-** none), doubts what the sentence says: "Probably {...}", "Not sure, but
-** {...}", "It might be {...}", "It seems to be {...}", "IIRC". */
+** none), doubts what the sentence says: "Probably {...}", "It might be
+** {...}", "It seems to be {...}", "IIRC". */
 static bool doubt_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
 {
     static const coax_word alone[] = {COAX_WORD("probably"), COAX_WORD("perhaps"),    COAX_WORD("maybe"),
                                       COAX_WORD("possibly"), COAX_WORD("presumably"), COAX_WORD("likely"),
                                       COAX_WORD("unsure"),   COAX_WORD("uncertain"),  COAX_WORD("iirc"),
                                       COAX_WORD("afaik"),    COAX_WORD("afaict")};
-    /* a word after another: "not sure", "might be", "seems to", "if I remember correctly" */
+    /* a word after another: "might be", "seems to", "if I remember correctly" */
     static const struct { const char *before, *word; } pairs[] = {
-        {"not", "sure"},     {"not", "certain"},    {"not", "confident"},   {"entirely", "sure"},
         {"might", "be"},     {"may", "be"},         {"could", "be"},        {"seems", "to"},
         {"seem", "to"},      {"appears", "to"},     {"remember", "correctly"}, {"recall", "correctly"}};
     if (WORD_OF(text, at, n, alone)) return true;
@@ -270,7 +281,9 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
 ** (doubt_word, belief_of_value): SIZE_MAX when none does. */
 static size_t doubted_before(const char *text, size_t b, size_t start)
 {
-    size_t pw = 0, pn = 0;
+    static const coax_word sure[] = {COAX_WORD("sure"), COAX_WORD("certain"), COAX_WORD("confident"),
+                                     COAX_WORD("positive")};
+    size_t pw = 0, pn = 0, since_not = SIZE_MAX; /* words since a "not" */
     for (size_t p = b; p < start;) {
         if (!coax_ascii_alpha((unsigned char)text[p])) {
             p++;
@@ -280,7 +293,11 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
         while (q < start && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'' ||
                              (start - q >= 3 && !memcmp(text + q, "\xE2\x80\x99", 3) && (q += 2))))
             q++;
-        if (doubt_word(text, p, q - p, pw, pn) || belief_of_value(text, p, q - p, pw, pn, start)) return p;
+        /* "not sure", "not quite sure", "not 100% certain", "not entirely confident" */
+        if (doubt_word(text, p, q - p, pw, pn) || belief_of_value(text, p, q - p, pw, pn, start) ||
+            (since_not < 3 && WORD_OF(text, p, q - p, sure)))
+            return p;
+        since_not = q - p == 3 && coax_ascii_casesame(text + p, "not", 3) ? 0 : since_not + (since_not != SIZE_MAX);
         pw = p, pn = q - p, p = q;
     }
     return SIZE_MAX;
