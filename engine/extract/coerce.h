@@ -244,7 +244,7 @@ bool extract_remark_takes_back(const char *s, size_t n);
 /* The words that, before or after a property's name, say a member replaces
 ** it (corrected_age, newAge, age_final); the first is "" (first_name beside
 ** firstName: the name itself written another way). */
-#define COERCE_REPLACING_WORDS 12
+#define COERCE_REPLACING_WORDS 13
 extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
 
 /* In a value valid against the schema, the first place with a second
@@ -272,7 +272,8 @@ bool coerce_dot_grouped(const char *s, size_t n);
 
 /* ---- names and types (extract/labels.c) ------------------------------------- */
 
-/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
+/* 'key' lowercased with only its letters, digits and bytes past ASCII (no
+** spaces, '_', '-', '.', brackets), in 'out' (false: too long). */
 bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);
 
 /* Whether two member names may be one misspelt ("aeg" and "age",

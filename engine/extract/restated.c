@@ -16,7 +16,8 @@
 #include <stdio.h>
 
 const char *const coerce_replacing_words[COERCE_REPLACING_WORDS] = {
-    "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true"};
+    "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true",
+    "instead"};
 
 /* Names that say a member holds corrections of its object's members
 ** ({"age": 35, "correction": {"age": 36}}). */
@@ -35,12 +36,13 @@ static bool correcting_name(const char *mk, size_t n)
 ** is taken as declared (nothing refused), a bound on time. */
 #define RESTATED_WALKS 64
 
-/* One object's members by their names normalized (coerce_norm_key). */
+/* Members by their names normalized (norm): an object's, or those of the
+** objects an object holds. */
 typedef struct names {
-    const coax_value *obj;
-    char **norm;     /* per member, its normalized name (NULL: too long to hold) */
-    uint32_t *slot;  /* member index + 1, 0: empty */
-    size_t mask;
+    const coax_member **mem;
+    char **norm;
+    uint32_t *slot; /* entry + 1, 0: empty */
+    size_t n, mask;
     uint64_t seed;
 } names;
 
@@ -52,39 +54,67 @@ typedef struct look {
     const char *message;
 } look;
 
-static bool names_init(names *ns, coax_arena *a, const coax_value *obj, uint64_t seed)
+/* key[0..klen) normalized (coerce_norm_key) in 'out', of klen + 1 bytes:
+** its length, 0 when nothing is left. */
+static size_t norm(const char *key, size_t klen, char *out)
 {
+    return coerce_norm_key(key, klen, out, klen + 1) ? strlen(out) : 0;
+}
+
+/* Indexes the members of 'obj' (kids false) or of the objects its members
+** hold (kids true). */
+static bool names_init(names *ns, coax_arena *a, const coax_value *obj, bool kids, uint64_t seed)
+{
+    size_t total = 0;
+    for (size_t j = 0; j < obj->len; j++)
+        total += !kids ? 1 : obj->u.members[j].value.type == COAX_OBJECT ? obj->u.members[j].value.len : 0;
     size_t cap = 32;
-    while (cap < (size_t)obj->len * 2) cap *= 2;
-    ns->obj = obj, ns->mask = cap - 1, ns->seed = seed;
+    while (cap < total * 2) cap *= 2;
+    ns->n = 0, ns->mask = cap - 1, ns->seed = seed;
     ns->slot = coax_arena_alloc(a, cap * sizeof *ns->slot);
-    ns->norm = coax_arena_alloc(a, (obj->len + 1) * sizeof *ns->norm);
-    if (!ns->slot || !ns->norm) return false;
+    ns->mem = coax_arena_alloc(a, (total + 1) * sizeof *ns->mem);
+    ns->norm = coax_arena_alloc(a, (total + 1) * sizeof *ns->norm);
+    if (!ns->slot || !ns->mem || !ns->norm) return false;
     memset(ns->slot, 0, cap * sizeof *ns->slot);
-    for (uint32_t i = 0; i < obj->len; i++) {
-        const coax_member *m = &obj->u.members[i];
-        char *k = coax_arena_alloc(a, m->klen + 1);
-        if (!k) return false;
-        ns->norm[i] = coerce_norm_key(m->key, m->klen, k, m->klen + 1) && k[0] ? k : NULL;
-        if (!ns->norm[i]) continue;
-        size_t at = (size_t)coax_hash_bytes(k, strlen(k), seed) & ns->mask;
-        while (ns->slot[at]) at = (at + 1) & ns->mask;
-        ns->slot[at] = i + 1;
+    for (size_t j = 0; j < obj->len; j++) {
+        const coax_value *in = kids ? &obj->u.members[j].value : NULL;
+        if (kids && in->type != COAX_OBJECT) continue;
+        for (size_t i = 0; i < (kids ? in->len : 1); i++) {
+            const coax_member *m = kids ? &in->u.members[i] : &obj->u.members[j];
+            char *k = coax_arena_alloc(a, m->klen + 1);
+            if (!k) return false;
+            ns->mem[ns->n] = m;
+            ns->norm[ns->n] = norm(m->key, m->klen, k) ? k : NULL;
+            if (ns->norm[ns->n]) {
+                size_t at = (size_t)coax_hash_bytes(k, strlen(k), seed) & ns->mask;
+                while (ns->slot[at]) at = (at + 1) & ns->mask;
+                ns->slot[at] = (uint32_t)ns->n + 1;
+            }
+            ns->n++;
+        }
     }
     return true;
 }
 
+/* Members of one name looked at per look-up: past this many, the next is
+** taken as differing (a bound on time: "a", "A", "a_" ... all one name). */
+#define RESTATED_SAME_NAME 64
+
 /* The first member but 'not' whose normalized name is k[0..n) and whose
-** value differs from 'v' (NULL: any value): its index + 1, 0 when none. */
-static size_t differing(const names *ns, coax_arena *a, const char *k, size_t n, size_t not, const coax_value *v)
+** value differs from 'v' (NULL: any value), NULL when none. */
+static const coax_member *differing(const names *ns, coax_arena *a, const char *k, size_t n, const coax_member *not,
+                                    const coax_value *v)
 {
+    size_t same = 0;
     for (size_t at = (size_t)coax_hash_bytes(k, n, ns->seed) & ns->mask; ns->slot[at]; at = (at + 1) & ns->mask) {
-        size_t i = ns->slot[at] - 1;
-        const char *o = ns->norm[i];
-        if (i == not || strlen(o) != n || memcmp(o, k, n)) continue;
-        if (!v || coax_value_equal(&ns->obj->u.members[i].value, v, coax_arena_allocator(a)) != 1) return i + 1;
+        size_t e = ns->slot[at] - 1;
+        const char *o = ns->norm[e];
+        const coax_member *m = ns->mem[e];
+        if (m == not || strlen(o) != n || memcmp(o, k, n)) continue;
+        if (!v || ++same > RESTATED_SAME_NAME || coax_value_equal(&m->value, v, coax_arena_allocator(a)) != 1)
+            return m;
     }
-    return 0;
+    return NULL;
 }
 
 /* Whether the schema declares 'key' somewhere; true past the walks allowed. */
@@ -95,21 +125,43 @@ static bool declared(look *lk, const char *key, size_t klen)
     return coerce_declared_in_doc(lk->a, lk->doc, key, klen);
 }
 
-/* The member of 'ns' that member i, undeclared, gives another value: by
-** its name (corrected_age, age_new, firstName beside first_name), by
-** members of its own (correction: {"age": 36}), or by a remark that takes
-** back a value and names the member ("age should be 36"). Index + 1. */
-static size_t restated_by(look *lk, const names *ns, size_t i)
+/* An object's own members, then those of the objects it holds, a level
+** down ({"person": {"age": 36}, "corrected_age": 37}), indexed at the
+** first need. */
+typedef struct scope {
+    const coax_value *obj;
+    names self, kids;
+    bool built, kids_ok;
+} scope;
+
+static const coax_member *differing_near(look *lk, scope *sc, const char *k, size_t n, const coax_member *not,
+                                         const coax_value *v)
 {
-    const coax_member *m = &ns->obj->u.members[i];
-    const char *mk = ns->norm[i];
+    const coax_member *hit = differing(&sc->self, lk->a, k, n, not, v);
+    if (hit) return hit;
+    if (!sc->built) sc->built = true, sc->kids_ok = names_init(&sc->kids, lk->a, sc->obj, true, sc->self.seed);
+    return sc->kids_ok ? differing(&sc->kids, lk->a, k, n, not, v) : NULL;
+}
+
+/* The member that member i, undeclared, gives another value, in its
+** object or one a level down: by its name (corrected_age, age_new,
+** firstName beside first_name), by members of its own (correction: {"age":
+** 36}), or by a remark that takes back a value and names the member ("age
+** should be 36"). NULL when none. */
+static const coax_member *restated_by(look *lk, scope *sc, size_t i)
+{
+    const coax_member *m = &sc->obj->u.members[i], *hit = NULL;
+    const char *mk = sc->self.norm[i];
     if (mk) {
         size_t ml = strlen(mk);
         for (size_t w = 0; w < COERCE_REPLACING_WORDS; w++) {
             size_t wl = strlen(coerce_replacing_words[w]);
             for (int end = 0; end < 2 && (end == 0 || wl); end++) {
                 if (wl && (ml <= wl || memcmp(end ? mk + ml - wl : mk, coerce_replacing_words[w], wl))) continue;
-                size_t hit = differing(ns, lk->a, end ? mk : mk + wl, ml - wl, i, &m->value);
+                /* the name itself written another way only beside it: {"user": {"id": 5}, "id": 7} is two ids */
+                const char *rest = end ? mk : mk + wl;
+                hit = wl ? differing_near(lk, sc, rest, ml - wl, m, &m->value)
+                         : differing(&sc->self, lk->a, rest, ml, m, &m->value);
                 if (hit) return hit;
             }
         }
@@ -117,13 +169,11 @@ static size_t restated_by(look *lk, const names *ns, size_t i)
             for (size_t k = 0; k < m->value.len; k++) {
                 const coax_member *c = &m->value.u.members[k];
                 char *ck = coax_arena_alloc(lk->a, c->klen + 1);
-                size_t hit = ck && coerce_norm_key(c->key, c->klen, ck, c->klen + 1)
-                                 ? differing(ns, lk->a, ck, strlen(ck), i, &c->value)
-                                 : 0;
-                if (hit) return hit;
+                if (ck && norm(c->key, c->klen, ck) && (hit = differing_near(lk, sc, ck, strlen(ck), m, &c->value)))
+                    return hit;
             }
     }
-    if (m->value.type != COAX_STRING || !extract_remark_takes_back(m->value.u.text, m->value.len)) return 0;
+    if (m->value.type != COAX_STRING || !extract_remark_takes_back(m->value.u.text, m->value.len)) return NULL;
     /* the remark's words, alone and two together ("first name"), against the names */
     const char *s = m->value.u.text;
     size_t n = m->value.len > 400 ? 400 : m->value.len, prev = SIZE_MAX, prevn = 0;
@@ -134,19 +184,17 @@ static size_t restated_by(look *lk, const names *ns, size_t i)
         }
         size_t q = p;
         while (q < n && (coax_ascii_alnum((unsigned char)s[q]) || s[q] == '_')) q++;
-        char w[64];
-        size_t hit = 0;
-        if (coerce_norm_key(s + p, q - p, w, sizeof w)) hit = differing(ns, lk->a, w, strlen(w), i, NULL);
-        if (!hit && prev != SIZE_MAX && prevn + (q - p) < sizeof w) {
-            char two[64];
-            if (coerce_norm_key(s + prev, prevn, two, sizeof two) &&
-                coerce_norm_key(s + p, q - p, two + strlen(two), sizeof two - strlen(two)))
-                hit = differing(ns, lk->a, two, strlen(two), i, NULL);
+        char w[2 * 400 + 2];
+        size_t wn = norm(s + p, q - p, w);
+        if (wn && (hit = differing_near(lk, sc, w, wn, m, NULL))) return hit;
+        if (prev != SIZE_MAX) {
+            size_t tn = norm(s + prev, prevn, w);
+            tn += norm(s + p, q - p, w + tn);
+            if (tn && (hit = differing_near(lk, sc, w, tn, m, NULL))) return hit;
         }
-        if (hit) return hit;
         prev = p, prevn = q - p, p = q;
     }
-    return 0;
+    return NULL;
 }
 
 /* Depth-first: false once a restating member is found (its pointer in the
@@ -165,13 +213,11 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
     }
     if (v->type != COAX_OBJECT) return true;
     coax_arena_mark am = coax_arena_get_mark(lk->a);
-    names ns;
-    if (!names_init(&ns, lk->a, v, seed)) return false;
+    scope sc = {.obj = v};
+    if (!names_init(&sc.self, lk->a, v, false, seed)) return false;
     for (size_t i = 0; i < v->len; i++) {
-        const coax_member *m = &v->u.members[i];
-        size_t hit = restated_by(lk, &ns, i);
-        if (hit) {
-            const coax_member *p = &v->u.members[hit - 1];
+        const coax_member *m = &v->u.members[i], *p = restated_by(lk, &sc, i);
+        if (p) {
             if (!declared(lk, m->key, m->klen) && declared(lk, p->key, p->klen)) {
                 coax_buf b;
                 coax_buf_init(&b, coax_arena_allocator(lk->a));
