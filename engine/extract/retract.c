@@ -50,10 +50,14 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
                                           "my bad",           "i made a mistake", "i made an error",  "ignore the above",
                                           "ignore my",        "disregard the above", "disregard that", "disregard my",
                                           "please disregard", "that's wrong",     "that is wrong",    "that was wrong",
-                                          "the above is wrong", "the above is incorrect"};
+                                          "the above is wrong", "the above is incorrect", "i was wrong",
+                                          "i was mistaken", "let me correct", "let me fix", "let me revise",
+                                          "let me redo", "let me try again", "on reflection", "on second thoughts",
+                                          "sorry, i made", "sorry, the above"};
     /* words that take back only as a remark set off ("Correction:", "Hold
     ** on,"), not as a noun or verb ("Correction factor: 1.2") */
-    static const char *const remarks[] = {"actually", "wait", "correction", "erratum", "hold on"};
+    static const char *const remarks[] = {"actually", "wait",     "correction", "erratum",  "hold on", "edit",
+                                          "update",   "updated",  "revised",    "revision", "amendment", "addendum"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
         if (opens_with(text, at, e, openers[i])) return true;
@@ -76,10 +80,34 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
     return false;
 }
 
+/* Whether text[p..e) opens with a dash, en or em (U+2013, U+2014). */
+static bool dash(const char *text, size_t p, size_t e)
+{
+    return e - p >= 3 && !memcmp(text + p, "\xE2\x80", 2) && (text[p + 2] == '\x93' || text[p + 2] == '\x94');
+}
+
 /* Whether a phrase that takes a value back anywhere starts at text[at]: a
 ** typo named, "I meant", "should actually be", "should have been",
 ** "scratch that", "on second thought", "{...} is not the answer". */
-static bool retracting_phrase(const char *text, size_t at, size_t e)
+/* Whether the sentence before text[at], from 'from' on, asks or supposes
+** rather than says ("If anything is wrong", "Tell me whether it is wrong"). */
+static bool hedged_before(const char *text, size_t from, size_t at)
+{
+    static const coax_word words[] = {COAX_WORD("if"),       COAX_WORD("whether"),   COAX_WORD("when"),
+                                      COAX_WORD("unless"),   COAX_WORD("anything"),  COAX_WORD("something"),
+                                      COAX_WORD("whatever")};
+    size_t b = at;
+    while (b > from && !strchr(".!?\n", text[b - 1])) b--;
+    for (size_t p = b; p < at;) {
+        size_t q = p;
+        while (q < at && coax_ascii_alpha((unsigned char)text[q])) q++;
+        if (q > p && coax_word_in(text + p, q - p, words, sizeof words / sizeof *words)) return true;
+        p = q + 1;
+    }
+    return false;
+}
+
+static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
                                           "scratch that",  "on second thought", "is not the answer", "would be wrong",
@@ -98,8 +126,20 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
                                           "may be off", "could be off", "might be incorrect", "may be incorrect",
                                           "might not be accurate", "may not be accurate", "might not be correct",
                                           "may not be correct", "low confidence", "confidence: low", "not verified", "double-check", "double check"};
+    /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
+    static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
+    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
+        size_t n = matched(text, at, e, valued[i]);
+        if (n && at + n + 1 < e && text[at + n] == ' ' && strchr("0123456789\"'", text[at + n + 1])) return true;
+    }
+    /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
+    static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
+                                        "is not right",     "isn't right",       "is not correct",   "isn't correct",
+                                        "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
+    for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
+        if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
     /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
     return opens_with(text, at, e, "i meant") && at + 8 < e && text[at + 7] == ' ' &&
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
@@ -109,12 +149,6 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
 ** only on a condition: "{...} if she was born in 1990", "{...},
 ** assuming ...", "(unless ...)". A new line or sentence ("{...}\n\nIf
 ** you need more, ask") is another matter. */
-/* Whether text[p..e) opens with a dash, en or em (U+2013, U+2014). */
-static bool dash(const char *text, size_t p, size_t e)
-{
-    return e - p >= 3 && !memcmp(text + p, "\xE2\x80", 2) && (text[p + 2] == '\x93' || text[p + 2] == '\x94');
-}
-
 static bool conditional_after(const char *text, size_t from, size_t e)
 {
     static const char *const words[] = {"if",       "unless",  "assuming", "provided", "supposing", "presuming",
@@ -139,7 +173,7 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
         unsigned char ch = (unsigned char)text[p];
         if (coax_ascii_alpha(ch)) {
             if (start && retracting_sentence(text, p, e)) return p;
-            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) && retracting_phrase(text, p, e))
+            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) && retracting_phrase(text, from, p, e))
                 return p;
             start = false;
             continue;
