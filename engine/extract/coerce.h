@@ -135,6 +135,10 @@ bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
 
+/* The names every "properties" of the schema document declares, a set
+** built once per context (c->built); NULL when out of memory. */
+const smap *coerce_declared_names(coerce_ctx *c);
+
 /* An index of the object 'obj''s members by name, in 'a': open addressing
 ** over *mask + 1 slots, each a member's index + 1 (0: empty), a name's
 ** first slot coax_hash_bytes(name, seed) & *mask. NULL out of memory. */

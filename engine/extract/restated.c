@@ -32,10 +32,6 @@ static bool correcting_name(const char *mk, size_t n)
     return coax_word_in(mk, n, words, sizeof words / sizeof *words);
 }
 
-/* Doc walks (coerce_declared_in_doc) per value: past this many, a member
-** is taken as declared (nothing refused), a bound on time. */
-#define RESTATED_WALKS 64
-
 /* Members by their names normalized (norm): an object's, or those of the
 ** objects an object holds. */
 typedef struct names {
@@ -48,11 +44,16 @@ typedef struct names {
 
 typedef struct look {
     coax_arena *a;
-    const coax_value *doc;
-    unsigned walks;
+    const smap *declared; /* the names the schema declares */
     coax_buf path;
     const char *message;
 } look;
+
+/* Whether the schema declares 'key' in some "properties". */
+static bool declared(const look *lk, const char *key, size_t klen)
+{
+    return smap_get(lk->declared, key, klen) != NULL;
+}
 
 /* key[0..klen) normalized (coerce_norm_key) in 'out', of klen + 1 bytes:
 ** its length, 0 when nothing is left. */
@@ -100,9 +101,10 @@ static bool names_init(names *ns, coax_arena *a, const coax_value *obj, bool kid
 ** taken as differing (a bound on time: "a", "A", "a_" ... all one name). */
 #define RESTATED_SAME_NAME 64
 
-/* The first member but 'not' whose normalized name is k[0..n) and whose
-** value differs from 'v' (NULL: any value), NULL when none. */
-static const coax_member *differing(const names *ns, coax_arena *a, const char *k, size_t n, const coax_member *not,
+/* The first member but 'not', one the schema declares, whose normalized
+** name is k[0..n) and whose value differs from 'v' (NULL: any value), NULL
+** when none. */
+static const coax_member *differing(const look *lk, const names *ns, const char *k, size_t n, const coax_member *not,
                                     const coax_value *v)
 {
     size_t same = 0;
@@ -110,19 +112,11 @@ static const coax_member *differing(const names *ns, coax_arena *a, const char *
         size_t e = ns->slot[at] - 1;
         const char *o = ns->norm[e];
         const coax_member *m = ns->mem[e];
-        if (m == not || strlen(o) != n || memcmp(o, k, n)) continue;
-        if (!v || ++same > RESTATED_SAME_NAME || coax_value_equal(&m->value, v, coax_arena_allocator(a)) != 1)
+        if (m == not || strlen(o) != n || memcmp(o, k, n) || !declared(lk, m->key, m->klen)) continue;
+        if (!v || ++same > RESTATED_SAME_NAME || coax_value_equal(&m->value, v, coax_arena_allocator(lk->a)) != 1)
             return m;
     }
     return NULL;
-}
-
-/* Whether the schema declares 'key' somewhere; true past the walks allowed. */
-static bool declared(look *lk, const char *key, size_t klen)
-{
-    if (lk->walks >= RESTATED_WALKS) return true;
-    lk->walks++;
-    return coerce_declared_in_doc(lk->a, lk->doc, key, klen);
 }
 
 /* An object's own members, then those of the objects it holds, a level
@@ -137,10 +131,10 @@ typedef struct scope {
 static const coax_member *differing_near(look *lk, scope *sc, const char *k, size_t n, const coax_member *not,
                                          const coax_value *v)
 {
-    const coax_member *hit = differing(&sc->self, lk->a, k, n, not, v);
+    const coax_member *hit = differing(lk, &sc->self, k, n, not, v);
     if (hit) return hit;
     if (!sc->built) sc->built = true, sc->kids_ok = names_init(&sc->kids, lk->a, sc->obj, true, sc->self.seed);
-    return sc->kids_ok ? differing(&sc->kids, lk->a, k, n, not, v) : NULL;
+    return sc->kids_ok ? differing(lk, &sc->kids, k, n, not, v) : NULL;
 }
 
 /* The member that member i, undeclared, gives another value, in its
@@ -161,7 +155,7 @@ static const coax_member *restated_by(look *lk, scope *sc, size_t i)
                 /* the name itself written another way only beside it: {"user": {"id": 5}, "id": 7} is two ids */
                 const char *rest = end ? mk : mk + wl;
                 hit = wl ? differing_near(lk, sc, rest, ml - wl, m, &m->value)
-                         : differing(&sc->self, lk->a, rest, ml, m, &m->value);
+                         : differing(lk, &sc->self, rest, ml, m, &m->value);
                 if (hit) return hit;
             }
         }
@@ -213,23 +207,23 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
     }
     if (v->type != COAX_OBJECT) return true;
     coax_arena_mark am = coax_arena_get_mark(lk->a);
+    bool undeclared = false; /* most objects: every member declared, nothing to index */
+    for (size_t i = 0; i < v->len && !undeclared; i++)
+        undeclared = !declared(lk, v->u.members[i].key, v->u.members[i].klen);
     scope sc = {.obj = v};
-    if (!names_init(&sc.self, lk->a, v, false, seed)) return false;
-    for (size_t i = 0; i < v->len; i++) {
-        const coax_member *m = &v->u.members[i], *p = restated_by(lk, &sc, i);
-        if (p) {
-            if (!declared(lk, m->key, m->klen) && declared(lk, p->key, p->klen)) {
-                coax_buf b;
-                coax_buf_init(&b, coax_arena_allocator(lk->a));
-                coax_buf_printf(&b, "the member \"%.*s\" gives \"%.*s\" another value (a correction kept beside it): "
-                                    "which one was meant is a guess; send one value",
-                                (int)(m->klen > 40 ? 40 : m->klen), m->key, (int)(p->klen > 40 ? 40 : p->klen), p->key);
-                lk->message = b.oom ? NULL : coax_arena_strdup(lk->a, b.data, b.len);
-                coax_buf_free(&b);
-                extract_put_token(&lk->path, m->key, m->klen);
-                return false;
-            }
-        }
+    if (undeclared && !names_init(&sc.self, lk->a, v, false, seed)) return false;
+    for (size_t i = 0; undeclared && i < v->len; i++) {
+        const coax_member *m = &v->u.members[i], *p;
+        if (declared(lk, m->key, m->klen) || !(p = restated_by(lk, &sc, i))) continue;
+        coax_buf b;
+        coax_buf_init(&b, coax_arena_allocator(lk->a));
+        coax_buf_printf(&b, "the member \"%.*s\" gives \"%.*s\" another value (a correction kept beside it): "
+                            "which one was meant is a guess; send one value",
+                        (int)(m->klen > 40 ? 40 : m->klen), m->key, (int)(p->klen > 40 ? 40 : p->klen), p->key);
+        lk->message = b.oom ? NULL : coax_arena_strdup(lk->a, b.data, b.len);
+        coax_buf_free(&b);
+        extract_put_token(&lk->path, m->key, m->klen);
+        return false;
     }
     for (size_t i = 0; i < v->len; i++) {
         const coax_member *m = &v->u.members[i];
@@ -243,11 +237,12 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
 
 coax_code extract_find_restated(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
-    look lk = {c->arena, c->doc, 0, {0}, NULL};
-    coax_buf_init(&lk.path, coax_arena_allocator(c->arena));
     *message = *pointer = NULL;
+    look lk = {c->arena, coerce_declared_names(c), {0}, NULL}; /* built before the walk's arena marks */
+    if (!lk.declared) return COAX_ENOMEM;
+    coax_buf_init(&lk.path, coax_arena_allocator(c->arena));
     coax_code rc = COAX_OK;
-    if (!walk(&lk, v, coerce_seed(c))) {
+    if (lk.declared->n && !walk(&lk, v, coerce_seed(c))) { /* none declared: no property to give a value */
         *pointer = lk.message && !lk.path.oom
                        ? coax_arena_strdup(c->arena, lk.path.data ? lk.path.data : "", lk.path.len)
                        : NULL;
