@@ -852,13 +852,13 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     if (at != SIZE_MAX)
         return refuse_at(c, x, best,
                          "the reply's JSON at line %u, column %u sits in a sentence that marks it as no answer, at "
-                         "line %u, column %u (For example, Suppose, Instead of, Not): send the answer alone",
+                         "line %u, column %u (For example, Suppose, Instead of, Not, Probably): send the answer alone",
                          b->start, at);
     at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
     if (at == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
                      "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
-                     "column %u (Actually, Oops, I meant, a typo): which value was meant is a guess; send it alone",
+                     "column %u (Actually, Oops, I meant, a typo, not sure): which value was meant is a guess; send it alone",
                      b->start, at);
 }
 
