@@ -246,9 +246,10 @@ bool extract_remark_takes_back(const char *s, size_t n);
 /* ---- members that give a property a second value (extract/restated.c) ------ */
 
 /* The words that, before or after a property's name, say a member replaces
-** it (corrected_age, newAge, age_final); the first is "" (first_name beside
+** it (corrected_age, newAge, age_final) or offers another value for it
+** (alternative_city, possible_age); the first is "" (first_name beside
 ** firstName: the name itself written another way). */
-#define COERCE_REPLACING_WORDS 13
+#define COERCE_REPLACING_WORDS 22
 extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
 
 /* In a value valid against the schema, the first place with a second

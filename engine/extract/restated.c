@@ -17,10 +17,12 @@
 
 const char *const coerce_replacing_words[COERCE_REPLACING_WORDS] = {
     "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true",
-    "instead"};
+    "instead",
+    /* or offers another value beside it: the reply does not know which */
+    "alternative", "alternate", "alt", "possible", "maybe", "probable", "likely", "guess", "guessed"};
 
-/* Names that say a member holds corrections of its object's members
-** ({"age": 35, "correction": {"age": 36}}). */
+/* Names that say a member holds corrections of its object's members, or
+** other values for them ({"age": 35, "correction": {"age": 36}}). */
 static bool correcting_name(const char *mk, size_t n)
 {
     static const coax_word words[] = {COAX_WORD("correction"), COAX_WORD("corrections"), COAX_WORD("corrected"),
@@ -28,7 +30,8 @@ static bool correcting_name(const char *mk, size_t n)
                                       COAX_WORD("update"),     COAX_WORD("updates"),     COAX_WORD("updated"),
                                       COAX_WORD("revision"),   COAX_WORD("revised"),     COAX_WORD("erratum"),
                                       COAX_WORD("errata"),     COAX_WORD("actual"),      COAX_WORD("new"),
-                                      COAX_WORD("final")};
+                                      COAX_WORD("final"),      COAX_WORD("alternative"), COAX_WORD("alternatives"),
+                                      COAX_WORD("alternate"),  COAX_WORD("alternates")};
     return coax_word_in(mk, n, words, sizeof words / sizeof *words);
 }
 
