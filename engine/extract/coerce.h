@@ -235,8 +235,11 @@ size_t extract_taken_back(const char *text, size_t from, size_t to);
 ** the clause before, when the value opens its own) a word marks it as no
 ** answer: an example named as one ("For example, {...}"), a supposition,
 ** a value to avoid ("Instead of", "Not {...}"), a wrong or earlier one a
-** word or two before it: SIZE_MAX when none does. */
-size_t extract_marked_before(const char *text, size_t start);
+** word or two before it, a doubt ("Probably {...}"); or, for a value that
+** starts its line, fenced or not ('prose' false: a block, where only
+** doubt counts), a doubt on the line above ("Probably:", "I think:"):
+** SIZE_MAX when none does. */
+size_t extract_marked_before(const char *text, size_t start, bool prose);
 
 /* Whether a remark (a string member the schema does not declare, "note":
 ** "age should be 36") takes a value back: a retraction as after an

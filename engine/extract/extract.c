@@ -647,8 +647,7 @@ static bool unanswering_word(const char *w, size_t n)
                                         "before", "template", "schema", "mock", "dummy", "placeholder",
                                         "hypothetical", "rejected", "bad", "old", "original", "counterexample",
                                         "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
-                                        "option", "candidate", "hypothesis", "partial", /* and doubt: */
-                                        "probably", "maybe", "perhaps", "possibly", "tentative", "unsure", "think", "believe"};
+                                        "option", "candidate", "hypothesis", "partial"};
     size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t k = strlen(words[i]);
@@ -848,7 +847,7 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     size_t to = x->len;
     for (size_t i = 0; i < r->ncandidates; i++)
         if (r->candidates[i].start >= b->end && r->candidates[i].start < to) to = r->candidates[i].start;
-    size_t at = b->source == COAX_SOURCE_PROSE ? extract_marked_before(x->text, b->start) : SIZE_MAX;
+    size_t at = extract_marked_before(x->text, b->start, b->source == COAX_SOURCE_PROSE);
     if (at != SIZE_MAX)
         return refuse_at(c, x, best,
                          "the reply's JSON at line %u, column %u sits in a sentence that marks it as no answer, at "

@@ -337,8 +337,49 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
     return SIZE_MAX;
 }
 
-size_t extract_marked_before(const char *text, size_t start)
+/* Where the line above a value that starts its line, past blank lines and
+** a fence's opening (and that line's own text before its backticks:
+** "Probably: ```json"), doubts it (doubted_before): "Probably:", "I
+** think:", "Not sure:"; a label's line, a colon last or four words at
+** most, with no bracket (JSON above is no label). SIZE_MAX
+** when none does, or the value does not start its line. The look is one
+** line of at most RETRACT_LOOK bytes. */
+static size_t doubted_above(const char *text, size_t start)
 {
+    size_t line = start;
+    while (line > 0 && text[line - 1] != '\n') line--;
+    if (!blank(text, line, start)) return SIZE_MAX;
+    bool fence = false;
+    while (line > 0) {
+        size_t end = line - 1, b = end; /* end: the '\n' ending the line above */
+        while (b > 0 && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
+        size_t e = end;
+        while (e > b && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+        line = b;
+        if (e == b) continue; /* a blank line */
+        size_t tick = b;
+        while (!fence && tick + 3 <= e && memcmp(text + tick, "```", 3) && memcmp(text + tick, "~~~", 3)) tick++;
+        if (!fence && tick + 3 <= e) { /* a fence's opening: its text before, else the line above */
+            fence = true;
+            if (blank(text, b, tick)) continue;
+            e = tick;
+        }
+        size_t words = 0, t = e;
+        for (size_t k = b; k < e; k++) {
+            if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
+            words += coax_ascii_alpha((unsigned char)text[k]) && (k == b || !coax_ascii_alpha((unsigned char)text[k - 1]));
+        }
+        while (t > b && strchr(" \t*_", text[t - 1])) t--;
+        /* a label: a colon last or four words at most ("Probably:", "Maybe"), not a sentence ending */
+        return (t > b && text[t - 1] == ':') || words <= 4 ? doubted_before(text, b, e) : SIZE_MAX;
+    }
+    return SIZE_MAX;
+}
+
+size_t extract_marked_before(const char *text, size_t start, bool prose)
+{
+    size_t above = doubted_above(text, start);
+    if (above != SIZE_MAX || !prose) return above;
     size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
     /* the sentence: back to its line's start or a sentence's end (a stop
     ** then a space; not e.g.'s) */
