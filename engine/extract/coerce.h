@@ -135,9 +135,10 @@ bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
 
-/* The names every "properties" of the schema document declares, a set
-** built once per context (c->built); NULL when out of memory. */
-const smap *coerce_declared_names(coerce_ctx *c);
+/* The names every "properties" of the schema document declares, as
+** written or ('normalized') as coerce_norm_key writes them: sets built once
+** per context (c->built); NULL when out of memory. */
+const smap *coerce_declared_names(coerce_ctx *c, bool normalized);
 
 /* An index of the object 'obj''s members by name, in 'a': open addressing
 ** over *mask + 1 slots, each a member's index + 1 (0: empty), a name's
@@ -314,6 +315,18 @@ coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const cha
 
 /* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
 void extract_put_token(coax_buf *b, const char *k, size_t n);
+
+/* A place a walk through a value has reached, on the walk's C stack: the
+** member key (or, key NULL, the item index) that leads to it from 'up'
+** (NULL at the root). Its pointer is written only when wanted. */
+typedef struct extract_frame {
+    const struct extract_frame *up;
+    const char *key;
+    size_t klen, index;
+} extract_frame;
+
+/* Appends the JSON Pointer of place 'f' (NULL: the root, nothing). */
+void extract_put_pointer(coax_buf *b, const extract_frame *f);
 
 /* ---- bare replies (extract/bare.c) ---------------------------------------- */
 

@@ -8,8 +8,6 @@
 */
 #include "extract/coerce.h"
 
-#include <stdio.h>
-
 /* Whether a string is null spelled in a language's syntax. "none" and
 ** "N/A" are words people write as values; these are not. */
 static bool spells_null(const coax_value *v)
@@ -27,35 +25,28 @@ static bool spells_null(const coax_value *v)
 typedef struct nulling {
     coax_arena *a;
     const coax_value *with; /* what each such string becomes */
-    coax_buf path, paths;
+    coax_buf paths;
     size_t count;
-    bool oom;
 } nulling;
 
-/* A copy of 'v' with every string that spells null made nl->with (v itself
-** when none is under it); NULL when memory ran out. */
-static const coax_value *nulled(nulling *nl, const coax_value *v)
+/* A copy of 'v', at place 'at', with every string that spells null made
+** nl->with (v itself when none is under it); NULL when memory ran out. */
+static const coax_value *nulled(nulling *nl, const coax_value *v, const extract_frame *at)
 {
     if (spells_null(v)) {
-        coax_buf_put(&nl->paths, nl->path.data ? nl->path.data : "", nl->path.len);
+        extract_put_pointer(&nl->paths, at);
         coax_buf_putc(&nl->paths, '\0');
         nl->count++;
         return nl->with;
     }
     if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) return v;
-    size_t before = nl->count, mark = nl->path.len;
+    size_t before = nl->count;
     const coax_value **sub = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *sub);
     if (!sub) return NULL;
     for (size_t i = 0; i < v->len; i++) {
-        if (v->type == COAX_ARRAY) {
-            char num[24];
-            extract_put_token(&nl->path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
-        } else {
-            extract_put_token(&nl->path, v->u.members[i].key, v->u.members[i].klen);
-        }
-        sub[i] = nulled(nl, v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value);
-        nl->path.len = mark;
-        if (!sub[i]) return NULL;
+        bool item = v->type == COAX_ARRAY;
+        extract_frame place = {at, item ? NULL : v->u.members[i].key, item ? 0 : v->u.members[i].klen, i};
+        if (!(sub[i] = nulled(nl, item ? &v->u.items[i] : &v->u.members[i].value, &place))) return NULL;
     }
     if (nl->count == before) return v;
     coax_value *copy = coax_arena_alloc(nl->a, sizeof *copy);
@@ -81,17 +72,15 @@ static coax_code refused_places(coerce_ctx *c, const coax_value *v, const coax_v
                                 coax_buf *paths, size_t *count)
 {
     nulling nl = {.a = c->arena, .with = with};
-    coax_buf_init(&nl.path, coax_arena_allocator(c->arena));
     coax_buf_init(&nl.paths, coax_arena_allocator(c->arena));
-    const coax_value *copy = nulled(&nl, v);
-    coax_code rc = !copy || nl.path.oom || nl.paths.oom ? COAX_ENOMEM : COAX_OK;
+    const coax_value *copy = nulled(&nl, v, NULL);
+    coax_code rc = !copy || nl.paths.oom ? COAX_ENOMEM : COAX_OK;
     coax_validation out;
     if (!rc && nl.count && !(rc = coax_validate(c->schema, copy, c->arena, 0, &out, c->err)))
         for (size_t i = 0; i < out.nerrors && !rc; i++) {
             const char *at = out.errors[i].instance_location;
             if (!smap_put(refused, c->arena, at, strlen(at), (void *)at)) rc = COAX_ENOMEM;
         }
-    coax_buf_free(&nl.path);
     *count = nl.count;
     if (paths) *paths = nl.paths;
     else coax_buf_free(&nl.paths);
@@ -111,8 +100,13 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
     coax_buf paths;
     size_t count = 0;
     coax_code rc = refused_places(c, v, &null_value, &nulls_refused, &paths, &count);
-    if (!rc && count) rc = refused_places(c, v, &true_value, &trues_refused, NULL, &count);
+    bool taken = false; /* some place takes null: only then is true tried (a string-only place: one validation) */
     const char *p = paths.data;
+    for (size_t k = 0; !rc && !taken && k < count; k++, p += strlen(p) + 1)
+        taken = !smap_get(&nulls_refused, p, strlen(p));
+    if (!rc && taken) rc = refused_places(c, v, &true_value, &trues_refused, NULL, &count);
+    p = taken ? paths.data : NULL;
+    count = taken ? count : 0;
     for (size_t k = 0; !rc && k < count; k++, p += strlen(p) + 1) {
         size_t n = strlen(p);
         if (smap_get(&nulls_refused, p, n) || !smap_get(&trues_refused, p, n)) continue;

@@ -120,6 +120,15 @@ void extract_put_token(coax_buf *b, const char *k, size_t n)
     }
 }
 
+void extract_put_pointer(coax_buf *b, const extract_frame *f)
+{
+    if (!f) return;
+    extract_put_pointer(b, f->up);
+    char num[24];
+    if (f->key) extract_put_token(b, f->key, f->klen);
+    else extract_put_token(b, num, (size_t)snprintf(num, sizeof num, "%zu", f->index));
+}
+
 /* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
 static const coax_value *find(const coax_value *v, const char *key, size_t klen, coax_buf *path)
 {
@@ -158,7 +167,8 @@ coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const cha
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(a));
         size_t shown = hit->len > 40 ? 40 : hit->len;
-        while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80) shown--; /* whole chars */
+        while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80)
+            shown--; /* whole chars */
         coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself", (int)shown,
                         hit->u.text);
         *message = b.oom || !*pointer ? NULL : coax_arena_strdup(a, b.data, b.len);

@@ -13,7 +13,6 @@
 #include "extract/coerce.h"
 #include "base/hash.h"
 
-#include <stdio.h>
 
 const char *const coerce_replacing_words[COERCE_REPLACING_WORDS] = {
     "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true",
@@ -47,7 +46,7 @@ typedef struct names {
 
 typedef struct look {
     coax_arena *a;
-    const smap *declared; /* the names the schema declares */
+    const smap *declared, *normalized; /* the names the schema declares, as written and normalized */
     coax_buf path;
     const char *message;
 } look;
@@ -194,30 +193,71 @@ static const coax_member *restated_by(look *lk, scope *sc, size_t i)
     return NULL;
 }
 
-/* Depth-first: false once a restating member is found (its pointer in the
-** path, lk->message set) or memory ran out (message NULL). */
-static bool walk(look *lk, const coax_value *v, uint64_t seed)
+/* Whether k[0..n), a normalized name, is one the schema declares. */
+static bool declared_norm(const look *lk, const char *k, size_t n)
 {
-    size_t mark = lk->path.len;
+    return n && smap_get(lk->normalized, k, n) != NULL;
+}
+
+/* Whether member m, undeclared, may give a declared property another
+** value (restated_by), by what the schema declares alone: its name, less a
+** replacing word, is a declared one; it holds corrections; or it is a
+** string naming a declared property. A cheap look before the object's
+** names are indexed: most undeclared members are none of these. */
+static bool may_restate(const look *lk, const coax_member *m)
+{
+    char mk[128], w[2 * 64 + 2];
+    if (m->klen >= sizeof mk || !coerce_norm_key(m->key, m->klen, mk, sizeof mk)) return true; /* long: the full look */
+    size_t ml = strlen(mk);
+    if (m->value.type == COAX_OBJECT && correcting_name(mk, ml)) return true;
+    for (size_t i = 0; i < COERCE_REPLACING_WORDS; i++) {
+        size_t wl = strlen(coerce_replacing_words[i]);
+        if (wl < ml && !memcmp(mk, coerce_replacing_words[i], wl) && declared_norm(lk, mk + wl, ml - wl)) return true;
+        if (wl && wl < ml && !memcmp(mk + ml - wl, coerce_replacing_words[i], wl) && declared_norm(lk, mk, ml - wl))
+            return true;
+    }
+    if (m->value.type != COAX_STRING) return false;
+    const char *s = m->value.u.text;
+    size_t n = m->value.len > 400 ? 400 : m->value.len, prev = SIZE_MAX, prevn = 0;
+    for (size_t p = 0; p < n;) {
+        if (!coax_ascii_alnum((unsigned char)s[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < n && (coax_ascii_alnum((unsigned char)s[q]) || s[q] == '_')) q++;
+        if (q - p < 64 && coerce_norm_key(s + p, q - p, w, 64) && declared_norm(lk, w, strlen(w))) return true;
+        if (prev != SIZE_MAX && prevn < 64 && q - p < 64 && coerce_norm_key(s + prev, prevn, w, 64)) {
+            size_t tn = strlen(w);
+            if (coerce_norm_key(s + p, q - p, w + tn, 64) && declared_norm(lk, w, strlen(w))) return true;
+        }
+        prev = p, prevn = q - p, p = q;
+    }
+    return false;
+}
+
+/* Depth-first from place 'at': false once a restating member is found
+** (lk->message set, its pointer in lk->path) or memory ran out (message
+** NULL). */
+static bool walk(look *lk, const coax_value *v, uint64_t seed, const extract_frame *at)
+{
     if (v->type == COAX_ARRAY) {
         for (size_t i = 0; i < v->len; i++) {
-            char num[24];
-            extract_put_token(&lk->path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
-            if (!walk(lk, &v->u.items[i], seed)) return false;
-            lk->path.len = mark;
+            extract_frame item = {at, NULL, 0, i};
+            if (!walk(lk, &v->u.items[i], seed, &item)) return false;
         }
         return true;
     }
     if (v->type != COAX_OBJECT) return true;
-    coax_arena_mark am = coax_arena_get_mark(lk->a);
-    bool undeclared = false; /* most objects: every member declared, nothing to index */
+    bool undeclared = false; /* most objects: no member that may restate one, nothing to index */
     for (size_t i = 0; i < v->len && !undeclared; i++)
-        undeclared = !declared(lk, v->u.members[i].key, v->u.members[i].klen);
+        undeclared = !declared(lk, v->u.members[i].key, v->u.members[i].klen) && may_restate(lk, &v->u.members[i]);
+    coax_arena_mark am = undeclared ? coax_arena_get_mark(lk->a) : (coax_arena_mark){0};
     scope sc = {.obj = v};
     if (undeclared && !names_init(&sc.self, lk->a, v, false, seed)) return false;
     for (size_t i = 0; undeclared && i < v->len; i++) {
         const coax_member *m = &v->u.members[i], *p;
-        if (declared(lk, m->key, m->klen) || !(p = restated_by(lk, &sc, i))) continue;
+        if (declared(lk, m->key, m->klen) || !may_restate(lk, m) || !(p = restated_by(lk, &sc, i))) continue;
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(lk->a));
         coax_buf_printf(&b, "the member \"%.*s\" gives \"%.*s\" another value (a correction kept beside it): "
@@ -225,27 +265,28 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed)
                         (int)(m->klen > 40 ? 40 : m->klen), m->key, (int)(p->klen > 40 ? 40 : p->klen), p->key);
         lk->message = b.oom ? NULL : coax_arena_strdup(lk->a, b.data, b.len);
         coax_buf_free(&b);
-        extract_put_token(&lk->path, m->key, m->klen);
+        extract_frame member = {at, m->key, m->klen, 0};
+        extract_put_pointer(&lk->path, &member);
         return false;
     }
     for (size_t i = 0; i < v->len; i++) {
         const coax_member *m = &v->u.members[i];
-        extract_put_token(&lk->path, m->key, m->klen);
-        if (!walk(lk, &m->value, seed)) return false;
-        lk->path.len = mark;
+        extract_frame member = {at, m->key, m->klen, 0};
+        if (!walk(lk, &m->value, seed, &member)) return false;
     }
-    coax_arena_rewind(lk->a, am);
+    if (undeclared) coax_arena_rewind(lk->a, am); /* the indexes (a rewind is no cheap call) */
     return true;
 }
 
 coax_code extract_find_restated(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
     *message = *pointer = NULL;
-    look lk = {c->arena, coerce_declared_names(c), {0}, NULL}; /* built before the walk's arena marks */
-    if (!lk.declared) return COAX_ENOMEM;
+    /* the sets are built before the walk's arena marks */
+    look lk = {c->arena, coerce_declared_names(c, false), coerce_declared_names(c, true), {0}, NULL};
+    if (!lk.declared || !lk.normalized) return COAX_ENOMEM;
     coax_buf_init(&lk.path, coax_arena_allocator(c->arena));
     coax_code rc = COAX_OK;
-    if (lk.declared->n && !walk(&lk, v, coerce_seed(c))) { /* none declared: no property to give a value */
+    if (lk.declared->n && !walk(&lk, v, coerce_seed(c), NULL)) { /* none declared: no property to give a value */
         *pointer = lk.message && !lk.path.oom
                        ? coax_arena_strdup(c->arena, lk.path.data ? lk.path.data : "", lk.path.len)
                        : NULL;

@@ -125,7 +125,8 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "might be wrong", "may be wrong", "could be wrong", "might be off",
                                           "may be off", "could be off", "might be incorrect", "may be incorrect",
                                           "might not be accurate", "may not be accurate", "might not be correct",
-                                          "may not be correct", "low confidence", "confidence: low", "not verified", "double-check", "double check"};
+                                          "may not be correct", "low confidence", "confidence: low", "not verified",
+                                          "double-check", "double check"};
     /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
     static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
@@ -367,7 +368,8 @@ static size_t doubted_above(const char *text, size_t start)
         size_t words = 0, t = e;
         for (size_t k = b; k < e; k++) {
             if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
-            words += coax_ascii_alpha((unsigned char)text[k]) && (k == b || !coax_ascii_alpha((unsigned char)text[k - 1]));
+            bool starts = coax_ascii_alpha((unsigned char)text[k]);
+            words += starts && (k == b || !coax_ascii_alpha((unsigned char)text[k - 1]));
         }
         while (t > b && strchr(" \t*_", text[t - 1])) t--;
         /* a label: a colon last or four words at most ("Probably:", "Maybe"), not a sentence ending */

@@ -508,10 +508,10 @@ void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, c
 }
 
 /* Walks every "properties" of the schema document (an explicit stack: the
-** document's depth is input): with 'set', puts each name declared in it
-** (false: out of memory); else whether one is 'key' (true when out of
-** memory). */
-static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set)
+** document's depth is input): with 'set', puts each name declared in it,
+** and in 'norm' the name normalized (coerce_norm_key) (false: out of
+** memory); else whether one is 'key' (true when out of memory). */
+static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set, smap *norm)
 {
     coax_arena_mark mark = coax_arena_get_mark(a);
     size_t cap = 64, n = 0;
@@ -523,8 +523,12 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
         if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
         const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
         if (props && props->type == COAX_OBJECT && !set && coax_object_get(props, key, klen)) found = true;
-        for (size_t i = 0; set && props && props->type == COAX_OBJECT && i < props->len && !oom; i++)
-            oom = !smap_put(set, a, props->u.members[i].key, props->u.members[i].klen, (void *)props);
+        for (size_t i = 0; set && props && props->type == COAX_OBJECT && i < props->len && !oom; i++) {
+            const coax_member *pm = &props->u.members[i];
+            char *k = coax_arena_alloc(a, pm->klen + 1);
+            oom = !k || !smap_put(set, a, pm->key, pm->klen, (void *)props) ||
+                  (coerce_norm_key(pm->key, pm->klen, k, pm->klen + 1) && !smap_put(norm, a, k, strlen(k), k));
+        }
         if (n + v->len > cap) {
             while (n + v->len > cap) cap *= 2;
             const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
@@ -545,17 +549,17 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
 
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
 {
-    return declared_walk(a, doc, key, klen, NULL);
+    return declared_walk(a, doc, key, klen, NULL, NULL);
 }
 
-const smap *coerce_declared_names(coerce_ctx *c)
+const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
 {
-    static const char declared_names_key; /* its address keys the set in c->built */
-    smap *set = smap_getp(&c->built, &declared_names_key);
-    if (set) return set;
-    set = coax_arena_alloc(c->arena, sizeof *set);
-    if (!set) return NULL;
-    *set = (smap){0};
-    if (!declared_walk(c->arena, c->doc, NULL, 0, set)) return NULL;
-    return smap_putp(&c->built, c->arena, &declared_names_key, set) ? set : NULL;
+    static const char declared_names_key; /* its address keys the sets in c->built */
+    smap *sets = smap_getp(&c->built, &declared_names_key);
+    if (sets) return &sets[normalized];
+    sets = coax_arena_alloc(c->arena, 2 * sizeof *sets);
+    if (!sets) return NULL;
+    sets[0] = sets[1] = (smap){0};
+    if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1])) return NULL;
+    return smap_putp(&c->built, c->arena, &declared_names_key, sets) ? &sets[normalized] : NULL;
 }

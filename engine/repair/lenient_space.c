@@ -185,7 +185,8 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
                                         W("guessed"),  W("tbd"),      W("tbc"),     W("todo"),     W("fixme")};
     if (WORD_IS(p, n, taken_back) || WORD_IS(p, n, doubted)) return true;
     if (!pn && n == 2 && letters_are(p, "or", 2)) return true;
-    if (pn == 3 && letters_are(prev, "not", 3) && ((n == 4 && letters_are(p, "sure", 4)) || (n == 7 && letters_are(p, "certain", 7))))
+    if (pn == 3 && letters_are(prev, "not", 3) &&
+        ((n == 4 && letters_are(p, "sure", 4)) || (n == 7 && letters_are(p, "certain", 7))))
         return true;
     if (pn == 6 && letters_are(prev, "should", 6) &&
         ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
