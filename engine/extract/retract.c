@@ -44,7 +44,7 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
 ** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
 ** "Wait:") or before its subject or a value ("Actually the age is 37",
 ** "actually 37"), not as an adverb ("Actually useful for tests"). */
-static bool retracting_sentence(const char *text, size_t at, size_t e)
+static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
 {
     static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
                                           "my bad",           "i made a mistake", "i made an error",  "ignore the above",
@@ -69,7 +69,8 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
         if (opens_with(text, at, e, doubts[i])) return true;
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
-    if (!n || at + n >= e) return false;
+    if (!n) return false;
+    if (at + n >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
     if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
@@ -107,7 +108,7 @@ static bool hedged_before(const char *text, size_t from, size_t at)
     return false;
 }
 
-static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e)
+static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
                                           "scratch that",  "on second thought", "is not the answer", "would be wrong",
@@ -141,8 +142,10 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
     for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
         if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
-    /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
-    return opens_with(text, at, e, "i meant") && at + 8 < e && text[at + 7] == ' ' &&
+    /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
+    size_t m = matched(text, at, e, "i meant");
+    if (m && end && at + m == e) return true;
+    return m == 7 && at + 8 < e && text[at + 7] == ' ' &&
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
 
@@ -169,14 +172,21 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
     if (conditional_after(text, from, e)) return from;
-    bool start = true; /* a sentence may start here */
+    static const char *const interjections[] = {"hmm,", "hm,", "oh,", "ah,", "um,", "uh,", "well,", "no,",
+                                                "ok,", "okay,", "so,", "sorry,"};
+    bool start = true, end = e == to; /* a sentence may start here; the look reaches the reply's end */
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
         if (coax_ascii_alpha(ch)) {
-            if (start && retracting_sentence(text, p, e)) return p;
-            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) && retracting_phrase(text, from, p, e))
+            if (start && retracting_sentence(text, p, e, end)) return p;
+            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
+                retracting_phrase(text, from, p, e, end))
                 return p;
-            start = false;
+            size_t n = 0; /* "Hmm, actually ...", "No, wait": the sentence opens after it */
+            for (size_t i = 0; start && !n && i < sizeof interjections / sizeof *interjections; i++)
+                n = matched(text, p, e, interjections[i]);
+            if (n) p += n - 1;
+            else start = false;
             continue;
         }
         /* a line, a sentence's end then a space, markdown's marks and a
