@@ -350,11 +350,11 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
 
 /* Where the line above a value that starts its line, past blank lines and
 ** a fence's opening (and that line's own text before its backticks:
-** "Probably: ```json"), doubts it (doubted_before): "Probably:", "I
-** think:", "Not sure:"; a label's line, a colon last or four words at
-** most, with no bracket (JSON above is no label). SIZE_MAX
-** when none does, or the value does not start its line. The look is one
-** line of at most RETRACT_LOOK bytes. */
+** "Probably: ```json"), doubts it (doubted_before) in its last sentence:
+** "Probably:", "I think:", "I'm not sure about the age, but here goes.";
+** not one that asks or supposes ("You asked whether maybe ..."), nor a line
+** with a bracket (JSON above). SIZE_MAX when none does, or the value does
+** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
 static size_t doubted_above(const char *text, size_t start)
 {
     size_t line = start;
@@ -375,15 +375,13 @@ static size_t doubted_above(const char *text, size_t start)
             if (blank(text, b, tick)) continue;
             e = tick;
         }
-        size_t words = 0, t = e;
-        for (size_t k = b; k < e; k++) {
+        for (size_t k = b; k < e; k++)
             if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
-            bool starts = coax_ascii_alpha((unsigned char)text[k]);
-            words += starts && (k == b || !coax_ascii_alpha((unsigned char)text[k - 1]));
-        }
-        while (t > b && strchr(" \t*_", text[t - 1])) t--;
-        /* a label: a colon last or four words at most ("Probably:", "Maybe"), not a sentence ending */
-        return (t > b && text[t - 1] == ':') || words <= 4 ? doubted_before(text, b, e) : SIZE_MAX;
+        /* its last sentence, unless it asks or supposes ("You asked whether maybe ...") */
+        size_t t = e, s0;
+        while (t > b && strchr(" \t*_:.!?", text[t - 1])) t--;
+        for (s0 = t; s0 > b && !strchr(".!?;", text[s0 - 1]);) s0--;
+        return hedged_before(text, s0, t) ? SIZE_MAX : doubted_before(text, s0, t);
     }
     return SIZE_MAX;
 }
