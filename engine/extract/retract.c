@@ -326,6 +326,13 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
 ** (doubt_word, belief_of_value): SIZE_MAX when none does. */
 static size_t doubted_before(const char *text, size_t b, size_t start)
 {
+    /* from the last tag on: reasoning's close ("maybe 36.</think> {...}",
+    ** Kimi's "◁/think▷") ends what doubts the value, as it ends a clause */
+    for (size_t k = start; k > b; k--)
+        if (text[k - 1] == '>' || (k - b >= 3 && !memcmp(text + k - 3, "\xE2\x96\xB7", 3))) {
+            b = k;
+            break;
+        }
     static const coax_word sure[] = {COAX_WORD("sure"), COAX_WORD("certain"), COAX_WORD("confident"),
                                      COAX_WORD("positive")};
     size_t pw = 0, pn = 0, since_not = SIZE_MAX; /* words since a "not" */
