@@ -127,7 +127,10 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "may be off", "could be off", "might be incorrect", "may be incorrect",
                                           "might not be accurate", "may not be accurate", "might not be correct",
                                           "may not be correct", "low confidence", "confidence: low", "not verified",
-                                          "double-check", "double check"};
+                                          "double-check", "double check", "could not be verified",
+                                          "couldn't be verified", "cannot be verified", "can't be verified",
+                                          "could not be confirmed", "couldn't be confirmed", "cannot be confirmed",
+                                          "can't be confirmed", "unconfirmed", "not been verified"};
     /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
     static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
