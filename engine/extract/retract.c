@@ -5,7 +5,11 @@
 ** the words give, and no way to read the second: the value is no answer.
 ** Only what opens a sentence counts ("Let me know if I made a mistake"
 ** takes nothing back), besides a few phrases anywhere (a typo named, "I
-** meant", "should have been").
+** meant", "should have been"). Doubt does the same, after the value ("I'm
+** not sure about the age") or before it ("Probably {...}", "I think
+** it's {...}", "Not sure:" on the line above): the value is a guess the
+** reply does not stand by. And words before a value can mark it as no
+** answer at all ("For example, {...}").
 */
 #include "extract/coerce.h"
 
