@@ -44,6 +44,21 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
     return matched(text, at, e, w) != 0;
 }
 
+/* Whether words at text[at] doubt what the reply can tell: "hard to say",
+** "can't tell", "if I'm reading this right", "if I'm not mistaken". */
+static bool doubt_phrase(const char *text, size_t at, size_t e)
+{
+    static const char *const phrases[] = {"hard to say", "hard to tell", "difficult to say", "difficult to tell",
+                                          "can't tell", "cannot tell", "can't be sure", "cannot be sure",
+                                          "no way to know", "if i'm reading", "if i am reading", "if i read",
+                                          "if i understand", "if i understood", "if i'm not mistaken",
+                                          "if i am not mistaken", "unless i'm mistaken", "unless i am mistaken",
+                                          "unless i'm wrong", "unless i am wrong"};
+    for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
+        if (opens_with(text, at, e, phrases[i])) return true;
+    return false;
+}
+
 /* Whether the sentence starting at text[at] takes back what came before
 ** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
 ** "Wait:") or before its subject or a value ("Actually the age is 37",
@@ -187,7 +202,7 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
         if (coax_ascii_alpha(ch)) {
             if (start && retracting_sentence(text, p, e, end)) return p;
             if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
-                retracting_phrase(text, from, p, e, end))
+                (retracting_phrase(text, from, p, e, end) || doubt_phrase(text, p, e)))
                 return p;
             size_t n = 0; /* "Hmm, actually ...", "No, wait": the sentence opens after it */
             for (size_t i = 0; start && !n && i < sizeof interjections / sizeof *interjections; i++)
@@ -290,10 +305,11 @@ static bool conditional_opening(const char *text, size_t b, size_t e)
 ** {...}", "It seems to be {...}", "IIRC". */
 static bool doubt_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
 {
-    static const coax_word alone[] = {COAX_WORD("probably"), COAX_WORD("perhaps"),    COAX_WORD("maybe"),
-                                      COAX_WORD("possibly"), COAX_WORD("presumably"), COAX_WORD("likely"),
-                                      COAX_WORD("unsure"),   COAX_WORD("uncertain"),  COAX_WORD("iirc"),
-                                      COAX_WORD("afaik"),    COAX_WORD("afaict")};
+    static const coax_word alone[] = {COAX_WORD("probably"),  COAX_WORD("perhaps"),    COAX_WORD("maybe"),
+                                      COAX_WORD("possibly"),  COAX_WORD("presumably"), COAX_WORD("likely"),
+                                      COAX_WORD("unsure"),    COAX_WORD("uncertain"),  COAX_WORD("iirc"),
+                                      COAX_WORD("afaik"),     COAX_WORD("afaict"),     COAX_WORD("unclear"),
+                                      COAX_WORD("tentative"), COAX_WORD("tentatively")};
     /* a word after another: "might be", "seems to", "if I remember correctly" */
     static const struct { const char *before, *word; } pairs[] = {
         {"might", "be"},     {"may", "be"},         {"could", "be"},        {"seems", "to"},
@@ -354,7 +370,7 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
             q++;
         /* "not sure", "not quite sure", "not 100% certain", "not entirely confident" */
         if (doubt_word(text, p, q - p, pw, pn) || belief_of_value(text, p, q - p, pw, pn, start) ||
-            (since_not < 3 && WORD_OF(text, p, q - p, sure)))
+            (since_not < 3 && WORD_OF(text, p, q - p, sure)) || doubt_phrase(text, p, start))
             return p;
         since_not = q - p == 3 && coax_ascii_casesame(text + p, "not", 3) ? 0 : since_not + (since_not != SIZE_MAX);
         pw = p, pn = q - p, p = q;
