@@ -73,5 +73,21 @@ describe("hunt17", function()
     assert.is_true(r.valid)
     local ratio = H.scaling_ratio(function(m) coax.extract(text[m], schema) end, 2000, 4)
     assert.is_true(ratio < 8, ("time(8000 items) / time(2000 items) = %.2f (linear 4, quadratic 16)"):format(ratio))
+    -- one object of n members whose names are all "x" written another way
+    -- ("x_", "-x", "x. "...), beside the declared x with the same value
+    local one = '{"type":"object","properties":{"x":{"type":"integer"}}}'
+    local wide = {}
+    for _, m in ipairs({ 2000, 8000 }) do
+      local members = { '"x": 1' }
+      for i = 1, m do
+        local name, k = "x", i
+        while k > 0 do name, k = name .. ("_- ."):sub(k % 4 + 1, k % 4 + 1), k // 4 end
+        members[#members + 1] = ('"%s": 1'):format(name)
+      end
+      wide[m] = "{" .. table.concat(members, ", ") .. "}"
+    end
+    assert.is_true(coax.extract(wide[2000], one).valid)
+    ratio = H.scaling_ratio(function(m) coax.extract(wide[m], one) end, 2000, 4)
+    assert.is_true(ratio < 8, ("time(8000 names) / time(2000 names) = %.2f (linear 4, quadratic 16)"):format(ratio))
   end)
 end)

@@ -34,16 +34,6 @@ static bool correcting_name(const char *mk, size_t n)
     return coax_word_in(mk, n, words, sizeof words / sizeof *words);
 }
 
-/* Members by their names normalized (norm): an object's, or those of the
-** objects an object holds. */
-typedef struct names {
-    const coax_member **mem;
-    char **norm;
-    uint32_t *slot; /* entry + 1, 0: empty */
-    size_t n, mask;
-    uint64_t seed;
-} names;
-
 typedef struct look {
     coax_arena *a;
     const smap *declared, *normalized; /* the names the schema declares, as written and normalized */
@@ -57,6 +47,18 @@ static bool declared(const look *lk, const char *key, size_t klen)
     return smap_get(lk->declared, key, klen) != NULL;
 }
 
+/* The members the schema declares by their names normalized (norm): an
+** object's, or those of the objects an object holds. Only declared ones:
+** how many share a normalized name is bounded by the schema, not the
+** reply ("a", "A", "a_", ... one name). */
+typedef struct names {
+    const coax_member **mem;
+    char **norm;
+    uint32_t *slot; /* entry + 1, 0: empty */
+    size_t n, mask;
+    uint64_t seed;
+} names;
+
 /* key[0..klen) normalized (coerce_norm_key) in 'out', of klen + 1 bytes:
 ** its length, 0 when nothing is left. */
 static size_t norm(const char *key, size_t klen, char *out)
@@ -64,10 +66,11 @@ static size_t norm(const char *key, size_t klen, char *out)
     return coerce_norm_key(key, klen, out, klen + 1) ? strlen(out) : 0;
 }
 
-/* Indexes the members of 'obj' (kids false) or of the objects its members
-** hold (kids true). */
-static bool names_init(names *ns, coax_arena *a, const coax_value *obj, bool kids, uint64_t seed)
+/* Indexes the declared members of 'obj' (kids false) or of the objects
+** its members hold (kids true). */
+static bool names_init(names *ns, const look *lk, const coax_value *obj, bool kids, uint64_t seed)
 {
+    coax_arena *a = lk->a;
     size_t total = 0;
     for (size_t j = 0; j < obj->len; j++)
         total += !kids ? 1 : obj->u.members[j].value.type == COAX_OBJECT ? obj->u.members[j].value.len : 0;
@@ -84,6 +87,7 @@ static bool names_init(names *ns, coax_arena *a, const coax_value *obj, bool kid
         if (kids && in->type != COAX_OBJECT) continue;
         for (size_t i = 0; i < (kids ? in->len : 1); i++) {
             const coax_member *m = kids ? &in->u.members[i] : &obj->u.members[j];
+            if (!declared(lk, m->key, m->klen)) continue;
             char *k = coax_arena_alloc(a, m->klen + 1);
             if (!k) return false;
             ns->mem[ns->n] = m;
@@ -99,24 +103,17 @@ static bool names_init(names *ns, coax_arena *a, const coax_value *obj, bool kid
     return true;
 }
 
-/* Members of one name looked at per look-up: past this many, the next is
-** taken as differing (a bound on time: "a", "A", "a_" ... all one name). */
-#define RESTATED_SAME_NAME 64
-
-/* The first member but 'not', one the schema declares, whose normalized
-** name is k[0..n) and whose value differs from 'v' (NULL: any value), NULL
-** when none. */
+/* The first member indexed but 'not' whose normalized name is k[0..n) and
+** whose value differs from 'v' (NULL: any value), NULL when none. */
 static const coax_member *differing(const look *lk, const names *ns, const char *k, size_t n, const coax_member *not,
                                     const coax_value *v)
 {
-    size_t same = 0;
     for (size_t at = (size_t)coax_hash_bytes(k, n, ns->seed) & ns->mask; ns->slot[at]; at = (at + 1) & ns->mask) {
         size_t e = ns->slot[at] - 1;
         const char *o = ns->norm[e];
         const coax_member *m = ns->mem[e];
-        if (m == not || strlen(o) != n || memcmp(o, k, n) || !declared(lk, m->key, m->klen)) continue;
-        if (!v || ++same > RESTATED_SAME_NAME || coax_value_equal(&m->value, v, coax_arena_allocator(lk->a)) != 1)
-            return m;
+        if (m == not || strlen(o) != n || memcmp(o, k, n)) continue;
+        if (!v || coax_value_equal(&m->value, v, coax_arena_allocator(lk->a)) != 1) return m;
     }
     return NULL;
 }
@@ -135,7 +132,7 @@ static const coax_member *differing_near(look *lk, scope *sc, const char *k, siz
 {
     const coax_member *hit = differing(lk, &sc->self, k, n, not, v);
     if (hit) return hit;
-    if (!sc->built) sc->built = true, sc->kids_ok = names_init(&sc->kids, lk->a, sc->obj, true, sc->self.seed);
+    if (!sc->built) sc->built = true, sc->kids_ok = names_init(&sc->kids, lk, sc->obj, true, sc->self.seed);
     return sc->kids_ok ? differing(lk, &sc->kids, k, n, not, v) : NULL;
 }
 
@@ -147,9 +144,9 @@ static const coax_member *differing_near(look *lk, scope *sc, const char *k, siz
 static const coax_member *restated_by(look *lk, scope *sc, size_t i)
 {
     const coax_member *m = &sc->obj->u.members[i], *hit = NULL;
-    const char *mk = sc->self.norm[i];
-    if (mk) {
-        size_t ml = strlen(mk);
+    char *mk = coax_arena_alloc(lk->a, m->klen + 1);
+    size_t ml = mk ? norm(m->key, m->klen, mk) : 0;
+    if (ml) {
         for (size_t w = 0; w < COERCE_REPLACING_WORDS; w++) {
             size_t wl = strlen(coerce_replacing_words[w]);
             for (int end = 0; end < 2 && (end == 0 || wl); end++) {
@@ -254,7 +251,7 @@ static bool walk(look *lk, const coax_value *v, uint64_t seed, const extract_fra
         undeclared = !declared(lk, v->u.members[i].key, v->u.members[i].klen) && may_restate(lk, &v->u.members[i]);
     coax_arena_mark am = undeclared ? coax_arena_get_mark(lk->a) : (coax_arena_mark){0};
     scope sc = {.obj = v};
-    if (undeclared && !names_init(&sc.self, lk->a, v, false, seed)) return false;
+    if (undeclared && !names_init(&sc.self, lk, v, false, seed)) return false;
     for (size_t i = 0; undeclared && i < v->len; i++) {
         const coax_member *m = &v->u.members[i], *p;
         if (declared(lk, m->key, m->klen) || !may_restate(lk, m) || !(p = restated_by(lk, &sc, i))) continue;
