@@ -84,11 +84,29 @@ static bool words_only(const char *s, size_t n)
     return true;
 }
 
+/* Whether s[0..n) is a template's name for a value, unbracketed: one word
+** joined by '_' or '-' that tells the reader to put the value in
+** ("YOUR_API_KEY", "your-name", "INSERT_DATE", "email_here"). */
+static bool template_name(const char *s, size_t n)
+{
+    static const char *const heads[] = {"your", "insert", "enter"};
+    if (!words_only(s, n) || memchr(s, ' ', n) || memchr(s, '.', n)) return false;
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        size_t w = strlen(heads[i]);
+        if (n > w + 1 && coax_ascii_casesame(s, heads[i], w) && (s[w] == '_' || s[w] == '-')) return true;
+    }
+    return n > 5 && s[n - 5] == '_' && coax_ascii_casesame(s + n - 4, "here", 4); /* not a slug, "click-here" */
+}
+
 bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen)
 {
     while (n && (*s == ' ' || *s == '\t' || *s == '\n')) s++, n--;
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n')) n--;
+    size_t asked = 0;
+    while (asked < n && s[asked] == '?') asked++;
+    if (n && asked == n) return true; /* "?", "???": a question where a value was due */
     if (n < 3) return false;
+    if (template_name(s, n)) return true; /* YOUR_API_KEY, email_here */
     if (strchr("YMDHXymdhx", s[0])) return mask(s, n);
     if (!strchr(".<[{($\xE2", s[0])) return false; /* most strings stop here */
     static const char *const elisions[] = {"...", "....", ". . .", "\xE2\x80\xA6", "[...]", "(...)", "{...}",
