@@ -309,11 +309,15 @@ static bool doubt_word(const char *text, size_t at, size_t n, size_t pw, size_t 
                                       COAX_WORD("possibly"),  COAX_WORD("presumably"), COAX_WORD("likely"),
                                       COAX_WORD("unsure"),    COAX_WORD("uncertain"),  COAX_WORD("iirc"),
                                       COAX_WORD("afaik"),     COAX_WORD("afaict"),     COAX_WORD("unclear"),
-                                      COAX_WORD("tentative"), COAX_WORD("tentatively")};
+                                      COAX_WORD("tentative"), COAX_WORD("tentatively"), COAX_WORD("guessed"),
+                                      COAX_WORD("guesstimate")};
     /* a word after another: "might be", "seems to", "if I remember correctly" */
     static const struct { const char *before, *word; } pairs[] = {
         {"might", "be"},     {"may", "be"},         {"could", "be"},        {"seems", "to"},
-        {"seem", "to"},      {"appears", "to"},     {"remember", "correctly"}, {"recall", "correctly"}};
+        {"seem", "to"},      {"appears", "to"},     {"remember", "correctly"}, {"recall", "correctly"},
+        /* a guess named ("my best guess", "an educated guess"); "Guess:" alone names a game's answer */
+        {"best", "guess"},   {"my", "guess"},       {"a", "guess"},         {"educated", "guess"},
+        {"rough", "guess"},  {"i", "guess"},        {"i'd", "guess"}};
     if (WORD_OF(text, at, n, alone)) return true;
     for (size_t i = 0; pn && i < sizeof pairs / sizeof *pairs; i++)
         if (matched(text, at, at + n, pairs[i].word) == n && matched(text, pw, pw + pn, pairs[i].before) == pn)
@@ -358,7 +362,10 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
         }
     static const coax_word sure[] = {COAX_WORD("sure"), COAX_WORD("certain"), COAX_WORD("confident"),
                                      COAX_WORD("positive")};
-    size_t pw = 0, pn = 0, since_not = SIZE_MAX; /* words since a "not" */
+    /* words that deny what follows: "Rather than a guess, here ...", "no guessing needed" */
+    static const coax_word denying[] = {COAX_WORD("no"), COAX_WORD("never"), COAX_WORD("without"),
+                                        COAX_WORD("than"), COAX_WORD("instead"), COAX_WORD("not")};
+    size_t pw = 0, pn = 0, since_not = SIZE_MAX, since_denial = SIZE_MAX; /* words since a "not", a denial */
     for (size_t p = b; p < start;) {
         if (!coax_ascii_alpha((unsigned char)text[p])) {
             p++;
@@ -369,10 +376,12 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
                              (start - q >= 3 && !memcmp(text + q, "\xE2\x80\x99", 3) && (q += 2))))
             q++;
         /* "not sure", "not quite sure", "not 100% certain", "not entirely confident" */
-        if (doubt_word(text, p, q - p, pw, pn) || belief_of_value(text, p, q - p, pw, pn, start) ||
-            (since_not < 3 && WORD_OF(text, p, q - p, sure)) || doubt_phrase(text, p, start))
+        if ((since_denial >= 3 && doubt_word(text, p, q - p, pw, pn)) ||
+            belief_of_value(text, p, q - p, pw, pn, start) || (since_not < 3 && WORD_OF(text, p, q - p, sure)) ||
+            doubt_phrase(text, p, start))
             return p;
         since_not = q - p == 3 && coax_ascii_casesame(text + p, "not", 3) ? 0 : since_not + (since_not != SIZE_MAX);
+        since_denial = WORD_OF(text, p, q - p, denying) ? 0 : since_denial + (since_denial != SIZE_MAX);
         pw = p, pn = q - p, p = q;
     }
     return SIZE_MAX;
