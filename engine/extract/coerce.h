@@ -251,9 +251,9 @@ bool extract_remark_takes_back(const char *s, size_t n);
 
 /* The words that, before or after a property's name, say a member replaces
 ** it (corrected_age, newAge, age_final) or offers another value for it
-** (alternative_city, possible_age); the first is "" (first_name beside
+** (possible_age, likely_city); the first is "" (first_name beside
 ** firstName: the name itself written another way). */
-#define COERCE_REPLACING_WORDS 22
+#define COERCE_REPLACING_WORDS 19
 extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
 
 /* In a value valid against the schema, the first place with a second

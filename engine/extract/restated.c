@@ -17,8 +17,9 @@
 const char *const coerce_replacing_words[COERCE_REPLACING_WORDS] = {
     "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true",
     "instead",
-    /* or offers another value beside it: the reply does not know which */
-    "alternative", "alternate", "alt", "possible", "maybe", "probable", "likely", "guess", "guessed"};
+    /* or offers another value beside it: the reply does not know which (not "alt_email", "alternate_phone":
+    ** a second address or phone is a value of its own) */
+    "possible", "maybe", "probable", "likely", "guess", "guessed"};
 
 /* Names that say a member holds corrections of its object's members, or
 ** other values for them ({"age": 35, "correction": {"age": 36}}). */
