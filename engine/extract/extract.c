@@ -121,14 +121,20 @@ static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *me
     return COAX_OK;
 }
 
-/* A value valid against the schema that is no answer as it stands, with
-** an error at the place saying why (msg NULL: none): a placeholder in it
-** ("<name>", "[Your Email]", "..."), the reply's format rather than its
-** answer, or a member giving a property a second value ("corrected_age"). */
-static coax_code unmeant_error(coax_arena *a, scored *s, const char *msg, const char *ptr)
+/* A value valid against the schema that is no answer as it stands gets an
+** error at the place saying why: a placeholder in it ("<name>", "[Your
+** Email]", "...": '*placeholder', the reply's format rather than its
+** answer), a member giving a property a second value ("corrected_age") or
+** null written as text ("None"). Every valid candidate passes here, the
+** whole reply read as a bare scalar too. */
+static coax_code unmeant_error(coerce_ctx *c, scored *s, bool *placeholder)
 {
-    if (!msg) return COAX_OK;
-    if (prepend_error(a, &s->validation, msg)) return COAX_ENOMEM;
+    const char *msg = NULL, *ptr = NULL;
+    coax_code rc = s->valid ? extract_find_placeholder(c->arena, s->value, &msg, &ptr) : COAX_OK;
+    *placeholder = msg != NULL;
+    if (!rc && s->valid && !msg) rc = extract_find_restated(c, s->value, &msg, &ptr);
+    if (rc || !msg) return rc;
+    if (prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
     s->validation.errors[0].instance_location = ptr;
     s->valid = false;
     s->nerrors = s->validation.nerrors;
@@ -341,15 +347,8 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!strict && (rc = try_envelope(c, s))) return rc;
     if (!strict && (rc = wrapped_items_error(c, cand, s))) return rc;
     if ((rc = double_encoded_error(c, x, cand, s))) return rc;
-    const char *msg, *ptr;
-    bool valid_but_placeholder = s->valid;
-    if (s->valid && ((rc = extract_find_placeholder(c->arena, s->value, &msg, &ptr)) ||
-                     (rc = unmeant_error(c->arena, s, msg, ptr))))
-        return rc;
-    valid_but_placeholder = valid_but_placeholder && !s->valid;
-    if (s->valid && ((rc = extract_find_restated(c, s->value, &msg, &ptr)) ||
-                     (rc = unmeant_error(c->arena, s, msg, ptr))))
-        return rc;
+    bool valid_but_placeholder;
+    if ((rc = unmeant_error(c, s, &valid_but_placeholder))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
@@ -875,9 +874,10 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     scored s = {.complete = true, .index = r->ncandidates};
     coax_code rc = coerce_log(c, "bare_scalar", "read the whole reply as one value", "", 0);
     if (!rc) rc = coerce_candidate(c, v, &s.value, &s.validation);
-    bool fits = !rc && s.validation.valid;
+    bool fits = !rc && s.validation.valid, placeholder;
     if (fits) rc = coercion_gate(c, max, &s);
-    if (rc) return rc;
+    s.valid = s.validation.valid;
+    if (rc || (rc = unmeant_error(c, &s, &placeholder))) return rc; /* `"..."` read bare is no answer either */
     /* refused by the gate alone, it is the answer's reason when nothing else was read */
     if (!s.validation.valid && !(fits && best->index == SIZE_MAX)) {
         coerce_rewind(c, mark);

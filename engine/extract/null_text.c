@@ -20,8 +20,8 @@ static bool spells_null(const coax_value *v)
     return false;
 }
 
-/* The JSON Pointers of the strings made null, one after another (each
-** NUL-terminated) in 'paths'. */
+/* The JSON Pointers of the strings made null, one after another in
+** 'paths', each its length (a size_t) and its bytes (a key may hold NUL). */
 typedef struct nulling {
     coax_arena *a;
     const coax_value *with; /* what each such string becomes */
@@ -34,8 +34,13 @@ typedef struct nulling {
 static const coax_value *nulled(nulling *nl, const coax_value *v, const extract_frame *at)
 {
     if (spells_null(v)) {
+        size_t mark = nl->paths.len, n = 0;
+        coax_buf_put(&nl->paths, (const char *)&n, sizeof n);
         extract_put_pointer(&nl->paths, at);
-        coax_buf_putc(&nl->paths, '\0');
+        if (!nl->paths.oom) { /* the length, once written */
+            n = nl->paths.len - mark - sizeof n;
+            memcpy(nl->paths.data + mark, &n, sizeof n);
+        }
         nl->count++;
         return nl->with;
     }
@@ -102,14 +107,18 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
     coax_code rc = refused_places(c, v, &null_value, &nulls_refused, &paths, &count);
     bool taken = false; /* some place takes null: only then is true tried (a string-only place: one validation) */
     const char *p = paths.data;
-    for (size_t k = 0; !rc && !taken && k < count; k++, p += strlen(p) + 1)
-        taken = !smap_get(&nulls_refused, p, strlen(p));
+    size_t n = 0;
+    for (size_t k = 0; !rc && !taken && k < count; k++, p += sizeof n + n) {
+        memcpy(&n, p, sizeof n);
+        taken = !smap_get(&nulls_refused, p + sizeof n, n);
+    }
     if (!rc && taken) rc = refused_places(c, v, &true_value, &trues_refused, NULL, &count);
     p = taken ? paths.data : NULL;
     count = taken ? count : 0;
-    for (size_t k = 0; !rc && k < count; k++, p += strlen(p) + 1) {
-        size_t n = strlen(p);
-        if (smap_get(&nulls_refused, p, n) || !smap_get(&trues_refused, p, n)) continue;
+    for (size_t k = 0; !rc && k < count; k++, p += sizeof n + n) {
+        memcpy(&n, p, sizeof n);
+        if (smap_get(&nulls_refused, p + sizeof n, n) || !smap_get(&trues_refused, p + sizeof n, n)) continue;
+        p += sizeof n;
         if (!(*pointer = coax_arena_strdup(c->arena, p, n))) rc = COAX_ENOMEM;
         else *message = "a string that spells null where the schema takes null too (\"None\", \"null\"): the "
                         "model's null, or the text? send null or another text";
