@@ -110,14 +110,17 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
     size_t n = 0;
     for (size_t k = 0; !rc && !taken && k < count; k++, p += sizeof n + n) {
         memcpy(&n, p, sizeof n);
-        taken = !smap_get(&nulls_refused, p + sizeof n, n);
+        taken = !smap_get(&nulls_refused, p + sizeof n, n) || memchr(p + sizeof n, '\0', n);
     }
     if (!rc && taken) rc = refused_places(c, v, &true_value, &trues_refused, NULL, &count);
     p = taken ? paths.data : NULL;
     count = taken ? count : 0;
     for (size_t k = 0; !rc && k < count; k++, p += sizeof n + n) {
         memcpy(&n, p, sizeof n);
-        if (smap_get(&nulls_refused, p + sizeof n, n) || !smap_get(&trues_refused, p + sizeof n, n)) continue;
+        /* an error's place is a C string: a key holding NUL cannot be matched, and is taken as taking null */
+        bool opaque = memchr(p + sizeof n, '\0', n) != NULL;
+        if (!opaque && (smap_get(&nulls_refused, p + sizeof n, n) || !smap_get(&trues_refused, p + sizeof n, n)))
+            continue;
         p += sizeof n;
         if (!(*pointer = coax_arena_strdup(c->arena, p, n))) rc = COAX_ENOMEM;
         else *message = "a string that spells null where the schema takes null too (\"None\", \"null\"): the "
