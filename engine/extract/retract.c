@@ -53,7 +53,8 @@ static bool doubt_phrase(const char *text, size_t at, size_t e)
                                           "no way to know", "if i'm reading", "if i am reading", "if i read",
                                           "if i understand", "if i understood", "if i'm not mistaken",
                                           "if i am not mistaken", "unless i'm mistaken", "unless i am mistaken",
-                                          "unless i'm wrong", "unless i am wrong"};
+                                          "unless i'm wrong", "unless i am wrong", "low confidence",
+                                          "confidence: low", "confidence low"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
     return false;
@@ -145,7 +146,7 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "might be wrong", "may be wrong", "could be wrong", "might be off",
                                           "may be off", "could be off", "might be incorrect", "may be incorrect",
                                           "might not be accurate", "may not be accurate", "might not be correct",
-                                          "may not be correct", "low confidence", "confidence: low", "not verified",
+                                          "may not be correct", "not verified",
                                           "double-check", "double check", "could not be verified",
                                           "couldn't be verified", "cannot be verified", "can't be verified",
                                           "could not be confirmed", "couldn't be confirmed", "cannot be confirmed",
