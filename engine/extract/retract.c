@@ -107,9 +107,6 @@ static bool dash(const char *text, size_t p, size_t e)
     return e - p >= 3 && !memcmp(text + p, "\xE2\x80", 2) && (text[p + 2] == '\x93' || text[p + 2] == '\x94');
 }
 
-/* Whether a phrase that takes a value back anywhere starts at text[at]: a
-** typo named, "I meant", "should actually be", "should have been",
-** "scratch that", "on second thought", "{...} is not the answer". */
 /* Whether the sentence before text[at], from 'from' on, asks or supposes
 ** rather than says ("If anything is wrong", "Tell me whether it is wrong"). */
 static bool hedged_before(const char *text, size_t from, size_t at)
@@ -128,6 +125,12 @@ static bool hedged_before(const char *text, size_t from, size_t at)
     return false;
 }
 
+/* Whether a phrase that takes a value back anywhere starts at text[at]: a
+** typo named, "I meant", "should actually be", "should have been",
+** "scratch that", "on second thought", "{...} is not the answer", a guess
+** named, doubt ("I'm not sure", "could not be verified"), a value named
+** another ("should be 37"), a value called wrong ("36 is wrong") in a
+** sentence that does not ask; 'end': the look reaches the reply's end. */
 static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
