@@ -17,16 +17,14 @@ end
 
 describe("hunt17", function()
   it("refuses a member no property declares that gives a declared one another value, at the member", function()
-    refused('{"name": "Ada", "age": 36, "corrected_age": 37}', person, "/corrected_age",
-      'the member "corrected_age" gives "age" another value (a correction kept beside it): which one was meant'
-      .. " is a guess; send one value")
-    refused('{"name": "Ada", "age": 35, "correction": {"age": 36}}', person, "/correction",
-      'the member "correction" gives "age" another value (a correction kept beside it): which one was meant'
-      .. " is a guess; send one value")
-    refused('{"people": [{"name": "Ada", "age": 35, "note": "typo: age should be 36"}]}',
-      '{"type":"object","properties":{"people":{"type":"array","items":' .. person .. '}}}', "/people/0/note",
-      'the member "note" gives "age" another value (a correction kept beside it): which one was meant'
-      .. " is a guess; send one value")
+    local function restated(reply, schema, location, member)
+      refused(reply, schema, location, ('the member "%s" gives "age" another value (a correction kept beside it):'
+        .. " which one was meant is a guess; send one value"):format(member))
+    end
+    restated('{"name": "Ada", "age": 36, "corrected_age": 37}', person, "/corrected_age", "corrected_age")
+    restated('{"name": "Ada", "age": 35, "correction": {"age": 36}}', person, "/correction", "correction")
+    restated('{"people": [{"name": "Ada", "age": 35, "note": "typo: age should be 36"}]}',
+      '{"type":"object","properties":{"people":{"type":"array","items":' .. person .. '}}}', "/people/0/note", "note")
     local r = coax.extract('{"name": "Ada", "age": 36, "corrected_age": 36, "age_unit": "years"}', person)
     assert.are.same({ true, '{"name":"Ada","age":36,"corrected_age":36,"age_unit":"years"}' },
       { r.valid, json.encode(r.value) })

@@ -137,6 +137,47 @@ static const coax_member *differing_near(look *lk, scope *sc, const char *k, siz
     return sc->kids_ok ? differing(lk, &sc->kids, k, n, not, v) : NULL;
 }
 
+/* Calls 'each' with the words of a remark's first bytes normalized, alone
+** and two together ("first name": "firstname"), until it returns
+** non-NULL: that, or NULL. */
+static const void *remark_words(const char *s, size_t len, const void *(*each)(void *, const char *, size_t),
+                                void *ctx)
+{
+    size_t n = len > 400 ? 400 : len, prev = SIZE_MAX, prevn = 0;
+    char w[2 * 400 + 2];
+    for (size_t p = 0; p < n;) {
+        if (!coax_ascii_alnum((unsigned char)s[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < n && (coax_ascii_alnum((unsigned char)s[q]) || s[q] == '_')) q++;
+        size_t wn = norm(s + p, q - p, w);
+        const void *hit = wn ? each(ctx, w, wn) : NULL;
+        if (!hit && prev != SIZE_MAX) {
+            size_t tn = norm(s + prev, prevn, w);
+            tn += norm(s + p, q - p, w + tn);
+            hit = tn ? each(ctx, w, tn) : NULL;
+        }
+        if (hit) return hit;
+        prev = p, prevn = q - p, p = q;
+    }
+    return NULL;
+}
+
+/* remark_words' look for restated_by: a declared member the word names. */
+typedef struct naming {
+    look *lk;
+    scope *sc;
+    const coax_member *remark;
+} naming;
+
+static const void *named_member(void *ctx, const char *w, size_t n)
+{
+    naming *nm = ctx;
+    return differing_near(nm->lk, nm->sc, w, n, nm->remark, NULL);
+}
+
 /* The member that member i, undeclared, gives another value, in its
 ** object or one a level down: by its name (corrected_age, age_new,
 ** firstName beside first_name), by members of its own (correction: {"age":
@@ -168,33 +209,20 @@ static const coax_member *restated_by(look *lk, scope *sc, size_t i)
             }
     }
     if (m->value.type != COAX_STRING || !extract_remark_takes_back(m->value.u.text, m->value.len)) return NULL;
-    /* the remark's words, alone and two together ("first name"), against the names */
-    const char *s = m->value.u.text;
-    size_t n = m->value.len > 400 ? 400 : m->value.len, prev = SIZE_MAX, prevn = 0;
-    for (size_t p = 0; p < n;) {
-        if (!coax_ascii_alnum((unsigned char)s[p])) {
-            p++;
-            continue;
-        }
-        size_t q = p;
-        while (q < n && (coax_ascii_alnum((unsigned char)s[q]) || s[q] == '_')) q++;
-        char w[2 * 400 + 2];
-        size_t wn = norm(s + p, q - p, w);
-        if (wn && (hit = differing_near(lk, sc, w, wn, m, NULL))) return hit;
-        if (prev != SIZE_MAX) {
-            size_t tn = norm(s + prev, prevn, w);
-            tn += norm(s + p, q - p, w + tn);
-            if (tn && (hit = differing_near(lk, sc, w, tn, m, NULL))) return hit;
-        }
-        prev = p, prevn = q - p, p = q;
-    }
-    return NULL;
+    naming nm = {lk, sc, m};
+    return remark_words(m->value.u.text, m->value.len, named_member, &nm);
 }
 
 /* Whether k[0..n), a normalized name, is one the schema declares. */
 static bool declared_norm(const look *lk, const char *k, size_t n)
 {
     return n && smap_get(lk->normalized, k, n) != NULL;
+}
+
+/* remark_words' look for may_restate: the word is a declared name. */
+static const void *declared_word(void *ctx, const char *w, size_t n)
+{
+    return declared_norm(ctx, w, n) ? ctx : NULL;
 }
 
 /* Whether member m, undeclared, may give a declared property another
@@ -204,7 +232,7 @@ static bool declared_norm(const look *lk, const char *k, size_t n)
 ** names are indexed: most undeclared members are none of these. */
 static bool may_restate(const look *lk, const coax_member *m)
 {
-    char mk[128], w[2 * 64 + 2];
+    char mk[128];
     if (m->klen >= sizeof mk || !coerce_norm_key(m->key, m->klen, mk, sizeof mk)) return true; /* long: the full look */
     size_t ml = strlen(mk);
     if (m->value.type == COAX_OBJECT && correcting_name(mk, ml)) return true;
@@ -214,24 +242,8 @@ static bool may_restate(const look *lk, const coax_member *m)
         if (wl && wl < ml && !memcmp(mk + ml - wl, coerce_replacing_words[i], wl) && declared_norm(lk, mk, ml - wl))
             return true;
     }
-    if (m->value.type != COAX_STRING) return false;
-    const char *s = m->value.u.text;
-    size_t n = m->value.len > 400 ? 400 : m->value.len, prev = SIZE_MAX, prevn = 0;
-    for (size_t p = 0; p < n;) {
-        if (!coax_ascii_alnum((unsigned char)s[p])) {
-            p++;
-            continue;
-        }
-        size_t q = p;
-        while (q < n && (coax_ascii_alnum((unsigned char)s[q]) || s[q] == '_')) q++;
-        if (q - p < 64 && coerce_norm_key(s + p, q - p, w, 64) && declared_norm(lk, w, strlen(w))) return true;
-        if (prev != SIZE_MAX && prevn < 64 && q - p < 64 && coerce_norm_key(s + prev, prevn, w, 64)) {
-            size_t tn = strlen(w);
-            if (coerce_norm_key(s + p, q - p, w + tn, 64) && declared_norm(lk, w, strlen(w))) return true;
-        }
-        prev = p, prevn = q - p, p = q;
-    }
-    return false;
+    return m->value.type == COAX_STRING &&
+           remark_words(m->value.u.text, m->value.len, declared_word, (void *)lk) != NULL;
 }
 
 /* Depth-first from place 'at': false once a restating member is found
