@@ -253,7 +253,7 @@ bool extract_remark_takes_back(const char *s, size_t n);
 ** it (corrected_age, newAge, age_final) or offers another value for it
 ** (possible_age, likely_city); the first is "" (first_name beside
 ** firstName: the name itself written another way). */
-#define COERCE_REPLACING_WORDS 19
+#define COERCE_REPLACING_WORDS 22
 extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
 
 /* In a value valid against the schema, the first place with a second

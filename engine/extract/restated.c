@@ -16,7 +16,7 @@
 
 const char *const coerce_replacing_words[COERCE_REPLACING_WORDS] = {
     "", "corrected", "correct", "correction", "actual", "new", "updated", "final", "revised", "fixed", "real", "true",
-    "instead",
+    "instead", "fix", "shouldbe", "amended",
     /* or offers another value beside it: the reply does not know which (not "alt_email", "alternate_phone":
     ** a second address or phone is a value of its own) */
     "possible", "maybe", "probable", "likely", "guess", "guessed"};

@@ -153,7 +153,11 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "double-check", "double check", "could not be verified",
                                           "couldn't be verified", "cannot be verified", "can't be verified",
                                           "could not be confirmed", "couldn't be confirmed", "cannot be confirmed",
-                                          "can't be confirmed", "unconfirmed", "not been verified"};
+                                          "can't be confirmed", "unconfirmed", "not been verified",
+                                          "hopefully this is correct", "hopefully this is right",
+                                          "hopefully that's correct", "hopefully that's right", "hopefully it's correct",
+                                          "hopefully it's right", "hopefully correct", "hope this is correct",
+                                          "hope this is right", "hope i got it right", "hope i got that right"};
     /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
     static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
