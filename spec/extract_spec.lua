@@ -116,7 +116,7 @@ describe("coax.extract", function()
     -- a draft named is no answer, alone too (hunt16.jsonl): refused where it stands
     local r = coax.extract('Draft: {"name": "Ada"}', schema)
     assert.are.same({ false, 1, "the reply's JSON at line 1, column 8 sits in a sentence that marks it as no answer, "
-      .. "at line 1, column 1 (For example, Suppose, Instead of, Not): send the answer alone" },
+      .. "at line 1, column 1 (For example, Suppose, Instead of, Not, Probably): send the answer alone" },
       { r.valid, #r.errors, r.errors[1].error })
   end)
 

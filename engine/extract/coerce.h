@@ -135,6 +135,11 @@ bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *
 ** (true out of memory). */
 bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
 
+/* The names every "properties" of the schema document declares, as
+** written or ('normalized') as coerce_norm_key writes them: sets built once
+** per context (c->built); NULL when out of memory. */
+const smap *coerce_declared_names(coerce_ctx *c, bool normalized);
+
 /* An index of the object 'obj''s members by name, in 'a': open addressing
 ** over *mask + 1 slots, each a member's index + 1 (0: empty), a name's
 ** first slot coax_hash_bytes(name, seed) & *mask. NULL out of memory. */
@@ -231,13 +236,38 @@ size_t extract_taken_back(const char *text, size_t from, size_t to);
 ** the clause before, when the value opens its own) a word marks it as no
 ** answer: an example named as one ("For example, {...}"), a supposition,
 ** a value to avoid ("Instead of", "Not {...}"), a wrong or earlier one a
-** word or two before it: SIZE_MAX when none does. */
-size_t extract_marked_before(const char *text, size_t start);
+** word or two before it, a doubt ("Probably {...}"); or, for a value that
+** starts its line, fenced or not ('prose' false: a block, where only
+** doubt counts), a doubt on the line above ("Probably:", "I think:"):
+** SIZE_MAX when none does. */
+size_t extract_marked_before(const char *text, size_t start, bool prose);
 
 /* Whether a remark (a string member the schema does not declare, "note":
 ** "age should be 36") takes a value back: a retraction as after an
 ** answer, or a correction's word anywhere in its first bytes. */
 bool extract_remark_takes_back(const char *s, size_t n);
+
+/* ---- members that give a property a second value (extract/restated.c) ------ */
+
+/* The words that, before or after a property's name, say a member replaces
+** it (corrected_age, newAge, age_final) or offers another value for it
+** (possible_age, likely_city); the first is "" (first_name beside
+** firstName: the name itself written another way). */
+#define COERCE_REPLACING_WORDS 22
+extern const char *const coerce_replacing_words[COERCE_REPLACING_WORDS];
+
+/* In a value valid against the schema, the first place with a second
+** reading: a member no "properties" of the schema declares that gives a
+** declared property of its object another value, by its name ({"age": 36,
+** "corrected_age": 37}), by its members ("correction": {"age": 36}) or by a
+** remark naming it ("note": "age should be 36"); else a string spelling
+** null where null fits too (extract_find_null_text). *message and *pointer
+** (arena memory) say why and where; both NULL when none. */
+coax_code extract_find_restated(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
+
+/* The first string in 'v' that spells null ("None", "null", "undefined")
+** at a place where the schema takes null too: its pointer and a message. */
+coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
@@ -251,7 +281,8 @@ bool coerce_dot_grouped(const char *s, size_t n);
 
 /* ---- names and types (extract/labels.c) ------------------------------------- */
 
-/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
+/* 'key' lowercased with only its letters, digits and bytes past ASCII (no
+** spaces, '_', '-', '.', brackets), in 'out' (false: too long). */
 bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);
 
 /* Whether two member names may be one misspelt ("aeg" and "age",
@@ -278,9 +309,24 @@ coax_class coerce_class(const char *kind);
 bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen);
 
 /* The first placeholder string in 'v' (an array's items go by the array's
-** member name), its JSON Pointer in *pointer (arena memory); NULL when none
-** or out of memory. */
-const coax_value *extract_find_placeholder(coax_arena *a, const coax_value *v, const char **pointer);
+** member name): its error's message and JSON Pointer (arena memory), both
+** NULL when none; COAX_ENOMEM when memory ran out. */
+coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer);
+
+/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
+void extract_put_token(coax_buf *b, const char *k, size_t n);
+
+/* A place a walk through a value has reached, on the walk's C stack: the
+** member key (or, key NULL, the item index) that leads to it from 'up'
+** (NULL at the root). Its pointer is written only when wanted. */
+typedef struct extract_frame {
+    const struct extract_frame *up;
+    const char *key;
+    size_t klen, index;
+} extract_frame;
+
+/* Appends the JSON Pointer of place 'f' (NULL: the root, nothing). */
+void extract_put_pointer(coax_buf *b, const extract_frame *f);
 
 /* ---- bare replies (extract/bare.c) ---------------------------------------- */
 

@@ -574,10 +574,9 @@ static bool joined_differs(coerce_ctx *c, const coax_value *props, const coax_va
     if (!coerce_norm_key(m->key, m->klen, mk, m->klen + 1)) return false;
     /* A word saying the member replaces the property (corrected_age,
     ** newAge, age_final) beside it: two values for it too. */
-    static const char *const fix[] = {"", "corrected", "correct", "actual", "new", "updated", "final", "revised",
-                                      "fixed", "real", "true"};
+    const char *const *fix = coerce_replacing_words;
     size_t ml = strlen(mk);
-    for (size_t w = 0; w < sizeof fix / sizeof *fix; w++) {
+    for (size_t w = 0; w < COERCE_REPLACING_WORDS; w++) {
         size_t wl = strlen(fix[w]);
         for (int end = 0; end < 2 && (end == 0 || wl); end++) {
             const char *rest = end ? mk : mk + wl;

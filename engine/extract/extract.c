@@ -121,23 +121,20 @@ static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *me
     return COAX_OK;
 }
 
-/* A value valid against the schema that holds a placeholder ("<name>",
-** "[Your Email]", "...") is the reply's format, not its answer: an error
-** at the placeholder says so, and the value is not valid. */
-static coax_code placeholder_error(coax_arena *a, scored *s)
+/* A value valid against the schema that is no answer as it stands gets an
+** error at the place saying why: a placeholder in it ("<name>", "[Your
+** Email]", "...": '*placeholder', the reply's format rather than its
+** answer), a member giving a property a second value ("corrected_age") or
+** null written as text ("None"). Every valid candidate passes here, the
+** whole reply read as a bare scalar too. */
+static coax_code unmeant_error(coerce_ctx *c, scored *s, bool *placeholder)
 {
-    const char *ptr;
-    const coax_value *hit = extract_find_placeholder(a, s->value, &ptr);
-    if (!hit) return COAX_OK;
-    coax_buf b;
-    coax_buf_init(&b, coax_arena_allocator(a));
-    size_t shown = hit->len > 40 ? 40 : hit->len;
-    while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80) shown--; /* whole chars */
-    coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself", (int)shown,
-                    hit->u.text);
-    char *msg = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
-    coax_buf_free(&b);
-    if (!msg || prepend_error(a, &s->validation, msg)) return COAX_ENOMEM;
+    const char *msg = NULL, *ptr = NULL;
+    coax_code rc = s->valid ? extract_find_placeholder(c->arena, s->value, &msg, &ptr) : COAX_OK;
+    *placeholder = msg != NULL;
+    if (!rc && s->valid && !msg) rc = extract_find_restated(c, s->value, &msg, &ptr);
+    if (rc || !msg) return rc;
+    if (prepend_error(c->arena, &s->validation, msg)) return COAX_ENOMEM;
     s->validation.errors[0].instance_location = ptr;
     s->valid = false;
     s->nerrors = s->validation.nerrors;
@@ -350,9 +347,8 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (!strict && (rc = try_envelope(c, s))) return rc;
     if (!strict && (rc = wrapped_items_error(c, cand, s))) return rc;
     if ((rc = double_encoded_error(c, x, cand, s))) return rc;
-    bool valid_but_placeholder = s->valid;
-    if (s->valid && (rc = placeholder_error(c->arena, s))) return rc;
-    valid_but_placeholder = valid_but_placeholder && !s->valid;
+    bool valid_but_placeholder;
+    if ((rc = unmeant_error(c, s, &valid_but_placeholder))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
@@ -850,17 +846,17 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     size_t to = x->len;
     for (size_t i = 0; i < r->ncandidates; i++)
         if (r->candidates[i].start >= b->end && r->candidates[i].start < to) to = r->candidates[i].start;
-    size_t at = b->source == COAX_SOURCE_PROSE ? extract_marked_before(x->text, b->start) : SIZE_MAX;
+    size_t at = extract_marked_before(x->text, b->start, b->source == COAX_SOURCE_PROSE);
     if (at != SIZE_MAX)
         return refuse_at(c, x, best,
                          "the reply's JSON at line %u, column %u sits in a sentence that marks it as no answer, at "
-                         "line %u, column %u (For example, Suppose, Instead of, Not): send the answer alone",
+                         "line %u, column %u (For example, Suppose, Instead of, Not, Probably): send the answer alone",
                          b->start, at);
     at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
     if (at == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
                      "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
-                     "column %u (Actually, Oops, I meant, a typo): which value was meant is a guess; send it alone",
+                     "column %u (Actually, Oops, I meant, a typo, not sure): which value was meant is a guess; send it alone",
                      b->start, at);
 }
 
@@ -878,9 +874,10 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     scored s = {.complete = true, .index = r->ncandidates};
     coax_code rc = coerce_log(c, "bare_scalar", "read the whole reply as one value", "", 0);
     if (!rc) rc = coerce_candidate(c, v, &s.value, &s.validation);
-    bool fits = !rc && s.validation.valid;
+    bool fits = !rc && s.validation.valid, placeholder;
     if (fits) rc = coercion_gate(c, max, &s);
-    if (rc) return rc;
+    s.valid = s.validation.valid;
+    if (rc || (rc = unmeant_error(c, &s, &placeholder))) return rc; /* `"..."` read bare is no answer either */
     /* refused by the gate alone, it is the answer's reason when nothing else was read */
     if (!s.validation.valid && !(fits && best->index == SIZE_MAX)) {
         coerce_rewind(c, mark);

@@ -6,13 +6,14 @@
 #include "extract/coerce.h"
 #include <string.h>
 
-/* 'key' lowercased without spaces, '_' and '-', in 'out' (false: too long). */
+/* 'key' lowercased with only its letters, digits and bytes past ASCII, in
+** 'out' (false: too long): one name however its words are joined. */
 bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < klen; i++) {
-        char ch = key[i];
-        if (ch == ' ' || ch == '_' || ch == '-') continue;
+        unsigned char ch = (unsigned char)key[i];
+        if (ch < 0x80 && !coax_ascii_alnum(ch)) continue; /* "first_name", "age (corrected)", "user.email" */
         if (n + 1 >= cap) return false;
         out[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
     }

@@ -84,11 +84,29 @@ static bool words_only(const char *s, size_t n)
     return true;
 }
 
+/* Whether s[0..n) is a template's name for a value, unbracketed: one word
+** joined by '_' or '-' that tells the reader to put the value in
+** ("YOUR_API_KEY", "your-name", "INSERT_DATE", "email_here"). */
+static bool template_name(const char *s, size_t n)
+{
+    static const char *const heads[] = {"your", "insert", "enter"};
+    if (!words_only(s, n) || memchr(s, ' ', n) || memchr(s, '.', n)) return false;
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        size_t w = strlen(heads[i]);
+        if (n > w + 1 && coax_ascii_casesame(s, heads[i], w) && (s[w] == '_' || s[w] == '-')) return true;
+    }
+    return n > 5 && s[n - 5] == '_' && coax_ascii_casesame(s + n - 4, "here", 4); /* not a slug, "click-here" */
+}
+
 bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen)
 {
     while (n && (*s == ' ' || *s == '\t' || *s == '\n')) s++, n--;
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n')) n--;
+    size_t asked = 0;
+    while (asked < n && s[asked] == '?') asked++;
+    if (n && asked == n) return true; /* "?", "???": a question where a value was due */
     if (n < 3) return false;
+    if (template_name(s, n)) return true; /* YOUR_API_KEY, email_here */
     if (strchr("YMDHXymdhx", s[0])) return mask(s, n);
     if (!strchr(".<[{($\xE2", s[0])) return false; /* most strings stop here */
     static const char *const elisions[] = {"...", "....", ". . .", "\xE2\x80\xA6", "[...]", "(...)", "{...}",
@@ -110,8 +128,7 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
 }
 
-/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
-static void put_token(coax_buf *b, const char *k, size_t n)
+void extract_put_token(coax_buf *b, const char *k, size_t n)
 {
     coax_buf_putc(b, '/');
     for (size_t i = 0; i < n; i++) {
@@ -119,6 +136,15 @@ static void put_token(coax_buf *b, const char *k, size_t n)
         else if (k[i] == '/') coax_buf_put(b, "~1", 2);
         else coax_buf_putc(b, k[i]);
     }
+}
+
+void extract_put_pointer(coax_buf *b, const extract_frame *f)
+{
+    if (!f) return;
+    extract_put_pointer(b, f->up);
+    char num[24];
+    if (f->key) extract_put_token(b, f->key, f->klen);
+    else extract_put_token(b, num, (size_t)snprintf(num, sizeof num, "%zu", f->index));
 }
 
 /* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
@@ -130,7 +156,7 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
         for (size_t i = 0; i < v->len; i++) {
             char num[24];
             int k = snprintf(num, sizeof num, "%zu", i);
-            put_token(path, num, (size_t)k);
+            extract_put_token(path, num, (size_t)k);
             const coax_value *hit = find(&v->u.items[i], key, klen, path); /* an item keeps its list's name */
             if (hit) return hit;
             path->len = mark;
@@ -138,7 +164,7 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
     } else if (v->type == COAX_OBJECT) {
         for (size_t i = 0; i < v->len; i++) {
             const coax_member *m = &v->u.members[i];
-            put_token(path, m->key, m->klen);
+            extract_put_token(path, m->key, m->klen);
             const coax_value *hit = find(&m->value, m->key, m->klen, path);
             if (hit) return hit;
             path->len = mark;
@@ -147,12 +173,26 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
     return NULL;
 }
 
-const coax_value *extract_find_placeholder(coax_arena *a, const coax_value *v, const char **pointer)
+coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer)
 {
     coax_buf path;
     coax_buf_init(&path, coax_arena_allocator(a));
     const coax_value *hit = find(v, NULL, 0, &path);
-    *pointer = hit && !path.oom ? coax_arena_strdup(a, path.data ? path.data : "", path.len) : NULL;
+    *message = *pointer = NULL;
+    coax_code rc = COAX_OK;
+    if (hit) {
+        *pointer = path.oom ? NULL : coax_arena_strdup(a, path.data ? path.data : "", path.len);
+        coax_buf b;
+        coax_buf_init(&b, coax_arena_allocator(a));
+        size_t shown = hit->len > 40 ? 40 : hit->len;
+        while (shown && shown < hit->len && ((unsigned char)hit->u.text[shown] & 0xC0) == 0x80)
+            shown--; /* whole chars */
+        coax_buf_printf(&b, "a placeholder where a value was due (\"%.*s\"): send the value itself", (int)shown,
+                        hit->u.text);
+        *message = b.oom || !*pointer ? NULL : coax_arena_strdup(a, b.data, b.len);
+        coax_buf_free(&b);
+        if (!*message) rc = COAX_ENOMEM, *pointer = NULL;
+    }
     coax_buf_free(&path);
-    return hit && *pointer ? hit : NULL;
+    return rc;
 }

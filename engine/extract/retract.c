@@ -5,7 +5,11 @@
 ** the words give, and no way to read the second: the value is no answer.
 ** Only what opens a sentence counts ("Let me know if I made a mistake"
 ** takes nothing back), besides a few phrases anywhere (a typo named, "I
-** meant", "should have been").
+** meant", "should have been"). Doubt does the same, after the value ("I'm
+** not sure about the age") or before it ("Probably {...}", "I think
+** it's {...}", "Not sure:" on the line above): the value is a guess the
+** reply does not stand by. And words before a value can mark it as no
+** answer at all ("For example, {...}").
 */
 #include "extract/coerce.h"
 
@@ -15,35 +19,78 @@
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
-/* Whether text[at..e) starts with the words w (spaces as in w, any case),
-** a letter not following them. */
+/* How many bytes of text[at..e) the words w take (spaces as in w, any
+** case, an apostrophe straight or curly: "I’m"), a letter not following
+** them: 0 when they do not open it. */
+static size_t matched(const char *text, size_t at, size_t e, const char *w)
+{
+    size_t p = at;
+    for (; *w; w++) {
+        if (*w == '\'' && e - p >= 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) {
+            p += 3;
+            continue;
+        }
+        if (p >= e) return 0;
+        char t = text[p++];
+        if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
+            return 0;
+    }
+    return p < e && coax_ascii_alpha((unsigned char)text[p]) ? 0 : p - at;
+}
+
+/* Whether text[at..e) starts with the words w (matched). */
 static bool opens_with(const char *text, size_t at, size_t e, const char *w)
 {
-    size_t n = strlen(w);
-    return e - at >= n && coax_ascii_casesame(text + at, w, n) && (e - at == n || !coax_ascii_alpha(text[at + n]));
+    return matched(text, at, e, w) != 0;
+}
+
+/* Whether words at text[at] doubt what the reply can tell: "hard to say",
+** "can't tell", "if I'm reading this right", "if I'm not mistaken". */
+static bool doubt_phrase(const char *text, size_t at, size_t e)
+{
+    static const char *const phrases[] = {"hard to say", "hard to tell", "difficult to say", "difficult to tell",
+                                          "can't tell", "cannot tell", "can't be sure", "cannot be sure",
+                                          "no way to know", "if i'm reading", "if i am reading", "if i read",
+                                          "if i understand", "if i understood", "if i'm not mistaken",
+                                          "if i am not mistaken", "unless i'm mistaken", "unless i am mistaken",
+                                          "unless i'm wrong", "unless i am wrong", "low confidence",
+                                          "confidence: low", "confidence low"};
+    for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
+        if (opens_with(text, at, e, phrases[i])) return true;
+    return false;
 }
 
 /* Whether the sentence starting at text[at] takes back what came before
 ** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
 ** "Wait:") or before its subject or a value ("Actually the age is 37",
 ** "actually 37"), not as an adverb ("Actually useful for tests"). */
-static bool retracting_sentence(const char *text, size_t at, size_t e)
+static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
 {
     static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
                                           "my bad",           "i made a mistake", "i made an error",  "ignore the above",
                                           "ignore my",        "disregard the above", "disregard that", "disregard my",
                                           "please disregard", "that's wrong",     "that is wrong",    "that was wrong",
-                                          "the above is wrong", "the above is incorrect"};
+                                          "the above is wrong", "the above is incorrect", "i was wrong",
+                                          "i was mistaken", "let me correct", "let me fix", "let me revise",
+                                          "let me redo", "let me try again", "on reflection", "on second thoughts",
+                                          "sorry, i made", "sorry, the above"};
     /* words that take back only as a remark set off ("Correction:", "Hold
     ** on,"), not as a noun or verb ("Correction factor: 1.2") */
-    static const char *const remarks[] = {"actually", "wait", "correction", "erratum", "hold on"};
+    static const char *const remarks[] = {"actually", "wait",     "correction", "erratum",  "hold on", "edit",
+                                          "update",   "updated",  "revised",    "revision", "amendment", "addendum"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
         if (opens_with(text, at, e, openers[i])) return true;
+    /* doubt that opens the sentence after the answer: "Not sure about the
+    ** age.", "(not certain)" */
+    static const char *const doubts[] = {"not sure", "not certain", "not 100%", "not entirely sure", "unsure",
+                                         "uncertain", "not confident", "unverified"};
+    for (size_t i = 0; i < sizeof doubts / sizeof *doubts; i++)
+        if (opens_with(text, at, e, doubts[i])) return true;
     size_t n = 0;
-    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++)
-        if (opens_with(text, at, e, remarks[i])) n = strlen(remarks[i]);
-    if (!n || at + n >= e) return false;
+    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
+    if (!n) return false;
+    if (at + n >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
     if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
@@ -54,20 +101,81 @@ static bool retracting_sentence(const char *text, size_t at, size_t e)
     return false;
 }
 
+/* Whether text[p..e) opens with a dash, en or em (U+2013, U+2014). */
+static bool dash(const char *text, size_t p, size_t e)
+{
+    return e - p >= 3 && !memcmp(text + p, "\xE2\x80", 2) && (text[p + 2] == '\x93' || text[p + 2] == '\x94');
+}
+
+/* Whether the sentence before text[at], from 'from' on, asks or supposes
+** rather than says ("If anything is wrong", "Tell me whether it is wrong"). */
+static bool hedged_before(const char *text, size_t from, size_t at)
+{
+    static const coax_word words[] = {COAX_WORD("if"),       COAX_WORD("whether"),   COAX_WORD("when"),
+                                      COAX_WORD("unless"),   COAX_WORD("anything"),  COAX_WORD("something"),
+                                      COAX_WORD("whatever")};
+    size_t b = at;
+    while (b > from && !strchr(".!?\n", text[b - 1])) b--;
+    for (size_t p = b; p < at;) {
+        size_t q = p;
+        while (q < at && coax_ascii_alpha((unsigned char)text[q])) q++;
+        if (q > p && coax_word_in(text + p, q - p, words, sizeof words / sizeof *words)) return true;
+        p = q + 1;
+    }
+    return false;
+}
+
 /* Whether a phrase that takes a value back anywhere starts at text[at]: a
 ** typo named, "I meant", "should actually be", "should have been",
-** "scratch that", "on second thought", "{...} is not the answer". */
-static bool retracting_phrase(const char *text, size_t at, size_t e)
+** "scratch that", "on second thought", "{...} is not the answer", a guess
+** named, doubt ("I'm not sure", "could not be verified"), a value named
+** another ("should be 37"), a value called wrong ("36 is wrong") in a
+** sentence that does not ask; 'end': the look reaches the reply's end. */
+static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
                                           "scratch that",  "on second thought", "is not the answer", "would be wrong",
                                           /* a guess named as one: which value is right, the reply does not know */
                                           "just a guess", "only a guess", "a rough guess", "best guess",
-                                          "am guessing", "i'm guessing", "i guess"};
+                                          "am guessing", "i'm guessing", "i guess",
+                                          /* doubt in the first person: the reply does not know its value */
+                                          "i'm not sure", "i am not sure", "i'm not certain", "i am not certain",
+                                          "i'm not 100%", "not 100% sure", "i'm not entirely", "i am not entirely",
+                                          "i'm unsure", "i am unsure", "i'm not confident", "i am not confident",
+                                          "i might be wrong", "i could be wrong", "i may be wrong", "i might be mistaken",
+                                          "i could be mistaken", "i may be mistaken", "don't quote me",
+                                          "can't verify", "cannot verify", "couldn't verify", "could not verify",
+                                          "can't confirm", "cannot confirm", "couldn't confirm", "could not confirm",
+                                          "might be wrong", "may be wrong", "could be wrong", "might be off",
+                                          "may be off", "could be off", "might be incorrect", "may be incorrect",
+                                          "might not be accurate", "may not be accurate", "might not be correct",
+                                          "may not be correct", "not verified",
+                                          "double-check", "double check", "could not be verified",
+                                          "couldn't be verified", "cannot be verified", "can't be verified",
+                                          "could not be confirmed", "couldn't be confirmed", "cannot be confirmed",
+                                          "can't be confirmed", "unconfirmed", "not been verified",
+                                          "hopefully this is correct", "hopefully this is right",
+                                          "hopefully that's correct", "hopefully that's right", "hopefully it's correct",
+                                          "hopefully it's right", "hopefully correct", "hope this is correct",
+                                          "hope this is right", "hope i got it right", "hope i got that right"};
+    /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
+    static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
-    /* "I meant" and what was meant ("I meant Lyon"), not "what I meant." */
-    return opens_with(text, at, e, "i meant") && at + 8 < e && text[at + 7] == ' ' &&
+    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
+        size_t n = matched(text, at, e, valued[i]);
+        if (n && at + n + 1 < e && text[at + n] == ' ' && strchr("0123456789\"'", text[at + n + 1])) return true;
+    }
+    /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
+    static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
+                                        "is not right",     "isn't right",       "is not correct",   "isn't correct",
+                                        "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
+    for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
+        if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
+    /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
+    size_t m = matched(text, at, e, "i meant");
+    if (m && end && at + m == e) return true;
+    return m == 7 && at + 8 < e && text[at + 7] == ' ' &&
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
 
@@ -77,9 +185,14 @@ static bool retracting_phrase(const char *text, size_t at, size_t e)
 ** you need more, ask") is another matter. */
 static bool conditional_after(const char *text, size_t from, size_t e)
 {
-    static const char *const words[] = {"if", "unless", "assuming", "provided", "supposing", "presuming"};
+    static const char *const words[] = {"if",       "unless",  "assuming", "provided", "supposing", "presuming",
+                                        /* or as a guess: "{...} probably", "{...}, I think" */
+                                        "probably", "maybe",   "perhaps",  "possibly", "i think",   "i believe",
+                                        "i suspect", "i reckon", "i'd guess", "i'd say", "i would say", "i would guess"};
     size_t p = from;
-    while (p < e && strchr(" \t,(*_", text[p])) p++;
+    while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
+    if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
+    while (p < e && (strchr(" \t,(*_-", text[p]) || dash(text, p, e))) p += dash(text, p, e) ? 3 : 1;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (opens_with(text, p, e, words[i])) return true;
     return false;
@@ -89,20 +202,29 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
     if (conditional_after(text, from, e)) return from;
-    bool start = true; /* a sentence may start here */
+    static const char *const interjections[] = {"hmm,", "hm,", "oh,", "ah,", "um,", "uh,", "well,", "no,",
+                                                "ok,", "okay,", "so,", "sorry,"};
+    bool start = true, end = e == to; /* a sentence may start here; the look reaches the reply's end */
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
         if (coax_ascii_alpha(ch)) {
-            if (start && retracting_sentence(text, p, e)) return p;
-            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) && retracting_phrase(text, p, e))
+            if (start && retracting_sentence(text, p, e, end)) return p;
+            if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
+                (retracting_phrase(text, from, p, e, end) || doubt_phrase(text, p, e)))
                 return p;
-            start = false;
+            size_t n = 0; /* "Hmm, actually ...", "No, wait": the sentence opens after it */
+            for (size_t i = 0; start && !n && i < sizeof interjections / sizeof *interjections; i++)
+                n = matched(text, p, e, interjections[i]);
+            if (n) p += n - 1;
+            else start = false;
             continue;
         }
         /* a line, a sentence's end then a space, markdown's marks and a
         ** fence's backticks start one; other signs and spaces keep it */
         if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
             start = true;
+        else if (dash(text, p, e)) /* "{...} — not sure about the age" */
+            p += 2;
         else if (!strchr(" \t\r*_>#-`(", ch))
             start = false;
     }
@@ -186,8 +308,135 @@ static bool conditional_opening(const char *text, size_t b, size_t e)
     return opens_with(text, b, e, "if");
 }
 
-size_t extract_marked_before(const char *text, size_t start)
+/* Whether the word text[at..at+n), after the word text[pw..pw+pn) (pn 0:
+** none), doubts what the sentence says: "Probably {...}", "It might be
+** {...}", "It seems to be {...}", "IIRC". */
+static bool doubt_word(const char *text, size_t at, size_t n, size_t pw, size_t pn)
 {
+    static const coax_word alone[] = {COAX_WORD("probably"),  COAX_WORD("perhaps"),    COAX_WORD("maybe"),
+                                      COAX_WORD("possibly"),  COAX_WORD("presumably"), COAX_WORD("likely"),
+                                      COAX_WORD("unsure"),    COAX_WORD("uncertain"),  COAX_WORD("iirc"),
+                                      COAX_WORD("afaik"),     COAX_WORD("afaict"),     COAX_WORD("unclear"),
+                                      COAX_WORD("tentative"), COAX_WORD("tentatively"), COAX_WORD("guessed"),
+                                      COAX_WORD("guesstimate")};
+    /* a word after another: "might be", "seems to", "if I remember correctly" */
+    static const struct { const char *before, *word; } pairs[] = {
+        {"might", "be"},     {"may", "be"},         {"could", "be"},        {"seems", "to"},
+        {"seem", "to"},      {"appears", "to"},     {"remember", "correctly"}, {"recall", "correctly"},
+        /* a guess named ("my best guess", "an educated guess"); "Guess:" alone names a game's answer */
+        {"best", "guess"},   {"my", "guess"},       {"a", "guess"},         {"educated", "guess"},
+        {"rough", "guess"},  {"i", "guess"},        {"i'd", "guess"}};
+    if (WORD_OF(text, at, n, alone)) return true;
+    for (size_t i = 0; pn && i < sizeof pairs / sizeof *pairs; i++)
+        if (matched(text, at, at + n, pairs[i].word) == n && matched(text, pw, pw + pn, pairs[i].before) == pn)
+            return true;
+    return false;
+}
+
+/* Whether the word text[at..at+n), after the word text[pw..pw+pn), is a
+** verb of belief in the first person ("I think", "I believe", "I'd say")
+** whose object is the value: nothing but a verb "to be" stands between it
+** and the value at 'start' ("I think it's {...}", "I believe the answer
+** is: {...}"; "I think this is what you need: {...}" doubts the need). */
+static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, size_t pn, size_t start)
+{
+    static const struct { const char *before, *word; } verbs[] = {
+        {"i", "think"}, {"i", "believe"}, {"i", "suspect"}, {"i", "reckon"}, {"i'd", "say"}, {"would", "say"}};
+    bool belief = false;
+    for (size_t i = 0; pn && !belief && i < sizeof verbs / sizeof *verbs; i++)
+        belief = matched(text, at, at + n, verbs[i].word) == n && matched(text, pw, pw + pn, verbs[i].before) == pn;
+    if (!belief) return false;
+    size_t q = start;
+    while (q > at + n && strchr(" \t:*_`-", text[q - 1])) q--;
+    if (q == at + n) return true; /* "I think: {...}" */
+    size_t w = q;
+    while (w > at + n && text[w - 1] != ' ') w--;
+    static const char *const copulas[] = {"is", "are", "was", "were", "be", "it's", "that's", "this"};
+    for (size_t i = 0; i < sizeof copulas / sizeof *copulas; i++)
+        if (matched(text, w, q, copulas[i]) == q - w) return true;
+    return false;
+}
+
+/* Where a word in the sentence text[b..start) before a value doubts it
+** (doubt_word, belief_of_value): SIZE_MAX when none does. */
+static size_t doubted_before(const char *text, size_t b, size_t start)
+{
+    /* from the last tag on: reasoning's close ("maybe 36.</think> {...}",
+    ** Kimi's "◁/think▷") ends what doubts the value, as it ends a clause */
+    for (size_t k = start; k > b; k--)
+        if (text[k - 1] == '>' || (k - b >= 3 && !memcmp(text + k - 3, "\xE2\x96\xB7", 3))) {
+            b = k;
+            break;
+        }
+    static const coax_word sure[] = {COAX_WORD("sure"), COAX_WORD("certain"), COAX_WORD("confident"),
+                                     COAX_WORD("positive")};
+    /* words that deny what follows: "Rather than a guess, here ...", "no guessing needed" */
+    static const coax_word denying[] = {COAX_WORD("no"), COAX_WORD("never"), COAX_WORD("without"),
+                                        COAX_WORD("than"), COAX_WORD("instead"), COAX_WORD("not")};
+    size_t pw = 0, pn = 0, since_not = SIZE_MAX, since_denial = SIZE_MAX; /* words since a "not", a denial */
+    for (size_t p = b; p < start;) {
+        if (!coax_ascii_alpha((unsigned char)text[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q < start && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'' ||
+                             (start - q >= 3 && !memcmp(text + q, "\xE2\x80\x99", 3) && (q += 2))))
+            q++;
+        /* "not sure", "not quite sure", "not 100% certain", "not entirely confident" */
+        if ((since_denial >= 3 && doubt_word(text, p, q - p, pw, pn)) ||
+            belief_of_value(text, p, q - p, pw, pn, start) || (since_not < 3 && WORD_OF(text, p, q - p, sure)) ||
+            doubt_phrase(text, p, start))
+            return p;
+        since_not = q - p == 3 && coax_ascii_casesame(text + p, "not", 3) ? 0 : since_not + (since_not != SIZE_MAX);
+        since_denial = WORD_OF(text, p, q - p, denying) ? 0 : since_denial + (since_denial != SIZE_MAX);
+        pw = p, pn = q - p, p = q;
+    }
+    return SIZE_MAX;
+}
+
+/* Where the line above a value that starts its line, past blank lines and
+** a fence's opening (and that line's own text before its backticks:
+** "Probably: ```json"), doubts it (doubted_before) in its last sentence:
+** "Probably:", "I think:", "I'm not sure about the age, but here goes.";
+** not one that asks or supposes ("You asked whether maybe ..."), nor a line
+** with a bracket (JSON above). SIZE_MAX when none does, or the value does
+** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
+static size_t doubted_above(const char *text, size_t start)
+{
+    size_t line = start;
+    while (line > 0 && text[line - 1] != '\n') line--;
+    if (!blank(text, line, start)) return SIZE_MAX;
+    bool fence = false;
+    while (line > 0) {
+        size_t end = line - 1, b = end; /* end: the '\n' ending the line above */
+        while (b > 0 && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
+        size_t e = end;
+        while (e > b && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+        line = b;
+        if (e == b) continue; /* a blank line */
+        size_t tick = b;
+        while (!fence && tick + 3 <= e && memcmp(text + tick, "```", 3) && memcmp(text + tick, "~~~", 3)) tick++;
+        if (!fence && tick + 3 <= e) { /* a fence's opening: its text before, else the line above */
+            fence = true;
+            if (blank(text, b, tick)) continue;
+            e = tick;
+        }
+        for (size_t k = b; k < e; k++)
+            if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
+        /* its last sentence, unless it asks or supposes ("You asked whether maybe ...") */
+        size_t t = e, s0;
+        while (t > b && strchr(" \t*_:.!?", text[t - 1])) t--;
+        for (s0 = t; s0 > b && !strchr(".!?;", text[s0 - 1]);) s0--;
+        return hedged_before(text, s0, t) ? SIZE_MAX : doubted_before(text, s0, t);
+    }
+    return SIZE_MAX;
+}
+
+size_t extract_marked_before(const char *text, size_t start, bool prose)
+{
+    size_t above = doubted_above(text, start);
+    if (above != SIZE_MAX || !prose) return above;
     size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
     /* the sentence: back to its line's start or a sentence's end (a stop
     ** then a space; not e.g.'s) */
@@ -195,6 +444,8 @@ size_t extract_marked_before(const char *text, size_t start)
            !(text[b - 1] == ' ' && b >= 2 && strchr(".!?", text[b - 2]) &&
              !(b >= 4 && (text[b - 3] | 32) == 'g' && text[b - 4] == '.')))
         b--;
+    size_t doubt = doubted_before(text, b, start);
+    if (doubt != SIZE_MAX) return doubt;
     /* its clause right before the value, or the one before that when the
     ** value opens its own ("For example, {...}", "Here is an example of
     ** the format: {...}"), but no further: "Based on the example you gave,

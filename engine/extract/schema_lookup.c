@@ -507,25 +507,33 @@ void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, c
     c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
 }
 
-/* Whether any "properties" in the schema document declares 'key' (an
-** explicit stack: the document's depth is input). True when out of memory. */
-bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+/* Walks every "properties" of the schema document (an explicit stack: the
+** document's depth is input): with 'set', puts each name declared in it,
+** and in 'norm' the name normalized (coerce_norm_key) (false: out of
+** memory); else whether one is 'key' (true when out of memory). */
+static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set, smap *norm)
 {
     coax_arena_mark mark = coax_arena_get_mark(a);
     size_t cap = 64, n = 0;
     const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
-    bool found = !stack;
+    bool found = !stack, oom = !stack;
     if (stack) stack[n++] = doc;
     while (n && !found) {
         const coax_value *v = stack[--n];
         if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
         const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
-        if (props && props->type == COAX_OBJECT && coax_object_get(props, key, klen)) found = true;
+        if (props && props->type == COAX_OBJECT && !set && coax_object_get(props, key, klen)) found = true;
+        for (size_t i = 0; set && props && props->type == COAX_OBJECT && i < props->len && !oom; i++) {
+            const coax_member *pm = &props->u.members[i];
+            char *k = coax_arena_alloc(a, pm->klen + 1);
+            oom = !k || !smap_put(set, a, pm->key, pm->klen, (void *)props) ||
+                  (coerce_norm_key(pm->key, pm->klen, k, pm->klen + 1) && !smap_put(norm, a, k, strlen(k), k));
+        }
         if (n + v->len > cap) {
             while (n + v->len > cap) cap *= 2;
             const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
             if (!s) {
-                found = true;
+                found = oom = true;
                 break;
             }
             memcpy(s, stack, n * sizeof *s);
@@ -533,7 +541,25 @@ bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *ke
         }
         for (size_t i = 0; i < v->len; i++)
             stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+        found = found || oom;
     }
-    coax_arena_rewind(a, mark);
-    return found;
+    if (!set) coax_arena_rewind(a, mark); /* a set keeps its entries in the arena */
+    return set ? !oom : found;
+}
+
+bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+{
+    return declared_walk(a, doc, key, klen, NULL, NULL);
+}
+
+const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
+{
+    static const char declared_names_key; /* its address keys the sets in c->built */
+    smap *sets = smap_getp(&c->built, &declared_names_key);
+    if (sets) return &sets[normalized];
+    sets = coax_arena_alloc(c->arena, 2 * sizeof *sets);
+    if (!sets) return NULL;
+    sets[0] = sets[1] = (smap){0};
+    if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1])) return NULL;
+    return smap_putp(&c->built, c->arena, &declared_names_key, sets) ? &sets[normalized] : NULL;
 }

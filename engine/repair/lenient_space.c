@@ -179,7 +179,15 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
     static const coax_word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
     static const coax_word not_what[] = {W("found"),     W("given"),     W("provided"),
                                     W("specified"), W("available"), W("known")};
-    if (WORD_IS(p, n, taken_back)) return true;
+    /* a value in doubt: "// probably", "# not sure", "// or 37" (another value offered), "// TBD" */
+    static const coax_word doubted[] = {W("probably"), W("maybe"),    W("perhaps"), W("possibly"), W("unsure"),
+                                        W("uncertain"), W("unverified"), W("unconfirmed"), W("guess"), W("guessing"),
+                                        W("guessed"),  W("tbd"),      W("tbc"),     W("todo"),     W("fixme")};
+    if (WORD_IS(p, n, taken_back) || WORD_IS(p, n, doubted)) return true;
+    if (!pn && n == 2 && letters_are(p, "or", 2)) return true;
+    if (pn == 3 && letters_are(prev, "not", 3) &&
+        ((n == 4 && letters_are(p, "sure", 4)) || (n == 7 && letters_are(p, "certain", 7))))
+        return true;
     if (pn == 6 && letters_are(prev, "should", 6) &&
         ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
         return true;
@@ -247,12 +255,11 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     bool none = none_before(ps->b, t) || conditional(s, stop);
     const char *prev = NULL;
     size_t pn = 0;
-    bool only_question = true, question = false;
+    bool question = false;
     for (const char *p = s; p < stop;) {
         if (!is_alpha_ascii(*p)) {
-            if (*p == '?') question = true;
-            else if (!ws_tab[(unsigned char)*p] && !(*p == '*' && p + 1 < stop && p[1] == '/') && *p != '/')
-                only_question = false;
+            /* a question about the value ("// ?", "// 37?", "# in years?"; not a URL's "?q=") */
+            if (*p == '?' && (p + 1 == stop || !is_alpha_ascii(p[1]))) question = true;
             /* "N/A", "n/a" between spaces (not a path's /n/a) */
             if (!none && *p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
                 (p - 1 == s || ws_tab[(unsigned char)p[-2]]) && (p + 2 == stop || ws_tab[(unsigned char)p[2]] ||
@@ -261,7 +268,6 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
             p++;
             continue;
         }
-        only_question = false;
         const char *q = p + 1;
         while (q < stop && is_alpha_ascii(*q)) q++;
         if (disowning_word(p, (size_t)(q - p), prev, pn, none)) return true;
@@ -269,7 +275,7 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
         pn = (size_t)(q - p);
         p = q;
     }
-    return question && only_question && !none; /* "// ?", "# ???": the value is in doubt */
+    return question && !none; /* the value is in doubt */
 }
 
 static void note_comment(lp *ps, const char *at, const char *end)

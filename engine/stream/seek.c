@@ -34,8 +34,9 @@ void seek_remember(stream_reader *r, const unsigned char *p, size_t n)
 
 /* Whether the candidate starting now is marked as no answer by the text
 ** before it ("Wrong answer:" above a fence, "Example: {...}", "<!-- {...}"):
-** the extraction scores no such candidate and may take a later one. A
-** prose candidate's '[' (and spaces after it) is its own text. */
+** the extraction scores no such candidate and may take a later one, or
+** refuses the reply. A prose candidate's '[' (and spaces after it) is its
+** own text. */
 static bool labelled(stream_reader *r, coax_source source, bool bracket)
 {
     const size_t cap = sizeof r->recent;
@@ -46,7 +47,11 @@ static bool labelled(stream_reader *r, coax_source source, bool bracket)
         while (n && before[n - 1] != '[') n--;
         if (n) n--;
     }
-    return extract_labelled_no_answer(before, n, source);
+    /* and what the extraction refuses the candidate for, if it is the answer:
+    ** a sentence that marks it ("For example, {") or doubts it ("Probably {",
+    ** "I think:" above a fence) */
+    return extract_labelled_no_answer(before, n, source) ||
+           extract_marked_before(before, n, source == COAX_SOURCE_PROSE) != SIZE_MAX;
 }
 
 /* Whether the block the candidate is in begins with a value of its own

@@ -357,6 +357,17 @@ static const exact exacts[] = {
      "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null, \"stopped\": true}"},
     {NULL, "Note \xE2\x97\x81think\xE2\x96\xB7 {\"a\": 3}",
      "{\"partial\": {\"a\":3}, \"complete\": [\"\"], \"in_progress\": null}"},
+    /* a candidate the extraction refuses for the words before it (hunt13's
+    ** "For example,", hunt17's doubt: "Probably", "I think:" above a
+    ** fence) stops the reader before anything is listed; twin: a label
+    ** that introduces the answer */
+    {NULL, "Probably {\"a\": 1}", "{\"partial\": null, \"complete\": [], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "For example, {\"a\": 1}",
+     "{\"partial\": null, \"complete\": [], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "I think:\n```json\n{\"a\": 1}\n```",
+     "{\"partial\": null, \"complete\": [], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "Here is my answer:\n```json\n{\"a\": 1}\n```",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
     /* atomic strings are shown once complete only: below */
     /* a schema: declared keys under plain ancestors complete as they close */
     {person, "{\"name\": \"Jo\", \"age\": \"40\", ",
