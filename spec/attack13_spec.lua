@@ -66,7 +66,7 @@ describe("attack 13: keys a script chooses do not share a chain of a table's has
   -- A look-up goes through up to 2,000 tables of an __index or __newindex chain in one instruction,
   -- and Lua compared a long key byte by byte with every stored key of its length on the way: a key
   -- of 8 MB missing from 1,900 tables that each hold a key of that length differing at its end took
-  -- 0.34 s a look-up, 10 of them 3.4 s under a budget of 0.25 s, ended ok. The vendored lstring.c
+  -- 0.34 s a look-up, 10 of them 3.4 s and 80 of them 27 s, ended ok. The vendored lstring.c
   -- compares two long strings' bytes only when their hashes, which a look-up knows, are equal.
   local CHAIN = "local a, b = ('a'):rep(8 << 20) .. 'b', ('a'):rep(8 << 20) .. 'c' local get, set = {}, {} "
     .. "for i = 1, 1900 do get = setmetatable({ [a] = true }, { __index = get }) "
@@ -75,7 +75,7 @@ describe("attack 13: keys a script chooses do not share a chain of a table's has
     .. "return { schema = {}, prompt = 'x' .. found }"
   it("10 and 80 look-ups of a key of 8 MB through 1,900 tables holding a key of its length cost the same", function()
     local r
-    local ratio = H.scaling_ratio(function(n) r = run(CHAIN:format(n), { lua_instructions = 1000000 }) end, 10, 8)
+    local ratio = H.scaling_ratio(function(n) r = run(CHAIN:format(n)) end, 10, 8)
     assert.are.same({ "ok" }, ended(r))
     assert.are.same("x0", r.attempts[1].messages[#r.attempts[1].messages].content:match("^x%d+"))
     assert.is_true(ratio < 2, ("ratio %.1f"):format(ratio))
