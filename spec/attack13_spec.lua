@@ -94,3 +94,43 @@ describe("attack 13: keys a script chooses do not share a chain of a table's has
     assert.are.same({ "invalid", "invalid_recipe", "2 nil nil nil" }, ended(r))
   end)
 end)
+
+describe("attack 13: a chain of weak-keyed entries does not make a collection quadratic", function()
+  -- The collector settles weak-keyed tables (ephemerons) in passes over all of them, in one atomic
+  -- step where no count runs, and a chain split over two tables (a[k1] = k2, b[k2] = k3, ...)
+  -- advanced two links a pass: the square of its length at every full collection, in whichever
+  -- session allocated then (32,000 links and 300,000 small tables of garbage: 3.6 s, stopped by the
+  -- budget; 4,000 links: 1.1 s). The vendored lgc.c marks every value of the ephemerons left after
+  -- 16 passes, as a strong table's: 61 ms and 27 ms.
+  local function chain(n)
+    return "local A, B = setmetatable({}, { __mode = 'k' }), setmetatable({}, { __mode = 'k' }) "
+      .. "local function chain(n) local first = {} local k = first for i = 1, n do local nk = {} "
+      .. "if i % 2 == 1 then A[k] = nk else B[k] = nk end k = nk end return first end "
+      .. "local kept = chain(" .. n .. ") "
+  end
+  local GARBAGE = "for i = 1, 200000 do local g = { i } end "
+
+  it("collections beside a chain of 1,000 and of 8,000 links cost about 8 times the work", function()
+    local r
+    local ratio = H.scaling_ratio(function(n)
+      r = run(chain(n) .. GARBAGE .. "return { schema = {}, prompt = 'x' }", { lua_instructions = 1e9 })
+    end, 1000, 8)
+    assert.are.same({ "ok" }, ended(r))
+    assert.is_true(ratio < 4, ("ratio %.1f"):format(ratio))
+  end)
+
+  -- Twins: a chain whose first key lives keeps every link through the collections; one whose first
+  -- key is garbage is cleared, and a short chain (settled within 16 passes) as Lua always did.
+  local COUNT = "local function links(k) local n = 0 while A[k] or B[k] do k = A[k] or B[k] n = n + 1 end return n end "
+    .. "local function entries() local n = 0 for _ in pairs(A) do n = n + 1 end for _ in pairs(B) do n = n + 1 end "
+    .. "return n end "
+  for _, c in ipairs({ { 4000, "4000 links kept, 4000 entries" }, { 20, "20 links kept, 20 entries" } }) do
+    it("a chain of " .. c[1] .. " links: kept while its first key lives, cleared once it is garbage", function()
+      local r = run(chain(c[1]) .. COUNT .. GARBAGE .. "local kept_links, kept_entries = links(kept), entries() "
+        .. "kept = nil " .. GARBAGE .. GARBAGE
+        .. "error(('%d links kept, %d entries; %d left'):format(kept_links, kept_entries, entries()), 0)")
+      assert.are.same({ "invalid", "invalid_recipe", c[2] .. "; 0 left" }, ended(r))
+    end)
+  end
+end)
+
