@@ -688,9 +688,34 @@ static lu_mem propagateall (global_State *g) {
 ** convergence on chains in the same table.
 **
 */
+/*
+** coax: each pass of 'convergeephemerons' reads every ephemeron table, and
+** a chain of weak-keyed entries split over two tables (a[k1] = k2,
+** b[k2] = k3, ...) marks two links a pass: the atomic step, where no count
+** runs, costs the square of the chain's length (32,000 links: about a
+** second a collection), in whichever session allocates then, a script's
+** chain kept while it sleeps. Past MAXEPHEMERONPASSES passes every value
+** of the ephemerons left is marked, as in a strong table: its entries' values
+** live one cycle more (an entry whose key is unmarked is still cleared), and
+** marking more is always safe.
+*/
+#define MAXEPHEMERONPASSES	16
+
+static void markephemeronvalues (global_State *g) {
+  GCObject *w;
+  for (w = g->ephemeron; w != NULL; w = gco2t(w)->gclist) {
+    Table *h = gco2t(w);  /* gray: marking never relinks it */
+    Node *n, *limit = gnodelast(h);
+    for (n = gnode(h, 0); n < limit; n++)
+      if (!isempty(gval(n)))
+        markvalue(g, gval(n));
+  }
+}
+
 static void convergeephemerons (global_State *g) {
   int changed;
   int dir = 0;
+  int passes = 0;  /* coax */
   do {
     GCObject *w;
     GCObject *next = g->ephemeron;  /* get ephemeron list */
@@ -706,6 +731,10 @@ static void convergeephemerons (global_State *g) {
       }
     }
     dir = !dir;  /* invert direction next time */
+    if (changed && ++passes >= MAXEPHEMERONPASSES) {  /* coax: see above */
+      markephemeronvalues(g);
+      propagateall(g);
+    }
   } while (changed);  /* repeat until no more changes */
 }
 

@@ -58,6 +58,9 @@ typedef struct LG {
 #if !defined(luai_makeseed)
 
 #include <time.h>
+#if defined(__linux__)
+#include <sys/random.h>  /* coax: getrandom */
+#endif
 
 /*
 ** Compute an initial seed with some level of randomness.
@@ -68,15 +71,28 @@ typedef struct LG {
   { size_t t = cast_sizet(e); \
     memcpy(b + p, &t, sizeof(t)); p += sizeof(t); }
 
+/*
+** coax: and the system's entropy. A script reads the state's address
+** (tostring of the main thread) and the code's (tostring of a C function),
+** and the time: the seed was a stack address away from known. Strings'
+** hashes rest on it: the strings an engine's sessions share, and the look-up
+** of a long key, whose bytes are compared only when their hashes are equal
+** (lstring.c).
+*/
 static unsigned int luai_makeseed (lua_State *L) {
   char buff[3 * sizeof(size_t)];
   unsigned int h = cast_uint(time(NULL));
+  unsigned int drawn = 0;
   int p = 0;
   addbuff(buff, p, L);  /* heap variable */
   addbuff(buff, p, &h);  /* local variable */
   addbuff(buff, p, &lua_newstate);  /* public function */
   lua_assert(p == sizeof(buff));
-  return luaS_hash(buff, p, h);
+#if defined(__linux__)
+  if (getrandom(&drawn, sizeof(drawn), GRND_NONBLOCK) != sizeof(drawn))
+    drawn = 0;
+#endif
+  return luaS_hash(buff, p, h ^ drawn);
 }
 
 #endif
@@ -378,6 +394,7 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->ud_warn = NULL;
   g->mainthread = L;
   g->seed = luai_makeseed(L);
+  luaH_initkey(g->seed);  /* coax: before any table (ltable.c) */
   g->gcstp = GCSTPGC;  /* no GC while building state */
   g->strt.size = g->strt.nuse = 0;
   g->strt.hash = NULL;

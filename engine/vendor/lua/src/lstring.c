@@ -30,12 +30,20 @@
 
 /*
 ** equality for long strings
+** coax: strings whose hashes are both known and differ are not compared
+** byte by byte. A table's look-up knows both (the key's, to find its main
+** position, and each stored key's), and the look-up of one instruction
+** goes through up to 2,000 tables of an '__index' or '__newindex' chain,
+** where no count runs: a key of 8 MB missing from 1,900 tables, each
+** holding a key of its length that differs at its end, was 1,900 memcmps,
+** 0.34 s an instruction. Only a key found, once, is now read to its end.
 */
 int luaS_eqlngstr (TString *a, TString *b) {
   size_t len = a->u.lnglen;
   lua_assert(a->tt == LUA_VLNGSTR && b->tt == LUA_VLNGSTR);
   return (a == b) ||  /* same instance or... */
     ((len == b->u.lnglen) &&  /* equal length and ... */
+     !(a->extra && b->extra && a->hash != b->hash) &&  /* coax: no other hash */
      (memcmp(getlngstr(a), getlngstr(b), len) == 0));  /* equal contents */
 }
 
