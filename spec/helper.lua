@@ -14,13 +14,16 @@ H.quote = shell_quote
 
 --- The CPU time of one run of f(), after a full collection: the spec files
 -- share one Lua process, and garbage left by earlier files must not be
--- collected inside the run being timed.
+-- collected inside the run being timed. CPU, never the wall clock: a
+-- loaded machine stretches the wall time of one run and not another's
+-- (a session's metrics.wall_ms compared across two runs can fail so).
 local function cpu(f)
   collectgarbage()
   local t0 = os.clock()
   f()
   return os.clock() - t0
 end
+H.cpu = cpu
 
 --- The least CPU time f() takes over five runs.
 function H.best_cpu(f)
