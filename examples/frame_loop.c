@@ -7,8 +7,10 @@
 ** what is being written), at most one a frame. The first answer has a type
 ** error: stream.stop_early stops it as soon as "hp" is closed, the host
 ** cancels its request, coax feeds the error back and asks again; the second
-** answer streams whole and is accepted. Every poll must take less than half
-** a frame, the frame loop's budget.
+** answer streams whole and is accepted. It prints whether every poll took
+** less than half a frame, the frame loop's budget, in the CPU time of this
+** thread (the wall clock would count the time other programs ran); that
+** line is a measurement of this machine, not part of the exit status.
 ** Build: cc frame_loop.c $(pkg-config --cflags --libs coax) */
 #include <coax.h>
 #include <stdio.h>
@@ -19,10 +21,10 @@
 #define ANSWER_AFTER 3 /* frames between a request and the first piece of its answer */
 #define PIECE 6        /* bytes of the answer that arrive each frame */
 
-static double now_ms(void)
+static double cpu_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -112,9 +114,9 @@ int main(void)
     }
     double slowest = 0; /* the longest poll, in ms */
     for (h.frame = 1; h.frame <= 100 && coax_session_outcome(session) == COAX_OUTCOME_RUNNING; h.frame++) {
-        double t0 = now_ms();
+        double t0 = cpu_ms();
         coax_engine_poll(engine, 0); /* never waits */
-        double took = now_ms() - t0;
+        double took = cpu_ms() - t0;
         if (took > slowest) slowest = took;
         if (h.asked_at >= 0 && h.frame - h.asked_at >= ANSWER_AFTER)
             answer(&h, session, replies[h.requests - 1 < 1 ? h.requests - 1 : 1]);
@@ -128,5 +130,5 @@ int main(void)
     if (outcome == COAX_OUTCOME_OK) printf(" %s", coax_session_value(session, NULL));
     printf("\nevery poll took less than half a frame: %s\n", slowest < FRAME_MS / 2.0 ? "yes" : "no");
     coax_engine_free(engine);
-    return outcome == COAX_OUTCOME_OK && !h.twice && slowest < FRAME_MS / 2.0 ? 0 : 1;
+    return outcome == COAX_OUTCOME_OK && !h.twice ? 0 : 1;
 }

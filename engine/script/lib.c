@@ -6,8 +6,20 @@
 */
 #include "script/lib.h"
 
+static const char stop_check_key = 0;
+
+void lcoax_set_stop_check(lua_State *L, lua_CFunction check)
+{
+    lua_pushcfunction(L, check);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &stop_check_key);
+}
+
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err)
 {
+    /* In the engine's Lua, memory the cap refused is the script's stop: a
+    ** function that ran out raises the stop's own message, not its own,
+    ** which would otherwise win or lose by whether a tick came between. */
+    if (code == COAX_ENOMEM && lua_rawgetp(L, LUA_REGISTRYINDEX, &stop_check_key) == LUA_TFUNCTION) lua_call(L, 0, 0);
     if (err && err->msg[0])
         return luaL_error(L, "%s: %s", coax_code_name(code), err->msg);
     return luaL_error(L, "%s: %s", coax_code_name(code), coax_strerror(code));

@@ -103,8 +103,14 @@ void lcoax_push_errors(lua_State *L, const coax_validation *v);
 ** table: neither __index nor the host's own table is trusted to. */
 const char *lcoax_opt_string(lua_State *L, int t, const char *k, int anchor);
 
-/* Raises a Lua error for a coax_code with its message. */
+/* Raises a Lua error for a coax_code with its message; for COAX_ENOMEM,
+** first runs the state's stop check, if one is set. */
 int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
+
+/* Sets the function lcoax_error runs before it raises COAX_ENOMEM: the
+** engine's, which raises the script's stop if one is pending (the cap
+** refused the memory). A host interpreter's state has none. */
+void lcoax_set_stop_check(lua_State *L, lua_CFunction check);
 
 /* Whether the key at 'a' comes before the key at 'b' in the order an error
 ** picks the one bad key it names by. pairs' order follows the string hash,

@@ -231,7 +231,7 @@ static void *conv_alloc(conv *c, size_t n)
 {
     conv_take(c, n);
     void *p = coax_arena_alloc(c->arena, n);
-    if (!p) luaL_error(c->L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    if (!p) lcoax_error(c->L, COAX_ENOMEM, NULL);
     return p;
 }
 
@@ -285,7 +285,7 @@ static void key_of(conv *c, int idx, tkey *k)
     k->is_integer = true;
     k->len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)k->integer);
     k->text = coax_arena_strdup(c->arena, buf, k->len);
-    if (!k->text) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    if (!k->text) lcoax_error(L, COAX_ENOMEM, NULL);
 }
 
 static void push_key(lua_State *L, const tkey *k)
@@ -553,7 +553,7 @@ static void conv_object(conv *c, int t, size_t depth, coax_value *out)
         if (!coax_utf8_valid(k->text, k->len)) luaL_error(L, "cannot encode a key that is not valid UTF-8");
         /* an integer's decimal is in the arena already; a string key's bytes are Lua's */
         m[i].key = k->is_integer ? k->text : coax_arena_strdup(c->arena, k->text, k->len);
-        if (!m[i].key) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        if (!m[i].key) lcoax_error(L, COAX_ENOMEM, NULL);
         m[i].klen = k->len;
         push_key(L, k);
         lua_rawget(L, t);
@@ -648,7 +648,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
         }
         conv_take(c, strlen(buf) + 1);
         if (coax_set_number(c->arena, out, buf, strlen(buf)))
-            luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+            lcoax_error(L, COAX_ENOMEM, NULL);
         return;
     }
     case LUA_TSTRING: {
@@ -657,11 +657,11 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
         conv_take(c, len + 1);
         coax_code rc = coax_set_string(c->arena, out, s, len);
         if (rc == COAX_EUTF8) { /* a model's reply, or text cut mid-character: U+FFFD, as Go's encoder does */
-            if (len > SIZE_MAX / 3) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+            if (len > SIZE_MAX / 3) lcoax_error(L, COAX_ENOMEM, NULL);
             char *fixed = conv_alloc(c, len * 3);
             rc = coax_set_string(c->arena, out, fixed, coax_utf8_replace(s, len, fixed));
         }
-        if (rc) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        if (rc) lcoax_error(L, COAX_ENOMEM, NULL);
         return;
     }
     case LUA_TTABLE: {

@@ -110,7 +110,7 @@ lcoax_owned *lcoax_own(lua_State *L, const char *tname, void (*release)(void *))
     lcoax_own_metatable(L, tname);
     lua_setmetatable(L, -2);
     lcoax_owned *n = l->closed ? NULL : l->f(l->ud, NULL, 0, sizeof *n);
-    if (!n) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    if (!n) lcoax_error(L, COAX_ENOMEM, NULL);
     memset(n, 0, sizeof *n);
     n->release = release;
     lcoax_lua_allocator(L, &n->alloc);
@@ -169,7 +169,7 @@ coax_arena *lcoax_arena(lua_State *L)
 {
     lcoax_owned *n = lcoax_own(L, LCOAX_ARENA, release_arena);
     coax_arena *a = coax_arena_new(lcoax_owned_allocator(n));
-    if (!a) luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+    if (!a) lcoax_error(L, COAX_ENOMEM, NULL);
     lcoax_owned_set(n, a);
     return a;
 }

@@ -27,7 +27,7 @@ static coax_meta_cache *meta_cache(lua_State *L)
     if (mc) return mc;
     lcoax_owned *node = lcoax_own(L, "coax.meta_cache", release_meta_cache);
     if (!(mc = coax_meta_cache_new(lcoax_owned_allocator(node))))
-        luaL_error(L, "%s: out of memory", coax_code_name(COAX_ENOMEM));
+        lcoax_error(L, COAX_ENOMEM, NULL);
     lcoax_owned_set(node, mc);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
     return mc;

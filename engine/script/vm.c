@@ -180,6 +180,14 @@ static void hook(lua_State *L, lua_Debug *ar)
     stop_if_due(L, vm);
 }
 
+void vm_raise_pending_stop(lua_State *L) { stop_if_due(L, vm_of(L)); }
+
+static int l_stop_check(lua_State *L)
+{
+    vm_raise_pending_stop(L);
+    return 0;
+}
+
 /* For sandbox.lua: charge(n) takes n instructions from the running
 ** script's budget (the work of a C loop of n steps), stopping it past. */
 static int l_charge(lua_State *L)
@@ -482,6 +490,7 @@ static int setup(lua_State *L)
     lua_setfield(L, -2, "cjson");
     lua_pop(L, 1);
     lcoax_bound_validation(L); /* a script's schemas validate within per-call bounds */
+    lcoax_set_stop_check(L, l_stop_check);
     luaL_requiref(L, "coax", lcoax_open_library, 0); /* the scripts' coax module */
     if (args->lent) { /* what the layer above lends */
         lua_pushlightuserdata(L, args->lent_ctx);

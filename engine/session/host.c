@@ -81,7 +81,7 @@ int session_check(void *task, lua_State *L)
     coax_error err = {0};
     coax_extract_options xo = {0, s->max_class};
     coax_code rc = coax_extract(arena, s->schema, text, len, &s->engine->limits, &xo, &r, &err);
-    if (rc == COAX_ENOMEM) return luaL_error(L, "out of memory");
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, NULL); /* the cap refused it: the stop */
     if (rc == COAX_OK && r.valid) {
         lua_createtable(L, 0, 2);
         lcoax_push_value(L, r.value, COAX_DEFAULT_MAX_DEPTH);

@@ -60,7 +60,7 @@ static int l_host_request(lua_State *L)
     coax_limits limits = {s->engine->limits.max_depth, COAX_MAX_INPUT_CAP, COAX_MAX_INPUT_CAP};
     coax_code rc = coax_parse(a, req, len, &limits, &v, &err);
     lcoax_arena_release(L, box);
-    if (rc == COAX_ENOMEM) return luaL_error(L, "not enough memory");
+    if (rc == COAX_ENOMEM) return lcoax_error(L, rc, NULL); /* the cap refused it: the stop */
     const char *why = err.msg[0] ? err.msg : coax_strerror(rc);
     if (rc) return luaL_error(L, "coax.host_request: the request is not JSON: %s", why);
     if (!session_host_ask(s, req, len)) return luaL_error(L, "out of memory");

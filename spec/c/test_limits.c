@@ -296,9 +296,11 @@ static void test_lua_memory(void)
 ** of 30,000 alternatives (1 MB of text, ~50 MB compiled) passes a 16 MB cap
 ** only by being refused, and one of 3,000 fits. (coax.extract and
 ** coax.example compiled with the C library's malloc, so the first passed.)
-** The refusal is the script's memory stop, raised as a C function the
-** compilation calls returns (script/vm.c's hook runs at every return with a
-** script below: attack round 11), before the compiler's own COAX_ENOMEM. */
+** The refusal is the script's memory stop: raised as a C function the
+** compilation calls returns, if the coarse clock moved (script/vm.c's hook:
+** attack round 11), or else by the compiler's own COAX_ENOMEM, whose
+** lcoax_error runs the engine's stop check first. (It said COAX_ENOMEM's
+** own text in about 1 run in 10, when no tick came between: CI went red.) */
 #define ALTERNATIVES(n, call)                                                                            \
     "local coax = require('coax') "                                                                      \
     "local text = '{\"anyOf\":[' .. string.rep('{\"type\":\"string\",\"minLength\":1},', " #n ") .. '{}]}' " \
