@@ -436,7 +436,11 @@ describe("faults: no room for batch's output", function()
   -- fails with EPIPE like any other: the engine is freed (its commands
   -- ended) and the exit status is 4, never a death by signal.
   it("standard output closed by its reader: exit 4, one line, the agent's commands ended", function()
-    local marker = "37." .. tostring(os.time() % 1000) -- a sleep no other process runs
+    -- a sleep no other process runs: the spec's own process id in it, not
+    -- the clock's second alone, which two runs of the suite side by side
+    -- (two worktrees, CI beside a developer) could share
+    local stat = assert(io.open("/proc/self/stat")):read("l")
+    local marker = ("37.%s%03d"):format(stat:match("^%d+"), os.time() % 1000)
     local lines = {}
     for i, input in ipairs({ "first", "second", "third" }) do
       lines[i] = json.encode({ id = i, input = input })

@@ -14,13 +14,16 @@ H.quote = shell_quote
 
 --- The CPU time of one run of f(), after a full collection: the spec files
 -- share one Lua process, and garbage left by earlier files must not be
--- collected inside the run being timed.
+-- collected inside the run being timed. CPU, never the wall clock: a
+-- loaded machine stretches the wall time of one run and not another's
+-- (a session's metrics.wall_ms compared across two runs can fail so).
 local function cpu(f)
   collectgarbage()
   local t0 = os.clock()
   f()
   return os.clock() - t0
 end
+H.cpu = cpu
 
 --- The least CPU time f() takes over five runs.
 function H.best_cpu(f)
@@ -29,19 +32,27 @@ function H.best_cpu(f)
   return best
 end
 
+--- The least CPU times of f() and of g() over five runs each, taken in
+-- turns: a spell of load (another build, the caches another process
+-- took) then falls on both rather than on all five runs of one, as it did
+-- when one's five runs were all taken before the other's.
+function H.best_cpu_pair(f, g)
+  local a, b = math.huge, math.huge
+  for _ = 1, 5 do
+    a = math.min(a, cpu(f))
+    b = math.min(b, cpu(g))
+  end
+  return a, b
+end
+
 --- CPU time at k*n over CPU time at n, the least of five runs each
 -- (run(m) does the work for size m; k defaults to 2): about k for
 -- near-linear work, k*k for quadratic. The specs use k = 4 with bound 8: at
 -- k = 2 cache misses and a loaded machine (CI, ASan) took linear work past
--- bounds of 2.6-3.5. The two sizes take turns, so that a spell of load
--- falls on both rather than on all five runs of one.
+-- bounds of 2.6-3.5. The two sizes take turns (H.best_cpu_pair).
 function H.scaling_ratio(run, n, k)
   k = k or 2
-  local big, small = math.huge, math.huge
-  for _ = 1, 5 do
-    big = math.min(big, cpu(function() run(k * n) end))
-    small = math.min(small, cpu(function() run(n) end))
-  end
+  local big, small = H.best_cpu_pair(function() run(k * n) end, function() run(n) end)
   return big / small
 end
 

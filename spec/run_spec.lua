@@ -421,11 +421,17 @@ describe("coax.run", function()
     end)
 
     it("limit when the deadline passes while the agent waits", function()
-      local r = run(recipe(", budget = { deadline_ms = 20 }"), { "x", "y", GOOD },
-        { agent_options = { delay_ms = 30 } })
+      -- The deadline counts from the session's first step, so the work
+      -- before the first call must fit in it for that call to be made: at
+      -- 20 ms a loaded machine's wait (ASan: 3 ms, 2 runs in 100) could
+      -- end the session before its first attempt. 200 ms leaves that work
+      -- room; the agent's delay is far past it, and costs nothing (the
+      -- session ends at its deadline).
+      local r = run(recipe(", budget = { deadline_ms = 200 }"), { "x", "y", GOOD },
+        { agent_options = { delay_ms = 60000 } })
       assert.are.equal("limit", r.outcome)
       assert.are.equal("deadline", r.error.code)
-      assert.is_true(r.metrics.wall_ms >= 20)
+      assert.is_true(r.metrics.wall_ms >= 200 and r.metrics.wall_ms < 60000)
       assert.are.equal(1, r.metrics.attempts)
       assert.are.equal("limit", r.attempts[1].outcome) -- the deadline, not the agent, ended it
     end)

@@ -152,17 +152,20 @@ static bool known(const char *const *names, const char *k)
 }
 
 /* Raises for a key of options table 't' in none of the lists (NULL ends
-** them); 'extra' is one more name, or NULL. */
+** them); 'extra' is one more name, or NULL. Of several, the least. */
 static void check_options(lua_State *L, int t, const char *fn, const char *const *a, const char *const *b,
                           const char *extra)
 {
+    int least = 0; /* the unknown key named: the least (lcoax_key_before), not pairs' first */
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         if (!k || !((a && known(a, k)) || (b && known(b, k)) || (extra && !strcmp(k, extra))))
-            luaL_error(L, "%s: unknown option '%s' (README, \"The Lua module\")", fn, luaL_tolstring(L, -1, NULL));
+            lcoax_keep_least_key(L, &least);
     }
+    if (least)
+        luaL_error(L, "%s: unknown option '%s' (README, \"The Lua module\")", fn, luaL_tolstring(L, least, NULL));
 }
 
 /* Reads the engine options of table 't' into 'eo'. Pushes two values: the

@@ -38,23 +38,60 @@ static bool name_listed(const char *const *list, const char *k, size_t n)
     return false;
 }
 
+bool lcoax_key_before(lua_State *L, int a, int b)
+{
+    int ta = lua_type(L, a), tb = lua_type(L, b);
+    if (ta != tb) {
+        if (ta == LUA_TSTRING || tb == LUA_TSTRING) return ta == LUA_TSTRING;
+        if (ta == LUA_TNUMBER || tb == LUA_TNUMBER) return ta == LUA_TNUMBER;
+        return strcmp(lua_typename(L, ta), lua_typename(L, tb)) < 0;
+    }
+    if (ta == LUA_TNUMBER) {
+        if (lua_isinteger(L, a) && lua_isinteger(L, b)) return lua_tointeger(L, a) < lua_tointeger(L, b);
+        lua_Number x = lua_tonumber(L, a), y = lua_tonumber(L, b);
+        return x < y || (x == y && lua_isinteger(L, a)); /* 2^53 + 1 and 2^53.0: the integer first */
+    }
+    if (ta == LUA_TBOOLEAN) return !lua_toboolean(L, a) && lua_toboolean(L, b);
+    if (ta != LUA_TSTRING) return false;
+    size_t na, nb;
+    const char *x = lua_tolstring(L, a, &na), *y = lua_tolstring(L, b, &nb);
+    int c = memcmp(x, y, na < nb ? na : nb);
+    return c < 0 || (c == 0 && na < nb);
+}
+
+void lcoax_keep_least_key(lua_State *L, int *least)
+{
+    if (*least && !lcoax_key_before(L, -1, *least)) return;
+    if (*least) {
+        lua_pushvalue(L, -1);
+        lua_replace(L, *least);
+        return;
+    }
+    lua_pushvalue(L, -1);
+    lua_insert(L, -2); /* below the key lua_next goes on from */
+    *least = lua_gettop(L) - 1;
+}
+
 void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *own)
 {
     if (!lua_istable(L, idx)) return;
     idx = lua_absindex(L, idx);
+    int least = 0; /* the unknown key named: the least (lcoax_key_before), not pairs' first */
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
         size_t n = 0;
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
         if (k && (name_listed(reply_option_names, k, n) || name_listed(own, k, n))) continue;
-        /* concatenated, not through %s: the name is shown whole, NULs included */
-        lua_pushfstring(L, "%s: unknown option '", fn);
-        luaL_tolstring(L, -2, NULL);
-        lua_pushliteral(L, "'");
-        lua_concat(L, 3);
-        lua_error(L);
+        lcoax_keep_least_key(L, &least);
     }
+    if (!least) return;
+    /* concatenated, not through %s: the name is shown whole, NULs included */
+    lua_pushfstring(L, "%s: unknown option '", fn);
+    luaL_tolstring(L, least, NULL);
+    lua_pushliteral(L, "'");
+    lua_concat(L, 3);
+    lua_error(L);
 }
 
 coax_limits lcoax_limits(lua_State *L, int idx)

@@ -112,10 +112,25 @@ int lcoax_error(lua_State *L, coax_code code, const coax_error *err);
 ** refused the memory). A host interpreter's state has none. */
 void lcoax_set_stop_check(lua_State *L, lua_CFunction check);
 
+/* Whether the key at 'a' comes before the key at 'b' in the order an error
+** picks the one bad key it names by. pairs' order follows the string hash,
+** which Lua seeds afresh for every state (lstate.c's luai_makeseed: the
+** clock and the addresses), so "the first bad key lua_next gives" named
+** another key from run to run. Strings first, by bytes; then numbers, by
+** value; then the other types by name (a key of those shows as its
+** address, the run's own anyway). */
+bool lcoax_key_before(lua_State *L, int a, int b);
+
+/* In a lua_next loop, with the key on top: keeps it if it comes before the
+** one at '*least' (0: none kept yet, and the first is kept in a new slot
+** below the key, whose index '*least' becomes). */
+void lcoax_keep_least_key(lua_State *L, int *least);
+
 /* Raises "<fn>: unknown option 'k'" for a key of the options table at
 ** 'idx' (if a table) that is neither a reply's option (the limits,
 ** max_class, finish) nor in 'own' (NULL-terminated): a misspelt max_class
-** would otherwise read the reply at the default, silently. */
+** would otherwise read the reply at the default, silently. Of several, the
+** least (lcoax_key_before). */
 void lcoax_check_keys(lua_State *L, int idx, const char *fn, const char *const *own);
 
 /* Reads what a reply's reading depends on from the options table at 'idx'

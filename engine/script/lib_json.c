@@ -460,11 +460,17 @@ static tkey **ordered_keys(conv *c, int t, size_t *count)
     tkey *keys = conv_alloc(c, (n ? n : 1) * sizeof *keys);
     tkey **order = conv_alloc(c, (n ? n : 1) * sizeof *order);
     size_t i = 0;
-    for (lua_pushnil(L); lua_next(L, t); i++) {
+    int least = 0; /* of several keys JSON has no name for, the error names the least's type */
+    for (lua_pushnil(L); lua_next(L, t);) {
         lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING && !lua_isinteger(L, -1)) {
+            lcoax_keep_least_key(L, &least);
+            continue;
+        }
         if (i == n) luaL_error(L, "a table changed while it was encoded"); /* no Lua runs here: never */
-        key_of(c, lua_gettop(L), &keys[i]);
+        key_of(c, lua_gettop(L), &keys[i++]);
     }
+    if (least) luaL_error(L, "cannot encode a table with a %s key as JSON", luaL_typename(L, least));
     n = i;
     qsort(keys, n, sizeof *keys, tkey_cmp);
     size_t placed = 0;
@@ -588,25 +594,28 @@ static bool plain_array(lua_State *L, int t, size_t *n)
 }
 
 /* The length of a table marked as an array, which holds nothing but its
-** items 1..n: another key would be dropped from the JSON without a word. */
+** items 1..n: another key would be dropped from the JSON without a word.
+** Of several such keys the error names the least (lcoax_key_before). */
 static size_t marked_array_length(lua_State *L, int t)
 {
     lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    int least = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
-        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n) {
-            if (lua_type(L, -1) == LUA_TSTRING)
-                luaL_error(L, "cannot encode an array (coax.json.array) with the key \"%s\" as JSON", lua_tostring(L, -1));
-            if (lua_isinteger(L, -1)) { /* in decimal here: Lua 5.1's luaL_error has no %I */
-                char len[32], key[32];
-                snprintf(len, sizeof len, "%lld", (long long)n);
-                snprintf(key, sizeof key, "%lld", (long long)lua_tointeger(L, -1));
-                luaL_error(L, "cannot encode an array (coax.json.array) of length %s with the key %s as JSON", len, key);
-            }
-            luaL_error(L, "cannot encode an array (coax.json.array) with a %s key as JSON", luaL_typename(L, -1));
-        }
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n)
+            lcoax_keep_least_key(L, &least);
     }
+    if (!least) return (size_t)n;
+    if (lua_type(L, least) == LUA_TSTRING)
+        luaL_error(L, "cannot encode an array (coax.json.array) with the key \"%s\" as JSON", lua_tostring(L, least));
+    if (lua_isinteger(L, least)) { /* in decimal here: Lua 5.1's luaL_error has no %I */
+        char len[32], key[32];
+        snprintf(len, sizeof len, "%lld", (long long)n);
+        snprintf(key, sizeof key, "%lld", (long long)lua_tointeger(L, least));
+        luaL_error(L, "cannot encode an array (coax.json.array) of length %s with the key %s as JSON", len, key);
+    }
+    luaL_error(L, "cannot encode an array (coax.json.array) with a %s key as JSON", luaL_typename(L, least));
     return (size_t)n;
 }
 

@@ -25,6 +25,8 @@ typedef struct coax_vm {
     long instr_budget, instr_left;
     bool call_capped;  /* instr_left is what is left of an agent's call (vm_resume), less than a budget */
     uint64_t tick_ns;  /* when the budget was last charged (CLOCK_MONOTONIC) */
+    uint64_t cpu_ns;   /* the thread's CPU time when it was last read (vm.c's charge_time) */
+    uint64_t short_ns; /* the clock's time over the short stretches since then */
     bool timed;        /* time is charged (not while the engine's setup runs) */
     int limit;         /* LIMIT_*: why the running script was stopped */
     char response_why[512]; /* LIMIT_RESPONSE's message (vm_stop_response), raised again

@@ -41,7 +41,7 @@ typedef struct session_stream {
     bool built;             /* 'part' is newer than the last partial told */
     size_t built_at;        /* the bytes fed when it was built */
     double told_at;         /* when the last partial was told */
-    double told_cost;       /* how long building and telling it took (ms) */
+    double told_cost;       /* the CPU time building and telling it took (ms) */
     uint64_t told_wake;     /* the engine's wake it was told in */
     bool promised;          /* a partial of this reply was told: its complete parts are promises */
     bool told_promise;      /* the reply started over after a partial was told: no more partials */

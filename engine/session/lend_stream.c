@@ -380,7 +380,11 @@ static bool pending(const coax_session *s)
 /* A partial's cost grows with the value shown, so partials told every
 ** every_ms would cost the square of a long reply: the next one also waits
 ** PARTIAL_SHARE times what the last one cost, so that telling partials
-** takes at most about a fifth of the time the reply takes to arrive. */
+** takes at most about a fifth of the time the reply takes to arrive. The
+** cost is the thread's CPU time: the monotonic clock also counted a wait
+** for a core on a loaded machine (a 10 ms one made the next partial wait
+** 40 ms more), so which pieces of a reply got a partial of their own
+** changed with the machine's load, not with the work. */
 #define PARTIAL_SHARE 4
 
 static double next_due(const session_stream *st)
@@ -399,6 +403,7 @@ void stream_tell_partial(coax_session *s)
     session_stream *st = &s->stream;
     double now = coax_now_ms();
     if (!pending(s) || now < next_due(st)) return;
+    uint64_t cpu = coax_cpu_ns();
     coax_error err = {0};
     /* a partial built for stop_early is told as it is unless text came since
     ** (it shares the reader's memory only until the next feed) */
@@ -422,7 +427,7 @@ void stream_tell_partial(coax_session *s)
     st->told_wake = s->engine->wakes;
     st->promised = true;
     session_event_value(s, "partial", data);
-    st->told_cost = coax_now_ms() - now;
+    st->told_cost = (double)(coax_cpu_ns() - cpu) / 1e6;
 }
 
 /* Whether 'v' holds each complete part of partial 'p' as 'p' showed it;

@@ -22,6 +22,50 @@ local function expected(want)
   return type(want) == "string" and want or table.concat(want, " or ")
 end
 
+-- Whether key a comes before key b in the order a message picks the one bad
+-- field it names by: pairs' order follows the string hash, which Lua seeds
+-- afresh for every state, so with two bad fields the first pairs gave was
+-- one or the other from run to run. Strings first, then numbers, then the
+-- other types by name, as in C (script/lib.h's lcoax_key_before; strings
+-- compare by bytes there, and here too under the C locale coax runs in).
+local function before(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then
+    if ta == "string" or tb == "string" then return ta == "string" end
+    if ta == "number" or tb == "number" then return ta == "number" end
+    return ta < tb
+  end
+  if ta == "number" or ta == "string" then return a < b end
+  if ta == "boolean" then return not a and b end
+  return false -- a table or function key shows as its address, the run's own anyway
+end
+
+-- The message fault(k, v) gives for the least key of `t` (before) it finds
+-- fault with, or nil: one pass, so every key is looked at once.
+local function least_fault(t, fault)
+  local found, least, message = false, nil, nil
+  for k, v in pairs(t) do
+    if not found or before(k, least) then
+      local m = fault(k, v)
+      if m then found, least, message = true, k, m end
+    end
+  end
+  return message
+end
+
+local function field_fault(k, v)
+  local want = fields[k]
+  if not want then return "unknown recipe field '" .. tostring(k) .. "'" end
+  if not allowed(type(v), want) then
+    return ("recipe field '%s' must be a %s, not a %s"):format(k, expected(want), type(v))
+  end
+end
+
+local function budget_fault(k, v)
+  if k ~= "tokens" and k ~= "deadline_ms" then return "unknown budget field '" .. tostring(k) .. "'" end
+  if math.type(v) ~= "integer" or v <= 0 then return "budget." .. k .. " must be a positive integer" end
+end
+
 --- Checks `r` and returns it, or nil and a message naming the bad field.
 -- @tparam table r
 -- @treturn[1] table r
@@ -31,13 +75,8 @@ local MAX_ATTEMPTS = 2147483647
 
 function M.check(r)
   if type(r) ~= "table" then return nil, "a recipe must return a table, not a " .. type(r) end
-  for k, v in pairs(r) do
-    local want = fields[k]
-    if not want then return nil, "unknown recipe field '" .. tostring(k) .. "'" end
-    if not allowed(type(v), want) then
-      return nil, ("recipe field '%s' must be a %s, not a %s"):format(k, expected(want), type(v))
-    end
-  end
+  local fault = least_fault(r, field_fault)
+  if fault then return nil, fault end
   if r.schema == nil then return nil, "recipe field 'schema' is required" end
   if r.prompt == nil then return nil, "recipe field 'prompt' is required" end
   -- at most the C int the session counts attempts in: 2^31 was -2147483648 attempts, 1e300 none
@@ -49,10 +88,8 @@ function M.check(r)
     return nil, "recipe field 'max_class' must be lossless, inferred or invented, not '" .. r.max_class .. "'"
   end
   if r.budget then
-    for k, v in pairs(r.budget) do
-      if k ~= "tokens" and k ~= "deadline_ms" then return nil, "unknown budget field '" .. tostring(k) .. "'" end
-      if math.type(v) ~= "integer" or v <= 0 then return nil, "budget." .. k .. " must be a positive integer" end
-    end
+    fault = least_fault(r.budget, budget_fault)
+    if fault then return nil, fault end
   end
   if r.stream then
     local ok, err = M.check_stream(r.stream)
@@ -63,30 +100,33 @@ end
 
 local STREAM_FIELDS = { partials = "boolean", stop_early = "boolean", atomic = "table", every_ms = "number" }
 
+local function stream_fault(k, v)
+  local want = STREAM_FIELDS[k]
+  if not want then return "unknown stream field '" .. tostring(k) .. "' (partials, stop_early, atomic, every_ms)" end
+  if type(v) ~= want then return ("stream.%s must be a %s, not a %s"):format(k, want, type(v)) end
+end
+
 --- Checks a recipe's `stream` table (README "Streaming"): {partials =
 -- boolean, stop_early = boolean, atomic = {JSON Pointer, ...}, every_ms =
 -- a non-negative integer}.
 -- @treturn[1] true
 -- @treturn[2] nil, the message naming the bad field
 function M.check_stream(t)
-  for k, v in pairs(t) do
-    local want = STREAM_FIELDS[k]
-    if not want then
-      return nil, "unknown stream field '" .. tostring(k) .. "' (partials, stop_early, atomic, every_ms)"
-    end
-    if type(v) ~= want then return nil, ("stream.%s must be a %s, not a %s"):format(k, want, type(v)) end
-  end
+  local fault = least_fault(t, stream_fault)
+  if fault then return nil, fault end
   if t.every_ms and (math.type(t.every_ms) ~= "integer" or t.every_ms < 0) then
     return nil, "stream.every_ms must be a non-negative integer (milliseconds)"
   end
-  for k, p in pairs(t.atomic or {}) do
-    if math.type(k) ~= "integer" or k < 1 or k > #t.atomic then
-      return nil, "stream.atomic must be a list of JSON Pointers"
-    end
-    if type(p) ~= "string" or (p ~= "" and p:sub(1, 1) ~= "/") then
-      return nil, ("stream.atomic[%d] must be a JSON Pointer (\"\" or starting with /), not %s"):format(k,
-        type(p) == "string" and ("'" .. p .. "'") or ("a " .. type(p)))
-    end
+  if t.atomic then
+    local n = #t.atomic
+    fault = least_fault(t.atomic, function(k, p)
+      if math.type(k) ~= "integer" or k < 1 or k > n then return "stream.atomic must be a list of JSON Pointers" end
+      if type(p) ~= "string" or (p ~= "" and p:sub(1, 1) ~= "/") then
+        return ("stream.atomic[%d] must be a JSON Pointer (\"\" or starting with /), not %s"):format(k,
+          type(p) == "string" and ("'" .. p .. "'") or ("a " .. type(p)))
+      end
+    end)
+    if fault then return nil, fault end
   end
   return true
 end

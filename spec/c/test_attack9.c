@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "counting.h"
 #include "test.h"
@@ -144,6 +145,62 @@ static void test_session_made_inside_a_script_is_no_agent(void)
     CHECK(report && strstr(report, want));
     coax_engine_free(in.e);
     CHECK_INT(c.live, 0);
+}
+
+/* The VM charges a script's time at 250 ns an instruction, and charged
+** time the thread did not run: a loaded machine that kept the script off
+** its core for 25 ms charged it 100,000 instructions, so a script near its
+** budget ended ok or limit from run to run (test_attack9's own agent of
+** 600,000 instructions under 1,000,000 above; 78 runs in 1,000 of a script
+** at 90% of its budget beside two busy loops). A secret callback that
+** sleeps 60 ms (240,000 instructions of the clock) in the script's call
+** stands in for that wait: not charged now; one that spins 60 ms of CPU
+** still is (the callback's work is the script's call's). */
+static int pause_kind; /* 0: none, 1: sleep, 2: spin */
+
+static const char *secret_after_a_pause(void *ud, const char *name)
+{
+    (void)ud, (void)name;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    if (pause_kind == 1) nanosleep(&(struct timespec){0, 60000000}, NULL);
+    while (pause_kind == 2) {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= 60000000L) break;
+    }
+    return "sekrit-value";
+}
+
+static coax_outcome paused(int kind, const char **message)
+{
+    pause_kind = kind;
+    coax_engine_options eo = {0};
+    eo.secret = secret_after_a_pause;
+    eo.lua_instructions = 100000; /* 25 ms of time */
+    coax_engine *e = NULL;
+    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    char recipe[1024];
+    snprintf(recipe, sizeof recipe, SECRET_RECIPE, 1000, 1000);
+    coax_session *s = NULL;
+    CHECK_INT(coax_session_from_text(e, recipe, strlen(recipe), "=paused", NULL, &s, NULL), COAX_OK);
+    coax_outcome out = coax_session_run(s);
+    static char msg[256];
+    const char *m = NULL;
+    coax_session_error(s, &m);
+    snprintf(msg, sizeof msg, "%s", m ? m : "");
+    *message = msg;
+    coax_engine_free(e);
+    return out;
+}
+
+static void test_time_the_script_did_not_run_is_not_charged(void)
+{
+    const char *msg;
+    CHECK_INT(paused(1, &msg), COAX_OUTCOME_OK);
+    CHECK_STR(msg, "");
+    CHECK_INT(paused(2, &msg), COAX_OUTCOME_LIMIT);
+    CHECK_STR(msg, "agent: script stopped: Lua instruction limit (100000) reached");
+    CHECK_INT(paused(0, &msg), COAX_OUTCOME_OK); /* twin: no pause */
 }
 
 /* curl's torture idea (test_session.c) over the paths it does not take:
@@ -346,6 +403,7 @@ static void test_no_session_once_the_engine_is_freed(void)
 #define TESTS                                                 \
     X(test_session_made_inside_a_script_keeps_its_budget)     \
     X(test_session_made_inside_a_script_is_no_agent)      \
+    X(test_time_the_script_did_not_run_is_not_charged)    \
     X(test_allocation_failure_across_shared_sessions)     \
     X(test_host_request_is_no_reply)                      \
     X(test_no_session_once_the_engine_is_freed)
