@@ -325,10 +325,10 @@ describe("the default agent", function()
     -- Nothing listens on port 1: the agent's own error shows which one ran.
     local fast = { "--max-attempts", "1", "--agent-options", '{"max_retries": 0}' }
     local cases = {
-      { { OPENAI_API_KEY = "k1", ANTHROPIC_API_KEY = "k2", OLLAMA_HOST = "127.0.0.1:1" }, "openai", "OPENAI_API_KEY" },
-      { { OPENAI_API_KEY = "", ANTHROPIC_API_KEY = "k2", GEMINI_API_KEY = "k3", OLLAMA_HOST = "127.0.0.1:1" },
+      { { OPENAI_API_KEY = "key1", ANTHROPIC_API_KEY = "key2", OLLAMA_HOST = "127.0.0.1:1" }, "openai", "OPENAI_API_KEY" },
+      { { OPENAI_API_KEY = "", ANTHROPIC_API_KEY = "key2", GEMINI_API_KEY = "key3", OLLAMA_HOST = "127.0.0.1:1" },
         "anthropic", "ANTHROPIC_API_KEY" },
-      { { ANTHROPIC_API_KEY = "", GEMINI_API_KEY = "k3", OLLAMA_HOST = "127.0.0.1:1" }, "gemini", "GEMINI_API_KEY" },
+      { { ANTHROPIC_API_KEY = "", GEMINI_API_KEY = "key3", OLLAMA_HOST = "127.0.0.1:1" }, "gemini", "GEMINI_API_KEY" },
       { { OLLAMA_HOST = "http://127.0.0.1:1" }, "ollama", "OLLAMA_HOST" },
     }
     for _, c in ipairs(cases) do
@@ -344,12 +344,12 @@ describe("the default agent", function()
     end
     local _, err, code = H.coax({ "batch", RECIPE, "--quiet", "--base-url", "http://127.0.0.1:1",
       "--max-attempts", "1", "--agent-options", '{"max_retries": 0}' }, '{"id": 1, "input": "x"}\n',
-      { OPENAI_API_KEY = "k1" })
+      { OPENAI_API_KEY = "key1" })
     assert.are.same({ "", 1 }, { err, code }) -- --quiet: no notice
   end)
 
   it("never overrides an agent named on the command line or in the recipe", function()
-    local env = { OPENAI_API_KEY = "k1", ANTHROPIC_API_KEY = "k2", OLLAMA_HOST = "127.0.0.1:1" }
+    local env = { OPENAI_API_KEY = "key1", ANTHROPIC_API_KEY = "key2", OLLAMA_HOST = "127.0.0.1:1" }
     local replies = H.tmpfile('"{\\"name\\": \\"Ada\\"}"\n')
     for _, args in ipairs {
       { "run", dir .. "/person.lua", "--replay", replies },

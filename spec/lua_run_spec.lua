@@ -40,7 +40,7 @@ describe("coax.run without an agent named", function()
   end)
 
   it("uses the provider whose key opts.secrets holds, as coax run does with the environment", function()
-    local r = coax.run(recipe("keyed"), "in", { secrets = { ANTHROPIC_API_KEY = "k" },
+    local r = coax.run(recipe("keyed"), "in", { secrets = { ANTHROPIC_API_KEY = "test-key" },
       agent_options = { base_url = "http://127.0.0.1:9", max_retries = 0 } })
     assert.are.equal("agent_error", r.outcome)
     assert.matches("^anthropic agent: ", r.error.message)

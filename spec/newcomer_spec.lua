@@ -145,10 +145,10 @@ describe("agent flags mean what they say", function()
   it("agent options with their agent, or with a provider the environment chooses, are used", function()
     local sc = server:scenario({ { reply = '{"n": 5}' }, { reply = '{"n": 6}' } })
     local out, err, code = H.coax({ "run", dir .. "/job.lua", "--agent", "openai", "--base-url", sc.base_url,
-      "--model", "m1" }, nil, { OPENAI_API_KEY = "k" })
+      "--model", "m1" }, nil, { OPENAI_API_KEY = "test-key" })
     assert.are.same({ '{"n":5}\n', 0 }, { out, code }, err)
     out, err, code = H.coax({ "run", dir .. "/job.lua", "--base-url", sc.base_url, "--model", "m2" }, nil,
-      { OPENAI_API_KEY = "k" })
+      { OPENAI_API_KEY = "test-key" })
     assert.are.same({ '{"n":6}\n', 0 }, { out, code }, err)
     local log = sc:log()
     assert.are.same({ "m1", "m2" }, { log[1].json.model, log[2].json.model })

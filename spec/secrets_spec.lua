@@ -210,6 +210,19 @@ describe("where a secret may go", function()
     end
   end)
 
+  -- Regression (attack round 13's lead): a secret under 4 bytes went out and
+  -- was never redacted (hiding every "k" would blank the record), so it
+  -- stood in the log and the report. Now it is not sent.
+  it("not when it is too short to keep out of the record; a secret of 4 bytes goes", function()
+    for _, key in ipairs { "k", "k1", "abc" } do
+      local msg = H.send_secret("http://127.0.0.1:9/x", key)
+      assert.are.equal("coax.http.request: the secret OPENAI_API_KEY is " .. #key .. " bytes, too short to keep out of "
+        .. "the session's record (at least 4)", msg:match("coax%.http%.request: [^\n]*"))
+    end
+    local msg = H.send_secret("http://127.0.0.1:9/x", "abcd")
+    assert.matches("^sent: %a+", msg)
+  end)
+
   it("to the host of a base_url the host gave (the request itself then fails here: no such server)", function()
     local msg = send_to("http://gateway.invalid/v1/chat", { base_url = "http://GATEWAY.invalid/v1" })
     assert.are.equal("agent_error", (msg:match("^sent: (%a+)") and "agent_error"), msg)

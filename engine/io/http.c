@@ -399,7 +399,7 @@ size_t http_secret_at(const coax_buf *secrets, const char *s, size_t n)
 {
     for (const char *v = secrets->data; v && v < secrets->data + secrets->len; v += strlen(v) + 1) {
         size_t vl = strlen(v);
-        if (vl >= 4 && vl <= n && !memcmp(s, v, vl)) return vl;
+        if (vl >= HTTP_SECRET_MIN && vl <= n && !memcmp(s, v, vl)) return vl;
     }
     return 0;
 }

@@ -125,8 +125,10 @@ const char *http_result(const http_req *r, http_response *resp, const char **kin
 void http_cancel(http_req *r);
 
 /* Redaction: the length of the secret value that s[0..n) starts with
-** ('secrets': NUL-terminated values one after the other; those under 4
-** bytes are never looked for), or 0. */
+** ('secrets': NUL-terminated values one after the other), or 0. A value
+** under HTTP_SECRET_MIN bytes is never sent (redacting "k" would hide every
+** k of a record), so never looked for. */
+#define HTTP_SECRET_MIN 4
 size_t http_secret_at(const coax_buf *secrets, const char *s, size_t n);
 
 #endif

@@ -204,6 +204,10 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, 
         const char *value = http_secret(h, secret);
         if (!value) luaL_error(L, "coax.http.request: the secret %s is not available", secret);
         size_t plen, slen, vlen = strlen(value);
+        /* one that short could not be kept out of the record: it was sent and left in the log */
+        if (vlen < HTTP_SECRET_MIN)
+            luaL_error(L, "coax.http.request: the secret %s is %d bytes, too short to keep out of the session's record "
+                          "(at least %d)", secret, (int)vlen, HTTP_SECRET_MIN);
         const char *pre = lua_tolstring(L, -3, &plen), *suf = lua_tolstring(L, -1, &slen);
         if (!http_header_value_ok(pre, plen) || !http_header_value_ok(suf, slen) || !http_header_value_ok(value, vlen))
             luaL_error(L, "coax.http.request: a header value holds a line break");

@@ -218,7 +218,7 @@ static long secret_at(const coax_buf *secrets, const char *t, size_t i, size_t n
 {
     for (const char *v = secrets->data; v < secrets->data + secrets->len; v += strlen(v) + 1) {
         size_t vl = strlen(v);
-        if (vl < 4) continue; /* never redacted (io/http.c) */
+        if (vl < HTTP_SECRET_MIN) continue; /* never sent (lend_http.c) */
         if (vl <= n - i) {
             if (!memcmp(t + i, v, vl)) return (long)vl;
         } else if (!memcmp(t + i, v, n - i)) {
