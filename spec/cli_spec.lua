@@ -325,7 +325,8 @@ describe("the default agent", function()
     -- Nothing listens on port 1: the agent's own error shows which one ran.
     local fast = { "--max-attempts", "1", "--agent-options", '{"max_retries": 0}' }
     local cases = {
-      { { OPENAI_API_KEY = "key1", ANTHROPIC_API_KEY = "key2", OLLAMA_HOST = "127.0.0.1:1" }, "openai", "OPENAI_API_KEY" },
+      { { OPENAI_API_KEY = "key1", ANTHROPIC_API_KEY = "key2", OLLAMA_HOST = "127.0.0.1:1" }, "openai",
+        "OPENAI_API_KEY" },
       { { OPENAI_API_KEY = "", ANTHROPIC_API_KEY = "key2", GEMINI_API_KEY = "key3", OLLAMA_HOST = "127.0.0.1:1" },
         "anthropic", "ANTHROPIC_API_KEY" },
       { { ANTHROPIC_API_KEY = "", GEMINI_API_KEY = "key3", OLLAMA_HOST = "127.0.0.1:1" }, "gemini", "GEMINI_API_KEY" },
