@@ -599,6 +599,13 @@ static coax_code run(job *j, coax_repair_result *out)
 {
     coax_value *v;
     coax_error perr;
+    /* Broken replies log a fix every 10 to 100 bytes: a log sized for one
+    ** every 8 (up to 160 KB) is seldom copied as it grows. Its memory and
+    ** the first parse's are one block, which the strict attempt uses first
+    ** and gives back (three blocks a reply before, about 90 instructions
+    ** each). */
+    size_t log_cap = j->len / 8 < 16 ? 16 : j->len / 8 < 4096 ? j->len / 8 : 4096;
+    coax_arena_reserve(j->arena, log_cap * sizeof *j->log.e + repair_parse_memory(j->len));
     coax_arena_mark mark = coax_arena_get_mark(j->arena);
     /* Without an error to fill: a broken reply's error message is never
     ** read, and writing it costs more than a small reply's parse. The
@@ -637,13 +644,10 @@ static coax_code run(job *j, coax_repair_result *out)
         coax_error limit_err; /* perr is filled only for a limit (or no memory) */
         if (limit) limit_err = perr;
         j->log.n = 0;
-        /* Broken replies log a fix every 10 to 100 bytes: a log sized for
-        ** one every 8 (up to 160 KB) is seldom copied as it grows. */
-        j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
+        j->log.first_cap = log_cap;
         if (!j->log.e) { /* from the arena, which keeps it: no loan to take, then adopt */
-            size_t cap = j->log.first_cap > 16 ? j->log.first_cap : 16;
-            if ((j->log.e = coax_arena_alloc(j->arena, cap * sizeof *j->log.e))) {
-                j->log.cap = cap;
+            if ((j->log.e = coax_arena_alloc(j->arena, log_cap * sizeof *j->log.e))) {
+                j->log.cap = log_cap;
                 j->log.in_arena = true;
             }
         }

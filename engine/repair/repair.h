@@ -159,6 +159,11 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                        size_t start, size_t end, const char *shift, rlog *log,
                        rvalues *out, coax_error *err);
 
+/* The arena memory repair_parse takes first for a span of 'span' bytes:
+** a copy of it and the first piece of what it builds (coax_repair reserves
+** it with the log's, one block for both). */
+size_t repair_parse_memory(size_t span);
+
 /* Line and column (code points) of byte offsets in text[0..len) (locate.c).
 ** 'marks' (start NULL) holds the line and column at every 64-byte block's
 ** start, built in the arena on the first lookup behind a sweep. */
