@@ -33,8 +33,11 @@ static size_t skip_spaces(const char *t, size_t i, size_t len)
     return i;
 }
 
-/* Finds 'needle' in t[from..len); returns its offset or len. */
-static size_t find(const char *t, size_t from, size_t len, const char *needle, size_t n)
+/* Finds 'needle' in t[from..len); returns its offset or len. Inline: the
+** needles are constants (Kimi's marker is looked for in every reply), and
+** the memcmp of a known length then is a compare or two, not a call. */
+static inline __attribute__((always_inline)) size_t find(const char *t, size_t from, size_t len, const char *needle,
+                                                         size_t n)
 {
     while (from + n <= len) {
         const char *hit = memchr(t + from, needle[0], len - from - n + 1);
