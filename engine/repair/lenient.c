@@ -23,12 +23,14 @@
 static inline void skip_space(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
-    if (p < e && !space_start[(unsigned char)*p]) return; /* the common case: no space */
-    if (p < e && ws_tab[(unsigned char)*p]) { /* or a space or two */
+    /* the common case: no space (or the text's end, where the slow way
+    ** has nothing to skip either) */
+    if (p >= e || !space_start[(unsigned char)*p]) return;
+    if (ws_tab[(unsigned char)*p]) { /* or a space or two */
         p++;
         if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e);
         ps->p = p;
-        if (p < e && !space_start[(unsigned char)*p]) return;
+        if (p >= e || !space_start[(unsigned char)*p]) return;
     }
     lp_skip_space_slow(ps);
 }
