@@ -491,6 +491,8 @@ static size_t choose_among(const job *j, bool with_invented, bool blocks)
 
 static size_t choose(const job *j)
 {
+    /* one candidate (most replies) and no sequence: every rule takes it */
+    if (j->n == 1 && !j->c[0].sequence) return 0;
     bool blocks = false; /* a reply with blocks holds its answer there, not in the prose around */
     for (size_t i = 0; i < j->n && !blocks; i++)
         blocks = j->c[i].source == COAX_SOURCE_FENCED || j->c[i].source == COAX_SOURCE_TAGGED;
@@ -595,6 +597,40 @@ static bool strict_breaks_at_once(const job *j, size_t at)
     return false;
 }
 
+/* Whether the strict parser must fail on the text from 'at' (a '{', a '['
+** or a '"'): the last byte that is no JSON space is not the one that
+** closes it (a reply cut off, most often). Unlike strict_breaks_at_once,
+** a limit may come first: run says what the parser would have. */
+static bool strict_cannot_end(const job *j, size_t at)
+{
+    size_t end = j->len;
+    while (end > at + 1 && (j->text[end - 1] == ' ' || j->text[end - 1] == '\t' || j->text[end - 1] == '\n' ||
+                            j->text[end - 1] == '\r'))
+        end--;
+    char open = j->text[at], close = open == '{' ? '}' : open == '[' ? ']' : '"';
+    return end == at + 1 || j->text[end - 1] != close;
+}
+
+/* The strict parser on the whole text, into *v: COAX_OK, or its error,
+** with what it made given back to 'mark'. A limit's or no memory's error
+** is filled in by a second try (the first fills none: a broken reply's
+** message is never read, and writing it costs more than a small reply's
+** parse); the duplicate keys it meets are logged when 'log_dups'. */
+static inline __attribute__((always_inline)) coax_code strict_attempt(job *j, coax_arena_mark mark, coax_value **v,
+                                                                      coax_error *perr, bool log_dups)
+{
+    void (*dup)(void *, size_t, bool) = log_dups ? on_dup : NULL;
+    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, v, NULL, dup, &j->log);
+    if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
+    if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
+        coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, v, perr, dup, &j->log);
+        coax_arena_rewind(j->arena, mark);
+        if (again == COAX_ENOMEM) rc = again; /* memory ran out: perr says where */
+        else if (rc == COAX_ENOMEM) coax_fail(perr, rc, 0, "out of memory"); /* it came back in between */
+    }
+    return rc;
+}
+
 static coax_code run(job *j, coax_repair_result *out)
 {
     coax_value *v;
@@ -607,11 +643,10 @@ static coax_code run(job *j, coax_repair_result *out)
     size_t log_cap = j->len / 8 < 16 ? 16 : j->len / 8 < 4096 ? j->len / 8 : 4096;
     coax_arena_reserve(j->arena, log_cap * sizeof *j->log.e + repair_parse_memory(j->len));
     coax_arena_mark mark = coax_arena_get_mark(j->arena);
-    /* Without an error to fill: a broken reply's error message is never
-    ** read, and writing it costs more than a small reply's parse. The
-    ** errors that are read (a limit, no memory) come from a second try.
-    ** Not at all when no JSON value can start the text (prose, a fence, a
-    ** tag): the strict parser would copy it only to stop at its start. */
+    /* Not at all when no JSON value can start the text (prose, a fence, a
+    ** tag): the strict parser would copy it only to stop at its start; nor
+    ** where it must fail (a reply cut off: a whole parse for nothing), but
+    ** a limit it would meet first is its answer when nothing else is. */
     static const uint8_t starts_value[256] = {
         ['{'] = 1, ['['] = 1, ['"'] = 1, ['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
         ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['t'] = 1, ['f'] = 1, ['n'] = 1,
@@ -619,16 +654,13 @@ static coax_code run(job *j, coax_repair_result *out)
     };
     size_t first = 0;
     while (first < j->len && starts_value[(unsigned char)j->text[first]] == 2) first++;
-    coax_code rc = first < j->len && starts_value[(unsigned char)j->text[first]] == 1 &&
-                           !((j->text[first] == '{' || j->text[first] == '[') && strict_breaks_at_once(j, first))
-                       ? coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log)
-                       : COAX_ESYNTAX;
-    if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
-    if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
-        coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
-        coax_arena_rewind(j->arena, mark);
-        if (again == COAX_ENOMEM) rc = again; /* memory ran out: perr says where */
-        else if (rc == COAX_ENOMEM) coax_fail(&perr, rc, 0, "out of memory"); /* it came back in between */
+    coax_code rc = COAX_ESYNTAX;
+    bool spared = false; /* the strict attempt, which must fail */
+    if (first < j->len && starts_value[(unsigned char)j->text[first]] == 1) {
+        char c = j->text[first];
+        if ((c == '{' || c == '[') && strict_breaks_at_once(j, first)) rc = COAX_ESYNTAX;
+        else if ((c == '{' || c == '[' || c == '"') && strict_cannot_end(j, first)) spared = true;
+        else rc = strict_attempt(j, mark, &v, &perr, true);
     }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
@@ -690,6 +722,17 @@ static coax_code run(job *j, coax_repair_result *out)
         }
         rspans_free(&spans);
         if (rc) return rc;
+        if (spared && j->n == 0) { /* the answer is a limit's, the strict parser's first */
+            coax_code strict = strict_attempt(j, coax_arena_get_mark(j->arena), &v, &perr, false);
+            if (strict == COAX_ENOMEM) {
+                if (j->err) *j->err = perr;
+                return strict;
+            }
+            if (strict == COAX_EDEPTH || strict == COAX_ESTRING) {
+                limit = strict;
+                limit_err = perr;
+            }
+        }
         if (limit && j->n == 0) {
             if (j->err) *j->err = limit_err;
             return limit;
