@@ -658,9 +658,9 @@ static coax_code run(job *j, coax_repair_result *out)
     bool spared = false; /* the strict attempt, which must fail */
     if (first < j->len && starts_value[(unsigned char)j->text[first]] == 1) {
         char c = j->text[first];
-        if ((c == '{' || c == '[') && strict_breaks_at_once(j, first)) rc = COAX_ESYNTAX;
-        else if ((c == '{' || c == '[' || c == '"') && strict_cannot_end(j, first)) spared = true;
-        else rc = strict_attempt(j, mark, &v, &perr, true);
+        bool breaks = (c == '{' || c == '[') && strict_breaks_at_once(j, first); /* before any limit */
+        spared = !breaks && (c == '{' || c == '[' || c == '"') && strict_cannot_end(j, first);
+        if (!breaks && !spared) rc = strict_attempt(j, mark, &v, &perr, true);
     }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
