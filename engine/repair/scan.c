@@ -360,6 +360,18 @@ static inline __attribute__((always_inline)) void bits16x4(const char *p, block_
 }
 
 #if BYTES32
+/* The fence and tag bytes (` ~ <: 0x60, 0x7E, 0x3C) of w, as 0xFF: each
+** is looked up by its low nibble (0, E, C) in a table that holds 0 under
+** the other nibbles, which no byte with such a nibble equals, and a byte
+** is one of them when the table gives it back (a byte from 0x80 gets 0):
+** a shuffle and a compare, not three compares and two ors. */
+static inline BYTES32_TARGET __m256i fence_tag_wide(__m256i w)
+{
+    const __m256i by_low = _mm256_setr_epi8('`', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '<', 0, '~', 0, '`', 0, 0, 0, 0, 0,
+                                            0, 0, 0, 0, 0, 0, '<', 0, '~', 0);
+    return _mm256_cmpeq_epi8(_mm256_shuffle_epi8(by_low, w), w);
+}
+
 /* bits16x4 by AVX2. */
 static inline BYTES32_TARGET void bits32x2(const char *p, block_bits *b)
 {
@@ -367,10 +379,9 @@ static inline BYTES32_TARGET void bits32x2(const char *p, block_bits *b)
 #define EQ32(w, c) _mm256_cmpeq_epi8(w, _mm256_set1_epi8(c))
 #define MASK32(m0, m1) \
     ((uint64_t)(uint32_t)_mm256_movemask_epi8(m0) | (uint64_t)(uint32_t)_mm256_movemask_epi8(m1) << 32)
-    __m256i look = _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(EQ32(w0, '`'), EQ32(w0, '~')),
-                                                   _mm256_or_si256(EQ32(w0, '<'), EQ32(w0, '\\'))),
-                                   _mm256_or_si256(_mm256_or_si256(EQ32(w1, '`'), EQ32(w1, '~')),
-                                                   _mm256_or_si256(EQ32(w1, '<'), EQ32(w1, '\\'))));
+    /* the backslash (0x5C) has '<''s low nibble: a compare of its own */
+    __m256i look = _mm256_or_si256(_mm256_or_si256(fence_tag_wide(w0), EQ32(w0, '\\')),
+                                   _mm256_or_si256(fence_tag_wide(w1), EQ32(w1, '\\')));
     b->look = _mm256_movemask_epi8(look);
     if (b->look) return;
     __m256i x0 = _mm256_or_si256(w0, _mm256_set1_epi8(0x20)), x1 = _mm256_or_si256(w1, _mm256_set1_epi8(0x20));
@@ -479,18 +490,10 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
 ** or the offset below 64 that is left. */
 static BYTES32_TARGET size_t quiet_wide(const char *t, size_t i)
 {
-    /* Each of the three bytes by its low nibble (0x60, 0x7E, 0x3C: 0, E,
-    ** C), 0 under the others, which no byte with such a nibble equals: a
-    ** byte is one of them when the table gives it back (bytes from 0x80 get
-    ** 0). A shuffle and a compare a vector, not three compares and two ors. */
-    const __m256i by_low = _mm256_setr_epi8('`', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '<', 0, '~', 0, '`', 0, 0, 0, 0, 0,
-                                            0, 0, 0, 0, 0, 0, '<', 0, '~', 0);
     for (; i >= 64; i -= 64) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(t + i - 64));
         __m256i b = _mm256_loadu_si256((const __m256i *)(t + i - 32));
-        __m256i x = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(by_low, a), a),
-                                    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(by_low, b), b));
-        if (_mm256_movemask_epi8(x)) break;
+        if (_mm256_movemask_epi8(_mm256_or_si256(fence_tag_wide(a), fence_tag_wide(b)))) break;
     }
     return i;
 }
