@@ -276,8 +276,11 @@ static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask
         __m128i w = _mm_loadu_si128((const __m128i *)(t + i));
 #define STOP_EQ(c) _mm_cmpeq_epi8(w, _mm_set1_epi8(c))
         __m128i quote = STOP_EQ('"');
+        /* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5
+        ** is set, ']' and '}' alike: two compares for the four brackets */
+        __m128i lower = _mm_or_si128(w, _mm_set1_epi8(0x20));
         __m128i prose = _mm_or_si128(
-            _mm_or_si128(_mm_or_si128(STOP_EQ('{'), STOP_EQ('}')), _mm_or_si128(STOP_EQ('['), STOP_EQ(']'))),
+            _mm_or_si128(_mm_cmpeq_epi8(lower, _mm_set1_epi8('{')), _mm_cmpeq_epi8(lower, _mm_set1_epi8('}'))),
             _mm_or_si128(_mm_or_si128(STOP_EQ('`'), STOP_EQ('~')), _mm_or_si128(STOP_EQ('<'), quote)));
         __m128i string = _mm_or_si128(quote, _mm_or_si128(STOP_EQ('\\'), STOP_EQ('\n')));
 #undef STOP_EQ
