@@ -262,6 +262,13 @@ typedef struct stop_block {
     unsigned prose, string;
 } stop_block;
 
+#if BYTES16
+/* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5 is set;
+** ']' and '}' alike. */
+static inline __m128i opens16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('{')); }
+static inline __m128i closes16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('}')); }
+#endif
+
 /* The next byte at or after i that matters ('mask': 1 prose, 2 string). */
 static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask, stop_block *sb)
 {
@@ -276,12 +283,9 @@ static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask
         __m128i w = _mm_loadu_si128((const __m128i *)(t + i));
 #define STOP_EQ(c) _mm_cmpeq_epi8(w, _mm_set1_epi8(c))
         __m128i quote = STOP_EQ('"');
-        /* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5
-        ** is set, ']' and '}' alike: two compares for the four brackets */
-        __m128i lower = _mm_or_si128(w, _mm_set1_epi8(0x20));
+        __m128i brackets = _mm_or_si128(opens16(w), closes16(w)); /* two compares for the four */
         __m128i prose = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(lower, _mm_set1_epi8('{')), _mm_cmpeq_epi8(lower, _mm_set1_epi8('}'))),
-            _mm_or_si128(_mm_or_si128(STOP_EQ('`'), STOP_EQ('~')), _mm_or_si128(STOP_EQ('<'), quote)));
+            brackets, _mm_or_si128(_mm_or_si128(STOP_EQ('`'), STOP_EQ('~')), _mm_or_si128(STOP_EQ('<'), quote)));
         __m128i string = _mm_or_si128(quote, _mm_or_si128(STOP_EQ('\\'), STOP_EQ('\n')));
 #undef STOP_EQ
         sb->at = i;
@@ -322,10 +326,6 @@ static inline __m128i fence_tag_bytes(__m128i w)
                         _mm_cmpeq_epi8(w, _mm_set1_epi8('<')));
 }
 
-/* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5 is set;
-** ']' and '}' alike. */
-static inline __m128i opens16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('{')); }
-static inline __m128i closes16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('}')); }
 static inline __m128i eq16(__m128i w, char c) { return _mm_cmpeq_epi8(w, _mm_set1_epi8(c)); }
 
 /* Bit k of the result: the parity of bits 0..k of x. */
