@@ -654,12 +654,20 @@ describe("coax.repair's reading (guess = true)", function()
       assert.are.same({ nil, "string longer than the string limit", "COAX_ESTRING" },
         err('{"a": "abcdefghijkl", "b": 1', long))
       assert.are.same({ nil, "string longer than the string limit", "COAX_ESTRING" }, err('["abcdef"', long))
+      -- a comma before the last closer (a trailing comma) is as sure a fault
+      assert.are.same({ nil, "string longer than the string limit", "COAX_ESTRING" },
+        err('{"a": "abcdefghijkl",\n}', long))
+      local trailing, trailing_log = coax.repair('{"a": 1, "b": [2, 3],\n}', GUESS)
+      assert.are.same({ { a = 1, b = { 2, 3 } }, "trailing_comma", 20 }, { trailing, trailing_log[1].kind,
+        trailing_log[1].offset })
       -- twins: a limit the lenient parser meets alone (the strict parser's
       -- first fault comes before it), and texts that end with their closer
       -- (after spaces, or with text after it), which the strict parser reads
       assert.are.same({ nil, "string longer than 4 bytes", "COAX_ESTRING" }, err("{'a': 'abcdefghijkl'", long))
       local spaced, spaced_log = coax.repair('{"k": "v"}\n\t', GUESS)
       assert.are.same({ { k = "v" }, 0 }, { spaced, #spaced_log })
+      local quoted, quoted_log = coax.repair('"a, }"', GUESS) -- the comma and the brace in a string
+      assert.are.same({ "a, }", 0 }, { quoted, #quoted_log })
       local kv, kv_log = coax.repair('{"k": "v"}}', GUESS)
       assert.are.same({ { k = "v" }, "trailing_text" }, { kv, kv_log[1].kind })
       local inner, inner_log = coax.repair('{"a": {"a": {"a": 1}}, "b": 2', { max_depth = 2, guess = true })

@@ -599,16 +599,21 @@ static bool strict_breaks_at_once(const job *j, size_t at)
 
 /* Whether the strict parser must fail on the text from 'at' (a '{', a '['
 ** or a '"'): the last byte that is no JSON space is not the one that
-** closes it (a reply cut off, most often). Unlike strict_breaks_at_once,
-** a limit may come first: run says what the parser would have. */
+** closes it (a reply cut off, most often), or, after a bracket, a comma
+** comes before that closer (a trailing comma: in a string it would leave
+** the closer in it too). Unlike strict_breaks_at_once, a limit may come
+** first: run says what the parser would have. */
 static bool strict_cannot_end(const job *j, size_t at)
 {
+    static const uint8_t json_space[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+    const unsigned char *t = (const unsigned char *)j->text;
     size_t end = j->len;
-    while (end > at + 1 && (j->text[end - 1] == ' ' || j->text[end - 1] == '\t' || j->text[end - 1] == '\n' ||
-                            j->text[end - 1] == '\r'))
-        end--;
-    char open = j->text[at], close = open == '{' ? '}' : open == '[' ? ']' : '"';
-    return end == at + 1 || j->text[end - 1] != close;
+    while (end > at + 1 && json_space[t[end - 1]]) end--;
+    char open = (char)t[at], close = open == '{' ? '}' : open == '[' ? ']' : '"';
+    if (end == at + 1 || t[end - 1] != (unsigned char)close) return true;
+    if (open == '"') return false;
+    for (end--; end > at + 1 && json_space[t[end - 1]];) end--;
+    return t[end - 1] == ',';
 }
 
 /* The strict parser on the whole text, into *v: COAX_OK, or its error,
