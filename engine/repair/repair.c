@@ -61,7 +61,9 @@ static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out o
 ** compared inline: they run for every candidate of every reply. */
 static inline bool around_value(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0'; }
 
-static bool add_pending(job *j, pending p)
+/* Inline: a candidate waiting is some hundred bytes, which a call copied
+** twice (onto the stack, then into the list), for every candidate. */
+static inline __attribute__((always_inline)) bool add_pending(job *j, pending p)
 {
     if (j->n == j->cap && !coax_grow(j->alloc, (void **)&j->c, &j->cap, j->n + 1, sizeof *j->c, j->first_c))
         return false;
