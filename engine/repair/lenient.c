@@ -452,8 +452,11 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             }
             break;
         }
-        coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
-        if (!heap || !coax_grow(ps.alloc, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), out->first)) {
+        /* from the parser's pieces, and the list grown only when full: a
+        ** call each for every value (some 45 instructions) before */
+        coax_value *heap = lp_carve(&ps, sizeof *heap, 8);
+        if (!heap || (out->n == out->cap &&
+                      !coax_grow(ps.alloc, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), out->first))) {
             rc = nomem(&ps);
             break;
         }
