@@ -470,7 +470,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         for (size_t i = log_from; i < log->n; i++) log->e[i].offset = start;
         if (rc && err) err->offset = start;
     }
-    coax_buf_free(&ps.sb);
+    if (ps.sb.data) coax_buf_free(&ps.sb); /* most parses decode no string: nothing to free, no call */
     if (ps.kids != ps.first_kids) coax_free_raw(ps.alloc, ps.kids, ps.ckids);
     if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
     if (read != small) coax_free_raw(ps.alloc, read, copied);

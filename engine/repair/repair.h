@@ -193,8 +193,17 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 bool repair_is_reasoning(const char *name, size_t n);
 
 /* A fence of three or more backticks or tildes at t[i]: its length, or 0
-** (also when i is at or past len). */
-size_t repair_fence_at(const char *t, size_t i, size_t len);
+** (also when i is at or past len). Inline: the scan asks it at every
+** candidate's start and line break, and mostly the byte is neither. */
+static inline size_t repair_fence_at(const char *t, size_t i, size_t len)
+{
+    if (i >= len) return 0; /* a line break or its indentation ends the text */
+    char c = t[i];
+    if (c != '`' && c != '~') return 0;
+    size_t n = 0;
+    while (i + n < len && t[i + n] == c) n++;
+    return n >= 3 ? n : 0;
+}
 
 /* The longest fence read as a string value's ("code": ```...```): one
 ** memo slot each from 3 backticks up. */
