@@ -634,6 +634,46 @@ describe("coax.repair's reading (guess = true)", function()
       assert.are.equal("COAX_ESTRING", select(3, coax.repair("{'abcdef'", { max_string = 3, guess = true })))
     end)
 
+    it("repairs a reply that cannot end as JSON without the strict attempt, whose limit still comes first", function()
+      -- the last byte that is no space does not close the first bracket or
+      -- quote: the strict parser must fail, so it is spared (a whole parse
+      -- of a cut-off reply for nothing); when nothing is found, a limit it
+      -- meets first is the answer, with its message, as before
+      local v, log = coax.repair('{"a": [1, 2', GUESS)
+      assert.are.same({ a = { 1, 2 } }, v)
+      assert.are.same({ "closed_bracket", 11, "closed_bracket", 11 }, { log[1].kind, log[1].offset, log[2].kind,
+        log[2].offset })
+      local abc, abc_log = coax.repair('"abc', GUESS)
+      assert.are.same({ "abc", "unterminated_string" }, { abc, abc_log[1].kind })
+      local function err(text, limits)
+        local r, msg, code = coax.repair(text, limits)
+        return { r, msg, code }
+      end
+      local deep, long = { max_depth = 3, guess = true }, { max_string = 4, guess = true }
+      assert.are.same({ nil, "nesting deeper than 3", "COAX_EDEPTH" }, err('{"a": [[[[[1', deep))
+      assert.are.same({ nil, "string longer than the string limit", "COAX_ESTRING" },
+        err('{"a": "abcdefghijkl", "b": 1', long))
+      assert.are.same({ nil, "string longer than the string limit", "COAX_ESTRING" }, err('["abcdef"', long))
+      -- a comma before the last closer (a trailing comma) is as sure a fault
+      assert.are.same({ nil, "string longer than the string limit", "COAX_ESTRING" },
+        err('{"a": "abcdefghijkl",\n}', long))
+      local trailing, trailing_log = coax.repair('{"a": 1, "b": [2, 3],\n}', GUESS)
+      assert.are.same({ { a = 1, b = { 2, 3 } }, "trailing_comma", 20 }, { trailing, trailing_log[1].kind,
+        trailing_log[1].offset })
+      -- twins: a limit the lenient parser meets alone (the strict parser's
+      -- first fault comes before it), and texts that end with their closer
+      -- (after spaces, or with text after it), which the strict parser reads
+      assert.are.same({ nil, "string longer than 4 bytes", "COAX_ESTRING" }, err("{'a': 'abcdefghijkl'", long))
+      local spaced, spaced_log = coax.repair('{"k": "v"}\n\t', GUESS)
+      assert.are.same({ { k = "v" }, 0 }, { spaced, #spaced_log })
+      local quoted, quoted_log = coax.repair('"a, }"', GUESS) -- the comma and the brace in a string
+      assert.are.same({ "a, }", 0 }, { quoted, #quoted_log })
+      local kv, kv_log = coax.repair('{"k": "v"}}', GUESS)
+      assert.are.same({ { k = "v" }, "trailing_text" }, { kv, kv_log[1].kind })
+      local inner, inner_log = coax.repair('{"a": {"a": {"a": 1}}, "b": 2', { max_depth = 2, guess = true })
+      assert.are.same({ { a = { a = 1 } }, "fragment" }, { inner, inner_log[2].kind }) -- a candidate: no limit's error
+    end)
+
     it("survives every single byte and every truncation of a reply", function()
       for b = 0, 255 do coax.repair(string.char(b), GUESS) end
       local reply = 'Sure:\n```json\n{"a": [1, "two", {"b": null}], c: \'d\' /* e */}\n```\n'

@@ -343,6 +343,21 @@ void *coax_arena_alloc(coax_arena *a, size_t size)
     return (char *)n + ARENA_HDR;
 }
 
+bool coax_arena_reserve(coax_arena *a, size_t size)
+{
+    size = (size + 7) & ~(size_t)7;
+    chunk *c = a->head;
+    if (c && c->size - ARENA_HDR - c->used >= size) return true;
+    if (size > SIZE_MAX / 4 - ARENA_HDR) return false;
+    chunk *n = block_take(a, block_size(ARENA_HDR + size), false);
+    if (!n) return false;
+    n->used = 0;
+    n->serial = ++a->serial;
+    n->next = c; /* the current chunk's room is left behind it */
+    a->head = n;
+    return true;
+}
+
 coax_arena_mark coax_arena_get_mark(const coax_arena *a)
 {
     return (coax_arena_mark){a->serial, a->head ? a->head->used : 0, a->head};

@@ -79,6 +79,10 @@ bool coax_grow(const coax_allocator *a, void **arr, size_t *cap, size_t need, si
 ** alone. */
 const coax_allocator *coax_arena_allocator(const coax_arena *arena);
 void *coax_arena_alloc(coax_arena *arena, size_t size); /* 8-byte aligned */
+/* Room for 'size' bytes in the chunk coax_arena_alloc carves from next,
+** one block taken now when it lacks them: the allocations that follow,
+** up to that many bytes, cost no block each (false: out of memory). */
+bool coax_arena_reserve(coax_arena *arena, size_t size);
 char *coax_arena_strdup(coax_arena *arena, const char *s, size_t len);
 
 /* Arena marks: everything allocated after a mark is freed by rewinding to

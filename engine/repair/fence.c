@@ -7,16 +7,6 @@
 */
 #include "repair/repair.h"
 
-size_t repair_fence_at(const char *t, size_t i, size_t len)
-{
-    if (i >= len) return 0; /* a line break or its indentation ends the text */
-    char c = t[i];
-    if (c != '`' && c != '~') return 0;
-    size_t n = 0;
-    while (i + n < len && t[i + n] == c) n++;
-    return n >= 3 ? n : 0;
-}
-
 bool repair_value_fence(const char *t, size_t i)
 {
     while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;

@@ -23,12 +23,14 @@
 static inline void skip_space(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
-    if (p < e && !space_start[(unsigned char)*p]) return; /* the common case: no space */
-    if (p < e && ws_tab[(unsigned char)*p]) { /* or a space or two */
+    /* the common case: no space (or the text's end, where the slow way
+    ** has nothing to skip either) */
+    if (p >= e || !space_start[(unsigned char)*p]) return;
+    if (ws_tab[(unsigned char)*p]) { /* or a space or two */
         p++;
         if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e);
         ps->p = p;
-        if (p < e && !space_start[(unsigned char)*p]) return;
+        if (p >= e || !space_start[(unsigned char)*p]) return;
     }
     lp_skip_space_slow(ps);
 }
@@ -333,6 +335,28 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
     }
 }
 
+/* lp_carve's first piece, taken with the copy of the text (an arena call
+** less): twice the text, 256 bytes to 64 KB, as the containers a broken
+** reply makes take more than its text (a member of 32 bytes every 27 bytes
+** of the bench's replies) and a second piece would cost a call more and as
+** much memory again. */
+static size_t first_piece(size_t span)
+{
+    return span < 128 ? 256 : span < ((size_t)32 << 10) ? 2 * span : (size_t)64 << 10;
+}
+
+/* The second copy of the text (lp_text's), its NUL and padding, the piece
+** after it 8-byte aligned. */
+static size_t copy_size(size_t span)
+{
+    return (span + 1 + SCAN_PAD + 7) & ~(size_t)7;
+}
+
+size_t repair_parse_memory(size_t span)
+{
+    return copy_size(span) + first_piece(span);
+}
+
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text, size_t start,
                        size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
 {
@@ -354,12 +378,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.exact = !shift;
     ps.fast = end - start <= lim->max_string;
     ps.layout_look = 2 * (size_t)(end - start);
-    /* lp_carve's first piece, taken with the copy of the text (an arena
-    ** call less): twice the text, 256 bytes to 64 KB, as the containers a
-    ** broken reply makes take more than its text (a member of 32 bytes
-    ** every 27 bytes of the bench's replies) and a second piece would cost
-    ** a call more and as much memory again. */
-    size_t span = end - start, piece = span < 128 ? 256 : span < ((size_t)32 << 10) ? 2 * span : (size_t)64 << 10;
+    size_t span = end - start, piece = first_piece(span);
     ps.lim = *lim;
     ps.log = log;
     ps.err = err;
@@ -375,19 +394,18 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ** back at the end: a text's worth of the arena more for every parse
     ** kept a large text's working set out of the caches. A second copy of
     ** it, in the arena, takes the tokens' texts (lp_text), whose NULs would
-    ** hide the delimiters read after them; the piece after it 8-byte
-    ** aligned. */
-    size_t copy_size = (span + 1 + SCAN_PAD + 7) & ~(size_t)7;
+    ** hide the delimiters read after them (copy_size). */
+    size_t copied = copy_size(span);
     _Alignas(16) char small[4096];
-    char *read = copy_size <= sizeof small ? small : coax_alloc_raw(ps.alloc, copy_size);
-    ps.copy = read ? coax_arena_alloc(arena, copy_size + piece) : NULL;
+    char *read = copied <= sizeof small ? small : coax_alloc_raw(ps.alloc, copied);
+    ps.copy = read ? coax_arena_alloc(arena, copied + piece) : NULL;
     if (ps.copy) {
         ps.utf8 = coax_json_copy_input_twin(read, ps.copy, ps.b, span);
         ps.b = ps.p = read;
         ps.e = read + span;
         ps.bias = (uintptr_t)read - start;
         ps.to_copy = (uintptr_t)ps.copy - (uintptr_t)read;
-        ps.pool = ps.copy + copy_size;
+        ps.pool = ps.copy + copied;
         ps.pool_left = piece;
     } else {
         rc = nomem(&ps);
@@ -434,8 +452,11 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             }
             break;
         }
-        coax_value *heap = coax_arena_alloc(arena, sizeof *heap);
-        if (!heap || !coax_grow(ps.alloc, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), out->first)) {
+        /* from the parser's pieces, and the list grown only when full: a
+        ** call each for every value (some 45 instructions) before */
+        coax_value *heap = lp_carve(&ps, sizeof *heap, 8);
+        if (!heap || (out->n == out->cap &&
+                      !coax_grow(ps.alloc, (void **)&out->v, &out->cap, out->n + 1, sizeof(rvalue), out->first))) {
             rc = nomem(&ps);
             break;
         }
@@ -449,9 +470,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         for (size_t i = log_from; i < log->n; i++) log->e[i].offset = start;
         if (rc && err) err->offset = start;
     }
-    coax_buf_free(&ps.sb);
+    if (ps.sb.data) coax_buf_free(&ps.sb); /* most parses decode no string: nothing to free, no call */
     if (ps.kids != ps.first_kids) coax_free_raw(ps.alloc, ps.kids, ps.ckids);
     if (ps.opens != ps.first_opens) coax_free_raw(ps.alloc, ps.opens, ps.copens * sizeof(lopen));
-    if (read != small) coax_free_raw(ps.alloc, read, copy_size);
+    if (read != small) coax_free_raw(ps.alloc, read, copied);
     return rc;
 }

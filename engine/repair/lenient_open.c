@@ -60,7 +60,7 @@ coax_code lp_close_top(lp *ps, coax_value *v, bool at_eof)
 ** bytes a step: a closer on its own line asks this of its opener's line,
 ** 14,000 times on the bench's broken replies (a byte a step cost 100
 ** instructions a call). */
-static const char *line_start(const lp *ps, const char *p)
+static inline __attribute__((always_inline)) const char *line_start(const lp *ps, const char *p)
 {
     enum { LOOK = 160 };
     const char *s = p;

@@ -892,7 +892,14 @@ static bool value_resumes(const char *p, const char *e)
     return false;
 }
 
-bool repair_closed_early(const char *p, const char *e) { return members_follow(p, e) || value_resumes(p, e); }
+bool repair_closed_early(const char *p, const char *e)
+{
+    /* Mostly the value ends its span, or only spaces follow it: neither
+    ** look has anything to find there. */
+    const char *q = p;
+    while (q < e && ws_tab[(unsigned char)*q]) q++;
+    return q < e && (members_follow(p, e) || value_resumes(p, e));
+}
 
 /* Whether p starts a numbered list's marker: digits, a period, spaces and
 ** more on the line ("1. {...}" is an item, not the number 1.0 and a value). */

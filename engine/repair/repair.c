@@ -61,7 +61,9 @@ static coax_code nomem(job *j) { return coax_fail(j->err, COAX_ENOMEM, 0, "out o
 ** compared inline: they run for every candidate of every reply. */
 static inline bool around_value(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0'; }
 
-static bool add_pending(job *j, pending p)
+/* Inline: a candidate waiting is some hundred bytes, which a call copied
+** twice (onto the stack, then into the list), for every candidate. */
+static inline __attribute__((always_inline)) bool add_pending(job *j, pending p)
 {
     if (j->n == j->cap && !coax_grow(j->alloc, (void **)&j->c, &j->cap, j->n + 1, sizeof *j->c, j->first_c))
         return false;
@@ -491,6 +493,8 @@ static size_t choose_among(const job *j, bool with_invented, bool blocks)
 
 static size_t choose(const job *j)
 {
+    /* one candidate (most replies) and no sequence: every rule takes it */
+    if (j->n == 1 && !j->c[0].sequence) return 0;
     bool blocks = false; /* a reply with blocks holds its answer there, not in the prose around */
     for (size_t i = 0; i < j->n && !blocks; i++)
         blocks = j->c[i].source == COAX_SOURCE_FENCED || j->c[i].source == COAX_SOURCE_TAGGED;
@@ -595,16 +599,61 @@ static bool strict_breaks_at_once(const job *j, size_t at)
     return false;
 }
 
+/* Whether the strict parser must fail on the text from 'at' (a '{', a '['
+** or a '"'): the last byte that is no JSON space is not the one that
+** closes it (a reply cut off, most often), or, after a bracket, a comma
+** comes before that closer (a trailing comma: in a string it would leave
+** the closer in it too). Unlike strict_breaks_at_once, a limit may come
+** first: run says what the parser would have. */
+static bool strict_cannot_end(const job *j, size_t at)
+{
+    static const uint8_t json_space[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+    const unsigned char *t = (const unsigned char *)j->text;
+    size_t end = j->len;
+    while (end > at + 1 && json_space[t[end - 1]]) end--;
+    char open = (char)t[at], close = open == '{' ? '}' : open == '[' ? ']' : '"';
+    if (end == at + 1 || t[end - 1] != (unsigned char)close) return true;
+    if (open == '"') return false;
+    for (end--; end > at + 1 && json_space[t[end - 1]];) end--;
+    return t[end - 1] == ',';
+}
+
+/* The strict parser on the whole text, into *v: COAX_OK, or its error,
+** with what it made given back to 'mark'. A limit's or no memory's error
+** is filled in by a second try (the first fills none: a broken reply's
+** message is never read, and writing it costs more than a small reply's
+** parse); the duplicate keys it meets are logged when 'log_dups'. */
+static inline __attribute__((always_inline)) coax_code strict_attempt(job *j, coax_arena_mark mark, coax_value **v,
+                                                                      coax_error *perr, bool log_dups)
+{
+    void (*dup)(void *, size_t, bool) = log_dups ? on_dup : NULL;
+    coax_code rc = coax_parse_ex(j->arena, j->text, j->len, &j->lim, v, NULL, dup, &j->log);
+    if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
+    if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
+        coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, v, perr, dup, &j->log);
+        coax_arena_rewind(j->arena, mark);
+        if (again == COAX_ENOMEM) rc = again; /* memory ran out: perr says where */
+        else if (rc == COAX_ENOMEM) coax_fail(perr, rc, 0, "out of memory"); /* it came back in between */
+    }
+    return rc;
+}
+
 static coax_code run(job *j, coax_repair_result *out)
 {
     coax_value *v;
     coax_error perr;
+    /* Broken replies log a fix every 10 to 100 bytes: a log sized for one
+    ** every 8 (up to 160 KB) is seldom copied as it grows. Its memory and
+    ** the first parse's are one block, which the strict attempt uses first
+    ** and gives back (three blocks a reply before, about 90 instructions
+    ** each). */
+    size_t log_cap = j->len / 8 < 16 ? 16 : j->len / 8 < 4096 ? j->len / 8 : 4096;
+    coax_arena_reserve(j->arena, log_cap * sizeof *j->log.e + repair_parse_memory(j->len));
     coax_arena_mark mark = coax_arena_get_mark(j->arena);
-    /* Without an error to fill: a broken reply's error message is never
-    ** read, and writing it costs more than a small reply's parse. The
-    ** errors that are read (a limit, no memory) come from a second try.
-    ** Not at all when no JSON value can start the text (prose, a fence, a
-    ** tag): the strict parser would copy it only to stop at its start. */
+    /* Not at all when no JSON value can start the text (prose, a fence, a
+    ** tag): the strict parser would copy it only to stop at its start; nor
+    ** where it must fail (a reply cut off: a whole parse for nothing), but
+    ** a limit it would meet first is its answer when nothing else is. */
     static const uint8_t starts_value[256] = {
         ['{'] = 1, ['['] = 1, ['"'] = 1, ['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
         ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['t'] = 1, ['f'] = 1, ['n'] = 1,
@@ -612,16 +661,13 @@ static coax_code run(job *j, coax_repair_result *out)
     };
     size_t first = 0;
     while (first < j->len && starts_value[(unsigned char)j->text[first]] == 2) first++;
-    coax_code rc = first < j->len && starts_value[(unsigned char)j->text[first]] == 1 &&
-                           !((j->text[first] == '{' || j->text[first] == '[') && strict_breaks_at_once(j, first))
-                       ? coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, NULL, on_dup, &j->log)
-                       : COAX_ESYNTAX;
-    if (rc) coax_arena_rewind(j->arena, mark); /* the attempt's copy and values */
-    if (rc == COAX_EDEPTH || rc == COAX_ESTRING || rc == COAX_ENOMEM) {
-        coax_code again = coax_parse_ex(j->arena, j->text, j->len, &j->lim, &v, &perr, on_dup, &j->log);
-        coax_arena_rewind(j->arena, mark);
-        if (again == COAX_ENOMEM) rc = again; /* memory ran out: perr says where */
-        else if (rc == COAX_ENOMEM) coax_fail(&perr, rc, 0, "out of memory"); /* it came back in between */
+    coax_code rc = COAX_ESYNTAX;
+    bool spared = false; /* the strict attempt, which must fail */
+    if (first < j->len && starts_value[(unsigned char)j->text[first]] == 1) {
+        char c = j->text[first];
+        bool breaks = (c == '{' || c == '[') && strict_breaks_at_once(j, first); /* before any limit */
+        spared = !breaks && (c == '{' || c == '[' || c == '"') && strict_cannot_end(j, first);
+        if (!breaks && !spared) rc = strict_attempt(j, mark, &v, &perr, true);
     }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
@@ -637,13 +683,10 @@ static coax_code run(job *j, coax_repair_result *out)
         coax_error limit_err; /* perr is filled only for a limit (or no memory) */
         if (limit) limit_err = perr;
         j->log.n = 0;
-        /* Broken replies log a fix every 10 to 100 bytes: a log sized for
-        ** one every 8 (up to 160 KB) is seldom copied as it grows. */
-        j->log.first_cap = j->len / 8 < 4096 ? j->len / 8 : 4096;
+        j->log.first_cap = log_cap;
         if (!j->log.e) { /* from the arena, which keeps it: no loan to take, then adopt */
-            size_t cap = j->log.first_cap > 16 ? j->log.first_cap : 16;
-            if ((j->log.e = coax_arena_alloc(j->arena, cap * sizeof *j->log.e))) {
-                j->log.cap = cap;
+            if ((j->log.e = coax_arena_alloc(j->arena, log_cap * sizeof *j->log.e))) {
+                j->log.cap = log_cap;
                 j->log.in_arena = true;
             }
         }
@@ -686,6 +729,17 @@ static coax_code run(job *j, coax_repair_result *out)
         }
         rspans_free(&spans);
         if (rc) return rc;
+        if (spared && j->n == 0) { /* the answer is a limit's, the strict parser's first */
+            coax_code strict = strict_attempt(j, coax_arena_get_mark(j->arena), &v, &perr, false);
+            if (strict == COAX_ENOMEM) {
+                if (j->err) *j->err = perr;
+                return strict;
+            }
+            if (strict == COAX_EDEPTH || strict == COAX_ESTRING) {
+                limit = strict;
+                limit_err = perr;
+            }
+        }
         if (limit && j->n == 0) {
             if (j->err) *j->err = limit_err;
             return limit;

@@ -159,6 +159,11 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                        size_t start, size_t end, const char *shift, rlog *log,
                        rvalues *out, coax_error *err);
 
+/* The arena memory repair_parse takes first for a span of 'span' bytes:
+** a copy of it and the first piece of what it builds (coax_repair reserves
+** it with the log's, one block for both). */
+size_t repair_parse_memory(size_t span);
+
 /* Line and column (code points) of byte offsets in text[0..len) (locate.c).
 ** 'marks' (start NULL) holds the line and column at every 64-byte block's
 ** start, built in the arena on the first lookup behind a sweep. */
@@ -188,8 +193,17 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 bool repair_is_reasoning(const char *name, size_t n);
 
 /* A fence of three or more backticks or tildes at t[i]: its length, or 0
-** (also when i is at or past len). */
-size_t repair_fence_at(const char *t, size_t i, size_t len);
+** (also when i is at or past len). Inline: the scan asks it at every
+** candidate's start and line break, and mostly the byte is neither. */
+static inline size_t repair_fence_at(const char *t, size_t i, size_t len)
+{
+    if (i >= len) return 0; /* a line break or its indentation ends the text */
+    char c = t[i];
+    if (c != '`' && c != '~') return 0;
+    size_t n = 0;
+    while (i + n < len && t[i + n] == c) n++;
+    return n >= 3 ? n : 0;
+}
 
 /* The longest fence read as a string value's ("code": ```...```): one
 ** memo slot each from 3 backticks up. */

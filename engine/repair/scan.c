@@ -33,8 +33,11 @@ static size_t skip_spaces(const char *t, size_t i, size_t len)
     return i;
 }
 
-/* Finds 'needle' in t[from..len); returns its offset or len. */
-static size_t find(const char *t, size_t from, size_t len, const char *needle, size_t n)
+/* Finds 'needle' in t[from..len); returns its offset or len. Inline: the
+** needles are constants (Kimi's marker is looked for in every reply), and
+** the memcmp of a known length then is a compare or two, not a call. */
+static inline __attribute__((always_inline)) size_t find(const char *t, size_t from, size_t len, const char *needle,
+                                                         size_t n)
 {
     while (from + n <= len) {
         const char *hit = memchr(t + from, needle[0], len - from - n + 1);
@@ -259,6 +262,13 @@ typedef struct stop_block {
     unsigned prose, string;
 } stop_block;
 
+#if BYTES16
+/* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5 is set;
+** ']' and '}' alike. */
+static inline __m128i opens16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('{')); }
+static inline __m128i closes16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('}')); }
+#endif
+
 /* The next byte at or after i that matters ('mask': 1 prose, 2 string). */
 static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask, stop_block *sb)
 {
@@ -273,9 +283,9 @@ static inline size_t next_stop(const char *t, size_t i, size_t len, uint8_t mask
         __m128i w = _mm_loadu_si128((const __m128i *)(t + i));
 #define STOP_EQ(c) _mm_cmpeq_epi8(w, _mm_set1_epi8(c))
         __m128i quote = STOP_EQ('"');
+        __m128i brackets = _mm_or_si128(opens16(w), closes16(w)); /* two compares for the four */
         __m128i prose = _mm_or_si128(
-            _mm_or_si128(_mm_or_si128(STOP_EQ('{'), STOP_EQ('}')), _mm_or_si128(STOP_EQ('['), STOP_EQ(']'))),
-            _mm_or_si128(_mm_or_si128(STOP_EQ('`'), STOP_EQ('~')), _mm_or_si128(STOP_EQ('<'), quote)));
+            brackets, _mm_or_si128(_mm_or_si128(STOP_EQ('`'), STOP_EQ('~')), _mm_or_si128(STOP_EQ('<'), quote)));
         __m128i string = _mm_or_si128(quote, _mm_or_si128(STOP_EQ('\\'), STOP_EQ('\n')));
 #undef STOP_EQ
         sb->at = i;
@@ -316,10 +326,6 @@ static inline __m128i fence_tag_bytes(__m128i w)
                         _mm_cmpeq_epi8(w, _mm_set1_epi8('<')));
 }
 
-/* '[' and '{' (0x5B, 0x7B) are the bytes that are '{' once bit 5 is set;
-** ']' and '}' alike. */
-static inline __m128i opens16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('{')); }
-static inline __m128i closes16(__m128i w) { return _mm_cmpeq_epi8(_mm_or_si128(w, _mm_set1_epi8(0x20)), _mm_set1_epi8('}')); }
 static inline __m128i eq16(__m128i w, char c) { return _mm_cmpeq_epi8(w, _mm_set1_epi8(c)); }
 
 /* Bit k of the result: the parity of bits 0..k of x. */
@@ -357,6 +363,18 @@ static inline __attribute__((always_inline)) void bits16x4(const char *p, block_
 }
 
 #if BYTES32
+/* The fence and tag bytes (` ~ <: 0x60, 0x7E, 0x3C) of w, as 0xFF: each
+** is looked up by its low nibble (0, E, C) in a table that holds 0 under
+** the other nibbles, which no byte with such a nibble equals, and a byte
+** is one of them when the table gives it back (a byte from 0x80 gets 0):
+** a shuffle and a compare, not three compares and two ors. */
+static inline BYTES32_TARGET __m256i fence_tag_wide(__m256i w)
+{
+    const __m256i by_low = _mm256_setr_epi8('`', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '<', 0, '~', 0, '`', 0, 0, 0, 0, 0,
+                                            0, 0, 0, 0, 0, 0, '<', 0, '~', 0);
+    return _mm256_cmpeq_epi8(_mm256_shuffle_epi8(by_low, w), w);
+}
+
 /* bits16x4 by AVX2. */
 static inline BYTES32_TARGET void bits32x2(const char *p, block_bits *b)
 {
@@ -364,10 +382,9 @@ static inline BYTES32_TARGET void bits32x2(const char *p, block_bits *b)
 #define EQ32(w, c) _mm256_cmpeq_epi8(w, _mm256_set1_epi8(c))
 #define MASK32(m0, m1) \
     ((uint64_t)(uint32_t)_mm256_movemask_epi8(m0) | (uint64_t)(uint32_t)_mm256_movemask_epi8(m1) << 32)
-    __m256i look = _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(EQ32(w0, '`'), EQ32(w0, '~')),
-                                                   _mm256_or_si256(EQ32(w0, '<'), EQ32(w0, '\\'))),
-                                   _mm256_or_si256(_mm256_or_si256(EQ32(w1, '`'), EQ32(w1, '~')),
-                                                   _mm256_or_si256(EQ32(w1, '<'), EQ32(w1, '\\'))));
+    /* the backslash (0x5C) has '<''s low nibble: a compare of its own */
+    __m256i look = _mm256_or_si256(_mm256_or_si256(fence_tag_wide(w0), EQ32(w0, '\\')),
+                                   _mm256_or_si256(fence_tag_wide(w1), EQ32(w1, '\\')));
     b->look = _mm256_movemask_epi8(look);
     if (b->look) return;
     __m256i x0 = _mm256_or_si256(w0, _mm256_set1_epi8(0x20)), x1 = _mm256_or_si256(w1, _mm256_set1_epi8(0x20));
@@ -476,14 +493,10 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
 ** or the offset below 64 that is left. */
 static BYTES32_TARGET size_t quiet_wide(const char *t, size_t i)
 {
-    __m256i tick = _mm256_set1_epi8('`'), tilde = _mm256_set1_epi8('~'), lt = _mm256_set1_epi8('<');
     for (; i >= 64; i -= 64) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(t + i - 64));
         __m256i b = _mm256_loadu_si256((const __m256i *)(t + i - 32));
-        __m256i x = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, tick), _mm256_cmpeq_epi8(a, tilde)),
-                                    _mm256_or_si256(_mm256_cmpeq_epi8(a, lt), _mm256_cmpeq_epi8(b, tick)));
-        x = _mm256_or_si256(x, _mm256_or_si256(_mm256_cmpeq_epi8(b, tilde), _mm256_cmpeq_epi8(b, lt)));
-        if (_mm256_movemask_epi8(x)) break;
+        if (_mm256_movemask_epi8(_mm256_or_si256(fence_tag_wide(a), fence_tag_wide(b)))) break;
     }
     return i;
 }
