@@ -8,6 +8,8 @@
 */
 #include "extract/coerce.h"
 
+#include <stdio.h>
+
 /* Whether a string is null spelled in a language's syntax. "none" and
 ** "N/A" are words people write as values; these are not. */
 static bool spells_null(const coax_value *v)
@@ -20,27 +22,18 @@ static bool spells_null(const coax_value *v)
     return false;
 }
 
-/* The JSON Pointers of the strings made null, one after another in
-** 'paths', each its length (a size_t) and its bytes (a key may hold NUL). */
+/* What the copy holds in place of each such string, and how many. */
 typedef struct nulling {
     coax_arena *a;
     const coax_value *with; /* what each such string becomes */
-    coax_buf paths;
     size_t count;
 } nulling;
 
-/* A copy of 'v', at place 'at', with every string that spells null made
-** nl->with (v itself when none is under it); NULL when memory ran out. */
-static const coax_value *nulled(nulling *nl, const coax_value *v, const extract_frame *at)
+/* A copy of 'v' with every string that spells null made nl->with (v
+** itself when none is under it); NULL when memory ran out. */
+static const coax_value *nulled(nulling *nl, const coax_value *v)
 {
     if (spells_null(v)) {
-        size_t mark = nl->paths.len, n = 0;
-        coax_buf_put(&nl->paths, (const char *)&n, sizeof n);
-        extract_put_pointer(&nl->paths, at);
-        if (!nl->paths.oom) { /* the length, once written */
-            n = nl->paths.len - mark - sizeof n;
-            memcpy(nl->paths.data + mark, &n, sizeof n);
-        }
         nl->count++;
         return nl->with;
     }
@@ -48,11 +41,8 @@ static const coax_value *nulled(nulling *nl, const coax_value *v, const extract_
     size_t before = nl->count;
     const coax_value **sub = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *sub);
     if (!sub) return NULL;
-    for (size_t i = 0; i < v->len; i++) {
-        bool item = v->type == COAX_ARRAY;
-        extract_frame place = {at, item ? NULL : v->u.members[i].key, item ? 0 : v->u.members[i].klen, i};
-        if (!(sub[i] = nulled(nl, item ? &v->u.items[i] : &v->u.members[i].value, &place))) return NULL;
-    }
+    for (size_t i = 0; i < v->len; i++)
+        if (!(sub[i] = nulled(nl, v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value))) return NULL;
     if (nl->count == before) return v;
     coax_value *copy = coax_arena_alloc(nl->a, sizeof *copy);
     if (!copy) return NULL;
@@ -71,15 +61,14 @@ static const coax_value *nulled(nulling *nl, const coax_value *v, const extract_
     return copy;
 }
 
-/* The places of the strings that spell null in 'v' (*paths, *count) whose
-** value the schema refuses once each is made 'with', in a map. */
+/* The places of the strings that spell null in 'v' (*count) whose value
+** the schema refuses once each is made 'with', in a map. */
 static coax_code refused_places(coerce_ctx *c, const coax_value *v, const coax_value *with, smap *refused,
-                                coax_buf *paths, size_t *count)
+                                size_t *count)
 {
     nulling nl = {.a = c->arena, .with = with};
-    coax_buf_init(&nl.paths, coax_arena_allocator(c->arena));
-    const coax_value *copy = nulled(&nl, v, NULL);
-    coax_code rc = !copy || nl.paths.oom ? COAX_ENOMEM : COAX_OK;
+    const coax_value *copy = nulled(&nl, v);
+    coax_code rc = !copy ? COAX_ENOMEM : COAX_OK;
     coax_validation out;
     if (!rc && nl.count && !(rc = coax_validate(c->schema, copy, c->arena, 0, &out, c->err)))
         for (size_t i = 0; i < out.nerrors && !rc; i++) {
@@ -87,9 +76,40 @@ static coax_code refused_places(coerce_ctx *c, const coax_value *v, const coax_v
             if (!smap_put(refused, c->arena, at, strlen(at), (void *)at)) rc = COAX_ENOMEM;
         }
     *count = nl.count;
-    if (paths) *paths = nl.paths;
-    else coax_buf_free(&nl.paths);
     return rc;
+}
+
+/* The refusals of the places made null and made true; 'trues' NULL: not
+** yet known. */
+typedef struct refusals {
+    const smap *nulls, *trues;
+} refusals;
+
+/* Depth-first in the order of nulled: true at the first string spelling
+** null whose place (its JSON Pointer in 'path', built as the walk goes: a
+** pointer written whole per place was the depth times the places, 512
+** times a reply of "None"s) takes null (trues NULL), or takes null and
+** refuses true (trues given). An error's place is a C string: a key
+** holding NUL cannot be matched, and is taken as taking null. */
+static bool first_place(const coax_value *v, coax_buf *path, const refusals *rf)
+{
+    if (spells_null(v)) {
+        if (path->oom) return true; /* the caller tells memory ran out */
+        bool opaque = memchr(path->data ? path->data : "", '\0', path->len) != NULL;
+        if (opaque || !smap_get(rf->nulls, path->data ? path->data : "", path->len))
+            return opaque || !rf->trues || smap_get(rf->trues, path->data ? path->data : "", path->len);
+        return false;
+    }
+    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) return false;
+    size_t mark = path->len;
+    for (size_t i = 0; i < v->len; i++) {
+        char num[24];
+        if (v->type == COAX_ARRAY) extract_put_token(path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
+        else extract_put_token(path, v->u.members[i].key, v->u.members[i].klen);
+        if (first_place(v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value, path, rf)) return true;
+        path->len = mark;
+    }
+    return false;
 }
 
 coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
@@ -102,31 +122,25 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
     ** properties): it says nothing of null, and the text stays. One
     ** validation each, and maps: n places, n errors. */
     smap nulls_refused = {0}, trues_refused = {0};
-    coax_buf paths;
     size_t count = 0;
-    coax_code rc = refused_places(c, v, &null_value, &nulls_refused, &paths, &count);
-    bool taken = false; /* some place takes null: only then is true tried (a string-only place: one validation) */
-    const char *p = paths.data;
-    size_t n = 0;
-    for (size_t k = 0; !rc && !taken && k < count; k++, p += sizeof n + n) {
-        memcpy(&n, p, sizeof n);
-        taken = !smap_get(&nulls_refused, p + sizeof n, n) || memchr(p + sizeof n, '\0', n);
+    coax_code rc = refused_places(c, v, &null_value, &nulls_refused, &count);
+    if (rc || !count) return rc;
+    coax_buf path;
+    coax_buf_init(&path, coax_arena_allocator(c->arena));
+    refusals rf = {&nulls_refused, NULL};
+    /* some place takes null: only then is true tried (a string-only place: one validation) */
+    bool taken = first_place(v, &path, &rf);
+    if (taken && !path.oom) {
+        path.len = 0;
+        rc = refused_places(c, v, &true_value, &trues_refused, &count);
+        rf.trues = &trues_refused;
+        if (!rc && first_place(v, &path, &rf) && !path.oom) {
+            if (!(*pointer = coax_arena_strdup(c->arena, path.data ? path.data : "", path.len))) rc = COAX_ENOMEM;
+            else *message = "a string that spells null where the schema takes null too (\"None\", \"null\"): the "
+                            "model's null, or the text? send null or another text";
+        }
     }
-    if (!rc && taken) rc = refused_places(c, v, &true_value, &trues_refused, NULL, &count);
-    p = taken ? paths.data : NULL;
-    count = taken ? count : 0;
-    for (size_t k = 0; !rc && k < count; k++, p += sizeof n + n) {
-        memcpy(&n, p, sizeof n);
-        /* an error's place is a C string: a key holding NUL cannot be matched, and is taken as taking null */
-        bool opaque = memchr(p + sizeof n, '\0', n) != NULL;
-        if (!opaque && (smap_get(&nulls_refused, p + sizeof n, n) || !smap_get(&trues_refused, p + sizeof n, n)))
-            continue;
-        p += sizeof n;
-        if (!(*pointer = coax_arena_strdup(c->arena, p, n))) rc = COAX_ENOMEM;
-        else *message = "a string that spells null where the schema takes null too (\"None\", \"null\"): the "
-                        "model's null, or the text? send null or another text";
-        break;
-    }
-    coax_buf_free(&paths);
+    if (path.oom) rc = COAX_ENOMEM;
+    coax_buf_free(&path);
     return rc;
 }
