@@ -209,7 +209,8 @@ static const coax_member *restated_by(look *lk, scope *sc, size_t i)
                 if (wl && (ml <= wl || memcmp(end ? mk + ml - wl : mk, coerce_replacing_words[w], wl))) continue;
                 /* the name itself written another way only beside it: {"user": {"id": 5}, "id": 7} is two ids */
                 const char *rest = end ? mk : mk + wl;
-                hit = wl ? differing_near(lk, sc, rest, ml - wl, &m->value) : differing(lk, &sc->self, rest, ml, &m->value);
+                hit = wl ? differing_near(lk, sc, rest, ml - wl, &m->value)
+                         : differing(lk, &sc->self, rest, ml, &m->value);
                 if (hit) return hit;
             }
         }
