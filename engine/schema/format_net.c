@@ -296,6 +296,7 @@ bool format_idn_hostname(const char *s, size_t len)
         rtl_any |= rtl;
         digit_first |= is_digit((unsigned char)l[0]);
         total++;
+        if (total - 1 > 253) return false; /* past a name's length: no more labels to ask libidn2 of */
         if (i >= len) break;
         i += d;
         st = i;
