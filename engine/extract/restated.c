@@ -50,12 +50,17 @@ static bool declared(const look *lk, const char *key, size_t klen)
 
 /* The members the schema declares by their names normalized (norm): an
 ** object's, or those of the objects an object holds. Only declared ones:
-** how many share a normalized name is bounded by the schema, not the
-** reply ("a", "A", "a_", ... one name). */
+** how many of an object's own share a normalized name is bounded by the
+** schema ("a", "A", "a_", ... one name), but not of the objects it holds
+** (n objects each with "b"): a slot holds a name, its entries a list in
+** the order indexed, so that neither indexing nor a look walks them all. */
 typedef struct names {
     const coax_member **mem;
     char **norm;
-    uint32_t *slot; /* entry + 1, 0: empty */
+    uint32_t *slot;  /* the first entry of a name + 1, 0: empty */
+    uint32_t *next;  /* the next entry of the same name + 1, 0: none */
+    uint32_t *last;  /* of a name's first entry: its last entry */
+    uint32_t *other; /* of a name's first entry: the first entry whose value differs from its + 1, 0: none */
     size_t n, mask;
     uint64_t seed;
 } names;
@@ -65,6 +70,17 @@ typedef struct names {
 static size_t norm(const char *key, size_t klen, char *out)
 {
     return coerce_norm_key(key, klen, out, klen + 1) ? strlen(out) : 0;
+}
+
+/* The slot of normalized name k[0..n): its own, or the empty one it would take. */
+static size_t name_slot(const names *ns, const char *k, size_t n)
+{
+    size_t at = (size_t)coax_hash_bytes(k, n, ns->seed) & ns->mask;
+    for (; ns->slot[at]; at = (at + 1) & ns->mask) {
+        const char *o = ns->norm[ns->slot[at] - 1];
+        if (strlen(o) == n && !memcmp(o, k, n)) break;
+    }
+    return at;
 }
 
 /* Indexes the declared members of 'obj' (kids false) or of the objects
@@ -81,7 +97,10 @@ static bool names_init(names *ns, const look *lk, const coax_value *obj, bool ki
     ns->slot = coax_arena_alloc(a, cap * sizeof *ns->slot);
     ns->mem = coax_arena_alloc(a, (total + 1) * sizeof *ns->mem);
     ns->norm = coax_arena_alloc(a, (total + 1) * sizeof *ns->norm);
-    if (!ns->slot || !ns->mem || !ns->norm) return false;
+    ns->next = coax_arena_alloc(a, (total + 1) * sizeof *ns->next);
+    ns->last = coax_arena_alloc(a, (total + 1) * sizeof *ns->last);
+    ns->other = coax_arena_alloc(a, (total + 1) * sizeof *ns->other);
+    if (!ns->slot || !ns->mem || !ns->norm || !ns->next || !ns->last || !ns->other) return false;
     memset(ns->slot, 0, cap * sizeof *ns->slot);
     for (size_t j = 0; j < obj->len; j++) {
         const coax_value *in = kids ? &obj->u.members[j].value : NULL;
@@ -91,14 +110,22 @@ static bool names_init(names *ns, const look *lk, const coax_value *obj, bool ki
             if (!declared(lk, m->key, m->klen)) continue;
             char *k = coax_arena_alloc(a, m->klen + 1);
             if (!k) return false;
-            ns->mem[ns->n] = m;
-            ns->norm[ns->n] = norm(m->key, m->klen, k) ? k : NULL;
-            if (ns->norm[ns->n]) {
-                size_t at = (size_t)coax_hash_bytes(k, strlen(k), seed) & ns->mask;
-                while (ns->slot[at]) at = (at + 1) & ns->mask;
-                ns->slot[at] = (uint32_t)ns->n + 1;
+            size_t e = ns->n++;
+            ns->mem[e] = m;
+            ns->norm[e] = norm(m->key, m->klen, k) ? k : NULL;
+            ns->next[e] = ns->other[e] = 0;
+            ns->last[e] = (uint32_t)e;
+            if (!ns->norm[e]) continue;
+            size_t at = name_slot(ns, k, strlen(k));
+            if (!ns->slot[at]) {
+                ns->slot[at] = (uint32_t)e + 1;
+                continue;
             }
-            ns->n++;
+            size_t first = ns->slot[at] - 1;
+            ns->next[ns->last[first]] = (uint32_t)e + 1;
+            ns->last[first] = (uint32_t)e;
+            if (!ns->other[first] && coax_value_equal(&ns->mem[first]->value, &m->value, coax_arena_allocator(a)) != 1)
+                ns->other[first] = (uint32_t)e + 1;
         }
     }
     return true;
@@ -109,12 +136,13 @@ static bool names_init(names *ns, const look *lk, const coax_value *obj, bool ki
 static const coax_member *differing(const look *lk, const names *ns, const char *k, size_t n, const coax_member *not,
                                     const coax_value *v)
 {
-    for (size_t at = (size_t)coax_hash_bytes(k, n, ns->seed) & ns->mask; ns->slot[at]; at = (at + 1) & ns->mask) {
-        size_t e = ns->slot[at] - 1;
-        const char *o = ns->norm[e];
-        const coax_member *m = ns->mem[e];
-        if (m == not || strlen(o) != n || memcmp(o, k, n)) continue;
-        if (!v || coax_value_equal(&m->value, v, coax_arena_allocator(lk->a)) != 1) return m;
+    size_t first = ns->slot[name_slot(ns, k, n)];
+    for (size_t e1 = first; e1;) {
+        const coax_member *m = ns->mem[e1 - 1];
+        bool same = m != not && v && coax_value_equal(&m->value, v, coax_arena_allocator(lk->a)) == 1;
+        if (m != not && !same) return m;
+        /* the first entry's value is v: so is each before the first that differs from it */
+        e1 = same && e1 == first ? ns->other[e1 - 1] : ns->next[e1 - 1];
     }
     return NULL;
 }
