@@ -89,6 +89,23 @@ describe("hunt17", function()
     assert.is_true(ratio < 8, ("time(8000 names) / time(2000 names) = %.2f (linear 4, quadratic 16)"):format(ratio))
   end)
 
+  it("takes a string the schema's enum or const names as the value, never as a placeholder", function()
+    -- review42: "insert_row" in {"enum": ["insert_row", ...]} was refused as a template's name
+    -- (YOUR_API_KEY), "?" and "<first name>" alike: the schema itself says the string is an answer
+    local function accepted(reply, schema)
+      local r = coax.extract(reply, schema)
+      assert.are.same({ true, reply }, { r.valid, r.valid and json.encode(r.value) or r.errors[1].error })
+    end
+    accepted('{"action":"insert_row"}', '{"properties":{"action":{"enum":["insert_row","delete_row"]}}}')
+    accepted('{"key":"your_turn"}', '{"properties":{"key":{"const":"your_turn"}}}')
+    accepted('["?","<first name>"]', '{"items":{"enum":["?","!","<first name>"]}}')
+    -- twins: the same strings where the schema names no such value, or another one, are still refused
+    refused('{"action":"insert_row"}', '{"properties":{"action":{"type":"string"}}}', "/action",
+      'a placeholder where a value was due ("insert_row"): send the value itself')
+    refused('{"action":"insert_row","b":"your_turn"}', '{"properties":{"action":{"enum":["insert_row"]}}}', "/b",
+      'a placeholder where a value was due ("your_turn"): send the value itself')
+  end)
+
   it("indexes the members a level down in time linear in how many share a name", function()
     -- review42: n objects a level down all declare b, beside "b_new" of their
     -- value: b was one name of n entries in the index, each put at the end
