@@ -121,9 +121,11 @@ describe("hunt17", function()
     end
     local r = coax.extract('{"k1": {"b": 1}, "k2": {"b": 1}, "b_new": 1, "c": {"b": 2}}', schema)
     assert.are.same({ false, "/b_new", 'the member "b_new" gives "b" another value (a correction kept beside it): '
-      .. "which one was meant is a guess; send one value" }, { r.valid, r.errors[1].instanceLocation, r.errors[1].error })
+      .. "which one was meant is a guess; send one value" },
+      { r.valid, r.errors[1].instanceLocation, r.errors[1].error })
     assert.is_true(coax.extract('{"k1": {"b": 1}, "k2": {"b": 1}, "b_new": 1}', schema).valid)
     local ratio = H.scaling_ratio(function(m) coax.extract(text[m], schema) end, 10000, 4)
-    assert.is_true(ratio < 8, ("time(40000 objects) / time(10000 objects) = %.2f (linear 4, quadratic 16)"):format(ratio))
+    assert.is_true(ratio < 8,
+      ("time(40000 objects) / time(10000 objects) = %.2f (linear 4, quadratic 16)"):format(ratio))
   end)
 end)
