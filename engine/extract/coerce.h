@@ -309,9 +309,10 @@ coax_class coerce_class(const char *kind);
 bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t klen);
 
 /* The first placeholder string in 'v' (an array's items go by the array's
-** member name): its error's message and JSON Pointer (arena memory), both
-** NULL when none; COAX_ENOMEM when memory ran out. */
-coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer);
+** member name) that no "enum" or "const" of the schema names: its error's
+** message and JSON Pointer (arena memory), both NULL when none;
+** COAX_ENOMEM when memory ran out. */
+coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
 
 /* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
 void extract_put_token(coax_buf *b, const char *k, size_t n);

@@ -130,7 +130,7 @@ static coax_code prepend_error(coax_arena *a, coax_validation *v, const char *me
 static coax_code unmeant_error(coerce_ctx *c, scored *s, bool *placeholder)
 {
     const char *msg = NULL, *ptr = NULL;
-    coax_code rc = s->valid ? extract_find_placeholder(c->arena, s->value, &msg, &ptr) : COAX_OK;
+    coax_code rc = s->valid ? extract_find_placeholder(c, s->value, &msg, &ptr) : COAX_OK;
     *placeholder = msg != NULL;
     if (!rc && s->valid && !msg) rc = extract_find_restated(c, s->value, &msg, &ptr);
     if (rc || !msg) return rc;

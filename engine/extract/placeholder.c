@@ -147,17 +147,74 @@ void extract_put_pointer(coax_buf *b, const extract_frame *f)
     else extract_put_token(b, num, (size_t)snprintf(num, sizeof num, "%zu", f->index));
 }
 
-/* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
-static const coax_value *find(const coax_value *v, const char *key, size_t klen, coax_buf *path)
+/* The strings the schema document's "enum" and "const" name: each is an
+** answer the schema allows, whatever it looks like ("insert_row", "?",
+** "<first name>"), never a placeholder. Built once a schema (c->built), at
+** the first placeholder found, by an explicit stack (the document's depth
+** is input); NULL when out of memory. */
+static const smap *named_strings(coerce_ctx *c)
 {
-    if (v->type == COAX_STRING) return extract_is_placeholder(v->u.text, v->len, key, klen) ? v : NULL;
+    static const char named_strings_key; /* its address keys the set in c->built */
+    smap *set = smap_getp(&c->built, &named_strings_key);
+    if (set) return set;
+    size_t cap = 64, n = 0;
+    const coax_value **stack = coax_arena_alloc(c->arena, cap * sizeof *stack);
+    if (!stack || !(set = coax_arena_alloc(c->arena, sizeof *set))) return NULL;
+    *set = (smap){0};
+    stack[n++] = c->doc;
+    while (n) {
+        const coax_value *v = stack[--n];
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        for (size_t i = 0; v->type == COAX_OBJECT && i < v->len; i++) {
+            const coax_member *m = &v->u.members[i];
+            const coax_value *w = &m->value;
+            bool en = m->klen == 4 && !memcmp(m->key, "enum", 4) && w->type == COAX_ARRAY;
+            for (size_t k = 0; en && k < w->len; k++)
+                if (w->u.items[k].type == COAX_STRING &&
+                    !smap_put(set, c->arena, w->u.items[k].u.text, w->u.items[k].len, (void *)set))
+                    return NULL;
+            if (m->klen == 5 && !memcmp(m->key, "const", 5) && w->type == COAX_STRING &&
+                !smap_put(set, c->arena, w->u.text, w->len, (void *)set))
+                return NULL;
+        }
+        if (n + v->len > cap) {
+            while (n + v->len > cap) cap *= 2;
+            const coax_value **grown = coax_arena_alloc(c->arena, cap * sizeof *grown);
+            if (!grown) return NULL;
+            memcpy(grown, stack, n * sizeof *grown);
+            stack = grown;
+        }
+        for (size_t i = 0; i < v->len; i++)
+            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    }
+    return smap_putp(&c->built, c->arena, &named_strings_key, set) ? set : NULL;
+}
+
+typedef struct finding {
+    coerce_ctx *c;
+    const smap *named; /* named_strings, once built */
+    bool oom;
+} finding;
+
+/* Whether string 'v' (a member of key 'key') is a placeholder the schema does not name. */
+static bool unnamed_placeholder(finding *f, const coax_value *v, const char *key, size_t klen)
+{
+    if (!extract_is_placeholder(v->u.text, v->len, key, klen)) return false;
+    if (!f->named && !(f->named = named_strings(f->c))) return f->oom = true;
+    return !smap_get(f->named, v->u.text, v->len);
+}
+
+/* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
+static const coax_value *find(finding *f, const coax_value *v, const char *key, size_t klen, coax_buf *path)
+{
+    if (v->type == COAX_STRING) return unnamed_placeholder(f, v, key, klen) ? v : NULL;
     size_t mark = path->len;
     if (v->type == COAX_ARRAY) {
         for (size_t i = 0; i < v->len; i++) {
             char num[24];
             int k = snprintf(num, sizeof num, "%zu", i);
             extract_put_token(path, num, (size_t)k);
-            const coax_value *hit = find(&v->u.items[i], key, klen, path); /* an item keeps its list's name */
+            const coax_value *hit = find(f, &v->u.items[i], key, klen, path); /* an item keeps its list's name */
             if (hit) return hit;
             path->len = mark;
         }
@@ -165,7 +222,7 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
         for (size_t i = 0; i < v->len; i++) {
             const coax_member *m = &v->u.members[i];
             extract_put_token(path, m->key, m->klen);
-            const coax_value *hit = find(&m->value, m->key, m->klen, path);
+            const coax_value *hit = find(f, &m->value, m->key, m->klen, path);
             if (hit) return hit;
             path->len = mark;
         }
@@ -173,14 +230,16 @@ static const coax_value *find(const coax_value *v, const char *key, size_t klen,
     return NULL;
 }
 
-coax_code extract_find_placeholder(coax_arena *a, const coax_value *v, const char **message, const char **pointer)
+coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
+    coax_arena *a = c->arena;
     coax_buf path;
     coax_buf_init(&path, coax_arena_allocator(a));
-    const coax_value *hit = find(v, NULL, 0, &path);
+    finding f = {c, NULL, false};
+    const coax_value *hit = find(&f, v, NULL, 0, &path);
     *message = *pointer = NULL;
-    coax_code rc = COAX_OK;
-    if (hit) {
+    coax_code rc = f.oom ? COAX_ENOMEM : COAX_OK;
+    if (hit && !f.oom) {
         *pointer = path.oom ? NULL : coax_arena_strdup(a, path.data ? path.data : "", path.len);
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(a));

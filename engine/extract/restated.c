@@ -49,16 +49,18 @@ static bool declared(const look *lk, const char *key, size_t klen)
 }
 
 /* The members the schema declares by their names normalized (norm): an
-** object's, or those of the objects an object holds. Only declared ones,
-** each name once: its first member (head) and the first whose value
-** differs from the head's (other), all a lookup needs. The objects an
-** object holds may each hold the same name ({"p1": {"age": 5}, "p2":
-** {"age": 5}, ...}): one entry per member made their probes and lookups
-** walk one chain, a square of the reply. */
+** object's, or those of the objects an object holds. Only declared ones:
+** how many of an object's own share a normalized name is bounded by the
+** schema ("a", "A", "a_", ... one name), but not of the objects it holds
+** (n objects each with "b"): a slot holds a name, its entries a list in
+** the order indexed, so that neither indexing nor a look walks them all. */
 typedef struct names {
-    const coax_member **head, **other;
+    const coax_member **mem;
     char **norm;
-    uint32_t *slot; /* entry + 1, 0: empty */
+    uint32_t *slot;  /* the first entry of a name + 1, 0: empty */
+    uint32_t *next;  /* the next entry of the same name + 1, 0: none */
+    uint32_t *last;  /* of a name's first entry: its last entry */
+    uint32_t *other; /* of a name's first entry: the first entry whose value differs from its + 1, 0: none */
     size_t n, mask;
     uint64_t seed;
 } names;
@@ -70,8 +72,8 @@ static size_t norm(const char *key, size_t klen, char *out)
     return coerce_norm_key(key, klen, out, klen + 1) ? strlen(out) : 0;
 }
 
-/* The slot of the entry named k[0..n), or the empty one where it goes. */
-static size_t slot_of(const names *ns, const char *k, size_t n)
+/* The slot of normalized name k[0..n): its own, or the empty one it would take. */
+static size_t name_slot(const names *ns, const char *k, size_t n)
 {
     size_t at = (size_t)coax_hash_bytes(k, n, ns->seed) & ns->mask;
     for (; ns->slot[at]; at = (at + 1) & ns->mask) {
@@ -93,10 +95,12 @@ static bool names_init(names *ns, const look *lk, const coax_value *obj, bool ki
     while (cap < total * 2) cap *= 2;
     ns->n = 0, ns->mask = cap - 1, ns->seed = seed;
     ns->slot = coax_arena_alloc(a, cap * sizeof *ns->slot);
-    ns->head = coax_arena_alloc(a, (total + 1) * sizeof *ns->head);
-    ns->other = coax_arena_alloc(a, (total + 1) * sizeof *ns->other);
+    ns->mem = coax_arena_alloc(a, (total + 1) * sizeof *ns->mem);
     ns->norm = coax_arena_alloc(a, (total + 1) * sizeof *ns->norm);
-    if (!ns->slot || !ns->head || !ns->other || !ns->norm) return false;
+    ns->next = coax_arena_alloc(a, (total + 1) * sizeof *ns->next);
+    ns->last = coax_arena_alloc(a, (total + 1) * sizeof *ns->last);
+    ns->other = coax_arena_alloc(a, (total + 1) * sizeof *ns->other);
+    if (!ns->slot || !ns->mem || !ns->norm || !ns->next || !ns->last || !ns->other) return false;
     memset(ns->slot, 0, cap * sizeof *ns->slot);
     for (size_t j = 0; j < obj->len; j++) {
         const coax_value *in = kids ? &obj->u.members[j].value : NULL;
@@ -106,33 +110,41 @@ static bool names_init(names *ns, const look *lk, const coax_value *obj, bool ki
             if (!declared(lk, m->key, m->klen)) continue;
             char *k = coax_arena_alloc(a, m->klen + 1);
             if (!k) return false;
-            size_t kn = norm(m->key, m->klen, k);
-            if (!kn) continue;
-            size_t at = slot_of(ns, k, kn);
+            size_t e = ns->n++;
+            ns->mem[e] = m;
+            ns->norm[e] = norm(m->key, m->klen, k) ? k : NULL;
+            ns->next[e] = ns->other[e] = 0;
+            ns->last[e] = (uint32_t)e;
+            if (!ns->norm[e]) continue;
+            size_t at = name_slot(ns, k, strlen(k));
             if (!ns->slot[at]) {
-                ns->head[ns->n] = m, ns->other[ns->n] = NULL, ns->norm[ns->n] = k;
-                ns->slot[at] = (uint32_t)++ns->n;
+                ns->slot[at] = (uint32_t)e + 1;
                 continue;
             }
-            size_t e = ns->slot[at] - 1;
-            if (!ns->other[e] && coax_value_equal(&ns->head[e]->value, &m->value, coax_arena_allocator(a)) != 1)
-                ns->other[e] = m;
+            size_t first = ns->slot[at] - 1;
+            ns->next[ns->last[first]] = (uint32_t)e + 1;
+            ns->last[first] = (uint32_t)e;
+            if (!ns->other[first] && coax_value_equal(&ns->mem[first]->value, &m->value, coax_arena_allocator(a)) != 1)
+                ns->other[first] = (uint32_t)e + 1;
         }
     }
     return true;
 }
 
-/* The first member indexed whose normalized name is k[0..n) and whose
-** value differs from 'v' (NULL: any value), NULL when none. The member
-** that asks is never indexed: it is undeclared, or not in these objects.
-** The head's value equal to v, the other's differs from v too. */
-static const coax_member *differing(const look *lk, const names *ns, const char *k, size_t n, const coax_value *v)
+/* The first member indexed but 'not' whose normalized name is k[0..n) and
+** whose value differs from 'v' (NULL: any value), NULL when none. */
+static const coax_member *differing(const look *lk, const names *ns, const char *k, size_t n, const coax_member *not,
+                                    const coax_value *v)
 {
-    size_t at = slot_of(ns, k, n);
-    if (!ns->slot[at]) return NULL;
-    size_t e = ns->slot[at] - 1;
-    const coax_member *h = ns->head[e];
-    return !v || coax_value_equal(&h->value, v, coax_arena_allocator(lk->a)) != 1 ? h : ns->other[e];
+    size_t first = ns->slot[name_slot(ns, k, n)];
+    for (size_t e1 = first; e1;) {
+        const coax_member *m = ns->mem[e1 - 1];
+        bool same = m != not && v && coax_value_equal(&m->value, v, coax_arena_allocator(lk->a)) == 1;
+        if (m != not && !same) return m;
+        /* the first entry's value is v: so is each before the first that differs from it */
+        e1 = same && e1 == first ? ns->other[e1 - 1] : ns->next[e1 - 1];
+    }
+    return NULL;
 }
 
 /* An object's own members, then those of the objects it holds, a level
@@ -144,12 +156,13 @@ typedef struct scope {
     bool built, kids_ok;
 } scope;
 
-static const coax_member *differing_near(look *lk, scope *sc, const char *k, size_t n, const coax_value *v)
+static const coax_member *differing_near(look *lk, scope *sc, const char *k, size_t n, const coax_member *not,
+                                         const coax_value *v)
 {
-    const coax_member *hit = differing(lk, &sc->self, k, n, v);
+    const coax_member *hit = differing(lk, &sc->self, k, n, not, v);
     if (hit) return hit;
     if (!sc->built) sc->built = true, sc->kids_ok = names_init(&sc->kids, lk, sc->obj, true, sc->self.seed);
-    return sc->kids_ok ? differing(lk, &sc->kids, k, n, v) : NULL;
+    return sc->kids_ok ? differing(lk, &sc->kids, k, n, not, v) : NULL;
 }
 
 /* Calls 'each' with the words of a remark's first bytes normalized, alone
@@ -184,12 +197,13 @@ static const void *remark_words(const char *s, size_t len, const void *(*each)(v
 typedef struct naming {
     look *lk;
     scope *sc;
+    const coax_member *remark;
 } naming;
 
 static const void *named_member(void *ctx, const char *w, size_t n)
 {
     naming *nm = ctx;
-    return differing_near(nm->lk, nm->sc, w, n, NULL);
+    return differing_near(nm->lk, nm->sc, w, n, nm->remark, NULL);
 }
 
 /* The member that member i, undeclared, gives another value, in its
@@ -209,8 +223,8 @@ static const coax_member *restated_by(look *lk, scope *sc, size_t i)
                 if (wl && (ml <= wl || memcmp(end ? mk + ml - wl : mk, coerce_replacing_words[w], wl))) continue;
                 /* the name itself written another way only beside it: {"user": {"id": 5}, "id": 7} is two ids */
                 const char *rest = end ? mk : mk + wl;
-                hit = wl ? differing_near(lk, sc, rest, ml - wl, &m->value)
-                         : differing(lk, &sc->self, rest, ml, &m->value);
+                hit = wl ? differing_near(lk, sc, rest, ml - wl, m, &m->value)
+                         : differing(lk, &sc->self, rest, ml, m, &m->value);
                 if (hit) return hit;
             }
         }
@@ -218,12 +232,12 @@ static const coax_member *restated_by(look *lk, scope *sc, size_t i)
             for (size_t k = 0; k < m->value.len; k++) {
                 const coax_member *c = &m->value.u.members[k];
                 char *ck = coax_arena_alloc(lk->a, c->klen + 1);
-                if (ck && norm(c->key, c->klen, ck) && (hit = differing_near(lk, sc, ck, strlen(ck), &c->value)))
+                if (ck && norm(c->key, c->klen, ck) && (hit = differing_near(lk, sc, ck, strlen(ck), m, &c->value)))
                     return hit;
             }
     }
     if (m->value.type != COAX_STRING || !extract_remark_takes_back(m->value.u.text, m->value.len)) return NULL;
-    naming nm = {lk, sc};
+    naming nm = {lk, sc, m};
     return remark_words(m->value.u.text, m->value.len, named_member, &nm);
 }
 
