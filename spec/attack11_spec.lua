@@ -4,19 +4,10 @@
 -- compared at n and 4n (the same work when the budget bounds it), never
 -- against a clock.
 local H = require "helper" -- first: it points package.cpath at COAX_BUILD
-local coax = require "coax"
 
 local STOPPED = "recipe: script stopped: Lua instruction limit (1000000) reached"
 
-local function run(source, opts)
-  opts = opts or {}
-  opts.source, opts.replies = true, opts.replies or { "{}" }
-  return coax.run(source, "x", opts)
-end
-
-local function stopped(r)
-  return { r.outcome, r.error and r.error.code, r.error and (r.error.message:gsub("\n.*", "")) }
-end
+local run, stopped = H.run_source, H.ended
 
 describe("attack 11: comparing and joining long strings is charged as it runs", function()
   -- table.sort charged its n log2 n comparisons as instructions, but a

@@ -2,18 +2,8 @@
 -- instruction does in C that the script's choice of data makes super-linear. Work is compared at n
 -- and 8n, never against a clock.
 local H = require "helper" -- first: it points package.cpath at COAX_BUILD
-local coax = require "coax"
 
-local function run(source, opts)
-  opts = opts or {}
-  opts.source, opts.replies = true, opts.replies or { "{}" }
-  return coax.run(source, "x", opts)
-end
-
-local function ended(r)
-  return { r.outcome, type(r.error) == "table" and r.error.code or nil,
-    type(r.error) == "table" and (r.error.message:gsub("\n.*", "")) or nil }
-end
+local run, ended = H.run_source, H.ended
 
 describe("attack 13: keys a script chooses do not share a chain of a table's hash part", function()
   -- Lua placed an integer key at its value modulo (size - 1) | 1: the multiples of 2^m - 1 spread

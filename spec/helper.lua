@@ -56,6 +56,20 @@ function H.scaling_ratio(run, n, k)
   return big / small
 end
 
+--- coax.run of a recipe's text ('source'): its replies "{}" unless opts.replies says.
+function H.run_source(source, opts)
+  opts = opts or {}
+  opts.source, opts.replies = true, opts.replies or { "{}" }
+  return require("coax").run(source, "x", opts)
+end
+
+--- How a run ended: {outcome, its error's code, the first line of its message} (no
+--- error: json.null in a report).
+function H.ended(r)
+  local e = type(r.error) == "table" and r.error or nil
+  return { r.outcome, e and e.code, e and (e.message:gsub("\n.*", "")) }
+end
+
 --- The error message of a session whose agent sends the secret
 --- OPENAI_API_KEY (= 'key') to 'url' in a header and then fails with
 --- "sent: " and the response's status or the request's error kind (or
