@@ -180,11 +180,13 @@ static void hook(lua_State *L, lua_Debug *ar)
     stop_if_due(L, vm);
 }
 
-void vm_raise_pending_stop(lua_State *L) { stop_if_due(L, vm_of(L)); }
-
+/* The stop check lcoax_error runs before it raises COAX_ENOMEM: raises the
+** running script's stop if one is pending (the cap refused an allocation,
+** the budget is spent, the host interrupted), whose text would otherwise
+** depend on whether a tick came first; returns if none is. */
 static int l_stop_check(lua_State *L)
 {
-    vm_raise_pending_stop(L);
+    stop_if_due(L, vm_of(L));
     return 0;
 }
 

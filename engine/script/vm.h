@@ -68,12 +68,6 @@ int vm_call(coax_vm *vm, int nargs, int nresults);
 ** than the Lua memory cap allows (lua_memory" 'detail' ")" (VM_OVER_CAP,
 ** for C that refuses the same without raising). Raises. */
 int vm_over_memory_cap(lua_State *L, const char *what, const char *detail);
-
-/* Raises the running script's stop if one is pending (the cap refused an
-** allocation, the budget is spent, the host interrupted); returns if none
-** is. C that ran out of memory calls it before raising its own error, whose
-** text would otherwise depend on whether a tick came first. */
-void vm_raise_pending_stop(lua_State *L);
 #define VM_OVER_CAP "%s larger than the Lua memory cap allows (lua_memory%s)"
 
 
