@@ -114,6 +114,10 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** reference not followed, past 64 schemas). */
 bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* The length of an error's keyword path 'kw' up to the branch index of
+** its innermost union ("/anyOf/" or "/oneOf/"), or 0 when it is under none. */
+size_t coerce_union_prefix(const char *kw);
+
 /* Whether a union's other branch takes values of x's type, bounded only (a
 ** maximum, a pattern, items; by "type" or, with none, by such keywords; no
 ** enum or const), when 'loc' is a branch's own "type", "enum" or "const"

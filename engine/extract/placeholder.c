@@ -194,6 +194,7 @@ typedef struct finding {
     coerce_ctx *c;
     const smap *named; /* named_strings, once built */
     bool oom;
+    coax_buf path; /* the placeholder's pointer, once found */
 } finding;
 
 /* Whether string 'v' (a member of key 'key') is a placeholder the schema does not name. */
@@ -204,28 +205,25 @@ static bool unnamed_placeholder(finding *f, const coax_value *v, const char *key
     return !smap_get(f->named, v->u.text, v->len);
 }
 
-/* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
-static const coax_value *find(finding *f, const coax_value *v, const char *key, size_t klen, coax_buf *path)
+/* Depth-first: the first placeholder under 'v' (a member of key 'key',
+** at place 'at'), its place in f->hit; the pointer is written only then. */
+static const coax_value *find(finding *f, const coax_value *v, const char *key, size_t klen, const extract_frame *at)
 {
-    if (v->type == COAX_STRING) return unnamed_placeholder(f, v, key, klen) ? v : NULL;
-    size_t mark = path->len;
-    if (v->type == COAX_ARRAY) {
-        for (size_t i = 0; i < v->len; i++) {
-            char num[24];
-            int k = snprintf(num, sizeof num, "%zu", i);
-            extract_put_token(path, num, (size_t)k);
-            const coax_value *hit = find(f, &v->u.items[i], key, klen, path); /* an item keeps its list's name */
-            if (hit) return hit;
-            path->len = mark;
-        }
-    } else if (v->type == COAX_OBJECT) {
-        for (size_t i = 0; i < v->len; i++) {
-            const coax_member *m = &v->u.members[i];
-            extract_put_token(path, m->key, m->klen);
-            const coax_value *hit = find(f, &m->value, m->key, m->klen, path);
-            if (hit) return hit;
-            path->len = mark;
-        }
+    if (v->type == COAX_STRING) {
+        if (!unnamed_placeholder(f, v, key, klen)) return NULL;
+        extract_put_pointer(&f->path, at);
+        return v;
+    }
+    for (size_t i = 0; v->type == COAX_ARRAY && i < v->len; i++) {
+        extract_frame item = {at, NULL, 0, i};
+        const coax_value *hit = find(f, &v->u.items[i], key, klen, &item); /* an item keeps its list's name */
+        if (hit) return hit;
+    }
+    for (size_t i = 0; v->type == COAX_OBJECT && i < v->len; i++) {
+        const coax_member *m = &v->u.members[i];
+        extract_frame member = {at, m->key, m->klen, 0};
+        const coax_value *hit = find(f, &m->value, m->key, m->klen, &member);
+        if (hit) return hit;
     }
     return NULL;
 }
@@ -233,14 +231,13 @@ static const coax_value *find(finding *f, const coax_value *v, const char *key, 
 coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
     coax_arena *a = c->arena;
-    coax_buf path;
-    coax_buf_init(&path, coax_arena_allocator(a));
-    finding f = {c, NULL, false};
-    const coax_value *hit = find(&f, v, NULL, 0, &path);
+    finding f = {c, NULL, false, {0}};
+    coax_buf_init(&f.path, coax_arena_allocator(a));
+    const coax_value *hit = find(&f, v, NULL, 0, NULL);
     *message = *pointer = NULL;
     coax_code rc = f.oom ? COAX_ENOMEM : COAX_OK;
     if (hit && !f.oom) {
-        *pointer = path.oom ? NULL : coax_arena_strdup(a, path.data ? path.data : "", path.len);
+        *pointer = f.path.oom ? NULL : coax_arena_strdup(a, f.path.data ? f.path.data : "", f.path.len);
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(a));
         size_t shown = hit->len > 40 ? 40 : hit->len;
@@ -252,6 +249,6 @@ coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const cha
         coax_buf_free(&b);
         if (!*message) rc = COAX_ENOMEM, *pointer = NULL;
     }
-    coax_buf_free(&path);
+    coax_buf_free(&f.path);
     return rc;
 }
