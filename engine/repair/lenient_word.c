@@ -880,6 +880,13 @@ static bool value_resumes(const char *p, const char *e)
     const char *q = e, *floor = e - p > 64 ? e - 64 : p;
     while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
     if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
+    /* one word glued to the closer, then only closers to the end: {"n": 1000}000}, a number a stray
+    ** closer split */
+    const char *w = p;
+    while (w < q && w - p < 64 && is_ident((unsigned char)*w)) w++;
+    bool word = w > p;
+    while (word && w < q && w - p < 128 && (*w == '}' || *w == ']' || ws_tab[(unsigned char)*w])) w++;
+    if (word && w == q) return true;
     /* a key's end ("...":) in the glued text, before a new value or line: a
     ** sentence's period and "Output: {...}" have none */
     const char *limit = q - p > 64 ? p + 64 : q;
