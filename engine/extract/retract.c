@@ -60,6 +60,29 @@ static bool doubt_phrase(const char *text, size_t at, size_t e)
     return false;
 }
 
+/* Whether a value alone starts at text[at]: a number or a quoted text,
+** ending its clause ("37.", "37,", "37)", "\"Lyon\""); "0 when unknown"
+** goes on to say when, a remark on the format. */
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static bool value_alone(const char *text, size_t at, size_t e)
+{
+    size_t p = at;
+    if (p < e && (text[p] == '"' || text[p] == '\'')) {
+        char q = text[p++];
+        while (p < e && text[p] != q && text[p] != '\n') p++;
+        if (p >= e || text[p] != q) return false;
+        p++;
+    } else {
+        if (p < e && text[p] == '-') p++;
+        size_t digits = p;
+        while (p < e && (is_digit(text[p]) || ((text[p] == '.' || text[p] == ',') && p + 1 < e && is_digit(text[p + 1]))))
+            p++;
+        if (p == digits) return false;
+    }
+    return p == e || (text[p] && strchr(".,;:!)\r\n", text[p]));
+}
+
 /* Whether the sentence starting at text[at] takes back what came before
 ** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
 ** "Wait:") or before its subject or a value ("Actually the age is 37",
@@ -87,6 +110,9 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
                                          "uncertain", "not confident", "unverified"};
     for (size_t i = 0; i < sizeof doubts / sizeof *doubts; i++)
         if (opens_with(text, at, e, doubts[i])) return true;
+    /* another value offered: "Or 37, depending on the date.", "(or 37)" */
+    size_t o = matched(text, at, e, "or");
+    if (o && at + o + 1 < e && text[at + o] == ' ' && value_alone(text, at + o + 1, e)) return true;
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
@@ -160,11 +186,21 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "hope this is right", "hope i got it right", "hope i got that right"};
     /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
     static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
+    /* or another value offered beside it, as a possibility ("The age could
+    ** also be 37.", "it may be \"Lyon\""): which one holds, the reply
+    ** does not know */
+    static const char *const offered[] = {"could also be", "might also be", "may also be", "can also be",
+                                          "could be",      "might be",      "may be",      "or possibly",
+                                          "or maybe",      "or perhaps",    "or rather",   "or even"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
         size_t n = matched(text, at, e, valued[i]);
         if (n && at + n + 1 < e && text[at + n] == ' ' && strchr("0123456789\"'", text[at + n + 1])) return true;
+    }
+    for (size_t i = 0; i < sizeof offered / sizeof *offered; i++) {
+        size_t n = matched(text, at, e, offered[i]);
+        if (n && at + n + 1 < e && text[at + n] == ' ' && value_alone(text, at + n + 1, e)) return true;
     }
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
