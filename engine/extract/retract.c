@@ -202,6 +202,19 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         size_t n = matched(text, at, e, offered[i]);
         if (n && at + n + 1 < e && text[at + n] == ' ' && value_alone(text, at + n + 1, e)) return true;
     }
+    /* a value said to be made up, not read ("The age is a guess.", "I made
+    ** up the age", "the email is a placeholder"): a stand-in for no answer,
+    ** as "// dummy" is; an estimate is an answer, and "made up of" a make-up */
+    static const char *const made_up[] = {"is a guess",     "was a guess",      "are guesses",     "were guesses",
+                                          "guessed",        "i had to guess",   "made up",         "made-up",
+                                          "is a placeholder", "are placeholders", "as a placeholder",
+                                          "placeholder value", "placeholder values", "is fictional", "are fictional",
+                                          "is fictitious",  "dummy value",      "dummy values",    "fake value",
+                                          "fake values",    "fabricated"};
+    for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
+        size_t n = matched(text, at, e, made_up[i]);
+        if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at)) return true;
+    }
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
