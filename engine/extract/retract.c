@@ -151,6 +151,26 @@ static bool hedged_before(const char *text, size_t from, size_t at)
     return false;
 }
 
+/* Whether the clause before text[at], from 'from' on, denies what
+** follows ("Nothing here is made up", "None of it was guessed"; not "The
+** text gives no age, so I had to guess"). */
+static bool denied_before(const char *text, size_t from, size_t at)
+{
+    static const coax_word words[] = {COAX_WORD("no"), COAX_WORD("not"), COAX_WORD("nothing"), COAX_WORD("none"),
+                                      COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither")};
+    size_t b = at;
+    while (b > from && !strchr(".!?,;:\n", text[b - 1])) b--;
+    for (size_t p = b; p < at;) {
+        size_t q = p;
+        while (q < at && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
+        if (q > p && (coax_word_in(text + p, q - p, words, sizeof words / sizeof *words) ||
+                      (q - p > 3 && !memcmp(text + q - 3, "n't", 3))))
+            return true;
+        p = q + 1;
+    }
+    return false;
+}
+
 /* Whether a phrase that takes a value back anywhere starts at text[at]: a
 ** typo named, "I meant", "should actually be", "should have been",
 ** "scratch that", "on second thought", "{...} is not the answer", a guess
@@ -213,7 +233,8 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "fake values",    "fabricated"};
     for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
         size_t n = matched(text, at, e, made_up[i]);
-        if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at)) return true;
+        if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
+            return true;
     }
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
