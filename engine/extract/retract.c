@@ -60,27 +60,44 @@ static bool doubt_phrase(const char *text, size_t at, size_t e)
     return false;
 }
 
-/* Whether a value alone starts at text[at]: a number or a quoted text,
-** ending its clause ("37.", "37,", "37)", "\"Lyon\""); "0 when unknown"
-** goes on to say when, a remark on the format. */
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static bool value_alone(const char *text, size_t at, size_t e)
+/* The end of a value written at text[at], a number or a quoted text on one
+** line: at when none is. */
+static size_t value_end(const char *text, size_t at, size_t e)
 {
     size_t p = at;
     if (p < e && (text[p] == '"' || text[p] == '\'')) {
         char q = text[p++];
         while (p < e && text[p] != q && text[p] != '\n') p++;
-        if (p >= e || text[p] != q) return false;
-        p++;
-    } else {
-        if (p < e && text[p] == '-') p++;
-        size_t digits = p;
-        while (p < e && (is_digit(text[p]) || ((text[p] == '.' || text[p] == ',') && p + 1 < e && is_digit(text[p + 1]))))
-            p++;
-        if (p == digits) return false;
+        return p < e && text[p] == q ? p + 1 : at;
     }
+    if (p < e && text[p] == '-') p++;
+    size_t digits = p;
+    while (p < e && (is_digit(text[p]) || ((text[p] == '.' || text[p] == ',') && p + 1 < e && is_digit(text[p + 1]))))
+        p++;
+    return p == digits ? at : p;
+}
+
+/* Whether a value alone starts at text[at], ending its clause ("37.",
+** "37,", "37)", "\"Lyon\"", "37 instead.", "36 or 37."); "0 when unknown"
+** goes on to say when, a remark on the format. */
+static bool value_alone(const char *text, size_t at, size_t e)
+{
+    static const char *const after[] = {" instead", " too", " as well"};
+    size_t p = value_end(text, at, e);
+    if (p == at) return false;
+    for (size_t i = 0; i < sizeof after / sizeof *after; i++) p += matched(text, p, e, after[i]);
+    size_t o = matched(text, p, e, " or ");
+    if (o && value_end(text, p + o, e) != p + o) return value_alone(text, p + o, e);
     return p == e || (text[p] && strchr(".,;:!)\r\n", text[p]));
+}
+
+/* Whether a value ends right before text[at], a space between ("37 is
+** also possible"). */
+static bool value_before(const char *text, size_t from, size_t at)
+{
+    return at >= from + 2 && text[at - 1] == ' ' && (is_digit(text[at - 2]) || text[at - 2] == '"');
 }
 
 /* Whether the sentence starting at text[at] takes back what came before
@@ -110,9 +127,13 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
                                          "uncertain", "not confident", "unverified"};
     for (size_t i = 0; i < sizeof doubts / sizeof *doubts; i++)
         if (opens_with(text, at, e, doubts[i])) return true;
-    /* another value offered: "Or 37, depending on the date.", "(or 37)" */
-    size_t o = matched(text, at, e, "or");
-    if (o && at + o + 1 < e && text[at + o] == ' ' && value_alone(text, at + o + 1, e)) return true;
+    /* another value offered: "Or 37, depending on the date.", "(or 37)",
+    ** "Possibly 37.", "Either 36 or 37." */
+    static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
+    for (size_t i = 0; i < sizeof offering / sizeof *offering; i++) {
+        size_t o = matched(text, at, e, offering[i]);
+        if (o && at + o + 1 < e && text[at + o] == ' ' && value_alone(text, at + o + 1, e)) return true;
+    }
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
@@ -222,15 +243,29 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         size_t n = matched(text, at, e, offered[i]);
         if (n && at + n + 1 < e && text[at + n] == ' ' && value_alone(text, at + n + 1, e)) return true;
     }
-    /* a value said to be made up, not read ("The age is a guess.", "I made
-    ** up the age", "the email is a placeholder"): a stand-in for no answer,
-    ** as "// dummy" is; an estimate is an answer, and "made up of" a make-up */
-    static const char *const made_up[] = {"is a guess",     "was a guess",      "are guesses",     "were guesses",
-                                          "guessed",        "i had to guess",   "made up",         "made-up",
-                                          "is a placeholder", "are placeholders", "as a placeholder",
-                                          "placeholder value", "placeholder values", "is fictional", "are fictional",
-                                          "is fictitious",  "dummy value",      "dummy values",    "fake value",
-                                          "fake values",    "fabricated"};
+    /* "37 is also possible", "\"Lyon\" would also fit" */
+    static const char *const also[] = {"is also possible", "is possible too", "is also likely", "is equally likely",
+                                       "would also fit", "also fits", "would also work", "also works"};
+    for (size_t i = 0; value_before(text, from, at) && i < sizeof also / sizeof *also; i++)
+        if (opens_with(text, at, e, also[i])) return true;
+    /* values said not to be read but made up, assumed, doubted or given as
+    ** an example ("The age is a guess.", "I made up the age", "The age is
+    ** uncertain.", "This is sample data."): a stand-in for no answer, as "//
+    ** dummy" is; an estimate is an answer, and "made up of" a make-up */
+    static const char *const made_up[] = {
+        "a guess",          "guesses",         "guessed",          "i had to guess",  "educated guess",
+        "wild guess",       "made up",         "made-up",          "i invented",      "is invented",
+        "is a placeholder", "are placeholders", "as a placeholder", "placeholder value", "placeholder values",
+        "is fictional",     "are fictional",   "is fictitious",    "are fictitious",  "dummy value",
+        "dummy values",     "fake value",      "fake values",      "is fake",         "are fake",
+        "fabricated",       "my assumption",   "an assumption",    "i assumed",       "is assumed",
+        "was assumed",      "are assumed",     "were assumed",     "is uncertain",    "are uncertain",
+        "is unclear",       "are unclear",     "is not certain",   "is unverified",   "are unverified",
+        "is speculative",   "are speculative", "is tentative",     "are tentative",   "is hypothetical",
+        "are hypothetical", "grain of salt",   "is an example",    "is just an example", "are examples",
+        "example only",     "for illustration", "illustrative",    "sample data",     "sample values",
+        "example data",     "example values",  "dummy data",       "mock data",       "test data",
+        "fake data"};
     for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
         size_t n = matched(text, at, e, made_up[i]);
         if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
