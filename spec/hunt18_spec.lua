@@ -60,6 +60,8 @@ describe("hunt18", function()
     refused(answer .. "\n\nThe age could also be 37.", person, "", taken_back(3, 9))
     refused(answer .. " (or 37)", person, "", taken_back(1, 29))
     refused('{"city": "Paris"}\n\nIt may also be "Lyon".', '{"type":"object"}', "", taken_back(3, 4))
+    refused(answer .. "\n\nEither 36 or 37.", person, "", taken_back(3, 1))
+    refused(answer .. "\n\nNote: 37 is also possible.", person, "", taken_back(3, 10))
     for _, twin in ipairs { "\n\nAges may be 0 when unknown.", "\n\nThe list may be empty.",
       "\n\nOr, if you prefer, I can add more fields." } do
       local r = coax.extract(answer .. twin, person)
@@ -69,12 +71,15 @@ describe("hunt18", function()
 
   it("refuses an answer a value of which is said to be made up, and a remark member saying so", function()
     refused(answer .. "\n\nI made up the age.", person, "", taken_back(3, 3))
-    refused(answer .. "\n\nThe age is a guess.", person, "", taken_back(3, 9))
+    refused(answer .. "\n\nThe age is a guess.", person, "", taken_back(3, 12))
+    refused(answer .. "\n\nI assumed she was born in 1990.", person, "", taken_back(3, 1))
+    refused(answer .. "\n\nThis is sample data.", person, "", taken_back(3, 9))
     refused('{"name": "Ada", "age": 36, "notes": "age is a guess"}', person, "/notes",
       'the member "notes" gives "age" another value (a correction kept beside it): which one was meant is a guess;'
         .. " send one value")
     for _, twin in ipairs { "\n\nNothing here is made up.", "\n\nIf any value is a guess, tell me.",
-      "\n\nThe age is inferred from her birth year." } do
+      "\n\nThe age is inferred from her birth year.", "\n\nAda is an example of a pioneer.",
+      "\n\nThe data is from her biography, not made up." } do
       local r = coax.extract(answer .. twin, person)
       assert.are.same({ true, '{"name":"Ada","age":36}' }, { r.valid, json.encode(r.value) }, twin)
     end
