@@ -93,6 +93,21 @@ static bool value_alone(const char *text, size_t at, size_t e)
     return p == e || (text[p] && strchr(".,;:!)\r\n", text[p]));
 }
 
+/* Whether one of the phrases opens text[at..e) and a value follows it
+** after a space: one that ends its clause ('alone', value_alone), or any
+** number or quoted text. */
+static bool phrase_then_value(const char *text, size_t at, size_t e, const char *const *phrases, size_t count,
+                              bool alone)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t n = matched(text, at, e, phrases[i]);
+        if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
+        char next = text[at + n + 1];
+        if (alone ? value_alone(text, at + n + 1, e) : next && strchr("0123456789\"'", next)) return true;
+    }
+    return false;
+}
+
 /* Whether a value ends right before text[at], a space between ("37 is
 ** also possible"). */
 static bool value_before(const char *text, size_t from, size_t at)
@@ -130,10 +145,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     /* another value offered: "Or 37, depending on the date.", "(or 37)",
     ** "Possibly 37.", "Either 36 or 37." */
     static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
-    for (size_t i = 0; i < sizeof offering / sizeof *offering; i++) {
-        size_t o = matched(text, at, e, offering[i]);
-        if (o && at + o + 1 < e && text[at + o] == ' ' && value_alone(text, at + o + 1, e)) return true;
-    }
+    if (phrase_then_value(text, at, e, offering, sizeof offering / sizeof *offering, true)) return true;
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
@@ -235,14 +247,9 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "or maybe",      "or perhaps",    "or rather",   "or even"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
-    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
-        size_t n = matched(text, at, e, valued[i]);
-        if (n && at + n + 1 < e && text[at + n] == ' ' && strchr("0123456789\"'", text[at + n + 1])) return true;
-    }
-    for (size_t i = 0; i < sizeof offered / sizeof *offered; i++) {
-        size_t n = matched(text, at, e, offered[i]);
-        if (n && at + n + 1 < e && text[at + n] == ' ' && value_alone(text, at + n + 1, e)) return true;
-    }
+    if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false) ||
+        phrase_then_value(text, at, e, offered, sizeof offered / sizeof *offered, true))
+        return true;
     /* "37 is also possible", "\"Lyon\" would also fit" */
     static const char *const also[] = {"is also possible", "is possible too", "is also likely", "is equally likely",
                                        "would also fit", "also fits", "would also work", "also works"};
