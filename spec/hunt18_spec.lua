@@ -84,4 +84,17 @@ describe("hunt18", function()
       assert.are.same({ true, '{"name":"Ada","age":36}' }, { r.valid, json.encode(r.value) }, twin)
     end
   end)
+  it("refuses a reply that ends inside a block comment with a value open, as cut; a closed value keeps it", function()
+    for _, text in ipairs { '{"a": 1 /* unit', '[1, 2 /* from', '{"a": "x" /* as written', '{"ok": true /* ' } do
+      local v, msg, code = coax.repair(text)
+      assert.are.same({ nil, "the JSON is incomplete: the reply ends inside it", "COAX_ENOJSON" }, { v, msg, code })
+    end
+    for text, value in pairs {
+      ['{"a": 1} /* trailing'] = '{"a":1}',
+      ['{"a": 1 /* unit */}'] = '{"a":1}',
+      ['{"a": "x" // note'] = '{"a":"x"}',
+    } do
+      assert.are.equal(value, json.encode((coax.repair(text))), text)
+    end
+  end)
 end)
