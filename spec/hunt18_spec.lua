@@ -97,4 +97,17 @@ describe("hunt18", function()
       assert.are.equal(value, json.encode((coax.repair(text))), text)
     end
   end)
+  it("refuses the only JSON its clause names as made up, assumed or sample data, at the word", function()
+    local function marked(reply, json_column, word_column)
+      refused(reply, person, "", ("the reply's JSON at line 1, column %d sits in a sentence that marks it as no"
+        .. " answer, at line 1, column %d (For example, Suppose, Instead of, Not, Probably): send the answer alone")
+        :format(json_column, word_column))
+    end
+    marked("Made-up values: " .. answer, 17, 6)
+    marked("Here is some sample data: " .. answer, 27, 14)
+    for _, twin in ipairs { "Here are some details: ", "Based on the text: " } do
+      local r = coax.extract(twin .. answer, person)
+      assert.are.same({ true, '{"name":"Ada","age":36}' }, { r.valid, json.encode(r.value) }, twin)
+    end
+  end)
 end)

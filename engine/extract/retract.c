@@ -357,14 +357,21 @@ static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_
     static const coax_word anywhere[] = {COAX_WORD("imagine"), COAX_WORD("suppose"), COAX_WORD("supposing"),
                                          COAX_WORD("hypothetically"), COAX_WORD("hypothetical"), COAX_WORD("avoid"),
                                          COAX_WORD("assuming"), COAX_WORD("assume"), COAX_WORD("presuming"),
-                                         COAX_WORD("guessing"), COAX_WORD("guessed"), COAX_WORD("draft")};
+                                         COAX_WORD("guessing"), COAX_WORD("guessed"), COAX_WORD("draft"),
+                                         /* values named as not read ("Made-up values:", "Assumed values:") */
+                                         COAX_WORD("assumed"), COAX_WORD("illustrative"), COAX_WORD("fictional"),
+                                         COAX_WORD("fictitious"), COAX_WORD("fabricated")};
     /* "guess" after a word ("If I had to guess", "My best guess is"); a
     ** label "Guess:" alone names a game's answer (hunt13.jsonl) */
     if (pn && n == 5 && coax_ascii_casesame(text + at, "guess", 5)) return true;
+    /* "made up", "made-up", "a mock-up" */
+    if (pn == 4 && n == 2 && coax_ascii_casesame(text + at, "up", 2) &&
+        (coax_ascii_casesame(text + pw, "made", 4) || coax_ascii_casesame(text + pw, "mock", 4)))
+        return true;
     static const coax_word named[] = {COAX_WORD("example"), COAX_WORD("examples"), COAX_WORD("instance"),
                                       COAX_WORD("illustration"), COAX_WORD("sample")};
     static const coax_word naming[] = {COAX_WORD("a"), COAX_WORD("an"), COAX_WORD("for"), COAX_WORD("as"),
-                                       COAX_WORD("another"), COAX_WORD("one")};
+                                       COAX_WORD("another"), COAX_WORD("one"), COAX_WORD("some")};
     if (WORD_OF(text, at, n, anywhere)) return true;
     if (WORD_OF(text, at, n, named) && pn && WORD_OF(text, pw, pn, naming)) return true;
     return pn && ((n == 2 && coax_ascii_casesame(text + at, "of", 2) && pn == 7 &&
