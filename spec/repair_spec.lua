@@ -262,6 +262,7 @@ describe("coax.repair's reading (guess = true)", function()
       -- a number a stray closer split: {"email": 1000000}
       invented('{"note": false, "email": 1000}000}', "early_close")
       invented('{\n  "note": false,\n  "email": 1}000000\n}', "early_close")
+      invented('{\n  "email": nu}ll,\n  "city": "x"\n}', "early_close")
       -- twins: a quoted span in prose, a span alone on its line after another value's
       no_guess('The JSON is "{"a": 1}".', '{"a":1}')
       no_guess('Use "[1, 2]" here', '[1,2]')

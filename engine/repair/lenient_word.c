@@ -901,11 +901,12 @@ static bool value_resumes(const char *p, const char *e)
     const char *q = e, *floor = e - p > 64 ? e - 64 : p;
     while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
     if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
-    /* one word glued to the closer, then only closers to the end: {"n": 1000}000}, a number a stray
-    ** closer split */
+    /* one word glued to the closer, then only closers to the end, or a comma and a key: {"n":
+    ** 1000}000}, {"email": nu}ll,⏎ "city": "x"}: a value a stray closer split */
     const char *w = p;
     while (w < q && w - p < 64 && is_ident((unsigned char)*w)) w++;
     bool word = w > p;
+    if (word && w < q && *w == ',' && key_ahead(w + 1, e)) return true;
     while (word && w < q && w - p < 128 && (*w == '}' || *w == ']' || ws_tab[(unsigned char)*w])) w++;
     if (word && w == q) return true;
     /* a key's end ("...":) in the glued text, before a new value or line: a
