@@ -250,6 +250,18 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('[{"a": 1}, {"b": 2}]]', '[{"a":1},{"b":2}]')
       no_guess('{"a": {"b": 1}, "c": 2}]', '{"a":{"b":1},"c":2}')
       no_guess('{"a": {"b": 1}}} Hope this helps.', '{"a":{"b":1}}')
+      -- closers of one kind move only along levels of that kind: a list (or an object in a list) closes
+      -- with its own bracket before a stray '}' whatever objects it holds (review43)
+      no_guess('[{"user": {"name": "Ada"}, "age": 3}]}', '[{"user":{"name":"Ada"},"age":3}]')
+      no_guess('[{"user": {"name": "Ada"}, "age": 3}]}}', '[{"user":{"name":"Ada"},"age":3}]')
+      no_guess('Here: [{"a": {"b": 1}, "c": 2}]} Thanks', '[{"a":{"b":1},"c":2}]')
+      no_guess('{"a": [{"b": {"c": 1}, "d": 2}]}}', '{"a":[{"b":{"c":1},"d":2}]}')
+      no_guess('{"items": [[1], [2]]}]', '{"items":[[1],[2]]}')
+      -- twins: a path of the closer's kind from the value down, or closers of both kinds
+      invented('{"a": {"b": {"c": 1}, "d": 2}}}', "trailing_text")
+      invented('{"a": {"b": {"c": 1}}, "d": 2}}}', "trailing_text")
+      invented('[[[1], 2]]]', "trailing_text")
+      invented('{"a": {"b": 1}, "c": 2}]}', "trailing_text")
     end)
 
     it("a span in a structure's string, after a closer on its line or before an item is no answer", function()

@@ -48,26 +48,34 @@ static void close_parens(lp *ps, unsigned *paren)
 }
 
 /* The depth is input: an explicit stack; out of memory, no sure reading. */
-bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, bool arr)
+bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, const char *stray, size_t n)
 {
-    size_t cap = 16, n = 0;
+    bool obj = memchr(stray, '}', n) != NULL, arr = memchr(stray, ']', n) != NULL;
+    if ((!obj && !arr) || (v->type != COAX_OBJECT && v->type != COAX_ARRAY)) return false;
+    /* Closers of one kind: the brackets of the other kind still pair, so a
+    ** closer moved is one no bracket of the other kind holds, on a path of
+    ** its kind from v (v's own last closer among them). */
+    bool chain = obj != arr;
+    if (chain && (v->type == COAX_OBJECT) != obj) return false;
+    size_t cap = 16, depth = 0;
     const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
     if (!stack) return true;
-    stack[n++] = v;
-    while (n) {
-        const coax_value *c = stack[--n];
+    stack[depth++] = v;
+    while (depth) {
+        const coax_value *c = stack[--depth];
         bool same = c->type == COAX_OBJECT ? obj : arr;
+        if (chain && !same) continue;
         for (size_t i = 0; i < c->len; i++) {
             const coax_value *k = c->type == COAX_OBJECT ? &c->u.members[i].value : &c->u.items[i];
             if (k->type != COAX_OBJECT && k->type != COAX_ARRAY) continue;
             if (same && k->type == c->type && i + 1 < c->len) return true;
-            if (n == cap) {
+            if (depth == cap) {
                 const coax_value **grown = coax_arena_alloc(a, 2 * cap * sizeof *grown);
                 if (!grown) return true;
-                memcpy(grown, stack, n * sizeof *grown);
+                memcpy(grown, stack, depth * sizeof *grown);
                 stack = grown, cap *= 2;
             }
-            stack[n++] = k;
+            stack[depth++] = k;
         }
     }
     return false;
@@ -78,8 +86,7 @@ bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, boo
 static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stray, const char *end)
 {
     rvalue *last = &out->v[out->n - 1];
-    bool obj = memchr(stray, '}', (size_t)(end - stray)) != NULL, arr = memchr(stray, ']', (size_t)(end - stray)) != NULL;
-    if ((obj || arr) && repair_stray_closer_moves(ps->arena, last->value, obj, arr)) {
+    if (repair_stray_closer_moves(ps->arena, last->value, stray, (size_t)(end - stray))) {
         rlog_add_class(ps->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, off(ps, stray));
         last->log_to = ps->log->n; /* the value's own log: the guess is its */
         last->invented = true;

@@ -388,11 +388,10 @@ static bool stray_closer_after(job *j, size_t end, const coax_value *v)
 {
     const char *t = j->text;
     size_t a = end;
-    bool obj = false, arr = false;
     while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
-    for (size_t from = a; a < j->len && a - from < 128 && (t[a] == '}' || t[a] == ']'); a++)
-        obj = obj || t[a] == '}', arr = arr || t[a] == ']';
-    return (obj || arr) && repair_stray_closer_moves(j->arena, v, obj, arr);
+    size_t from = a;
+    while (a < j->len && a - from < 128 && (t[a] == '}' || t[a] == ']')) a++;
+    return repair_stray_closer_moves(j->arena, v, t + from, a - from);
 }
 
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)

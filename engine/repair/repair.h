@@ -240,13 +240,15 @@ bool repair_value_fence(const char *t, size_t i);
 ** "a@b.c"}, {"1": t}ue, "a": 1}). */
 bool repair_closed_early(const char *p, const char *end);
 
-/* Whether a closer that no bracket opened, after value v, may be one of
-** v's own typed late ('obj': a '}', 'arr': a ']'): {"a": {"b": 1}, "c":
-** 2}} is as well {"a": {"b": 1, "c": 2}} with the first '}' the extra one,
-** as an object holding an object before another member lets either be (an
-** array holding an array before another item, for ']'). {"a": {"b": 1}}}
-** has one reading. */
-bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, bool arr);
+/* Whether a closer that no bracket opened, among stray[0..n) after value
+** v, may be one of v's own typed late: {"a": {"b": 1}, "c": 2}} is as well
+** {"a": {"b": 1, "c": 2}} with the first '}' the extra one, as an object
+** holding an object before another member lets either be (an array holding
+** an array before another item, for ']'). Closers of one kind move only
+** along levels all of that kind from v down: [{"a": {"b": 1}, "c": 2}]}
+** and {"a": {"b": 1}}} have one reading (closers of both kinds: any level
+** of their kinds). */
+bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, const char *stray, size_t n);
 
 /* Whether a JSON value can start at p (for the whole-text candidate and
 ** for further values after a top-level one). */
