@@ -166,20 +166,32 @@ static bool quoted_in_structure(const char *t, size_t len, size_t open, size_t c
 }
 
 /* Whether t[a..len) goes on with another value after a comma: '{', '[',
-** '"', a number or a literal ({...}, false]: an item of a list). */
+** '"', or a number or a literal that a comma, a closer or the end follows
+** ({...}, false]: an item of a list). A number or a word that prose goes on
+** from is no item ({...}, 2 items were skipped. {...}, true to the schema). */
 static bool value_after_comma(const char *t, size_t a, size_t len)
 {
     if (a >= len || t[a] != ',') return false;
     a++;
     while (a < len && around_value(t[a])) a++;
     if (a >= len) return false;
-    if (strchr("{[\"-", t[a]) || (t[a] >= '0' && t[a] <= '9')) return true;
-    static const char *const literals[] = {"true", "false", "null"};
-    for (size_t k = 0; k < 3; k++) {
-        size_t n = strlen(literals[k]);
-        if (len - a >= n && !memcmp(t + a, literals[k], n) && (len - a == n || !ident_byte(t[a + n]))) return true;
+    if (strchr("{[\"", t[a])) return true;
+    size_t end = a;
+    if (t[a] == '-' || (t[a] >= '0' && t[a] <= '9')) {
+        end++;
+        while (end < len && ((t[end] >= '0' && t[end] <= '9') || strchr("eE+-", t[end]) ||
+                             (t[end] == '.' && end + 1 < len && t[end + 1] >= '0' && t[end + 1] <= '9')))
+            end++;
+    } else {
+        static const char *const literals[] = {"true", "false", "null"};
+        for (size_t k = 0; k < 3 && end == a; k++) {
+            size_t n = strlen(literals[k]);
+            if (len - a >= n && !memcmp(t + a, literals[k], n)) end = a + n;
+        }
     }
-    return false;
+    if (end == a || (end < len && ident_byte(t[end]))) return false;
+    while (end < len && around_value(t[end])) end++;
+    return end == len || t[end] == ',' || t[end] == ']' || t[end] == '}';
 }
 
 /* Whether the prose span sp sits in a broken list or object: after an
@@ -199,7 +211,8 @@ static bool prose_fragment(const job *j, const rspan *sp)
     if (b > 0 && t[b - 1] == '"' && a < j->len && t[a] == '"' && quoted_in_structure(t, j->len, b - 1, a))
         return true;
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-    if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}')) return true; /* on the closer's line */
+    if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}') && !(b > 1 && ident_byte(t[b - 2])))
+        return true; /* on the closer's line; "Step [1] {...}" and "- [x] {...}" close a word in prose */
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
     if (b > 0 && t[b - 1] == ':' && member_key_before(t, b - 1)) return true;
