@@ -92,6 +92,25 @@ describe("coax.extract", function()
     assert.are.same({ true }, outcome('{"status": "???", "owner": "Ann", "team": [{"role": "<your name>"}]}'))
   end)
 
+  -- an enum in a union's branch names the string only when that branch fails in the probe at the
+  -- string's place alone: a branch failing at another member let "???" through by its plain-string
+  -- sibling (review43)
+  it("refuses a placeholder that an enum names only in a union branch that fails elsewhere", function()
+    local schema = [[{"anyOf":[{"type":"object","properties":{"a":{"enum":["???"]},"b":{"const":1},
+      "c":{"enum":["<your name>"]}},"required":["a","b"]},{"type":"object","properties":{"a":{"type":"string"},
+      "b":{"type":"integer"},"c":{"type":"string"}}}]}]]
+    local function outcome(reply)
+      local r = coax.extract(reply, schema)
+      return r.valid and { true, r.value.a } or { false, r.errors[1].instanceLocation, r.errors[1].error }
+    end
+    local refusal = { false, "/a", 'a placeholder where a value was due ("???"): send the value itself' }
+    assert.are.same(refusal, outcome('{"a": "???", "b": 2}'))
+    assert.are.same(refusal, outcome('{"a": "???", "b": 2, "c": "Ann"}'))
+    assert.are.same({ true, "???" }, outcome('{"a": "???", "b": 1}'))
+    -- two named strings under one branch: each branch fails at two places, taken as not named
+    assert.are.same(refusal, outcome('{"a": "???", "b": 1, "c": "<your name>"}'))
+  end)
+
   -- each place's enum is looked up by its index: a scan of it was n places by n names (8x: 37x the work)
   it("reads 1,000 and 8,000 named placeholders under enums of 1,000 and 8,000 in 8 times the work", function()
     local r, last

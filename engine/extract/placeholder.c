@@ -174,7 +174,8 @@ typedef struct finding {
     coerce_ctx *c;
     const smap *named;  /* named_strings, once built */
     const smap *probed; /* the probe's errors by place, once it ran */
-    bool oom, named_seen;
+    smap branches;      /* union branch -> the one place of its probe errors, once wanted */
+    bool oom, named_seen, branches_built, unions_past_levels;
     coax_buf path; /* the placeholder's pointer */
 } finding;
 
@@ -238,6 +239,68 @@ static bool keyword_holds(finding *f, const coax_value *value, const coax_value 
     return false;
 }
 
+/* The innermost union branches (at most UNION_LEVELS) of keyword path
+** 'kw': the length of each up to its branch index's end, innermost last
+** in end[]; returns how many it has in all. */
+#define UNION_LEVELS 8
+static size_t union_branches(const char *kw, size_t end[UNION_LEVELS])
+{
+    size_t n = 0;
+    for (const char *p = strchr(kw, '/'); p; p = strchr(p + 1, '/'))
+        if ((p[1] == 'a' && !strncmp(p, "/anyOf/", 7)) || (p[1] == 'o' && !strncmp(p, "/oneOf/", 7))) {
+            size_t at = (size_t)(p - kw) + 7;
+            if (n >= UNION_LEVELS) memmove(end, end + 1, (UNION_LEVELS - 1) * sizeof *end);
+            end[n < UNION_LEVELS ? n : UNION_LEVELS - 1] = at + strspn(kw + at, "0123456789");
+            n++;
+        }
+    return n;
+}
+
+static const char many_places; /* a branch whose probe errors are at several places */
+
+/* f->branches: each union branch the probe's errors are under, and the
+** place of its errors when they are all at one. */
+static bool map_branches(finding *f)
+{
+    const smap *m = f->probed;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->e || !m->e[i].key) continue;
+        for (const extract_probe_error *pe = m->e[i].val; pe; pe = pe->next) {
+            const char *kl = pe->e->keyword_location, *at = pe->e->instance_location;
+            size_t end[UNION_LEVELS], n = union_branches(kl, end);
+            f->unions_past_levels = f->unions_past_levels || n > UNION_LEVELS; /* its outer branches unknown */
+            for (size_t k = 0; k < n && k < UNION_LEVELS; k++) {
+                const char *was = smap_get(&f->branches, kl, end[k]);
+                if (was == &many_places || (was && !strcmp(was, at))) continue;
+                if (!smap_put(&f->branches, f->c->arena, kl, end[k], was ? (void *)&many_places : (void *)at))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Whether every union branch keyword path 'kl' is under failed, in the
+** probe, at place 'at' only: a branch with errors elsewhere fails whatever
+** the string at 'at' is, so an enum of that branch did not let it pass
+** ({"anyOf": [{"properties": {"a": {"enum": ["???"]}, "b": {"const": 1}}},
+** {"properties": {"a": {"type": "string"}}}]} with {"a": "???", "b": 2}).
+** Two named strings under one branch, or an error of the probe under more
+** than UNION_LEVELS unions, are taken as not named there. */
+static bool branches_alone_at(finding *f, const char *kl, const char *at)
+{
+    size_t end[UNION_LEVELS], n = union_branches(kl, end);
+    if (!n) return true;
+    if (n > UNION_LEVELS) return false;
+    if (!f->branches_built && !(f->branches_built = map_branches(f))) return !(f->oom = true);
+    if (f->unions_past_levels) return false;
+    for (size_t k = 0; k < n; k++) {
+        const char *place = smap_get(&f->branches, kl, end[k]);
+        if (!place || place == &many_places || strcmp(place, at)) return false;
+    }
+    return true;
+}
+
 /* Whether the probe met, at the place in f->path, an "enum" or "const"
 ** holding 's': a keyword of that place named it. A keyword path not read
 ** (through a "$dynamicRef") and a key holding NUL (an error's place is a C
@@ -252,6 +315,7 @@ static bool named_here(finding *f, const coax_value *s)
         if (!(n >= 5 && !strcmp(kl + n - 5, "/enum")) && !(n >= 6 && !strcmp(kl + n - 6, "/const"))) continue;
         const coax_value *parent, *value;
         char kw[16];
+        if (!branches_alone_at(f, kl, pe->e->instance_location)) continue;
         if (!coerce_keyword_at(f->c, f->c->doc, kl, &parent, kw, sizeof kw, &value) || keyword_holds(f, value, s))
             return true;
     }
@@ -281,7 +345,7 @@ static const coax_value *find_probed(finding *f, const coax_value *v, const char
 coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
     coax_arena *a = c->arena;
-    finding f = {c, NULL, NULL, false, false, {0}};
+    finding f = {c, NULL, NULL, {0}, false, false, false, false, {0}};
     coax_buf_init(&f.path, coax_arena_allocator(a));
     const coax_value *hit = find(&f, v, NULL, 0, NULL);
     *message = *pointer = NULL;
