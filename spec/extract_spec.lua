@@ -111,6 +111,16 @@ describe("coax.extract", function()
     assert.are.same(refusal, outcome('{"a": "???", "b": 1, "c": "<your name>"}'))
   end)
 
+  -- a place under a key holding NUL has no errors the probe can tell (an error's place is a C string):
+  -- it was taken as named, so the reply's key let "???" through (review43)
+  it("refuses a placeholder under a key holding NUL that an enum names elsewhere", function()
+    local schema = '{"type":"object","properties":{"status":{"enum":["open","???"]}},'
+      .. '"additionalProperties":{"type":"string"}}'
+    local r = coax.extract('{"status": "open", "note\\u0000": "???"}', schema)
+    assert.are.same({ false, "/note", 'a placeholder where a value was due ("???"): send the value itself' },
+      { r.valid, r.errors[1].instanceLocation, r.errors[1].error })
+  end)
+
   -- each place's enum is looked up by its index: a scan of it was n places by n names (8x: 37x the work)
   it("reads 1,000 and 8,000 named placeholders under enums of 1,000 and 8,000 in 8 times the work", function()
     local r, last

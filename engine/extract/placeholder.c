@@ -303,12 +303,13 @@ static bool branches_alone_at(finding *f, const char *kl, const char *at)
 
 /* Whether the probe met, at the place in f->path, an "enum" or "const"
 ** holding 's': a keyword of that place named it. A keyword path not read
-** (through a "$dynamicRef") and a key holding NUL (an error's place is a C
-** string) are taken as naming it. */
+** (through a "$dynamicRef") is taken as naming it; a place under a key
+** holding NUL is not (an error's place is a C string: none is known there,
+** and the reply chose the key). */
 static bool named_here(finding *f, const coax_value *s)
 {
     const char *at = f->path.data ? f->path.data : "";
-    if (memchr(at, '\0', f->path.len)) return true;
+    if (memchr(at, '\0', f->path.len)) return false;
     for (const extract_probe_error *pe = smap_get(f->probed, at, f->path.len); pe; pe = pe->next) {
         const char *kl = pe->e->keyword_location;
         size_t n = strlen(kl);
