@@ -111,6 +111,26 @@ describe("coax.extract", function()
     assert.are.same(refusal, outcome('{"a": "???", "b": 1, "c": "<your name>"}'))
   end)
 
+  -- a union in a list's items applies at each item: its branch's errors are told apart by the item
+  it("keeps placeholders a union's branch names in each item of a list, in linear work", function()
+    local schema = [[{"type":"array","items":{"$ref":"#/$defs/row"},"$defs":{"row":{"anyOf":[{"type":"object",
+      "properties":{"s":{"enum":["???"]},"b":{"const":1}},"required":["b"]},{"type":"object",
+      "properties":{"s":{"type":"string"}}}]}}}]]
+    local r = coax.extract('[{"s": "???", "b": 1}, {"s": "???", "b": 1}]', schema)
+    assert.are.same({ true, "???" }, { r.valid, r.value[2].s })
+    r = coax.extract('[{"s": "???", "b": 1}, {"s": "???", "b": 2}]', schema)
+    assert.are.same({ false, "/1/s" }, { r.valid, r.errors[1].instanceLocation })
+    local last
+    local ratio = H.scaling_ratio(function(n)
+      local t = {}
+      for i = 1, n do t[i] = '{"s": "???", "b": 1}' end
+      last = n
+      r = coax.extract("[" .. table.concat(t, ",") .. ',{"s": "???", "b": 2}]', schema)
+    end, 1000, 8)
+    assert.are.same({ false, ("/%d/s"):format(last) }, { r.valid, r.errors[1].instanceLocation })
+    assert.is_true(ratio < 20, ("ratio %.1f"):format(ratio))
+  end)
+
   -- a place under a key holding NUL has no errors the probe can tell (an error's place is a C string):
   -- it was taken as named, so the reply's key let "???" through (review43)
   it("refuses a placeholder under a key holding NUL that an enum names elsewhere", function()

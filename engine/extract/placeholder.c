@@ -175,7 +175,7 @@ typedef struct finding {
     const smap *named;  /* named_strings, once built */
     const smap *probed; /* the probe's errors by place, once it ran */
     smap branches;      /* union branch -> the one place of its probe errors, once wanted */
-    bool oom, named_seen, branches_built, unions_past_levels;
+    bool oom, named_seen, branches_built, branches_unknown;
     coax_buf path; /* the placeholder's pointer */
 } finding;
 
@@ -239,41 +239,99 @@ static bool keyword_holds(finding *f, const coax_value *value, const coax_value 
     return false;
 }
 
-/* The innermost union branches (at most UNION_LEVELS) of keyword path
-** 'kw': the length of each up to its branch index's end, innermost last
-** in end[]; returns how many it has in all. */
-#define UNION_LEVELS 8
-static size_t union_branches(const char *kw, size_t end[UNION_LEVELS])
+/* Whether keyword path segment s[0..n) is k. */
+static bool segment_is(const char *s, size_t n, const char *k)
 {
-    size_t n = 0;
-    for (const char *p = strchr(kw, '/'); p; p = strchr(p + 1, '/'))
-        if ((p[1] == 'a' && !strncmp(p, "/anyOf/", 7)) || (p[1] == 'o' && !strncmp(p, "/oneOf/", 7))) {
-            size_t at = (size_t)(p - kw) + 7;
-            if (n >= UNION_LEVELS) memmove(end, end + 1, (UNION_LEVELS - 1) * sizeof *end);
-            end[n < UNION_LEVELS ? n : UNION_LEVELS - 1] = at + strspn(kw + at, "0123456789");
+    return strlen(k) == n && !memcmp(s, k, n);
+}
+
+/* The innermost union branches (at most UNION_LEVELS) of keyword path
+** 'kw': for each, innermost last, the length of kw up to its branch
+** index's end (end[]) and how many tokens of an error's instance location
+** lead to the place the union applies at (steps[]: one per "properties/x",
+** "items", ... before it; "$ref", "allOf/0", "not" take none). Returns how
+** many it has in all. A name after "properties" or "$defs" is no keyword
+** ("properties/anyOf/type" is a property's). */
+#define UNION_LEVELS 8
+static size_t union_branches(const char *kw, size_t end[UNION_LEVELS], size_t steps[UNION_LEVELS])
+{
+    static const char *const named_step[] = {"properties", "patternProperties", "prefixItems"};
+    static const char *const named[] = {"$defs", "definitions", "dependentSchemas", "dependencies", "allOf"};
+    static const char *const step[] = {"items", "additionalItems", "additionalProperties", "unevaluatedItems",
+                                       "unevaluatedProperties", "contains", "propertyNames"};
+    size_t n = 0, taken = 0;
+    for (const char *p = kw; *p == '/';) {
+        const char *s = p + 1, *e = strchr(s, '/');
+        if (!e) e = s + strlen(s);
+        size_t len = (size_t)(e - s);
+        const char *next = *e == '/' ? e + 1 : e, *after = strchr(next, '/');
+        if (!after) after = next + strlen(next);
+        bool index = after > next && strspn(next, "0123456789") == (size_t)(after - next);
+        p = e;
+        if ((segment_is(s, len, "anyOf") || segment_is(s, len, "oneOf")) && index) {
+            if (n >= UNION_LEVELS) {
+                memmove(end, end + 1, (UNION_LEVELS - 1) * sizeof *end);
+                memmove(steps, steps + 1, (UNION_LEVELS - 1) * sizeof *steps);
+            }
+            end[n < UNION_LEVELS ? n : UNION_LEVELS - 1] = (size_t)(after - kw);
+            steps[n < UNION_LEVELS ? n : UNION_LEVELS - 1] = taken;
             n++;
+            p = after;
+            continue;
         }
+        for (size_t k = 0; k < sizeof named_step / sizeof *named_step; k++)
+            if (segment_is(s, len, named_step[k])) taken++, p = after;
+        for (size_t k = 0; k < sizeof named / sizeof *named; k++)
+            if (segment_is(s, len, named[k])) p = after;
+        for (size_t k = 0; k < sizeof step / sizeof *step; k++)
+            if (segment_is(s, len, step[k])) taken++, p = segment_is(s, len, "items") && index ? after : p;
+    }
     return n;
+}
+
+/* The length of instance location 'at' up to its 'steps' tokens, or
+** SIZE_MAX when it has fewer. */
+static size_t place_prefix(const char *at, size_t steps)
+{
+    size_t len = 0;
+    for (size_t k = 0; k < steps; k++) {
+        const char *slash = at[len] == '/' ? strchr(at + len + 1, '/') : NULL;
+        if (at[len] != '/') return SIZE_MAX;
+        len = slash ? (size_t)(slash - at) : strlen(at);
+    }
+    return len;
 }
 
 static const char many_places; /* a branch whose probe errors are at several places */
 
-/* f->branches: each union branch the probe's errors are under, and the
-** place of its errors when they are all at one. */
+/* f->branches: each union branch (its keyword path) the probe's errors
+** are under, to a map of the places it applies at (the union's), each to
+** the one place of its errors there, or many_places. */
 static bool map_branches(finding *f)
 {
     const smap *m = f->probed;
+    coax_arena *a = f->c->arena;
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->e || !m->e[i].key) continue;
         for (const extract_probe_error *pe = m->e[i].val; pe; pe = pe->next) {
             const char *kl = pe->e->keyword_location, *at = pe->e->instance_location;
-            size_t end[UNION_LEVELS], n = union_branches(kl, end);
-            f->unions_past_levels = f->unions_past_levels || n > UNION_LEVELS; /* its outer branches unknown */
+            size_t end[UNION_LEVELS], steps[UNION_LEVELS], n = union_branches(kl, end, steps);
+            f->branches_unknown = f->branches_unknown || n > UNION_LEVELS; /* its outer branches not kept */
             for (size_t k = 0; k < n && k < UNION_LEVELS; k++) {
-                const char *was = smap_get(&f->branches, kl, end[k]);
+                size_t pl = place_prefix(at, steps[k]);
+                if (pl == SIZE_MAX) { /* a keyword path read wrong: no branch is known alone */
+                    f->branches_unknown = true;
+                    continue;
+                }
+                smap *places = smap_get(&f->branches, kl, end[k]);
+                if (!places) {
+                    if (!(places = coax_arena_alloc(a, sizeof *places))) return false;
+                    *places = (smap){0};
+                    if (!smap_put(&f->branches, a, kl, end[k], places)) return false;
+                }
+                const char *was = smap_get(places, at, pl);
                 if (was == &many_places || (was && !strcmp(was, at))) continue;
-                if (!smap_put(&f->branches, f->c->arena, kl, end[k], was ? (void *)&many_places : (void *)at))
-                    return false;
+                if (!smap_put(places, a, at, pl, was ? (void *)&many_places : (void *)at)) return false;
             }
         }
     }
@@ -281,21 +339,24 @@ static bool map_branches(finding *f)
 }
 
 /* Whether every union branch keyword path 'kl' is under failed, in the
-** probe, at place 'at' only: a branch with errors elsewhere fails whatever
-** the string at 'at' is, so an enum of that branch did not let it pass
-** ({"anyOf": [{"properties": {"a": {"enum": ["???"]}, "b": {"const": 1}}},
-** {"properties": {"a": {"type": "string"}}}]} with {"a": "???", "b": 2}).
-** Two named strings under one branch, or an error of the probe under more
-** than UNION_LEVELS unions, are taken as not named there. */
+** probe, at place 'at' only (where that union applies): a branch with
+** errors elsewhere fails whatever the string at 'at' is, so an enum of
+** that branch did not let it pass ({"anyOf": [{"properties": {"a":
+** {"enum": ["???"]}, "b": {"const": 1}}}, {"properties": {"a": {"type":
+** "string"}}}]} with {"a": "???", "b": 2}). Two named strings under one
+** branch, or an error of the probe under more than UNION_LEVELS unions,
+** are taken as not named there. */
 static bool branches_alone_at(finding *f, const char *kl, const char *at)
 {
-    size_t end[UNION_LEVELS], n = union_branches(kl, end);
+    size_t end[UNION_LEVELS], steps[UNION_LEVELS], n = union_branches(kl, end, steps);
     if (!n) return true;
     if (n > UNION_LEVELS) return false;
     if (!f->branches_built && !(f->branches_built = map_branches(f))) return !(f->oom = true);
-    if (f->unions_past_levels) return false;
+    if (f->branches_unknown) return false;
     for (size_t k = 0; k < n; k++) {
-        const char *place = smap_get(&f->branches, kl, end[k]);
+        const smap *places = smap_get(&f->branches, kl, end[k]);
+        size_t pl = place_prefix(at, steps[k]);
+        const char *place = places && pl != SIZE_MAX ? smap_get(places, at, pl) : NULL;
         if (!place || place == &many_places || strcmp(place, at)) return false;
     }
     return true;
