@@ -268,7 +268,8 @@ describe("coax.repair's reading (guess = true)", function()
       invented('Sure! {"a": 0, "email": 1, }"note": {"v": 1}}\nHope this helps.', "fragment")
       invented('Sure! {"id": 1, "ok"]: [{"n": null}, 1]}\nHope this helps.', "fragment")
       invented('Sure! {"email": [true], "note":] "[1]"}\nHope this helps.', "fragment")
-      invented('Sure! {\n  "age": [\n    "x",}\n    [\n      null,\n      1\n    ]\n  ]\n}\nHope this helps.', "fragment")
+      invented('Sure! {\n  "age": [\n    "x",}\n    [\n      null,\n      1\n    ]\n  ]\n}\nHope this helps.',
+        "fragment")
       invented('Sure! {"city": true, "tags": 2}.5, "age": 2.5}\nHope this helps.', "early_close")
       invented('Sure! {"c": null, "e": {"i": {"a": 1}},\n  "n": [2.5]\n  }\n}\nHope this helps.', "trailing_text")
       -- twins: a quoted span in prose, a span alone on its line after another value's
