@@ -120,15 +120,19 @@ unsigned int luaS_hash (const char *str, size_t l, unsigned int seed) {
 ** what '%p' shows tells nothing of where a table places that key.
 */
 void *luaS_hidepointer (const void *p) {
-  char msg[2 * sizeof(lua_Unsigned)];
   lua_Unsigned words[2];
   if (p == NULL) return NULL;
   words[0] = cast(lua_Unsigned, (L_P2I)p);
   words[1] = 0x746f737472696e67ULL;  /* "tostring" */
-  memcpy(msg, words, sizeof(msg));
-  return cast_voidp(cast_sizet(siphash(msg, sizeof(msg),
-                    __atomic_load_n(&luaS_key[0], __ATOMIC_RELAXED),
-                    __atomic_load_n(&luaS_key[1], __ATOMIC_RELAXED))));
+  return cast_voidp(cast_sizet(luaS_keyedhash(words, sizeof(words))));
+}
+
+
+/* coax: SipHash-1-3 of 'len' bytes under the process's key, 64 bits. */
+lua_Unsigned luaS_keyedhash (const void *msg, size_t len) {
+  return siphash(cast_charp(msg), len,
+                 __atomic_load_n(&luaS_key[0], __ATOMIC_RELAXED),
+                 __atomic_load_n(&luaS_key[1], __ATOMIC_RELAXED));
 }
 
 

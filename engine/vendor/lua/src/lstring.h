@@ -66,6 +66,7 @@ LUAI_DDEC(lua_Unsigned luaS_key[2]);
 LUAI_FUNC void luaS_initkey (void);
 LUAI_FUNC unsigned int luaS_hash (const char *str, size_t l, unsigned int seed);
 LUAI_FUNC void *luaS_hidepointer (const void *p);
+LUAI_FUNC lua_Unsigned luaS_keyedhash (const void *msg, size_t len);
 LUAI_FUNC unsigned int luaS_hashlongstr (TString *ts);
 LUAI_FUNC int luaS_eqlngstr (TString *a, TString *b);
 LUAI_FUNC void luaS_resize (lua_State *L, int newsize);
