@@ -215,8 +215,8 @@ describe("attack 15: tostring and %p show no address", function()
         local s = tostring(kept[i]):match("0x%x+")
         if not shown[s] then shown[s], distinct = true, distinct + 1 end
       end
-      error(("%s %d %s %s"):format(same, distinct, string.format("%p", 1), tostring(print):match("^%a+: 0x%x+$") ~= nil),
-        0)]=])
+      local builtin = tostring(print):match("^%a+: 0x%x+$") ~= nil
+      error(("%s %d %s %s"):format(same, distinct, string.format("%p", 1), builtin), 0)]=])
     assert.are.same({ "invalid", "invalid_recipe", "true 20000 (null) true" }, ended(r))
   end)
 end)
