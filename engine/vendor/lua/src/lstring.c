@@ -67,9 +67,21 @@ int luaS_eqlngstr (TString *a, TString *b) {
 */
 LUAI_DDEF lua_Unsigned luaS_key[2];
 
+/* 0: not drawn, 1: a thread draws it, 2: drawn. The key never changes once
+** a state may have hashed with it: states made at once on other threads
+** wait for the one drawing it. */
+static int keystate;
+
 void luaS_initkey (void) {
-  lua_Unsigned key[2] = {0, 0}, none = 0;
-  if (__atomic_load_n(&luaS_key[0], __ATOMIC_ACQUIRE) != 0) return;
+  lua_Unsigned key[2] = {0, 0};
+  int none = 0;
+  if (__atomic_load_n(&keystate, __ATOMIC_ACQUIRE) == 2) return;
+  if (!__atomic_compare_exchange_n(&keystate, &none, 1, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    while (__atomic_load_n(&keystate, __ATOMIC_ACQUIRE) != 2)
+      ;  /* another thread draws it: a getrandom call */
+    return;
+  }
 #if defined(__linux__)
   if (getrandom(key, sizeof(key), GRND_NONBLOCK) != sizeof(key))
 #endif
@@ -77,12 +89,9 @@ void luaS_initkey (void) {
     key[0] = cast(lua_Unsigned, time(NULL)) ^ cast(lua_Unsigned, (L_P2I)&key);
     key[1] = cast(lua_Unsigned, clock()) ^ cast(lua_Unsigned, (L_P2I)&luaS_initkey);
   }
-  key[0] |= 1;  /* never 0, which means unset */
+  __atomic_store_n(&luaS_key[0], key[0], __ATOMIC_RELAXED);
   __atomic_store_n(&luaS_key[1], key[1], __ATOMIC_RELAXED);
-  /* the first state's key wins; a second drawn at once keeps its k1 only,
-  ** still a secret */
-  __atomic_compare_exchange_n(&luaS_key[0], &none, key[0], 0,
-                              __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&keystate, 2, __ATOMIC_RELEASE);
 }
 
 static lua_Unsigned siphash (const char *str, size_t l, lua_Unsigned k0,
