@@ -259,8 +259,16 @@ describe("attack 15: a session's draws of math.random foretell nothing of anothe
   -- session told the next three values another session of the engine then drew, exactly (and could
   -- draw until the next suited it). The vendored lmathlib.c now draws SipHash-1-3 of the seeds and a
   -- count under the process's key: the three values are others.
-  local PREDICT = [==[
+  local XOSHIRO = [==[
     local function rotl(x, n) return (x << n) | (x >> (64 - n)) end
+    local function step(s) -- xoshiro256**: the value of state s, and s made the next state
+      local s0, s1, s2, s3 = s[1], s[2], s[3] ~ s[1], s[4] ~ s[2]
+      local r = rotl(s1 * 5, 7) * 9
+      s[1], s[2], s[3], s[4] = s0 ~ s3, s1 ~ s2, s2 ~ (s1 << 17), rotl(s3, 45)
+      return r
+    end
+  ]==]
+  local PREDICT = XOSHIRO .. [==[
     local function inverse(a) local x = a for _ = 1, 6 do x = x * (2 - a * x) end return x end
     local inv5, inv9 = inverse(5), inverse(9)
     local b = {}
@@ -270,14 +278,8 @@ describe("attack 15: a session's draws of math.random foretell nothing of anothe
     local ad = b[2] ~ b[1] ~ c1 ~ b[0]
     local d0 = rotl(b[3] ~ b[2] ~ c1 ~ (b[1] << 17) ~ b[1], 19) ~ b[0]
     local s = { ad ~ d0, b[0], ca ~ ad ~ d0, d0 }
-    local function step()
-      local s0, s1, s2, s3 = s[1], s[2], s[3] ~ s[1], s[4] ~ s[2]
-      local r = rotl(s1 * 5, 7) * 9
-      s[1], s[2], s[3], s[4] = s0 ~ s3, s1 ~ s2, s2 ~ (s1 << 17), rotl(s3, 45)
-      return r
-    end
-    for _ = 1, 4 do step() end
-    return { schema = {}, prompt = step() .. " " .. step() .. " " .. step() }
+    for _ = 1, 4 do step(s) end
+    return { schema = {}, prompt = step(s) .. " " .. step(s) .. " " .. step(s) }
   ]==]
   local DRAW = "return { schema = {}, prompt = math.random(0) .. ' ' .. math.random(0) .. ' ' .. math.random(0) }"
 
@@ -292,15 +294,10 @@ describe("attack 15: a session's draws of math.random foretell nothing of anothe
   -- Twins: the prediction is right for xoshiro256** (run here on a known state), and math.random
   -- still draws floats in [0, 1) about 0.5 on average and integers over the whole of an interval.
   it("the prediction gives xoshiro256**'s next values from four", function()
-    local function rotl(x, n) return (x << n) | (x >> (64 - n)) end
+    local step = assert(load(XOSHIRO .. " return step", "xoshiro", "t", {}))()
     local s = { 0x0123456789abcdef, 0x1111, -7, 42 }
-    local function xoshiro()
-      local s0, s1, s2, s3 = s[1], s[2], s[3] ~ s[1], s[4] ~ s[2]
-      local r = rotl(s1 * 5, 7) * 9
-      s[1], s[2], s[3], s[4] = s0 ~ s3, s1 ~ s2, s2 ~ (s1 << 17), rotl(s3, 45)
-      return r
-    end
-    local env = { math = { random = function() return xoshiro() end }, select = select }
+    local function xoshiro() return step(s) end
+    local env = { math = { random = xoshiro } }
     local predicted = assert(load(PREDICT, "predict", "t", env))().prompt
     assert.are.equal(("%d %d %d"):format(xoshiro(), xoshiro(), xoshiro()), predicted)
   end)
