@@ -275,10 +275,21 @@ describe("coax.repair's reading (guess = true)", function()
       invented('{"note": false, "email": 1000}000}', "early_close")
       invented('{\n  "note": false,\n  "email": 1}000000\n}', "early_close")
       invented('{\n  "email": nu}ll,\n  "city": "x"\n}', "early_close")
+      -- the same in prose: a key after a stray closer or before one, a quoted span between JSON's
+      -- punctuation, a span between closers on lines of their own, a number split by a closer
+      invented('Sure! {"a": 0, "email": 1, }"note": {"v": 1}}\nHope this helps.', "fragment")
+      invented('Sure! {"id": 1, "ok"]: [{"n": null}, 1]}\nHope this helps.', "fragment")
+      invented('Sure! {"email": [true], "note":] "[1]"}\nHope this helps.', "fragment")
+      invented('Sure! {\n  "age": [\n    "x",}\n    [\n      null,\n      1\n    ]\n  ]\n}\nHope this helps.',
+        "fragment")
+      invented('Sure! {"city": true, "tags": 2}.5, "age": 2.5}\nHope this helps.', "early_close")
+      invented('Sure! {"c": null, "e": {"i": {"a": 1}},\n  "n": [2.5]\n  }\n}\nHope this helps.', "trailing_text")
       -- twins: a quoted span in prose, a span alone on its line after another value's
       no_guess('The JSON is "{"a": 1}".', '{"a":1}')
       no_guess('Use "[1, 2]" here', '[1,2]')
       no_guess('{"a": 1}. Note: the total is 3.', '{"a":1}')
+      no_guess('Sure! {"a": 1}.\nHope this helps.', '{"a":1}')
+      no_guess('Sure! {"a": {"b": 1}}\n}\nHope this helps.', '{"a":{"b":1}}')
       -- a number or a literal after the comma that prose goes on from is no item; a bracketed word in
       -- prose is no closer of a structure (review43)
       no_guess('The result is {"total": 3}, 2 items were skipped.', '{"total":3}')

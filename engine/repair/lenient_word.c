@@ -896,19 +896,20 @@ static bool value_resumes(const char *p, const char *e)
     ** sentence; a new value or a list goes on with '{', '[' or ','. */
     while (p < e && (*p == '}' || *p == ']')) p++; /* stray closers: {"a": 1}} {"b": 2} */
     if (p >= e || ws_tab[(unsigned char)*p] || *p == '{' || *p == '[' || *p == ',') return false;
+    /* a word glued to the closer, then a closer or a comma and a key: {"n": 1000}000}, {"email":
+    ** nu}ll,⏎ "city": "x"}: a value a stray closer split */
+    const char *w = p;
+    while (w < e && w - p < 64 && (is_ident((unsigned char)*w) || *w == '.')) w++; /* 2}.5 too */
+    if (w > p) {
+        if (w < e && *w == ',' && key_ahead(w + 1, e)) return true;
+        while (w < e && w - p < 128 && ws_tab[(unsigned char)*w]) w++;
+        if (w < e && (*w == '}' || *w == ']')) return true;
+    }
     /* Both looks are bounded: each span of a reply asks, and the text after
     ** it may be long. */
     const char *q = e, *floor = e - p > 64 ? e - 64 : p;
     while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
     if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
-    /* one word glued to the closer, then only closers to the end, or a comma and a key: {"n":
-    ** 1000}000}, {"email": nu}ll,⏎ "city": "x"}: a value a stray closer split */
-    const char *w = p;
-    while (w < q && w - p < 64 && is_ident((unsigned char)*w)) w++;
-    bool word = w > p;
-    if (word && w < q && *w == ',' && key_ahead(w + 1, e)) return true;
-    while (word && w < q && w - p < 128 && (*w == '}' || *w == ']' || ws_tab[(unsigned char)*w])) w++;
-    if (word && w == q) return true;
     /* a key's end ("...":) in the glued text, before a new value or line: a
     ** sentence's period and "Output: {...}" have none */
     const char *limit = q - p > 64 ? p + 64 : q;

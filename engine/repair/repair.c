@@ -126,20 +126,22 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
 }
 
 /* Whether the colon at t[colon] ends a member's key: a quoted key opened
-** after '{' or ',' ({"a": 1, "manager": ...), not a quoted phrase in prose
+** after '{' or ',' ({"a": 1, "manager": ...), or after a closer that no
+** bracket may have opened ({"a": 1, }"note": {...}}), not a quoted phrase in prose
 ** (Here is the JSON for "Ada": ...). The look back is bounded to the line
 ** and 256 bytes. */
 static bool member_key_before(const char *t, size_t colon)
 {
     size_t c = colon;
-    while (c > 0 && around_value(t[c - 1])) c--;
+    while (c > 0 && (around_value(t[c - 1]) || ((t[c - 1] == '}' || t[c - 1] == ']') && colon - c < 8)))
+        c--; /* a stray closer between the key and its colon: {"ok"]: [...]} */
     if (c == 0 || t[c - 1] != '"') return false;
     size_t q = c - 1, stop = q > 256 ? q - 256 : 0;
     while (q > stop && t[q - 1] != '"' && t[q - 1] != '\n') q--;
     if (q == stop || t[q - 1] != '"') return false;
     q--; /* on the key's opening quote */
     while (q > 0 && around_value(t[q - 1])) q--;
-    return q > 0 && (t[q - 1] == '{' || t[q - 1] == ',');
+    return q > 0 && (t[q - 1] == '{' || t[q - 1] == ',' || t[q - 1] == '}' || t[q - 1] == ']');
 }
 
 static bool ident_byte(char c)
@@ -149,9 +151,10 @@ static bool ident_byte(char c)
 
 /* Whether the quoted text t[open..close] (its quotes) stands where a
 ** structure's string does: a member's value after a quoted key's colon
-** ({"name": "{}", ... with the object's brace lost), or an item after '['
-** or ',' that a ',' or a closer follows. A quoted span in prose (The JSON
-** is "{...}".) has neither. */
+** ({"name": "{}", ... with the object's brace lost), or between JSON's
+** punctuation, an opener, a comma or a closer before it and a comma or a
+** closer after it. A quoted span in prose (The JSON is "{...}".) has
+** neither. */
 static bool quoted_in_structure(const char *t, size_t len, size_t open, size_t close)
 {
     size_t b = open, a = close + 1;
@@ -162,7 +165,7 @@ static bool quoted_in_structure(const char *t, size_t len, size_t open, size_t c
         while (k > 0 && around_value(t[k - 1])) k--;
         if (k > 0 && t[k - 1] == '"') return true; /* "key": "{...}" */
     }
-    return b > 0 && (t[b - 1] == '[' || t[b - 1] == ',') && a < len && strchr(",]}", t[a]);
+    return b > 0 && strchr("[{,]}", t[b - 1]) && a < len && strchr(",]}", t[a]);
 }
 
 /* Whether t[a..len) goes on with another value after a comma: '{', '[',
@@ -215,6 +218,10 @@ static bool prose_fragment(const job *j, const rspan *sp)
         return true; /* on the closer's line; "Step [1] {...}" and "- [x] {...}" close a word in prose */
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
+    size_t after = a;
+    while (after < j->len && around_value(t[after])) after++;
+    if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}') && after < j->len && (t[after] == ']' || t[after] == '}'))
+        return true; /* between closers on lines of their own: an item of what they close */
     if (b > 0 && t[b - 1] == ':' && member_key_before(t, b - 1)) return true;
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
@@ -394,14 +401,15 @@ static bool nests_to(job *j, const coax_value *v, size_t limit)
     return false;
 }
 
-/* Whether closers no bracket opened follow a balanced span of prose on
-** its line (t[end..]), of which one of the span's own, in v, may be the
-** extra one ({"a": {"b": 1}, "c": 2}} Hope this helps). */
+/* Whether closers no bracket opened follow a balanced span of prose
+** (t[end..], after spaces and line breaks), of which one of the span's
+** own, in v, may be the extra one ({"a": {"b": 1}, "c": 2}} Hope this
+** helps). */
 static bool stray_closer_after(job *j, size_t end, const coax_value *v)
 {
     const char *t = j->text;
     size_t a = end;
-    while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
+    while (a < j->len && around_value(t[a]) && a - end < 128) a++;
     size_t from = a;
     while (a < j->len && a - from < 128 && (t[a] == '}' || t[a] == ']')) a++;
     return repair_stray_closer_moves(j->arena, v, t + from, a - from);
