@@ -312,7 +312,7 @@ static bool map_branches(finding *f)
     const smap *m = f->probed;
     coax_arena *a = f->c->arena;
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->e || !m->e[i].key) continue;
+        if (!m->e[i].hash) continue; /* an empty slot */
         for (const extract_probe_error *pe = m->e[i].val; pe; pe = pe->next) {
             const char *kl = pe->e->keyword_location, *at = pe->e->instance_location;
             size_t end[UNION_LEVELS], steps[UNION_LEVELS], n = union_branches(kl, end, steps);
