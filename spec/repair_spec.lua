@@ -249,6 +249,12 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": [1], "c": 2}}', '{"a":[1],"c":2}')
       no_guess('[{"a": 1}, {"b": 2}]]', '[{"a":1},{"b":2}]')
       no_guess('{"a": {"b": 1}, "c": 2}]', '{"a":{"b":1},"c":2}')
+      -- a scalar before stray closers holds nothing to walk (the walk read a string's bytes as items)
+      local _, out = classes("5]")
+      assert.are.same({ "trailing_text:lossless" }, out)
+      _, out = classes("true}}")
+      assert.are.same({ "trailing_text:lossless" }, out)
+      invented('"x", "y"]]', "fragment")
       no_guess('{"a": {"b": 1}}} Hope this helps.', '{"a":{"b":1}}')
     end)
 
@@ -278,6 +284,10 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": 1}. Note: the total is 3.', '{"a":1}')
       no_guess('Sure! {"a": 1}.\nHope this helps.', '{"a":1}')
       no_guess('Sure! {"a": {"b": 1}}\n}\nHope this helps.', '{"a":{"b":1}}')
+      -- an echoed schema, then the answer glued to it (a command agent echoing its prompt): no list
+      local v = coax.extract('Reply with JSON that matches this JSON Schema:\n{"properties":{"age":{"type":"integer"}}'
+        .. ',"type":"object"}{"age": 1}', '{"type":"object","required":["age"]}')
+      assert.are.same({ true, 1 }, { v.valid, v.value and v.value.age })
     end)
 
     it("a stray quote after a bracket or a comma may open the next item", function()
