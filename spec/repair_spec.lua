@@ -249,6 +249,12 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": [1], "c": 2}}', '{"a":[1],"c":2}')
       no_guess('[{"a": 1}, {"b": 2}]]', '[{"a":1},{"b":2}]')
       no_guess('{"a": {"b": 1}, "c": 2}]', '{"a":{"b":1},"c":2}')
+      -- a scalar before stray closers holds nothing to walk (the walk read a string's bytes as items)
+      local _, out = classes("5]")
+      assert.are.same({ "trailing_text:lossless" }, out)
+      _, out = classes("true}}")
+      assert.are.same({ "trailing_text:lossless" }, out)
+      invented('"x", "y"]]', "fragment")
       no_guess('{"a": {"b": 1}}} Hope this helps.', '{"a":{"b":1}}')
       -- closers of one kind move only along levels of that kind: a list (or an object in a list) closes
       -- with its own bracket before a stray '}' whatever objects it holds (review43)
@@ -290,8 +296,12 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": 1}. Note: the total is 3.', '{"a":1}')
       no_guess('Sure! {"a": 1}.\nHope this helps.', '{"a":1}')
       no_guess('Sure! {"a": {"b": 1}}\n}\nHope this helps.', '{"a":{"b":1}}')
-      -- a number or a literal after the comma that prose goes on from is no item; a bracketed word in
-      -- prose is no closer of a structure (review43)
+      -- an echoed schema, then the answer glued to it (a command agent echoing its prompt): no list
+      local v = coax.extract('Reply with JSON that matches this JSON Schema:\n{"properties":{"age":{"type":"integer"}}'
+        .. ',"type":"object"}{"age": 1}', '{"type":"object","required":["age"]}')
+      assert.are.same({ true, 1 }, { v.valid, v.value and v.value.age })
+      -- a number or a literal after the comma that prose goes on from is no item (review43); a bracketed
+      -- word in prose is no closer of a structure
       no_guess('The result is {"total": 3}, 2 items were skipped.', '{"total":3}')
       no_guess('I returned {"ok": true}, null values were dropped.', '{"ok":true}')
       no_guess('Output {"a": 1}, true to the schema.', '{"a":1}')

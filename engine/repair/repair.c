@@ -198,9 +198,9 @@ static bool value_after_comma(const char *t, size_t a, size_t len)
 }
 
 /* Whether the prose span sp sits in a broken list or object: after an
-** unmatched '[' or a closer ("[[1], ]{...}"), or after a ',' that follows
-** a value, or before a ',' and another value ("[{...}}, {...}", "{...},
-** false]": neither object is the answer), or as the value of a quoted key
+** unmatched '[', or after a ',' that follows a value, or before a ',' and
+** another value ("[{...}}, {...}", "[[1], ]{...}, false]": neither object
+** is the answer), between closers on lines of their own, or as the value of a quoted key
 ** ({"name": "Ada", ...]], "manager": {...}}: a member's value, not the
 ** answer, whatever broke the object around it), or as the text of a
 ** structure's string ("name": "{}", "value": "[1]"}). Values one after
@@ -213,9 +213,6 @@ static bool prose_fragment(const job *j, const rspan *sp)
     size_t b = sp->start, a = sp->end;
     if (b > 0 && t[b - 1] == '"' && a < j->len && t[a] == '"' && quoted_in_structure(t, j->len, b - 1, a))
         return true;
-    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-    if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}') && !(b > 1 && ident_byte(t[b - 2])))
-        return true; /* on the closer's line; "Step [1] {...}" and "- [x] {...}" close a word in prose */
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
     size_t after = a;
