@@ -156,8 +156,19 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 }
 #endif
 
-#define W(s) COAX_WORD(s)
+#define W(s) COAX_WORD(s),
 #define WORD_IS(p, n, words) coax_word_in(p, n, words, sizeof words / sizeof *words)
+
+/* A word's bit in a list's filter, from its first letter (in any case) and
+** its length: a word whose bit a list lacks is in none of its words, so the
+** comments' looks skip a list's compares for most words (a walk of every
+** list for every word of every comment cost some 280 instructions a
+** comment). BIT_OF is word_bit for a list's literal, a constant. */
+#define BIT_OF(s) ((uint64_t)1 << ((((s)[0] | 0x20) + 5 * (sizeof(s) - 1)) & 63)) |
+static inline uint64_t word_bit(const char *p, size_t n)
+{
+    return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 5 * n) & 63);
+}
 
 /* A comment on a value's line after it that disowns the value: says it
 ** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
@@ -168,22 +179,26 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 ** Whether the word p[0..n) of such a comment disowns the value; prev: the
 ** word before it, pn its length (0: none); none: that value is null, ""
 ** or empty, which a "no answer" remark agrees with. */
+#define TAKEN_BACK(X)                                                                                                  \
+    X("actually") X("typo") X("mistake") X("mistaken") X("wrong") X("incorrect") X("erroneous") X("oops")            \
+    X("correction") X("corrected") X("instead") X("dummy") X("fake") X("fictional") X("fictitious")                  \
+    X("hypothetical") X("replace")
+/* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
+#define NO_ANSWER(X) X("unknown") X("missing") X("unspecified") X("unavailable")
+#define NOT_WHAT(X) X("found") X("given") X("provided") X("specified") X("available") X("known")
+/* a value in doubt: "// probably", "# not sure", "// or 37" (another value offered), "// TBD" */
+#define DOUBTED(X)                                                                                                     \
+    X("probably") X("maybe") X("perhaps") X("possibly") X("unsure") X("uncertain") X("unverified") X("unconfirmed")  \
+    X("guess") X("guessing") X("guessed") X("tbd") X("tbc") X("todo") X("fixme")
 static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, bool none)
 {
-    static const coax_word taken_back[] = {W("actually"),   W("typo"),      W("mistake"),    W("mistaken"),
-                                      W("wrong"),      W("incorrect"), W("erroneous"),  W("oops"),
-                                      W("correction"), W("corrected"), W("instead"),    W("dummy"),
-                                      W("fake"),       W("fictional"), W("fictitious"), W("hypothetical"),
-                                      W("replace")};
-    /* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
-    static const coax_word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
-    static const coax_word not_what[] = {W("found"),     W("given"),     W("provided"),
-                                    W("specified"), W("available"), W("known")};
-    /* a value in doubt: "// probably", "# not sure", "// or 37" (another value offered), "// TBD" */
-    static const coax_word doubted[] = {W("probably"), W("maybe"),    W("perhaps"), W("possibly"), W("unsure"),
-                                        W("uncertain"), W("unverified"), W("unconfirmed"), W("guess"), W("guessing"),
-                                        W("guessed"),  W("tbd"),      W("tbc"),     W("todo"),     W("fixme")};
-    if (WORD_IS(p, n, taken_back) || WORD_IS(p, n, doubted)) return true;
+    static const coax_word taken_back[] = {TAKEN_BACK(W)}, no_answer[] = {NO_ANSWER(W)}, not_what[] = {NOT_WHAT(W)},
+                           doubted[] = {DOUBTED(W)};
+    static const uint64_t taken_back_bits = TAKEN_BACK(BIT_OF) 0, no_answer_bits = NO_ANSWER(BIT_OF) 0,
+                          not_what_bits = NOT_WHAT(BIT_OF) 0, doubted_bits = DOUBTED(BIT_OF) 0;
+    uint64_t bit = word_bit(p, n);
+    if ((bit & taken_back_bits && WORD_IS(p, n, taken_back)) || (bit & doubted_bits && WORD_IS(p, n, doubted)))
+        return true;
     if (!pn && n == 2 && letters_are(p, "or", 2)) return true;
     if (pn == 3 && letters_are(prev, "not", 3) &&
         ((n == 4 && letters_are(p, "sure", 4)) || (n == 7 && letters_are(p, "certain", 7))))
@@ -193,7 +208,8 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
         return true;
     if (pn == 1 && (*prev | 0x20) == 'i' && n == 5 && letters_are(p, "meant", 5)) return true;
     if (none) return false;
-    return WORD_IS(p, n, no_answer) || (pn == 3 && letters_are(prev, "not", 3) && WORD_IS(p, n, not_what));
+    return (bit & no_answer_bits && WORD_IS(p, n, no_answer)) ||
+           (pn == 3 && letters_are(prev, "not", 3) && bit & not_what_bits && WORD_IS(p, n, not_what));
 }
 
 /* Whether the text ending at t (after spaces) is a value that says none:
@@ -218,7 +234,9 @@ static bool none_before(const char *b, const char *t)
 ** word in it does not make about the value before it. */
 static bool conditional(const char *s, const char *t)
 {
-    static const coax_word words[] = {W("if"), W("when"), W("unless"), W("otherwise"), W("else")};
+#define CONDITIONS(X) X("if") X("when") X("unless") X("otherwise") X("else")
+    static const coax_word words[] = {CONDITIONS(W)};
+    static const uint64_t bits = CONDITIONS(BIT_OF) 0;
     for (const char *p = s; p < t;) {
         if (!is_alpha_ascii(*p)) {
             p++;
@@ -226,7 +244,7 @@ static bool conditional(const char *s, const char *t)
         }
         const char *q = p + 1;
         while (q < t && is_alpha_ascii(*q)) q++;
-        if (WORD_IS(p, (size_t)(q - p), words)) return true;
+        if (word_bit(p, (size_t)(q - p)) & bits && WORD_IS(p, (size_t)(q - p), words)) return true;
         p = q;
     }
     return false;
