@@ -170,6 +170,26 @@ static inline uint64_t word_bit(const char *p, size_t n)
     return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 5 * n) & 63);
 }
 
+/* Whether the value a comment follows says none (none_before) or the
+** comment holds a condition (conditional), which keeps some of its words
+** from disowning the value: worked out the first time such a word is met
+** (the bench's comments have none, and the look cost some 70 instructions
+** a comment), then kept. */
+typedef struct none_look {
+    const char *b, *t;    /* the text's start, the value's end */
+    const char *s, *stop; /* the comment's words */
+    int answer;           /* -1 until asked */
+} none_look;
+
+static bool none_before(const char *b, const char *t);
+static bool conditional(const char *s, const char *t);
+
+static bool says_none(none_look *n)
+{
+    if (n->answer < 0) n->answer = none_before(n->b, n->t) || conditional(n->s, n->stop);
+    return n->answer;
+}
+
 /* A comment on a value's line after it that disowns the value: says it
 ** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
 ** meant"), made up ("dummy", "fake", "replace with ...") or a stand-in for
@@ -177,8 +197,9 @@ static inline uint64_t word_bit(const char *p, size_t n)
 ** accepts a value its writer took back. A stand-in for none is what null,
 ** "" or an empty container already say ({"email": null // not given}).
 ** Whether the word p[0..n) of such a comment disowns the value; prev: the
-** word before it, pn its length (0: none); none: that value is null, ""
-** or empty, which a "no answer" remark agrees with. */
+** word before it, pn its length (0: none); none: whether that value is
+** null, "" or empty, which a "no answer" remark agrees with, or the
+** comment a condition (says_none). */
 #define TAKEN_BACK(X)                                                                                                  \
     X("actually") X("typo") X("mistake") X("mistaken") X("wrong") X("incorrect") X("erroneous") X("oops")            \
     X("correction") X("corrected") X("instead") X("dummy") X("fake") X("fictional") X("fictitious")                  \
@@ -190,7 +211,7 @@ static inline uint64_t word_bit(const char *p, size_t n)
 #define DOUBTED(X)                                                                                                     \
     X("probably") X("maybe") X("perhaps") X("possibly") X("unsure") X("uncertain") X("unverified") X("unconfirmed")  \
     X("guess") X("guessing") X("guessed") X("tbd") X("tbc") X("todo") X("fixme")
-static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, bool none)
+static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, none_look *none)
 {
     static const coax_word taken_back[] = {TAKEN_BACK(W)}, no_answer[] = {NO_ANSWER(W)}, not_what[] = {NOT_WHAT(W)},
                            doubted[] = {DOUBTED(W)};
@@ -207,9 +228,9 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
         ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
         return true;
     if (pn == 1 && (*prev | 0x20) == 'i' && n == 5 && letters_are(p, "meant", 5)) return true;
-    if (none) return false;
-    return (bit & no_answer_bits && WORD_IS(p, n, no_answer)) ||
-           (pn == 3 && letters_are(prev, "not", 3) && bit & not_what_bits && WORD_IS(p, n, not_what));
+    return ((bit & no_answer_bits && WORD_IS(p, n, no_answer)) ||
+            (pn == 3 && letters_are(prev, "not", 3) && bit & not_what_bits && WORD_IS(p, n, not_what))) &&
+           !says_none(none);
 }
 
 /* Whether the text ending at t (after spaces) is a value that says none:
@@ -270,7 +291,7 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
-    bool none = none_before(ps->b, t) || conditional(s, stop);
+    none_look none = {ps->b, t, s, stop, -1};
     const char *prev = NULL;
     size_t pn = 0;
     bool question = false;
@@ -279,21 +300,22 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
             /* a question about the value ("// ?", "// 37?", "# in years?"; not a URL's "?q=") */
             if (*p == '?' && (p + 1 == stop || !is_alpha_ascii(p[1]))) question = true;
             /* "N/A", "n/a" between spaces (not a path's /n/a) */
-            if (!none && *p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
-                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) && (p + 2 == stop || ws_tab[(unsigned char)p[2]] ||
-                                                                 p[2] == ',' || p[2] == '.' || p[2] == '*'))
+            if (*p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
+                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) &&
+                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || p[2] == ',' || p[2] == '.' || p[2] == '*') &&
+                !says_none(&none))
                 return true;
             p++;
             continue;
         }
         const char *q = p + 1;
         while (q < stop && is_alpha_ascii(*q)) q++;
-        if (disowning_word(p, (size_t)(q - p), prev, pn, none)) return true;
+        if (disowning_word(p, (size_t)(q - p), prev, pn, &none)) return true;
         prev = p;
         pn = (size_t)(q - p);
         p = q;
     }
-    return question && !none; /* the value is in doubt */
+    return question && !says_none(&none); /* the value is in doubt */
 }
 
 static void note_comment(lp *ps, const char *at, const char *end)
