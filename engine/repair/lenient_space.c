@@ -159,15 +159,16 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 #define W(s) COAX_WORD(s),
 #define WORD_IS(p, n, words) coax_word_in(p, n, words, sizeof words / sizeof *words)
 
-/* A word's bit in a list's filter, from its first letter (in any case) and
-** its length: a word whose bit a list lacks is in none of its words, so the
-** comments' looks skip a list's compares for most words (a walk of every
-** list for every word of every comment cost some 280 instructions a
-** comment). BIT_OF is word_bit for a list's literal, a constant. */
-#define BIT_OF(s) ((uint64_t)1 << ((((s)[0] | 0x20) + 5 * (sizeof(s) - 1)) & 63)) |
-static inline uint64_t word_bit(const char *p, size_t n)
+/* A word's bit in a list's filter, from its first and last letters (in any
+** case) and its length: a word whose bit a list lacks is in none of its
+** words, so the comments' looks skip a list's compares for most words (a
+** walk of every list for every word of every comment cost some 280
+** instructions a comment). BIT_OF is word_bit for a list's literal, a
+** constant. */
+#define BIT_OF(s) ((uint64_t)1 << ((((s)[0] | 0x20) + 3 * ((s)[sizeof(s) - 2] | 0x20) + 5 * (sizeof(s) - 1)) & 63)) |
+static inline uint64_t word_bit(const char *p, size_t n) /* n: 1 or more */
 {
-    return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 5 * n) & 63);
+    return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 3 * ((unsigned char)p[n - 1] | 0x20) + 5 * n) & 63);
 }
 
 /* Whether the value a comment follows says none (none_before) or the
