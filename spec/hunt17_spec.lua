@@ -48,7 +48,8 @@ describe("hunt17", function()
       .. " (For example, Suppose, Instead of, Not, Probably): send the answer alone")
     refused('{"name": "Ada", "age": 36}\nI\226\128\153m not sure about the age.', person, "",
       "the reply's answer at line 1, column 1 is taken back by the text after it, at line 2, column 1"
-      .. " (Actually, Oops, I meant, a typo, not sure): which value was meant is a guess; send it alone")
+      .. " (Actually, Oops, I meant, a typo, not sure, another value offered, made up): which value was meant is a"
+      .. " guess; send it alone")
   end)
 
   it("looks at members and null texts in time linear in the value", function()

@@ -55,8 +55,10 @@ describe("coax.repair on the peers' test inputs", function()
       -- text, a guess as 1+2 is; {"scalar_group": (1)} is 1 to json_repair and
       -- "(1)" to jsonrepair, a value wrapped whole in parentheses; [2 0.0.1 2]
       -- is [2, "0.0.1 2"] to jsonrepair and [2, "0.0.1", 2] to json_repair, an
-      -- item with a number after a space; /[a-z]_/ is a pattern, not ["a-z"])
-      assert.are.equal(opts.guess and 591 or 334, values)
+      -- item with a number after a space; /[a-z]_/ is a pattern, not ["a-z"];
+      -- hunt18: json_repair's { "key": "value" /* comment ends inside a block
+      -- comment with the object open: the reply was cut in it)
+      assert.are.equal(opts.guess and 591 or 333, values)
     end
   end)
 
@@ -73,8 +75,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    assert.is_true(jr >= 317, "agreement with jsonrepair fell to " .. jr)
-    assert.is_true(py >= 276, "agreement with json_repair fell to " .. py)
+    assert.is_true(jr >= 316, "agreement with jsonrepair fell to " .. jr)
+    assert.is_true(py >= 275, "agreement with json_repair fell to " .. py)
   end)
 
   it("reads (guess = true) as the peers do at least as often as measured", function()

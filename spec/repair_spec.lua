@@ -235,6 +235,51 @@ describe("coax.repair's reading (guess = true)", function()
       no_guess('{"a": 1}. Note: the total is 3.', '{"a":1}')
     end)
 
+    -- Found by deleting or inserting one bracket, quote or comma of valid documents: each read one
+    -- structure the text does not settle as certain (lossless) and dropped the rest.
+    it("a closer no bracket opened may be one the value closed early: which one was extra is a guess", function()
+      -- {"a": {"b": 1, "c": 2}} as well, the first '}' the extra one; [[1, 2]] as well
+      invented('{"a": {"b": 1}, "c": 2}}', "trailing_text")
+      invented('[[1], 2]]', "trailing_text")
+      invented('{"a": {"b": {"x": 1}}, "c": 2}}', "trailing_text")
+      invented('{"a": {"b": 1}, "c": 2}} Hope this helps.', "trailing_text")
+      invented('Result: {"a": {"b": 1}, "c": 2}} Hope this helps.', "trailing_text")
+      -- twins: no closer of the value can be the extra one, or the stray is of the other kind
+      no_guess('{"a": {"b": 1}}}', '{"a":{"b":1}}')
+      no_guess('{"a": [1], "c": 2}}', '{"a":[1],"c":2}')
+      no_guess('[{"a": 1}, {"b": 2}]]', '[{"a":1},{"b":2}]')
+      no_guess('{"a": {"b": 1}, "c": 2}]', '{"a":{"b":1},"c":2}')
+      no_guess('{"a": {"b": 1}}} Hope this helps.', '{"a":{"b":1}}')
+    end)
+
+    it("a span in a structure's string, after a closer on its line or before an item is no answer", function()
+      -- an object whose '{' was lost: its strings' texts are no answer
+      invented('"city": [], "items": "x", "name": "{}", "value": "{}"}', "fragment")
+      invented('"x": "[1, 2]"}', "fragment")
+      -- a list's ']' typed early: the object after it is an item, a literal after it
+      invented('{"name": [[3.14], ]{"note0": "a,b", "id1": null}, false], "value": null}', "fragment")
+      invented('{"v": [[1] ]{"b": 2}, 7]}', "fragment")
+      -- a number a stray closer split: {"email": 1000000}
+      invented('{"note": false, "email": 1000}000}', "early_close")
+      invented('{\n  "note": false,\n  "email": 1}000000\n}', "early_close")
+      invented('{\n  "email": nu}ll,\n  "city": "x"\n}', "early_close")
+      -- the same in prose: a key after a stray closer or before one, a quoted span between JSON's
+      -- punctuation, a span between closers on lines of their own, a number split by a closer
+      invented('Sure! {"a": 0, "email": 1, }"note": {"v": 1}}\nHope this helps.', "fragment")
+      invented('Sure! {"id": 1, "ok"]: [{"n": null}, 1]}\nHope this helps.', "fragment")
+      invented('Sure! {"email": [true], "note":] "[1]"}\nHope this helps.', "fragment")
+      invented('Sure! {\n  "age": [\n    "x",}\n    [\n      null,\n      1\n    ]\n  ]\n}\nHope this helps.',
+        "fragment")
+      invented('Sure! {"city": true, "tags": 2}.5, "age": 2.5}\nHope this helps.', "early_close")
+      invented('Sure! {"c": null, "e": {"i": {"a": 1}},\n  "n": [2.5]\n  }\n}\nHope this helps.', "trailing_text")
+      -- twins: a quoted span in prose, a span alone on its line after another value's
+      no_guess('The JSON is "{"a": 1}".', '{"a":1}')
+      no_guess('Use "[1, 2]" here', '[1,2]')
+      no_guess('{"a": 1}. Note: the total is 3.', '{"a":1}')
+      no_guess('Sure! {"a": 1}.\nHope this helps.', '{"a":1}')
+      no_guess('Sure! {"a": {"b": 1}}\n}\nHope this helps.', '{"a":{"b":1}}')
+    end)
+
     it("a stray quote after a bracket or a comma may open the next item", function()
       invented('[["a], ["b", 1]]', "unescaped_quote")
       invented('{"pairs": [["x", "1], ["y", "2"]]}', "unescaped_quote")

@@ -84,18 +84,18 @@ describe("coax.repair without a schema", function()
         .. " was left out, that may hold the rest of the value, or that takes back the value before it (a correction,"
         .. " a made-up value, a stand-in for none): '// actually 37'); send valid JSON" },
       { '```json\n{"city": "Paris"}\n```\nOops, I meant Lyon.', "the reply's answer at line 2, column 1 is taken"
-        .. " back by the text after it, at line 4, column 1 (Actually, Oops, I meant, a typo, not sure): which value"
-        .. " was meant is a guess; send it alone" },
+        .. " back by the text after it, at line 4, column 1 (Actually, Oops, I meant, a typo, not sure, another value"
+        .. " offered, made up): which value was meant is a guess; send it alone" },
       { 'For example, {"a": 1} would do.', "the reply's JSON at line 1, column 14 sits in a sentence that marks it as"
         .. " no answer, at line 1, column 5 (For example, Suppose, Instead of, Not, Probably): send the answer alone" },
       { 'Do not return {"a": 1}.', "the reply's JSON at line 1, column 15 sits in a sentence that marks it as no"
         .. " answer, at line 1, column 4 (For example, Suppose, Instead of, Not, Probably): send the answer alone" },
       { '{"a": 1} is not the answer.', "the reply's answer at line 1, column 1 is taken back by the text after it, at"
-        .. " line 1, column 10 (Actually, Oops, I meant, a typo, not sure): which value was meant is a guess; send it"
-        .. " alone" },
+        .. " line 1, column 10 (Actually, Oops, I meant, a typo, not sure, another value offered, made up): which value"
+        .. " was meant is a guess; send it alone" },
       { '{"a": 1}\nNote: a should actually be 3.', "the reply's answer at line 1, column 1 is taken back by the text"
-        .. " after it, at line 2, column 9 (Actually, Oops, I meant, a typo, not sure): which value was meant is a"
-        .. " guess; send it alone" },
+        .. " after it, at line 2, column 9 (Actually, Oops, I meant, a typo, not sure, another value offered, made"
+        .. " up): which value was meant is a guess; send it alone" },
     }
     for _, c in ipairs(cases) do assert.are.equal(c[2], refusal(c[1]), c[1]) end
   end)

@@ -114,6 +114,10 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** reference not followed, past 64 schemas). */
 bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* The length of an error's keyword path 'kw' up to the branch index of
+** its innermost union ("/anyOf/" or "/oneOf/"), or 0 when it is under none. */
+size_t coerce_union_prefix(const char *kw);
+
 /* Whether a union's other branch takes values of x's type, bounded only (a
 ** maximum, a pattern, items; by "type" or, with none, by such keywords; no
 ** enum or const), when 'loc' is a branch's own "type", "enum" or "const"
@@ -188,6 +192,11 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 ** (copied into 'ts'), and keeping them (schema_lookup.c). */
 bool coerce_memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts);
 void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, const coerce_trials *ts);
+
+/* Whether the enum 'kv' holds the string s[0..n), by an index built at
+** its first look (c->built): '*known' false when the index could not be
+** built (out of memory). */
+bool coerce_enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
 
 /* The one value of allowed[0..n) that 'x' matches ignoring case (ASCII and
 ** the common scripts' simple case pairs) and surrounding whitespace, after
@@ -269,6 +278,42 @@ coax_code extract_find_restated(coerce_ctx *c, const coax_value *v, const char *
 ** at a place where the schema takes null too: its pointer and a message. */
 coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
 
+/* ---- places (extract/places.c) -------------------------------------------- */
+
+/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
+void extract_put_token(coax_buf *b, const char *k, size_t n);
+
+/* Appends an item's index as a reference token. */
+void extract_put_index(coax_buf *b, size_t i);
+
+/* A place a walk through a value has reached, on the walk's C stack: the
+** member key (or, key NULL, the item index) that leads to it from 'up'
+** (NULL at the root). Its pointer is written only when wanted. */
+typedef struct extract_frame {
+    const struct extract_frame *up;
+    const char *key;
+    size_t klen, index;
+} extract_frame;
+
+/* Appends the JSON Pointer of place 'f' (NULL: the root, nothing). */
+void extract_put_pointer(coax_buf *b, const extract_frame *f);
+
+/* Whether a walk picks string 's', a member of key[0..klen) (NULL at the
+** root; an item goes by its list's name). */
+typedef bool (*extract_pick)(void *ctx, const coax_value *s, const char *key, size_t klen);
+
+/* One error a probe met at a place, the next one there after it. */
+typedef struct extract_probe_error {
+    const coax_schema_error *e;
+    const struct extract_probe_error *next;
+} extract_probe_error;
+
+/* Validates, once, a copy of 'v' with every string 'pick' chooses made
+** 'with' (*count of them; no validation when none), and maps in 'errors_at'
+** each error's instance location to its errors there, in their order. */
+coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, void *ctx, const coax_value *with,
+                        smap *errors_at, size_t *count);
+
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
 /* The integer text of an integral number text ("2.0" -> "2", "1e3" ->
@@ -314,20 +359,6 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
 ** COAX_ENOMEM when memory ran out. */
 coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer);
 
-/* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
-void extract_put_token(coax_buf *b, const char *k, size_t n);
-
-/* A place a walk through a value has reached, on the walk's C stack: the
-** member key (or, key NULL, the item index) that leads to it from 'up'
-** (NULL at the root). Its pointer is written only when wanted. */
-typedef struct extract_frame {
-    const struct extract_frame *up;
-    const char *key;
-    size_t klen, index;
-} extract_frame;
-
-/* Appends the JSON Pointer of place 'f' (NULL: the root, nothing). */
-void extract_put_pointer(coax_buf *b, const extract_frame *f);
 
 /* ---- bare replies (extract/bare.c) ---------------------------------------- */
 

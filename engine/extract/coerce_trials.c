@@ -33,14 +33,12 @@ static void trim(const char **s, size_t *n)
     while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
-static bool enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
-
 /* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none);
 ** a large one through its index (n values wrapped against n allowed ones). */
 static bool allowed_string(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n)
 {
     bool known = false, has = allowed && allowed->type == COAX_ARRAY && allowed->len > 16 &&
-                                enum_has_string(c, allowed, s, n, &known);
+                                coerce_enum_has_string(c, allowed, s, n, &known);
     if (known) return has;
     for (size_t i = 0; allowed && allowed->type == COAX_ARRAY && i < allowed->len; i++) {
         const coax_value *y = &allowed->u.items[i];
@@ -814,9 +812,7 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
     return smap_putp(&c->built, a, kv, x) ? x : NULL;
 }
 
-/* Whether the large enum 'kv' holds the string s[0..n): '*known' false when
-** its index could not be built (out of memory). */
-static bool enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known)
+bool coerce_enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known)
 {
     const enum_index *ix = enum_index_of(c, kv);
     if (!(*known = ix != NULL)) return false;

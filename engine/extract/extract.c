@@ -856,7 +856,8 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     if (at == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
                      "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
-                     "column %u (Actually, Oops, I meant, a typo, not sure): which value was meant is a guess; send it alone",
+                     "column %u (Actually, Oops, I meant, a typo, not sure, another value offered, made up): which "
+                     "value was meant is a guess; send it alone",
                      b->start, at);
 }
 

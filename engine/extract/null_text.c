@@ -8,8 +8,6 @@
 */
 #include "extract/coerce.h"
 
-#include <stdio.h>
-
 /* Whether a string is null spelled in a language's syntax. "none" and
 ** "N/A" are words people write as values; these are not. */
 static bool spells_null(const coax_value *v)
@@ -22,61 +20,10 @@ static bool spells_null(const coax_value *v)
     return false;
 }
 
-/* What the copy holds in place of each such string, and how many. */
-typedef struct nulling {
-    coax_arena *a;
-    const coax_value *with; /* what each such string becomes */
-    size_t count;
-} nulling;
-
-/* A copy of 'v' with every string that spells null made nl->with (v
-** itself when none is under it); NULL when memory ran out. */
-static const coax_value *nulled(nulling *nl, const coax_value *v)
+/* extract_probe's pick: the strings that spell null. */
+static bool pick_null(void *ctx, const coax_value *s, const char *key, size_t klen)
 {
-    if (spells_null(v)) {
-        nl->count++;
-        return nl->with;
-    }
-    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) return v;
-    size_t before = nl->count;
-    const coax_value **sub = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *sub);
-    if (!sub) return NULL;
-    for (size_t i = 0; i < v->len; i++)
-        if (!(sub[i] = nulled(nl, v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value))) return NULL;
-    if (nl->count == before) return v;
-    coax_value *copy = coax_arena_alloc(nl->a, sizeof *copy);
-    if (!copy) return NULL;
-    *copy = *v;
-    if (v->type == COAX_ARRAY) {
-        coax_value *items = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *items);
-        if (!items) return NULL;
-        for (size_t i = 0; i < v->len; i++) items[i] = *sub[i];
-        copy->u.items = items;
-    } else {
-        coax_member *members = coax_arena_alloc(nl->a, (v->len + 1) * sizeof *members);
-        if (!members) return NULL;
-        for (size_t i = 0; i < v->len; i++) members[i] = v->u.members[i], members[i].value = *sub[i];
-        copy->u.members = members;
-    }
-    return copy;
-}
-
-/* The places of the strings that spell null in 'v' (*count) whose value
-** the schema refuses once each is made 'with', in a map. */
-static coax_code refused_places(coerce_ctx *c, const coax_value *v, const coax_value *with, smap *refused,
-                                size_t *count)
-{
-    nulling nl = {.a = c->arena, .with = with};
-    const coax_value *copy = nulled(&nl, v);
-    coax_code rc = !copy ? COAX_ENOMEM : COAX_OK;
-    coax_validation out;
-    if (!rc && nl.count && !(rc = coax_validate(c->schema, copy, c->arena, 0, &out, c->err)))
-        for (size_t i = 0; i < out.nerrors && !rc; i++) {
-            const char *at = out.errors[i].instance_location;
-            if (!smap_put(refused, c->arena, at, strlen(at), (void *)at)) rc = COAX_ENOMEM;
-        }
-    *count = nl.count;
-    return rc;
+    return spells_null(s);
 }
 
 /* The refusals of the places made null and made true; 'trues' NULL: not
@@ -85,7 +32,7 @@ typedef struct refusals {
     const smap *nulls, *trues;
 } refusals;
 
-/* Depth-first in the order of nulled: true at the first string spelling
+/* Depth-first in the order of extract_probe's walk: true at the first string spelling
 ** null whose place (its JSON Pointer in 'path', built as the walk goes: a
 ** pointer written whole per place was the depth times the places, 512
 ** times a reply of "None"s) takes null (trues NULL), or takes null and
@@ -103,8 +50,7 @@ static bool first_place(const coax_value *v, coax_buf *path, const refusals *rf)
     if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) return false;
     size_t mark = path->len;
     for (size_t i = 0; i < v->len; i++) {
-        char num[24];
-        if (v->type == COAX_ARRAY) extract_put_token(path, num, (size_t)snprintf(num, sizeof num, "%zu", i));
+        if (v->type == COAX_ARRAY) extract_put_index(path, i);
         else extract_put_token(path, v->u.members[i].key, v->u.members[i].klen);
         if (first_place(v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value, path, rf)) return true;
         path->len = mark;
@@ -123,7 +69,7 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
     ** validation each, and maps: n places, n errors. */
     smap nulls_refused = {0}, trues_refused = {0};
     size_t count = 0;
-    coax_code rc = refused_places(c, v, &null_value, &nulls_refused, &count);
+    coax_code rc = extract_probe(c, v, pick_null, NULL, &null_value, &nulls_refused, &count);
     if (rc || !count) return rc;
     coax_buf path;
     coax_buf_init(&path, coax_arena_allocator(c->arena));
@@ -132,7 +78,7 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
     bool taken = first_place(v, &path, &rf);
     if (taken && !path.oom) {
         path.len = 0;
-        rc = refused_places(c, v, &true_value, &trues_refused, &count);
+        rc = extract_probe(c, v, pick_null, NULL, &true_value, &trues_refused, &count);
         rf.trues = &trues_refused;
         if (!rc && first_place(v, &path, &rf) && !path.oom) {
             if (!(*pointer = coax_arena_strdup(c->arena, path.data ? path.data : "", path.len))) rc = COAX_ENOMEM;

@@ -6,7 +6,6 @@
 ** unquoted ones as guesses (<age>, ...); these are found in the value a
 ** candidate gives, after its coercions.
 */
-#include <stdio.h>
 #include "extract/coerce.h"
 
 /* Whether s[0..n) is, ignoring case, one of the words that begin an
@@ -128,25 +127,6 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
 }
 
-void extract_put_token(coax_buf *b, const char *k, size_t n)
-{
-    coax_buf_putc(b, '/');
-    for (size_t i = 0; i < n; i++) {
-        if (k[i] == '~') coax_buf_put(b, "~0", 2);
-        else if (k[i] == '/') coax_buf_put(b, "~1", 2);
-        else coax_buf_putc(b, k[i]);
-    }
-}
-
-void extract_put_pointer(coax_buf *b, const extract_frame *f)
-{
-    if (!f) return;
-    extract_put_pointer(b, f->up);
-    char num[24];
-    if (f->key) extract_put_token(b, f->key, f->klen);
-    else extract_put_token(b, num, (size_t)snprintf(num, sizeof num, "%zu", f->index));
-}
-
 /* The strings the schema document's "enum" and "const" name: each is an
 ** answer the schema allows, whatever it looks like ("insert_row", "?",
 ** "<first name>"), never a placeholder. Built once a schema (c->built), at
@@ -192,40 +172,108 @@ static const smap *named_strings(coerce_ctx *c)
 
 typedef struct finding {
     coerce_ctx *c;
-    const smap *named; /* named_strings, once built */
-    bool oom;
+    const smap *named;  /* named_strings, once built */
+    const smap *probed; /* the probe's errors by place, once it ran */
+    bool oom, named_seen;
+    coax_buf path; /* the placeholder's pointer */
 } finding;
 
-/* Whether string 'v' (a member of key 'key') is a placeholder the schema does not name. */
-static bool unnamed_placeholder(finding *f, const coax_value *v, const char *key, size_t klen)
+/* Whether string 'v' (a member of key 'key') is a placeholder; sets
+** *named when an "enum" or "const" of the schema names it. */
+static bool placeholder(finding *f, const coax_value *v, const char *key, size_t klen, bool *named)
 {
+    *named = false;
     if (!extract_is_placeholder(v->u.text, v->len, key, klen)) return false;
     if (!f->named && !(f->named = named_strings(f->c))) return f->oom = true;
-    return !smap_get(f->named, v->u.text, v->len);
+    *named = smap_get(f->named, v->u.text, v->len) != NULL;
+    return true;
 }
 
-/* Depth-first: the first placeholder under 'v' (a member of key 'key'). */
-static const coax_value *find(finding *f, const coax_value *v, const char *key, size_t klen, coax_buf *path)
+/* Depth-first: the first placeholder under 'v' (a member of key 'key', at
+** place 'at') that no enum or const of the schema names, its pointer in
+** f->path (written only then); stops at one some enum or const names
+** (f->named_seen): whether that one is named at its place is the probe's. */
+static const coax_value *find(finding *f, const coax_value *v, const char *key, size_t klen, const extract_frame *at)
 {
-    if (v->type == COAX_STRING) return unnamed_placeholder(f, v, key, klen) ? v : NULL;
-    size_t mark = path->len;
-    if (v->type == COAX_ARRAY) {
-        for (size_t i = 0; i < v->len; i++) {
-            char num[24];
-            int k = snprintf(num, sizeof num, "%zu", i);
-            extract_put_token(path, num, (size_t)k);
-            const coax_value *hit = find(f, &v->u.items[i], key, klen, path); /* an item keeps its list's name */
-            if (hit) return hit;
-            path->len = mark;
-        }
-    } else if (v->type == COAX_OBJECT) {
-        for (size_t i = 0; i < v->len; i++) {
-            const coax_member *m = &v->u.members[i];
-            extract_put_token(path, m->key, m->klen);
-            const coax_value *hit = find(f, &m->value, m->key, m->klen, path);
-            if (hit) return hit;
-            path->len = mark;
-        }
+    bool named;
+    if (v->type == COAX_STRING) {
+        if (!placeholder(f, v, key, klen, &named) || (named && (f->named_seen = true))) return NULL;
+        extract_put_pointer(&f->path, at);
+        return v;
+    }
+    for (size_t i = 0; v->type == COAX_ARRAY && i < v->len && !f->named_seen; i++) {
+        extract_frame item = {at, NULL, 0, i};
+        const coax_value *hit = find(f, &v->u.items[i], key, klen, &item); /* an item keeps its list's name */
+        if (hit) return hit;
+    }
+    for (size_t i = 0; v->type == COAX_OBJECT && i < v->len && !f->named_seen; i++) {
+        const coax_member *m = &v->u.members[i];
+        extract_frame member = {at, m->key, m->klen, 0};
+        const coax_value *hit = find(f, &m->value, m->key, m->klen, &member);
+        if (hit) return hit;
+    }
+    return NULL;
+}
+
+/* extract_probe's pick: a placeholder that some enum or const names. */
+static bool pick_named(void *ctx, const coax_value *s, const char *key, size_t klen)
+{
+    bool named;
+    return placeholder(ctx, s, key, klen, &named) && named;
+}
+
+/* Whether enum or const keyword 'value' holds string 's' (a large enum by
+** its index: n places under one enum of m strings cost n + m). */
+static bool keyword_holds(finding *f, const coax_value *value, const coax_value *s)
+{
+    bool known;
+    if (value->type == COAX_ARRAY && value->len > 16) {
+        bool has = coerce_enum_has_string(f->c, value, s->u.text, s->len, &known);
+        return known ? has : (f->oom = true);
+    }
+    for (size_t i = 0; i < (value->type == COAX_ARRAY ? value->len : 1); i++) {
+        const coax_value *w = value->type == COAX_ARRAY ? &value->u.items[i] : value;
+        if (w->type == COAX_STRING && w->len == s->len && !memcmp(w->u.text, s->u.text, s->len)) return true;
+    }
+    return false;
+}
+
+/* Whether the probe met, at the place in f->path, an "enum" or "const"
+** holding 's': a keyword of that place named it. A keyword path not read
+** (through a "$dynamicRef") and a key holding NUL (an error's place is a C
+** string) are taken as naming it. */
+static bool named_here(finding *f, const coax_value *s)
+{
+    const char *at = f->path.data ? f->path.data : "";
+    if (memchr(at, '\0', f->path.len)) return true;
+    for (const extract_probe_error *pe = smap_get(f->probed, at, f->path.len); pe; pe = pe->next) {
+        const char *kl = pe->e->keyword_location;
+        size_t n = strlen(kl);
+        if (!(n >= 5 && !strcmp(kl + n - 5, "/enum")) && !(n >= 6 && !strcmp(kl + n - 6, "/const"))) continue;
+        const coax_value *parent, *value;
+        char kw[16];
+        if (!coerce_keyword_at(f->c, f->c->doc, kl, &parent, kw, sizeof kw, &value) || keyword_holds(f, value, s))
+            return true;
+    }
+    return false;
+}
+
+/* find, once the probe ran: the pointer built as the walk goes (one per
+** place was the depth times the places), a named placeholder one only
+** where a keyword of its place names it. */
+static const coax_value *find_probed(finding *f, const coax_value *v, const char *key, size_t klen)
+{
+    bool named;
+    if (v->type == COAX_STRING)
+        return placeholder(f, v, key, klen, &named) && (f->oom || !named || !named_here(f, v)) ? v : NULL;
+    size_t mark = f->path.len;
+    for (size_t i = 0; (v->type == COAX_ARRAY || v->type == COAX_OBJECT) && i < v->len; i++) {
+        const coax_member *m = v->type == COAX_OBJECT ? &v->u.members[i] : NULL;
+        if (m) extract_put_token(&f->path, m->key, m->klen);
+        else extract_put_index(&f->path, i);
+        const coax_value *hit = m ? find_probed(f, &m->value, m->key, m->klen) : find_probed(f, &v->u.items[i], key, klen);
+        if (hit) return hit;
+        f->path.len = mark;
     }
     return NULL;
 }
@@ -233,14 +281,24 @@ static const coax_value *find(finding *f, const coax_value *v, const char *key, 
 coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const char **message, const char **pointer)
 {
     coax_arena *a = c->arena;
-    coax_buf path;
-    coax_buf_init(&path, coax_arena_allocator(a));
-    finding f = {c, NULL, false};
-    const coax_value *hit = find(&f, v, NULL, 0, &path);
+    finding f = {c, NULL, NULL, false, false, {0}};
+    coax_buf_init(&f.path, coax_arena_allocator(a));
+    const coax_value *hit = find(&f, v, NULL, 0, NULL);
     *message = *pointer = NULL;
     coax_code rc = f.oom ? COAX_ENOMEM : COAX_OK;
+    if (!rc && f.named_seen) {
+        /* a value no enum names, refused at a place only an enum or a const lets strings through */
+        static const coax_member probe_member = {"\x01", 1, {COAX_NULL, 0, 0, {0}}};
+        static const coax_value probe = {COAX_OBJECT, 0, 1, {.members = (coax_member *)&probe_member}};
+        smap probed = {0};
+        size_t count;
+        rc = extract_probe(c, v, pick_named, &f, &probe, &probed, &count);
+        f.probed = &probed;
+        hit = rc ? NULL : find_probed(&f, v, NULL, 0);
+        if (!rc && f.oom) rc = COAX_ENOMEM;
+    }
     if (hit && !f.oom) {
-        *pointer = path.oom ? NULL : coax_arena_strdup(a, path.data ? path.data : "", path.len);
+        *pointer = f.path.oom ? NULL : coax_arena_strdup(a, f.path.data ? f.path.data : "", f.path.len);
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(a));
         size_t shown = hit->len > 40 ? 40 : hit->len;
@@ -252,6 +310,6 @@ coax_code extract_find_placeholder(coerce_ctx *c, const coax_value *v, const cha
         coax_buf_free(&b);
         if (!*message) rc = COAX_ENOMEM, *pointer = NULL;
     }
-    coax_buf_free(&path);
+    coax_buf_free(&f.path);
     return rc;
 }

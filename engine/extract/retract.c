@@ -60,6 +60,61 @@ static bool doubt_phrase(const char *text, size_t at, size_t e)
     return false;
 }
 
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* The end of a value written at text[at], a number or a quoted text on one
+** line: at when none is. */
+static size_t value_end(const char *text, size_t at, size_t e)
+{
+    size_t p = at;
+    if (p < e && (text[p] == '"' || text[p] == '\'')) {
+        char q = text[p++];
+        while (p < e && text[p] != q && text[p] != '\n') p++;
+        return p < e && text[p] == q ? p + 1 : at;
+    }
+    if (p < e && text[p] == '-') p++;
+    size_t digits = p;
+    while (p < e && (is_digit(text[p]) || ((text[p] == '.' || text[p] == ',') && p + 1 < e && is_digit(text[p + 1]))))
+        p++;
+    return p == digits ? at : p;
+}
+
+/* Whether a value alone starts at text[at], ending its clause ("37.",
+** "37,", "37)", "\"Lyon\"", "37 instead.", "36 or 37."); "0 when unknown"
+** goes on to say when, a remark on the format. */
+static bool value_alone(const char *text, size_t at, size_t e)
+{
+    static const char *const after[] = {" instead", " too", " as well"};
+    size_t p = value_end(text, at, e);
+    if (p == at) return false;
+    for (size_t i = 0; i < sizeof after / sizeof *after; i++) p += matched(text, p, e, after[i]);
+    size_t o = matched(text, p, e, " or ");
+    if (o && value_end(text, p + o, e) != p + o) return value_alone(text, p + o, e);
+    return p == e || (text[p] && strchr(".,;:!)\r\n", text[p]));
+}
+
+/* Whether one of the phrases opens text[at..e) and a value follows it
+** after a space: one that ends its clause ('alone', value_alone), or any
+** number or quoted text. */
+static bool phrase_then_value(const char *text, size_t at, size_t e, const char *const *phrases, size_t count,
+                              bool alone)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t n = matched(text, at, e, phrases[i]);
+        if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
+        char next = text[at + n + 1];
+        if (alone ? value_alone(text, at + n + 1, e) : next && strchr("0123456789\"'", next)) return true;
+    }
+    return false;
+}
+
+/* Whether a value ends right before text[at], a space between ("37 is
+** also possible"). */
+static bool value_before(const char *text, size_t from, size_t at)
+{
+    return at >= from + 2 && text[at - 1] == ' ' && (is_digit(text[at - 2]) || text[at - 2] == '"');
+}
+
 /* Whether the sentence starting at text[at] takes back what came before
 ** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
 ** "Wait:") or before its subject or a value ("Actually the age is 37",
@@ -87,6 +142,10 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
                                          "uncertain", "not confident", "unverified"};
     for (size_t i = 0; i < sizeof doubts / sizeof *doubts; i++)
         if (opens_with(text, at, e, doubts[i])) return true;
+    /* another value offered: "Or 37, depending on the date.", "(or 37)",
+    ** "Possibly 37.", "Either 36 or 37." */
+    static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
+    if (phrase_then_value(text, at, e, offering, sizeof offering / sizeof *offering, true)) return true;
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
@@ -120,6 +179,26 @@ static bool hedged_before(const char *text, size_t from, size_t at)
         size_t q = p;
         while (q < at && coax_ascii_alpha((unsigned char)text[q])) q++;
         if (q > p && coax_word_in(text + p, q - p, words, sizeof words / sizeof *words)) return true;
+        p = q + 1;
+    }
+    return false;
+}
+
+/* Whether the clause before text[at], from 'from' on, denies what
+** follows ("Nothing here is made up", "None of it was guessed"; not "The
+** text gives no age, so I had to guess"). */
+static bool denied_before(const char *text, size_t from, size_t at)
+{
+    static const coax_word words[] = {COAX_WORD("no"), COAX_WORD("not"), COAX_WORD("nothing"), COAX_WORD("none"),
+                                      COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither")};
+    size_t b = at;
+    while (b > from && !strchr(".!?,;:\n", text[b - 1])) b--;
+    for (size_t p = b; p < at;) {
+        size_t q = p;
+        while (q < at && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
+        if (q > p && (coax_word_in(text + p, q - p, words, sizeof words / sizeof *words) ||
+                      (q - p > 3 && !memcmp(text + q - 3, "n't", 3))))
+            return true;
         p = q + 1;
     }
     return false;
@@ -160,11 +239,44 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "hope this is right", "hope i got it right", "hope i got that right"};
     /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
     static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
+    /* or another value offered beside it, as a possibility ("The age could
+    ** also be 37.", "it may be \"Lyon\""): which one holds, the reply
+    ** does not know */
+    static const char *const offered[] = {"could also be", "might also be", "may also be", "can also be",
+                                          "could be",      "might be",      "may be",      "or possibly",
+                                          "or maybe",      "or perhaps",    "or rather",   "or even"};
     for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
         if (opens_with(text, at, e, phrases[i])) return true;
-    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
-        size_t n = matched(text, at, e, valued[i]);
-        if (n && at + n + 1 < e && text[at + n] == ' ' && strchr("0123456789\"'", text[at + n + 1])) return true;
+    if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false) ||
+        phrase_then_value(text, at, e, offered, sizeof offered / sizeof *offered, true))
+        return true;
+    /* "37 is also possible", "\"Lyon\" would also fit" */
+    static const char *const also[] = {"is also possible", "is possible too", "is also likely", "is equally likely",
+                                       "would also fit", "also fits", "would also work", "also works"};
+    for (size_t i = 0; value_before(text, from, at) && i < sizeof also / sizeof *also; i++)
+        if (opens_with(text, at, e, also[i])) return true;
+    /* values said not to be read but made up, assumed, doubted or given as
+    ** an example ("The age is a guess.", "I made up the age", "The age is
+    ** uncertain.", "This is sample data."): a stand-in for no answer, as "//
+    ** dummy" is; an estimate is an answer, and "made up of" a make-up */
+    static const char *const made_up[] = {
+        "a guess",          "guesses",         "guessed",          "i had to guess",  "educated guess",
+        "wild guess",       "made up",         "made-up",          "i invented",      "is invented",
+        "is a placeholder", "are placeholders", "as a placeholder", "placeholder value", "placeholder values",
+        "is fictional",     "are fictional",   "is fictitious",    "are fictitious",  "dummy value",
+        "dummy values",     "fake value",      "fake values",      "is fake",         "are fake",
+        "fabricated",       "my assumption",   "an assumption",    "i assumed",       "is assumed",
+        "was assumed",      "are assumed",     "were assumed",     "is uncertain",    "are uncertain",
+        "is unclear",       "are unclear",     "is not certain",   "is unverified",   "are unverified",
+        "is speculative",   "are speculative", "is tentative",     "are tentative",   "is hypothetical",
+        "are hypothetical", "grain of salt",   "is an example",    "is just an example", "are examples",
+        "example only",     "for illustration", "illustrative",    "sample data",     "sample values",
+        "example data",     "example values",  "dummy data",       "mock data",       "test data",
+        "fake data"};
+    for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
+        size_t n = matched(text, at, e, made_up[i]);
+        if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
+            return true;
     }
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
@@ -245,14 +357,21 @@ static bool marking_word(const char *text, size_t at, size_t n, size_t pw, size_
     static const coax_word anywhere[] = {COAX_WORD("imagine"), COAX_WORD("suppose"), COAX_WORD("supposing"),
                                          COAX_WORD("hypothetically"), COAX_WORD("hypothetical"), COAX_WORD("avoid"),
                                          COAX_WORD("assuming"), COAX_WORD("assume"), COAX_WORD("presuming"),
-                                         COAX_WORD("guessing"), COAX_WORD("guessed"), COAX_WORD("draft")};
+                                         COAX_WORD("guessing"), COAX_WORD("guessed"), COAX_WORD("draft"),
+                                         /* values named as not read ("Made-up values:", "Assumed values:") */
+                                         COAX_WORD("assumed"), COAX_WORD("illustrative"), COAX_WORD("fictional"),
+                                         COAX_WORD("fictitious"), COAX_WORD("fabricated")};
     /* "guess" after a word ("If I had to guess", "My best guess is"); a
     ** label "Guess:" alone names a game's answer (hunt13.jsonl) */
     if (pn && n == 5 && coax_ascii_casesame(text + at, "guess", 5)) return true;
+    /* "made up", "made-up", "a mock-up" */
+    if (pn == 4 && n == 2 && coax_ascii_casesame(text + at, "up", 2) &&
+        (coax_ascii_casesame(text + pw, "made", 4) || coax_ascii_casesame(text + pw, "mock", 4)))
+        return true;
     static const coax_word named[] = {COAX_WORD("example"), COAX_WORD("examples"), COAX_WORD("instance"),
                                       COAX_WORD("illustration"), COAX_WORD("sample")};
     static const coax_word naming[] = {COAX_WORD("a"), COAX_WORD("an"), COAX_WORD("for"), COAX_WORD("as"),
-                                       COAX_WORD("another"), COAX_WORD("one")};
+                                       COAX_WORD("another"), COAX_WORD("one"), COAX_WORD("some")};
     if (WORD_OF(text, at, n, anywhere)) return true;
     if (WORD_OF(text, at, n, named) && pn && WORD_OF(text, pw, pn, naming)) return true;
     return pn && ((n == 2 && coax_ascii_casesame(text + at, "of", 2) && pn == 7 &&

@@ -211,13 +211,20 @@ static unsigned types_bounded(const coax_value *s)
     return bits;
 }
 
+size_t coerce_union_prefix(const char *kw)
+{
+    size_t at = 0;
+    for (const char *p = strchr(kw, '/'); p; p = strchr(p + 1, '/')) /* every error's path: slashes only */
+        if ((p[1] == 'a' && !strncmp(p, "/anyOf/", 7)) || (p[1] == 'o' && !strncmp(p, "/oneOf/", 7)))
+            at = (size_t)(p - kw) + 7;
+    return at;
+}
+
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc)
 {
     unsigned bit = x->type == COAX_NUMBER ? 1u << 7 | 1u << COAX_NUMBER : coerce_type_bit(x);
     if (to && to->type == x->type) return false; /* a case or spaces fixed: no other meaning */
-    size_t pl = 0, len = strlen(loc);
-    for (size_t i = 0; i + 7 <= len; i++)
-        if (!strncmp(loc + i, "/anyOf/", 7) || !strncmp(loc + i, "/oneOf/", 7)) pl = i + 7;
+    size_t pl = coerce_union_prefix(loc);
     if (!pl) return false;
     char *end;
     long branch = strtol(loc + pl, &end, 10);

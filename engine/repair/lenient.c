@@ -47,6 +47,48 @@ static void close_parens(lp *ps, unsigned *paren)
     if (ps->nopens == 0 && ps->p < ps->e && *ps->p == ';') ps->p++;
 }
 
+/* The depth is input: an explicit stack; out of memory, no sure reading. */
+bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, bool arr)
+{
+    size_t cap = 16, n = 0;
+    const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
+    if (!stack) return true;
+    stack[n++] = v;
+    while (n) {
+        const coax_value *c = stack[--n];
+        bool same = c->type == COAX_OBJECT ? obj : arr;
+        for (size_t i = 0; i < c->len; i++) {
+            const coax_value *k = c->type == COAX_OBJECT ? &c->u.members[i].value : &c->u.items[i];
+            if (k->type != COAX_OBJECT && k->type != COAX_ARRAY) continue;
+            if (same && k->type == c->type && i + 1 < c->len) return true;
+            if (n == cap) {
+                const coax_value **grown = coax_arena_alloc(a, 2 * cap * sizeof *grown);
+                if (!grown) return true;
+                memcpy(grown, stack, n * sizeof *grown);
+                stack = grown, cap *= 2;
+            }
+            stack[n++] = k;
+        }
+    }
+    return false;
+}
+
+/* Logs the text ignored after the last value, from 'at'; closers among
+** stray[0..end) that could be the value's own make it a guess. */
+static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stray, const char *end)
+{
+    rvalue *last = &out->v[out->n - 1];
+    bool obj = memchr(stray, '}', (size_t)(end - stray)) != NULL, arr = memchr(stray, ']', (size_t)(end - stray)) != NULL;
+    if ((obj || arr) && repair_stray_closer_moves(ps->arena, last->value, obj, arr)) {
+        rlog_add_class(ps->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, off(ps, stray));
+        last->log_to = ps->log->n; /* the value's own log: the guess is its */
+        last->invented = true;
+        last->value->flags |= COAX_VF_INVENTED;
+    } else {
+        note(ps, RK_TRAILING_TEXT, at);
+    }
+}
+
 /* ---- the state machine --------------------------------------------------- */
 
 /* Parses one top-level value from ps->p. '*got' is false when no value
@@ -424,14 +466,14 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         if (ps.p >= ps.e) {
             if (!first && stray < ps.e) { /* {"a": 1}}: dropped, and said so in the value's log */
                 log->n = from;
-                note(&ps, RK_TRAILING_TEXT, stray);
+                note_trailing(&ps, out, stray, stray, ps.e);
                 out->v[out->n - 1].log_to = log->n;
             }
             break;
         }
         if (!first && !repair_value_starts(ps.p, ps.e)) {
             log->n = from;
-            note(&ps, RK_TRAILING_TEXT, ps.p);
+            note_trailing(&ps, out, ps.p, stray, ps.p);
             out->trailing = true;
             break;
         }

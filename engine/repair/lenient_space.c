@@ -319,14 +319,18 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     return question && !says_none(&none); /* the value is in doubt */
 }
 
-static void note_comment(lp *ps, const char *at, const char *end)
+static void note_comment(lp *ps, const char *at, const char *end, bool closed)
 {
+    /* a block comment the reply ends inside, a value open around it: the
+    ** reply was cut in the comment ({"a": 1, then an opened block comment),
+    ** what came after it lost */
+    bool cut = !closed && at[0] == '/' && at[1] == '*' && ps->nopens;
     /* only spaces after it (a reply's last new line): its first non-space
     ** ends the look, so the looks of all comments are linear together */
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
-    /* each look only when the one before said no: all three are questions, nothing else */
-    bool invented = swallowed || (ps->nopens && comment_elides(at, end, ps->e)) || comment_disowns(ps, at, end);
+    /* each look only when the one before said no: all are questions, nothing else */
+    bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) || comment_disowns(ps, at, end);
     note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
@@ -339,7 +343,7 @@ void lp_skip_space_slow(lp *ps)
         bool closed;
         const char *end = lp_comment_end(p, e, &closed);
         if (end != p) {
-            note_comment(ps, p, end);
+            note_comment(ps, p, end, closed);
             p = end;
             continue;
         }

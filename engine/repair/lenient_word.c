@@ -253,6 +253,26 @@ bool lp_member_starts(const char *p, const char *e, bool object)
     return object ? key_ahead(p, e) : repair_value_starts(p, e);
 }
 
+/* Whether the item at p may be one value with the number before it,
+** the spaces between them on one line: [10 -5] is [5] to JavaScript and
+** Python (a sign after a space is an operator) and [10, -5] to MATLAB or
+** with a comma lost; [1 .5] and [1. 5] are 1.5 with a stray space, or two
+** items. A line break between them lays them out as items. The look
+** spans the spaces before p, which no other look reads again. */
+static bool number_joins_next(const lp *ps, const char *p)
+{
+    const char *s = p;
+    while (s > ps->b && ws_tab[(unsigned char)s[-1]]) {
+        if (s[-1] == '\n' || s[-1] == '\r') return false;
+        s--;
+    }
+    if (s == p) return false;
+    bool digit_after = ps->e - p > 1 && (is_digit(p[1]) || (p[1] == '.' && ps->e - p > 2 && is_digit(p[2])));
+    if ((*p == '-' || *p == '+') && digit_after) return true;
+    if (*p == '.' && ps->e - p > 1 && is_digit(p[1])) return true;
+    return s - ps->b >= 2 && s[-1] == '.' && is_digit(s[-2]) && is_digit(*p);
+}
+
 bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
 {
     if (top->object || ps->kid_top == ps->kids + top->base) return false;
@@ -264,6 +284,7 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
     ** likely as an item of their own */
     if (prev->type == COAX_NUMBER && ps->e - p >= 3 && is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]))
         return ps->e - p == 3 || !is_digit(p[3]); /* [1 299.99, 2 499.00] too */
+    if (prev->type == COAX_NUMBER && number_joins_next(ps, p)) return true;
     /* ["a long " "sentence"]: a space where two strings meet is a string
     ** split in two (Python and C join adjacent literals), as likely as two
     ** items */
@@ -875,6 +896,15 @@ static bool value_resumes(const char *p, const char *e)
     ** sentence; a new value or a list goes on with '{', '[' or ','. */
     while (p < e && (*p == '}' || *p == ']')) p++; /* stray closers: {"a": 1}} {"b": 2} */
     if (p >= e || ws_tab[(unsigned char)*p] || *p == '{' || *p == '[' || *p == ',') return false;
+    /* a word glued to the closer, then a closer or a comma and a key: {"n": 1000}000}, {"email":
+    ** nu}ll,⏎ "city": "x"}: a value a stray closer split */
+    const char *w = p;
+    while (w < e && w - p < 64 && (is_ident((unsigned char)*w) || *w == '.')) w++; /* 2}.5 too */
+    if (w > p) {
+        if (w < e && *w == ',' && key_ahead(w + 1, e)) return true;
+        while (w < e && w - p < 128 && ws_tab[(unsigned char)*w]) w++;
+        if (w < e && (*w == '}' || *w == ']')) return true;
+    }
     /* Both looks are bounded: each span of a reply asks, and the text after
     ** it may be long. */
     const char *q = e, *floor = e - p > 64 ? e - 64 : p;

@@ -126,36 +126,89 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
 }
 
 /* Whether the colon at t[colon] ends a member's key: a quoted key opened
-** after '{' or ',' ({"a": 1, "manager": ...), not a quoted phrase in prose
+** after '{' or ',' ({"a": 1, "manager": ...), or after a closer that no
+** bracket may have opened ({"a": 1, }"note": {...}}), not a quoted phrase in prose
 ** (Here is the JSON for "Ada": ...). The look back is bounded to the line
 ** and 256 bytes. */
 static bool member_key_before(const char *t, size_t colon)
 {
     size_t c = colon;
-    while (c > 0 && around_value(t[c - 1])) c--;
+    while (c > 0 && (around_value(t[c - 1]) || ((t[c - 1] == '}' || t[c - 1] == ']') && colon - c < 8)))
+        c--; /* a stray closer between the key and its colon: {"ok"]: [...]} */
     if (c == 0 || t[c - 1] != '"') return false;
     size_t q = c - 1, stop = q > 256 ? q - 256 : 0;
     while (q > stop && t[q - 1] != '"' && t[q - 1] != '\n') q--;
     if (q == stop || t[q - 1] != '"') return false;
     q--; /* on the key's opening quote */
     while (q > 0 && around_value(t[q - 1])) q--;
-    return q > 0 && (t[q - 1] == '{' || t[q - 1] == ',');
+    return q > 0 && (t[q - 1] == '{' || t[q - 1] == ',' || t[q - 1] == '}' || t[q - 1] == ']');
+}
+
+static bool ident_byte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* Whether the quoted text t[open..close] (its quotes) stands where a
+** structure's string does: a member's value after a quoted key's colon
+** ({"name": "{}", ... with the object's brace lost), or between JSON's
+** punctuation, an opener, a comma or a closer before it and a comma or a
+** closer after it. A quoted span in prose (The JSON is "{...}".) has
+** neither. */
+static bool quoted_in_structure(const char *t, size_t len, size_t open, size_t close)
+{
+    size_t b = open, a = close + 1;
+    while (b > 0 && around_value(t[b - 1])) b--;
+    while (a < len && around_value(t[a])) a++;
+    if (b > 0 && t[b - 1] == ':') {
+        size_t k = b - 1;
+        while (k > 0 && around_value(t[k - 1])) k--;
+        if (k > 0 && t[k - 1] == '"') return true; /* "key": "{...}" */
+    }
+    return b > 0 && strchr("[{,]}", t[b - 1]) && a < len && strchr(",]}", t[a]);
+}
+
+/* Whether t[a..len) goes on with another value after a comma: '{', '[',
+** '"', a number or a literal ({...}, false]: an item of a list). */
+static bool value_after_comma(const char *t, size_t a, size_t len)
+{
+    if (a >= len || t[a] != ',') return false;
+    a++;
+    while (a < len && around_value(t[a])) a++;
+    if (a >= len) return false;
+    if (strchr("{[\"-", t[a]) || (t[a] >= '0' && t[a] <= '9')) return true;
+    static const char *const literals[] = {"true", "false", "null"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = strlen(literals[k]);
+        if (len - a >= n && !memcmp(t + a, literals[k], n) && (len - a == n || !ident_byte(t[a + n]))) return true;
+    }
+    return false;
 }
 
 /* Whether the prose span sp sits in a broken list or object: after an
-** unmatched '[' or after a ',' that follows a value, or before a ',' and
-** another value ("[{...}}, {...}": neither object is the answer), or as
-** the value of a quoted key ({"name": "Ada", ...]], "manager": {...}}: a
-** member's value, not the answer, whatever broke the object around it).
-** Values one after the other without a comma are not a list in prose: an
-** echoed schema and then the answer; nor is a span after a colon in prose
-** ("Here it is: {...}"). */
+** unmatched '[' or a closer ("[[1], ]{...}"), or after a ',' that follows
+** a value, or before a ',' and another value ("[{...}}, {...}", "{...},
+** false]": neither object is the answer), or as the value of a quoted key
+** ({"name": "Ada", ...]], "manager": {...}}: a member's value, not the
+** answer, whatever broke the object around it), or as the text of a
+** structure's string ("name": "{}", "value": "[1]"}). Values one after
+** the other without a comma are not a list in prose: an echoed schema and
+** then the answer; nor is a span after a colon in prose ("Here it is:
+** {...}"). */
 static bool prose_fragment(const job *j, const rspan *sp)
 {
     const char *t = j->text;
     size_t b = sp->start, a = sp->end;
+    if (b > 0 && t[b - 1] == '"' && a < j->len && t[a] == '"' && quoted_in_structure(t, j->len, b - 1, a))
+        return true;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}')) return true; /* on the closer's line */
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
+    size_t after = a;
+    while (after < j->len && around_value(t[after])) after++;
+    if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}') && after < j->len && (t[after] == ']' || t[after] == '}'))
+        return true; /* between closers on lines of their own: an item of what they close */
     if (b > 0 && t[b - 1] == ':' && member_key_before(t, b - 1)) return true;
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
@@ -163,18 +216,9 @@ static bool prose_fragment(const job *j, const rspan *sp)
         if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
     while (a < j->len && around_value(t[a])) a++;
-    if (a < j->len && t[a] == ',') {
-        a++;
-        while (a < j->len && around_value(t[a])) a++;
-        if (a < j->len && (t[a] == '{' || t[a] == '[' || t[a] == '"')) return true;
-    }
-    return false;
+    return value_after_comma(t, a, j->len);
 }
 
-static bool ident_byte(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
 
 /* Where the value val, a span of prose or a reply's value before its
 ** trailing text, is an expression's operand or text's part, or SIZE_MAX: the
@@ -344,6 +388,21 @@ static bool nests_to(job *j, const coax_value *v, size_t limit)
     return false;
 }
 
+/* Whether closers no bracket opened follow a balanced span of prose
+** (t[end..], after spaces and line breaks), of which one of the span's
+** own, in v, may be the extra one ({"a": {"b": 1}, "c": 2}} Hope this
+** helps). */
+static bool stray_closer_after(job *j, size_t end, const coax_value *v)
+{
+    const char *t = j->text;
+    size_t a = end;
+    bool obj = false, arr = false;
+    while (a < j->len && around_value(t[a]) && a - end < 128) a++;
+    for (size_t from = a; a < j->len && a - from < 128 && (t[a] == '}' || t[a] == ']'); a++)
+        obj = obj || t[a] == '}', arr = arr || t[a] == ']';
+    return (obj || arr) && repair_stray_closer_moves(j->arena, v, obj, arr);
+}
+
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 {
     static const rkind block_kind[] = {
@@ -377,6 +436,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
         repair_closed_early(j->text + sp->end, j->text + j->len)) {
         rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
+        vals.v[vals.n - 1].log_to = j->log.n;
+        vals.v[vals.n - 1].invented = true;
+        vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
+    } else if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
+               stray_closer_after(j, sp->end, vals.v[vals.n - 1].value)) {
+        rlog_add_class(&j->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, sp->end);
         vals.v[vals.n - 1].log_to = j->log.n;
         vals.v[vals.n - 1].invented = true;
         vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;

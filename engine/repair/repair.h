@@ -240,6 +240,14 @@ bool repair_value_fence(const char *t, size_t i);
 ** "a@b.c"}, {"1": t}ue, "a": 1}). */
 bool repair_closed_early(const char *p, const char *end);
 
+/* Whether a closer that no bracket opened, after value v, may be one of
+** v's own typed late ('obj': a '}', 'arr': a ']'): {"a": {"b": 1}, "c":
+** 2}} is as well {"a": {"b": 1, "c": 2}} with the first '}' the extra one,
+** as an object holding an object before another member lets either be (an
+** array holding an array before another item, for ']'). {"a": {"b": 1}}}
+** has one reading. */
+bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, bool arr);
+
 /* Whether a JSON value can start at p (for the whole-text candidate and
 ** for further values after a top-level one). */
 bool repair_value_starts(const char *p, const char *end);

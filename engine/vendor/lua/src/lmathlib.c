@@ -312,22 +312,23 @@ static int math_type (lua_State *L) {
 #define trim64(x)	((x) & 0xffffffffffffffffu)
 
 
-/* rotate left 'x' by 'n' bits */
-static Rand64 rotl (Rand64 x, int n) {
-  return (x << n) | (trim64(x) >> (64 - n));
-}
+/*
+** coax: the next value is SipHash-1-3, under the process's secret key
+** (lstring.c), of the seeds and a count, not xoshiro256**. The engine's
+** one generator serves every session, and four values of
+** math.random(0) gave xoshiro's whole state (each is an invertible
+** function of one word of it): a session foretold the values another
+** would draw, and could draw until the next one suited it. A value now
+** tells nothing of the next.
+*/
+LUAI_FUNC lua_Unsigned luaS_keyedhash (const void *msg, size_t len);
 
 static Rand64 nextrand (Rand64 *state) {
-  Rand64 state0 = state[0];
-  Rand64 state1 = state[1];
-  Rand64 state2 = state[2] ^ state0;
-  Rand64 state3 = state[3] ^ state1;
-  Rand64 res = rotl(state1 * 5, 7) * 9;
-  state[0] = state0 ^ state3;
-  state[1] = state1 ^ state2;
-  state[2] = state2 ^ (state1 << 17);
-  state[3] = rotl(state3, 45);
-  return res;
+  Rand64 words[3];
+  words[0] = state[0];  /* the seeds (setseed) */
+  words[1] = state[2];
+  words[2] = state[3]++;  /* the count */
+  return (Rand64)luaS_keyedhash(words, sizeof(words));
 }
 
 

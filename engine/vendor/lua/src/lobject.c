@@ -517,7 +517,7 @@ const char *luaO_pushvfstring (lua_State *L, const char *fmt, va_list argp) {
       case 'p': {  /* a pointer */
         const int sz = 3 * sizeof(void*) + 8; /* enough space for '%p' */
         char *bf = getbuff(&buff, sz);
-        void *p = va_arg(argp, void *);
+        void *p = luaS_hidepointer(va_arg(argp, void *));  /* coax */
         int len = lua_pointer2str(bf, sz, p);
         addsize(&buff, len);
         break;

@@ -393,8 +393,8 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->warnf = NULL;
   g->ud_warn = NULL;
   g->mainthread = L;
+  luaS_initkey();  /* coax: before any string or table (lstring.c) */
   g->seed = luai_makeseed(L);
-  luaH_initkey(g->seed);  /* coax: before any table (ltable.c) */
   g->gcstp = GCSTPGC;  /* no GC while building state */
   g->strt.size = g->strt.nuse = 0;
   g->strt.hash = NULL;

@@ -11,6 +11,10 @@
 
 
 #include <string.h>
+#include <time.h>
+#if defined(__linux__)
+#include <sys/random.h>  /* coax: getrandom, for luaS_key */
+#endif
 
 #include "lua.h"
 
@@ -48,11 +52,96 @@ int luaS_eqlngstr (TString *a, TString *b) {
 }
 
 
+/*
+** coax: strings are hashed by SipHash-1-3 under a secret key drawn once a
+** process (getrandom), the state's seed mixed in, not by Lua's own
+** h ^= (h<<5) + (h>>2) + byte from the seed. Where strings land in a
+** table shows the low bits of their hashes ('next' from a key left in a
+** removed entry finds the next node), and the low k bits of Lua's hash
+** depend on the seed's low k + 2 bits a byte: 170 strings placed in a
+** table of 4,096 nodes gave the 32-bit seed two bits at a time, and with
+** it blocks of 4 bytes that join two states into one, so 2^B strings of
+** B blocks share one hash, one chain at every size (8 times the keys cost
+** 68 times the work, spec/attack15_spec.lua). The same key mixes integer,
+** float and address keys (ltable.c).
+*/
+LUAI_DDEF lua_Unsigned luaS_key[2];
+
+/* 0: not drawn, 1: a thread draws it, 2: drawn. The key never changes once
+** a state may have hashed with it: states made at once on other threads
+** wait for the one drawing it. */
+static int keystate;
+
+void luaS_initkey (void) {
+  lua_Unsigned key[2] = {0, 0};
+  int none = 0;
+  if (__atomic_load_n(&keystate, __ATOMIC_ACQUIRE) == 2) return;
+  if (!__atomic_compare_exchange_n(&keystate, &none, 1, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    while (__atomic_load_n(&keystate, __ATOMIC_ACQUIRE) != 2)
+      ;  /* another thread draws it: a getrandom call */
+    return;
+  }
+#if defined(__linux__)
+  if (getrandom(key, sizeof(key), GRND_NONBLOCK) != sizeof(key))
+#endif
+  {  /* no entropy from the system: the time and addresses */
+    key[0] = cast(lua_Unsigned, time(NULL)) ^ cast(lua_Unsigned, (L_P2I)&key);
+    key[1] = cast(lua_Unsigned, clock()) ^ cast(lua_Unsigned, (L_P2I)&luaS_initkey);
+  }
+  __atomic_store_n(&luaS_key[0], key[0], __ATOMIC_RELAXED);
+  __atomic_store_n(&luaS_key[1], key[1], __ATOMIC_RELAXED);
+  __atomic_store_n(&keystate, 2, __ATOMIC_RELEASE);
+}
+
+static lua_Unsigned siphash (const char *str, size_t l, lua_Unsigned k0,
+                             lua_Unsigned k1) {
+  lua_Unsigned v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
+  lua_Unsigned v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
+  lua_Unsigned last = cast(lua_Unsigned, l) << 56, m;
+  size_t left = l;
+  for (; left >= 8; left -= 8, str += 8) {
+    memcpy(&m, str, 8);
+    luaS_sipcompress(v0, v1, v2, v3, m);
+  }
+  while (left > 0) {
+    left--;
+    last |= cast(lua_Unsigned, cast_byte(str[left])) << (8 * left);
+  }
+  luaS_sipcompress(v0, v1, v2, v3, last);
+  return luaS_sipfinal(v0, v1, v2, v3);
+}
+
 unsigned int luaS_hash (const char *str, size_t l, unsigned int seed) {
-  unsigned int h = seed ^ cast_uint(l);
-  for (; l > 0; l--)
-    h ^= ((h<<5) + (h>>2) + cast_byte(str[l - 1]));
-  return h;
+  return cast_uint(siphash(str, l,
+                           __atomic_load_n(&luaS_key[0], __ATOMIC_RELAXED) ^ seed,
+                           __atomic_load_n(&luaS_key[1], __ATOMIC_RELAXED)));
+}
+
+
+/*
+** coax: what '%p' shows of an object (tostring of a table, a function, a
+** thread; string.format's '%p'): a keyed hash of its address, distinct
+** for distinct objects as addresses are (up to 2^-64 a pair), not the
+** address. The addresses told a script its engine's memory layout, and
+** another session's objects' places. The message hashed is 16 bytes, the
+** address and a tag, never the 8 of an address key's mix (ltable.c), so
+** what '%p' shows tells nothing of where a table places that key.
+*/
+void *luaS_hidepointer (const void *p) {
+  lua_Unsigned words[2];
+  if (p == NULL) return NULL;
+  words[0] = cast(lua_Unsigned, (L_P2I)p);
+  words[1] = 0x746f737472696e67ULL;  /* "tostring" */
+  return cast_voidp(cast_sizet(luaS_keyedhash(words, sizeof(words))));
+}
+
+
+/* coax: SipHash-1-3 of 'len' bytes under the process's key, 64 bits. */
+lua_Unsigned luaS_keyedhash (const void *msg, size_t len) {
+  return siphash(cast_charp(msg), len,
+                 __atomic_load_n(&luaS_key[0], __ATOMIC_RELAXED),
+                 __atomic_load_n(&luaS_key[1], __ATOMIC_RELAXED));
 }
 
 

@@ -41,7 +41,32 @@
 #define eqshrstr(a,b)	check_exp((a)->tt == LUA_VSHRSTR, (a) == (b))
 
 
+/*
+** coax: SipHash-1-3 (see luaS_hash in lstring.c): its rounds, shared with
+** ltable.c's keys.
+*/
+#define luaS_rotl(x,b)	(((x) << (b)) | ((x) >> (64 - (b))))
+#define luaS_sipround(v0,v1,v2,v3) { \
+  v0 += v1; v1 = luaS_rotl(v1, 13); v1 ^= v0; v0 = luaS_rotl(v0, 32); \
+  v2 += v3; v3 = luaS_rotl(v3, 16); v3 ^= v2; \
+  v0 += v3; v3 = luaS_rotl(v3, 21); v3 ^= v0; \
+  v2 += v1; v1 = luaS_rotl(v1, 17); v1 ^= v2; v2 = luaS_rotl(v2, 32); }
+#define luaS_sipcompress(v0,v1,v2,v3,m) \
+  { v3 ^= (m); luaS_sipround(v0, v1, v2, v3); v0 ^= (m); }
+static inline lua_Unsigned luaS_sipfinal (lua_Unsigned v0, lua_Unsigned v1,
+                                          lua_Unsigned v2, lua_Unsigned v3) {
+  v2 ^= 0xff;
+  luaS_sipround(v0, v1, v2, v3);
+  luaS_sipround(v0, v1, v2, v3);
+  luaS_sipround(v0, v1, v2, v3);
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
+LUAI_DDEC(lua_Unsigned luaS_key[2]);
+LUAI_FUNC void luaS_initkey (void);
 LUAI_FUNC unsigned int luaS_hash (const char *str, size_t l, unsigned int seed);
+LUAI_FUNC void *luaS_hidepointer (const void *p);
+LUAI_FUNC lua_Unsigned luaS_keyedhash (const void *msg, size_t len);
 LUAI_FUNC unsigned int luaS_hashlongstr (TString *ts);
 LUAI_FUNC int luaS_eqlngstr (TString *a, TString *b);
 LUAI_FUNC void luaS_resize (lua_State *L, int newsize);

@@ -25,6 +25,8 @@
 #include "lauxlib.h"
 #include "lualib.h"
 
+LUAI_FUNC void *luaS_hidepointer (const void *p);  /* coax: lstring.c */
+
 
 /*
 ** maximum number of captures that a pattern can do during
@@ -1330,8 +1332,8 @@ static int str_format (lua_State *L) {
           nb = coax_dot_format(buff, maxitem, form, (double)n);  /* coax: '.' */
           break;
         }
-        case 'p': {
-          const void *p = lua_topointer(L, arg);
+        case 'p': {  /* coax: not the address (lstring.c) */
+          const void *p = luaS_hidepointer(lua_topointer(L, arg));
           checkformat(L, form, L_FMTFLAGSC, 0);
           if (p == NULL) {  /* avoid calling 'printf' with argument NULL */
             p = "(null)";  /* result */

@@ -26,9 +26,6 @@
 #include <math.h>
 #include <limits.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/random.h>  /* coax: getrandom, for the key of mixkey */
-#endif
 
 #include "lua.h"
 
@@ -85,41 +82,25 @@
 
 /*
 ** coax: integer, float and address keys find their main position through
-** a keyed mix of their bits (MurmurHash3's 64-bit finalizer over the bits
-** xor a secret), not their value modulo (size - 1) | 1. With Lua's own
-** hash a script chose its keys: multiples of 2^19 - 1 spread out while the
-** table had 2^18 nodes and all shared one chain in the 2^19 it grew to, and
-** the rehash, one instruction, walked that chain for each key (14 s for
-** 131,073 keys, minutes for 262,145, where no count runs); floats that
-** differ below 2^-31 of their value (1.5 + j * 2^-52) shared one chain at
-** every size. The secret is drawn once a process (getrandom), before its
-** first state makes a table, and never changes.
+** a keyed mix of their bits (SipHash-1-3 of the bits under lstring.c's
+** secret key, drawn once a process), not their value modulo
+** (size - 1) | 1. With Lua's own hash a script chose its keys: multiples
+** of 2^19 - 1 spread out while the table had 2^18 nodes and all shared one
+** chain in the 2^19 it grew to, and the rehash, one instruction, walked
+** that chain for each key (14 s for 131,073 keys, minutes for 262,145,
+** where no count runs); floats that differ below 2^-31 of their value
+** (1.5 + j * 2^-52) shared one chain at every size. Where keys land is
+** observable ('next' from a key left in a removed entry), so the mix is a
+** keyed PRF, not a finalizer a script's observations could invert.
 */
-static lua_Unsigned hashkey;
-
-void luaH_initkey (unsigned int seed) {
-  lua_Unsigned key = 0, none = 0;
-  if (__atomic_load_n(&hashkey, __ATOMIC_ACQUIRE) != 0) return;
-#if defined(__linux__)
-  if (getrandom(&key, sizeof(key), GRND_NONBLOCK) != sizeof(key))
-#endif
-  {  /* no entropy from the system: the state's seed and addresses */
-    key = (cast(lua_Unsigned, seed) << 32) ^ cast(lua_Unsigned, (L_P2I)&key) ^
-          cast(lua_Unsigned, (L_P2I)&luaH_initkey);
-  }
-  key |= 1;  /* never 0, which means unset */
-  __atomic_compare_exchange_n(&hashkey, &none, key, 0, __ATOMIC_ACQ_REL,
-                              __ATOMIC_ACQUIRE);
-}
-
 static lua_Unsigned mixkey (lua_Unsigned x) {
-  x ^= __atomic_load_n(&hashkey, __ATOMIC_RELAXED);
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
+  lua_Unsigned k0 = __atomic_load_n(&luaS_key[0], __ATOMIC_RELAXED);
+  lua_Unsigned k1 = __atomic_load_n(&luaS_key[1], __ATOMIC_RELAXED);
+  lua_Unsigned v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
+  lua_Unsigned v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
+  luaS_sipcompress(v0, v1, v2, v3, x);
+  luaS_sipcompress(v0, v1, v2, v3, 8ULL << 56);  /* the length, 8 bytes */
+  return luaS_sipfinal(v0, v1, v2, v3);
 }
 
 #define hashmixed(t,x)	hashpow2(t, mixkey(x))
