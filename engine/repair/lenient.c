@@ -47,9 +47,12 @@ static void close_parens(lp *ps, unsigned *paren)
     if (ps->nopens == 0 && ps->p < ps->e && *ps->p == ';') ps->p++;
 }
 
-/* The depth is input: an explicit stack; out of memory, no sure reading. */
+/* The depth is input: an explicit stack; out of memory, no sure reading.
+** A scalar holds no container a closer could end: its text is no list of
+** values to walk (a number's, read as items, ran past it: [1] 2 }). */
 bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, bool arr)
 {
+    if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) return false;
     size_t cap = 16, n = 0;
     const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
     if (!stack) return true;
