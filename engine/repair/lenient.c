@@ -56,7 +56,7 @@ bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, bool obj, boo
     size_t cap = 16, n = 0;
     const coax_value **stack = coax_arena_alloc(a, cap * sizeof *stack);
     if (!stack) return true;
-    if (v->type == COAX_OBJECT || v->type == COAX_ARRAY) stack[n++] = v; /* a scalar holds nothing */
+    stack[n++] = v;
     while (n) {
         const coax_value *c = stack[--n];
         bool same = c->type == COAX_OBJECT ? obj : arr;
