@@ -270,6 +270,20 @@ describe("coax.repair's reading (guess = true)", function()
       invented('{"a": {"b": 1}, "c": 2}]}', "trailing_text")
     end)
 
+    -- Found by bench/repair/diff.sh's generated documents (seeds 1 to 3 crashed): the look for a
+    -- closer of the value that may be the extra one walked a number's text as a list of values.
+    it("a scalar before stray closers holds no container to look into", function()
+      for _, c in ipairs({
+        { "[1] 2 }", "[1]" },
+        { '{"a": 1} 123456}', '{"a":1}' },
+        { "[1, 2] 12345678901234567890 ]]", "[1,2]" },
+      }) do
+        local got, out = classes(c[1])
+        assert.are.equal(c[2], got, c[1])
+        assert.are.same({ "fragment:invented", "early_close:invented" }, out, c[1])
+      end
+    end)
+
     it("a span in a structure's string, after a closer on its line or before an item is no answer", function()
       -- an object whose '{' was lost: its strings' texts are no answer
       invented('"city": [], "items": "x", "name": "{}", "value": "{}"}', "fragment")

@@ -47,7 +47,9 @@ static void close_parens(lp *ps, unsigned *paren)
     if (ps->nopens == 0 && ps->p < ps->e && *ps->p == ';') ps->p++;
 }
 
-/* The depth is input: an explicit stack; out of memory, no sure reading. */
+/* The depth is input: an explicit stack; out of memory, no sure reading.
+** A scalar holds no container a closer could end: its text is no list of
+** values to walk (a number's, read as items, ran past it: [1] 2 }). */
 bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, const char *stray, size_t n)
 {
     bool obj = memchr(stray, '}', n) != NULL, arr = memchr(stray, ']', n) != NULL;
@@ -132,8 +134,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** container the layout ends before a member; and a
             ** container whose last value starts it over may be the
             ** reply's restart, not nested. */
-            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed || ps->closer_dedented ||
-                                      lp_open_layout(ps) || lp_open_restarts(ps));
+            coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed ||
+                                      lp_closer_dedented(ps) || lp_open_layout(ps) || lp_open_restarts(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -489,6 +491,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         bool got;
         ps.truncated = false;
         ps.inv_any = ps.bracket_fixed = ps.closer_dedented = ps.at_limit = false;
+        ps.closers_now = ps.closers; /* the closers waiting are those of the values before */
         if ((rc = parse_one(&ps, &v, &got))) break;
         if (got && repair_closed_early(ps.p, ps.e)) { /* {"a": {"b": 1}}, "c": 2} */
             note(&ps, RK_EARLY_CLOSE, ps.p);

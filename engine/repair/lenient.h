@@ -54,6 +54,10 @@ typedef struct lopen {
     const char *at;    /* its opening bracket: lp_closer_layout */
 } lopen;
 
+/* The closers whose layout's look (lp_closer_layout) waits until its
+** answer is asked, in a text's order, before they are looked at. */
+#define LP_CLOSERS 16
+
 typedef struct lp {
     coax_arena *arena;
     const coax_allocator *alloc;
@@ -85,6 +89,8 @@ typedef struct lp {
     bool bracket_fixed; /* a closing bracket was replaced or inserted in this value */
     bool closer_dedented; /* a closing bracket sits left of its opener's line, after a member at that line's left */
     size_t layout_look;   /* the bytes the layout's looks (lenient_open.c) may still read: twice the text's */
+    unsigned closers;     /* closers_at's closers waiting for their layout's look (lp_closer_layout) */
+    unsigned closers_now; /* the first of them in the value being parsed (the ones before, in values before) */
     bool at_limit;      /* this top-level value opened a container max_depth deep */
     bool inner_quote;  /* the string being decoded kept an unescaped quote */
     bool kept_escape;  /* the string being decoded kept a backslash before a letter or digit (\p, \d) */
@@ -97,6 +103,7 @@ typedef struct lp {
     repair_fence_memo fences;
     _Alignas(16) char first_kids[32 * sizeof(coax_member)];
     lopen first_opens[8];
+    const char *closers_at[LP_CLOSERS][2]; /* a waiting closer's opening bracket and itself */
 } lp;
 
 /* What lp_parse_word read: a value, nothing (a character skipped), a
@@ -199,10 +206,27 @@ void lp_report_dup(void *ud, size_t index, bool differs);
 ** to it. */
 coax_code lp_handle_close(lp *ps, char c, coax_value *v);
 
+/* The layout's looks of the closers waiting (lp_closer_layout), made. */
+void lp_closer_looks(lp *ps);
+
 /* Notes (closer_dedented) a closing bracket at 'closer' that closes 'o'
 ** from a line of its own left of the line 'o' opened on, with a member
-** inside no further right than that line. */
-void lp_closer_layout(lp *ps, const lopen *o, const char *closer);
+** inside no further right than that line: the look is made when
+** lp_closer_dedented asks for its answer (or when LP_CLOSERS wait), as
+** only a value left open at the end asks, in the order they came. */
+static inline void lp_closer_layout(lp *ps, const lopen *o, const char *closer)
+{
+    /* own_line_indent's answer is no unless spaces or a line break come
+    ** before it: nothing to look at later */
+    if (closer > ps->b && closer[-1] != ' ' && closer[-1] != '\t' && closer[-1] != '\n') return;
+    if (ps->closers == LP_CLOSERS) lp_closer_looks(ps);
+    ps->closers_at[ps->closers][0] = o->at;
+    ps->closers_at[ps->closers][1] = closer;
+    ps->closers++;
+}
+
+/* closer_dedented for the value being parsed, after the looks waiting. */
+bool lp_closer_dedented(lp *ps);
 
 /* Whether a container left open at the end, inside another, holds a
 ** member its layout puts outside it. */

@@ -125,19 +125,20 @@ static long own_line_indent(const lp *ps, const char *p)
     return (long)(p - s);
 }
 
-/* Whether the layout of o's text up to 'end' puts a member outside it:
-** its first line of text starts further right than the line o opened on
-** (the reply is indented), and a later one, other than a closing
-** bracket's, no further right than that line. Past the bytes it may read
-** (layout_look), the layout is taken as saying so. */
-static bool member_outside(lp *ps, const lopen *o, const char *end)
+/* Whether the layout of the text of a container opened at 'at', up to
+** 'end', puts a member outside it: its first line of text starts further
+** right than the line it opened on (the reply is indented), and a later
+** one, other than a closing bracket's, no further right than that line.
+** Past the bytes it may read (layout_look), the layout is taken as saying
+** so. */
+static bool member_outside(lp *ps, const char *at, const char *end)
 {
-    long open = line_indent(ps, o->at), first = -1;
-    size_t span = (size_t)(end - o->at);
+    long open = line_indent(ps, at), first = -1;
+    size_t span = (size_t)(end - at);
     if (span > ps->layout_look) return true;
     ps->layout_look -= span;
     if (open < 0) return false;
-    for (const char *p = memchr(o->at, '\n', span); p; p = memchr(p, '\n', (size_t)(end - p))) {
+    for (const char *p = memchr(at, '\n', span); p; p = memchr(p, '\n', (size_t)(end - p))) {
         const char *t = ++p;
         while (t < end && (*t == ' ' || *t == '\t')) t++;
         if (t == end || *t == '}' || *t == ']' || *t == '\n' || *t == '\r') continue;
@@ -157,15 +158,36 @@ static bool member_outside(lp *ps, const lopen *o, const char *end)
 ** that member: the bracket the reply lacks at its end was lost before it,
 ** and the parse put it inside ({ "user": { "age": 3 ⏎ "active": true ⏎ }:
 ** which object holds "active"?). */
-void lp_closer_layout(lp *ps, const lopen *o, const char *closer)
+static void closer_look(lp *ps, const char *at, const char *closer)
 {
     long c = own_line_indent(ps, closer);
     if (c < 0) return;
     /* the opener's line is indented further only if its byte c is a space
     ** or a tab (mostly it is the opener's key: one test, not a count) */
-    const char *s = line_start(ps, o->at);
-    if (!s || o->at - s <= c || (s[c] != ' ' && s[c] != '\t')) return;
-    if (c < indent_from(s, o->at) && member_outside(ps, o, closer)) ps->closer_dedented = true;
+    const char *s = line_start(ps, at);
+    if (!s || at - s <= c || (s[c] != ' ' && s[c] != '\t')) return;
+    if (c < indent_from(s, at) && member_outside(ps, at, closer)) ps->closer_dedented = true;
+}
+
+/* The looks waiting, in order: those of values before the one being
+** parsed for their share of layout_look (their answer was the values'
+** own, cleared since), then its own. Only a value left open at the end
+** asks closer_dedented (lenient.c), and nothing reads layout_look after
+** a parse: the looks of a parse whose values all close are never made,
+** and the answers asked are the ones the looks made at once gave. */
+void lp_closer_looks(lp *ps)
+{
+    unsigned n = ps->closers, now = ps->closers_now, i = 0;
+    for (; i < now; i++) closer_look(ps, ps->closers_at[i][0], ps->closers_at[i][1]);
+    if (now) ps->closer_dedented = false;
+    for (; i < n; i++) closer_look(ps, ps->closers_at[i][0], ps->closers_at[i][1]);
+    ps->closers = ps->closers_now = 0;
+}
+
+bool lp_closer_dedented(lp *ps)
+{
+    lp_closer_looks(ps);
+    return ps->closer_dedented;
 }
 
 /* Whether a container left open at the end, inside another, holds a
@@ -175,7 +197,7 @@ void lp_closer_layout(lp *ps, const lopen *o, const char *closer)
 bool lp_open_layout(lp *ps)
 {
     for (size_t k = ps->nopens; k-- > 1;)
-        if (member_outside(ps, &ps->opens[k], ps->e)) return true;
+        if (member_outside(ps, ps->opens[k].at, ps->e)) return true;
     return false;
 }
 

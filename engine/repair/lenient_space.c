@@ -156,8 +156,40 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 }
 #endif
 
-#define W(s) COAX_WORD(s)
+#define W(s) COAX_WORD(s),
 #define WORD_IS(p, n, words) coax_word_in(p, n, words, sizeof words / sizeof *words)
+
+/* A word's bit in a list's filter, from its first and last letters (in any
+** case) and its length: a word whose bit a list lacks is in none of its
+** words, so the comments' looks skip a list's compares for most words (a
+** walk of every list for every word of every comment cost some 280
+** instructions a comment). BIT_OF is word_bit for a list's literal, a
+** constant. */
+#define BIT_OF(s) ((uint64_t)1 << ((((s)[0] | 0x20) + 3 * ((s)[sizeof(s) - 2] | 0x20) + 5 * (sizeof(s) - 1)) & 63)) |
+static inline uint64_t word_bit(const char *p, size_t n) /* n: 1 or more */
+{
+    return (uint64_t)1 << ((((unsigned char)p[0] | 0x20) + 3 * ((unsigned char)p[n - 1] | 0x20) + 5 * n) & 63);
+}
+
+/* Whether the value a comment follows says none (none_before) or the
+** comment holds a condition (conditional), which keeps some of its words
+** from disowning the value: worked out the first time such a word is met
+** (the bench's comments have none, and the look cost some 70 instructions
+** a comment), then kept. */
+typedef struct none_look {
+    const char *b, *t;    /* the text's start, the value's end */
+    const char *s, *stop; /* the comment's words */
+    int answer;           /* -1 until asked */
+} none_look;
+
+static bool none_before(const char *b, const char *t);
+static bool conditional(const char *s, const char *t);
+
+static bool says_none(none_look *n)
+{
+    if (n->answer < 0) n->answer = none_before(n->b, n->t) || conditional(n->s, n->stop);
+    return n->answer;
+}
 
 /* A comment on a value's line after it that disowns the value: says it
 ** is a mistake ({"age": 36 // actually 37}, "typo", "should be", "I
@@ -166,24 +198,29 @@ static bool comment_elides(const char *s, const char *t, const char *e)
 ** accepts a value its writer took back. A stand-in for none is what null,
 ** "" or an empty container already say ({"email": null // not given}).
 ** Whether the word p[0..n) of such a comment disowns the value; prev: the
-** word before it, pn its length (0: none); none: that value is null, ""
-** or empty, which a "no answer" remark agrees with. */
-static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, bool none)
+** word before it, pn its length (0: none); none: whether that value is
+** null, "" or empty, which a "no answer" remark agrees with, or the
+** comment a condition (says_none). */
+#define TAKEN_BACK(X)                                                                                                  \
+    X("actually") X("typo") X("mistake") X("mistaken") X("wrong") X("incorrect") X("erroneous") X("oops")            \
+    X("correction") X("corrected") X("instead") X("dummy") X("fake") X("fictional") X("fictitious")                  \
+    X("hypothetical") X("replace")
+/* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
+#define NO_ANSWER(X) X("unknown") X("missing") X("unspecified") X("unavailable")
+#define NOT_WHAT(X) X("found") X("given") X("provided") X("specified") X("available") X("known")
+/* a value in doubt: "// probably", "# not sure", "// or 37" (another value offered), "// TBD" */
+#define DOUBTED(X)                                                                                                     \
+    X("probably") X("maybe") X("perhaps") X("possibly") X("unsure") X("uncertain") X("unverified") X("unconfirmed")  \
+    X("guess") X("guessing") X("guessed") X("tbd") X("tbc") X("todo") X("fixme")
+static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn, none_look *none)
 {
-    static const coax_word taken_back[] = {W("actually"),   W("typo"),      W("mistake"),    W("mistaken"),
-                                      W("wrong"),      W("incorrect"), W("erroneous"),  W("oops"),
-                                      W("correction"), W("corrected"), W("instead"),    W("dummy"),
-                                      W("fake"),       W("fictional"), W("fictitious"), W("hypothetical"),
-                                      W("replace")};
-    /* not "not stated": a value inferred is meant ({"age": 36 // inferred, not stated}) */
-    static const coax_word no_answer[] = {W("unknown"), W("missing"), W("unspecified"), W("unavailable")};
-    static const coax_word not_what[] = {W("found"),     W("given"),     W("provided"),
-                                    W("specified"), W("available"), W("known")};
-    /* a value in doubt: "// probably", "# not sure", "// or 37" (another value offered), "// TBD" */
-    static const coax_word doubted[] = {W("probably"), W("maybe"),    W("perhaps"), W("possibly"), W("unsure"),
-                                        W("uncertain"), W("unverified"), W("unconfirmed"), W("guess"), W("guessing"),
-                                        W("guessed"),  W("tbd"),      W("tbc"),     W("todo"),     W("fixme")};
-    if (WORD_IS(p, n, taken_back) || WORD_IS(p, n, doubted)) return true;
+    static const coax_word taken_back[] = {TAKEN_BACK(W)}, no_answer[] = {NO_ANSWER(W)}, not_what[] = {NOT_WHAT(W)},
+                           doubted[] = {DOUBTED(W)};
+    static const uint64_t taken_back_bits = TAKEN_BACK(BIT_OF) 0, no_answer_bits = NO_ANSWER(BIT_OF) 0,
+                          not_what_bits = NOT_WHAT(BIT_OF) 0, doubted_bits = DOUBTED(BIT_OF) 0;
+    uint64_t bit = word_bit(p, n);
+    if ((bit & taken_back_bits && WORD_IS(p, n, taken_back)) || (bit & doubted_bits && WORD_IS(p, n, doubted)))
+        return true;
     if (!pn && n == 2 && letters_are(p, "or", 2)) return true;
     if (pn == 3 && letters_are(prev, "not", 3) &&
         ((n == 4 && letters_are(p, "sure", 4)) || (n == 7 && letters_are(p, "certain", 7))))
@@ -192,8 +229,9 @@ static bool disowning_word(const char *p, size_t n, const char *prev, size_t pn,
         ((n == 2 && letters_are(p, "be", 2)) || (n == 4 && letters_are(p, "have", 4))))
         return true;
     if (pn == 1 && (*prev | 0x20) == 'i' && n == 5 && letters_are(p, "meant", 5)) return true;
-    if (none) return false;
-    return WORD_IS(p, n, no_answer) || (pn == 3 && letters_are(prev, "not", 3) && WORD_IS(p, n, not_what));
+    return ((bit & no_answer_bits && WORD_IS(p, n, no_answer)) ||
+            (pn == 3 && letters_are(prev, "not", 3) && bit & not_what_bits && WORD_IS(p, n, not_what))) &&
+           !says_none(none);
 }
 
 /* Whether the text ending at t (after spaces) is a value that says none:
@@ -218,7 +256,9 @@ static bool none_before(const char *b, const char *t)
 ** word in it does not make about the value before it. */
 static bool conditional(const char *s, const char *t)
 {
-    static const coax_word words[] = {W("if"), W("when"), W("unless"), W("otherwise"), W("else")};
+#define CONDITIONS(X) X("if") X("when") X("unless") X("otherwise") X("else")
+    static const coax_word words[] = {CONDITIONS(W)};
+    static const uint64_t bits = CONDITIONS(BIT_OF) 0;
     for (const char *p = s; p < t;) {
         if (!is_alpha_ascii(*p)) {
             p++;
@@ -226,7 +266,7 @@ static bool conditional(const char *s, const char *t)
         }
         const char *q = p + 1;
         while (q < t && is_alpha_ascii(*q)) q++;
-        if (WORD_IS(p, (size_t)(q - p), words)) return true;
+        if (word_bit(p, (size_t)(q - p)) & bits && WORD_IS(p, (size_t)(q - p), words)) return true;
         p = q;
     }
     return false;
@@ -252,7 +292,7 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
-    bool none = none_before(ps->b, t) || conditional(s, stop);
+    none_look none = {ps->b, t, s, stop, -1};
     const char *prev = NULL;
     size_t pn = 0;
     bool question = false;
@@ -261,21 +301,22 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
             /* a question about the value ("// ?", "// 37?", "# in years?"; not a URL's "?q=") */
             if (*p == '?' && (p + 1 == stop || !is_alpha_ascii(p[1]))) question = true;
             /* "N/A", "n/a" between spaces (not a path's /n/a) */
-            if (!none && *p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
-                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) && (p + 2 == stop || ws_tab[(unsigned char)p[2]] ||
-                                                                 p[2] == ',' || p[2] == '.' || p[2] == '*'))
+            if (*p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
+                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) &&
+                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || p[2] == ',' || p[2] == '.' || p[2] == '*') &&
+                !says_none(&none))
                 return true;
             p++;
             continue;
         }
         const char *q = p + 1;
         while (q < stop && is_alpha_ascii(*q)) q++;
-        if (disowning_word(p, (size_t)(q - p), prev, pn, none)) return true;
+        if (disowning_word(p, (size_t)(q - p), prev, pn, &none)) return true;
         prev = p;
         pn = (size_t)(q - p);
         p = q;
     }
-    return question && !none; /* the value is in doubt */
+    return question && !says_none(&none); /* the value is in doubt */
 }
 
 static void note_comment(lp *ps, const char *at, const char *end, bool closed)
