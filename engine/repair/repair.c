@@ -35,6 +35,7 @@ typedef struct pending {
     bool invented;           /* some entry of its log is of class invented */
     bool fragment;           /* one item of a larger structure (logs RK_FRAGMENT) */
     uint32_t sline, scol;    /* where a fragment or double-encoded value starts (locate_starts) */
+    bool read_twice;         /* double-encoded, and its text as written reads another way (escapes_read_twice) */
 } pending;
 
 typedef struct job {
@@ -71,6 +72,30 @@ static inline __attribute__((always_inline)) bool add_pending(job *j, pending p)
     return true;
 }
 
+/* Whether the text between a double-encoded value's quotes, p's span, is
+** JSON as written that reads another way than the string's decoded text
+** 'inner': in backticks or single quotes JSON needs no escape of its own, so
+** both are readings (Markdown's code span or a shell's quotes keep the text as
+** written; JavaScript's or Python's literal decodes it first), and a
+** backslash makes them differ (`{"p": "C:\\\\x"}`: C:\\x as written, C:\x
+** decoded first; "\\n" a backslash and an n, or a line break). */
+static bool escapes_read_twice(job *j, const pending *p, const coax_value *inner)
+{
+    size_t s = p->start, e = p->end;
+    while (s < e && around_value(j->text[s])) s++;
+    while (e > s && around_value(j->text[e - 1])) e--;
+    const char *t = j->text + s;
+    size_t n = e - s;
+    if (n < 2 || t[0] != t[n - 1] || (t[0] != '`' && t[0] != '\'' && t[0] != '"') || !memchr(t + 1, '\\', n - 2))
+        return false;
+    coax_arena_mark mark = coax_arena_get_mark(j->arena); /* the parse is a test: nothing of it is kept */
+    coax_value *raw;
+    bool differ = coax_parse(j->arena, t + 1, n - 2, &j->lim, &raw, NULL) == COAX_OK &&
+                  coax_value_equal(raw, inner, j->alloc) != 1;
+    coax_arena_rewind(j->arena, mark);
+    return differ;
+}
+
 /* "{\"a\":1}" as a whole reply is JSON inside a string: decode it. */
 static void undo_double_encoding(job *j, pending *p)
 {
@@ -80,6 +105,8 @@ static void undo_double_encoding(job *j, pending *p)
     while (i < v->len && around_value(v->u.text[i])) i++;
     if (i >= v->len || (v->u.text[i] != '{' && v->u.text[i] != '[')) return;
     if (coax_parse(j->arena, v->u.text, v->len, &j->lim, &inner, NULL)) return;
+    p->read_twice = escapes_read_twice(j, p, inner);
+    p->invented = p->invented || p->read_twice;
     p->value = inner;
     p->double_encoded = true;
 }
@@ -479,7 +506,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         rvalue *v = &vals.v[i];
         pending p = {v->value, sp->source, v->start, v->end, sp->complete && v->complete, false,
                      pre_from, pre_to, v->log_from, v->log_to,
-                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, v->invented, false, 0, 0};
+                     sp->source == COAX_SOURCE_WHOLE && !vals.trailing, false, v->invented, false, 0, 0, false};
         /* Several values in one span give the list (NDJSON, "a, b"); each
         ** alone is a fragment of it (which one was meant?), and so is a span
         ** of prose that a list or an unclosed bracket holds. */
@@ -512,7 +539,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             arr->len = vals.n;
             arr->u.items = items;
             pending p = {arr, COAX_SOURCE_SEQUENCE, vals.v[0].start, vals.v[vals.n - 1].end, all_complete,
-                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false, any_invented, false, 0, 0};
+                         true, pre_from, pre_to, vals.v[0].log_from, vals.v[vals.n - 1].log_to, false, false,
+                         any_invented, false, 0, 0, false};
             if (!add_pending(j, p)) rc = nomem(j);
         }
     }
@@ -634,6 +662,11 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
         for (size_t i = p->pre_from; i < p->pre_to; i++) e[k++] = j->log.e[i];
         if (p->double_encoded) {
             e[k++] = extra_entry(RK_DOUBLE_ENCODED, p->start, p->sline, p->scol);
+            if (p->read_twice) {
+                e[k - 1].detail = "JSON in quotes that need no escape of its own: read as written, or its escapes"
+                                  " decoded first (`{\"p\": \"C:\\\\\\\\x\"}`: C:\\\\x or C:\\x?)";
+                e[k - 1].cls = COAX_CLASS_INVENTED;
+            }
         }
         if (p->fragment) e[k++] = extra_entry(RK_FRAGMENT, p->start, p->sline, p->scol);
         for (size_t i = p->from; i < p->to; i++) e[k++] = j->log.e[i];
@@ -744,7 +777,8 @@ static coax_code run(job *j, coax_repair_result *out)
         if (!breaks && !spared) rc = strict_attempt(j, mark, &v, &perr, true);
     }
     if (rc == COAX_OK) {
-        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false, 0, 0};
+        pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false,
+                     0, 0, false};
         if (!add_pending(j, p)) return nomem(j);
         undo_double_encoding(j, &j->c[0]);
     } else if (rc == COAX_ENOMEM) {
