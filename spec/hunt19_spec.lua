@@ -1,6 +1,6 @@
 -- hunt19: mutations of valid replies a model really writes (keys re-cased,
 -- values retyped, members moved, wrapped, cut). One class gave a wrong value:
--- a whole reply's JSON in backticks or single quotes, where JSON needs no
+-- a whole reply's JSON in backticks or single quotes (‘’ too), where JSON needs no
 -- escape of its own, was read with its escapes decoded twice. The values are
 -- in spec/fixtures/confidence/hunt19.jsonl; here the error's place and words.
 local coax = require "coax"
@@ -14,6 +14,7 @@ describe("hunt19: JSON in quotes read as written or decoded first", function()
     { "`{\"path\": \"C:\\\\\\\\temp\"}`", 1, 1, "`" },
     { "'{\"path\": \"C:\\\\\\\\temp\"}'", 1, 1, "'" },
     { "\n  `{\"path\": \"a\\\\nb\"}`", 2, 3, "`" },
+    { "\u{2018}{\"path\": \"a\\\\nb\"}\u{2019}", 1, 1, "\u{2018}" },
   }
   for _, c in ipairs(cases) do
     it("refuses " .. c[1] .. " at its opening quote", function()
@@ -34,6 +35,7 @@ describe("hunt19: JSON in quotes read as written or decoded first", function()
   it("keeps one reading where both decode alike or nothing is escaped", function()
     for text, want in pairs {
       ["`{\"path\": \"a\\/b\"}`"] = "a/b", ["'{\"path\": \"\\u00e9\"}'"] = "é", ["`{\"path\": \"x\"}`"] = "x",
+      ["\u{201C}{\"path\": \"C:\\\\\\\\temp\"}\u{201D}"] = "C:\\\\temp",
       ["Use `{\"path\": \"C:\\\\\\\\temp\"}` here."] = "C:\\\\temp",
     } do
       local r = coax.extract(text, path)

@@ -72,25 +72,38 @@ static inline __attribute__((always_inline)) bool add_pending(job *j, pending p)
     return true;
 }
 
+/* Whether t[0..n) is a quote mark: `, ', ", or a typographic one (UTF-8's
+** ‘ ’ “ ”). */
+static bool quote_mark(const char *t, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)t;
+    if (n == 1) return u[0] == '`' || u[0] == '\'' || u[0] == '"';
+    return n == 3 && u[0] == 0xE2 && u[1] == 0x80 && (u[2] == 0x98 || u[2] == 0x99 || u[2] == 0x9C || u[2] == 0x9D);
+}
+
 /* Whether the text between a double-encoded value's quotes, p's span, is
 ** JSON as written that reads another way than the string's decoded text
-** 'inner': in backticks or single quotes JSON needs no escape of its own, so
-** both are readings (Markdown's code span or a shell's quotes keep the text as
-** written; JavaScript's or Python's literal decodes it first), and a
-** backslash makes them differ (`{"p": "C:\\\\x"}`: C:\\x as written, C:\x
-** decoded first; "\\n" a backslash and an n, or a line break). */
+** 'inner': in backticks or single quotes (typographic ones too) JSON needs
+** no escape of its own, so both are readings (Markdown's code span or a
+** shell's quotes keep the text as written; JavaScript's or Python's literal
+** decodes it first), and a backslash makes them differ (`{"p": "C:\\\\x"}`:
+** C:\\x as written, C:\x decoded first; "\\n" a backslash and an n, or a
+** line break). */
 static bool escapes_read_twice(job *j, const pending *p, const coax_value *inner)
 {
     size_t s = p->start, e = p->end;
     while (s < e && around_value(j->text[s])) s++;
     while (e > s && around_value(j->text[e - 1])) e--;
-    const char *t = j->text + s;
-    size_t n = e - s;
-    if (n < 2 || t[0] != t[n - 1] || (t[0] != '`' && t[0] != '\'' && t[0] != '"') || !memchr(t + 1, '\\', n - 2))
-        return false;
+    size_t open = e - s >= 1 && quote_mark(j->text + s, 1) ? 1 : e - s >= 3 && quote_mark(j->text + s, 3) ? 3 : 0;
+    size_t close = e - s >= open + 1 && quote_mark(j->text + e - 1, 1)   ? 1
+                   : e - s >= open + 3 && quote_mark(j->text + e - 3, 3) ? 3
+                                                                          : 0;
+    const char *t = j->text + s + open;
+    size_t n = e - s - open - close;
+    if (!open || !close || !memchr(t, '\\', n)) return false;
     coax_arena_mark mark = coax_arena_get_mark(j->arena); /* the parse is a test: nothing of it is kept */
     coax_value *raw;
-    bool differ = coax_parse(j->arena, t + 1, n - 2, &j->lim, &raw, NULL) == COAX_OK &&
+    bool differ = coax_parse(j->arena, t, n, &j->lim, &raw, NULL) == COAX_OK &&
                   coax_value_equal(raw, inner, j->alloc) != 1;
     coax_arena_rewind(j->arena, mark);
     return differ;
