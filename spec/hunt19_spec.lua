@@ -1,7 +1,9 @@
 -- hunt19: mutations of valid replies a model really writes (keys re-cased,
 -- values retyped, members moved, wrapped, cut). One class gave a wrong value:
 -- a whole reply's JSON in backticks or single quotes (‘’ too), where JSON needs no
--- escape of its own, was read with its escapes decoded twice. The values are
+-- escape of its own, was read with its escapes decoded twice; and JSON of prose
+-- right inside a string literal's quotes (json.loads('...'), """...""") was read
+-- as written, where the literal decodes its escapes first. The values are
 -- in spec/fixtures/confidence/hunt19.jsonl; here the error's place and words.
 local coax = require "coax"
 
@@ -37,6 +39,27 @@ describe("hunt19: JSON in quotes read as written or decoded first", function()
       ["`{\"path\": \"a\\/b\"}`"] = "a/b", ["'{\"path\": \"\\u00e9\"}'"] = "é", ["`{\"path\": \"x\"}`"] = "x",
       ["\u{201C}{\"path\": \"C:\\\\\\\\temp\"}\u{201D}"] = "C:\\\\temp",
       ["Use `{\"path\": \"C:\\\\\\\\temp\"}` here."] = "C:\\\\temp",
+    } do
+      local r = coax.extract(text, path)
+      assert.are.same({ true, want }, { r.valid, r.value.path })
+    end
+  end)
+
+  it("refuses JSON of prose right inside a string literal's quotes, at the JSON", function()
+    for text, column in pairs {
+      ["json.loads('{\"path\": \"C:\\\\\\\\temp\"}')"] = 13, ['x = """{"path": "C:\\\\\\\\temp"}"""'] = 8,
+      ["Answer: \u{2018}{\"path\": \"C:\\\\\\\\temp\"}\u{2019}"] = 10,
+    } do
+      local r = coax.extract(text, path)
+      assert.are.same({ false, twice:format(1, column, "{") }, { r.valid, r.errors[1] and r.errors[1].error })
+    end
+  end)
+
+  it("reads a raw string, or a literal with no backslash read two ways, as written", function()
+    for text, want in pairs {
+      ["json.loads(r'{\"path\": \"C:\\\\\\\\temp\"}')"] = "C:\\\\temp",
+      ["json.loads('{\"path\": \"C:/temp\"}')"] = "C:/temp",
+      ["json.loads('{\"path\": \"\\u00e9\"}')"] = "é",
     } do
       local r = coax.extract(text, path)
       assert.are.same({ true, want }, { r.valid, r.value.path })

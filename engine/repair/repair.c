@@ -72,6 +72,11 @@ static inline __attribute__((always_inline)) bool add_pending(job *j, pending p)
     return true;
 }
 
+/* Why JSON in quotes that need no escape of its own is a guess when a
+** backslash in it reads two ways (escapes_read_twice, literal_reads_otherwise). */
+static const char read_twice_detail[] = "JSON in quotes that need no escape of its own: read as written, or its"
+                                        " escapes decoded first (`{\"p\": \"C:\\\\\\\\x\"}`: C:\\\\x or C:\\x?)";
+
 /* Whether t[0..n) is a quote mark: `, ', ", or a typographic one (UTF-8's
 ** ‘ ’ “ ”). */
 static bool quote_mark(const char *t, size_t n)
@@ -101,12 +106,8 @@ static bool escapes_read_twice(job *j, const pending *p, const coax_value *inner
     const char *t = j->text + s + open;
     size_t n = e - s - open - close;
     if (!open || !close || !memchr(t, '\\', n)) return false;
-    coax_arena_mark mark = coax_arena_get_mark(j->arena); /* the parse is a test: nothing of it is kept */
-    coax_value *raw;
-    bool differ = coax_parse(j->arena, t, n, &j->lim, &raw, NULL) == COAX_OK &&
-                  coax_value_equal(raw, inner, j->alloc) != 1;
-    coax_arena_rewind(j->arena, mark);
-    return differ;
+    coax_value *raw; /* left in the arena, as the decoded value is: a rewind walks every block, n of them */
+    return coax_parse(j->arena, t, n, &j->lim, &raw, NULL) == COAX_OK && coax_value_equal(raw, inner, j->alloc) != 1;
 }
 
 /* "{\"a\":1}" as a whole reply is JSON inside a string: decode it. */
@@ -452,6 +453,38 @@ static bool stray_closer_after(job *j, size_t end, const coax_value *v)
     return repair_stray_closer_moves(j->arena, v, t + from, a - from);
 }
 
+/* Whether t[0..3) is a typographic single quote, ‘ or ’ (“ ” quote prose). */
+static bool single_typographic(const char *t)
+{
+    return quote_mark(t, 3) && ((const unsigned char *)t)[2] <= 0x99;
+}
+
+/* Whether a value of prose, v, sits right inside quotes of a string
+** literal ('...', ‘...’, """...""", not Python's raw r'...') and holds a backslash that reads
+** two ways: as written, or decoded first as the literal's text (\\ one
+** backslash, \' and \" their quotes) and then as JSON (json.loads('{"p":
+** "C:\\\\x"}') is C:\x to Python, the span as written C:\\x). */
+static bool literal_reads_otherwise(job *j, const rvalue *v)
+{
+    const char *t = j->text;
+    size_t s = v->start, e = v->end;
+    if (s < 1 || e >= j->len || !memchr(t + s, '\\', e - s)) return false;
+    bool single = (t[s - 1] == '\'' && t[e] == '\'') ||
+                  (s >= 3 && e + 3 <= j->len && single_typographic(t + s - 3) && single_typographic(t + e));
+    bool triple = s >= 3 && e + 3 <= j->len && !memcmp(t + s - 3, "\"\"\"", 3) && !memcmp(t + e, "\"\"\"", 3);
+    size_t q = triple ? s - 3 : t[s - 1] == '\'' ? s - 1 : s - 3; /* the opening quote */
+    if ((!single && !triple) || (q && (t[q - 1] == 'r' || t[q - 1] == 'R'))) return false; /* r'...': Python's raw */
+    char *copy = coax_arena_alloc(j->arena, e - s + 1); /* kept, with its parse: see escapes_read_twice */
+    size_t k = 0;
+    for (size_t i = s; copy && i < e; i++) {
+        if (t[i] == '\\' && i + 1 < e && (t[i + 1] == '\\' || t[i + 1] == '\'' || t[i + 1] == '"')) i++;
+        copy[k++] = t[i];
+    }
+    coax_value *decoded;
+    return copy && coax_parse(j->arena, copy, k, &j->lim, &decoded, NULL) == COAX_OK &&
+           coax_value_equal(v->value, decoded, j->alloc) != 1;
+}
+
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 {
     static const rkind block_kind[] = {
@@ -510,6 +543,11 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
                (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]))) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
+        vals.v[0].log_to = j->log.n;
+        vals.v[0].invented = true;
+        vals.v[0].value->flags |= COAX_VF_INVENTED;
+    } else if (!rc && own_log && sp->source == COAX_SOURCE_PROSE && !shift && literal_reads_otherwise(j, &vals.v[0])) {
+        rlog_append(&j->log, RK_ESCAPED_JSON, read_twice_detail, COAX_CLASS_INVENTED, vals.v[0].start);
         vals.v[0].log_to = j->log.n;
         vals.v[0].invented = true;
         vals.v[0].value->flags |= COAX_VF_INVENTED;
@@ -676,8 +714,7 @@ static coax_code finish_candidate(job *j, const pending *p, coax_candidate *c)
         if (p->double_encoded) {
             e[k++] = extra_entry(RK_DOUBLE_ENCODED, p->start, p->sline, p->scol);
             if (p->read_twice) {
-                e[k - 1].detail = "JSON in quotes that need no escape of its own: read as written, or its escapes"
-                                  " decoded first (`{\"p\": \"C:\\\\\\\\x\"}`: C:\\\\x or C:\\x?)";
+                e[k - 1].detail = read_twice_detail;
                 e[k - 1].cls = COAX_CLASS_INVENTED;
             }
         }
