@@ -61,6 +61,7 @@ struct coax_session {
     int co_ref;          /* the agent's coroutine while it runs */
     lua_State *co;
     long call_left;      /* the instructions the agent's call has left over its resumes (vm_resume) */
+    uint64_t script_cpu_ns; /* the CPU time its scripts have spent, which their os.clock reads */
     double wake_at;      /* when sleeping: the time to resume */
     bool sleeping;
     http_req *http;      /* the agent's request in flight, or NULL */
