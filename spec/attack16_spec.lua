@@ -84,3 +84,116 @@ describe("attack 16: os.clock tells a session nothing of the others' time", func
     assert.are.equal("float true true true", r.value)
   end)
 end)
+
+-- The first line of the prompt a session's recipe made.
+local function prompt_of(e, source)
+  local s = e:session(source, "x", { source = true, replies = { "{}" } })
+  while e:poll(0) > 0 do end
+  local r = s:report()
+  if r.outcome ~= "ok" then return r.outcome .. ": " .. tostring(r.error and r.error.message) end
+  return r.attempts[1].messages[#r.attempts[1].messages].content:match("^[^\n]*")
+end
+
+describe("attack 16: what one session changes, another of its engine does not see", function()
+  -- Each change a script can make is its own: its globals, its copy of a coax.* script and of
+  -- cjson; the tables every session reads (the globals' libraries, the coax module, strings'
+  -- methods) refuse changes. The first session changes all it can, the second reads the same.
+  local CHANGE = [==[
+    local f, cjson = require 'coax.feedback', require 'cjson'
+    f.templates.coerced_block = 'PWNED'
+    cjson.encode_number_precision(3)
+    seen = 'mine'
+    local refused = 0
+    for _, change in ipairs({ function() _G.seen = 1 end, function() string.upper = string.lower end,
+      function() require('coax').json = nil end, function() rawset(string, 'upper', string.lower) end,
+      function() getmetatable('').__index = {} end, function() table.insert(math, 1) end }) do
+      if not pcall(change) then refused = refused + 1 end
+    end
+    return { schema = {}, prompt = ('%s %s %s %s %d'):format(f.templates.coerced_block, cjson.encode(0.123456),
+      seen, ('a'):upper(), refused) }
+  ]==]
+  local READ = [==[
+    local f, cjson = require 'coax.feedback', require 'cjson'
+    return { schema = {}, prompt = ('%s %s %s %s %s'):format(f.templates.coerced_block == 'PWNED', cjson.encode(0.123456),
+      seen, ('a'):upper(), #math) }
+  ]==]
+
+  it("a session's changes are its own, and the shared tables refuse them", function()
+    local e = coax.engine()
+    local changed, read = prompt_of(e, CHANGE), prompt_of(e, READ)
+    e:close()
+    assert.are.same({ "PWNED 0.123 mine A 6", "false 0.123456 nil A 0" }, { changed, read })
+  end)
+end)
+
+describe("attack 16: a session's request frames nothing another session reads", function()
+  -- The engine's requests share its connections: a connection one session's request used is kept
+  -- and may carry another session's next request to the same server. A script could set the
+  -- request's Content-Length (0) over a body that is a second request of its choosing; the server
+  -- answered both, in order, and the second answer, still on its way when the first was read, was
+  -- read as the answer to the next request on that connection, another session's ("conn1
+  -- /slow-chosen-by-a" where it asked for /b). The headers that frame a request or rule its
+  -- connection are now the transport's alone (engine/io/http.c's http_header_frames).
+  local server, port, pid
+  setup(function()
+    server = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py", "r"))
+    port, pid = server:read("l"):match("^(%d+) (%d+)$")
+  end)
+  teardown(function()
+    os.execute("kill " .. pid)
+    server:close()
+  end)
+
+  local REQUEST = [==[
+local coax = require 'coax'
+return { schema = { type = 'string' }, prompt = 'p', agent = { call = function()
+  coax.sleep(%d)
+  local r, err = coax.http.request(%s)
+  return { text = ('%%q'):format(r and r.status .. ' ' .. r.body or err) }
+end } }
+]==]
+  local function run_beside(first, second)
+    local e = coax.engine()
+    local a = e:session(REQUEST:format(0, first), "x", { source = true })
+    local b = second and e:session(REQUEST:format(300, second), "x", { source = true })
+    while e:poll(50) > 0 do end
+    local got = { a:report(), b and b:report() }
+    e:close()
+    return got
+  end
+
+  it("a Content-Length of 0 over a second request is refused, and the next session reads its own answer", function()
+    local got = run_beside(("{ method = 'POST', url = 'http://127.0.0.1:%s/a', headers = { ['Content-Length'] = '0' },"
+      .. " body = 'GET /slow-chosen-by-a HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' }"):format(port),
+      ("{ url = 'http://127.0.0.1:%s/b' }"):format(port))
+    assert.are.equal("script_error", got[1].outcome)
+    assert.truthy(got[1].error.message:find("coax.http.request: header 'Content-Length' frames the request or its "
+      .. "connection: the transport sets it", 1, true))
+    assert.are.equal("ok", got[2].outcome)
+    assert.truthy(got[2].value:match("^200 conn%d+ /b$"), got[2].value)
+  end)
+
+  local FRAMING = { "content-length", "TRANSFER-ENCODING", "Connection", "Keep-Alive", "Proxy-Connection",
+    "Upgrade", "TE", "Trailer" }
+  for _, name in ipairs(FRAMING) do
+    it("a header " .. name .. " is refused, in a map and in a list", function()
+      for _, headers in ipairs({ ("{ [%q] = '1' }"):format(name), ("{ { %q, '1' } }"):format(name) }) do
+        local got = run_beside(("{ method = 'POST', url = 'http://127.0.0.1:%s/a', headers = %s, body = 'x' }"):format(
+          port, headers))
+        assert.are.equal("script_error", got[1].outcome)
+        assert.truthy(got[1].error.message:find("header '" .. name .. "' frames the request", 1, true))
+      end
+    end)
+  end
+
+  -- Twins: headers that frame nothing still go, names that only begin like a framing one too; two
+  -- sessions' requests to one server both read their own answers.
+  it("Content-Type, Expect, X-Te and Connections go, and two sessions read their own answers", function()
+    local got = run_beside(("{ method = 'POST', url = 'http://127.0.0.1:%s/a', body = 'x', headers = { ['Content-Type']"
+      .. " = 'text/plain', Expect = '', ['X-Te'] = '1', Connections = '1' } }"):format(port),
+      ("{ url = 'http://127.0.0.1:%s/b' }"):format(port))
+    assert.are.equal("ok", got[1].outcome)
+    assert.truthy(got[1].value:match("^200 conn%d+ /a$"), got[1].value)
+    assert.truthy(got[2].value:match("^200 conn%d+ /b$"), got[2].value)
+  end)
+end)

@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 struct coax_http {
     const coax_allocator *alloc;
@@ -414,6 +415,15 @@ bool http_header_name_ok(const char *s, size_t n)
         if (c <= 32 || c >= 127 || c == ':') return false;
     }
     return true;
+}
+
+bool http_header_frames(const char *s, size_t n)
+{
+    static const char *const framing[] = {"content-length", "transfer-encoding", "connection", "keep-alive",
+                                          "proxy-connection", "upgrade", "te", "trailer"};
+    for (size_t i = 0; i < sizeof framing / sizeof *framing; i++)
+        if (strlen(framing[i]) == n && !strncasecmp(framing[i], s, n)) return true;
+    return false;
 }
 
 bool http_header_value_ok(const char *s, size_t n)

@@ -60,6 +60,13 @@ bool http_secret_may_go(const char *name, const char *host, bool tls, const char
 bool http_header_name_ok(const char *s, size_t n);
 bool http_header_value_ok(const char *s, size_t n);
 
+/* Whether a header name is one that frames the message or rules its
+** connection (Content-Length, Transfer-Encoding, Connection, ...): the
+** transport's alone. A caller's "Content-Length: 0" over a body that is a
+** second request made the server answer twice, and the second answer was
+** read by the next request on that kept connection, another session's. */
+bool http_header_frames(const char *s, size_t n);
+
 /* One request. Its caller has checked it: an http:// or https:// URL and
 ** header values without line breaks (http_header_*_ok), a method of
 ** capital letters. Everything is copied. */

@@ -187,6 +187,9 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, 
     const char *name = lua_tolstring(L, ni, &nlen);
     if (!name || lua_type(L, ni) != LUA_TSTRING || !http_header_name_ok(name, nlen))
         luaL_error(L, "coax.http.request: bad header name");
+    if (http_header_frames(name, nlen))
+        luaL_error(L, "coax.http.request: header '%s' frames the request or its connection: the transport sets it",
+                   name);
     coax_buf *line = &pd->headers;
     coax_buf_put(line, name, nlen);
     coax_buf_puts(line, ": ");
