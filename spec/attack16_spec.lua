@@ -186,6 +186,36 @@ end } }
     end)
   end
 
+  -- A server's answer that came late, after the one its request read (here the server answers /twice
+  -- twice; a server answering a request in another's body is one), waited on the kept connection:
+  -- the next session's request to that server went on it and read "conn1 late". Each session now
+  -- keeps connections of its own (engine/io/http.c's http_pool, a curl share of connections).
+  it("an answer that comes late on a session's connection is never read by another session", function()
+    local got = run_beside(("{ url = 'http://127.0.0.1:%s/twice' }"):format(port),
+      ("{ url = 'http://127.0.0.1:%s/b' }"):format(port))
+    assert.truthy(got[1].value:match("^200 conn%d+ /twice$"), got[1].value)
+    assert.are.equal("ok", got[2].outcome)
+    assert.truthy(got[2].value:match("^200 conn%d+ /b$"), got[2].value)
+    assert.are_not.equal(got[1].value:match("conn%d+"), got[2].value:match("conn%d+"))
+  end)
+
+  it("a session's own requests still go on its kept connection", function()
+    local e = coax.engine()
+    local s = e:session(([==[
+      local coax = require 'coax'
+      return { schema = { type = 'string' }, prompt = 'p', agent = { call = function()
+        local a = coax.http.request({ url = 'http://127.0.0.1:%s/a' })
+        local b = coax.http.request({ url = 'http://127.0.0.1:%s/b' })
+        return { text = ('%%q'):format(a.body .. ', ' .. b.body) }
+      end } }]==]):format(port, port), "x", { source = true })
+    while e:poll(50) > 0 do end
+    local r = s:report()
+    e:close()
+    local first, second = r.value:match("^(conn%d+) /a, (conn%d+) /b$")
+    assert.are.equal(first, second)
+    assert.truthy(first)
+  end)
+
   -- Twins: headers that frame nothing still go, names that only begin like a framing one too; two
   -- sessions' requests to one server both read their own answers.
   it("Content-Type, Expect, X-Te and Connections go, and two sessions read their own answers", function()

@@ -72,6 +72,7 @@ void coax_session_free(coax_session *s)
     }
     lua_State *L = e->vm.L;
     http_cancel(s->http);
+    http_pool_free(s->pool); /* after its request */
     proc_cancel(s->proc);
     if (s->S_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->S_ref);
     if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);

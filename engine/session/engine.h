@@ -65,6 +65,7 @@ struct coax_session {
     double wake_at;      /* when sleeping: the time to resume */
     bool sleeping;
     http_req *http;      /* the agent's request in flight, or NULL */
+    http_pool *pool;     /* the connections its requests keep (lend_http.c), or NULL */
     proc_req *proc;      /* the command agent's process, or NULL */
     const char *command; /* the host's command line (in the arena), or NULL */
     char host_base[256]; /* the host of the base_url the host gave (agent_json), where its secrets may go, or "" */

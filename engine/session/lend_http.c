@@ -360,6 +360,8 @@ int lend_http_start(lua_State *L)
     o.headers_len = pd->headers.len;
     o.secrets = pd->secrets.data;
     o.secrets_len = pd->secrets.len;
+    if (!s->pool && !(s->pool = http_pool_new(e->http))) return luaL_error(L, "out of memory");
+    o.pool = s->pool;
     const char *why = http_start(e->http, &o, &s->http);
     lcoax_own_release(L, box, PENDING_MT); /* copied by the transport, or not needed */
     if (why) return luaL_error(L, "%s", why);

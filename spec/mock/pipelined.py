@@ -1,17 +1,25 @@
 """A keep-alive HTTP/1.1 server for spec/attack16_spec.lua: it prints "PORT PID", then answers each
 request it reads on a connection, in order, with "connN PATH" (its connection's number and the
-request's path), 100 ms late for a path holding "slow"; a body is read by its Content-Length."""
+request's path), 100 ms late for a path holding "slow", and for a path holding "twice" a second
+answer "connN late" 100 ms after the first; a body is read by its Content-Length."""
 import os
 import socket
 import threading
 import time
 
 
+def receive(conn):
+    try:
+        return conn.recv(65536)
+    except OSError:  # the client closed it
+        return b""
+
+
 def serve(conn, n):
     buf = b""
     while True:
         while b"\r\n\r\n" not in buf:
-            data = conn.recv(65536)
+            data = receive(conn)
             if not data:
                 conn.close()
                 return
@@ -25,7 +33,7 @@ def serve(conn, n):
             if name.strip().lower() == b"content-length":
                 length = int(value)
         while len(buf) < length:
-            data = conn.recv(65536)
+            data = receive(conn)
             if not data:
                 conn.close()
                 return
@@ -33,11 +41,14 @@ def serve(conn, n):
         buf = buf[length:]
         if "slow" in path:
             time.sleep(0.1)
-        body = ("conn%d %s" % (n, path)).encode()
-        try:
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
-        except OSError:
-            return
+        answers = ["conn%d %s" % (n, path)] + (["conn%d late" % n] if "twice" in path else [])
+        for i, answer in enumerate(answers):
+            if i:
+                time.sleep(0.1)
+            try:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(answer), answer.encode()))
+            except OSError:
+                return
 
 
 def main():
