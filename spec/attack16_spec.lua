@@ -114,8 +114,8 @@ describe("attack 16: what one session changes, another of its engine does not se
   ]==]
   local READ = [==[
     local f, cjson = require 'coax.feedback', require 'cjson'
-    return { schema = {}, prompt = ('%s %s %s %s %s'):format(f.templates.coerced_block == 'PWNED', cjson.encode(0.123456),
-      seen, ('a'):upper(), #math) }
+    return { schema = {}, prompt = ('%s %s %s %s %s'):format(f.templates.coerced_block == 'PWNED',
+      cjson.encode(0.123456), seen, ('a'):upper(), #math) }
   ]==]
 
   it("a session's changes are its own, and the shared tables refuse them", function()

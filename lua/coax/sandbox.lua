@@ -4,7 +4,7 @@
 -- that environment.
 --
 -- Scripts get: the safe base functions, string, table, math, utf8, coroutine,
--- os.time/clock/date/difftime, text-only `load`, and `require` limited to
+-- os.time/date/difftime, os.clock (the session's own scripts' CPU time), text-only `load`, and `require` limited to
 -- "coax", "cjson" and the coax.* scripts of the engine's script folder. They
 -- do not get io, os.execute/getenv/remove, dofile, loadfile, debug, package,
 -- binary chunks (string.dump, even through a string's methods), the real
