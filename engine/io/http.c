@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 struct coax_http {
     const coax_allocator *alloc;
@@ -416,6 +417,15 @@ bool http_header_name_ok(const char *s, size_t n)
     return true;
 }
 
+bool http_header_frames(const char *s, size_t n)
+{
+    static const char *const framing[] = {"content-length", "transfer-encoding", "connection", "keep-alive",
+                                          "proxy-connection", "upgrade", "te", "trailer"};
+    for (size_t i = 0; i < sizeof framing / sizeof *framing; i++)
+        if (strlen(framing[i]) == n && !strncasecmp(framing[i], s, n)) return true;
+    return false;
+}
+
 bool http_header_value_ok(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -436,6 +446,7 @@ static bool set_options(http_req *r, const http_options *o)
     bool bad = false;
     SETOPT(c, CURLOPT_URL, url_of(r));
     SETOPT(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (o->pool) SETOPT(c, CURLOPT_SHARE, (CURLSH *)o->pool);
     SETOPT(c, CURLOPT_FOLLOWLOCATION, 0L);
     SETOPT(c, CURLOPT_NOSIGNAL, 1L);
     SETOPT(c, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -471,6 +482,27 @@ static bool set_options(http_req *r, const http_options *o)
     return !bad;
 }
 
+static bool global_init(coax_http *h)
+{
+    if (!h->global && curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK) h->global = true;
+    return h->global;
+}
+
+http_pool *http_pool_new(coax_http *h)
+{
+    CURLSH *share = global_init(h) ? curl_share_init() : NULL;
+    if (share && curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK) {
+        curl_share_cleanup(share);
+        share = NULL;
+    }
+    return (http_pool *)share;
+}
+
+void http_pool_free(http_pool *p)
+{
+    if (p) curl_share_cleanup((CURLSH *)p);
+}
+
 /* Builds the request and attaches it; what went wrong, or NULL. */
 static const char *start(coax_http *h, const http_options *o, http_req *r)
 {
@@ -492,10 +524,7 @@ static const char *start(coax_http *h, const http_options *o, http_req *r)
     if (!next) return "out of memory";
     r->headers = next;
 
-    if (!h->global) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return "coax.http: curl failed to start";
-        h->global = true;
-    }
+    if (!global_init(h)) return "coax.http: curl failed to start";
     if (!h->multi && !(h->multi = curl_multi_init())) return "out of memory";
     if (!(r->easy = curl_easy_init())) return "out of memory";
     if (!set_options(r, o)) return "coax.http.request: curl refused an option";

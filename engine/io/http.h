@@ -60,6 +60,27 @@ bool http_secret_may_go(const char *name, const char *host, bool tls, const char
 bool http_header_name_ok(const char *s, size_t n);
 bool http_header_value_ok(const char *s, size_t n);
 
+/* Whether a header name is one that frames the message or rules its
+** connection (Content-Length, Transfer-Encoding, Connection, ...): the
+** transport's alone. A caller's "Content-Length: 0" over a body that is a
+** second request made the server answer twice, and the second answer was
+** read by the next request on that kept connection, another session's. */
+bool http_header_frames(const char *s, size_t n);
+
+/* The kept connections a request may go on, and be kept in for the next: a
+** session's own. One pool for the engine let a late answer to one
+** session's request (a server's to a second request in its body) be read
+** by another session's next request on that connection. */
+typedef struct http_pool http_pool;
+
+/* A pool of its own (curl's connection cache in a share); NULL: out of
+** memory. */
+http_pool *http_pool_new(coax_http *h);
+
+/* Closes its connections; every request that used it was cancelled first.
+** NULL: no-op. */
+void http_pool_free(http_pool *p);
+
 /* One request. Its caller has checked it: an http:// or https:// URL and
 ** header values without line breaks (http_header_*_ok), a method of
 ** capital letters. Everything is copied. */
@@ -74,6 +95,7 @@ typedef struct http_options {
     size_t secrets_len;
     long timeout_ms;         /* 0: the transport's */
     bool want_lines;         /* the body is handed out line by line as it comes */
+    http_pool *pool;         /* its session's connections (NULL: the transport's) */
 } http_options;
 
 /* Adds the request to the multi: NULL, with it in '*out'; or what went

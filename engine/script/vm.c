@@ -166,8 +166,39 @@ static uint64_t charge_time(coax_vm *vm)
 static void restart_time(coax_vm *vm)
 {
     vm->tick_ns = coax_now_ns();
-    vm->cpu_ns = coax_cpu_ns();
+    vm->cpu_ns = vm->clock_from = coax_cpu_ns();
     vm->short_ns = 0;
+}
+
+/* Adds the CPU time since it was last brought up to date to the running
+** call's session's clock. */
+static void update_clock(coax_vm *vm)
+{
+    uint64_t now = coax_cpu_ns();
+    if (vm->clock) *vm->clock += now - vm->clock_from;
+    vm->clock_from = now;
+}
+
+void vm_clock_for(coax_vm *vm, uint64_t *clock) { vm->clock_next = clock; }
+
+/* The call that begins keeps the clock of the session it runs for; one
+** for none keeps the clock of the call it is nested in (its work is that
+** call's), or at the outermost a spare from 0. */
+static void take_clock(coax_vm *vm)
+{
+    if (vm->clock_next) vm->clock = vm->clock_next;
+    else if (vm->calls == 1) vm->clock = &vm->spare_clock, vm->spare_clock = 0;
+    vm->clock_next = NULL;
+}
+
+/* For sandbox.lua: os.clock, the CPU time the running session's scripts
+** have spent (another session's time is not its to see), in seconds. */
+static int l_clock(lua_State *L)
+{
+    coax_vm *vm = vm_of(L);
+    update_clock(vm);
+    lua_pushnumber(L, (lua_Number)(vm->clock ? *vm->clock : 0) / 1e9);
+    return 1;
 }
 
 static void hook(lua_State *L, lua_Debug *ar)
@@ -349,13 +380,18 @@ typedef struct armed {
     long instr_left;
     int hook_count; /* the main thread's: 1 while a script on it is being stopped */
     void *current;
+    uint64_t *clock, spare_clock;
 } armed;
 
 static armed enter(coax_vm *vm)
 {
+    update_clock(vm); /* the outer call's time until now */
     vm->calls++;
-    return (armed){vm->limit,      vm->host_failed, vm->failed_host,           vm->retry_forgives,
-                   vm->call_capped, vm->instr_left, lua_gethookcount(vm->L), vm->current};
+    armed outer = {vm->limit,      vm->host_failed, vm->failed_host,         vm->retry_forgives,
+                   vm->call_capped, vm->instr_left, lua_gethookcount(vm->L), vm->current,
+                   vm->clock,       vm->spare_clock};
+    take_clock(vm);
+    return outer;
 }
 
 /* The nested call's time was its own script's: the outer one's clock
@@ -364,6 +400,9 @@ static armed enter(coax_vm *vm)
 ** recipe is read) fail the outer one for it. */
 static void leave(coax_vm *vm, const armed *outer)
 {
+    update_clock(vm);
+    vm->clock = outer->clock;
+    vm->spare_clock = outer->spare_clock;
     if (--vm->calls == 0) return;
     vm->limit = outer->limit;
     vm->host_failed = outer->host_failed || vm->host_failed;
@@ -509,9 +548,11 @@ static int setup(lua_State *L)
     lua_pushcfunction(L, l_loader);
     lua_pushvalue(L, coax_idx);
     lua_pushcfunction(L, l_limit_hit);
-    lua_createtable(L, 0, 2); /* the VM's own functions */
+    lua_createtable(L, 0, 3); /* the VM's own functions */
     lua_pushcfunction(L, l_charge);
     lua_setfield(L, -2, "charge");
+    lua_pushcfunction(L, l_clock);
+    lua_setfield(L, -2, "clock");
     lua_getglobal(L, "coroutine");
     lua_getfield(L, -1, "close");
     lua_pushcclosure(L, l_close, 1);

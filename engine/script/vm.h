@@ -46,6 +46,9 @@ typedef struct coax_vm {
     int runtime_ref;   /* coax.runtime */
     void *current;     /* the task being resumed: the session whose agent runs (the lent
                        ** functions find theirs here) */
+    uint64_t *clock;   /* os.clock's: the CPU time the running call's session has spent in its
+                       ** calls (vm_clock_for), or the spare, a call's own when it has none */
+    uint64_t *clock_next, spare_clock, clock_from; /* the next call's; the CPU time *clock was last brought up to */
     coax_buf msg;      /* the last error message (with traceback) */
     size_t head;       /* the length of the message before its traceback */
 } coax_vm;
@@ -62,6 +65,11 @@ void vm_close(coax_vm *vm);
 ** with a fresh instruction budget; VM_OK, VM_ERROR or VM_LIMIT. On failure
 ** the stack holds nothing from the call and vm->msg says why. */
 int vm_call(coax_vm *vm, int nargs, int nresults);
+
+/* The next vm_call or vm_resume runs for the session whose script CPU time
+** is '*clock' (os.clock reads it): the call's time, and that of the calls
+** nested in it with no session of their own, is added to it. */
+void vm_clock_for(coax_vm *vm, uint64_t *clock);
 
 /* Stops the running script as its memory cap does (LIMIT_MEMORY): 'what'
 ** (copied from the script into C, where the cap does not reach) "is larger

@@ -72,6 +72,7 @@ void coax_session_free(coax_session *s)
     }
     lua_State *L = e->vm.L;
     http_cancel(s->http);
+    http_pool_free(s->pool); /* after its request */
     proc_cancel(s->proc);
     if (s->S_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->S_ref);
     if (s->co_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, s->co_ref);
@@ -235,6 +236,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     }
     lua_State *L = vm->L;
     char msg[1024];
+    vm_clock_for(vm, &s->script_cpu_ns);
     int rc = host_schema ? VM_OK : vm_call(vm, 0, 1); /* run the recipe file */
     if (rc != VM_OK) {
         if (rc == VM_LIMIT) session_script_failed(s, rc, "recipe");
@@ -281,6 +283,7 @@ static void prepare(coax_session *s, const char *dir, const coax_session_options
     lua_rotate(L, -3, 2); /* recipe, input, host */
     vm_runtime(vm, "new_session");
     lua_insert(L, -4);
+    vm_clock_for(vm, &s->script_cpu_ns);
     rc = vm_call(vm, 3, 1);
     if (rc != VM_OK) {
         lua_settop(L, recipe - 1);

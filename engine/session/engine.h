@@ -61,9 +61,11 @@ struct coax_session {
     int co_ref;          /* the agent's coroutine while it runs */
     lua_State *co;
     long call_left;      /* the instructions the agent's call has left over its resumes (vm_resume) */
+    uint64_t script_cpu_ns; /* the CPU time its scripts have spent, which their os.clock reads */
     double wake_at;      /* when sleeping: the time to resume */
     bool sleeping;
     http_req *http;      /* the agent's request in flight, or NULL */
+    http_pool *pool;     /* the connections its requests keep (lend_http.c), or NULL */
     proc_req *proc;      /* the command agent's process, or NULL */
     const char *command; /* the host's command line (in the arena), or NULL */
     char host_base[256]; /* the host of the base_url the host gave (agent_json), where its secrets may go, or "" */

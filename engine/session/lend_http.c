@@ -187,6 +187,9 @@ static void add_header(lua_State *L, coax_http *h, pending *pd, int ni, int vi, 
     const char *name = lua_tolstring(L, ni, &nlen);
     if (!name || lua_type(L, ni) != LUA_TSTRING || !http_header_name_ok(name, nlen))
         luaL_error(L, "coax.http.request: bad header name");
+    if (http_header_frames(name, nlen))
+        luaL_error(L, "coax.http.request: header '%s' frames the request or its connection: the transport sets it",
+                   name);
     coax_buf *line = &pd->headers;
     coax_buf_put(line, name, nlen);
     coax_buf_puts(line, ": ");
@@ -357,6 +360,8 @@ int lend_http_start(lua_State *L)
     o.headers_len = pd->headers.len;
     o.secrets = pd->secrets.data;
     o.secrets_len = pd->secrets.len;
+    if (!s->pool && !(s->pool = http_pool_new(e->http))) return luaL_error(L, "out of memory");
+    o.pool = s->pool;
     const char *why = http_start(e->http, &o, &s->http);
     lcoax_own_release(L, box, PENDING_MT); /* copied by the transport, or not needed */
     if (why) return luaL_error(L, "%s", why);

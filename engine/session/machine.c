@@ -346,6 +346,7 @@ static void run_agent(coax_session *s, bool start)
     s->sleeping = false;
     vm->current = s;
     int nres = 0;
+    vm_clock_for(vm, &s->script_cpu_ns);
     int rc = vm_resume(vm, s->co, nargs, &nres, &s->call_left);
     vm->current = NULL;
     if (stream_stopped_early(s)) { /* whatever the agent did after the stop */

@@ -149,6 +149,7 @@ void session_record_messages(coax_session *s)
     lua_pushcfunction(L, record_messages);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->S_ref);
     lua_pushlightuserdata(L, s);
+    vm_clock_for(&s->engine->vm, &s->script_cpu_ns);
     int rc = vm_call(&s->engine->vm, 2, 0);
     if (rc != VM_OK) session_script_failed(s, rc, "messages");
 }

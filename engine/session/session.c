@@ -147,6 +147,7 @@ int session_append_json(coax_session *s, coax_buf *b)
     lua_insert(L, -2);
     lua_pushlightuserdata(L, b);
     lua_pushlightuserdata(L, s);
+    vm_clock_for(&s->engine->vm, &s->script_cpu_ns);
     return vm_call(&s->engine->vm, 3, 0);
 }
 

@@ -4,7 +4,7 @@
 -- that environment.
 --
 -- Scripts get: the safe base functions, string, table, math, utf8, coroutine,
--- os.time/clock/date/difftime, text-only `load`, and `require` limited to
+-- os.time/date/difftime, os.clock (the session's own scripts' CPU time), text-only `load`, and `require` limited to
 -- "coax", "cjson" and the coax.* scripts of the engine's script folder. They
 -- do not get io, os.execute/getenv/remove, dofile, loadfile, debug, package,
 -- binary chunks (string.dump, even through a string's methods), the real
@@ -278,8 +278,11 @@ return function(loader, coax_module, limit_hit, vm)
       "maxinteger", "min", "mininteger", "modf", "pi", "rad", "random", "sin", "sqrt", "tan",
       "tointeger", "type", "ult" }),
     utf8 = copy(utf8, { "char", "charpattern", "codepoint", "codes", "len", "offset" }),
-    os = copy(os, { "clock", "date", "difftime", "time" }),
+    os = copy(os, { "date", "difftime", "time" }),
   }
+  -- os.clock: the CPU time this session's scripts have spent, not the process's (which tells a
+  -- session how much time the other sessions of its engine use)
+  env.os.clock = vm.clock
   env.coroutine = copy(coroutine, { "close", "create", "isyieldable", "running", "status", "wrap", "yield" })
   env.coroutine.resume = function(co, ...) return pass_on(resume(co, ...)) end
   local close = vm.close
