@@ -181,6 +181,12 @@ static void update_clock(coax_vm *vm)
 
 void vm_clock_for(coax_vm *vm, uint64_t *clock) { vm->clock_next = clock; }
 
+void vm_clock_forget(coax_vm *vm, const uint64_t *clock)
+{
+    if (vm->clock == clock) vm->clock = NULL;
+    if (vm->clock_next == clock) vm->clock_next = NULL;
+}
+
 /* The call that begins keeps the clock of the session it runs for; one
 ** for none keeps the clock of the call it is nested in (its work is that
 ** call's), or at the outermost a spare from 0. */
@@ -401,7 +407,8 @@ static armed enter(coax_vm *vm)
 static void leave(coax_vm *vm, const armed *outer)
 {
     update_clock(vm);
-    vm->clock = outer->clock;
+    /* no call runs after the outermost: no session's clock is kept, as its session may be freed */
+    vm->clock = vm->calls == 1 ? NULL : outer->clock;
     vm->spare_clock = outer->spare_clock;
     if (--vm->calls == 0) return;
     vm->limit = outer->limit;

@@ -71,6 +71,9 @@ int vm_call(coax_vm *vm, int nargs, int nresults);
 ** nested in it with no session of their own, is added to it. */
 void vm_clock_for(coax_vm *vm, uint64_t *clock);
 
+/* '*clock' is freed: neither the running call nor the next one keeps it. */
+void vm_clock_forget(coax_vm *vm, const uint64_t *clock);
+
 /* Stops the running script as its memory cap does (LIMIT_MEMORY): 'what'
 ** (copied from the script into C, where the cap does not reach) "is larger
 ** than the Lua memory cap allows (lua_memory" 'detail' ")" (VM_OVER_CAP,

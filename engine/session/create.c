@@ -71,6 +71,7 @@ void coax_session_free(coax_session *s)
         return;
     }
     lua_State *L = e->vm.L;
+    vm_clock_forget(&e->vm, &s->script_cpu_ns);
     http_cancel(s->http);
     http_pool_free(s->pool); /* after its request */
     proc_cancel(s->proc);
