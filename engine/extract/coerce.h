@@ -193,10 +193,10 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
 bool coerce_memo_get(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, coerce_trials *ts);
 void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, const char *loc, const coerce_trials *ts);
 
-/* Whether the enum 'kv' holds the string s[0..n), by an index built at
-** its first look (c->built): '*known' false when the index could not be
-** built (out of memory). */
-bool coerce_enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
+/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL:
+** none); a large one through an index built at its first look (c->built),
+** so that n values against n allowed ones cost n lookups. */
+bool coerce_enum_holds(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n);
 
 /* The one value of allowed[0..n) that 'x' matches ignoring case (ASCII and
 ** the common scripts' simple case pairs) and surrounding whitespace, after

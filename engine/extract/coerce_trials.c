@@ -33,12 +33,12 @@ static void trim(const char **s, size_t *n)
     while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
-/* Whether s[0..n) is one of the strings of the "enum" 'allowed' (NULL: none);
-** a large one through its index (n values wrapped against n allowed ones). */
-static bool allowed_string(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n)
+static bool enum_index_has(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
+
+bool coerce_enum_holds(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n)
 {
     bool known = false, has = allowed && allowed->type == COAX_ARRAY && allowed->len > 16 &&
-                                coerce_enum_has_string(c, allowed, s, n, &known);
+                                enum_index_has(c, allowed, s, n, &known);
     if (known) return has;
     for (size_t i = 0; allowed && allowed->type == COAX_ARRAY && i < allowed->len; i++) {
         const coax_value *y = &allowed->u.items[i];
@@ -97,7 +97,7 @@ static bool one_item(coerce_ctx *c, const coax_value *x, const coax_value *allow
     const char *s = x->u.text;
     size_t n = x->len;
     trim(&s, &n);
-    bool listed = n && allowed_string(c, allowed, s, n);
+    bool listed = n && coerce_enum_holds(c, allowed, s, n);
     if (n == 0 || (s[0] == '[' && !listed)) return false;
     if (!listed && (says_nothing(s, n) || joins_items(s, n))) return false;
     for (size_t i = 0, from = 0; i <= n; i++) {
@@ -106,7 +106,7 @@ static bool one_item(coerce_ctx *c, const coax_value *x, const coax_value *allow
         const char *p = s + from;
         size_t pn = i - from;
         trim(&p, &pn);
-        if (!listed || allowed_string(c, allowed, p, pn)) return false;
+        if (!listed || coerce_enum_holds(c, allowed, p, pn)) return false;
         from = i + 1;
     }
     return true;
@@ -812,7 +812,9 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
     return smap_putp(&c->built, a, kv, x) ? x : NULL;
 }
 
-bool coerce_enum_has_string(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known)
+/* Whether the large enum 'kv' holds the string s[0..n): '*known' false when
+** its index could not be built (out of memory). */
+static bool enum_index_has(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known)
 {
     const enum_index *ix = enum_index_of(c, kv);
     if (!(*known = ix != NULL)) return false;

@@ -223,20 +223,12 @@ static bool pick_named(void *ctx, const coax_value *s, const char *key, size_t k
     return placeholder(ctx, s, key, klen, &named) && named;
 }
 
-/* Whether enum or const keyword 'value' holds string 's' (a large enum by
-** its index: n places under one enum of m strings cost n + m). */
+/* Whether enum or const keyword 'value' holds string 's' (an enum by
+** coerce_enum_holds: n places under one enum of m strings cost n + m). */
 static bool keyword_holds(finding *f, const coax_value *value, const coax_value *s)
 {
-    bool known;
-    if (value->type == COAX_ARRAY && value->len > 16) {
-        bool has = coerce_enum_has_string(f->c, value, s->u.text, s->len, &known);
-        return known ? has : (f->oom = true);
-    }
-    for (size_t i = 0; i < (value->type == COAX_ARRAY ? value->len : 1); i++) {
-        const coax_value *w = value->type == COAX_ARRAY ? &value->u.items[i] : value;
-        if (w->type == COAX_STRING && w->len == s->len && !memcmp(w->u.text, s->u.text, s->len)) return true;
-    }
-    return false;
+    if (value->type == COAX_STRING) return value->len == s->len && !memcmp(value->u.text, s->u.text, s->len);
+    return coerce_enum_holds(f->c, value, s->u.text, s->len);
 }
 
 /* Whether keyword path segment s[0..n) is k. */
