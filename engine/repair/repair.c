@@ -241,10 +241,10 @@ static bool value_after_comma(const char *t, size_t a, size_t len)
 /* Whether the prose span sp sits in a broken list or object: after an
 ** unmatched '[', or after a ',' that follows a value, or before a ',' and
 ** another value ("[{...}}, {...}", "[[1], ]{...}, false]": neither object
-** is the answer), between closers on lines of their own, or as the value of a quoted key
-** ({"name": "Ada", ...]], "manager": {...}}: a member's value, not the
-** answer, whatever broke the object around it), or as the text of a
-** structure's string ("name": "{}", "value": "[1]"}). Values one after
+** is the answer), between closers on lines of their own, or as the value
+** of a quoted key ({"name": "Ada", ...]], "manager": {...}}: a member's
+** value, not the answer, whatever broke the object around it), or as the
+** text of a structure's string ("name": "{}", "value": "[1]"}). Values one after
 ** the other without a comma are not a list in prose: an echoed schema and
 ** then the answer; nor is a span after a colon in prose ("Here it is:
 ** {...}"). */
@@ -256,7 +256,7 @@ static bool prose_fragment(const job *j, const rspan *sp)
         return true;
     while (b > 0 && around_value(t[b - 1])) b--;
     if (b > 0 && t[b - 1] == '[') return true;
-    size_t after = a;
+    size_t after = a; /* the first byte after the span that is no space */
     while (after < j->len && around_value(t[after])) after++;
     if (b > 0 && (t[b - 1] == ']' || t[b - 1] == '}') && after < j->len && (t[after] == ']' || t[after] == '}'))
         return true; /* between closers on lines of their own: an item of what they close */
@@ -266,10 +266,8 @@ static bool prose_fragment(const job *j, const rspan *sp)
         while (c > 0 && around_value(t[c - 1])) c--;
         if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
-    while (a < j->len && around_value(t[a])) a++;
-    return value_after_comma(t, a, j->len);
+    return value_after_comma(t, after, j->len);
 }
-
 
 /* Where the value val, a span of prose or a reply's value before its
 ** trailing text, is an expression's operand or text's part, or SIZE_MAX: the
