@@ -483,6 +483,15 @@ static bool literal_reads_otherwise(job *j, const rvalue *v)
            coax_value_equal(v->value, decoded, j->alloc) != 1;
 }
 
+/* The entry just logged is a guess about value v: v's log takes it, and v
+** is invented. */
+static void guessed(const job *j, rvalue *v)
+{
+    v->log_to = j->log.n;
+    v->invented = true;
+    v->value->flags |= COAX_VF_INVENTED;
+}
+
 static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
 {
     static const rkind block_kind[] = {
@@ -513,18 +522,14 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
             }
     /* A balanced span in prose followed by members, or by the rest of what
     ** it was meant to hold, was closed too early. */
-    if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
-        repair_closed_early(j->text + sp->end, j->text + j->len)) {
+    bool prose_last = !rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift &&
+                      vals.v[vals.n - 1].log_to == j->log.n; /* the span's last value, its log the last */
+    if (prose_last && repair_closed_early(j->text + sp->end, j->text + j->len)) {
         rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
-        vals.v[vals.n - 1].log_to = j->log.n;
-        vals.v[vals.n - 1].invented = true;
-        vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
-    } else if (!rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift && vals.v[vals.n - 1].log_to == j->log.n &&
-               stray_closer_after(j, sp->end, vals.v[vals.n - 1].value)) {
+        guessed(j, &vals.v[vals.n - 1]);
+    } else if (prose_last && stray_closer_after(j, sp->end, vals.v[vals.n - 1].value)) {
         rlog_add_class(&j->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, sp->end);
-        vals.v[vals.n - 1].log_to = j->log.n;
-        vals.v[vals.n - 1].invented = true;
-        vals.v[vals.n - 1].value->flags |= COAX_VF_INVENTED;
+        guessed(j, &vals.v[vals.n - 1]);
     }
     /* A value an expression applies to: its log takes the text ignored
     ** after it, if any, with the guess. */
@@ -535,20 +540,14 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
                          : SIZE_MAX;
     if (operand != SIZE_MAX) {
         rlog_add(&j->log, RK_OPERAND, operand);
-        vals.v[0].log_to = j->log.n;
-        vals.v[0].invented = true;
-        vals.v[0].value->flags |= COAX_VF_INVENTED;
+        guessed(j, &vals.v[0]);
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
                (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]))) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
-        vals.v[0].log_to = j->log.n;
-        vals.v[0].invented = true;
-        vals.v[0].value->flags |= COAX_VF_INVENTED;
+        guessed(j, &vals.v[0]);
     } else if (!rc && own_log && sp->source == COAX_SOURCE_PROSE && !shift && literal_reads_otherwise(j, &vals.v[0])) {
         rlog_append(&j->log, RK_ESCAPED_JSON, read_twice_detail, COAX_CLASS_INVENTED, vals.v[0].start);
-        vals.v[0].log_to = j->log.n;
-        vals.v[0].invented = true;
-        vals.v[0].value->flags |= COAX_VF_INVENTED;
+        guessed(j, &vals.v[0]);
     }
     bool all_complete = true, any_invented = false;
     for (size_t i = 0; !rc && i < vals.n; i++) {
