@@ -128,14 +128,6 @@ static void stop_if_due(lua_State *L, coax_vm *vm)
     lua_error(L);
 }
 
-/* Runs every HOOK_STEP instructions; every 1024 tokens Lua parses (the
-** vendored llex.c: a parse is one call in C, whose cost a text can make far
-** larger than its size); as a C function returns once the coarse clock
-** moved (the vendored ldo.c: a thousand instructions can hold 250 calls of
-** a costly C function); and every MiB of strings compared or joined, once
-** that clock moved (ldo.c's luaD_work: a sort of the same long strings).
-** Those three ran no instruction (LUA_HOOKTIME): only their time is
-** charged. */
 /* The script's time since the last tick, in ns. The monotonic clock is
 ** cheap to read, but it runs on while the thread waits for a core: on a
 ** loaded machine a script preempted for 25 ms was charged 100,000
@@ -207,6 +199,14 @@ static int l_clock(lua_State *L)
     return 1;
 }
 
+/* Runs every HOOK_STEP instructions; every 1024 tokens Lua parses (the
+** vendored llex.c: a parse is one call in C, whose cost a text can make far
+** larger than its size); as a C function returns once the coarse clock
+** moved (the vendored ldo.c: a thousand instructions can hold 250 calls of
+** a costly C function); and every MiB of strings compared or joined, once
+** that clock moved (ldo.c's luaD_work: a sort of the same long strings).
+** Those three ran no instruction (LUA_HOOKTIME): only their time is
+** charged. */
 static void hook(lua_State *L, lua_Debug *ar)
 {
     coax_vm *vm = vm_of(L);
