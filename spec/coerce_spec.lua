@@ -127,6 +127,46 @@ describe("coercion", function()
       refused('{"a": 150}', bounded, "/a", "expected a number at most 100, got 150")
     end)
 
+    it("converts no value for a union's branch that another branch read as written, at any depth", function()
+      local function obj(a, b) -- a union of two objects whose member "a" is a and b
+        return '{"type":"object","properties":{"x":{"anyOf":[{"type":"object","properties":{"a":' .. a
+          .. '}},{"type":"object","properties":{"a":' .. b .. '}}]}}}'
+      end
+      local bounded = obj('{"type":"number","maximum":100}', '{"type":"string"}')
+      refused('{"x": {"a": 150}}', bounded, "/x/a", "expected a number at most 100, got 150")
+      coerced('{"x": {"a": 50}}', bounded, '{"x":{"a":50}}', nil, nil)
+      local list = obj('{"type":"array","items":{"type":"integer","maximum":10}}', '{"type":"integer"}')
+      refused('{"x": {"a": [20]}}', list, "/x/a/0", "expected a number at most 10, got 20")
+      coerced('{"x": {"a": ["7"]}}', list, '{"x":{"a":[7]}}', "string_to_integer", "/x/a/0")
+      local deep = obj('{"type":"object","properties":{"b":{"type":"number","maximum":100}}}', '{"type":"string"}')
+      refused('{"x": {"a": {"b": 150}}}', deep, "/x/a/b", "expected a number at most 100, got 150")
+      -- a branch that names its values, or fails only on the type, reads nothing as written
+      local words = obj('{"type":"integer"}', '{"type":"string","enum":["unknown"]}')
+      coerced('{"x": {"a": "12"}}', words, '{"x":{"a":12}}', "string_to_integer", "/x/a")
+      -- a branch failing elsewhere (another kind of pet) read nothing at the place
+      local pets = '{"type":"object","properties":{"pet":{"anyOf":[{"type":"object","properties":{"kind":'
+        .. '{"const":"cat"},"age":{"type":"integer"}}},{"type":"object","properties":{"kind":{"const":"dog"},'
+        .. '"age":{"type":"string"}}}]}}}'
+      coerced('{"pet": {"kind": "dog", "age": 5}}', pets, '{"pet":{"kind":"dog","age":"5"}}', "number_to_string",
+        "/pet/age")
+      coerced('{"pet": {"kind": "cat", "age": "5"}}', pets, '{"pet":{"kind":"cat","age":5}}', "string_to_integer",
+        "/pet/age")
+    end)
+
+    it("reads a property named anyOf or oneOf as a property, not as a union's branch", function()
+      for _, name in ipairs { "anyOf", "oneOf" } do
+        local function named(s) return (s:gsub('"a"', '"' .. name .. '"')) end
+        local two = named('{"type":"object","properties":{"x":{"anyOf":[{"type":"object","properties":{"a":'
+          .. '{"type":"number"}}},{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}]}}}')
+        refused(named('{"x": {"a": "5"}}'), two, "/x/" .. name, 'expected number, got string "5"')
+        local bounded = named('{"type":"object","properties":{"x":{"anyOf":[{"type":"object","properties":{"a":'
+          .. '{"type":"number","maximum":100}}},{"type":"object","properties":{"a":{"type":"string"}}}]}}}')
+        refused(named('{"x": {"a": 150}}'), bounded, "/x/" .. name, "expected a number at most 100, got 150")
+        local own = named('{"type":"object","properties":{"a":{"type":"integer"}}}')
+        coerced(named('{"a": "12"}'), own, named('{"a":12}'), "string_to_integer", "/" .. name)
+      end
+    end)
+
     it("converts no tuple item that fits another slot as written, whose item fits its own", function()
       local pair = '{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}]}'
       refused('["5", 6]', pair, "/0", 'expected integer, got string "5"')

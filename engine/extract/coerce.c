@@ -470,6 +470,49 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
     return 1;
 }
 
+/* How many levels above an error's place its branch's claim reaches (the
+** claims are a bounded cost an error, however deep the place). */
+#define CLAIM_LEVELS 8
+
+/* Records in 'claims' that the branch of error 'e' (under the union
+** e->keyword_location[0..pl)) read the value at e's place, and those
+** above it, as its own kind of value: it failed there for what the value
+** holds (a bound, a member, an item), not for its "type", "enum" or
+** "const" (a branch naming its values claims none). Each key, a place
+** and a union, to its branch + 1, or SIZE_MAX for several. */
+static bool claim(hmap *claims, const coax_schema_error *e, size_t pl)
+{
+    const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
+    size_t len = strlen(at), branch = (size_t)strtol(kl + pl, NULL, 10) + 1;
+    bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
+    for (int level = 0; level < CLAIM_LEVELS; level++) {
+        if (level || !own) {
+            hent *h = hmap_put(claims, at, len, kl, pl, hash2(claims, at, len, kl, pl));
+            if (!h) return false;
+            h->val = !h->val || h->val == branch ? branch : SIZE_MAX;
+        }
+        if (!len) break;
+        while (len && at[--len] != '/') {}
+    }
+    return true;
+}
+
+/* Whether another branch of the union error 'e' is under read the value x
+** at e's place as written (claim), while e's trial 'to' makes it another
+** kind of value: {"x": {"a": 150}} past a branch's "maximum": 100 for
+** x.a is no string "150" for the other branch's x.a; which branch the
+** reply meant is a guess (coerce_union_claims tells it from the schema
+** for a branch's own keyword; here the other branch's errors tell it at
+** any depth). */
+static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, const coax_value *x, const coax_value *to)
+{
+    size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
+    if (!pl || !to || to->type == x->type) return false;
+    hent *h = hmap_find(claims, e->instance_location, ll, e->keyword_location, pl,
+                        hash2(claims, e->instance_location, ll, e->keyword_location, pl));
+    return h && h->val != (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
+}
+
 /* Marks in 'amb' the places where two branches of one union each have a
 ** change, different ones ("5" for a number or a list of strings: 5 or
 ** ["5"]; "Ab" for const "AB" or enum ["ab"]; {"n": 1, "m": 2} for closed
@@ -478,15 +521,17 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 ** is marked at its object's place, a replacement at the error's. Puts in
 ** 'hopeless' the branches with an error no trial may fix: no member edit
 ** of theirs is a reading (their default filled in would let another
-** branch pass with a value that branch does not give). */
-static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless)
+** branch pass with a value that branch does not give). Puts in 'claims'
+** what each branch read as written (claim). */
+static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless, hmap *claims)
 {
     /* Only the errors under a union are read here, and an extraction's
     ** errors are mostly not (73,602 of 73,602 in bench/extract/big.sh):
     ** a coerce_trials for each error would be 350 bytes an error. */
     size_t nu = 0;
     for (size_t i = 0; i < val->nerrors; i++) nu += coerce_union_prefix(val->errors[i].keyword_location) != 0;
-    if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu)) return COAX_ENOMEM;
+    if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu))
+        return COAX_ENOMEM;
     if (!nu) return COAX_OK;
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
     coerce_trials *tried = coax_arena_alloc(j->scratch, nu * sizeof *tried);
@@ -498,6 +543,7 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         coax_value *x, *up;
         bool invented;
         if (!pl) continue;
+        if (!claim(claims, e, pl)) return COAX_ENOMEM;
         under[u] = e;
         tried[u].n = 0;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
@@ -559,8 +605,8 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
     r->ch = coax_arena_alloc(a, val->nerrors * sizeof *r->ch + 1);
     if (!r->ch || !hmap_init(&r->where, a, val->nerrors) || !hmap_init(&r->above, a, val->nerrors))
         return COAX_ENOMEM;
-    hmap amb, hopeless;
-    coax_code rc = mark_unions(j, val, &amb, &hopeless);
+    hmap amb, hopeless, claims;
+    coax_code rc = mark_unions(j, val, &amb, &hopeless, &claims);
     if (rc) return rc;
     for (size_t i = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
@@ -583,8 +629,10 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
         }
         coerce_trials ts;
         coerce_make_trials(j->c, x, up, e, &ts);
-        if (used->val >= ts.n || (!ts.t[used->val].value && (in_ambiguous_union(&amb, e, ts.at, ts.atlen) ||
-                                                             in_hopeless_branch(&hopeless, e)))) {
+        if (used->val >= ts.n ||
+            (!ts.t[used->val].value && (in_ambiguous_union(&amb, e, ts.at, ts.atlen) ||
+                                        in_hopeless_branch(&hopeless, e))) ||
+            claimed_elsewhere(&claims, e, x, ts.t[used->val].value)) {
             used->val = COERCE_MAX_TRIALS;
             continue;
         }

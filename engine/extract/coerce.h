@@ -114,8 +114,19 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** reference not followed, past 64 schemas). */
 bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* The innermost union branches (at most COERCE_UNION_LEVELS) of keyword
+** path 'kw': for each, innermost last, the length of kw up to its branch
+** index's end (end[]) and how many tokens of an error's instance location
+** lead to the place the union applies at (steps[]: one per "properties/x",
+** "items", ... before it; "$ref", "allOf/0", "not" take none). Returns how
+** many it has in all. A name after "properties" or "$defs" is no keyword
+** ("properties/anyOf/type" is a property's). */
+#define COERCE_UNION_LEVELS 8
+size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t steps[COERCE_UNION_LEVELS]);
+
 /* The length of an error's keyword path 'kw' up to the branch index of
-** its innermost union ("/anyOf/" or "/oneOf/"), or 0 when it is under none. */
+** its innermost union ("anyOf/" or "oneOf/" as a keyword, not a property's
+** name), or 0 when it is under none. */
 size_t coerce_union_prefix(const char *kw);
 
 /* Whether a union's other branch takes values of x's type, bounded only (a

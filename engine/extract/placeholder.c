@@ -231,56 +231,6 @@ static bool keyword_holds(finding *f, const coax_value *value, const coax_value 
     return coerce_enum_holds(f->c, value, s->u.text, s->len);
 }
 
-/* Whether keyword path segment s[0..n) is k. */
-static bool segment_is(const char *s, size_t n, const char *k)
-{
-    return strlen(k) == n && !memcmp(s, k, n);
-}
-
-/* The innermost union branches (at most UNION_LEVELS) of keyword path
-** 'kw': for each, innermost last, the length of kw up to its branch
-** index's end (end[]) and how many tokens of an error's instance location
-** lead to the place the union applies at (steps[]: one per "properties/x",
-** "items", ... before it; "$ref", "allOf/0", "not" take none). Returns how
-** many it has in all. A name after "properties" or "$defs" is no keyword
-** ("properties/anyOf/type" is a property's). */
-#define UNION_LEVELS 8
-static size_t union_branches(const char *kw, size_t end[UNION_LEVELS], size_t steps[UNION_LEVELS])
-{
-    static const char *const named_step[] = {"properties", "patternProperties", "prefixItems"};
-    static const char *const named[] = {"$defs", "definitions", "dependentSchemas", "dependencies", "allOf"};
-    static const char *const step[] = {"items", "additionalItems", "additionalProperties", "unevaluatedItems",
-                                       "unevaluatedProperties", "contains", "propertyNames"};
-    size_t n = 0, taken = 0;
-    for (const char *p = kw; *p == '/';) {
-        const char *s = p + 1, *e = strchr(s, '/');
-        if (!e) e = s + strlen(s);
-        size_t len = (size_t)(e - s);
-        const char *next = *e == '/' ? e + 1 : e, *after = strchr(next, '/');
-        if (!after) after = next + strlen(next);
-        bool index = after > next && strspn(next, "0123456789") == (size_t)(after - next);
-        p = e;
-        if ((segment_is(s, len, "anyOf") || segment_is(s, len, "oneOf")) && index) {
-            if (n >= UNION_LEVELS) {
-                memmove(end, end + 1, (UNION_LEVELS - 1) * sizeof *end);
-                memmove(steps, steps + 1, (UNION_LEVELS - 1) * sizeof *steps);
-            }
-            end[n < UNION_LEVELS ? n : UNION_LEVELS - 1] = (size_t)(after - kw);
-            steps[n < UNION_LEVELS ? n : UNION_LEVELS - 1] = taken;
-            n++;
-            p = after;
-            continue;
-        }
-        for (size_t k = 0; k < sizeof named_step / sizeof *named_step; k++)
-            if (segment_is(s, len, named_step[k])) taken++, p = after;
-        for (size_t k = 0; k < sizeof named / sizeof *named; k++)
-            if (segment_is(s, len, named[k])) p = after;
-        for (size_t k = 0; k < sizeof step / sizeof *step; k++)
-            if (segment_is(s, len, step[k])) taken++, p = segment_is(s, len, "items") && index ? after : p;
-    }
-    return n;
-}
-
 /* The length of instance location 'at' up to its 'steps' tokens, or
 ** SIZE_MAX when it has fewer. */
 static size_t place_prefix(const char *at, size_t steps)
@@ -307,9 +257,9 @@ static bool map_branches(finding *f)
         if (!m->e[i].hash) continue; /* an empty slot */
         for (const extract_probe_error *pe = m->e[i].val; pe; pe = pe->next) {
             const char *kl = pe->e->keyword_location, *at = pe->e->instance_location;
-            size_t end[UNION_LEVELS], steps[UNION_LEVELS], n = union_branches(kl, end, steps);
-            f->branches_unknown = f->branches_unknown || n > UNION_LEVELS; /* its outer branches not kept */
-            for (size_t k = 0; k < n && k < UNION_LEVELS; k++) {
+            size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(kl, end, steps);
+            f->branches_unknown = f->branches_unknown || n > COERCE_UNION_LEVELS; /* its outer branches not kept */
+            for (size_t k = 0; k < n && k < COERCE_UNION_LEVELS; k++) {
                 size_t pl = place_prefix(at, steps[k]);
                 if (pl == SIZE_MAX) { /* a keyword path read wrong: no branch is known alone */
                     f->branches_unknown = true;
@@ -336,13 +286,13 @@ static bool map_branches(finding *f)
 ** that branch did not let it pass ({"anyOf": [{"properties": {"a":
 ** {"enum": ["???"]}, "b": {"const": 1}}}, {"properties": {"a": {"type":
 ** "string"}}}]} with {"a": "???", "b": 2}). Two named strings under one
-** branch, or an error of the probe under more than UNION_LEVELS unions,
+** branch, or an error of the probe under more than COERCE_UNION_LEVELS unions,
 ** are taken as not named there. */
 static bool branches_alone_at(finding *f, const char *kl, const char *at)
 {
-    size_t end[UNION_LEVELS], steps[UNION_LEVELS], n = union_branches(kl, end, steps);
+    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(kl, end, steps);
     if (!n) return true;
-    if (n > UNION_LEVELS) return false;
+    if (n > COERCE_UNION_LEVELS) return false;
     if (!f->branches_built && !(f->branches_built = map_branches(f))) return !(f->oom = true);
     if (f->branches_unknown) return false;
     for (size_t k = 0; k < n; k++) {

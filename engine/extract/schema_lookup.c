@@ -211,12 +211,57 @@ static unsigned types_bounded(const coax_value *s)
     return bits;
 }
 
+/* Whether keyword path segment s[0..n) is k. */
+static bool segment_is(const char *s, size_t n, const char *k)
+{
+    return strlen(k) == n && !memcmp(s, k, n);
+}
+
+size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t steps[COERCE_UNION_LEVELS])
+{
+    static const char *const named_step[] = {"properties", "patternProperties", "prefixItems"};
+    static const char *const named[] = {"$defs", "definitions", "dependentSchemas", "dependencies", "allOf"};
+    static const char *const step[] = {"items", "additionalItems", "additionalProperties", "unevaluatedItems",
+                                       "unevaluatedProperties", "contains", "propertyNames"};
+    size_t n = 0, taken = 0;
+    for (const char *p = kw; *p == '/';) {
+        const char *s = p + 1, *e = strchr(s, '/');
+        if (!e) e = s + strlen(s);
+        size_t len = (size_t)(e - s);
+        const char *next = *e == '/' ? e + 1 : e, *after = strchr(next, '/');
+        if (!after) after = next + strlen(next);
+        bool index = after > next && strspn(next, "0123456789") == (size_t)(after - next);
+        p = e;
+        if ((segment_is(s, len, "anyOf") || segment_is(s, len, "oneOf")) && index) {
+            if (n >= COERCE_UNION_LEVELS) {
+                memmove(end, end + 1, (COERCE_UNION_LEVELS - 1) * sizeof *end);
+                memmove(steps, steps + 1, (COERCE_UNION_LEVELS - 1) * sizeof *steps);
+            }
+            end[n < COERCE_UNION_LEVELS ? n : COERCE_UNION_LEVELS - 1] = (size_t)(after - kw);
+            steps[n < COERCE_UNION_LEVELS ? n : COERCE_UNION_LEVELS - 1] = taken;
+            n++;
+            p = after;
+            continue;
+        }
+        for (size_t k = 0; k < sizeof named_step / sizeof *named_step; k++)
+            if (segment_is(s, len, named_step[k])) taken++, p = after;
+        for (size_t k = 0; k < sizeof named / sizeof *named; k++)
+            if (segment_is(s, len, named[k])) p = after;
+        for (size_t k = 0; k < sizeof step / sizeof *step; k++)
+            if (segment_is(s, len, step[k])) taken++, p = segment_is(s, len, "items") && index ? after : p;
+    }
+    return n;
+}
+
 size_t coerce_union_prefix(const char *kw)
 {
-    size_t at = 0;
-    for (const char *p = strchr(kw, '/'); p; p = strchr(p + 1, '/')) /* every error's path: slashes only */
-        if ((p[1] == 'a' && !strncmp(p, "/anyOf/", 7)) || (p[1] == 'o' && !strncmp(p, "/oneOf/", 7)))
-            at = (size_t)(p - kw) + 7;
+    /* Most errors are under no union: one scan tells (every error of a
+    ** large extraction passes here). */
+    if (!strstr(kw, "/anyOf/") && !strstr(kw, "/oneOf/")) return 0;
+    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(kw, end, steps);
+    if (!n) return 0;
+    size_t at = end[n < COERCE_UNION_LEVELS ? n - 1 : COERCE_UNION_LEVELS - 1];
+    while (at && kw[at - 1] >= '0' && kw[at - 1] <= '9') at--;
     return at;
 }
 
