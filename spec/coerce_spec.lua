@@ -105,6 +105,21 @@ describe("coercion", function()
       coerced('{"firstName": "Ada", "nick_name": "A"}', s, '{"firstName":"Ada"}', "property_dropped", "/nick_name")
     end)
 
+    it("renames no key to a declared name in another case where another declared name is it joined otherwise", function()
+      local closed = '{"type":"object","properties":{"userId":{"type":"integer"},"user_id":{"type":"integer"}},'
+        .. '"additionalProperties":false}'
+      refused('{"userid": 5}', closed, "/userid", 'property "userid" is not allowed')
+      refused('{"User_Id": 5}', closed, "/User_Id", 'property "User_Id" is not allowed')
+      local required = '{"type":"object","properties":{"first_name":{"type":"string"},"firstName":{"type":"string"}},'
+        .. '"required":["first_name"]}'
+      refused('{"FIRSTNAME": "Ada"}', required, "", 'missing required property "first_name"')
+      -- one declared name of that form: the case alone differs
+      local one = '{"type":"object","properties":{"userId":{"type":"integer"},"username":{"type":"string"}},'
+        .. '"additionalProperties":false}'
+      coerced('{"userid": 5, "username": "a"}', one, '{"userId":5,"username":"a"}', "key_renamed", "/userId")
+      coerced('{"USERID": 5}', one, '{"userId":5}', "key_renamed", "/userId")
+    end)
+
     it("converts no value for a union's branch when another branch takes the type it was written in", function()
       local num = '{"type":"object","properties":{"a":{"anyOf":[{"type":"number","maximum":100},{"type":"string"}]}}}'
       refused('{"a": 150}', num, "/a", "expected a number at most 100, got 150")

@@ -363,6 +363,9 @@ static size_t lidx_find(const lidx *ix, coax_arena *a, const char *k, size_t kn,
 typedef struct declared {
     lidx ix;
     size_t np;
+    coerce_ctx *c;
+    lidx joined; /* the names in their joined form (coerce_norm_key), built at the first match */
+    bool joined_built;
 } declared;
 
 static bool declared_init(declared *d, coerce_ctx *c, const coax_value *props, const coax_value *names)
@@ -372,6 +375,8 @@ static bool declared_init(declared *d, coerce_ctx *c, const coax_value *props, c
     coax_arena *a = c->arena;
     if (!lidx_init(&d->ix, c, np + nn)) return false;
     d->np = np;
+    d->c = c;
+    d->joined_built = false;
     for (size_t i = 0; i < np; i++) lidx_add(&d->ix, a, props->u.members[i].key, props->u.members[i].klen);
     for (size_t i = 0; i < nn; i++) {
         const coax_value *v = &names->u.items[i];
@@ -394,24 +399,51 @@ static long declared_exact(const declared *d, coax_arena *a, const char *k, size
     return exact >= 0 && (size_t)exact < d->np ? exact : -1;
 }
 
+#define JOINED_MAX 128 /* a longer name is not compared in its joined form */
+
+/* How many declared names are key[0..klen) joined another way ("userId"
+** and "user_id" for "userid"); 0 for a key too long to tell, or out of
+** memory. */
+static size_t declared_joined(declared *d, coax_arena *a, const char *key, size_t klen)
+{
+    char norm[JOINED_MAX + 1];
+    if (!d->joined_built) {
+        if (!lidx_init(&d->joined, d->c, d->ix.n)) return 0;
+        for (size_t i = 0; i < d->ix.n; i++) {
+            if (!coerce_norm_key(d->ix.key[i], d->ix.klen[i], norm, sizeof norm)) continue;
+            const char *kept = coax_arena_strdup(a, norm, strlen(norm));
+            if (!kept) return 0;
+            lidx_add(&d->joined, a, kept, strlen(kept));
+        }
+        d->joined_built = true;
+    }
+    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return 0;
+    size_t hit;
+    long exact;
+    return lidx_find(&d->joined, a, norm, strlen(norm), &hit, 1, &exact);
+}
+
 /* The one declared name that equals 'key' ignoring case and surrounding
-** spaces, or NULL (none, or several: " Name " matches nothing when both
-** "name" and "Name" exist). '*index' is its entry. */
-static const char *declared_match(const declared *d, coax_arena *a, const char *key, size_t klen, size_t *len,
+** spaces, or NULL: none, or several ('*index' SIZE_MAX). Several are
+** " Name " when both "name" and "Name" exist, and "userid" when "userId"
+** and "user_id" do: which one the reply meant is a guess. '*index' is its
+** entry. */
+static const char *declared_match(declared *d, coax_arena *a, const char *key, size_t klen, size_t *len,
                                   size_t *index)
 {
     size_t hit;
     long exact;
-    if (lidx_find(&d->ix, a, key, klen, &hit, 1, &exact) != 1) return NULL;
+    size_t n = lidx_find(&d->ix, a, key, klen, &hit, 1, &exact);
+    *index = n > 1 || (n == 1 && declared_joined(d, a, key, klen) > 1) ? SIZE_MAX : hit;
+    if (n != 1 || *index == SIZE_MAX) return NULL;
     *len = d->ix.klen[hit];
-    *index = hit;
     return d->ix.key[hit];
 }
 
 /* A member of 'obj' (indexed in 'members') to rename to the missing 'name':
 ** the one whose key differs from it only in case or surrounding spaces, is
 ** not declared itself, matches no other declared name, and was not invented. */
-static const coax_member *rename_source(coax_arena *a, const coax_value *obj, const lidx *members, const declared *d,
+static const coax_member *rename_source(coax_arena *a, const coax_value *obj, const lidx *members, declared *d,
                                         const char *name, size_t nlen)
 {
     size_t hit, dl, di;
@@ -698,10 +730,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         if (m->value.flags & COAX_VF_INVENTED) return;
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
-        size_t hit;
-        long exact;
-        if (!dn && lidx_find(&d.ix, a, m->key, m->klen, &hit, 1, &exact) > 1)
-            return; /* " a" beside declared "a" and "A": one of them (a guess), not unknown */
+        if (!dn && di == SIZE_MAX) return; /* " a" beside declared "a" and "A": one of them (a guess), not unknown */
         if (dn && !taken[di]) {
             taken[di] = &m->value;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
