@@ -105,7 +105,7 @@ describe("coercion", function()
       coerced('{"firstName": "Ada", "nick_name": "A"}', s, '{"firstName":"Ada"}', "property_dropped", "/nick_name")
     end)
 
-    it("renames no key to a declared name in another case where another declared name is it joined otherwise", function()
+    it("renames no key to a declared name in another case where another declared one is it joined otherwise", function()
       local closed = '{"type":"object","properties":{"userId":{"type":"integer"},"user_id":{"type":"integer"}},'
         .. '"additionalProperties":false}'
       refused('{"userid": 5}', closed, "/userid", 'property "userid" is not allowed')
