@@ -120,6 +120,22 @@ describe("coercion", function()
       coerced('{"USERID": 5}', one, '{"userId":5}', "key_renamed", "/userId")
     end)
 
+    it("matches no enum value in another case where another allowed value is it joined otherwise", function()
+      local two = '{"type":"object","properties":{"s":{"enum":["in_progress","inProgress","done"]}}}'
+      refused('{"s": "IN_PROGRESS"}', two, "/s",
+        'expected one of ["in_progress","inProgress","done"], got string "IN_PROGRESS"')
+      refused('{"s": "inprogress"}', two, "/s",
+        'expected one of ["in_progress","inProgress","done"], got string "inprogress"')
+      local one = '{"type":"object","properties":{"s":{"enum":["in_progress","done"]}}}'
+      coerced('{"s": "IN_PROGRESS"}', one, '{"s":"in_progress"}', "enum_match", "/s")
+      local names = {}
+      for i = 1, 20 do names[i] = '"v' .. i .. '"' end
+      local large = '{"type":"object","properties":{"s":{"enum":[' .. table.concat(names, ",") .. ',"in_progress"'
+      local r = coax.extract('{"s": "InProgress"}', large .. ',"inProgress"]}}}')
+      assert.are.same({ false, 0 }, { r.valid, #r.coercions })
+      coerced('{"s": "IN_PROGRESS"}', large .. ']}}}', '{"s":"in_progress"}', "enum_match", "/s")
+    end)
+
     it("converts no value for a union's branch when another branch takes the type it was written in", function()
       local num = '{"type":"object","properties":{"a":{"anyOf":[{"type":"number","maximum":100},{"type":"string"}]}}}'
       refused('{"a": 150}', num, "/a", "expected a number at most 100, got 150")

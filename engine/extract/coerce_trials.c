@@ -401,26 +401,40 @@ static long declared_exact(const declared *d, coax_arena *a, const char *k, size
 
 #define JOINED_MAX 128 /* a longer name is not compared in its joined form */
 
+/* Adds s[0..n) in its joined form (coerce_norm_key: "user_id" and "userId"
+** are "userid") to 'ix', unless too long; false out of memory. */
+static bool joined_add(lidx *ix, coax_arena *a, const char *s, size_t n)
+{
+    char norm[JOINED_MAX + 1];
+    if (!coerce_norm_key(s, n, norm, sizeof norm)) return true;
+    const char *kept = coax_arena_strdup(a, norm, strlen(norm));
+    if (kept) lidx_add(ix, a, kept, strlen(kept));
+    return kept != NULL;
+}
+
+/* How many names of 'ix' (joined_add) are s[0..n) joined some way; 0 for
+** a name too long to tell. */
+static size_t joined_count(const lidx *ix, coax_arena *a, const char *s, size_t n)
+{
+    char norm[JOINED_MAX + 1];
+    size_t hit;
+    long exact;
+    if (!coerce_norm_key(s, n, norm, sizeof norm)) return 0;
+    return lidx_find(ix, a, norm, strlen(norm), &hit, 1, &exact);
+}
+
 /* How many declared names are key[0..klen) joined another way ("userId"
 ** and "user_id" for "userid"); 0 for a key too long to tell, or out of
 ** memory. */
 static size_t declared_joined(declared *d, coax_arena *a, const char *key, size_t klen)
 {
-    char norm[JOINED_MAX + 1];
     if (!d->joined_built) {
         if (!lidx_init(&d->joined, d->c, d->ix.n)) return 0;
-        for (size_t i = 0; i < d->ix.n; i++) {
-            if (!coerce_norm_key(d->ix.key[i], d->ix.klen[i], norm, sizeof norm)) continue;
-            const char *kept = coax_arena_strdup(a, norm, strlen(norm));
-            if (!kept) return 0;
-            lidx_add(&d->joined, a, kept, strlen(kept));
-        }
+        for (size_t i = 0; i < d->ix.n; i++)
+            if (!joined_add(&d->joined, a, d->ix.key[i], d->ix.klen[i])) return 0;
         d->joined_built = true;
     }
-    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return 0;
-    size_t hit;
-    long exact;
-    return lidx_find(&d->joined, a, norm, strlen(norm), &hit, 1, &exact);
+    return joined_count(&d->joined, a, key, klen);
 }
 
 /* The one declared name that equals 'key' ignoring case and surrounding
@@ -793,6 +807,7 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
 ** mistyped values against n allowed ones cost n lookups, not n^2 compares. */
 typedef struct enum_index {
     lidx words;
+    lidx joined; /* its strings in their joined form (joined_add) */
     size_t *item;    /* per entry of 'words': the enum item */
     size_t *numbers; /* the items that are numbers */
     size_t nnum;
@@ -814,7 +829,7 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
     if (known) return known;
     coax_arena *a = c->arena;
     enum_index *x = coax_arena_alloc(a, sizeof *x);
-    if (!x || !lidx_init(&x->words, c, kv->len)) return NULL;
+    if (!x || !lidx_init(&x->words, c, kv->len) || !lidx_init(&x->joined, c, kv->len)) return NULL;
     size_t slots = 4;
     while (slots < (size_t)kv->len * 2) slots *= 2;
     x->item = coax_arena_alloc(a, kv->len * sizeof *x->item + 1), x->nh = coax_arena_alloc(a, kv->len * sizeof *x->nh + 1);
@@ -834,6 +849,7 @@ static const enum_index *enum_index_of(coerce_ctx *c, const coax_value *kv)
             x->numbers[x->nnum++] = i;
             x->nhead[h & x->nmask] = (uint32_t)x->nnum;
         }
+        if (y->type == COAX_STRING && !joined_add(&x->joined, a, y->u.text, y->len)) return NULL;
         if (y->type != COAX_STRING && !word) continue;
         x->item[x->words.n] = i;
         lidx_add(&x->words, a, word ? word : y->u.text, word ? strlen(word) : y->len);
@@ -891,6 +907,25 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
     return hits == 1 ? hit : NULL;
 }
 
+/* Whether string 'x', matched loosely to one string of 'allowed' (n of
+** them; 'kv' the enum when large), is another of them joined another way
+** too: "IN_PROGRESS" for "in_progress" beside "inProgress" (an underscore
+** dropped, or the case changed: which one the reply meant is a guess). */
+static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *allowed, size_t n, const coax_value *kv)
+{
+    if (n > 16) {
+        const enum_index *ix = enum_index_of(c, kv);
+        return !ix || joined_count(&ix->joined, c->arena, x->u.text, x->len) > 1;
+    }
+    char norm[JOINED_MAX + 1], other[JOINED_MAX + 1];
+    if (!coerce_norm_key(x->u.text, x->len, norm, sizeof norm)) return false;
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        same += allowed[i].type == COAX_STRING && coerce_norm_key(allowed[i].u.text, allowed[i].len, other, sizeof other) &&
+                !strcmp(norm, other);
+    return same > 1;
+}
+
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
                         coerce_trials *ts)
 {
@@ -924,6 +959,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
                                 : kv->len > 16 ? enum_loose_match(c, x, kv)
                                                : coerce_loose_match(a, x, kv->u.items, kv->len);
+        if (hit && hit->type == COAX_STRING && x->type == COAX_STRING && !is_const &&
+            joined_twice(c, x, kv->u.items, kv->len, kv))
+            hit = NULL;
         if (hit && !coerce_union_claims(c, x, hit, e->keyword_location))
             add_value(ts, is_const ? "const_match" : "enum_match",
                       "matched the allowed value ignoring case and surrounding spaces", coax_value_copy(a, hit));
