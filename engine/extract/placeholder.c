@@ -190,6 +190,28 @@ static bool placeholder(finding *f, const coax_value *v, const char *key, size_t
     return true;
 }
 
+/* A list of one string a repair read without quotes ({"names": [insert
+** name here]}) is as well that text in brackets: when "[text]" is a
+** placeholder ("[insert name here]", "[Name]" for "names"), the two
+** readings differ, and the list's is no answer either. Returns "[text]" as
+** a string, or NULL. */
+static const coax_value *bracketed(finding *f, const coax_value *v, const char *key, size_t klen)
+{
+    const coax_value *item = v->type == COAX_ARRAY && v->len == 1 ? &v->u.items[0] : NULL;
+    char text[66];
+    if (!item || item->type != COAX_STRING || !(item->flags & COAX_VF_UNQUOTED) || item->len > sizeof text - 2)
+        return NULL;
+    text[0] = '[';
+    memcpy(text + 1, item->u.text, item->len);
+    text[item->len + 1] = ']';
+    if (!extract_is_placeholder(text, item->len + 2, key, klen)) return NULL;
+    coax_value *s = coax_arena_alloc(f->c->arena, sizeof *s);
+    char *kept = coax_arena_strdup(f->c->arena, text, item->len + 2);
+    if (!s || !kept) return (f->oom = true), NULL;
+    *s = (coax_value){.type = COAX_STRING, .len = item->len + 2, .u.text = kept};
+    return s;
+}
+
 /* Depth-first: the first placeholder under 'v' (a member of key 'key', at
 ** place 'at') that no enum or const of the schema names, its pointer in
 ** f->path (written only then); stops at one some enum or const names
@@ -201,6 +223,11 @@ static const coax_value *find(finding *f, const coax_value *v, const char *key, 
         if (!placeholder(f, v, key, klen, &named) || (named && (f->named_seen = true))) return NULL;
         extract_put_pointer(&f->path, at);
         return v;
+    }
+    const coax_value *in_brackets = bracketed(f, v, key, klen);
+    if (in_brackets) {
+        extract_put_pointer(&f->path, at);
+        return in_brackets;
     }
     for (size_t i = 0; v->type == COAX_ARRAY && i < v->len && !f->named_seen; i++) {
         extract_frame item = {at, NULL, 0, i};
@@ -334,6 +361,8 @@ static const coax_value *find_probed(finding *f, const coax_value *v, const char
     bool named;
     if (v->type == COAX_STRING)
         return placeholder(f, v, key, klen, &named) && (f->oom || !named || !named_here(f, v)) ? v : NULL;
+    const coax_value *in_brackets = bracketed(f, v, key, klen);
+    if (in_brackets) return in_brackets;
     size_t mark = f->path.len;
     for (size_t i = 0; (v->type == COAX_ARRAY || v->type == COAX_OBJECT) && i < v->len; i++) {
         const coax_member *m = v->type == COAX_OBJECT ? &v->u.members[i] : NULL;
