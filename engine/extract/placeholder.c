@@ -33,12 +33,13 @@ static bool names_key(const char *s, size_t n, const char *key, size_t klen)
 }
 
 /* Whether s[0..n) names a type rather than giving a value of it: the
-** schema's words in brackets ("<string>", "[number]"). */
-static bool names_type(const char *s, size_t n)
+** schema's words in brackets ("<string>", "[number]"); with 'words', the
+** plain ones too ("<value>", "[text]"). */
+static bool names_type(const char *s, size_t n, bool words_too)
 {
     static const char *const words[] = {"string", "str", "number", "integer", "int", "float", "boolean", "bool",
                                         "value", "text"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    for (size_t i = 0; i < sizeof words / sizeof *words - (words_too ? 0 : 2); i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
     return false;
 }
@@ -121,7 +122,7 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     const char *in = s + 1;
     size_t m = n - 2;
     if (!words_only(in, m)) return false;
-    if (names_key(in, m, key, klen) || instruction(in, m) || ((angle || square) && names_type(in, m)))
+    if (names_key(in, m, key, klen) || instruction(in, m) || ((angle || square) && names_type(in, m, true)))
         return true; /* "email": "<email>", "[Your Name]", "<string>" */
     /* <first name>, <user_email>: an angle-bracketed phrase is no HTML tag */
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
@@ -179,37 +180,28 @@ typedef struct finding {
     coax_buf path; /* the placeholder's pointer */
 } finding;
 
+/* Whether string 'v', which a repair read without quotes, is a template's
+** words or code's rather than a value: its member's own name, an
+** instruction, a type's name ({"name": name, "age": int}, {"name": your
+** name}, [insert name here]); without quotes nothing tells them apart.
+** "value" and "text" are words of values too ({key: value}). */
+static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
+{
+    const char *s = v->u.text;
+    size_t n = v->len;
+    return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
+           (names_key(s, n, key, klen) || instruction(s, n) || names_type(s, n, false));
+}
+
 /* Whether string 'v' (a member of key 'key') is a placeholder; sets
 ** *named when an "enum" or "const" of the schema names it. */
 static bool placeholder(finding *f, const coax_value *v, const char *key, size_t klen, bool *named)
 {
     *named = false;
-    if (!extract_is_placeholder(v->u.text, v->len, key, klen)) return false;
+    if (!extract_is_placeholder(v->u.text, v->len, key, klen) && !unquoted_template(v, key, klen)) return false;
     if (!f->named && !(f->named = named_strings(f->c))) return f->oom = true;
     *named = smap_get(f->named, v->u.text, v->len) != NULL;
     return true;
-}
-
-/* A list of one string a repair read without quotes ({"names": [insert
-** name here]}) is as well that text in brackets: when "[text]" is a
-** placeholder ("[insert name here]", "[Name]" for "names"), the two
-** readings differ, and the list's is no answer either. Returns "[text]" as
-** a string, or NULL. */
-static const coax_value *bracketed(finding *f, const coax_value *v, const char *key, size_t klen)
-{
-    const coax_value *item = v->type == COAX_ARRAY && v->len == 1 ? &v->u.items[0] : NULL;
-    char text[66];
-    if (!item || item->type != COAX_STRING || !(item->flags & COAX_VF_UNQUOTED) || item->len > sizeof text - 2)
-        return NULL;
-    text[0] = '[';
-    memcpy(text + 1, item->u.text, item->len);
-    text[item->len + 1] = ']';
-    if (!extract_is_placeholder(text, item->len + 2, key, klen)) return NULL;
-    coax_value *s = coax_arena_alloc(f->c->arena, sizeof *s);
-    char *kept = coax_arena_strdup(f->c->arena, text, item->len + 2);
-    if (!s || !kept) return (f->oom = true), NULL;
-    *s = (coax_value){.type = COAX_STRING, .len = item->len + 2, .u.text = kept};
-    return s;
 }
 
 /* Depth-first: the first placeholder under 'v' (a member of key 'key', at
@@ -223,11 +215,6 @@ static const coax_value *find(finding *f, const coax_value *v, const char *key, 
         if (!placeholder(f, v, key, klen, &named) || (named && (f->named_seen = true))) return NULL;
         extract_put_pointer(&f->path, at);
         return v;
-    }
-    const coax_value *in_brackets = bracketed(f, v, key, klen);
-    if (in_brackets) {
-        extract_put_pointer(&f->path, at);
-        return in_brackets;
     }
     for (size_t i = 0; v->type == COAX_ARRAY && i < v->len && !f->named_seen; i++) {
         extract_frame item = {at, NULL, 0, i};
@@ -361,8 +348,6 @@ static const coax_value *find_probed(finding *f, const coax_value *v, const char
     bool named;
     if (v->type == COAX_STRING)
         return placeholder(f, v, key, klen, &named) && (f->oom || !named || !named_here(f, v)) ? v : NULL;
-    const coax_value *in_brackets = bracketed(f, v, key, klen);
-    if (in_brackets) return in_brackets;
     size_t mark = f->path.len;
     for (size_t i = 0; (v->type == COAX_ARRAY || v->type == COAX_OBJECT) && i < v->len; i++) {
         const coax_member *m = v->type == COAX_OBJECT ? &v->u.members[i] : NULL;
