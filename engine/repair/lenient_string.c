@@ -178,7 +178,7 @@ const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coa
         unsigned char c = (unsigned char)*q;
         if (c == (unsigned char)open) break;
         if (c >= 0x20 || nctl == sizeof ctl / sizeof *ctl) return NULL;
-        if (c == '\n' && ctx != CTX_KEY && ps->nopens && lp_item_ahead(q + 1, e, ctx)) return NULL;
+        if (c == '\n' && (ctx == CTX_KEY || (ps->nopens && lp_item_ahead(q + 1, e, ctx)))) return NULL;
         ctl[nctl++] = q++;
     }
     const char *after = q + 1;
@@ -326,6 +326,14 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 }
 
 /* Decodes one escape at p (on the backslash), below 'bound'. */
+/* Whether the line at p holds more than spaces before a quote ends it. */
+static bool text_on_line(const char *p, const char *bound)
+{
+    for (; p < bound && *p != '\n' && *p != '"' && *p != '\''; p++)
+        if (!ws_tab[(unsigned char)*p]) return true;
+    return false;
+}
+
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
     if (p + 1 >= bound) return bound; /* a lone backslash at the end */
@@ -444,7 +452,11 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                 *cut = back > body && back[-1] == ',' ? back - 1 : p;
                 return S_CUT;
             }
-            note(ps, RK_CONTROL_CHARACTER, p);
+            /* a key with text on a later line ("count: [⏎ {⏎ note": 1) may
+            ** end at a later key's quote, its own and that key's opening one
+            ** lost; spaces alone before its quote ("a⏎    ":) say nothing */
+            if (c == '\n' && ctx == CTX_KEY && text_on_line(p + 1, bound)) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, p);
+            else note(ps, RK_CONTROL_CHARACTER, p);
             coax_buf_putc(&ps->sb, (char)c);
             p++;
             continue;
