@@ -423,6 +423,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
 {
     const char *p = ps->p, *body = ps->p;
     bool control = false, mixed = false; /* a control escape decoded; noted with a backslash kept */
+    bool key_lines = false;              /* a key over lines noted, at its first character */
     ps->kept_escape = false;
     while (p < bound) {
         const char *run = p;
@@ -455,8 +456,12 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             /* a key with text on a later line ("count: [⏎ {⏎ note": 1) may
             ** end at a later key's quote, its own and that key's opening one
             ** lost; spaces alone before its quote ("a⏎    ":) say nothing */
-            if (c == '\n' && ctx == CTX_KEY && text_on_line(p + 1, bound)) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, p);
-            else note(ps, RK_CONTROL_CHARACTER, p);
+            if (c == '\n' && ctx == CTX_KEY && text_on_line(p + 1, bound)) {
+                if (!key_lines) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, body);
+                key_lines = true;
+            } else {
+                note(ps, RK_CONTROL_CHARACTER, p);
+            }
             coax_buf_putc(&ps->sb, (char)c);
             p++;
             continue;
