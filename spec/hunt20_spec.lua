@@ -5,10 +5,11 @@
 -- open reply ends on ({"n": 12, cut from 1234?) was taken in a session and
 -- refused by coax extract; (2) a stray closer that a second fault hid: a word
 -- or number it split followed by more than a closer, members after it broken
--- another way, a remark before the closers; (3) a key with text on a later
--- line, which ends at a later key's quote; (4) drafts before 2020-12: a tuple
--- of `items` swapped, a `dependencies` default beside another. The values are
--- in spec/fixtures/confidence/hunt20.jsonl; here the sessions and the places.
+-- another way, a remark before the closers; (3) a key over lines holding
+-- JSON's punctuation, which ends at a later key's quote; (4) drafts before
+-- 2020-12: a tuple of `items` swapped, a `dependencies` default beside
+-- another. The values are in spec/fixtures/confidence/hunt20.jsonl; here the
+-- sessions and the places.
 local coax = require "coax"
 local json = coax.json
 
@@ -98,7 +99,7 @@ describe("hunt20: a stray closer a second fault hid", function()
   end)
 end)
 
-describe("hunt20: a key with text on a later line", function()
+describe("hunt20: a key over lines that holds JSON's punctuation", function()
   it("is a guess at which quote ends it, at the key's first character", function()
     local text = '{\n  "email": 1,\n  "count: [\n    {\n      note": "x"\n    }\n  ]\n}'
     assert.are.same({ nil, "unreadable text at line 3, column 4 (guessed which quote ends the string: 'count');"
@@ -107,8 +108,9 @@ describe("hunt20: a key with text on a later line", function()
     assert.are.same({ "unescaped_quote", "invented", 19 }, { log[1].kind, log[1].class, log[1].offset })
   end)
 
-  it("keeps a key whose later line holds only spaces, and a value's line break", function()
+  it("keeps a key over lines with no bracket, comma or colon in it, and a value's line break", function()
     assert.are.same({ ["a\n    "] = "b" }, (coax.repair('{"a\n    ": "b"}')))
+    assert.are.same({ ["key\nafter"] = "foo" }, (coax.repair('{"key\nafter": "foo"}')))
     local v, log = coax.repair('{"note": "one\ntwo"}')
     assert.are.same({ { note = "one\ntwo" }, "control_character", "lossless" }, { v, log[1].kind, log[1].class })
   end)

@@ -10,12 +10,13 @@
 
 #include <string.h>
 
-/* A letter, digit or byte of a UTF-8 letter: not '_' or '$', which
-** Markdown's emphasis (_[1, 2]_) and templates put beside a bracket. */
+/* An ASCII letter or digit: not '_' or '$', which Markdown's emphasis
+** (_[1, 2]_) and templates put beside a bracket, nor a UTF-8 byte, which
+** may be a closing quote's (“x {"a": 1}”). */
 static bool word_byte(char c)
 {
     unsigned char u = (unsigned char)c;
-    return (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') || u >= 0x80;
+    return (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z');
 }
 
 bool repair_closer_splits(const char *p, const char *e)

@@ -326,11 +326,13 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 }
 
 /* Decodes one escape at p (on the backslash), below 'bound'. */
-/* Whether the line at p holds more than spaces before a quote ends it. */
-static bool text_on_line(const char *p, const char *bound)
+/* Whether a key's text from p, over its lines up to its closing quote,
+** holds JSON's punctuation: a key that swallowed structure ("count: [⏎ {⏎
+** note"), not one that holds a line break ("key⏎after", "a⏎    "). */
+static bool structure_in_key(const char *p, const char *bound)
 {
-    for (; p < bound && *p != '\n' && *p != '"' && *p != '\''; p++)
-        if (!ws_tab[(unsigned char)*p]) return true;
+    for (; p < bound && *p != '"' && *p != '\''; p++)
+        if (strchr("{}[],:", *p)) return true;
     return false;
 }
 
@@ -423,7 +425,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
 {
     const char *p = ps->p, *body = ps->p;
     bool control = false, mixed = false; /* a control escape decoded; noted with a backslash kept */
-    bool key_lines = false;              /* a key over lines noted, at its first character */
+    int key_punct = -1; /* a key over lines: whether it holds JSON's punctuation (-1: not looked yet) */
     ps->kept_escape = false;
     while (p < bound) {
         const char *run = p;
@@ -453,12 +455,13 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                 *cut = back > body && back[-1] == ',' ? back - 1 : p;
                 return S_CUT;
             }
-            /* a key with text on a later line ("count: [⏎ {⏎ note": 1) may
-            ** end at a later key's quote, its own and that key's opening one
-            ** lost; spaces alone before its quote ("a⏎    ":) say nothing */
-            if (c == '\n' && ctx == CTX_KEY && text_on_line(p + 1, bound)) {
-                if (!key_lines) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, body);
-                key_lines = true;
+            /* a key over lines that holds JSON's punctuation ("count: [⏎ {⏎
+            ** note": 1) may end at a later key's quote, its own and that
+            ** key's opening one lost */
+            bool first_look = key_punct < 0;
+            if (c == '\n' && ctx == CTX_KEY && first_look) key_punct = structure_in_key(body, bound);
+            if (c == '\n' && ctx == CTX_KEY && key_punct == 1) {
+                if (first_look) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, body); /* once */
             } else {
                 note(ps, RK_CONTROL_CHARACTER, p);
             }
