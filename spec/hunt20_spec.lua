@@ -10,6 +10,7 @@
 -- 2020-12: a tuple of `items` swapped, a `dependencies` default beside
 -- another. The values are in spec/fixtures/confidence/hunt20.jsonl; here the
 -- sessions and the places.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
 local json = coax.json
 
