@@ -140,7 +140,8 @@ size_t coerce_union_prefix(const char *kw);
 ** integer branch stays the one reading). */
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
 
-/* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type;
+/* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type
+** or, before 2020-12, .../items/i/type;
 ** 'up' the array), fits slot k as written while slot k's item fits slot i's
 ** and not its own: ["5", 6] for an integer and a string is 5 and "6", or
 ** the two swapped; which one is a guess. */
