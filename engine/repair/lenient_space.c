@@ -287,23 +287,32 @@ static double number_text(const char *s, const char *t)
 }
 
 /* Whether the comment's text s..stop is nothing but another scalar than
-** the value ending at t: {"version": 19 //16}, the block comment 37 after
-** {"age": 36, {"ok": true # false}: the value it replaced, or the one meant? Which is
-** a guess. The same value again (36 // 36, 5 // 5.0), a unit, a range or
-** words (30 // seconds, 5 // 0-10, 3 // 3 items) offer none. */
+** the value ending at t: {"version": 19 //16}, {"ok": true # false},
+** {"age": 36 // -> 37}, a block comment holding 37 after 36: the value it
+** replaced, or the one meant? Which is a guess. The same value again
+** (36 // 36, 5 // 5.0), a unit, a range or words (30 // seconds, 5 //
+** 0-10, 3 // 3 items) offer none. */
 static bool comment_offers_value(const char *b, const char *t, const char *s, const char *stop)
 {
     while (stop > s && (ws_tab[(unsigned char)stop[-1]] || (stop[-1] == '/' && stop - s >= 2 && stop[-2] == '*')))
         stop -= stop[-1] == '/' ? 2 : 1;
     while (s < stop && ws_tab[(unsigned char)*s]) s++;
+    /* an arrow to it (-> 37, => 37, U+2192's → 37) or parentheses around it, (37) */
+    size_t arrow = stop - s >= 2 && (s[0] == '-' || s[0] == '=') && s[1] == '>' ? 2
+                   : stop - s >= 3 && !memcmp(s, "\xE2\x86\x92", 3)     ? 3
+                                                                          : 0;
+    for (s += arrow; s < stop && ws_tab[(unsigned char)*s];) s++;
+    if (stop - s >= 2 && *s == '(' && stop[-1] == ')') s++, stop--;
     if (s == stop || t[-1] == '}' || t[-1] == ']') return false;
     size_t n = (size_t)(stop - s);
-    bool quoted = n >= 2 && *s == '"' && stop[-1] == '"' && !memchr(s + 1, '"', n - 2);
+    bool quoted = n >= 2 && (*s == '"' || *s == '\'') && stop[-1] == *s && !memchr(s + 1, *s, n - 2);
     bool literal = (n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "null", 4))) || (n == 5 && !memcmp(s, "false", 5));
     double offered = number_text(*s == '+' ? s + 1 : s, stop);
     if (!quoted && !literal && isnan(offered)) return false;
-    /* the same text again, or the same number written another way */
-    if ((size_t)(t - b) >= n && !memcmp(t - n, s, n) && ((size_t)(t - b) == n || !is_ident((unsigned char)t[-n - 1])))
+    /* the same text again (in quotes of either kind), or the same number written another way */
+    if ((size_t)(t - b) >= n && !memcmp(t - n + quoted, s + quoted, n - 2 * quoted) &&
+        (quoted ? (t[-n] == '"' || t[-n] == '\'') && t[-1] == t[-n]
+                : (size_t)(t - b) == n || !is_ident((unsigned char)t[-n - 1])))
         return false;
     const char *v = t;
     while (v > b && (is_digit(v[-1]) || (v[-1] && strchr("+-.eE", v[-1])))) v--;
