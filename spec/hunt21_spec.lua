@@ -1,8 +1,8 @@
 -- hunt21: readings other parsers' suites (json-fixer's samples, jsonic's,
 -- really-relaxed-json's, best-effort-json-parser's) showed coax taking as
 -- sure. A comment holding nothing but another value than the one before it
--- ("version": 19 //16), a number marked approximate or complemented (~6,
--- ≈2.5) and digits and points ending in a point (0.3., 1.2.3.) each have
+-- ("version": 19 //16), a number marked approximate, complemented or bounded
+-- (~6, ≈2.5, <5, ≥18) and digits and points ending in a point (0.3., 1.2.3.) each have
 -- two readings. The values are in spec/fixtures/confidence/hunt21.jsonl;
 -- here the logs' kinds, classes and places, and the errors' words.
 local coax = require "coax"
@@ -64,19 +64,26 @@ describe("hunt21", function()
     sure("[1,# one\n2,# two\n3]", "[1,2,3]", { "comment:lossless", "comment:lossless" })
   end)
 
-  it("refuses a number marked approximate or complemented", function()
+  it("refuses a number marked approximate, complemented or bounded", function()
     guessed('{"version": ~6}', '{"version":"~6"}', "unquoted_string", 12, UNQUOTED, "line 1, column 13", "~6")
     guessed('{"n": ~ 6}', '{"n":"~ 6"}', "unquoted_string", 6, UNQUOTED, "line 1, column 7", "~ 6")
     guessed('{"n": -~6}', '{"n":"-~6"}', "unquoted_string", 6, UNQUOTED, "line 1, column 7", "-~6")
     guessed("[~0.5]", '["~0.5"]', "unquoted_string", 1, UNQUOTED, "line 1, column 2", "~0.5")
     guessed('{"eta": ≈2.5}', '{"eta":"≈2.5"}', "unquoted_string", 8, UNQUOTED, "line 1, column 9", "≈2.5")
+    -- a bound, as >5 was already
+    guessed('{"n": <5}', '{"n":"<5"}', "unquoted_string", 6, UNQUOTED, "line 1, column 7", "<5")
+    guessed('{"n": <= 5}', '{"n":"<= 5"}', "unquoted_string", 6, UNQUOTED, "line 1, column 7", "<= 5")
+    guessed('{"age": ≥18}', '{"age":"≥18"}', "unquoted_string", 8, UNQUOTED, "line 1, column 9", "≥18")
+    guessed('{"d": ≠0}', '{"d":"≠0"}', "unquoted_string", 6, UNQUOTED, "line 1, column 7", "≠0")
   end)
 
-  it("keeps a home directory, words after a tilde and a tilde in quotes", function()
+  it("keeps a home directory, an HTML tag, words after the mark and a mark in quotes", function()
     sure('{"dir": ~/projects}', '{"dir":"~/projects"}', { "unquoted_string:inferred" })
     sure('{"age": ~6 years}', '{"age":"~6 years"}', { "unquoted_string:inferred" })
     sure('{"tag": v~6}', '{"tag":"v~6"}', { "unquoted_string:inferred" })
     sure('{"label": "~6"}', '{"label":"~6"}', {})
+    sure('{"html": <b>hi</b>}', '{"html":"<b>hi</b>"}', { "unquoted_string:inferred" })
+    sure('{"age": <5 years}', '{"age":"<5 years"}', { "unquoted_string:inferred" })
   end)
 
   it("refuses digits and points ending in a point", function()

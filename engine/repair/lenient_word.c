@@ -602,14 +602,20 @@ static bool foreign_number(const char *s, const char *t)
         s++;
     }
     /* a number marked approximate (~6, ~ 0.5, U+2248's ≈6) or C's and
-    ** JavaScript's complement (~6 is -7): about 6, -7, or the text? (not
-    ** a home directory's ~/projects, nor words: ~6 years is text) */
-    size_t mark = *s == '~' ? 1 : t - s >= 3 && !memcmp(s, "\xE2\x89\x88", 3) ? 3 : 0;
-    if (mark) {
+    ** JavaScript's complement (~6 is -7): about 6, -7, or the text? So is
+    ** one a comparison bounds (<5, <= 5, U+2264's ≤5, U+2265's ≥5, U+2260's
+    ** ≠5, as >5 is): a bound, not the value. Not a home directory's
+    ** ~/projects, an HTML tag, nor words (~6 years) */
+    static const char *const marks[] = {"<=", "~", "<", "\xE2\x89\x88", /* U+2248 */
+                                        "\xE2\x89\xA4", "\xE2\x89\xA5", "\xE2\x89\xA0"}; /* U+2264 2265 2260 */
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t mark = strlen(marks[i]);
+        if ((size_t)(t - s) <= mark || memcmp(s, marks[i], mark)) continue;
         const char *d = s + mark;
         while (d < t && (*d == ' ' || *d == '\t')) d++;
         bool whole;
         if (d < t && coax_number_span(d, (size_t)(t - d), &whole) == (size_t)(t - d)) return true;
+        break;
     }
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t n = strlen(words[i]), k = 0;
