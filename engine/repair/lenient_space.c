@@ -303,7 +303,9 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
                                                                           : 0;
     for (s += arrow; s < stop && ws_tab[(unsigned char)*s];) s++;
     if (stop - s >= 2 && *s == '(' && stop[-1] == ')') s++, stop--;
-    if (s == stop || t[-1] == '}' || t[-1] == ']') return false;
+    /* after a scalar's last sign (not a container's closer, nor other text) */
+    unsigned char last = (unsigned char)t[-1];
+    if (s == stop || last >= 0x80 || !(is_ident(last) || last == '"' || last == '\'' || last == '.')) return false;
     size_t n = (size_t)(stop - s);
     bool quoted = n >= 2 && (*s == '"' || *s == '\'') && stop[-1] == *s && !memchr(s + 1, *s, n - 2);
     bool literal = (n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "null", 4))) || (n == 5 && !memcmp(s, "false", 5));
@@ -341,9 +343,11 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
     /* in a list, a value alone in a comment after an item's comma is an
-    ** item left out ([1, // 2 ⏎ 3]), not another value for the one before */
+    ** item left out ([1, // 2 ⏎ 3]), not another value for the one before;
+    ** and outside every value the text before it may be no value of this
+    ** parse (a span's candidates start after text) */
     bool in_list = after_comma && ps->nopens && !ps->opens[ps->nopens - 1].object;
-    if (!in_list && comment_offers_value(ps->b, t, s, stop)) return true;
+    if (ps->nopens && !in_list && comment_offers_value(ps->b, t, s, stop)) return true;
     none_look none = {ps->b, t, s, stop, -1};
     const char *prev = NULL;
     size_t pn = 0;
