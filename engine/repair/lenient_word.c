@@ -861,6 +861,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     out->len = (uint32_t)len;
     out->u.text = lp_strdup(ps, text, len);
     if (guessed && ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
+    if (ctx != CTX_KEY) out->flags |= COAX_VF_UNQUOTED;
     ps->p = p;
     return out->u.text ? COAX_OK : nomem(ps);
 }
