@@ -82,7 +82,7 @@ describe("coax.repair without a schema", function()
       -- (hunt13) a comment that takes back the value before it, or prose after the answer that does
       { '{"age": 36 // actually 37\n}', "unreadable text at line 1, column 12 (removed a comment that says content"
         .. " was left out, that may hold the rest of the value, or that takes back the value before it (a correction,"
-        .. " a made-up value, a stand-in for none): '// actually 37'); send valid JSON" },
+        .. " another value alone, a made-up value, a stand-in for none): '// actually 37'); send valid JSON" },
       { '```json\n{"city": "Paris"}\n```\nOops, I meant Lyon.', "the reply's answer at line 2, column 1 is taken"
         .. " back by the text after it, at line 4, column 1 (Actually, Oops, I meant, a typo, not sure, another value"
         .. " offered, made up): which value was meant is a guess; send it alone" },

@@ -9,6 +9,8 @@
 #include "repair/lenient.h"
 #include "base/bytes.h"
 
+#include <math.h>
+
 /* A Unicode space outside strings: returns its byte length, or 0. */
 static size_t unicode_space(const char *p, const char *e, bool *bom)
 {
@@ -272,6 +274,53 @@ static bool conditional(const char *s, const char *t)
     return false;
 }
 
+/* The number at s..t (a sign, digits, a point, an exponent), or NAN. */
+static double number_text(const char *s, const char *t)
+{
+    char buf[64];
+    bool is_int;
+    size_t n = (size_t)(t - s);
+    if (!n || n >= sizeof buf || coax_number_span(s, n, &is_int) != n) return NAN;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return coax_dot_strtod(buf, NULL);
+}
+
+/* Whether the comment's text s..stop is nothing but another scalar than
+** the value ending at t: {"version": 19 //16}, {"ok": true # false},
+** {"age": 36 // -> 37}, a block comment holding 37 after 36: the value it
+** replaced, or the one meant? Which is a guess. The same value again
+** (36 // 36, 5 // 5.0), a unit, a range or words (30 // seconds, 5 //
+** 0-10, 3 // 3 items) offer none. */
+static bool comment_offers_value(const char *b, const char *t, const char *s, const char *stop)
+{
+    while (stop > s && (ws_tab[(unsigned char)stop[-1]] || (stop[-1] == '/' && stop - s >= 2 && stop[-2] == '*')))
+        stop -= stop[-1] == '/' ? 2 : 1;
+    while (s < stop && ws_tab[(unsigned char)*s]) s++;
+    /* an arrow to it (-> 37, => 37, U+2192's → 37) or parentheses around it, (37) */
+    size_t arrow = stop - s >= 2 && (s[0] == '-' || s[0] == '=') && s[1] == '>' ? 2
+                   : stop - s >= 3 && !memcmp(s, "\xE2\x86\x92", 3)     ? 3
+                                                                          : 0;
+    for (s += arrow; s < stop && ws_tab[(unsigned char)*s];) s++;
+    if (stop - s >= 2 && *s == '(' && stop[-1] == ')') s++, stop--;
+    /* after a scalar's last sign (not a container's closer, nor other text) */
+    unsigned char last = (unsigned char)t[-1];
+    if (s == stop || last >= 0x80 || !(is_ident(last) || last == '"' || last == '\'' || last == '.')) return false;
+    size_t n = (size_t)(stop - s);
+    bool quoted = n >= 2 && (*s == '"' || *s == '\'') && stop[-1] == *s && !memchr(s + 1, *s, n - 2);
+    bool literal = (n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "null", 4))) || (n == 5 && !memcmp(s, "false", 5));
+    double offered = number_text(*s == '+' ? s + 1 : s, stop);
+    if (!quoted && !literal && isnan(offered)) return false;
+    /* the same text again (in quotes of either kind), or the same number written another way */
+    if ((size_t)(t - b) >= n && !memcmp(t - n + quoted, s + quoted, n - 2 * quoted) &&
+        (quoted ? (t[-n] == '"' || t[-n] == '\'') && t[-1] == t[-n]
+                : (size_t)(t - b) == n || !is_ident((unsigned char)t[-n - 1])))
+        return false;
+    const char *v = t;
+    while (v > b && (is_digit(v[-1]) || (v[-1] && strchr("+-.eE", v[-1])))) v--;
+    return isnan(offered) || number_text(v, t) != offered;
+}
+
 /* Whether the comment from 'at' to 'end' follows a value on its line
 ** (after a comma, perhaps), or the whole value, and disowns it. The look is the comment's first
 ** 120 bytes and, back, its line: linear over all comments, as each line's
@@ -282,7 +331,8 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     /* after the whole value (nothing open), a comment on a line of its own
     ** can be about that value only */
     while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t' || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')))) t--;
-    if (t > ps->b && t[-1] == ',') t--;
+    bool after_comma = t > ps->b && t[-1] == ',';
+    if (after_comma) t--;
     while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
     /* no value before it on its line (a NUL too: strchr's answer was true for it) */
     if (t == ps->b) return false;
@@ -292,6 +342,12 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    /* in a list, a value alone in a comment after an item's comma is an
+    ** item left out ([1, // 2 ⏎ 3]), not another value for the one before;
+    ** and outside every value the text before it may be no value of this
+    ** parse (a span's candidates start after text) */
+    bool in_list = after_comma && ps->nopens && !ps->opens[ps->nopens - 1].object;
+    if (ps->nopens && !in_list && comment_offers_value(ps->b, t, s, stop)) return true;
     none_look none = {ps->b, t, s, stop, -1};
     const char *prev = NULL;
     size_t pn = 0;

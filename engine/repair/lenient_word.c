@@ -601,6 +601,22 @@ static bool foreign_number(const char *s, const char *t)
         if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
         s++;
     }
+    /* a number marked approximate (~6, ~ 0.5, U+2248's ≈6) or C's and
+    ** JavaScript's complement (~6 is -7): about 6, -7, or the text? So is
+    ** one a comparison bounds (<5, <= 5, U+2264's ≤5, U+2265's ≥5, U+2260's
+    ** ≠5, as >5 is): a bound, not the value. Not a home directory's
+    ** ~/projects, an HTML tag, nor words (~6 years) */
+    static const char *const marks[] = {"<=", "~", "<", "\xE2\x89\x88", /* U+2248 */
+                                        "\xE2\x89\xA4", "\xE2\x89\xA5", "\xE2\x89\xA0"}; /* U+2264 2265 2260 */
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t mark = strlen(marks[i]);
+        if ((size_t)(t - s) <= mark || memcmp(s, marks[i], mark)) continue;
+        const char *d = s + mark;
+        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        bool whole;
+        if (d < t && coax_number_span(d, (size_t)(t - d), &whole) == (size_t)(t - d)) return true;
+        break;
+    }
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t n = strlen(words[i]), k = 0;
         while (k < n && s + k < t && (s[k] | 0x20) == words[i][k]) k++;
@@ -631,7 +647,11 @@ static bool foreign_number(const char *s, const char *t)
             op = true, slashes += *c == '/';
         else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.'))) return false;
     }
-    return radix ? t - s > 2 : underscore || (op && slashes <= 1) || (*s == '0' && is_digit(s[1]));
+    /* digits and points ending in one (0.3., 1.2.3.): a number and a
+    ** sentence's period, a version, or a date (24.12.)? Its text with the
+    ** point is none of them; a number's own point (12.) reads as a number */
+    return radix ? t - s > 2
+                 : underscore || (op && slashes <= 1) || (*s == '0' && is_digit(s[1])) || (!op && t[-1] == '.');
 }
 
 /* Whether s..t is a regular expression's literal (/ab+c/i, /^\d+$/,
