@@ -125,6 +125,11 @@ coax_code lp_fast_stretch(lp *ps)
     char c;
     int st = ps->st;
     char *kt = ps->kid_top; /* the pending children's top, in a register: ps->kid_top at every call */
+    /* Inside a function-call wrapper's parentheses (top->paren) the values
+    ** are parse_one's, which skips the wrapper's ')' after them: the loop
+    ** does not start there, and nowhere else meets one (a container it
+    ** opens has none, and it closes none whose parent has one). */
+    if (__builtin_expect(top->paren, 0)) goto stop;
     if (st == ST_KEY) goto key;
     if (st == ST_VALUE) {
         if (top->object) goto member_value;
@@ -210,7 +215,6 @@ member_value: /* after a key's ':' */
     st = ST_VALUE;
     p = plain_spaces(p, e);
 member_value_at: /* p past the spaces */
-    if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
     if (__builtin_expect(c == '"', 1) || c == '\'') { /* most values: ahead of the other tests */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v)), 0) &&
@@ -280,7 +284,6 @@ member_after_spaces:
 item: /* after '[' or ',' in an array */
     st = ST_VALUE;
     p = plain_spaces(p, e);
-    if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
     if (__builtin_expect(c == '"', 1) || c == '\'') { /* as a member's value, in an item's context */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v)), 0) &&
