@@ -76,7 +76,8 @@ static inline __attribute__((always_inline)) bool kid_room_at(lp *ps, char **kt)
     return ok;
 }
 
-/* push_member's member at 'kt', a key neither way flags as invented. */
+/* push_member's member at 'kt', a key neither way flags as invented, but
+** for its value: the loop writes it, or null where it stops before it. */
 static inline __attribute__((always_inline)) void put_member(char *kt, lopen *o, const char *key, uint32_t klen,
                                                              size_t koff)
 {
@@ -84,7 +85,6 @@ static inline __attribute__((always_inline)) void put_member(char *kt, lopen *o,
     uint64_t klen_koff = klen | (uint64_t)(uint32_t)koff << 32;
     m->key = key;
     memcpy((char *)m + offsetof(coax_member, klen), &klen_koff, sizeof klen_koff);
-    memset(&m->value, 0, sizeof m->value);
     o->key_invented = false;
     o->keys = key_bits(o->keys, key, klen);
 }
@@ -382,6 +382,8 @@ close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close
     if (top->object) goto member_have;
     goto item_have;
 stop:
+    /* a member whose value is to come waits with null, as push_member leaves it */
+    if ((st == ST_COLON || st == ST_VALUE) && top->object) memset((coax_value *)kt - 1, 0, sizeof(coax_value));
     ps->kid_top = kt;
     ps->p = p;
     ps->st = st;
