@@ -383,7 +383,8 @@ close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close
     goto item_have;
 stop:
     /* a member whose value is to come waits with null, as push_member leaves it */
-    if ((st == ST_COLON || st == ST_VALUE) && top->object) memset((coax_value *)kt - 1, 0, sizeof(coax_value));
+    if ((st == ST_COLON || st == ST_VALUE) && top->object && kt > ps->kids + top->base)
+        memset((coax_value *)kt - 1, 0, sizeof(coax_value));
     ps->kid_top = kt;
     ps->p = p;
     ps->st = st;
