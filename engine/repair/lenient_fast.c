@@ -66,6 +66,29 @@ static __attribute__((noinline)) coax_code slow_key(lp *ps, lopen *top, size_t k
     return rc ? rc : push_member(ps, top, key.u.text, key.len, koff, key.flags & COAX_VF_INVENTED);
 }
 
+/* kid_room for the loop's top of the pending children, '*kt'. */
+static inline __attribute__((always_inline)) bool kid_room_at(lp *ps, char **kt)
+{
+    if (__builtin_expect(*kt <= ps->kid_last, 1)) return true;
+    ps->kid_top = *kt;
+    bool ok = lp_grow_kids(ps);
+    *kt = ps->kid_top;
+    return ok;
+}
+
+/* push_member's member at 'kt', a key neither way flags as invented, but
+** for its value: the loop writes it, or null where it stops before it. */
+static inline __attribute__((always_inline)) void put_member(char *kt, lopen *o, const char *key, uint32_t klen,
+                                                             size_t koff)
+{
+    coax_member *m = (coax_member *)kt;
+    uint64_t klen_koff = klen | (uint64_t)(uint32_t)koff << 32;
+    m->key = key;
+    memcpy((char *)m + offsetof(coax_member, klen), &klen_koff, sizeof klen_koff);
+    o->key_invented = false;
+    o->keys = key_bits(o->keys, key, klen);
+}
+
 /* Whether the loop closes the innermost container: not the outermost
 ** (parse_one finishes the value there), nor one inside a function-call
 ** wrapper (parse_one skips its ')' after the container). */
@@ -101,6 +124,12 @@ coax_code lp_fast_stretch(lp *ps)
     coax_code rc;
     char c;
     int st = ps->st;
+    char *kt = ps->kid_top; /* the pending children's top, in a register: ps->kid_top at every call */
+    /* Inside a function-call wrapper's parentheses (top->paren) the values
+    ** are parse_one's, which skips the wrapper's ')' after them: the loop
+    ** does not start there, and nowhere else meets one (a container it
+    ** opens has none, and it closes none whose parent has one). */
+    if (__builtin_expect(top->paren, 0)) goto stop;
     if (st == ST_KEY) goto key;
     if (st == ST_VALUE) {
         if (top->object) goto member_value;
@@ -130,7 +159,9 @@ key: /* after '{' or ',' in an object */
         if (__builtin_expect(c == '"', 1) || c == '\'') {
             if (__builtin_expect(!(after = lp_plain_string_next(ps, p, e, SIZE_MAX, CTX_KEY, &key, &next)), 0)) {
                 ps->p = p;
+                ps->kid_top = kt;
                 if ((rc = slow_key(ps, top, koff))) return rc;
+                kt = ps->kid_top;
                 p = ps->p;
                 goto pushed;
             }
@@ -149,10 +180,16 @@ key: /* after '{' or ',' in an object */
             goto stop;
         }
         /* a key neither way above flags as invented */
-        if ((rc = push_member(ps, top, key.u.text, key.len, koff, false))) {
-            ps->p = p; /* nomem's offset */
-            return nomem(ps);
+        if (__builtin_expect(kt > ps->kid_last, 0)) {
+            ps->kid_top = kt;
+            if (!lp_grow_kids(ps)) {
+                ps->p = p; /* nomem's offset */
+                return nomem(ps);
+            }
+            kt = ps->kid_top;
         }
+        put_member(kt, top, key.u.text, key.len, koff);
+        kt += sizeof(coax_member);
     pushed:
         comma = NULL;
         /* mostly the colon at once: colon's way without its spaces */
@@ -178,7 +215,6 @@ member_value: /* after a key's ':' */
     st = ST_VALUE;
     p = plain_spaces(p, e);
 member_value_at: /* p past the spaces */
-    if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
     if (__builtin_expect(c == '"', 1) || c == '\'') { /* most values: ahead of the other tests */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OBJVAL, &v)), 0) &&
@@ -187,7 +223,7 @@ member_value_at: /* p past the spaces */
         /* mostly a comma at once: no block string, no '+', the next key */
         if (__builtin_expect(*after == ',', 1)) {
             flag_value(ps, &v);
-            *last_kid_value(ps) = v;
+            ((coax_value *)kt)[-1] = v;
             comma = after;
             p = after + 1;
             goto key;
@@ -206,7 +242,7 @@ member_value_at: /* p past the spaces */
             goto stop;
         }
         flag_value(ps, &v);
-        *last_kid_value(ps) = v;
+        ((coax_value *)kt)[-1] = v;
         comma = NULL;
         st = ST_AFTER;
         p = r; /* past its spaces already: plain_spaces would not move */
@@ -222,7 +258,7 @@ member_value_at: /* p past the spaces */
     p = after;
 member_have: /* v read, p just past it: the value of the object's last member */
     flag_value(ps, &v);
-    *last_kid_value(ps) = v;
+    ((coax_value *)kt)[-1] = v;
     comma = NULL;
     st = ST_AFTER;
 member_after:
@@ -239,6 +275,7 @@ member_after_spaces:
     }
     if (c == '}' && closes_here(ps, top)) goto close;
     if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* a member after a missing comma: parse_one's way */
+        ps->kid_top = kt;
         note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
         comma = NULL;
         goto key;
@@ -247,7 +284,6 @@ member_after_spaces:
 item: /* after '[' or ',' in an array */
     st = ST_VALUE;
     p = plain_spaces(p, e);
-    if (__builtin_expect(top->paren, 0)) goto stop; /* parse_one skips a wrapper's ')' after it */
     c = *p;
     if (__builtin_expect(c == '"', 1) || c == '\'') { /* as a member's value, in an item's context */
         if (__builtin_expect(!(after = lp_plain_string(ps, p, e, SIZE_MAX, CTX_OTHER, &v)), 0) &&
@@ -255,12 +291,12 @@ item: /* after '[' or ',' in an array */
             goto stop;
         if (*after == ',') { /* as a member's value */
             flag_value(ps, &v);
-            if (!kid_room(ps)) {
+            if (!kid_room_at(ps, &kt)) {
                 ps->p = after;
                 return nomem(ps);
             }
-            ps->kid_top += sizeof(coax_value);
-            *last_kid_value(ps) = v;
+            kt += sizeof(coax_value);
+            ((coax_value *)kt)[-1] = v;
             comma = after;
             p = after + 1;
             goto item;
@@ -271,12 +307,12 @@ item: /* after '[' or ',' in an array */
             goto stop;
         }
         flag_value(ps, &v);
-        if (!kid_room(ps)) {
+        if (!kid_room_at(ps, &kt)) {
             ps->p = after;
             return nomem(ps);
         }
-        ps->kid_top += sizeof(coax_value);
-        *last_kid_value(ps) = v;
+        kt += sizeof(coax_value);
+        ((coax_value *)kt)[-1] = v;
         comma = NULL;
         st = ST_AFTER;
         p = r;
@@ -297,12 +333,12 @@ item: /* after '[' or ',' in an array */
     p = after;
 item_have: /* v read, p just past it: the array's new item */
     flag_value(ps, &v);
-    if (!kid_room(ps)) {
+    if (!kid_room_at(ps, &kt)) {
         ps->p = p; /* nomem's offset */
         return nomem(ps);
     }
-    ps->kid_top += sizeof(coax_value);
-    *last_kid_value(ps) = v;
+    kt += sizeof(coax_value);
+    ((coax_value *)kt)[-1] = v;
     comma = NULL;
     st = ST_AFTER;
 item_after:
@@ -319,6 +355,7 @@ item_after_spaces:
     }
     if (c == ']' && closes_here(ps, top)) goto close;
     if (c == '"' || c == '\'' || is_ident((unsigned char)c)) { /* an item after a missing comma: parse_one's way */
+        ps->kid_top = kt;
         note_as(ps, RK_MISSING_COMMA, class_if(!lp_missing_comma_clear(ps, top, p)), p);
         comma = NULL;
         goto item;
@@ -326,6 +363,7 @@ item_after_spaces:
     goto stop;
 open: /* '{' or '[' at p, a member's value or an item */
     ps->p = p;
+    ps->kid_top = kt;
     if ((rc = lp_push_open(ps, c == '{'))) return rc;
     top = &ps->opens[ps->nopens - 1];
     p++;
@@ -337,11 +375,17 @@ close: /* p on the bracket that closes 'top', not the outermost: lp_handle_close
     if (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t') lp_closer_layout(ps, top, p);
     ps->p = ++p;
     ps->st = st;
+    ps->kid_top = kt;
     if ((rc = lp_close_children(ps, top, &v))) return rc; /* no key waits: lp_close_top's way after it */
+    kt = ps->kid_top;
     top = &ps->opens[ps->nopens - 1];
     if (top->object) goto member_have;
     goto item_have;
 stop:
+    /* a member whose value is to come waits with null, as push_member leaves it */
+    if ((st == ST_COLON || st == ST_VALUE) && top->object && kt > ps->kids + top->base)
+        memset((coax_value *)kt - 1, 0, sizeof(coax_value));
+    ps->kid_top = kt;
     ps->p = p;
     ps->st = st;
     ps->comma = comma;
