@@ -114,6 +114,12 @@ typedef struct utf8_consts {
     __m256i lead_high, lead_low, next_high, nibble, third, fourth, top;
 } utf8_consts;
 
+/* The tables hold bytes past 0x7F (CONTS) where _mm256_setr_epi8 takes a
+** char: the wrap to negative is the point, which clang warns of. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wconstant-conversion"
+#endif
 static inline BYTES32_TARGET utf8_consts utf8_consts_make(void)
 {
     enum { SHORT = 0x01, LONG = 0x02, OVER3 = 0x04, LARGE = 0x08, SURR = 0x10, OVER2 = 0x20, LARGE1000 = 0x40,
@@ -144,6 +150,9 @@ static inline BYTES32_TARGET utf8_consts utf8_consts_make(void)
     k.top = _mm256_set1_epi8((char)0x80);
     return k;
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 /* The faults of the 32 bytes 'in' after 'prev' (both by AVX2), as bits:
 ** none when every sequence that ends in them is valid UTF-8 (RFC 3629's
