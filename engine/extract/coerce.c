@@ -474,19 +474,52 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 ** claims are a bounded cost an error, however deep the place). */
 #define CLAIM_LEVELS 8
 
+/* Where a union's branch failed for good: the places of its errors no
+** trial may fix, by their common ancestor ('at', 'len'). */
+typedef struct dead_at {
+    const char *at;
+    size_t len;
+} dead_at;
+
+/* Narrows d to the common ancestor of its place and at[0..len). */
+static void dead_add(dead_at *d, const char *at, size_t len)
+{
+    if (!d->at) {
+        *d = (dead_at){at, len};
+        return;
+    }
+    size_t m = 0;
+    while (m < d->len && m < len && d->at[m] == at[m]) m++;
+    if ((m == d->len || d->at[m] == '/') && (m == len || at[m] == '/')) d->len = m;
+    else {
+        while (m && d->at[m] != '/') m--;
+        d->len = m;
+    }
+}
+
+/* Whether place at[0..len) is d's place or above it: the branch's
+** failures all lie at or inside it, so what it read there may be what the
+** reply meant. A branch failing for good elsewhere ({"kind": "dog"} for a
+** branch of "cat") read nothing the reply meant. */
+static bool dead_within(const dead_at *d, const char *at, size_t len)
+{
+    return !d || !d->at || (len <= d->len && !memcmp(d->at, at, len) && (len == d->len || d->at[len] == '/'));
+}
+
 /* Records in 'claims' that the branch of error 'e' (under the union
 ** e->keyword_location[0..pl)) read the value at e's place, and those
 ** above it, as its own kind of value: it failed there for what the value
 ** holds (a bound, a member, an item), not for its "type", "enum" or
-** "const" (a branch naming its values claims none). Each key, a place
-** and a union, to its branch + 1, or SIZE_MAX for several. */
-static bool claim(hmap *claims, const coax_schema_error *e, size_t pl)
+** "const" (a branch naming its values claims none), and it failed for good
+** nowhere but there or inside ('d', dead_within). Each key, a place and a
+** union, to its branch + 1, or SIZE_MAX for several. */
+static bool claim(hmap *claims, const coax_schema_error *e, size_t pl, const dead_at *d)
 {
     const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
     size_t len = strlen(at), branch = (size_t)strtol(kl + pl, NULL, 10) + 1;
     bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
     for (int level = 0; level < CLAIM_LEVELS; level++) {
-        if (level || !own) {
+        if ((level || !own) && dead_within(d, at, len)) {
             hent *h = hmap_put(claims, at, len, kl, pl, hash2(claims, at, len, kl, pl));
             if (!h) return false;
             h->val = !h->val || h->val == branch ? branch : SIZE_MAX;
@@ -536,14 +569,15 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
     coerce_trials *tried = coax_arena_alloc(j->scratch, nu * sizeof *tried);
     const coax_schema_error **under = coax_arena_alloc(j->scratch, nu * sizeof *under);
-    if (!seen || !tried || !under) return COAX_ENOMEM;
+    dead_at *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch in 'hopeless': val - 1 */
+    if (!seen || !tried || !under || !dead) return COAX_ENOMEM;
+    size_t ndead = 0;
     for (size_t i = 0, u = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
         size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
         coax_value *x, *up;
         bool invented;
         if (!pl) continue;
-        if (!claim(claims, e, pl)) return COAX_ENOMEM;
         under[u] = e;
         tried[u].n = 0;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
@@ -553,15 +587,20 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         }
         coerce_make_trials(j->c, x, up, e, &tried[u]);
         size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-        if (!tried[u++].n && !hmap_put(hopeless, e->keyword_location, bl, NULL, 0,
-                                       hash2(hopeless, e->keyword_location, bl, NULL, 0)))
-            return COAX_ENOMEM;
+        if (tried[u++].n) continue;
+        hent *h = hmap_put(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
+        if (!h) return COAX_ENOMEM;
+        if (!h->val) dead[(h->val = ++ndead) - 1] = (dead_at){NULL, 0};
+        dead_add(&dead[h->val - 1], e->instance_location, ll);
     }
     size_t n = 0;
     for (size_t k = 0; k < nu; k++) {
         const coax_schema_error *e = under[k];
         const coerce_trials *ts = &tried[k];
         size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
+        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+        hent *d = hmap_find(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
+        if (!claim(claims, e, pl, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
         if (!ts->n || (ts->t[0].value ? ts->atlen != ll : !ts->t[0].nedits)) continue;
         if (!ts->t[0].value && in_hopeless_branch(hopeless, e)) continue;
         long branch = strtol(e->keyword_location + pl, NULL, 10);

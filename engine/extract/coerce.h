@@ -140,6 +140,13 @@ size_t coerce_union_prefix(const char *kw);
 ** integer branch stays the one reading). */
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
 
+/* Whether string x, matched loosely to the string 'hit' at a union
+** branch's own "enum" or "const" error 'loc', is another string of that
+** union's branches joined another way: {"oneOf": [{"const": "in_progress"},
+** {"const": "inProgress"}]} for "IN_PROGRESS" (as joined_twice within one
+** enum). Out of memory, or past a bound of work, reads as "it is". */
+bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc);
+
 /* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type;
 ** 'up' the array), fits slot k as written while slot k's item fits slot i's
 ** and not its own: ["5", 6] for an integer and a string is 5 and "6", or
@@ -340,6 +347,15 @@ bool coerce_dot_grouped(const char *s, size_t n);
 /* 'key' lowercased with only its letters, digits and bytes past ASCII (no
 ** spaces, '_', '-', '.', brackets), in 'out' (false: too long). */
 bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);
+
+/* s[0..n) joined (coerce_norm_key: "user_id", "userId" and "User ID" are
+** "userid"), in the arena; NULL out of memory. */
+char *coerce_joined(coax_arena *a, const char *s, size_t n);
+
+/* Whether y[0..yn) joined is 'joined' (coerce_joined) ignoring case after
+** NFC ("überCool" is "ÜBER_COOL" joined another way); out of memory reads
+** as "equal": a match that may be a guess is not made. */
+bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn);
 
 /* Whether two member names may be one misspelt ("aeg" and "age",
 ** "age_years" and "age"). */

@@ -203,6 +203,17 @@ static bool loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, 
     return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
 }
 
+bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn)
+{
+    char buf[256];
+    char *jy = yn < sizeof buf ? buf : coax_arena_alloc(a, yn + 1);
+    bool oom = false;
+    if (!jy) return true;
+    coerce_norm_key(y, yn, jy, yn + 1);
+    bool eq = coax_nfc_fold_equal(coax_arena_allocator(a), joined, strlen(joined), jy, strlen(jy), &oom);
+    return eq || oom;
+}
+
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n)
 {
     const coax_value *hit = NULL;
@@ -399,39 +410,41 @@ static long declared_exact(const declared *d, coax_arena *a, const char *k, size
     return exact >= 0 && (size_t)exact < d->np ? exact : -1;
 }
 
-#define JOINED_MAX 128 /* a longer name is not compared in its joined form */
-
-/* Adds s[0..n) in its joined form (coerce_norm_key: "user_id" and "userId"
-** are "userid") to 'ix', unless too long; false out of memory. */
+/* Adds s[0..n) in its joined form (coerce_joined: "user_id" and "userId"
+** are "userid") to 'ix'; false out of memory. */
 static bool joined_add(lidx *ix, coax_arena *a, const char *s, size_t n)
 {
-    char norm[JOINED_MAX + 1];
-    if (!coerce_norm_key(s, n, norm, sizeof norm)) return true;
-    const char *kept = coax_arena_strdup(a, norm, strlen(norm));
+    const char *kept = coerce_joined(a, s, n);
     if (kept) lidx_add(ix, a, kept, strlen(kept));
     return kept != NULL;
 }
 
-/* How many names of 'ix' (joined_add) are s[0..n) joined some way; 0 for
-** a name too long to tell. */
+/* How many names of 'ix' (joined_add) are s[0..n) joined some way; 2 out
+** of memory (as many as make a guess). */
 static size_t joined_count(const lidx *ix, coax_arena *a, const char *s, size_t n)
 {
-    char norm[JOINED_MAX + 1];
     size_t hit;
     long exact;
-    if (!coerce_norm_key(s, n, norm, sizeof norm)) return 0;
-    return lidx_find(ix, a, norm, strlen(norm), &hit, 1, &exact);
+    const char *norm = coerce_joined(a, s, n);
+    return norm ? lidx_find(ix, a, norm, strlen(norm), &hit, 1, &exact) : 2;
+}
+
+/* Whether s[0..n), its surrounding spaces trimmed, is name[0..nn) byte for
+** byte: only spaces differ, so no other name joined another way is meant. */
+static bool same_but_spaces(const char *s, size_t n, const char *name, size_t nn)
+{
+    trim(&s, &n);
+    return n == nn && !memcmp(s, name, n);
 }
 
 /* How many declared names are key[0..klen) joined another way ("userId"
-** and "user_id" for "userid"); 0 for a key too long to tell, or out of
-** memory. */
+** and "user_id" for "userid"); 2 out of memory (no rename). */
 static size_t declared_joined(declared *d, coax_arena *a, const char *key, size_t klen)
 {
     if (!d->joined_built) {
-        if (!lidx_init(&d->joined, d->c, d->ix.n)) return 0;
+        if (!lidx_init(&d->joined, d->c, d->ix.n)) return 2;
         for (size_t i = 0; i < d->ix.n; i++)
-            if (!joined_add(&d->joined, a, d->ix.key[i], d->ix.klen[i])) return 0;
+            if (!joined_add(&d->joined, a, d->ix.key[i], d->ix.klen[i])) return 2;
         d->joined_built = true;
     }
     return joined_count(&d->joined, a, key, klen);
@@ -448,7 +461,10 @@ static const char *declared_match(declared *d, coax_arena *a, const char *key, s
     size_t hit;
     long exact;
     size_t n = lidx_find(&d->ix, a, key, klen, &hit, 1, &exact);
-    *index = n > 1 || (n == 1 && declared_joined(d, a, key, klen) > 1) ? SIZE_MAX : hit;
+    *index = n > 1 || (n == 1 && !same_but_spaces(key, klen, d->ix.key[hit], d->ix.klen[hit]) &&
+                       declared_joined(d, a, key, klen) > 1)
+                 ? SIZE_MAX
+                 : hit;
     if (n != 1 || *index == SIZE_MAX) return NULL;
     *len = d->ix.klen[hit];
     return d->ix.key[hit];
@@ -907,23 +923,26 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
     return hits == 1 ? hit : NULL;
 }
 
-/* Whether string 'x', matched loosely to one string of 'allowed' (n of
-** them; 'kv' the enum when large), is another of them joined another way
-** too: "IN_PROGRESS" for "in_progress" beside "inProgress" (an underscore
-** dropped, or the case changed: which one the reply meant is a guess). */
-static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *allowed, size_t n, const coax_value *kv)
+/* Whether string 'x', matched loosely to the string 'hit' of 'allowed' (n
+** of them; 'kv' the enum when large), is another of them joined another
+** way too: "IN_PROGRESS" for "in_progress" beside "inProgress" (an
+** underscore dropped, or the case changed: which one the reply meant is a
+** guess). Out of memory reads as "another". */
+static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *hit, const coax_value *allowed, size_t n,
+                         const coax_value *kv)
 {
+    if (same_but_spaces(x->u.text, x->len, hit->u.text, hit->len)) return false;
     if (n > 16) {
         const enum_index *ix = enum_index_of(c, kv);
         return !ix || joined_count(&ix->joined, c->arena, x->u.text, x->len) > 1;
     }
-    char norm[JOINED_MAX + 1], other[JOINED_MAX + 1];
-    if (!coerce_norm_key(x->u.text, x->len, norm, sizeof norm)) return false;
-    size_t same = 0;
+    const char *norm = coerce_joined(c->arena, x->u.text, x->len);
+    if (!norm) return true;
     for (size_t i = 0; i < n; i++)
-        same += allowed[i].type == COAX_STRING && coerce_norm_key(allowed[i].u.text, allowed[i].len, other, sizeof other) &&
-                !strcmp(norm, other);
-    return same > 1;
+        if (&allowed[i] != hit && allowed[i].type == COAX_STRING &&
+            coerce_joined_equal(c->arena, norm, allowed[i].u.text, allowed[i].len))
+            return true;
+    return false;
 }
 
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
@@ -959,8 +978,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
                                 : kv->len > 16 ? enum_loose_match(c, x, kv)
                                                : coerce_loose_match(a, x, kv->u.items, kv->len);
-        if (hit && hit->type == COAX_STRING && x->type == COAX_STRING && !is_const &&
-            joined_twice(c, x, kv->u.items, kv->len, kv))
+        if (hit && hit->type == COAX_STRING && x->type == COAX_STRING &&
+            ((!is_const && joined_twice(c, x, hit, kv->u.items, kv->len, kv)) ||
+             coerce_union_joined(c, x, hit, e->keyword_location)))
             hit = NULL;
         if (hit && !coerce_union_claims(c, x, hit, e->keyword_location))
             add_value(ts, is_const ? "const_match" : "enum_match",

@@ -21,6 +21,13 @@ bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap)
     return true;
 }
 
+char *coerce_joined(coax_arena *a, const char *s, size_t n)
+{
+    char *out = coax_arena_alloc(a, n + 1);
+    if (out) coerce_norm_key(s, n, out, n + 1);
+    return out;
+}
+
 /* Whether two keys may be one name misspelt: ignoring case, spaces, '_'
 ** and '-', one holds the other ("age_years", "age") or they are one edit
 ** apart, two for longer names (a letter added, lost, changed or two

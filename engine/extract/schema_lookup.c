@@ -265,6 +265,16 @@ size_t coerce_union_prefix(const char *kw)
     return at;
 }
 
+/* Whether x, trimmed, is the string 'hit' byte for byte. */
+static bool same_trimmed(const coax_value *x, const coax_value *hit)
+{
+    const char *s = x->u.text;
+    size_t n = x->len;
+    while (n && strchr(" \t\r\n", s[0])) s++, n--;
+    while (n && strchr(" \t\r\n", s[n - 1])) n--;
+    return n == hit->len && !memcmp(s, hit->u.text, n);
+}
+
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc)
 {
     unsigned bit = x->type == COAX_NUMBER ? 1u << 7 | 1u << COAX_NUMBER : coerce_type_bit(x);
@@ -289,6 +299,42 @@ bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *t
         const coax_value *t = coerce_member(b, "type");
         unsigned taken = t ? coerce_types_taken(t) : types_bounded(b);
         if (taken != ~0u && (taken & bit)) return true;
+    }
+    return false;
+}
+
+/* Strings of a union's branches coerce_union_joined compares, at most:
+** past them a loose match under that union is not made. */
+#define UNION_JOINED_WORK 4096
+
+bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc)
+{
+    size_t pl = coerce_union_prefix(loc);
+    if (!pl || same_trimmed(x, hit)) return false;
+    char *end;
+    strtol(loc + pl, &end, 10);
+    if (end == loc + pl) return false;
+    while (!strncmp(end, "/$ref", 5) && (end[5] == '/' || !end[5])) end += 5;
+    if (strcmp(end, "/enum") && strcmp(end, "/const")) return false; /* a member's or an item's: not this union's */
+    char *at = coax_arena_strdup(c->arena, loc, pl - 1);
+    const char *norm = coerce_joined(c->arena, x->u.text, x->len);
+    const coax_value *parent, *branches;
+    char kw[16];
+    if (!at || !norm) return true;
+    if (!coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &branches) || branches->type != COAX_ARRAY)
+        return false;
+    size_t work = UNION_JOINED_WORK;
+    for (size_t i = 0; i < branches->len; i++) {
+        const coax_value *b = coerce_deref(c, c->doc, &branches->u.items[i]);
+        const coax_value *k = b && b->type == COAX_OBJECT ? coerce_member(b, "const") : NULL;
+        const coax_value *en = b && b->type == COAX_OBJECT ? coerce_member(b, "enum") : NULL;
+        size_t n = en && en->type == COAX_ARRAY ? en->len : 0;
+        for (size_t j = 0; j <= n; j++) {
+            const coax_value *y = j < n ? &en->u.items[j] : k;
+            if (!y || y->type != COAX_STRING || (y->len == hit->len && !memcmp(y->u.text, hit->u.text, y->len)))
+                continue;
+            if (!work-- || coerce_joined_equal(c->arena, norm, y->u.text, y->len)) return true;
+        }
     }
     return false;
 }
