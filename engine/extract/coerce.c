@@ -506,21 +506,40 @@ static bool dead_within(const dead_at *d, const char *at, size_t len)
     return !d || !d->at || (len <= d->len && !memcmp(d->at, at, len) && (len == d->len || d->at[len] == '/'));
 }
 
+/* Whether a branch's keyword path 'kw' (past its index) fails a member or
+** an item for being there, or for its name, not for what it holds: a
+** false schema ("additionalProperties": false, "items": false) or a
+** "propertyNames" keyword. Such a branch reads nothing of the value. */
+static bool rejects_name(const char *kw)
+{
+    static const char *const presence[] = {"/additionalProperties", "/unevaluatedProperties", "/unevaluatedItems",
+                                           "/items", "/additionalItems"};
+    const char *last = strrchr(kw, '/');
+    for (size_t i = 0; last && i < sizeof presence / sizeof *presence; i++)
+        if (!strcmp(last, presence[i])) return true;
+    return strstr(kw, "/propertyNames/") != NULL;
+}
+
 /* Records in 'claims' that the branch of error 'e' (under the union
 ** e->keyword_location[0..pl)) read the value at e's place, and those
 ** above it, as its own kind of value: it failed there for what the value
 ** holds (a bound, a member, an item), not for its "type", "enum" or
 ** "const" (a branch naming its values claims none), and it failed for good
 ** nowhere but there or inside ('d', dead_within). Each key, a place and a
-** union, to its branch + 1, or SIZE_MAX for several. */
-static bool claim(hmap *claims, const coax_schema_error *e, size_t pl, const dead_at *d)
+** union, to its branch + 1, or SIZE_MAX for several. In 'reads' the same
+** for any error but one rejecting the name (rejects_name): the branches
+** that take the member or item there, for what it holds, or for its type. */
+static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t pl, const dead_at *d)
 {
     const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
     size_t len = strlen(at), branch = (size_t)strtol(kl + pl, NULL, 10) + 1;
     bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
+    if (rejects_name(kl + pl)) return true;
     for (int level = 0; level < CLAIM_LEVELS; level++) {
-        if ((level || !own) && dead_within(d, at, len)) {
-            hent *h = hmap_put(claims, at, len, kl, pl, hash2(claims, at, len, kl, pl));
+        for (int m = 0; m < 2 && dead_within(d, at, len); m++) {
+            hmap *map = m ? reads : claims;
+            if (!m && !level && own) continue;
+            hent *h = hmap_put(map, at, len, kl, pl, hash2(map, at, len, kl, pl));
             if (!h) return false;
             h->val = !h->val || h->val == branch ? branch : SIZE_MAX;
         }
@@ -546,6 +565,27 @@ static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, co
     return h && h->val != (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
 }
 
+/* Whether trial t of the union error 'e' (under kl[0..pl)), editing the
+** object at at[0..atlen), drops a member that another branch of that
+** union reads ('reads', claim): {"a": 1} for a closed object of "b" or an
+** object whose "a" is a string is no {} (the member dropped) but, if
+** anything, {"a": "1"}. -1 out of memory. */
+static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_error *e, size_t pl, const coerce_trial *t,
+                        const char *at, size_t atlen)
+{
+    size_t branch = (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
+    for (size_t k = 0; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        size_t ml;
+        if (d->op != MEDIT_DROP) continue;
+        const char *m = member_place(a, at, atlen, d->key, d->klen, &ml);
+        if (!m) return -1;
+        hent *h = hmap_find(reads, m, ml, e->keyword_location, pl, hash2(reads, m, ml, e->keyword_location, pl));
+        if (h && h->val != branch) return 1;
+    }
+    return 0;
+}
+
 /* Marks in 'amb' the places where two branches of one union each have a
 ** change, different ones ("5" for a number or a list of strings: 5 or
 ** ["5"]; "Ab" for const "AB" or enum ["ab"]; {"n": 1, "m": 2} for closed
@@ -558,12 +598,14 @@ static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, co
 ** what each branch read as written (claim). */
 static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless, hmap *claims)
 {
+    hmap reads, checked;
     /* Only the errors under a union are read here, and an extraction's
     ** errors are mostly not (73,602 of 73,602 in bench/extract/big.sh):
     ** a coerce_trials for each error would be 350 bytes an error. */
     size_t nu = 0;
     for (size_t i = 0; i < val->nerrors; i++) nu += coerce_union_prefix(val->errors[i].keyword_location) != 0;
-    if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu))
+    if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu) ||
+        !hmap_init(&reads, j->scratch, nu) || !hmap_init(&checked, j->scratch, nu))
         return COAX_ENOMEM;
     if (!nu) return COAX_OK;
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
@@ -594,25 +636,41 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         dead_add(&dead[h->val - 1], e->instance_location, ll);
     }
     size_t n = 0;
+    for (size_t k = 0; k < nu; k++) { /* what each branch claims and reads, once all its errors are known */
+        const coax_schema_error *e = under[k];
+        size_t pl = coerce_union_prefix(e->keyword_location);
+        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+        hent *d = hmap_find(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
+        if (!claim(claims, &reads, e, pl, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
+    }
     for (size_t k = 0; k < nu; k++) {
         const coax_schema_error *e = under[k];
         const coerce_trials *ts = &tried[k];
         size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
-        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-        hent *d = hmap_find(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
-        if (!claim(claims, e, pl, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
         if (!ts->n || (ts->t[0].value ? ts->atlen != ll : !ts->t[0].nedits)) continue;
         if (!ts->t[0].value && in_hopeless_branch(hopeless, e)) continue;
         long branch = strtol(e->keyword_location + pl, NULL, 10);
         hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, pl,
                            hash2(amb, ts->at, ts->atlen, e->keyword_location, pl));
         if (!h) return COAX_ENOMEM;
-        if (!h->val) {
+        bool first = !h->val;
+        if (first) {
             seen[n] = (union_seen){branch, &ts->t[0], NULL, false};
             h->val = ++n;
-            continue;
         }
         union_seen *u = &seen[h->val - 1];
+        /* an object's n errors share their edits (the memo): each is read once */
+        const char *key = (const char *)&tried[k].t[0].edits;
+        hent *c = ts->t[0].nedits ? hmap_put(&checked, key, sizeof ts->t[0].edits, NULL, 0,
+                                             hash2(&checked, key, sizeof ts->t[0].edits, NULL, 0))
+                                  : NULL;
+        if (ts->t[0].nedits && !c) return COAX_ENOMEM;
+        if (c && !c->val++) {
+            int read = dropped_read(j->scratch, &reads, e, pl, &ts->t[0], ts->at, ts->atlen);
+            if (read < 0) return COAX_ENOMEM;
+            u->ambiguous = u->ambiguous || read; /* another branch reads what this one drops: a guess */
+        }
+        if (first) continue;
         if (u->ambiguous || u->branch == branch || (ts->t[0].nedits && ts->t[0].edits == u->same)) continue;
         int eq = same_change(j->scratch, u->trial, &ts->t[0]);
         if (eq < 0) return COAX_ENOMEM;
