@@ -149,3 +149,52 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
     coax_value *v = coax_new_value(a, COAX_STRING);
     return v && !coax_set_string(a, v, t, n) ? v : NULL;
 }
+
+/* What schema 's' of document 'doc' asks for, as bare text can name it:
+** one scalar (an enum or const, or only integer, number, boolean or null),
+** a string (any prose is one), or something else. 'depth' bounds the
+** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
+** {"const": 3}]} asks for a scalar when every branch does. */
+static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth, size_t *work)
+{
+    s = coerce_deref(NULL, doc, s);
+    if (!s || s->type != COAX_OBJECT || *work < s->len + 1) return ROOT_OTHER;
+    *work -= s->len + 1;
+    if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
+    static const char *const unions[] = {"anyOf", "oneOf"};
+    for (size_t u = 0; u < 2; u++) {
+        const coax_value *b = coerce_member(s, unions[u]);
+        if (!b || coerce_member(s, "type")) continue;
+        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
+        coerce_root all = ROOT_SCALAR;
+        for (size_t i = 0; i < b->len; i++) {
+            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1, work);
+            if (k == ROOT_OTHER) return ROOT_OTHER;
+            if (k == ROOT_STRING) all = ROOT_STRING;
+        }
+        return all;
+    }
+    const coax_value *t = coerce_member(s, "type");
+    size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
+    bool string = false;
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
+        if (x->type != COAX_STRING) return ROOT_OTHER;
+        if (!strcmp(x->u.text, "string")) string = true;
+        else if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
+                 strcmp(x->u.text, "null"))
+            return ROOT_OTHER;
+    }
+    return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
+}
+
+/* Members of the schema objects scalar_schema reads, at most: w branches referring to
+** the next level's union ({"anyOf": [{"$ref": "#/$defs/a"}, ...]}) at each of 8 levels
+** are w^8 visits; past it bare text is not read. A flat union of 100,000 consts fits. */
+#define SCALAR_WORK (1u << 20)
+
+coerce_root coerce_scalar_root(const coax_value *doc)
+{
+    size_t work = SCALAR_WORK;
+    return scalar_schema(doc, doc, 0, &work);
+}

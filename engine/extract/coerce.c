@@ -397,12 +397,7 @@ static const char *member_place(coax_arena *a, const char *at, size_t atlen, con
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(a));
     coax_buf_put(&b, at, atlen);
-    coax_buf_putc(&b, '/');
-    for (size_t i = 0; i < klen; i++) {
-        if (key[i] == '~') coax_buf_put(&b, "~0", 2);
-        else if (key[i] == '/') coax_buf_put(&b, "~1", 2);
-        else coax_buf_putc(&b, key[i]);
-    }
+    extract_put_token(&b, key, klen);
     char *p = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
     *len = b.len;
     coax_buf_free(&b);
@@ -474,52 +469,6 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 ** claims are a bounded cost an error, however deep the place). */
 #define CLAIM_LEVELS 8
 
-/* Where a union's branch failed for good: the places of its errors no
-** trial may fix, by their common ancestor ('at', 'len'). */
-typedef struct dead_at {
-    const char *at;
-    size_t len;
-} dead_at;
-
-/* Narrows d to the common ancestor of its place and at[0..len). */
-static void dead_add(dead_at *d, const char *at, size_t len)
-{
-    if (!d->at) {
-        *d = (dead_at){at, len};
-        return;
-    }
-    size_t m = 0;
-    while (m < d->len && m < len && d->at[m] == at[m]) m++;
-    if ((m == d->len || d->at[m] == '/') && (m == len || at[m] == '/')) d->len = m;
-    else {
-        while (m && d->at[m] != '/') m--;
-        d->len = m;
-    }
-}
-
-/* Whether place at[0..len) is d's place or above it: the branch's
-** failures all lie at or inside it, so what it read there may be what the
-** reply meant. A branch failing for good elsewhere ({"kind": "dog"} for a
-** branch of "cat") read nothing the reply meant. */
-static bool dead_within(const dead_at *d, const char *at, size_t len)
-{
-    return !d || !d->at || (len <= d->len && !memcmp(d->at, at, len) && (len == d->len || d->at[len] == '/'));
-}
-
-/* Whether a branch's keyword path 'kw' (past its index) fails a member or
-** an item for being there, or for its name, not for what it holds: a
-** false schema ("additionalProperties": false, "items": false) or a
-** "propertyNames" keyword. Such a branch reads nothing of the value. */
-static bool rejects_name(const char *kw)
-{
-    static const char *const presence[] = {"/additionalProperties", "/unevaluatedProperties", "/unevaluatedItems",
-                                           "/items", "/additionalItems"};
-    const char *last = strrchr(kw, '/');
-    for (size_t i = 0; last && i < sizeof presence / sizeof *presence; i++)
-        if (!strcmp(last, presence[i])) return true;
-    return strstr(kw, "/propertyNames/") != NULL;
-}
-
 /* Records in 'claims' that the branch of error 'e' (under the union
 ** e->keyword_location[0..pl)) read the value at e's place, and those
 ** above it, as its own kind of value: it failed there for what the value
@@ -529,14 +478,14 @@ static bool rejects_name(const char *kw)
 ** union, to its branch + 1, or SIZE_MAX for several. In 'reads' the same
 ** for any error but one rejecting the name (rejects_name): the branches
 ** that take the member or item there, for what it holds, or for its type. */
-static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t pl, const dead_at *d)
+static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t pl, const coerce_place *d)
 {
     const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
     size_t len = strlen(at), branch = (size_t)strtol(kl + pl, NULL, 10) + 1;
     bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
-    if (rejects_name(kl + pl)) return true;
+    if (coerce_rejects_name(kl + pl)) return true;
     for (int level = 0; level < CLAIM_LEVELS; level++) {
-        for (int m = 0; m < 2 && dead_within(d, at, len); m++) {
+        for (int m = 0; m < 2 && coerce_place_within(d, at, len); m++) {
             hmap *map = m ? reads : claims;
             if (!m && !level && own) continue;
             hent *h = hmap_put(map, at, len, kl, pl, hash2(map, at, len, kl, pl));
@@ -611,7 +560,7 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
     coerce_trials *tried = coax_arena_alloc(j->scratch, nu * sizeof *tried);
     const coax_schema_error **under = coax_arena_alloc(j->scratch, nu * sizeof *under);
-    dead_at *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch in 'hopeless': val - 1 */
+    coerce_place *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch in 'hopeless': val - 1 */
     if (!seen || !tried || !under || !dead) return COAX_ENOMEM;
     size_t ndead = 0;
     for (size_t i = 0, u = 0; i < val->nerrors; i++) {
@@ -632,8 +581,8 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         if (tried[u++].n) continue;
         hent *h = hmap_put(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
         if (!h) return COAX_ENOMEM;
-        if (!h->val) dead[(h->val = ++ndead) - 1] = (dead_at){NULL, 0};
-        dead_add(&dead[h->val - 1], e->instance_location, ll);
+        if (!h->val) dead[(h->val = ++ndead) - 1] = (coerce_place){NULL, 0};
+        coerce_place_narrow(&dead[h->val - 1], e->instance_location, ll);
     }
     size_t n = 0;
     for (size_t k = 0; k < nu; k++) { /* what each branch claims and reads, once all its errors are known */

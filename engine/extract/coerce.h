@@ -129,6 +129,12 @@ size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t ste
 ** name), or 0 when it is under none. */
 size_t coerce_union_prefix(const char *kw);
 
+/* Whether a union branch's keyword path 'kw' (past its index) fails a
+** member or an item for being there, or for its name, not for what it
+** holds: a false schema ("additionalProperties": false, "items": false) or
+** a "propertyNames" keyword. Such a branch reads nothing of the value. */
+bool coerce_rejects_name(const char *kw);
+
 /* Whether a union's other branch takes values of x's type, bounded only (a
 ** maximum, a pattern, items; by "type" or, with none, by such keywords; no
 ** enum or const), when 'loc' is a branch's own "type", "enum" or "const"
@@ -298,6 +304,22 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
 
 /* ---- places (extract/places.c) -------------------------------------------- */
 
+/* Where a union's branch failed for good: the common ancestor ('at', 'len')
+** of the places of its errors no trial may fix (at NULL: none yet). */
+typedef struct coerce_place {
+    const char *at;
+    size_t len;
+} coerce_place;
+
+/* Narrows d to the common ancestor of its place and at[0..len). */
+void coerce_place_narrow(coerce_place *d, const char *at, size_t len);
+
+/* Whether place at[0..len) is d's place or above it (d NULL or empty:
+** yes): the branch's failures all lie at or inside it, so what it read
+** there may be what the reply meant. A branch failing for good elsewhere
+** ({"kind": "dog"} for a branch of "cat") read nothing the reply meant. */
+bool coerce_place_within(const coerce_place *d, const char *at, size_t len);
+
 /* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
 void extract_put_token(coax_buf *b, const char *k, size_t n);
 
@@ -356,6 +378,14 @@ char *coerce_joined(coax_arena *a, const char *s, size_t n);
 ** NFC ("überCool" is "ÜBER_COOL" joined another way); out of memory reads
 ** as "equal": a match that may be a guess is not made. */
 bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn);
+
+/* Whether s[0..n), its surrounding spaces trimmed, is name[0..nn) byte for
+** byte: only spaces differ, so no other name joined another way is meant. */
+bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn);
+
+/* Equal ignoring case and surrounding whitespace, after NFC (false out of
+** memory). */
+bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn);
 
 /* Whether two member names may be one misspelt ("aeg" and "age",
 ** "age_years" and "age"). */

@@ -203,15 +203,9 @@ static bool loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, 
     return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
 }
 
-bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn)
+bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
 {
-    char buf[256];
-    char *jy = yn < sizeof buf ? buf : coax_arena_alloc(a, yn + 1);
-    bool oom = false;
-    if (!jy) return true;
-    coerce_norm_key(y, yn, jy, yn + 1);
-    bool eq = coax_nfc_fold_equal(coax_arena_allocator(a), joined, strlen(joined), jy, strlen(jy), &oom);
-    return eq || oom;
+    return loose_equal(a, x, xn, y, yn);
 }
 
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n)
@@ -429,14 +423,6 @@ static size_t joined_count(const lidx *ix, coax_arena *a, const char *s, size_t 
     return norm ? lidx_find(ix, a, norm, strlen(norm), &hit, 1, &exact) : 2;
 }
 
-/* Whether s[0..n), its surrounding spaces trimmed, is name[0..nn) byte for
-** byte: only spaces differ, so no other name joined another way is meant. */
-static bool same_but_spaces(const char *s, size_t n, const char *name, size_t nn)
-{
-    trim(&s, &n);
-    return n == nn && !memcmp(s, name, n);
-}
-
 /* How many declared names are key[0..klen) joined another way ("userId"
 ** and "user_id" for "userid"); 2 out of memory (no rename). */
 static size_t declared_joined(declared *d, coax_arena *a, const char *key, size_t klen)
@@ -461,7 +447,7 @@ static const char *declared_match(declared *d, coax_arena *a, const char *key, s
     size_t hit;
     long exact;
     size_t n = lidx_find(&d->ix, a, key, klen, &hit, 1, &exact);
-    *index = n > 1 || (n == 1 && !same_but_spaces(key, klen, d->ix.key[hit], d->ix.klen[hit]) &&
+    *index = n > 1 || (n == 1 && !coerce_same_trimmed(key, klen, d->ix.key[hit], d->ix.klen[hit]) &&
                        declared_joined(d, a, key, klen) > 1)
                  ? SIZE_MAX
                  : hit;
@@ -931,7 +917,7 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
 static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *hit, const coax_value *allowed, size_t n,
                          const coax_value *kv)
 {
-    if (same_but_spaces(x->u.text, x->len, hit->u.text, hit->len)) return false;
+    if (coerce_same_trimmed(x->u.text, x->len, hit->u.text, hit->len)) return false;
     if (n > 16) {
         const enum_index *ix = enum_index_of(c, kv);
         return !ix || joined_count(&ix->joined, c->arena, x->u.text, x->len) > 1;
@@ -1005,77 +991,4 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             coerce_memo_put(c, x, kv, e->keyword_location, ts);
         }
     }
-}
-
-/* What schema 's' of document 'doc' asks for, as bare text can name it:
-** one scalar (an enum or const, or only integer, number, boolean or null),
-** a string (any prose is one), or something else. 'depth' bounds the
-** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
-** {"const": 3}]} asks for a scalar when every branch does. */
-static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth, size_t *work)
-{
-    s = coerce_deref(NULL, doc, s);
-    if (!s || s->type != COAX_OBJECT || *work < s->len + 1) return ROOT_OTHER;
-    *work -= s->len + 1;
-    if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
-    static const char *const unions[] = {"anyOf", "oneOf"};
-    for (size_t u = 0; u < 2; u++) {
-        const coax_value *b = coerce_member(s, unions[u]);
-        if (!b || coerce_member(s, "type")) continue;
-        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
-        coerce_root all = ROOT_SCALAR;
-        for (size_t i = 0; i < b->len; i++) {
-            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1, work);
-            if (k == ROOT_OTHER) return ROOT_OTHER;
-            if (k == ROOT_STRING) all = ROOT_STRING;
-        }
-        return all;
-    }
-    const coax_value *t = coerce_member(s, "type");
-    size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
-    bool string = false;
-    for (size_t i = 0; i < n; i++) {
-        const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
-        if (x->type != COAX_STRING) return ROOT_OTHER;
-        if (!strcmp(x->u.text, "string")) string = true;
-        else if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
-                 strcmp(x->u.text, "null"))
-            return ROOT_OTHER;
-    }
-    return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
-}
-
-/* Members of the schema objects scalar_schema reads, at most: w branches referring to
-** the next level's union ({"anyOf": [{"$ref": "#/$defs/a"}, ...]}) at each of 8 levels
-** are w^8 visits; past it bare text is not read. A flat union of 100,000 consts fits. */
-#define SCALAR_WORK (1u << 20)
-
-coerce_root coerce_scalar_root(const coax_value *doc)
-{
-    size_t work = SCALAR_WORK;
-    return scalar_schema(doc, doc, 0, &work);
-}
-
-/* Whether 'key' names the whole answer rather than being content: a
-** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
-** or, for an object or array inside, any key the root schema does not
-** declare as a property ({"invoice": {...}}: a scalar's key says what the
-** scalar is, {"greeting": "hello"}, but a whole structure's key only
-** labels it). */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
-{
-    char norm[32], title[32];
-    bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
-    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
-    bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
-    if (short_key && titled && !strcmp(norm, title)) return true;
-    /* A label saying what it holds is not the answer takes nothing out of it. */
-    if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
-        return true;
-    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
-                                        "json", "reply", "payload", "return", "returnvalue"};
-    for (size_t i = 0; short_key && i < sizeof words / sizeof *words; i++)
-        if (!strcmp(norm, words[i])) return true;
-    return titled && loose_equal(a, key, klen, t->u.text, t->len);
 }

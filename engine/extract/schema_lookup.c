@@ -253,6 +253,16 @@ size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t ste
     return n;
 }
 
+bool coerce_rejects_name(const char *kw)
+{
+    static const char *const presence[] = {"/additionalProperties", "/unevaluatedProperties", "/unevaluatedItems",
+                                           "/items", "/additionalItems"};
+    const char *last = strrchr(kw, '/');
+    for (size_t i = 0; last && i < sizeof presence / sizeof *presence; i++)
+        if (!strcmp(last, presence[i])) return true;
+    return strstr(kw, "/propertyNames/") != NULL;
+}
+
 size_t coerce_union_prefix(const char *kw)
 {
     /* Most errors are under no union: one scan tells (every error of a
@@ -263,16 +273,6 @@ size_t coerce_union_prefix(const char *kw)
     size_t at = end[n < COERCE_UNION_LEVELS ? n - 1 : COERCE_UNION_LEVELS - 1];
     while (at && kw[at - 1] >= '0' && kw[at - 1] <= '9') at--;
     return at;
-}
-
-/* Whether x, trimmed, is the string 'hit' byte for byte. */
-static bool same_trimmed(const coax_value *x, const coax_value *hit)
-{
-    const char *s = x->u.text;
-    size_t n = x->len;
-    while (n && strchr(" \t\r\n", s[0])) s++, n--;
-    while (n && strchr(" \t\r\n", s[n - 1])) n--;
-    return n == hit->len && !memcmp(s, hit->u.text, n);
 }
 
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc)
@@ -310,7 +310,7 @@ bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *t
 bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc)
 {
     size_t pl = coerce_union_prefix(loc);
-    if (!pl || same_trimmed(x, hit)) return false;
+    if (!pl || coerce_same_trimmed(x->u.text, x->len, hit->u.text, hit->len)) return false;
     char *end;
     strtol(loc + pl, &end, 10);
     if (end == loc + pl) return false;

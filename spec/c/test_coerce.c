@@ -299,6 +299,29 @@ static void test_each_allocation_failing_gives_no_other_value(void)
     }
 }
 
+/* A union branch's failures' common ancestor is read by whole tokens:
+** "/a/b" and "/ab" share the root, not "/a". */
+static void test_the_common_place_is_a_whole_token(void)
+{
+    coerce_place d = {NULL, 0};
+    CHECK(coerce_place_within(&d, "/x", 2));
+    coerce_place_narrow(&d, "/p/a/b", 6);
+    coerce_place_narrow(&d, "/p/ab", 5);
+    CHECK_INT((long)d.len, 2);
+    CHECK(coerce_place_within(&d, "/p", 2));
+    CHECK(coerce_place_within(&d, "", 0));
+    CHECK(!coerce_place_within(&d, "/p/a", 4));
+    coerce_place_narrow(&d, "/q", 2);
+    CHECK_INT((long)d.len, 0);
+    coerce_place e = {NULL, 0};
+    coerce_place_narrow(&e, "/p/a/bc", 7);
+    coerce_place_narrow(&e, "/p/a/bd", 7);
+    CHECK_INT((long)e.len, 4);
+    coerce_place_narrow(&e, "/p/a", 4);
+    CHECK_INT((long)e.len, 4);
+    CHECK(!coerce_place_within(&e, "/p/ab", 5));
+}
+
 #define TESTS                                          \
     X(test_an_invented_key_is_never_dropped)           \
     X(test_a_written_key_beside_it_is_dropped)         \
@@ -308,5 +331,6 @@ static void test_each_allocation_failing_gives_no_other_value(void)
     X(test_nfc_composes_and_folds)                     \
     X(test_a_long_run_of_marks_is_put_in_order)        \
     X(test_many_errors_cost_memory_like_validation)    \
-    X(test_each_allocation_failing_gives_no_other_value)
+    X(test_each_allocation_failing_gives_no_other_value) \
+    X(test_the_common_place_is_a_whole_token)
 #include "test.h"
