@@ -114,6 +114,15 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** reference not followed, past 64 schemas). */
 bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* Whether a schema that applies to the object ('path', as
+** coerce_names_anywhere, and every branch of a union on it) declares a
+** property other than 'to' that key[0..klen) is joined another way:
+** "userid" to rename to "userId" where an allOf branch, or the union's
+** other branch, declares "user_id" (which one the reply meant is a
+** guess). True when unsure (past the schemas looked into, out of memory). */
+bool coerce_joined_elsewhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen,
+                             const char *to, size_t tolen);
+
 /* The innermost union branches (at most COERCE_UNION_LEVELS) of keyword
 ** path 'kw': for each, innermost last, the length of kw up to its branch
 ** index's end (end[]) and how many tokens of an error's instance location

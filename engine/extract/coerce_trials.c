@@ -550,7 +550,9 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         ** patternProperties "^ID$", a dependency on "A") is its own
         ** property, or the missing one misnamed: a guess, and no default
         ** is filled beside it either */
-        if (src && coerce_names_anywhere(c, path, npath, src->key, src->klen)) continue;
+        if (src && (coerce_names_anywhere(c, path, npath, src->key, src->klen) ||
+                    coerce_joined_elsewhere(c, path, npath, src->key, src->klen, name->u.text, name->len)))
+            continue;
         if (src) {
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
@@ -747,6 +749,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
         if (!dn && di == SIZE_MAX) return; /* " a" beside declared "a" and "A": one of them (a guess), not unknown */
+        if (dn && coerce_joined_elsewhere(c, path, npath, m->key, m->klen, dn, dl))
+            return; /* userid for userId where another schema of the object declares user_id */
         if (dn && !taken[di]) {
             taken[di] = &m->value;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};

@@ -6,6 +6,7 @@
 */
 #include "extract/coerce.h"
 #include "base/hash.h"
+#include "base/unicode_nfc.h"
 #include "schema/schema.h"
 
 #include <stdlib.h>
@@ -429,12 +430,53 @@ typedef struct defaults {
     unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
     const coax_value **path; /* the schemas the failing keyword's path went through: they apply */
     size_t npath;
+    const char *joined; /* with it (joined_key, jlen long): a declared name but 'to' of that form, looked for */
+    size_t jlen;
+    bool twice;
 } defaults;
 
 #define DEFAULT_VISITS 64
 
 static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
                             bool cond, int depth, defaults *d);
+
+/* s[0..n) joined (coerce_joined), case folded after NFC: one key for the
+** names coerce_joined_equal calls equal; NULL out of memory. */
+static const char *joined_key(coax_arena *a, const char *s, size_t n, size_t *len)
+{
+    char *j = coerce_joined(a, s, n);
+    size_t jl = j ? strlen(j) : 0, nl, w = 0;
+    bool ascii = true;
+    for (size_t i = 0; i < jl; i++) ascii = ascii && !((unsigned char)j[i] & 0x80);
+    if (!j || ascii || !coax_utf8_valid(j, jl)) return *len = jl, j;
+    const char *t = coax_nfc(a, j, jl, &nl);
+    char *out = t ? coax_arena_alloc(a, nl * 4 + 1) : NULL;
+    for (size_t i = 0, k; out && i < nl; i += k) {
+        uint32_t cp = 0;
+        if (!(k = coax_utf8_decode((const unsigned char *)t + i, nl - i, &cp))) break;
+        w += coax_utf8_encode(coax_fold_case(cp), out + w);
+    }
+    if (out) out[w] = '\0';
+    return *len = w, out;
+}
+
+/* Per "properties" object, how many of its names have each joined key,
+** counted once (c->built, keyed one byte into the object): n renames
+** against n names stay linear. NULL out of memory. */
+static const smap *joined_counts(coerce_ctx *c, const coax_value *props)
+{
+    const void *key = (const char *)props + 1;
+    smap *m = smap_getp(&c->built, key);
+    if (m) return m;
+    if (!(m = coax_arena_alloc(c->arena, sizeof *m))) return NULL;
+    *m = (smap){0};
+    for (size_t i = 0; i < props->len; i++) {
+        size_t kl;
+        const char *k = joined_key(c->arena, props->u.members[i].key, props->u.members[i].klen, &kl);
+        if (!k || !smap_put(m, c->arena, k, kl, (void *)((uintptr_t)smap_get(m, k, kl) + 1))) return NULL;
+    }
+    return smap_putp(&c->built, c->arena, key, m) ? m : NULL;
+}
 
 /* The names the value of "required", "dependentRequired",
 ** "dependentSchemas" or "dependencies" 'v' lists (its strings, its keys and
@@ -504,7 +546,7 @@ static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value
     }
     for (size_t i = 0; i < n && !d->unsure; i++) { /* past DEFAULT_VISITS the rest is not looked into */
         const coax_value *x = one ? v : v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
-        if (taken && x != taken) continue;
+        if (taken && x != taken && !d->joined) continue; /* a rival's name written another way is a reading too */
         collect_default(c, root, x, name, cond || (some && !on_path(d, x)), depth, d);
     }
 }
@@ -544,6 +586,11 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
         const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
         d->declared = d->declared || p;
         if (d->mentions && !d->mentioned) d->mentioned = names_property(c, s, name);
+        if (d->joined && !d->twice && props && props->type == COAX_OBJECT && props->len) {
+            const smap *jc = joined_counts(c, props);
+            size_t k = jc ? (size_t)(uintptr_t)smap_get(jc, d->joined, d->jlen) : 2;
+            d->twice = k > (p != NULL); /* 'to' itself is one of that form */
+        }
         if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
         static const char *const some[] = {"anyOf", "oneOf", "dependentSchemas", "then", "else"};
         const coax_value *then = coerce_member(s, "then"), *otherwise = coerce_member(s, "else");
@@ -562,7 +609,7 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
 
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
 {
-    defaults d = {NULL, NULL, false, false, false, false, 0, path, n};
+    defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
     if (!n) return NULL;
     collect_default(c, c->doc, path[0], name, false, 0, &d);
     if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
@@ -577,10 +624,26 @@ bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, con
     name.type = COAX_STRING;
     name.u.text = key;
     name.len = (uint32_t)klen;
-    defaults d = {NULL, NULL, false, false, true, false, 0, path, n};
+    defaults d = {NULL, NULL, false, false, true, false, 0, path, n, NULL, 0, false};
     if (!n) return true;
     collect_default(c, c->doc, path[0], &name, false, 0, &d);
     return d.declared || d.mentioned || d.unsure;
+}
+
+bool coerce_joined_elsewhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen,
+                             const char *to, size_t tolen)
+{
+    coax_value name;
+    memset(&name, 0, sizeof name);
+    name.type = COAX_STRING;
+    name.u.text = to;
+    name.len = (uint32_t)tolen;
+    defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
+    if (coerce_same_trimmed(key, klen, to, tolen)) return false; /* spaces alone: no other name meant */
+    d.joined = joined_key(c->arena, key, klen, &d.jlen);
+    if (!n || !d.joined) return true;
+    collect_default(c, c->doc, path[0], &name, false, 0, &d);
+    return d.twice || d.unsure;
 }
 
 /* ---- what one coercion keeps ------------------------------------------ */
