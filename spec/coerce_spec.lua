@@ -191,7 +191,8 @@ describe("coercion", function()
           .. '{"const":"dog"},' .. age('{"type":"string"}') .. '},"required":["kind"]}]}}}'
       end
       local flat = pets(function(t) return '"age":' .. t end)
-      coerced('{"p": {"kind": "dog", "age": 50}}', flat, '{"p":{"kind":"dog","age":"50"}}', "number_to_string", "/p/age")
+      coerced('{"p": {"kind": "dog", "age": 50}}', flat, '{"p":{"kind":"dog","age":"50"}}', "number_to_string",
+        "/p/age")
       refused('{"p": {"kind": "cat", "age": 50}}', flat, "/p/age", "expected a number at most 30, got 50")
       local nested = pets(function(t) return '"info":{"type":"object","properties":{"age":' .. t .. '}}' end)
       coerced('{"p": {"kind": "dog", "info": {"age": 50}}}', nested, '{"p":{"kind":"dog","info":{"age":"50"}}}',
@@ -223,10 +224,11 @@ describe("coercion", function()
       local consts = '{"type":"object","properties":{"s":{"oneOf":[{"const":"in_progress"},{"const":"inProgress"}]}}}'
       refused('{"s": "IN_PROGRESS"}', consts, "/s", 'expected "in_progress", got string "IN_PROGRESS"')
       coerced('{"s": " inProgress "}', consts, '{"s":"inProgress"}', "const_match", "/s")
-      local split = '{"type":"object","properties":{"s":{"anyOf":[{"enum":["in_progress","a"]},{"enum":["inProgress"]}]}}}'
+      local split = '{"type":"object","properties":{"s":{"anyOf":[{"enum":["in_progress","a"]},'
+        .. '{"enum":["inProgress"]}]}}}'
       refused('{"s": "IN_PROGRESS"}', split, "/s", 'expected one of ["in_progress","a"], got string "IN_PROGRESS"')
-      local optional = '{"$defs":{"S":{"enum":["in_progress","inProgress"]}},"type":"object","properties":{"s":{"anyOf":'
-        .. '[{"$ref":"#/$defs/S"},{"type":"null"}]}}}'
+      local optional = '{"$defs":{"S":{"enum":["in_progress","inProgress"]}},"type":"object","properties":{"s":'
+        .. '{"anyOf":[{"$ref":"#/$defs/S"},{"type":"null"}]}}}'
       refused('{"s": "IN_PROGRESS"}', optional, "/s", 'expected one of ["in_progress","inProgress"], got string '
         .. '"IN_PROGRESS"')
       -- one value of that form, or the same value in two branches
@@ -257,8 +259,8 @@ describe("coercion", function()
         .. '{"properties":{"%s":{"type":"integer"}}}]}'
       refused('{"userid": 5}', split:format("user_id"), "", 'missing required property "userId"')
       coerced('{"userid": 5}', split:format("name"), '{"userId":5}', "key_renamed", "/userId")
-      local union = '{"type":"object","anyOf":[{"properties":{"üserId":{"type":"integer"}},"additionalProperties":false},'
-        .. '{"properties":{"üser_id":{"type":"integer"}},"additionalProperties":false}]}'
+      local union = '{"type":"object","anyOf":[{"properties":{"üserId":{"type":"integer"}},'
+        .. '"additionalProperties":false},{"properties":{"üser_id":{"type":"integer"}},"additionalProperties":false}]}'
       refused('{"ÜSERID": 5}', union, "/ÜSERID", 'property "ÜSERID" is not allowed')
       -- a name of that form in another object is another object's
       local nested = '{"type":"object","properties":{"userId":{"type":"integer"},"meta":{"type":"object","properties":'

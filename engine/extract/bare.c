@@ -198,3 +198,27 @@ coerce_root coerce_scalar_root(const coax_value *doc)
     size_t work = SCALAR_WORK;
     return scalar_schema(doc, doc, 0, &work);
 }
+
+/* Whether 'key' names the whole answer rather than being content: a
+** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
+** or, for an object or array inside, any key the root schema does not
+** declare as a property ({"invoice": {...}}: a scalar's key says what the
+** scalar is, {"greeting": "hello"}, but a whole structure's key only
+** labels it). */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+{
+    char norm[32], title[32];
+    bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
+    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
+    bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
+    if (short_key && titled && !strcmp(norm, title)) return true;
+    /* A label saying what it holds is not the answer takes nothing out of it. */
+    if (coerce_not_answer_label(key, klen)) return false;
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
+        return true;
+    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
+                                        "json", "reply", "payload", "return", "returnvalue"};
+    for (size_t i = 0; short_key && i < sizeof words / sizeof *words; i++)
+        if (!strcmp(norm, words[i])) return true;
+    return titled && coerce_loose_equal(a, key, klen, t->u.text, t->len);
+}

@@ -193,19 +193,10 @@ static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, co
     return NULL;
 }
 
-/* Equal ignoring case and surrounding whitespace, after NFC. Out of
-** memory reads as "not equal": no coercion, never a wrong one. */
+/* Out of memory reads as "not equal": no coercion, never a wrong one. */
 static bool loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
 {
-    bool oom;
-    trim(&x, &xn);
-    trim(&y, &yn);
-    return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
-}
-
-bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
-{
-    return loose_equal(a, x, xn, y, yn);
+    return coerce_loose_equal(a, x, xn, y, yn);
 }
 
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n)

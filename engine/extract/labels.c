@@ -135,33 +135,19 @@ bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_
     return eq || oom;
 }
 
+bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
+{
+    bool oom;
+    while (xn && strchr(" \t\r\n", x[0])) x++, xn--;
+    while (xn && strchr(" \t\r\n", x[xn - 1])) xn--;
+    while (yn && strchr(" \t\r\n", y[0])) y++, yn--;
+    while (yn && strchr(" \t\r\n", y[yn - 1])) yn--;
+    return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
+}
+
 bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn)
 {
     while (n && strchr(" \t\r\n", s[0])) s++, n--;
     while (n && strchr(" \t\r\n", s[n - 1])) n--;
     return n == nn && !memcmp(s, name, n);
-}
-
-/* Whether 'key' names the whole answer rather than being content: a
-** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
-** or, for an object or array inside, any key the root schema does not
-** declare as a property ({"invoice": {...}}: a scalar's key says what the
-** scalar is, {"greeting": "hello"}, but a whole structure's key only
-** labels it). */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
-{
-    char norm[32], title[32];
-    bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
-    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
-    bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
-    if (short_key && titled && !strcmp(norm, title)) return true;
-    /* A label saying what it holds is not the answer takes nothing out of it. */
-    if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
-        return true;
-    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
-                                        "json", "reply", "payload", "return", "returnvalue"};
-    for (size_t i = 0; short_key && i < sizeof words / sizeof *words; i++)
-        if (!strcmp(norm, words[i])) return true;
-    return titled && coerce_loose_equal(a, key, klen, t->u.text, t->len);
 }
