@@ -617,33 +617,32 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
     return d.one;
 }
 
-bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+/* Walks the schemas that apply to an object from 'path' (n of them) for
+** its property named key[0..klen), as 'd' asks; false with no path. */
+static bool walk_for_name(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen, defaults *d)
 {
     coax_value name;
     memset(&name, 0, sizeof name);
     name.type = COAX_STRING;
     name.u.text = key;
     name.len = (uint32_t)klen;
+    if (n) collect_default(c, c->doc, path[0], &name, false, 0, d);
+    return n != 0;
+}
+
+bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+{
     defaults d = {NULL, NULL, false, false, true, false, 0, path, n, NULL, 0, false};
-    if (!n) return true;
-    collect_default(c, c->doc, path[0], &name, false, 0, &d);
-    return d.declared || d.mentioned || d.unsure;
+    return !walk_for_name(c, path, n, key, klen, &d) || d.declared || d.mentioned || d.unsure;
 }
 
 bool coerce_joined_elsewhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen,
                              const char *to, size_t tolen)
 {
-    coax_value name;
-    memset(&name, 0, sizeof name);
-    name.type = COAX_STRING;
-    name.u.text = to;
-    name.len = (uint32_t)tolen;
     defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
     if (coerce_same_trimmed(key, klen, to, tolen)) return false; /* spaces alone: no other name meant */
     d.joined = joined_key(c->arena, key, klen, &d.jlen);
-    if (!n || !d.joined) return true;
-    collect_default(c, c->doc, path[0], &name, false, 0, &d);
-    return d.twice || d.unsure;
+    return !d.joined || !walk_for_name(c, path, n, to, tolen, &d) || d.twice || d.unsure;
 }
 
 /* ---- what one coercion keeps ------------------------------------------ */
