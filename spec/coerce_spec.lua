@@ -231,6 +231,9 @@ describe("coercion", function()
         .. '{"anyOf":[{"$ref":"#/$defs/S"},{"type":"null"}]}}}'
       refused('{"s": "IN_PROGRESS"}', optional, "/s", 'expected one of ["in_progress","inProgress"], got string '
         .. '"IN_PROGRESS"')
+      local nested = '{"type":"object","properties":{"s":{"anyOf":[{"anyOf":[{"const":"in_progress"},{"const":"x"}]},'
+        .. '{"const":"inProgress"}]}}}'
+      refused('{"s": "IN_PROGRESS"}', nested, "/s", 'expected "in_progress", got string "IN_PROGRESS"')
       -- one value of that form, or the same value in two branches
       local one = '{"type":"object","properties":{"s":{"oneOf":[{"const":"in_progress"},{"const":"done"}]}}}'
       coerced('{"s": "IN_PROGRESS"}', one, '{"s":"in_progress"}', "const_match", "/s")

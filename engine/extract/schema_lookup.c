@@ -304,9 +304,35 @@ bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *t
     return false;
 }
 
-/* Strings of a union's branches coerce_union_joined compares, at most:
-** past them a loose match under that union is not made. */
+/* Schemas and strings of a union's branches coerce_union_joined reads, at
+** most: past them a loose match under that union is not made. */
 #define UNION_JOINED_WORK 4096
+
+/* Whether schema s (through "$ref", "anyOf", "oneOf" and "allOf", 8 deep)
+** lists a string other than 'hit' whose joined form is 'norm'; true past
+** '*work' schemas and strings, or 8 levels (a guess not ruled out). */
+static bool lists_joined(coerce_ctx *c, const coax_value *s, const char *norm, const coax_value *hit, int depth,
+                         size_t *work)
+{
+    if (depth > 8 || !*work) return true;
+    --*work; /* each schema looked into counts: {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]} is no 2^8 */
+    s = coerce_deref(c, c->doc, s);
+    if (!s || s->type != COAX_OBJECT) return false;
+    const coax_value *k = coerce_member(s, "const"), *en = coerce_member(s, "enum");
+    size_t n = en && en->type == COAX_ARRAY ? en->len : 0;
+    for (size_t j = 0; j <= n; j++) {
+        const coax_value *y = j < n ? &en->u.items[j] : k;
+        if (!y || y->type != COAX_STRING || (y->len == hit->len && !memcmp(y->u.text, hit->u.text, y->len))) continue;
+        if (!*work || (--*work, coerce_joined_equal(c->arena, norm, y->u.text, y->len))) return true;
+    }
+    static const char *const subs[] = {"anyOf", "oneOf", "allOf"};
+    for (size_t u = 0; u < 3; u++) {
+        const coax_value *b = coerce_member(s, subs[u]);
+        for (size_t i = 0; b && b->type == COAX_ARRAY && i < b->len; i++)
+            if (lists_joined(c, &b->u.items[i], norm, hit, depth + 1, work)) return true;
+    }
+    return false;
+}
 
 bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc)
 {
@@ -317,25 +343,21 @@ bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *h
     if (end == loc + pl) return false;
     while (!strncmp(end, "/$ref", 5) && (end[5] == '/' || !end[5])) end += 5;
     if (strcmp(end, "/enum") && strcmp(end, "/const")) return false; /* a member's or an item's: not this union's */
-    char *at = coax_arena_strdup(c->arena, loc, pl - 1);
     const char *norm = coerce_joined(c->arena, x->u.text, x->len);
-    const coax_value *parent, *branches;
-    char kw[16];
-    if (!at || !norm) return true;
-    if (!coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &branches) || branches->type != COAX_ARRAY)
-        return false;
-    size_t work = UNION_JOINED_WORK;
-    for (size_t i = 0; i < branches->len; i++) {
-        const coax_value *b = coerce_deref(c, c->doc, &branches->u.items[i]);
-        const coax_value *k = b && b->type == COAX_OBJECT ? coerce_member(b, "const") : NULL;
-        const coax_value *en = b && b->type == COAX_OBJECT ? coerce_member(b, "enum") : NULL;
-        size_t n = en && en->type == COAX_ARRAY ? en->len : 0;
-        for (size_t j = 0; j <= n; j++) {
-            const coax_value *y = j < n ? &en->u.items[j] : k;
-            if (!y || y->type != COAX_STRING || (y->len == hit->len && !memcmp(y->u.text, hit->u.text, y->len)))
-                continue;
-            if (!work-- || coerce_joined_equal(c->arena, norm, y->u.text, y->len)) return true;
-        }
+    size_t ends[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(loc, ends, steps), work = UNION_JOINED_WORK;
+    if (!norm || !n || n > COERCE_UNION_LEVELS) return true;
+    /* every union at the value's own place, the innermost first: an outer
+    ** one's other branch lists values for it too */
+    for (size_t k = n; k-- > 0 && steps[k] == steps[n - 1];) {
+        size_t l = ends[k];
+        while (l && loc[l - 1] >= '0' && loc[l - 1] <= '9') l--;
+        char *at = coax_arena_strdup(c->arena, loc, l - 1), kw[16];
+        const coax_value *parent, *branches;
+        if (!at) return true;
+        if (!coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &branches) || branches->type != COAX_ARRAY)
+            return false;
+        for (size_t i = 0; i < branches->len; i++)
+            if (lists_joined(c, &branches->u.items[i], norm, hit, 0, &work)) return true;
     }
     return false;
 }
