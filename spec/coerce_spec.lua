@@ -204,6 +204,15 @@ describe("coercion", function()
       coerced('{"pet": {"type": "dog", "lives": 12}}', refs, '{"pet":{"type":"dog","lives":"12"}}', "number_to_string",
         "/pet/lives")
       refused('{"pet": {"type": "cat", "lives": 12}}', refs, "/pet/lives", "expected a number at most 9, got 12")
+      -- per item: a branch failing for good at one item says nothing of another's
+      local list = '{"type":"object","properties":{"p":{"type":"array","items":' .. flat:match('"p":(%b{})') .. '}}}'
+      coerced('{"p": [{"kind": "dog", "age": 50}, {"kind": "dog", "age": 60}]}', list,
+        '{"p":[{"kind":"dog","age":"50"},{"kind":"dog","age":"60"}]}', "number_to_string", "/p/0/age")
+      refused('{"p": [{"kind": "cat", "age": 50}, {"kind": "cat", "age": 60}]}', list, "/p/0/age",
+        "expected a number at most 30, got 50")
+      local objs = '{"type":"array","items":{"anyOf":[{"type":"object","properties":{"a":{"type":"number",'
+        .. '"maximum":100}}},{"type":"object","properties":{"a":{"type":"string"}}}]}}'
+      refused('[{"a": 150}, {"a": 200}]', objs, "/0/a", "expected a number at most 100, got 150")
     end)
 
     it("drops no member of an object that another branch of its union reads", function()

@@ -469,6 +469,21 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 ** claims are a bounded cost an error, however deep the place). */
 #define CLAIM_LEVELS 8
 
+/* The length of e's instance location up to the place its innermost union
+** applies at: a union under "items" is one per item, and a branch failing
+** for good at one item says nothing of another ([{"a": 150}, {"a": 200}]
+** for objects whose "a" is at most 100 or a string). The whole location
+** when the keyword path is not read. */
+static size_t union_place(const coax_schema_error *e)
+{
+    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(e->keyword_location, end, steps);
+    const char *at = e->instance_location;
+    size_t len = strlen(at), k = 0, i = 0;
+    if (!n || n > COERCE_UNION_LEVELS) return len;
+    for (; i < len && k <= steps[n - 1]; i++) k += at[i] == '/';
+    return k > steps[n - 1] ? i - 1 : len;
+}
+
 /* Records in 'claims' that the branch of error 'e' (under the union
 ** e->keyword_location[0..pl)) read the value at e's place, and those
 ** above it, as its own kind of value: it failed there for what the value
@@ -547,20 +562,21 @@ static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_erro
 ** what each branch read as written (claim). */
 static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless, hmap *claims)
 {
-    hmap reads, checked;
+    hmap reads, checked, deadm; /* deadm: a branch's trial-less errors' common place, per place of its union */
     /* Only the errors under a union are read here, and an extraction's
     ** errors are mostly not (73,602 of 73,602 in bench/extract/big.sh):
     ** a coerce_trials for each error would be 350 bytes an error. */
     size_t nu = 0;
     for (size_t i = 0; i < val->nerrors; i++) nu += coerce_union_prefix(val->errors[i].keyword_location) != 0;
     if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu) ||
-        !hmap_init(&reads, j->scratch, nu) || !hmap_init(&checked, j->scratch, nu))
+        !hmap_init(&reads, j->scratch, nu) || !hmap_init(&checked, j->scratch, nu) ||
+        !hmap_init(&deadm, j->scratch, nu))
         return COAX_ENOMEM;
     if (!nu) return COAX_OK;
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
     coerce_trials *tried = coax_arena_alloc(j->scratch, nu * sizeof *tried);
     const coax_schema_error **under = coax_arena_alloc(j->scratch, nu * sizeof *under);
-    coerce_place *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch in 'hopeless': val - 1 */
+    coerce_place *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch and place in 'deadm' */
     if (!seen || !tried || !under || !dead) return COAX_ENOMEM;
     size_t ndead = 0;
     for (size_t i = 0, u = 0; i < val->nerrors; i++) {
@@ -579,17 +595,23 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         coerce_make_trials(j->c, x, up, e, &tried[u]);
         size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
         if (tried[u++].n) continue;
+        size_t ul = union_place(e);
         hent *h = hmap_put(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
-        if (!h) return COAX_ENOMEM;
-        if (!h->val) dead[(h->val = ++ndead) - 1] = (coerce_place){NULL, 0};
-        coerce_place_narrow(&dead[h->val - 1], e->instance_location, ll);
+        hent *dh = h ? hmap_put(&deadm, e->keyword_location, bl, e->instance_location, ul,
+                                hash2(&deadm, e->keyword_location, bl, e->instance_location, ul))
+                     : NULL;
+        if (!dh) return COAX_ENOMEM;
+        if (!dh->val) dead[(dh->val = ++ndead) - 1] = (coerce_place){NULL, 0};
+        coerce_place_narrow(&dead[dh->val - 1], e->instance_location, ll);
     }
     size_t n = 0;
     for (size_t k = 0; k < nu; k++) { /* what each branch claims and reads, once all its errors are known */
         const coax_schema_error *e = under[k];
         size_t pl = coerce_union_prefix(e->keyword_location);
         size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-        hent *d = hmap_find(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
+        size_t ul = union_place(e);
+        hent *d = hmap_find(&deadm, e->keyword_location, bl, e->instance_location, ul,
+                            hash2(&deadm, e->keyword_location, bl, e->instance_location, ul));
         if (!claim(claims, &reads, e, pl, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
     }
     for (size_t k = 0; k < nu; k++) {
