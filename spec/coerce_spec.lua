@@ -281,6 +281,18 @@ describe("coercion", function()
         "/userId")
     end)
 
+    it("reads a keyword path through property names of any length", function()
+      local consts = '{"type":"object","properties":{"status_of_the_task":{"oneOf":[{"const":"in_progress"},'
+        .. '{"const":"inProgress"}]}}}'
+      refused('{"status_of_the_task": "IN_PROGRESS"}', consts, "/status_of_the_task",
+        'expected "in_progress", got string "IN_PROGRESS"')
+      local pair = '{"type":"object","properties":{"name_and_count_pair":{"type":"array","prefixItems":[{"type":'
+        .. '"integer"},{"type":"string"}]}}}'
+      refused('{"name_and_count_pair": ["5", 6]}', pair, "/name_and_count_pair/0", 'expected integer, got string "5"')
+      coerced('{"name_and_count_pair": ["5", "ada"]}', pair, '{"name_and_count_pair":[5,"ada"]}', "string_to_integer",
+        "/name_and_count_pair/0")
+    end)
+
     it("reads a property named anyOf or oneOf as a property, not as a union's branch", function()
       for _, name in ipairs { "anyOf", "oneOf" } do
         local function named(s) return (s:gsub('"a"', '"' .. name .. '"')) end

@@ -156,31 +156,36 @@ bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, co
 {
     const coax_value *cur = doc, *holder = NULL;
     const char *p = loc;
-    if (*p == '\0') return false;
+    /* a property's name on the way may be longer than the keyword asked
+    ** for ("shipping_address" before "anyOf"): each token is read whole */
+    size_t ll = strlen(loc), n = 0;
+    char small[256], *tok = ll < sizeof small ? small : c ? coax_arena_alloc(c->arena, ll + 1) : NULL;
+    if (*p == '\0' || !tok) return false;
     while (*p == '/') {
-        size_t n;
-        if (!read_token(&p, kw, kwcap, &n)) return false;
-        if (!strcmp(kw, "$ref")) {
+        if (!read_token(&p, tok, ll + 1, &n)) return false;
+        if (!strcmp(tok, "$ref")) {
             cur = coerce_local_ref(c, doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
             if (!cur) return false;
             continue;
         }
-        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
+        if (!strcmp(tok, "$dynamicRef") || !strcmp(tok, "$recursiveRef")) return false;
         holder = cur;
         /* Inside an embedded resource "#/..." refers to that resource, not
         ** to the document: do not look keywords up there. */
         if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
         if (cur->type == COAX_OBJECT) {
-            cur = doc_member(c, cur, kw, n);
+            cur = doc_member(c, cur, tok, n);
         } else if (cur->type == COAX_ARRAY) {
             char *end;
-            unsigned long i = strtoul(kw, &end, 10);
+            unsigned long i = strtoul(tok, &end, 10);
             cur = *end ? NULL : coax_array_get(cur, i);
         } else {
             cur = NULL;
         }
         if (!cur) return false;
     }
+    if (n + 1 > kwcap) return false; /* no keyword's name */
+    memcpy(kw, tok, n + 1);
     *parent = holder;
     *value = cur;
     return holder != NULL;
