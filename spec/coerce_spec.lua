@@ -281,6 +281,16 @@ describe("coercion", function()
         "/userId")
     end)
 
+    it("drops no member whose long name may be an absent property's misspelt", function()
+      local s = '{"type":"object","properties":{"customer_preferred_delivery_time_window_start":{"type":"string"},'
+        .. '"id":{"type":"integer"}},"additionalProperties":false}'
+      refused('{"customer_prefered_delivery_time_window_start": "9am"}', s,
+        "/customer_prefered_delivery_time_window_start",
+        'property "customer_prefered_delivery_time_window_start" is not allowed')
+      coerced('{"some_other_completely_unrelated_field_name": 5}', s, '{}', "property_dropped",
+        "/some_other_completely_unrelated_field_name")
+    end)
+
     it("reads a keyword path through property names of any length", function()
       local consts = '{"type":"object","properties":{"status_of_the_task":{"oneOf":[{"const":"in_progress"},'
         .. '{"const":"inProgress"}]}}}'

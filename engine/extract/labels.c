@@ -34,28 +34,29 @@ char *coerce_joined(coax_arena *a, const char *s, size_t n)
 ** and '-', one holds the other ("age_years", "age") or they are one edit
 ** apart, two for longer names (a letter added, lost, changed or two
 ** swapped: "aeg", "adress", "emial"). */
+/* Whether a[0..n) and b[0..m) are at most 'most' edits apart (a letter
+** added, lost, changed, or two swapped): at most 4^most steps a letter. */
+static bool within_edits(const char *a, size_t n, const char *b, size_t m, unsigned most)
+{
+    while (n && m && *a == *b) a++, b++, n--, m--;
+    if (!n || !m) return (n > m ? n : m) <= most;
+    if (!most) return false;
+    return within_edits(a + 1, n - 1, b + 1, m - 1, most - 1) || within_edits(a + 1, n - 1, b, m, most - 1) ||
+           within_edits(a, n, b + 1, m - 1, most - 1) ||
+           (n > 1 && m > 1 && a[0] == b[1] && a[1] == b[0] && within_edits(a + 2, n - 2, b + 2, m - 2, most - 1));
+}
+
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
 {
-    char a[33], b[33];
-    if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return false;
+    char a[257], b[257];
+    /* a name too long to compare may be the other misspelt: dropping it, or
+    ** filling a default beside it, would be the guess */
+    if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return true;
     size_t n = strlen(a), m = strlen(b);
     if (n < 2 || m < 2) return false;
     if ((n >= 3 && strstr(b, a)) || (m >= 3 && strstr(a, b))) return true;
     size_t most = (n < m ? n : m) > 5 ? 2 : 1;
-    if ((n > m ? n - m : m - n) > most) return false;
-    unsigned char dist[34][34]; /* optimal string alignment distance */
-    for (size_t i = 0; i <= n; i++) dist[i][0] = (unsigned char)i;
-    for (size_t j = 0; j <= m; j++) dist[0][j] = (unsigned char)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            unsigned v = dist[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (dist[i - 1][j] + 1u < v) v = dist[i - 1][j] + 1u;
-            if (dist[i][j - 1] + 1u < v) v = dist[i][j - 1] + 1u;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && dist[i - 2][j - 2] + 1u < v)
-                v = dist[i - 2][j - 2] + 1u;
-            dist[i][j] = (unsigned char)v;
-        }
-    return dist[n][m] <= most;
+    return (n > m ? n - m : m - n) <= most && within_edits(a, n, b, m, (unsigned)most);
 }
 
 /* A value's bit among those of types_taken: integers apart from other numbers. */
