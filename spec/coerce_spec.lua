@@ -291,6 +291,14 @@ describe("coercion", function()
         "/some_other_completely_unrelated_field_name")
     end)
 
+    it("reads an envelope's label of any length for a word saying it holds no answer", function()
+      local s = '{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}'
+      refused('{"the_previous_wrong_answer_before_the_correction": {"a": 1}}', s, "", 'missing required property "a"')
+      refused('{"' .. ("customer_"):rep(40) .. '": {"a": 1}}', s, "", 'missing required property "a"')
+      coerced('{"customer_account_summary_record_for_march_twenty_two": {"a": 1}}', s, '{"a":1}',
+        "envelope_unwrapped", "")
+    end)
+
     it("reads a keyword path through property names of any length", function()
       local consts = '{"type":"object","properties":{"status_of_the_task":{"oneOf":[{"const":"in_progress"},'
         .. '{"const":"inProgress"}]}}}'

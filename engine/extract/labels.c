@@ -102,8 +102,8 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         /* one choice of several, a try before the answer, a part of it */
                                         "hypothes", "counterfact", "option", "candidate", "attempt", "initial",
                                         "firsttry", "partial", "fallback", "oldvalue"};
-    char norm[32];
-    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return false;
+    char norm[257];
+    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true; /* too long to read: it may say so */
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
         if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
     return false;
@@ -115,9 +115,9 @@ bool coerce_not_answer_tag(const char *name, size_t n)
                                          "source", "sources", "reference", "references", "retrieved", "quote"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
-    char norm[32];
+    char norm[257];
     if (coerce_not_answer_label(name, n)) return true;
-    if (!coerce_norm_key(name, n, norm, sizeof norm)) return false;
+    if (!coerce_norm_key(name, n, norm, sizeof norm)) return true;
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
         if (!strcmp(norm, others[i])) return true;
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++)
