@@ -489,9 +489,9 @@ static size_t union_place(const coax_schema_error *e)
 ** above it, as its own kind of value: it failed there for what the value
 ** holds (a bound, a member, an item), not for its "type", "enum" or
 ** "const" (a branch naming its values claims none), and it failed for good
-** nowhere but there or inside ('d', dead_within). Each key, a place and a
+** nowhere but there or inside ('d', coerce_place_within). Each key, a place and a
 ** union, to its branch + 1, or SIZE_MAX for several. In 'reads' the same
-** for any error but one rejecting the name (rejects_name): the branches
+** for any error but one rejecting the name (coerce_rejects_name): the branches
 ** that take the member or item there, for what it holds, or for its type. */
 static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t pl, const coerce_place *d)
 {
