@@ -136,6 +136,32 @@ describe("coercion", function()
       coerced('{"s": "IN_PROGRESS"}', large .. ']}}}', '{"s":"in_progress"}', "enum_match", "/s")
     end)
 
+    it("unwraps no list of one unquoted string: its brackets may be the text's own", function()
+      local one = '{"type":"object","properties":{"name":{"type":"string"}}}'
+      refused('{"name": [insert name here]}', one, "/name", "expected string, got array of 1 item")
+      refused('{"name": [Ada Lovelace]}', one, "/name", "expected string, got array of 1 item")
+      coerced('{"name": ["Ada Lovelace"]}', one, '{"name":"Ada Lovelace"}', "unwrap_array", "/name")
+      local list = '{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"}}}}'
+      refused('{"names": [insert name here]}', list, "/names/0",
+        'a placeholder where a value was due ("insert name here"): send the value itself')
+      refused('{"names": [Name]}', list, "/names/0",
+        'a placeholder where a value was due ("Name"): send the value itself')
+      coerced('{"names": [Ada Lovelace]}', list, '{"names":["Ada Lovelace"]}', nil, nil)
+    end)
+
+    it("takes no string written without quotes that a template or code would write there", function()
+      local s = '{"type":"object","properties":{"name":{"type":"string"},"key":{"type":"string"},'
+        .. '"kind":{"enum":["string","number"]}}}'
+      refused('{"name": name}', s, "/name", 'a placeholder where a value was due ("name"): send the value itself')
+      refused('{"name": string}', s, "/name", 'a placeholder where a value was due ("string"): send the value itself')
+      refused('{"name": your name}', s, "/name",
+        'a placeholder where a value was due ("your name"): send the value itself')
+      coerced('{"name": "name"}', s, '{"name":"name"}', nil, nil)
+      coerced('{"key": value}', s, '{"key":"value"}', nil, nil)
+      coerced('{"name": Ada}', s, '{"name":"Ada"}', nil, nil)
+      coerced('{"kind": string}', s, '{"kind":"string"}', nil, nil)
+    end)
+
     it("converts no value for a union's branch when another branch takes the type it was written in", function()
       local num = '{"type":"object","properties":{"a":{"anyOf":[{"type":"number","maximum":100},{"type":"string"}]}}}'
       refused('{"a": 150}', num, "/a", "expected a number at most 100, got 150")

@@ -49,6 +49,10 @@ struct coax_member {
 /* A number read with thousands separators ("n": 1,234): its commas may as
 ** well separate items (1 and 234), so it is never wrapped into a list. */
 #define COAX_VF_GROUPED 8u
+/* A string a repair read from text without quotes (unquoted_string): the
+** brackets around it may be its own text ("[insert name here]", a
+** placeholder) as well as a list's, so it is never unwrapped from one. */
+#define COAX_VF_UNQUOTED 0x10u
 /* Private to one coercion (coerce.c): this container's items or members
 ** block was copied by it and may be written in place. Cleared before the
 ** coercion returns. */

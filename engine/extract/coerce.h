@@ -162,7 +162,8 @@ bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *t
 ** enum). Out of memory, or past a bound of work, reads as "it is". */
 bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc);
 
-/* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type;
+/* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type
+** or, before 2020-12, .../items/i/type;
 ** 'up' the array), fits slot k as written while slot k's item fits slot i's
 ** and not its own: ["5", 6] for an integer and a string is 5 and "6", or
 ** the two swapped; which one is a guess. */

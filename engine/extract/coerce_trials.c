@@ -179,6 +179,9 @@ static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, co
     }
     if (x->type == COAX_ARRAY && x->len == 1 && strcmp(t, "array")) {
         const coax_value *inner = &x->u.items[0];
+        /* {"name": [insert name here]}: a placeholder in brackets, or a list
+        ** of one unquoted string? Unwrapped, the brackets' reading is hidden. */
+        if (inner->type == COAX_STRING && (inner->flags & COAX_VF_UNQUOTED)) return NULL;
         const char *k2;
         coax_value *conv = NULL;
         if (!strcmp(coax_type_name((coax_type)inner->type), t) || (want_num && inner->type == COAX_NUMBER)) {

@@ -33,12 +33,13 @@ static bool names_key(const char *s, size_t n, const char *key, size_t klen)
 }
 
 /* Whether s[0..n) names a type rather than giving a value of it: the
-** schema's words in brackets ("<string>", "[number]"). */
-static bool names_type(const char *s, size_t n)
+** schema's words in brackets ("<string>", "[number]"); with 'words', the
+** plain ones too ("<value>", "[text]"). */
+static bool names_type(const char *s, size_t n, bool words_too)
 {
     static const char *const words[] = {"string", "str", "number", "integer", "int", "float", "boolean", "bool",
                                         "value", "text"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    for (size_t i = 0; i < sizeof words / sizeof *words - (words_too ? 0 : 2); i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
     return false;
 }
@@ -121,7 +122,7 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     const char *in = s + 1;
     size_t m = n - 2;
     if (!words_only(in, m)) return false;
-    if (names_key(in, m, key, klen) || instruction(in, m) || ((angle || square) && names_type(in, m)))
+    if (names_key(in, m, key, klen) || instruction(in, m) || ((angle || square) && names_type(in, m, true)))
         return true; /* "email": "<email>", "[Your Name]", "<string>" */
     /* <first name>, <user_email>: an angle-bracketed phrase is no HTML tag */
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
@@ -179,12 +180,25 @@ typedef struct finding {
     coax_buf path; /* the placeholder's pointer */
 } finding;
 
+/* Whether string 'v', which a repair read without quotes, is a template's
+** words or code's rather than a value: its member's own name, an
+** instruction, a type's name ({"name": name, "age": int}, {"name": your
+** name}, [insert name here]); without quotes nothing tells them apart.
+** "value" and "text" are words of values too ({key: value}). */
+static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
+{
+    const char *s = v->u.text;
+    size_t n = v->len;
+    return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
+           (names_key(s, n, key, klen) || instruction(s, n) || names_type(s, n, false));
+}
+
 /* Whether string 'v' (a member of key 'key') is a placeholder; sets
 ** *named when an "enum" or "const" of the schema names it. */
 static bool placeholder(finding *f, const coax_value *v, const char *key, size_t klen, bool *named)
 {
     *named = false;
-    if (!extract_is_placeholder(v->u.text, v->len, key, klen)) return false;
+    if (!extract_is_placeholder(v->u.text, v->len, key, klen) && !unquoted_template(v, key, klen)) return false;
     if (!f->named && !(f->named = named_strings(f->c))) return f->oom = true;
     *named = smap_get(f->named, v->u.text, v->len) != NULL;
     return true;

@@ -369,14 +369,19 @@ bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *h
 
 bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc)
 {
-    static const char slot[] = "/prefixItems/";
+    /* the slots are prefixItems, or items as an array (drafts 4 to 2019-09,
+    ** whose locations read .../items/i/type): the last of either */
+    static const char *const slots_of[] = {"/prefixItems/", "/items/"};
     const char *p = NULL;
-    for (const char *q = strstr(loc, slot); q; q = strstr(q + 1, slot)) p = q;
+    size_t slot_len = 0;
+    for (size_t k = 0; k < 2; k++)
+        for (const char *q = strstr(loc, slots_of[k]); q; q = strstr(q + 1, slots_of[k]))
+            if (q > p) p = q, slot_len = strlen(slots_of[k]);
     if (!p || !up || up->type != COAX_ARRAY) return false;
     char *end;
-    unsigned long i = strtoul(p + sizeof slot - 1, &end, 10);
-    if (end == p + sizeof slot - 1 || strcmp(end, "/type") || i >= up->len) return false;
-    char *at = coax_arena_strdup(c->arena, loc, (size_t)(p - loc) + sizeof slot - 2);
+    unsigned long i = strtoul(p + slot_len, &end, 10);
+    if (end == p + slot_len || strcmp(end, "/type") || i >= up->len) return false;
+    char *at = coax_arena_strdup(c->arena, loc, (size_t)(p - loc) + slot_len - 1);
     const coax_value *parent, *slots;
     char kw[16];
     if (!at || !coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &slots) || slots->type != COAX_ARRAY ||
@@ -619,13 +624,15 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
             d->twice = k > (p != NULL); /* 'to' itself is one of that form */
         }
         if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
-        static const char *const some[] = {"anyOf", "oneOf", "dependentSchemas", "then", "else"};
+        /* "dependencies" is dependentSchemas before 2019-09 (its lists of
+        ** names are no schemas: collect_default passes them by) */
+        static const char *const some[] = {"anyOf", "oneOf", "dependentSchemas", "dependencies", "then", "else"};
         const coax_value *then = coerce_member(s, "then"), *otherwise = coerce_member(s, "else");
         bool then_taken = then && on_path(d, then), else_taken = otherwise && on_path(d, otherwise);
         for (size_t k = 0; k < sizeof some / sizeof *some; k++) {
-            if ((k == 3 && else_taken) || (k == 4 && then_taken)) continue; /* the if's other outcome */
+            if ((k == 4 && else_taken) || (k == 5 && then_taken)) continue; /* the if's other outcome */
             const coax_value *v = coerce_member(s, some[k]);
-            collect_each(c, root, v, k >= 3, name, cond, true, k < 2 && v && v->type == COAX_ARRAY, depth + 1, d);
+            collect_each(c, root, v, k >= 4, name, cond, true, k < 2 && v && v->type == COAX_ARRAY, depth + 1, d);
         }
         for (size_t k = 0; d->mentions && k < 2; k++) /* conditions name properties too; they fill none */
             collect_each(c, root, coerce_member(s, k ? "not" : "if"), true, name, true, true, false, depth + 1, d);

@@ -482,7 +482,12 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         }
         if (!first && !repair_value_starts(ps.p, ps.e)) {
             log->n = from;
-            note_trailing(&ps, out, ps.p, stray, ps.p);
+            const char *closers = stray, *closers_end = ps.p; /* or those a remark ends with: {...}} (approx)} */
+            if (stray == ps.p) {
+                size_t n = repair_remark_closers(ps.p, ps.e, &closers);
+                closers_end = closers + n;
+            }
+            note_trailing(&ps, out, ps.p, closers, closers_end);
             out->trailing = true;
             break;
         }

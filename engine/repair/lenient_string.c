@@ -178,7 +178,7 @@ const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coa
         unsigned char c = (unsigned char)*q;
         if (c == (unsigned char)open) break;
         if (c >= 0x20 || nctl == sizeof ctl / sizeof *ctl) return NULL;
-        if (c == '\n' && ctx != CTX_KEY && ps->nopens && lp_item_ahead(q + 1, e, ctx)) return NULL;
+        if (c == '\n' && (ctx == CTX_KEY || (ps->nopens && lp_item_ahead(q + 1, e, ctx)))) return NULL;
         ctl[nctl++] = q++;
     }
     const char *after = q + 1;
@@ -326,6 +326,16 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 }
 
 /* Decodes one escape at p (on the backslash), below 'bound'. */
+/* Whether a key's text from p, over its lines up to its closing quote,
+** holds JSON's punctuation: a key that swallowed structure ("count: [⏎ {⏎
+** note"), not one that holds a line break ("key⏎after", "a⏎    "). */
+static bool structure_in_key(const char *p, const char *bound)
+{
+    for (; p < bound && *p != '"' && *p != '\''; p++)
+        if (strchr("{}[],:", *p)) return true;
+    return false;
+}
+
 static const char *decode_escape(lp *ps, const char *p, const char *bound)
 {
     if (p + 1 >= bound) return bound; /* a lone backslash at the end */
@@ -415,6 +425,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
 {
     const char *p = ps->p, *body = ps->p;
     bool control = false, mixed = false; /* a control escape decoded; noted with a backslash kept */
+    int key_punct = -1; /* a key over lines: whether it holds JSON's punctuation (-1: not looked yet) */
     ps->kept_escape = false;
     while (p < bound) {
         const char *run = p;
@@ -444,7 +455,16 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                 *cut = back > body && back[-1] == ',' ? back - 1 : p;
                 return S_CUT;
             }
-            note(ps, RK_CONTROL_CHARACTER, p);
+            /* a key over lines that holds JSON's punctuation ("count: [⏎ {⏎
+            ** note": 1) may end at a later key's quote, its own and that
+            ** key's opening one lost */
+            bool first_look = key_punct < 0;
+            if (c == '\n' && ctx == CTX_KEY && first_look) key_punct = structure_in_key(body, bound);
+            if (c == '\n' && ctx == CTX_KEY && key_punct == 1) {
+                if (first_look) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, body); /* once */
+            } else {
+                note(ps, RK_CONTROL_CHARACTER, p);
+            }
             coax_buf_putc(&ps->sb, (char)c);
             p++;
             continue;

@@ -841,6 +841,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     out->len = (uint32_t)len;
     out->u.text = lp_strdup(ps, text, len);
     if (guessed && ctx == CTX_KEY) out->flags |= COAX_VF_INVENTED;
+    if (ctx != CTX_KEY) out->flags |= COAX_VF_UNQUOTED;
     ps->p = p;
     return out->u.text ? COAX_OK : nomem(ps);
 }
@@ -928,7 +929,8 @@ bool repair_closed_early(const char *p, const char *e)
     ** look has anything to find there. */
     const char *q = p;
     while (q < e && ws_tab[(unsigned char)*q]) q++;
-    return q < e && (members_follow(p, e) || value_resumes(p, e));
+    return q < e && (members_follow(p, e) || value_resumes(p, e) || repair_closer_splits(p, e) ||
+                     repair_key_then_closer(p, e));
 }
 
 /* Whether p starts a numbered list's marker: digits, a period, spaces and

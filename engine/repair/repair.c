@@ -448,7 +448,9 @@ static bool stray_closer_after(job *j, size_t end, const coax_value *v)
     while (a < j->len && around_value(t[a]) && a - end < 128) a++;
     size_t from = a;
     while (a < j->len && a - from < 128 && (t[a] == '}' || t[a] == ']')) a++;
-    return repair_stray_closer_moves(j->arena, v, t + from, a - from);
+    const char *closers = t + from; /* or those a remark ends with: {...}} (approx)} */
+    size_t n = a > from ? a - from : repair_remark_closers(t + end, t + j->len, &closers);
+    return repair_stray_closer_moves(j->arena, v, closers, n);
 }
 
 /* Whether t[0..3) is a typographic single quote, ‘ or ’ (“ ” quote prose). */

@@ -240,6 +240,18 @@ bool repair_value_fence(const char *t, size_t i);
 ** "a@b.c"}, {"1": t}ue, "a": 1}). */
 bool repair_closed_early(const char *p, const char *end);
 
+/* after_value.c: what the text after a complete value ending at p says
+** about it (each look bounded). repair_closer_splits: the value's closer
+** stands between two letters or digits ({"n": 1}2, {"ok": tr}ue, 0.}001): a
+** stray closer split a word or number, whatever follows. repair_key_then_
+** closer: a quoted key, then a closer no bracket after p opened, at p's own
+** level ({"id": 1,}⏎ "v" false, "c": "x"⏎}: members broken a second way).
+** repair_remark_closers: the closers that end p's line after a remark on
+** it ({"a": {"b": 1}} (approx)}), their length, *at their start; 0 for none. */
+bool repair_closer_splits(const char *p, const char *end);
+bool repair_key_then_closer(const char *p, const char *end);
+size_t repair_remark_closers(const char *p, const char *end, const char **at);
+
 /* Whether a closer that no bracket opened, among stray[0..n) after value
 ** v, may be one of v's own typed late: {"a": {"b": 1}, "c": 2}} is as well
 ** {"a": {"b": 1, "c": 2}} with the first '}' the extra one, as an object

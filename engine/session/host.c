@@ -60,8 +60,9 @@ int session_host_answer(void *task, lua_State *L)
     lua_createtable(L, 0, 3);
     lua_pushlstring(L, a, s->host_answer.len);
     lua_setfield(L, -2, "text");
-    lua_pushliteral(L, "stop");
-    lua_setfield(L, -2, "finish");
+    /* No finish: the host says nothing of why its model stopped, and "stop"
+    ** would let a number an open reply ends on ({"n": 12, cut from 1234?)
+    ** count as ended, a guess coax extract refuses (README, "finish"). */
     if (s->host_in >= 0 || s->host_out >= 0) {
         lua_createtable(L, 0, 2);
         if (s->host_in >= 0) lua_pushinteger(L, (lua_Integer)s->host_in), lua_setfield(L, -2, "input_tokens");

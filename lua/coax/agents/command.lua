@@ -49,7 +49,7 @@ end
 
 --- Runs the host's command with the conversation on stdin.
 -- @tparam table request {messages, schema, options}
--- @treturn[1] table {text, finish = "stop"}
+-- @treturn[1] table {text}: no finish, which a program's output does not say
 -- @treturn[2] nil
 -- @treturn[2] string the error
 function M.call(request)
@@ -67,7 +67,9 @@ function M.call(request)
     return nil, ("command agent: the command exited with status %d%s"):format(res.status,
       why ~= "" and (": " .. why:sub(1, 200)) or "")
   end
-  return { text = res.stdout, finish = "stop" }
+  -- No finish: exit 0 says the program ended, not that its model stopped
+  -- rather than reaching a limit, so a number an open reply ends on is no end.
+  return { text = res.stdout }
 end
 
 return M

@@ -172,7 +172,9 @@ end
 
 -- What the last object (done: true) says: finish and usage.
 local function finish_into(r, doc)
-  r.finish = str(doc.done_reason) or r.finish or "stop"
+  -- A server that sends no done_reason (before Ollama 0.1.39) says nothing
+  -- of num_predict's limit: no finish rather than a "stop" it never said.
+  r.finish = str(doc.done_reason) or r.finish
   local i, o = int(doc.prompt_eval_count), int(doc.eval_count)
   if i or o then r.usage = { input_tokens = i, output_tokens = o } end
 end

@@ -20,8 +20,10 @@ function M.call(request, state)
   local text = replies[state.i]
   if text == nil then return nil, ("replay agent: no reply left (%d given)"):format(#replies) end
   if request.options.delay_ms then require("coax").sleep(request.options.delay_ms) end
-  if type(text) == "table" then return { text = text.text, finish = text.finish or "stop" } end
-  return { text = text, finish = "stop" }
+  -- A finish only when the list gives one: "stop" would be a claim that a
+  -- number an open reply ends on ended there, which a bare transcript never made.
+  if type(text) == "table" then return { text = text.text, finish = text.finish } end
+  return { text = text }
 end
 
 return M

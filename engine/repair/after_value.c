@@ -1,0 +1,67 @@
+/*
+** after_value.c: what the text after a complete value says about it, for
+** the looks of lenient_word.c (repair_closed_early) and the stray closers
+** of repair.c and lenient.c: a second fault beside a stray closer (a word
+** or number it split, members broken another way, a remark before the
+** closers) must not hide it. Each look is bounded: every span of a reply
+** asks, and the text after it may be long.
+*/
+#include "repair/repair.h"
+
+#include <string.h>
+
+/* An ASCII letter or digit: not '_' or '$', which Markdown's emphasis
+** (_[1, 2]_) and templates put beside a bracket, nor a UTF-8 byte, which
+** may be a closing quote's (“x {"a": 1}”). */
+static bool word_byte(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z');
+}
+
+bool repair_closer_splits(const char *p, const char *e)
+{
+    /* A value ends at p: a closer at p[-1] has its opener before it, so
+    ** p[-2] is in the text. */
+    if (p >= e || (p[-1] != '}' && p[-1] != ']') || !(word_byte(p[-2]) || p[-2] == '.')) return false;
+    return word_byte(*p) || (*p == '.' && p + 1 < e && p[1] >= '0' && p[1] <= '9');
+}
+
+bool repair_key_then_closer(const char *p, const char *e)
+{
+    const char *limit = e - p > 256 ? p + 256 : e;
+    bool key = false;
+    int depth = 0;
+    while (p < limit) {
+        char c = *p++;
+        if (c == '{' || c == '[') depth++;
+        if ((c == '}' || c == ']') && --depth < 0) {
+            if (key) return true;
+            depth = 0; /* a stray closer before any key: {"a": 1},}⏎ "b": 2} */
+        }
+        if (c != '"') continue;
+        while (p < limit && *p != '"' && *p != '\n') p += *p == '\\' ? 2 : 1;
+        if (p >= limit || *p != '"') return false; /* not closed on its line: prose's quote */
+        /* a key's colon may come after a comment or words: "tags" (approx): [...] */
+        const char *q = ++p;
+        while (q < limit && !strchr("\":{}[]\n", *q)) q++;
+        key |= depth == 0 && q < limit && *q == ':';
+    }
+    return false;
+}
+
+size_t repair_remark_closers(const char *p, const char *e, const char **at)
+{
+    const char *limit = e - p > 128 ? p + 128 : e, *end = p;
+    *at = p;
+    /* a remark: no value of its own (no bracket opens, no quote) */
+    while (end < limit && *end != '\n' && *end != '{' && *end != '[' && *end != '"') end++;
+    if (end < limit ? *end != '\n' : limit < e) return 0; /* a value, or a line longer than the look */
+    const char *s = end;
+    while (s > p && (s[-1] == ' ' || s[-1] == '\t' || s[-1] == '\r')) s--;
+    const char *last = s;
+    while (s > p && (s[-1] == '}' || s[-1] == ']' || s[-1] == ' ')) s--;
+    while (s < last && *s == ' ') s++;
+    *at = s;
+    return s > p && s < last ? (size_t)(last - s) : 0;
+}
