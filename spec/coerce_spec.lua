@@ -210,6 +210,133 @@ describe("coercion", function()
         "/pet/age")
     end)
 
+    it("takes no claim from a union's branch that fails for good elsewhere (another kind)", function()
+      local function pets(age) -- a discriminated union: a cat's bounded integer age, a dog's string age
+        return '{"type":"object","properties":{"p":{"oneOf":[{"type":"object","properties":{"kind":{"const":"cat"},'
+          .. age('{"type":"integer","maximum":30}') .. '},"required":["kind"]},{"type":"object","properties":{"kind":'
+          .. '{"const":"dog"},' .. age('{"type":"string"}') .. '},"required":["kind"]}]}}}'
+      end
+      local flat = pets(function(t) return '"age":' .. t end)
+      coerced('{"p": {"kind": "dog", "age": 50}}', flat, '{"p":{"kind":"dog","age":"50"}}', "number_to_string",
+        "/p/age")
+      refused('{"p": {"kind": "cat", "age": 50}}', flat, "/p/age", "expected a number at most 30, got 50")
+      local nested = pets(function(t) return '"info":{"type":"object","properties":{"age":' .. t .. '}}' end)
+      coerced('{"p": {"kind": "dog", "info": {"age": 50}}}', nested, '{"p":{"kind":"dog","info":{"age":"50"}}}',
+        "number_to_string", "/p/info/age")
+      local refs = '{"$defs":{"Cat":{"type":"object","properties":{"type":{"const":"cat"},"lives":{"type":"integer",'
+        .. '"maximum":9}},"required":["type","lives"]},"Dog":{"type":"object","properties":{"type":{"const":"dog"},'
+        .. '"lives":{"type":"string"}},"required":["type"]}},"type":"object","properties":{"pet":{"oneOf":[{"$ref":'
+        .. '"#/$defs/Cat"},{"$ref":"#/$defs/Dog"}]}}}'
+      coerced('{"pet": {"type": "dog", "lives": 12}}', refs, '{"pet":{"type":"dog","lives":"12"}}', "number_to_string",
+        "/pet/lives")
+      refused('{"pet": {"type": "cat", "lives": 12}}', refs, "/pet/lives", "expected a number at most 9, got 12")
+      -- per item: a branch failing for good at one item says nothing of another's
+      local list = '{"type":"object","properties":{"p":{"type":"array","items":' .. flat:match('"p":(%b{})') .. '}}}'
+      coerced('{"p": [{"kind": "dog", "age": 50}, {"kind": "dog", "age": 60}]}', list,
+        '{"p":[{"kind":"dog","age":"50"},{"kind":"dog","age":"60"}]}', "number_to_string", "/p/0/age")
+      refused('{"p": [{"kind": "cat", "age": 50}, {"kind": "cat", "age": 60}]}', list, "/p/0/age",
+        "expected a number at most 30, got 50")
+      local objs = '{"type":"array","items":{"anyOf":[{"type":"object","properties":{"a":{"type":"number",'
+        .. '"maximum":100}}},{"type":"object","properties":{"a":{"type":"string"}}}]}}'
+      refused('[{"a": 150}, {"a": 200}]', objs, "/0/a", "expected a number at most 100, got 150")
+    end)
+
+    it("drops no member of an object that another branch of its union reads", function()
+      local closed = '{"type":"object","properties":{"x":{"anyOf":[{"type":"object","properties":{"a":{"type":'
+        .. '"string"}},"additionalProperties":false},{"type":"object","properties":{"b":{"type":"integer"%s}},'
+        .. '"additionalProperties":false}]}}}'
+      local plain, bounded = closed:format(""), closed:format(',"maximum":3')
+      coerced('{"x": {"a": 1}}', plain, '{"x":{"a":"1"}}', "number_to_string", "/x/a")
+      coerced('{"x": {"b": "5"}}', plain, '{"x":{"b":5}}', "string_to_integer", "/x/b")
+      refused('{"x": {"b": 5}}', bounded, "/x/b", 'property "b" is not allowed')
+      -- a branch failing a member for its name alone reads nothing of its value
+      local names = '{"type":"object","properties":{"x":{"anyOf":[{"type":"object","propertyNames":{"maxLength":1}},'
+        .. '{"type":"object","properties":{"ab":{"type":"string"}}}]}}}'
+      coerced('{"x": {"ab": 150}}', names, '{"x":{"ab":"150"}}', "number_to_string", "/x/ab")
+    end)
+
+    it("matches no string to a union's const or enum where another branch lists it joined otherwise", function()
+      local consts = '{"type":"object","properties":{"s":{"oneOf":[{"const":"in_progress"},{"const":"inProgress"}]}}}'
+      refused('{"s": "IN_PROGRESS"}', consts, "/s", 'expected "in_progress", got string "IN_PROGRESS"')
+      coerced('{"s": " inProgress "}', consts, '{"s":"inProgress"}', "const_match", "/s")
+      local split = '{"type":"object","properties":{"s":{"anyOf":[{"enum":["in_progress","a"]},'
+        .. '{"enum":["inProgress"]}]}}}'
+      refused('{"s": "IN_PROGRESS"}', split, "/s", 'expected one of ["in_progress","a"], got string "IN_PROGRESS"')
+      local optional = '{"$defs":{"S":{"enum":["in_progress","inProgress"]}},"type":"object","properties":{"s":'
+        .. '{"anyOf":[{"$ref":"#/$defs/S"},{"type":"null"}]}}}'
+      refused('{"s": "IN_PROGRESS"}', optional, "/s", 'expected one of ["in_progress","inProgress"], got string '
+        .. '"IN_PROGRESS"')
+      local nested = '{"type":"object","properties":{"s":{"anyOf":[{"anyOf":[{"const":"in_progress"},{"const":"x"}]},'
+        .. '{"const":"inProgress"}]}}}'
+      refused('{"s": "IN_PROGRESS"}', nested, "/s", 'expected "in_progress", got string "IN_PROGRESS"')
+      -- one value of that form, or the same value in two branches
+      local one = '{"type":"object","properties":{"s":{"oneOf":[{"const":"in_progress"},{"const":"done"}]}}}'
+      coerced('{"s": "IN_PROGRESS"}', one, '{"s":"in_progress"}', "const_match", "/s")
+      local twice = '{"type":"object","properties":{"s":{"anyOf":[{"enum":["a","b"]},{"enum":["a","c"]}]}}}'
+      coerced('{"s": "A"}', twice, '{"s":"a"}', "enum_match", "/s")
+    end)
+
+    it("compares names joined at any length and in any script's case, and spaces alone as written", function()
+      local long = ("a"):rep(130)
+      local enum = '{"type":"object","properties":{"s":{"enum":["' .. long .. '_b","' .. long .. 'B"]}}}'
+      local r = coax.extract('{"s": "' .. long:upper() .. '_B"}', enum)
+      assert.are.same({ false, 0 }, { r.valid, #r.coercions })
+      refused('{"s": "ÜBER_COOL"}', '{"type":"object","properties":{"s":{"enum":["über_cool","überCool"]}}}', "/s",
+        'expected one of ["über_cool","überCool"], got string "ÜBER_COOL"')
+      coerced('{"s": "ÜBER_COOL"}', '{"type":"object","properties":{"s":{"enum":["über_cool","x"]}}}',
+        '{"s":"über_cool"}', "enum_match", "/s")
+      coerced('{"s": " in_progress "}', '{"type":"object","properties":{"s":{"enum":["in_progress","inProgress"]}}}',
+        '{"s":"in_progress"}', "enum_match", "/s")
+      local keys = '{"type":"object","properties":{"userId":{"type":"integer"},"user_id":{"type":"integer"}},'
+        .. '"additionalProperties":false}'
+      coerced('{" user_id ": 5}', keys, '{"user_id":5}', "key_renamed", "/user_id")
+    end)
+
+    it("renames no key where another schema of the object declares a name it is joined otherwise", function()
+      local split = '{"type":"object","allOf":[{"properties":{"userId":{"type":"integer"}},"required":["userId"]},'
+        .. '{"properties":{"%s":{"type":"integer"}}}]}'
+      refused('{"userid": 5}', split:format("user_id"), "", 'missing required property "userId"')
+      coerced('{"userid": 5}', split:format("name"), '{"userId":5}', "key_renamed", "/userId")
+      local union = '{"type":"object","anyOf":[{"properties":{"üserId":{"type":"integer"}},'
+        .. '"additionalProperties":false},{"properties":{"üser_id":{"type":"integer"}},"additionalProperties":false}]}'
+      refused('{"ÜSERID": 5}', union, "/ÜSERID", 'property "ÜSERID" is not allowed')
+      -- a name of that form in another object is another object's
+      local nested = '{"type":"object","properties":{"userId":{"type":"integer"},"meta":{"type":"object","properties":'
+        .. '{"user_id":{}}}},"required":["userId"]}'
+      coerced('{"userid": 5, "meta": {"user_id": 1}}', nested, '{"userId":5,"meta":{"user_id":1}}', "key_renamed",
+        "/userId")
+    end)
+
+    it("drops no member whose long name may be an absent property's misspelt", function()
+      local s = '{"type":"object","properties":{"customer_preferred_delivery_time_window_start":{"type":"string"},'
+        .. '"id":{"type":"integer"}},"additionalProperties":false}'
+      refused('{"customer_prefered_delivery_time_window_start": "9am"}', s,
+        "/customer_prefered_delivery_time_window_start",
+        'property "customer_prefered_delivery_time_window_start" is not allowed')
+      coerced('{"some_other_completely_unrelated_field_name": 5}', s, '{}', "property_dropped",
+        "/some_other_completely_unrelated_field_name")
+    end)
+
+    it("reads an envelope's label of any length for a word saying it holds no answer", function()
+      local s = '{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}'
+      refused('{"the_previous_wrong_answer_before_the_correction": {"a": 1}}', s, "", 'missing required property "a"')
+      refused('{"' .. ("customer_"):rep(40) .. '": {"a": 1}}', s, "", 'missing required property "a"')
+      coerced('{"customer_account_summary_record_for_march_twenty_two": {"a": 1}}', s, '{"a":1}',
+        "envelope_unwrapped", "")
+    end)
+
+    it("reads a keyword path through property names of any length", function()
+      local consts = '{"type":"object","properties":{"status_of_the_task":{"oneOf":[{"const":"in_progress"},'
+        .. '{"const":"inProgress"}]}}}'
+      refused('{"status_of_the_task": "IN_PROGRESS"}', consts, "/status_of_the_task",
+        'expected "in_progress", got string "IN_PROGRESS"')
+      local pair = '{"type":"object","properties":{"name_and_count_pair":{"type":"array","prefixItems":[{"type":'
+        .. '"integer"},{"type":"string"}]}}}'
+      refused('{"name_and_count_pair": ["5", 6]}', pair, "/name_and_count_pair/0", 'expected integer, got string "5"')
+      coerced('{"name_and_count_pair": ["5", "ada"]}', pair, '{"name_and_count_pair":[5,"ada"]}', "string_to_integer",
+        "/name_and_count_pair/0")
+    end)
+
     it("reads a property named anyOf or oneOf as a property, not as a union's branch", function()
       for _, name in ipairs { "anyOf", "oneOf" } do
         local function named(s) return (s:gsub('"a"', '"' .. name .. '"')) end

@@ -149,3 +149,76 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
     coax_value *v = coax_new_value(a, COAX_STRING);
     return v && !coax_set_string(a, v, t, n) ? v : NULL;
 }
+
+/* What schema 's' of document 'doc' asks for, as bare text can name it:
+** one scalar (an enum or const, or only integer, number, boolean or null),
+** a string (any prose is one), or something else. 'depth' bounds the
+** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
+** {"const": 3}]} asks for a scalar when every branch does. */
+static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth, size_t *work)
+{
+    s = coerce_deref(NULL, doc, s);
+    if (!s || s->type != COAX_OBJECT || *work < s->len + 1) return ROOT_OTHER;
+    *work -= s->len + 1;
+    if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
+    static const char *const unions[] = {"anyOf", "oneOf"};
+    for (size_t u = 0; u < 2; u++) {
+        const coax_value *b = coerce_member(s, unions[u]);
+        if (!b || coerce_member(s, "type")) continue;
+        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
+        coerce_root all = ROOT_SCALAR;
+        for (size_t i = 0; i < b->len; i++) {
+            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1, work);
+            if (k == ROOT_OTHER) return ROOT_OTHER;
+            if (k == ROOT_STRING) all = ROOT_STRING;
+        }
+        return all;
+    }
+    const coax_value *t = coerce_member(s, "type");
+    size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
+    bool string = false;
+    for (size_t i = 0; i < n; i++) {
+        const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
+        if (x->type != COAX_STRING) return ROOT_OTHER;
+        if (!strcmp(x->u.text, "string")) string = true;
+        else if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
+                 strcmp(x->u.text, "null"))
+            return ROOT_OTHER;
+    }
+    return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
+}
+
+/* Members of the schema objects scalar_schema reads, at most: w branches referring to
+** the next level's union ({"anyOf": [{"$ref": "#/$defs/a"}, ...]}) at each of 8 levels
+** are w^8 visits; past it bare text is not read. A flat union of 100,000 consts fits. */
+#define SCALAR_WORK (1u << 20)
+
+coerce_root coerce_scalar_root(const coax_value *doc)
+{
+    size_t work = SCALAR_WORK;
+    return scalar_schema(doc, doc, 0, &work);
+}
+
+/* Whether 'key' names the whole answer rather than being content: a
+** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
+** or, for an object or array inside, any key the root schema does not
+** declare as a property ({"invoice": {...}}: a scalar's key says what the
+** scalar is, {"greeting": "hello"}, but a whole structure's key only
+** labels it). */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+{
+    char norm[32], title[32];
+    bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
+    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
+    bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
+    if (short_key && titled && !strcmp(norm, title)) return true;
+    /* A label saying what it holds is not the answer takes nothing out of it. */
+    if (coerce_not_answer_label(key, klen)) return false;
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
+        return true;
+    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
+                                        "json", "reply", "payload", "return", "returnvalue"};
+    for (size_t i = 0; short_key && i < sizeof words / sizeof *words; i++)
+        if (!strcmp(norm, words[i])) return true;
+    return titled && coerce_loose_equal(a, key, klen, t->u.text, t->len);
+}

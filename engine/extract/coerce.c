@@ -397,12 +397,7 @@ static const char *member_place(coax_arena *a, const char *at, size_t atlen, con
     coax_buf b;
     coax_buf_init(&b, coax_arena_allocator(a));
     coax_buf_put(&b, at, atlen);
-    coax_buf_putc(&b, '/');
-    for (size_t i = 0; i < klen; i++) {
-        if (key[i] == '~') coax_buf_put(&b, "~0", 2);
-        else if (key[i] == '/') coax_buf_put(&b, "~1", 2);
-        else coax_buf_putc(&b, key[i]);
-    }
+    extract_put_token(&b, key, klen);
     char *p = b.oom ? NULL : coax_arena_strdup(a, b.data, b.len);
     *len = b.len;
     coax_buf_free(&b);
@@ -474,20 +469,41 @@ static int same_change(coax_arena *a, const coerce_trial *x, const coerce_trial 
 ** claims are a bounded cost an error, however deep the place). */
 #define CLAIM_LEVELS 8
 
+/* The length of e's instance location up to the place its innermost union
+** applies at: a union under "items" is one per item, and a branch failing
+** for good at one item says nothing of another ([{"a": 150}, {"a": 200}]
+** for objects whose "a" is at most 100 or a string). The whole location
+** when the keyword path is not read. */
+static size_t union_place(const coax_schema_error *e)
+{
+    size_t end[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(e->keyword_location, end, steps);
+    const char *at = e->instance_location;
+    size_t len = strlen(at), k = 0, i = 0;
+    if (!n || n > COERCE_UNION_LEVELS) return len;
+    for (; i < len && k <= steps[n - 1]; i++) k += at[i] == '/';
+    return k > steps[n - 1] ? i - 1 : len;
+}
+
 /* Records in 'claims' that the branch of error 'e' (under the union
 ** e->keyword_location[0..pl)) read the value at e's place, and those
 ** above it, as its own kind of value: it failed there for what the value
 ** holds (a bound, a member, an item), not for its "type", "enum" or
-** "const" (a branch naming its values claims none). Each key, a place
-** and a union, to its branch + 1, or SIZE_MAX for several. */
-static bool claim(hmap *claims, const coax_schema_error *e, size_t pl)
+** "const" (a branch naming its values claims none), and it failed for good
+** nowhere but there or inside ('d', coerce_place_within). Each key, a place and a
+** union, to its branch + 1, or SIZE_MAX for several. In 'reads' the same
+** for any error but one rejecting the name (coerce_rejects_name): the branches
+** that take the member or item there, for what it holds, or for its type. */
+static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t pl, const coerce_place *d)
 {
     const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
     size_t len = strlen(at), branch = (size_t)strtol(kl + pl, NULL, 10) + 1;
     bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
+    if (coerce_rejects_name(kl + pl)) return true;
     for (int level = 0; level < CLAIM_LEVELS; level++) {
-        if (level || !own) {
-            hent *h = hmap_put(claims, at, len, kl, pl, hash2(claims, at, len, kl, pl));
+        for (int m = 0; m < 2 && coerce_place_within(d, at, len); m++) {
+            hmap *map = m ? reads : claims;
+            if (!m && !level && own) continue;
+            hent *h = hmap_put(map, at, len, kl, pl, hash2(map, at, len, kl, pl));
             if (!h) return false;
             h->val = !h->val || h->val == branch ? branch : SIZE_MAX;
         }
@@ -513,6 +529,27 @@ static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, co
     return h && h->val != (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
 }
 
+/* Whether trial t of the union error 'e' (under kl[0..pl)), editing the
+** object at at[0..atlen), drops a member that another branch of that
+** union reads ('reads', claim): {"a": 1} for a closed object of "b" or an
+** object whose "a" is a string is no {} (the member dropped) but, if
+** anything, {"a": "1"}. -1 out of memory. */
+static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_error *e, size_t pl, const coerce_trial *t,
+                        const char *at, size_t atlen)
+{
+    size_t branch = (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
+    for (size_t k = 0; k < t->nedits; k++) {
+        const medit *d = &t->edits[k];
+        size_t ml;
+        if (d->op != MEDIT_DROP) continue;
+        const char *m = member_place(a, at, atlen, d->key, d->klen, &ml);
+        if (!m) return -1;
+        hent *h = hmap_find(reads, m, ml, e->keyword_location, pl, hash2(reads, m, ml, e->keyword_location, pl));
+        if (h && h->val != branch) return 1;
+    }
+    return 0;
+}
+
 /* Marks in 'amb' the places where two branches of one union each have a
 ** change, different ones ("5" for a number or a list of strings: 5 or
 ** ["5"]; "Ab" for const "AB" or enum ["ab"]; {"n": 1, "m": 2} for closed
@@ -525,25 +562,29 @@ static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, co
 ** what each branch read as written (claim). */
 static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap *hopeless, hmap *claims)
 {
+    hmap reads, checked, deadm; /* deadm: a branch's trial-less errors' common place, per place of its union */
     /* Only the errors under a union are read here, and an extraction's
     ** errors are mostly not (73,602 of 73,602 in bench/extract/big.sh):
     ** a coerce_trials for each error would be 350 bytes an error. */
     size_t nu = 0;
     for (size_t i = 0; i < val->nerrors; i++) nu += coerce_union_prefix(val->errors[i].keyword_location) != 0;
-    if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu))
+    if (!hmap_init(amb, j->scratch, nu) || !hmap_init(hopeless, j->scratch, nu) || !hmap_init(claims, j->scratch, nu) ||
+        !hmap_init(&reads, j->scratch, nu) || !hmap_init(&checked, j->scratch, nu) ||
+        !hmap_init(&deadm, j->scratch, nu))
         return COAX_ENOMEM;
     if (!nu) return COAX_OK;
     union_seen *seen = coax_arena_alloc(j->scratch, nu * sizeof *seen);
     coerce_trials *tried = coax_arena_alloc(j->scratch, nu * sizeof *tried);
     const coax_schema_error **under = coax_arena_alloc(j->scratch, nu * sizeof *under);
-    if (!seen || !tried || !under) return COAX_ENOMEM;
+    coerce_place *dead = coax_arena_alloc(j->scratch, nu * sizeof *dead); /* per branch and place in 'deadm' */
+    if (!seen || !tried || !under || !dead) return COAX_ENOMEM;
+    size_t ndead = 0;
     for (size_t i = 0, u = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
         size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
         coax_value *x, *up;
         bool invented;
         if (!pl) continue;
-        if (!claim(claims, e, pl)) return COAX_ENOMEM;
         under[u] = e;
         tried[u].n = 0;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
@@ -553,11 +594,26 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         }
         coerce_make_trials(j->c, x, up, e, &tried[u]);
         size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-        if (!tried[u++].n && !hmap_put(hopeless, e->keyword_location, bl, NULL, 0,
-                                       hash2(hopeless, e->keyword_location, bl, NULL, 0)))
-            return COAX_ENOMEM;
+        if (tried[u++].n) continue;
+        size_t ul = union_place(e);
+        hent *h = hmap_put(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
+        hent *dh = h ? hmap_put(&deadm, e->keyword_location, bl, e->instance_location, ul,
+                                hash2(&deadm, e->keyword_location, bl, e->instance_location, ul))
+                     : NULL;
+        if (!dh) return COAX_ENOMEM;
+        if (!dh->val) dead[(dh->val = ++ndead) - 1] = (coerce_place){NULL, 0};
+        coerce_place_narrow(&dead[dh->val - 1], e->instance_location, ll);
     }
     size_t n = 0;
+    for (size_t k = 0; k < nu; k++) { /* what each branch claims and reads, once all its errors are known */
+        const coax_schema_error *e = under[k];
+        size_t pl = coerce_union_prefix(e->keyword_location);
+        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+        size_t ul = union_place(e);
+        hent *d = hmap_find(&deadm, e->keyword_location, bl, e->instance_location, ul,
+                            hash2(&deadm, e->keyword_location, bl, e->instance_location, ul));
+        if (!claim(claims, &reads, e, pl, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
+    }
     for (size_t k = 0; k < nu; k++) {
         const coax_schema_error *e = under[k];
         const coerce_trials *ts = &tried[k];
@@ -568,12 +624,24 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
         hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, pl,
                            hash2(amb, ts->at, ts->atlen, e->keyword_location, pl));
         if (!h) return COAX_ENOMEM;
-        if (!h->val) {
+        bool first = !h->val;
+        if (first) {
             seen[n] = (union_seen){branch, &ts->t[0], NULL, false};
             h->val = ++n;
-            continue;
         }
         union_seen *u = &seen[h->val - 1];
+        /* an object's n errors share their edits (the memo): each is read once */
+        const char *key = (const char *)&tried[k].t[0].edits;
+        hent *c = ts->t[0].nedits ? hmap_put(&checked, key, sizeof ts->t[0].edits, NULL, 0,
+                                             hash2(&checked, key, sizeof ts->t[0].edits, NULL, 0))
+                                  : NULL;
+        if (ts->t[0].nedits && !c) return COAX_ENOMEM;
+        if (c && !c->val++) {
+            int read = dropped_read(j->scratch, &reads, e, pl, &ts->t[0], ts->at, ts->atlen);
+            if (read < 0) return COAX_ENOMEM;
+            u->ambiguous = u->ambiguous || read; /* another branch reads what this one drops: a guess */
+        }
+        if (first) continue;
         if (u->ambiguous || u->branch == branch || (ts->t[0].nedits && ts->t[0].edits == u->same)) continue;
         int eq = same_change(j->scratch, u->trial, &ts->t[0]);
         if (eq < 0) return COAX_ENOMEM;

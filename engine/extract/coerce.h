@@ -114,6 +114,15 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** reference not followed, past 64 schemas). */
 bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* Whether a schema that applies to the object ('path', as
+** coerce_names_anywhere, and every branch of a union on it) declares a
+** property other than 'to' that key[0..klen) is joined another way:
+** "userid" to rename to "userId" where an allOf branch, or the union's
+** other branch, declares "user_id" (which one the reply meant is a
+** guess). True when unsure (past the schemas looked into, out of memory). */
+bool coerce_joined_elsewhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen,
+                             const char *to, size_t tolen);
+
 /* The innermost union branches (at most COERCE_UNION_LEVELS) of keyword
 ** path 'kw': for each, innermost last, the length of kw up to its branch
 ** index's end (end[]) and how many tokens of an error's instance location
@@ -129,6 +138,12 @@ size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t ste
 ** name), or 0 when it is under none. */
 size_t coerce_union_prefix(const char *kw);
 
+/* Whether a union branch's keyword path 'kw' (past its index) fails a
+** member or an item for being there, or for its name, not for what it
+** holds: a false schema ("additionalProperties": false, "items": false) or
+** a "propertyNames" keyword. Such a branch reads nothing of the value. */
+bool coerce_rejects_name(const char *kw);
+
 /* Whether a union's other branch takes values of x's type, bounded only (a
 ** maximum, a pattern, items; by "type" or, with none, by such keywords; no
 ** enum or const), when 'loc' is a branch's own "type", "enum" or "const"
@@ -139,6 +154,13 @@ size_t coerce_union_prefix(const char *kw);
 ** branch naming its values claims none ("12" is no "unknown": 12 for an
 ** integer branch stays the one reading). */
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc);
+
+/* Whether string x, matched loosely to the string 'hit' at a union
+** branch's own "enum" or "const" error 'loc', is another string of that
+** union's branches joined another way: {"oneOf": [{"const": "in_progress"},
+** {"const": "inProgress"}]} for "IN_PROGRESS" (as joined_twice within one
+** enum). Out of memory, or past a bound of work, reads as "it is". */
+bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc);
 
 /* Whether x, failing its tuple slot's "type" ('loc': .../prefixItems/i/type
 ** or, before 2020-12, .../items/i/type;
@@ -292,6 +314,22 @@ coax_code extract_find_null_text(coerce_ctx *c, const coax_value *v, const char 
 
 /* ---- places (extract/places.c) -------------------------------------------- */
 
+/* Where a union's branch failed for good: the common ancestor ('at', 'len')
+** of the places of its errors no trial may fix (at NULL: none yet). */
+typedef struct coerce_place {
+    const char *at;
+    size_t len;
+} coerce_place;
+
+/* Narrows d to the common ancestor of its place and at[0..len). */
+void coerce_place_narrow(coerce_place *d, const char *at, size_t len);
+
+/* Whether place at[0..len) is d's place or above it (d NULL or empty:
+** yes): the branch's failures all lie at or inside it, so what it read
+** there may be what the reply meant. A branch failing for good elsewhere
+** ({"kind": "dog"} for a branch of "cat") read nothing the reply meant. */
+bool coerce_place_within(const coerce_place *d, const char *at, size_t len);
+
 /* Appends one reference token of a JSON Pointer ('~' and '/' escaped). */
 void extract_put_token(coax_buf *b, const char *k, size_t n);
 
@@ -341,6 +379,23 @@ bool coerce_dot_grouped(const char *s, size_t n);
 /* 'key' lowercased with only its letters, digits and bytes past ASCII (no
 ** spaces, '_', '-', '.', brackets), in 'out' (false: too long). */
 bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap);
+
+/* s[0..n) joined (coerce_norm_key: "user_id", "userId" and "User ID" are
+** "userid"), in the arena; NULL out of memory. */
+char *coerce_joined(coax_arena *a, const char *s, size_t n);
+
+/* Whether y[0..yn) joined is 'joined' (coerce_joined) ignoring case after
+** NFC ("überCool" is "ÜBER_COOL" joined another way); out of memory reads
+** as "equal": a match that may be a guess is not made. */
+bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn);
+
+/* Whether s[0..n), its surrounding spaces trimmed, is name[0..nn) byte for
+** byte: only spaces differ, so no other name joined another way is meant. */
+bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn);
+
+/* Equal ignoring case and surrounding whitespace, after NFC (false out of
+** memory). */
+bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn);
 
 /* Whether two member names may be one misspelt ("aeg" and "age",
 ** "age_years" and "age"). */

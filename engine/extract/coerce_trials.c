@@ -196,14 +196,10 @@ static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, co
     return NULL;
 }
 
-/* Equal ignoring case and surrounding whitespace, after NFC. Out of
-** memory reads as "not equal": no coercion, never a wrong one. */
+/* Out of memory reads as "not equal": no coercion, never a wrong one. */
 static bool loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
 {
-    bool oom;
-    trim(&x, &xn);
-    trim(&y, &yn);
-    return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
+    return coerce_loose_equal(a, x, xn, y, yn);
 }
 
 const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const coax_value *allowed, size_t n)
@@ -402,39 +398,33 @@ static long declared_exact(const declared *d, coax_arena *a, const char *k, size
     return exact >= 0 && (size_t)exact < d->np ? exact : -1;
 }
 
-#define JOINED_MAX 128 /* a longer name is not compared in its joined form */
-
-/* Adds s[0..n) in its joined form (coerce_norm_key: "user_id" and "userId"
-** are "userid") to 'ix', unless too long; false out of memory. */
+/* Adds s[0..n) in its joined form (coerce_joined: "user_id" and "userId"
+** are "userid") to 'ix'; false out of memory. */
 static bool joined_add(lidx *ix, coax_arena *a, const char *s, size_t n)
 {
-    char norm[JOINED_MAX + 1];
-    if (!coerce_norm_key(s, n, norm, sizeof norm)) return true;
-    const char *kept = coax_arena_strdup(a, norm, strlen(norm));
+    const char *kept = coerce_joined(a, s, n);
     if (kept) lidx_add(ix, a, kept, strlen(kept));
     return kept != NULL;
 }
 
-/* How many names of 'ix' (joined_add) are s[0..n) joined some way; 0 for
-** a name too long to tell. */
+/* How many names of 'ix' (joined_add) are s[0..n) joined some way; 2 out
+** of memory (as many as make a guess). */
 static size_t joined_count(const lidx *ix, coax_arena *a, const char *s, size_t n)
 {
-    char norm[JOINED_MAX + 1];
     size_t hit;
     long exact;
-    if (!coerce_norm_key(s, n, norm, sizeof norm)) return 0;
-    return lidx_find(ix, a, norm, strlen(norm), &hit, 1, &exact);
+    const char *norm = coerce_joined(a, s, n);
+    return norm ? lidx_find(ix, a, norm, strlen(norm), &hit, 1, &exact) : 2;
 }
 
 /* How many declared names are key[0..klen) joined another way ("userId"
-** and "user_id" for "userid"); 0 for a key too long to tell, or out of
-** memory. */
+** and "user_id" for "userid"); 2 out of memory (no rename). */
 static size_t declared_joined(declared *d, coax_arena *a, const char *key, size_t klen)
 {
     if (!d->joined_built) {
-        if (!lidx_init(&d->joined, d->c, d->ix.n)) return 0;
+        if (!lidx_init(&d->joined, d->c, d->ix.n)) return 2;
         for (size_t i = 0; i < d->ix.n; i++)
-            if (!joined_add(&d->joined, a, d->ix.key[i], d->ix.klen[i])) return 0;
+            if (!joined_add(&d->joined, a, d->ix.key[i], d->ix.klen[i])) return 2;
         d->joined_built = true;
     }
     return joined_count(&d->joined, a, key, klen);
@@ -451,7 +441,10 @@ static const char *declared_match(declared *d, coax_arena *a, const char *key, s
     size_t hit;
     long exact;
     size_t n = lidx_find(&d->ix, a, key, klen, &hit, 1, &exact);
-    *index = n > 1 || (n == 1 && declared_joined(d, a, key, klen) > 1) ? SIZE_MAX : hit;
+    *index = n > 1 || (n == 1 && !coerce_same_trimmed(key, klen, d->ix.key[hit], d->ix.klen[hit]) &&
+                       declared_joined(d, a, key, klen) > 1)
+                 ? SIZE_MAX
+                 : hit;
     if (n != 1 || *index == SIZE_MAX) return NULL;
     *len = d->ix.klen[hit];
     return d->ix.key[hit];
@@ -551,7 +544,9 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         ** patternProperties "^ID$", a dependency on "A") is its own
         ** property, or the missing one misnamed: a guess, and no default
         ** is filled beside it either */
-        if (src && coerce_names_anywhere(c, path, npath, src->key, src->klen)) continue;
+        if (src && (coerce_names_anywhere(c, path, npath, src->key, src->klen) ||
+                    coerce_joined_elsewhere(c, path, npath, src->key, src->klen, name->u.text, name->len)))
+            continue;
         if (src) {
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, src->key, src->klen, name->u.text, name->len, NULL};
             continue;
@@ -748,6 +743,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         size_t dl, di;
         const char *dn = declared_match(&d, a, m->key, m->klen, &dl, &di);
         if (!dn && di == SIZE_MAX) return; /* " a" beside declared "a" and "A": one of them (a guess), not unknown */
+        if (dn && coerce_joined_elsewhere(c, path, npath, m->key, m->klen, dn, dl))
+            return; /* userid for userId where another schema of the object declares user_id */
         if (dn && !taken[di]) {
             taken[di] = &m->value;
             edits[n++] = (medit){MEDIT_RENAME, "key_renamed", RENAMED, m->key, m->klen, dn, dl, NULL};
@@ -910,23 +907,26 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
     return hits == 1 ? hit : NULL;
 }
 
-/* Whether string 'x', matched loosely to one string of 'allowed' (n of
-** them; 'kv' the enum when large), is another of them joined another way
-** too: "IN_PROGRESS" for "in_progress" beside "inProgress" (an underscore
-** dropped, or the case changed: which one the reply meant is a guess). */
-static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *allowed, size_t n, const coax_value *kv)
+/* Whether string 'x', matched loosely to the string 'hit' of 'allowed' (n
+** of them; 'kv' the enum when large), is another of them joined another
+** way too: "IN_PROGRESS" for "in_progress" beside "inProgress" (an
+** underscore dropped, or the case changed: which one the reply meant is a
+** guess). Out of memory reads as "another". */
+static bool joined_twice(coerce_ctx *c, const coax_value *x, const coax_value *hit, const coax_value *allowed, size_t n,
+                         const coax_value *kv)
 {
+    if (coerce_same_trimmed(x->u.text, x->len, hit->u.text, hit->len)) return false;
     if (n > 16) {
         const enum_index *ix = enum_index_of(c, kv);
         return !ix || joined_count(&ix->joined, c->arena, x->u.text, x->len) > 1;
     }
-    char norm[JOINED_MAX + 1], other[JOINED_MAX + 1];
-    if (!coerce_norm_key(x->u.text, x->len, norm, sizeof norm)) return false;
-    size_t same = 0;
+    const char *norm = coerce_joined(c->arena, x->u.text, x->len);
+    if (!norm) return true;
     for (size_t i = 0; i < n; i++)
-        same += allowed[i].type == COAX_STRING && coerce_norm_key(allowed[i].u.text, allowed[i].len, other, sizeof other) &&
-                !strcmp(norm, other);
-    return same > 1;
+        if (&allowed[i] != hit && allowed[i].type == COAX_STRING &&
+            coerce_joined_equal(c->arena, norm, allowed[i].u.text, allowed[i].len))
+            return true;
+    return false;
 }
 
 void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up, const coax_schema_error *e,
@@ -962,8 +962,9 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
         const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
                                 : kv->len > 16 ? enum_loose_match(c, x, kv)
                                                : coerce_loose_match(a, x, kv->u.items, kv->len);
-        if (hit && hit->type == COAX_STRING && x->type == COAX_STRING && !is_const &&
-            joined_twice(c, x, kv->u.items, kv->len, kv))
+        if (hit && hit->type == COAX_STRING && x->type == COAX_STRING &&
+            ((!is_const && joined_twice(c, x, hit, kv->u.items, kv->len, kv)) ||
+             coerce_union_joined(c, x, hit, e->keyword_location)))
             hit = NULL;
         if (hit && !coerce_union_claims(c, x, hit, e->keyword_location))
             add_value(ts, is_const ? "const_match" : "enum_match",
@@ -988,77 +989,4 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             coerce_memo_put(c, x, kv, e->keyword_location, ts);
         }
     }
-}
-
-/* What schema 's' of document 'doc' asks for, as bare text can name it:
-** one scalar (an enum or const, or only integer, number, boolean or null),
-** a string (any prose is one), or something else. 'depth' bounds the
-** branches of anyOf and oneOf looked into: {"anyOf": [{"const": 2},
-** {"const": 3}]} asks for a scalar when every branch does. */
-static coerce_root scalar_schema(const coax_value *doc, const coax_value *s, int depth, size_t *work)
-{
-    s = coerce_deref(NULL, doc, s);
-    if (!s || s->type != COAX_OBJECT || *work < s->len + 1) return ROOT_OTHER;
-    *work -= s->len + 1;
-    if (coerce_member(s, "enum") || coerce_member(s, "const")) return ROOT_SCALAR;
-    static const char *const unions[] = {"anyOf", "oneOf"};
-    for (size_t u = 0; u < 2; u++) {
-        const coax_value *b = coerce_member(s, unions[u]);
-        if (!b || coerce_member(s, "type")) continue;
-        if (b->type != COAX_ARRAY || !b->len || depth >= 8) return ROOT_OTHER;
-        coerce_root all = ROOT_SCALAR;
-        for (size_t i = 0; i < b->len; i++) {
-            coerce_root k = scalar_schema(doc, &b->u.items[i], depth + 1, work);
-            if (k == ROOT_OTHER) return ROOT_OTHER;
-            if (k == ROOT_STRING) all = ROOT_STRING;
-        }
-        return all;
-    }
-    const coax_value *t = coerce_member(s, "type");
-    size_t n = t && t->type == COAX_ARRAY ? t->len : t ? 1 : 0;
-    bool string = false;
-    for (size_t i = 0; i < n; i++) {
-        const coax_value *x = t->type == COAX_ARRAY ? &t->u.items[i] : t;
-        if (x->type != COAX_STRING) return ROOT_OTHER;
-        if (!strcmp(x->u.text, "string")) string = true;
-        else if (strcmp(x->u.text, "integer") && strcmp(x->u.text, "number") && strcmp(x->u.text, "boolean") &&
-                 strcmp(x->u.text, "null"))
-            return ROOT_OTHER;
-    }
-    return n == 0 ? ROOT_OTHER : string ? ROOT_STRING : ROOT_SCALAR;
-}
-
-/* Members of the schema objects scalar_schema reads, at most: w branches referring to
-** the next level's union ({"anyOf": [{"$ref": "#/$defs/a"}, ...]}) at each of 8 levels
-** are w^8 visits; past it bare text is not read. A flat union of 100,000 consts fits. */
-#define SCALAR_WORK (1u << 20)
-
-coerce_root coerce_scalar_root(const coax_value *doc)
-{
-    size_t work = SCALAR_WORK;
-    return scalar_schema(doc, doc, 0, &work);
-}
-
-/* Whether 'key' names the whole answer rather than being content: a
-** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
-** or, for an object or array inside, any key the root schema does not
-** declare as a property ({"invoice": {...}}: a scalar's key says what the
-** scalar is, {"greeting": "hello"}, but a whole structure's key only
-** labels it). */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
-{
-    char norm[32], title[32];
-    bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
-    const coax_value *t = coerce_member(coerce_deref(NULL, doc, doc), "title");
-    bool titled = t && t->type == COAX_STRING && coerce_norm_key(t->u.text, t->len, title, sizeof title) && title[0];
-    if (short_key && titled && !strcmp(norm, title)) return true;
-    /* A label saying what it holds is not the answer takes nothing out of it. */
-    if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
-        return true;
-    static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
-                                        "json", "reply", "payload", "return", "returnvalue"};
-    for (size_t i = 0; short_key && i < sizeof words / sizeof *words; i++)
-        if (!strcmp(norm, words[i])) return true;
-    return titled && loose_equal(a, key, klen, t->u.text, t->len);
 }

@@ -4,6 +4,8 @@
 ** answer, and which JSON types a property's "type" admits.
 */
 #include "extract/coerce.h"
+#include "base/unicode_nfc.h"
+
 #include <string.h>
 
 /* 'key' lowercased with only its letters, digits and bytes past ASCII, in
@@ -21,32 +23,40 @@ bool coerce_norm_key(const char *key, size_t klen, char *out, size_t cap)
     return true;
 }
 
+char *coerce_joined(coax_arena *a, const char *s, size_t n)
+{
+    char *out = coax_arena_alloc(a, n + 1);
+    if (out) coerce_norm_key(s, n, out, n + 1);
+    return out;
+}
+
 /* Whether two keys may be one name misspelt: ignoring case, spaces, '_'
 ** and '-', one holds the other ("age_years", "age") or they are one edit
 ** apart, two for longer names (a letter added, lost, changed or two
 ** swapped: "aeg", "adress", "emial"). */
+/* Whether a[0..n) and b[0..m) are at most 'most' edits apart (a letter
+** added, lost, changed, or two swapped): at most 4^most steps a letter. */
+static bool within_edits(const char *a, size_t n, const char *b, size_t m, unsigned most)
+{
+    while (n && m && *a == *b) a++, b++, n--, m--;
+    if (!n || !m) return (n > m ? n : m) <= most;
+    if (!most) return false;
+    return within_edits(a + 1, n - 1, b + 1, m - 1, most - 1) || within_edits(a + 1, n - 1, b, m, most - 1) ||
+           within_edits(a, n, b + 1, m - 1, most - 1) ||
+           (n > 1 && m > 1 && a[0] == b[1] && a[1] == b[0] && within_edits(a + 2, n - 2, b + 2, m - 2, most - 1));
+}
+
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
 {
-    char a[33], b[33];
-    if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return false;
+    char a[257], b[257];
+    /* a name too long to compare may be the other misspelt: dropping it, or
+    ** filling a default beside it, would be the guess */
+    if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return true;
     size_t n = strlen(a), m = strlen(b);
     if (n < 2 || m < 2) return false;
     if ((n >= 3 && strstr(b, a)) || (m >= 3 && strstr(a, b))) return true;
     size_t most = (n < m ? n : m) > 5 ? 2 : 1;
-    if ((n > m ? n - m : m - n) > most) return false;
-    unsigned char dist[34][34]; /* optimal string alignment distance */
-    for (size_t i = 0; i <= n; i++) dist[i][0] = (unsigned char)i;
-    for (size_t j = 0; j <= m; j++) dist[0][j] = (unsigned char)j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            unsigned v = dist[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (dist[i - 1][j] + 1u < v) v = dist[i - 1][j] + 1u;
-            if (dist[i][j - 1] + 1u < v) v = dist[i][j - 1] + 1u;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && dist[i - 2][j - 2] + 1u < v)
-                v = dist[i - 2][j - 2] + 1u;
-            dist[i][j] = (unsigned char)v;
-        }
-    return dist[n][m] <= most;
+    return (n > m ? n - m : m - n) <= most && within_edits(a, n, b, m, (unsigned)most);
 }
 
 /* A value's bit among those of types_taken: integers apart from other numbers. */
@@ -92,8 +102,8 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         /* one choice of several, a try before the answer, a part of it */
                                         "hypothes", "counterfact", "option", "candidate", "attempt", "initial",
                                         "firsttry", "partial", "fallback", "oldvalue"};
-    char norm[32];
-    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return false;
+    char norm[257];
+    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true; /* too long to read: it may say so */
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
         if (strlen(stems[i]) > 3 ? strstr(norm, stems[i]) != NULL : !strcmp(norm, stems[i])) return true;
     return false;
@@ -105,12 +115,40 @@ bool coerce_not_answer_tag(const char *name, size_t n)
                                          "source", "sources", "reference", "references", "retrieved", "quote"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
-    char norm[32];
+    char norm[257];
     if (coerce_not_answer_label(name, n)) return true;
-    if (!coerce_norm_key(name, n, norm, sizeof norm)) return false;
+    if (!coerce_norm_key(name, n, norm, sizeof norm)) return true;
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
         if (!strcmp(norm, others[i])) return true;
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++)
         if (strstr(norm, stems[i])) return true;
     return false;
+}
+
+bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_t yn)
+{
+    char buf[256];
+    char *jy = yn < sizeof buf ? buf : coax_arena_alloc(a, yn + 1);
+    bool oom = false;
+    if (!jy) return true;
+    coerce_norm_key(y, yn, jy, yn + 1);
+    bool eq = coax_nfc_fold_equal(coax_arena_allocator(a), joined, strlen(joined), jy, strlen(jy), &oom);
+    return eq || oom;
+}
+
+bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
+{
+    bool oom;
+    while (xn && strchr(" \t\r\n", x[0])) x++, xn--;
+    while (xn && strchr(" \t\r\n", x[xn - 1])) xn--;
+    while (yn && strchr(" \t\r\n", y[0])) y++, yn--;
+    while (yn && strchr(" \t\r\n", y[yn - 1])) yn--;
+    return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
+}
+
+bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn)
+{
+    while (n && strchr(" \t\r\n", s[0])) s++, n--;
+    while (n && strchr(" \t\r\n", s[n - 1])) n--;
+    return n == nn && !memcmp(s, name, n);
 }

@@ -99,3 +99,23 @@ coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, v
     }
     return COAX_OK;
 }
+
+void coerce_place_narrow(coerce_place *d, const char *at, size_t len)
+{
+    if (!d->at) {
+        *d = (coerce_place){at, len};
+        return;
+    }
+    size_t m = 0;
+    while (m < d->len && m < len && d->at[m] == at[m]) m++;
+    if ((m == d->len || d->at[m] == '/') && (m == len || at[m] == '/')) d->len = m;
+    else { /* the last boundary both share before they differ: "/a/b" and "/ab" share "" */
+        while (m && d->at[--m] != '/') {}
+        d->len = m;
+    }
+}
+
+bool coerce_place_within(const coerce_place *d, const char *at, size_t len)
+{
+    return !d || !d->at || (len <= d->len && !memcmp(d->at, at, len) && (len == d->len || d->at[len] == '/'));
+}

@@ -6,6 +6,7 @@
 */
 #include "extract/coerce.h"
 #include "base/hash.h"
+#include "base/unicode_nfc.h"
 #include "schema/schema.h"
 
 #include <stdlib.h>
@@ -155,31 +156,36 @@ bool coerce_keyword_at(coerce_ctx *c, const coax_value *doc, const char *loc, co
 {
     const coax_value *cur = doc, *holder = NULL;
     const char *p = loc;
-    if (*p == '\0') return false;
+    /* a property's name on the way may be longer than the keyword asked
+    ** for ("shipping_address" before "anyOf"): each token is read whole */
+    size_t ll = strlen(loc), n = 0;
+    char small[256], *tok = ll < sizeof small ? small : c ? coax_arena_alloc(c->arena, ll + 1) : NULL;
+    if (*p == '\0' || !tok) return false;
     while (*p == '/') {
-        size_t n;
-        if (!read_token(&p, kw, kwcap, &n)) return false;
-        if (!strcmp(kw, "$ref")) {
+        if (!read_token(&p, tok, ll + 1, &n)) return false;
+        if (!strcmp(tok, "$ref")) {
             cur = coerce_local_ref(c, doc, cur->type == COAX_OBJECT ? doc_member(c, cur, "$ref", 4) : NULL);
             if (!cur) return false;
             continue;
         }
-        if (!strcmp(kw, "$dynamicRef") || !strcmp(kw, "$recursiveRef")) return false;
+        if (!strcmp(tok, "$dynamicRef") || !strcmp(tok, "$recursiveRef")) return false;
         holder = cur;
         /* Inside an embedded resource "#/..." refers to that resource, not
         ** to the document: do not look keywords up there. */
         if (cur != doc && cur->type == COAX_OBJECT && doc_member(c, cur, "$id", 3)) return false;
         if (cur->type == COAX_OBJECT) {
-            cur = doc_member(c, cur, kw, n);
+            cur = doc_member(c, cur, tok, n);
         } else if (cur->type == COAX_ARRAY) {
             char *end;
-            unsigned long i = strtoul(kw, &end, 10);
+            unsigned long i = strtoul(tok, &end, 10);
             cur = *end ? NULL : coax_array_get(cur, i);
         } else {
             cur = NULL;
         }
         if (!cur) return false;
     }
+    if (n + 1 > kwcap) return false; /* no keyword's name */
+    memcpy(kw, tok, n + 1);
     *parent = holder;
     *value = cur;
     return holder != NULL;
@@ -253,6 +259,16 @@ size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t ste
     return n;
 }
 
+bool coerce_rejects_name(const char *kw)
+{
+    static const char *const presence[] = {"/additionalProperties", "/unevaluatedProperties", "/unevaluatedItems",
+                                           "/items", "/additionalItems"};
+    const char *last = strrchr(kw, '/');
+    for (size_t i = 0; last && i < sizeof presence / sizeof *presence; i++)
+        if (!strcmp(last, presence[i])) return true;
+    return strstr(kw, "/propertyNames/") != NULL;
+}
+
 size_t coerce_union_prefix(const char *kw)
 {
     /* Most errors are under no union: one scan tells (every error of a
@@ -289,6 +305,64 @@ bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *t
         const coax_value *t = coerce_member(b, "type");
         unsigned taken = t ? coerce_types_taken(t) : types_bounded(b);
         if (taken != ~0u && (taken & bit)) return true;
+    }
+    return false;
+}
+
+/* Schemas and strings of a union's branches coerce_union_joined reads, at
+** most: past them a loose match under that union is not made. */
+#define UNION_JOINED_WORK 4096
+
+/* Whether schema s (through "$ref", "anyOf", "oneOf" and "allOf", 8 deep)
+** lists a string other than 'hit' whose joined form is 'norm'; true past
+** '*work' schemas and strings, or 8 levels (a guess not ruled out). */
+static bool lists_joined(coerce_ctx *c, const coax_value *s, const char *norm, const coax_value *hit, int depth,
+                         size_t *work)
+{
+    if (depth > 8 || !*work) return true;
+    --*work; /* each schema looked into counts: {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]} is no 2^8 */
+    s = coerce_deref(c, c->doc, s);
+    if (!s || s->type != COAX_OBJECT) return false;
+    const coax_value *k = coerce_member(s, "const"), *en = coerce_member(s, "enum");
+    size_t n = en && en->type == COAX_ARRAY ? en->len : 0;
+    for (size_t j = 0; j <= n; j++) {
+        const coax_value *y = j < n ? &en->u.items[j] : k;
+        if (!y || y->type != COAX_STRING || (y->len == hit->len && !memcmp(y->u.text, hit->u.text, y->len))) continue;
+        if (!*work || (--*work, coerce_joined_equal(c->arena, norm, y->u.text, y->len))) return true;
+    }
+    static const char *const subs[] = {"anyOf", "oneOf", "allOf"};
+    for (size_t u = 0; u < 3; u++) {
+        const coax_value *b = coerce_member(s, subs[u]);
+        for (size_t i = 0; b && b->type == COAX_ARRAY && i < b->len; i++)
+            if (lists_joined(c, &b->u.items[i], norm, hit, depth + 1, work)) return true;
+    }
+    return false;
+}
+
+bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *hit, const char *loc)
+{
+    size_t pl = coerce_union_prefix(loc);
+    if (!pl || coerce_same_trimmed(x->u.text, x->len, hit->u.text, hit->len)) return false;
+    char *end;
+    strtol(loc + pl, &end, 10);
+    if (end == loc + pl) return false;
+    while (!strncmp(end, "/$ref", 5) && (end[5] == '/' || !end[5])) end += 5;
+    if (strcmp(end, "/enum") && strcmp(end, "/const")) return false; /* a member's or an item's: not this union's */
+    const char *norm = coerce_joined(c->arena, x->u.text, x->len);
+    size_t ends[COERCE_UNION_LEVELS], steps[COERCE_UNION_LEVELS], n = coerce_unions(loc, ends, steps), work = UNION_JOINED_WORK;
+    if (!norm || !n || n > COERCE_UNION_LEVELS) return true;
+    /* every union at the value's own place, the innermost first: an outer
+    ** one's other branch lists values for it too */
+    for (size_t k = n; k-- > 0 && steps[k] == steps[n - 1];) {
+        size_t l = ends[k];
+        while (l && loc[l - 1] >= '0' && loc[l - 1] <= '9') l--;
+        char *at = coax_arena_strdup(c->arena, loc, l - 1), kw[16];
+        const coax_value *parent, *branches;
+        if (!at) return true;
+        if (!coerce_keyword_at(c, c->doc, at, &parent, kw, sizeof kw, &branches) || branches->type != COAX_ARRAY)
+            return false;
+        for (size_t i = 0; i < branches->len; i++)
+            if (lists_joined(c, &branches->u.items[i], norm, hit, 0, &work)) return true;
     }
     return false;
 }
@@ -388,12 +462,53 @@ typedef struct defaults {
     unsigned visits; /* schemas looked into: past DEFAULT_VISITS, unsure (a bound on time) */
     const coax_value **path; /* the schemas the failing keyword's path went through: they apply */
     size_t npath;
+    const char *joined; /* with it (joined_key, jlen long): a declared name but 'to' of that form, looked for */
+    size_t jlen;
+    bool twice;
 } defaults;
 
 #define DEFAULT_VISITS 64
 
 static void collect_default(coerce_ctx *c, const coax_value *root, const coax_value *s, const coax_value *name,
                             bool cond, int depth, defaults *d);
+
+/* s[0..n) joined (coerce_joined), case folded after NFC: one key for the
+** names coerce_joined_equal calls equal; NULL out of memory. */
+static const char *joined_key(coax_arena *a, const char *s, size_t n, size_t *len)
+{
+    char *j = coerce_joined(a, s, n);
+    size_t jl = j ? strlen(j) : 0, nl, w = 0;
+    bool ascii = true;
+    for (size_t i = 0; i < jl; i++) ascii = ascii && !((unsigned char)j[i] & 0x80);
+    if (!j || ascii || !coax_utf8_valid(j, jl)) return *len = jl, j;
+    const char *t = coax_nfc(a, j, jl, &nl);
+    char *out = t ? coax_arena_alloc(a, nl * 4 + 1) : NULL;
+    for (size_t i = 0, k; out && i < nl; i += k) {
+        uint32_t cp = 0;
+        if (!(k = coax_utf8_decode((const unsigned char *)t + i, nl - i, &cp))) break;
+        w += coax_utf8_encode(coax_fold_case(cp), out + w);
+    }
+    if (out) out[w] = '\0';
+    return *len = w, out;
+}
+
+/* Per "properties" object, how many of its names have each joined key,
+** counted once (c->built, keyed one byte into the object): n renames
+** against n names stay linear. NULL out of memory. */
+static const smap *joined_counts(coerce_ctx *c, const coax_value *props)
+{
+    const void *key = (const char *)props + 1;
+    smap *m = smap_getp(&c->built, key);
+    if (m) return m;
+    if (!(m = coax_arena_alloc(c->arena, sizeof *m))) return NULL;
+    *m = (smap){0};
+    for (size_t i = 0; i < props->len; i++) {
+        size_t kl;
+        const char *k = joined_key(c->arena, props->u.members[i].key, props->u.members[i].klen, &kl);
+        if (!k || !smap_put(m, c->arena, k, kl, (void *)((uintptr_t)smap_get(m, k, kl) + 1))) return NULL;
+    }
+    return smap_putp(&c->built, c->arena, key, m) ? m : NULL;
+}
 
 /* The names the value of "required", "dependentRequired",
 ** "dependentSchemas" or "dependencies" 'v' lists (its strings, its keys and
@@ -463,7 +578,7 @@ static void collect_each(coerce_ctx *c, const coax_value *root, const coax_value
     }
     for (size_t i = 0; i < n && !d->unsure; i++) { /* past DEFAULT_VISITS the rest is not looked into */
         const coax_value *x = one ? v : v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value;
-        if (taken && x != taken) continue;
+        if (taken && x != taken && !d->joined) continue; /* a rival's name written another way is a reading too */
         collect_default(c, root, x, name, cond || (some && !on_path(d, x)), depth, d);
     }
 }
@@ -503,6 +618,11 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
         const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
         d->declared = d->declared || p;
         if (d->mentions && !d->mentioned) d->mentioned = names_property(c, s, name);
+        if (d->joined && !d->twice && props && props->type == COAX_OBJECT && props->len) {
+            const smap *jc = joined_counts(c, props);
+            size_t k = jc ? (size_t)(uintptr_t)smap_get(jc, d->joined, d->jlen) : 2;
+            d->twice = k > (p != NULL); /* 'to' itself is one of that form */
+        }
         if (p) collect_default(c, root, p, NULL, cond, depth + 1, d);
         /* "dependencies" is dependentSchemas before 2019-09 (its lists of
         ** names are no schemas: collect_default passes them by) */
@@ -523,7 +643,7 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
 
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
 {
-    defaults d = {NULL, NULL, false, false, false, false, 0, path, n};
+    defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
     if (!n) return NULL;
     collect_default(c, c->doc, path[0], name, false, 0, &d);
     if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
@@ -531,17 +651,32 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
     return d.one;
 }
 
-bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+/* Walks the schemas that apply to an object from 'path' (n of them) for
+** its property named key[0..klen), as 'd' asks; false with no path. */
+static bool walk_for_name(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen, defaults *d)
 {
     coax_value name;
     memset(&name, 0, sizeof name);
     name.type = COAX_STRING;
     name.u.text = key;
     name.len = (uint32_t)klen;
-    defaults d = {NULL, NULL, false, false, true, false, 0, path, n};
-    if (!n) return true;
-    collect_default(c, c->doc, path[0], &name, false, 0, &d);
-    return d.declared || d.mentioned || d.unsure;
+    if (n) collect_default(c, c->doc, path[0], &name, false, 0, d);
+    return n != 0;
+}
+
+bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen)
+{
+    defaults d = {NULL, NULL, false, false, true, false, 0, path, n, NULL, 0, false};
+    return !walk_for_name(c, path, n, key, klen, &d) || d.declared || d.mentioned || d.unsure;
+}
+
+bool coerce_joined_elsewhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen,
+                             const char *to, size_t tolen)
+{
+    defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
+    if (coerce_same_trimmed(key, klen, to, tolen)) return false; /* spaces alone: no other name meant */
+    d.joined = joined_key(c->arena, key, klen, &d.jlen);
+    return !d.joined || !walk_for_name(c, path, n, to, tolen, &d) || d.twice || d.unsure;
 }
 
 /* ---- what one coercion keeps ------------------------------------------ */

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "counting.h"
 #include "test.h"
 
 typedef struct fixture {
@@ -228,6 +229,99 @@ static void test_many_errors_cost_memory_like_validation(void)
     teardown(&f);
 }
 
+/* Extracts 'reply' into a, writing its value into 'out' when valid ("" when
+** not); the code coax_extract returned. */
+static coax_code extract_into(coax_arena *a, const coax_schema *schema, const char *reply, char *out, size_t cap)
+{
+    coax_extract_result r;
+    coax_code rc = coax_extract(a, schema, reply, strlen(reply), NULL, NULL, &r, NULL);
+    out[0] = '\0';
+    char *s;
+    size_t n;
+    if (rc == COAX_OK && r.valid && coax_write(r.value, 0, NULL, &s, &n) == COAX_OK) {
+        snprintf(out, cap, "%s", s);
+        coax_free(NULL, s, n + 1);
+    }
+    return rc;
+}
+
+/* The union and joined-name rules read memory at each step (claims, the
+** members other branches read, joined forms): an allocation failing at
+** any of them ends in COAX_ENOMEM or in the value a run with memory gives
+** (or in a refusal), never in another value: out of memory reads "a
+** guess", never "no guess". */
+static void test_each_allocation_failing_gives_no_other_value(void)
+{
+    static const char *const cases[][2] = {
+        {"{\"type\":\"object\",\"properties\":{\"s\":{\"enum\":[\"in_progress\",\"inProgress\",\"done\"]}}}",
+         "{\"s\": \"IN_PROGRESS\"}"},
+        {"{\"type\":\"object\",\"properties\":{\"s\":{\"oneOf\":[{\"const\":\"in_progress\"},{\"const\":\"inProgress\"}]}}}",
+         "{\"s\": \"IN_PROGRESS\"}"},
+        {"{\"type\":\"object\",\"properties\":{\"userId\":{},\"user_id\":{}},\"additionalProperties\":false}",
+         "{\"userid\": 5}"},
+        {"{\"type\":\"object\",\"properties\":{\"x\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+         "\"number\",\"maximum\":100}}},{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}}]}}}",
+         "{\"x\": {\"a\": 150}}"},
+        {"{\"type\":\"object\",\"properties\":{\"x\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+         "\"string\"}},\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"integer\","
+         "\"maximum\":3}},\"additionalProperties\":false}]}}}",
+         "{\"x\": {\"b\": 5}}"},
+        {"{\"type\":\"object\",\"properties\":{\"p\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":"
+         "\"cat\"},\"age\":{\"type\":\"integer\",\"maximum\":30}}},{\"type\":\"object\",\"properties\":{\"kind\":{"
+         "\"const\":\"dog\"},\"age\":{\"type\":\"string\"}}}]}}}",
+         "{\"p\": {\"kind\": \"dog\", \"age\": 50}}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fixture f;
+        CHECK(setup(&f, cases[i][0], "0"));
+        counting whole = {0, 0, 0};
+        coax_allocator wl = COUNTING_ALLOCATOR(&whole);
+        coax_arena *a = coax_arena_new(&wl);
+        char want[256], got[256];
+        CHECK_INT(extract_into(a, f.schema, cases[i][1], want, sizeof want), COAX_OK);
+        coax_arena_free(a);
+        for (long k = 1 - whole.allocs; k <= whole.allocs; k++) { /* from -n: each allocation from the n-th on */
+            if (!k) continue;
+            counting c = {0, 0, k};
+            coax_allocator al = COUNTING_ALLOCATOR(&c);
+            a = coax_arena_new(&al);
+            coax_code rc = a ? extract_into(a, f.schema, cases[i][1], got, sizeof got) : COAX_ENOMEM;
+            coax_arena_free(a);
+            CHECK(rc == COAX_OK || rc == COAX_ENOMEM);
+            if (rc == COAX_OK && got[0] && strcmp(got, want))
+                printf("  case %zu, allocation %ld failing: %s, not %s\n", i, k, got, want[0] ? want : "refused");
+            CHECK(rc != COAX_OK || !got[0] || !strcmp(got, want));
+            CHECK_INT(c.live, 0);
+            if (test_failed_now) break;
+        }
+        CHECK(whole.allocs >= 3);
+        teardown(&f);
+    }
+}
+
+/* A union branch's failures' common ancestor is read by whole tokens:
+** "/a/b" and "/ab" share the root, not "/a". */
+static void test_the_common_place_is_a_whole_token(void)
+{
+    coerce_place d = {NULL, 0};
+    CHECK(coerce_place_within(&d, "/x", 2));
+    coerce_place_narrow(&d, "/p/a/b", 6);
+    coerce_place_narrow(&d, "/p/ab", 5);
+    CHECK_INT((long)d.len, 2);
+    CHECK(coerce_place_within(&d, "/p", 2));
+    CHECK(coerce_place_within(&d, "", 0));
+    CHECK(!coerce_place_within(&d, "/p/a", 4));
+    coerce_place_narrow(&d, "/q", 2);
+    CHECK_INT((long)d.len, 0);
+    coerce_place e = {NULL, 0};
+    coerce_place_narrow(&e, "/p/a/bc", 7);
+    coerce_place_narrow(&e, "/p/a/bd", 7);
+    CHECK_INT((long)e.len, 4);
+    coerce_place_narrow(&e, "/p/a", 4);
+    CHECK_INT((long)e.len, 4);
+    CHECK(!coerce_place_within(&e, "/p/ab", 5));
+}
+
 #define TESTS                                          \
     X(test_an_invented_key_is_never_dropped)           \
     X(test_a_written_key_beside_it_is_dropped)         \
@@ -236,5 +330,7 @@ static void test_many_errors_cost_memory_like_validation(void)
     X(test_the_input_value_is_left_unchanged)          \
     X(test_nfc_composes_and_folds)                     \
     X(test_a_long_run_of_marks_is_put_in_order)        \
-    X(test_many_errors_cost_memory_like_validation)
+    X(test_many_errors_cost_memory_like_validation)    \
+    X(test_each_allocation_failing_gives_no_other_value) \
+    X(test_the_common_place_is_a_whole_token)
 #include "test.h"
