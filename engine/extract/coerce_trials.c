@@ -761,18 +761,27 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     ** would lose what the reply said, so a value of a type some absent
     ** property takes is kept (and the error with it). */
     /* With few absent properties, only a name close to one of them counts
-    ** ("note" is no "tax_rate"); with many, any of a type one takes. */
+    ** ("note" is no "tax_rate"); with many, any of a type one takes. So
+    ** does a name close to a present property holding another value (the
+    ** first ABSENT_NAMED of them are looked at). */
     unsigned absent = 0;
-    size_t nabsent = 0, compares = NAME_COMPARES, *which = coax_arena_alloc(a, (ABSENT_NAMED + 1) * sizeof *which);
+    size_t nabsent = 0, npresent = 0, compares = NAME_COMPARES;
+    size_t *which = coax_arena_alloc(a, 2 * ABSENT_NAMED * sizeof *which);
     joined_names joined = {0};
     nested_names nested = {0};
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
-        if (taken[i]) continue;
+        if (taken[i]) {
+            if (npresent < ABSENT_NAMED) which[ABSENT_NAMED + npresent++] = i;
+            continue;
+        }
         absent |= coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &props->u.members[i].value), "type"));
-        if (nabsent <= ABSENT_NAMED) which[nabsent < ABSENT_NAMED ? nabsent : ABSENT_NAMED] = i;
+        if (nabsent < ABSENT_NAMED) which[nabsent] = i;
         nabsent++;
     }
+    size_t *named = nabsent <= ABSENT_NAMED ? which : which + ABSENT_NAMED; /* past ABSENT_NAMED, the present ones */
+    size_t nnamed = nabsent <= ABSENT_NAMED ? nabsent + npresent : npresent;
+    if (nabsent <= ABSENT_NAMED) memmove(which + nabsent, which + ABSENT_NAMED, npresent * sizeof *which);
     for (size_t i = 0; ndrop && i < obj->len; i++) {
         const coax_member *m = &obj->u.members[i];
         size_t dl, di;
@@ -787,16 +796,8 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         if (declared_below(c, props, obj, &nested, m)) return;
         /* {"age": 35, "note": "age should be 36"}: dropped, it hides the correction */
         if (m->value.type == COAX_STRING && extract_remark_takes_back(m->value.u.text, m->value.len)) return;
-        if (!(absent & coerce_type_bit(&m->value))) goto drop;
-        if (nabsent > ABSENT_NAMED || compares < nabsent) return;
-        compares -= nabsent;
-        for (size_t k = 0; k < nabsent; k++) {
-            const coax_member *pm = &props->u.members[which[k]];
-            if ((coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &pm->value), "type")) & coerce_type_bit(&m->value)) &&
-                coerce_names_close(m->key, m->klen, pm->key, pm->klen))
-                return;
-        }
-    drop:
+        if ((absent & coerce_type_bit(&m->value)) && nabsent > ABSENT_NAMED) return;
+        if (coerce_may_be_declared(c, props, taken, named, nnamed, m, &compares)) return;
         edits[n++] = dropped(m);
     }
     add_edits(ts, edits, n);
