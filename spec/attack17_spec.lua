@@ -1,0 +1,165 @@
+--- Attack round 17: the promise "a recipe or a reply never hurts its host", against what round 16
+-- added (each session's own connections, os.clock a session's own) and the sandbox's edges.
+-- Work is compared at n and 8n, never against a clock.
+local H = require "helper" -- first: it points package.cpath at COAX_BUILD
+local coax = require "coax"
+
+local ended = H.ended
+
+-- The sockets this process holds (the spec's Lua, not the ls that counts them; sockets alone, as
+-- the pipe to the ls is open while it looks).
+local SELF = io.open("/proc/self/stat"):read("n")
+local function open_sockets()
+  local n, ls = 0, io.popen("ls -l /proc/" .. SELF .. "/fd")
+  for line in ls:lines() do
+    if line:find("-> socket:", 1, true) then n = n + 1 end
+  end
+  ls:close()
+  return n
+end
+
+describe("attack 17: an ended session keeps no connection", function()
+  -- Round 16 gave each session a pool of kept connections (a curl share), freed with the
+  -- session. A host keeps ended sessions for their reports as long as it likes, and each kept
+  -- its connections open: 100 ended sessions that each made one request held 100 sockets, and a
+  -- host keeping sessions by the thousand ran out of file descriptors (its files, its other
+  -- connections, every session after). An ended session makes no request again: its pool is
+  -- freed when it ends (engine/session/session.c's session_end).
+  local server, port, pid
+  setup(function()
+    server = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py", "r"))
+    port, pid = server:read("l"):match("^(%d+) (%d+)$")
+  end)
+  teardown(function()
+    os.execute("kill " .. pid)
+    server:close()
+  end)
+
+  local ASK = [==[
+local coax = require 'coax'
+return { schema = { type = 'string' }, prompt = 'p', agent = { call = function()
+  local r, err = coax.http.request({ url = 'http://127.0.0.1:%s/%s' })
+  %s
+  return { text = ('%%q'):format(r and r.body or err) }
+end } }
+]==]
+
+  -- Runs n sessions one after the other, each to its end, and keeps them: the descriptors the
+  -- process holds more than after the first, and the last one's report.
+  local function kept_sockets(n, after)
+    local e = coax.engine()
+    local kept, base, last = {}, nil, nil
+    for i = 1, n + 1 do
+      kept[i] = e:session(ASK:format(port, "s" .. i, after or ""), "x", { source = true })
+      while e:poll(50) > 0 do end
+      if i == 1 then base = open_sockets() end
+      last = kept[i]:report()
+    end
+    local held = open_sockets() - base
+    e:close()
+    return held, last
+  end
+
+  it("100 sessions ended and kept hold no socket", function()
+    local held, last = kept_sockets(100)
+    assert.are.same({ "ok", nil, nil }, ended(last))
+    assert.truthy(last.value:match("^conn%d+ /s101$"), last.value)
+    assert.are.equal(0, held)
+  end)
+
+  -- An agent may return with a request in flight (one it made in a coroutine of its own, which
+  -- yielded back to it): the attempt's end cancels the request, the session's frees the pool.
+  it("sessions ended while their requests' connections were busy hold none either", function()
+    local held, last = kept_sockets(20, "coroutine.wrap(function() coax.http.request({ url = 'http://127.0.0.1:" .. port
+      .. "/slow' }) end)()")
+    assert.are.equal("ok", last.outcome)
+    assert.are.equal(0, held)
+  end)
+
+  -- Twin: a session still running reuses its kept connection (round 16's case, kept here for
+  -- the pool freed at the end, not before).
+  it("a running session's requests still share its connection", function()
+    local e = coax.engine()
+    local s = e:session(([==[
+      local coax = require 'coax'
+      return { schema = { type = 'string' }, prompt = 'p', agent = { call = function()
+        local a = coax.http.request({ url = 'http://127.0.0.1:%s/a' })
+        coax.sleep(20)
+        local b = coax.http.request({ url = 'http://127.0.0.1:%s/b' })
+        return { text = ('%%q'):format(a.body .. ', ' .. b.body) }
+      end } }]==]):format(port, port), "x", { source = true })
+    while e:poll(50) > 0 do end
+    local r = s:report()
+    e:close()
+    local first, second = r.value:match("^(conn%d+) /a, (conn%d+) /b$")
+    assert.truthy(first, r.value)
+    assert.are.equal(first, second)
+  end)
+end)
+
+describe("attack 17: a running session keeps a bounded number of connections", function()
+  -- libcurl keeps up to 4 connections for each request in flight in the engine (the multi's
+  -- own default), and each session's pool got that allowance: a session requesting 40 servers
+  -- one after the other, while 12 other sessions each had a request in flight, kept all 40 open
+  -- while it lived, and a handful of such recipes beside a busy host used up its descriptors. A
+  -- session's pool keeps at most HTTP_POOL_KEEP (engine/io/http.c) idle connections.
+  local server, ports, pid
+  setup(function()
+    server = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py 41", "r"))
+    local line = server:read("l")
+    ports = {}
+    for p in line:gmatch("%d+") do ports[#ports + 1] = p end
+    pid = table.remove(ports, 2)
+  end)
+  teardown(function()
+    os.execute("kill " .. pid)
+    server:close()
+  end)
+
+  local SLOW = [==[
+local coax = require 'coax'
+return { schema = { type = 'string' }, prompt = 'p', agent = { call = function()
+  for _ = 1, 6 do coax.http.request({ url = 'http://127.0.0.1:%s/slow' }) end
+  return { text = '"done"' }
+end } }
+]==]
+  -- Requests the given ports one after the other, then asks its host (which counts sockets then).
+  local HOARD = [==[
+local coax = require 'coax'
+local ports = { %s }
+return { schema = { type = 'string' }, prompt = 'p', agent = { call = function()
+  local got = 0
+  for _, port in ipairs(ports) do
+    local r = coax.http.request({ url = 'http://127.0.0.1:' .. port .. '/h' })
+    if r and r.status == 200 then got = got + 1 end
+  end
+  coax.host_request('{"messages": []}')
+  return { text = '"' .. got .. '"' }
+end } }
+]==]
+
+  -- The hoarder's sockets: those open when it asks its host less those open once it ended (its
+  -- pool freed), while the 12 others still wait on theirs.
+  it("a session that asked 40 servers while 12 others waited holds at most 4 of their connections", function()
+    local e = coax.engine()
+    local busy = {}
+    for i = 1, 12 do busy[i] = e:session(SLOW:format(ports[1]), "x", { source = true }) end
+    local hoarder = e:session(HOARD:format(table.concat(ports, ", ", 2)), "x", { source = true })
+    local asking, held
+    while e:poll(10) > 0 do
+      if not asking and select(2, pcall(hoarder.host_request, hoarder)) ~= nil then
+        asking = open_sockets()
+        hoarder:host_reply('"x"')
+      elseif asking and not held and hoarder:outcome() ~= "running" then
+        held = asking - open_sockets()
+        assert.are.equal("running", busy[12]:outcome())
+      end
+    end
+    local r, others = hoarder:report(), busy[12]:report()
+    e:close()
+    assert.are.same({ "ok", nil, nil }, ended(r))
+    assert.are.equal("40", r.value)
+    assert.are.equal("ok", others.outcome)
+    assert.truthy(held <= 4, "the session held " .. tostring(held) .. " sockets")
+  end)
+end)
