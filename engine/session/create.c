@@ -398,6 +398,12 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
                          e->vm.mem_cap);
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    /* The host's callbacks run in here too (the failure event of a recipe that is invalid, the
+    ** secret callback of one asking for a secret): what they free is freed when the making ends,
+    ** as in a poll. Freed at once, the session or the engine under the running recipe was
+    ** written to after (attack round 17). */
+    bool outermost = !e->polling;
+    e->polling = true;
     int top = lua_gettop(e->vm.L);
     start_args a = *args;
     a.s = s;
@@ -406,7 +412,14 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
     if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "recipe");
     session_release_lua(s);
     *out = s;
-    return COAX_OK;
+    if (!outermost) return COAX_OK; /* the poll outside frees what was freed */
+    bool freed = s->free_pending; /* read before the reap frees it */
+    bool engine_freed = !engine_reap(e);
+    if (!engine_freed && !freed) return COAX_OK;
+    *out = NULL;
+    return coax_fail(err, COAX_ECANCELED, 0, engine_freed
+                         ? "the engine was freed (coax_engine_free in a callback) while the session was made"
+                         : "the session was freed (coax_session_free in a callback) while it was made");
 }
 
 coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, const char *name,

@@ -208,9 +208,7 @@ static void poll_loop(coax_engine *e, int timeout_ms)
     }
 }
 
-/* After a poll: frees what the host's callbacks freed inside it. Returns
-** false when that was the engine. */
-static bool reap(coax_engine *e)
+bool engine_reap(coax_engine *e)
 {
     e->polling = false;
     for (coax_session *s = e->sessions, *next; s; s = next) {
@@ -228,7 +226,7 @@ size_t coax_engine_poll(coax_engine *e, int timeout_ms)
     if (e->polling) return count_running(e); /* from a callback: the poll outside goes on */
     e->polling = true;
     poll_loop(e, timeout_ms);
-    return reap(e) ? count_running(e) : 0;
+    return engine_reap(e) ? count_running(e) : 0;
 }
 
 coax_outcome coax_session_run(coax_session *s)
@@ -243,6 +241,6 @@ coax_outcome coax_session_run(coax_session *s)
         if (s->host == HOST_ASKED) break; /* only the host can move it */
     }
     coax_outcome outcome = s->state == SS_DONE ? s->outcome : COAX_OUTCOME_RUNNING;
-    reap(e);
+    engine_reap(e);
     return outcome;
 }
