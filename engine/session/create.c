@@ -398,10 +398,9 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
                          e->vm.mem_cap);
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
-    /* The host's callbacks run in here too (the failure event of a recipe that is invalid, the
-    ** secret callback of one asking for a secret): what they free is freed when the making ends,
-    ** as in a poll. Freed at once, the session or the engine under the running recipe was
-    ** written to after (attack round 17). */
+    /* The host's callbacks run in here too (the secret callback of a recipe that asks for a secret
+    ** as it runs): what they free is freed when the making ends, as in a poll. Freed at once, the
+    ** engine's Lua state went under the running recipe (attack round 17). */
     bool outermost = !e->polling;
     e->polling = true;
     int top = lua_gettop(e->vm.L);
@@ -411,15 +410,12 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
     lua_settop(e->vm.L, top);
     if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "recipe");
     session_release_lua(s);
-    *out = s;
-    if (!outermost) return COAX_OK; /* the poll outside frees what was freed */
-    bool freed = s->free_pending; /* read before the reap frees it */
-    bool engine_freed = !engine_reap(e);
-    if (!engine_freed && !freed) return COAX_OK;
-    *out = NULL;
-    return coax_fail(err, COAX_ECANCELED, 0, engine_freed
-                         ? "the engine was freed (coax_engine_free in a callback) while the session was made"
-                         : "the session was freed (coax_session_free in a callback) while it was made");
+    bool engine_freed = e->free_pending; /* read before the reap frees it */
+    if (outermost) engine_reap(e); /* else the poll outside frees it when it returns */
+    *out = engine_freed ? NULL : s;
+    if (!engine_freed) return COAX_OK;
+    return coax_fail(err, COAX_ECANCELED, 0,
+                     "the engine was freed (coax_engine_free in a callback) while the session was made");
 }
 
 coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, const char *name,
