@@ -10,7 +10,7 @@ local ended = H.ended
 -- the pipe to the ls is open while it looks).
 local SELF = io.open("/proc/self/stat"):read("n")
 local function open_sockets()
-  local n, ls = 0, io.popen("ls -l /proc/" .. SELF .. "/fd")
+  local n, ls = 0, io.popen("ls -l /proc/" .. SELF .. "/fd 2>/dev/null")
   for line in ls:lines() do
     if line:find("-> socket:", 1, true) then n = n + 1 end
   end
@@ -161,5 +161,78 @@ end } }
     assert.are.equal("40", r.value)
     assert.are.equal("ok", others.outcome)
     assert.truthy(held <= 4, "the session held " .. tostring(held) .. " sockets")
+  end)
+end)
+
+describe("attack 17: a streamed reply costs the agents linear work in its events", function()
+  -- The providers' agents read a streamed reply event by event. Anthropic's joined each text
+  -- delta to the text before it, and OpenAI's each piece of a tool call's name to the name before
+  -- it: every event copied all that came before, quadratic in the reply. A reply of 2 MB in
+  -- 16-byte deltas (131,074 events) ran 6.2 s and ended `limit` (its budget), where OpenAI's
+  -- agent took 0.24 s for 512 KB; a name in 131,072 pieces took 5.8 s. Each now keeps the pieces
+  -- and joins them once at the end (lua/coax/agents/anthropic.lua, openai.lua).
+  local P = require "providers"
+  local provider = P.harness { agent = "anthropic", options = { model = "c1", timeout_ms = 60000 },
+    secrets = { ANTHROPIC_API_KEY = "sk-ant-test-SENTINEL-0077", OPENAI_API_KEY = "sk-test-SENTINEL-0077" } }
+  setup(function() provider:start { ["schema.json"] = P.SCHEMA, ["recipe.lua"] = P.recipe() } end)
+  teardown(function() provider:stop() end)
+
+  local function run_streamed(agent, step)
+    local sc = provider:scenario({ step })
+    return coax.run(provider:path("recipe.lua"), P.INPUT, { agent = agent, secrets = provider.secrets,
+      agent_options = { base_url = P.base_of(agent, sc), model = "c1", timeout_ms = 60000, stream = true } })
+  end
+
+  -- {"name": n a's, "age": 36} in deltas of 16 bytes.
+  local function deltas(n)
+    local text, pieces = '{"name":"' .. ("a"):rep(n) .. '","age":36}', {}
+    for i = 1, #text, 16 do pieces[#pieces + 1] = text:sub(i, i + 15) end
+    return pieces
+  end
+
+  it("Anthropic's text in 8,194 and 65,538 deltas costs 8 times the work", function()
+    local r, n
+    local ratio = H.scaling_ratio(function(k) n, r = k, run_streamed("anthropic", { stream = deltas(k) }) end,
+      131072, 8)
+    assert.are.same({ "ok", nil, nil }, ended(r))
+    assert.are.same({ name = ("a"):rep(n), age = 36 }, r.value)
+    assert.is_true(ratio < 16, ("ratio %.1f"):format(ratio))
+  end)
+
+  -- A tool call's name in n pieces beside a reply's text: the text is the value, the call (no
+  -- tools mode) is not.
+  local function name_pieces(n)
+    local ev = { 'data: {"choices":[{"index":0,"delta":{"content":"{\\"name\\":\\"Ada\\",\\"age\\":36}"}}]}\n\n' }
+    local piece = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"abcdefghijkl'
+      .. 'mnop"}}]}}]}\n\n'
+    for i = 2, n + 1 do ev[i] = piece end
+    ev[#ev + 1] = 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    return { body = table.concat(ev), headers = { ["content-type"] = "text/event-stream" } }
+  end
+
+  it("OpenAI's tool call name in 16,384 and 131,072 pieces costs 8 times the work", function()
+    local r
+    local ratio = H.scaling_ratio(function(k) r = run_streamed("openai", name_pieces(k)) end, 16384, 8)
+    assert.are.same({ "ok", nil, nil }, ended(r))
+    assert.are.same({ name = "Ada", age = 36 }, r.value)
+    assert.is_true(ratio < 16, ("ratio %.1f"):format(ratio))
+  end)
+
+  -- Twins: a text in deltas, and a submit call whose name comes in pieces, still
+  -- read whole (tools mode: the submit call's arguments are the value).
+  it("a text in deltas and a submit call's name in pieces are read whole", function()
+    local r = run_streamed("anthropic", { stream = { '{"name":', '"Ada",', '"age":36}' } })
+    assert.are.same({ name = "Ada", age = 36 }, r.value)
+    local sc = provider:scenario({ { body = table.concat({
+      'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"sub",'
+        .. '"arguments":""}}]}}]}\n\n',
+      'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"mit","arguments":'
+        .. '"{\\"json\\": {\\"name\\": \\"Bo\\", \\"age\\": 5}}"}}]}}]}\n\n',
+      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n' }),
+      headers = { ["content-type"] = "text/event-stream" } } })
+    r = coax.run(provider:path("recipe.lua"), P.INPUT, { agent = "openai", secrets = provider.secrets,
+      agent_options = { base_url = P.base_of("openai", sc), model = "c1", stream = true, mode = "tools" } })
+    assert.are.same({ "ok", nil, nil }, ended(r))
+    assert.are.same({ name = "Bo", age = 5 }, r.value)
   end)
 end)
