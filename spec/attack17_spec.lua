@@ -177,10 +177,12 @@ describe("attack 17: a streamed reply costs the agents linear work in its events
   setup(function() provider:start { ["schema.json"] = P.SCHEMA, ["recipe.lua"] = P.recipe() } end)
   teardown(function() provider:stop() end)
 
-  local function run_streamed(agent, step)
+  local function run_streamed(agent, step, options)
     local sc = provider:scenario({ step })
+    local o = { base_url = P.base_of(agent, sc), model = "c1", timeout_ms = 60000, stream = true }
+    for k, v in pairs(options or {}) do o[k] = v end
     return coax.run(provider:path("recipe.lua"), P.INPUT, { agent = agent, secrets = provider.secrets,
-      agent_options = { base_url = P.base_of(agent, sc), model = "c1", timeout_ms = 60000, stream = true } })
+      agent_options = o })
   end
 
   -- {"name": n a's, "age": 36} in deltas of 16 bytes.
@@ -215,6 +217,31 @@ describe("attack 17: a streamed reply costs the agents linear work in its events
     local ratio = H.scaling_ratio(function(k) r = run_streamed("openai", name_pieces(k)) end, 16384, 8)
     assert.are.same({ "ok", nil, nil }, ended(r))
     assert.are.same({ name = "Ada", age = 36 }, r.value)
+    assert.is_true(ratio < 16, ("ratio %.1f"):format(ratio))
+  end)
+
+  -- A submit call's arguments in tools mode: "{", then n pieces of 16 spaces, then the rest of
+  -- the envelope {"json": value}. The sink that takes the envelope off joined each piece to the
+  -- text before it and looked at it all again (lua/coax/tools.lua's submit_feed): 8,192 pieces
+  -- ended `limit`. The look is now at the text with each run of spaces made one.
+  local function spaced_submit(n)
+    local ev = { 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":'
+      .. '"submit","arguments":"{"}}]}}]}\n\n' }
+    local piece = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"'
+      .. (" "):rep(16) .. '"}}]}}]}\n\n'
+    for i = 2, n + 1 do ev[i] = piece end
+    ev[#ev + 1] = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":'
+      .. '"\\"json\\": {\\"name\\": \\"Bo\\", \\"age\\": 5}}"}}]}}]}\n\n'
+    ev[#ev + 1] = 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n'
+    return { body = table.concat(ev), headers = { ["content-type"] = "text/event-stream" } }
+  end
+
+  it("a submit call's arguments with 4,096 and 32,768 pieces of spaces cost 8 times the work", function()
+    local r
+    local ratio = H.scaling_ratio(function(k) r = run_streamed("openai", spaced_submit(k), { mode = "tools" }) end,
+      4096, 8)
+    assert.are.same({ "ok", nil, nil }, ended(r))
+    assert.are.same({ name = "Bo", age = 5 }, r.value)
     assert.is_true(ratio < 16, ("ratio %.1f"):format(ratio))
   end)
 
