@@ -1,7 +1,8 @@
 /*
 ** create.c: a session from a recipe (a file, text, or a schema and a
 ** prompt): the recipe run in the sandbox, coax.runtime.new_session, the
-** schema loaded and compiled; and freeing a session.
+** schema loaded and compiled; and freeing a session, or the engine with
+** them all, at once or (from a callback) when the poll or the making ends.
 */
 #include "session/session.h"
 #include "base/hash.h"
@@ -93,6 +94,37 @@ void coax_session_free(coax_session *s)
     session_bufs(s, bufs);
     for (size_t i = 0; i < SESSION_BUFS; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
+}
+
+void coax_engine_free(coax_engine *e)
+{
+    if (!e) return;
+    if (e->polling) { /* from a callback: when the poll returns */
+        for (coax_session *s = e->sessions; s; s = s->next) coax_session_free(s);
+        e->free_pending = true;
+        vm_interrupt(&e->vm); /* the script running now stops soon */
+        return;
+    }
+    while (e->sessions) coax_session_free(e->sessions);
+    vm_close(&e->vm);
+    http_free(e->http);
+    roots_free(&e->roots);
+    schema_cache_free(&e->schemas); /* after the sessions that shared them */
+    coax_meta_cache_free(e->meta_cache);
+    coax_allocator host = e->host;
+    coax_free_raw(e->host_set ? &host : NULL, e, sizeof *e);
+}
+
+bool engine_reap(coax_engine *e)
+{
+    e->polling = false;
+    for (coax_session *s = e->sessions, *next; s; s = next) {
+        next = s->next;
+        if (s->free_pending) coax_session_free(s);
+    }
+    if (!e->free_pending) return true;
+    coax_engine_free(e);
+    return false;
 }
 
 /* Compiles 'doc' into '*out' after checking it against its meta-schema,
