@@ -318,7 +318,6 @@ int lend_http_start(lua_State *L)
     coax_engine *e = lend_engine(L);
     coax_session *s = lend_session(L);
     if (!e || !s || !lua_isyieldable(L)) return luaL_error(L, "coax.http.request: only an agent's call can make requests");
-    if (s->state == SS_DONE) return luaL_error(L, "coax.http.request: the session has ended"); /* its pool is freed */
     luaL_checktype(L, 1, LUA_TTABLE);
     http_options o = {0};
     size_t url_len, method_len = 0;
