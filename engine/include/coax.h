@@ -715,8 +715,8 @@ typedef void (*coax_log_fn)(void *ud, const char *line);
 ** coax.secret), or NULL when there is none or scripts may not have it.
 ** Scripts never see the value: it goes into a request's header when the
 ** request is made, and is redacted from what the response hands back.
-** Called from inside coax_engine_poll; the value must stay valid until the
-** engine is polled again. */
+** Called from inside coax_engine_poll, or a session's making (its recipe runs then: frees wait as in a poll);
+** the value must stay valid until the engine is polled again. */
 typedef const char *(*coax_secret_fn)(void *ud, const char *name);
 
 typedef struct coax_engine_options {
@@ -860,8 +860,8 @@ typedef struct coax_session_options {
 ** the engine is polled. Recipe or schema problems do not fail the call: the
 ** session ends at once with outcome COAX_OUTCOME_INVALID and says why in its
 ** report. Returns COAX_OK and sets '*out', COAX_EIO for an unreadable file or not a regular one (a FIFO,
-** a device), COAX_ESIZE for a recipe or input past lua_memory, COAX_EINVAL for bad arguments, COAX_ENOMEM. Freed
-** with coax_session_free or with its engine. */
+** a device), COAX_ESIZE for a recipe or input past lua_memory, COAX_EINVAL for bad arguments, COAX_ENOMEM,
+** COAX_ECANCELED when a callback freed the engine meanwhile (*out NULL). Freed by coax_session_free or its engine. */
 COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path, const coax_session_options *options,
                                           coax_session **out, coax_error *err);
 

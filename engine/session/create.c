@@ -1,7 +1,8 @@
 /*
 ** create.c: a session from a recipe (a file, text, or a schema and a
 ** prompt): the recipe run in the sandbox, coax.runtime.new_session, the
-** schema loaded and compiled; and freeing a session.
+** schema loaded and compiled; and freeing a session, or the engine with
+** them all, at once or (from a callback) when the poll or the making ends.
 */
 #include "session/session.h"
 #include "base/hash.h"
@@ -93,6 +94,37 @@ void coax_session_free(coax_session *s)
     session_bufs(s, bufs);
     for (size_t i = 0; i < SESSION_BUFS; i++) coax_buf_free(bufs[i]);
     coax_free_raw(e->alloc, s, sizeof *s);
+}
+
+void coax_engine_free(coax_engine *e)
+{
+    if (!e) return;
+    if (e->polling) { /* from a callback: when the poll returns */
+        for (coax_session *s = e->sessions; s; s = s->next) coax_session_free(s);
+        e->free_pending = true;
+        vm_interrupt(&e->vm); /* the script running now stops soon */
+        return;
+    }
+    while (e->sessions) coax_session_free(e->sessions);
+    vm_close(&e->vm);
+    http_free(e->http);
+    roots_free(&e->roots);
+    schema_cache_free(&e->schemas); /* after the sessions that shared them */
+    coax_meta_cache_free(e->meta_cache);
+    coax_allocator host = e->host;
+    coax_free_raw(e->host_set ? &host : NULL, e, sizeof *e);
+}
+
+bool engine_reap(coax_engine *e)
+{
+    e->polling = false;
+    for (coax_session *s = e->sessions, *next; s; s = next) {
+        next = s->next;
+        if (s->free_pending) coax_session_free(s);
+    }
+    if (!e->free_pending) return true;
+    coax_engine_free(e);
+    return false;
 }
 
 /* Compiles 'doc' into '*out' after checking it against its meta-schema,
@@ -398,6 +430,11 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
                          e->vm.mem_cap);
     coax_session *s = session_alloc(e);
     if (!s) return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
+    /* The host's callbacks run in here too (the secret callback of a recipe that asks for a secret
+    ** as it runs): what they free is freed when the making ends, as in a poll. Freed at once, the
+    ** engine's Lua state went under the running recipe (attack round 17). */
+    bool outermost = !e->polling;
+    e->polling = true;
     int top = lua_gettop(e->vm.L);
     start_args a = *args;
     a.s = s;
@@ -405,8 +442,12 @@ static coax_code start(coax_engine *e, const start_args *args, coax_session **ou
     lua_settop(e->vm.L, top);
     if (rc != VM_OK && s->state != SS_DONE) session_script_failed(s, rc, "recipe");
     session_release_lua(s);
-    *out = s;
-    return COAX_OK;
+    bool engine_freed = e->free_pending; /* read before the reap frees it */
+    if (outermost) engine_reap(e); /* else the poll outside frees it when it returns */
+    *out = engine_freed ? NULL : s;
+    if (!engine_freed) return COAX_OK;
+    return coax_fail(err, COAX_ECANCELED, 0,
+                     "the engine was freed (coax_engine_free in a callback) while the session was made");
 }
 
 coax_code coax_session_from_text(coax_engine *e, const char *text, size_t len, const char *name,

@@ -102,25 +102,6 @@ coax_code coax_engine_new(const coax_engine_options *o, coax_engine **out, coax_
     return COAX_OK;
 }
 
-void coax_engine_free(coax_engine *e)
-{
-    if (!e) return;
-    if (e->polling) { /* from a callback: when the poll returns */
-        for (coax_session *s = e->sessions; s; s = s->next) coax_session_free(s);
-        e->free_pending = true;
-        vm_interrupt(&e->vm); /* the script running now stops soon */
-        return;
-    }
-    while (e->sessions) coax_session_free(e->sessions);
-    vm_close(&e->vm);
-    http_free(e->http);
-    roots_free(&e->roots);
-    schema_cache_free(&e->schemas); /* after the sessions that shared them */
-    coax_meta_cache_free(e->meta_cache);
-    coax_allocator host = e->host;
-    coax_free_raw(e->host_set ? &host : NULL, e, sizeof *e);
-}
-
 void coax_engine_interrupt(coax_engine *e)
 {
     if (e) vm_interrupt(&e->vm);
@@ -208,27 +189,13 @@ static void poll_loop(coax_engine *e, int timeout_ms)
     }
 }
 
-/* After a poll: frees what the host's callbacks freed inside it. Returns
-** false when that was the engine. */
-static bool reap(coax_engine *e)
-{
-    e->polling = false;
-    for (coax_session *s = e->sessions, *next; s; s = next) {
-        next = s->next;
-        if (s->free_pending) coax_session_free(s);
-    }
-    if (!e->free_pending) return true;
-    coax_engine_free(e);
-    return false;
-}
-
 size_t coax_engine_poll(coax_engine *e, int timeout_ms)
 {
     if (!e) return 0;
     if (e->polling) return count_running(e); /* from a callback: the poll outside goes on */
     e->polling = true;
     poll_loop(e, timeout_ms);
-    return reap(e) ? count_running(e) : 0;
+    return engine_reap(e) ? count_running(e) : 0;
 }
 
 coax_outcome coax_session_run(coax_session *s)
@@ -243,6 +210,6 @@ coax_outcome coax_session_run(coax_session *s)
         if (s->host == HOST_ASKED) break; /* only the host can move it */
     }
     coax_outcome outcome = s->state == SS_DONE ? s->outcome : COAX_OUTCOME_RUNNING;
-    reap(e);
+    engine_reap(e);
     return outcome;
 }

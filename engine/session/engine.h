@@ -169,11 +169,16 @@ struct coax_engine {
     /* The poll's wakes: one for each call of coax_engine_poll and each time
     ** it waited; a session tells at most one partial per wake. */
     uint64_t wakes;
-    /* Inside coax_engine_poll: the host's callbacks run there, and what they
-    ** call back (a poll, a run, a free) must not pull the poll's sessions
-    ** from under it. 'free_pending': coax_engine_free was called there. */
+    /* Inside coax_engine_poll, coax_session_run or a session's making: the
+    ** host's callbacks run there, and what they call back (a poll, a run, a
+    ** free) must not pull the sessions or the running script from under it.
+    ** 'free_pending': coax_engine_free was called there. */
     bool polling, free_pending;
 };
+
+/* After a poll (or a session's making): frees what the host's callbacks
+** freed inside it. Returns false when that was the engine. */
+bool engine_reap(coax_engine *e);
 
 /* When 's' next needs attention (its timer or deadline), 0 if now. */
 double session_next_event(const coax_session *s);

@@ -260,6 +260,10 @@ void session_end(coax_session *s, coax_session_failure failure, const char *msg)
     proc_cancel(s->proc);
     s->http = NULL;
     s->proc = NULL;
+    /* It makes no request again: the connections it kept are closed now, not when the host frees
+    ** it (a host keeping ended sessions for their reports kept a socket each, attack round 17). */
+    http_pool_free(s->pool);
+    s->pool = NULL;
 }
 
 /* An ended session keeps no Lua memory: its S (the recipe and its closures,

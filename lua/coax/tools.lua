@@ -19,6 +19,7 @@
 local coax = require "coax"
 
 local json = coax.json
+local concat = table.concat
 
 local M = {}
 
@@ -189,14 +190,18 @@ end
 -- @tparam function on_text
 -- @treturn function feed(piece)
 function M.submit_feed(on_text)
-  local head, open = "", false
+  -- The pieces so far, and their text with each run of spaces made one (the looks take any run):
+  -- what is looked at stays a few bytes. The text itself, joined to each piece, made arguments
+  -- of many pieces of spaces quadratic (attack round 17).
+  local pieces, squeezed, open = {}, "", false
   return function(piece)
     if open then return on_text(piece) end
-    head = head .. piece
-    local rest = head:match('^%s*{%s*"json"%s*:%s*(%S.*)$')
-    if rest or not envelope_may_open(head) then
+    pieces[#pieces + 1] = piece
+    squeezed = (squeezed .. piece):gsub("%s+", " ")
+    if squeezed:match('^%s*{%s*"json"%s*:%s*%S') or not envelope_may_open(squeezed) then
       open = true
-      return on_text(rest or head)
+      local head = concat(pieces)
+      return on_text(head:match('^%s*{%s*"json"%s*:%s*(%S.*)$') or head)
     end
   end
 end

@@ -1,9 +1,12 @@
 """A keep-alive HTTP/1.1 server for spec/attack16_spec.lua: it prints "PORT PID", then answers each
 request it reads on a connection, in order, with "connN PATH" (its connection's number and the
 request's path), 100 ms late for a path holding "slow", and for a path holding "twice" a second
-answer "connN late" 100 ms after the first; a body is read by its Content-Length."""
+answer "connN late" 100 ms after the first; a body is read by its Content-Length. With an argument N
+it listens on N ports (spec/attack17_spec.lua), printing "PORT PID PORT2 ... PORTN"."""
+import itertools
 import os
 import socket
+import sys
 import threading
 import time
 
@@ -51,17 +54,27 @@ def serve(conn, n):
                 return
 
 
-def main():
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(16)
-    print(srv.getsockname()[1], os.getpid(), flush=True)
-    n = 0
+def accept(srv, count):
     while True:
         conn, _ = srv.accept()
-        n += 1
+        n = next(count)
         threading.Thread(target=serve, args=(conn, n), daemon=True).start()
+
+
+def main():
+    listeners = []
+    for _ in range(int(sys.argv[1]) if len(sys.argv) > 1 else 1):
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(16)
+        listeners.append(srv)
+    ports = [str(srv.getsockname()[1]) for srv in listeners]
+    print(" ".join([ports[0], str(os.getpid())] + ports[1:]), flush=True)
+    count = itertools.count(1)
+    for srv in listeners[1:]:
+        threading.Thread(target=accept, args=(srv, count), daemon=True).start()
+    accept(listeners[0], count)
 
 
 main()

@@ -314,6 +314,9 @@ end
 -- input's (coax.tools.stream_sinks).
 local function stream_reader(text, submit)
   local blocks, partial, usage, raw = json.array({}), {}, {}, {}
+  -- a text block's deltas, by block, joined once at the end: joined as they came, each copied the
+  -- text before it (a reply of 2 MB in 16-byte deltas ran out of its budget, attack round 17)
+  local texts = {}
   local stop_reason, stop_details, submit_index
   local function handle(ev)
     local kind = ev.type
@@ -328,7 +331,9 @@ local function stream_reader(text, submit)
       local b, d = blocks[ev.index + 1], ev.delta
       if type(b) ~= "table" then return end
       if d.type == "text_delta" and str(d.text) then
-        b.text = (str(b.text) or "") .. d.text
+        local t = texts[b] or { str(b.text) or "" }
+        texts[b] = t
+        t[#t + 1] = d.text
         if text and b.type == "text" then text(d.text) end
       elseif d.type == "input_json_delta" and str(d.partial_json) then
         if submit_index == ev.index then submit(d.partial_json) end
@@ -355,6 +360,7 @@ local function stream_reader(text, submit)
     end
   end
   local function finish()
+    for b, t in pairs(texts) do b.text = concat(t) end
     for i, p in pairs(partial) do -- blocks the stream never closed
       if type(blocks[i]) == "table" then take_input(blocks[i], concat(p), raw) end
     end

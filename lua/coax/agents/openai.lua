@@ -276,7 +276,9 @@ local function stream_reader(text, submit)
   local parts, r, bad = {}, {}, nil
   local submit_index -- the index of the call whose arguments go to `submit`
   local refusal = {}
-  local calls = {} -- streamed tool calls, by index: {id, name, args parts}
+  -- streamed tool calls, by index: {id, names, name_len, parts}: a name's and the arguments' pieces,
+  -- joined once at the end (joined as they came, each piece copied all before it: quadratic)
+  local calls = {}
   local events = 0
   local function feed(line)
     local data = line:match("^data:%s?(.*)$")
@@ -301,12 +303,17 @@ local function stream_reader(text, submit)
     for _, d in ipairs(type(delta.tool_calls) == "table" and delta.tool_calls or {}) do
       if type(d) ~= "table" then goto next_call end
       local i = type(d.index) == "number" and d.index >= 0 and math.floor(d.index) + 1 or #calls + 1 -- cjson: floats
-      local c = calls[i] or { id = "", name = "", parts = {} }
+      local c = calls[i] or { id = "", names = {}, name_len = 0, parts = {} }
       calls[i] = c
       local f = type(d["function"]) == "table" and d["function"] or {}
       if str(d.id) then c.id = d.id end
-      if str(f.name) then c.name = c.name .. f.name end
-      if submit and not submit_index and c.name == "submit" then submit_index = i end
+      if str(f.name) then
+        c.names[#c.names + 1] = f.name
+        c.name_len = c.name_len + #f.name
+      end
+      if submit and not submit_index and c.name_len == #"submit" and concat(c.names) == "submit" then
+        submit_index = i
+      end
       if str(f.arguments) then
         c.parts[#c.parts + 1] = f.arguments
         if submit_index == i then submit(f.arguments) end
@@ -322,7 +329,7 @@ local function stream_reader(text, submit)
     if #refusal > 0 then r.refusal = concat(refusal) end
     if #calls > 0 then
       r.tool_calls = {}
-      for i, c in ipairs(calls) do r.tool_calls[i] = { id = c.id, name = c.name, args = concat(c.parts) } end
+      for i, c in ipairs(calls) do r.tool_calls[i] = { id = c.id, name = concat(c.names), args = concat(c.parts) } end
     end
     return r
   end
