@@ -27,9 +27,17 @@ bool repair_closer_splits(const char *p, const char *e)
     return word_byte(*p) || (*p == '.' && p + 1 < e && p[1] >= '0' && p[1] <= '9');
 }
 
+/* The bytes that end the look for a key's colon after a quoted string:
+** a quote, a colon, a bracket, a line break, NUL. */
+static const bool key_stop[256] = {['"'] = true, [':'] = true, ['{'] = true, ['}'] = true,
+                                   ['['] = true, [']'] = true, ['\n'] = true, [0] = true};
+
 bool repair_key_then_closer(const char *p, const char *e)
 {
     const char *limit = e - p > 256 ? p + 256 : e;
+    /* mostly the text after a value holds no key or no closer: memchr tells */
+    size_t span = (size_t)(limit - p);
+    if (!memchr(p, '"', span) || (!memchr(p, '}', span) && !memchr(p, ']', span))) return false;
     bool key = false;
     int depth = 0;
     while (p < limit) {
@@ -44,7 +52,7 @@ bool repair_key_then_closer(const char *p, const char *e)
         if (p >= limit || *p != '"') return false; /* not closed on its line: prose's quote */
         /* a key's colon may come after a comment or words: "tags" (approx): [...] */
         const char *q = ++p;
-        while (q < limit && !strchr("\":{}[]\n", *q)) q++;
+        while (q < limit && !key_stop[(unsigned char)*q]) q++;
         key |= depth == 0 && q < limit && *q == ':';
     }
     return false;
