@@ -55,6 +55,11 @@ static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
     if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return true;
     size_t n = strlen(a), m = strlen(b);
     if (n < 2 || m < 2) return false;
+    /* beside a present one, a short name a letter from it is as often
+    ** another name (id and ip, en and es, url and uri, cc and bcc) as it
+    ** misspelt: only its plural ("ages" beside "age") is it again */
+    if (!holding && (n < 4 || m < 4))
+        return (m == n + 1 && b[n] == 's' && !memcmp(a, b, n)) || (n == m + 1 && a[m] == 's' && !memcmp(a, b, m));
     if (holding && ((n >= 3 && strstr(b, a)) || (m >= 3 && strstr(a, b)))) return true;
     size_t most = (n < m ? n : m) > 5 ? 2 : 1;
     return (n > m ? n - m : m - n) <= most && within_edits(a, n, b, m, (unsigned)most);
