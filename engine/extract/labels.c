@@ -46,6 +46,22 @@ static bool within_edits(const char *a, size_t n, const char *b, size_t m, unsig
            (n > 1 && m > 1 && a[0] == b[1] && a[1] == b[0] && within_edits(a + 2, n - 2, b + 2, m - 2, most - 1));
 }
 
+/* Whether b[0..m) is a[0..n) (n <= m) with a typing slip that makes no
+** other word: its plural ("ages"), a letter doubled ("agee"), two
+** neighbours swapped ("aeg"). */
+static bool short_slip(const char *a, size_t n, const char *b, size_t m)
+{
+    if (m == n + 1) {
+        size_t i = 0;
+        while (i < n && a[i] == b[i]) i++; /* b[i] is the added letter */
+        if (memcmp(a + i, b + i + 1, n - i)) return false;
+        return (i == n && b[i] == 's') || (i > 0 && b[i] == b[i - 1]);
+    }
+    size_t i = 0;
+    while (i < n && a[i] == b[i]) i++;
+    return m == n && n >= 3 && i + 1 < n && a[i] == b[i + 1] && a[i + 1] == b[i] && !memcmp(a + i + 2, b + i + 2, n - i - 2);
+}
+
 /* coerce_names_close, and with 'holding' false, only the edits. */
 static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding)
 {
@@ -57,9 +73,8 @@ static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
     if (n < 2 || m < 2) return false;
     /* beside a present one, a short name a letter from it is as often
     ** another name (id and ip, en and es, url and uri, cc and bcc) as it
-    ** misspelt: only its plural ("ages" beside "age") is it again */
-    if (!holding && (n < 4 || m < 4))
-        return (m == n + 1 && b[n] == 's' && !memcmp(a, b, n)) || (n == m + 1 && a[m] == 's' && !memcmp(a, b, m));
+    ** misspelt: only a slip that makes no other is it again */
+    if (!holding && (n < 4 || m < 4)) return n < m ? short_slip(a, n, b, m) : short_slip(b, m, a, n);
     if (holding && ((n >= 3 && strstr(b, a)) || (m >= 3 && strstr(a, b)))) return true;
     size_t most = (n < m ? n : m) > 5 ? 2 : 1;
     return (n > m ? n - m : m - n) <= most && within_edits(a, n, b, m, (unsigned)most);
