@@ -5,6 +5,7 @@
 -- (~6, ≈2.5, <5, ≥18) and digits and points ending in a point (0.3., 1.2.3.) each have
 -- two readings. The values are in spec/fixtures/confidence/hunt21.jsonl;
 -- here the logs' kinds, classes and places, and the errors' words.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
 local json = coax.json
 
