@@ -408,9 +408,10 @@ bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn);
 ** of one holding another value there ({"name": "Ada", "nmae": "Bob"}: one
 ** property given twice). Dropping it
 ** would lose what the reply said, or pick one of two values. Each
-** comparison with an absent one is charged to '*budget'; past it, true. */
+** comparison with an absent one, or with a present one from
+** named[free_until], is charged to '*budget'; past it, true. */
 bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
-                            size_t n, const coax_member *m, size_t *budget);
+                            size_t n, size_t free_until, const coax_member *m, size_t *budget);
 
 /* A value's bit among those of coerce_types_taken (integers apart). */
 unsigned coerce_type_bit(const coax_value *v);

@@ -180,12 +180,12 @@ bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn)
 }
 
 bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
-                            size_t n, const coax_member *m, size_t *budget)
+                            size_t n, size_t free_until, const coax_member *m, size_t *budget)
 {
     unsigned bit = coerce_type_bit(&m->value);
     for (size_t k = 0; k < n; k++) {
         const coax_member *pm = &props->u.members[named[k]];
-        if (!taken[named[k]]) { /* the present ones are at most ABSENT_NAMED: not charged */
+        if (!taken[named[k]] || k >= free_until) { /* present ones before free_until: not charged */
             if (!*budget) return true;
             --*budget;
         }
