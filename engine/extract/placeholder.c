@@ -224,10 +224,16 @@ static bool asks_type(const char *key, size_t klen)
 ** member asks for one ({"type": string}). */
 static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
 {
+    /* more verbs of a template's instruction, read only with names_field
+    ** (in brackets, "[type 2]" and "[put option]" may be text) */
+    static const char *const verbs[] = {"type ", "write ", "provide ", "put ", "specify ", "please "};
     const char *s = v->u.text;
     size_t n = v->len;
+    bool asks = instruction(s, n);
+    for (size_t i = 0; !asks && i < sizeof verbs / sizeof *verbs; i++)
+        asks = n > strlen(verbs[i]) && coax_ascii_casesame(s, verbs[i], strlen(verbs[i]));
     return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
-           (names_key(s, n, key, klen) || (instruction(s, n) && names_field(s, n, key, klen)) ||
+           (names_key(s, n, key, klen) || (asks && names_field(s, n, key, klen)) ||
             (names_type(s, n, false) && !asks_type(key, klen)));
 }
 
