@@ -185,7 +185,7 @@ describe("coercion", function()
       coerced('{"kind": string}', s, '{"kind":"string"}', nil, nil)
     end)
 
-    it("takes an unquoted instruction's words as a value unless they name the member, a type's name for a type", function()
+    it("takes an unquoted instruction as a value unless it names the member, a type's name for a type", function()
       local s = '{"type":"object","properties":{"message":{"type":"string"},"full_name":{"type":"string"},'
         .. '"type":{"type":"string"},"unit":{"type":"string"}}}'
       coerced('{"message": Your order has shipped}', s, '{"message":"Your order has shipped"}', nil, nil)

@@ -400,6 +400,9 @@ bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, 
 /* Whether two member names may be one misspelt ("aeg" and "age",
 ** "age_years" and "age"). */
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn);
+/* coerce_names_close, and with 'holding' false, only the edits (a name
+** holding the other is not it). */
+bool coerce_names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding);
 
 /* Whether forbidden member 'm' may be a declared property of 'props'
 ** misspelt: named close to one of props' members named[0..n) whose

@@ -62,8 +62,7 @@ static bool short_slip(const char *a, size_t n, const char *b, size_t m)
     return m == n && n >= 3 && i + 1 < n && a[i] == b[i + 1] && a[i + 1] == b[i] && !memcmp(a + i + 2, b + i + 2, n - i - 2);
 }
 
-/* coerce_names_close, and with 'holding' false, only the edits. */
-static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding)
+bool coerce_names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding)
 {
     char a[257], b[257];
     /* a name too long to compare may be the other misspelt: dropping it, or
@@ -82,7 +81,7 @@ static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
 
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
 {
-    return names_near(x, xn, y, yn, true);
+    return coerce_names_near(x, xn, y, yn, true);
 }
 
 /* A value's bit among those of types_taken: integers apart from other numbers. */
@@ -177,25 +176,4 @@ bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn)
     while (n && strchr(" \t\r\n", s[0])) s++, n--;
     while (n && strchr(" \t\r\n", s[n - 1])) n--;
     return n == nn && !memcmp(s, name, n);
-}
-
-bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
-                            size_t n, size_t free_until, const coax_member *m, size_t *budget)
-{
-    unsigned bit = coerce_type_bit(&m->value);
-    for (size_t k = 0; k < n; k++) {
-        const coax_member *pm = &props->u.members[named[k]];
-        if (!taken[named[k]] || k >= free_until) { /* present ones before free_until: not charged */
-            if (!*budget) return true;
-            --*budget;
-        }
-        /* beside a present property, a name holding its name is another one
-        ** ("nickname", "alternate_phone"): only a misspelling is it again */
-        if (!(coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &pm->value), "type")) & bit) ||
-            !names_near(m->key, m->klen, pm->key, pm->klen, !taken[named[k]]))
-            continue;
-        if (!taken[named[k]] || coax_value_equal(taken[named[k]], &m->value, coax_arena_allocator(c->arena)) != 1)
-            return true;
-    }
-    return false;
 }

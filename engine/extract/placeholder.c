@@ -37,8 +37,9 @@ static bool names_key(const char *s, size_t n, const char *key, size_t klen)
 ** plain ones too ("<value>", "[text]"). */
 static bool names_type(const char *s, size_t n, bool words_too)
 {
-    static const char *const words[] = {"string", "str", "number", "integer", "int", "float", "boolean", "bool",
-                                        "value", "text"};
+    static const char *const words[] = {"string",   "str",      "number", "integer", "int",    "float", "boolean",
+                                        "bool",     "array",    "object", "dict",    "double", "uuid",  "datetime",
+                                        "value",    "text"};
     for (size_t i = 0; i < sizeof words / sizeof *words - (words_too ? 0 : 2); i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
     return false;
