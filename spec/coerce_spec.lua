@@ -107,6 +107,19 @@ describe("coercion", function()
       coerced('{"name": "Ada", "age": 1, "ages": [1, 2]}', s, '{"name":"Ada","age":1}', "property_dropped", "/ages")
     end)
 
+    it("drops a short forbidden name a letter from a present one unless it is a slip of it", function()
+      local s = '{"type":"object","properties":{"id":{"type":"string"},"url":{"type":"string"},'
+        .. '"cc":{"type":"string"},"age":{"type":"integer"}},"additionalProperties":false}'
+      coerced('{"id": "a1", "ip": "10.0.0.1"}', s, '{"id":"a1"}', "property_dropped", "/ip")
+      coerced('{"url": "https://a.example", "uri": "urn:x"}', s, '{"url":"https://a.example"}', "property_dropped",
+        "/uri")
+      coerced('{"cc": "a@b.c", "bcc": "d@e.f"}', s, '{"cc":"a@b.c"}', "property_dropped", "/bcc")
+      -- the slips: a plural, a letter doubled, two neighbours swapped
+      refused('{"age": 1, "ages": 2}', s, "/ages", 'property "ages" is not allowed')
+      refused('{"age": 1, "agee": 2}', s, "/agee", 'property "agee" is not allowed')
+      refused('{"age": 1, "aeg": 2}', s, "/aeg", 'property "aeg" is not allowed')
+    end)
+
     it("drops no member that is a present property written with separators, holding another value", function()
       local s = '{"type":"object","properties":{"firstName":{"type":"string"}},"additionalProperties":false}'
       refused('{"first_name": "Ada", "firstName": "Bob"}', s, "/first_name", 'property "first_name" is not allowed')
@@ -170,6 +183,19 @@ describe("coercion", function()
       coerced('{"key": value}', s, '{"key":"value"}', nil, nil)
       coerced('{"name": Ada}', s, '{"name":"Ada"}', nil, nil)
       coerced('{"kind": string}', s, '{"kind":"string"}', nil, nil)
+    end)
+
+    it("takes an unquoted instruction as a value unless it names the member, a type's name for a type", function()
+      local s = '{"type":"object","properties":{"message":{"type":"string"},"full_name":{"type":"string"},'
+        .. '"type":{"type":"string"},"unit":{"type":"string"}}}'
+      coerced('{"message": Your order has shipped}', s, '{"message":"Your order has shipped"}', nil, nil)
+      coerced('{"message": add the milk}', s, '{"message":"add the milk"}', nil, nil)
+      coerced('{"type": string}', s, '{"type":"string"}', nil, nil)
+      refused('{"full_name": enter your name}', s, "/full_name",
+        'a placeholder where a value was due ("enter your name"): send the value itself')
+      refused('{"message": your message here}', s, "/message",
+        'a placeholder where a value was due ("your message here"): send the value itself')
+      refused('{"unit": int}', s, "/unit", 'a placeholder where a value was due ("int"): send the value itself')
     end)
 
     it("converts no value for a union's branch when another branch takes the type it was written in", function()

@@ -5,6 +5,7 @@
 -- (~6, ≈2.5, <5, ≥18) and digits and points ending in a point (0.3., 1.2.3.) each have
 -- two readings. The values are in spec/fixtures/confidence/hunt21.jsonl;
 -- here the logs' kinds, classes and places, and the errors' words.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
 local json = coax.json
 
@@ -49,6 +50,12 @@ describe("hunt21", function()
     guessed('{"age": 36 // -> 37\n}', '{"age":36}', "comment", 11, COMMENT, "line 1, column 12", "// -> 37")
     guessed('{"age": 36 // (37)\n}', '{"age":36}', "comment", 11, COMMENT, "line 1, column 12", "// (37)")
     guessed('{"ids": [1 /* 2 */, 3]}', '{"ids":[1,3]}', "comment", 11, COMMENT, "line 1, column 12", "/* 2 */")
+    -- marked about or equal, or ending a sentence: the value offered all the same (review45)
+    guessed('{"age": 36 // ~37\n}', '{"age":36}', "comment", 11, COMMENT, "line 1, column 12", "// ~37")
+    guessed('{"age": 36 // = 37\n}', '{"age":36}', "comment", 11, COMMENT, "line 1, column 12", "// = 37")
+    guessed('{"age": 36 // 37.\n}', '{"age":36}', "comment", 11, COMMENT, "line 1, column 12", "// 37.")
+    guessed('{"age": 36 /* \u{2248}37 */}', '{"age":36}', "comment", 11, COMMENT, "line 1, column 12",
+      "/* \u{2248}37 */")
   end)
 
   it("keeps a comment that repeats the value, names a unit or a range, or is an item left out of a list", function()
@@ -61,6 +68,9 @@ describe("hunt21", function()
     sure('{"color": 16711680 // 0xFF0000\n}', '{"color":16711680}', { "comment:lossless" })
     sure('{"ids": [1, // 2\n 3]}', '{"ids":[1,3]}', { "comment:lossless" })
     sure('{"ids": [1, 2] // 3\n}', '{"ids":[1,2]}', { "comment:lossless" })
+    sure('{"age": 36 // ~36\n}', '{"age":36}', { "comment:lossless" })
+    sure('{"age": 36 // 36.\n}', '{"age":36}', { "comment:lossless" })
+    sure('{"age": 36 // <40\n}', '{"age":36}', { "comment:lossless" })
     sure("[1,# one\n2,# two\n3]", "[1,2,3]", { "comment:lossless", "comment:lossless" })
   end)
 

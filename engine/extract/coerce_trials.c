@@ -762,17 +762,20 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
     ** property takes is kept (and the error with it). */
     /* With few absent properties, only a name close to one of them counts
     ** ("note" is no "tax_rate"); with many, any of a type one takes. So
-    ** does a name close to a present property holding another value (the
-    ** first ABSENT_NAMED of them are looked at). */
-    unsigned absent = 0;
+    ** does a name close to a present property holding another value (past
+    ** the first ABSENT_NAMED, those of its type, each comparison charged). */
+    unsigned absent = 0, present_past = 0;
     size_t nabsent = 0, npresent = 0, compares = NAME_COMPARES;
-    size_t *which = coax_arena_alloc(a, 2 * ABSENT_NAMED * sizeof *which);
+    size_t *which = coax_arena_alloc(a, (ABSENT_NAMED + d.np) * sizeof *which);
     joined_names joined = {0};
     nested_names nested = {0};
     if (!which) return;
     for (size_t i = 0; ndrop && i < d.np; i++) {
         if (taken[i]) {
-            if (npresent < ABSENT_NAMED) which[ABSENT_NAMED + npresent++] = i;
+            if (npresent >= ABSENT_NAMED)
+                present_past |= coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &props->u.members[i].value),
+                                                                 "type"));
+            which[ABSENT_NAMED + npresent++] = i;
             continue;
         }
         absent |= coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &props->u.members[i].value), "type"));
@@ -797,7 +800,9 @@ static void forbidden_trials(coerce_ctx *c, const coax_value *obj, const coax_va
         /* {"age": 35, "note": "age should be 36"}: dropped, it hides the correction */
         if (m->value.type == COAX_STRING && extract_remark_takes_back(m->value.u.text, m->value.len)) return;
         if ((absent & coerce_type_bit(&m->value)) && nabsent > ABSENT_NAMED) return;
-        if (coerce_may_be_declared(c, props, taken, named, nnamed, m, &compares)) return;
+        size_t free_until = nnamed - npresent + ABSENT_NAMED;
+        size_t upto = (present_past & coerce_type_bit(&m->value)) || free_until > nnamed ? nnamed : free_until;
+        if (coerce_may_be_declared(c, props, taken, named, upto, free_until, m, &compares)) return;
         edits[n++] = dropped(m);
     }
     add_edits(ts, edits, n);

@@ -46,8 +46,23 @@ static bool within_edits(const char *a, size_t n, const char *b, size_t m, unsig
            (n > 1 && m > 1 && a[0] == b[1] && a[1] == b[0] && within_edits(a + 2, n - 2, b + 2, m - 2, most - 1));
 }
 
-/* coerce_names_close, and with 'holding' false, coerce_names_misspelt. */
-static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding)
+/* Whether b[0..m) is a[0..n) (n <= m) with a typing slip that makes no
+** other word: its plural ("ages"), a letter doubled ("agee"), two
+** neighbours swapped ("aeg"). */
+static bool short_slip(const char *a, size_t n, const char *b, size_t m)
+{
+    if (m == n + 1) {
+        size_t i = 0;
+        while (i < n && a[i] == b[i]) i++; /* b[i] is the added letter */
+        if (memcmp(a + i, b + i + 1, n - i)) return false;
+        return (i == n && b[i] == 's') || (i > 0 && b[i] == b[i - 1]);
+    }
+    size_t i = 0;
+    while (i < n && a[i] == b[i]) i++;
+    return m == n && n >= 3 && i + 1 < n && a[i] == b[i + 1] && a[i + 1] == b[i] && !memcmp(a + i + 2, b + i + 2, n - i - 2);
+}
+
+bool coerce_names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding)
 {
     char a[257], b[257];
     /* a name too long to compare may be the other misspelt: dropping it, or
@@ -55,6 +70,10 @@ static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
     if (!coerce_norm_key(x, xn, a, sizeof a) || !coerce_norm_key(y, yn, b, sizeof b)) return true;
     size_t n = strlen(a), m = strlen(b);
     if (n < 2 || m < 2) return false;
+    /* beside a present one, a short name a letter from it is as often
+    ** another name (id and ip, en and es, url and uri, cc and bcc) as it
+    ** misspelt: only a slip that makes no other is it again */
+    if (!holding && (n < 4 || m < 4)) return n < m ? short_slip(a, n, b, m) : short_slip(b, m, a, n);
     if (holding && ((n >= 3 && strstr(b, a)) || (m >= 3 && strstr(a, b)))) return true;
     size_t most = (n < m ? n : m) > 5 ? 2 : 1;
     return (n > m ? n - m : m - n) <= most && within_edits(a, n, b, m, (unsigned)most);
@@ -62,12 +81,7 @@ static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
 
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
 {
-    return names_near(x, xn, y, yn, true);
-}
-
-bool coerce_names_misspelt(const char *x, size_t xn, const char *y, size_t yn)
-{
-    return names_near(x, xn, y, yn, false);
+    return coerce_names_near(x, xn, y, yn, true);
 }
 
 /* A value's bit among those of types_taken: integers apart from other numbers. */

@@ -37,8 +37,9 @@ static bool names_key(const char *s, size_t n, const char *key, size_t klen)
 ** plain ones too ("<value>", "[text]"). */
 static bool names_type(const char *s, size_t n, bool words_too)
 {
-    static const char *const words[] = {"string", "str", "number", "integer", "int", "float", "boolean", "bool",
-                                        "value", "text"};
+    static const char *const words[] = {"string",   "str",      "number", "integer", "int",    "float", "boolean",
+                                        "bool",     "array",    "object", "dict",    "double", "uuid",  "datetime",
+                                        "value",    "text"};
     for (size_t i = 0; i < sizeof words / sizeof *words - (words_too ? 0 : 2); i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(s, words[i], n)) return true;
     return false;
@@ -180,17 +181,61 @@ typedef struct finding {
     coax_buf path; /* the placeholder's pointer */
 } finding;
 
+/* Whether a word of s[0..n) (split at spaces, '_', '-') is "here" or names
+** the member 'key' or a word of it ("your email address" for "email",
+** "your name" for "full_name"): an instruction says what to put where.
+** The key's first 64 bytes are read (per item of a list, its key's). */
+static bool names_field(const char *s, size_t n, const char *key, size_t klen)
+{
+    if (klen > 64) klen = 64;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && !strchr(" _-.", s[j])) j++;
+        if (j > i && ((j - i == 4 && coax_ascii_casesame(s + i, "here", 4)) || names_key(s + i, j - i, key, klen)))
+            return true;
+        for (size_t k = 0; key && j > i && k < klen;) { /* the key's words: full_name, fullName */
+            size_t e = k + 1;
+            while (e < klen && !strchr(" _-.", key[e]) && !(key[e] >= 'A' && key[e] <= 'Z')) e++;
+            if (names_key(s + i, j - i, key + k, e - k)) return true;
+            for (k = e; k < klen && strchr(" _-.", key[k]); k++) {}
+        }
+        i = j + 1;
+    }
+    return false;
+}
+
+/* Whether member 'key' asks for a type's name ("type", "dtype",
+** "field_type", "kind"): there a type's name is the value. */
+static bool asks_type(const char *key, size_t klen)
+{
+    char b[33];
+    if (!key || !coerce_norm_key(key, klen, b, sizeof b)) return false;
+    size_t n = strlen(b);
+    return (n >= 4 && !strcmp(b + n - 4, "type")) || (n >= 5 && !strcmp(b + n - 5, "types")) ||
+           (n >= 4 && !strcmp(b + n - 4, "kind"));
+}
+
 /* Whether string 'v', which a repair read without quotes, is a template's
 ** words or code's rather than a value: its member's own name, an
-** instruction, a type's name ({"name": name, "age": int}, {"name": your
-** name}, [insert name here]); without quotes nothing tells them apart.
-** "value" and "text" are words of values too ({key: value}). */
+** instruction naming what to put there, a type's name ({"name": name,
+** "age": int}, {"name": your name}, [insert name here]); without quotes
+** nothing tells them apart. "value" and "text" are words of values too
+** ({key: value}); so is an instruction's word naming nothing of the
+** member (Your order has shipped, add user), and a type's name where the
+** member asks for one ({"type": string}). */
 static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
 {
+    /* more verbs of a template's instruction, read only with names_field
+    ** (in brackets, "[type 2]" and "[put option]" may be text) */
+    static const char *const verbs[] = {"type ", "write ", "provide ", "put ", "specify ", "please "};
     const char *s = v->u.text;
     size_t n = v->len;
+    bool asks = instruction(s, n);
+    for (size_t i = 0; !asks && i < sizeof verbs / sizeof *verbs; i++)
+        asks = n > strlen(verbs[i]) && coax_ascii_casesame(s, verbs[i], strlen(verbs[i]));
     return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
-           (names_key(s, n, key, klen) || instruction(s, n) || names_type(s, n, false));
+           (names_key(s, n, key, klen) || (asks && names_field(s, n, key, klen)) ||
+            (names_type(s, n, false) && !asks_type(key, klen)));
 }
 
 /* Whether string 'v' (a member of key 'key') is a placeholder; sets

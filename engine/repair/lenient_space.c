@@ -303,6 +303,11 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
                                                                           : 0;
     for (s += arrow; s < stop && ws_tab[(unsigned char)*s];) s++;
     if (stop - s >= 2 && *s == '(' && stop[-1] == ')') s++, stop--;
+    /* marked about or equal (~37, U+2248's ≈37, = 37) or with a sentence's
+    ** point (37.): it offers 37 all the same; a bound (<37) offers none */
+    size_t mark = s < stop && (*s == '~' || *s == '=') ? 1 : stop - s >= 3 && !memcmp(s, "\xE2\x89\x88", 3) ? 3 : 0;
+    for (s += mark; s < stop && ws_tab[(unsigned char)*s];) s++;
+    if (stop - s >= 2 && (stop[-1] == '.' || stop[-1] == '!') && is_digit(stop[-2])) stop--;
     /* after a scalar's last sign (not a container's closer, nor other text) */
     unsigned char last = (unsigned char)t[-1];
     if (s == stop || last >= 0x80 || !(is_ident(last) || last == '"' || last == '\'' || last == '.')) return false;
