@@ -5,6 +5,7 @@
 -- keeps the arguments as sent and runs submitted values through the same
 -- extraction as replies (repairs logged and counted); and a reply the
 -- provider says was cut off is never accepted, whatever its shape.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local P = require "providers"
 local report_check = require "report_check"
 local json = require("coax").json

@@ -3,6 +3,7 @@
 -- of several schemas or union branches). The values are in
 -- spec/fixtures/confidence/hunt10.jsonl; here the errors, the coercion
 -- log and the bound on looking defaults up.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
 local json = coax.json
 

@@ -4,6 +4,7 @@
 -- answer that offers another value for it, or says a value was made up,
 -- makes it a guess. The values are in spec/fixtures/confidence/hunt18.jsonl;
 -- here the errors' places and words.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
 local json = coax.json
 

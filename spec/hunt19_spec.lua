@@ -5,6 +5,7 @@
 -- right inside a string literal's quotes (json.loads('...'), """...""") was read
 -- as written, where the literal decodes its escapes first. The values are
 -- in spec/fixtures/confidence/hunt19.jsonl; here the error's place and words.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local coax = require "coax"
 
 local path = '{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}'

@@ -3,6 +3,7 @@
 -- with coax.json.array holds nothing but its items. A value written with a
 -- key twice, or with a key dropped, is a wrong value: these are refused,
 -- with the key named.
+require "helper" -- first: it points package.cpath at COAX_BUILD
 local json = require("coax").json
 
 local function encode(t)
