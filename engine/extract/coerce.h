@@ -169,9 +169,11 @@ bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *h
 ** the two swapped; which one is a guess. */
 bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc);
 
-/* Whether any "properties" in the schema document 'doc' declares key[0..klen)
-** (true out of memory). */
-bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
+/* Whether the schema document 'doc' names key[0..klen) a way a reply may
+** write it: any "properties" declares it, joined another way or a few edits
+** off, or a "patternProperties" pattern matches it ('schema' compiled them;
+** NULL: any may); true out of memory or for a key too long to compare. */
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen);
 
 /* The names every "properties" of the schema document declares, as
 ** written or ('normalized') as coerce_norm_key writes them: sets built once
@@ -246,10 +248,11 @@ coerce_root coerce_scalar_root(const coax_value *doc);
 
 /* Whether a single-key envelope's 'key' names the whole answer ("result",
 ** "data", "output", "answer", "response", "value", "json", ..., or the
-** schema's title; any label of an object or array that is not a declared
-** property) rather than being content ({"greeting": "hello"}). 'inner' is
-** the envelope's value. */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner);
+** schema's title; any label of an object or array that names no property,
+** coerce_named_in_doc) rather than being content ({"greeting": "hello"}).
+** 'inner' is the envelope's value. */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                        const coax_value *inner);
 
 /* Whether a label (an envelope's key, a tag's name) says what it holds is
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
@@ -400,6 +403,9 @@ bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, 
 /* Whether two member names may be one misspelt ("aeg" and "age",
 ** "age_years" and "age"). */
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn);
+
+/* coerce_names_close by edits alone: "data" is not "metadata" misspelt. */
+bool coerce_names_misspelt(const char *x, size_t xn, const char *y, size_t yn);
 
 /* Whether forbidden member 'm' may be a declared property of 'props'
 ** misspelt: named close to one of props' members named[0..n) whose

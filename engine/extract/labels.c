@@ -65,6 +65,11 @@ bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
     return names_near(x, xn, y, yn, true);
 }
 
+bool coerce_names_misspelt(const char *x, size_t xn, const char *y, size_t yn)
+{
+    return names_near(x, xn, y, yn, false);
+}
+
 /* A value's bit among those of types_taken: integers apart from other numbers. */
 unsigned coerce_type_bit(const coax_value *v)
 {

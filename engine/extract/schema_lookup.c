@@ -701,11 +701,35 @@ void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, c
     c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
 }
 
+/* A key and how a reply may have written a property it names. */
+typedef struct {
+    const coax_schema *schema; /* NULL: no pattern is known to miss it */
+    const char *key, *norm;    /* norm: key as coerce_norm_key writes it */
+    size_t klen;
+} named_loosely;
+
+/* Whether a member of 'props' (a "properties") is the key joined another way
+** or a few edits off ("FOO", "user-id", "bra" for "bar"), or a pattern of
+** 'pp' (a "patternProperties") matches the key (or may). */
+static bool names_loosely(const named_loosely *l, const coax_value *props, const coax_value *pp)
+{
+    char name[257];
+    for (size_t i = 0; props && props->type == COAX_OBJECT && i < props->len; i++) {
+        const coax_member *pm = &props->u.members[i];
+        if (!coerce_norm_key(pm->key, pm->klen, name, sizeof name) || !strcmp(name, l->norm) ||
+            coerce_names_misspelt(pm->key, pm->klen, l->key, l->klen))
+            return true;
+    }
+    return pp && pp->type == COAX_OBJECT && pp->len &&
+           (!l->schema || coax_schema_pattern_names(l->schema, pp, l->key, l->klen) != 0);
+}
+
 /* Walks every "properties" of the schema document (an explicit stack: the
 ** document's depth is input): with 'set', puts each name declared in it,
 ** and in 'norm' the name normalized (coerce_norm_key) (false: out of
 ** memory); else whether one is 'key' (true when out of memory). */
-static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set, smap *norm)
+static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set, smap *norm,
+                          const named_loosely *loose)
 {
     coax_arena_mark mark = coax_arena_get_mark(a);
     size_t cap = 64, n = 0;
@@ -717,6 +741,8 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
         if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
         const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
         if (props && props->type == COAX_OBJECT && !set && coax_object_get(props, key, klen)) found = true;
+        if (loose && v->type == COAX_OBJECT && names_loosely(loose, props, coerce_member(v, "patternProperties")))
+            found = true;
         for (size_t i = 0; set && props && props->type == COAX_OBJECT && i < props->len && !oom; i++) {
             const coax_member *pm = &props->u.members[i];
             char *k = coax_arena_alloc(a, pm->klen + 1);
@@ -741,9 +767,12 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
     return set ? !oom : found;
 }
 
-bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen)
 {
-    return declared_walk(a, doc, key, klen, NULL, NULL);
+    char norm[257];
+    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true;
+    named_loosely l = {schema, key, norm, klen};
+    return declared_walk(a, doc, key, klen, NULL, NULL, &l);
 }
 
 const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
@@ -754,6 +783,6 @@ const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
     sets = coax_arena_alloc(c->arena, 2 * sizeof *sets);
     if (!sets) return NULL;
     sets[0] = sets[1] = (smap){0};
-    if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1])) return NULL;
+    if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1], NULL)) return NULL;
     return smap_putp(&c->built, c->arena, &declared_names_key, sets) ? &sets[normalized] : NULL;
 }
