@@ -399,6 +399,21 @@ describe("coercion", function()
       coerced('{"final": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
       coerced('{"suggestion": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
     end)
+
+    -- hunt22: the JSON-Schema-Test-Suite's {"foo": [1, 2]} re-cased, and a pattern's member, gave the inner list
+    it("unwraps no envelope whose key names a property re-cased, joined, misspelt or through a pattern", function()
+      local s = '{"properties":{"foo":{"type":"array","maxItems":3},"user_ids":{"type":"array"}},'
+        .. '"patternProperties":{"^x-":{"maxItems":1}},"additionalProperties":{"type":"integer"}}'
+      refused('{"FOO": [1, 2]}', s, "/FOO", "expected integer, got array of 2 items")
+      refused('{"userIds": [1, 2]}', s, "/userIds", "expected integer, got array of 2 items")
+      refused('{"User IDs": [1, 2]}', s, "/User IDs", "expected integer, got array of 2 items")
+      refused('{"user_isd": [1, 2]}', s, "/user_isd", "expected integer, got array of 2 items")
+      refused('{"x-tags": [1, 2]}', s, "/x-tags", "expected at most 1 item, got 2")
+      coerced('{"values": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
+      coerced('{"result": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
+      local n = '{"type":"object","properties":{"invoice_number":{"type":"string"}},"required":["invoice_number"]}'
+      coerced('{"invoice": {"invoice_number": "A1"}}', n, '{"invoice_number":"A1"}', "envelope_unwrapped", "")
+    end)
   end)
 
   it("logs every step of a composed coercion, with its class", function()
