@@ -367,6 +367,15 @@ typedef struct extract_probe_error {
 coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, void *ctx, const coax_value *with,
                         smap *errors_at, size_t *count);
 
+/* ---- lists of one (extract/unwrapped.c) ---------------------------------------- */
+
+/* In *at, the place of a list of one in 'value' (the coercion's value of
+** 'written') above items the log unwrapped from lists of one, where the
+** list of one dropped instead, as written inside, is another valid value
+** ([[[1], [2]]] for lists of numbers: [[1, 2]] or [[1], [2]]); NULL: none. */
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+                                       const char **at);
+
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 
 /* The integer text of an integral number text ("2.0" -> "2", "1e3" ->

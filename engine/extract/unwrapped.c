@@ -1,0 +1,99 @@
+/*
+** unwrapped.c: a list's items each taken out of a list of one, inside a
+** list of one. Where the reply nests its lists one level too deep, the
+** coercion may take the innermost level out ([[[1], [2]]] for a list of
+** lists of numbers gives [[1, 2]]) where dropping the list of one around
+** them reads the schema's way too ([[1], [2]]): two readings, one taken.
+*/
+#include "extract/coerce.h"
+
+/* A list of one above is looked at, each with one validation, at most this
+** often; past it, one is taken to read the other way. */
+#define UNWRAPPED_LOOKS 16
+
+/* 'v' with the value at p[0..n) (a place in it) made 'with', copied along
+** the way; NULL out of memory. */
+static const coax_value *with_at(coax_arena *a, const coax_value *v, const char *p, size_t n, const coax_value *with)
+{
+    if (!n) return with;
+    size_t end = 1;
+    while (end < n && p[end] != '/') end++;
+    const coax_value *child;
+    if (coax_pointer_get(v, p, end, &child)) return NULL;
+    size_t i = 0;
+    if (v->type == COAX_ARRAY) i = (size_t)(child - v->u.items);
+    else
+        while (i < v->len && &v->u.members[i].value != child) i++;
+    const coax_value *sub = with_at(a, child, p + end, n - end, with);
+    coax_value *copy = coax_arena_alloc(a, sizeof *copy);
+    if (!sub || !copy || i >= v->len) return NULL;
+    *copy = *v;
+    if (v->type == COAX_ARRAY) {
+        coax_value *items = coax_arena_alloc(a, v->len * sizeof *items);
+        if (!items) return NULL;
+        memcpy(items, v->u.items, v->len * sizeof *items);
+        items[i] = *sub;
+        copy->u.items = items;
+    } else {
+        coax_member *members = coax_arena_alloc(a, v->len * sizeof *members);
+        if (!members) return NULL;
+        memcpy(members, v->u.members, v->len * sizeof *members);
+        members[i].value = *sub;
+        copy->u.members = members;
+    }
+    return copy;
+}
+
+/* Whether the list of one at p[0..n) in 'value', written as a list of one
+** in 'written' too, reads the schema's way with it dropped, as written
+** inside, and then differs from 'value'. */
+static coax_code reads_dropped(coerce_ctx *c, const coax_value *value, const coax_value *written, const char *p,
+                               size_t n, size_t *looks, bool *other)
+{
+    const coax_value *at, *was;
+    *other = false;
+    if (coax_pointer_get(value, p, n, &at) || at->type != COAX_ARRAY || at->len != 1 ||
+        coax_pointer_get(written, p, n, &was) || was->type != COAX_ARRAY || was->len != 1)
+        return COAX_OK;
+    if (++*looks > UNWRAPPED_LOOKS) {
+        *other = true;
+        return COAX_OK;
+    }
+    const coax_value *alt = with_at(c->arena, value, p, n, &was->u.items[0]);
+    if (!alt) return COAX_ENOMEM;
+    coax_validation v;
+    coax_code rc = coax_validate(c->schema, alt, c->arena, 0, &v, c->err);
+    if (rc || !v.valid) return rc;
+    int same = coax_value_equal(alt, value, coax_arena_allocator(c->arena));
+    if (same < 0) return COAX_ENOMEM;
+    *other = !same;
+    return COAX_OK;
+}
+
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+                                       const char **at)
+{
+    size_t looks = 0;
+    /* after an envelope, the log's places are in the value it held */
+    if (c->n && !strcmp(c->log[0].kind, "envelope_unwrapped") && written->type == COAX_OBJECT && written->len == 1)
+        written = &written->u.members[0].value;
+    const char *last = NULL; /* the unwrapped value before: siblings share the places above */
+    *at = NULL;
+    for (size_t i = 0; i < c->n && !*at; i++) {
+        const char *p = c->log[i].pointer;
+        if (strcmp(c->log[i].kind, "unwrap_array")) continue;
+        /* each place above the unwrapped value's own list, the nearest first, the root last */
+        size_t n = strlen(p);
+        while (n && p[--n] != '/') {}
+        while (n && !*at) {
+            while (n && p[--n] != '/') {}
+            if (last && !strncmp(last, p, n) && last[n] == '/') continue;
+            bool other;
+            coax_code rc = reads_dropped(c, value, written, p, n, &looks, &other);
+            if (rc) return rc;
+            if (other && !(*at = coax_arena_strdup(c->arena, p, n))) return COAX_ENOMEM;
+        }
+        last = p;
+    }
+    return COAX_OK;
+}
