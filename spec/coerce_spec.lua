@@ -414,6 +414,23 @@ describe("coercion", function()
       local n = '{"type":"object","properties":{"invoice_number":{"type":"string"}},"required":["invoice_number"]}'
       coerced('{"invoice": {"invoice_number": "A1"}}', n, '{"invoice_number":"A1"}', "envelope_unwrapped", "")
     end)
+
+    -- hunt22: the suite's nested lists wrapped once more were read by unwrapping the innermost lists of one
+    it("takes no items out of lists of one inside a list of one that could be dropped instead", function()
+      local m = '{"type":"array","items":{"type":"array","items":{"type":"number"}}}'
+      local why = "a list of one around lists whose items were taken out of lists of one: the list of one "
+        .. "dropped instead is another reading; send the lists as you mean them"
+      local function doubted(reply, schema, location, unwrapped)
+        local r = coax.extract(reply, schema)
+        assert.are.same({ false, unwrapped, location, why },
+          { r.valid, #r.coercions, r.errors[1].instanceLocation, r.errors[1].error })
+      end
+      doubted("[[[1], [2]]]", m, "", 2)
+      local o = '{"type":"object","properties":{"m":' .. m .. '}}'
+      doubted('{"m": [[[1], [2], [3]]]}', o, "/m", 3)
+      coerced("[[[1]]]", m, "[[1]]", "unwrap_array", "/0/0")
+      coerced("[[1, [2]], [3, 4]]", m, "[[1,2],[3,4]]", "unwrap_array", "/0/1")
+    end)
   end)
 
   it("logs every step of a composed coercion, with its class", function()
