@@ -372,9 +372,11 @@ coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, v
 /* In *at, the place of a list of one in 'value' (the coercion's value of
 ** 'written') above items the log unwrapped from lists of one, where the
 ** list of one dropped instead, as written inside, is another valid value
-** ([[[1], [2]]] for lists of numbers: [[1, 2]] or [[1], [2]]); NULL: none. */
+** ([[[1], [2]]] for lists of numbers: [[1, 2]] or [[1], [2]]), or of a list
+** at or above values the log wrapped where the list as written put in a
+** list of one is; NULL: none. In *why, the error saying which. */
 coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
-                                       const char **at);
+                                       const char **at, const char **why);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 

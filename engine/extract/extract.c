@@ -275,7 +275,7 @@ static coax_code list_error(coerce_ctx *c, scored *s, const char *at, const char
 ** them all ([[1, 2, 3]]) is as much the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4] for a
 ** list of points was one point. So are values one after the other (1\n2\n3), read as a list, where one wrapped item
 ** is enough to doubt. An error at the first wrapped item's list says so; so does one at a list of one whose items'
-** items were unwrapped (coerce_unwrapped_items_place). */
+** items were unwrapped, or a list whose items' items were wrapped (coerce_unwrapped_items_place). */
 static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
     if (!s->valid) return COAX_OK;
@@ -298,12 +298,9 @@ static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, 
                                   "is another reading; send the lists as you mean them";
         return list_error(c, s, coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen), sequence ? seq : msg);
     }
-    const char *at;
-    coax_code rc = coerce_unwrapped_items_place(c, s->value, cand->value, &at);
-    return rc || !at ? rc
-                     : list_error(c, s, at, "a list of one around lists whose items were taken out of lists of "
-                                            "one: the list of one dropped instead is another reading; send the "
-                                            "lists as you mean them");
+    const char *at, *why;
+    coax_code rc = coerce_unwrapped_items_place(c, s->value, cand->value, &at, &why);
+    return rc || !at ? rc : list_error(c, s, at, why);
 }
 
 /* A reply that is a string holding JSON ("{\"a\": 1}", '[1, 2]') was

@@ -4,11 +4,13 @@
 ** coercion may take the innermost level out ([[[1], [2]]] for a list of
 ** lists of numbers gives [[1, 2]]) where dropping the list of one around
 ** them reads the schema's way too ([[1], [2]]): two readings, one taken.
+** Likewise one level too shallow: [[4], [5], [6]] where lists of lists of
+** lists of numbers are due is [[[4]], [[5]], [[6]]] or [[[4], [5], [6]]].
 */
 #include "extract/coerce.h"
 
-/* A list of one above is looked at, each with one validation, at most this
-** often; past it, one is taken to read the other way. */
+/* A list above is looked at, each with one validation, at most this often;
+** past it, one is taken to read the other way. */
 #define UNWRAPPED_LOOKS 16
 
 /* 'v' with the value at p[0..n) (a place in it) made 'with', copied along
@@ -44,22 +46,33 @@ static const coax_value *with_at(coax_arena *a, const coax_value *v, const char 
     return copy;
 }
 
-/* Whether the list of one at p[0..n) in 'value', written as a list of one
-** in 'written' too, reads the schema's way with it dropped, as written
-** inside, and then differs from 'value'. */
-static coax_code reads_dropped(coerce_ctx *c, const coax_value *value, const coax_value *written, const char *p,
-                               size_t n, size_t *looks, bool *other)
+/* Whether the list at p[0..n) in 'value', written as a list there in
+** 'written' too, reads the schema's way another way, and then differs from
+** 'value': for an unwrapping below ('wrap' false), that list of one dropped,
+** as written inside; for a wrapping ('wrap'), the list as written put in a
+** list of one. */
+static coax_code reads_other(coerce_ctx *c, const coax_value *value, const coax_value *written, const char *p,
+                             size_t n, bool wrap, size_t *looks, bool *other)
 {
     const coax_value *at, *was;
     *other = false;
-    if (coax_pointer_get(value, p, n, &at) || at->type != COAX_ARRAY || at->len != 1 ||
-        coax_pointer_get(written, p, n, &was) || was->type != COAX_ARRAY || was->len != 1)
+    if (coax_pointer_get(value, p, n, &at) || at->type != COAX_ARRAY || coax_pointer_get(written, p, n, &was) ||
+        was->type != COAX_ARRAY || (wrap ? at->len != was->len : at->len != 1 || was->len != 1))
         return COAX_OK;
     if (++*looks > UNWRAPPED_LOOKS) {
         *other = true;
         return COAX_OK;
     }
-    const coax_value *alt = with_at(c->arena, value, p, n, &was->u.items[0]);
+    const coax_value *instead = wrap ? NULL : &was->u.items[0];
+    if (wrap) {
+        coax_value *one = coax_new_value(c->arena, COAX_ARRAY), *item = coax_arena_alloc(c->arena, sizeof *item);
+        if (!one || !item) return COAX_ENOMEM;
+        *item = *was;
+        one->len = 1;
+        one->u.items = item;
+        instead = one;
+    }
+    const coax_value *alt = with_at(c->arena, value, p, n, instead);
     if (!alt) return COAX_ENOMEM;
     coax_validation v;
     coax_code rc = coax_validate(c->schema, alt, c->arena, 0, &v, c->err);
@@ -71,27 +84,33 @@ static coax_code reads_dropped(coerce_ctx *c, const coax_value *value, const coa
 }
 
 coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
-                                       const char **at)
+                                       const char **at, const char **why)
 {
     size_t looks = 0;
     /* after an envelope, the log's places are in the value it held */
     if (c->n && !strcmp(c->log[0].kind, "envelope_unwrapped") && written->type == COAX_OBJECT && written->len == 1)
         written = &written->u.members[0].value;
-    const char *last = NULL; /* the unwrapped value before: siblings share the places above */
+    const char *last = NULL; /* the coerced value before: siblings share the places above */
     *at = NULL;
     for (size_t i = 0; i < c->n && !*at; i++) {
         const char *p = c->log[i].pointer;
-        if (strcmp(c->log[i].kind, "unwrap_array")) continue;
-        /* each place above the unwrapped value's own list, the nearest first, the root last */
+        bool wrap = !strcmp(c->log[i].kind, "wrap_in_array");
+        if (!wrap && strcmp(c->log[i].kind, "unwrap_array")) continue;
+        /* each list above the value, the nearest first, the root last; for an unwrapping, bar its own */
         size_t n = strlen(p);
-        while (n && p[--n] != '/') {}
+        if (!wrap)
+            while (n && p[--n] != '/') {}
         while (n && !*at) {
             while (n && p[--n] != '/') {}
             if (last && !strncmp(last, p, n) && last[n] == '/') continue;
             bool other;
-            coax_code rc = reads_dropped(c, value, written, p, n, &looks, &other);
+            coax_code rc = reads_other(c, value, written, p, n, wrap, &looks, &other);
             if (rc) return rc;
             if (other && !(*at = coax_arena_strdup(c->arena, p, n))) return COAX_ENOMEM;
+            *why = wrap ? "a list whose items' items were each put in a list of their own: the list put in one "
+                          "list instead is another reading; send the lists as you mean them"
+                        : "a list of one around lists whose items were taken out of lists of one: the list of "
+                          "one dropped instead is another reading; send the lists as you mean them";
         }
         last = p;
     }
