@@ -416,7 +416,7 @@ describe("coercion", function()
     end)
 
     -- hunt22: the suite's nested lists wrapped once more were read by unwrapping the innermost lists of one
-    it("takes no items out of lists of one inside a list of one that could be dropped instead", function()
+    it("takes no items out of, or puts none in, lists of one where the list around could be instead", function()
       local m = '{"type":"array","items":{"type":"array","items":{"type":"number"}}}'
       local why = "a list of one around lists whose items were taken out of lists of one: the list of one "
         .. "dropped instead is another reading; send the lists as you mean them"
@@ -428,6 +428,12 @@ describe("coercion", function()
       doubted("[[[1], [2]]]", m, "", 2)
       local o = '{"type":"object","properties":{"m":' .. m .. '}}'
       doubted('{"m": [[[1], [2], [3]]]}', o, "/m", 3)
+      local l3 = '{"type":"array","items":' .. m .. '}'
+      local r = coax.extract("[[1], [2]]", l3)
+      assert.are.same({ false, 2, "", "a list whose items' items were each put in a list of their own: the list put "
+        .. "in one list instead is another reading; send the lists as you mean them" },
+        { r.valid, #r.coercions, r.errors[1].instanceLocation, r.errors[1].error })
+      coerced("[[1, 2], 3]", m, "[[1,2],[3]]", "wrap_in_array", "/1")
       coerced("[[[1]]]", m, "[[1]]", "unwrap_array", "/0/0")
       coerced("[[1, [2]], [3, 4]]", m, "[[1,2],[3,4]]", "unwrap_array", "/0/1")
     end)
