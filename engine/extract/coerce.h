@@ -185,6 +185,10 @@ const smap *coerce_declared_names(coerce_ctx *c, bool normalized);
 ** first slot coax_hash_bytes(name, seed) & *mask. NULL out of memory. */
 uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed, size_t *mask);
 
+/* The member of 'obj' named key[0..n), a large object's through an index
+** built once ('c' a coerce_ctx; a coax_member_lookup for coax_pointer_walk). */
+const coax_value *coerce_indexed_member(void *c, const coax_value *obj, const char *key, size_t n);
+
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
 #define COERCE_MAX_TRIALS 8

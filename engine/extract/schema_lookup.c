@@ -41,9 +41,9 @@ uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed,
     return slot;
 }
 
-/* The member of the schema object 'obj' named key[0..n): a scan for a small
-** object, else through one of the latest indexes (built on first use, in
-** the arena). */
+/* The member of the schema object 'obj' (or a reply's) named key[0..n): a
+** scan for a small object, else through one of the latest indexes (built
+** on first use, in the arena). */
 static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
 {
     if (obj->len <= 16) return coax_object_get(obj, key, n);
@@ -63,6 +63,11 @@ static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const 
         if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
     }
     return NULL;
+}
+
+const coax_value *coerce_indexed_member(void *c, const coax_value *obj, const char *key, size_t n)
+{
+    return doc_member(c, obj, key, n);
 }
 
 /* The value at JSON pointer p[0..len) in the schema document, as

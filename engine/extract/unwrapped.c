@@ -8,6 +8,7 @@
 ** lists of numbers are due is [[[4]], [[5]], [[6]]] or [[[4], [5], [6]]].
 */
 #include "extract/coerce.h"
+#include "json/pointer.h"
 
 /* A list above is looked at, each with one validation, at most this often;
 ** past it, one is taken to read the other way. */
@@ -52,17 +53,16 @@ static const coax_value *with_at(coax_arena *a, const coax_value *v, const char 
 ** as written inside; for a wrapping ('wrap'), the list as written put in a
 ** list of one. */
 static coax_code reads_other(coerce_ctx *c, const coax_value *value, const coax_value *written, const char *p,
-                             size_t n, bool wrap, size_t *looks, bool *other)
+                             size_t n, bool wrap, char *scratch, size_t *looks, bool *other)
 {
     const coax_value *at, *was;
     *other = false;
-    if (coax_pointer_get(value, p, n, &at) || at->type != COAX_ARRAY || coax_pointer_get(written, p, n, &was) ||
-        was->type != COAX_ARRAY || (wrap ? at->len != was->len : at->len != 1 || was->len != 1))
+    /* only a list above is looked for: its item's token is a number (a wide object's members through an index) */
+    if (p[n + 1] < '0' || p[n + 1] > '9' ||
+        coax_pointer_walk(value, p, n, coerce_indexed_member, c, scratch, &at) || at->type != COAX_ARRAY ||
+        coax_pointer_walk(written, p, n, coerce_indexed_member, c, scratch, &was) || was->type != COAX_ARRAY ||
+        (wrap ? at->len != was->len : at->len != 1 || was->len != 1))
         return COAX_OK;
-    if (++*looks > UNWRAPPED_LOOKS) {
-        *other = true;
-        return COAX_OK;
-    }
     const coax_value *instead = wrap ? NULL : &was->u.items[0];
     if (wrap) {
         coax_value *one = coax_new_value(c->arena, COAX_ARRAY), *item = coax_arena_alloc(c->arena, sizeof *item);
@@ -72,15 +72,19 @@ static coax_code reads_other(coerce_ctx *c, const coax_value *value, const coax_
         one->u.items = item;
         instead = one;
     }
+    /* the same value either way is one reading: no validation spent on it */
+    int same = coax_value_equal(instead, at, coax_arena_allocator(c->arena));
+    if (same) return same < 0 ? COAX_ENOMEM : COAX_OK;
+    if (++*looks > UNWRAPPED_LOOKS) {
+        *other = true;
+        return COAX_OK;
+    }
     const coax_value *alt = with_at(c->arena, value, p, n, instead);
     if (!alt) return COAX_ENOMEM;
     coax_validation v;
     coax_code rc = coax_validate(c->schema, alt, c->arena, 0, &v, c->err);
-    if (rc || !v.valid) return rc;
-    int same = coax_value_equal(alt, value, coax_arena_allocator(c->arena));
-    if (same < 0) return COAX_ENOMEM;
-    *other = !same;
-    return COAX_OK;
+    *other = !rc && v.valid;
+    return rc;
 }
 
 coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
@@ -98,13 +102,15 @@ coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, c
         if (!wrap && strcmp(c->log[i].kind, "unwrap_array")) continue;
         /* each list above the value, the nearest first, the root last; for an unwrapping, bar its own */
         size_t n = strlen(p);
+        char *scratch = coax_arena_alloc(c->arena, n + 1); /* a token's escapes undone */
+        if (!scratch) return COAX_ENOMEM;
         if (!wrap)
             while (n && p[--n] != '/') {}
         while (n && !*at) {
             while (n && p[--n] != '/') {}
             if (last && !strncmp(last, p, n) && last[n] == '/') continue;
             bool other;
-            coax_code rc = reads_other(c, value, written, p, n, wrap, &looks, &other);
+            coax_code rc = reads_other(c, value, written, p, n, wrap, scratch, &looks, &other);
             if (rc) return rc;
             if (other && !(*at = coax_arena_strdup(c->arena, p, n))) return COAX_ENOMEM;
             *why = wrap ? "a list whose items' items were each put in a list of their own: the list put in one "
