@@ -434,6 +434,12 @@ describe("coercion", function()
         .. "in one list instead is another reading; send the lists as you mean them" },
         { r.valid, #r.coercions, r.errors[1].instanceLocation, r.errors[1].error })
       coerced("[[1, 2], 3]", m, "[[1,2],[3]]", "wrap_in_array", "/1")
+      -- a list of one around each wrapped string reads the same either way: no look spent, past 16 of them
+      local map = '{"type":"object","additionalProperties":' .. m:gsub('"number"', '"string"') .. '}'
+      local members = {}
+      for i = 1, 40 do members[i] = ('"k%d": ["a"]'):format(i) end
+      local wide = coax.extract("{" .. table.concat(members, ",") .. "}", map)
+      assert.are.same({ true, 40, { "a" } }, { wide.valid, #wide.coercions, wide.value.k40[1] })
       coerced("[[[1]]]", m, "[[1]]", "unwrap_array", "/0/0")
       coerced("[[1, [2]], [3, 4]]", m, "[[1,2],[3,4]]", "unwrap_array", "/0/1")
     end)
