@@ -413,6 +413,8 @@ describe("coercion", function()
       coerced('{"result": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
       local n = '{"type":"object","properties":{"invoice_number":{"type":"string"}},"required":["invoice_number"]}'
       coerced('{"invoice": {"invoice_number": "A1"}}', n, '{"invoice_number":"A1"}', "envelope_unwrapped", "")
+      n = n:gsub("invoice_number", "invoice_id")
+      coerced('{"invoice": {"invoice_id": "A1"}}', n, '{"invoice_id":"A1"}', "envelope_unwrapped", "")
     end)
 
     -- hunt22: the suite's nested lists wrapped once more were read by unwrapping the innermost lists of one

@@ -714,15 +714,17 @@ typedef struct {
 } named_loosely;
 
 /* Whether a member of 'props' (a "properties") is the key joined another way
-** or a few edits off ("FOO", "user-id", "bra" for "bar"), or a pattern of
-** 'pp' (a "patternProperties") matches the key (or may). */
+** or a few edits off ("FOO", "user-id", "bra" for "bar"; not a name holding
+** the other and a word more, "invoice" for "invoice_id": another name), or a
+** pattern of 'pp' (a "patternProperties") matches the key (or may). */
 static bool names_loosely(const named_loosely *l, const coax_value *props, const coax_value *pp)
 {
     char name[257];
     for (size_t i = 0; props && props->type == COAX_OBJECT && i < props->len; i++) {
         const coax_member *pm = &props->u.members[i];
         if (!coerce_norm_key(pm->key, pm->klen, name, sizeof name) || !strcmp(name, l->norm) ||
-            coerce_names_misspelt(pm->key, pm->klen, l->key, l->klen))
+            (!strstr(name, l->norm) && !strstr(l->norm, name) &&
+             coerce_names_misspelt(pm->key, pm->klen, l->key, l->klen)))
             return true;
     }
     return pp && pp->type == COAX_OBJECT && pp->len &&
