@@ -114,6 +114,17 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 ** reference not followed, past 64 schemas). */
 bool coerce_names_anywhere(coerce_ctx *c, const coax_value **path, size_t n, const char *key, size_t klen);
 
+/* Whether forbidden member 'm' may be a declared property of 'props'
+** misspelt: named close to one of props' members named[0..n) whose
+** "type" takes m's value and that is absent from the object (taken[i]
+** NULL: {"aeg": 36} beside a missing "age"), or named within a few edits
+** of one holding another value there ({"name": "Ada", "nmae": "Bob"}: one
+** property given twice). Dropping it
+** would lose what the reply said, or pick one of two values. Each
+** comparison with an absent one is charged to '*budget'; past it, true. */
+bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
+                            size_t n, const coax_member *m, size_t *budget);
+
 /* Whether a schema that applies to the object ('path', as
 ** coerce_names_anywhere, and every branch of a union on it) declares a
 ** property other than 'to' that key[0..klen) is joined another way:
@@ -419,19 +430,8 @@ bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, 
 ** "age_years" and "age"). */
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn);
 
-/* coerce_names_close by edits alone: "data" is not "metadata" misspelt. */
+/* coerce_names_close by edits alone: "nmae" and "name", not "nickname". */
 bool coerce_names_misspelt(const char *x, size_t xn, const char *y, size_t yn);
-
-/* Whether forbidden member 'm' may be a declared property of 'props'
-** misspelt: named close to one of props' members named[0..n) whose
-** "type" takes m's value and that is absent from the object (taken[i]
-** NULL: {"aeg": 36} beside a missing "age"), or named within a few edits
-** of one holding another value there ({"name": "Ada", "nmae": "Bob"}: one
-** property given twice). Dropping it
-** would lose what the reply said, or pick one of two values. Each
-** comparison with an absent one is charged to '*budget'; past it, true. */
-bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
-                            size_t n, const coax_member *m, size_t *budget);
 
 /* A value's bit among those of coerce_types_taken (integers apart). */
 unsigned coerce_type_bit(const coax_value *v);

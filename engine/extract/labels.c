@@ -46,7 +46,7 @@ static bool within_edits(const char *a, size_t n, const char *b, size_t m, unsig
            (n > 1 && m > 1 && a[0] == b[1] && a[1] == b[0] && within_edits(a + 2, n - 2, b + 2, m - 2, most - 1));
 }
 
-/* coerce_names_close, and with 'holding' false, only the edits. */
+/* coerce_names_close, and with 'holding' false, coerce_names_misspelt. */
 static bool names_near(const char *x, size_t xn, const char *y, size_t yn, bool holding)
 {
     char a[257], b[257];
@@ -162,25 +162,4 @@ bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn)
     while (n && strchr(" \t\r\n", s[0])) s++, n--;
     while (n && strchr(" \t\r\n", s[n - 1])) n--;
     return n == nn && !memcmp(s, name, n);
-}
-
-bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
-                            size_t n, const coax_member *m, size_t *budget)
-{
-    unsigned bit = coerce_type_bit(&m->value);
-    for (size_t k = 0; k < n; k++) {
-        const coax_member *pm = &props->u.members[named[k]];
-        if (!taken[named[k]]) { /* the present ones are at most ABSENT_NAMED: not charged */
-            if (!*budget) return true;
-            --*budget;
-        }
-        /* beside a present property, a name holding its name is another one
-        ** ("nickname", "alternate_phone"): only a misspelling is it again */
-        if (!(coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &pm->value), "type")) & bit) ||
-            !names_near(m->key, m->klen, pm->key, pm->klen, !taken[named[k]]))
-            continue;
-        if (!taken[named[k]] || coax_value_equal(taken[named[k]], &m->value, coax_arena_allocator(c->arena)) != 1)
-            return true;
-    }
-    return false;
 }

@@ -793,3 +793,24 @@ const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
     if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1], NULL)) return NULL;
     return smap_putp(&c->built, c->arena, &declared_names_key, sets) ? &sets[normalized] : NULL;
 }
+
+bool coerce_may_be_declared(coerce_ctx *c, const coax_value *props, const coax_value *const *taken, const size_t *named,
+                            size_t n, const coax_member *m, size_t *budget)
+{
+    unsigned bit = coerce_type_bit(&m->value);
+    for (size_t k = 0; k < n; k++) {
+        const coax_member *pm = &props->u.members[named[k]];
+        if (!taken[named[k]]) { /* the present ones are at most ABSENT_NAMED: not charged */
+            if (!*budget) return true;
+            --*budget;
+        }
+        /* beside a present property, a name holding its name is another one
+        ** ("nickname", "alternate_phone"): only a misspelling is it again */
+        if (!(coerce_types_taken(coerce_member(coerce_deref(c, c->doc, &pm->value), "type")) & bit) ||
+            !(taken[named[k]] ? coerce_names_misspelt : coerce_names_close)(m->key, m->klen, pm->key, pm->klen))
+            continue;
+        if (!taken[named[k]] || coax_value_equal(taken[named[k]], &m->value, coax_arena_allocator(c->arena)) != 1)
+            return true;
+    }
+    return false;
+}
