@@ -425,6 +425,52 @@ describe("coercion", function()
       coerced('{"final": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
       coerced('{"suggestion": {"name": "Ada"}}', s, '{"name":"Ada"}', "envelope_unwrapped", "")
     end)
+
+    -- hunt22: the JSON-Schema-Test-Suite's {"foo": [1, 2]} re-cased, and a pattern's member, gave the inner list
+    it("unwraps no envelope whose key names a property re-cased, joined, misspelt or through a pattern", function()
+      local s = '{"properties":{"foo":{"type":"array","maxItems":3},"user_ids":{"type":"array"}},'
+        .. '"patternProperties":{"^x-":{"maxItems":1}},"additionalProperties":{"type":"integer"}}'
+      refused('{"FOO": [1, 2]}', s, "/FOO", "expected integer, got array of 2 items")
+      refused('{"userIds": [1, 2]}', s, "/userIds", "expected integer, got array of 2 items")
+      refused('{"User IDs": [1, 2]}', s, "/User IDs", "expected integer, got array of 2 items")
+      refused('{"user_isd": [1, 2]}', s, "/user_isd", "expected integer, got array of 2 items")
+      refused('{"x-tags": [1, 2]}', s, "/x-tags", "expected at most 1 item, got 2")
+      coerced('{"values": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
+      coerced('{"result": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
+      local n = '{"type":"object","properties":{"invoice_number":{"type":"string"}},"required":["invoice_number"]}'
+      coerced('{"invoice": {"invoice_number": "A1"}}', n, '{"invoice_number":"A1"}', "envelope_unwrapped", "")
+      n = n:gsub("invoice_number", "invoice_id")
+      coerced('{"invoice": {"invoice_id": "A1"}}', n, '{"invoice_id":"A1"}', "envelope_unwrapped", "")
+    end)
+
+    -- hunt22: the suite's nested lists wrapped once more were read by unwrapping the innermost lists of one
+    it("takes no items out of, or puts none in, lists of one where the list around could be instead", function()
+      local m = '{"type":"array","items":{"type":"array","items":{"type":"number"}}}'
+      local why = "a list of one around lists whose items were taken out of lists of one: the list of one "
+        .. "dropped instead is another reading; send the lists as you mean them"
+      local function doubted(reply, schema, location, unwrapped)
+        local r = coax.extract(reply, schema)
+        assert.are.same({ false, unwrapped, location, why },
+          { r.valid, #r.coercions, r.errors[1].instanceLocation, r.errors[1].error })
+      end
+      doubted("[[[1], [2]]]", m, "", 2)
+      local o = '{"type":"object","properties":{"m":' .. m .. '}}'
+      doubted('{"m": [[[1], [2], [3]]]}', o, "/m", 3)
+      local l3 = '{"type":"array","items":' .. m .. '}'
+      local r = coax.extract("[[1], [2]]", l3)
+      assert.are.same({ false, 2, "", "a list whose items' items were each put in a list of their own: the list put "
+        .. "in one list instead is another reading; send the lists as you mean them" },
+        { r.valid, #r.coercions, r.errors[1].instanceLocation, r.errors[1].error })
+      coerced("[[1, 2], 3]", m, "[[1,2],[3]]", "wrap_in_array", "/1")
+      -- a list of one around each wrapped string reads the same either way: no look spent, past 16 of them
+      local map = '{"type":"object","additionalProperties":' .. m:gsub('"number"', '"string"') .. '}'
+      local members = {}
+      for i = 1, 40 do members[i] = ('"k%d": ["a"]'):format(i) end
+      local wide = coax.extract("{" .. table.concat(members, ",") .. "}", map)
+      assert.are.same({ true, 40, { "a" } }, { wide.valid, #wide.coercions, wide.value.k40[1] })
+      coerced("[[[1]]]", m, "[[1]]", "unwrap_array", "/0/0")
+      coerced("[[1, [2]], [3, 4]]", m, "[[1,2],[3,4]]", "unwrap_array", "/0/1")
+    end)
   end)
 
   it("logs every step of a composed coercion, with its class", function()

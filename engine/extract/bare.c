@@ -201,11 +201,13 @@ coerce_root coerce_scalar_root(const coax_value *doc)
 
 /* Whether 'key' names the whole answer rather than being content: a
 ** wrapper word, or the schema's title (ignoring case, spaces, '_' and '-');
-** or, for an object or array inside, any key the root schema does not
-** declare as a property ({"invoice": {...}}: a scalar's key says what the
-** scalar is, {"greeting": "hello"}, but a whole structure's key only
-** labels it). */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner)
+** or, for an object or array inside, any key the schema names as no
+** property, not even re-cased, misspelt or through a pattern
+** ({"invoice": {...}}: a scalar's key says what the scalar is,
+** {"greeting": "hello"}, but a whole structure's key only labels it;
+** {"FOO": [1, 2]} beside a property "foo" is that property). */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                        const coax_value *inner)
 {
     char norm[32], title[32];
     bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
@@ -214,7 +216,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, s
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */
     if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_declared_in_doc(a, doc, key, klen))
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_named_in_doc(a, doc, schema, key, klen))
         return true;
     static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
                                         "json", "reply", "payload", "return", "returnvalue"};

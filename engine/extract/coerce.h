@@ -169,9 +169,11 @@ bool coerce_union_joined(coerce_ctx *c, const coax_value *x, const coax_value *h
 ** the two swapped; which one is a guess. */
 bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *up, const char *loc);
 
-/* Whether any "properties" in the schema document 'doc' declares key[0..klen)
-** (true out of memory). */
-bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen);
+/* Whether the schema document 'doc' names key[0..klen) a way a reply may
+** write it: any "properties" declares it, joined another way or a few edits
+** off, or a "patternProperties" pattern matches it ('schema' compiled them;
+** NULL: any may); true out of memory or for a key too long to compare. */
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen);
 
 /* The names every "properties" of the schema document declares, as
 ** written or ('normalized') as coerce_norm_key writes them: sets built once
@@ -182,6 +184,10 @@ const smap *coerce_declared_names(coerce_ctx *c, bool normalized);
 ** over *mask + 1 slots, each a member's index + 1 (0: empty), a name's
 ** first slot coax_hash_bytes(name, seed) & *mask. NULL out of memory. */
 uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed, size_t *mask);
+
+/* The member of 'obj' named key[0..n), a large object's through an index
+** built once ('c' a coerce_ctx; a coax_member_lookup for coax_pointer_walk). */
+const coax_value *coerce_indexed_member(void *c, const coax_value *obj, const char *key, size_t n);
 
 /* ---- trials (coerce_trials.c) ------------------------------------------- */
 
@@ -246,10 +252,11 @@ coerce_root coerce_scalar_root(const coax_value *doc);
 
 /* Whether a single-key envelope's 'key' names the whole answer ("result",
 ** "data", "output", "answer", "response", "value", "json", ..., or the
-** schema's title; any label of an object or array that is not a declared
-** property) rather than being content ({"greeting": "hello"}). 'inner' is
-** the envelope's value. */
-bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const char *key, size_t klen, const coax_value *inner);
+** schema's title; any label of an object or array that names no property,
+** coerce_named_in_doc) rather than being content ({"greeting": "hello"}).
+** 'inner' is the envelope's value. */
+bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                        const coax_value *inner);
 
 /* Whether a label (an envelope's key, a tag's name) says what it holds is
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
@@ -363,6 +370,17 @@ typedef struct extract_probe_error {
 ** each error's instance location to its errors there, in their order. */
 coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, void *ctx, const coax_value *with,
                         smap *errors_at, size_t *count);
+
+/* ---- lists of one (extract/unwrapped.c) ---------------------------------------- */
+
+/* In *at, the place of a list of one in 'value' (the coercion's value of
+** 'written') above items the log unwrapped from lists of one, where the
+** list of one dropped instead, as written inside, is another valid value
+** ([[[1], [2]]] for lists of numbers: [[1, 2]] or [[1], [2]]), or of a list
+** at or above values the log wrapped where the list as written put in a
+** list of one is; NULL: none. In *why, the error saying which. */
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+                                       const char **at, const char **why);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
 

@@ -75,7 +75,7 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     const coax_value *v = s->value;
     if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
     const coax_member *m = &v->u.members[0];
-    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, m->key, m->klen, &m->value))
+    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, c->schema, m->key, m->klen, &m->value))
         return COAX_OK;
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
     size_t before = c->n, cap = c->cap;
@@ -171,14 +171,11 @@ static const char *repair_error(coax_arena *a, const char *text, size_t len, con
     return msg;
 }
 
-/* What the candidate's repairs allow: counts by class, the first repair
-** less certain than 'max' (NULL: none), and whether its being incomplete
-** is excused: brackets closed at the end after a complete member (inferred
-** closed_bracket), and nothing closed while it was still being written. An
-** unclosed fence or tag around a complete value is not excused: the reply
-** stopped before its end. Nor is a number the text ends on, brackets open
-** ({"n": 12 may have been cut from 1234: only a space after it, or the
-** provider saying the model stopped, says it ended). */
+/* What the candidate's repairs allow: counts by class, the first repair less certain than 'max' (NULL: none), and
+** whether its being incomplete is excused: brackets closed at the end after a complete member (inferred
+** closed_bracket), and nothing closed while it was still being written. An unclosed fence or tag around a complete
+** value is not excused: the reply stopped before its end. Nor is a number the text ends on, brackets open ({"n": 12
+** may have been cut from 1234: only a space after it, or the provider saying the model stopped, says it ended). */
 static const coax_repair_entry *classify(const extract_job *x, const coax_candidate *cand, scored *s,
                                          bool *excused)
 {
@@ -265,12 +262,20 @@ static bool wrapped_item(const coax_coercion *e, size_t *plen)
     return true;
 }
 
-/* A list whose items the coercion wrapped each in a list of its own, none
-** of them written as a list: one list of them all ([[1, 2, 3]]) is as much
-** the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4]
-** for a list of points was one point. So are values one after the other
-** (1\n2\n3), read as a list, where one wrapped item is enough to doubt. An
-** error at the first wrapped item's list says so. */
+/* An error at the list at 'at' (NULL: out of memory) saying why the value is not taken. */
+static coax_code list_error(coerce_ctx *c, scored *s, const char *at, const char *message)
+{
+    if (!at || prepend_error(c->arena, &s->validation, message)) return COAX_ENOMEM;
+    s->validation.errors[0].instance_location = at;
+    s->valid = false, s->nerrors = s->validation.nerrors;
+    return COAX_OK;
+}
+
+/* A list whose items the coercion wrapped each in a list of its own, none of them written as a list: one list of
+** them all ([[1, 2, 3]]) is as much the reply's reading as a list of each ([[1], [2], [3]]): "points": [3, 4] for a
+** list of points was one point. So are values one after the other (1\n2\n3), read as a list, where one wrapped item
+** is enough to doubt. An error at the first wrapped item's list says so; so does one at a list of one whose items'
+** items were unwrapped, or a list whose items' items were wrapped (coerce_unwrapped_items_place). */
 static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
     if (!s->valid) return COAX_OK;
@@ -291,14 +296,11 @@ static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, 
                                   "all is another reading; send one JSON value";
         static const char msg[] = "a list whose items were each put in a list of their own: one list of them all "
                                   "is another reading; send the lists as you mean them";
-        char *at = coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen);
-        if (!at || prepend_error(c->arena, &s->validation, sequence ? seq : msg)) return COAX_ENOMEM;
-        s->validation.errors[0].instance_location = at;
-        s->valid = false;
-        s->nerrors = s->validation.nerrors;
-        return COAX_OK;
+        return list_error(c, s, coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen), sequence ? seq : msg);
     }
-    return COAX_OK;
+    const char *at, *why;
+    coax_code rc = coerce_unwrapped_items_place(c, s->value, cand->value, &at, &why);
+    return rc || !at ? rc : list_error(c, s, at, why);
 }
 
 /* A reply that is a string holding JSON ("{\"a\": 1}", '[1, 2]') was
@@ -723,14 +725,11 @@ static bool label_line(const char *text, size_t end)
     return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
 }
 
-/* Whether a span of prose or a fenced block is marked as no answer by what
-** stands before it: on its line, a comment that opens there (<!-- {...}
-** -->, a block comment, // {...}: text taken out) or a label that is the
-** whole line before it (unanswering_label); for a value that starts its
-** line, a label that is the whole of the line above, past blank lines and a
-** fence's opening ("Wrong answer:\n```json\n{...}```" is the same label as
-** "Wrong answer: {...}"). A word before a colon inside a sentence ("That was
-** wrong; corrected: {...}") labels nothing. */
+/* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
+** that opens there (<!-- {...} -->, a block comment, // {...}: text taken out) or a label that is the whole line
+** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
+** past blank lines and a fence's opening ("Wrong answer:\n```json\n{...}```" is the same label as "Wrong answer:
+** {...}"). A word before a colon inside a sentence ("That was wrong; corrected: {...}") labels nothing. */
 static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
 {
     if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;

@@ -41,9 +41,9 @@ uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed,
     return slot;
 }
 
-/* The member of the schema object 'obj' named key[0..n): a scan for a small
-** object, else through one of the latest indexes (built on first use, in
-** the arena). */
+/* The member of the schema object 'obj' (or a reply's) named key[0..n): a
+** scan for a small object, else through one of the latest indexes (built
+** on first use, in the arena). */
 static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
 {
     if (obj->len <= 16) return coax_object_get(obj, key, n);
@@ -63,6 +63,11 @@ static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const 
         if (m->klen == n && !memcmp(m->key, key, n)) return &m->value;
     }
     return NULL;
+}
+
+const coax_value *coerce_indexed_member(void *c, const coax_value *obj, const char *key, size_t n)
+{
+    return doc_member(c, obj, key, n);
 }
 
 /* The value at JSON pointer p[0..len) in the schema document, as
@@ -701,11 +706,37 @@ void coerce_memo_put(coerce_ctx *c, const coax_value *x, const coax_value *kv, c
     c->memo_plan = c->plan_id, c->memo_obj = x, c->memo_kv = kv, c->memo_loc = loc; /* the plan's errors live on */
 }
 
+/* A key and how a reply may have written a property it names. */
+typedef struct {
+    const coax_schema *schema; /* NULL: no pattern is known to miss it */
+    const char *key, *norm;    /* norm: key as coerce_norm_key writes it */
+    size_t klen;
+} named_loosely;
+
+/* Whether a member of 'props' (a "properties") is the key joined another way
+** or a few edits off ("FOO", "user-id", "bra" for "bar"; not a name holding
+** the other and a word more, "invoice" for "invoice_id": another name), or a
+** pattern of 'pp' (a "patternProperties") matches the key (or may). */
+static bool names_loosely(const named_loosely *l, const coax_value *props, const coax_value *pp)
+{
+    char name[257];
+    for (size_t i = 0; props && props->type == COAX_OBJECT && i < props->len; i++) {
+        const coax_member *pm = &props->u.members[i];
+        if (!coerce_norm_key(pm->key, pm->klen, name, sizeof name) || !strcmp(name, l->norm) ||
+            (!strstr(name, l->norm) && !strstr(l->norm, name) && /* past holding, close is its edits: */
+             coerce_names_close(pm->key, pm->klen, l->key, l->klen)))      /* "fox" for "foo" too */
+            return true;
+    }
+    return pp && pp->type == COAX_OBJECT && pp->len &&
+           (!l->schema || coax_schema_pattern_names(l->schema, pp, l->key, l->klen) != 0);
+}
+
 /* Walks every "properties" of the schema document (an explicit stack: the
 ** document's depth is input): with 'set', puts each name declared in it,
 ** and in 'norm' the name normalized (coerce_norm_key) (false: out of
 ** memory); else whether one is 'key' (true when out of memory). */
-static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set, smap *norm)
+static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key, size_t klen, smap *set, smap *norm,
+                          const named_loosely *loose)
 {
     coax_arena_mark mark = coax_arena_get_mark(a);
     size_t cap = 64, n = 0;
@@ -717,6 +748,8 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
         if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
         const coax_value *props = v->type == COAX_OBJECT ? coerce_member(v, "properties") : NULL;
         if (props && props->type == COAX_OBJECT && !set && coax_object_get(props, key, klen)) found = true;
+        if (loose && v->type == COAX_OBJECT && names_loosely(loose, props, coerce_member(v, "patternProperties")))
+            found = true;
         for (size_t i = 0; set && props && props->type == COAX_OBJECT && i < props->len && !oom; i++) {
             const coax_member *pm = &props->u.members[i];
             char *k = coax_arena_alloc(a, pm->klen + 1);
@@ -741,9 +774,12 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
     return set ? !oom : found;
 }
 
-bool coerce_declared_in_doc(coax_arena *a, const coax_value *doc, const char *key, size_t klen)
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen)
 {
-    return declared_walk(a, doc, key, klen, NULL, NULL);
+    char norm[257];
+    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true;
+    named_loosely l = {schema, key, norm, klen};
+    return declared_walk(a, doc, key, klen, NULL, NULL, &l);
 }
 
 const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
@@ -754,7 +790,7 @@ const smap *coerce_declared_names(coerce_ctx *c, bool normalized)
     sets = coax_arena_alloc(c->arena, 2 * sizeof *sets);
     if (!sets) return NULL;
     sets[0] = sets[1] = (smap){0};
-    if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1])) return NULL;
+    if (!declared_walk(c->arena, c->doc, NULL, 0, &sets[0], &sets[1], NULL)) return NULL;
     return smap_putp(&c->built, c->arena, &declared_names_key, sets) ? &sets[normalized] : NULL;
 }
 

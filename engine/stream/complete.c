@@ -223,7 +223,7 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
         ** all coerce_wrapper_key walks the schema to learn for a container (n root
         ** keys cost n walks of it): it is asked as for a scalar, the same answer. */
         coax_value inner = {.type = COAX_NULL};
-        if (coerce_wrapper_key(r->ar, doc, parent->key, parent->klen, &inner)) {
+        if (coerce_wrapper_key(r->ar, doc, NULL, parent->key, parent->klen, &inner)) {
             parent->key_sub = NULL;
             return;
         }

@@ -1,0 +1,124 @@
+/*
+** unwrapped.c: a list's items each taken out of a list of one, inside a
+** list of one. Where the reply nests its lists one level too deep, the
+** coercion may take the innermost level out ([[[1], [2]]] for a list of
+** lists of numbers gives [[1, 2]]) where dropping the list of one around
+** them reads the schema's way too ([[1], [2]]): two readings, one taken.
+** Likewise one level too shallow: [[4], [5], [6]] where lists of lists of
+** lists of numbers are due is [[[4]], [[5]], [[6]]] or [[[4], [5], [6]]].
+*/
+#include "extract/coerce.h"
+#include "json/pointer.h"
+
+/* A list above is looked at, each with one validation, at most this often;
+** past it, one is taken to read the other way. */
+#define UNWRAPPED_LOOKS 16
+
+/* 'v' with the value at p[0..n) (a place in it) made 'with', copied along
+** the way; NULL out of memory. */
+static const coax_value *with_at(coax_arena *a, const coax_value *v, const char *p, size_t n, const coax_value *with)
+{
+    if (!n) return with;
+    size_t end = 1;
+    while (end < n && p[end] != '/') end++;
+    const coax_value *child;
+    if (coax_pointer_get(v, p, end, &child)) return NULL;
+    size_t i = 0;
+    if (v->type == COAX_ARRAY) i = (size_t)(child - v->u.items);
+    else
+        while (i < v->len && &v->u.members[i].value != child) i++;
+    const coax_value *sub = with_at(a, child, p + end, n - end, with);
+    coax_value *copy = coax_arena_alloc(a, sizeof *copy);
+    if (!sub || !copy || i >= v->len) return NULL;
+    *copy = *v;
+    if (v->type == COAX_ARRAY) {
+        coax_value *items = coax_arena_alloc(a, v->len * sizeof *items);
+        if (!items) return NULL;
+        memcpy(items, v->u.items, v->len * sizeof *items);
+        items[i] = *sub;
+        copy->u.items = items;
+    } else {
+        coax_member *members = coax_arena_alloc(a, v->len * sizeof *members);
+        if (!members) return NULL;
+        memcpy(members, v->u.members, v->len * sizeof *members);
+        members[i].value = *sub;
+        copy->u.members = members;
+    }
+    return copy;
+}
+
+/* Whether the list at p[0..n) in 'value', written as a list there in
+** 'written' too, reads the schema's way another way, and then differs from
+** 'value': for an unwrapping below ('wrap' false), that list of one dropped,
+** as written inside; for a wrapping ('wrap'), the list as written put in a
+** list of one. */
+static coax_code reads_other(coerce_ctx *c, const coax_value *value, const coax_value *written, const char *p,
+                             size_t n, bool wrap, char *scratch, size_t *looks, bool *other)
+{
+    const coax_value *at, *was;
+    *other = false;
+    /* only a list above is looked for: its item's token is a number (a wide object's members through an index) */
+    if (p[n + 1] < '0' || p[n + 1] > '9' ||
+        coax_pointer_walk(value, p, n, coerce_indexed_member, c, scratch, &at) || at->type != COAX_ARRAY ||
+        coax_pointer_walk(written, p, n, coerce_indexed_member, c, scratch, &was) || was->type != COAX_ARRAY ||
+        (wrap ? at->len != was->len : at->len != 1 || was->len != 1))
+        return COAX_OK;
+    const coax_value *instead = wrap ? NULL : &was->u.items[0];
+    if (wrap) {
+        coax_value *one = coax_new_value(c->arena, COAX_ARRAY), *item = coax_arena_alloc(c->arena, sizeof *item);
+        if (!one || !item) return COAX_ENOMEM;
+        *item = *was;
+        one->len = 1;
+        one->u.items = item;
+        instead = one;
+    }
+    /* the same value either way is one reading: no validation spent on it */
+    int same = coax_value_equal(instead, at, coax_arena_allocator(c->arena));
+    if (same) return same < 0 ? COAX_ENOMEM : COAX_OK;
+    if (++*looks > UNWRAPPED_LOOKS) {
+        *other = true;
+        return COAX_OK;
+    }
+    const coax_value *alt = with_at(c->arena, value, p, n, instead);
+    if (!alt) return COAX_ENOMEM;
+    coax_validation v;
+    coax_code rc = coax_validate(c->schema, alt, c->arena, 0, &v, c->err);
+    *other = !rc && v.valid;
+    return rc;
+}
+
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+                                       const char **at, const char **why)
+{
+    size_t looks = 0;
+    /* after an envelope, the log's places are in the value it held */
+    if (c->n && !strcmp(c->log[0].kind, "envelope_unwrapped") && written->type == COAX_OBJECT && written->len == 1)
+        written = &written->u.members[0].value;
+    const char *last = NULL; /* the coerced value before: siblings share the places above */
+    *at = NULL;
+    for (size_t i = 0; i < c->n && !*at; i++) {
+        const char *p = c->log[i].pointer;
+        bool wrap = !strcmp(c->log[i].kind, "wrap_in_array");
+        if (!wrap && strcmp(c->log[i].kind, "unwrap_array")) continue;
+        /* each list above the value, the nearest first, the root last; for an unwrapping, bar its own */
+        size_t n = strlen(p);
+        char *scratch = coax_arena_alloc(c->arena, n + 1); /* a token's escapes undone */
+        if (!scratch) return COAX_ENOMEM;
+        if (!wrap)
+            while (n && p[--n] != '/') {}
+        while (n && !*at) {
+            while (n && p[--n] != '/') {}
+            if (last && !strncmp(last, p, n) && last[n] == '/') continue;
+            bool other;
+            coax_code rc = reads_other(c, value, written, p, n, wrap, scratch, &looks, &other);
+            if (rc) return rc;
+            if (other && !(*at = coax_arena_strdup(c->arena, p, n))) return COAX_ENOMEM;
+            *why = wrap ? "a list whose items' items were each put in a list of their own: the list put in one "
+                          "list instead is another reading; send the lists as you mean them"
+                        : "a list of one around lists whose items were taken out of lists of one: the list of "
+                          "one dropped instead is another reading; send the lists as you mean them";
+        }
+        last = p;
+    }
+    return COAX_OK;
+}
