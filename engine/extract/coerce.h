@@ -411,6 +411,9 @@ bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_
 ** byte: only spaces differ, so no other name joined another way is meant. */
 bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn);
 
+/* Moves s[0..n) past its surrounding spaces, tabs and line breaks. */
+void coerce_trim(const char **s, size_t *n);
+
 /* Equal ignoring case and surrounding whitespace, after NFC (false out of
 ** memory). */
 bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn);

@@ -24,15 +24,6 @@
 
 /* ---- the instance side --------------------------------------------------- */
 
-static void trim(const char **s, size_t *n)
-{
-    while (*n && strchr(" \t\r\n", (*s)[0])) {
-        (*s)++;
-        (*n)--;
-    }
-    while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
-}
-
 static bool enum_index_has(coerce_ctx *c, const coax_value *kv, const char *s, size_t n, bool *known);
 
 bool coerce_enum_holds(coerce_ctx *c, const coax_value *allowed, const char *s, size_t n)
@@ -96,7 +87,7 @@ static bool one_item(coerce_ctx *c, const coax_value *x, const coax_value *allow
     if (x->type != COAX_STRING) return true;
     const char *s = x->u.text;
     size_t n = x->len;
-    trim(&s, &n);
+    coerce_trim(&s, &n);
     bool listed = n && coerce_enum_holds(c, allowed, s, n);
     if (n == 0 || (s[0] == '[' && !listed)) return false;
     if (!listed && (says_nothing(s, n) || joins_items(s, n))) return false;
@@ -105,7 +96,7 @@ static bool one_item(coerce_ctx *c, const coax_value *x, const coax_value *allow
         if (i == n && from == 0) break; /* no separator */
         const char *p = s + from;
         size_t pn = i - from;
-        trim(&p, &pn);
+        coerce_trim(&p, &pn);
         if (!listed || coerce_enum_holds(c, allowed, p, pn)) return false;
         from = i + 1;
     }
@@ -133,7 +124,7 @@ static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, co
     if (x->type == COAX_STRING && want_num) {
         const char *s = x->u.text;
         size_t n = x->len;
-        trim(&s, &n);
+        coerce_trim(&s, &n);
         bool is_int;
         /* "1.500" in a string: 1.5, or 1500 with a dot that groups
         ** thousands? For a number as for an integer, neither is sure. */
@@ -150,7 +141,7 @@ static coax_value *convert(coerce_ctx *c, const coax_value *x, const char *t, co
     if (x->type == COAX_STRING && !strcmp(t, "boolean")) {
         const char *s = x->u.text;
         size_t n = x->len;
-        trim(&s, &n);
+        coerce_trim(&s, &n);
         int b = n == 4 && coax_ascii_casesame(s, "true", 4) ? 1 : n == 5 && coax_ascii_casesame(s, "false", 5) ? 0 : -1;
         if (b < 0) return NULL;
         *kind = "string_to_boolean";
@@ -214,7 +205,7 @@ const coax_value *coerce_loose_match(coax_arena *a, const coax_value *x, const c
         } else if (x->type == COAX_STRING && y->type == COAX_NUMBER) {
             const char *s = x->u.text;
             size_t sn = x->len;
-            trim(&s, &sn);
+            coerce_trim(&s, &sn);
             m = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn) && /* "1.500": 1500? */
                 coax_number_compare_text(s, sn, y->u.text, y->len) == 0;
         } else if (x->type == COAX_NUMBER && y->type == COAX_STRING) {
@@ -289,7 +280,7 @@ typedef struct lidx {
 
 static uint64_t loose_hash(coax_arena *a, const char *s, size_t n, uint64_t seed)
 {
-    trim(&s, &n);
+    coerce_trim(&s, &n);
     bool ascii = true;
     for (size_t i = 0; i < n && ascii; i++) ascii = !((unsigned char)s[i] & 0x80);
     if (!ascii && !coax_utf8_valid(s, n)) return coax_hash_bytes(s, n, seed ^ 1);
@@ -900,7 +891,7 @@ static const coax_value *enum_loose_match(coerce_ctx *c, const coax_value *x, co
     if (x->type == COAX_STRING) {
         const char *s = x->u.text;
         size_t sn = x->len;
-        trim(&s, &sn);
+        coerce_trim(&s, &sn);
         bool numeric = sn && coax_number_span(s, sn, NULL) == sn && !coerce_dot_grouped(s, sn);
         uint64_t nh = numeric ? number_value_hash(s, sn, ix->words.seed) : 0;
         for (uint32_t e = numeric ? ix->nhead[nh & ix->nmask] : 0; e; e = ix->nnext[e - 1]) {

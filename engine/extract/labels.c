@@ -30,10 +30,6 @@ char *coerce_joined(coax_arena *a, const char *s, size_t n)
     return out;
 }
 
-/* Whether two keys may be one name misspelt: ignoring case, spaces, '_'
-** and '-', one holds the other ("age_years", "age") or they are one edit
-** apart, two for longer names (a letter added, lost, changed or two
-** swapped: "aeg", "adress", "emial"). */
 /* Whether a[0..n) and b[0..m) are at most 'most' edits apart (a letter
 ** added, lost, changed, or two swapped): at most 4^most steps a letter. */
 static bool within_edits(const char *a, size_t n, const char *b, size_t m, unsigned most)
@@ -79,6 +75,10 @@ bool coerce_names_near(const char *x, size_t xn, const char *y, size_t yn, bool 
     return (n > m ? n - m : m - n) <= most && within_edits(a, n, b, m, (unsigned)most);
 }
 
+/* Whether two keys may be one name misspelt: ignoring case, spaces, '_'
+** and '-', one holds the other ("age_years", "age") or they are one edit
+** apart, two for longer names (a letter added, lost, changed or two
+** swapped: "aeg", "adress", "emial"). */
 bool coerce_names_close(const char *x, size_t xn, const char *y, size_t yn)
 {
     return coerce_names_near(x, xn, y, yn, true);
@@ -161,19 +161,22 @@ bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_
     return eq || oom;
 }
 
+void coerce_trim(const char **s, size_t *n)
+{
+    while (*n && strchr(" \t\r\n", (*s)[0])) (*s)++, (*n)--;
+    while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
+}
+
 bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
 {
     bool oom;
-    while (xn && strchr(" \t\r\n", x[0])) x++, xn--;
-    while (xn && strchr(" \t\r\n", x[xn - 1])) xn--;
-    while (yn && strchr(" \t\r\n", y[0])) y++, yn--;
-    while (yn && strchr(" \t\r\n", y[yn - 1])) yn--;
+    coerce_trim(&x, &xn);
+    coerce_trim(&y, &yn);
     return coax_nfc_fold_equal(coax_arena_allocator(a), x, xn, y, yn, &oom);
 }
 
 bool coerce_same_trimmed(const char *s, size_t n, const char *name, size_t nn)
 {
-    while (n && strchr(" \t\r\n", s[0])) s++, n--;
-    while (n && strchr(" \t\r\n", s[n - 1])) n--;
+    coerce_trim(&s, &n);
     return n == nn && !memcmp(s, name, n);
 }
