@@ -431,16 +431,15 @@ static bool rewraps(const job *j, const char *kind, const char *at, size_t len)
 /* Whether error 'e' is under a union branch 'hopeless' holds. */
 static bool in_hopeless_branch(const hmap *hopeless, const coax_schema_error *e)
 {
-    size_t pl = coerce_union_prefix(e->keyword_location);
-    if (!pl) return false;
-    size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
-    return hmap_find(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0)) != NULL;
+    coerce_union_at u = coerce_union_of(e->keyword_location);
+    return u.pl && hmap_find(hopeless, e->keyword_location, u.bl, NULL, 0,
+                             hash2(hopeless, e->keyword_location, u.bl, NULL, 0)) != NULL;
 }
 
 /* Per place and union: the first branch with a replacement, its value, and
 ** whether another branch has a different one. */
 typedef struct union_seen {
-    long branch;
+    size_t branch;
     const coerce_trial *trial;
     const medit *same; /* edits found the same change: an object's n errors share theirs, compared once */
     bool ambiguous;
@@ -485,7 +484,7 @@ static size_t union_place(const coax_schema_error *e)
 }
 
 /* Records in 'claims' that the branch of error 'e' (under the union
-** e->keyword_location[0..pl)) read the value at e's place, and those
+** 'u') read the value at e's place, and those
 ** above it, as its own kind of value: it failed there for what the value
 ** holds (a bound, a member, an item), not for its "type", "enum" or
 ** "const" (a branch naming its values claims none), and it failed for good
@@ -493,10 +492,10 @@ static size_t union_place(const coax_schema_error *e)
 ** union, to its branch + 1, or SIZE_MAX for several. In 'reads' the same
 ** for any error but one rejecting the name (coerce_rejects_name): the branches
 ** that take the member or item there, for what it holds, or for its type. */
-static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t pl, const coerce_place *d)
+static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, coerce_union_at u, const coerce_place *d)
 {
     const char *kl = e->keyword_location, *at = e->instance_location, *kw = strrchr(kl, '/');
-    size_t len = strlen(at), branch = (size_t)strtol(kl + pl, NULL, 10) + 1;
+    size_t len = strlen(at), pl = u.pl;
     bool own = !strcmp(kw, "/type") || !strcmp(kw, "/enum") || !strcmp(kw, "/const");
     if (coerce_rejects_name(kl + pl)) return true;
     for (int level = 0; level < CLAIM_LEVELS; level++) {
@@ -505,7 +504,7 @@ static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t 
             if (!m && !level && own) continue;
             hent *h = hmap_put(map, at, len, kl, pl, hash2(map, at, len, kl, pl));
             if (!h) return false;
-            h->val = !h->val || h->val == branch ? branch : SIZE_MAX;
+            h->val = !h->val || h->val == u.branch ? u.branch : SIZE_MAX;
         }
         if (!len) break;
         while (len && at[--len] != '/') {}
@@ -522,30 +521,30 @@ static bool claim(hmap *claims, hmap *reads, const coax_schema_error *e, size_t 
 ** any depth). */
 static bool claimed_elsewhere(const hmap *claims, const coax_schema_error *e, const coax_value *x, const coax_value *to)
 {
-    size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
-    if (!pl || !to || to->type == x->type) return false;
-    hent *h = hmap_find(claims, e->instance_location, ll, e->keyword_location, pl,
-                        hash2(claims, e->instance_location, ll, e->keyword_location, pl));
-    return h && h->val != (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
+    coerce_union_at u = coerce_union_of(e->keyword_location);
+    size_t ll = strlen(e->instance_location);
+    if (!u.pl || !to || to->type == x->type) return false;
+    hent *h = hmap_find(claims, e->instance_location, ll, e->keyword_location, u.pl,
+                        hash2(claims, e->instance_location, ll, e->keyword_location, u.pl));
+    return h && h->val != u.branch;
 }
 
-/* Whether trial t of the union error 'e' (under kl[0..pl)), editing the
+/* Whether trial t of the union error 'e' (under its union 'u'), editing the
 ** object at at[0..atlen), drops a member that another branch of that
 ** union reads ('reads', claim): {"a": 1} for a closed object of "b" or an
 ** object whose "a" is a string is no {} (the member dropped) but, if
 ** anything, {"a": "1"}. -1 out of memory. */
-static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_error *e, size_t pl, const coerce_trial *t,
-                        const char *at, size_t atlen)
+static int dropped_read(coax_arena *a, const hmap *reads, const coax_schema_error *e, coerce_union_at u,
+                        const coerce_trial *t, const char *at, size_t atlen)
 {
-    size_t branch = (size_t)strtol(e->keyword_location + pl, NULL, 10) + 1;
     for (size_t k = 0; k < t->nedits; k++) {
         const medit *d = &t->edits[k];
         size_t ml;
         if (d->op != MEDIT_DROP) continue;
         const char *m = member_place(a, at, atlen, d->key, d->klen, &ml);
         if (!m) return -1;
-        hent *h = hmap_find(reads, m, ml, e->keyword_location, pl, hash2(reads, m, ml, e->keyword_location, pl));
-        if (h && h->val != branch) return 1;
+        hent *h = hmap_find(reads, m, ml, e->keyword_location, u.pl, hash2(reads, m, ml, e->keyword_location, u.pl));
+        if (h && h->val != u.branch) return 1;
     }
     return 0;
 }
@@ -581,10 +580,11 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
     size_t ndead = 0;
     for (size_t i = 0, u = 0; i < val->nerrors; i++) {
         const coax_schema_error *e = &val->errors[i];
-        size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
+        coerce_union_at un = coerce_union_of(e->keyword_location);
+        size_t ll = strlen(e->instance_location);
         coax_value *x, *up;
         bool invented;
-        if (!pl) continue;
+        if (!un.pl) continue;
         under[u] = e;
         tried[u].n = 0;
         if (!walk(j, e->instance_location, ll, false, &x, &up, &invented) || invented) {
@@ -593,12 +593,12 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
             continue;
         }
         coerce_make_trials(j->c, x, up, e, &tried[u]);
-        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
         if (tried[u++].n) continue;
         size_t ul = union_place(e);
-        hent *h = hmap_put(hopeless, e->keyword_location, bl, NULL, 0, hash2(hopeless, e->keyword_location, bl, NULL, 0));
-        hent *dh = h ? hmap_put(&deadm, e->keyword_location, bl, e->instance_location, ul,
-                                hash2(&deadm, e->keyword_location, bl, e->instance_location, ul))
+        hent *h = hmap_put(hopeless, e->keyword_location, un.bl, NULL, 0,
+                           hash2(hopeless, e->keyword_location, un.bl, NULL, 0));
+        hent *dh = h ? hmap_put(&deadm, e->keyword_location, un.bl, e->instance_location, ul,
+                                hash2(&deadm, e->keyword_location, un.bl, e->instance_location, ul))
                      : NULL;
         if (!dh) return COAX_ENOMEM;
         if (!dh->val) dead[(dh->val = ++ndead) - 1] = (coerce_place){NULL, 0};
@@ -607,26 +607,25 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
     size_t n = 0;
     for (size_t k = 0; k < nu; k++) { /* what each branch claims and reads, once all its errors are known */
         const coax_schema_error *e = under[k];
-        size_t pl = coerce_union_prefix(e->keyword_location);
-        size_t bl = pl + strspn(e->keyword_location + pl, "0123456789");
+        coerce_union_at un = coerce_union_of(e->keyword_location);
         size_t ul = union_place(e);
-        hent *d = hmap_find(&deadm, e->keyword_location, bl, e->instance_location, ul,
-                            hash2(&deadm, e->keyword_location, bl, e->instance_location, ul));
-        if (!claim(claims, &reads, e, pl, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
+        hent *d = hmap_find(&deadm, e->keyword_location, un.bl, e->instance_location, ul,
+                            hash2(&deadm, e->keyword_location, un.bl, e->instance_location, ul));
+        if (!claim(claims, &reads, e, un, d ? &dead[d->val - 1] : NULL)) return COAX_ENOMEM;
     }
     for (size_t k = 0; k < nu; k++) {
         const coax_schema_error *e = under[k];
         const coerce_trials *ts = &tried[k];
-        size_t pl = coerce_union_prefix(e->keyword_location), ll = strlen(e->instance_location);
+        coerce_union_at un = coerce_union_of(e->keyword_location);
+        size_t ll = strlen(e->instance_location);
         if (!ts->n || (ts->t[0].value ? ts->atlen != ll : !ts->t[0].nedits)) continue;
         if (!ts->t[0].value && in_hopeless_branch(hopeless, e)) continue;
-        long branch = strtol(e->keyword_location + pl, NULL, 10);
-        hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, pl,
-                           hash2(amb, ts->at, ts->atlen, e->keyword_location, pl));
+        hent *h = hmap_put(amb, ts->at, ts->atlen, e->keyword_location, un.pl,
+                           hash2(amb, ts->at, ts->atlen, e->keyword_location, un.pl));
         if (!h) return COAX_ENOMEM;
         bool first = !h->val;
         if (first) {
-            seen[n] = (union_seen){branch, &ts->t[0], NULL, false};
+            seen[n] = (union_seen){un.branch, &ts->t[0], NULL, false};
             h->val = ++n;
         }
         union_seen *u = &seen[h->val - 1];
@@ -637,12 +636,12 @@ static coax_code mark_unions(job *j, const coax_validation *val, hmap *amb, hmap
                                   : NULL;
         if (ts->t[0].nedits && !c) return COAX_ENOMEM;
         if (c && !c->val++) {
-            int read = dropped_read(j->scratch, &reads, e, pl, &ts->t[0], ts->at, ts->atlen);
+            int read = dropped_read(j->scratch, &reads, e, un, &ts->t[0], ts->at, ts->atlen);
             if (read < 0) return COAX_ENOMEM;
             u->ambiguous = u->ambiguous || read; /* another branch reads what this one drops: a guess */
         }
         if (first) continue;
-        if (u->ambiguous || u->branch == branch || (ts->t[0].nedits && ts->t[0].edits == u->same)) continue;
+        if (u->ambiguous || u->branch == un.branch || (ts->t[0].nedits && ts->t[0].edits == u->same)) continue;
         int eq = same_change(j->scratch, u->trial, &ts->t[0]);
         if (eq < 0) return COAX_ENOMEM;
         u->ambiguous = !eq;

@@ -137,6 +137,12 @@ size_t coerce_unions(const char *kw, size_t end[COERCE_UNION_LEVELS], size_t ste
 ** its innermost union ("anyOf/" or "oneOf/" as a keyword, not a property's
 ** name), or 0 when it is under none. */
 size_t coerce_union_prefix(const char *kw);
+/* The innermost union under keyword path kw: kw[0..pl) names it, kw[0..bl)
+** its branch, and 'branch' is that branch's number + 1; all 0 under none. */
+typedef struct coerce_union_at {
+    size_t pl, bl, branch;
+} coerce_union_at;
+coerce_union_at coerce_union_of(const char *kw);
 
 /* Whether a union branch's keyword path 'kw' (past its index) fails a
 ** member or an item for being there, or for its name, not for what it

@@ -286,6 +286,13 @@ size_t coerce_union_prefix(const char *kw)
     return at;
 }
 
+coerce_union_at coerce_union_of(const char *kw)
+{
+    size_t pl = coerce_union_prefix(kw);
+    if (!pl) return (coerce_union_at){0, 0, 0};
+    return (coerce_union_at){pl, pl + strspn(kw + pl, "0123456789"), (size_t)strtol(kw + pl, NULL, 10) + 1};
+}
+
 bool coerce_union_claims(coerce_ctx *c, const coax_value *x, const coax_value *to, const char *loc)
 {
     unsigned bit = x->type == COAX_NUMBER ? 1u << 7 | 1u << COAX_NUMBER : coerce_type_bit(x);
