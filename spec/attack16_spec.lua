@@ -134,15 +134,9 @@ describe("attack 16: a session's request frames nothing another session reads", 
   -- read as the answer to the next request on that connection, another session's ("conn1
   -- /slow-chosen-by-a" where it asked for /b). The headers that frame a request or rule its
   -- connection are now the transport's alone (engine/io/http.c's http_header_frames).
-  local server, port, pid
-  setup(function()
-    server = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py", "r"))
-    port, pid = server:read("l"):match("^(%d+) (%d+)$")
-  end)
-  teardown(function()
-    os.execute("kill " .. pid)
-    server:close()
-  end)
+  local server = H.pipelined_server()
+  setup(server.start)
+  teardown(server.stop)
 
   local REQUEST = [==[
 local coax = require 'coax'
@@ -164,8 +158,8 @@ end } }
 
   it("a Content-Length of 0 over a second request is refused, and the next session reads its own answer", function()
     local got = run_beside(("{ method = 'POST', url = 'http://127.0.0.1:%s/a', headers = { ['Content-Length'] = '0' },"
-      .. " body = 'GET /slow-chosen-by-a HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' }"):format(port),
-      ("{ url = 'http://127.0.0.1:%s/b' }"):format(port))
+      .. " body = 'GET /slow-chosen-by-a HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' }"):format(server.port),
+      ("{ url = 'http://127.0.0.1:%s/b' }"):format(server.port))
     assert.are.equal("script_error", got[1].outcome)
     assert.truthy(got[1].error.message:find("coax.http.request: header 'Content-Length' frames the request or its "
       .. "connection: the transport sets it", 1, true))
@@ -179,7 +173,7 @@ end } }
     it("a header " .. name .. " is refused, in a map and in a list", function()
       for _, headers in ipairs({ ("{ [%q] = '1' }"):format(name), ("{ { %q, '1' } }"):format(name) }) do
         local got = run_beside(("{ method = 'POST', url = 'http://127.0.0.1:%s/a', headers = %s, body = 'x' }"):format(
-          port, headers))
+          server.port, headers))
         assert.are.equal("script_error", got[1].outcome)
         assert.truthy(got[1].error.message:find("header '" .. name .. "' frames the request", 1, true))
       end
@@ -191,8 +185,8 @@ end } }
   -- the next session's request to that server went on it and read "conn1 late". Each session now
   -- keeps connections of its own (engine/io/http.c's http_pool, a curl share of connections).
   it("an answer that comes late on a session's connection is never read by another session", function()
-    local got = run_beside(("{ url = 'http://127.0.0.1:%s/twice' }"):format(port),
-      ("{ url = 'http://127.0.0.1:%s/b' }"):format(port))
+    local got = run_beside(("{ url = 'http://127.0.0.1:%s/twice' }"):format(server.port),
+      ("{ url = 'http://127.0.0.1:%s/b' }"):format(server.port))
     assert.truthy(got[1].value:match("^200 conn%d+ /twice$"), got[1].value)
     assert.are.equal("ok", got[2].outcome)
     assert.truthy(got[2].value:match("^200 conn%d+ /b$"), got[2].value)
@@ -207,7 +201,7 @@ end } }
         local a = coax.http.request({ url = 'http://127.0.0.1:%s/a' })
         local b = coax.http.request({ url = 'http://127.0.0.1:%s/b' })
         return { text = ('%%q'):format(a.body .. ', ' .. b.body) }
-      end } }]==]):format(port, port), "x", { source = true })
+      end } }]==]):format(server.port, server.port), "x", { source = true })
     while e:poll(50) > 0 do end
     local r = s:report()
     e:close()
@@ -220,8 +214,8 @@ end } }
   -- sessions' requests to one server both read their own answers.
   it("Content-Type, Expect, X-Te and Connections go, and two sessions read their own answers", function()
     local got = run_beside(("{ method = 'POST', url = 'http://127.0.0.1:%s/a', body = 'x', headers = { ['Content-Type']"
-      .. " = 'text/plain', Expect = '', ['X-Te'] = '1', Connections = '1' } }"):format(port),
-      ("{ url = 'http://127.0.0.1:%s/b' }"):format(port))
+      .. " = 'text/plain', Expect = '', ['X-Te'] = '1', Connections = '1' } }"):format(server.port),
+      ("{ url = 'http://127.0.0.1:%s/b' }"):format(server.port))
     assert.are.equal("ok", got[1].outcome)
     assert.truthy(got[1].value:match("^200 conn%d+ /a$"), got[1].value)
     assert.truthy(got[2].value:match("^200 conn%d+ /b$"), got[2].value)

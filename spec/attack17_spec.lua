@@ -25,15 +25,9 @@ describe("attack 17: an ended session keeps no connection", function()
   -- host keeping sessions by the thousand ran out of file descriptors (its files, its other
   -- connections, every session after). An ended session makes no request again: its pool is
   -- freed when it ends (engine/session/session.c's session_end).
-  local server, port, pid
-  setup(function()
-    server = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py", "r"))
-    port, pid = server:read("l"):match("^(%d+) (%d+)$")
-  end)
-  teardown(function()
-    os.execute("kill " .. pid)
-    server:close()
-  end)
+  local server = H.pipelined_server()
+  setup(server.start)
+  teardown(server.stop)
 
   local ASK = [==[
 local coax = require 'coax'
@@ -50,7 +44,7 @@ end } }
     local e = coax.engine()
     local kept, base, last = {}, nil, nil
     for i = 1, n + 1 do
-      kept[i] = e:session(ASK:format(port, "s" .. i, after or ""), "x", { source = true })
+      kept[i] = e:session(ASK:format(server.port, "s" .. i, after or ""), "x", { source = true })
       while e:poll(50) > 0 do end
       if i == 1 then base = open_sockets() end
       last = kept[i]:report()
@@ -70,8 +64,8 @@ end } }
   -- An agent may return with a request in flight (one it made in a coroutine of its own, which
   -- yielded back to it): the attempt's end cancels the request, the session's frees the pool.
   it("sessions ended while their requests' connections were busy hold none either", function()
-    local held, last = kept_sockets(20, "coroutine.wrap(function() coax.http.request({ url = 'http://127.0.0.1:" .. port
-      .. "/slow' }) end)()")
+    local held, last = kept_sockets(20, "coroutine.wrap(function() coax.http.request({ url = 'http://127.0.0.1:"
+      .. server.port .. "/slow' }) end)()")
     assert.are.equal("ok", last.outcome)
     assert.are.equal(0, held)
   end)
@@ -87,7 +81,7 @@ end } }
         coax.sleep(20)
         local b = coax.http.request({ url = 'http://127.0.0.1:%s/b' })
         return { text = ('%%q'):format(a.body .. ', ' .. b.body) }
-      end } }]==]):format(port, port), "x", { source = true })
+      end } }]==]):format(server.port, server.port), "x", { source = true })
     while e:poll(50) > 0 do end
     local r = s:report()
     e:close()
@@ -103,18 +97,9 @@ describe("attack 17: a running session keeps a bounded number of connections", f
   -- one after the other, while 12 other sessions each had a request in flight, kept all 40 open
   -- while it lived, and a handful of such recipes beside a busy host used up its descriptors. A
   -- session's pool keeps at most HTTP_POOL_KEEP (engine/io/http.c) idle connections.
-  local server, ports, pid
-  setup(function()
-    server = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py 41", "r"))
-    local line = server:read("l")
-    ports = {}
-    for p in line:gmatch("%d+") do ports[#ports + 1] = p end
-    pid = table.remove(ports, 2)
-  end)
-  teardown(function()
-    os.execute("kill " .. pid)
-    server:close()
-  end)
+  local server = H.pipelined_server(41)
+  setup(server.start)
+  teardown(server.stop)
 
   local SLOW = [==[
 local coax = require 'coax'
@@ -143,8 +128,8 @@ end } }
   it("a session that asked 40 servers while 12 others waited holds at most 4 of their connections", function()
     local e = coax.engine()
     local busy = {}
-    for i = 1, 12 do busy[i] = e:session(SLOW:format(ports[1]), "x", { source = true }) end
-    local hoarder = e:session(HOARD:format(table.concat(ports, ", ", 2)), "x", { source = true })
+    for i = 1, 12 do busy[i] = e:session(SLOW:format(server.port), "x", { source = true }) end
+    local hoarder = e:session(HOARD:format(table.concat(server.ports, ", ", 2)), "x", { source = true })
     local asking, held
     while e:poll(10) > 0 do
       if not asking and select(2, pcall(hoarder.host_request, hoarder)) ~= nil then

@@ -56,6 +56,25 @@ function H.scaling_ratio(run, n, k)
   return big / small
 end
 
+--- spec/mock/pipelined.py (listening on n ports, 1 unless given) for a describe block, which passes
+-- start to its setup and stop to its teardown (busted gives those to spec files, not to this
+-- module): start fills ports (strings; port is the first).
+function H.pipelined_server(n)
+  local server = { ports = {} }
+  local pipe, pid
+  function server.start()
+    pipe = assert(io.popen("exec env -u LD_PRELOAD python3 spec/mock/pipelined.py " .. (n or 1), "r"))
+    for p in assert(pipe:read("l")):gmatch("%d+") do server.ports[#server.ports + 1] = p end
+    pid = table.remove(server.ports, 2) -- the line is "PORT PID PORT2 ... PORTN"
+    server.port = server.ports[1]
+  end
+  function server.stop()
+    os.execute("kill " .. pid)
+    pipe:close()
+  end
+  return server
+end
+
 --- coax.run of a recipe's text ('source'): its replies "{}" unless opts.replies says.
 function H.run_source(source, opts)
   opts = opts or {}
