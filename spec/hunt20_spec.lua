@@ -20,11 +20,11 @@ local person = "return { schema = { type = 'object', properties = { name = { typ
   .. " type = 'integer' } }, required = { 'name', 'age' } }, prompt = 'x {{input}}', max_attempts = 1%s }"
 
 describe("hunt20: a session claims no finish its agent was not told", function()
-  local function host(reply)
+  local function host(reply, finish)
     local e = coax.engine()
     local s = e:session(person:format(", agent = 'host'"), "x", { source = true })
     e:poll(0)
-    assert.is_true(s:host_reply(reply))
+    assert.is_true(s:host_reply(reply, nil, finish))
     e:poll(0)
     return s
   end
@@ -35,6 +35,29 @@ describe("hunt20: a session claims no finish its agent was not told", function()
     assert.are.equal(json.null, s:report().attempts[1].finish)
     local r = coax.extract('{"name": "Ada", "age": 3', '{"type":"object"}')
     assert.are.same({ false, "the JSON is incomplete: the reply ends inside it" }, { r.valid, r.errors[1].error })
+  end)
+
+  it("takes it where the host says its model stopped, and refuses it where the model was cut off", function()
+    local s = host('{"name": "Ada", "age": 3', "stop")
+    assert.are.same({ "ok", { name = "Ada", age = 3 }, "stop" },
+      { s:outcome(), s:value(), s:report().attempts[1].finish })
+    s = host('{"name": "Ada", "age": 3', "length")
+    assert.are.same({ "exhausted", "length", "1 attempt used up; the last failed: 1 validation error, the first at '':"
+      .. " the reply was cut off: the JSON is incomplete" },
+      { s:outcome(), s:report().attempts[1].finish, select(2, s:error()) })
+  end)
+
+  it("refuses a finish no provider says, and the session still waits for its reply", function()
+    local e = coax.engine()
+    local s = e:session(person:format(", agent = 'host'"), "x", { source = true })
+    e:poll(0)
+    assert.are.same({ nil, "a finish of 30 bytes: at most 23", "COAX_EINVAL" },
+      { s:host_reply("{}", nil, ("x"):rep(30)) })
+    assert.are.same({ nil, "a finish is printable ASCII: byte 0 is 0x20", "COAX_EINVAL" },
+      { s:host_reply("{}", nil, " stop") })
+    assert.is_true(s:host_reply('{"name": "Ada", "age": 3'))
+    e:poll(0)
+    assert.are.same({ "exhausted", json.null }, { s:outcome(), s:report().attempts[1].finish })
   end)
 
   it("takes a number a space ends and closes the object, as coax extract does", function()

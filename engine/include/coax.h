@@ -829,11 +829,10 @@ COAX_API const char *coax_failure_name(coax_session_failure failure);
 ** that poll returns (nothing more is told; a freed engine's poll returns 0). */
 typedef void (*coax_event_fn)(void *ud, coax_session *session, const char *name, const char *data);
 
-/* The host's business rules on a value that validated, after the recipe's
-** own on_submit accepted it: return true to accept it, or false to reject
-** it with a reason (written to 'reason', at most 'cap' bytes with the NUL),
-** which the model gets as feedback, as for a rejection in Lua. 'value' is
-** compact JSON, valid during the call; called as events are (just above). */
+/* The host's business rules on a value that validated, after the recipe's own on_submit accepted it: return
+** true to accept it, or false to reject it with a reason (written to 'reason', at most 'cap' bytes with the
+** NUL), which the model gets as feedback, as for a rejection in Lua. 'value' is compact JSON, valid during the
+** call; called as events are (just above). */
 typedef bool (*coax_submit_fn)(void *ud, coax_session *session, const char *value, size_t len, char *reason,
                                size_t cap);
 
@@ -869,12 +868,10 @@ COAX_API coax_code coax_session_from_file(coax_engine *engine, const char *path,
 COAX_API coax_code coax_session_from_text(coax_engine *engine, const char *text, size_t len, const char *name,
                                           const coax_session_options *options, coax_session **out, coax_error *err);
 
-/* The same from C alone, without a recipe: 'schema' is JSON text
-** ('schema_len' bytes), 'prompt' the prompt (NUL-terminated; "{{input}}"
-** in it is replaced by options->input). The agent comes from
-** options->agent_json (default: replay). A schema that is not JSON or not
-** a valid schema ends the session at once with outcome COAX_OUTCOME_INVALID, as for
-** a recipe. Errors as coax_session_from_file. */
+/* The same from C alone, without a recipe: 'schema' is JSON text ('schema_len' bytes), 'prompt' the prompt
+** (NUL-terminated; "{{input}}" in it is replaced by options->input). The agent comes from options->agent_json
+** (default: replay). A schema that is not JSON or not a valid schema ends the session at once with outcome
+** COAX_OUTCOME_INVALID, as for a recipe. Errors as coax_session_from_file. */
 COAX_API coax_code coax_session_from_schema(coax_engine *engine, const char *schema, size_t schema_len,
                                             const char *prompt, const coax_session_options *options,
                                             coax_session **out, coax_error *err);
@@ -885,20 +882,18 @@ COAX_API coax_outcome coax_session_run(coax_session *session);
 /* The outcome so far (COAX_OUTCOME_RUNNING until it ends). */
 COAX_API coax_outcome coax_session_outcome(const coax_session *session);
 
-/* Why the session failed, without parsing its report: the failure, and
-** '*message' (when 'message' is not NULL) set to its message for people
-** (NUL-terminated, valid UTF-8, owned by the session; the report's error.message: a
-** script error's keeps its traceback). COAX_FAILURE_NONE, with '*message'
-** NULL, while the session runs and when it succeeded (and for NULL). */
+/* Why the session failed, without parsing its report: the failure, and '*message' (when 'message' is not NULL)
+** set to its message for people (NUL-terminated, valid UTF-8, owned by the session; the report's error.message:
+** a script error's keeps its traceback). COAX_FAILURE_NONE, with '*message' NULL, while the session runs and
+** when it succeeded (and for NULL). */
 COAX_API coax_session_failure coax_session_error(const coax_session *session, const char **message);
 
-/* The accepted value as compact JSON (NUL-terminated), or NULL unless the
-** outcome is COAX_OUTCOME_OK. Owned by the session. */
+/* The accepted value as compact JSON (NUL-terminated), or NULL unless the outcome is COAX_OUTCOME_OK. Owned by
+** the session. */
 COAX_API const char *coax_session_value(const coax_session *session, size_t *len);
 
-/* The session report as JSON (README, "The report"): outcome, value,
-** error, metrics and every attempt. Built when the session ends; NULL
-** before, or if memory ran out building it. Owned by the session. */
+/* The session report as JSON (README, "The report"): outcome, value, error, metrics and every attempt. Built
+** when the session ends; NULL before, or if memory ran out building it. Owned by the session. */
 COAX_API const char *coax_session_report(const coax_session *session, size_t *len);
 
 /* ---- The host agent --------------------------------------------------------
@@ -930,6 +925,11 @@ COAX_API coax_code coax_session_host_piece(coax_session *session, const char *te
 ** for none, already answered, or ended); COAX_ECANCELED (above); COAX_ENOMEM (try again). */
 COAX_API coax_code coax_session_host_reply(coax_session *session, const char *text, size_t len, long long input_tokens,
                                            long long output_tokens, coax_error *err);
+
+/* Says why the host's model stopped the reply the host answers next (the provider's finish, at most 23 bytes,
+** copied: "stop" when it ended, so a number an open reply ends on counts as written; "length" cut off at its
+** token limit; NULL: not known, the default). COAX_EINVAL for a longer one; other errors as _host_reply. */
+COAX_API coax_code coax_session_host_finish(coax_session *session, const char *finish, coax_error *err);
 
 /* Answers the host request with a failure: the session ends with outcome COAX_OUTCOME_AGENT_ERROR and
 ** 'message' (copied; NULL: "the host failed"). Errors as coax_session_host_reply. */

@@ -742,9 +742,10 @@ static int s_host_piece(lua_State *L)
     return host_result(L, coax_session_host_piece(s->session, text, len, &err), &err);
 }
 
-/** s:host_reply(text [, usage]) -> true, or nil, message, code when the
-** session waits for no reply. usage: {input_tokens, output_tokens}, as the
-** provider reported them. The next e:poll goes on from there. */
+/** s:host_reply(text [, usage [, finish]]) -> true, or nil, message, code
+** when the session waits for no reply. usage: {input_tokens, output_tokens},
+** as the provider reported them; finish: why the model stopped ("stop",
+** "length"; coax_session_host_finish). The next e:poll goes on from there. */
 static int s_host_reply(lua_State *L)
 {
     lsession *s = check_session(L, 1);
@@ -757,8 +758,11 @@ static int s_host_reply(lua_State *L)
         if (lua_getfield(L, 3, "output_tokens") != LUA_TNIL) out = luaL_checkinteger(L, -1);
         lua_pop(L, 2);
     }
+    const char *finish = luaL_optstring(L, 4, NULL);
     coax_error err = {0};
-    return host_result(L, coax_session_host_reply(s->session, text, len, in, out, &err), &err);
+    coax_code rc = finish ? coax_session_host_finish(s->session, finish, &err) : COAX_OK;
+    if (rc == COAX_OK) rc = coax_session_host_reply(s->session, text, len, in, out, &err);
+    return host_result(L, rc, &err);
 }
 
 /** s:host_fail(message) -> true, or nil, message, code: the session ends

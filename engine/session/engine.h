@@ -85,6 +85,7 @@ struct coax_session {
     bool host_failed;
     size_t host_over;            /* a reply past max_input: its length, not copied */
     long long host_in, host_out; /* provider usage the host reported, or -1 */
+    char host_finish[24];        /* the finish the host said (coax_session_host_finish), or "" */
     /* The secret values the agent's requests carried, each NUL-terminated:
     ** lend_http.c redacts them line by line, and the session redacts the reply
     ** as a whole, where a stream may have joined a key split across lines. */

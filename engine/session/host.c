@@ -33,6 +33,7 @@ bool session_host_ask(void *task, const char *request, size_t len)
     s->host_over = 0;
     s->host_failed = false;
     s->host_in = s->host_out = -1;
+    s->host_finish[0] = '\0';
     s->host_piece_len = 0;
     s->host_piece_hash = PIECE_HASH_BASIS;
     if (s->stream.fed) stream_take(s, NULL, 0); /* an agent's second request: a new reply */
@@ -60,9 +61,10 @@ int session_host_answer(void *task, lua_State *L)
     lua_createtable(L, 0, 3);
     lua_pushlstring(L, a, s->host_answer.len);
     lua_setfield(L, -2, "text");
-    /* No finish: the host says nothing of why its model stopped, and "stop"
-    ** would let a number an open reply ends on ({"n": 12, cut from 1234?)
-    ** count as ended, a guess coax extract refuses (README, "finish"). */
+    /* No finish unless the host said one: "stop" lets a number an open
+    ** reply ends on ({"n": 12, cut from 1234?) count as ended, a guess
+    ** coax extract refuses unless told (README, "finish"). */
+    if (s->host_finish[0]) lua_pushstring(L, s->host_finish), lua_setfield(L, -2, "finish");
     if (s->host_in >= 0 || s->host_out >= 0) {
         lua_createtable(L, 0, 2);
         if (s->host_in >= 0) lua_pushinteger(L, (lua_Integer)s->host_in), lua_setfield(L, -2, "input_tokens");
@@ -180,6 +182,22 @@ coax_code coax_session_host_reply(coax_session *s, const char *text, size_t len,
         s->host_out = output_tokens;
     }
     return rc;
+}
+
+coax_code coax_session_host_finish(coax_session *s, const char *finish, coax_error *err)
+{
+    if (!s) return coax_fail(err, COAX_EINVAL, 0, "coax_session_host_finish: NULL argument");
+    coax_code rc = waiting(s, err);
+    if (rc) return rc;
+    size_t n = finish ? strlen(finish) : 0;
+    if (n >= sizeof s->host_finish)
+        return coax_fail(err, COAX_EINVAL, 0, "a finish of %zu bytes: at most %zu", n, sizeof s->host_finish - 1);
+    for (size_t i = 0; i < n; i++) /* a provider's word ("stop", "max_tokens"), which the report tells */
+        if (finish[i] <= ' ' || finish[i] > '~')
+            return coax_fail(err, COAX_EINVAL, 0, "a finish is printable ASCII: byte %zu is 0x%02x", i,
+                             (unsigned char)finish[i]);
+    memcpy(s->host_finish, finish ? finish : "", n + 1);
+    return COAX_OK;
 }
 
 coax_code coax_session_host_fail(coax_session *s, const char *message, coax_error *err)

@@ -219,6 +219,7 @@ static void test_engines_and_sessions(void)
     CHECK_INT(coax_session_host_piece(NULL, "x", 1, &err), COAX_EINVAL);
     CHECK_INT(coax_session_host_reply(NULL, "x", 1, -1, -1, &err), COAX_EINVAL);
     CHECK_INT(coax_session_host_fail(NULL, NULL, &err), COAX_EINVAL);
+    CHECK_INT(coax_session_host_finish(NULL, "stop", &err), COAX_EINVAL);
     coax_session_free(NULL);
     CHECK_INT(coax_session_host_piece(s, "\xff", 1, &err), COAX_OK);
     CHECK_INT(coax_session_host_piece(s, NULL, 5, &err), COAX_EINVAL);
@@ -226,6 +227,7 @@ static void test_engines_and_sessions(void)
     CHECK_INT(coax_session_host_fail(s, NULL, &err), COAX_OK);
     CHECK_INT(coax_session_run(s), COAX_OUTCOME_AGENT_ERROR);
     CHECK_INT(coax_session_host_reply(s, "{\"n\":1}", 7, -1, -1, &err), COAX_EINVAL); /* answered */
+    CHECK_INT(coax_session_host_finish(s, "stop", &err), COAX_EINVAL);
     coax_engine_free(e);
     CHECK_INT(c.live, 0);
 }
@@ -372,6 +374,44 @@ static void test_on_submit_reenters_safely(void)
     }
 }
 
+/* The finish a host says for its reply: "stop" takes a number an open reply
+** ends on as written, as a provider's "stop" does; none (each request
+** starts with none) refuses it, the number may be cut; a finish longer
+** than 23 bytes, or not printable ASCII, is refused and changes nothing. */
+static void test_host_finish(void)
+{
+    counting c = {0, 0, 0};
+    coax_allocator al = COUNTING_ALLOCATOR(&c);
+    coax_engine_options eo = {0};
+    eo.alloc = &al;
+    coax_engine *e;
+    coax_error err = {0};
+    CHECK_INT(coax_engine_new(&eo, &e, NULL), COAX_OK);
+    const char *finishes[] = {"stop", NULL};
+    for (int k = 0; k < 2; k++) {
+        coax_session_options o = {0};
+        o.agent_json = "{\"name\":\"host\"}";
+        o.max_attempts = 1;
+        coax_session *s;
+        CHECK_INT(coax_session_from_text(e, RECIPE, strlen(RECIPE), NULL, &o, &s, NULL), COAX_OK);
+        CHECK_INT(coax_session_run(s), COAX_OUTCOME_RUNNING);
+        CHECK_INT(coax_session_host_finish(s, "a_finish_of_twenty_four_", &err), COAX_EINVAL);
+        CHECK_STR(err.msg, "a finish of 24 bytes: at most 23");
+        CHECK_INT(coax_session_host_finish(s, "st\nop", &err), COAX_EINVAL);
+        CHECK_STR(err.msg, "a finish is printable ASCII: byte 2 is 0x0a");
+        CHECK_INT(coax_session_host_finish(s, "length", NULL), COAX_OK);
+        CHECK_INT(coax_session_host_finish(s, finishes[k], NULL), COAX_OK); /* the last one said counts */
+        CHECK_INT(coax_session_host_reply(s, "{\"n\": 12", 8, -1, -1, NULL), COAX_OK);
+        CHECK_INT(coax_session_run(s), finishes[k] ? COAX_OUTCOME_OK : COAX_OUTCOME_EXHAUSTED);
+        const char *report = coax_session_report(s, NULL);
+        CHECK(report && strstr(report, finishes[k] ? "\"finish\":\"stop\"" : "\"finish\":null"));
+        if (finishes[k]) CHECK_STR(coax_session_value(s, NULL), "{\"n\":12}");
+        coax_session_free(s);
+    }
+    coax_engine_free(e);
+    CHECK_INT(c.live, 0);
+}
+
 #define TESTS                               \
     X(test_names_outside_their_enums)       \
     X(test_name_parsers_take_null)          \
@@ -380,5 +420,6 @@ static void test_on_submit_reenters_safely(void)
     X(test_schemas_extract_and_example)     \
     X(test_engines_and_sessions)            \
     X(test_unterminated_buffers)            \
-    X(test_on_submit_reenters_safely)
+    X(test_on_submit_reenters_safely)       \
+    X(test_host_finish)
 #include "test.h"

@@ -27,7 +27,7 @@ local REQUEST_ORDER = { "messages", "schema", "options" }
 
 --- Asks the host for a reply.
 -- @tparam table request {messages, schema, options}
--- @treturn[1] table {text, usage?}: no finish, which the host does not say
+-- @treturn[1] table {text, usage?, finish?}: a finish only where the host said one
 -- @treturn[2] nil
 -- @treturn[2] string the host's failure message
 function M.call(request)
