@@ -435,8 +435,10 @@ describe("coercion", function()
       refused('{"User IDs": [1, 2]}', s, "/User IDs", "expected integer, got array of 2 items")
       refused('{"user_isd": [1, 2]}', s, "/user_isd", "expected integer, got array of 2 items")
       refused('{"x-tags": [1, 2]}', s, "/x-tags", "expected at most 1 item, got 2")
-      coerced('{"values": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
+      -- a map's keys are data (additionalProperties a schema): only a wrapper word labels the answer
+      refused('{"values": [1, 2]}', s, "/values", "expected integer, got array of 2 items")
       coerced('{"result": [1, 2]}', s, "[1,2]", "envelope_unwrapped", "")
+      coerced('{"values": [1, 2]}', s:gsub('{"type":"integer"}', "false"), "[1,2]", "envelope_unwrapped", "")
       local n = '{"type":"object","properties":{"invoice_number":{"type":"string"}},"required":["invoice_number"]}'
       coerced('{"invoice": {"invoice_number": "A1"}}', n, '{"invoice_number":"A1"}', "envelope_unwrapped", "")
       n = n:gsub("invoice_number", "invoice_id")

@@ -178,7 +178,9 @@ bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *
 /* Whether the schema document 'doc' names key[0..klen) a way a reply may
 ** write it: any "properties" declares it, joined another way or a few edits
 ** off, or a "patternProperties" pattern matches it ('schema' compiled them;
-** NULL: any may); true out of memory or for a key too long to compare. */
+** NULL: any may), or its root may read any key (a map's, or behind a
+** reference not followed); true out of memory or for a key too long to
+** compare. */
 bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen);
 
 /* The names every "properties" of the schema document declares, as

@@ -781,10 +781,50 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
     return set ? !oom : found;
 }
 
+/* How many schemas root_takes_any_key reads at most, and how deep its
+** stack goes: past either the root is taken to name every key (unsure: no
+** envelope is taken out, the reply is refused). */
+#define ROOT_KEY_LOOK 4096
+#define ROOT_KEY_STACK 64
+
+/* Whether the root schema, through its local "$ref"s and its "allOf",
+** "anyOf", "oneOf", "then" and "else", may read any key as content: a map
+** ("additionalProperties" or "unevaluatedProperties" a schema: its keys are
+** data, and {"alice": {"math": 90}} is no envelope around {"math": 90}),
+** or a reference the look cannot follow (another document's, an anchor's,
+** "$dynamicRef", "$recursiveRef": "$defs" is a property of the meta-schema
+** a "$ref" names). */
+static bool root_takes_any_key(const coax_value *doc)
+{
+    static const char *const branches[] = {"allOf", "anyOf", "oneOf", "then", "else"};
+    const coax_value *stack[ROOT_KEY_STACK];
+    size_t n = 0, looked = 0;
+    stack[n++] = doc;
+    while (n) {
+        const coax_value *s = stack[--n];
+        if (s->type != COAX_OBJECT) continue;
+        const coax_value *ref = coerce_member(s, "$ref"), *map = coerce_member(s, "additionalProperties"),
+                         *rest = coerce_member(s, "unevaluatedProperties");
+        if (++looked > ROOT_KEY_LOOK || coerce_member(s, "$dynamicRef") || coerce_member(s, "$recursiveRef") ||
+            (map && map->type == COAX_OBJECT) || (rest && rest->type == COAX_OBJECT))
+            return true;
+        const coax_value *target = ref ? coerce_local_ref(NULL, doc, ref) : NULL;
+        if (ref && (!target || n == ROOT_KEY_STACK)) return true;
+        if (target) stack[n++] = target;
+        for (size_t b = 0; b < sizeof branches / sizeof *branches; b++) {
+            const coax_value *br = coerce_member(s, branches[b]);
+            size_t count = !br ? 0 : br->type == COAX_ARRAY ? br->len : 1;
+            if (count > ROOT_KEY_STACK - n) return true;
+            for (size_t i = 0; i < count; i++) stack[n++] = br->type == COAX_ARRAY ? &br->u.items[i] : br;
+        }
+    }
+    return false;
+}
+
 bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen)
 {
     char norm[257];
-    if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true;
+    if (!coerce_norm_key(key, klen, norm, sizeof norm) || root_takes_any_key(doc)) return true;
     named_loosely l = {schema, key, norm, klen};
     return declared_walk(a, doc, key, klen, NULL, NULL, &l);
 }
