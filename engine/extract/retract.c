@@ -44,6 +44,24 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
     return matched(text, at, e, w) != 0;
 }
 
+/* The length of the first of words[0..n) that opens text[at..e)
+** (matched), 0 when none does. Each word's first byte is compared
+** first, case folded the ASCII way (a byte past ASCII may pass, matched
+** tells): the tables are long and most words of the prose they are tried
+** on open with none of them. */
+static size_t matched_any(const char *text, size_t at, size_t e, const char *const *words, size_t n)
+{
+    unsigned char first = (unsigned char)text[at] | 32;
+    for (size_t i = 0; i < n; i++) {
+        if (((unsigned char)words[i][0] | 32) != first) continue;
+        size_t m = matched(text, at, e, words[i]);
+        if (m) return m;
+    }
+    return 0;
+}
+
+#define MATCHED_ANY(text, at, e, words) matched_any(text, at, e, words, sizeof words / sizeof *words)
+
 /* Whether words at text[at] doubt what the reply can tell: "hard to say",
 ** "can't tell", "if I'm reading this right", "if I'm not mistaken". */
 static bool doubt_phrase(const char *text, size_t at, size_t e)
@@ -55,8 +73,7 @@ static bool doubt_phrase(const char *text, size_t at, size_t e)
                                           "if i am not mistaken", "unless i'm mistaken", "unless i am mistaken",
                                           "unless i'm wrong", "unless i am wrong", "low confidence",
                                           "confidence: low", "confidence low"};
-    for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
-        if (opens_with(text, at, e, phrases[i])) return true;
+    if (MATCHED_ANY(text, at, e, phrases)) return true;
     return false;
 }
 
@@ -90,7 +107,10 @@ static bool value_alone(const char *text, size_t at, size_t e)
     for (size_t i = 0; i < sizeof after / sizeof *after; i++) p += matched(text, p, e, after[i]);
     size_t o = matched(text, p, e, " or ");
     if (o && value_end(text, p + o, e) != p + o) return value_alone(text, p + o, e);
-    return p == e || (text[p] && strchr(".,;:!)\r\n", text[p]));
+    /* a full-width full stop, comma or exclamation mark ends one too ("37。") */
+    return p == e || (text[p] && strchr(".,;:!)\r\n", text[p])) ||
+           (e - p >= 3 && (!memcmp(text + p, "\xE3\x80\x82", 3) || !memcmp(text + p, "\xEF\xBC\x8C", 3) ||
+                           !memcmp(text + p, "\xEF\xBC\x81", 3)));
 }
 
 /* Whether one of the phrases opens text[at..e) and a value follows it
@@ -134,14 +154,12 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     static const char *const remarks[] = {"actually", "wait",     "correction", "erratum",  "hold on", "edit",
                                           "update",   "updated",  "revised",    "revision", "amendment", "addendum"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
-    for (size_t i = 0; i < sizeof openers / sizeof *openers; i++)
-        if (opens_with(text, at, e, openers[i])) return true;
+    if (MATCHED_ANY(text, at, e, openers)) return true;
     /* doubt that opens the sentence after the answer: "Not sure about the
     ** age.", "(not certain)" */
     static const char *const doubts[] = {"not sure", "not certain", "not 100%", "not entirely sure", "unsure",
                                          "uncertain", "not confident", "unverified"};
-    for (size_t i = 0; i < sizeof doubts / sizeof *doubts; i++)
-        if (opens_with(text, at, e, doubts[i])) return true;
+    if (MATCHED_ANY(text, at, e, doubts)) return true;
     /* another value offered: "Or 37, depending on the date.", "(or 37)",
     ** "Possibly 37.", "Either 36 or 37." */
     static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
@@ -245,8 +263,7 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
     static const char *const offered[] = {"could also be", "might also be", "may also be", "can also be",
                                           "could be",      "might be",      "may be",      "or possibly",
                                           "or maybe",      "or perhaps",    "or rather",   "or even"};
-    for (size_t i = 0; i < sizeof phrases / sizeof *phrases; i++)
-        if (opens_with(text, at, e, phrases[i])) return true;
+    if (MATCHED_ANY(text, at, e, phrases)) return true;
     if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false) ||
         phrase_then_value(text, at, e, offered, sizeof offered / sizeof *offered, true))
         return true;
@@ -310,6 +327,101 @@ static bool conditional_after(const char *text, size_t from, size_t e)
     return false;
 }
 
+/* ---- the same in the languages models answer in most besides English ----
+** A recipe for users of another language gets replies in it: "En fait,
+** l'âge est 37.", "Me equivoqué", "我不确定年龄。" take the answer back as
+** "Actually, the age is 37." does. Spanish, French, German, Portuguese,
+** Italian, Russian, Chinese and Japanese, each class as in English:
+** sentences opening by taking it back, remarks set off ("Corrección:"),
+** phrases anywhere (a mistake in the first person, "I meant", doubt), a
+** value named another ("debería ser 37"), or offered ("O 37."). Words are
+** as written (a capital past ASCII, "À", is listed as one); an apology
+** alone ("Desculpe a demora") takes nothing back, as "Sorry" does not. */
+static const char *const other_openers[] = {
+    "ignora lo anterior", "ignore lo anterior", "eso está mal", "eso es incorrecto", "déjame corregir",
+    "dejame corregir", "mejor dicho", "pensándolo bien", "ignorez ce qui précède", "ignore ce qui précède",
+    "c'est faux", "c'est incorrect", "laissez-moi corriger", "je corrige", "à la réflexion", "À la réflexion",
+    "réflexion faite", "ignoriere das obige", "ignorieren sie das obige", "das ist falsch", "das war falsch",
+    "ich korrigiere", "lass mich korrigieren", "ignore o acima", "isso está errado", "deixe-me corrigir",
+    "ignora quanto sopra", "lasciami correggere", "Это неверно", "это неверно", "Поправка", "поправка"};
+static const char *const other_remarks[] = {
+    "en realidad", "corrección", "correccion", "espera", "fe de erratas", "en fait", "en réalité", "rectification",
+    "attendez", "attends", "correction", "eigentlich", "korrektur", "berichtigung", "warte", "moment mal", "na verdade",
+    "correção", "correcao", "retificação", "espere", "in realtà", "correzione", "rettifica", "aspetta",
+    "На самом деле", "на самом деле", "Исправление", "исправление", "其实", "实际上", "事实上", "等等", "更正",
+    "纠正", "订正", "実は", "訂正", "待って"};
+static const char *const other_phrases[] = {
+    "me equivoqué", "me equivoque", "quise decir", "quería decir", "no estoy seguro", "no estoy segura",
+    "podría estar equivocado", "podría estar equivocada", "error tipográfico", "je me suis trompé",
+    "je me suis trompée", "je voulais dire", "je ne suis pas sûr", "je ne suis pas sûre", "je ne suis pas certain",
+    "je pourrais me tromper", "faute de frappe", "ich habe mich geirrt", "ich habe mich vertan", "ich meinte",
+    "ich bin mir nicht sicher", "ich bin nicht sicher", "tippfehler", "me enganei", "eu quis dizer", "quis dizer",
+    "não tenho certeza", "nao tenho certeza", "posso estar errado", "posso estar errada", "erro de digitação",
+    "mi sono sbagliato", "mi sono sbagliata", "volevo dire", "non sono sicuro", "non sono sicura",
+    "potrei sbagliarmi", "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась",
+    "Я не уверен", "я не уверен", "Я имел в виду", "я имел в виду", "我错了", "我搞错了", "我弄错了", "写错了",
+    "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました",
+    "確信がありません", "自信がありません", "確かではありません", "正しくは"};
+static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
+                                           "должно быть", "应该是", "应为", "正确的是"};
+static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez",
+                                             "peut-être", "vielleicht", "talvez", "forse", "или"};
+/* the same in Chinese and Japanese, where no space comes before the value */
+static const char *const other_offering_cjk[] = {"或者", "或", "也可能是", "可能是", "もしくは", "または"};
+
+/* Whether text[p..e) opens with a set-off sign: ASCII ",:;!.", a French
+** " :", or a full-width comma, colon or enumeration comma. */
+static bool set_off(const char *text, size_t p, size_t e)
+{
+    if (p < e && strchr(",:;!.", text[p])) return true;
+    if (e - p >= 2 && text[p] == ' ' && text[p + 1] == ':') return true;
+    return e - p >= 3 && (!memcmp(text + p, "\xEF\xBC\x8C", 3) || !memcmp(text + p, "\xEF\xBC\x9A", 3) ||
+                          !memcmp(text + p, "\xE3\x80\x81", 3));
+}
+
+/* Whether a value starts at text[p], after spaces: a digit or an opening
+** quote, ASCII, curly or a corner bracket. */
+static bool value_next(const char *text, size_t p, size_t e)
+{
+    while (p < e && text[p] == ' ') p++;
+    return p < e && (is_digit(text[p]) || text[p] == '"' || text[p] == '\'' ||
+                     (e - p >= 3 && (!memcmp(text + p, "\xE2\x80\x9C", 3) || !memcmp(text + p, "\xE3\x80\x8C", 3))));
+}
+
+/* Whether the words at text[at] take the answer back in another language
+** ('start': a sentence opens there). */
+static bool retracting_elsewhere(const char *text, size_t at, size_t e, bool start)
+{
+    size_t n;
+    if (MATCHED_ANY(text, at, e, other_phrases)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
+    if (!start) return false;
+    if (MATCHED_ANY(text, at, e, other_openers)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
+    return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
+}
+
+/* Whether a word may start at text[p]: no letter, ASCII or past it, ends
+** right before; a character past ASCII (Chinese, Japanese) starts one
+** wherever it stands, as those scripts have no spaces. */
+static bool word_start(const char *text, size_t from, size_t p)
+{
+    unsigned char ch = (unsigned char)text[p], prev = p > from ? (unsigned char)text[p - 1] : ' ';
+    if ((ch & 0xC0) == 0x80) return false; /* inside a character */
+    if (ch >= 0xE3 && ch <= 0xE9) return true; /* CJK and kana: 3-byte characters from U+3000 */
+    return !coax_ascii_alpha(prev) && prev < 0x80;
+}
+
+/* Whether a sentence of Chinese or Japanese ends right before text[p]
+** (its full stop, exclamation or question mark; spaces after it). */
+static bool cjk_sentence_end(const char *text, size_t from, size_t p)
+{
+    while (p > from && text[p - 1] == ' ') p--;
+    return p - from >= 3 && (!memcmp(text + p - 3, "\xE3\x80\x82", 3) || !memcmp(text + p - 3, "\xEF\xBC\x81", 3) ||
+                             !memcmp(text + p - 3, "\xEF\xBC\x9F", 3));
+}
+
 size_t extract_taken_back(const char *text, size_t from, size_t to)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
@@ -319,6 +431,9 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
     bool start = true, end = e == to; /* a sentence may start here; the look reaches the reply's end */
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
+        if ((coax_ascii_alpha(ch) || ch >= 0xC0) && word_start(text, from, p) &&
+            retracting_elsewhere(text, p, e, start || cjk_sentence_end(text, from, p)))
+            return p;
         if (coax_ascii_alpha(ch)) {
             if (start && retracting_sentence(text, p, e, end)) return p;
             if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
