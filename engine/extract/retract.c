@@ -368,6 +368,22 @@ static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quiz�
                                              "peut-être", "vielleicht", "talvez", "forse", "или"};
 /* the same in Chinese and Japanese, where no space comes before the value */
 static const char *const other_offering_cjk[] = {"或者", "或", "也可能是", "可能是", "もしくは", "または"};
+/* before a value, in its sentence: doubt ("Probablemente {...}", "我猜"),
+** as doubted_before reads "Probably", "I guess" */
+static const char *const other_doubts[] = {
+    "probablemente", "quizás", "quizá", "tal vez", "no estoy seguro", "no estoy segura", "probablement",
+    "peut-être", "je ne suis pas sûr", "je ne suis pas sûre", "wahrscheinlich", "vielleicht",
+    "ich bin mir nicht sicher", "ich bin nicht sicher", "provavelmente", "talvez", "não tenho certeza",
+    "probabilmente", "forse", "non sono sicuro", "non sono sicura", "возможно", "Возможно", "наверное",
+    "Наверное", "вероятно", "Вероятно", "Я не уверен", "я не уверен", "也许", "大概", "我猜", "不确定", "可能是",
+    "たぶん", "多分", "おそらく"};
+/* before a value, in its clause: an example named as one ("Por ejemplo,
+** {...}", "例如：{...}"), as marking_word reads "For example", "an example" */
+static const char *const other_examples[] = {
+    "por ejemplo", "un ejemplo", "par exemple", "un exemple", "zum beispiel", "beispielsweise", "ein beispiel",
+    "por exemplo", "um exemplo", "ad esempio", "per esempio", "un esempio", "например", "Например", "пример",
+    "Пример", "例如", "比如", "举例", "示例", "例えば", "たとえば"};
+
 
 /* Whether text[p..e) opens with a set-off sign: ASCII ",:;!.", a French
 ** " :", or a full-width comma, colon or enumeration comma. */
@@ -420,6 +436,23 @@ static bool cjk_sentence_end(const char *text, size_t from, size_t p)
     while (p > from && text[p - 1] == ' ') p--;
     return p - from >= 3 && (!memcmp(text + p - 3, "\xE3\x80\x82", 3) || !memcmp(text + p - 3, "\xEF\xBC\x81", 3) ||
                              !memcmp(text + p - 3, "\xEF\xBC\x9F", 3));
+}
+
+/* Where, in text[b..start) before a value, one of words[0..n) stands at a
+** word's start (word_start; the look starts after the last Chinese or
+** Japanese sentence's end): SIZE_MAX when none does. */
+static size_t other_words_before(const char *text, size_t b, size_t start, const char *const *words, size_t n)
+{
+    for (size_t k = start; k > b; k--)
+        if (cjk_sentence_end(text, b, k)) {
+            b = k;
+            break;
+        }
+    for (size_t p = b; p < start; p++)
+        if ((coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0xC0) &&
+            word_start(text, b, p) && matched_any(text, p, start, words, n))
+            return p;
+    return SIZE_MAX;
 }
 
 size_t extract_taken_back(const char *text, size_t from, size_t to)
@@ -626,7 +659,7 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
         since_denial = WORD_OF(text, p, q - p, denying) ? 0 : since_denial + (since_denial != SIZE_MAX);
         pw = p, pn = q - p, p = q;
     }
-    return SIZE_MAX;
+    return other_words_before(text, b, start, other_doubts, sizeof other_doubts / sizeof *other_doubts);
 }
 
 /* Where the line above a value that starts its line, past blank lines and
@@ -715,6 +748,8 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
         pn = q - p;
         p = q;
     }
+    size_t example = other_words_before(text, from, to, other_examples, sizeof other_examples / sizeof *other_examples);
+    if (example != SIZE_MAX) return example;
     if (to != start) return SIZE_MAX; /* a clause before the value's own: its label's words said it */
     return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
 }
