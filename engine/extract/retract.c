@@ -322,9 +322,15 @@ static bool conditional_after(const char *text, size_t from, size_t e)
     while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
     if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
     while (p < e && (strchr(" \t,(*_-", text[p]) || dash(text, p, e))) p += dash(text, p, e) ? 3 : 1;
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (opens_with(text, p, e, words[i])) return true;
-    return false;
+    /* the same in the other languages retracting_elsewhere reads */
+    static const char *const other_words[] = {
+        "si", "a menos que", "suponiendo", "probablemente", "quizás", "creo", "supongo", "sauf si", "à moins que",
+        "en supposant", "probablement", "peut-être", "je pense", "je crois", "falls", "wenn", "sofern",
+        "vorausgesetzt", "wahrscheinlich", "vielleicht", "glaube ich", "denke ich", "se", "supondo",
+        "provavelmente", "talvez", "acho", "a meno che", "supponendo", "probabilmente", "forse", "credo", "penso",
+        "если", "возможно", "наверное", "如果", "假设", "假如", "可能", "大概", "我想", "我觉得", "もし", "たぶん",
+        "多分", "と思います", "と思う", "かもしれません"};
+    return MATCHED_ANY(text, p, e, words) || MATCHED_ANY(text, p, e, other_words);
 }
 
 /* ---- the same in the languages models answer in most besides English ----
