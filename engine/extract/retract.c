@@ -51,6 +51,7 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
 ** on open with none of them. */
 static size_t matched_any(const char *text, size_t at, size_t e, const char *const *words, size_t n)
 {
+    if (at >= e) return 0;
     unsigned char first = (unsigned char)text[at] | 32;
     for (size_t i = 0; i < n; i++) {
         if (((unsigned char)words[i][0] | 32) != first) continue;
