@@ -20,6 +20,46 @@ static bool instruction(const char *s, size_t n)
     return false;
 }
 
+/* The words that make a bracketed phrase an instruction in the other
+** languages models answer in (Spanish, French, German, Portuguese, Italian,
+** Russian): to insert, enter or fill in, "here", "your", wherever they
+** stand ("[Stadt einfügen]", "[insérer la ville ici]", "[su nombre]"). */
+static const coax_word other_instruction_words[] = {
+    COAX_WORD("insertar"), COAX_WORD("inserte"), COAX_WORD("inserta"), COAX_WORD("introduce"),
+    COAX_WORD("introduzca"), COAX_WORD("ingrese"), COAX_WORD("ingresa"), COAX_WORD("escriba"), COAX_WORD("aquí"),
+    COAX_WORD("tu"), COAX_WORD("su"), COAX_WORD("insérer"), COAX_WORD("insérez"), COAX_WORD("entrez"),
+    COAX_WORD("saisir"), COAX_WORD("saisissez"), COAX_WORD("ici"), COAX_WORD("votre"), COAX_WORD("vos"),
+    COAX_WORD("einfügen"), COAX_WORD("eingeben"), COAX_WORD("eintragen"), COAX_WORD("hier"), COAX_WORD("ihr"),
+    COAX_WORD("ihre"), COAX_WORD("ihren"), COAX_WORD("dein"), COAX_WORD("deine"), COAX_WORD("deinen"),
+    COAX_WORD("inserir"), COAX_WORD("insira"), COAX_WORD("digite"), COAX_WORD("aqui"), COAX_WORD("seu"),
+    COAX_WORD("sua"), COAX_WORD("inserire"), COAX_WORD("inserisci"), COAX_WORD("qui"), COAX_WORD("tuo"),
+    COAX_WORD("vostro"), COAX_WORD("vostra"), COAX_WORD("введите"), COAX_WORD("вставьте"), COAX_WORD("здесь"),
+    COAX_WORD("ваш"), COAX_WORD("ваше"), COAX_WORD("ваша"), COAX_WORD("ваши"), COAX_WORD("Введите"),
+    COAX_WORD("Вставьте"), COAX_WORD("Ваш"), COAX_WORD("Ваше"), COAX_WORD("Ваша"), COAX_WORD("Ваши")};
+/* and in Chinese and Japanese, where words have no spaces: anywhere */
+static const char *const other_instruction_cjk[] = {"在此", "在这里", "插入", "输入", "填写", "你的", "您的",
+                                                    "ここに", "入力", "あなたの"};
+
+/* Whether a word of s[0..n) (split at spaces, '_', '-') is an instruction's
+** in another language, or it holds a Chinese or Japanese one. */
+static bool instruction_elsewhere(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && !strchr(" _-", s[j])) j++;
+        if (j > i && coax_word_in(s + i, j - i, other_instruction_words,
+                                  sizeof other_instruction_words / sizeof *other_instruction_words))
+            return true;
+        i = j + 1;
+    }
+    for (size_t k = 0; k < sizeof other_instruction_cjk / sizeof *other_instruction_cjk; k++) {
+        size_t w = strlen(other_instruction_cjk[k]);
+        for (size_t i = 0; i + w <= n; i++)
+            if (!memcmp(s + i, other_instruction_cjk[k], w)) return true;
+    }
+    return false;
+}
+
 /* Whether s[0..n) names the member 'key' (ignoring case, spaces, '_', '-'),
 ** or one item of it: a list's key is a plural ("tags": ["<tag>"],
 ** "categories": ["<category>"]). */
@@ -90,7 +130,9 @@ static bool words_only(const char *s, size_t n)
 ** ("YOUR_API_KEY", "your-name", "INSERT_DATE", "email_here"). */
 static bool template_name(const char *s, size_t n)
 {
-    static const char *const heads[] = {"your", "insert", "enter"};
+    static const char *const heads[] = {"your", "insert", "enter", /* and other languages' verbs, as written in names */
+                                        "insertar", "ingrese", "introduzca", "inserer", "entrez", "saisir",
+                                        "inserir", "digite", "inserire", "inserisci"};
     if (!words_only(s, n) || memchr(s, ' ', n) || memchr(s, '.', n)) return false;
     for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
         size_t w = strlen(heads[i]);
@@ -123,7 +165,8 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     const char *in = s + 1;
     size_t m = n - 2;
     if (!words_only(in, m)) return false;
-    if (names_key(in, m, key, klen) || instruction(in, m) || ((angle || square) && names_type(in, m, true)))
+    if (names_key(in, m, key, klen) || instruction(in, m) || instruction_elsewhere(in, m) ||
+        ((angle || square) && names_type(in, m, true)))
         return true; /* "email": "<email>", "[Your Name]", "<string>" */
     /* <first name>, <user_email>: an angle-bracketed phrase is no HTML tag */
     return angle && (memchr(in, ' ', m) || memchr(in, '_', m));
