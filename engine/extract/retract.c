@@ -779,5 +779,15 @@ bool extract_remark_takes_back(const char *s, size_t n)
         if (WORD_OF(s, p, q - p, words) || (opens_with(s, p, n, "should be"))) return true;
         p = q;
     }
+    /* the same words in the other languages retracting_elsewhere reads */
+    static const char *const other_words[] = {
+        "incorrecto", "incorrecta", "erróneo", "errónea", "corregido", "corregida", "corrección", "faux", "fausse",
+        "erreur", "corrigé", "corrigée", "falsch", "fehler", "korrigiert", "errado", "errada", "incorreto",
+        "incorreta", "corrigido", "corrigida", "sbagliato", "sbagliata", "errato", "errata", "corretto", "corretta",
+        "неверно", "ошибка", "исправлено", "错误", "有误", "更正", "修正", "誤り", "間違い", "訂正"};
+    for (size_t p = 0; p < n; p++)
+        if ((coax_ascii_alpha((unsigned char)s[p]) || (unsigned char)s[p] >= 0xC0) && word_start(s, 0, p) &&
+            MATCHED_ANY(s, p, n, other_words))
+            return true;
     return false;
 }
