@@ -126,7 +126,22 @@ bool coerce_not_answer_label(const char *key, size_t klen)
                                         "query", "request", "prompt",
                                         /* one choice of several, a try before the answer, a part of it */
                                         "hypothes", "counterfact", "option", "candidate", "attempt", "initial",
-                                        "firsttry", "partial", "fallback", "oldvalue"};
+                                        "firsttry", "partial", "fallback", "oldvalue",
+                                        /* the same in the languages models answer in most besides English
+                                        ** (a stem past ASCII is as written: Cyrillic in both cases) */
+                                        "ejemplo", "exemple", "beispiel", "exemplo", "esempio", "пример", "Пример",
+                                        "示例", "例子", "范例", "例", "サンプル", "erroneo", "erróneo", "falsch",
+                                        "faux", "fausse", "falso", "errado", "errada", "equivocad", "sbagliat", "errat", "неправильн", "Неправильн",
+                                        "неверн", "Неверн", "错误", "誤り", "間違", "anterior", "vorherig",
+                                        "précédent", "precedent", "предыдущ", "Предыдущ", "之前", "以前", "前回",
+                                        "borrador", "brouillon", "entwurf", "rascunho", "bozza", "черновик",
+                                        "Черновик", "草稿", "下書き", "plantilla", "vorlage", "шаблон", "Шаблон",
+                                        "模板", "テンプレート", "opción", "opcion", "opção", "opcao", "opzione",
+                                        "вариант", "Вариант", "选项", "候補", "pregunta", "frage", "pergunta",
+                                        "domanda", "вопрос", "Вопрос", "问题", "質問", "requête",
+                                        "requete", "anfrage", "richiesta", "запрос", "Запрос", "请求", "hipotetic",
+                                        "hipotétic", "ipotetic", "hypothétique", "ficticio", "fictif", "fittizi",
+                                        "fiktiv"};
     char norm[257];
     if (!coerce_norm_key(key, klen, norm, sizeof norm)) return true; /* too long to read: it may say so */
     for (size_t i = 0; i < sizeof stems / sizeof *stems; i++) /* a short stem whole: "old", not "oldest" */
