@@ -132,8 +132,11 @@ static bool grouped_pair(const job *j, const rvalues *vals, size_t i)
 {
     const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
     const char *t = j->text;
+    /* a value's end takes the spaces after it: "1,234\n" is as grouped as "1,234" */
+    size_t digits = b->end - b->start;
+    while (digits > 3 && around_value(t[b->start + digits - 1])) digits--;
     return a->value->type == COAX_NUMBER && b->value->type == COAX_NUMBER && b->start == a->end + 1 &&
-           t[a->end] == ',' && b->end - b->start == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
+           t[a->end] == ',' && digits == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
            t[b->start + 1] >= '0' && t[b->start + 1] <= '9' && t[b->start + 2] >= '0' && t[b->start + 2] <= '9';
 }
 
@@ -575,7 +578,9 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         if (vals.v[i].at_limit && nests_to(j, vals.v[i].value, j->lim.max_depth)) wraps = false;
         if (i && !grouped && grouped_pair(j, &vals, i)) grouped = vals.v[i - 1].end;
     }
-    if (wraps && grouped && vals.v[vals.n - 1].log_to == j->log.n) { /* the list is a guess: its log says so */
+    /* the list is a guess: its log says so (and takes the text ignored after it, as an operand's does) */
+    size_t last_to = vals.n ? vals.v[vals.n - 1].log_to : 0;
+    if (wraps && grouped && (last_to == j->log.n || (vals.trailing && last_to + 1 == j->log.n))) {
         rlog_add_class(&j->log, RK_THOUSANDS_SEPARATOR, COAX_CLASS_INVENTED, grouped);
         vals.v[vals.n - 1].log_to = j->log.n;
         any_invented = true;
