@@ -292,6 +292,14 @@ size_t extract_taken_back(const char *text, size_t from, size_t to);
 ** SIZE_MAX when none does. */
 size_t extract_marked_before(const char *text, size_t start, bool prose);
 
+/* Where the reply's first line starts, for a look back from 'at' (a value's
+** start, past any byte order mark): after a byte order mark, which hides no
+** label or doubt before the value ("\xEF\xBB\xBFExample: {...}"), else 0. */
+static inline size_t extract_text_origin(const char *text, size_t at)
+{
+    return at >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
 /* Whether a remark (a string member the schema does not declare, "note":
 ** "age should be 36") takes a value back: a retraction as after an
 ** answer, or a correction's word anywhere in its first bytes. */

@@ -714,9 +714,10 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
 ** line is no label. */
 static bool label_line(const char *text, size_t end)
 {
-    size_t line = end, stop = end > 64 ? end - 64 : 0;
+    size_t origin = extract_text_origin(text, end), line = end, stop = end > 64 ? end - 64 : 0;
+    if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
-    if (line > 0 && text[line - 1] != '\n') return false;
+    if (line > origin && text[line - 1] != '\n') return false;
     size_t e = end, b = line;
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
@@ -733,15 +734,17 @@ static bool label_line(const char *text, size_t end)
 static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
 {
     if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
-    size_t line = cand->start, stop = cand->start > 64 ? cand->start - 64 : 0;
+    size_t origin = extract_text_origin(text, cand->start), line = cand->start;
+    size_t stop = cand->start > 64 ? cand->start - 64 : 0;
+    if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
     size_t e = cand->start;
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
-    if (e == line && (line == 0 || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
+    if (e == line && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
-        while (line > 0) {
+        while (line > origin) {
             size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
-            while (b > 0 && text[b - 1] != '\n' && above - b < 64) b--;
+            while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
             while (b < above && (text[b] == ' ' || text[b] == '\t')) b++;
             bool blank = true;
             for (size_t k = b; k < above; k++) blank = blank && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r');
@@ -749,7 +752,7 @@ static bool unanswering_prose(const char *text, size_t len, const coax_candidate
             if (!blank && !opens) return label_line(text, above);
             fence = fence || opens;
             line = b;
-            while (line > 0 && text[line - 1] != '\n') line--;
+            while (line > origin && text[line - 1] != '\n') line--;
         }
         return false;
     }
@@ -760,7 +763,7 @@ static bool unanswering_prose(const char *text, size_t len, const coax_candidate
     size_t b = line;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    if (e == line || text[e - 1] != ':' || (line > 0 && text[line - 1] != '\n')) return false;
+    if (e == line || text[e - 1] != ':' || (line > origin && text[line - 1] != '\n')) return false;
     return unanswering_label(text, b, e);
 }
 

@@ -523,13 +523,13 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
 ** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
 static size_t doubted_above(const char *text, size_t start)
 {
-    size_t line = start;
-    while (line > 0 && text[line - 1] != '\n') line--;
+    size_t origin = extract_text_origin(text, start), line = start;
+    while (line > origin && text[line - 1] != '\n') line--;
     if (!blank(text, line, start)) return SIZE_MAX;
     bool fence = false;
-    while (line > 0) {
+    while (line > origin) {
         size_t end = line - 1, b = end; /* end: the '\n' ending the line above */
-        while (b > 0 && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
+        while (b > origin && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
         size_t e = end;
         while (e > b && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
         line = b;
@@ -557,6 +557,7 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     size_t above = doubted_above(text, start);
     if (above != SIZE_MAX || !prose) return above;
     size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
+    if (stop < extract_text_origin(text, start)) stop = extract_text_origin(text, start);
     /* the sentence: back to its line's start or a sentence's end (a stop
     ** then a space; not e.g.'s) */
     while (b > stop && text[b - 1] != '\n' &&
