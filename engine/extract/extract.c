@@ -3,6 +3,7 @@
 ** and coerced (coerce.c); the best one wins by score (see coax.h).
 */
 #include "extract/coerce.h"
+#include "repair/repair.h"
 #include "schema/schema.h"
 
 #include <stdlib.h>
@@ -920,6 +921,9 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     bool strict = (o.flags & COAX_EXTRACT_STRICT) != 0;
     coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema->doc);
     bool bare = root != ROOT_OTHER;
+    /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
+    if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;

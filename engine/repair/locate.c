@@ -351,3 +351,13 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
     *line = s->line;
     *col = s->col;
 }
+
+const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
+{
+    if (!len || memchr(text, '\n', len) || !memchr(text, '\r', len)) return text;
+    char *copy = coax_arena_alloc(arena, len + 1);
+    if (!copy) return NULL;
+    for (size_t i = 0; i < len; i++) copy[i] = text[i] == '\r' ? '\n' : text[i];
+    copy[len] = '\0';
+    return copy;
+}

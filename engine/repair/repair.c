@@ -950,6 +950,8 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     if (len > j.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          j.lim.max_input);
+    if (!(j.text = repair_cr_lines(arena, j.text, len))) return nomem(&j);
+    j.where.text = j.text;
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.text, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
