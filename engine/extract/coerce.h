@@ -271,9 +271,13 @@ bool coerce_not_answer_tag(const char *name, size_t n);
 /* Whether a candidate of 'source' (prose, fenced) that starts right after
 ** before[0..len) is marked as no answer by what stands before it ("Wrong
 ** answer:", "Example:" on the line above, a comment opening on its line):
-** extract.c's own test, for the streaming reader, which keeps the text
+** labels.c's own test, for the streaming reader, which keeps the text
 ** before a candidate in a window (a window too short only says no). */
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source);
+/* Whether a tagged candidate's tag says it holds no answer, or a label or a
+** comment before a candidate of prose or a block says so (labels.c). */
+bool extract_unanswering_tag(const char *text, size_t len, const coax_candidate *cand);
+bool extract_unanswering_prose(const char *text, size_t len, const coax_candidate *cand);
 
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */
 
