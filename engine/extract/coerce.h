@@ -296,6 +296,14 @@ size_t extract_taken_back(const char *text, size_t from, size_t to);
 ** SIZE_MAX when none does. */
 size_t extract_marked_before(const char *text, size_t start, bool prose);
 
+/* Where JSON after the answer inside its own fenced block or tag offers
+** another value ("```json\n{...} and {...}\n```", "{...}\nFixed: {...}"):
+** the spans of prose around a block are candidates of their own, a block's
+** rest is not. The same value again offers none. SIZE_MAX when none does
+** (retract.c). */
+size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
+                             const coax_candidate *b);
+
 /* Where the reply's first line starts, for a look back from 'at' (a value's
 ** start, past any byte order mark): after a byte order mark, which hides no
 ** label or doubt before the value ("\xEF\xBB\xBFExample: {...}"), else 0. */

@@ -36,6 +36,7 @@ typedef struct extract_job {
     bool strict, cut_off, finished; /* finished: the provider said the model stopped */
     coax_class max_class;
     const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
+    const coax_limits *limits;
 } extract_job;
 
 /* The first invented repair among the values the whole text was read as.
@@ -706,6 +707,12 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
                          "line %u, column %u (For example, Suppose, Instead of, Not, Probably): send the answer alone",
                          b->start, at);
     at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
+    size_t more = at == SIZE_MAX ? extract_more_in_block(c->arena, x->limits, x->text, x->len, b) : SIZE_MAX;
+    if (more != SIZE_MAX)
+        return refuse_at(c, x, best,
+                         "the reply's answer at line %u, column %u is followed in its block by another value, at "
+                         "line %u, column %u: which one was meant is a guess; send one value",
+                         b->start, more);
     if (at == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
                      "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
@@ -779,7 +786,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
     extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
-                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r)};
+                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits};
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};
