@@ -280,13 +280,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             if (!top) {
                 note(ps, RK_SKIPPED_CHARACTER, p);
             } else {
-                /* [1,,2] and [,1]: a hole, where an item was left out (as
-                ** JavaScript reads it) or a comma typed twice: which item
-                ** sits at which place is a guess; before the closing
-                ** bracket ([1, 2,,]) no item moves. The look is bounded. */
-                const char *n = p + 1, *limit = e - n > 64 ? n + 64 : e;
-                while (n < limit && (ws_tab[(unsigned char)*n] || *n == ',')) n++;
-                note_as(ps, RK_EXTRA_COMMA, class_if(n == limit || *n != ']'), p);
+                /* [1,,2], [,1] and [1,,]: a hole, where an item was left
+                ** out (as JavaScript reads it: [1,,] has two items) or a
+                ** comma typed twice: which item sits at which place, or
+                ** how many items the list has, is a guess. */
+                note_as(ps, RK_EXTRA_COMMA, COAX_CLASS_INVENTED, p);
             }
             ps->p++;
             continue;
