@@ -73,3 +73,12 @@ size_t repair_remark_closers(const char *p, const char *e, const char **at)
     *at = s;
     return s > p && s < last ? (size_t)(last - s) : 0;
 }
+
+const char *repair_comma_at_end(const char *p, const char *e)
+{
+    for (; p < e; p++) {
+        if (*p == ',') return p;
+        if (*p != '}' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') return NULL;
+    }
+    return NULL;
+}

@@ -259,6 +259,10 @@ bool repair_closed_early(const char *p, const char *end);
 bool repair_closer_splits(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
+/* The comma among stray closers and spaces that end the text after a value
+** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
+** off, so the value is one item of a larger structure; NULL for none. */
+const char *repair_comma_at_end(const char *p, const char *end);
 
 /* Whether a closer that no bracket opened, among stray[0..n) after value
 ** v, may be one of v's own typed late: {"a": {"b": 1}, "c": 2}} is as well
