@@ -149,9 +149,12 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
-    if (at + n >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
+    size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
+    while (rest < e && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r' || text[rest] == '\n')) rest++;
+    if (rest >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
-    if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
+    /* a comma, a dash (U+2014), **Correction**, a line of its own ("Wait⏎⏎Let me know ...") */
+    if (strchr(",:;!.*\r\n", next) || (unsigned char)next == 0xE2) return true;
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
     if (next != ' ' || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
     if (at + n + 1 < e && strchr("0123456789\"'", text[at + n + 1])) return true;
@@ -285,8 +288,9 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
     for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
         if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
-    size_t m = matched(text, at, e, "i meant");
-    if (m && end && at + m == e) return true;
+    size_t m = matched(text, at, e, "i meant"), rest = at + m;
+    while (m && rest < e && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r' || text[rest] == '\n')) rest++;
+    if (m && end && rest == e) return true; /* spaces after it end nothing */
     return m == 7 && at + 8 < e && text[at + 7] == ' ' &&
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
@@ -332,12 +336,14 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
             continue;
         }
         /* a line, a sentence's end then a space, markdown's marks and a
-        ** fence's backticks start one; other signs and spaces keep it */
+        ** fence's backticks start one; other signs, spaces and a comment's
+        ** opening ("{...} // actually 37" then prose, which the whole
+        ** reply's reading logs and a span of prose does not) keep it */
         if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
             start = true;
         else if (dash(text, p, e)) /* "{...} — not sure about the age" */
             p += 2;
-        else if (!strchr(" \t\r*_>#-`(", ch))
+        else if (!strchr(" \t\r*_>#-`(/", ch))
             start = false;
     }
     return SIZE_MAX;
