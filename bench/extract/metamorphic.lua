@@ -178,6 +178,7 @@ end
 local counts = { runs = 0, diff = 0, loose = 0, newacc = 0, cut = 0 }
 local function show(s) return (s:gsub("\n", "\\n"):gsub("\r", "\\r"):gsub("\t", "\\t")) end
 for _, c in ipairs(cases) do
+  if os.getenv("META_TRACE") then io.stderr:write(c.src, "\n"); io.stderr:flush() end
   local base = read(c.kind, c.input, c.schema, c.opts)
   local bj = base ~= nil and canonical(base)
   for _, v in ipairs(variants(c.input)) do

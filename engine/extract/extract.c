@@ -37,6 +37,8 @@ typedef struct extract_job {
     coax_class max_class;
     const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
     const coax_limits *limits;
+    const coax_repair_entry *tail_guess; /* whole_guess of the text from its first span of prose on, or NULL */
+    size_t tail_from;
 } extract_job;
 
 /* The first invented repair among the values the whole text was read as.
@@ -55,6 +57,48 @@ static const coax_repair_entry *whole_guess(const coax_repair_result *r)
             if (c->log[k].cls == COAX_CLASS_INVENTED && strcmp(c->log[k].kind, "fragment")) return &c->log[k];
     }
     return NULL;
+}
+
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column);
+
+/* whole_guess for the text from its first span of prose on, read as the
+** whole reply is where nothing comes before its JSON: words before it
+** ("Here is the JSON:") must not let a span stand alone where that text,
+** read whole, needs a guess ('{"a": 1}⏎"a": 2}⏎{"a": 3}' after them gave
+** [{"a": 3}], and '[]{"k": "v"}' the object). Set in x only when one is
+** needed, the entry copied, its place the reply's; a fenced or tagged
+** block holds the answer, and a whole reading has its own. */
+static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
+{
+    const coax_repair_result *r = x->repair;
+    size_t first = SIZE_MAX;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        coax_source src = r->candidates[i].source;
+        if (src != COAX_SOURCE_PROSE && src != COAX_SOURCE_SEQUENCE) return COAX_OK;
+        size_t at = r->candidates[i].start, b = at;
+        while (b > 0 && (x->text[b - 1] == ' ' || x->text[b - 1] == '\t')) b--;
+        /* where the JSON begins: a span that starts its line or ends an introduction's colon (not LaTeX's {1}) */
+        if (src == COAX_SOURCE_PROSE && at < first && at < x->len && (b == 0 || strchr("\n\r:", x->text[b - 1])))
+            first = at;
+    }
+    if (first == SIZE_MAX || first == 0 || first >= x->len) return COAX_OK;
+    /* no rewind after: coax_repair lends blocks of the arena back to it */
+    coax_repair_result tail;
+    coax_error err;
+    coax_code rc = coax_repair(a, x->text + first, x->len - first, x->limits, &tail, &err);
+    const coax_repair_entry *g = rc ? NULL : whole_guess(&tail);
+    if (rc == COAX_ENOMEM) return rc;
+    if (!g) return COAX_OK;
+    coax_repair_entry *out = coax_arena_alloc(a, sizeof *out); /* the result's 'refused' may name it */
+    if (!out) return COAX_ENOMEM;
+    *out = *g;
+    out->offset += first;
+    unsigned line, column;
+    line_column(x->text, x->len, out->offset, &line, &column);
+    out->line = line, out->column = column;
+    x->tail_guess = out;
+    x->tail_from = first;
+    return COAX_OK;
 }
 
 /* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
@@ -362,6 +406,9 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
         s->ninvented = 1; /* a piece of a broken reading */
         if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+    } else if (x->tail_guess && !s->ninvented && cand->start >= x->tail_from) {
+        s->ninvented = 1; /* the same, after words before the JSON */
+        if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->tail_guess;
     }
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
@@ -786,7 +833,8 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
     extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
-                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits};
+                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0};
+    if (!strict && (rc = prose_tail_guess(arena, &x))) return rc;
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};

@@ -655,8 +655,7 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
     if ((b->source != COAX_SOURCE_FENCED && b->source != COAX_SOURCE_TAGGED) || b->end >= len) return SIZE_MAX;
     size_t end = block_end(text, len, b), from = b->end;
     if (!memchr(text + from, '{', end - from) && !memchr(text + from, '[', end - from)) return SIZE_MAX;
-    coax_arena_mark mark = coax_arena_get_mark(arena);
-    coax_repair_result r;
+    coax_repair_result r; /* no rewind after: coax_repair lends blocks of the arena back to it */
     coax_error err;
     coax_code rc = coax_repair(arena, text + from, end - from, limits, &r, &err);
     size_t at = rc == COAX_ENOMEM ? from : SIZE_MAX; /* a look that could not be made finds no answer alone */
@@ -666,6 +665,5 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
         int eq = coax_value_equal(v, b->value, coax_arena_allocator(arena));
         if (eq <= 0) at = from + r.candidates[i].start; /* another value, or out of memory */
     }
-    coax_arena_rewind(arena, mark);
     return at;
 }
