@@ -150,7 +150,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
     size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
-    while (rest < e && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r' || text[rest] == '\n')) rest++;
+    while (rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (rest >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
     /* a comma, a dash (U+2014), **Correction**, a line of its own ("Wait⏎⏎Let me know ...") */
@@ -289,7 +289,7 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
-    while (m && rest < e && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r' || text[rest] == '\n')) rest++;
+    while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (m && end && rest == e) return true; /* spaces after it end nothing */
     return m == 7 && at + 8 < e && text[at + 7] == ' ' &&
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');

@@ -420,8 +420,8 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     /* each look only when the one before said no: all are questions, nothing else */
-    bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) || comment_disowns(ps, at, end) ||
-                    comment_before_offers(ps, at, end);
+    bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) ||
+                    comment_disowns(ps, at, end) || comment_before_offers(ps, at, end);
     note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 

@@ -263,6 +263,12 @@ size_t repair_remark_closers(const char *p, const char *end, const char **at);
 ** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
 ** off, so the value is one item of a larger structure; NULL for none. */
 const char *repair_comma_at_end(const char *p, const char *end);
+/* Whether the values one after another are one value, or the first half
+** of them, written again ("{...}⏎⏎{...}", the lines "{a}⏎{b}" twice), no
+** comma where one copy meets the next (a list's "1, 1" has one): one
+** answer repeated, or a list of equal items? (after_value.c) */
+bool repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc);
+extern const char repair_repeated_detail[];
 
 /* Whether a closer that no bracket opened, among stray[0..n) after value
 ** v, may be one of v's own typed late: {"a": {"b": 1}, "c": 2}} is as well
