@@ -355,6 +355,13 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
 {
     if (!len || memchr(text, '\n', len) || !memchr(text, '\r', len)) return text;
+    bool quoted = false, outside = false; /* a CR outside double-quoted strings: the reply's lines end in it */
+    for (size_t i = 0; i < len && !outside; i++) {
+        if (text[i] == '"') quoted = !quoted;
+        else if (text[i] == '\\' && quoted) i++;
+        else outside = text[i] == '\r' && !quoted;
+    }
+    if (!outside) return text; /* "hello\rworld": the string's own text */
     char *copy = coax_arena_alloc(arena, len + 1);
     if (!copy) return NULL;
     for (size_t i = 0; i < len; i++) copy[i] = text[i] == '\r' ? '\n' : text[i];
