@@ -78,7 +78,7 @@ describe("coax.repair on the peers' test inputs", function()
     end
     assert.are.same(ONLY_COAX, only)
     assert.is_true(jr >= 309, "agreement with jsonrepair fell to " .. jr) -- 316 before hunt23's seven refusals
-    assert.is_true(py >= 275, "agreement with json_repair fell to " .. py)
+    assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
   end)
 
   it("reads (guess = true) as the peers do at least as often as measured", function()
