@@ -305,11 +305,13 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
                              const coax_candidate *b);
 
 /* Where the reply's first line starts, for a look back from 'at' (a value's
-** start, past any byte order mark): after a byte order mark, which hides no
-** label or doubt before the value ("\xEF\xBB\xBFExample: {...}"), else 0. */
+** start, past any byte order mark): after its byte order marks, which hide
+** no label or doubt before the value ("\xEF\xBB\xBFExample: {...}"), else 0. */
 static inline size_t extract_text_origin(const char *text, size_t at)
 {
-    return at >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    size_t o = 0;
+    while (at - o >= 3 && !memcmp(text + o, "\xEF\xBB\xBF", 3)) o += 3;
+    return o;
 }
 
 /* Whether a remark (a string member the schema does not declare, "note":

@@ -354,17 +354,20 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 
 const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
 {
-    if (!len || memchr(text, '\n', len) || !memchr(text, '\r', len)) return text;
-    bool quoted = false, outside = false; /* a CR outside double-quoted strings: the reply's lines end in it */
+    const char *cr = len ? memchr(text, '\r', len) : NULL, *end = text + len;
+    while (cr && cr + 1 < end && cr[1] == '\n') cr = memchr(cr + 2, '\r', (size_t)(end - cr - 2)); /* CRLF's */
+    if (!cr) return text;
+    bool quoted = false, outside = false; /* a lone CR outside double-quoted strings: lines end in it */
     for (size_t i = 0; i < len && !outside; i++) {
         if (text[i] == '"') quoted = !quoted;
         else if (text[i] == '\\' && quoted) i++;
-        else outside = text[i] == '\r' && !quoted;
+        else outside = text[i] == '\r' && !quoted && (i + 1 == len || text[i + 1] != '\n');
     }
-    if (!outside) return text; /* "hello\rworld": the string's own text */
+    if (!outside) return text; /* CRLF lines, or "hello\rworld": the string's own text */
     char *copy = coax_arena_alloc(arena, len + 1);
     if (!copy) return NULL;
-    for (size_t i = 0; i < len; i++) copy[i] = text[i] == '\r' ? '\n' : text[i];
+    for (size_t i = 0; i < len; i++)
+        copy[i] = text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n') ? '\n' : text[i];
     copy[len] = '\0';
     return copy;
 }

@@ -187,15 +187,15 @@ bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count);
 void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col);
 /* Line and column of 'target', moving the sweep *s forward to it. */
 void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_t *col);
-/* A reply whose lines end in a lone CR (no LF anywhere: the old Mac way, or
-** a transport's) as one whose lines end in LF, so that every rule reading
-** lines (a label or a doubt above a value, a comment's end, a fence's and
-** a fenced string's lines, indentation) reads its lines, as it does a
-** CRLF reply's; the same length, so every offset holds; a CR inside a
-** string is then that reply's line break too. A reply whose every CR is
-** inside double-quoted strings ("hello\rworld") keeps them: the strings'
-** text. The text itself then, or when it holds an LF or no CR; NULL when
-** out of memory. */
+/* A reply whose lines end in a lone CR (the old Mac way, or a transport's;
+** a CR before an LF is CRLF's) as one whose lines end in LF, so that every
+** rule reading lines (a label or a doubt above a value, a comment's end, a
+** fence's and a fenced string's lines, indentation) reads its lines, as it
+** does a CRLF reply's; the same length, so every offset holds; a lone CR
+** inside a string is then that reply's line break too. A reply whose every
+** lone CR is inside double-quoted strings ("hello\rworld") keeps them: the
+** strings' text. The text itself then, or when it holds no lone CR; NULL
+** when out of memory. */
 const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
 
 /* Whether a tag's name[0..n) opens a reasoning block (<think>, <reasoning>...):
