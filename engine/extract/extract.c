@@ -414,6 +414,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
     ** "bob"), so it never counts as valid: the session asks again. */
     s->complete = cand->complete || (excused && !x->cut_off);
+    /* Nor is one the cut-off reply ends on, spaces aside: what came next (more items, "Actually") is lost. */
+    size_t after = cand->end;
+    while (x->cut_off && after < x->len && coax_ascii_space((unsigned char)x->text[after])) after++;
+    bool cut_after = x->cut_off && after >= x->len && s->complete;
+    if (cut_after) s->complete = false;
     s->refused = NULL;
     /* One value of several, otherwise plain: refused alone, yet another
     ** reading of the reply, which makes the list of them no sure answer. */
@@ -449,8 +454,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** a bracket left open (or whose layout says one was lost) is told what
     ** is wrong with its JSON, not that its reply was cut. */
     if (!s->complete && (rc = prepend_error(c->arena, &s->validation,
-                                            x->cut_off ? "the reply was cut off: the JSON is incomplete"
-                                                       : "the JSON is incomplete: the reply ends inside it")))
+                                            cut_after ? "the reply was cut off right after its JSON: what came next "
+                                                        "(more items, a correction) is lost"
+                                            : x->cut_off ? "the reply was cut off: the JSON is incomplete"
+                                                         : "the JSON is incomplete: the reply ends inside it")))
         return rc;
     if (!extract_scalar_alone(x->text, x->len, cand)) {
         const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
