@@ -65,7 +65,7 @@ static void line_column(const char *text, size_t len, size_t at, unsigned *line,
 ** whole reply is where nothing comes before its JSON: words before it
 ** ("Here is the JSON:") must not let a span stand alone where that text,
 ** read whole, needs a guess ('{"a": 1}⏎"a": 2}⏎{"a": 3}' after them gave
-** [{"a": 3}], and '[]{"k": "v"}' the object). Set in x only when one is
+** [{"a": 3}]). Set in x only when one is
 ** needed, the entry copied, its place the reply's; a fenced or tagged
 ** block holds the answer, and a whole reading has its own. */
 static coax_code prose_tail_guess(coax_arena *a, extract_job *x)

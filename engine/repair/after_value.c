@@ -5,8 +5,9 @@
 ** or number it split, members broken another way, a remark before the
 ** closers) must not hide it; and what values one after another say: a
 ** comma after the last at the end (one item of a list), one value or the
-** first half of them written again (an answer repeated, or a list?). Each look is bounded: every span of a reply
-** asks, and the text after it may be long.
+** first half of them written again (an answer repeated, or a list?). Each
+** look is bounded: every span of a reply asks, and the text after it may
+** be long.
 */
 #include "repair/repair.h"
 

@@ -383,10 +383,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
 /* Whether the comment at..end stands between a member's colon and its
 ** value and holds nothing but another scalar than that value ("age": a
 ** block comment holding 37, then 36; "v": // 16, then 19 on the next
-** line): as after it
-** (comment_offers_value), the value it replaced, or the one meant? The
-** same value again, a unit or words offer none. The look is the value's
-** first 64 bytes and the comment's first 120. */
+** line): as after it (comment_offers_value), the value it replaced, or
+** the one meant? The same value again, a unit or words offer none. The
+** look is the value's first 64 bytes and the comment's first 120. */
 static bool comment_before_offers(const lp *ps, const char *at, const char *end)
 {
     const char *c = at, *e = ps->e;
