@@ -57,8 +57,10 @@ describe("coax.repair on the peers' test inputs", function()
       -- is [2, "0.0.1 2"] to jsonrepair and [2, "0.0.1", 2] to json_repair, an
       -- item with a number after a space; /[a-z]_/ is a pattern, not ["a-z"];
       -- hunt18: json_repair's { "key": "value" /* comment ends inside a block
-      -- comment with the object open: the reply was cut in it)
-      assert.are.equal(opts.guess and 591 or 333, values)
+      -- comment with the object open: the reply was cut in it; hunt23:
+      -- jsonrepair's seven values with a comma after them at the end, {},
+      -- {"a":2}, [1,2,3], [e], ...: one item of a list, the rest lost)
+      assert.are.equal(opts.guess and 591 or 326, values)
     end
   end)
 
@@ -75,8 +77,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    assert.is_true(jr >= 316, "agreement with jsonrepair fell to " .. jr)
-    assert.is_true(py >= 275, "agreement with json_repair fell to " .. py)
+    assert.is_true(jr >= 309, "agreement with jsonrepair fell to " .. jr) -- 316 before hunt23's seven refusals
+    assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
   end)
 
   it("reads (guess = true) as the peers do at least as often as measured", function()

@@ -29,9 +29,12 @@ end
 describe("coax.repair without a schema", function()
   it("refuses each kind of guess, saying where and why", function()
     local cases = {
-      -- several values one after another: one list, or one of them? (equal ones too)
-      { '{"a": 1} {"a": 1}', "the reply holds several values one after another, at line 1, column 1 and at line 1, "
+      -- several values one after another: one list, or one of them?
+      { '{"a": 1} {"a": 2}', "the reply holds several values one after another, at line 1, column 1 and at line 1, "
         .. "column 10: send one value (a list, if they are one answer)" },
+      -- equal ones: one answer repeated, or a list of equal items?
+      { '{"a": 1} {"a": 1}', "unreadable text at line 1, column 10 (the same value written again: one answer"
+        .. " repeated, or a list of equal items? which is a guess: '{'); send valid JSON" },
       { "1,2,3",
         "the reply holds several values one after another, at line 1, column 1 and at line 1, column 3: "
         .. "send one value (a list, if they are one answer)" },

@@ -279,9 +279,13 @@ bool coerce_not_answer_tag(const char *name, size_t n);
 /* Whether a candidate of 'source' (prose, fenced) that starts right after
 ** before[0..len) is marked as no answer by what stands before it ("Wrong
 ** answer:", "Example:" on the line above, a comment opening on its line):
-** extract.c's own test, for the streaming reader, which keeps the text
+** labels.c's own test, for the streaming reader, which keeps the text
 ** before a candidate in a window (a window too short only says no). */
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source);
+/* Whether a tagged candidate's tag says it holds no answer, or a label or a
+** comment before a candidate of prose or a block says so (labels.c). */
+bool extract_unanswering_tag(const char *text, size_t len, const coax_candidate *cand);
+bool extract_unanswering_prose(const char *text, size_t len, const coax_candidate *cand);
 
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */
 
@@ -299,6 +303,24 @@ size_t extract_taken_back(const char *text, size_t from, size_t to);
 ** doubt counts), a doubt on the line above ("Probably:", "I think:"):
 ** SIZE_MAX when none does. */
 size_t extract_marked_before(const char *text, size_t start, bool prose);
+
+/* Where JSON after the answer inside its own fenced block or tag offers
+** another value ("```json\n{...} and {...}\n```", "{...}\nFixed: {...}"):
+** the spans of prose around a block are candidates of their own, a block's
+** rest is not. The same value again offers none. SIZE_MAX when none does
+** (retract.c). */
+size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
+                             const coax_candidate *b);
+
+/* Where the reply's first line starts, for a look back from 'at' (a value's
+** start, past any byte order mark): after its byte order marks, which hide
+** no label or doubt before the value ("\xEF\xBB\xBFExample: {...}"), else 0. */
+static inline size_t extract_text_origin(const char *text, size_t at)
+{
+    size_t o = 0;
+    while (at - o >= 3 && !memcmp(text + o, "\xEF\xBB\xBF", 3)) o += 3;
+    return o;
+}
 
 /* Whether a remark (a string member the schema does not declare, "note":
 ** "age should be 36") takes a value back: a retraction as after an

@@ -3,6 +3,7 @@
 ** and coerced (coerce.c); the best one wins by score (see coax.h).
 */
 #include "extract/coerce.h"
+#include "repair/repair.h"
 #include "schema/schema.h"
 
 #include <stdlib.h>
@@ -35,6 +36,9 @@ typedef struct extract_job {
     bool strict, cut_off, finished; /* finished: the provider said the model stopped */
     coax_class max_class;
     const coax_repair_entry *whole_guess; /* an invented repair in the whole text's values, or NULL */
+    const coax_limits *limits;
+    const coax_repair_entry *tail_guess; /* whole_guess of the text from its first span of prose on, or NULL */
+    size_t tail_from;
 } extract_job;
 
 /* The first invented repair among the values the whole text was read as.
@@ -53,6 +57,48 @@ static const coax_repair_entry *whole_guess(const coax_repair_result *r)
             if (c->log[k].cls == COAX_CLASS_INVENTED && strcmp(c->log[k].kind, "fragment")) return &c->log[k];
     }
     return NULL;
+}
+
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column);
+
+/* whole_guess for the text from its first span of prose on, read as the
+** whole reply is where nothing comes before its JSON: words before it
+** ("Here is the JSON:") must not let a span stand alone where that text,
+** read whole, needs a guess ('{"a": 1}⏎"a": 2}⏎{"a": 3}' after them gave
+** [{"a": 3}]). Set in x only when one is
+** needed, the entry copied, its place the reply's; a fenced or tagged
+** block holds the answer, and a whole reading has its own. */
+static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
+{
+    const coax_repair_result *r = x->repair;
+    size_t first = SIZE_MAX;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        coax_source src = r->candidates[i].source;
+        if (src != COAX_SOURCE_PROSE && src != COAX_SOURCE_SEQUENCE) return COAX_OK;
+        size_t at = r->candidates[i].start, b = at;
+        while (b > 0 && (x->text[b - 1] == ' ' || x->text[b - 1] == '\t')) b--;
+        /* where the JSON begins: a span that starts its line or ends an introduction's colon (not LaTeX's {1}) */
+        if (src == COAX_SOURCE_PROSE && at < first && at < x->len && (b == 0 || strchr("\n\r:", x->text[b - 1])))
+            first = at;
+    }
+    if (first == SIZE_MAX || first == 0 || first >= x->len) return COAX_OK;
+    /* no rewind after: coax_repair lends blocks of the arena back to it */
+    coax_repair_result tail;
+    coax_error err;
+    coax_code rc = coax_repair(a, x->text + first, x->len - first, x->limits, &tail, &err);
+    const coax_repair_entry *g = rc ? NULL : whole_guess(&tail);
+    if (rc == COAX_ENOMEM) return rc;
+    if (!g) return COAX_OK;
+    coax_repair_entry *out = coax_arena_alloc(a, sizeof *out); /* the result's 'refused' may name it */
+    if (!out) return COAX_ENOMEM;
+    *out = *g;
+    out->offset += first;
+    unsigned line, column;
+    line_column(x->text, x->len, out->offset, &line, &column);
+    out->line = line, out->column = column;
+    x->tail_guess = out;
+    x->tail_from = first;
+    return COAX_OK;
 }
 
 /* Whether 'a' beats 'b' (b may be unset: index SIZE_MAX). */
@@ -360,11 +406,19 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
         s->ninvented = 1; /* a piece of a broken reading */
         if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+    } else if (x->tail_guess && !s->ninvented && cand->start >= x->tail_from) {
+        s->ninvented = 1; /* the same, after words before the JSON */
+        if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->tail_guess;
     }
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
     ** "bob"), so it never counts as valid: the session asks again. */
     s->complete = cand->complete || (excused && !x->cut_off);
+    /* Nor is one the cut-off reply ends on, spaces aside: what came next (more items, "Actually") is lost. */
+    size_t after = cand->end;
+    while (x->cut_off && after < x->len && coax_ascii_space((unsigned char)x->text[after])) after++;
+    bool cut_after = x->cut_off && after >= x->len && s->complete;
+    if (cut_after) s->complete = false;
     s->refused = NULL;
     /* One value of several, otherwise plain: refused alone, yet another
     ** reading of the reply, which makes the list of them no sure answer. */
@@ -400,8 +454,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** a bracket left open (or whose layout says one was lost) is told what
     ** is wrong with its JSON, not that its reply was cut. */
     if (!s->complete && (rc = prepend_error(c->arena, &s->validation,
-                                            x->cut_off ? "the reply was cut off: the JSON is incomplete"
-                                                       : "the JSON is incomplete: the reply ends inside it")))
+                                            cut_after ? "the reply was cut off right after its JSON: what came next "
+                                                        "(more items, a correction) is lost"
+                                            : x->cut_off ? "the reply was cut off: the JSON is incomplete"
+                                                         : "the JSON is incomplete: the reply ends inside it")))
         return rc;
     if (!extract_scalar_alone(x->text, x->len, cand)) {
         const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
@@ -623,153 +679,6 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
     return COAX_OK;
 }
 
-/* Whether a tagged candidate's tag says it holds no answer (<example>,
-** <draft>, <wrong_answer>, <tool_result>): read at its tagged_block entry,
-** the tag's start. */
-static bool unanswering_tag(const char *text, size_t len, const coax_candidate *cand)
-{
-    if (cand->source != COAX_SOURCE_TAGGED) return false;
-    for (size_t i = 0; i < cand->nlog; i++) {
-        size_t at = cand->log[i].offset + 1, n = 0;
-        if (strcmp(cand->log[i].kind, "tagged_block") || at >= len) continue;
-        while (at + n < len && text[at + n] != '>' && !coax_ascii_space((unsigned char)text[at + n]))
-            n++; /* the name */
-        return coerce_not_answer_tag(text + at, n);
-    }
-    return false;
-}
-
-/* Whether the word w[0..n) (ignoring case, a plural's 's') says what
-** follows is no answer: "Example:", "Wrong answer:", "Before:". Narrower
-** than a tag's list: "For your input:" introduces the answer. */
-static bool unanswering_word(const char *w, size_t n)
-{
-    static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
-                                        "before", "template", "schema", "mock", "dummy", "placeholder",
-                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample",
-                                        "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
-                                        "option", "candidate", "hypothesis", "partial"};
-    size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-        size_t k = strlen(words[i]);
-        if ((k == n || k == singular) && coax_ascii_casesame(w, words[i], k)) return true;
-    }
-    return false;
-}
-
-/* Whether the word w[0..n) says what follows is the answer after all
-** ("Wrong; corrected:", "Bad example, fixed:"): a label holding one is no
-** label of a non-answer. */
-static bool answering_word(const char *w, size_t n)
-{
-    static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
-                                        "completed", "revised", "instead", "right", "actual", "new", "chosen",
-                                        "selected", "best", "recommended", "preferred"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
-    return false;
-}
-
-/* Whether the word w[0..n) names what the user or a tool gave ("Input:",
-** "User request:", "Observation:" in a ReAct trace): JSON after it echoes
-** the question, unless the label says the answer is for it ("For your
-** input:"). */
-static bool echo_word(const char *w, size_t n)
-{
-    static const char *const words[] = {"input",  "request", "query",   "prompt",      "question",
-                                        "user",   "human",   "system",  "observation", "context"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
-    return false;
-}
-
-/* Whether text[b..e), e just past a colon, is a label of a non-answer: at
-** most four words, one of them of unanswering_word (or of echo_word, with
-** no "for") and none of answering_word ("For example:", "**Wrong
-** answer:**", "Input:"). */
-static bool unanswering_label(const char *text, size_t b, size_t e)
-{
-    size_t words = 0;
-    bool unanswering = false, echo = false, for_it = false;
-    for (size_t p = b; p < e - 1;) {
-        unsigned char ch = (unsigned char)text[p];
-        if (!coax_ascii_alpha(ch)) {
-            if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
-            p++;
-            continue;
-        }
-        size_t w = p;
-        while (p < e - 1 && coax_ascii_alpha((unsigned char)text[p])) p++;
-        if (++words > 4 || answering_word(text + w, p - w)) return false;
-        unanswering = unanswering || unanswering_word(text + w, p - w);
-        echo = echo || echo_word(text + w, p - w);
-        for_it = for_it || (p - w == 3 && coax_ascii_casesame(text + w, "for", 3));
-    }
-    return unanswering || (echo && !for_it);
-}
-
-/* Whether the line ending at 'end' (its '\n' or the text's start) is a
-** label of a non-answer that is the whole line: a colon last, after
-** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
-** line is no label. */
-static bool label_line(const char *text, size_t end)
-{
-    size_t line = end, stop = end > 64 ? end - 64 : 0;
-    while (line > stop && text[line - 1] != '\n') line--;
-    if (line > 0 && text[line - 1] != '\n') return false;
-    size_t e = end, b = line;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    if (e > b && text[e - 1] != ':' && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
-        return unanswering_label(text, b, e + 1);
-    return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
-}
-
-/* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
-** that opens there (<!-- {...} -->, a block comment, // {...}: text taken out) or a label that is the whole line
-** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
-** past blank lines and a fence's opening ("Wrong answer:\n```json\n{...}```" is the same label as "Wrong answer:
-** {...}"). A word before a colon inside a sentence ("That was wrong; corrected: {...}") labels nothing. */
-static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
-{
-    if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
-    size_t line = cand->start, stop = cand->start > 64 ? cand->start - 64 : 0;
-    while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = cand->start;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
-    if (e == line && (line == 0 || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
-        bool fence = false;
-        while (line > 0) {
-            size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
-            while (b > 0 && text[b - 1] != '\n' && above - b < 64) b--;
-            while (b < above && (text[b] == ' ' || text[b] == '\t')) b++;
-            bool blank = true;
-            for (size_t k = b; k < above; k++) blank = blank && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r');
-            bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
-            if (!blank && !opens) return label_line(text, above);
-            fence = fence || opens;
-            line = b;
-            while (line > 0 && text[line - 1] != '\n') line--;
-        }
-        return false;
-    }
-    if (cand->source != COAX_SOURCE_PROSE) return false;
-    if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
-        return true;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
-    size_t b = line;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    if (e == line || text[e - 1] != ':' || (line > 0 && text[line - 1] != '\n')) return false;
-    return unanswering_label(text, b, e);
-}
-
-bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)
-{
-    coax_candidate c = {.source = source, .start = len};
-    return unanswering_prose(before, len, &c);
-}
-
 /* Whether candidate i is scored: the repair's own choice, sequences, and
 ** the last MAX_SCORED from 'first' on; never a block whose tag says it
 ** holds no answer, nor prose a label or a comment marks so. */
@@ -777,8 +686,8 @@ static bool is_scored(const extract_job *x, size_t i, size_t first)
 {
     const coax_repair_result *r = x->repair;
     return (i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE) &&
-           !unanswering_tag(x->text, x->len, &r->candidates[i]) &&
-           !unanswering_prose(x->text, x->len, &r->candidates[i]);
+           !extract_unanswering_tag(x->text, x->len, &r->candidates[i]) &&
+           !extract_unanswering_prose(x->text, x->len, &r->candidates[i]);
 }
 
 /* Whether the text from s to e holds a quoted key ("name": ...): a span of
@@ -852,6 +761,12 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
                          "line %u, column %u (For example, Suppose, Instead of, Not, Probably): send the answer alone",
                          b->start, at);
     at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
+    size_t more = at == SIZE_MAX ? extract_more_in_block(c->arena, x->limits, x->text, x->len, b) : SIZE_MAX;
+    if (more != SIZE_MAX)
+        return refuse_at(c, x, best,
+                         "the reply's answer at line %u, column %u is followed in its block by another value, at "
+                         "line %u, column %u: which one was meant is a guess; send one value",
+                         b->start, more);
     if (at == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
                      "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
@@ -917,12 +832,16 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     bool strict = (o.flags & COAX_EXTRACT_STRICT) != 0;
     coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema->doc);
     bool bare = root != ROOT_OTHER;
+    /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
+    if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
+        return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
     extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
-                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r)};
+                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0};
+    if (!strict && (rc = prose_tail_guess(arena, &x))) return rc;
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};

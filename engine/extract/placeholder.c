@@ -258,6 +258,33 @@ static bool asks_type(const char *key, size_t klen)
            (n >= 4 && !strcmp(b + n - 4, "kind"));
 }
 
+/* Whether s[0..n) describes its member rather than giving its value: its
+** first word (past an article) names the member or a word of its name and
+** a word that links a description follows ("Name of the person", "Age in
+** years", "The email for contact"); "Team Rocket" and "New York City"
+** name things. */
+static bool describes_field(const char *s, size_t n, const char *key, size_t klen)
+{
+    static const char *const articles[] = {"the ", "a ", "an "};
+    for (size_t i = 0; i < sizeof articles / sizeof *articles; i++) {
+        size_t k = strlen(articles[i]);
+        if (n > k && coax_ascii_casesame(s, articles[i], k)) {
+            s += k, n -= k;
+            break;
+        }
+    }
+    size_t w = 0;
+    while (w < n && s[w] != ' ') w++;
+    if (w == n || !names_field(s, w, key, klen)) return false;
+    static const char *const links[] = {"of", "for", "in", "from", "as", "at", "on", "to"};
+    const char *t = s + w + 1;
+    size_t m = 0;
+    while (m < n - w - 1 && t[m] != ' ') m++;
+    for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+        if (m == strlen(links[i]) && coax_ascii_casesame(t, links[i], m)) return true;
+    return false;
+}
+
 /* Whether string 'v', which a repair read without quotes, is a template's
 ** words or code's rather than a value: its member's own name, an
 ** instruction naming what to put there, a type's name ({"name": name,
@@ -277,7 +304,7 @@ static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
     for (size_t i = 0; !asks && i < sizeof verbs / sizeof *verbs; i++)
         asks = n > strlen(verbs[i]) && coax_ascii_casesame(s, verbs[i], strlen(verbs[i]));
     return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
-           (names_key(s, n, key, klen) || (asks && names_field(s, n, key, klen)) ||
+           (names_key(s, n, key, klen) || (asks && names_field(s, n, key, klen)) || describes_field(s, n, key, klen) ||
             (names_type(s, n, false) && !asks_type(key, klen)));
 }
 

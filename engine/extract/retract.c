@@ -168,9 +168,12 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     size_t n = 0;
     for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
     if (!n) return false;
-    if (at + n >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
+    size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
+    while (rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
+    if (rest >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
-    if (strchr(",:;!.*", next) || (unsigned char)next == 0xE2) return true; /* a comma, a dash (U+2014), **Correction** */
+    /* a comma, a dash (U+2014), **Correction**, a line of its own ("Wait⏎⏎Let me know ...") */
+    if (strchr(",:;!.*\r\n", next) || (unsigned char)next == 0xE2) return true;
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
     if (next != ' ' || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
     if (at + n + 1 < e && strchr("0123456789\"'", text[at + n + 1])) return true;
@@ -303,8 +306,9 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
     for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
         if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
-    size_t m = matched(text, at, e, "i meant");
-    if (m && end && at + m == e) return true;
+    size_t m = matched(text, at, e, "i meant"), rest = at + m;
+    while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
+    if (m && end && rest == e) return true; /* spaces after it end nothing */
     return m == 7 && at + 8 < e && text[at + 7] == ' ' &&
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
@@ -487,12 +491,14 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
             continue;
         }
         /* a line, a sentence's end then a space, markdown's marks and a
-        ** fence's backticks start one; other signs and spaces keep it */
+        ** fence's backticks start one; other signs, spaces and a comment's
+        ** opening ("{...} // actually 37" then prose, which the whole
+        ** reply's reading logs and a span of prose does not) keep it */
         if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
             start = true;
         else if (dash(text, p, e)) /* "{...} — not sure about the age" */
             p += 2;
-        else if (!strchr(" \t\r*_>#-`(", ch))
+        else if (!strchr(" \t\r*_>#-`(/", ch))
             start = false;
     }
     return SIZE_MAX;
@@ -678,13 +684,13 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
 ** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
 static size_t doubted_above(const char *text, size_t start)
 {
-    size_t line = start;
-    while (line > 0 && text[line - 1] != '\n') line--;
+    size_t origin = extract_text_origin(text, start), line = start;
+    while (line > origin && text[line - 1] != '\n') line--;
     if (!blank(text, line, start)) return SIZE_MAX;
     bool fence = false;
-    while (line > 0) {
+    while (line > origin) {
         size_t end = line - 1, b = end; /* end: the '\n' ending the line above */
-        while (b > 0 && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
+        while (b > origin && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
         size_t e = end;
         while (e > b && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
         line = b;
@@ -712,6 +718,7 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     size_t above = doubted_above(text, start);
     if (above != SIZE_MAX || !prose) return above;
     size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
+    if (stop < extract_text_origin(text, start)) stop = extract_text_origin(text, start);
     /* the sentence: back to its line's start or a sentence's end (a stop
     ** then a space; not e.g.'s) */
     while (b > stop && text[b - 1] != '\n' &&
@@ -790,4 +797,40 @@ bool extract_remark_takes_back(const char *s, size_t n)
             MATCHED_ANY(s, p, n, other_words))
             return true;
     return false;
+}
+
+/* Where a fenced block or a tag that holds the answer ends: its closing
+** fence's line, or its closing tag; the text's end when it never closes. */
+static size_t block_end(const char *text, size_t len, const coax_candidate *b)
+{
+    for (size_t p = b->end; p < len; p++) {
+        if (b->source == COAX_SOURCE_TAGGED) {
+            if (text[p] == '<' && p + 1 < len && text[p + 1] == '/') return p;
+            continue;
+        }
+        if (text[p] != '\n') continue;
+        size_t q = p + 1;
+        while (q < len && (text[q] == ' ' || text[q] == '\t')) q++;
+        if (len - q >= 3 && (!memcmp(text + q, "```", 3) || !memcmp(text + q, "~~~", 3))) return p;
+    }
+    return len;
+}
+
+size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
+                             const coax_candidate *b)
+{
+    if ((b->source != COAX_SOURCE_FENCED && b->source != COAX_SOURCE_TAGGED) || b->end >= len) return SIZE_MAX;
+    size_t end = block_end(text, len, b), from = b->end;
+    if (!memchr(text + from, '{', end - from) && !memchr(text + from, '[', end - from)) return SIZE_MAX;
+    coax_repair_result r; /* no rewind after: coax_repair lends blocks of the arena back to it */
+    coax_error err;
+    coax_code rc = coax_repair(arena, text + from, end - from, limits, &r, &err);
+    size_t at = rc == COAX_ENOMEM ? from : SIZE_MAX; /* a look that could not be made finds no answer alone */
+    for (size_t i = 0; !rc && at == SIZE_MAX && i < r.ncandidates; i++) {
+        const coax_value *v = r.candidates[i].value;
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        int eq = coax_value_equal(v, b->value, coax_arena_allocator(arena));
+        if (eq <= 0) at = from + r.candidates[i].start; /* another value, or out of memory */
+    }
+    return at;
 }

@@ -3,8 +3,11 @@
 ** the looks of lenient_word.c (repair_closed_early) and the stray closers
 ** of repair.c and lenient.c: a second fault beside a stray closer (a word
 ** or number it split, members broken another way, a remark before the
-** closers) must not hide it. Each look is bounded: every span of a reply
-** asks, and the text after it may be long.
+** closers) must not hide it; and what values one after another say: a
+** comma after the last at the end (one item of a list), one value or the
+** first half of them written again (an answer repeated, or a list?). Each
+** look is bounded: every span of a reply asks, and the text after it may
+** be long.
 */
 #include "repair/repair.h"
 
@@ -72,4 +75,35 @@ size_t repair_remark_closers(const char *p, const char *e, const char **at)
     while (s < last && *s == ' ') s++;
     *at = s;
     return s > p && s < last ? (size_t)(last - s) : 0;
+}
+
+const char *repair_comma_at_end(const char *p, const char *e)
+{
+    for (; p < e; p++) {
+        if (*p == ',') return p;
+        if (*p != '}' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') return NULL;
+    }
+    return NULL;
+}
+
+const char repair_repeated_detail[] =
+    "the same value written again: one answer repeated, or a list of equal items? which is a guess";
+
+/* Whether the values are the first 'period' of them written again and
+** again, no comma where one copy meets the next. Each value is compared
+** once. */
+static bool repeats(const char *text, const rvalues *vals, size_t period, const coax_allocator *alloc)
+{
+    for (size_t i = period; i < vals->n; i++) {
+        const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
+        if (i % period == 0 && (a->end > b->start || memchr(text + a->end, ',', b->start - a->end))) return false;
+        if (coax_value_equal(b->value, vals->v[i - period].value, alloc) <= 0) return false;
+    }
+    return true;
+}
+
+bool repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc)
+{
+    return vals->n > 1 &&
+           (repeats(text, vals, 1, alloc) || (vals->n % 2 == 0 && repeats(text, vals, vals->n / 2, alloc)));
 }

@@ -83,6 +83,10 @@ bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, const char *s
     return false;
 }
 
+static const char trailing_comma_detail[] =
+    "a comma after the value at the end of the reply or its block: an item of a list followed it, or was cut "
+    "off, so the value is one item of a larger structure";
+
 /* Logs the text ignored after the last value, from 'at'; closers among
 ** stray[0..end) that could be the value's own make it a guess. */
 static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stray, const char *end)
@@ -280,13 +284,11 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             if (!top) {
                 note(ps, RK_SKIPPED_CHARACTER, p);
             } else {
-                /* [1,,2] and [,1]: a hole, where an item was left out (as
-                ** JavaScript reads it) or a comma typed twice: which item
-                ** sits at which place is a guess; before the closing
-                ** bracket ([1, 2,,]) no item moves. The look is bounded. */
-                const char *n = p + 1, *limit = e - n > 64 ? n + 64 : e;
-                while (n < limit && (ws_tab[(unsigned char)*n] || *n == ',')) n++;
-                note_as(ps, RK_EXTRA_COMMA, class_if(n == limit || *n != ']'), p);
+                /* [1,,2], [,1] and [1,,]: a hole, where an item was left
+                ** out (as JavaScript reads it: [1,,] has two items) or a
+                ** comma typed twice: which item sits at which place, or
+                ** how many items the list has, is a guess. */
+                note_as(ps, RK_EXTRA_COMMA, COAX_CLASS_INVENTED, p);
             }
             ps->p++;
             continue;
@@ -475,8 +477,16 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         if (ps.p >= ps.e) {
             if (!first && stray < ps.e) { /* {"a": 1}}: dropped, and said so in the value's log */
                 log->n = from;
-                note_trailing(&ps, out, stray, stray, ps.e);
-                out->v[out->n - 1].log_to = log->n;
+                const char *comma = repair_comma_at_end(stray, ps.e);
+                rvalue *last = &out->v[out->n - 1];
+                if (comma) { /* {"a": 1},: one item of a list, the rest after it lost */
+                    rlog_append(log, RK_TRAILING_TEXT, trailing_comma_detail, COAX_CLASS_INVENTED, off(&ps, comma));
+                    last->invented = true;
+                    last->value->flags |= COAX_VF_INVENTED;
+                } else {
+                    note_trailing(&ps, out, stray, stray, ps.e);
+                }
+                last->log_to = log->n;
             }
             break;
         }

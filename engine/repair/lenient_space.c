@@ -380,6 +380,34 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     return question && !says_none(&none); /* the value is in doubt */
 }
 
+/* Whether the comment at..end stands between a member's colon and its
+** value and holds nothing but another scalar than that value ("age": a
+** block comment holding 37, then 36; "v": // 16, then 19 on the next
+** line): as after it (comment_offers_value), the value it replaced, or
+** the one meant? The same value again, a unit or words offer none. The
+** look is the value's first 64 bytes and the comment's first 120. */
+static bool comment_before_offers(const lp *ps, const char *at, const char *end)
+{
+    const char *c = at, *e = ps->e;
+    while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--;
+    if (c == ps->b || c[-1] != ':' || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
+    const char *v = end;
+    while (v < e && ws_tab[(unsigned char)*v]) v++;
+    const char *w = v, *limit = e - v > 64 ? v + 64 : e;
+    if (w < limit && (*w == '"' || *w == '\'')) { /* a quoted string on its line */
+        char q = *w++;
+        while (w < limit && *w != q && *w != '\n') w += *w == '\\' && w + 1 < limit ? 2 : 1;
+        if (w >= limit || *w != q) return false;
+        w++;
+    } else {
+        while (w < limit && (is_ident((unsigned char)*w) || *w == '.' || *w == '+' || *w == '-')) w++;
+    }
+    if (w == v || w == limit) return false;
+    const char *s = at, *stop = end - at > 120 ? at + 120 : end;
+    while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    return comment_offers_value(v, w, s, stop);
+}
+
 static void note_comment(lp *ps, const char *at, const char *end, bool closed)
 {
     /* a block comment the reply ends inside, a value open around it: the
@@ -391,7 +419,8 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     bool swallowed = ps->nopens && only_space(end, ps->e) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     /* each look only when the one before said no: all are questions, nothing else */
-    bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) || comment_disowns(ps, at, end);
+    bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) ||
+                    comment_disowns(ps, at, end) || comment_before_offers(ps, at, end);
     note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 

@@ -458,9 +458,9 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             /* a key over lines that holds JSON's punctuation ("count: [⏎ {⏎
             ** note": 1) may end at a later key's quote, its own and that
             ** key's opening one lost */
-            bool first_look = key_punct < 0;
-            if (c == '\n' && ctx == CTX_KEY && first_look) key_punct = structure_in_key(body, bound);
-            if (c == '\n' && ctx == CTX_KEY && key_punct == 1) {
+            bool first_look = key_punct < 0, line_end = c == '\n' || c == '\r'; /* a lone CR's line too */
+            if (line_end && ctx == CTX_KEY && first_look) key_punct = structure_in_key(body, bound);
+            if (line_end && ctx == CTX_KEY && key_punct == 1) {
                 if (first_look) note_as(ps, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED, body); /* once */
             } else {
                 note(ps, RK_CONTROL_CHARACTER, p);

@@ -351,3 +351,23 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
     *line = s->line;
     *col = s->col;
 }
+
+const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
+{
+    const char *cr = len ? memchr(text, '\r', len) : NULL, *end = text + len;
+    while (cr && cr + 1 < end && cr[1] == '\n') cr = memchr(cr + 2, '\r', (size_t)(end - cr - 2)); /* CRLF's */
+    if (!cr) return text;
+    bool quoted = false, outside = false; /* a lone CR outside double-quoted strings: lines end in it */
+    for (size_t i = 0; i < len && !outside; i++) {
+        if (text[i] == '"') quoted = !quoted;
+        else if (text[i] == '\\' && quoted) i++;
+        else outside = text[i] == '\r' && !quoted && (i + 1 == len || text[i + 1] != '\n');
+    }
+    if (!outside) return text; /* CRLF lines, or "hello\rworld": the string's own text */
+    char *copy = coax_arena_alloc(arena, len + 1);
+    if (!copy) return NULL;
+    for (size_t i = 0; i < len; i++)
+        copy[i] = text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n') ? '\n' : text[i];
+    copy[len] = '\0';
+    return copy;
+}

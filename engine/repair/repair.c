@@ -132,8 +132,11 @@ static bool grouped_pair(const job *j, const rvalues *vals, size_t i)
 {
     const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
     const char *t = j->text;
+    /* a value's end takes the spaces after it: "1,234\n" is as grouped as "1,234" */
+    size_t digits = b->end - b->start;
+    while (digits > 3 && around_value(t[b->start + digits - 1])) digits--;
     return a->value->type == COAX_NUMBER && b->value->type == COAX_NUMBER && b->start == a->end + 1 &&
-           t[a->end] == ',' && b->end - b->start == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
+           t[a->end] == ',' && digits == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
            t[b->start + 1] >= '0' && t[b->start + 1] <= '9' && t[b->start + 2] >= '0' && t[b->start + 2] <= '9';
 }
 
@@ -575,8 +578,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         if (vals.v[i].at_limit && nests_to(j, vals.v[i].value, j->lim.max_depth)) wraps = false;
         if (i && !grouped && grouped_pair(j, &vals, i)) grouped = vals.v[i - 1].end;
     }
-    if (wraps && grouped && vals.v[vals.n - 1].log_to == j->log.n) { /* the list is a guess: its log says so */
-        rlog_add_class(&j->log, RK_THOUSANDS_SEPARATOR, COAX_CLASS_INVENTED, grouped);
+    bool repeated = wraps && !grouped && repair_repeated(j->text, &vals, j->alloc);
+    /* the list is a guess: its log says so (and takes the text ignored after it, as an operand's does) */
+    size_t last_to = vals.n ? vals.v[vals.n - 1].log_to : 0;
+    if ((grouped || repeated) && (last_to == j->log.n || (vals.trailing && last_to + 1 == j->log.n))) {
+        if (grouped) rlog_add_class(&j->log, RK_THOUSANDS_SEPARATOR, COAX_CLASS_INVENTED, grouped);
+        else rlog_append(&j->log, RK_FRAGMENT, repair_repeated_detail, COAX_CLASS_INVENTED, vals.v[1].start);
         vals.v[vals.n - 1].log_to = j->log.n;
         any_invented = true;
     }
@@ -945,6 +952,8 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     if (len > j.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          j.lim.max_input);
+    if (!(j.text = repair_cr_lines(arena, j.text, len))) return nomem(&j);
+    j.where.text = j.text;
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.text, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */

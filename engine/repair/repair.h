@@ -187,6 +187,16 @@ bool rlocate_entries(rlocator *l, coax_repair_entry *entries, size_t count);
 void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col);
 /* Line and column of 'target', moving the sweep *s forward to it. */
 void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_t *col);
+/* A reply whose lines end in a lone CR (the old Mac way, or a transport's;
+** a CR before an LF is CRLF's) as one whose lines end in LF, so that every
+** rule reading lines (a label or a doubt above a value, a comment's end, a
+** fence's and a fenced string's lines, indentation) reads its lines, as it
+** does a CRLF reply's; the same length, so every offset holds; a lone CR
+** inside a string is then that reply's line break too. A reply whose every
+** lone CR is inside double-quoted strings ("hello\rworld") keeps them: the
+** strings' text. The text itself then, or when it holds no lone CR; NULL
+** when out of memory. */
+const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
 
 /* Whether a tag's name[0..n) opens a reasoning block (<think>, <reasoning>...):
 ** for the scan, and for the streaming reader (engine/stream/) alike. */
@@ -251,6 +261,16 @@ bool repair_closed_early(const char *p, const char *end);
 bool repair_closer_splits(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
+/* The comma among stray closers and spaces that end the text after a value
+** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
+** off, so the value is one item of a larger structure; NULL for none. */
+const char *repair_comma_at_end(const char *p, const char *end);
+/* Whether the values one after another are one value, or the first half
+** of them, written again ("{...}⏎⏎{...}", the lines "{a}⏎{b}" twice), no
+** comma where one copy meets the next (a list's "1, 1" has one): one
+** answer repeated, or a list of equal items? (after_value.c) */
+bool repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc);
+extern const char repair_repeated_detail[];
 
 /* Whether a closer that no bracket opened, among stray[0..n) after value
 ** v, may be one of v's own typed late: {"a": {"b": 1}, "c": 2}} is as well
