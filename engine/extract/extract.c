@@ -25,6 +25,7 @@ typedef struct scored {
     bool part_answer;     /* an object whose members are all valid, short of the whole */
     bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
+    bool gated_answer;    /* valid and plain but for a repair or coercion less certain than max_class */
 } scored;
 
 /* What every candidate is scored with. */
@@ -353,7 +354,9 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if ((rc = unmeant_error(c, s, &valid_but_placeholder))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
     ** the repairs do not allow. */
+    bool fits = s->validation.valid;
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
+    bool coercion_gated = fits && !s->validation.valid;
     bool excused;
     const coax_repair_entry *gate = classify(x, cand, s, &excused);
     if (x->whole_guess && !s->ninvented &&
@@ -377,7 +380,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* An object read plainly whose members all fit, wrong only as a whole
     ** (a required member missing): {"age": 37} after {"name": "Ada", "age":
     ** 36} is a correction, or a draft the answer corrects. */
-    s->part_answer = !s->validation.valid && s->complete && !gate && s->ninvented == 0 &&
+    s->part_answer = !s->validation.valid && s->complete && !gate && !coercion_gated && s->ninvented == 0 &&
                      s->value->type == COAX_OBJECT && s->value->len > 0;
     /* One wrong only in its members' values ({"age": "thirty"}): after an
     ** answer, a correction that gives a member another value, in words the
@@ -391,6 +394,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
     s->format_answer = valid_but_placeholder && s->complete && !gate && s->ninvented == 0;
+    /* A value refused only for a repair or coercion less certain than the
+    ** class allowed (an unquoted key at lossless; no invented one) is still
+    ** an answer the reply gives: beside another that differs, a stricter
+    ** class must not leave the other as the reply's one answer. */
+    s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -424,12 +432,13 @@ typedef struct plain_set {
 static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
 
 /* A rival of the best: a plain answer; or one that would be plain alone
-** but for being one value of several, or in a block cut off; or an object
-** whose members all fit, short only of the whole (a correction, a draft). */
+** but for being one value of several, in a block cut off, or a repair the
+** class did not allow; or an object whose members all fit, short only of
+** the whole (a correction, a draft). */
 static bool is_rival(const scored *s)
 {
     return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->misfit_answer ||
-           s->format_answer;
+           s->format_answer || s->gated_answer;
 }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
@@ -949,7 +958,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer : is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer || s.gated_answer : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
         else if (!kept) coerce_rewind(&c, mark); /* a loser's trials and errors */
