@@ -648,137 +648,6 @@ static bool unanswering_tag(const char *text, size_t len, const coax_candidate *
     return false;
 }
 
-/* Whether the word w[0..n) (ignoring case, a plural's 's') says what
-** follows is no answer: "Example:", "Wrong answer:", "Before:". Narrower
-** than a tag's list: "For your input:" introduces the answer. */
-static bool unanswering_word(const char *w, size_t n)
-{
-    static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
-                                        "before", "template", "schema", "mock", "dummy", "placeholder",
-                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample",
-                                        "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
-                                        "option", "candidate", "hypothesis", "partial"};
-    size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-        size_t k = strlen(words[i]);
-        if ((k == n || k == singular) && coax_ascii_casesame(w, words[i], k)) return true;
-    }
-    return false;
-}
-
-/* Whether the word w[0..n) says what follows is the answer after all
-** ("Wrong; corrected:", "Bad example, fixed:"): a label holding one is no
-** label of a non-answer. */
-static bool answering_word(const char *w, size_t n)
-{
-    static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
-                                        "completed", "revised", "instead", "right", "actual", "new", "chosen",
-                                        "selected", "best", "recommended", "preferred"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
-    return false;
-}
-
-/* Whether the word w[0..n) names what the user or a tool gave ("Input:",
-** "User request:", "Observation:" in a ReAct trace): JSON after it echoes
-** the question, unless the label says the answer is for it ("For your
-** input:"). */
-static bool echo_word(const char *w, size_t n)
-{
-    static const char *const words[] = {"input",  "request", "query",   "prompt",      "question",
-                                        "user",   "human",   "system",  "observation", "context"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
-    return false;
-}
-
-/* Whether text[b..e), e just past a colon, is a label of a non-answer: at
-** most four words, one of them of unanswering_word (or of echo_word, with
-** no "for") and none of answering_word ("For example:", "**Wrong
-** answer:**", "Input:"). */
-static bool unanswering_label(const char *text, size_t b, size_t e)
-{
-    size_t words = 0;
-    bool unanswering = false, echo = false, for_it = false;
-    for (size_t p = b; p < e - 1;) {
-        unsigned char ch = (unsigned char)text[p];
-        if (!coax_ascii_alpha(ch)) {
-            if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
-            p++;
-            continue;
-        }
-        size_t w = p;
-        while (p < e - 1 && coax_ascii_alpha((unsigned char)text[p])) p++;
-        if (++words > 4 || answering_word(text + w, p - w)) return false;
-        unanswering = unanswering || unanswering_word(text + w, p - w);
-        echo = echo || echo_word(text + w, p - w);
-        for_it = for_it || (p - w == 3 && coax_ascii_casesame(text + w, "for", 3));
-    }
-    return unanswering || (echo && !for_it);
-}
-
-/* Whether the line ending at 'end' (its '\n' or the text's start) is a
-** label of a non-answer that is the whole line: a colon last, after
-** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
-** line is no label. */
-static bool label_line(const char *text, size_t end)
-{
-    size_t line = end, stop = end > 64 ? end - 64 : 0;
-    while (line > stop && text[line - 1] != '\n') line--;
-    if (line > 0 && text[line - 1] != '\n') return false;
-    size_t e = end, b = line;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    if (e > b && text[e - 1] != ':' && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
-        return unanswering_label(text, b, e + 1);
-    return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
-}
-
-/* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
-** that opens there (<!-- {...} -->, a block comment, // {...}: text taken out) or a label that is the whole line
-** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
-** past blank lines and a fence's opening ("Wrong answer:\n```json\n{...}```" is the same label as "Wrong answer:
-** {...}"). A word before a colon inside a sentence ("That was wrong; corrected: {...}") labels nothing. */
-static bool unanswering_prose(const char *text, size_t len, const coax_candidate *cand)
-{
-    if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
-    size_t line = cand->start, stop = cand->start > 64 ? cand->start - 64 : 0;
-    while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = cand->start;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
-    if (e == line && (line == 0 || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
-        bool fence = false;
-        while (line > 0) {
-            size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
-            while (b > 0 && text[b - 1] != '\n' && above - b < 64) b--;
-            while (b < above && (text[b] == ' ' || text[b] == '\t')) b++;
-            bool blank = true;
-            for (size_t k = b; k < above; k++) blank = blank && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r');
-            bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
-            if (!blank && !opens) return label_line(text, above);
-            fence = fence || opens;
-            line = b;
-            while (line > 0 && text[line - 1] != '\n') line--;
-        }
-        return false;
-    }
-    if (cand->source != COAX_SOURCE_PROSE) return false;
-    if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
-        return true;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
-    size_t b = line;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    if (e == line || text[e - 1] != ':' || (line > 0 && text[line - 1] != '\n')) return false;
-    return unanswering_label(text, b, e);
-}
-
-bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)
-{
-    coax_candidate c = {.source = source, .start = len};
-    return unanswering_prose(before, len, &c);
-}
-
 /* Whether candidate i is scored: the repair's own choice, sequences, and
 ** the last MAX_SCORED from 'first' on; never a block whose tag says it
 ** holds no answer, nor prose a label or a comment marks so. */
@@ -787,7 +656,8 @@ static bool is_scored(const extract_job *x, size_t i, size_t first)
     const coax_repair_result *r = x->repair;
     return (i >= first || i == r->chosen || r->candidates[i].source == COAX_SOURCE_SEQUENCE) &&
            !unanswering_tag(x->text, x->len, &r->candidates[i]) &&
-           !unanswering_prose(x->text, x->len, &r->candidates[i]);
+           !(r->candidates[i].start <= x->len &&
+             extract_labelled_no_answer(x->text, r->candidates[i].start, r->candidates[i].source));
 }
 
 /* Whether the text from s to e holds a quoted key ("name": ...): a span of
