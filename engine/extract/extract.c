@@ -26,6 +26,7 @@ typedef struct scored {
     bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
     bool gated_answer;    /* valid and plain but for a repair or coercion less certain than max_class */
+    const coax_value *reading; /* strict: the value coerced, where only a coercion kept it from fitting */
 } scored;
 
 /* What every candidate is scored with. */
@@ -330,6 +331,23 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
                          "readings the schema both takes; send the value alone");
 }
 
+/* Strict, a misfit the coercion would make fit ({"a": "5"} for an integer)
+** is no draft that an answer after it corrects, as {"a": "five"} is: it
+** is the answer 5, refused only for being strict, so beside another that
+** differs it is a rival, as a repair above max_class makes one. */
+static coax_code strict_reading(coerce_ctx *c, const coax_candidate *cand, scored *s)
+{
+    coax_validation val;
+    const coax_value *v;
+    coax_code rc = coerce_candidate(c, cand->value, &v, &val);
+    c->n = 0; /* strict takes no coercion: none is logged */
+    if (rc || !val.valid) return rc;
+    s->part_answer = s->misfit_answer = false;
+    s->gated_answer = true;
+    s->reading = v;
+    return COAX_OK;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
@@ -399,6 +417,8 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** an answer the reply gives: beside another that differs, a stricter
     ** class must not leave the other as the reply's one answer. */
     s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated);
+    s->reading = NULL;
+    if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -613,7 +633,8 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
             continue;
         int eq = p->part_answer || p->misfit_answer ? agrees(c->arena, p->value, best->value)
                  : p->format_answer ? fills(c->arena, p->value, best->value, NULL, 0)
-                                    : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+                                    : coax_value_equal(p->reading ? p->reading : p->value, best->value,
+                                                       coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
