@@ -173,16 +173,18 @@ static const char *repair_error(coax_arena *a, const char *text, size_t len, con
     return msg;
 }
 
-/* What the candidate's repairs allow: counts by class, the first repair less certain than 'max' (NULL: none), and
+/* What the candidate's repairs allow: counts by class, the first repair less certain than 'max' (NULL: none), in
+** 'doubt' the first the default class would refuse (past 'max' if that is invented), and
 ** whether its being incomplete is excused: brackets closed at the end after a complete member (inferred
 ** closed_bracket), and nothing closed while it was still being written. An unclosed fence or tag around a complete
 ** value is not excused: the reply stopped before its end. Nor is a number the text ends on, brackets open ({"n": 12
 ** may have been cut from 1234: only a space after it, or the provider saying the model stopped, says it ended). */
 static const coax_repair_entry *classify(const extract_job *x, const coax_candidate *cand, scored *s,
-                                         bool *excused)
+                                         bool *excused, const coax_repair_entry **doubt)
 {
-    coax_class max = x->max_class;
+    coax_class max = x->max_class, rival = max > COAX_CLASS_INFERRED ? max : COAX_CLASS_INFERRED;
     const coax_repair_entry *gate = NULL;
+    *doubt = NULL;
     s->ninvented = s->ninferred = 0;
     bool closed = false, closed_invented = false;
     for (size_t i = 0; i < cand->nlog; i++) {
@@ -190,6 +192,7 @@ static const coax_repair_entry *classify(const extract_job *x, const coax_candid
         s->ninvented += e->cls == COAX_CLASS_INVENTED;
         s->ninferred += e->cls == COAX_CLASS_INFERRED;
         if (e->cls > max && !gate) gate = e;
+        if (e->cls > rival && !*doubt) *doubt = e;
         if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) closed_invented = true;
         if (e->cls == COAX_CLASS_INFERRED && !strcmp(e->kind, "closed_bracket")) {
             closed = true;
@@ -206,11 +209,17 @@ static const coax_repair_entry *classify(const extract_job *x, const coax_candid
 ** unwrapped, a bare scalar: inferred) is as much a reading the caller did
 ** not allow as a repair of that class: the value is refused at the
 ** coercion's place, with the rule it broke. */
+static const coax_coercion *coercion_above(const coerce_ctx *c, coax_class max)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->log[i].cls > max) return &c->log[i];
+    return NULL;
+}
+
 static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        const coax_coercion *e = &c->log[i];
-        if (e->cls <= max) continue;
+    const coax_coercion *e = coercion_above(c, max);
+    if (e) {
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(c->arena));
         coax_buf_printf(&b, "a coercion less certain than the class allowed (%s: %s); send the value as the "
@@ -221,7 +230,6 @@ static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
         s->validation.errors[0].instance_location = e->pointer;
         s->valid = false;
         s->nerrors = s->validation.nerrors;
-        return COAX_OK;
     }
     return COAX_OK;
 }
@@ -371,16 +379,22 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     bool valid_but_placeholder;
     if ((rc = unmeant_error(c, s, &valid_but_placeholder))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
-    ** the repairs do not allow. */
-    bool fits = s->validation.valid;
+    ** the repairs do not allow. Whether the value is another answer beside
+    ** the best is read as the default class reads it ('fits', 'doubt'): a
+    ** stricter class refuses more, and must not leave the other as the one. */
+    bool fits = s->validation.valid && (strict || !coercion_above(c, x->max_class > COAX_CLASS_INFERRED
+                                                                          ? x->max_class
+                                                                          : COAX_CLASS_INFERRED));
+    bool was_valid = s->validation.valid;
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
-    bool coercion_gated = fits && !s->validation.valid;
+    bool coercion_gated = was_valid && !s->validation.valid;
     bool excused;
-    const coax_repair_entry *gate = classify(x, cand, s, &excused);
+    const coax_repair_entry *doubt, *gate = classify(x, cand, s, &excused, &doubt);
     if (x->whole_guess && !s->ninvented &&
         (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
         s->ninvented = 1; /* a piece of a broken reading */
         if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+        if (!doubt && x->max_class < COAX_CLASS_INVENTED) doubt = x->whole_guess;
     }
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
@@ -389,17 +403,16 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->refused = NULL;
     /* One value of several, otherwise plain: refused alone, yet another
     ** reading of the reply, which makes the list of them no sure answer. */
-    s->fragment_answer = s->validation.valid && s->complete && s->ninvented == 1 && gate &&
-                         !strcmp(gate->kind, "fragment");
+    s->fragment_answer = fits && s->complete && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
     /* A block whose fence or tag never closed, around a value read whole:
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
-    s->cut_answer = s->validation.valid && !s->complete && !gate;
+    s->cut_answer = fits && !s->complete && !doubt;
     /* An object read plainly whose members all fit, wrong only as a whole
     ** (a required member missing): {"age": 37} after {"name": "Ada", "age":
     ** 36} is a correction, or a draft the answer corrects. */
-    s->part_answer = !s->validation.valid && s->complete && !gate && !coercion_gated && s->ninvented == 0 &&
-                     s->value->type == COAX_OBJECT && s->value->len > 0;
+    s->part_answer = !fits && s->complete && !doubt && s->ninvented == 0 && s->value->type == COAX_OBJECT &&
+                     s->value->len > 0;
     /* One wrong only in its members' values ({"age": "thirty"}): after an
     ** answer, a correction that gives a member another value, in words the
     ** schema does not take; before it, a draft the answer corrects. */
@@ -411,11 +424,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* A value that fills the reply's format but for a placeholder: the format
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
-    s->format_answer = valid_but_placeholder && s->complete && !gate && s->ninvented == 0;
-    /* A value refused only for a repair or coercion less certain than the
-    ** class allowed (an unquoted key at lossless; no invented one) is still
-    ** an answer the reply gives: beside another that differs, a stricter
-    ** class must not leave the other as the reply's one answer. */
+    s->format_answer = valid_but_placeholder && s->complete && !doubt && s->ninvented == 0;
+    /* Plain at the default class, refused only for a repair or coercion
+    ** the class did not allow (an unquoted key at lossless): an answer the
+    ** reply gives all the same. */
     s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated);
     s->reading = NULL;
     if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
