@@ -10,7 +10,7 @@ M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nes
   "spans", "mixed", "replies", "peers", "guesses", "hunt3", "hunt4", "hunt5", "hunt6", "hunt7",
   "hunt8", "hunt9", "hunt10", "hunt11", "hunt12", "hunt13", "hunt14", "hunt15", "hunt16", "hunt17", "hunt18",
   "formats", "named", "structure", "hunt19", "unions", "joined", "unquoted", "hunt20", "hunt21", "dropped",
-  "hunt22", "open_keys", "languages", "hunt23" }
+  "hunt22", "open_keys", "languages", "hunt23", "hunt24" }
 
 --- How many plain cases each file may see refused (none where absent).
 M.refused_allowed = { peers = 1 }
@@ -52,7 +52,8 @@ end
 -- "wrong" (a value came that is not the expected one, or any value where a
 -- refusal was due), and what came back.
 function M.run(c)
-  local r, msg = coax.extract(c.input, json.encode(c.schema), { finish = c.finish, max_class = c.max_class })
+  local r, msg = coax.extract(c.input, json.encode(c.schema),
+    { finish = c.finish, max_class = c.max_class, strict = c.strict })
   local got = r and r.valid and json.encode(r.value)
   local detail = got or (r and r.errors[1] and r.errors[1].error) or msg
   if c.expect == "refuse" then return got and "wrong" or "right", detail end

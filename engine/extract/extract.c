@@ -26,6 +26,8 @@ typedef struct scored {
     bool part_answer;     /* an object whose members are all valid, short of the whole */
     bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
+    bool gated_answer;    /* valid and plain but for a repair or coercion less certain than max_class */
+    const coax_value *reading; /* strict: the value coerced, where only a coercion kept it from fitting */
 } scored;
 
 /* What every candidate is scored with. */
@@ -217,16 +219,18 @@ static const char *repair_error(coax_arena *a, const char *text, size_t len, con
     return msg;
 }
 
-/* What the candidate's repairs allow: counts by class, the first repair less certain than 'max' (NULL: none), and
+/* What the candidate's repairs allow: counts by class, the first repair less certain than 'max' (NULL: none), in
+** 'doubt' the first the default class would refuse (past 'max' if that is invented), and
 ** whether its being incomplete is excused: brackets closed at the end after a complete member (inferred
 ** closed_bracket), and nothing closed while it was still being written. An unclosed fence or tag around a complete
 ** value is not excused: the reply stopped before its end. Nor is a number the text ends on, brackets open ({"n": 12
 ** may have been cut from 1234: only a space after it, or the provider saying the model stopped, says it ended). */
 static const coax_repair_entry *classify(const extract_job *x, const coax_candidate *cand, scored *s,
-                                         bool *excused)
+                                         bool *excused, const coax_repair_entry **doubt)
 {
-    coax_class max = x->max_class;
+    coax_class max = x->max_class, rival = max > COAX_CLASS_INFERRED ? max : COAX_CLASS_INFERRED;
     const coax_repair_entry *gate = NULL;
+    *doubt = NULL;
     s->ninvented = s->ninferred = 0;
     bool closed = false, closed_invented = false;
     for (size_t i = 0; i < cand->nlog; i++) {
@@ -234,6 +238,7 @@ static const coax_repair_entry *classify(const extract_job *x, const coax_candid
         s->ninvented += e->cls == COAX_CLASS_INVENTED;
         s->ninferred += e->cls == COAX_CLASS_INFERRED;
         if (e->cls > max && !gate) gate = e;
+        if (e->cls > rival && !*doubt) *doubt = e;
         if (e->cls == COAX_CLASS_INVENTED && e->offset >= cand->end) closed_invented = true;
         if (e->cls == COAX_CLASS_INFERRED && !strcmp(e->kind, "closed_bracket")) {
             closed = true;
@@ -250,11 +255,17 @@ static const coax_repair_entry *classify(const extract_job *x, const coax_candid
 ** unwrapped, a bare scalar: inferred) is as much a reading the caller did
 ** not allow as a repair of that class: the value is refused at the
 ** coercion's place, with the rule it broke. */
+static const coax_coercion *coercion_above(const coerce_ctx *c, coax_class max)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->log[i].cls > max) return &c->log[i];
+    return NULL;
+}
+
 static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        const coax_coercion *e = &c->log[i];
-        if (e->cls <= max) continue;
+    const coax_coercion *e = coercion_above(c, max);
+    if (e) {
         coax_buf b;
         coax_buf_init(&b, coax_arena_allocator(c->arena));
         coax_buf_printf(&b, "a coercion less certain than the class allowed (%s: %s); send the value as the "
@@ -265,7 +276,6 @@ static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
         s->validation.errors[0].instance_location = e->pointer;
         s->valid = false;
         s->nerrors = s->validation.nerrors;
-        return COAX_OK;
     }
     return COAX_OK;
 }
@@ -375,6 +385,23 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
                          "readings the schema both takes; send the value alone");
 }
 
+/* Strict, a misfit the coercion would make fit ({"a": "5"} for an integer)
+** is no draft that an answer after it corrects, as {"a": "five"} is: it
+** is the answer 5, refused only for being strict, so beside another that
+** differs it is a rival, as a repair above max_class makes one. */
+static coax_code strict_reading(coerce_ctx *c, const coax_candidate *cand, scored *s)
+{
+    coax_validation val;
+    const coax_value *v;
+    coax_code rc = coerce_candidate(c, cand->value, &v, &val);
+    c->n = 0; /* strict takes no coercion: none is logged */
+    if (rc || !val.valid) return rc;
+    s->part_answer = s->misfit_answer = false;
+    s->gated_answer = true;
+    s->reading = v;
+    return COAX_OK;
+}
+
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
 {
     const coax_candidate *cand = &x->repair->candidates[index];
@@ -398,17 +425,26 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     bool valid_but_placeholder;
     if ((rc = unmeant_error(c, s, &valid_but_placeholder))) return rc;
     /* After every coercion and the envelope: nothing may make valid what
-    ** the repairs do not allow. */
+    ** the repairs do not allow. Whether the value is another answer beside
+    ** the best is read as the default class reads it ('fits', 'doubt'): a
+    ** stricter class refuses more, and must not leave the other as the one. */
+    bool fits = s->validation.valid && (strict || !coercion_above(c, x->max_class > COAX_CLASS_INFERRED
+                                                                          ? x->max_class
+                                                                          : COAX_CLASS_INFERRED));
+    bool was_valid = s->validation.valid;
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
+    bool coercion_gated = was_valid && !s->validation.valid;
     bool excused;
-    const coax_repair_entry *gate = classify(x, cand, s, &excused);
+    const coax_repair_entry *doubt, *gate = classify(x, cand, s, &excused, &doubt);
     if (x->whole_guess && !s->ninvented &&
         (cand->source == COAX_SOURCE_WHOLE || cand->source == COAX_SOURCE_SEQUENCE)) {
         s->ninvented = 1; /* a piece of a broken reading */
         if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->whole_guess;
+        if (!doubt && x->max_class < COAX_CLASS_INVENTED) doubt = x->whole_guess;
     } else if (x->tail_guess && !s->ninvented && cand->start >= x->tail_from) {
         s->ninvented = 1; /* the same, after words before the JSON */
         if (!gate && x->max_class < COAX_CLASS_INVENTED) gate = x->tail_guess;
+        if (!doubt && x->max_class < COAX_CLASS_INVENTED) doubt = x->tail_guess;
     }
     /* A value closed at the end of a cut-off reply may not be what the
     ** model meant ("tags": ["a", "b" may have had more; "bo" may have been
@@ -422,17 +458,16 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     s->refused = NULL;
     /* One value of several, otherwise plain: refused alone, yet another
     ** reading of the reply, which makes the list of them no sure answer. */
-    s->fragment_answer = s->validation.valid && s->complete && s->ninvented == 1 && gate &&
-                         !strcmp(gate->kind, "fragment");
+    s->fragment_answer = fits && s->complete && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
     /* A block whose fence or tag never closed, around a value read whole:
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
-    s->cut_answer = s->validation.valid && !s->complete && !gate;
+    s->cut_answer = fits && !s->complete && !doubt;
     /* An object read plainly whose members all fit, wrong only as a whole
     ** (a required member missing): {"age": 37} after {"name": "Ada", "age":
     ** 36} is a correction, or a draft the answer corrects. */
-    s->part_answer = !s->validation.valid && s->complete && !gate && s->ninvented == 0 &&
-                     s->value->type == COAX_OBJECT && s->value->len > 0;
+    s->part_answer = !fits && s->complete && !doubt && s->ninvented == 0 && s->value->type == COAX_OBJECT &&
+                     s->value->len > 0;
     /* One wrong only in its members' values ({"age": "thirty"}): after an
     ** answer, a correction that gives a member another value, in words the
     ** schema does not take; before it, a draft the answer corrects. */
@@ -444,7 +479,13 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* A value that fills the reply's format but for a placeholder: the format
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
-    s->format_answer = valid_but_placeholder && s->complete && !gate && s->ninvented == 0;
+    s->format_answer = valid_but_placeholder && s->complete && !doubt && s->ninvented == 0;
+    /* Plain at the default class, refused only for a repair or coercion
+    ** the class did not allow (an unquoted key at lossless): an answer the
+    ** reply gives all the same. */
+    s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated);
+    s->reading = NULL;
+    if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->text, x->len, gate);
@@ -480,12 +521,13 @@ typedef struct plain_set {
 static bool is_plain(const scored *s) { return s->valid && s->complete && s->ninvented == 0; }
 
 /* A rival of the best: a plain answer; or one that would be plain alone
-** but for being one value of several, or in a block cut off; or an object
-** whose members all fit, short only of the whole (a correction, a draft). */
+** but for being one value of several, in a block cut off, or a repair the
+** class did not allow; or an object whose members all fit, short only of
+** the whole (a correction, a draft). */
 static bool is_rival(const scored *s)
 {
     return is_plain(s) || s->fragment_answer || s->cut_answer || s->part_answer || s->misfit_answer ||
-           s->format_answer;
+           s->format_answer || s->gated_answer;
 }
 
 /* Whether candidate a's span holds b's (an NDJSON array holds its lines). */
@@ -660,7 +702,8 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
             continue;
         int eq = p->part_answer || p->misfit_answer ? agrees(c->arena, p->value, best->value)
                  : p->format_answer ? fills(c->arena, p->value, best->value, NULL, 0)
-                                    : coax_value_equal(p->value, best->value, coax_arena_allocator(c->arena));
+                                    : coax_value_equal(p->reading ? p->reading : p->value, best->value,
+                                                       coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
@@ -868,7 +911,7 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer : is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer || s.gated_answer : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
         else if (!kept) coerce_rewind(&c, mark); /* a loser's trials and errors */

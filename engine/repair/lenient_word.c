@@ -513,7 +513,10 @@ static bool broken_literal(const char *s, const char *t)
         while (k < n && (s[k] | 0x20) == words[w][len - 1]) k++;
         if (k == n) return true; /* its last letter repeated */
     }
-    return false;
+    /* Python's None in a case no language writes it in (noNe, nONE): the
+    ** null or the word? none and NONE are values' words, None the literal. */
+    return n == 4 && coax_ascii_casesame(s, "none", 4) && memcmp(s, "none", 4) && memcmp(s, "NONE", 4) &&
+           memcmp(s, "None", 4);
 }
 
 /* Whether s..t is wrapped whole in quotation marks JSON's reading does not
