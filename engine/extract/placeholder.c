@@ -293,8 +293,22 @@ static bool describes_field(const char *s, size_t n, const char *key, size_t kle
 ** ({key: value}); so is an instruction's word naming nothing of the
 ** member (Your order has shipped, add user), and a type's name where the
 ** member asks for one ({"type": string}). */
+/* Whether s[0..n) is what Node's util.inspect writes for a value it did
+** not print ("[Circular *1]", "[Getter]", "[Getter/Setter]", "[class Foo
+** extends Bar]"; "[Object]", "[Array]" are type names): a console.log'd
+** object pasted as the answer, its brackets read as a list of one. */
+static bool inspect_marker(const char *s, size_t n)
+{
+    static const char *const whole[] = {"Getter", "Setter", "Getter/Setter", "Circular", "Object: null prototype"};
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
+        if (strlen(whole[i]) == n && !memcmp(s, whole[i], n)) return true;
+    if (n > 10 && !memcmp(s, "Circular *", 10)) return strspn(s + 10, "0123456789") == n - 10;
+    return n > 6 && !memcmp(s, "class ", 6) && words_only(s + 6, n - 6);
+}
+
 static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
 {
+    if ((v->flags & COAX_VF_UNQUOTED) && inspect_marker(v->u.text, v->len)) return true;
     /* more verbs of a template's instruction, read only with names_field
     ** (in brackets, "[type 2]" and "[put option]" may be text) */
     static const char *const verbs[] = {"type ", "write ", "provide ", "put ", "specify ", "please "};
