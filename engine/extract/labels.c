@@ -286,6 +286,18 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
 ** label of a non-answer that is the whole line: a colon last, after
 ** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
 ** line is no label. */
+/* text[b..e) past the characters that show nothing at its start (a byte
+** order mark or a zero-width space or joiner, U+FEFF, U+200B-U+200D,
+** U+2060): they hide no label ("\n\n\xEF\xBB\xBFExample:"). */
+static size_t past_invisible(const char *text, size_t b, size_t e)
+{
+    while (e - b >= 3 && (!memcmp(text + b, "\xEF\xBB\xBF", 3) || !memcmp(text + b, "\xE2\x81\xA0", 3) ||
+                          (!memcmp(text + b, "\xE2\x80", 2) && (unsigned char)text[b + 2] >= 0x8B &&
+                           (unsigned char)text[b + 2] <= 0x8D)))
+        b += 3;
+    return b;
+}
+
 static bool label_line(const char *text, size_t end)
 {
     size_t origin = extract_text_origin(text, end), line = end, stop = end > 64 ? end - 64 : 0;
@@ -295,6 +307,7 @@ static bool label_line(const char *text, size_t end)
     size_t e = end, b = line;
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    b = past_invisible(text, b, e);
     if (e > b && text[e - 1] != ':' && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
     return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
@@ -336,6 +349,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
     size_t b = line;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    b = past_invisible(text, b, e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
     if (e == line || text[e - 1] != ':' || (line > origin && text[line - 1] != '\n')) return false;
     return unanswering_label(text, b, e);
