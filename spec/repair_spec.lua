@@ -687,6 +687,77 @@ describe("coax.repair's reading (guess = true)", function()
         detail = "quoted an unquoted key", class = "inferred" }, log[1])
       assert.are.same({ "trailing_comma", 19, 3, 7 }, { log[2].kind, log[2].offset, log[2].line, log[2].column })
     end)
+
+    -- Line and column of each byte offset of a text, from the text alone:
+    -- a line break is "\n", or a lone "\r" outside a double-quoted string
+    -- (hunt23: a reply whose lines end so; the "\r" of "\r\n" is the last
+    -- character of its line); columns count code points.
+    local function places(text)
+      local lines, cols, line, col, quoted = {}, {}, 1, 1, false
+      for i = 1, #text + 1 do
+        lines[i - 1], cols[i - 1] = line, col
+        local b = text:byte(i)
+        if b == 34 and (i == 1 or text:byte(i - 1) ~= 92) then quoted = not quoted end
+        if b == 10 or (b == 13 and not quoted and text:byte(i + 1) ~= 10) then
+          line, col = line + 1, 1
+        elseif b and (b < 0x80 or b >= 0xC0) then
+          col = col + 1
+        end
+      end
+      return lines, cols
+    end
+
+    local function check_places(text)
+      local _, log = coax.repair(text, GUESS)
+      assert.is_true(#log > 0, text:sub(1, 60))
+      local lines, cols = places(text)
+      for _, e in ipairs(log) do
+        assert.are.same({ e.kind, e.offset, lines[e.offset], cols[e.offset] }, { e.kind, e.offset, e.line, e.column })
+      end
+      return log
+    end
+
+    it("counts lines at \\n and a lone \\r and columns in code points, CRLF included", function()
+      local log = check_places('{\r\n  a: 1,\r\n  "\u{E9}\u{6771}\u{1F600}": \'x\',\r  b: [1,],\n}')
+      assert.are.same({ { "unquoted_key", 2, 3 }, { "single_quotes", 3, 10 }, { "unquoted_key", 4, 3 },
+        { "trailing_comma", 4, 8 }, { "trailing_comma", 4, 10 } },
+        (function()
+          local got = {}
+          for i, e in ipairs(log) do got[i] = { e.kind, e.line, e.column } end
+          return got
+        end)())
+    end)
+
+    it("places every fix over blocks of 64 bytes, long lines, long gaps and past 64 KB", function()
+      local gaps = { "", " ", "\r\n", "\r", "\n", "\u{E9}", "\u{6771}", "\u{1F600}", string.rep(" ", 63),
+        string.rep(" ", 64), string.rep("\n", 65), string.rep("\u{E9}", 40), string.rep("x", 130) .. "\n",
+        string.rep("\u{6771} ", 30) .. "\r\n", string.rep(" ", 200) }
+      local parts = { "{" }
+      for i = 1, 60 do
+        local gap = gaps[(i * 7) % #gaps + 1]
+        parts[#parts + 1] = string.format("%sk%d: '%s'%s", gap, i, gaps[(i * 3) % #gaps + 1]:gsub("[\r\n]", ""),
+          i % 4 == 0 and ",\n" or ",")
+        if i == 30 then -- a value past which the rest of the text is beyond 64 KB
+          parts[#parts + 1] = ' big: "' .. string.rep("\u{E9}\u{6771}\u{1F600} ", 7000) .. '",'
+        end
+      end
+      parts[#parts + 1] = "\n}"
+      local text = table.concat(parts)
+      assert.is_true(#text > 70000)
+      local log = check_places(text)
+      assert.is_true(#log > 100)
+      assert.is_true(log[#log].offset > 65536)
+    end)
+
+    it("places the fixes of short texts and of fixes at the text's end, at every length", function()
+      check_places("{a: 1,}")
+      check_places("[\r'\u{E9}',\r\n]")
+      for n = 50, 140 do -- cut off: the closers go at the end, which crosses a block's end at 64 and 128
+        local body = string.rep("\u{E9}", n % 3) .. string.rep("x", n - 2 * (n % 3))
+        check_places("{'a': '" .. body)
+        check_places("{\n  'a': [1,\n  '" .. body .. "'")
+      end
+    end)
   end)
 
   describe("bad input", function()

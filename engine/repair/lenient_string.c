@@ -164,12 +164,11 @@ const char *lp_control_string(lp *ps, const char *p, const char *e, int ctx, coa
     const char *body = p + 1, *q = body, *ctl[16];
     char open = *p;
     size_t nctl = 0;
-    /* a text of valid UTF-8 has only sequences lp_quick_body passes: its
-    ** stops alone */
-    bool text = ps->utf8;
     for (bool plain;;) {
 #if BYTES16
-        if (text) {
+        /* a text of valid UTF-8 has only sequences lp_quick_body passes:
+        ** its stops alone */
+        if (ps->utf8) {
             q = lp_text_body(q, open);
         } else
 #endif

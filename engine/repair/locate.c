@@ -10,24 +10,29 @@
 #include "repair/repair.h"
 #include "base/bytes.h"
 
-/* Where the CPU has AVX2 (base/bytes.h's BYTES32) and popcnt, the sweep
-** reads each block's masks 32 bytes at a time: half the loads, compares
-** and mask moves of four sixteen-byte blocks, in a sweep that reads every
-** block of the text up to the log's last entry. */
+/* Where the CPU has AVX2 (base/bytes.h's BYTES32), popcnt, lzcnt and
+** BMI2 (every AVX2 CPU but the first few), the sweep reads each block's
+** masks 32 bytes at a time (half the loads, compares and mask moves of
+** four sixteen-byte blocks, in a sweep that reads every block of the text
+** up to the log's last entry) and counts with lzcnt and bzhi, which spare
+** move_over its selects. */
 #if BYTES32 && BITS_HW
 #define LOCATE_WIDE 1
-#define WIDE_TARGET __attribute__((target("popcnt,avx2")))
-static inline bool wide_ok(void) { return bytes32_ok() && bits_hw_ok(); }
+#define WIDE_TARGET __attribute__((target("popcnt,avx2,lzcnt,bmi2")))
+static inline bool wide_ok(void)
+{
+    return bytes32_ok() && bits_hw_ok() && __builtin_cpu_supports("lzcnt") && __builtin_cpu_supports("bmi2");
+}
 
 /* block_masks' two masks of the 64 bytes at p, by AVX2. */
-static inline BYTES32_TARGET void masks_wide(const char *p, uint64_t *nls, uint64_t *conts)
+static inline BYTES32_TARGET void masks_wide(const char *p, uint64_t *nls, uint64_t *conts, bool always)
 {
     __m256i w0 = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 32));
     __m256i nl = _mm256_set1_epi8('\n');
     *nls = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(w0, nl)) |
            (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(w1, nl)) << 32;
     uint64_t c = 0;
-    if (_mm256_movemask_epi8(_mm256_or_si256(w0, w1))) { /* not ASCII: bytes16_cont's test, signed */
+    if (always || _mm256_movemask_epi8(_mm256_or_si256(w0, w1))) { /* not ASCII: bytes16_cont's test, signed */
         __m256i lead = _mm256_set1_epi8((char)0xC0);
         c = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lead, w0)) |
             (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(lead, w1)) << 32;
@@ -145,7 +150,7 @@ static inline __attribute__((always_inline)) void advance(const char *text, size
 ** masks, bit k for text[at + k] (bytes from len on are neither); 'wide':
 ** by masks_wide (a constant, true only in a WIDE_TARGET function). */
 static inline __attribute__((always_inline)) void block_masks(const char *text, size_t len, size_t at, uint64_t *nls,
-                                                              uint64_t *conts, bool wide)
+                                                              uint64_t *conts, bool wide, bool always)
 {
     const char *p = text + at;
     char pad[64];
@@ -156,7 +161,7 @@ static inline __attribute__((always_inline)) void block_masks(const char *text, 
     }
 #if LOCATE_WIDE
     if (wide) {
-        masks_wide(p, nls, conts);
+        masks_wide(p, nls, conts, always);
         return;
     }
 #endif
@@ -168,7 +173,7 @@ static inline __attribute__((always_inline)) void block_masks(const char *text, 
         (uint64_t)bytes16_eq(w3, '\n') << 48;
     /* Most blocks are ASCII (six in ten of the bench's replies): one test
     ** of the four's high bits spares them the continuation bytes' masks. */
-    if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(w0, w1), _mm_or_si128(w2, w3))))
+    if (always || _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(w0, w1), _mm_or_si128(w2, w3))))
         c = (uint64_t)bytes16_cont(w0) | (uint64_t)bytes16_cont(w1) << 16 | (uint64_t)bytes16_cont(w2) << 32 |
             (uint64_t)bytes16_cont(w3) << 48;
 #else
@@ -197,11 +202,10 @@ static inline __attribute__((always_inline)) void step_block(uint64_t nls, uint6
 }
 
 /* Line and column of text[at + k64] (k64 below 64), given them at text[at]
-** and the block's masks ('hw': bits64_as's). Without branches (the sweep
-** asks it at every entry, and whether a line break comes before the entry
-** in its block is a coin's toss): the column counts the code points from
-** the last line break below k64, or from the block's start when there is
-** none. Without popcnt, a count is asked only of a mask that has bits. */
+** and the block's masks ('hw': bits64_as's), for rlocate_back: the column
+** counts the code points from the last line break below k64, or from the
+** block's start when there is none. Without popcnt, a count is asked only
+** of a mask that has bits. */
 static inline __attribute__((always_inline)) void in_block(uint64_t nls, uint64_t conts, unsigned k64, uint32_t line,
                                                            uint32_t col, uint32_t *out_line, uint32_t *out_col, bool hw)
 {
@@ -234,76 +238,168 @@ void rlocate_back(rlocator *l, size_t target, uint32_t *line, uint32_t *col)
             l->marks[2 * b] = bl;
             l->marks[2 * b + 1] = bc;
             if (b + 1 == nblocks) break;
-            block_masks(l->text, l->len, b * 64, &nls, &conts, false);
+            block_masks(l->text, l->len, b * 64, &nls, &conts, false, false);
             step_block(nls, conts, &bl, &bc, false);
         }
     }
     size_t b = target / 64;
-    block_masks(l->text, l->len, b * 64, &nls, &conts, false);
+    block_masks(l->text, l->len, b * 64, &nls, &conts, false, false);
     in_block(nls, conts, (unsigned)(target - b * 64), l->marks[2 * b], l->marks[2 * b + 1], line, col, false);
 }
 
-/* Line and column of every log entry: one forward sweep over the text in
-** blocks of 64 bytes, each read once as bit masks of line breaks and
-** continuation bytes, with the line and column at the block's start; an
-** entry in the block is answered from the masks below it (a broken reply
-** logs a fix every few bytes). An entry behind the block is answered by
-** rlocate_back, in one block's work, so entries that come back to far
-** places stay linear. Columns count code points, as advance() does.
-** Returns whether the offsets ascend (never decrease), which the sweep
-** sees for free and spares the log's sort a pass to check it. 'hw':
-** bits64_as's (the sweep counts bits in every block and at every entry);
-** 'wide': block_masks'. */
+/* The masks of text[at..at+64) as block_masks gives them, for any 'at'
+** up to len: near the end of a text of 64 bytes or more, its last 64
+** bytes' masks moved down to 'at' (no padded copy). */
+static inline __attribute__((always_inline)) void window_masks(const char *text, size_t len, size_t at, uint64_t *nls,
+                                                               uint64_t *conts, bool wide)
+{
+    if (len - at >= 64 || len < 64) {
+        block_masks(text, len, at, nls, conts, wide, true);
+        return;
+    }
+    block_masks(text, len, len - 64, nls, conts, wide, true);
+    unsigned down = (unsigned)(at - (len - 64)) - 1; /* 0..63: at is at most len */
+    *nls = *nls >> down >> 1;
+    *conts = *conts >> down >> 1;
+}
+
+#if LOCATE_WIDE
+/* move_over by lzcnt, which gives 64 for no line break, and bzhi, which
+** keeps every bit below 64: no selects but the column's. */
+static inline WIDE_TARGET void move_over_wide(uint64_t nls, uint64_t conts, unsigned count, uint32_t *line,
+                                              uint32_t *col)
+{
+    unsigned from = 64u - (unsigned)_lzcnt_u64(nls);
+    unsigned after = (unsigned)(_mm_popcnt_u64(conts) - _mm_popcnt_u64(_bzhi_u64(conts, from)));
+    *line += (unsigned)_mm_popcnt_u64(nls);
+    *col = (nls ? 1 : *col) + (count - from) - after;
+}
+
+/* Line and column of the byte 'k' (below 64) into a block whose masks
+** are (nls, conts), given them at the block's start: move_over_wide over
+** its first k bytes, where the last line break's successor is below 64. */
+static inline WIDE_TARGET void in_block_wide(uint64_t nls, uint64_t conts, unsigned k, uint32_t line, uint32_t col,
+                                             uint32_t *out_line, uint32_t *out_col)
+{
+    nls = _bzhi_u64(nls, k);
+    unsigned from = 64u - (unsigned)_lzcnt_u64(nls);
+    *out_line = line + (unsigned)_mm_popcnt_u64(nls);
+    *out_col = (nls ? 1 : col) + (k - from) - (unsigned)_mm_popcnt_u64(_bzhi_u64(conts, k) >> from);
+}
+#endif
+
+/* Moves (line, col) over 'count' bytes (at most 64) whose line breaks and
+** continuation bytes are the masks' bits (none from count on), without a
+** branch on what they hold: the column restarts just past the last line
+** break ('from', 0 for none) and counts the code points from there.
+** 'wide': by move_over_wide (a constant, true only in a WIDE_TARGET
+** function); 'hw': bits64_as's. */
+static inline __attribute__((always_inline)) void move_over(uint64_t nls, uint64_t conts, unsigned count,
+                                                            uint32_t *line, uint32_t *col, bool hw, bool wide)
+{
+#if LOCATE_WIDE
+    if (wide) {
+        move_over_wide(nls, conts, count, line, col);
+        return;
+    }
+#endif
+    uint64_t any = (uint64_t)0 - (nls != 0);
+    unsigned from = (64u - (unsigned)__builtin_clzll(nls | 1)) & (unsigned)any;
+    uint64_t below = ((2ull << ((from - 1) & 63)) - 1) & any; /* the bits below from */
+    *line += bits64_as(nls, hw);
+    *col = ((*col & ~(uint32_t)any) | (1u & (uint32_t)any)) + (count - from) - bits64_as(conts & ~below, hw);
+}
+
+/* The blocks of 64 bytes a chunk of the sweep holds: their masks, and
+** line and column at their starts, on the stack. */
+#define CHUNK_BLOCKS 64
+
+/* Line and column of every log entry, in two steps over chunks of the
+** text (CHUNK_BLOCKS blocks of 64 bytes, from the chunk that holds the
+** next entry to the one that holds the log's last, at most): each block's
+** masks of line breaks and continuation bytes and its line and column at
+** its start, then each entry in the chunk from its block's. Neither step
+** branches on what the bytes hold (move_over, in_block; the continuation
+** bytes' masks made whether a block is ASCII or not): whether a line
+** break comes before an entry in its block, whether a block is ASCII, and
+** whether the next entry is in the same block are coin tosses, and the
+** sweep that did both in one loop, a block or an entry a turn,
+** mispredicted some 1.5 branches an entry. An entry behind the chunk is
+** answered by rlocate_back, in one block's work, so entries that come
+** back to far places stay linear. Columns count code points, as advance()
+** does. Returns whether the offsets ascend (never decrease), which the
+** sweep sees for free and spares the log's sort a pass to check it. 'hw':
+** bits64_as's; 'wide': block_masks' and move_over's. */
 static inline __attribute__((always_inline)) bool sweep_entries(rlocator *l, coax_repair_entry *entries, size_t count,
                                                                 bool hw, bool wide)
 {
-    size_t at = 0;              /* the block: text[at..at+64) */
-    uint32_t line = 1, col = 1; /* at its start */
-    uint64_t nls, conts;
+    if (!count) return true;
     const char *text = l->text;
     const size_t len = l->len;
+    uint64_t nls[CHUNK_BLOCKS], conts[CHUNK_BLOCKS];
+    uint32_t lines[CHUNK_BLOCKS], cols[CHUNK_BLOCKS];
+    size_t first = 0, past = 0;              /* the chunk: blocks first..past-1 */
+    const size_t blocks = len / 64 + 1;      /* the last one holds the offset len */
+    uint32_t line = 1, col = 1;              /* at block past's start */
+    size_t last = entries[count - 1].offset; /* the log's last block, where the chunks may stop */
+    last = (last > len ? len : last) / 64;
     size_t prev = 0;
     bool ascending = true;
-    block_masks(text, len, at, &nls, &conts, wide);
-    /* One loop that either answers an entry or moves on a block (and
-    ** looks at the same entry again): an inner loop for the blocks had
-    ** GCC move a dozen registers around it at every entry that crossed one. */
-    for (coax_repair_entry *e = entries, *end = e + count; e < end;) {
+    for (coax_repair_entry *e = entries, *end = e + count; e < end; e++) {
         size_t offset = e->offset;
         size_t target = offset > len ? len : offset;
-        if (target - at < 64) {
-            if (!(nls | conts)) { /* the block is ASCII on one line (mostly): its entries in a row */
-                uint32_t col_at = col - (uint32_t)at; /* plus the target's offset: its column */
-                size_t room = len - at < 64 ? len - at + 1 : 64; /* offsets below at + room are in the text */
-                for (;;) {
-                    e->line = line;
-                    e->column = col_at + (uint32_t)target;
-                    ascending &= offset >= prev;
-                    prev = offset;
-                    if (++e == end) break;
-                    target = offset = e->offset;
-                    if (offset - at >= room) break; /* the loop's way: the next block, or past the text */
-                }
-                continue;
-            } else if (!conts) { /* ASCII (six blocks in ten): in_block without the continuation bytes */
-                unsigned k64 = (unsigned)(target - at);
-                uint64_t n = nls & (((uint64_t)1 << k64) - 1);
-                e->line = line + bits64_as(n, hw);
-                e->column = n ? k64 - (63u - (unsigned)__builtin_clzll(n)) : col + k64;
-            } else {
-                in_block(nls, conts, (unsigned)(target - at), line, col, &e->line, &e->column, hw);
-            }
-        } else if (target < at) {
-            rlocate_back(l, target, &e->line, &e->column);
-        } else { /* on to the next block */
-            step_block(nls, conts, &line, &col, hw);
-            at += 64;
-            block_masks(text, len, at, &nls, &conts, wide);
-            continue;
-        }
         ascending &= offset >= prev;
         prev = offset;
-        e++;
+        size_t b = target / 64;
+        if (b < first) {
+            rlocate_back(l, target, &e->line, &e->column);
+            continue;
+        }
+        if (b >= past) { /* the chunk from block past on that holds it */
+            size_t stop = b > last ? b : last;
+            stop = stop - past < CHUNK_BLOCKS ? stop + 1 : past + CHUNK_BLOCKS;
+            uint64_t held = 0; /* the chunk's line breaks and continuation bytes */
+            for (first = past; past < stop && past < blocks; past++) {
+                size_t k = past - first;
+                window_masks(text, len, past * 64, &nls[k], &conts[k], wide);
+                held |= nls[k] | conts[k];
+                lines[k] = line;
+                cols[k] = col;
+                move_over(nls[k], conts[k], 64, &line, &col, hw, wide);
+            }
+            if (b >= past) { /* far from the last chunk: blocks to cross first */
+                e--;
+                continue;
+            }
+            if (!held) { /* ASCII on one line (a compact reply's, mostly): its entries in a row */
+                uint32_t col0 = cols[0] - (uint32_t)(first * 64); /* plus an offset: its column */
+                for (;;) {
+                    e->line = lines[0];
+                    e->column = col0 + (uint32_t)target;
+                    if (e + 1 == end) break;
+                    offset = e[1].offset;
+                    target = offset > len ? len : offset;
+                    if (target / 64 < first || target / 64 >= past) break; /* the loop's way */
+                    ascending &= offset >= prev;
+                    prev = offset;
+                    e++;
+                }
+                continue;
+            }
+        }
+        size_t k = b - first;
+        unsigned at = (unsigned)(target % 64);
+#if LOCATE_WIDE
+        if (wide) {
+            in_block_wide(nls[k], conts[k], at, lines[k], cols[k], &e->line, &e->column);
+            continue;
+        }
+#endif
+        uint32_t ln = lines[k], cl = cols[k];
+        uint64_t keep = ((uint64_t)1 << at) - 1;
+        move_over(nls[k] & keep, conts[k] & keep, at, &ln, &cl, hw, false);
+        e->line = ln;
+        e->column = cl;
     }
     return ascending;
 }
