@@ -20,9 +20,9 @@
 ** it is undone with everything done under it. So coercions compose.
 **
 ** Cost: at most MAX_ROUNDS rounds of two validations, and per round work
-** linear in the errors times their pointers' length. A change refused alone
-** in its round is not tried again while the candidate has not changed: the
-** same validation would refuse it, and errors at one place with as many
+** linear in the errors times their pointers' length. A replacement refused
+** alone in its round is not tried again while the candidate has not changed:
+** the same validation would refuse it, and errors at one place with as many
 ** keyword paths (a schema's oneOf of two references to the level below, 13
 ** levels, gives "5" 16,383) each proposed it again, a round each (2.4 s
 ** where the validation took 6 ms; attack round 18). No coercion is made at
@@ -72,30 +72,19 @@ typedef struct job {
     provisional *prov;
     size_t nprov, cprov;
     hmap provs;        /* provisional places -> index + 1 */
-    hmap refused;      /* (place, trial_text) of a change refused alone -> version + 1 then */
+    hmap refused;      /* (place, trial_text) of a replacement refused alone -> version + 1 then */
     uint32_t version;  /* rounds that kept a change: the candidate's state */
     coax_buf sig;      /* trial_text's buffer */
 } job;
 
-/* The trial as text (what it writes, not why): two trials of one text at
-** one place make the same candidate. In j->sig; false when out of memory. */
+/* A replacement's value as text, in j->sig: two of one text at one place
+** make the same candidate, judged alike whatever error they answer (a member
+** edit's verdict reads its own error: not compared so). False when out of
+** memory. */
 static bool trial_text(job *j, const coerce_trial *t)
 {
-    coax_buf *b = &j->sig;
-    b->len = 0;
-    if (t->value) {
-        coax_buf_put(b, "=", 1);
-        return coax_write_buf(b, t->value, 0) == COAX_OK && !b->oom;
-    }
-    for (size_t k = 0; k < t->nedits; k++) {
-        const medit *d = &t->edits[k];
-        uint64_t lens[3] = {(uint64_t)d->op, d->klen, d->op == MEDIT_RENAME ? d->tolen : 0};
-        coax_buf_put(b, (const char *)lens, sizeof lens);
-        coax_buf_put(b, d->key, d->klen);
-        if (d->op == MEDIT_RENAME) coax_buf_put(b, d->to, d->tolen);
-        if (d->op == MEDIT_ADD && coax_write_buf(b, d->value, 0) != COAX_OK) return false;
-    }
-    return !b->oom;
+    j->sig.len = 0;
+    return coax_write_buf(&j->sig, t->value, 0) == COAX_OK && !j->sig.oom;
 }
 
 /* The member of 'obj' named key[0..n): a hash index for large objects
@@ -651,7 +640,7 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             used->val++; /* this trial is not tried: the next one may be */
             continue;
         }
-        if (j->refused.n) { /* refused alone in this state: as good as tried */
+        if (j->refused.n && ts.t[used->val].value) { /* refused alone in this state: as good as tried */
             if (!trial_text(j, &ts.t[used->val])) return COAX_ENOMEM;
             hent *x = hmap_find(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len,
                                 hash2(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len));
@@ -780,7 +769,7 @@ static coax_code undo(job *j, const char *at, size_t atlen, const coax_value *sa
     return COAX_OK;
 }
 
-/* Files change c, refused alone in its round, under the candidate's state. */
+/* Files replacement c, refused alone in its round, under the candidate's state. */
 static coax_code refuse(job *j, const change *c)
 {
     if (!trial_text(j, &c->t)) return COAX_ENOMEM;
@@ -831,7 +820,7 @@ static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *prog
             if (r.ch[i].verdict == BAD && (rc = undo(j, r.ch[i].at, r.ch[i].atlen, &r.ch[i].saved))) return rc;
         if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
     }
-    if (r.n == 1 && bad && (rc = refuse(j, &r.ch[0]))) return rc; /* after the rewind: j->a keeps it */
+    if (r.n == 1 && bad && r.ch[0].t.value && (rc = refuse(j, &r.ch[0]))) return rc; /* after the rewind */
     j->version += kept;
     for (size_t i = 0; i < r.n; i++) {
         const change *ch = &r.ch[i];
