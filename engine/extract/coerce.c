@@ -75,6 +75,14 @@ typedef struct job {
     hmap refused;      /* (place, trial_text) of a replacement refused alone -> version + 1 then */
     uint32_t version;  /* rounds that kept a change: the candidate's state */
     coax_buf sig;      /* trial_text's buffer */
+    /* The last replacement looked up in 'refused', within one plan: the
+    ** errors of one place share their replacement (coerce_trials.c's read
+    ** memo), and writing it for each would cost its length an error. */
+    const coax_value *seen_value;
+    const char *seen_at;
+    size_t seen_atlen;
+    unsigned seen_plan;
+    const hent *seen;
 } job;
 
 /* A replacement's value as text, in j->sig: two of one text at one place
@@ -640,11 +648,16 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             used->val++; /* this trial is not tried: the next one may be */
             continue;
         }
-        if (j->refused.n && ts.t[used->val].value) { /* refused alone in this state: as good as tried */
-            if (!trial_text(j, &ts.t[used->val])) return COAX_ENOMEM;
-            hent *x = hmap_find(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len,
-                                hash2(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len));
-            if (x && x->val == j->version + 1u) {
+        const coax_value *tv = ts.t[used->val].value;
+        if (j->refused.n && tv) { /* refused alone in this state: as good as tried */
+            if (j->seen_value != tv || j->seen_plan != j->c->plan_id || j->seen_atlen != ts.atlen ||
+                memcmp(j->seen_at, ts.at, ts.atlen)) {
+                if (!trial_text(j, &ts.t[used->val])) return COAX_ENOMEM;
+                j->seen = hmap_find(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len,
+                                    hash2(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len));
+                j->seen_value = tv, j->seen_plan = j->c->plan_id, j->seen_at = ts.at, j->seen_atlen = ts.atlen;
+            }
+            if (j->seen && j->seen->val == j->version + 1u) {
                 used->val++;
                 continue;
             }
