@@ -20,10 +20,16 @@
 ** it is undone with everything done under it. So coercions compose.
 **
 ** Cost: at most MAX_ROUNDS rounds of two validations, and per round work
-** linear in the errors times their pointers' length. No coercion is made at
+** linear in the errors times their pointers' length. A replacement refused
+** alone in its round is not tried again while the candidate has not changed:
+** the same validation would refuse it, and errors at one place with as many
+** keyword paths (a schema's oneOf of two references to the level below, 13
+** levels, gives "5" 16,383) each proposed it again, a round each (2.4 s
+** where the validation took 6 ms; attack round 18). No coercion is made at
 ** or inside a value a repair invented (COAX_VF_INVENTED).
 */
 #include "extract/coerce.h"
+#include "extract/coerce_map.h"
 #include "base/hash.h"
 
 #include <stdlib.h>
@@ -31,94 +37,6 @@
 #define MAX_ROUNDS 24
 /* Objects with more members than this get a hash index for lookups. */
 #define INDEX_MIN 16
-
-/* ---- a string-keyed map (one or two parts) in the arena ------------------ */
-
-typedef struct hent {
-    const char *a, *b;
-    uint32_t al, bl;
-    uint32_t h, round; /* round: when the key was last seen (the tried map) */
-    size_t val;
-} hent;
-
-typedef struct hmap {
-    coax_arena *arena;
-    hent *e;
-    size_t cap, n;
-    uint64_t seed; /* hash2's key, drawn per map */
-} hmap;
-
-static uint64_t fnv(uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
-/* Keys are instance locations and member names, which a reply chooses: the
-** FNV-1a state starts from the map's seed and its slot mixes all 64 bits
-** with the seed again (FNV's low bits alone can be made to collide at will,
-** which made n crafted keys cost n^2). FNV stays for its being incremental:
-** every prefix of a location is hashed in one pass (deepest_prefix). */
-static uint32_t hfold(const hmap *m, uint64_t h)
-{
-    h = coax_hash_mix(h, m->seed);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-static uint32_t hash2(const hmap *m, const char *a, size_t al, const char *b, size_t bl)
-{
-    uint64_t h = fnv(m->seed, a, al);
-    if (b) h = fnv(h ^ 0x9e3779b97f4a7c15ull, b, bl);
-    return hfold(m, h);
-}
-
-static bool hmap_init(hmap *m, coax_arena *a, size_t expect)
-{
-    m->arena = a;
-    m->n = 0;
-    m->seed = coax_hash_seed(m);
-    for (m->cap = 16; m->cap * 2 < expect * 3; m->cap *= 2) {}
-    m->e = coax_arena_alloc(a, m->cap * sizeof *m->e);
-    if (m->e) memset(m->e, 0, m->cap * sizeof *m->e);
-    return m->e != NULL;
-}
-
-static hent *hmap_slot(hent *e, size_t cap, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
-{
-    for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        hent *x = &e[i];
-        if (!x->a) return x;
-        if (x->h == h && x->al == al && x->bl == bl && !memcmp(x->a, a, al) && (!bl || !memcmp(x->b, b, bl)))
-            return x;
-    }
-}
-
-static hent *hmap_find(const hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
-{
-    hent *x = hmap_slot(m->e, m->cap, a, al, b, bl, h);
-    return x->a ? x : NULL;
-}
-
-/* The entry for the key, added (val 0) when absent; NULL when out of memory. */
-static hent *hmap_put(hmap *m, const char *a, size_t al, const char *b, size_t bl, uint32_t h)
-{
-    if ((m->n + 1) * 3 > m->cap * 2) { /* load at most 2/3 */
-        size_t cap = m->cap * 2;
-        hent *e = coax_arena_alloc(m->arena, cap * sizeof *e);
-        if (!e) return NULL;
-        memset(e, 0, cap * sizeof *e);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->e[i].a) *hmap_slot(e, cap, m->e[i].a, m->e[i].al, m->e[i].b, m->e[i].bl, m->e[i].h) = m->e[i];
-        m->e = e;
-        m->cap = cap;
-    }
-    hent *x = hmap_slot(m->e, m->cap, a, al, b, bl, h);
-    if (!x->a) {
-        *x = (hent){a, b, (uint32_t)al, (uint32_t)bl, h, 0, 0};
-        m->n++;
-    }
-    return x;
-}
 
 /* ---- the candidate being coerced --------------------------------------- */
 
@@ -154,7 +72,28 @@ typedef struct job {
     provisional *prov;
     size_t nprov, cprov;
     hmap provs;        /* provisional places -> index + 1 */
+    hmap refused;      /* (place, trial_text) of a replacement refused alone -> version + 1 then */
+    uint32_t version;  /* rounds that kept a change: the candidate's state */
+    coax_buf sig;      /* trial_text's buffer */
+    /* The last replacement looked up in 'refused', within one plan: the
+    ** errors of one place share their replacement (coerce_trials.c's read
+    ** memo), and writing it for each would cost its length an error. */
+    const coax_value *seen_value;
+    const char *seen_at;
+    size_t seen_atlen;
+    unsigned seen_plan;
+    const hent *seen;
 } job;
+
+/* A replacement's value as text, in j->sig: two of one text at one place
+** make the same candidate, judged alike whatever error they answer (a member
+** edit's verdict reads its own error: not compared so). False when out of
+** memory. */
+static bool trial_text(job *j, const coerce_trial *t)
+{
+    j->sig.len = 0;
+    return coax_write_buf(&j->sig, t->value, 0) == COAX_OK && !j->sig.oom;
+}
 
 /* The member of 'obj' named key[0..n): a hash index for large objects
 ** (built once per members block), so resolving many pointers into one
@@ -708,6 +647,20 @@ static coax_code plan(job *j, const coax_validation *val, round *r)
             used->val++; /* this trial is not tried: the next one may be */
             continue;
         }
+        const coax_value *tv = ts.t[used->val].value;
+        if (j->refused.n && tv) { /* refused alone in this state: as good as tried */
+            if (j->seen_value != tv || j->seen_plan != j->c->plan_id || j->seen_atlen != ts.atlen ||
+                memcmp(j->seen_at, ts.at, ts.atlen)) {
+                if (!trial_text(j, &ts.t[used->val])) return COAX_ENOMEM;
+                j->seen = hmap_find(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len,
+                                    hash2(&j->refused, ts.at, ts.atlen, j->sig.data, j->sig.len));
+                j->seen_value = tv, j->seen_plan = j->c->plan_id, j->seen_at = ts.at, j->seen_atlen = ts.atlen;
+            }
+            if (j->seen && j->seen->val == j->version + 1u) {
+                used->val++;
+                continue;
+            }
+        }
         change *c = &r->ch[r->n];
         *c = (change){e, coax_arena_strdup(a, ts.at, ts.atlen), ts.atlen, ts.t[used->val], {0}, PLANNED};
         if (!c->at) return COAX_ENOMEM;
@@ -828,6 +781,19 @@ static coax_code undo(job *j, const char *at, size_t atlen, const coax_value *sa
     return COAX_OK;
 }
 
+/* Files replacement c, refused alone in its round, under the candidate's state. */
+static coax_code refuse(job *j, const change *c)
+{
+    if (!trial_text(j, &c->t)) return COAX_ENOMEM;
+    char *at = coax_arena_strdup(j->a, c->at, c->atlen), *text = coax_arena_strdup(j->a, j->sig.data, j->sig.len);
+    hent *x = at && text ? hmap_put(&j->refused, at, c->atlen, text, j->sig.len,
+                                    hash2(&j->refused, at, c->atlen, text, j->sig.len))
+                         : NULL;
+    if (!x) return COAX_ENOMEM;
+    x->val = j->version + 1u;
+    return COAX_OK;
+}
+
 /* One round. Clears '*progress' when nothing was left to try. */
 static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *progress)
 {
@@ -854,9 +820,11 @@ static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *prog
     if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
     judge(&r, &after);
     bool bad = false;
+    bool kept = false;
     for (size_t i = 0; i < r.n; i++) {
         if (r.ch[i].verdict == PLANNED) r.ch[i].verdict = GOOD;
         bad = bad || r.ch[i].verdict == BAD;
+        kept = kept || r.ch[i].verdict != BAD;
     }
     if (bad) {
         coerce_rewind(c, mark); /* j->a is the context's arena */
@@ -864,6 +832,8 @@ static coax_code run_round(job *j, coax_validation *val, uint32_t id, bool *prog
             if (r.ch[i].verdict == BAD && (rc = undo(j, r.ch[i].at, r.ch[i].atlen, &r.ch[i].saved))) return rc;
         if ((rc = coax_validate(c->schema, j->root, j->a, 0, &after, c->err))) return rc;
     }
+    if (r.n == 1 && bad && r.ch[0].t.value && (rc = refuse(j, &r.ch[0]))) return rc; /* after the rewind */
+    j->version += kept;
     for (size_t i = 0; i < r.n; i++) {
         const change *ch = &r.ch[i];
         if (ch->verdict == BAD) continue;
@@ -967,9 +937,10 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
     if (rc || val->valid) return rc;
     job j = {.c = c, .a = c->arena};
     coax_buf_init(&j.tok, coax_arena_allocator(c->arena));
+    coax_buf_init(&j.sig, coax_arena_allocator(c->arena));
     j.root = coax_new_value(c->arena, COAX_NULL);
     if (!j.root || !hmap_init(&j.index, c->arena, 16) || !hmap_init(&j.provs, c->arena, 16) ||
-        !hmap_init(&j.tried, c->arena, val->nerrors))
+        !hmap_init(&j.tried, c->arena, val->nerrors) || !hmap_init(&j.refused, c->arena, 16))
         rc = COAX_ENOMEM;
     else *j.root = *v;
     size_t logged = c->n;
@@ -985,6 +956,7 @@ coax_code coerce_candidate(coerce_ctx *c, const coax_value *v, const coax_value 
     coax_arena_free(j.scratch);
     if (!rc) rc = settle(&j, val);
     coax_buf_free(&j.tok);
+    coax_buf_free(&j.sig);
     if (!rc) rc = disown(c->arena, j.root);
     if (!rc && c->n > logged) *out = j.root;
     return rc;

@@ -946,8 +946,12 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             const coax_value *t = kv->type == COAX_ARRAY ? &kv->u.items[i] : kv;
             const char *kind = NULL;
             if (t->type != COAX_STRING) continue;
-            coax_value *conv = convert(c, x, t->u.text, allowed, &kind);
-            add_value(ts, kind, "converted the value to the type the schema asks for", conv);
+            struct coerce_read_memo *m = &c->read_memo;
+            if (!read_memo_hit(c, x, t->u.text, allowed)) {
+                coax_value *conv = convert(c, x, t->u.text, allowed, &kind);
+                *m = (struct coerce_read_memo){c->plan_id, x, allowed, conv, t->u.text, kind};
+            }
+            add_value(ts, m->kind, "converted the value to the type the schema asks for", m->out);
         }
         /* Several types are a union: two that read the value differently
         ** ("5" for an integer or a list: 5 or ["5"]) leave which one the
@@ -956,9 +960,11 @@ void coerce_make_trials(coerce_ctx *c, const coax_value *x, const coax_value *up
             if (coax_value_equal(ts->t[0].value, ts->t[i].value, coax_arena_allocator(a)) != 1) ts->n = 0;
     } else if ((!strcmp(kw, "enum") && kv->type == COAX_ARRAY) || !strcmp(kw, "const")) {
         bool is_const = !strcmp(kw, "const");
-        const coax_value *hit = is_const ? coerce_loose_match(a, x, kv, 1)
-                                : kv->len > 16 ? enum_loose_match(c, x, kv)
-                                               : coerce_loose_match(a, x, kv->u.items, kv->len);
+        const coax_value *hit = read_memo_hit(c, x, kv, NULL) ? c->read_memo.out
+                                : is_const                     ? coerce_loose_match(a, x, kv, 1)
+                                : kv->len > 16                 ? enum_loose_match(c, x, kv)
+                                                               : coerce_loose_match(a, x, kv->u.items, kv->len);
+        c->read_memo = (struct coerce_read_memo){c->plan_id, x, NULL, hit, kv, NULL};
         if (hit && hit->type == COAX_STRING && x->type == COAX_STRING &&
             ((!is_const && joined_twice(c, x, hit, kv->u.items, kv->len, kv)) ||
              coerce_union_joined(c, x, hit, e->keyword_location)))

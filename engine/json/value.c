@@ -326,7 +326,8 @@ static bool shallow_equal(const coax_value *x, const coax_value *y)
     case COAX_ARRAY:
     case COAX_OBJECT:
         if (x->len != y->len) return false;
-        return x->type != COAX_STRING || memcmp(x->u.text, y->u.text, x->len) == 0;
+        /* one text is itself: no read of it (a coercion compares its value with copies of it) */
+        return x->type != COAX_STRING || x->u.text == y->u.text || memcmp(x->u.text, y->u.text, x->len) == 0;
     default:
         return true;
     }
@@ -340,6 +341,7 @@ int coax_value_equal(const coax_value *a, const coax_value *b,
     int result = 1;
     if (!a || !b) return a == b; /* two absent values are alike; absent and null are not */
     if (coax_allocator_incomplete(alloc)) return -1;
+    if (a == b) return 1;
     if (!shallow_equal(a, b)) return 0;
     const coax_value *cx = a, *cy = b;
     while (result == 1) {
