@@ -411,20 +411,6 @@ static bool value_next(const char *text, size_t p, size_t e)
                      (e - p >= 3 && (!memcmp(text + p, "\xE2\x80\x9C", 3) || !memcmp(text + p, "\xE3\x80\x8C", 3))));
 }
 
-/* Whether the words at text[at] take the answer back in another language
-** ('start': a sentence opens there). */
-static bool retracting_elsewhere(const char *text, size_t at, size_t e, bool start)
-{
-    size_t n;
-    if (MATCHED_ANY(text, at, e, other_phrases)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
-    if (!start) return false;
-    if (MATCHED_ANY(text, at, e, other_openers)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
-    return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
-}
-
 /* Whether a word may start at text[p]: no letter, ASCII or past it, ends
 ** right before; a character past ASCII (Chinese, Japanese) starts one
 ** wherever it stands, as those scripts have no spaces. */
@@ -462,6 +448,33 @@ static size_t other_words_before(const char *text, size_t b, size_t start, const
     return SIZE_MAX;
 }
 
+/* Whether the sentence before text[at], from 'from' on, supposes rather
+** than says, in another language: "Si me equivoqué en algo, avísame",
+** "如果我错了，请纠正我" offer a correction, as "If I made a mistake, let
+** me know" does, and take nothing back. */
+static bool hedged_elsewhere(const char *text, size_t from, size_t at)
+{
+    static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если",
+                                               "Если", "如果", "假如", "要是", "若", "もし"};
+    size_t b = at;
+    while (b > from && !strchr(".!?\n", text[b - 1])) b--;
+    return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
+}
+
+/* Whether the words at text[at] take the answer back in another language
+** ('start': a sentence opens there; 'from': where the look began). */
+static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_t e, bool start)
+{
+    size_t n;
+    if (MATCHED_ANY(text, at, e, other_phrases) && !hedged_elsewhere(text, from, at)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
+    if (!start) return false;
+    if (MATCHED_ANY(text, at, e, other_openers)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
+    return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
+}
+
 size_t extract_taken_back(const char *text, size_t from, size_t to)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
@@ -472,7 +485,7 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
         if ((coax_ascii_alpha(ch) || ch >= 0xC0) && word_start(text, from, p) &&
-            retracting_elsewhere(text, p, e, start || cjk_sentence_end(text, from, p)))
+            retracting_elsewhere(text, from, p, e, start || cjk_sentence_end(text, from, p)))
             return p;
         if (coax_ascii_alpha(ch)) {
             if (start && retracting_sentence(text, p, e, end)) return p;
