@@ -774,6 +774,25 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
 }
 
+/* Whether the word at text[at..end) is denied in its clause (to e):
+** "Aucune erreur", "Keine Fehler gefunden", "没有错误" say the value holds,
+** as do "誤りはありません" and "間違いない" (certainly) with the denial after. */
+static bool denied_elsewhere(const char *text, size_t at, size_t end, size_t e)
+{
+    static const char *const denials[] = {"no", "sin", "ningún", "ninguna", "sans", "aucun", "aucune", "pas", "kein",
+                                          "keine", "keinen", "nicht", "ohne", "sem", "nenhum", "nenhuma", "não",
+                                          "nessun", "nessuna", "nessuno", "non", "senza", "нет", "Нет", "не", "Не",
+                                          "без", "Без", "没有", "沒有", "无", "無", "未"};
+    static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
+                                        "なし", "無し"};
+    size_t b = at;
+    while (b > 0 && !strchr(",.;:!?\n", text[b - 1]) &&
+           !(b >= 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3))))
+        b--; /* an ASCII or a full-width comma or semicolon ends the clause */
+    return other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX ||
+           MATCHED_ANY(text, end, e, after);
+}
+
 bool extract_remark_takes_back(const char *s, size_t n)
 {
     static const coax_word words[] = {COAX_WORD("actually"), COAX_WORD("typo"), COAX_WORD("typos"),
@@ -796,11 +815,12 @@ bool extract_remark_takes_back(const char *s, size_t n)
     static const char *const other_words[] = {
         "incorrecto", "incorrecta", "erróneo", "errónea", "corregido", "corregida", "corrección", "faux", "fausse",
         "erreur", "corrigé", "corrigée", "falsch", "fehler", "korrigiert", "errado", "errada", "incorreto",
-        "incorreta", "corrigido", "corrigida", "sbagliato", "sbagliata", "errato", "errata", "corretto", "corretta",
-        "неверно", "ошибка", "исправлено", "错误", "有误", "更正", "修正", "誤り", "間違い", "訂正"};
+        "incorreta", "corrigido", "corrigida", "sbagliato", "sbagliata", "errato", "errata", "stato corretto",
+        "stata corretta", "неверно", "ошибка", "исправлено", "错误", "有误", "更正", "修正", "誤り", "間違い", "訂正"};
+    size_t m;
     for (size_t p = 0; p < n; p++)
         if ((coax_ascii_alpha((unsigned char)s[p]) || (unsigned char)s[p] >= 0xC0) && word_start(s, 0, p) &&
-            MATCHED_ANY(s, p, n, other_words))
+            (m = MATCHED_ANY(s, p, n, other_words)) && !denied_elsewhere(s, p, p + m, n))
             return true;
     return false;
 }
