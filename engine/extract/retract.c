@@ -356,7 +356,9 @@ static const char *const other_remarks[] = {
     "attendez", "attends", "correction", "eigentlich", "korrektur", "berichtigung", "warte", "moment mal", "na verdade",
     "correção", "correcao", "retificação", "espere", "in realtà", "correzione", "rettifica", "aspetta",
     "На самом деле", "на самом деле", "Исправление", "исправление", "其实", "实际上", "事实上", "等等", "更正",
-    "纠正", "订正", "実は", "訂正", "待って"};
+    "纠正", "订正", "実は", "訂正", "待って",
+    /* an "Oops" set off ("Ups, la edad es 37.", "哎呀，") */
+    "ups", "uy", "oups", "hoppla", "huch", "ops", "упс", "Упс", "ой", "Ой", "哎呀", "糟糕", "おっと", "しまった"};
 static const char *const other_phrases[] = {
     "me equivoqué", "me equivoque", "quise decir", "quería decir", "no estoy seguro", "no estoy segura",
     "podría estar equivocado", "podría estar equivocada", "error tipográfico", "je me suis trompé",
@@ -372,7 +374,33 @@ static const char *const other_phrases[] = {
 static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
                                            "должно быть", "应该是", "应为", "正确的是"};
 static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez",
-                                             "peut-être", "vielleicht", "talvez", "forse", "или"};
+                                             "peut-être", "vielleicht", "talvez", "forse", "или", "Или",
+                                             "probablemente", "probablement", "wahrscheinlich", "provavelmente",
+                                             "probabilmente", "возможно", "Возможно", "наверное", "Наверное",
+                                             "вероятно", "Вероятно", "может быть", "Может быть"};
+/* anywhere before a value alone: another value offered ("La edad podría
+** ser 37."), as "could be 37" is */
+static const char *const other_offered[] = {"podría ser", "puede ser", "pourrait être", "poderia ser", "pode ser",
+                                            "potrebbe essere", "può essere", "может быть"};
+/* anywhere, in a sentence that neither supposes nor denies: the value
+** called wrong, made up, a guess or sample data ("La edad es incorrecta.",
+** "Los valores son inventados.", "这些数据是虚构的"), as "is wrong", "made up" */
+static const char *const other_called_wrong[] = {
+    "es incorrecta", "es incorrecto", "está mal", "es erróneo", "es errónea", "son incorrectos", "son incorrectas",
+    "est incorrect", "est incorrecte", "est faux", "est fausse", "sont incorrects", "sont faux", "ist falsch",
+    "sind falsch", "está errado", "está errada", "está incorreto", "está incorreta", "estão errados",
+    "è sbagliato", "è sbagliata", "è errato", "è errata", "sono sbagliati", "sono errati", "неверен", "неверна",
+    "неправильн", "是错的", "是错误的", "不正确", "間違っています", "間違いです", "正しくありません",
+    /* made up, not invented as a telephone is ("fue inventado por Bell") */
+    "es inventado", "es inventada", "son inventados", "son inventadas", "he inventado", "ficticio", "ficticios",
+    "ficticia", "ficticias", "una suposición", "datos de ejemplo", "est inventé", "est inventée", "sont inventés",
+    "sont inventées", "j'ai inventé", "fictif", "fictifs", "fictive", "fictives", "une supposition",
+    "données d'exemple", "ist erfunden", "sind erfunden", "frei erfunden", "fiktiv", "fiktive", "eine Vermutung",
+    "Beispieldaten", "è inventato", "è inventata", "sono inventati", "sono inventate", "ho inventato", "fittizio",
+    "fittizi", "fittizia", "fittizie", "dati di esempio", "é inventado", "é inventada", "são inventados",
+    "são inventadas", "inventei", "fictício", "fictícios", "fictícia", "fictícias", "uma suposição",
+    "dados de exemplo", "выдуман", "вымышлен", "предположение", "虚构", "编造",
+    "捏造", "猜测", "示例数据", "架空", "推測です", "サンプルデータ"};
 /* the same in Chinese and Japanese, where no space comes before the value */
 static const char *const other_offering_cjk[] = {"或者", "或", "也可能是", "可能是", "もしくは", "または"};
 /* before a value, in its sentence: doubt ("Probablemente {...}", "我猜"),
@@ -389,7 +417,11 @@ static const char *const other_doubts[] = {
 static const char *const other_examples[] = {
     "por ejemplo", "un ejemplo", "par exemple", "un exemple", "zum beispiel", "beispielsweise", "ein beispiel",
     "por exemplo", "um exemplo", "ad esempio", "per esempio", "un esempio", "например", "Например", "пример",
-    "Пример", "例如", "比如", "举例", "示例", "例えば", "たとえば"};
+    "Пример", "例如", "比如", "举例", "示例", "例えば", "たとえば",
+    /* or a supposition ("Supongamos", "Angenommen", "假设"), as "Suppose", "Imagine" */
+    "supongamos", "imaginemos", "imagina que", "supposons", "imaginons", "imaginez", "angenommen",
+    "nehmen wir an", "stell dir vor", "suponhamos", "imagine que", "supponiamo", "immaginiamo", "immagina",
+    "предположим", "Предположим", "представим", "Представим", "假设", "假如", "仮に"};
 
 
 /* Whether text[p..e) opens with a set-off sign: ASCII ",:;!.", a French
@@ -399,7 +431,7 @@ static bool set_off(const char *text, size_t p, size_t e)
     if (p < e && strchr(",:;!.", text[p])) return true;
     if (e - p >= 2 && text[p] == ' ' && text[p + 1] == ':') return true;
     return e - p >= 3 && (!memcmp(text + p, "\xEF\xBC\x8C", 3) || !memcmp(text + p, "\xEF\xBC\x9A", 3) ||
-                          !memcmp(text + p, "\xE3\x80\x81", 3));
+                          !memcmp(text + p, "\xE3\x80\x81", 3) || !memcmp(text + p, "\xEF\xBC\x81", 3));
 }
 
 /* Whether a value starts at text[p], after spaces: a digit or an opening
@@ -454,11 +486,31 @@ static size_t other_words_before(const char *text, size_t b, size_t start, const
 ** me know" does, and take nothing back. */
 static bool hedged_elsewhere(const char *text, size_t from, size_t at)
 {
-    static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если",
+    static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если", "如有",
                                                "Если", "如果", "假如", "要是", "若", "もし"};
     size_t b = at;
     while (b > from && !strchr(".!?\n", text[b - 1])) b--;
     return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
+}
+
+/* Whether the word at text[at..end) is denied in its clause (from 'from'
+** on, to e):
+** "Aucune erreur", "Keine Fehler gefunden", "没有错误" say the value holds,
+** as do "誤りはありません" and "間違いない" (certainly) with the denial after. */
+static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t end, size_t e)
+{
+    static const char *const denials[] = {"no", "sin", "ningún", "ninguna", "sans", "aucun", "aucune", "pas", "kein",
+                                          "keine", "keinen", "nicht", "ohne", "sem", "nenhum", "nenhuma", "não",
+                                          "nessun", "nessuna", "nessuno", "non", "senza", "nada", "rien", "nichts", "niente", "nulla", "ничего", "нет", "Нет", "не", "Не",
+                                          "без", "Без", "没有", "沒有", "无", "無", "未"};
+    static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
+                                        "なし", "無し"};
+    size_t b = at;
+    while (b > from && !strchr(",.;:!?\n", text[b - 1]) &&
+           !(b >= from + 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3))))
+        b--; /* an ASCII or a full-width comma or semicolon ends the clause */
+    return other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX ||
+           MATCHED_ANY(text, end, e, after);
 }
 
 /* Whether the words at text[at] take the answer back in another language
@@ -468,6 +520,12 @@ static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_
     size_t n;
     if (MATCHED_ANY(text, at, e, other_phrases) && !hedged_elsewhere(text, from, at)) return true;
     if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_offered)) && at + n < e && text[at + n] == ' ' &&
+        value_alone(text, at + n + 1, e))
+        return true;
+    if ((n = MATCHED_ANY(text, at, e, other_called_wrong)) && !hedged_elsewhere(text, from, at) &&
+        !denied_elsewhere(text, from, at, at + n, e))
+        return true;
     if (!start) return false;
     if (MATCHED_ANY(text, at, e, other_openers)) return true;
     if ((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) return true;
@@ -774,25 +832,6 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
 }
 
-/* Whether the word at text[at..end) is denied in its clause (to e):
-** "Aucune erreur", "Keine Fehler gefunden", "没有错误" say the value holds,
-** as do "誤りはありません" and "間違いない" (certainly) with the denial after. */
-static bool denied_elsewhere(const char *text, size_t at, size_t end, size_t e)
-{
-    static const char *const denials[] = {"no", "sin", "ningún", "ninguna", "sans", "aucun", "aucune", "pas", "kein",
-                                          "keine", "keinen", "nicht", "ohne", "sem", "nenhum", "nenhuma", "não",
-                                          "nessun", "nessuna", "nessuno", "non", "senza", "нет", "Нет", "не", "Не",
-                                          "без", "Без", "没有", "沒有", "无", "無", "未"};
-    static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
-                                        "なし", "無し"};
-    size_t b = at;
-    while (b > 0 && !strchr(",.;:!?\n", text[b - 1]) &&
-           !(b >= 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3))))
-        b--; /* an ASCII or a full-width comma or semicolon ends the clause */
-    return other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX ||
-           MATCHED_ANY(text, end, e, after);
-}
-
 bool extract_remark_takes_back(const char *s, size_t n)
 {
     static const coax_word words[] = {COAX_WORD("actually"), COAX_WORD("typo"), COAX_WORD("typos"),
@@ -820,7 +859,7 @@ bool extract_remark_takes_back(const char *s, size_t n)
     size_t m;
     for (size_t p = 0; p < n; p++)
         if ((coax_ascii_alpha((unsigned char)s[p]) || (unsigned char)s[p] >= 0xC0) && word_start(s, 0, p) &&
-            (m = MATCHED_ANY(s, p, n, other_words)) && !denied_elsewhere(s, p, p + m, n))
+            (m = MATCHED_ANY(s, p, n, other_words)) && !denied_elsewhere(s, 0, p, p + m, n))
             return true;
     return false;
 }
