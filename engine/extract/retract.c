@@ -120,7 +120,9 @@ static bool value_alone(const char *text, size_t at, size_t e)
 static bool phrase_then_value(const char *text, size_t at, size_t e, const char *const *phrases, size_t count,
                               bool alone)
 {
+    unsigned char first = at < e ? (unsigned char)text[at] | 32 : 0;
     for (size_t i = 0; i < count; i++) {
+        if (((unsigned char)phrases[i][0] | 32) != first) continue; /* most words open with none (matched_any) */
         size_t n = matched(text, at, e, phrases[i]);
         if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
         char next = text[at + n + 1];
@@ -165,8 +167,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     ** "Possibly 37.", "Either 36 or 37." */
     static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
     if (phrase_then_value(text, at, e, offering, sizeof offering / sizeof *offering, true)) return true;
-    size_t n = 0;
-    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
+    size_t n = MATCHED_ANY(text, at, e, remarks);
     if (!n) return false;
     if (at + n >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
@@ -291,17 +292,14 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         "example only",     "for illustration", "illustrative",    "sample data",     "sample values",
         "example data",     "example values",  "dummy data",       "mock data",       "test data",
         "fake data"};
-    for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
-        size_t n = matched(text, at, e, made_up[i]);
-        if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
-            return true;
-    }
+    size_t n = MATCHED_ANY(text, at, e, made_up);
+    if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
+        return true;
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
-    for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
-        if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
+    if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant");
     if (m && end && at + m == e) return true;
@@ -550,9 +548,7 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
             if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
                 (retracting_phrase(text, from, p, e, end) || doubt_phrase(text, p, e)))
                 return p;
-            size_t n = 0; /* "Hmm, actually ...", "No, wait": the sentence opens after it */
-            for (size_t i = 0; start && !n && i < sizeof interjections / sizeof *interjections; i++)
-                n = matched(text, p, e, interjections[i]);
+            size_t n = start ? MATCHED_ANY(text, p, e, interjections) : 0; /* "Hmm, actually ...", "No, wait" */
             if (n) p += n - 1;
             else start = false;
             continue;
