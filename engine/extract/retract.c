@@ -368,9 +368,10 @@ static const char *const other_phrases[] = {
     "potrei sbagliarmi", "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась",
     "Я не уверен", "я не уверен", "Я имел в виду", "я имел в виду", "我错了", "我搞错了", "我弄错了", "写错了",
     "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました",
-    "確信がありません", "自信がありません", "確かではありません", "正しくは"};
+    "確信がありません", "自信がありません", "確かではありません"};
 static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
-                                           "должно быть", "应该是", "应为", "正确的是"};
+                                           "должно быть", "应该是", "应为", "正确的是",
+                                           "正しくは"};
 static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez",
                                              "peut-être", "vielleicht", "talvez", "forse", "или", "Или",
                                              "probablemente", "probablement", "wahrscheinlich", "provavelmente",
