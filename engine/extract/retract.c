@@ -19,13 +19,30 @@
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
+/* Whether text[p] starts a letter of a word the words before it go on:
+** ASCII, or two bytes past it (accented Latin, Greek, Cyrillic: "señor"
+** is no "se", "Несколько" no "Не"); none after a Chinese or Japanese
+** character 'w' ends on, as those scripts have no spaces. */
+static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t wn)
+{
+    if (p >= e) return false;
+    unsigned char ch = (unsigned char)text[p];
+    size_t last = wn;
+    while (last > 0 && ((unsigned char)w[last - 1] & 0xC0) == 0x80) last--;
+    if (last > 0 && last < wn && (unsigned char)w[last - 1] >= 0xE0) return false;
+    return coax_ascii_alpha(ch) || (ch >= 0xC3 && ch <= 0xDF);
+}
+
 /* How many bytes of text[at..e) the words w take (spaces as in w, any
 ** case, an apostrophe straight or curly: "I’m"), a letter not following
-** them: 0 when they do not open it. */
+** them (goes_on; a stem ending in '*' takes any: "неправильн*"): 0 when
+** they do not open it. */
 static size_t matched(const char *text, size_t at, size_t e, const char *w)
 {
     size_t p = at;
+    const char *w0 = w;
     for (; *w; w++) {
+        if (*w == '*' && !w[1]) return p - at;
         if (*w == '\'' && e - p >= 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) {
             p += 3;
             continue;
@@ -35,7 +52,7 @@ static size_t matched(const char *text, size_t at, size_t e, const char *w)
         if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
             return 0;
     }
-    return p < e && coax_ascii_alpha((unsigned char)text[p]) ? 0 : p - at;
+    return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;
 }
 
 /* Whether text[at..e) starts with the words w (matched). */
@@ -366,7 +383,8 @@ static const char *const other_phrases[] = {
     "não tenho certeza", "nao tenho certeza", "posso estar errado", "posso estar errada", "erro de digitação",
     "mi sono sbagliato", "mi sono sbagliata", "volevo dire", "non sono sicuro", "non sono sicura",
     "potrei sbagliarmi", "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась",
-    "Я не уверен", "я не уверен", "Я имел в виду", "я имел в виду", "我错了", "我搞错了", "我弄错了", "写错了",
+    "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "Я имел в виду", "я имел в виду",
+    "Я имела в виду", "я имела в виду", "我错了", "我搞错了", "我弄错了", "写错了",
     "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました",
     "確信がありません", "自信がありません", "確かではありません"};
 static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
@@ -389,7 +407,7 @@ static const char *const other_called_wrong[] = {
     "est incorrect", "est incorrecte", "est faux", "est fausse", "sont incorrects", "sont faux", "ist falsch",
     "sind falsch", "está errado", "está errada", "está incorreto", "está incorreta", "estão errados",
     "è sbagliato", "è sbagliata", "è errato", "è errata", "sono sbagliati", "sono errati", "неверен", "неверна",
-    "неправильн", "是错的", "是错误的", "不正确", "間違っています", "間違いです", "正しくありません",
+    "неверно", "неверны", "неправильн*", "是错的", "是错误的", "不正确", "間違っています", "間違いです", "正しくありません",
     /* made up, not invented as a telephone is ("fue inventado por Bell") */
     "es inventado", "es inventada", "son inventados", "son inventadas", "he inventado", "ficticio", "ficticios",
     "ficticia", "ficticias", "una suposición", "datos de ejemplo", "est inventé", "est inventée", "sont inventés",
@@ -398,7 +416,7 @@ static const char *const other_called_wrong[] = {
     "Beispieldaten", "è inventato", "è inventata", "sono inventati", "sono inventate", "ho inventato", "fittizio",
     "fittizi", "fittizia", "fittizie", "dati di esempio", "é inventado", "é inventada", "são inventados",
     "são inventadas", "inventei", "fictício", "fictícios", "fictícia", "fictícias", "uma suposição",
-    "dados de exemplo", "выдуман", "вымышлен", "предположение", "虚构", "编造",
+    "dados de exemplo", "выдуман*", "вымышлен*", "предположение", "虚构", "编造",
     "捏造", "猜测", "示例数据", "架空", "推測です", "サンプルデータ"};
 /* the same in Chinese and Japanese, where no space comes before the value */
 static const char *const other_offering_cjk[] = {"或者", "或", "也可能是", "可能是", "もしくは", "または"};
@@ -409,7 +427,7 @@ static const char *const other_doubts[] = {
     "peut-être", "je ne suis pas sûr", "je ne suis pas sûre", "wahrscheinlich", "vielleicht",
     "ich bin mir nicht sicher", "ich bin nicht sicher", "provavelmente", "talvez", "não tenho certeza",
     "probabilmente", "forse", "non sono sicuro", "non sono sicura", "возможно", "Возможно", "наверное",
-    "Наверное", "вероятно", "Вероятно", "Я не уверен", "я не уверен", "也许", "大概", "我猜", "不确定", "可能是",
+    "Наверное", "вероятно", "Вероятно", "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "也许", "大概", "我猜", "不确定", "可能是",
     "たぶん", "多分", "おそらく"};
 /* before a value, in its clause: an example named as one ("Por ejemplo,
 ** {...}", "例如：{...}"), as marking_word reads "For example", "an example" */
@@ -500,7 +518,7 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
 {
     static const char *const denials[] = {"no", "sin", "ningún", "ninguna", "sans", "aucun", "aucune", "pas", "kein",
                                           "keine", "keinen", "nicht", "ohne", "sem", "nenhum", "nenhuma", "não",
-                                          "nessun", "nessuna", "nessuno", "non", "senza", "nada", "rien", "nichts", "niente", "nulla", "ничего", "нет", "Нет", "не", "Не",
+                                          "nessun", "nessuna", "nessuno", "non", "senza", "nada", "rien", "nichts", "niente", "nulla", "ничего", "Ничего", "нет", "Нет", "не", "Не",
                                           "без", "Без", "没有", "沒有", "无", "無", "未"};
     static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
                                         "なし", "無し"};
