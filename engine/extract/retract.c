@@ -717,6 +717,40 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
     return false;
 }
 
+/* Where, in text[b..start) before a value, a verb of belief in the first
+** person of another language has the value for its object ("Creo que es
+** {...}", "Ich glaube, es ist {...}", "我觉得是{...}": nothing but a verb
+** "to be" between; "Creo que esto es lo que buscas: {...}" doubts the
+** need), as belief_of_value reads "I think it's {...}": SIZE_MAX when none. */
+static size_t belief_elsewhere(const char *text, size_t b, size_t start)
+{
+    static const char *const beliefs[] = {
+        "creo que", "supongo que", "creo", "supongo", "je pense que", "je crois que", "je pense", "je crois",
+        "ich glaube", "ich denke", "acho que", "creio que", "penso que", "penso che", "credo che", "credo", "penso",
+        "думаю", "Думаю", "полагаю", "Полагаю", "我觉得", "我认为", "我想"};
+    static const char *const copulas[] = {"es", "son", "sería", "est", "c'est", "sont", "serait", "ist", "sind",
+                                          "wäre", "é", "são", "seria", "è", "sia", "sono", "sarebbe", "это",
+                                          "是", "为", "就是", "应该是"};
+    size_t at = other_words_before(text, b, start, beliefs, sizeof beliefs / sizeof *beliefs);
+    if (at == SIZE_MAX) return SIZE_MAX;
+    size_t end = at + matched_any(text, at, start, beliefs, sizeof beliefs / sizeof *beliefs), q = start;
+    for (;;) { /* spaces, markdown's marks, a colon or comma, ASCII or full-width, before the value */
+        if (q > end && strchr(" \t:,*_`-", text[q - 1])) q--;
+        else if (q >= end + 3 && (!memcmp(text + q - 3, "\xEF\xBC\x9A", 3) || !memcmp(text + q - 3, "\xEF\xBC\x8C", 3)))
+            q -= 3;
+        else break;
+    }
+    if (q == end) return at; /* "Creo: {...}" */
+    for (size_t i = 0; i < sizeof copulas / sizeof *copulas; i++) {
+        size_t n = strlen(copulas[i]);
+        bool cjk = (unsigned char)copulas[i][0] >= 0xE3;
+        if (q - end >= n && !memcmp(text + q - n, copulas[i], n) &&
+            (cjk || q - n == end || text[q - n - 1] == ' ' || text[q - n - 1] == ','))
+            return at;
+    }
+    return SIZE_MAX;
+}
+
 /* Where a word in the sentence text[b..start) before a value doubts it
 ** (doubt_word, belief_of_value): SIZE_MAX when none does. */
 static size_t doubted_before(const char *text, size_t b, size_t start)
@@ -752,7 +786,8 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
         since_denial = WORD_OF(text, p, q - p, denying) ? 0 : since_denial + (since_denial != SIZE_MAX);
         pw = p, pn = q - p, p = q;
     }
-    return other_words_before(text, b, start, other_doubts, sizeof other_doubts / sizeof *other_doubts);
+    size_t other = other_words_before(text, b, start, other_doubts, sizeof other_doubts / sizeof *other_doubts);
+    return other != SIZE_MAX ? other : belief_elsewhere(text, b, start);
 }
 
 /* Where the line above a value that starts its line, past blank lines and
