@@ -497,7 +497,7 @@ static size_t other_words_before(const char *text, size_t b, size_t start, const
     return SIZE_MAX;
 }
 
-/* Whether the sentence before text[at], from 'from' on, supposes rather
+/* Whether the clause before text[at], from 'from' on, supposes rather
 ** than says, in another language: "Si me equivoqué en algo, avísame",
 ** "如果我错了，请纠正我" offer a correction, as "If I made a mistake, let
 ** me know" does, and take nothing back. */
@@ -505,8 +505,14 @@ static bool hedged_elsewhere(const char *text, size_t from, size_t at)
 {
     static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если", "如有",
                                                "Если", "如果", "假如", "要是", "若", "もし"};
-    size_t b = at;
-    while (b > from && !strchr(".!?\n", text[b - 1])) b--;
+    /* in the clause, at most three words before: "si", "se" are also
+    ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
+    size_t b = at, spaces = 0;
+    while (b > from && !strchr(".!?\n,;:", text[b - 1]) &&
+           !(b - from >= 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3) ||
+                               !memcmp(text + b - 3, "\xEF\xBC\x9A", 3))) &&
+           !(text[b - 1] == ' ' && ++spaces > 4))
+        b--;
     return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
 }
 
