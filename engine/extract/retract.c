@@ -505,7 +505,7 @@ static bool hedged_elsewhere(const char *text, size_t from, size_t at)
 {
     static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если", "如有",
                                                "Если", "如果", "假如", "要是", "若", "もし"};
-    /* in the clause, at most three words before: "si", "se" are also
+    /* in the clause, at most three words between: "si", "se" are also
     ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
     size_t b = at, spaces = 0;
     while (b > from && !strchr(".!?\n,;:", text[b - 1]) &&
