@@ -25,7 +25,8 @@
 ** character 'w' ends on, as those scripts have no spaces. */
 static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t wn)
 {
-    if (p >= e) return false;
+    if (p >= e || (wn && !coax_ascii_alpha((unsigned char)w[wn - 1]) && (unsigned char)w[wn - 1] < 0x80))
+        return false; /* "l'", "hmm,": what ends them ends a word */
     unsigned char ch = (unsigned char)text[p];
     size_t last = wn;
     while (last > 0 && ((unsigned char)w[last - 1] & 0xC0) == 0x80) last--;
@@ -536,6 +537,31 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
            MATCHED_ANY(text, end, e, after);
 }
 
+/* Whether "actually" opening the sentence at text[at] goes on, unset
+** off, to a subject or a value: "En realidad la edad es 37.", "Eigentlich
+** ist das Alter 37.", "其实是37。", as "Actually the age is 37" does; not
+** to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"), nor
+** "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
+static bool actually_then(const char *text, size_t at, size_t e)
+{
+    static const char *const actually[] = {"en realidad", "en fait", "en réalité", "eigentlich", "na verdade",
+                                           "in realtà", "на самом деле", "На самом деле", "其实", "实际上",
+                                           "事实上", "実は"};
+    static const char *const subject[] = {
+        "en realidad el ", "en realidad la ", "en realidad los ", "en realidad las ", "en realidad eso ",
+        "en fait l'", "en fait le ", "en fait la ", "en fait les ", "en fait c'est ", "en fait il ", "en fait elle ",
+        "eigentlich ist das ", "eigentlich ist der ", "eigentlich ist die ", "eigentlich ist es ",
+        "eigentlich sind die ", "na verdade a ", "na verdade o ", "na verdade os ", "na verdade as ",
+        "na verdade é ", "in realtà l'", "in realtà il ", "in realtà la ", "in realtà lo ", "in realtà è "};
+    static const char *const cjk_is[] = {"是", "为", "は"};
+    if (MATCHED_ANY(text, at, e, subject)) return true;
+    size_t n = MATCHED_ANY(text, at, e, actually), p = at + n;
+    if (!n) return false;
+    if (p < e && text[p] == ' ') return value_next(text, p, e); /* "En realidad 37." */
+    size_t m = MATCHED_ANY(text, p, e, cjk_is); /* "其实是37", "其实37" */
+    return m ? value_next(text, p + m, e) : p < e && is_digit(text[p]);
+}
+
 /* Whether the words at text[at] take the answer back in another language
 ** ('start': a sentence opens there; 'from': where the look began). */
 static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_t e, bool start)
@@ -551,7 +577,8 @@ static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_
         return true;
     if (!start) return false;
     if (MATCHED_ANY(text, at, e, other_openers)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) return true;
+    if (((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) || actually_then(text, at, e))
+        return true;
     if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
     return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
 }
