@@ -55,6 +55,8 @@ describe("hunt20: a session claims no finish its agent was not told", function()
       { s:host_reply("{}", nil, ("x"):rep(30)) })
     assert.are.same({ nil, "a finish is printable ASCII: byte 0 is 0x20", "COAX_EINVAL" },
       { s:host_reply("{}", nil, " stop") })
+    assert.are.same({ nil, "a finish is printable ASCII: a NUL byte in it", "COAX_EINVAL" },
+      { s:host_reply("{}", nil, "stop\0x") }) -- C would read "stop": a number an open reply ends on taken
     assert.is_true(s:host_reply('{"name": "Ada", "age": 3'))
     e:poll(0)
     assert.are.same({ "exhausted", json.null }, { s:outcome(), s:report().attempts[1].finish })

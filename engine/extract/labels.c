@@ -222,7 +222,9 @@ static bool unanswering_word(const char *w, size_t n)
                                         "before", "template", "schema", "mock", "dummy", "placeholder",
                                         "hypothetical", "rejected", "bad", "old", "original", "counterexample",
                                         "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
-                                        "option", "candidate", "hypothesis", "partial"};
+                                        "option", "candidate", "hypothesis", "partial", /* and in ASCII of others */
+                                        "ejemplo", "exemple", "beispiel", "exemplo", "esempio", "borrador",
+                                        "brouillon", "entwurf", "rascunho", "bozza", "plantilla", "vorlage"};
     size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t k = strlen(words[i]);
@@ -238,7 +240,8 @@ static bool answering_word(const char *w, size_t n)
 {
     static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
                                         "completed", "revised", "instead", "right", "actual", "new", "chosen",
-                                        "selected", "best", "recommended", "preferred"};
+                                        "selected", "best", "recommended", "preferred", "correcto", "corregido",
+                                        "correto", "corrigido", "richtig", "korrigiert", "corretto"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
     return false;

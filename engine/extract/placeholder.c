@@ -22,36 +22,56 @@ static bool instruction(const char *s, size_t n)
 
 /* The words that make a bracketed phrase an instruction in the other
 ** languages models answer in (Spanish, French, German, Portuguese, Italian,
-** Russian): to insert, enter or fill in, "here", "your", wherever they
-** stand ("[Stadt einfügen]", "[insérer la ville ici]", "[su nombre]"). */
-static const coax_word other_instruction_words[] = {
+** Russian): a verb to insert, enter or fill in wherever it stands ("[Stadt
+** einfügen]"); "your" first, as English's is, or after an article ("[Su
+** nombre]", "[Il tuo nome]"), not inside a phrase ("[Ana y su hermano]",
+** "[Saggio su Dante]": Italian "su" is "on"); "here" last in a short one
+** ("[Nombre aquí]", "[nome qui]"). */
+static const coax_word other_instruction_verbs[] = {
     COAX_WORD("insertar"), COAX_WORD("inserte"), COAX_WORD("inserta"), COAX_WORD("introduce"),
-    COAX_WORD("introduzca"), COAX_WORD("ingrese"), COAX_WORD("ingresa"), COAX_WORD("escriba"), COAX_WORD("aquí"),
-    COAX_WORD("tu"), COAX_WORD("su"), COAX_WORD("insérer"), COAX_WORD("insérez"), COAX_WORD("entrez"),
-    COAX_WORD("saisir"), COAX_WORD("saisissez"), COAX_WORD("ici"), COAX_WORD("votre"), COAX_WORD("vos"),
-    COAX_WORD("einfügen"), COAX_WORD("eingeben"), COAX_WORD("eintragen"), COAX_WORD("hier"), COAX_WORD("ihr"),
-    COAX_WORD("ihre"), COAX_WORD("ihren"), COAX_WORD("dein"), COAX_WORD("deine"), COAX_WORD("deinen"),
-    COAX_WORD("inserir"), COAX_WORD("insira"), COAX_WORD("digite"), COAX_WORD("aqui"), COAX_WORD("seu"),
-    COAX_WORD("sua"), COAX_WORD("inserire"), COAX_WORD("inserisci"), COAX_WORD("qui"), COAX_WORD("tuo"),
-    COAX_WORD("vostro"), COAX_WORD("vostra"), COAX_WORD("введите"), COAX_WORD("вставьте"), COAX_WORD("здесь"),
-    COAX_WORD("ваш"), COAX_WORD("ваше"), COAX_WORD("ваша"), COAX_WORD("ваши"), COAX_WORD("Введите"),
-    COAX_WORD("Вставьте"), COAX_WORD("Ваш"), COAX_WORD("Ваше"), COAX_WORD("Ваша"), COAX_WORD("Ваши")};
+    COAX_WORD("introduzca"), COAX_WORD("ingrese"), COAX_WORD("ingresa"), COAX_WORD("escriba"),
+    COAX_WORD("insérer"), COAX_WORD("insérez"), COAX_WORD("entrez"), COAX_WORD("saisir"), COAX_WORD("saisissez"),
+    COAX_WORD("einfügen"), COAX_WORD("eingeben"), COAX_WORD("eintragen"), COAX_WORD("inserir"), COAX_WORD("insira"),
+    COAX_WORD("digite"), COAX_WORD("inserire"), COAX_WORD("inserisci"), COAX_WORD("введите"), COAX_WORD("вставьте"),
+    COAX_WORD("Введите"), COAX_WORD("Вставьте")};
+static const coax_word other_instruction_yours[] = {
+    COAX_WORD("tu"), COAX_WORD("tus"), COAX_WORD("su"), COAX_WORD("sus"), COAX_WORD("votre"), COAX_WORD("vos"),
+    COAX_WORD("ihr"), COAX_WORD("ihre"), COAX_WORD("ihren"), COAX_WORD("dein"), COAX_WORD("deine"),
+    COAX_WORD("deinen"), COAX_WORD("seu"), COAX_WORD("sua"), COAX_WORD("seus"), COAX_WORD("suas"), COAX_WORD("tuo"),
+    COAX_WORD("tua"), COAX_WORD("tuoi"), COAX_WORD("tue"), COAX_WORD("vostro"), COAX_WORD("vostra"),
+    COAX_WORD("ваш"), COAX_WORD("ваше"), COAX_WORD("ваша"), COAX_WORD("ваши"), COAX_WORD("Ваш"), COAX_WORD("Ваше"),
+    COAX_WORD("Ваша"), COAX_WORD("Ваши")};
+static const coax_word other_instruction_articles[] = {COAX_WORD("el"), COAX_WORD("la"), COAX_WORD("il"),
+                                                       COAX_WORD("lo"), COAX_WORD("le"), COAX_WORD("i"),
+                                                       COAX_WORD("o"), COAX_WORD("a"), COAX_WORD("os"),
+                                                       COAX_WORD("as")};
+static const coax_word other_instruction_here[] = {COAX_WORD("aquí"), COAX_WORD("ici"), COAX_WORD("hier"),
+                                                   COAX_WORD("aqui"), COAX_WORD("qui"), COAX_WORD("здесь")};
 /* and in Chinese and Japanese, where words have no spaces: anywhere */
 static const char *const other_instruction_cjk[] = {"在此", "在这里", "插入", "输入", "填写", "你的", "您的",
                                                     "ここに", "入力", "あなたの"};
 
 /* Whether a word of s[0..n) (split at spaces, '_', '-') is an instruction's
 ** in another language, or it holds a Chinese or Japanese one. */
+#define WORD_IN(w, n, words) coax_word_in(w, n, words, sizeof words / sizeof *words)
+
 static bool instruction_elsewhere(const char *s, size_t n)
 {
+    bool after_article = false;
+    size_t words = 0, last = 0, last_n = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && !strchr(" _-", s[j])) j++;
-        if (j > i && coax_word_in(s + i, j - i, other_instruction_words,
-                                  sizeof other_instruction_words / sizeof *other_instruction_words))
-            return true;
+        if (j > i) {
+            if (WORD_IN(s + i, j - i, other_instruction_verbs) ||
+                ((words == 0 || (words == 1 && after_article)) && WORD_IN(s + i, j - i, other_instruction_yours)))
+                return true;
+            after_article = words == 0 && WORD_IN(s + i, j - i, other_instruction_articles);
+            words++, last = i, last_n = j - i;
+        }
         i = j + 1;
     }
+    if (words && words <= 3 && WORD_IN(s + last, last_n, other_instruction_here)) return true;
     for (size_t k = 0; k < sizeof other_instruction_cjk / sizeof *other_instruction_cjk; k++) {
         size_t w = strlen(other_instruction_cjk[k]);
         for (size_t i = 0; i + w <= n; i++)

@@ -19,13 +19,31 @@
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
+/* Whether text[p] starts a letter of a word the words before it go on:
+** ASCII, or two bytes past it (accented Latin, Greek, Cyrillic: "señor"
+** is no "se", "Несколько" no "Не"); none after a Chinese or Japanese
+** character 'w' ends on, as those scripts have no spaces. */
+static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t wn)
+{
+    if (p >= e || (wn && !coax_ascii_alpha((unsigned char)w[wn - 1]) && (unsigned char)w[wn - 1] < 0x80))
+        return false; /* "l'", "hmm,": what ends them ends a word */
+    unsigned char ch = (unsigned char)text[p];
+    size_t last = wn;
+    while (last > 0 && ((unsigned char)w[last - 1] & 0xC0) == 0x80) last--;
+    if (last > 0 && last < wn && (unsigned char)w[last - 1] >= 0xE0) return false;
+    return coax_ascii_alpha(ch) || (ch >= 0xC3 && ch <= 0xDF);
+}
+
 /* How many bytes of text[at..e) the words w take (spaces as in w, any
 ** case, an apostrophe straight or curly: "I’m"), a letter not following
-** them: 0 when they do not open it. */
+** them (goes_on; a stem ending in '*' takes any: "неправильн*"): 0 when
+** they do not open it. */
 static size_t matched(const char *text, size_t at, size_t e, const char *w)
 {
     size_t p = at;
+    const char *w0 = w;
     for (; *w; w++) {
+        if (*w == '*' && !w[1]) return p - at;
         if (*w == '\'' && e - p >= 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) {
             p += 3;
             continue;
@@ -35,7 +53,7 @@ static size_t matched(const char *text, size_t at, size_t e, const char *w)
         if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
             return 0;
     }
-    return p < e && coax_ascii_alpha((unsigned char)text[p]) ? 0 : p - at;
+    return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;
 }
 
 /* Whether text[at..e) starts with the words w (matched). */
@@ -120,7 +138,9 @@ static bool value_alone(const char *text, size_t at, size_t e)
 static bool phrase_then_value(const char *text, size_t at, size_t e, const char *const *phrases, size_t count,
                               bool alone)
 {
+    unsigned char first = at < e ? (unsigned char)text[at] | 32 : 0;
     for (size_t i = 0; i < count; i++) {
+        if (((unsigned char)phrases[i][0] | 32) != first) continue; /* most words open with none (matched_any) */
         size_t n = matched(text, at, e, phrases[i]);
         if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
         char next = text[at + n + 1];
@@ -165,8 +185,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     ** "Possibly 37.", "Either 36 or 37." */
     static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
     if (phrase_then_value(text, at, e, offering, sizeof offering / sizeof *offering, true)) return true;
-    size_t n = 0;
-    for (size_t i = 0; !n && i < sizeof remarks / sizeof *remarks; i++) n = matched(text, at, e, remarks[i]);
+    size_t n = MATCHED_ANY(text, at, e, remarks);
     if (!n) return false;
     size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
     while (rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
@@ -294,17 +313,14 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         "example only",     "for illustration", "illustrative",    "sample data",     "sample values",
         "example data",     "example values",  "dummy data",       "mock data",       "test data",
         "fake data"};
-    for (size_t i = 0; i < sizeof made_up / sizeof *made_up; i++) {
-        size_t n = matched(text, at, e, made_up[i]);
-        if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
-            return true;
-    }
+    size_t n = MATCHED_ANY(text, at, e, made_up);
+    if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
+        return true;
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
-    for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
-        if (opens_with(text, at, e, wrong[i]) && !hedged_before(text, from, at)) return true;
+    if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
     while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
@@ -360,7 +376,9 @@ static const char *const other_remarks[] = {
     "attendez", "attends", "correction", "eigentlich", "korrektur", "berichtigung", "warte", "moment mal", "na verdade",
     "correção", "correcao", "retificação", "espere", "in realtà", "correzione", "rettifica", "aspetta",
     "На самом деле", "на самом деле", "Исправление", "исправление", "其实", "实际上", "事实上", "等等", "更正",
-    "纠正", "订正", "実は", "訂正", "待って"};
+    "纠正", "订正", "実は", "訂正", "待って",
+    /* an "Oops" set off ("Ups, la edad es 37.", "哎呀，") */
+    "ups", "uy", "oups", "hoppla", "huch", "ops", "упс", "Упс", "ой", "Ой", "哎呀", "糟糕", "おっと", "しまった"};
 static const char *const other_phrases[] = {
     "me equivoqué", "me equivoque", "quise decir", "quería decir", "no estoy seguro", "no estoy segura",
     "podría estar equivocado", "podría estar equivocada", "error tipográfico", "je me suis trompé",
@@ -370,13 +388,41 @@ static const char *const other_phrases[] = {
     "não tenho certeza", "nao tenho certeza", "posso estar errado", "posso estar errada", "erro de digitação",
     "mi sono sbagliato", "mi sono sbagliata", "volevo dire", "non sono sicuro", "non sono sicura",
     "potrei sbagliarmi", "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась",
-    "Я не уверен", "я не уверен", "Я имел в виду", "я имел в виду", "我错了", "我搞错了", "我弄错了", "写错了",
+    "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "Я имел в виду", "я имел в виду",
+    "Я имела в виду", "я имела в виду", "我错了", "我搞错了", "我弄错了", "写错了",
     "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました",
-    "確信がありません", "自信がありません", "確かではありません", "正しくは"};
+    "確信がありません", "自信がありません", "確かではありません"};
 static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
-                                           "должно быть", "应该是", "应为", "正确的是"};
+                                           "должно быть", "应该是", "应为", "正确的是",
+                                           "正しくは"};
 static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez",
-                                             "peut-être", "vielleicht", "talvez", "forse", "или"};
+                                             "peut-être", "vielleicht", "talvez", "forse", "или", "Или",
+                                             "probablemente", "probablement", "wahrscheinlich", "provavelmente",
+                                             "probabilmente", "возможно", "Возможно", "наверное", "Наверное",
+                                             "вероятно", "Вероятно", "может быть", "Может быть"};
+/* anywhere before a value alone: another value offered ("La edad podría
+** ser 37."), as "could be 37" is */
+static const char *const other_offered[] = {"podría ser", "puede ser", "pourrait être", "poderia ser", "pode ser",
+                                            "potrebbe essere", "può essere", "может быть"};
+/* anywhere, in a sentence that neither supposes nor denies: the value
+** called wrong, made up, a guess or sample data ("La edad es incorrecta.",
+** "Los valores son inventados.", "这些数据是虚构的"), as "is wrong", "made up" */
+static const char *const other_called_wrong[] = {
+    "es incorrecta", "es incorrecto", "está mal", "es erróneo", "es errónea", "son incorrectos", "son incorrectas",
+    "est incorrect", "est incorrecte", "est faux", "est fausse", "sont incorrects", "sont faux", "ist falsch",
+    "sind falsch", "está errado", "está errada", "está incorreto", "está incorreta", "estão errados",
+    "è sbagliato", "è sbagliata", "è errato", "è errata", "sono sbagliati", "sono errati", "неверен", "неверна",
+    "неверно", "неверны", "неправильн*", "是错的", "是错误的", "不正确", "間違っています", "間違いです", "正しくありません",
+    /* made up, not invented as a telephone is ("fue inventado por Bell") */
+    "es inventado", "es inventada", "son inventados", "son inventadas", "he inventado", "ficticio", "ficticios",
+    "ficticia", "ficticias", "una suposición", "datos de ejemplo", "est inventé", "est inventée", "sont inventés",
+    "sont inventées", "j'ai inventé", "fictif", "fictifs", "fictive", "fictives", "une supposition",
+    "données d'exemple", "ist erfunden", "sind erfunden", "frei erfunden", "fiktiv", "fiktive", "eine Vermutung",
+    "Beispieldaten", "è inventato", "è inventata", "sono inventati", "sono inventate", "ho inventato", "fittizio",
+    "fittizi", "fittizia", "fittizie", "dati di esempio", "é inventado", "é inventada", "são inventados",
+    "são inventadas", "inventei", "fictício", "fictícios", "fictícia", "fictícias", "uma suposição",
+    "dados de exemplo", "выдуман*", "вымышлен*", "предположение", "虚构", "编造",
+    "捏造", "猜测", "示例数据", "架空", "推測です", "サンプルデータ"};
 /* the same in Chinese and Japanese, where no space comes before the value */
 static const char *const other_offering_cjk[] = {"或者", "或", "也可能是", "可能是", "もしくは", "または"};
 /* before a value, in its sentence: doubt ("Probablemente {...}", "我猜"),
@@ -386,14 +432,18 @@ static const char *const other_doubts[] = {
     "peut-être", "je ne suis pas sûr", "je ne suis pas sûre", "wahrscheinlich", "vielleicht",
     "ich bin mir nicht sicher", "ich bin nicht sicher", "provavelmente", "talvez", "não tenho certeza",
     "probabilmente", "forse", "non sono sicuro", "non sono sicura", "возможно", "Возможно", "наверное",
-    "Наверное", "вероятно", "Вероятно", "Я не уверен", "я не уверен", "也许", "大概", "我猜", "不确定", "可能是",
+    "Наверное", "вероятно", "Вероятно", "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "也许", "大概", "我猜", "不确定", "可能是",
     "たぶん", "多分", "おそらく"};
 /* before a value, in its clause: an example named as one ("Por ejemplo,
 ** {...}", "例如：{...}"), as marking_word reads "For example", "an example" */
 static const char *const other_examples[] = {
     "por ejemplo", "un ejemplo", "par exemple", "un exemple", "zum beispiel", "beispielsweise", "ein beispiel",
     "por exemplo", "um exemplo", "ad esempio", "per esempio", "un esempio", "например", "Например", "пример",
-    "Пример", "例如", "比如", "举例", "示例", "例えば", "たとえば"};
+    "Пример", "例如", "比如", "举例", "示例", "例えば", "たとえば",
+    /* or a supposition ("Supongamos", "Angenommen", "假设"), as "Suppose", "Imagine" */
+    "supongamos", "imaginemos", "imagina que", "supposons", "imaginons", "imaginez", "angenommen",
+    "nehmen wir an", "stell dir vor", "suponhamos", "imagine que", "supponiamo", "immaginiamo", "immagina",
+    "предположим", "Предположим", "представим", "Представим", "假设", "假如", "仮に"};
 
 
 /* Whether text[p..e) opens with a set-off sign: ASCII ",:;!.", a French
@@ -403,7 +453,7 @@ static bool set_off(const char *text, size_t p, size_t e)
     if (p < e && strchr(",:;!.", text[p])) return true;
     if (e - p >= 2 && text[p] == ' ' && text[p + 1] == ':') return true;
     return e - p >= 3 && (!memcmp(text + p, "\xEF\xBC\x8C", 3) || !memcmp(text + p, "\xEF\xBC\x9A", 3) ||
-                          !memcmp(text + p, "\xE3\x80\x81", 3));
+                          !memcmp(text + p, "\xE3\x80\x81", 3) || !memcmp(text + p, "\xEF\xBC\x81", 3));
 }
 
 /* Whether a value starts at text[p], after spaces: a digit or an opening
@@ -413,20 +463,6 @@ static bool value_next(const char *text, size_t p, size_t e)
     while (p < e && text[p] == ' ') p++;
     return p < e && (is_digit(text[p]) || text[p] == '"' || text[p] == '\'' ||
                      (e - p >= 3 && (!memcmp(text + p, "\xE2\x80\x9C", 3) || !memcmp(text + p, "\xE3\x80\x8C", 3))));
-}
-
-/* Whether the words at text[at] take the answer back in another language
-** ('start': a sentence opens there). */
-static bool retracting_elsewhere(const char *text, size_t at, size_t e, bool start)
-{
-    size_t n;
-    if (MATCHED_ANY(text, at, e, other_phrases)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
-    if (!start) return false;
-    if (MATCHED_ANY(text, at, e, other_openers)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
-    return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
 }
 
 /* Whether a word may start at text[p]: no letter, ASCII or past it, ends
@@ -466,6 +502,91 @@ static size_t other_words_before(const char *text, size_t b, size_t start, const
     return SIZE_MAX;
 }
 
+/* Whether the clause before text[at], from 'from' on, supposes rather
+** than says, in another language: "Si me equivoqué en algo, avísame",
+** "如果我错了，请纠正我" offer a correction, as "If I made a mistake, let
+** me know" does, and take nothing back. */
+static bool hedged_elsewhere(const char *text, size_t from, size_t at)
+{
+    static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если", "如有",
+                                               "Если", "如果", "假如", "要是", "若", "もし"};
+    /* in the clause, at most three words between: "si", "se" are also
+    ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
+    size_t b = at, spaces = 0;
+    while (b > from && !strchr(".!?\n,;:", text[b - 1]) &&
+           !(b - from >= 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3) ||
+                               !memcmp(text + b - 3, "\xEF\xBC\x9A", 3))) &&
+           !(text[b - 1] == ' ' && ++spaces > 4))
+        b--;
+    return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
+}
+
+/* Whether the word at text[at..end) is denied in its clause (from 'from'
+** on, to e):
+** "Aucune erreur", "Keine Fehler gefunden", "没有错误" say the value holds,
+** as do "誤りはありません" and "間違いない" (certainly) with the denial after. */
+static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t end, size_t e)
+{
+    static const char *const denials[] = {"no", "sin", "ningún", "ninguna", "sans", "aucun", "aucune", "pas", "kein",
+                                          "keine", "keinen", "nicht", "ohne", "sem", "nenhum", "nenhuma", "não",
+                                          "nessun", "nessuna", "nessuno", "non", "senza", "nada", "rien", "nichts", "niente", "nulla", "ничего", "Ничего", "нет", "Нет", "не", "Не",
+                                          "без", "Без", "没有", "沒有", "无", "無", "未"};
+    static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
+                                        "なし", "無し"};
+    size_t b = at;
+    while (b > from && !strchr(",.;:!?\n", text[b - 1]) &&
+           !(b >= from + 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3))))
+        b--; /* an ASCII or a full-width comma or semicolon ends the clause */
+    return other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX ||
+           MATCHED_ANY(text, end, e, after);
+}
+
+/* Whether "actually" opening the sentence at text[at] goes on, unset
+** off, to a subject or a value: "En realidad la edad es 37.", "Eigentlich
+** ist das Alter 37.", "其实是37。", as "Actually the age is 37" does; not
+** to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"), nor
+** "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
+static bool actually_then(const char *text, size_t at, size_t e)
+{
+    static const char *const actually[] = {"en realidad", "en fait", "en réalité", "eigentlich", "na verdade",
+                                           "in realtà", "на самом деле", "На самом деле", "其实", "实际上",
+                                           "事实上", "実は"};
+    static const char *const subject[] = {
+        "en realidad el ", "en realidad la ", "en realidad los ", "en realidad las ", "en realidad eso ",
+        "en fait l'", "en fait le ", "en fait la ", "en fait les ", "en fait c'est ", "en fait il ", "en fait elle ",
+        "eigentlich ist das ", "eigentlich ist der ", "eigentlich ist die ", "eigentlich ist es ",
+        "eigentlich sind die ", "na verdade a ", "na verdade o ", "na verdade os ", "na verdade as ",
+        "na verdade é ", "in realtà l'", "in realtà il ", "in realtà la ", "in realtà lo ", "in realtà è "};
+    static const char *const cjk_is[] = {"是", "为", "は"};
+    if (MATCHED_ANY(text, at, e, subject)) return true;
+    size_t n = MATCHED_ANY(text, at, e, actually), p = at + n;
+    if (!n) return false;
+    if (p < e && text[p] == ' ') return value_next(text, p, e); /* "En realidad 37." */
+    size_t m = MATCHED_ANY(text, p, e, cjk_is); /* "其实是37", "其实37" */
+    return m ? value_next(text, p + m, e) : p < e && is_digit(text[p]);
+}
+
+/* Whether the words at text[at] take the answer back in another language
+** ('start': a sentence opens there; 'from': where the look began). */
+static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_t e, bool start)
+{
+    size_t n;
+    if (MATCHED_ANY(text, at, e, other_phrases) && !hedged_elsewhere(text, from, at)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
+    if ((n = MATCHED_ANY(text, at, e, other_offered)) && at + n < e && text[at + n] == ' ' &&
+        value_alone(text, at + n + 1, e))
+        return true;
+    if ((n = MATCHED_ANY(text, at, e, other_called_wrong)) && !hedged_elsewhere(text, from, at) &&
+        !denied_elsewhere(text, from, at, at + n, e))
+        return true;
+    if (!start) return false;
+    if (MATCHED_ANY(text, at, e, other_openers)) return true;
+    if (((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) || actually_then(text, at, e))
+        return true;
+    if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
+    return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
+}
+
 size_t extract_taken_back(const char *text, size_t from, size_t to)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
@@ -476,16 +597,14 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
         if ((coax_ascii_alpha(ch) || ch >= 0xC0) && word_start(text, from, p) &&
-            retracting_elsewhere(text, p, e, start || cjk_sentence_end(text, from, p)))
+            retracting_elsewhere(text, from, p, e, start || cjk_sentence_end(text, from, p)))
             return p;
         if (coax_ascii_alpha(ch)) {
             if (start && retracting_sentence(text, p, e, end)) return p;
             if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
                 (retracting_phrase(text, from, p, e, end) || doubt_phrase(text, p, e)))
                 return p;
-            size_t n = 0; /* "Hmm, actually ...", "No, wait": the sentence opens after it */
-            for (size_t i = 0; start && !n && i < sizeof interjections / sizeof *interjections; i++)
-                n = matched(text, p, e, interjections[i]);
+            size_t n = start ? MATCHED_ANY(text, p, e, interjections) : 0; /* "Hmm, actually ...", "No, wait" */
             if (n) p += n - 1;
             else start = false;
             continue;
@@ -637,6 +756,40 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
     return false;
 }
 
+/* Where, in text[b..start) before a value, a verb of belief in the first
+** person of another language has the value for its object ("Creo que es
+** {...}", "Ich glaube, es ist {...}", "我觉得是{...}": nothing but a verb
+** "to be" between; "Creo que esto es lo que buscas: {...}" doubts the
+** need), as belief_of_value reads "I think it's {...}": SIZE_MAX when none. */
+static size_t belief_elsewhere(const char *text, size_t b, size_t start)
+{
+    static const char *const beliefs[] = {
+        "creo que", "supongo que", "creo", "supongo", "je pense que", "je crois que", "je pense", "je crois",
+        "ich glaube", "ich denke", "acho que", "creio que", "penso que", "penso che", "credo che", "credo", "penso",
+        "думаю", "Думаю", "полагаю", "Полагаю", "我觉得", "我认为", "我想"};
+    static const char *const copulas[] = {"es", "son", "sería", "est", "c'est", "sont", "serait", "ist", "sind",
+                                          "wäre", "é", "são", "seria", "è", "sia", "sono", "sarebbe", "это",
+                                          "是", "为", "就是", "应该是"};
+    size_t at = other_words_before(text, b, start, beliefs, sizeof beliefs / sizeof *beliefs);
+    if (at == SIZE_MAX) return SIZE_MAX;
+    size_t end = at + matched_any(text, at, start, beliefs, sizeof beliefs / sizeof *beliefs), q = start;
+    for (;;) { /* spaces, markdown's marks, a colon or comma, ASCII or full-width, before the value */
+        if (q > end && strchr(" \t:,*_`-", text[q - 1])) q--;
+        else if (q >= end + 3 && (!memcmp(text + q - 3, "\xEF\xBC\x9A", 3) || !memcmp(text + q - 3, "\xEF\xBC\x8C", 3)))
+            q -= 3;
+        else break;
+    }
+    if (q == end) return at; /* "Creo: {...}" */
+    for (size_t i = 0; i < sizeof copulas / sizeof *copulas; i++) {
+        size_t n = strlen(copulas[i]);
+        bool cjk = (unsigned char)copulas[i][0] >= 0xE3;
+        if (q - end >= n && !memcmp(text + q - n, copulas[i], n) &&
+            (cjk || q - n == end || text[q - n - 1] == ' ' || text[q - n - 1] == ','))
+            return at;
+    }
+    return SIZE_MAX;
+}
+
 /* Where a word in the sentence text[b..start) before a value doubts it
 ** (doubt_word, belief_of_value): SIZE_MAX when none does. */
 static size_t doubted_before(const char *text, size_t b, size_t start)
@@ -672,7 +825,8 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
         since_denial = WORD_OF(text, p, q - p, denying) ? 0 : since_denial + (since_denial != SIZE_MAX);
         pw = p, pn = q - p, p = q;
     }
-    return other_words_before(text, b, start, other_doubts, sizeof other_doubts / sizeof *other_doubts);
+    size_t other = other_words_before(text, b, start, other_doubts, sizeof other_doubts / sizeof *other_doubts);
+    return other != SIZE_MAX ? other : belief_elsewhere(text, b, start);
 }
 
 /* Where the line above a value that starts its line, past blank lines and
@@ -790,11 +944,12 @@ bool extract_remark_takes_back(const char *s, size_t n)
     static const char *const other_words[] = {
         "incorrecto", "incorrecta", "erróneo", "errónea", "corregido", "corregida", "corrección", "faux", "fausse",
         "erreur", "corrigé", "corrigée", "falsch", "fehler", "korrigiert", "errado", "errada", "incorreto",
-        "incorreta", "corrigido", "corrigida", "sbagliato", "sbagliata", "errato", "errata", "corretto", "corretta",
-        "неверно", "ошибка", "исправлено", "错误", "有误", "更正", "修正", "誤り", "間違い", "訂正"};
+        "incorreta", "corrigido", "corrigida", "sbagliato", "sbagliata", "errato", "errata", "stato corretto",
+        "stata corretta", "неверно", "ошибка", "исправлено", "错误", "有误", "更正", "修正", "誤り", "間違い", "訂正"};
+    size_t m;
     for (size_t p = 0; p < n; p++)
         if ((coax_ascii_alpha((unsigned char)s[p]) || (unsigned char)s[p] >= 0xC0) && word_start(s, 0, p) &&
-            MATCHED_ANY(s, p, n, other_words))
+            (m = MATCHED_ANY(s, p, n, other_words)) && !denied_elsewhere(s, 0, p, p + m, n))
             return true;
     return false;
 }

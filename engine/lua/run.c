@@ -758,7 +758,10 @@ static int s_host_reply(lua_State *L)
         if (lua_getfield(L, 3, "output_tokens") != LUA_TNIL) out = luaL_checkinteger(L, -1);
         lua_pop(L, 2);
     }
-    const char *finish = luaL_optstring(L, 4, NULL);
+    size_t flen = 0;
+    const char *finish = luaL_optlstring(L, 4, NULL, &flen);
+    if (finish && strlen(finish) != flen) /* "stop\0...": the C call would read "stop" */
+        return start_failed(L, COAX_EINVAL, "a finish is printable ASCII: a NUL byte in it");
     coax_error err = {0};
     coax_code rc = finish ? coax_session_host_finish(s->session, finish, &err) : COAX_OK;
     if (rc == COAX_OK) rc = coax_session_host_reply(s->session, text, len, in, out, &err);
