@@ -264,25 +264,70 @@ static bool echo_word(const char *w, size_t n)
 ** most four words, one of them of unanswering_word (or of echo_word, with
 ** no "for") and none of answering_word ("For example:", "**Wrong
 ** answer:**", "Input:"). */
+/* Whether w[0..n), a word holding letters past ASCII, is one of 'words':
+** as a whole word (Cyrillic, listed in both cases), or anywhere in it for
+** an entry of Chinese or Japanese, which write no spaces ("错误示例"). */
+static bool other_word_in(const char *w, size_t n, const char *const *words, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t k = strlen(words[i]);
+        if ((unsigned char)words[i][0] < 0xE3 || (unsigned char)words[i][0] > 0xE9) {
+            if (k == n && !memcmp(w, words[i], k)) return true;
+            continue;
+        }
+        for (size_t j = 0; j + k <= n; j++)
+            if (!memcmp(w + j, words[i], k)) return true;
+    }
+    return false;
+}
+
+/* The label words of unanswering_word, echo_word and answering_word in
+** the languages past ASCII that retract.c reads (Russian, Chinese,
+** Japanese): "Пример:", "示例：", "错误答案：", "問題：", "最终答案：". */
+static const char *const other_unanswering[] = {"пример", "Пример", "примеры", "Примеры", "черновик",
+                                                "Черновик", "неверный", "Неверный", "неправильный",
+                                                "Неправильный", "示例", "例子", "范例", "错误", "草稿", "旧",
+                                                "例", "サンプル", "下書き", "間違", "誤り", "思考", "推理"};
+static const char *const other_echo[] = {"вопрос", "Вопрос", "запрос", "Запрос", "问题", "输入", "入力", "質問"};
+static const char *const other_answering[] = {"исправленный", "Исправленный", "最终", "更正后", "修正後", "正解"};
+#define OTHER_WORD(w, n, words) other_word_in(w, n, words, sizeof words / sizeof *words)
+
 static bool unanswering_label(const char *text, size_t b, size_t e)
 {
     size_t words = 0;
     bool unanswering = false, echo = false, for_it = false;
     for (size_t p = b; p < e - 1;) {
         unsigned char ch = (unsigned char)text[p];
-        if (!coax_ascii_alpha(ch)) {
+        if (!coax_ascii_alpha(ch) && ch < 0x80) {
             if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
             p++;
             continue;
         }
         size_t w = p;
-        while (p < e - 1 && coax_ascii_alpha((unsigned char)text[p])) p++;
-        if (++words > 4 || answering_word(text + w, p - w)) return false;
+        bool past_ascii = false;
+        for (; p < e - 1 && (coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0x80); p++)
+            if ((unsigned char)text[p] >= 0x80) past_ascii = true;
+        if (++words > 4) return false;
+        if (past_ascii) {
+            if (OTHER_WORD(text + w, p - w, other_answering)) return false;
+            unanswering = unanswering || OTHER_WORD(text + w, p - w, other_unanswering);
+            echo = echo || OTHER_WORD(text + w, p - w, other_echo);
+            continue;
+        }
+        if (answering_word(text + w, p - w)) return false;
         unanswering = unanswering || unanswering_word(text + w, p - w);
         echo = echo || echo_word(text + w, p - w);
         for_it = for_it || (p - w == 3 && coax_ascii_casesame(text + w, "for", 3));
     }
     return unanswering || (echo && !for_it);
+}
+
+/* The length of the colon text[..e) ends with: 1 for ':', 3 for a
+** full-width one ('：', Chinese and Japanese labels), 0 for none. */
+static size_t colon_at_end(const char *text, size_t b, size_t e)
+{
+    if (e > b && text[e - 1] == ':') return 1;
+    return e - b >= 3 && !memcmp(text + e - 3, "\xEF\xBC\x9A", 3) ? 3 : 0;
 }
 
 /* Whether the line ending at 'end' (its '\n' or the text's start) is a
@@ -311,9 +356,10 @@ static bool label_line(const char *text, size_t end)
     while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
     b = past_invisible(text, b, e);
-    if (e > b && text[e - 1] != ':' && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
+    size_t colon = colon_at_end(text, b, e);
+    if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
-    return e > b && text[e - 1] == ':' && unanswering_label(text, b, e);
+    return colon && unanswering_label(text, b, e - colon + 1);
 }
 
 /* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
@@ -354,8 +400,9 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
     b = past_invisible(text, b, e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    if (e == line || text[e - 1] != ':' || (line > origin && text[line - 1] != '\n')) return false;
-    return unanswering_label(text, b, e);
+    size_t colon = colon_at_end(text, line, e);
+    if (!colon || (line > origin && text[line - 1] != '\n')) return false;
+    return unanswering_label(text, b, e - colon + 1);
 }
 
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)
