@@ -728,6 +728,18 @@ describe("coax.repair's reading (guess = true)", function()
         end)())
     end)
 
+    it("counts a lone \\r as a line's end in valid JSON too: a duplicate key's line", function()
+      -- the strict parser reads the text first; the look for lone CRs comes after it, and only when
+      -- it failed or logged (here a duplicate key, on the fourth line)
+      local log = check_places('{"a": 1,\r"b": [1,\r2],\r"a": 2}')
+      assert.are.same({ { "duplicate_key", 22, 4, 1 } }, { { log[1].kind, log[1].offset, log[1].line, log[1].column } })
+      assert.are.equal(1, #log)
+      local crs, crs_log = coax.repair('{"a": 1,\r"b": "x\\r",\r"c": [1,\r2]}\r', GUESS)
+      local lfs, lfs_log = coax.repair('{"a": 1,\n"b": "x\\r",\n"c": [1,\n2]}\n', GUESS)
+      assert.are.same({ a = 1, b = "x\r", c = { 1, 2 } }, crs)
+      assert.are.same({ lfs, lfs_log }, { crs, crs_log })
+    end)
+
     it("places every fix over blocks of 64 bytes, long lines, long gaps and past 64 KB", function()
       local gaps = { "", " ", "\r\n", "\r", "\n", "\u{E9}", "\u{6771}", "\u{1F600}", string.rep(" ", 63),
         string.rep(" ", 64), string.rep("\n", 65), string.rep("\u{E9}", 40), string.rep("x", 130) .. "\n",

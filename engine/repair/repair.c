@@ -832,6 +832,15 @@ static coax_code run(job *j, coax_repair_result *out)
         spared = !breaks && (c == '{' || c == '[' || c == '"') && strict_cannot_end(j, first);
         if (!breaks && !spared) rc = strict_attempt(j, mark, &v, &perr, true);
     }
+    /* Lines that end in a lone CR are read as LF's from here on. Not before
+    ** a strict attempt that passes and logs nothing: the strict parser reads
+    ** CR and LF alike (spaces outside strings, no string holds either), and
+    ** the whole text's candidate starts at line 1 whichever it is, so valid
+    ** JSON pays no look for a CR. */
+    if (rc != COAX_OK || j->log.n) {
+        if (!(j->text = repair_cr_lines(j->arena, j->text, j->len))) return nomem(j);
+        j->where.text = j->text;
+    }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false,
                      0, 0, false};
@@ -952,8 +961,6 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     if (len > j.lim.max_input)
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          j.lim.max_input);
-    if (!(j.text = repair_cr_lines(arena, j.text, len))) return nomem(&j);
-    j.where.text = j.text;
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.text, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
