@@ -84,6 +84,12 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
             first = at;
     }
     if (first == SIZE_MAX || first == 0 || first >= x->len) return COAX_OK;
+    /* One span with only spaces after it: the tail read whole is that span,
+    ** whose own repairs are its reading's already (no second repair for
+    ** the common "Here is the JSON:\n{...}"). */
+    size_t end = r->ncandidates == 1 ? r->candidates[0].end : 0;
+    while (end && end < x->len && coax_ascii_space((unsigned char)x->text[end])) end++;
+    if (end == x->len && r->candidates[0].start == first) return COAX_OK;
     /* no rewind after: coax_repair lends blocks of the arena back to it */
     coax_repair_result tail;
     coax_error err;

@@ -213,24 +213,27 @@ bool extract_unanswering_tag(const char *text, size_t len, const coax_candidate 
     return false;
 }
 
+/* Whether w[0..n) is one of the words (coax_word_in: lengths compared first). */
+#define WORD_IN(w, n, words) coax_word_in(w, n, words, sizeof words / sizeof *words)
+
 /* Whether the word w[0..n) (ignoring case, a plural's 's') says what
 ** follows is no answer: "Example:", "Wrong answer:", "Before:". Narrower
 ** than a tag's list: "For your input:" introduces the answer. */
 static bool unanswering_word(const char *w, size_t n)
 {
-    static const char *const words[] = {"example", "sample", "wrong", "incorrect", "invalid", "previous",
-                                        "before", "template", "schema", "mock", "dummy", "placeholder",
-                                        "hypothetical", "rejected", "bad", "old", "original", "counterexample",
-                                        "thought", "thinking", "reasoning", "analysis", "attempt", "initial",
-                                        "option", "candidate", "hypothesis", "partial", /* and in ASCII of others */
-                                        "ejemplo", "exemple", "beispiel", "exemplo", "esempio", "borrador",
-                                        "brouillon", "entwurf", "rascunho", "bozza", "plantilla", "vorlage"};
+    static const coax_word words[] = {
+        COAX_WORD("example"), COAX_WORD("sample"), COAX_WORD("wrong"), COAX_WORD("incorrect"), COAX_WORD("invalid"),
+        COAX_WORD("previous"), COAX_WORD("before"), COAX_WORD("template"), COAX_WORD("schema"), COAX_WORD("mock"),
+        COAX_WORD("dummy"), COAX_WORD("placeholder"), COAX_WORD("hypothetical"), COAX_WORD("rejected"),
+        COAX_WORD("bad"), COAX_WORD("old"), COAX_WORD("original"), COAX_WORD("counterexample"), COAX_WORD("thought"),
+        COAX_WORD("thinking"), COAX_WORD("reasoning"), COAX_WORD("analysis"), COAX_WORD("attempt"),
+        COAX_WORD("initial"), COAX_WORD("option"), COAX_WORD("candidate"), COAX_WORD("hypothesis"),
+        COAX_WORD("partial"), COAX_WORD("ejemplo"), COAX_WORD("exemple"), COAX_WORD("beispiel"),
+        COAX_WORD("exemplo"), COAX_WORD("esempio"), COAX_WORD("borrador"), COAX_WORD("brouillon"),
+        COAX_WORD("entwurf"), COAX_WORD("rascunho"), COAX_WORD("bozza"), COAX_WORD("plantilla"),
+        COAX_WORD("vorlage")};
     size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-        size_t k = strlen(words[i]);
-        if ((k == n || k == singular) && coax_ascii_casesame(w, words[i], k)) return true;
-    }
-    return false;
+    return WORD_IN(w, n, words) || (singular != n && WORD_IN(w, singular, words));
 }
 
 /* Whether the word w[0..n) says what follows is the answer after all
@@ -238,13 +241,14 @@ static bool unanswering_word(const char *w, size_t n)
 ** label of a non-answer. */
 static bool answering_word(const char *w, size_t n)
 {
-    static const char *const words[] = {"correct", "corrected", "correction", "fixed", "final", "updated", "filled",
-                                        "completed", "revised", "instead", "right", "actual", "new", "chosen",
-                                        "selected", "best", "recommended", "preferred", "correcto", "corregido",
-                                        "correto", "corrigido", "richtig", "korrigiert", "corretto"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
-    return false;
+    static const coax_word words[] = {
+        COAX_WORD("correct"), COAX_WORD("corrected"), COAX_WORD("correction"), COAX_WORD("fixed"),
+        COAX_WORD("final"), COAX_WORD("updated"), COAX_WORD("filled"), COAX_WORD("completed"), COAX_WORD("revised"),
+        COAX_WORD("instead"), COAX_WORD("right"), COAX_WORD("actual"), COAX_WORD("new"), COAX_WORD("chosen"),
+        COAX_WORD("selected"), COAX_WORD("best"), COAX_WORD("recommended"), COAX_WORD("preferred"),
+        COAX_WORD("correcto"), COAX_WORD("corregido"), COAX_WORD("correto"), COAX_WORD("corrigido"),
+        COAX_WORD("richtig"), COAX_WORD("korrigiert"), COAX_WORD("corretto")};
+    return WORD_IN(w, n, words);
 }
 
 /* Whether the word w[0..n) names what the user or a tool gave ("Input:",
@@ -253,11 +257,10 @@ static bool answering_word(const char *w, size_t n)
 ** input:"). */
 static bool echo_word(const char *w, size_t n)
 {
-    static const char *const words[] = {"input",  "request", "query",   "prompt",      "question",
-                                        "user",   "human",   "system",  "observation", "context"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && coax_ascii_casesame(w, words[i], n)) return true;
-    return false;
+    static const coax_word words[] = {
+        COAX_WORD("input"), COAX_WORD("request"), COAX_WORD("query"), COAX_WORD("prompt"), COAX_WORD("question"),
+        COAX_WORD("user"), COAX_WORD("human"), COAX_WORD("system"), COAX_WORD("observation"), COAX_WORD("context")};
+    return WORD_IN(w, n, words);
 }
 
 /* Whether text[b..e), e just past a colon, is a label of a non-answer: at
