@@ -24,6 +24,7 @@ static const char *const replies[] = {
     ** space) */
     "Here:\r{\"a\": 1}\r\rNote: fine\r",
     "{\"a\": 1}\n\n{\"a\": 1}\n",
+    "{\"a\": 1, \"b\": 2}\n{\"b\": 2, \"a\": 1}", /* its members in another order: compared sorted */
     "{\"a\":1}\n{\"b\":2}\n{\"a\":1}\n{\"b\":2}\n",
     "Here is the JSON:\n{\"a\": 1}\n\"a\": 2}\n{\"a\": 3}",
     "{\"a\": 1},",
