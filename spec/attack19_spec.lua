@@ -98,3 +98,16 @@ describe("attack 19: the extraction's new looks cost linear work", function()
     assert.are.same({ true, '[{"a":1},{"b":2}]' }, { r.valid, json.encode(r.value) })
   end)
 end)
+
+describe("attack 19: what make fuzz found once it built again", function()
+  -- comment_offers_value read the byte before the value's text as t[-n - 1], n unsigned: a pointer
+  -- moved by an overflowed offset (UBSan's finding; the byte read was the right one)
+  it("a comment after a list's item that a colon split reads its value's bytes by a pointer's subtraction", function()
+    local v, log = coax.repair("[1,2:3,2#2", { guess = true })
+    assert.are.equal('[1,"2:3",2]', json.encode(v))
+    local got = {}
+    for i, e in ipairs(log) do got[i] = { e.kind, e.class, e.offset } end
+    assert.are.same({ { "unquoted_string", "inferred", 3 }, { "comment", "lossless", 8 },
+      { "closed_bracket", "inferred", 10 } }, got)
+  end)
+end)
