@@ -99,7 +99,7 @@ static int replay(const char *name, int (*fn)(const uint8_t *, size_t))
     return n + replay_dir(dir, fn);
 }
 
-static void test_repair_findings(void) { CHECK_INT(replay("repair", fuzz_repair), 7); }
+static void test_repair_findings(void) { CHECK_INT(replay("repair", fuzz_repair), 8); }
 static void test_json_findings(void) { CHECK_INT(replay("json", fuzz_json), 1); }
 static void test_extract_findings(void) { CHECK_INT(replay("extract", fuzz_extract), 7); }
 static void test_schema_findings(void) { CHECK_INT(replay("schema", fuzz_schema), 2); }
