@@ -90,20 +90,23 @@ const char repair_repeated_detail[] =
     "the same value written again: one answer repeated, or a list of equal items? which is a guess";
 
 /* Whether the values are the first 'period' of them written again and
-** again, no comma where one copy meets the next. Each value is compared
-** once. */
-static bool repeats(const char *text, const rvalues *vals, size_t period, const coax_allocator *alloc)
+** again, no comma where one copy meets the next: 1 yes, 0 no, -1 out of
+** memory (members in another order are compared sorted). Each value is
+** compared once. */
+static int repeats(const char *text, const rvalues *vals, size_t period, const coax_allocator *alloc)
 {
     for (size_t i = period; i < vals->n; i++) {
         const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
-        if (i % period == 0 && (a->end > b->start || memchr(text + a->end, ',', b->start - a->end))) return false;
-        if (coax_value_equal(b->value, vals->v[i - period].value, alloc) <= 0) return false;
+        if (i % period == 0 && (a->end > b->start || memchr(text + a->end, ',', b->start - a->end))) return 0;
+        int eq = coax_value_equal(b->value, vals->v[i - period].value, alloc);
+        if (eq <= 0) return eq;
     }
-    return true;
+    return 1;
 }
 
-bool repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc)
+int repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc)
 {
-    return vals->n > 1 &&
-           (repeats(text, vals, 1, alloc) || (vals->n % 2 == 0 && repeats(text, vals, vals->n / 2, alloc)));
+    if (vals->n < 2) return 0;
+    int once = repeats(text, vals, 1, alloc);
+    return once || vals->n % 2 ? once : repeats(text, vals, vals->n / 2, alloc);
 }

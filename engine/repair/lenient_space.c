@@ -318,8 +318,8 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
     if (!quoted && !literal && isnan(offered)) return false;
     /* the same text again (in quotes of either kind), or the same number written another way */
     if ((size_t)(t - b) >= n && !memcmp(t - n + quoted, s + quoted, n - 2 * quoted) &&
-        (quoted ? (t[-n] == '"' || t[-n] == '\'') && t[-1] == t[-n]
-                : (size_t)(t - b) == n || !is_ident((unsigned char)t[-n - 1])))
+        (quoted ? (*(t - n) == '"' || *(t - n) == '\'') && t[-1] == *(t - n) /* t[-n]: -n, unsigned, overflows */
+                : (size_t)(t - b) == n || !is_ident((unsigned char)*(t - n - 1))))
         return false;
     const char *v = t;
     while (v > b && (is_digit(v[-1]) || (v[-1] && strchr("+-.eE", v[-1])))) v--;

@@ -19,9 +19,27 @@
 #if BYTES32 && BITS_HW
 #define LOCATE_WIDE 1
 #define WIDE_TARGET __attribute__((target("popcnt,avx2,lzcnt,bmi2")))
+#include <cpuid.h>
+#include <stdatomic.h>
+
+/* Whether the CPU has lzcnt, by CPUID, asked once (it traps to the host
+** in a virtual machine): clang has no "lzcnt" for __builtin_cpu_supports,
+** and `make fuzz` builds with clang. */
+static bool lzcnt_ok(void)
+{
+    static atomic_int known; /* 0 not asked yet, 1 no, 2 yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
+        unsigned a, b, c = 0, d;
+        k = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & bit_LZCNT) ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
 static inline bool wide_ok(void)
 {
-    return bytes32_ok() && bits_hw_ok() && __builtin_cpu_supports("lzcnt") && __builtin_cpu_supports("bmi2");
+    return bytes32_ok() && bits_hw_ok() && __builtin_cpu_supports("bmi2") && lzcnt_ok();
 }
 
 /* block_masks' two masks of the 64 bytes at p, by AVX2. */

@@ -578,7 +578,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         if (vals.v[i].at_limit && nests_to(j, vals.v[i].value, j->lim.max_depth)) wraps = false;
         if (i && !grouped && grouped_pair(j, &vals, i)) grouped = vals.v[i - 1].end;
     }
-    bool repeated = wraps && !grouped && repair_repeated(j->text, &vals, j->alloc);
+    int repeated = wraps && !grouped ? repair_repeated(j->text, &vals, j->alloc) : 0;
+    if (repeated < 0) rc = nomem(j), wraps = false, repeated = 0;
     /* the list is a guess: its log says so (and takes the text ignored after it, as an operand's does) */
     size_t last_to = vals.n ? vals.v[vals.n - 1].log_to : 0;
     if ((grouped || repeated) && (last_to == j->log.n || (vals.trailing && last_to + 1 == j->log.n))) {

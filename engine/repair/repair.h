@@ -268,8 +268,9 @@ const char *repair_comma_at_end(const char *p, const char *end);
 /* Whether the values one after another are one value, or the first half
 ** of them, written again ("{...}⏎⏎{...}", the lines "{a}⏎{b}" twice), no
 ** comma where one copy meets the next (a list's "1, 1" has one): one
-** answer repeated, or a list of equal items? (after_value.c) */
-bool repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc);
+** answer repeated, or a list of equal items? (after_value.c) -1 when out
+** of memory: no answer, never "not repeated" (the list read plain). */
+int repair_repeated(const char *text, const rvalues *vals, const coax_allocator *alloc);
 extern const char repair_repeated_detail[];
 
 /* Whether a closer that no bracket opened, among stray[0..n) after value

@@ -245,7 +245,11 @@ static char *exact(const char *text, size_t len)
 ** ("coax never requires NUL termination of input"). */
 static void test_unterminated_buffers(void)
 {
-    static const char *const texts[] = {"{\"a\": [1, 2", "```json\n{\"a\": 1}\n```", "\"\\u00", "tru", "-", "{\"a\":1}"};
+    static const char *const texts[] = {"{\"a\": [1, 2", "```json\n{\"a\": 1}\n```", "\"\\u00", "tru", "-", "{\"a\":1}",
+        /* attack round 19: each ending on one of hunt23's, repair12's and the phrase tables' constructs (a
+        ** lone CR, a BOM, a zero-width space, half a CJK character, "{...},", an unquoted key's end) */
+        "Here:\r{\"a\": 1}\r", "Answer:\xEF\xBB\xBF", "Example\xE2\x80\x8B", "{\"a\": 1}\xE6\x88",
+        "{\"a\": 1},", "{\"a\": 1}\n{\"a\": 1}", "{abcdefghijklmnopq", "[1,,", "{\"a\": [Circular *1"};
     coax_arena *a = coax_arena_new(NULL);
     coax_value *sv, *v;
     CHECK_INT(coax_parse(a, "{\"type\":\"object\"}", 17, NULL, &sv, NULL), COAX_OK);

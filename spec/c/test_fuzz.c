@@ -99,9 +99,9 @@ static int replay(const char *name, int (*fn)(const uint8_t *, size_t))
     return n + replay_dir(dir, fn);
 }
 
-static void test_repair_findings(void) { CHECK_INT(replay("repair", fuzz_repair), 7); }
+static void test_repair_findings(void) { CHECK_INT(replay("repair", fuzz_repair), 8); }
 static void test_json_findings(void) { CHECK_INT(replay("json", fuzz_json), 1); }
-static void test_extract_findings(void) { CHECK_INT(replay("extract", fuzz_extract), 7); }
+static void test_extract_findings(void) { CHECK_INT(replay("extract", fuzz_extract), 8); }
 static void test_schema_findings(void) { CHECK_INT(replay("schema", fuzz_schema), 2); }
 static void test_tokens_findings(void) { CHECK_INT(replay("tokens", fuzz_tokens), 1); }
 static void test_regex_findings(void) { CHECK_INT(replay("regex", fuzz_regex), 3); }
