@@ -68,9 +68,9 @@ function H.pipelined_server(n)
     pid = table.remove(server.ports, 2) -- the line is "PORT PID PORT2 ... PORTN"
     server.port = server.ports[1]
   end
-  function server.stop()
-    os.execute("kill " .. pid)
-    pipe:close()
+  function server.stop() -- after a start that failed too: nothing to stop
+    if pid then os.execute("kill " .. pid) end
+    if pipe then pipe:close() end
   end
   return server
 end

@@ -142,6 +142,7 @@ static bool phrase_then_value(const char *text, size_t at, size_t e, const char 
     for (size_t i = 0; i < count; i++) {
         if (((unsigned char)phrases[i][0] | 32) != first) continue; /* most words open with none (matched_any) */
         size_t n = matched(text, at, e, phrases[i]);
+        if (n && at + n < e && text[at + n] == ',') n++; /* "Possibly, 37." */
         if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
         char next = text[at + n + 1];
         if (alone ? value_alone(text, at + n + 1, e) : next && strchr("0123456789\"'", next)) return true;
