@@ -40,36 +40,23 @@ local function canonical(v, loose)
   return json.encode(v)
 end
 
--- Outside double-quoted strings only (a string's text is what the model meant, byte for byte).
-local function outside_strings(text, fn)
+-- Rewrites the text outside double-quoted strings with outside(s) and the text inside them with
+-- inside(s), each keeping s when nil (a string ends at its quote or at a line break). Outside only
+-- for layout: a string's text is what the model meant, byte for byte.
+local function by_strings(text, outside, inside)
+  local function keep(s) return s end
+  outside, inside = outside or keep, inside or keep
   local out, i, n = {}, 1, #text
   while i <= n do
     local q = text:find('"', i, true)
-    if not q then out[#out + 1] = fn(text:sub(i)); break end
-    out[#out + 1] = fn(text:sub(i, q - 1))
+    if not q then out[#out + 1] = outside(text:sub(i)); break end
+    out[#out + 1] = outside(text:sub(i, q - 1))
     local j = q + 1
     while j <= n do
       local c = text:sub(j, j)
       if c == "\\" then j = j + 2 elseif c == '"' or c == "\n" then break else j = j + 1 end
     end
-    out[#out + 1] = text:sub(q, j)
-    i = j + 1
-  end
-  return table.concat(out)
-end
-local function inside_strings(text, fn)
-  local out, i, n = {}, 1, #text
-  while i <= n do
-    local q = text:find('"', i, true)
-    if not q then out[#out + 1] = text:sub(i); break end
-    out[#out + 1] = text:sub(i, q)
-    local j = q + 1
-    while j <= n do
-      local c = text:sub(j, j)
-      if c == "\\" then j = j + 2 elseif c == '"' or c == "\n" then break else j = j + 1 end
-    end
-    out[#out + 1] = fn(text:sub(q + 1, j - 1))
-    out[#out + 1] = text:sub(j, j)
+    out[#out + 1] = '"' .. inside(text:sub(q + 1, j - 1)) .. text:sub(j, j)
     i = j + 1
   end
   return table.concat(out)
@@ -118,9 +105,9 @@ local function variants(text)
   add("tabs_indent", (text:gsub("\n(  +)", function(s) return "\n" .. ("\t"):rep(#s // 2) end)))
   add("dedent", (text:gsub("\n[ \t]+", "\n")))
   add("indent", (text:gsub("\n", "\n    ")))
-  add("tabs_between", outside_strings(text, function(s) return (s:gsub(" ", "\t")) end))
-  add("spaces_doubled", outside_strings(text, function(s) return (s:gsub(" ", "  ")) end))
-  add("u_escapes", inside_strings(text, u_escape))
+  add("tabs_between", by_strings(text, function(s) return (s:gsub(" ", "\t")) end))
+  add("spaces_doubled", by_strings(text, function(s) return (s:gsub(" ", "  ")) end))
+  add("u_escapes", by_strings(text, nil, u_escape))
   add("bom", "\239\187\191" .. text)
   add("blank_around", "\n\n" .. text .. "\n\n")
   add("twice", text .. "\n\n" .. text)
