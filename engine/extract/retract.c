@@ -62,6 +62,16 @@ static bool opens_with(const char *text, size_t at, size_t e, const char *w)
     return matched(text, at, e, w) != 0;
 }
 
+/* Whether one of the three-byte characters 'marks' (full-width punctuation
+** written as it is, "。，！") stands at text[p..e). */
+static bool mark_at(const char *text, size_t p, size_t e, const char *marks)
+{
+    if (p > e || e - p < 3) return false;
+    for (; *marks; marks += 3)
+        if (!memcmp(text + p, marks, 3)) return true;
+    return false;
+}
+
 /* The length of the first of words[0..n) that opens text[at..e)
 ** (matched), 0 when none does. Each word's first byte is compared
 ** first, case folded the ASCII way (a byte past ASCII may pass, matched
@@ -128,8 +138,7 @@ static bool value_alone(const char *text, size_t at, size_t e)
     if (o && value_end(text, p + o, e) != p + o) return value_alone(text, p + o, e);
     /* a full-width full stop, comma or exclamation mark ends one too ("37。") */
     return p == e || (text[p] && strchr(".,;:!)\r\n", text[p])) ||
-           (e - p >= 3 && (!memcmp(text + p, "\xE3\x80\x82", 3) || !memcmp(text + p, "\xEF\xBC\x8C", 3) ||
-                           !memcmp(text + p, "\xEF\xBC\x81", 3)));
+           mark_at(text, p, e, "。，！");
 }
 
 /* Whether one of the phrases opens text[at..e) and a value follows it
@@ -453,8 +462,7 @@ static bool set_off(const char *text, size_t p, size_t e)
 {
     if (p < e && strchr(",:;!.", text[p])) return true;
     if (e - p >= 2 && text[p] == ' ' && text[p + 1] == ':') return true;
-    return e - p >= 3 && (!memcmp(text + p, "\xEF\xBC\x8C", 3) || !memcmp(text + p, "\xEF\xBC\x9A", 3) ||
-                          !memcmp(text + p, "\xE3\x80\x81", 3) || !memcmp(text + p, "\xEF\xBC\x81", 3));
+    return mark_at(text, p, e, "，：、！");
 }
 
 /* Whether a value starts at text[p], after spaces: a digit or an opening
@@ -462,8 +470,7 @@ static bool set_off(const char *text, size_t p, size_t e)
 static bool value_next(const char *text, size_t p, size_t e)
 {
     while (p < e && text[p] == ' ') p++;
-    return p < e && (is_digit(text[p]) || text[p] == '"' || text[p] == '\'' ||
-                     (e - p >= 3 && (!memcmp(text + p, "\xE2\x80\x9C", 3) || !memcmp(text + p, "\xE3\x80\x8C", 3))));
+    return p < e && (is_digit(text[p]) || text[p] == '"' || text[p] == '\'' || mark_at(text, p, e, "“「"));
 }
 
 /* Whether a word may start at text[p]: no letter, ASCII or past it, ends
@@ -482,8 +489,7 @@ static bool word_start(const char *text, size_t from, size_t p)
 static bool cjk_sentence_end(const char *text, size_t from, size_t p)
 {
     while (p > from && text[p - 1] == ' ') p--;
-    return p - from >= 3 && (!memcmp(text + p - 3, "\xE3\x80\x82", 3) || !memcmp(text + p - 3, "\xEF\xBC\x81", 3) ||
-                             !memcmp(text + p - 3, "\xEF\xBC\x9F", 3));
+    return p - from >= 3 && mark_at(text, p - 3, p, "。！？");
 }
 
 /* Where, in text[b..start) before a value, one of words[0..n) stands at a
@@ -515,8 +521,7 @@ static bool hedged_elsewhere(const char *text, size_t from, size_t at)
     ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
     size_t b = at, spaces = 0;
     while (b > from && !strchr(".!?\n,;:", text[b - 1]) &&
-           !(b - from >= 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3) ||
-                               !memcmp(text + b - 3, "\xEF\xBC\x9A", 3))) &&
+           !(b - from >= 3 && mark_at(text, b - 3, b, "，；：")) &&
            !(text[b - 1] == ' ' && ++spaces > 4))
         b--;
     return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
@@ -536,7 +541,7 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
                                         "なし", "無し"};
     size_t b = at;
     while (b > from && !strchr(",.;:!?\n", text[b - 1]) &&
-           !(b >= from + 3 && (!memcmp(text + b - 3, "\xEF\xBC\x8C", 3) || !memcmp(text + b - 3, "\xEF\xBC\x9B", 3))))
+           !(b >= from + 3 && mark_at(text, b - 3, b, "，；")))
         b--; /* an ASCII or a full-width comma or semicolon ends the clause */
     return other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX ||
            MATCHED_ANY(text, end, e, after);
@@ -776,7 +781,7 @@ static size_t belief_elsewhere(const char *text, size_t b, size_t start)
     size_t end = at + matched_any(text, at, start, beliefs, sizeof beliefs / sizeof *beliefs), q = start;
     for (;;) { /* spaces, markdown's marks, a colon or comma, ASCII or full-width, before the value */
         if (q > end && strchr(" \t:,*_`-", text[q - 1])) q--;
-        else if (q >= end + 3 && (!memcmp(text + q - 3, "\xEF\xBC\x9A", 3) || !memcmp(text + q - 3, "\xEF\xBC\x8C", 3)))
+        else if (q >= end + 3 && mark_at(text, q - 3, q, "：，"))
             q -= 3;
         else break;
     }
