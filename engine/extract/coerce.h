@@ -313,6 +313,14 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
 ** a typo is named: SIZE_MAX when none does in the first bytes looked at. */
 size_t extract_taken_back(const char *text, size_t from, size_t to);
 
+/* Where the prose beside an answer, text[from..start) before it and
+** text[end..to) after it, states another value for one of its members
+** ("The age is 37.", "Age: 37", "The correct value is 37" beside {"age":
+** 36}), within the first bytes on each side (contradicted.c): SIZE_MAX when
+** none does. */
+size_t extract_contradicted(const char *text, size_t from, size_t start, size_t end, size_t to,
+                            const coax_value *answer);
+
 /* Where in the clause of prose before a value starting at text[start] (or
 ** the clause before, when the value opens its own) a word marks it as no
 ** answer: an example named as one ("For example, {...}"), a supposition,

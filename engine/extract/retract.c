@@ -141,9 +141,8 @@ static bool value_alone(const char *text, size_t at, size_t e)
            mark_at(text, p, e, "。，！");
 }
 
-/* Whether one of the phrases opens text[at..e) and a value follows it
-** after a space: one that ends its clause ('alone', value_alone), or any
-** number or quoted text. */
+/* Whether one of the phrases opens text[at..e) and a value follows it after a
+** space: one that ends its clause ('alone', value_alone), or any number or quoted text. */
 static bool phrase_then_value(const char *text, size_t at, size_t e, const char *const *phrases, size_t count,
                               bool alone)
 {
@@ -287,7 +286,9 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                           "hopefully this is correct", "hopefully this is right",
                                           "hopefully that's correct", "hopefully that's right", "hopefully it's correct",
                                           "hopefully it's right", "hopefully correct", "hope this is correct",
-                                          "hope this is right", "hope i got it right", "hope i got that right"};
+                                          "hope this is right", "hope i got it right", "hope i got that right",
+                                          "i got it wrong", "i got that wrong", "i had it wrong", "i misread",
+                                          "i miscalculated", "i misspoke", "if i recall correctly", "if memory serves"};
     /* a value named another ("the age should be 37", "is actually \"Lyon\"") */
     static const char *const valued[] = {"should be", "is actually", "was actually", "are actually"};
     /* or another value offered beside it, as a possibility ("The age could
@@ -396,20 +397,23 @@ static const char *const other_phrases[] = {
     "je pourrais me tromper", "faute de frappe", "ich habe mich geirrt", "ich habe mich vertan", "ich meinte",
     "ich bin mir nicht sicher", "ich bin nicht sicher", "tippfehler", "me enganei", "eu quis dizer", "quis dizer",
     "não tenho certeza", "nao tenho certeza", "posso estar errado", "posso estar errada", "erro de digitação",
-    "mi sono sbagliato", "mi sono sbagliata", "volevo dire", "non sono sicuro", "non sono sicura",
-    "potrei sbagliarmi", "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась",
-    "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "Я имел в виду", "я имел в виду",
-    "Я имела в виду", "я имела в виду", "我错了", "我搞错了", "我弄错了", "写错了",
-    "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました",
-    "確信がありません", "自信がありません", "確かではありません"};
+    "mi sono sbagliato", "mi sono sbagliata", "volevo dire", "non sono sicuro", "non sono sicura", "potrei sbagliarmi",
+    "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась", "Я не уверен", "я не уверен",
+    "Я не уверена", "я не уверена", "Я имел в виду", "я имел в виду", "Я имела в виду", "я имела в виду", "我错了",
+    "我搞错了", "我弄错了", "写错了", "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました", "確信がありません",
+    "自信がありません", "確かではありません", "ho sbagliato", "avevo sbagliato", "errore mio", "se non sbaglio", "se non mi sbaglio",
+    "me he equivocado", "cometí un error", "error mío", "si no me equivoco", "j'ai fait une erreur",
+    "erreur de ma part", "si je ne me trompe pas", "si je ne m'abuse", "ich habe einen fehler gemacht", "mein fehler",
+    "wenn ich mich nicht irre", "ich lag falsch", "cometi um erro", "eu errei", "me equivoquei", "se não me engano",
+    "моя ошибка", "Моя ошибка", "я допустил ошибку", "Я допустил ошибку", "если я не ошибаюсь", "Если я не ошибаюсь",
+    "如果我没记错", "我犯了一个错误", "是我的错", "私の間違い", "間違っていなければ", "記憶が正しければ"};
 static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
-                                           "должно быть", "应该是", "应为", "正确的是",
-                                           "正しくは"};
-static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez",
-                                             "peut-être", "vielleicht", "talvez", "forse", "или", "Или",
-                                             "probablemente", "probablement", "wahrscheinlich", "provavelmente",
-                                             "probabilmente", "возможно", "Возможно", "наверное", "Наверное",
-                                             "вероятно", "Вероятно", "может быть", "Может быть"};
+                                           "должно быть", "应该是", "应为", "正确的是", "正しくは"};
+static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez", "peut-être",
+                                             "vielleicht", "talvez", "forse", "или", "Или", "probablemente",
+                                             "probablement", "wahrscheinlich", "provavelmente", "probabilmente",
+                                             "возможно", "Возможно", "наверное", "Наверное", "вероятно", "Вероятно",
+                                             "может быть", "Может быть"};
 /* anywhere before a value alone: another value offered ("La edad podría
 ** ser 37."), as "could be 37" is */
 static const char *const other_offered[] = {"podría ser", "puede ser", "pourrait être", "poderia ser", "pode ser",
@@ -438,12 +442,11 @@ static const char *const other_offering_cjk[] = {"或者", "或", "也可能是"
 /* before a value, in its sentence: doubt ("Probablemente {...}", "我猜"),
 ** as doubted_before reads "Probably", "I guess" */
 static const char *const other_doubts[] = {
-    "probablemente", "quizás", "quizá", "tal vez", "no estoy seguro", "no estoy segura", "probablement",
-    "peut-être", "je ne suis pas sûr", "je ne suis pas sûre", "wahrscheinlich", "vielleicht",
-    "ich bin mir nicht sicher", "ich bin nicht sicher", "provavelmente", "talvez", "não tenho certeza",
-    "probabilmente", "forse", "non sono sicuro", "non sono sicura", "возможно", "Возможно", "наверное",
-    "Наверное", "вероятно", "Вероятно", "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "也许", "大概", "我猜", "不确定", "可能是",
-    "たぶん", "多分", "おそらく"};
+    "probablemente", "quizás", "quizá", "tal vez", "no estoy seguro", "no estoy segura", "probablement", "peut-être",
+    "je ne suis pas sûr", "je ne suis pas sûre", "wahrscheinlich", "vielleicht", "ich bin mir nicht sicher",
+    "ich bin nicht sicher", "provavelmente", "talvez", "não tenho certeza", "probabilmente", "forse",
+    "non sono sicuro", "non sono sicura", "возможно", "Возможно", "наверное", "Наверное", "вероятно", "Вероятно",
+    "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "也许", "大概", "我猜", "不确定", "可能是", "たぶん", "多分", "おそらく"};
 /* before a value, in its clause: an example named as one ("Por ejemplo,
 ** {...}", "例如：{...}"), as marking_word reads "For example", "an example" */
 static const char *const other_examples[] = {

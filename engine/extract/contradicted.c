@@ -1,0 +1,494 @@
+/*
+** contradicted.c: prose beside the answer that gives one of its members
+** another value. `{"age": 36}` and then "The age is 37.", "Age: 37", "The
+** correct age is 37." or, before it, "Ada's age is 37. {...}": the reply
+** says two values for one thing, and which it means is a guess. No word of
+** correction needs to be there; the value differing is the correction.
+**
+** A statement is a subject, a link and a value. The subject is the words
+** just before the link in their clause, a member's name (any case, its
+** parts as words: first_name is "first name"), opening the clause or after
+** a determiner, a possessive or a word of correction ("the max age" names
+** max_age, not age). The link is ":", "=", "is", "was" or their like in
+** the other languages the prose rules read; the value a number, true,
+** false or a quoted string, alone (not "37%", "36-37", "3.5.1"). A name the
+** answer holds with one value is compared with it; a subject of a word of
+** correction and a noun the answer does not hold ("The correct value is
+** 37", "La edad correcta es 37") with each of the answer's scalars. A
+** sentence that supposes, asks or gives an example states nothing.
+*/
+#include "extract/coerce.h"
+
+#include <string.h>
+
+/* How far from the answer the look goes, as retract.c's: a restatement
+** sits right beside it. */
+#define CONTRADICTED_LOOK 400
+/* Statements read in a window: a bound on the answer's walk, which
+** compares each of its names with each statement's. */
+#define STATEMENTS_MOST 16
+#define NAME_MOST 48
+#define WORDS_BACK 4
+
+typedef struct word {
+    size_t at, n;
+} word;
+
+typedef struct statement {
+    size_t at;                       /* where its subject starts */
+    char name[3][NAME_MOST];         /* the last one, two and three words joined; "" where not a subject */
+    size_t nlen[3];
+    bool correcting, generic;        /* a word of correction; its noun "value", "answer" */
+    coax_type type;                  /* COAX_NUMBER, COAX_STRING, COAX_BOOL */
+    const char *text;                /* a string's bytes */
+    size_t len;
+    char num[64];                    /* a number, its group commas and '+' left out */
+    bool truth;
+    const coax_value *named[3];      /* per name: the member value found, its first */
+    bool clash[3];                   /* per name: found with values that differ */
+    bool held;                       /* its value is one of the answer's scalars */
+} statement;
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Whether the comma at text[q] groups thousands: three digits after it, no fourth. */
+static bool grouped(const char *text, size_t q, size_t e)
+{
+    if (e - q < 4) return false;
+    for (size_t i = 1; i <= 3; i++)
+        if (!is_digit(text[q + i])) return false;
+    return q + 4 == e || !is_digit(text[q + 4]);
+}
+
+static bool in_words(const char *s, size_t n, const coax_word *w, size_t count)
+{
+    return coax_word_in(s, n, w, count);
+}
+#define IN(s, n, table) in_words(s, n, table, sizeof table / sizeof *table)
+
+/* Whether the UTF-8 sequence at s[0..] is punctuation (General
+** Punctuation, CJK symbols, full-width forms) rather than a letter. */
+static bool wide_mark(const unsigned char *s, size_t left)
+{
+    if (left < 3) return true;
+    return (s[0] == 0xE2 && s[1] == 0x80) || (s[0] == 0xE3 && s[1] == 0x80) || (s[0] == 0xEF && s[1] == 0xBC);
+}
+
+/* The length of the letter or apostrophe at text[p], 0 when none: ASCII
+** letters and digits, ' and U+2019 inside a word, a letter past ASCII. */
+static size_t letter(const char *text, size_t p, size_t e)
+{
+    unsigned char ch = (unsigned char)text[p];
+    if (coax_ascii_alnum(ch) || ch == '\'') return 1;
+    if (ch < 0xC0) return 0;
+    size_t n = ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : 2;
+    if (p + n > e) return 0;
+    if (n == 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) return 3; /* ’ */
+    return n == 3 && wide_mark((const unsigned char *)text + p, e - p) ? 0 : n;
+}
+
+/* Words a subject's name may follow: a determiner or a possessive. */
+static bool determiner(const char *s, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("the"), COAX_WORD("a"),     COAX_WORD("an"),   COAX_WORD("his"),  COAX_WORD("her"),
+        COAX_WORD("its"), COAX_WORD("their"), COAX_WORD("my"),   COAX_WORD("your"), COAX_WORD("our"),
+        COAX_WORD("el"),  COAX_WORD("la"),    COAX_WORD("los"),  COAX_WORD("las"),  COAX_WORD("le"),
+        COAX_WORD("les"), COAX_WORD("der"),   COAX_WORD("die"),  COAX_WORD("das"),  COAX_WORD("o"),
+        COAX_WORD("il"),  COAX_WORD("lo"),    COAX_WORD("su"),   COAX_WORD("sein"), COAX_WORD("seine"),
+        COAX_WORD("ihr"), COAX_WORD("ihre"),  COAX_WORD("son"),  COAX_WORD("sa"),   COAX_WORD("ses")};
+    if (IN(s, n, words)) return true;
+    return (n > 2 && (s[n - 1] | 32) == 's' && s[n - 2] == '\'') ||
+           (n > 4 && (s[n - 1] | 32) == 's' && !memcmp(s + n - 4, "\xE2\x80\x99", 3)); /* Ada's, Ada’s */
+}
+
+/* A word that says the value after it corrects one ("the correct age",
+** "la edad correcta", "das richtige Alter"). */
+static bool correcting(const char *s, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("correct"),    COAX_WORD("right"),     COAX_WORD("actual"),    COAX_WORD("real"),
+        COAX_WORD("true"),       COAX_WORD("proper"),    COAX_WORD("exact"),     COAX_WORD("corrected"),
+        COAX_WORD("updated"),    COAX_WORD("revised"),   COAX_WORD("correcto"),  COAX_WORD("correcta"),
+        COAX_WORD("verdadero"),  COAX_WORD("verdadera"), COAX_WORD("correcte"),  COAX_WORD("vrai"),
+        COAX_WORD("vraie"),      COAX_WORD("véritable"), COAX_WORD("richtig"),   COAX_WORD("richtige"),
+        COAX_WORD("richtigen"),  COAX_WORD("richtiger"), COAX_WORD("richtiges"), COAX_WORD("korrekt"),
+        COAX_WORD("korrekte"),   COAX_WORD("korrekten"), COAX_WORD("korrekter"), COAX_WORD("korrektes"),
+        COAX_WORD("tatsächliche"), COAX_WORD("correto"), COAX_WORD("correta"),   COAX_WORD("corretto"),
+        COAX_WORD("corretta"),   COAX_WORD("verdadeiro"), COAX_WORD("verdadeira"), COAX_WORD("vero"),
+        COAX_WORD("vera"),       COAX_WORD("esatto"),    COAX_WORD("esatta"),    COAX_WORD("правильный"),
+        COAX_WORD("правильное"), COAX_WORD("правильная"), COAX_WORD("верный"),   COAX_WORD("верное"),
+        COAX_WORD("Правильный"), COAX_WORD("Правильное"), COAX_WORD("Правильная"), COAX_WORD("Верный")};
+    return IN(s, n, words);
+}
+
+/* A noun that names the answer or a value of it in general. */
+static bool generic(const char *s, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("value"),  COAX_WORD("answer"),    COAX_WORD("one"),    COAX_WORD("number"), COAX_WORD("figure"),
+        COAX_WORD("result"), COAX_WORD("amount"),    COAX_WORD("valor"),  COAX_WORD("respuesta"),
+        COAX_WORD("valeur"), COAX_WORD("réponse"),   COAX_WORD("wert"),   COAX_WORD("antwort"),
+        COAX_WORD("resposta"), COAX_WORD("valore"),  COAX_WORD("risposta"), COAX_WORD("значение"),
+        COAX_WORD("ответ")};
+    return IN(s, n, words);
+}
+
+/* Words that make a sentence suppose, ask or give an example: "If the age
+** is 37, ...", "For example, age: 30". */
+static bool supposing(const char *s, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("if"),       COAX_WORD("when"),     COAX_WORD("whenever"), COAX_WORD("whether"),
+        COAX_WORD("unless"),   COAX_WORD("suppose"),  COAX_WORD("supposing"), COAX_WORD("assuming"),
+        COAX_WORD("assume"),   COAX_WORD("example"),  COAX_WORD("eg"),       COAX_WORD("instance"),
+        COAX_WORD("such"),     COAX_WORD("say"),      COAX_WORD("imagine"),  COAX_WORD("would"),
+        COAX_WORD("were"),     COAX_WORD("not"),      COAX_WORD("never"),    COAX_WORD("no"),
+        COAX_WORD("si"),       COAX_WORD("se"),       COAX_WORD("wenn"),     COAX_WORD("falls"),
+        COAX_WORD("ejemplo"),  COAX_WORD("exemple"),  COAX_WORD("beispiel"), COAX_WORD("exemplo"),
+        COAX_WORD("esempio"),  COAX_WORD("если"),     COAX_WORD("например")};
+    return IN(s, n, words);
+}
+
+/* The link at text[p..e): its length with the spaces after it, 0 when
+** none. ":" and "=" need no space before the value. */
+static size_t link_at(const char *text, size_t p, size_t e)
+{
+    static const char *const words[] = {"is",  "was", "should be", "equals", "es",  "era",  "est", "était",
+                                        "ist", "war", "beträgt",   "é",      "è",   "sería"};
+    size_t n = 0;
+    if (text[p] == ':' || text[p] == '=') n = 1;
+    else if (e - p >= 3 && !memcmp(text + p, "\xEF\xBC\x9A", 3)) n = 3; /* ： */
+    else
+        for (size_t i = 0; !n && i < sizeof words / sizeof *words; i++) {
+            size_t wl = strlen(words[i]);
+            if (wl < e - p && (text[p + wl] == ' ' || text[p + wl] == '\t') && coax_ascii_casesame(text + p, words[i], wl))
+                n = wl;
+        }
+    if (!n) return 0;
+    size_t q = p + n;
+    while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
+    if (n > 1 || text[p] == '=' || (unsigned char)text[p] == 0xEF) { /* an adverb after a word: "is now 37" */
+        static const char *const adverbs[] = {"now ", "exactly ", "really ", "precisely ", "indeed ", "just "};
+        for (size_t i = 0; i < sizeof adverbs / sizeof *adverbs; i++)
+            if (e - q > strlen(adverbs[i]) && coax_ascii_casesame(text + q, adverbs[i], strlen(adverbs[i])))
+                q += strlen(adverbs[i]);
+    }
+    return q - p;
+}
+
+/* Whether text[p] ends a value: not a letter, digit, '%', nor '.', ',',
+** '-', '/', ':' before a digit ("37%", "3.5.1", "36-37", "12:30"). */
+static bool value_ends(const char *text, size_t p, size_t e)
+{
+    if (p >= e) return true;
+    unsigned char ch = (unsigned char)text[p];
+    if (coax_ascii_alnum(ch) || ch == '%' || ch == '_' || ch >= 0x80) return ch >= 0x80 && wide_mark((const unsigned char *)text + p, e - p);
+    return !(strchr(".,-/:", ch) && p + 1 < e && text[p + 1] >= '0' && text[p + 1] <= '9');
+}
+
+/* Whether an operator follows the number ending at text[p]: "age = 2024 -
+** 1988 = 36" works a value out, and its first number is none of it. */
+static bool operated(const char *text, size_t p, size_t e)
+{
+    while (p < e && text[p] == ' ') p++;
+    if (p >= e) return false;
+    if (e - p >= 2 && (!memcmp(text + p, "\xC3\x97", 2) || !memcmp(text + p, "\xC3\xB7", 2))) return true; /* × ÷ */
+    if (!strchr("+-*/x^", text[p])) return false;
+    p++;
+    while (p < e && text[p] == ' ') p++;
+    return p < e && (is_digit(text[p]) || coax_ascii_alpha((unsigned char)text[p]) || text[p] == '(');
+}
+
+/* The value at text[p..e) into st: true when one is there, alone. */
+static bool read_value(const char *text, size_t p, size_t e, statement *st)
+{
+    while (p < e && (text[p] == '*' || text[p] == '`' || text[p] == '_')) p++; /* **37**, `37` */
+    if (p >= e) return false;
+    char ch = text[p];
+    if (ch == '"' || (e - p >= 3 && !memcmp(text + p, "\xE2\x80\x9C", 3))) {
+        size_t open = ch == '"' ? 1 : 3, q = p + open;
+        while (q < e && q - p < 200 && text[q] != '\n' && text[q] != '"' &&
+               !(e - q >= 3 && !memcmp(text + q, "\xE2\x80\x9D", 3)))
+            q++;
+        if (q >= e || text[q] == '\n' || q - p >= 200) return false;
+        st->type = COAX_STRING, st->text = text + p + open, st->len = q - p - open;
+        return true;
+    }
+    if ((ch == 't' || ch == 'f') && (!strncmp(text + p, "true", e - p < 4 ? e - p : 4) ||
+                                     !strncmp(text + p, "false", e - p < 5 ? e - p : 5))) {
+        size_t n = ch == 't' ? 4 : 5;
+        if (e - p < n || !value_ends(text, p + n, e)) return false;
+        st->type = COAX_BOOL, st->truth = ch == 't';
+        return true;
+    }
+    size_t q = p, o = 0, cap = sizeof st->num - 1;
+    bool dot = false, exp = false;
+    if (text[q] == '-' || text[q] == '+') {
+        if (text[q] == '-') st->num[o++] = '-';
+        q++;
+    }
+    if (q >= e || !is_digit(text[q])) return false;
+    while (q < e && o < cap) {
+        char c = text[q];
+        if (is_digit(c)) st->num[o++] = c, q++;
+        else if (c == ',' && !dot && !exp && grouped(text, q, e)) q++; /* 1,234 */
+        else if (c == '.' && !dot && !exp && q + 1 < e && is_digit(text[q + 1])) dot = true, st->num[o++] = c, q++;
+        else if ((c | 32) == 'e' && !exp && q + 1 < e &&
+                 (is_digit(text[q + 1]) || (strchr("+-", text[q + 1]) && q + 2 < e && is_digit(text[q + 2])))) {
+            exp = true, st->num[o++] = c, q++;
+            if (!is_digit(text[q])) st->num[o++] = text[q++];
+        } else break;
+    }
+    bool is_int;
+    if (o >= cap || !value_ends(text, q, e) || coax_number_span(st->num, o, &is_int) != o || operated(text, q, e))
+        return false;
+    st->num[o] = '\0';
+    st->type = COAX_NUMBER, st->text = st->num, st->len = o;
+    return true;
+}
+
+/* The scan's state: the words of the clause so far, the last WORDS_BACK
+** of them, and whether its sentence supposes. */
+typedef struct scan {
+    const char *text;
+    size_t e, sentence;
+    word ring[WORDS_BACK];
+    size_t nw, clause; /* words in the ring; words in the clause */
+    bool supposed;
+    statement *st;
+    size_t n;
+} scan;
+
+/* A character of Chinese or Japanese, a word of its own (no spaces). */
+static bool cjk(const char *text, size_t p, size_t e)
+{
+    unsigned char ch = (unsigned char)text[p];
+    return ch >= 0xE3 && ch <= 0xE9 && !wide_mark((const unsigned char *)text + p, e - p);
+}
+
+/* Whether the sentence before text[p] corrects in Chinese or Japanese ("正确的年龄是37"). */
+static bool cjk_correcting(const char *text, size_t from, size_t p)
+{
+    static const char *const words[] = {"正确", "正確", "正しい", "实际", "実際", "真实"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t wl = strlen(words[i]);
+        for (size_t q = from; q + wl <= p; q++)
+            if (!memcmp(text + q, words[i], wl)) return true;
+    }
+    return false;
+}
+
+/* Whether the sentence from text[p] on asks ("Is the age 37?", "..., right?"). */
+static bool asks(const char *text, size_t p, size_t e)
+{
+    for (size_t q = p; q < e && q - p < 120; q++) {
+        if (text[q] == '?' || (e - q >= 3 && !memcmp(text + q, "\xEF\xBC\x9F", 3))) return true;
+        if (strchr("!\n", text[q]) || (text[q] == '.' && (q + 1 >= e || strchr(" \r\n", text[q + 1])))) break;
+    }
+    return false;
+}
+
+/* The statement whose link is text[link..value) and whose subject the
+** ring holds, when there is one, kept in sc->st. */
+static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
+{
+    if (sc->n == STATEMENTS_MOST || sc->supposed) return;
+    statement *st = &sc->st[sc->n];
+    memset(st, 0, sizeof *st);
+    if (!read_value(sc->text, value, sc->e, st) || asks(sc->text, value, sc->e)) return;
+    const char *t = sc->text;
+    const word *w = sc->ring;
+    size_t nw = sc->nw;
+    if (cjk_link) {
+        st->correcting = cjk_correcting(t, sc->sentence, link);
+    } else {
+        if (!nw) return;
+        const word *last = &w[nw - 1], *prev = nw > 1 ? &w[nw - 2] : NULL;
+        if (correcting(t + last->at, last->n) && prev) /* "la edad correcta" */
+            st->correcting = true, st->generic = generic(t + prev->at, prev->n);
+        else if (prev && correcting(t + prev->at, prev->n)) /* "the correct age" */
+            st->correcting = true, st->generic = generic(t + last->at, last->n);
+        for (size_t j = 1; j <= 3 && j <= nw; j++) {
+            const word *pred = j < nw ? &w[nw - j - 1] : NULL;
+            if (!pred && j < sc->clause) break; /* the word before is out of the ring: unknown */
+            if (pred && !determiner(t + pred->at, pred->n) && !correcting(t + pred->at, pred->n)) continue;
+            size_t o = 0;
+            for (size_t k = nw - j; k < nw && o < NAME_MOST; k++) {
+                if (!coerce_norm_key(t + w[k].at, w[k].n, st->name[j - 1] + o, NAME_MOST - o)) o = NAME_MOST;
+                else o += strlen(st->name[j - 1] + o);
+            }
+            st->nlen[j - 1] = o < NAME_MOST ? o : 0;
+        }
+        if (!st->nlen[0] && !st->nlen[1] && !st->nlen[2] && !st->correcting) return;
+    }
+    if (!st->correcting && cjk_link) return;
+    st->at = cjk_link ? link : w[0].at;
+    sc->n++;
+}
+
+/* The link at text[p] in Chinese or Japanese: 是, 为 or は, right before a value. */
+static size_t cjk_link_at(const char *text, size_t p, size_t e)
+{
+    static const char *const links[] = {"是", "为", "は", "為"};
+    for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+        if (e - p > 3 && !memcmp(text + p, links[i], 3)) return 3;
+    return 0;
+}
+
+/* Statements in text[from..e) into st[]: their count. */
+static size_t statements(const char *text, size_t from, size_t e, statement *st)
+{
+    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0};
+    for (size_t p = from; p < e && sc.n < STATEMENTS_MOST;) {
+        size_t l = letter(text, p, e), k;
+        if (l && cjk(text, p, e) && (k = cjk_link_at(text, p, e)) && is_digit(text[p + k])) {
+            statement_at(&sc, p, p + k, true);
+            p += k;
+            continue;
+        }
+        if (l) {
+            size_t q = p + l;
+            if (!cjk(text, p, e))
+                while (q < e && (l = letter(text, q, e)) && !cjk(text, q, e)) q += l;
+            if (sc.clause && (k = link_at(text, p, e)) && q - p < k) statement_at(&sc, p, p + k, false);
+            if (supposing(text + p, q - p) || (q - p == 1 && (text[p] | 32) == 'e' && e - q >= 3 && text[q] == '.' &&
+                                               (text[q + 1] | 32) == 'g' && text[q + 2] == '.'))
+                sc.supposed = true; /* "e.g." is read a letter at a time */
+            if (sc.nw == WORDS_BACK) memmove(sc.ring, sc.ring + 1, (WORDS_BACK - 1) * sizeof *sc.ring), sc.nw--;
+            sc.ring[sc.nw++] = (word){p, q - p};
+            sc.clause++;
+            p = q;
+            continue;
+        }
+        unsigned char ch = (unsigned char)text[p];
+        if (sc.clause && (k = link_at(text, p, e))) statement_at(&sc, p, p + k, false);
+        bool stop = ch == '\n' || ch == '!' || ch == '?' || ch == ';' ||
+                    /* a full stop, not a decimal point or an abbreviation's ("e.g. age: 30") */
+                    (ch == '.' && (p + 1 >= e || strchr(" \r\n", text[p + 1])) && !(sc.nw && sc.ring[sc.nw - 1].n == 1)) ||
+                    (e - p >= 3 && (!memcmp(text + p, "\xE3\x80\x82", 3) || !memcmp(text + p, "\xEF\xBC\x81", 3) ||
+                                    !memcmp(text + p, "\xEF\xBC\x9F", 3))); /* 。！？ */
+        if (stop) sc.supposed = false, sc.sentence = p + 1;
+        if (!strchr(" \t*_`", ch) || stop) sc.nw = sc.clause = 0; /* markup and spaces keep the clause */
+        p += ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC0 ? 2 : 1;
+    }
+    return sc.n;
+}
+
+/* Whether ASCII text a[0..n) holds b[0..m), in any case. */
+static bool holds(const char *a, size_t n, const char *b, size_t m)
+{
+    for (size_t i = 0; m <= n && i <= n - m; i++)
+        if (coax_ascii_casesame(a + i, b, m)) return true;
+    return false;
+}
+
+/* Whether scalar v and the statement's value say the same: one number, one
+** string (in any case, or one holding the other: "Paris" of "Paris,
+** France"), one truth. */
+static bool same(const coax_value *v, const statement *st)
+{
+    bool is_int;
+    switch ((coax_type)v->type) {
+    case COAX_NUMBER:
+        if (st->type == COAX_STRING && coax_number_span(st->text, st->len, &is_int) != st->len) return false;
+        return st->type != COAX_BOOL && !coax_number_compare_text(v->u.text, v->len, st->text, st->len);
+    case COAX_STRING:
+        return st->type != COAX_BOOL && (holds(v->u.text, v->len, st->text, st->len) ||
+                                         (st->type == COAX_STRING && holds(st->text, st->len, v->u.text, v->len)));
+    case COAX_BOOL: return st->type == COAX_BOOL && !v->u.boolean == !st->truth;
+    default: return false;
+    }
+}
+
+/* Whether two scalars of the answer are one value. */
+static bool same_scalar(const coax_value *a, const coax_value *b)
+{
+    if (a->type != b->type) return false;
+    if (a->type == COAX_BOOL) return !a->u.boolean == !b->u.boolean;
+    if (a->type == COAX_NUMBER) return !coax_number_compare_text(a->u.text, a->len, b->u.text, b->len);
+    return a->type == COAX_NULL || (a->len == b->len && !memcmp(a->u.text, b->u.text, a->len));
+}
+
+/* Each scalar of v against each statement: the members their subjects
+** name, and whether their values are among the answer's. Deeper than the
+** bound, a name is not read: a statement about it stands unread. */
+static void visit(const coax_value *v, statement *st, size_t n, unsigned depth)
+{
+    if (depth > 256) return;
+    if (v->type == COAX_ARRAY) {
+        for (size_t i = 0; i < v->len; i++) visit(&v->u.items[i], st, n, depth + 1);
+        return;
+    }
+    if (v->type != COAX_OBJECT) {
+        for (size_t i = 0; i < n; i++) st[i].held = st[i].held || same(v, &st[i]);
+        return;
+    }
+    for (size_t i = 0; i < v->len; i++) {
+        const coax_member *m = &v->u.members[i];
+        char k[NAME_MOST];
+        if (m->value.type != COAX_ARRAY && m->value.type != COAX_OBJECT && m->klen < NAME_MOST &&
+            coerce_norm_key(m->key, m->klen, k, sizeof k)) {
+            size_t kl = strlen(k);
+            for (size_t s = 0; s < n; s++)
+                for (size_t j = 0; j < 3; j++) {
+                    if (!kl || st[s].nlen[j] != kl || memcmp(st[s].name[j], k, kl)) continue;
+                    if (!st[s].named[j]) st[s].named[j] = &m->value;
+                    else if (!same_scalar(st[s].named[j], &m->value)) st[s].clash[j] = true;
+                }
+        }
+        visit(&m->value, st, n, depth + 1);
+    }
+}
+
+/* Whether statement st gives the answer another value. */
+static bool contradicts(const statement *st)
+{
+    for (size_t j = 3; j-- > 0;) { /* the longest name the answer holds */
+        const coax_value *v = st->named[j];
+        if (!v) continue;
+        if (st->clash[j]) return false; /* a name of several values: which one, unknown */
+        if (v->type == COAX_NULL) return true;
+        if ((v->type == COAX_BOOL) != (st->type == COAX_BOOL)) return false;
+        if (v->type == COAX_NUMBER && st->type == COAX_STRING) {
+            bool is_int;
+            if (coax_number_span(st->text, st->len, &is_int) != st->len) return false; /* "thirty-six" */
+        }
+        return !same(v, st);
+    }
+    return st->correcting && (st->generic || st->type == COAX_NUMBER) && !st->held;
+}
+
+/* Where the prose before an answer starts that states what the reply
+** settled on: after a reasoning block's end ("</think>"), whose drafts
+** ("age is 35... no, 36") are the way to the answer, not beside it. */
+static size_t past_reasoning(const char *text, size_t lo, size_t start)
+{
+    static const char *const ends[] = {"</think>", "</thinking>", "</reasoning>", "</thought>", "</scratchpad>"};
+    for (size_t p = start; p-- > lo;) {
+        if (text[p] != '<' || p + 1 >= start || text[p + 1] != '/') continue;
+        for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+            size_t n = strlen(ends[i]);
+            if (n <= start - p && coax_ascii_casesame(text + p, ends[i], n)) return p + n;
+        }
+    }
+    return lo;
+}
+
+size_t extract_contradicted(const char *text, size_t from, size_t start, size_t end, size_t to,
+                            const coax_value *answer)
+{
+    statement st[2 * STATEMENTS_MOST]; /* before the answer and after it */
+    size_t n = 0;
+    if (start > from) {
+        size_t lo = start - from > CONTRADICTED_LOOK ? start - CONTRADICTED_LOOK : from;
+        lo = past_reasoning(text, lo, start);
+        n = statements(text, lo, start, st);
+    }
+    if (to > end) n += statements(text, end, to - end > CONTRADICTED_LOOK ? end + CONTRADICTED_LOOK : to, st + n);
+    if (!n) return SIZE_MAX;
+    visit(answer, st, n, 0);
+    for (size_t i = 0; i < n; i++)
+        if (contradicts(&st[i])) return st[i].at;
+    return SIZE_MAX;
+}
