@@ -155,15 +155,15 @@ static bool supposing(const char *s, size_t n)
 static size_t link_at(const char *text, size_t p, size_t e)
 {
     static const char *const words[] = {"is",  "was", "should be", "equals", "es",  "era",  "est", "était",
-                                        "ist", "war", "beträgt",   "é",      "è",   "sería"};
+                                        "ist", "war", "beträgt",   "é",      "è"};
     size_t n = 0;
     if (text[p] == ':' || text[p] == '=') n = 1;
     else if (e - p >= 3 && !memcmp(text + p, "\xEF\xBC\x9A", 3)) n = 3; /* ： */
     else
         for (size_t i = 0; !n && i < sizeof words / sizeof *words; i++) {
             size_t wl = strlen(words[i]);
-            if (wl < e - p && (text[p + wl] == ' ' || text[p + wl] == '\t') && coax_ascii_casesame(text + p, words[i], wl))
-                n = wl;
+            bool spaced = wl < e - p && (text[p + wl] == ' ' || text[p + wl] == '\t');
+            if (spaced && coax_ascii_casesame(text + p, words[i], wl)) n = wl;
         }
     if (!n) return 0;
     size_t q = p + n;
@@ -183,8 +183,9 @@ static bool value_ends(const char *text, size_t p, size_t e)
 {
     if (p >= e) return true;
     unsigned char ch = (unsigned char)text[p];
-    if (coax_ascii_alnum(ch) || ch == '%' || ch == '_' || ch >= 0x80) return ch >= 0x80 && wide_mark((const unsigned char *)text + p, e - p);
-    return !(strchr(".,-/:", ch) && p + 1 < e && text[p + 1] >= '0' && text[p + 1] <= '9');
+    if (ch >= 0x80) return wide_mark((const unsigned char *)text + p, e - p); /* "37。", not "37°" */
+    if (coax_ascii_alnum(ch) || ch == '%' || ch == '_') return false;
+    return !(ch && strchr(".,-/:", ch) && p + 1 < e && is_digit(text[p + 1]));
 }
 
 /* Whether an operator follows the number ending at text[p]: "age = 2024 -
@@ -194,7 +195,7 @@ static bool operated(const char *text, size_t p, size_t e)
     while (p < e && text[p] == ' ') p++;
     if (p >= e) return false;
     if (e - p >= 2 && (!memcmp(text + p, "\xC3\x97", 2) || !memcmp(text + p, "\xC3\xB7", 2))) return true; /* × ÷ */
-    if (!strchr("+-*/x^", text[p])) return false;
+    if (!text[p] || !strchr("+-*/x^", text[p])) return false;
     p++;
     while (p < e && text[p] == ' ') p++;
     return p < e && (is_digit(text[p]) || coax_ascii_alpha((unsigned char)text[p]) || text[p] == '(');
@@ -235,7 +236,8 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
         else if (c == ',' && !dot && !exp && grouped(text, q, e)) q++; /* 1,234 */
         else if (c == '.' && !dot && !exp && q + 1 < e && is_digit(text[q + 1])) dot = true, st->num[o++] = c, q++;
         else if ((c | 32) == 'e' && !exp && q + 1 < e &&
-                 (is_digit(text[q + 1]) || (strchr("+-", text[q + 1]) && q + 2 < e && is_digit(text[q + 2])))) {
+                 (is_digit(text[q + 1]) ||
+                  ((text[q + 1] == '+' || text[q + 1] == '-') && q + 2 < e && is_digit(text[q + 2])))) {
             exp = true, st->num[o++] = c, q++;
             if (!is_digit(text[q])) st->num[o++] = text[q++];
         } else break;
@@ -365,11 +367,12 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (sc.clause && (k = link_at(text, p, e))) statement_at(&sc, p, p + k, false);
         bool stop = ch == '\n' || ch == '!' || ch == '?' || ch == ';' ||
                     /* a full stop, not a decimal point or an abbreviation's ("e.g. age: 30") */
-                    (ch == '.' && (p + 1 >= e || strchr(" \r\n", text[p + 1])) && !(sc.nw && sc.ring[sc.nw - 1].n == 1)) ||
+                    (ch == '.' && (p + 1 >= e || text[p + 1] == ' ' || text[p + 1] == '\r' || text[p + 1] == '\n') &&
+                     !(sc.nw && sc.ring[sc.nw - 1].n == 1)) ||
                     (e - p >= 3 && (!memcmp(text + p, "\xE3\x80\x82", 3) || !memcmp(text + p, "\xEF\xBC\x81", 3) ||
                                     !memcmp(text + p, "\xEF\xBC\x9F", 3))); /* 。！？ */
         if (stop) sc.supposed = false, sc.sentence = p + 1;
-        if (!strchr(" \t*_`", ch) || stop) sc.nw = sc.clause = 0; /* markup and spaces keep the clause */
+        if (!ch || !strchr(" \t*_`", ch) || stop) sc.nw = sc.clause = 0; /* markup and spaces keep the clause */
         p += ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC0 ? 2 : 1;
     }
     return sc.n;
