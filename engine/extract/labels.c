@@ -231,7 +231,12 @@ static bool unanswering_word(const char *w, size_t n)
         COAX_WORD("partial"), COAX_WORD("ejemplo"), COAX_WORD("exemple"), COAX_WORD("beispiel"),
         COAX_WORD("exemplo"), COAX_WORD("esempio"), COAX_WORD("borrador"), COAX_WORD("brouillon"),
         COAX_WORD("entwurf"), COAX_WORD("rascunho"), COAX_WORD("bozza"), COAX_WORD("plantilla"),
-        COAX_WORD("vorlage")};
+        COAX_WORD("vorlage"),
+        /* a supposition ("Suppose:", "Hypothetically:"), as "Suppose {...}" on the value's own line */
+        COAX_WORD("suppose"), COAX_WORD("supposing"), COAX_WORD("assume"), COAX_WORD("assuming"),
+        COAX_WORD("imagine"), COAX_WORD("hypothetically"), COAX_WORD("illustration"), COAX_WORD("supongamos"),
+        COAX_WORD("imaginemos"), COAX_WORD("supposons"), COAX_WORD("imaginons"), COAX_WORD("angenommen"),
+        COAX_WORD("suponhamos"), COAX_WORD("supponiamo"), COAX_WORD("immaginiamo")};
     size_t singular = n > 1 && (w[n - 1] | 32) == 's' ? n - 1 : n; /* "Examples:"; "Analysis:" ends in s */
     return WORD_IN(w, n, words) || (singular != n && WORD_IN(w, singular, words));
 }
@@ -290,7 +295,8 @@ static bool other_word_in(const char *w, size_t n, const char *const *words, siz
 static const char *const other_unanswering[] = {"пример", "Пример", "примеры", "Примеры", "черновик",
                                                 "Черновик", "неверный", "Неверный", "неправильный",
                                                 "Неправильный", "示例", "例子", "范例", "错误", "草稿", "旧",
-                                                "例", "サンプル", "下書き", "間違", "誤り", "思考", "推理"};
+                                                "例", "サンプル", "下書き", "間違", "誤り", "思考", "推理",
+                                                "предположим", "Предположим", "假设", "假如", "仮に"};
 static const char *const other_echo[] = {"вопрос", "Вопрос", "запрос", "Запрос", "问题", "输入", "入力", "質問"};
 static const char *const other_answering[] = {"исправленный", "Исправленный", "最终", "更正后", "修正後", "正解"};
 #define OTHER_WORD(w, n, words) other_word_in(w, n, words, sizeof words / sizeof *words)

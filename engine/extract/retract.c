@@ -19,10 +19,9 @@
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
-/* Whether text[p] starts a letter of a word the words before it go on:
-** ASCII, or two bytes past it (accented Latin, Greek, Cyrillic: "señor"
-** is no "se", "Несколько" no "Не"); none after a Chinese or Japanese
-** character 'w' ends on, as those scripts have no spaces. */
+/* Whether text[p] starts a letter of a word the words before it go on: ASCII, or two bytes
+** past it (accented Latin, Greek, Cyrillic: "señor" is no "se", "Несколько" no "Не"); none
+** after a Chinese or Japanese character 'w' ends on, as those scripts have no spaces. */
 static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t wn)
 {
     if (p >= e || (wn && !coax_ascii_alpha((unsigned char)w[wn - 1]) && (unsigned char)w[wn - 1] < 0x80))
@@ -72,11 +71,10 @@ static bool mark_at(const char *text, size_t p, size_t e, const char *marks)
     return false;
 }
 
-/* The length of the first of words[0..n) that opens text[at..e)
-** (matched), 0 when none does. Each word's first byte is compared
-** first, case folded the ASCII way (a byte past ASCII may pass, matched
-** tells): the tables are long and most words of the prose they are tried
-** on open with none of them. */
+/* The length of the first of words[0..n) that opens text[at..e) (matched), 0 when none
+** does. Each word's first byte is compared first, case folded the ASCII way (a byte past
+** ASCII may pass, matched tells): the tables are long and most words of the prose they are
+** tried on open with none of them. */
 static size_t matched_any(const char *text, size_t at, size_t e, const char *const *words, size_t n)
 {
     if (at >= e) return 0;
@@ -247,7 +245,8 @@ static bool denied_before(const char *text, size_t from, size_t at)
         size_t q = p;
         while (q < at && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
         if (q > p && (coax_word_in(text + p, q - p, words, sizeof words / sizeof *words) ||
-                      (q - p > 3 && !memcmp(text + q - 3, "n't", 3))))
+                      (q - p > 3 && !memcmp(text + q - 3, "n't", 3))) &&
+            !opens_with(text, q, at, " only") && !opens_with(text, q, at, " just")) /* "Not only is it wrong" */
             return true;
         p = q + 1;
     }
@@ -340,10 +339,9 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
            (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
 }
 
-/* Whether the words right after the answer, on its line, make it hold
-** only on a condition: "{...} if she was born in 1990", "{...},
-** assuming ...", "(unless ...)". A new line or sentence ("{...}\n\nIf
-** you need more, ask") is another matter. */
+/* Whether the words right after the answer, on its line, make it hold only on a condition:
+** "{...} if she was born in 1990", "{...}, assuming ...", "(unless ...)". A new line or
+** sentence ("{...}\n\nIf you need more, ask") is another matter. */
 static bool conditional_after(const char *text, size_t from, size_t e)
 {
     static const char *const words[] = {"if",       "unless",  "assuming", "provided", "supposing", "presuming",
@@ -530,8 +528,7 @@ static bool hedged_elsewhere(const char *text, size_t from, size_t at)
     return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
 }
 
-/* Whether the word at text[at..end) is denied in its clause (from 'from'
-** on, to e):
+/* Whether the word at text[at..end) is denied in its clause (from 'from' on, to e):
 ** "Aucune erreur", "Keine Fehler gefunden", "没有错误" say the value holds,
 ** as do "誤りはありません" and "間違いない" (certainly) with the denial after. */
 static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t end, size_t e)
@@ -542,11 +539,14 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
                                           "без", "Без", "没有", "沒有", "无", "無", "未"};
     static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
                                         "なし", "無し"};
+    /* "No solo la edad es incorrecta": a denial of "only", not of what follows */
+    static const char *const not_only[] = {"no solo", "no sólo", "non solo", "non seulement", "pas seulement",
+                                           "nicht nur", "não só", "não apenas", "не только", "Не только"};
     size_t b = at;
-    while (b > from && !strchr(",.;:!?\n", text[b - 1]) &&
-           !(b >= from + 3 && mark_at(text, b - 3, b, "，；")))
+    while (b > from && !strchr(",.;:!?\n", text[b - 1]) && !(b >= from + 3 && mark_at(text, b - 3, b, "，；")))
         b--; /* an ASCII or a full-width comma or semicolon ends the clause */
-    return other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX ||
+    bool only = other_words_before(text, b, at, not_only, sizeof not_only / sizeof *not_only) != SIZE_MAX;
+    return (!only && other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX) ||
            MATCHED_ANY(text, end, e, after);
 }
 
