@@ -67,11 +67,13 @@ static bool in_words(const char *s, size_t n, const coax_word *w, size_t count)
 #define IN(s, n, table) in_words(s, n, table, sizeof table / sizeof *table)
 
 /* Whether the UTF-8 sequence at s[0..] is punctuation (General
-** Punctuation, CJK symbols, full-width forms) rather than a letter. */
+** Punctuation, CJK symbols, full-width forms) or shows nothing (a byte
+** order mark, U+2060) rather than a letter. */
 static bool wide_mark(const unsigned char *s, size_t left)
 {
     if (left < 3) return true;
-    return (s[0] == 0xE2 && s[1] == 0x80) || (s[0] == 0xE3 && s[1] == 0x80) || (s[0] == 0xEF && s[1] == 0xBC);
+    return (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81)) || (s[0] == 0xE3 && s[1] == 0x80) ||
+           (s[0] == 0xEF && (s[1] == 0xBC || (s[1] == 0xBB && s[2] == 0xBF)));
 }
 
 /* The length of the letter or apostrophe at text[p], 0 when none: ASCII
@@ -169,10 +171,12 @@ static size_t link_at(const char *text, size_t p, size_t e)
     size_t q = p + n;
     while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
     if (n > 1 || text[p] == '=' || (unsigned char)text[p] == 0xEF) { /* an adverb after a word: "is now 37" */
-        static const char *const adverbs[] = {"now ", "exactly ", "really ", "precisely ", "indeed ", "just "};
-        for (size_t i = 0; i < sizeof adverbs / sizeof *adverbs; i++)
-            if (e - q > strlen(adverbs[i]) && coax_ascii_casesame(text + q, adverbs[i], strlen(adverbs[i])))
-                q += strlen(adverbs[i]);
+        static const coax_word adverbs[] = {COAX_WORD("now"),       COAX_WORD("exactly"), COAX_WORD("really"),
+                                            COAX_WORD("precisely"), COAX_WORD("indeed"),  COAX_WORD("just")};
+        size_t r = q;
+        while (r < e && coax_ascii_alpha((unsigned char)text[r])) r++;
+        if (r < e && (text[r] == ' ' || text[r] == '\t') && IN(text + q, r - q, adverbs))
+            for (q = r; q < e && (text[q] == ' ' || text[q] == '\t');) q++;
     }
     return q - p;
 }
