@@ -163,10 +163,9 @@ static bool value_before(const char *text, size_t from, size_t at)
     return at >= from + 2 && text[at - 1] == ' ' && (is_digit(text[at - 2]) || text[at - 2] == '"');
 }
 
-/* Whether the sentence starting at text[at] takes back what came before
-** it. "Actually" and "Wait" do as a remark set off ("Actually, ...",
-** "Wait:") or before its subject or a value ("Actually the age is 37",
-** "actually 37"), not as an adverb ("Actually useful for tests"). */
+/* Whether the sentence starting at text[at] takes back what came before it. "Actually" and
+** "Wait" do as a remark set off ("Actually, ...", "Wait:") or before its subject or a value
+** ("Actually the age is 37", "actually 37"), not as an adverb ("Actually useful for tests"). */
 static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
 {
     static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
@@ -351,16 +350,18 @@ static bool conditional_after(const char *text, size_t from, size_t e)
     size_t p = from;
     while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
     if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
-    while (p < e && (strchr(" \t,(*_-", text[p]) || dash(text, p, e))) p += dash(text, p, e) ? 3 : 1;
+    while (p < e && (strchr(" \t,(*_-", text[p]) || dash(text, p, e) || mark_at(text, p, e, "，、（")))
+        p += (unsigned char)text[p] >= 0x80 ? 3 : 1; /* "{...}，可能不对" as "{...}, probably" */
     /* the same in the other languages retracting_elsewhere reads */
     static const char *const other_words[] = {
         "si", "a menos que", "suponiendo", "probablemente", "quizás", "creo", "supongo", "sauf si", "à moins que",
         "en supposant", "probablement", "peut-être", "je pense", "je crois", "falls", "wenn", "sofern",
         "vorausgesetzt", "wahrscheinlich", "vielleicht", "glaube ich", "denke ich", "se", "supondo",
         "provavelmente", "talvez", "acho", "a meno che", "supponendo", "probabilmente", "forse", "credo", "penso",
-        "если", "возможно", "наверное", "如果", "假设", "假如", "可能", "大概", "我想", "我觉得", "もし", "たぶん",
+        "если", "возможно", "наверное", "如果", "假设", "假如", "可能", "大概", "也许", "我想", "我觉得", "もし", "たぶん",
         "多分", "と思います", "と思う", "かもしれません"};
-    return MATCHED_ANY(text, p, e, words) || MATCHED_ANY(text, p, e, other_words);
+    size_t m = MATCHED_ANY(text, p, e, other_words); /* not an adjective's "可能的字段" (possible fields) */
+    return MATCHED_ANY(text, p, e, words) || (m && !(e - p - m >= 3 && !memcmp(text + p + m, "的", 3)));
 }
 
 /* ---- the same in the languages models answer in most besides English ----
@@ -510,10 +511,9 @@ static size_t other_words_before(const char *text, size_t b, size_t start, const
     return SIZE_MAX;
 }
 
-/* Whether the clause before text[at], from 'from' on, supposes rather
-** than says, in another language: "Si me equivoqué en algo, avísame",
-** "如果我错了，请纠正我" offer a correction, as "If I made a mistake, let
-** me know" does, and take nothing back. */
+/* Whether the clause before text[at], from 'from' on, supposes rather than says, in another
+** language: "Si me equivoqué en algo, avísame", "如果我错了，请纠正我" offer a correction, as
+** "If I made a mistake, let me know" does, and take nothing back. */
 static bool hedged_elsewhere(const char *text, size_t from, size_t at)
 {
     static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если", "如有",
