@@ -29,6 +29,10 @@ typedef struct coerce_ctx {
     } docidx[4];
     unsigned docidx_next;
     uint64_t docidx_seed;
+    /* The regex steps the look-ups of member names in "patternProperties"
+    ** have taken (coax_schema_pattern_names: at most COAX_SCHEMA_NAMES_REGEX
+    ** for one extraction, past which a name is taken as one a pattern may match). */
+    uint64_t names_regex;
     /* Per schema value, what was built for it once (smap_getp): the large
     ** enums' indexes (coerce_trials.c), so enums taking turns are not
     ** indexed again each time. */
@@ -199,8 +203,9 @@ bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *
 ** off, or a "patternProperties" pattern matches it ('schema' compiled them;
 ** NULL: any may), or its root may read any key (a map's, or behind a
 ** reference not followed); true out of memory or for a key too long to
-** compare. */
-bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen);
+** compare. '*spent': the patterns' steps so far (coax_schema_pattern_names). */
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                         uint64_t *spent);
 
 /* The names every "properties" of the schema document declares, as
 ** written or ('normalized') as coerce_norm_key writes them: sets built once
@@ -281,9 +286,9 @@ coerce_root coerce_scalar_root(const coax_value *doc);
 ** "data", "output", "answer", "response", "value", "json", ..., or the
 ** schema's title; any label of an object or array that names no property,
 ** coerce_named_in_doc) rather than being content ({"greeting": "hello"}).
-** 'inner' is the envelope's value. */
+** 'inner' is the envelope's value; '*spent' as coerce_named_in_doc's. */
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
-                        const coax_value *inner);
+                        const coax_value *inner, uint64_t *spent);
 
 /* Whether a label (an envelope's key, a tag's name) says what it holds is
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */

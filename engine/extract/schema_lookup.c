@@ -560,7 +560,7 @@ static bool names_property(coerce_ctx *c, const coax_value *s, const coax_value 
     }
     const coax_value *pp = coerce_member(s, "patternProperties");
     return pp && pp->type == COAX_OBJECT && pp->len &&
-           (!c->schema || coax_schema_pattern_names(c->schema, pp, name->u.text, name->len) != 0);
+           (!c->schema || coax_schema_pattern_names(c->schema, pp, name->u.text, name->len, &c->names_regex) != 0);
 }
 
 static bool on_path(const defaults *d, const coax_value *s)
@@ -718,6 +718,7 @@ typedef struct {
     const coax_schema *schema; /* NULL: no pattern is known to miss it */
     const char *key, *norm;    /* norm: key as coerce_norm_key writes it */
     size_t klen;
+    uint64_t *spent; /* coax_schema_pattern_names' */
 } named_loosely;
 
 /* Whether a member of 'props' (a "properties") is the key joined another way
@@ -735,7 +736,7 @@ static bool names_loosely(const named_loosely *l, const coax_value *props, const
             return true;
     }
     return pp && pp->type == COAX_OBJECT && pp->len &&
-           (!l->schema || coax_schema_pattern_names(l->schema, pp, l->key, l->klen) != 0);
+           (!l->schema || coax_schema_pattern_names(l->schema, pp, l->key, l->klen, l->spent) != 0);
 }
 
 /* Walks every "properties" of the schema document (an explicit stack: the
@@ -821,11 +822,12 @@ static bool root_takes_any_key(const coax_value *doc)
     return false;
 }
 
-bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen)
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                         uint64_t *spent)
 {
     char norm[257];
     if (!coerce_norm_key(key, klen, norm, sizeof norm) || root_takes_any_key(doc)) return true;
-    named_loosely l = {schema, key, norm, klen};
+    named_loosely l = {schema, key, norm, klen, spent};
     return declared_walk(a, doc, key, klen, NULL, NULL, &l);
 }
 

@@ -1,0 +1,81 @@
+--- Attack round 20: work a reply makes the engine do where no budget counted it.
+--
+-- The extraction asks whether a "patternProperties" of the schema names a member before it drops
+-- the member, or before it takes a single key for an envelope around the answer; it asks every
+-- such object its walk of the schema meets, under "dependentSchemas", "then" and "else" too,
+-- where the validation never ran the patterns (their condition did not hold). Those matches had
+-- PCRE2's limit of one match alone, no budget over them: a schema of 3 KB with 160 patterns that
+-- backtrack (`^(a|a)+$`) under a dependentSchemas, and a reply of 1 KB with 40 undeclared members
+-- of 17 a's each, took 51 s to extract (and 40 patterns, 10 members of 259 bytes: 3.1 s). The
+-- look-ups of one extraction now share a budget of regex steps (COAX_SCHEMA_NAMES_REGEX,
+-- engine/schema/schema.h, the validation's least budget); past it a name is one a pattern may
+-- match, so nothing is dropped or unwrapped on it: the reply is refused with its errors.
+local H = require "helper"
+local coax = require "coax"
+local json = coax.json
+
+-- A closed object whose dependentSchemas (never triggered) holds k patterns that backtrack.
+local function closed_schema(k, pattern)
+  local pp = {}
+  for i = 1, k do pp[(pattern or "^(a|a)+$|z") .. i] = {} end
+  return assert(coax.schema(json.encode({
+    type = "object", properties = { b = { type = "integer" } }, additionalProperties = false,
+    dependentSchemas = { never = { patternProperties = pp } } })))
+end
+
+-- {"b": 2} and m undeclared members of n a's, an x and their number.
+local function members_reply(m, n)
+  local parts = { '"b": 2' }
+  for i = 1, m do parts[#parts + 1] = ('"%sx%d": 1'):format(("a"):rep(n), i) end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+describe("attack 20: the patterns an extraction asks of member names share one budget", function()
+  it("16 times the patterns and members (40 and 10, 160 and 40) cost at most 3 times the work", function()
+    local small_s, big_s = closed_schema(40), closed_schema(160)
+    local small_r, big_r = members_reply(10, 17), members_reply(40, 17)
+    local big, small = H.best_cpu_pair(function() coax.extract(big_r, big_s) end,
+      function() coax.extract(small_r, small_s) end)
+    assert.is_true(big / small < 3, ("ratio %.1f"):format(big / small))
+  end)
+
+  it("past the budget nothing is dropped: every undeclared member keeps its error", function()
+    local r = coax.extract(members_reply(40, 17), closed_schema(160))
+    assert.is_false(r.valid)
+    assert.are.equal(40, #r.errors)
+    assert.are.equal("/" .. ("a"):rep(17) .. "x1", r.errors[1].instanceLocation)
+    assert.are.equal("/additionalProperties", r.errors[1].keywordLocation)
+    assert.are.same({}, r.coercions)
+    assert.are.equal(41, #json.keys(r.value))
+  end)
+
+  it("nor is a key taken off as an envelope", function()
+    local pp = {}
+    for i = 1, 20 do pp["^(a|a)+$|z" .. i] = {} end
+    local s = assert(coax.schema(json.encode({ type = "object", required = { "b" },
+      properties = { b = { type = "integer" } }, dependentSchemas = { never = { patternProperties = pp } } })))
+    local r = coax.extract('{"' .. ("a"):rep(17) .. 'x": {"b": [1]}}', s)
+    assert.is_false(r.valid)
+    assert.are.equal('{"' .. ("a"):rep(17) .. 'x":{"b":[1]}}', json.encode(r.value))
+  end)
+
+  it("twins: a cheap pattern that names a member keeps every member, one that names none drops them", function()
+    local s = closed_schema(3, "^x_")
+    local kept = coax.extract('{"b": 2, "x_11": 1, "y": 1}', s)
+    assert.is_false(kept.valid)
+    assert.are.equal('{"b":2,"x_11":1,"y":1}', json.encode(kept.value))
+    local dropped = coax.extract('{"b": 2, "y": 1, "z": 1}', s)
+    assert.is_true(dropped.valid)
+    assert.are.equal('{"b":2}', json.encode(dropped.value))
+    assert.are.same({ "/y", "/z" }, { dropped.coercions[1].pointer, dropped.coercions[2].pointer })
+  end)
+
+  it("twins: a key no cheap pattern names is still taken off as an envelope", function()
+    local s = assert(coax.schema(json.encode({ type = "object", required = { "b" },
+      properties = { b = { type = "integer" } },
+      dependentSchemas = { never = { patternProperties = { ["^x_"] = {} } } } })))
+    local r = coax.extract('{"invoice": {"b": 1}}', s)
+    assert.is_true(r.valid)
+    assert.are.equal('{"b":1}', json.encode(r.value))
+  end)
+end)
