@@ -33,6 +33,8 @@ typedef struct coerce_ctx {
     ** have taken (coax_schema_pattern_names: at most COAX_SCHEMA_NAMES_REGEX
     ** for one extraction, past which a name is taken as one a pattern may match). */
     uint64_t names_regex;
+    /* The values of defaults compared and filled (coerce_default_charge). */
+    size_t default_values;
     /* Per schema value, what was built for it once (smap_getp): the large
     ** enums' indexes (coerce_trials.c), so enums taking turns are not
     ** indexed again each time. */
@@ -128,6 +130,14 @@ size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path
 ** applies only to some objects (a branch's, a "then"'s) and the others give
 ** none or another. */
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name);
+
+/* Takes the JSON values of the default 'v' from what one extraction may
+** compare and fill (COERCE_DEFAULT_VALUES): false, taking none, once they
+** do not fit. n properties referring to one default of B values cost n x B
+** to fill, and the walk compares it with its copies: a schema of 427 KB
+** made the reply {} a value of 124 MB (5.4 s, 1.4 GB; attack round 20). */
+#define COERCE_DEFAULT_VALUES (1u << 20)
+bool coerce_default_charge(coerce_ctx *c, const coax_value *v);
 
 /* Whether a schema of path[0..n) that applies to the object (its own, an
 ** allOf branch's, a $ref target's, a branch's, then's, or a condition's)

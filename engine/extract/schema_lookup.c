@@ -624,7 +624,9 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
         const coax_value *def = coerce_member(s, "default");
         const coax_value **one = cond ? &d->cond : &d->one;
         if (def && !*one) *one = def;
-        else if (def && coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
+        else if (def && (!coerce_default_charge(c, def) ||
+                         coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1))
+            d->unsure = true;
     } else if (siblings) {
         const coax_value *props = coerce_member(s, "properties");
         const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
@@ -653,12 +655,40 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
     if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
 }
 
+bool coerce_default_charge(coerce_ctx *c, const coax_value *v)
+{
+    size_t left = COERCE_DEFAULT_VALUES - c->default_values, count = 0, cap = 32, n = 0;
+    const coax_value *small[32], **stack = small;
+    stack[n++] = v;
+    while (n && count < left) { /* an explicit stack: a default's depth is the schema's */
+        const coax_value *x = stack[--n];
+        count++;
+        if (x->type != COAX_ARRAY && x->type != COAX_OBJECT) continue;
+        if (n + x->len > cap) {
+            while (n + x->len > cap) cap *= 2;
+            const coax_value **s = coax_arena_alloc(c->arena, cap * sizeof *s);
+            if (!s) return false;
+            memcpy(s, stack, n * sizeof *s);
+            stack = s;
+        }
+        for (size_t i = 0; i < x->len; i++)
+            stack[n++] = x->type == COAX_ARRAY ? &x->u.items[i] : &x->u.members[i].value;
+    }
+    if (n || count > left) {
+        c->default_values = COERCE_DEFAULT_VALUES; /* spent: nothing larger is compared or filled after */
+        return false;
+    }
+    c->default_values += count;
+    return true;
+}
+
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
 {
     defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
     if (!n) return NULL;
     collect_default(c, c->doc, path[0], name, false, 0, &d);
-    if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
+    if (d.unsure || (d.cond && (!d.one || !coerce_default_charge(c, d.cond) ||
+                                coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
         return NULL;
     return d.one;
 }
