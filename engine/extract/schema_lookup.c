@@ -44,19 +44,21 @@ uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed,
 /* The member of the schema object 'obj' (or a reply's) named key[0..n): a
 ** scan for a small object, else through one of the latest indexes (built
 ** on first use, in the arena). */
+typedef struct doc_index {
+    uint32_t *slot; /* member index + 1, 0: empty */
+    size_t mask;
+} doc_index;
+
 static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
 {
     if (obj->len <= 16) return coax_object_get(obj, key, n);
-    const size_t count = sizeof c->docidx / sizeof *c->docidx;
-    struct coerce_doc_index *x = NULL;
-    for (size_t i = 0; i < count && !x; i++)
-        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
+    doc_index *x = smap_getp(&c->docidx, obj->u.members);
     if (!x) {
         size_t mask;
         uint32_t *slot = coerce_name_index(c->arena, obj, coerce_seed(c), &mask);
-        if (!slot) return coax_object_get(obj, key, n);
-        x = &c->docidx[c->docidx_next++ % count];
-        *x = (struct coerce_doc_index){obj->u.members, slot, mask};
+        if (!slot || !(x = coax_arena_alloc(c->arena, sizeof *x))) return coax_object_get(obj, key, n);
+        *x = (doc_index){slot, mask};
+        if (!smap_putp(&c->docidx, c->arena, obj->u.members, x)) return coax_object_get(obj, key, n);
     }
     for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
         const coax_member *m = &obj->u.members[x->slot[at] - 1];
