@@ -27,6 +27,11 @@ typedef struct coerce_ctx {
     ** names: 10.6 s; attack round 20). */
     smap docidx;
     uint64_t docidx_seed;
+    /* Each local "$ref" value -> what it resolved to (coerce_local_ref): a
+    ** walk for each member resolved every reference it met again, the
+    ** reply's members times the pointers' length (10 references to keys of
+    ** 40,000 bytes beside 4,000 members: 0.97 s; attack round 20). */
+    smap refs;
     /* The regex steps the look-ups of member names in "patternProperties"
     ** have taken (coax_schema_pattern_names: at most COAX_SCHEMA_NAMES_REGEX
     ** for one extraction, past which a name is taken as one a pattern may match). */
@@ -75,6 +80,7 @@ static inline void coerce_rewind(coerce_ctx *c, coax_arena_mark mark)
 {
     coax_arena_rewind(c->arena, mark);
     memset(&c->docidx, 0, sizeof c->docidx);
+    memset(&c->refs, 0, sizeof c->refs);
     memset(&c->built, 0, sizeof c->built);
     c->memo_trials = NULL;
     c->memo_plan = 0;

@@ -119,11 +119,22 @@ static const coax_value *doc_pointer(coerce_ctx *c, const coax_value *doc, const
     return v;
 }
 
+typedef struct resolved {
+    const coax_value *doc, *target;
+} resolved;
+
 const coax_value *coerce_local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref)
 {
     if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
     if (memchr(ref->u.text, '%', ref->len)) return NULL;
-    if (c) return doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
+    if (c) {
+        resolved *r = smap_getp(&c->refs, ref);
+        if (r && r->doc == doc) return r->target;
+        const coax_value *target = doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
+        if (!r && (r = coax_arena_alloc(c->arena, sizeof *r)) && !smap_putp(&c->refs, c->arena, ref, r)) r = NULL;
+        if (r) *r = (resolved){doc, target}; /* the latest resource it was read against */
+        return target;
+    }
     const coax_value *out;
     if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
     return out;
