@@ -205,3 +205,69 @@ describe("attack 20: a local reference is resolved once an extraction", function
     assert.are.equal('{"b":1,"c10":2,"zz":3}', json.encode(kept.value))
   end)
 end)
+
+-- The C stack. A value the engine hands a script (coax.json.decode, a reply, an event's data) was
+-- built by a C recursion, a level of about 200 bytes a level of nesting: a recipe's decode of 4,000
+-- levels (its limits allow 4,096) needed 800 KB of stack, and a host thread of 512 KB (macOS's
+-- default for threads other than the main one) died of a segfault. It is built with a stack of
+-- frames in the Lua state now (engine/script/lib_json.c's push_tree). What still recurses in C is
+-- bounded: a validation at its nesting limit (1,024) takes about 350 KB; the README asks for 512 KB.
+local build = os.getenv("COAX_BUILD") or "build"
+local scale = build:find("asan") and 4 or 1 -- ASan's frames are larger
+
+-- `coax ARGS` under a C stack of kb KiB: its stdout and its exit status.
+local function coax_in_stack(kb, args)
+  local out = os.tmpname()
+  local quoted = {}
+  for i, a in ipairs(args) do quoted[i] = "'" .. a:gsub("'", "'\\''") .. "'" end
+  local cmd = ("ulimit -s %d; exec env -u LD_PRELOAD '%s/coax' %s >'%s' 2>/dev/null </dev/null"):format(kb * scale,
+    build, table.concat(quoted, " "), out)
+  local ok, how, code = os.execute("sh -c " .. "'" .. cmd:gsub("'", "'\\''") .. "'")
+  local f = assert(io.open(out))
+  local text = f:read("a")
+  f:close()
+  os.remove(out)
+  return text, ok and 0 or (how == "signal" and 128 + code or code)
+end
+
+local DECODE = [[
+local coax = require "coax"
+return { schema = { type = "object" }, prompt = "p", agent = { call = function()
+  local ok, v = pcall(coax.json.decode, ("["):rep(%d) .. ("]"):rep(%d), { max_depth = 5000 })
+  local depth, err = 0, not ok and v
+  while type(v) == "table" do depth, v = depth + 1, v[1] end
+  return { text = coax.json.encode({ depth = depth, err = err or "none" }) }
+end } }
+]]
+
+describe("attack 20: what runs in C needs a bounded stack", function()
+  it("a recipe decodes 4,000 levels on a C stack of 256 KB", function()
+    local recipe = H.tmpfile(DECODE:format(4000, 4000))
+    local out, code = coax_in_stack(256, { "run", recipe, "--agent", "replay", "--replay", H.tmpfile('"{}"\n') })
+    os.remove(recipe)
+    assert.are.equal(0, code)
+    assert.are.equal('{"depth":4000,"err":"none"}\n', out)
+  end)
+
+  it("twin: 4,097 levels are past the cap of a decode, whatever its limits say", function()
+    local recipe = H.tmpfile(DECODE:format(4097, 4097))
+    local out, code = coax_in_stack(256, { "run", recipe, "--agent", "replay", "--replay", H.tmpfile('"{}"\n') })
+    os.remove(recipe)
+    assert.are.equal(0, code)
+    assert.are.equal('{"depth":0,"err":"COAX_EDEPTH: nesting deeper than 4096"}\n', out)
+  end)
+
+  it("a reply 500 levels deep under a recursive schema is validated on a C stack of 512 KB", function()
+    local schema = H.tmpfile('{"$defs":{"n":{"type":["array","integer"],"items":{"$ref":"#/$defs/n"}}},'
+      .. '"$ref":"#/$defs/n"}')
+    local ok_reply = H.tmpfile(("["):rep(500) .. "1" .. ("]"):rep(500))
+    local bad_reply = H.tmpfile(("["):rep(511) .. '"1", {"a": "x"}' .. ("]"):rep(511))
+    local out, code = coax_in_stack(512, { "extract", "--schema", schema, ok_reply })
+    assert.are.equal(0, code)
+    assert.are.equal(("["):rep(500) .. "1" .. ("]"):rep(500) .. "\n", out)
+    out, code = coax_in_stack(512, { "extract", "--schema", schema, bad_reply })
+    assert.are.equal(4, code) -- the nesting limit (1,024 evaluations), not the stack
+    assert.are.equal("", out)
+    for _, f in ipairs({ schema, ok_reply, bad_reply }) do os.remove(f) end
+  end)
+end)
