@@ -142,6 +142,11 @@ const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path
 #define COERCE_DEFAULT_VALUES (1u << 20)
 bool coerce_default_charge(coerce_ctx *c, const coax_value *v);
 
+/* Pushes the values of the array or object 'v' on the explicit stack of a
+** walk ('*stack' holds '*n' of '*cap', moved into arena memory when it
+** grows); false out of memory. */
+bool coerce_push_children(coax_arena *a, const coax_value ***stack, size_t *n, size_t *cap, const coax_value *v);
+
 /* Whether a schema of path[0..n) that applies to the object (its own, an
 ** allOf branch's, a $ref target's, a branch's, then's, or a condition's)
 ** names the property key[0..klen): declares it in its "properties", lists

@@ -668,6 +668,22 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
     if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
 }
 
+bool coerce_push_children(coax_arena *a, const coax_value ***stack, size_t *n, size_t *cap, const coax_value *v)
+{
+    if (*n + v->len > *cap) {
+        size_t grown = *cap;
+        while (*n + v->len > grown) grown *= 2;
+        const coax_value **s = coax_arena_alloc(a, grown * sizeof *s);
+        if (!s) return false;
+        memcpy(s, *stack, *n * sizeof *s);
+        *stack = s;
+        *cap = grown;
+    }
+    for (size_t i = 0; i < v->len; i++)
+        (*stack)[(*n)++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    return true;
+}
+
 bool coerce_default_charge(coerce_ctx *c, const coax_value *v)
 {
     size_t left = COERCE_DEFAULT_VALUES - c->default_values, count = 0, cap = 32, n = 0;
@@ -676,16 +692,8 @@ bool coerce_default_charge(coerce_ctx *c, const coax_value *v)
     while (n && count < left) { /* an explicit stack: a default's depth is the schema's */
         const coax_value *x = stack[--n];
         count++;
-        if (x->type != COAX_ARRAY && x->type != COAX_OBJECT) continue;
-        if (n + x->len > cap) {
-            while (n + x->len > cap) cap *= 2;
-            const coax_value **s = coax_arena_alloc(c->arena, cap * sizeof *s);
-            if (!s) return false;
-            memcpy(s, stack, n * sizeof *s);
-            stack = s;
-        }
-        for (size_t i = 0; i < x->len; i++)
-            stack[n++] = x->type == COAX_ARRAY ? &x->u.items[i] : &x->u.members[i].value;
+        if ((x->type == COAX_ARRAY || x->type == COAX_OBJECT) && !coerce_push_children(c->arena, &stack, &n, &cap, x))
+            return false;
     }
     if (n || count > left) {
         c->default_values = COERCE_DEFAULT_VALUES; /* spent: nothing larger is compared or filled after */
@@ -807,18 +815,10 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
             oom = !k || !smap_put(set, a, pm->key, pm->klen, (void *)props) ||
                   (coerce_norm_key(pm->key, pm->klen, k, pm->klen + 1) && !smap_put(norm, a, k, strlen(k), k));
         }
-        if (n + v->len > cap) {
-            while (n + v->len > cap) cap *= 2;
-            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
-            if (!s) {
-                found = oom = true;
-                break;
-            }
-            memcpy(s, stack, n * sizeof *s);
-            stack = s;
+        if (!coerce_push_children(a, &stack, &n, &cap, v)) {
+            found = oom = true;
+            break;
         }
-        for (size_t i = 0; i < v->len; i++)
-            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
         found = found || oom;
     }
     if (!set) coax_arena_rewind(a, mark); /* a set keeps its entries in the arena */
