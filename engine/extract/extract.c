@@ -129,7 +129,8 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     const coax_value *v = s->value;
     if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
     const coax_member *m = &v->u.members[0];
-    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, c->schema, m->key, m->klen, &m->value))
+    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, c->schema, m->key, m->klen, &m->value,
+                                                             &c->names_regex))
         return COAX_OK;
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
     size_t before = c->n, cap = c->cap;

@@ -222,15 +222,7 @@ static const smap *named_strings(coerce_ctx *c)
                 !smap_put(set, c->arena, w->u.text, w->len, (void *)set))
                 return NULL;
         }
-        if (n + v->len > cap) {
-            while (n + v->len > cap) cap *= 2;
-            const coax_value **grown = coax_arena_alloc(c->arena, cap * sizeof *grown);
-            if (!grown) return NULL;
-            memcpy(grown, stack, n * sizeof *grown);
-            stack = grown;
-        }
-        for (size_t i = 0; i < v->len; i++)
-            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+        if (!coerce_push_children(c->arena, &stack, &n, &cap, v)) return NULL;
     }
     return smap_putp(&c->built, c->arena, &named_strings_key, set) ? set : NULL;
 }
