@@ -181,9 +181,24 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p);
 void lp_skip_space_slow(lp *ps);
 /* An ellipsis ("...", U+2026, U+2025, U+22EF, U+22EE) at p: its length, or 0. */
 size_t lp_ellipsis_at(const char *p, const char *e);
+/* A Unicode space at p outside strings (NBSP, U+2000..U+200D, U+3000, a
+** BOM, ...): its byte length, or 0. A token that ends at one ends there:
+** {"a": 1<NBSP>} holds the number 1, not the text "1<NBSP>". */
+size_t lp_unicode_space_at(const char *p, const char *e);
+/* Whether the text before p ends in spaces of no width alone, after a
+** token: [1<U+200B>2] shows "12", and reads 1 and 2 only as a guess. */
+bool lp_parted_unseen(const char *b, const char *p);
 
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);
+
+/* ---- lenient_expr.c ------------------------------------------------------ */
+
+/* Whether the unquoted text s..t is code or a number in a notation JSON
+** does not read, whose value is not its text: arithmetic ({"a": 0x10 + 1},
+** x + 1, pi * 2), a number in Unicode's signs or another script's digits
+** (−5, ١٢٣, ½, ∞), a constructor's call (new Date ( )). */
+bool lp_notation_in_doubt(const char *s, const char *t);
 
 /* ---- lenient_open.c ------------------------------------------------------ */
 

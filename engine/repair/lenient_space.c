@@ -18,10 +18,33 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
     size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
     if (!n) return 0;
     *bom = cp == 0xFEFF;
-    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
-        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
+    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200D) || cp == 0x2028 ||
+        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF)
         return n;
     return 0;
+}
+
+size_t lp_unicode_space_at(const char *p, const char *e)
+{
+    bool bom;
+    return (unsigned char)*p >= 0x80 ? unicode_space(p, e, &bom) : 0;
+}
+
+/* Whether the 3 bytes at p are a space of no width: U+200B..U+200D,
+** U+2060 or U+FEFF. */
+static bool zero_width_at(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (u[0] == 0xE2 && ((u[1] == 0x80 && u[2] >= 0x8B && u[2] <= 0x8D) || (u[1] == 0x81 && u[2] == 0xA0))) ||
+           (u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF);
+}
+
+bool lp_parted_unseen(const char *b, const char *p)
+{
+    const char *c = p;
+    while (c - b >= 3 && zero_width_at(c - 3)) c -= 3;
+    return c < p && c > b && !ws_tab[(unsigned char)c[-1]] && !lp_unicode_space_at(c - 1, p) &&
+           !(c - b >= 2 && lp_unicode_space_at(c - 2, p) == 2) && !(c - b >= 3 && lp_unicode_space_at(c - 3, p) == 3);
 }
 
 /* A comment from 'at' to 'end'. One that runs into the end of the text
@@ -484,6 +507,7 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     uint32_t q;
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) && lp_member_starts(p, ps->e, top->object);
+    return !adjacent && !after_quoted && !lp_parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
+           lp_member_starts(p, ps->e, top->object);
 }
 

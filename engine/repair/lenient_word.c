@@ -29,7 +29,7 @@ static bool delimited_slow(const char *p, const char *e, int ctx)
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
     default:
-        return quote_at(p, e, &q) > 0;
+        return quote_at(p, e, &q) > 0 || lp_unicode_space_at(p, e) > 0;
     }
 }
 
@@ -400,8 +400,8 @@ static bool member_shaped(const char *s, const char *t, bool object)
 static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
 {
     const char *e = ps->e;
-    for (const char *c = t; c < p; c++)
-        if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    for (const char *c = t; c < p; c += lp_unicode_space_at(c, p) ? lp_unicode_space_at(c, p) : 1) /* spaces, */
+        if (!ws_tab[(unsigned char)*c] && !lp_unicode_space_at(c, p)) return false; /* else a quote was stripped */
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
@@ -520,13 +520,13 @@ static bool broken_literal(const char *s, const char *t)
 }
 
 /* Whether s..t is wrapped whole in quotation marks JSON's reading does not
-** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›.
+** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›, ＂x＂ (full width).
 ** The model may have quoted the value with them (its text is inside) or
 ** written them as part of it: which one is a guess. */
 static bool quoted_by_marks(const char *s, const char *t)
 {
-    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A};
-    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039};
+    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A, 0xFF02, 0xFF07};
+    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039, 0xFF02, 0xFF07};
     uint32_t a, b = 0;
     size_t n = coax_utf8_decode((const unsigned char *)s, (size_t)(t - s), &a);
     if (!n || t - s < 4) return false;
@@ -707,7 +707,7 @@ static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
-        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t))
+        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t) || lp_notation_in_doubt(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
@@ -827,8 +827,12 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     while (p < e && !(word_stop[(unsigned char)*p] & stop)) p++;
     const char *t = p;
     uint32_t q;
-    while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
-        t--;
+    for (;;) { /* spaces and quotes, ASCII or Unicode ({"a": x<NBSP>}: "x"), end no word */
+        if (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q))) t--;
+        else if (t - s >= 2 && lp_unicode_space_at(t - 2, t) == 2) t -= 2;
+        else if (t - s >= 3 && lp_unicode_space_at(t - 3, t) == 3) t -= 3;
+        else break;
+    }
     if (t == s) { /* nothing usable: skip one character */
         uint32_t cp;
         size_t k = coax_utf8_decode((const unsigned char *)s, (size_t)(e - s), &cp);
