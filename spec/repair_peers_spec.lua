@@ -61,8 +61,10 @@ describe("coax.repair on the peers' test inputs", function()
       -- jsonrepair's seven values with a comma after them at the end, {},
       -- {"a":2}, [1,2,3], [e], ...: one item of a list, the rest lost;
       -- hunt25: [{], [{}] to jsonrepair and [] to json_repair, an object whose
-      -- '}' was lost or a stray brace)
-      assert.are.equal(opts.guess and 591 or 325, values)
+      -- '}' was lost or a stray brace; ["value1" value2", "value3"] and
+      -- "consectetur" comment", one string with a quote to jsonrepair and two
+      -- items to json_repair: a quote that closes none opened, before a space)
+      assert.are.equal(opts.guess and 591 or 323, values)
     end
   end)
 
@@ -79,8 +81,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    -- 316 before hunt23's seven refusals, 309 before hunt25's [{]
-    assert.is_true(jr >= 308, "agreement with jsonrepair fell to " .. jr)
+    -- 316 before hunt23's seven refusals, 309 before hunt25's three
+    assert.is_true(jr >= 306, "agreement with jsonrepair fell to " .. jr)
     assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
   end)
 

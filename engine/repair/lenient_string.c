@@ -567,23 +567,46 @@ static bool elision_at(const char *p, const char *e)
 ** is a guess. A quote opens after a space or the body's start and before a
 ** non-space; after a non-space it closes (5" inches, "hi" said, dogs').
 ** An apostrophe that shortens a word opens nothing ('the '90s', 'rock 'n'
-** roll'). Returns NULL when every quotation closes. */
+** roll'). So is a double quote that closes none opened, after a word and
+** before a space ("red" blue": the string's end, and blue an item that
+** lost its quote and comma, or a quotation whose opening quote was taken
+** for the string's?); not after a digit (12" pizza) nor inside a word
+** ("somet"string"), nor closing a typographic opening mark („x" y).
+** Returns NULL when every quotation closes. */
+/* Whether the double quote at p ends a measure in inches: a number
+** before it, alone after a space (12", 5'10", 2.5"). */
+static bool inch_mark(const char *body, const char *p)
+{
+    const char *c = p;
+    while (c > body && (is_digit(c[-1]) || c[-1] == '.' || c[-1] == '\'')) c--;
+    return c < p && is_digit(p[-1]) && (c == body || ws_tab[(unsigned char)c[-1]]);
+}
+
 static const char *open_quotation(const char *body, const char *close, char q)
 {
-    const char *opener = NULL;
+    const char *opener = NULL, *unopened = NULL;
+    bool typographic = false; /* „autocritică" opens with a low mark a plain quote closes */
     for (const char *p = body; p < close; p++) {
         if (*p == '\\') {
             p++;
             continue;
         }
+        if (close - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+            ((unsigned char)p[2] == 0x9E || (unsigned char)p[2] == 0x9C))
+            typographic = true;
         if (*p != q) continue;
         bool spaced_before = p == body || ws_tab[(unsigned char)p[-1]] || p[-1] == '(';
         if (opener && !spaced_before) opener = NULL;
         else if (!opener && spaced_before && p + 1 < close && !ws_tab[(unsigned char)p[1]] &&
                  !(q == '\'' && elision_at(p, close)))
             opener = p;
+        else if (!opener && typographic && !spaced_before)
+            typographic = false;
+        else if (!opener && !unopened && q == '"' && p + 1 < close && ws_tab[(unsigned char)p[1]] &&
+                 !inch_mark(body, p))
+            unopened = p;
     }
-    return opener;
+    return opener ? opener : unopened;
 }
 
 /* Whether the one quote a string just closed kept sits right before its
