@@ -612,15 +612,18 @@ static const char *open_quotation(const char *body, const char *close, char q)
 /* Whether the one quote a string just closed kept sits right before its
 ** closing quote ("x"", ["a"", "b"]): a string that ends in a quote, or its
 ** closing quote typed twice? A guess, made so (invented), but after a
-** digit, where it is an inch mark ("5' 10""). */
+** number, where it is an inch mark ("5' 10""). So are two it kept right
+** inside both of its quotes (""value"": "value" quoted, or its quotes
+** typed twice?). */
 static bool doubled_close(lp *ps, size_t mark, const char *body, char open)
 {
     const char *kept = ps->p - 2;
-    size_t at = SIZE_MAX, quotes = 0;
-    if (kept < body || *kept != open || (kept > body && is_digit(kept[-1]))) return false;
+    size_t at = SIZE_MAX, quotes = 0, first = SIZE_MAX;
+    if (kept < body || *kept != open || inch_mark(body, kept)) return false;
     for (size_t i = mark; i < ps->log->n; i++)
-        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) quotes++, at = i;
-    if (quotes != 1 || ps->log->e[at].offset != off(ps, kept)) return false;
+        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) first = quotes++ ? first : i, at = i;
+    bool wrapped = quotes == 2 && kept > body && *body == open && ps->log->e[first].offset == off(ps, body);
+    if ((quotes != 1 && !wrapped) || ps->log->e[at].offset != off(ps, kept)) return false;
     rlog_set_class(ps->log, at, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
     return true;
 }
