@@ -80,13 +80,23 @@ static bool foreign_sign(uint32_t cp)
 static bool number_character(uint32_t cp)
 {
     return (cp >= 0xBC && cp <= 0xBE) || (cp >= 0x2150 && cp <= 0x215E) || cp == 0x2189 || cp == 0x2044 ||
-           cp == 0xB2 || cp == 0xB3 || cp == 0xB9 || cp == 0x2070 || (cp >= 0x2074 && cp <= 0x2079) ||
-           cp == 0x221E || cp == 0x66B || cp == 0x66C;
+           cp == 0xB2 || cp == 0xB3 || cp == 0xB9 || cp == 0x2070 || (cp >= 0x2074 && cp <= 0x207B) ||
+           (cp >= 0x2080 && cp <= 0x208B) || cp == 0x221E || cp == 0x66B || cp == 0x66C;
+}
+
+/* Whether cp parts digits as a point or a comma another way: the
+** ideographic comma (1、2), the full-width comma and full stop (1，5, 1．5),
+** the middle dot (1·5), the low quotation mark (1‚5), the Arabic comma:
+** items, a decimal or a product, never a text. */
+static bool foreign_separator(uint32_t cp)
+{
+    return cp == 0x3001 || cp == 0xFF0C || cp == 0xFF0E || cp == 0xB7 || cp == 0x201A || cp == 0x60C;
 }
 
 /* A number written with signs or digits JSON does not read: the minus
 ** sign or a dash before digits (−5, –5, 1e−5), digits of another script
-** (١٢٣), ½, 2², ∞: a number, its text none of them. */
+** (١٢٣), ½, 2², 10⁻³, ∞, digits parted by another script's comma or point
+** (1、2, 1，5, 1．5): a number or items, its text none of them. */
 static bool unicode_number_text(const char *s, const char *t)
 {
     if (t - s == 3 && !memcmp(s, "\xE2\x88\x92", 3)) return true; /* the minus sign alone holds a place, as - does */
@@ -99,7 +109,8 @@ static bool unicode_number_text(const char *s, const char *t)
         if (cp < 0x80 && (is_digit((char)cp) || cp == '.' || cp == ',' || ((cp == 'e' || cp == 'E') && digit) ||
                           ((cp == '-' || cp == '+') && sign_place)))
             digit |= is_digit((char)cp);
-        else if (script_digit(cp) >= 0 || number_character(cp) || (foreign_sign(cp) && sign_place))
+        else if (script_digit(cp) >= 0 || number_character(cp) || (foreign_sign(cp) && sign_place) ||
+                 (foreign_separator(cp) && digit))
             foreign = true, digit |= script_digit(cp) >= 0 || number_character(cp);
         else
             return false;
@@ -129,7 +140,27 @@ static bool constructor_call(const char *s, const char *t)
     return c < t && *c == '(';
 }
 
+/* A literal typed in full-width letters (ｔｒｕｅ, ＮＵＬＬ, with a CJK
+** keyboard): the constant, and its text is none of it. */
+static bool full_width_literal(const char *s, const char *t)
+{
+    static const char *const words[] = {"true", "false", "null", "none", "nil"};
+    char ascii[6];
+    size_t n = 0;
+    for (const char *c = s; c < t; n++) {
+        uint32_t cp;
+        size_t k = coax_utf8_decode((const unsigned char *)c, (size_t)(t - c), &cp);
+        if (!k || n == sizeof ascii - 1 || !((cp >= 0xFF21 && cp <= 0xFF3A) || (cp >= 0xFF41 && cp <= 0xFF5A)))
+            return false;
+        ascii[n] = (char)((cp - 0xFF21) % 0x20 + 'a');
+        c += k;
+    }
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && !memcmp(ascii, words[i], n)) return true;
+    return false;
+}
+
 bool lp_notation_in_doubt(const char *s, const char *t)
 {
-    return arithmetic_text(s, t) || unicode_number_text(s, t) || constructor_call(s, t);
+    return arithmetic_text(s, t) || unicode_number_text(s, t) || constructor_call(s, t) || full_width_literal(s, t);
 }

@@ -520,13 +520,15 @@ static bool broken_literal(const char *s, const char *t)
 }
 
 /* Whether s..t is wrapped whole in quotation marks JSON's reading does not
-** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›, ＂x＂ (full width).
+** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›, ＂x＂, 〝x〞, ″x″.
 ** The model may have quoted the value with them (its text is inside) or
 ** written them as part of it: which one is a guess. */
 static bool quoted_by_marks(const char *s, const char *t)
 {
-    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A, 0xFF02, 0xFF07};
-    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039, 0xFF02, 0xFF07};
+    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A, 0xFF02, 0xFF07,
+                                    0x301D, 0x2033};
+    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039, 0xFF02, 0xFF07,
+                                     0x301E, 0x2033};
     uint32_t a, b = 0;
     size_t n = coax_utf8_decode((const unsigned char *)s, (size_t)(t - s), &a);
     if (!n || t - s < 4) return false;
