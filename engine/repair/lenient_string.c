@@ -110,6 +110,10 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     }
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    case '#': /* "x" # a comment to the line's end, as after a number; "a "b" #1 c" goes on */
+        for (const char *c = p + 1; c < e && *c != '\n'; c++)
+            if (*c == '"' || c - p > 256) return false;
+        return p + 1 < e && ws_tab[(unsigned char)p[1]];
     case '{': case '[':
         return open;
     default:
