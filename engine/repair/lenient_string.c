@@ -84,7 +84,10 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
         return p >= e || !is_ident((unsigned char)*p);
     bool newline = false;
-    while (p < e && ws_tab[(unsigned char)*p]) newline |= *p++ == '\n';
+    for (size_t u; p < e; p += u ? u : 1) { /* spaces, ASCII or Unicode ("b"<NBSP>}) */
+        if (!(u = lp_unicode_space_at(p, e)) && !ws_tab[(unsigned char)*p]) break;
+        newline |= *p == '\n';
+    }
     if (p >= e) return true;
     uint32_t q;
     switch (*p) {
