@@ -162,5 +162,7 @@ static bool full_width_literal(const char *s, const char *t)
 
 bool lp_notation_in_doubt(const char *s, const char *t)
 {
+    /* Python's Ellipsis is its ..., content left out, as an ellipsis is */
+    if (t - s == 8 && !memcmp(s, "Ellipsis", 8)) return true;
     return arithmetic_text(s, t) || unicode_number_text(s, t) || constructor_call(s, t) || full_width_literal(s, t);
 }
