@@ -198,7 +198,8 @@ void lp_put_utf8(lp *ps, const char *b, const char *e);
 ** does not read, whose value is not its text: arithmetic ({"a": 0x10 + 1},
 ** x + 1, pi * 2), a number in Unicode's signs or another script's digits
 ** (−5, ١٢٣, ½, ∞), a constructor's call (new Date ( )), a literal in
-** full-width letters (ｔｒｕｅ), Python's Ellipsis. */
+** full-width letters (ｔｒｕｅ), Python's Ellipsis, a number or literal in
+** one HTML element (<b>36</b>). */
 bool lp_notation_in_doubt(const char *s, const char *t);
 
 /* ---- lenient_open.c ------------------------------------------------------ */

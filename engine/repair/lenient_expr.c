@@ -160,8 +160,27 @@ static bool full_width_literal(const char *s, const char *t)
     return false;
 }
 
+/* A number or literal wrapped whole in one HTML element, <b>36</b>,
+** <span>true</span>: the reply's formatting around the value, as
+** Markdown's **36** is, or its text? <b>hi</b> is text. */
+static bool markup_around_scalar(const char *s, const char *t)
+{
+    const char *c = s + 1;
+    if (t - s < 8 || *s != '<' || t[-1] != '>') return false;
+    while (c < t && is_ident((unsigned char)*c)) c++;
+    size_t tag = (size_t)(c - s - 1);
+    if (!tag || c >= t || *c != '>' || (size_t)(t - c) < tag + 4) return false;
+    const char *close = t - tag - 3, *inner = c + 1;
+    if (close < inner || close[0] != '<' || close[1] != '/' || memcmp(close + 2, s + 1, tag)) return false;
+    size_t n = (size_t)(close - inner);
+    bool is_int;
+    return (n && coax_number_span(inner, n, &is_int) == n) || (n == 4 && !memcmp(inner, "true", 4)) ||
+           (n == 5 && !memcmp(inner, "false", 5)) || (n == 4 && !memcmp(inner, "null", 4));
+}
+
 bool lp_notation_in_doubt(const char *s, const char *t)
 {
+    if (markup_around_scalar(s, t)) return true;
     /* Python's Ellipsis is its ..., content left out, as an ellipsis is */
     if (t - s == 8 && !memcmp(s, "Ellipsis", 8)) return true;
     return arithmetic_text(s, t) || unicode_number_text(s, t) || constructor_call(s, t) || full_width_literal(s, t);
