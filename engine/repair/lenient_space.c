@@ -14,20 +14,9 @@
 /* A Unicode space outside strings: returns its byte length, or 0. */
 static size_t unicode_space(const char *p, const char *e, bool *bom)
 {
-    uint32_t cp;
-    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    if (!n) return 0;
-    *bom = cp == 0xFEFF;
-    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200D) || cp == 0x2028 ||
-        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF)
-        return n;
-    return 0;
-}
-
-size_t lp_unicode_space_at(const char *p, const char *e)
-{
-    bool bom;
-    return (unsigned char)*p >= 0x80 ? unicode_space(p, e, &bom) : 0;
+    size_t n = lp_unicode_space_at(p, e);
+    *bom = n == 3 && !memcmp(p, "\xEF\xBB\xBF", 3);
+    return n;
 }
 
 /* Whether the 3 bytes at p are a space of no width: U+200B..U+200D,
@@ -39,7 +28,9 @@ static bool zero_width_at(const char *p)
            (u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF);
 }
 
-bool lp_parted_unseen(const char *b, const char *p)
+/* Whether the text before p ends in spaces of no width alone, after a
+** token: [1<U+200B>2] shows "12", and reads 1 and 2 only as a guess. */
+static bool parted_unseen(const char *b, const char *p)
 {
     const char *c = p;
     while (c - b >= 3 && zero_width_at(c - 3)) c -= 3;
@@ -507,7 +498,7 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     uint32_t q;
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !lp_parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
+    return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
            lp_member_starts(p, ps->e, top->object);
 }
 
