@@ -34,8 +34,8 @@ static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t 
     return coax_ascii_alpha(ch) || (ch >= 0xC3 && ch <= 0xDF);
 }
 
-/* How many bytes of text[at..e) the words w take (spaces as in w, any
-** case, an apostrophe straight or curly: "I’m"), a letter not following
+/* How many bytes of text[at..e) the words w take (a run of spaces or tabs
+** for a space of w, any case, an apostrophe straight or curly: "I’m"), a letter not following
 ** them (goes_on; a stem ending in '*' takes any: "неправильн*"): 0 when
 ** they do not open it. */
 static size_t matched(const char *text, size_t at, size_t e, const char *w)
@@ -50,7 +50,9 @@ static size_t matched(const char *text, size_t at, size_t e, const char *w)
         }
         if (p >= e) return 0;
         char t = text[p++];
-        if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
+        if (*w == ' ' && (t == ' ' || t == '\t')) /* "hold  on": a run of spaces for one (a no-break one is two) */
+            while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
+        else if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
             return 0;
     }
     return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;

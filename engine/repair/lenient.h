@@ -392,20 +392,6 @@ static inline bool is_ident(unsigned char c) { return ident_tab[c]; }
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* A Unicode space at p outside strings (NBSP, U+1680, U+2000..U+200D,
-** U+2028, U+2029, U+202F, U+205F, U+2060, U+3000, a BOM): its byte length,
-** or 0. A token that ends at one ends there: {"a": 1<NBSP>} holds the
-** number 1, not the text "1<NBSP>". */
-static inline size_t lp_unicode_space_at(const char *p, const char *e)
-{
-    uint32_t cp;
-    size_t n = (unsigned char)*p < 0x80 ? 0 : coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    if (n && (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200D) || cp == 0x2028 ||
-              cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF))
-        return n;
-    return 0;
-}
-
 /* The end of the comment at p (below e): a line comment ('//' or '#')
 ** stops at its new line, a block comment ends past its close. p when no
 ** comment starts there; *closed false when it runs to e without its new

@@ -123,7 +123,7 @@ static bool unicode_number_text(const char *s, const char *t)
 static const char *past_spaces(const char *c, const char *t)
 {
     for (size_t u; c < t; c += u ? u : 1)
-        if (!(u = lp_unicode_space_at(c, t)) && !ws_tab[(unsigned char)*c]) break;
+        if (!(u = repair_unicode_space(c, t)) && !ws_tab[(unsigned char)*c]) break;
     return c;
 }
 

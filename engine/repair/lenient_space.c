@@ -14,7 +14,7 @@
 /* A Unicode space outside strings: returns its byte length, or 0. */
 static size_t unicode_space(const char *p, const char *e, bool *bom)
 {
-    size_t n = lp_unicode_space_at(p, e);
+    size_t n = repair_unicode_space(p, e);
     *bom = n == 3 && !memcmp(p, "\xEF\xBB\xBF", 3);
     return n;
 }
@@ -23,9 +23,22 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
 ** U+2060 or U+FEFF. */
 static bool zero_width_at(const char *p)
 {
-    const unsigned char *u = (const unsigned char *)p;
-    return (u[0] == 0xE2 && ((u[1] == 0x80 && u[2] >= 0x8B && u[2] <= 0x8D) || (u[1] == 0x81 && u[2] == 0xA0))) ||
-           (u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF);
+    return repair_unicode_space(p, p + 3) == 3 && !repair_visible_space(p, p + 3);
+}
+
+/* The comment's text s..*stop (at most 120 bytes) in buf, its Unicode
+** spaces one writes for a space as ASCII ones, byte for byte: "//<NBSP>37"
+** offers 37 and "//<NBSP>actually<NBSP>37" takes the value back, as with
+** spaces. */
+static const char *plain_comment(const char *s, const char **stop, char *buf)
+{
+    size_t n = (size_t)(*stop - s);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0, k; i < n; i += k ? k : 1)
+        if ((k = repair_visible_space(s + i, *stop))) memset(buf + i, ' ', k);
+    *stop = buf + n;
+    return buf;
 }
 
 /* Whether the text before p ends in spaces of no width alone, after a
@@ -34,8 +47,8 @@ static bool parted_unseen(const char *b, const char *p)
 {
     const char *c = p;
     while (c - b >= 3 && zero_width_at(c - 3)) c -= 3;
-    return c < p && c > b && !ws_tab[(unsigned char)c[-1]] && !lp_unicode_space_at(c - 1, p) &&
-           !(c - b >= 2 && lp_unicode_space_at(c - 2, p) == 2) && !(c - b >= 3 && lp_unicode_space_at(c - 3, p) == 3);
+    return c < p && c > b && !ws_tab[(unsigned char)c[-1]] && !repair_unicode_space(c - 1, p) &&
+           !(c - b >= 2 && repair_unicode_space(c - 2, p) == 2) && !(c - b >= 3 && repair_unicode_space(c - 3, p) == 3);
 }
 
 /* A comment from 'at' to 'end'. One that runs into the end of the text
@@ -361,6 +374,8 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    char buf[128];
+    s = plain_comment(s, &stop, buf);
     /* in a list, a value alone in a comment after an item's comma is an
     ** item left out ([1, // 2 ⏎ 3]), not another value for the one before;
     ** and outside every value the text before it may be no value of this
@@ -419,6 +434,8 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
     if (w == v || w == limit) return false;
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    char buf[128];
+    s = plain_comment(s, &stop, buf);
     return comment_offers_value(v, w, s, stop);
 }
 

@@ -85,7 +85,7 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
         return p >= e || !is_ident((unsigned char)*p);
     bool newline = false;
     for (size_t u; p < e; p += u ? u : 1) { /* spaces, ASCII or Unicode ("b"<NBSP>}) */
-        if (!(u = lp_unicode_space_at(p, e)) && !ws_tab[(unsigned char)*p]) break;
+        if (!(u = repair_unicode_space(p, e)) && !ws_tab[(unsigned char)*p]) break;
         newline |= *p == '\n';
     }
     if (p >= e) return true;

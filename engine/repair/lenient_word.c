@@ -29,7 +29,7 @@ static bool delimited_slow(const char *p, const char *e, int ctx)
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
     default:
-        return quote_at(p, e, &q) > 0 || lp_unicode_space_at(p, e) > 0;
+        return quote_at(p, e, &q) > 0 || repair_unicode_space(p, e) > 0;
     }
 }
 
@@ -400,8 +400,8 @@ static bool member_shaped(const char *s, const char *t, bool object)
 static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
 {
     const char *e = ps->e;
-    for (const char *c = t; c < p; c += lp_unicode_space_at(c, p) ? lp_unicode_space_at(c, p) : 1) /* spaces, */
-        if (!ws_tab[(unsigned char)*c] && !lp_unicode_space_at(c, p)) return false; /* else a quote was stripped */
+    for (const char *c = t; c < p; c += repair_unicode_space(c, p) ? repair_unicode_space(c, p) : 1) /* spaces, */
+        if (!ws_tab[(unsigned char)*c] && !repair_unicode_space(c, p)) return false; /* else a quote was stripped */
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
@@ -600,7 +600,7 @@ static bool foreign_number(const char *s, const char *t)
     if (s < t && *s == '\\') return true;
     if (s < t && (*s == '-' || *s == '+')) {
         const char *d = s + 1;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        for (size_t u; d < t && ((u = repair_visible_space(d, t)) || *d == ' ' || *d == '\t'); d += u ? u : 1) {}
         if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
         while (d < t && (*d == '-' || *d == '+')) d++;
         if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
@@ -617,7 +617,7 @@ static bool foreign_number(const char *s, const char *t)
         size_t mark = strlen(marks[i]);
         if ((size_t)(t - s) <= mark || memcmp(s, marks[i], mark)) continue;
         const char *d = s + mark;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        for (size_t u; d < t && ((u = repair_visible_space(d, t)) || *d == ' ' || *d == '\t'); d += u ? u : 1) {}
         bool whole;
         if (d < t && coax_number_span(d, (size_t)(t - d), &whole) == (size_t)(t - d)) return true;
         break;
@@ -831,8 +831,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     uint32_t q;
     for (;;) { /* spaces and quotes, ASCII or Unicode ({"a": x<NBSP>}: "x"), end no word */
         if (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q))) t--;
-        else if (t - s >= 2 && lp_unicode_space_at(t - 2, t) == 2) t -= 2;
-        else if (t - s >= 3 && lp_unicode_space_at(t - 3, t) == 3) t -= 3;
+        else if (t - s >= 2 && repair_unicode_space(t - 2, t) == 2) t -= 2;
+        else if (t - s >= 3 && repair_unicode_space(t - 3, t) == 3) t -= 3;
         else break;
     }
     if (t == s) { /* nothing usable: skip one character */
