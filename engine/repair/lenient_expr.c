@@ -11,11 +11,20 @@
 ** 2024-01-05 and "Chapter - 1" are text); '%' is a number's percent. */
 static bool arith_sign(char c) { return c == '+' || c == '*' || c == '/' || c == '^'; }
 
-/* Whether the operand o..c reads as a number in some notation: it opens
-** with a digit, or a point and a digit (0x10, 1_000, 5L, 1/2's 1, .5). */
+/* Whether the operand o..c reads as a number in some notation: digits,
+** points and '_' after a digit or a point (1_000, .5, 1.5e3), a radix's
+** (0x1F, 0o17, 0b101) or a literal's suffix or percent after them (5L,
+** 10n, 50%); 2FA and 9am are words. */
 static bool numeric_operand(const char *o, const char *c)
 {
-    return c > o && (is_digit(*o) || (c - o > 1 && *o == '.' && is_digit(o[1])));
+    if (c == o || !(is_digit(*o) || (c - o > 1 && *o == '.' && is_digit(o[1])))) return false;
+    const char *d = o;
+    if (c - o > 2 && *o == '0' && strchr("xXoObB", o[1]) && o[1]) {
+        for (d = o + 2; d < c && (coax_hex_digit(*d) >= 0 || *d == '_');) d++;
+        return d == c;
+    }
+    while (d < c && (is_digit(*d) || *d == '.' || *d == '_' || ((*d == 'e' || *d == 'E') && d > o))) d++;
+    return d == c || (c - d == 1 && strchr("LlnjfuU%", *d));
 }
 
 /* Arithmetic ({"a": 0x10 + 1}, x + 1, pi * 2, 1_000*2): its value is what
