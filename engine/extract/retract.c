@@ -155,6 +155,7 @@ static bool phrase_then_value(const char *text, size_t at, size_t e, const char 
         size_t n = matched(text, at, e, phrases[i]);
         if (n && at + n < e && text[at + n] == ',') n++; /* "Possibly, 37." */
         if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
+        while (at + n + 2 < e && text[at + n + 1] == ' ') n++; /* "Or  37": spaces, a no-break one read as two */
         char next = text[at + n + 1];
         if (alone ? value_alone(text, at + n + 1, e) : next && strchr("0123456789\"'", next)) return true;
     }

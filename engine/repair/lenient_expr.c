@@ -194,3 +194,27 @@ bool lp_notation_in_doubt(const char *s, const char *t)
     if (t - s == 8 && !memcmp(s, "Ellipsis", 8)) return true;
     return arithmetic_text(s, t) || unicode_number_text(s, t) || constructor_call(s, t) || full_width_literal(s, t);
 }
+
+const char *lp_plain_word(const char *s, const char *t, char *buf, size_t cap)
+{
+    size_t n = (size_t)(t - s), k = 0;
+    for (size_t i = 0; i < n && !k; i++) k = repair_visible_space(s + i, t);
+    if (!k || n >= cap) return s;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i += k ? k : 1)
+        if ((k = repair_visible_space(s + i, t))) memset(buf + i, ' ', k);
+    return buf;
+}
+
+const char *lp_spaces_before(const char *b, const char *p)
+{
+    const char *s = p;
+    for (;;) {
+        if (s > b && (s[-1] == '\n' || s[-1] == '\r')) return NULL;
+        if (s > b && ws_tab[(unsigned char)s[-1]]) s--;
+        else if (s - b >= 2 && repair_visible_space(s - 2, p) == 2) s -= 2;
+        else if (s - b >= 3 && repair_visible_space(s - 3, p) == 3) s -= 3;
+        else return s;
+    }
+}

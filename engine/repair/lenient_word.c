@@ -261,12 +261,8 @@ bool lp_member_starts(const char *p, const char *e, bool object)
 ** spans the spaces before p, which no other look reads again. */
 static bool number_joins_next(const lp *ps, const char *p)
 {
-    const char *s = p;
-    while (s > ps->b && ws_tab[(unsigned char)s[-1]]) {
-        if (s[-1] == '\n' || s[-1] == '\r') return false;
-        s--;
-    }
-    if (s == p) return false;
+    const char *s = lp_spaces_before(ps->b, p); /* on its line: [10<NBSP>-5] as [10 -5] */
+    if (!s || s == p) return false;
     bool digit_after = ps->e - p > 1 && (is_digit(p[1]) || (p[1] == '.' && ps->e - p > 2 && is_digit(p[2])));
     if ((*p == '-' || *p == '+') && digit_after) return true;
     if (*p == '.' && ps->e - p > 1 && is_digit(p[1])) return true;
@@ -843,15 +839,16 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    /* A key is one identifier when the run of identifier bytes read above
-    ** is all of it and does not start with a digit; a number before a colon
-    ** is a key written without quotes too. */
+    /* A key is one identifier when the run of identifier bytes read above is all of it and does not
+    ** start with a digit; a number before a colon is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
+    char plain[256]; /* the word's shape read with its Unicode spaces as spaces */
+    const char *ws = lp_plain_word(s, t, plain, sizeof plain), *wt = ws + (t - s);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
-                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
-                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
-                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(s, t)) ||
-                                        (ctx == CTX_OBJVAL && key_inside(s, t));
+                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(ws, wt) ||
+                                        (ctx != CTX_KEY && member_shaped(ws, wt, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(ws, wt)) ||
+                                        (ctx == CTX_OBJVAL && key_inside(ws, wt));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
