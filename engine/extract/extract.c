@@ -41,6 +41,7 @@ typedef struct extract_job {
     const coax_limits *limits;
     const coax_repair_entry *tail_guess; /* whole_guess of the text from its first span of prose on, or NULL */
     size_t tail_from;
+    const char *raw; /* the reply as written; text is it with Unicode spaces as ASCII ones, for the prose's rules */
 } extract_job;
 
 /* The first invented repair among the values the whole text was read as.
@@ -93,7 +94,7 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
     /* no rewind after: coax_repair lends blocks of the arena back to it */
     coax_repair_result tail;
     coax_error err;
-    coax_code rc = coax_repair(a, x->text + first, x->len - first, x->limits, &tail, &err);
+    coax_code rc = coax_repair(a, x->raw + first, x->len - first, x->limits, &tail, &err);
     const coax_repair_entry *g = rc ? NULL : whole_guess(&tail);
     if (rc == COAX_ENOMEM) return rc;
     if (!g) return COAX_OK;
@@ -102,7 +103,7 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
     *out = *g;
     out->offset += first;
     unsigned line, column;
-    line_column(x->text, x->len, out->offset, &line, &column);
+    line_column(x->raw, x->len, out->offset, &line, &column);
     out->line = line, out->column = column;
     x->tail_guess = out;
     x->tail_from = first;
@@ -382,7 +383,7 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
     if (!s->valid || !decoded || to < from + 2 || (x->text[from] != '"' && x->text[from] != '\''))
         return COAX_OK;
     coax_value *str = coax_new_value(c->arena, COAX_STRING);
-    if (!str || coax_set_string(c->arena, str, x->text + from + 1, to - from - 2)) return COAX_ENOMEM;
+    if (!str || coax_set_string(c->arena, str, x->raw + from + 1, to - from - 2)) return COAX_ENOMEM;
     coax_validation v;
     coax_code rc = coax_validate(c->schema, str, c->arena, 0, &v, c->err);
     if (rc || !v.valid) return rc;
@@ -495,7 +496,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
-        const char *msg = repair_error(c->arena, x->text, x->len, gate);
+        const char *msg = repair_error(c->arena, x->raw, x->len, gate);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
     }
     /* "Cut off" only where the provider said so: a model that stopped with
@@ -508,7 +509,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
                                                          : "the JSON is incomplete: the reply ends inside it")))
         return rc;
     if (!extract_scalar_alone(x->text, x->len, cand)) {
-        const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
+        const char *msg = prose_error(c->arena, x->raw, x->len, cand->start);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
     }
     s->valid = s->validation.valid;
@@ -560,8 +561,8 @@ static coax_code refuse_at(coerce_ctx *c, const extract_job *x, scored *best, co
                            size_t at2)
 {
     unsigned l1, c1, l2, c2;
-    line_column(x->text, x->len, at1, &l1, &c1);
-    line_column(x->text, x->len, at2, &l2, &c2);
+    line_column(x->raw, x->len, at1, &l1, &c1);
+    line_column(x->raw, x->len, at2, &l2, &c2);
     coax_buf buf;
     coax_buf_init(&buf, coax_arena_allocator(c->arena));
     coax_buf_printf(&buf, fmt, l1, c1, l2, c2);
@@ -901,8 +902,10 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
-    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
-                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0};
+    const char *prose = repair_plain_spaces(arena, text, len); /* "Exemple<NBSP>:" read as "Exemple :" */
+    if (!prose) return COAX_ENOMEM;
+    extract_job x = {r, prose, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
+                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0, text};
     if (!strict && (rc = prose_tail_guess(arena, &x))) return rc;
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};

@@ -33,10 +33,9 @@ static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t 
     return coax_ascii_alpha(ch) || (ch >= 0xC3 && ch <= 0xDF);
 }
 
-/* How many bytes of text[at..e) the words w take (spaces as in w, any
-** case, an apostrophe straight or curly: "I’m"), a letter not following
-** them (goes_on; a stem ending in '*' takes any: "неправильн*"): 0 when
-** they do not open it. */
+/* How many bytes of text[at..e) the words w take (a run of spaces or tabs for a space of w,
+** any case, an apostrophe straight or curly: "I’m"), a letter not following them (goes_on; a
+** stem ending in '*' takes any: "неправильн*"): 0 when they do not open it. */
 static size_t matched(const char *text, size_t at, size_t e, const char *w)
 {
     size_t p = at;
@@ -49,7 +48,9 @@ static size_t matched(const char *text, size_t at, size_t e, const char *w)
         }
         if (p >= e) return 0;
         char t = text[p++];
-        if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
+        if (*w == ' ' && (t == ' ' || t == '\t')) /* "hold  on": a run of spaces for one (a no-break one is two) */
+            while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
+        else if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
             return 0;
     }
     return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;
@@ -150,6 +151,7 @@ static bool phrase_then_value(const char *text, size_t at, size_t e, const char 
         size_t n = matched(text, at, e, phrases[i]);
         if (n && at + n < e && text[at + n] == ',') n++; /* "Possibly, 37." */
         if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
+        while (at + n + 2 < e && text[at + n + 1] == ' ') n++; /* "Or  37": spaces, a no-break one read as two */
         char next = text[at + n + 1];
         if (alone ? value_alone(text, at + n + 1, e) : next && strchr("0123456789\"'", next)) return true;
     }
@@ -252,12 +254,11 @@ static bool denied_before(const char *text, size_t from, size_t at)
     return false;
 }
 
-/* Whether a phrase that takes a value back anywhere starts at text[at]: a
-** typo named, "I meant", "should actually be", "should have been",
-** "scratch that", "on second thought", "{...} is not the answer", a guess
-** named, doubt ("I'm not sure", "could not be verified"), a value named
-** another ("should be 37"), a value called wrong ("36 is wrong") in a
-** sentence that does not ask; 'end': the look reaches the reply's end. */
+/* Whether a phrase that takes a value back anywhere starts at text[at]: a typo named, "I
+** meant", "should actually be", "should have been", "scratch that", "on second thought", "{...}
+** is not the answer", a guess named, doubt ("I'm not sure", "could not be verified"), a value
+** named another ("should be 37"), a value called wrong ("36 is wrong") in a sentence that does
+** not ask; 'end': the look reaches the reply's end. */
 static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
@@ -550,11 +551,10 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
            MATCHED_ANY(text, end, e, after);
 }
 
-/* Whether "actually" opening the sentence at text[at] goes on, unset
-** off, to a subject or a value: "En realidad la edad es 37.", "Eigentlich
-** ist das Alter 37.", "其实是37。", as "Actually the age is 37" does; not
-** to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"), nor
-** "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
+/* Whether "actually" opening the sentence at text[at] goes on, unset off, to a subject or a
+** value: "En realidad la edad es 37.", "Eigentlich ist das Alter 37.", "其实是37。", as "Actually
+** the age is 37" does; not to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"),
+** nor "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
 static bool actually_then(const char *text, size_t at, size_t e)
 {
     static const char *const actually[] = {"en realidad", "en fait", "en réalité", "eigentlich", "na verdade",

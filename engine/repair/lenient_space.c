@@ -14,14 +14,41 @@
 /* A Unicode space outside strings: returns its byte length, or 0. */
 static size_t unicode_space(const char *p, const char *e, bool *bom)
 {
-    uint32_t cp;
-    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    if (!n) return 0;
-    *bom = cp == 0xFEFF;
-    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
-        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-        return n;
-    return 0;
+    size_t n = repair_unicode_space(p, e);
+    *bom = n == 3 && !memcmp(p, "\xEF\xBB\xBF", 3);
+    return n;
+}
+
+/* Whether the 3 bytes at p are a space of no width: U+200B..U+200D,
+** U+2060 or U+FEFF. */
+static bool zero_width_at(const char *p)
+{
+    return repair_unicode_space(p, p + 3) == 3 && !repair_visible_space(p, p + 3);
+}
+
+/* The comment's text s..*stop (at most 120 bytes) in buf, its Unicode
+** spaces one writes for a space as ASCII ones, byte for byte: "//<NBSP>37"
+** offers 37 and "//<NBSP>actually<NBSP>37" takes the value back, as with
+** spaces. */
+static const char *plain_comment(const char *s, const char **stop, char *buf)
+{
+    size_t n = (size_t)(*stop - s);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0, k; i < n; i += k ? k : 1)
+        if ((k = repair_visible_space(s + i, *stop))) memset(buf + i, ' ', k);
+    *stop = buf + n;
+    return buf;
+}
+
+/* Whether the text before p ends in spaces of no width alone, after a
+** token: [1<U+200B>2] shows "12", and reads 1 and 2 only as a guess. */
+static bool parted_unseen(const char *b, const char *p)
+{
+    const char *c = p;
+    while (c - b >= 3 && zero_width_at(c - 3)) c -= 3;
+    return c < p && c > b && !ws_tab[(unsigned char)c[-1]] && !repair_unicode_space(c - 1, p) &&
+           !(c - b >= 2 && repair_unicode_space(c - 2, p) == 2) && !(c - b >= 3 && repair_unicode_space(c - 3, p) == 3);
 }
 
 /* A comment from 'at' to 'end'. One that runs into the end of the text
@@ -347,6 +374,8 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    char buf[128];
+    s = plain_comment(s, &stop, buf);
     /* in a list, a value alone in a comment after an item's comma is an
     ** item left out ([1, // 2 ⏎ 3]), not another value for the one before;
     ** and outside every value the text before it may be no value of this
@@ -405,6 +434,8 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
     if (w == v || w == limit) return false;
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    char buf[128];
+    s = plain_comment(s, &stop, buf);
     return comment_offers_value(v, w, s, stop);
 }
 
@@ -484,6 +515,7 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     uint32_t q;
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) && lp_member_starts(p, ps->e, top->object);
+    return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
+           lp_member_starts(p, ps->e, top->object);
 }
 

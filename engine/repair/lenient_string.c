@@ -84,7 +84,10 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
         return p >= e || !is_ident((unsigned char)*p);
     bool newline = false;
-    while (p < e && ws_tab[(unsigned char)*p]) newline |= *p++ == '\n';
+    for (size_t u; p < e; p += u ? u : 1) { /* spaces, ASCII or Unicode ("b"<NBSP>}) */
+        if (!(u = repair_unicode_space(p, e)) && !ws_tab[(unsigned char)*p]) break;
+        newline |= *p == '\n';
+    }
     if (p >= e) return true;
     uint32_t q;
     switch (*p) {
@@ -110,6 +113,10 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     }
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    case '#': /* "x" # a comment to the line's end, as after a number; "a "b" #1 c" goes on */
+        for (const char *c = p + 1; c < e && *c != '\n'; c++)
+            if (*c == '"' || c - p > 256) return false;
+        return p + 1 < e && ws_tab[(unsigned char)p[1]];
     case '{': case '[':
         return open;
     default:
@@ -567,37 +574,63 @@ static bool elision_at(const char *p, const char *e)
 ** is a guess. A quote opens after a space or the body's start and before a
 ** non-space; after a non-space it closes (5" inches, "hi" said, dogs').
 ** An apostrophe that shortens a word opens nothing ('the '90s', 'rock 'n'
-** roll'). Returns NULL when every quotation closes. */
+** roll'). So is a double quote that closes none opened, after a word and
+** before a space ("red" blue": the string's end, and blue an item that
+** lost its quote and comma, or a quotation whose opening quote was taken
+** for the string's?); not after a digit (12" pizza) nor inside a word
+** ("somet"string"), nor closing a typographic opening mark („x" y).
+** Returns NULL when every quotation closes. */
+/* Whether the double quote at p ends a measure in inches: a number
+** before it, alone after a space (12", 5'10", 2.5"). */
+static bool inch_mark(const char *body, const char *p)
+{
+    const char *c = p;
+    while (c > body && (is_digit(c[-1]) || c[-1] == '.' || c[-1] == '\'')) c--;
+    return c < p && is_digit(p[-1]) && (c == body || ws_tab[(unsigned char)c[-1]]);
+}
+
 static const char *open_quotation(const char *body, const char *close, char q)
 {
-    const char *opener = NULL;
+    const char *opener = NULL, *unopened = NULL;
+    bool typographic = false; /* „autocritică" opens with a low mark a plain quote closes */
     for (const char *p = body; p < close; p++) {
         if (*p == '\\') {
             p++;
             continue;
         }
+        if (close - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+            ((unsigned char)p[2] == 0x9E || (unsigned char)p[2] == 0x9C))
+            typographic = true;
         if (*p != q) continue;
         bool spaced_before = p == body || ws_tab[(unsigned char)p[-1]] || p[-1] == '(';
         if (opener && !spaced_before) opener = NULL;
         else if (!opener && spaced_before && p + 1 < close && !ws_tab[(unsigned char)p[1]] &&
                  !(q == '\'' && elision_at(p, close)))
             opener = p;
+        else if (!opener && typographic && !spaced_before)
+            typographic = false;
+        else if (!opener && !unopened && q == '"' && p + 1 < close && ws_tab[(unsigned char)p[1]] &&
+                 !inch_mark(body, p))
+            unopened = p;
     }
-    return opener;
+    return opener ? opener : unopened;
 }
 
 /* Whether the one quote a string just closed kept sits right before its
 ** closing quote ("x"", ["a"", "b"]): a string that ends in a quote, or its
 ** closing quote typed twice? A guess, made so (invented), but after a
-** digit, where it is an inch mark ("5' 10""). */
+** number, where it is an inch mark ("5' 10""). So are two it kept right
+** inside both of its quotes (""value"": "value" quoted, or its quotes
+** typed twice?). */
 static bool doubled_close(lp *ps, size_t mark, const char *body, char open)
 {
     const char *kept = ps->p - 2;
-    size_t at = SIZE_MAX, quotes = 0;
-    if (kept < body || *kept != open || (kept > body && is_digit(kept[-1]))) return false;
+    size_t at = SIZE_MAX, quotes = 0, first = SIZE_MAX;
+    if (kept < body || *kept != open || inch_mark(body, kept)) return false;
     for (size_t i = mark; i < ps->log->n; i++)
-        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) quotes++, at = i;
-    if (quotes != 1 || ps->log->e[at].offset != off(ps, kept)) return false;
+        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) first = quotes++ ? first : i, at = i;
+    bool wrapped = quotes == 2 && kept > body && *body == open && ps->log->e[first].offset == off(ps, body);
+    if ((quotes != 1 && !wrapped) || ps->log->e[at].offset != off(ps, kept)) return false;
     rlog_set_class(ps->log, at, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
     return true;
 }

@@ -29,7 +29,7 @@ static bool delimited_slow(const char *p, const char *e, int ctx)
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
     default:
-        return quote_at(p, e, &q) > 0;
+        return quote_at(p, e, &q) > 0 || repair_unicode_space(p, e) > 0;
     }
 }
 
@@ -261,12 +261,8 @@ bool lp_member_starts(const char *p, const char *e, bool object)
 ** spans the spaces before p, which no other look reads again. */
 static bool number_joins_next(const lp *ps, const char *p)
 {
-    const char *s = p;
-    while (s > ps->b && ws_tab[(unsigned char)s[-1]]) {
-        if (s[-1] == '\n' || s[-1] == '\r') return false;
-        s--;
-    }
-    if (s == p) return false;
+    const char *s = lp_spaces_before(ps->b, p); /* on its line: [10<NBSP>-5] as [10 -5] */
+    if (!s || s == p) return false;
     bool digit_after = ps->e - p > 1 && (is_digit(p[1]) || (p[1] == '.' && ps->e - p > 2 && is_digit(p[2])));
     if ((*p == '-' || *p == '+') && digit_after) return true;
     if (*p == '.' && ps->e - p > 1 && is_digit(p[1])) return true;
@@ -400,8 +396,8 @@ static bool member_shaped(const char *s, const char *t, bool object)
 static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
 {
     const char *e = ps->e;
-    for (const char *c = t; c < p; c++)
-        if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    for (const char *c = t; c < p; c += repair_unicode_space(c, p) ? repair_unicode_space(c, p) : 1) /* spaces, */
+        if (!ws_tab[(unsigned char)*c] && !repair_unicode_space(c, p)) return false; /* else a quote was stripped */
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
@@ -520,13 +516,15 @@ static bool broken_literal(const char *s, const char *t)
 }
 
 /* Whether s..t is wrapped whole in quotation marks JSON's reading does not
-** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›.
+** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›, ＂x＂, 〝x〞, ″x″.
 ** The model may have quoted the value with them (its text is inside) or
 ** written them as part of it: which one is a guess. */
 static bool quoted_by_marks(const char *s, const char *t)
 {
-    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A};
-    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039};
+    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A, 0xFF02, 0xFF07,
+                                    0x301D, 0x2033};
+    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039, 0xFF02, 0xFF07,
+                                     0x301E, 0x2033};
     uint32_t a, b = 0;
     size_t n = coax_utf8_decode((const unsigned char *)s, (size_t)(t - s), &a);
     if (!n || t - s < 4) return false;
@@ -598,7 +596,7 @@ static bool foreign_number(const char *s, const char *t)
     if (s < t && *s == '\\') return true;
     if (s < t && (*s == '-' || *s == '+')) {
         const char *d = s + 1;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        for (size_t u; d < t && ((u = repair_visible_space(d, t)) || *d == ' ' || *d == '\t'); d += u ? u : 1) {}
         if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
         while (d < t && (*d == '-' || *d == '+')) d++;
         if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
@@ -615,7 +613,7 @@ static bool foreign_number(const char *s, const char *t)
         size_t mark = strlen(marks[i]);
         if ((size_t)(t - s) <= mark || memcmp(s, marks[i], mark)) continue;
         const char *d = s + mark;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        for (size_t u; d < t && ((u = repair_visible_space(d, t)) || *d == ' ' || *d == '\t'); d += u ? u : 1) {}
         bool whole;
         if (d < t && coax_number_span(d, (size_t)(t - d), &whole) == (size_t)(t - d)) return true;
         break;
@@ -707,7 +705,7 @@ static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
-        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t))
+        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t) || lp_notation_in_doubt(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
@@ -827,8 +825,12 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     while (p < e && !(word_stop[(unsigned char)*p] & stop)) p++;
     const char *t = p;
     uint32_t q;
-    while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
-        t--;
+    for (;;) { /* spaces and quotes, ASCII or Unicode ({"a": x<NBSP>}: "x"), end no word */
+        if (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q))) t--;
+        else if (t - s >= 2 && repair_unicode_space(t - 2, t) == 2) t -= 2;
+        else if (t - s >= 3 && repair_unicode_space(t - 3, t) == 3) t -= 3;
+        else break;
+    }
     if (t == s) { /* nothing usable: skip one character */
         uint32_t cp;
         size_t k = coax_utf8_decode((const unsigned char *)s, (size_t)(e - s), &cp);
@@ -837,15 +839,16 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    /* A key is one identifier when the run of identifier bytes read above
-    ** is all of it and does not start with a digit; a number before a colon
-    ** is a key written without quotes too. */
+    /* A key is one identifier when the run of identifier bytes read above is all of it and does not
+    ** start with a digit; a number before a colon is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
+    char plain[256]; /* the word's shape read with its Unicode spaces as spaces */
+    const char *ws = lp_plain_word(s, t, plain, sizeof plain), *wt = ws + (t - s);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
-                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
-                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
-                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(s, t)) ||
-                                        (ctx == CTX_OBJVAL && key_inside(s, t));
+                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(ws, wt) ||
+                                        (ctx != CTX_KEY && member_shaped(ws, wt, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(ws, wt)) ||
+                                        (ctx == CTX_OBJVAL && key_inside(ws, wt));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
