@@ -242,7 +242,7 @@ static bool key_ahead(const char *p, const char *e)
         for (size_t n; p < e && (n = ident_char(p, e));) p += n;
         if (!is_identifier(s, p)) return false;
     }
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p, e);
     return p < e && *p == ':';
 }
 
@@ -340,7 +340,7 @@ static bool swallows_member(const char *s, const char *t)
     for (const char *c = s; c < t; c++) {
         if (*c != ':' && !full_width(c, t, FW_COLON)) continue;
         const char *b = c;
-        while (b > s && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        b = coax_blanks_start(s, b);
         if (b > s && (b[-1] == '\'' || b[-1] == '"' ||
                       (b - s >= 3 && (unsigned char)b[-3] == 0xE2 && (unsigned char)b[-2] == 0x80 &&
                        ((unsigned char)b[-1] == 0x99 || (unsigned char)b[-1] == 0x9D))))
@@ -348,7 +348,7 @@ static bool swallows_member(const char *s, const char *t)
         const char *w = b;
         while (w > s && is_ident((unsigned char)w[-1])) w--;
         if (w == b) continue;
-        while (w > s && (w[-1] == ' ' || w[-1] == '\t')) w--;
+        w = coax_blanks_start(s, w);
         bool fw = w - s >= 3 && (full_width(w - 3, t, FW_COMMA) || full_width(w - 3, t, FW_SEMICOLON));
         if (w > s && (w[-1] == ';' || fw)) return true;
     }
@@ -363,11 +363,11 @@ static bool swallows_member(const char *s, const char *t)
 ** whose colon has no space after it. */
 static bool key_inside(const char *s, const char *t)
 {
-    for (const char *c = s; c < t; c++) {
-        if ((*c != ' ' && *c != '\t') || c == s || !is_ident((unsigned char)c[-1])) continue;
-        const char *w = c + 1;
+    for (const char *c = s + 1; c < t; c++) {
+        if (!is_ident((unsigned char)c[-1]) || !coax_blank_at(c, t)) continue;
+        const char *k = coax_blanks_end(c, t), *w = k;
         while (w < t && is_ident((unsigned char)*w)) w++;
-        if (w > c + 1 && w + 1 < t && *w == ':' && (w[1] == ' ' || w[1] == '\t')) return true;
+        if (w > k && w + 1 < t && *w == ':' && coax_blank_at(w + 1, t)) return true;
     }
     return false;
 }
@@ -382,10 +382,9 @@ static bool member_shaped(const char *s, const char *t, bool object)
 {
     const char *c = s + (s < t && *s == '-');
     while (c < t && (is_ident((unsigned char)*c) || *c == '.')) c++;
-    if (!(c > s && c + 1 < t && *c == ':' && (c[1] == ' ' || c[1] == '\t'))) return false;
+    if (!(c > s && c + 1 < t && *c == ':' && coax_blank_at(c + 1, t))) return false;
     if (!object) return true;
-    const char *r = c + 1;
-    while (r < t && (*r == ' ' || *r == '\t')) r++;
+    const char *r = coax_blanks_end(c + 1, t);
     size_t n = (size_t)(t - r);
     bool is_int;
     return coax_number_span(r, n, &is_int) == n || (n == 4 && (!memcmp(r, "true", 4) || !memcmp(r, "null", 4))) ||
@@ -410,7 +409,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
     if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
     if (*p == ',') {
         for (const char *c = s; c < t; c++)
-            if (ws_tab[(unsigned char)*c]) return false;
+            if (coax_blank_at(c, t)) return false;
         return true;
     }
     return ws_ahead_closes(p, e);
@@ -479,8 +478,13 @@ static bool mongo_type(const char *id, size_t n)
 static bool placeholder_signs(const char *s, const char *t)
 {
     for (const char *c = s; c < t;) {
+        size_t b = coax_blank_at(c, t);
+        if (b) {
+            c += b;
+            continue;
+        }
         if (!((unsigned char)*c & 0x80)) {
-            if (!*c || !strchr("?-_~.() \t", *c)) return false;
+            if (!*c || !strchr("?-_~.()", *c)) return false;
             c++;
             continue;
         }
@@ -546,15 +550,20 @@ static bool quoted_by_marks(const char *s, const char *t)
 ** Color.RED: its value is elsewhere; Node.js, U.S.A and Ph.D are names). */
 static bool expression_shape(const char *s, const char *t)
 {
-    static const char *const ops[] = {"void ", "typeof ", "await ", "delete "};
+    static const char *const ops[] = {"void", "typeof", "await", "delete"};
     size_t n = (size_t)(t - s);
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (n > strlen(ops[i]) && !memcmp(s, ops[i], strlen(ops[i]))) return true;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        size_t k = strlen(ops[i]);
+        if (n > k && !memcmp(s, ops[i], k) && coax_blank_at(s + k, t) && coax_blanks_end(s + k, t) < t) return true;
+    }
     if (n >= 5 && (*s == '-' || *s == '+') && (!memcmp(s + 1, "true", 4) || !memcmp(s + 1, "null", 4) ||
                                                 (n >= 6 && !memcmp(s + 1, "false", 5))))
         return true;
     /* Python's not before a literal (not True is False): "not sure" is text */
-    if (n > 4 && !memcmp(s, "not ", 4) && literal_of(s + 4, n - 4)) return true;
+    if (n > 4 && !memcmp(s, "not", 3) && coax_blank_at(s + 3, t)) {
+        const char *r = coax_blanks_end(s + 3, t);
+        if (literal_of(r, (size_t)(t - r))) return true;
+    }
     /* a reference to a value held elsewhere: this.name, self.name, and
     ** JavaScript's optional chaining, user?.name */
     if (n > 5 && (!memcmp(s, "this.", 5) || !memcmp(s, "self.", 5)) && is_ident((unsigned char)s[5]))
@@ -564,7 +573,7 @@ static bool expression_shape(const char *s, const char *t)
     const char *q = NULL;
     for (const char *c = s; c < t; c++) {
         if (c > s && c + 2 < t && c[0] == '*' && c[1] == '*' && is_digit(c[-1]) && is_digit(c[2])) return true;
-        if (c > s && c + 1 < t && c[-1] == ' ' && c[1] == ' ') {
+        if (c > s && c + 1 < t && coax_blank_before(s, c) && coax_blank_at(c + 1, t)) {
             if (*c == '?') q = c;
             else if (*c == ':' && q) return true;
         }
@@ -597,8 +606,7 @@ static bool foreign_number(const char *s, const char *t)
     static const char *const words[] = {"inf", "infinity", "nan"};
     if (s < t && *s == '\\') return true;
     if (s < t && (*s == '-' || *s == '+')) {
-        const char *d = s + 1;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        const char *d = coax_blanks_end(s + 1, t);
         if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
         while (d < t && (*d == '-' || *d == '+')) d++;
         if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
@@ -614,8 +622,7 @@ static bool foreign_number(const char *s, const char *t)
     for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
         size_t mark = strlen(marks[i]);
         if ((size_t)(t - s) <= mark || memcmp(s, marks[i], mark)) continue;
-        const char *d = s + mark;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        const char *d = coax_blanks_end(s + mark, t);
         bool whole;
         if (d < t && coax_number_span(d, (size_t)(t - d), &whole) == (size_t)(t - d)) return true;
         break;
@@ -693,6 +700,20 @@ static bool parenthesized(const char *s, const char *t)
     return true;
 }
 
+/* Whether s..t is the words w, each space of w a run of blanks there. */
+static bool words_are(const char *s, const char *t, const char *w)
+{
+    for (; *w; w++) {
+        if (*w == ' ') {
+            if (!coax_blank_at(s, t)) return false;
+            s = coax_blanks_end(s, t);
+        } else if (s >= t || *s++ != *w) {
+            return false;
+        }
+    }
+    return s == t;
+}
+
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
 ** model left items out, as with "..."), a placeholder, or text holding a comment marker
 ** or opening with an operator ({"a" := 5}, {"a": = 1}, !true), a format's
@@ -710,7 +731,7 @@ static bool word_in_doubt(const char *s, const char *t)
         foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
-        (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
+        words_are(s, t, "and so on") || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
     if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
     if (full_width(s, t, FW_COLON) || full_width(s, t, FW_COMMA)) return true; /* {"k":：1}: a colon typed twice */
@@ -728,7 +749,7 @@ static bool word_in_doubt(const char *s, const char *t)
         /* b # c: Python's, YAML's and shell's comment after the value, as
         ** after a number ({"a": 1 # one}), or its text; a # written alone
         ** between spaces, not C#, #42 or #fff */
-        if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
+        if (c[1] == '#' && coax_blank_before(s, c + 1) && (c + 2 == t || coax_blank_at(c + 2, t))) return true;
         /* ~~35~~ 36, <del>35</del> 36: markdown's or HTML's struck-out
         ** words, a correction: the value with them, or without? */
         if ((c[0] == '~' && c[1] == '~') ||
@@ -736,8 +757,8 @@ static bool word_in_doubt(const char *s, const char *t)
                              (t - c >= 8 && !memcmp(c, "<strike>", 8)))))
             return true;
         /* b -- c: SQL's, Lua's and Haskell's comment, or a dash in prose */
-        if (ws_tab[(unsigned char)c[0]] && c[1] == '-' && c + 2 < t && c[2] == '-' &&
-            (c + 3 == t || ws_tab[(unsigned char)c[3]]))
+        if (c[1] == '-' && c + 2 < t && c[2] == '-' && coax_blank_before(s, c + 1) &&
+            (c + 3 == t || coax_blank_at(c + 3, t)))
             return true;
         /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
         ** function (() => 1): an expression, whose value is not its text;
@@ -800,8 +821,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
         return COAX_OK;
     }
     if (n && !neg && ctx != CTX_KEY) {
-        const char *q = p;
-        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        const char *q = coax_blanks_end(p, e);
         if (q < e && *q == '(') {
             /* JSONP's callback around the whole value, and MongoDB's types
             ** (NumberLong(2), ISODate("...")), are wrappers; any other call
@@ -888,12 +908,11 @@ static const char *skip_blank(const char *p, const char *limit)
 /* An identifier that lost its opening quote, and a colon: ", email": 1". */
 static bool half_quoted_key(const char *p, const char *e)
 {
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p, e);
     const char *s = p;
     while (p < e && is_ident((unsigned char)*p)) p++;
     if (p == s || p >= e || (*p != '"' && *p != '\'')) return false;
-    p++;
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p + 1, e);
     return p < e && *p == ':';
 }
 
@@ -940,7 +959,7 @@ static bool value_resumes(const char *p, const char *e)
     for (const char *c = p; c < limit && *c != '{' && *c != '[' && *c != '\n'; c++) {
         if (*c != '"') continue;
         const char *k = c + 1;
-        while (k < limit && (*k == ' ' || *k == '\t')) k++;
+        k = coax_blanks_end(k, limit);
         if (k < limit && *k == ':') return true;
     }
     return false;
@@ -961,8 +980,8 @@ bool repair_closed_early(const char *p, const char *e)
 static bool list_marker(const char *p, const char *end)
 {
     while (p < end && *p >= '0' && *p <= '9') p++;
-    if (end - p < 2 || *p != '.' || (p[1] != ' ' && p[1] != '\t')) return false;
-    for (p++; p < end && (*p == ' ' || *p == '\t'); p++) {}
+    if (end - p < 2 || *p != '.' || !coax_blank_at(p + 1, end)) return false;
+    p = coax_blanks_end(p + 1, end);
     return p < end && *p != '\n' && *p != '\r';
 }
 
@@ -985,7 +1004,7 @@ again:
     if (!n) return false;
     if (delimited(p, end, CTX_OTHER))
         return literal_of(s, n) != NULL;
-    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p, end);
     if (p + 1 >= end || *p != '(') return false;
     p++; /* callback(...): what is inside the call */
     goto again;
