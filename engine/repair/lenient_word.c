@@ -780,16 +780,18 @@ static bool word_in_doubt(const char *s, const char *t)
 ** spaces, as [1 2] is read, or one item's text? New York has none. */
 static bool spaced_scalar(const char *s, const char *t)
 {
-    for (const char *c = s; c < t; c++) {
-        if (!ws_tab[(unsigned char)*c]) continue;
-        while (c < t && ws_tab[(unsigned char)*c]) c++;
-        const char *w = c;
-        while (c < t && !ws_tab[(unsigned char)*c]) c++;
+    for (const char *c = s; c < t;) {
+        if (!coax_blank_at(c, t)) {
+            c++;
+            continue;
+        }
+        const char *w = c = coax_blanks_end(c, t);
+        while (c < t && !coax_blank_at(c, t)) c++;
         bool is_int;
         size_t n = (size_t)(c - w);
-        if (n && (coax_number_span(w, n, &is_int) == n || (literal_of(w, n) && literal_of(w, n)->kind == RK_COUNT)))
-            return true;
-        c--;
+        if (n && (coax_number_span(w, n, &is_int) == n || strspn(w, "0123456789") >= n ||
+                  (literal_of(w, n) && literal_of(w, n)->kind == RK_COUNT)))
+            return true; /* 000 too: 1 000 000's groups, parted by no-break spaces */
     }
     return false;
 }
