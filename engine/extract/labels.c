@@ -295,11 +295,29 @@ static const char *const other_echo[] = {"вопрос", "Вопрос", "зап
 static const char *const other_answering[] = {"исправленный", "Исправленный", "最终", "更正后", "修正後", "正解"};
 #define OTHER_WORD(w, n, words) other_word_in(w, n, words, sizeof words / sizeof *words)
 
+/* Past the blanks (coax_blank_at) at text[b..e); before those ending at
+** text[e], or '\r' or '*' too with 'marks': a no-break space parts a
+** label's words as a space does ("Wrong answer:", U+00A0 between). */
+static size_t blanks_end(const char *text, size_t b, size_t e)
+{
+    return (size_t)(coax_blanks_end(text + b, text + e) - text);
+}
+static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
+{
+    for (size_t k; e > b && ((k = coax_blank_before(text + b, text + e)) || (marks && strchr("\r*", text[e - 1])));)
+        e -= k ? k : 1;
+    return e;
+}
+
 static bool unanswering_label(const char *text, size_t b, size_t e)
 {
     size_t words = 0;
     bool unanswering = false, echo = false, for_it = false;
-    for (size_t p = b; p < e - 1;) {
+    for (size_t p = b, k; p < e - 1;) {
+        if ((k = coax_blank_at(text + p, text + e - 1))) {
+            p += k;
+            continue;
+        }
         unsigned char ch = (unsigned char)text[p];
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
             if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
@@ -308,7 +326,9 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
         }
         size_t w = p;
         bool past_ascii = false;
-        for (; p < e - 1 && (coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0x80); p++)
+        for (; p < e - 1 && (coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0x80) &&
+               !coax_blank_at(text + p, text + e - 1);
+             p++)
             if ((unsigned char)text[p] >= 0x80) past_ascii = true;
         if (++words > 4) return false;
         if (past_ascii) {
@@ -356,9 +376,8 @@ static bool label_line(const char *text, size_t end)
     while (line > stop && text[line - 1] != '\n') line--;
     if (line > origin && text[line - 1] != '\n') return false;
     size_t e = end, b = line;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    b = past_invisible(text, b, e);
+    e = blanks_start(text, line, e, true);
+    b = past_invisible(text, blanks_end(text, b, e), e);
     size_t colon = colon_at_end(text, b, e);
     if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
@@ -377,16 +396,14 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     size_t stop = cand->start > 64 ? cand->start - 64 : 0;
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = cand->start;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+    size_t e = blanks_start(text, line, cand->start, false);
     if (e == line && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
         while (line > origin) {
             size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
             while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
-            while (b < above && (text[b] == ' ' || text[b] == '\t')) b++;
-            bool blank = true;
-            for (size_t k = b; k < above; k++) blank = blank && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r');
+            b = blanks_end(text, b, above);
+            bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (!blank && !opens) return label_line(text, above);
             fence = fence || opens;
@@ -398,10 +415,8 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (cand->source != COAX_SOURCE_PROSE) return false;
     if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
         return true;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
-    size_t b = line;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    b = past_invisible(text, b, e);
+    e = blanks_start(text, line, e, true); /* **Example:** */
+    size_t b = past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
     size_t colon = colon_at_end(text, line, e);
     if (!colon || (line > origin && text[line - 1] != '\n')) return false;

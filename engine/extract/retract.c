@@ -644,7 +644,8 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
         ** opening ("{...} // actually 37" then prose, which the whole
         ** reply's reading logs and a span of prose does not) keep it */
         size_t k = blank_at(text, p, e);
-        if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && (strchr(" *_", text[p + 1]) || blank_at(text, p + 1, e))))
+        if (ch == '\n' ||
+            (strchr(".!?;:", ch) && p + 1 < e && (strchr(" *_", text[p + 1]) || blank_at(text, p + 1, e))))
             start = true; /* "**Note:** Actually" */
         else if (dash(text, p, e)) /* "{...} — not sure about the age" */
             p += 2;

@@ -336,7 +336,8 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     const char *t = at;
     /* after the whole value (nothing open), a comment on a line of its own
     ** can be about that value only */
-    for (size_t k; t > ps->b && ((k = coax_blank_before(ps->b, t)) || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')));)
+    for (size_t k;
+         t > ps->b && ((k = coax_blank_before(ps->b, t)) || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')));)
         t -= k ? k : 1;
     bool after_comma = t > ps->b && t[-1] == ',';
     if (after_comma) t--;

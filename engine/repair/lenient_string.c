@@ -494,7 +494,8 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             bool alone = before < p && p + qn < bound && (ws_tab[(unsigned char)p[qn]] || coax_blank_at(p + qn, bound));
             const char *b = before > body && before[-1] == '+' ? before - 1 : before;
             bool comment_end = b - body >= 2 && b[-1] == '/' && b[-2] == '*';
-            bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]] || coax_blank_before(body, b)))) &&
+            bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]] ||
+                                                                 coax_blank_before(body, b)))) &&
                                  next_quote_ends(ps, open, p + qn, ctx);
             /* \\" (She said \\"hi\\"): JSON escaped twice, its quotes meant
             ** ("hi" quoted), or a backslash before each quote? */
