@@ -657,16 +657,18 @@ static bool json_scalar_text(const char *t, size_t n)
 }
 
 /* Whether t[0..n), a template literal's text, reads as Markdown's code
-** span as well: JSON's own scalar (`42`, `true`, `"hi"`), text between
-** backticks of its own (``{"a": 1}``: a code span opened with two so that
-** it may hold one), or inside a container an object or a list in JSON ({"a":
+** span as well: JSON's own scalar (`42`, `true`, `"hi"`), text opened or
+** closed by a backtick of its own (``{"a": 1}``: a code span opened with
+** two so that it may hold one), or inside a container an object or a list in JSON ({"a":
 ** `{"b": 1}`}; `[a-z]` is no list). A whole reply's string that holds JSON
 ** is that JSON (`{"a": 1}` alone is the object): no second reading there. */
 static bool code_span_text(lp *ps, const char *t, size_t n)
 {
     if (json_scalar_text(t, n)) return true;
     if (n < 2) return false;
-    if (t[0] == '`' && t[n - 1] == '`') return true;
+    /* the opening or the closing pair's other backtick: ``a`` twice on a
+    ** reply reads `a`, then the text between, then a` */
+    if (t[0] == '`' || t[n - 1] == '`') return true;
     if (!ps->nopens || !((t[0] == '{' && t[n - 1] == '}') || (t[0] == '[' && t[n - 1] == ']'))) return false;
     coax_arena_mark mark = coax_arena_get_mark(ps->arena); /* the parse is a test: nothing of it is kept */
     coax_value *v;
