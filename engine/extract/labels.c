@@ -357,18 +357,6 @@ static size_t colon_at_end(const char *text, size_t b, size_t e)
 ** label of a non-answer that is the whole line: a colon last, after
 ** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
 ** line is no label. */
-/* text[b..e) past the characters that show nothing at its start (a byte
-** order mark or a zero-width space or joiner, U+FEFF, U+200B-U+200D,
-** U+2060): they hide no label ("\n\n\xEF\xBB\xBFExample:"). */
-static size_t past_invisible(const char *text, size_t b, size_t e)
-{
-    while (e - b >= 3 && (!memcmp(text + b, "\xEF\xBB\xBF", 3) || !memcmp(text + b, "\xE2\x81\xA0", 3) ||
-                          (!memcmp(text + b, "\xE2\x80", 2) && (unsigned char)text[b + 2] >= 0x8B &&
-                           (unsigned char)text[b + 2] <= 0x8D)))
-        b += 3;
-    return b;
-}
-
 static bool label_line(const char *text, size_t end)
 {
     size_t origin = extract_text_origin(text, end), line = end, stop = end > 64 ? end - 64 : 0;
@@ -377,7 +365,7 @@ static bool label_line(const char *text, size_t end)
     if (line > origin && text[line - 1] != '\n') return false;
     size_t e = end, b = line;
     e = blanks_start(text, line, e, true);
-    b = past_invisible(text, blanks_end(text, b, e), e);
+    b = extract_past_invisible(text, blanks_end(text, b, e), e);
     size_t colon = colon_at_end(text, b, e);
     if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
@@ -416,7 +404,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
         return true;
     e = blanks_start(text, line, e, true); /* **Example:** */
-    size_t b = past_invisible(text, blanks_end(text, line, e), e);
+    size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
     size_t colon = colon_at_end(text, line, e);
     if (!colon || (line > origin && text[line - 1] != '\n')) return false;

@@ -737,7 +737,11 @@ static bool shape_named(const char *text, size_t at, size_t n, size_t pw, size_t
 ** value holds on its condition only. */
 static bool conditional_opening(const char *text, size_t b, size_t e)
 {
-    while (b < e && strchr(" \t*_>#-", text[b])) b++;
+    for (size_t k = b; b < e; b = k) { /* blanks, markdown's marks, what shows nothing (a BOM) */
+        k = extract_past_invisible(text, blanks_end(text, b, e), e);
+        while (k < e && text[k] && strchr("*_>#-", text[k])) k++;
+        if (k == b) break;
+    }
     return opens_with(text, b, e, "if");
 }
 
