@@ -28,8 +28,8 @@ static bool delimited_slow(const char *p, const char *e, int ctx)
         return ctx == CTX_KEY;
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
-    default:
-        return quote_at(p, e, &q) > 0;
+    default: /* a quote, or a no-break or other Unicode space (30, U+00A0, // seconds) */
+        return quote_at(p, e, &q) > 0 || coax_blank_at(p, e) > 0;
     }
 }
 
@@ -399,8 +399,8 @@ static bool member_shaped(const char *s, const char *t, bool object)
 static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
 {
     const char *e = ps->e;
-    for (const char *c = t; c < p; c++)
-        if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    for (const char *c = t, *n; c < p; c = n) /* what was trimmed: a quote stripped, or blanks */
+        if ((n = coax_blanks_end(c, p)) == c && !ws_tab[(unsigned char)*n++]) return false;
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
@@ -849,8 +849,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     while (p < e && !(word_stop[(unsigned char)*p] & stop)) p++;
     const char *t = p;
     uint32_t q;
-    while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
-        t--;
+    for (size_t k; t > s && ((k = coax_blank_before(s, t)) || ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q));)
+        t -= k ? k : 1; /* blanks of any kind: Ada, U+00A0, is "Ada" */
     if (t == s) { /* nothing usable: skip one character */
         uint32_t cp;
         size_t k = coax_utf8_decode((const unsigned char *)s, (size_t)(e - s), &cp);
