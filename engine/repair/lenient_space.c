@@ -366,8 +366,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
             if (*p == '?' && (p + 1 == stop || !is_alpha_ascii(p[1]))) question = true;
             /* "N/A", "n/a" between spaces (not a path's /n/a) */
             if (*p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
-                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) &&
-                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || p[2] == ',' || p[2] == '.' || p[2] == '*') &&
+                (p - 1 == s || ws_tab[(unsigned char)p[-2]] || coax_blank_before(s, p - 1)) &&
+                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || coax_blank_at(p + 2, stop) || p[2] == ',' ||
+                 p[2] == '.' || p[2] == '*') &&
                 !says_none(&none))
                 return true;
             p++;

@@ -262,10 +262,8 @@ bool lp_member_starts(const char *p, const char *e, bool object)
 static bool number_joins_next(const lp *ps, const char *p)
 {
     const char *s = p;
-    while (s > ps->b && ws_tab[(unsigned char)s[-1]]) {
+    for (size_t k; s > ps->b && ((k = coax_blank_before(ps->b, s)) || ws_tab[(unsigned char)s[-1]]); s -= k ? k : 1)
         if (s[-1] == '\n' || s[-1] == '\r') return false;
-        s--;
-    }
     if (s == p) return false;
     bool digit_after = ps->e - p > 1 && (is_digit(p[1]) || (p[1] == '.' && ps->e - p > 2 && is_digit(p[2])));
     if ((*p == '-' || *p == '+') && digit_after) return true;

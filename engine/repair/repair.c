@@ -133,8 +133,10 @@ static bool grouped_pair(const job *j, const rvalues *vals, size_t i)
     const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
     const char *t = j->text;
     /* a value's end takes the spaces after it: "1,234\n" is as grouped as "1,234" */
-    size_t digits = b->end - b->start;
-    while (digits > 3 && around_value(t[b->start + digits - 1])) digits--;
+    size_t digits = b->end - b->start, k;
+    while (digits > 3 && ((k = coax_blank_before(t + b->start, t + b->start + digits)) ||
+                          around_value(t[b->start + digits - 1])))
+        digits -= k ? k : 1; /* a no-break space too */
     return a->value->type == COAX_NUMBER && b->value->type == COAX_NUMBER && b->start == a->end + 1 &&
            t[a->end] == ',' && digits == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
            t[b->start + 1] >= '0' && t[b->start + 1] <= '9' && t[b->start + 2] >= '0' && t[b->start + 2] <= '9';
