@@ -10,7 +10,7 @@ M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nes
   "spans", "mixed", "replies", "peers", "guesses", "hunt3", "hunt4", "hunt5", "hunt6", "hunt7",
   "hunt8", "hunt9", "hunt10", "hunt11", "hunt12", "hunt13", "hunt14", "hunt15", "hunt16", "hunt17", "hunt18",
   "formats", "named", "structure", "hunt19", "unions", "joined", "unquoted", "hunt20", "hunt21", "dropped",
-  "hunt22", "open_keys", "languages", "hunt23", "hunt24" }
+  "hunt22", "open_keys", "languages", "hunt23", "hunt24", "hunt26" }
 
 --- How many plain cases each file may see refused (none where absent).
 M.refused_allowed = { peers = 1 }
