@@ -2,7 +2,8 @@
 ** labels.c: what the coercions read in a member's name: its loose form, a
 ** name close enough to be another misspelt, a label saying it holds no
 ** answer, and which JSON types a property's "type" admits; and the labels
-** and comments before a candidate, or its block's tag, that say it holds no answer.
+** and comments before a candidate, or its block's tag, that say it holds no answer;
+** and more JSON after the answer inside its own fence or tag.
 */
 #include "extract/coerce.h"
 #include "base/unicode_nfc.h"
@@ -415,4 +416,40 @@ bool extract_labelled_no_answer(const char *before, size_t len, coax_source sour
 {
     coax_candidate c = {.source = source, .start = len};
     return extract_unanswering_prose(before, len, &c);
+}
+
+/* Where a fenced block or a tag that holds the answer ends: its closing
+** fence's line, or its closing tag; the text's end when it never closes. */
+static size_t block_end(const char *text, size_t len, const coax_candidate *b)
+{
+    for (size_t p = b->end; p < len; p++) {
+        if (b->source == COAX_SOURCE_TAGGED) {
+            if (text[p] == '<' && p + 1 < len && text[p + 1] == '/') return p;
+            continue;
+        }
+        if (text[p] != '\n') continue;
+        size_t q = p + 1;
+        while (q < len && (text[q] == ' ' || text[q] == '\t')) q++;
+        if (len - q >= 3 && (!memcmp(text + q, "```", 3) || !memcmp(text + q, "~~~", 3))) return p;
+    }
+    return len;
+}
+
+size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
+                             const coax_candidate *b)
+{
+    if ((b->source != COAX_SOURCE_FENCED && b->source != COAX_SOURCE_TAGGED) || b->end >= len) return SIZE_MAX;
+    size_t end = block_end(text, len, b), from = b->end;
+    if (!memchr(text + from, '{', end - from) && !memchr(text + from, '[', end - from)) return SIZE_MAX;
+    coax_repair_result r; /* no rewind after: coax_repair lends blocks of the arena back to it */
+    coax_error err;
+    coax_code rc = coax_repair(arena, text + from, end - from, limits, &r, &err);
+    size_t at = rc == COAX_ENOMEM ? from : SIZE_MAX; /* a look that could not be made finds no answer alone */
+    for (size_t i = 0; !rc && at == SIZE_MAX && i < r.ncandidates; i++) {
+        const coax_value *v = r.candidates[i].value;
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        int eq = coax_value_equal(v, b->value, coax_arena_allocator(arena));
+        if (eq <= 0) at = from + r.candidates[i].start; /* another value, or out of memory */
+    }
+    return at;
 }

@@ -293,25 +293,6 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
     return false;
 }
 
-/* Whether the brackets in s..t close in order: "fetch(page: number" was
-** cut inside its parentheses (the comma after it is the text's, not a
-** member's), and "object): Promise" lost its start. */
-static bool brackets_balance(const char *s, const char *t)
-{
-    char open[16];
-    size_t n = 0;
-    for (const char *c = s; c < t; c++) {
-        char want = *c == ')' ? '(' : *c == ']' ? '[' : *c == '}' ? '{' : 0;
-        if (*c == '(' || *c == '[' || *c == '{') {
-            if (n == sizeof open) return false;
-            open[n++] = *c;
-        } else if (want && (n == 0 || open[--n] != want)) {
-            return false;
-        }
-    }
-    return n == 0;
-}
-
 /* Whether only spaces lie between p and a closing bracket. */
 static bool ws_ahead_closes(const char *p, const char *e)
 {
@@ -683,19 +664,6 @@ static bool regex_literal(const char *s, const char *t)
     for (const char *c = s + 1; c < l; c++)
         if (strchr("\\^$*+?()[]{}|", *c) && *c) return true;
     return false;
-}
-
-/* Whether s..t is wrapped whole in parentheses: (100) is an expression's
-** 100 or accounting's -100, (none) and (see below) a note where the value
-** should be; its text with the parentheses is none of them. (1) first is
-** a label before text. */
-static bool parenthesized(const char *s, const char *t)
-{
-    if (t - s < 3 || *s != '(' || t[-1] != ')') return false;
-    int depth = 0;
-    for (const char *c = s; c < t - 1; c++)
-        if ((depth += (*c == '(') - (*c == ')')) == 0) return false;
-    return true;
 }
 
 /* Whether s..t is the words w, each space of w a run of blanks there. */
