@@ -917,10 +917,15 @@ static bool value_resumes(const char *p, const char *e)
         if (w < e && (*w == '}' || *w == ']')) return true;
     }
     /* Both looks are bounded: each span of a reply asks, and the text after
-    ** it may be long. */
-    const char *q = e, *floor = e - p > 64 ? e - 64 : p;
-    while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
-    if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
+    ** it may be long. A closer ends the text, or the glued text's line when
+    ** prose follows ({... ]email": "x"} then "Let me know ..."). */
+    const char *q = NULL, *nl = memchr(p, '\n', (size_t)((e - p > 256 ? p + 256 : e) - p));
+    for (const char *end = nl ? nl : e; end && !q; end = end == e ? NULL : e) {
+        const char *floor = end - p > 64 ? end - 64 : p;
+        for (q = end; q > floor && ws_tab[(unsigned char)q[-1]];) q--;
+        if (q == p || (q[-1] != '}' && q[-1] != ']')) q = NULL;
+    }
+    if (!q) return false;
     /* a key's end ("...":) in the glued text, before a new value or line: a
     ** sentence's period and "Output: {...}" have none */
     const char *limit = q - p > 64 ? p + 64 : q;
