@@ -365,7 +365,8 @@ static bool bracketed_words(const job *j, const rvalue *val)
     const char *t = j->text;
     const coax_value *v = val->value;
     size_t end = val->end;
-    while (end > val->start && around_value(t[end - 1])) end--;
+    for (size_t k; end > val->start && ((k = coax_blank_before(t, t + end)) || around_value(t[end - 1]));)
+        end -= k ? k : 1; /* a no-break space after it too */
     /* one unquoted item, or none between spaces: a task's open box, [ ] */
     if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len > 1 ||
         (v->len == 1 && v->u.items[0].type != COAX_STRING))
