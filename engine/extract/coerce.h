@@ -372,6 +372,19 @@ static inline size_t extract_text_origin(const char *text, size_t at)
     return o;
 }
 
+/* text[b..e) past the characters that show nothing at its start (a byte
+** order mark or a zero-width space or joiner, U+FEFF, U+200B-U+200D,
+** U+2060): they hide no label ("\n\n\xEF\xBB\xBFExample:") and no
+** condition ("\xEF\xBB\xBFIf she was born ..."). */
+static inline size_t extract_past_invisible(const char *text, size_t b, size_t e)
+{
+    while (e - b >= 3 && (!memcmp(text + b, "\xEF\xBB\xBF", 3) || !memcmp(text + b, "\xE2\x81\xA0", 3) ||
+                          (!memcmp(text + b, "\xE2\x80", 2) && (unsigned char)text[b + 2] >= 0x8B &&
+                           (unsigned char)text[b + 2] <= 0x8D)))
+        b += 3;
+    return b;
+}
+
 /* Whether a remark (a string member the schema does not declare, "note":
 ** "age should be 36") takes a value back: a retraction as after an
 ** answer, or a correction's word anywhere in its first bytes. */

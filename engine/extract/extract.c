@@ -23,6 +23,7 @@ typedef struct scored {
     const coax_repair_entry *refused; /* the repair its first error names, or NULL */
     bool fragment_answer; /* valid and complete but for being one value of several */
     bool cut_answer;      /* valid but for its block's end, cut off or never written */
+    bool cut_after;       /* complete, but the cut-off reply ends right after it */
     bool part_answer;     /* an object whose members are all valid, short of the whole */
     bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
@@ -463,6 +464,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     while (x->cut_off && after < x->len && coax_ascii_space((unsigned char)x->text[after])) after++;
     bool cut_after = x->cut_off && after >= x->len && s->complete;
     if (cut_after) s->complete = false;
+    s->cut_after = cut_after;
     s->refused = NULL;
     /* One value of several, otherwise plain: refused alone, yet another
     ** reading of the reply, which makes the list of them no sure answer. */
@@ -713,6 +715,13 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
                                     : coax_value_equal(p->reading ? p->reading : p->value, best->value,
                                                        coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
+        /* The same answer again, the cut-off reply ending right after the
+        ** copy: what came after it (a correction) is lost for both. */
+        if (eq && p->cut_after && o->start > b->start)
+            return refuse_at(c, x, best,
+                             "the reply was cut off right after its JSON written again, at line %u, column %u and "
+                             "at line %u, column %u: what came next (more items, a correction) is lost",
+                             b->start, o->start);
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
         /* The values one after another, read as one list, against one of

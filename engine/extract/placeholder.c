@@ -320,16 +320,35 @@ static bool inspect_marker(const char *s, size_t n)
 
 static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
 {
-    if ((v->flags & COAX_VF_UNQUOTED) && inspect_marker(v->u.text, v->len)) return true;
+    if (!(v->flags & COAX_VF_UNQUOTED)) return false;
+    /* the words as the checks read them, parted by one space: a run of
+    ** blanks between them (your⇥name, insert  name  here) parts them as one
+    ** space does; a template's words are few, a longer text read as it is */
+    char folded[256];
+    const char *s = v->u.text;
+    size_t n = v->len;
+    if (n <= sizeof folded) {
+        const char *c = s, *e = s + n;
+        size_t m = 0;
+        while (c < e) {
+            size_t b = coax_blank_at(c, e);
+            if (b) {
+                folded[m++] = ' ';
+                c = coax_blanks_end(c, e);
+            } else {
+                folded[m++] = *c++;
+            }
+        }
+        s = folded, n = m;
+    }
+    if (inspect_marker(s, n)) return true;
     /* more verbs of a template's instruction, read only with names_field
     ** (in brackets, "[type 2]" and "[put option]" may be text) */
     static const char *const verbs[] = {"type ", "write ", "provide ", "put ", "specify ", "please "};
-    const char *s = v->u.text;
-    size_t n = v->len;
     bool asks = instruction(s, n);
     for (size_t i = 0; !asks && i < sizeof verbs / sizeof *verbs; i++)
         asks = n > strlen(verbs[i]) && coax_ascii_casesame(s, verbs[i], strlen(verbs[i]));
-    return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
+    return words_only(s, n) &&
            (names_key(s, n, key, klen) || (asks && names_field(s, n, key, klen)) || describes_field(s, n, key, klen) ||
             (names_type(s, n, false) && !asks_type(key, klen)));
 }

@@ -383,6 +383,18 @@ static inline const char *skip_ws_run(const char *p, const char *e)
     return p;
 }
 
+/* Past JSON's whitespace and the Unicode blanks (coax_blank_at: U+00A0,
+** U+3000, ...) at p: a look at what follows a token reads a no-break
+** space as a space ("a", U+00A0, + "b" joins as "a" + "b" does). */
+static inline const char *lp_space_end(const char *p, const char *e)
+{
+    for (size_t n;; p += n) {
+        p = skip_ws_run(p, e);
+        n = p < e && (unsigned char)*p >= 0xC2 ? coax_blank_at(p, e) : 0;
+        if (!n) return p;
+    }
+}
+
 /* ASCII letters, digits, '_' and '$', as a table: words are read a byte
 ** at a time. */
 static const uint8_t ident_tab[256] = {

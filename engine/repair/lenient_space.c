@@ -153,7 +153,7 @@ static bool comment_elides(const char *s, const char *t, const char *e)
             size_t len = rest ? (size_t)__builtin_ctzll(rest) : 64;
             if (!h && len == 64 - k) len += (size_t)__builtin_ctzll(~a[1]); /* on into word 1 (never all letters) */
             bool so = after_so;
-            for (size_t j = prev_end; so && j < i; j++) so = s[j] == ' '; /* only spaces since "so" */
+            for (size_t j = prev_end; so && j < i; j++) so = s[j] == ' ' || s[j] == '\t'; /* only blanks since "so" */
             if (elision_word(s + i, len, so)) return true;
             after_so = len == 2 && letters_are(s + i, "so", 2);
             prev_end = i + len;
@@ -170,7 +170,7 @@ static bool comment_elides(const char *s, const char *t, const char *e)
         unsigned char c = (unsigned char)*p;
         if (!is_alpha_ascii((char)c)) {
             if ((c == '.' && t - p >= 2 && p[1] == '.') || (c == 0xE2 && lp_ellipsis_at(p, t))) return true;
-            after_so &= c == ' ';
+            after_so &= c == ' ' || c == '\t';
             p++;
             continue;
         }
@@ -321,19 +321,20 @@ static double number_text(const char *s, const char *t)
 ** 0-10, 3 // 3 items) offer none. */
 static bool comment_offers_value(const char *b, const char *t, const char *s, const char *stop)
 {
-    while (stop > s && (ws_tab[(unsigned char)stop[-1]] || (stop[-1] == '/' && stop - s >= 2 && stop[-2] == '*')))
-        stop -= stop[-1] == '/' ? 2 : 1;
-    while (s < stop && ws_tab[(unsigned char)*s]) s++;
+    for (size_t k; stop > s && ((k = coax_blank_before(s, stop)) || ws_tab[(unsigned char)stop[-1]] ||
+                                (stop[-1] == '/' && stop - s >= 2 && stop[-2] == '*'));)
+        stop -= k ? k : stop[-1] == '/' ? 2 : 1;
+    s = lp_space_end(s, stop); /* a no-break space as a space: // 37 */
     /* an arrow to it (-> 37, => 37, U+2192's → 37) or parentheses around it, (37) */
     size_t arrow = stop - s >= 2 && (s[0] == '-' || s[0] == '=') && s[1] == '>' ? 2
                    : stop - s >= 3 && !memcmp(s, "\xE2\x86\x92", 3)     ? 3
                                                                           : 0;
-    for (s += arrow; s < stop && ws_tab[(unsigned char)*s];) s++;
+    s = lp_space_end(s + arrow, stop);
     if (stop - s >= 2 && *s == '(' && stop[-1] == ')') s++, stop--;
     /* marked about or equal (~37, U+2248's ≈37, = 37) or with a sentence's
     ** point (37.): it offers 37 all the same; a bound (<37) offers none */
     size_t mark = s < stop && (*s == '~' || *s == '=') ? 1 : stop - s >= 3 && !memcmp(s, "\xE2\x89\x88", 3) ? 3 : 0;
-    for (s += mark; s < stop && ws_tab[(unsigned char)*s];) s++;
+    s = lp_space_end(s + mark, stop);
     if (stop - s >= 2 && (stop[-1] == '.' || stop[-1] == '!') && is_digit(stop[-2])) stop--;
     /* after a scalar's last sign (not a container's closer, nor other text) */
     unsigned char last = (unsigned char)t[-1];
@@ -362,10 +363,12 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     const char *t = at;
     /* after the whole value (nothing open), a comment on a line of its own
     ** can be about that value only */
-    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t' || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')))) t--;
+    for (size_t k;
+         t > ps->b && ((k = coax_blank_before(ps->b, t)) || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')));)
+        t -= k ? k : 1;
     bool after_comma = t > ps->b && t[-1] == ',';
     if (after_comma) t--;
-    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
+    t = coax_blanks_start(ps->b, t);
     /* no value before it on its line (a NUL too: strchr's answer was true for it) */
     if (t == ps->b) return false;
     switch (t[-1]) {
@@ -392,8 +395,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
             if (*p == '?' && (p + 1 == stop || !is_alpha_ascii(p[1]))) question = true;
             /* "N/A", "n/a" between spaces (not a path's /n/a) */
             if (*p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
-                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) &&
-                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || p[2] == ',' || p[2] == '.' || p[2] == '*') &&
+                (p - 1 == s || ws_tab[(unsigned char)p[-2]] || coax_blank_before(s, p - 1)) &&
+                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || coax_blank_at(p + 2, stop) || p[2] == ',' ||
+                 p[2] == '.' || p[2] == '*') &&
                 !says_none(&none))
                 return true;
             p++;
@@ -418,10 +422,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
 static bool comment_before_offers(const lp *ps, const char *at, const char *end)
 {
     const char *c = at, *e = ps->e;
-    while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--;
+    for (size_t k; c > ps->b && ((k = coax_blank_before(ps->b, c)) || ws_tab[(unsigned char)c[-1]]);) c -= k ? k : 1;
     if (c == ps->b || c[-1] != ':' || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
-    const char *v = end;
-    while (v < e && ws_tab[(unsigned char)*v]) v++;
+    const char *v = lp_space_end(end, e);
     const char *w = v, *limit = e - v > 64 ? v + 64 : e;
     if (w < limit && (*w == '"' || *w == '\'')) { /* a quoted string on its line */
         char q = *w++;

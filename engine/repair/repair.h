@@ -198,18 +198,23 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 ** when out of memory. */
 const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
 
-/* A Unicode space at p (NBSP, U+1680, U+2000..U+200D, U+2028, U+2029,
-** U+202F, U+205F, U+2060, U+3000, a BOM): its byte length, or 0. Outside
-** strings the repair reads one as a space: a token that ends at one ends
-** there ({"a": 1<NBSP>} holds the number 1, not the text "1<NBSP>"). */
+/* A Unicode space at p: a blank past ASCII (coax_blank_at: NBSP, U+1680,
+** U+2000..U+200A, U+202F, U+205F, U+3000), U+180E, a line or paragraph
+** separator (U+2028, U+2029), or one of no width (U+200B..U+200D, U+2060,
+** a BOM): its byte length, or 0. Outside strings the repair reads one as a
+** space: a token that ends at one ends there ({"a": 1<NBSP>} holds the
+** number 1, not the text "1<NBSP>"). */
 static inline size_t repair_unicode_space(const char *p, const char *e)
 {
+    if ((unsigned char)*p < 0x80) return 0;
+    size_t n = coax_blank_at(p, e);
+    if (n) return n;
     uint32_t cp;
-    size_t n = (unsigned char)*p < 0x80 ? 0 : coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    if (n && (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200D) || cp == 0x2028 ||
-              cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF))
-        return n;
-    return 0;
+    n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
+    return n && (cp == 0x180E || (cp >= 0x200B && cp <= 0x200D) || cp == 0x2028 || cp == 0x2029 || cp == 0x2060 ||
+                 cp == 0xFEFF)
+               ? n
+               : 0;
 }
 
 /* repair_unicode_space for a space one writes for a space, not one of no
