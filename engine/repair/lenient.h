@@ -199,9 +199,6 @@ bool lp_notation_in_doubt(const char *s, const char *t);
 ** byte ({"v": void<NBSP>0} is code as void 0 is), or s itself when it
 ** holds none or is too long for buf. Its value is read from s. */
 const char *lp_plain_word(const char *s, const char *t, char *buf, size_t cap);
-/* Where the spaces and tabs before p (from b on) begin, Unicode ones one
-** writes for a space too; NULL when a line break is among them. */
-const char *lp_spaces_before(const char *b, const char *p);
 
 /* ---- lenient_open.c ------------------------------------------------------ */
 

@@ -206,15 +206,3 @@ const char *lp_plain_word(const char *s, const char *t, char *buf, size_t cap)
         if ((k = repair_visible_space(s + i, t))) memset(buf + i, ' ', k);
     return buf;
 }
-
-const char *lp_spaces_before(const char *b, const char *p)
-{
-    const char *s = p;
-    for (;;) {
-        if (s > b && (s[-1] == '\n' || s[-1] == '\r')) return NULL;
-        if (s > b && ws_tab[(unsigned char)s[-1]]) s--;
-        else if (s - b >= 2 && repair_visible_space(s - 2, p) == 2) s -= 2;
-        else if (s - b >= 3 && repair_visible_space(s - 3, p) == 3) s -= 3;
-        else return s;
-    }
-}
