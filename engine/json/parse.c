@@ -29,10 +29,15 @@ _Static_assert(sizeof(coax_member) == 32 && offsetof(coax_member, value) == 16,
                "a member's value is its last 16 bytes");
 
 /* An open container remembers its parent: where the parent's children
-** start on the pending stack, and the parent's key_bits. */
+** start on the pending stack, the parent's key_bits and its children's
+** indentation (see indent_run). 'first' outlives it: the run before the
+** first child of the last container opened at its depth, the guess for
+** the next one's. */
 typedef struct frame {
     uintptr_t base;
     uint64_t keys;
+    size_t indent;
+    size_t first;
 } frame;
 
 typedef struct parser {
@@ -52,6 +57,7 @@ typedef struct parser {
     size_t cstack; /* bytes */
     frame *frames;
     frame *frames_room; /* one past the last frame both max_depth and the array allow */
+    frame *fresh;       /* the first frame whose 'first' is not set: where no container has been */
     size_t cframes;
     void (*on_dup)(void *, size_t, bool);
     void *ud;
@@ -336,22 +342,39 @@ static inline __attribute__((always_inline)) char *parse_string_value(parser *ps
     return p;
 }
 
+/* The whitespace at p before a container's next child, where 'indent' is
+** the length of the run before its first (a newline and its indentation,
+** in a pretty-printed document; 0 when that was longer than 16 bytes): the
+** same run is crossed by its length (is_indent), else by skip_ws. */
+static inline __attribute__((always_inline)) char *indent_run(char *p, size_t indent)
+{
+    return is_indent(p, indent, 0) ? p + indent : skip_ws(p);
+}
+
+/* The length of the run from p to q, as indent_run's guess. */
+static inline size_t indent_of(const char *p, const char *q)
+{
+    return q - p <= 16 ? (size_t)(q - p) : 0;
+}
+
 /* What parse_value found. */
 enum { VALUE_SCALAR, VALUE_OPEN, VALUE_FAILED };
 
-/* The value at '*pp' (or after whitespace there) into v: a scalar, and
-** '*pp' receives the byte after it, '*cp' that byte's value and the byte a
-** NUL (which ends a number; after a string or a literal it is harmless, as
-** nothing reads that byte again); or a bracket, and '*pp' its place. */
+/* The value at '*pp' (or after whitespace there, guessed 'guess' bytes
+** long, see indent_run: an array's items stand each on its line, a
+** member's value after one space) into v: a scalar, and '*pp' receives
+** the byte after it, '*cp' that byte's value and the byte a NUL (which
+** ends a number; after a string or a literal it is harmless, as nothing
+** reads that byte again); or a bracket, and '*pp' its place. */
 static inline __attribute__((always_inline)) int parse_value(parser *ps, char **pp, unsigned *cp, coax_value *v,
-                                                            bool text)
+                                                            bool text, size_t guess)
 {
     char *p = *pp;
     if (*p == '"') { /* most values are strings */
         p = parse_string_value(ps, p, v, text);
     } else {
         if ((unsigned char)*p <= ' ') {
-            p = skip_ws(p);
+            p = indent_run(p, guess);
             *pp = p;
         }
         if (*p == '"') p = parse_string_value(ps, p, v, text);
@@ -370,12 +393,16 @@ enum { NEXT_CHILD, NEXT_CLOSE, NEXT_FAILED };
 
 /* The byte after a child is c, at '*pp' (a NUL may have gone over it): ','
 ** before the next child, or 'closer', the container's closing bracket,
-** maybe after whitespace; '*pp' receives the byte after it. */
-static inline __attribute__((always_inline)) int next_child(parser *ps, char **pp, unsigned c, unsigned closer)
+** maybe after whitespace, guessed as long as the run before the
+** container's parent's children ('outer', see indent_run): the closing
+** bracket of a pretty-printed container stands where they do. '*pp'
+** receives the byte after it. */
+static inline __attribute__((always_inline)) int next_child(parser *ps, char **pp, unsigned c, unsigned closer,
+                                                            const size_t *outer)
 {
     char *p = *pp;
     if (c != ',' && c != closer && is_ws[c]) {
-        p = skip_ws(p + 1);
+        p = c == '\n' && is_indent(p, *outer, 1) ? p + *outer : skip_ws(p + 1);
         c = (unsigned char)*p;
     }
     if (c == ',') {
@@ -414,6 +441,7 @@ static inline __attribute__((always_inline)) char *run(parser *ps, char *p, bool
     char *top = ps->stack + sizeof(coax_value), *base = top; /* under them, the root's slot */
     frame *fp = ps->frames; /* the next free frame */
     uint64_t keys = 0;      /* key_bits of the innermost object */
+    size_t indent = 0;      /* the run before the innermost container's first child (indent_run) */
     unsigned c;
     int kind, next;
     coax_code rc;
@@ -421,7 +449,7 @@ static inline __attribute__((always_inline)) char *run(parser *ps, char *p, bool
 member: /* after '{' or ',' */
     if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
     if (*p != '"') {
-        p = skip_ws(p);
+        p = indent_run(p, indent);
         if (*p != '"') {
             ps->rc = fail(ps, COAX_ESYNTAX, p, "a string key");
             return NULL;
@@ -445,22 +473,22 @@ member: /* after '{' or ',' */
         }
     }
     p++;
-    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text);
+    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text, 0);
     if (kind == VALUE_OPEN) goto open;
     if (kind == VALUE_FAILED) return NULL;
 member_end: /* c: the byte after a member */
-    next = next_child(ps, &p, c, '}');
+    next = next_child(ps, &p, c, '}', &fp[-1].indent);
     if (next == NEXT_CHILD) goto member;
     if (next == NEXT_CLOSE) goto close_object;
     return NULL;
 item: /* after '[' or ',' */
     if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
     top += sizeof(coax_value);
-    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text);
+    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text, indent);
     if (kind == VALUE_OPEN) goto open;
     if (kind == VALUE_FAILED) return NULL;
 item_end: /* c: the byte after an item */
-    next = next_child(ps, &p, c, ']');
+    next = next_child(ps, &p, c, ']', &fp[-1].indent);
     if (next == NEXT_CHILD) goto item;
     if (next == NEXT_CLOSE) goto close_array;
     return NULL;
@@ -472,24 +500,38 @@ open: /* '{' or '[' at p opens a container in the 16 bytes under top */
                                ps->lim.max_depth);
             return NULL;
         }
+        size_t had = (size_t)(ps->fresh - ps->frames);
         if (!grow_frames(ps)) {
             ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
             return NULL;
         }
         fp = ps->frames + depth;
+        ps->fresh = ps->frames + had;
     }
     fp->base = (uintptr_t)base; /* the parent's */
     fp->keys = keys;
-    fp++;
-    base = top;
-    keys = 0;
-    if (*p == '{') {
-        p = skip_ws(p + 1);
-        if (*p != '}') goto member;
-        p++;
-        goto close_object;
+    fp->indent = indent;
+    {
+        char *first = p + 1;
+        indent = 0;
+        if ((unsigned char)*first <= ' ') { /* a compact document asks no more */
+            while (ps->fresh <= fp) (ps->fresh++)->first = 0;
+            size_t guess = fp->first;
+            first = is_indent(first, guess, 0) ? first + guess : skip_ws(first);
+            indent = indent_of(p + 1, first);
+            fp->first = indent;
+        }
+        fp++;
+        base = top;
+        keys = 0;
+        if (*p == '{') {
+            p = first;
+            if (*p != '}') goto member;
+            p++;
+            goto close_object;
+        }
+        p = first;
     }
-    p = skip_ws(p + 1);
     if (*p != ']') goto item;
     p++;
     goto close_array;
@@ -505,6 +547,7 @@ closed:
     fp--;
     base = (char *)fp->base;
     keys = fp->keys;
+    indent = fp->indent;
     if (fp == ps->frames) return p;
     c = (unsigned char)*p;
     if (keys) goto member_end;
@@ -529,7 +572,7 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     ps.stack = ps.first_stack;
     ps.cstack = sizeof ps.first_stack;
     ps.room = ps.stack + ps.cstack - sizeof(coax_member);
-    ps.frames = ps.first_frames;
+    ps.frames = ps.fresh = ps.first_frames;
     ps.cframes = sizeof ps.first_frames / sizeof *ps.first_frames;
     ps.dup_members = NULL;
     ps.rc = COAX_OK;
