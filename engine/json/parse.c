@@ -63,6 +63,10 @@ typedef struct parser {
     void *ud;
     const coax_member *dup_members; /* the pending members being deduplicated */
     char *region, *region_end; /* see bump() */
+    /* The length of the key after one whose key_bits bit is i (64: an
+    ** object's first), up to 16 (no guess): in an array of objects of one
+    ** shape, each key follows the one it followed before. */
+    uint8_t next_klen[65];
     size_t next_region;
     /* the scratch arrays' first room, in the parser itself: most documents
     ** need no more, and no allocation */
@@ -418,12 +422,12 @@ static inline __attribute__((always_inline)) int next_child(parser *ps, char **p
     return NEXT_FAILED;
 }
 
-/* The duplicate-key filter's bits (key_bits.h) with a key's: key[-1] is its opening quote, so an
-** empty key reads that. */
-static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
+/* A key's bit in the duplicate-key filter (key_bits.h): key[-1] is its
+** opening quote, so an empty key reads that. */
+static inline unsigned key_bit(const char *key, size_t klen)
 {
     const unsigned char *k = (const unsigned char *)key;
-    return coax_key_bits_set(bits, COAX_KEY_BIT(k[0], k[(ptrdiff_t)klen - 1], klen));
+    return COAX_KEY_BIT(k[0], k[(ptrdiff_t)klen - 1], klen);
 }
 
 /* The parser's loop over a root container, p at its bracket; returns the
@@ -442,6 +446,7 @@ static inline __attribute__((always_inline)) char *run(parser *ps, char *p, bool
     frame *fp = ps->frames; /* the next free frame */
     uint64_t keys = 0;      /* key_bits of the innermost object */
     size_t indent = 0;      /* the run before the innermost container's first child (indent_run) */
+    unsigned prev = 64;     /* the last key's bit (key_bits), or 64 at an object's first key: next_klen */
     unsigned c;
     int kind, next;
     coax_code rc;
@@ -456,13 +461,30 @@ member: /* after '{' or ',' */
         }
     }
     {
+        /* The key's length guessed (see next_klen) and checked by a
+        ** branch the predictor learns: the cursor after the key then waits
+        ** for no count of its bytes. */
         coax_member *m = (coax_member *)top;
-        const char *key = NULL;
-        size_t klen = 0;
-        if (!(p = parse_string(ps, p + 1, &key, &klen, text))) return NULL;
+        char *s = p + 1;
+        const char *key = s;
+        size_t klen = ps->next_klen[prev];
+        /* the first stop at klen (16: none before it), and a quote */
+        if (__builtin_expect((size_t)__builtin_ctz(stops_at(s, text) | 0x10000u) == klen && s[klen] == '"', 1)) {
+            if (klen > ps->lim.max_string) {
+                ps->rc = fail(ps, COAX_ESTRING, s, "string longer than the string limit");
+                return NULL;
+            }
+            s[klen] = '\0';
+            p = s + klen + 1;
+        } else {
+            if (!(p = parse_string(ps, s, &key, &klen, text))) return NULL;
+            ps->next_klen[prev] = (uint8_t)(klen < 16 ? klen : 16);
+        }
         m->key = key;
         m->klen = (uint32_t)klen;
-        keys = key_bits(keys, key, klen);
+        unsigned bit = key_bit(key, klen);
+        keys = coax_key_bits_set(keys, bit);
+        prev = bit & 63;
     }
     top += sizeof(coax_member);
     if (*p != ':') {
@@ -526,6 +548,7 @@ open: /* '{' or '[' at p opens a container in the 16 bytes under top */
         keys = 0;
         if (*p == '{') {
             p = first;
+            prev = 64;
             if (*p != '}') goto member;
             p++;
             goto close_object;
@@ -575,6 +598,7 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     ps.frames = ps.fresh = ps.first_frames;
     ps.cframes = sizeof ps.first_frames / sizeof *ps.first_frames;
     ps.dup_members = NULL;
+    memset(ps.next_klen, 16, sizeof ps.next_klen);
     ps.rc = COAX_OK;
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);
