@@ -946,12 +946,8 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
                       coax_repair_result *out, coax_error *err)
 {
     if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
-    /* A reply's text is often out of the caches (read from a socket or a
-    ** file a while ago, or one of many): its first lines asked for all at
-    ** once, while the set-up below runs, not one miss after another as the
-    ** first scans reach them (the first byte's miss was a fifteenth of the
-    ** time on the bench's 3,000 replies). Past 4 KB the scans' stream is
-    ** the hardware prefetcher's. */
+    /* A text out of the caches: its first 4 KB asked for at once, not a miss at a time as the scans reach
+    ** them (the first byte's was a fifteenth of the bench's replies); past that the hardware prefetches. */
     for (size_t at = 0; at < len && at < 4096; at += 64) __builtin_prefetch(text + at);
     memset(out, 0, sizeof *out);
     job j;
