@@ -199,24 +199,6 @@ static inline __attribute__((always_inline)) bool make_room(parser *ps, frame *f
     return true;
 }
 
-/* A value in two 8-byte stores: the word of type, flags and length (its
-** padding zero, as a memset would leave it) and the payload. */
-static inline void put_value(coax_value *v, unsigned type, unsigned flags, uint32_t len, uint64_t payload)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t head = type | flags << 8 | (uint64_t)len << 32;
-    memcpy(v, &head, 8);
-    memcpy((char *)v + 8, &payload, 8);
-#else
-    memset(v, 0, sizeof *v);
-    v->type = (uint8_t)type;
-    v->flags = (uint8_t)flags;
-    v->len = len;
-    if (type == COAX_BOOL) v->u.boolean = (int)payload;
-    else v->u.text = (const char *)(uintptr_t)payload;
-#endif
-}
-
 static void report_dup(void *ud, size_t index, bool differs)
 {
     parser *ps = ud;
@@ -241,7 +223,7 @@ static __attribute__((noinline)) coax_code close_container(parser *ps, bool obje
         n = coax_members_dedupe((coax_member *)block, n, ps->alloc, report_dup, ps);
         if (n == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
     }
-    put_value((coax_value *)(base - 16), object ? COAX_OBJECT : COAX_ARRAY, 0, (uint32_t)n,
+    coax_put_value((coax_value *)(base - 16), object ? COAX_OBJECT : COAX_ARRAY, 0, (uint32_t)n,
               (uint64_t)(uintptr_t)block);
     return COAX_OK;
 }
@@ -268,7 +250,7 @@ static inline __attribute__((always_inline)) bool close_small(parser *ps, unsign
     memcpy(block, base, bytes);
 #endif
     size_t n = type == COAX_OBJECT ? bytes / sizeof(coax_member) : bytes / sizeof(coax_value);
-    put_value((coax_value *)(base - 16), type, 0, (uint32_t)n, (uint64_t)(uintptr_t)block);
+    coax_put_value((coax_value *)(base - 16), type, 0, (uint32_t)n, (uint64_t)(uintptr_t)block);
     return true;
 }
 
@@ -284,19 +266,19 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
     switch (*p) {
     case 't':
         if (memcmp(p, "true", 4) == 0) {
-            put_value(v, COAX_BOOL, 0, 0, 1);
+            coax_put_value(v, COAX_BOOL, 0, 0, 1);
             return p + 4;
         }
         break;
     case 'f':
         if (memcmp(p + 1, "alse", 4) == 0) {
-            put_value(v, COAX_BOOL, 0, 0, 0);
+            coax_put_value(v, COAX_BOOL, 0, 0, 0);
             return p + 5;
         }
         break;
     case 'n':
         if (memcmp(p, "null", 4) == 0) {
-            put_value(v, COAX_NULL, 0, 0, 0);
+            coax_put_value(v, COAX_NULL, 0, 0, 0);
             return p + 4;
         }
         break;
@@ -328,7 +310,7 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
             }
             if (*q == '.') break; /* "1.5.3", "1e5.3" */
         }
-        put_value(v, COAX_NUMBER, flags, (uint32_t)(q - p), (uint64_t)(uintptr_t)p);
+        coax_put_value(v, COAX_NUMBER, flags, (uint32_t)(q - p), (uint64_t)(uintptr_t)p);
         return q;
     }
     }
@@ -342,7 +324,7 @@ static inline __attribute__((always_inline)) char *parse_string_value(parser *ps
     const char *s = NULL;
     size_t n = 0;
     p = parse_string(ps, p + 1, &s, &n, text);
-    if (p) put_value(v, COAX_STRING, 0, (uint32_t)n, (uint64_t)(uintptr_t)s);
+    if (p) coax_put_value(v, COAX_STRING, 0, (uint32_t)n, (uint64_t)(uintptr_t)s);
     return p;
 }
 
