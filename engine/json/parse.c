@@ -224,7 +224,7 @@ static __attribute__((noinline)) coax_code close_container(parser *ps, bool obje
         if (n == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
     }
     coax_put_value((coax_value *)(base - 16), object ? COAX_OBJECT : COAX_ARRAY, 0, (uint32_t)n,
-              (uint64_t)(uintptr_t)block);
+                   (uint64_t)(uintptr_t)block);
     return COAX_OK;
 }
 
