@@ -193,6 +193,30 @@ static void gen_ws(buf *b)
     puts_(b, ws[rnd(9)]);
 }
 
+/* A pretty-printed document's indentation a level (0: gen_ws everywhere).
+** The strict parser guesses a run before a child from the one before the
+** last (json/parse.c, indent_run): runs mostly as long as the guess,
+** sometimes a space longer or shorter, a tab, a CRLF or random, make it
+** check both ways. */
+static int pretty_step;
+
+/* The whitespace before a child at 'depth' (or a closing bracket, at its
+** container's depth), or between tokens of a line (depth -1). */
+static void gen_line(buf *b, int depth)
+{
+    if (!pretty_step || rnd(25) == 0) {
+        gen_ws(b);
+        return;
+    }
+    if (depth < 0) {
+        if (rnd(10) == 0) puts_(b, " ");
+        return;
+    }
+    puts_(b, rnd(30) ? "\n" : "\r\n");
+    int n = pretty_step * depth + (rnd(15) == 0 ? (int)rnd(3) - 1 : 0) + (rnd(40) == 0 ? (int)rnd(20) : 0);
+    for (int i = 0; i < n; i++) put(b, rnd(60) ? " " : "\t", 1);
+}
+
 static void gen_string_body(buf *b)
 {
     static const char *pieces[] = {
@@ -253,12 +277,12 @@ static void gen_value(buf *b, int depth)
         puts_(b, "[");
         int n = (int)rnd(8);
         for (int i = 0; i < n; i++) {
-            gen_ws(b);
+            gen_line(b, -1);
             if (i) puts_(b, ",");
-            gen_ws(b);
+            gen_line(b, depth + 1);
             gen_value(b, depth + 1);
         }
-        gen_ws(b);
+        gen_line(b, depth);
         puts_(b, "]");
         break;
     }
@@ -267,19 +291,20 @@ static void gen_value(buf *b, int depth)
         int n = (int)rnd(22); /* past 16 members dedupe takes its hash table */
         static const char *keys[] = {"a", "b", "id", "name", "é", "\\u0061", "a\\u0000b", "k"};
         for (int i = 0; i < n; i++) {
-            gen_ws(b);
+            gen_line(b, -1);
             if (i) puts_(b, ",");
-            gen_ws(b);
+            gen_line(b, depth + 1);
             puts_(b, "\"");
             if (rnd(4)) puts_(b, keys[rnd(8)]);
             else gen_string_body(b);
             puts_(b, "\"");
-            gen_ws(b);
+            gen_line(b, -1);
             puts_(b, ":");
-            gen_ws(b);
+            if (pretty_step) puts_(b, " ");
+            gen_line(b, -1);
             gen_value(b, depth + 1);
         }
-        gen_ws(b);
+        gen_line(b, depth);
         puts_(b, "}");
     }
     }
@@ -322,6 +347,7 @@ static void gen(FILE *o, coax_arena *a, uint64_t seed, long n)
     buf b = {0};
     for (long i = 0; i < n; i++) {
         b.n = 0;
+        pretty_step = rnd(2) ? 0 : 1 + (int)rnd(4); /* half pretty-printed, 1 to 4 spaces a level */
         gen_ws(&b);
         if (rnd(20) == 0) gen_deep(&b);
         else gen_value(&b, 0);

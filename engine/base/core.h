@@ -36,6 +36,41 @@ struct coax_member {
     coax_value value;
 };
 
+/* A value in two 8-byte stores: the word of type, flags and length (its
+** padding zero, as a memset would leave it) and the payload. A value read
+** back whole (16 bytes, or 8) right after it was written in smaller
+** stores waits for them to reach the cache: a load is forwarded from one
+** store only (the parsers' children, read back when their container
+** closes or, in the lenient one, copied into place at once). */
+static inline void coax_put_value(coax_value *v, unsigned type, unsigned flags, uint32_t len, uint64_t payload)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t head = type | flags << 8 | (uint64_t)len << 32;
+    memcpy(v, &head, 8);
+    memcpy((char *)v + 8, &payload, 8);
+#else
+    memset(v, 0, sizeof *v);
+    v->type = (uint8_t)type;
+    v->flags = (uint8_t)flags;
+    v->len = len;
+    if (type == COAX_BOOL) v->u.boolean = (int)payload;
+    else v->u.text = (const char *)(uintptr_t)payload;
+#endif
+}
+
+/* *d = *s as two 8-byte words, each load forwarded from coax_put_value's
+** store of it (a 16-byte copy, which GCC makes of a struct assignment,
+** spans both and waits). */
+static inline void coax_copy_value(coax_value *d, const coax_value *s)
+{
+    uint64_t head, payload;
+    memcpy(&head, s, 8);
+    memcpy(&payload, (const char *)s + 8, 8);
+    __asm__("" : "+r"(head), "+r"(payload)); /* opaque: kept two words, not merged into one vector copy */
+    memcpy(d, &head, 8);
+    memcpy((char *)d + 8, &payload, 8);
+}
+
 #define COAX_VF_INT_TEXT 1u /* number text has no fraction or exponent */
 /* The value, or the key of the member holding it, exists only because a
 ** repair of class COAX_CLASS_INVENTED guessed it: no coercion may drop,

@@ -29,10 +29,15 @@ _Static_assert(sizeof(coax_member) == 32 && offsetof(coax_member, value) == 16,
                "a member's value is its last 16 bytes");
 
 /* An open container remembers its parent: where the parent's children
-** start on the pending stack, and the parent's key_bits. */
+** start on the pending stack, the parent's key_bits and its children's
+** indentation (see indent_run). 'first' outlives it: the run before the
+** first child of the last container opened at its depth, the guess for
+** the next one's. */
 typedef struct frame {
     uintptr_t base;
     uint64_t keys;
+    size_t indent;
+    size_t first;
 } frame;
 
 typedef struct parser {
@@ -52,11 +57,16 @@ typedef struct parser {
     size_t cstack; /* bytes */
     frame *frames;
     frame *frames_room; /* one past the last frame both max_depth and the array allow */
+    frame *fresh;       /* the first frame whose 'first' is not set: where no container has been */
     size_t cframes;
     void (*on_dup)(void *, size_t, bool);
     void *ud;
     const coax_member *dup_members; /* the pending members being deduplicated */
     char *region, *region_end; /* see bump() */
+    /* The length of the key after one whose key_bits bit is i (64: an
+    ** object's first), up to 16 (no guess): in an array of objects of one
+    ** shape, each key follows the one it followed before. */
+    uint8_t next_klen[65];
     size_t next_region;
     /* the scratch arrays' first room, in the parser itself: most documents
     ** need no more, and no allocation */
@@ -189,24 +199,6 @@ static inline __attribute__((always_inline)) bool make_room(parser *ps, frame *f
     return true;
 }
 
-/* A value in two 8-byte stores: the word of type, flags and length (its
-** padding zero, as a memset would leave it) and the payload. */
-static inline void put_value(coax_value *v, unsigned type, unsigned flags, uint32_t len, uint64_t payload)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t head = type | flags << 8 | (uint64_t)len << 32;
-    memcpy(v, &head, 8);
-    memcpy((char *)v + 8, &payload, 8);
-#else
-    memset(v, 0, sizeof *v);
-    v->type = (uint8_t)type;
-    v->flags = (uint8_t)flags;
-    v->len = len;
-    if (type == COAX_BOOL) v->u.boolean = (int)payload;
-    else v->u.text = (const char *)(uintptr_t)payload;
-#endif
-}
-
 static void report_dup(void *ud, size_t index, bool differs)
 {
     parser *ps = ud;
@@ -231,8 +223,8 @@ static __attribute__((noinline)) coax_code close_container(parser *ps, bool obje
         n = coax_members_dedupe((coax_member *)block, n, ps->alloc, report_dup, ps);
         if (n == SIZE_MAX) return fail(ps, COAX_ENOMEM, at, "out of memory");
     }
-    put_value((coax_value *)(base - 16), object ? COAX_OBJECT : COAX_ARRAY, 0, (uint32_t)n,
-              (uint64_t)(uintptr_t)block);
+    coax_put_value((coax_value *)(base - 16), object ? COAX_OBJECT : COAX_ARRAY, 0, (uint32_t)n,
+                   (uint64_t)(uintptr_t)block);
     return COAX_OK;
 }
 
@@ -258,7 +250,7 @@ static inline __attribute__((always_inline)) bool close_small(parser *ps, unsign
     memcpy(block, base, bytes);
 #endif
     size_t n = type == COAX_OBJECT ? bytes / sizeof(coax_member) : bytes / sizeof(coax_value);
-    put_value((coax_value *)(base - 16), type, 0, (uint32_t)n, (uint64_t)(uintptr_t)block);
+    coax_put_value((coax_value *)(base - 16), type, 0, (uint32_t)n, (uint64_t)(uintptr_t)block);
     return true;
 }
 
@@ -274,19 +266,19 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
     switch (*p) {
     case 't':
         if (memcmp(p, "true", 4) == 0) {
-            put_value(v, COAX_BOOL, 0, 0, 1);
+            coax_put_value(v, COAX_BOOL, 0, 0, 1);
             return p + 4;
         }
         break;
     case 'f':
         if (memcmp(p + 1, "alse", 4) == 0) {
-            put_value(v, COAX_BOOL, 0, 0, 0);
+            coax_put_value(v, COAX_BOOL, 0, 0, 0);
             return p + 5;
         }
         break;
     case 'n':
         if (memcmp(p, "null", 4) == 0) {
-            put_value(v, COAX_NULL, 0, 0, 0);
+            coax_put_value(v, COAX_NULL, 0, 0, 0);
             return p + 4;
         }
         break;
@@ -318,7 +310,7 @@ static inline __attribute__((always_inline)) char *parse_word(parser *ps, char *
             }
             if (*q == '.') break; /* "1.5.3", "1e5.3" */
         }
-        put_value(v, COAX_NUMBER, flags, (uint32_t)(q - p), (uint64_t)(uintptr_t)p);
+        coax_put_value(v, COAX_NUMBER, flags, (uint32_t)(q - p), (uint64_t)(uintptr_t)p);
         return q;
     }
     }
@@ -332,26 +324,43 @@ static inline __attribute__((always_inline)) char *parse_string_value(parser *ps
     const char *s = NULL;
     size_t n = 0;
     p = parse_string(ps, p + 1, &s, &n, text);
-    if (p) put_value(v, COAX_STRING, 0, (uint32_t)n, (uint64_t)(uintptr_t)s);
+    if (p) coax_put_value(v, COAX_STRING, 0, (uint32_t)n, (uint64_t)(uintptr_t)s);
     return p;
+}
+
+/* The whitespace at p before a container's next child, where 'indent' is
+** the length of the run before its first (a newline and its indentation,
+** in a pretty-printed document; 0 when that was longer than 16 bytes): the
+** same run is crossed by its length (is_indent), else by skip_ws. */
+static inline __attribute__((always_inline)) char *indent_run(char *p, size_t indent)
+{
+    return is_indent(p, indent, 0) ? p + indent : skip_ws(p);
+}
+
+/* The length of the run from p to q, as indent_run's guess. */
+static inline size_t indent_of(const char *p, const char *q)
+{
+    return q - p <= 16 ? (size_t)(q - p) : 0;
 }
 
 /* What parse_value found. */
 enum { VALUE_SCALAR, VALUE_OPEN, VALUE_FAILED };
 
-/* The value at '*pp' (or after whitespace there) into v: a scalar, and
-** '*pp' receives the byte after it, '*cp' that byte's value and the byte a
-** NUL (which ends a number; after a string or a literal it is harmless, as
-** nothing reads that byte again); or a bracket, and '*pp' its place. */
+/* The value at '*pp' (or after whitespace there, guessed 'guess' bytes
+** long, see indent_run: an array's items stand each on its line, a
+** member's value after one space) into v: a scalar, and '*pp' receives
+** the byte after it, '*cp' that byte's value and the byte a NUL (which
+** ends a number; after a string or a literal it is harmless, as nothing
+** reads that byte again); or a bracket, and '*pp' its place. */
 static inline __attribute__((always_inline)) int parse_value(parser *ps, char **pp, unsigned *cp, coax_value *v,
-                                                            bool text)
+                                                            bool text, size_t guess)
 {
     char *p = *pp;
     if (*p == '"') { /* most values are strings */
         p = parse_string_value(ps, p, v, text);
     } else {
         if ((unsigned char)*p <= ' ') {
-            p = skip_ws(p);
+            p = indent_run(p, guess);
             *pp = p;
         }
         if (*p == '"') p = parse_string_value(ps, p, v, text);
@@ -370,12 +379,16 @@ enum { NEXT_CHILD, NEXT_CLOSE, NEXT_FAILED };
 
 /* The byte after a child is c, at '*pp' (a NUL may have gone over it): ','
 ** before the next child, or 'closer', the container's closing bracket,
-** maybe after whitespace; '*pp' receives the byte after it. */
-static inline __attribute__((always_inline)) int next_child(parser *ps, char **pp, unsigned c, unsigned closer)
+** maybe after whitespace, guessed as long as the run before the
+** container's parent's children ('outer', see indent_run): the closing
+** bracket of a pretty-printed container stands where they do. '*pp'
+** receives the byte after it. */
+static inline __attribute__((always_inline)) int next_child(parser *ps, char **pp, unsigned c, unsigned closer,
+                                                            const size_t *outer)
 {
     char *p = *pp;
     if (c != ',' && c != closer && is_ws[c]) {
-        p = skip_ws(p + 1);
+        p = c == '\n' && is_indent(p, *outer, 1) ? p + *outer : skip_ws(p + 1);
         c = (unsigned char)*p;
     }
     if (c == ',') {
@@ -391,12 +404,12 @@ static inline __attribute__((always_inline)) int next_child(parser *ps, char **p
     return NEXT_FAILED;
 }
 
-/* The duplicate-key filter's bits (key_bits.h) with a key's: key[-1] is its opening quote, so an
-** empty key reads that. */
-static inline uint64_t key_bits(uint64_t bits, const char *key, size_t klen)
+/* A key's bit in the duplicate-key filter (key_bits.h): key[-1] is its
+** opening quote, so an empty key reads that. */
+static inline unsigned key_bit(const char *key, size_t klen)
 {
     const unsigned char *k = (const unsigned char *)key;
-    return coax_key_bits_set(bits, COAX_KEY_BIT(k[0], k[(ptrdiff_t)klen - 1], klen));
+    return COAX_KEY_BIT(k[0], k[(ptrdiff_t)klen - 1], klen);
 }
 
 /* The parser's loop over a root container, p at its bracket; returns the
@@ -414,6 +427,8 @@ static inline __attribute__((always_inline)) char *run(parser *ps, char *p, bool
     char *top = ps->stack + sizeof(coax_value), *base = top; /* under them, the root's slot */
     frame *fp = ps->frames; /* the next free frame */
     uint64_t keys = 0;      /* key_bits of the innermost object */
+    size_t indent = 0;      /* the run before the innermost container's first child (indent_run) */
+    unsigned prev = 64;     /* the last key's bit (key_bits), or 64 at an object's first key: next_klen */
     unsigned c;
     int kind, next;
     coax_code rc;
@@ -421,20 +436,37 @@ static inline __attribute__((always_inline)) char *run(parser *ps, char *p, bool
 member: /* after '{' or ',' */
     if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
     if (*p != '"') {
-        p = skip_ws(p);
+        p = indent_run(p, indent);
         if (*p != '"') {
             ps->rc = fail(ps, COAX_ESYNTAX, p, "a string key");
             return NULL;
         }
     }
     {
+        /* The key's length guessed (see next_klen) and checked by a
+        ** branch the predictor learns: the cursor after the key then waits
+        ** for no count of its bytes. */
         coax_member *m = (coax_member *)top;
-        const char *key = NULL;
-        size_t klen = 0;
-        if (!(p = parse_string(ps, p + 1, &key, &klen, text))) return NULL;
+        char *s = p + 1;
+        const char *key = s;
+        size_t klen = ps->next_klen[prev];
+        /* the first stop at klen (16: none before it), and a quote */
+        if (__builtin_expect((size_t)__builtin_ctz(stops_at(s, text) | 0x10000u) == klen && s[klen] == '"', 1)) {
+            if (klen > ps->lim.max_string) {
+                ps->rc = fail(ps, COAX_ESTRING, s, "string longer than the string limit");
+                return NULL;
+            }
+            s[klen] = '\0';
+            p = s + klen + 1;
+        } else {
+            if (!(p = parse_string(ps, s, &key, &klen, text))) return NULL;
+            ps->next_klen[prev] = (uint8_t)(klen < 16 ? klen : 16);
+        }
         m->key = key;
         m->klen = (uint32_t)klen;
-        keys = key_bits(keys, key, klen);
+        unsigned bit = key_bit(key, klen);
+        keys = coax_key_bits_set(keys, bit);
+        prev = bit & 63;
     }
     top += sizeof(coax_member);
     if (*p != ':') {
@@ -445,22 +477,22 @@ member: /* after '{' or ',' */
         }
     }
     p++;
-    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text);
+    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text, 0);
     if (kind == VALUE_OPEN) goto open;
     if (kind == VALUE_FAILED) return NULL;
 member_end: /* c: the byte after a member */
-    next = next_child(ps, &p, c, '}');
+    next = next_child(ps, &p, c, '}', &fp[-1].indent);
     if (next == NEXT_CHILD) goto member;
     if (next == NEXT_CLOSE) goto close_object;
     return NULL;
 item: /* after '[' or ',' */
     if (top > ps->room && !make_room(ps, fp, &top, &base, p)) return NULL;
     top += sizeof(coax_value);
-    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text);
+    kind = parse_value(ps, &p, &c, (coax_value *)(top - sizeof(coax_value)), text, indent);
     if (kind == VALUE_OPEN) goto open;
     if (kind == VALUE_FAILED) return NULL;
 item_end: /* c: the byte after an item */
-    next = next_child(ps, &p, c, ']');
+    next = next_child(ps, &p, c, ']', &fp[-1].indent);
     if (next == NEXT_CHILD) goto item;
     if (next == NEXT_CLOSE) goto close_array;
     return NULL;
@@ -472,24 +504,39 @@ open: /* '{' or '[' at p opens a container in the 16 bytes under top */
                                ps->lim.max_depth);
             return NULL;
         }
+        size_t had = (size_t)(ps->fresh - ps->frames);
         if (!grow_frames(ps)) {
             ps->rc = fail(ps, COAX_ENOMEM, p, "out of memory");
             return NULL;
         }
         fp = ps->frames + depth;
+        ps->fresh = ps->frames + had;
     }
     fp->base = (uintptr_t)base; /* the parent's */
     fp->keys = keys;
-    fp++;
-    base = top;
-    keys = 0;
-    if (*p == '{') {
-        p = skip_ws(p + 1);
-        if (*p != '}') goto member;
-        p++;
-        goto close_object;
+    fp->indent = indent;
+    {
+        char *first = p + 1;
+        indent = 0;
+        if ((unsigned char)*first <= ' ') { /* a compact document asks no more */
+            while (ps->fresh <= fp) (ps->fresh++)->first = 0;
+            size_t guess = fp->first;
+            first = is_indent(first, guess, 0) ? first + guess : skip_ws(first);
+            indent = indent_of(p + 1, first);
+            fp->first = indent;
+        }
+        fp++;
+        base = top;
+        keys = 0;
+        if (*p == '{') {
+            p = first;
+            prev = 64;
+            if (*p != '}') goto member;
+            p++;
+            goto close_object;
+        }
+        p = first;
     }
-    p = skip_ws(p + 1);
     if (*p != ']') goto item;
     p++;
     goto close_array;
@@ -505,6 +552,7 @@ closed:
     fp--;
     base = (char *)fp->base;
     keys = fp->keys;
+    indent = fp->indent;
     if (fp == ps->frames) return p;
     c = (unsigned char)*p;
     if (keys) goto member_end;
@@ -529,9 +577,10 @@ coax_code coax_parse_ex(coax_arena *arena, const char *text, size_t len,
     ps.stack = ps.first_stack;
     ps.cstack = sizeof ps.first_stack;
     ps.room = ps.stack + ps.cstack - sizeof(coax_member);
-    ps.frames = ps.first_frames;
+    ps.frames = ps.fresh = ps.first_frames;
     ps.cframes = sizeof ps.first_frames / sizeof *ps.first_frames;
     ps.dup_members = NULL;
+    memset(ps.next_klen, 16, sizeof ps.next_klen);
     ps.rc = COAX_OK;
     ps.arena = arena;
     ps.alloc = coax_arena_allocator(arena);

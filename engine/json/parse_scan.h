@@ -56,6 +56,34 @@ static inline char *skip_ws(char *p)
     return coax_json_skip_ws_run(p);
 }
 
+#ifdef __SSE2__
+static const char newline_spaces[16] __attribute__((aligned(16))) = {[0] = '\n', [1 ... 15] = ' '};
+#endif
+
+/* Whether the n bytes at p (whitespace at p) are a newline and n - 1
+** spaces and the byte after them is not whitespace: the run before a
+** pretty-printed document's next child, guessed from the last one. The
+** cursor then moves by n, known before these bytes are read: skip_ws
+** takes it from the bytes (a load, a compare, a mask and a count, some
+** fifteen cycles), and every token after waits for it. A branch the
+** predictor learns lets the parser go on while the guess is checked. n is
+** at most 16; 0 guesses nothing (the byte at p is whitespace). 'known':
+** 1 when the caller knows the byte at p was a newline (a NUL may have gone
+** over it since), else 0. */
+static inline bool is_indent(const char *p, size_t n, unsigned known)
+{
+#ifdef __SSE2__
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p),
+                                                            _mm_load_si128((const __m128i *)newline_spaces))) |
+                 known;
+    unsigned want = (1u << n) - 1;
+    return (m & want) == want && (unsigned char)p[n] > ' ';
+#else
+    (void)p, (void)n, (void)known;
+    return false;
+#endif
+}
+
 #ifndef __SSE2__
 /* The bytes that stop the string scanner: '"', '\\', control bytes and
 ** bytes of multi-byte sequences; text_stop, those of an input known to be
@@ -86,41 +114,67 @@ static const uint8_t string_limit[16] __attribute__((aligned(16))) = {[0 ... 15]
 static const uint8_t text_flip[16] __attribute__((aligned(16))) = {[0 ... 15] = 0x82};
 static const uint8_t text_limit[16] __attribute__((aligned(16))) = {[0 ... 15] = 0xA1};
 
+/* The kernel's mask of stops, bit i for byte i, in m */
+#define SCAN_MASK_ASM                                                                                                 \
+    "movdqu %[p], %[w]\n\t"                                                                                            \
+    "movdqa %[w], %[x]\n\t"                                                                                            \
+    "pxor %[flip], %[x]\n\t"                                                                                           \
+    "movdqa %[limit], %[a]\n\t"                                                                                        \
+    "pcmpgtb %[x], %[a]\n\t"                                                                                           \
+    "pcmpeqb %[bs], %[w]\n\t"                                                                                          \
+    "por %[w], %[a]\n\t"                                                                                               \
+    "pmovmskb %[a], %k[m]"
+#define SCAN_MASK_IN                                                                                                  \
+    [p] "m"(*(const char(*)[16])p), [bs] "m"(backslashes), [flip] "m"(*(const uint8_t(*)[16])flip),                   \
+        [limit] "m"(*(const uint8_t(*)[16])limit)
+
 static inline bool scan_kernel(const char *p, size_t *at, const uint8_t *flip, const uint8_t *limit)
 {
     bool found;
     uint64_t m;
     __m128i w, x, a;
-    __asm__("movdqu %[p], %[w]\n\t"
-            "movdqa %[w], %[x]\n\t"
-            "pxor %[flip], %[x]\n\t"
-            "movdqa %[limit], %[a]\n\t"
-            "pcmpgtb %[x], %[a]\n\t"
-            "pcmpeqb %[bs], %[w]\n\t"
-            "por %[w], %[a]\n\t"
-            "pmovmskb %[a], %k[m]\n\t"
-            "bsfq %[m], %[m]" /* ZF when no bit is set */
+    __asm__(SCAN_MASK_ASM "\n\t"
+                          "bsfq %[m], %[m]" /* ZF when no bit is set */
             : [m] "=r"(m), [w] "=&x"(w), [x] "=&x"(x), [a] "=&x"(a), "=@ccnz"(found)
-            : [p] "m"(*(const char(*)[16])p), [bs] "m"(backslashes), [flip] "m"(*(const uint8_t(*)[16])flip),
-              [limit] "m"(*(const uint8_t(*)[16])limit));
+            : SCAN_MASK_IN);
     *at = m;
     return found;
 }
+
+/* The kernel's stops as a mask, bit i for the byte at p + i. */
+static inline unsigned scan_mask(const char *p, const uint8_t *flip, const uint8_t *limit)
+{
+    uint64_t m;
+    __m128i w, x, a;
+    __asm__(SCAN_MASK_ASM : [m] "=r"(m), [w] "=&x"(w), [x] "=&x"(x), [a] "=&x"(a) : SCAN_MASK_IN);
+    return (unsigned)m;
+}
 #elif defined(__SSE2__)
-static inline bool scan_kernel(const char *p, size_t *at, char flip, char limit)
+static inline unsigned scan_mask(const char *p, char flip, char limit)
 {
     __m128i w = _mm_loadu_si128((const __m128i *)p);
     __m128i stop = _mm_or_si128(_mm_cmpgt_epi8(_mm_set1_epi8(limit), _mm_xor_si128(w, _mm_set1_epi8(flip))),
                                 _mm_cmpeq_epi8(w, _mm_set1_epi8('\\')));
-    unsigned m = (unsigned)_mm_movemask_epi8(stop);
+    return (unsigned)_mm_movemask_epi8(stop);
+}
+
+static inline bool scan_kernel(const char *p, size_t *at, char flip, char limit)
+{
+    unsigned m = scan_mask(p, flip, limit);
     *at = m ? (unsigned)__builtin_ctz(m) : 0;
     return m != 0;
 }
 #else
-static inline bool scan_kernel(const char *p, size_t *at, const uint8_t *stops)
+static inline unsigned scan_mask(const char *p, const uint8_t *stops)
 {
     unsigned m = 0;
     for (int i = 0; i < 16; i++) m |= (unsigned)stops[(unsigned char)p[i]] << i;
+    return m;
+}
+
+static inline bool scan_kernel(const char *p, size_t *at, const uint8_t *stops)
+{
+    unsigned m = scan_mask(p, stops);
     *at = m ? (unsigned)__builtin_ctz(m) : 0;
     return m != 0;
 }
@@ -161,6 +215,19 @@ static inline bool text_stop_at(const char *p, size_t *at)
     return scan_kernel(p, at, (char)0x82, (char)0xA1);
 #else
     return scan_kernel(p, at, text_stop);
+#endif
+}
+
+/* The stops of the string scanner (text: for an input known to be valid
+** UTF-8) among the 16 bytes at p, bit i for byte i. */
+static inline unsigned stops_at(const char *p, bool text)
+{
+#ifdef SCAN_ASM
+    return text ? scan_mask(p, text_flip, text_limit) : scan_mask(p, string_flip, string_limit);
+#elif defined(__SSE2__)
+    return text ? scan_mask(p, (char)0x82, (char)0xA1) : scan_mask(p, 0x02, 0x21);
+#else
+    return scan_mask(p, text ? text_stop : string_stop);
 #endif
 }
 

@@ -223,7 +223,7 @@ member_value_at: /* p past the spaces */
         /* mostly a comma at once: no block string, no '+', the next key */
         if (__builtin_expect(*after == ',', 1)) {
             flag_value(ps, &v);
-            ((coax_value *)kt)[-1] = v;
+            coax_copy_value((coax_value *)kt - 1, &v);
             comma = after;
             p = after + 1;
             goto key;
@@ -242,7 +242,7 @@ member_value_at: /* p past the spaces */
             goto stop;
         }
         flag_value(ps, &v);
-        ((coax_value *)kt)[-1] = v;
+        coax_copy_value((coax_value *)kt - 1, &v);
         comma = NULL;
         st = ST_AFTER;
         p = r; /* past its spaces already: plain_spaces would not move */
@@ -258,7 +258,7 @@ member_value_at: /* p past the spaces */
     p = after;
 member_have: /* v read, p just past it: the value of the object's last member */
     flag_value(ps, &v);
-    ((coax_value *)kt)[-1] = v;
+    coax_copy_value((coax_value *)kt - 1, &v);
     comma = NULL;
     st = ST_AFTER;
 member_after:
@@ -296,7 +296,7 @@ item: /* after '[' or ',' in an array */
                 return nomem(ps);
             }
             kt += sizeof(coax_value);
-            ((coax_value *)kt)[-1] = v;
+            coax_copy_value((coax_value *)kt - 1, &v);
             comma = after;
             p = after + 1;
             goto item;
@@ -312,7 +312,7 @@ item: /* after '[' or ',' in an array */
             return nomem(ps);
         }
         kt += sizeof(coax_value);
-        ((coax_value *)kt)[-1] = v;
+        coax_copy_value((coax_value *)kt - 1, &v);
         comma = NULL;
         st = ST_AFTER;
         p = r;
@@ -338,7 +338,7 @@ item_have: /* v read, p just past it: the array's new item */
         return nomem(ps);
     }
     kt += sizeof(coax_value);
-    ((coax_value *)kt)[-1] = v;
+    coax_copy_value((coax_value *)kt - 1, &v);
     comma = NULL;
     st = ST_AFTER;
 item_after:

@@ -61,10 +61,8 @@ static inline __attribute__((always_inline)) const char *lp_json_number_at(lp *p
     } else if (*q != '}' && *q != ']' && !ws_tab[(unsigned char)*q] && q < e) {
         return NULL;
     }
-    out->type = COAX_NUMBER;
-    out->flags = frac ? 0 : COAX_VF_INT_TEXT;
-    out->len = (uint32_t)(q - s);
-    out->u.text = lp_text(ps, s, (size_t)(q - s));
+    coax_put_value(out, COAX_NUMBER, frac ? 0 : COAX_VF_INT_TEXT, (uint32_t)(q - s),
+                   (uint64_t)(uintptr_t)lp_text(ps, s, (size_t)(q - s)));
     return q;
 }
 
@@ -137,9 +135,7 @@ static inline __attribute__((always_inline)) const char *lp_literal(lp *ps, cons
     if (p < e && (is_ident((unsigned char)*p) || (!ws_tab[(unsigned char)*p] && *p != ',' && *p != '}' && *p != ']')))
         return NULL;
     if (*s == 'T' || *s == 'F' || *s == 'N') note_inline(ps, RK_PYTHON_LITERAL, s);
-    memset(out, 0, sizeof *out);
-    out->type = t || f ? COAX_BOOL : COAX_NULL;
-    out->u.boolean = t;
+    coax_put_value(out, t || f ? COAX_BOOL : COAX_NULL, 0, 0, t);
     return p;
 }
 
@@ -192,9 +188,10 @@ found:
     size_t n = (size_t)(q - body);
     if (n > max_string) return NULL;
     if (open == '\'') note_inline(ps, RK_SINGLE_QUOTES, p); /* lp_parse_string logs it first: nothing else is logged */
-    /* one assignment, not a memset and three fields: GCC then keeps a key
-    ** in registers instead of writing it to the stack and reading it back */
-    *out = (coax_value){.type = COAX_STRING, .len = (uint32_t)n, .u.text = lp_text(ps, body, n)};
+    /* two words, not a memset and three fields: GCC then keeps a key in
+    ** registers instead of writing it to the stack and reading it back, and
+    ** a value's copy into place reads each word from its store */
+    coax_put_value(out, COAX_STRING, 0, (uint32_t)n, (uint64_t)(uintptr_t)lp_text(ps, body, n));
     return q + 1;
 }
 #else

@@ -229,6 +229,87 @@ static void test_duplicate_key_offsets(void)
     coax_arena_free(a);
 }
 
+/* The parser guesses the whitespace before a pretty-printed child (as
+** long as the one before), a key's length (the one that followed the key
+** before it last time) and takes either only once checked: ten objects
+** of one shape, each turn one of them with something the guess misses
+** (a run a space longer or shorter, a tab, a CRLF, a key of another
+** length, a key whose guessed end is an escape, an empty key, keys of 16
+** and 17 bytes, a repeated key, a closing bracket out of line), give the
+** values, the repeated keys and the error offsets they give written
+** compactly. */
+static void test_guessed_runs_and_keys(void)
+{
+    /* "price\\u0073": an escape where "price" ends, its guessed length */
+    static const char *odd_keys[] = {"sk", "skuu", "price\\u0073", "", "abcdefghijklmnop", "abcdefghijklmnopq",
+                                     "qty"};
+    static const char *odd_keys_text[] = {"sk",   "skuu", "prices", "", "abcdefghijklmnop", "abcdefghijklmnopq",
+                                          "qty"};
+    enum { LONGER, SHORTER, TAB, CRLF, CLOSER, STRAY, KEY, KINDS = KEY + 7 };
+    coax_arena *a = coax_arena_new(NULL);
+    for (int kind = 0; kind < KINDS; kind++)
+        for (int odd = 0; odd < 10; odd++) {
+            char pretty[4096], compact[2048];
+            size_t n = 0, c = 0, stray_at = 0;
+            n += (size_t)snprintf(pretty + n, sizeof pretty - n, "[");
+            c += (size_t)snprintf(compact + c, sizeof compact - c, "[");
+            for (int i = 0; i < 10; i++) {
+                bool here = i == odd;
+                n += (size_t)snprintf(pretty + n, sizeof pretty - n, "%s\n  {", i ? "," : "");
+                c += (size_t)snprintf(compact + c, sizeof compact - c, "%s{", i ? "," : "");
+                static const char *keys[] = {"sku", "qty", "price", "desc"};
+                static const char *values[] = {"\"SKU-1\"", "3", "147.04", "\"large mini\""};
+                for (int k = 0; k < 4; k++) {
+                    const char *key = keys[k], *key_text = keys[k];
+                    const char *indent = "\n    ";
+                    if (here && k == 2) {
+                        if (kind == LONGER) indent = "\n     ";
+                        else if (kind == SHORTER) indent = "\n   ";
+                        else if (kind == TAB) indent = "\n  \t ";
+                        else if (kind == CRLF) indent = "\r\n    ";
+                        else if (kind == STRAY) {
+                            stray_at = n + (size_t)(k ? 1 : 0) + 5;
+                            indent = "\n    x";
+                        } else if (kind >= KEY) {
+                            key = odd_keys[kind - KEY];
+                            key_text = odd_keys_text[kind - KEY];
+                        }
+                    }
+                    n += (size_t)snprintf(pretty + n, sizeof pretty - n, "%s%s\"%s\": %s", k ? "," : "", indent, key,
+                                          values[k]);
+                    bool repeated = here && kind == KINDS - 1; /* "qty" again: the first's place, the last's value */
+                    if (!(repeated && k == 2))
+                        c += (size_t)snprintf(compact + c, sizeof compact - c, "%s\"%s\":%s", k ? "," : "", key_text,
+                                              values[repeated && k == 1 ? 2 : k]);
+                }
+                n += (size_t)snprintf(pretty + n, sizeof pretty - n, "%s}", here && kind == CLOSER ? "\n " : "\n  ");
+                c += (size_t)snprintf(compact + c, sizeof compact - c, "}");
+            }
+            n += (size_t)snprintf(pretty + n, sizeof pretty - n, "\n]");
+            c += (size_t)snprintf(compact + c, sizeof compact - c, "]");
+            coax_value *v;
+            coax_error err;
+            ndups = 0;
+            memset(&err, 0, sizeof err);
+            coax_code rc = coax_parse_ex(a, pretty, n, NULL, &v, &err, on_dup, NULL);
+            if (kind == STRAY) {
+                CHECK_INT(rc, COAX_ESYNTAX);
+                CHECK_INT(err.offset, stray_at);
+            } else {
+                CHECK_INT(rc, COAX_OK);
+                char *out;
+                size_t olen;
+                CHECK_INT(coax_write(v, 0, NULL, &out, &olen), COAX_OK);
+                CHECK_STR(out, compact);
+                free(out);
+                /* "qty" in the place of "price": given twice in one object */
+                CHECK_INT(ndups, kind == KINDS - 1 ? 1 : 0);
+            }
+            coax_arena_reset(a);
+        }
+    coax_arena_free(a);
+}
+
 /* The string scanners' kernels stop at exactly their bytes, at every
 ** offset of a block: string_scan's at '"', '\\', control bytes and bytes
 ** >= 0x80; text_scan's (for an input known to be valid UTF-8) at the same
@@ -324,5 +405,6 @@ static void test_copy_input_utf8_mixed(void)
     X(test_unterminated_strings)               \
     X(test_whitespace_runs)                    \
     X(test_numbers_in_place)                   \
-    X(test_duplicate_key_offsets)
+    X(test_duplicate_key_offsets)              \
+    X(test_guessed_runs_and_keys)
 #include "test.h"
