@@ -171,11 +171,10 @@ static char *unescape_span(job *j, size_t s, size_t e, size_t *n)
     return copy;
 }
 
-/* Whether the colon at t[colon] ends a member's key: a quoted key opened
-** after '{' or ',' ({"a": 1, "manager": ...), or after a closer that no
-** bracket may have opened ({"a": 1, }"note": {...}}), not a quoted phrase in prose
-** (Here is the JSON for "Ada": ...). The look back is bounded to the line
-** and 256 bytes. */
+/* Whether the colon at t[colon] ends a member's key: a quoted key opened after '{' or ','
+** ({"a": 1, "manager": ...), or after a closer that no bracket may have opened ({"a": 1,
+** }"note": {...}}), not a quoted phrase in prose (Here is the JSON for "Ada": ...). The look
+** back is bounded to the line and 256 bytes. */
 static bool member_key_before(const char *t, size_t colon)
 {
     size_t c = colon;
@@ -377,10 +376,9 @@ static bool bracketed_words(const job *j, const rvalue *val)
     return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
 }
 
-/* Whether the value val, a span of prose, is numbers in brackets after a
-** word that names a place in a text (See section [3.2] for details, as in
-** figure [2], cf. [1, 4]): a reference, its section's or its sources'
-** numbers, not the list asked for ("The answer is [1] as asked" is one). */
+/* Whether the value val, a span of prose, is numbers in brackets after a word that names a
+** place in a text (See section [3.2] for details, as in figure [2], cf. [1, 4]): a reference,
+** its section's or its sources' numbers, not the list asked for ("The answer is [1]" is one). */
 static bool reference_marker(const job *j, const rvalue *val)
 {
     /* singular: "pages [3, 5]" may be the pages asked for */
@@ -411,10 +409,9 @@ static bool reference_marker(const job *j, const rvalue *val)
     return false;
 }
 
-/* Whether v nests 'limit' arrays and objects deep (v itself is one): the
-** list that wraps several values must not go past max_depth, as no other
-** candidate does. Walked without recursion, only for a value whose parse
-** reached that depth (a key given twice may have dropped the deep one). */
+/* Whether v nests 'limit' arrays and objects deep (v itself is one): the list that wraps several
+** values must not go past max_depth, as no other candidate does. Walked without recursion, only
+** for a value whose parse reached that depth (a key given twice may have dropped the deep one). */
 static bool nests_to(job *j, const coax_value *v, size_t limit)
 {
     typedef struct level {
