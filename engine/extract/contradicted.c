@@ -67,12 +67,12 @@ static bool in_words(const char *s, size_t n, const coax_word *w, size_t count)
 #define IN(s, n, table) in_words(s, n, table, sizeof table / sizeof *table)
 
 /* Whether the UTF-8 sequence at s[0..] is punctuation (General
-** Punctuation, CJK symbols, full-width forms) or shows nothing (a byte
-** order mark, U+2060) rather than a letter. */
+** Punctuation, arrows and mathematical operators, CJK symbols, full-width
+** forms) or shows nothing (a byte order mark, U+2060) rather than a letter. */
 static bool wide_mark(const unsigned char *s, size_t left)
 {
     if (left < 3) return true;
-    return (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81)) || (s[0] == 0xE3 && s[1] == 0x80) ||
+    return (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81 || (s[1] >= 0x86 && s[1] <= 0x8B))) || (s[0] == 0xE3 && s[1] == 0x80) ||
            (s[0] == 0xEF && (s[1] == 0xBC || (s[1] == 0xBB && s[2] == 0xBF)));
 }
 
@@ -89,6 +89,20 @@ static size_t letter(const char *text, size_t p, size_t e)
     return n == 3 && wide_mark((const unsigned char *)text + p, e - p) ? 0 : n;
 }
 
+/* s in lower case past ASCII too, as coerce_norm_key leaves it in ASCII:
+** Latin-1's capitals ("Âge") and Cyrillic's ("Возраст"), their lengths the same. */
+static void fold(char *s)
+{
+    for (unsigned char *u = (unsigned char *)s; *u; u++) {
+        if (u[0] == 0xC3 && u[1] >= 0x80 && u[1] <= 0x9E && u[1] != 0x97) u[1] += 0x20; /* not × */
+        else if (u[0] == 0xD0 && u[1] >= 0x90 && u[1] <= 0x9F) u[1] += 0x20;
+        else if (u[0] == 0xD0 && u[1] >= 0xA0 && u[1] <= 0xAF) u[0] = 0xD1, u[1] -= 0x20;
+        else if (u[0] == 0xD0 && u[1] >= 0x80 && u[1] <= 0x8F) u[0] = 0xD1, u[1] += 0x10; /* Ё */
+        else continue;
+        u++;
+    }
+}
+
 /* Words a subject's name may follow: a determiner or a possessive. */
 static bool determiner(const char *s, size_t n)
 {
@@ -98,7 +112,9 @@ static bool determiner(const char *s, size_t n)
         COAX_WORD("el"),  COAX_WORD("la"),    COAX_WORD("los"),  COAX_WORD("las"),  COAX_WORD("le"),
         COAX_WORD("les"), COAX_WORD("der"),   COAX_WORD("die"),  COAX_WORD("das"),  COAX_WORD("o"),
         COAX_WORD("il"),  COAX_WORD("lo"),    COAX_WORD("su"),   COAX_WORD("sein"), COAX_WORD("seine"),
-        COAX_WORD("ihr"), COAX_WORD("ihre"),  COAX_WORD("son"),  COAX_WORD("sa"),   COAX_WORD("ses")};
+        COAX_WORD("ihr"), COAX_WORD("ihre"),  COAX_WORD("son"),  COAX_WORD("sa"),   COAX_WORD("ses"),
+        COAX_WORD("l"),   COAX_WORD("dell"),  COAX_WORD("nell"), COAX_WORD("sull"), COAX_WORD("dall"),
+        COAX_WORD("的"),  COAX_WORD("の")}; /* l'âge, dell'età; 用户的年龄 */
     if (IN(s, n, words)) return true;
     return (n > 2 && (s[n - 1] | 32) == 's' && s[n - 2] == '\'') ||
            (n > 4 && (s[n - 1] | 32) == 's' && !memcmp(s + n - 4, "\xE2\x80\x99", 3)); /* Ada's, Ada’s */
@@ -152,14 +168,66 @@ static bool supposing(const char *s, size_t n)
     return IN(s, n, words);
 }
 
+/* Words that give the sentence's statement to another or to another time:
+** "The text says the age is 37, but ...", "According to the bio, ...",
+** "Previously the age was 35": what was said or was, not what the reply
+** says is. */
+static bool elsewhere(const char *s, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("says"),      COAX_WORD("said"),       COAX_WORD("states"),    COAX_WORD("stated"),
+        COAX_WORD("claims"),    COAX_WORD("claimed"),    COAX_WORD("mentions"),  COAX_WORD("mentioned"),
+        COAX_WORD("reports"),   COAX_WORD("reported"),   COAX_WORD("according"), COAX_WORD("wrote"),
+        COAX_WORD("writes"),    COAX_WORD("lists"),      COAX_WORD("listed"),    COAX_WORD("previously"),
+        COAX_WORD("originally"), COAX_WORD("initially"), COAX_WORD("formerly"),  COAX_WORD("earlier"),
+        COAX_WORD("yesterday"), COAX_WORD("tomorrow"),   COAX_WORD("ago"),       COAX_WORD("según"),
+        COAX_WORD("dijo"),      COAX_WORD("dice"),       COAX_WORD("selon"),     COAX_WORD("dit"),
+        COAX_WORD("laut"),      COAX_WORD("sagt"),       COAX_WORD("sagte"),     COAX_WORD("segundo"),
+        COAX_WORD("disse"),     COAX_WORD("secondo"),    COAX_WORD("согласно"),  COAX_WORD("сказал")};
+    return IN(s, n, words);
+}
+
+/* Whether the word text[p..q) with the one after it frames a time: "last
+** year", "next month", "in 2023". */
+static bool time_frame(const char *text, size_t p, size_t q, size_t e)
+{
+    static const coax_word turns[] = {COAX_WORD("last"), COAX_WORD("next")};
+    static const coax_word spans[] = {COAX_WORD("year"),    COAX_WORD("month"), COAX_WORD("week"),
+                                      COAX_WORD("day"),     COAX_WORD("time"),  COAX_WORD("quarter"),
+                                      COAX_WORD("season"),  COAX_WORD("decade")};
+    if (q >= e || text[q] != ' ') return false;
+    size_t r = q + 1, t = r;
+    while (t < e && coax_ascii_alnum((unsigned char)text[t])) t++;
+    if (IN(text + p, q - p, turns)) return IN(text + r, t - r, spans);
+    return q - p == 2 && coax_ascii_casesame(text + p, "in", 2) && t - r == 4 && is_digit(text[r]) &&
+           is_digit(text[r + 3]);
+}
+
+/* A word that opens a clause stating in its own right: "The text says 37,
+** but the age is 38." */
+static bool contrasting(const char *s, size_t n)
+{
+    static const coax_word words[] = {COAX_WORD("but"),  COAX_WORD("however"), COAX_WORD("pero"),
+                                      COAX_WORD("aber"), COAX_WORD("mais"),    COAX_WORD("ma"),
+                                      COAX_WORD("mas"),  COAX_WORD("но"),      COAX_WORD("однако")};
+    return IN(s, n, words);
+}
+
 /* The link at text[p..e): its length with the spaces after it, 0 when
 ** none. ":" and "=" need no space before the value. */
 static size_t link_at(const char *text, size_t p, size_t e)
 {
-    static const char *const words[] = {"is",  "was", "should be", "equals", "es",  "era",  "est", "était",
-                                        "ist", "war", "beträgt",   "é",      "è"};
+    static const char *const words[] = {
+        "is equal to", "is", "was", "should be", "equals", "amounts to", "comes to", "stands at", "totals",
+        "es de", "es igual a", "es", "era", "est de", "est égal à", "est", "était", "ist gleich", "ist", "war",
+        "beträgt", "é de", "é", "è di", "è pari a", "è", "равен", "равна", "равно", "составляет"};
     size_t n = 0;
-    if (text[p] == ':' || text[p] == '=') n = 1;
+    if (e - p >= 3 && (!memcmp(text + p, "\xE2\x86\x92", 3) || /* → */
+                       ((!memcmp(text + p, "\xE2\x80\x94", 3) || !memcmp(text + p, "\xE2\x80\x93", 3)) &&
+                        e - p > 3 && text[p + 3] == ' '))) /* "Возраст — 37", "Age – 37" */
+        n = 3;
+    else if (e - p >= 2 && (text[p] == '-' || text[p] == '=') && text[p + 1] == '>') n = 2; /* -> => */
+    else if (text[p] == ':' || text[p] == '=') n = 1;
     else if (e - p >= 3 && !memcmp(text + p, "\xEF\xBC\x9A", 3)) n = 3; /* ： */
     else
         for (size_t i = 0; !n && i < sizeof words / sizeof *words; i++) {
@@ -187,7 +255,11 @@ static bool value_ends(const char *text, size_t p, size_t e)
 {
     if (p >= e) return true;
     unsigned char ch = (unsigned char)text[p];
-    if (ch >= 0x80) return wide_mark((const unsigned char *)text + p, e - p); /* "37。", not "37°" */
+    if (ch >= 0x80) /* "37。", "37岁", "37歳", not "37°", "1万" */
+        return wide_mark((const unsigned char *)text + p, e - p) ||
+               (e - p >= 3 && (!memcmp(text + p, "\xE5\xB2\x81", 3) || !memcmp(text + p, "\xE6\xAD\xB3", 3) ||
+                               !memcmp(text + p, "\xE5\x85\x83", 3) || !memcmp(text + p, "\xE5\x86\x86", 3) ||
+                               !memcmp(text + p, "\xE4\xB8\xAA", 3) || !memcmp(text + p, "\xE4\xBA\xBA", 3)));
     if (coax_ascii_alnum(ch) || ch == '%' || ch == '_') return false;
     return !(ch && strchr(".,-/:", ch) && p + 1 < e && is_digit(text[p + 1]));
 }
@@ -199,16 +271,69 @@ static bool operated(const char *text, size_t p, size_t e)
     while (p < e && text[p] == ' ') p++;
     if (p >= e) return false;
     if (e - p >= 2 && (!memcmp(text + p, "\xC3\x97", 2) || !memcmp(text + p, "\xC3\xB7", 2))) return true; /* × ÷ */
+    if ((e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3)) || (e - p >= 2 && (text[p] == '-' || text[p] == '=') && text[p + 1] == '>'))
+        return true; /* "Age: 35 → 36" tells a change */
     if (!text[p] || !strchr("+-*/x^", text[p])) return false;
     p++;
     while (p < e && text[p] == ' ') p++;
     return p < e && (is_digit(text[p]) || coax_ascii_alpha((unsigned char)text[p]) || text[p] == '(');
 }
 
+/* Whether what follows the number ending at text[p] makes it no value of
+** the member as it stands: a sign or word of scale ("15 %", "15 percent",
+** "1 million", "1 000", "68 °F"), or a word that qualifies it, next to it
+** or after a unit ("35 last year", "90 before tax", "0.15 as a fraction",
+** "90 dollars plus tax"): another unit, time or part than the answer's. */
+static bool qualified(const char *text, size_t p, size_t e)
+{
+    static const coax_word scales[] = {
+        COAX_WORD("percent"),   COAX_WORD("pct"),       COAX_WORD("percentage"), COAX_WORD("hundred"),
+        COAX_WORD("thousand"),  COAX_WORD("million"),   COAX_WORD("billion"),    COAX_WORD("trillion"),
+        COAX_WORD("dozen"),     COAX_WORD("mil"),       COAX_WORD("millón"),     COAX_WORD("millones"),
+        COAX_WORD("millions"),  COAX_WORD("milliard"),  COAX_WORD("milliards"),  COAX_WORD("millionen"),
+        COAX_WORD("milliarde"), COAX_WORD("milliarden"), COAX_WORD("tausend"),   COAX_WORD("mille"),
+        COAX_WORD("milione"),   COAX_WORD("milioni"),   COAX_WORD("prozent"),    COAX_WORD("percento"),
+        COAX_WORD("процент"),   COAX_WORD("процента"),  COAX_WORD("процентов"),  COAX_WORD("тысяч"),
+        COAX_WORD("миллион"),   COAX_WORD("миллиона"),  COAX_WORD("миллионов")};
+    static const coax_word qualifiers[] = {
+        COAX_WORD("next"),      COAX_WORD("last"),      COAX_WORD("ago"),        COAX_WORD("before"),
+        COAX_WORD("after"),     COAX_WORD("in"),        COAX_WORD("as"),         COAX_WORD("by"),
+        COAX_WORD("per"),       COAX_WORD("plus"),      COAX_WORD("minus"),      COAX_WORD("times"),
+        COAX_WORD("from"),      COAX_WORD("since"),     COAX_WORD("until"),      COAX_WORD("when"),
+        COAX_WORD("if"),        COAX_WORD("once"),      COAX_WORD("excluding"),  COAX_WORD("including"),
+        COAX_WORD("without"),   COAX_WORD("with"),      COAX_WORD("at"),         COAX_WORD("on"),
+        COAX_WORD("for"),       COAX_WORD("of"),        COAX_WORD("earlier"),    COAX_WORD("previously"),
+        COAX_WORD("originally"), COAX_WORD("initially"), COAX_WORD("over"),      COAX_WORD("under"),
+        COAX_WORD("out"),       COAX_WORD("than"),      COAX_WORD("to"),         COAX_WORD("antes"),
+        COAX_WORD("después"),   COAX_WORD("en"),        COAX_WORD("avant"),      COAX_WORD("après"),
+        COAX_WORD("vor"),       COAX_WORD("nach"),      COAX_WORD("im"),         COAX_WORD("seit"),
+        COAX_WORD("prima"),     COAX_WORD("dopo"),      COAX_WORD("depois"),     COAX_WORD("em"),
+        COAX_WORD("por"),       COAX_WORD("pour"),      COAX_WORD("para"),       COAX_WORD("más"),
+        COAX_WORD("menos"),     COAX_WORD("moins"),     COAX_WORD("до"),         COAX_WORD("после")};
+    for (int w = 0; w < 3; w++) {
+        size_t q = p;
+        while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
+        if (q == p || q >= e) return false;
+        if (!w && (is_digit(text[q]) || text[q] == '%' || (e - q >= 2 && !memcmp(text + q, "\xC2\xB0", 2)) ||
+                   (e - q >= 3 && (!memcmp(text + q, "\xE2\x80\xB0", 3) || !memcmp(text + q, "\xE2\x84\x83", 3) ||
+                                   !memcmp(text + q, "\xE2\x84\x89", 3)))))
+            return true; /* "1 000", "15 %", "68 °F", "‰", "℃", "℉" */
+        size_t r = q, l;
+        while (r < e && (l = letter(text, r, e))) r += l;
+        if (r == q) return false;
+        if (IN(text + q, r - q, qualifiers) || (!w && IN(text + q, r - q, scales))) return true;
+        p = r;
+    }
+    return false;
+}
+
 /* The value at text[p..e) into st: true when one is there, alone. */
 static bool read_value(const char *text, size_t p, size_t e, statement *st)
 {
+    size_t start = p;
     while (p < e && (text[p] == '*' || text[p] == '`' || text[p] == '_')) p++; /* **37**, `37` */
+    if (p > start && p < e && text[p] == ' ' && text[p - 1] == '*') /* "**Age:** 37": the markup closed the name */
+        while (p < e && (text[p] == ' ' || text[p] == '*' || text[p] == '`')) p++;
     if (p >= e) return false;
     char ch = text[p];
     if (ch == '"' || (e - p >= 3 && !memcmp(text + p, "\xE2\x80\x9C", 3))) {
@@ -247,7 +372,8 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
         } else break;
     }
     bool is_int;
-    if (o >= cap || !value_ends(text, q, e) || coax_number_span(st->num, o, &is_int) != o || operated(text, q, e))
+    if (o >= cap || !value_ends(text, q, e) || coax_number_span(st->num, o, &is_int) != o || operated(text, q, e) ||
+        qualified(text, q, e))
         return false;
     st->num[o] = '\0';
     st->type = COAX_NUMBER, st->text = st->num, st->len = o;
@@ -265,6 +391,18 @@ typedef struct scan {
     statement *st;
     size_t n;
 } scan;
+
+/* Where the word text[p..q) ends when it opens with an elided article
+** ("l'âge", "dell’età": the article is a word of its own), else q. */
+static size_t elided(const char *text, size_t p, size_t q)
+{
+    static const coax_word articles[] = {COAX_WORD("l"),    COAX_WORD("d"),    COAX_WORD("dell"),
+                                         COAX_WORD("nell"), COAX_WORD("sull"), COAX_WORD("dall")};
+    for (size_t a = p + 1; a < q && a - p <= 4; a++)
+        if (text[a] == '\'' || (q - a >= 3 && !memcmp(text + a, "\xE2\x80\x99", 3)))
+            return IN(text + p, a - p, articles) && a + (text[a] == '\'' ? 1 : 3) < q ? a : q;
+    return q;
+}
 
 /* A character of Chinese or Japanese, a word of its own (no spaces). */
 static bool cjk(const char *text, size_t p, size_t e)
@@ -306,14 +444,14 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     const char *t = sc->text;
     const word *w = sc->ring;
     size_t nw = sc->nw;
-    if (cjk_link) {
-        st->correcting = cjk_correcting(t, sc->sentence, link);
-    } else {
-        if (!nw) return;
+    if (cjk_link) st->correcting = cjk_correcting(t, sc->sentence, link);
+    if (!nw && !st->correcting) return;
+    if (nw) {
         const word *last = &w[nw - 1], *prev = nw > 1 ? &w[nw - 2] : NULL;
-        if (correcting(t + last->at, last->n) && prev) /* "la edad correcta" */
+        /* a CJK link's words are characters: cjk_correcting read its sentence */
+        if (!cjk_link && correcting(t + last->at, last->n) && prev) /* "la edad correcta" */
             st->correcting = true, st->generic = generic(t + prev->at, prev->n);
-        else if (prev && correcting(t + prev->at, prev->n)) /* "the correct age" */
+        else if (!cjk_link && prev && correcting(t + prev->at, prev->n)) /* "the correct age" */
             st->correcting = true, st->generic = generic(t + last->at, last->n);
         for (size_t j = 1; j <= 3 && j <= nw; j++) {
             const word *pred = j < nw ? &w[nw - j - 1] : NULL;
@@ -325,11 +463,11 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
                 else o += strlen(st->name[j - 1] + o);
             }
             st->nlen[j - 1] = o < NAME_MOST ? o : 0;
+            fold(st->name[j - 1]);
         }
         if (!st->nlen[0] && !st->nlen[1] && !st->nlen[2] && !st->correcting) return;
     }
-    if (!st->correcting && cjk_link) return;
-    st->at = cjk_link ? link : w[0].at;
+    st->at = cjk_link || !nw ? link : w[0].at;
     sc->n++;
 }
 
@@ -354,17 +492,20 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
             continue;
         }
         if (l) {
-            size_t q = p + l;
+            size_t q = p + l, next;
             if (!cjk(text, p, e))
                 while (q < e && (l = letter(text, q, e)) && !cjk(text, q, e)) q += l;
+            next = q, q = elided(text, p, q);
             if (sc.clause && (k = link_at(text, p, e)) && q - p < k) statement_at(&sc, p, p + k, false);
-            if (supposing(text + p, q - p) || (q - p == 1 && (text[p] | 32) == 'e' && e - q >= 3 && text[q] == '.' &&
+            if (contrasting(text + p, q - p)) sc.supposed = false;
+            if (supposing(text + p, q - p) || elsewhere(text + p, q - p) || time_frame(text, p, q, e) ||
+                (q - p == 1 && (text[p] | 32) == 'e' && e - q >= 3 && text[q] == '.' &&
                                                (text[q + 1] | 32) == 'g' && text[q + 2] == '.'))
                 sc.supposed = true; /* "e.g." is read a letter at a time */
             if (sc.nw == WORDS_BACK) memmove(sc.ring, sc.ring + 1, (WORDS_BACK - 1) * sizeof *sc.ring), sc.nw--;
             sc.ring[sc.nw++] = (word){p, q - p};
             sc.clause++;
-            p = q;
+            p = q < next ? q + (text[q] == '\'' ? 1 : 3) : q;
             continue;
         }
         unsigned char ch = (unsigned char)text[p];
@@ -437,6 +578,7 @@ static void visit(const coax_value *v, statement *st, size_t n, unsigned depth)
         if (m->value.type != COAX_ARRAY && m->value.type != COAX_OBJECT && m->klen < NAME_MOST &&
             coerce_norm_key(m->key, m->klen, k, sizeof k)) {
             size_t kl = strlen(k);
+            fold(k);
             for (size_t s = 0; s < n; s++)
                 for (size_t j = 0; j < 3; j++) {
                     if (!kl || st[s].nlen[j] != kl || memcmp(st[s].name[j], k, kl)) continue;
@@ -457,10 +599,13 @@ static bool contradicts(const statement *st)
         if (st->clash[j]) return false; /* a name of several values: which one, unknown */
         if (v->type == COAX_NULL) return true;
         if ((v->type == COAX_BOOL) != (st->type == COAX_BOOL)) return false;
-        if (v->type == COAX_NUMBER && st->type == COAX_STRING) {
-            bool is_int;
-            if (coax_number_span(st->text, st->len, &is_int) != st->len) return false; /* "thirty-six" */
-        }
+        bool is_int;
+        if (v->type == COAX_NUMBER && st->type == COAX_STRING &&
+            coax_number_span(st->text, st->len, &is_int) != st->len) /* "thirty-six" */
+            return false;
+        if (v->type == COAX_STRING && st->type == COAX_NUMBER &&
+            coax_number_span(v->u.text, v->len, &is_int) != v->len) /* "Status: 200" of "ok": another kind */
+            return false;
         return !same(v, st);
     }
     return st->correcting && (st->generic || st->type == COAX_NUMBER) && !st->held;
