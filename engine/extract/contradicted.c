@@ -281,7 +281,8 @@ static bool operated(const char *text, size_t p, size_t e)
 
 /* Whether what follows the number ending at text[p] makes it no value of
 ** the member as it stands: a sign or word of scale ("15 %", "15 percent",
-** "1 million", "1 000", "68 °F"), or a word that qualifies it, next to it
+** "1 million", "1 000", "68 °F"), a unit of a measure with several
+** ("1.5 hours", "5.9 feet"; a year or a currency has one), or a word that qualifies it, next to it
 ** or after a unit ("35 last year", "90 before tax", "0.15 as a fraction",
 ** "90 dollars plus tax"): another unit, time or part than the answer's. */
 static bool qualified(const char *text, size_t p, size_t e)
@@ -295,6 +296,21 @@ static bool qualified(const char *text, size_t p, size_t e)
         COAX_WORD("milione"),   COAX_WORD("milioni"),   COAX_WORD("prozent"),    COAX_WORD("percento"),
         COAX_WORD("процент"),   COAX_WORD("процента"),  COAX_WORD("процентов"),  COAX_WORD("тысяч"),
         COAX_WORD("миллион"),   COAX_WORD("миллиона"),  COAX_WORD("миллионов")};
+    /* units of a measure with other scales: "1.5 hours" may be the answer's 90 minutes */
+    static const coax_word units[] = {
+        COAX_WORD("ms"),      COAX_WORD("sec"),     COAX_WORD("secs"),   COAX_WORD("second"), COAX_WORD("seconds"),
+        COAX_WORD("min"),     COAX_WORD("mins"),    COAX_WORD("minute"), COAX_WORD("minutes"), COAX_WORD("h"),
+        COAX_WORD("hr"),      COAX_WORD("hrs"),     COAX_WORD("hour"),   COAX_WORD("hours"),  COAX_WORD("day"),
+        COAX_WORD("days"),    COAX_WORD("week"),    COAX_WORD("weeks"),  COAX_WORD("mm"),     COAX_WORD("cm"),
+        COAX_WORD("m"),       COAX_WORD("km"),      COAX_WORD("meter"),  COAX_WORD("meters"), COAX_WORD("metre"),
+        COAX_WORD("metres"),  COAX_WORD("inch"),    COAX_WORD("inches"), COAX_WORD("ft"),     COAX_WORD("foot"),
+        COAX_WORD("feet"),    COAX_WORD("yd"),      COAX_WORD("yards"),  COAX_WORD("mi"),     COAX_WORD("mile"),
+        COAX_WORD("miles"),   COAX_WORD("mg"),      COAX_WORD("g"),      COAX_WORD("grams"),  COAX_WORD("kg"),
+        COAX_WORD("kilograms"), COAX_WORD("lb"),    COAX_WORD("lbs"),    COAX_WORD("oz"),     COAX_WORD("ounces"),
+        COAX_WORD("ml"),      COAX_WORD("l"),       COAX_WORD("liters"), COAX_WORD("litres"), COAX_WORD("gallons"),
+        COAX_WORD("kb"),      COAX_WORD("mb"),      COAX_WORD("gb"),     COAX_WORD("tb"),     COAX_WORD("bytes"),
+        COAX_WORD("stunden"), COAX_WORD("minuten"), COAX_WORD("horas"),  COAX_WORD("minutos"), COAX_WORD("heures"),
+        COAX_WORD("часа"),    COAX_WORD("часов"),   COAX_WORD("минут")};
     static const coax_word qualifiers[] = {
         COAX_WORD("next"),      COAX_WORD("last"),      COAX_WORD("ago"),        COAX_WORD("before"),
         COAX_WORD("after"),     COAX_WORD("in"),        COAX_WORD("as"),         COAX_WORD("by"),
@@ -321,10 +337,23 @@ static bool qualified(const char *text, size_t p, size_t e)
         size_t r = q, l;
         while (r < e && (l = letter(text, r, e))) r += l;
         if (r == q) return false;
-        if (IN(text + q, r - q, qualifiers) || (!w && IN(text + q, r - q, scales))) return true;
+        if (IN(text + q, r - q, qualifiers) || (!w && (IN(text + q, r - q, scales) || IN(text + q, r - q, units))))
+            return true;
         p = r;
     }
     return false;
+}
+
+/* Whether number s[0..n) may be thousands grouped by a dot, as Spanish or
+** German write them: "1.999" is 1999 there and 1.999 here. */
+static bool dot_grouped(const char *s, size_t n)
+{
+    size_t i = s[0] == '-';
+    if (i >= n || s[i] == '0') return false;
+    size_t whole = i;
+    while (whole < n && is_digit(s[whole])) whole++;
+    return whole - i <= 3 && whole + 4 == n && s[whole] == '.' && is_digit(s[n - 1]) && is_digit(s[n - 2]) &&
+           is_digit(s[n - 3]);
 }
 
 /* The value at text[p..e) into st: true when one is there, alone. */
@@ -373,7 +402,7 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
     }
     bool is_int;
     if (o >= cap || !value_ends(text, q, e) || coax_number_span(st->num, o, &is_int) != o || operated(text, q, e) ||
-        qualified(text, q, e))
+        qualified(text, q, e) || dot_grouped(st->num, o))
         return false;
     st->num[o] = '\0';
     st->type = COAX_NUMBER, st->text = st->num, st->len = o;
@@ -531,6 +560,47 @@ static bool holds(const char *a, size_t n, const char *b, size_t m)
     return false;
 }
 
+static bool digit_in(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (is_digit(s[i])) return true;
+    return false;
+}
+
+/* Whether the digits of string s[0..n), its separators left out, are the
+** number's ("5551234567" of "555-123-4567"). */
+static bool same_digits(const char *s, size_t n, const char *num, size_t m)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (is_digit(s[i])) {
+            if (j >= m || s[i] != num[j]) return false;
+            j++;
+        } else if (!strchr(" -.()+/", s[i]) || !s[i]) return false;
+    }
+    return j == m && m > 0;
+}
+
+/* Whether a[0..n) abbreviates b[0..m): a short code in capitals or a word
+** cut with a full stop ("US" of "United States", "Dr." of "Doctor"), its
+** letters b's in order from its first. */
+static bool abbreviates(const char *a, size_t n, const char *b, size_t m)
+{
+    bool cut = n > 1 && a[n - 1] == '.';
+    size_t letters = cut ? n - 1 : n, upper = 0;
+    if (letters < 2 || letters > 5 || letters >= m) return false;
+    for (size_t i = 0; i < letters; i++) {
+        if (!coax_ascii_alpha((unsigned char)a[i])) return false;
+        upper += a[i] >= 'A' && a[i] <= 'Z';
+    }
+    if (!cut && upper < letters) return false;
+    if ((a[0] | 32) != (b[0] | 32)) return false;
+    size_t i = 1;
+    for (size_t j = 1; i < letters && j < m; j++)
+        if ((a[i] | 32) == (b[j] | 32)) i++;
+    return i == letters;
+}
+
 /* Whether scalar v and the statement's value say the same: one number, one
 ** string (in any case, or one holding the other: "Paris" of "Paris,
 ** France"), one truth. */
@@ -542,6 +612,10 @@ static bool same(const coax_value *v, const statement *st)
         if (st->type == COAX_STRING && coax_number_span(st->text, st->len, &is_int) != st->len) return false;
         return st->type != COAX_BOOL && !coax_number_compare_text(v->u.text, v->len, st->text, st->len);
     case COAX_STRING:
+        if (st->type == COAX_NUMBER && same_digits(v->u.text, v->len, st->text, st->len)) return true;
+        if (st->type == COAX_STRING &&
+            (abbreviates(v->u.text, v->len, st->text, st->len) || abbreviates(st->text, st->len, v->u.text, v->len)))
+            return true;
         return st->type != COAX_BOOL && (holds(v->u.text, v->len, st->text, st->len) ||
                                          (st->type == COAX_STRING && holds(st->text, st->len, v->u.text, v->len)));
     case COAX_BOOL: return st->type == COAX_BOOL && !v->u.boolean == !st->truth;
@@ -603,9 +677,8 @@ static bool contradicts(const statement *st)
         if (v->type == COAX_NUMBER && st->type == COAX_STRING &&
             coax_number_span(st->text, st->len, &is_int) != st->len) /* "thirty-six" */
             return false;
-        if (v->type == COAX_STRING && st->type == COAX_NUMBER &&
-            coax_number_span(v->u.text, v->len, &is_int) != v->len) /* "Status: 200" of "ok": another kind */
-            return false;
+        if (v->type == COAX_STRING && st->type == COAX_NUMBER && !digit_in(v->u.text, v->len))
+            return false; /* "Status: 200" of "ok": another kind of value */
         return !same(v, st);
     }
     return st->correcting && (st->generic || st->type == COAX_NUMBER) && !st->held;
