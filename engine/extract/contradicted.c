@@ -552,11 +552,15 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
     return sc.n;
 }
 
-/* Whether ASCII text a[0..n) holds b[0..m), in any case. */
+/* Whether text a[0..n) holds b[0..m) as whole words, in any case: "Ada" of
+** "Ada Lovelace", not of "Adam". */
 static bool holds(const char *a, size_t n, const char *b, size_t m)
 {
     for (size_t i = 0; m <= n && i <= n - m; i++)
-        if (coax_ascii_casesame(a + i, b, m)) return true;
+        if ((!i || !coax_ascii_alnum((unsigned char)a[i - 1]) || !coax_ascii_alnum((unsigned char)b[0])) &&
+            (i + m == n || !coax_ascii_alnum((unsigned char)a[i + m]) || !coax_ascii_alnum((unsigned char)b[m - 1])) &&
+            coax_ascii_casesame(a + i, b, m))
+            return true;
     return false;
 }
 
@@ -581,9 +585,9 @@ static bool same_digits(const char *s, size_t n, const char *num, size_t m)
     return j == m && m > 0;
 }
 
-/* Whether a[0..n) abbreviates b[0..m): a short code in capitals or a word
-** cut with a full stop ("US" of "United States", "Dr." of "Doctor"), its
-** letters b's in order from its first. */
+/* Whether a[0..n) abbreviates b[0..m): a short code in one case or a word
+** cut with a full stop ("US" of "United States", "en" of "English", "Dr."
+** of "Doctor"), its letters b's in order from its first. */
 static bool abbreviates(const char *a, size_t n, const char *b, size_t m)
 {
     bool cut = n > 1 && a[n - 1] == '.';
@@ -593,7 +597,7 @@ static bool abbreviates(const char *a, size_t n, const char *b, size_t m)
         if (!coax_ascii_alpha((unsigned char)a[i])) return false;
         upper += a[i] >= 'A' && a[i] <= 'Z';
     }
-    if (!cut && upper < letters) return false;
+    if (!cut && upper < letters && (upper || letters > 3)) return false;
     if ((a[0] | 32) != (b[0] | 32)) return false;
     size_t i = 1;
     for (size_t j = 1; i < letters && j < m; j++)
@@ -643,7 +647,8 @@ static void visit(const coax_value *v, statement *st, size_t n, unsigned depth)
         return;
     }
     if (v->type != COAX_OBJECT) {
-        for (size_t i = 0; i < n; i++) st[i].held = st[i].held || same(v, &st[i]);
+        for (size_t i = 0; i < n; i++) /* only a correcting statement asks (contradicts) */
+            st[i].held = st[i].held || (st[i].correcting && same(v, &st[i]));
         return;
     }
     for (size_t i = 0; i < v->len; i++) {
