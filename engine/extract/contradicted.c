@@ -11,11 +11,12 @@
 ** a determiner, a possessive or a word of correction ("the max age" names
 ** max_age, not age). The link is ":", "=", "is", "was" or their like in
 ** the other languages the prose rules read; the value a number, true,
-** false or a quoted string, alone (not "37%", "36-37", "3.5.1"). A name the
-** answer holds with one value is compared with it; a subject of a word of
-** correction and a noun the answer does not hold ("The correct value is
-** 37", "La edad correcta es 37") with each of the answer's scalars. A
-** sentence that supposes, asks or gives an example states nothing.
+** false or a quoted string, alone (not "37%", "36-37", "3.5.1", "15
+** percent", "1.5 hours", "35 last year"). A name the answer holds with one
+** value is compared with it; a subject of a word of correction and a noun
+** the answer does not hold ("The correct value is 37", "La edad correcta es
+** 37") with each of the answer's scalars. A sentence that supposes, asks,
+** gives an example, tells another's words or another time states nothing.
 */
 #include "extract/coerce.h"
 
