@@ -48,6 +48,14 @@ typedef struct statement {
     const coax_value *named[3];      /* per name: the member value found, its first */
     bool clash[3];                   /* per name: found with values that differ */
     bool held;                       /* its value is one of the answer's scalars */
+    const char *owner;               /* a proper name it is about: "Bob's age", "Bob (age: 40)" */
+    size_t olen;
+    bool owned;                      /* the object of its member is the owner's, by a string or its key */
+    bool names;                      /* the object of its member holds a proper name, a string in capitals */
+    const coax_value *owner_seen;    /* the last object owner_in read */
+    bool other;                      /* its subject is another's: "the other person's age" */
+    const char *rest;                /* its sentence after the value */
+    size_t rlen;
 } statement;
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -327,6 +335,7 @@ static bool qualified(const char *text, size_t p, size_t e)
         COAX_WORD("prima"),     COAX_WORD("dopo"),      COAX_WORD("depois"),     COAX_WORD("em"),
         COAX_WORD("por"),       COAX_WORD("pour"),      COAX_WORD("para"),       COAX_WORD("más"),
         COAX_WORD("menos"),     COAX_WORD("moins"),     COAX_WORD("до"),         COAX_WORD("после")};
+    static const coax_word denying[] = {COAX_WORD("instead"), COAX_WORD("rather"), COAX_WORD("not")};
     for (int w = 0; w < 3; w++) {
         size_t q = p;
         while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
@@ -337,7 +346,7 @@ static bool qualified(const char *text, size_t p, size_t e)
             return true; /* "1 000", "15 %", "68 °F", "‰", "℃", "℉" */
         size_t r = q, l;
         while (r < e && (l = letter(text, r, e))) r += l;
-        if (r == q) return false;
+        if (r == q || IN(text + q, r - q, denying)) return false; /* "15 instead of 12": 15 stands */
         if (IN(text + q, r - q, qualifiers) || (!w && (IN(text + q, r - q, scales) || IN(text + q, r - q, units))))
             return true;
         p = r;
@@ -406,7 +415,7 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
         qualified(text, q, e) || dot_grouped(st->num, o))
         return false;
     st->num[o] = '\0';
-    st->type = COAX_NUMBER, st->text = st->num, st->len = o;
+    st->type = COAX_NUMBER, st->text = st->num, st->len = o, st->rest = text + q;
     return true;
 }
 
@@ -420,6 +429,7 @@ typedef struct scan {
     bool supposed;
     statement *st;
     size_t n;
+    word paren; /* the word before an open parenthesis: "Bob (age: 40)" */
 } scan;
 
 /* Where the word text[p..q) ends when it opens with an elided article
@@ -463,6 +473,35 @@ static bool asks(const char *text, size_t p, size_t e)
     return false;
 }
 
+/* Whom statement st is about, from the words of its subject: a proper
+** name's possessive ("Bob's age") or the name before its parenthesis ("Bob
+** (age: 40)"); a word naming another ("the other person's age", "the second
+** item's price"); and the rest of its sentence after a number. */
+static void about(const scan *sc, statement *st)
+{
+    static const coax_word others[] = {COAX_WORD("other"),  COAX_WORD("another"),  COAX_WORD("second"),
+                                       COAX_WORD("third"),  COAX_WORD("previous"), COAX_WORD("remaining"),
+                                       COAX_WORD("each"),   COAX_WORD("every"),    COAX_WORD("otro"),
+                                       COAX_WORD("otra"),   COAX_WORD("autre"),    COAX_WORD("andere"),
+                                       COAX_WORD("anderen"), COAX_WORD("altro"),   COAX_WORD("altra")};
+    const char *t = sc->text;
+    for (size_t i = 0; i + 1 < sc->nw; i++) {
+        const word *w = &sc->ring[i];
+        if (IN(t + w->at, w->n, others)) st->other = true;
+        size_t cut = w->n > 2 && t[w->at + w->n - 2] == '\'' ? 2 : w->n > 4 && !memcmp(t + w->at + w->n - 4, "\xE2\x80\x99", 3) ? 4 : 0;
+        if (cut && (t[w->at + w->n - 1] | 32) == 's') st->owner = t + w->at, st->olen = w->n - cut;
+    }
+    if (!st->owner && sc->paren.n) st->owner = t + sc->paren.at, st->olen = sc->paren.n;
+    if (st->owner && !(st->owner[0] >= 'A' && st->owner[0] <= 'Z')) st->owner = NULL; /* "the user's": no name */
+    if (st->rest) {
+        size_t e = (size_t)(t + sc->e - st->rest), q = 0;
+        while (q < e && q < 200 && st->rest[q] != '\n' && st->rest[q] != '!' && st->rest[q] != '?' &&
+               st->rest[q] != ';' && !(st->rest[q] == '.' && (q + 1 >= e || st->rest[q + 1] == ' ')))
+            q++;
+        st->rlen = q;
+    }
+}
+
 /* The statement whose link is text[link..value) and whose subject the
 ** ring holds, when there is one, kept in sc->st. */
 static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
@@ -498,6 +537,7 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
         if (!st->nlen[0] && !st->nlen[1] && !st->nlen[2] && !st->correcting) return;
     }
     st->at = cjk_link || !nw ? link : w[0].at;
+    about(sc, st);
     sc->n++;
 }
 
@@ -513,7 +553,7 @@ static size_t cjk_link_at(const char *text, size_t p, size_t e)
 /* Statements in text[from..e) into st[]: their count. */
 static size_t statements(const char *text, size_t from, size_t e, statement *st)
 {
-    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0};
+    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0, {0, 0}};
     for (size_t p = from; p < e && sc.n < STATEMENTS_MOST;) {
         size_t l = letter(text, p, e), k;
         if (l && cjk(text, p, e) && (k = cjk_link_at(text, p, e)) && is_digit(text[p + k])) {
@@ -547,6 +587,8 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
                     (e - p >= 3 && (!memcmp(text + p, "\xE3\x80\x82", 3) || !memcmp(text + p, "\xEF\xBC\x81", 3) ||
                                     !memcmp(text + p, "\xEF\xBC\x9F", 3))); /* 。！？ */
         if (stop) sc.supposed = false, sc.sentence = p + 1;
+        if (ch == '(') sc.paren = sc.nw ? sc.ring[sc.nw - 1] : (word){0, 0};
+        if (ch == ')' || stop) sc.paren = (word){0, 0};
         if (!ch || !strchr(" \t*_`", ch) || stop) sc.nw = sc.clause = 0; /* markup and spaces keep the clause */
         p += ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC0 ? 2 : 1;
     }
@@ -628,6 +670,40 @@ static bool same(const coax_value *v, const statement *st)
     }
 }
 
+/* Whether the rest of a statement's sentence arrives at the answer's number
+** v: "Price: 15, discounted to 12", "The price was 15 and is now 12" tell
+** a change or a way to the answer; "37, not 36" and "37 instead of 36" deny it. */
+static bool arrives(const char *s, size_t n, const coax_value *v)
+{
+    static const coax_word denials[] = {COAX_WORD("not"),  COAX_WORD("no"),    COAX_WORD("instead"),
+                                        COAX_WORD("than"), COAX_WORD("nicht"), COAX_WORD("pas"),
+                                        COAX_WORD("non"),  COAX_WORD("не"),    COAX_WORD("never")};
+    for (size_t q = 0; q < n; q++) {
+        if (!is_digit(s[q]) || (q && (coax_ascii_alnum((unsigned char)s[q - 1]) || s[q - 1] == '.'))) continue;
+        char num[64];
+        size_t o = 0, r = q;
+        for (; r < n && o < sizeof num - 1 && (is_digit(s[r]) || ((s[r] == '.' || s[r] == ',') && r + 1 < n &&
+                                                                  is_digit(s[r + 1])));
+             r++)
+            if (s[r] != ',') num[o++] = s[r];
+        if (r < n && coax_ascii_alnum((unsigned char)s[r])) continue;
+        if (!coax_number_compare_text(v->u.text, v->len, num, o)) {
+            size_t b = q, words = 0; /* the two words before it: "not 36", "instead of 36" */
+            bool denied = false;
+            while (words < 2 && b > 0) {
+                while (b > 0 && !coax_ascii_alpha((unsigned char)s[b - 1]) && (unsigned char)s[b - 1] < 0x80) b--;
+                size_t a = b;
+                while (a > 0 && (coax_ascii_alpha((unsigned char)s[a - 1]) || (unsigned char)s[a - 1] >= 0x80)) a--;
+                denied = denied || IN(s + a, b - a, denials);
+                b = a, words++;
+            }
+            if (!denied) return true;
+        }
+        q = r;
+    }
+    return false;
+}
+
 /* Whether two scalars of the answer are one value. */
 static bool same_scalar(const coax_value *a, const coax_value *b)
 {
@@ -637,19 +713,35 @@ static bool same_scalar(const coax_value *a, const coax_value *b)
     return a->type == COAX_NULL || (a->len == b->len && !memcmp(a->u.text, b->u.text, a->len));
 }
 
+/* Whether object v, a member named st's subject, is the statement's owner's:
+** its key ("User's age" of {"user": {...}}) or a string of it names the
+** owner; and whether a string of it is a proper name, someone else's then. */
+static void owner_in(const coax_value *v, const coax_member *parent, statement *st)
+{
+    st->owner_seen = v;
+    if (parent && parent->klen == st->olen && coax_ascii_casesame(parent->key, st->owner, st->olen)) st->owned = true;
+    for (size_t i = 0; i < v->len; i++) {
+        const coax_value *s = &v->u.members[i].value;
+        if (s->type != COAX_STRING || !s->len) continue;
+        st->names = st->names || (s->u.text[0] >= 'A' && s->u.text[0] <= 'Z');
+        st->owned = st->owned || holds(s->u.text, s->len, st->owner, st->olen);
+    }
+}
+
 /* Each scalar of v against each statement: the members their subjects
 ** name, and whether their values are among the answer's. Deeper than the
 ** bound, a name is not read: a statement about it stands unread. */
-static void visit(const coax_value *v, statement *st, size_t n, unsigned depth)
+static void visit(const coax_value *v, const coax_member *parent, statement *st, size_t n, unsigned depth)
 {
     if (depth > 256) return;
     if (v->type == COAX_ARRAY) {
-        for (size_t i = 0; i < v->len; i++) visit(&v->u.items[i], st, n, depth + 1);
+        for (size_t i = 0; i < v->len; i++) visit(&v->u.items[i], parent, st, n, depth + 1);
         return;
     }
     if (v->type != COAX_OBJECT) {
-        for (size_t i = 0; i < n; i++) /* only a correcting statement asks (contradicts) */
+        for (size_t i = 0; i < n; i++) { /* only a correcting statement asks (contradicts) */
             st[i].held = st[i].held || (st[i].correcting && same(v, &st[i]));
+        }
         return;
     }
     for (size_t i = 0; i < v->len; i++) {
@@ -662,17 +754,20 @@ static void visit(const coax_value *v, statement *st, size_t n, unsigned depth)
             for (size_t s = 0; s < n; s++)
                 for (size_t j = 0; j < 3; j++) {
                     if (!kl || st[s].nlen[j] != kl || memcmp(st[s].name[j], k, kl)) continue;
+                    if (st[s].owner && st[s].owner_seen != v) owner_in(v, parent, &st[s]);
                     if (!st[s].named[j]) st[s].named[j] = &m->value;
                     else if (!same_scalar(st[s].named[j], &m->value)) st[s].clash[j] = true;
                 }
         }
-        visit(&m->value, st, n, depth + 1);
+        visit(&m->value, m, st, n, depth + 1);
     }
 }
 
 /* Whether statement st gives the answer another value. */
 static bool contradicts(const statement *st)
 {
+    /* "Bob's age is 40." beside Ada's; "Ada's age is 37." beside an answer naming no one is hers */
+    if (st->other || (st->owner && st->names && !st->owned)) return false;
     for (size_t j = 3; j-- > 0;) { /* the longest name the answer holds */
         const coax_value *v = st->named[j];
         if (!v) continue;
@@ -685,7 +780,7 @@ static bool contradicts(const statement *st)
             return false;
         if (v->type == COAX_STRING && st->type == COAX_NUMBER && !digit_in(v->u.text, v->len))
             return false; /* "Status: 200" of "ok": another kind of value */
-        return !same(v, st);
+        return !same(v, st) && !(v->type == COAX_NUMBER && arrives(st->rest, st->rlen, v));
     }
     return st->correcting && (st->generic || st->type == COAX_NUMBER) && !st->held;
 }
@@ -718,7 +813,7 @@ size_t extract_contradicted(const char *text, size_t from, size_t start, size_t 
     }
     if (to > end) n += statements(text, end, to - end > CONTRADICTED_LOOK ? end + CONTRADICTED_LOOK : to, st + n);
     if (!n) return SIZE_MAX;
-    visit(answer, st, n, 0);
+    visit(answer, NULL, st, n, 0);
     for (size_t i = 0; i < n; i++)
         if (contradicts(&st[i])) return st[i].at;
     return SIZE_MAX;
