@@ -81,7 +81,8 @@ static bool in_words(const char *s, size_t n, const coax_word *w, size_t count)
 static bool wide_mark(const unsigned char *s, size_t left)
 {
     if (left < 3) return true;
-    return (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81 || (s[1] >= 0x86 && s[1] <= 0x8B))) || (s[0] == 0xE3 && s[1] == 0x80) ||
+    return (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81 || (s[1] >= 0x86 && s[1] <= 0x8B))) ||
+           (s[0] == 0xE3 && s[1] == 0x80) ||
            (s[0] == 0xEF && (s[1] == 0xBC || (s[1] == 0xBB && s[2] == 0xBF)));
 }
 
@@ -280,7 +281,8 @@ static bool operated(const char *text, size_t p, size_t e)
     while (p < e && text[p] == ' ') p++;
     if (p >= e) return false;
     if (e - p >= 2 && (!memcmp(text + p, "\xC3\x97", 2) || !memcmp(text + p, "\xC3\xB7", 2))) return true; /* × ÷ */
-    if ((e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3)) || (e - p >= 2 && (text[p] == '-' || text[p] == '=') && text[p + 1] == '>'))
+    if ((e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3)) ||
+        (e - p >= 2 && (text[p] == '-' || text[p] == '=') && text[p + 1] == '>'))
         return true; /* "Age: 35 → 36" tells a change */
     if (!text[p] || !strchr("+-*/x^", text[p])) return false;
     p++;
@@ -488,7 +490,9 @@ static void about(const scan *sc, statement *st)
     for (size_t i = 0; i + 1 < sc->nw; i++) {
         const word *w = &sc->ring[i];
         if (IN(t + w->at, w->n, others)) st->other = true;
-        size_t cut = w->n > 2 && t[w->at + w->n - 2] == '\'' ? 2 : w->n > 4 && !memcmp(t + w->at + w->n - 4, "\xE2\x80\x99", 3) ? 4 : 0;
+        size_t cut = w->n > 2 && t[w->at + w->n - 2] == '\''                                  ? 2
+                     : w->n > 4 && !memcmp(t + w->at + w->n - 4, "\xE2\x80\x99", 3) ? 4 /* Bob’s */
+                                                                                      : 0;
         if (cut && (t[w->at + w->n - 1] | 32) == 's') st->owner = t + w->at, st->olen = w->n - cut;
     }
     if (!st->owner && sc->paren.n) st->owner = t + sc->paren.at, st->olen = sc->paren.n;
