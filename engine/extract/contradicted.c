@@ -193,7 +193,12 @@ static bool elsewhere(const char *s, size_t n)
         COAX_WORD("yesterday"), COAX_WORD("tomorrow"),   COAX_WORD("ago"),       COAX_WORD("según"),
         COAX_WORD("dijo"),      COAX_WORD("dice"),       COAX_WORD("selon"),     COAX_WORD("dit"),
         COAX_WORD("laut"),      COAX_WORD("sagt"),       COAX_WORD("sagte"),     COAX_WORD("segundo"),
-        COAX_WORD("disse"),     COAX_WORD("secondo"),    COAX_WORD("согласно"),  COAX_WORD("сказал")};
+        COAX_WORD("disse"),     COAX_WORD("secondo"),    COAX_WORD("согласно"),  COAX_WORD("сказал"),
+        COAX_WORD("pasado"),    COAX_WORD("anteriormente"), COAX_WORD("antes"),  COAX_WORD("früher"),
+        COAX_WORD("vorher"),    COAX_WORD("auparavant"), COAX_WORD("précédemment"), COAX_WORD("dernière"),
+        COAX_WORD("dernier"),   COAX_WORD("letztes"),    COAX_WORD("letzten"),   COAX_WORD("scorso"),
+        COAX_WORD("precedentemente"), COAX_WORD("passado"), COAX_WORD("раньше"), COAX_WORD("ранее"),
+        COAX_WORD("thought"),   COAX_WORD("assumed"),    COAX_WORD("guessed")};
     return IN(s, n, words);
 }
 
@@ -336,7 +341,9 @@ static bool qualified(const char *text, size_t p, size_t e)
         COAX_WORD("vor"),       COAX_WORD("nach"),      COAX_WORD("im"),         COAX_WORD("seit"),
         COAX_WORD("prima"),     COAX_WORD("dopo"),      COAX_WORD("depois"),     COAX_WORD("em"),
         COAX_WORD("por"),       COAX_WORD("pour"),      COAX_WORD("para"),       COAX_WORD("más"),
-        COAX_WORD("menos"),     COAX_WORD("moins"),     COAX_WORD("до"),         COAX_WORD("после")};
+        COAX_WORD("menos"),     COAX_WORD("moins"),     COAX_WORD("до"),         COAX_WORD("после"),
+        COAX_WORD("pasado"),    COAX_WORD("anterior"),  COAX_WORD("dernière"),   COAX_WORD("dernier"),
+        COAX_WORD("letztes"),   COAX_WORD("letzten"),   COAX_WORD("scorso"),     COAX_WORD("passado")};
     static const coax_word denying[] = {COAX_WORD("instead"), COAX_WORD("rather"), COAX_WORD("not")};
     for (int w = 0; w < 3; w++) {
         size_t q = p;
