@@ -389,7 +389,8 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
         while (q < e && q - p < 200 && text[q] != '\n' && text[q] != '"' &&
                !(e - q >= 3 && !memcmp(text + q, "\xE2\x80\x9D", 3)))
             q++;
-        if (q >= e || text[q] == '\n' || q - p >= 200) return false;
+        if (q >= e || text[q] == '\n' || q - p >= 200 || qualified(text, q + (text[q] == '"' ? 1 : 3), e))
+            return false; /* "inactive" in the old record */
         st->type = COAX_STRING, st->text = text + p + open, st->len = q - p - open;
         return true;
     }
