@@ -295,12 +295,13 @@ static bool operated(const char *text, size_t p, size_t e)
     return p < e && (is_digit(text[p]) || coax_ascii_alpha((unsigned char)text[p]) || text[p] == '(');
 }
 
-/* Whether what follows the number ending at text[p] makes it no value of
+/* Whether what follows the value ending at text[p] makes it no value of
 ** the member as it stands: a sign or word of scale ("15 %", "15 percent",
-** "1 million", "1 000", "68 °F"), a unit of a measure with several
-** ("1.5 hours", "5.9 feet"; a year or a currency has one), or a word that qualifies it, next to it
-** or after a unit ("35 last year", "90 before tax", "0.15 as a fraction",
-** "90 dollars plus tax"): another unit, time or part than the answer's. */
+** "1 million", "1 000", "68 °F"), a unit of a measure with several ("1.5
+** hours", "5.9 feet"; a year or a currency has one), or a word that
+** qualifies it, next to it or after a unit ("35 last year", "90 before
+** tax", "0.15 as a fraction", "90 dollars plus tax"): another unit, time or
+** part than the answer's. */
 static bool qualified(const char *text, size_t p, size_t e)
 {
     static const coax_word scales[] = {
