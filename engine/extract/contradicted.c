@@ -40,7 +40,7 @@ typedef struct statement {
     char name[3][NAME_MOST];         /* the last one, two and three words joined; "" where not a subject */
     size_t nlen[3];
     bool correcting, generic;        /* a word of correction; its noun "value", "answer" */
-    coax_type type;                  /* COAX_NUMBER, COAX_STRING, COAX_BOOL */
+    coax_type type;                  /* COAX_NUMBER, COAX_STRING, COAX_BOOL, COAX_NULL */
     const char *text;                /* a string's bytes */
     size_t len;
     char num[64];                    /* a number, its group commas and '+' left out */
@@ -137,7 +137,7 @@ static bool correcting(const char *s, size_t n)
     static const coax_word words[] = {
         COAX_WORD("correct"),    COAX_WORD("right"),     COAX_WORD("actual"),    COAX_WORD("real"),
         COAX_WORD("true"),       COAX_WORD("proper"),    COAX_WORD("exact"),     COAX_WORD("corrected"),
-        COAX_WORD("updated"),    COAX_WORD("revised"),   COAX_WORD("correcto"),  COAX_WORD("correcta"),
+        COAX_WORD("updated"),    COAX_WORD("revised"),   COAX_WORD("final"),     COAX_WORD("finale"),   COAX_WORD("correcto"),  COAX_WORD("correcta"),
         COAX_WORD("verdadero"),  COAX_WORD("verdadera"), COAX_WORD("correcte"),  COAX_WORD("vrai"),
         COAX_WORD("vraie"),      COAX_WORD("véritable"), COAX_WORD("richtig"),   COAX_WORD("richtige"),
         COAX_WORD("richtigen"),  COAX_WORD("richtiger"), COAX_WORD("richtiges"), COAX_WORD("korrekt"),
@@ -159,6 +159,17 @@ static bool generic(const char *s, size_t n)
         COAX_WORD("valeur"), COAX_WORD("réponse"),   COAX_WORD("wert"),   COAX_WORD("antwort"),
         COAX_WORD("resposta"), COAX_WORD("valore"),  COAX_WORD("risposta"), COAX_WORD("значение"),
         COAX_WORD("ответ")};
+    return IN(s, n, words);
+}
+
+/* A noun naming a member, after its name or before "of" it: "the age
+** value", "the `age` field", "the value of age". */
+static bool field_noun(const char *s, size_t n)
+{
+    static const coax_word words[] = {COAX_WORD("value"),  COAX_WORD("field"),    COAX_WORD("property"),
+                                      COAX_WORD("key"),    COAX_WORD("attribute"), COAX_WORD("member"),
+                                      COAX_WORD("valor"),  COAX_WORD("valeur"),   COAX_WORD("wert"),
+                                      COAX_WORD("valore"), COAX_WORD("campo"),    COAX_WORD("feld")};
     return IN(s, n, words);
 }
 
@@ -233,7 +244,7 @@ static bool contrasting(const char *s, size_t n)
 static size_t link_at(const char *text, size_t p, size_t e)
 {
     static const char *const words[] = {
-        "is equal to", "is", "was", "should be", "equals", "amounts to", "comes to", "stands at", "totals",
+        "is equal to", "is", "was", "should be", "must be", "has to be", "needs to be", "equals", "amounts to", "comes to", "stands at", "totals",
         "es de", "es igual a", "es", "era", "est de", "est égal à", "est", "était", "ist gleich", "ist", "war",
         "beträgt", "é de", "é", "è di", "è pari a", "è", "равен", "равна", "равно", "составляет"};
     size_t n = 0;
@@ -247,8 +258,8 @@ static size_t link_at(const char *text, size_t p, size_t e)
     else
         for (size_t i = 0; !n && i < sizeof words / sizeof *words; i++) {
             size_t wl = strlen(words[i]);
-            bool spaced = wl < e - p && (text[p + wl] == ' ' || text[p + wl] == '\t');
-            if (spaced && coax_ascii_casesame(text + p, words[i], wl)) n = wl;
+            bool spaced = wl < e - p && (text[p + wl] == ' ' || text[p + wl] == '\t' || text[p + wl] == ':');
+            if (spaced && coax_ascii_casesame(text + p, words[i], wl)) n = wl + (text[p + wl] == ':'); /* "is: 37" */
         }
     if (!n) return 0;
     size_t q = p + n;
@@ -344,7 +355,10 @@ static bool qualified(const char *text, size_t p, size_t e)
         COAX_WORD("por"),       COAX_WORD("pour"),      COAX_WORD("para"),       COAX_WORD("más"),
         COAX_WORD("menos"),     COAX_WORD("moins"),     COAX_WORD("до"),         COAX_WORD("после"),
         COAX_WORD("pasado"),    COAX_WORD("anterior"),  COAX_WORD("dernière"),   COAX_WORD("dernier"),
-        COAX_WORD("letztes"),   COAX_WORD("letzten"),   COAX_WORD("scorso"),     COAX_WORD("passado")};
+        COAX_WORD("letztes"),   COAX_WORD("letzten"),   COAX_WORD("scorso"),     COAX_WORD("passado"),
+        COAX_WORD("older"),     COAX_WORD("younger"),   COAX_WORD("more"),       COAX_WORD("less"),
+        COAX_WORD("fewer"),     COAX_WORD("higher"),    COAX_WORD("lower"),      COAX_WORD("above"),
+        COAX_WORD("below"),     COAX_WORD("greater"),   COAX_WORD("smaller"),    COAX_WORD("larger")};
     static const coax_word denying[] = {COAX_WORD("instead"), COAX_WORD("rather"), COAX_WORD("not")};
     for (int w = 0; w < 3; w++) {
         size_t q = p;
@@ -395,11 +409,12 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
         st->type = COAX_STRING, st->text = text + p + open, st->len = q - p - open;
         return true;
     }
-    if ((ch == 't' || ch == 'f') && (!strncmp(text + p, "true", e - p < 4 ? e - p : 4) ||
-                                     !strncmp(text + p, "false", e - p < 5 ? e - p : 5))) {
-        size_t n = ch == 't' ? 4 : 5;
-        if (e - p < n || !value_ends(text, p + n, e)) return false;
-        st->type = COAX_BOOL, st->truth = ch == 't';
+    if (e - p >= 4 && (coax_ascii_casesame(text + p, "true", 4) || coax_ascii_casesame(text + p, "null", 4) ||
+                       (e - p >= 5 && coax_ascii_casesame(text + p, "false", 5)))) { /* Python's True, False */
+        size_t n = (ch | 32) == 'f' ? 5 : 4;
+        if (!value_ends(text, p + n, e) || qualified(text, p + n, e) || ((ch | 32) == 'n' && ch != 'n'))
+            return false; /* "null if unknown"; "Null" is a word, "None" no literal */
+        st->type = (ch | 32) == 'n' ? COAX_NULL : COAX_BOOL, st->truth = (ch | 32) == 't';
         return true;
     }
     size_t q = p, o = 0, cap = sizeof st->num - 1;
@@ -535,12 +550,16 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
             st->correcting = true, st->generic = generic(t + prev->at, prev->n);
         else if (!cjk_link && prev && correcting(t + prev->at, prev->n)) /* "the correct age" */
             st->correcting = true, st->generic = generic(t + last->at, last->n);
-        for (size_t j = 1; j <= 3 && j <= nw; j++) {
-            const word *pred = j < nw ? &w[nw - j - 1] : NULL;
-            if (!pred && j < sc->clause) break; /* the word before is out of the ring: unknown */
-            if (pred && !determiner(t + pred->at, pred->n) && !correcting(t + pred->at, pred->n)) continue;
+        size_t nn = nw > 1 && field_noun(t + last->at, last->n) ? nw - 1 : nw; /* "the age value" */
+        for (size_t j = 1; j <= 3 && j <= nn; j++) {
+            const word *pred = j < nn ? &w[nn - j - 1] : NULL;
+            if (!pred && nw < sc->clause) break; /* the word before is out of the ring: unknown */
+            bool of_field = pred && nn - j >= 2 && pred->n == 2 && coax_ascii_casesame(t + pred->at, "of", 2) &&
+                            field_noun(t + w[nn - j - 2].at, w[nn - j - 2].n); /* "the value of age" */
+            if (pred && !determiner(t + pred->at, pred->n) && !correcting(t + pred->at, pred->n) && !of_field)
+                continue;
             size_t o = 0;
-            for (size_t k = nw - j; k < nw && o < NAME_MOST; k++) {
+            for (size_t k = nn - j; k < nn && o < NAME_MOST; k++) {
                 if (!coerce_norm_key(t + w[k].at, w[k].n, st->name[j - 1] + o, NAME_MOST - o)) o = NAME_MOST;
                 else o += strlen(st->name[j - 1] + o);
             }
@@ -667,6 +686,7 @@ static bool abbreviates(const char *a, size_t n, const char *b, size_t m)
 static bool same(const coax_value *v, const statement *st)
 {
     bool is_int;
+    if (st->type == COAX_NULL) return v->type == COAX_NULL;
     switch ((coax_type)v->type) {
     case COAX_NUMBER:
         if (st->type == COAX_STRING && coax_number_span(st->text, st->len, &is_int) != st->len) return false;
@@ -785,7 +805,7 @@ static bool contradicts(const statement *st)
         const coax_value *v = st->named[j];
         if (!v) continue;
         if (st->clash[j]) return false; /* a name of several values: which one, unknown */
-        if (v->type == COAX_NULL) return true;
+        if (v->type == COAX_NULL || st->type == COAX_NULL) return !same(v, st); /* "name: null" beside "Ada" */
         if ((v->type == COAX_BOOL) != (st->type == COAX_BOOL)) return false;
         bool is_int;
         if (v->type == COAX_NUMBER && st->type == COAX_STRING &&
@@ -799,13 +819,19 @@ static bool contradicts(const statement *st)
 }
 
 /* Where the prose before an answer starts that states what the reply
-** settled on: after a reasoning block's end ("</think>"), whose drafts
-** ("age is 35... no, 36") are the way to the answer, not beside it. */
+** settled on: after a reasoning block's end ("</think>", Kimi's "◁/think▷",
+** "[/THINK]", "<|end_of_thought|>", the harmony format's "<|end|>" of its
+** analysis) or a "Final answer" that settles, whose drafts ("age is 35...
+** no, 36") are the way to the answer, not beside it. */
 static size_t past_reasoning(const char *text, size_t lo, size_t start)
 {
-    static const char *const ends[] = {"</think>", "</thinking>", "</reasoning>", "</thought>", "</scratchpad>"};
+    static const char *const ends[] = {"</think>",         "</thinking>", "</reasoning>",
+                                       "</thought>",       "</scratchpad>", "\xE2\x97\x81/think\xE2\x96\xB7",
+                                       "[/think]",         "<|end_of_thought|>", "<|end|>",
+                                       "final answer",     "respuesta final",    "réponse finale",
+                                       "最终答案"};
     for (size_t p = start; p-- > lo;) {
-        if (text[p] != '<' || p + 1 >= start || text[p + 1] != '/') continue;
+        if (!strchr("<[\xE2\xE6" "fFrR", text[p]) || !text[p]) continue;
         for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
             size_t n = strlen(ends[i]);
             if (n <= start - p && coax_ascii_casesame(text + p, ends[i], n)) return p + n;
