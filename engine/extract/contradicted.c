@@ -627,13 +627,18 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
     return sc.n;
 }
 
+/* Whether characters x and y run on as one word: two letters or two digits. */
+static bool run_on(char x, char y)
+{
+    return (coax_ascii_alpha((unsigned char)x) && coax_ascii_alpha((unsigned char)y)) || (is_digit(x) && is_digit(y));
+}
+
 /* Whether text a[0..n) holds b[0..m) as whole words, in any case: "Ada" of
-** "Ada Lovelace", not of "Adam". */
+** "Ada Lovelace", "2" of "v2", not "Ada" of "Adam" nor "23" of "1234". */
 static bool holds(const char *a, size_t n, const char *b, size_t m)
 {
-    for (size_t i = 0; m <= n && i <= n - m; i++)
-        if ((!i || !coax_ascii_alnum((unsigned char)a[i - 1]) || !coax_ascii_alnum((unsigned char)b[0])) &&
-            (i + m == n || !coax_ascii_alnum((unsigned char)a[i + m]) || !coax_ascii_alnum((unsigned char)b[m - 1])) &&
+    for (size_t i = 0; m && m <= n && i <= n - m; i++)
+        if ((!i || !run_on(a[i - 1], b[0])) && (i + m == n || !run_on(a[i + m], b[m - 1])) &&
             coax_ascii_casesame(a + i, b, m))
             return true;
     return false;
