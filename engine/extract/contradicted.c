@@ -360,9 +360,22 @@ static bool qualified(const char *text, size_t p, size_t e)
         COAX_WORD("fewer"),     COAX_WORD("higher"),    COAX_WORD("lower"),      COAX_WORD("above"),
         COAX_WORD("below"),     COAX_WORD("greater"),   COAX_WORD("smaller"),    COAX_WORD("larger")};
     static const coax_word denying[] = {COAX_WORD("instead"), COAX_WORD("rather"), COAX_WORD("not")};
+    /* what a parenthesis after the value says it is: "1 (default)", "30 (e.g.)" */
+    static const coax_word kinds[] = {COAX_WORD("default"), COAX_WORD("example"), COAX_WORD("sample"),
+                                      COAX_WORD("e"),       COAX_WORD("min"),     COAX_WORD("max"),
+                                      COAX_WORD("minimum"), COAX_WORD("maximum"), COAX_WORD("typical"),
+                                      COAX_WORD("average"), COAX_WORD("avg"),     COAX_WORD("original"),
+                                      COAX_WORD("old"),     COAX_WORD("previous"), COAX_WORD("former"),
+                                      COAX_WORD("limit"),   COAX_WORD("placeholder")};
     for (int w = 0; w < 3; w++) {
         size_t q = p;
         while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
+        if (!w && q < e && text[q] == '(') { /* "1 (default)", "35 (last year)", not "37 (corrected)" */
+            size_t r = ++q, l;
+            while (r < e && (l = letter(text, r, e))) r += l;
+            return IN(text + q, r - q, kinds) || IN(text + q, r - q, qualifiers) || IN(text + q, r - q, scales) ||
+                   IN(text + q, r - q, units);
+        }
         if (q == p || q >= e) return false;
         if (!w && (is_digit(text[q]) || text[q] == '%' || (e - q >= 2 && !memcmp(text + q, "\xC2\xB0", 2)) ||
                    (e - q >= 3 && (!memcmp(text + q, "\xE2\x80\xB0", 3) || !memcmp(text + q, "\xE2\x84\x83", 3) ||
