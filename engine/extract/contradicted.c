@@ -523,6 +523,11 @@ static void about(const scan *sc, statement *st)
                                        COAX_WORD("each"),   COAX_WORD("every"),    COAX_WORD("otro"),
                                        COAX_WORD("otra"),   COAX_WORD("autre"),    COAX_WORD("andere"),
                                        COAX_WORD("anderen"), COAX_WORD("altro"),   COAX_WORD("altra")};
+    /* "It's", "That's": a verb contracted, no possessive */
+    static const coax_word contracted[] = {COAX_WORD("it"),    COAX_WORD("that"),  COAX_WORD("what"),
+                                           COAX_WORD("here"),  COAX_WORD("there"), COAX_WORD("let"),
+                                           COAX_WORD("he"),    COAX_WORD("she"),   COAX_WORD("who"),
+                                           COAX_WORD("this"),  COAX_WORD("where"), COAX_WORD("how")};
     const char *t = sc->text;
     for (size_t i = 0; i + 1 < sc->nw; i++) {
         const word *w = &sc->ring[i];
@@ -530,7 +535,8 @@ static void about(const scan *sc, statement *st)
         size_t cut = w->n > 2 && t[w->at + w->n - 2] == '\''                                  ? 2
                      : w->n > 4 && !memcmp(t + w->at + w->n - 4, "\xE2\x80\x99", 3) ? 4 /* Bob’s */
                                                                                       : 0;
-        if (cut && (t[w->at + w->n - 1] | 32) == 's') st->owner = t + w->at, st->olen = w->n - cut;
+        if (cut && (t[w->at + w->n - 1] | 32) == 's' && !IN(t + w->at, w->n - cut, contracted))
+            st->owner = t + w->at, st->olen = w->n - cut;
     }
     if (!st->owner && sc->paren.n) st->owner = t + sc->paren.at, st->olen = sc->paren.n;
     if (st->owner && !(st->owner[0] >= 'A' && st->owner[0] <= 'Z')) st->owner = NULL; /* "the user's": no name */
