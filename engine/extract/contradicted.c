@@ -468,7 +468,8 @@ typedef struct scan {
     bool supposed;
     statement *st;
     size_t n;
-    word paren; /* the word before an open parenthesis: "Bob (age: 40)" */
+    word paren;   /* the word before an open parenthesis: "Bob (age: 40)" */
+    bool chained; /* the clause follows an arrow */
 } scan;
 
 /* Where the word text[p..q) ends when it opens with an elided article
@@ -604,7 +605,7 @@ static size_t cjk_link_at(const char *text, size_t p, size_t e)
 /* Statements in text[from..e) into st[]: their count. */
 static size_t statements(const char *text, size_t from, size_t e, statement *st)
 {
-    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0, {0, 0}};
+    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0, {0, 0}, false};
     for (size_t p = from; p < e && sc.n < STATEMENTS_MOST;) {
         size_t l = letter(text, p, e), k;
         if (l && cjk(text, p, e) && (k = cjk_link_at(text, p, e)) && is_digit(text[p + k])) {
@@ -630,7 +631,10 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
             continue;
         }
         unsigned char ch = (unsigned char)text[p];
-        if (sc.clause && (k = link_at(text, p, e))) statement_at(&sc, p, p + k, false);
+        bool ascii_arrow = e - p >= 2 && (ch == '-' || ch == '=') && text[p + 1] == '>';
+        bool arrow = ascii_arrow || (e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3));
+        /* "input → count → 6 rows": a step of a chain, no statement */
+        if (sc.clause && (k = link_at(text, p, e)) && !(arrow && sc.chained)) statement_at(&sc, p, p + k, false);
         bool stop = ch == '\n' || ch == '!' || ch == '?' || ch == ';' ||
                     /* a full stop, not a decimal point or an abbreviation's ("e.g. age: 30") */
                     (ch == '.' && (p + 1 >= e || text[p + 1] == ' ' || text[p + 1] == '\r' || text[p + 1] == '\n') &&
@@ -640,7 +644,11 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (stop) sc.supposed = false, sc.sentence = p + 1;
         if (ch == '(') sc.paren = sc.nw ? sc.ring[sc.nw - 1] : (word){0, 0};
         if (ch == ')' || stop) sc.paren = (word){0, 0};
-        if (!ch || !strchr(" \t*_`", ch) || stop) sc.nw = sc.clause = 0; /* markup and spaces keep the clause */
+        if (!ch || !strchr(" \t*_`", ch) || stop) { /* markup and spaces keep the clause */
+            sc.chained = arrow;
+            p += ascii_arrow; /* past its '>' */
+            sc.nw = sc.clause = 0;
+        }
         p += ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : ch >= 0xC0 ? 2 : 1;
     }
     return sc.n;
