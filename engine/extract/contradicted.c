@@ -736,13 +736,18 @@ static bool same(const coax_value *v, const statement *st)
 }
 
 /* Whether the rest of a statement's sentence arrives at the answer's number
-** v: "Price: 15, discounted to 12", "The price was 15 and is now 12" tell
-** a change or a way to the answer; "37, not 36" and "37 instead of 36" deny it. */
+** v, a word or sign of change or result right before it: "Price: 15,
+** discounted to 12", "The price was 15 and is now 12", "x = 4 / 2, so x = 2".
+** The answer's number cited otherwise ("36 was a mistake", "the JSON says
+** 36", "not 36", "instead of 36") arrives nowhere. */
 static bool arrives(const char *s, size_t n, const coax_value *v)
 {
-    static const coax_word denials[] = {COAX_WORD("not"),  COAX_WORD("no"),    COAX_WORD("instead"),
-                                        COAX_WORD("than"), COAX_WORD("nicht"), COAX_WORD("pas"),
-                                        COAX_WORD("non"),  COAX_WORD("не"),    COAX_WORD("never")};
+    static const coax_word cues[] = {COAX_WORD("to"),     COAX_WORD("now"),   COAX_WORD("is"),
+                                     COAX_WORD("becomes"), COAX_WORD("became"), COAX_WORD("so"),
+                                     COAX_WORD("then"),   COAX_WORD("gives"), COAX_WORD("giving"),
+                                     COAX_WORD("equals"), COAX_WORD("makes"), COAX_WORD("hence"),
+                                     COAX_WORD("thus"),   COAX_WORD("es"),    COAX_WORD("ist"),
+                                     COAX_WORD("est"),    COAX_WORD("auf"),   COAX_WORD("a")};
     for (size_t q = 0; q < n; q++) {
         if (!is_digit(s[q]) || (q && (coax_ascii_alnum((unsigned char)s[q - 1]) || s[q - 1] == '.'))) continue;
         char num[64];
@@ -751,18 +756,13 @@ static bool arrives(const char *s, size_t n, const coax_value *v)
                                                                   is_digit(s[r + 1])));
              r++)
             if (s[r] != ',') num[o++] = s[r];
-        if (r < n && coax_ascii_alnum((unsigned char)s[r])) continue;
-        if (!coax_number_compare_text(v->u.text, v->len, num, o)) {
-            size_t b = q, words = 0; /* the two words before it: "not 36", "instead of 36" */
-            bool denied = false;
-            while (words < 2 && b > 0) {
-                while (b > 0 && !coax_ascii_alpha((unsigned char)s[b - 1]) && (unsigned char)s[b - 1] < 0x80) b--;
-                size_t a = b;
-                while (a > 0 && (coax_ascii_alpha((unsigned char)s[a - 1]) || (unsigned char)s[a - 1] >= 0x80)) a--;
-                denied = denied || IN(s + a, b - a, denials);
-                b = a, words++;
-            }
-            if (!denied) return true;
+        if ((r >= n || !coax_ascii_alnum((unsigned char)s[r])) && !coax_number_compare_text(v->u.text, v->len, num, o)) {
+            size_t b = q, a;
+            while (b > 0 && s[b - 1] == ' ') b--;
+            if (b > 0 && (s[b - 1] == '=' || s[b - 1] == '>' || (b >= 3 && !memcmp(s + b - 3, "\xE2\x86\x92", 3))))
+                return true; /* "= 12", "→ 12" */
+            for (a = b; a > 0 && coax_ascii_alpha((unsigned char)s[a - 1]);) a--;
+            if (a < b && IN(s + a, b - a, cues)) return true;
         }
         q = r;
     }
