@@ -101,6 +101,8 @@ return { schema = { type = 'integer' }, prompt = table.concat(names, ' ') .. ' |
       { "coax.sleep('x')", "bad argument #1 to 'sleep' (number expected, got string)" },
       { "coax.sleep(-1)", "bad argument #1 to 'sleep' (must not be negative)" },
       { "coax.sleep(0/0)", "bad argument #1 to 'sleep' (must not be negative)" },
+      { "coax.sleep(math.huge)", "bad argument #1 to 'sleep' (at most 3600000 ms (an hour))" },
+      { "coax.sleep(3600001)", "bad argument #1 to 'sleep' (at most 3600000 ms (an hour))" },
       { "coax.host_request({})", "bad argument #1 to 'host_request' (string expected, got table)" },
       { "coax.check_reply()", "bad argument #1 to 'check_reply' (string expected, got no value)" },
       { "coax.command({})", "bad argument #1 to 'command' (string expected, got table)" },

@@ -59,8 +59,12 @@ describe("coax.repair on the peers' test inputs", function()
       -- hunt18: json_repair's { "key": "value" /* comment ends inside a block
       -- comment with the object open: the reply was cut in it; hunt23:
       -- jsonrepair's seven values with a comma after them at the end, {},
-      -- {"a":2}, [1,2,3], [e], ...: one item of a list, the rest lost)
-      assert.are.equal(opts.guess and 591 or 326, values)
+      -- {"a":2}, [1,2,3], [e], ...: one item of a list, the rest lost;
+      -- hunt25: [{], [{}] to jsonrepair and [] to json_repair, an object whose
+      -- '}' was lost or a stray brace; ["value1" value2", "value3"] and
+      -- "consectetur" comment", one string with a quote to jsonrepair and two
+      -- items to json_repair: a quote that closes none opened, before a space)
+      assert.are.equal(opts.guess and 591 or 323, values)
     end
   end)
 
@@ -77,7 +81,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    assert.is_true(jr >= 309, "agreement with jsonrepair fell to " .. jr) -- 316 before hunt23's seven refusals
+    -- 316 before hunt23's seven refusals, 309 before hunt25's three
+    assert.is_true(jr >= 306, "agreement with jsonrepair fell to " .. jr)
     assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
   end)
 

@@ -243,6 +243,48 @@ static inline bool coax_ascii_casesame(const char *a, const char *b, size_t n)
     return true;
 }
 
+/* Blanks: what parts two words on a line. A space, a tab, \f, \v, and the
+** Unicode spaces a model or a copied text puts there (U+00A0 no-break,
+** U+1680, U+2000-U+200A, U+202F, U+205F, U+3000 ideographic). A run of
+** them reads as one space: every look that asks for "a space" between
+** words asks for a run (void 0, void⇥0 and void  0 are one expression).
+** Line breaks are no blanks. coax_blank_at: the byte length of the blank
+** at p (below e), 0 when none; coax_blank_before: of the blank ending at
+** p (from s); coax_blanks_end: past the run at p; coax_blanks_start: the
+** start of the run ending at p. */
+static inline size_t coax_blank_at(const char *p, const char *e)
+{
+    if (p >= e) return 0;
+    unsigned char c = (unsigned char)*p;
+    if (c == ' ' || c == '\t' || c == '\f' || c == '\v') return 1;
+    if (c < 0xC2 || c > 0xE3) return 0;
+    const unsigned char *u = (const unsigned char *)p;
+    if (c == 0xC2) return e - p >= 2 && u[1] == 0xA0 ? 2 : 0;
+    if (e - p < 3) return 0;
+    if (c == 0xE2 && u[1] == 0x80) return (u[2] >= 0x80 && u[2] <= 0x8A) || u[2] == 0xAF ? 3 : 0;
+    return (c == 0xE2 && u[1] == 0x81 && u[2] == 0x9F) || (c == 0xE3 && u[1] == 0x80 && u[2] == 0x80) ||
+                   (c == 0xE1 && u[1] == 0x9A && u[2] == 0x80)
+               ? 3
+               : 0;
+}
+static inline size_t coax_blank_before(const char *s, const char *p)
+{
+    if (p <= s) return 0;
+    if (coax_blank_at(p - 1, p)) return 1;
+    if (p - s >= 2 && coax_blank_at(p - 2, p) == 2) return 2;
+    return p - s >= 3 && coax_blank_at(p - 3, p) == 3 ? 3 : 0;
+}
+static inline const char *coax_blanks_end(const char *p, const char *e)
+{
+    for (size_t n; (n = coax_blank_at(p, e));) p += n;
+    return p;
+}
+static inline const char *coax_blanks_start(const char *s, const char *p)
+{
+    for (size_t n; (n = coax_blank_before(s, p));) p -= n;
+    return p;
+}
+
 /* A listed word with its length (COAX_WORD("typo")), so that a look-up
 ** compares lengths first: most words of a text are none of the list's. */
 typedef struct coax_word {

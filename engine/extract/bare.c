@@ -207,7 +207,7 @@ coerce_root coerce_scalar_root(const coax_value *doc)
 ** {"greeting": "hello"}, but a whole structure's key only labels it;
 ** {"FOO": [1, 2]} beside a property "foo" is that property). */
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
-                        const coax_value *inner)
+                        const coax_value *inner, uint64_t *spent)
 {
     char norm[32], title[32];
     bool short_key = coerce_norm_key(key, klen, norm, sizeof norm);
@@ -216,7 +216,7 @@ bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema 
     if (short_key && titled && !strcmp(norm, title)) return true;
     /* A label saying what it holds is not the answer takes nothing out of it. */
     if (coerce_not_answer_label(key, klen)) return false;
-    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_named_in_doc(a, doc, schema, key, klen))
+    if ((inner->type == COAX_OBJECT || inner->type == COAX_ARRAY) && !coerce_named_in_doc(a, doc, schema, key, klen, spent))
         return true;
     static const char *const words[] = {"result", "results", "data", "output", "answer", "response", "value",
                                         "json", "reply", "payload", "return", "returnvalue"};

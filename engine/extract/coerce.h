@@ -19,16 +19,25 @@ typedef struct coerce_ctx {
     /* The coercions of the candidate being coerced (arena memory). */
     coax_coercion *log;
     size_t n, cap;
-    /* Indexes of the schema's large objects by member name, the latest
-    ** COERCE_DOC_INDEXES (coerce_trials.c): errors under one "properties"
-    ** of n names look their keyword up in constant time, not n each. */
-    struct coerce_doc_index {
-        const coax_member *members;
-        uint32_t *slot; /* member index + 1, 0: empty */
-        size_t mask;
-    } docidx[4];
-    unsigned docidx_next;
+    /* Indexes of the schema's large objects by member name, each built once
+    ** (schema_lookup.c's doc_member: an object's members -> its index): errors
+    ** under one "properties" of n names look their keyword up in constant
+    ** time, not n each. The four latest were kept: a walk through eight such
+    ** objects a member built each again (8,000 members beside 8 x 8,000
+    ** names: 10.6 s; attack round 20). */
+    smap docidx;
     uint64_t docidx_seed;
+    /* Each local "$ref" value -> what it resolved to (coerce_local_ref): a
+    ** walk for each member resolved every reference it met again, the
+    ** reply's members times the pointers' length (10 references to keys of
+    ** 40,000 bytes beside 4,000 members: 0.97 s; attack round 20). */
+    smap refs;
+    /* The regex steps the look-ups of member names in "patternProperties"
+    ** have taken (coax_schema_pattern_names: at most COAX_SCHEMA_NAMES_REGEX
+    ** for one extraction, past which a name is taken as one a pattern may match). */
+    uint64_t names_regex;
+    /* The values of defaults compared and filled (coerce_default_charge). */
+    size_t default_values;
     /* Per schema value, what was built for it once (smap_getp): the large
     ** enums' indexes (coerce_trials.c), so enums taking turns are not
     ** indexed again each time. */
@@ -70,8 +79,8 @@ static inline bool read_memo_hit(const coerce_ctx *c, const coax_value *x, const
 static inline void coerce_rewind(coerce_ctx *c, coax_arena_mark mark)
 {
     coax_arena_rewind(c->arena, mark);
-    memset(c->docidx, 0, sizeof c->docidx);
-    c->docidx_next = 0;
+    memset(&c->docidx, 0, sizeof c->docidx);
+    memset(&c->refs, 0, sizeof c->refs);
     memset(&c->built, 0, sizeof c->built);
     c->memo_trials = NULL;
     c->memo_plan = 0;
@@ -124,6 +133,19 @@ size_t coerce_entry_path(coerce_ctx *c, const char *loc, const coax_value **path
 ** applies only to some objects (a branch's, a "then"'s) and the others give
 ** none or another. */
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name);
+
+/* Takes the JSON values of the default 'v' from what one extraction may
+** compare and fill (COERCE_DEFAULT_VALUES): false, taking none, once they
+** do not fit. n properties referring to one default of B values cost n x B
+** to fill, and the walk compares it with its copies: a schema of 427 KB
+** made the reply {} a value of 124 MB (5.4 s, 1.4 GB; attack round 20). */
+#define COERCE_DEFAULT_VALUES (1u << 20)
+bool coerce_default_charge(coerce_ctx *c, const coax_value *v);
+
+/* Pushes the values of the array or object 'v' on the explicit stack of a
+** walk ('*stack' holds '*n' of '*cap', moved into arena memory when it
+** grows); false out of memory. */
+bool coerce_push_children(coax_arena *a, const coax_value ***stack, size_t *n, size_t *cap, const coax_value *v);
 
 /* Whether a schema of path[0..n) that applies to the object (its own, an
 ** allOf branch's, a $ref target's, a branch's, then's, or a condition's)
@@ -199,8 +221,9 @@ bool coerce_tuple_swapped(coerce_ctx *c, const coax_value *x, const coax_value *
 ** off, or a "patternProperties" pattern matches it ('schema' compiled them;
 ** NULL: any may), or its root may read any key (a map's, or behind a
 ** reference not followed); true out of memory or for a key too long to
-** compare. */
-bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen);
+** compare. '*spent': the patterns' steps so far (coax_schema_pattern_names). */
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                         uint64_t *spent);
 
 /* The names every "properties" of the schema document declares, as
 ** written or ('normalized') as coerce_norm_key writes them: sets built once
@@ -281,9 +304,9 @@ coerce_root coerce_scalar_root(const coax_value *doc);
 ** "data", "output", "answer", "response", "value", "json", ..., or the
 ** schema's title; any label of an object or array that names no property,
 ** coerce_named_in_doc) rather than being content ({"greeting": "hello"}).
-** 'inner' is the envelope's value. */
+** 'inner' is the envelope's value; '*spent' as coerce_named_in_doc's. */
 bool coerce_wrapper_key(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
-                        const coax_value *inner);
+                        const coax_value *inner, uint64_t *spent);
 
 /* Whether a label (an envelope's key, a tag's name) says what it holds is
 ** not the answer: "errors", "example", "draft", "rejected_items", "old". */
@@ -347,6 +370,19 @@ static inline size_t extract_text_origin(const char *text, size_t at)
     size_t o = 0;
     while (at - o >= 3 && !memcmp(text + o, "\xEF\xBB\xBF", 3)) o += 3;
     return o;
+}
+
+/* text[b..e) past the characters that show nothing at its start (a byte
+** order mark or a zero-width space or joiner, U+FEFF, U+200B-U+200D,
+** U+2060): they hide no label ("\n\n\xEF\xBB\xBFExample:") and no
+** condition ("\xEF\xBB\xBFIf she was born ..."). */
+static inline size_t extract_past_invisible(const char *text, size_t b, size_t e)
+{
+    while (e - b >= 3 && (!memcmp(text + b, "\xEF\xBB\xBF", 3) || !memcmp(text + b, "\xE2\x81\xA0", 3) ||
+                          (!memcmp(text + b, "\xE2\x80", 2) && (unsigned char)text[b + 2] >= 0x8B &&
+                           (unsigned char)text[b + 2] <= 0x8D)))
+        b += 3;
+    return b;
 }
 
 /* Whether a remark (a string member the schema does not declare, "note":

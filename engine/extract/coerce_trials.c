@@ -546,7 +546,7 @@ static void required_trials(coerce_ctx *c, const coax_value *x, const coax_value
         if (!def || (undeclared & (1u << def->type))) continue; /* nothing to fill without inventing */
         long pi = declared_exact(&d, a, name->u.text, name->len);
         const coax_value *ps = pi >= 0 ? coerce_deref(c, c->doc, &props->u.members[pi].value) : NULL;
-        if (may_say(c, x, &d, name, coerce_member(ps, "enum"), &budget)) continue;
+        if (may_say(c, x, &d, name, coerce_member(ps, "enum"), &budget) || !coerce_default_charge(c, def)) continue;
         coax_value *copy = coax_value_copy(a, def);
         if (copy) edits[n++] = (medit){MEDIT_ADD, "default_filled", "filled a missing required property from its schema default", name->u.text, name->len, NULL, 0, copy};
     }

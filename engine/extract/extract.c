@@ -23,6 +23,7 @@ typedef struct scored {
     const coax_repair_entry *refused; /* the repair its first error names, or NULL */
     bool fragment_answer; /* valid and complete but for being one value of several */
     bool cut_answer;      /* valid but for its block's end, cut off or never written */
+    bool cut_after;       /* complete, but the cut-off reply ends right after it */
     bool part_answer;     /* an object whose members are all valid, short of the whole */
     bool misfit_answer;   /* an object wrong only in its members' values */
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
@@ -41,6 +42,7 @@ typedef struct extract_job {
     const coax_limits *limits;
     const coax_repair_entry *tail_guess; /* whole_guess of the text from its first span of prose on, or NULL */
     size_t tail_from;
+    const char *raw; /* the reply as written; text is it with Unicode spaces as ASCII ones, for the prose's rules */
 } extract_job;
 
 /* The first invented repair among the values the whole text was read as.
@@ -93,7 +95,7 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
     /* no rewind after: coax_repair lends blocks of the arena back to it */
     coax_repair_result tail;
     coax_error err;
-    coax_code rc = coax_repair(a, x->text + first, x->len - first, x->limits, &tail, &err);
+    coax_code rc = coax_repair(a, x->raw + first, x->len - first, x->limits, &tail, &err);
     const coax_repair_entry *g = rc ? NULL : whole_guess(&tail);
     if (rc == COAX_ENOMEM) return rc;
     if (!g) return COAX_OK;
@@ -102,7 +104,7 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
     *out = *g;
     out->offset += first;
     unsigned line, column;
-    line_column(x->text, x->len, out->offset, &line, &column);
+    line_column(x->raw, x->len, out->offset, &line, &column);
     out->line = line, out->column = column;
     x->tail_guess = out;
     x->tail_from = first;
@@ -129,7 +131,8 @@ static coax_code try_envelope(coerce_ctx *c, scored *s)
     const coax_value *v = s->value;
     if (s->valid || v->type != COAX_OBJECT || v->len != 1) return COAX_OK;
     const coax_member *m = &v->u.members[0];
-    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, c->schema, m->key, m->klen, &m->value))
+    if ((m->value.flags & COAX_VF_INVENTED) || !coerce_wrapper_key(c->arena, c->doc, c->schema, m->key, m->klen, &m->value,
+                                                             &c->names_regex))
         return COAX_OK;
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
     size_t before = c->n, cap = c->cap;
@@ -381,7 +384,7 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
     if (!s->valid || !decoded || to < from + 2 || (x->text[from] != '"' && x->text[from] != '\''))
         return COAX_OK;
     coax_value *str = coax_new_value(c->arena, COAX_STRING);
-    if (!str || coax_set_string(c->arena, str, x->text + from + 1, to - from - 2)) return COAX_ENOMEM;
+    if (!str || coax_set_string(c->arena, str, x->raw + from + 1, to - from - 2)) return COAX_ENOMEM;
     coax_validation v;
     coax_code rc = coax_validate(c->schema, str, c->arena, 0, &v, c->err);
     if (rc || !v.valid) return rc;
@@ -461,6 +464,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     while (x->cut_off && after < x->len && coax_ascii_space((unsigned char)x->text[after])) after++;
     bool cut_after = x->cut_off && after >= x->len && s->complete;
     if (cut_after) s->complete = false;
+    s->cut_after = cut_after;
     s->refused = NULL;
     /* One value of several, otherwise plain: refused alone, yet another
     ** reading of the reply, which makes the list of them no sure answer. */
@@ -494,7 +498,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
-        const char *msg = repair_error(c->arena, x->text, x->len, gate);
+        const char *msg = repair_error(c->arena, x->raw, x->len, gate);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
     }
     /* "Cut off" only where the provider said so: a model that stopped with
@@ -507,7 +511,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
                                                          : "the JSON is incomplete: the reply ends inside it")))
         return rc;
     if (!extract_scalar_alone(x->text, x->len, cand)) {
-        const char *msg = prose_error(c->arena, x->text, x->len, cand->start);
+        const char *msg = prose_error(c->arena, x->raw, x->len, cand->start);
         if (!msg || (rc = prepend_error(c->arena, &s->validation, msg))) return COAX_ENOMEM;
     }
     s->valid = s->validation.valid;
@@ -559,8 +563,8 @@ static coax_code refuse_at(coerce_ctx *c, const extract_job *x, scored *best, co
                            size_t at2)
 {
     unsigned l1, c1, l2, c2;
-    line_column(x->text, x->len, at1, &l1, &c1);
-    line_column(x->text, x->len, at2, &l2, &c2);
+    line_column(x->raw, x->len, at1, &l1, &c1);
+    line_column(x->raw, x->len, at2, &l2, &c2);
     coax_buf buf;
     coax_buf_init(&buf, coax_arena_allocator(c->arena));
     coax_buf_printf(&buf, fmt, l1, c1, l2, c2);
@@ -711,6 +715,13 @@ static coax_code refuse_rivals(coerce_ctx *c, const extract_job *x, const plain_
                                     : coax_value_equal(p->reading ? p->reading : p->value, best->value,
                                                        coax_arena_allocator(c->arena));
         if (eq < 0) return COAX_ENOMEM;
+        /* The same answer again, the cut-off reply ending right after the
+        ** copy: what came after it (a correction) is lost for both. */
+        if (eq && p->cut_after && o->start > b->start)
+            return refuse_at(c, x, best,
+                             "the reply was cut off right after its JSON written again, at line %u, column %u and "
+                             "at line %u, column %u: what came next (more items, a correction) is lost",
+                             b->start, o->start);
         if (eq) continue;
         const coax_candidate *first = o->start < b->start ? o : b, *second = first == o ? b : o;
         /* The values one after another, read as one list, against one of
@@ -900,8 +911,10 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
-    extract_job x = {r, text, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
-                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0};
+    const char *prose = repair_plain_spaces(arena, text, len); /* "Exemple<NBSP>:" read as "Exemple :" */
+    if (!prose) return COAX_ENOMEM;
+    extract_job x = {r, prose, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
+                     (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0, text};
     if (!strict && (rc = prose_tail_guess(arena, &x))) return rc;
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};

@@ -2,7 +2,8 @@
 ** labels.c: what the coercions read in a member's name: its loose form, a
 ** name close enough to be another misspelt, a label saying it holds no
 ** answer, and which JSON types a property's "type" admits; and the labels
-** and comments before a candidate, or its block's tag, that say it holds no answer.
+** and comments before a candidate, or its block's tag, that say it holds no answer;
+** and more JSON after the answer inside its own fence or tag.
 */
 #include "extract/coerce.h"
 #include "base/unicode_nfc.h"
@@ -301,11 +302,29 @@ static const char *const other_echo[] = {"вопрос", "Вопрос", "зап
 static const char *const other_answering[] = {"исправленный", "Исправленный", "最终", "更正后", "修正後", "正解"};
 #define OTHER_WORD(w, n, words) other_word_in(w, n, words, sizeof words / sizeof *words)
 
+/* Past the blanks (coax_blank_at) at text[b..e); before those ending at
+** text[e], or '\r' or '*' too with 'marks': a no-break space parts a
+** label's words as a space does ("Wrong answer:", U+00A0 between). */
+static size_t blanks_end(const char *text, size_t b, size_t e)
+{
+    return (size_t)(coax_blanks_end(text + b, text + e) - text);
+}
+static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
+{
+    for (size_t k; e > b && ((k = coax_blank_before(text + b, text + e)) || (marks && strchr("\r*", text[e - 1])));)
+        e -= k ? k : 1;
+    return e;
+}
+
 static bool unanswering_label(const char *text, size_t b, size_t e)
 {
     size_t words = 0;
     bool unanswering = false, echo = false, for_it = false;
-    for (size_t p = b; p < e - 1;) {
+    for (size_t p = b, k; p < e - 1;) {
+        if ((k = coax_blank_at(text + p, text + e - 1))) {
+            p += k;
+            continue;
+        }
         unsigned char ch = (unsigned char)text[p];
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
             if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
@@ -314,7 +333,9 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
         }
         size_t w = p;
         bool past_ascii = false;
-        for (; p < e - 1 && (coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0x80); p++)
+        for (; p < e - 1 && (coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0x80) &&
+               !coax_blank_at(text + p, text + e - 1);
+             p++)
             if ((unsigned char)text[p] >= 0x80) past_ascii = true;
         if (++words > 4) return false;
         if (past_ascii) {
@@ -343,18 +364,6 @@ static size_t colon_at_end(const char *text, size_t b, size_t e)
 ** label of a non-answer that is the whole line: a colon last, after
 ** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
 ** line is no label. */
-/* text[b..e) past the characters that show nothing at its start (a byte
-** order mark or a zero-width space or joiner, U+FEFF, U+200B-U+200D,
-** U+2060): they hide no label ("\n\n\xEF\xBB\xBFExample:"). */
-static size_t past_invisible(const char *text, size_t b, size_t e)
-{
-    while (e - b >= 3 && (!memcmp(text + b, "\xEF\xBB\xBF", 3) || !memcmp(text + b, "\xE2\x81\xA0", 3) ||
-                          (!memcmp(text + b, "\xE2\x80", 2) && (unsigned char)text[b + 2] >= 0x8B &&
-                           (unsigned char)text[b + 2] <= 0x8D)))
-        b += 3;
-    return b;
-}
-
 static bool label_line(const char *text, size_t end)
 {
     size_t origin = extract_text_origin(text, end), line = end, stop = end > 64 ? end - 64 : 0;
@@ -362,9 +371,8 @@ static bool label_line(const char *text, size_t end)
     while (line > stop && text[line - 1] != '\n') line--;
     if (line > origin && text[line - 1] != '\n') return false;
     size_t e = end, b = line;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r' || text[e - 1] == '*')) e--;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    b = past_invisible(text, b, e);
+    e = blanks_start(text, line, e, true);
+    b = extract_past_invisible(text, blanks_end(text, b, e), e);
     size_t colon = colon_at_end(text, b, e);
     if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
@@ -383,16 +391,14 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     size_t stop = cand->start > 64 ? cand->start - 64 : 0;
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = cand->start;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+    size_t e = blanks_start(text, line, cand->start, false);
     if (e == line && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
         while (line > origin) {
             size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
             while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
-            while (b < above && (text[b] == ' ' || text[b] == '\t')) b++;
-            bool blank = true;
-            for (size_t k = b; k < above; k++) blank = blank && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r');
+            b = blanks_end(text, b, above);
+            bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (!blank && !opens) return label_line(text, above);
             fence = fence || opens;
@@ -404,10 +410,8 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (cand->source != COAX_SOURCE_PROSE) return false;
     if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
         return true;
-    while (e > line && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '*')) e--; /* **Example:** */
-    size_t b = line;
-    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
-    b = past_invisible(text, b, e);
+    e = blanks_start(text, line, e, true); /* **Example:** */
+    size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
     size_t colon = colon_at_end(text, line, e);
     if (!colon || (line > origin && text[line - 1] != '\n')) return false;
@@ -418,4 +422,40 @@ bool extract_labelled_no_answer(const char *before, size_t len, coax_source sour
 {
     coax_candidate c = {.source = source, .start = len};
     return extract_unanswering_prose(before, len, &c);
+}
+
+/* Where a fenced block or a tag that holds the answer ends: its closing
+** fence's line, or its closing tag; the text's end when it never closes. */
+static size_t block_end(const char *text, size_t len, const coax_candidate *b)
+{
+    for (size_t p = b->end; p < len; p++) {
+        if (b->source == COAX_SOURCE_TAGGED) {
+            if (text[p] == '<' && p + 1 < len && text[p + 1] == '/') return p;
+            continue;
+        }
+        if (text[p] != '\n') continue;
+        size_t q = p + 1;
+        while (q < len && (text[q] == ' ' || text[q] == '\t')) q++;
+        if (len - q >= 3 && (!memcmp(text + q, "```", 3) || !memcmp(text + q, "~~~", 3))) return p;
+    }
+    return len;
+}
+
+size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
+                             const coax_candidate *b)
+{
+    if ((b->source != COAX_SOURCE_FENCED && b->source != COAX_SOURCE_TAGGED) || b->end >= len) return SIZE_MAX;
+    size_t end = block_end(text, len, b), from = b->end;
+    if (!memchr(text + from, '{', end - from) && !memchr(text + from, '[', end - from)) return SIZE_MAX;
+    coax_repair_result r; /* no rewind after: coax_repair lends blocks of the arena back to it */
+    coax_error err;
+    coax_code rc = coax_repair(arena, text + from, end - from, limits, &r, &err);
+    size_t at = rc == COAX_ENOMEM ? from : SIZE_MAX; /* a look that could not be made finds no answer alone */
+    for (size_t i = 0; !rc && at == SIZE_MAX && i < r.ncandidates; i++) {
+        const coax_value *v = r.candidates[i].value;
+        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
+        int eq = coax_value_equal(v, b->value, coax_arena_allocator(arena));
+        if (eq <= 0) at = from + r.candidates[i].start; /* another value, or out of memory */
+    }
+    return at;
 }

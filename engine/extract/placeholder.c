@@ -222,15 +222,7 @@ static const smap *named_strings(coerce_ctx *c)
                 !smap_put(set, c->arena, w->u.text, w->len, (void *)set))
                 return NULL;
         }
-        if (n + v->len > cap) {
-            while (n + v->len > cap) cap *= 2;
-            const coax_value **grown = coax_arena_alloc(c->arena, cap * sizeof *grown);
-            if (!grown) return NULL;
-            memcpy(grown, stack, n * sizeof *grown);
-            stack = grown;
-        }
-        for (size_t i = 0; i < v->len; i++)
-            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+        if (!coerce_push_children(c->arena, &stack, &n, &cap, v)) return NULL;
     }
     return smap_putp(&c->built, c->arena, &named_strings_key, set) ? set : NULL;
 }
@@ -328,16 +320,35 @@ static bool inspect_marker(const char *s, size_t n)
 
 static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
 {
-    if ((v->flags & COAX_VF_UNQUOTED) && inspect_marker(v->u.text, v->len)) return true;
+    if (!(v->flags & COAX_VF_UNQUOTED)) return false;
+    /* the words as the checks read them, parted by one space: a run of
+    ** blanks between them (your⇥name, insert  name  here) parts them as one
+    ** space does; a template's words are few, a longer text read as it is */
+    char folded[256];
+    const char *s = v->u.text;
+    size_t n = v->len;
+    if (n <= sizeof folded) {
+        const char *c = s, *e = s + n;
+        size_t m = 0;
+        while (c < e) {
+            size_t b = coax_blank_at(c, e);
+            if (b) {
+                folded[m++] = ' ';
+                c = coax_blanks_end(c, e);
+            } else {
+                folded[m++] = *c++;
+            }
+        }
+        s = folded, n = m;
+    }
+    if (inspect_marker(s, n)) return true;
     /* more verbs of a template's instruction, read only with names_field
     ** (in brackets, "[type 2]" and "[put option]" may be text) */
     static const char *const verbs[] = {"type ", "write ", "provide ", "put ", "specify ", "please "};
-    const char *s = v->u.text;
-    size_t n = v->len;
     bool asks = instruction(s, n);
     for (size_t i = 0; !asks && i < sizeof verbs / sizeof *verbs; i++)
         asks = n > strlen(verbs[i]) && coax_ascii_casesame(s, verbs[i], strlen(verbs[i]));
-    return (v->flags & COAX_VF_UNQUOTED) && words_only(s, n) &&
+    return words_only(s, n) &&
            (names_key(s, n, key, klen) || (asks && names_field(s, n, key, klen)) || describes_field(s, n, key, klen) ||
             (names_type(s, n, false) && !asks_type(key, klen)));
 }

@@ -19,6 +19,19 @@
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
+/* The blank at text[p] (coax_blank_at: a space, a tab, U+00A0, U+3000 and the other Unicode
+** spaces), its byte length; past the run of them at p; the start of the run ending at p (from
+** 'from'). A run of blanks parts prose's words as one space does: "Actually⇥the", "Not  sure". */
+static size_t blank_at(const char *text, size_t p, size_t e) { return coax_blank_at(text + p, text + e); }
+static size_t blanks_end(const char *text, size_t p, size_t e)
+{
+    return (size_t)(coax_blanks_end(text + p, text + e) - text);
+}
+static size_t blanks_start(const char *text, size_t from, size_t p)
+{
+    return (size_t)(coax_blanks_start(text + from, text + p) - text);
+}
+
 /* Whether text[p] starts a letter of a word the words before it go on: ASCII, or two bytes
 ** past it (accented Latin, Greek, Cyrillic: "señor" is no "se", "Несколько" no "Не"); none
 ** after a Chinese or Japanese character 'w' ends on, as those scripts have no spaces. */
@@ -33,23 +46,29 @@ static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t 
     return coax_ascii_alpha(ch) || (ch >= 0xC3 && ch <= 0xDF);
 }
 
-/* How many bytes of text[at..e) the words w take (spaces as in w, any
-** case, an apostrophe straight or curly: "I’m"), a letter not following
-** them (goes_on; a stem ending in '*' takes any: "неправильн*"): 0 when
-** they do not open it. */
+/* How many bytes of text[at..e) the words w take (each space of w a run of blanks, any case,
+** an apostrophe straight or curly: "I’m"), a letter not following them (goes_on; a stem ending
+** in '*' takes any: "неправильн*"): 0 when they do not open it. */
 static size_t matched(const char *text, size_t at, size_t e, const char *w)
 {
     size_t p = at;
     const char *w0 = w;
     for (; *w; w++) {
         if (*w == '*' && !w[1]) return p - at;
+        if (*w == ' ') {
+            if (!blank_at(text, p, e)) return 0;
+            p = blanks_end(text, p, e);
+            continue;
+        }
         if (*w == '\'' && e - p >= 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) {
             p += 3;
             continue;
         }
         if (p >= e) return 0;
         char t = text[p++];
-        if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
+        if (*w == ' ' && (t == ' ' || t == '\t')) /* "hold  on": a run of spaces for one (a no-break one is two) */
+            while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
+        else if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
             return 0;
     }
     return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;
@@ -149,9 +168,10 @@ static bool phrase_then_value(const char *text, size_t at, size_t e, const char 
         if (((unsigned char)phrases[i][0] | 32) != first) continue; /* most words open with none (matched_any) */
         size_t n = matched(text, at, e, phrases[i]);
         if (n && at + n < e && text[at + n] == ',') n++; /* "Possibly, 37." */
-        if (!n || at + n + 1 >= e || text[at + n] != ' ') continue;
-        char next = text[at + n + 1];
-        if (alone ? value_alone(text, at + n + 1, e) : next && strchr("0123456789\"'", next)) return true;
+        size_t v = n ? blanks_end(text, at + n, e) : at;
+        if (v == at + n || v >= e) continue;
+        char next = text[v];
+        if (alone ? value_alone(text, v, e) : next && strchr("0123456789\"'", next)) return true;
     }
     return false;
 }
@@ -160,7 +180,8 @@ static bool phrase_then_value(const char *text, size_t at, size_t e, const char 
 ** also possible"). */
 static bool value_before(const char *text, size_t from, size_t at)
 {
-    return at >= from + 2 && text[at - 1] == ' ' && (is_digit(text[at - 2]) || text[at - 2] == '"');
+    size_t b = blanks_start(text, from, at);
+    return b < at && b > from && (is_digit(text[b - 1]) || text[b - 1] == '"');
 }
 
 /* Whether the sentence starting at text[at] takes back what came before it. "Actually" and
@@ -200,10 +221,11 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     /* a comma, a dash (U+2014), **Correction**, a line of its own ("Wait⏎⏎Let me know ...") */
     if (strchr(",:;!.*\r\n", next) || (unsigned char)next == 0xE2) return true;
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
-    if (next != ' ' || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
-    if (at + n + 1 < e && strchr("0123456789\"'", text[at + n + 1])) return true;
+    size_t v = blanks_end(text, at + n, e);
+    if (v == at + n || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
+    if (v < e && text[v] && strchr("0123456789\"'", text[v])) return true;
     for (size_t i = 0; i < sizeof subjects / sizeof *subjects; i++)
-        if (opens_with(text, at + n + 1, e, subjects[i])) return true;
+        if (opens_with(text, v, e, subjects[i])) return true;
     return false;
 }
 
@@ -252,12 +274,11 @@ static bool denied_before(const char *text, size_t from, size_t at)
     return false;
 }
 
-/* Whether a phrase that takes a value back anywhere starts at text[at]: a
-** typo named, "I meant", "should actually be", "should have been",
-** "scratch that", "on second thought", "{...} is not the answer", a guess
-** named, doubt ("I'm not sure", "could not be verified"), a value named
-** another ("should be 37"), a value called wrong ("36 is wrong") in a
-** sentence that does not ask; 'end': the look reaches the reply's end. */
+/* Whether a phrase that takes a value back anywhere starts at text[at]: a typo named, "I
+** meant", "should actually be", "should have been", "scratch that", "on second thought", "{...}
+** is not the answer", a guess named, doubt ("I'm not sure", "could not be verified"), a value
+** named another ("should be 37"), a value called wrong ("36 is wrong") in a sentence that does
+** not ask; 'end': the look reaches the reply's end. */
 static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
 {
     static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
@@ -334,8 +355,8 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
     while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (m && end && rest == e) return true; /* spaces after it end nothing */
-    return m == 7 && at + 8 < e && text[at + 7] == ' ' &&
-           (coax_ascii_alnum((unsigned char)text[at + 8]) || text[at + 8] == '"' || text[at + 8] == '\'');
+    size_t v = m == 7 ? blanks_end(text, at + 7, e) : at;
+    return v > at + 7 && v < e && (coax_ascii_alnum((unsigned char)text[v]) || text[v] == '"' || text[v] == '\'');
 }
 
 /* Whether the words right after the answer, on its line, make it hold only on a condition:
@@ -347,11 +368,11 @@ static bool conditional_after(const char *text, size_t from, size_t e)
                                         /* or as a guess: "{...} probably", "{...}, I think" */
                                         "probably", "maybe",   "perhaps",  "possibly", "i think",   "i believe",
                                         "i suspect", "i reckon", "i'd guess", "i'd say", "i would say", "i would guess"};
-    size_t p = from;
-    while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
+    size_t p = blanks_end(text, from, e);
     if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
-    while (p < e && (strchr(" \t,(*_-", text[p]) || dash(text, p, e) || mark_at(text, p, e, "，、（")))
-        p += (unsigned char)text[p] >= 0x80 ? 3 : 1; /* "{...}，可能不对" as "{...}, probably" */
+    for (size_t k; p < e && ((k = blank_at(text, p, e)) || (text[p] && strchr(",(*_-", text[p])) || dash(text, p, e) ||
+                             mark_at(text, p, e, "，、（"));)
+        p += k ? k : (unsigned char)text[p] >= 0x80 ? 3 : 1; /* "{...}，可能不对" as "{...}, probably" */
     /* the same in the other languages retracting_elsewhere reads */
     static const char *const other_words[] = {
         "si", "a menos que", "suponiendo", "probablemente", "quizás", "creo", "supongo", "sauf si", "à moins que",
@@ -463,7 +484,8 @@ static const char *const other_examples[] = {
 static bool set_off(const char *text, size_t p, size_t e)
 {
     if (p < e && strchr(",:;!.", text[p])) return true;
-    if (e - p >= 2 && text[p] == ' ' && text[p + 1] == ':') return true;
+    size_t q = blanks_end(text, p, e);
+    if (q > p && q < e && text[q] == ':') return true;
     return mark_at(text, p, e, "，：、！");
 }
 
@@ -471,7 +493,7 @@ static bool set_off(const char *text, size_t p, size_t e)
 ** quote, ASCII, curly or a corner bracket. */
 static bool value_next(const char *text, size_t p, size_t e)
 {
-    while (p < e && text[p] == ' ') p++;
+    p = blanks_end(text, p, e);
     return p < e && (is_digit(text[p]) || text[p] == '"' || text[p] == '\'' || mark_at(text, p, e, "“「"));
 }
 
@@ -483,14 +505,14 @@ static bool word_start(const char *text, size_t from, size_t p)
     unsigned char ch = (unsigned char)text[p], prev = p > from ? (unsigned char)text[p - 1] : ' ';
     if ((ch & 0xC0) == 0x80) return false; /* inside a character */
     if (ch >= 0xE3 && ch <= 0xE9) return true; /* CJK and kana: 3-byte characters from U+3000 */
-    return !coax_ascii_alpha(prev) && prev < 0x80;
+    return (!coax_ascii_alpha(prev) && prev < 0x80) || blanks_start(text, from, p) < p;
 }
 
 /* Whether a sentence of Chinese or Japanese ends right before text[p]
 ** (its full stop, exclamation or question mark; spaces after it). */
 static bool cjk_sentence_end(const char *text, size_t from, size_t p)
 {
-    while (p > from && text[p - 1] == ' ') p--;
+    p = blanks_start(text, from, p);
     return p - from >= 3 && mark_at(text, p - 3, p, "。！？");
 }
 
@@ -521,10 +543,11 @@ static bool hedged_elsewhere(const char *text, size_t from, size_t at)
     /* in the clause, at most three words between: "si", "se" are also
     ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
     size_t b = at, spaces = 0;
-    while (b > from && !strchr(".!?\n,;:", text[b - 1]) &&
-           !(b - from >= 3 && mark_at(text, b - 3, b, "，；：")) &&
-           !(text[b - 1] == ' ' && ++spaces > 4))
-        b--;
+    while (b > from && !strchr(".!?\n,;:", text[b - 1]) && !(b - from >= 3 && mark_at(text, b - 3, b, "，；："))) {
+        size_t r = blanks_start(text, from, b); /* a run of blanks parts two words as one space does */
+        if (r < b && ++spaces > 4) break;
+        b = r < b ? r : b - 1;
+    }
     return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
 }
 
@@ -550,11 +573,10 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
            MATCHED_ANY(text, end, e, after);
 }
 
-/* Whether "actually" opening the sentence at text[at] goes on, unset
-** off, to a subject or a value: "En realidad la edad es 37.", "Eigentlich
-** ist das Alter 37.", "其实是37。", as "Actually the age is 37" does; not
-** to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"), nor
-** "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
+/* Whether "actually" opening the sentence at text[at] goes on, unset off, to a subject or a
+** value: "En realidad la edad es 37.", "Eigentlich ist das Alter 37.", "其实是37。", as "Actually
+** the age is 37" does; not to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"),
+** nor "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
 static bool actually_then(const char *text, size_t at, size_t e)
 {
     static const char *const actually[] = {"en realidad", "en fait", "en réalité", "eigentlich", "na verdade",
@@ -570,7 +592,7 @@ static bool actually_then(const char *text, size_t at, size_t e)
     if (MATCHED_ANY(text, at, e, subject)) return true;
     size_t n = MATCHED_ANY(text, at, e, actually), p = at + n;
     if (!n) return false;
-    if (p < e && text[p] == ' ') return value_next(text, p, e); /* "En realidad 37." */
+    if (blank_at(text, p, e)) return value_next(text, p, e); /* "En realidad 37." */
     size_t m = MATCHED_ANY(text, p, e, cjk_is); /* "其实是37", "其实37" */
     return m ? value_next(text, p + m, e) : p < e && is_digit(text[p]);
 }
@@ -582,8 +604,8 @@ static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_
     size_t n;
     if (MATCHED_ANY(text, at, e, other_phrases) && !hedged_elsewhere(text, from, at)) return true;
     if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_offered)) && at + n < e && text[at + n] == ' ' &&
-        value_alone(text, at + n + 1, e))
+    if ((n = MATCHED_ANY(text, at, e, other_offered)) && blank_at(text, at + n, e) &&
+        value_alone(text, blanks_end(text, at + n, e), e))
         return true;
     if ((n = MATCHED_ANY(text, at, e, other_called_wrong)) && !hedged_elsewhere(text, from, at) &&
         !denied_elsewhere(text, from, at, at + n, e))
@@ -622,11 +644,15 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
         ** fence's backticks start one; other signs, spaces and a comment's
         ** opening ("{...} // actually 37" then prose, which the whole
         ** reply's reading logs and a span of prose does not) keep it */
-        if (ch == '\n' || (strchr(".!?;:", ch) && p + 1 < e && strchr(" *_", text[p + 1]))) /* "**Note:** Actually" */
-            start = true;
+        size_t k = blank_at(text, p, e);
+        if (ch == '\n' ||
+            (strchr(".!?;:", ch) && p + 1 < e && (strchr(" *_", text[p + 1]) || blank_at(text, p + 1, e))))
+            start = true; /* "**Note:** Actually" */
         else if (dash(text, p, e)) /* "{...} — not sure about the age" */
             p += 2;
-        else if (!strchr(" \t\r*_>#-`(/", ch))
+        else if (k)
+            p += k - 1;
+        else if (!strchr("\r*_>#-`(/", ch))
             start = false;
     }
     return SIZE_MAX;
@@ -689,8 +715,8 @@ static bool negation(const char *text, size_t p, size_t q)
 /* Whether text[from..to) holds only spaces and markdown's marks. */
 static bool blank(const char *text, size_t from, size_t to)
 {
-    for (size_t k = from; k < to; k++)
-        if (!strchr(" \t*_`", text[k])) return false;
+    for (size_t k = from, n; k < to; k += n ? n : 1)
+        if (!(n = blank_at(text, k, to)) && !(text[k] && strchr("*_`", text[k]))) return false;
     return true;
 }
 
@@ -712,7 +738,11 @@ static bool shape_named(const char *text, size_t at, size_t n, size_t pw, size_t
 ** value holds on its condition only. */
 static bool conditional_opening(const char *text, size_t b, size_t e)
 {
-    while (b < e && strchr(" \t*_>#-", text[b])) b++;
+    for (size_t k = b; b < e; b = k) { /* blanks, markdown's marks, what shows nothing (a BOM) */
+        k = extract_past_invisible(text, blanks_end(text, b, e), e);
+        while (k < e && text[k] && strchr("*_>#-", text[k])) k++;
+        if (k == b) break;
+    }
     return opens_with(text, b, e, "if");
 }
 
@@ -755,10 +785,11 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
         belief = matched(text, at, at + n, verbs[i].word) == n && matched(text, pw, pw + pn, verbs[i].before) == pn;
     if (!belief) return false;
     size_t q = start;
-    while (q > at + n && strchr(" \t:*_`-", text[q - 1])) q--;
+    for (size_t k; q > at + n && ((k = coax_blank_before(text + at + n, text + q)) || strchr(":*_`-", text[q - 1]));)
+        q -= k ? k : 1;
     if (q == at + n) return true; /* "I think: {...}" */
     size_t w = q;
-    while (w > at + n && text[w - 1] != ' ') w--;
+    while (w > at + n && !coax_blank_before(text + at + n, text + w)) w--;
     static const char *const copulas[] = {"is", "are", "was", "were", "be", "it's", "that's", "this"};
     for (size_t i = 0; i < sizeof copulas / sizeof *copulas; i++)
         if (matched(text, w, q, copulas[i]) == q - w) return true;
@@ -783,7 +814,9 @@ static size_t belief_elsewhere(const char *text, size_t b, size_t start)
     if (at == SIZE_MAX) return SIZE_MAX;
     size_t end = at + matched_any(text, at, start, beliefs, sizeof beliefs / sizeof *beliefs), q = start;
     for (;;) { /* spaces, markdown's marks, a colon or comma, ASCII or full-width, before the value */
-        if (q > end && strchr(" \t:,*_`-", text[q - 1])) q--;
+        size_t k = coax_blank_before(text + end, text + q);
+        if (k) q -= k;
+        else if (q > end && strchr(":,*_`-", text[q - 1])) q--;
         else if (q >= end + 3 && mark_at(text, q - 3, q, "：，"))
             q -= 3;
         else break;
@@ -793,7 +826,7 @@ static size_t belief_elsewhere(const char *text, size_t b, size_t start)
         size_t n = strlen(copulas[i]);
         bool cjk = (unsigned char)copulas[i][0] >= 0xE3;
         if (q - end >= n && !memcmp(text + q - n, copulas[i], n) &&
-            (cjk || q - n == end || text[q - n - 1] == ' ' || text[q - n - 1] == ','))
+            (cjk || q - n == end || coax_blank_before(text + end, text + q - n) || text[q - n - 1] == ','))
             return at;
     }
     return SIZE_MAX;
@@ -884,10 +917,12 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     if (stop < extract_text_origin(text, start)) stop = extract_text_origin(text, start);
     /* the sentence: back to its line's start or a sentence's end (a stop
     ** then a space; not e.g.'s) */
-    while (b > stop && text[b - 1] != '\n' &&
-           !(text[b - 1] == ' ' && b >= 2 && strchr(".!?", text[b - 2]) &&
-             !(b >= 4 && (text[b - 3] | 32) == 'g' && text[b - 4] == '.')))
-        b--;
+    for (; b > stop && text[b - 1] != '\n'; b--) {
+        size_t r = blank_at(text, b, start) ? b : blanks_start(text, stop, b); /* a run's end only */
+        if (r < b && r >= stop + 1 && text[r - 1] && strchr(".!?", text[r - 1]) &&
+            !(r >= 3 && (text[r - 2] | 32) == 'g' && text[r - 3] == '.'))
+            break;
+    }
     size_t doubt = doubted_before(text, b, start);
     if (doubt != SIZE_MAX) return doubt;
     /* its clause right before the value, or the one before that when the
@@ -907,8 +942,9 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     size_t since = 0, pw = 0, pn = 0;
     for (size_t p = from; p < to;) {
         if (!coax_ascii_alpha((unsigned char)text[p])) {
-            if (text[p] != ' ' && text[p] != '\t') neg = SIZE_MAX;
-            p++;
+            size_t k = blank_at(text, p, to);
+            if (!k) neg = SIZE_MAX;
+            p += k ? k : 1;
             continue;
         }
         size_t q = p;
@@ -961,40 +997,4 @@ bool extract_remark_takes_back(const char *s, size_t n)
             (m = MATCHED_ANY(s, p, n, other_words)) && !denied_elsewhere(s, 0, p, p + m, n))
             return true;
     return false;
-}
-
-/* Where a fenced block or a tag that holds the answer ends: its closing
-** fence's line, or its closing tag; the text's end when it never closes. */
-static size_t block_end(const char *text, size_t len, const coax_candidate *b)
-{
-    for (size_t p = b->end; p < len; p++) {
-        if (b->source == COAX_SOURCE_TAGGED) {
-            if (text[p] == '<' && p + 1 < len && text[p + 1] == '/') return p;
-            continue;
-        }
-        if (text[p] != '\n') continue;
-        size_t q = p + 1;
-        while (q < len && (text[q] == ' ' || text[q] == '\t')) q++;
-        if (len - q >= 3 && (!memcmp(text + q, "```", 3) || !memcmp(text + q, "~~~", 3))) return p;
-    }
-    return len;
-}
-
-size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
-                             const coax_candidate *b)
-{
-    if ((b->source != COAX_SOURCE_FENCED && b->source != COAX_SOURCE_TAGGED) || b->end >= len) return SIZE_MAX;
-    size_t end = block_end(text, len, b), from = b->end;
-    if (!memchr(text + from, '{', end - from) && !memchr(text + from, '[', end - from)) return SIZE_MAX;
-    coax_repair_result r; /* no rewind after: coax_repair lends blocks of the arena back to it */
-    coax_error err;
-    coax_code rc = coax_repair(arena, text + from, end - from, limits, &r, &err);
-    size_t at = rc == COAX_ENOMEM ? from : SIZE_MAX; /* a look that could not be made finds no answer alone */
-    for (size_t i = 0; !rc && at == SIZE_MAX && i < r.ncandidates; i++) {
-        const coax_value *v = r.candidates[i].value;
-        if (v->type != COAX_OBJECT && v->type != COAX_ARRAY) continue;
-        int eq = coax_value_equal(v, b->value, coax_arena_allocator(arena));
-        if (eq <= 0) at = from + r.candidates[i].start; /* another value, or out of memory */
-    }
-    return at;
 }

@@ -44,19 +44,21 @@ uint32_t *coerce_name_index(coax_arena *a, const coax_value *obj, uint64_t seed,
 /* The member of the schema object 'obj' (or a reply's) named key[0..n): a
 ** scan for a small object, else through one of the latest indexes (built
 ** on first use, in the arena). */
+typedef struct doc_index {
+    uint32_t *slot; /* member index + 1, 0: empty */
+    size_t mask;
+} doc_index;
+
 static const coax_value *doc_member(coerce_ctx *c, const coax_value *obj, const char *key, size_t n)
 {
     if (obj->len <= 16) return coax_object_get(obj, key, n);
-    const size_t count = sizeof c->docidx / sizeof *c->docidx;
-    struct coerce_doc_index *x = NULL;
-    for (size_t i = 0; i < count && !x; i++)
-        if (c->docidx[i].members == obj->u.members) x = &c->docidx[i];
+    doc_index *x = smap_getp(&c->docidx, obj->u.members);
     if (!x) {
         size_t mask;
         uint32_t *slot = coerce_name_index(c->arena, obj, coerce_seed(c), &mask);
-        if (!slot) return coax_object_get(obj, key, n);
-        x = &c->docidx[c->docidx_next++ % count];
-        *x = (struct coerce_doc_index){obj->u.members, slot, mask};
+        if (!slot || !(x = coax_arena_alloc(c->arena, sizeof *x))) return coax_object_get(obj, key, n);
+        *x = (doc_index){slot, mask};
+        if (!smap_putp(&c->docidx, c->arena, obj->u.members, x)) return coax_object_get(obj, key, n);
     }
     for (size_t at = (size_t)coax_hash_bytes(key, n, c->docidx_seed) & x->mask; x->slot[at]; at = (at + 1) & x->mask) {
         const coax_member *m = &obj->u.members[x->slot[at] - 1];
@@ -117,11 +119,22 @@ static const coax_value *doc_pointer(coerce_ctx *c, const coax_value *doc, const
     return v;
 }
 
+typedef struct resolved {
+    const coax_value *doc, *target;
+} resolved;
+
 const coax_value *coerce_local_ref(coerce_ctx *c, const coax_value *doc, const coax_value *ref)
 {
     if (!ref || ref->type != COAX_STRING || ref->len == 0 || ref->u.text[0] != '#') return NULL;
     if (memchr(ref->u.text, '%', ref->len)) return NULL;
-    if (c) return doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
+    if (c) {
+        resolved *r = smap_getp(&c->refs, ref);
+        if (r && r->doc == doc) return r->target;
+        const coax_value *target = doc_pointer(c, doc, ref->u.text + 1, ref->len - 1);
+        if (!r && (r = coax_arena_alloc(c->arena, sizeof *r)) && !smap_putp(&c->refs, c->arena, ref, r)) r = NULL;
+        if (r) *r = (resolved){doc, target}; /* the latest resource it was read against */
+        return target;
+    }
     const coax_value *out;
     if (coax_pointer_get(doc, ref->u.text + 1, ref->len - 1, &out)) return NULL;
     return out;
@@ -560,7 +573,7 @@ static bool names_property(coerce_ctx *c, const coax_value *s, const coax_value 
     }
     const coax_value *pp = coerce_member(s, "patternProperties");
     return pp && pp->type == COAX_OBJECT && pp->len &&
-           (!c->schema || coax_schema_pattern_names(c->schema, pp, name->u.text, name->len) != 0);
+           (!c->schema || coax_schema_pattern_names(c->schema, pp, name->u.text, name->len, &c->names_regex) != 0);
 }
 
 static bool on_path(const defaults *d, const coax_value *s)
@@ -624,7 +637,9 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
         const coax_value *def = coerce_member(s, "default");
         const coax_value **one = cond ? &d->cond : &d->one;
         if (def && !*one) *one = def;
-        else if (def && coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1) d->unsure = true;
+        else if (def && (!coerce_default_charge(c, def) ||
+                         coax_value_equal(*one, def, coax_arena_allocator(c->arena)) != 1))
+            d->unsure = true;
     } else if (siblings) {
         const coax_value *props = coerce_member(s, "properties");
         const coax_value *p = props && props->type == COAX_OBJECT ? doc_member(c, props, name->u.text, name->len) : NULL;
@@ -653,12 +668,48 @@ static void collect_default(coerce_ctx *c, const coax_value *root, const coax_va
     if (ref) collect_default(c, root, coerce_local_ref(c, root, ref), name, cond, depth + 1, d);
 }
 
+bool coerce_push_children(coax_arena *a, const coax_value ***stack, size_t *n, size_t *cap, const coax_value *v)
+{
+    if (*n + v->len > *cap) {
+        size_t grown = *cap;
+        while (*n + v->len > grown) grown *= 2;
+        const coax_value **s = coax_arena_alloc(a, grown * sizeof *s);
+        if (!s) return false;
+        memcpy(s, *stack, *n * sizeof *s);
+        *stack = s;
+        *cap = grown;
+    }
+    for (size_t i = 0; i < v->len; i++)
+        (*stack)[(*n)++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
+    return true;
+}
+
+bool coerce_default_charge(coerce_ctx *c, const coax_value *v)
+{
+    size_t left = COERCE_DEFAULT_VALUES - c->default_values, count = 0, cap = 32, n = 0;
+    const coax_value *small[32], **stack = small;
+    stack[n++] = v;
+    while (n && count < left) { /* an explicit stack: a default's depth is the schema's */
+        const coax_value *x = stack[--n];
+        count++;
+        if ((x->type == COAX_ARRAY || x->type == COAX_OBJECT) && !coerce_push_children(c->arena, &stack, &n, &cap, x))
+            return false;
+    }
+    if (n || count > left) {
+        c->default_values = COERCE_DEFAULT_VALUES; /* spent: nothing larger is compared or filled after */
+        return false;
+    }
+    c->default_values += count;
+    return true;
+}
+
 const coax_value *coerce_property_default(coerce_ctx *c, const coax_value **path, size_t n, const coax_value *name)
 {
     defaults d = {NULL, NULL, false, false, false, false, 0, path, n, NULL, 0, false};
     if (!n) return NULL;
     collect_default(c, c->doc, path[0], name, false, 0, &d);
-    if (d.unsure || (d.cond && (!d.one || coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
+    if (d.unsure || (d.cond && (!d.one || !coerce_default_charge(c, d.cond) ||
+                                coax_value_equal(d.one, d.cond, coax_arena_allocator(c->arena)) != 1)))
         return NULL;
     return d.one;
 }
@@ -718,6 +769,7 @@ typedef struct {
     const coax_schema *schema; /* NULL: no pattern is known to miss it */
     const char *key, *norm;    /* norm: key as coerce_norm_key writes it */
     size_t klen;
+    uint64_t *spent; /* coax_schema_pattern_names' */
 } named_loosely;
 
 /* Whether a member of 'props' (a "properties") is the key joined another way
@@ -735,7 +787,7 @@ static bool names_loosely(const named_loosely *l, const coax_value *props, const
             return true;
     }
     return pp && pp->type == COAX_OBJECT && pp->len &&
-           (!l->schema || coax_schema_pattern_names(l->schema, pp, l->key, l->klen) != 0);
+           (!l->schema || coax_schema_pattern_names(l->schema, pp, l->key, l->klen, l->spent) != 0);
 }
 
 /* Walks every "properties" of the schema document (an explicit stack: the
@@ -763,18 +815,10 @@ static bool declared_walk(coax_arena *a, const coax_value *doc, const char *key,
             oom = !k || !smap_put(set, a, pm->key, pm->klen, (void *)props) ||
                   (coerce_norm_key(pm->key, pm->klen, k, pm->klen + 1) && !smap_put(norm, a, k, strlen(k), k));
         }
-        if (n + v->len > cap) {
-            while (n + v->len > cap) cap *= 2;
-            const coax_value **s = coax_arena_alloc(a, cap * sizeof *s);
-            if (!s) {
-                found = oom = true;
-                break;
-            }
-            memcpy(s, stack, n * sizeof *s);
-            stack = s;
+        if (!coerce_push_children(a, &stack, &n, &cap, v)) {
+            found = oom = true;
+            break;
         }
-        for (size_t i = 0; i < v->len; i++)
-            stack[n++] = v->type == COAX_OBJECT ? &v->u.members[i].value : &v->u.items[i];
         found = found || oom;
     }
     if (!set) coax_arena_rewind(a, mark); /* a set keeps its entries in the arena */
@@ -821,11 +865,12 @@ static bool root_takes_any_key(const coax_value *doc)
     return false;
 }
 
-bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen)
+bool coerce_named_in_doc(coax_arena *a, const coax_value *doc, const coax_schema *schema, const char *key, size_t klen,
+                         uint64_t *spent)
 {
     char norm[257];
     if (!coerce_norm_key(key, klen, norm, sizeof norm) || root_takes_any_key(doc)) return true;
-    named_loosely l = {schema, key, norm, klen};
+    named_loosely l = {schema, key, norm, klen, spent};
     return declared_walk(a, doc, key, klen, NULL, NULL, &l);
 }
 

@@ -417,8 +417,8 @@ typedef struct coax_schema_options {
     ** COAX_ELIMIT. 0: the default, 64 per value, member and string byte of
     ** the instance, at least COAX_DEFAULT_MIN_REGEX_TOTAL. */
     uint64_t max_regex_total;
-    /* Bytes of one validation's error units (locations, messages): more
-    ** is COAX_ELIMIT. Default COAX_DEFAULT_MAX_ERROR_BYTES (64 MiB). */
+    /* Bytes of one validation's error units (locations, messages), and of its annotations' locations:
+    ** more is COAX_ELIMIT. Default COAX_DEFAULT_MAX_ERROR_BYTES (64 MiB). */
     size_t max_error_bytes;
     /* URI text read resolving "$id"s and references (but "#..."): more is COAX_ELIMIT. 0: 64 MiB */
     size_t max_uri_bytes;

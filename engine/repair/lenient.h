@@ -185,6 +185,24 @@ size_t lp_ellipsis_at(const char *p, const char *e);
 /* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e);
 
+/* ---- lenient_expr.c ------------------------------------------------------ */
+
+/* Whether the unquoted text s..t is code or a number in a notation JSON
+** does not read, whose value is not its text: arithmetic ({"a": 0x10 + 1},
+** x + 1, pi * 2), a number in Unicode's signs or another script's digits
+** (−5, ١٢٣, ½, ∞), a constructor's call (new Date ( )), a literal in
+** full-width letters (ｔｒｕｅ), Python's Ellipsis, a number or literal in
+** one HTML element (<b>36</b>). */
+bool lp_notation_in_doubt(const char *s, const char *t);
+/* The unquoted word s..t as its shape's looks read it: in buf (cap bytes)
+** with its Unicode spaces one writes for a space as ASCII ones, byte for
+** byte ({"v": void<NBSP>0} is code as void 0 is), or s itself when it
+** holds none or is too long for buf. Its value is read from s. */
+const char *lp_plain_word(const char *s, const char *t, char *buf, size_t cap);
+/* Where the spaces and tabs before p (from b on) begin, Unicode ones one
+** writes for a space too; NULL when a line break is among them. */
+const char *lp_spaces_before(const char *b, const char *p);
+
 /* ---- lenient_open.c ------------------------------------------------------ */
 
 /* Grows the pending children's stack for one more member (false when out
@@ -363,6 +381,18 @@ static inline const char *skip_ws_run(const char *p, const char *e)
 #endif
     while (p < e && ws_tab[(unsigned char)*p]) p++;
     return p;
+}
+
+/* Past JSON's whitespace and the Unicode blanks (coax_blank_at: U+00A0,
+** U+3000, ...) at p: a look at what follows a token reads a no-break
+** space as a space ("a", U+00A0, + "b" joins as "a" + "b" does). */
+static inline const char *lp_space_end(const char *p, const char *e)
+{
+    for (size_t n;; p += n) {
+        p = skip_ws_run(p, e);
+        n = p < e && (unsigned char)*p >= 0xC2 ? coax_blank_at(p, e) : 0;
+        if (!n) return p;
+    }
 }
 
 /* ASCII letters, digits, '_' and '$', as a table: words are read a byte

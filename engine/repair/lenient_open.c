@@ -254,12 +254,16 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
         bool object_goes_on = k == ps->nopens - 1 && r < ps->e && *r == ',' &&
                               lp_item_ahead(r + 1, ps->e, CTX_OBJVAL);
         ps->bracket_fixed = true;
+        /* an empty container in a list closed by the list's bracket: [{]
+        ** holds {} whose '}' was lost, or a stray '{' ([])? ({] is read
+        ** as its opener says, as the peers read it) */
+        bool empty = ps->kid_top == ps->kids + ps->opens[ps->nopens - 1].base;
         if (k == 0 || object_goes_on) {
             note(ps, RK_MISMATCHED_BRACKET, at);
         } else {
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
-            coax_class cls = class_if(ps->nopens - k > 1);
+            coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;

@@ -14,14 +14,41 @@
 /* A Unicode space outside strings: returns its byte length, or 0. */
 static size_t unicode_space(const char *p, const char *e, bool *bom)
 {
-    uint32_t cp;
-    size_t n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    if (!n) return 0;
-    *bom = cp == 0xFEFF;
-    if (cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 ||
-        cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
-        return n;
-    return 0;
+    size_t n = repair_unicode_space(p, e);
+    *bom = n == 3 && !memcmp(p, "\xEF\xBB\xBF", 3);
+    return n;
+}
+
+/* Whether the 3 bytes at p are a space of no width: U+200B..U+200D,
+** U+2060 or U+FEFF. */
+static bool zero_width_at(const char *p)
+{
+    return repair_unicode_space(p, p + 3) == 3 && !repair_visible_space(p, p + 3);
+}
+
+/* The comment's text s..*stop (at most 120 bytes) in buf, its Unicode
+** spaces one writes for a space as ASCII ones, byte for byte: "//<NBSP>37"
+** offers 37 and "//<NBSP>actually<NBSP>37" takes the value back, as with
+** spaces. */
+static const char *plain_comment(const char *s, const char **stop, char *buf)
+{
+    size_t n = (size_t)(*stop - s);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0, k; i < n; i += k ? k : 1)
+        if ((k = repair_visible_space(s + i, *stop))) memset(buf + i, ' ', k);
+    *stop = buf + n;
+    return buf;
+}
+
+/* Whether the text before p ends in spaces of no width alone, after a
+** token: [1<U+200B>2] shows "12", and reads 1 and 2 only as a guess. */
+static bool parted_unseen(const char *b, const char *p)
+{
+    const char *c = p;
+    while (c - b >= 3 && zero_width_at(c - 3)) c -= 3;
+    return c < p && c > b && !ws_tab[(unsigned char)c[-1]] && !repair_unicode_space(c - 1, p) &&
+           !(c - b >= 2 && repair_unicode_space(c - 2, p) == 2) && !(c - b >= 3 && repair_unicode_space(c - 3, p) == 3);
 }
 
 /* A comment from 'at' to 'end'. One that runs into the end of the text
@@ -126,7 +153,7 @@ static bool comment_elides(const char *s, const char *t, const char *e)
             size_t len = rest ? (size_t)__builtin_ctzll(rest) : 64;
             if (!h && len == 64 - k) len += (size_t)__builtin_ctzll(~a[1]); /* on into word 1 (never all letters) */
             bool so = after_so;
-            for (size_t j = prev_end; so && j < i; j++) so = s[j] == ' '; /* only spaces since "so" */
+            for (size_t j = prev_end; so && j < i; j++) so = s[j] == ' ' || s[j] == '\t'; /* only blanks since "so" */
             if (elision_word(s + i, len, so)) return true;
             after_so = len == 2 && letters_are(s + i, "so", 2);
             prev_end = i + len;
@@ -143,7 +170,7 @@ static bool comment_elides(const char *s, const char *t, const char *e)
         unsigned char c = (unsigned char)*p;
         if (!is_alpha_ascii((char)c)) {
             if ((c == '.' && t - p >= 2 && p[1] == '.') || (c == 0xE2 && lp_ellipsis_at(p, t))) return true;
-            after_so &= c == ' ';
+            after_so &= c == ' ' || c == '\t';
             p++;
             continue;
         }
@@ -294,19 +321,20 @@ static double number_text(const char *s, const char *t)
 ** 0-10, 3 // 3 items) offer none. */
 static bool comment_offers_value(const char *b, const char *t, const char *s, const char *stop)
 {
-    while (stop > s && (ws_tab[(unsigned char)stop[-1]] || (stop[-1] == '/' && stop - s >= 2 && stop[-2] == '*')))
-        stop -= stop[-1] == '/' ? 2 : 1;
-    while (s < stop && ws_tab[(unsigned char)*s]) s++;
+    for (size_t k; stop > s && ((k = coax_blank_before(s, stop)) || ws_tab[(unsigned char)stop[-1]] ||
+                                (stop[-1] == '/' && stop - s >= 2 && stop[-2] == '*'));)
+        stop -= k ? k : stop[-1] == '/' ? 2 : 1;
+    s = lp_space_end(s, stop); /* a no-break space as a space: // 37 */
     /* an arrow to it (-> 37, => 37, U+2192's → 37) or parentheses around it, (37) */
     size_t arrow = stop - s >= 2 && (s[0] == '-' || s[0] == '=') && s[1] == '>' ? 2
                    : stop - s >= 3 && !memcmp(s, "\xE2\x86\x92", 3)     ? 3
                                                                           : 0;
-    for (s += arrow; s < stop && ws_tab[(unsigned char)*s];) s++;
+    s = lp_space_end(s + arrow, stop);
     if (stop - s >= 2 && *s == '(' && stop[-1] == ')') s++, stop--;
     /* marked about or equal (~37, U+2248's ≈37, = 37) or with a sentence's
     ** point (37.): it offers 37 all the same; a bound (<37) offers none */
     size_t mark = s < stop && (*s == '~' || *s == '=') ? 1 : stop - s >= 3 && !memcmp(s, "\xE2\x89\x88", 3) ? 3 : 0;
-    for (s += mark; s < stop && ws_tab[(unsigned char)*s];) s++;
+    s = lp_space_end(s + mark, stop);
     if (stop - s >= 2 && (stop[-1] == '.' || stop[-1] == '!') && is_digit(stop[-2])) stop--;
     /* after a scalar's last sign (not a container's closer, nor other text) */
     unsigned char last = (unsigned char)t[-1];
@@ -335,10 +363,12 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     const char *t = at;
     /* after the whole value (nothing open), a comment on a line of its own
     ** can be about that value only */
-    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t' || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')))) t--;
+    for (size_t k;
+         t > ps->b && ((k = coax_blank_before(ps->b, t)) || (!ps->nopens && (t[-1] == '\n' || t[-1] == '\r')));)
+        t -= k ? k : 1;
     bool after_comma = t > ps->b && t[-1] == ',';
     if (after_comma) t--;
-    while (t > ps->b && (t[-1] == ' ' || t[-1] == '\t')) t--;
+    t = coax_blanks_start(ps->b, t);
     /* no value before it on its line (a NUL too: strchr's answer was true for it) */
     if (t == ps->b) return false;
     switch (t[-1]) {
@@ -347,6 +377,8 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     }
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    char buf[128];
+    s = plain_comment(s, &stop, buf);
     /* in a list, a value alone in a comment after an item's comma is an
     ** item left out ([1, // 2 ⏎ 3]), not another value for the one before;
     ** and outside every value the text before it may be no value of this
@@ -363,8 +395,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
             if (*p == '?' && (p + 1 == stop || !is_alpha_ascii(p[1]))) question = true;
             /* "N/A", "n/a" between spaces (not a path's /n/a) */
             if (*p == '/' && p > s && p + 1 < stop && (p[-1] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
-                (p - 1 == s || ws_tab[(unsigned char)p[-2]]) &&
-                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || p[2] == ',' || p[2] == '.' || p[2] == '*') &&
+                (p - 1 == s || ws_tab[(unsigned char)p[-2]] || coax_blank_before(s, p - 1)) &&
+                (p + 2 == stop || ws_tab[(unsigned char)p[2]] || coax_blank_at(p + 2, stop) || p[2] == ',' ||
+                 p[2] == '.' || p[2] == '*') &&
                 !says_none(&none))
                 return true;
             p++;
@@ -389,10 +422,9 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
 static bool comment_before_offers(const lp *ps, const char *at, const char *end)
 {
     const char *c = at, *e = ps->e;
-    while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--;
+    for (size_t k; c > ps->b && ((k = coax_blank_before(ps->b, c)) || ws_tab[(unsigned char)c[-1]]);) c -= k ? k : 1;
     if (c == ps->b || c[-1] != ':' || !ps->nopens || !ps->opens[ps->nopens - 1].object) return false;
-    const char *v = end;
-    while (v < e && ws_tab[(unsigned char)*v]) v++;
+    const char *v = lp_space_end(end, e);
     const char *w = v, *limit = e - v > 64 ? v + 64 : e;
     if (w < limit && (*w == '"' || *w == '\'')) { /* a quoted string on its line */
         char q = *w++;
@@ -405,6 +437,8 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
     if (w == v || w == limit) return false;
     const char *s = at, *stop = end - at > 120 ? at + 120 : end;
     while (s < stop && (*s == '/' || *s == '#' || *s == '*')) s++; /* the comment's opening */
+    char buf[128];
+    s = plain_comment(s, &stop, buf);
     return comment_offers_value(v, w, s, stop);
 }
 
@@ -484,6 +518,7 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     uint32_t q;
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !lp_item_in_doubt(ps, top, p) && lp_member_starts(p, ps->e, top->object);
+    return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
+           lp_member_starts(p, ps->e, top->object);
 }
 

@@ -83,8 +83,9 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     bool open = ps->nopens > 0;
     if (ctx == CTX_KEY) /* "k"e"y": a key's inner quote is followed at once */
         return p >= e || !is_ident((unsigned char)*p);
-    bool newline = false;
-    while (p < e && ws_tab[(unsigned char)*p]) newline |= *p++ == '\n';
+    const char *r0 = lp_space_end(p, e);
+    bool newline = memchr(p, '\n', (size_t)(r0 - p)) != NULL;
+    p = r0;
     if (p >= e) return true;
     uint32_t q;
     switch (*p) {
@@ -99,7 +100,7 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     case '+': { /* "a" + "b", or with a short block comment after the '+': a concatenation */
         const char *r = p + 1;
         for (int n = 0; n < 4; n++) { /* at most four comments */
-            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            r = lp_space_end(r, e);
             if (e - r < 2 || r[0] != '/' || r[1] != '*') break;
             const char *end = r + 2, *limit = e - r > 256 ? r + 256 : e; /* bounded: this runs per quote */
             while (limit - end >= 2 && !(end[0] == '*' && end[1] == '/')) end++;
@@ -110,6 +111,10 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     }
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
+    case '#': /* "x" # a comment to the line's end, as after a number; "a "b" #1 c" goes on */
+        for (const char *c = p + 1; c < e && *c != '\n'; c++)
+            if (*c == '"' || c - p > 256) return false;
+        return p + 1 < e && ws_tab[(unsigned char)p[1]];
     case '{': case '[':
         return open;
     default:
@@ -120,8 +125,7 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx)
     if (quote_at(p, e, &q)) {
         /* "72"" at the end: the first quote is inside the string. */
         if (p == q0) {
-            const char *r = p + 1;
-            while (r < e && ws_tab[(unsigned char)*r]) r++;
+            const char *r = lp_space_end(p + 1, e);
             if (r >= e || *r == ',' || *r == '}' || *r == ']') return false;
         }
         return true;
@@ -144,8 +148,7 @@ bool lp_item_ahead(const char *p, const char *e, int ctx)
     for (int n = 0; p < e && *p != '"' && *p != '\n'; p++)
         if (++n > 256) return false;
     if (p >= e || *p != '"') return false;
-    p++;
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p + 1, e);
     if (p >= e) return ctx != CTX_OBJVAL;
     return ctx == CTX_OBJVAL ? *p == ':' : (*p == ',' || *p == ']' || *p == '\n' || *p == '\r');
 }
@@ -211,7 +214,7 @@ static bool lost_member_end(const char *body, const char *before)
 {
     if (before <= body || before[-1] != ':') return false;
     const char *c = before - 1;
-    while (c > body && (c[-1] == ' ' || c[-1] == '\t')) c--;
+    c = coax_blanks_start(body, c);
     return c > body && c[-1] == '"';
 }
 
@@ -231,12 +234,12 @@ static bool alternatives_end(const char *body, const char *before, bool spaced)
     if (c > body && (c[-1] == '|' || c[-1] == '/')) {
         c--;
         if (c > body && c[-1] == c[0]) c--; /* || and // */
-    } else if (c - body >= 3 && c[-1] == 'r' && c[-2] == 'o' && (c[-3] == ' ' || c[-3] == '\t')) {
+    } else if (c - body >= 3 && c[-1] == 'r' && c[-2] == 'o' && coax_blank_before(body, c - 2)) {
         c -= 2;
     } else if (spaced && c > body && c[-1] && strchr(".&~+", c[-1])) {
         c--;
         if (c > body && c[-1] == c[0]) c--; /* .., && and Haskell's ++ */
-        if (c == body || (c[-1] != ' ' && c[-1] != '\t')) return false;
+        if (!coax_blank_before(body, c)) return false;
     } else if (c > body && c[-1] == '\n') { /* "ab" \ and a new line: C's and the shell's line continuation */
         c -= c - body >= 2 && c[-2] == '\r' ? 2 : 1;
         if (c == body || c[-1] != '\\') return false;
@@ -244,7 +247,7 @@ static bool alternatives_end(const char *body, const char *before, bool spaced)
     } else {
         return false;
     }
-    while (c > body && (c[-1] == ' ' || c[-1] == '\t')) c--;
+    c = coax_blanks_start(body, c);
     return c > body && (c[-1] == '"' || c[-1] == '\'');
 }
 
@@ -476,8 +479,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
                 return S_CLOSED;
             }
             if (ctx != CTX_KEY && ps->nopens) { /* "a,"b": ... lost the quote before the comma */
-                const char *back = p;
-                while (back > body && (back[-1] == ' ' || back[-1] == '\t')) back--;
+                const char *back = coax_blanks_start(body, p);
                 if (back > body && back[-1] == ',' && lp_item_ahead(p, ps->e, ctx)) {
                     *cut = back - 1;
                     return S_CUT;
@@ -492,12 +494,12 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             ** comment in slash-star) or a plus after a space or a comment
             ** ("hello + "world"), when the next quote ends the string: two
             ** strings joined, or one (not C++", nor "1 + "2" is not 3"). */
-            const char *before = p;
-            while (before > body && (before[-1] == ' ' || before[-1] == '\t')) before--;
-            bool alone = before < p && p + qn < bound && ws_tab[(unsigned char)p[qn]];
+            const char *before = coax_blanks_start(body, p);
+            bool alone = before < p && p + qn < bound && (ws_tab[(unsigned char)p[qn]] || coax_blank_at(p + qn, bound));
             const char *b = before > body && before[-1] == '+' ? before - 1 : before;
             bool comment_end = b - body >= 2 && b[-1] == '/' && b[-2] == '*';
-            bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]]))) &&
+            bool after_comment = (comment_end || (b < before && (b == body || ws_tab[(unsigned char)b[-1]] ||
+                                                                 coax_blank_before(body, b)))) &&
                                  next_quote_ends(ps, open, p + qn, ctx);
             /* \\" (She said \\"hi\\"): JSON escaped twice, its quotes meant
             ** ("hi" quoted), or a backslash before each quote? */
@@ -567,37 +569,63 @@ static bool elision_at(const char *p, const char *e)
 ** is a guess. A quote opens after a space or the body's start and before a
 ** non-space; after a non-space it closes (5" inches, "hi" said, dogs').
 ** An apostrophe that shortens a word opens nothing ('the '90s', 'rock 'n'
-** roll'). Returns NULL when every quotation closes. */
+** roll'). So is a double quote that closes none opened, after a word and
+** before a space ("red" blue": the string's end, and blue an item that
+** lost its quote and comma, or a quotation whose opening quote was taken
+** for the string's?); not after a digit (12" pizza) nor inside a word
+** ("somet"string"), nor closing a typographic opening mark („x" y).
+** Returns NULL when every quotation closes. */
+/* Whether the double quote at p ends a measure in inches: a number
+** before it, alone after a space (12", 5'10", 2.5"). */
+static bool inch_mark(const char *body, const char *p)
+{
+    const char *c = p;
+    while (c > body && (is_digit(c[-1]) || c[-1] == '.' || c[-1] == '\'')) c--;
+    return c < p && is_digit(p[-1]) && (c == body || ws_tab[(unsigned char)c[-1]]);
+}
+
 static const char *open_quotation(const char *body, const char *close, char q)
 {
-    const char *opener = NULL;
+    const char *opener = NULL, *unopened = NULL;
+    bool typographic = false; /* „autocritică" opens with a low mark a plain quote closes */
     for (const char *p = body; p < close; p++) {
         if (*p == '\\') {
             p++;
             continue;
         }
+        if (close - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+            ((unsigned char)p[2] == 0x9E || (unsigned char)p[2] == 0x9C))
+            typographic = true;
         if (*p != q) continue;
         bool spaced_before = p == body || ws_tab[(unsigned char)p[-1]] || p[-1] == '(';
         if (opener && !spaced_before) opener = NULL;
         else if (!opener && spaced_before && p + 1 < close && !ws_tab[(unsigned char)p[1]] &&
                  !(q == '\'' && elision_at(p, close)))
             opener = p;
+        else if (!opener && typographic && !spaced_before)
+            typographic = false;
+        else if (!opener && !unopened && q == '"' && p + 1 < close && ws_tab[(unsigned char)p[1]] &&
+                 !inch_mark(body, p))
+            unopened = p;
     }
-    return opener;
+    return opener ? opener : unopened;
 }
 
 /* Whether the one quote a string just closed kept sits right before its
 ** closing quote ("x"", ["a"", "b"]): a string that ends in a quote, or its
 ** closing quote typed twice? A guess, made so (invented), but after a
-** digit, where it is an inch mark ("5' 10""). */
+** number, where it is an inch mark ("5' 10""). So are two it kept right
+** inside both of its quotes (""value"": "value" quoted, or its quotes
+** typed twice?). */
 static bool doubled_close(lp *ps, size_t mark, const char *body, char open)
 {
     const char *kept = ps->p - 2;
-    size_t at = SIZE_MAX, quotes = 0;
-    if (kept < body || *kept != open || (kept > body && is_digit(kept[-1]))) return false;
+    size_t at = SIZE_MAX, quotes = 0, first = SIZE_MAX;
+    if (kept < body || *kept != open || inch_mark(body, kept)) return false;
     for (size_t i = mark; i < ps->log->n; i++)
-        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) quotes++, at = i;
-    if (quotes != 1 || ps->log->e[at].offset != off(ps, kept)) return false;
+        if (ps->log->e[i].kind == rkind_name(RK_UNESCAPED_QUOTE)) first = quotes++ ? first : i, at = i;
+    bool wrapped = quotes == 2 && kept > body && *body == open && ps->log->e[first].offset == off(ps, body);
+    if ((quotes != 1 && !wrapped) || ps->log->e[at].offset != off(ps, kept)) return false;
     rlog_set_class(ps->log, at, RK_UNESCAPED_QUOTE, COAX_CLASS_INVENTED);
     return true;
 }
@@ -659,16 +687,18 @@ static bool json_scalar_text(const char *t, size_t n)
 }
 
 /* Whether t[0..n), a template literal's text, reads as Markdown's code
-** span as well: JSON's own scalar (`42`, `true`, `"hi"`), text between
-** backticks of its own (``{"a": 1}``: a code span opened with two so that
-** it may hold one), or inside a container an object or a list in JSON ({"a":
+** span as well: JSON's own scalar (`42`, `true`, `"hi"`), text opened or
+** closed by a backtick of its own (``{"a": 1}``: a code span opened with
+** two so that it may hold one), or inside a container an object or a list in JSON ({"a":
 ** `{"b": 1}`}; `[a-z]` is no list). A whole reply's string that holds JSON
 ** is that JSON (`{"a": 1}` alone is the object): no second reading there. */
 static bool code_span_text(lp *ps, const char *t, size_t n)
 {
     if (json_scalar_text(t, n)) return true;
     if (n < 2) return false;
-    if (t[0] == '`' && t[n - 1] == '`') return true;
+    /* the opening or the closing pair's other backtick: ``a`` twice on a
+    ** reply reads `a`, then the text between, then a` */
+    if (t[0] == '`' || t[n - 1] == '`') return true;
     if (!ps->nopens || !((t[0] == '{' && t[n - 1] == '}') || (t[0] == '[' && t[n - 1] == ']'))) return false;
     coax_arena_mark mark = coax_arena_get_mark(ps->arena); /* the parse is a test: nothing of it is kept */
     coax_value *v;

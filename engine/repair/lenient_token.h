@@ -214,4 +214,36 @@ static inline __attribute__((always_inline)) const char *lp_plain_string(lp *ps,
     return lp_plain_string_next(ps, p, e, max_string, ctx, out, &next);
 }
 
+/* Whether the brackets in s..t close in order: "fetch(page: number" was
+** cut inside its parentheses (the comma after it is the text's, not a
+** member's), and "object): Promise" lost its start. */
+static inline bool brackets_balance(const char *s, const char *t)
+{
+    char open[16];
+    size_t n = 0;
+    for (const char *c = s; c < t; c++) {
+        char want = *c == ')' ? '(' : *c == ']' ? '[' : *c == '}' ? '{' : 0;
+        if (*c == '(' || *c == '[' || *c == '{') {
+            if (n == sizeof open) return false;
+            open[n++] = *c;
+        } else if (want && (n == 0 || open[--n] != want)) {
+            return false;
+        }
+    }
+    return n == 0;
+}
+
+/* Whether s..t is wrapped whole in parentheses: (100) is an expression's
+** 100 or accounting's -100, (none) and (see below) a note where the value
+** should be; its text with the parentheses is none of them. (1) first is
+** a label before text. */
+static inline bool parenthesized(const char *s, const char *t)
+{
+    if (t - s < 3 || *s != '(' || t[-1] != ')') return false;
+    int depth = 0;
+    for (const char *c = s; c < t - 1; c++)
+        if ((depth += (*c == '(') - (*c == ')')) == 0) return false;
+    return true;
+}
+
 #endif

@@ -28,8 +28,8 @@ static bool delimited_slow(const char *p, const char *e, int ctx)
         return ctx == CTX_KEY;
     case '/':
         return p + 1 < e && (p[1] == '/' || p[1] == '*');
-    default:
-        return quote_at(p, e, &q) > 0;
+    default: /* a quote, or a no-break, zero-width or other Unicode space (30, U+00A0, // seconds; 1, U+200B, 2) */
+        return quote_at(p, e, &q) > 0 || repair_unicode_space(p, e) > 0;
     }
 }
 
@@ -242,7 +242,7 @@ static bool key_ahead(const char *p, const char *e)
         for (size_t n; p < e && (n = ident_char(p, e));) p += n;
         if (!is_identifier(s, p)) return false;
     }
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p, e);
     return p < e && *p == ':';
 }
 
@@ -262,10 +262,8 @@ bool lp_member_starts(const char *p, const char *e, bool object)
 static bool number_joins_next(const lp *ps, const char *p)
 {
     const char *s = p;
-    while (s > ps->b && ws_tab[(unsigned char)s[-1]]) {
+    for (size_t k; s > ps->b && ((k = coax_blank_before(ps->b, s)) || ws_tab[(unsigned char)s[-1]]); s -= k ? k : 1)
         if (s[-1] == '\n' || s[-1] == '\r') return false;
-        s--;
-    }
     if (s == p) return false;
     bool digit_after = ps->e - p > 1 && (is_digit(p[1]) || (p[1] == '.' && ps->e - p > 2 && is_digit(p[2])));
     if ((*p == '-' || *p == '+') && digit_after) return true;
@@ -295,25 +293,6 @@ bool lp_item_in_doubt(const lp *ps, const lopen *top, const char *p)
     return false;
 }
 
-/* Whether the brackets in s..t close in order: "fetch(page: number" was
-** cut inside its parentheses (the comma after it is the text's, not a
-** member's), and "object): Promise" lost its start. */
-static bool brackets_balance(const char *s, const char *t)
-{
-    char open[16];
-    size_t n = 0;
-    for (const char *c = s; c < t; c++) {
-        char want = *c == ')' ? '(' : *c == ']' ? '[' : *c == '}' ? '{' : 0;
-        if (*c == '(' || *c == '[' || *c == '{') {
-            if (n == sizeof open) return false;
-            open[n++] = *c;
-        } else if (want && (n == 0 || open[--n] != want)) {
-            return false;
-        }
-    }
-    return n == 0;
-}
-
 /* Whether only spaces lie between p and a closing bracket. */
 static bool ws_ahead_closes(const char *p, const char *e)
 {
@@ -340,7 +319,7 @@ static bool swallows_member(const char *s, const char *t)
     for (const char *c = s; c < t; c++) {
         if (*c != ':' && !full_width(c, t, FW_COLON)) continue;
         const char *b = c;
-        while (b > s && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        b = coax_blanks_start(s, b);
         if (b > s && (b[-1] == '\'' || b[-1] == '"' ||
                       (b - s >= 3 && (unsigned char)b[-3] == 0xE2 && (unsigned char)b[-2] == 0x80 &&
                        ((unsigned char)b[-1] == 0x99 || (unsigned char)b[-1] == 0x9D))))
@@ -348,7 +327,7 @@ static bool swallows_member(const char *s, const char *t)
         const char *w = b;
         while (w > s && is_ident((unsigned char)w[-1])) w--;
         if (w == b) continue;
-        while (w > s && (w[-1] == ' ' || w[-1] == '\t')) w--;
+        w = coax_blanks_start(s, w);
         bool fw = w - s >= 3 && (full_width(w - 3, t, FW_COMMA) || full_width(w - 3, t, FW_SEMICOLON));
         if (w > s && (w[-1] == ';' || fw)) return true;
     }
@@ -363,11 +342,11 @@ static bool swallows_member(const char *s, const char *t)
 ** whose colon has no space after it. */
 static bool key_inside(const char *s, const char *t)
 {
-    for (const char *c = s; c < t; c++) {
-        if ((*c != ' ' && *c != '\t') || c == s || !is_ident((unsigned char)c[-1])) continue;
-        const char *w = c + 1;
+    for (const char *c = s + 1; c < t; c++) {
+        if (!is_ident((unsigned char)c[-1]) || !coax_blank_at(c, t)) continue;
+        const char *k = coax_blanks_end(c, t), *w = k;
         while (w < t && is_ident((unsigned char)*w)) w++;
-        if (w > c + 1 && w + 1 < t && *w == ':' && (w[1] == ' ' || w[1] == '\t')) return true;
+        if (w > k && w + 1 < t && *w == ':' && coax_blank_at(w + 1, t)) return true;
     }
     return false;
 }
@@ -382,10 +361,9 @@ static bool member_shaped(const char *s, const char *t, bool object)
 {
     const char *c = s + (s < t && *s == '-');
     while (c < t && (is_ident((unsigned char)*c) || *c == '.')) c++;
-    if (!(c > s && c + 1 < t && *c == ':' && (c[1] == ' ' || c[1] == '\t'))) return false;
+    if (!(c > s && c + 1 < t && *c == ':' && coax_blank_at(c + 1, t))) return false;
     if (!object) return true;
-    const char *r = c + 1;
-    while (r < t && (*r == ' ' || *r == '\t')) r++;
+    const char *r = coax_blanks_end(c + 1, t);
     size_t n = (size_t)(t - r);
     bool is_int;
     return coax_number_span(r, n, &is_int) == n || (n == 4 && (!memcmp(r, "true", 4) || !memcmp(r, "null", 4))) ||
@@ -400,8 +378,8 @@ static bool member_shaped(const char *s, const char *t, bool object)
 static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const char *p, int ctx)
 {
     const char *e = ps->e;
-    for (const char *c = t; c < p; c++)
-        if (!ws_tab[(unsigned char)*c]) return false; /* a quote was stripped */
+    for (const char *c = t, *n; c < p; c = n) /* what was trimmed: a quote stripped, or blanks */
+        if ((n = coax_blanks_end(c, p)) == c && !ws_tab[(unsigned char)*n++]) return false;
     if (*s == ':' || *s == ',') return false;         /* "a":: 1 */
     if (memchr(s, '"', (size_t)(t - s))) return false;
     if (!brackets_balance(s, t) || swallows_member(s, t)) return false;
@@ -410,7 +388,7 @@ static bool word_ends_clearly(const lp *ps, const char *s, const char *t, const 
     if (ctx == CTX_OBJVAL) return key_ahead(p + 1, e) || ws_ahead_closes(p + 1, e);
     if (*p == ',') {
         for (const char *c = s; c < t; c++)
-            if (ws_tab[(unsigned char)*c]) return false;
+            if (coax_blank_at(c, t)) return false;
         return true;
     }
     return ws_ahead_closes(p, e);
@@ -479,8 +457,13 @@ static bool mongo_type(const char *id, size_t n)
 static bool placeholder_signs(const char *s, const char *t)
 {
     for (const char *c = s; c < t;) {
+        size_t b = coax_blank_at(c, t);
+        if (b) {
+            c += b;
+            continue;
+        }
         if (!((unsigned char)*c & 0x80)) {
-            if (!*c || !strchr("?-_~.() \t", *c)) return false;
+            if (!*c || !strchr("?-_~.()", *c)) return false;
             c++;
             continue;
         }
@@ -520,13 +503,15 @@ static bool broken_literal(const char *s, const char *t)
 }
 
 /* Whether s..t is wrapped whole in quotation marks JSON's reading does not
-** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›.
+** take as a string's quotes: «Bonjour», „Guten Tag“, 「こんにちは」, ‹x›, ＂x＂, 〝x〞, ″x″.
 ** The model may have quoted the value with them (its text is inside) or
 ** written them as part of it: which one is a guess. */
 static bool quoted_by_marks(const char *s, const char *t)
 {
-    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A};
-    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039};
+    static const uint32_t open[] = {0xAB, 0xBB, 0x201E, 0x201A, 0x300C, 0x300E, 0x2039, 0x203A, 0xFF02, 0xFF07,
+                                    0x301D, 0x2033};
+    static const uint32_t close[] = {0xBB, 0xAB, 0x201C, 0x2018, 0x300D, 0x300F, 0x203A, 0x2039, 0xFF02, 0xFF07,
+                                     0x301E, 0x2033};
     uint32_t a, b = 0;
     size_t n = coax_utf8_decode((const unsigned char *)s, (size_t)(t - s), &a);
     if (!n || t - s < 4) return false;
@@ -546,15 +531,20 @@ static bool quoted_by_marks(const char *s, const char *t)
 ** Color.RED: its value is elsewhere; Node.js, U.S.A and Ph.D are names). */
 static bool expression_shape(const char *s, const char *t)
 {
-    static const char *const ops[] = {"void ", "typeof ", "await ", "delete "};
+    static const char *const ops[] = {"void", "typeof", "await", "delete"};
     size_t n = (size_t)(t - s);
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (n > strlen(ops[i]) && !memcmp(s, ops[i], strlen(ops[i]))) return true;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        size_t k = strlen(ops[i]);
+        if (n > k && !memcmp(s, ops[i], k) && coax_blank_at(s + k, t) && coax_blanks_end(s + k, t) < t) return true;
+    }
     if (n >= 5 && (*s == '-' || *s == '+') && (!memcmp(s + 1, "true", 4) || !memcmp(s + 1, "null", 4) ||
                                                 (n >= 6 && !memcmp(s + 1, "false", 5))))
         return true;
     /* Python's not before a literal (not True is False): "not sure" is text */
-    if (n > 4 && !memcmp(s, "not ", 4) && literal_of(s + 4, n - 4)) return true;
+    if (n > 4 && !memcmp(s, "not", 3) && coax_blank_at(s + 3, t)) {
+        const char *r = coax_blanks_end(s + 3, t);
+        if (literal_of(r, (size_t)(t - r))) return true;
+    }
     /* a reference to a value held elsewhere: this.name, self.name, and
     ** JavaScript's optional chaining, user?.name */
     if (n > 5 && (!memcmp(s, "this.", 5) || !memcmp(s, "self.", 5)) && is_ident((unsigned char)s[5]))
@@ -564,7 +554,7 @@ static bool expression_shape(const char *s, const char *t)
     const char *q = NULL;
     for (const char *c = s; c < t; c++) {
         if (c > s && c + 2 < t && c[0] == '*' && c[1] == '*' && is_digit(c[-1]) && is_digit(c[2])) return true;
-        if (c > s && c + 1 < t && c[-1] == ' ' && c[1] == ' ') {
+        if (c > s && c + 1 < t && coax_blank_before(s, c) && coax_blank_at(c + 1, t)) {
             if (*c == '?') q = c;
             else if (*c == ':' && q) return true;
         }
@@ -597,8 +587,7 @@ static bool foreign_number(const char *s, const char *t)
     static const char *const words[] = {"inf", "infinity", "nan"};
     if (s < t && *s == '\\') return true;
     if (s < t && (*s == '-' || *s == '+')) {
-        const char *d = s + 1;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        const char *d = coax_blanks_end(s + 1, t);
         if (d > s + 1 && d < t && is_digit(*d)) return true; /* - 1 */
         while (d < t && (*d == '-' || *d == '+')) d++;
         if (d > s + 1 && d < t && (is_digit(*d) || *d == '.')) return true; /* --5, +-5 (-5, 5 or ±5?) */
@@ -614,8 +603,7 @@ static bool foreign_number(const char *s, const char *t)
     for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
         size_t mark = strlen(marks[i]);
         if ((size_t)(t - s) <= mark || memcmp(s, marks[i], mark)) continue;
-        const char *d = s + mark;
-        while (d < t && (*d == ' ' || *d == '\t')) d++;
+        const char *d = coax_blanks_end(s + mark, t);
         bool whole;
         if (d < t && coax_number_span(d, (size_t)(t - d), &whole) == (size_t)(t - d)) return true;
         break;
@@ -680,17 +668,18 @@ static bool regex_literal(const char *s, const char *t)
     return false;
 }
 
-/* Whether s..t is wrapped whole in parentheses: (100) is an expression's
-** 100 or accounting's -100, (none) and (see below) a note where the value
-** should be; its text with the parentheses is none of them. (1) first is
-** a label before text. */
-static bool parenthesized(const char *s, const char *t)
+/* Whether s..t is the words w, each space of w a run of blanks there. */
+static bool words_are(const char *s, const char *t, const char *w)
 {
-    if (t - s < 3 || *s != '(' || t[-1] != ')') return false;
-    int depth = 0;
-    for (const char *c = s; c < t - 1; c++)
-        if ((depth += (*c == '(') - (*c == ')')) == 0) return false;
-    return true;
+    for (; *w; w++) {
+        if (*w == ' ') {
+            if (!coax_blank_at(s, t)) return false;
+            s = coax_blanks_end(s, t);
+        } else if (s >= t || *s++ != *w) {
+            return false;
+        }
+    }
+    return s == t;
 }
 
 /* An unquoted value that is no value: a list's "etc." or "and so on" (the
@@ -707,10 +696,10 @@ static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
-        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t))
+        foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t) || lp_notation_in_doubt(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
-        (n == 9 && !memcmp(s, "and so on", 9)) || (n >= 2 && s[0] == '.' && s[1] == '.'))
+        words_are(s, t, "and so on") || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
     if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
     if (full_width(s, t, FW_COLON) || full_width(s, t, FW_COMMA)) return true; /* {"k":：1}: a colon typed twice */
@@ -728,7 +717,7 @@ static bool word_in_doubt(const char *s, const char *t)
         /* b # c: Python's, YAML's and shell's comment after the value, as
         ** after a number ({"a": 1 # one}), or its text; a # written alone
         ** between spaces, not C#, #42 or #fff */
-        if (ws_tab[(unsigned char)c[0]] && c[1] == '#' && (c + 2 == t || ws_tab[(unsigned char)c[2]])) return true;
+        if (c[1] == '#' && coax_blank_before(s, c + 1) && (c + 2 == t || coax_blank_at(c + 2, t))) return true;
         /* ~~35~~ 36, <del>35</del> 36: markdown's or HTML's struck-out
         ** words, a correction: the value with them, or without? */
         if ((c[0] == '~' && c[1] == '~') ||
@@ -736,8 +725,8 @@ static bool word_in_doubt(const char *s, const char *t)
                              (t - c >= 8 && !memcmp(c, "<strike>", 8)))))
             return true;
         /* b -- c: SQL's, Lua's and Haskell's comment, or a dash in prose */
-        if (ws_tab[(unsigned char)c[0]] && c[1] == '-' && c + 2 < t && c[2] == '-' &&
-            (c + 3 == t || ws_tab[(unsigned char)c[3]]))
+        if (c[1] == '-' && c + 2 < t && c[2] == '-' && coax_blank_before(s, c + 1) &&
+            (c + 3 == t || coax_blank_at(c + 3, t)))
             return true;
         /* a call inside (new Date(), Date.now(), x.toFixed(2)) or an arrow
         ** function (() => 1): an expression, whose value is not its text;
@@ -759,16 +748,18 @@ static bool word_in_doubt(const char *s, const char *t)
 ** spaces, as [1 2] is read, or one item's text? New York has none. */
 static bool spaced_scalar(const char *s, const char *t)
 {
-    for (const char *c = s; c < t; c++) {
-        if (!ws_tab[(unsigned char)*c]) continue;
-        while (c < t && ws_tab[(unsigned char)*c]) c++;
-        const char *w = c;
-        while (c < t && !ws_tab[(unsigned char)*c]) c++;
+    for (const char *c = s; c < t;) {
+        if (!coax_blank_at(c, t)) {
+            c++;
+            continue;
+        }
+        const char *w = c = coax_blanks_end(c, t);
+        while (c < t && !coax_blank_at(c, t)) c++;
         bool is_int;
         size_t n = (size_t)(c - w);
-        if (n && (coax_number_span(w, n, &is_int) == n || (literal_of(w, n) && literal_of(w, n)->kind == RK_COUNT)))
-            return true;
-        c--;
+        if (n && (coax_number_span(w, n, &is_int) == n || strspn(w, "0123456789") >= n ||
+                  (literal_of(w, n) && literal_of(w, n)->kind == RK_COUNT)))
+            return true; /* 000 too: 1 000 000's groups, parted by no-break spaces */
     }
     return false;
 }
@@ -800,8 +791,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
         return COAX_OK;
     }
     if (n && !neg && ctx != CTX_KEY) {
-        const char *q = p;
-        while (q < e && (*q == ' ' || *q == '\t')) q++;
+        const char *q = coax_blanks_end(p, e);
         if (q < e && *q == '(') {
             /* JSONP's callback around the whole value, and MongoDB's types
             ** (NumberLong(2), ISODate("...")), are wrappers; any other call
@@ -827,8 +817,8 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     while (p < e && !(word_stop[(unsigned char)*p] & stop)) p++;
     const char *t = p;
     uint32_t q;
-    while (t > s && (ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q)))
-        t--;
+    for (size_t k; t > s && ((k = coax_blank_before(s, t)) || ws_tab[(unsigned char)t[-1]] || quote_at(t - 1, e, &q));)
+        t -= k ? k : 1; /* blanks of any kind: Ada, U+00A0, is "Ada" */
     if (t == s) { /* nothing usable: skip one character */
         uint32_t cp;
         size_t k = coax_utf8_decode((const unsigned char *)s, (size_t)(e - s), &cp);
@@ -837,15 +827,16 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
         *what = W_NONE;
         return COAX_OK;
     }
-    /* A key is one identifier when the run of identifier bytes read above
-    ** is all of it and does not start with a digit; a number before a colon
-    ** is a key written without quotes too. */
+    /* A key is one identifier when the run of identifier bytes read above is all of it and does not
+    ** start with a digit; a number before a colon is a key written without quotes too. */
     bool ident = !neg && n && t == id + n && !is_digit(*id);
+    char plain[256]; /* the word's shape read with its Unicode spaces as spaces */
+    const char *ws = lp_plain_word(s, t, plain, sizeof plain), *wt = ws + (t - s);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
-                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(s, t) ||
-                                        (ctx != CTX_KEY && member_shaped(s, t, ps->opens[ps->nopens - 1].object)) ||
-                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(s, t)) ||
-                                        (ctx == CTX_OBJVAL && key_inside(s, t));
+                                  : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(ws, wt) ||
+                                        (ctx != CTX_KEY && member_shaped(ws, wt, ps->opens[ps->nopens - 1].object)) ||
+                                        (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(ws, wt)) ||
+                                        (ctx == CTX_OBJVAL && key_inside(ws, wt));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
     const char *c = s, *text = s;
     while (c < t && (unsigned char)*c < 0x80) c++;
@@ -888,12 +879,11 @@ static const char *skip_blank(const char *p, const char *limit)
 /* An identifier that lost its opening quote, and a colon: ", email": 1". */
 static bool half_quoted_key(const char *p, const char *e)
 {
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p, e);
     const char *s = p;
     while (p < e && is_ident((unsigned char)*p)) p++;
     if (p == s || p >= e || (*p != '"' && *p != '\'')) return false;
-    p++;
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p + 1, e);
     return p < e && *p == ':';
 }
 
@@ -930,17 +920,24 @@ static bool value_resumes(const char *p, const char *e)
         if (w < e && (*w == '}' || *w == ']')) return true;
     }
     /* Both looks are bounded: each span of a reply asks, and the text after
-    ** it may be long. */
-    const char *q = e, *floor = e - p > 64 ? e - 64 : p;
-    while (q > floor && ws_tab[(unsigned char)q[-1]]) q--;
-    if (q == p || (q[-1] != '}' && q[-1] != ']')) return false;
+    ** it may be long. A closer ends the text, or the glued text's line when
+    ** prose follows ({... ]email": "x"} then "Let me know ..."). */
+    const char *q = NULL, *nl = p, *nl_end = e - p > 256 ? p + 256 : e;
+    while (nl < nl_end && *nl != '\n' && *nl != '\r') nl++; /* a lone CR ends a line too */
+    if (nl == nl_end) nl = NULL;
+    for (const char *end = nl ? nl : e; end && !q; end = end == e ? NULL : e) {
+        const char *floor = end - p > 64 ? end - 64 : p;
+        for (q = end; q > floor && ws_tab[(unsigned char)q[-1]];) q--;
+        if (q == p || (q[-1] != '}' && q[-1] != ']')) q = NULL;
+    }
+    if (!q) return false;
     /* a key's end ("...":) in the glued text, before a new value or line: a
     ** sentence's period and "Output: {...}" have none */
     const char *limit = q - p > 64 ? p + 64 : q;
     for (const char *c = p; c < limit && *c != '{' && *c != '[' && *c != '\n'; c++) {
         if (*c != '"') continue;
         const char *k = c + 1;
-        while (k < limit && (*k == ' ' || *k == '\t')) k++;
+        k = coax_blanks_end(k, limit);
         if (k < limit && *k == ':') return true;
     }
     return false;
@@ -961,8 +958,8 @@ bool repair_closed_early(const char *p, const char *e)
 static bool list_marker(const char *p, const char *end)
 {
     while (p < end && *p >= '0' && *p <= '9') p++;
-    if (end - p < 2 || *p != '.' || (p[1] != ' ' && p[1] != '\t')) return false;
-    for (p++; p < end && (*p == ' ' || *p == '\t'); p++) {}
+    if (end - p < 2 || *p != '.' || !coax_blank_at(p + 1, end)) return false;
+    p = coax_blanks_end(p + 1, end);
     return p < end && *p != '\n' && *p != '\r';
 }
 
@@ -985,7 +982,7 @@ again:
     if (!n) return false;
     if (delimited(p, end, CTX_OTHER))
         return literal_of(s, n) != NULL;
-    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    p = coax_blanks_end(p, end);
     if (p + 1 >= end || *p != '(') return false;
     p++; /* callback(...): what is inside the call */
     goto again;

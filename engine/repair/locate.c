@@ -485,3 +485,19 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
     copy[len] = '\0';
     return copy;
 }
+
+const char *repair_plain_spaces(coax_arena *arena, const char *text, size_t len)
+{
+    const char *end = text + len;
+    char *copy = NULL;
+    for (size_t i = 0, n; i < len; i += n ? n : 1) {
+        if (!(n = repair_visible_space(text + i, end))) continue;
+        if (!copy) {
+            if (!(copy = coax_arena_alloc(arena, len + 1))) return NULL;
+            memcpy(copy, text, len);
+            copy[len] = '\0';
+        }
+        memset(copy + i, ' ', n);
+    }
+    return copy ? copy : text;
+}

@@ -133,8 +133,10 @@ static bool grouped_pair(const job *j, const rvalues *vals, size_t i)
     const rvalue *a = &vals->v[i - 1], *b = &vals->v[i];
     const char *t = j->text;
     /* a value's end takes the spaces after it: "1,234\n" is as grouped as "1,234" */
-    size_t digits = b->end - b->start;
-    while (digits > 3 && around_value(t[b->start + digits - 1])) digits--;
+    size_t digits = b->end - b->start, k;
+    while (digits > 3 && ((k = coax_blank_before(t + b->start, t + b->start + digits)) ||
+                          around_value(t[b->start + digits - 1])))
+        digits -= k ? k : 1; /* a no-break space too */
     return a->value->type == COAX_NUMBER && b->value->type == COAX_NUMBER && b->start == a->end + 1 &&
            t[a->end] == ',' && digits == 3 && t[b->start] >= '0' && t[b->start] <= '9' &&
            t[b->start + 1] >= '0' && t[b->start + 1] <= '9' && t[b->start + 2] >= '0' && t[b->start + 2] <= '9';
@@ -296,22 +298,22 @@ static size_t operand_at(const job *j, const rvalue *val)
         if (!emphasis && (ident_byte(before) || (before && strchr("!)]/\\", before)))) return b - 1;
         if (!emphasis && (ident_byte(after) || (after && strchr("([+*?{", after)))) return a;
     }
-    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    b = (size_t)(coax_blanks_start(t, t + b) - t);
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
     /* the right operand of an operator after another on its line ([1, 2] +
     ** [3] is [1, 2, 3] to Python, "1,23" to JavaScript; 5 * [0]) */
     if (b > 1 && (t[b - 1] == '*' || t[b - 1] == '+' || t[b - 1] == '/')) { /* not 50% [1, 2] */
         size_t o = b - 1;
         if (o > 0 && t[o - 1] == t[b - 1]) o--; /* ** and // */
-        while (o > 0 && (t[o - 1] == ' ' || t[o - 1] == '\t')) o--;
+        o = (size_t)(coax_blanks_start(t, t + o) - t);
         if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || strchr("]})\"'", t[o - 1]))) return b - 1;
     }
-    while (a < j->len && (t[a] == ' ' || t[a] == '\t')) a++;
+    a = (size_t)(coax_blanks_end(t + a, t + j->len) - t);
     if (a + 1 < j->len && t[a] == '.' && ident_byte(t[a + 1]) && !(t[a + 1] >= '0' && t[a + 1] <= '9')) return a;
     if (a < j->len && (t[a] == '*' || t[a] == '+' || t[a] == '/' || t[a] == '%')) {
         size_t o = a + 1;
         if (o < j->len && t[o] == t[a]) o++; /* ** and // */
-        while (o < j->len && (t[o] == ' ' || t[o] == '\t')) o++;
+        o = (size_t)(coax_blanks_end(t + o, t + j->len) - t);
         if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || (t[o] && strchr("[{(\"'", t[o])))) return a;
     }
     return SIZE_MAX;
@@ -342,7 +344,7 @@ static bool words_in_brackets_before(const char *t, size_t at)
             for (size_t k = i; k < close; k++) {
                 unsigned char b = (unsigned char)t[k];
                 letter = letter || b >= 0x80 || (unsigned)((b | 0x20) - 'a') < 26u;
-                blank = blank && b == ' ';
+                blank = blank && coax_blank_at(t + k, t + close); /* [⇥] too */
             }
             if ((letter || blank) && unlisted_text(t, i, close)) return true;
             close = SIZE_MAX;
@@ -363,14 +365,15 @@ static bool bracketed_words(const job *j, const rvalue *val)
     const char *t = j->text;
     const coax_value *v = val->value;
     size_t end = val->end;
-    while (end > val->start && around_value(t[end - 1])) end--;
+    for (size_t k; end > val->start && ((k = coax_blank_before(t, t + end)) || around_value(t[end - 1]));)
+        end -= k ? k : 1; /* a no-break space after it too */
     /* one unquoted item, or none between spaces: a task's open box, [ ] */
     if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len > 1 ||
         (v->len == 1 && v->u.items[0].type != COAX_STRING))
         return false;
     if (!unlisted_text(t, val->start + 1, end - 1)) return false;
     if (words_in_brackets_before(t, val->start)) return true;
-    while (end < j->len && (t[end] == ' ' || t[end] == '\t')) end++;
+    end = (size_t)(coax_blanks_end(t + end, t + j->len) - t);
     return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
 }
 
@@ -395,7 +398,7 @@ static bool reference_marker(const job *j, const rvalue *val)
     for (size_t e = val->end; e < j->len && t[e] != '\n'; e++)
         if (t[e] == '[') return false;
     size_t b = val->start;
-    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    b = (size_t)(coax_blanks_start(t, t + b) - t);
     if (b > 0 && t[b - 1] == '.') b--; /* fig. [2] */
     size_t w = b;
     while (w > 0 && (unsigned)((t[w - 1] | 0x20) - 'a') < 26u) w--;

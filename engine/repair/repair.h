@@ -198,6 +198,44 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 ** when out of memory. */
 const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
 
+/* A Unicode space at p: a blank past ASCII (coax_blank_at: NBSP, U+1680,
+** U+2000..U+200A, U+202F, U+205F, U+3000), U+180E, a line or paragraph
+** separator (U+2028, U+2029), or one of no width (U+200B..U+200D, U+2060,
+** a BOM): its byte length, or 0. Outside strings the repair reads one as a
+** space: a token that ends at one ends there ({"a": 1<NBSP>} holds the
+** number 1, not the text "1<NBSP>"). */
+static inline size_t repair_unicode_space(const char *p, const char *e)
+{
+    if ((unsigned char)*p < 0x80) return 0;
+    size_t n = coax_blank_at(p, e);
+    if (n) return n;
+    uint32_t cp;
+    n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
+    return n && (cp == 0x180E || (cp >= 0x200B && cp <= 0x200D) || cp == 0x2028 || cp == 0x2029 || cp == 0x2060 ||
+                 cp == 0xFEFF)
+               ? n
+               : 0;
+}
+
+/* repair_unicode_space for a space one writes for a space, not one of no
+** width (U+200B..U+200D, U+2060, a BOM): its byte length, or 0. */
+static inline size_t repair_visible_space(const char *p, const char *e)
+{
+    size_t n = repair_unicode_space(p, e);
+    const unsigned char *u = (const unsigned char *)p;
+    bool no_width = n == 3 && ((u[0] == 0xE2 && ((u[1] == 0x80 && u[2] >= 0x8B && u[2] <= 0x8D) ||
+                                                 (u[1] == 0x81 && u[2] == 0xA0))) || u[0] == 0xEF);
+    return no_width ? 0 : n;
+}
+
+/* The text with each Unicode space one writes for a space (NBSP, U+2000
+** to U+200A, U+202F, U+205F, U+3000: French typography's "Exemple :",
+** a copied page's) as ASCII spaces, byte for byte, so that every offset
+** holds: what the prose's rules read (labels, words taking the answer
+** back, a comment's value), never what values are read from. The text
+** itself when it holds none; NULL when out of memory. */
+const char *repair_plain_spaces(coax_arena *arena, const char *text, size_t len);
+
 /* Whether a tag's name[0..n) opens a reasoning block (<think>, <reasoning>...):
 ** for the scan, and for the streaming reader (engine/stream/) alike. */
 bool repair_is_reasoning(const char *name, size_t n);

@@ -861,15 +861,21 @@ void coax_schema_free(coax_schema *s)
     coax_free_raw(s->alloc ? &copy : NULL, s, sizeof *s);
 }
 
-int coax_schema_pattern_names(const coax_schema *s, const coax_value *pp, const char *name, size_t len)
+int coax_schema_pattern_names(const coax_schema *s, const coax_value *pp, const char *name, size_t len,
+                              uint64_t *spent)
 {
     coax_regex **res = smap_getp(&s->patterns, pp);
-    if (!res) return -1;
-    for (size_t i = 0; i < pp->len; i++) {
-        int m = coax_regex_match(s->re_env, res[i], name, len);
-        if (m) return m == 1 ? 1 : -1;
-    }
-    return 0;
+    if (!res || *spent >= COAX_SCHEMA_NAMES_REGEX) return -1;
+    /* the match memory validations keep, or one of its own while another has it */
+    coax_regex_scratch *scratch = atomic_exchange(s->spare, NULL);
+    if (!scratch && !(scratch = coax_regex_scratch_new(s->re_env))) return -1;
+    uint64_t left = COAX_SCHEMA_NAMES_REGEX - *spent;
+    int m = 0;
+    for (size_t i = 0; i < pp->len && !m; i++) m = coax_regex_match_in(s->re_env, res[i], name, len, scratch, &left);
+    *spent = COAX_SCHEMA_NAMES_REGEX - left;
+    coax_regex_scratch *none = NULL;
+    if (!atomic_compare_exchange_strong(s->spare, &none, scratch)) coax_regex_scratch_free(s->re_env, scratch);
+    return m == 0 ? 0 : m == 1 ? 1 : -1;
 }
 
 coax_draft coax_schema_draft(const coax_schema *s) { return s ? (coax_draft)s->draft : COAX_DRAFT_AUTO; }

@@ -380,8 +380,16 @@ typedef struct coax_vpool {
 
 /* Whether a pattern of the "patternProperties" object 'pp' (a value of
 ** s->doc) matches name[0..len) (valid UTF-8): 1 or 0; -1 when not known
-** (an object the schema did not compile, a match past its limits). */
-int coax_schema_pattern_names(const coax_schema *s, const coax_value *pp, const char *name, size_t len);
+** (an object the schema did not compile, a match past its limits, the
+** budget spent). '*spent': the regex steps the caller's look-ups have
+** taken, at most COAX_SCHEMA_NAMES_REGEX over all of them: an extraction
+** asks for each member it would drop, against every "patternProperties" its
+** walk of the schema meets (under "dependentSchemas", "then", "$defs", where
+** no validation ran them), so PCRE2's limit of one match alone let a reply
+** of 259 bytes cost 3 s (attack round 20). */
+#define COAX_SCHEMA_NAMES_REGEX COAX_DEFAULT_MIN_REGEX_TOTAL
+int coax_schema_pattern_names(const coax_schema *s, const coax_value *pp, const char *name, size_t len,
+                              uint64_t *spent);
 
 /* Runs the compiled node 'root' (not necessarily the schema's root) on an
 ** instance: coax_validate for any subschema (validate_run.c). 'pool' may be

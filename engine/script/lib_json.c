@@ -137,66 +137,119 @@ typedef struct marks {
     int array, object, order;
 } marks;
 
-static void push_rec(lua_State *L, const coax_value *v, size_t depth, size_t max, const marks *mk)
+static void push_scalar(lua_State *L, const coax_value *v)
 {
     switch (v->type) {
     case COAX_NULL: lua_pushlightuserdata(L, NULL); return;
     case COAX_BOOL: lua_pushboolean(L, v->u.boolean); return;
     case COAX_NUMBER: push_number(L, v); return;
-    case COAX_STRING: lua_pushlstring(L, v->u.text, v->len); return;
-    default: break;
+    default: lua_pushlstring(L, v->u.text, v->len); return;
     }
-    if (depth >= max)
-        luaL_error(L, "%s: nesting deeper than %d", coax_code_name(COAX_EDEPTH), (int)max);
+}
+
+/* A container being filled: its value, the next member, and whether it is
+** an object (its key-order table is above it on the Lua stack). */
+typedef struct push_frame {
+    const coax_value *v;
+    size_t next;
+} push_frame;
+
+/* Pushes the container 'v' (and an object's key-order table above it). */
+static void open_container(lua_State *L, const coax_value *v, size_t depth, size_t max)
+{
+    if (depth >= max) luaL_error(L, "%s: nesting deeper than %d", coax_code_name(COAX_EDEPTH), (int)max);
     luaL_checkstack(L, 6, "JSON nesting");
+    int n = (int)(v->len > 1u << 24 ? 0 : v->len);
     if (v->type == COAX_ARRAY) {
-        lua_createtable(L, (int)(v->len > 1u << 24 ? 0 : v->len), 0);
-        for (size_t i = 0; i < v->len; i++) {
-            push_rec(L, &v->u.items[i], depth + 1, max, mk);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-        lua_pushvalue(L, mk->array);
-        lua_setmetatable(L, -2);
+        lua_createtable(L, n, 0);
         return;
     }
-    lua_createtable(L, 0, (int)(v->len > 1u << 24 ? 0 : v->len));
-    lua_createtable(L, (int)(v->len > 1u << 24 ? 0 : v->len), 0); /* key order */
-    for (size_t i = 0; i < v->len; i++) {
-        const coax_member *m = &v->u.members[i];
-        lua_pushlstring(L, m->key, m->klen);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, -3, (lua_Integer)i + 1);
-        push_rec(L, &m->value, depth + 1, max, mk);
-        lua_rawset(L, -4);
+    lua_createtable(L, 0, n);
+    lua_createtable(L, n, 0); /* key order */
+}
+
+/* The container on top (an object's key-order table above it) is whole:
+** marked, its order registered, the order table popped. */
+static void close_container(lua_State *L, const coax_value *v, const marks *mk)
+{
+    if (v->type == COAX_OBJECT) {
+        lua_pushvalue(L, -2); /* order[obj] = keys */
+        lua_pushvalue(L, -2);
+        lua_rawset(L, mk->order);
+        lua_pop(L, 1);
     }
-    /* order[obj] = keys */
-    lua_pushvalue(L, -2);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, mk->order);
-    lua_pop(L, 1);
-    lua_pushvalue(L, mk->object);
+    lua_pushvalue(L, v->type == COAX_ARRAY ? mk->array : mk->object);
     lua_setmetatable(L, -2);
 }
 
-/* The converters recurse (a Lua table is built inside its parent): depth is
-** capped here whatever limit the caller set, so the C stack cannot run out. */
+/* The value 'root' (an array or object) as Lua tables, built with a stack
+** of frames in memory (the Lua state's), not C recursion: a thread with a
+** small C stack ran out of it under a script's coax.json.decode of 4,000
+** levels (about 200 bytes a level: 512 KB; attack round 20). */
+static void push_tree(lua_State *L, const coax_value *root, size_t max, const marks *mk, int box)
+{
+    push_frame small[32], *frames = small;
+    size_t cap = sizeof small / sizeof *small, n = 0;
+    open_container(L, root, 0, max);
+    frames[n++] = (push_frame){root, 0};
+    while (n) {
+        push_frame *f = &frames[n - 1];
+        if (f->next == f->v->len) {
+            close_container(L, f->v, mk);
+            if (--n == 0) break;
+            push_frame *up = &frames[n - 1];
+            if (up->v->type == COAX_ARRAY) lua_rawseti(L, -2, (lua_Integer)up->next);
+            else lua_rawset(L, -4);
+            continue;
+        }
+        size_t i = f->next++;
+        const coax_value *child = f->v->type == COAX_ARRAY ? &f->v->u.items[i] : &f->v->u.members[i].value;
+        if (f->v->type == COAX_OBJECT) {
+            const coax_member *m = &f->v->u.members[i];
+            lua_pushlstring(L, m->key, m->klen);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -3, (lua_Integer)i + 1);
+        }
+        if (child->type != COAX_ARRAY && child->type != COAX_OBJECT) {
+            push_scalar(L, child);
+            if (f->v->type == COAX_ARRAY) lua_rawseti(L, -2, (lua_Integer)f->next);
+            else lua_rawset(L, -4);
+            continue;
+        }
+        if (n == cap) { /* the frames move into a userdata kept in the slot 'box' */
+            push_frame *bigger = lua_newuserdatauv(L, 2 * cap * sizeof *bigger, 0);
+            memcpy(bigger, frames, n * sizeof *frames);
+            lua_replace(L, box);
+            frames = bigger;
+            cap *= 2;
+        }
+        open_container(L, child, n, max);
+        frames[n++] = (push_frame){child, 0};
+    }
+}
+
+/* The depth a conversion takes, whatever limit the caller set: a value
+** pushed is built without C recursion (push_tree), but a Lua table read
+** (conv_rec) recurses, and its C stack must not run out. */
 #define LUA_DEPTH_CAP 4096
 
 void lcoax_push_value(lua_State *L, const coax_value *v, size_t max_depth)
 {
     size_t max = max_depth < LUA_DEPTH_CAP ? max_depth : LUA_DEPTH_CAP;
     if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) {
-        push_rec(L, v, 0, max, NULL);
+        push_scalar(L, v);
         return;
     }
-    luaL_checkstack(L, 4, "JSON value");
+    luaL_checkstack(L, 5, "JSON value");
+    lua_pushnil(L); /* push_tree's frames, once they outgrow its own */
+    int box = lua_gettop(L);
     luaL_getmetatable(L, LCOAX_ARRAY);
     luaL_getmetatable(L, LCOAX_OBJECT);
     lua_getfield(L, LUA_REGISTRYINDEX, LCOAX_ORDER);
     marks mk = {lua_absindex(L, -3), lua_absindex(L, -2), lua_absindex(L, -1)};
-    push_rec(L, v, 0, max, &mk);
-    lua_replace(L, mk.array); /* the value where the marks began */
-    lua_settop(L, mk.array);
+    push_tree(L, v, max, &mk, box);
+    lua_replace(L, box); /* the value where the frames' slot began */
+    lua_settop(L, box);
 }
 
 /* ---- Lua -> coax value ------------------------------------------------- */

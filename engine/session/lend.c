@@ -7,6 +7,11 @@
 #include "base/clock.h"
 #include "script/lib.h"
 
+/* The longest one sleep may be: a script's coax.sleep(math.huge) in a
+** session with no deadline left its run waiting for ever (`coax run` never
+** returned). An hour is longer than any backoff a provider asks for. */
+#define SLEEP_MOST_MS 3600000.0
+
 /* coax.sleep(ms): yields the agent's coroutine until the time has passed;
 ** the engine's poll wakes it (session_next_event). */
 static int l_sleep(lua_State *L)
@@ -14,6 +19,7 @@ static int l_sleep(lua_State *L)
     coax_session *s = lend_session(L);
     lua_Number ms = luaL_checknumber(L, 1);
     luaL_argcheck(L, ms >= 0, 1, "must not be negative");
+    luaL_argcheck(L, ms <= SLEEP_MOST_MS, 1, "at most 3600000 ms (an hour)");
     if (!lua_isyieldable(L) || !s) return luaL_error(L, "coax.sleep: only an agent's call can sleep");
     s->sleeping = true;
     s->wake_at = coax_now_ms() + ms;

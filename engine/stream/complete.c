@@ -223,7 +223,8 @@ void complete_frame(stream_reader *r, sframe *f, sframe *parent)
         ** all coerce_wrapper_key walks the schema to learn for a container (n root
         ** keys cost n walks of it): it is asked as for a scalar, the same answer. */
         coax_value inner = {.type = COAX_NULL};
-        if (coerce_wrapper_key(r->ar, doc, NULL, parent->key, parent->klen, &inner)) {
+        uint64_t spent = 0; /* no schema: no pattern is matched */
+        if (coerce_wrapper_key(r->ar, doc, NULL, parent->key, parent->klen, &inner, &spent)) {
             parent->key_sub = NULL;
             return;
         }

@@ -43,6 +43,8 @@ static bool labelled(stream_reader *r, coax_source source, bool bracket)
     char before[sizeof r->recent];
     size_t n = r->nrecent < cap ? r->nrecent : cap;
     for (size_t i = 0; i < n; i++) before[i] = r->recent[(r->nrecent - n + i) % cap];
+    for (size_t i = 0, k; i < n; i += k ? k : 1) /* "Exemple<NBSP>:" read as the extraction reads it */
+        if ((k = repair_visible_space(before + i, before + n))) memset(before + i, ' ', k);
     if (bracket) {
         while (n && before[n - 1] != '[') n--;
         if (n) n--;

@@ -368,6 +368,12 @@ static const exact exacts[] = {
      "{\"partial\": null, \"complete\": [], \"in_progress\": null, \"stopped\": true}"},
     {NULL, "Here is my answer:\n```json\n{\"a\": 1}\n```",
      "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
+    /* hunt25: French typography's no-break space before the label's colon
+    ** is read as a space; twin: an answer's label so written */
+    {NULL, "Exemple\xC2\xA0: {\"a\": 1}",
+     "{\"partial\": null, \"complete\": [], \"in_progress\": null, \"stopped\": true}"},
+    {NULL, "R\xC3\xA9ponse\xC2\xA0: {\"a\": 1}",
+     "{\"partial\": {\"a\":1}, \"complete\": [\"\"], \"in_progress\": null}"},
     /* atomic strings are shown once complete only: below */
     /* a schema: declared keys under plain ancestors complete as they close */
     {person, "{\"name\": \"Jo\", \"age\": \"40\", ",
