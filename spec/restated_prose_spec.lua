@@ -47,6 +47,19 @@ describe("prose that gives the answer's member another value", function()
     end
   end)
 
+  it("reads no statement out of cut or hostile bytes after the words and signs it reads past the value", function()
+    for _, tail in ipairs({ "l'", "L\xE2\x80\x99", "\xC3\x82GE", "age \xE2\x86", "age \xE2\x80\x94", "age -",
+      "age: 37 per\0cent", "age \xE2\x86\x92", "年龄是", "年龄是3\xE5\xB2",
+      "ageは", "**age:** ", "age: " .. ("9"):rep(400), "age: 1e999999 hours", "The text says" }) do
+      assert.are.same({ true, { age = 36 } }, outcome('{"age": 36}\n' .. tail), tail)
+    end
+    -- a NUL or a cut sequence after the value is no word: the value stands alone
+    for _, tail in ipairs({ "age: 37 \0hours", "age: 37 \xE2\x80", "age: 37 \xC2" }) do
+      assert.are.same({ false, "", said(1, 1, 2, 1) }, outcome('{"age": 36}\n' .. tail), tail)
+    end
+    assert.are.same({ false, "", said(1, 1, 2, 1) }, outcome('{"age": 36}\nage: 1e999999'))
+  end)
+
   it("compares a member deep in the answer, and leaves one past its depth bound", function()
     local deep = ('{"a": '):rep(300) .. '{"age": 36}' .. ("}"):rep(300)
     assert.are.same(true, outcome(deep .. "\nThe age is 37.", OBJECT)[1]) -- past 256 levels: not read
@@ -70,5 +83,10 @@ describe("prose that gives the answer's member another value", function()
     linear(function(n) return ("The k1 is 2. "):rep(n) .. '{"k1": 1}' .. ("\nThe k1 is 1."):rep(n) end, 4000)
     -- Chinese links before digits, none correcting
     linear(function(n) return '{"k1": 1}\n' .. ("是1"):rep(n) end, 20000)
+    -- a long string member and quoted statements that almost hold it
+    linear(function(n)
+      local long = ("a"):rep(n)
+      return '{"name": "' .. long .. '"}\n' .. ('Name: "' .. ("a"):rep(20) .. 'b". '):rep(16)
+    end, 50000)
   end)
 end)
