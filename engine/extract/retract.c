@@ -43,10 +43,17 @@ static bool value_before(const char *text, size_t from, size_t at)
     return b < at && b > from && (is_digit(text[b - 1]) || text[b - 1] == '"');
 }
 
+/* What words that take a value back do to it: doubt it (nothing the answer's value can
+** settle), correct it to the value after them, or call wrong the value before them; a
+** correction to the answer's value, a value called wrong none of the answer's, settles on
+** the answer (extract_settles_on_answer): "..., but the age is actually 36." */
+typedef enum { DOUBTS, CORRECTS, CALLS_WRONG } retraction;
+
 /* Whether the sentence starting at text[at] takes back what came before it. "Actually" and
 ** "Wait" do as a remark set off ("Actually, ...", "Wait:") or before its subject or a value
-** ("Actually the age is 37", "actually 37"), not as an adverb ("Actually useful for tests"). */
-static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
+** ("Actually the age is 37", "actually 37"), not as an adverb ("Actually useful for tests").
+** *corrects: it corrects ("Oops", "Actually"), not doubts or offers ("Not sure", "Or 37"). */
+static bool retracting_sentence(const char *text, size_t at, size_t e, bool end, bool *corrects)
 {
     static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
                                           "my bad",           "i made a mistake", "i made an error",  "ignore the above",
@@ -61,7 +68,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     static const char *const remarks[] = {"actually", "wait",     "correction", "erratum",  "hold on", "edit",
                                           "update",   "updated",  "revised",    "revision", "amendment", "addendum"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
-    if (MATCHED_ANY(text, at, e, openers)) return true;
+    if ((*corrects = MATCHED_ANY(text, at, e, openers))) return true;
     /* doubt that opens the sentence after the answer: "Not sure about the
     ** age.", "(not certain)" */
     static const char *const doubts[] = {"not sure", "not certain", "not 100%", "not entirely sure", "unsure",
@@ -72,7 +79,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
     if (phrase_then_value(text, at, e, offering, sizeof offering / sizeof *offering, true)) return true;
     size_t n = MATCHED_ANY(text, at, e, remarks);
-    if (!n) return false;
+    if (!(*corrects = n)) return false;
     size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
     while (rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (rest >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
@@ -137,11 +144,14 @@ static bool denied_before(const char *text, size_t from, size_t at)
 ** meant", "should actually be", "should have been", "scratch that", "on second thought", "{...}
 ** is not the answer", a guess named, doubt ("I'm not sure", "could not be verified"), a value
 ** named another ("should be 37"), a value called wrong ("36 is wrong") in a sentence that does
-** not ask; 'end': the look reaches the reply's end. */
-static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
+** not ask; 'end': the look reaches the reply's end. *kind: what the words do to a value. */
+static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end, retraction *kind)
 {
-    static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
-                                          "scratch that",  "on second thought", "is not the answer", "would be wrong",
+    /* a value called wrong, the one before them ("the input's \"37\" is a typo") */
+    static const char *const calling[] = {"typo", "typos", "would be wrong"};
+    /* a correction, to the value after them ("should have been 37") */
+    static const char *const correcting[] = {"should actually", "should have been", "scratch that", "on second thought"};
+    static const char *const phrases[] = {"is not the answer",
                                           /* a guess named as one: which value is right, the reply does not know */
                                           "just a guess", "only a guess", "a rough guess", "best guess",
                                           "am guessing", "i'm guessing", "i guess",
@@ -175,8 +185,16 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
     static const char *const offered[] = {"could also be", "might also be", "may also be", "can also be",
                                           "could be",      "might be",      "may be",      "or possibly",
                                           "or maybe",      "or perhaps",    "or rather",   "or even"};
-    if (MATCHED_ANY(text, at, e, phrases)) return true;
-    if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false) ||
+    if (MATCHED_ANY(text, at, e, calling)) return *kind = CALLS_WRONG, true;
+    if (MATCHED_ANY(text, at, e, correcting)) return *kind = CORRECTS, true;
+    size_t n = MATCHED_ANY(text, at, e, phrases);
+    /* the reply's own check ("Let me double-check: ...", "Double-check: ..."), not the user's */
+    if (n && (opens_with(text, at, e, "double") && ((at + n < e && text[at + n] == ':') || (at >= from + 7 &&
+                                                    coax_ascii_casesame(text + at - 7, "let me ", 7)))))
+        *kind = CORRECTS;
+    if (n) return true;
+    if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false)) return *kind = CORRECTS, true;
+    if (
         phrase_then_value(text, at, e, offered, sizeof offered / sizeof *offered, true))
         return true;
     /* "37 is also possible", "\"Lyon\" would also fit" */
@@ -202,19 +220,20 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         "example only",     "for illustration", "illustrative",    "sample data",     "sample values",
         "example data",     "example values",  "dummy data",       "mock data",       "test data",
         "fake data"};
-    size_t n = MATCHED_ANY(text, at, e, made_up);
+    n = MATCHED_ANY(text, at, e, made_up);
     if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
         return true;
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
-    if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return true;
+    if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return *kind = CALLS_WRONG, true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
     while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (m && end && rest == e) return true; /* spaces after it end nothing */
     size_t v = m == 7 ? blanks_end(text, at + 7, e) : at;
+    *kind = CORRECTS;
     return v > at + 7 && v < e && (coax_ascii_alnum((unsigned char)text[v]) || text[v] == '"' || text[v] == '\'');
 }
 
@@ -235,7 +254,13 @@ static bool conditional_after(const char *text, size_t from, size_t e)
     return MATCHED_ANY(text, p, e, words) || extract_conditional_elsewhere(text, p, e); /* or in another language */
 }
 
-size_t extract_taken_back(const char *text, size_t from, size_t to)
+/* Whether words at text[at] that take a value back of the kind given settle on the answer. */
+static bool settles(const char *text, size_t from, size_t at, size_t e, retraction kind, const coax_value *answer)
+{
+    return answer && kind != DOUBTS && extract_settles_on_answer(text, from, at, e, kind == CORRECTS, answer);
+}
+
+size_t extract_taken_back(const char *text, size_t from, size_t to, const coax_value *answer)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
     if (conditional_after(text, from, e)) return from;
@@ -248,9 +273,14 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
             extract_retracting_elsewhere(text, from, p, e, start || cjk_sentence_end(text, from, p)))
             return p;
         if (coax_ascii_alpha(ch)) {
-            if (start && retracting_sentence(text, p, e, end)) return p;
+            bool corrects = false;
+            retraction kind = DOUBTS;
+            if (start && retracting_sentence(text, p, e, end, &corrects) &&
+                !settles(text, from, p, e, corrects ? CORRECTS : DOUBTS, answer))
+                return p;
             if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
-                (retracting_phrase(text, from, p, e, end) || doubt_phrase(text, p, e)))
+                ((retracting_phrase(text, from, p, e, end, &kind) && !settles(text, from, p, e, kind, answer)) ||
+                 doubt_phrase(text, p, e)))
                 return p;
             size_t n = start ? MATCHED_ANY(text, p, e, interjections) : 0; /* "Hmm, actually ...", "No, wait" */
             if (n) p += n - 1;
@@ -555,7 +585,7 @@ bool extract_remark_takes_back(const char *s, size_t n)
                                       COAX_WORD("mistaken"), COAX_WORD("correction"), COAX_WORD("corrected"),
                                       COAX_WORD("instead")};
     if (n > RETRACT_LOOK) n = RETRACT_LOOK;
-    if (extract_taken_back(s, 0, n) != SIZE_MAX) return true;
+    if (extract_taken_back(s, 0, n, NULL) != SIZE_MAX) return true;
     for (size_t p = 0; p < n;) {
         if (!coax_ascii_alpha((unsigned char)s[p])) {
             p++;
