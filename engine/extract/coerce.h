@@ -333,8 +333,19 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
 
 /* Where in text[from..to), the prose after an answer, a sentence opens by
 ** taking it back ("Actually, ...", "Oops, I meant ...", "Correction:") or
-** a typo is named: SIZE_MAX when none does in the first bytes looked at. */
-size_t extract_taken_back(const char *text, size_t from, size_t to);
+** a typo is named: SIZE_MAX when none does in the first bytes looked at.
+** A correction to the answer's own value, or another value called wrong,
+** takes nothing back ('answer' NULL: every one does). */
+size_t extract_taken_back(const char *text, size_t from, size_t to, const coax_value *answer);
+
+/* Whether the words at text[at] that take a value back, in the look
+** text[from..e), settle on the answer (contradicted.c): 'correction', a
+** correction whose sentence ends on the answer's value for what it names
+** ("Let me double-check: the age is 35... no, 36."); else a word calling
+** wrong the value before it in its sentence, none of the answer's ("Note
+** that age: 37 would be wrong."). */
+bool extract_settles_on_answer(const char *text, size_t from, size_t at, size_t e, bool correction,
+                               const coax_value *answer);
 
 /* Where the prose beside an answer, text[from..start) before it and
 ** text[end..to) after it, states another value for one of its members

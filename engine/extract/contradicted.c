@@ -16,9 +16,13 @@
 ** value is compared with it; a subject of a word of correction and a noun
 ** the answer does not hold ("The correct value is 37", "La edad correcta es
 ** 37") with each of the answer's scalars. A sentence that supposes, asks,
-** gives an example, tells another's words or another time states nothing.
+** gives an example, tells another's words or another time states nothing,
+** nor a value called wrong ("age: 37 would be wrong", "37 is a typo").
+** The same reading tells retract.c whether words that take a value back
+** settle on the answer (extract_settles_on_answer). The words statements
+** are read by: statement_words.c.
 */
-#include "extract/coerce.h"
+#include "extract/statement_words.h"
 
 #include <string.h>
 
@@ -113,132 +117,6 @@ static void fold(char *s)
     }
 }
 
-/* Words a subject's name may follow: a determiner or a possessive. */
-static bool determiner(const char *s, size_t n)
-{
-    static const coax_word words[] = {
-        COAX_WORD("the"), COAX_WORD("a"),     COAX_WORD("an"),   COAX_WORD("his"),  COAX_WORD("her"),
-        COAX_WORD("its"), COAX_WORD("their"), COAX_WORD("my"),   COAX_WORD("your"), COAX_WORD("our"),
-        COAX_WORD("el"),  COAX_WORD("la"),    COAX_WORD("los"),  COAX_WORD("las"),  COAX_WORD("le"),
-        COAX_WORD("les"), COAX_WORD("der"),   COAX_WORD("die"),  COAX_WORD("das"),  COAX_WORD("o"),
-        COAX_WORD("il"),  COAX_WORD("lo"),    COAX_WORD("su"),   COAX_WORD("sein"), COAX_WORD("seine"),
-        COAX_WORD("ihr"), COAX_WORD("ihre"),  COAX_WORD("son"),  COAX_WORD("sa"),   COAX_WORD("ses"),
-        COAX_WORD("l"),   COAX_WORD("dell"),  COAX_WORD("nell"), COAX_WORD("sull"), COAX_WORD("dall"),
-        COAX_WORD("的"),  COAX_WORD("の")}; /* l'âge, dell'età; 用户的年龄 */
-    if (IN(s, n, words)) return true;
-    return (n > 2 && (s[n - 1] | 32) == 's' && s[n - 2] == '\'') ||
-           (n > 4 && (s[n - 1] | 32) == 's' && !memcmp(s + n - 4, "\xE2\x80\x99", 3)); /* Ada's, Ada’s */
-}
-
-/* A word that says the value after it corrects one ("the correct age",
-** "la edad correcta", "das richtige Alter"). */
-static bool correcting(const char *s, size_t n)
-{
-    static const coax_word words[] = {
-        COAX_WORD("correct"),    COAX_WORD("right"),     COAX_WORD("actual"),    COAX_WORD("real"),
-        COAX_WORD("true"),       COAX_WORD("proper"),    COAX_WORD("exact"),     COAX_WORD("corrected"),
-        COAX_WORD("updated"),    COAX_WORD("revised"),   COAX_WORD("final"),     COAX_WORD("finale"),   COAX_WORD("correcto"),  COAX_WORD("correcta"),
-        COAX_WORD("verdadero"),  COAX_WORD("verdadera"), COAX_WORD("correcte"),  COAX_WORD("vrai"),
-        COAX_WORD("vraie"),      COAX_WORD("véritable"), COAX_WORD("richtig"),   COAX_WORD("richtige"),
-        COAX_WORD("richtigen"),  COAX_WORD("richtiger"), COAX_WORD("richtiges"), COAX_WORD("korrekt"),
-        COAX_WORD("korrekte"),   COAX_WORD("korrekten"), COAX_WORD("korrekter"), COAX_WORD("korrektes"),
-        COAX_WORD("tatsächliche"), COAX_WORD("correto"), COAX_WORD("correta"),   COAX_WORD("corretto"),
-        COAX_WORD("corretta"),   COAX_WORD("verdadeiro"), COAX_WORD("verdadeira"), COAX_WORD("vero"),
-        COAX_WORD("vera"),       COAX_WORD("esatto"),    COAX_WORD("esatta"),    COAX_WORD("правильный"),
-        COAX_WORD("правильное"), COAX_WORD("правильная"), COAX_WORD("верный"),   COAX_WORD("верное"),
-        COAX_WORD("Правильный"), COAX_WORD("Правильное"), COAX_WORD("Правильная"), COAX_WORD("Верный")};
-    return IN(s, n, words);
-}
-
-/* A noun that names the answer or a value of it in general. */
-static bool generic(const char *s, size_t n)
-{
-    static const coax_word words[] = {
-        COAX_WORD("value"),  COAX_WORD("answer"),    COAX_WORD("one"),    COAX_WORD("number"), COAX_WORD("figure"),
-        COAX_WORD("result"), COAX_WORD("amount"),    COAX_WORD("valor"),  COAX_WORD("respuesta"),
-        COAX_WORD("valeur"), COAX_WORD("réponse"),   COAX_WORD("wert"),   COAX_WORD("antwort"),
-        COAX_WORD("resposta"), COAX_WORD("valore"),  COAX_WORD("risposta"), COAX_WORD("значение"),
-        COAX_WORD("ответ")};
-    return IN(s, n, words);
-}
-
-/* A noun naming a member, after its name or before "of" it: "the age
-** value", "the `age` field", "the value of age". */
-static bool field_noun(const char *s, size_t n)
-{
-    static const coax_word words[] = {COAX_WORD("value"),  COAX_WORD("field"),    COAX_WORD("property"),
-                                      COAX_WORD("key"),    COAX_WORD("attribute"), COAX_WORD("member"),
-                                      COAX_WORD("valor"),  COAX_WORD("valeur"),   COAX_WORD("wert"),
-                                      COAX_WORD("valore"), COAX_WORD("campo"),    COAX_WORD("feld")};
-    return IN(s, n, words);
-}
-
-/* Words that make a sentence suppose, ask or give an example: "If the age
-** is 37, ...", "For example, age: 30". */
-static bool supposing(const char *s, size_t n)
-{
-    static const coax_word words[] = {
-        COAX_WORD("if"),       COAX_WORD("when"),     COAX_WORD("whenever"), COAX_WORD("whether"),
-        COAX_WORD("unless"),   COAX_WORD("suppose"),  COAX_WORD("supposing"), COAX_WORD("assuming"),
-        COAX_WORD("assume"),   COAX_WORD("example"),  COAX_WORD("eg"),       COAX_WORD("instance"),
-        COAX_WORD("such"),     COAX_WORD("say"),      COAX_WORD("imagine"),  COAX_WORD("would"),
-        COAX_WORD("were"),     COAX_WORD("not"),      COAX_WORD("never"),    COAX_WORD("no"),
-        COAX_WORD("si"),       COAX_WORD("se"),       COAX_WORD("wenn"),     COAX_WORD("falls"),
-        COAX_WORD("ejemplo"),  COAX_WORD("exemple"),  COAX_WORD("beispiel"), COAX_WORD("exemplo"),
-        COAX_WORD("esempio"),  COAX_WORD("если"),     COAX_WORD("например")};
-    return IN(s, n, words);
-}
-
-/* Words that give the sentence's statement to another or to another time:
-** "The text says the age is 37, but ...", "According to the bio, ...",
-** "Previously the age was 35": what was said or was, not what the reply
-** says is. */
-static bool elsewhere(const char *s, size_t n)
-{
-    static const coax_word words[] = {
-        COAX_WORD("says"),      COAX_WORD("said"),       COAX_WORD("states"),    COAX_WORD("stated"),
-        COAX_WORD("claims"),    COAX_WORD("claimed"),    COAX_WORD("mentions"),  COAX_WORD("mentioned"),
-        COAX_WORD("reports"),   COAX_WORD("reported"),   COAX_WORD("according"), COAX_WORD("wrote"),
-        COAX_WORD("writes"),    COAX_WORD("lists"),      COAX_WORD("listed"),    COAX_WORD("previously"),
-        COAX_WORD("originally"), COAX_WORD("initially"), COAX_WORD("formerly"),  COAX_WORD("earlier"),
-        COAX_WORD("yesterday"), COAX_WORD("tomorrow"),   COAX_WORD("ago"),       COAX_WORD("según"),
-        COAX_WORD("dijo"),      COAX_WORD("dice"),       COAX_WORD("selon"),     COAX_WORD("dit"),
-        COAX_WORD("laut"),      COAX_WORD("sagt"),       COAX_WORD("sagte"),     COAX_WORD("segundo"),
-        COAX_WORD("disse"),     COAX_WORD("secondo"),    COAX_WORD("согласно"),  COAX_WORD("сказал"),
-        COAX_WORD("pasado"),    COAX_WORD("anteriormente"), COAX_WORD("antes"),  COAX_WORD("früher"),
-        COAX_WORD("vorher"),    COAX_WORD("auparavant"), COAX_WORD("précédemment"), COAX_WORD("dernière"),
-        COAX_WORD("dernier"),   COAX_WORD("letztes"),    COAX_WORD("letzten"),   COAX_WORD("scorso"),
-        COAX_WORD("precedentemente"), COAX_WORD("passado"), COAX_WORD("раньше"), COAX_WORD("ранее"),
-        COAX_WORD("thought"),   COAX_WORD("assumed"),    COAX_WORD("guessed")};
-    return IN(s, n, words);
-}
-
-/* Whether the word text[p..q) with the one after it frames a time: "last
-** year", "next month", "in 2023". */
-static bool time_frame(const char *text, size_t p, size_t q, size_t e)
-{
-    static const coax_word turns[] = {COAX_WORD("last"), COAX_WORD("next")};
-    static const coax_word spans[] = {COAX_WORD("year"),    COAX_WORD("month"), COAX_WORD("week"),
-                                      COAX_WORD("day"),     COAX_WORD("time"),  COAX_WORD("quarter"),
-                                      COAX_WORD("season"),  COAX_WORD("decade")};
-    if (q >= e || text[q] != ' ') return false;
-    size_t r = q + 1, t = r;
-    while (t < e && coax_ascii_alnum((unsigned char)text[t])) t++;
-    if (IN(text + p, q - p, turns)) return IN(text + r, t - r, spans);
-    return q - p == 2 && coax_ascii_casesame(text + p, "in", 2) && t - r == 4 && is_digit(text[r]) &&
-           is_digit(text[r + 3]);
-}
-
-/* A word that opens a clause stating in its own right: "The text says 37,
-** but the age is 38." */
-static bool contrasting(const char *s, size_t n)
-{
-    static const coax_word words[] = {COAX_WORD("but"),  COAX_WORD("however"), COAX_WORD("pero"),
-                                      COAX_WORD("aber"), COAX_WORD("mais"),    COAX_WORD("ma"),
-                                      COAX_WORD("mas"),  COAX_WORD("но"),      COAX_WORD("однако")};
-    return IN(s, n, words);
-}
-
 /* The link at text[p..e): its length with the spaces after it, 0 when
 ** none. ":" and "=" need no space before the value. */
 static size_t link_at(const char *text, size_t p, size_t e)
@@ -266,7 +144,8 @@ static size_t link_at(const char *text, size_t p, size_t e)
     while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
     if (n > 1 || text[p] == '=' || (unsigned char)text[p] == 0xEF) { /* an adverb after a word: "is now 37" */
         static const coax_word adverbs[] = {COAX_WORD("now"),       COAX_WORD("exactly"), COAX_WORD("really"),
-                                            COAX_WORD("precisely"), COAX_WORD("indeed"),  COAX_WORD("just")};
+                                            COAX_WORD("precisely"), COAX_WORD("indeed"),  COAX_WORD("just"),
+                                            COAX_WORD("actually")};
         size_t r = q;
         while (r < e && coax_ascii_alpha((unsigned char)text[r])) r++;
         if (r < e && (text[r] == ' ' || text[r] == '\t') && IN(text + q, r - q, adverbs))
@@ -544,10 +423,35 @@ static void about(const scan *sc, statement *st)
     if (st->rest) {
         size_t e = (size_t)(t + sc->e - st->rest), q = 0;
         while (q < e && q < 200 && st->rest[q] != '\n' && st->rest[q] != '!' && st->rest[q] != '?' &&
-               st->rest[q] != ';' && !(st->rest[q] == '.' && (q + 1 >= e || st->rest[q + 1] == ' ')))
+               st->rest[q] != ';' && !(st->rest[q] == '.' && (q + 1 >= e || st->rest[q + 1] == ' ') &&
+                                       !(q && st->rest[q - 1] == '.'))) /* "35... no, 36" goes on */
             q++;
         st->rlen = q;
     }
+}
+
+/* Where the value read into st from text[p] ends (its closing quote past). */
+static size_t value_end_at(const char *text, size_t p, const statement *st)
+{
+    if (st->type == COAX_NUMBER) return (size_t)(st->rest - text);
+    if (st->type != COAX_STRING) return p + ((text[p] | 32) == 'f' ? 5 : 4);
+    size_t q = (size_t)(st->text - text) + st->len;
+    return q + (text[q] == '"' ? 1 : 3);
+}
+
+/* Whether words at text[p..e), right after a value, call it wrong: "37 would be wrong", "\"37\" is a typo". */
+static bool called_wrong(const char *text, size_t p, size_t e)
+{
+    static const char *const words[] = {"is wrong", "was wrong", "would be wrong", "is incorrect", "was incorrect",
+                                        "would be incorrect", "is a typo", "was a typo", "is not right", "isn't right"};
+    while (p < e && strchr(" 	*_`", text[p]) && text[p]) p++;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i]);
+        if (e - p >= n && coax_ascii_casesame(text + p, words[i], n) &&
+            (e - p == n || !coax_ascii_alpha((unsigned char)text[p + n])))
+            return true;
+    }
+    return false;
 }
 
 /* The statement whose link is text[link..value) and whose subject the
@@ -557,7 +461,9 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     if (sc->n == STATEMENTS_MOST || sc->supposed) return;
     statement *st = &sc->st[sc->n];
     memset(st, 0, sizeof *st);
-    if (!read_value(sc->text, value, sc->e, st) || asks(sc->text, value, sc->e)) return;
+    if (!read_value(sc->text, value, sc->e, st) || asks(sc->text, value, sc->e) ||
+        called_wrong(sc->text, value_end_at(sc->text, value, st), sc->e))
+        return;
     const char *t = sc->text;
     const word *w = sc->ring;
     size_t nw = sc->nw;
@@ -566,17 +472,18 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     if (nw) {
         const word *last = &w[nw - 1], *prev = nw > 1 ? &w[nw - 2] : NULL;
         /* a CJK link's words are characters: cjk_correcting read its sentence */
-        if (!cjk_link && correcting(t + last->at, last->n) && prev) /* "la edad correcta" */
-            st->correcting = true, st->generic = generic(t + prev->at, prev->n);
-        else if (!cjk_link && prev && correcting(t + prev->at, prev->n)) /* "the correct age" */
-            st->correcting = true, st->generic = generic(t + last->at, last->n);
-        size_t nn = nw > 1 && field_noun(t + last->at, last->n) ? nw - 1 : nw; /* "the age value" */
+        if (!cjk_link && extract_correcting(t + last->at, last->n) && prev) /* "la edad correcta" */
+            st->correcting = true, st->generic = extract_generic(t + prev->at, prev->n);
+        else if (!cjk_link && prev && extract_correcting(t + prev->at, prev->n)) /* "the correct age" */
+            st->correcting = true, st->generic = extract_generic(t + last->at, last->n);
+        size_t nn = nw > 1 && extract_field_noun(t + last->at, last->n) ? nw - 1 : nw; /* "the age value" */
         for (size_t j = 1; j <= 3 && j <= nn; j++) {
             const word *pred = j < nn ? &w[nn - j - 1] : NULL;
             if (!pred && nw < sc->clause) break; /* the word before is out of the ring: unknown */
             bool of_field = pred && nn - j >= 2 && pred->n == 2 && coax_ascii_casesame(t + pred->at, "of", 2) &&
-                            field_noun(t + w[nn - j - 2].at, w[nn - j - 2].n); /* "the value of age" */
-            if (pred && !determiner(t + pred->at, pred->n) && !correcting(t + pred->at, pred->n) && !of_field)
+                            extract_field_noun(t + w[nn - j - 2].at, w[nn - j - 2].n); /* "the value of age" */
+            if (pred && !extract_determiner(t + pred->at, pred->n) && !extract_correcting(t + pred->at, pred->n) &&
+                !of_field)
                 continue;
             size_t o = 0;
             for (size_t k = nn - j; k < nn && o < NAME_MOST; k++) {
@@ -619,8 +526,9 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
                 while (q < e && (l = letter(text, q, e)) && !cjk(text, q, e)) q += l;
             next = q, q = elided(text, p, q);
             if (sc.clause && (k = link_at(text, p, e)) && q - p < k) statement_at(&sc, p, p + k, false);
-            if (contrasting(text + p, q - p)) sc.supposed = false;
-            if (supposing(text + p, q - p) || elsewhere(text + p, q - p) || time_frame(text, p, q, e) ||
+            if (extract_contrasting(text + p, q - p)) sc.supposed = false;
+            if (extract_supposing(text + p, q - p) || extract_elsewhere(text + p, q - p) ||
+                extract_time_frame(text, p, q, e) ||
                 (q - p == 1 && (text[p] | 32) == 'e' && e - q >= 3 && text[q] == '.' &&
                                                (text[q + 1] | 32) == 'g' && text[q + 2] == '.'))
                 sc.supposed = true; /* "e.g." is read a letter at a time */
@@ -747,7 +655,8 @@ static bool arrives(const char *s, size_t n, const coax_value *v)
                                      COAX_WORD("then"),   COAX_WORD("gives"), COAX_WORD("giving"),
                                      COAX_WORD("equals"), COAX_WORD("makes"), COAX_WORD("hence"),
                                      COAX_WORD("thus"),   COAX_WORD("es"),    COAX_WORD("ist"),
-                                     COAX_WORD("est"),    COAX_WORD("auf"),   COAX_WORD("a")};
+                                     COAX_WORD("est"),    COAX_WORD("auf"),   COAX_WORD("a"),
+                                     COAX_WORD("no")}; /* "35... no, 36": a draft, then the answer */
     for (size_t q = 0; q < n; q++) {
         if (!is_digit(s[q]) || (q && (coax_ascii_alnum((unsigned char)s[q - 1]) || s[q - 1] == '.'))) continue;
         char num[64];
@@ -758,7 +667,7 @@ static bool arrives(const char *s, size_t n, const coax_value *v)
             if (s[r] != ',') num[o++] = s[r];
         if ((r >= n || !coax_ascii_alnum((unsigned char)s[r])) && !coax_number_compare_text(v->u.text, v->len, num, o)) {
             size_t b = q, a;
-            while (b > 0 && s[b - 1] == ' ') b--;
+            while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == ',')) b--;
             if (b > 0 && (s[b - 1] == '=' || s[b - 1] == '>' || (b >= 3 && !memcmp(s + b - 3, "\xE2\x86\x92", 3))))
                 return true; /* "= 12", "→ 12" */
             for (a = b; a > 0 && coax_ascii_alpha((unsigned char)s[a - 1]);) a--;
@@ -888,4 +797,127 @@ size_t extract_contradicted(const char *text, size_t from, size_t start, size_t 
     for (size_t i = 0; i < n; i++)
         if (contradicts(&st[i])) return st[i].at;
     return SIZE_MAX;
+}
+
+/* Whether text[p] ends a sentence of a retraction: a line's end, "!", ";", or "." or "?" then
+** a space; not an ellipsis's ("35... no, 36."), nor a question's that "No" answers ("age =
+** 35? No — 36."), a draft and then the answer. */
+static bool retraction_stop(const char *text, size_t p, size_t e)
+{
+    char ch = text[p];
+    if (ch == '\n' || ch == '!' || ch == ';') return true;
+    if ((ch != '.' && ch != '?') || (p + 1 < e && text[p + 1] != ' ' && text[p + 1] != '\r')) return false;
+    if (ch == '.') return !(p && text[p - 1] == '.');
+    size_t q = p + 1;
+    while (q < e && text[q] == ' ') q++;
+    return !(e - q >= 2 && coax_ascii_casesame(text + q, "no", 2) && (q + 2 == e || !letter(text, q + 2, e)));
+}
+
+/* The last value in text[lo..hi) at a word's start, into *v; where it starts (*end: ends), or
+** SIZE_MAX when none is. */
+static size_t last_value(const char *text, size_t lo, size_t hi, statement *v, size_t *end)
+{
+    size_t at = SIZE_MAX;
+    statement st;
+    for (size_t p = lo; p < hi; p++) {
+        char ch = text[p];
+        if (p > lo && (coax_ascii_alnum((unsigned char)text[p - 1]) || text[p - 1] == '.')) continue;
+        if (!is_digit(ch) && ch != '-' && ch != '"' && !(hi - p >= 3 && !memcmp(text + p, "\xE2\x80\x9C", 3)))
+            continue;
+        memset(&st, 0, sizeof st);
+        if (!read_value(text, p, hi, &st)) continue;
+        *v = st, at = p, *end = value_end_at(text, p, &st);
+        if (v->type == COAX_NUMBER) v->text = v->num; /* the copy's own digits */
+        p = *end - 1;
+    }
+    return at;
+}
+
+/* Whether text[p..q), between a value and the words calling it wrong ('draft' false), holds
+** only "is", "would be" and their like ("37 would be wrong", "“37” is a typo"); or, between a
+** correction's words and its value, no second claim: no "and" nor "also", no comma but the
+** one after the first word or a "no" ("Actually, the age is 35... no, 36"). */
+static bool only_words(const char *text, size_t p, size_t q, bool draft)
+{
+    static const coax_word between[] = {COAX_WORD("is"), COAX_WORD("was"), COAX_WORD("would"), COAX_WORD("be"),
+                                        COAX_WORD("a"),  COAX_WORD("an"),  COAX_WORD("which"), COAX_WORD("also")};
+    static const coax_word joining[] = {COAX_WORD("and"), COAX_WORD("also"), COAX_WORD("plus"), COAX_WORD("or")};
+    size_t first = p, w = p, wn = 0;
+    while (first < q && coax_ascii_alpha((unsigned char)text[first])) first++;
+    for (size_t k = p; k < q;) {
+        if (coax_ascii_alpha((unsigned char)text[k])) {
+            size_t r = k;
+            while (r < q && (coax_ascii_alpha((unsigned char)text[r]) || text[r] == '\'')) r++;
+            if (draft ? IN(text + k, r - k, joining) : !IN(text + k, r - k, between)) return false;
+            w = k, wn = r - k, k = r;
+            continue;
+        }
+        if (draft && text[k] == ',' && k != first && !(wn == 2 && coax_ascii_casesame(text + w, "no", 2)))
+            return false;
+        if (!draft && !strchr(" \t*_`\",", text[k]) && !(q - k >= 3 && !memcmp(text + k, "\xE2\x80\x9D", 3)))
+            return false;
+        k += !draft && (unsigned char)text[k] == 0xE2 ? 3 : 1;
+    }
+    return true;
+}
+
+/* Whether a scalar of v is the value of st; *count: the answer's scalars. */
+static bool holds_value(const coax_value *v, const statement *st, size_t *count, unsigned depth)
+{
+    if (depth > 256) return true; /* unread: it may */
+    if (v->type != COAX_ARRAY && v->type != COAX_OBJECT) return ++*count, same(v, st);
+    bool found = false;
+    for (size_t i = 0; i < v->len; i++)
+        found |= holds_value(v->type == COAX_ARRAY ? &v->u.items[i] : &v->u.members[i].value, st, count, depth + 1);
+    return found;
+}
+
+/* The answer's value of the member the last statement of st[0..n) naming one names: NULL when
+** none names one (*clash: a statement names one of several values, or another's). */
+static const coax_value *named_last(const statement *st, size_t n, bool *clash)
+{
+    for (size_t i = n; i-- > 0;)
+        for (size_t j = 3; j-- > 0;)
+            if (st[i].named[j]) {
+                *clash = st[i].clash[j] || st[i].other || (st[i].owner && st[i].names && !st[i].owned);
+                return st[i].named[j];
+            }
+    return NULL;
+}
+
+bool extract_settles_on_answer(const char *text, size_t from, size_t at, size_t e, bool correction,
+                               const coax_value *answer)
+{
+    size_t sb = at, se = at, vend = 0, count = 0;
+    while (sb > from && !retraction_stop(text, sb - 1, e)) sb--;
+    while (se < e && !retraction_stop(text, se, e)) se++;
+    statement v, st[STATEMENTS_MOST];
+    size_t vat = last_value(text, correction ? at : sb, correction ? se : at, &v, &vend);
+    if (vat == SIZE_MAX) return false;
+    size_t n = statements(text, sb, correction ? se : at, st);
+    visit(answer, NULL, st, n, 0);
+    bool clash = false, held = holds_value(answer, &v, &count, 0);
+    const coax_value *named = named_last(st, n, &clash);
+    if (!correction) /* the value called wrong, right before the words, is none of the answer's */
+        return only_words(text, vend, at, false) && !clash && (named ? !same(named, &v) : !held);
+    if (!only_words(text, at, vat, true)) return false; /* "Actually, the name is Bob and the age is 36." */
+    /* a correction: its value ends the sentence, after a link, "no" or "actually" ("is 36.", "No — 36") */
+    for (size_t k = vend; k < se; k++)
+        if (!strchr(" \t\r*_`.,)", text[k])) return false;
+    size_t k = vat;
+    bool sign = false;
+    for (;;) {
+        size_t d = k >= 3 && !memcmp(text + k - 3, "\xE2\x80", 2) ? 3 : 0; /* a dash, en or em */
+        if (k > at && (d || strchr(" \t*_`,:=-", text[k - 1]))) {
+            sign = sign || text[k - 1] == ':' || text[k - 1] == '=';
+            k -= d ? d : 1;
+        } else break;
+    }
+    static const coax_word links[] = {COAX_WORD("is"),   COAX_WORD("was"),   COAX_WORD("are"), COAX_WORD("be"),
+                                      COAX_WORD("no"),   COAX_WORD("actually"), COAX_WORD("meant"),
+                                      COAX_WORD("it's"), COAX_WORD("equals")};
+    size_t w = k;
+    while (w > at && (coax_ascii_alpha((unsigned char)text[w - 1]) || text[w - 1] == '\'')) w--;
+    if (!sign && !(w < k && IN(text + w, k - w, links))) return false;
+    return !clash && (named ? same(named, &v) : count == 1 && held);
 }

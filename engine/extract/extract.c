@@ -800,6 +800,13 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     return COAX_OK;
 }
 
+/* Whether candidate o is a scalar, which a reply's prose may hold as a word of its own: "36 is
+** wrong." after the answer reads as a second value, 36, whose start bounds no look. */
+static bool scalar_read(const coax_candidate *o)
+{
+    return o->value && o->value->type != COAX_OBJECT && o->value->type != COAX_ARRAY;
+}
+
 /* Prose after the answer, up to the next candidate, that takes it back
 ** ("```json {...}``` Actually, the age is 37."): the value written or the
 ** one the words give? Or, for a span of prose, words before it in its
@@ -812,15 +819,16 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     const coax_repair_result *r = x->repair;
     const coax_candidate *b = &r->candidates[best->index];
     size_t to = x->len;
-    for (size_t i = 0; i < r->ncandidates; i++)
-        if (r->candidates[i].start >= b->end && r->candidates[i].start < to) to = r->candidates[i].start;
+    for (size_t i = 0; i < r->ncandidates; i++) /* a scalar read from prose is its word: "{...}\n\n36 is wrong." */
+        if (r->candidates[i].start >= b->end && r->candidates[i].start < to && !scalar_read(&r->candidates[i]))
+            to = r->candidates[i].start;
     size_t at = extract_marked_before(x->text, b->start, b->source == COAX_SOURCE_PROSE);
     if (at != SIZE_MAX)
         return refuse_at(c, x, best,
                          "the reply's JSON at line %u, column %u sits in a sentence that marks it as no answer, at "
                          "line %u, column %u (For example, Suppose, Instead of, Not, Probably): send the answer alone",
                          b->start, at);
-    at = b->end < to ? extract_taken_back(x->text, b->end, to) : SIZE_MAX;
+    at = b->end < to ? extract_taken_back(x->text, b->end, to, best->value) : SIZE_MAX;
     size_t more = at == SIZE_MAX ? extract_more_in_block(c->arena, x->limits, x->text, x->len, b) : SIZE_MAX;
     if (more != SIZE_MAX)
         return refuse_at(c, x, best,
@@ -830,7 +838,8 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
     if (at == SIZE_MAX && more == SIZE_MAX) {
         size_t from = 0; /* the prose before it, after any other candidate */
         for (size_t i = 0; i < r->ncandidates; i++)
-            if (r->candidates[i].end <= b->start && r->candidates[i].end > from) from = r->candidates[i].end;
+            if (r->candidates[i].end <= b->start && r->candidates[i].end > from && !scalar_read(&r->candidates[i]))
+                from = r->candidates[i].end;
         size_t said = extract_contradicted(x->text, from, b->start, b->end, to, best->value);
         if (said != SIZE_MAX)
             return refuse_at(c, x, best,

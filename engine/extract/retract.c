@@ -9,104 +9,15 @@
 ** not sure about the age") or before it ("Probably {...}", "I think
 ** it's {...}", "Not sure:" on the line above): the value is a guess the
 ** reply does not stand by. And words before a value can mark it as no
-** answer at all ("For example, {...}").
+** answer at all ("For example, {...}"). The same in other languages:
+** retract_lang.c; the matchers both use: extract/retract.h.
 */
-#include "extract/coerce.h"
-
-#include <string.h>
+#include "extract/retract.h"
 
 /* How far after the answer the look goes: the remark that takes it back
 ** comes right after it; a long explanation's later sentences do not. */
 #define RETRACT_LOOK 400
 
-/* The blank at text[p] (coax_blank_at: a space, a tab, U+00A0, U+3000 and the other Unicode
-** spaces), its byte length; past the run of them at p; the start of the run ending at p (from
-** 'from'). A run of blanks parts prose's words as one space does: "Actually⇥the", "Not  sure". */
-static size_t blank_at(const char *text, size_t p, size_t e) { return coax_blank_at(text + p, text + e); }
-static size_t blanks_end(const char *text, size_t p, size_t e)
-{
-    return (size_t)(coax_blanks_end(text + p, text + e) - text);
-}
-static size_t blanks_start(const char *text, size_t from, size_t p)
-{
-    return (size_t)(coax_blanks_start(text + from, text + p) - text);
-}
-
-/* Whether text[p] starts a letter of a word the words before it go on: ASCII, or two bytes
-** past it (accented Latin, Greek, Cyrillic: "señor" is no "se", "Несколько" no "Не"); none
-** after a Chinese or Japanese character 'w' ends on, as those scripts have no spaces. */
-static bool goes_on(const char *text, size_t p, size_t e, const char *w, size_t wn)
-{
-    if (p >= e || (wn && !coax_ascii_alpha((unsigned char)w[wn - 1]) && (unsigned char)w[wn - 1] < 0x80))
-        return false; /* "l'", "hmm,": what ends them ends a word */
-    unsigned char ch = (unsigned char)text[p];
-    size_t last = wn;
-    while (last > 0 && ((unsigned char)w[last - 1] & 0xC0) == 0x80) last--;
-    if (last > 0 && last < wn && (unsigned char)w[last - 1] >= 0xE0) return false;
-    return coax_ascii_alpha(ch) || (ch >= 0xC3 && ch <= 0xDF);
-}
-
-/* How many bytes of text[at..e) the words w take (each space of w a run of blanks, any case,
-** an apostrophe straight or curly: "I’m"), a letter not following them (goes_on; a stem ending
-** in '*' takes any: "неправильн*"): 0 when they do not open it. */
-static size_t matched(const char *text, size_t at, size_t e, const char *w)
-{
-    size_t p = at;
-    const char *w0 = w;
-    for (; *w; w++) {
-        if (*w == '*' && !w[1]) return p - at;
-        if (*w == ' ') {
-            if (!blank_at(text, p, e)) return 0;
-            p = blanks_end(text, p, e);
-            continue;
-        }
-        if (*w == '\'' && e - p >= 3 && !memcmp(text + p, "\xE2\x80\x99", 3)) {
-            p += 3;
-            continue;
-        }
-        if (p >= e) return 0;
-        char t = text[p++];
-        if (*w == ' ' && (t == ' ' || t == '\t')) /* "hold  on": a run of spaces for one (a no-break one is two) */
-            while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
-        else if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
-            return 0;
-    }
-    return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;
-}
-
-/* Whether text[at..e) starts with the words w (matched). */
-static bool opens_with(const char *text, size_t at, size_t e, const char *w)
-{
-    return matched(text, at, e, w) != 0;
-}
-
-/* Whether one of the three-byte characters 'marks' (full-width punctuation
-** written as it is, "。，！") stands at text[p..e). */
-static bool mark_at(const char *text, size_t p, size_t e, const char *marks)
-{
-    if (p > e || e - p < 3) return false;
-    for (; *marks; marks += 3)
-        if (!memcmp(text + p, marks, 3)) return true;
-    return false;
-}
-
-/* The length of the first of words[0..n) that opens text[at..e) (matched), 0 when none
-** does. Each word's first byte is compared first, case folded the ASCII way (a byte past
-** ASCII may pass, matched tells): the tables are long and most words of the prose they are
-** tried on open with none of them. */
-static size_t matched_any(const char *text, size_t at, size_t e, const char *const *words, size_t n)
-{
-    if (at >= e) return 0;
-    unsigned char first = (unsigned char)text[at] | 32;
-    for (size_t i = 0; i < n; i++) {
-        if (((unsigned char)words[i][0] | 32) != first) continue;
-        size_t m = matched(text, at, e, words[i]);
-        if (m) return m;
-    }
-    return 0;
-}
-
-#define MATCHED_ANY(text, at, e, words) matched_any(text, at, e, words, sizeof words / sizeof *words)
 
 /* Whether words at text[at] doubt what the reply can tell: "hard to say",
 ** "can't tell", "if I'm reading this right", "if I'm not mistaken". */
@@ -123,58 +34,6 @@ static bool doubt_phrase(const char *text, size_t at, size_t e)
     return false;
 }
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-/* The end of a value written at text[at], a number or a quoted text on one
-** line: at when none is. */
-static size_t value_end(const char *text, size_t at, size_t e)
-{
-    size_t p = at;
-    if (p < e && (text[p] == '"' || text[p] == '\'')) {
-        char q = text[p++];
-        while (p < e && text[p] != q && text[p] != '\n') p++;
-        return p < e && text[p] == q ? p + 1 : at;
-    }
-    if (p < e && text[p] == '-') p++;
-    size_t digits = p;
-    while (p < e && (is_digit(text[p]) || ((text[p] == '.' || text[p] == ',') && p + 1 < e && is_digit(text[p + 1]))))
-        p++;
-    return p == digits ? at : p;
-}
-
-/* Whether a value alone starts at text[at], ending its clause ("37.",
-** "37,", "37)", "\"Lyon\"", "37 instead.", "36 or 37."); "0 when unknown"
-** goes on to say when, a remark on the format. */
-static bool value_alone(const char *text, size_t at, size_t e)
-{
-    static const char *const after[] = {" instead", " too", " as well"};
-    size_t p = value_end(text, at, e);
-    if (p == at) return false;
-    for (size_t i = 0; i < sizeof after / sizeof *after; i++) p += matched(text, p, e, after[i]);
-    size_t o = matched(text, p, e, " or ");
-    if (o && value_end(text, p + o, e) != p + o) return value_alone(text, p + o, e);
-    /* a full-width full stop, comma or exclamation mark ends one too ("37。") */
-    return p == e || (text[p] && strchr(".,;:!)\r\n", text[p])) ||
-           mark_at(text, p, e, "。，！");
-}
-
-/* Whether one of the phrases opens text[at..e) and a value follows it after a
-** space: one that ends its clause ('alone', value_alone), or any number or quoted text. */
-static bool phrase_then_value(const char *text, size_t at, size_t e, const char *const *phrases, size_t count,
-                              bool alone)
-{
-    unsigned char first = at < e ? (unsigned char)text[at] | 32 : 0;
-    for (size_t i = 0; i < count; i++) {
-        if (((unsigned char)phrases[i][0] | 32) != first) continue; /* most words open with none (matched_any) */
-        size_t n = matched(text, at, e, phrases[i]);
-        if (n && at + n < e && text[at + n] == ',') n++; /* "Possibly, 37." */
-        size_t v = n ? blanks_end(text, at + n, e) : at;
-        if (v == at + n || v >= e) continue;
-        char next = text[v];
-        if (alone ? value_alone(text, v, e) : next && strchr("0123456789\"'", next)) return true;
-    }
-    return false;
-}
 
 /* Whether a value ends right before text[at], a space between ("37 is
 ** also possible"). */
@@ -184,10 +43,17 @@ static bool value_before(const char *text, size_t from, size_t at)
     return b < at && b > from && (is_digit(text[b - 1]) || text[b - 1] == '"');
 }
 
+/* What words that take a value back do to it: doubt it (nothing the answer's value can
+** settle), correct it to the value after them, or call wrong the value before them; a
+** correction to the answer's value, a value called wrong none of the answer's, settles on
+** the answer (extract_settles_on_answer): "..., but the age is actually 36." */
+typedef enum { DOUBTS, CORRECTS, CALLS_WRONG } retraction;
+
 /* Whether the sentence starting at text[at] takes back what came before it. "Actually" and
 ** "Wait" do as a remark set off ("Actually, ...", "Wait:") or before its subject or a value
-** ("Actually the age is 37", "actually 37"), not as an adverb ("Actually useful for tests"). */
-static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
+** ("Actually the age is 37", "actually 37"), not as an adverb ("Actually useful for tests").
+** *corrects: it corrects ("Oops", "Actually"), not doubts or offers ("Not sure", "Or 37"). */
+static bool retracting_sentence(const char *text, size_t at, size_t e, bool end, bool *corrects)
 {
     static const char *const openers[] = {"oops",             "whoops",           "oh wait",          "my mistake",
                                           "my bad",           "i made a mistake", "i made an error",  "ignore the above",
@@ -202,7 +68,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     static const char *const remarks[] = {"actually", "wait",     "correction", "erratum",  "hold on", "edit",
                                           "update",   "updated",  "revised",    "revision", "amendment", "addendum"};
     static const char *const subjects[] = {"it", "the", "that", "this", "i", "she", "he", "they", "we", "no", "not"};
-    if (MATCHED_ANY(text, at, e, openers)) return true;
+    if ((*corrects = MATCHED_ANY(text, at, e, openers))) return true;
     /* doubt that opens the sentence after the answer: "Not sure about the
     ** age.", "(not certain)" */
     static const char *const doubts[] = {"not sure", "not certain", "not 100%", "not entirely sure", "unsure",
@@ -213,7 +79,7 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end)
     static const char *const offering[] = {"or", "either", "possibly", "perhaps", "maybe", "probably"};
     if (phrase_then_value(text, at, e, offering, sizeof offering / sizeof *offering, true)) return true;
     size_t n = MATCHED_ANY(text, at, e, remarks);
-    if (!n) return false;
+    if (!(*corrects = n)) return false;
     size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
     while (rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (rest >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
@@ -278,11 +144,14 @@ static bool denied_before(const char *text, size_t from, size_t at)
 ** meant", "should actually be", "should have been", "scratch that", "on second thought", "{...}
 ** is not the answer", a guess named, doubt ("I'm not sure", "could not be verified"), a value
 ** named another ("should be 37"), a value called wrong ("36 is wrong") in a sentence that does
-** not ask; 'end': the look reaches the reply's end. */
-static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end)
+** not ask; 'end': the look reaches the reply's end. *kind: what the words do to a value. */
+static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e, bool end, retraction *kind)
 {
-    static const char *const phrases[] = {"typo",          "typos",           "should actually",  "should have been",
-                                          "scratch that",  "on second thought", "is not the answer", "would be wrong",
+    /* a value called wrong, the one before them ("the input's \"37\" is a typo") */
+    static const char *const calling[] = {"typo", "typos", "would be wrong"};
+    /* a correction, to the value after them ("should have been 37") */
+    static const char *const correcting[] = {"should actually", "should have been", "scratch that", "on second thought"};
+    static const char *const phrases[] = {"is not the answer",
                                           /* a guess named as one: which value is right, the reply does not know */
                                           "just a guess", "only a guess", "a rough guess", "best guess",
                                           "am guessing", "i'm guessing", "i guess",
@@ -316,8 +185,16 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
     static const char *const offered[] = {"could also be", "might also be", "may also be", "can also be",
                                           "could be",      "might be",      "may be",      "or possibly",
                                           "or maybe",      "or perhaps",    "or rather",   "or even"};
-    if (MATCHED_ANY(text, at, e, phrases)) return true;
-    if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false) ||
+    if (MATCHED_ANY(text, at, e, calling)) return *kind = CALLS_WRONG, true;
+    if (MATCHED_ANY(text, at, e, correcting)) return *kind = CORRECTS, true;
+    size_t n = MATCHED_ANY(text, at, e, phrases);
+    /* the reply's own check ("Let me double-check: ...", "Double-check: ..."), not the user's */
+    if (n && (opens_with(text, at, e, "double") && ((at + n < e && text[at + n] == ':') || (at >= from + 7 &&
+                                                    coax_ascii_casesame(text + at - 7, "let me ", 7)))))
+        *kind = CORRECTS;
+    if (n) return true;
+    if (phrase_then_value(text, at, e, valued, sizeof valued / sizeof *valued, false)) return *kind = CORRECTS, true;
+    if (
         phrase_then_value(text, at, e, offered, sizeof offered / sizeof *offered, true))
         return true;
     /* "37 is also possible", "\"Lyon\" would also fit" */
@@ -343,19 +220,20 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         "example only",     "for illustration", "illustrative",    "sample data",     "sample values",
         "example data",     "example values",  "dummy data",       "mock data",       "test data",
         "fake data"};
-    size_t n = MATCHED_ANY(text, at, e, made_up);
+    n = MATCHED_ANY(text, at, e, made_up);
     if (n && !opens_with(text, at + n, e, " of") && !hedged_before(text, from, at) && !denied_before(text, from, at))
         return true;
     /* "Note that 36 is wrong"; not "If anything is wrong, ask" */
     static const char *const wrong[] = {"is wrong",         "is incorrect",      "was wrong",        "was incorrect",
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
-    if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return true;
+    if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return *kind = CALLS_WRONG, true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
     while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
     if (m && end && rest == e) return true; /* spaces after it end nothing */
     size_t v = m == 7 ? blanks_end(text, at + 7, e) : at;
+    *kind = CORRECTS;
     return v > at + 7 && v < e && (coax_ascii_alnum((unsigned char)text[v]) || text[v] == '"' || text[v] == '\'');
 }
 
@@ -373,252 +251,16 @@ static bool conditional_after(const char *text, size_t from, size_t e)
     for (size_t k; p < e && ((k = blank_at(text, p, e)) || (text[p] && strchr(",(*_-", text[p])) || dash(text, p, e) ||
                              mark_at(text, p, e, "，、（"));)
         p += k ? k : (unsigned char)text[p] >= 0x80 ? 3 : 1; /* "{...}，可能不对" as "{...}, probably" */
-    /* the same in the other languages retracting_elsewhere reads */
-    static const char *const other_words[] = {
-        "si", "a menos que", "suponiendo", "probablemente", "quizás", "creo", "supongo", "sauf si", "à moins que",
-        "en supposant", "probablement", "peut-être", "je pense", "je crois", "falls", "wenn", "sofern",
-        "vorausgesetzt", "wahrscheinlich", "vielleicht", "glaube ich", "denke ich", "se", "supondo",
-        "provavelmente", "talvez", "acho", "a meno che", "supponendo", "probabilmente", "forse", "credo", "penso",
-        "если", "возможно", "наверное", "如果", "假设", "假如", "可能", "大概", "也许", "我想", "我觉得", "もし", "たぶん",
-        "多分", "と思います", "と思う", "かもしれません"};
-    size_t m = MATCHED_ANY(text, p, e, other_words); /* not an adjective's "可能的字段" (possible fields) */
-    return MATCHED_ANY(text, p, e, words) || (m && !(e - p - m >= 3 && !memcmp(text + p + m, "的", 3)));
+    return MATCHED_ANY(text, p, e, words) || extract_conditional_elsewhere(text, p, e); /* or in another language */
 }
 
-/* ---- the same in the languages models answer in most besides English ----
-** A recipe for users of another language gets replies in it: "En fait,
-** l'âge est 37.", "Me equivoqué", "我不确定年龄。" take the answer back as
-** "Actually, the age is 37." does. Spanish, French, German, Portuguese,
-** Italian, Russian, Chinese and Japanese, each class as in English:
-** sentences opening by taking it back, remarks set off ("Corrección:"),
-** phrases anywhere (a mistake in the first person, "I meant", doubt), a
-** value named another ("debería ser 37"), or offered ("O 37."). Words are
-** as written (a capital past ASCII, "À", is listed as one); an apology
-** alone ("Desculpe a demora") takes nothing back, as "Sorry" does not. */
-static const char *const other_openers[] = {
-    "ignora lo anterior", "ignore lo anterior", "eso está mal", "eso es incorrecto", "déjame corregir",
-    "dejame corregir", "mejor dicho", "pensándolo bien", "ignorez ce qui précède", "ignore ce qui précède",
-    "c'est faux", "c'est incorrect", "laissez-moi corriger", "je corrige", "à la réflexion", "À la réflexion",
-    "réflexion faite", "ignoriere das obige", "ignorieren sie das obige", "das ist falsch", "das war falsch",
-    "ich korrigiere", "lass mich korrigieren", "ignore o acima", "isso está errado", "deixe-me corrigir",
-    "ignora quanto sopra", "lasciami correggere", "Это неверно", "это неверно", "Поправка", "поправка"};
-static const char *const other_remarks[] = {
-    "en realidad", "corrección", "correccion", "espera", "fe de erratas", "en fait", "en réalité", "rectification",
-    "attendez", "attends", "correction", "eigentlich", "korrektur", "berichtigung", "warte", "moment mal", "na verdade",
-    "correção", "correcao", "retificação", "espere", "in realtà", "correzione", "rettifica", "aspetta",
-    "На самом деле", "на самом деле", "Исправление", "исправление", "其实", "实际上", "事实上", "等等", "更正",
-    "纠正", "订正", "実は", "訂正", "待って",
-    /* an "Oops" set off ("Ups, la edad es 37.", "哎呀，") */
-    "ups", "uy", "oups", "hoppla", "huch", "ops", "упс", "Упс", "ой", "Ой", "哎呀", "糟糕", "おっと", "しまった"};
-static const char *const other_phrases[] = {
-    "me equivoqué", "me equivoque", "quise decir", "quería decir", "no estoy seguro", "no estoy segura",
-    "podría estar equivocado", "podría estar equivocada", "error tipográfico", "je me suis trompé",
-    "je me suis trompée", "je voulais dire", "je ne suis pas sûr", "je ne suis pas sûre", "je ne suis pas certain",
-    "je pourrais me tromper", "faute de frappe", "ich habe mich geirrt", "ich habe mich vertan", "ich meinte",
-    "ich bin mir nicht sicher", "ich bin nicht sicher", "tippfehler", "me enganei", "eu quis dizer", "quis dizer",
-    "não tenho certeza", "nao tenho certeza", "posso estar errado", "posso estar errada", "erro de digitação",
-    "mi sono sbagliato", "mi sono sbagliata", "volevo dire", "non sono sicuro", "non sono sicura", "potrei sbagliarmi",
-    "errore di battitura", "Я ошибся", "я ошибся", "Я ошиблась", "я ошиблась", "Я не уверен", "я не уверен",
-    "Я не уверена", "я не уверена", "Я имел в виду", "я имел в виду", "Я имела в виду", "я имела в виду", "我错了",
-    "我搞错了", "我弄错了", "写错了", "打错了", "说错了", "我不确定", "不太确定", "我的意思是", "間違えました", "間違いました", "間違っていました", "確信がありません",
-    "自信がありません", "確かではありません", "ho sbagliato", "avevo sbagliato", "errore mio", "se non sbaglio", "se non mi sbaglio",
-    "me he equivocado", "cometí un error", "error mío", "si no me equivoco", "j'ai fait une erreur",
-    "erreur de ma part", "si je ne me trompe pas", "si je ne m'abuse", "ich habe einen fehler gemacht", "mein fehler",
-    "wenn ich mich nicht irre", "ich lag falsch", "cometi um erro", "eu errei", "me equivoquei", "se não me engano",
-    "моя ошибка", "Моя ошибка", "я допустил ошибку", "Я допустил ошибку", "если я не ошибаюсь", "Если я не ошибаюсь",
-    "如果我没记错", "我犯了一个错误", "是我的错", "私の間違い", "間違っていなければ", "記憶が正しければ"};
-static const char *const other_valued[] = {"debería ser", "devrait être", "deveria ser", "dovrebbe essere",
-                                           "должно быть", "应该是", "应为", "正确的是", "正しくは"};
-static const char *const other_offering[] = {"o", "ou", "oder", "oppure", "quizás", "quizá", "tal vez", "peut-être",
-                                             "vielleicht", "talvez", "forse", "или", "Или", "probablemente",
-                                             "probablement", "wahrscheinlich", "provavelmente", "probabilmente",
-                                             "возможно", "Возможно", "наверное", "Наверное", "вероятно", "Вероятно",
-                                             "может быть", "Может быть"};
-/* anywhere before a value alone: another value offered ("La edad podría
-** ser 37."), as "could be 37" is */
-static const char *const other_offered[] = {"podría ser", "puede ser", "pourrait être", "poderia ser", "pode ser",
-                                            "potrebbe essere", "può essere", "может быть"};
-/* anywhere, in a sentence that neither supposes nor denies: the value
-** called wrong, made up, a guess or sample data ("La edad es incorrecta.",
-** "Los valores son inventados.", "这些数据是虚构的"), as "is wrong", "made up" */
-static const char *const other_called_wrong[] = {
-    "es incorrecta", "es incorrecto", "está mal", "es erróneo", "es errónea", "son incorrectos", "son incorrectas",
-    "est incorrect", "est incorrecte", "est faux", "est fausse", "sont incorrects", "sont faux", "ist falsch",
-    "sind falsch", "está errado", "está errada", "está incorreto", "está incorreta", "estão errados",
-    "è sbagliato", "è sbagliata", "è errato", "è errata", "sono sbagliati", "sono errati", "неверен", "неверна",
-    "неверно", "неверны", "неправильн*", "是错的", "是错误的", "不正确", "間違っています", "間違いです", "正しくありません",
-    /* made up, not invented as a telephone is ("fue inventado por Bell") */
-    "es inventado", "es inventada", "son inventados", "son inventadas", "he inventado", "ficticio", "ficticios",
-    "ficticia", "ficticias", "una suposición", "datos de ejemplo", "est inventé", "est inventée", "sont inventés",
-    "sont inventées", "j'ai inventé", "fictif", "fictifs", "fictive", "fictives", "une supposition",
-    "données d'exemple", "ist erfunden", "sind erfunden", "frei erfunden", "fiktiv", "fiktive", "eine Vermutung",
-    "Beispieldaten", "è inventato", "è inventata", "sono inventati", "sono inventate", "ho inventato", "fittizio",
-    "fittizi", "fittizia", "fittizie", "dati di esempio", "é inventado", "é inventada", "são inventados",
-    "são inventadas", "inventei", "fictício", "fictícios", "fictícia", "fictícias", "uma suposição",
-    "dados de exemplo", "выдуман*", "вымышлен*", "предположение", "虚构", "编造",
-    "捏造", "猜测", "示例数据", "架空", "推測です", "サンプルデータ"};
-/* the same in Chinese and Japanese, where no space comes before the value */
-static const char *const other_offering_cjk[] = {"或者", "或", "也可能是", "可能是", "もしくは", "または"};
-/* before a value, in its sentence: doubt ("Probablemente {...}", "我猜"),
-** as doubted_before reads "Probably", "I guess" */
-static const char *const other_doubts[] = {
-    "probablemente", "quizás", "quizá", "tal vez", "no estoy seguro", "no estoy segura", "probablement", "peut-être",
-    "je ne suis pas sûr", "je ne suis pas sûre", "wahrscheinlich", "vielleicht", "ich bin mir nicht sicher",
-    "ich bin nicht sicher", "provavelmente", "talvez", "não tenho certeza", "probabilmente", "forse",
-    "non sono sicuro", "non sono sicura", "возможно", "Возможно", "наверное", "Наверное", "вероятно", "Вероятно",
-    "Я не уверен", "я не уверен", "Я не уверена", "я не уверена", "也许", "大概", "我猜", "不确定", "可能是", "たぶん", "多分", "おそらく"};
-/* before a value, in its clause: an example named as one ("Por ejemplo,
-** {...}", "例如：{...}"), as marking_word reads "For example", "an example" */
-static const char *const other_examples[] = {
-    "por ejemplo", "un ejemplo", "par exemple", "un exemple", "zum beispiel", "beispielsweise", "ein beispiel",
-    "por exemplo", "um exemplo", "ad esempio", "per esempio", "un esempio", "например", "Например", "пример",
-    "Пример", "例如", "比如", "举例", "示例", "例えば", "たとえば",
-    /* or a supposition ("Supongamos", "Angenommen", "假设"), as "Suppose", "Imagine" */
-    "supongamos", "imaginemos", "imagina que", "supposons", "imaginons", "imaginez", "angenommen",
-    "nehmen wir an", "stell dir vor", "suponhamos", "imagine que", "supponiamo", "immaginiamo", "immagina",
-    "предположим", "Предположим", "представим", "Представим", "假设", "假如", "仮に"};
-
-
-/* Whether text[p..e) opens with a set-off sign: ASCII ",:;!.", a French
-** " :", or a full-width comma, colon or enumeration comma. */
-static bool set_off(const char *text, size_t p, size_t e)
+/* Whether words at text[at] that take a value back of the kind given settle on the answer. */
+static bool settles(const char *text, size_t from, size_t at, size_t e, retraction kind, const coax_value *answer)
 {
-    if (p < e && strchr(",:;!.", text[p])) return true;
-    size_t q = blanks_end(text, p, e);
-    if (q > p && q < e && text[q] == ':') return true;
-    return mark_at(text, p, e, "，：、！");
+    return answer && kind != DOUBTS && extract_settles_on_answer(text, from, at, e, kind == CORRECTS, answer);
 }
 
-/* Whether a value starts at text[p], after spaces: a digit or an opening
-** quote, ASCII, curly or a corner bracket. */
-static bool value_next(const char *text, size_t p, size_t e)
-{
-    p = blanks_end(text, p, e);
-    return p < e && (is_digit(text[p]) || text[p] == '"' || text[p] == '\'' || mark_at(text, p, e, "“「"));
-}
-
-/* Whether a word may start at text[p]: no letter, ASCII or past it, ends
-** right before; a character past ASCII (Chinese, Japanese) starts one
-** wherever it stands, as those scripts have no spaces. */
-static bool word_start(const char *text, size_t from, size_t p)
-{
-    unsigned char ch = (unsigned char)text[p], prev = p > from ? (unsigned char)text[p - 1] : ' ';
-    if ((ch & 0xC0) == 0x80) return false; /* inside a character */
-    if (ch >= 0xE3 && ch <= 0xE9) return true; /* CJK and kana: 3-byte characters from U+3000 */
-    return (!coax_ascii_alpha(prev) && prev < 0x80) || blanks_start(text, from, p) < p;
-}
-
-/* Whether a sentence of Chinese or Japanese ends right before text[p]
-** (its full stop, exclamation or question mark; spaces after it). */
-static bool cjk_sentence_end(const char *text, size_t from, size_t p)
-{
-    p = blanks_start(text, from, p);
-    return p - from >= 3 && mark_at(text, p - 3, p, "。！？");
-}
-
-/* Where, in text[b..start) before a value, one of words[0..n) stands at a
-** word's start (word_start; the look starts after the last Chinese or
-** Japanese sentence's end): SIZE_MAX when none does. */
-static size_t other_words_before(const char *text, size_t b, size_t start, const char *const *words, size_t n)
-{
-    for (size_t k = start; k > b; k--)
-        if (cjk_sentence_end(text, b, k)) {
-            b = k;
-            break;
-        }
-    for (size_t p = b; p < start; p++)
-        if ((coax_ascii_alpha((unsigned char)text[p]) || (unsigned char)text[p] >= 0xC0) &&
-            word_start(text, b, p) && matched_any(text, p, start, words, n))
-            return p;
-    return SIZE_MAX;
-}
-
-/* Whether the clause before text[at], from 'from' on, supposes rather than says, in another
-** language: "Si me equivoqué en algo, avísame", "如果我错了，请纠正我" offer a correction, as
-** "If I made a mistake, let me know" does, and take nothing back. */
-static bool hedged_elsewhere(const char *text, size_t from, size_t at)
-{
-    static const char *const conditionals[] = {"si", "se", "falls", "wenn", "sofern", "caso", "qualora", "если", "如有",
-                                               "Если", "如果", "假如", "要是", "若", "もし"};
-    /* in the clause, at most three words between: "si", "se" are also
-    ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
-    size_t b = at, spaces = 0;
-    while (b > from && !strchr(".!?\n,;:", text[b - 1]) && !(b - from >= 3 && mark_at(text, b - 3, b, "，；："))) {
-        size_t r = blanks_start(text, from, b); /* a run of blanks parts two words as one space does */
-        if (r < b && ++spaces > 4) break;
-        b = r < b ? r : b - 1;
-    }
-    return other_words_before(text, b, at, conditionals, sizeof conditionals / sizeof *conditionals) != SIZE_MAX;
-}
-
-/* Whether the word at text[at..end) is denied in its clause (from 'from' on, to e):
-** "Aucune erreur", "Keine Fehler gefunden", "没有错误" say the value holds,
-** as do "誤りはありません" and "間違いない" (certainly) with the denial after. */
-static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t end, size_t e)
-{
-    static const char *const denials[] = {"no", "sin", "ningún", "ninguna", "sans", "aucun", "aucune", "pas", "kein",
-                                          "keine", "keinen", "nicht", "ohne", "sem", "nenhum", "nenhuma", "não",
-                                          "nessun", "nessuna", "nessuno", "non", "senza", "nada", "rien", "nichts", "niente", "nulla", "ничего", "Ничего", "нет", "Нет", "не", "Не",
-                                          "без", "Без", "没有", "沒有", "无", "無", "未"};
-    static const char *const after[] = {"はありません", "がありません", "ありません", "はない", "がない", "ない",
-                                        "なし", "無し"};
-    /* "No solo la edad es incorrecta": a denial of "only", not of what follows */
-    static const char *const not_only[] = {"no solo", "no sólo", "non solo", "non seulement", "pas seulement",
-                                           "nicht nur", "não só", "não apenas", "не только", "Не только"};
-    size_t b = at;
-    while (b > from && !strchr(",.;:!?\n", text[b - 1]) && !(b >= from + 3 && mark_at(text, b - 3, b, "，；")))
-        b--; /* an ASCII or a full-width comma or semicolon ends the clause */
-    bool only = other_words_before(text, b, at, not_only, sizeof not_only / sizeof *not_only) != SIZE_MAX;
-    return (!only && other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX) ||
-           MATCHED_ANY(text, end, e, after);
-}
-
-/* Whether "actually" opening the sentence at text[at] goes on, unset off, to a subject or a
-** value: "En realidad la edad es 37.", "Eigentlich ist das Alter 37.", "其实是37。", as "Actually
-** the age is 37" does; not to an adverb's sentence ("Eigentlich ganz einfach", "其实很简单"),
-** nor "espera" and "aspetta" (wait) to their objects ("Espera a que ..."). */
-static bool actually_then(const char *text, size_t at, size_t e)
-{
-    static const char *const actually[] = {"en realidad", "en fait", "en réalité", "eigentlich", "na verdade",
-                                           "in realtà", "на самом деле", "На самом деле", "其实", "实际上",
-                                           "事实上", "実は"};
-    static const char *const subject[] = {
-        "en realidad el ", "en realidad la ", "en realidad los ", "en realidad las ", "en realidad eso ",
-        "en fait l'", "en fait le ", "en fait la ", "en fait les ", "en fait c'est ", "en fait il ", "en fait elle ",
-        "eigentlich ist das ", "eigentlich ist der ", "eigentlich ist die ", "eigentlich ist es ",
-        "eigentlich sind die ", "na verdade a ", "na verdade o ", "na verdade os ", "na verdade as ",
-        "na verdade é ", "in realtà l'", "in realtà il ", "in realtà la ", "in realtà lo ", "in realtà è "};
-    static const char *const cjk_is[] = {"是", "为", "は"};
-    if (MATCHED_ANY(text, at, e, subject)) return true;
-    size_t n = MATCHED_ANY(text, at, e, actually), p = at + n;
-    if (!n) return false;
-    if (blank_at(text, p, e)) return value_next(text, p, e); /* "En realidad 37." */
-    size_t m = MATCHED_ANY(text, p, e, cjk_is); /* "其实是37", "其实37" */
-    return m ? value_next(text, p + m, e) : p < e && is_digit(text[p]);
-}
-
-/* Whether the words at text[at] take the answer back in another language
-** ('start': a sentence opens there; 'from': where the look began). */
-static bool retracting_elsewhere(const char *text, size_t from, size_t at, size_t e, bool start)
-{
-    size_t n;
-    if (MATCHED_ANY(text, at, e, other_phrases) && !hedged_elsewhere(text, from, at)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_valued)) && value_next(text, at + n, e)) return true;
-    if ((n = MATCHED_ANY(text, at, e, other_offered)) && blank_at(text, at + n, e) &&
-        value_alone(text, blanks_end(text, at + n, e), e))
-        return true;
-    if ((n = MATCHED_ANY(text, at, e, other_called_wrong)) && !hedged_elsewhere(text, from, at) &&
-        !denied_elsewhere(text, from, at, at + n, e))
-        return true;
-    if (!start) return false;
-    if (MATCHED_ANY(text, at, e, other_openers)) return true;
-    if (((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) || actually_then(text, at, e))
-        return true;
-    if ((n = MATCHED_ANY(text, at, e, other_offering_cjk)) && value_alone(text, at + n, e)) return true;
-    return phrase_then_value(text, at, e, other_offering, sizeof other_offering / sizeof *other_offering, true);
-}
-
-size_t extract_taken_back(const char *text, size_t from, size_t to)
+size_t extract_taken_back(const char *text, size_t from, size_t to, const coax_value *answer)
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
     if (conditional_after(text, from, e)) return from;
@@ -628,12 +270,17 @@ size_t extract_taken_back(const char *text, size_t from, size_t to)
     for (size_t p = from; p < e; p++) {
         unsigned char ch = (unsigned char)text[p];
         if ((coax_ascii_alpha(ch) || ch >= 0xC0) && word_start(text, from, p) &&
-            retracting_elsewhere(text, from, p, e, start || cjk_sentence_end(text, from, p)))
+            extract_retracting_elsewhere(text, from, p, e, start || cjk_sentence_end(text, from, p)))
             return p;
         if (coax_ascii_alpha(ch)) {
-            if (start && retracting_sentence(text, p, e, end)) return p;
+            bool corrects = false;
+            retraction kind = DOUBTS;
+            if (start && retracting_sentence(text, p, e, end, &corrects) &&
+                !settles(text, from, p, e, corrects ? CORRECTS : DOUBTS, answer))
+                return p;
             if ((p == from || !coax_ascii_alpha((unsigned char)text[p - 1])) &&
-                (retracting_phrase(text, from, p, e, end) || doubt_phrase(text, p, e)))
+                ((retracting_phrase(text, from, p, e, end, &kind) && !settles(text, from, p, e, kind, answer)) ||
+                 doubt_phrase(text, p, e)))
                 return p;
             size_t n = start ? MATCHED_ANY(text, p, e, interjections) : 0; /* "Hmm, actually ...", "No, wait" */
             if (n) p += n - 1;
@@ -796,41 +443,6 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
     return false;
 }
 
-/* Where, in text[b..start) before a value, a verb of belief in the first
-** person of another language has the value for its object ("Creo que es
-** {...}", "Ich glaube, es ist {...}", "我觉得是{...}": nothing but a verb
-** "to be" between; "Creo que esto es lo que buscas: {...}" doubts the
-** need), as belief_of_value reads "I think it's {...}": SIZE_MAX when none. */
-static size_t belief_elsewhere(const char *text, size_t b, size_t start)
-{
-    static const char *const beliefs[] = {
-        "creo que", "supongo que", "creo", "supongo", "je pense que", "je crois que", "je pense", "je crois",
-        "ich glaube", "ich denke", "acho que", "creio que", "penso que", "penso che", "credo che", "credo", "penso",
-        "думаю", "Думаю", "полагаю", "Полагаю", "我觉得", "我认为", "我想"};
-    static const char *const copulas[] = {"es", "son", "sería", "est", "c'est", "sont", "serait", "ist", "sind",
-                                          "wäre", "é", "são", "seria", "è", "sia", "sono", "sarebbe", "это",
-                                          "是", "为", "就是", "应该是"};
-    size_t at = other_words_before(text, b, start, beliefs, sizeof beliefs / sizeof *beliefs);
-    if (at == SIZE_MAX) return SIZE_MAX;
-    size_t end = at + matched_any(text, at, start, beliefs, sizeof beliefs / sizeof *beliefs), q = start;
-    for (;;) { /* spaces, markdown's marks, a colon or comma, ASCII or full-width, before the value */
-        size_t k = coax_blank_before(text + end, text + q);
-        if (k) q -= k;
-        else if (q > end && strchr(":,*_`-", text[q - 1])) q--;
-        else if (q >= end + 3 && mark_at(text, q - 3, q, "：，"))
-            q -= 3;
-        else break;
-    }
-    if (q == end) return at; /* "Creo: {...}" */
-    for (size_t i = 0; i < sizeof copulas / sizeof *copulas; i++) {
-        size_t n = strlen(copulas[i]);
-        bool cjk = (unsigned char)copulas[i][0] >= 0xE3;
-        if (q - end >= n && !memcmp(text + q - n, copulas[i], n) &&
-            (cjk || q - n == end || coax_blank_before(text + end, text + q - n) || text[q - n - 1] == ','))
-            return at;
-    }
-    return SIZE_MAX;
-}
 
 /* Where a word in the sentence text[b..start) before a value doubts it
 ** (doubt_word, belief_of_value): SIZE_MAX when none does. */
@@ -867,8 +479,7 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
         since_denial = WORD_OF(text, p, q - p, denying) ? 0 : since_denial + (since_denial != SIZE_MAX);
         pw = p, pn = q - p, p = q;
     }
-    size_t other = other_words_before(text, b, start, other_doubts, sizeof other_doubts / sizeof *other_doubts);
-    return other != SIZE_MAX ? other : belief_elsewhere(text, b, start);
+    return extract_doubted_elsewhere(text, b, start);
 }
 
 /* Where the line above a value that starts its line, past blank lines and
@@ -961,7 +572,7 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
         pn = q - p;
         p = q;
     }
-    size_t example = other_words_before(text, from, to, other_examples, sizeof other_examples / sizeof *other_examples);
+    size_t example = extract_example_elsewhere(text, from, to);
     if (example != SIZE_MAX) return example;
     if (to != start) return SIZE_MAX; /* a clause before the value's own: its label's words said it */
     return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
@@ -974,7 +585,7 @@ bool extract_remark_takes_back(const char *s, size_t n)
                                       COAX_WORD("mistaken"), COAX_WORD("correction"), COAX_WORD("corrected"),
                                       COAX_WORD("instead")};
     if (n > RETRACT_LOOK) n = RETRACT_LOOK;
-    if (extract_taken_back(s, 0, n) != SIZE_MAX) return true;
+    if (extract_taken_back(s, 0, n, NULL) != SIZE_MAX) return true;
     for (size_t p = 0; p < n;) {
         if (!coax_ascii_alpha((unsigned char)s[p])) {
             p++;
@@ -985,16 +596,5 @@ bool extract_remark_takes_back(const char *s, size_t n)
         if (WORD_OF(s, p, q - p, words) || (opens_with(s, p, n, "should be"))) return true;
         p = q;
     }
-    /* the same words in the other languages retracting_elsewhere reads */
-    static const char *const other_words[] = {
-        "incorrecto", "incorrecta", "erróneo", "errónea", "corregido", "corregida", "corrección", "faux", "fausse",
-        "erreur", "corrigé", "corrigée", "falsch", "fehler", "korrigiert", "errado", "errada", "incorreto",
-        "incorreta", "corrigido", "corrigida", "sbagliato", "sbagliata", "errato", "errata", "stato corretto",
-        "stata corretta", "неверно", "ошибка", "исправлено", "错误", "有误", "更正", "修正", "誤り", "間違い", "訂正"};
-    size_t m;
-    for (size_t p = 0; p < n; p++)
-        if ((coax_ascii_alpha((unsigned char)s[p]) || (unsigned char)s[p] >= 0xC0) && word_start(s, 0, p) &&
-            (m = MATCHED_ANY(s, p, n, other_words)) && !denied_elsewhere(s, 0, p, p + m, n))
-            return true;
-    return false;
+    return extract_wrong_elsewhere(s, n); /* the same words in the other languages */
 }
