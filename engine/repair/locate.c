@@ -486,6 +486,43 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
     return copy;
 }
 
+const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
+{
+    size_t i = 0;
+    while (i < len && !((unsigned char)t[i] & 0x80)) i++; /* an ASCII text: no look more */
+    if (i == len) return t;
+    char *copy = NULL;
+    bool quoted = false;
+    for (size_t k = 0, n; k < len; k += n ? n : 1) {
+        n = 0;
+        if (t[k] == '"') quoted = !quoted;
+        else if (t[k] == '\\' && quoted) k++;
+        else if (!quoted && (unsigned char)t[k] >= 0xC2 && (n = coax_blank_at(t + k, t + len))) {
+            if (!copy) {
+                if (!(copy = coax_arena_alloc(arena, len + 1))) return NULL;
+                memcpy(copy, t, len);
+                copy[len] = '\0';
+            }
+            memset(copy + k, ' ', n);
+        }
+    }
+    return copy ? copy : t;
+}
+
+bool repair_read_view(coax_arena *arena, const char **text, const char **orig, size_t len)
+{
+    const char *t = repair_cr_lines(arena, *text, len);
+    if (!t || !(*text = repair_blank_view(arena, t, len))) return false;
+    *orig = t;
+    return true;
+}
+
+coax_code repair_json_text(coax_arena *arena, const char *t, size_t n, const coax_limits *lim, coax_value **out)
+{
+    const char *view = repair_blank_view(arena, t, n);
+    return view ? coax_parse(arena, view, n, lim, out, NULL) : COAX_ENOMEM;
+}
+
 const char *repair_plain_spaces(coax_arena *arena, const char *text, size_t len)
 {
     const char *end = text + len;
