@@ -175,12 +175,13 @@ describe("coax.repair's reading (guess = true)", function()
       assert.are.equal('{"a":[1,2]}', json.encode(v))
       local got = {}
       for i, e in ipairs(log) do got[i] = { e.kind, e.offset, e.column } end
-      assert.are.same({ { "unicode_whitespace", 5, 6 }, { "unicode_whitespace", 7, 7 }, { "unicode_whitespace", 12, 11 },
-        { "missing_bracket", 17, 14 }, { "early_close", 19, 16 } }, got)
+      assert.are.same({ { "unicode_whitespace", 5, 6 }, { "unicode_whitespace", 7, 7 },
+        { "unicode_whitespace", 12, 11 }, { "missing_bracket", 17, 14 }, { "early_close", 19, 16 } }, got)
     end)
     it("stay in the values that hold them: quoted, single-quoted, bare, in backticks", function()
       expect('{"a": "x' .. NB .. 'y"}', '{"a":"x' .. NB .. 'y"}', {})
-      expect("{'a':" .. NB .. "'x" .. NB .. "y'}", '{"a":"x' .. NB .. 'y"}', { "single_quotes", "unicode_whitespace", "single_quotes" })
+      expect("{'a':" .. NB .. "'x" .. NB .. "y'}", '{"a":"x' .. NB .. 'y"}',
+        { "single_quotes", "unicode_whitespace", "single_quotes" })
       expect('{"a": [New' .. ID .. 'York]}', '{"a":["New' .. ID .. 'York"]}', { "unquoted_string" })
       expect('[`a' .. NB .. 'b`]', '["a' .. NB .. 'b"]', { "backtick_quotes" })
     end)
