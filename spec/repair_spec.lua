@@ -166,6 +166,30 @@ describe("coax.repair's reading (guess = true)", function()
     end
   end)
 
+  -- hunt27: the structure is read with Unicode blanks outside strings as spaces (repair_read_view);
+  -- every value's text, columns and the log are the reply's own.
+  describe("Unicode blanks outside strings", function()
+    local NB, ID = "\194\160", "\227\128\128"
+    it("are read as spaces, logged, and counted as one column each", function()
+      local v, log = coax.repair('{"a":' .. NB .. NB .. '[1,' .. ID .. ' 2} , b: x' .. NB .. 'y}', GUESS)
+      assert.are.equal('{"a":[1,2]}', json.encode(v))
+      local got = {}
+      for i, e in ipairs(log) do got[i] = { e.kind, e.offset, e.column } end
+      assert.are.same({ { "unicode_whitespace", 5, 6 }, { "unicode_whitespace", 7, 7 },
+        { "unicode_whitespace", 12, 11 }, { "missing_bracket", 17, 14 }, { "early_close", 19, 16 } }, got)
+    end)
+    it("stay in the values that hold them: quoted, single-quoted, bare, in backticks", function()
+      expect('{"a": "x' .. NB .. 'y"}', '{"a":"x' .. NB .. 'y"}', {})
+      expect("{'a':" .. NB .. "'x" .. NB .. "y'}", '{"a":"x' .. NB .. 'y"}',
+        { "single_quotes", "unicode_whitespace", "single_quotes" })
+      expect('{"a": [New' .. ID .. 'York]}', '{"a":["New' .. ID .. 'York"]}', { "unquoted_string" })
+      expect('[`a' .. NB .. 'b`]', '["a' .. NB .. 'b"]', { "backtick_quotes" })
+    end)
+    it("read a string holding JSON as that JSON, its strings' text its own", function()
+      expect('"{\\"a\\":' .. NB .. '\\"x' .. NB .. 'y\\"}"', '{"a":"x' .. NB .. 'y"}', { "double_encoded" })
+    end)
+  end)
+
   -- Found by an attack on the first promise (an accepted value is what the
   -- model meant): each of these read one guess as certain. Each now carries
   -- an invented entry, so coax.extract refuses it by default; the twins

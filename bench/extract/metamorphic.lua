@@ -1,6 +1,6 @@
 -- The metamorphic check (hunt23): every reply of the confidence corpus, coerce_cases.jsonl and
 -- repair_pairs.jsonl rewritten in ways that do not change what the model meant (line endings,
--- indentation, tabs, a fence, prose or a reasoning block around it, a BOM, a closing remark,
+-- indentation, tabs, no-break or ideographic spaces, a fence, prose or a reasoning block around it, a BOM, a closing remark,
 -- \u escapes, the reply twice, keys in another order, the reply cut at each point); each
 -- variant's reading is compared with the original's. Prints
 --   DIFF     the variant accepted a value the original did not (a value that differs)
@@ -16,12 +16,15 @@ local T = json.type
 local corpus = require "confidence"
 local with_cuts = arg[1] == "cut"
 
--- A value's JSON, members sorted, strings' line breaks and runs of spaces made one space, so
--- that a rewrite of whitespace inside a string (a raw line break made CRLF) does not count.
+-- A value's JSON, members sorted, strings' (keys' too) line breaks and runs of spaces (a no-break or
+-- ideographic space too) made one space, so that a rewrite of whitespace inside a string (a raw
+-- line break made CRLF, spaces in a single-quoted string made U+00A0) does not count.
 local function canonical(v, loose)
   local t = T(v)
   if t == "string" then
-    if loose then v = v:gsub("[%s]+", " "):gsub("^ ", ""):gsub(" $", "") end
+    if loose then
+      v = v:gsub("\194\160", " "):gsub("\227\128\128", " "):gsub("[%s]+", " "):gsub("^ ", ""):gsub(" $", "")
+    end
     return json.encode(v)
   end
   if t == "array" then
@@ -34,7 +37,7 @@ local function canonical(v, loose)
     for k in pairs(v) do names[#names + 1] = k end
     table.sort(names)
     local parts = {}
-    for i, k in ipairs(names) do parts[i] = json.encode(k) .. ":" .. canonical(v[k], loose) end
+    for i, k in ipairs(names) do parts[i] = canonical(k, loose) .. ":" .. canonical(v[k], loose) end
     return "{" .. table.concat(parts, ",") .. "}"
   end
   return json.encode(v)
@@ -97,9 +100,14 @@ end
 
 local function bare(text) return text:match("^%s*[%[{]") and text:match("[%]}]%s*$") end
 
+-- META_ONLY=name,name runs those variants only (a quicker check of one rewrite).
+local only = os.getenv("META_ONLY")
 local function variants(text)
   local out = {}
-  local function add(name, v) if v and v ~= text then out[#out + 1] = { name, v } end end
+  local function add(name, v)
+    local wanted = not only or (only .. ","):find(name .. ",", 1, true)
+    if v and v ~= text and wanted then out[#out + 1] = { name, v } end
+  end
   add("crlf", (text:gsub("\r?\n", "\r\n")))
   add("cr", (text:gsub("\r?\n", "\r")))
   add("tabs_indent", (text:gsub("\n(  +)", function(s) return "\n" .. ("\t"):rep(#s // 2) end)))
@@ -107,6 +115,8 @@ local function variants(text)
   add("indent", (text:gsub("\n", "\n    ")))
   add("tabs_between", by_strings(text, function(s) return (s:gsub(" ", "\t")) end))
   add("spaces_doubled", by_strings(text, function(s) return (s:gsub(" ", "  ")) end))
+  add("nbsp_between", by_strings(text, function(s) return (s:gsub(" ", "\194\160")) end))
+  add("ideo_between", by_strings(text, function(s) return (s:gsub(" ", "\227\128\128")) end))
   add("u_escapes", by_strings(text, nil, u_escape))
   add("bom", "\239\187\191" .. text)
   add("blank_around", "\n\n" .. text .. "\n\n")

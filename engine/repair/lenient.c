@@ -26,7 +26,7 @@ static inline void skip_space(lp *ps)
     /* the common case: no space (or the text's end, where the slow way
     ** has nothing to skip either) */
     if (p >= e || !space_start[(unsigned char)*p]) return;
-    if (ws_tab[(unsigned char)*p]) { /* or a space or two */
+    if (ws_tab[(unsigned char)*p] && !ps->viewed) { /* or a space or two */
         p++;
         if (p < e && ws_tab[(unsigned char)*p]) p = skip_ws_run(p + 1, e);
         ps->p = p;
@@ -411,7 +411,7 @@ size_t repair_parse_memory(size_t span)
 }
 
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text, size_t start,
-                       size_t end, const char *shift, rlog *log, rvalues *out, coax_error *err)
+                       size_t end, const char *shift, const char *orig, rlog *log, rvalues *out, coax_error *err)
 {
     lp ps;
     memset(&ps, 0, offsetof(lp, fences));
@@ -454,6 +454,12 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     ps.copy = read ? coax_arena_alloc(arena, copied + piece) : NULL;
     if (ps.copy) {
         ps.utf8 = coax_json_copy_input_twin(read, ps.copy, ps.b, span);
+        const char *own = shift ? shift : orig + start; /* the reply's bytes: plain tokens' text (lp_text) */
+        if ((ps.viewed = own != ps.b)) { /* the fast way passes spaces without a look at what they were */
+            memcpy(ps.copy, own, span);
+            ps.fast = false;
+        }
+        ps.to_orig = (uintptr_t)own - (uintptr_t)read;
         ps.b = ps.p = read;
         ps.e = read + span;
         ps.bias = (uintptr_t)read - start;

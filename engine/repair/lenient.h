@@ -64,6 +64,8 @@ typedef struct lp {
     const char *b, *p, *e; /* the bytes parsed: a copy, a NUL and SCAN_PAD zero bytes after e */
     char *copy;            /* a copy of b..e and a byte more in the arena: plain tokens' text (lp_text) */
     uintptr_t to_copy;     /* copy's address less b's: lp_text */
+    uintptr_t to_orig;     /* the reply's own bytes' address less b's: lp_orig */
+    bool viewed;           /* b..e reads Unicode blanks as ASCII spaces (repair_read_view): lp_skip_space_slow notes them */
     size_t base;           /* offset in the text of b[0] */
     uintptr_t bias;        /* b's address less base: off() */
     bool exact;            /* false: every log offset is 'base' (repair_parse sets them at its end) */
@@ -582,6 +584,11 @@ static inline const char *lp_quick_body(const char *q, const char *e, char open,
         q += n;
     }
 }
+
+/* The reply's own byte for the one at p in the bytes parsed (which read its
+** Unicode spaces outside strings as ASCII ones: repair_read_view): where a
+** value's text is copied from. */
+static inline const char *lp_orig(const lp *ps, const char *p) { return (const char *)((uintptr_t)p + ps->to_orig); }
 
 /* The text of s[0..n) (within the bytes parsed, s + n at most e): its
 ** place in the arena's copy of them, ended there with a NUL over the byte

@@ -458,11 +458,26 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
+/* The Unicode blanks among the spaces p..e, which the bytes parsed read as
+** ASCII ones (repair_read_view), each noted as one read as a space is. */
+static void note_blanks(lp *ps, const char *p, const char *e)
+{
+    for (const char *own = lp_orig(ps, p); p < e; p++, own++) {
+        size_t n = *p == *own ? 0 : coax_blank_at(own, lp_orig(ps, e));
+        if (!n) continue;
+        note(ps, RK_UNICODE_WHITESPACE, p);
+        p += n - 1;
+        own += n - 1;
+    }
+}
+
 void lp_skip_space_slow(lp *ps)
 {
     const char *p = ps->p, *e = ps->e;
     for (;;) {
+        const char *run = p;
         p = skip_ws_run(p, e);
+        if (ps->viewed) note_blanks(ps, run, p);
         if (p >= e) break;
         bool closed;
         const char *end = lp_comment_end(p, e, &closed);

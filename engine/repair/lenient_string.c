@@ -432,7 +432,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
     while (p < bound) {
         const char *run = p;
         p = copied_run(p, bound);
-        coax_buf_put(&ps->sb, run, (size_t)(p - run));
+        coax_buf_put(&ps->sb, lp_orig(ps, run), (size_t)(p - run));
         if (p >= bound) break;
         unsigned char c = (unsigned char)*p;
         if (c == '\\') {
@@ -702,7 +702,7 @@ static bool code_span_text(lp *ps, const char *t, size_t n)
     if (!ps->nopens || !((t[0] == '{' && t[n - 1] == '}') || (t[0] == '[' && t[n - 1] == ']'))) return false;
     coax_arena_mark mark = coax_arena_get_mark(ps->arena); /* the parse is a test: nothing of it is kept */
     coax_value *v;
-    bool json = coax_parse(ps->arena, t, n, &ps->lim, &v, NULL) == COAX_OK;
+    bool json = repair_json_text(ps->arena, t, n, &ps->lim, &v) == COAX_OK;
     coax_arena_rewind(ps->arena, mark);
     return json;
 }

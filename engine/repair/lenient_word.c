@@ -126,9 +126,13 @@ coax_code lp_try_number(lp *ps, int ctx, coax_value *out, bool *ok)
 
 /* ---- text ---------------------------------------------------------------- */
 
-/* Appends b..e to ps->sb, invalid UTF-8 replaced with U+FFFD (logged). */
+/* Appends b..e (of the bytes parsed) to ps->sb from the reply's own bytes
+** (lp_orig), invalid UTF-8 replaced with U+FFFD (logged). */
 void lp_put_utf8(lp *ps, const char *b, const char *e)
 {
+    const char *read = b, *own = lp_orig(ps, b);
+    e = lp_orig(ps, e);
+    b = own;
     while (b < e) {
         const char *run = b;
         while (b < e && (unsigned char)*b < 0x80) b++;
@@ -140,7 +144,7 @@ void lp_put_utf8(lp *ps, const char *b, const char *e)
             coax_buf_put(&ps->sb, b, n);
             b += n;
         } else {
-            note(ps, RK_INVALID_UTF8, b);
+            note(ps, RK_INVALID_UTF8, read + (b - own));
             coax_buf_put(&ps->sb, "\xEF\xBF\xBD", 3);
             b++;
         }
@@ -838,10 +842,10 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
                                         (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(ws, wt)) ||
                                         (ctx == CTX_OBJVAL && key_inside(ws, wt));
     note_as(ps, ctx == CTX_KEY ? RK_UNQUOTED_KEY : RK_UNQUOTED_STRING, class_if(guessed), s);
-    const char *c = s, *text = s;
-    while (c < t && (unsigned char)*c < 0x80) c++;
+    const char *c = lp_orig(ps, s), *text = c, *own_end = lp_orig(ps, t); /* the reply's bytes: U+00A0 kept */
+    while (c < own_end && (unsigned char)*c < 0x80) c++;
     size_t len = (size_t)(t - s);
-    if (c < t) { /* keep valid UTF-8 only */
+    if (c < own_end) { /* keep valid UTF-8 only */
         ps->sb.len = 0;
         lp_put_utf8(ps, s, t);
         if (ps->sb.oom) return nomem(ps);

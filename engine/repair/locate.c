@@ -486,6 +486,110 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
     return copy;
 }
 
+/* How far from p repair_blank_view may pass at once: the bytes before the
+** first that may open a Unicode blank (0xC2, 0xE0 to 0xE3) or, with
+** 'marks', is a double quote or a backslash; 16 when none of 16 is. */
+static inline size_t plain_run(const char *p, const char *end, bool marks)
+{
+#if BYTES16
+    if (end - p >= 16) {
+        __m128i w = bytes16_load(p);
+        __m128i lead = _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xC2)),
+                                    _mm_cmpeq_epi8(_mm_and_si128(w, _mm_set1_epi8((char)0xFC)),
+                                                   _mm_set1_epi8((char)0xE0)));
+        unsigned m = (unsigned)_mm_movemask_epi8(lead);
+        if (marks) m |= bytes16_eq(w, '"') | bytes16_eq(w, '\\');
+        return m ? (size_t)__builtin_ctz(m) : 16;
+    }
+#endif
+    unsigned char c = (unsigned char)*p;
+    return p < end && c != 0xC2 && (c & 0xFC) != 0xE0 && !(marks && (c == '"' || c == '\\'));
+}
+
+/* The first Unicode blank (coax_blank_at) in p..end, or end: blocks whose
+** bytes are all ASCII cost a test, others a look for coax_blank_at's first
+** two bytes (C2 A0, E1 9A, E2 80, E2 81, E3 80) before any call. */
+#if BYTES32
+static BYTES32_TARGET const char *first_blank_wide(const char *p, const char *end)
+{
+    for (; end - p >= 33; p += 32) {
+        __m256i w = _mm256_loadu_si256((const __m256i *)p);
+        if (!_mm256_movemask_epi8(w)) continue;
+        __m256i w1 = _mm256_loadu_si256((const __m256i *)(p + 1));
+#define EQ(v, c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)(c)))
+        __m256i two = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(EQ(w, 0xE2), EQ(_mm256_and_si256(w1, _mm256_set1_epi8((char)0xFE)), 0x80)),
+                            _mm256_and_si256(EQ(w, 0xC2), EQ(w1, 0xA0))),
+            _mm256_or_si256(_mm256_and_si256(EQ(w, 0xE3), EQ(w1, 0x80)), _mm256_and_si256(EQ(w, 0xE1), EQ(w1, 0x9A))));
+#undef EQ
+        for (unsigned m = (unsigned)_mm256_movemask_epi8(two); m; m &= m - 1)
+            if (coax_blank_at(p + __builtin_ctz(m), end)) return p + __builtin_ctz(m);
+    }
+    return p;
+}
+#endif
+
+static const char *first_blank(const char *p, const char *end)
+{
+#if BYTES32
+    if (end - p >= 64 && bytes32_ok()) p = first_blank_wide(p, end);
+#endif
+#if BYTES16
+    for (; end - p >= 17; p += 16) {
+        __m128i w = bytes16_load(p), w1;
+        if (!_mm_movemask_epi8(w)) continue;
+        w1 = bytes16_load(p + 1);
+#define EQ(v, c) _mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c)))
+        __m128i two = _mm_or_si128(
+            _mm_or_si128(_mm_and_si128(EQ(w, 0xE2), EQ(_mm_and_si128(w1, _mm_set1_epi8((char)0xFE)), 0x80)),
+                         _mm_and_si128(EQ(w, 0xC2), EQ(w1, 0xA0))),
+            _mm_or_si128(_mm_and_si128(EQ(w, 0xE3), EQ(w1, 0x80)), _mm_and_si128(EQ(w, 0xE1), EQ(w1, 0x9A))));
+#undef EQ
+        for (unsigned m = (unsigned)_mm_movemask_epi8(two); m; m &= m - 1)
+            if (coax_blank_at(p + __builtin_ctz(m), end)) return p + __builtin_ctz(m);
+    }
+#endif
+    for (; p < end; p++)
+        if ((unsigned char)*p >= 0xC2 && coax_blank_at(p, end)) return p;
+    return end;
+}
+
+const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
+{
+    /* most texts hold no Unicode blank, in or out of strings: no look more */
+    if (first_blank(t, t + len) == t + len) return t;
+    char *copy = NULL;
+    bool quoted = false;
+    for (size_t k = 0, n; k < len; k += n ? n : 1) {
+        if ((n = plain_run(t + k, t + len, true))) continue;
+        if (t[k] == '"') quoted = !quoted;
+        else if (t[k] == '\\' && quoted) k++;
+        else if (!quoted && (unsigned char)t[k] >= 0xC2 && (n = coax_blank_at(t + k, t + len))) {
+            if (!copy) {
+                if (!(copy = coax_arena_alloc(arena, len + 1))) return NULL;
+                memcpy(copy, t, len);
+                copy[len] = '\0';
+            }
+            memset(copy + k, ' ', n);
+        }
+    }
+    return copy ? copy : t;
+}
+
+bool repair_read_view(coax_arena *arena, const char **text, const char **orig, size_t len)
+{
+    const char *t = repair_cr_lines(arena, *text, len);
+    if (!t || !(*text = repair_blank_view(arena, t, len))) return false;
+    *orig = t;
+    return true;
+}
+
+coax_code repair_json_text(coax_arena *arena, const char *t, size_t n, const coax_limits *lim, coax_value **out)
+{
+    const char *view = repair_blank_view(arena, t, n);
+    return view ? coax_parse(arena, view, n, lim, out, NULL) : COAX_ENOMEM;
+}
+
 const char *repair_plain_spaces(coax_arena *arena, const char *text, size_t len)
 {
     const char *end = text + len;

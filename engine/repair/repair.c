@@ -41,7 +41,7 @@ typedef struct pending {
 typedef struct job {
     coax_arena *arena;
     const coax_allocator *alloc;
-    const char *text;
+    const char *text, *orig; /* the text read (repair_read_view) and the reply's own, which values are from */
     size_t len;
     coax_limits lim;
     coax_error *err;
@@ -118,7 +118,7 @@ static void undo_double_encoding(job *j, pending *p)
     size_t i = 0;
     while (i < v->len && around_value(v->u.text[i])) i++;
     if (i >= v->len || (v->u.text[i] != '{' && v->u.text[i] != '[')) return;
-    if (coax_parse(j->arena, v->u.text, v->len, &j->lim, &inner, NULL)) return;
+    if (repair_json_text(j->arena, v->u.text, v->len, &j->lim, &inner)) return;
     p->read_twice = escapes_read_twice(j, p, inner);
     p->invented = p->invented || p->read_twice;
     p->value = inner;
@@ -514,7 +514,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     rvalues vals;
     rvalues_init(&vals, j->alloc);
     coax_code rc = repair_parse(j->arena, &j->lim, j->text, sp->start, shift ? sp->start + n : sp->end,
-                                shift, &j->log, &vals, j->err);
+                                shift, j->orig, &j->log, &vals, j->err);
     /* A block never closed: the reply stopped inside it, so brackets it
     ** closed at the end were not merely forgotten. */
     bool open_block = !sp->complete && (sp->source == COAX_SOURCE_FENCED || sp->source == COAX_SOURCE_TAGGED);
@@ -839,8 +839,8 @@ static coax_code run(job *j, coax_repair_result *out)
     ** the whole text's candidate starts at line 1 whichever it is, so valid
     ** JSON pays no look for a CR. */
     if (rc != COAX_OK || j->log.n) {
-        if (!(j->text = repair_cr_lines(j->arena, j->text, j->len))) return nomem(j);
-        j->where.text = j->text;
+        if (!repair_read_view(j->arena, &j->text, &j->orig, j->len)) return nomem(j);
+        j->where.text = j->orig; /* columns count the reply's own characters */
     }
     if (rc == COAX_OK) {
         pending p = {v, COAX_SOURCE_WHOLE, 0, j->len, true, false, 0, 0, 0, j->log.n, true, false, false, false,
@@ -956,7 +956,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     j.cap = sizeof j.first_c / sizeof *j.first_c;
     j.arena = arena;
     j.alloc = coax_arena_allocator(arena);
-    j.text = text ? text : "";
+    j.text = j.orig = text ? text : "";
     j.len = len;
     j.lim = coax_limits_resolve(limits);
     j.err = err;
@@ -966,7 +966,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
         return coax_fail(err, COAX_ESIZE, 0, "input of %zu bytes exceeds the limit of %zu", len,
                          j.lim.max_input);
     coax_code rc = run(&j, out);
-    if (rc && err && err->offset) coax_error_locate(err, j.text, len);
+    if (rc && err && err->offset) coax_error_locate(err, j.orig, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
     if (j.c != j.first_c) coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
     return rc;

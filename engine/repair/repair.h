@@ -153,10 +153,12 @@ static inline void rvalues_free(rvalues *r)
 /* Parses text[start..end) leniently: every top-level value found, in order
 ** (concatenated values and NDJSON give several). Log offsets are into
 ** 'text'. When 'shift' is not NULL the bytes parsed are shift[0..end-start)
-** (an unescaped copy of the span) and every log offset is 'start'.
+** (an unescaped copy of the span) and every log offset is 'start'. 'orig':
+** the reply 'text' is read for (repair_read_view), where values' text is
+** copied from.
 ** Returns COAX_OK (possibly with no values), or a limit or COAX_ENOMEM. */
 coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *text,
-                       size_t start, size_t end, const char *shift, rlog *log,
+                       size_t start, size_t end, const char *shift, const char *orig, rlog *log,
                        rvalues *out, coax_error *err);
 
 /* The arena memory repair_parse takes first for a span of 'span' bytes:
@@ -197,6 +199,28 @@ void rlocate_next(rlocator *l, rsweep *s, size_t target, uint32_t *line, uint32_
 ** strings' text. The text itself then, or when it holds no lone CR; NULL
 ** when out of memory. */
 const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
+
+/* What the repair reads its structure on, in *text (same length, so every
+** offset holds): repair_cr_lines's text, with each Unicode blank
+** (coax_blank_at: U+00A0, U+2000..U+200A, U+3000...; no line separator,
+** no space of no width) outside double-quoted strings as ASCII spaces, byte
+** for byte: a run of blanks of
+** any kind reads as a space wherever a look asks for one (See<NBSP>[1] is
+** a reference as See [1] is, an indentation of no-break spaces is one).
+** *orig: repair_cr_lines's text, which every value's text is copied from
+** (a no-break space in a bare or single-quoted value stays one). False
+** when out of memory. */
+bool repair_read_view(coax_arena *arena, const char **text, const char **orig, size_t len);
+
+/* t[0..len) with its Unicode blanks outside double-quoted strings as ASCII
+** spaces, byte for byte (repair_read_view's look): a copy in the arena, or
+** t when it holds none; NULL when out of memory. */
+const char *repair_blank_view(coax_arena *arena, const char *t, size_t len);
+
+/* coax_parse of t[0..n) read through repair_blank_view: whether a string's
+** text is JSON ('{"a":<NBSP>1}' holds the object as '{"a": 1}' does); its
+** strings' text is t's own, byte for byte. */
+coax_code repair_json_text(coax_arena *arena, const char *t, size_t n, const coax_limits *lim, coax_value **out);
 
 /* A Unicode space at p: a blank past ASCII (coax_blank_at: NBSP, U+1680,
 ** U+2000..U+200A, U+202F, U+205F, U+3000), U+180E, a line or paragraph

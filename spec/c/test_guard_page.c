@@ -80,12 +80,13 @@ static const char *const bodies[] = {
     "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xf0\x9f\x98\x80 ",
     "    \t\n",
     "a",
+    "{\"a\":\xc2\xa0[1,\xe3\x80\x80\"b\xc2\xa0" "c\"], d: e\xc2\xa0" "f}\xe2\x80\x83", /* Unicode blanks (the repair's view) */
 };
 
 static const char *const tails[] = {
     "\"", "\\", "\\\"", "{", "[", "}", "]", ",", ":", "{\"a\": \"\\u00", "\xe6", "\xe6\x97", "\xf0\x9f\x98",
     "\xf0", "```", "```json\n{", "~~~", "<json>", "</json", "<", "/*", "//", "-", "1e", "tru", "nul", " ",
-    "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "'", "`",
+    "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "'", "`", "\xe3\x80",
 };
 
 static void test_no_reader_reads_past_the_end(void)
