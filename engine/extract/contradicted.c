@@ -22,6 +22,7 @@
 ** settle on the answer (extract_settles_on_answer). The words statements
 ** are read by: statement_words.c.
 */
+#include "extract/retract.h"
 #include "extract/statement_words.h"
 
 #include <string.h>
@@ -61,8 +62,6 @@ typedef struct statement {
     const char *rest;                /* its sentence after the value */
     size_t rlen;
 } statement;
-
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* Whether the comma at text[q] groups thousands: three digits after it, no fourth. */
 static bool grouped(const char *text, size_t q, size_t e)
@@ -117,23 +116,6 @@ static void fold(char *s)
     }
 }
 
-/* The length of the words w at text[p..e) (ASCII letters in either case),
-** each space of w a run of spaces or tabs there: a no-break space in the
-** prose (two spaces in its copy, repair_plain_spaces) parts words as one
-** does ("amounts<NBSP>to"). 0 when they are not there. */
-static size_t words_at(const char *text, size_t p, size_t e, const char *w)
-{
-    size_t q = p;
-    for (; *w; w++) {
-        size_t r = q;
-        if (*w == ' ')
-            while (r < e && (text[r] == ' ' || text[r] == '\t')) r++;
-        else if (q < e && coax_ascii_casesame(text + q, w, 1)) r++;
-        if (r == q) return 0;
-        q = r;
-    }
-    return q - p;
-}
 /* The link at text[p..e): its length with the spaces after it, 0 when
 ** none. ":" and "=" need no space before the value. */
 static size_t link_at(const char *text, size_t p, size_t e)
@@ -152,7 +134,7 @@ static size_t link_at(const char *text, size_t p, size_t e)
     else if (e - p >= 3 && !memcmp(text + p, "\xEF\xBC\x9A", 3)) n = 3; /* ： */
     else
         for (size_t i = 0; !n && i < sizeof words / sizeof *words; i++) {
-            size_t wl = words_at(text, p, e, words[i]);
+            size_t wl = matched(text, p, e, words[i]); /* a run of blanks for each space: "amounts<NBSP>to" */
             bool spaced = wl && wl < e - p && (text[p + wl] == ' ' || text[p + wl] == '\t' || text[p + wl] == ':');
             if (spaced) n = wl + (text[p + wl] == ':'); /* "is: 37" */
         }

@@ -58,9 +58,7 @@ static inline size_t matched(const char *text, size_t at, size_t e, const char *
         }
         if (p >= e) return 0;
         char t = text[p++];
-        if (*w == ' ' && (t == ' ' || t == '\t')) /* "hold  on": a run of spaces for one (a no-break one is two) */
-            while (p < e && (text[p] == ' ' || text[p] == '\t')) p++;
-        else if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
+        if (coax_ascii_alpha((unsigned char)*w) ? !coax_ascii_alpha((unsigned char)t) || (t | 32) != (*w | 32) : t != *w)
             return 0;
     }
     return goes_on(text, p, e, w0, (size_t)(w - w0)) ? 0 : p - at;
