@@ -83,3 +83,71 @@ describe("attack 21: a recipe's C calls and the engine's recursion share 512 KiB
     assert.are.equal('{"res":"1023 bytes"}\n', out)
   end)
 end)
+
+-- The feedback. A reply's errors each name their place, as long as the depth it is at, and the
+-- submission was indented two spaces a level: 2,000 strings at the bottom of an array 400 deep
+-- (a reply of 12.8 KB) made a next prompt of 3.65 MB (500 strings: 1.15 MB from 3.8 KB). A path
+-- keeps its two ends (feedback.max_path_bytes), the lines of errors and changes stop at
+-- feedback.max_list_bytes with a line that says how many were left out, and the submission is
+-- indented only when that at most doubles it (plus 4 KiB).
+local fb = require "coax.feedback"
+local coax = require "coax"
+
+local DEEP_SCHEMA = '{"$defs":{"n":{"type":["array","integer"],"items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"}'
+
+local function deep_strings(depth, n)
+  return ("["):rep(depth) .. ('"x",'):rep(n - 1) .. '"x"' .. ("]"):rep(depth)
+end
+
+-- The feedback sent after the first attempt of a run whose replies are `reply`, then [1].
+local function first_feedback(reply)
+  local recipe = H.tmpfile(("return { schema = require('coax').json.decode(%q), prompt = 'p' }"):format(DEEP_SCHEMA))
+  local replies = H.tmpfile(coax.json.encode(reply) .. "\n" .. coax.json.encode("[1]") .. "\n")
+  local report = os.tmpname()
+  local out, _, code = H.coax({ "run", recipe, "--agent", "replay", "--replay", replies, "--report", report })
+  local r = coax.json.decode(H.read(report))
+  for _, f in ipairs({ recipe, replies, report }) do os.remove(f) end
+  assert.are.equal(0, code)
+  assert.are.equal("[1]\n", out)
+  return r.attempts[1].feedback
+end
+
+describe("attack 21: the feedback of a small reply is bounded", function()
+  it("2,000 errors 400 deep: the paths' ends, 16 KiB of lines, the rest counted", function()
+    local text = first_feedback(deep_strings(400, 2000))
+    local zeros = ("/0"):rep(100)
+    local first = "  - At path '" .. zeros .. "...(400 bytes left out)..." .. zeros:sub(1, -2) .. "0"
+      .. "': expected array or integer, got string \"x\""
+    assert.is_truthy(text:find(first, 1, true))
+    local lines = 0
+    for _ in text:gmatch("\n  %- At path '") do lines = lines + 1 end
+    assert.are.equal(33, lines)
+    assert.is_truthy(text:find("\n  - ... 1967 more errors left out (the feedback quotes at most 16384 bytes of them)\n",
+      1, true))
+    assert.is_truthy(text:find("\nYour submission:\n" .. ("["):rep(400) .. '"x","x"', 1, true))
+    assert.is_true(#text < 2 * 16384 + 2 * 8808)
+  end)
+
+  it("4 times the strings add only their compact submission", function()
+    local small, big = #first_feedback(deep_strings(400, 500)), #first_feedback(deep_strings(400, 2000))
+    assert.are.equal(6001, big - small) -- 1,500 more "x", and "467" -> "1967"
+  end)
+
+  it("twins: a shallow reply keeps every error, its whole paths and its indented submission", function()
+    local s = assert(coax.schema('{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}}}'))
+    local r = coax.extract('{"a": ["x", "y"]}', s)
+    local text = fb.render("validation", { attempt = 1, max_attempts = 3, errors = r.errors,
+      submission = '{\n  "a": [\n    "x",\n    "y"\n  ]\n}' })
+    assert.is_truthy(text:find("  - At path '/a/0': expected integer, got string \"x\"\n"
+      .. "  - At path '/a/1': expected integer, got string \"y\"\n\nYour submission:\n{\n  \"a\": [", 1, true))
+    assert.is_falsy(text:find("left out", 1, true))
+  end)
+
+  it("a cut path stays valid UTF-8: the cut moves to a character's start", function()
+    local key = ("é"):rep(150) -- 300 bytes a key
+    local text = fb.render("validation", { attempt = 1, max_attempts = 3,
+      errors = { { instanceLocation = "/" .. key .. "/" .. key, error = "e" } }, submission = "s" })
+    assert.is_truthy(utf8.len(text))
+    assert.is_truthy(text:find("/" .. ("é"):rep(99) .. "...(203 bytes left out)..." .. ("é"):rep(100) .. "'", 1, true))
+  end)
+end)
