@@ -157,3 +157,43 @@ describe("attack 21: the feedback of a small reply is bounded", function()
     assert.is_truthy(text:find("/" .. ("é"):rep(99) .. "...(203 bytes left out)..." .. ("é"):rep(100) .. "'", 1, true))
   end)
 end)
+
+-- The options tables. coax.extract and coax.repair refused an option they do not know; coax.schema,
+-- coax.example and coax.json.decode took any key and dropped it, so a misspelt limit ({max_step = 50},
+-- {max_dept = 3}) left the default in place without a word. They refuse it now. coax.json.encode
+-- still reads only `pretty` from any table: `json.encode(coax.repair(text))` hands it the repair's
+-- second result.
+describe("attack 21: every function of the module refuses an option it does not know", function()
+  local s = assert(coax.schema('{"type":"object"}'))
+  local cases = {
+    { "coax.schema", function(o) return coax.schema("{}", o) end },
+    { "coax.example", function(o) return coax.example(s, o) end },
+    { "coax.json.decode", function(o) return coax.json.decode("[1]", o) end },
+    { "coax.extract", function(o) return coax.extract("{}", s, o) end },
+    { "coax.repair", function(o) return coax.repair("{}", o) end },
+  }
+  for _, case in ipairs(cases) do
+    it(case[1] .. ": the least unknown key is named; twin: no options and {} are accepted", function()
+      local ok, err = pcall(case[2], { max_dept = 3, max_step = 50 })
+      assert.is_false(ok)
+      assert.are.equal(case[1] .. ": unknown option 'max_dept'", err)
+      assert.is_truthy(case[2](nil))
+      assert.is_truthy(case[2]({}))
+    end)
+  end
+
+  it("twin: coax.json.encode takes a call's further results as they come", function()
+    assert.are.equal('{"a":1}', coax.json.encode(coax.repair('{"a":1 ')))
+  end)
+
+  it("twins: the options each documents are still taken", function()
+    assert.is_nil((coax.json.decode("[[[1]]]", { max_depth = 2 })))
+    assert.are.equal("[\n  1\n]", coax.json.encode({ 1 }, { pretty = true }))
+    local v, msg = coax.example('{"type":"array","minItems":1,"items":{"type":"array","minItems":1}}',
+      { max_depth = 1, max_steps = 50, minimal = true })
+    assert.is_nil(v)
+    assert.is_string(msg)
+    assert.is_truthy(coax.schema('{"type":"string","format":"email"}', { draft = "7", assert_format = true,
+      meta = false, max_steps = 100000, max_regex_steps = 1000, max_regex_total = 100000 }))
+  end)
+end)

@@ -779,6 +779,8 @@ static int l_decode(lua_State *L)
 {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
+    static const char *const own[] = {NULL}; /* the limits only */
+    lcoax_check_keys(L, 2, "coax.json.decode", own);
     coax_limits lim = lcoax_limits(L, 2);
     coax_arena *arena = lcoax_arena(L);
     coax_value *v;
