@@ -207,23 +207,7 @@ end)
 -- default for threads other than the main one) died of a segfault. It is built with a stack of
 -- frames in the Lua state now (engine/script/lib_json.c's push_tree). What still recurses in C is
 -- bounded: a validation at its nesting limit (1,024) takes about 350 KB; the README asks for 512 KB.
-local build = os.getenv("COAX_BUILD") or "build"
-local scale = build:find("asan") and 4 or 1 -- ASan's frames are larger
-
--- `coax ARGS` under a C stack of kb KiB: its stdout and its exit status.
-local function coax_in_stack(kb, args)
-  local out = os.tmpname()
-  local quoted = {}
-  for i, a in ipairs(args) do quoted[i] = "'" .. a:gsub("'", "'\\''") .. "'" end
-  local cmd = ("ulimit -s %d; exec env -u LD_PRELOAD '%s/coax' %s >'%s' 2>/dev/null </dev/null"):format(kb * scale,
-    build, table.concat(quoted, " "), out)
-  local ok, how, code = os.execute("sh -c " .. "'" .. cmd:gsub("'", "'\\''") .. "'")
-  local f = assert(io.open(out))
-  local text = f:read("a")
-  f:close()
-  os.remove(out)
-  return text, ok and 0 or (how == "signal" and 128 + code or code)
-end
+local coax_in_stack = H.coax_in_stack
 
 local DECODE = [[
 local coax = require "coax"

@@ -174,6 +174,19 @@ function H.coax(args, stdin, env)
   return slurp(out), slurp(err), (ok and 0 or code)
 end
 
+--- Runs `coax ARGS...` under a C stack of kb KiB (`ulimit -s`; 4 times as much for an ASan build,
+-- whose frames are larger): its stdout, its exit status (128 + the signal's number) and its stderr.
+function H.coax_in_stack(kb, args)
+  local scale = build:find("asan") and 4 or 1
+  local out, err = os.tmpname(), os.tmpname()
+  local quoted = {}
+  for i, a in ipairs(args) do quoted[i] = shell_quote(a) end
+  local cmd = ("ulimit -s %d; exec env -u LD_PRELOAD %s %s >%s 2>%s </dev/null"):format(kb * scale,
+    shell_quote(build .. "/coax"), table.concat(quoted, " "), shell_quote(out), shell_quote(err))
+  local ok, how, code = os.execute("sh -c " .. shell_quote(cmd))
+  return slurp(out), ok and 0 or (how == "signal" and 128 + code or code), slurp(err)
+end
+
 --- Writes `text` to `path` (whole, replacing it).
 function H.write(path, text)
   local f = assert(io.open(path, "w"))

@@ -362,6 +362,9 @@ typedef struct coax_escaped {
     const char *text, *json;
     size_t len, json_len;
 } coax_escaped;
+/* The bytes COAX_WRITE_PRETTY adds to the compact text of 'v' (its
+** indentation grows with the square of the depth); SIZE_MAX without memory. */
+size_t coax_pretty_extra(const coax_allocator *a, const coax_value *v);
 /* coax_write_buf, reusing the JSON of the 'nknown' strings in 'known'. */
 coax_code coax_write_buf_reusing(coax_buf *b, const coax_value *v, unsigned flags, const coax_escaped *known,
                                  size_t nknown);

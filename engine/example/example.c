@@ -21,6 +21,7 @@
 ** first.
 */
 #include "example/example.h"
+#include "base/stack.h"
 #include "schema/compiled.h" /* coax_schema_run: validation from a subschema */
 
 #define EX_DEFAULT_DEPTH 32
@@ -826,7 +827,7 @@ static coax_value *gen_conj(ex_ctx *c, const ex_conj *L, size_t depth, size_t va
                             bool *ok)
 {
     if (c->rc || L->bottom) return NULL;
-    if (depth > c->max_depth) {
+    if (depth > c->max_depth || coax_stack_short()) { /* the stack's floor: base/stack.h */
         c->limited |= COAX_EXAMPLE_HIT_DEPTH;
         return NULL;
     }

@@ -230,6 +230,42 @@ coax_code coax_write_buf_reusing(coax_buf *b, const coax_value *v, unsigned flag
     return b->oom ? COAX_ENOMEM : COAX_OK;
 }
 
+size_t coax_pretty_extra(const coax_allocator *a, const coax_value *v)
+{
+    wframe small[32], *st = small;
+    size_t n = 0, cap = 32, extra = 0;
+    const coax_value *cur = v;
+    for (;;) {
+        if (cur && (cur->type == COAX_ARRAY || cur->type == COAX_OBJECT) && cur->len) {
+            if (n == cap) {
+                wframe *ns = st == small ? coax_alloc_raw(a, 2 * cap * sizeof *ns)
+                                         : coax_realloc_raw(a, st, cap * sizeof *ns, 2 * cap * sizeof *ns);
+                if (!ns) {
+                    extra = SIZE_MAX;
+                    break;
+                }
+                if (st == small) memcpy(ns, small, sizeof small);
+                st = ns;
+                cap *= 2;
+            }
+            st[n++] = (wframe){cur, 0};
+            extra += 1 + 2 * (n - 1); /* the closer's line */
+        }
+        cur = NULL;
+        if (n == 0) break;
+        wframe *f = &st[n - 1];
+        if (f->i == f->v->len) {
+            n--;
+            continue;
+        }
+        extra += 1 + 2 * n + (f->v->type == COAX_OBJECT); /* the item's line; ": " for ":" */
+        cur = f->v->type == COAX_ARRAY ? &f->v->u.items[f->i] : &f->v->u.members[f->i].value;
+        f->i++;
+    }
+    if (st != small) coax_free_raw(a, st, cap * sizeof *st);
+    return extra;
+}
+
 coax_code coax_write(const coax_value *v, unsigned flags,
                      const coax_allocator *alloc, char **out, size_t *len)
 {

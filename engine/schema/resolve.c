@@ -5,6 +5,7 @@
 ** embedded meta-schemas, the host's resolver or a folder.
 */
 #include "schema/compiled.h"
+#include "base/stack.h"
 #include "schema/uri.h"
 #include "json/pointer.h"
 
@@ -220,6 +221,7 @@ static bool walk_value(cc *c, const sloc *here, const coax_value *v, sres *res, 
     if (depth > c->max_depth)
         return cc_fail(c, COAX_EDEPTH, "schema nested deeper than the limit of %zu", c->max_depth),
                false;
+    if (coax_stack_short()) return cc_fail(c, COAX_EDEPTH, "schema nested %s", COAX_STACK_WHY), false;
     if (!is_schema(v)) return true;
     if (v->type == COAX_BOOL) {
         if (!res) {

@@ -26,6 +26,7 @@
 ** unevaluated*) can make one validation take more than its budgets allow.
 */
 #include "schema/num.h"
+#include "base/stack.h"
 #include "schema/validate.h"
 
 /* ---- the evaluator ------------------------------------------------------- */
@@ -630,6 +631,7 @@ static bool enter(vctx *c, const snode *n, const coax_value *inst, eset *ev)
     if (c->nframes >= c->s->max_depth)
         return vctx_fatal(c, COAX_EDEPTH, "schema evaluation nested deeper than the limit of %zu",
                           c->s->max_depth);
+    if (coax_stack_short()) return vctx_fatal(c, COAX_EDEPTH, "schema evaluation nested %s", COAX_STACK_WHY);
     bool pushed = c->scoped && (!c->nscope || c->scope[c->nscope - 1] != n->res);
     if (pushed) {
         if (!reserve(c, (void **)&c->scope, &c->cscope, c->nscope, sizeof *c->scope)) return false;

@@ -41,6 +41,8 @@ static int l_example(lua_State *L)
     memset(&eo, 0, sizeof eo);
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
+        static const char *const own[] = {"draft", "remote_dir", "remote_base", "minimal", "max_steps", NULL};
+        lcoax_check_keys(L, 2, "coax.example", own); /* a misspelt limit is not the default silently */
         lua_settop(L, 2);
         lua_newtable(L); /* keeps the string options: at 2 once they are read */
         const char *d = lcoax_opt_string(L, 2, "draft", 3);

@@ -10,6 +10,7 @@
 #include "script/lib.h"
 
 #include "base/hash.h"
+#include "base/stack.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -721,6 +722,7 @@ static void conv_rec(conv *c, int idx, coax_value *out, size_t depth)
         if (depth >= c->max)
             luaL_error(L, "%s: nesting deeper than %d (or a cycle)", coax_code_name(COAX_EDEPTH),
                        (int)c->max);
+        if (coax_stack_short()) luaL_error(L, "%s: nesting %s", coax_code_name(COAX_EDEPTH), COAX_STACK_WHY);
         luaL_checkstack(L, 8, "JSON nesting");
         if (is_marked(L, idx, LCOAX_NUMBER)) {
             lua_getfield(L, idx, "text");
@@ -777,6 +779,8 @@ static int l_decode(lua_State *L)
 {
     size_t len;
     const char *s = luaL_checklstring(L, 1, &len);
+    static const char *const own[] = {NULL}; /* the limits only */
+    lcoax_check_keys(L, 2, "coax.json.decode", own);
     coax_limits lim = lcoax_limits(L, 2);
     coax_arena *arena = lcoax_arena(L);
     coax_value *v;

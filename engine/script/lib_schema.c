@@ -172,6 +172,10 @@ static int l_schema(lua_State *L)
     lresolver res = {L, 0, 0, COAX_DEFAULT_MAX_DEPTH};
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
+        static const char *const own[] = {"draft",         "remote_dir",      "remote_base", "meta",
+                                          "assert_format", "max_regex_steps", "max_steps",   "max_regex_total",
+                                          "resolver",      NULL};
+        lcoax_check_keys(L, 2, "coax.schema", own); /* a misspelt limit is not the default silently */
         lua_newtable(L); /* keeps the string options until this returns */
         int anchor = lua_gettop(L);
         const char *d = lcoax_opt_string(L, 2, "draft", anchor);

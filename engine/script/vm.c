@@ -20,6 +20,7 @@
 */
 #include "script/vm.h"
 #include "base/clock.h"
+#include "base/stack.h"
 #include "script/lib.h"
 
 #include <lauxlib.h>
@@ -387,6 +388,7 @@ typedef struct armed {
     int hook_count; /* the main thread's: 1 while a script on it is being stopped */
     void *current;
     uint64_t *clock, spare_clock;
+    uintptr_t stack_floor; /* set by the outermost call (base/stack.h) */
 } armed;
 
 static armed enter(coax_vm *vm)
@@ -395,7 +397,7 @@ static armed enter(coax_vm *vm)
     vm->calls++;
     armed outer = {vm->limit,      vm->host_failed, vm->failed_host,         vm->retry_forgives,
                    vm->call_capped, vm->instr_left, lua_gethookcount(vm->L), vm->current,
-                   vm->clock,       vm->spare_clock};
+                   vm->clock,       vm->spare_clock, coax_stack_arm()};
     take_clock(vm);
     return outer;
 }
@@ -410,6 +412,7 @@ static void leave(coax_vm *vm, const armed *outer)
     /* no call runs after the outermost: no session's clock is kept, as its session may be freed */
     vm->clock = vm->calls == 1 ? NULL : outer->clock;
     vm->spare_clock = outer->spare_clock;
+    coax_stack_restore(outer->stack_floor);
     if (--vm->calls == 0) return;
     vm->limit = outer->limit;
     vm->host_failed = outer->host_failed || vm->host_failed;

@@ -498,10 +498,17 @@ void session_push_failure(coax_session *s, lua_State *L, const char *kind, const
         /* The feedback's {{submission}}, written here from the value itself:
         ** encoding the pushed table back to JSON cost more than the rest of
         ** a failed attempt. The session owns the buffer, so a memory error
-        ** while pushing leaks nothing. */
+        ** while pushing leaks nothing. Indented unless that more than
+        ** doubles it (plus 4 KiB): 2,000 strings 400 levels deep, a reply of
+        ** 8.8 KB, were 1.9 MB of indentation in the next prompt. */
         s->sent.len = 0;
         s->sent.oom = false;
-        coax_write_buf(&s->sent, sent, COAX_WRITE_PRETTY);
+        coax_write_buf(&s->sent, sent, 0);
+        size_t extra = coax_pretty_extra(s->sent.alloc, sent);
+        if (!s->sent.oom && extra <= s->sent.len + 4096) {
+            s->sent.len = 0;
+            coax_write_buf(&s->sent, sent, COAX_WRITE_PRETTY);
+        }
         if (s->sent.oom) luaL_error(L, "out of memory");
         lua_pushlstring(L, s->sent.data, s->sent.len);
         lua_setfield(L, -2, "submission");

@@ -65,9 +65,29 @@ Expected schema:
 ]],
 }
 
+--- What the feedback quotes of a reply's errors and coercions. A reply's errors each name their
+-- place, as long as the depth it is at: 2,000 strings at the bottom of an array 400 deep (a reply
+-- of 8.8 KB) made 1.7 MB of error lines, sent back in the next prompt and kept in the
+-- conversation. A path longer than `max_path_bytes` keeps its two ends, and the lines of a list
+-- past `max_list_bytes` are left out, with a line that says how many were.
+M.max_path_bytes = 400
+M.max_list_bytes = 16384
+
+-- The path, or its two ends around a mark saying how many bytes were left out (cut between
+-- UTF-8 characters).
+local function short_path(path)
+  if #path <= M.max_path_bytes then return path end
+  local half = math.floor(M.max_path_bytes / 2)
+  local head, tail = half, #path - half + 1
+  local function inside(i) local b = path:byte(i) return b and b >= 0x80 and b < 0xC0 end -- a continuation byte
+  while head > 0 and inside(head + 1) do head = head - 1 end
+  while tail <= #path and inside(tail) do tail = tail + 1 end
+  return format("%s...(%d bytes left out)...%s", path:sub(1, head), tail - head - 1, path:sub(tail))
+end
+
 --- One error as the model reads it.
 local function error_line(e)
-  local path = e.instanceLocation == "" and "(root)" or e.instanceLocation
+  local path = e.instanceLocation == "" and "(root)" or short_path(e.instanceLocation)
   return format("  - At path '%s': %s", path, e.error)
 end
 
@@ -88,7 +108,7 @@ end
 
 --- One coercion as the model reads it: where, what became what, and why.
 local function coercion_line(c, sent, coerced)
-  local path = c.pointer == "" and "(root)" or c.pointer
+  local path = c.pointer == "" and "(root)" or short_path(c.pointer)
   local before, after = at(sent, c.pointer), at(coerced, c.pointer)
   local change = ""
   if before ~= nil and after ~= nil and type(before) ~= "table" and type(after) ~= "table" then
@@ -119,15 +139,28 @@ local function lines_of(list)
   return concat(list, "\n")
 end
 
+-- The lines line(item) of the items of `list` while they fit in max_list_bytes, then one that
+-- says how many `what` were left out.
+local function bounded_lines(list, line, what)
+  local lines, bytes = {}, 0
+  for i, item in ipairs(list or {}) do
+    local text = line(item)
+    bytes = bytes + #text + 1
+    if bytes > M.max_list_bytes and i > 1 then
+      lines[i] = format("  - ... %d more %s left out (the feedback quotes at most %d bytes of them)",
+        #list - i + 1, what, M.max_list_bytes)
+      break
+    end
+    lines[i] = text
+  end
+  return lines_of(lines)
+end
+
 -- The values a template may name that take work to make, each made only
 -- when a template names it: "fresh" and "last" render the first prompt
 -- again every attempt, and it names none of them.
 local derived = {
-  errors = function(ctx)
-    local lines = {}
-    for i, e in ipairs(ctx.errors or {}) do lines[i] = error_line(e) end
-    return lines_of(lines)
-  end,
+  errors = function(ctx) return bounded_lines(ctx.errors, error_line, "errors") end,
   -- the session writes what was sent (ctx.submission); a context built by
   -- hand has only the value
   submission = function(ctx)
@@ -135,9 +168,8 @@ local derived = {
   end,
   reply_head = function(ctx) return (ctx.reply or ""):sub(1, 500) end,
   coercions = function(ctx)
-    local changed = {}
-    for i, c in ipairs(ctx.coercions or {}) do changed[i] = coercion_line(c, ctx.value, ctx.coerced_value) end
-    return lines_of(changed)
+    return bounded_lines(ctx.coercions, function(c) return coercion_line(c, ctx.value, ctx.coerced_value) end,
+      "changes")
   end,
   coerced_block = function(_, part, fill, templates)
     return part("coercions") ~= "" and fill(templates.coerced_block) or ""
