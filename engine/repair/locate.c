@@ -506,6 +506,20 @@ static inline size_t plain_run(const char *p, const char *end, bool marks)
     return p < end && c != 0xC2 && (c & 0xFC) != 0xE0 && !(marks && (c == '"' || c == '\\'));
 }
 
+/* text[at..at+n) as ASCII spaces in a same-length copy of text[0..len), made
+** in the arena at the first such change ('*copy' NULL until then): false when
+** out of memory. */
+static bool spaced(coax_arena *arena, const char *text, size_t len, char **copy, size_t at, size_t n)
+{
+    if (!*copy) {
+        if (!(*copy = coax_arena_alloc(arena, len + 1))) return false;
+        memcpy(*copy, text, len);
+        (*copy)[len] = '\0';
+    }
+    memset(*copy + at, ' ', n);
+    return true;
+}
+
 /* The first Unicode blank (coax_blank_at) in p..end, or end: blocks whose
 ** bytes are all ASCII cost a test, others a look for coax_blank_at's first
 ** two bytes (C2 A0, E1 9A, E2 80, E2 81, E3 80) before any call. */
@@ -564,14 +578,9 @@ const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
         if ((n = plain_run(t + k, t + len, true))) continue;
         if (t[k] == '"') quoted = !quoted;
         else if (t[k] == '\\' && quoted) k++;
-        else if (!quoted && (unsigned char)t[k] >= 0xC2 && (n = coax_blank_at(t + k, t + len))) {
-            if (!copy) {
-                if (!(copy = coax_arena_alloc(arena, len + 1))) return NULL;
-                memcpy(copy, t, len);
-                copy[len] = '\0';
-            }
-            memset(copy + k, ' ', n);
-        }
+        else if (!quoted && (unsigned char)t[k] >= 0xC2 && (n = coax_blank_at(t + k, t + len)) &&
+                 !spaced(arena, t, len, &copy, k, n))
+            return NULL;
     }
     return copy ? copy : t;
 }
@@ -595,13 +604,7 @@ const char *repair_plain_spaces(coax_arena *arena, const char *text, size_t len)
     const char *end = text + len;
     char *copy = NULL;
     for (size_t i = 0, n; i < len; i += n ? n : 1) {
-        if (!(n = repair_visible_space(text + i, end))) continue;
-        if (!copy) {
-            if (!(copy = coax_arena_alloc(arena, len + 1))) return NULL;
-            memcpy(copy, text, len);
-            copy[len] = '\0';
-        }
-        memset(copy + i, ' ', n);
+        if ((n = repair_visible_space(text + i, end)) && !spaced(arena, text, len, &copy, i, n)) return NULL;
     }
     return copy ? copy : text;
 }
