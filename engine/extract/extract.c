@@ -835,25 +835,23 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
                          "the reply's answer at line %u, column %u is followed in its block by another value, at "
                          "line %u, column %u: which one was meant is a guess; send one value",
                          b->start, more);
-    if (at == SIZE_MAX && more == SIZE_MAX) {
-        size_t from = 0; /* the prose before it, after any other candidate */
-        for (size_t i = 0; i < r->ncandidates; i++)
-            if (r->candidates[i].end <= b->start && r->candidates[i].end > from && !scalar_read(&r->candidates[i]))
-                from = r->candidates[i].end;
-        size_t said = extract_contradicted(x->text, from, b->start, b->end, to, best->value);
-        if (said != SIZE_MAX)
-            return refuse_at(c, x, best,
-                             "the reply's answer at line %u, column %u is given another value by the text at line %u, "
-                             "column %u (\"The age is 37.\" beside {\"age\": 36}): which value was meant is a "
-                             "guess; send it alone",
-                             b->start, said);
-    }
-    if (at == SIZE_MAX) return COAX_OK;
+    if (at != SIZE_MAX)
+        return refuse_at(c, x, best,
+                         "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
+                         "column %u (Actually, Oops, I meant, a typo, not sure, another value offered, made up): "
+                         "which value was meant is a guess; send it alone",
+                         b->start, at);
+    size_t from = 0; /* the prose before it, after any other candidate */
+    for (size_t i = 0; i < r->ncandidates; i++)
+        if (r->candidates[i].end <= b->start && r->candidates[i].end > from && !scalar_read(&r->candidates[i]))
+            from = r->candidates[i].end;
+    size_t said = extract_contradicted(x->text, from, b->start, b->end, to, best->value);
+    if (said == SIZE_MAX) return COAX_OK;
     return refuse_at(c, x, best,
-                     "the reply's answer at line %u, column %u is taken back by the text after it, at line %u, "
-                     "column %u (Actually, Oops, I meant, a typo, not sure, another value offered, made up): which "
-                     "value was meant is a guess; send it alone",
-                     b->start, at);
+                     "the reply's answer at line %u, column %u is given another value by the text at line %u, "
+                     "column %u (\"The age is 37.\" beside {\"age\": 36}): which value was meant is a guess; "
+                     "send it alone",
+                     b->start, said);
 }
 
 /* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
