@@ -20,6 +20,7 @@ static size_t line_start(const char *text, size_t from, size_t p)
 static bool table_row(const char *text, size_t b, size_t p, size_t e, size_t *bars)
 {
     size_t q = b;
+    if (e - q >= 3 && !memcmp(text + q, "\xEF\xBB\xBF", 3)) q += 3; /* a byte order mark opening the reply */
     while (q < e && (text[q] == ' ' || text[q] == '\t')) q++;
     if (q >= e || text[q] != '|') return false;
     for (*bars = 0; q < e && q < p && text[q] != '\n'; q++) *bars += text[q] == '|';
