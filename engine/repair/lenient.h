@@ -253,6 +253,10 @@ bool lp_open_layout(lp *ps);
 ** its last value ({"a": 1, "b": {"a": 1, "b": 2}, [1, 2, [1, 2, 3]). */
 bool lp_open_restarts(lp *ps);
 
+/* Whether an object left open at the end opens with a quoted key and holds one without
+** quotes at a line's start after it: prose after a lost brace, read as a member. */
+bool lp_open_key_style(lp *ps);
+
 /* ---- lenient_fast.c ------------------------------------------------------ */
 
 /* The state machine's fast way over well-formed stretches inside a

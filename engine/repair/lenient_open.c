@@ -236,6 +236,27 @@ static bool restarts(const lp *ps, const lopen *o, const char *end)
     return true;
 }
 
+/* Whether an object left open at the end opens with a quoted key and then holds a key
+** without quotes at a line's start ({"active": true⏎Active: True): prose after a brace
+** lost ("Note: ...") reads as a member there, written as none of the others was. */
+bool lp_open_key_style(lp *ps)
+{
+    const char *unquoted = rkind_table[RK_UNQUOTED_KEY].name;
+    for (size_t k = 0; k < ps->nopens; k++) {
+        const lopen *o = &ps->opens[k];
+        const char *q = o->at + 1;
+        while (q < ps->e && ws_tab[(unsigned char)*q]) q++;
+        if (!o->object || q >= ps->e || *q != '"') continue;
+        for (size_t i = ps->log->n; i-- > 0 && ps->log->e[i].offset > off(ps, o->at);) {
+            const char *at = (const char *)(ps->bias + ps->log->e[i].offset);
+            if (ps->log->e[i].kind != unquoted) continue;
+            while (at > o->at && (at[-1] == ' ' || at[-1] == '\t')) at--;
+            if (at[-1] == '\n' || at[-1] == '\r') return true;
+        }
+    }
+    return false;
+}
+
 /* Whether the innermost container left open at the end starts over in its
 ** last value (restarts); those further out hold an open one last. */
 bool lp_open_restarts(lp *ps)
