@@ -14,19 +14,21 @@
 #define COAX_STACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ASan's frames are several times larger (its specs give it 4 times the stack) */
 #if defined(__SANITIZE_ADDRESS__)
-#define COAX_STACK_BUDGET (4 * 448u * 1024u)
+#define COAX_STACK_SCALE 4u
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define COAX_STACK_BUDGET (4 * 448u * 1024u)
+#define COAX_STACK_SCALE 4u
 #endif
 #endif
-#ifndef COAX_STACK_BUDGET
-#define COAX_STACK_BUDGET (448u * 1024u) /* 64 KiB of the 512 left for what runs before and after */
+#ifndef COAX_STACK_SCALE
+#define COAX_STACK_SCALE 1u
 #endif
+#define COAX_STACK_BUDGET (COAX_STACK_SCALE * 448u * 1024u) /* 64 KiB of the 512 left for what runs before and after */
 
 #define COAX_STACK_WHY "deeper than the C stack left to it (a script's C calls and the work under them: 448 KiB)"
 
@@ -36,6 +38,15 @@ extern _Thread_local uintptr_t coax_stack_floor; /* 0: none */
 ** returns the floor before, for coax_stack_restore. */
 uintptr_t coax_stack_arm(void);
 void coax_stack_restore(uintptr_t before);
+
+/* The bytes of C stack between the caller's frame and the floor: 0 below
+** it, SIZE_MAX when none is set. */
+static inline size_t coax_stack_left(void)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    if (!coax_stack_floor) return SIZE_MAX;
+    return here > coax_stack_floor ? here - coax_stack_floor : 0;
+}
 
 /* The caller's frame is below the floor (the stack grows down on every
 ** target coax builds for). */
