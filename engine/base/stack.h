@@ -7,8 +7,12 @@
 ** thread. The VM sets a floor COAX_STACK_BUDGET below its outermost call;
 ** the recursions that a script can start (validation, the schema
 ** compiler, example generation, a Lua table's conversion) stop at it with
-** COAX_EDEPTH, as at their nesting limits. With no floor set (a host's
-** own call, the CLI) nothing is checked: their limits bound them.
+** COAX_EDEPTH, as at their nesting limits; Lua's own calls into Lua (the
+** vendored lstate.c) and cjson's nesting stop at it too. A host's limits
+** may be any size (coax_limits.max_depth, a schema's max_depth), so
+** coax_schema_compile, coax_validate and coax_extract set one as well
+** when no call above set it; an extraction reads only the nesting the
+** stack left to it holds (its looks recurse: extract.c).
 */
 #ifndef COAX_STACK_H
 #define COAX_STACK_H
@@ -30,7 +34,7 @@
 #endif
 #define COAX_STACK_BUDGET (COAX_STACK_SCALE * 448u * 1024u) /* 64 KiB of the 512 left for what runs before and after */
 
-#define COAX_STACK_WHY "deeper than the C stack left to it (a script's C calls and the work under them: 448 KiB)"
+#define COAX_STACK_WHY "deeper than the C stack left to it (448 KiB from the outermost call, a script's C calls included)"
 
 extern _Thread_local uintptr_t coax_stack_floor; /* 0: none */
 
