@@ -10,6 +10,7 @@
 -- brackets; a recipe's coax.extract of 1,000 levels under 150 callbacks); and a host's own call
 -- set no floor (coax_validate under a schema max_depth of 6,000: spec/c/test_attack22.c).
 local H = require "helper"
+local STACK_WHY = "deeper than the C stack left to it (448 KiB from the outermost call, a script's C calls included)"
 -- An ASan build's floor is 4 times as far, under 4 times the stack (H.coax_in_stack), and its frames
 -- grow by other factors: there the same work may fit, and must not crash either.
 local ASAN = H.build:find("asan") ~= nil
@@ -103,6 +104,29 @@ describe("attack 22: Lua's own calls into Lua stop at the floor", function()
   end)
 end)
 
+describe("attack 22: on a thread of less than 512 KiB the floor keeps 64 KiB off its end", function()
+  it("195 callbacks on 256 KiB: C stack overflow, not a segfault", function()
+    local out, code = run_recipe(256, RECIPE:format("return 'bottom'", "return gdive(195)"))
+    assert.are.equal(0, code)
+    assert.are.equal('"error: C stack overflow"', res(out))
+  end)
+
+  it("a schema checked at the evaluation limit on 256 KiB is refused; twin: 60 callbacks fit", function()
+    local compile = [[
+      local s, err = coax.schema(('{"not":'):rep(255) .. '{}' .. ('}'):rep(255))
+      return s and "compiled" or err]]
+    local out, code = run_recipe(256, RECIPE:format(compile, "return gdive(0)"))
+    assert.are.equal(0, code)
+    if not ASAN then
+      assert.are.equal('"checking the schema against its meta-schema: schema evaluation nested ' .. STACK_WHY .. '"',
+        res(out))
+    end
+    out, code = run_recipe(256, RECIPE:format("return 'bottom'", "return gdive(60)"))
+    assert.are.equal(0, code)
+    assert.are.equal('"bottom"', res(out))
+  end)
+end)
+
 local CJSON_DECODE = [[
   local ok, e = pcall(require("cjson").decode, ("["):rep(999) .. ("]"):rep(999))
   return ok and "decoded" or e]]
@@ -180,9 +204,9 @@ describe("attack 22: an extraction reads the nesting the C stack left to it hold
     os.remove(input)
   end)
 
-  it("1,790 levels under an object schema extract on 512 KiB (the walk of an error's place)", function()
+  it("1,500 levels under an object schema extract on 512 KiB (the walk of an error's place)", function()
     local schema = H.tmpfile('{"type":"object","properties":{"a":{"type":"integer"}}}')
-    local input = H.tmpfile(brackets(1790))
+    local input = H.tmpfile(brackets(1500))
     local out, code, err = H.coax_in_stack(512, { "extract", "--schema", schema, "--max-depth", "5000", input })
     assert.are.equal(1, code)
     assert.are.equal("", out)

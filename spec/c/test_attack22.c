@@ -7,7 +7,8 @@
 ** C stack (engine/base/stack.h): a schema max_depth of 6,000 and an instance 2,000 deep
 ** segfaulted a 512 KiB thread. coax_schema_compile, coax_validate and coax_extract now set the
 ** floor when no call above set it, 448 KiB below them; an extraction reads only the nesting the
-** stack left to it holds (its looks recurse on the value).
+** stack left to it holds (its looks recurse on the value). The floor also keeps 64 KiB above the
+** thread's end, so a thread of 256 KiB stops early rather than running off it.
 */
 #include "coax.h"
 #include "base/stack.h" /* COAX_STACK_SCALE, COAX_STACK_WHY */
@@ -72,17 +73,19 @@ static void *validate_job(void *ud)
     return NULL;
 }
 
-/* Runs the job on a thread of 512 KiB (4 times that under ASan, as its floor is). */
-static void on_512k(job *j)
+/* Runs the job on a thread of 'kb' KiB (4 times that under ASan, as its floor is). */
+static void on_thread(job *j, size_t kb)
 {
     pthread_attr_t attr;
     pthread_t t;
     CHECK_INT(pthread_attr_init(&attr), 0);
-    CHECK_INT(pthread_attr_setstacksize(&attr, COAX_STACK_SCALE * 512u * 1024u), 0);
+    CHECK_INT(pthread_attr_setstacksize(&attr, COAX_STACK_SCALE * kb * 1024u), 0);
     CHECK_INT(pthread_create(&t, &attr, validate_job, j), 0);
     CHECK_INT(pthread_join(t, NULL), 0);
     pthread_attr_destroy(&attr);
 }
+
+static void on_512k(job *j) { on_thread(j, 512); }
 
 static void test_a_validation_past_the_floor_stops_there(void)
 {
@@ -119,7 +122,24 @@ static void test_twin_an_extraction_under_a_raised_limit_runs(void)
     CHECK_INT(j.valid, 0); /* an array where an object is wanted */
 }
 
+/* A host's thread of less than the README's 512 KiB: the floor keeps 64 KiB above its end. */
+static void test_on_a_256k_thread_the_floor_keeps_off_its_end(void)
+{
+    job j = {.depth = 2000 * COAX_STACK_SCALE, .max_depth = 6000 * COAX_STACK_SCALE};
+    on_thread(&j, 256);
+    CHECK_INT(j.rc, COAX_EDEPTH);
+    CHECK_STR(j.msg, "schema evaluation nested " COAX_STACK_WHY);
+    job twin = {.depth = 200, .max_depth = 6000};
+    on_thread(&twin, 256);
+    CHECK_INT(twin.rc, COAX_OK);
+    CHECK_INT(twin.valid, 1);
+    job extract = {.depth = 5000, .max_depth = 300000, .extract = true};
+    on_thread(&extract, 256);
+    CHECK_INT(extract.rc, COAX_EDEPTH);
+}
+
 #define TESTS                                                  \
+    X(test_on_a_256k_thread_the_floor_keeps_off_its_end)       \
     X(test_a_validation_past_the_floor_stops_there)            \
     X(test_twin_a_deep_validation_under_the_floor_runs)        \
     X(test_an_extraction_past_what_the_stack_holds_is_refused) \
