@@ -3,11 +3,9 @@
 ** and coerced (coerce.c); the best one wins by score (see coax.h).
 */
 #include "extract/coerce.h"
-#include "base/stack.h"
 #include "repair/repair.h"
 #include "schema/schema.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 /* At most this many candidates are scored: the repair's own choice and the
@@ -900,9 +898,9 @@ void coax_extract_options_default(coax_extract_options *o)
     o->max_class = COAX_CLASS_INFERRED;
 }
 
-static coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
-                                const coax_limits *limits, const coax_extract_options *options,
-                                coax_extract_result *out, coax_error *err)
+coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                         const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                         coax_error *err)
 {
     coax_extract_options o;
     if (options) o = *options;
@@ -993,35 +991,4 @@ static coax_code extract_within(coax_arena *arena, const coax_schema *schema, co
     out->repair.log = r->candidates[best.index].log;
     out->repair.nlog = r->candidates[best.index].nlog;
     return COAX_OK;
-}
-
-/* The looks of an extraction (placeholders, restated values, doubts, coercion's trials, ...) walk
-** its values recursively, up to EXTRACT_LEVEL_BYTES of C stack a level of nesting (measured: 190
-** under an object schema), and the parsers take any nesting max_depth allows: `coax repair
-** --max-depth 300000` of 200,000 brackets segfaulted on 8 MB. The nesting an extraction reads is
-** what the C stack left to it holds (base/stack.h's floor, set here when no call above set one:
-** 448 KiB, 1,792 levels); deeper is COAX_EDEPTH, as past max_depth. */
-#define EXTRACT_LEVEL_BYTES (COAX_STACK_SCALE * 256u)
-
-coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
-                       const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
-                       coax_error *err)
-{
-    if (!arena || !schema || !out || (!text && len))
-        return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
-    memset(out, 0, sizeof *out);
-    uintptr_t before = coax_stack_arm();
-    coax_limits lim = coax_limits_resolve(limits);
-    size_t most = coax_stack_left() / EXTRACT_LEVEL_BYTES;
-    bool capped = lim.max_depth > most;
-    if (capped) lim.max_depth = most ? most : 1;
-    coax_code rc = extract_within(arena, schema, text, len, &lim, options, out, err);
-    coax_stack_restore(before);
-    if (rc != COAX_EDEPTH || !capped || !err) return rc;
-    /* the parsers' own message at the lowered limit (the schema's evaluation depth says its own) */
-    char parsed[64];
-    static const char why[] = " (what the C stack left to an extraction holds)";
-    size_t n = (size_t)snprintf(parsed, sizeof parsed, "nesting deeper than %zu", lim.max_depth);
-    if (!strcmp(err->msg, parsed) && n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
-    return rc;
 }
