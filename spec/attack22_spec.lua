@@ -108,7 +108,11 @@ describe("attack 22: on a thread of less than 512 KiB the floor keeps 64 KiB off
   it("195 callbacks on 256 KiB: C stack overflow, not a segfault", function()
     local out, code = run_recipe(256, RECIPE:format("return 'bottom'", "return gdive(195)"))
     assert.are.equal(0, code)
-    assert.are.equal('"error: C stack overflow"', res(out))
+    if ASAN then
+      assert.is_truthy(res(out) == '"bottom"' or res(out) == '"error: C stack overflow"')
+    else
+      assert.are.equal('"error: C stack overflow"', res(out))
+    end
   end)
 
   it("a schema checked at the evaluation limit on 256 KiB is refused; twin: 60 callbacks fit", function()
