@@ -12,7 +12,7 @@
 ** may be any size (coax_limits.max_depth, a schema's max_depth), so
 ** coax_schema_compile, coax_validate and coax_extract set one as well
 ** when no call above set it; an extraction reads only the nesting the
-** stack left to it holds (its looks recurse: extract.c).
+** stack left to it holds (its looks recurse: extract/nesting.c).
 */
 #ifndef COAX_STACK_H
 #define COAX_STACK_H
