@@ -596,6 +596,12 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
 ** than options' max_class, one of two different answers, a reply cut off or
 ** a value labelled an example is refused (out->valid 0, the first error
 ** says why). Returns what coax_extract returns. */
+/* coax_extract's work, within 'limits' as given (nesting.c lowers their max_depth to what the C
+** stack left to it holds). */
+coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                         const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                         coax_error *err);
+
 coax_code extract_sure_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                               const coax_extract_options *options, coax_extract_result *out, coax_error *err);
 

@@ -901,13 +901,10 @@ void coax_extract_options_default(coax_extract_options *o)
     o->max_class = COAX_CLASS_INFERRED;
 }
 
-coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
-                       const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
-                       coax_error *err)
+coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                         const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                         coax_error *err)
 {
-    if (!arena || !schema || !out || (!text && len))
-        return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
-    memset(out, 0, sizeof *out);
     coax_extract_options o;
     if (options) o = *options;
     else coax_extract_options_default(&o);
