@@ -602,11 +602,9 @@ static BYTES32_TARGET bool cr_or_blank_wide(const char *p, const char *end)
             x9a = _mm256_set1_epi8((char)0x9A), cr = _mm256_set1_epi8('\r');
     /* made once, kept in registers (opaque): GCC made four of them again in every block */
     __asm__("" : "+x"(fe), "+x"(e2), "+x"(x80), "+x"(c2), "+x"(a0), "+x"(e1), "+x"(x9a), "+x"(cr));
+    if (end[-1] == '\r') return true; /* the blocks look at a CR up to the byte before (a blank takes two) */
     for (;; p += 32) {
-        if (end - p < 33) { /* the last 33 bytes; a CR in the very last byte is looked at alone */
-            if (end[-1] == '\r') return true;
-            p = end - 33;
-        }
+        if (end - p < 33) p = end - 33; /* the last 33 bytes */
         __m256i w = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 1));
         __m256i two = _mm256_or_si256(
             _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(w, fe), e2),
