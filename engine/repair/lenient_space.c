@@ -442,8 +442,37 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
     return comment_offers_value(v, w, s, stop);
 }
 
+/* Marks the innermost open array and object whose closer the comment at..end
+** holds, one no opener in the comment matches: if the reply's end leaves it
+** open, the comment took its closer in as text or it was never written, and
+** which one is a guess (lp_closer_commented: [[ ## answer ## ]] then ["a"]
+** is ["a"] under a label, not [[["a"]]]; "// see [1]" closes nothing). */
+static void mark_commented_closers(lp *ps, const char *at, const char *end)
+{
+    if (!memchr(at, ']', (size_t)(end - at)) && !memchr(at, '}', (size_t)(end - at))) return;
+    size_t depth[2] = {0, 0}; /* arrays', objects' opened in the comment */
+    bool stray[2] = {false, false};
+    for (const char *c = at; c < end; c++) {
+        int object = *c == '{' || *c == '}';
+        if (*c == '[' || *c == '{') depth[object]++;
+        else if (*c == ']' || *c == '}') {
+            if (depth[object]) depth[object]--;
+            else stray[object] = true;
+        }
+    }
+    for (int object = 0; object < 2; object++) {
+        if (!stray[object]) continue;
+        for (size_t k = ps->nopens; k-- > 0;)
+            if (ps->opens[k].object == (bool)object) {
+                ps->opens[k].closer_commented = true;
+                break;
+            }
+    }
+}
+
 static void note_comment(lp *ps, const char *at, const char *end, bool closed)
 {
+    if (ps->nopens) mark_commented_closers(ps, at, end);
     /* a block comment the reply ends inside, a value open around it: the
     ** reply was cut in the comment ({"a": 1, then an opened block comment),
     ** what came after it lost */
