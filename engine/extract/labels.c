@@ -154,7 +154,9 @@ bool coerce_not_answer_label(const char *key, size_t klen)
 bool coerce_not_answer_tag(const char *name, size_t n)
 {
     static const char *const others[] = {"user", "system", "human", "context", "document", "documents", "observation",
-                                         "source", "sources", "reference", "references", "retrieved", "quote"};
+                                         "source", "sources", "reference", "references", "retrieved", "quote",
+                                         /* struck out: text the model deleted (HTML's <del>, <s>, <strike>) */
+                                         "del", "s", "strike"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
     char norm[257];
@@ -379,6 +381,33 @@ static bool label_line(const char *text, size_t end)
     return colon && unanswering_label(text, b, e - colon + 1);
 }
 
+static bool tag_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Whether the value at 'start' sits in an element whose opening tag, the nearest one before it with no closing tag
+** between, says it holds no answer, where the scan took no tagged block: the tag holds a fence
+** (<example>\n```json\n{...}```), attributes (<example id="1">{...}) or text before the value. Bounded, as a
+** label's look is. */
+static bool in_unanswering_element(const char *text, size_t origin, size_t start)
+{
+    size_t stop = start > 160 ? start - 160 : 0;
+    if (stop < origin) stop = origin;
+    for (size_t p = start; p > stop;) {
+        if (text[--p] != '<' || p + 1 >= start) continue;
+        if (text[p + 1] == '/') return false; /* past an element closed: in none */
+        size_t n = 0;
+        while (p + 1 + n < start && tag_name_char(text[p + 1 + n])) n++;
+        size_t after = p + 1 + n;
+        if (!n || after >= start || (text[after] != '>' && !coax_ascii_space((unsigned char)text[after])) ||
+            !memchr(text + after, '>', start - after))
+            continue; /* no tag: "x < 5", "List<T" */
+        return coerce_not_answer_tag(text + p + 1, n);
+    }
+    return false;
+}
+
 /* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
 ** that opens there (<!-- {...} -->, a block comment, // {...}: text taken out) or a label that is the whole line
 ** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
@@ -388,6 +417,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
 {
     if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
     size_t origin = extract_text_origin(text, cand->start), line = cand->start;
+    if (in_unanswering_element(text, origin, cand->start)) return true;
     size_t stop = cand->start > 64 ? cand->start - 64 : 0;
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
@@ -410,6 +440,8 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (cand->source != COAX_SOURCE_PROSE) return false;
     if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
         return true;
+    /* struck out, markdown's ~~{...}~~: text the model deleted (not a fence's ~~~) */
+    if (e - line >= 2 && !memcmp(text + e - 2, "~~", 2) && (e - line == 2 || text[e - 3] != '~')) return true;
     e = blanks_start(text, line, e, true); /* **Example:** */
     size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
