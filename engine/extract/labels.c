@@ -318,7 +318,8 @@ static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
     return e;
 }
 
-static bool unanswering_label(const char *text, size_t b, size_t e)
+/* echoes: whether a word of echo_word counts (not in a comment line's words: "// The user's profile") */
+static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
 {
     size_t words = 0;
     bool unanswering = false, echo = false, for_it = false;
@@ -351,7 +352,12 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
         echo = echo || echo_word(text + w, p - w);
         for_it = for_it || (p - w == 3 && coax_ascii_casesame(text + w, "for", 3));
     }
-    return unanswering || (echo && !for_it);
+    return unanswering || (echoes && echo && !for_it);
+}
+
+static bool unanswering_label(const char *text, size_t b, size_t e)
+{
+    return unanswering_words(text, b, e, true);
 }
 
 /* The length of the colon text[..e) ends with: 1 for ':', 3 for a
@@ -375,7 +381,10 @@ static bool label_line(const char *text, size_t end)
     size_t e = end, b = line;
     e = blanks_start(text, line, e, true);
     b = extract_past_invisible(text, blanks_end(text, b, e), e);
+    bool comment = e - b >= 2 && text[b] == '/' && text[b + 1] == '/'; /* "// Example" above the value */
+    if (comment) b = blanks_end(text, b + 2, e);
     size_t colon = colon_at_end(text, b, e);
+    if (e > b && !colon && comment) return unanswering_words(text, b, e + 1, false);
     if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
     return colon && unanswering_label(text, b, e - colon + 1);
@@ -408,6 +417,16 @@ static bool in_unanswering_element(const char *text, size_t origin, size_t start
     return false;
 }
 
+/* Whether the info string of the fence opening at text[b..e) names no answer as a tag would (```example, ```wrong):
+** no language is so named. */
+static bool fence_info_unanswering(const char *text, size_t b, size_t e)
+{
+    while (b < e && (text[b] == '`' || text[b] == '~')) b++;
+    size_t w = b;
+    while (w < e && tag_name_char(text[w])) w++;
+    return w > b && coerce_not_answer_tag(text + b, w - b);
+}
+
 /* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
 ** that opens there (<!-- {...} -->, a block comment, // {...}: text taken out) or a label that is the whole line
 ** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
@@ -430,6 +449,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
             b = blanks_end(text, b, above);
             bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
+            if (opens && fence_info_unanswering(text, b, above)) return true;
             if (!blank && !opens) return label_line(text, above);
             fence = fence || opens;
             line = b;
