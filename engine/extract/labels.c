@@ -319,6 +319,32 @@ static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
 }
 
 /* echoes: whether a word of echo_word counts (not in a comment line's words: "// The user's profile") */
+/* The length of an inline HTML tag at text[p..e) (<b>, </strong>, <h3>), or 0: markup around a label's words. */
+static size_t inline_tag_at(const char *text, size_t p, size_t e)
+{
+    if (text[p] != '<') return 0;
+    size_t name = p + 1 < e && text[p + 1] == '/' ? p + 2 : p + 1, q = name;
+    while (q < e && q - name < 10 && coax_ascii_alpha((unsigned char)text[q])) q++;
+    while (q < e && q - name < 10 && text[q] >= '1' && text[q] <= '6') q++; /* <h3> */
+    return q > name && q < e && text[q] == '>' ? q + 1 - p : 0;
+}
+
+/* Where text[b..e) ends before the markup that closes a label after its words or colon: blanks, '\r', markdown's
+** '*' and '_', inline HTML's closing tags ("**Wrong answer:**", "__Example:__", "<b>Example:</b>"). */
+static size_t label_marks_start(const char *text, size_t b, size_t e)
+{
+    for (size_t k;; e = k) {
+        k = blanks_start(text, b, e, true);
+        while (k > b && text[k - 1] == '_') k--;
+        for (size_t j = k > 12 + b ? k - 12 : b; k > b && text[k - 1] == '>' && j + 1 < k; j++)
+            if (text[j] == '<' && text[j + 1] == '/' && inline_tag_at(text, j, k) == k - j) {
+                k = j;
+                break;
+            }
+        if (k == e) return e;
+    }
+}
+
 static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
 {
     size_t words = 0;
@@ -329,6 +355,10 @@ static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
             continue;
         }
         unsigned char ch = (unsigned char)text[p];
+        if ((k = inline_tag_at(text, p, e - 1))) { /* <b>Example</b> */
+            p += k;
+            continue;
+        }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
             if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
             p++;
@@ -378,16 +408,27 @@ static bool label_line(const char *text, size_t end)
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
     if (line > origin && text[line - 1] != '\n') return false;
-    size_t e = end, b = line;
-    e = blanks_start(text, line, e, true);
+    size_t e = label_marks_start(text, line, end), b = line;
     b = extract_past_invisible(text, blanks_end(text, b, e), e);
-    bool comment = e - b >= 2 && text[b] == '/' && text[b + 1] == '/'; /* "// Example" above the value */
-    if (comment) b = blanks_end(text, b + 2, e);
+    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') b = blanks_end(text, b + 2, e); /* "// Example" */
     size_t colon = colon_at_end(text, b, e);
-    if (e > b && !colon && comment) return unanswering_words(text, b, e + 1, false);
     if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
+    /* nor does a line of a label's words alone in any markup ("Example", "**Example**", "<h3>Example</h3>",
+    ** "// example"), the user's words aside ("// The user's profile" names the answer's) */
+    if (e > b && !colon) return unanswering_words(text, b, e + 1, false);
     return colon && unanswering_label(text, b, e - colon + 1);
+}
+
+/* Whether text[b..e) is a setext heading's underline ("-------", "=======") under a line that is no blank one: the
+** line above it is a heading (label_line reads it). */
+static bool setext_underline(const char *text, size_t origin, size_t b, size_t e)
+{
+    e = blanks_start(text, b, e, true);
+    if (e - b < 3 || (text[b] != '-' && text[b] != '=') || b < origin + 2 || text[b - 2] == '\n') return false;
+    for (size_t k = b; k < e; k++)
+        if (text[k] != text[b]) return false;
+    return true;
 }
 
 static bool tag_name_char(char c)
@@ -450,7 +491,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
             bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (opens && fence_info_unanswering(text, b, above)) return true;
-            if (!blank && !opens) return label_line(text, above);
+            if (!blank && !opens) return label_line(text, setext_underline(text, origin, b, above) ? b - 1 : above);
             fence = fence || opens;
             line = b;
             while (line > origin && text[line - 1] != '\n') line--;
@@ -462,11 +503,14 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
         return true;
     /* struck out, markdown's ~~{...}~~: text the model deleted (not a fence's ~~~) */
     if (e - line >= 2 && !memcmp(text + e - 2, "~~", 2) && (e - line == 2 || text[e - 3] != '~')) return true;
-    e = blanks_start(text, line, e, true); /* **Example:** */
+    size_t plain = blanks_start(text, line, e, false);
+    e = label_marks_start(text, line, plain); /* **Example:**, <b>Example:</b> */
     size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
     size_t colon = colon_at_end(text, line, e);
-    if (!colon || (line > origin && text[line - 1] != '\n')) return false;
+    if (line > origin && text[line - 1] != '\n') return false;
+    /* a label set off by its markup alone needs no colon: "**Example** {...}", "<b>Example</b> {...}" */
+    if (!colon) return e < plain && e > b && unanswering_words(text, b, e + 1, false);
     return unanswering_label(text, b, e - colon + 1);
 }
 
