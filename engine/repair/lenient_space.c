@@ -447,7 +447,7 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
 ** open, the comment took its closer in as text or it was never written, and
 ** which one is a guess (lp_closer_commented: [[ ## answer ## ]] then ["a"]
 ** is ["a"] under a label, not [[["a"]]]; "// see [1]" closes nothing). */
-static void mark_commented_closers(lp *ps, const char *at, const char *end)
+static __attribute__((noinline)) void mark_commented_closers(lp *ps, const char *at, const char *end)
 {
     if (!memchr(at, ']', (size_t)(end - at)) && !memchr(at, '}', (size_t)(end - at))) return;
     size_t depth[2] = {0, 0}; /* arrays', objects' opened in the comment */
@@ -472,15 +472,16 @@ static void mark_commented_closers(lp *ps, const char *at, const char *end)
 
 static void note_comment(lp *ps, const char *at, const char *end, bool closed)
 {
-    if (ps->nopens) mark_commented_closers(ps, at, end);
     /* a block comment the reply ends inside, a value open around it: the
     ** reply was cut in the comment ({"a": 1, then an opened block comment),
     ** what came after it lost */
     bool cut = !closed && at[0] == '/' && at[1] == '*' && ps->nopens;
     /* only spaces after it (a reply's last new line): its first non-space
     ** ends the look, so the looks of all comments are linear together */
-    bool swallowed = ps->nopens && only_space(end, ps->e) &&
-                     memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
+    bool last = ps->nopens && only_space(end, ps->e);
+    bool swallowed = last && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
+    /* values after it in what it may have closed (with nothing after it, swallowed says all) */
+    if (ps->nopens && !last) mark_commented_closers(ps, at, end);
     /* each look only when the one before said no: all are questions, nothing else */
     bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) ||
                     comment_disowns(ps, at, end) || comment_before_offers(ps, at, end);
