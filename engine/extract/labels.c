@@ -420,15 +420,16 @@ static bool label_line(const char *text, size_t end)
     return colon && unanswering_label(text, b, e - colon + 1);
 }
 
-/* Whether text[b..e) is a setext heading's underline ("-------", "=======") under a line that is no blank one: the
-** line above it is a heading (label_line reads it). */
-static bool setext_underline(const char *text, size_t origin, size_t b, size_t e)
+/* Where the line above ends (its '\n') when text[b..e), a line that starts at 'start', is a setext heading's
+** underline ("-------", "=======") under a line that is no blank one: that line is a heading (label_line reads it);
+** else 0. */
+static size_t setext_heading_end(const char *text, size_t origin, size_t start, size_t b, size_t e)
 {
     e = blanks_start(text, b, e, true);
-    if (e - b < 3 || (text[b] != '-' && text[b] != '=') || b < origin + 2 || text[b - 2] == '\n') return false;
+    if (e - b < 3 || (text[b] != '-' && text[b] != '=') || start < origin + 2 || text[start - 2] == '\n') return 0;
     for (size_t k = b; k < e; k++)
-        if (text[k] != text[b]) return false;
-    return true;
+        if (text[k] != text[b]) return 0;
+    return start - 1;
 }
 
 static bool tag_name_char(char c)
@@ -485,13 +486,15 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (e == line && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
         while (line > origin) {
-            size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
+            size_t above = line - 1, b = above, heading; /* above: the '\n' ending the line above */
             while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
+            size_t start = b;
             b = blanks_end(text, b, above);
             bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (opens && fence_info_unanswering(text, b, above)) return true;
-            if (!blank && !opens) return label_line(text, setext_underline(text, origin, b, above) ? b - 1 : above);
+            if (!blank && !opens)
+                return label_line(text, (heading = setext_heading_end(text, origin, start, b, above)) ? heading : above);
             fence = fence || opens;
             line = b;
             while (line > origin && text[line - 1] != '\n') line--;
