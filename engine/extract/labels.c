@@ -482,15 +482,18 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     size_t stop = cand->start > 64 ? cand->start - 64 : 0;
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = blanks_start(text, line, cand->start, false);
-    if (e == line && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
+    size_t e = blanks_start(text, line, cand->start, false), quote = line;
+    while (quote < e && (text[quote] == '>' || text[quote] == ' ')) quote++; /* a quotation's "> " */
+    if (quote == e && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
         while (line > origin) {
             size_t above = line - 1, b = above, heading; /* above: the '\n' ending the line above */
             while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
             size_t start = b;
             b = blanks_end(text, b, above);
-            bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
+            size_t q = b; /* a quotation's empty line, ">", is blank too */
+            while (q < above && (text[q] == '>' || text[q] == ' ')) q++;
+            bool blank = blanks_start(text, q, above, true) == q && !memchr(text + q, '*', above - q);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (opens && fence_info_unanswering(text, b, above)) return true;
             if (!blank && !opens)
