@@ -520,6 +520,80 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     return unanswering_label(text, b, e - colon + 1);
 }
 
+/* Whether w[0..n), a word of a remark after the value, doubts it or calls it made up: the labels' words aside. */
+static bool remark_doubt_word(const char *w, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("guess"),       COAX_WORD("guessed"),   COAX_WORD("estimate"),   COAX_WORD("estimated"),
+        COAX_WORD("approx"),      COAX_WORD("approximate"), COAX_WORD("approximately"), COAX_WORD("fictional"),
+        COAX_WORD("fictitious"),  COAX_WORD("fake"),      COAX_WORD("draft"),      COAX_WORD("unverified")};
+    return WORD_IN(w, n, words);
+}
+
+/* The end of the remark opening at text[r..e) (its closing mark's start), *past its closing mark; SIZE_MAX when
+** none is set off there. A remark ends at its line's end but for its closing mark. */
+static size_t remark_end(const char *text, size_t r, size_t e, bool own_line, size_t *body, size_t *past)
+{
+    static const struct { const char *open, *close; } marks[] = {
+        {"<!--", "-->"}, {"/*", "*/"}, {"//", ""}, {"#", ""}, {"(", ")"}, {"[", "]"}, {"<--", ""}, {"<-", ""},
+        {"\xE2\x86\x90", ""}, {"\xE2\x80\x94", ""}, {"\xE2\x80\x93", ""}, {"--", ""}, {"-", ""}, {"**", "**"},
+        {"*", "*"}, {"__", "__"}, {"_", "_"}};
+    size_t line = r;
+    while (line < e && text[line] != '\n') line++;
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t on = strlen(marks[i].open), cn = strlen(marks[i].close);
+        if (line - r < on || memcmp(text + r, marks[i].open, on)) continue;
+        *body = r + on;
+        if (!cn) return *past = line, line;
+        for (size_t k = *body; k + cn <= line; k++)
+            if (!memcmp(text + k, marks[i].close, cn)) return *past = k + cn, k;
+        return SIZE_MAX;
+    }
+    *body = r; /* words alone on the line after the value's */
+    return own_line ? (*past = line, line) : SIZE_MAX;
+}
+
+size_t extract_labelling_remark(const char *text, size_t from, size_t e)
+{
+    size_t r = from, lines = 0;
+    for (bool fence = false;;) { /* past blanks, a line break, and a fenced value's closing fence */
+        size_t k = coax_blank_at(text + r, text + e);
+        if (k) r += k;
+        else if (r < e && (text[r] == '\n' || text[r] == '\r')) lines += text[r++] == '\n';
+        else if (!fence && e - r >= 3 && (!memcmp(text + r, "```", 3) || !memcmp(text + r, "~~~", 3))) {
+            fence = true;
+            lines = 0;
+            while (r < e && (text[r] == '`' || text[r] == '~')) r++;
+        } else break;
+    }
+    size_t body, past, end = r < e && lines <= 1 ? remark_end(text, r, e, lines == 1, &body, &past) : SIZE_MAX;
+    if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
+    for (size_t k = past; k < e && text[k] != '\n'; k++) /* nothing after it on its line but a sentence's end */
+        if (!strchr(" \t\r.!", text[k])) return SIZE_MAX;
+    while (end > body && strchr(" \t\r.!:", text[end - 1])) end--;
+    while (body < end && text[body] == ' ') body++;
+    if (end == body) return SIZE_MAX;
+    size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
+    for (size_t p = body; p < end; p++) {
+        if (!coax_ascii_alpha((unsigned char)text[p]) && !strchr(" '-.", text[p])) return SIZE_MAX;
+        words += coax_ascii_alpha((unsigned char)text[p]) && (p == body || !coax_ascii_alpha((unsigned char)text[p - 1]));
+    }
+    if (words > 4) return SIZE_MAX;
+    static const coax_word pointing[] = {COAX_WORD("see"), COAX_WORD("from"), COAX_WORD("based"), COAX_WORD("like"),
+                                         COAX_WORD("per"), COAX_WORD("as"), COAX_WORD("than"), COAX_WORD("unlike"),
+                                         COAX_WORD("vs"), COAX_WORD("above"), COAX_WORD("below")};
+    for (size_t p = body, q; p < end; p = q + 1) { /* "(see the example above)" points at another value */
+        for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
+        if (q > p && WORD_IN(text + p, q - p, pointing)) return SIZE_MAX;
+    }
+    if (unanswering_words(text, body, end + 1, false)) return r;
+    for (size_t p = body, q; p < end; p = q + 1) { /* "(my guess)", "(estimated)" */
+        for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
+        if (q > p && remark_doubt_word(text + p, q - p)) return r;
+    }
+    return SIZE_MAX;
+}
+
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)
 {
     coax_candidate c = {.source = source, .start = len};

@@ -264,6 +264,8 @@ size_t extract_taken_back(const char *text, size_t from, size_t to, const coax_v
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
     if (conditional_after(text, from, e)) return from;
+    size_t remark = extract_labelling_remark(text, from, e); /* "{...} (example)", "{...} // wrong" */
+    if (remark != SIZE_MAX) return remark;
     static const char *const interjections[] = {"hmm,", "hm,", "oh,", "ah,", "um,", "uh,", "well,", "no,",
                                                 "ok,", "okay,", "so,", "sorry,"};
     bool start = true, end = e == to; /* a sentence may start here; the look reaches the reply's end */

@@ -354,6 +354,27 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
     return isnan(offered) || number_text(v, t) != offered;
 }
 
+/* Whether the words s..stop of a comment after the whole value say it is
+** no answer, as a label before it would ({"age": 36} // example, # sample,
+** a placeholder, a template, a draft): inside a value such a comment may
+** be about the format ({"date": "..." // example: 2024-01-01}). */
+static bool comment_labels(const char *s, const char *stop)
+{
+#define LABELS(X) X("example") X("examples") X("sample") X("placeholder") X("template") X("draft") X("mock")
+    static const coax_word words[] = {LABELS(W)};
+    for (const char *p = s; p < stop;) {
+        if (!is_alpha_ascii(*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (q < stop && is_alpha_ascii(*q)) q++;
+        if (WORD_IS(p, (size_t)(q - p), words)) return true;
+        p = q;
+    }
+    return false;
+}
+
 /* Whether the comment from 'at' to 'end' follows a value on its line
 ** (after a comma, perhaps), or the whole value, and disowns it. The look is the comment's first
 ** 120 bytes and, back, its line: linear over all comments, as each line's
@@ -389,6 +410,7 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     const char *prev = NULL;
     size_t pn = 0;
     bool question = false;
+    if (!ps->nopens && comment_labels(s, stop)) return true;
     for (const char *p = s; p < stop;) {
         if (!is_alpha_ascii(*p)) {
             /* a question about the value ("// ?", "// 37?", "# in years?"; not a URL's "?q=") */
