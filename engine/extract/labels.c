@@ -568,15 +568,17 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
     }
     size_t body, past, end = r < e && lines <= 1 ? remark_end(text, r, e, lines == 1, &body, &past) : SIZE_MAX;
     if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
-    for (size_t k = past; k < e && text[k] != '\n'; k++) /* nothing after it on its line but a sentence's end */
-        if (!strchr(" \t\r.!", text[k])) return SIZE_MAX;
-    while (end > body && strchr(" \t\r.!:", text[end - 1])) end--;
-    while (body < end && text[body] == ' ') body++;
+    for (size_t k = past, n; k < e && text[k] != '\n'; k += n ? n : 1) /* nothing more on its line but a stop */
+        if (!(n = coax_blank_at(text + k, text + e)) && !strchr("\r.!", text[k])) return SIZE_MAX;
+    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || strchr("\r.!:", text[end - 1]));)
+        end -= k ? k : 1;
+    body = blanks_end(text, body, end);
     if (end == body) return SIZE_MAX;
     size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
-    for (size_t p = body; p < end; p++) {
-        if (!coax_ascii_alpha((unsigned char)text[p]) && !strchr(" '-.", text[p])) return SIZE_MAX;
-        words += coax_ascii_alpha((unsigned char)text[p]) && (p == body || !coax_ascii_alpha((unsigned char)text[p - 1]));
+    for (size_t p = body, k; p < end; p += k ? k : 1) {
+        bool letter = coax_ascii_alpha((unsigned char)text[p]);
+        if (!(k = coax_blank_at(text + p, text + end)) && !letter && !strchr("'-.", text[p])) return SIZE_MAX;
+        words += letter && (p == body || !coax_ascii_alpha((unsigned char)text[p - 1]));
     }
     if (words > 4) return SIZE_MAX;
     static const coax_word pointing[] = {COAX_WORD("see"), COAX_WORD("from"), COAX_WORD("based"), COAX_WORD("like"),
