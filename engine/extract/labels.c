@@ -515,8 +515,10 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
     size_t colon = colon_at_end(text, line, e);
     if (line > origin && text[line - 1] != '\n') return false;
-    /* a label set off by its markup alone needs no colon: "**Example** {...}", "<b>Example</b> {...}" */
-    if (!colon) return e < plain && e > b && unanswering_words(text, b, e + 1, false);
+    /* a label set off by its markup alone needs no colon: "**Example** {...}", "<b>Example</b> {...}",
+    ** "(example) {...}" */
+    bool bracketed = e - b >= 2 && text[b] == '(' && text[e - 1] == ')';
+    if (!colon) return (e < plain || bracketed) && e > b && unanswering_words(text, b, e + 1, false);
     return unanswering_label(text, b, e - colon + 1);
 }
 
