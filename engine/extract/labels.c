@@ -487,7 +487,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (quote == e && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
         while (line > origin) {
-            size_t above = line - 1, b = above, heading; /* above: the '\n' ending the line above */
+            size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
             while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
             size_t start = b;
             b = blanks_end(text, b, above);
@@ -496,8 +496,10 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
             bool blank = blanks_start(text, q, above, true) == q && !memchr(text + q, '*', above - q);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
             if (opens && fence_info_unanswering(text, b, above)) return true;
-            if (!blank && !opens)
-                return label_line(text, (heading = setext_heading_end(text, origin, start, b, above)) ? heading : above);
+            if (!blank && !opens) {
+                size_t heading = setext_heading_end(text, origin, start, b, above);
+                return label_line(text, heading ? heading : above);
+            }
             fence = fence || opens;
             line = b;
             while (line > origin && text[line - 1] != '\n') line--;
@@ -530,6 +532,12 @@ static bool remark_doubt_word(const char *w, size_t n)
         COAX_WORD("approx"),      COAX_WORD("approximate"), COAX_WORD("approximately"), COAX_WORD("fictional"),
         COAX_WORD("fictitious"),  COAX_WORD("fake"),      COAX_WORD("draft"),      COAX_WORD("unverified")};
     return WORD_IN(w, n, words);
+}
+
+/* A remark's letter: ASCII's, or a byte of a character past it ("(例)", "(пример)"). */
+static bool remark_letter(char c)
+{
+    return coax_ascii_alpha((unsigned char)c) || (unsigned char)c >= 0x80;
 }
 
 /* The end of the remark opening at text[r..e) (its closing mark's start), *past its closing mark; SIZE_MAX when
@@ -578,9 +586,9 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
     if (end == body) return SIZE_MAX;
     size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
     for (size_t p = body, k; p < end; p += k ? k : 1) {
-        bool letter = coax_ascii_alpha((unsigned char)text[p]);
+        bool letter = remark_letter(text[p]);
         if (!(k = coax_blank_at(text + p, text + end)) && !letter && !strchr("'-.", text[p])) return SIZE_MAX;
-        words += letter && (p == body || !coax_ascii_alpha((unsigned char)text[p - 1]));
+        words += letter && (p == body || !remark_letter(text[p - 1]));
     }
     if (words > 4) return SIZE_MAX;
     static const coax_word pointing[] = {COAX_WORD("see"), COAX_WORD("from"), COAX_WORD("based"), COAX_WORD("like"),
