@@ -335,7 +335,7 @@ static size_t label_marks_start(const char *text, size_t b, size_t e)
 {
     for (size_t k;; e = k) {
         k = blanks_start(text, b, e, true);
-        while (k > b && text[k - 1] == '_') k--;
+        while (k > b && (text[k - 1] == '_' || text[k - 1] == '|')) k--; /* __Example:__, a table's cell */
         for (size_t j = k > 12 + b ? k - 12 : b; k > b && text[k - 1] == '>' && j + 1 < k; j++)
             if (text[j] == '<' && text[j + 1] == '/' && inline_tag_at(text, j, k) == k - j) {
                 k = j;
@@ -360,7 +360,7 @@ static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
             continue;
         }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
-            if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
+            if (!ch || !strchr(" \t*_#>-()'|0123456789", ch)) return false; /* markdown's marks, "Example 2" */
             p++;
             continue;
         }
@@ -469,6 +469,19 @@ static bool fence_info_unanswering(const char *text, size_t b, size_t e)
     return w > b && coerce_not_answer_tag(text + b, w - b);
 }
 
+/* Whether text[line..e), before a value on its line, assigns it to a variable named as a label or a tag of no answer
+** would be ("example = {...}", "const bad_example = {...}", "EXAMPLE_RESPONSE := {...}"): the code names it so. */
+static bool assigned_to_label(const char *text, size_t line, size_t e)
+{
+    if (e == line || text[e - 1] != '=' || (e - line >= 2 && strchr("=!<>", text[e - 2]))) return false;
+    size_t v = e - 1;
+    if (v > line && text[v - 1] == ':') v--; /* := */
+    v = blanks_start(text, line, v, false);
+    size_t i = v;
+    while (i > line && tag_name_char(text[i - 1])) i--;
+    return i < v && coerce_not_answer_label(text + i, v - i);
+}
+
 /* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
 ** that opens there (<!-- {...} -->, a block comment, // {...}: text taken out) or a label that is the whole line
 ** before it (unanswering_label); for a value that starts its line, a label that is the whole of the line above,
@@ -511,6 +524,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
         return true;
     /* struck out, markdown's ~~{...}~~: text the model deleted (not a fence's ~~~) */
     if (e - line >= 2 && !memcmp(text + e - 2, "~~", 2) && (e - line == 2 || text[e - 3] != '~')) return true;
+    if (assigned_to_label(text, line, e)) return true;
     size_t plain = blanks_start(text, line, e, false);
     e = label_marks_start(text, line, plain); /* **Example:**, <b>Example:</b> */
     size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
