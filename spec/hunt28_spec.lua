@@ -58,6 +58,17 @@ describe("hunt28", function()
     read('{"a": [1, 2], # ok ]\n "b": 3', '{"a":[1,2],"b":3}', { "comment:lossless", "closed_bracket:inferred" })
   end)
 
+  it("reads a util.inspect marker's digits to its end alone, call after call", function()
+    -- the check read its folded copy, which holds no terminator, past the end: digits an earlier
+    -- call left on the stack made [Circular *1] a list of one word, a value with exit 0
+    local reply = "{ x: 'a', y: [Circular *1] }\n\nLet me know if you need anything else!"
+    for _ = 1, 200 do
+      local r = coax.extract(reply, "{}")
+      assert.are.same({ false, 'a placeholder where a value was due ("Circular *1"): send the value itself' },
+        { r.valid, r.errors[1].error })
+    end
+  end)
+
   it("coax repair exits 1 on the DSPy marker before a list, 0 on its twin", function()
     local out, err, code = H.coax({ "repair" }, '[[ ## answer ## ]]\n["a", "b"]')
     assert.are.same({ "", "coax repair: no sure value: the JSON is incomplete: the reply ends inside it\n", 1 },
