@@ -398,6 +398,21 @@ static size_t colon_at_end(const char *text, size_t b, size_t e)
     return e - b >= 3 && !memcmp(text + e - 3, "\xEF\xBC\x9A", 3) ? 3 : 0;
 }
 
+/* colon_at_end's, or the length of an arrow or a dash that stands for a colon after a label's words, a blank
+** before it ("Example -> {...}", "Example - {...}", "Example \u2014 {...}"): 0 for none. */
+static size_t separator_at_end(const char *text, size_t b, size_t e)
+{
+    size_t n = colon_at_end(text, b, e);
+    if (n) return n;
+    static const char *const signs[] = {"->", "=>", "-", "\xE2\x86\x92", "\xE2\x80\x94", "\xE2\x80\x93"};
+    for (size_t i = 0; i < sizeof signs / sizeof *signs; i++) {
+        size_t k = strlen(signs[i]);
+        if (e - b > k && !memcmp(text + e - k, signs[i], k) && coax_blank_before(text + b, text + e - k))
+            return k;
+    }
+    return 0;
+}
+
 /* Whether the line ending at 'end' (its '\n' or the text's start) is a
 ** label of a non-answer that is the whole line: a colon last, after
 ** markdown's closing marks, or a markdown heading. The look back stops at 64 bytes: a longer
@@ -529,7 +544,7 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     e = label_marks_start(text, line, plain); /* **Example:**, <b>Example:</b> */
     size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    size_t colon = colon_at_end(text, line, e);
+    size_t colon = separator_at_end(text, line, e);
     if (line > origin && text[line - 1] != '\n') return false;
     /* a label set off by its markup alone needs no colon: "**Example** {...}", "<b>Example</b> {...}",
     ** "(example) {...}" */
