@@ -361,18 +361,23 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
 static bool comment_labels(const char *s, const char *stop)
 {
 #define LABELS(X) X("example") X("examples") X("sample") X("placeholder") X("template") X("draft") X("mock")
-    static const coax_word words[] = {LABELS(W)};
-    for (const char *p = s; p < stop;) {
+    /* words that point at another value: "// as in the example above", "# see examples" */
+#define POINTING(X) X("see") X("as") X("like") X("from") X("in") X("per") X("based") X("above") X("below")
+    static const coax_word words[] = {LABELS(W)}, pointing[] = {POINTING(W)};
+    size_t n = 0;
+    bool label = false;
+    for (const char *p = s; p < stop;) { /* the label among the comment's first three words */
         if (!is_alpha_ascii(*p)) {
             p++;
             continue;
         }
         const char *q = p + 1;
         while (q < stop && is_alpha_ascii(*q)) q++;
-        if (WORD_IS(p, (size_t)(q - p), words)) return true;
+        if (WORD_IS(p, (size_t)(q - p), pointing)) return false;
+        label = label || (n++ < 3 && WORD_IS(p, (size_t)(q - p), words));
         p = q;
     }
-    return false;
+    return label;
 }
 
 /* Whether the comment from 'at' to 'end' follows a value on its line
