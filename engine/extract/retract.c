@@ -530,8 +530,9 @@ static size_t marked_clause(const char *text, size_t b, size_t start)
 /* Where the line above a value that starts its line, past blank lines and
 ** a fence's opening (and that line's own text before its backticks:
 ** "Probably: ```json"), doubts it (doubted_before) in its last sentence:
-** "Probably:", "I think:", "I'm not sure about the age, but here goes.";
-** not one that asks or supposes ("You asked whether maybe ..."), nor a line
+** "Probably:", "I think:", "I'm not sure about the age, but here goes.", or,
+** ending in a colon, marks it (marked_clause: "Here is an example of the
+** output:"); not one that asks or supposes ("You asked whether maybe ..."), nor a line
 ** with a bracket (JSON above). SIZE_MAX when none does, or the value does
 ** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
 static size_t doubted_above(const char *text, size_t start)
