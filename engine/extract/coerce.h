@@ -377,6 +377,12 @@ size_t extract_marked_before(const char *text, size_t start, bool prose);
 size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
                              const coax_candidate *b);
 
+/* Where members whose object's opening brace is lost stand in text[from..start) before the
+** answer text[start..end): a quoted key ("name": ...) and then, before the answer or after
+** it up to 'to', a closing brace no opening one matches ("\"name\": \"Ada\"} {...}", "\"a\":
+** {...}}": a record the answer alone drops, or holds). SIZE_MAX when none do (labels.c). */
+size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to);
+
 /* Where the reply's first line starts, for a look back from 'at' (a value's
 ** start, past any byte order mark): after its byte order marks, which hide
 ** no label or doubt before the value ("\xEF\xBB\xBFExample: {...}"), else 0. */
@@ -481,13 +487,15 @@ coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, v
 
 /* ---- lists of one (extract/unwrapped.c) ---------------------------------------- */
 
-/* In *at, the place of a list of one in 'value' (the coercion's value of
-** 'written') above items the log unwrapped from lists of one, where the
+/* In *at, the place of a value the coercion put in a list of one or took out of
+** one where the repair placed a bracket of 'cand' (its place is a guess), or of a
+** list of one in 'value' (the coercion's value of cand's) above items the log
+** unwrapped from lists of one, where the
 ** list of one dropped instead, as written inside, is another valid value
 ** ([[[1], [2]]] for lists of numbers: [[1, 2]] or [[1], [2]]), or of a list
 ** at or above values the log wrapped where the list as written put in a
 ** list of one is; NULL: none. In *why, the error saying which. */
-coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_candidate *cand,
                                        const char **at, const char **why);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */

@@ -676,3 +676,29 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
     }
     return at;
 }
+
+size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to)
+{
+    size_t key = SIZE_MAX, open = 0, depth = 0;
+    for (size_t p = from; p < to; p++) {
+        if (p == start) p = end; /* the answer, whole */
+        if (p >= to) break;
+        char ch = text[p];
+        if (open) { /* in a string (opened at open - 1), which a line's end closes in prose */
+            if (ch == '\\') p++;
+            else if (ch == '\n') open = 0;
+            else if (ch == '"') {
+                size_t q = p + 1;
+                while (q < to && (text[q] == ' ' || text[q] == '\t')) q++;
+                if (q < to && text[q] == ':' && !depth && key == SIZE_MAX && p < start) key = open - 1;
+                open = 0;
+            }
+            continue;
+        }
+        if (ch == '"') open = p + 1;
+        else if (ch == '{') depth++;
+        else if (ch == '}' && depth) depth--;
+        else if (ch == '}' && key != SIZE_MAX) return key;
+    }
+    return SIZE_MAX;
+}

@@ -125,7 +125,8 @@ static bool hedged_before(const char *text, size_t from, size_t at)
 static bool denied_before(const char *text, size_t from, size_t at)
 {
     static const coax_word words[] = {COAX_WORD("no"), COAX_WORD("not"), COAX_WORD("nothing"), COAX_WORD("none"),
-                                      COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither")};
+                                      COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither"),
+                                      COAX_WORD("nowhere")};
     size_t b = at;
     while (b > from && !strchr(".!?,;:\n", text[b - 1])) b--;
     for (size_t p = b; p < at;) {
@@ -228,6 +229,13 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
     if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return *kind = CALLS_WRONG, true;
+    /* the same with the subject between ("Not only is the age wrong, ..."); not "Nor is the age wrong" */
+    static const char *const copulas[] = {"is", "are", "was", "were"};
+    static const char *const called[] = {"wrong", "incorrect", "inaccurate", "invalid", "erroneous", "a typo"};
+    size_t w = inverted_called_wrong(text, at, e, copulas, sizeof copulas / sizeof *copulas, called,
+                                     sizeof called / sizeof *called);
+    if (w != SIZE_MAX && !hedged_before(text, from, w) && !denied_before(text, from, w))
+        return *kind = CALLS_WRONG, true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
     while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
