@@ -328,6 +328,10 @@ bool extract_labelled_no_answer(const char *before, size_t len, coax_source sour
 ** comment before a candidate of prose or a block says so (labels.c). */
 bool extract_unanswering_tag(const char *text, size_t len, const coax_candidate *cand);
 bool extract_unanswering_prose(const char *text, size_t len, const coax_candidate *cand);
+/* Where a short remark right after an answer ending at text[from], set off as one (in parentheses or
+** brackets, a comment, after an arrow or a dash, on the next line alone), labels it as no answer or
+** doubts it ("(example)", "// wrong", "<- old", "(my guess)"), in text[from..e): SIZE_MAX if none. */
+size_t extract_labelling_remark(const char *text, size_t from, size_t e);
 
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */
 
