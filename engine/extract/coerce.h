@@ -379,8 +379,9 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
 
 /* Where members whose object's opening brace is lost stand in text[from..start) before the
 ** answer text[start..end): a quoted key ("name": ...) and then, before the answer or after
-** it up to 'to', a closing brace no opening one matches ("\"name\": \"Ada\"} {...}", "\"a\":
-** {...}}": a record the answer alone drops, or holds). SIZE_MAX when none do (labels.c). */
+** it up to 'to', a closing brace no opening one matches, or after it another quoted key
+** ("\"name\": \"Ada\"} {...}", "\"a\": {...}}", "\"a\": [1], \"b\": 3": a record the answer
+** alone drops, or holds). SIZE_MAX when none do (labels.c). */
 size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to);
 
 /* Where the reply's first line starts, for a look back from 'at' (a value's

@@ -690,6 +690,7 @@ size_t extract_members_unopened(const char *text, size_t from, size_t start, siz
             else if (ch == '"') {
                 size_t q = p + 1;
                 while (q < to && (text[q] == ' ' || text[q] == '\t')) q++;
+                if (q < to && text[q] == ':' && !depth && key != SIZE_MAX && p > start) return key; /* and after */
                 if (q < to && text[q] == ':' && !depth && key == SIZE_MAX && p < start) key = open - 1;
                 open = 0;
             }
