@@ -143,7 +143,11 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     bool valid = false;
     if (budgets(&c, inst, pool)) {
         uint64_t steps = c.steps, regex = c.regex;
-        valid = vctx_validate(&c, root, inst);
+        /* A pool run dry fails every run at its first step (each takes one), but a leaf finds it out
+        ** only after its tests: an anyOf of n branches did n tests for each candidate the example
+        ** went on to check (3,200 branches: 12,808 checks, 4 times the work of 1,600's). */
+        if (pool && !c.steps) vctx_out_of_steps(&c, 1);
+        else valid = vctx_validate(&c, root, inst);
         if (pool) {
             pool->steps -= steps - c.steps;
             pool->regex -= regex - c.regex;
