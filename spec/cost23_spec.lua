@@ -51,3 +51,56 @@ describe("cost 23: the example's checks stop when their pool runs dry", function
     assert.are.equal("validation used up its step budget of 50000 steps (the example's max_steps x 500)", err)
   end)
 end)
+
+-- The line reader of `coax batch` and of the --jsonl modes (engine/cli/batch_io.c) searched the
+-- unread bytes for a newline from their start after each read: a line that came through a pipe,
+-- 64 KiB a read, was searched again for each of them (a line of 64 MB: 0.7 s, of 128 MB: 3.3 s,
+-- 16 MB: 0.02 s). The search goes on from where the last one ended.
+describe("cost 23: a long line read from a pipe is searched for its newline once", function()
+  local dir = H.tmpdir()
+  teardown(function() H.rmtree(dir) end)
+  local schema = dir .. "/any.json"
+  H.write(schema, "{}")
+
+  -- The CPU time of `cat FILE | coax validate --jsonl ...` (bash's `times`: its children's), and
+  -- what it printed.
+  local function piped(file, ...)
+    local args = {}
+    for i, a in ipairs({ ... }) do args[i] = H.quote(a) end
+    local p = assert(io.popen(("bash -c %s"):format(H.quote(("cat %s | env -u LD_PRELOAD %s validate --jsonl %s %s "
+      .. ">%s/out; times"):format(H.quote(file), H.quote(H.build .. "/coax"), table.concat(args, " "),
+      H.quote(schema), H.quote(dir))))))
+    local report = p:read("a")
+    p:close()
+    local total = 0
+    for m, s in report:match("\n([^\n]*)"):gmatch("(%d+)m([%d.]+)s") do total = total + 60 * m + tonumber(s) end
+    return total, H.read(dir .. "/out")
+  end
+
+  it("4 times the line (16 MB and 64 MB) costs at most 8 times the work", function()
+    local files = {}
+    for _, mb in ipairs({ 16, 64 }) do
+      files[mb] = ("%s/line%d.jsonl"):format(dir, mb)
+      H.write(files[mb], '"' .. ("x"):rep(mb << 20) .. '"\n')
+    end
+    local best = {}
+    for _, mb in ipairs({ 16, 64, 16, 64, 16, 64 }) do
+      local t, out = piped(files[mb])
+      assert.are.equal('{"valid":true}\n', out)
+      best[mb] = math.min(best[mb] or math.huge, t)
+    end
+    for _, f in pairs(files) do os.remove(f) end
+    local ratio = best[64] / math.max(best[16], 0.01)
+    assert.is_true(ratio < 8, ("cpu(64 MB) / cpu(16 MB) = %.2f"):format(ratio))
+  end)
+
+  it("twins: the lines after a long one, one too long and a last one without a newline", function()
+    local file = dir .. "/twin.jsonl"
+    H.write(file, '"' .. ("x"):rep(200000) .. '"\n1\n"' .. ("y"):rep(100) .. '"\n[2]')
+    local _, out = piped(file)
+    assert.are.equal(('{"valid":true}\n'):rep(4), out)
+    _, out = piped(file, "--max-input", "150000")
+    assert.are.equal('{"valid":false,"errors":[{"instanceLocation":"","keywordLocation":"","error":'
+      .. '"line longer than --max-input (150000 bytes)"}]}\n' .. ('{"valid":true}\n'):rep(3), out)
+  end)
+end)
