@@ -104,3 +104,47 @@ describe("cost 23: a long line read from a pipe is searched for its newline once
       .. '"line longer than --max-input (150000 bytes)"}]}\n' .. ('{"valid":true}\n'):rep(3), out)
   end)
 end)
+
+-- A tool call's arguments (tools mode, lua/coax/tools.lua) are the envelope {"json": V} when
+-- nothing but spaces, a comma and a closing brace follow V. One pattern, "^%s*,?%s*}?%s*$", looked
+-- for that, and when more followed it tried its three runs of spaces against each other: n^3 steps.
+-- The engine's scripts match with a step count, so a call of 500 spaces before another member
+-- (550 bytes) spent the session's 10 M Lua instructions and ended it as a limit, its next attempt
+-- never made (1,000 spaces, outside the count: 1 s; 4,000: 62 s). The look is a scan now.
+describe("cost 23: a tool call's arguments are read in linear work", function()
+  local P = require "providers"
+  local provider = P.harness { agent = "openai", options = { model = "m1", mode = "tools" },
+    secrets = { OPENAI_API_KEY = "sk-test-cost23", ANTHROPIC_API_KEY = "sk-test-cost23" } }
+  setup(function() provider:start { ["schema.json"] = P.SCHEMA, ["recipe.lua"] = P.recipe() } end)
+  teardown(function() provider:stop() end)
+
+  -- The session whose first reply submits 'args', its second {"name": "Bob", "age": 37}.
+  local function submitted(args)
+    local bob = '{"json": {"name": "Bob", "age": 37}}'
+    return provider:run({ { tool_calls = { { name = "submit", arguments = args, id = "s1" } } },
+      { tool_calls = { { name = "submit", arguments = bob, id = "s2" } } } })
+  end
+  local ADA = '{"json": {"name": "Ada", "age": 36}'
+
+  it("2,000 spaces before another member: no envelope, the attempt is invalid and the next one taken", function()
+    local r = submitted(ADA .. (" "):rep(2000) .. ', "note": "x"}')
+    assert.are.same({ "ok", '{"name":"Bob","age":37}', 2, "invalid" },
+      { r.outcome, json.encode(r.value), #r.attempts, r.attempts[1].outcome })
+  end)
+
+  it("twins: 2,000 spaces or newlines before the closing brace, a comma or nothing: the envelope's value", function()
+    for _, args in ipairs({ ADA .. (" "):rep(2000) .. "}", ADA .. "," .. ("\n"):rep(2000) .. "}  ",
+      ADA .. ("\t"):rep(2000) }) do
+      local r = submitted(args)
+      assert.are.same({ "ok", '{"name":"Ada","age":36}', 1, '{"name": "Ada", "age": 36}' },
+        { r.outcome, json.encode(r.value), #r.attempts, r.attempts[1].reply })
+    end
+  end)
+
+  it("4 times the spaces (20,000 and 80,000) cost at most 8 times the work", function()
+    local tools = require "coax.tools"
+    local text = {}
+    for _, n in ipairs({ 20000, 80000 }) do text[n] = ADA .. (" "):rep(n) .. ', "note": "x"}' end
+    assert_scales(function(m) assert.are.equal(text[m], tools.value_text(text[m])) end, 20000, 8)
+  end)
+end)
