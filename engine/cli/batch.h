@@ -23,6 +23,7 @@ typedef struct batch_reader {
     char *buf;
     size_t start, len, cap;
     size_t last;      /* where the line last returned starts */
+    size_t scanned;   /* bytes from 'start' known to hold no newline */
     size_t max_line;
     uint64_t line_no; /* the number of the line last returned (1-based) */
     bool newline;     /* the line last returned ended with '\n' */

@@ -142,7 +142,15 @@ coax_code coax_schema_run(const coax_schema *s, const snode *root, const coax_va
     coax_buf_init(&c.nests, c.alloc);
     coax_buf_init(&c.msg, c.alloc);
     bool valid = false;
-    if (budgets(&c, inst, pool)) {
+    if (pool && !pool->steps) {
+        /* A pool run dry fails every run at its first step (each takes one), as its budget, but the
+        ** run measured its instance first and a leaf found it out only after its tests: an anyOf
+        ** of n branches did n tests for each candidate the example went on to check (3,200
+        ** branches: 12,808 checks, 4 times the work of 1,600's), and 64 examples of 10,000 items
+        ** behind each of n branches were each measured (1,600 branches: 1.1 s; 200: 0.18 s). */
+        c.steps_max = pool->size, c.steps_what = pool->what;
+        vctx_out_of_steps(&c, 1);
+    } else if (budgets(&c, inst, pool)) {
         uint64_t steps = c.steps, regex = c.regex;
         valid = vctx_validate(&c, root, inst);
         if (pool) {
