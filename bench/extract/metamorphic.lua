@@ -98,6 +98,90 @@ local function reordered(text)
   return enc(v)
 end
 
+-- The tokens of valid JSON, each {kind, from, to} over the text (kind "s" a string, "p" a
+-- punctuator, "w" a number or literal); nil where the text is no JSON.
+local function tokens(text)
+  local ok, v = pcall(json.decode, text)
+  if not ok or v == nil then return nil end
+  local out, i, n = {}, 1, #text
+  while i <= n do
+    local c = text:sub(i, i)
+    if c:match("%s") then
+      i = i + 1
+    elseif c == '"' then
+      local j = i + 1
+      while text:sub(j, j) ~= '"' do j = j + (text:sub(j, j) == "\\" and 2 or 1) end
+      out[#out + 1] = { "s", i, j }
+      i = j + 1
+    elseif c:match("[{}%[%],:]") then
+      out[#out + 1] = { "p", i, i }
+      i = i + 1
+    else
+      local j = text:find('[%s{}%[%],:"]', i) or n + 1
+      out[#out + 1] = { "w", i, j - 1 }
+      i = j
+    end
+  end
+  return out
+end
+
+-- Valid JSON with each token replaced by edit(token, text of it, index, tokens) where that
+-- returns a string, the layout between tokens kept; nil for text that is no JSON.
+local function retokened(text, edit)
+  local toks = tokens(text)
+  if not toks then return nil end
+  local out, at = {}, 1
+  for k, t in ipairs(toks) do
+    out[#out + 1] = text:sub(at, t[2] - 1)
+    local s = text:sub(t[2], t[3])
+    out[#out + 1] = edit(t, s, k, toks) or s
+    at = t[3] + 1
+  end
+  out[#out + 1] = text:sub(at)
+  return table.concat(out)
+end
+
+-- Valid JSON written with no whitespace between tokens, or pretty-printed two spaces a level.
+local function minified(text)
+  local toks = tokens(text)
+  if not toks then return nil end
+  local out = {}
+  for k, t in ipairs(toks) do out[k] = text:sub(t[2], t[3]) end
+  return table.concat(out)
+end
+local function pretty(text)
+  local toks = tokens(text)
+  if not toks then return nil end
+  local out, depth = {}, 0
+  for k, t in ipairs(toks) do
+    local s = text:sub(t[2], t[3])
+    local nxt = toks[k + 1] and text:sub(toks[k + 1][2], toks[k + 1][3])
+    if s == "}" or s == "]" then
+      local prev = text:sub(toks[k - 1][2], toks[k - 1][3])
+      depth = depth - 1
+      if prev ~= "{" and prev ~= "[" then out[#out + 1] = "\n" .. ("  "):rep(depth) end
+      out[#out + 1] = s
+    elseif s == "{" or s == "[" then
+      depth = depth + 1
+      out[#out + 1] = s
+      if nxt ~= "}" and nxt ~= "]" then out[#out + 1] = "\n" .. ("  "):rep(depth) end
+    elseif s == "," then
+      out[#out + 1] = ",\n" .. ("  "):rep(depth)
+    elseif s == ":" then
+      out[#out + 1] = ": "
+    else
+      out[#out + 1] = s
+    end
+  end
+  return table.concat(out)
+end
+-- The text with each ASCII digit another (a draft that differs from the answer).
+local function digits_changed(text)
+  return (text:gsub("%d", function(d) return tostring((tonumber(d) + 1) % 10) end))
+end
+local function tok_text(text, toks, k) return toks[k] and text:sub(toks[k][2], toks[k][3]) end
+local function is_key(text, toks, k) return toks[k][1] == "s" and tok_text(text, toks, k + 1) == ":" end
+
 local function bare(text) return text:match("^%s*[%[{]") and text:match("[%]}]%s*$") end
 
 -- META_ONLY=name,name runs those variants only (a quicker check of one rewrite).
@@ -130,7 +214,89 @@ local function variants(text)
     add("prose_colon_line", "Sure! The extracted data:\n\n" .. text .. "\n\nAll fields were taken from the text.")
     add("think", "<think>\nThe user wants JSON. Let me fill the fields.\n</think>\n" .. text)
     add("think_fenced", "<think>\nOkay.\n</think>\n\n```json\n" .. text .. "\n```")
+    -- hunt29's variants: other fences, labels, languages, tags around a bare reply.
+    add("fence_upper", "```JSON\n" .. text .. "\n```")
+    add("fence_tilde", "~~~json\n" .. text .. "\n~~~")
+    add("fence_nolang", "```\n" .. text .. "\n```")
+    add("fence_four", "````json\n" .. text .. "\n````")
+    add("fence_glued", "```json\n" .. text .. "```")
+    add("fence_open", "```json\n" .. text)
+    add("fence_blank_inside", "```json\n\n" .. text .. "\n\n```")
+    add("heading", "## Result\n\n" .. text)
+    add("bold_label", "**JSON:**\n" .. text)
+    add("json_label", "json\n" .. text)
+    add("answer_prefix", "Answer: " .. text)
+    add("output_line", "Output:\n" .. text)
+    add("final_answer", "Final answer:\n\n" .. text)
+    add("prose_same_line", "Here is the JSON: " .. text)
+    add("prose_de", "Hier ist das JSON:\n\n" .. text .. "\n\nIch hoffe, das hilft!")
+    add("prose_fr", "Voici le JSON :\n\n" .. text .. "\n\nN'hésitez pas si vous avez des questions.")
+    add("prose_es", "Aquí está el JSON:\n\n" .. text .. "\n\n¡Espero que te sirva!")
+    add("prose_zh", "以下是提取的JSON：\n\n" .. text .. "\n\n希望对你有帮助！")
+    add("prose_ja", "以下がJSONです。\n\n```json\n" .. text .. "\n```\n\nご確認ください。")
+    add("smart_quotes", "Here is the \226\128\156JSON\226\128\157 you asked for:\n\n" .. text)
+    add("cp1252_quotes", "Here is the \147JSON\148:\n\n" .. text)
+    add("tag_answer", "<answer>\n" .. text .. "\n</answer>")
+    add("tag_json", "<json>" .. text .. "</json>")
+    add("tag_repeat", text .. "\n\n<answer>\n" .. text .. "\n</answer>")
+    add("fence_js", "```javascript\n" .. text .. "\n```")
+    add("fence_titled", "```json title=\"result.json\"\n" .. text .. "\n```")
+    add("fence_close_only", text .. "\n```")
+    add("comment_line", "// result\n" .. text)
+    add("block_comment", "/* extracted */\n" .. text)
+    add("eot_token", text .. "<|im_end|>")
+    add("bullet_label", "- Result:\n\n" .. text)
+    add("think_draft", "<think>\nDraft:\n" .. digits_changed(text) .. "\nNo, read again.\n</think>\n\n" .. text)
+    add("think_unopened", "The user wants JSON. Let me fill the fields.\n</think>\n\n" .. text)
+    add("thinking_tag", "<thinking>\nLet me read the text.\n</thinking>\n\n" .. text)
+    local toks = tokens(text)
+    if toks then -- valid JSON only: no line break can fall in a string
+      local lines_in_list = "1. Here is the result:\n\n   ```json\n   " .. text:gsub("\n", "\n   ") .. "\n   ```"
+      add("fence_in_list", lines_in_list)
+      add("blockquote", "> " .. text:gsub("\n", "\n> "))
+      add("zwsp_lines", "\226\128\139" .. text:gsub("\n", "\n\226\128\139"))
+      add("line_sep", (text:gsub("\n", "\226\128\168")))
+      add("para_sep", (text:gsub("\n", "\226\128\169")))
+    end
   end
+  add("closing_question", text .. "\n\nWould you like me to convert it to YAML too?")
+  add("minified", minified(text))
+  add("pretty", pretty(text))
+  add("trailing_comma", retokened(text, function(t, s, k, toks)
+    local nxt = tok_text(text, toks, k + 1)
+    if (nxt == "}" or nxt == "]") and s ~= "{" and s ~= "[" then return s .. "," end
+  end))
+  add("single_quotes", retokened(text, function(t, s)
+    if t[1] == "s" and not s:find("'", 1, true) and not s:find('\\"') then return "'" .. s:sub(2, -2) .. "'" end
+  end))
+  add("unquoted_keys", retokened(text, function(t, s, k, toks)
+    local name = s:match('^"([%a_][%w_]*)"$')
+    if name and is_key(text, toks, k) and name ~= "true" and name ~= "false" and name ~= "null" then return name end
+  end))
+  add("space_colon", retokened(text, function(t, s) if s == ":" then return " : " end end))
+  add("key_escaped", retokened(text, function(t, s, k, toks)
+    if is_key(text, toks, k) and s:match('^"%a') then
+      return string.format('"\\u%04x', s:byte(2)) .. s:sub(3)
+    end
+  end))
+  add("python_literals", retokened(text, function(t, s)
+    if t[1] == "s" and not s:find("'", 1, true) and not s:find('\\"') then return "'" .. s:sub(2, -2) .. "'" end
+    local py = ({ ["true"] = "True", ["false"] = "False", null = "None" })[s]
+    if t[1] == "w" and py then return py end
+  end))
+  add("empty_spaced", retokened(text, function(t, s, k, toks)
+    local nxt = tok_text(text, toks, k + 1)
+    if (s == "{" and nxt == "}") or (s == "[" and nxt == "]") then return s .. " " end
+  end))
+  add("value_escaped", retokened(text, function(t, s, k, toks)
+    if t[1] == "s" and not is_key(text, toks, k) and s:match('^"%a') then
+      return string.format('"\\u%04x', s:byte(2)) .. s:sub(3)
+    end
+  end))
+  add("slash_escaped", retokened(text, function(t, s)
+    if t[1] == "s" and s:find("/", 1, true) and not s:find("\\", 1, true) then return (s:gsub("/", "\\/")) end
+  end))
+
   return out
 end
 

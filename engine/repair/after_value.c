@@ -71,6 +71,9 @@ size_t repair_remark_closers(const char *p, const char *e, const char **at)
     const char *s = end;
     while (s > p && (s[-1] == ' ' || s[-1] == '\t' || s[-1] == '\r')) s--;
     const char *last = s;
+    /* words or a token after the closers keep them the remark's: (approx)] Thanks!, (approx)]<|im_end|> */
+    while (last > p && last[-1] != '}' && last[-1] != ']') last--;
+    s = last;
     while (s > p && (s[-1] == '}' || s[-1] == ']' || s[-1] == ' ')) s--;
     while (s < last && *s == ' ') s++;
     *at = s;

@@ -318,8 +318,9 @@ bool repair_closed_early(const char *p, const char *end);
 ** stray closer split a word or number, whatever follows. repair_key_then_
 ** closer: a quoted key, then a closer no bracket after p opened, at p's own
 ** level ({"id": 1,}⏎ "v" false, "c": "x"⏎}: members broken a second way).
-** repair_remark_closers: the closers that end p's line after a remark on
-** it ({"a": {"b": 1}} (approx)}), their length, *at their start; 0 for none. */
+** repair_remark_closers: the last closers on p's line after a remark on it
+** ({"a": {"b": 1}} (approx)}, words or a token after them or not), their
+** length, *at their start; 0 for none. */
 bool repair_closer_splits(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
