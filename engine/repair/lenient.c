@@ -496,7 +496,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             }
             break;
         }
-        if (!first && !repair_value_starts(ps.p, ps.e)) {
+        /* a fence after the values closes a block never opened ({...}⏎```): the reply's end, not a
+        ** template literal that fails the whole text */
+        if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)))) {
             log->n = from;
             const char *closers = stray, *closers_end = ps.p; /* or those a remark ends with: {...}} (approx)} */
             if (stray == ps.p) {
