@@ -312,7 +312,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         if (quote_at(p, e, &q)) {
             if (e - p >= 3 && p[1] == c && p[2] == c && top) { /* """...""", '''...''', ```...``` */
                 bool ok;
-                if ((rc = c == '`' ? lp_parse_fenced(ps, &v, &ok) : lp_parse_triple(ps, &v, &ok))) return rc;
+                if ((rc = c == '`' ? lp_parse_fenced(ps, &v, &ok, !top->object) : lp_parse_triple(ps, &v, &ok))) return rc;
                 if (ok) goto have_value;
             }
             const char *after;

@@ -141,7 +141,7 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx);
 /* A Python triple-quoted string, or a fenced code block written as a
 ** string value, at ps->p ('*ok' false when there is none: nothing read). */
 coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok);
-coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok);
+coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item);
 
 /* A string with raw control characters in its body, which lp_plain_string
 ** does not read, as lp_parse_string reads it (NULL when it is not that). */

@@ -815,15 +815,20 @@ coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok)
     return block_value(ps, s, out);
 }
 
-/* A fenced code block written as a string value ("code": ```...```). */
-coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok)
+/* A fenced code block written as a string value ("code": ```...```). As a
+** list's item ('item'), a block holding an object or a list ([```json⏎
+** {"a": 1}⏎```]) is Markdown's fence around the JSON as likely as a text:
+** a guess. */
+coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item)
 {
     size_t cs, ce, end = repair_fenced_string(ps->b, (size_t)(ps->p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce,
                                               &ps->fences);
     *ok = end != 0;
     if (!end) return COAX_OK;
-    const char *at = ps->p;
-    note(ps, RK_FENCED_STRING, at);
+    const char *at = ps->p, *first = ps->b + cs;
+    while (first < ps->b + ce && ws_tab[(unsigned char)*first]) first++;
+    bool json = item && first < ps->b + ce && (*first == '{' || *first == '[');
+    note_as(ps, RK_FENCED_STRING, json ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
     put_block(ps, ps->b + cs, ps->b + ce, memchr(at, '\n', (size_t)(ps->b + cs - at)) != NULL);
     ps->p = ps->b + end;
     return block_value(ps, at, out);
