@@ -247,6 +247,11 @@ local function variants(text)
     add("eot_token", text .. "<|im_end|>")
     add("bullet_label", "- Result:\n\n" .. text)
     add("think_draft", "<think>\nDraft:\n" .. digits_changed(text) .. "\nNo, read again.\n</think>\n\n" .. text)
+    add("tag_pre", "<pre>\n" .. text .. "\n</pre>")
+    add("tag_fenced", "<answer>\n```json\n" .. text .. "\n```\n</answer>")
+    add("fenced_crlf", ("```json\n" .. text .. "\n```"):gsub("\r?\n", "\r\n"))
+    add("label_fenced", "**Output:**\n\n```json\n" .. text .. "\n```")
+    if not text:find("\n") then add("numbered_item", "1. " .. text) end
     add("think_unopened", "The user wants JSON. Let me fill the fields.\n</think>\n\n" .. text)
     add("thinking_tag", "<thinking>\nLet me read the text.\n</thinking>\n\n" .. text)
     local toks = tokens(text)
@@ -260,7 +265,23 @@ local function variants(text)
     end
   end
   add("closing_question", text .. "\n\nWould you like me to convert it to YAML too?")
+  add("closing_same_line", text .. " Let me know if you need anything else.")
+  add("blank_lines", by_strings(text, function(x) return (x:gsub("\n", "\n\n")) end))
+  add("trailing_spaces", by_strings(text, function(x) return (x:gsub("\n", "  \n")) end))
+  add("zwsp_between", by_strings(text, function(x) return (x:gsub(" ", "\226\128\139")) end))
   add("minified", minified(text))
+  add("padded", retokened(text, function(t, s, k, toks)
+    local nxt = tok_text(text, toks, k + 1)
+    if (s == "{" or s == "[") and nxt ~= "}" and nxt ~= "]" then return s .. " " end
+    if (nxt == "}" or nxt == "]") and s ~= "{" and s ~= "[" then return s .. " " end
+  end))
+  add("fullwidth_colon", retokened(text, function(t, s) if s == ":" then return "\239\188\154" end end))
+  add("fullwidth_comma", retokened(text, function(t, s) if s == "," then return "\239\188\140" end end))
+  add("curly_json", retokened(text, function(t, s)
+    if t[1] == "s" and not s:find('\\') and not s:find("\226\128[\156\157]") then
+      return "\226\128\156" .. s:sub(2, -2) .. "\226\128\157"
+    end
+  end))
   add("pretty", pretty(text))
   add("trailing_comma", retokened(text, function(t, s, k, toks)
     local nxt = tok_text(text, toks, k + 1)

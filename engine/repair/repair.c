@@ -327,11 +327,34 @@ static bool unlisted_text(const char *t, size_t from, size_t to)
     return true;
 }
 
+/* Whether the '[' at 'at' follows a word that names a place in a text
+** (See [1], section [3.2], fig. [2]). Singular: "pages [3, 5]" may be the
+** pages asked for. */
+static bool place_word_before(const char *t, size_t at)
+{
+    static const char *const places[] = {"see", "cf", "section", "sec", "chapter", "ch", "figure", "fig",
+                                         "table", "page", "p", "pp", "ref", "reference", "eq", "equation",
+                                         "appendix", "footnote", "note", "paragraph", "para", "clause",
+                                         "article", "art", "step", "line", "source", "citation", "item", "rule"};
+    size_t b = (size_t)(coax_blanks_start(t, t + at) - t);
+    if (b > 0 && t[b - 1] == '.') b--; /* fig. [2] */
+    size_t w = b;
+    while (w > 0 && (unsigned)((t[w - 1] | 0x20) - 'a') < 26u) w--;
+    if (w == b || b - w > 10 || (w > 0 && ident_byte(t[w - 1]))) return false;
+    char word[11];
+    for (size_t k = w; k < b; k++) word[k - w] = (char)(t[k] | 0x20);
+    word[b - w] = '\0';
+    for (size_t k = 0; k < sizeof places / sizeof *places; k++)
+        if (!strcmp(places[k], word)) return true;
+    return false;
+}
+
 /* Whether words in brackets stand before 'at' on its line ("Options: [a]
-** or [b]"): the span at 'at' is one of several, not the answer. A number
-** in brackets there ("See [1] and then: [Paris]") is a list of its own, a
-** rival, so it says nothing here. Looked at over 256 bytes before 'at',
-** so many spans on one long line cost each a bounded look. */
+** or [b]"), or a reference's numbers ("See [1] and then: [Paris]"): the
+** span at 'at' is one of several, not the answer. Other numbers in
+** brackets there are a list of their own, a rival, so they say nothing
+** here. Looked at over 256 bytes before 'at', so many spans on one long
+** line cost each a bounded look. */
 static bool words_in_brackets_before(const char *t, size_t at)
 {
     size_t stop = at > 256 ? at - 256 : 0, close = SIZE_MAX;
@@ -339,13 +362,15 @@ static bool words_in_brackets_before(const char *t, size_t at)
         char c = t[i - 1];
         if (c == ']') close = i - 1;
         else if (c == '[' && close != SIZE_MAX) {
-            bool letter = false, blank = true; /* blank: a task's open box, [ ] */
+            bool letter = false, blank = true, numbers = close > i; /* blank: a task's open box, [ ] */
             for (size_t k = i; k < close; k++) {
                 unsigned char b = (unsigned char)t[k];
                 letter = letter || b >= 0x80 || (unsigned)((b | 0x20) - 'a') < 26u;
                 blank = blank && coax_blank_at(t + k, t + close); /* [⇥] too */
+                numbers = numbers && strchr("0123456789., ", b) && b;
             }
             if ((letter || blank) && unlisted_text(t, i, close)) return true;
+            if (numbers && place_word_before(t, i - 1)) return true;
             close = SIZE_MAX;
         }
     }
@@ -381,32 +406,24 @@ static bool bracketed_words(const job *j, const rvalue *val)
 ** its section's or its sources' numbers, not the list asked for ("The answer is [1]" is one). */
 static bool reference_marker(const job *j, const rvalue *val)
 {
-    /* singular: "pages [3, 5]" may be the pages asked for */
-    static const char *const places[] = {"see", "cf", "section", "sec", "chapter", "ch", "figure", "fig",
-                                         "table", "page", "p", "pp", "ref", "reference", "eq", "equation",
-                                         "appendix", "footnote", "note", "paragraph", "para", "clause",
-                                         "article", "art", "step", "line", "source", "citation", "item", "rule"};
     const char *t = j->text;
     const coax_value *v = val->value;
     if (t[val->start] != '[' || v->type != COAX_ARRAY || !v->len) return false;
     for (size_t i = 0; i < v->len; i++)
         if (v->u.items[i].type != COAX_NUMBER) return false;
-    /* another span on its line ("See [1] and then: [Paris]") is a rival:
-    ** two lists, which the choice between them refuses already */
-    for (size_t e = val->end; e < j->len && t[e] != '\n'; e++)
-        if (t[e] == '[') return false;
-    size_t b = val->start;
-    b = (size_t)(coax_blanks_start(t, t + b) - t);
-    if (b > 0 && t[b - 1] == '.') b--; /* fig. [2] */
-    size_t w = b;
-    while (w > 0 && (unsigned)((t[w - 1] | 0x20) - 'a') < 26u) w--;
-    if (w == b || b - w > 10 || (w > 0 && ident_byte(t[w - 1]))) return false;
-    char word[11];
-    for (size_t k = w; k < b; k++) word[k - w] = (char)(t[k] | 0x20);
-    word[b - w] = '\0';
-    for (size_t k = 0; k < sizeof places / sizeof *places; k++)
-        if (!strcmp(places[k], word)) return true;
-    return false;
+    /* numbers in brackets after it on its line ("See [1] and [2, 3]") are a rival: two lists,
+    ** which the choice between them refuses already; words in brackets are not ("See [1] and
+    ** then: [Paris] ok": prose's, bracketed_words, as it is, and it was left the answer) */
+    for (size_t e = val->end, open = SIZE_MAX; e < j->len && t[e] != '\n'; e++) {
+        if (t[e] == '[') open = e;
+        else if (t[e] == ']' && open != SIZE_MAX && e > open + 1) {
+            bool numbers = true;
+            for (size_t k = open + 1; k < e && numbers; k++) numbers = t[k] && strchr("0123456789., ", t[k]);
+            if (numbers) return false;
+            open = SIZE_MAX;
+        }
+    }
+    return place_word_before(t, val->start);
 }
 
 /* Whether v nests 'limit' arrays and objects deep (v itself is one): the list that wraps several
