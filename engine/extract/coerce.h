@@ -329,8 +329,8 @@ bool extract_labelled_no_answer(const char *before, size_t len, coax_source sour
 bool extract_unanswering_tag(const char *text, size_t len, const coax_candidate *cand);
 bool extract_unanswering_prose(const char *text, size_t len, const coax_candidate *cand);
 /* Whether text[0..b) ends with a list item's marker that opens its line, its
-** indentation aside ("1. ", "2) ", "- ", "* ", "+ " before the JSON): the
-** item's text begins at b as a line's would (labels.c). */
+** indentation (or a byte order mark) aside ("1. ", "2) ", "- ", "* ", "+ "
+** before the JSON): the item's text begins at b as a line's would (labels.c). */
 bool extract_item_marker_before(const char *text, size_t b);
 
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */

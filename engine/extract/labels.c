@@ -474,5 +474,5 @@ bool extract_item_marker_before(const char *text, size_t b)
         return false;
     }
     while (m > 0 && (text[m - 1] == ' ' || text[m - 1] == '\t')) m--;
-    return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r';
+    return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r' || (m == 3 && !memcmp(text, "\xEF\xBB\xBF", 3));
 }

@@ -104,21 +104,6 @@ static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stra
 
 /* ---- the state machine --------------------------------------------------- */
 
-/* A fence at p on its line's start that reads as no fenced string (the
-** "code": ```...``` of lp_parse_fenced): the closing fence of a block the
-** reply was in, its opener lost ([{"a": 1}, {"a": 2}⏎```), which ends the
-** value's text as the reply's end would; read as a string, its backticks
-** were an item of their own. */
-static bool fence_ends_value(lp *ps, const char *p)
-{
-    if (!repair_fence_at(p, 0, (size_t)(ps->e - p))) return false;
-    const char *s = p;
-    while (s > ps->b && (s[-1] == ' ' || s[-1] == '\t')) s--;
-    if (s > ps->b && s[-1] != '\n') return false;
-    size_t cs, ce;
-    return *p != '`' || !repair_fenced_string(ps->b, (size_t)(p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce, &ps->fences);
-}
-
 /* Parses one top-level value from ps->p. '*got' is false when no value
 ** starts there. */
 static coax_code parse_one(lp *ps, coax_value *root, bool *got)
@@ -140,7 +125,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         ** value it takes follows: its way again. */
         if (ps->p != p && ps->nopens && ps->fast) continue;
         p = ps->p;
-        if (p >= e || ((*p == '`' || *p == '~') && ps->nopens && fence_ends_value(ps, p))) {
+        if (p >= e || ((*p == '`' || *p == '~') && ps->nopens && lp_fence_ends_value(ps, p))) {
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
             /* Brackets missing at the very end after a complete member or

@@ -448,9 +448,12 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     ** reply was cut in the comment ({"a": 1, then an opened block comment),
     ** what came after it lost */
     bool cut = !closed && at[0] == '/' && at[1] == '*' && ps->nopens;
-    /* only spaces after it (a reply's last new line): its first non-space
-    ** ends the look, so the looks of all comments are linear together */
-    bool swallowed = ps->nopens && only_space(end, ps->e) &&
+    /* only spaces after it (a reply's last new line), or a fence that ends the value there
+    ** (lp_fence_ends_value: {"a": 1 # x, "b": 2}⏎```): its first non-space ends the look, so
+    ** the looks of all comments are linear together */
+    const char *rest = end;
+    while (rest < ps->e && ws_tab[(unsigned char)*rest]) rest++;
+    bool swallowed = ps->nopens && (rest == ps->e || lp_fence_ends_value(ps, rest)) &&
                      memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     /* each look only when the one before said no: all are questions, nothing else */
     bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) ||

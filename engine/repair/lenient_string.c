@@ -833,3 +833,13 @@ coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item)
     ps->p = ps->b + end;
     return block_value(ps, at, out);
 }
+
+bool lp_fence_ends_value(lp *ps, const char *p)
+{
+    if (!repair_fence_at(p, 0, (size_t)(ps->e - p))) return false;
+    const char *s = p;
+    while (s > ps->b && (s[-1] == ' ' || s[-1] == '\t')) s--;
+    if (s > ps->b && s[-1] != '\n') return false;
+    size_t cs, ce;
+    return *p != '`' || !repair_fenced_string(ps->b, (size_t)(p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce, &ps->fences);
+}

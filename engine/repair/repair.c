@@ -327,6 +327,19 @@ static bool unlisted_text(const char *t, size_t from, size_t to)
     return true;
 }
 
+/* Whether t[from..to) holds numbers only: digits, points, commas and blanks (coax_blank_at: a
+** tab or a no-break space too, "[2,⇥3]"), and one digit at least. */
+static bool numbers_only(const char *t, size_t from, size_t to)
+{
+    bool digit = false;
+    for (size_t k = from, n; k < to; k += n ? n : 1) {
+        n = coax_blank_at(t + k, t + to);
+        digit |= t[k] >= '0' && t[k] <= '9';
+        if (!n && !(t[k] >= '0' && t[k] <= '9') && t[k] != '.' && t[k] != ',') return false;
+    }
+    return digit;
+}
+
 /* Whether the '[' at 'at' follows a word that names a place in a text
 ** (See [1], section [3.2], fig. [2]). Singular: "pages [3, 5]" may be the
 ** pages asked for. */
@@ -362,15 +375,14 @@ static bool words_in_brackets_before(const char *t, size_t at)
         char c = t[i - 1];
         if (c == ']') close = i - 1;
         else if (c == '[' && close != SIZE_MAX) {
-            bool letter = false, blank = true, numbers = close > i; /* blank: a task's open box, [ ] */
+            bool letter = false, blank = true; /* blank: a task's open box, [ ] */
             for (size_t k = i; k < close; k++) {
                 unsigned char b = (unsigned char)t[k];
                 letter = letter || b >= 0x80 || (unsigned)((b | 0x20) - 'a') < 26u;
                 blank = blank && coax_blank_at(t + k, t + close); /* [⇥] too */
-                numbers = numbers && strchr("0123456789., ", b) && b;
             }
             if ((letter || blank) && unlisted_text(t, i, close)) return true;
-            if (numbers && place_word_before(t, i - 1)) return true;
+            if (numbers_only(t, i, close) && place_word_before(t, i - 1)) return true;
             close = SIZE_MAX;
         }
     }
@@ -416,10 +428,8 @@ static bool reference_marker(const job *j, const rvalue *val)
     ** then: [Paris] ok": prose's, bracketed_words, as it is, and it was left the answer) */
     for (size_t e = val->end, open = SIZE_MAX; e < j->len && t[e] != '\n'; e++) {
         if (t[e] == '[') open = e;
-        else if (t[e] == ']' && open != SIZE_MAX && e > open + 1) {
-            bool numbers = true;
-            for (size_t k = open + 1; k < e && numbers; k++) numbers = t[k] && strchr("0123456789., ", t[k]);
-            if (numbers) return false;
+        else if (t[e] == ']' && open != SIZE_MAX) {
+            if (numbers_only(t, open + 1, e)) return false;
             open = SIZE_MAX;
         }
     }
