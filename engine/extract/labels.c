@@ -473,6 +473,10 @@ bool extract_item_marker_before(const char *text, size_t b)
     } else if (text[m] != '-' && text[m] != '*' && text[m] != '+') {
         return false;
     }
-    while (m > 0 && (text[m - 1] == ' ' || text[m - 1] == '\t')) m--;
-    return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r' || (m == 3 && !memcmp(text, "\xEF\xBB\xBF", 3));
+    for (;;) { /* indentation and byte order marks, one after blank lines too */
+        while (m > 0 && (text[m - 1] == ' ' || text[m - 1] == '\t')) m--;
+        if (m < 3 || memcmp(text + m - 3, "\xEF\xBB\xBF", 3)) break;
+        m -= 3;
+    }
+    return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r';
 }
