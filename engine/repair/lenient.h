@@ -146,7 +146,8 @@ coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item);
 ** "code": ```...``` of lp_parse_fenced): the closing fence of a block the
 ** reply was in, its opener lost ([{"a": 1}, {"a": 2}⏎```), which ends the
 ** value's text as the reply's end would; read as a string, its backticks
-** were an item of their own. */
+** were an item of their own. So does one glued to the value with nothing
+** after it ({"key": "value"```). */
 bool lp_fence_ends_value(lp *ps, const char *p);
 
 /* A string with raw control characters in its body, which lp_plain_string

@@ -836,7 +836,11 @@ coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item)
 
 bool lp_fence_ends_value(lp *ps, const char *p)
 {
-    if (!repair_fence_at(p, 0, (size_t)(ps->e - p))) return false;
+    size_t n = repair_fence_at(p, 0, (size_t)(ps->e - p));
+    if (!n) return false;
+    const char *after = p + n; /* the reply's last: {"key": "value"```, glued */
+    while (after < ps->e && ws_tab[(unsigned char)*after]) after++;
+    if (after == ps->e) return true;
     const char *s = p;
     while (s > ps->b && (s[-1] == ' ' || s[-1] == '\t')) s--;
     if (s > ps->b && s[-1] != '\n') return false;
