@@ -126,6 +126,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         if (ps->p != p && ps->nopens && ps->fast) continue;
         p = ps->p;
         if (p >= e || ((*p == '`' || *p == '~') && ps->nopens && lp_fence_ends_value(ps, p))) {
+        text_ends: /* p: the text's end, or a fence that ends the value */
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
             /* Brackets missing at the very end after a complete member or
@@ -299,6 +300,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 bool ok;
                 if ((rc = c == '`' ? lp_parse_fenced(ps, &v, &ok, !top->object) : lp_parse_triple(ps, &v, &ok))) return rc;
                 if (ok) goto have_value;
+                if (c == '`' && lp_fence_ends_value(ps, p)) goto text_ends; /* {"b":⍽``` straight from the colon */
             }
             const char *after;
             if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, ps->lim.max_string, ctx, &v)))
