@@ -1,8 +1,13 @@
 -- The metamorphic check (hunt23): every reply of the confidence corpus, coerce_cases.jsonl and
 -- repair_pairs.jsonl rewritten in ways that do not change what the model meant (line endings,
 -- indentation, tabs, no-break or ideographic spaces, a fence, prose or a reasoning block around it, a BOM, a closing remark,
--- \u escapes, the reply twice, keys in another order, the reply cut at each point); each
--- variant's reading is compared with the original's. Prints
+-- \u escapes, the reply twice, keys in another order, the reply cut at each point; hunt29: other
+-- fences (```JSON, ~~~, none, four backticks, glued, open, closing only, in a list item, CRLF), a
+-- heading, a label or a list marker above, prose around in five languages, typographic and
+-- Windows-1252 quotes in it, tags, an end-of-turn token, reasoning with a draft of other values, a
+-- blockquote, zero-width spaces, U+2028; and valid JSON minified, pretty-printed, padded, with
+-- trailing commas, single quotes, unquoted keys, Python's literals, escapes, full-width punctuation
+-- or typographic quotes); each variant's reading is compared with the original's. Prints
 --   DIFF     the variant accepted a value the original did not (a value that differs)
 --   NEWACC   the variant accepted where the original was refused (judge: the less sure reading?)
 --   CUT      a cut reply accepted with a value the whole one did not give
