@@ -189,6 +189,46 @@ local function is_key(text, toks, k) return toks[k][1] == "s" and tok_text(text,
 
 local function bare(text) return text:match("^%s*[%[{]") and text:match("[%]}]%s*$") end
 
+-- hunt29's wrappers of a bare reply: {name, text before it, text after it}.
+local WRAPPERS = {
+  { "fence_upper", "```JSON\n", "\n```" },
+  { "fence_tilde", "~~~json\n", "\n~~~" },
+  { "fence_nolang", "```\n", "\n```" },
+  { "fence_four", "````json\n", "\n````" },
+  { "fence_glued", "```json\n", "```" },
+  { "fence_open", "```json\n", "" },
+  { "fence_blank_inside", "```json\n\n", "\n\n```" },
+  { "heading", "## Result\n\n", "" },
+  { "bold_label", "**JSON:**\n", "" },
+  { "json_label", "json\n", "" },
+  { "answer_prefix", "Answer: ", "" },
+  { "output_line", "Output:\n", "" },
+  { "final_answer", "Final answer:\n\n", "" },
+  { "prose_same_line", "Here is the JSON: ", "" },
+  { "prose_de", "Hier ist das JSON:\n\n", "\n\nIch hoffe, das hilft!" },
+  { "prose_fr", "Voici le JSON :\n\n", "\n\nN'hésitez pas si vous avez des questions." },
+  { "prose_es", "Aquí está el JSON:\n\n", "\n\n¡Espero que te sirva!" },
+  { "prose_zh", "以下是提取的JSON：\n\n", "\n\n希望对你有帮助！" },
+  { "prose_ja", "以下がJSONです。\n\n```json\n", "\n```\n\nご確認ください。" },
+  { "smart_quotes", "Here is the \226\128\156JSON\226\128\157 you asked for:\n\n", "" },
+  { "cp1252_quotes", "Here is the \147JSON\148:\n\n", "" },
+  { "tag_answer", "<answer>\n", "\n</answer>" },
+  { "tag_json", "<json>", "</json>" },
+  { "fence_js", "```javascript\n", "\n```" },
+  { "fence_titled", "```json title=\"result.json\"\n", "\n```" },
+  { "fence_close_only", "", "\n```" },
+  { "comment_line", "// result\n", "" },
+  { "block_comment", "/* extracted */\n", "" },
+  { "eot_token", "", "<|im_end|>" },
+  { "bullet_label", "- Result:\n\n", "" },
+  { "closing_same_line", "", " Let me know if you need anything else." },
+  { "tag_pre", "<pre>\n", "\n</pre>" },
+  { "tag_fenced", "<answer>\n```json\n", "\n```\n</answer>" },
+  { "label_fenced", "**Output:**\n\n```json\n", "\n```" },
+  { "think_unopened", "The user wants JSON. Let me fill the fields.\n</think>\n\n", "" },
+  { "thinking_tag", "<thinking>\nLet me read the text.\n</thinking>\n\n", "" },
+}
+
 -- META_ONLY=name,name runs those variants only (a quicker check of one rewrite).
 local only = os.getenv("META_ONLY")
 local function variants(text)
@@ -220,46 +260,11 @@ local function variants(text)
     add("think", "<think>\nThe user wants JSON. Let me fill the fields.\n</think>\n" .. text)
     add("think_fenced", "<think>\nOkay.\n</think>\n\n```json\n" .. text .. "\n```")
     -- hunt29's variants: other fences, labels, languages, tags around a bare reply.
-    add("fence_upper", "```JSON\n" .. text .. "\n```")
-    add("fence_tilde", "~~~json\n" .. text .. "\n~~~")
-    add("fence_nolang", "```\n" .. text .. "\n```")
-    add("fence_four", "````json\n" .. text .. "\n````")
-    add("fence_glued", "```json\n" .. text .. "```")
-    add("fence_open", "```json\n" .. text)
-    add("fence_blank_inside", "```json\n\n" .. text .. "\n\n```")
-    add("heading", "## Result\n\n" .. text)
-    add("bold_label", "**JSON:**\n" .. text)
-    add("json_label", "json\n" .. text)
-    add("answer_prefix", "Answer: " .. text)
-    add("output_line", "Output:\n" .. text)
-    add("final_answer", "Final answer:\n\n" .. text)
-    add("prose_same_line", "Here is the JSON: " .. text)
-    add("prose_de", "Hier ist das JSON:\n\n" .. text .. "\n\nIch hoffe, das hilft!")
-    add("prose_fr", "Voici le JSON :\n\n" .. text .. "\n\nN'hésitez pas si vous avez des questions.")
-    add("prose_es", "Aquí está el JSON:\n\n" .. text .. "\n\n¡Espero que te sirva!")
-    add("prose_zh", "以下是提取的JSON：\n\n" .. text .. "\n\n希望对你有帮助！")
-    add("prose_ja", "以下がJSONです。\n\n```json\n" .. text .. "\n```\n\nご確認ください。")
-    add("smart_quotes", "Here is the \226\128\156JSON\226\128\157 you asked for:\n\n" .. text)
-    add("cp1252_quotes", "Here is the \147JSON\148:\n\n" .. text)
-    add("tag_answer", "<answer>\n" .. text .. "\n</answer>")
-    add("tag_json", "<json>" .. text .. "</json>")
+    for _, w in ipairs(WRAPPERS) do add(w[1], w[2] .. text .. w[3]) end
     add("tag_repeat", text .. "\n\n<answer>\n" .. text .. "\n</answer>")
-    add("fence_js", "```javascript\n" .. text .. "\n```")
-    add("fence_titled", "```json title=\"result.json\"\n" .. text .. "\n```")
-    add("fence_close_only", text .. "\n```")
-    add("comment_line", "// result\n" .. text)
-    add("block_comment", "/* extracted */\n" .. text)
-    add("eot_token", text .. "<|im_end|>")
-    add("bullet_label", "- Result:\n\n" .. text)
     add("think_draft", "<think>\nDraft:\n" .. digits_changed(text) .. "\nNo, read again.\n</think>\n\n" .. text)
-    add("closing_same_line", text .. " Let me know if you need anything else.")
-    add("tag_pre", "<pre>\n" .. text .. "\n</pre>")
-    add("tag_fenced", "<answer>\n```json\n" .. text .. "\n```\n</answer>")
     add("fenced_crlf", ("```json\n" .. text .. "\n```"):gsub("\r?\n", "\r\n"))
-    add("label_fenced", "**Output:**\n\n```json\n" .. text .. "\n```")
     if not text:find("\n") then add("numbered_item", "1. " .. text) end
-    add("think_unopened", "The user wants JSON. Let me fill the fields.\n</think>\n\n" .. text)
-    add("thinking_tag", "<thinking>\nLet me read the text.\n</thinking>\n\n" .. text)
     local toks = tokens(text)
     if toks then -- valid JSON only: no line break can fall in a string
       local lines_in_list = "1. Here is the result:\n\n   ```json\n   " .. text:gsub("\n", "\n   ") .. "\n   ```"
