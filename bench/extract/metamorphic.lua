@@ -191,6 +191,11 @@ local function bare(text) return text:match("^%s*[%[{]") and text:match("[%]}]%s
 
 -- hunt29's wrappers of a bare reply: {name, text before it, text after it}.
 local WRAPPERS = {
+  { "emoji_prose", "Here you go \240\159\154\128:\n\n", "\n\nDone \226\156\133" },
+  { "hr_around", "---\n", "\n---" },
+  { "html_comment", "<!-- extracted from the input -->\n", "" },
+  { "note_after", "", "\n\nNote: all values are taken from the input." },
+  { "footnote", "", "\n\n[1] Source: the input text." },
   { "fence_upper", "```JSON\n", "\n```" },
   { "fence_tilde", "~~~json\n", "\n~~~" },
   { "fence_nolang", "```\n", "\n```" },

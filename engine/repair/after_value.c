@@ -113,3 +113,17 @@ int repair_repeated(const char *text, const rvalues *vals, const coax_allocator 
     int once = repeats(text, vals, 1, alloc);
     return once || vals->n % 2 ? once : repeats(text, vals, vals->n / 2, alloc);
 }
+
+bool repair_footnote_at(const char *start, const char *p, const char *e)
+{
+    const char *b = p;
+    while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
+    if ((b > start && b[-1] != '\n' && b[-1] != '\r') || e - p < 4 || *p != '[') return false;
+    const char *d = p + 1;
+    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
+    if (d == p + 1 || d >= e || *d != ']') return false;
+    d++;
+    if (d < e && *d == ':') d++; /* [1]: https://... */
+    const char *w = coax_blanks_end(d, e);
+    return w > d && w < e && ((unsigned)(((unsigned char)*w | 0x20) - 'a') < 26u || (unsigned char)*w >= 0x80);
+}

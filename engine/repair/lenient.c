@@ -499,8 +499,9 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             break;
         }
         /* a fence after the values closes a block never opened ({...}⏎```): the reply's end, not a
-        ** template literal that fails the whole text */
-        if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)))) {
+        ** template literal that fails the whole text; a footnote's line ([1] Source: ...) is prose */
+        if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)) ||
+                       (*ps.p == '[' && repair_footnote_at(ps.b, ps.p, ps.e)))) {
             log->n = from;
             const char *closers = stray, *closers_end = ps.p; /* or those a remark ends with: {...}} (approx)} */
             if (stray == ps.p) {

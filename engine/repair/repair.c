@@ -574,7 +574,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         rlog_add(&j->log, RK_OPERAND, operand);
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
-               (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]))) {
+               (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]) ||
+                repair_footnote_at(j->text, j->text + vals.v[0].start, j->text + j->len))) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && sp->source == COAX_SOURCE_PROSE && !shift && literal_reads_otherwise(j, &vals.v[0])) {

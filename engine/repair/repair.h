@@ -324,6 +324,11 @@ bool repair_closed_early(const char *p, const char *end);
 bool repair_closer_splits(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
+/* Whether p (in start..end) opens a footnote's or a reference's line: a
+** number of one to three digits in brackets at the line's start, words
+** after it ("[1] Source: the input.", "[2]: https://..."): prose's own
+** mark, no list of one number. */
+bool repair_footnote_at(const char *start, const char *p, const char *end);
 /* The comma among stray closers and spaces that end the text after a value
 ** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
 ** off, so the value is one item of a larger structure; NULL for none. */
