@@ -191,6 +191,12 @@ local function bare(text) return text:match("^%s*[%[{]") and text:match("[%]}]%s
 
 -- hunt29's wrappers of a bare reply: {name, text before it, text after it}.
 local WRAPPERS = {
+  { "cite_inline", "", " [1]" },
+  { "sources_line", "", "\n\nSources: [1] the input text" },
+  { "link_after", "", "\n\nSee [the schema](https://example.com/schema) for the fields." },
+  { "explanation", "", "\n\nExplanation:\n- Each field comes from the input.\n- Nothing was guessed." },
+  { "role_label", "Assistant: ", "" },
+  { "reasoning_tag", "<reasoning>\nRead the input.\n</reasoning>\n\n", "" },
   { "emoji_prose", "Here you go \240\159\154\128:\n\n", "\n\nDone \226\156\133" },
   { "hr_around", "---\n", "\n---" },
   { "html_comment", "<!-- extracted from the input -->\n", "" },
@@ -274,6 +280,8 @@ local function variants(text)
     if toks then -- valid JSON only: no line break can fall in a string
       local lines_in_list = "1. Here is the result:\n\n   ```json\n   " .. text:gsub("\n", "\n   ") .. "\n   ```"
       add("fence_in_list", lines_in_list)
+      add("fence_indented", "```json\n  " .. text:gsub("\n", "\n  ") .. "\n```")
+      add("list_indented", "- Result:\n\n  " .. text:gsub("\n", "\n  "))
       add("blockquote", "> " .. text:gsub("\n", "\n> "))
       add("zwsp_lines", "\226\128\139" .. text:gsub("\n", "\n\226\128\139"))
       add("line_sep", (text:gsub("\n", "\226\128\168")))

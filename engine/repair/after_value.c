@@ -127,3 +127,18 @@ bool repair_footnote_at(const char *start, const char *p, const char *e)
     const char *w = coax_blanks_end(d, e);
     return w > d && w < e && ((unsigned)(((unsigned char)*w | 0x20) - 'a') < 26u || (unsigned char)*w >= 0x80);
 }
+
+bool repair_citation_at(const char *start, const char *p, const char *e, bool after_list)
+{
+    const char *b = p;
+    while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
+    /* after a value or a sentence: "Item: [5]" is a label's list */
+    if (b == p || b == start || !strchr(after_list ? "}\".)]" : "}\".)", b[-1]) || e - p < 3 || *p != '[') return false;
+    const char *d = p + 1;
+    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
+    if (d == p + 1 || d >= e || *d != ']') return false;
+    d++;
+    if (d < e && *d == '.') d++;
+    while (d < e && (*d == ' ' || *d == '\t')) d++;
+    return d == e || *d == '\n' || *d == '\r';
+}

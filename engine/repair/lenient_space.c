@@ -537,6 +537,6 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
     return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
-           lp_member_starts(p, ps->e, top->object);
+           !(*p == '[' && repair_citation_at(ps->b, p, ps->e, true)) && lp_member_starts(p, ps->e, top->object);
 }
 

@@ -348,9 +348,11 @@ static bool place_word_before(const char *t, size_t at)
     static const char *const places[] = {"see", "cf", "section", "sec", "chapter", "ch", "figure", "fig",
                                          "table", "page", "p", "pp", "ref", "reference", "eq", "equation",
                                          "appendix", "footnote", "note", "paragraph", "para", "clause",
-                                         "article", "art", "step", "line", "source", "citation", "item", "rule"};
+                                         "article", "art", "step", "line", "source", "citation", "item", "rule",
+                                         "sources", "references", "citations"};
     size_t b = (size_t)(coax_blanks_start(t, t + at) - t);
-    if (b > 0 && t[b - 1] == '.') b--; /* fig. [2] */
+    bool label = b > 0 && t[b - 1] == ':'; /* Sources: [1]; not Note: [1, 2], Item: [5], a label of values */
+    if (b > 0 && (t[b - 1] == '.' || label)) b--; /* fig. [2] */
     size_t w = b;
     while (w > 0 && (unsigned)((t[w - 1] | 0x20) - 'a') < 26u) w--;
     if (w == b || b - w > 10 || (w > 0 && ident_byte(t[w - 1]))) return false;
@@ -358,7 +360,8 @@ static bool place_word_before(const char *t, size_t at)
     for (size_t k = w; k < b; k++) word[k - w] = (char)(t[k] | 0x20);
     word[b - w] = '\0';
     for (size_t k = 0; k < sizeof places / sizeof *places; k++)
-        if (!strcmp(places[k], word)) return true;
+        if (!strcmp(places[k], word)) return !label || strstr("source sources ref reference references citation "
+                                                              "citations", word);
     return false;
 }
 
@@ -575,7 +578,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
                (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]) ||
-                repair_footnote_at(j->text, j->text + vals.v[0].start, j->text + j->len))) {
+                repair_footnote_at(j->text, j->text + vals.v[0].start, j->text + j->len) ||
+                repair_citation_at(j->text, j->text + vals.v[0].start, j->text + j->len, true))) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && sp->source == COAX_SOURCE_PROSE && !shift && literal_reads_otherwise(j, &vals.v[0])) {

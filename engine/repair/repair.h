@@ -327,8 +327,13 @@ size_t repair_remark_closers(const char *p, const char *end, const char **at);
 /* Whether p (in start..end) opens a footnote's or a reference's line: a
 ** number of one to three digits in brackets at the line's start, words
 ** after it ("[1] Source: the input.", "[2]: https://..."): prose's own
-** mark, no list of one number. */
+** mark, no list of one number ("The answer is [1] as asked" is one). */
 bool repair_footnote_at(const char *start, const char *p, const char *end);
+/* Whether p (in start..end) is a citation's mark after a value or a
+** sentence on its line: a number of one to three digits in brackets after
+** a blank, the line's last ({"a": 1} [1], "blue." [2]; with 'after_list',
+** after a list too: {"rows": [[1, 2] [3]⏎, another item or prose's?). */
+bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
 /* The comma among stray closers and spaces that end the text after a value
 ** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
 ** off, so the value is one item of a larger structure; NULL for none. */
