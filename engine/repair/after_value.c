@@ -65,9 +65,10 @@ size_t repair_remark_closers(const char *p, const char *e, const char **at)
 {
     const char *limit = e - p > 128 ? p + 128 : e, *end = p;
     *at = p;
-    /* a remark: no value of its own (no bracket opens, no quote) */
+    /* a remark: no value of its own (no bracket opens, no quote), a citation's mark at its end aside */
     while (end < limit && *end != '\n' && *end != '{' && *end != '[' && *end != '"') end++;
-    if (end < limit ? *end != '\n' : limit < e) return 0; /* a value, or a line longer than the look */
+    bool cited = end < limit && *end == '[' && repair_citation_at(p, end, e, true); /* the remark ends there */
+    if (!cited && (end < limit ? *end != '\n' : limit < e)) return 0; /* a value, or a line longer than the look */
     const char *s = end;
     while (s > p && (s[-1] == ' ' || s[-1] == '\t' || s[-1] == '\r')) s--;
     const char *last = s;
@@ -117,7 +118,11 @@ int repair_repeated(const char *text, const rvalues *vals, const coax_allocator 
 bool repair_footnote_at(const char *start, const char *p, const char *e)
 {
     const char *b = p;
-    while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
+    for (;;) { /* indentation and byte order marks */
+        while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b - start < 3 || memcmp(b - 3, "\xEF\xBB\xBF", 3)) break;
+        b -= 3;
+    }
     if ((b > start && b[-1] != '\n' && b[-1] != '\r') || e - p < 4 || *p != '[') return false;
     const char *d = p + 1;
     while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;

@@ -8,7 +8,7 @@
 const rkind_info rkind_table[RK_COUNT] = {
     [RK_FENCED_BLOCK] = {"fenced_block", "took the value from a fenced code block", COAX_CLASS_LOSSLESS, NULL},
     [RK_TAGGED_BLOCK] = {"tagged_block", "took the value from a tagged block", COAX_CLASS_LOSSLESS, NULL},
-    [RK_PROSE_SPAN] = {"prose_span", "took the value from a span inside prose", COAX_CLASS_LOSSLESS, "took words in brackets in prose ([INFO], [x], [sic]), or a reference (section [3.2]), for a list: they are its punctuation"},
+    [RK_PROSE_SPAN] = {"prose_span", "took the value from a span inside prose", COAX_CLASS_LOSSLESS, "took words in brackets in prose ([INFO], [x], [sic]), a reference (section [3.2]) or a citation's mark ({...} [1]), for a list: they are its punctuation"},
     [RK_REASONING_SKIPPED] = {"reasoning_skipped", "skipped a reasoning block", COAX_CLASS_LOSSLESS, NULL},
     [RK_BYTE_ORDER_MARK] = {"byte_order_mark", "removed a byte order mark", COAX_CLASS_LOSSLESS, NULL},
     [RK_TRAILING_COMMA] = {"trailing_comma", "removed a trailing comma", COAX_CLASS_LOSSLESS, NULL},

@@ -365,6 +365,15 @@ static bool place_word_before(const char *t, size_t at)
     return false;
 }
 
+/* Whether a list's span has a citation's mark after it on its line ([1] [2], [3, 4] [1]): two
+** lists, or a list and its mark? The mark's span is a guess as well (repair_citation_at). */
+static bool cited_after(const job *j, const rvalue *val)
+{
+    const char *t = j->text, *after = coax_blanks_end(t + val->end, t + j->len);
+    return t[val->start] == '[' && after > t + val->end && *after == '[' &&
+           repair_citation_at(t, after, t + j->len, true);
+}
+
 /* Whether words in brackets stand before 'at' on its line ("Options: [a]
 ** or [b]"), or a reference's numbers ("See [1] and then: [Paris]"): the
 ** span at 'at' is one of several, not the answer. Other numbers in
@@ -579,7 +588,8 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
                (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]) ||
                 repair_footnote_at(j->text, j->text + vals.v[0].start, j->text + j->len) ||
-                repair_citation_at(j->text, j->text + vals.v[0].start, j->text + j->len, true))) {
+                repair_citation_at(j->text, j->text + vals.v[0].start, j->text + j->len, true) ||
+                cited_after(j, &vals.v[0]))) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && sp->source == COAX_SOURCE_PROSE && !shift && literal_reads_otherwise(j, &vals.v[0])) {
