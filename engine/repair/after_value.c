@@ -143,7 +143,8 @@ bool repair_citation_at(const char *start, const char *p, const char *e, bool af
     while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
     if (d == p + 1 || d >= e || *d != ']') return false;
     d++;
-    if (d < e && *d == '.') d++;
     while (d < e && (*d == ' ' || *d == '\t')) d++;
-    return d == e || *d == '\n' || *d == '\r';
+    /* the line's last, or prose or a token after it ({...} [1] Hope it helps, [1]<|im_end|>, [1] [2]);
+    ** not structure going on ([1, 2] [3], "b": 2}) */
+    return d == e || !strchr(",:}]", *d);
 }

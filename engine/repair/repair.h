@@ -331,8 +331,9 @@ size_t repair_remark_closers(const char *p, const char *end, const char **at);
 bool repair_footnote_at(const char *start, const char *p, const char *end);
 /* Whether p (in start..end) is a citation's mark after a value or a
 ** sentence on its line: a number of one to three digits in brackets after
-** a blank, the line's last ({"a": 1} [1], "blue." [2]; with 'after_list',
-** after a list too: {"rows": [[1, 2] [3]⏎, another item or prose's?). */
+** a blank, no comma, colon or closer after it ({"a": 1} [1], "blue." [2]
+** Hope it helps; with 'after_list', after a list too: {"rows": [[1, 2] [3]⏎,
+** another item or prose's?). */
 bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
 /* The comma among stray closers and spaces that end the text after a value
 ** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
