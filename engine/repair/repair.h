@@ -335,6 +335,12 @@ bool repair_footnote_at(const char *start, const char *p, const char *end);
 ** Hope it helps; with 'after_list', after a list too: {"rows": [[1, 2] [3]⏎,
 ** another item or prose's?). */
 bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
+/* Whether the span text[start..end), read as v, is prose's own mark in
+** brackets rather than a list (marks.c): words in brackets that words follow
+** or that come after others on their line ([INFO] Server started), a
+** reference's numbers (See [1]), a footnote's or a citation's mark, or a
+** list a citation's mark follows on its line ([1] [2]: a guess). */
+bool repair_prose_mark(const char *text, size_t len, size_t start, size_t end, const coax_value *v);
 /* The comma among stray closers and spaces that end the text after a value
 ** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
 ** off, so the value is one item of a larger structure; NULL for none. */
