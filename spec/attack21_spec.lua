@@ -9,7 +9,7 @@
 -- conversion stop at it with COAX_EDEPTH, as at their nesting limits.
 local H = require "helper"
 
-local STACK_WHY = "deeper than the C stack left to it (a script's C calls and the work under them: 448 KiB)"
+local STACK_WHY = "deeper than the C stack left to it (448 KiB from the outermost call, a script's C calls included)"
 -- An ASan build's floor is 4 times as far, under 4 times the stack (H.coax_in_stack), and its frames
 -- grow less than that: there the same work fits, and must not crash either.
 local ASAN = H.build:find("asan") ~= nil

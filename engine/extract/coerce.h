@@ -332,6 +332,10 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
 ** indentation (or a byte order mark) aside ("1. ", "2) ", "- ", "* ", "+ "
 ** before the JSON): the item's text begins at b as a line's would (labels.c). */
 bool extract_item_marker_before(const char *text, size_t b);
+/* Where a short remark right after an answer ending at text[from], set off as one (in parentheses or
+** brackets, a comment, after an arrow or a dash, on the next line alone), labels it as no answer or
+** doubts it ("(example)", "// wrong", "<- old", "(my guess)"), in text[from..e): SIZE_MAX if none. */
+size_t extract_labelling_remark(const char *text, size_t from, size_t e);
 
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */
 
@@ -376,6 +380,13 @@ size_t extract_marked_before(const char *text, size_t start, bool prose);
 ** (retract.c). */
 size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const char *text, size_t len,
                              const coax_candidate *b);
+
+/* Where members whose object's opening brace is lost stand in text[from..start) before the
+** answer text[start..end): a quoted key ("name": ...) and then, before the answer or after
+** it up to 'to', a closing brace no opening one matches, or after it another quoted key
+** ("\"name\": \"Ada\"} {...}", "\"a\": {...}}", "\"a\": [1], \"b\": 3": a record the answer
+** alone drops, or holds). SIZE_MAX when none do (labels.c). */
+size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to);
 
 /* Where the reply's first line starts, for a look back from 'at' (a value's
 ** start, past any byte order mark): after its byte order marks, which hide
@@ -481,13 +492,15 @@ coax_code extract_probe(coerce_ctx *c, const coax_value *v, extract_pick pick, v
 
 /* ---- lists of one (extract/unwrapped.c) ---------------------------------------- */
 
-/* In *at, the place of a list of one in 'value' (the coercion's value of
-** 'written') above items the log unwrapped from lists of one, where the
+/* In *at, the place of a value the coercion put in a list of one or took out of
+** one where the repair placed a bracket of 'cand' (its place is a guess), or of a
+** list of one in 'value' (the coercion's value of cand's) above items the log
+** unwrapped from lists of one, where the
 ** list of one dropped instead, as written inside, is another valid value
 ** ([[[1], [2]]] for lists of numbers: [[1, 2]] or [[1], [2]]), or of a list
 ** at or above values the log wrapped where the list as written put in a
 ** list of one is; NULL: none. In *why, the error saying which. */
-coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_candidate *cand,
                                        const char **at, const char **why);
 
 /* ---- number texts (extract/number_text.c) ----------------------------------- */
@@ -592,6 +605,12 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
 ** than options' max_class, one of two different answers, a reply cut off or
 ** a value labelled an example is refused (out->valid 0, the first error
 ** says why). Returns what coax_extract returns. */
+/* coax_extract's work, within 'limits' as given (nesting.c lowers their max_depth to what the C
+** stack left to it holds). */
+coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                         const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                         coax_error *err);
+
 coax_code extract_sure_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                               const coax_extract_options *options, coax_extract_result *out, coax_error *err);
 

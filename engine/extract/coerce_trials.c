@@ -429,7 +429,7 @@ static size_t declared_joined(declared *d, coax_arena *a, const char *key, size_
 static const char *declared_match(declared *d, coax_arena *a, const char *key, size_t klen, size_t *len,
                                   size_t *index)
 {
-    size_t hit;
+    size_t hit = 0; /* no name found leaves it: then the key is unknown, not a guess between two (not SIZE_MAX) */
     long exact;
     size_t n = lidx_find(&d->ix, a, key, klen, &hit, 1, &exact);
     *index = n > 1 || (n == 1 && !coerce_same_trimmed(key, klen, d->ix.key[hit], d->ix.klen[hit]) &&

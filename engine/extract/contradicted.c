@@ -23,6 +23,7 @@
 ** are read by: statement_words.c.
 */
 #include "extract/retract.h"
+#include "extract/prose_table.h"
 #include "extract/statement_words.h"
 
 #include <string.h>
@@ -319,6 +320,8 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
         char c = text[q];
         if (is_digit(c)) st->num[o++] = c, q++;
         else if (c == ',' && !dot && !exp && grouped(text, q, e)) q++; /* 1,234 */
+        else if (c == ',' && !dot && !exp && q + 1 < e && is_digit(text[q + 1]))
+            dot = true, st->num[o++] = '.', q++; /* a decimal comma, "12,50" as German writes 12.50 */
         else if (c == '.' && !dot && !exp && q + 1 < e && is_digit(text[q + 1])) dot = true, st->num[o++] = c, q++;
         else if ((c | 32) == 'e' && !exp && q + 1 < e &&
                  (is_digit(text[q + 1]) ||
@@ -336,6 +339,20 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
     return true;
 }
 
+/* A table cell's words text[p..end) as a string value into st: a cell needs no
+** quotes ("| name | Bob |"); not one of digits, which read_value reads or leaves
+** ("35 → 36", "36-37"), nor one longer than a name. */
+static bool cell_text(const char *text, size_t p, size_t end, statement *st)
+{
+    while (end > p && strchr(" \t*_`", text[end - 1])) end--;
+    while (p < end && strchr("*_`", text[p])) p++;
+    if (p == end || end - p > 200) return false;
+    for (size_t q = p; q < end; q++)
+        if (is_digit(text[q])) return false;
+    st->type = COAX_STRING, st->text = text + p, st->len = end - p;
+    return true;
+}
+
 /* The scan's state: the words of the clause so far, the last WORDS_BACK
 ** of them, and whether its sentence supposes. */
 typedef struct scan {
@@ -348,6 +365,7 @@ typedef struct scan {
     size_t n;
     word paren;   /* the word before an open parenthesis: "Bob (age: 40)" */
     bool chained; /* the clause follows an arrow */
+    size_t cell_end; /* a table's cell holds the value: where it ends; 0 elsewhere */
 } scan;
 
 /* Where the word text[p..q) ends when it opens with an elided article
@@ -460,7 +478,8 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     if (sc->n == STATEMENTS_MOST || sc->supposed) return;
     statement *st = &sc->st[sc->n];
     memset(st, 0, sizeof *st);
-    if (!read_value(sc->text, value, sc->e, st) || asks(sc->text, value, sc->e) ||
+    if (!(read_value(sc->text, value, sc->e, st) || (sc->cell_end && cell_text(sc->text, value, sc->cell_end, st))) ||
+        asks(sc->text, value, sc->e) ||
         called_wrong(sc->text, value_end_at(sc->text, value, st), sc->e))
         return;
     const char *t = sc->text;
@@ -508,10 +527,29 @@ static size_t cjk_link_at(const char *text, size_t p, size_t e)
     return 0;
 }
 
+/* The words of a table header's cell text[p..end) into w[]: their count; 0 when it
+** holds more than WORDS_BACK or a sign other than markdown's ("| **age** |"). */
+static size_t words_of(const char *text, size_t p, size_t end, word *w)
+{
+    size_t n = 0, l;
+    while (p < end) {
+        if (!(l = letter(text, p, end))) {
+            if (!strchr(" \t*_`", text[p])) return 0;
+            p++;
+            continue;
+        }
+        if (n == WORDS_BACK) return 0;
+        w[n].at = p;
+        while (p < end && (l = letter(text, p, end))) p += l;
+        w[n].n = p - w[n].at, n++;
+    }
+    return n;
+}
+
 /* Statements in text[from..e) into st[]: their count. */
 static size_t statements(const char *text, size_t from, size_t e, statement *st)
 {
-    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0, {0, 0}, false};
+    scan sc = {text, e, from, {{0, 0}}, 0, 0, false, st, 0, {0, 0}, false, 0};
     for (size_t p = from; p < e && sc.n < STATEMENTS_MOST;) {
         size_t l = letter(text, p, e), k;
         if (l && cjk(text, p, e) && (k = cjk_link_at(text, p, e)) && is_digit(text[p + k])) {
@@ -542,6 +580,16 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         bool arrow = ascii_arrow || (e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3));
         /* "input → count → 6 rows": a step of a chain, no statement */
         if (sc.clause && (k = link_at(text, p, e)) && !(arrow && sc.chained)) statement_at(&sc, p, p + k, false);
+        if (ch == '|') { /* a table's cell: its row's first names it, or its header (both: "| field | value |") */
+            scan cell = sc;
+            for (cell.cell_end = p + 1; cell.cell_end < e && !strchr("|\n", text[cell.cell_end]);) cell.cell_end++;
+            size_t name, name_end;
+            if (sc.clause && (k = extract_table_pair(text, from, p, e))) statement_at(&cell, p, p + k, false);
+            if ((k = extract_table_header(text, from, p, e, &name, &name_end)) &&
+                (cell.nw = cell.clause = words_of(text, name, name_end, cell.ring)))
+                statement_at(&cell, p, p + k, false);
+            sc.n = cell.n;
+        }
         bool stop = ch == '\n' || ch == '!' || ch == '?' || ch == ';' ||
                     /* a full stop, not a decimal point or an abbreviation's ("e.g. age: 30") */
                     (ch == '.' && (p + 1 >= e || text[p + 1] == ' ' || text[p + 1] == '\r' || text[p + 1] == '\n') &&

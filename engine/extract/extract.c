@@ -366,7 +366,7 @@ static coax_code wrapped_items_error(coerce_ctx *c, const coax_candidate *cand, 
         return list_error(c, s, coax_arena_strdup(c->arena, p, sequence ? strlen(p) : plen), sequence ? seq : msg);
     }
     const char *at, *why;
-    coax_code rc = coerce_unwrapped_items_place(c, s->value, cand->value, &at, &why);
+    coax_code rc = coerce_unwrapped_items_place(c, s->value, cand, &at, &why);
     return rc || !at ? rc : list_error(c, s, at, why);
 }
 
@@ -765,10 +765,9 @@ static bool quoted_key_in(const char *t, size_t s, size_t e)
     return false;
 }
 
-/* Whether the candidate needed an invented repair: for a span of prose,
-** one other than being closed before members (Schema {"name": "string"}:
-** the answer follows. {"name": "Ada"}: the schema's text, closed where it
-** ends, is no unread answer). */
+/* Whether the candidate needed an invented repair: for a span of prose, one other than being
+** closed before members (Schema {"name": "string"}: the answer follows. {"name": "Ada"}: the
+** schema's text, closed where it ends, is no unread answer). */
 static bool invented_log(const coax_candidate *cand)
 {
     for (size_t i = 0; i < cand->nlog; i++)
@@ -778,11 +777,11 @@ static bool invented_log(const coax_candidate *cand)
     return false;
 }
 
-/* A plain answer beside JSON coax could only read by a guess ("Example:
-** {...}\nAnswer: {\"name\": \"Ada\", \"age\": 36,", or a broken answer and
-** then its format, {\"name\": \"string\"}): which of the two the model meant
-** is a guess too, and the best is refused. Text that holds no quoted key
-** (LaTeX's \frac{1}{2} after a value) is no answer. */
+/* A plain answer beside JSON coax could only read by a guess ("Example: {...}\nAnswer:
+** {\"name\": \"Ada\", \"age\": 36,", a broken answer and then its format, {\"name\":
+** \"string\"}, members before it whose brace is lost): which one the model meant is a
+** guess too, and the best is refused. Text that holds no quoted key (LaTeX's
+** \frac{1}{2} after a value) is no answer. */
 static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool blocks, size_t first, scored *best)
 {
     if (!is_plain(best)) return COAX_OK;
@@ -799,7 +798,11 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
                          "column %u: send one valid value",
                          b->start, o->start);
     }
-    return COAX_OK;
+    size_t origin = extract_text_origin(x->text, b->start);
+    size_t lost = extract_members_unopened(x->text, origin, b->start, b->end, x->len);
+    return lost == SIZE_MAX ? COAX_OK : refuse_at(c, x, best, "the reply holds a value at line %u, column %u and "
+                                                  "members whose opening brace is lost at line %u, column %u: send "
+                                                  "one valid value", b->start, lost);
 }
 
 /* Whether candidate o is a scalar, which a reply's prose may hold as a word of its own: "36 is
@@ -900,13 +903,10 @@ void coax_extract_options_default(coax_extract_options *o)
     o->max_class = COAX_CLASS_INFERRED;
 }
 
-coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
-                       const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
-                       coax_error *err)
+coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                         const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                         coax_error *err)
 {
-    if (!arena || !schema || !out || (!text && len))
-        return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
-    memset(out, 0, sizeof *out);
     coax_extract_options o;
     if (options) o = *options;
     else coax_extract_options_default(&o);

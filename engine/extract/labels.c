@@ -155,7 +155,9 @@ bool coerce_not_answer_label(const char *key, size_t klen)
 bool coerce_not_answer_tag(const char *name, size_t n)
 {
     static const char *const others[] = {"user", "system", "human", "context", "document", "documents", "observation",
-                                         "source", "sources", "reference", "references", "retrieved", "quote"};
+                                         "source", "sources", "reference", "references", "retrieved", "quote",
+                                         /* struck out: text the model deleted (HTML's <del>, <s>, <strike>) */
+                                         "del", "s", "strike"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
     char norm[257];
@@ -317,7 +319,34 @@ static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
     return e;
 }
 
-static bool unanswering_label(const char *text, size_t b, size_t e)
+/* echoes: whether a word of echo_word counts (not in a comment line's words: "// The user's profile") */
+/* The length of an inline HTML tag at text[p..e) (<b>, </strong>, <h3>), or 0: markup around a label's words. */
+static size_t inline_tag_at(const char *text, size_t p, size_t e)
+{
+    if (text[p] != '<') return 0;
+    size_t name = p + 1 < e && text[p + 1] == '/' ? p + 2 : p + 1, q = name;
+    while (q < e && q - name < 10 && coax_ascii_alpha((unsigned char)text[q])) q++;
+    while (q < e && q - name < 10 && text[q] >= '1' && text[q] <= '6') q++; /* <h3> */
+    return q > name && q < e && text[q] == '>' ? q + 1 - p : 0;
+}
+
+/* Where text[b..e) ends before the markup that closes a label after its words or colon: blanks, '\r', markdown's
+** '*' and '_', inline HTML's closing tags ("**Wrong answer:**", "__Example:__", "<b>Example:</b>"). */
+static size_t label_marks_start(const char *text, size_t b, size_t e)
+{
+    for (size_t k;; e = k) {
+        k = blanks_start(text, b, e, true);
+        while (k > b && (text[k - 1] == '_' || text[k - 1] == '|')) k--; /* __Example:__, a table's cell */
+        for (size_t j = k > 12 + b ? k - 12 : b; k > b && text[k - 1] == '>' && j + 1 < k; j++)
+            if (text[j] == '<' && text[j + 1] == '/' && inline_tag_at(text, j, k) == k - j) {
+                k = j;
+                break;
+            }
+        if (k == e) return e;
+    }
+}
+
+static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
 {
     size_t words = 0;
     bool unanswering = false, echo = false, for_it = false;
@@ -327,8 +356,12 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
             continue;
         }
         unsigned char ch = (unsigned char)text[p];
+        if ((k = inline_tag_at(text, p, e - 1))) { /* <b>Example</b> */
+            p += k;
+            continue;
+        }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
-            if (!ch || !strchr(" \t*_#>-()'0123456789", ch)) return false; /* markdown's marks, "Example 2" */
+            if (!ch || !strchr(" \t*_#>-()'|0123456789", ch)) return false; /* markdown's marks, "Example 2" */
             p++;
             continue;
         }
@@ -350,7 +383,12 @@ static bool unanswering_label(const char *text, size_t b, size_t e)
         echo = echo || echo_word(text + w, p - w);
         for_it = for_it || (p - w == 3 && coax_ascii_casesame(text + w, "for", 3));
     }
-    return unanswering || (echo && !for_it);
+    return unanswering || (echoes && echo && !for_it);
+}
+
+static bool unanswering_label(const char *text, size_t b, size_t e)
+{
+    return unanswering_words(text, b, e, true);
 }
 
 /* The length of the colon text[..e) ends with: 1 for ':', 3 for a
@@ -359,6 +397,21 @@ static size_t colon_at_end(const char *text, size_t b, size_t e)
 {
     if (e > b && text[e - 1] == ':') return 1;
     return e - b >= 3 && !memcmp(text + e - 3, "\xEF\xBC\x9A", 3) ? 3 : 0;
+}
+
+/* colon_at_end's, or the length of an arrow or a dash that stands for a colon after a label's words, a blank
+** before it ("Example -> {...}", "Example - {...}", "Example \u2014 {...}"): 0 for none. */
+static size_t separator_at_end(const char *text, size_t b, size_t e)
+{
+    size_t n = colon_at_end(text, b, e);
+    if (n) return n;
+    static const char *const signs[] = {"->", "=>", "-", "\xE2\x86\x92", "\xE2\x80\x94", "\xE2\x80\x93"};
+    for (size_t i = 0; i < sizeof signs / sizeof *signs; i++) {
+        size_t k = strlen(signs[i]);
+        if (e - b > k && !memcmp(text + e - k, signs[i], k) && coax_blank_before(text + b, text + e - k))
+            return k;
+    }
+    return 0;
 }
 
 /* Whether the line ending at 'end' (its '\n' or the text's start) is a
@@ -371,13 +424,78 @@ static bool label_line(const char *text, size_t end)
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
     if (line > origin && text[line - 1] != '\n') return false;
-    size_t e = end, b = line;
-    e = blanks_start(text, line, e, true);
+    size_t e = label_marks_start(text, line, end), b = line;
     b = extract_past_invisible(text, blanks_end(text, b, e), e);
+    if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') b = blanks_end(text, b + 2, e); /* "// Example" */
     size_t colon = colon_at_end(text, b, e);
     if (e > b && !colon && text[b] == '#') /* a markdown heading, "## Reasoning", needs no colon */
         return unanswering_label(text, b, e + 1);
+    /* nor does a line of a label's words alone in any markup ("Example", "**Example**", "<h3>Example</h3>",
+    ** "// example"), the user's words aside ("// The user's profile" names the answer's) */
+    if (e > b && !colon) return unanswering_words(text, b, e + 1, false);
     return colon && unanswering_label(text, b, e - colon + 1);
+}
+
+/* Where the line above ends (its '\n') when text[b..e), a line that starts at 'start', is a setext heading's
+** underline ("-------", "=======") under a line that is no blank one: that line is a heading (label_line reads it);
+** else 0. */
+static size_t setext_heading_end(const char *text, size_t origin, size_t start, size_t b, size_t e)
+{
+    e = blanks_start(text, b, e, true);
+    if (e - b < 3 || (text[b] != '-' && text[b] != '=') || start < origin + 2 || text[start - 2] == '\n') return 0;
+    for (size_t k = b; k < e; k++)
+        if (text[k] != text[b]) return 0;
+    return start - 1;
+}
+
+static bool tag_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+/* Whether the value at 'start' sits in an element whose opening tag, the nearest one before it with no closing tag
+** between, says it holds no answer, where the scan took no tagged block: the tag holds a fence
+** (<example>\n```json\n{...}```), attributes (<example id="1">{...}) or text before the value. Bounded, as a
+** label's look is. */
+static bool in_unanswering_element(const char *text, size_t origin, size_t start)
+{
+    size_t stop = start > 160 ? start - 160 : 0;
+    if (stop < origin) stop = origin;
+    for (size_t p = start; p > stop;) {
+        if (text[--p] != '<' || p + 1 >= start) continue;
+        if (text[p + 1] == '/') return false; /* past an element closed: in none */
+        size_t n = 0;
+        while (p + 1 + n < start && tag_name_char(text[p + 1 + n])) n++;
+        size_t after = p + 1 + n;
+        if (!n || after >= start || (text[after] != '>' && !coax_ascii_space((unsigned char)text[after])) ||
+            !memchr(text + after, '>', start - after))
+            continue; /* no tag: "x < 5", "List<T" */
+        return coerce_not_answer_tag(text + p + 1, n);
+    }
+    return false;
+}
+
+/* Whether the info string of the fence opening at text[b..e) names no answer as a tag would (```example, ```wrong):
+** no language is so named. */
+static bool fence_info_unanswering(const char *text, size_t b, size_t e)
+{
+    while (b < e && (text[b] == '`' || text[b] == '~')) b++;
+    size_t w = b;
+    while (w < e && tag_name_char(text[w])) w++;
+    return w > b && coerce_not_answer_tag(text + b, w - b);
+}
+
+/* Whether text[line..e), before a value on its line, assigns it to a variable named as a label or a tag of no answer
+** would be ("example = {...}", "const bad_example = {...}", "EXAMPLE_RESPONSE := {...}"): the code names it so. */
+static bool assigned_to_label(const char *text, size_t line, size_t e)
+{
+    if (e == line || text[e - 1] != '=' || (e - line >= 2 && strchr("=!<>", text[e - 2]))) return false;
+    size_t v = e - 1;
+    if (v > line && text[v - 1] == ':') v--; /* := */
+    v = blanks_start(text, line, v, false);
+    size_t i = v;
+    while (i > line && tag_name_char(text[i - 1])) i--;
+    return i < v && coerce_not_answer_label(text + i, v - i);
 }
 
 /* Whether a span of prose or a fenced block is marked as no answer by what stands before it: on its line, a comment
@@ -389,19 +507,28 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
 {
     if ((cand->source != COAX_SOURCE_PROSE && cand->source != COAX_SOURCE_FENCED) || cand->start > len) return false;
     size_t origin = extract_text_origin(text, cand->start), line = cand->start;
+    if (in_unanswering_element(text, origin, cand->start)) return true;
     size_t stop = cand->start > 64 ? cand->start - 64 : 0;
     if (stop < origin) stop = origin;
     while (line > stop && text[line - 1] != '\n') line--;
-    size_t e = blanks_start(text, line, cand->start, false);
-    if (e == line && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
+    size_t e = blanks_start(text, line, cand->start, false), quote = line;
+    while (quote < e && (text[quote] == '>' || text[quote] == ' ')) quote++; /* a quotation's "> " */
+    if (quote == e && (line == origin || text[line - 1] == '\n')) { /* the value starts its line: the label is above */
         bool fence = false;
         while (line > origin) {
             size_t above = line - 1, b = above; /* above: the '\n' ending the line above */
             while (b > origin && text[b - 1] != '\n' && above - b < 64) b--;
+            size_t start = b;
             b = blanks_end(text, b, above);
-            bool blank = blanks_start(text, b, above, true) == b && !memchr(text + b, '*', above - b);
+            size_t q = b; /* a quotation's empty line, ">", is blank too */
+            while (q < above && (text[q] == '>' || text[q] == ' ')) q++;
+            bool blank = blanks_start(text, q, above, true) == q && !memchr(text + q, '*', above - q);
             bool opens = !fence && above - b >= 3 && (!memcmp(text + b, "```", 3) || !memcmp(text + b, "~~~", 3));
-            if (!blank && !opens) return label_line(text, above);
+            if (opens && fence_info_unanswering(text, b, above)) return true;
+            if (!blank && !opens) {
+                size_t heading = setext_heading_end(text, origin, start, b, above);
+                return label_line(text, heading ? heading : above);
+            }
             fence = fence || opens;
             line = b;
             while (line > origin && text[line - 1] != '\n') line--;
@@ -411,12 +538,102 @@ bool extract_unanswering_prose(const char *text, size_t len, const coax_candidat
     if (cand->source != COAX_SOURCE_PROSE) return false;
     if ((e - line >= 4 && !memcmp(text + e - 4, "<!--", 4)) || (e - line >= 2 && !memcmp(text + e - 2, "/*", 2)))
         return true;
-    e = blanks_start(text, line, e, true); /* **Example:** */
+    /* struck out, markdown's ~~{...}~~: text the model deleted (not a fence's ~~~) */
+    if (e - line >= 2 && !memcmp(text + e - 2, "~~", 2) && (e - line == 2 || text[e - 3] != '~')) return true;
+    if (assigned_to_label(text, line, e)) return true;
+    size_t plain = blanks_start(text, line, e, false);
+    e = label_marks_start(text, line, plain); /* **Example:**, <b>Example:</b> */
     size_t b = extract_past_invisible(text, blanks_end(text, line, e), e);
     if (e - b >= 2 && text[b] == '/' && text[b + 1] == '/') return true;
-    size_t colon = colon_at_end(text, line, e);
-    if (!colon || (line > origin && text[line - 1] != '\n')) return false;
+    size_t colon = separator_at_end(text, line, e);
+    if (line > origin && text[line - 1] != '\n') return false;
+    /* a label set off by its markup alone needs no colon: "**Example** {...}", "<b>Example</b> {...}",
+    ** "(example) {...}" */
+    bool bracketed = e - b >= 2 && text[b] == '(' && text[e - 1] == ')';
+    if (!colon) return (e < plain || bracketed) && e > b && unanswering_words(text, b, e + 1, false);
     return unanswering_label(text, b, e - colon + 1);
+}
+
+/* Whether w[0..n), a word of a remark after the value, doubts it or calls it made up: the labels' words aside. */
+static bool remark_doubt_word(const char *w, size_t n)
+{
+    static const coax_word words[] = {
+        COAX_WORD("guess"),       COAX_WORD("guessed"),   COAX_WORD("estimate"),   COAX_WORD("estimated"),
+        COAX_WORD("approx"),      COAX_WORD("approximate"), COAX_WORD("approximately"), COAX_WORD("fictional"),
+        COAX_WORD("fictitious"),  COAX_WORD("fake"),      COAX_WORD("draft"),      COAX_WORD("unverified")};
+    return WORD_IN(w, n, words);
+}
+
+/* A remark's letter: ASCII's, or a byte of a character past it ("(例)", "(пример)"). */
+static bool remark_letter(char c)
+{
+    return coax_ascii_alpha((unsigned char)c) || (unsigned char)c >= 0x80;
+}
+
+/* The end of the remark opening at text[r..e) (its closing mark's start), *past its closing mark; SIZE_MAX when
+** none is set off there. A remark ends at its line's end but for its closing mark. */
+static size_t remark_end(const char *text, size_t r, size_t e, bool own_line, size_t *body, size_t *past)
+{
+    static const struct { const char *open, *close; } marks[] = {
+        {"<!--", "-->"}, {"/*", "*/"}, {"//", ""}, {"#", ""}, {"(", ")"}, {"[", "]"}, {"<--", ""}, {"<-", ""},
+        {"\xE2\x86\x90", ""}, {"\xE2\x80\x94", ""}, {"\xE2\x80\x93", ""}, {"--", ""}, {"-", ""}, {"**", "**"},
+        {"*", "*"}, {"__", "__"}, {"_", "_"}};
+    size_t line = r;
+    while (line < e && text[line] != '\n') line++;
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t on = strlen(marks[i].open), cn = strlen(marks[i].close);
+        if (line - r < on || memcmp(text + r, marks[i].open, on)) continue;
+        *body = r + on;
+        if (!cn) return *past = line, line;
+        for (size_t k = *body; k + cn <= line; k++)
+            if (!memcmp(text + k, marks[i].close, cn)) return *past = k + cn, k;
+        return SIZE_MAX;
+    }
+    *body = r; /* words alone on the line after the value's */
+    return own_line ? (*past = line, line) : SIZE_MAX;
+}
+
+size_t extract_labelling_remark(const char *text, size_t from, size_t e)
+{
+    size_t r = from, lines = 0;
+    for (bool fence = false;;) { /* past blanks, a line break, and a fenced value's closing fence */
+        size_t k = coax_blank_at(text + r, text + e);
+        if (k) r += k;
+        else if (r < e && (text[r] == '\n' || text[r] == '\r')) lines += text[r++] == '\n';
+        else if (!fence && e - r >= 3 && (!memcmp(text + r, "```", 3) || !memcmp(text + r, "~~~", 3))) {
+            fence = true;
+            lines = 0;
+            while (r < e && (text[r] == '`' || text[r] == '~')) r++;
+        } else break;
+    }
+    size_t body, past, end = r < e && lines <= 1 ? remark_end(text, r, e, lines == 1, &body, &past) : SIZE_MAX;
+    if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
+    for (size_t k = past, n; k < e && text[k] != '\n'; k += n ? n : 1) /* nothing more on its line but a stop */
+        if (!(n = coax_blank_at(text + k, text + e)) && !strchr("\r.!", text[k])) return SIZE_MAX;
+    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || strchr("\r.!:", text[end - 1]));)
+        end -= k ? k : 1;
+    body = blanks_end(text, body, end);
+    if (end == body) return SIZE_MAX;
+    size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
+    for (size_t p = body, k; p < end; p += k ? k : 1) {
+        bool letter = remark_letter(text[p]);
+        if (!(k = coax_blank_at(text + p, text + end)) && !letter && !strchr("'-.", text[p])) return SIZE_MAX;
+        words += letter && (p == body || !remark_letter(text[p - 1]));
+    }
+    if (words > 4) return SIZE_MAX;
+    static const coax_word pointing[] = {COAX_WORD("see"), COAX_WORD("from"), COAX_WORD("based"), COAX_WORD("like"),
+                                         COAX_WORD("per"), COAX_WORD("as"), COAX_WORD("than"), COAX_WORD("unlike"),
+                                         COAX_WORD("vs"), COAX_WORD("above"), COAX_WORD("below")};
+    for (size_t p = body, q; p < end; p = q + 1) { /* "(see the example above)" points at another value */
+        for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
+        if (q > p && WORD_IN(text + p, q - p, pointing)) return SIZE_MAX;
+    }
+    if (unanswering_words(text, body, end + 1, false)) return r;
+    for (size_t p = body, q; p < end; p = q + 1) { /* "(my guess)", "(estimated)" */
+        for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
+        if (q > p && remark_doubt_word(text + p, q - p)) return r;
+    }
+    return SIZE_MAX;
 }
 
 bool extract_labelled_no_answer(const char *before, size_t len, coax_source source)
@@ -459,6 +676,33 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
         if (eq <= 0) at = from + r.candidates[i].start; /* another value, or out of memory */
     }
     return at;
+}
+
+size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to)
+{
+    size_t key = SIZE_MAX, open = 0, depth = 0;
+    for (size_t p = from; p < to; p++) {
+        if (p == start) p = end; /* the answer, whole */
+        if (p >= to) break;
+        char ch = text[p];
+        if (open) { /* in a string (opened at open - 1), which a line's end closes in prose */
+            if (ch == '\\') p++;
+            else if (ch == '\n') open = 0;
+            else if (ch == '"') {
+                size_t q = p + 1;
+                while (q < to && (text[q] == ' ' || text[q] == '\t')) q++;
+                if (q < to && text[q] == ':' && !depth && key != SIZE_MAX && p > start) return key; /* and after */
+                if (q < to && text[q] == ':' && !depth && key == SIZE_MAX && p < start) key = open - 1;
+                open = 0;
+            }
+            continue;
+        }
+        if (ch == '"') open = p + 1;
+        else if (ch == '{') depth++;
+        else if (ch == '}' && depth) depth--;
+        else if (ch == '}' && key != SIZE_MAX) return key;
+    }
+    return SIZE_MAX;
 }
 
 bool extract_item_marker_before(const char *text, size_t b)

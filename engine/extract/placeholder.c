@@ -314,7 +314,11 @@ static bool inspect_marker(const char *s, size_t n)
     static const char *const whole[] = {"Getter", "Setter", "Getter/Setter", "Circular", "Object: null prototype"};
     for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
         if (strlen(whole[i]) == n && !memcmp(s, whole[i], n)) return true;
-    if (n > 10 && !memcmp(s, "Circular *", 10)) return strspn(s + 10, "0123456789") == n - 10;
+    if (n > 10 && !memcmp(s, "Circular *", 10)) { /* s holds no terminator (a folded copy): digits to n alone */
+        size_t d = 10;
+        while (d < n && s[d] >= '0' && s[d] <= '9') d++;
+        return d == n;
+    }
     return n > 6 && !memcmp(s, "class ", 6) && words_only(s + 6, n - 6);
 }
 

@@ -127,7 +127,8 @@ static bool hedged_before(const char *text, size_t from, size_t at)
 static bool denied_before(const char *text, size_t from, size_t at)
 {
     static const coax_word words[] = {COAX_WORD("no"), COAX_WORD("not"), COAX_WORD("nothing"), COAX_WORD("none"),
-                                      COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither")};
+                                      COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither"),
+                                      COAX_WORD("nowhere")};
     size_t b = at;
     while (b > from && !strchr(".!?,;:\n", text[b - 1])) b--;
     for (size_t p = b; p < at;) {
@@ -230,6 +231,13 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
                                         "is not right",     "isn't right",       "is not correct",   "isn't correct",
                                         "that's not right", "that's incorrect",  "that's not correct", "this is wrong"};
     if (MATCHED_ANY(text, at, e, wrong) && !hedged_before(text, from, at)) return *kind = CALLS_WRONG, true;
+    /* the same with the subject between ("Not only is the age wrong, ..."); not "Nor is the age wrong" */
+    static const char *const copulas[] = {"is", "are", "was", "were"};
+    static const char *const called[] = {"wrong", "incorrect", "inaccurate", "invalid", "erroneous", "a typo"};
+    size_t w = inverted_called_wrong(text, at, e, copulas, sizeof copulas / sizeof *copulas, called,
+                                     sizeof called / sizeof *called);
+    if (w != SIZE_MAX && !hedged_before(text, from, w) && !denied_before(text, from, w))
+        return *kind = CALLS_WRONG, true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
     while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
@@ -266,6 +274,8 @@ size_t extract_taken_back(const char *text, size_t from, size_t to, const coax_v
 {
     size_t e = to - from > RETRACT_LOOK ? from + RETRACT_LOOK : to;
     if (conditional_after(text, from, e)) return from;
+    size_t remark = extract_labelling_remark(text, from, e); /* "{...} (example)", "{...} // wrong" */
+    if (remark != SIZE_MAX) return remark;
     static const char *const interjections[] = {"hmm,", "hm,", "oh,", "ah,", "um,", "uh,", "well,", "no,",
                                                 "ok,", "okay,", "so,", "sorry,"};
     bool start = true, end = e == to; /* a sentence may start here; the look reaches the reply's end */
@@ -484,65 +494,12 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
     return extract_doubted_elsewhere(text, b, start);
 }
 
-/* Where the line above a value that starts its line, past blank lines and
-** a fence's opening (and that line's own text before its backticks:
-** "Probably: ```json"), doubts it (doubted_before) in its last sentence:
-** "Probably:", "I think:", "I'm not sure about the age, but here goes.";
-** not one that asks or supposes ("You asked whether maybe ..."), nor a line
-** with a bracket (JSON above). SIZE_MAX when none does, or the value does
-** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
-static size_t doubted_above(const char *text, size_t start)
+/* The word in text[b..start), the sentence before a value at 'start', that marks it as no answer: in its clause
+** right before the value, or the one before that when the value opens its own ("For example, {...}", "Here is an
+** example of the format: {...}"), but no further: "Based on the example you gave, here is the result: {...}" marks
+** nothing; a tag or another value ends a clause too ("<example>...</example> and {...}"). SIZE_MAX: none. */
+static size_t marked_clause(const char *text, size_t b, size_t start)
 {
-    size_t origin = extract_text_origin(text, start), line = start;
-    while (line > origin && text[line - 1] != '\n') line--;
-    if (!blank(text, line, start)) return SIZE_MAX;
-    bool fence = false;
-    while (line > origin) {
-        size_t end = line - 1, b = end; /* end: the '\n' ending the line above */
-        while (b > origin && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
-        size_t e = end;
-        while (e > b && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
-        line = b;
-        if (e == b) continue; /* a blank line */
-        size_t tick = b;
-        while (!fence && tick + 3 <= e && memcmp(text + tick, "```", 3) && memcmp(text + tick, "~~~", 3)) tick++;
-        if (!fence && tick + 3 <= e) { /* a fence's opening: its text before, else the line above */
-            fence = true;
-            if (blank(text, b, tick)) continue;
-            e = tick;
-        }
-        for (size_t k = b; k < e; k++)
-            if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
-        /* its last sentence, unless it asks or supposes ("You asked whether maybe ...") */
-        size_t t = e, s0;
-        while (t > b && strchr(" \t*_:.!?", text[t - 1])) t--;
-        for (s0 = t; s0 > b && !strchr(".!?;", text[s0 - 1]);) s0--;
-        return hedged_before(text, s0, t) ? SIZE_MAX : doubted_before(text, s0, t);
-    }
-    return SIZE_MAX;
-}
-
-size_t extract_marked_before(const char *text, size_t start, bool prose)
-{
-    size_t above = doubted_above(text, start);
-    if (above != SIZE_MAX || !prose) return above;
-    size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
-    if (stop < extract_text_origin(text, start)) stop = extract_text_origin(text, start);
-    /* the sentence: back to its line's start or a sentence's end (a stop
-    ** then a space; not e.g.'s) */
-    for (; b > stop && text[b - 1] != '\n'; b--) {
-        size_t r = blank_at(text, b, start) ? b : blanks_start(text, stop, b); /* a run's end only */
-        if (r < b && r >= stop + 1 && text[r - 1] && strchr(".!?", text[r - 1]) &&
-            !(r >= 3 && (text[r - 2] | 32) == 'g' && text[r - 3] == '.'))
-            break;
-    }
-    size_t doubt = doubted_before(text, b, start);
-    if (doubt != SIZE_MAX) return doubt;
-    /* its clause right before the value, or the one before that when the
-    ** value opens its own ("For example, {...}", "Here is an example of
-    ** the format: {...}"), but no further: "Based on the example you gave,
-    ** here is the result: {...}" marks nothing; a tag or another value
-    ** ends a clause too ("<example>...</example> and {...}") */
     size_t c = start;
     while (c > b && !strchr(",;:()<>[]{}", text[c - 1])) c--;
     size_t from = c, to = start;
@@ -578,6 +535,69 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     if (example != SIZE_MAX) return example;
     if (to != start) return SIZE_MAX; /* a clause before the value's own: its label's words said it */
     return neg != SIZE_MAX ? neg : wrong != SIZE_MAX && since <= 2 ? wrong : SIZE_MAX; /* "Not {...}" */
+}
+
+/* Where the line above a value that starts its line, past blank lines and
+** a fence's opening (and that line's own text before its backticks:
+** "Probably: ```json"), doubts it (doubted_before) in its last sentence:
+** "Probably:", "I think:", "I'm not sure about the age, but here goes.", or,
+** ending in a colon, marks it (marked_clause: "Here is an example of the
+** output:"); not one that asks or supposes ("You asked whether maybe ..."), nor a line
+** with a bracket (JSON above). SIZE_MAX when none does, or the value does
+** not start its line. The look is one line of at most RETRACT_LOOK bytes. */
+static size_t doubted_above(const char *text, size_t start)
+{
+    size_t origin = extract_text_origin(text, start), line = start;
+    while (line > origin && text[line - 1] != '\n') line--;
+    if (!blank(text, line, start)) return SIZE_MAX;
+    bool fence = false;
+    while (line > origin) {
+        size_t end = line - 1, b = end; /* end: the '\n' ending the line above */
+        while (b > origin && text[b - 1] != '\n' && end - b < RETRACT_LOOK) b--;
+        size_t e = end;
+        while (e > b && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+        line = b;
+        if (e == b) continue; /* a blank line */
+        size_t tick = b;
+        while (!fence && tick + 3 <= e && memcmp(text + tick, "```", 3) && memcmp(text + tick, "~~~", 3)) tick++;
+        if (!fence && tick + 3 <= e) { /* a fence's opening: its text before, else the line above */
+            fence = true;
+            if (blank(text, b, tick)) continue;
+            e = tick;
+        }
+        for (size_t k = b; k < e; k++)
+            if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
+        /* its last sentence, unless it asks or supposes ("You asked whether maybe ...") */
+        size_t t = e, s0;
+        while (t > b && strchr(" \t*_:.!?", text[t - 1])) t--;
+        for (s0 = t; s0 > b && !strchr(".!?;", text[s0 - 1]);) s0--;
+        if (hedged_before(text, s0, t)) return SIZE_MAX;
+        size_t doubt = doubted_before(text, s0, t), colon = e;
+        /* a sentence that introduces the value with a colon marks it on the line below as on its own
+        ** ("Here is an example of the output:" above it, as "... output: {...}") */
+        while (colon > s0 && strchr(" \t*_", text[colon - 1])) colon--;
+        return doubt != SIZE_MAX || colon == s0 || text[colon - 1] != ':' ? doubt : marked_clause(text, s0, colon);
+    }
+    return SIZE_MAX;
+}
+
+size_t extract_marked_before(const char *text, size_t start, bool prose)
+{
+    size_t above = doubted_above(text, start);
+    if (above != SIZE_MAX || !prose) return above;
+    size_t b = start, stop = start > RETRACT_LOOK ? start - RETRACT_LOOK : 0;
+    if (stop < extract_text_origin(text, start)) stop = extract_text_origin(text, start);
+    /* the sentence: back to its line's start or a sentence's end (a stop
+    ** then a space; not e.g.'s) */
+    for (; b > stop && text[b - 1] != '\n'; b--) {
+        size_t r = blank_at(text, b, start) ? b : blanks_start(text, stop, b); /* a run's end only */
+        if (r < b && r >= stop + 1 && text[r - 1] && strchr(".!?", text[r - 1]) &&
+            !(r >= 3 && (text[r - 2] | 32) == 'g' && text[r - 3] == '.'))
+            break;
+    }
+    size_t doubt = doubted_before(text, b, start);
+    if (doubt != SIZE_MAX) return doubt;
+    return marked_clause(text, b, start);
 }
 
 bool extract_remark_takes_back(const char *s, size_t n)

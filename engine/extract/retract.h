@@ -170,6 +170,41 @@ static inline bool cjk_sentence_end(const char *text, size_t from, size_t p)
     return p - from >= 3 && mark_at(text, p - 3, p, "。！？");
 }
 
+/* Where the word calling something wrong stands when a verb "to be" opens text[at..e) and
+** its subject, one to four words, stands between them ("Not only is the age wrong",
+** "Leider ist das Alter falsch", as "the age is wrong" says it in order): the word ends
+** its clause or a conjunction follows ("is the wrong age" names one); SIZE_MAX when it
+** is not so, or the sentence asks ("Is the age wrong?"). */
+static inline size_t inverted_called_wrong(const char *text, size_t at, size_t e, const char *const *copulas,
+                                           size_t ncopulas, const char *const *wrongs, size_t nwrongs)
+{
+    static const char *const going_on[] = {"but", "and", "too", "either", "as", "also", "because", "since", "so",
+                                           "sondern", "und", "aber", "auch", "weil", "denn", "da", "oder"};
+    size_t p = matched_any(text, at, e, copulas, ncopulas);
+    if (!p || !blank_at(text, at + p, e)) return SIZE_MAX;
+    p = blanks_end(text, at + p, e);
+    for (int words = 0; words < 5 && p < e; words++) {
+        size_t w = matched_any(text, p, e, wrongs, nwrongs);
+        if (w && words > 0) {
+            size_t after = p + w, next = blanks_end(text, after, e);
+            bool ends = after == e || strchr(",.;:!?)\r\n", text[after]) || mark_at(text, after, e, "，。！？") ||
+                        next == e || (next > after && matched_any(text, next, e, going_on,
+                                                                  sizeof going_on / sizeof *going_on));
+            size_t q = after;
+            while (q < e && !strchr(".!?\n", text[q]) && !mark_at(text, q, e, "。！？")) q++;
+            bool asks = q < e && (text[q] == '?' || mark_at(text, q, e, "？"));
+            return ends && !asks ? p : SIZE_MAX;
+        }
+        size_t q = p; /* a word of the subject: letters, accented ones, markdown's marks, an apostrophe */
+        while (q < e && (coax_ascii_alpha((unsigned char)text[q]) || (unsigned char)text[q] >= 0x80 ||
+                         strchr("'*_`-", text[q])) && !blank_at(text, q, e))
+            q++;
+        if (q == p || !blank_at(text, q, e)) return SIZE_MAX;
+        p = blanks_end(text, q, e);
+    }
+    return SIZE_MAX;
+}
+
 /* ---- the other languages (retract_lang.c), each as retract.c reads English ---- */
 
 /* Whether the words at text[at] take the answer back in another language

@@ -209,6 +209,14 @@ bool extract_retracting_elsewhere(const char *text, size_t from, size_t at, size
     if ((n = MATCHED_ANY(text, at, e, other_called_wrong)) && !hedged_elsewhere(text, from, at) &&
         !denied_elsewhere(text, from, at, at + n, e))
         return true;
+    /* the verb before its subject, as German sets it after a sentence's first part ("Leider ist das Alter falsch") */
+    static const char *const copulas[] = {"ist", "sind", "war", "waren"};
+    static const char *const called[] = {"falsch", "fehlerhaft", "inkorrekt", "unrichtig", "erfunden"};
+    size_t w = inverted_called_wrong(text, at, e, copulas, sizeof copulas / sizeof *copulas, called,
+                                     sizeof called / sizeof *called);
+    if (w != SIZE_MAX && !hedged_elsewhere(text, from, w) &&
+        !denied_elsewhere(text, from, w, w + MATCHED_ANY(text, w, e, called), e))
+        return true;
     if (!start) return false;
     if (MATCHED_ANY(text, at, e, other_openers)) return true;
     if (((n = MATCHED_ANY(text, at, e, other_remarks)) && set_off(text, at + n, e)) || actually_then(text, at, e))

@@ -87,9 +87,31 @@ static coax_code reads_other(coerce_ctx *c, const coax_value *value, const coax_
     return rc;
 }
 
-coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_value *written,
+/* The place of the first value the coercion put in a list of one or took out of one, when the
+** repair placed a bracket of the candidate (closed it at the end, inserted or replaced it): where
+** a list ends is then the repair's guess, and lists reshaped until the value fits hide it ([[1,
+** [2]] closed at the end and [2] unwrapped gives [[1, 2]] where [[1], [2]] lost its bracket). */
+static const char *reshaped_after_bracket(const coerce_ctx *c, const coax_candidate *cand)
+{
+    static const char *const placed[] = {"closed_bracket", "missing_bracket", "mismatched_bracket"};
+    bool guessed = false;
+    for (size_t i = 0; i < cand->nlog && !guessed; i++)
+        for (size_t k = 0; k < sizeof placed / sizeof *placed; k++) guessed |= !strcmp(cand->log[i].kind, placed[k]);
+    for (size_t i = 0; guessed && i < c->n; i++)
+        if (!strcmp(c->log[i].kind, "wrap_in_array") || !strcmp(c->log[i].kind, "unwrap_array"))
+            return c->log[i].pointer;
+    return NULL;
+}
+
+coax_code coerce_unwrapped_items_place(coerce_ctx *c, const coax_value *value, const coax_candidate *cand,
                                        const char **at, const char **why)
 {
+    const coax_value *written = cand->value;
+    if ((*at = reshaped_after_bracket(c, cand))) {
+        *why = "a list reshaped (a value put in a list of one, or taken out of one) where the repair placed a lost "
+               "bracket: where the list ends is a guess; send the lists as you mean them";
+        return COAX_OK;
+    }
     size_t looks = 0;
     /* after an envelope, the log's places are in the value it held */
     if (c->n && !strcmp(c->log[0].kind, "envelope_unwrapped") && written->type == COAX_OBJECT && written->len == 1)

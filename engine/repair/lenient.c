@@ -140,9 +140,12 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** further in than the bracket it closed, or one whose
             ** container the layout ends before a member; and a
             ** container whose last value starts it over may be the
-            ** reply's restart, not nested. */
+            ** reply's restart, not nested; and a key unquoted on its
+            ** own line after quoted ones may be prose past the brace. */
+            /* And so could one whose closer a comment inside it held. */
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed ||
-                                      lp_closer_dedented(ps) || lp_open_layout(ps) || lp_open_restarts(ps));
+                                      lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
+                                      lp_open_restarts(ps) || lp_open_key_style(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);

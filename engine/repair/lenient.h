@@ -50,6 +50,7 @@ typedef struct lopen {
     bool object;
     bool invented;     /* opened under an invented repair: all inside is flagged */
     bool key_invented; /* an object's last key was guessed: its value is flagged */
+    bool closer_commented; /* a comment inside it held its closer: lp_closer_commented */
     unsigned paren;    /* function-call wrappers opened at this level */
     const char *at;    /* its opening bracket: lp_closer_layout */
 } lopen;
@@ -259,6 +260,19 @@ bool lp_open_layout(lp *ps);
 /* Whether the innermost container left open at the end starts over in
 ** its last value ({"a": 1, "b": {"a": 1, "b": 2}, [1, 2, [1, 2, 3]). */
 bool lp_open_restarts(lp *ps);
+
+/* Whether an object left open at the end opens with a quoted key and holds one without
+** quotes at a line's start after it: prose after a lost brace, read as a member. */
+bool lp_open_key_style(lp *ps);
+
+/* Whether a container left open at the end had its closer in a comment
+** inside it (lenient_space.c marks them). */
+static inline bool lp_closer_commented(const lp *ps)
+{
+    for (size_t k = 0; k < ps->nopens; k++)
+        if (ps->opens[k].closer_commented) return true;
+    return false;
+}
 
 /* ---- lenient_fast.c ------------------------------------------------------ */
 
@@ -746,7 +760,7 @@ static inline coax_code lp_push_open(lp *ps, bool object)
         !coax_grow(ps->alloc, (void **)&ps->opens, &ps->copens, ps->nopens + 1, sizeof(lopen), ps->first_opens))
         return nomem(ps);
     bool invented = ps->inv_any && (ps->inv || ps->inv_opens || under_invented_key(ps));
-    ps->opens[ps->nopens++] = (lopen){(size_t)(ps->kid_top - ps->kids), 0, object, invented, false, 0, ps->p};
+    ps->opens[ps->nopens++] = (lopen){(size_t)(ps->kid_top - ps->kids), 0, object, invented, false, false, 0, ps->p};
     if (invented) {
         ps->inv = false;
         ps->inv_opens++;

@@ -203,10 +203,12 @@ bool lp_open_layout(lp *ps)
 
 /* Whether the container o, left open at the end, ends with a value that
 ** starts it over: an object whose last member's value is an object whose
-** first members are o's, the others' values too, and the last's key ({"a":
-** 1, "b": ⏎ {"a": 1, "b": 2}), or a list whose last item is a list that
-** begins with o's other items and goes on ([1, 2, [1, 2, 3]). The reply
-** restarted as likely as it nested a copy: which is the answer is a guess. */
+** first members are o's others, keys and values, and the last's key or two
+** others at least ({"a": 1, "b": ⏎ {"a": 1, "b": 2}; {"a": 1, "b": 2 ⏎⏎
+** Result: {"a": 1, "b": 2}, a label of the restart for its last key), or a
+** list whose last item is a list that begins with o's
+** other items and goes on ([1, 2, [1, 2, 3]). The reply restarted as likely
+** as it nested a copy: which is the answer is a guess. */
 static bool restarts(const lp *ps, const lopen *o, const char *end)
 {
     const char *first = ps->kids + o->base;
@@ -215,11 +217,14 @@ static bool restarts(const lp *ps, const lopen *o, const char *end)
     if (o->object) {
         const coax_member *m = (const coax_member *)(const void *)first;
         const coax_value *v = &m[n - 1].value;
-        if (v->type != COAX_OBJECT || v->len < n) return false;
-        for (size_t i = 0; i < n; i++) {
+        if (v->type != COAX_OBJECT || v->len < n - 1) return false;
+        const coax_member *last = v->len >= n ? &v->u.members[n - 1] : NULL; /* its key repeated too */
+        if (n < 3 && !(last && last->klen == m[n - 1].klen && !memcmp(last->key, m[n - 1].key, last->klen)))
+            return false; /* one member repeated under another key: a child may share its parent's name */
+        for (size_t i = 0; i + 1 < n; i++) {
             const coax_member *c = &v->u.members[i];
             if (c->klen != m[i].klen || memcmp(c->key, m[i].key, c->klen) ||
-                (i + 1 < n && !coax_value_equal(&c->value, &m[i].value, ps->alloc)))
+                !coax_value_equal(&c->value, &m[i].value, ps->alloc))
                 return false; /* out of memory (-1): as if it did */
         }
         return true;
@@ -231,11 +236,48 @@ static bool restarts(const lp *ps, const lopen *o, const char *end)
     return true;
 }
 
+/* Whether an object left open at the end opens with a quoted key and then holds a key
+** without quotes at a line's start ({"active": true⏎Active: True): prose after a brace
+** lost ("Note: ...") reads as a member there, written as none of the others was. */
+bool lp_open_key_style(lp *ps)
+{
+    const char *unquoted = rkind_table[RK_UNQUOTED_KEY].name;
+    for (size_t k = 0; k < ps->nopens; k++) {
+        const lopen *o = &ps->opens[k];
+        const char *q = o->at + 1;
+        while (q < ps->e && ws_tab[(unsigned char)*q]) q++;
+        if (!o->object || q >= ps->e || *q != '"') continue;
+        for (size_t i = ps->log->n; i-- > 0 && ps->log->e[i].offset > off(ps, o->at);) {
+            const char *at = (const char *)(ps->bias + ps->log->e[i].offset);
+            if (ps->log->e[i].kind != unquoted) continue;
+            while (at > o->at && (at[-1] == ' ' || at[-1] == '\t')) at--;
+            if (at[-1] == '\n' || at[-1] == '\r') return true;
+        }
+    }
+    return false;
+}
+
 /* Whether the innermost container left open at the end starts over in its
 ** last value (restarts); those further out hold an open one last. */
 bool lp_open_restarts(lp *ps)
 {
     return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
+}
+
+/* Whether the closers from r on, read as a mismatched one before them stands for the
+** innermost container's, close more than is left open: {"a": 7]} leaves its '}' over, so
+** the ']' stood for none; an opener lost ({"a": [7]}) or a bracket typed once too often
+** ({"a": 7})? ([1, [}] closes what is left: a typo.) */
+static bool closers_left_over(const lp *ps, const char *r)
+{
+    size_t open = ps->nopens - 1; /* what stays open once the innermost is closed */
+    for (; r < ps->e && (*r == '}' || *r == ']' || ws_tab[(unsigned char)*r]); r++) {
+        if (ws_tab[(unsigned char)*r]) continue;
+        if (!open) return true;
+        if (ps->opens[open - 1].object != (*r == '}')) return false; /* another mismatch: its own reading */
+        open--;
+    }
+    return false;
 }
 
 /* A closing bracket 'c' while containers are open: closes the innermost,
@@ -259,7 +301,7 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
         ** as its opener says, as the peers read it) */
         bool empty = ps->kid_top == ps->kids + ps->opens[ps->nopens - 1].base;
         if (k == 0 || object_goes_on) {
-            note(ps, RK_MISMATCHED_BRACKET, at);
+            note_as(ps, RK_MISMATCHED_BRACKET, class_if(k == 0 && closers_left_over(ps, r)), at);
         } else {
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */

@@ -354,6 +354,32 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
     return isnan(offered) || number_text(v, t) != offered;
 }
 
+/* Whether the words s..stop of a comment after the whole value say it is
+** no answer, as a label before it would ({"age": 36} // example, # sample,
+** a placeholder, a template, a draft): inside a value such a comment may
+** be about the format ({"date": "..." // example: 2024-01-01}). */
+static bool comment_labels(const char *s, const char *stop)
+{
+#define LABELS(X) X("example") X("examples") X("sample") X("placeholder") X("template") X("draft") X("mock")
+    /* words that point at another value: "// as in the example above", "# see examples" */
+#define POINTING(X) X("see") X("as") X("like") X("from") X("in") X("per") X("based") X("above") X("below")
+    static const coax_word words[] = {LABELS(W)}, pointing[] = {POINTING(W)};
+    size_t n = 0;
+    bool label = false;
+    for (const char *p = s; p < stop;) { /* the label among the comment's first three words */
+        if (!is_alpha_ascii(*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (q < stop && is_alpha_ascii(*q)) q++;
+        if (WORD_IS(p, (size_t)(q - p), pointing)) return false;
+        label = label || (n++ < 3 && WORD_IS(p, (size_t)(q - p), words));
+        p = q;
+    }
+    return label;
+}
+
 /* Whether the comment from 'at' to 'end' follows a value on its line
 ** (after a comma, perhaps), or the whole value, and disowns it. The look is the comment's first
 ** 120 bytes and, back, its line: linear over all comments, as each line's
@@ -389,6 +415,7 @@ static bool comment_disowns(const lp *ps, const char *at, const char *end)
     const char *prev = NULL;
     size_t pn = 0;
     bool question = false;
+    if (!ps->nopens && comment_labels(s, stop)) return true;
     for (const char *p = s; p < stop;) {
         if (!is_alpha_ascii(*p)) {
             /* a question about the value ("// ?", "// 37?", "# in years?"; not a URL's "?q=") */
@@ -442,6 +469,34 @@ static bool comment_before_offers(const lp *ps, const char *at, const char *end)
     return comment_offers_value(v, w, s, stop);
 }
 
+/* Marks the innermost open array and object whose closer the comment at..end
+** holds, one no opener in the comment matches: if the reply's end leaves it
+** open, the comment took its closer in as text or it was never written, and
+** which one is a guess (lp_closer_commented: [[ ## answer ## ]] then ["a"]
+** is ["a"] under a label, not [[["a"]]]; "// see [1]" closes nothing). */
+static __attribute__((noinline)) void mark_commented_closers(lp *ps, const char *at, const char *end)
+{
+    if (!memchr(at, ']', (size_t)(end - at)) && !memchr(at, '}', (size_t)(end - at))) return;
+    size_t depth[2] = {0, 0}; /* arrays', objects' opened in the comment */
+    bool stray[2] = {false, false};
+    for (const char *c = at; c < end; c++) {
+        int object = *c == '{' || *c == '}';
+        if (*c == '[' || *c == '{') depth[object]++;
+        else if (*c == ']' || *c == '}') {
+            if (depth[object]) depth[object]--;
+            else stray[object] = true;
+        }
+    }
+    for (int object = 0; object < 2; object++) {
+        if (!stray[object]) continue;
+        for (size_t k = ps->nopens; k-- > 0;)
+            if (ps->opens[k].object == (bool)object) {
+                ps->opens[k].closer_commented = true;
+                break;
+            }
+    }
+}
+
 static void note_comment(lp *ps, const char *at, const char *end, bool closed)
 {
     /* a block comment the reply ends inside, a value open around it: the
@@ -453,8 +508,10 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     ** the looks of all comments are linear together */
     const char *rest = end;
     while (rest < ps->e && ws_tab[(unsigned char)*rest]) rest++;
-    bool swallowed = ps->nopens && (rest == ps->e || lp_fence_ends_value(ps, rest)) &&
-                     memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
+    bool last = ps->nopens && (rest == ps->e || lp_fence_ends_value(ps, rest));
+    bool swallowed = last && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
+    /* values after it in what it may have closed (with nothing after it, swallowed says all) */
+    if (ps->nopens && !last) mark_commented_closers(ps, at, end);
     /* each look only when the one before said no: all are questions, nothing else */
     bool invented = cut || swallowed || (ps->nopens && comment_elides(at, end, ps->e)) ||
                     comment_disowns(ps, at, end) || comment_before_offers(ps, at, end);

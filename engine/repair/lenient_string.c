@@ -686,6 +686,24 @@ static bool json_scalar_text(const char *t, size_t n)
     return n >= 2 && t[0] == '"' && t[n - 1] == '"';
 }
 
+/* Whether t[0..n), a whole reply's code span, looks like JSON: an object's brace at
+** either end, a quoted key, a list of JSON's items (`{"a": 1`, `"a": 1}`, `[1, 2`; not
+** `[a-z]`). When it is none the repair reads, its text as a string hides what could not
+** be read. */
+static bool broken_json_text(const char *t, size_t n)
+{
+    size_t a = 0, z = n, q;
+    while (a < z && strchr(" \t\r\n", t[a])) a++;
+    while (z > a && strchr(" \t\r\n", t[z - 1])) z--;
+    if (a == z) return false;
+    if (t[a] == '{' || t[z - 1] == '}') return true;
+    for (q = a; q + 1 < z; q++)
+        if (t[q] == '"' && t[q + 1] == ':') return true;
+    if (t[a] != '[') return false;
+    for (q = a + 1; q < z && strchr(" \t\r\n", t[q]);) q++;
+    return q == z || strchr("\"{[]-0123456789", t[q]);
+}
+
 /* Whether t[0..n), a template literal's text, reads as Markdown's code
 ** span as well: JSON's own scalar (`42`, `true`, `"hi"`), text opened or
 ** closed by a backtick of its own (``{"a": 1}``: a code span opened with
@@ -699,12 +717,14 @@ static bool code_span_text(lp *ps, const char *t, size_t n)
     /* the opening or the closing pair's other backtick: ``a`` twice on a
     ** reply reads `a`, then the text between, then a` */
     if (t[0] == '`' || t[n - 1] == '`') return true;
-    if (!ps->nopens || !((t[0] == '{' && t[n - 1] == '}') || (t[0] == '[' && t[n - 1] == ']'))) return false;
+    bool whole = !ps->nopens;
+    if (whole ? !broken_json_text(t, n) : !((t[0] == '{' && t[n - 1] == '}') || (t[0] == '[' && t[n - 1] == ']')))
+        return false;
     coax_arena_mark mark = coax_arena_get_mark(ps->arena); /* the parse is a test: nothing of it is kept */
     coax_value *v;
     bool json = repair_json_text(ps->arena, t, n, &ps->lim, &v) == COAX_OK;
     coax_arena_rewind(ps->arena, mark);
-    return json;
+    return whole ? !json : json; /* a whole reply's JSON is read as JSON after (repair.c) */
 }
 
 /* A string in backticks: JavaScript's template literal. With ${...} in it,

@@ -339,15 +339,16 @@ static bool swallows_member(const char *s, const char *t)
 }
 
 /* Whether a member's unquoted value s..t holds, after a space, a word and
-** its colon ({name: Ada Lovelace age: 36}): the comma before a key may have
-** been left out, or the words be the value's own ("Ada Lovelace age: 36");
-** which one is a guess. Not "Note: see below", whose word opens the value,
+** its colon ({name: Ada Lovelace age: 36}; {a: rock: b: 2}, a colon typed
+** for the comma): the comma before a key may have been left out, or the
+** words be the value's own ("Ada Lovelace age: 36"); which one is a guess.
+** Not "Note: see below", whose word opens the value,
 ** "What? No: way", whose word opens a sentence, nor 10:30 or https://x,
 ** whose colon has no space after it. */
 static bool key_inside(const char *s, const char *t)
 {
     for (const char *c = s + 1; c < t; c++) {
-        if (!is_ident((unsigned char)c[-1]) || !coax_blank_at(c, t)) continue;
+        if (!(is_ident((unsigned char)c[-1]) || c[-1] == ':') || !coax_blank_at(c, t)) continue;
         const char *k = coax_blanks_end(c, t), *w = k;
         while (w < t && is_ident((unsigned char)*w)) w++;
         if (w > k && w + 1 < t && *w == ':' && coax_blank_at(w + 1, t)) return true;
@@ -838,6 +839,7 @@ coax_code lp_parse_word(lp *ps, int ctx, coax_value *out, int *what)
     const char *ws = lp_plain_word(s, t, plain, sizeof plain), *wt = ws + (t - s);
     bool guessed = ctx == CTX_KEY ? !(ident || is_identifier(s, t) || (p < e && *p == ':' && is_number_key(s, t)))
                                   : !word_ends_clearly(ps, s, t, p, ctx) || word_in_doubt(ws, wt) ||
+                                        wt[-1] == ':' || /* 1: or true: then a line's end: a colon for a comma? */
                                         (ctx != CTX_KEY && member_shaped(ws, wt, ps->opens[ps->nopens - 1].object)) ||
                                         (ctx == CTX_OTHER && !ps->opens[ps->nopens - 1].object && spaced_scalar(ws, wt)) ||
                                         (ctx == CTX_OBJVAL && key_inside(ws, wt));

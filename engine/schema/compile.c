@@ -5,6 +5,7 @@
 ** recursion) drives it, so reference chains of any length compile in
 ** bounded stack.
 */
+#include "base/stack.h"
 #include "schema/decimal.h"
 #include "schema/format.h"
 #include "schema/compiled.h"
@@ -772,8 +773,8 @@ static coax_code meta_check(cc *c, const sres *root, const coax_value *doc)
     return c->rc;
 }
 
-coax_code coax_schema_compile(const coax_value *schema, const coax_schema_options *opt,
-                              const coax_allocator *alloc, coax_schema **out, coax_error *err)
+static coax_code compile_within(const coax_value *schema, const coax_schema_options *opt,
+                                const coax_allocator *alloc, coax_schema **out, coax_error *err)
 {
     if (!schema || !out) return coax_fail(err, COAX_EINVAL, 0, "schema and out must not be NULL");
     *out = NULL;
@@ -847,6 +848,17 @@ coax_code coax_schema_compile(const coax_value *schema, const coax_schema_option
     }
     *out = s;
     return COAX_OK;
+}
+
+/* A host's max_depth may be any size: the compiler's recursions stop at the floor of the C stack
+** (base/stack.h), set here when no call above set one, as a script's do. */
+coax_code coax_schema_compile(const coax_value *schema, const coax_schema_options *opt,
+                              const coax_allocator *alloc, coax_schema **out, coax_error *err)
+{
+    uintptr_t before = coax_stack_arm();
+    coax_code rc = compile_within(schema, opt, alloc, out, err);
+    coax_stack_restore(before);
+    return rc;
 }
 
 void coax_schema_free(coax_schema *s)

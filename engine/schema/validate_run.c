@@ -5,6 +5,7 @@
 ** the node, and copies its errors or annotations into the caller's arena;
 ** everything else it used lives in scratch memory freed before it returns.
 */
+#include "base/stack.h"
 #include "schema/validate.h"
 
 /* Moves the annotations collected into 'out', in 'arena'. */
@@ -200,5 +201,10 @@ coax_code coax_validate(const coax_schema *s, const coax_value *instance, coax_a
 {
     if (!s || !instance || !arena || !out)
         return coax_fail(err, COAX_EINVAL, 0, "schema, instance, arena and out must not be NULL");
-    return coax_schema_run(s, s->root, instance, arena, flags, NULL, out, err);
+    /* a host's max_depth may be any size: the evaluation stops at the floor of the C stack
+    ** (base/stack.h), set here when no call above set one, as a script's does */
+    uintptr_t before = coax_stack_arm();
+    coax_code rc = coax_schema_run(s, s->root, instance, arena, flags, NULL, out, err);
+    coax_stack_restore(before);
+    return rc;
 }

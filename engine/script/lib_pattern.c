@@ -14,6 +14,7 @@
 **   coax.patterns([tick]) -> {find = f, match = f, gmatch = f, gsub = f}
 */
 #include "script/lib.h"
+#include "base/stack.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -234,7 +235,10 @@ static const char *backref(pm *m, const char *s, int d)
 /* The end of the match of pattern p (to m->pe) at s, or NULL. */
 static const char *do_match(pm *m, const char *s, const char *p)
 {
-    if (++m->depth > MAXDEPTH) luaL_error(m->L, "pattern too complex");
+    /* every 8 levels (a level is about 80 bytes of stack) it also stops at the VM's floor for the
+    ** C stack (base/stack.h): under a script's nested C calls 200 levels may not fit */
+    if (++m->depth > MAXDEPTH || (m->depth % 8 == 0 && coax_stack_short()))
+        luaL_error(m->L, "pattern too complex");
     step(m);
     const char *r = NULL;
     while (p < m->pe) {

@@ -24,7 +24,7 @@
 #include "script/lib.h"
 
 #include <lauxlib.h>
-#include <lstate.h> /* gcemergency: see lua_retrying; LUA_HOOKTIME: see hook */
+#include <lstate.h> /* gcemergency: see lua_retrying; LUA_HOOKTIME: see hook; cfloor: see enter */
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,6 +398,7 @@ static armed enter(coax_vm *vm)
     armed outer = {vm->limit,      vm->host_failed, vm->failed_host,         vm->retry_forgives,
                    vm->call_capped, vm->instr_left, lua_gethookcount(vm->L), vm->current,
                    vm->clock,       vm->spare_clock, coax_stack_arm()};
+    G(vm->L)->cfloor = coax_stack_floor; /* Lua's own calls into Lua stop at it too (the vendored lstate.c) */
     take_clock(vm);
     return outer;
 }
@@ -413,6 +414,7 @@ static void leave(coax_vm *vm, const armed *outer)
     vm->clock = vm->calls == 1 ? NULL : outer->clock;
     vm->spare_clock = outer->spare_clock;
     coax_stack_restore(outer->stack_floor);
+    G(vm->L)->cfloor = coax_stack_floor;
     if (--vm->calls == 0) return;
     vm->limit = outer->limit;
     vm->host_failed = outer->host_failed || vm->host_failed;

@@ -46,6 +46,14 @@
 #include "strbuf.h"
 #include "fpconv.h"
 
+/* coax: the floor the engine sets for the C stack of a script's calls
+ * (engine/base/stack.h): under a script's nested C calls, a nesting the
+ * depth limits allow may not fit; it stops there as at those limits. */
+#include <stdint.h>
+extern __thread uintptr_t coax_stack_floor;
+#define STACK_SHORT() (coax_stack_floor && (uintptr_t)__builtin_frame_address(0) < coax_stack_floor)
+#define STACK_WHY "deeper than the C stack left to it"
+
 #ifndef CJSON_MODNAME
 #define CJSON_MODNAME   "cjson"
 #endif
@@ -576,14 +584,15 @@ static void json_check_encode_depth(lua_State *l, json_config_t *cfg,
      *
      * While this won't cause a crash due to the EXTRA_STACK reserve
      * slots, it would still be an improper use of the API. */
-    if (current_depth <= cfg->encode_max_depth && lua_checkstack(l, 3))
+    int shallow = current_depth <= cfg->encode_max_depth;
+    if (shallow && !STACK_SHORT() && lua_checkstack(l, 3))  /* coax: the floor */
         return;
 
     if (!cfg->encode_keep_buffer)
         strbuf_free(json);
 
-    luaL_error(l, "Cannot serialise, excessive nesting (%d)",
-               current_depth);
+    luaL_error(l, "Cannot serialise, excessive nesting (%d%s)",
+               current_depth, shallow ? ": " STACK_WHY : "");
 }
 
 static void json_append_data(lua_State *l, json_config_t *cfg,
@@ -1151,14 +1160,14 @@ static void json_decode_descend(lua_State *l, json_parse_t *json, int slots)
 {
     json->current_depth++;
 
-    if (json->current_depth <= json->cfg->decode_max_depth &&
-        lua_checkstack(l, slots)) {
+    int shallow = json->current_depth <= json->cfg->decode_max_depth;
+    if (shallow && !STACK_SHORT() && lua_checkstack(l, slots)) {  /* coax: the floor */
         return;
     }
 
     strbuf_free(json->tmp);
-    luaL_error(l, "Found too many nested data structures (%d) at character %d",
-        json->current_depth, json->ptr - json->data);
+    luaL_error(l, "Found too many nested data structures (%d%s) at character %d",
+        json->current_depth, shallow ? ": " STACK_WHY : "", json->ptr - json->data);
 }
 
 static void json_parse_object_context(lua_State *l, json_parse_t *json)

@@ -178,19 +178,36 @@ void luaE_shrinkCI (lua_State *L) {
 ** not much larger, does not report an error (to allow overflow
 ** handling to work).
 */
+/*
+** coax: also called when a call into Lua (or a level of the parser)
+** finds its frame below 'cfloor', the C stack's floor the host sets
+** (the engine's VM, engine/script/vm.c): a C function of a script takes 2 KB of stack
+** (string.gsub's callbacks) and the host's own C calls into Lua (a
+** schema's resolver) may nest under the script's, so LUAI_MAXCCALLS alone
+** does not bound the stack Lua takes. Below the floor the calls left are
+** spent: the count goes to LUAI_MAXCCALLS and raises Lua's "C stack
+** overflow", whose handling then has Lua's margin of calls (to 220), and
+** CFLOORGRACE bytes of stack past the floor.
+*/
+#define CFLOORGRACE	(16u * 1024u)
+
 void luaE_checkcstack (lua_State *L) {
+  if (getCcalls(L) < LUAI_MAXCCALLS)  /* coax: below the floor */
+    L->nCcalls += LUAI_MAXCCALLS - getCcalls(L);
   if (getCcalls(L) == LUAI_MAXCCALLS)
     luaG_runerror(L, "C stack overflow");
-  else if (getCcalls(L) >= (LUAI_MAXCCALLS / 10 * 11))
+  else if (getCcalls(L) >= (LUAI_MAXCCALLS / 10 * 11) ||
+           cast(size_t, __builtin_frame_address(0)) + CFLOORGRACE < G(L)->cfloor)  /* coax */
     luaD_throw(L, LUA_ERRERR);  /* error while handling stack error */
 }
 
 
 LUAI_FUNC void luaE_incCstack (lua_State *L) {
   L->nCcalls++;
-  if (l_unlikely(getCcalls(L) >= LUAI_MAXCCALLS))
+  if (l_unlikely(getCcalls(L) >= LUAI_MAXCCALLS || luaE_belowfloor(L)))  /* coax */
     luaE_checkcstack(L);
 }
+
 
 
 static void stack_init (lua_State *L1, lua_State *L) {
@@ -405,6 +422,7 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->gcstopem = 0;
   g->ctimecheck = 0;  /* coax */
   g->workbytes = 0;  /* coax */
+  g->cfloor = 0;  /* coax */
   g->gcemergency = 0;
   g->finobj = g->tobefnz = g->fixedgc = NULL;
   g->firstold1 = g->survival = g->old1 = g->reallyold = NULL;

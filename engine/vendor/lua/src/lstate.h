@@ -272,6 +272,7 @@ typedef struct global_State {
   lu_byte gcstopem;  /* stops emergency collections */
   unsigned int ctimecheck;  /* coax: the coarse clock when a C function's return last ran the count hook (ldo.c) */
   size_t workbytes;  /* coax: string bytes compared or joined since luaD_work last looked at the clock (ldo.c) */
+  size_t cfloor;  /* coax: the lowest address the C stack may reach before a call into Lua (0: none; lstate.c) */
   lu_byte genminormul;  /* control for minor generational collections */
   lu_byte genmajormul;  /* control for major generational collections */
   lu_byte gcstp;  /* control whether GC is running */
@@ -404,6 +405,8 @@ LUAI_FUNC void luaE_freethread (lua_State *L, lua_State *L1);
 LUAI_FUNC CallInfo *luaE_extendCI (lua_State *L);
 LUAI_FUNC void luaE_shrinkCI (lua_State *L);
 LUAI_FUNC void luaE_checkcstack (lua_State *L);
+/* coax: the running C function's frame is below the host's floor (cfloor) */
+#define luaE_belowfloor(L)  (cast(size_t, __builtin_frame_address(0)) < G(L)->cfloor)
 LUAI_FUNC void luaE_incCstack (lua_State *L);
 LUAI_FUNC void luaE_warning (lua_State *L, const char *msg, int tocont);
 LUAI_FUNC void luaE_warnerror (lua_State *L, const char *where);

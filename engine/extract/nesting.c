@@ -1,0 +1,43 @@
+/*
+** nesting.c: coax_extract, within the nesting the C stack left to it holds.
+**
+** The looks of an extraction (placeholders, restated values, doubts, the
+** places of errors, coercion's trials, ...) walk its values recursively,
+** up to EXTRACT_LEVEL_BYTES of C stack a level of nesting (measured: 112
+** bytes in placeholder.c's find, 190 under an object schema), and the
+** parsers take any nesting max_depth allows: `coax repair --max-depth
+** 300000` of 200,000 brackets segfaulted on 8 MB. The nesting an
+** extraction reads is what the C stack left to it holds (base/stack.h's
+** floor, set here when no call above set one: 448 KiB, 1,792 levels);
+** deeper is COAX_EDEPTH, as past max_depth.
+*/
+#include "extract/coerce.h"
+#include "base/stack.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define EXTRACT_LEVEL_BYTES (COAX_STACK_SCALE * 256u)
+
+coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
+                       const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
+                       coax_error *err)
+{
+    if (!arena || !schema || !out || (!text && len))
+        return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
+    memset(out, 0, sizeof *out);
+    uintptr_t before = coax_stack_arm();
+    coax_limits lim = coax_limits_resolve(limits);
+    size_t most = coax_stack_left() / EXTRACT_LEVEL_BYTES;
+    bool capped = lim.max_depth > most;
+    if (capped) lim.max_depth = most ? most : 1;
+    coax_code rc = extract_within(arena, schema, text, len, &lim, options, out, err);
+    coax_stack_restore(before);
+    if (rc != COAX_EDEPTH || !capped || !err) return rc;
+    /* the parsers' own message at the lowered limit (the schema's evaluation depth says its own) */
+    char parsed[64];
+    static const char why[] = " (what the C stack left to an extraction holds)";
+    size_t n = (size_t)snprintf(parsed, sizeof parsed, "nesting deeper than %zu", lim.max_depth);
+    if (!strcmp(err->msg, parsed) && n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
+    return rc;
+}
