@@ -284,12 +284,12 @@ local function variants(text)
       add("list_indented", "- Result:\n\n  " .. text:gsub("\n", "\n  "))
       add("blockquote", "> " .. text:gsub("\n", "\n> "))
       add("zwsp_lines", "\226\128\139" .. text:gsub("\n", "\n\226\128\139"))
+      add("blank_lines", (text:gsub("\n", "\n\n"))) -- in prose a blank line ends a table or a heading's rule
       add("line_sep", (text:gsub("\n", "\226\128\168")))
       add("para_sep", (text:gsub("\n", "\226\128\169")))
     end
   end
   add("closing_question", text .. "\n\nWould you like me to convert it to YAML too?")
-  add("blank_lines", by_strings(text, function(x) return (x:gsub("\n", "\n\n")) end))
   add("trailing_spaces", by_strings(text, function(x) return (x:gsub("\n", "  \n")) end))
   add("minified", minified(text))
   add("padded", retokened(text, function(t, s, k, toks)
