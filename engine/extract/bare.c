@@ -57,8 +57,9 @@ bool extract_scalar_alone(const char *text, size_t len, const coax_candidate *ca
 }
 
 /* Takes one pair of surrounding decorations off t[0..*n): emphasis,
-** backticks, straight or typographic quotes. */
-static bool strip_pair(const char **t, size_t *n)
+** backticks, straight or typographic quotes; *quoted set when the pair
+** was quotes (what they hold is a text), left alone otherwise. */
+static bool strip_pair(const char **t, size_t *n, bool *quoted)
 {
     static const char *const pairs[][2] = {{"**", "**"}, {"`", "`"}, {"\"", "\""}, {"'", "'"}, {"*", "*"},
                                            {"\u201c", "\u201d"}, {"\u2018", "\u2019"}};
@@ -67,6 +68,7 @@ static bool strip_pair(const char **t, size_t *n)
         if (*n >= k + m + 1 && !memcmp(*t, pairs[i][0], k) && !memcmp(*t + *n - m, pairs[i][1], m)) {
             *t += k;
             *n -= k + m;
+            if (pairs[i][0][0] != '*' && pairs[i][0][0] != '`') *quoted = true;
             return true;
         }
     }
@@ -126,7 +128,7 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
 {
     const char *t = text;
     size_t n = len;
-    bool period = false;
+    bool period = false, quoted = false;
     for (int round = 0; round < 8; round++) {
         while (n && is_space(t[0])) t++, n--;
         while (n && is_space(t[n - 1])) n--;
@@ -139,11 +141,16 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
         coax_arena_mark mark = coax_arena_get_mark(a);
         if (n && !coax_parse(a, t, n, NULL, &v, NULL)) {
             if (v->type == COAX_OBJECT || v->type == COAX_ARRAY) return NULL;
+            /* 'null', '2' and \u201ctrue\u201d are texts as "null", "2" and "true" are: a quoted
+            ** scalar is read as its double-quoted twin, never as the literal it spells */
+            if (!quoted || v->type == COAX_STRING) return v;
+            coax_arena_rewind(a, mark);
+            if (!(v = coax_new_value(a, COAX_STRING)) || coax_set_string(a, v, t, n)) return NULL;
             return v;
         }
         coax_arena_rewind(a, mark);
-        if (!literal_only && (v = grouped_number(a, t, n))) return v;
-        if (!strip_fence(&t, &n) && !strip_pair(&t, &n)) break;
+        if (!literal_only && !quoted && (v = grouped_number(a, t, n))) return v;
+        if (!strip_fence(&t, &n) && !strip_pair(&t, &n, &quoted)) break;
     }
     if (literal_only || n == 0 || memchr(t, '\n', n)) return NULL; /* one line: a bare scalar is short */
     coax_value *v = coax_new_value(a, COAX_STRING);

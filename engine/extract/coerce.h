@@ -328,6 +328,10 @@ bool extract_labelled_no_answer(const char *before, size_t len, coax_source sour
 ** comment before a candidate of prose or a block says so (labels.c). */
 bool extract_unanswering_tag(const char *text, size_t len, const coax_candidate *cand);
 bool extract_unanswering_prose(const char *text, size_t len, const coax_candidate *cand);
+/* Whether text[0..b) ends with a list item's marker that opens its line, its
+** indentation (or a byte order mark) aside ("1. ", "2) ", "- ", "* ", "+ "
+** before the JSON): the item's text begins at b as a line's would (labels.c). */
+bool extract_item_marker_before(const char *text, size_t b);
 /* Where a short remark right after an answer ending at text[from], set off as one (in parentheses or
 ** brackets, a comment, after an arrow or a dash, on the next line alone), labels it as no answer or
 ** doubts it ("(example)", "// wrong", "<- old", "(my guess)"), in text[from..e): SIZE_MAX if none. */

@@ -81,8 +81,10 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
         if (src != COAX_SOURCE_PROSE && src != COAX_SOURCE_SEQUENCE) return COAX_OK;
         size_t at = r->candidates[i].start, b = at;
         while (b > 0 && (x->text[b - 1] == ' ' || x->text[b - 1] == '\t')) b--;
-        /* where the JSON begins: a span that starts its line or ends an introduction's colon (not LaTeX's {1}) */
-        if (src == COAX_SOURCE_PROSE && at < first && at < x->len && (b == 0 || strchr("\n\r:", x->text[b - 1])))
+        /* where the JSON begins: a span that starts its line, a list item's ("1. {...}") or ends an
+        ** introduction's colon (not LaTeX's {1}) */
+        if (src == COAX_SOURCE_PROSE && at < first && at < x->len &&
+            (b == 0 || strchr("\n\r:", x->text[b - 1]) || (b < at && extract_item_marker_before(x->text, b))))
             first = at;
     }
     if (first == SIZE_MAX || first == 0 || first >= x->len) return COAX_OK;

@@ -3,7 +3,8 @@
 ** name close enough to be another misspelt, a label saying it holds no
 ** answer, and which JSON types a property's "type" admits; and the labels
 ** and comments before a candidate, or its block's tag, that say it holds no answer;
-** and more JSON after the answer inside its own fence or tag.
+** and more JSON after the answer inside its own fence or tag; a list item's
+** marker before a span.
 */
 #include "extract/coerce.h"
 #include "base/unicode_nfc.h"
@@ -702,4 +703,24 @@ size_t extract_members_unopened(const char *text, size_t from, size_t start, siz
         else if (ch == '}' && key != SIZE_MAX) return key;
     }
     return SIZE_MAX;
+}
+
+bool extract_item_marker_before(const char *text, size_t b)
+{
+    if (b == 0) return false;
+    size_t m = b - 1;
+    if (text[m] == '.' || text[m] == ')') {
+        size_t d = m;
+        while (d > 0 && m - d < 9 && text[d - 1] >= '0' && text[d - 1] <= '9') d--;
+        if (d == m) return false;
+        m = d;
+    } else if (text[m] != '-' && text[m] != '*' && text[m] != '+') {
+        return false;
+    }
+    for (;;) { /* indentation and byte order marks, one after blank lines too */
+        while (m > 0 && (text[m - 1] == ' ' || text[m - 1] == '\t')) m--;
+        if (m < 3 || memcmp(text + m - 3, "\xEF\xBB\xBF", 3)) break;
+        m -= 3;
+    }
+    return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r';
 }

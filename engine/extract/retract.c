@@ -86,6 +86,8 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end,
     char next = text[at + n];
     /* a comma, a dash (U+2014), **Correction**, a line of its own ("Wait⏎⏎Let me know ...") */
     if (strchr(",:;!.*\r\n", next) || (unsigned char)next == 0xE2) return true;
+    size_t line_end = blanks_end(text, at + n, e); /* a line of its own with blanks after it, "Wait  ⏎" */
+    if (line_end < e && (text[line_end] == '\n' || text[line_end] == '\r')) return true;
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
     size_t v = blanks_end(text, at + n, e);
     if (v == at + n || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;

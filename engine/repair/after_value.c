@@ -65,12 +65,16 @@ size_t repair_remark_closers(const char *p, const char *e, const char **at)
 {
     const char *limit = e - p > 128 ? p + 128 : e, *end = p;
     *at = p;
-    /* a remark: no value of its own (no bracket opens, no quote) */
+    /* a remark: no value of its own (no bracket opens, no quote), a citation's mark at its end aside */
     while (end < limit && *end != '\n' && *end != '{' && *end != '[' && *end != '"') end++;
-    if (end < limit ? *end != '\n' : limit < e) return 0; /* a value, or a line longer than the look */
+    bool cited = end < limit && *end == '[' && repair_citation_at(p, end, e, true); /* the remark ends there */
+    if (!cited && (end < limit ? *end != '\n' : limit < e)) return 0; /* a value, or a line longer than the look */
     const char *s = end;
     while (s > p && (s[-1] == ' ' || s[-1] == '\t' || s[-1] == '\r')) s--;
     const char *last = s;
+    /* words or a token after the closers keep them the remark's: (approx)] Thanks!, (approx)]<|im_end|> */
+    while (last > p && last[-1] != '}' && last[-1] != ']') last--;
+    s = last;
     while (s > p && (s[-1] == '}' || s[-1] == ']' || s[-1] == ' ')) s--;
     while (s < last && *s == ' ') s++;
     *at = s;
@@ -109,4 +113,38 @@ int repair_repeated(const char *text, const rvalues *vals, const coax_allocator 
     if (vals->n < 2) return 0;
     int once = repeats(text, vals, 1, alloc);
     return once || vals->n % 2 ? once : repeats(text, vals, vals->n / 2, alloc);
+}
+
+bool repair_footnote_at(const char *start, const char *p, const char *e)
+{
+    const char *b = p;
+    for (;;) { /* indentation and byte order marks */
+        while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
+        if (b - start < 3 || memcmp(b - 3, "\xEF\xBB\xBF", 3)) break;
+        b -= 3;
+    }
+    if ((b > start && b[-1] != '\n' && b[-1] != '\r') || e - p < 4 || *p != '[') return false;
+    const char *d = p + 1;
+    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
+    if (d == p + 1 || d >= e || *d != ']') return false;
+    d++;
+    if (d < e && *d == ':') d++; /* [1]: https://... */
+    const char *w = coax_blanks_end(d, e);
+    return w > d && w < e && ((unsigned)(((unsigned char)*w | 0x20) - 'a') < 26u || (unsigned char)*w >= 0x80);
+}
+
+bool repair_citation_at(const char *start, const char *p, const char *e, bool after_list)
+{
+    const char *b = p;
+    while (b > start && (b[-1] == ' ' || b[-1] == '\t')) b--;
+    /* after a value or a sentence: "Item: [5]" is a label's list */
+    if (b == p || b == start || !strchr(after_list ? "}\".)]" : "}\".)", b[-1]) || e - p < 3 || *p != '[') return false;
+    const char *d = p + 1;
+    while (d < e && d - p <= 3 && *d >= '0' && *d <= '9') d++;
+    if (d == p + 1 || d >= e || *d != ']') return false;
+    d++;
+    while (d < e && (*d == ' ' || *d == '\t')) d++;
+    /* the line's last, or prose or a token after it ({...} [1] Hope it helps, [1]<|im_end|>, [1] [2]);
+    ** not structure going on ([1, 2] [3], "b": 2}) */
+    return d == e || !strchr(",:}]", *d);
 }

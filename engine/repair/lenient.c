@@ -83,6 +83,8 @@ bool repair_stray_closer_moves(coax_arena *a, const coax_value *v, const char *s
     return false;
 }
 
+static const char citation_detail[] =
+    "a number in brackets after a list, the line's last: a citation's mark, or another list? which is a guess";
 static const char trailing_comma_detail[] =
     "a comma after the value at the end of the reply or its block: an item of a list followed it, or was cut "
     "off, so the value is one item of a larger structure";
@@ -125,7 +127,8 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         ** value it takes follows: its way again. */
         if (ps->p != p && ps->nopens && ps->fast) continue;
         p = ps->p;
-        if (p >= e) {
+        if (p >= e || ((*p == '`' || *p == '~') && ps->nopens && lp_fence_ends_value(ps, p))) {
+        text_ends: /* p: the text's end, or a fence that ends the value */
             if (ps->nopens == 0) return COAX_OK;
             ps->truncated = true;
             /* Brackets missing at the very end after a complete member or
@@ -300,8 +303,9 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
         if (quote_at(p, e, &q)) {
             if (e - p >= 3 && p[1] == c && p[2] == c && top) { /* """...""", '''...''', ```...``` */
                 bool ok;
-                if ((rc = c == '`' ? lp_parse_fenced(ps, &v, &ok) : lp_parse_triple(ps, &v, &ok))) return rc;
+                if ((rc = c == '`' ? lp_parse_fenced(ps, &v, &ok, !top->object) : lp_parse_triple(ps, &v, &ok))) return rc;
                 if (ok) goto have_value;
+                if (c == '`' && lp_fence_ends_value(ps, p)) goto text_ends; /* {"b":⍽``` straight from the colon */
             }
             const char *after;
             if ((c == '"' || c == '\'') && (after = lp_plain_string(ps, p, e, ps->lim.max_string, ctx, &v)))
@@ -499,7 +503,15 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
             }
             break;
         }
-        if (!first && !repair_value_starts(ps.p, ps.e)) {
+        /* a fence after the values closes a block never opened ({...}⏎```): the reply's end, not a
+        ** template literal that fails the whole text */
+        /* {...} [1], a line's [1] Source: ...: a citation's or a footnote's mark, prose; [1, 2] [3] on
+        ** one line: that or a second list, a guess */
+        bool cited = !first && *ps.p == '[' &&
+                     (repair_citation_at(ps.b, ps.p, ps.e, true) || repair_footnote_at(ps.b, ps.p, ps.e));
+        bool cited_list = cited && coax_blanks_start(ps.b, ps.p)[-1] == ']';
+        cited = cited && !cited_list;
+        if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)) || cited)) {
             log->n = from;
             const char *closers = stray, *closers_end = ps.p; /* or those a remark ends with: {...}} (approx)} */
             if (stray == ps.p) {
@@ -539,6 +551,12 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         *heap = v;
         size_t vs = ps.exact ? off(&ps, vstart) : start, ve = ps.exact ? off(&ps, ps.p) : start;
         out->v[out->n++] = (rvalue){heap, vs, ve, !ps.truncated, ps.inv_any, ps.at_limit, from, log->n};
+        if (cited_list) {
+            rlog_append(log, RK_TRAILING_TEXT, citation_detail, COAX_CLASS_INVENTED, off(&ps, vstart));
+            out->v[out->n - 1].invented = true;
+            heap->flags |= COAX_VF_INVENTED;
+            out->v[out->n - 1].log_to = log->n;
+        }
         first = false;
     }
     if (!rc && (log->oom || ps.sb.oom)) rc = nomem(&ps);

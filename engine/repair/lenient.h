@@ -142,7 +142,14 @@ bool lp_ends_string_slow(const lp *ps, const char *p, int ctx);
 /* A Python triple-quoted string, or a fenced code block written as a
 ** string value, at ps->p ('*ok' false when there is none: nothing read). */
 coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok);
-coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok);
+coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item);
+/* A fence at p on its line's start that reads as no fenced string (the
+** "code": ```...``` of lp_parse_fenced): the closing fence of a block the
+** reply was in, its opener lost ([{"a": 1}, {"a": 2}⏎```), which ends the
+** value's text as the reply's end would; read as a string, its backticks
+** were an item of their own. So does one glued to the value with nothing
+** after it ({"key": "value"```). */
+bool lp_fence_ends_value(lp *ps, const char *p);
 
 /* A string with raw control characters in its body, which lp_plain_string
 ** does not read, as lp_parse_string reads it (NULL when it is not that). */

@@ -503,9 +503,12 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     ** reply was cut in the comment ({"a": 1, then an opened block comment),
     ** what came after it lost */
     bool cut = !closed && at[0] == '/' && at[1] == '*' && ps->nopens;
-    /* only spaces after it (a reply's last new line): its first non-space
-    ** ends the look, so the looks of all comments are linear together */
-    bool last = ps->nopens && only_space(end, ps->e);
+    /* only spaces after it (a reply's last new line), or a fence that ends the value there
+    ** (lp_fence_ends_value: {"a": 1 # x, "b": 2}⏎```): its first non-space ends the look, so
+    ** the looks of all comments are linear together */
+    const char *rest = end;
+    while (rest < ps->e && ws_tab[(unsigned char)*rest]) rest++;
+    bool last = ps->nopens && (rest == ps->e || lp_fence_ends_value(ps, rest));
     bool swallowed = last && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     /* values after it in what it may have closed (with nothing after it, swallowed says all) */
     if (ps->nopens && !last) mark_commented_closers(ps, at, end);
@@ -591,6 +594,6 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
     return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
-           lp_member_starts(p, ps->e, top->object);
+           !(*p == '[' && repair_citation_at(ps->b, p, ps->e, true)) && lp_member_starts(p, ps->e, top->object);
 }
 

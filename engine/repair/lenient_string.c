@@ -835,16 +835,35 @@ coax_code lp_parse_triple(lp *ps, coax_value *out, bool *ok)
     return block_value(ps, s, out);
 }
 
-/* A fenced code block written as a string value ("code": ```...```). */
-coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok)
+/* A fenced code block written as a string value ("code": ```...```). As a
+** list's item ('item'), a block holding an object or a list ([```json⏎
+** {"a": 1}⏎```]) is Markdown's fence around the JSON as likely as a text:
+** a guess. */
+coax_code lp_parse_fenced(lp *ps, coax_value *out, bool *ok, bool item)
 {
     size_t cs, ce, end = repair_fenced_string(ps->b, (size_t)(ps->p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce,
                                               &ps->fences);
     *ok = end != 0;
     if (!end) return COAX_OK;
-    const char *at = ps->p;
-    note(ps, RK_FENCED_STRING, at);
+    const char *at = ps->p, *first = ps->b + cs;
+    while (first < ps->b + ce && ws_tab[(unsigned char)*first]) first++;
+    bool json = item && first < ps->b + ce && (*first == '{' || *first == '[');
+    note_as(ps, RK_FENCED_STRING, json ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
     put_block(ps, ps->b + cs, ps->b + ce, memchr(at, '\n', (size_t)(ps->b + cs - at)) != NULL);
     ps->p = ps->b + end;
     return block_value(ps, at, out);
+}
+
+bool lp_fence_ends_value(lp *ps, const char *p)
+{
+    size_t n = repair_fence_at(p, 0, (size_t)(ps->e - p));
+    if (!n) return false;
+    const char *after = p + n; /* the reply's last: {"key": "value"```, glued */
+    while (after < ps->e && ws_tab[(unsigned char)*after]) after++;
+    if (after == ps->e) return true;
+    const char *s = p;
+    while (s > ps->b && (s[-1] == ' ' || s[-1] == '\t')) s--;
+    if (s > ps->b && s[-1] != '\n') return false;
+    size_t cs, ce;
+    return *p != '`' || !repair_fenced_string(ps->b, (size_t)(p - ps->b), (size_t)(ps->e - ps->b), &cs, &ce, &ps->fences);
 }

@@ -927,13 +927,16 @@ static bool value_resumes(const char *p, const char *e)
     }
     /* Both looks are bounded: each span of a reply asks, and the text after
     ** it may be long. A closer ends the text, or the glued text's line when
-    ** prose follows ({... ]email": "x"} then "Let me know ..."). */
+    ** prose follows ({... ]email": "x"} then "Let me know ..."); on that
+    ** line, words or a token may follow the closer ({... ]email": "x"} ok,
+    ** {... ]email": "x"}<|im_end|>): the members are the line's all the same. */
     const char *q = NULL, *nl = p, *nl_end = e - p > 256 ? p + 256 : e;
     while (nl < nl_end && *nl != '\n' && *nl != '\r') nl++; /* a lone CR ends a line too */
     if (nl == nl_end) nl = NULL;
     for (const char *end = nl ? nl : e; end && !q; end = end == e ? NULL : e) {
         const char *floor = end - p > 64 ? end - 64 : p;
-        for (q = end; q > floor && ws_tab[(unsigned char)q[-1]];) q--;
+        bool line = end == (nl ? nl : e);
+        for (q = end; q > floor && (ws_tab[(unsigned char)q[-1]] || (line && q[-1] != '}' && q[-1] != ']'));) q--;
         if (q == p || (q[-1] != '}' && q[-1] != ']')) q = NULL;
     }
     if (!q) return false;

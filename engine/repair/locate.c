@@ -488,7 +488,7 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
 
 /* How far from p repair_blank_view may pass at once: the bytes before the
 ** first that may open a Unicode blank (0xC2, 0xE0 to 0xE3) or, with
-** 'marks', is a double quote or a backslash; 16 when none of 16 is. */
+** 'marks', is a double quote, a backslash or a line break; 16 when none of 16 is. */
 static inline size_t plain_run(const char *p, const char *end, bool marks)
 {
 #if BYTES16
@@ -498,12 +498,12 @@ static inline size_t plain_run(const char *p, const char *end, bool marks)
                                     _mm_cmpeq_epi8(_mm_and_si128(w, _mm_set1_epi8((char)0xFC)),
                                                    _mm_set1_epi8((char)0xE0)));
         unsigned m = (unsigned)_mm_movemask_epi8(lead);
-        if (marks) m |= bytes16_eq(w, '"') | bytes16_eq(w, '\\');
+        if (marks) m |= bytes16_eq(w, '"') | bytes16_eq(w, '\\') | bytes16_eq(w, '\n');
         return m ? (size_t)__builtin_ctz(m) : 16;
     }
 #endif
     unsigned char c = (unsigned char)*p;
-    return p < end && c != 0xC2 && (c & 0xFC) != 0xE0 && !(marks && (c == '"' || c == '\\'));
+    return p < end && c != 0xC2 && (c & 0xFC) != 0xE0 && !(marks && (c == '"' || c == '\\' || c == '\n'));
 }
 
 /* text[at..at+n) as ASCII spaces in a same-length copy of text[0..len), made
@@ -576,7 +576,10 @@ const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
     bool quoted = false;
     for (size_t k = 0, n; k < len; k += n ? n : 1) {
         if ((n = plain_run(t + k, t + len, true))) continue;
+        /* a line break ends a string the line left open (a lone quote, the 5" model): a quote
+        ** in prose or a reasoning block before the answer must not turn its inside out */
         if (t[k] == '"') quoted = !quoted;
+        else if (t[k] == '\n') quoted = false;
         else if (t[k] == '\\' && quoted) k++;
         else if (!quoted && (unsigned char)t[k] >= 0xC2 && (n = coax_blank_at(t + k, t + len)) &&
                  !spaced(arena, t, len, &copy, k, n))

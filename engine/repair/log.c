@@ -8,7 +8,7 @@
 const rkind_info rkind_table[RK_COUNT] = {
     [RK_FENCED_BLOCK] = {"fenced_block", "took the value from a fenced code block", COAX_CLASS_LOSSLESS, NULL},
     [RK_TAGGED_BLOCK] = {"tagged_block", "took the value from a tagged block", COAX_CLASS_LOSSLESS, NULL},
-    [RK_PROSE_SPAN] = {"prose_span", "took the value from a span inside prose", COAX_CLASS_LOSSLESS, "took words in brackets in prose ([INFO], [x], [sic]), or a reference (section [3.2]), for a list: they are its punctuation"},
+    [RK_PROSE_SPAN] = {"prose_span", "took the value from a span inside prose", COAX_CLASS_LOSSLESS, "took words in brackets in prose ([INFO], [x], [sic]), a reference (section [3.2]) or a citation's mark ({...} [1]), for a list: they are its punctuation"},
     [RK_REASONING_SKIPPED] = {"reasoning_skipped", "skipped a reasoning block", COAX_CLASS_LOSSLESS, NULL},
     [RK_BYTE_ORDER_MARK] = {"byte_order_mark", "removed a byte order mark", COAX_CLASS_LOSSLESS, NULL},
     [RK_TRAILING_COMMA] = {"trailing_comma", "removed a trailing comma", COAX_CLASS_LOSSLESS, NULL},
@@ -46,7 +46,7 @@ const rkind_info rkind_table[RK_COUNT] = {
     [RK_DUPLICATE_KEY] = {"duplicate_key", "duplicate key: the last value wins", COAX_CLASS_INFERRED, "a key given twice with two values: which one was meant is a guess"},
     [RK_UNICODE_WHITESPACE] = {"unicode_whitespace", "treated a Unicode space as whitespace", COAX_CLASS_LOSSLESS, NULL},
     [RK_TRIPLE_QUOTED_STRING] = {"triple_quoted_string", "read a triple-quoted string", COAX_CLASS_LOSSLESS, NULL},
-    [RK_FENCED_STRING] = {"fenced_string", "read a fenced code block written as a string value", COAX_CLASS_LOSSLESS, NULL},
+    [RK_FENCED_STRING] = {"fenced_string", "read a fenced code block written as a string value", COAX_CLASS_LOSSLESS, "read a fenced code block holding JSON as a list's item as its text: the JSON, or the text?"},
     [RK_THOUSANDS_SEPARATOR] = {"thousands_separator", "read a number written with thousands separators", COAX_CLASS_INFERRED, "a comma before three digits: one number's thousands separator, or two items"},
     [RK_FRAGMENT] = {"fragment", "took one item of a larger structure as the whole value", COAX_CLASS_INVENTED, NULL},
     [RK_EARLY_CLOSE] = {"early_close", "members follow an object or array that was closed before them", COAX_CLASS_INVENTED, NULL},

@@ -318,97 +318,6 @@ static size_t operand_at(const job *j, const rvalue *val)
     return SIZE_MAX;
 }
 
-/* Whether t[from..to), inside brackets, holds nothing JSON writes a list
-** with (quotes, commas, brackets, braces, NUL): words, as prose writes them. */
-static bool unlisted_text(const char *t, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; i++)
-        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
-    return true;
-}
-
-/* Whether words in brackets stand before 'at' on its line ("Options: [a]
-** or [b]"): the span at 'at' is one of several, not the answer. A number
-** in brackets there ("See [1] and then: [Paris]") is a list of its own, a
-** rival, so it says nothing here. Looked at over 256 bytes before 'at',
-** so many spans on one long line cost each a bounded look. */
-static bool words_in_brackets_before(const char *t, size_t at)
-{
-    size_t stop = at > 256 ? at - 256 : 0, close = SIZE_MAX;
-    for (size_t i = at; i > stop && t[i - 1] != '\n'; i--) {
-        char c = t[i - 1];
-        if (c == ']') close = i - 1;
-        else if (c == '[' && close != SIZE_MAX) {
-            bool letter = false, blank = true; /* blank: a task's open box, [ ] */
-            for (size_t k = i; k < close; k++) {
-                unsigned char b = (unsigned char)t[k];
-                letter = letter || b >= 0x80 || (unsigned)((b | 0x20) - 'a') < 26u;
-                blank = blank && coax_blank_at(t + k, t + close); /* [⇥] too */
-            }
-            if ((letter || blank) && unlisted_text(t, i, close)) return true;
-            close = SIZE_MAX;
-        }
-    }
-    return false;
-}
-
-/* Whether the value val, a span of prose or a reply's value before its
-** trailing text, is words in brackets that words follow on their line,
-** or that come after other words in brackets on it, prose's own
-** punctuation: a log's level ([INFO] Server started), a task's
-** box (- [x] Buy milk), an editor's note (He said [inaudible] then left);
-** not a list (["Paris"] then text, [red, green], [1], and Tags: [python]
-** at the line's end are lists). */
-static bool bracketed_words(const job *j, const rvalue *val)
-{
-    const char *t = j->text;
-    const coax_value *v = val->value;
-    size_t end = val->end;
-    for (size_t k; end > val->start && ((k = coax_blank_before(t, t + end)) || around_value(t[end - 1]));)
-        end -= k ? k : 1; /* a no-break space after it too */
-    /* one unquoted item, or none between spaces: a task's open box, [ ] */
-    if (t[val->start] != '[' || end - val->start < 3 || t[end - 1] != ']' || v->type != COAX_ARRAY || v->len > 1 ||
-        (v->len == 1 && v->u.items[0].type != COAX_STRING))
-        return false;
-    if (!unlisted_text(t, val->start + 1, end - 1)) return false;
-    if (words_in_brackets_before(t, val->start)) return true;
-    end = (size_t)(coax_blanks_end(t + end, t + j->len) - t);
-    return end < j->len && (ident_byte(t[end]) || (unsigned char)t[end] >= 0x80); /* words follow on its line */
-}
-
-/* Whether the value val, a span of prose, is numbers in brackets after a word that names a
-** place in a text (See section [3.2] for details, as in figure [2], cf. [1, 4]): a reference,
-** its section's or its sources' numbers, not the list asked for ("The answer is [1]" is one). */
-static bool reference_marker(const job *j, const rvalue *val)
-{
-    /* singular: "pages [3, 5]" may be the pages asked for */
-    static const char *const places[] = {"see", "cf", "section", "sec", "chapter", "ch", "figure", "fig",
-                                         "table", "page", "p", "pp", "ref", "reference", "eq", "equation",
-                                         "appendix", "footnote", "note", "paragraph", "para", "clause",
-                                         "article", "art", "step", "line", "source", "citation", "item", "rule"};
-    const char *t = j->text;
-    const coax_value *v = val->value;
-    if (t[val->start] != '[' || v->type != COAX_ARRAY || !v->len) return false;
-    for (size_t i = 0; i < v->len; i++)
-        if (v->u.items[i].type != COAX_NUMBER) return false;
-    /* another span on its line ("See [1] and then: [Paris]") is a rival:
-    ** two lists, which the choice between them refuses already */
-    for (size_t e = val->end; e < j->len && t[e] != '\n'; e++)
-        if (t[e] == '[') return false;
-    size_t b = val->start;
-    b = (size_t)(coax_blanks_start(t, t + b) - t);
-    if (b > 0 && t[b - 1] == '.') b--; /* fig. [2] */
-    size_t w = b;
-    while (w > 0 && (unsigned)((t[w - 1] | 0x20) - 'a') < 26u) w--;
-    if (w == b || b - w > 10 || (w > 0 && ident_byte(t[w - 1]))) return false;
-    char word[11];
-    for (size_t k = w; k < b; k++) word[k - w] = (char)(t[k] | 0x20);
-    word[b - w] = '\0';
-    for (size_t k = 0; k < sizeof places / sizeof *places; k++)
-        if (!strcmp(places[k], word)) return true;
-    return false;
-}
-
 /* Whether v nests 'limit' arrays and objects deep (v itself is one): the list that wraps several
 ** values must not go past max_depth, as no other candidate does. Walked without recursion, only
 ** for a value whose parse reached that depth (a key given twice may have dropped the deep one). */
@@ -547,7 +456,7 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         rlog_add(&j->log, RK_OPERAND, operand);
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && (sp->source == COAX_SOURCE_PROSE || before_text) && !shift &&
-               (bracketed_words(j, &vals.v[0]) || reference_marker(j, &vals.v[0]))) {
+               repair_prose_mark(j->text, j->len, vals.v[0].start, vals.v[0].end, vals.v[0].value)) {
         rlog_add_class(&j->log, RK_PROSE_SPAN, COAX_CLASS_INVENTED, vals.v[0].start);
         guessed(j, &vals.v[0]);
     } else if (!rc && own_log && sp->source == COAX_SOURCE_PROSE && !shift && literal_reads_otherwise(j, &vals.v[0])) {

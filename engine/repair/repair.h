@@ -318,11 +318,29 @@ bool repair_closed_early(const char *p, const char *end);
 ** stray closer split a word or number, whatever follows. repair_key_then_
 ** closer: a quoted key, then a closer no bracket after p opened, at p's own
 ** level ({"id": 1,}⏎ "v" false, "c": "x"⏎}: members broken a second way).
-** repair_remark_closers: the closers that end p's line after a remark on
-** it ({"a": {"b": 1}} (approx)}), their length, *at their start; 0 for none. */
+** repair_remark_closers: the last closers on p's line after a remark on it
+** ({"a": {"b": 1}} (approx)}, words or a token after them or not), their
+** length, *at their start; 0 for none. */
 bool repair_closer_splits(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
+/* Whether p (in start..end) opens a footnote's or a reference's line: a
+** number of one to three digits in brackets at the line's start, words
+** after it ("[1] Source: the input.", "[2]: https://..."): prose's own
+** mark, no list of one number ("The answer is [1] as asked" is one). */
+bool repair_footnote_at(const char *start, const char *p, const char *end);
+/* Whether p (in start..end) is a citation's mark after a value or a
+** sentence on its line: a number of one to three digits in brackets after
+** a blank, no comma, colon or closer after it ({"a": 1} [1], "blue." [2]
+** Hope it helps; with 'after_list', after a list too: {"rows": [[1, 2] [3]⏎,
+** another item or prose's?). */
+bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
+/* Whether the span text[start..end), read as v, is prose's own mark in
+** brackets rather than a list (marks.c): words in brackets that words follow
+** or that come after others on their line ([INFO] Server started), a
+** reference's numbers (See [1]), a footnote's or a citation's mark, or a
+** list a citation's mark follows on its line ([1] [2]: a guess). */
+bool repair_prose_mark(const char *text, size_t len, size_t start, size_t end, const coax_value *v);
 /* The comma among stray closers and spaces that end the text after a value
 ** ("{...},", "[1, 2],⏎"): an item of a list followed the value, or was cut
 ** off, so the value is one item of a larger structure; NULL for none. */

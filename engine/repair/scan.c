@@ -641,8 +641,12 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);
             /* Other languages count when the block holds a literal. */
-            if (ok && (json_language(t + lang, le - lang) ||
-                       (first < close && (t[first] == '{' || t[first] == '[')))) {
+            /* A fence with nothing after it but spaces is no block, nor one with no language never
+            ** closed before prose: a closing fence whose opener the reply lacks ({...}⏎```, then
+            ** "Hope it helps") would hide the whole text's reading. */
+            bool json = le > lang ? json_language(t + lang, le - lang)
+                                  : close < len || repair_value_starts(t + first, t + close);
+            if (ok && first < close && (json || t[first] == '{' || t[first] == '[')) {
                 ok = add(out, COAX_SOURCE_FENCED, body, close, close < len, i);
                 blocks++;
             }
