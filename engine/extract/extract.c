@@ -752,15 +752,15 @@ static bool is_scored(const extract_job *x, size_t i, size_t first)
            !extract_unanswering_prose(x->text, x->len, &r->candidates[i]);
 }
 
-/* Whether the text from s to e holds a quoted key ("name": ...): a span of
-** JSON, not LaTeX's \frac{1}{2} or a set in prose. */
+/* Whether the text from s to e holds a quoted key ("name": ..., {"name" ...): JSON, not LaTeX's \frac{1}{2}. */
 static bool quoted_key_in(const char *t, size_t s, size_t e)
 {
     for (size_t i = s; i + 1 < e; i++) {
         if (t[i] != '"') continue;
-        size_t k = i + 1;
+        size_t k = i + 1, b = i;
         while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
-        if (k < e && t[k] == ':') return true;
+        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+        if ((k < e && t[k] == ':') || (b > s && t[b - 1] == '{')) return true; /* {"a" 1}: its colon lost */
     }
     return false;
 }
@@ -800,9 +800,9 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     }
     size_t origin = extract_text_origin(x->text, b->start);
     size_t lost = extract_members_unopened(x->text, origin, b->start, b->end, x->len);
-    return lost == SIZE_MAX ? COAX_OK : refuse_at(c, x, best, "the reply holds a value at line %u, column %u and "
-                                                  "members whose opening brace is lost at line %u, column %u: send "
-                                                  "one valid value", b->start, lost);
+    return lost == SIZE_MAX ? COAX_OK : refuse_at(c, x, best, "the reply holds a value at line %u, column %u "
+                                                  "in or beside JSON unread at line %u, column %u (a brace lost, a "
+                                                  "block after a key): send one valid value", b->start, lost);
 }
 
 /* Whether candidate o is a scalar, which a reply's prose may hold as a word of its own: "36 is

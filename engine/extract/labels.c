@@ -678,8 +678,35 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
     return at;
 }
 
+/* Where the fence opening the block text[start..] holds stands, when on its line a key, a
+** bracket or a comma comes before it ({"code" ```json ⏎ {...} ⏎ ```}: the block is a value
+** inside JSON the repair could not read, no answer of its own); SIZE_MAX when not so. */
+static size_t fence_inside_json(const char *text, size_t from, size_t start)
+{
+    size_t p = start;
+    if (p > from && text[p - 1] == '\n') p--;
+    if (p > from && text[p - 1] == '\r') p--;
+    size_t line = p;
+    while (line > from && text[line - 1] != '\n') line--;
+    size_t fence = SIZE_MAX;
+    for (size_t q = line; q + 3 <= p; q++)
+        if ((text[q] == '`' || text[q] == '~') && text[q + 1] == text[q] && text[q + 2] == text[q]) {
+            fence = q;
+            break;
+        }
+    if (fence == SIZE_MAX) return SIZE_MAX;
+    size_t b = fence;
+    while (b > line && (text[b - 1] == ' ' || text[b - 1] == '\t')) b--;
+    if (b == line) return SIZE_MAX;
+    char c = text[b - 1];
+    bool keyed = c == ':' && b - 1 > line && text[b - 2] == '"'; /* "code": ```: a key's, not a label's colon */
+    return c == '"' || c == '{' || c == '[' || c == ',' || keyed ? fence : SIZE_MAX;
+}
+
 size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to)
 {
+    size_t fence = fence_inside_json(text, from, start);
+    if (fence != SIZE_MAX) return fence;
     size_t key = SIZE_MAX, open = 0, depth = 0;
     for (size_t p = from; p < to; p++) {
         if (p == start) p = end; /* the answer, whole */
