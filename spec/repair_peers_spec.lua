@@ -63,8 +63,11 @@ describe("coax.repair on the peers' test inputs", function()
       -- hunt25: [{], [{}] to jsonrepair and [] to json_repair, an object whose
       -- '}' was lost or a stray brace; ["value1" value2", "value3"] and
       -- "consectetur" comment", one string with a quote to jsonrepair and two
-      -- items to json_repair: a quote that closes none opened, before a space)
-      assert.are.equal(opts.guess and 591 or 323, values)
+      -- items to json_repair: a quote that closes none opened, before a space;
+      -- deleted49: [```json ⏎ {"a":"b"} ⏎ ```] and [``` ...```], the block's
+      -- object to jsonrepair and a list of it to json_repair, a fence after a
+      -- list's bracket: a block inside JSON the repair could not read)
+      assert.are.equal(opts.guess and 591 or 321, values)
     end
   end)
 
@@ -81,8 +84,8 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    -- 316 before hunt23's seven refusals, 309 before hunt25's three
-    assert.is_true(jr >= 306, "agreement with jsonrepair fell to " .. jr)
+    -- 316 before hunt23's seven refusals, 309 before hunt25's three, 306 before deleted49's two
+    assert.is_true(jr >= 304, "agreement with jsonrepair fell to " .. jr)
     assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
   end)
 

@@ -679,8 +679,9 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
 }
 
 /* Where the fence opening the block text[start..] holds stands, when on its line a key, a
-** bracket or a comma comes before it ({"code" ```json ⏎ {...} ⏎ ```}: the block is a value
-** inside JSON the repair could not read, no answer of its own); SIZE_MAX when not so. */
+** list's bracket or a comma comes before it ({"code" ```json ⏎ {...} ⏎ ```}: the block is a
+** value inside JSON the repair could not read, no answer of its own; [```...```], the list
+** of it or the block alone, the peers read both ways); SIZE_MAX when not so. */
 static size_t fence_inside_json(const char *text, size_t from, size_t start)
 {
     size_t p = start;
@@ -700,7 +701,7 @@ static size_t fence_inside_json(const char *text, size_t from, size_t start)
     if (b == line) return SIZE_MAX;
     char c = text[b - 1];
     bool keyed = c == ':' && b - 1 > line && text[b - 2] == '"'; /* "code": ```: a key's, not a label's colon */
-    return c == '"' || c == '{' || c == '[' || c == ',' || keyed ? fence : SIZE_MAX;
+    return c == '"' || c == '[' || c == ',' || keyed ? fence : SIZE_MAX; /* {```...```}: no member, one reading */
 }
 
 size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to)
