@@ -52,6 +52,8 @@ end
 --- Runs one case: "right", "refused" (a value was expected, none came) or
 -- "wrong" (a value came that is not the expected one, or any value where a
 -- refusal was due), and what came back.
+M.canonical = canonical
+
 function M.run(c)
   local r, msg = coax.extract(c.input, json.encode(c.schema),
     { finish = c.finish, max_class = c.max_class, strict = c.strict })

@@ -11,21 +11,7 @@ package.path = "lua/?.lua;spec/?.lua;" .. package.path
 local corpus = require "confidence"
 local coax = require "coax"
 local json = coax.json
-
--- The value's JSON with members sorted: member order carries no meaning.
-local function canonical(v)
-  if type(v) ~= "table" or v == json.null then return json.encode(v) end
-  local parts = {}
-  if json.encode(v):sub(1, 1) == "[" then
-    for i = 1, #v do parts[i] = canonical(v[i]) end
-    return "[" .. table.concat(parts, ",") .. "]"
-  end
-  local names = {}
-  for k in pairs(v) do names[#names + 1] = k end
-  table.sort(names)
-  for i, k in ipairs(names) do parts[i] = json.encode(k) .. ":" .. canonical(v[k]) end
-  return "{" .. table.concat(parts, ",") .. "}"
-end
+local canonical = corpus.canonical -- member order carries no meaning
 
 -- The structure alone: every string one letter.
 local function shape(text)
