@@ -399,16 +399,6 @@ static bool cjk_correcting(const char *text, size_t from, size_t p)
     return false;
 }
 
-/* Whether the sentence from text[p] on asks ("Is the age 37?", "..., right?"). */
-static bool asks(const char *text, size_t p, size_t e)
-{
-    for (size_t q = p; q < e && q - p < 120; q++) {
-        if (text[q] == '?' || (e - q >= 3 && !memcmp(text + q, "\xEF\xBC\x9F", 3))) return true;
-        if (strchr("!\n", text[q]) || (text[q] == '.' && (q + 1 >= e || strchr(" \r\n", text[q + 1])))) break;
-    }
-    return false;
-}
-
 /* Whom statement st is about, from the words of its subject: a proper
 ** name's possessive ("Bob's age") or the name before its parenthesis ("Bob
 ** (age: 40)"); a word naming another ("the other person's age", "the second
@@ -479,7 +469,7 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     statement *st = &sc->st[sc->n];
     memset(st, 0, sizeof *st);
     if (!(read_value(sc->text, value, sc->e, st) || (sc->cell_end && cell_text(sc->text, value, sc->cell_end, st))) ||
-        asks(sc->text, value, sc->e) ||
+        sentence_asks(sc->text, value, sc->e) ||
         called_wrong(sc->text, value_end_at(sc->text, value, st), sc->e))
         return;
     const char *t = sc->text;
@@ -582,10 +572,10 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (sc.clause && (k = link_at(text, p, e)) && !(arrow && sc.chained)) statement_at(&sc, p, p + k, false);
         if (ch == '|') { /* a table's cell: its row's first names it, or its header (both: "| field | value |") */
             scan cell = sc;
-            for (cell.cell_end = p + 1; cell.cell_end < e && !strchr("|\n", text[cell.cell_end]);) cell.cell_end++;
             size_t name, name_end;
-            if (sc.clause && (k = extract_table_pair(text, from, p, e))) statement_at(&cell, p, p + k, false);
-            if ((k = extract_table_header(text, from, p, e, &name, &name_end)) &&
+            if (sc.clause && (k = extract_table_pair(text, from, p, e, &cell.cell_end)))
+                statement_at(&cell, p, p + k, false);
+            if ((k = extract_table_header(text, from, p, e, &cell.cell_end, &name, &name_end)) &&
                 (cell.nw = cell.clause = words_of(text, name, name_end, cell.ring)))
                 statement_at(&cell, p, p + k, false);
             sc.n = cell.n;

@@ -7,6 +7,7 @@
 ** marker before a span.
 */
 #include "extract/coerce.h"
+#include "repair/repair.h"
 #include "base/unicode_nfc.h"
 
 #include <string.h>
@@ -689,13 +690,9 @@ static size_t fence_inside_json(const char *text, size_t from, size_t start)
     if (p > from && text[p - 1] == '\r') p--;
     size_t line = p;
     while (line > from && text[line - 1] != '\n') line--;
-    size_t fence = SIZE_MAX;
-    for (size_t q = line; q + 3 <= p; q++)
-        if ((text[q] == '`' || text[q] == '~') && text[q + 1] == text[q] && text[q + 2] == text[q]) {
-            fence = q;
-            break;
-        }
-    if (fence == SIZE_MAX) return SIZE_MAX;
+    size_t fence = line;
+    while (fence < p && !repair_fence_at(text, fence, p)) fence++;
+    if (fence == p) return SIZE_MAX;
     size_t b = fence;
     while (b > line && (text[b - 1] == ' ' || text[b - 1] == '\t')) b--;
     if (b == line) return SIZE_MAX;

@@ -170,6 +170,17 @@ static inline bool cjk_sentence_end(const char *text, size_t from, size_t p)
     return p - from >= 3 && mark_at(text, p - 3, p, "。！？");
 }
 
+/* Whether the sentence from text[p] on asks ("Is the age 37?", "..., right?"): a question
+** mark, ASCII or full-width, before its end (a line's, "!", or "." then a space). */
+static inline bool sentence_asks(const char *text, size_t p, size_t e)
+{
+    for (size_t q = p; q < e && q - p < 120; q++) {
+        if (text[q] == '?' || (e - q >= 3 && !memcmp(text + q, "\xEF\xBC\x9F", 3))) return true;
+        if (strchr("!\n", text[q]) || (text[q] == '.' && (q + 1 >= e || strchr(" \r\n", text[q + 1])))) break;
+    }
+    return false;
+}
+
 /* Where the word calling something wrong stands when a verb "to be" opens text[at..e) and
 ** its subject, one to four words, stands between them ("Not only is the age wrong",
 ** "Leider ist das Alter falsch", as "the age is wrong" says it in order): the word ends
@@ -190,10 +201,7 @@ static inline size_t inverted_called_wrong(const char *text, size_t at, size_t e
             bool ends = after == e || strchr(",.;:!?)\r\n", text[after]) || mark_at(text, after, e, "，。！？") ||
                         next == e || (next > after && matched_any(text, next, e, going_on,
                                                                   sizeof going_on / sizeof *going_on));
-            size_t q = after;
-            while (q < e && !strchr(".!?\n", text[q]) && !mark_at(text, q, e, "。！？")) q++;
-            bool asks = q < e && (text[q] == '?' || mark_at(text, q, e, "？"));
-            return ends && !asks ? p : SIZE_MAX;
+            return ends && !sentence_asks(text, after, e) ? p : SIZE_MAX;
         }
         size_t q = p; /* a word of the subject: letters, accented ones, markdown's marks, an apostrophe */
         while (q < e && (coax_ascii_alpha((unsigned char)text[q]) || (unsigned char)text[q] >= 0x80 ||
