@@ -72,7 +72,13 @@ describe("attack 22: Lua's own calls into Lua stop at the floor", function()
     if ASAN then
       assert.is_truthy(r == '"bottom"' or r:find("C stack overflow", 1, true))
     else
-      assert.are.equal('"resolving http://x.example/y: resolver: C stack overflow"', r)
+      -- the floor is met in Lua's call into the resolver or in the compile of the schema it
+      -- resolves, whichever the stack's randomised start puts past it first: one floor either way
+      local floor = {
+        ['"resolving http://x.example/y: resolver: C stack overflow"'] = true,
+        ['"schema nested deeper than the C stack left to it (448 KiB from the outermost call, a script\'s C calls '
+          .. 'included)"'] = true }
+      assert.is_true(floor[r], r)
     end
   end)
 
