@@ -105,3 +105,10 @@ size_t coax_utf8_encode(uint32_t cp, char out[4])
     out[3] = (char)(0x80 | (cp & 0x3F));
     return 4;
 }
+
+size_t coax_control_byte(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && ((unsigned char)s[i] >= 0x20 ? s[i] != 0x7F : coax_byte_in("\t\n\r", s[i]))) i++;
+    return i;
+}

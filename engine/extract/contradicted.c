@@ -166,7 +166,7 @@ static bool value_ends(const char *text, size_t p, size_t e)
                                !memcmp(text + p, "\xE5\x85\x83", 3) || !memcmp(text + p, "\xE5\x86\x86", 3) ||
                                !memcmp(text + p, "\xE4\xB8\xAA", 3) || !memcmp(text + p, "\xE4\xBA\xBA", 3)));
     if (coax_ascii_alnum(ch) || ch == '%' || ch == '_') return false;
-    return !(ch && strchr(".,-/:", ch) && p + 1 < e && is_digit(text[p + 1]));
+    return !(coax_byte_in(".,-/:", ch) && p + 1 < e && is_digit(text[p + 1]));
 }
 
 /* Whether an operator follows the number ending at text[p]: "age = 2024 -
@@ -179,7 +179,7 @@ static bool operated(const char *text, size_t p, size_t e)
     if ((e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3)) ||
         (e - p >= 2 && (text[p] == '-' || text[p] == '=') && text[p + 1] == '>'))
         return true; /* "Age: 35 → 36" tells a change */
-    if (!text[p] || !strchr("+-*/x^", text[p])) return false;
+    if (!text[p] || !coax_byte_in("+-*/x^", text[p])) return false;
     p++;
     while (p < e && text[p] == ' ') p++;
     return p < e && (is_digit(text[p]) || coax_ascii_alpha((unsigned char)text[p]) || text[p] == '(');
@@ -344,8 +344,8 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
 ** ("35 → 36", "36-37"), nor one longer than a name. */
 static bool cell_text(const char *text, size_t p, size_t end, statement *st)
 {
-    while (end > p && strchr(" \t*_`", text[end - 1])) end--;
-    while (p < end && strchr("*_`", text[p])) p++;
+    while (end > p && coax_byte_in(" \t*_`", text[end - 1])) end--;
+    while (p < end && coax_byte_in("*_`", text[p])) p++;
     if (p == end || end - p > 200) return false;
     for (size_t q = p; q < end; q++)
         if (is_digit(text[q])) return false;
@@ -451,7 +451,7 @@ static bool called_wrong(const char *text, size_t p, size_t e)
 {
     static const char *const words[] = {"is wrong", "was wrong", "would be wrong", "is incorrect", "was incorrect",
                                         "would be incorrect", "is a typo", "was a typo", "is not right", "isn't right"};
-    while (p < e && strchr(" 	*_`", text[p]) && text[p]) p++;
+    while (p < e && coax_byte_in(" 	*_`", text[p])) p++;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t n = strlen(words[i]);
         if (e - p >= n && coax_ascii_casesame(text + p, words[i], n) &&
@@ -524,7 +524,7 @@ static size_t words_of(const char *text, size_t p, size_t end, word *w)
     size_t n = 0, l;
     while (p < end) {
         if (!(l = letter(text, p, end))) {
-            if (!strchr(" \t*_`", text[p])) return 0;
+            if (!coax_byte_in(" \t*_`", text[p])) return 0;
             p++;
             continue;
         }
@@ -589,7 +589,7 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (stop) sc.supposed = false, sc.sentence = p + 1;
         if (ch == '(') sc.paren = sc.nw ? sc.ring[sc.nw - 1] : (word){0, 0};
         if (ch == ')' || stop) sc.paren = (word){0, 0};
-        if (!ch || !strchr(" \t*_`", ch) || stop) { /* markup and spaces keep the clause */
+        if (!ch || !coax_byte_in(" \t*_`", ch) || stop) { /* markup and spaces keep the clause */
             sc.chained = arrow;
             p += ascii_arrow; /* past its '>' */
             sc.nw = sc.clause = 0;
@@ -632,7 +632,7 @@ static bool same_digits(const char *s, size_t n, const char *num, size_t m)
         if (is_digit(s[i])) {
             if (j >= m || s[i] != num[j]) return false;
             j++;
-        } else if (!strchr(" -.()+/", s[i]) || !s[i]) return false;
+        } else if (!coax_byte_in(" -.()+/", s[i]) || !s[i]) return false;
     }
     return j == m && m > 0;
 }
@@ -809,7 +809,7 @@ static size_t past_reasoning(const char *text, size_t lo, size_t start)
                                        "final answer",     "respuesta final",    "réponse finale",
                                        "最终答案"};
     for (size_t p = start; p-- > lo;) {
-        if (!strchr("<[\xE2\xE6" "fFrR", text[p]) || !text[p]) continue;
+        if (!coax_byte_in("<[\xE2\xE6" "fFrR", text[p]) || !text[p]) continue;
         for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
             size_t n = strlen(ends[i]);
             if (n <= start - p && coax_ascii_casesame(text + p, ends[i], n)) return p + n;
@@ -891,7 +891,7 @@ static bool only_words(const char *text, size_t p, size_t q, bool draft)
         }
         if (draft && text[k] == ',' && k != first && !(wn == 2 && coax_ascii_casesame(text + w, "no", 2)))
             return false;
-        if (!draft && !strchr(" \t*_`\",", text[k]) && !(q - k >= 3 && !memcmp(text + k, "\xE2\x80\x9D", 3)))
+        if (!draft && !coax_byte_in(" \t*_`\",", text[k]) && !(q - k >= 3 && !memcmp(text + k, "\xE2\x80\x9D", 3)))
             return false;
         k += !draft && (unsigned char)text[k] == 0xE2 ? 3 : 1;
     }
@@ -940,12 +940,12 @@ bool extract_settles_on_answer(const char *text, size_t from, size_t at, size_t 
     if (!only_words(text, at, vat, true)) return false; /* "Actually, the name is Bob and the age is 36." */
     /* a correction: its value ends the sentence, after a link, "no" or "actually" ("is 36.", "No — 36") */
     for (size_t k = vend; k < se; k++)
-        if (!strchr(" \t\r*_`.,)", text[k])) return false;
+        if (!coax_byte_in(" \t\r*_`.,)", text[k])) return false;
     size_t k = vat;
     bool sign = false;
     for (;;) {
         size_t d = k >= 3 && !memcmp(text + k - 3, "\xE2\x80", 2) ? 3 : 0; /* a dash, en or em */
-        if (k > at && (d || strchr(" \t*_`,:=-", text[k - 1]))) {
+        if (k > at && (d || coax_byte_in(" \t*_`,:=-", text[k - 1]))) {
             sign = sign || text[k - 1] == ':' || text[k - 1] == '=';
             k -= d ? d : 1;
         } else break;

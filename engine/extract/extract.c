@@ -63,7 +63,15 @@ static const coax_repair_entry *whole_guess(const coax_repair_result *r)
     return NULL;
 }
 
-static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column);
+/* The line and column (in characters, from 1) of byte 'at'. */
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
+{
+    *line = *column = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') ++*line, *column = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
+    }
+}
 
 /* whole_guess for the text from its first span of prose on, read as the
 ** whole reply is where nothing comes before its JSON: words before it
@@ -84,7 +92,7 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
         /* where the JSON begins: a span that starts its line, a list item's ("1. {...}") or ends an
         ** introduction's colon (not LaTeX's {1}) */
         if (src == COAX_SOURCE_PROSE && at < first && at < x->len &&
-            (b == 0 || strchr("\n\r:", x->text[b - 1]) || (b < at && extract_item_marker_before(x->text, b))))
+            (b == 0 || coax_byte_in("\n\r:", x->text[b - 1]) || (b < at && extract_item_marker_before(x->text, b))))
             first = at;
     }
     if (first == SIZE_MAX || first == 0 || first >= x->len) return COAX_OK;
@@ -207,7 +215,7 @@ static size_t snippet(const char *text, size_t len, size_t at, const char **out)
     size_t n = 0;
     if (at > len) at = len;
     while (at + n < len && n < 32 && text[at + n] != '\n' && text[at + n] != '\r' &&
-           !(n && strchr(",:{}[]\"", text[at + n])))
+           !(n && coax_byte_in(",:{}[]\"", text[at + n])))
         n++;
     while (n && at + n < len && ((unsigned char)text[at + n] & 0xC0) == 0x80) n--;
     *out = text + at;
@@ -291,16 +299,6 @@ static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
     return COAX_OK;
 }
 
-/* The line and column (in characters, from 1) of byte 'at'. */
-static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
-{
-    *line = *column = 1;
-    for (size_t i = 0; i < at && i < len; i++) {
-        if (text[i] == '\n') ++*line, *column = 1;
-        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
-    }
-}
-
 /* "a value was taken out of prose at line 1, column 5 ('2 or 3'): send the
 ** value alone", for a scalar candidate that is not the whole reply. */
 static const char *prose_error(coax_arena *a, const char *text, size_t len, size_t at)
@@ -380,8 +378,8 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
     bool decoded = false;
     for (size_t i = 0; i < cand->nlog && !decoded; i++) decoded = !strcmp(cand->log[i].kind, "double_encoded");
     size_t from = cand->start, to = cand->end < x->len ? cand->end : x->len;
-    while (from < to && strchr(" \t\r\n", x->text[from])) from++;
-    while (to > from && strchr(" \t\r\n", x->text[to - 1])) to--;
+    while (from < to && coax_byte_in(" \t\r\n", x->text[from])) from++;
+    while (to > from && coax_byte_in(" \t\r\n", x->text[to - 1])) to--;
     /* `{"a": 1}` is Markdown's code span around the value, no string */
     if (!s->valid || !decoded || to < from + 2 || (x->text[from] != '"' && x->text[from] != '\''))
         return COAX_OK;
@@ -913,6 +911,14 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     bool strict = (o.flags & COAX_EXTRACT_STRICT) != 0;
     coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema->doc);
     bool bare = root != ROOT_OTHER;
+    size_t ctl = coax_control_byte(text, len); /* a NUL is no text: the looks and the repair read it apart */
+    if (ctl < len) {
+        unsigned line, column;
+        line_column(text, len, ctl, &line, &column);
+        return coax_fail(err, COAX_ENOJSON, ctl,
+                         "the reply holds a control byte (0x%02X) at line %u, column %u: send the JSON as plain text",
+                         (unsigned char)text[ctl], line, column);
+    }
     /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
     if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
@@ -974,14 +980,9 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         unsigned line, column;
         size_t at = r->ncandidates ? r->candidates[0].start : 0;
         line_column(text, len, at, &line, &column);
-        if (r->candidates[0].source != COAX_SOURCE_TAGGED)
-            return coax_fail(err, COAX_ENOJSON, at,
-                             "the only JSON is marked as no answer by a label or a comment before it (Example:, "
-                             "<!--), at line %u, column %u: send the answer itself",
-                             line, column);
-        return coax_fail(err, COAX_ENOJSON, at,
-                         "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
-                         "line %u, column %u: send the answer itself",
+        return coax_fail(err, COAX_ENOJSON, at, "the only JSON is %s, at line %u, column %u: send the answer itself",
+                         r->candidates[0].source == COAX_SOURCE_TAGGED ? "in a block whose tag says it holds no answer (<example>, <draft>)"
+                                : "marked as no answer by a label or a comment before it (Example:, <!--)",
                          line, column);
     }
     out->valid = best.valid;

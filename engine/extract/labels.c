@@ -184,8 +184,8 @@ bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_
 
 void coerce_trim(const char **s, size_t *n)
 {
-    while (*n && strchr(" \t\r\n", (*s)[0])) (*s)++, (*n)--;
-    while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
+    while (*n && coax_byte_in(" \t\r\n", (*s)[0])) (*s)++, (*n)--;
+    while (*n && coax_byte_in(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
 bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
@@ -315,7 +315,7 @@ static size_t blanks_end(const char *text, size_t b, size_t e)
 }
 static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
 {
-    for (size_t k; e > b && ((k = coax_blank_before(text + b, text + e)) || (marks && strchr("\r*", text[e - 1])));)
+    for (size_t k; e > b && ((k = coax_blank_before(text + b, text + e)) || (marks && coax_byte_in("\r*", text[e - 1])));)
         e -= k ? k : 1;
     return e;
 }
@@ -362,7 +362,7 @@ static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
             continue;
         }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
-            if (!ch || !strchr(" \t*_#>-()'|0123456789", ch)) return false; /* markdown's marks, "Example 2" */
+            if (!ch || !coax_byte_in(" \t*_#>-()'|0123456789", ch)) return false; /* markdown's marks, "Example 2" */
             p++;
             continue;
         }
@@ -490,7 +490,7 @@ static bool fence_info_unanswering(const char *text, size_t b, size_t e)
 ** would be ("example = {...}", "const bad_example = {...}", "EXAMPLE_RESPONSE := {...}"): the code names it so. */
 static bool assigned_to_label(const char *text, size_t line, size_t e)
 {
-    if (e == line || text[e - 1] != '=' || (e - line >= 2 && strchr("=!<>", text[e - 2]))) return false;
+    if (e == line || text[e - 1] != '=' || (e - line >= 2 && coax_byte_in("=!<>", text[e - 2]))) return false;
     size_t v = e - 1;
     if (v > line && text[v - 1] == ':') v--; /* := */
     v = blanks_start(text, line, v, false);
@@ -610,15 +610,15 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
     size_t body, past, end = r < e && lines <= 1 ? remark_end(text, r, e, lines == 1, &body, &past) : SIZE_MAX;
     if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
     for (size_t k = past, n; k < e && text[k] != '\n'; k += n ? n : 1) /* nothing more on its line but a stop */
-        if (!(n = coax_blank_at(text + k, text + e)) && !strchr("\r.!", text[k])) return SIZE_MAX;
-    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || strchr("\r.!:", text[end - 1]));)
+        if (!(n = coax_blank_at(text + k, text + e)) && !coax_byte_in("\r.!", text[k])) return SIZE_MAX;
+    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || coax_byte_in("\r.!:", text[end - 1]));)
         end -= k ? k : 1;
     body = blanks_end(text, body, end);
     if (end == body) return SIZE_MAX;
     size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
     for (size_t p = body, k; p < end; p += k ? k : 1) {
         bool letter = remark_letter(text[p]);
-        if (!(k = coax_blank_at(text + p, text + end)) && !letter && !strchr("'-.", text[p])) return SIZE_MAX;
+        if (!(k = coax_blank_at(text + p, text + end)) && !letter && !coax_byte_in("'-.", text[p])) return SIZE_MAX;
         words += letter && (p == body || !remark_letter(text[p - 1]));
     }
     if (words > 4) return SIZE_MAX;

@@ -4,6 +4,7 @@
 ** "age: 37" does, and so does a row under a header naming its cells.
 */
 #include "extract/prose_table.h"
+#include "base/core.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static bool table_rule(const char *text, size_t b, size_t e, size_t *bars)
     size_t dashes = 0;
     if (!table_row(text, b, e, e, bars)) return false;
     for (; b < e && text[b] != '\n'; b++) {
-        if (!strchr(" \t|-:\r", text[b])) return false;
+        if (!coax_byte_in(" \t|-:\r", text[b])) return false;
         dashes += text[b] == '-';
     }
     return dashes > 0;

@@ -61,7 +61,7 @@ static bool fast_escape(relem *e, char c, bool in_class)
 {
     if (c == 'd') set_add(e, '0', '9');
     else if (c == 'w') set_add(e, '0', '9'), set_add(e, 'A', 'Z'), set_add(e, 'a', 'z'), set_add(e, '_', '_');
-    else if (c && strchr("^$\\.*+?()[]{}|/", c)) set_add(e, (unsigned char)c, (unsigned char)c);
+    else if (coax_byte_in("^$\\.*+?()[]{}|/", c)) set_add(e, (unsigned char)c, (unsigned char)c);
     else if (c == '-' && in_class) set_add(e, '-', '-');
     else return false;
     return true;
@@ -82,7 +82,7 @@ static bool fast_compile(coax_regex *re, const char *p, size_t len)
         relem *e = &re->el[re->nel++];
         memset(e, 0, sizeof *e);
         unsigned char c = (unsigned char)p[i];
-        if (c >= 0x80 || strchr(".()|^$*+?{}]", c)) return false;
+        if (c == 0 || c >= 0x80 || coax_byte_in(".()|^$*+?{}]", c)) return false; /* a NUL: the full engine */
         if (c == '\\') {
             if (i + 1 >= end || !fast_escape(e, p[i + 1], false)) return false;
             i += 2;

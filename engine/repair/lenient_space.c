@@ -350,7 +350,7 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
                 : (size_t)(t - b) == n || !is_ident((unsigned char)*(t - n - 1))))
         return false;
     const char *v = t;
-    while (v > b && (is_digit(v[-1]) || (v[-1] && strchr("+-.eE", v[-1])))) v--;
+    while (v > b && (is_digit(v[-1]) || coax_byte_in("+-.eE", v[-1]))) v--;
     return isnan(offered) || number_text(v, t) != offered;
 }
 

@@ -21,7 +21,7 @@ static bool ident_byte(char c)
 static bool unlisted_text(const char *t, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
-        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+        if (coax_byte_in("\"'`,[]{}", t[i]) || !t[i]) return false;
     return true;
 }
 

@@ -210,7 +210,7 @@ static bool quoted_in_structure(const char *t, size_t len, size_t open, size_t c
         while (k > 0 && around_value(t[k - 1])) k--;
         if (k > 0 && t[k - 1] == '"') return true; /* "key": "{...}" */
     }
-    return b > 0 && strchr("[{,]}", t[b - 1]) && a < len && strchr(",]}", t[a]);
+    return b > 0 && coax_byte_in("[{,]}", t[b - 1]) && a < len && coax_byte_in(",]}", t[a]);
 }
 
 /* Whether t[a..len) goes on with another value after a comma: '{', '[',
@@ -223,11 +223,11 @@ static bool value_after_comma(const char *t, size_t a, size_t len)
     a++;
     while (a < len && around_value(t[a])) a++;
     if (a >= len) return false;
-    if (strchr("{[\"", t[a])) return true;
+    if (coax_byte_in("{[\"", t[a])) return true;
     size_t end = a;
     if (t[a] == '-' || (t[a] >= '0' && t[a] <= '9')) {
         end++;
-        while (end < len && ((t[end] >= '0' && t[end] <= '9') || strchr("eE+-", t[end]) ||
+        while (end < len && ((t[end] >= '0' && t[end] <= '9') || coax_byte_in("eE+-", t[end]) ||
                              (t[end] == '.' && end + 1 < len && t[end + 1] >= '0' && t[end + 1] <= '9')))
             end++;
     } else {
@@ -268,7 +268,7 @@ static bool prose_fragment(const job *j, const rspan *sp)
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
         while (c > 0 && around_value(t[c - 1])) c--;
-        if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
+        if (c > 0 && (coax_byte_in("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
     return value_after_comma(t, after, j->len);
 }
@@ -294,8 +294,8 @@ static size_t operand_at(const job *j, const rvalue *val)
     if (t[b] == '[' && a > b && t[a - 1] == ']') {
         char before = b > 0 ? t[b - 1] : ' ', after = a < j->len ? t[a] : ' ';
         bool emphasis = (before == '*' || before == '_') && after == before;
-        if (!emphasis && (ident_byte(before) || (before && strchr("!)]/\\", before)))) return b - 1;
-        if (!emphasis && (ident_byte(after) || (after && strchr("([+*?{", after)))) return a;
+        if (!emphasis && (ident_byte(before) || coax_byte_in("!)]/\\", before))) return b - 1;
+        if (!emphasis && (ident_byte(after) || coax_byte_in("([+*?{", after))) return a;
     }
     b = (size_t)(coax_blanks_start(t, t + b) - t);
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
@@ -305,7 +305,7 @@ static size_t operand_at(const job *j, const rvalue *val)
         size_t o = b - 1;
         if (o > 0 && t[o - 1] == t[b - 1]) o--; /* ** and // */
         o = (size_t)(coax_blanks_start(t, t + o) - t);
-        if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || strchr("]})\"'", t[o - 1]))) return b - 1;
+        if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || coax_byte_in("]})\"'", t[o - 1]))) return b - 1;
     }
     a = (size_t)(coax_blanks_end(t + a, t + j->len) - t);
     if (a + 1 < j->len && t[a] == '.' && ident_byte(t[a + 1]) && !(t[a + 1] >= '0' && t[a + 1] <= '9')) return a;
@@ -313,7 +313,7 @@ static size_t operand_at(const job *j, const rvalue *val)
         size_t o = a + 1;
         if (o < j->len && t[o] == t[a]) o++; /* ** and // */
         o = (size_t)(coax_blanks_end(t + o, t + j->len) - t);
-        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || (t[o] && strchr("[{(\"'", t[o])))) return a;
+        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || coax_byte_in("[{(\"'", t[o]))) return a;
     }
     return SIZE_MAX;
 }
