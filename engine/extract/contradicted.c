@@ -122,7 +122,7 @@ static void fold(char *s)
 static size_t link_at(const char *text, size_t p, size_t e)
 {
     static const char *const words[] = {
-        "is equal to", "is", "was", "should be", "must be", "has to be", "needs to be", "equals", "amounts to", "comes to", "stands at", "totals",
+        "is equal to", "is", "was", "should be", "should read", "must be", "has to be", "needs to be", "equals", "amounts to", "comes to", "stands at", "totals",
         "es de", "es igual a", "es", "era", "est de", "est égal à", "est", "était", "ist gleich", "ist", "war",
         "beträgt", "é de", "é", "è di", "è pari a", "è", "равен", "равна", "равно", "составляет"};
     size_t n = 0;
@@ -508,6 +508,36 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     sc->n++;
 }
 
+/* A statement whose value comes first, "37 is the age.", "37 is her correct age": the clause's one
+** word a number or a literal after blanks and markup alone in its sentence or after a label's colon,
+** the link "is" or "was",
+** and a determiner and at most three words more up to the clause's end, its subject. */
+static void value_first_at(scan *sc, size_t link, size_t after)
+{
+    const char *t = sc->text;
+    const word v = sc->ring[sc->nw - 1];
+    if (!matched(t, link, sc->e, "is") && !matched(t, link, sc->e, "was")) return;
+    for (size_t b = v.at; b > sc->sentence && !(t[b - 1] == ':' && b < v.at); b--) /* "Note: 37 is ..." */
+        if (!coax_byte_in(" \t*_`>-", t[b - 1])) return; /* not "37.5", "12:30", "v2": the value's start */
+    scan tail = *sc;
+    tail.nw = 0;
+    for (size_t p = after, l; p < sc->e && !coax_byte_in(".!,;)\r\n", t[p]);) {
+        if (!(l = letter(t, p, sc->e))) {
+            if (!coax_byte_in(" \t*_`", t[p])) return;
+            p++;
+            continue;
+        }
+        if (tail.nw == WORDS_BACK) return;
+        word *w = &tail.ring[tail.nw++];
+        for (w->at = p; p < sc->e && (l = letter(t, p, sc->e));) p += l;
+        w->n = p - w->at;
+    }
+    if (!tail.nw || !extract_determiner(t + tail.ring[0].at, tail.ring[0].n)) return;
+    tail.clause = tail.nw;
+    statement_at(&tail, link, v.at, false);
+    if (tail.n > sc->n) sc->st[sc->n].at = v.at, sc->n = tail.n;
+}
+
 /* The link at text[p] in Chinese or Japanese: 是, 为 or は, right before a value. */
 static size_t cjk_link_at(const char *text, size_t p, size_t e)
 {
@@ -552,7 +582,10 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
             if (!cjk(text, p, e))
                 while (q < e && (l = letter(text, q, e)) && !cjk(text, q, e)) q += l;
             next = q, q = elided(text, p, q);
-            if (sc.clause && (k = link_at(text, p, e)) && q - p < k) statement_at(&sc, p, p + k, false);
+            if (sc.clause && (k = link_at(text, p, e)) && q - p < k) {
+                statement_at(&sc, p, p + k, false);
+                if (sc.clause == 1) value_first_at(&sc, p, p + k);
+            }
             if (extract_contrasting(text + p, q - p)) sc.supposed = false;
             if (extract_supposing(text + p, q - p) || extract_elsewhere(text + p, q - p) ||
                 extract_time_frame(text, p, q, e) ||
