@@ -37,9 +37,7 @@
 #define NAME_MOST 48
 #define WORDS_BACK 4
 
-typedef struct word {
-    size_t at, n;
-} word;
+typedef struct word { size_t at, n; } word;
 
 typedef struct statement {
     size_t at;                       /* where its subject starts */
@@ -59,6 +57,7 @@ typedef struct statement {
     bool owned;                      /* the object of its member is the owner's, by a string or its key */
     bool names;                      /* the object of its member holds a proper name, a string in capitals */
     const coax_value *owner_seen;    /* the last object owner_in read */
+    bool owner_here;                 /* whether owner_seen is the owner's (or names no one) */
     bool other;                      /* its subject is another's: "the other person's age" */
     const char *rest;                /* its sentence after the value */
     size_t rlen;
@@ -73,11 +72,7 @@ static bool grouped(const char *text, size_t q, size_t e)
     return q + 4 == e || !is_digit(text[q + 4]);
 }
 
-static bool in_words(const char *s, size_t n, const coax_word *w, size_t count)
-{
-    return coax_word_in(s, n, w, count);
-}
-#define IN(s, n, table) in_words(s, n, table, sizeof table / sizeof *table)
+#define IN(s, n, table) coax_word_in(s, n, table, sizeof table / sizeof *table)
 
 /* Whether the UTF-8 sequence at s[0..] is punctuation (General
 ** Punctuation, arrows and mathematical operators, CJK symbols, full-width
@@ -605,12 +600,17 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (sc.clause && (k = link_at(text, p, e)) && !(arrow && sc.chained)) statement_at(&sc, p, p + k, false);
         if (ch == '|') { /* a table's cell: its row's first names it, or its header (both: "| field | value |") */
             scan cell = sc;
-            size_t name, name_end;
+            table_cell tc;
             if (sc.clause && (k = extract_table_pair(text, from, p, e, &cell.cell_end)))
                 statement_at(&cell, p, p + k, false);
-            if ((k = extract_table_header(text, from, p, e, &cell.cell_end, &name, &name_end)) &&
-                (cell.nw = cell.clause = words_of(text, name, name_end, cell.ring)))
+            if ((k = extract_table_header(text, from, p, e, &tc)) &&
+                (cell.nw = cell.clause = words_of(text, tc.name, tc.name_end, cell.ring))) {
+                size_t n = cell.n;
+                cell.cell_end = tc.end;
                 statement_at(&cell, p, p + k, false);
+                if (cell.n > n && tc.owner_end) /* the record's row, for the error to name */
+                    st[n].owner = text + tc.owner, st[n].olen = tc.owner_end - tc.owner, st[n].at = tc.owner;
+            }
             sc.n = cell.n;
         }
         bool stop = ch == '\n' || ch == '!' || ch == '?' || ch == ';' ||
@@ -763,13 +763,16 @@ static bool same_scalar(const coax_value *a, const coax_value *b)
 static void owner_in(const coax_value *v, const coax_member *parent, statement *st)
 {
     st->owner_seen = v;
-    if (parent && parent->klen == st->olen && coax_ascii_casesame(parent->key, st->owner, st->olen)) st->owned = true;
+    bool names = false, owned = parent && parent->klen == st->olen &&
+                                coax_ascii_casesame(parent->key, st->owner, st->olen);
     for (size_t i = 0; i < v->len; i++) {
         const coax_value *s = &v->u.members[i].value;
         if (s->type != COAX_STRING || !s->len) continue;
-        st->names = st->names || (s->u.text[0] >= 'A' && s->u.text[0] <= 'Z');
-        st->owned = st->owned || holds(s->u.text, s->len, st->owner, st->olen);
+        names = names || (s->u.text[0] >= 'A' && s->u.text[0] <= 'Z');
+        owned = owned || holds(s->u.text, s->len, st->owner, st->olen);
     }
+    st->names = st->names || names, st->owned = st->owned || owned;
+    st->owner_here = owned || !names; /* a list's records: "Bob's age" is the age of Bob's alone */
 }
 
 /* Each scalar of v against each statement: the members their subjects
@@ -799,6 +802,7 @@ static void visit(const coax_value *v, const coax_member *parent, statement *st,
                 for (size_t j = 0; j < 3; j++) {
                     if (!kl || st[s].nlen[j] != kl || memcmp(st[s].name[j], k, kl)) continue;
                     if (st[s].owner && st[s].owner_seen != v) owner_in(v, parent, &st[s]);
+                    if (st[s].owner && !st[s].owner_here) continue;
                     if (!st[s].named[j]) st[s].named[j] = &m->value;
                     else if (!same_scalar(st[s].named[j], &m->value)) st[s].clash[j] = true;
                 }
