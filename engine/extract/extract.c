@@ -29,6 +29,7 @@ typedef struct scored {
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
     bool gated_answer;    /* valid and plain but for a repair or coercion less certain than max_class */
     const coax_value *reading; /* strict: the value coerced, where only a coercion kept it from fitting */
+    size_t nreading;           /* the coercions it took */
 } scored;
 
 /* What every candidate is scored with. */
@@ -394,21 +395,18 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
                          "readings the schema both takes; send the value alone");
 }
 
-/* Strict, a misfit the coercion would make fit ({"a": "5"} for an integer)
-** is no draft that an answer after it corrects, as {"a": "five"} is: it
-** is the answer 5, refused only for being strict, so beside another that
-** differs it is a rival, as a repair above max_class makes one. */
+/* Strict, a candidate the coercion would make fit ({"a": "5"} for an integer, 2 for a list) is no
+** draft that an answer after it corrects, as {"a": "five"} is: it is the answer 5, refused only for
+** being strict, so beside another that differs it is a rival, read as the default reads it. */
 static coax_code strict_reading(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
     coax_validation val;
     const coax_value *v;
     coax_code rc = coerce_candidate(c, cand->value, &v, &val);
+    s->nreading = c->n;
     c->n = 0; /* strict takes no coercion: none is logged */
-    if (rc || !val.valid) return rc;
-    s->part_answer = s->misfit_answer = false;
-    s->gated_answer = true;
-    s->reading = v;
-    return COAX_OK;
+    if (!rc && val.valid) s->reading = v;
+    return rc;
 }
 
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
@@ -425,6 +423,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
     }
     if (rc) return rc;
+    bool written_fits = s->validation.valid; /* strict: as written, before the looks for what no one meant */
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->index = index;
@@ -437,9 +436,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the repairs do not allow. Whether the value is another answer beside
     ** the best is read as the default class reads it ('fits', 'doubt'): a
     ** stricter class refuses more, and must not leave the other as the one. */
-    bool fits = s->validation.valid && (strict || !coercion_above(c, x->max_class > COAX_CLASS_INFERRED
-                                                                          ? x->max_class
-                                                                          : COAX_CLASS_INFERRED));
+    s->reading = NULL;
+    if (strict && !written_fits && !valid_but_placeholder && (rc = strict_reading(c, cand, s))) return rc;
+    bool fits = (s->validation.valid || s->reading) &&
+                (strict || !coercion_above(c, x->max_class > COAX_CLASS_INFERRED ? x->max_class : COAX_CLASS_INFERRED));
     bool was_valid = s->validation.valid;
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
     bool coercion_gated = was_valid && !s->validation.valid;
@@ -493,9 +493,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* Plain at the default class, refused only for a repair or coercion
     ** the class did not allow (an unquoted key at lossless): an answer the
     ** reply gives all the same. */
-    s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated);
-    s->reading = NULL;
-    if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
+    s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated || s->reading);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->raw, x->len, gate);
@@ -554,7 +552,8 @@ static bool holds(const coax_candidate *a, const coax_candidate *b)
 static bool part_of(const coax_candidate *h, const scored *hs, const coax_candidate *o, const scored *p)
 {
     if (!holds(h, o)) return false;
-    return h->source != COAX_SOURCE_SEQUENCE || p->ncoercions > hs->ncoercions;
+    return h->source != COAX_SOURCE_SEQUENCE ||
+           (p->reading ? p->nreading : p->ncoercions) > (hs->reading ? hs->nreading : hs->ncoercions);
 }
 
 /* Refuses the best with an error naming two places of the reply: 'fmt'
@@ -930,7 +929,7 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     if (!prose) return COAX_ENOMEM;
     extract_job x = {r, prose, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
                      (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0, text};
-    if (!strict && (rc = prose_tail_guess(arena, &x))) return rc;
+    if ((rc = prose_tail_guess(arena, &x))) return rc; /* strict turns coercion off, no look */
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};
