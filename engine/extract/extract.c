@@ -462,13 +462,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* Nor is one the cut-off reply ends on, spaces aside: what came next (more items, "Actually") is lost. */
     size_t after = cand->end;
     while (x->cut_off && after < x->len && coax_ascii_space((unsigned char)x->text[after])) after++;
-    bool cut_after = x->cut_off && after >= x->len && s->complete;
-    if (cut_after) s->complete = false;
-    s->cut_after = cut_after;
+    bool whole = s->complete, cut_after = s->cut_after = x->cut_off && after >= x->len && s->complete;
+    if (cut_after) s->complete = false; /* and yet an answer, as it stands ('whole'): beside another, a rival */
     s->refused = NULL;
-    /* One value of several, otherwise plain: refused alone, yet another
-    ** reading of the reply, which makes the list of them no sure answer. */
-    s->fragment_answer = fits && s->complete && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
+    /* One value of several, otherwise plain: refused alone, yet another reading of the reply. */
+    s->fragment_answer = fits && whole && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
     /* A block whose fence or tag never closed, around a value read whole:
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
@@ -476,7 +474,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* An object read plainly whose members all fit, wrong only as a whole
     ** (a required member missing): {"age": 37} after {"name": "Ada", "age":
     ** 36} is a correction, or a draft the answer corrects. */
-    s->part_answer = !fits && s->complete && !doubt && s->ninvented == 0 && s->value->type == COAX_OBJECT &&
+    s->part_answer = !fits && whole && !doubt && s->ninvented == 0 && s->value->type == COAX_OBJECT &&
                      s->value->len > 0;
     /* One wrong only in its members' values ({"age": "thirty"}): after an
     ** answer, a correction that gives a member another value, in words the
@@ -489,11 +487,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* A value that fills the reply's format but for a placeholder: the format
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
-    s->format_answer = valid_but_placeholder && s->complete && !doubt && s->ninvented == 0;
+    s->format_answer = valid_but_placeholder && whole && !doubt && s->ninvented == 0;
     /* Plain at the default class, refused only for a repair or coercion
     ** the class did not allow (an unquoted key at lossless): an answer the
     ** reply gives all the same. */
-    s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated || s->reading);
+    s->gated_answer = fits && whole && s->ninvented == 0 && (gate || coercion_gated || s->reading);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->raw, x->len, gate);
@@ -956,7 +954,9 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer || s.gated_answer : is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer || s.gated_answer ||
+                                (s.cut_answer && s.cut_after) /* plain but for the reply cut after it */
+                          : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
         else if (!kept) coerce_rewind(&c, mark); /* a loser's trials and errors */
