@@ -601,17 +601,21 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
 
 /* ---- without a schema (extract/sure.c) ----------------------------------- */
 
-/* The value `coax repair` and coax.repair accept from 'text': coax_extract's
-** with the schema true, so a value that depends on a repair less certain
-** than options' max_class, one of two different answers, a reply cut off or
-** a value labelled an example is refused (out->valid 0, the first error
-** says why). Returns what coax_extract returns. */
 /* coax_extract's work, within 'limits' as given (nesting.c lowers their max_depth to what the C
 ** stack left to it holds). */
 coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
                          const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
                          coax_error *err);
 
+/* The limit a candidate of the reply met beside the ones read (repair_reading's 'rejected') as
+** coax_extract's error, its code returned: that candidate may have been the answer (nesting.c). */
+coax_code extract_rejected_limit(const coax_error *rejected, coax_error *err);
+
+/* The value `coax repair` and coax.repair accept from 'text': coax_extract's
+** with the schema true, so a value that depends on a repair less certain
+** than options' max_class, one of two different answers, a reply cut off or
+** a value labelled an example is refused (out->valid 0, the first error
+** says why). Returns what coax_extract returns. */
 coax_code extract_sure_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                               const coax_extract_options *options, coax_extract_result *out, coax_error *err);
 

@@ -908,18 +908,12 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     bool strict = (o.flags & COAX_EXTRACT_STRICT) != 0;
     coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema->doc);
     bool bare = root != ROOT_OTHER;
-    size_t ctl = coax_control_byte(text, len); /* a NUL is no text: the looks and the repair read it apart */
-    if (ctl < len) {
-        unsigned line, column;
-        line_column(text, len, ctl, &line, &column);
-        return coax_fail(err, COAX_ENOJSON, ctl,
-                         "the reply holds a control byte (0x%02X) at line %u, column %u: send the JSON as plain text",
-                         (unsigned char)text[ctl], line, column);
-    }
     /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
     if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
-    coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
+    coax_error rejected; /* a candidate over a limit: it may be the answer, whatever the others are */
+    coax_code rc = repair_reading(arena, text, len, limits, &out->repair, err, &rejected);
+    if (!rc && rejected.code) return extract_rejected_limit(&rejected, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;

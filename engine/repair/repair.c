@@ -45,6 +45,7 @@ typedef struct job {
     size_t len;
     coax_limits lim;
     coax_error *err;
+    coax_error *rejected; /* repair_reading's: the limit a candidate met beside the ones read, or NULL */
     rlog log;
     pending *c;
     size_t n, cap;
@@ -795,6 +796,10 @@ static coax_code run(job *j, coax_repair_result *out)
                         limit = rc;
                         if (j->err) limit_err = *j->err;
                     }
+                    /* a value written whole over it, beside the others read: perhaps the answer (a
+                    ** span left open is tried through its fragments, each a guess) */
+                    if (j->rejected && !j->rejected->code && spans.s[i].complete && !spans.s[i].fallback)
+                        *j->rejected = *j->err;
                     rc = COAX_OK;
                     continue;
                 }
@@ -854,6 +859,14 @@ static coax_code run(job *j, coax_repair_result *out)
 coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                       coax_repair_result *out, coax_error *err)
 {
+    return repair_reading(arena, text, len, limits, out, err, NULL);
+}
+
+coax_code repair_reading(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                         coax_repair_result *out, coax_error *err, coax_error *rejected)
+{
+    coax_error own; /* the limit's message is wanted even where the caller's error is not */
+    if (rejected) rejected->code = COAX_OK, err = err ? err : &own;
     if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
     /* A text out of the caches: its first 4 KB asked for at once, not a miss at a time as the scans reach
     ** them (the first byte's was a fifteenth of the bench's replies); past that the hardware prefetches. */
@@ -869,6 +882,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     j.len = len;
     j.lim = coax_limits_resolve(limits);
     j.err = err;
+    j.rejected = rejected;
     j.log.alloc = j.alloc;
     j.where = (rlocator){j.text, len, arena, NULL};
     if (len > j.lim.max_input)
@@ -876,6 +890,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
                          j.lim.max_input);
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.orig, len);
+    if (!rc && rejected && rejected->code && rejected->offset) coax_error_locate(rejected, j.orig, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
     if (j.c != j.first_c) coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
     return rc;

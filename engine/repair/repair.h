@@ -150,6 +150,12 @@ static inline void rvalues_free(rvalues *r)
     if (r->v != r->first) coax_free_raw(r->alloc, r->v, r->cap * sizeof *r->v);
 }
 
+/* coax_repair, and in *rejected (code COAX_OK when none) the limit a candidate written whole
+** (closed) met and was rejected for (COAX_EDEPTH, COAX_ESTRING) while others were read: it may
+** have been the answer, which coax_extract cannot leave to the others. */
+coax_code repair_reading(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                         coax_repair_result *out, coax_error *err, coax_error *rejected);
+
 /* Parses text[start..end) leniently: every top-level value found, in order
 ** (concatenated values and NDJSON give several). Log offsets are into
 ** 'text'. When 'shift' is not NULL the bytes parsed are shift[0..end-start)
