@@ -158,7 +158,10 @@ bool coerce_not_answer_tag(const char *name, size_t n)
     static const char *const others[] = {"user", "system", "human", "context", "document", "documents", "observation",
                                          "source", "sources", "reference", "references", "retrieved", "quote",
                                          /* struck out: text the model deleted (HTML's <del>, <s>, <strike>) */
-                                         "del", "s", "strike"};
+                                         "del", "s", "strike",
+                                         /* a guess named as one, as "My guess:" (<guess> alone, as "Guess:",
+                                         ** names a game's answer) */
+                                         "myguess", "bestguess"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
     char norm[257];
@@ -362,7 +365,9 @@ static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
             continue;
         }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
-            if (!ch || !strchr(" \t*_#>-()'|0123456789", ch)) return false; /* markdown's marks, "Example 2" */
+            /* markdown's marks, "Example 2", a list item's number, "1. Example:" */
+            bool ordinal = ch == '.' && p > b && text[p - 1] >= '0' && text[p - 1] <= '9';
+            if (!ordinal && (!ch || !strchr(" \t*_#>-()'|0123456789", ch))) return false;
             p++;
             continue;
         }
@@ -607,12 +612,18 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
             while (r < e && (text[r] == '`' || text[r] == '~')) r++;
         } else break;
     }
-    size_t body, past, end = r < e && lines <= 1 ? remark_end(text, r, e, lines == 1, &body, &past) : SIZE_MAX;
+    /* a paragraph of its own after blank lines ("{...}\n\n(wrong)") is the remark alone on the next line, when
+    ** nothing follows it: a heading over more text, or a label's colon, opens what comes next */
+    bool paragraph = lines > 1;
+    size_t body, past, end = r < e ? remark_end(text, r, e, lines >= 1, &body, &past) : SIZE_MAX;
     if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
-    for (size_t k = past, n; k < e && text[k] != '\n'; k += n ? n : 1) /* nothing more on its line but a stop */
-        if (!(n = coax_blank_at(text + k, text + e)) && !strchr("\r.!", text[k])) return SIZE_MAX;
-    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || strchr("\r.!:", text[end - 1]));)
+    for (size_t k = past, n; k < e && (paragraph || text[k] != '\n'); k += n ? n : 1) /* nothing more but a stop */
+        if (!(n = coax_blank_at(text + k, text + e)) && !strchr(paragraph ? "\r\n.!" : "\r.!", text[k]))
+            return SIZE_MAX;
+    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || strchr("\r.!:", text[end - 1]));) {
+        if (paragraph && text[end - 1] == ':') return SIZE_MAX;
         end -= k ? k : 1;
+    }
     body = blanks_end(text, body, end);
     if (end == body) return SIZE_MAX;
     size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
@@ -630,7 +641,9 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
         if (q > p && WORD_IN(text + p, q - p, pointing)) return SIZE_MAX;
     }
     if (unanswering_words(text, body, end + 1, false)) return r;
-    for (size_t p = body, q; p < end; p = q + 1) { /* "(my guess)", "(estimated)" */
+    /* "(my guess)", "(estimated)", "My guess."; a sentence alone ("The age is approximate.") is retract.c's */
+    if (body == r && words > 2) return SIZE_MAX;
+    for (size_t p = body, q; p < end; p = q + 1) {
         for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
         if (q > p && remark_doubt_word(text + p, q - p)) return r;
     }
