@@ -766,13 +766,18 @@ static bool quoted_key_in(const char *t, size_t s, size_t e)
 }
 
 /* Whether the candidate needed an invented repair: for a span of prose, one other than being
-** closed before members (Schema {"name": "string"}: the answer follows. {"name": "Ada"}: the
-** schema's text, closed where it ends, is no unread answer). */
-static bool invented_log(const coax_candidate *cand)
+** closed before members that a colon opens (Schema {"name": "string"}: the answer follows.
+** {"name": "Ada"}: the schema's text, closed where it ends, is no unread answer). Members a comma
+** glues to it ({"a": 1}, then: {"a": 2}) hold the value after it in one reading, and it is a
+** rival of that value in the other. */
+static bool invented_log(const char *text, size_t len, const coax_candidate *cand)
 {
+    size_t after = cand->end;
+    while (after < len && coax_ascii_space((unsigned char)text[after])) after++;
+    bool glued = after < len && text[after] == ',';
     for (size_t i = 0; i < cand->nlog; i++)
         if (cand->log[i].cls == COAX_CLASS_INVENTED &&
-            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close")))
+            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close") && !glued))
             return true;
     return false;
 }
@@ -790,8 +795,11 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *o = &r->candidates[i];
         bool apart = o->start >= b->end || o->end <= b->start;
-        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
-            !invented_log(o) || !quoted_key_in(x->text, o->start, o->end))
+        /* JSON the reply ends inside is a rival cut off, after a block too; a list so ("then: [1, 2", "[\"x") is
+        ** JSON as a quoted key is */
+        bool cut = !o->complete && o->end == x->len, cut_list = cut && x->text[o->start] == '[';
+        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE && !cut) || !apart ||
+            !invented_log(x->text, x->len, o) || !(cut_list || quoted_key_in(x->text, o->start, o->end)))
             continue;
         return refuse_at(c, x, best,
                          "the reply holds a value at line %u, column %u and one that could not be read at line %u, "

@@ -129,6 +129,24 @@ static bool prose_truncated(prose *pr, size_t start, size_t end)
     return true;
 }
 
+/* Whether t[from..end), after a list's opening bracket the reply ends inside, is items of numbers, true, false
+** or null ("[1, 2", "[-1", "[true"): a list cut off, no citation's "[1" nor prose's words. */
+static bool scalar_items(const char *t, size_t from, size_t end)
+{
+    static const uint8_t item[256] = {['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+                                      ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1,
+                                      ['E'] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, [','] = 1,
+                                      ['t'] = 1, ['r'] = 1, ['u'] = 1, ['f'] = 1, ['a'] = 1, ['l'] = 1, ['s'] = 1,
+                                      ['n'] = 1};
+    bool citation = true; /* digits alone, "[1" */
+    if (from >= end || !strchr("0123456789-tfn", t[from])) return false;
+    for (size_t k = from; k < end; k++) {
+        if (!item[(unsigned char)t[k]]) return false;
+        citation = citation && (t[k] >= '0' && t[k] <= '9');
+    }
+    return !citation;
+}
+
 /* Moves the prose spans found so far to 'out'; an open span becomes a
 ** truncated candidate when it looks like JSON (an object, or an array of
 ** containers or strings), replacing the spans inside it. */
@@ -138,7 +156,8 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
     if (pr->n) {
         size_t at = pr->open[0];
         size_t next = skip_spaces(t, at + 1, end);
-        bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"'));
+        bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"')) ||
+                       scalar_items(t, next, end);
         if (jsonish) ok = prose_truncated(pr, at, end);
     }
     for (size_t i = 0; ok && i < pr->done.n; i++) {
