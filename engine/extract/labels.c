@@ -482,13 +482,19 @@ static bool in_unanswering_element(const char *text, size_t origin, size_t start
 }
 
 /* Whether the info string of the fence opening at text[b..e) names no answer as a tag would (```example, ```wrong):
-** no language is so named. */
+** no language is so named; or its title's or file name's words do as a label's (```json title="example.json"). */
 static bool fence_info_unanswering(const char *text, size_t b, size_t e)
 {
     while (b < e && (text[b] == '`' || text[b] == '~')) b++;
     size_t w = b;
     while (w < e && tag_name_char(text[w])) w++;
-    return w > b && coerce_not_answer_tag(text + b, w - b);
+    if (w > b && coerce_not_answer_tag(text + b, w - b)) return true;
+    for (b = w; b < e; b = w) { /* a title's or a file name's words, as a label's (title="example.json") */
+        for (w = b; w < e && tag_name_char(text[w]);) w++;
+        if (w > b && coerce_not_answer_label(text + b, w - b)) return true;
+        if (w == b) w++;
+    }
+    return false;
 }
 
 /* Whether text[line..e), before a value on its line, assigns it to a variable named as a label or a tag of no answer

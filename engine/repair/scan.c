@@ -258,6 +258,15 @@ static size_t blank_line_end(const char *t, size_t i, size_t len)
     return i < len && t[i] == '\n' ? i : SIZE_MAX;
 }
 
+/* The line break ending an info string's attributes after its language, a title or a file name (```json
+** title="answer.json", ```json:answer.json), when the line holds no bracket that could open a value on it; else SIZE_MAX. */
+static size_t info_attributes_end(const char *t, size_t i, size_t len)
+{
+    for (; i < len && t[i] != '\n'; i++)
+        if (t[i] == '{' || t[i] == '[' || t[i] == '`' || t[i] == '~') return SIZE_MAX;
+    return i < len ? i : SIZE_MAX;
+}
+
 /* Whether the fence ending at 'i' is followed by an info string alone on
 ** its line and then by more text. */
 static bool fence_opens_too(const char *t, size_t i, size_t len)
@@ -656,6 +665,8 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             }
             ok = prose_flush(&pr, t, i, out);
             size_t lang = i + fn, le = info_string_end(t, lang, len), nl = blank_line_end(t, le, len);
+            if (nl == SIZE_MAX && le > lang && le < len && (t[le] == ' ' || t[le] == '\t' || t[le] == ':'))
+                nl = info_attributes_end(t, le, len);
             size_t body = nl != SIZE_MAX ? nl + 1 : le;
             size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);
