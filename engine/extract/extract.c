@@ -798,8 +798,11 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
         /* JSON the reply ends inside is a rival cut off, after a block too; a list so ("then: [1, 2", "[\"x") is
         ** JSON as a quoted key is */
         bool cut = !o->complete && o->end == x->len, cut_list = cut && x->text[o->start] == '[';
+        /* a span in the text that, read from its first span starting a line on, needs a guess, where the best
+        ** comes before that text ("First {\"age\": 35}.\n\n{...}\n\n[# done #]"): unread as the text is */
+        bool tail = x->tail_guess && b->end <= x->tail_from && o->start >= x->tail_from;
         if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE && !cut) || !apart ||
-            !invented_log(x->text, x->len, o) || !(cut_list || quoted_key_in(x->text, o->start, o->end)))
+            !(tail || invented_log(x->text, x->len, o)) || !(cut_list || quoted_key_in(x->text, o->start, o->end)))
             continue;
         return refuse_at(c, x, best,
                          "the reply holds a value at line %u, column %u and one that could not be read at line %u, "

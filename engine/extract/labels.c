@@ -365,9 +365,9 @@ static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
             continue;
         }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
-            /* markdown's marks, "Example 2", a list item's number, "1. Example:" */
+            /* markdown's marks, "Example 2", a list item's number, "1. Example:", DSPy's "[[ ## example ## ]]" */
             bool ordinal = ch == '.' && p > b && text[p - 1] >= '0' && text[p - 1] <= '9';
-            if (!ordinal && (!ch || !strchr(" \t*_#>-()'|0123456789", ch))) return false;
+            if (!ordinal && (!ch || !strchr(" \t*_#>-()[]'|0123456789", ch))) return false;
             p++;
             continue;
         }

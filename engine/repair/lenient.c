@@ -508,7 +508,8 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         /* {...} [1], a line's [1] Source: ...: a citation's or a footnote's mark, prose; [1, 2] [3] on
         ** one line: that or a second list, a guess */
         bool cited = !first && *ps.p == '[' &&
-                     (repair_citation_at(ps.b, ps.p, ps.e, true) || repair_footnote_at(ps.b, ps.p, ps.e));
+                     (repair_citation_at(ps.b, ps.p, ps.e, true) || repair_footnote_at(ps.b, ps.p, ps.e) ||
+                      repair_field_marker_at(ps.p, ps.e)); /* {...}⏎[[ ## completed ## ]]: DSPy's next field */
         bool cited_list = cited && coax_blanks_start(ps.b, ps.p)[-1] == ']';
         cited = cited && !cited_list;
         if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)) || cited)) {

@@ -146,3 +146,15 @@ bool repair_prose_mark(const char *t, size_t len, size_t start, size_t end, cons
            repair_footnote_at(t, t + start, t + len) || repair_citation_at(t, t + start, t + len, true) ||
            cited_after(t, len, start, end);
 }
+
+size_t repair_field_marker_at(const char *p, const char *end)
+{
+    const char *k = p, *name;
+    if (end - k < 12 || memcmp(k, "[[", 2)) return 0;
+    for (k += 2; k < end && *k == ' ';) k++;
+    if (end - k < 2 || memcmp(k, "##", 2)) return 0;
+    for (name = k += 2; k < end && k - name < 64 && (ident_byte(*k) || *k == ' ' || *k == '-');) k++;
+    if (end - k < 4 || memcmp(k, "##", 2) || k < name + 2 || k[-1] != ' ' || name[0] != ' ') return 0;
+    for (k += 2; k < end && *k == ' ';) k++;
+    return end - k >= 2 && !memcmp(k, "]]", 2) ? (size_t)(k + 2 - p) : 0;
+}

@@ -335,6 +335,9 @@ bool repair_footnote_at(const char *start, const char *p, const char *end);
 ** Hope it helps; with 'after_list', after a list too: {"rows": [[1, 2] [3]⏎,
 ** another item or prose's?). */
 bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
+/* The length of DSPy's field marker at p, "[[ ## answer ## ]]" (its ChatAdapter's section heading, no list of a
+** list), or 0. */
+size_t repair_field_marker_at(const char *p, const char *end);
 /* Whether the span text[start..end), read as v, is prose's own mark in
 ** brackets rather than a list (marks.c): words in brackets that words follow
 ** or that come after others on their line ([INFO] Server started), a

@@ -512,7 +512,9 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
         if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
         else break;
     }
-    return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) ? s : SIZE_MAX;
+    return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) && !repair_field_marker_at(t + s, t + len)
+               ? s
+               : SIZE_MAX;
 }
 
 #if BYTES32
@@ -640,7 +642,15 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             continue;
         }
         switch (c) {
-        case '{': case '[':
+        case '[': {
+            size_t m = pr.n ? 0 : repair_field_marker_at(t + i, t + len);
+            if (m) {
+                i += m;
+                continue;
+            }
+        }
+        /* fallthrough */
+        case '{':
             ok = prose_push(&pr, i, a);
             i++;
             continue;
