@@ -752,36 +752,6 @@ static bool is_scored(const extract_job *x, size_t i, size_t first)
            !extract_unanswering_prose(x->text, x->len, &r->candidates[i]);
 }
 
-/* Whether the text from s to e holds a quoted key ("name": ..., {"name" ...): JSON, not LaTeX's \frac{1}{2}. */
-static bool quoted_key_in(const char *t, size_t s, size_t e)
-{
-    for (size_t i = s; i + 1 < e; i++) {
-        if (t[i] != '"') continue;
-        size_t k = i + 1, b = i;
-        while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
-        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-        if ((k < e && t[k] == ':') || (b > s && t[b - 1] == '{')) return true; /* {"a" 1}: its colon lost */
-    }
-    return false;
-}
-
-/* Whether the candidate needed an invented repair: for a span of prose, one other than being
-** closed before members that a colon opens (Schema {"name": "string"}: the answer follows.
-** {"name": "Ada"}: the schema's text, closed where it ends, is no unread answer). Members a comma
-** glues to it ({"a": 1}, then: {"a": 2}) hold the value after it in one reading, and it is a
-** rival of that value in the other. */
-static bool invented_log(const char *text, size_t len, const coax_candidate *cand)
-{
-    size_t after = cand->end;
-    while (after < len && coax_ascii_space((unsigned char)text[after])) after++;
-    bool glued = after < len && text[after] == ',';
-    for (size_t i = 0; i < cand->nlog; i++)
-        if (cand->log[i].cls == COAX_CLASS_INVENTED &&
-            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close") && !glued))
-            return true;
-    return false;
-}
-
 /* A plain answer beside JSON coax could only read by a guess ("Example: {...}\nAnswer:
 ** {\"name\": \"Ada\", \"age\": 36,", a broken answer and then its format, {\"name\":
 ** \"string\"}, members before it whose brace is lost): which one the model meant is a
@@ -795,14 +765,13 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *o = &r->candidates[i];
         bool apart = o->start >= b->end || o->end <= b->start;
-        /* JSON the reply ends inside is a rival cut off, after a block too; a list so ("then: [1, 2", "[\"x") is
-        ** JSON as a quoted key is */
-        bool cut = !o->complete && o->end == x->len, cut_list = cut && x->text[o->start] == '[';
-        /* a span in the text that, read from its first span starting a line on, needs a guess, where the best
-        ** comes before that text ("First {\"age\": 35}.\n\n{...}\n\n[# done #]"): unread as the text is */
+        /* JSON the reply ends inside is a rival cut off, after a block too; a span in the text that, read from
+        ** its first span starting a line on, needs a guess, where the best comes before that text ("First
+        ** {\"age\": 35}.\n\n{...}\n\n[# done #]"), is unread as that text is */
+        bool cut = !o->complete && o->end == x->len;
         bool tail = x->tail_guess && b->end <= x->tail_from && o->start >= x->tail_from;
         if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE && !cut) || !apart ||
-            !(tail || invented_log(x->text, x->len, o)) || !(cut_list || quoted_key_in(x->text, o->start, o->end)))
+            !extract_unread_json(x->text, x->len, o, tail))
             continue;
         return refuse_at(c, x, best,
                          "the reply holds a value at line %u, column %u and one that could not be read at line %u, "

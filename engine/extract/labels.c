@@ -768,3 +768,40 @@ bool extract_item_marker_before(const char *text, size_t b)
     }
     return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r';
 }
+
+/* Whether the text from s to e holds a quoted key ("name": ..., {"name" ...): JSON, not LaTeX's \frac{1}{2}. */
+static bool quoted_key_in(const char *t, size_t s, size_t e)
+{
+    for (size_t i = s; i + 1 < e; i++) {
+        if (t[i] != '"') continue;
+        size_t k = i + 1, b = i;
+        while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
+        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+        if ((k < e && t[k] == ':') || (b > s && t[b - 1] == '{')) return true; /* {"a" 1}: its colon lost */
+    }
+    return false;
+}
+
+/* Whether the candidate needed an invented repair: for a span of prose, one other than being
+** closed before members that a colon opens (Schema {"name": "string"}: the answer follows.
+** {"name": "Ada"}: the schema's text, closed where it ends, is no unread answer). Members a comma
+** glues to it ({"a": 1}, then: {"a": 2}) hold the value after it in one reading, and it is a
+** rival of that value in the other. */
+static bool invented_log(const char *text, size_t len, const coax_candidate *cand)
+{
+    size_t after = cand->end;
+    while (after < len && coax_ascii_space((unsigned char)text[after])) after++;
+    bool glued = after < len && text[after] == ',';
+    for (size_t i = 0; i < cand->nlog; i++)
+        if (cand->log[i].cls == COAX_CLASS_INVENTED &&
+            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close") && !glued))
+            return true;
+    return false;
+}
+
+bool extract_unread_json(const char *text, size_t len, const coax_candidate *o, bool guessed)
+{
+    /* a list the reply ends inside ("then: [1, 2", "[\"x") is JSON as a quoted key is */
+    bool cut_list = !o->complete && o->end == len && o->start < len && text[o->start] == '[';
+    return (guessed || invented_log(text, len, o)) && (cut_list || quoted_key_in(text, o->start, o->end));
+}
