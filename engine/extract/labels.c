@@ -646,9 +646,10 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
         for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
         if (q > p && WORD_IN(text + p, q - p, pointing)) return SIZE_MAX;
     }
-    if (unanswering_words(text, body, end + 1, false)) return r;
-    /* "(my guess)", "(estimated)", "My guess."; a sentence alone ("The age is approximate.") is retract.c's */
+    /* "(my guess)", "(estimated)", "My guess.", "Wrong answer."; a sentence alone in plain words ("The age is
+    ** approximate.", "This is sample data.") is retract.c's to read */
     if (body == r && words > 2) return SIZE_MAX;
+    if (unanswering_words(text, body, end + 1, false)) return r;
     for (size_t p = body, q; p < end; p = q + 1) {
         for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
         if (q > p && remark_doubt_word(text + p, q - p)) return r;
