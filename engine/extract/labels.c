@@ -802,7 +802,9 @@ static bool invented_log(const char *text, size_t len, const coax_candidate *can
 
 bool extract_unread_json(const char *text, size_t len, const coax_candidate *o, bool guessed)
 {
-    /* a list the reply ends inside ("then: [1, 2", "[\"x") is JSON as a quoted key is */
-    bool cut_list = !o->complete && o->end == len && o->start < len && text[o->start] == '[';
+    /* a list the reply ends inside ("then: [1, 2", "[\"x") is JSON as a quoted key is; a reference's numbers
+    ** ("See [1, 2") are prose's, as when closed */
+    bool cut_list = !o->complete && o->end == len && o->start < len && text[o->start] == '[' &&
+                    !(o->value && repair_prose_mark(text, len, o->start, o->end, o->value));
     return (guessed || invented_log(text, len, o)) && (cut_list || quoted_key_in(text, o->start, o->end));
 }
