@@ -337,6 +337,11 @@ bool extract_item_marker_before(const char *text, size_t b);
 ** doubts it ("(example)", "// wrong", "<- old", "(my guess)"), in text[from..e): SIZE_MAX if none. */
 size_t extract_labelling_remark(const char *text, size_t from, size_t e);
 
+/* Whether candidate o, beside the answer, is JSON the reply holds that coax could read only by a guess: its
+** repair invented ('guessed': the text it is in needed one), and it holds a quoted key or is a list the reply
+** ends inside; not LaTeX's \frac{1}{2} nor a schema's text a colon follows. */
+bool extract_unread_json(const char *text, size_t len, const coax_candidate *o, bool guessed);
+
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */
 
 /* Where in text[from..to), the prose after an answer, a sentence opens by
@@ -606,10 +611,6 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
 coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
                          const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
                          coax_error *err);
-
-/* The limit a candidate of the reply met beside the ones read (repair_reading's 'rejected') as
-** coax_extract's error, its code returned: that candidate may have been the answer (nesting.c). */
-coax_code extract_rejected_limit(const coax_error *rejected, coax_error *err);
 
 /* The value `coax repair` and coax.repair accept from 'text': coax_extract's
 ** with the schema true, so a value that depends on a repair less certain

@@ -747,31 +747,6 @@ static bool is_scored(const extract_job *x, size_t i, size_t first)
            !extract_unanswering_prose(x->text, x->len, &r->candidates[i]);
 }
 
-/* Whether the text from s to e holds a quoted key ("name": ..., {"name" ...): JSON, not LaTeX's \frac{1}{2}. */
-static bool quoted_key_in(const char *t, size_t s, size_t e)
-{
-    for (size_t i = s; i + 1 < e; i++) {
-        if (t[i] != '"') continue;
-        size_t k = i + 1, b = i;
-        while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
-        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-        if ((k < e && t[k] == ':') || (b > s && t[b - 1] == '{')) return true; /* {"a" 1}: its colon lost */
-    }
-    return false;
-}
-
-/* Whether the candidate needed an invented repair: for a span of prose, one other than being
-** closed before members (Schema {"name": "string"}: the answer follows. {"name": "Ada"}: the
-** schema's text, closed where it ends, is no unread answer). */
-static bool invented_log(const coax_candidate *cand)
-{
-    for (size_t i = 0; i < cand->nlog; i++)
-        if (cand->log[i].cls == COAX_CLASS_INVENTED &&
-            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close")))
-            return true;
-    return false;
-}
-
 /* A plain answer beside JSON coax could only read by a guess ("Example: {...}\nAnswer:
 ** {\"name\": \"Ada\", \"age\": 36,", a broken answer and then its format, {\"name\":
 ** \"string\"}, members before it whose brace is lost): which one the model meant is a
@@ -785,8 +760,13 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *o = &r->candidates[i];
         bool apart = o->start >= b->end || o->end <= b->start;
-        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
-            !invented_log(o) || !quoted_key_in(x->text, o->start, o->end))
+        /* JSON the reply ends inside is a rival cut off, after a block too; a span in the text that, read from
+        ** its first span starting a line on, needs a guess, where the best comes before that text ("First
+        ** {\"age\": 35}.\n\n{...}\n\n[# done #]"), is unread as that text is */
+        bool cut = !o->complete && o->end == x->len;
+        bool tail = x->tail_guess && b->end <= x->tail_from && o->start >= x->tail_from;
+        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE && !cut) || !apart ||
+            !extract_unread_json(x->text, x->len, o, tail))
             continue;
         return refuse_at(c, x, best,
                          "the reply holds a value at line %u, column %u and one that could not be read at line %u, "
@@ -898,6 +878,19 @@ void coax_extract_options_default(coax_extract_options *o)
     o->max_class = COAX_CLASS_INFERRED;
 }
 
+/* The limit a candidate written whole met beside the ones read (repair_reading's 'rejected'), as
+** the extraction's error: that candidate may have been the answer. */
+static coax_code rejected_limit(const coax_error *rejected, coax_error *err)
+{
+    static const char why[] = ": JSON over it beside the value read may be the answer; send a smaller one";
+    if (err) {
+        *err = *rejected;
+        size_t n = strlen(err->msg);
+        if (n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
+    }
+    return rejected->code;
+}
+
 coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
                          const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
                          coax_error *err)
@@ -913,7 +906,7 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
     coax_error rejected; /* a candidate over a limit: it may be the answer, whatever the others are */
     coax_code rc = repair_reading(arena, text, len, limits, &out->repair, err, &rejected);
-    if (!rc && rejected.code) return extract_rejected_limit(&rejected, err);
+    if (!rc && rejected.code) return rejected_limit(&rejected, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;

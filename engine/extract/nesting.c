@@ -54,22 +54,11 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     char parsed[64];
     static const char why[] = " (what the C stack left to an extraction holds)";
     size_t n = (size_t)snprintf(parsed, sizeof parsed, "nesting deeper than %zu", lim.max_depth);
-    size_t rest = strlen(err->msg) - n; /* extract_rejected_limit's words after it */
+    size_t rest = strlen(err->msg) - n; /* extract.c's rejected_limit's words after it */
     if (!strncmp(err->msg, parsed, n) && (err->msg[n] == '\0' || err->msg[n] == ':') &&
         n + sizeof why + rest <= sizeof err->msg) {
         memmove(err->msg + n + sizeof why - 1, err->msg + n, rest + 1);
         memcpy(err->msg + n, why, sizeof why - 1);
     }
     return rc;
-}
-
-coax_code extract_rejected_limit(const coax_error *rejected, coax_error *err)
-{
-    static const char why[] = ": JSON over it beside the value read may be the answer; send a smaller one";
-    if (err) {
-        *err = *rejected;
-        size_t n = strlen(err->msg);
-        if (n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
-    }
-    return rejected->code;
 }

@@ -445,6 +445,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
     } else if (prose_last && stray_closer_after(j, sp->end, vals.v[vals.n - 1].value)) {
         rlog_add_class(&j->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, sp->end);
         guessed(j, &vals.v[vals.n - 1]);
+    } else if (prose_last && repair_string_tail_after(vals.v[vals.n - 1].value, j->text + sp->start,
+                                                      j->text + sp->end, j->text + sp->end, j->text + j->len)) {
+        size_t tail = sp->end; /* the log names the tail's first bytes */
+        while (tail < j->len && coax_ascii_space((unsigned char)j->text[tail])) tail++;
+        rlog_append(&j->log, RK_TRAILING_TEXT, repair_string_tail_detail, COAX_CLASS_INVENTED, tail);
+        guessed(j, &vals.v[vals.n - 1]);
     }
     /* A value an expression applies to: its log takes the text ignored
     ** after it, if any, with the guess. */

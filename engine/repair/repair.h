@@ -341,6 +341,16 @@ bool repair_footnote_at(const char *start, const char *p, const char *end);
 ** Hope it helps; with 'after_list', after a list too: {"rows": [[1, 2] [3]⏎,
 ** another item or prose's?). */
 bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
+/* The length of DSPy's field marker at p, "[[ ## answer ## ]]" (its ChatAdapter's section heading, no list of a
+** list), or 0. */
+size_t repair_field_marker_at(const char *p, const char *end);
+/* Whether the text after a container v written at vs..ve, at..end, is the end of one of its strings and what
+** followed it, the container's closer last ('.",⏎ "score": 3⏎}', 'muffled."⏎}'): the container went on,
+** written again (Gemini's stray tail under a JSON response format) with other values than the ones read or
+** not, a guess; not where it is the container's own last bytes again ('.",⏎ "score": 4⏎}' after
+** '"clear.",⏎ "score": 4⏎}'). Bounded: a tail of 2 KB at most. */
+bool repair_string_tail_after(const coax_value *v, const char *vs, const char *ve, const char *at, const char *end);
+extern const char repair_string_tail_detail[];
 /* Whether the span text[start..end), read as v, is prose's own mark in
 ** brackets rather than a list (marks.c): words in brackets that words follow
 ** or that come after others on their line ([INFO] Server started), a
