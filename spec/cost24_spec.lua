@@ -55,3 +55,25 @@ describe("cost 24: errors with long paths cost a step per 64 bytes, as a string'
       { assert(coax.schema(SCHEMA, { max_steps = 1e8 })):validate(v) })
   end)
 end)
+
+-- A match past its limits ended with "a regular expression exceeded its step limit", whichever limit
+-- it was, its value and its option unnamed (the steps are --max-regex-steps; the backtracking's depth
+-- and memory are fixed bounds). Each is named now.
+describe("cost 24: a regular expression's limits are named", function()
+  it("the step limit with its value, the backtracking bounds with theirs", function()
+    local steps = assert(coax.schema('{"pattern":"^(a+)+$"}', { max_regex_steps = 5000 }))
+    assert.are.same({ nil, "a regular expression exceeded its step limit of 5000 steps (max_regex_steps)",
+      "COAX_ELIMIT" }, { steps:validate(("a"):rep(40) .. "b") })
+    local choices = assert(coax.schema('{"pattern":"^(a|b)*$"}'))
+    assert.are.same({ nil, "a regular expression exceeded its backtracking bounds (10000 nested points, 16384 KiB)",
+      "COAX_ELIMIT" }, { choices:validate(("ab"):rep(10000)) })
+  end)
+
+  it("twins: within them the answers stand", function()
+    local choices = assert(coax.schema('{"pattern":"^(a|b)*$"}'))
+    assert.is_true(choices:validate(("ab"):rep(2000)))
+    local ok, errors = choices:validate(("ab"):rep(2000) .. "c")
+    assert.are.same({ false, "/pattern" }, { ok, errors[1].keywordLocation })
+    assert.is_true(assert(coax.schema('{"pattern":"^(a+)+$"}', { max_regex_steps = 5000 })):validate(("a"):rep(40)))
+  end)
+end)
