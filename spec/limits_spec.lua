@@ -111,11 +111,12 @@ describe("limits of the model-free commands (exit 4)", function()
 
   it("regex steps: ^(a+)+$ on a hostile string in extract, and from Lua", function()
     local hostile = '"' .. string.rep("a", 40) .. 'b"'
+    local STEPS = "a regular expression exceeded its step limit of 1000000 steps (max_regex_steps)"
     local _, err, code = coax_cmd({ "extract", "--schema", write("re.json", '{"pattern":"^(a+)+$"}') }, hostile)
-    assert.are.same({ "coax extract: a regular expression exceeded its step limit\n", 4 }, { err, code })
+    assert.are.same({ "coax extract: " .. STEPS .. "\n", 4 }, { err, code })
     local s = assert(coax.schema('{"pattern":"^(a+)+$"}'))
     local ok, msg, name = s:validate(string.rep("a", 40) .. "b")
-    assert.are.same({ nil, "a regular expression exceeded its step limit", "COAX_ELIMIT" }, { ok, msg, name })
+    assert.are.same({ nil, STEPS, "COAX_ELIMIT" }, { ok, msg, name })
   end)
 end)
 

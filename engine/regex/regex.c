@@ -19,14 +19,13 @@
 #include <pcre2.h>
 
 #define DEFAULT_MATCH_LIMIT 1000000u
-#define DEPTH_LIMIT 10000u    /* nested backtracking points of one match */
-#define HEAP_LIMIT_KB 16384u  /* backtracking memory of one match: 16 MiB */
 
 struct coax_regex_env {
     const coax_allocator *alloc;
     pcre2_general_context *gen;
     pcre2_compile_context *cc;
     pcre2_match_context *mc;
+    uint32_t match_limit;
 };
 
 /* Most schema patterns are anchored runs of ASCII classes ("^[A-Z]{3}$",
@@ -213,11 +212,14 @@ coax_regex_env *coax_regex_env_new(const coax_allocator *alloc, uint32_t match_l
         coax_regex_env_free(e);
         return NULL;
     }
-    pcre2_set_match_limit(e->mc, match_limit ? match_limit : DEFAULT_MATCH_LIMIT);
-    pcre2_set_depth_limit(e->mc, DEPTH_LIMIT);
-    pcre2_set_heap_limit(e->mc, HEAP_LIMIT_KB);
+    e->match_limit = match_limit ? match_limit : DEFAULT_MATCH_LIMIT;
+    pcre2_set_match_limit(e->mc, e->match_limit);
+    pcre2_set_depth_limit(e->mc, COAX_REGEX_DEPTH_LIMIT);
+    pcre2_set_heap_limit(e->mc, COAX_REGEX_HEAP_LIMIT_KB);
     return e;
 }
+
+uint32_t coax_regex_match_limit(const coax_regex_env *e) { return e->match_limit; }
 
 void coax_regex_env_free(coax_regex_env *e)
 {
@@ -363,5 +365,5 @@ int coax_regex_match_in(const coax_regex_env *e, const coax_regex *re, const cha
     if (rc >= 0) return 1;
     if (rc == PCRE2_ERROR_NOMATCH) return 0;
     if (rc == PCRE2_ERROR_NOMEMORY) return -2;
-    return -1; /* match, depth or heap limit */
+    return rc == PCRE2_ERROR_MATCHLIMIT ? -1 : -4; /* else the depth or heap limit */
 }
