@@ -752,6 +752,27 @@ describe("coax.repair's reading (guess = true)", function()
         end)())
     end)
 
+    -- the fast loop guesses the line break and spaces before a key as those before the last key, and
+    -- checks the guess: every run, after every other, reads as itself
+    it("reads each key after a line break whatever the run before it and the one before the last key", function()
+      local runs = { "", " ", "  ", string.rep(" ", 14), string.rep(" ", 15), string.rep(" ", 16), string.rep(" ", 17),
+        "\t", "  \t ", " \r", "\u{A0}" }
+      for _, r1 in ipairs(runs) do
+        for _, r2 in ipairs(runs) do
+          local text = "{\n" .. r1 .. "a: 1,\n" .. r2 .. '"b": 2,\n' .. r1 .. '"c": {\n' .. r2 .. '"e": 5,\n' .. r1 ..
+            '"f": 6},\n' .. r2 .. "'d': [1,],}"
+          local v, log = coax.repair(text, GUESS)
+          assert.are.same({ a = 1, b = 2, c = { e = 5, f = 6 }, d = { 1 } }, v, text)
+          check_places(text)
+          local kinds = {}
+          for _, e in ipairs(log) do
+            if e.kind ~= "unicode_whitespace" then kinds[#kinds + 1] = e.kind end
+          end
+          assert.are.same({ "unquoted_key", "single_quotes", "trailing_comma", "trailing_comma" }, kinds, text)
+        end
+      end
+    end)
+
     it("counts a lone \\r as a line's end in valid JSON too: a duplicate key's line", function()
       -- the strict parser reads the text first; the look for lone CRs comes after it, and only when
       -- it failed or logged (here a duplicate key, on the fourth line)
