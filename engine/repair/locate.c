@@ -599,13 +599,17 @@ typedef struct cr_blank_tabs {
     __m256i lead_low, lead_high, next_low, next_high, nibble;
 } cr_blank_tabs;
 
+/* The classes each byte of w has by the tables of its low and high nibbles. */
+static inline BYTES32_TARGET __m256i nibble_classes(__m256i low, __m256i high, __m256i w, __m256i nibble)
+{
+    return _mm256_and_si256(_mm256_shuffle_epi8(low, _mm256_and_si256(w, nibble)),
+                            _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(w, 4), nibble)));
+}
+
 static inline BYTES32_TARGET __m256i cr_blank_pairs(__m256i w, __m256i w1, const cr_blank_tabs *k)
 {
-    __m256i lead = _mm256_and_si256(_mm256_shuffle_epi8(k->lead_low, _mm256_and_si256(w, k->nibble)),
-                                    _mm256_shuffle_epi8(k->lead_high, _mm256_and_si256(_mm256_srli_epi16(w, 4), k->nibble)));
-    __m256i next = _mm256_and_si256(_mm256_shuffle_epi8(k->next_low, _mm256_and_si256(w1, k->nibble)),
-                                    _mm256_shuffle_epi8(k->next_high, _mm256_and_si256(_mm256_srli_epi16(w1, 4), k->nibble)));
-    return _mm256_and_si256(lead, next);
+    return _mm256_and_si256(nibble_classes(k->lead_low, k->lead_high, w, k->nibble),
+                            nibble_classes(k->next_low, k->next_high, w1, k->nibble));
 }
 
 /* Whether one of the candidates (not 0 in 'pairs') at p is a CR or a blank. */
@@ -634,7 +638,8 @@ static BYTES32_TARGET bool cr_or_blank_wide(const char *t, const char *end)
                          0, 2, 1 | 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, B3, 0, 0),
         _mm256_setr_epi8(B3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2 | 4, 0, /* its high nibble */
                          B3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2 | 4, 0),
-        _mm256_setr_epi8(1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3, /* next byte's low */
+        /* the next byte's low nibble */
+        _mm256_setr_epi8(1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3,
                          1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3),
         _mm256_setr_epi8(B3, B3, B3, B3, B3, B3, B3, B3, 4 | B3, 2 | B3, 1 | B3, B3, B3, B3, B3, B3, /* its high */
                          B3, B3, B3, B3, B3, B3, B3, B3, 4 | B3, 2 | B3, 1 | B3, B3, B3, B3, B3, B3),
