@@ -52,12 +52,12 @@ end
 local swapped = { ["["] = "{", ["{"] = "[", ["]"] = "}", ["}"] = "]", [","] = ":", [":"] = ",", ['"'] = "'" }
 local inserted = { "{", "}", "[", "]", ",", ":", '"' }
 
--- Each mode: the edited replies of one reply, each with what was done where.
+-- Each mode: the edited replies of one reply, each with what was done, and where.
 local modes = {}
 function modes.delete(s)
   local out = {}
   for _, i in ipairs(structural(s)) do
-    out[#out + 1] = { s:sub(1, i - 1) .. s:sub(i + 1), ("%q deleted at %d"):format(s:sub(i, i), i) }
+    out[#out + 1] = { s:sub(1, i - 1) .. s:sub(i + 1), ("%q deleted at %d"):format(s:sub(i, i), i), i }
   end
   return out
 end
@@ -65,7 +65,7 @@ function modes.swap(s)
   local out = {}
   for _, i in ipairs(structural(s)) do
     out[#out + 1] = { s:sub(1, i - 1) .. swapped[s:sub(i, i)] .. s:sub(i + 1),
-      ("%q swapped at %d"):format(s:sub(i, i), i) }
+      ("%q swapped at %d"):format(s:sub(i, i), i), i }
   end
   return out
 end
@@ -76,7 +76,7 @@ function modes.insert(s)
       if not seen[at] then
         seen[at] = true
         for _, b in ipairs(inserted) do
-          out[#out + 1] = { s:sub(1, at - 1) .. b .. s:sub(at), ("%q inserted at %d"):format(b, at) }
+          out[#out + 1] = { s:sub(1, at - 1) .. b .. s:sub(at), ("%q inserted at %d"):format(b, at), at }
         end
       end
     end
@@ -86,7 +86,7 @@ end
 function modes.dup(s)
   local out = {}
   for _, i in ipairs(structural(s)) do
-    out[#out + 1] = { s:sub(1, i) .. s:sub(i), ("%q doubled at %d"):format(s:sub(i, i), i) }
+    out[#out + 1] = { s:sub(1, i) .. s:sub(i), ("%q doubled at %d"):format(s:sub(i, i), i), i }
   end
   return out
 end
@@ -95,7 +95,7 @@ function modes.transpose(s)
   for _, i in ipairs(structural(s)) do
     local a, b = s:sub(i, i), s:sub(i + 1, i + 1)
     if b ~= "" and b ~= a then
-      out[#out + 1] = { s:sub(1, i - 1) .. b .. a .. s:sub(i + 2), ("%q%q transposed at %d"):format(a, b, i) }
+      out[#out + 1] = { s:sub(1, i - 1) .. b .. a .. s:sub(i + 2), ("%q%q transposed at %d"):format(a, b, i), i }
     end
   end
   return out
@@ -122,8 +122,9 @@ for _, file in ipairs(corpus.files) do
           local kind = shape(got) == shape(want) and "text" or "shape"
           n[kind] = n[kind] + 1
           if kind == "shape" or print_text then
-            print(("%s %s | %s | %s\n  reply: %s\n  got:   %s\n  right: %s"):format(kind:upper(), file, c.name,
-              edit[2], (reply:gsub("\n", "\\n")):sub(1, 300), got:sub(1, 200), want:sub(1, 200)))
+            print(("%s %s | %s | %s\n  near:  %s\n  reply: %s\n  got:   %s\n  right: %s"):format(kind:upper(), file,
+              c.name, edit[2], (reply:sub(math.max(1, edit[3] - 12), edit[3] + 12):gsub("\n", "\\n")),
+              (reply:gsub("\n", "\\n")):sub(1, 300), got:sub(1, 200), want:sub(1, 200)))
           end
         end
       end

@@ -265,10 +265,9 @@ bool lp_open_restarts(lp *ps);
 ** quotes at a line's start after it: prose after a lost brace, read as a member. */
 bool lp_open_key_style(lp *ps);
 
-/* Whether the list opens[k], left open, holds one list only, opened right after its own
-** bracket ([[1, 2]: a closer lost or a bracket typed twice); of any left open at the end. */
-bool lp_open_doubled(const lp *ps, size_t k);
-bool lp_open_doubled_any(const lp *ps);
+/* Whether the innermost container, a list left open, holds one value that fits where the list
+** stands: its '[' typed once too often, or its ']' lost ({"a": [1}, [[1, 2]). */
+bool lp_open_stray(const lp *ps);
 
 /* Whether a container left open at the end had its closer in a comment
 ** inside it (lenient_space.c marks them). */

@@ -264,26 +264,16 @@ bool lp_open_restarts(lp *ps)
     return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
 }
 
-/* Whether the list opens[k] (left open, its closer placed by the repair) holds one list
-** only, opened right after its own bracket: [[1, 2] is a list of one list whose closer was
-** lost, or [1, 2] with its bracket typed twice ([[1, 2, 3 too). (Two items, [[1], [2], have
-** one reading; so has [ [1, 2] on its lines, as written.) */
-bool lp_open_doubled(const lp *ps, size_t k)
+/* Whether the innermost container, a list left open and closed by the repair at its parent's
+** closer or (the only one open) at the reply's end, could instead hold a bracket typed once
+** too often: its one value is then its parent's member's value, or the whole reply. {"a": [1}
+** is {"a": [1]} with its ']' lost or {"a": 1} with a '[' too many, [[1, 2] is [[1, 2]] or
+** [1, 2]: one slip each. ({"a": [1, 2} has one reading, "a": 1, 2 is no member; [[1, 2], [3
+** is [[1, 2], 3] only with a '[' too many and a ']' lost as well.) */
+bool lp_open_stray(const lp *ps)
 {
-    const lopen *o = &ps->opens[k];
-    if (o->object || o->at[1] != '[') return false;
-    const char *end = k + 1 < ps->nopens ? ps->kids + ps->opens[k + 1].base : ps->kid_top;
-    size_t n = (size_t)(end - (ps->kids + o->base)) / sizeof(coax_value);
-    if (k + 1 < ps->nopens) return n == 0 && ps->opens[k + 1].at == o->at + 1;
-    return n == 1 && ((const coax_value *)(const void *)(ps->kids + o->base))->type == COAX_ARRAY;
-}
-
-/* Whether any list left open at the end is such a list (lp_open_doubled). */
-bool lp_open_doubled_any(const lp *ps)
-{
-    for (size_t k = 0; k < ps->nopens; k++)
-        if (lp_open_doubled(ps, k)) return true;
-    return false;
+    const lopen *o = &ps->opens[ps->nopens - 1];
+    return !o->object && ps->kid_top - (ps->kids + o->base) == (ptrdiff_t)sizeof(coax_value);
 }
 
 /* Whether the closers from r on, read as a mismatched one before them stands for the
@@ -328,7 +318,7 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
             coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object) ||
-                                      lp_open_doubled(ps, ps->nopens - 1));
+                                      lp_open_stray(ps));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;
