@@ -3,7 +3,8 @@
 -- with the case's schema. MUTATION names the edit:
 --   delete     (the default) the byte deleted;
 --   swap       the byte swapped for its like ([ and {, ] and }, , and :, " and '; DELETION_SWAP=1 too);
---   insert     one structural byte inserted at each token boundary: before and after each one;
+--   insert     each structural byte inserted at each token boundary: before and after each one, outside
+--              double-quoted strings (before an opening quote, after a closing one);
 --   dup        the byte written twice (`,,`, `}}`, `::`, `""`);
 --   transpose  the byte and its right neighbour exchanged (`}]` to `]}`, `",` to `,"`, `1,` to `,1`).
 -- A value must then be the case's own (an edit the repair undoes) or a refusal; another value is
@@ -34,19 +35,24 @@ local function shape(text)
   return table.concat(out)
 end
 
--- Where each structural byte stands, outside double-quoted strings.
+-- Where each structural byte stands, outside double-quoted strings; and the token boundaries
+-- beside them, outside strings: before and after each, but inside no quotes.
 local function structural(s)
-  local at, inside, escaped = {}, false, false
+  local at, bounds, inside, escaped = {}, {}, false, false
   for i = 1, #s do
     local ch = s:sub(i, i)
     if inside then
       if escaped then escaped = false
       elseif ch == "\\" then escaped = true
-      elseif ch == '"' then inside = false; at[#at + 1] = i end
-    elseif ch == '"' then inside = true; at[#at + 1] = i
-    elseif ch:match("[%[%]{}:,]") then at[#at + 1] = i end
+      elseif ch == '"' then inside = false; at[#at + 1] = i; bounds[#bounds + 1] = i + 1 end
+    elseif ch == '"' then inside = true; at[#at + 1] = i; bounds[#bounds + 1] = i
+    elseif ch:match("[%[%]{}:,]") then
+      at[#at + 1] = i
+      if bounds[#bounds] ~= i then bounds[#bounds + 1] = i end
+      bounds[#bounds + 1] = i + 1
+    end
   end
-  return at
+  return at, bounds
 end
 
 local swapped = { ["["] = "{", ["{"] = "[", ["]"] = "}", ["}"] = "]", [","] = ":", [":"] = ",", ['"'] = "'" }
@@ -71,13 +77,11 @@ function modes.swap(s)
 end
 function modes.insert(s)
   local out, seen = {}, {}
-  for _, i in ipairs(structural(s)) do
-    for _, at in ipairs { i, i + 1 } do -- a boundary before the byte and one after it
-      if not seen[at] then
-        seen[at] = true
-        for _, b in ipairs(inserted) do
-          out[#out + 1] = { s:sub(1, at - 1) .. b .. s:sub(at), ("%q inserted at %d"):format(b, at), at }
-        end
+  for _, at in ipairs(select(2, structural(s))) do
+    if not seen[at] then
+      seen[at] = true
+      for _, b in ipairs(inserted) do
+        out[#out + 1] = { s:sub(1, at - 1) .. b .. s:sub(at), ("%q inserted at %d"):format(b, at), at }
       end
     end
   end

@@ -143,10 +143,13 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** reply's restart, not nested; and a key unquoted on its
             ** own line after quoted ones may be prose past the brace. */
             /* And so could one whose closer a comment inside it held, or a list
-            ** whose bracket may have been typed once too often. */
+            ** whose bracket may have been typed once too often: the only one
+            ** open, holding one value, or one holding a list opened right
+            ** after its bracket. */
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed ||
                                       lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
-                                      lp_open_restarts(ps) || lp_open_key_style(ps) || (ps->nopens == 1 && lp_open_stray(ps)));
+                                      lp_open_restarts(ps) || lp_open_key_style(ps) ||
+                                      (ps->nopens == 1 && lp_open_stray(ps)) || lp_open_doubled(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);

@@ -268,6 +268,9 @@ bool lp_open_key_style(lp *ps);
 /* Whether the innermost container, a list left open, holds one value that fits where the list
 ** stands: its '[' typed once too often, or its ']' lost ({"a": [1}, [[1, 2]). */
 bool lp_open_stray(const lp *ps);
+/* Whether a list left open at the end holds one list only, opened right after its bracket:
+** [["a", "b" is [["a", "b"]] or ["a", "b"] with its bracket typed twice. */
+bool lp_open_doubled(const lp *ps);
 
 /* Whether a container left open at the end had its closer in a comment
 ** inside it (lenient_space.c marks them). */

@@ -276,6 +276,24 @@ bool lp_open_stray(const lp *ps)
     return !o->object && ps->kid_top - (ps->kids + o->base) == (ptrdiff_t)sizeof(coax_value);
 }
 
+/* Whether a list left open at the end holds one list only, opened right after its own
+** bracket: [["a", "b" is a list of one list whose closers were lost, or ["a", "b" with its
+** bracket typed twice ({"a": [[1, 2]``` too). (Two items, [[1], [2], have one reading; so
+** has [ [1, 2] on its lines, as written.) */
+bool lp_open_doubled(const lp *ps)
+{
+    for (size_t k = 0; k < ps->nopens; k++) {
+        const lopen *o = &ps->opens[k];
+        if (o->object || o->at[1] != '[') continue;
+        const char *end = k + 1 < ps->nopens ? ps->kids + ps->opens[k + 1].base : ps->kid_top;
+        size_t n = (size_t)(end - (ps->kids + o->base)) / sizeof(coax_value);
+        if (k + 1 < ps->nopens ? n == 0 && ps->opens[k + 1].at == o->at + 1
+                               : n == 1 && ((const coax_value *)(const void *)(ps->kids + o->base))->type == COAX_ARRAY)
+            return true;
+    }
+    return false;
+}
+
 /* Whether the closers from r on, read as a mismatched one before them stands for the
 ** innermost container's, close more than is left open: {"a": 7]} leaves its '}' over, so
 ** the ']' stood for none; an opener lost ({"a": [7]}) or a bracket typed once too often
