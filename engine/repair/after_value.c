@@ -30,6 +30,29 @@ bool repair_closer_splits(const char *p, const char *e)
     return word_byte(*p) || (*p == '.' && p + 1 < e && p[1] >= '0' && p[1] <= '9');
 }
 
+/* Whether c is a space, a tab or a line break: what may stand between a value's last comma
+** and its closer, or between the closer and p. */
+static bool space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool repair_comma_closer_resumes(const char *p, const char *e)
+{
+    /* A value ends before p, spaces aside: the look back stops at its last byte, and at a
+    ** closer's opener. */
+    const char *c = p - 1;
+    while (space_byte(*c)) c--;
+    if (*c != '}' && *c != ']') return false;
+    for (c--; space_byte(*c); c--) continue;
+    if (*c != ',') return false;
+    for (const char *q = p, *limit = e - p > 128 ? p + 128 : e; q < limit; q++) {
+        if (*q == '{' || *q == '[' || *q == '\n' || *q == '\r') return false;
+        if (*q == '}' || *q == ']') return true;
+    }
+    return false;
+}
+
 /* The bytes that end the look for a key's colon after a quoted string:
 ** a quote, a colon, a bracket, a line break, NUL. */
 static const bool key_stop[256] = {['"'] = true, [':'] = true, ['{'] = true, ['}'] = true,
