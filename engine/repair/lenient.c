@@ -250,8 +250,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 goto have_value;
             }
             if (c == '{' && top->object && ps->nopens > 1 && !ps->opens[ps->nopens - 2].object) {
-                note(ps, RK_MISSING_BRACKET, p); /* [{"i":1{"i":2}] */
+                /* [{"i":1{"i":2}]; but an empty one next ([{"i":1{} {"i":2}]) may be a brace
+                ** typed once too often, its '}' the first object's */
+                const char *r = p + 1;
+                while (r < e && r - p < 64 && ws_tab[(unsigned char)*r]) r++;
+                bool empty = r < e && *r == '}';
+                note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
+                if (empty) v.flags |= COAX_VF_INVENTED;
                 goto have_value;
             }
             if (c == ':' || c == ';' || c == '=' || c == ')' || c == '+') {

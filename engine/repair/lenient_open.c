@@ -268,12 +268,17 @@ bool lp_open_restarts(lp *ps)
 ** closer or (the only one open) at the reply's end, could instead hold a bracket typed once
 ** too often: its one value is then its parent's member's value, or the whole reply. {"a": [1}
 ** is {"a": [1]} with its ']' lost or {"a": 1} with a '[' too many, [[1, 2] is [[1, 2]] or
-** [1, 2]: one slip each. ({"a": [1, 2} has one reading, "a": 1, 2 is no member; [[1, 2], [3
-** is [[1, 2], 3] only with a '[' too many and a ']' lost as well.) */
+** [1, 2]: one slip each; so is [[42.1][], its last value an empty list, [[42.1], []] or
+** [[42.1]]. ({"a": [1, 2} has one reading, "a": 1, 2 is no member; [[1, 2], [3 is [[1, 2],
+** 3] only with a '[' too many and a ']' lost as well.) */
 bool lp_open_stray(const lp *ps)
 {
     const lopen *o = &ps->opens[ps->nopens - 1];
-    return !o->object && ps->kid_top - (ps->kids + o->base) == (ptrdiff_t)sizeof(coax_value);
+    if (o->object || ps->kid_top == ps->kids + o->base) return false;
+    /* or its last value an empty list, whose ']' may be its own: [[42.1][] */
+    const coax_value *last = (const coax_value *)(const void *)ps->kid_top - 1;
+    return ps->kid_top - (ps->kids + o->base) == (ptrdiff_t)sizeof(coax_value) ||
+           (last->type == COAX_ARRAY && last->len == 0);
 }
 
 /* Whether a list left open at the end holds one list only, opened right after its own
