@@ -149,7 +149,7 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed ||
                                       lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
                                       lp_open_restarts(ps) || lp_open_key_style(ps) ||
-                                      (ps->nopens == 1 && lp_open_stray(ps)) || lp_open_doubled(ps));
+                                      (ps->nopens == 1 && lp_open_stray(ps, p)) || lp_open_doubled(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
