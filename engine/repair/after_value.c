@@ -45,10 +45,15 @@ bool repair_comma_closer_resumes(const char *p, const char *e)
     while (space_byte(*c)) c--;
     if (*c != '}' && *c != ']') return false;
     for (c--; space_byte(*c); c--) continue;
-    if (*c != ',') return false;
-    for (const char *q = p, *limit = e - p > 128 ? p + 128 : e; q < limit; q++) {
+    const char *q = p;
+    while (q < e && q - p < 128 && space_byte(*q) && *q != '\n' && *q != '\r') q++;
+    /* closed where no item had ended ({]"a": 1}, [apple,] b]), or an item after it ([a], b]) */
+    if (*c != ',' && *c != '{' && *c != '[' && (q >= e || *q != ',')) return false;
+    bool rest = false; /* the value's rest before that closer: {}} is a stray closer only */
+    for (const char *limit = e - p > 128 ? p + 128 : e; q < limit; q++) {
         if (*q == '{' || *q == '[' || *q == '\n' || *q == '\r') return false;
-        if (*q == '}' || *q == ']') return true;
+        if (*q == '}' || *q == ']') return rest;
+        rest |= !space_byte(*q) && *q != ',';
     }
     return false;
 }

@@ -321,9 +321,10 @@ bool repair_closed_early(const char *p, const char *end);
 ** repair_remark_closers: the last closers on p's line after a remark on it
 ** ({"a": {"b": 1}} (approx)}, words or a token after them or not), their
 ** length, *at their start; 0 for none. repair_comma_closer_resumes: the
-** value closed right after a comma (an item still to come), and its line goes
-** on to a closer no bracket after p opened ([apple,] banana, cherry]): typed
-** early, the rest is the value's. */
+** value closed where no item had ended, right after a comma or its opener, or
+** a comma after it, and its line goes on to a closer no bracket after p opened
+** ([apple,] banana, cherry], {]"a": 1}, [apple], banana]): typed early, the
+** rest is the value's. */
 bool repair_closer_splits(const char *p, const char *end);
 bool repair_comma_closer_resumes(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
