@@ -723,8 +723,8 @@ size_t extract_members_unopened(const char *text, size_t from, size_t start, siz
             continue;
         }
         if (ch == '"') open = p + 1;
-        else if (ch == '{') depth++;
-        else if (ch == '}' && depth) depth--;
+        else if (ch == '{' || ch == '[') depth++;
+        else if ((ch == '}' || ch == ']') && depth) depth--; /* {]"name": ...}: the brace closed at once */
         else if (ch == '}' && key != SIZE_MAX) return key;
     }
     return SIZE_MAX;
