@@ -586,10 +586,18 @@ size_t lp_ellipsis_at(const char *p, const char *e)
 ** reading. Not where two quotes meet ("a""b": a doubled quote may be an
 ** escape, as in CSV, not two strings), nor after a string that kept an
 ** unescaped quote (where it ended was itself a guess: "a "b" c" "d", which
-** quote closes?), nor before an item in doubt; and a member or an item
-** starts at p. */
+** quote closes?), nor before an item in doubt, nor after a container
+** closed right after a comma ({"u": {"n": "Eve",} "age": 3}: the comma was
+** this member's, the closer typed early); and a member or an item starts
+** at p. */
 bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
 {
+    const char *c = p;
+    while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--;
+    if (c > ps->b && (c[-1] == '}' || c[-1] == ']')) {
+        for (c--; c > ps->b && ws_tab[(unsigned char)c[-1]];) c--;
+        if (c > ps->b && c[-1] == ',') return false;
+    }
     uint32_t q;
     bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
