@@ -723,9 +723,10 @@ size_t extract_members_unopened(const char *text, size_t from, size_t start, siz
             continue;
         }
         if (ch == '"') open = p + 1;
-        else if (ch == '{' || ch == '[') depth++;
-        else if ((ch == '}' || ch == ']') && depth) depth--; /* {]"name": ...}: the brace closed at once */
+        else if (ch == '{') depth++;
+        else if (ch == '}' && depth) depth--;
         else if (ch == '}' && key != SIZE_MAX) return key;
+        else if (ch == ']' && depth && p > from && text[p - 1] == '{') depth--; /* {]"name": ...: closed at once */
     }
     return SIZE_MAX;
 }
