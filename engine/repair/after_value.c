@@ -37,6 +37,9 @@ static bool space_byte(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* The bytes that end repair_comma_closer_resumes's look along a line: a bracket, a line break. */
+static const bool line_stop[256] = {['{'] = true, ['}'] = true, ['['] = true, [']'] = true, ['\n'] = true, ['\r'] = true};
+
 bool repair_comma_closer_resumes(const char *p, const char *e)
 {
     /* A value ends before p, spaces aside: the look back stops at its last byte, and at a
@@ -49,13 +52,11 @@ bool repair_comma_closer_resumes(const char *p, const char *e)
     while (q < e && q - p < 128 && space_byte(*q) && *q != '\n' && *q != '\r') q++;
     /* closed where no item had ended ({]"a": 1}, [apple,] b]), or an item after it ([a], b]) */
     if (*c != ',' && *c != '{' && *c != '[' && (q >= e || *q != ',')) return false;
-    bool rest = false; /* the value's rest before that closer: {}} is a stray closer only */
-    for (const char *limit = e - p > 128 ? p + 128 : e; q < limit; q++) {
-        if (*q == '{' || *q == '[' || *q == '\n' || *q == '\r') return false;
-        if (*q == '}' || *q == ']') return rest;
-        rest |= !space_byte(*q) && *q != ',';
-    }
-    return false;
+    const char *from = q;
+    for (const char *limit = e - p > 128 ? p + 128 : e; q < limit && !line_stop[(unsigned char)*q];) q++;
+    if (q >= e || (*q != '}' && *q != ']')) return false;
+    while (from < q && (space_byte(*from) || *from == ',')) from++;
+    return from < q; /* the value's rest before that closer: {}} is a stray closer only */
 }
 
 /* The bytes that end the look for a key's colon after a quoted string:
