@@ -67,8 +67,12 @@ describe("coax.repair on the peers' test inputs", function()
       -- deleted49: [```json ⏎ {"a":"b"} ⏎ ```] and [``` ...```], the block's
       -- object to jsonrepair and a list of it to json_repair, a fence after a
       -- list's bracket: a block inside JSON the repair could not read; lefts50: "hello<BS>world" and
-      -- "hello<FF>world", a raw control byte, which no model writes and the looks read apart; --guess reads them)
-      assert.are.equal(opts.guess and 591 or 319, values)
+      -- "hello<FF>world", a raw control byte, which no model writes and the looks read apart; --guess reads them;
+      -- insert30: [[1 ⏎⏎ ], ["foo" and "prefix": ["Mrs."} (jsonrepair's FHIR
+      -- bundle), a list left open holding one value that fits where the list
+      -- stands, closed at the end or by its object's brace: a ']' lost or a '['
+      -- typed once too often, [[1]] or [1], ["foo"] or "foo")
+      assert.are.equal(opts.guess and 591 or 316, values)
     end
   end)
 
@@ -86,9 +90,10 @@ describe("coax.repair on the peers' test inputs", function()
     end
     assert.are.same(ONLY_COAX, only)
     -- 316 before hunt23's seven refusals, 309 before hunt25's three, 306 before deleted49's two, 304 before
-    -- lefts50's two (a raw backspace and form feed in a string: a reply holding a control byte is refused)
-    assert.is_true(jr >= 302, "agreement with jsonrepair fell to " .. jr)
-    assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
+    -- lefts50's two (a raw backspace and form feed in a string: a reply holding a control byte is refused) and
+    -- insert30's three
+    assert.is_true(jr >= 299, "agreement with jsonrepair fell to " .. jr)
+    assert.is_true(py >= 265, "agreement with json_repair fell to " .. py) -- 275 before them, 268 before insert30
   end)
 
   it("reads (guess = true) as the peers do at least as often as measured", function()

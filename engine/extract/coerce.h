@@ -390,8 +390,9 @@ size_t extract_more_in_block(coax_arena *arena, const coax_limits *limits, const
 ** answer text[start..end): a quoted key ("name": ...) and then, before the answer or after
 ** it up to 'to', a closing brace no opening one matches, or after it another quoted key
 ** ("\"name\": \"Ada\"} {...}", "\"a\": {...}}", "\"a\": [1], \"b\": 3": a record the answer
-** alone drops, or holds); or the fence of the answer's block, when a key or a bracket opens
-** its line ({"code" ```json ⏎ {...} ⏎ ```}). SIZE_MAX when none do (labels.c). */
+** alone drops, or holds; a brace closed at once by a bracket, {]"name": ..., opens none);
+** or the fence of the answer's block, when a key or a bracket opens its line ({"code"
+** ```json ⏎ {...} ⏎ ```}). SIZE_MAX when none do (labels.c). */
 size_t extract_members_unopened(const char *text, size_t from, size_t start, size_t end, size_t to);
 
 /* Where the reply's first line starts, for a look back from 'at' (a value's

@@ -746,6 +746,7 @@ size_t extract_members_unopened(const char *text, size_t from, size_t start, siz
         else if (ch == '{') depth++;
         else if (ch == '}' && depth) depth--;
         else if (ch == '}' && key != SIZE_MAX) return key;
+        else if (ch == ']' && depth && p > from && text[p - 1] == '{') depth--; /* {]"name": ...: closed at once */
     }
     return SIZE_MAX;
 }

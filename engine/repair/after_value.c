@@ -30,6 +30,35 @@ bool repair_closer_splits(const char *p, const char *e)
     return word_byte(*p) || (*p == '.' && p + 1 < e && p[1] >= '0' && p[1] <= '9');
 }
 
+/* Whether c is a space, a tab or a line break: what may stand between a value's last comma
+** and its closer, or between the closer and p. */
+static bool space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The bytes that end repair_comma_closer_resumes's look along a line: a bracket, a line break. */
+static const bool line_stop[256] = {['{'] = true, ['}'] = true, ['['] = true, [']'] = true, ['\n'] = true, ['\r'] = true};
+
+bool repair_comma_closer_resumes(const char *p, const char *e)
+{
+    /* A value ends before p, spaces aside: the look back stops at its last byte, and at a
+    ** closer's opener. */
+    const char *c = p - 1;
+    while (space_byte(*c)) c--;
+    if (*c != '}' && *c != ']') return false;
+    for (c--; space_byte(*c); c--) continue;
+    const char *q = p;
+    while (q < e && q - p < 128 && space_byte(*q) && *q != '\n' && *q != '\r') q++;
+    /* closed where no item had ended ({]"a": 1}, [apple,] b]), or an item after it ([a], b]) */
+    if (*c != ',' && *c != '{' && *c != '[' && (q >= e || *q != ',')) return false;
+    const char *from = q;
+    for (const char *limit = e - p > 128 ? p + 128 : e; q < limit && !line_stop[(unsigned char)*q];) q++;
+    if (q >= e || (*q != '}' && *q != ']')) return false;
+    while (from < q && (space_byte(*from) || *from == ',')) from++;
+    return from < q; /* the value's rest before that closer: {}} is a stray closer only */
+}
+
 /* The bytes that end the look for a key's colon after a quoted string:
 ** a quote, a colon, a bracket, a line break, NUL. */
 static const bool key_stop[256] = {['"'] = true, [':'] = true, ['{'] = true, ['}'] = true,

@@ -146,10 +146,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
             ** container whose last value starts it over may be the
             ** reply's restart, not nested; and a key unquoted on its
             ** own line after quoted ones may be prose past the brace. */
-            /* And so could one whose closer a comment inside it held. */
+            /* And so could one whose closer a comment inside it held, or a list
+            ** whose bracket may have been typed once too often: the only one
+            ** open, holding one value, or one holding a list opened right
+            ** after its bracket. */
             coax_class cls = class_if(ps->st != ST_AFTER || ps->inv_any || ps->bracket_fixed ||
                                       lp_closer_commented(ps) || lp_closer_dedented(ps) || lp_open_layout(ps) ||
-                                      lp_open_restarts(ps) || lp_open_key_style(ps));
+                                      lp_open_restarts(ps) || lp_open_key_style(ps) ||
+                                      (ps->nopens == 1 && lp_open_stray(ps, p)) || lp_open_doubled(ps));
             while (ps->nopens) {
                 if ((rc = lp_close_top(ps, &v, true))) return rc;
                 note_as(ps, RK_CLOSED_BRACKET, cls, p);
@@ -250,8 +254,14 @@ static coax_code parse_one(lp *ps, coax_value *root, bool *got)
                 goto have_value;
             }
             if (c == '{' && top->object && ps->nopens > 1 && !ps->opens[ps->nopens - 2].object) {
-                note(ps, RK_MISSING_BRACKET, p); /* [{"i":1{"i":2}] */
+                /* [{"i":1{"i":2}]; but an empty one next ([{"i":1{} {"i":2}]) may be a brace
+                ** typed once too often, its '}' the first object's */
+                const char *r = p + 1;
+                while (r < e && r - p < 64 && ws_tab[(unsigned char)*r]) r++;
+                bool empty = r < e && *r == '}';
+                note_as(ps, RK_MISSING_BRACKET, class_if(empty), p);
                 if ((rc = lp_close_top(ps, &v, false))) return rc;
+                if (empty) v.flags |= COAX_VF_INVENTED;
                 goto have_value;
             }
             if (c == ':' || c == ';' || c == '=' || c == ')' || c == '+') {

@@ -266,6 +266,14 @@ bool lp_open_restarts(lp *ps);
 ** quotes at a line's start after it: prose after a lost brace, read as a member. */
 bool lp_open_key_style(lp *ps);
 
+/* Whether the innermost container, a list left open and closed at 'closer', may hold a '['
+** typed once too often: its one value fits where the list stands ({"a": [1}, [[1, 2]), or its
+** last value, a list, closed right before 'closer' ([1, [2, 3], {"a": [1, [2]}). */
+bool lp_open_stray(const lp *ps, const char *closer);
+/* Whether a list left open at the end holds one list only, opened right after its bracket:
+** [["a", "b" is [["a", "b"]] or ["a", "b"] with its bracket typed twice. */
+bool lp_open_doubled(const lp *ps);
+
 /* Whether a container left open at the end had its closer in a comment
 ** inside it (lenient_space.c marks them). */
 static inline bool lp_closer_commented(const lp *ps)

@@ -264,6 +264,42 @@ bool lp_open_restarts(lp *ps)
     return ps->nopens && restarts(ps, &ps->opens[ps->nopens - 1], ps->kid_top);
 }
 
+/* Whether the innermost container, a list left open and closed by the repair at 'closer' (its
+** parent's closer, or the reply's end when it is the only one open), could instead hold a
+** bracket typed once too often: its one value is then its parent's member's value or the
+** whole reply, or its last value, a list closed right before 'closer', gives that list's ']'
+** to it. {"a": [1} is {"a": [1]} with its ']' lost or {"a": 1} with a '[' too many; [[1, 2]
+** is [[1, 2]] or [1, 2]; [1, [2, 3] is [1, [2, 3]] or [1, 2, 3], [[42.1][] [[42.1], []] or
+** [[42.1]]: one slip each. ({"a": [1, 2} has one reading, "a": 1, 2 is no member; [[1, 2], [3
+** is [[1, 2], 3] only with a '[' too many and a ']' lost as well.) */
+bool lp_open_stray(const lp *ps, const char *closer)
+{
+    const lopen *o = &ps->opens[ps->nopens - 1];
+    if (o->object || ps->kid_top == ps->kids + o->base) return false;
+    if (ps->kid_top - (ps->kids + o->base) == (ptrdiff_t)sizeof(coax_value)) return true;
+    const coax_value *last = (const coax_value *)(const void *)ps->kid_top - 1;
+    while (closer > o->at && ws_tab[(unsigned char)closer[-1]]) closer--;
+    return last->type == COAX_ARRAY && closer[-1] == ']';
+}
+
+/* Whether a list left open at the end holds one list only, opened right after its own
+** bracket: [["a", "b" is a list of one list whose closers were lost, or ["a", "b" with its
+** bracket typed twice ({"a": [[1, 2]``` too). (Two items, [[1], [2], have one reading; so
+** has [ [1, 2] on its lines, as written.) */
+bool lp_open_doubled(const lp *ps)
+{
+    for (size_t k = 0; k < ps->nopens; k++) {
+        const lopen *o = &ps->opens[k];
+        if (o->object || o->at[1] != '[') continue;
+        const char *end = k + 1 < ps->nopens ? ps->kids + ps->opens[k + 1].base : ps->kid_top;
+        size_t n = (size_t)(end - (ps->kids + o->base)) / sizeof(coax_value);
+        if (k + 1 < ps->nopens ? n == 0 && ps->opens[k + 1].at == o->at + 1
+                               : n == 1 && ((const coax_value *)(const void *)(ps->kids + o->base))->type == COAX_ARRAY)
+            return true;
+    }
+    return false;
+}
+
 /* Whether the closers from r on, read as a mismatched one before them stands for the
 ** innermost container's, close more than is left open: {"a": 7]} leaves its '}' over, so
 ** the ']' stood for none; an opener lost ({"a": [7]}) or a bracket typed once too often
@@ -305,7 +341,8 @@ coax_code lp_handle_close(lp *ps, char c, coax_value *v)
         } else {
             /* opens[k-1] matches: close everything inside it first. One
             ** level has one reading; several leave open where each ended. */
-            coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object));
+            coax_class cls = class_if(ps->nopens - k > 1 || (empty && !ps->opens[k - 1].object) ||
+                                      lp_open_stray(ps, at));
             while (ps->nopens > k) {
                 note_as(ps, RK_MISSING_BRACKET, cls, at);
                 coax_value inner;

@@ -583,14 +583,25 @@ size_t lp_ellipsis_at(const char *p, const char *e)
 
 /* Whether a comma missing before p, in the container top, has one
 ** reading. Not where two quotes meet ("a""b": a doubled quote may be an
-** escape, as in CSV, not two strings), nor after a string that kept an
+** escape, as in CSV, not two strings) or a quote meets a digit, nor after a string that kept an
 ** unescaped quote (where it ended was itself a guess: "a "b" c" "d", which
-** quote closes?), nor before an item in doubt; and a member or an item
-** starts at p. */
+** quote closes?), nor before an item in doubt, nor after a container
+** closed right after a comma ({"u": {"n": "Eve",} "age": 3}: the comma was
+** this member's, the closer typed early); and a member or an item starts
+** at p. */
 bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
 {
+    const char *c = p;
+    while (c > ps->b && ws_tab[(unsigned char)c[-1]]) c--;
+    if (c > ps->b && (c[-1] == '}' || c[-1] == ']')) {
+        for (c--; c > ps->b && ws_tab[(unsigned char)c[-1]];) c--;
+        if (c > ps->b && c[-1] == ',') return false;
+    }
     uint32_t q;
-    bool adjacent = p > ps->b && (p[-1] == '"' || p[-1] == '\'') && quote_at(p, ps->e, &q);
+    /* a quote glued to a number's last digit may be the number's too: an inch mark, or a
+    ** string's opening quote moved past it ([5"", "x"], "age": 36",notes": "x") */
+    char prev = p > ps->b ? p[-1] : ' ';
+    bool adjacent = (prev == '"' || prev == '\'' || (prev >= '0' && prev <= '9')) && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
     return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
            !(*p == '[' && repair_citation_at(ps->b, p, ps->e, true)) && lp_member_starts(p, ps->e, top->object);

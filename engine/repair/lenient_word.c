@@ -960,7 +960,7 @@ bool repair_closed_early(const char *p, const char *e)
     const char *q = p;
     while (q < e && ws_tab[(unsigned char)*q]) q++;
     return q < e && (members_follow(p, e) || value_resumes(p, e) || repair_closer_splits(p, e) ||
-                     repair_key_then_closer(p, e));
+                     repair_key_then_closer(p, e) || repair_comma_closer_resumes(p, e));
 }
 
 /* Whether p starts a numbered list's marker: digits, a period, spaces and

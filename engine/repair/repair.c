@@ -436,10 +436,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
                 vals.v[i].value->flags |= COAX_VF_INVENTED;
             }
     /* A balanced span in prose followed by members, or by the rest of what
-    ** it was meant to hold, was closed too early. */
-    bool prose_last = !rc && vals.n && sp->source == COAX_SOURCE_PROSE && !shift &&
-                      vals.v[vals.n - 1].log_to == j->log.n; /* the span's last value, its log the last */
-    if (prose_last && repair_closed_early(j->text + sp->end, j->text + j->len)) {
+    ** it was meant to hold, was closed too early; so was any span closed
+    ** right after a comma whose line goes on to a closer ([apple,] banana, cherry]). */
+    bool last = !rc && vals.n && !shift && vals.v[vals.n - 1].log_to == j->log.n; /* its log the last */
+    bool prose_last = last && sp->source == COAX_SOURCE_PROSE;
+    if (prose_last ? repair_closed_early(j->text + sp->end, j->text + j->len) /* which asks both */
+                   : last && repair_comma_closer_resumes(j->text + sp->end, j->text + j->len)) {
         rlog_add(&j->log, RK_EARLY_CLOSE, sp->end);
         guessed(j, &vals.v[vals.n - 1]);
     } else if (prose_last && stray_closer_after(j, sp->end, vals.v[vals.n - 1].value)) {

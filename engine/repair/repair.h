@@ -326,8 +326,13 @@ bool repair_closed_early(const char *p, const char *end);
 ** level ({"id": 1,}⏎ "v" false, "c": "x"⏎}: members broken a second way).
 ** repair_remark_closers: the last closers on p's line after a remark on it
 ** ({"a": {"b": 1}} (approx)}, words or a token after them or not), their
-** length, *at their start; 0 for none. */
+** length, *at their start; 0 for none. repair_comma_closer_resumes: the
+** value closed where no item had ended, right after a comma or its opener, or
+** a comma after it, and its line goes on to a closer no bracket after p opened
+** ([apple,] banana, cherry], {]"a": 1}, [apple], banana]): typed early, the
+** rest is the value's. */
 bool repair_closer_splits(const char *p, const char *end);
+bool repair_comma_closer_resumes(const char *p, const char *end);
 bool repair_key_then_closer(const char *p, const char *end);
 size_t repair_remark_closers(const char *p, const char *end, const char **at);
 /* Whether p (in start..end) opens a footnote's or a reference's line: a
