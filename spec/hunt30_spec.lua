@@ -47,11 +47,15 @@ describe("hunt30", function()
   end)
 
   it("refuses the answer beside a list the reply ends inside", function()
-    local cut = { 'He said {"a": 1} then: [1, 2', 'He said {"a": 1} then: [true', 'He said {"a": 1} then: [-1' }
-    for _, reply in ipairs(cut) do
+    local two = "the reply holds two different answers, at line 1, column 9 and at line 1, column 24: send one value"
+    -- a list left open holding one value is a guess of its own (insert30: a ']' lost or a '[' typed once too often)
+    local unread = "the reply holds a value at line 1, column 9 and one that could not be read at line 1, column 24: "
+      .. "send one valid value"
+    local cut = { ['He said {"a": 1} then: [1, 2'] = two, ['He said {"a": 1} then: [true'] = unread,
+      ['He said {"a": 1} then: [-1'] = unread }
+    for reply, message in pairs(cut) do
       local r = coax.extract(reply, "{}")
-      assert.are.same({ false, "the reply holds two different answers, at line 1, column 9 and at line 1, column 24:"
-        .. " send one value" }, { r.valid, r.errors[1].error }, reply)
+      assert.are.same({ false, message }, { r.valid, r.errors[1].error }, reply)
     end
     local r = coax.extract('The answer is {"a": 1}, see [1', "{}") -- a citation's mark cut: no list
     assert.are.same({ true, { a = 1 } }, { r.valid, r.value })
