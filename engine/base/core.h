@@ -251,9 +251,18 @@ size_t coax_utf8_encode(uint32_t cp, char out[4]);
 /* Copies 'len' bytes to 'out' (room for 3 * len) with every byte that does
 ** not begin a valid sequence replaced by U+FFFD; returns the length written. */
 size_t coax_utf8_replace(const char *s, size_t len, char *out);
-/* Where s holds its first control byte, C0 or DEL but a tab, LF or CR (a
-** NUL, an ESC): no text a writer types; len when it holds none. */
+/* Where s holds its first control character, C0 or DEL but a tab, LF or CR
+** (a NUL, an ESC) or C1 (U+0080..U+009F, two bytes): no text a writer types;
+** len when it holds none. */
 size_t coax_control_byte(const char *s, size_t len);
+/* The byte length of a character at p (below e) a text shows as nothing,
+** Unicode's default ignorable code points (U+200B..U+200F, U+202A..U+202E,
+** U+2060..U+206F, U+00AD, U+FEFF, U+FE00..U+FE0F, U+180B..U+180F, tags
+** U+E0000..U+E0FFF and the rest), or 0: valid UTF-8 alone. */
+size_t coax_invisible_at(const char *p, const char *e);
+/* len less the characters shown as nothing that end s: where the text
+** ends as one sees it ({"n": 36<U+200B> ends on the number, maybe cut). */
+size_t coax_invisible_end(const char *s, size_t len);
 
 /* The decimal digits of u in out (room for 20; no NUL), as "%llu" prints
 ** them; returns their count. Without printf: paths and events write many. */

@@ -109,6 +109,71 @@ size_t coax_utf8_encode(uint32_t cp, char out[4])
 size_t coax_control_byte(const char *s, size_t len)
 {
     size_t i = 0;
-    while (i < len && ((unsigned char)s[i] >= 0x20 ? s[i] != 0x7F : coax_byte_in("\t\n\r", s[i]))) i++;
+#if BYTES16
+    /* 16 printable ASCII bytes a test: most replies hold nothing else but line breaks */
+    for (; len - i >= 16; i += 16) {
+        __m128i w = bytes16_load(s + i);
+        unsigned odd = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8(0x20))) | bytes16_eq(w, 0x7F);
+        odd &= ~(bytes16_eq(w, '\n') | bytes16_eq(w, '\t') | bytes16_eq(w, '\r'));
+        if (odd) break; /* a control byte, or a byte from 0x80 (signed, below 0x20): the byte loop tells */
+    }
+#endif
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7F) {
+            /* U+0080..U+009F, C1: a text decoded as Latin-1 (cp1252's quotes and dash), a terminal's CSI */
+            if (c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] < 0xA0 && (unsigned char)s[i + 1] >= 0x80) break;
+            continue;
+        }
+        if (!coax_byte_in("\t\n\r", (char)c)) break;
+    }
     return i;
+}
+
+size_t coax_invisible_at(const char *p, const char *e)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t n = (size_t)(e - p);
+    if (n < 2 || u[0] < 0xC2) return 0;
+    unsigned b1 = u[1], b2 = n >= 3 ? u[2] : 0;
+    switch (u[0]) {
+    case 0xC2: return b1 == 0xAD ? 2 : 0; /* U+00AD soft hyphen */
+    case 0xCD: return b1 == 0x8F ? 2 : 0; /* U+034F combining grapheme joiner */
+    case 0xD8: return b1 == 0x9C ? 2 : 0; /* U+061C Arabic letter mark */
+    case 0xE1: /* U+115F, U+1160 Hangul fillers; U+17B4, U+17B5 Khmer vowels; U+180B..U+180F Mongolian */
+        return (b1 == 0x85 && (b2 == 0x9F || b2 == 0xA0)) || (b1 == 0x9E && (b2 == 0xB4 || b2 == 0xB5)) ||
+                       (b1 == 0xA0 && b2 >= 0x8B && b2 <= 0x8F)
+                   ? 3
+                   : 0;
+    case 0xE2: /* U+200B..U+200F, U+202A..U+202E, U+2060..U+206F */
+        return (b1 == 0x80 && ((b2 >= 0x8B && b2 <= 0x8F) || (b2 >= 0xAA && b2 <= 0xAE))) ||
+                       (b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xAF)
+                   ? 3
+                   : 0;
+    case 0xE3: return b1 == 0x85 && b2 == 0xA4 ? 3 : 0; /* U+3164 Hangul filler */
+    case 0xEF: /* U+FE00..U+FE0F variation selectors, U+FEFF, U+FFA0, U+FFF0..U+FFF8 */
+        return (b1 == 0xB8 && b2 >= 0x80 && b2 <= 0x8F) || (b1 == 0xBB && b2 == 0xBF) ||
+                       (b1 == 0xBE && b2 == 0xA0) || (b1 == 0xBF && b2 >= 0xB0 && b2 <= 0xB8)
+                   ? 3
+                   : 0;
+    case 0xF0: /* U+1BCA0..U+1BCA3 shorthand format controls, U+1D173..U+1D17A musical format */
+        if (n < 4) return 0;
+        return (b1 == 0x9B && b2 == 0xB2 && u[3] >= 0xA0 && u[3] <= 0xA3) ||
+                       (b1 == 0x9D && b2 == 0x85 && u[3] >= 0xB3 && u[3] <= 0xBA)
+                   ? 4
+                   : 0;
+    case 0xF3: /* U+E0000..U+E0FFF tags, variation selectors supplement */
+        return n >= 4 && b1 == 0xA0 && b2 >= 0x80 && b2 <= 0xBF && u[3] >= 0x80 && u[3] <= 0xBF ? 4 : 0;
+    default: return 0;
+    }
+}
+
+size_t coax_invisible_end(const char *s, size_t len)
+{
+    for (;;) {
+        size_t n = 2;
+        while (n <= 4 && !(len >= n && coax_invisible_at(s + len - n, s + len) == n)) n++;
+        if (n > 4) return len;
+        len -= n;
+    }
 }

@@ -915,10 +915,16 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     if (ctl < len) {
         unsigned line, column;
         line_column(text, len, ctl, &line, &column);
+        if ((unsigned char)text[ctl] == 0xC2) /* C1, U+0080..U+009F: a cp1252 quote or dash read as Latin-1 */
+            return coax_fail(err, COAX_ENOJSON, ctl,
+                             "the reply holds a control character (U+%04X) at line %u, column %u: send the JSON as "
+                             "plain text",
+                             (unsigned char)text[ctl + 1], line, column);
         return coax_fail(err, COAX_ENOJSON, ctl,
                          "the reply holds a control byte (0x%02X) at line %u, column %u: send the JSON as plain text",
                          (unsigned char)text[ctl], line, column);
     }
+    len = coax_invisible_end(text, len); /* {"age": 36<U+200B> ends on 36 as coax_repair reads it */
     /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
     if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
