@@ -864,7 +864,9 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
                           coax_repair_result *r, scored *best)
 {
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
-    coax_value *v = extract_bare_scalar(c->arena, text, len, literal_only);
+    size_t from = 0; /* a BOM or U+200B before the reply is none of its text: "<U+FEFF>TWO" is TWO */
+    for (size_t n; (n = coax_invisible_at(text + from, text + len));) from += n;
+    coax_value *v = extract_bare_scalar(c->arena, text + from, len - from, literal_only);
     if (!v) return COAX_OK;
     c->log = NULL;
     c->n = c->cap = 0;
@@ -883,7 +885,7 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     coax_candidate *cands = coax_arena_alloc(c->arena, (r->ncandidates + 1) * sizeof *cands);
     if (!cands) return COAX_ENOMEM;
     if (r->ncandidates) memcpy(cands, r->candidates, r->ncandidates * sizeof *cands);
-    cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, 0, len, 1, NULL, 0};
+    cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, from, len, 1, NULL, 0};
     r->candidates = cands;
     r->ncandidates++;
     s.valid = s.validation.valid;
