@@ -535,28 +535,42 @@ static bool spaced(coax_arena *arena, const char *text, size_t len, char **copy,
 }
 
 #if BYTES32
-/* Where a blank or a character shown as nothing may start among the 32
-** bytes of w (w1: the same one byte on): a lead byte (viewed_lead) before
-** a second byte one of its characters has, told by two lookups of each
-** byte's nibbles, a bit a lead (C2, CD, D8, E1, E2, E3, EF, F0 and F3
-** together): a superset (E1 9A A0), which repair_viewed_space tells apart.
-** The same cost as comparing five pairs of bytes. */
-static BYTES32_TARGET inline unsigned viewed_candidates_wide(__m256i w, __m256i w1)
+/* Where a blank or a character shown as nothing may start among 32 bytes,
+** or a CR: a lead byte (viewed_lead) before a second byte one of its
+** characters has, told by a lookup of each nibble of the byte and of the
+** next, a bit a lead (C2; CD and D8; E1; E2; E3; EF; F0 and F3) and one
+** for a CR, whatever follows it. A superset (E1 9A A0, C8 8F), which
+** repair_viewed_space tells apart, at the cost of comparing five pairs of
+** bytes. The tables are made once a call, kept in registers (opaque: GCC
+** made them again in every block). */
+typedef struct viewed_tables {
+    __m256i lead_hi, lead_lo, next_hi, next_lo, nibble;
+} viewed_tables;
+
+static BYTES32_TARGET inline viewed_tables viewed_tables_make(void)
 {
 #define LANES(...) _mm256_setr_epi8(__VA_ARGS__, __VA_ARGS__)
-    const __m256i lead_hi = LANES(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x03, 0x04, 0x78, (char)0x80),
-                  lead_lo = LANES((char)0x80, 0x08, 0x11, (char)0xA0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x02, 0, 0x40),
-                  next_hi = LANES(0, 0, 0, 0, 0, 0, 0, 0, 0x3A, (char)0x8C, (char)0x89, 0x40, 0, 0, 0, 0),
-                  next_lo = LANES((char)0xB9, 0x10, 0, 0, 0, 0x28, 0, 0, 0x40, 0, 0x08, (char)0xC0, 0x04, (char)0x81,
-                                  0x48, 0x42),
-                  nibble = _mm256_set1_epi8(0x0F);
+    viewed_tables t = {
+        LANES(0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x03, 0x02, 0x78, (char)0x80),
+        LANES((char)0x80, 0x08, 0x11, (char)0xA0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0x06, 0, 0x40),
+        LANES(0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x3E, (char)0x8E, (char)0x8D, 0x44, 0x04, 0x04, 0x04, 0x04),
+        LANES((char)0xBD, 0x14, 0x04, 0x04, 0x04, 0x2C, 0x04, 0x04, 0x44, 0x04, 0x0C, (char)0xC4, 0x06, (char)0x85,
+              0x4C, 0x46),
+        _mm256_set1_epi8(0x0F)};
 #undef LANES
-    __m256i lead = _mm256_and_si256(
-        _mm256_shuffle_epi8(lead_hi, _mm256_and_si256(_mm256_srli_epi16(w, 4), nibble)),
-        _mm256_shuffle_epi8(lead_lo, _mm256_and_si256(w, nibble)));
-    __m256i next = _mm256_and_si256(
-        _mm256_shuffle_epi8(next_hi, _mm256_and_si256(_mm256_srli_epi16(w1, 4), nibble)),
-        _mm256_shuffle_epi8(next_lo, _mm256_and_si256(w1, nibble)));
+    __asm__("" : "+x"(t.lead_hi), "+x"(t.lead_lo), "+x"(t.next_hi), "+x"(t.next_lo), "+x"(t.nibble));
+    return t;
+}
+
+/* The candidates among w's 32 bytes (w1: the same one byte on), as bits. */
+static BYTES32_TARGET inline unsigned viewed_candidates_wide(const viewed_tables *t, __m256i w, __m256i w1)
+{
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), t->nibble),
+            hi1 = _mm256_and_si256(_mm256_srli_epi16(w1, 4), t->nibble);
+    __m256i lead = _mm256_and_si256(_mm256_shuffle_epi8(t->lead_hi, hi),
+                                    _mm256_shuffle_epi8(t->lead_lo, _mm256_and_si256(w, t->nibble)));
+    __m256i next = _mm256_and_si256(_mm256_shuffle_epi8(t->next_hi, hi1),
+                                    _mm256_shuffle_epi8(t->next_lo, _mm256_and_si256(w1, t->nibble)));
     __m256i none = _mm256_cmpeq_epi8(_mm256_and_si256(lead, next), _mm256_setzero_si256());
     return ~(unsigned)_mm256_movemask_epi8(none);
 }
@@ -566,10 +580,11 @@ static BYTES32_TARGET inline unsigned viewed_candidates_wide(__m256i w, __m256i 
 ** ASCII cost a test. */
 static BYTES32_TARGET const char *first_blank_wide(const char *p, const char *end)
 {
+    viewed_tables t = viewed_tables_make();
     for (; end - p >= 33; p += 32) {
         __m256i w = _mm256_loadu_si256((const __m256i *)p);
         if (!_mm256_movemask_epi8(w)) continue;
-        unsigned m = viewed_candidates_wide(w, _mm256_loadu_si256((const __m256i *)(p + 1)));
+        unsigned m = viewed_candidates_wide(&t, w, _mm256_loadu_si256((const __m256i *)(p + 1)));
         for (; m; m &= m - 1)
             if (repair_viewed_space(p + __builtin_ctz(m), end)) return p + __builtin_ctz(m);
     }
@@ -621,12 +636,12 @@ const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
 ** that overlaps the one before (no byte loop). */
 static BYTES32_TARGET bool cr_or_blank_wide(const char *p, const char *end)
 {
-    __m256i cr = _mm256_set1_epi8('\r');
+    viewed_tables t = viewed_tables_make();
     if (end[-1] == '\r') return true; /* the blocks look at a CR up to the byte before (a blank takes two) */
     for (;; p += 32) {
         if (end - p < 33) p = end - 33; /* the last 33 bytes */
         __m256i w = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 1));
-        unsigned m = viewed_candidates_wide(w, w1) | (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(w, cr));
+        unsigned m = viewed_candidates_wide(&t, w, w1); /* a CR among them */
         for (; m; m &= m - 1)
             if (p[__builtin_ctz(m)] == '\r' || repair_viewed_space(p + __builtin_ctz(m), end)) return true;
         if (p == end - 33) return false;
