@@ -300,6 +300,8 @@ static inline size_t coax_invisible_at(const char *p, const char *e)
 /* len less the characters shown as nothing that end s: where the text
 ** ends as one sees it ({"n": 36<U+200B> ends on the number, maybe cut). */
 size_t coax_invisible_end(const char *s, size_t len);
+/* Past the characters shown as nothing that start s[0..len) (a BOM). */
+size_t coax_invisible_start(const char *s, size_t len);
 
 /* The decimal digits of u in out (room for 20; no NUL), as "%llu" prints
 ** them; returns their count. Without printf: paths and events write many. */

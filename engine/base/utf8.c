@@ -139,3 +139,10 @@ size_t coax_invisible_end(const char *s, size_t len)
         len -= n;
     }
 }
+
+size_t coax_invisible_start(const char *s, size_t len)
+{
+    size_t at = 0;
+    for (size_t n; (n = coax_invisible_at(s + at, s + len));) at += n;
+    return at;
+}

@@ -857,15 +857,13 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
                      b->start, said);
 }
 
-/* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
-** scalar, tried when no candidate is valid: kept only when valid, as one
-** more candidate (the whole text). */
+/* A bare scalar reply ("TWO", "**42**") for a schema that asks for one scalar, tried when no
+** candidate is valid: kept only when valid, as one more candidate (the whole text). */
 static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool literal_only, coax_class max,
                           coax_repair_result *r, scored *best)
 {
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
-    size_t from = 0; /* a BOM or U+200B before the reply is none of its text: "<U+FEFF>TWO" is TWO */
-    for (size_t n; (n = coax_invisible_at(text + from, text + len));) from += n;
+    size_t from = coax_invisible_start(text, len); /* a BOM before the reply is none of its text: TWO */
     coax_value *v = extract_bare_scalar(c->arena, text + from, len - from, literal_only);
     if (!v) return COAX_OK;
     c->log = NULL;
@@ -917,14 +915,10 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     if (ctl < len) {
         unsigned line, column;
         line_column(text, len, ctl, &line, &column);
-        if ((unsigned char)text[ctl] == 0xC2) /* C1, U+0080..U+009F: a cp1252 quote or dash read as Latin-1 */
-            return coax_fail(err, COAX_ENOJSON, ctl,
-                             "the reply holds a control character (U+%04X) at line %u, column %u: send the JSON as "
-                             "plain text",
-                             (unsigned char)text[ctl + 1], line, column);
+        bool c1 = (unsigned char)text[ctl] == 0xC2; /* U+0080..U+009F: a cp1252 quote or dash read as Latin-1 */
         return coax_fail(err, COAX_ENOJSON, ctl,
-                         "the reply holds a control byte (0x%02X) at line %u, column %u: send the JSON as plain text",
-                         (unsigned char)text[ctl], line, column);
+                         "the reply holds a control %s (%s%02X) at line %u, column %u: send the JSON as plain text",
+                         c1 ? "character" : "byte", c1 ? "U+00" : "0x", (unsigned char)text[ctl + c1], line, column);
     }
     len = coax_invisible_end(text, len); /* {"age": 36<U+200B> ends on 36 as coax_repair reads it */
     /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
@@ -973,16 +967,14 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     if (best.valid && (rc = refuse_beside_unread(&c, &x, blocks, first, &best))) return rc;
     if (best.valid && (rc = refuse_taken_back(&c, &x, &best))) return rc;
-    /* A valid whole-text candidate that needed repairs yields to the reply
-    ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
-    ** not a string holding quotes. */
+    /* A valid whole-text candidate that needed repairs yields to the reply read as a JSON scalar
+    ** once its decorations are off: `"hi"` is "hi", not a string holding quotes. */
     bool repaired = best.index != SIZE_MAX && r->candidates[best.index].nlog &&
                     r->candidates[best.index].source == COAX_SOURCE_WHOLE;
     if (bare && (!best.valid || repaired) &&
         (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, o.max_class, r, &best)))
         return rc;
-    /* No JSON, and the reply is no scalar the schema takes ("Yes" for a
-    ** boolean): the repair's reason, kept in 'err', is the answer. */
+    /* No JSON, and the reply no scalar the schema takes ("Yes" for a boolean): 'err' keeps the answer */
     if (best.index == SIZE_MAX && !r->ncandidates) return COAX_ENOJSON;
     if (best.index == SIZE_MAX) { /* every candidate was in a block whose tag says it holds no answer */
         unsigned line, column;
