@@ -326,12 +326,12 @@ static int repair_guessed(const char *text, size_t len)
 ** text of the value: the word read with it is a guess, not "\u0001 1". */
 static void test_repair_guesses_a_word_holding_a_control_byte(void)
 {
-    CHECK_INT(repair_guessed("{\"a\": \x01 1}", 11), 1);
+    CHECK_INT(repair_guessed("{\"a\": \x01 1}", 10), 1);
     CHECK_INT(repair_guessed("{\"a\": 1\0}", 9), 1);
-    CHECK_INT(repair_guessed("{\"a\": \x1b[1mred\x1b[0m}", 20), 1);
-    CHECK_INT(repair_guessed("[x\x7fy]", 6), 1);
+    CHECK_INT(repair_guessed("{\"a\": \x1b[1mred\x1b[0m}", 18), 1);
+    CHECK_INT(repair_guessed("[x\x7fy]", 5), 1);
     CHECK_INT(repair_guessed("{\"a\": red}", 10), 0); /* twins: a word of text, a tab beside it */
-    CHECK_INT(repair_guessed("{\"a\":\tred\t}", 12), 0);
+    CHECK_INT(repair_guessed("{\"a\":\tred\t}", 11), 0);
 }
 
 /* The characters a text shows as nothing (Unicode's default ignorables):
