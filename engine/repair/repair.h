@@ -202,19 +202,21 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
 
 /* What the repair reads its structure on, in *text (same length, so every
 ** offset holds): repair_cr_lines's text, with each Unicode blank
-** (coax_blank_at: U+00A0, U+2000..U+200A, U+3000...; no line separator,
-** no space of no width) outside double-quoted strings as ASCII spaces, byte
-** for byte: a run of blanks of
-** any kind reads as a space wherever a look asks for one (See<NBSP>[1] is
-** a reference as See [1] is, an indentation of no-break spaces is one).
+** (coax_blank_at: U+00A0, U+2000..U+200A, U+3000...; no line separator)
+** and each character shown as nothing (coax_invisible_at: U+200B, a BOM, a
+** bidi mark) outside double-quoted strings as ASCII spaces, byte for byte:
+** a run of blanks of any kind reads as a space wherever a look asks for one
+** (See<NBSP>[1] is a reference as See [1] is, an indentation of no-break
+** spaces is one; an indentation counts columns, lenient_open.c).
 ** *orig: repair_cr_lines's text, which every value's text is copied from
 ** (a no-break space in a bare or single-quoted value stays one). False
 ** when out of memory. */
 bool repair_read_view(coax_arena *arena, const char **text, const char **orig, size_t len);
 
-/* t[0..len) with its Unicode blanks outside double-quoted strings as ASCII
-** spaces, byte for byte (repair_read_view's look): a copy in the arena, or
-** t when it holds none; NULL when out of memory. */
+/* t[0..len) with its Unicode blanks and characters shown as nothing
+** (repair_viewed_space) outside double-quoted strings as ASCII spaces, byte
+** for byte (repair_read_view's look): a copy in the arena, or t when it
+** holds none; NULL when out of memory. */
 const char *repair_blank_view(coax_arena *arena, const char *t, size_t len);
 
 /* coax_parse of t[0..n) read through repair_blank_view: whether a string's
@@ -256,9 +258,10 @@ static inline size_t repair_viewed_space(const char *p, const char *e)
     return n ? n : coax_invisible_at(p, e);
 }
 
-/* The text with each Unicode space one writes for a space (NBSP, U+2000
-** to U+200A, U+202F, U+205F, U+3000: French typography's "Exemple :",
-** a copied page's) as ASCII spaces, byte for byte, so that every offset
+/* The text with each Unicode space (NBSP, U+2000 to U+200A, U+202F,
+** U+205F, U+3000: French typography's "Exemple :", a copied page's) and
+** each character shown as nothing (U+200B, a BOM, a bidi mark: "The
+** age<U+200B>is 37.") as ASCII spaces, byte for byte, so that every offset
 ** holds: what the prose's rules read (labels, words taking the answer
 ** back, a comment's value), never what values are read from. The text
 ** itself when it holds none; NULL when out of memory. */
