@@ -251,9 +251,57 @@ size_t coax_utf8_encode(uint32_t cp, char out[4]);
 /* Copies 'len' bytes to 'out' (room for 3 * len) with every byte that does
 ** not begin a valid sequence replaced by U+FFFD; returns the length written. */
 size_t coax_utf8_replace(const char *s, size_t len, char *out);
-/* Where s holds its first control byte, C0 or DEL but a tab, LF or CR (a
-** NUL, an ESC): no text a writer types; len when it holds none. */
+/* Where s holds its first control character, C0 or DEL but a tab, LF or CR
+** (a NUL, an ESC) or C1 (U+0080..U+009F, two bytes): no text a writer types;
+** len when it holds none. */
 size_t coax_control_byte(const char *s, size_t len);
+/* The byte length of a character at p (below e) a text shows as nothing,
+** Unicode's default ignorable code points (U+200B..U+200F, U+202A..U+202E,
+** U+2060..U+206F, U+00AD, U+FEFF, U+FE00..U+FE0F, U+180B..U+180F, tags
+** U+E0000..U+E0FFF and the rest), or 0: valid UTF-8 alone. */
+static inline size_t coax_invisible_at(const char *p, const char *e)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    /* the lead bytes C2, CD, D8, E1, E2, E3, EF, F0, F3 as bits from 0xC0: one test for the rest */
+    if (e - p < 2 || u[0] < 0xC2 || !((0x0009800E01002004ull >> (u[0] - 0xC0)) & 1)) return 0;
+    size_t n = (size_t)(e - p);
+    unsigned b1 = u[1], b2 = n >= 3 ? u[2] : 0;
+    switch (u[0]) {
+    case 0xC2: return b1 == 0xAD ? 2 : 0; /* U+00AD soft hyphen */
+    case 0xCD: return b1 == 0x8F ? 2 : 0; /* U+034F combining grapheme joiner */
+    case 0xD8: return b1 == 0x9C ? 2 : 0; /* U+061C Arabic letter mark */
+    case 0xE1: /* U+115F, U+1160 Hangul fillers; U+17B4, U+17B5 Khmer vowels; U+180B..U+180F Mongolian */
+        return (b1 == 0x85 && (b2 == 0x9F || b2 == 0xA0)) || (b1 == 0x9E && (b2 == 0xB4 || b2 == 0xB5)) ||
+                       (b1 == 0xA0 && b2 >= 0x8B && b2 <= 0x8F)
+                   ? 3
+                   : 0;
+    case 0xE2: /* U+200B..U+200F, U+202A..U+202E, U+2060..U+206F */
+        return (b1 == 0x80 && ((b2 >= 0x8B && b2 <= 0x8F) || (b2 >= 0xAA && b2 <= 0xAE))) ||
+                       (b1 == 0x81 && b2 >= 0xA0 && b2 <= 0xAF)
+                   ? 3
+                   : 0;
+    case 0xE3: return b1 == 0x85 && b2 == 0xA4 ? 3 : 0; /* U+3164 Hangul filler */
+    case 0xEF: /* U+FE00..U+FE0F variation selectors, U+FEFF, U+FFA0, U+FFF0..U+FFF8 */
+        return (b1 == 0xB8 && b2 >= 0x80 && b2 <= 0x8F) || (b1 == 0xBB && b2 == 0xBF) ||
+                       (b1 == 0xBE && b2 == 0xA0) || (b1 == 0xBF && b2 >= 0xB0 && b2 <= 0xB8)
+                   ? 3
+                   : 0;
+    case 0xF0: /* U+1BCA0..U+1BCA3 shorthand format controls, U+1D173..U+1D17A musical format */
+        if (n < 4) return 0;
+        return (b1 == 0x9B && b2 == 0xB2 && u[3] >= 0xA0 && u[3] <= 0xA3) ||
+                       (b1 == 0x9D && b2 == 0x85 && u[3] >= 0xB3 && u[3] <= 0xBA)
+                   ? 4
+                   : 0;
+    case 0xF3: /* U+E0000..U+E0FFF tags, variation selectors supplement */
+        return n >= 4 && b1 == 0xA0 && b2 >= 0x80 && b2 <= 0xBF && u[3] >= 0x80 && u[3] <= 0xBF ? 4 : 0;
+    default: return 0;
+    }
+}
+/* len less the characters shown as nothing that end s: where the text
+** ends as one sees it ({"n": 36<U+200B> ends on the number, maybe cut). */
+size_t coax_invisible_end(const char *s, size_t len);
+/* Past the characters shown as nothing that start s[0..len) (a BOM). */
+size_t coax_invisible_start(const char *s, size_t len);
 
 /* The decimal digits of u in out (room for 20; no NUL), as "%llu" prints
 ** them; returns their count. Without printf: paths and events write many. */

@@ -109,6 +109,40 @@ size_t coax_utf8_encode(uint32_t cp, char out[4])
 size_t coax_control_byte(const char *s, size_t len)
 {
     size_t i = 0;
-    while (i < len && ((unsigned char)s[i] >= 0x20 ? s[i] != 0x7F : coax_byte_in("\t\n\r", s[i]))) i++;
+#if BYTES16
+    /* 16 printable ASCII bytes a test: most replies hold nothing else but line breaks */
+    for (; len - i >= 16; i += 16) {
+        __m128i w = bytes16_load(s + i);
+        unsigned odd = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(w, _mm_set1_epi8(0x20))) | bytes16_eq(w, 0x7F);
+        odd &= ~(bytes16_eq(w, '\n') | bytes16_eq(w, '\t') | bytes16_eq(w, '\r'));
+        if (odd) break; /* a control byte, or a byte from 0x80 (signed, below 0x20): the byte loop tells */
+    }
+#endif
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7F) {
+            /* U+0080..U+009F, C1: a text decoded as Latin-1 (cp1252's quotes and dash), a terminal's CSI */
+            if (c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] < 0xA0 && (unsigned char)s[i + 1] >= 0x80) break;
+            continue;
+        }
+        if (!coax_byte_in("\t\n\r", (char)c)) break;
+    }
     return i;
+}
+
+size_t coax_invisible_end(const char *s, size_t len)
+{
+    for (;;) {
+        size_t n = 2;
+        while (n <= 4 && !(len >= n && coax_invisible_at(s + len - n, s + len) == n)) n++;
+        if (n > 4) return len;
+        len -= n;
+    }
+}
+
+size_t coax_invisible_start(const char *s, size_t len)
+{
+    size_t at = 0;
+    for (size_t n; (n = coax_invisible_at(s + at, s + len));) at += n;
+    return at;
 }

@@ -834,14 +834,14 @@ static coax_code refuse_taken_back(coerce_ctx *c, const extract_job *x, scored *
                      b->start, said);
 }
 
-/* A bare scalar reply ("TWO", "**42**") for a schema that asks for one
-** scalar, tried when no candidate is valid: kept only when valid, as one
-** more candidate (the whole text). */
+/* A bare scalar reply ("TWO", "**42**") for a schema that asks for one scalar, tried when no
+** candidate is valid: kept only when valid, as one more candidate (the whole text). */
 static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool literal_only, coax_class max,
                           coax_repair_result *r, scored *best)
 {
     coax_arena_mark mark = coax_arena_get_mark(c->arena);
-    coax_value *v = extract_bare_scalar(c->arena, text, len, literal_only);
+    size_t from = coax_invisible_start(text, len); /* a BOM before the reply is none of its text: TWO */
+    coax_value *v = extract_bare_scalar(c->arena, text + from, len - from, literal_only);
     if (!v) return COAX_OK;
     c->log = NULL;
     c->n = c->cap = 0;
@@ -860,7 +860,7 @@ static coax_code try_bare(coerce_ctx *c, const char *text, size_t len, bool lite
     coax_candidate *cands = coax_arena_alloc(c->arena, (r->ncandidates + 1) * sizeof *cands);
     if (!cands) return COAX_ENOMEM;
     if (r->ncandidates) memcpy(cands, r->candidates, r->ncandidates * sizeof *cands);
-    cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, 0, len, 1, NULL, 0};
+    cands[r->ncandidates] = (coax_candidate){v, COAX_SOURCE_WHOLE, from, len, 1, NULL, 0};
     r->candidates = cands;
     r->ncandidates++;
     s.valid = s.validation.valid;
@@ -901,6 +901,7 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     bool strict = (o.flags & COAX_EXTRACT_STRICT) != 0;
     coerce_root root = strict ? ROOT_OTHER : coerce_scalar_root(schema->doc);
     bool bare = root != ROOT_OTHER;
+    len = coax_invisible_end(text, len); /* {"age": 36<U+200B> ends on 36 as coax_repair reads it */
     /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
     if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
@@ -951,16 +952,14 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     if (best.valid && (rc = refuse_rivals(&c, &x, &plain, &best))) return rc;
     if (best.valid && (rc = refuse_beside_unread(&c, &x, blocks, first, &best))) return rc;
     if (best.valid && (rc = refuse_taken_back(&c, &x, &best))) return rc;
-    /* A valid whole-text candidate that needed repairs yields to the reply
-    ** read as a JSON scalar once its decorations are off: `"hi"` is "hi",
-    ** not a string holding quotes. */
+    /* A valid whole-text candidate that needed repairs yields to the reply read as a JSON scalar
+    ** once its decorations are off: `"hi"` is "hi", not a string holding quotes. */
     bool repaired = best.index != SIZE_MAX && r->candidates[best.index].nlog &&
                     r->candidates[best.index].source == COAX_SOURCE_WHOLE;
     if (bare && (!best.valid || repaired) &&
         (rc = try_bare(&c, text, len, root == ROOT_STRING || best.valid, o.max_class, r, &best)))
         return rc;
-    /* No JSON, and the reply is no scalar the schema takes ("Yes" for a
-    ** boolean): the repair's reason, kept in 'err', is the answer. */
+    /* No JSON, and the reply no scalar the schema takes ("Yes" for a boolean): 'err' keeps the answer */
     if (best.index == SIZE_MAX && !r->ncandidates) return COAX_ENOJSON;
     if (best.index == SIZE_MAX) { /* every candidate was in a block whose tag says it holds no answer */
         unsigned line, column;

@@ -38,9 +38,11 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (ctl < len) {
         uint32_t line, column;
         coax_locate(text, len, ctl, &line, &column);
+        bool c1 = (unsigned char)text[ctl] == 0xC2; /* U+0080..U+009F: a cp1252 quote or dash read as Latin-1 */
         return coax_fail(err, COAX_ENOJSON, ctl,
-                         "the reply holds a control byte (0x%02X) at line %u, column %u: send the JSON as plain text",
-                         (unsigned char)text[ctl], (unsigned)line, (unsigned)column);
+                         "the reply holds a control %s (%s%02X) at line %u, column %u: send the JSON as plain text",
+                         c1 ? "character" : "byte", c1 ? "U+00" : "0x", (unsigned char)text[ctl + c1], (unsigned)line,
+                         (unsigned)column);
     }
     uintptr_t before = coax_stack_arm();
     coax_limits lim = coax_limits_resolve(limits);

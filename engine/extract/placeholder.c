@@ -327,7 +327,9 @@ static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
     if (!(v->flags & COAX_VF_UNQUOTED)) return false;
     /* the words as the checks read them, parted by one space: a run of
     ** blanks between them (your⇥name, insert  name  here) parts them as one
-    ** space does; a template's words are few, a longer text read as it is */
+    ** space does, and so do characters shown as nothing (your<U+200B>name,
+    ** which the read view parted); a template's words are few, a longer
+    ** text read as it is */
     char folded[256];
     const char *s = v->u.text;
     size_t n = v->len;
@@ -335,10 +337,9 @@ static bool unquoted_template(const coax_value *v, const char *key, size_t klen)
         const char *c = s, *e = s + n;
         size_t m = 0;
         while (c < e) {
-            size_t b = coax_blank_at(c, e);
-            if (b) {
+            if (coax_blank_at(c, e) || coax_invisible_at(c, e)) {
                 folded[m++] = ' ';
-                c = coax_blanks_end(c, e);
+                for (size_t b; (b = coax_blank_at(c, e)) || (b = coax_invisible_at(c, e));) c += b;
             } else {
                 folded[m++] = *c++;
             }

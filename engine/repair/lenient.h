@@ -412,14 +412,15 @@ static inline const char *skip_ws_run(const char *p, const char *e)
     return p;
 }
 
-/* Past JSON's whitespace and the Unicode blanks (coax_blank_at: U+00A0,
-** U+3000, ...) at p: a look at what follows a token reads a no-break
-** space as a space ("a", U+00A0, + "b" joins as "a" + "b" does). */
+/* Past JSON's whitespace, the Unicode blanks (coax_blank_at: U+00A0,
+** U+3000, ...) and characters shown as nothing at p: a look at what
+** follows a token reads a no-break space as a space ("a", U+00A0, + "b"
+** joins as "a" + "b" does). */
 static inline const char *lp_space_end(const char *p, const char *e)
 {
     for (size_t n;; p += n) {
         p = skip_ws_run(p, e);
-        n = p < e && (unsigned char)*p >= 0xC2 ? coax_blank_at(p, e) : 0;
+        n = p < e && (unsigned char)*p >= 0xC2 ? repair_viewed_space(p, e) : 0;
         if (!n) return p;
     }
 }
@@ -671,8 +672,8 @@ static inline coax_code lp_parse_string(lp *ps, int ctx, coax_value *out)
 /* Bytes that may begin whitespace or a comment outside strings. */
 static const uint8_t space_start[256] = {
     [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\f'] = 1, ['\v'] = 1, ['/'] = 1, ['#'] = 1,
-    [0xC2] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1,
-};
+    [0xC2] = 1, [0xCD] = 1, [0xD8] = 1, [0xE1] = 1, [0xE2] = 1, [0xE3] = 1, [0xEF] = 1, [0xF0] = 1, [0xF3] = 1,
+}; /* the lead bytes: a Unicode blank's, a character's shown as nothing (coax_invisible_at) */
 
 /* Whether what follows a string, past its spaces at r, may go on with it
 ** (mostly a comma follows): a '+' ("a" + "b", which parse_one joins) or a

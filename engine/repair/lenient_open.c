@@ -83,12 +83,29 @@ static inline __attribute__((always_inline)) const char *line_start(const lp *ps
     return s > ps->b && s[-1] != '\n' ? NULL : s;
 }
 
-/* The spaces and tabs at s, the start of p's line, up to p. */
-static long indent_from(const char *s, const char *p)
+/* The columns of s..t, spaces and tabs of the text read: where the read
+** view made them of the reply's Unicode blanks and characters shown as
+** nothing, as one sees them there, a blank one column (U+00A0, not its two
+** bytes) and a character shown as nothing none (U+200B, not three). */
+static long columns(const lp *ps, const char *s, const char *t)
+{
+    if (!ps->viewed) return (long)(t - s);
+    long n = 0;
+    for (const char *o = lp_orig(ps, s), *e = lp_orig(ps, t); o < e; n++) {
+        size_t k;
+        while ((k = coax_invisible_at(o, e))) o += k;
+        if (o < e) o += (k = coax_blank_at(o, e)) ? k : 1;
+        else n--;
+    }
+    return n;
+}
+
+/* The spaces and tabs at s, the start of p's line, up to p, in columns. */
+static long indent_from(const lp *ps, const char *s, const char *p)
 {
     const char *t = s;
     while (t < p && (*t == ' ' || *t == '\t')) t++;
-    return (long)(t - s);
+    return columns(ps, s, t);
 }
 
 /* The indentation of the line 'p' is on (spaces and tabs at its start), or
@@ -96,7 +113,7 @@ static long indent_from(const char *s, const char *p)
 static long line_indent(const lp *ps, const char *p)
 {
     const char *s = line_start(ps, p);
-    return s ? indent_from(s, p) : -1;
+    return s ? indent_from(ps, s, p) : -1;
 }
 
 /* line_indent of a closer's line when only spaces and tabs precede it
@@ -114,7 +131,7 @@ static long own_line_indent(const lp *ps, const char *p)
         unsigned other = ~(bytes16_eq(w, ' ') | bytes16_eq(w, '\t')) & 0xFFFFu;
         if (other) {
             s += 16 - __builtin_clz(other); /* just past the last byte before it */
-            return s[-1] == '\n' ? (long)(p - s) : -1;
+            return s[-1] == '\n' ? columns(ps, s, p) : -1;
         }
         s -= 16;
     }
@@ -122,7 +139,7 @@ static long own_line_indent(const lp *ps, const char *p)
     const char *stop = p - ps->b > LOOK ? p - LOOK : ps->b;
     while (s > stop && (s[-1] == ' ' || s[-1] == '\t')) s--;
     if (s > ps->b && s[-1] != '\n') return -1;
-    return (long)(p - s);
+    return columns(ps, s, p);
 }
 
 /* Whether the layout of the text of a container opened at 'at', up to
@@ -143,9 +160,9 @@ static bool member_outside(lp *ps, const char *at, const char *end)
         while (t < end && (*t == ' ' || *t == '\t')) t++;
         if (t == end || *t == '}' || *t == ']' || *t == '\n' || *t == '\r') continue;
         if (first < 0) {
-            first = t - p;
+            first = columns(ps, p, t);
             if (first <= open) return false; /* not indented: no layout to go by */
-        } else if (t - p <= open) {
+        } else if (columns(ps, p, t) <= open) {
             return true;
         }
     }
@@ -163,10 +180,11 @@ static void closer_look(lp *ps, const char *at, const char *closer)
     long c = own_line_indent(ps, closer);
     if (c < 0) return;
     /* the opener's line is indented further only if its byte c is a space
-    ** or a tab (mostly it is the opener's key: one test, not a count) */
+    ** or a tab (mostly it is the opener's key: one test, not a count; its
+    ** columns are no more than its bytes) */
     const char *s = line_start(ps, at);
     if (!s || at - s <= c || (s[c] != ' ' && s[c] != '\t')) return;
-    if (c < indent_from(s, at) && member_outside(ps, at, closer)) ps->closer_dedented = true;
+    if (c < indent_from(ps, s, at) && member_outside(ps, at, closer)) ps->closer_dedented = true;
 }
 
 /* The looks waiting, in order: those of values before the one being

@@ -19,13 +19,6 @@ static size_t unicode_space(const char *p, const char *e, bool *bom)
     return n;
 }
 
-/* Whether the 3 bytes at p are a space of no width: U+200B..U+200D,
-** U+2060 or U+FEFF. */
-static bool zero_width_at(const char *p)
-{
-    return repair_unicode_space(p, p + 3) == 3 && !repair_visible_space(p, p + 3);
-}
-
 /* The comment's text s..*stop (at most 120 bytes) in buf, its Unicode
 ** spaces one writes for a space as ASCII ones, byte for byte: "//<NBSP>37"
 ** offers 37 and "//<NBSP>actually<NBSP>37" takes the value back, as with
@@ -41,14 +34,24 @@ static const char *plain_comment(const char *s, const char **stop, char *buf)
     return buf;
 }
 
-/* Whether the text before p ends in spaces of no width alone, after a
-** token: [1<U+200B>2] shows "12", and reads 1 and 2 only as a guess. */
-static bool parted_unseen(const char *b, const char *p)
+/* The byte length of the character shown as nothing (coax_invisible_at)
+** that ends at p (from b), or 0. */
+static size_t invisible_before(const char *b, const char *p)
 {
-    const char *c = p;
-    while (c - b >= 3 && zero_width_at(c - 3)) c -= 3;
-    return c < p && c > b && !ws_tab[(unsigned char)c[-1]] && !repair_unicode_space(c - 1, p) &&
-           !(c - b >= 2 && repair_unicode_space(c - 2, p) == 2) && !(c - b >= 3 && repair_unicode_space(c - 3, p) == 3);
+    for (size_t n = 2; n <= 4; n++)
+        if ((size_t)(p - b) >= n && coax_invisible_at(p - n, p) == n) return n;
+    return 0;
+}
+
+/* Whether the reply's own text before p ends in characters shown as
+** nothing alone, after a token (the read view has them as spaces):
+** [1<U+200B>2] shows "12", and reads 1 and 2 only as a guess. */
+static bool parted_unseen(const lp *ps, const char *p)
+{
+    const char *b = lp_orig(ps, ps->b), *o = lp_orig(ps, p), *c = o;
+    for (size_t n; (n = invisible_before(b, c));) c -= n;
+    return c < o && c > b && !ws_tab[(unsigned char)c[-1]] && !repair_unicode_space(c - 1, o) &&
+           !(c - b >= 2 && repair_unicode_space(c - 2, o) == 2) && !(c - b >= 3 && repair_unicode_space(c - 3, o) == 3);
 }
 
 /* A comment from 'at' to 'end'. One that runs into the end of the text
@@ -517,14 +520,15 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     note_as(ps, RK_COMMENT, invented ? COAX_CLASS_INVENTED : COAX_CLASS_LOSSLESS, at);
 }
 
-/* The Unicode blanks among the spaces p..e, which the bytes parsed read as
-** ASCII ones (repair_read_view), each noted as one read as a space is. */
+/* The Unicode blanks and characters shown as nothing among the spaces
+** p..e, which the bytes parsed read as ASCII ones (repair_read_view), each
+** noted as one read as a space is. */
 static void note_blanks(lp *ps, const char *p, const char *e)
 {
     for (const char *own = lp_orig(ps, p); p < e; p++, own++) {
-        size_t n = *p == *own ? 0 : coax_blank_at(own, lp_orig(ps, e));
+        size_t n = *p == *own ? 0 : repair_viewed_space(own, lp_orig(ps, e));
         if (!n) continue;
-        note(ps, RK_UNICODE_WHITESPACE, p);
+        note(ps, n == 3 && !memcmp(own, "\xEF\xBB\xBF", 3) ? RK_BYTE_ORDER_MARK : RK_UNICODE_WHITESPACE, p);
         p += n - 1;
         own += n - 1;
     }
@@ -603,7 +607,7 @@ bool lp_missing_comma_clear(const lp *ps, const lopen *top, const char *p)
     char prev = p > ps->b ? p[-1] : ' ';
     bool adjacent = (prev == '"' || prev == '\'' || (prev >= '0' && prev <= '9')) && quote_at(p, ps->e, &q);
     bool after_quoted = ps->quoted_end && ps->quoted_end <= p && only_space(ps->quoted_end, p);
-    return !adjacent && !after_quoted && !parted_unseen(ps->b, p) && !lp_item_in_doubt(ps, top, p) &&
+    return !adjacent && !after_quoted && !parted_unseen(ps, p) && !lp_item_in_doubt(ps, top, p) &&
            !(*p == '[' && repair_citation_at(ps->b, p, ps->e, true)) && lp_member_starts(p, ps->e, top->object);
 }
 

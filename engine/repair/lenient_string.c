@@ -756,7 +756,9 @@ coax_code lp_parse_template(lp *ps, int ctx, coax_value *out, const char *at, co
 ** opening quotes ('lines' false, no line break) stays as it is. Lines lose
 ** the indentation all of them share (Python's textwrap.dedent), blank lines
 ** are emptied and the blank first and last ones dropped: that layout is
-** the reply's, not the text's. */
+** the reply's, not the text's. Read in the reply's own bytes, where a
+** character shown as nothing (U+200B) is the text's, no indentation (the
+** read view has it as spaces); lp_put_utf8 takes the view's addresses. */
 static void put_block(lp *ps, const char *b, const char *e, bool lines)
 {
     ps->sb.len = 0;
@@ -764,6 +766,8 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
         lp_put_utf8(ps, b, e);
         return;
     }
+    uintptr_t to_read = (uintptr_t)b - (uintptr_t)lp_orig(ps, b);
+    b = lp_orig(ps, b), e = lp_orig(ps, e);
     const char *margin = NULL; /* the shared indentation, from its first line */
     size_t mlen = 0;
     for (const char *l = b; l < e;) {
@@ -792,7 +796,7 @@ static void put_block(lp *ps, const char *b, const char *e, bool lines)
         } else {
             if (started) coax_buf_putc(&ps->sb, '\n');
             for (; blank_run; blank_run--) coax_buf_putc(&ps->sb, '\n');
-            lp_put_utf8(ps, l + mlen, end);
+            lp_put_utf8(ps, (const char *)((uintptr_t)(l + mlen) + to_read), (const char *)((uintptr_t)end + to_read));
             started = true;
         }
         l = nl ? nl + 1 : e;

@@ -486,24 +486,38 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len)
     return copy;
 }
 
+/* The lead bytes of a blank past ASCII or of a character shown as nothing
+** (repair_viewed_space): C2, CD, D8, E1, E2, E3, EF, F0, F3. */
+static inline bool viewed_lead(unsigned char c)
+{
+    return c == 0xC2 || c == 0xCD || c == 0xD8 || (c >= 0xE1 && c <= 0xE3) || c == 0xEF || c == 0xF0 || c == 0xF3;
+}
+
 /* How far from p repair_blank_view may pass at once: the bytes before the
-** first that may open a Unicode blank (0xC2, 0xE0 to 0xE3) or, with
-** 'marks', is a double quote, a backslash or a line break; 16 when none of 16 is. */
+** first that may open a Unicode blank or a character shown as nothing
+** (viewed_lead) or, with 'marks', is a double quote, a backslash or a line
+** break; 16 when none of 16 is. */
 static inline size_t plain_run(const char *p, const char *end, bool marks)
 {
 #if BYTES16
     if (end - p >= 16) {
         __m128i w = bytes16_load(p);
-        __m128i lead = _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xC2)),
-                                    _mm_cmpeq_epi8(_mm_and_si128(w, _mm_set1_epi8((char)0xFC)),
-                                                   _mm_set1_epi8((char)0xE0)));
-        unsigned m = (unsigned)_mm_movemask_epi8(lead);
+        unsigned m = (unsigned)_mm_movemask_epi8(w); /* no byte from 0x80: none */
+        if (m) {
+            __m128i e = _mm_and_si128(w, _mm_set1_epi8((char)0xF0));
+            __m128i lead = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xC2)), _mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xCD))),
+                _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xD8)), _mm_cmpeq_epi8(e, _mm_set1_epi8((char)0xE0))));
+            lead = _mm_or_si128(lead, _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xF0)),
+                                                   _mm_cmpeq_epi8(w, _mm_set1_epi8((char)0xF3))));
+            m = (unsigned)_mm_movemask_epi8(lead); /* E0..EF: a few more than viewed_lead's, told apart after */
+        }
         if (marks) m |= bytes16_eq(w, '"') | bytes16_eq(w, '\\') | bytes16_eq(w, '\n');
         return m ? (size_t)__builtin_ctz(m) : 16;
     }
 #endif
     unsigned char c = (unsigned char)*p;
-    return p < end && c != 0xC2 && (c & 0xFC) != 0xE0 && !(marks && (c == '"' || c == '\\' || c == '\n'));
+    return p < end && !viewed_lead(c) && !(marks && (c == '"' || c == '\\' || c == '\n'));
 }
 
 /* text[at..at+n) as ASCII spaces in a same-length copy of text[0..len), made
@@ -520,51 +534,76 @@ static bool spaced(coax_arena *arena, const char *text, size_t len, char **copy,
     return true;
 }
 
-/* The first Unicode blank (coax_blank_at) in p..end, or end: blocks whose
-** bytes are all ASCII cost a test, others a look for coax_blank_at's first
-** two bytes (C2 A0, E1 9A, E2 80, E2 81, E3 80) before any call. */
 #if BYTES32
+/* Where a blank or a character shown as nothing may start among 32 bytes,
+** or a CR: a lead byte (viewed_lead) before a second byte one of its
+** characters has, told by a lookup of each nibble of the byte and of the
+** next, a bit a lead (C2; CD and D8; E1; E2; E3; EF; F0 and F3) and one
+** for a CR, whatever follows it. A superset (E1 9A A0, C8 8F), which
+** repair_viewed_space tells apart, at the cost of comparing five pairs of
+** bytes. The tables are made once a call, kept in registers (opaque: GCC
+** made them again in every block). */
+typedef struct viewed_tables {
+    __m256i lead_hi, lead_lo, next_hi, next_lo, nibble;
+} viewed_tables;
+
+static BYTES32_TARGET inline viewed_tables viewed_tables_make(void)
+{
+#define LANES(...) _mm256_setr_epi8(__VA_ARGS__, __VA_ARGS__)
+    viewed_tables t = {
+        LANES(0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x03, 0x02, 0x78, (char)0x80),
+        LANES((char)0x80, 0x08, 0x11, (char)0xA0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0x06, 0, 0x40),
+        LANES(0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x3E, (char)0x8E, (char)0x8D, 0x44, 0x04, 0x04, 0x04, 0x04),
+        LANES((char)0xBD, 0x14, 0x04, 0x04, 0x04, 0x2C, 0x04, 0x04, 0x44, 0x04, 0x0C, (char)0xC4, 0x06, (char)0x85,
+              0x4C, 0x46),
+        _mm256_set1_epi8(0x0F)};
+#undef LANES
+    __asm__("" : "+x"(t.lead_hi), "+x"(t.lead_lo), "+x"(t.next_hi), "+x"(t.next_lo), "+x"(t.nibble));
+    return t;
+}
+
+/* The candidates among w's 32 bytes (w1: the same one byte on), as bits. */
+static BYTES32_TARGET inline unsigned viewed_candidates_wide(const viewed_tables *t, __m256i w, __m256i w1)
+{
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), t->nibble),
+            hi1 = _mm256_and_si256(_mm256_srli_epi16(w1, 4), t->nibble);
+    __m256i lead = _mm256_and_si256(_mm256_shuffle_epi8(t->lead_hi, hi),
+                                    _mm256_shuffle_epi8(t->lead_lo, _mm256_and_si256(w, t->nibble)));
+    __m256i next = _mm256_and_si256(_mm256_shuffle_epi8(t->next_hi, hi1),
+                                    _mm256_shuffle_epi8(t->next_lo, _mm256_and_si256(w1, t->nibble)));
+    __m256i none = _mm256_cmpeq_epi8(_mm256_and_si256(lead, next), _mm256_setzero_si256());
+    return ~(unsigned)_mm256_movemask_epi8(none);
+}
+
+/* The first Unicode blank or character shown as nothing (repair_viewed_space)
+** in p..end, or where the last 33 bytes begin: blocks whose bytes are all
+** ASCII cost a test. */
 static BYTES32_TARGET const char *first_blank_wide(const char *p, const char *end)
 {
+    viewed_tables t = viewed_tables_make();
     for (; end - p >= 33; p += 32) {
         __m256i w = _mm256_loadu_si256((const __m256i *)p);
         if (!_mm256_movemask_epi8(w)) continue;
-        __m256i w1 = _mm256_loadu_si256((const __m256i *)(p + 1));
-#define EQ(v, c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)(c)))
-        __m256i two = _mm256_or_si256(
-            _mm256_or_si256(_mm256_and_si256(EQ(w, 0xE2), EQ(_mm256_and_si256(w1, _mm256_set1_epi8((char)0xFE)), 0x80)),
-                            _mm256_and_si256(EQ(w, 0xC2), EQ(w1, 0xA0))),
-            _mm256_or_si256(_mm256_and_si256(EQ(w, 0xE3), EQ(w1, 0x80)), _mm256_and_si256(EQ(w, 0xE1), EQ(w1, 0x9A))));
-#undef EQ
-        for (unsigned m = (unsigned)_mm256_movemask_epi8(two); m; m &= m - 1)
-            if (coax_blank_at(p + __builtin_ctz(m), end)) return p + __builtin_ctz(m);
+        unsigned m = viewed_candidates_wide(&t, w, _mm256_loadu_si256((const __m256i *)(p + 1)));
+        for (; m; m &= m - 1)
+            if (repair_viewed_space(p + __builtin_ctz(m), end)) return p + __builtin_ctz(m);
     }
     return p;
 }
 #endif
 
+/* The first Unicode blank or character shown as nothing (repair_viewed_space)
+** in p..end, or end: blocks whose bytes are all ASCII cost a test, others a
+** look for a lead byte (viewed_lead) before any call. */
 static const char *first_blank(const char *p, const char *end)
 {
 #if BYTES32
     if (end - p >= 64 && bytes32_ok()) p = first_blank_wide(p, end);
 #endif
-#if BYTES16
-    for (; end - p >= 17; p += 16) {
-        __m128i w = bytes16_load(p), w1;
-        if (!_mm_movemask_epi8(w)) continue;
-        w1 = bytes16_load(p + 1);
-#define EQ(v, c) _mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c)))
-        __m128i two = _mm_or_si128(
-            _mm_or_si128(_mm_and_si128(EQ(w, 0xE2), EQ(_mm_and_si128(w1, _mm_set1_epi8((char)0xFE)), 0x80)),
-                         _mm_and_si128(EQ(w, 0xC2), EQ(w1, 0xA0))),
-            _mm_or_si128(_mm_and_si128(EQ(w, 0xE3), EQ(w1, 0x80)), _mm_and_si128(EQ(w, 0xE1), EQ(w1, 0x9A))));
-#undef EQ
-        for (unsigned m = (unsigned)_mm_movemask_epi8(two); m; m &= m - 1)
-            if (coax_blank_at(p + __builtin_ctz(m), end)) return p + __builtin_ctz(m);
+    for (size_t n; p < end; p += n ? n : 1) {
+        if ((n = plain_run(p, end, false))) continue;
+        if (repair_viewed_space(p, end)) return p;
     }
-#endif
-    for (; p < end; p++)
-        if ((unsigned char)*p >= 0xC2 && coax_blank_at(p, end)) return p;
     return end;
 }
 
@@ -581,98 +620,38 @@ const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
         if (t[k] == '"') quoted = !quoted;
         else if (t[k] == '\n') quoted = false;
         else if (t[k] == '\\' && quoted) k++;
-        else if (!quoted && (unsigned char)t[k] >= 0xC2 && (n = coax_blank_at(t + k, t + len)) &&
-                 !spaced(arena, t, len, &copy, k, n))
+        else if (!quoted && (n = repair_viewed_space(t + k, t + len)) && !spaced(arena, t, len, &copy, k, n))
             return NULL;
     }
     return copy ? copy : t;
 }
 
 #if BYTES32
-/* The pairs of bytes cr_or_blank_wide looks at: a byte's class and the
-** next one's, each from its two nibbles by table (the classes a nibble
-** allows, anded), a candidate where the two share a bit. First bytes: bit
-** 0 C2, bit 1 E1, bit 2 E2 or E3, bit 3 CR; next bytes: bit 0 A0, bit 1
-** 9A, bit 2 80 or 81, bit 3 any byte (a CR stands alone). Twelve
-** instructions for 32 bytes where the compares cost sixteen. */
-typedef struct cr_blank_tabs {
-    __m256i lead_low, lead_high, next_low, next_high, nibble;
-} cr_blank_tabs;
-
-/* The classes each byte of w has by the tables of its low and high nibbles. */
-static inline BYTES32_TARGET __m256i nibble_classes(__m256i low, __m256i high, __m256i w, __m256i nibble)
+/* Whether t..end (64 bytes or more) holds a CR, a Unicode blank or a
+** character shown as nothing: the looks of repair_cr_lines' memchr and of
+** first_blank_wide in one pass, without the latter's test for an ASCII
+** block (whether 32 bytes hold a byte from 0x80 is a coin toss in text with
+** accented or CJK words: a mispredicted branch every fourth block, about
+** 0.01 a byte of the bench's broken replies), and the last bytes in a block
+** that overlaps the one before (no byte loop). */
+static BYTES32_TARGET bool cr_or_blank_wide(const char *p, const char *end)
 {
-    return _mm256_and_si256(_mm256_shuffle_epi8(low, _mm256_and_si256(w, nibble)),
-                            _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(w, 4), nibble)));
-}
-
-static inline BYTES32_TARGET __m256i cr_blank_pairs(__m256i w, __m256i w1, const cr_blank_tabs *k)
-{
-    return _mm256_and_si256(nibble_classes(k->lead_low, k->lead_high, w, k->nibble),
-                            nibble_classes(k->next_low, k->next_high, w1, k->nibble));
-}
-
-/* Whether one of the candidates (not 0 in 'pairs') at p is a CR or a blank. */
-static inline BYTES32_TARGET bool cr_blank_among(const char *p, const char *end, __m256i pairs)
-{
-    unsigned m = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(pairs, _mm256_setzero_si256()));
-    for (; m; m &= m - 1)
-        if (p[__builtin_ctz(m)] == '\r' || coax_blank_at(p + __builtin_ctz(m), end)) return true;
-    return false;
-}
-
-/* Whether t..end (64 bytes or more) holds a CR or a Unicode blank: the
-** looks of repair_cr_lines' memchr and of first_blank_wide in one pass,
-** without the latter's test for an ASCII block (whether 32 bytes hold a
-** byte from 0x80 is a coin toss in text with accented or CJK words: a
-** mispredicted branch every fourth block, about 0.01 a byte of the bench's
-** broken replies), 64 bytes a step with one test, and the last bytes in a
-** step that overlaps the one before (no byte loop). The candidates for a
-** blank are first_blank_wide's and E3 81 (E2 80, E2 81 and E3 80 as E2 or
-** E3 before 80 or 81), which coax_blank_at tells apart. */
-static BYTES32_TARGET bool cr_or_blank_wide(const char *t, const char *end)
-{
-#define B3 8
-    cr_blank_tabs k = {
-        _mm256_setr_epi8(0, 2, 1 | 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, B3, 0, 0, /* low nibble of a first byte */
-                         0, 2, 1 | 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, B3, 0, 0),
-        _mm256_setr_epi8(B3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2 | 4, 0, /* its high nibble */
-                         B3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2 | 4, 0),
-        /* the next byte's low nibble */
-        _mm256_setr_epi8(1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3,
-                         1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3),
-        _mm256_setr_epi8(B3, B3, B3, B3, B3, B3, B3, B3, 4 | B3, 2 | B3, 1 | B3, B3, B3, B3, B3, B3, /* its high */
-                         B3, B3, B3, B3, B3, B3, B3, B3, 4 | B3, 2 | B3, 1 | B3, B3, B3, B3, B3, B3),
-        _mm256_set1_epi8(0x0F),
-    };
-#undef B3
-    /* made once, kept in registers (opaque): GCC made them again in every step */
-    __asm__("" : "+x"(k.lead_low), "+x"(k.lead_high), "+x"(k.next_low), "+x"(k.next_high), "+x"(k.nibble));
-    if (end[-1] == '\r') return true; /* the steps look at a CR up to the byte before (a blank takes two) */
-    if (end - t < 65) { /* 64 bytes: a step of 32 at each end */
-        __m256i a = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)t),
-                                   _mm256_loadu_si256((const __m256i *)(t + 1)), &k),
-                b = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)(end - 33)),
-                                   _mm256_loadu_si256((const __m256i *)(end - 32)), &k);
-        return (!_mm256_testz_si256(a, a) && cr_blank_among(t, end, a)) ||
-               (!_mm256_testz_si256(b, b) && cr_blank_among(end - 33, end, b));
-    }
-    for (const char *p = t;; p += 64) {
-        if (end - p < 65) p = end - 65; /* the last 65 bytes */
-        __m256i a = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)p),
-                                   _mm256_loadu_si256((const __m256i *)(p + 1)), &k),
-                b = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)(p + 32)),
-                                   _mm256_loadu_si256((const __m256i *)(p + 33)), &k);
-        if (__builtin_expect(!_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_or_si256(a, b)), 0) &&
-            (cr_blank_among(p, end, a) || cr_blank_among(p + 32, end, b)))
-            return true;
-        if (p == end - 65) return false;
+    viewed_tables t = viewed_tables_make();
+    if (end[-1] == '\r') return true; /* the blocks look at a CR up to the byte before (a blank takes two) */
+    for (;; p += 32) {
+        if (end - p < 33) p = end - 33; /* the last 33 bytes */
+        __m256i w = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 1));
+        unsigned m = viewed_candidates_wide(&t, w, w1); /* a CR among them */
+        for (; m; m &= m - 1)
+            if (p[__builtin_ctz(m)] == '\r' || repair_viewed_space(p + __builtin_ctz(m), end)) return true;
+        if (p == end - 33) return false;
     }
 }
 #endif
 
-/* Whether t[0..len) holds neither a CR nor a Unicode blank: then it is
-** its own view (repair_cr_lines and repair_blank_view give it back). */
+/* Whether t[0..len) holds neither a CR nor a Unicode blank nor a character
+** shown as nothing: then it is its own view (repair_cr_lines and
+** repair_blank_view give it back). */
 static bool plain_view(const char *t, size_t len)
 {
 #if BYTES32
@@ -704,7 +683,8 @@ const char *repair_plain_spaces(coax_arena *arena, const char *text, size_t len)
     const char *end = text + len;
     char *copy = NULL;
     for (size_t i = 0, n; i < len; i += n ? n : 1) {
-        if ((n = repair_visible_space(text + i, end)) && !spaced(arena, text, len, &copy, i, n)) return NULL;
+        if ((n = plain_run(text + i, end, false))) continue;
+        if ((n = repair_unicode_space(text + i, end)) && !spaced(arena, text, len, &copy, i, n)) return NULL;
     }
     return copy ? copy : text;
 }

@@ -887,7 +887,7 @@ coax_code repair_reading(coax_arena *arena, const char *text, size_t len, const 
     j.arena = arena;
     j.alloc = coax_arena_allocator(arena);
     j.text = j.orig = text ? text : "";
-    j.len = len;
+    j.len = len = coax_invisible_end(j.text, len); /* a number before U+200B alone at the end may be cut */
     j.lim = coax_limits_resolve(limits);
     j.err = err;
     j.rejected = rejected;

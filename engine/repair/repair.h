@@ -208,19 +208,21 @@ const char *repair_cr_lines(coax_arena *arena, const char *text, size_t len);
 
 /* What the repair reads its structure on, in *text (same length, so every
 ** offset holds): repair_cr_lines's text, with each Unicode blank
-** (coax_blank_at: U+00A0, U+2000..U+200A, U+3000...; no line separator,
-** no space of no width) outside double-quoted strings as ASCII spaces, byte
-** for byte: a run of blanks of
-** any kind reads as a space wherever a look asks for one (See<NBSP>[1] is
-** a reference as See [1] is, an indentation of no-break spaces is one).
+** (coax_blank_at: U+00A0, U+2000..U+200A, U+3000...; no line separator)
+** and each character shown as nothing (coax_invisible_at: U+200B, a BOM, a
+** bidi mark) outside double-quoted strings as ASCII spaces, byte for byte:
+** a run of blanks of any kind reads as a space wherever a look asks for one
+** (See<NBSP>[1] is a reference as See [1] is, an indentation of no-break
+** spaces is one; an indentation counts columns, lenient_open.c).
 ** *orig: repair_cr_lines's text, which every value's text is copied from
 ** (a no-break space in a bare or single-quoted value stays one). False
 ** when out of memory. */
 bool repair_read_view(coax_arena *arena, const char **text, const char **orig, size_t len);
 
-/* t[0..len) with its Unicode blanks outside double-quoted strings as ASCII
-** spaces, byte for byte (repair_read_view's look): a copy in the arena, or
-** t when it holds none; NULL when out of memory. */
+/* t[0..len) with its Unicode blanks and characters shown as nothing
+** (repair_viewed_space) outside double-quoted strings as ASCII spaces, byte
+** for byte (repair_read_view's look): a copy in the arena, or t when it
+** holds none; NULL when out of memory. */
 const char *repair_blank_view(coax_arena *arena, const char *t, size_t len);
 
 /* coax_parse of t[0..n) read through repair_blank_view: whether a string's
@@ -229,38 +231,43 @@ const char *repair_blank_view(coax_arena *arena, const char *t, size_t len);
 coax_code repair_json_text(coax_arena *arena, const char *t, size_t n, const coax_limits *lim, coax_value **out);
 
 /* A Unicode space at p: a blank past ASCII (coax_blank_at: NBSP, U+1680,
-** U+2000..U+200A, U+202F, U+205F, U+3000), U+180E, a line or paragraph
-** separator (U+2028, U+2029), or one of no width (U+200B..U+200D, U+2060,
-** a BOM): its byte length, or 0. Outside strings the repair reads one as a
-** space: a token that ends at one ends there ({"a": 1<NBSP>} holds the
-** number 1, not the text "1<NBSP>"). */
+** U+2000..U+200A, U+202F, U+205F, U+3000), a line or paragraph separator
+** (U+2028, U+2029), or a character shown as nothing (coax_invisible_at:
+** U+200B..U+200F, U+2060, a BOM, a soft hyphen, a bidi control): its byte
+** length, or 0. Outside strings the repair reads one as a space: a token
+** that ends at one ends there ({"a": 1<NBSP>} holds the number 1, not the
+** text "1<NBSP>"; {"age": 36<ZWSP> is cut after 36 as with a space). */
 static inline size_t repair_unicode_space(const char *p, const char *e)
 {
     if ((unsigned char)*p < 0x80) return 0;
     size_t n = coax_blank_at(p, e);
     if (n) return n;
-    uint32_t cp;
-    n = coax_utf8_decode((const unsigned char *)p, (size_t)(e - p), &cp);
-    return n && (cp == 0x180E || (cp >= 0x200B && cp <= 0x200D) || cp == 0x2028 || cp == 0x2029 || cp == 0x2060 ||
-                 cp == 0xFEFF)
-               ? n
-               : 0;
+    if (e - p >= 3 && (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+        ((unsigned char)p[2] == 0xA8 || (unsigned char)p[2] == 0xA9))
+        return 3;
+    return coax_invisible_at(p, e);
 }
 
-/* repair_unicode_space for a space one writes for a space, not one of no
-** width (U+200B..U+200D, U+2060, a BOM): its byte length, or 0. */
+/* repair_unicode_space for a space one writes for a space, not one shown
+** as nothing (coax_invisible_at): its byte length, or 0. */
 static inline size_t repair_visible_space(const char *p, const char *e)
 {
     size_t n = repair_unicode_space(p, e);
-    const unsigned char *u = (const unsigned char *)p;
-    bool no_width = n == 3 && ((u[0] == 0xE2 && ((u[1] == 0x80 && u[2] >= 0x8B && u[2] <= 0x8D) ||
-                                                 (u[1] == 0x81 && u[2] == 0xA0))) || u[0] == 0xEF);
-    return no_width ? 0 : n;
+    return n && !coax_invisible_at(p, e) ? n : 0;
 }
 
-/* The text with each Unicode space one writes for a space (NBSP, U+2000
-** to U+200A, U+202F, U+205F, U+3000: French typography's "Exemple :",
-** a copied page's) as ASCII spaces, byte for byte, so that every offset
+/* The blank or the character shown as nothing at p (coax_blank_at, coax_invisible_at):
+** what the read view and the prose's view read as spaces. Its byte length, or 0. */
+static inline size_t repair_viewed_space(const char *p, const char *e)
+{
+    size_t n = coax_blank_at(p, e);
+    return n ? n : coax_invisible_at(p, e);
+}
+
+/* The text with each Unicode space (NBSP, U+2000 to U+200A, U+202F,
+** U+205F, U+3000: French typography's "Exemple :", a copied page's) and
+** each character shown as nothing (U+200B, a BOM, a bidi mark: "The
+** age<U+200B>is 37.") as ASCII spaces, byte for byte, so that every offset
 ** holds: what the prose's rules read (labels, words taking the answer
 ** back, a comment's value), never what values are read from. The text
 ** itself when it holds none; NULL when out of memory. */

@@ -326,12 +326,45 @@ static int repair_guessed(const char *text, size_t len)
 ** text of the value: the word read with it is a guess, not "\u0001 1". */
 static void test_repair_guesses_a_word_holding_a_control_byte(void)
 {
-    CHECK_INT(repair_guessed("{\"a\": \x01 1}", 11), 1);
+    CHECK_INT(repair_guessed("{\"a\": \x01 1}", 10), 1);
     CHECK_INT(repair_guessed("{\"a\": 1\0}", 9), 1);
-    CHECK_INT(repair_guessed("{\"a\": \x1b[1mred\x1b[0m}", 20), 1);
-    CHECK_INT(repair_guessed("[x\x7fy]", 6), 1);
+    CHECK_INT(repair_guessed("{\"a\": \x1b[1mred\x1b[0m}", 18), 1);
+    CHECK_INT(repair_guessed("[x\x7fy]", 5), 1);
     CHECK_INT(repair_guessed("{\"a\": red}", 10), 0); /* twins: a word of text, a tab beside it */
-    CHECK_INT(repair_guessed("{\"a\":\tred\t}", 12), 0);
+    CHECK_INT(repair_guessed("{\"a\":\tred\t}", 11), 0);
+}
+
+/* The characters a text shows as nothing (Unicode's default ignorables):
+** each one's length where it starts, none for a letter or a cut sequence;
+** C1 controls stop coax_control_byte as C0 ones do, escaped they are text;
+** the text ends, as one sees it, before those at its end. */
+#define TEXT(s) s, strlen(s)
+static void test_invisible_characters_and_c1_controls(void)
+{
+    static const char *const shown_as_nothing[] = {"\xC2\xAD", "\xCD\x8F", "\xD8\x9C", "\xE1\x85\x9F", "\xE1\xA0\x8E",
+                                                   "\xE2\x80\x8B", "\xE2\x80\x8F", "\xE2\x80\xAE", "\xE2\x81\xA0",
+                                                   "\xE2\x81\xAF", "\xEF\xB8\x8F", "\xEF\xBB\xBF", "\xF0\x9D\x85\xB3",
+                                                   "\xF3\xA0\x80\xA1"};
+    for (size_t i = 0; i < sizeof shown_as_nothing / sizeof *shown_as_nothing; i++) {
+        const char *c = shown_as_nothing[i];
+        CHECK_INT((int)coax_invisible_at(c, c + strlen(c)), (int)strlen(c));
+        CHECK_INT((int)coax_invisible_at(c, c + strlen(c) - 1), 0); /* cut */
+    }
+    static const char *const seen[] = {"a", "\xC2\xA0", "\xC2\xAE", "\xE2\x80\x8A", "\xE2\x80\x90", "\xE2\x81\x9F",
+                                       "\xEF\xBC\x8C", "\xF0\x9F\x98\x80", "\xE2\x80\xA8"};
+    for (size_t i = 0; i < sizeof seen / sizeof *seen; i++)
+        CHECK_INT((int)coax_invisible_at(seen[i], seen[i] + strlen(seen[i])), 0);
+    CHECK_INT((int)coax_control_byte(TEXT("{\"a\": \xC2\x85 1}")), 6);
+    CHECK_INT((int)coax_control_byte(TEXT("{\"note\": \"it\xC2\x92s\"}")), 12);
+    CHECK_INT((int)coax_control_byte(TEXT("{\"a\": \"\xC2\xA0\xC2\xBF\"}\t\r\n")), 16); /* U+00A0, U+00BF */
+    CHECK_INT((int)coax_control_byte(TEXT("0123456789abcdef0123456789abcd\xC2\x9B")), 30); /* past a block */
+    CHECK_INT((int)coax_invisible_end(TEXT("{\"a\": 36\xE2\x80\x8B\xEF\xBB\xBF")), 8);
+    CHECK_INT((int)coax_invisible_end(TEXT("{\"a\": 36 \xE2\x80\x8B")), 9);
+    CHECK_INT((int)coax_invisible_end(TEXT("\xE2\x80\x8B")), 0);
+    /* a number before U+200B alone at the reply's end may be cut: closed by a guess */
+    CHECK_INT(repair_guessed(TEXT("{\"a\": 1.\xE2\x80\x8B")), 1);
+    CHECK_INT(repair_guessed(TEXT("[1\xE2\x80\x8E" "2]")), 1); /* shown as 12 */
+    CHECK_INT(repair_guessed(TEXT("{\"a\":\xE2\x80\x8F 1}")), 0);
 }
 
 #define TESTS                                              \
@@ -348,5 +381,6 @@ static void test_repair_guesses_a_word_holding_a_control_byte(void)
     X(test_allocation_failure_at_every_step)               \
     X(test_strerror_names_every_code)                      \
     X(test_reads_of_an_absent_value_chain)                 \
-    X(test_repair_guesses_a_word_holding_a_control_byte)
+    X(test_repair_guesses_a_word_holding_a_control_byte)    \
+    X(test_invisible_characters_and_c1_controls)
 #include "test.h"

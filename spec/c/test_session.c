@@ -556,7 +556,7 @@ static void test_session_from_schema_and_prompt(void)
     CHECK(req && strstr(req, "\"content\":\"Find z in: ]==] ok ]]\\n\\nReply with JSON") != NULL);
     CHECK(req && strstr(req, "\"schema\":{\"type\":\"object\",\"properties\":{\"z\":{\"type\":\"integer\"},"
                              "\"a\":{\"enum\":[[],\"]]\",\"]=]\"]}},\"required\":[\"z\",\"a\"]}") != NULL);
-    CHECK_INT(coax_session_host_reply(s, "{\"z\": 12345678901234567890, \"a\": []}", 37, -1, -1, NULL), COAX_OK);
+    CHECK_INT(coax_session_host_reply(s, "{\"z\": 12345678901234567890, \"a\": []}", 36, -1, -1, NULL), COAX_OK);
     coax_engine_poll(e, 0);
     CHECK_STR(coax_session_value(s, NULL), "{\"z\":12345678901234567890,\"a\":[]}");
     /* Not JSON, or not a schema: invalid at once, with the reason. */
