@@ -83,3 +83,101 @@ return setmetatable({}, { __index = base })]], { replies = { "{}", "{}", "{}" } 
     assert.are.same({ "ok" }, H.ended(r))
   end)
 end)
+
+-- ---- the messages an agent sends are the ones the report records ------------------------------------
+-- The report records an attempt's messages raw (engine/session/record.c, in C) before the agent is
+-- called; the agent read the strategy's tables through their metatables, later. A message whose
+-- content only __index gave was sent and recorded as {"role":"user"}; a strategy that kept the list it
+-- returned changed it from on_event "attempt_start", after the record: the provider got text the
+-- report never showed. The agent is now handed a plain copy made where the messages are recorded
+-- (lcoax_push_plain_list: their raw data, JSON marks and key orders, no other metatable), which no
+-- script holds.
+describe("attack 23: the messages an agent is handed are the ones the report records", function()
+  -- an agent that answers {} first, then {"q": the last message's content, as it sees it}
+  local AGENT = [[
+  agent = { call = function(request)
+    local m = request.messages[#request.messages]
+    calls = calls + 1
+    if calls == 1 then return { text = "{}" } end
+    return { text = coax.json.encode({ q = tostring(m.content) }) }
+  end } }]]
+  local HEAD = 'local coax = require "coax"\nlocal sent, calls = nil, 0\nreturn { schema = { type = "object", required = { "q" } }, '
+    .. 'prompt = "hi", max_attempts = 2,\n'
+
+  -- the recipe's own agent: no replies from the host, whose options win
+  local function run_own(source) return require("coax").run(source, "x", { source = true }) end
+
+  local function run(strategy)
+    local r = run_own(HEAD .. strategy .. ",\n" .. AGENT)
+    return r.outcome, r.value and r.value.q, r.attempts[2].messages, r.attempts[1].feedback
+  end
+
+  it("a content only __index gives is neither sent nor recorded: the message has none, and is refused", function()
+    local r = run_own(HEAD .. [[
+  strategy = function() return { setmetatable({ role = "user" }, { __index = { content = "only __index" } }) } end,
+]] .. AGENT)
+    assert.are.same({ "script_error", "script_error", "strategy: message 1 is not a table with a role (system, user, "
+      .. "assistant or tool) and a string content" }, H.ended(r))
+    assert.are.equal(1, #r.attempts)
+  end)
+
+  it("a raw content beside an __index one: the raw one is sent, recorded and told as the feedback", function()
+    local outcome, q, recorded, feedback = run([[
+  strategy = function()
+    return { setmetatable({ role = "user", content = "raw" }, { __index = { content = "__index" } }) }
+  end]])
+    assert.are.same({ "ok", "raw", { { role = "user", content = "raw" } }, "raw" }, { outcome, q, recorded, feedback })
+  end)
+
+  it("a list changed from on_event after it was recorded: the agent sends what was recorded", function()
+    local outcome, q, recorded = run([[
+  strategy = function() sent = { { role = "user", content = "as recorded" } } return sent end,
+  on_event = function(name) if name == "attempt_start" and sent then sent[1].content = "changed after" end end]])
+    assert.are.same({ "ok", "as recorded", { { role = "user", content = "as recorded" } } }, { outcome, q, recorded })
+  end)
+
+  it("a list whose __len and __index make it longer: the raw items, as recorded", function()
+    local outcome, q, recorded = run([[
+  strategy = function() return setmetatable({ { role = "user", content = "first" } },
+    { __len = function() return 2 end, __index = function(_, i) if i == 2 then return { role = "user", content = "hidden" } end end })
+  end]])
+    assert.are.same({ "ok", "first", { { role = "user", content = "first" } } }, { outcome, q, recorded })
+  end)
+
+  local bad = {
+    { "a role the report does not know", '{ role = "robot", content = "x" }', 1 },
+    { "a content that is no string", '{ role = "user", content = "x" }, { role = "user", content = 5 }', 2 },
+    { "a message that is no table", '{ role = "user", content = "x" }, "x"', 2 },
+  }
+  for _, c in ipairs(bad) do
+    it("a message the report's schema cannot hold is the strategy's error: " .. c[1], function()
+      local r = run_own(HEAD .. "strategy = function() return { " .. c[2] .. " } end,\n" .. AGENT)
+      assert.are.same({ "script_error", "script_error", ("strategy: message %d is not a table with a role (system, "
+        .. "user, assistant or tool) and a string content"):format(c[3]) }, H.ended(r))
+    end)
+  end
+
+  it("twin: fields a recipe's own agent reads beside role and content are sent and recorded", function()
+    local outcome, q, recorded = run([[
+  strategy = function() return { { role = "system", content = "be brief" }, { role = "user", content = "x", name = "ada" } } end]])
+    assert.are.same({ "ok", "x", { { role = "system", content = "be brief" }, { role = "user", content = "x", name = "ada" } } },
+      { outcome, q, recorded })
+  end)
+
+  it("twins: JSON marks, key orders and a table met twice are kept; a cycle is still refused", function()
+    local outcome, q, recorded = run([[
+  strategy = function()
+    local part = coax.json.object({ type = "text", text = "twice" }, { "type", "text" })
+    return { coax.json.object({ role = "user", content = "marked", parts = coax.json.array({ part, part }),
+      empty = coax.json.array({}) }, { "role", "content" }) }
+  end]])
+    assert.are.same({ "ok", "marked" }, { outcome, q })
+    assert.are.same({ role = "user", content = "marked", empty = {},
+      parts = { { type = "text", text = "twice" }, { type = "text", text = "twice" } } }, recorded[1])
+    local r = run_own(HEAD .. [[
+  strategy = function() local m = { role = "user", content = "loop" } m.self = m return { m } end,
+]] .. AGENT)
+    assert.are.same({ "script_error", "script_error", "messages: COAX_EDEPTH: nesting deeper than 512 (or a cycle)" },
+      H.ended(r))
+  end)
+end)
