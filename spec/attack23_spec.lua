@@ -101,7 +101,8 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
     if calls == 1 then return { text = "{}" } end
     return { text = coax.json.encode({ q = tostring(m.content) }) }
   end } }]]
-  local HEAD = 'local coax = require "coax"\nlocal sent, calls = nil, 0\nreturn { schema = { type = "object", required = { "q" } }, '
+  local HEAD = 'local coax = require "coax"\nlocal sent, calls = nil, 0\n'
+    .. 'return { schema = { type = "object", required = { "q" } }, '
     .. 'prompt = "hi", max_attempts = 2,\n'
 
   -- the recipe's own agent: no replies from the host, whose options win
@@ -139,7 +140,8 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
   it("a list whose __len and __index make it longer: the raw items, as recorded", function()
     local outcome, q, recorded = run([[
   strategy = function() return setmetatable({ { role = "user", content = "first" } },
-    { __len = function() return 2 end, __index = function(_, i) if i == 2 then return { role = "user", content = "hidden" } end end })
+    { __len = function() return 2 end,
+      __index = function(_, i) if i == 2 then return { role = "user", content = "hidden" } end end })
   end]])
     assert.are.same({ "ok", "first", { { role = "user", content = "first" } } }, { outcome, q, recorded })
   end)
@@ -159,8 +161,11 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
 
   it("twin: fields a recipe's own agent reads beside role and content are sent and recorded", function()
     local outcome, q, recorded = run([[
-  strategy = function() return { { role = "system", content = "be brief" }, { role = "user", content = "x", name = "ada" } } end]])
-    assert.are.same({ "ok", "x", { { role = "system", content = "be brief" }, { role = "user", content = "x", name = "ada" } } },
+  strategy = function()
+    return { { role = "system", content = "be brief" }, { role = "user", content = "x", name = "ada" } }
+  end]])
+    assert.are.same({ "ok", "x",
+      { { role = "system", content = "be brief" }, { role = "user", content = "x", name = "ada" } } },
       { outcome, q, recorded })
   end)
 
@@ -179,5 +184,66 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
 ]] .. AGENT)
     assert.are.same({ "script_error", "script_error", "messages: COAX_EDEPTH: nesting deeper than 512 (or a cycle)" },
       H.ended(r))
+  end)
+end)
+
+-- ---- the tool rounds the report records are what its schema holds --------------------------------------
+-- A recipe's own agent returned tool_rounds of any shape, and the report recorded them as they were:
+-- {{weird = 1}}, {5, "x"}, an empty {} (written as an object): a report that did not conform to
+-- schemas/report.schema.json. And a provider's tool call whose input was a JSON list (anthropic's
+-- tool_use) went into the report's arguments as that list, where the schema holds text or an object.
+-- A recipe's agent's rounds are now checked as they are recorded (raw), and a list of arguments is
+-- recorded as its text.
+describe("attack 23: tool rounds the report records are what its schema holds", function()
+  local function agent_returns(reply)
+    local r = require("coax").run('local coax = require "coax"\nreturn { schema = { type = "object" }, prompt = "hi", '
+      .. "agent = { call = function() return " .. reply .. " end } }", "x", { source = true })
+    return H.ended(r), r
+  end
+  local REFUSED = { "script_error", "script_error", "agent: the agent's tool_rounds are not a list of {round, calls = "
+    .. "{{name, arguments, result, is_error}, ...}} (the report's $defs/tool_round)" }
+  local ROUND = '{ round = 1, calls = { { name = "t", arguments = %s, result = "r", is_error = false } } }'
+
+  for _, c in ipairs({
+    { "a round with another key", '{ { weird = 1 } }' },
+    { "rounds that are no tables", '{ 5, "x" }' },
+    { "an empty plain table (written as an object)", "{}" },
+    { "a call without is_error", '{ { round = 1, calls = { { name = "t", arguments = "{}", result = "r" } } } }' },
+    { "arguments that are a list", "{ " .. ROUND:format("{ 1, 2 }") .. " }" },
+    { "round 0", '{ { round = 0, calls = {} } }' },
+  }) do
+    it("a recipe's agent's tool_rounds are refused: " .. c[1], function()
+      assert.are.same(REFUSED, (agent_returns('{ text = "{}", tool_rounds = ' .. c[2] .. " }")))
+      assert.are.same(REFUSED, (agent_returns('nil, "failed", { tool_rounds = ' .. c[2] .. " }")))
+    end)
+  end
+
+  it("twins: rounds the schema holds are recorded, text or object arguments, an empty marked list", function()
+    local ended, r = agent_returns("{ text = \"{}\", tool_rounds = { " .. ROUND:format('"{}"') .. ", "
+      .. ROUND:gsub("round = 1", "round = 2"):format('{ a = 1 }') .. " } }")
+    assert.are.same({ "ok" }, ended)
+    assert.are.same({ { round = 1, calls = { { name = "t", arguments = "{}", result = "r", is_error = false } } },
+      { round = 2, calls = { { name = "t", arguments = { a = 1 }, result = "r", is_error = false } } } },
+      r.attempts[1].tool_rounds)
+    assert.are.same({ "ok" }, (agent_returns('{ text = "{}", tool_rounds = coax.json.array({}) }')))
+  end)
+
+  describe("a provider's tool call whose input is a list", function()
+    local P = require "providers"
+    local provider = P.harness { agent = "anthropic", options = { model = "m1", mode = "tools" },
+      secrets = { ANTHROPIC_API_KEY = "sk-test-SENTINEL-23" } }
+    setup(function() provider:start { ["schema.json"] = P.SCHEMA, ["recipe.lua"] = P.recipe() } end)
+    teardown(function() provider:stop() end)
+
+    it("is recorded as its text; twin: an object input is recorded as the object", function()
+      local good = '{"json":{"name":"Ada","age":36}}'
+      local r = provider:run({
+        { tool_calls = { { name = "json_example", arguments = "[1,2]", id = "t1" } } },
+        { tool_calls = { { name = "submit", arguments = good, id = "t2" } } },
+      })
+      assert.are.equal("ok", r.outcome)
+      assert.are.same({ "[1,2]", { json = { name = "Ada", age = 36 } } },
+        { r.attempts[1].tool_rounds[1].calls[1].arguments, r.attempts[1].tool_rounds[2].calls[1].arguments })
+    end)
   end)
 end)

@@ -115,6 +115,62 @@ function M.first(S)
   return S.messages
 end
 
+-- Whether the table at t holds only the keys `names` allows, read raw (as the session records it).
+local function only_keys(t, names)
+  for k in next, t do
+    if not names[k] then return false end
+  end
+  return true
+end
+
+-- A list the report writes as a JSON array: an empty plain table is written as an object.
+local function is_list(t)
+  if coax.json.type(t) ~= "array" then return false end
+  local n = rawlen(t)
+  for k in next, t do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+  end
+  return true
+end
+
+local ROUND_KEYS, CALL_KEYS = { round = true, calls = true }, { name = true, arguments = true, result = true,
+  is_error = true }
+
+-- Whether a call's tool rounds are what the report's schema holds ($defs/tool_round), read raw as
+-- engine/session/record.c records them: a recipe's own agent returned any table, and the report did
+-- not conform.
+local function tool_rounds_hold(rounds)
+  if type(rounds) ~= "table" then return true end -- not recorded
+  if not is_list(rounds) then return false end
+  for i = 1, rawlen(rounds) do
+    local r = rawget(rounds, i)
+    if type(r) ~= "table" or not only_keys(r, ROUND_KEYS) then return false end
+    local n, calls = rawget(r, "round"), rawget(r, "calls")
+    if math.type(n) ~= "integer" or n < 1 or type(calls) ~= "table" or not is_list(calls) then return false end
+    for j = 1, rawlen(calls) do
+      local c = rawget(calls, j)
+      if type(c) ~= "table" or not only_keys(c, CALL_KEYS) then return false end
+      local args = rawget(c, "arguments")
+      if type(rawget(c, "name")) ~= "string" or type(rawget(c, "result")) ~= "string"
+          or type(rawget(c, "is_error")) ~= "boolean"
+          or not (type(args) == "string" or type(args) == "table" and coax.json.type(args) == "object") then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+local function checked_reply(reply, ...)
+  local meta = select(2, ...) -- a failed call's (no table first): {retries, status, limit, tool_rounds, ...}
+  local said = type(reply) == "table" and reply or type(meta) == "table" and meta or nil
+  if said and not tool_rounds_hold(rawget(said, "tool_rounds")) then
+    error("the agent's tool_rounds are not a list of {round, calls = {{name, arguments, result, is_error}, ...}} "
+      .. "(the report's $defs/tool_round)", 0)
+  end
+  return reply, ...
+end
+
 --- Calls the agent (inside a coroutine: agents may yield on coax.sleep,
 -- coax.http, coax.command and coax.host_request). Returns {text, usage?,
 -- finish?} or nil, message. When the reply is streamed, request.on_text is
@@ -127,7 +183,7 @@ function M.call(S)
   if S.agent_spec.mode == "tools" then
     request.tools = { render = function(kind, info) return M.render(S, kind, info) end }
   end
-  return S.agent.call(request, S.agent_state)
+  return checked_reply(S.agent.call(request, S.agent_state))
 end
 
 --- The recipe's verdict on a valid value: true, or false and a reason.
