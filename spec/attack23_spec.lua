@@ -187,14 +187,15 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
   end)
 end)
 
--- ---- the tool rounds the report records are what its schema holds --------------------------------------
+-- ---- what an agent hands the report is what the report's schema holds ----------------------------------
 -- A recipe's own agent returned tool_rounds of any shape, and the report recorded them as they were:
 -- {{weird = 1}}, {5, "x"}, an empty {} (written as an object): a report that did not conform to
 -- schemas/report.schema.json. And a provider's tool call whose input was a JSON list (anthropic's
 -- tool_use) went into the report's arguments as that list, where the schema holds text or an object.
 -- A recipe's agent's rounds are now checked as they are recorded (raw), and a list of arguments is
--- recorded as its text.
-describe("attack 23: tool rounds the report records are what its schema holds", function()
+-- recorded as its text. Its status 5 was recorded as the attempt's http_status, which the schema
+-- holds from 100 to 999 (C took 1 to 999).
+describe("attack 23: what an agent hands the report is what the report's schema holds", function()
   local function agent_returns(reply)
     local r = require("coax").run('local coax = require "coax"\nreturn { schema = { type = "object" }, prompt = "hi", '
       .. "agent = { call = function() return " .. reply .. " end } }", "x", { source = true })
@@ -226,6 +227,14 @@ describe("attack 23: tool rounds the report records are what its schema holds", 
       { round = 2, calls = { { name = "t", arguments = { a = 1 }, result = "r", is_error = false } } } },
       r.attempts[1].tool_rounds)
     assert.are.same({ "ok" }, (agent_returns('{ text = "{}", tool_rounds = coax.json.array({}) }')))
+  end)
+
+  it("an HTTP status without three digits is not recorded (5 was, past the schema's 100); twin: 404 is", function()
+    local ended, r = agent_returns('nil, "failed", { status = 5 }')
+    assert.are.same({ "agent_error", "agent_error", "failed" }, ended)
+    assert.are.same({ nil, nil }, { r.error.http_status, r.attempts[1].http_status })
+    ended, r = agent_returns('nil, "failed", { status = 404 }')
+    assert.are.same({ 404, 404 }, { r.error.http_status, r.attempts[1].http_status })
   end)
 
   describe("a provider's tool call whose input is a list", function()

@@ -342,7 +342,9 @@ void session_take_meta(coax_session *s, lua_State *L, int idx)
     if (session_raw_field(L, idx, "retries") == LUA_TNUMBER && lua_tointeger(L, -1) >= 0 &&
         lua_tointeger(L, -1) <= INT_MAX)
         s->retries = (int)lua_tointeger(L, -1);
-    if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 1000)
+    /* an HTTP status has three digits (the report's schema: 5 made a report that did not conform) */
+    if (session_raw_field(L, idx, "status") == LUA_TNUMBER && lua_tointeger(L, -1) >= 100 &&
+        lua_tointeger(L, -1) <= 999)
         s->http_status = (int)lua_tointeger(L, -1);
     lua_pop(L, 3);
 }
