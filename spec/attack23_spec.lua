@@ -75,6 +75,27 @@ return setmetatable({}, { __index = base })]], { replies = { "{}", "{}", "{}" } 
     assert.are.same({ "ok" }, H.ended(r))
   end)
 
+  it("feedback templates a base table lends, or behind a protected metatable, are the recipe's", function()
+    for _, mt in ipairs({ '{ __index = base }', '{ __index = base, __metatable = "locked" }' }) do
+      local r = H.run_source(([[
+local base = { validation = "V: {{errors}}" }
+return { schema = %s, prompt = "hi", max_attempts = 2, feedback = setmetatable({}, %s) }]]):format(FAILS, mt),
+        { replies = { "{}", "{}" } })
+      assert.are.same({ "exhausted", "V:   - At path '(root)': missing required property \"q\"" },
+        { r.outcome, r.attempts[1].feedback })
+    end
+  end)
+
+  it("a template that is no text, or of a name coax does not know, is refused; twin: known ones are used", function()
+    local r = H.run_source('return { schema = { type = "object" }, prompt = "hi", feedback = { validation = 5 } }')
+    assert.are.same({ "invalid", "invalid_recipe", "feedback.validation must be a string, not a number" }, H.ended(r))
+    r = H.run_source('return { schema = { type = "object" }, prompt = "hi", feedback = { validaton = "x" } }')
+    assert.are.same({ "invalid", "invalid_recipe", "unknown feedback template 'validaton' (coerced_block, first, "
+      .. "parse, rejection, schema_block, validation)" }, H.ended(r))
+    r = H.run_source('return { schema = { type = "object" }, prompt = "hi", feedback = { first = "F: {{prompt}}" } }')
+    assert.are.same({ "ok", "F: hi" }, { r.outcome, r.attempts[1].messages[1].content })
+  end)
+
   it("twins: an unknown field pairs shows is refused; a plain recipe runs", function()
     local r = H.run_source([[return setmetatable({ schema = { type = "object" }, prompt = "hi", bogus = 1 },
   { __index = function() end })]])

@@ -1,5 +1,7 @@
 --- Checking a recipe: the table a recipe file returns.
 -- @module coax.recipe
+local feedback = require "coax.feedback"
+
 local M = {}
 
 local fields = {
@@ -81,6 +83,22 @@ end
 local BUDGET_FIELDS = { tokens = true, deadline_ms = true }
 local STREAM_FIELDS = { partials = "boolean", stop_early = "boolean", atomic = "table", every_ms = "number" }
 
+-- The names of the templates a recipe's feedback may override, as a message lists them.
+local TEMPLATE_NAMES = {}
+for name in next, feedback.templates do TEMPLATE_NAMES[#TEMPLATE_NAMES + 1] = name end
+table.sort(TEMPLATE_NAMES)
+TEMPLATE_NAMES = table.concat(TEMPLATE_NAMES, ", ")
+
+-- A template is text: coax.feedback sets its own templates under the recipe's copy as its
+-- __index, which a metatable of the recipe's own refused ("cannot change a protected metatable",
+-- in the engine's script) or lost (a base table of templates the recipe's __index lent).
+local function template_fault(k, v)
+  if feedback.templates[k] == nil then
+    return "unknown feedback template '" .. tostring(k) .. "' (" .. TEMPLATE_NAMES .. ")"
+  end
+  if type(v) ~= "string" then return ("feedback.%s must be a string, not a %s"):format(k, type(v)) end
+end
+
 local function budget_fault(k, v)
   if not BUDGET_FIELDS[k] then return "unknown budget field '" .. tostring(k) .. "'" end
   if math.type(v) ~= "integer" or v <= 0 then return "budget." .. k .. " must be a positive integer" end
@@ -108,6 +126,11 @@ function M.check(r)
   end
   if r.max_class and not classes[r.max_class] then
     return nil, "recipe field 'max_class' must be lossless, inferred or invented, not '" .. r.max_class .. "'"
+  end
+  if r.feedback then
+    r.feedback = plain_copy(r.feedback, feedback.templates)
+    fault = least_fault(r.feedback, template_fault)
+    if fault then return nil, fault end
   end
   if r.budget then
     r.budget = plain_copy(r.budget, BUDGET_FIELDS)
