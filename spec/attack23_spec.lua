@@ -158,6 +158,34 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
     assert.are.same({ "ok", "as recorded", { { role = "user", content = "as recorded" } } }, { outcome, q, recorded })
   end)
 
+  it("messages on_submit or a strategy changed after they were recorded: the kept ones go as recorded", function()
+    for _, c in ipairs({
+      { "on_submit", [[strategy = "continue",
+  on_submit = function(v, ctx) ctx.messages[1].content = "changed" return v.q ~= "first" end]] },
+      { "a strategy", [[strategy = function(ctx)
+    ctx.messages[1].content = "changed"
+    local m = { ctx.messages[1] }
+    m[2] = { role = "user", content = "again" }
+    return m
+  end,
+  on_submit = function(v) return v.q ~= "first" end]] },
+    }) do
+      local r = run_own(HEAD .. c[2] .. [[,
+  agent = { call = function(request)
+    calls = calls + 1
+    return { text = coax.json.encode({ q = calls == 1 and "first" or request.messages[1].content }) }
+  end } }]])
+      local first = r.attempts[1].messages[1].content
+      assert.are.equal("hi\n\n", first:sub(1, 4), c[1])
+      if c[1] == "on_submit" then -- kept: the first request's prompt, as the report has it
+        assert.are.same({ "ok", first, 1 }, { r.outcome, r.value.q, r.attempts[2].messages_kept })
+      else -- its own copy changed and returned: a new message, recorded as sent
+        assert.are.same({ "ok", "changed", 0, "changed" },
+          { r.outcome, r.value.q, r.attempts[2].messages_kept, r.attempts[2].messages[1].content })
+      end
+    end
+  end)
+
   it("a list whose __len and __index make it longer: the raw items, as recorded", function()
     local outcome, q, recorded = run([[
   strategy = function() return setmetatable({ { role = "user", content = "first" } },

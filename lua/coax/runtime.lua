@@ -100,6 +100,27 @@ local function context(S, info)
   return ctx
 end
 
+-- A copy of a value of the session's messages for the recipe's own code (its strategy, on_submit),
+-- marked as its original is (coax.json's array, object with its key order, number): the session's
+-- are the ones the report recorded and the agent was handed (engine/session/record.c), and the next
+-- attempt's are compared with them for the messages it keeps. A strategy or on_submit that changed
+-- them made the next request keep a message the report never showed.
+local function copy_for_recipe(v, seen)
+  if type(v) ~= "table" then return v end
+  if seen[v] then return seen[v] end
+  local marked, kind = getmetatable(v) ~= nil, coax.json.type(v)
+  if marked and kind == "number" then
+    seen[v] = coax.json.number(rawget(v, "text"))
+    return seen[v]
+  end
+  local c = {}
+  seen[v] = c
+  for k, x in next, v do c[k] = copy_for_recipe(x, seen) end
+  if not marked then return c end
+  if kind == "array" then return coax.json.array(c) end
+  return coax.json.object(c, coax.json.keys(v))
+end
+
 -- Sets the messages of the next call. The session (engine/session/record.c)
 -- records what it keeps of S.previous, the previous call's, and the rest.
 local function set_messages(S, messages)
@@ -191,6 +212,7 @@ function M.submit(S, value, info)
   local on_submit = S.recipe.on_submit
   if not on_submit then return true end
   local ctx = context(S, info)
+  ctx.messages = copy_for_recipe(S.messages, {})
   local ok, reason = on_submit(value, ctx)
   if ok then return true end
   return false, reason ~= nil and tostring(reason) or "rejected by on_submit"
@@ -204,6 +226,7 @@ end
 -- is the user's
 function M.next(S, info)
   local ctx = context(S, info)
+  if type(S.recipe.strategy) == "function" then ctx.messages = copy_for_recipe(S.messages, {}) end
   local messages, mode = strategy.next_prompt(ctx, S.recipe.strategy)
   if type(messages) ~= "table" or rawlen(messages) == 0 then error("strategy returned no messages", 0) end
   -- read raw, as the session records them and hands them to the agent (engine/session/record.c): a
