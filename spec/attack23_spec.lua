@@ -138,7 +138,7 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
     local r = run_own(HEAD .. [[
   strategy = function() return { setmetatable({ role = "user" }, { __index = { content = "only __index" } }) } end,
 ]] .. AGENT)
-    assert.are.same({ "script_error", "script_error", "strategy: message 1 is not a table with a role (system, user, "
+    assert.are.same({ "script_error", "script_error", "strategy: message 1 needs a role (system, user, "
       .. "assistant or tool) and a string content" }, H.ended(r))
     assert.are.equal(1, #r.attempts)
   end)
@@ -203,8 +203,10 @@ describe("attack 23: the messages an agent is handed are the ones the report rec
   for _, c in ipairs(bad) do
     it("a message the report's schema cannot hold is the strategy's error: " .. c[1], function()
       local r = run_own(HEAD .. "strategy = function() return { " .. c[2] .. " } end,\n" .. AGENT)
-      assert.are.same({ "script_error", "script_error", ("strategy: message %d is not a table with a role (system, "
-        .. "user, assistant or tool) and a string content"):format(c[3]) }, H.ended(r))
+      local want = c[1] == "a message that is no table"
+        and "strategy: messages must be a list of {role = ..., content = ...} tables"
+        or ("strategy: message %d needs a role (system, user, assistant or tool) and a string content"):format(c[3])
+      assert.are.same({ "script_error", "script_error", want }, H.ended(r))
     end)
   end
 
@@ -282,8 +284,8 @@ describe("attack 23: what an agent hands the report is what the report's schema 
     local ended, r = agent_returns('nil, "failed", { status = 5 }')
     assert.are.same({ "agent_error", "agent_error", "failed" }, ended)
     assert.are.same({ nil, nil }, { r.error.http_status, r.attempts[1].http_status })
-    ended, r = agent_returns('nil, "failed", { status = 404 }')
-    assert.are.same({ 404, 404 }, { r.error.http_status, r.attempts[1].http_status })
+    local _, found = agent_returns('nil, "failed", { status = 404 }')
+    assert.are.same({ 404, 404 }, { found.error.http_status, found.attempts[1].http_status })
   end)
 
   describe("a provider's tool call whose input is a list", function()

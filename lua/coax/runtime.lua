@@ -9,8 +9,6 @@ local coax = require "coax"
 
 local M = {}
 
-local ROLES = { system = true, user = true, assistant = true, tool = true }
-
 -- The agent's options: the recipe's, then the host's over them. The host's
 -- `fallback` is the agent when neither names one (no `name`, no `call`): a
 -- table of options merged under the rest, or a string, the message the
@@ -229,19 +227,11 @@ function M.next(S, info)
   if type(S.recipe.strategy) == "function" then ctx.messages = copy_for_recipe(S.messages, {}) end
   local messages, mode = strategy.next_prompt(ctx, S.recipe.strategy)
   if type(messages) ~= "table" or rawlen(messages) == 0 then error("strategy returned no messages", 0) end
-  -- read raw, as the session records them and hands them to the agent (engine/session/record.c): a
-  -- message the report cannot hold (its schema's $defs/message) is the strategy's error
-  for i = 1, rawlen(messages) do
-    local m = rawget(messages, i)
-    if type(m) ~= "table" or not ROLES[rawget(m, "role")] or type(rawget(m, "content")) ~= "string" then
-      error(("message %d is not a table with a role (system, user, assistant or tool) and a string "
-        .. "content"):format(i), 0)
-    end
-  end
   set_messages(S, messages)
+  -- read raw, as the session checks, records and hands them on (engine/session/machine.c, record.c)
   local said = ctx.feedback
   local last = rawget(messages, rawlen(messages))
-  if said == nil and rawget(last, "role") == "user" then said = rawget(last, "content") end
+  if said == nil and type(last) == "table" and rawget(last, "role") == "user" then said = rawget(last, "content") end
   return messages, mode, type(said) == "string" and said or nil
 end
 

@@ -59,7 +59,7 @@ static const char *RECIPE =
     "local coax = require 'coax'\n"
     "return { schema = { type = 'object', properties = { n = { type = 'integer' }, s = { type = 'string' } },"
     " required = { 'n', 's' } }, prompt = function(input) return 'n of ' .. input end, max_attempts = 4,"
-    " feedback = { invalid = 'bad: {{errors}}' },"
+    " feedback = { validation = 'bad: {{errors}}' },"
     " strategy = function(ctx) local part = coax.json.object({ type = 'text', text = 'again' }, { 'type', 'text' })"
     "   return { { role = 'system', content = 'be brief' }, coax.json.object({ role = 'user', content = 'again',"
     "     parts = coax.json.array({ part, part }) }, { 'role', 'content' }) } end,"
