@@ -307,3 +307,56 @@ describe("attack 23: what an agent hands the report is what the report's schema 
     end)
   end)
 end)
+
+-- ---- what the command writes to a terminal carries no control character ---------------------------------
+-- `coax run`'s messages quote a recipe's error, a provider's error body and, with --verbose, the URL a
+-- recipe's agent asks: each went to stderr as it was, and an escape sequence in it acted on the
+-- terminal (ESC ] 0 ; ... BEL set its title; ESC ] 52 sets the clipboard in many). Every message of the
+-- commands, and the Lua module's verbose lines, now show C0 controls, DEL and C1 (in UTF-8) as \u00XX.
+describe("attack 23: what the command writes to a terminal carries no control character", function()
+  local P = require "providers"
+  local fixture = P.harness {}
+  setup(function()
+    fixture:start { ["plain.lua"] = 'return { schema = { type = "object" }, prompt = "hi", max_attempts = 1 }' }
+  end)
+  teardown(function() fixture:stop() end)
+  local SHOWN = "\\u001b]0;PWNED\\u0007\\u001b[31mRED \\u009b2J"
+
+  local function run(recipe, args, env)
+    local path = fixture:path("r.lua")
+    H.write(path, recipe)
+    local cmd = { "run", path }
+    for _, a in ipairs(args or {}) do cmd[#cmd + 1] = a end
+    local _, err, code = H.coax(cmd, "x", env)
+    return err, code
+  end
+
+  it("a recipe's error", function()
+    local err, code = run('error("boom \\27]0;PWNED\\7\\27[31mRED \\194\\1552J")')
+    assert.are.same({ "coax run: invalid: " .. fixture:path("r.lua") .. ":1: boom " .. SHOWN .. "\n", 2 },
+      { err, code })
+  end)
+
+  it("a provider's error body", function()
+    local sc = fixture:scenario({ { status = 400, json = { error = { type = "x",
+      message = "\27]0;PWNED\7\27[31mRED \194\1552J" } } } })
+    local err = run('return { schema = { type = "object" }, prompt = "hi", max_attempts = 1 }',
+      { "--agent", "openai", "--base-url", P.base_of("openai", sc), "--model", "m" },
+      { OPENAI_API_KEY = "sk-test-23-SENTINEL" })
+    assert.are.equal("coax run: agent_error: openai agent: HTTP 400 (x): " .. SHOWN .. "\n", err)
+  end)
+
+  it("the URL a recipe's agent asks, under --verbose", function()
+    local err = run([[local coax = require "coax"
+return { schema = { type = "object" }, prompt = "hi", agent = { call = function()
+  coax.http.request({ url = "http://127.0.0.1:9/\27]0;PWNED\7\27[31mRED \194\1552J" })
+  return { text = "{}" }
+end } }]], { "--verbose" })
+    assert.are.equal("coax run: http #1 > GET http://127.0.0.1:9/" .. SHOWN .. " (0 bytes)", err:match("^[^\n]*"))
+  end)
+
+  it("twins: newlines and tabs go as they are, and UTF-8 text", function()
+    local err = run('error("caf\\195\\169\\tline\\nnext \\226\\128\\148 ok", 0)')
+    assert.are.equal("coax run: invalid: caf\195\169\tline\nnext \226\128\148 ok\n", err)
+  end)
+end)
