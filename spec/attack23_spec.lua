@@ -310,9 +310,10 @@ end)
 
 -- ---- what the command writes to a terminal carries no control character ---------------------------------
 -- `coax run`'s messages quote a recipe's error, a provider's error body and, with --verbose, the URL a
--- recipe's agent asks: each went to stderr as it was, and an escape sequence in it acted on the
--- terminal (ESC ] 0 ; ... BEL set its title; ESC ] 52 sets the clipboard in many). Every message of the
--- commands, and the Lua module's verbose lines, now show C0 controls, DEL and C1 (in UTF-8) as \u00XX.
+-- recipe's agent asks, and `coax extract`'s the place of an error in a model's reply (its key): each went
+-- to stderr as it was, and an escape sequence in it acted on the terminal (ESC ] 0 ; ... BEL set its
+-- title; ESC ] 52 sets the clipboard in many). Every message of the commands, and the Lua module's
+-- verbose lines, now show C0 controls, DEL and C1 (in UTF-8) as \u00XX.
 describe("attack 23: what the command writes to a terminal carries no control character", function()
   local P = require "providers"
   local fixture = P.harness {}
@@ -353,6 +354,14 @@ return { schema = { type = "object" }, prompt = "hi", agent = { call = function(
   return { text = "{}" }
 end } }]], { "--verbose" })
     assert.are.equal("coax run: http #1 > GET http://127.0.0.1:9/" .. SHOWN .. " (0 bytes)", err:match("^[^\n]*"))
+  end)
+
+  it("a reply's key in the place `coax extract` names", function()
+    local schema = fixture:path("s.json")
+    H.write(schema, '{"type":"object","additionalProperties":{"type":"boolean"}}')
+    local _, err, code = H.coax({ "extract", "--schema", schema }, '{"\\u001b]0;X\\u0007": [1]}')
+    assert.are.same({ "coax extract: no valid value: at '/\\u001b]0;X\\u0007': expected boolean, got array of 1 "
+      .. "item (1 error)\n", 1 }, { err, code })
   end)
 
   it("twins: newlines and tabs go as they are, and UTF-8 text", function()
