@@ -11,7 +11,8 @@ M.files = { "triple_quoted", "fenced_string", "thousands", "split_strings", "nes
   "hunt8", "hunt9", "hunt10", "hunt11", "hunt12", "hunt13", "hunt14", "hunt15", "hunt16", "hunt17", "hunt18",
   "formats", "named", "structure", "hunt19", "unions", "joined", "unquoted", "hunt20", "hunt21", "dropped",
   "hunt22", "open_keys", "languages", "hunt23", "hunt24",
-  "restated_prose", "supposed", "hunt25", "hunt26", "retract48", "hunt27", "lefts49", "deleted49", "hunt28", "hunt29" }
+  "restated_prose", "supposed", "hunt25", "hunt26", "retract48", "hunt27", "lefts49", "deleted49", "hunt28", "hunt29",
+  "hunt30", "lefts50" }
 
 --- How many plain cases each file may see refused (none where absent).
 M.refused_allowed = { peers = 1 }

@@ -64,6 +64,34 @@ describe("limits of the model-free commands (exit 4)", function()
     assert.are.same({ "coax validate: string longer than the string limit (line 1, column 8)\n", 4 }, { err, code })
   end)
 
+  it("a candidate over a limit beside others: the limit, never the others' value", function()
+    local deep, long = '{"name": "Bob", "tags": [[[[[[1]]]]]]}', '{"name": "' .. ("a"):rep(2000) .. '"}'
+    local cases = {
+      { '{"name": "Ada"}\n\n' .. deep, "--max-depth", "4",
+        "nesting deeper than 4: JSON over it beside the value read may be the answer; send a smaller one "
+        .. "(line 3, column 28)" },
+      { '```json\n' .. deep .. '\n```\nShort version: {"name": "Ada"}', "--max-depth", "4",
+        "nesting deeper than 4: JSON over it beside the value read may be the answer; send a smaller one "
+        .. "(line 2, column 28)" },
+      { '{"name": "Ada"}\n\n' .. long, "--max-string", "1000",
+        "string longer than 1000 bytes: JSON over it beside the value read may be the answer; send a smaller one "
+        .. "(line 3, column 10)" },
+    }
+    for _, c in ipairs(cases) do
+      local out, err, code = coax_cmd({ "extract", "--schema", dir .. "/schema.json", c[2], c[3] }, c[1])
+      assert.are.same({ "", "coax extract: " .. c[4] .. "\n", 4 }, { out, err, code })
+    end
+    -- twins: within the limits, two values, refused; the one candidate over it, its own message; none over it
+    local out, err, code = coax_cmd({ "extract", "--schema", dir .. "/schema.json" }, cases[1][1])
+    assert.are.same({ "", "coax extract: no valid value: at '': expected object, got array of 2 items (1 error)\n",
+      1 }, { out, err, code })
+    out, err, code = coax_cmd({ "extract", "--schema", dir .. "/schema.json", "--max-depth", "4" }, deep)
+    assert.are.same({ "", "coax extract: nesting deeper than 4 (line 1, column 28)\n", 4 }, { out, err, code })
+    out, err, code = coax_cmd({ "extract", "--schema", dir .. "/schema.json", "--max-depth", "4" },
+      '{"name": "Ada", "tags": [[1]]}')
+    assert.are.same({ '{"name":"Ada","tags":[[1]]}\n', "", 0 }, { out, err, code })
+  end)
+
   it("schema reference depth: a chain of 1,100 $refs, one level each", function()
     local function chain(n)
       local defs = {}
@@ -83,11 +111,12 @@ describe("limits of the model-free commands (exit 4)", function()
 
   it("regex steps: ^(a+)+$ on a hostile string in extract, and from Lua", function()
     local hostile = '"' .. string.rep("a", 40) .. 'b"'
+    local STEPS = "a regular expression exceeded its step limit of 1000000 steps (max_regex_steps)"
     local _, err, code = coax_cmd({ "extract", "--schema", write("re.json", '{"pattern":"^(a+)+$"}') }, hostile)
-    assert.are.same({ "coax extract: a regular expression exceeded its step limit\n", 4 }, { err, code })
+    assert.are.same({ "coax extract: " .. STEPS .. "\n", 4 }, { err, code })
     local s = assert(coax.schema('{"pattern":"^(a+)+$"}'))
     local ok, msg, name = s:validate(string.rep("a", 40) .. "b")
-    assert.are.same({ nil, "a regular expression exceeded its step limit", "COAX_ELIMIT" }, { ok, msg, name })
+    assert.are.same({ nil, STEPS, "COAX_ELIMIT" }, { ok, msg, name })
   end)
 end)
 

@@ -66,8 +66,9 @@ describe("coax.repair on the peers' test inputs", function()
       -- items to json_repair: a quote that closes none opened, before a space;
       -- deleted49: [```json ⏎ {"a":"b"} ⏎ ```] and [``` ...```], the block's
       -- object to jsonrepair and a list of it to json_repair, a fence after a
-      -- list's bracket: a block inside JSON the repair could not read)
-      assert.are.equal(opts.guess and 591 or 321, values)
+      -- list's bracket: a block inside JSON the repair could not read; lefts50: "hello<BS>world" and
+      -- "hello<FF>world", a raw control byte, which no model writes and the looks read apart; --guess reads them)
+      assert.are.equal(opts.guess and 591 or 319, values)
     end
   end)
 
@@ -84,8 +85,9 @@ describe("coax.repair on the peers' test inputs", function()
       end
     end
     assert.are.same(ONLY_COAX, only)
-    -- 316 before hunt23's seven refusals, 309 before hunt25's three, 306 before deleted49's two
-    assert.is_true(jr >= 304, "agreement with jsonrepair fell to " .. jr)
+    -- 316 before hunt23's seven refusals, 309 before hunt25's three, 306 before deleted49's two, 304 before
+    -- lefts50's two (a raw backspace and form feed in a string: a reply holding a control byte is refused)
+    assert.is_true(jr >= 302, "agreement with jsonrepair fell to " .. jr)
     assert.is_true(py >= 268, "agreement with json_repair fell to " .. py) -- 275 before them
   end)
 

@@ -752,6 +752,27 @@ describe("coax.repair's reading (guess = true)", function()
         end)())
     end)
 
+    -- the fast loop guesses the line break and spaces before a key as those before the last key, and
+    -- checks the guess: every run, after every other, reads as itself
+    it("reads each key after a line break whatever the run before it and the one before the last key", function()
+      local runs = { "", " ", "  ", string.rep(" ", 14), string.rep(" ", 15), string.rep(" ", 16), string.rep(" ", 17),
+        "\t", "  \t ", " \r", "\u{A0}" }
+      for _, r1 in ipairs(runs) do
+        for _, r2 in ipairs(runs) do
+          local text = "{\n" .. r1 .. "a: 1,\n" .. r2 .. '"b": 2,\n' .. r1 .. '"c": {\n' .. r2 .. '"e": 5,\n' .. r1 ..
+            '"f": 6},\n' .. r2 .. "'d': [1,],}"
+          local v, log = coax.repair(text, GUESS)
+          assert.are.same({ a = 1, b = 2, c = { e = 5, f = 6 }, d = { 1 } }, v, text)
+          check_places(text)
+          local kinds = {}
+          for _, e in ipairs(log) do
+            if e.kind ~= "unicode_whitespace" then kinds[#kinds + 1] = e.kind end
+          end
+          assert.are.same({ "unquoted_key", "single_quotes", "trailing_comma", "trailing_comma" }, kinds, text)
+        end
+      end
+    end)
+
     it("counts a lone \\r as a line's end in valid JSON too: a duplicate key's line", function()
       -- the strict parser reads the text first; the look for lone CRs comes after it, and only when
       -- it failed or logged (here a duplicate key, on the fourth line)
@@ -785,24 +806,27 @@ describe("coax.repair's reading (guess = true)", function()
       assert.is_true(log[#log].offset > 65536)
     end)
 
-    -- repair_read_view looks for a CR or a Unicode blank 32 bytes at a time, the text's last bytes in a block
-    -- that overlaps the one before, and its very last byte alone
-    it("sees a lone \\r or a Unicode blank at every place near the end of a text of 64 bytes and more", function()
-      for n = 64, 100 do
-        for k = 0, 34 do -- the CR or the blank, then k bytes
+    -- repair_read_view looks for a CR or a Unicode blank 64 bytes at a time (32 in a text of 64), the text's
+    -- last bytes in a step that overlaps the one before, and its very last byte alone
+    it("sees a lone \\r or a Unicode blank at every place in a text of 64 bytes and more", function()
+      for n = 64, 140 do
+        for k = 0, n - 11 do -- the CR or the blank, then k bytes
           local head = "{a: [1," .. string.rep(" ", n - 8 - k)
           local cr = head .. "\r" .. string.rep("2", k)
           assert.are.equal(n, #cr)
           local log = check_places(cr)
           assert.are.same({ "closed_bracket", n, 2, k + 1 }, { log[#log].kind, log[#log].offset, log[#log].line,
             log[#log].column }, cr)
-          local nb = head:sub(1, -2) .. "\194\160" .. string.rep("2", k)
-          local _, nb_log = coax.repair(nb, GUESS)
-          local blanks = {}
-          for _, e in ipairs(nb_log) do
-            if e.kind == "unicode_whitespace" then blanks[#blanks + 1] = e.offset end
+          for _, blank in ipairs { "\194\160", "\227\128\128" } do -- U+00A0, U+3000: ending k bytes before the end
+            local nb = head:sub(1, -#blank) .. blank .. string.rep("2", k)
+            assert.are.equal(n, #nb)
+            local _, nb_log = coax.repair(nb, GUESS)
+            local blanks = {}
+            for _, e in ipairs(nb_log) do
+              if e.kind == "unicode_whitespace" then blanks[#blanks + 1] = e.offset end
+            end
+            assert.are.same({ n - k - #blank }, blanks, nb)
           end
-          assert.are.same({ n - k - 2 }, blanks, nb)
         end
       end
     end)

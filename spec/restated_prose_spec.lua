@@ -11,8 +11,15 @@ local AGE = assert(coax.schema('{"type":"object","properties":{"age":{"type":"in
 local OBJECT = assert(coax.schema('{"type":"object"}'))
 
 local function outcome(reply, schema)
-  local r = coax.extract(reply, schema or AGE)
+  local r, err = coax.extract(reply, schema or AGE)
+  if not r then return { false, err } end
   return r.valid and { true, r.value } or { false, r.errors[1].instanceLocation, r.errors[1].error }
+end
+
+-- A reply holding a NUL never reaches the prose's looks: no text a model writes.
+local function nul_at(column)
+  return { false, ("the reply holds a control byte (0x00) at line 2, column %d: send the JSON as plain text")
+    :format(column) }
 end
 
 local function said(line1, col1, line2, col2)
@@ -40,7 +47,8 @@ describe("prose that gives the answer's member another value", function()
 
   it("reads no statement out of garbage, cut UTF-8 or control bytes, and one through tabs", function()
     local refused = { ["age\tis\t37"] = true, ["age  is   37"] = true, ["age is 37\xE2"] = true }
-    for _, tail in ipairs({ "\xE6\xAD\xA3\xE7\xA1", "age:\0 37", "age is \xE2\x80", "age\tis\t37", "age  is   37",
+    assert.are.same(nul_at(5), outcome('{"age": 36}\nage:\0 37'))
+    for _, tail in ipairs({ "\xE6\xAD\xA3\xE7\xA1", "age is \xE2\x80", "age\tis\t37", "age  is   37",
       "is 37", "= 37", "age is", "age:", "age is 37\xE2", "正确的是\xE3", "age is 0x25", "age is 1e", "age is -" }) do
       local r = outcome('{"age": 36}\n' .. tail)
       assert.are.same(refused[tail] and { false, "", said(1, 1, 2, 1) } or { true, { age = 36 } }, r, tail)
@@ -49,12 +57,14 @@ describe("prose that gives the answer's member another value", function()
 
   it("reads no statement out of cut or hostile bytes after the words and signs it reads past the value", function()
     for _, tail in ipairs({ "l'", "L\xE2\x80\x99", "\xC3\x82GE", "age \xE2\x86", "age \xE2\x80\x94", "age -",
-      "age: 37 per\0cent", "age \xE2\x86\x92", "年龄是", "年龄是3\xE5\xB2",
+      "age \xE2\x86\x92", "年龄是", "年龄是3\xE5\xB2",
       "ageは", "**age:** ", "age: " .. ("9"):rep(400), "age: 1e999999 hours", "The text says" }) do
       assert.are.same({ true, { age = 36 } }, outcome('{"age": 36}\n' .. tail), tail)
     end
-    -- a NUL or a cut sequence after the value is no word: the value stands alone
-    for _, tail in ipairs({ "age: 37 \0hours", "age: 37 \xE2\x80", "age: 37 \xC2" }) do
+    assert.are.same(nul_at(12), outcome('{"age": 36}\nage: 37 per\0cent'))
+    assert.are.same(nul_at(9), outcome('{"age": 36}\nage: 37 \0hours'))
+    -- a cut sequence after the value is no word: the value stands alone
+    for _, tail in ipairs({ "age: 37 \xE2\x80", "age: 37 \xC2" }) do
       assert.are.same({ false, "", said(1, 1, 2, 1) }, outcome('{"age": 36}\n' .. tail), tail)
     end
     assert.are.same({ false, "", said(1, 1, 2, 1) }, outcome('{"age": 36}\nage: 1e999999'))

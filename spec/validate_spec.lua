@@ -177,18 +177,20 @@ describe("coax validate (command)", function()
     it("exits 4 when a regular expression runs past its step limit", function()
       local out, err, code = with_schema('{"pattern":"^(a+)+$"}', nil, '"' .. string.rep("a", 40) .. 'b"')
       assert.are.equal("", out)
-      assert.are.equal("coax validate: a regular expression exceeded its step limit\n", err)
+      assert.are.equal("coax validate: a regular expression exceeded its step limit of 1000000 steps "
+        .. "(max_regex_steps)\n", err)
       assert.are.equal(4, code)
     end)
 
     it("ends a catastrophic pattern on a long hostile string with exit 4, never a hang", function()
       local out, err, code = with_schema('{"pattern":"^(a+)+$"}', nil, '"' .. string.rep("a", 100000) .. 'b"')
       assert.are.equal("", out)
-      assert.are.equal("coax validate: a regular expression exceeded its step limit\n", err)
+      assert.are.equal("coax validate: a regular expression exceeded its step limit of 1000000 steps "
+        .. "(max_regex_steps)\n", err)
       assert.are.equal(4, code)
       out, err, code = with_schema('{"pattern":"^(a+)+$"}', { "--max-regex-steps", "100" }, '"aaaaaaaaab"')
-      assert.are.same({ "", "coax validate: a regular expression exceeded its step limit\n", 4 },
-        { out, err, code })
+      assert.are.same({ "", "coax validate: a regular expression exceeded its step limit of 100 steps "
+        .. "(max_regex_steps)\n", 4 }, { out, err, code })
     end)
 
     it("exits 2 for a pattern ECMA-262 rejects and for one PCRE2 cannot run", function()

@@ -257,6 +257,9 @@ size_t coax_utf8_replace(const char *s, size_t len, char *out);
 ** terminal shows quote recipes, replies and providers' error bodies, and an
 ** escape sequence in them acted there (OSC 52 sets the clipboard). */
 void coax_fput_shown(FILE *f, const char *s, size_t n);
+/* Where s holds its first control byte, C0 or DEL but a tab, LF or CR (a
+** NUL, an ESC): no text a writer types; len when it holds none. */
+size_t coax_control_byte(const char *s, size_t len);
 
 /* The decimal digits of u in out (room for 20; no NUL), as "%llu" prints
 ** them; returns their count. Without printf: paths and events write many. */
@@ -276,6 +279,9 @@ static inline bool coax_ascii_alpha(int c) { return (unsigned)((c | 0x20) - 'a')
 static inline bool coax_ascii_alnum(int c) { return coax_ascii_alpha(c) || (unsigned)(c - '0') < 10; }
 static inline bool coax_ascii_space(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 static inline int coax_ascii_lower(int c) { return (unsigned)(c - 'A') < 26 ? c + 32 : c; }
+/* Whether the byte c is one of set's: strchr's answer without its NUL, which
+** strchr finds in every set (a reply's NUL byte read as a space or a mark). */
+static inline bool coax_byte_in(const char *set, int c) { return c != 0 && strchr(set, c) != NULL; }
 /* strncasecmp's 0 in ASCII (under tr_TR, strncasecmp's 'I' is not 'i'). */
 static inline bool coax_ascii_casesame(const char *a, const char *b, size_t n)
 {

@@ -129,3 +129,10 @@ void coax_fput_shown(FILE *f, const char *s, size_t n)
     }
     fwrite(out, 1, len, f);
 }
+
+size_t coax_control_byte(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && ((unsigned char)s[i] >= 0x20 ? s[i] != 0x7F : coax_byte_in("\t\n\r", s[i]))) i++;
+    return i;
+}

@@ -337,6 +337,11 @@ bool extract_item_marker_before(const char *text, size_t b);
 ** doubts it ("(example)", "// wrong", "<- old", "(my guess)"), in text[from..e): SIZE_MAX if none. */
 size_t extract_labelling_remark(const char *text, size_t from, size_t e);
 
+/* Whether candidate o, beside the answer, is JSON the reply holds that coax could read only by a guess: its
+** repair invented ('guessed': the text it is in needed one), and it holds a quoted key or is a list the reply
+** ends inside; not LaTeX's \frac{1}{2} nor a schema's text a colon follows. */
+bool extract_unread_json(const char *text, size_t len, const coax_candidate *o, bool guessed);
+
 /* ---- prose that takes an answer back (extract/retract.c) ------------------- */
 
 /* Where in text[from..to), the prose after an answer, a sentence opens by
@@ -601,17 +606,17 @@ coax_value *extract_bare_scalar(coax_arena *a, const char *text, size_t len, boo
 
 /* ---- without a schema (extract/sure.c) ----------------------------------- */
 
-/* The value `coax repair` and coax.repair accept from 'text': coax_extract's
-** with the schema true, so a value that depends on a repair less certain
-** than options' max_class, one of two different answers, a reply cut off or
-** a value labelled an example is refused (out->valid 0, the first error
-** says why). Returns what coax_extract returns. */
 /* coax_extract's work, within 'limits' as given (nesting.c lowers their max_depth to what the C
 ** stack left to it holds). */
 coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
                          const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
                          coax_error *err);
 
+/* The value `coax repair` and coax.repair accept from 'text': coax_extract's
+** with the schema true, so a value that depends on a repair less certain
+** than options' max_class, one of two different answers, a reply cut off or
+** a value labelled an example is refused (out->valid 0, the first error
+** says why). Returns what coax_extract returns. */
 coax_code extract_sure_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                               const coax_extract_options *options, coax_extract_result *out, coax_error *err);
 

@@ -37,9 +37,7 @@
 #define NAME_MOST 48
 #define WORDS_BACK 4
 
-typedef struct word {
-    size_t at, n;
-} word;
+typedef struct word { size_t at, n; } word;
 
 typedef struct statement {
     size_t at;                       /* where its subject starts */
@@ -59,6 +57,7 @@ typedef struct statement {
     bool owned;                      /* the object of its member is the owner's, by a string or its key */
     bool names;                      /* the object of its member holds a proper name, a string in capitals */
     const coax_value *owner_seen;    /* the last object owner_in read */
+    bool owner_here;                 /* whether owner_seen is the owner's (or names no one) */
     bool other;                      /* its subject is another's: "the other person's age" */
     const char *rest;                /* its sentence after the value */
     size_t rlen;
@@ -73,11 +72,7 @@ static bool grouped(const char *text, size_t q, size_t e)
     return q + 4 == e || !is_digit(text[q + 4]);
 }
 
-static bool in_words(const char *s, size_t n, const coax_word *w, size_t count)
-{
-    return coax_word_in(s, n, w, count);
-}
-#define IN(s, n, table) in_words(s, n, table, sizeof table / sizeof *table)
+#define IN(s, n, table) coax_word_in(s, n, table, sizeof table / sizeof *table)
 
 /* Whether the UTF-8 sequence at s[0..] is punctuation (General
 ** Punctuation, arrows and mathematical operators, CJK symbols, full-width
@@ -122,7 +117,7 @@ static void fold(char *s)
 static size_t link_at(const char *text, size_t p, size_t e)
 {
     static const char *const words[] = {
-        "is equal to", "is", "was", "should be", "must be", "has to be", "needs to be", "equals", "amounts to", "comes to", "stands at", "totals",
+        "is equal to", "is", "was", "should be", "should read", "must be", "has to be", "needs to be", "equals", "amounts to", "comes to", "stands at", "totals",
         "es de", "es igual a", "es", "era", "est de", "est égal à", "est", "était", "ist gleich", "ist", "war",
         "beträgt", "é de", "é", "è di", "è pari a", "è", "равен", "равна", "равно", "составляет"};
     size_t n = 0;
@@ -166,7 +161,7 @@ static bool value_ends(const char *text, size_t p, size_t e)
                                !memcmp(text + p, "\xE5\x85\x83", 3) || !memcmp(text + p, "\xE5\x86\x86", 3) ||
                                !memcmp(text + p, "\xE4\xB8\xAA", 3) || !memcmp(text + p, "\xE4\xBA\xBA", 3)));
     if (coax_ascii_alnum(ch) || ch == '%' || ch == '_') return false;
-    return !(ch && strchr(".,-/:", ch) && p + 1 < e && is_digit(text[p + 1]));
+    return !(coax_byte_in(".,-/:", ch) && p + 1 < e && is_digit(text[p + 1]));
 }
 
 /* Whether an operator follows the number ending at text[p]: "age = 2024 -
@@ -179,7 +174,7 @@ static bool operated(const char *text, size_t p, size_t e)
     if ((e - p >= 3 && !memcmp(text + p, "\xE2\x86\x92", 3)) ||
         (e - p >= 2 && (text[p] == '-' || text[p] == '=') && text[p + 1] == '>'))
         return true; /* "Age: 35 → 36" tells a change */
-    if (!text[p] || !strchr("+-*/x^", text[p])) return false;
+    if (!text[p] || !coax_byte_in("+-*/x^", text[p])) return false;
     p++;
     while (p < e && text[p] == ' ') p++;
     return p < e && (is_digit(text[p]) || coax_ascii_alpha((unsigned char)text[p]) || text[p] == '(');
@@ -344,8 +339,8 @@ static bool read_value(const char *text, size_t p, size_t e, statement *st)
 ** ("35 → 36", "36-37"), nor one longer than a name. */
 static bool cell_text(const char *text, size_t p, size_t end, statement *st)
 {
-    while (end > p && strchr(" \t*_`", text[end - 1])) end--;
-    while (p < end && strchr("*_`", text[p])) p++;
+    while (end > p && coax_byte_in(" \t*_`", text[end - 1])) end--;
+    while (p < end && coax_byte_in("*_`", text[p])) p++;
     if (p == end || end - p > 200) return false;
     for (size_t q = p; q < end; q++)
         if (is_digit(text[q])) return false;
@@ -451,7 +446,7 @@ static bool called_wrong(const char *text, size_t p, size_t e)
 {
     static const char *const words[] = {"is wrong", "was wrong", "would be wrong", "is incorrect", "was incorrect",
                                         "would be incorrect", "is a typo", "was a typo", "is not right", "isn't right"};
-    while (p < e && strchr(" 	*_`", text[p]) && text[p]) p++;
+    while (p < e && coax_byte_in(" 	*_`", text[p])) p++;
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t n = strlen(words[i]);
         if (e - p >= n && coax_ascii_casesame(text + p, words[i], n) &&
@@ -508,6 +503,36 @@ static void statement_at(scan *sc, size_t link, size_t value, bool cjk_link)
     sc->n++;
 }
 
+/* A statement whose value comes first, "37 is the age.", "37 is her correct age": the clause's one
+** word a number or a literal after blanks and markup alone in its sentence or after a label's colon,
+** the link "is" or "was",
+** and a determiner and at most three words more up to the clause's end, its subject. */
+static void value_first_at(scan *sc, size_t link, size_t after)
+{
+    const char *t = sc->text;
+    const word v = sc->ring[sc->nw - 1];
+    if (!matched(t, link, sc->e, "is") && !matched(t, link, sc->e, "was")) return;
+    for (size_t b = v.at; b > sc->sentence && !(t[b - 1] == ':' && b < v.at); b--) /* "Note: 37 is ..." */
+        if (!coax_byte_in(" \t*_`>-", t[b - 1])) return; /* not "37.5", "12:30", "v2": the value's start */
+    scan tail = *sc;
+    tail.nw = 0;
+    for (size_t p = after, l; p < sc->e && !coax_byte_in(".!,;)\r\n", t[p]);) {
+        if (!(l = letter(t, p, sc->e))) {
+            if (!coax_byte_in(" \t*_`", t[p])) return;
+            p++;
+            continue;
+        }
+        if (tail.nw == WORDS_BACK) return;
+        word *w = &tail.ring[tail.nw++];
+        for (w->at = p; p < sc->e && (l = letter(t, p, sc->e));) p += l;
+        w->n = p - w->at;
+    }
+    if (!tail.nw || !extract_determiner(t + tail.ring[0].at, tail.ring[0].n)) return;
+    tail.clause = tail.nw;
+    statement_at(&tail, link, v.at, false);
+    if (tail.n > sc->n) sc->st[sc->n].at = v.at, sc->n = tail.n;
+}
+
 /* The link at text[p] in Chinese or Japanese: 是, 为 or は, right before a value. */
 static size_t cjk_link_at(const char *text, size_t p, size_t e)
 {
@@ -524,7 +549,7 @@ static size_t words_of(const char *text, size_t p, size_t end, word *w)
     size_t n = 0, l;
     while (p < end) {
         if (!(l = letter(text, p, end))) {
-            if (!strchr(" \t*_`", text[p])) return 0;
+            if (!coax_byte_in(" \t*_`", text[p])) return 0;
             p++;
             continue;
         }
@@ -552,7 +577,10 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
             if (!cjk(text, p, e))
                 while (q < e && (l = letter(text, q, e)) && !cjk(text, q, e)) q += l;
             next = q, q = elided(text, p, q);
-            if (sc.clause && (k = link_at(text, p, e)) && q - p < k) statement_at(&sc, p, p + k, false);
+            if (sc.clause && (k = link_at(text, p, e)) && q - p < k) {
+                statement_at(&sc, p, p + k, false);
+                if (sc.clause == 1) value_first_at(&sc, p, p + k);
+            }
             if (extract_contrasting(text + p, q - p)) sc.supposed = false;
             if (extract_supposing(text + p, q - p) || extract_elsewhere(text + p, q - p) ||
                 extract_time_frame(text, p, q, e) ||
@@ -572,12 +600,17 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (sc.clause && (k = link_at(text, p, e)) && !(arrow && sc.chained)) statement_at(&sc, p, p + k, false);
         if (ch == '|') { /* a table's cell: its row's first names it, or its header (both: "| field | value |") */
             scan cell = sc;
-            size_t name, name_end;
+            table_cell tc;
             if (sc.clause && (k = extract_table_pair(text, from, p, e, &cell.cell_end)))
                 statement_at(&cell, p, p + k, false);
-            if ((k = extract_table_header(text, from, p, e, &cell.cell_end, &name, &name_end)) &&
-                (cell.nw = cell.clause = words_of(text, name, name_end, cell.ring)))
+            if ((k = extract_table_header(text, from, p, e, &tc)) &&
+                (cell.nw = cell.clause = words_of(text, tc.name, tc.name_end, cell.ring))) {
+                size_t n = cell.n;
+                cell.cell_end = tc.end;
                 statement_at(&cell, p, p + k, false);
+                if (cell.n > n && tc.owner_end) /* the record's row, for the error to name */
+                    st[n].owner = text + tc.owner, st[n].olen = tc.owner_end - tc.owner, st[n].at = tc.owner;
+            }
             sc.n = cell.n;
         }
         bool stop = ch == '\n' || ch == '!' || ch == '?' || ch == ';' ||
@@ -589,7 +622,7 @@ static size_t statements(const char *text, size_t from, size_t e, statement *st)
         if (stop) sc.supposed = false, sc.sentence = p + 1;
         if (ch == '(') sc.paren = sc.nw ? sc.ring[sc.nw - 1] : (word){0, 0};
         if (ch == ')' || stop) sc.paren = (word){0, 0};
-        if (!ch || !strchr(" \t*_`", ch) || stop) { /* markup and spaces keep the clause */
+        if (!ch || !coax_byte_in(" \t*_`", ch) || stop) { /* markup and spaces keep the clause */
             sc.chained = arrow;
             p += ascii_arrow; /* past its '>' */
             sc.nw = sc.clause = 0;
@@ -632,7 +665,7 @@ static bool same_digits(const char *s, size_t n, const char *num, size_t m)
         if (is_digit(s[i])) {
             if (j >= m || s[i] != num[j]) return false;
             j++;
-        } else if (!strchr(" -.()+/", s[i]) || !s[i]) return false;
+        } else if (!coax_byte_in(" -.()+/", s[i]) || !s[i]) return false;
     }
     return j == m && m > 0;
 }
@@ -730,13 +763,16 @@ static bool same_scalar(const coax_value *a, const coax_value *b)
 static void owner_in(const coax_value *v, const coax_member *parent, statement *st)
 {
     st->owner_seen = v;
-    if (parent && parent->klen == st->olen && coax_ascii_casesame(parent->key, st->owner, st->olen)) st->owned = true;
+    bool names = false, owned = parent && parent->klen == st->olen &&
+                                coax_ascii_casesame(parent->key, st->owner, st->olen);
     for (size_t i = 0; i < v->len; i++) {
         const coax_value *s = &v->u.members[i].value;
         if (s->type != COAX_STRING || !s->len) continue;
-        st->names = st->names || (s->u.text[0] >= 'A' && s->u.text[0] <= 'Z');
-        st->owned = st->owned || holds(s->u.text, s->len, st->owner, st->olen);
+        names = names || (s->u.text[0] >= 'A' && s->u.text[0] <= 'Z');
+        owned = owned || holds(s->u.text, s->len, st->owner, st->olen);
     }
+    st->names = st->names || names, st->owned = st->owned || owned;
+    st->owner_here = owned || !names; /* a list's records: "Bob's age" is the age of Bob's alone */
 }
 
 /* Each scalar of v against each statement: the members their subjects
@@ -766,6 +802,7 @@ static void visit(const coax_value *v, const coax_member *parent, statement *st,
                 for (size_t j = 0; j < 3; j++) {
                     if (!kl || st[s].nlen[j] != kl || memcmp(st[s].name[j], k, kl)) continue;
                     if (st[s].owner && st[s].owner_seen != v) owner_in(v, parent, &st[s]);
+                    if (st[s].owner && !st[s].owner_here) continue;
                     if (!st[s].named[j]) st[s].named[j] = &m->value;
                     else if (!same_scalar(st[s].named[j], &m->value)) st[s].clash[j] = true;
                 }
@@ -809,7 +846,7 @@ static size_t past_reasoning(const char *text, size_t lo, size_t start)
                                        "final answer",     "respuesta final",    "réponse finale",
                                        "最终答案"};
     for (size_t p = start; p-- > lo;) {
-        if (!strchr("<[\xE2\xE6" "fFrR", text[p]) || !text[p]) continue;
+        if (!coax_byte_in("<[\xE2\xE6" "fFrR", text[p]) || !text[p]) continue;
         for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
             size_t n = strlen(ends[i]);
             if (n <= start - p && coax_ascii_casesame(text + p, ends[i], n)) return p + n;
@@ -891,7 +928,7 @@ static bool only_words(const char *text, size_t p, size_t q, bool draft)
         }
         if (draft && text[k] == ',' && k != first && !(wn == 2 && coax_ascii_casesame(text + w, "no", 2)))
             return false;
-        if (!draft && !strchr(" \t*_`\",", text[k]) && !(q - k >= 3 && !memcmp(text + k, "\xE2\x80\x9D", 3)))
+        if (!draft && !coax_byte_in(" \t*_`\",", text[k]) && !(q - k >= 3 && !memcmp(text + k, "\xE2\x80\x9D", 3)))
             return false;
         k += !draft && (unsigned char)text[k] == 0xE2 ? 3 : 1;
     }
@@ -940,12 +977,12 @@ bool extract_settles_on_answer(const char *text, size_t from, size_t at, size_t 
     if (!only_words(text, at, vat, true)) return false; /* "Actually, the name is Bob and the age is 36." */
     /* a correction: its value ends the sentence, after a link, "no" or "actually" ("is 36.", "No — 36") */
     for (size_t k = vend; k < se; k++)
-        if (!strchr(" \t\r*_`.,)", text[k])) return false;
+        if (!coax_byte_in(" \t\r*_`.,)", text[k])) return false;
     size_t k = vat;
     bool sign = false;
     for (;;) {
         size_t d = k >= 3 && !memcmp(text + k - 3, "\xE2\x80", 2) ? 3 : 0; /* a dash, en or em */
-        if (k > at && (d || strchr(" \t*_`,:=-", text[k - 1]))) {
+        if (k > at && (d || coax_byte_in(" \t*_`,:=-", text[k - 1]))) {
             sign = sign || text[k - 1] == ':' || text[k - 1] == '=';
             k -= d ? d : 1;
         } else break;

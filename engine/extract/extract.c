@@ -29,6 +29,7 @@ typedef struct scored {
     bool format_answer;   /* valid and plain but for a placeholder ("<name>", "...") in it */
     bool gated_answer;    /* valid and plain but for a repair or coercion less certain than max_class */
     const coax_value *reading; /* strict: the value coerced, where only a coercion kept it from fitting */
+    size_t nreading;           /* the coercions it took */
 } scored;
 
 /* What every candidate is scored with. */
@@ -63,7 +64,15 @@ static const coax_repair_entry *whole_guess(const coax_repair_result *r)
     return NULL;
 }
 
-static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column);
+/* The line and column (in characters, from 1) of byte 'at'. */
+static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
+{
+    *line = *column = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') ++*line, *column = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
+    }
+}
 
 /* whole_guess for the text from its first span of prose on, read as the
 ** whole reply is where nothing comes before its JSON: words before it
@@ -84,7 +93,7 @@ static coax_code prose_tail_guess(coax_arena *a, extract_job *x)
         /* where the JSON begins: a span that starts its line, a list item's ("1. {...}") or ends an
         ** introduction's colon (not LaTeX's {1}) */
         if (src == COAX_SOURCE_PROSE && at < first && at < x->len &&
-            (b == 0 || strchr("\n\r:", x->text[b - 1]) || (b < at && extract_item_marker_before(x->text, b))))
+            (b == 0 || coax_byte_in("\n\r:", x->text[b - 1]) || (b < at && extract_item_marker_before(x->text, b))))
             first = at;
     }
     if (first == SIZE_MAX || first == 0 || first >= x->len) return COAX_OK;
@@ -207,7 +216,7 @@ static size_t snippet(const char *text, size_t len, size_t at, const char **out)
     size_t n = 0;
     if (at > len) at = len;
     while (at + n < len && n < 32 && text[at + n] != '\n' && text[at + n] != '\r' &&
-           !(n && strchr(",:{}[]\"", text[at + n])))
+           !(n && coax_byte_in(",:{}[]\"", text[at + n])))
         n++;
     while (n && at + n < len && ((unsigned char)text[at + n] & 0xC0) == 0x80) n--;
     *out = text + at;
@@ -291,16 +300,6 @@ static coax_code coercion_gate(coerce_ctx *c, coax_class max, scored *s)
     return COAX_OK;
 }
 
-/* The line and column (in characters, from 1) of byte 'at'. */
-static void line_column(const char *text, size_t len, size_t at, unsigned *line, unsigned *column)
-{
-    *line = *column = 1;
-    for (size_t i = 0; i < at && i < len; i++) {
-        if (text[i] == '\n') ++*line, *column = 1;
-        else if (((unsigned char)text[i] & 0xC0) != 0x80) ++*column;
-    }
-}
-
 /* "a value was taken out of prose at line 1, column 5 ('2 or 3'): send the
 ** value alone", for a scalar candidate that is not the whole reply. */
 static const char *prose_error(coax_arena *a, const char *text, size_t len, size_t at)
@@ -380,8 +379,8 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
     bool decoded = false;
     for (size_t i = 0; i < cand->nlog && !decoded; i++) decoded = !strcmp(cand->log[i].kind, "double_encoded");
     size_t from = cand->start, to = cand->end < x->len ? cand->end : x->len;
-    while (from < to && strchr(" \t\r\n", x->text[from])) from++;
-    while (to > from && strchr(" \t\r\n", x->text[to - 1])) to--;
+    while (from < to && coax_byte_in(" \t\r\n", x->text[from])) from++;
+    while (to > from && coax_byte_in(" \t\r\n", x->text[to - 1])) to--;
     /* `{"a": 1}` is Markdown's code span around the value, no string */
     if (!s->valid || !decoded || to < from + 2 || (x->text[from] != '"' && x->text[from] != '\''))
         return COAX_OK;
@@ -396,21 +395,18 @@ static coax_code double_encoded_error(coerce_ctx *c, const extract_job *x, const
                          "readings the schema both takes; send the value alone");
 }
 
-/* Strict, a misfit the coercion would make fit ({"a": "5"} for an integer)
-** is no draft that an answer after it corrects, as {"a": "five"} is: it
-** is the answer 5, refused only for being strict, so beside another that
-** differs it is a rival, as a repair above max_class makes one. */
+/* Strict, a candidate the coercion would make fit ({"a": "5"} for an integer, 2 for a list) is no
+** draft that an answer after it corrects, as {"a": "five"} is: it is the answer 5, refused only for
+** being strict, so beside another that differs it is a rival, read as the default reads it. */
 static coax_code strict_reading(coerce_ctx *c, const coax_candidate *cand, scored *s)
 {
     coax_validation val;
     const coax_value *v;
     coax_code rc = coerce_candidate(c, cand->value, &v, &val);
+    s->nreading = c->n;
     c->n = 0; /* strict takes no coercion: none is logged */
-    if (rc || !val.valid) return rc;
-    s->part_answer = s->misfit_answer = false;
-    s->gated_answer = true;
-    s->reading = v;
-    return COAX_OK;
+    if (!rc && val.valid) s->reading = v;
+    return rc;
 }
 
 static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored *s)
@@ -427,6 +423,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
         rc = coerce_candidate(c, cand->value, &s->value, &s->validation);
     }
     if (rc) return rc;
+    bool written_fits = s->validation.valid; /* strict: as written, before the looks for what no one meant */
     s->valid = s->validation.valid;
     s->nerrors = s->validation.nerrors;
     s->index = index;
@@ -439,9 +436,10 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     ** the repairs do not allow. Whether the value is another answer beside
     ** the best is read as the default class reads it ('fits', 'doubt'): a
     ** stricter class refuses more, and must not leave the other as the one. */
-    bool fits = s->validation.valid && (strict || !coercion_above(c, x->max_class > COAX_CLASS_INFERRED
-                                                                          ? x->max_class
-                                                                          : COAX_CLASS_INFERRED));
+    s->reading = NULL;
+    if (strict && !written_fits && !valid_but_placeholder && (rc = strict_reading(c, cand, s))) return rc;
+    bool fits = (s->validation.valid || s->reading) &&
+                (strict || !coercion_above(c, x->max_class > COAX_CLASS_INFERRED ? x->max_class : COAX_CLASS_INFERRED));
     bool was_valid = s->validation.valid;
     if (!strict && (rc = coercion_gate(c, x->max_class, s))) return rc;
     bool coercion_gated = was_valid && !s->validation.valid;
@@ -464,13 +462,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* Nor is one the cut-off reply ends on, spaces aside: what came next (more items, "Actually") is lost. */
     size_t after = cand->end;
     while (x->cut_off && after < x->len && coax_ascii_space((unsigned char)x->text[after])) after++;
-    bool cut_after = x->cut_off && after >= x->len && s->complete;
-    if (cut_after) s->complete = false;
-    s->cut_after = cut_after;
+    bool whole = s->complete, cut_after = s->cut_after = x->cut_off && after >= x->len && s->complete;
+    if (cut_after) s->complete = false; /* and yet an answer, as it stands ('whole'): beside another, a rival */
     s->refused = NULL;
-    /* One value of several, otherwise plain: refused alone, yet another
-    ** reading of the reply, which makes the list of them no sure answer. */
-    s->fragment_answer = fits && s->complete && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
+    /* One value of several, otherwise plain: refused alone, yet another reading of the reply. */
+    s->fragment_answer = fits && whole && s->ninvented == 1 && doubt && !strcmp(doubt->kind, "fragment");
     /* A block whose fence or tag never closed, around a value read whole:
     ** refused alone (the reply was cut), yet beside another answer it is
     ** another reading ("Corrected:" and a block cut before its fence). */
@@ -478,7 +474,7 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* An object read plainly whose members all fit, wrong only as a whole
     ** (a required member missing): {"age": 37} after {"name": "Ada", "age":
     ** 36} is a correction, or a draft the answer corrects. */
-    s->part_answer = !fits && s->complete && !doubt && s->ninvented == 0 && s->value->type == COAX_OBJECT &&
+    s->part_answer = !fits && whole && !doubt && s->ninvented == 0 && s->value->type == COAX_OBJECT &&
                      s->value->len > 0;
     /* One wrong only in its members' values ({"age": "thirty"}): after an
     ** answer, a correction that gives a member another value, in words the
@@ -491,13 +487,11 @@ static coax_code score(coerce_ctx *c, const extract_job *x, size_t index, scored
     /* A value that fills the reply's format but for a placeholder: the format
     ** echoed before the answer, or a correction after it whose notes say
     ** "..." (it corrects what it does write). */
-    s->format_answer = valid_but_placeholder && s->complete && !doubt && s->ninvented == 0;
+    s->format_answer = valid_but_placeholder && whole && !doubt && s->ninvented == 0;
     /* Plain at the default class, refused only for a repair or coercion
     ** the class did not allow (an unquoted key at lossless): an answer the
     ** reply gives all the same. */
-    s->gated_answer = fits && s->complete && s->ninvented == 0 && (gate || coercion_gated);
-    s->reading = NULL;
-    if (strict && s->misfit_answer && (rc = strict_reading(c, cand, s))) return rc;
+    s->gated_answer = fits && whole && s->ninvented == 0 && (gate || coercion_gated || s->reading);
     if (gate && !(gate->offset >= cand->end && !s->complete)) {
         s->refused = gate;
         const char *msg = repair_error(c->arena, x->raw, x->len, gate);
@@ -556,7 +550,8 @@ static bool holds(const coax_candidate *a, const coax_candidate *b)
 static bool part_of(const coax_candidate *h, const scored *hs, const coax_candidate *o, const scored *p)
 {
     if (!holds(h, o)) return false;
-    return h->source != COAX_SOURCE_SEQUENCE || p->ncoercions > hs->ncoercions;
+    return h->source != COAX_SOURCE_SEQUENCE ||
+           (p->reading ? p->nreading : p->ncoercions) > (hs->reading ? hs->nreading : hs->ncoercions);
 }
 
 /* Refuses the best with an error naming two places of the reply: 'fmt'
@@ -752,31 +747,6 @@ static bool is_scored(const extract_job *x, size_t i, size_t first)
            !extract_unanswering_prose(x->text, x->len, &r->candidates[i]);
 }
 
-/* Whether the text from s to e holds a quoted key ("name": ..., {"name" ...): JSON, not LaTeX's \frac{1}{2}. */
-static bool quoted_key_in(const char *t, size_t s, size_t e)
-{
-    for (size_t i = s; i + 1 < e; i++) {
-        if (t[i] != '"') continue;
-        size_t k = i + 1, b = i;
-        while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
-        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-        if ((k < e && t[k] == ':') || (b > s && t[b - 1] == '{')) return true; /* {"a" 1}: its colon lost */
-    }
-    return false;
-}
-
-/* Whether the candidate needed an invented repair: for a span of prose, one other than being
-** closed before members (Schema {"name": "string"}: the answer follows. {"name": "Ada"}: the
-** schema's text, closed where it ends, is no unread answer). */
-static bool invented_log(const coax_candidate *cand)
-{
-    for (size_t i = 0; i < cand->nlog; i++)
-        if (cand->log[i].cls == COAX_CLASS_INVENTED &&
-            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close")))
-            return true;
-    return false;
-}
-
 /* A plain answer beside JSON coax could only read by a guess ("Example: {...}\nAnswer:
 ** {\"name\": \"Ada\", \"age\": 36,", a broken answer and then its format, {\"name\":
 ** \"string\"}, members before it whose brace is lost): which one the model meant is a
@@ -790,8 +760,13 @@ static coax_code refuse_beside_unread(coerce_ctx *c, const extract_job *x, bool 
     for (size_t i = 0; i < r->ncandidates; i++) {
         const coax_candidate *o = &r->candidates[i];
         bool apart = o->start >= b->end || o->end <= b->start;
-        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE) || !apart ||
-            !invented_log(o) || !quoted_key_in(x->text, o->start, o->end))
+        /* JSON the reply ends inside is a rival cut off, after a block too; a span in the text that, read from
+        ** its first span starting a line on, needs a guess, where the best comes before that text ("First
+        ** {\"age\": 35}.\n\n{...}\n\n[# done #]"), is unread as that text is */
+        bool cut = !o->complete && o->end == x->len;
+        bool tail = x->tail_guess && b->end <= x->tail_from && o->start >= x->tail_from;
+        if (!is_scored(x, i, first) || (blocks && o->source == COAX_SOURCE_PROSE && !cut) || !apart ||
+            !extract_unread_json(x->text, x->len, o, tail))
             continue;
         return refuse_at(c, x, best,
                          "the reply holds a value at line %u, column %u and one that could not be read at line %u, "
@@ -903,6 +878,19 @@ void coax_extract_options_default(coax_extract_options *o)
     o->max_class = COAX_CLASS_INFERRED;
 }
 
+/* The limit a candidate written whole met beside the ones read (repair_reading's 'rejected'), as
+** the extraction's error: that candidate may have been the answer. */
+static coax_code rejected_limit(const coax_error *rejected, coax_error *err)
+{
+    static const char why[] = ": JSON over it beside the value read may be the answer; send a smaller one";
+    if (err) {
+        *err = *rejected;
+        size_t n = strlen(err->msg);
+        if (n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
+    }
+    return rejected->code;
+}
+
 coax_code extract_within(coax_arena *arena, const coax_schema *schema, const char *text, size_t len,
                          const coax_limits *limits, const coax_extract_options *options, coax_extract_result *out,
                          coax_error *err)
@@ -916,7 +904,9 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     /* lines ending in a lone CR read as coax_repair reads them (repair_cr_lines), the look for labels too */
     if (len && len <= coax_limits_resolve(limits).max_input && !(text = repair_cr_lines(arena, text, len)))
         return coax_fail(err, COAX_ENOMEM, 0, "out of memory");
-    coax_code rc = coax_repair(arena, text, len, limits, &out->repair, err);
+    coax_error rejected; /* a candidate over a limit: it may be the answer, whatever the others are */
+    coax_code rc = repair_reading(arena, text, len, limits, &out->repair, err, &rejected);
+    if (!rc && rejected.code) return rejected_limit(&rejected, err);
     if (rc == COAX_ENOJSON && bare) memset(&out->repair, 0, sizeof out->repair); /* 'err' keeps the reason */
     else if (rc) return rc;
     coax_repair_result *r = &out->repair;
@@ -924,7 +914,7 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
     if (!prose) return COAX_ENOMEM;
     extract_job x = {r, prose, len, strict, (o.flags & COAX_EXTRACT_CUT_OFF) != 0,
                      (o.flags & COAX_EXTRACT_FINISHED) != 0, o.max_class, whole_guess(r), limits, NULL, 0, text};
-    if (!strict && (rc = prose_tail_guess(arena, &x))) return rc;
+    if ((rc = prose_tail_guess(arena, &x))) return rc; /* strict turns coercion off, no look */
     coerce_ctx c = {
         .arena = arena, .schema = schema, .doc = schema->doc, .draft = coax_schema_draft(schema), .err = err};
     scored best = {.index = SIZE_MAX};
@@ -951,7 +941,9 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         coax_arena_mark mark = coax_arena_get_mark(arena);
         scored s;
         if ((rc = score(&c, &x, i, &s))) return rc;
-        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer || s.gated_answer : is_rival(&s);
+        bool kept = aside ? is_plain(&s) || s.part_answer || s.misfit_answer || s.gated_answer ||
+                                (s.cut_answer && s.cut_after) /* plain but for the reply cut after it */
+                          : is_rival(&s);
         if (kept) plain.s[plain.n++] = s;
         if (!aside && better(&s, &best)) best = s;
         else if (!kept) coerce_rewind(&c, mark); /* a loser's trials and errors */
@@ -974,14 +966,9 @@ coax_code extract_within(coax_arena *arena, const coax_schema *schema, const cha
         unsigned line, column;
         size_t at = r->ncandidates ? r->candidates[0].start : 0;
         line_column(text, len, at, &line, &column);
-        if (r->candidates[0].source != COAX_SOURCE_TAGGED)
-            return coax_fail(err, COAX_ENOJSON, at,
-                             "the only JSON is marked as no answer by a label or a comment before it (Example:, "
-                             "<!--), at line %u, column %u: send the answer itself",
-                             line, column);
-        return coax_fail(err, COAX_ENOJSON, at,
-                         "the only JSON is in a block whose tag says it holds no answer (<example>, <draft>), at "
-                         "line %u, column %u: send the answer itself",
+        return coax_fail(err, COAX_ENOJSON, at, "the only JSON is %s, at line %u, column %u: send the answer itself",
+                         r->candidates[0].source == COAX_SOURCE_TAGGED ? "in a block whose tag says it holds no answer (<example>, <draft>)"
+                                : "marked as no answer by a label or a comment before it (Example:, <!--)",
                          line, column);
     }
     out->valid = best.valid;

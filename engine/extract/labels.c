@@ -158,7 +158,10 @@ bool coerce_not_answer_tag(const char *name, size_t n)
     static const char *const others[] = {"user", "system", "human", "context", "document", "documents", "observation",
                                          "source", "sources", "reference", "references", "retrieved", "quote",
                                          /* struck out: text the model deleted (HTML's <del>, <s>, <strike>) */
-                                         "del", "s", "strike"};
+                                         "del", "s", "strike",
+                                         /* a guess named as one, as "My guess:" (<guess> alone, as "Guess:",
+                                         ** names a game's answer) */
+                                         "myguess", "bestguess"};
     static const char *const stems[] = {"toolresult", "toolresponse", "tooloutput", "functionresult",
                                         "functionresponse", "functionoutput", "searchresult"};
     char norm[257];
@@ -184,8 +187,8 @@ bool coerce_joined_equal(coax_arena *a, const char *joined, const char *y, size_
 
 void coerce_trim(const char **s, size_t *n)
 {
-    while (*n && strchr(" \t\r\n", (*s)[0])) (*s)++, (*n)--;
-    while (*n && strchr(" \t\r\n", (*s)[*n - 1])) (*n)--;
+    while (*n && coax_byte_in(" \t\r\n", (*s)[0])) (*s)++, (*n)--;
+    while (*n && coax_byte_in(" \t\r\n", (*s)[*n - 1])) (*n)--;
 }
 
 bool coerce_loose_equal(coax_arena *a, const char *x, size_t xn, const char *y, size_t yn)
@@ -315,7 +318,7 @@ static size_t blanks_end(const char *text, size_t b, size_t e)
 }
 static size_t blanks_start(const char *text, size_t b, size_t e, bool marks)
 {
-    for (size_t k; e > b && ((k = coax_blank_before(text + b, text + e)) || (marks && strchr("\r*", text[e - 1])));)
+    for (size_t k; e > b && ((k = coax_blank_before(text + b, text + e)) || (marks && coax_byte_in("\r*", text[e - 1])));)
         e -= k ? k : 1;
     return e;
 }
@@ -362,7 +365,9 @@ static bool unanswering_words(const char *text, size_t b, size_t e, bool echoes)
             continue;
         }
         if (!coax_ascii_alpha(ch) && ch < 0x80) {
-            if (!ch || !strchr(" \t*_#>-()'|0123456789", ch)) return false; /* markdown's marks, "Example 2" */
+            /* markdown's marks, "Example 2", a list item's number, "1. Example:", DSPy's "[[ ## example ## ]]" */
+            bool ordinal = ch == '.' && p > b && text[p - 1] >= '0' && text[p - 1] <= '9';
+            if (!ordinal && !coax_byte_in(" \t*_#>-()[]'|0123456789", ch)) return false;
             p++;
             continue;
         }
@@ -477,20 +482,26 @@ static bool in_unanswering_element(const char *text, size_t origin, size_t start
 }
 
 /* Whether the info string of the fence opening at text[b..e) names no answer as a tag would (```example, ```wrong):
-** no language is so named. */
+** no language is so named; or its title's or file name's words do as a label's (```json title="example.json"). */
 static bool fence_info_unanswering(const char *text, size_t b, size_t e)
 {
     while (b < e && (text[b] == '`' || text[b] == '~')) b++;
     size_t w = b;
     while (w < e && tag_name_char(text[w])) w++;
-    return w > b && coerce_not_answer_tag(text + b, w - b);
+    if (w > b && coerce_not_answer_tag(text + b, w - b)) return true;
+    for (b = w; b < e; b = w) { /* a title's or a file name's words, as a label's (title="example.json") */
+        for (w = b; w < e && tag_name_char(text[w]);) w++;
+        if (w > b && coerce_not_answer_label(text + b, w - b)) return true;
+        if (w == b) w++;
+    }
+    return false;
 }
 
 /* Whether text[line..e), before a value on its line, assigns it to a variable named as a label or a tag of no answer
 ** would be ("example = {...}", "const bad_example = {...}", "EXAMPLE_RESPONSE := {...}"): the code names it so. */
 static bool assigned_to_label(const char *text, size_t line, size_t e)
 {
-    if (e == line || text[e - 1] != '=' || (e - line >= 2 && strchr("=!<>", text[e - 2]))) return false;
+    if (e == line || text[e - 1] != '=' || (e - line >= 2 && coax_byte_in("=!<>", text[e - 2]))) return false;
     size_t v = e - 1;
     if (v > line && text[v - 1] == ':') v--; /* := */
     v = blanks_start(text, line, v, false);
@@ -607,18 +618,24 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
             while (r < e && (text[r] == '`' || text[r] == '~')) r++;
         } else break;
     }
-    size_t body, past, end = r < e && lines <= 1 ? remark_end(text, r, e, lines == 1, &body, &past) : SIZE_MAX;
+    /* a paragraph of its own after blank lines ("{...}\n\n(wrong)") is the remark alone on the next line, when
+    ** nothing follows it: a heading over more text, or a label's colon, opens what comes next */
+    bool paragraph = lines > 1;
+    size_t body, past, end = r < e ? remark_end(text, r, e, lines >= 1, &body, &past) : SIZE_MAX;
     if (end == SIZE_MAX || end - body > 48) return SIZE_MAX;
-    for (size_t k = past, n; k < e && text[k] != '\n'; k += n ? n : 1) /* nothing more on its line but a stop */
-        if (!(n = coax_blank_at(text + k, text + e)) && !strchr("\r.!", text[k])) return SIZE_MAX;
-    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || strchr("\r.!:", text[end - 1]));)
+    for (size_t k = past, n; k < e && (paragraph || text[k] != '\n'); k += n ? n : 1) /* nothing more but a stop */
+        if (!(n = coax_blank_at(text + k, text + e)) && !coax_byte_in(paragraph ? "\r\n.!" : "\r.!", text[k]))
+            return SIZE_MAX;
+    for (size_t k; end > body && ((k = coax_blank_before(text + body, text + end)) || coax_byte_in("\r.!:", text[end - 1]));) {
+        if (paragraph && text[end - 1] == ':') return SIZE_MAX;
         end -= k ? k : 1;
+    }
     body = blanks_end(text, body, end);
     if (end == body) return SIZE_MAX;
     size_t words = 0; /* a remark is a few words: a sentence is retract.c's to read */
     for (size_t p = body, k; p < end; p += k ? k : 1) {
         bool letter = remark_letter(text[p]);
-        if (!(k = coax_blank_at(text + p, text + end)) && !letter && !strchr("'-.", text[p])) return SIZE_MAX;
+        if (!(k = coax_blank_at(text + p, text + end)) && !letter && !coax_byte_in("'-.", text[p])) return SIZE_MAX;
         words += letter && (p == body || !remark_letter(text[p - 1]));
     }
     if (words > 4) return SIZE_MAX;
@@ -629,8 +646,11 @@ size_t extract_labelling_remark(const char *text, size_t from, size_t e)
         for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
         if (q > p && WORD_IN(text + p, q - p, pointing)) return SIZE_MAX;
     }
+    /* "(my guess)", "(estimated)", "My guess.", "Wrong answer."; a sentence alone in plain words ("The age is
+    ** approximate.", "This is sample data.") is retract.c's to read */
+    if (body == r && words > 2) return SIZE_MAX;
     if (unanswering_words(text, body, end + 1, false)) return r;
-    for (size_t p = body, q; p < end; p = q + 1) { /* "(my guess)", "(estimated)" */
+    for (size_t p = body, q; p < end; p = q + 1) {
         for (q = p; q < end && coax_ascii_alpha((unsigned char)text[q]);) q++;
         if (q > p && remark_doubt_word(text + p, q - p)) return r;
     }
@@ -748,4 +768,43 @@ bool extract_item_marker_before(const char *text, size_t b)
         m -= 3;
     }
     return m == 0 || text[m - 1] == '\n' || text[m - 1] == '\r';
+}
+
+/* Whether the text from s to e holds a quoted key ("name": ..., {"name" ...): JSON, not LaTeX's \frac{1}{2}. */
+static bool quoted_key_in(const char *t, size_t s, size_t e)
+{
+    for (size_t i = s; i + 1 < e; i++) {
+        if (t[i] != '"') continue;
+        size_t k = i + 1, b = i;
+        while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
+        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+        if ((k < e && t[k] == ':') || (b > s && t[b - 1] == '{')) return true; /* {"a" 1}: its colon lost */
+    }
+    return false;
+}
+
+/* Whether the candidate needed an invented repair: for a span of prose, one other than being
+** closed before members that a colon opens (Schema {"name": "string"}: the answer follows.
+** {"name": "Ada"}: the schema's text, closed where it ends, is no unread answer). Members a comma
+** glues to it ({"a": 1}, then: {"a": 2}) hold the value after it in one reading, and it is a
+** rival of that value in the other. */
+static bool invented_log(const char *text, size_t len, const coax_candidate *cand)
+{
+    size_t after = cand->end;
+    while (after < len && coax_ascii_space((unsigned char)text[after])) after++;
+    bool glued = after < len && text[after] == ',';
+    for (size_t i = 0; i < cand->nlog; i++)
+        if (cand->log[i].cls == COAX_CLASS_INVENTED &&
+            !(cand->source == COAX_SOURCE_PROSE && !strcmp(cand->log[i].kind, "early_close") && !glued))
+            return true;
+    return false;
+}
+
+bool extract_unread_json(const char *text, size_t len, const coax_candidate *o, bool guessed)
+{
+    /* a list the reply ends inside ("then: [1, 2", "[\"x") is JSON as a quoted key is; a reference's numbers
+    ** ("See [1, 2") are prose's, as when closed */
+    bool cut_list = !o->complete && o->end == len && o->start < len && text[o->start] == '[' &&
+                    !(o->value && repair_prose_mark(text, len, o->start, o->end, o->value));
+    return (guessed || invented_log(text, len, o)) && (cut_list || quoted_key_in(text, o->start, o->end));
 }

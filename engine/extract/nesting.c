@@ -1,5 +1,12 @@
 /*
-** nesting.c: coax_extract, within the nesting the C stack left to it holds.
+** nesting.c: coax_extract's entry, what it refuses before and after the
+** reading: a reply holding a control byte, nesting deeper than the C stack
+** left to it holds, a candidate rejected for a limit beside the ones read.
+**
+** A control byte (NUL, ESC, ...; a tab and line breaks are text) is no
+** text a model writes, and the reply's looks and its repair would each read
+** it their own way (a NUL as a space, in a word): the reply is refused,
+** but for NULs that end it (a host that counted a C string's terminator).
 **
 ** The looks of an extraction (placeholders, restated values, doubts, the
 ** places of errors, coercion's trials, ...) walk its values recursively,
@@ -26,6 +33,15 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     if (!arena || !schema || !out || (!text && len))
         return coax_fail(err, COAX_EINVAL, 0, "coax_extract: NULL argument");
     memset(out, 0, sizeof *out);
+    while (len && !text[len - 1]) len--; /* a C string's terminator or a buffer's padding, counted in */
+    size_t ctl = coax_control_byte(text, len);
+    if (ctl < len) {
+        uint32_t line, column;
+        coax_locate(text, len, ctl, &line, &column);
+        return coax_fail(err, COAX_ENOJSON, ctl,
+                         "the reply holds a control byte (0x%02X) at line %u, column %u: send the JSON as plain text",
+                         (unsigned char)text[ctl], (unsigned)line, (unsigned)column);
+    }
     uintptr_t before = coax_stack_arm();
     coax_limits lim = coax_limits_resolve(limits);
     size_t most = coax_stack_left() / EXTRACT_LEVEL_BYTES;
@@ -38,6 +54,11 @@ coax_code coax_extract(coax_arena *arena, const coax_schema *schema, const char 
     char parsed[64];
     static const char why[] = " (what the C stack left to an extraction holds)";
     size_t n = (size_t)snprintf(parsed, sizeof parsed, "nesting deeper than %zu", lim.max_depth);
-    if (!strcmp(err->msg, parsed) && n + sizeof why <= sizeof err->msg) memcpy(err->msg + n, why, sizeof why);
+    size_t rest = strlen(err->msg) - n; /* extract.c's rejected_limit's words after it */
+    if (!strncmp(err->msg, parsed, n) && (err->msg[n] == '\0' || err->msg[n] == ':') &&
+        n + sizeof why + rest <= sizeof err->msg) {
+        memmove(err->msg + n + sizeof why - 1, err->msg + n, rest + 1);
+        memcpy(err->msg + n, why, sizeof why - 1);
+    }
     return rc;
 }

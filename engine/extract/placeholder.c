@@ -61,7 +61,7 @@ static bool instruction_elsewhere(const char *s, size_t n)
     size_t words = 0, last = 0, last_n = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && !strchr(" _-", s[j])) j++;
+        while (j < n && !coax_byte_in(" _-", s[j])) j++;
         if (j > i) {
             if (WORD_IN(s + i, j - i, other_instruction_verbs) ||
                 ((words == 0 || (words == 1 && after_article)) && WORD_IN(s + i, j - i, other_instruction_yours)))
@@ -114,12 +114,12 @@ static bool mask(const char *s, size_t n)
     size_t runs = 0;
     for (size_t i = 0; i < n;) {
         char ch = s[i];
-        if (strchr("-/:. ", ch)) {
-            if (i == 0 || strchr("-/:. ", s[i - 1])) return false;
+        if (coax_byte_in("-/:. ", ch)) {
+            if (i == 0 || coax_byte_in("-/:. ", s[i - 1])) return false;
             i++;
             continue;
         }
-        if (!strchr("YMDHSXymdhsx", ch) || !ch) {
+        if (!coax_byte_in("YMDHSXymdhsx", ch) || !ch) {
             if (ch == 'T' && runs && i + 1 < n && s[i + 1] == 'H') { i++; continue; } /* YYYY-MM-DDTHH:MM */
             return false;
         }
@@ -139,7 +139,7 @@ static bool words_only(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
         bool letter = ch >= 0x80 || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
-        if (!letter && !(ch >= '0' && ch <= '9') && !(ch && strchr(" _-.", ch)))
+        if (!letter && !(ch >= '0' && ch <= '9') && !coax_byte_in(" _-.", ch))
             return false;
     }
     return true;
@@ -170,8 +170,8 @@ bool extract_is_placeholder(const char *s, size_t n, const char *key, size_t kle
     if (n && asked == n) return true; /* "?", "???": a question where a value was due */
     if (n < 3) return false;
     if (template_name(s, n)) return true; /* YOUR_API_KEY, email_here */
-    if (strchr("YMDHXymdhx", s[0])) return mask(s, n);
-    if (!strchr(".<[{($\xE2", s[0])) return false; /* most strings stop here */
+    if (coax_byte_in("YMDHXymdhx", s[0])) return mask(s, n);
+    if (!coax_byte_in(".<[{($\xE2", s[0])) return false; /* most strings stop here */
     static const char *const elisions[] = {"...", "....", ". . .", "\xE2\x80\xA6", "[...]", "(...)", "{...}",
                                            "<...>", "[\xE2\x80\xA6]", "(\xE2\x80\xA6)"};
     for (size_t i = 0; i < sizeof elisions / sizeof *elisions; i++)
@@ -245,14 +245,14 @@ static bool names_field(const char *s, size_t n, const char *key, size_t klen)
     if (klen > 64) klen = 64;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && !strchr(" _-.", s[j])) j++;
+        while (j < n && !coax_byte_in(" _-.", s[j])) j++;
         if (j > i && ((j - i == 4 && coax_ascii_casesame(s + i, "here", 4)) || names_key(s + i, j - i, key, klen)))
             return true;
         for (size_t k = 0; key && j > i && k < klen;) { /* the key's words: full_name, fullName */
             size_t e = k + 1;
-            while (e < klen && !strchr(" _-.", key[e]) && !(key[e] >= 'A' && key[e] <= 'Z')) e++;
+            while (e < klen && !coax_byte_in(" _-.", key[e]) && !(key[e] >= 'A' && key[e] <= 'Z')) e++;
             if (names_key(s + i, j - i, key + k, e - k)) return true;
-            for (k = e; k < klen && strchr(" _-.", key[k]); k++) {}
+            for (k = e; k < klen && coax_byte_in(" _-.", key[k]); k++) {}
         }
         i = j + 1;
     }

@@ -1,9 +1,11 @@
 /*
 ** extract/prose_table.c: markdown tables in the prose beside an answer, read
 ** as statements are (contradicted.c): "| age | 37 |" says the age is 37 as
-** "age: 37" does, and so does a row under a header naming its cells.
+** "age: 37" does, and so does a row under a header naming its cells; in a
+** table of several rows, of the record the row's first cell names.
 */
 #include "extract/prose_table.h"
+#include "base/core.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -34,7 +36,7 @@ static bool table_rule(const char *text, size_t b, size_t e, size_t *bars)
     size_t dashes = 0;
     if (!table_row(text, b, e, e, bars)) return false;
     for (; b < e && text[b] != '\n'; b++) {
-        if (!strchr(" \t|-:\r", text[b])) return false;
+        if (!coax_byte_in(" \t|-:\r", text[b])) return false;
         dashes += text[b] == '-';
     }
     return dashes > 0;
@@ -61,24 +63,34 @@ size_t extract_table_pair(const char *text, size_t from, size_t p, size_t e, siz
     return v - p;
 }
 
-size_t extract_table_header(const char *text, size_t from, size_t p, size_t e, size_t *cell_end, size_t *name,
-                            size_t *name_end)
+size_t extract_table_header(const char *text, size_t from, size_t p, size_t e, table_cell *cell)
 {
-    size_t v, bar = cell_at(text, p, e, &v), b = line_start(text, from, p), cell, cells;
-    if (!bar || !table_row(text, b, p, e, &cell) || !table_row(text, b, e, e, &cells) || b < from + 2) return 0;
-    size_t next = bar; /* the row after this one: none */
+    size_t v, bar = cell_at(text, p, e, &v), b = line_start(text, from, p), at, cells, any;
+    if (!bar || !table_row(text, b, p, e, &at) || !table_row(text, b, e, e, &cells) || b < from + 2) return 0;
+    size_t next = bar; /* the row after this one */
     while (next < e && text[next] != '\n') next++;
-    size_t any;
-    if (next < e && table_row(text, next + 1, e, e, &any)) return 0;
+    bool rows = next < e && table_row(text, next + 1, e, e, &any); /* several: each names its record */
     size_t rule = line_start(text, from, b - 1), head, hcells, rcells;
+    while (rule >= from + 2 && !table_rule(text, rule, e, &rcells) && table_row(text, rule, e, e, &any))
+        rule = line_start(text, from, rule - 1), rows = true; /* up past the rows before this one */
     if (rule < from + 2 || !table_rule(text, rule, e, &rcells) || rcells != cells) return 0;
     head = line_start(text, from, rule - 1);
     if (!table_row(text, head, e, e, &hcells) || hcells != cells) return 0;
+    cell->owner = cell->owner_end = 0;
+    if (rows) { /* the row's first cell, a proper name ("| Ada | 37 |"), says whose its values are */
+        size_t first = b;
+        while (text[first] != '|') first++;
+        if (at == 0 || !(cell->owner_end = cell_at(text, first, e, &cell->owner)) || text[cell->owner] < 'A' ||
+            text[cell->owner] > 'Z')
+            return 0;
+        while (cell->owner_end > cell->owner && (text[cell->owner_end - 1] == ' ' || text[cell->owner_end - 1] == '\t'))
+            cell->owner_end--;
+    }
     size_t q = head, seen = 0;
-    while (seen <= cell) seen += text[q++] == '|'; /* past the bar opening the header's cell */
-    *name = q;
+    while (seen <= at) seen += text[q++] == '|'; /* past the bar opening the header's cell */
+    cell->name = q;
     while (q < rule && text[q] != '|') q++;
-    *name_end = q;
-    *cell_end = bar;
+    cell->name_end = q;
+    cell->end = bar;
     return v - p;
 }

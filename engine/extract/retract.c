@@ -81,17 +81,17 @@ static bool retracting_sentence(const char *text, size_t at, size_t e, bool end,
     size_t n = MATCHED_ANY(text, at, e, remarks);
     if (!(*corrects = n)) return false;
     size_t rest = at + n; /* spaces and line breaks after it end nothing: "{...}\n\nWait\n" is cut as well */
-    while (rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
+    while (rest < e && coax_byte_in(" \t\r\n", text[rest])) rest++;
     if (rest >= e) return end; /* the reply cut right after it: "{...}\n\nActually" */
     char next = text[at + n];
     /* a comma, a dash (U+2014), **Correction**, a line of its own ("Wait⏎⏎Let me know ...") */
-    if (strchr(",:;!.*\r\n", next) || (unsigned char)next == 0xE2) return true;
+    if (coax_byte_in(",:;!.*\r\n", next) || (unsigned char)next == 0xE2) return true;
     size_t line_end = blanks_end(text, at + n, e); /* a line of its own with blanks after it, "Wait  ⏎" */
     if (line_end < e && (text[line_end] == '\n' || text[line_end] == '\r')) return true;
     /* "Actually" and "Wait" also before a subject or a value ("actually 37") */
     size_t v = blanks_end(text, at + n, e);
     if (v == at + n || !(opens_with(text, at, e, "actually") || opens_with(text, at, e, "wait"))) return false;
-    if (v < e && text[v] && strchr("0123456789\"'", text[v])) return true;
+    if (v < e && coax_byte_in("0123456789\"'", text[v])) return true;
     for (size_t i = 0; i < sizeof subjects / sizeof *subjects; i++)
         if (opens_with(text, v, e, subjects[i])) return true;
     return false;
@@ -111,7 +111,7 @@ static bool hedged_before(const char *text, size_t from, size_t at)
                                       COAX_WORD("unless"),   COAX_WORD("anything"),  COAX_WORD("something"),
                                       COAX_WORD("whatever")};
     size_t b = at;
-    while (b > from && !strchr(".!?\n", text[b - 1])) b--;
+    while (b > from && !coax_byte_in(".!?\n", text[b - 1])) b--;
     for (size_t p = b; p < at;) {
         size_t q = p;
         while (q < at && coax_ascii_alpha((unsigned char)text[q])) q++;
@@ -130,7 +130,7 @@ static bool denied_before(const char *text, size_t from, size_t at)
                                       COAX_WORD("never"), COAX_WORD("nor"), COAX_WORD("neither"),
                                       COAX_WORD("nowhere")};
     size_t b = at;
-    while (b > from && !strchr(".!?,;:\n", text[b - 1])) b--;
+    while (b > from && !coax_byte_in(".!?,;:\n", text[b - 1])) b--;
     for (size_t p = b; p < at;) {
         size_t q = p;
         while (q < at && (coax_ascii_alpha((unsigned char)text[q]) || text[q] == '\'')) q++;
@@ -240,7 +240,7 @@ static bool retracting_phrase(const char *text, size_t from, size_t at, size_t e
         return *kind = CALLS_WRONG, true;
     /* "I meant" and what was meant ("I meant Lyon", or the reply cut after it), not "what I meant." */
     size_t m = matched(text, at, e, "i meant"), rest = at + m;
-    while (m && rest < e && strchr(" \t\r\n", text[rest]) && text[rest]) rest++;
+    while (m && rest < e && coax_byte_in(" \t\r\n", text[rest])) rest++;
     if (m && end && rest == e) return true; /* spaces after it end nothing */
     size_t v = m == 7 ? blanks_end(text, at + 7, e) : at;
     *kind = CORRECTS;
@@ -258,7 +258,7 @@ static bool conditional_after(const char *text, size_t from, size_t e)
                                         "i suspect", "i reckon", "i'd guess", "i'd say", "i would say", "i would guess"};
     size_t p = blanks_end(text, from, e);
     if (p < e && text[p] == '?') return true; /* "{...}?": a question, not an answer */
-    for (size_t k; p < e && ((k = blank_at(text, p, e)) || (text[p] && strchr(",(*_-", text[p])) || dash(text, p, e) ||
+    for (size_t k; p < e && ((k = blank_at(text, p, e)) || coax_byte_in(",(*_-", text[p]) || dash(text, p, e) ||
                              mark_at(text, p, e, "，、（"));)
         p += k ? k : (unsigned char)text[p] >= 0x80 ? 3 : 1; /* "{...}，可能不对" as "{...}, probably" */
     return MATCHED_ANY(text, p, e, words) || extract_conditional_elsewhere(text, p, e); /* or in another language */
@@ -305,13 +305,13 @@ size_t extract_taken_back(const char *text, size_t from, size_t to, const coax_v
         ** reply's reading logs and a span of prose does not) keep it */
         size_t k = blank_at(text, p, e);
         if (ch == '\n' ||
-            (strchr(".!?;:", ch) && p + 1 < e && (strchr(" *_", text[p + 1]) || blank_at(text, p + 1, e))))
+            (coax_byte_in(".!?;:", ch) && p + 1 < e && (coax_byte_in(" *_", text[p + 1]) || blank_at(text, p + 1, e))))
             start = true; /* "**Note:** Actually" */
         else if (dash(text, p, e)) /* "{...} — not sure about the age" */
             p += 2;
         else if (k)
             p += k - 1;
-        else if (!strchr("\r*_>#-`(/", ch))
+        else if (!coax_byte_in("\r*_>#-`(/", ch))
             start = false;
     }
     return SIZE_MAX;
@@ -375,7 +375,7 @@ static bool negation(const char *text, size_t p, size_t q)
 static bool blank(const char *text, size_t from, size_t to)
 {
     for (size_t k = from, n; k < to; k += n ? n : 1)
-        if (!(n = blank_at(text, k, to)) && !(text[k] && strchr("*_`", text[k]))) return false;
+        if (!(n = blank_at(text, k, to)) && !coax_byte_in("*_`", text[k])) return false;
     return true;
 }
 
@@ -399,7 +399,7 @@ static bool conditional_opening(const char *text, size_t b, size_t e)
 {
     for (size_t k = b; b < e; b = k) { /* blanks, markdown's marks, what shows nothing (a BOM) */
         k = extract_past_invisible(text, blanks_end(text, b, e), e);
-        while (k < e && text[k] && strchr("*_>#-", text[k])) k++;
+        while (k < e && coax_byte_in("*_>#-", text[k])) k++;
         if (k == b) break;
     }
     return opens_with(text, b, e, "if");
@@ -444,7 +444,7 @@ static bool belief_of_value(const char *text, size_t at, size_t n, size_t pw, si
         belief = matched(text, at, at + n, verbs[i].word) == n && matched(text, pw, pw + pn, verbs[i].before) == pn;
     if (!belief) return false;
     size_t q = start;
-    for (size_t k; q > at + n && ((k = coax_blank_before(text + at + n, text + q)) || strchr(":*_`-", text[q - 1]));)
+    for (size_t k; q > at + n && ((k = coax_blank_before(text + at + n, text + q)) || coax_byte_in(":*_`-", text[q - 1]));)
         q -= k ? k : 1;
     if (q == at + n) return true; /* "I think: {...}" */
     size_t w = q;
@@ -501,11 +501,11 @@ static size_t doubted_before(const char *text, size_t b, size_t start)
 static size_t marked_clause(const char *text, size_t b, size_t start)
 {
     size_t c = start;
-    while (c > b && !strchr(",;:()<>[]{}", text[c - 1])) c--;
+    while (c > b && !coax_byte_in(",;:()<>[]{}", text[c - 1])) c--;
     size_t from = c, to = start;
     if (c > b && blank(text, c, start)) {
         to = c - 1;
-        for (from = to; from > b && !strchr(",;:()<>[]{}", text[from - 1]);) from--;
+        for (from = to; from > b && !coax_byte_in(",;:()<>[]{}", text[from - 1]);) from--;
     }
     size_t neg = SIZE_MAX;   /* where a "not" stands that only "return" and spaces follow */
     size_t wrong = SIZE_MAX; /* where a wrong_word stands, and the words since */
@@ -566,16 +566,16 @@ static size_t doubted_above(const char *text, size_t start)
             e = tick;
         }
         for (size_t k = b; k < e; k++)
-            if (strchr("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
+            if (coax_byte_in("{}[]", text[k])) return SIZE_MAX; /* JSON above, no label */
         /* its last sentence, unless it asks or supposes ("You asked whether maybe ...") */
         size_t t = e, s0;
-        while (t > b && strchr(" \t*_:.!?", text[t - 1])) t--;
-        for (s0 = t; s0 > b && !strchr(".!?;", text[s0 - 1]);) s0--;
+        while (t > b && coax_byte_in(" \t*_:.!?", text[t - 1])) t--;
+        for (s0 = t; s0 > b && !coax_byte_in(".!?;", text[s0 - 1]);) s0--;
         if (hedged_before(text, s0, t)) return SIZE_MAX;
         size_t doubt = doubted_before(text, s0, t), colon = e;
         /* a sentence that introduces the value with a colon marks it on the line below as on its own
         ** ("Here is an example of the output:" above it, as "... output: {...}") */
-        while (colon > s0 && strchr(" \t*_", text[colon - 1])) colon--;
+        while (colon > s0 && coax_byte_in(" \t*_", text[colon - 1])) colon--;
         return doubt != SIZE_MAX || colon == s0 || text[colon - 1] != ':' ? doubt : marked_clause(text, s0, colon);
     }
     return SIZE_MAX;
@@ -591,7 +591,7 @@ size_t extract_marked_before(const char *text, size_t start, bool prose)
     ** then a space; not e.g.'s) */
     for (; b > stop && text[b - 1] != '\n'; b--) {
         size_t r = blank_at(text, b, start) ? b : blanks_start(text, stop, b); /* a run's end only */
-        if (r < b && r >= stop + 1 && text[r - 1] && strchr(".!?", text[r - 1]) &&
+        if (r < b && r >= stop + 1 && coax_byte_in(".!?", text[r - 1]) &&
             !(r >= 3 && (text[r - 2] | 32) == 'g' && text[r - 3] == '.'))
             break;
     }

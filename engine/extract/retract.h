@@ -129,7 +129,7 @@ static inline bool value_alone(const char *text, size_t at, size_t e)
     size_t o = matched(text, p, e, " or ");
     if (o && value_end(text, p + o, e) != p + o) return value_alone(text, p + o, e);
     /* a full-width full stop, comma or exclamation mark ends one too ("37。") */
-    return p == e || (text[p] && strchr(".,;:!)\r\n", text[p])) ||
+    return p == e || coax_byte_in(".,;:!)\r\n", text[p]) ||
            mark_at(text, p, e, "。，！");
 }
 
@@ -146,7 +146,7 @@ static inline bool phrase_then_value(const char *text, size_t at, size_t e, cons
         size_t v = n ? blanks_end(text, at + n, e) : at;
         if (v == at + n || v >= e) continue;
         char next = text[v];
-        if (alone ? value_alone(text, v, e) : next && strchr("0123456789\"'", next)) return true;
+        if (alone ? value_alone(text, v, e) : coax_byte_in("0123456789\"'", next)) return true;
     }
     return false;
 }
@@ -176,7 +176,7 @@ static inline bool sentence_asks(const char *text, size_t p, size_t e)
 {
     for (size_t q = p; q < e && q - p < 120; q++) {
         if (text[q] == '?' || (e - q >= 3 && !memcmp(text + q, "\xEF\xBC\x9F", 3))) return true;
-        if (strchr("!\n", text[q]) || (text[q] == '.' && (q + 1 >= e || strchr(" \r\n", text[q + 1])))) break;
+        if (coax_byte_in("!\n", text[q]) || (text[q] == '.' && (q + 1 >= e || coax_byte_in(" \r\n", text[q + 1])))) break;
     }
     return false;
 }
@@ -198,14 +198,14 @@ static inline size_t inverted_called_wrong(const char *text, size_t at, size_t e
         size_t w = matched_any(text, p, e, wrongs, nwrongs);
         if (w && words > 0) {
             size_t after = p + w, next = blanks_end(text, after, e);
-            bool ends = after == e || strchr(",.;:!?)\r\n", text[after]) || mark_at(text, after, e, "，。！？") ||
+            bool ends = after == e || coax_byte_in(",.;:!?)\r\n", text[after]) || mark_at(text, after, e, "，。！？") ||
                         next == e || (next > after && matched_any(text, next, e, going_on,
                                                                   sizeof going_on / sizeof *going_on));
             return ends && !sentence_asks(text, after, e) ? p : SIZE_MAX;
         }
         size_t q = p; /* a word of the subject: letters, accented ones, markdown's marks, an apostrophe */
         while (q < e && (coax_ascii_alpha((unsigned char)text[q]) || (unsigned char)text[q] >= 0x80 ||
-                         strchr("'*_`-", text[q])) && !blank_at(text, q, e))
+                         coax_byte_in("'*_`-", text[q])) && !blank_at(text, q, e))
             q++;
         if (q == p || !blank_at(text, q, e)) return SIZE_MAX;
         p = blanks_end(text, q, e);

@@ -101,7 +101,7 @@ static const char *const other_examples[] = {
 ** " :", or a full-width comma, colon or enumeration comma. */
 static bool set_off(const char *text, size_t p, size_t e)
 {
-    if (p < e && strchr(",:;!.", text[p])) return true;
+    if (p < e && coax_byte_in(",:;!.", text[p])) return true;
     size_t q = blanks_end(text, p, e);
     if (q > p && q < e && text[q] == ':') return true;
     return mark_at(text, p, e, "，：、！");
@@ -142,7 +142,7 @@ static bool hedged_elsewhere(const char *text, size_t from, size_t at)
     /* in the clause, at most three words between: "si", "se" are also
     ** pronouns ("A idade se refere a 2020, mas me enganei: é 37") */
     size_t b = at, spaces = 0;
-    while (b > from && !strchr(".!?\n,;:", text[b - 1]) && !(b - from >= 3 && mark_at(text, b - 3, b, "，；："))) {
+    while (b > from && !coax_byte_in(".!?\n,;:", text[b - 1]) && !(b - from >= 3 && mark_at(text, b - 3, b, "，；："))) {
         size_t r = blanks_start(text, from, b); /* a run of blanks parts two words as one space does */
         if (r < b && ++spaces > 4) break;
         b = r < b ? r : b - 1;
@@ -165,7 +165,7 @@ static bool denied_elsewhere(const char *text, size_t from, size_t at, size_t en
     static const char *const not_only[] = {"no solo", "no sólo", "non solo", "non seulement", "pas seulement",
                                            "nicht nur", "não só", "não apenas", "не только", "Не только"};
     size_t b = at;
-    while (b > from && !strchr(",.;:!?\n", text[b - 1]) && !(b >= from + 3 && mark_at(text, b - 3, b, "，；")))
+    while (b > from && !coax_byte_in(",.;:!?\n", text[b - 1]) && !(b >= from + 3 && mark_at(text, b - 3, b, "，；")))
         b--; /* an ASCII or a full-width comma or semicolon ends the clause */
     bool only = other_words_before(text, b, at, not_only, sizeof not_only / sizeof *not_only) != SIZE_MAX;
     return (!only && other_words_before(text, b, at, denials, sizeof denials / sizeof *denials) != SIZE_MAX) ||
@@ -245,7 +245,7 @@ static size_t belief_elsewhere(const char *text, size_t b, size_t start)
     for (;;) { /* spaces, markdown's marks, a colon or comma, ASCII or full-width, before the value */
         size_t k = coax_blank_before(text + end, text + q);
         if (k) q -= k;
-        else if (q > end && strchr(":,*_`-", text[q - 1])) q--;
+        else if (q > end && coax_byte_in(":,*_`-", text[q - 1])) q--;
         else if (q >= end + 3 && mark_at(text, q - 3, q, "：，"))
             q -= 3;
         else break;

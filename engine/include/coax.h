@@ -616,9 +616,9 @@ typedef struct coax_extract_result {
 ** provider's cut all make it truncated. Coercion looks keywords up in the
 ** document 'schema' was compiled from (local "$ref"s are followed).
 ** Returns COAX_OK with out->valid saying whether the value validates (the
-** errors are in out->validation); COAX_ENOJSON when the text holds no JSON
-** (nor a bare scalar the schema accepts); a limit (COAX_EDEPTH, COAX_ESIZE,
-** COAX_ESTRING, COAX_ELIMIT) or COAX_ENOMEM. 'limits', 'options' may be NULL. */
+** errors are in out->validation); COAX_ENOJSON when the text holds no JSON (nor a bare scalar the
+** schema accepts) or a control byte (not a tab or line break); a limit met by any candidate (COAX_EDEPTH,
+** COAX_ESIZE, COAX_ESTRING, COAX_ELIMIT) or COAX_ENOMEM. 'limits', 'options' may be NULL. */
 COAX_API coax_code coax_extract(coax_arena *arena, const coax_schema *schema,
                                 const char *text, size_t len,
                                 const coax_limits *limits,

@@ -117,7 +117,7 @@ static bool unicode_escape(ep *e, uint32_t *cp)
     return true;
 }
 
-static bool syntax_char(int c) { return c >= 0 && c < 128 && strchr("^$\\.*+?()[]{}|/", c) && c; }
+static bool syntax_char(int c) { return c >= 0 && c < 128 && coax_byte_in("^$\\.*+?()[]{}|/", c); }
 
 /* A CharacterEscape after the backslash (at e->i), inside a class or not. */
 static bool char_escape(ep *e, bool in_class, uint32_t *cp)

@@ -19,14 +19,13 @@
 #include <pcre2.h>
 
 #define DEFAULT_MATCH_LIMIT 1000000u
-#define DEPTH_LIMIT 10000u    /* nested backtracking points of one match */
-#define HEAP_LIMIT_KB 16384u  /* backtracking memory of one match: 16 MiB */
 
 struct coax_regex_env {
     const coax_allocator *alloc;
     pcre2_general_context *gen;
     pcre2_compile_context *cc;
     pcre2_match_context *mc;
+    uint32_t match_limit;
 };
 
 /* Most schema patterns are anchored runs of ASCII classes ("^[A-Z]{3}$",
@@ -61,7 +60,7 @@ static bool fast_escape(relem *e, char c, bool in_class)
 {
     if (c == 'd') set_add(e, '0', '9');
     else if (c == 'w') set_add(e, '0', '9'), set_add(e, 'A', 'Z'), set_add(e, 'a', 'z'), set_add(e, '_', '_');
-    else if (c && strchr("^$\\.*+?()[]{}|/", c)) set_add(e, (unsigned char)c, (unsigned char)c);
+    else if (coax_byte_in("^$\\.*+?()[]{}|/", c)) set_add(e, (unsigned char)c, (unsigned char)c);
     else if (c == '-' && in_class) set_add(e, '-', '-');
     else return false;
     return true;
@@ -82,7 +81,7 @@ static bool fast_compile(coax_regex *re, const char *p, size_t len)
         relem *e = &re->el[re->nel++];
         memset(e, 0, sizeof *e);
         unsigned char c = (unsigned char)p[i];
-        if (c >= 0x80 || strchr(".()|^$*+?{}]", c)) return false;
+        if (c == 0 || c >= 0x80 || coax_byte_in(".()|^$*+?{}]", c)) return false; /* a NUL: the full engine */
         if (c == '\\') {
             if (i + 1 >= end || !fast_escape(e, p[i + 1], false)) return false;
             i += 2;
@@ -213,11 +212,14 @@ coax_regex_env *coax_regex_env_new(const coax_allocator *alloc, uint32_t match_l
         coax_regex_env_free(e);
         return NULL;
     }
-    pcre2_set_match_limit(e->mc, match_limit ? match_limit : DEFAULT_MATCH_LIMIT);
-    pcre2_set_depth_limit(e->mc, DEPTH_LIMIT);
-    pcre2_set_heap_limit(e->mc, HEAP_LIMIT_KB);
+    e->match_limit = match_limit ? match_limit : DEFAULT_MATCH_LIMIT;
+    pcre2_set_match_limit(e->mc, e->match_limit);
+    pcre2_set_depth_limit(e->mc, COAX_REGEX_DEPTH_LIMIT);
+    pcre2_set_heap_limit(e->mc, COAX_REGEX_HEAP_LIMIT_KB);
     return e;
 }
+
+uint32_t coax_regex_match_limit(const coax_regex_env *e) { return e->match_limit; }
 
 void coax_regex_env_free(coax_regex_env *e)
 {
@@ -363,5 +365,5 @@ int coax_regex_match_in(const coax_regex_env *e, const coax_regex *re, const cha
     if (rc >= 0) return 1;
     if (rc == PCRE2_ERROR_NOMATCH) return 0;
     if (rc == PCRE2_ERROR_NOMEMORY) return -2;
-    return -1; /* match, depth or heap limit */
+    return rc == PCRE2_ERROR_MATCHLIMIT ? -1 : -4; /* else the depth or heap limit */
 }

@@ -17,6 +17,12 @@ typedef struct coax_regex coax_regex;         /* one compiled pattern */
 ** memory. The allocator pointer must outlive the environment. */
 coax_regex_env *coax_regex_env_new(const coax_allocator *alloc, uint32_t match_limit);
 void coax_regex_env_free(coax_regex_env *env);
+/* The steps one match may take in 'env' (its match_limit, or the default). */
+uint32_t coax_regex_match_limit(const coax_regex_env *env);
+
+/* The bounds of one match's backtracking: nested points, and memory. */
+#define COAX_REGEX_DEPTH_LIMIT 10000u
+#define COAX_REGEX_HEAP_LIMIT_KB 16384u
 
 /* Compiles ECMA-262 pattern p[0..len). Returns COAX_EINVAL with a message
 ** in 'err' for a pattern ECMA-262 rejects ("not an ECMA-262 regular
@@ -34,7 +40,8 @@ coax_regex_scratch *coax_regex_scratch_new(const coax_regex_env *env);
 void coax_regex_scratch_free(const coax_regex_env *env, coax_regex_scratch *scratch);
 
 /* 1 when 're' matches somewhere in s[0..len) (valid UTF-8), 0 when not;
-** -1 when a limit of the match was reached (steps, depth or heap), -2 when
+** -1 when the match took more steps than the match limit, -4 when its
+** backtracking went deeper or took more memory than its bounds, -2 when
 ** out of memory. coax_regex_match_in reuses 'scratch' (which may be NULL
 ** when 'budget' is) and, when 'budget' is not NULL, takes the match's
 ** steps from '*budget' (a step: an item of the pattern tried, or 16

@@ -146,5 +146,5 @@ bool repair_citation_at(const char *start, const char *p, const char *e, bool af
     while (d < e && (*d == ' ' || *d == '\t')) d++;
     /* the line's last, or prose or a token after it ({...} [1] Hope it helps, [1]<|im_end|>, [1] [2]);
     ** not structure going on ([1, 2] [3], "b": 2}) */
-    return d == e || !strchr(",:}]", *d);
+    return d == e || !coax_byte_in(",:}]", *d);
 }

@@ -90,12 +90,16 @@ static const char trailing_comma_detail[] =
     "off, so the value is one item of a larger structure";
 
 /* Logs the text ignored after the last value, from 'at'; closers among
-** stray[0..end) that could be the value's own make it a guess. */
-static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stray, const char *end)
+** stray[0..end) that could be the value's own make it a guess, as the end
+** of one of its strings with its closer after it does (repair_string_tail_after). */
+static void note_trailing(lp *ps, rvalues *out, const char *at, const char *stray, const char *end,
+                          const char *vs)
 {
     rvalue *last = &out->v[out->n - 1];
-    if (repair_stray_closer_moves(ps->arena, last->value, stray, (size_t)(end - stray))) {
-        rlog_add_class(ps->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, off(ps, stray));
+    bool tail = vs && repair_string_tail_after(last->value, vs, at, at, ps->e);
+    if (tail || repair_stray_closer_moves(ps->arena, last->value, stray, (size_t)(end - stray))) {
+        if (tail) rlog_append(ps->log, RK_TRAILING_TEXT, repair_string_tail_detail, COAX_CLASS_INVENTED, off(ps, at));
+        else rlog_add_class(ps->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, off(ps, stray));
         last->log_to = ps->log->n; /* the value's own log: the guess is its */
         last->invented = true;
         last->value->flags |= COAX_VF_INVENTED;
@@ -445,6 +449,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
     coax_buf_init(&ps.sb, ps.alloc);
     coax_code rc = COAX_OK;
     bool first = true;
+    const char *last_start = NULL; /* where the last value read starts */
     size_t log_from = log->n; /* the entries this parse adds */
     /* The text the parser reads: the strict parser's copy, its NUL and
     ** padding (the fast way's readers look a byte or a block past a token
@@ -497,7 +502,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                     last->invented = true;
                     last->value->flags |= COAX_VF_INVENTED;
                 } else {
-                    note_trailing(&ps, out, stray, stray, ps.e);
+                    note_trailing(&ps, out, stray, stray, ps.e, NULL);
                 }
                 last->log_to = log->n;
             }
@@ -508,7 +513,8 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         /* {...} [1], a line's [1] Source: ...: a citation's or a footnote's mark, prose; [1, 2] [3] on
         ** one line: that or a second list, a guess */
         bool cited = !first && *ps.p == '[' &&
-                     (repair_citation_at(ps.b, ps.p, ps.e, true) || repair_footnote_at(ps.b, ps.p, ps.e));
+                     (repair_citation_at(ps.b, ps.p, ps.e, true) || repair_footnote_at(ps.b, ps.p, ps.e) ||
+                      repair_field_marker_at(ps.p, ps.e)); /* {...}⏎[[ ## completed ## ]]: DSPy's next field */
         bool cited_list = cited && coax_blanks_start(ps.b, ps.p)[-1] == ']';
         cited = cited && !cited_list;
         if (!first && (!repair_value_starts(ps.p, ps.e) || repair_fence_at(ps.p, 0, (size_t)(ps.e - ps.p)) || cited)) {
@@ -518,7 +524,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
                 size_t n = repair_remark_closers(ps.p, ps.e, &closers);
                 closers_end = closers + n;
             }
-            note_trailing(&ps, out, ps.p, closers, closers_end);
+            note_trailing(&ps, out, ps.p, closers, closers_end, last_start);
             out->trailing = true;
             break;
         }
@@ -535,7 +541,8 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         }
         if (!got) {
             if (ps.p < ps.e) {
-                note(&ps, RK_TRAILING_TEXT, ps.p);
+                if (first) note(&ps, RK_TRAILING_TEXT, ps.p);
+                else note_trailing(&ps, out, ps.p, ps.p, ps.p, last_start);
                 out->trailing = true;
             }
             break;
@@ -551,6 +558,7 @@ coax_code repair_parse(coax_arena *arena, const coax_limits *lim, const char *te
         *heap = v;
         size_t vs = ps.exact ? off(&ps, vstart) : start, ve = ps.exact ? off(&ps, ps.p) : start;
         out->v[out->n++] = (rvalue){heap, vs, ve, !ps.truncated, ps.inv_any, ps.at_limit, from, log->n};
+        last_start = vstart;
         if (cited_list) {
             rlog_append(log, RK_TRAILING_TEXT, citation_detail, COAX_CLASS_INVENTED, off(&ps, vstart));
             out->v[out->n - 1].invented = true;

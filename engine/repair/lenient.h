@@ -85,6 +85,7 @@ typedef struct lp {
     coax_buf sb;     /* string being decoded */
     bool truncated;  /* something was cut off by the end of input */
     int st;
+    unsigned key_indent; /* the last line break and spaces before a key, 2..16 bytes (0: none): the next one's guess */
     const char *comma; /* the comma just read, for trailing-comma reports */
     bool inv;          /* an invented repair since the last value: it flags the next */
     bool inv_any;      /* an invented repair in this top-level value */

@@ -19,12 +19,12 @@ static bool numeric_operand(const char *o, const char *c)
 {
     if (c == o || !(is_digit(*o) || (c - o > 1 && *o == '.' && is_digit(o[1])))) return false;
     const char *d = o;
-    if (c - o > 2 && *o == '0' && strchr("xXoObB", o[1]) && o[1]) {
+    if (c - o > 2 && *o == '0' && coax_byte_in("xXoObB", o[1])) {
         for (d = o + 2; d < c && (coax_hex_digit(*d) >= 0 || *d == '_');) d++;
         return d == c;
     }
     while (d < c && (is_digit(*d) || *d == '.' || *d == '_' || ((*d == 'e' || *d == 'E') && d > o))) d++;
-    return d == c || (c - d == 1 && strchr("LlnjfuU%", *d));
+    return d == c || (c - d == 1 && coax_byte_in("LlnjfuU%", *d));
 }
 
 /* Arithmetic ({"a": 0x10 + 1}, x + 1, pi * 2, 1_000*2): its value is what

@@ -350,7 +350,7 @@ static bool comment_offers_value(const char *b, const char *t, const char *s, co
                 : (size_t)(t - b) == n || !is_ident((unsigned char)*(t - n - 1))))
         return false;
     const char *v = t;
-    while (v > b && (is_digit(v[-1]) || (v[-1] && strchr("+-.eE", v[-1])))) v--;
+    while (v > b && (is_digit(v[-1]) || coax_byte_in("+-.eE", v[-1]))) v--;
     return isnan(offered) || number_text(v, t) != offered;
 }
 
@@ -506,8 +506,7 @@ static void note_comment(lp *ps, const char *at, const char *end, bool closed)
     /* only spaces after it (a reply's last new line), or a fence that ends the value there
     ** (lp_fence_ends_value: {"a": 1 # x, "b": 2}⏎```): its first non-space ends the look, so
     ** the looks of all comments are linear together */
-    const char *rest = end;
-    while (rest < ps->e && ws_tab[(unsigned char)*rest]) rest++;
+    const char *rest = skip_ws_run(end, ps->e);
     bool last = ps->nopens && (rest == ps->e || lp_fence_ends_value(ps, rest));
     bool swallowed = last && memchr(at, ps->opens[ps->nopens - 1].object ? '}' : ']', (size_t)(end - at));
     /* values after it in what it may have closed (with nothing after it, swallowed says all) */

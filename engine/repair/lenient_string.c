@@ -236,7 +236,7 @@ static bool alternatives_end(const char *body, const char *before, bool spaced)
         if (c > body && c[-1] == c[0]) c--; /* || and // */
     } else if (c - body >= 3 && c[-1] == 'r' && c[-2] == 'o' && coax_blank_before(body, c - 2)) {
         c -= 2;
-    } else if (spaced && c > body && c[-1] && strchr(".&~+", c[-1])) {
+    } else if (spaced && c > body && coax_byte_in(".&~+", c[-1])) {
         c--;
         if (c > body && c[-1] == c[0]) c--; /* .., && and Haskell's ++ */
         if (!coax_blank_before(body, c)) return false;
@@ -334,7 +334,7 @@ static const char *kept_backslash(lp *ps, const char *p, const char *bound)
 static bool structure_in_key(const char *p, const char *bound)
 {
     for (; p < bound && *p != '"' && *p != '\''; p++)
-        if (strchr("{}[],:", *p)) return true;
+        if (coax_byte_in("{}[],:", *p)) return true;
     return false;
 }
 
@@ -442,7 +442,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             ** \t, \f, \n, \r and \b are as likely text as the controls JSON
             ** reads them as: which one was meant is a guess */
             const char *esc = p;
-            control |= p + 1 < bound && p[1] && strchr("bfnrt", p[1]);
+            control |= p + 1 < bound && coax_byte_in("bfnrt", p[1]);
             p = decode_escape(ps, p, bound);
             if (control && ps->kept_escape && !mixed) {
                 note_as(ps, RK_INVALID_ESCAPE, COAX_CLASS_INVENTED, esc);
@@ -506,7 +506,7 @@ static int decode_body(lp *ps, uint32_t open, int ctx, const char *bound, const 
             const char *k = p;
             while (k > body && k[-1] == '\\') k--;
             bool escaped_twice = p - k >= 2 && (p - k) % 2 == 0;
-            bool guess = ctx == CTX_KEY || (before > body && before[-1] && strchr(",[{", before[-1])) || alone ||
+            bool guess = ctx == CTX_KEY || (before > body && coax_byte_in(",[{", before[-1])) || alone ||
                          after_comment || escaped_twice || lost_member_end(body, before) ||
                          alternatives_end(body, before, before < p);
             note_as(ps, RK_UNESCAPED_QUOTE, class_if(guess), p);
@@ -693,15 +693,15 @@ static bool json_scalar_text(const char *t, size_t n)
 static bool broken_json_text(const char *t, size_t n)
 {
     size_t a = 0, z = n, q;
-    while (a < z && strchr(" \t\r\n", t[a])) a++;
-    while (z > a && strchr(" \t\r\n", t[z - 1])) z--;
+    while (a < z && coax_byte_in(" \t\r\n", t[a])) a++;
+    while (z > a && coax_byte_in(" \t\r\n", t[z - 1])) z--;
     if (a == z) return false;
     if (t[a] == '{' || t[z - 1] == '}') return true;
     for (q = a; q + 1 < z; q++)
         if (t[q] == '"' && t[q + 1] == ':') return true;
     if (t[a] != '[') return false;
-    for (q = a + 1; q < z && strchr(" \t\r\n", t[q]);) q++;
-    return q == z || strchr("\"{[]-0123456789", t[q]);
+    for (q = a + 1; q < z && coax_byte_in(" \t\r\n", t[q]);) q++;
+    return q == z || coax_byte_in("\"{[]-0123456789", t[q]);
 }
 
 /* Whether t[0..n), a template literal's text, reads as Markdown's code

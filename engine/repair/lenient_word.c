@@ -468,7 +468,7 @@ static bool placeholder_signs(const char *s, const char *t)
             continue;
         }
         if (!((unsigned char)*c & 0x80)) {
-            if (!*c || !strchr("?-_~.()", *c)) return false;
+            if (!coax_byte_in("?-_~.()", *c)) return false;
             c++;
             continue;
         }
@@ -634,14 +634,14 @@ static bool foreign_number(const char *s, const char *t)
         f += 3;
     if (f > s && f == t) return true;
     if (t - s < 2 || !is_digit(*s)) return false;
-    bool radix = *s == '0' && strchr("xXoObB", s[1]), underscore = false, op = false;
+    bool radix = *s == '0' && coax_byte_in("xXoObB", s[1]), underscore = false, op = false;
     int slashes = 0; /* 1/2: a half, or its text; 12/31/2024 is a date */
     for (const char *c = s + (radix ? 2 : 0); c < t; c++) {
         bool between = c > s && c + 1 < t && is_ident((unsigned char)c[-1]) && is_ident((unsigned char)c[1]);
         if (*c == '_' && between) underscore = true;
-        else if (*c && strchr("+*/^", *c) && !radix && between && is_digit(c[-1]) && is_digit(c[1]))
+        else if (coax_byte_in("+*/^", *c) && !radix && between && is_digit(c[-1]) && is_digit(c[1]))
             op = true, slashes += *c == '/';
-        else if (!(is_digit(*c) || (radix ? strchr("abcdefABCDEF", *c) && *c : *c == '.'))) return false;
+        else if (!(is_digit(*c) || (radix ? coax_byte_in("abcdefABCDEF", *c) : *c == '.'))) return false;
     }
     /* digits and points ending in one (0.3., 1.2.3.): a number and a
     ** sentence's period, a version, or a date (24.12.)? Its text with the
@@ -669,7 +669,7 @@ static bool regex_literal(const char *s, const char *t)
     }
     if (seen && !memchr(s + 1, '/', (size_t)(l - s - 1))) return true; /* /abc/g */
     for (const char *c = s + 1; c < l; c++)
-        if (strchr("\\^$*+?()[]{}|", *c) && *c) return true;
+        if (coax_byte_in("\\^$*+?()[]{}|", *c)) return true;
     return false;
 }
 
@@ -700,13 +700,14 @@ static bool words_are(const char *s, const char *t, const char *w)
 static bool word_in_doubt(const char *s, const char *t)
 {
     size_t n = (size_t)(t - s);
+    if (coax_control_byte(s, n) < n) return true; /* {"a": <NUL>1}: a NUL or an ESC is no value's text */
     if (placeholder_signs(s, t) || broken_literal(s, t) || expression_shape(s, t) || quoted_by_marks(s, t) ||
         foreign_number(s, t) || regex_literal(s, t) || parenthesized(s, t) || lp_notation_in_doubt(s, t))
         return true;
     if ((n >= 3 && !memcmp(s, "etc", 3) && (n == 3 || (n == 4 && s[3] == '.'))) ||
         words_are(s, t, "and so on") || (n >= 2 && s[0] == '.' && s[1] == '.'))
         return true;
-    if (strchr("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
+    if (coax_byte_in("=>|&:!", *s)) return true; /* not '<': <b>hi</b>; !true is false, !!str a YAML tag */
     if (full_width(s, t, FW_COLON) || full_width(s, t, FW_COMMA)) return true; /* {"k":：1}: a colon typed twice */
     /* markdown's bold (**Ada**, **36**): the reply's formatting around a
     ** value, not its text; without it the value's type is a guess too
@@ -740,7 +741,7 @@ static bool word_in_doubt(const char *s, const char *t)
         /* line1\nline2, caf\u00e9: an escape JSON reads, so the quotes lost
         ** made it a line break or é; as text it is the two signs (C:\Users
         ** holds none JSON reads); Markdown's snake\_case is snake_case */
-        if (c[0] == '\\' && (strchr("\"\\/bfnrt_*#", c[1]) ||
+        if (c[0] == '\\' && (coax_byte_in("\"\\/bfnrt_*#", c[1]) ||
                               (c[1] == 'u' && t - c >= 6 && coax_hex_digit(c[2]) >= 0 && coax_hex_digit(c[3]) >= 0 &&
                                coax_hex_digit(c[4]) >= 0 && coax_hex_digit(c[5]) >= 0)))
             return true;

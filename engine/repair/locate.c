@@ -589,35 +589,84 @@ const char *repair_blank_view(coax_arena *arena, const char *t, size_t len)
 }
 
 #if BYTES32
+/* The pairs of bytes cr_or_blank_wide looks at: a byte's class and the
+** next one's, each from its two nibbles by table (the classes a nibble
+** allows, anded), a candidate where the two share a bit. First bytes: bit
+** 0 C2, bit 1 E1, bit 2 E2 or E3, bit 3 CR; next bytes: bit 0 A0, bit 1
+** 9A, bit 2 80 or 81, bit 3 any byte (a CR stands alone). Twelve
+** instructions for 32 bytes where the compares cost sixteen. */
+typedef struct cr_blank_tabs {
+    __m256i lead_low, lead_high, next_low, next_high, nibble;
+} cr_blank_tabs;
+
+/* The classes each byte of w has by the tables of its low and high nibbles. */
+static inline BYTES32_TARGET __m256i nibble_classes(__m256i low, __m256i high, __m256i w, __m256i nibble)
+{
+    return _mm256_and_si256(_mm256_shuffle_epi8(low, _mm256_and_si256(w, nibble)),
+                            _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(w, 4), nibble)));
+}
+
+static inline BYTES32_TARGET __m256i cr_blank_pairs(__m256i w, __m256i w1, const cr_blank_tabs *k)
+{
+    return _mm256_and_si256(nibble_classes(k->lead_low, k->lead_high, w, k->nibble),
+                            nibble_classes(k->next_low, k->next_high, w1, k->nibble));
+}
+
+/* Whether one of the candidates (not 0 in 'pairs') at p is a CR or a blank. */
+static inline BYTES32_TARGET bool cr_blank_among(const char *p, const char *end, __m256i pairs)
+{
+    unsigned m = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(pairs, _mm256_setzero_si256()));
+    for (; m; m &= m - 1)
+        if (p[__builtin_ctz(m)] == '\r' || coax_blank_at(p + __builtin_ctz(m), end)) return true;
+    return false;
+}
+
 /* Whether t..end (64 bytes or more) holds a CR or a Unicode blank: the
 ** looks of repair_cr_lines' memchr and of first_blank_wide in one pass,
 ** without the latter's test for an ASCII block (whether 32 bytes hold a
 ** byte from 0x80 is a coin toss in text with accented or CJK words: a
 ** mispredicted branch every fourth block, about 0.01 a byte of the bench's
-** broken replies), and the last bytes in a block that overlaps the one
-** before (no byte loop). The candidates for a blank are first_blank_wide's
-** and E3 81 (E2 80, E2 81 and E3 80 as E2 or E3 before 80 or 81), which
-** coax_blank_at tells apart. */
-static BYTES32_TARGET bool cr_or_blank_wide(const char *p, const char *end)
+** broken replies), 64 bytes a step with one test, and the last bytes in a
+** step that overlaps the one before (no byte loop). The candidates for a
+** blank are first_blank_wide's and E3 81 (E2 80, E2 81 and E3 80 as E2 or
+** E3 before 80 or 81), which coax_blank_at tells apart. */
+static BYTES32_TARGET bool cr_or_blank_wide(const char *t, const char *end)
 {
-    __m256i fe = _mm256_set1_epi8((char)0xFE), e2 = _mm256_set1_epi8((char)0xE2), x80 = _mm256_set1_epi8((char)0x80),
-            c2 = _mm256_set1_epi8((char)0xC2), a0 = _mm256_set1_epi8((char)0xA0), e1 = _mm256_set1_epi8((char)0xE1),
-            x9a = _mm256_set1_epi8((char)0x9A), cr = _mm256_set1_epi8('\r');
-    /* made once, kept in registers (opaque): GCC made four of them again in every block */
-    __asm__("" : "+x"(fe), "+x"(e2), "+x"(x80), "+x"(c2), "+x"(a0), "+x"(e1), "+x"(x9a), "+x"(cr));
-    if (end[-1] == '\r') return true; /* the blocks look at a CR up to the byte before (a blank takes two) */
-    for (;; p += 32) {
-        if (end - p < 33) p = end - 33; /* the last 33 bytes */
-        __m256i w = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 1));
-        __m256i two = _mm256_or_si256(
-            _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(w, fe), e2),
-                                             _mm256_cmpeq_epi8(_mm256_and_si256(w1, fe), x80)),
-                            _mm256_and_si256(_mm256_cmpeq_epi8(w, c2), _mm256_cmpeq_epi8(w1, a0))),
-            _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(w, e1), _mm256_cmpeq_epi8(w1, x9a)),
-                            _mm256_cmpeq_epi8(w, cr)));
-        for (unsigned m = (unsigned)_mm256_movemask_epi8(two); m; m &= m - 1)
-            if (p[__builtin_ctz(m)] == '\r' || coax_blank_at(p + __builtin_ctz(m), end)) return true;
-        if (p == end - 33) return false;
+#define B3 8
+    cr_blank_tabs k = {
+        _mm256_setr_epi8(0, 2, 1 | 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, B3, 0, 0, /* low nibble of a first byte */
+                         0, 2, 1 | 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, B3, 0, 0),
+        _mm256_setr_epi8(B3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2 | 4, 0, /* its high nibble */
+                         B3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2 | 4, 0),
+        /* the next byte's low nibble */
+        _mm256_setr_epi8(1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3,
+                         1 | 4 | B3, 4 | B3, B3, B3, B3, B3, B3, B3, B3, B3, 2 | B3, B3, B3, B3, B3, B3),
+        _mm256_setr_epi8(B3, B3, B3, B3, B3, B3, B3, B3, 4 | B3, 2 | B3, 1 | B3, B3, B3, B3, B3, B3, /* its high */
+                         B3, B3, B3, B3, B3, B3, B3, B3, 4 | B3, 2 | B3, 1 | B3, B3, B3, B3, B3, B3),
+        _mm256_set1_epi8(0x0F),
+    };
+#undef B3
+    /* made once, kept in registers (opaque): GCC made them again in every step */
+    __asm__("" : "+x"(k.lead_low), "+x"(k.lead_high), "+x"(k.next_low), "+x"(k.next_high), "+x"(k.nibble));
+    if (end[-1] == '\r') return true; /* the steps look at a CR up to the byte before (a blank takes two) */
+    if (end - t < 65) { /* 64 bytes: a step of 32 at each end */
+        __m256i a = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)t),
+                                   _mm256_loadu_si256((const __m256i *)(t + 1)), &k),
+                b = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)(end - 33)),
+                                   _mm256_loadu_si256((const __m256i *)(end - 32)), &k);
+        return (!_mm256_testz_si256(a, a) && cr_blank_among(t, end, a)) ||
+               (!_mm256_testz_si256(b, b) && cr_blank_among(end - 33, end, b));
+    }
+    for (const char *p = t;; p += 64) {
+        if (end - p < 65) p = end - 65; /* the last 65 bytes */
+        __m256i a = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)p),
+                                   _mm256_loadu_si256((const __m256i *)(p + 1)), &k),
+                b = cr_blank_pairs(_mm256_loadu_si256((const __m256i *)(p + 32)),
+                                   _mm256_loadu_si256((const __m256i *)(p + 33)), &k);
+        if (__builtin_expect(!_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_or_si256(a, b)), 0) &&
+            (cr_blank_among(p, end, a) || cr_blank_among(p + 32, end, b)))
+            return true;
+        if (p == end - 65) return false;
     }
 }
 #endif

@@ -21,7 +21,7 @@ static bool ident_byte(char c)
 static bool unlisted_text(const char *t, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
-        if (strchr("\"'`,[]{}", t[i]) || !t[i]) return false;
+        if (coax_byte_in("\"'`,[]{}", t[i]) || !t[i]) return false;
     return true;
 }
 
@@ -145,4 +145,53 @@ bool repair_prose_mark(const char *t, size_t len, size_t start, size_t end, cons
     return bracketed_words(t, len, start, end, v) || reference_marker(t, len, start, end, v) ||
            repair_footnote_at(t, t + start, t + len) || repair_citation_at(t, t + start, t + len, true) ||
            cited_after(t, len, start, end);
+}
+
+size_t repair_field_marker_at(const char *p, const char *end)
+{
+    const char *k = p, *name;
+    if (end - k < 12 || memcmp(k, "[[", 2)) return 0;
+    for (k += 2; k < end && *k == ' ';) k++;
+    if (end - k < 2 || memcmp(k, "##", 2)) return 0;
+    for (name = k += 2; k < end && k - name < 64 && (ident_byte(*k) || *k == ' ' || *k == '-');) k++;
+    if (end - k < 4 || memcmp(k, "##", 2) || k < name + 2 || k[-1] != ' ' || name[0] != ' ') return 0;
+    for (k += 2; k < end && *k == ' ';) k++;
+    return end - k >= 2 && !memcmp(k, "]]", 2) ? (size_t)(k + 2 - p) : 0;
+}
+
+/* Whether t[from..to) and the end of vs..ve hold the same bytes but for blanks, ending together. */
+static bool ends_alike(const char *vs, const char *ve, const char *from, const char *to)
+{
+    while (from < to && ve > vs) {
+        if (around_value(to[-1])) to--;
+        else if (around_value(ve[-1])) ve--;
+        else if (to[-1] != ve[-1]) return false;
+        else to--, ve--;
+    }
+    while (from < to && around_value(to[-1])) to--;
+    return from == to;
+}
+
+const char repair_string_tail_detail[] =
+    "the end of a string and more after the value, its closing bracket last: the value went on, written again "
+    "with other values? which is a guess";
+
+bool repair_string_tail_after(const coax_value *v, const char *vs, const char *ve, const char *at, const char *end)
+{
+    char closer = v->type == COAX_OBJECT ? '}' : v->type == COAX_ARRAY ? ']' : 0;
+    const char *last = end;
+    while (last > at && around_value(last[-1])) last--;
+    if (!closer || last == at || last[-1] != closer || last - at > 2048) return false;
+    const char *q = at;
+    while (q < last && around_value(*q)) q++;
+    const char *words = q; /* the string's last words, if any, then its closing quote, on their line */
+    while (q < last && *q != '"' && *q != '\n') q++;
+    if (q == last || *q != '"') return false;
+    const char *after = q + 1; /* a value's or a key's closing quote ('score": 3⏎}') */
+    while (after < last && (*after == ' ' || *after == '\t' || *after == '\r')) after++;
+    if (after < last && *after != ',' && *after != ':' && *after != closer && *after != '\n') return false;
+    int open = 0; /* the container's own closer is one that no bracket after the quote opened */
+    for (const char *k = after; k < last; k++)
+        open += (*k == '{' || *k == '[') - (*k == '}' || *k == ']');
+    return open == -1 && !ends_alike(vs, ve, words, last);
 }

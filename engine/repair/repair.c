@@ -45,6 +45,7 @@ typedef struct job {
     size_t len;
     coax_limits lim;
     coax_error *err;
+    coax_error *rejected; /* repair_reading's: the limit a candidate met beside the ones read, or NULL */
     rlog log;
     pending *c;
     size_t n, cap;
@@ -210,7 +211,7 @@ static bool quoted_in_structure(const char *t, size_t len, size_t open, size_t c
         while (k > 0 && around_value(t[k - 1])) k--;
         if (k > 0 && t[k - 1] == '"') return true; /* "key": "{...}" */
     }
-    return b > 0 && strchr("[{,]}", t[b - 1]) && a < len && strchr(",]}", t[a]);
+    return b > 0 && coax_byte_in("[{,]}", t[b - 1]) && a < len && coax_byte_in(",]}", t[a]);
 }
 
 /* Whether t[a..len) goes on with another value after a comma: '{', '[',
@@ -223,11 +224,11 @@ static bool value_after_comma(const char *t, size_t a, size_t len)
     a++;
     while (a < len && around_value(t[a])) a++;
     if (a >= len) return false;
-    if (strchr("{[\"", t[a])) return true;
+    if (coax_byte_in("{[\"", t[a])) return true;
     size_t end = a;
     if (t[a] == '-' || (t[a] >= '0' && t[a] <= '9')) {
         end++;
-        while (end < len && ((t[end] >= '0' && t[end] <= '9') || strchr("eE+-", t[end]) ||
+        while (end < len && ((t[end] >= '0' && t[end] <= '9') || coax_byte_in("eE+-", t[end]) ||
                              (t[end] == '.' && end + 1 < len && t[end + 1] >= '0' && t[end + 1] <= '9')))
             end++;
     } else {
@@ -268,7 +269,7 @@ static bool prose_fragment(const job *j, const rspan *sp)
     if (b > 0 && t[b - 1] == ',') {
         size_t c = b - 1;
         while (c > 0 && around_value(t[c - 1])) c--;
-        if (c > 0 && (strchr("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
+        if (c > 0 && (coax_byte_in("}]\"", t[c - 1]) || (t[c - 1] >= '0' && t[c - 1] <= '9'))) return true;
     }
     return value_after_comma(t, after, j->len);
 }
@@ -294,8 +295,8 @@ static size_t operand_at(const job *j, const rvalue *val)
     if (t[b] == '[' && a > b && t[a - 1] == ']') {
         char before = b > 0 ? t[b - 1] : ' ', after = a < j->len ? t[a] : ' ';
         bool emphasis = (before == '*' || before == '_') && after == before;
-        if (!emphasis && (ident_byte(before) || (before && strchr("!)]/\\", before)))) return b - 1;
-        if (!emphasis && (ident_byte(after) || (after && strchr("([+*?{", after)))) return a;
+        if (!emphasis && (ident_byte(before) || coax_byte_in("!)]/\\", before))) return b - 1;
+        if (!emphasis && (ident_byte(after) || coax_byte_in("([+*?{", after))) return a;
     }
     b = (size_t)(coax_blanks_start(t, t + b) - t);
     if (t[val->start] != '{' && b > 1 && t[b - 1] == '(' && ident_byte(t[b - 2])) return b - 1;
@@ -305,7 +306,7 @@ static size_t operand_at(const job *j, const rvalue *val)
         size_t o = b - 1;
         if (o > 0 && t[o - 1] == t[b - 1]) o--; /* ** and // */
         o = (size_t)(coax_blanks_start(t, t + o) - t);
-        if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || strchr("]})\"'", t[o - 1]))) return b - 1;
+        if (o > 0 && ((t[o - 1] >= '0' && t[o - 1] <= '9') || coax_byte_in("]})\"'", t[o - 1]))) return b - 1;
     }
     a = (size_t)(coax_blanks_end(t + a, t + j->len) - t);
     if (a + 1 < j->len && t[a] == '.' && ident_byte(t[a + 1]) && !(t[a + 1] >= '0' && t[a + 1] <= '9')) return a;
@@ -313,7 +314,7 @@ static size_t operand_at(const job *j, const rvalue *val)
         size_t o = a + 1;
         if (o < j->len && t[o] == t[a]) o++; /* ** and // */
         o = (size_t)(coax_blanks_end(t + o, t + j->len) - t);
-        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || (t[o] && strchr("[{(\"'", t[o])))) return a;
+        if (o < j->len && ((t[o] >= '0' && t[o] <= '9') || coax_byte_in("[{(\"'", t[o]))) return a;
     }
     return SIZE_MAX;
 }
@@ -443,6 +444,12 @@ static coax_code parse_span(job *j, const rspan *sp, size_t reasoning_end)
         guessed(j, &vals.v[vals.n - 1]);
     } else if (prose_last && stray_closer_after(j, sp->end, vals.v[vals.n - 1].value)) {
         rlog_add_class(&j->log, RK_TRAILING_TEXT, COAX_CLASS_INVENTED, sp->end);
+        guessed(j, &vals.v[vals.n - 1]);
+    } else if (prose_last && repair_string_tail_after(vals.v[vals.n - 1].value, j->text + sp->start,
+                                                      j->text + sp->end, j->text + sp->end, j->text + j->len)) {
+        size_t tail = sp->end; /* the log names the tail's first bytes */
+        while (tail < j->len && coax_ascii_space((unsigned char)j->text[tail])) tail++;
+        rlog_append(&j->log, RK_TRAILING_TEXT, repair_string_tail_detail, COAX_CLASS_INVENTED, tail);
         guessed(j, &vals.v[vals.n - 1]);
     }
     /* A value an expression applies to: its log takes the text ignored
@@ -795,6 +802,10 @@ static coax_code run(job *j, coax_repair_result *out)
                         limit = rc;
                         if (j->err) limit_err = *j->err;
                     }
+                    /* a value written whole over it, beside the others read: perhaps the answer (a
+                    ** span left open is tried through its fragments, each a guess) */
+                    if (j->rejected && !j->rejected->code && spans.s[i].complete && !spans.s[i].fallback)
+                        *j->rejected = *j->err;
                     rc = COAX_OK;
                     continue;
                 }
@@ -854,6 +865,14 @@ static coax_code run(job *j, coax_repair_result *out)
 coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
                       coax_repair_result *out, coax_error *err)
 {
+    return repair_reading(arena, text, len, limits, out, err, NULL);
+}
+
+coax_code repair_reading(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                         coax_repair_result *out, coax_error *err, coax_error *rejected)
+{
+    coax_error own; /* the limit's message is wanted even where the caller's error is not */
+    if (rejected) rejected->code = COAX_OK, err = err ? err : &own;
     if (!arena || !out || (!text && len)) return coax_fail(err, COAX_EINVAL, 0, "coax_repair: NULL argument");
     /* A text out of the caches: its first 4 KB asked for at once, not a miss at a time as the scans reach
     ** them (the first byte's was a fifteenth of the bench's replies); past that the hardware prefetches. */
@@ -869,6 +888,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
     j.len = len;
     j.lim = coax_limits_resolve(limits);
     j.err = err;
+    j.rejected = rejected;
     j.log.alloc = j.alloc;
     j.where = (rlocator){j.text, len, arena, NULL};
     if (len > j.lim.max_input)
@@ -876,6 +896,7 @@ coax_code coax_repair(coax_arena *arena, const char *text, size_t len, const coa
                          j.lim.max_input);
     coax_code rc = run(&j, out);
     if (rc && err && err->offset) coax_error_locate(err, j.orig, len);
+    if (!rc && rejected && rejected->code && rejected->offset) coax_error_locate(rejected, j.orig, len);
     if (j.log.cap) rlog_free(&j.log); /* not adopted: an error came first */
     if (j.c != j.first_c) coax_free_raw(j.alloc, j.c, j.cap * sizeof *j.c);
     return rc;

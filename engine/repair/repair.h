@@ -150,6 +150,12 @@ static inline void rvalues_free(rvalues *r)
     if (r->v != r->first) coax_free_raw(r->alloc, r->v, r->cap * sizeof *r->v);
 }
 
+/* coax_repair, and in *rejected (code COAX_OK when none) the limit a candidate written whole
+** (closed) met and was rejected for (COAX_EDEPTH, COAX_ESTRING) while others were read: it may
+** have been the answer, which coax_extract cannot leave to the others. */
+coax_code repair_reading(coax_arena *arena, const char *text, size_t len, const coax_limits *limits,
+                         coax_repair_result *out, coax_error *err, coax_error *rejected);
+
 /* Parses text[start..end) leniently: every top-level value found, in order
 ** (concatenated values and NDJSON give several). Log offsets are into
 ** 'text'. When 'shift' is not NULL the bytes parsed are shift[0..end-start)
@@ -335,6 +341,16 @@ bool repair_footnote_at(const char *start, const char *p, const char *end);
 ** Hope it helps; with 'after_list', after a list too: {"rows": [[1, 2] [3]⏎,
 ** another item or prose's?). */
 bool repair_citation_at(const char *start, const char *p, const char *end, bool after_list);
+/* The length of DSPy's field marker at p, "[[ ## answer ## ]]" (its ChatAdapter's section heading, no list of a
+** list), or 0. */
+size_t repair_field_marker_at(const char *p, const char *end);
+/* Whether the text after a container v written at vs..ve, at..end, is the end of one of its strings and what
+** followed it, the container's closer last ('.",⏎ "score": 3⏎}', 'muffled."⏎}'): the container went on,
+** written again (Gemini's stray tail under a JSON response format) with other values than the ones read or
+** not, a guess; not where it is the container's own last bytes again ('.",⏎ "score": 4⏎}' after
+** '"clear.",⏎ "score": 4⏎}'). Bounded: a tail of 2 KB at most. */
+bool repair_string_tail_after(const coax_value *v, const char *vs, const char *ve, const char *at, const char *end);
+extern const char repair_string_tail_detail[];
 /* Whether the span text[start..end), read as v, is prose's own mark in
 ** brackets rather than a list (marks.c): words in brackets that words follow
 ** or that come after others on their line ([INFO] Server started), a

@@ -129,6 +129,24 @@ static bool prose_truncated(prose *pr, size_t start, size_t end)
     return true;
 }
 
+/* Whether t[from..end), after a list's opening bracket the reply ends inside, is items of numbers, true, false
+** or null ("[1, 2", "[-1", "[true"): a list cut off, no citation's "[1" nor prose's words. */
+static bool scalar_items(const char *t, size_t from, size_t end)
+{
+    static const uint8_t item[256] = {['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+                                      ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['-'] = 1, ['+'] = 1, ['e'] = 1,
+                                      ['E'] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1, [','] = 1,
+                                      ['t'] = 1, ['r'] = 1, ['u'] = 1, ['f'] = 1, ['a'] = 1, ['l'] = 1, ['s'] = 1,
+                                      ['n'] = 1};
+    bool citation = true; /* digits alone, "[1" */
+    if (from >= end || !coax_byte_in("0123456789-tfn", t[from])) return false;
+    for (size_t k = from; k < end; k++) {
+        if (!item[(unsigned char)t[k]]) return false;
+        citation = citation && (t[k] >= '0' && t[k] <= '9');
+    }
+    return !citation;
+}
+
 /* Moves the prose spans found so far to 'out'; an open span becomes a
 ** truncated candidate when it looks like JSON (an object, or an array of
 ** containers or strings), replacing the spans inside it. */
@@ -138,7 +156,8 @@ static bool prose_flush(prose *pr, const char *t, size_t end, rspans *out)
     if (pr->n) {
         size_t at = pr->open[0];
         size_t next = skip_spaces(t, at + 1, end);
-        bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"'));
+        bool jsonish = t[at] == '{' || (next < end && (t[next] == '{' || t[next] == '[' || t[next] == '"')) ||
+                       scalar_items(t, next, end);
         if (jsonish) ok = prose_truncated(pr, at, end);
     }
     for (size_t i = 0; ok && i < pr->done.n; i++) {
@@ -237,6 +256,15 @@ static size_t blank_line_end(const char *t, size_t i, size_t len)
 {
     while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r')) i++;
     return i < len && t[i] == '\n' ? i : SIZE_MAX;
+}
+
+/* The line break ending an info string's attributes after its language, a title or a file name (```json
+** title="answer.json", ```json:answer.json), when the line holds no bracket that could open a value on it; else SIZE_MAX. */
+static size_t info_attributes_end(const char *t, size_t i, size_t len)
+{
+    for (; i < len && t[i] != '\n'; i++)
+        if (t[i] == '{' || t[i] == '[' || t[i] == '`' || t[i] == '~') return SIZE_MAX;
+    return i < len ? i : SIZE_MAX;
 }
 
 /* Whether the fence ending at 'i' is followed by an info string alone on
@@ -484,7 +512,9 @@ static size_t whole_start(const char *t, size_t len, size_t reasoning_end)
         if (len - s >= 3 && !memcmp(t + s, "\xEF\xBB\xBF", 3)) s += 3;
         else break;
     }
-    return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) ? s : SIZE_MAX;
+    return repair_value_starts(t + s, t + len) && !repair_fence_at(t, s, len) && !repair_field_marker_at(t + s, t + len)
+               ? s
+               : SIZE_MAX;
 }
 
 #if BYTES32
@@ -612,7 +642,15 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             continue;
         }
         switch (c) {
-        case '{': case '[':
+        case '[': {
+            size_t m = pr.n ? 0 : repair_field_marker_at(t + i, t + len);
+            if (m) {
+                i += m;
+                continue;
+            }
+        }
+        /* fallthrough */
+        case '{':
             ok = prose_push(&pr, i, a);
             i++;
             continue;
@@ -637,6 +675,8 @@ coax_code repair_scan(const char *t, size_t len, bool lazy, rspans *out, size_t 
             }
             ok = prose_flush(&pr, t, i, out);
             size_t lang = i + fn, le = info_string_end(t, lang, len), nl = blank_line_end(t, le, len);
+            if (nl == SIZE_MAX && le > lang && le < len && (t[le] == ' ' || t[le] == '\t' || t[le] == ':'))
+                nl = info_attributes_end(t, le, len);
             size_t body = nl != SIZE_MAX ? nl + 1 : le;
             size_t close = fence_close(t, body, len, t[i], &fences, &loose_from);
             size_t first = skip_spaces(t, body, close);

@@ -315,7 +315,7 @@ static bool uri_template(const char *s, size_t len)
         unsigned c = p[i];
         if (c == '{') {
             i++;
-            if (i < len && strchr("+#./;?&", p[i]) && p[i]) i++;
+            if (i < len && coax_byte_in("+#./;?&", p[i])) i++;
             for (;;) { /* varspec */
                 size_t st = i;
                 bool dot_ok = false;
@@ -359,7 +359,7 @@ static bool uri_template(const char *s, size_t len)
             continue;
         }
         if (c < 0x80) {
-            if (c <= 0x20 || c == 0x7F || strchr("\"%<>\\^`{|}", (int)c)) return false;
+            if (c <= 0x20 || c == 0x7F || coax_byte_in("\"%<>\\^`{|}", (int)c)) return false;
             i++;
             continue;
         }

@@ -145,6 +145,11 @@ size_t vctx_path_len(segs *s);
 size_t vctx_key_len(const char *s, size_t n);
 size_t vctx_index_len(size_t i);
 
+/* The steps an error or an annotation of 'bytes' bytes costs: one, and one
+** per 64 of its bytes, as a string's bytes read (vctx_record says why not
+** one per 16). */
+static inline uint64_t vctx_record_steps(size_t bytes) { return 1 + bytes / 64; }
+
 /* charge() short of 'n' steps: the rest of the default budget, or the end
 ** of the run (COAX_ELIMIT). */
 bool vctx_out_of_steps(vctx *c, uint64_t n);

@@ -57,8 +57,13 @@ bool vctx_regex_match(vctx *c, const coax_regex *re, bool decimal, const char *s
         c->regex = left;
         if (vctx_measure(c)) r = vctx_match_in(c, re, decimal, s, n, &c->regex);
     }
+    /* the limits named, as the others of a validation are */
     if (r == -1)
-        return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit"); /* or depth, or heap */
+        return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its step limit of %lu steps (max_regex_steps)",
+                          (unsigned long)coax_regex_match_limit(c->s->re_env));
+    if (r == -4)
+        return vctx_fatal(c, COAX_ELIMIT, "a regular expression exceeded its backtracking bounds (%u nested points, "
+                          "%u KiB)", COAX_REGEX_DEPTH_LIMIT, COAX_REGEX_HEAP_LIMIT_KB);
     if (r == -2) return oom(c);
     if (r == -3) return regex_spent(c);
     *ok = r == 1;

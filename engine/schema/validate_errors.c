@@ -250,7 +250,7 @@ void vctx_annotate(vctx *c, const skw *k)
         oom(c);
         return;
     }
-    if (!charge(c, 1 + (c->astrs.len - before) / 16)) return;
+    if (!charge(c, vctx_record_steps(c->astrs.len - before))) return;
     if (c->astrs.len > c->s->max_error_bytes) {
         vctx_fatal(c, COAX_ELIMIT, "validation annotations passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
         return;
@@ -346,7 +346,7 @@ static void count_silently(vctx *c)
     size_t bytes = ptr_len(&c->ipath, 0, c->ipath.n) + 1 + klen + 1 + c->msg.len + 1 + ncut * 2 * sizeof(uint32_t);
     if (c->crossed && n) bytes += n->abslen + kin + 1;
     c->vbytes += bytes;
-    if (!charge(c, 1 + bytes / 16)) return;
+    if (!charge(c, vctx_record_steps(bytes))) return;
     if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
         vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
 }
@@ -395,9 +395,14 @@ void vctx_record(vctx *c)
         return;
     }
     c->nerrs++;
-    /* writing the error is charged by its bytes, and their sum is bounded:
-    ** a schema that fans out over a long path would otherwise fill memory */
-    if (!charge(c, 1 + (c->strs.len + c->nests.len - before) / 16)) return;
+    /* Writing the error is charged by its bytes, and their sum is bounded
+    ** (max_error_bytes), which a schema fanning out over a long path meets.
+    ** A step per 64 bytes, as a string's bytes read: at one per 16 a
+    ** legitimate deep instance, whose every error repeats its path (200
+    ** levels of 1,000-byte keys, an error a level: 20 MB of errors for a
+    ** 200 KB instance), spent the default budget's floor of 1,000,000 steps,
+    ** naming max_steps, at a third of the bytes the limit on them allows. */
+    if (!charge(c, vctx_record_steps(c->strs.len + c->nests.len - before))) return;
     if (c->strs.len + c->nests.len + c->vbytes > c->s->max_error_bytes)
         vctx_fatal(c, COAX_ELIMIT, "validation errors passed %zu bytes (max_error_bytes)", c->s->max_error_bytes);
 }

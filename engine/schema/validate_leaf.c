@@ -98,7 +98,7 @@ static bool count_error(vctx *c, const snode *n, const lpos *at, size_t msglen, 
     size_t bytes = ilen + 1 + klen + 1 + msglen + 1 + (frames < 64 ? frames : 64) * 2 * sizeof(uint32_t);
     if (crossed) bytes += n->abslen + ksuffix + 1;
     p->vbytes += bytes;
-    p->steps += 1 + bytes / 16;
+    p->steps += vctx_record_steps(bytes);
     return c->strs.len + c->nests.len + c->vbytes + p->vbytes <= c->s->max_error_bytes;
 }
 

@@ -363,7 +363,7 @@ static size_t start_at(lua_Integer pos, size_t len)
 static int has_specials(const char *p, size_t lp)
 {
     for (size_t i = 0; i < lp; i++)
-        if (strchr("^$*+?.([%-", p[i]) && p[i]) return 1;
+        if (coax_byte_in("^$*+?.([%-", p[i])) return 1;
     return 0;
 }
 
@@ -523,7 +523,7 @@ static void add_value(pm *m, luaL_Buffer *b, const char *s, const char *e, int t
 ** a set, a capture, nor followed by '*', '?' or '-'); else -1. */
 static int first_char(const char *p, size_t lp)
 {
-    if (lp == 0 || strchr("()%[.$", p[0])) return -1;
+    if (lp == 0 || coax_byte_in("()%[.$", p[0])) return -1;
     if (lp > 1 && (p[1] == '*' || p[1] == '?' || p[1] == '-')) return -1;
     return uc(p[0]);
 }

@@ -190,6 +190,8 @@ static bool snapshot(stream_reader *r, coax_arena *a, stream_partial *out)
     if (!complete || (out->value && !value)) return false;
     for (size_t i = 0; i < out->ncomplete; i++)
         if (!(complete[i] = coax_arena_strdup(a, out->complete[i], strlen(out->complete[i])))) return false;
+    if (out->in_progress && !(out->in_progress = coax_arena_strdup(a, out->in_progress, strlen(out->in_progress))))
+        return false; /* the reader's, like the list */
     out->complete = complete;
     out->value = value;
     out->errors = (coax_validation){0};

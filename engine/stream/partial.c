@@ -253,8 +253,52 @@ void tree_free(stream_reader *r)
 
 /* ---- the partial ---------------------------------------------------------- */
 
-/* The pointer of the part being written (built in 'a'), or NULL. */
-static const char *in_progress(stream_reader *r, coax_arena *a, bool *is_string)
+/* The pointer of child 'key' (NULL: item 'index') of the container at
+** 'parent' (plen bytes), in r->ip: the last one built when it points to the
+** same part; for the key being read ('reading'), the last one with the key's
+** bytes read since escaped after it. NULL without memory. */
+static const char *ip_pointer(stream_reader *r, const char *parent, size_t plen, const char *key, size_t klen,
+                              size_t index, bool reading)
+{
+    coax_buf *b = &r->ip;
+    bool same = r->ip_parent == parent && r->ip_scalar == (reading ? r->scalars : 0);
+    if (same && !reading)
+        same = key ? r->ip_key == key && r->ip_klen == klen : !r->ip_key && r->ip_index == index;
+    if (same && reading && r->ip_klen > klen) same = false; /* cannot happen: a key only grows */
+    if (!same) {
+        b->len = 0;
+        coax_buf_put(b, parent, plen);
+        coax_buf_putc(b, '/');
+        if (!key) {
+            char num[24];
+            coax_buf_put(b, num, coax_decimal(num, index));
+        }
+        r->ip_parent = parent, r->ip_key = reading ? NULL : key, r->ip_index = index;
+        r->ip_scalar = reading ? r->scalars : 0;
+        r->ip_klen = 0;
+    }
+    if (key) {
+        for (size_t i = r->ip_klen; i < klen; i++) {
+            if (key[i] == '~' || key[i] == '/') {
+                coax_buf_putc(b, '~');
+                coax_buf_putc(b, key[i] == '~' ? '0' : '1');
+            } else {
+                coax_buf_putc(b, key[i]);
+            }
+        }
+        r->ip_klen = klen;
+    }
+    if (!coax_buf_reserve(b, 1) || b->oom) {
+        r->ip_parent = NULL; /* built again next time */
+        return NULL;
+    }
+    b->data[b->len] = '\0';
+    return b->data;
+}
+
+/* The pointer of the part being written, or NULL (r->ip: valid until the
+** next partial). */
+static const char *in_progress(stream_reader *r, bool *is_string)
 {
     *is_string = false;
     if (r->depth == 0 || r->ended) return NULL;
@@ -262,11 +306,10 @@ static const char *in_progress(stream_reader *r, coax_arena *a, bool *is_string)
     bool held = r->held.type != 0xFF;
     const char *fp = frame_ptr(r, r->depth - 1);
     if (!fp) return NULL;
-    if (r->scalar == SC_KEY)
-        return stream_pointer(a, fp, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, NULL);
+    if (r->scalar == SC_KEY) return ip_pointer(r, fp, f->plen, r->text.data ? r->text.data : "", r->text.len, 0, true);
     if (r->scalar == SC_NONE && !held && !(f->object && f->key_ready)) return fp;
     *is_string = r->scalar == SC_STRING || (held && r->held.type == COAX_STRING);
-    return stream_pointer(a, fp, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, NULL);
+    return ip_pointer(r, fp, f->plen, f->object ? f->key : NULL, f->klen, f->nraw, false);
 }
 
 static bool is_atomic(const stream_reader *r, const char *ptr)
@@ -345,7 +388,7 @@ coax_code stream_partial_get(stream_reader *r, coax_arena *arena, stream_partial
         if (rc) return rc;
     }
     bool is_string = false;
-    const char *ip = in_progress(r, arena, &is_string);
+    const char *ip = in_progress(r, &is_string);
     if (r->depth && r->ended == false && r->depth && !ip) return stream_oom(r, err);
     if (r->ended && !r->root_listed) { /* the root as its complete members show it */
         sframe *f = &r->frames[0];

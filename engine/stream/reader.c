@@ -63,6 +63,7 @@ coax_code stream_new(const coax_allocator *alloc, const stream_options *o, strea
     }
     coax_buf_init(&r->text, coax_arena_allocator(r->ar));
     coax_buf_init(&r->cand, coax_arena_allocator(r->ar));
+    coax_buf_init(&r->ip, coax_arena_allocator(r->ar));
     r->seek = SK_PROSE;
     r->block_start = true;
     *out = r;
@@ -75,6 +76,7 @@ void stream_free(stream_reader *r)
     tree_free(r);
     coax_buf_free(&r->text); /* loans: back to the arena, before it goes */
     coax_buf_free(&r->cand);
+    coax_buf_free(&r->ip);
     coax_arena_free(r->scratch);
     stream_arena_give(r->ar, r->o.arena);
     coax_free_raw(r->alloc, r, sizeof *r);
@@ -190,6 +192,7 @@ static coax_code literal_ends(stream_reader *r, coax_error *err)
 static void begin_scalar(stream_reader *r, sscalar kind, int pstate)
 {
     r->scalar = kind;
+    r->scalars++;
     r->pstate = pstate;
     r->lstate = 0;
     r->text.len = 0;

@@ -164,6 +164,16 @@ struct stream_reader {
     size_t u8n, u8need;
     coax_buf text;          /* the string, key or number being read (decoded) */
     coax_buf cand;          /* the candidate's text, from its first byte */
+    uint64_t scalars;       /* scalars begun: tells the key being read from one read before */
+    /* The pointer of the part in progress as the last partial built it
+    ** (partial.c), and what it was built from: the next partial that points
+    ** to the same part takes it as it is, or, for a key being read, adds the
+    ** key's bytes read since. Built afresh each time, a key of n bytes in
+    ** progress cost n a partial (n^2 over partials every 64 bytes). */
+    coax_buf ip;
+    const char *ip_parent, *ip_key; /* its parent's pointer; its key (NULL: an index) */
+    size_t ip_klen, ip_index;
+    uint64_t ip_scalar;     /* a key being read: 'scalars' then, else 0 */
     /* the tree (partial.c) */
     sframe *frames;
     size_t depth, framecap;

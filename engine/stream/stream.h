@@ -85,9 +85,10 @@ typedef struct stream_partial {
 
 /* The partial so far. The value shares the reader's memory (complete
 ** parts, the arrays of open containers, the string in progress) and the
-** list and errors are the reader's: all stay valid until the next call on
-** the reader (stream_feed, stream_partial_get, stream_free); 'arena' holds
-** the rest (the in-progress pointer, the value's root). Write it out
+** list, the in-progress pointer and the errors are the reader's: all stay
+** valid until the next call on the reader (stream_feed,
+** stream_partial_get, stream_free); 'arena' holds the rest (the value's
+** root). Write it out
 ** (stream_partial_write) or copy it (coax_value_copy) before feeding more.
 ** The work is proportional to what changed since the last call plus the
 ** depth of the value and the pointers not listed before. */

@@ -307,6 +307,33 @@ static void test_reads_of_an_absent_value_chain(void)
     coax_arena_free(a);
 }
 
+/* Whether coax_repair's reading of text[0..len) rests on a guess: an
+** invented entry in its chosen candidate's log. */
+static int repair_guessed(const char *text, size_t len)
+{
+    coax_arena *a = coax_arena_new(NULL);
+    coax_repair_result r;
+    int guessed = -1;
+    if (coax_repair(a, text, len, NULL, &r, NULL) == COAX_OK) {
+        guessed = 0;
+        for (size_t i = 0; i < r.nlog; i++) guessed |= r.log[i].cls == COAX_CLASS_INVENTED;
+    }
+    coax_arena_free(a);
+    return guessed;
+}
+
+/* A control byte in an unquoted word (a NUL, an ESC's colour code) is no
+** text of the value: the word read with it is a guess, not "\u0001 1". */
+static void test_repair_guesses_a_word_holding_a_control_byte(void)
+{
+    CHECK_INT(repair_guessed("{\"a\": \x01 1}", 11), 1);
+    CHECK_INT(repair_guessed("{\"a\": 1\0}", 9), 1);
+    CHECK_INT(repair_guessed("{\"a\": \x1b[1mred\x1b[0m}", 20), 1);
+    CHECK_INT(repair_guessed("[x\x7fy]", 6), 1);
+    CHECK_INT(repair_guessed("{\"a\": red}", 10), 0); /* twins: a word of text, a tab beside it */
+    CHECK_INT(repair_guessed("{\"a\":\tred\t}", 12), 0);
+}
+
 #define TESTS                                              \
     X(test_numbers_keep_their_text)                        \
     X(test_strings_are_decoded_and_escaped_minimally)      \
@@ -320,5 +347,6 @@ static void test_reads_of_an_absent_value_chain(void)
     X(test_every_allocation_goes_through_the_allocator)    \
     X(test_allocation_failure_at_every_step)               \
     X(test_strerror_names_every_code)                      \
-    X(test_reads_of_an_absent_value_chain)
+    X(test_reads_of_an_absent_value_chain)                 \
+    X(test_repair_guesses_a_word_holding_a_control_byte)
 #include "test.h"
